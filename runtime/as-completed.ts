@@ -1,0 +1,56 @@
+// asCompleted(): the awaitables' outcomes in the order they complete, as
+// asyncio.as_completed. It returns an array of coroutines; awaiting the i-th one with
+// `yield*` gives the i-th outcome to complete (its result, or throws its exception).
+// With a timeout, the coroutines still waiting when it expires throw TimeoutError and the
+// awaitables not done are left running, as in asyncio.
+
+import { coroutine } from './coroutine';
+import { TimeoutError } from './errors';
+import { Future } from './future';
+import type { Awaitable } from './loop';
+import { getRunningLoop } from './running-loop';
+import type { Coroutine } from './task';
+
+export function asCompleted<T>(aws: Iterable<Awaitable<T>>, options: { timeout?: number } = {}): Coroutine<T>[] {
+  const input = [...aws];
+  const loop = getRunningLoop();
+  const todo = new Set<Future<T>>(input.map((aw) => loop.ensureFuture(aw)));
+  const done: Array<Future<T> | null> = [];
+  const waiters: Array<Future<void>> = [];
+  let timeoutHandle: { cancel(): void } | null = null;
+
+  const release = (): void => {
+    const w = waiters.shift();
+    if (w !== undefined && !w.done()) w.setResult(undefined);
+  };
+  const onCompletion = (f: Future<T>): void => {
+    if (!todo.delete(f)) return;
+    done.push(f);
+    release();
+    if (todo.size === 0 && timeoutHandle !== null) timeoutHandle.cancel();
+  };
+  const onTimeout = (): void => {
+    for (const f of todo) f.removeDoneCallback(onCompletion);
+    const left = todo.size;
+    todo.clear();
+    for (let i = 0; i < left; i++) {
+      done.push(null);
+      release();
+    }
+  };
+  for (const f of todo) f.addDoneCallback(onCompletion);
+  if (todo.size > 0 && options.timeout !== undefined) timeoutHandle = loop.callLater(options.timeout, onTimeout);
+
+  const waitForOne = coroutine(function* asCompletedNext(): Coroutine<T> {
+    while (done.length === 0) {
+      const w = loop.createFuture<void>();
+      w._origin = { kind: 'asCompleted', detail: `${todo.size} pending` };
+      waiters.push(w);
+      yield* w;
+    }
+    const f = done.shift()!;
+    if (f === null) throw new TimeoutError('asCompleted() timed out');
+    return f.result();
+  });
+  return input.map(() => waitForOne());
+}

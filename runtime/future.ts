@@ -1,0 +1,286 @@
+// Future: a result that is not ready yet, asyncio's Future with its exact rules.
+//
+// Invariants:
+// - A future completes once: setResult, setException or cancel; a second completion throws
+//   InvalidStateError (cancel() on a done future just returns false).
+// - Done callbacks never run synchronously: completion puts each one on the loop's ready
+//   queue (asyncio's call_soon), in the order they were added.
+// - `yield* fut` suspends the calling coroutine until the future is done, then evaluates to
+//   its result or throws its exception at that point. The future is its own iterator: the
+//   first next() yields the future itself with `blocking` set (asyncio's
+//   _asyncio_future_blocking), so the driving Task can tell `yield*` from a bare `yield fut`.
+// - An exception that nobody retrieves (result() or exception()) is reported by the loop
+//   when it closes: "Future exception was never retrieved".
+
+import { CancelledError, InvalidStateError } from './errors';
+import type { EventLoop } from './loop';
+import type { ReadyFn } from './ready-queue';
+
+const PENDING = 0;
+const FINISHED = 1;
+const CANCELLED = 2;
+type FutureState = typeof PENDING | typeof FINISHED | typeof CANCELLED;
+
+export type DoneCallback<T> = (fut: Future<T>) => void;
+/** A done callback of any future type, as stored (callbacks are only ever called with their own future). */
+type StoredCallback = ((fut: never) => void) | FutureWaiter;
+
+/**
+ * Something a done future wakes without a closure: a Task registers itself this way, so
+ * suspending on a future allocates nothing for the wake-up.
+ */
+export interface FutureWaiter {
+  /** @internal Called from the ready queue after the awaited future completed. */
+  wakeUp(fut: Future<unknown>): void;
+}
+
+/** What a pending future stands for, so the inspector can say what a task waits on. */
+export interface FutureOrigin {
+  /** e.g. 'sleep', 'queue.get', 'lock', 'event', 'socket.read', 'gather', 'waitFor', 'task' */
+  readonly kind: string;
+  /** The object it belongs to (the Queue, the Lock, the socket, ...), if any. */
+  readonly target?: unknown;
+  /** A short human-readable detail (a timer's due time, a URL, ...). */
+  readonly detail?: string;
+}
+
+/** Hook the inspector sets to see an exception arrive at a suspension point with the whole `yield*` chain on the stack. */
+export type AwaitThrowHook = (fut: Future<unknown> | null, err: unknown) => void;
+let awaitThrowHook: AwaitThrowHook | null = null;
+/** @internal */
+export function setAwaitThrowHook(hook: AwaitThrowHook | null): void {
+  awaitThrowHook = hook;
+}
+
+function runDoneCallback(cb: unknown, fut: unknown): void {
+  (cb as DoneCallback<unknown>)(fut as Future<unknown>);
+}
+function wakeWaiter(waiter: unknown, fut: unknown): void {
+  (waiter as FutureWaiter).wakeUp(fut as Future<unknown>);
+}
+
+export class Future<T = unknown> implements Iterator<Future<T>, T, unknown> {
+  /** @internal */ _loop: EventLoop;
+  /** @internal */ _state: FutureState = PENDING;
+  /** @internal */ _result: T | undefined = undefined;
+  /** @internal */ _exception: unknown = undefined;
+  // The first callback is kept apart: most futures have exactly one (the awaiting task).
+  private _cb0: StoredCallback | null = null;
+  private _cbs: StoredCallback[] | null = null;
+  /** @internal asyncio's _asyncio_future_blocking: set by `yield*`, cleared by the Task. */
+  _blocking = false;
+  /** @internal */ _cancelMessage: string | undefined = undefined;
+  /** @internal The CancelledError that cancelled it, reused so its trace survives. */
+  _cancelledExc: CancelledError | null = null;
+  /** @internal What this future stands for (inspection). */
+  _origin: FutureOrigin | null = null;
+
+  constructor(loop: EventLoop) {
+    this._loop = loop;
+  }
+
+  /** The loop this future belongs to. */
+  getLoop(): EventLoop {
+    return this._loop;
+  }
+
+  done(): boolean {
+    return this._state !== PENDING;
+  }
+
+  cancelled(): boolean {
+    return this._state === CANCELLED;
+  }
+
+  /** The result; throws the exception if it failed, CancelledError if cancelled, InvalidStateError if pending. */
+  result(): T {
+    if (this._state === FINISHED) {
+      if (this._exception !== undefined) {
+        this._loop._exceptionRetrieved(this);
+        throw this._exception;
+      }
+      return this._result as T;
+    }
+    if (this._state === CANCELLED) throw this._makeCancelledError();
+    throw new InvalidStateError('Result is not ready.');
+  }
+
+  /** The exception (undefined if it succeeded); throws CancelledError if cancelled, InvalidStateError if pending. */
+  exception(): unknown {
+    if (this._state === FINISHED) {
+      if (this._exception !== undefined) this._loop._exceptionRetrieved(this);
+      return this._exception;
+    }
+    if (this._state === CANCELLED) throw this._makeCancelledError();
+    throw new InvalidStateError('Exception is not set.');
+  }
+
+  setResult(value: T): void {
+    if (this._state !== PENDING) throw new InvalidStateError(`invalid state: ${this.stateName()}: ${this.toString()}`);
+    this._result = value;
+    this._state = FINISHED;
+    this._scheduleCallbacks();
+  }
+
+  setException(exception: unknown): void {
+    if (this._state !== PENDING) throw new InvalidStateError(`invalid state: ${this.stateName()}: ${this.toString()}`);
+    if (exception === undefined) throw new TypeError('setException() needs an exception (got undefined)');
+    this._exception = exception;
+    this._state = FINISHED;
+    this._loop._exceptionSet(this);
+    this._scheduleCallbacks();
+  }
+
+  /** Cancels a pending future and schedules its callbacks; false if it was already done. */
+  cancel(msg?: string): boolean {
+    if (this._state !== PENDING) return false;
+    this._state = CANCELLED;
+    this._cancelMessage = msg;
+    this._scheduleCallbacks();
+    return true;
+  }
+
+  /** Adds a callback run (through the loop) with this future once it is done; scheduled at once if already done. */
+  addDoneCallback(fn: DoneCallback<T>): void {
+    this._addCallback(fn);
+  }
+
+  /** Removes every registration of `fn`; returns how many were removed. */
+  removeDoneCallback(fn: DoneCallback<T>): number {
+    let removed = 0;
+    if (this._cb0 === (fn as StoredCallback)) {
+      this._cb0 = null;
+      removed++;
+    }
+    if (this._cbs !== null) {
+      const before = this._cbs.length;
+      this._cbs = this._cbs.filter((cb) => cb !== (fn as StoredCallback));
+      removed += before - this._cbs.length;
+    }
+    return removed;
+  }
+
+  /** @internal A task suspends on this future without allocating a callback. */
+  _addWaiter(waiter: FutureWaiter): void {
+    this._addCallback(waiter);
+  }
+
+  /** @internal Unregisters a waiter added with _addWaiter. */
+  _removeWaiter(waiter: FutureWaiter): void {
+    if (this._cb0 === waiter) this._cb0 = null;
+    else if (this._cbs !== null) {
+      const i = this._cbs.indexOf(waiter);
+      if (i >= 0) this._cbs.splice(i, 1);
+    }
+  }
+
+  /** @internal The registered callbacks and waiters, in order (inspection: who awaits this). */
+  _callbacks(): StoredCallback[] {
+    const out: StoredCallback[] = [];
+    if (this._cb0 !== null) out.push(this._cb0);
+    if (this._cbs !== null) out.push(...this._cbs);
+    return out;
+  }
+
+  private _addCallback(cb: StoredCallback): void {
+    if (this._state !== PENDING) {
+      this._schedule(cb);
+    } else if (this._cb0 === null && this._cbs === null) {
+      this._cb0 = cb;
+    } else {
+      (this._cbs ??= []).push(cb);
+    }
+  }
+
+  private _schedule(cb: StoredCallback): void {
+    if (typeof cb === 'function') this._loop._pushReady(runDoneCallback as ReadyFn, cb, this);
+    else this._loop._pushReady(wakeWaiter as ReadyFn, cb, this);
+  }
+
+  private _scheduleCallbacks(): void {
+    const cb0 = this._cb0;
+    const cbs = this._cbs;
+    this._cb0 = null;
+    this._cbs = null;
+    if (cb0 !== null) this._schedule(cb0);
+    if (cbs !== null) for (const cb of cbs) this._schedule(cb);
+  }
+
+  /** @internal The CancelledError to raise for a cancelled future (the original one if known). */
+  _makeCancelledError(): CancelledError {
+    if (this._cancelledExc !== null) {
+      const exc = this._cancelledExc;
+      this._cancelledExc = null;
+      return exc;
+    }
+    return new CancelledError(this._cancelMessage ?? '');
+  }
+
+  /** 'PENDING', 'FINISHED' or 'CANCELLED', as asyncio names them. */
+  stateName(): 'PENDING' | 'FINISHED' | 'CANCELLED' {
+    return this._state === PENDING ? 'PENDING' : this._state === FINISHED ? 'FINISHED' : 'CANCELLED';
+  }
+
+  toString(): string {
+    const state = this.stateName().toLowerCase();
+    let extra = '';
+    if (this._state === FINISHED) {
+      extra = this._exception !== undefined ? ` exception=${describeValue(this._exception)}` : ` result=${describeValue(this._result)}`;
+    } else if (this._origin !== null) {
+      extra = ` ${this._origin.kind}${this._origin.detail ? ` ${this._origin.detail}` : ''}`;
+    }
+    return `<${this.constructor.name} ${state}${extra}>`;
+  }
+
+  // --- `yield* fut`: the future is its own iterator (see the header). -------------------
+
+  [Symbol.iterator](): Future<T> {
+    return this;
+  }
+
+  next(): IteratorResult<Future<T>, T> {
+    if (this._state === PENDING) {
+      this._blocking = true;
+      return { value: this, done: false };
+    }
+    if (awaitThrowHook !== null && (this._state === CANCELLED || this._exception !== undefined)) {
+      // The exception surfaces here, at the suspension point, with every generator of the
+      // `yield*` chain on the stack: let the inspector capture that chain.
+      let err: unknown;
+      try {
+        return { value: this.result(), done: true };
+      } catch (e) {
+        err = e;
+      }
+      awaitThrowHook(this as Future<unknown>, err);
+      throw err;
+    }
+    return { value: this.result(), done: true };
+  }
+
+  /** A throw() forwarded by `yield*` (a task cancelled or failed at this suspension point). */
+  throw(err?: unknown): IteratorResult<Future<T>, T> {
+    if (awaitThrowHook !== null) awaitThrowHook(this as Future<unknown>, err);
+    throw err;
+  }
+
+  return(value: T): IteratorResult<Future<T>, T> {
+    return { value, done: true };
+  }
+}
+
+/** A short, bounded description of a value for messages (never the whole of a big object). */
+export function describeValue(v: unknown): string {
+  if (v instanceof Error) return `${v.name}(${JSON.stringify(v.message.length > 80 ? v.message.slice(0, 77) + '...' : v.message)})`;
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? v.slice(0, 37) + '...' : v);
+  if (v === null || typeof v !== 'object') return String(v);
+  if (Array.isArray(v)) return `Array(${v.length})`;
+  if (Buffer.isBuffer(v)) return `Buffer(${v.length})`;
+  const name = (v as { constructor?: { name?: string } }).constructor?.name;
+  return `<${name || 'object'}>`;
+}
+
+/** True for a Future or Task. */
+export function isFuture(v: unknown): v is Future<unknown> {
+  return v instanceof Future;
+}

@@ -1,0 +1,57 @@
+// The public face of Coroscope's runtime: every name ARCHITECTURE.md promises, exported
+// from one place (built to dist/runtime/index.js). Tests outside the project import these.
+
+export { EventLoop, type Awaitable, type EventLoopOptions, type ExceptionContext, type ExceptionHandler, type LoopObserver, type LoopLogger } from './loop';
+export { Future, isFuture, type DoneCallback, type FutureOrigin } from './future';
+export { Task, isCoroutine, type Coroutine } from './task';
+export { coroutine, isCoroutineFunction, setCoroutineTracking, type CoroutineFrame } from './coroutine';
+export { Handle, TimerHandle } from './handle';
+export { MonotonicClock, VirtualClock, type Clock } from './clock';
+export { getRunningLoop } from './running-loop';
+export { run, cancelAllTasks } from './run';
+export { sleep } from './sleep';
+export { gather, GatheringFuture, type GatherOptions } from './gather';
+export { asCompleted } from './as-completed';
+export { waitFor } from './wait-for';
+export { shield } from './shield';
+export { Queue } from './queue';
+export { Event } from './event';
+export { Lock } from './lock';
+export { Semaphore } from './semaphore';
+export { Socket, type SocketAddress, type SocketOptions } from './socket';
+export { DefaultSelector, EVENT_READ, EVENT_WRITE, type SelectorKey, type FileObject } from './selector';
+export { sockConnect, sockRecv, sockSendall } from './socket-ops';
+export { openConnection, StreamReader, StreamWriter, type OpenConnectionOptions } from './streams';
+export {
+  CoroscopeError,
+  CancelledError,
+  InvalidStateError,
+  TimeoutError,
+  QueueEmpty,
+  QueueFull,
+  RuntimeError,
+  OSError,
+  BlockingIOError,
+  ConnectionError,
+  ConnectionRefusedError,
+  ConnectionResetError,
+  ConnectionAbortedError,
+  BrokenPipeError,
+  SocketTimeoutError,
+  AddressLookupError,
+  IncompleteReadError,
+  LimitOverrunError,
+} from './errors';
+
+import { getRunningLoop } from './running-loop';
+import type { Task } from './task';
+
+/** The task running the current coroutine step, or null (asyncio.current_task). */
+export function currentTask(): Task<unknown> | null {
+  return getRunningLoop().currentTask();
+}
+
+/** Every task of the running loop that is not done (asyncio.all_tasks). */
+export function allTasks(): Task<unknown>[] {
+  return getRunningLoop().allTasks();
+}

@@ -1,0 +1,89 @@
+// Lock: asyncio.Lock, a mutex for coroutines. Fair: waiters get the lock in arrival order,
+// and a coroutine arriving while others wait queues behind them even if the lock is free
+// for a moment. A waiter woken and then cancelled passes the lock on, so it is never lost.
+//
+//   yield* lock.acquire();
+//   try { ... } finally { lock.release(); }
+
+import { coroutine } from './coroutine';
+import { CancelledError, RuntimeError } from './errors';
+import { Fifo } from './fifo';
+import type { Future } from './future';
+import { getRunningLoop } from './running-loop';
+import type { Coroutine } from './task';
+
+export class Lock {
+  private _locked = false;
+  private _waiters = new Fifo<Future<boolean>>();
+
+  locked(): boolean {
+    return this._locked;
+  }
+
+  /** Waits for the lock and takes it; evaluates to true. */
+  acquire(): Coroutine<boolean> {
+    return lockAcquire(this);
+  }
+
+  /** Releases the lock and wakes the first waiter. Throws if it is not held. */
+  release(): void {
+    if (!this._locked) throw new RuntimeError('Lock is not acquired.');
+    this._locked = false;
+    this._wakeUpFirst();
+  }
+
+  /** Number of coroutines waiting (inspection). */
+  waiterCount(): number {
+    return this._waiters.length;
+  }
+
+  toString(): string {
+    return `<Lock ${this._locked ? 'locked' : 'unlocked'} waiters=${this._waiters.length}>`;
+  }
+
+  /** @internal */
+  _canTakeNow(): boolean {
+    if (this._locked) return false;
+    for (const w of this._waiters) if (!w.cancelled()) return false;
+    return true;
+  }
+  /** @internal */
+  _take(): void {
+    this._locked = true;
+  }
+  /** @internal */
+  _enqueue(fut: Future<boolean>): void {
+    this._waiters.push(fut);
+  }
+  /** @internal */
+  _dequeue(fut: Future<boolean>): void {
+    this._waiters.remove(fut);
+  }
+  /** @internal */
+  _wakeUpFirst(): void {
+    const first = this._waiters.peek();
+    if (first !== undefined && !first.done()) first.setResult(true);
+  }
+}
+
+const lockAcquire = coroutine(function* acquire(lock: Lock): Coroutine<boolean> {
+  if (lock._canTakeNow()) {
+    lock._take();
+    return true;
+  }
+  const fut = getRunningLoop().createFuture<boolean>();
+  fut._origin = { kind: 'lock', target: lock };
+  lock._enqueue(fut);
+  try {
+    try {
+      yield* fut;
+    } finally {
+      lock._dequeue(fut);
+    }
+  } catch (e) {
+    if (e instanceof CancelledError && !lock.locked()) lock._wakeUpFirst();
+    throw e;
+  }
+  lock._take();
+  return true;
+});

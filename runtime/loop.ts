@@ -1,0 +1,695 @@
+// EventLoop: asyncio's event loop, run as a guest on top of Node's own loop.
+//
+// One tick (runOnce) is asyncio's _run_once: poll the selector for ready sockets without
+// blocking, move due timers to the ready queue, then run exactly the callbacks that were
+// ready when the tick began. Callbacks added meanwhile wait for the next tick.
+//
+// Guest run: Node delivers socket events only between its own macrotasks, so the loop
+// cannot block in select(). While there is work it runs ticks back to back in one
+// macrotask for at most SLICE_MS, then yields to Node with setImmediate so sockets are
+// polled at least that often. With nothing ready it suspends: a Node timer for its next
+// timer, and a wake-up from the selector when a socket changes state or from callSoon
+// when a foreign Node callback schedules work. A VirtualClock (tests) is jumped to the
+// next timer instead of waiting, whenever no socket is in flight.
+//
+// Invariants: callbacks never run re-entrantly (one tick at a time); stop() lets the
+// current tick finish; a closed loop runs nothing and refuses new work.
+
+import { MonotonicClock, type Clock } from './clock';
+import { RuntimeError } from './errors';
+import { Future, describeValue } from './future';
+import { Handle, TimerHandle, type TimerCancelListener } from './handle';
+import { ReadyQueue, type ReadyFn } from './ready-queue';
+import { setRunningLoop } from './running-loop';
+import { DefaultSelector, EVENT_READ, EVENT_WRITE, type FileObject } from './selector';
+import { Task, isCoroutine, type Coroutine } from './task';
+import { TimerHeap } from './timer-heap';
+
+/** How long the loop runs ticks back to back before letting Node poll its sockets. */
+const SLICE_MS = 4;
+/** asyncio's heap rebuild rule: more than this many cancelled timers, and more than half. */
+const MIN_CANCELLED_FOR_REBUILD = 100;
+
+export interface ExceptionContext {
+  message: string;
+  exception?: unknown;
+  future?: Future<unknown>;
+  task?: Task<unknown>;
+  handle?: Handle;
+  [key: string]: unknown;
+}
+export type ExceptionHandler = (loop: EventLoop, context: ExceptionContext) => void;
+
+/** Where the loop's warnings and default error reports go. */
+export interface LoopLogger {
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/**
+ * What an inspector learns from the loop. Every call site is guarded by a null check, so
+ * a loop without an observer pays nothing.
+ */
+export interface LoopObserver {
+  taskCreated?(task: Task<unknown>): void;
+  taskStepStart?(task: Task<unknown>): void;
+  taskStepEnd?(task: Task<unknown>): void;
+  taskDone?(task: Task<unknown>): void;
+  taskCancelRequested?(task: Task<unknown>, by: Task<unknown> | null): void;
+  tickStart?(tick: number): void;
+  tickEnd?(tick: number, callbacksRun: number): void;
+  slowCallback?(description: string, seconds: number, task: Task<unknown> | null): void;
+  callbackError?(context: ExceptionContext): void;
+}
+
+export interface EventLoopOptions {
+  clock?: Clock;
+  debug?: boolean;
+  logger?: LoopLogger;
+}
+
+export type Awaitable<T> = Future<T> | Coroutine<T>;
+
+function runHandle(h: unknown): void {
+  (h as Handle).run();
+}
+
+interface IoCallbacks {
+  reader: Handle | null;
+  writer: Handle | null;
+}
+
+export class EventLoop implements TimerCancelListener {
+  /** Seconds a callback may run before debug mode reports it as slow. */
+  slowCallbackDuration = 0.1;
+  /** @internal */ readonly _ready = new ReadyQueue();
+  /** @internal */ readonly _timers = new TimerHeap();
+  /** @internal */ readonly _selector: DefaultSelector;
+  readonly clock: Clock;
+  logger: LoopLogger;
+  private _timerSeq = 0;
+  private _cancelledTimers = 0;
+  private _closed = false;
+  private _running = false;
+  private _stopping = false;
+  private _debug: boolean;
+  private _paused = false;
+  private _exceptionHandler: ExceptionHandler | null = null;
+  private _current: Task<unknown> | null = null;
+  private _liveHead: Task<unknown> | null = null;
+  private _liveCount = 0;
+  private _unretrieved = new Set<Future<unknown>>();
+  private _tickCount = 0;
+  /** @internal */ _observer: LoopObserver | null = null;
+  // Guest-run state.
+  private _driveImmediate: NodeJS.Immediate | null = null;
+  private _waitTimer: NodeJS.Timeout | null = null;
+  private _suspended = false;
+  private _runResolve: (() => void) | null = null;
+  private _runReject: ((e: unknown) => void) | null = null;
+  private _stepWaiters: Array<() => void> = [];
+  private readonly _invoke: (fn: ReadyFn, a: unknown, b: unknown) => void;
+  private readonly _drive: () => void;
+
+  constructor(options: EventLoopOptions = {}) {
+    this.clock = options.clock ?? new MonotonicClock();
+    this._debug = options.debug ?? false;
+    this.logger = options.logger ?? { warn: (m) => console.warn(m), error: (m) => console.error(m) };
+    this._selector = new DefaultSelector();
+    this._selector._setWakeHook(() => this._wake());
+    this._invoke = (fn, a, b) => this._invokeEntry(fn, a, b);
+    this._drive = () => this._driveTicks();
+  }
+
+  // --- time and scheduling ------------------------------------------------------------
+
+  /** The loop's clock, in seconds. */
+  time(): number {
+    return this.clock.now();
+  }
+
+  /** Runs `fn(...args)` at the next tick, after what is already ready. */
+  callSoon<A extends unknown[]>(fn: (...args: A) => unknown, ...args: A): Handle {
+    this._checkClosed();
+    if (typeof fn !== 'function') throw new TypeError(`callSoon() needs a function, got ${describeValue(fn)}`);
+    const h = new Handle(fn as (...a: unknown[]) => unknown, args);
+    this._pushReady(runHandle, h, undefined);
+    return h;
+  }
+
+  /** Runs `fn(...args)` after `delay` seconds. */
+  callLater<A extends unknown[]>(delay: number, fn: (...args: A) => unknown, ...args: A): TimerHandle {
+    if (typeof delay !== 'number' || Number.isNaN(delay)) throw new TypeError(`callLater() needs a delay in seconds, got ${describeValue(delay)}`);
+    return this.callAt(this.time() + delay, fn, ...args);
+  }
+
+  /** Runs `fn(...args)` when the loop's time reaches `when` (seconds). */
+  callAt<A extends unknown[]>(when: number, fn: (...args: A) => unknown, ...args: A): TimerHandle {
+    this._checkClosed();
+    if (typeof when !== 'number' || Number.isNaN(when)) throw new TypeError(`callAt() needs a time in seconds, got ${describeValue(when)}`);
+    if (typeof fn !== 'function') throw new TypeError(`callAt() needs a function, got ${describeValue(fn)}`);
+    const h = new TimerHandle(when, this._timerSeq++, fn as (...a: unknown[]) => unknown, args, this);
+    this._timers.push(h);
+    if (this._suspended) this._wake();
+    return h;
+  }
+
+  /** @internal TimerCancelListener: counts cancelled timers still in the heap. */
+  timerCancelled(_h: TimerHandle): void {
+    this._cancelledTimers++;
+  }
+
+  createFuture<T = unknown>(): Future<T> {
+    return new Future<T>(this);
+  }
+
+  /** Wraps a coroutine in a Task scheduled on this loop. */
+  createTask<T>(coro: Coroutine<T>, options: { name?: string } = {}): Task<T> {
+    this._checkClosed();
+    return new Task<T>(coro, this, options.name);
+  }
+
+  /** A Future as is, or a coroutine wrapped in a Task (asyncio.ensure_future). */
+  ensureFuture<T>(aw: Awaitable<T>): Future<T> {
+    if (aw instanceof Future) {
+      if (aw._loop !== this) throw new RuntimeError('the future belongs to a different loop');
+      return aw;
+    }
+    if (isCoroutine(aw)) return this.createTask(aw);
+    throw new TypeError(`an awaitable (Future, Task or coroutine) was expected, got ${describeValue(aw)}`);
+  }
+
+  // --- running ---------------------------------------------------------------------------
+
+  isRunning(): boolean {
+    return this._running;
+  }
+
+  isClosed(): boolean {
+    return this._closed;
+  }
+
+  /**
+   * Runs the loop until stop() is called. Resolves when it has stopped; rejects only for
+   * misuse (closed, already running).
+   */
+  runForever(): Promise<void> {
+    if (this._closed) return Promise.reject(new RuntimeError('Event loop is closed'));
+    if (this._running) return Promise.reject(new RuntimeError('This event loop is already running'));
+    this._running = true;
+    const done = new Promise<void>((resolve, reject) => {
+      this._runResolve = resolve;
+      this._runReject = reject;
+    });
+    this._driveTicks();
+    return done;
+  }
+
+  /** Runs the loop until the future or coroutine is done; resolves with its result or rejects with its exception. */
+  async runUntilComplete<T>(aw: Awaitable<T>): Promise<T> {
+    if (this._closed) {
+      if (isCoroutine(aw)) aw.return(undefined as T);
+      throw new RuntimeError('Event loop is closed');
+    }
+    if (this._running) throw new RuntimeError('This event loop is already running');
+    const fut = this.ensureFuture(aw);
+    const stopWhenDone = (): void => this.stop();
+    fut.addDoneCallback(stopWhenDone);
+    try {
+      await this.runForever();
+    } finally {
+      fut.removeDoneCallback(stopWhenDone);
+    }
+    if (!fut.done()) throw new RuntimeError('Event loop stopped before Future completed.');
+    return fut.result();
+  }
+
+  /** Stops the loop once the current tick has finished (or after one tick if not running yet). */
+  stop(): void {
+    this._stopping = true;
+    if (this._suspended) this._wake();
+  }
+
+  /**
+   * Runs one tick. If nothing is ready it first waits for the next timer or socket event.
+   * The tick runs synchronously when there is work, so callers that do not await still see
+   * its effects. Not allowed while runForever() drives the loop unless it is paused.
+   */
+  runOnce(): Promise<void> {
+    if (this._closed) return Promise.reject(new RuntimeError('Event loop is closed'));
+    if (this._running && !this._paused) return Promise.reject(new RuntimeError('runOnce(): the loop is running; pause it first'));
+    if (this._hasDueWork()) {
+      this._tickAsRunning();
+      return Promise.resolve();
+    }
+    const next = this._timers.peek();
+    if (next !== undefined && this.clock.virtual && !this._selector._hasInFlight()) {
+      this.clock.advanceTo(next.when);
+      this._tickAsRunning();
+      return Promise.resolve();
+    }
+    if (next === undefined && !this._selector._hasInFlight() && this._selector._registeredCount() === 0) {
+      // Nothing could ever make work appear but a foreign callback: tick now (asyncio would block forever).
+      this._tickAsRunning();
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      this._stepWaiters.push(() => {
+        this._tickAsRunning();
+        resolve();
+      });
+      this._suspendUntilWork();
+    });
+  }
+
+  /** Holds the loop after the current tick (loop control for the inspector and debugger). */
+  pause(): void {
+    this._paused = true;
+  }
+
+  /** Resumes a loop held by pause(). */
+  resume(): void {
+    if (!this._paused) return;
+    this._paused = false;
+    if (this._running) this._scheduleDrive();
+  }
+
+  isPaused(): boolean {
+    return this._paused;
+  }
+
+  /** Closes the loop: drops what is scheduled and reports pending tasks and unretrieved exceptions. */
+  close(): void {
+    if (this._running) throw new RuntimeError('Cannot close a running event loop');
+    if (this._closed) return;
+    this._closed = true;
+    for (let t = this._liveHead; t !== null; t = t._nextLive) {
+      this.callExceptionHandler({ message: 'Task was destroyed but it is pending!', task: t });
+    }
+    for (const fut of this._unretrieved) {
+      this.callExceptionHandler({ message: 'Future exception was never retrieved', exception: fut._exception, future: fut });
+    }
+    this._unretrieved.clear();
+    this._ready.clear();
+    this._timers.clear();
+    this._selector.close();
+    this._cancelWaits();
+  }
+
+  setDebug(enabled: boolean): void {
+    this._debug = enabled;
+  }
+
+  getDebug(): boolean {
+    return this._debug;
+  }
+
+  setExceptionHandler(handler: ExceptionHandler | null): void {
+    if (handler !== null && typeof handler !== 'function') throw new TypeError('the exception handler must be a function or null');
+    this._exceptionHandler = handler;
+  }
+
+  getExceptionHandler(): ExceptionHandler | null {
+    return this._exceptionHandler;
+  }
+
+  /** Reports an error that has no caller to go to (a callback threw, a task was lost). */
+  callExceptionHandler(context: ExceptionContext): void {
+    this._observer?.callbackError?.(context);
+    if (this._exceptionHandler === null) {
+      this.defaultExceptionHandler(context);
+      return;
+    }
+    try {
+      this._exceptionHandler(this, context);
+    } catch (e) {
+      this.defaultExceptionHandler({ message: 'Unhandled error in exception handler', exception: e, context });
+    }
+  }
+
+  /** Logs the context: its message, what it concerns, and the exception's stack. */
+  defaultExceptionHandler(context: ExceptionContext): void {
+    const lines = [context.message || 'Unhandled exception in event loop'];
+    if (context.task) lines.push(`task: ${context.task.toString()}`);
+    else if (context.future) lines.push(`future: ${context.future.toString()}`);
+    if (context.handle) lines.push(`handle: ${context.handle.toString()}`);
+    const exc = context.exception;
+    if (exc !== undefined) lines.push(exc instanceof Error && exc.stack ? exc.stack : String(exc));
+    this.logger.error(lines.join('\n'));
+  }
+
+  /** The task running right now, or null between steps. */
+  currentTask(): Task<unknown> | null {
+    return this._current;
+  }
+
+  /** Every task not done yet, in creation order. */
+  allTasks(): Task<unknown>[] {
+    const out: Task<unknown>[] = [];
+    for (let t = this._liveHead; t !== null; t = t._nextLive) out.push(t);
+    return out.reverse();
+  }
+
+  /** Number of tasks not done yet. */
+  liveTaskCount(): number {
+    return this._liveCount;
+  }
+
+  /** Ticks run so far. */
+  tickCount(): number {
+    return this._tickCount;
+  }
+
+  /** Number of callbacks waiting for the next tick. */
+  readyCount(): number {
+    return this._ready.length;
+  }
+
+  /** Sets (or clears) the observer an inspector uses to follow the loop. */
+  setObserver(observer: LoopObserver | null): void {
+    this._observer = observer;
+  }
+
+  // --- sockets -------------------------------------------------------------------------
+
+  /** Calls `fn(...args)` whenever `sock` is readable, until removeReader (asyncio's add_reader). */
+  addReader<A extends unknown[]>(sock: FileObject, fn: (...args: A) => unknown, ...args: A): Handle {
+    return this._addIo(sock, EVENT_READ, new Handle(fn as (...a: unknown[]) => unknown, args));
+  }
+
+  /** Calls `fn(...args)` whenever `sock` is writable, until removeWriter. */
+  addWriter<A extends unknown[]>(sock: FileObject, fn: (...args: A) => unknown, ...args: A): Handle {
+    return this._addIo(sock, EVENT_WRITE, new Handle(fn as (...a: unknown[]) => unknown, args));
+  }
+
+  removeReader(sock: FileObject): boolean {
+    return this._removeIo(sock, EVENT_READ);
+  }
+
+  removeWriter(sock: FileObject): boolean {
+    return this._removeIo(sock, EVENT_WRITE);
+  }
+
+  private _addIo(sock: FileObject, event: number, handle: Handle): Handle {
+    this._checkClosed();
+    const key = this._selector.getKey(sock);
+    if (key === undefined) {
+      const cbs: IoCallbacks = { reader: null, writer: null };
+      if (event === EVENT_READ) cbs.reader = handle;
+      else cbs.writer = handle;
+      this._selector.register(sock, event, cbs);
+    } else {
+      const cbs = key.data as IoCallbacks;
+      const old = event === EVENT_READ ? cbs.reader : cbs.writer;
+      old?.cancel();
+      if (event === EVENT_READ) cbs.reader = handle;
+      else cbs.writer = handle;
+      this._selector.modify(sock, key.events | event, cbs);
+    }
+    return handle;
+  }
+
+  private _removeIo(sock: FileObject, event: number): boolean {
+    const key = this._selector.getKey(sock);
+    if (key === undefined) return false;
+    const cbs = key.data as IoCallbacks;
+    const old = event === EVENT_READ ? cbs.reader : cbs.writer;
+    if (event === EVENT_READ) cbs.reader = null;
+    else cbs.writer = null;
+    const events = key.events & ~event;
+    if (events === 0) this._selector.unregister(sock);
+    else this._selector.modify(sock, events, cbs);
+    if (old === null) return false;
+    old.cancel();
+    return true;
+  }
+
+  // --- internals used by Future and Task -------------------------------------------------
+
+  /** @internal Puts an entry on the ready queue, waking the loop if it is suspended. */
+  _pushReady(fn: ReadyFn, a: unknown, b: unknown): void {
+    this._ready.push(fn, a, b);
+    if (this._suspended) this._wake();
+  }
+
+  /** @internal */
+  _enterTask(task: Task<unknown>): Task<unknown> | null {
+    const previous = this._current;
+    this._current = task;
+    this._observer?.taskStepStart?.(task);
+    return previous;
+  }
+
+  /** @internal */
+  _leaveTask(task: Task<unknown>, previous: Task<unknown> | null): void {
+    this._observer?.taskStepEnd?.(task);
+    this._current = previous;
+  }
+
+  /** @internal */
+  _taskCreated(task: Task<unknown>): void {
+    task._nextLive = this._liveHead;
+    if (this._liveHead !== null) this._liveHead._prevLive = task;
+    this._liveHead = task;
+    this._liveCount++;
+    this._observer?.taskCreated?.(task);
+  }
+
+  /** @internal */
+  _taskFinished(task: Task<unknown>): void {
+    if (task._prevLive !== null) task._prevLive._nextLive = task._nextLive;
+    else if (this._liveHead === task) this._liveHead = task._nextLive;
+    if (task._nextLive !== null) task._nextLive._prevLive = task._prevLive;
+    task._prevLive = task._nextLive = null;
+    this._liveCount--;
+    this._observer?.taskDone?.(task);
+  }
+
+  /** @internal */
+  _taskCancelRequested(task: Task<unknown>): void {
+    this._observer?.taskCancelRequested?.(task, this._current);
+  }
+
+  /** @internal A future got an exception: remember it until someone retrieves it. */
+  _exceptionSet(fut: Future<unknown>): void {
+    this._unretrieved.add(fut);
+  }
+
+  /** @internal */
+  _exceptionRetrieved(fut: Future<unknown>): void {
+    this._unretrieved.delete(fut);
+  }
+
+  // --- ticks -----------------------------------------------------------------------------
+
+  private _checkClosed(): void {
+    if (this._closed) throw new RuntimeError('Event loop is closed');
+  }
+
+  private _hasDueWork(): boolean {
+    if (this._ready.length > 0 || this._stopping) return true;
+    const next = this._timers.peek();
+    if (next !== undefined && next.when <= this.clock.now()) return true;
+    return this._selector._hasReadyCandidates();
+  }
+
+  /** One tick, as asyncio's _run_once with a zero select timeout. */
+  private _tick(): void {
+    const tick = ++this._tickCount;
+    this._observer?.tickStart?.(tick);
+    // Timer heap upkeep: drop cancelled ones at the top, rebuild when they are many.
+    const timers = this._timers;
+    if (this._cancelledTimers > MIN_CANCELLED_FOR_REBUILD && this._cancelledTimers * 2 > timers.size) {
+      timers.removeCancelled();
+      this._cancelledTimers = 0;
+    } else {
+      let top = timers.peek();
+      while (top !== undefined && top.cancelled()) {
+        timers.pop();
+        top.scheduled = false;
+        this._cancelledTimers--;
+        top = timers.peek();
+      }
+    }
+    // I/O: callbacks of sockets that are ready now.
+    if (this._selector._hasReadyCandidates()) {
+      const events = this._selector._poll();
+      for (let i = 0; i < events.length; i++) {
+        const [key, mask] = events[i]!;
+        const cbs = key.data as IoCallbacks;
+        if (mask & EVENT_READ && cbs.reader !== null) this._ready.push(runHandle, cbs.reader, undefined);
+        if (mask & EVENT_WRITE && cbs.writer !== null) this._ready.push(runHandle, cbs.writer, undefined);
+      }
+    }
+    // Timers that are due.
+    if (timers.size > 0) {
+      const end = this.clock.now();
+      let top = timers.peek();
+      while (top !== undefined && top.when <= end) {
+        timers.pop();
+        top.scheduled = false;
+        if (top.cancelled()) this._cancelledTimers--;
+        else this._ready.push(runHandle, top, undefined);
+        top = timers.peek();
+      }
+    }
+    const count = this._ready.length;
+    this._ready.run(count, this._invoke);
+    this._observer?.tickEnd?.(tick, count);
+  }
+
+  private _invokeEntry(fn: ReadyFn, a: unknown, b: unknown): void {
+    if (this._debug) {
+      const t0 = performance.now();
+      this._callGuarded(fn, a, b);
+      const seconds = (performance.now() - t0) / 1000;
+      if (seconds >= this.slowCallbackDuration) this._reportSlow(fn, a, seconds);
+      return;
+    }
+    this._callGuarded(fn, a, b);
+  }
+
+  private _callGuarded(fn: ReadyFn, a: unknown, b: unknown): void {
+    try {
+      fn(a, b);
+    } catch (e) {
+      const context: ExceptionContext = { message: 'Exception in callback', exception: e };
+      if (a instanceof Handle) {
+        context.handle = a;
+        context.message = `Exception in callback ${a.toString()}`;
+      } else if (a instanceof Task) {
+        context.task = a;
+      }
+      this.callExceptionHandler(context);
+    }
+  }
+
+  private _reportSlow(fn: ReadyFn, a: unknown, seconds: number): void {
+    let what: string;
+    let task: Task<unknown> | null = null;
+    if (a instanceof Handle) what = a.toString();
+    else if (a instanceof Task) {
+      task = a;
+      what = `step of ${a.toString()}`;
+    } else what = `<${fn.name || 'callback'}>`;
+    this.logger.warn(`Executing ${what} took ${seconds.toFixed(3)} seconds`);
+    this._observer?.slowCallback?.(what, seconds, task);
+  }
+
+  /** A tick run on behalf of runOnce(): marks the loop as the running one around it. */
+  private _tickAsRunning(): void {
+    const previous = setRunningLoop(this);
+    try {
+      this._tick();
+    } finally {
+      setRunningLoop(previous);
+    }
+  }
+
+  /** The guest-run driver: ticks back to back for up to SLICE_MS, then yields to Node. */
+  private _driveTicks(): void {
+    this._driveImmediate = null;
+    if (!this._running || this._paused) return;
+    const previous = setRunningLoop(this);
+    const sliceEnd = performance.now() + SLICE_MS;
+    let work = 0;
+    try {
+      for (;;) {
+        if (!this._hasDueWork()) {
+          const next = this._timers.peek();
+          if (next !== undefined && this.clock.virtual && !this._selector._hasInFlight()) {
+            this.clock.advanceTo(next.when);
+          } else {
+            this._suspendUntilWork();
+            return;
+          }
+        }
+        work += this._ready.length + 1;
+        this._tick();
+        if (this._stopping) {
+          this._finishRun();
+          return;
+        }
+        if (this._paused) return;
+        if (work >= 256) {
+          work = 0;
+          if (performance.now() >= sliceEnd) {
+            this._scheduleDrive();
+            return;
+          }
+        }
+      }
+    } catch (e) {
+      // Only a bug in the loop itself gets here: end the run with it rather than hang.
+      this._running = false;
+      this._stopping = false;
+      const reject = this._runReject;
+      this._runResolve = this._runReject = null;
+      reject?.(e);
+    } finally {
+      setRunningLoop(previous);
+    }
+  }
+
+  private _finishRun(): void {
+    this._running = false;
+    this._stopping = false;
+    this._cancelWaits();
+    const resolve = this._runResolve;
+    this._runResolve = this._runReject = null;
+    resolve?.();
+  }
+
+  private _scheduleDrive(): void {
+    if (this._driveImmediate === null) this._driveImmediate = setImmediate(this._drive);
+  }
+
+  /** Waits (without blocking Node) until a timer is due or work arrives. */
+  private _suspendUntilWork(): void {
+    this._suspended = true;
+    const next = this._timers.peek();
+    if (this._waitTimer !== null) {
+      clearTimeout(this._waitTimer);
+      this._waitTimer = null;
+    }
+    if (next !== undefined) {
+      const ms = Math.max(0, (next.when - this.clock.now()) * 1000);
+      this._waitTimer = setTimeout(() => {
+        this._waitTimer = null;
+        this._wake();
+      }, Math.ceil(ms));
+    }
+  }
+
+  /** Work arrived (a socket event, a foreign callSoon, a timer): resume ticking. */
+  private _wake(): void {
+    if (!this._suspended) return;
+    this._suspended = false;
+    if (this._waitTimer !== null) {
+      clearTimeout(this._waitTimer);
+      this._waitTimer = null;
+    }
+    if (this._stepWaiters.length > 0) {
+      const waiters = this._stepWaiters;
+      this._stepWaiters = [];
+      setImmediate(() => {
+        for (const w of waiters) w();
+      });
+      return;
+    }
+    if (this._running && !this._paused) this._scheduleDrive();
+  }
+
+  private _cancelWaits(): void {
+    this._suspended = false;
+    if (this._waitTimer !== null) {
+      clearTimeout(this._waitTimer);
+      this._waitTimer = null;
+    }
+    if (this._driveImmediate !== null) {
+      clearImmediate(this._driveImmediate);
+      this._driveImmediate = null;
+    }
+  }
+}
+

@@ -1,0 +1,98 @@
+// Semaphore: asyncio.Semaphore, a counter of free slots. acquire() takes a slot, waiting
+// in arrival order while there is none; release() gives one back and wakes the next
+// waiter. A waiter woken and then cancelled gives its slot back, so none is lost.
+
+import { coroutine } from './coroutine';
+import { CancelledError } from './errors';
+import { Fifo } from './fifo';
+import type { Future } from './future';
+import { getRunningLoop } from './running-loop';
+import type { Coroutine } from './task';
+
+export class Semaphore {
+  private _value: number;
+  private _waiters = new Fifo<Future<boolean>>();
+
+  constructor(value = 1) {
+    if (!Number.isInteger(value) || value < 0) throw new RangeError(`Semaphore initial value must be >= 0, got ${String(value)}`);
+    this._value = value;
+  }
+
+  /** True if acquire() would wait. */
+  locked(): boolean {
+    if (this._value === 0) return true;
+    for (const w of this._waiters) if (!w.cancelled()) return true;
+    return false;
+  }
+
+  /** Free slots. */
+  value(): number {
+    return this._value;
+  }
+
+  acquire(): Coroutine<boolean> {
+    return semaphoreAcquire(this);
+  }
+
+  release(): void {
+    this._value++;
+    this._wakeUpNext();
+  }
+
+  waiterCount(): number {
+    return this._waiters.length;
+  }
+
+  toString(): string {
+    return `<Semaphore value=${this._value} waiters=${this._waiters.length}>`;
+  }
+
+  /** @internal */
+  _adjust(delta: number): void {
+    this._value += delta;
+  }
+  /** @internal */
+  _enqueue(fut: Future<boolean>): void {
+    this._waiters.push(fut);
+  }
+  /** @internal */
+  _dequeue(fut: Future<boolean>): void {
+    this._waiters.remove(fut);
+  }
+  /** @internal Wakes the first waiter not done yet, reserving a slot for it. */
+  _wakeUpNext(): boolean {
+    for (const fut of this._waiters) {
+      if (!fut.done()) {
+        this._value--;
+        fut.setResult(true);
+        return true;
+      }
+    }
+    return false;
+  }
+}
+
+const semaphoreAcquire = coroutine(function* acquire(sem: Semaphore): Coroutine<boolean> {
+  if (!sem.locked()) {
+    sem._adjust(-1);
+    return true;
+  }
+  const fut = getRunningLoop().createFuture<boolean>();
+  fut._origin = { kind: 'semaphore', target: sem };
+  sem._enqueue(fut);
+  try {
+    try {
+      yield* fut;
+    } finally {
+      sem._dequeue(fut);
+    }
+  } catch (e) {
+    // Woken (a slot was reserved for us) but cancelled: give the slot back.
+    if (e instanceof CancelledError && fut.done() && !fut.cancelled()) sem._adjust(1);
+    throw e;
+  } finally {
+    // Others may have queued behind us while slots were free: wake as many as allowed.
+    while (sem.value() > 0) if (!sem._wakeUpNext()) break;
+  }
+  return true;
+});

@@ -1,0 +1,292 @@
+// Socket: a non-blocking TCP (or TLS) socket in the shape of Python's socket module, over
+// node:net and node:tls, as the chapter uses it:
+//
+//   const sock = new Socket(); sock.setBlocking(false);
+//   try { sock.connect(['127.0.0.1', 8080]); } catch (e) { if (!(e instanceof BlockingIOError)) throw e; }
+//   selector.register(sock.fileno(), EVENT_WRITE, connected);
+//
+// - connect() starts connecting and throws BlockingIOError (EINPROGRESS); the socket turns
+//   writable when connected, or readable and writable when the attempt failed, and the
+//   next recv()/send() throws the failure (ConnectionRefusedError, ...).
+// - recv(n) returns up to n bytes that have arrived, an empty Buffer at EOF, or throws
+//   BlockingIOError (EAGAIN) when nothing has arrived yet.
+// - send(bytes) returns how many bytes it accepted (all of them unless Node's send buffer
+//   is full: then a part, or BlockingIOError when none fit).
+// Node reads eagerly; bytes wait in the socket's buffer until recv() takes them. Reading
+// pauses while more than RECV_HIGH_WATER bytes wait, so a slow reader bounds memory.
+// Blocking mode (the default, as in Python) is refused with a clear error: a blocking call
+// would freeze the single-threaded loop.
+
+import * as net from 'node:net';
+import * as tls from 'node:tls';
+import { BlockingIOError, OSError, RuntimeError, osErrorFromNode } from './errors';
+import { EVENT_READ, EVENT_WRITE, trackOpenSocket, untrackOpenSocket, type DefaultSelector, type Selectable } from './selector';
+
+const RECV_HIGH_WATER = 1 << 20;
+const SEND_HIGH_WATER = 1 << 16;
+const EMPTY = Buffer.alloc(0);
+
+let nextFileno = 3;
+
+export type SocketAddress = readonly [host: string, port: number];
+
+export interface SocketOptions {
+  /** Connect with TLS (https). `true` uses the host name for SNI and verifies certificates. */
+  tls?: boolean | tls.ConnectionOptions;
+}
+
+type SocketState = 'new' | 'connecting' | 'connected' | 'closed';
+
+export class Socket implements Selectable {
+  private readonly _fd: number;
+  private _blocking = true;
+  private _state: SocketState = 'new';
+  private _conn: net.Socket | null = null;
+  private _chunks: Buffer[] = [];
+  private _chunkHead = 0;
+  private _buffered = 0;
+  private _eof = false;
+  private _error: OSError | null = null;
+  private _paused = false;
+  private _selectors: DefaultSelector[] = [];
+  private readonly _tls: SocketOptions['tls'];
+  private _peer: SocketAddress | null = null;
+
+  constructor(options: SocketOptions = {}) {
+    this._fd = nextFileno++;
+    this._tls = options.tls;
+    trackOpenSocket(this);
+  }
+
+  fileno(): number {
+    return this._state === 'closed' ? -1 : this._fd;
+  }
+
+  /** Python's setblocking(): only non-blocking mode is usable on the event loop. */
+  setBlocking(flag: boolean): void {
+    this._blocking = Boolean(flag);
+  }
+
+  getBlocking(): boolean {
+    return this._blocking;
+  }
+
+  /** Starts connecting to [host, port]; throws BlockingIOError while in progress. */
+  connect(address: SocketAddress): never | void {
+    this._checkNonBlocking('connect');
+    if (!Array.isArray(address) || address.length !== 2 || typeof address[0] !== 'string' || !Number.isInteger(address[1])) {
+      throw new TypeError(`connect() needs a [host, port] pair, got ${JSON.stringify(address)}`);
+    }
+    const [host, port] = address;
+    if (port < 0 || port > 65535) throw new RangeError(`port must be 0-65535, got ${port}`);
+    switch (this._state) {
+      case 'closed':
+        throw new OSError('EBADF', 'Bad file descriptor: the socket is closed');
+      case 'connected':
+        throw new OSError('EISCONN', 'Transport endpoint is already connected');
+      case 'connecting':
+        throw new BlockingIOError('EINPROGRESS', 'Operation already in progress');
+    }
+    this._state = 'connecting';
+    this._peer = [host, port];
+    const conn = this._tls
+      ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...(typeof this._tls === 'object' ? this._tls : {}) })
+      : net.connect({ host, port });
+    this._conn = conn;
+    conn.setNoDelay(true);
+    conn.once(this._tls ? 'secureConnect' : 'connect', () => {
+      if (this._state !== 'connecting') return;
+      this._state = 'connected';
+      this._notify();
+    });
+    conn.on('data', (chunk: Buffer) => {
+      this._chunks.push(chunk);
+      this._buffered += chunk.length;
+      if (this._buffered > RECV_HIGH_WATER && !this._paused) {
+        this._paused = true;
+        conn.pause();
+      }
+      this._notify();
+    });
+    conn.on('end', () => {
+      this._eof = true;
+      this._notify();
+    });
+    conn.on('drain', () => this._notify());
+    conn.on('error', (err) => {
+      if (this._error === null) this._error = osErrorFromNode(err, `${this._state === 'connecting' ? 'connect to' : 'socket'} ${host}:${port}`);
+      this._notify();
+    });
+    conn.on('close', () => {
+      this._eof = true;
+      this._notify();
+    });
+    throw new BlockingIOError('EINPROGRESS', 'Operation now in progress');
+  }
+
+  /** Up to `n` bytes that have arrived; an empty Buffer at EOF; BlockingIOError if none yet. */
+  recv(n: number): Buffer {
+    this._checkNonBlocking('recv');
+    if (!Number.isInteger(n) || n < 0) throw new RangeError(`recv() needs a non-negative byte count, got ${n}`);
+    if (this._state === 'closed') throw new OSError('EBADF', 'Bad file descriptor: the socket is closed');
+    if (this._buffered > 0) {
+      if (n === 0) return EMPTY;
+      return this._take(n);
+    }
+    if (this._error !== null) throw this._error;
+    if (this._state !== 'connected') {
+      if (this._state === 'connecting') throw new BlockingIOError('EAGAIN', 'Resource temporarily unavailable');
+      throw new OSError('ENOTCONN', 'Transport endpoint is not connected');
+    }
+    if (this._eof) return EMPTY;
+    throw new BlockingIOError('EAGAIN', 'Resource temporarily unavailable');
+  }
+
+  /** Sends what fits in the send buffer; returns the number of bytes accepted. */
+  send(data: Uint8Array | string): number {
+    this._checkNonBlocking('send');
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    if (this._state === 'closed') throw new OSError('EBADF', 'Bad file descriptor: the socket is closed');
+    if (this._error !== null) throw this._error;
+    if (this._state === 'connecting') throw new BlockingIOError('EAGAIN', 'Resource temporarily unavailable');
+    if (this._state !== 'connected' || this._conn === null) throw new OSError('ENOTCONN', 'Transport endpoint is not connected');
+    const conn = this._conn;
+    if (conn.writableEnded || conn.destroyed) throw new OSError('EPIPE', 'Broken pipe');
+    if (bytes.length === 0) return 0;
+    const room = SEND_HIGH_WATER - conn.writableLength;
+    if (room <= 0) throw new BlockingIOError('EAGAIN', 'Resource temporarily unavailable');
+    const part = bytes.length <= room ? bytes : bytes.subarray(0, room);
+    conn.write(part);
+    return part.length;
+  }
+
+  /** Half-closes the sending side (Python's shutdown(SHUT_WR)). */
+  shutdownWrite(): void {
+    if (this._conn !== null && this._state === 'connected') this._conn.end();
+  }
+
+  /** Closes the socket: pending sent bytes are still flushed; reads stop. */
+  close(): void {
+    if (this._state === 'closed') return;
+    this._state = 'closed';
+    untrackOpenSocket(this._fd);
+    this._chunks = [];
+    this._buffered = 0;
+    const conn = this._conn;
+    this._conn = null;
+    if (conn !== null) {
+      conn.removeAllListeners('data');
+      conn.on('error', () => undefined);
+      if (conn.writableLength > 0) conn.destroySoon();
+      else conn.destroy();
+    }
+    this._notify();
+  }
+
+  /** Closes at once, discarding unsent bytes (a reset, for cancellation). */
+  abort(): void {
+    if (this._conn !== null) this._conn.resetAndDestroy?.();
+    this.close();
+  }
+
+  /** The failure of the connection, if any (Python's getsockopt(SO_ERROR)). */
+  error(): OSError | null {
+    return this._error;
+  }
+
+  isConnected(): boolean {
+    return this._state === 'connected' && this._error === null;
+  }
+
+  isClosed(): boolean {
+    return this._state === 'closed';
+  }
+
+  /** [host, port] this socket connects to. */
+  getpeername(): SocketAddress {
+    if (this._peer === null) throw new OSError('ENOTCONN', 'Transport endpoint is not connected');
+    return this._peer;
+  }
+
+  /** Bytes received and not taken by recv() yet. */
+  bufferedBytes(): number {
+    return this._buffered;
+  }
+
+  toString(): string {
+    const peer = this._peer ? ` raddr=${this._peer[0]}:${this._peer[1]}` : '';
+    return `<Socket fd=${this.fileno()} ${this._state}${peer}>`;
+  }
+
+  // --- Selectable ---------------------------------------------------------------------
+
+  /** @internal */
+  _readyMask(): number {
+    if (this._state === 'closed') return 0;
+    if (this._error !== null) return EVENT_READ | EVENT_WRITE;
+    let mask = 0;
+    if (this._buffered > 0 || this._eof) mask |= EVENT_READ;
+    if (this._state === 'connected' && this._conn !== null && this._conn.writableLength < SEND_HIGH_WATER) mask |= EVENT_WRITE;
+    return mask;
+  }
+
+  /** @internal */
+  _attachSelector(sel: DefaultSelector): void {
+    if (!this._selectors.includes(sel)) this._selectors.push(sel);
+  }
+
+  /** @internal */
+  _detachSelector(sel: DefaultSelector): void {
+    const i = this._selectors.indexOf(sel);
+    if (i >= 0) this._selectors.splice(i, 1);
+  }
+
+  private _notify(): void {
+    const sels = this._selectors;
+    for (let i = 0; i < sels.length; i++) sels[i]!._notify(this);
+  }
+
+  private _take(n: number): Buffer {
+    const first = this._chunks[this._chunkHead]!;
+    let out: Buffer;
+    if (first.length <= n) {
+      // Common case: hand over whole chunks without copying; join only when asked for more.
+      if (first.length === n || this._chunkHead + 1 >= this._chunks.length) {
+        out = first;
+        this._chunks[this._chunkHead++] = EMPTY;
+      } else {
+        const parts: Buffer[] = [];
+        let size = 0;
+        while (this._chunkHead < this._chunks.length && size + this._chunks[this._chunkHead]!.length <= n) {
+          const c = this._chunks[this._chunkHead]!;
+          parts.push(c);
+          size += c.length;
+          this._chunks[this._chunkHead++] = EMPTY;
+        }
+        out = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+      }
+    } else {
+      out = first.subarray(0, n);
+      this._chunks[this._chunkHead] = first.subarray(n);
+    }
+    this._buffered -= out.length;
+    if (this._chunkHead === this._chunks.length) {
+      this._chunks = [];
+      this._chunkHead = 0;
+    } else if (this._chunkHead > 64) {
+      this._chunks = this._chunks.slice(this._chunkHead);
+      this._chunkHead = 0;
+    }
+    if (this._paused && this._buffered < RECV_HIGH_WATER / 2 && this._conn !== null) {
+      this._paused = false;
+      this._conn.resume();
+    }
+    return out;
+  }
+
+  private _checkNonBlocking(op: string): void {
+    if (this._blocking) {
+      throw new RuntimeError(`${op}() on a blocking socket would freeze the event loop: call setBlocking(false) first`);
+    }
+  }
+}

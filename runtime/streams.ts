@@ -1,0 +1,461 @@
+// Streams: asyncio's openConnection, StreamReader and StreamWriter over a non-blocking Socket.
+//
+// The reader pulls: when a read needs more bytes it waits for the socket to be readable
+// (through the selector) and takes what arrived. So a task blocked on the network shows a
+// complete chain of frames down to the wait: read → _fill → waitReadable. The socket keeps
+// at most about 1 MiB unread, which bounds memory for a slow consumer.
+// A reader can also be fed by hand (feedData/feedEof) for parsers and tests.
+//
+// Invariants: reads return Buffers; an empty Buffer only at EOF. A read that needs more than
+// `limit` bytes before a separator throws LimitOverrunError; readexactly at EOF throws
+// IncompleteReadError with the partial bytes. Writes never throw for a lost connection:
+// the failure is raised by the next drain(), as in asyncio.
+
+import { coroutine } from './coroutine';
+import { BlockingIOError, IncompleteReadError, LimitOverrunError, RuntimeError } from './errors';
+import type { Future } from './future';
+import type { EventLoop } from './loop';
+import { getRunningLoop } from './running-loop';
+import { Socket, type SocketOptions } from './socket';
+import { sockConnect, waitReadable } from './socket-ops';
+import type { Coroutine } from './task';
+
+const EMPTY = Buffer.alloc(0);
+const DEFAULT_LIMIT = 1 << 16;
+const RECV_CHUNK = 1 << 16;
+const WRITE_HIGH_WATER = 1 << 16;
+const WRITE_LOW_WATER = 1 << 14;
+
+export interface StreamReaderOptions {
+  /** Largest line or separator-terminated chunk readuntil/readline accept (bytes). */
+  limit?: number;
+  /** The socket to pull from; without one the reader is fed with feedData/feedEof. */
+  source?: Socket;
+}
+
+export class StreamReader {
+  readonly limit: number;
+  private _buf: Buffer = EMPTY;
+  private _pos = 0;
+  private _eof = false;
+  private _exception: unknown = undefined;
+  private _waiter: Future<void> | null = null;
+  private readonly _source: Socket | null;
+  private _bytesRead = 0;
+
+  constructor(options: StreamReaderOptions = {}) {
+    const limit = options.limit ?? DEFAULT_LIMIT;
+    if (!Number.isInteger(limit) || limit <= 0) throw new RangeError(`limit must be a positive integer, got ${String(limit)}`);
+    this.limit = limit;
+    this._source = options.source ?? null;
+  }
+
+  /** Bytes waiting in the buffer. */
+  bufferedBytes(): number {
+    return this._buf.length - this._pos;
+  }
+
+  /** Total bytes received so far. */
+  totalBytesRead(): number {
+    return this._bytesRead;
+  }
+
+  /** True when the buffer is empty and EOF was reached. */
+  atEof(): boolean {
+    return this._eof && this._pos >= this._buf.length;
+  }
+
+  exception(): unknown {
+    return this._exception;
+  }
+
+  /** Fails pending and future reads with `exc`. */
+  setException(exc: unknown): void {
+    this._exception = exc;
+    this._wakeWaiter();
+  }
+
+  feedData(data: Uint8Array): void {
+    if (this._eof) throw new RuntimeError('feedData after feedEof');
+    if (data.length === 0) return;
+    this._append(Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.length));
+    this._wakeWaiter();
+  }
+
+  feedEof(): void {
+    this._eof = true;
+    this._wakeWaiter();
+  }
+
+  /** Up to `n` bytes (at least one unless at EOF); n < 0 reads until EOF. */
+  read(n = -1): Coroutine<Buffer> {
+    return streamRead(this, n);
+  }
+
+  /** Exactly `n` bytes; IncompleteReadError if EOF comes first. */
+  readexactly(n: number): Coroutine<Buffer> {
+    return streamReadexactly(this, n);
+  }
+
+  /** Bytes up to and including `separator`. */
+  readuntil(separator: Uint8Array | string = '\n'): Coroutine<Buffer> {
+    return streamReaduntil(this, typeof separator === 'string' ? Buffer.from(separator) : Buffer.from(separator));
+  }
+
+  /** One line including its '\n'; at EOF the partial last line (or an empty Buffer). */
+  readline(): Coroutine<Buffer> {
+    return streamReadline(this);
+  }
+
+  // --- internals shared by the read coroutines ---------------------------------------
+
+  /** @internal */
+  _available(): number {
+    return this._buf.length - this._pos;
+  }
+  /** @internal */
+  _isEof(): boolean {
+    return this._eof;
+  }
+  /** @internal Throws the stored exception, if any. */
+  _check(): void {
+    if (this._exception !== undefined) throw this._exception;
+  }
+  /** @internal Removes and returns `n` buffered bytes (n ≤ available). */
+  _take(n: number): Buffer {
+    const start = this._pos;
+    this._pos += n;
+    const out = this._buf.subarray(start, start + n);
+    if (this._pos >= this._buf.length) {
+      this._buf = EMPTY;
+      this._pos = 0;
+    }
+    return out;
+  }
+  /** @internal Index of `sep` in the unread bytes starting at `from` (relative), or -1. */
+  _indexOf(sep: Buffer, from: number): number {
+    const i = this._buf.indexOf(sep, this._pos + from);
+    return i < 0 ? -1 : i - this._pos;
+  }
+
+  private _append(data: Buffer): void {
+    this._bytesRead += data.length;
+    if (this._pos >= this._buf.length) {
+      this._buf = data;
+      this._pos = 0;
+    } else {
+      this._buf = Buffer.concat([this._buf.subarray(this._pos), data]);
+      this._pos = 0;
+    }
+  }
+
+  private _wakeWaiter(): void {
+    const w = this._waiter;
+    if (w !== null) {
+      this._waiter = null;
+      if (!w.done()) w.setResult(undefined);
+    }
+  }
+
+  /** @internal Waits until more bytes (or EOF, or an error) arrive. */
+  *_fill(): Coroutine<void> {
+    this._check();
+    if (this._eof) return;
+    const source = this._source;
+    if (source !== null) {
+      for (;;) {
+        let chunk: Buffer;
+        try {
+          chunk = source.recv(RECV_CHUNK);
+        } catch (e) {
+          if (e instanceof BlockingIOError) {
+            yield* waitReadable(source);
+            continue;
+          }
+          this._exception = e;
+          throw e;
+        }
+        if (chunk.length === 0) this._eof = true;
+        else this._append(chunk);
+        return;
+      }
+    }
+    if (this._waiter !== null) throw new RuntimeError('another coroutine is already waiting for incoming data on this StreamReader');
+    const loop: EventLoop = getRunningLoop();
+    const w = loop.createFuture<void>();
+    w._origin = { kind: 'stream.read', target: this };
+    this._waiter = w;
+    try {
+      yield* w;
+    } finally {
+      if (this._waiter === w) this._waiter = null;
+    }
+    this._check();
+  }
+}
+// Give the fill step a readable frame name in stacks.
+StreamReader.prototype._fill = coroutine(StreamReader.prototype._fill);
+
+const streamRead = coroutine(function* read(reader: StreamReader, n: number): Coroutine<Buffer> {
+  reader._check();
+  if (n === 0) return EMPTY;
+  if (n < 0) {
+    const parts: Buffer[] = [];
+    for (;;) {
+      if (reader._available() > 0) parts.push(reader._take(reader._available()));
+      if (reader._isEof()) break;
+      yield* reader._fill();
+    }
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  }
+  while (reader._available() === 0 && !reader._isEof()) yield* reader._fill();
+  return reader._take(Math.min(n, reader._available()));
+});
+
+const streamReadexactly = coroutine(function* readexactly(reader: StreamReader, n: number): Coroutine<Buffer> {
+  if (!Number.isInteger(n) || n < 0) throw new RangeError(`readexactly() needs a non-negative size, got ${String(n)}`);
+  reader._check();
+  if (n === 0) return EMPTY;
+  while (reader._available() < n) {
+    if (reader._isEof()) {
+      const partial = Buffer.from(reader._take(reader._available()));
+      throw new IncompleteReadError(partial, n);
+    }
+    yield* reader._fill();
+  }
+  return reader._take(n);
+});
+
+const streamReaduntil = coroutine(function* readuntil(reader: StreamReader, sep: Buffer): Coroutine<Buffer> {
+  if (sep.length === 0) throw new RangeError('the separator must be at least one byte');
+  reader._check();
+  let from = 0;
+  for (;;) {
+    const i = reader._indexOf(sep, from);
+    if (i >= 0) {
+      const end = i + sep.length;
+      if (end > reader.limit) throw new LimitOverrunError(`the separator was found, but the chunk (${end} bytes) is longer than the limit (${reader.limit})`, i);
+      return reader._take(end);
+    }
+    const avail = reader._available();
+    if (avail > reader.limit) throw new LimitOverrunError(`the separator was not found and the chunk exceeds the limit (${reader.limit} bytes)`, avail);
+    if (reader._isEof()) {
+      const partial = Buffer.from(reader._take(avail));
+      throw new IncompleteReadError(partial, null);
+    }
+    from = Math.max(0, avail - sep.length + 1);
+    yield* reader._fill();
+  }
+});
+
+const NEWLINE = Buffer.from('\n');
+const streamReadline = coroutine(function* readline(reader: StreamReader): Coroutine<Buffer> {
+  try {
+    return yield* streamReaduntil(reader, NEWLINE);
+  } catch (e) {
+    if (e instanceof IncompleteReadError) return e.partial;
+    throw e;
+  }
+});
+
+/** The writing half of a connection: buffers what the socket cannot take yet. */
+export class StreamWriter {
+  private readonly _sock: Socket;
+  private readonly _reader: StreamReader | null;
+  private _pending: Buffer[] = [];
+  private _pendingBytes = 0;
+  private _writerRegistered = false;
+  private _closing = false;
+  private _error: unknown = undefined;
+  private _drainWaiters: Future<void>[] = [];
+  private _closedWaiters: Future<void>[] = [];
+  private readonly _loop: EventLoop;
+
+  constructor(sock: Socket, reader: StreamReader | null = null, loop: EventLoop = getRunningLoop()) {
+    this._sock = sock;
+    this._reader = reader;
+    this._loop = loop;
+  }
+
+  /** The socket underneath. */
+  get socket(): Socket {
+    return this._sock;
+  }
+
+  /** Queues `data` for sending; never waits. Follow with `yield* writer.drain()`. */
+  write(data: Uint8Array | string): void {
+    if (this._closing) throw new RuntimeError('write() after close()');
+    const bytes = typeof data === 'string' ? Buffer.from(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+    if (bytes.length === 0 || this._error !== undefined) return;
+    let offset = 0;
+    if (this._pendingBytes === 0) {
+      try {
+        while (offset < bytes.length) offset += this._sock.send(offset === 0 ? bytes : bytes.subarray(offset));
+        return;
+      } catch (e) {
+        if (!(e instanceof BlockingIOError)) {
+          this._fail(e);
+          return;
+        }
+      }
+    }
+    const rest = offset === 0 ? bytes : bytes.subarray(offset);
+    this._pending.push(rest);
+    this._pendingBytes += rest.length;
+    this._registerWriter();
+  }
+
+  /** Bytes written but not yet handed to the socket. */
+  bufferedBytes(): number {
+    return this._pendingBytes;
+  }
+
+  /** Waits while the write buffer is above the high-water mark; throws a lost connection. */
+  drain(): Coroutine<void> {
+    return writerDrain(this);
+  }
+
+  /** Closes after the buffered bytes are sent. */
+  close(): void {
+    if (this._closing) return;
+    this._closing = true;
+    if (this._pendingBytes === 0) this._finishClose();
+  }
+
+  /** Closes at once, discarding buffered bytes. */
+  abort(): void {
+    this._closing = true;
+    this._pending = [];
+    this._pendingBytes = 0;
+    this._sock.abort();
+    this._finishClose();
+  }
+
+  isClosing(): boolean {
+    return this._closing;
+  }
+
+  /** Waits until the connection is closed. */
+  waitClosed(): Coroutine<void> {
+    return writerWaitClosed(this);
+  }
+
+  getExtraInfo(name: 'peername' | 'socket'): unknown {
+    if (name === 'socket') return this._sock;
+    if (name === 'peername') return this._sock.getpeername();
+    return undefined;
+  }
+
+  /** @internal */
+  _state(): { error: unknown; pendingBytes: number; closed: boolean } {
+    return { error: this._error, pendingBytes: this._pendingBytes, closed: this._sock.isClosed() };
+  }
+  /** @internal */
+  _addDrainWaiter(fut: Future<void>): void {
+    this._drainWaiters.push(fut);
+  }
+  /** @internal */
+  _addClosedWaiter(fut: Future<void>): void {
+    if (this._sock.isClosed()) fut.setResult(undefined);
+    else this._closedWaiters.push(fut);
+  }
+
+  private _registerWriter(): void {
+    if (this._writerRegistered || this._sock.isClosed()) return;
+    this._writerRegistered = true;
+    this._loop.addWriter(this._sock, () => this._onWritable());
+  }
+
+  private _onWritable(): void {
+    try {
+      while (this._pending.length > 0) {
+        const head = this._pending[0]!;
+        const n = this._sock.send(head);
+        this._pendingBytes -= n;
+        if (n === head.length) this._pending.shift();
+        else this._pending[0] = head.subarray(n);
+      }
+    } catch (e) {
+      if (!(e instanceof BlockingIOError)) this._fail(e);
+    }
+    if (this._pendingBytes <= WRITE_LOW_WATER) this._releaseDrainWaiters();
+    if (this._pendingBytes === 0) {
+      this._unregisterWriter();
+      if (this._closing) this._finishClose();
+    }
+  }
+
+  private _unregisterWriter(): void {
+    if (!this._writerRegistered) return;
+    this._writerRegistered = false;
+    if (!this._loop.isClosed()) this._loop.removeWriter(this._sock);
+  }
+
+  private _fail(e: unknown): void {
+    this._error = e;
+    this._pending = [];
+    this._pendingBytes = 0;
+    this._unregisterWriter();
+    this._releaseDrainWaiters();
+    this._reader?.setException(e);
+  }
+
+  private _releaseDrainWaiters(): void {
+    const ws = this._drainWaiters;
+    this._drainWaiters = [];
+    for (const w of ws) if (!w.done()) w.setResult(undefined);
+  }
+
+  private _finishClose(): void {
+    this._unregisterWriter();
+    this._sock.close();
+    this._releaseDrainWaiters();
+    const ws = this._closedWaiters;
+    this._closedWaiters = [];
+    for (const w of ws) if (!w.done()) w.setResult(undefined);
+  }
+
+  static readonly highWater = WRITE_HIGH_WATER;
+}
+
+const writerDrain = coroutine(function* drain(writer: StreamWriter): Coroutine<void> {
+  for (;;) {
+    const state = writer._state();
+    if (state.error !== undefined) throw state.error;
+    if (state.pendingBytes <= StreamWriter.highWater) return;
+    const fut = getRunningLoop().createFuture<void>();
+    fut._origin = { kind: 'socket.drain', target: writer.socket, detail: `${state.pendingBytes} bytes buffered` };
+    writer._addDrainWaiter(fut);
+    yield* fut;
+  }
+});
+
+const writerWaitClosed = coroutine(function* waitClosed(writer: StreamWriter): Coroutine<void> {
+  const fut = getRunningLoop().createFuture<void>();
+  fut._origin = { kind: 'socket.close', target: writer.socket };
+  writer._addClosedWaiter(fut);
+  yield* fut;
+});
+
+export interface OpenConnectionOptions extends SocketOptions {
+  limit?: number;
+}
+
+/** Connects to host:port and returns [reader, writer]; throws the connection's failure. */
+export const openConnection = coroutine(function* openConnection(
+  host: string,
+  port: number,
+  options: OpenConnectionOptions = {},
+): Coroutine<[StreamReader, StreamWriter]> {
+  const sock = new Socket({ tls: options.tls });
+  sock.setBlocking(false);
+  try {
+    yield* sockConnect(sock, [host, port]);
+  } catch (e) {
+    sock.close();
+    throw e;
+  }
+  const reader = new StreamReader({ limit: options.limit, source: sock });
+  const writer = new StreamWriter(sock, reader);
+  return [reader, writer];
+});

@@ -1,0 +1,215 @@
+// Task: a Future that drives a generator coroutine, asyncio's Task.
+//
+// Invariants (asyncio's step/wakeup rules):
+// - The first step is scheduled with the loop's ready queue, never run in the constructor.
+// - A task is either scheduled to step, running a step, or suspended on exactly one future
+//   (`_waiter`); the future's completion schedules the next step. Nothing else resumes it.
+// - One step = one resume of the coroutine: `next()` (or `throw(exc)` to deliver an error),
+//   running until the innermost generator of the `yield*` chain yields a Future (suspend),
+//   yields undefined (a bare yield: run again next tick, as sleep(0) does) or returns.
+// - cancel(msg) cancels the awaited future, which wakes the task and makes the pending
+//   `yield*` throw CancelledError at the suspension point, so try/finally blocks run. If the
+//   task is not suspended, CancelledError is thrown in at its next step. The task ends up
+//   cancelled only if the coroutine lets the CancelledError out.
+// - Anything else yielded (a value, a Future yielded without `yield*`, a generator) is an
+//   error thrown into the coroutine at its next step, with a message saying what was wrong.
+
+import { CancelledError, InvalidStateError, RuntimeError } from './errors';
+import { Future, describeValue, type FutureWaiter } from './future';
+import type { EventLoop } from './loop';
+import type { CoroutineFrame } from './coroutine';
+
+/** A generator coroutine, the thing `yield*` delegates to and a Task drives. */
+export type Coroutine<T = unknown> = Generator<unknown, T, unknown>;
+
+/** Marks "no exception to throw in" on the ready queue (undefined is a valid thing to throw). */
+export const NO_EXCEPTION: unique symbol = Symbol('no exception');
+
+let nextTaskId = 1;
+
+/** True for generator objects and other objects with the generator protocol. */
+export function isCoroutine(v: unknown): v is Coroutine<unknown> {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !(v instanceof Future) &&
+    typeof (v as Coroutine).next === 'function' &&
+    typeof (v as Coroutine).throw === 'function' &&
+    typeof (v as Coroutine)[Symbol.iterator] === 'function'
+  );
+}
+
+function taskStep(task: unknown, exc: unknown): void {
+  (task as Task<unknown>)._step(exc);
+}
+
+export class Task<T = unknown> extends Future<T> implements FutureWaiter {
+  /** Unique, increasing, for the life of the process. */
+  readonly id: number;
+  name: string;
+  /** @internal */ _coro: Coroutine<T>;
+  /** @internal The future this task is suspended on (asyncio's _fut_waiter). */
+  _waiter: Future<unknown> | null = null;
+  /** @internal A cancel() arrived while not suspended: deliver at the next step. */
+  _mustCancel = false;
+  private _numCancelsRequested = 0;
+  /** @internal Completed steps (resumes) so far. */
+  _steps = 0;
+  /** @internal Frames of the `yield*` chain, innermost last (only with coroutine tracking on). */
+  _frames: CoroutineFrame[] | null = null;
+  /** @internal Links of the loop's list of live tasks. */
+  _prevLive: Task<unknown> | null = null;
+  /** @internal */ _nextLive: Task<unknown> | null = null;
+
+  constructor(coro: Coroutine<T>, loop: EventLoop, name?: string) {
+    super(loop);
+    if (!isCoroutine(coro)) {
+      throw new TypeError(`a coroutine was expected, got ${describeValue(coro)}: call the generator function (createTask(work()), not createTask(work))`);
+    }
+    this.id = nextTaskId++;
+    this.name = name ?? `Task-${this.id}`;
+    this._coro = coro;
+    loop._pushReady(taskStep, this, NO_EXCEPTION);
+    loop._taskCreated(this as Task<unknown>);
+  }
+
+  /** The coroutine this task drives. */
+  getCoro(): Coroutine<T> {
+    return this._coro;
+  }
+
+  getName(): string {
+    return this.name;
+  }
+
+  setName(name: string): void {
+    this.name = String(name);
+  }
+
+  /** The future this task is suspended on, or null if it is scheduled, running or done. */
+  awaiting(): Future<unknown> | null {
+    return this._waiter;
+  }
+
+  /** How many steps (resumes of the coroutine) this task has run. */
+  steps(): number {
+    return this._steps;
+  }
+
+  override setResult(_value: T): void {
+    throw new RuntimeError('Task does not support setResult(): its coroutine sets the result by returning');
+  }
+
+  override setException(_exception: unknown): void {
+    throw new RuntimeError('Task does not support setException(): its coroutine fails by throwing');
+  }
+
+  /**
+   * Requests cancellation: CancelledError is thrown into the coroutine at its suspension
+   * point. Returns false if the task is already done.
+   */
+  override cancel(msg?: string): boolean {
+    if (this._state !== 0) return false;
+    this._numCancelsRequested++;
+    this._loop._taskCancelRequested(this as Task<unknown>);
+    if (this._waiter !== null && this._waiter.cancel(msg)) {
+      // Keep _waiter: it may be a task that swallows the cancellation and must be cancelled again.
+      return true;
+    }
+    this._mustCancel = true;
+    this._cancelMessage = msg;
+    return true;
+  }
+
+  /** Number of pending cancellation requests (asyncio's Task.cancelling()). */
+  cancelling(): number {
+    return this._numCancelsRequested;
+  }
+
+  /** Decrements the pending cancellation requests; returns the new count. */
+  uncancel(): number {
+    if (this._numCancelsRequested > 0) {
+      this._numCancelsRequested--;
+      if (this._numCancelsRequested === 0) this._mustCancel = false;
+    }
+    return this._numCancelsRequested;
+  }
+
+  /** @internal The awaited future completed (scheduled by it through the ready queue). */
+  wakeUp(_fut: Future<unknown>): void {
+    // The coroutine reads the outcome itself: resuming the pending `yield* fut` calls
+    // fut.next(), which returns the result or throws the exception at the suspension point.
+    this._step(NO_EXCEPTION);
+  }
+
+  /** @internal One step: resume the coroutine once. See the header for the rules. */
+  _step(exc: unknown): void {
+    if (this._state !== 0) throw new InvalidStateError(`_step(): already done: ${this.toString()}`);
+    if (this._mustCancel) {
+      if (!(exc instanceof CancelledError)) exc = this._makeCancelledError();
+      this._mustCancel = false;
+    }
+    this._waiter = null;
+    const loop = this._loop;
+    const previous = loop._enterTask(this as Task<unknown>);
+    let r: IteratorResult<unknown, T>;
+    try {
+      r = exc === NO_EXCEPTION ? this._coro.next() : this._coro.throw(exc);
+    } catch (e) {
+      this._steps++;
+      loop._leaveTask(this as Task<unknown>, previous);
+      if (e instanceof CancelledError) {
+        this._cancelledExc = e;
+        super.cancel();
+      } else {
+        super.setException(e);
+      }
+      loop._taskFinished(this as Task<unknown>);
+      return;
+    }
+    this._steps++;
+    loop._leaveTask(this as Task<unknown>, previous);
+    if (r.done === true) {
+      if (this._mustCancel) {
+        // Cancelled right before the coroutine returned.
+        this._mustCancel = false;
+        super.cancel(this._cancelMessage);
+      } else {
+        super.setResult(r.value);
+      }
+      loop._taskFinished(this as Task<unknown>);
+      return;
+    }
+    const yielded = r.value;
+    if (yielded instanceof Future) {
+      if (yielded._loop !== loop) {
+        this._stepSoonWithError(new RuntimeError(`Task ${this.toString()} got Future ${yielded.toString()} attached to a different loop`));
+      } else if (!yielded._blocking) {
+        this._stepSoonWithError(new RuntimeError(`yield was used instead of yield* in task ${this.toString()} with ${yielded.toString()}: write \`yield* fut\``));
+      } else if (yielded === this) {
+        this._stepSoonWithError(new RuntimeError(`Task cannot await on itself: ${this.toString()}`));
+      } else {
+        yielded._blocking = false;
+        yielded._addWaiter(this);
+        this._waiter = yielded;
+        if (this._mustCancel && yielded.cancel(this._cancelMessage)) this._mustCancel = false;
+      }
+    } else if (yielded === undefined) {
+      // A bare `yield` gives up the loop for one tick (sleep(0)).
+      loop._pushReady(taskStep, this, NO_EXCEPTION);
+    } else if (isCoroutine(yielded)) {
+      this._stepSoonWithError(new RuntimeError(`yield was used instead of yield* for a coroutine in task ${this.toString()}: write \`yield* coro\``));
+    } else {
+      this._stepSoonWithError(new RuntimeError(`Task got bad yield: ${describeValue(yielded)}: a coroutine may only yield* Futures, Tasks and coroutines`));
+    }
+  }
+
+  private _stepSoonWithError(err: Error): void {
+    this._loop._pushReady(taskStep, this, err);
+  }
+
+  override toString(): string {
+    const base = super.toString();
+    return `${base.slice(0, -1)} name=${JSON.stringify(this.name)}>`;
+  }
+}
