@@ -10,7 +10,7 @@
 //   first next() yields the future itself with `blocking` set (asyncio's
 //   _asyncio_future_blocking), so the driving Task can tell `yield*` from a bare `yield fut`.
 // - An exception that nobody retrieves (result() or exception()) is reported by the loop
-//   when it closes: "Future exception was never retrieved".
+//   when it closes: "Future exception was never retrieved" ("Task ..." for a task).
 
 import { CancelledError, InvalidStateError } from './errors';
 import type { EventLoop } from './loop';

@@ -13,6 +13,7 @@ export { sleep } from './sleep';
 export { gather, GatheringFuture, type GatherOptions } from './gather';
 export { asCompleted } from './as-completed';
 export { waitFor } from './wait-for';
+export { withTimeout } from './timeout';
 export { shield } from './shield';
 export { Queue } from './queue';
 export { Event } from './event';
@@ -22,6 +23,7 @@ export { Socket, type SocketAddress, type SocketOptions } from './socket';
 export { DefaultSelector, EVENT_READ, EVENT_WRITE, type SelectorKey, type FileObject } from './selector';
 export { sockConnect, sockRecv, sockSendall } from './socket-ops';
 export { openConnection, StreamReader, StreamWriter, type OpenConnectionOptions } from './streams';
+export * from './http/index';
 export {
   CoroscopeError,
   CancelledError,

@@ -26,7 +26,7 @@ import { Task, isCoroutine, type Coroutine } from './task';
 import { TimerHeap } from './timer-heap';
 
 /** How long the loop runs ticks back to back before letting Node poll its sockets. */
-const SLICE_MS = 4;
+const SLICE_MS = 2;
 /** asyncio's heap rebuild rule: more than this many cancelled timers, and more than half. */
 const MIN_CANCELLED_FOR_REBUILD = 100;
 
@@ -287,7 +287,9 @@ export class EventLoop implements TimerCancelListener {
       this.callExceptionHandler({ message: 'Task was destroyed but it is pending!', task: t });
     }
     for (const fut of this._unretrieved) {
-      this.callExceptionHandler({ message: 'Future exception was never retrieved', exception: fut._exception, future: fut });
+      // asyncio names the class: "Task exception ..." for a task nobody awaited.
+      const what = fut instanceof Task ? 'Task' : 'Future';
+      this.callExceptionHandler({ message: `${what} exception was never retrieved`, exception: fut._exception, future: fut });
     }
     this._unretrieved.clear();
     this._ready.clear();

@@ -87,6 +87,12 @@ export class StreamReader {
     this._wakeWaiter();
   }
 
+  /** Up to `n` bytes already buffered, without waiting (possibly none). */
+  readNowait(n: number): Buffer {
+    this._check();
+    return this._take(Math.max(0, Math.min(n, this._available())));
+  }
+
   /** Up to `n` bytes (at least one unless at EOF); n < 0 reads until EOF. */
   read(n = -1): Coroutine<Buffer> {
     return streamRead(this, n);
@@ -97,9 +103,13 @@ export class StreamReader {
     return streamReadexactly(this, n);
   }
 
-  /** Bytes up to and including `separator`. */
-  readuntil(separator: Uint8Array | string = '\n'): Coroutine<Buffer> {
-    return streamReaduntil(this, typeof separator === 'string' ? Buffer.from(separator) : Buffer.from(separator));
+  /**
+   * Bytes up to and including `separator`; given several separators (as Python 3.13
+   * allows), up to the first one found.
+   */
+  readuntil(separator: Uint8Array | string | ReadonlyArray<Uint8Array | string> = '\n'): Coroutine<Buffer> {
+    const seps = (Array.isArray(separator) ? separator : [separator]) as Array<Uint8Array | string>;
+    return streamReaduntil(this, seps.map((s) => (typeof s === 'string' ? Buffer.from(s) : Buffer.from(s))));
   }
 
   /** One line including its '\n'; at EOF the partial last line (or an empty Buffer). */
@@ -226,14 +236,22 @@ const streamReadexactly = coroutine(function* readexactly(reader: StreamReader, 
   return reader._take(n);
 });
 
-const streamReaduntil = coroutine(function* readuntil(reader: StreamReader, sep: Buffer): Coroutine<Buffer> {
-  if (sep.length === 0) throw new RangeError('the separator must be at least one byte');
+const streamReaduntil = coroutine(function* readuntil(reader: StreamReader, seps: Buffer[]): Coroutine<Buffer> {
+  if (seps.length === 0 || seps.some((s) => s.length === 0)) throw new RangeError('a separator must be at least one byte');
+  const longest = Math.max(...seps.map((s) => s.length));
   reader._check();
   let from = 0;
   for (;;) {
-    const i = reader._indexOf(sep, from);
+    let i = -1;
+    let end = -1;
+    for (const sep of seps) {
+      const j = reader._indexOf(sep, from);
+      if (j >= 0 && (i < 0 || j < i)) {
+        i = j;
+        end = j + sep.length;
+      }
+    }
     if (i >= 0) {
-      const end = i + sep.length;
       if (end > reader.limit) throw new LimitOverrunError(`the separator was found, but the chunk (${end} bytes) is longer than the limit (${reader.limit})`, i);
       return reader._take(end);
     }
@@ -243,7 +261,7 @@ const streamReaduntil = coroutine(function* readuntil(reader: StreamReader, sep:
       const partial = Buffer.from(reader._take(avail));
       throw new IncompleteReadError(partial, null);
     }
-    from = Math.max(0, avail - sep.length + 1);
+    from = Math.max(0, avail - longest + 1);
     yield* reader._fill();
   }
 });
@@ -251,7 +269,7 @@ const streamReaduntil = coroutine(function* readuntil(reader: StreamReader, sep:
 const NEWLINE = Buffer.from('\n');
 const streamReadline = coroutine(function* readline(reader: StreamReader): Coroutine<Buffer> {
   try {
-    return yield* streamReaduntil(reader, NEWLINE);
+    return yield* streamReaduntil(reader, [NEWLINE]);
   } catch (e) {
     if (e instanceof IncompleteReadError) return e.partial;
     throw e;

@@ -1,0 +1,276 @@
+// ClientResponse: a response whose head has arrived; the body is read on demand with
+// `yield* response.read()` / `text()`, as aiohttp's. Invariants:
+// - The body is read at most once (later reads return the same bytes) and never beyond
+//   the session's maxBodyBytes: past it HttpTooLargeError, and the connection is dropped.
+// - The connection goes back to the pool only when the body was read to its end and the
+//   server allows keep-alive; release() without reading drops it unless the rest of the
+//   body has already arrived (a small redirect body usually has).
+// - Content-Encoding gzip/deflate is undone, with the decoded size capped the same way.
+
+import * as zlib from 'node:zlib';
+import { coroutine } from '../coroutine';
+import { IncompleteReadError, LimitOverrunError, TimeoutError } from '../errors';
+import { getRunningLoop } from '../running-loop';
+import { withTimeout } from '../timeout';
+import type { Coroutine } from '../task';
+import type { HttpConnection } from './connection';
+import type { ConnectionPool } from './connection-pool';
+import { HttpConnectionError, HttpProtocolError, HttpTimeoutError, HttpTooLargeError } from './errors';
+import type { HttpHeaders } from './headers';
+import { keepsAlive, parseChunkSize, type BodyFraming, type ResponseHead } from './response-head';
+
+const EMPTY = Buffer.alloc(0);
+const CRLF_OR_LF = ['\r\n', '\n'];
+
+export interface ResponseLimits {
+  maxBodyBytes: number;
+  /** Seconds allowed for reading the body (null: none). */
+  readTimeout: number | null;
+  /** Loop time by which everything must be done (Infinity: none). */
+  deadline: number;
+}
+
+export class ClientResponse {
+  readonly method: string;
+  /** The URL this response answers (after redirects, the last one). */
+  readonly url: string;
+  readonly status: number;
+  readonly reason: string;
+  readonly version: number;
+  readonly headers: HttpHeaders;
+  /** Responses of the redirects followed before this one. */
+  readonly history: ClientResponse[];
+  /** The media type, lower-case, without parameters ('text/html'), or '' if none. */
+  readonly contentType: string;
+  /** The charset parameter of Content-Type, if any (lower-case). */
+  readonly charset: string | null;
+  private readonly _framing: BodyFraming;
+  private _conn: HttpConnection | null;
+  private readonly _pool: ConnectionPool;
+  private readonly _limits: ResponseLimits;
+  private _body: Buffer | null = null;
+  private _released = false;
+
+  constructor(method: string, url: string, head: ResponseHead, framing: BodyFraming, conn: HttpConnection, pool: ConnectionPool, limits: ResponseLimits, history: ClientResponse[] = []) {
+    this.method = method;
+    this.url = url;
+    this.status = head.status;
+    this.reason = head.reason;
+    this.version = head.version;
+    this.headers = head.headers;
+    this.history = history;
+    this._framing = framing;
+    this._conn = conn;
+    this._pool = pool;
+    this._limits = limits;
+    const ct = head.headers.get('content-type') ?? '';
+    const semi = ct.indexOf(';');
+    this.contentType = (semi >= 0 ? ct.slice(0, semi) : ct).trim().toLowerCase();
+    const cs = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(ct);
+    this.charset = cs ? cs[1]!.toLowerCase() : null;
+    if (framing.kind === 'none') this._finish(EMPTY);
+  }
+
+  /** The body as bytes (decoded from gzip/deflate). */
+  read(): Coroutine<Buffer> {
+    return responseRead(this);
+  }
+
+  /** The body as text, decoded with `encoding`, the charset of Content-Type, or UTF-8. */
+  text(encoding?: string): Coroutine<string> {
+    return responseText(this, encoding);
+  }
+
+  /** Declared Content-Length, if any. */
+  contentLength(): number | null {
+    return this._framing.kind === 'length' ? this._framing.length : null;
+  }
+
+  /** Whether the body has been read (or there is none). */
+  bodyRead(): boolean {
+    return this._body !== null;
+  }
+
+  /**
+   * Gives the connection back: to the pool if the response is complete, else closed.
+   * Safe to call more than once.
+   */
+  release(): void {
+    if (this._released) return;
+    const conn = this._conn;
+    if (conn === null) {
+      this._released = true;
+      return;
+    }
+    if (this._body === null && this._framing.kind === 'length') {
+      // The rest of a short body is often already here: skip it and keep the connection.
+      const rest = this._framing.length;
+      if (conn.reader.bufferedBytes() >= rest) {
+        this._skipBuffered(rest);
+        this._finish(EMPTY);
+        return;
+      }
+    }
+    this._released = true;
+    this._conn = null;
+    this._pool.discard(conn);
+  }
+
+  /** Drops the connection at once (cancels a body being read). */
+  close(): void {
+    const conn = this._conn;
+    this._conn = null;
+    this._released = true;
+    if (conn !== null) this._pool.discard(conn);
+  }
+
+  toString(): string {
+    return `<ClientResponse(${this.url}) [${this.status} ${this.reason}]>`;
+  }
+
+  // --- internals for the body coroutines ---------------------------------------------
+
+  /** @internal */
+  _state(): { body: Buffer | null; conn: HttpConnection | null; framing: BodyFraming; limits: ResponseLimits } {
+    return { body: this._body, conn: this._conn, framing: this._framing, limits: this._limits };
+  }
+
+  /** @internal The body arrived whole: decode it and hand the connection back. */
+  _finish(raw: Buffer): Buffer {
+    const body = this._decode(raw);
+    this._body = body;
+    const conn = this._conn;
+    this._conn = null;
+    this._released = true;
+    if (conn !== null) {
+      if (keepsAlive({ version: this.version, status: this.status, reason: this.reason, headers: this.headers }, this._framing)) this._pool.release(conn);
+      else this._pool.discard(conn);
+    }
+    return body;
+  }
+
+  private _skipBuffered(n: number): void {
+    this._conn!.reader.readNowait(n);
+  }
+
+  private _decode(raw: Buffer): Buffer {
+    const enc = (this.headers.get('content-encoding') ?? '').trim().toLowerCase();
+    if (enc === '' || enc === 'identity' || raw.length === 0) return raw;
+    const maxOutputLength = this._limits.maxBodyBytes;
+    try {
+      if (enc === 'gzip' || enc === 'x-gzip') return zlib.gunzipSync(raw, { maxOutputLength });
+      if (enc === 'deflate') {
+        // Servers send both zlib-wrapped and raw deflate under this name.
+        try {
+          return zlib.inflateSync(raw, { maxOutputLength });
+        } catch {
+          return zlib.inflateRawSync(raw, { maxOutputLength });
+        }
+      }
+      if (enc === 'br') return zlib.brotliDecompressSync(raw, { maxOutputLength });
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === 'ERR_BUFFER_TOO_LARGE') throw new HttpTooLargeError(this.url, `decoded body exceeds ${maxOutputLength} bytes`);
+      throw new HttpProtocolError(this.url, `cannot decode ${enc} body: ${(e as Error).message}`, { cause: e });
+    }
+    throw new HttpProtocolError(this.url, `unsupported Content-Encoding ${JSON.stringify(enc)}`);
+  }
+}
+
+/** Reads the raw body bytes according to the framing. */
+const readBody = coroutine(function* readBody(response: ClientResponse): Coroutine<Buffer> {
+  const { conn, framing, limits } = response._state();
+  if (conn === null) throw new HttpConnectionError(response.url, 'the response was released before its body was read');
+  const reader = conn.reader;
+  const url = response.url;
+  const max = limits.maxBodyBytes;
+  switch (framing.kind) {
+    case 'none':
+      return EMPTY;
+    case 'length': {
+      if (framing.length > max) throw new HttpTooLargeError(url, `body of ${framing.length} bytes exceeds the limit of ${max}`);
+      try {
+        return yield* reader.readexactly(framing.length);
+      } catch (e) {
+        if (e instanceof IncompleteReadError) throw new HttpProtocolError(url, `body ended after ${e.partial.length} of ${framing.length} bytes`, { cause: e });
+        throw e;
+      }
+    }
+    case 'chunked': {
+      const parts: Buffer[] = [];
+      let total = 0;
+      for (;;) {
+        const size = parseChunkSize(yield* reader.readuntil(CRLF_OR_LF), url);
+        if (size === 0) break;
+        total += size;
+        if (total > max) throw new HttpTooLargeError(url, `chunked body exceeds the limit of ${max} bytes`);
+        parts.push(yield* reader.readexactly(size));
+        const end = yield* reader.readuntil(CRLF_OR_LF);
+        if (end.length > 2) throw new HttpProtocolError(url, 'chunk data longer than its size');
+      }
+      // Trailer fields, up to the blank line; ignored.
+      for (;;) {
+        const line = yield* reader.readuntil(CRLF_OR_LF);
+        if (line.length <= 2) break;
+      }
+      return parts.length === 1 ? parts[0]! : Buffer.concat(parts, total);
+    }
+    case 'close': {
+      const parts: Buffer[] = [];
+      let total = 0;
+      for (;;) {
+        const chunk = yield* reader.read(1 << 16);
+        if (chunk.length === 0) break;
+        total += chunk.length;
+        if (total > max) throw new HttpTooLargeError(url, `body exceeds the limit of ${max} bytes`);
+        parts.push(chunk);
+      }
+      return Buffer.concat(parts, total);
+    }
+  }
+});
+
+const responseRead = coroutine(function* read(response: ClientResponse): Coroutine<Buffer> {
+  const state = response._state();
+  if (state.body !== null) return state.body;
+  const { limits } = state;
+  const left = limits.deadline - getRunningLoop().time();
+  const timeout = Math.min(limits.readTimeout ?? Infinity, left);
+  let raw: Buffer;
+  try {
+    raw = yield* withTimeout(timeout === Infinity ? null : Math.max(0, timeout), readBody(response));
+  } catch (e) {
+    response.close();
+    throw translateReadError(e, response.url, 'reading the body');
+  }
+  try {
+    return response._finish(raw);
+  } catch (e) {
+    response.close();
+    throw e;
+  }
+});
+
+const responseText = coroutine(function* text(response: ClientResponse, encoding?: string): Coroutine<string> {
+  const body = yield* responseRead(response);
+  const label = encoding ?? response.charset ?? 'utf-8';
+  let decoder;
+  try {
+    decoder = new TextDecoder(label);
+  } catch {
+    throw new HttpProtocolError(response.url, `unknown charset ${JSON.stringify(label)}`);
+  }
+  return decoder.decode(body);
+});
+
+/** Maps stream and socket failures to the client's typed errors. */
+export function translateReadError(e: unknown, url: string, what: string): unknown {
+  if (e instanceof HttpProtocolError || e instanceof HttpTooLargeError || e instanceof HttpTimeoutError || e instanceof HttpConnectionError) return e;
+  if (e instanceof TimeoutError) return new HttpTimeoutError(url, `timed out ${what}`, { cause: e });
+  if (e instanceof LimitOverrunError) return new HttpTooLargeError(url, `line too long ${what}`, { cause: e });
+  if (e instanceof IncompleteReadError) return new HttpProtocolError(url, `connection closed ${what}`, { cause: e });
+  if (e instanceof Error && 'code' in e && typeof (e as { code: unknown }).code === 'string') {
+    return new HttpConnectionError(url, `${e.message} (${what})`, { cause: e });
+  }
+  return e;
+}

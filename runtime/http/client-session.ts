@@ -1,0 +1,237 @@
+// ClientSession: the keep-alive HTTP/1.1 client the crawler uses, shaped like aiohttp's.
+//
+//   const session = new ClientSession();
+//   const response = yield* session.get(url, { allowRedirects: false });
+//   const body = yield* response.read();   // or response.release()
+//   session.close();
+//
+// Coroutines all the way down, so the inspector sees every frame of a request:
+// get → request → send → acquire/openConnection → readHead → readuntil → _fill → waitReadable.
+// Invariants:
+// - Every failure is a typed HttpError subclass with the URL in its message.
+// - A request that fails on a reused keep-alive connection before any byte of the
+//   response arrived (the server closed it while idle) is retried once on a fresh one.
+// - Timeouts: `connect` for getting a connection, `read` for the head and again for the
+//   body, `total` for everything including redirects; all in seconds.
+
+import { coroutine } from '../coroutine';
+import { CancelledError, IncompleteReadError, OSError } from '../errors';
+import { getRunningLoop } from '../running-loop';
+import { withTimeout } from '../timeout';
+import type { Coroutine } from '../task';
+import { ClientResponse, translateReadError, type ResponseLimits } from './client-response';
+import type { HttpConnection } from './connection';
+import { ConnectionPool, type ConnectionPoolOptions, type Origin } from './connection-pool';
+import { HttpConnectionError, HttpTimeoutError, InvalidUrlError, TooManyRedirectsError } from './errors';
+import { bodyFraming, parseResponseHead, type ResponseHead } from './response-head';
+import { TimeoutError } from '../errors';
+
+export interface ClientTimeout {
+  /** Seconds to get a connection (including waiting for a pool slot). Default 10. */
+  connect?: number | null;
+  /** Seconds to read the response head, and again the body. Default 30. */
+  read?: number | null;
+  /** Seconds for the whole request, redirects included. Default 60. */
+  total?: number | null;
+}
+
+export interface ClientSessionOptions extends ConnectionPoolOptions {
+  timeout?: ClientTimeout;
+  /** Largest body accepted, after decoding (bytes). Default 10 MiB. */
+  maxBodyBytes?: number;
+  /** Largest response head accepted (bytes). Default 64 KiB. */
+  maxHeaderBytes?: number;
+  /** Redirects followed when allowRedirects is on. Default 10. */
+  maxRedirects?: number;
+  /** Sent as User-Agent. */
+  userAgent?: string;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
+}
+
+export interface RequestOptions {
+  /** Follow 3xx responses with a Location (default true, as aiohttp). */
+  allowRedirects?: boolean;
+  timeout?: ClientTimeout;
+  headers?: Record<string, string>;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const HEAD_END = ['\r\n\r\n', '\n\n'];
+
+/** Parses and checks a URL for the client: http or https with a host. */
+export function parseHttpUrl(url: string): URL {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new InvalidUrlError(String(url), 'invalid URL');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new InvalidUrlError(url, `unsupported scheme ${JSON.stringify(u.protocol.slice(0, -1))}`);
+  if (u.hostname === '') throw new InvalidUrlError(url, 'URL has no host');
+  return u;
+}
+
+function originOf(u: URL): Origin {
+  const tls = u.protocol === 'https:';
+  const port = u.port === '' ? (tls ? 443 : 80) : Number(u.port);
+  // WHATWG URL keeps IPv6 literals in brackets; sockets want them bare.
+  const host = u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname;
+  return { key: `${u.protocol}//${host}:${port}`, host, port, tls };
+}
+
+export class ClientSession {
+  readonly pool: ConnectionPool;
+  readonly timeout: Required<ClientTimeout>;
+  readonly maxBodyBytes: number;
+  readonly maxRedirects: number;
+  private readonly _baseHeaders: string;
+  private _closed = false;
+
+  constructor(options: ClientSessionOptions = {}) {
+    this.pool = new ConnectionPool({ ...options, maxLineBytes: options.maxHeaderBytes ?? 1 << 16 });
+    this.timeout = { connect: 10, read: 30, total: 60, ...options.timeout };
+    this.maxBodyBytes = options.maxBodyBytes ?? 10 << 20;
+    this.maxRedirects = options.maxRedirects ?? 10;
+    const headers: Record<string, string> = {
+      'User-Agent': options.userAgent ?? 'coroscope/0.1 (+https://github.com/coroscope)',
+      Accept: '*/*',
+      'Accept-Encoding': 'gzip, deflate',
+      ...options.headers,
+    };
+    this._baseHeaders = Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+  }
+
+  /** GET `url`; see RequestOptions. */
+  get(url: string, options: RequestOptions = {}): Coroutine<ClientResponse> {
+    return sessionRequest(this, 'GET', url, options);
+  }
+
+  /** HEAD `url`. */
+  head(url: string, options: RequestOptions = {}): Coroutine<ClientResponse> {
+    return sessionRequest(this, 'HEAD', url, options);
+  }
+
+  request(method: string, url: string, options: RequestOptions = {}): Coroutine<ClientResponse> {
+    return sessionRequest(this, method.toUpperCase(), url, options);
+  }
+
+  /** Closes idle connections; responses still being read keep theirs until released. */
+  close(): void {
+    this._closed = true;
+    this.pool.close();
+  }
+
+  isClosed(): boolean {
+    return this._closed;
+  }
+
+  /** @internal */
+  _requestHead(method: string, u: URL, extra: Record<string, string> | undefined): Buffer {
+    const path = (u.pathname || '/') + u.search;
+    let head = `${method} ${path} HTTP/1.1\r\nHost: ${u.host}\r\n${this._baseHeaders}`;
+    if (extra !== undefined) for (const [k, v] of Object.entries(extra)) head += `${k}: ${v}\r\n`;
+    return Buffer.from(head + '\r\n', 'latin1');
+  }
+}
+
+const sessionRequest = coroutine(function* request(session: ClientSession, method: string, url: string, options: RequestOptions): Coroutine<ClientResponse> {
+  if (session.isClosed()) throw new HttpConnectionError(url, 'the session is closed');
+  const timeout = { ...session.timeout, ...options.timeout };
+  const loop = getRunningLoop();
+  const deadline = timeout.total === null ? Infinity : loop.time() + timeout.total;
+  const history: ClientResponse[] = [];
+  let current = url;
+  for (;;) {
+    const u = parseHttpUrl(current);
+    const limits: ResponseLimits = { maxBodyBytes: session.maxBodyBytes, readTimeout: timeout.read, deadline };
+    const response = yield* send(session, method, u, current, options.headers, timeout, limits, history.slice());
+    const location = response.headers.get('location');
+    if (options.allowRedirects === false || !REDIRECT_STATUSES.has(response.status) || location === undefined) return response;
+    response.release();
+    if (history.length >= session.maxRedirects) throw new TooManyRedirectsError(url, `more than ${session.maxRedirects} redirects`);
+    history.push(response);
+    try {
+      current = new URL(location, current).href;
+    } catch {
+      throw new InvalidUrlError(current, `invalid Location ${JSON.stringify(location.slice(0, 100))}`);
+    }
+    if (response.status === 303 && method !== 'HEAD') method = 'GET';
+  }
+});
+
+/** One request on one connection (retried once if a reused connection turns out dead). */
+const send = coroutine(function* send(
+  session: ClientSession,
+  method: string,
+  u: URL,
+  url: string,
+  headers: Record<string, string> | undefined,
+  timeout: Required<ClientTimeout>,
+  limits: ResponseLimits,
+  history: ClientResponse[],
+): Coroutine<ClientResponse> {
+  const loop = getRunningLoop();
+  const origin = originOf(u);
+  const requestBytes = session._requestHead(method, u, headers);
+  for (let attempt = 0; ; attempt++) {
+    const left = limits.deadline - loop.time();
+    let conn: HttpConnection;
+    try {
+      conn = yield* withTimeout(minTimeout(timeout.connect, left), session.pool.acquire(origin));
+    } catch (e) {
+      throw connectError(e, url);
+    }
+    const reused = conn.requests > 0;
+    conn.requests++;
+    let head: ResponseHead;
+    try {
+      conn.writer.write(requestBytes);
+      yield* conn.writer.drain();
+      head = yield* withTimeout(minTimeout(timeout.read, limits.deadline - loop.time()), readHead(conn, url));
+    } catch (e) {
+      session.pool.discard(conn);
+      if (reused && attempt === 0 && isStaleConnectionError(e)) continue;
+      throw translateReadError(e, url, 'reading the response head');
+    }
+    let framing;
+    try {
+      framing = bodyFraming(head, method, url);
+    } catch (e) {
+      session.pool.discard(conn);
+      throw e;
+    }
+    return new ClientResponse(method, url, head, framing, conn, session.pool, limits, history);
+  }
+});
+
+/** Reads the status line and headers, skipping 1xx interim responses. */
+const readHead = coroutine(function* readHead(conn: HttpConnection, url: string): Coroutine<ResponseHead> {
+  for (;;) {
+    const bytes = yield* conn.reader.readuntil(HEAD_END);
+    const head = parseResponseHead(bytes, url);
+    if (head.status >= 100 && head.status < 200 && head.status !== 101) continue;
+    return head;
+  }
+});
+
+function minTimeout(t: number | null, left: number): number | null {
+  const v = Math.min(t ?? Infinity, left);
+  return v === Infinity ? null : Math.max(0, v);
+}
+
+/** A reused connection the server had closed: nothing of a response arrived. */
+function isStaleConnectionError(e: unknown): boolean {
+  if (e instanceof IncompleteReadError) return e.partial.length === 0;
+  if (e instanceof OSError) return e.code === 'ECONNRESET' || e.code === 'EPIPE' || e.code === 'ECONNABORTED';
+  return false;
+}
+
+function connectError(e: unknown, url: string): unknown {
+  if (e instanceof CancelledError) return e;
+  if (e instanceof TimeoutError) return new HttpTimeoutError(url, 'timed out connecting', { cause: e });
+  if (e instanceof OSError) return new HttpConnectionError(url, `cannot connect: ${e.message}`, { cause: e });
+  return e;
+}
