@@ -229,7 +229,9 @@ export class DefaultSelector {
     if (this._wakeHook !== null) this._wakeHook();
   }
 
+  /** A registration made before the socket closed (its fileno() is -1 now); found by identity. */
   private _findByObject(fileobj: FileObject): MutableKey | undefined {
+    if (typeof fileobj === 'number' || fileobj.fileno() >= 0) return undefined;
     for (const key of this._keys.values()) if (key.fileobj === fileobj || key.sock === fileobj) return key;
     return undefined;
   }

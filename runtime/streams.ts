@@ -16,6 +16,7 @@ import { BlockingIOError, IncompleteReadError, LimitOverrunError, RuntimeError }
 import type { Future } from './future';
 import type { EventLoop } from './loop';
 import { getRunningLoop } from './running-loop';
+import { EVENT_READ } from './selector';
 import { Socket, type SocketOptions } from './socket';
 import { sockConnect, waitReadable } from './socket-ops';
 import type { Coroutine } from './task';
@@ -174,6 +175,11 @@ export class StreamReader {
     const source = this._source;
     if (source !== null) {
       for (;;) {
+        // Wait for readiness first: a recv() that throws BlockingIOError costs a stack capture.
+        if ((source._readyMask() & EVENT_READ) === 0) {
+          yield* waitReadable(source);
+          continue;
+        }
         let chunk: Buffer;
         try {
           chunk = source.recv(RECV_CHUNK);

@@ -1,0 +1,256 @@
+// The runtime host protocol: what the runtime host process (runtime/host) serves to its
+// clients (the extension, the debug adapter, the CLI, tests). One file, imported by every
+// side; messages travel through protocol/rpc.ts. Versioned: a client says the version it
+// speaks in `hello` and the host refuses a different major version.
+//
+// Design rules: summaries are cheap and incremental (snapshot deltas by version number, so
+// 10k tasks stay fluid); details (frames with locals, variables, graphs, traces) are only
+// computed on request. Every position is a TypeScript position when a source map allows.
+
+export const PROTOCOL_VERSION = 1;
+
+// --- data ---------------------------------------------------------------------------------
+
+export type TaskState = 'scheduled' | 'running' | 'suspended' | 'done' | 'cancelled' | 'failed';
+
+/** What a suspended task waits on. */
+export interface AwaitInfo {
+  /** 'sleep', 'queue.get', 'queue.put', 'queue.join', 'lock', 'event', 'semaphore', 'socket.read', 'socket.write', 'socket.connect', 'task', 'gather', 'waitFor', 'http.pool', ... */
+  kind: string;
+  /** Human-readable detail (a due time, a socket peer, a URL). */
+  detail: string;
+  /** The task awaited, when the future is a task. */
+  taskId?: number;
+  /** An id for the resource (queue, lock, socket) shared by all tasks waiting on it. */
+  resourceId?: string;
+}
+
+export interface SourcePosition {
+  /** Absolute path of the TypeScript (or JavaScript) file. */
+  file: string;
+  /** 1-based. */
+  line: number;
+  /** 1-based. */
+  column: number;
+}
+
+export interface TaskSummary {
+  id: number;
+  name: string;
+  state: TaskState;
+  steps: number;
+  /** Milliseconds spent running steps. */
+  busyMs: number;
+  /** Milliseconds since it last resumed (null if never). */
+  sinceResumedMs: number | null;
+  /** Task that created it (null for the root). */
+  createdBy: number | null;
+  awaiting: AwaitInfo | null;
+  /** Tasks waiting on this one. */
+  awaitedBy: number[];
+  /** Function names of its `yield*` chain, root first (cheap: no locals, no positions). */
+  frames: string[];
+  /** Where the innermost frame is suspended, when known without extra cost. */
+  location?: SourcePosition;
+  /** For finished tasks: a short description of the result or exception. */
+  outcome?: string;
+  /** For cancelled tasks: the task that cancelled it. */
+  cancelledBy?: number | null;
+}
+
+export interface VariableInfo {
+  name: string;
+  /** A bounded preview of the value. */
+  value: string;
+  type: string;
+  /** Non-zero when it has children: ask `variables` with it. */
+  handle: number;
+}
+
+export interface FrameInfo {
+  /** 0 = root of the chain (the task's coroutine); the last one is the innermost. */
+  index: number;
+  name: string;
+  position: SourcePosition | null;
+  /** The generated (bundled JS) position, as V8 reports it. */
+  generated: SourcePosition | null;
+  locals: VariableInfo[];
+}
+
+export interface TaskDetail {
+  task: TaskSummary;
+  frames: FrameInfo[];
+  /** Tasks this one awaits transitively and those that await it. */
+  awaitChain: number[];
+  /** Where and by what the task was created. */
+  createdAt: SourcePosition | null;
+  /** For failed tasks. */
+  traceback: Traceback | null;
+}
+
+export interface TraceFrame {
+  name: string;
+  position: SourcePosition | null;
+  /** 'coroutine': a generator frame of the chain; 'callback': a plain function called by the loop; 'loop': runtime machinery; 'native': node internals. */
+  kind: 'coroutine' | 'callback' | 'loop' | 'native';
+  /** True when the other trace of the pair lacks this frame (the contrast the panel marks). */
+  missingInOther?: boolean;
+}
+
+export interface Traceback {
+  title: string;
+  /** 'ExceptionName: message'. */
+  error: string;
+  /** Outermost first, innermost (where it was raised) last, as Python prints them. */
+  frames: TraceFrame[];
+  /** The same as text, Python-style. */
+  text: string;
+}
+
+export interface TracePair {
+  url: string;
+  coroutine: Traceback;
+  callback: Traceback;
+}
+
+export interface GraphNode {
+  id: string;
+  kind: 'task' | 'future' | 'resource';
+  label: string;
+  state?: TaskState;
+}
+export interface GraphEdge {
+  from: string;
+  to: string;
+  kind: 'awaits' | 'waitsOn' | 'holds';
+}
+export interface AwaitGraph {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  /** Each deadlock: the ids of the nodes involved, and why. */
+  deadlocks: Array<{ nodes: string[]; reason: string }>;
+}
+
+export type LintKind = 'slowCallback' | 'neverAwaited' | 'destroyedPending' | 'neverYields' | 'lostWakeup';
+export interface Lint {
+  kind: LintKind;
+  message: string;
+  taskId?: number;
+  seconds?: number;
+  position?: SourcePosition;
+  tick: number;
+}
+
+export interface CrawlProgress {
+  done: number;
+  queued: number;
+  inFlight: number;
+  errors: number;
+  seen: number;
+  excluded: number;
+  seconds: number;
+  rate: number;
+  errorsByKind: Record<string, number>;
+}
+
+export interface Snapshot {
+  /** Increases with every change; pass it back as `since` to get only what changed. */
+  version: number;
+  /** True when `tasks` is the full list (first snapshot, or too much changed). */
+  full: boolean;
+  tick: number;
+  paused: boolean;
+  /** Tasks added or changed since `since` (all live and recently finished ones when full). */
+  tasks: TaskSummary[];
+  /** Ids of tasks dropped from the history since `since`. */
+  removed: number[];
+  counts: Record<TaskState, number>;
+  progress: CrawlProgress | null;
+}
+
+export type LaunchTarget =
+  | { kind: 'crawl'; urls: string[] }
+  | { kind: 'demo'; pages?: number }
+  | { kind: 'sample'; id: string }
+  | { kind: 'program'; path: string; exportName?: string };
+
+export interface LaunchOptions {
+  maxTasks?: number;
+  maxRedirect?: number;
+  maxTries?: number;
+  exclude?: string | null;
+  strict?: boolean;
+  robots?: boolean;
+  /** Track frames (default true): without it only summaries are available. */
+  inspect?: boolean;
+  /** Pause before the first tick. */
+  stopOnEntry?: boolean;
+  /** Pause when a task fails / is cancelled (exception breakpoints). */
+  breakOnTaskFailed?: boolean;
+  breakOnTaskCancelled?: boolean;
+}
+
+export interface Breakpoint {
+  file: string;
+  line: number;
+  condition?: string;
+  hitCondition?: string;
+}
+export interface BreakpointStatus {
+  file: string;
+  line: number;
+  verified: boolean;
+  message?: string;
+}
+
+export type StopReason = 'entry' | 'pause' | 'step' | 'breakpoint' | 'exception' | 'cancelled';
+
+// --- methods (client → host) ------------------------------------------------------------
+
+export interface HostMethods {
+  [method: string]: { params: unknown; result: unknown };
+  hello: { params: { client: string; protocolVersion: number }; result: { protocolVersion: number; hostVersion: string; pid: number } };
+  launch: { params: { target: LaunchTarget; options: LaunchOptions }; result: { runId: number; siteUrl?: string } };
+  pause: { params: Record<string, never>; result: { tick: number } };
+  continue: { params: Record<string, never>; result: { tick: number } };
+  /** Runs exactly one loop tick. */
+  stepTick: { params: Record<string, never>; result: { tick: number } };
+  /** Runs until the task resumes and suspends again (or finishes). */
+  stepTask: { params: { taskId: number }; result: { tick: number } };
+  /** Runs until the frame at `depth` of the task's chain returns. */
+  stepOut: { params: { taskId: number; depth: number }; result: { tick: number } };
+  setBreakpoints: { params: { file: string; breakpoints: Breakpoint[] }; result: { breakpoints: BreakpointStatus[] } };
+  setExceptionBreaks: { params: { taskFailed: boolean; taskCancelled: boolean }; result: Record<string, never> };
+  snapshot: { params: { since?: number }; result: Snapshot };
+  taskDetail: { params: { taskId: number; locals?: boolean }; result: TaskDetail };
+  variables: { params: { handle: number }; result: { variables: VariableInfo[] } };
+  graph: { params: Record<string, never>; result: AwaitGraph };
+  traces: { params: { url?: string }; result: TracePair };
+  lints: { params: Record<string, never>; result: { lints: Lint[] } };
+  evaluate: { params: { expression: string; taskId?: number; frameIndex?: number }; result: { value: string; type: string; handle: number } };
+  cancelTask: { params: { taskId: number; message?: string }; result: { cancelled: boolean } };
+  /** Ends the current run (cancels its tasks, closes its loop); the host stays up. */
+  stop: { params: Record<string, never>; result: Record<string, never> };
+  /** Ends the host process. */
+  shutdown: { params: Record<string, never>; result: Record<string, never> };
+}
+
+// --- events (host → client) ---------------------------------------------------------------
+
+export interface HostEvents {
+  [event: string]: unknown;
+  taskCreated: { task: TaskSummary };
+  taskFinished: { task: TaskSummary };
+  exception: { taskId: number; traceback: Traceback };
+  lint: { lint: Lint };
+  paused: { reason: StopReason; tick: number; taskId?: number; description: string };
+  continued: { tick: number };
+  progress: CrawlProgress;
+  /** Text for the output channel: the crawler's report, sample output, host log lines. */
+  output: { category: 'stdout' | 'stderr' | 'log'; text: string };
+  /** The run ended. */
+  finished: { runId: number; ok: boolean; summary: string; error?: string };
+}
+
+/** The client side's endpoint type (calls HostMethods, receives HostEvents). */
+export type { RpcEndpoint } from './rpc';

@@ -1,0 +1,361 @@
+// Crawler: the chapter's third stage, the queue-and-workers crawler, on the runtime's
+// Queue, Tasks and keep-alive ClientSession.
+//
+// crawl() starts maxTasks workers at once; each takes (url, maxRedirect, depth) items from
+// the queue, fetches the URL (with maxTries tries), records one FetchStatistic, and queues
+// the new links it found. crawl() waits on the queue's join() and then cancels the workers,
+// which are all idle in get() by then.
+//
+// Invariants:
+// - A URL is queued at most once: `seenUrls` holds every URL ever queued. A redirect whose
+//   target was already seen is recorded and goes no further (redirect coalescing).
+// - Every URL seen ends fetched (a statistic with a status), failed (a statistic with an
+//   exception) or excluded (with its reason): a worker that hits an unexpected error
+//   records the URL as failed and still calls taskDone(), so join() always returns (the
+//   published code would hang there).
+// - Links are only queued when allowed: http(s), on a root's host (strict: the same host,
+//   `www.` equivalent; lenient: also subdomains), not matching `exclude`, within maxDepth
+//   and maxPages, and not disallowed by the host's robots.txt (unless robots is off).
+
+import { coroutine } from '../coroutine';
+import { CancelledError } from '../errors';
+import type { Future } from '../future';
+import { ClientSession, type ClientSessionOptions, type ClientResponse } from '../http/index';
+import { HttpConnectionError, HttpError, HttpProtocolError, HttpTimeoutError } from '../http/errors';
+import { Queue } from '../queue';
+import { getRunningLoop } from '../running-loop';
+import type { Coroutine, Task } from '../task';
+import { HostMatcher } from './hosts';
+import { extractLinks } from './links';
+import { formatReport, summarize, type CrawlSummary, type FetchStatistic } from './report';
+import { RobotsRules } from './robots';
+
+export interface CrawlerOptions {
+  /** Redirects followed from one URL (the chapter's max_redirect). Default 10. */
+  maxRedirect?: number;
+  /** Tries per URL on connection, timeout and protocol errors. Default 4. */
+  maxTries?: number;
+  /** Worker tasks. Default 100. */
+  maxTasks?: number;
+  /** URLs matching this are not crawled. */
+  exclude?: RegExp | string | null;
+  /** Strict host matching (default) or lenient (subdomains too). */
+  strict?: boolean;
+  /** Stop queuing new URLs once this many were seen (0: no limit). */
+  maxPages?: number;
+  /** Links deeper than this from a root are not followed (null: no limit). */
+  maxDepth?: number | null;
+  /** Respect robots.txt (default true). */
+  robots?: boolean;
+  /** Options of the HTTP session (timeouts, body limits, pool). */
+  session?: ClientSessionOptions;
+  /** Called on every URL finished (progress displays). */
+  onStatistic?: (stat: FetchStatistic) => void;
+}
+
+export type ExclusionReason = 'host' | 'exclude' | 'scheme' | 'robots' | 'maxDepth' | 'maxPages' | 'redirectLimit';
+
+interface WorkItem {
+  url: string;
+  maxRedirect: number;
+  depth: number;
+}
+
+const RETRYABLE = [HttpConnectionError, HttpTimeoutError, HttpProtocolError];
+
+function isRetryable(e: unknown): boolean {
+  return RETRYABLE.some((cls) => e instanceof cls);
+}
+
+function describeError(e: unknown): string {
+  if (e instanceof Error) return `${e.name}: ${e.message}`;
+  return String(e);
+}
+
+export class Crawler {
+  readonly roots: string[];
+  readonly maxRedirect: number;
+  readonly maxTries: number;
+  readonly maxTasks: number;
+  readonly exclude: RegExp | null;
+  readonly strict: boolean;
+  readonly maxPages: number;
+  readonly maxDepth: number | null;
+  readonly respectRobots: boolean;
+  /** The work queue of the chapter: (url, maxRedirect) items, plus the depth. */
+  readonly q = new Queue<WorkItem>();
+  /** Every URL ever queued. */
+  readonly seenUrls = new Set<string>();
+  /** One statistic per URL finished, in finishing order (the chapter's `done`). */
+  readonly done: FetchStatistic[] = [];
+  /** URLs seen but not crawled, with why. */
+  readonly excluded = new Map<string, ExclusionReason>();
+  /** The errors behind failed statistics, with their stacks (the inspector shows them). */
+  readonly errors: Array<{ url: string; error: unknown }> = [];
+  readonly session: ClientSession;
+  private readonly hosts: HostMatcher;
+  private readonly robotsByOrigin = new Map<string, Future<RobotsRules>>();
+  private readonly onStatistic: ((stat: FetchStatistic) => void) | null;
+  private t0 = 0;
+  private t1: number | null = null;
+  private busy = 0;
+  private workers: Task<void>[] = [];
+
+  constructor(roots: string[], options: CrawlerOptions = {}) {
+    if (roots.length === 0) throw new TypeError('the crawler needs at least one root URL');
+    this.maxRedirect = options.maxRedirect ?? 10;
+    this.maxTries = Math.max(1, options.maxTries ?? 4);
+    this.maxTasks = Math.max(1, options.maxTasks ?? 100);
+    this.exclude = options.exclude == null || options.exclude === '' ? null : typeof options.exclude === 'string' ? new RegExp(options.exclude) : options.exclude;
+    this.strict = options.strict ?? true;
+    this.maxPages = options.maxPages ?? 0;
+    this.maxDepth = options.maxDepth ?? null;
+    this.respectRobots = options.robots ?? true;
+    this.onStatistic = options.onStatistic ?? null;
+    this.session = new ClientSession({ timeout: { connect: 10, read: 15, total: 30 }, ...options.session });
+    this.roots = roots.map((r) => normalizeRoot(r));
+    this.hosts = new HostMatcher(this.roots, this.strict);
+    for (const root of this.roots) this.addUrl(root, this.maxRedirect, 0);
+  }
+
+  /** Crawls until every queued URL is done; then cancels the workers. */
+  @coroutine
+  *crawl(): Coroutine<void> {
+    const loop = getRunningLoop();
+    this.t0 = loop.time();
+    this.workers = [];
+    for (let i = 0; i < this.maxTasks; i++) this.workers.push(loop.createTask(this.work(), { name: `worker-${i + 1}` }));
+    try {
+      yield* this.q.join();
+    } finally {
+      this.t1 = loop.time();
+      for (const w of this.workers) w.cancel();
+      this.session.close();
+    }
+  }
+
+  /** A worker: takes URLs from the queue until cancelled. */
+  @coroutine
+  *work(): Coroutine<void> {
+    try {
+      for (;;) {
+        const item = yield* this.q.get();
+        this.busy++;
+        try {
+          yield* this.fetch(item.url, item.maxRedirect, item.depth);
+        } catch (e) {
+          if (e instanceof CancelledError) throw e;
+          // Anything the fetch did not expect: the URL fails, the crawl goes on.
+          this.recordFailure(item.url, e);
+        } finally {
+          this.busy--;
+          this.q.taskDone();
+        }
+      }
+    } catch (e) {
+      if (!(e instanceof CancelledError)) throw e;
+    }
+  }
+
+  /** Fetches one URL with retries, records its statistic and queues its new links. */
+  @coroutine
+  *fetch(url: string, maxRedirect: number, depth: number): Coroutine<void> {
+    if (this.respectRobots && !(yield* this.robotsAllow(url))) {
+      this.excluded.set(url, 'robots');
+      return;
+    }
+    let response: ClientResponse | null = null;
+    let lastError: unknown = null;
+    for (let tries = 0; tries < this.maxTries; tries++) {
+      try {
+        response = yield* this.session.get(url, { allowRedirects: false });
+        break;
+      } catch (e) {
+        if (e instanceof CancelledError) throw e;
+        lastError = e;
+        if (!isRetryable(e)) break;
+      }
+    }
+    if (response === null) {
+      this.recordFailure(url, lastError);
+      return;
+    }
+    try {
+      if (isRedirect(response)) {
+        const location = response.headers.get('location')!;
+        let nextUrl: string;
+        try {
+          nextUrl = dropFragment(new URL(location, url).href);
+        } catch {
+          this.recordFailure(url, new HttpProtocolError(url, `invalid Location ${JSON.stringify(location.slice(0, 100))}`));
+          return;
+        }
+        this.record({ url, nextUrl, status: response.status, exception: null, size: 0, contentType: null, encoding: null, numUrls: 0, numNewUrls: 0 });
+        if (this.seenUrls.has(nextUrl)) return;
+        if (maxRedirect > 0) this.addLink(nextUrl, maxRedirect - 1, depth);
+        else {
+          this.seenUrls.add(nextUrl);
+          this.excluded.set(nextUrl, 'redirectLimit');
+        }
+      } else {
+        const { stat, links } = yield* this.parseLinks(response, url);
+        const fresh = links.filter((l) => !this.seenUrls.has(l));
+        stat.numNewUrls = 0;
+        for (const link of fresh) if (this.addLink(link, this.maxRedirect, depth + 1)) stat.numNewUrls++;
+        this.record(stat);
+      }
+    } catch (e) {
+      if (e instanceof CancelledError) throw e;
+      this.recordFailure(url, e);
+    } finally {
+      response.release();
+    }
+  }
+
+  /** Reads a response's body and finds its links. */
+  @coroutine
+  *parseLinks(response: ClientResponse, url: string): Coroutine<{ stat: FetchStatistic; links: string[] }> {
+    const body = yield* response.read();
+    let links: string[] = [];
+    let encoding: string | null = null;
+    const contentType = response.headers.get('content-type') ?? null;
+    if (response.status === 200 && contentType !== null) {
+      const found = extractLinks(body, contentType, response.url);
+      encoding = found.charset;
+      if (found.isHtml) links = found.links;
+    }
+    const stat: FetchStatistic = { url, nextUrl: null, status: response.status, exception: null, size: body.length, contentType, encoding, numUrls: links.length, numNewUrls: 0 };
+    return { stat, links };
+  }
+
+  /** Whether robots.txt of the URL's origin lets us fetch it (fetched once per origin). */
+  @coroutine
+  *robotsAllow(url: string): Coroutine<boolean> {
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      return true;
+    }
+    let rules = this.robotsByOrigin.get(u.origin);
+    if (rules === undefined) {
+      rules = getRunningLoop().createTask(this.loadRobots(u.origin), { name: `robots ${u.origin}` });
+      this.robotsByOrigin.set(u.origin, rules);
+    }
+    const r = yield* rules;
+    return r.isAllowed(u.pathname + u.search);
+  }
+
+  /** Fetches and parses robots.txt: 4xx or a network failure allow all; 5xx disallows all (RFC 9309). */
+  @coroutine
+  *loadRobots(origin: string): Coroutine<RobotsRules> {
+    try {
+      const response = yield* this.session.get(`${origin}/robots.txt`, { timeout: { total: 15 } });
+      try {
+        if (response.status >= 500) return RobotsRules.disallowAll();
+        if (response.status !== 200) return RobotsRules.allowAll();
+        return RobotsRules.parse(yield* response.text('utf-8'));
+      } finally {
+        response.release();
+      }
+    } catch (e) {
+      if (e instanceof CancelledError) throw e;
+      return RobotsRules.allowAll();
+    }
+  }
+
+  /** Queues a URL found as a link (or redirect target) if allowed; records why not otherwise. */
+  addLink(url: string, maxRedirect: number, depth: number): boolean {
+    if (this.seenUrls.has(url)) return false;
+    const reason = this.exclusionReason(url, depth);
+    if (reason !== null) {
+      if (!this.excluded.has(url)) this.excluded.set(url, reason);
+      return false;
+    }
+    this.addUrl(url, maxRedirect, depth);
+    return true;
+  }
+
+  /** Why a URL is not crawled, or null if it is allowed. */
+  exclusionReason(url: string, depth: number): ExclusionReason | null {
+    if (!/^https?:/i.test(url)) return 'scheme';
+    if (this.exclude !== null && this.exclude.test(url)) return 'exclude';
+    if (!this.hosts.matches(url)) return 'host';
+    if (this.maxDepth !== null && depth > this.maxDepth) return 'maxDepth';
+    if (this.maxPages > 0 && this.seenUrls.size >= this.maxPages) return 'maxPages';
+    return null;
+  }
+
+  /** Marks a URL seen and queues it (the chapter's add_url). */
+  addUrl(url: string, maxRedirect = this.maxRedirect, depth = 0): void {
+    this.seenUrls.add(url);
+    this.q.putNowait({ url, maxRedirect, depth });
+  }
+
+  recordFailure(url: string, error: unknown): void {
+    this.errors.push({ url, error });
+    this.record({ url, nextUrl: null, status: null, exception: describeError(error), size: 0, contentType: null, encoding: null, numUrls: 0, numNewUrls: 0 });
+  }
+
+  record(stat: FetchStatistic): void {
+    this.done.push(stat);
+    this.onStatistic?.(stat);
+  }
+
+  /** Seconds since crawl() started (to its end once finished). */
+  elapsed(): number {
+    if (this.t0 === 0) return 0;
+    return (this.t1 ?? getRunningLoop().time()) - this.t0;
+  }
+
+  /** Live numbers for progress displays. */
+  progress(): { done: number; queued: number; inFlight: number; errors: number; seen: number; excluded: number } {
+    return { done: this.done.length, queued: this.q.qsize(), inFlight: this.busy, errors: this.errors.length, seen: this.seenUrls.size, excluded: this.excluded.size };
+  }
+
+  /** The counters of the crawl so far. */
+  get stats(): CrawlSummary {
+    return summarize(this.done);
+  }
+
+  /** The chapter's report: a line per URL, counters, totals and rate. */
+  report(): string {
+    let text = formatReport(this.done, { seconds: this.t1 === null && this.t0 === 0 ? 0 : this.elapsedSafe(), todo: this.q.qsize(), busy: this.busy, maxTasks: this.maxTasks });
+    if (this.excluded.size > 0) {
+      const byReason = new Map<string, number>();
+      for (const reason of this.excluded.values()) byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
+      text += `\n${this.excluded.size} urls excluded: ${[...byReason].sort().map(([r, n]) => `${n} ${r}`).join(', ')}`;
+    }
+    return text;
+  }
+
+  private elapsedSafe(): number {
+    try {
+      return this.elapsed();
+    } catch {
+      return this.t1 !== null ? this.t1 - this.t0 : 0;
+    }
+  }
+}
+
+function isRedirect(response: ClientResponse): boolean {
+  return [300, 301, 302, 303, 307, 308].includes(response.status) && response.headers.has('location');
+}
+
+function dropFragment(url: string): string {
+  const hash = url.indexOf('#');
+  return hash < 0 ? url : url.slice(0, hash);
+}
+
+/** A root as typed by a user: `example.com` means `http://example.com/`. */
+export function normalizeRoot(root: string): string {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(root) ? root : `http://${root}`;
+  let u: URL;
+  try {
+    u = new URL(withScheme);
+  } catch {
+    throw new HttpError(root, 'invalid root URL');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new HttpError(root, `unsupported scheme ${u.protocol}`);
+  return dropFragment(u.href);
+}
