@@ -24,6 +24,11 @@ export { DefaultSelector, EVENT_READ, EVENT_WRITE, type SelectorKey, type FileOb
 export { sockConnect, sockRecv, sockSendall } from './socket-ops';
 export { openConnection, StreamReader, StreamWriter, type OpenConnectionOptions } from './streams';
 export * from './http/index';
+export { Crawler, type CrawlerOptions } from './crawler/crawler';
+export { Fetcher, CallbackCrawl, crawlWithCallbacks } from './crawler/callback-fetcher';
+export { GeneratorCrawl, SimpleFuture, SimpleTask, crawlWithGenerators } from './crawler/generator-fetcher';
+export { formatReport, summarize, type FetchStatistic } from './crawler/report';
+export { startDemoSite, type DemoSite, type DemoSiteOptions } from './demo-site/index';
 export {
   CoroscopeError,
   CancelledError,

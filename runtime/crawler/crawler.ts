@@ -198,7 +198,16 @@ export class Crawler {
           this.excluded.set(nextUrl, 'redirectLimit');
         }
       } else {
-        const { stat, links } = yield* this.parseLinks(response, url);
+        let parsed: { stat: FetchStatistic; links: string[] };
+        try {
+          parsed = yield* this.parseLinks(response, url);
+        } catch (e) {
+          if (e instanceof CancelledError) throw e;
+          // The response arrived but could not be used: keep its status beside the error.
+          this.recordFailure(url, e, response.status, response.headers.get('content-type') ?? null);
+          return;
+        }
+        const { stat, links } = parsed;
         const fresh = links.filter((l) => !this.seenUrls.has(l));
         stat.numNewUrls = 0;
         for (const link of fresh) if (this.addLink(link, this.maxRedirect, depth + 1)) stat.numNewUrls++;
@@ -222,7 +231,8 @@ export class Crawler {
     if (response.status === 200 && contentType !== null) {
       const found = extractLinks(body, contentType, response.url);
       encoding = found.charset;
-      if (found.isHtml) links = found.links;
+      // As the chapter's parse_links: only links the crawl may follow count.
+      if (found.isHtml) links = found.links.filter((l) => this.isAllowedLink(l));
     }
     const stat: FetchStatistic = { url, nextUrl: null, status: response.status, exception: null, size: body.length, contentType, encoding, numUrls: links.length, numNewUrls: 0 };
     return { stat, links };
@@ -276,6 +286,12 @@ export class Crawler {
     return true;
   }
 
+  /** Whether a link passes the chapter's url_allowed: http(s), not excluded, on a root's host. */
+  isAllowedLink(url: string): boolean {
+    const reason = this.exclusionReason(url, 0);
+    return reason === null || reason === 'maxPages' || reason === 'maxDepth';
+  }
+
   /** Why a URL is not crawled, or null if it is allowed. */
   exclusionReason(url: string, depth: number): ExclusionReason | null {
     if (!/^https?:/i.test(url)) return 'scheme';
@@ -292,9 +308,10 @@ export class Crawler {
     this.q.putNowait({ url, maxRedirect, depth });
   }
 
-  recordFailure(url: string, error: unknown): void {
+  /** Records a URL as failed (with the status of its response when one arrived). */
+  recordFailure(url: string, error: unknown, status: number | null = null, contentType: string | null = null): void {
     this.errors.push({ url, error });
-    this.record({ url, nextUrl: null, status: null, exception: describeError(error), size: 0, contentType: null, encoding: null, numUrls: 0, numNewUrls: 0 });
+    this.record({ url, nextUrl: null, status, exception: describeError(error), size: 0, contentType, encoding: null, numUrls: 0, numNewUrls: 0 });
   }
 
   record(stat: FetchStatistic): void {
@@ -324,7 +341,7 @@ export class Crawler {
     if (this.excluded.size > 0) {
       const byReason = new Map<string, number>();
       for (const reason of this.excluded.values()) byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
-      text += `\n${this.excluded.size} urls excluded: ${[...byReason].sort().map(([r, n]) => `${n} ${r}`).join(', ')}`;
+      text += `${this.excluded.size} urls excluded: ${[...byReason].sort().map(([r, n]) => `${n} ${r}`).join(', ')}\n`;
     }
     return text;
   }

@@ -1,0 +1,123 @@
+// `coroscope crawl`: runs one of the crawler's three stages from the command line.
+// stdout gets the report (or, with --json, exactly one JSON object); stderr gets the live
+// progress line (only on a terminal), notices and errors. Exit codes: 0 crawled, 1 no root
+// could be reached, 2 bad arguments (see main.ts), 130 interrupted (the report of what was
+// done is still printed).
+
+import { CancelledError } from '../errors';
+import { EventLoop } from '../loop';
+import { setCoroutineTracking } from '../coroutine';
+import { Crawler, normalizeRoot } from '../crawler/crawler';
+import { formatReport, type FetchStatistic } from '../crawler/report';
+import { crawlWithCallbacks } from '../crawler/callback-fetcher';
+import { crawlWithGenerators } from '../crawler/generator-fetcher';
+import { startDemoSite, type DemoSite } from '../demo-site/index';
+import { formatPsTree } from '../inspect/dumps';
+import type { CrawlCommand } from './args';
+import { crawlJson, progressLine } from './crawl-output';
+
+interface CrawlOutcome {
+  stats: FetchStatistic[];
+  seconds: number;
+  excluded: number;
+  report: string;
+  interrupted: boolean;
+}
+
+export async function runCrawlCommand(cmd: CrawlCommand): Promise<number> {
+  let site: DemoSite | null = null;
+  let roots = cmd.roots;
+  try {
+    roots = roots.map((r) => normalizeRoot(r));
+  } catch (e) {
+    process.stderr.write(`coroscope crawl: ${(e as Error).message}\n`);
+    return 2;
+  }
+  if (cmd.demo) {
+    site = await startDemoSite({ pages: cmd.pages });
+    roots = [site.url];
+    if (!cmd.json) process.stderr.write(`Crawling the embedded demo site (${cmd.pages} pages) at ${site.url}\n`);
+  }
+  try {
+    const outcome = cmd.stage === 'coroutines' ? await crawlWithCoroutines(cmd, roots) : await crawlWithStage(cmd, roots);
+    if (cmd.json) {
+      process.stdout.write(JSON.stringify(crawlJson(outcome.stats, outcome.seconds, outcome.excluded, cmd.stage)) + '\n');
+    } else {
+      process.stdout.write(outcome.report);
+      const rate = outcome.seconds > 0 ? outcome.stats.length / outcome.seconds : 0;
+      process.stdout.write(`Rate: ${rate.toFixed(1)} urls/sec (stage ${cmd.stage})\n`);
+    }
+    if (outcome.interrupted) return 130;
+    const rootStats = outcome.stats.filter((s) => roots.includes(s.url));
+    if (rootStats.length === roots.length && rootStats.every((s) => s.exception !== null)) {
+      for (const s of rootStats) process.stderr.write(`coroscope crawl: cannot reach ${s.url}: ${s.exception}\n`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    await site?.close();
+  }
+}
+
+/** Repaints one status line on stderr while a crawl runs (terminals only). */
+function startProgress(cmd: CrawlCommand, read: () => { done: number; queued: number; inFlight: number; errors: number }, t0: number): () => void {
+  if (cmd.quiet || cmd.json || !process.stderr.isTTY) return () => undefined;
+  const timer = setInterval(() => {
+    process.stderr.write(`\r\x1b[K${progressLine(read(), (performance.now() - t0) / 1000)}`);
+  }, 250);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    process.stderr.write('\r\x1b[K');
+  };
+}
+
+async function crawlWithCoroutines(cmd: CrawlCommand, roots: string[]): Promise<CrawlOutcome> {
+  if (cmd.inspect) setCoroutineTracking(true);
+  const loop = new EventLoop();
+  const crawler = new Crawler(roots, {
+    maxTasks: cmd.maxTasks,
+    maxRedirect: cmd.maxRedirect,
+    maxTries: cmd.maxTries,
+    exclude: cmd.exclude,
+    strict: cmd.strict,
+    maxPages: cmd.maxPages,
+    maxDepth: cmd.maxDepth,
+    robots: cmd.robots,
+    session: { timeout: { total: cmd.timeout } },
+  });
+  const t0 = performance.now();
+  const task = loop.createTask(crawler.crawl(), { name: 'crawl' });
+  const stopProgress = startProgress(cmd, () => crawler.progress(), t0);
+  const onSigint = (): void => {
+    task.cancel('interrupted');
+  };
+  process.once('SIGINT', onSigint);
+  if (cmd.dumpTasksAfterMs !== null) {
+    loop.callLater(cmd.dumpTasksAfterMs / 1000, () => {
+      const out = cmd.json ? process.stderr : process.stdout;
+      out.write(`*** Tasks after ${cmd.dumpTasksAfterMs} ms ***\n${formatPsTree(loop)}\n`);
+    });
+  }
+  let interrupted = false;
+  try {
+    await loop.runUntilComplete(task);
+  } catch (e) {
+    if (!(e instanceof CancelledError)) throw e;
+    interrupted = true;
+    process.stderr.write('coroscope crawl: interrupted; report of what was done:\n');
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+    stopProgress();
+    loop.close();
+    setCoroutineTracking(false);
+  }
+  return { stats: crawler.done, seconds: crawler.elapsed(), excluded: crawler.excluded.size, report: crawler.report(), interrupted };
+}
+
+async function crawlWithStage(cmd: CrawlCommand, roots: string[]): Promise<CrawlOutcome> {
+  const options = { maxRedirect: cmd.maxRedirect, strict: cmd.strict, exclude: cmd.exclude === null ? undefined : new RegExp(cmd.exclude), maxPages: cmd.maxPages || undefined };
+  const result = cmd.stage === 'callbacks' ? await crawlWithCallbacks(roots, options) : await crawlWithGenerators(roots, options);
+  const report = formatReport(result.stats, { seconds: result.seconds, todo: 0, busy: 0, maxTasks: 1 });
+  return { stats: result.stats, seconds: result.seconds, excluded: 0, report, interrupted: false };
+}

@@ -1,0 +1,47 @@
+// `coroscope`: the command-line entry (bundled to dist/cli.js, run by bin/coroscope.js).
+// Parses the arguments, runs the command, and exits with its code: 2 for bad arguments,
+// with a message that names the problem.
+
+import { parseArgs, UsageError, USAGE } from './args';
+import { runCrawlCommand } from './crawl-command';
+import { runDemoSiteCommand } from './demo-site-command';
+
+const VERSION = '0.1.0';
+
+async function main(argv: string[]): Promise<number> {
+  let cmd;
+  try {
+    cmd = parseArgs(argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`coroscope: ${e.message}\nRun 'coroscope --help' for usage.\n`);
+      return 2;
+    }
+    throw e;
+  }
+  switch (cmd.kind) {
+    case 'help':
+      process.stdout.write(USAGE);
+      return 0;
+    case 'version':
+      process.stdout.write(`coroscope ${VERSION}\n`);
+      return 0;
+    case 'crawl':
+      return runCrawlCommand(cmd);
+    case 'demo-site':
+      return runDemoSiteCommand(cmd);
+    case 'other':
+      process.stderr.write(`coroscope: unknown command ${JSON.stringify(cmd.name)}\nRun 'coroscope --help' for usage.\n`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`coroscope: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 1;
+  },
+);

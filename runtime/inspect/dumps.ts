@@ -1,0 +1,234 @@
+// Text dumps of a loop's tasks, modelled on Python 3.14's `python -m asyncio ps` and
+// `pstree`.
+//
+// formatPsTable: one row per live task (id, name, state, steps, what it awaits, who awaits
+// it) and its coroutine stack as function names, innermost first: `get < work` reads
+// "get, called from work" (Python prints the same order joined by `->`). No node:inspector:
+// cheap even for 10k tasks.
+//
+// formatPsTree: the tasks as a tree (a task under the task that awaits it, else under the
+// task that created it when a TaskRecorder knows, else at the top), each with its frames
+// one per line, root first and innermost last, as `function file.ts:line`, then what it
+// awaits. Frames are read with node:inspector and mapped to TypeScript.
+//
+// Both collapse groups of tasks that look the same and are parked waiting for work
+// (default: same parent, same frames, same await on the same object, awaiting one of
+// IDLE_KINDS) into one entry `× 97 …`, so 100 workers stay readable; a busy task (one
+// waiting on its own socket, say) never looks like another and is always shown in full.
+
+import { isAbsolute, relative, basename } from 'node:path';
+import type { EventLoop } from '../loop';
+import type { Task } from '../task';
+import type { GeneratorReader } from './generator-reader';
+import type { SourcePositionMapper } from './source-positions';
+import { framesOfTasks, summarizeTasks, type TaskFrame, type TaskSummary, type AwaitInfo } from './task-snapshot';
+import type { TaskRecorder } from './task-recorder';
+
+/** Await kinds of a task parked waiting for work: candidates for collapsing. */
+export const IDLE_KINDS: ReadonlySet<string> = new Set(['queue.get', 'queue.put', 'queue.join', 'event', 'lock', 'semaphore', 'sleep']);
+
+export interface DumpOptions {
+  /** Adds "created by" (tree parents for tasks nobody awaits) and timings. */
+  readonly recorder?: TaskRecorder | null;
+  /** How file names are printed: relative to `root` (default), base name only, or absolute. */
+  readonly paths?: 'relative' | 'basename' | 'absolute';
+  /** Directory paths are relative to (default process.cwd()). */
+  readonly root?: string;
+  /**
+   * Which look-alike tasks collapse into one entry: 'idle' (default: awaiting one of
+   * IDLE_KINDS), 'identical' (any), or 'none'.
+   */
+  readonly collapse?: 'idle' | 'identical' | 'none';
+  /** Smallest group that collapses (default 3). */
+  readonly collapseMin?: number;
+  /** Only these tasks (default: every live task of the loop). */
+  readonly tasks?: readonly Task<unknown>[];
+  readonly reader?: GeneratorReader;
+  readonly positions?: SourcePositionMapper;
+}
+
+function describeAwaitText(a: AwaitInfo | null): string {
+  if (a === null) return '-';
+  const parts = [a.kind];
+  if (a.kind === 'gather' && a.taskIds.length > 0) parts.push(`of ${a.taskIds.map((id) => `#${id}`).join(', ')}`);
+  else if (a.target !== null) parts.push(a.target);
+  if (a.detail !== null && a.kind !== 'socket.read' && a.kind !== 'socket.write' && a.kind !== 'socket.connect') parts.push(`(${a.detail})`);
+  return parts.join(' ');
+}
+
+function stackText(s: TaskSummary): string {
+  if (s.coroutine.length === 0) return s.state === 'scheduled' ? '(not started)' : '(untracked)';
+  return s.coroutine.slice().reverse().join(' < ');
+}
+
+function shouldCollapse(a: AwaitInfo | null, mode: 'idle' | 'identical' | 'none'): boolean {
+  if (mode === 'none') return false;
+  if (mode === 'identical') return true;
+  return a !== null && IDLE_KINDS.has(a.kind);
+}
+
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
+
+/** Ids as a short list: `#5, #6, … #99 (90 tasks)`. */
+function idList(tasks: readonly TaskSummary[], max = 4): string {
+  const shown = tasks.slice(0, max).map((t) => `#${t.id} ${t.name}`);
+  return tasks.length > max ? `${shown.join(', ')}, … #${tasks[tasks.length - 1]!.id} ${tasks[tasks.length - 1]!.name}` : shown.join(', ');
+}
+
+/** A table of the live tasks, as Python's `asyncio ps`. */
+export function formatPsTable(loop: EventLoop, options: DumpOptions = {}): string {
+  const summaries = summarizeTasks(options.tasks ?? loop.allTasks(), { recorder: options.recorder });
+  const byId = new Map(summaries.map((s) => [s.id, s]));
+  const mode = options.collapse ?? 'idle';
+  const min = options.collapseMin ?? 3;
+  const awaitedByText = (s: TaskSummary): string => (s.awaitedBy.length === 0 ? '-' : s.awaitedBy.map((id) => `#${id} ${byId.get(id)?.name ?? ''}`.trim()).join(', '));
+  // Group look-alikes (same state, stack, await and awaiters), keeping first-seen order.
+  const groups = new Map<string, TaskSummary[]>();
+  for (const s of summaries) {
+    const key = shouldCollapse(s.awaiting, mode) ? `${s.state}|${stackText(s)}|${describeAwaitText(s.awaiting)}|${awaitedByText(s)}` : `#${s.id}`;
+    let g = groups.get(key);
+    if (g === undefined) groups.set(key, (g = []));
+    g.push(s);
+  }
+  const rows: string[][] = [];
+  for (const g of groups.values()) {
+    const s = g[0]!;
+    if (g.length >= min) {
+      const lo = Math.min(...g.map((t) => t.steps));
+      const hi = Math.max(...g.map((t) => t.steps));
+      const last = g[g.length - 1]!;
+      rows.push([`×${g.length}`, `#${s.id} ${s.name} … #${last.id} ${last.name}`, s.state, lo === hi ? String(lo) : `${lo}-${hi}`, describeAwaitText(s.awaiting), awaitedByText(s), stackText(s)]);
+    } else {
+      for (const t of g) rows.push([String(t.id), t.name, t.state, String(t.steps), describeAwaitText(t.awaiting), awaitedByText(t), stackText(t)]);
+    }
+  }
+  rows.sort((a, b) => idOfRow(a) - idOfRow(b));
+  const header = ['task id', 'task name', 'state', 'steps', 'awaiting', 'awaited by', 'coroutine stack (innermost first)'];
+  const widths = header.map((h, c) => (c === header.length - 1 ? 0 : Math.min(c === 4 ? 70 : 48, Math.max(h.length, ...rows.map((r) => r[c]!.length)))));
+  const clipCell = (v: string, c: number): string => (c < header.length - 1 && v.length > widths[c]! ? `${v.slice(0, widths[c]! - 1)}…` : v);
+  const line = (r: string[]): string =>
+    r
+      .map((v, c) => (c === r.length - 1 ? v : pad(clipCell(v, c), widths[c]!)))
+      .join('  ')
+      .trimEnd();
+  const out = [line(header), line(header.map((h, c) => '-'.repeat(c === header.length - 1 ? h.length : widths[c]!)))];
+  for (const r of rows) out.push(line(r));
+  return out.join('\n') + '\n';
+}
+
+/** Sort key of a table row: its task id, or the first id of a collapsed group. */
+function idOfRow(r: string[]): number {
+  const n = Number(r[0]);
+  if (Number.isFinite(n)) return n;
+  const m = /#(\d+)/.exec(r[1]!);
+  return m === null ? 0 : Number(m[1]);
+}
+
+interface TreeNode {
+  readonly summary: TaskSummary;
+  readonly frames: TaskFrame[];
+  readonly children: TreeNode[];
+}
+
+/** The tree of live tasks with their frames, as Python's `asyncio pstree`. */
+export function formatPsTree(loop: EventLoop, options: DumpOptions = {}): string {
+  const tasks = options.tasks ?? loop.allTasks();
+  const summaries = summarizeTasks(tasks, { recorder: options.recorder });
+  const frames = framesOfTasks(tasks, { reader: options.reader, positions: options.positions });
+  const root = options.root ?? process.cwd();
+  const pathStyle = options.paths ?? 'relative';
+  const mode = options.collapse ?? 'idle';
+  const min = options.collapseMin ?? 3;
+
+  const nodes = new Map<number, TreeNode>();
+  summaries.forEach((s, i) => nodes.set(s.id, { summary: s, frames: frames.get(tasks[i]!) ?? [], children: [] }));
+  const parentOf = (s: TaskSummary): number | null => {
+    for (const id of s.awaitedBy) if (nodes.has(id)) return id;
+    return s.createdBy !== null && nodes.has(s.createdBy) ? s.createdBy : null;
+  };
+  const tops: TreeNode[] = [];
+  for (const node of nodes.values()) {
+    // Follow parents; a cycle (tasks awaiting each other) puts the task at the top.
+    let p = parentOf(node.summary);
+    const seen = new Set<number>([node.summary.id]);
+    let cur = p;
+    while (cur !== null && !seen.has(cur)) {
+      seen.add(cur);
+      cur = parentOf(nodes.get(cur)!.summary);
+    }
+    if (cur !== null) p = null;
+    if (p === null) tops.push(node);
+    else nodes.get(p)!.children.push(node);
+  }
+
+  const fileText = (f: TaskFrame): string => {
+    if (f.file === null) return '(no location)';
+    let file = f.file;
+    if (pathStyle === 'basename') file = basename(file);
+    else if (pathStyle === 'relative' && isAbsolute(file)) {
+      const rel = relative(root, file);
+      if (!rel.startsWith('..') && !isAbsolute(rel)) file = rel;
+    }
+    return f.mapped ? `${file}:${f.line}` : `${file}:${f.line}:${f.column} (no source map)`;
+  };
+  const frameLine = (f: TaskFrame): string => `${f.functionName || '(anonymous)'} ${fileText(f)}${f.state === 'running' ? ' (running)' : ''}${f.tracked ? '' : ' (untracked)'}`;
+  const framesKey = (n: TreeNode): string => n.frames.map(frameLine).join('\n');
+  const taskHead = (s: TaskSummary): string => `${s.state}, ${s.steps} step${s.steps === 1 ? '' : 's'}`;
+
+  const out: string[] = [];
+  const live = summaries.length;
+  out.push(`Tasks at loop time ${loop.time().toFixed(3)} s, tick ${loop.tickCount()}${loop.isPaused() ? ' (paused)' : ''}: ${live} live task${live === 1 ? '' : 's'}`);
+
+  const emit = (node: TreeNode | TreeNode[], prefix: string, last: boolean): void => {
+    const group = Array.isArray(node) ? node : [node];
+    const first = group[0]!;
+    const s = first.summary;
+    const branch = last ? '└── ' : '├── ';
+    const body = prefix + (last ? '    ' : '│   ');
+    if (group.length > 1) {
+      out.push(`${prefix}${branch}(T) × ${group.length} ${taskHead(s)}: ${idList(group.map((g) => g.summary))}`);
+    } else {
+      out.push(`${prefix}${branch}(T) #${s.id} ${s.name} [${taskHead(s)}]`);
+    }
+    const kids = groupChildren(first.children);
+    const framePrefix = body + (kids.length > 0 ? '│   ' : '    ');
+    if (first.frames.length === 0) out.push(`${framePrefix}${s.state === 'scheduled' ? '(not started yet)' : '(no frames)'}`);
+    for (const f of first.frames) out.push(`${framePrefix}${frameLine(f)}`);
+    if (!s.tracked && first.frames.length > 0 && s.state !== 'running') out.push(`${framePrefix}(coroutine tracking off: inner frames are not visible)`);
+    if (s.awaiting !== null) out.push(`${framePrefix}awaits ${describeAwaitText(s.awaiting)}`);
+    kids.forEach((k, i) => emit(k, body, i === kids.length - 1));
+  };
+
+  const groupChildren = (children: TreeNode[]): Array<TreeNode | TreeNode[]> => {
+    const sorted = children.slice().sort((a, b) => a.summary.id - b.summary.id);
+    const groups = new Map<string, TreeNode[]>();
+    const order: Array<TreeNode | string> = [];
+    for (const n of sorted) {
+      if (n.children.length === 0 && shouldCollapse(n.summary.awaiting, mode)) {
+        const key = `${n.summary.state}|${framesKey(n)}|${describeAwaitText(n.summary.awaiting)}`;
+        let g = groups.get(key);
+        if (g === undefined) {
+          groups.set(key, (g = []));
+          order.push(key);
+        }
+        g.push(n);
+      } else order.push(n);
+    }
+    const result: Array<TreeNode | TreeNode[]> = [];
+    for (const item of order) {
+      if (typeof item !== 'string') result.push(item);
+      else {
+        const g = groups.get(item)!;
+        if (g.length >= min) result.push(g);
+        else result.push(...g);
+      }
+    }
+    return result;
+  };
+
+  const topItems = groupChildren(tops);
+  topItems.forEach((t, i) => emit(t, '', i === topItems.length - 1));
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,270 @@
+// Lints: the mistakes asyncio's debug mode and tokio-console point out, as protocol `Lint`s.
+//
+// - slowCallback: the loop ran one callback (or one task step) longer than the loop's
+//   slowCallbackDuration (debug mode times every callback): what it was, how long, and for a
+//   task step where the task is now suspended.
+// - neverAwaited: a coroutine was created (coroutine tracking's `created`) and never started:
+//   not `yield*`-ed, not wrapped in a task. Reported once it has stayed unstarted for
+//   `neverAwaitedSeconds` of wall time and at least two ticks (a task's first step runs in
+//   the tick after its creation, so a task's coroutine is never reported by mistake; a
+//   paused loop reports nothing), and for every one still unstarted when the loop closes.
+//   A task cancelled before its first step never starts its coroutine: not a lint (asyncio
+//   is silent there too). Tasks are matched to the coroutine created just before them (the
+//   `createTask(work())` pattern).
+// - destroyedPending: the loop closed while a task was pending (the loop reports it through
+//   its exception handler: "Task was destroyed but it is pending!").
+// - neverYields: a task finished within its first step and that step took at least the slow
+//   threshold: it held the loop from start to end without a single suspension (a blocking
+//   computation or blocking I/O dressed as a coroutine). A step that long is also a
+//   slowCallback; this one says the task never gave the loop back at all.
+// - lostWakeup (checkWakeups, between ticks): a task suspended on a pending future that does
+//   not have the task among its waiters (completing it will not wake the task); a task
+//   suspended on a future already done whose wake-up is not on the ready queue; a pending
+//   future whose waiters include a task that is suspended on something else (completing it
+//   would resume that task at the wrong suspension point).
+//
+// Invariants: every lint is reported once (`onLint`) and kept (bounded: MAX_LINTS, and at
+// most PER_KEY per kind and function/task); per-step cost is one field test and, for a
+// task's first step only, one clock read; coroutine creation costs one Map insert and its
+// start one delete.
+
+import type { Lint, LintKind, SourcePosition as ProtocolPosition } from '../../protocol/host-protocol';
+import type { CoroutineFrame, CoroutineTrackingHooks } from '../coroutine';
+import { Event } from '../event';
+import { Future } from '../future';
+import { GatheringFuture } from '../gather';
+import type { EventLoop, ExceptionContext, LoopObserver } from '../loop';
+import { Queue } from '../queue';
+import { Task, type Coroutine } from '../task';
+import { resourceOf } from './await-graph';
+import { functionLocations, type FunctionLocations } from './function-locations';
+import { describeTask, taskFrames } from './task-snapshot';
+
+export const MAX_LINTS = 1000;
+const PER_KEY = 20;
+
+interface Unstarted {
+  readonly fn: (...args: never[]) => Coroutine<unknown>;
+  readonly tick: number;
+  readonly at: number;
+}
+
+export interface LintCollectorOptions {
+  /** Receives each new lint. */
+  onLint?: (lint: Lint) => void;
+  /** Wall seconds a coroutine may stay unstarted before it is reported (default 1). */
+  neverAwaitedSeconds?: number;
+  functions?: FunctionLocations;
+  /** Wall clock in ms (tests). */
+  now?: () => number;
+}
+
+function toPosition(p: { file: string; line: number; column: number } | null | undefined): ProtocolPosition | undefined {
+  return p === null || p === undefined ? undefined : { file: p.file, line: p.line, column: p.column };
+}
+
+export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
+  private readonly list: Lint[] = [];
+  private readonly perKey = new Map<string, number>();
+  private readonly unstarted = new Map<Coroutine<unknown>, Unstarted>();
+  private lastCreated: Coroutine<unknown> | null = null;
+  private readonly taskCoroutine = new WeakMap<Task<unknown>, Coroutine<unknown>>();
+  private readonly firstStepStart = new WeakMap<Task<unknown>, number>();
+  private readonly reportedWakeups = new WeakSet<object>();
+  private readonly onLint: (lint: Lint) => void;
+  private readonly neverAwaitedMs: number;
+  private readonly functionsOption: FunctionLocations | undefined;
+  private readonly now: () => number;
+  /** Lints dropped because of the bounds. */
+  dropped = 0;
+
+  constructor(
+    readonly loop: EventLoop,
+    options: LintCollectorOptions = {},
+  ) {
+    this.onLint = options.onLint ?? (() => undefined);
+    this.neverAwaitedMs = (options.neverAwaitedSeconds ?? 1) * 1000;
+    this.functionsOption = options.functions;
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  private get functions(): FunctionLocations {
+    return this.functionsOption ?? functionLocations();
+  }
+
+  /** Every lint so far, oldest first. */
+  lints(): Lint[] {
+    return this.list.slice();
+  }
+
+  private report(kind: LintKind, key: string, lint: Omit<Lint, 'kind' | 'tick'>): void {
+    const k = `${kind}:${key}`;
+    const n = this.perKey.get(k) ?? 0;
+    if (n >= PER_KEY || this.list.length >= MAX_LINTS) {
+      this.dropped++;
+      return;
+    }
+    this.perKey.set(k, n + 1);
+    const full: Lint = { kind, tick: this.loop.tickCount(), ...lint };
+    this.list.push(full);
+    this.onLint(full);
+  }
+
+  // --- loop observer ---------------------------------------------------------------------------
+
+  slowCallback(description: string, seconds: number, task: Task<unknown> | null): void {
+    let position: ProtocolPosition | undefined;
+    if (task !== null && !task.done()) {
+      try {
+        const frames = taskFrames(task);
+        const inner = frames[frames.length - 1];
+        if (inner !== undefined && inner.file !== null && inner.line !== null) position = { file: inner.file, line: inner.line, column: inner.column ?? 1 };
+      } catch {
+        position = undefined;
+      }
+    }
+    const where = position !== undefined ? ` (it then suspended at ${position.file}:${position.line})` : '';
+    const lint: Omit<Lint, 'kind' | 'tick'> = { message: `Executing ${description} took ${seconds.toFixed(3)} seconds: the loop was blocked${where}`, seconds };
+    if (task !== null) lint.taskId = task.id;
+    if (position !== undefined) lint.position = position;
+    this.report('slowCallback', task !== null ? `task:${task.name}` : description, lint);
+  }
+
+  callbackError(context: ExceptionContext): void {
+    const task = context.task;
+    if (task === undefined || !/destroyed but it is pending/i.test(context.message)) return;
+    const frames = task._frames;
+    const chain = frames !== null && frames.length > 0 ? ` in ${frames.map((f) => f.fn.name).join(' → ')}` : '';
+    this.report('destroyedPending', `task:${task.id}`, { message: `${describeTask(task)} was destroyed but it is pending${chain}: the loop closed before it finished`, taskId: task.id });
+  }
+
+  taskCreated(task: Task<unknown>): void {
+    if (this.lastCreated !== null) {
+      this.taskCoroutine.set(task, this.lastCreated);
+      this.lastCreated = null;
+    }
+  }
+
+  taskStepStart(task: Task<unknown>): void {
+    if (task._steps === 0) this.firstStepStart.set(task, this.now());
+  }
+
+  taskDone(task: Task<unknown>): void {
+    const coro = this.taskCoroutine.get(task);
+    if (coro !== undefined) {
+      // Ended without ever running its coroutine (cancelled before its first step): not a lint.
+      this.unstarted.delete(coro);
+      this.taskCoroutine.delete(task);
+    }
+    const t0 = this.firstStepStart.get(task);
+    if (t0 !== undefined && task._steps === 1) {
+      const seconds = (this.now() - t0) / 1000;
+      if (seconds >= this.loop.slowCallbackDuration) {
+        const name = task._frames?.[0]?.fn.name ?? task.name;
+        this.report('neverYields', `task:${task.name}`, {
+          message: `${describeTask(task)} never yielded: it ran from start to finish in one step of ${seconds.toFixed(3)} seconds (${name}), blocking the loop throughout`,
+          taskId: task.id,
+          seconds,
+        });
+      }
+    }
+  }
+
+  // --- coroutine tracking ------------------------------------------------------------------------
+
+  created(gen: Coroutine<unknown>, fn: (...args: never[]) => Coroutine<unknown>): void {
+    this.unstarted.set(gen, { fn, tick: this.loop.tickCount(), at: this.now() });
+    this.lastCreated = gen;
+  }
+
+  started(frame: CoroutineFrame): void {
+    this.unstarted.delete(frame.gen);
+    if (this.lastCreated === frame.gen) this.lastCreated = null;
+  }
+
+  /** Reports coroutines unstarted for long enough (call it now and then, e.g. every second). */
+  sweep(): void {
+    if (this.unstarted.size === 0) return;
+    const now = this.now();
+    const tick = this.loop.tickCount();
+    for (const [gen, u] of this.unstarted) {
+      if (now - u.at < this.neverAwaitedMs || tick < u.tick + 2) continue;
+      this.unstarted.delete(gen);
+      this.reportNeverAwaited(u, false);
+    }
+  }
+
+  /** The loop is closing: every coroutine still unstarted is reported. */
+  loopClosing(): void {
+    for (const [gen, u] of this.unstarted) {
+      this.unstarted.delete(gen);
+      this.reportNeverAwaited(u, true);
+    }
+  }
+
+  private reportNeverAwaited(u: Unstarted, closing: boolean): void {
+    const name = u.fn.name || '<anonymous>';
+    const position = toPosition(this.functions.locationOf(u.fn));
+    const lint: Omit<Lint, 'kind' | 'tick'> = {
+      message: `coroutine ${name}() was never awaited: created at tick ${u.tick} and ${closing ? 'still not started when the loop closed' : 'not started since'} (use yield* ${name}(...) or createTask)`,
+    };
+    if (position !== undefined) lint.position = position;
+    this.report('neverAwaited', name, lint);
+  }
+
+  // --- lost wake-ups ------------------------------------------------------------------------------
+
+  /** Looks for lost wake-ups among the live tasks and the futures they wait on. Call between ticks. */
+  checkWakeups(): void {
+    const tasks = this.loop.allTasks();
+    const ready = new Set<Task<unknown>>();
+    this.loop._ready.forEach((_fn, a) => {
+      if (a instanceof Task) ready.add(a);
+    });
+    const futures = new Set<Future<unknown>>();
+    const addFutures = (fut: Future<unknown>, depth = 0): void => {
+      if (futures.has(fut) || depth > 8) return;
+      futures.add(fut);
+      if (fut instanceof GatheringFuture) for (const c of fut._children) addFutures(c, depth + 1);
+    };
+    for (const t of tasks) {
+      const w = t._waiter;
+      if (w === null || t.done() || this.loop.currentTask() === t) continue;
+      addFutures(w);
+      const res = resourceOf(w);
+      if (res instanceof Queue) {
+        const q = Queue._internals(res);
+        for (const f of q.getters) addFutures(f);
+        for (const f of q.putters) addFutures(f);
+      } else if (res instanceof Event) {
+        for (const f of Event._waitersOf(res)) addFutures(f);
+      }
+      if (!w.done()) {
+        if (!w._callbacks().includes(t) && !this.reportedWakeups.has(w)) {
+          this.reportedWakeups.add(w);
+          this.report('lostWakeup', `task:${t.id}`, {
+            message: `${describeTask(t)} is suspended on ${w.toString()} but is not among its waiters: completing that future will not wake it`,
+            taskId: t.id,
+          });
+        }
+      } else if (!ready.has(t) && !this.reportedWakeups.has(w)) {
+        this.reportedWakeups.add(w);
+        this.report('lostWakeup', `task:${t.id}`, {
+          message: `${describeTask(t)} is suspended on ${w.toString()}, which is done, but no wake-up is scheduled: the task will never resume`,
+          taskId: t.id,
+        });
+      }
+    }
+    for (const f of futures) {
+      if (f.done()) continue;
+      for (const cb of f._callbacks()) {
+        if (!(cb instanceof Task) || cb.done() || cb._waiter === f || this.reportedWakeups.has(cb)) continue;
+        this.reportedWakeups.add(cb);
+        this.report('lostWakeup', `task:${cb.id}`, {
+          message: `${f.toString()} lists ${describeTask(cb)} as a waiter, but that task is ${cb._waiter === null ? 'not suspended' : `suspended on ${cb._waiter.toString()}`}: completing it would resume the task at the wrong point`,
+          taskId: cb.id,
+        });
+      }
+    }
+  }
+}

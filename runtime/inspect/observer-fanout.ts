@@ -1,0 +1,50 @@
+// ObserverFanout: one LoopObserver that forwards every hook to several inspector parts (loop
+// control, lints, the finished-task history, the host's event feed), since a loop has a
+// single observer slot.
+//
+// Invariants:
+// - Hooks are resolved once, at construction: a hook none of the parts implements stays
+//   undefined on the fanout, so the loop's `observer?.hook?.()` pays nothing for it.
+// - Parts are called in the order given; a part that throws is not allowed to break the
+//   loop's bookkeeping: the error goes to `onError` and the other parts still run.
+
+import type { ExceptionContext, LoopObserver } from '../loop';
+import type { Task } from '../task';
+
+type HookName = keyof LoopObserver;
+const HOOKS: readonly HookName[] = ['taskCreated', 'taskStepStart', 'taskStepEnd', 'taskDone', 'taskCancelRequested', 'tickStart', 'tickEnd', 'slowCallback', 'callbackError'];
+
+type AnyHook = (...args: never[]) => void;
+
+export class ObserverFanout implements LoopObserver {
+  taskCreated?: (task: Task<unknown>) => void;
+  taskStepStart?: (task: Task<unknown>) => void;
+  taskStepEnd?: (task: Task<unknown>) => void;
+  taskDone?: (task: Task<unknown>) => void;
+  taskCancelRequested?: (task: Task<unknown>, by: Task<unknown> | null) => void;
+  tickStart?: (tick: number) => void;
+  tickEnd?: (tick: number, callbacksRun: number) => void;
+  slowCallback?: (description: string, seconds: number, task: Task<unknown> | null) => void;
+  callbackError?: (context: ExceptionContext) => void;
+
+  constructor(parts: readonly LoopObserver[], onError: (error: unknown, hook: string) => void = () => undefined) {
+    for (const name of HOOKS) {
+      const fns: Array<(...args: unknown[]) => void> = [];
+      for (const part of parts) {
+        const hook = part[name] as AnyHook | undefined;
+        if (typeof hook === 'function') fns.push((hook as (...args: unknown[]) => void).bind(part));
+      }
+      if (fns.length === 0) continue;
+      const fanned = (...args: unknown[]): void => {
+        for (let i = 0; i < fns.length; i++) {
+          try {
+            fns[i]!(...args);
+          } catch (e) {
+            onError(e, name);
+          }
+        }
+      };
+      (this as unknown as Record<string, unknown>)[name] = fanned;
+    }
+  }
+}

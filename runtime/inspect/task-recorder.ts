@@ -1,0 +1,103 @@
+// TaskRecorder: what the inspector learns about tasks from the loop's observer hooks and
+// cannot read afterwards: which task created which, when, how long each has run, when it
+// last resumed, and who requested a cancellation.
+//
+// Invariants:
+// - Attached with `TaskRecorder.attach(loop)`; it takes the loop's observer slot and
+//   forwards every hook to the observer that was there before (so the host's or the CLI's
+//   observer keeps working); `detach()` puts that observer back.
+// - Records live in a WeakMap keyed by the task: nothing is kept alive by the recorder.
+// - Costs per step: two WeakMap lookups and two performance.now() calls. Nothing per
+//   step when no recorder is attached (the loop tests its observer for null).
+
+import type { LoopObserver, EventLoop, ExceptionContext } from '../loop';
+import type { Task } from '../task';
+
+export interface TaskRecord {
+  /** The task that was running when this one was created (null: created from a callback or outside the loop). */
+  readonly createdBy: Task<unknown> | null;
+  /** Loop time at creation, seconds. */
+  readonly createdAt: number;
+  /** Time spent running its steps, seconds (wall clock). */
+  busySeconds: number;
+  /** Loop time of its last resume, or null if it never ran. */
+  lastResumedAt: number | null;
+  /** The task that asked for its cancellation first (null: from a callback), undefined if never. */
+  cancelledBy: Task<unknown> | null | undefined;
+}
+
+export class TaskRecorder implements LoopObserver {
+  private readonly records = new WeakMap<Task<unknown>, TaskRecord>();
+  private readonly previous: LoopObserver | null;
+  private stepStart = 0;
+  private attached = true;
+
+  private constructor(
+    readonly loop: EventLoop,
+    previous: LoopObserver | null,
+  ) {
+    this.previous = previous;
+  }
+
+  /** Starts recording the loop's tasks (those created from now on). */
+  static attach(loop: EventLoop): TaskRecorder {
+    const recorder = new TaskRecorder(loop, loop._observer);
+    loop.setObserver(recorder);
+    return recorder;
+  }
+
+  /** Stops recording and gives the loop its previous observer back (if ours is still installed). */
+  detach(): void {
+    if (!this.attached) return;
+    this.attached = false;
+    if (this.loop._observer === this) this.loop.setObserver(this.previous);
+  }
+
+  recordOf(task: Task<unknown>): TaskRecord | undefined {
+    return this.records.get(task);
+  }
+
+  taskCreated(task: Task<unknown>): void {
+    this.records.set(task, { createdBy: this.loop.currentTask(), createdAt: this.loop.time(), busySeconds: 0, lastResumedAt: null, cancelledBy: undefined });
+    this.previous?.taskCreated?.(task);
+  }
+
+  taskStepStart(task: Task<unknown>): void {
+    const r = this.records.get(task);
+    if (r !== undefined) r.lastResumedAt = this.loop.time();
+    this.stepStart = performance.now();
+    this.previous?.taskStepStart?.(task);
+  }
+
+  taskStepEnd(task: Task<unknown>): void {
+    const r = this.records.get(task);
+    if (r !== undefined) r.busySeconds += (performance.now() - this.stepStart) / 1000;
+    this.previous?.taskStepEnd?.(task);
+  }
+
+  taskDone(task: Task<unknown>): void {
+    this.previous?.taskDone?.(task);
+  }
+
+  taskCancelRequested(task: Task<unknown>, by: Task<unknown> | null): void {
+    const r = this.records.get(task);
+    if (r !== undefined && r.cancelledBy === undefined) r.cancelledBy = by;
+    this.previous?.taskCancelRequested?.(task, by);
+  }
+
+  tickStart(tick: number): void {
+    this.previous?.tickStart?.(tick);
+  }
+
+  tickEnd(tick: number, callbacksRun: number): void {
+    this.previous?.tickEnd?.(tick, callbacksRun);
+  }
+
+  slowCallback(description: string, seconds: number, task: Task<unknown> | null): void {
+    this.previous?.slowCallback?.(description, seconds, task);
+  }
+
+  callbackError(context: ExceptionContext): void {
+    this.previous?.callbackError?.(context);
+  }
+}
