@@ -13,6 +13,7 @@ import { crawlWithCallbacks } from '../crawler/callback-fetcher';
 import { crawlWithGenerators } from '../crawler/generator-fetcher';
 import { startDemoSite, type DemoSite } from '../demo-site/index';
 import { formatPsTree } from '../inspect/dumps';
+import { TaskRecorder } from '../inspect/task-recorder';
 import type { CrawlCommand } from './args';
 import { crawlJson, progressLine } from './crawl-output';
 
@@ -86,6 +87,8 @@ async function crawlWithCoroutines(cmd: CrawlCommand, roots: string[]): Promise<
     robots: cmd.robots,
     session: { timeout: { total: cmd.timeout } },
   });
+  // The recorder knows which task created which, so the dump nests workers under the crawl.
+  if (cmd.inspect) TaskRecorder.attach(loop);
   const t0 = performance.now();
   const task = loop.createTask(crawler.crawl(), { name: 'crawl' });
   const stopProgress = startProgress(cmd, () => crawler.progress(), t0);

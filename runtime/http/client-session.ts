@@ -18,6 +18,7 @@ import { coroutine } from '../coroutine';
 import { CancelledError, IncompleteReadError, OSError } from '../errors';
 import { getRunningLoop } from '../running-loop';
 import { withTimeout } from '../timeout';
+import type { StreamReader } from '../streams';
 import type { Coroutine } from '../task';
 import { ClientResponse, translateReadError, type ResponseLimits } from './client-response';
 import type { HttpConnection } from './connection';
@@ -57,7 +58,9 @@ export interface RequestOptions {
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const HEAD_END = ['\r\n\r\n', '\n\n'];
+// The blank line ending the head; '\n\r\n' is an LF-ended last field followed by a CRLF blank
+// line, which the parser accepts (it strips CR per line) and must therefore be found here too.
+const HEAD_END = ['\r\n\r\n', '\n\n', '\n\r\n'];
 
 /** Parses and checks a URL for the client: http or https with a host. */
 export function parseHttpUrl(url: string): URL {
@@ -180,8 +183,11 @@ const send = coroutine(function* send(
     const left = limits.deadline - loop.time();
     let conn: HttpConnection;
     try {
-      conn = yield* withTimeout(minTimeout(timeout.connect, left), session.pool.acquire(origin));
+      // An idle keep-alive connection needs no waiting, hence no connect timer.
+      conn = session.pool._takeIdle(origin.key, loop.time()) ?? (yield* withTimeout(minTimeout(timeout.connect, left), session.pool.acquire(origin)));
     } catch (e) {
+      // The pool closed under a request waiting for a slot: say so, typed.
+      if (session.isClosed() && !(e instanceof CancelledError)) throw new HttpConnectionError(url, 'the session is closed', { cause: e });
       throw connectError(e, url);
     }
     const reused = conn.requests > 0;
@@ -190,7 +196,7 @@ const send = coroutine(function* send(
     try {
       conn.writer.write(requestBytes);
       yield* conn.writer.drain();
-      head = yield* withTimeout(minTimeout(timeout.read, limits.deadline - loop.time()), readHead(conn, url));
+      head = yield* withTimeout(minTimeout(timeout.read, limits.deadline - loop.time()), readResponseHead(conn.reader, url));
     } catch (e) {
       session.pool.discard(conn);
       if (reused && attempt === 0 && isStaleConnectionError(e)) continue;
@@ -207,10 +213,13 @@ const send = coroutine(function* send(
   }
 });
 
-/** Reads the status line and headers, skipping 1xx interim responses. */
-const readHead = coroutine(function* readHead(conn: HttpConnection, url: string): Coroutine<ResponseHead> {
+/**
+ * Reads the status line and headers from `reader`, skipping 1xx interim responses. Needs no
+ * connection (a reader fed by hand works), which is how the response fuzzer drives it.
+ */
+export const readResponseHead = coroutine(function* readHead(reader: StreamReader, url: string): Coroutine<ResponseHead> {
   for (;;) {
-    const bytes = yield* conn.reader.readuntil(HEAD_END);
+    const bytes = yield* reader.readuntil(HEAD_END);
     const head = parseResponseHead(bytes, url);
     if (head.status >= 100 && head.status < 200 && head.status !== 101) continue;
     return head;

@@ -28,7 +28,7 @@ import type { TaskRecorder } from './task-recorder';
 export const IDLE_KINDS: ReadonlySet<string> = new Set(['queue.get', 'queue.put', 'queue.join', 'event', 'lock', 'semaphore', 'sleep']);
 
 export interface DumpOptions {
-  /** Adds "created by" (tree parents for tasks nobody awaits) and timings. */
+  /** Adds "created by" (tree parents for tasks nobody awaits). Default: the loop's attached recorder (TaskRecorder.of). */
   readonly recorder?: TaskRecorder | null;
   /** How file names are printed: relative to `root` (default), base name only, or absolute. */
   readonly paths?: 'relative' | 'basename' | 'absolute';
@@ -49,6 +49,7 @@ export interface DumpOptions {
 
 function describeAwaitText(a: AwaitInfo | null): string {
   if (a === null) return '-';
+  if (a.kind === 'task' && a.target !== null) return a.target;
   const parts = [a.kind];
   if (a.kind === 'gather' && a.taskIds.length > 0) parts.push(`of ${a.taskIds.map((id) => `#${id}`).join(', ')}`);
   else if (a.target !== null) parts.push(a.target);

@@ -59,7 +59,11 @@ export interface GeneratorFrame {
 export interface ReadGeneratorOptions {
   /** Read the locals too (one more protocol call per generator). Default false. */
   readonly locals?: boolean;
-  /** Where local previews register their handles; default a new group of the reader's table. */
+  /**
+   * Where local previews register their handles (e.g. `{ table: reader.handles, group:
+   * reader.newHandleGroup() }`; release the group when done). Without it, previews come
+   * without handles and nothing is kept.
+   */
   readonly handles?: HandleSink;
   /** Function names known to the caller (e.g. a tracked frame's `fn.name`), by index. */
   readonly functionNames?: ReadonlyArray<string | null | undefined>;
@@ -145,7 +149,7 @@ export class GeneratorReader {
   readGenerators(gens: readonly object[], options: ReadGeneratorOptions = {}): GeneratorFrame[] {
     if (gens.length === 0) return [];
     const wantLocals = options.locals ?? false;
-    const sink: HandleSink | null = wantLocals ? (options.handles ?? { table: this.handles, group: this.newHandleGroup() }) : null;
+    const sink: HandleSink | null = options.handles ?? null;
     const out: GeneratorFrame[] = [];
     // Chunks, each in its own object group: V8's lookups slow down as a group grows.
     for (let start = 0; start < gens.length; start += BATCH) {
@@ -156,20 +160,14 @@ export class GeneratorReader {
           const r = remotes[i]!;
           const known = options.functionNames?.[start + i];
           const name = known ?? (r.subtype === 'generator' ? (r.className ?? '') : '');
-          out.push(this.readOne(r, name, sink));
+          out.push(this.readOne(r, name, wantLocals, sink));
         }
       });
     }
     return out;
   }
 
-  /** The function name V8 gives each object (for a generator, its generator function's). */
-  classNamesOf(values: readonly object[]): string[] {
-    if (values.length === 0) return [];
-    return this.session.withObjectGroup((group) => this.session.remoteObjectsOf(values, group).map((r) => r.className ?? ''));
-  }
-
-  private readOne(remote: Runtime.RemoteObject, functionName: string, sink: HandleSink | null): GeneratorFrame {
+  private readOne(remote: Runtime.RemoteObject, functionName: string, wantLocals: boolean, sink: HandleSink | null): GeneratorFrame {
     if (remote.objectId === undefined || remote.subtype !== 'generator') {
       return { functionName, state: 'unknown', location: null, locals: null };
     }
@@ -206,13 +204,13 @@ export class GeneratorReader {
       }
     }
     let locals: LocalVariable[] | null = null;
-    if (sink !== null && scopesId !== undefined && state !== 'running') {
+    if (wantLocals && scopesId !== undefined && state !== 'running') {
       locals = this.readLocals(scopesId, receiver, sink);
     }
     return { functionName, state, location, locals };
   }
 
-  private readLocals(scopesId: string, receiver: Runtime.RemoteObject | undefined, sink: HandleSink): LocalVariable[] {
+  private readLocals(scopesId: string, receiver: Runtime.RemoteObject | undefined, sink: HandleSink | null): LocalVariable[] {
     return this.rawLocals(scopesId, receiver).map(([name, scope, value]) => ({ name, scope, value: previewValue(value, sink) }));
   }
 

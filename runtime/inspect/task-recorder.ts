@@ -5,10 +5,14 @@
 // Invariants:
 // - Attached with `TaskRecorder.attach(loop)`; it takes the loop's observer slot and
 //   forwards every hook to the observer that was there before (so the host's or the CLI's
-//   observer keeps working); `detach()` puts that observer back.
+//   observer keeps working); `detach()` puts that observer back. An observer set on the
+//   loop after it replaces it: attach the recorder last, or make it a part of a fanout.
+// - `TaskRecorder.of(loop)` is the loop's attached recorder: snapshots and dumps use it
+//   when not given one.
 // - Records live in a WeakMap keyed by the task: nothing is kept alive by the recorder.
-// - Costs per step: two WeakMap lookups and two performance.now() calls. Nothing per
-//   step when no recorder is attached (the loop tests its observer for null).
+// - Costs per step: one WeakMap lookup and two performance.now() calls (busy time); the
+//   loop time of a resume is sampled once per tick. Nothing per step when no recorder is
+//   attached (the loop tests its observer for null).
 
 import type { LoopObserver, EventLoop, ExceptionContext } from '../loop';
 import type { Task } from '../task';
@@ -20,16 +24,22 @@ export interface TaskRecord {
   readonly createdAt: number;
   /** Time spent running its steps, seconds (wall clock). */
   busySeconds: number;
-  /** Loop time of its last resume, or null if it never ran. */
+  /** Loop time of the tick of its last resume, or null if it never ran. */
   lastResumedAt: number | null;
   /** The task that asked for its cancellation first (null: from a callback), undefined if never. */
   cancelledBy: Task<unknown> | null | undefined;
 }
 
+const attachedRecorders = new WeakMap<EventLoop, TaskRecorder>();
+
 export class TaskRecorder implements LoopObserver {
   private readonly records = new WeakMap<Task<unknown>, TaskRecord>();
   private readonly previous: LoopObserver | null;
   private stepStart = 0;
+  /** The record of the task being stepped (one WeakMap lookup per step). */
+  private stepping: TaskRecord | undefined = undefined;
+  /** Loop time sampled once per tick: a step's resume time is its tick's. */
+  private tickTime = 0;
   private attached = true;
 
   private constructor(
@@ -42,8 +52,15 @@ export class TaskRecorder implements LoopObserver {
   /** Starts recording the loop's tasks (those created from now on). */
   static attach(loop: EventLoop): TaskRecorder {
     const recorder = new TaskRecorder(loop, loop._observer);
+    recorder.tickTime = loop.time();
     loop.setObserver(recorder);
+    attachedRecorders.set(loop, recorder);
     return recorder;
+  }
+
+  /** The recorder last attached to the loop and not detached, or null (dumps use it by default). */
+  static of(loop: EventLoop): TaskRecorder | null {
+    return attachedRecorders.get(loop) ?? null;
   }
 
   /** Stops recording and gives the loop its previous observer back (if ours is still installed). */
@@ -51,6 +68,7 @@ export class TaskRecorder implements LoopObserver {
     if (!this.attached) return;
     this.attached = false;
     if (this.loop._observer === this) this.loop.setObserver(this.previous);
+    if (attachedRecorders.get(this.loop) === this) attachedRecorders.delete(this.loop);
   }
 
   recordOf(task: Task<unknown>): TaskRecord | undefined {
@@ -64,14 +82,16 @@ export class TaskRecorder implements LoopObserver {
 
   taskStepStart(task: Task<unknown>): void {
     const r = this.records.get(task);
-    if (r !== undefined) r.lastResumedAt = this.loop.time();
+    this.stepping = r;
+    if (r !== undefined) r.lastResumedAt = this.tickTime;
     this.stepStart = performance.now();
     this.previous?.taskStepStart?.(task);
   }
 
   taskStepEnd(task: Task<unknown>): void {
-    const r = this.records.get(task);
+    const r = this.stepping;
     if (r !== undefined) r.busySeconds += (performance.now() - this.stepStart) / 1000;
+    this.stepping = undefined;
     this.previous?.taskStepEnd?.(task);
   }
 
@@ -86,6 +106,7 @@ export class TaskRecorder implements LoopObserver {
   }
 
   tickStart(tick: number): void {
+    this.tickTime = this.loop.time();
     this.previous?.tickStart?.(tick);
   }
 

@@ -31,7 +31,7 @@ import { Socket } from '../socket';
 import { Task } from '../task';
 import { generatorReader, type GeneratorLocation, type GeneratorReader, type GeneratorState, type LocalVariable } from './generator-reader';
 import { sourcePositions, sourceVariableName, type SourcePositionMapper } from './source-positions';
-import type { TaskRecorder } from './task-recorder';
+import { TaskRecorder } from './task-recorder';
 import { classNameOf, type HandleSink } from './value-preview';
 
 export type TaskState = 'scheduled' | 'running' | 'suspended' | 'done' | 'cancelled' | 'failed';
@@ -79,7 +79,7 @@ export interface TasksSnapshot {
 }
 
 export interface SnapshotOptions {
-  /** Adds createdBy and the timings. */
+  /** Adds createdBy and the timings. Default: the loop's attached recorder (TaskRecorder.of); null for none. */
   readonly recorder?: TaskRecorder | null;
 }
 
@@ -159,7 +159,7 @@ export function snapshotTasks(loop: EventLoop, options: SnapshotOptions = {}): T
 
 /** Summaries of the given tasks; awaited-by edges only count tasks of the same list. */
 export function summarizeTasks(tasks: readonly Task<unknown>[], options: SnapshotOptions = {}): TaskSummary[] {
-  const recorder = options.recorder ?? null;
+  const recorder = options.recorder !== undefined ? options.recorder : tasks.length > 0 ? TaskRecorder.of(tasks[0]!.getLoop()) : null;
   const awaitedBy = new Map<Task<unknown>, number[]>();
   const addEdge = (awaited: Task<unknown>, by: Task<unknown>): void => {
     let list = awaitedBy.get(awaited);
@@ -228,7 +228,7 @@ export interface TaskFrame {
 export interface FramesOptions {
   /** Read locals too (about one more protocol call per frame). Default false. */
   readonly locals?: boolean;
-  /** Where local previews register handles (default: a new group of the reader's table). */
+  /** Where local previews register handles (see ReadGeneratorOptions.handles); none by default. */
   readonly handles?: HandleSink;
   readonly reader?: GeneratorReader;
   readonly positions?: SourcePositionMapper;
