@@ -49,6 +49,7 @@ export class Socket implements Selectable {
   private _error: OSError | null = null;
   private _paused = false;
   private _selectors: DefaultSelector[] = [];
+  private _closeListeners: Array<() => void> | null = null;
   private readonly _tls: SocketOptions['tls'];
   private _peer: SocketAddress | null = null;
 
@@ -89,9 +90,12 @@ export class Socket implements Selectable {
     }
     this._state = 'connecting';
     this._peer = [host, port];
+    // allowHalfOpen (TCP): the peer's FIN only ends our reading (recv gives EOF); we may
+    // still send, as with a Python socket. Node would otherwise end our side too, and the
+    // next send would fail with EPIPE. (TLS has no half-close: it keeps Node's default.)
     const conn = this._tls
       ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...(typeof this._tls === 'object' ? this._tls : {}) })
-      : net.connect({ host, port });
+      : net.connect({ host, port, allowHalfOpen: true });
     this._conn = conn;
     conn.setNoDelay(true);
     conn.once(this._tls ? 'secureConnect' : 'connect', () => {
@@ -181,11 +185,23 @@ export class Socket implements Selectable {
       else conn.destroy();
     }
     this._notify();
+    // A closed socket is never reported by a selector again: wake the coroutines waiting on it.
+    const listeners = this._closeListeners;
+    this._closeListeners = null;
+    if (listeners !== null) for (const fn of listeners) fn();
   }
 
   /** Closes at once, discarding unsent bytes (a reset, for cancellation). */
   abort(): void {
-    if (this._conn !== null) this._conn.resetAndDestroy?.();
+    // A TCP reset; Node refuses it on TLS sockets, which are simply destroyed.
+    const conn = this._conn;
+    if (conn !== null && !(conn instanceof tls.TLSSocket)) {
+      try {
+        conn.resetAndDestroy();
+      } catch {
+        conn.destroy();
+      }
+    }
     this.close();
   }
 
@@ -228,6 +244,19 @@ export class Socket implements Selectable {
     if (this._buffered > 0 || this._eof) mask |= EVENT_READ;
     if (this._state === 'connected' && this._conn !== null && this._conn.writableLength < SEND_HIGH_WATER) mask |= EVENT_WRITE;
     return mask;
+  }
+
+  /** @internal Calls `fn` once when the socket is closed (at once if it is); returns the unsubscribe. */
+  _onClose(fn: () => void): () => void {
+    if (this._state === 'closed') {
+      fn();
+      return () => undefined;
+    }
+    (this._closeListeners ??= []).push(fn);
+    return () => {
+      const i = this._closeListeners?.indexOf(fn) ?? -1;
+      if (i >= 0) this._closeListeners!.splice(i, 1);
+    };
   }
 
   /** @internal */

@@ -13,6 +13,7 @@ import { IncompleteReadError, LimitOverrunError, TimeoutError } from '../errors'
 import { getRunningLoop } from '../running-loop';
 import { withTimeout } from '../timeout';
 import type { Coroutine } from '../task';
+import type { StreamReader } from '../streams';
 import type { HttpConnection } from './connection';
 import type { ConnectionPool } from './connection-pool';
 import { HttpConnectionError, HttpProtocolError, HttpTimeoutError, HttpTooLargeError } from './errors';
@@ -81,9 +82,14 @@ export class ClientResponse {
     return responseText(this, encoding);
   }
 
-  /** Declared Content-Length, if any. */
+  /** Declared Content-Length, if any (also for HEAD, 204 and 304, which carry no body). */
   contentLength(): number | null {
-    return this._framing.kind === 'length' ? this._framing.length : null;
+    if (this._framing.kind === 'length') return this._framing.length;
+    if (this._framing.kind === 'none') {
+      const v = this.headers.get('content-length')?.trim();
+      if (v !== undefined && /^\d{1,15}$/.test(v)) return Number(v);
+    }
+    return null;
   }
 
   /** Whether the body has been read (or there is none). */
@@ -105,9 +111,13 @@ export class ClientResponse {
     if (this._body === null && this._framing.kind === 'length') {
       // The rest of a short body is often already here: skip it and keep the connection.
       const rest = this._framing.length;
-      if (conn.reader.bufferedBytes() >= rest) {
+      if (conn.reader.exception() === undefined && conn.reader.bufferedBytes() >= rest) {
         this._skipBuffered(rest);
-        this._finish(EMPTY);
+        // The body was skipped, not read: a later read() says so instead of giving 0 bytes.
+        this._released = true;
+        this._conn = null;
+        if (keepsAlive({ version: this.version, status: this.status, reason: this.reason, headers: this.headers }, this._framing)) this._pool.release(conn);
+        else this._pool.discard(conn);
         return;
       }
     }
@@ -154,36 +164,54 @@ export class ClientResponse {
   }
 
   private _decode(raw: Buffer): Buffer {
-    const enc = (this.headers.get('content-encoding') ?? '').trim().toLowerCase();
-    if (enc === '' || enc === 'identity' || raw.length === 0) return raw;
-    const maxOutputLength = this._limits.maxBodyBytes;
-    try {
-      if (enc === 'gzip' || enc === 'x-gzip') return zlib.gunzipSync(raw, { maxOutputLength });
-      if (enc === 'deflate') {
-        // Servers send both zlib-wrapped and raw deflate under this name.
-        try {
-          return zlib.inflateSync(raw, { maxOutputLength });
-        } catch {
-          return zlib.inflateRawSync(raw, { maxOutputLength });
-        }
-      }
-      if (enc === 'br') return zlib.brotliDecompressSync(raw, { maxOutputLength });
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (code === 'ERR_BUFFER_TOO_LARGE') throw new HttpTooLargeError(this.url, `decoded body exceeds ${maxOutputLength} bytes`);
-      throw new HttpProtocolError(this.url, `cannot decode ${enc} body: ${(e as Error).message}`, { cause: e });
-    }
-    throw new HttpProtocolError(this.url, `unsupported Content-Encoding ${JSON.stringify(enc)}`);
+    return decodeContent(raw, this.headers.get('content-encoding'), this.url, this._limits.maxBodyBytes);
   }
 }
 
-/** Reads the raw body bytes according to the framing. */
-const readBody = coroutine(function* readBody(response: ClientResponse): Coroutine<Buffer> {
-  const { conn, framing, limits } = response._state();
-  if (conn === null) throw new HttpConnectionError(response.url, 'the response was released before its body was read');
-  const reader = conn.reader;
-  const url = response.url;
-  const max = limits.maxBodyBytes;
+/**
+ * Undoes Content-Encoding (gzip, deflate zlib-wrapped or raw, br) with the decoded size
+ * capped at `maxBytes`: HttpTooLargeError past it, HttpProtocolError for a corrupt body or
+ * an unknown coding.
+ */
+export function decodeContent(raw: Buffer, contentEncoding: string | undefined, url: string, maxBytes: number): Buffer {
+  const enc = (contentEncoding ?? '').trim().toLowerCase();
+  if (enc === '' || enc === 'identity' || raw.length === 0) return raw;
+  const maxOutputLength = maxBytes;
+  try {
+    if (enc === 'gzip' || enc === 'x-gzip') return zlib.gunzipSync(raw, { maxOutputLength });
+    if (enc === 'deflate') {
+      // Servers send both zlib-wrapped and raw deflate under this name.
+      try {
+        return zlib.inflateSync(raw, { maxOutputLength });
+      } catch (e) {
+        if (isTooLarge(e)) throw e;
+        return zlib.inflateRawSync(raw, { maxOutputLength });
+      }
+    }
+    if (enc === 'br') return zlib.brotliDecompressSync(raw, { maxOutputLength });
+  } catch (e) {
+    if (isTooLarge(e)) throw new HttpTooLargeError(url, `decoded body exceeds ${maxOutputLength} bytes`);
+    throw new HttpProtocolError(url, `cannot decode ${enc} body: ${(e as Error).message}`, { cause: e });
+  }
+  throw new HttpProtocolError(url, `unsupported Content-Encoding ${JSON.stringify(enc)}`);
+}
+
+/** Whether `line` (ending in LF) is nothing but a line end: "\r\n" or "\n". */
+function isLineEnd(line: Buffer): boolean {
+  return line.length === 1 || (line.length === 2 && line[0] === 0x0d);
+}
+
+function isTooLarge(e: unknown): boolean {
+  return (e as { code?: unknown } | null)?.code === 'ERR_BUFFER_TOO_LARGE';
+}
+
+/**
+ * Reads the raw body bytes (not decoded) of one response from `reader`, according to
+ * `framing`, never more than `maxBodyBytes`. Needs no connection: a reader fed by hand
+ * (feedData/feedEof) works too, which is how the response fuzzer drives it.
+ */
+export const readResponseBody = coroutine(function* readBody(reader: StreamReader, framing: BodyFraming, url: string, maxBodyBytes: number): Coroutine<Buffer> {
+  const max = maxBodyBytes;
   switch (framing.kind) {
     case 'none':
       return EMPTY;
@@ -205,13 +233,12 @@ const readBody = coroutine(function* readBody(response: ClientResponse): Corouti
         total += size;
         if (total > max) throw new HttpTooLargeError(url, `chunked body exceeds the limit of ${max} bytes`);
         parts.push(yield* reader.readexactly(size));
-        const end = yield* reader.readuntil(CRLF_OR_LF);
-        if (end.length > 2) throw new HttpProtocolError(url, 'chunk data longer than its size');
+        if (!isLineEnd(yield* reader.readuntil(CRLF_OR_LF))) throw new HttpProtocolError(url, 'chunk data longer than its size');
       }
       // Trailer fields, up to the blank line; ignored.
       for (;;) {
         const line = yield* reader.readuntil(CRLF_OR_LF);
-        if (line.length <= 2) break;
+        if (isLineEnd(line)) break;
       }
       return parts.length === 1 ? parts[0]! : Buffer.concat(parts, total);
     }
@@ -233,12 +260,13 @@ const readBody = coroutine(function* readBody(response: ClientResponse): Corouti
 const responseRead = coroutine(function* read(response: ClientResponse): Coroutine<Buffer> {
   const state = response._state();
   if (state.body !== null) return state.body;
-  const { limits } = state;
+  const { conn, framing, limits } = state;
+  if (conn === null) throw new HttpConnectionError(response.url, 'the response was released before its body was read');
   const left = limits.deadline - getRunningLoop().time();
   const timeout = Math.min(limits.readTimeout ?? Infinity, left);
   let raw: Buffer;
   try {
-    raw = yield* withTimeout(timeout === Infinity ? null : Math.max(0, timeout), readBody(response));
+    raw = yield* withTimeout(timeout === Infinity ? null : Math.max(0, timeout), readResponseBody(conn.reader, framing, response.url, limits.maxBodyBytes));
   } catch (e) {
     response.close();
     throw translateReadError(e, response.url, 'reading the body');

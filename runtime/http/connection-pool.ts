@@ -15,6 +15,7 @@ import { getRunningLoop } from '../running-loop';
 import { openConnection } from '../streams';
 import type { Coroutine } from '../task';
 import { HttpConnection } from './connection';
+import { HttpConnectionError } from './errors';
 
 export interface ConnectionPoolOptions {
   /** Total connections at once (0: unlimited). Default 100, as aiohttp. */
@@ -105,7 +106,9 @@ export class ConnectionPool {
     this._idle.clear();
     this._sweeper?.cancel();
     this._sweeper = null;
-    for (const w of this._waiters) if (!w.fut.done()) w.fut.cancel('connection pool closed');
+    // Wake the waiters (not cancel them: their tasks were not cancelled); acquire() then
+    // finds the pool closed and fails with a typed error.
+    for (const w of this._waiters) if (!w.fut.done()) w.fut.setResult(undefined);
     this._waiters.clear();
   }
 
@@ -207,7 +210,7 @@ export class ConnectionPool {
 const poolAcquire = coroutine(function* acquire(pool: ConnectionPool, origin: Origin): Coroutine<HttpConnection> {
   const loop = getRunningLoop();
   for (;;) {
-    if (pool._isClosed()) throw new Error('the connection pool is closed');
+    if (pool._isClosed()) throw new HttpConnectionError(origin.key, 'the connection pool is closed');
     const idle = pool._takeIdle(origin.key, loop.time());
     if (idle !== null) return idle;
     if (pool._hasSlot(origin.key)) break;

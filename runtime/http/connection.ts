@@ -38,6 +38,12 @@ export class HttpConnection {
   close(): void {
     if (this._closed) return;
     this._closed = true;
+    if (this.origin.startsWith('https:')) {
+      // Socket.abort() resets the connection with net.Socket.resetAndDestroy(), which Node
+      // refuses on a TLS socket (TypeError ERR_INVALID_HANDLE_TYPE). Close the socket first,
+      // without a reset; abort() then only finishes the writer (drops its buffer, wakes waiters).
+      this.writer.socket.close();
+    }
     this.writer.abort();
   }
 }

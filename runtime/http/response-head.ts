@@ -50,7 +50,9 @@ export function parseResponseHead(head: Buffer, url: string): ResponseHead {
     if (line[0] === ' ' || line[0] === '\t') {
       // Obsolete line folding: continues the previous field.
       if (lastName === null) throw new HttpProtocolError(url, 'header continuation line without a header');
-      lastValue += ' ' + line.trim();
+      const more = line.trim();
+      if (BAD_VALUE.test(more)) throw new HttpProtocolError(url, `invalid character in header ${lastName}`);
+      lastValue += ' ' + more;
       continue;
     }
     if (lastName !== null) headers.append(lastName, lastValue);
@@ -92,6 +94,9 @@ export function bodyFraming(head: ResponseHead, method: string, url: string): Bo
 /** Whether the connection may carry another request after this response. */
 export function keepsAlive(head: ResponseHead, framing: BodyFraming): boolean {
   if (framing.kind === 'close') return false;
+  // 101 Switching Protocols (never asked for: the client sends no Upgrade): whatever follows
+  // on the connection is not HTTP/1.1 any more.
+  if (head.status === 101) return false;
   const conn = (head.headers.get('connection') ?? '').toLowerCase();
   const tokens = conn.split(',').map((t) => t.trim());
   if (tokens.includes('close')) return false;
