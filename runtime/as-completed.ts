@@ -2,7 +2,8 @@
 // asyncio.as_completed. It returns an array of coroutines; awaiting the i-th one with
 // `yield*` gives the i-th outcome to complete (its result, or throws its exception).
 // With a timeout, the coroutines still waiting when it expires throw TimeoutError and the
-// awaitables not done are left running, as in asyncio.
+// awaitables not done are left running, as in asyncio. A consumer cancelled while waiting
+// loses no outcome: a wake-up meant for it goes to the next waiting consumer.
 
 import { coroutine } from './coroutine';
 import { TimeoutError } from './errors';
@@ -12,16 +13,24 @@ import { getRunningLoop } from './running-loop';
 import type { Coroutine } from './task';
 
 export function asCompleted<T>(aws: Iterable<Awaitable<T>>, options: { timeout?: number } = {}): Coroutine<T>[] {
-  const input = [...aws];
+  // The same awaitable passed twice counts once (asyncio's set(fs)).
+  const input = [...new Set(aws)];
   const loop = getRunningLoop();
   const todo = new Set<Future<T>>(input.map((aw) => loop.ensureFuture(aw)));
   const done: Array<Future<T> | null> = [];
   const waiters: Array<Future<void>> = [];
   let timeoutHandle: { cancel(): void } | null = null;
 
+  /** Wakes the first waiter still waiting (one whose consumer was cancelled is skipped). */
   const release = (): void => {
-    const w = waiters.shift();
-    if (w !== undefined && !w.done()) w.setResult(undefined);
+    for (;;) {
+      const w = waiters.shift();
+      if (w === undefined) return;
+      if (!w.done()) {
+        w.setResult(undefined);
+        return;
+      }
+    }
   };
   const onCompletion = (f: Future<T>): void => {
     if (!todo.delete(f)) return;
@@ -46,7 +55,15 @@ export function asCompleted<T>(aws: Iterable<Awaitable<T>>, options: { timeout?:
       const w = loop.createFuture<void>();
       w._origin = { kind: 'asCompleted', detail: `${todo.size} pending` };
       waiters.push(w);
-      yield* w;
+      try {
+        yield* w;
+      } catch (e) {
+        const i = waiters.indexOf(w);
+        if (i >= 0) waiters.splice(i, 1);
+        // Woken, then cancelled: hand the outcome to the next consumer.
+        if (w.done() && !w.cancelled() && done.length > 0) release();
+        throw e;
+      }
     }
     const f = done.shift()!;
     if (f === null) throw new TimeoutError('asCompleted() timed out');

@@ -27,6 +27,8 @@ import { TimerHeap } from './timer-heap';
 
 /** How long the loop runs ticks back to back before letting Node poll its sockets. */
 const SLICE_MS = 2;
+/** The longest delay a Node timer accepts (about 24.8 days). */
+const MAX_NODE_TIMEOUT_MS = 2 ** 31 - 1;
 /** asyncio's heap rebuild rule: more than this many cancelled timers, and more than half. */
 const MIN_CANCELLED_FOR_REBUILD = 100;
 
@@ -655,7 +657,9 @@ export class EventLoop implements TimerCancelListener {
       this._waitTimer = null;
     }
     if (next !== undefined) {
-      const ms = Math.max(0, (next.when - this.clock.now()) * 1000);
+      // Node's timers hold at most 2^31-1 ms (longer ones fire after 1 ms): wake up then and
+      // wait again for the rest.
+      const ms = Math.min(MAX_NODE_TIMEOUT_MS, Math.max(0, (next.when - this.clock.now()) * 1000));
       this._waitTimer = setTimeout(() => {
         this._waitTimer = null;
         this._wake();

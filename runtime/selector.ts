@@ -140,7 +140,8 @@ export class DefaultSelector {
         this._waiter = null;
         resolve(events);
       };
-      if (timeout !== undefined && timeout !== null) {
+      // A timeout longer than a Node timer can hold (about 24.8 days) waits like no timeout.
+      if (timeout !== undefined && timeout !== null && timeout * 1000 <= 2 ** 31 - 1) {
         timer = setTimeout(() => {
           timer = null;
           finish();

@@ -2,6 +2,8 @@
 // asyncio's loop.sock_connect / sock_recv / sock_sendall. Each suspends on a future whose
 // origin says what it waits for (socket.connect, socket.read, socket.write), so the
 // inspector can tell a task blocked on the network from one blocked on a queue.
+// A wait ends when the socket becomes ready or when it is closed (a closed socket is never
+// ready again); the caller's next recv/send then reports the closed socket.
 
 import { coroutine } from './coroutine';
 import { BlockingIOError } from './errors';
@@ -21,9 +23,11 @@ export const waitReadable = coroutine(function* waitReadable(sock: Socket, kind:
   const fut = loop.createFuture<void>();
   fut._origin = { kind, target: sock, detail: sock.toString() };
   loop.addReader(sock, settle, fut);
+  const offClose = sock._onClose(() => settle(fut));
   try {
     yield* fut;
   } finally {
+    offClose();
     loop.removeReader(sock);
   }
 });
@@ -33,9 +37,11 @@ export const waitWritable = coroutine(function* waitWritable(sock: Socket, kind:
   const fut = loop.createFuture<void>();
   fut._origin = { kind, target: sock, detail: sock.toString() };
   loop.addWriter(sock, settle, fut);
+  const offClose = sock._onClose(() => settle(fut));
   try {
     yield* fut;
   } finally {
+    offClose();
     loop.removeWriter(sock);
   }
 });

@@ -160,6 +160,14 @@ export class StreamReader {
     }
   }
 
+  /** @internal Our side is about to close the connection: keep what has arrived for the reads. */
+  _sourceClosing(): void {
+    const source = this._source;
+    if (source === null || source.isClosed() || this._eof) return;
+    const n = source.bufferedBytes();
+    if (n > 0) this._append(source.recv(n));
+  }
+
   private _wakeWaiter(): void {
     const w = this._waiter;
     if (w !== null) {
@@ -175,6 +183,11 @@ export class StreamReader {
     const source = this._source;
     if (source !== null) {
       for (;;) {
+        if (source.isClosed()) {
+          // Our side closed the connection (asyncio's connection_lost): reads see EOF.
+          this._eof = true;
+          return;
+        }
         // Wait for readiness first: a recv() that throws BlockingIOError costs a stack capture.
         if ((source._readyMask() & EVENT_READ) === 0) {
           yield* waitReadable(source);
@@ -250,24 +263,27 @@ const streamReaduntil = coroutine(function* readuntil(reader: StreamReader, seps
   for (;;) {
     let i = -1;
     let end = -1;
+    // As Python 3.13: the match that ends first wins (the shortest separator on a tie).
     for (const sep of seps) {
       const j = reader._indexOf(sep, from);
-      if (j >= 0 && (i < 0 || j < i)) {
+      if (j >= 0 && (end < 0 || j + sep.length < end || (j + sep.length === end && j > i))) {
         i = j;
         end = j + sep.length;
       }
     }
+    // asyncio's bounds: at most `limit` bytes before the separator (which may end past it).
     if (i >= 0) {
-      if (end > reader.limit) throw new LimitOverrunError(`the separator was found, but the chunk (${end} bytes) is longer than the limit (${reader.limit})`, i);
+      if (i > reader.limit) throw new LimitOverrunError(`the separator was found, but the chunk (${i} bytes before it) is longer than the limit (${reader.limit})`, i);
       return reader._take(end);
     }
     const avail = reader._available();
-    if (avail > reader.limit) throw new LimitOverrunError(`the separator was not found and the chunk exceeds the limit (${reader.limit} bytes)`, avail);
+    // The next search starts here: no separator begins before it.
+    from = Math.max(0, avail - longest + 1);
+    if (from > reader.limit) throw new LimitOverrunError(`the separator was not found and the chunk exceeds the limit (${reader.limit} bytes)`, from);
     if (reader._isEof()) {
       const partial = Buffer.from(reader._take(avail));
       throw new IncompleteReadError(partial, null);
     }
-    from = Math.max(0, avail - longest + 1);
     yield* reader._fill();
   }
 });
@@ -372,7 +388,9 @@ export class StreamWriter {
 
   /** @internal */
   _state(): { error: unknown; pendingBytes: number; closed: boolean } {
-    return { error: this._error, pendingBytes: this._pendingBytes, closed: this._sock.isClosed() };
+    // As asyncio's drain(): a failure the reader has seen (a reset) is the writer's too.
+    const error = this._error !== undefined ? this._error : this._reader?.exception();
+    return { error, pendingBytes: this._pendingBytes, closed: this._sock.isClosed() };
   }
   /** @internal */
   _addDrainWaiter(fut: Future<void>): void {
@@ -432,6 +450,7 @@ export class StreamWriter {
 
   private _finishClose(): void {
     this._unregisterWriter();
+    this._reader?._sourceClosing();
     this._sock.close();
     this._releaseDrainWaiters();
     const ws = this._closedWaiters;

@@ -1,0 +1,240 @@
+// Tests of runtime/gather.ts: results in argument order; returnExceptions puts failures in
+// place; without it the first failure fails the gather at once while the other children
+// run on; cancelling the gather cancels its children; an empty gather is done at once.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  EventLoop,
+  VirtualClock,
+  CancelledError,
+  GatheringFuture,
+  coroutine,
+  gather,
+  sleep,
+  type Coroutine,
+  type ExceptionContext,
+  type Task,
+} from '../../runtime/index';
+
+function virtualLoop(): EventLoop {
+  return new EventLoop({ clock: new VirtualClock() });
+}
+
+const delayed = coroutine(function* delayed<T>(delay: number, value: T, log?: string[]): Coroutine<T> {
+  yield* sleep(delay);
+  log?.push(`${String(value)}@${delay}`);
+  return value;
+});
+
+const failAfter = coroutine(function* failAfter(delay: number, err: Error): Coroutine<never> {
+  yield* sleep(delay);
+  throw err;
+});
+
+describe('gather', () => {
+  test('gives the results in argument order, whatever the completion order', async () => {
+    const loop = virtualLoop();
+    const log: string[] = [];
+    const main = coroutine(function* main(): Coroutine<[string, number, boolean]> {
+      return yield* gather(delayed(3, 'slow', log), delayed(1, 2, log), delayed(2, true, log));
+    });
+    assert.deepEqual(await loop.runUntilComplete(main()), ['slow', 2, true]);
+    assert.deepEqual(log, ['2@1', 'true@2', 'slow@3']);
+    assert.equal(loop.time(), 3, 'the children ran concurrently');
+    loop.close();
+  });
+
+  test('accepts coroutines, tasks and futures together', async () => {
+    const loop = virtualLoop();
+    const fut = loop.createFuture<string>();
+    loop.callLater(2, () => fut.setResult('future'));
+    const main = coroutine(function* main(): Coroutine<unknown[]> {
+      const task = loop.createTask(delayed(1, 'task'));
+      return yield* gather(delayed(1, 'coro'), task, fut);
+    });
+    assert.deepEqual(await loop.runUntilComplete(main()), ['coro', 'task', 'future']);
+    loop.close();
+  });
+
+  test('the same awaitable passed twice runs once and fills both places', async () => {
+    const loop = virtualLoop();
+    let runs = 0;
+    const once = coroutine(function* once(): Coroutine<number> {
+      runs++;
+      yield* sleep(1);
+      return runs;
+    });
+    const main = coroutine(function* main(): Coroutine<number[]> {
+      const c = once();
+      return yield* gather(c, c);
+    });
+    assert.deepEqual(await loop.runUntilComplete(main()), [1, 1]);
+    assert.equal(runs, 1);
+    loop.close();
+  });
+
+  test('an empty gather is done at once with []', async () => {
+    const loop = virtualLoop();
+    const main = coroutine(function* main(): Coroutine<unknown[]> {
+      const g = gather();
+      assert.equal(g.done(), true);
+      return yield* g;
+    });
+    assert.deepEqual(await loop.runUntilComplete(main()), []);
+    loop.close();
+  });
+
+  test('without returnExceptions the first failure fails the gather at once; the other children run on', async () => {
+    const loop = virtualLoop();
+    const err = new Error('first failure');
+    const log: string[] = [];
+    let slow: Task<string> | null = null;
+    const main = coroutine(function* main(): Coroutine<string> {
+      slow = loop.createTask(delayed(5, 'slow', log));
+      try {
+        yield* gather(failAfter(1, err), slow, failAfter(2, new Error('second')));
+        return 'no';
+      } catch (e) {
+        assert.equal(e, err);
+        return `caught at ${loop.time()}`;
+      }
+    });
+    assert.equal(await loop.runUntilComplete(main()), 'caught at 1');
+    assert.equal(slow!.done(), false, 'the other children are not cancelled');
+    assert.equal(await loop.runUntilComplete(slow!), 'slow');
+    assert.deepEqual(log, ['slow@5']);
+    // The second child's failure was marked as retrieved by the gather: nothing is reported.
+    const reports: ExceptionContext[] = [];
+    loop.setExceptionHandler((_l, c) => reports.push(c));
+    loop.close();
+    assert.deepEqual(reports, []);
+  });
+
+  test('returnExceptions: failures and cancellations take their place in the results', async () => {
+    const loop = virtualLoop();
+    const err = new TypeError('bad');
+    const main = coroutine(function* main(): Coroutine<unknown[]> {
+      const victim = loop.createTask(delayed(10, 'never'));
+      const fut = loop.createFuture<string>();
+      loop.callLater(1, () => victim.cancel());
+      loop.callLater(1, () => fut.cancel('cut'));
+      return yield* gather(delayed(2, 'ok'), failAfter(1, err), victim, fut, { returnExceptions: true });
+    });
+    const results = await loop.runUntilComplete(main());
+    assert.equal(results.length, 4);
+    assert.equal(results[0], 'ok');
+    assert.equal(results[1], err);
+    assert.ok(results[2] instanceof CancelledError);
+    assert.ok(results[3] instanceof CancelledError);
+    // As in asyncio, a CancelledError is made for the place, with the future's cancel message.
+    assert.equal((results[3] as CancelledError).message, 'cut');
+    loop.close();
+  });
+
+  test('without returnExceptions a cancelled child fails the gather with CancelledError', async () => {
+    const loop = virtualLoop();
+    const main = coroutine(function* main(): Coroutine<string> {
+      const victim = loop.createTask(delayed(10, 'never'));
+      loop.callLater(1, () => victim.cancel());
+      try {
+        yield* gather(delayed(2, 'ok'), victim);
+        return 'no';
+      } catch (e) {
+        return e instanceof CancelledError ? `CancelledError at ${loop.time()}` : String(e);
+      }
+    });
+    assert.equal(await loop.runUntilComplete(main()), 'CancelledError at 1');
+    loop.close();
+  });
+
+  test('cancelling the gather cancels every child not done; awaiting it throws CancelledError', async () => {
+    const loop = virtualLoop();
+    const log: string[] = [];
+    const child = coroutine(function* child(name: string, delay: number): Coroutine<string> {
+      try {
+        yield* sleep(delay);
+        log.push(`${name} finished`);
+        return name;
+      } finally {
+        log.push(`${name} finally`);
+      }
+    });
+    let g: GatheringFuture<string[]> | null = null;
+    const main = coroutine(function* main(): Coroutine<string> {
+      g = gather(child('a', 1), child('b', 5), child('c', 6));
+      loop.callLater(2, () => log.push(`cancel() -> ${g!.cancel('stop')}`));
+      try {
+        yield* g;
+        return 'no';
+      } catch (e) {
+        return e instanceof CancelledError ? `cancelled at ${loop.time()}` : String(e);
+      }
+    });
+    assert.equal(await loop.runUntilComplete(main()), 'cancelled at 2');
+    assert.deepEqual(log, ['a finished', 'a finally', 'cancel() -> true', 'b finally', 'c finally']);
+    assert.ok(g!.children().every((c) => c.done()));
+    assert.equal(g!.children()[0]!.cancelled(), false);
+    assert.equal(g!.children()[1]!.cancelled(), true);
+    assert.equal(g!.cancel(), false, 'a done gather cannot be cancelled');
+    loop.close();
+  });
+
+  test('cancelling the task that awaits a gather cancels the children', async () => {
+    const loop = virtualLoop();
+    const log: string[] = [];
+    const child = coroutine(function* child(name: string): Coroutine<void> {
+      try {
+        yield* sleep(10);
+      } finally {
+        log.push(`${name} finally`);
+      }
+    });
+    const main = coroutine(function* main(): Coroutine<void> {
+      yield* gather(child('x'), child('y'));
+    });
+    const task = loop.createTask(main());
+    loop.callLater(1, () => task.cancel());
+    await assert.rejects(loop.runUntilComplete(task), CancelledError);
+    assert.deepEqual(log, ['x finally', 'y finally']);
+    assert.equal(task.cancelled(), true);
+    loop.close();
+  });
+
+  test('cancelling a gather whose children swallow the cancellation still ends it with CancelledError', async () => {
+    const loop = virtualLoop();
+    const stubborn = coroutine(function* stubborn(): Coroutine<string> {
+      try {
+        yield* sleep(10);
+      } catch {
+        // ignore
+      }
+      return 'kept going';
+    });
+    const main = coroutine(function* main(): Coroutine<string> {
+      const g = gather(stubborn(), { returnExceptions: true });
+      loop.callLater(1, () => g.cancel());
+      try {
+        yield* g;
+        return 'no';
+      } catch (e) {
+        return e instanceof CancelledError ? 'CancelledError' : String(e);
+      }
+    });
+    assert.equal(await loop.runUntilComplete(main()), 'CancelledError');
+    loop.close();
+  });
+
+  test('a gather of futures already done is done one tick later', async () => {
+    const loop = virtualLoop();
+    const a = loop.createFuture<number>();
+    const b = loop.createFuture<number>();
+    a.setResult(1);
+    b.setResult(2);
+    const g = gather(a, b);
+    assert.equal(g.done(), false);
+    await loop.runOnce();
+    assert.equal(g.done(), true);
+    assert.deepEqual(g.result(), [1, 2]);
+    loop.close();
+  });
+});

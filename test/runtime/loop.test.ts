@@ -1,0 +1,664 @@
+// Tests of runtime/loop.ts: the event loop's scheduling rules (callSoon FIFO, timers by
+// time then FIFO, one tick = the callbacks ready when it began), running and stopping,
+// misuse errors, the exception handler, debug mode's slow-callback report, close() reports
+// and the guest-run model on top of Node's loop. Timers use the virtual clock, so every
+// time asserted is exact.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  EventLoop,
+  VirtualClock,
+  RuntimeError,
+  CancelledError,
+  coroutine,
+  sleep,
+  currentTask,
+  allTasks,
+  type Coroutine,
+  type ExceptionContext,
+  type LoopLogger,
+} from '../../runtime/index';
+
+function virtualLoop(): EventLoop {
+  return new EventLoop({ clock: new VirtualClock() });
+}
+
+/** A logger that records instead of printing. */
+function recordingLogger(): LoopLogger & { warnings: string[]; errors: string[] } {
+  const warnings: string[] = [];
+  const errors: string[] = [];
+  return { warnings, errors, warn: (m) => warnings.push(m), error: (m) => errors.push(m) };
+}
+
+describe('callSoon', () => {
+  test('runs callbacks in FIFO order with their arguments, on the next tick, not synchronously', async () => {
+    const loop = virtualLoop();
+    const log: string[] = [];
+    loop.callSoon((x: string) => log.push(x), 'a');
+    loop.callSoon((x: string, y: string) => log.push(x + y), 'b', 'c');
+    loop.callSoon(() => log.push('d'));
+    assert.deepEqual(log, []);
+    await loop.runOnce();
+    assert.deepEqual(log, ['a', 'bc', 'd']);
+    loop.close();
+  });
+
+  test('one tick runs exactly the callbacks ready when it began; callbacks added during it wait for the next', async () => {
+    const loop = virtualLoop();
+    const log: string[] = [];
+    loop.callSoon(() => {
+      log.push('a');
+      loop.callSoon(() => log.push('c'));
+    });
+    loop.callSoon(() => log.push('b'));
+    await loop.runOnce();
+    assert.deepEqual(log, ['a', 'b']);
+    assert.equal(loop.readyCount(), 1);
+    await loop.runOnce();
+    assert.deepEqual(log, ['a', 'b', 'c']);
+    assert.equal(loop.readyCount(), 0);
+    loop.close();
+  });
+
+  test('a cancelled handle never runs; cancel() twice or after running is harmless', async () => {
+    const loop = virtualLoop();
+    const log: string[] = [];
+    const h1 = loop.callSoon(() => log.push('one'));
+    const h2 = loop.callSoon(() => log.push('two'));
+    h1.cancel();
+    h1.cancel();
+    assert.equal(h1.cancelled(), true);
+    assert.equal(h2.cancelled(), false);
+    await loop.runOnce();
+    assert.deepEqual(log, ['two']);
+    h2.cancel();
+    assert.equal(h2.cancelled(), true);
+    loop.close();
+  });
+
+  test('a handle cancelled by an earlier callback of the same tick does not run', async () => {
+    const loop = virtualLoop();
+    const log: string[] = [];
+    loop.callSoon(() => {
+      log.push('first');
+      second.cancel();
+    });
+    const second = loop.callSoon(() => log.push('second'));
+    await loop.runOnce();
+    assert.deepEqual(log, ['first']);
+    loop.close();
+  });
+
+  test('rejects a non-function with TypeError', () => {
+    const loop = virtualLoop();
+    assert.throws(() => loop.callSoon(42 as unknown as () => void), TypeError);
+    loop.close();
+  });
+});
+
+describe('callLater and callAt', () => {
+  test('run in order of time, at exactly their virtual time', async () => {
+    const loop = virtualLoop();
+    const log: Array<[string, number]> = [];
+    const note = (name: string): void => {
+      log.push([name, loop.time()]);
+    };
+    loop.callLater(0.3, note, 'c');
+    loop.callLater(0.1, note, 'a');
+    loop.callAt(0.2, note, 'b');
+    loop.callLater(0.5, () => loop.stop());
+    await loop.runForever();
+    assert.deepEqual(log, [
+      ['a', 0.1],
+      ['b', 0.2],
+      ['c', 0.3],
+    ]);
+    assert.equal(loop.time(), 0.5);
+    loop.close();
+  });
+
+  test('timers due at the same time run in the order they were scheduled', async () => {
+    const loop = virtualLoop();
+    const log: number[] = [];
+    for (let i = 0; i < 10; i++) loop.callAt(5, () => log.push(i));
+    loop.callLater(5, () => log.push(10));
+    loop.callAt(6, () => loop.stop());
+    await loop.runForever();
+    assert.deepEqual(log, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    loop.close();
+  });
+
+  test('due timers run after the callbacks already ready in the same tick', async () => {
+    const loop = virtualLoop();
+    const log: string[] = [];
+    loop.callLater(0, () => log.push('timer'));
+    loop.callSoon(() => log.push('soon'));
+    await loop.runOnce();
+    assert.deepEqual(log, ['soon', 'timer']);
+    loop.close();
+  });
+
+  test('a cancelled timer never runs, and the heap survives many cancellations', async () => {
+    const loop = virtualLoop();
+    const log: number[] = [];
+    const handles = [];
+    for (let i = 0; i < 300; i++) handles.push(loop.callLater(i + 1, () => log.push(i)));
+    for (let i = 0; i < 300; i++) if (i % 3 !== 0) handles[i]!.cancel();
+    loop.callLater(1000, () => loop.stop());
+    await loop.runForever();
+    assert.deepEqual(
+      log,
+      Array.from({ length: 100 }, (_, k) => 3 * k),
+    );
+    assert.equal(loop.time(), 1000);
+    loop.close();
+  });
+
+  test('a timer in the past runs at the next tick; a negative delay too', async () => {
+    const loop = new EventLoop({ clock: new VirtualClock(10) });
+    const log: string[] = [];
+    loop.callAt(3, () => log.push('past'));
+    loop.callLater(-1, () => log.push('negative'));
+    await loop.runOnce();
+    assert.deepEqual(log, ['past', 'negative']);
+    assert.equal(loop.time(), 10);
+    loop.close();
+  });
+
+  test('runOnce with nothing ready jumps the virtual clock to the next timer', async () => {
+    const loop = virtualLoop();
+    const log: number[] = [];
+    loop.callLater(7, () => log.push(loop.time()));
+    await loop.runOnce();
+    assert.deepEqual(log, [7]);
+    loop.close();
+  });
+
+  test('reject a delay or time that is not a number', () => {
+    const loop = virtualLoop();
+    assert.throws(() => loop.callLater(Number.NaN, () => undefined), TypeError);
+    assert.throws(() => loop.callAt('soon' as unknown as number, () => undefined), TypeError);
+    assert.throws(() => loop.callAt(1, null as unknown as () => void), TypeError);
+    loop.close();
+  });
+
+  test('timer handles expose when; TimerHandle.cancel() works before it is due', async () => {
+    const loop = virtualLoop();
+    const log: string[] = [];
+    const h = loop.callLater(2, () => log.push('x'));
+    assert.equal(h.when, 2);
+    loop.callLater(1, () => h.cancel());
+    loop.callLater(3, () => loop.stop());
+    await loop.runForever();
+    assert.deepEqual(log, []);
+    assert.equal(h.cancelled(), true);
+    loop.close();
+  });
+});
+
+describe('running and stopping', () => {
+  test('runForever runs until stop(); stop() lets the current tick finish', async () => {
+    const loop = virtualLoop();
+    const log: string[] = [];
+    loop.callSoon(() => {
+      log.push('a');
+      loop.stop();
+      loop.callSoon(() => log.push('next tick'));
+    });
+    loop.callSoon(() => log.push('b'));
+    await loop.runForever();
+    assert.deepEqual(log, ['a', 'b']);
+    assert.equal(loop.isRunning(), false);
+    // The callback added during the stopping tick runs when the loop runs again.
+    loop.callSoon(() => loop.stop());
+    await loop.runForever();
+    assert.deepEqual(log, ['a', 'b', 'next tick']);
+    loop.close();
+  });
+
+  test('stop() before runForever runs exactly one tick', async () => {
+    const loop = virtualLoop();
+    const log: string[] = [];
+    loop.callSoon(() => {
+      log.push('one');
+      loop.callSoon(() => log.push('two'));
+    });
+    loop.stop();
+    await loop.runForever();
+    assert.deepEqual(log, ['one']);
+    loop.close();
+  });
+
+  test('isRunning() is true inside callbacks', async () => {
+    const loop = virtualLoop();
+    let inside = false;
+    loop.callSoon(() => {
+      inside = loop.isRunning();
+      loop.stop();
+    });
+    assert.equal(loop.isRunning(), false);
+    await loop.runForever();
+    assert.equal(inside, true);
+    loop.close();
+  });
+
+  test('runUntilComplete resolves with the coroutine result', async () => {
+    const loop = virtualLoop();
+    const main = coroutine(function* main(): Coroutine<string> {
+      yield* sleep(2);
+      return 'done';
+    });
+    assert.equal(await loop.runUntilComplete(main()), 'done');
+    assert.equal(loop.time(), 2);
+    loop.close();
+  });
+
+  test('runUntilComplete rejects with the very exception the task raised', async () => {
+    const loop = virtualLoop();
+    const boom = new Error('boom');
+    const main = coroutine(function* main(): Coroutine<void> {
+      yield* sleep(1);
+      throw boom;
+    });
+    await assert.rejects(loop.runUntilComplete(main()), (e) => e === boom);
+    loop.close();
+  });
+
+  test('runUntilComplete accepts a Future completed by a timer', async () => {
+    const loop = virtualLoop();
+    const fut = loop.createFuture<number>();
+    loop.callLater(3, () => fut.setResult(42));
+    assert.equal(await loop.runUntilComplete(fut), 42);
+    assert.equal(loop.time(), 3);
+    loop.close();
+  });
+
+  test('runUntilComplete rejects with CancelledError for a cancelled task', async () => {
+    const loop = virtualLoop();
+    const task = loop.createTask(sleep(10));
+    loop.callLater(1, () => task.cancel());
+    await assert.rejects(loop.runUntilComplete(task), CancelledError);
+    loop.close();
+  });
+
+  test('runUntilComplete rejects with RuntimeError if the loop stops before the future is done', async () => {
+    const loop = virtualLoop();
+    loop.callLater(1, () => loop.stop());
+    await assert.rejects(loop.runUntilComplete(sleep(5)), (e) => e instanceof RuntimeError && /stopped before/.test(e.message));
+    loop.close();
+  });
+
+  test('runUntilComplete on a closed loop rejects with RuntimeError and closes the coroutine', async () => {
+    const loop = virtualLoop();
+    loop.close();
+    const log: string[] = [];
+    const main = coroutine(function* main(): Coroutine<void> {
+      log.push('ran');
+      yield;
+    });
+    const coro = main();
+    await assert.rejects(loop.runUntilComplete(coro), (e) => e instanceof RuntimeError && /closed/.test(e.message));
+    assert.deepEqual(coro.next(), { value: undefined, done: true });
+    assert.deepEqual(log, []);
+    await assert.rejects(loop.runForever(), RuntimeError);
+    await assert.rejects(loop.runOnce(), RuntimeError);
+    assert.throws(() => loop.callSoon(() => undefined), RuntimeError);
+    assert.throws(() => loop.callLater(1, () => undefined), RuntimeError);
+  });
+
+  test('running a loop that is already running rejects with RuntimeError', async () => {
+    const loop = virtualLoop();
+    const errors: unknown[] = [];
+    const nested = coroutine(function* nested(): Coroutine<void> {
+      yield;
+    });
+    const main = coroutine(function* main(): Coroutine<void> {
+      const p1 = loop.runUntilComplete(nested());
+      const p2 = loop.runForever();
+      const p3 = loop.runOnce();
+      for (const p of [p1, p2, p3]) p.catch((e: unknown) => errors.push(e));
+      yield* sleep(1);
+    });
+    await loop.runUntilComplete(main());
+    assert.equal(errors.length, 3);
+    for (const e of errors) assert.ok(e instanceof RuntimeError && /already running|running/.test(e.message), String(e));
+    loop.close();
+  });
+
+  test('close() while running throws RuntimeError', async () => {
+    const loop = virtualLoop();
+    let err: unknown;
+    loop.callSoon(() => {
+      try {
+        loop.close();
+      } catch (e) {
+        err = e;
+      }
+      loop.stop();
+    });
+    await loop.runForever();
+    assert.ok(err instanceof RuntimeError);
+    assert.equal(loop.isClosed(), false);
+    loop.close();
+    assert.equal(loop.isClosed(), true);
+    loop.close(); // twice is harmless
+  });
+
+  test('the virtual clock is jumped straight to the next timer (1000 s of timers is instant)', async () => {
+    const loop = virtualLoop();
+    const main = coroutine(function* main(): Coroutine<number> {
+      let n = 0;
+      for (let i = 0; i < 1000; i++) {
+        yield* sleep(1);
+        n++;
+      }
+      return n;
+    });
+    assert.equal(await loop.runUntilComplete(main()), 1000);
+    assert.equal(loop.time(), 1000);
+    loop.close();
+  });
+
+  test('currentTask() is the running task and allTasks() lists pending tasks', async () => {
+    const loop = virtualLoop();
+    const seen: Array<string | null> = [];
+    const child = coroutine(function* child(): Coroutine<void> {
+      yield* sleep(1);
+    });
+    const main = coroutine(function* main(): Coroutine<number> {
+      seen.push(currentTask()?.name ?? null);
+      loop.createTask(child(), { name: 'child' });
+      const names = allTasks().map((t) => t.name);
+      yield* sleep(2);
+      seen.push(...names);
+      return allTasks().length;
+    });
+    loop.callSoon(() => seen.push(loop.currentTask() === null ? 'no task in a plain callback' : 'task?'));
+    assert.equal(await loop.runUntilComplete(loop.createTask(main(), { name: 'main' })), 1);
+    assert.deepEqual(seen, ['no task in a plain callback', 'main', 'main', 'child']);
+    loop.close();
+  });
+});
+
+describe('the exception handler', () => {
+  test('receives errors raised by callbacks, and the loop goes on', async () => {
+    const loop = virtualLoop();
+    const contexts: ExceptionContext[] = [];
+    const log: string[] = [];
+    loop.setExceptionHandler((l, context) => {
+      assert.equal(l, loop);
+      contexts.push(context);
+    });
+    const boom = new Error('boom');
+    const h = loop.callSoon(function failing() {
+      throw boom;
+    });
+    loop.callSoon(() => log.push('after'));
+    loop.callLater(1, () => {
+      throw new TypeError('timer failed');
+    });
+    loop.callLater(2, () => {
+      log.push('still running');
+      loop.stop();
+    });
+    await loop.runForever();
+    assert.deepEqual(log, ['after', 'still running']);
+    assert.equal(contexts.length, 2);
+    assert.equal(contexts[0]!.exception, boom);
+    assert.equal(contexts[0]!.handle, h);
+    assert.match(contexts[0]!.message, /Exception in callback.*failing/);
+    assert.ok(contexts[1]!.exception instanceof TypeError);
+    assert.equal(loop.getExceptionHandler() !== null, true);
+    loop.close();
+  });
+
+  test('without a handler the default one logs the message and the stack through loop.logger.error', async () => {
+    const logger = recordingLogger();
+    const loop = new EventLoop({ clock: new VirtualClock(), logger });
+    loop.callSoon(function failing() {
+      throw new Error('kaboom');
+    });
+    await loop.runOnce();
+    assert.equal(logger.errors.length, 1);
+    assert.match(logger.errors[0]!, /Exception in callback/);
+    assert.match(logger.errors[0]!, /kaboom/);
+    loop.close();
+  });
+
+  test('a handler that throws is reported by the default handler', async () => {
+    const logger = recordingLogger();
+    const loop = new EventLoop({ clock: new VirtualClock(), logger });
+    loop.setExceptionHandler(() => {
+      throw new Error('handler broke');
+    });
+    loop.callSoon(() => {
+      throw new Error('original');
+    });
+    await loop.runOnce();
+    assert.equal(logger.errors.length, 1);
+    assert.match(logger.errors[0]!, /Unhandled error in exception handler/);
+    assert.match(logger.errors[0]!, /handler broke/);
+    loop.setExceptionHandler(null);
+    assert.equal(loop.getExceptionHandler(), null);
+    assert.throws(() => loop.setExceptionHandler(5 as unknown as null), TypeError);
+    loop.close();
+  });
+});
+
+describe('debug mode', () => {
+  test('reports slow callbacks through loop.logger.warn', async () => {
+    const logger = recordingLogger();
+    const loop = new EventLoop({ clock: new VirtualClock(), logger });
+    loop.setDebug(true);
+    assert.equal(loop.getDebug(), true);
+    // Every callback takes at least 0 s: with a 0 threshold each one is "slow".
+    loop.slowCallbackDuration = 0;
+    loop.callSoon(function slowOne() {
+      /* nothing */
+    });
+    await loop.runOnce();
+    assert.equal(logger.warnings.length, 1);
+    assert.match(logger.warnings[0]!, /^Executing <Handle slowOne> took \d+\.\d{3} seconds$/);
+    // A task step is reported as such.
+    const worker = coroutine(function* worker(): Coroutine<void> {
+      yield;
+    });
+    loop.createTask(worker(), { name: 'w' });
+    await loop.runOnce();
+    assert.match(logger.warnings[1]!, /step of <Task .*name="w">/);
+    loop.close();
+  });
+
+  test('is off by default and then reports nothing', async () => {
+    const logger = recordingLogger();
+    const loop = new EventLoop({ clock: new VirtualClock(), logger });
+    loop.slowCallbackDuration = 0;
+    assert.equal(loop.getDebug(), false);
+    loop.callSoon(() => undefined);
+    await loop.runOnce();
+    assert.deepEqual(logger.warnings, []);
+    loop.close();
+  });
+
+  test('the debug option of the constructor turns it on', async () => {
+    const logger = recordingLogger();
+    const loop = new EventLoop({ clock: new VirtualClock(), logger, debug: true });
+    loop.slowCallbackDuration = 0;
+    loop.callSoon(() => undefined);
+    await loop.runOnce();
+    assert.equal(logger.warnings.length, 1);
+    loop.close();
+  });
+});
+
+describe('close()', () => {
+  test('reports a pending task: "Task was destroyed but it is pending!"', async () => {
+    const loop = virtualLoop();
+    const contexts: ExceptionContext[] = [];
+    loop.setExceptionHandler((_l, c) => contexts.push(c));
+    const task = loop.createTask(sleep(100), { name: 'sleeper' });
+    await loop.runOnce();
+    loop.close();
+    assert.equal(contexts.length, 1);
+    assert.equal(contexts[0]!.message, 'Task was destroyed but it is pending!');
+    assert.equal(contexts[0]!.task, task);
+  });
+
+  test('reports a future whose exception was never retrieved, and not one that was', async () => {
+    const loop = virtualLoop();
+    const contexts: ExceptionContext[] = [];
+    loop.setExceptionHandler((_l, c) => contexts.push(c));
+    const lost = loop.createFuture<number>();
+    const seen = loop.createFuture<number>();
+    const err1 = new Error('nobody looked');
+    lost.setException(err1);
+    seen.setException(new Error('looked at'));
+    assert.ok(seen.exception() instanceof Error);
+    loop.close();
+    assert.equal(contexts.length, 1);
+    assert.equal(contexts[0]!.message, 'Future exception was never retrieved');
+    assert.equal(contexts[0]!.exception, err1);
+    assert.equal(contexts[0]!.future, lost);
+  });
+
+  test('reports a failed task nobody awaited: "Task exception was never retrieved"', async () => {
+    const loop = virtualLoop();
+    const contexts: ExceptionContext[] = [];
+    loop.setExceptionHandler((_l, c) => contexts.push(c));
+    const boom = new Error('lost');
+    const failing = coroutine(function* failing(): Coroutine<void> {
+      yield;
+      throw boom;
+    });
+    const task = loop.createTask(failing());
+    await loop.runUntilComplete(sleep(1));
+    assert.equal(task.done(), true);
+    loop.close();
+    assert.equal(contexts.length, 1);
+    assert.equal(contexts[0]!.message, 'Task exception was never retrieved');
+    assert.equal(contexts[0]!.exception, boom);
+    assert.equal(contexts[0]!.future, task);
+  });
+
+  test('drops scheduled callbacks and timers', async () => {
+    const loop = virtualLoop();
+    const log: string[] = [];
+    loop.callSoon(() => log.push('soon'));
+    loop.callLater(1, () => log.push('later'));
+    loop.close();
+    assert.equal(loop.readyCount(), 0);
+    await assert.rejects(loop.runOnce(), RuntimeError);
+    assert.deepEqual(log, []);
+  });
+});
+
+describe('guest run on top of Node', () => {
+  test('a callSoon from a foreign Node callback wakes a suspended loop', async () => {
+    const loop = new EventLoop();
+    const log: string[] = [];
+    const t = setTimeout(() => {
+      loop.callSoon(() => {
+        log.push('woken');
+        loop.stop();
+      });
+    }, 5);
+    await loop.runForever();
+    clearTimeout(t);
+    assert.deepEqual(log, ['woken']);
+    loop.close();
+  });
+
+  test('a busy loop yields to Node so that Node callbacks still run', async () => {
+    const loop = new EventLoop();
+    let flag = false;
+    const immediate = setImmediate(() => {
+      flag = true;
+    });
+    const spinner = coroutine(function* spinner(): Coroutine<number> {
+      let ticks = 0;
+      // Runs as long as Node has not had a turn: it must not starve Node forever.
+      while (!flag) {
+        yield;
+        ticks++;
+      }
+      return ticks;
+    });
+    const ticks = await loop.runUntilComplete(spinner());
+    clearImmediate(immediate);
+    assert.equal(flag, true);
+    assert.ok(ticks > 0);
+    loop.close();
+  });
+
+  test('stop() from a foreign Node callback ends a suspended runForever', async () => {
+    const loop = new EventLoop();
+    const t = setTimeout(() => loop.stop(), 5);
+    await loop.runForever();
+    clearTimeout(t);
+    assert.equal(loop.isRunning(), false);
+    loop.close();
+  });
+
+  test('pause() holds the loop after the current tick; runOnce() steps it; resume() goes on', async () => {
+    const loop = virtualLoop();
+    const log: string[] = [];
+    const worker = coroutine(function* worker(): Coroutine<void> {
+      for (let i = 0; i < 4; i++) {
+        log.push(`step ${i}`);
+        if (i === 0) loop.pause();
+        yield;
+      }
+    });
+    const task = loop.createTask(worker());
+    // runUntilComplete starts ticking synchronously: the first tick has run and paused.
+    const running = loop.runUntilComplete(task);
+    assert.equal(loop.isPaused(), true);
+    assert.deepEqual(log, ['step 0']);
+    await loop.runOnce();
+    assert.deepEqual(log, ['step 0', 'step 1']);
+    loop.resume();
+    await running;
+    assert.deepEqual(log, ['step 0', 'step 1', 'step 2', 'step 3']);
+    loop.close();
+  });
+
+  test('a real-clock timer weeks away does not overflow Node timers (no spinning, no warnings)', async () => {
+    const loop = new EventLoop();
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => {
+      warnings.push(w.name);
+    };
+    process.on('warning', onWarning);
+    try {
+      loop.callLater(30 * 24 * 3600, () => undefined);
+      const t = setTimeout(() => loop.stop(), 20);
+      await loop.runForever();
+      clearTimeout(t);
+      // Warnings are emitted on the next turn of Node's loop.
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    assert.deepEqual(warnings, []);
+    loop.close();
+  });
+
+  test('real-clock timers fire (no assertion on how late)', async () => {
+    const loop = new EventLoop();
+    const start = loop.time();
+    const fired = loop.createFuture<number>();
+    loop.callLater(0.002, () => fired.setResult(loop.time()));
+    const at = await loop.runUntilComplete(fired);
+    assert.ok(at - start >= 0.002 - 1e-6, `fired after ${at - start}s`);
+    loop.close();
+  });
+
+  test('runOnce() waits for a real-clock timer when nothing is ready', async () => {
+    const loop = new EventLoop();
+    const log: string[] = [];
+    loop.callLater(0.001, () => log.push('timer'));
+    while (log.length === 0) await loop.runOnce();
+    assert.deepEqual(log, ['timer']);
+    loop.close();
+  });
+});

@@ -1,0 +1,491 @@
+// Tests of runtime/streams.ts (asyncio streams): openConnection against loopback servers,
+// readline/readuntil/readexactly/read(n)/read(-1), the limit (LimitOverrunError, with
+// CPython's boundaries), IncompleteReadError at EOF, write+drain against a reader that does
+// not read, close/waitClosed, and failures (refused, reset) thrown into the awaiting
+// coroutine. Also the reader fed by hand (feedData/feedEof). Every server is closed by its test.
+import { test, describe, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import * as net from 'node:net';
+import { createHash } from 'node:crypto';
+import {
+  EventLoop,
+  VirtualClock,
+  StreamReader,
+  StreamWriter,
+  IncompleteReadError,
+  LimitOverrunError,
+  ConnectionRefusedError,
+  ConnectionResetError,
+  RuntimeError,
+  coroutine,
+  openConnection,
+  sleep,
+  type Coroutine,
+} from '../../runtime/index';
+
+/** Network tests fail after this long instead of hanging the run (their servers are still closed). */
+const NET = { timeout: 20_000 };
+
+/** A loopback server on an ephemeral port, closed (with its connections) after the test. */
+function startServer(t: TestContext | null, onConnection: (conn: net.Socket) => void): Promise<{ port: number; close(): Promise<void> }> {
+  const conns = new Set<net.Socket>();
+  const server = net.createServer((conn) => {
+    conns.add(conn);
+    conn.on('close', () => conns.delete(conn));
+    conn.on('error', () => undefined);
+    onConnection(conn);
+  });
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> =>
+    (closing ??= new Promise<void>((done) => {
+      for (const c of conns) c.destroy();
+      server.close(() => done());
+    }));
+  t?.after(close);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve({ port: (server.address() as net.AddressInfo).port, close }));
+  });
+}
+
+/** A server that answers each connection with `data` and then closes its side. */
+function serveOnce(t: TestContext, data: string | Buffer): Promise<{ port: number }> {
+  return startServer(t, (conn) => conn.end(data));
+}
+
+/** Runs a coroutine on a fresh real-clock loop, then closes the loop. */
+async function runOnLoop<T>(coro: Coroutine<T>): Promise<T> {
+  const loop = new EventLoop();
+  try {
+    return await loop.runUntilComplete(coro);
+  } finally {
+    loop.close();
+  }
+}
+
+describe('reading from a connection', () => {
+  test('readline gives each line with its newline, then the partial last line, then empty at EOF', NET, async (t) => {
+    const { port } = await serveOnce(t, 'first line\nsecond\nno newline at the end');
+    const main = coroutine(function* main(): Coroutine<string[]> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port);
+      const lines: string[] = [];
+      for (let i = 0; i < 4; i++) lines.push((yield* reader.readline()).toString());
+      assert.equal(reader.atEof(), true);
+      writer.close();
+      return lines;
+    });
+    assert.deepEqual(await runOnLoop(main()), ['first line\n', 'second\n', 'no newline at the end', '']);
+  });
+
+  test('readuntil with a multi-byte separator, readexactly, read(n), read(-1)', NET, async (t) => {
+    const { port } = await serveOnce(t, 'HEADER\r\n\r\n0123456789rest of the body');
+    const main = coroutine(function* main(): Coroutine<string[]> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port);
+      const out: string[] = [];
+      out.push((yield* reader.readuntil('\r\n\r\n')).toString());
+      out.push((yield* reader.readexactly(4)).toString());
+      out.push((yield* reader.read(3)).toString());
+      out.push((yield* reader.readexactly(3)).toString());
+      out.push((yield* reader.read(-1)).toString());
+      out.push(`[${(yield* reader.read(10)).length}]`);
+      out.push(`[${(yield* reader.read()).length}]`);
+      writer.close();
+      return out;
+    });
+    assert.deepEqual(await runOnLoop(main()), ['HEADER\r\n\r\n', '0123', '456', '789', 'rest of the body', '[0]', '[0]']);
+  });
+
+  test('a separator split across two TCP segments is found', NET, async (t) => {
+    const { port } = await startServer(t, (conn) => {
+      conn.write('abc\r');
+      setTimeout(() => conn.end('\ndef'), 10);
+    });
+    const main = coroutine(function* main(): Coroutine<string[]> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port);
+      const a = (yield* reader.readuntil('\r\n')).toString();
+      const b = (yield* reader.read(-1)).toString();
+      writer.close();
+      return [a, b];
+    });
+    assert.deepEqual(await runOnLoop(main()), ['abc\r\n', 'def']);
+  });
+
+  test('readexactly at EOF throws IncompleteReadError with the partial bytes', NET, async (t) => {
+    const { port } = await serveOnce(t, 'only 9 b');
+    const main = coroutine(function* main(): Coroutine<string> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port);
+      try {
+        yield* reader.readexactly(100);
+        return 'no';
+      } catch (e) {
+        assert.ok(e instanceof IncompleteReadError);
+        return `${e.partial.toString()}|${e.expected}`;
+      } finally {
+        writer.close();
+      }
+    });
+    assert.equal(await runOnLoop(main()), 'only 9 b|100');
+  });
+
+  test('readuntil at EOF without the separator throws IncompleteReadError (expected null)', NET, async (t) => {
+    const { port } = await serveOnce(t, 'no separator');
+    const main = coroutine(function* main(): Coroutine<string> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port);
+      try {
+        yield* reader.readuntil('#');
+        return 'no';
+      } catch (e) {
+        assert.ok(e instanceof IncompleteReadError);
+        return `${e.partial.toString()}|${e.expected}`;
+      } finally {
+        writer.close();
+      }
+    });
+    assert.equal(await runOnLoop(main()), 'no separator|null');
+  });
+
+  test('several MB read with readexactly arrive intact', NET, async (t) => {
+    const SIZE = 5 * 1024 * 1024;
+    const data = Buffer.alloc(SIZE);
+    for (let i = 0; i < SIZE; i++) data[i] = (i * 31 + 7) & 0xff;
+    const { port } = await serveOnce(t, data);
+    const main = coroutine(function* main(): Coroutine<Buffer> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port);
+      const got = Buffer.from(yield* reader.readexactly(SIZE));
+      assert.equal((yield* reader.read(-1)).length, 0);
+      writer.close();
+      return got;
+    });
+    const got = await runOnLoop(main());
+    assert.equal(got.length, SIZE);
+    assert.equal(createHash('sha256').update(got).digest('hex'), createHash('sha256').update(data).digest('hex'));
+  });
+});
+
+describe('limits', () => {
+  test('a line longer than the limit throws LimitOverrunError and leaves the bytes in the buffer', NET, async (t) => {
+    const { port } = await serveOnce(t, 'x'.repeat(100) + '\nshort\n');
+    const main = coroutine(function* main(): Coroutine<string> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port, { limit: 16 });
+      assert.equal(reader.limit, 16);
+      try {
+        yield* reader.readline();
+        return 'no';
+      } catch (e) {
+        assert.ok(e instanceof LimitOverrunError, String(e));
+        assert.ok(e.consumed > 16);
+        return 'LimitOverrunError';
+      } finally {
+        writer.close();
+      }
+    });
+    assert.equal(await runOnLoop(main()), 'LimitOverrunError');
+  });
+
+  test("CPython's boundaries: the separator may end past the limit; limit+1 bytes before it may not", NET, async () => {
+    const loop = new EventLoop({ clock: new VirtualClock() });
+    const main = coroutine(function* main(): Coroutine<string[]> {
+      const out: string[] = [];
+      // 4 bytes before a 2-byte separator, limit 4: accepted (asyncio checks the separator's start).
+      const ok = new StreamReader({ limit: 4 });
+      ok.feedData(Buffer.from('abcd\r\n'));
+      out.push((yield* ok.readuntil('\r\n')).toString());
+      // 5 bytes before it: LimitOverrunError, consumed = where the separator starts.
+      const over = new StreamReader({ limit: 4 });
+      over.feedData(Buffer.from('abcde\r\n'));
+      try {
+        yield* over.readuntil('\r\n');
+      } catch (e) {
+        assert.ok(e instanceof LimitOverrunError);
+        out.push(`found but too long, consumed=${e.consumed}`);
+      }
+      // Still in the buffer after the error.
+      assert.equal(over.bufferedBytes(), 7);
+      // Not found and more than the limit buffered.
+      const none = new StreamReader({ limit: 4 });
+      none.feedData(Buffer.from('abcdefgh'));
+      try {
+        yield* none.readuntil('\n');
+      } catch (e) {
+        assert.ok(e instanceof LimitOverrunError);
+        out.push('not found, over the limit');
+      }
+      return out;
+    });
+    assert.deepEqual(await loop.runUntilComplete(main()), ['abcd\r\n', 'found but too long, consumed=5', 'not found, over the limit']);
+    loop.close();
+  });
+
+  test('several separators: the match that ends first wins (Python 3.13)', async () => {
+    const loop = new EventLoop({ clock: new VirtualClock() });
+    const main = coroutine(function* main(): Coroutine<string[]> {
+      const reader = new StreamReader();
+      reader.feedData(Buffer.from('abcd|line\r\nrest'));
+      const first = (yield* reader.readuntil(['abc', 'b'])).toString();
+      const second = (yield* reader.readuntil(['\r\n', '\n', '|'])).toString();
+      const third = (yield* reader.readuntil(['\n', '\r\n'])).toString();
+      return [first, second, third];
+    });
+    assert.deepEqual(await loop.runUntilComplete(main()), ['ab', 'cd|', 'line\r\n']);
+    loop.close();
+  });
+
+  test('a limit that is not a positive integer is refused', () => {
+    assert.throws(() => new StreamReader({ limit: 0 }), RangeError);
+    assert.throws(() => new StreamReader({ limit: 1.5 }), RangeError);
+  });
+});
+
+describe('writing', () => {
+  test('write + drain against a peer that does not read: drain waits until it reads, and every byte arrives', NET, async (t) => {
+    const SIZE = 24 * 1024 * 1024; // more than the kernel's loopback buffers can hold
+    let serverConn: net.Socket | null = null;
+    let received: Promise<string> | null = null;
+    const { port } = await startServer(t, (conn) => {
+      serverConn = conn;
+      conn.pause();
+      received = new Promise((resolve) => {
+        const hash = createHash('sha256');
+        let n = 0;
+        conn.on('data', (d: Buffer) => {
+          hash.update(d);
+          n += d.length;
+        });
+        conn.on('end', () => resolve(`${n}:${hash.digest('hex')}`));
+      });
+    });
+    const data = Buffer.alloc(SIZE);
+    for (let i = 0; i < SIZE; i++) data[i] = (i * 17 + 1) & 0xff;
+    const loop = new EventLoop();
+    const log: string[] = [];
+    const main = coroutine(function* main(): Coroutine<void> {
+      const [, writer] = yield* openConnection('127.0.0.1', port);
+      writer.write(data);
+      assert.ok(writer.bufferedBytes() > StreamWriter.highWater, 'most of it waits in the writer');
+      const drain = loop.createTask(writer.drain());
+      // The peer reads nothing: drain cannot finish whatever the time given.
+      yield* sleep(0.05);
+      log.push(`drain done while the peer does not read: ${drain.done()}`);
+      serverConn!.resume();
+      yield* drain;
+      log.push(`drained, buffered <= high water: ${writer.bufferedBytes() <= StreamWriter.highWater}`);
+      writer.close();
+      yield* writer.waitClosed();
+      log.push(`closed: ${writer.isClosing()}`);
+    });
+    await loop.runUntilComplete(main());
+    loop.close();
+    assert.deepEqual(log, ['drain done while the peer does not read: false', 'drained, buffered <= high water: true', 'closed: true']);
+    assert.equal(await received!, `${SIZE}:${createHash('sha256').update(data).digest('hex')}`);
+  });
+
+  test('drain with little buffered returns at once; close() flushes before closing', NET, async (t) => {
+    let received: Promise<string> | null = null;
+    const { port } = await startServer(t, (conn) => {
+      received = new Promise((resolve) => {
+        let text = '';
+        conn.on('data', (d) => (text += d.toString()));
+        conn.on('end', () => resolve(text));
+      });
+    });
+    const main = coroutine(function* main(): Coroutine<void> {
+      const [, writer] = yield* openConnection('127.0.0.1', port);
+      writer.write('hello ');
+      writer.write(Buffer.from('world'));
+      yield* writer.drain();
+      writer.close();
+      writer.close(); // twice is harmless
+      assert.throws(() => writer.write('more'), RuntimeError);
+      yield* writer.waitClosed();
+    });
+    await runOnLoop(main());
+    assert.equal(await received!, 'hello world');
+  });
+
+  test('a request/response exchange over one connection (an echo server)', NET, async (t) => {
+    const { port } = await startServer(t, (conn) => conn.pipe(conn));
+    const main = coroutine(function* main(): Coroutine<string[]> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port);
+      const out: string[] = [];
+      for (const word of ['alpha', 'beta', 'gamma']) {
+        writer.write(`${word}\n`);
+        yield* writer.drain();
+        out.push((yield* reader.readline()).toString().trimEnd());
+      }
+      writer.close();
+      yield* writer.waitClosed();
+      return out;
+    });
+    assert.deepEqual(await runOnLoop(main()), ['alpha', 'beta', 'gamma']);
+  });
+});
+
+describe('failures', () => {
+  test('openConnection to a closed port throws ConnectionRefusedError', NET, async () => {
+    const server = await startServer(null, () => undefined);
+    await server.close();
+    const main = coroutine(function* main(): Coroutine<string> {
+      try {
+        yield* openConnection('127.0.0.1', server.port);
+        return 'connected?';
+      } catch (e) {
+        return e instanceof ConnectionRefusedError ? 'refused' : String(e);
+      }
+    });
+    assert.equal(await runOnLoop(main()), 'refused');
+  });
+
+  test('a reset surfaces as ConnectionResetError in the coroutine awaiting a read', NET, async (t) => {
+    const { port } = await startServer(t, (conn) => {
+      conn.write('greeting\n');
+      conn.once('data', () => conn.resetAndDestroy());
+    });
+    const main = coroutine(function* main(): Coroutine<string[]> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port);
+      const out: string[] = [(yield* reader.readline()).toString().trimEnd()];
+      writer.write('please reset\n');
+      try {
+        yield* reader.read(100);
+        out.push('no error');
+      } catch (e) {
+        out.push(e instanceof ConnectionResetError ? 'ConnectionResetError' : String(e));
+      }
+      // The error sticks to the reader.
+      assert.ok(reader.exception() instanceof ConnectionResetError);
+      try {
+        yield* reader.readline();
+      } catch (e) {
+        out.push(`again: ${(e as Error).name}`);
+      }
+      writer.close();
+      return out;
+    });
+    assert.deepEqual(await runOnLoop(main()), ['greeting', 'ConnectionResetError', 'again: ConnectionResetError']);
+  });
+
+  test('after the reader saw a reset, drain() throws it too (as asyncio)', NET, async (t) => {
+    const { port } = await startServer(t, (conn) => conn.once('data', () => conn.resetAndDestroy()));
+    const main = coroutine(function* main(): Coroutine<string> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port);
+      writer.write('x');
+      try {
+        yield* reader.read(10);
+      } catch {
+        // the reset, seen by the reader
+      }
+      try {
+        yield* writer.drain();
+        return 'drain returned';
+      } catch (e) {
+        return (e as Error).name;
+      } finally {
+        writer.close();
+      }
+    });
+    assert.equal(await runOnLoop(main()), 'ConnectionResetError');
+  });
+
+  test('a reset while writing makes drain() throw', NET, async (t) => {
+    const { port } = await startServer(t, (conn) => {
+      conn.pause();
+      conn.once('readable', () => conn.resetAndDestroy());
+    });
+    const main = coroutine(function* main(): Coroutine<string> {
+      const [, writer] = yield* openConnection('127.0.0.1', port);
+      const chunk = Buffer.alloc(1 << 20, 0x61);
+      try {
+        for (let i = 0; i < 64; i++) {
+          writer.write(chunk);
+          yield* writer.drain();
+        }
+        return 'no error';
+      } catch (e) {
+        return (e as Error).name;
+      } finally {
+        writer.close();
+      }
+    });
+    assert.match(await runOnLoop(main()), /^(ConnectionResetError|BrokenPipeError)$/);
+  });
+
+  test('a read pending when our side closes the connection ends with EOF', NET, async (t) => {
+    const { port } = await startServer(t, () => undefined);
+    const loop = new EventLoop();
+    const main = coroutine(function* main(): Coroutine<string> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port);
+      const pending = loop.createTask(reader.read(100));
+      yield* sleep(0.01);
+      writer.close();
+      const data = yield* pending;
+      return `read ${data.length} bytes, atEof=${reader.atEof()}`;
+    });
+    try {
+      assert.equal(await loop.runUntilComplete(main()), 'read 0 bytes, atEof=true');
+    } finally {
+      loop.close();
+    }
+  });
+});
+
+describe('closing', () => {
+  test('bytes that arrived before our close are still read, then EOF', NET, async (t) => {
+    const { port } = await startServer(t, (conn) => conn.write('arrived early'));
+    const main = coroutine(function* main(): Coroutine<string[]> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port);
+      while (writer.socket.bufferedBytes() < 13) yield* sleep(0.005);
+      writer.close();
+      yield* writer.waitClosed();
+      return [(yield* reader.read(-1)).toString(), String(reader.atEof())];
+    });
+    assert.deepEqual(await runOnLoop(main()), ['arrived early', 'true']);
+  });
+});
+
+describe('a StreamReader fed by hand', () => {
+  test('feedData/feedEof drive the reads; waiting reads wake when data comes', NET, async () => {
+    const loop = new EventLoop({ clock: new VirtualClock() });
+    const reader = new StreamReader();
+    const log: string[] = [];
+    const consumer = coroutine(function* consumer(): Coroutine<void> {
+      log.push(`${(yield* reader.readline()).toString().trimEnd()}@${loop.time()}`);
+      log.push(`${(yield* reader.readexactly(3)).toString()}@${loop.time()}`);
+      log.push(`${(yield* reader.read(-1)).toString()}@${loop.time()}`);
+    });
+    loop.callLater(1, () => reader.feedData(Buffer.from('hel')));
+    loop.callLater(2, () => reader.feedData(new Uint8Array(Buffer.from('lo\nab'))));
+    loop.callLater(3, () => reader.feedData(Buffer.from('cdef')));
+    loop.callLater(4, () => reader.feedEof());
+    await loop.runUntilComplete(consumer());
+    assert.deepEqual(log, ['hello@2', 'abc@3', 'def@4']);
+    assert.equal(reader.totalBytesRead(), 12);
+    assert.throws(() => reader.feedData(Buffer.from('x')), RuntimeError);
+    loop.close();
+  });
+
+  test('setException fails the waiting read and the later ones', NET, async () => {
+    const loop = new EventLoop({ clock: new VirtualClock() });
+    const reader = new StreamReader();
+    const err = new Error('parser gave up');
+    loop.callLater(1, () => reader.setException(err));
+    const main = coroutine(function* main(): Coroutine<void> {
+      yield* reader.read(10);
+    });
+    await assert.rejects(loop.runUntilComplete(main()), (e) => e === err);
+    await assert.rejects(loop.runUntilComplete(reader.readline()), (e) => e === err);
+    loop.close();
+  });
+
+  test('two coroutines reading at once is refused', NET, async () => {
+    const loop = new EventLoop({ clock: new VirtualClock() });
+    const reader = new StreamReader();
+    const first = loop.createTask(reader.read(1));
+    const second = loop.createTask(reader.read(1));
+    loop.callLater(1, () => {
+      reader.feedData(Buffer.from('x'));
+      reader.feedEof();
+    });
+    await assert.rejects(loop.runUntilComplete(second), (e) => e instanceof RuntimeError && /already waiting/.test(e.message));
+    assert.equal((await loop.runUntilComplete(first)).toString(), 'x');
+    loop.close();
+  });
+});
