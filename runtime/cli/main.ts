@@ -5,6 +5,7 @@
 import { parseArgs, UsageError, USAGE } from './args';
 import { runCrawlCommand } from './crawl-command';
 import { runDemoSiteCommand } from './demo-site-command';
+import { listSamplesText, runCompareCommand, runSampleCommand } from './samples-command';
 
 const VERSION = '0.1.0';
 
@@ -31,8 +32,31 @@ async function main(argv: string[]): Promise<number> {
     case 'demo-site':
       return runDemoSiteCommand(cmd);
     case 'other':
-      process.stderr.write(`coroscope: unknown command ${JSON.stringify(cmd.name)}\nRun 'coroscope --help' for usage.\n`);
+      return runOther(cmd.name, cmd.args);
+  }
+}
+
+async function runOther(name: string, args: string[]): Promise<number> {
+  try {
+    switch (name) {
+      case 'samples':
+        if (args.length > 0) throw new UsageError('samples takes no arguments');
+        process.stdout.write(listSamplesText());
+        return 0;
+      case 'sample':
+        return await runSampleCommand(args);
+      case 'compare':
+        return await runCompareCommand(args);
+      default:
+        process.stderr.write(`coroscope: unknown command ${JSON.stringify(name)}\nRun 'coroscope --help' for usage.\n`);
+        return 2;
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`coroscope ${name}: ${e.message}\n`);
       return 2;
+    }
+    throw e;
   }
 }
 

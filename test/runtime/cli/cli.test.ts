@@ -1,0 +1,75 @@
+// The `coroscope` command as a user runs it: the bundled dist/cli.js in a child process
+// (npm test builds it first), against the embedded demo site.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createServer } from 'node:net';
+
+const root = join(__dirname, '..', '..', '..');
+const cli = join(root, 'bin', 'coroscope.js');
+
+function coroscope(args: string[], timeoutMs = 60_000): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', timeout: timeoutMs });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('the CLI bundle is built', () => {
+  assert.ok(existsSync(join(root, 'dist', 'cli.js')), 'run npm run build first');
+});
+
+test('crawl --demo prints the report, a task dump and the rate', () => {
+  const r = coroscope(['crawl', '--demo', '--pages', '30', '--dump-tasks-after', '50', '--quiet']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /\*\*\* Tasks after 50 ms \*\*\*/);
+  assert.match(r.stdout, /crawl runtime\/crawler\/crawler\.ts:\d+/);
+  assert.match(r.stdout, /\*\*\* Report \*\*\*/);
+  assert.match(r.stdout, /Finished \d+ urls in [\d.]+ secs \(max_tasks=100\)/);
+  assert.match(r.stdout, /Rate: [\d.]+ urls\/sec/);
+});
+
+test('--json prints exactly one object with the documented fields, for each stage, and the stages agree', () => {
+  const seen: Record<string, string[]> = {};
+  for (const stage of ['callbacks', 'generators', 'coroutines']) {
+    const r = coroscope(['crawl', '--demo', '--pages', '30', '--json', '--no-robots', '--stage', stage]);
+    assert.equal(r.status, 0, r.stderr);
+    const j = JSON.parse(r.stdout) as Record<string, unknown>;
+    for (const k of ['pages', 'fetched', 'errors', 'redirects', 'seconds', 'rate', 'results']) assert.ok(k in j, `${stage}: ${k}`);
+    const results = j.results as Array<{ url: string; status: number | null; contentType: string | null; bytes: number; nextUrl?: string; error?: string }>;
+    assert.equal(results.length, j.fetched);
+    assert.ok(results.some((x) => x.nextUrl !== undefined), 'redirects are listed');
+    assert.ok(results.some((x) => x.error !== undefined && /UnknownCharsetError/.test(x.error)), 'the broken page failed');
+    // Ports differ per run: compare paths.
+    seen[stage] = results.map((x) => new URL(x.url).pathname).sort();
+  }
+  assert.deepEqual(seen.generators, seen.callbacks);
+  assert.deepEqual(seen.coroutines, seen.callbacks);
+});
+
+test('bad arguments exit 2 with a message; an unreachable root exits 1', async () => {
+  const bad = coroscope(['crawl', '--max-tasks', 'lots', '--demo']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--max-tasks needs a whole number/);
+  const port = await new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+  const dead = coroscope(['crawl', `http://127.0.0.1:${port}/`, '--quiet', '--max-tries', '1']);
+  assert.equal(dead.status, 1);
+  assert.match(dead.stderr, /cannot reach http:\/\/127\.0\.0\.1:\d+\/: HttpConnectionError/);
+});
+
+test('samples lists the tutorial samples; sample runs one', () => {
+  const list = coroscope(['samples']);
+  assert.equal(list.status, 0);
+  assert.match(list.stdout, /^generators\s+/m);
+  assert.match(list.stdout, /^json-fetch\s+/m);
+  const one = coroscope(['sample', 'exception-chain']);
+  assert.equal(one.status, 0, one.stderr);
+  const unknown = coroscope(['sample', 'nope']);
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /unknown sample "nope"/);
+});
