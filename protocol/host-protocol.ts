@@ -151,6 +151,22 @@ export interface CrawlProgress {
   seconds: number;
   rate: number;
   errorsByKind: Record<string, number>;
+  /**
+   * Optional: the pages finished since the previous progress event (at most 100, oldest
+   * first), for the panel's list of crawled pages. Hosts that do not report them omit it.
+   * `title` is the page's `<title>` text as the crawler decoded it: untrusted, shown as text.
+   */
+  recent?: CrawledPage[];
+}
+
+/** One URL the crawler finished. */
+export interface CrawledPage {
+  url: string;
+  /** HTTP status, null when no response arrived. */
+  status: number | null;
+  title?: string;
+  /** 'Name: message' when it failed. */
+  error?: string;
 }
 
 export interface Snapshot {
@@ -220,7 +236,8 @@ export interface HostMethods {
   /** Runs until the frame at `depth` of the task's chain returns. */
   stepOut: { params: { taskId: number; depth: number }; result: { tick: number } };
   setBreakpoints: { params: { file: string; breakpoints: Breakpoint[] }; result: { breakpoints: BreakpointStatus[] } };
-  setExceptionBreaks: { params: { taskFailed: boolean; taskCancelled: boolean }; result: Record<string, never> };
+  /** Break when a task fails or is cancelled; `urlFailed`: when the crawler records a URL as failed (its worker catches the error, so no task fails). */
+  setExceptionBreaks: { params: { taskFailed: boolean; taskCancelled: boolean; urlFailed?: boolean }; result: Record<string, never> };
   snapshot: { params: { since?: number }; result: Snapshot };
   taskDetail: { params: { taskId: number; locals?: boolean }; result: TaskDetail };
   variables: { params: { handle: number }; result: { variables: VariableInfo[] } };

@@ -53,6 +53,7 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
   /** @internal A cancel() arrived while not suspended: deliver at the next step. */
   _mustCancel = false;
   private _numCancelsRequested = 0;
+  private _inCancel = false;
   /** @internal Completed steps (resumes) so far. */
   _steps = 0;
   /** @internal Frames of the `yield*` chain, innermost last (only with coroutine tracking on). */
@@ -112,9 +113,24 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
     if (this._state !== 0) return false;
     this._numCancelsRequested++;
     this._loop._taskCancelRequested(this as Task<unknown>);
-    if (this._waiter !== null && this._waiter.cancel(msg)) {
-      // Keep _waiter: it may be a task that swallows the cancellation and must be cancelled again.
+    // Tasks awaiting each other in a cycle would pass the cancel round forever. When it
+    // comes back here, stop waiting and take the CancelledError at a step of our own.
+    if (this._waiter !== null && this._inCancel) {
+      this._waiter._removeWaiter(this);
+      this._waiter = null;
+      this._mustCancel = true;
+      this._cancelMessage = msg;
+      this._loop._pushReady(taskStep, this, NO_EXCEPTION);
       return true;
+    }
+    if (this._waiter !== null) {
+      this._inCancel = true;
+      try {
+        // Keep _waiter: it may be a task that swallows the cancellation and must be cancelled again.
+        if (this._waiter.cancel(msg)) return true;
+      } finally {
+        this._inCancel = false;
+      }
     }
     this._mustCancel = true;
     this._cancelMessage = msg;

@@ -6,6 +6,7 @@ import { parseArgs, UsageError, USAGE } from './args';
 import { runCrawlCommand } from './crawl-command';
 import { runDemoSiteCommand } from './demo-site-command';
 import { listSamplesText, runCompareCommand, runSampleCommand } from './samples-command';
+import { demoTracePair, formatTracePair, tracePair } from '../inspect/traces';
 
 const VERSION = '0.1.0';
 
@@ -47,6 +48,13 @@ async function runOther(name: string, args: string[]): Promise<number> {
         return await runSampleCommand(args);
       case 'compare':
         return await runCompareCommand(args);
+      case 'trace': {
+        // The same failure as a coroutine traceback and as the callback stage's ripped trace.
+        if (args.length !== 1) throw new UsageError('trace needs --demo or the URL of a failing page');
+        const pair = args[0] === '--demo' ? await demoTracePair() : await tracePair(args[0]!);
+        process.stdout.write(formatTracePair(pair));
+        return 0;
+      }
       default:
         process.stderr.write(`coroscope: unknown command ${JSON.stringify(name)}\nRun 'coroscope --help' for usage.\n`);
         return 2;

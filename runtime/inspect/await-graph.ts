@@ -41,7 +41,7 @@ import { Socket } from '../socket';
 import { StreamReader } from '../streams';
 import { ConnectionPool } from '../http/connection-pool';
 import { Task } from '../task';
-import { describeTarget, describeTask, taskState, tasksBehind } from './task-snapshot';
+import { describeTarget, describeTask, taskState } from './task-snapshot';
 
 // --- stable ids ---------------------------------------------------------------------------
 
@@ -89,6 +89,41 @@ export function resourceOf(fut: Future<unknown>): object | null {
   const target = fut._origin?.target;
   if (typeof target !== 'object' || target === null || target === fut || target instanceof Future) return null;
   return target;
+}
+
+/** Await kinds that only wrap another awaitable (the origin's target). */
+const WRAPPER_KINDS = new Set(['waitFor', 'waitFor.cancel', 'shield']);
+
+/**
+ * The tasks a future stands for: itself if a task, gather's children (nested gathers too),
+ * waitFor's and shield's inner task; in order, each once. The same answer as
+ * task-snapshot.ts's tasksBehind, linear in the number of children (a gather of 10k tasks
+ * is common and summaries ask this for every waiting task).
+ */
+export function awaitedTasks(fut: Future<unknown>): Task<unknown>[] {
+  if (fut instanceof Task) return [fut];
+  const origin = fut._origin;
+  if (!(fut instanceof GatheringFuture) && (origin === null || !WRAPPER_KINDS.has(origin.kind) || !(origin.target instanceof Future))) return [];
+  const out: Task<unknown>[] = [];
+  const seen = new Set<Task<unknown>>();
+  const visit = (f: Future<unknown>, depth: number): void => {
+    if (f instanceof Task) {
+      if (!seen.has(f)) {
+        seen.add(f);
+        out.push(f);
+      }
+      return;
+    }
+    if (depth > 8) return;
+    if (f instanceof GatheringFuture) {
+      for (const child of f._children) visit(child, depth + 1);
+      return;
+    }
+    const o = f._origin;
+    if (o !== null && WRAPPER_KINDS.has(o.kind) && o.target instanceof Future) visit(o.target, depth + 1);
+  };
+  visit(fut, 0);
+  return out;
 }
 
 // --- lock holders ----------------------------------------------------------------------------
@@ -283,7 +318,7 @@ export function buildAwaitGraph(loop: EventLoop, options: AwaitGraphOptions = {}
     if (w === null || t.done()) continue;
     addEdge(b, `task:${t.id}`, addFuture(b, w, 0), 'awaits');
     if (!w.done()) {
-      const behind = tasksBehind(w);
+      const behind = awaitedTasks(w);
       for (const x of behind) if (!byId.has(x.id)) byId.set(x.id, x);
       waits.set(t.id, behind.filter((x) => !x.done()).map((x) => x.id));
     }

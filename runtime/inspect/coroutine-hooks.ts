@@ -36,7 +36,17 @@ export class CoroutineHooksHub implements CoroutineTrackingHooks {
   }
 
   created(gen: Coroutine<unknown>, fn: (...args: never[]) => Coroutine<unknown>): void {
-    for (const f of this.createdFns) {
+    const fns = this.createdFns;
+    if (fns.length === 1) {
+      // The common case, on the hot path: one listener.
+      try {
+        fns[0]!(gen, fn);
+      } catch (e) {
+        this.onError(e);
+      }
+      return;
+    }
+    for (const f of fns) {
       try {
         f(gen, fn);
       } catch (e) {

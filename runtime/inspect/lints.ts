@@ -2,12 +2,13 @@
 //
 // - slowCallback: the loop ran one callback (or one task step) longer than the loop's
 //   slowCallbackDuration (debug mode times every callback): what it was, how long, and for a
-//   task step where the task is now suspended.
+//   task step where the task is now suspended (its innermost frame outside the runtime core).
 // - neverAwaited: a coroutine was created (coroutine tracking's `created`) and never started:
 //   not `yield*`-ed, not wrapped in a task. Reported once it has stayed unstarted for
-//   `neverAwaitedSeconds` of wall time and at least two ticks (a task's first step runs in
-//   the tick after its creation, so a task's coroutine is never reported by mistake; a
-//   paused loop reports nothing), and for every one still unstarted when the loop closes.
+//   `neverAwaitedSeconds` of wall time and at least two ticks from the first sweep that
+//   found it unstarted (a task's first step runs in the tick after its creation, so a task's
+//   coroutine is never reported by mistake; a paused loop reports nothing), and for every
+//   one still unstarted when the loop closes.
 //   A task cancelled before its first step never starts its coroutine: not a lint (asyncio
 //   is silent there too). Tasks are matched to the coroutine created just before them (the
 //   `createTask(work())` pattern).
@@ -25,8 +26,8 @@
 //
 // Invariants: every lint is reported once (`onLint`) and kept (bounded: MAX_LINTS, and at
 // most PER_KEY per kind and function/task); per-step cost is one field test and, for a
-// task's first step only, one clock read; coroutine creation costs one Map insert and its
-// start one delete.
+// task's first step only, one clock read; a coroutine started right after its creation
+// costs two field writes, one created earlier one Map insert and one delete.
 
 import type { Lint, LintKind, SourcePosition as ProtocolPosition } from '../../protocol/host-protocol';
 import type { CoroutineFrame, CoroutineTrackingHooks } from '../coroutine';
@@ -41,10 +42,14 @@ import { functionLocations, type FunctionLocations } from './function-locations'
 import { describeTask, taskFrames } from './task-snapshot';
 
 export const MAX_LINTS = 1000;
+/** The runtime core's own files (runtime/*.ts): not where a program's slowness lives. */
+const CORE_FILES = /[\\/]runtime[\\/][^\\/]+\.[cm]?[tj]s$/;
 const PER_KEY = 20;
 
-interface Unstarted {
-  readonly fn: (...args: never[]) => Coroutine<unknown>;
+type CoroutineFn = (...args: never[]) => Coroutine<unknown>;
+
+/** When a sweep first saw a coroutine still unstarted. */
+interface FirstSeen {
   readonly tick: number;
   readonly at: number;
 }
@@ -66,8 +71,11 @@ function toPosition(p: { file: string; line: number; column: number } | null | u
 export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
   private readonly list: Lint[] = [];
   private readonly perKey = new Map<string, number>();
-  private readonly unstarted = new Map<Coroutine<unknown>, Unstarted>();
+  /** Coroutines created and not started yet, with their function: one Map entry each, nothing else per creation. */
+  private readonly unstarted = new Map<Coroutine<unknown>, CoroutineFn>();
+  private readonly firstSeen = new WeakMap<Coroutine<unknown>, FirstSeen>();
   private lastCreated: Coroutine<unknown> | null = null;
+  private lastCreatedFn: CoroutineFn | null = null;
   private readonly taskCoroutine = new WeakMap<Task<unknown>, Coroutine<unknown>>();
   private readonly firstStepStart = new WeakMap<Task<unknown>, number>();
   private readonly reportedWakeups = new WeakSet<object>();
@@ -116,9 +124,12 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
     let position: ProtocolPosition | undefined;
     if (task !== null && !task.done()) {
       try {
-        const frames = taskFrames(task);
-        const inner = frames[frames.length - 1];
-        if (inner !== undefined && inner.file !== null && inner.line !== null) position = { file: inner.file, line: inner.line, column: inner.column ?? 1 };
+        // The innermost frame of the program's own code (the runtime core's sleep, queue get,
+        // socket wait below it say little about what was slow).
+        const frames = taskFrames(task).filter((f) => f.file !== null && f.line !== null);
+        const own = frames.filter((f) => !CORE_FILES.test(f.file!));
+        const inner = own[own.length - 1] ?? frames[frames.length - 1];
+        if (inner !== undefined) position = { file: inner.file!, line: inner.line!, column: inner.column ?? 1 };
       } catch {
         position = undefined;
       }
@@ -139,9 +150,11 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
   }
 
   taskCreated(task: Task<unknown>): void {
+    // The coroutine created just before the task is (in the createTask(work()) pattern) the
+    // task's own: it starts at the task's first step, unless the task is cancelled before.
     if (this.lastCreated !== null) {
       this.taskCoroutine.set(task, this.lastCreated);
-      this.lastCreated = null;
+      this.flushSlot();
     }
   }
 
@@ -153,6 +166,7 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
     const coro = this.taskCoroutine.get(task);
     if (coro !== undefined) {
       // Ended without ever running its coroutine (cancelled before its first step): not a lint.
+      if (this.lastCreated === coro) this.flushSlot();
       this.unstarted.delete(coro);
       this.taskCoroutine.delete(task);
     }
@@ -173,40 +187,69 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
   // --- coroutine tracking ------------------------------------------------------------------------
 
   created(gen: Coroutine<unknown>, fn: (...args: never[]) => Coroutine<unknown>): void {
-    this.unstarted.set(gen, { fn, tick: this.loop.tickCount(), at: this.now() });
+    // The hot path (every coroutine call with tracking on). Most coroutines are started right
+    // after their creation (`yield* f()`), so the newest one waits in a slot and only goes
+    // into the map when another is created before it started: usually no map operation.
+    if (this.lastCreated !== null) this.unstarted.set(this.lastCreated, this.lastCreatedFn!);
     this.lastCreated = gen;
+    this.lastCreatedFn = fn;
   }
 
   started(frame: CoroutineFrame): void {
-    this.unstarted.delete(frame.gen);
-    if (this.lastCreated === frame.gen) this.lastCreated = null;
+    if (this.lastCreated === frame.gen) {
+      this.lastCreated = null;
+      this.lastCreatedFn = null;
+    } else if (this.unstarted.size > 0) {
+      this.unstarted.delete(frame.gen);
+    }
   }
 
-  /** Reports coroutines unstarted for long enough (call it now and then, e.g. every second). */
+  /** Puts the coroutine waiting in the slot into the map (before looking at the map). */
+  private flushSlot(): void {
+    if (this.lastCreated === null) return;
+    this.unstarted.set(this.lastCreated, this.lastCreatedFn!);
+    this.lastCreated = null;
+    this.lastCreatedFn = null;
+  }
+
+  /**
+   * Reports coroutines unstarted for long enough (call it now and then, e.g. every second).
+   * A coroutine is timed from the first sweep that finds it unstarted (creation itself is
+   * not timed, to keep it cheap): it is reported by a later sweep at least
+   * `neverAwaitedSeconds` and two ticks after that.
+   */
   sweep(): void {
+    this.flushSlot();
     if (this.unstarted.size === 0) return;
     const now = this.now();
     const tick = this.loop.tickCount();
-    for (const [gen, u] of this.unstarted) {
-      if (now - u.at < this.neverAwaitedMs || tick < u.tick + 2) continue;
+    for (const [gen, fn] of this.unstarted) {
+      const seen = this.firstSeen.get(gen);
+      if (seen === undefined) {
+        this.firstSeen.set(gen, { tick, at: now });
+        continue;
+      }
+      if (now - seen.at < this.neverAwaitedMs || tick < seen.tick + 2) continue;
       this.unstarted.delete(gen);
-      this.reportNeverAwaited(u, false);
+      this.reportNeverAwaited(fn, seen.tick, false);
     }
   }
 
   /** The loop is closing: every coroutine still unstarted is reported. */
   loopClosing(): void {
-    for (const [gen, u] of this.unstarted) {
+    this.flushSlot();
+    for (const [gen, fn] of this.unstarted) {
       this.unstarted.delete(gen);
-      this.reportNeverAwaited(u, true);
+      this.reportNeverAwaited(fn, this.firstSeen.get(gen)?.tick ?? null, true);
     }
   }
 
-  private reportNeverAwaited(u: Unstarted, closing: boolean): void {
-    const name = u.fn.name || '<anonymous>';
-    const position = toPosition(this.functions.locationOf(u.fn));
+  private reportNeverAwaited(fn: CoroutineFn, tick: number | null, closing: boolean): void {
+    const name = fn.name || '<anonymous>';
+    const position = toPosition(this.functions.locationOf(fn));
+    const since = tick === null ? '' : ` (unstarted since tick ${tick})`;
     const lint: Omit<Lint, 'kind' | 'tick'> = {
-      message: `coroutine ${name}() was never awaited: created at tick ${u.tick} and ${closing ? 'still not started when the loop closed' : 'not started since'} (use yield* ${name}(...) or createTask)`,
+      message: `coroutine ${name}() was never awaited: ${closing ? 'still not started when the loop closed' : 'created and not started'}${since}; use yield* ${name}(...) or createTask`,
     };
     if (position !== undefined) lint.position = position;
     this.report('neverAwaited', name, lint);
@@ -227,17 +270,22 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
       futures.add(fut);
       if (fut instanceof GatheringFuture) for (const c of fut._children) addFutures(c, depth + 1);
     };
+    const resources = new Set<object>();
     for (const t of tasks) {
       const w = t._waiter;
       if (w === null || t.done() || this.loop.currentTask() === t) continue;
       addFutures(w);
       const res = resourceOf(w);
-      if (res instanceof Queue) {
-        const q = Queue._internals(res);
-        for (const f of q.getters) addFutures(f);
-        for (const f of q.putters) addFutures(f);
-      } else if (res instanceof Event) {
-        for (const f of Event._waitersOf(res)) addFutures(f);
+      if (res !== null && !resources.has(res)) {
+        // Every waiter of a queue or event once (10k tasks often share one).
+        resources.add(res);
+        if (res instanceof Queue) {
+          const q = Queue._internals(res);
+          for (const f of q.getters) addFutures(f);
+          for (const f of q.putters) addFutures(f);
+        } else if (res instanceof Event) {
+          for (const f of Event._waitersOf(res)) addFutures(f);
+        }
       }
       if (!w.done()) {
         if (!w._callbacks().includes(t) && !this.reportedWakeups.has(w)) {

@@ -84,7 +84,7 @@ export function readyTasks(loop: EventLoop): Task<unknown>[] {
   return out;
 }
 
-interface BreakpointEntry {
+export interface BreakpointEntry {
   readonly file: string;
   readonly line: number;
   readonly condition: string | null;
@@ -176,6 +176,47 @@ export function evaluateCondition(condition: string, locals: readonly LocalVaria
   } catch (e) {
     return { value: true, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
   }
+}
+
+/**
+ * Checks breakpoints against the file's text: a verified breakpoint is on a line with `yield`
+ * (where a task can stop), with a parseable condition and hit condition.
+ */
+export function checkBreakpoints(file: string, breakpoints: readonly Breakpoint[]): { statuses: BreakpointStatus[]; entries: BreakpointEntry[] } {
+  const path = resolvePath(file);
+  let lines: string[] | null = null;
+  let readError: string | null = null;
+  try {
+    lines = readFileSync(path, 'utf8').split('\n');
+  } catch (e) {
+    readError = e instanceof Error ? e.message : String(e);
+  }
+  const tracking = isCoroutineTrackingOn();
+  const entries: BreakpointEntry[] = [];
+  const statuses = breakpoints.map((bp): BreakpointStatus => {
+    const status = (verified: boolean, message?: string): BreakpointStatus => (message === undefined ? { file: path, line: bp.line, verified } : { file: path, line: bp.line, verified, message });
+    if (!Number.isInteger(bp.line) || bp.line < 1) return status(false, `line must be a positive integer, got ${String(bp.line)}`);
+    if (lines === null) return status(false, `cannot read ${path}: ${readError}`);
+    if (bp.line > lines.length) return status(false, `${path} has only ${lines.length} lines`);
+    if (!/\byield\b/.test(lines[bp.line - 1]!)) return status(false, 'a task can only stop where it suspends: put the breakpoint on a line with yield*');
+    let hit: ((count: number) => boolean) | null = null;
+    if (bp.hitCondition !== undefined && bp.hitCondition.trim() !== '') {
+      hit = parseHitCondition(bp.hitCondition);
+      if (hit === null) return status(false, `hit condition ${JSON.stringify(bp.hitCondition)} is not one of N, >=N, >N, ==N, <N, <=N, %N`);
+    }
+    let condition: string | null = null;
+    if (bp.condition !== undefined && bp.condition.trim() !== '') {
+      try {
+        new Function(`return (${bp.condition});`);
+      } catch (e) {
+        return status(false, `condition does not parse: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      condition = bp.condition;
+    }
+    entries.push({ file: path, line: bp.line, condition, hit, hits: 0 });
+    return tracking ? status(true) : status(true, 'inspection is off: frames are not tracked, so this breakpoint cannot hit until a run with inspection on');
+  });
+  return { statuses, entries };
 }
 
 export interface LoopControllerOptions {
@@ -302,38 +343,7 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
     const previous = this.breakpoints.get(path);
     if (previous !== undefined) this.breakpointCount -= previous.length;
     this.breakpoints.delete(path);
-    let lines: string[] | null = null;
-    let readError: string | null = null;
-    try {
-      lines = readFileSync(path, 'utf8').split('\n');
-    } catch (e) {
-      readError = e instanceof Error ? e.message : String(e);
-    }
-    const tracking = isCoroutineTrackingOn();
-    const entries: BreakpointEntry[] = [];
-    const statuses = breakpoints.map((bp): BreakpointStatus => {
-      const status = (verified: boolean, message?: string): BreakpointStatus => (message === undefined ? { file: path, line: bp.line, verified } : { file: path, line: bp.line, verified, message });
-      if (!Number.isInteger(bp.line) || bp.line < 1) return status(false, `line must be a positive integer, got ${String(bp.line)}`);
-      if (lines === null) return status(false, `cannot read ${path}: ${readError}`);
-      if (bp.line > lines.length) return status(false, `${path} has only ${lines.length} lines`);
-      if (!/\byield\b/.test(lines[bp.line - 1]!)) return status(false, 'a task can only stop where it suspends: put the breakpoint on a line with yield*');
-      let hit: ((count: number) => boolean) | null = null;
-      if (bp.hitCondition !== undefined && bp.hitCondition.trim() !== '') {
-        hit = parseHitCondition(bp.hitCondition);
-        if (hit === null) return status(false, `hit condition ${JSON.stringify(bp.hitCondition)} is not one of N, >=N, >N, ==N, <N, <=N, %N`);
-      }
-      let condition: string | null = null;
-      if (bp.condition !== undefined && bp.condition.trim() !== '') {
-        try {
-          new Function(`return (${bp.condition});`);
-        } catch (e) {
-          return status(false, `condition does not parse: ${e instanceof Error ? e.message : String(e)}`);
-        }
-        condition = bp.condition;
-      }
-      entries.push({ file: path, line: bp.line, condition, hit, hits: 0 });
-      return tracking ? status(true) : status(true, 'inspection is off: frames are not tracked, so this breakpoint cannot hit until a run with inspection on');
-    });
+    const { statuses, entries } = checkBreakpoints(path, breakpoints);
     if (entries.length > 0) {
       this.breakpoints.set(path, entries);
       this.breakpointCount += entries.length;
@@ -402,8 +412,12 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
     this.events.paused?.(info);
   }
 
-  /** A condition inside a tick wants the loop held after it (the first reason of a tick wins). */
-  private requestStop(info: Omit<PauseInfo, 'tick'>): void {
+  /**
+   * Holds the loop after the current tick and announces why then (the first reason of a tick
+   * wins). For conditions seen inside a tick: a breakpoint, a failed task, or one the host
+   * watches itself (a URL the crawler records as failed).
+   */
+  stopAfterTick(info: Omit<PauseInfo, 'tick'>): void {
     if (this.stopRequest === null) this.stopRequest = { ...info, tick: this.loop.tickCount() };
     this.loop.pause();
   }
@@ -490,11 +504,11 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
       this.loop.pause();
     }
     if (task.cancelled()) {
-      if (this.breakOnTaskCancelled) this.requestStop({ reason: 'cancelled', taskId: task.id, description: `Task #${task.id} ${JSON.stringify(task.name)} was cancelled` });
+      if (this.breakOnTaskCancelled) this.stopAfterTick({ reason: 'cancelled', taskId: task.id, description: `Task #${task.id} ${JSON.stringify(task.name)} was cancelled` });
     } else if (task._exception !== undefined && this.breakOnTaskFailed) {
       const e = task._exception;
       const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-      this.requestStop({ reason: 'exception', taskId: task.id, description: `Task #${task.id} ${JSON.stringify(task.name)} failed: ${what}` });
+      this.stopAfterTick({ reason: 'exception', taskId: task.id, description: `Task #${task.id} ${JSON.stringify(task.name)} failed: ${what}` });
     }
   }
 
@@ -592,7 +606,7 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
       const { stop, note } = this.shouldStop(bp, l.frame);
       if (!stop) continue;
       this.stoppedAt.set(task, key);
-      this.requestStop({ reason: 'breakpoint', taskId: task.id, description: `Task #${task.id} ${JSON.stringify(task.name)} suspended at ${key} in ${l.frame.fn.name || '<anonymous>'}${note}` });
+      this.stopAfterTick({ reason: 'breakpoint', taskId: task.id, description: `Task #${task.id} ${JSON.stringify(task.name)} suspended at ${key} in ${l.frame.fn.name || '<anonymous>'}${note}` });
       return;
     }
   }
@@ -613,6 +627,6 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
     const bp = this.breakpointAt(l.file, l.line);
     if (bp === undefined) return;
     const { stop, note } = this.shouldStop(bp, inner);
-    if (stop) this.requestStop({ reason: 'breakpoint', taskId: task.id, description: `Task #${task.id} ${JSON.stringify(task.name)} resumed from ${key} in ${inner.fn.name || '<anonymous>'}${note}` });
+    if (stop) this.stopAfterTick({ reason: 'breakpoint', taskId: task.id, description: `Task #${task.id} ${JSON.stringify(task.name)} resumed from ${key} in ${inner.fn.name || '<anonymous>'}${note}` });
   }
 }

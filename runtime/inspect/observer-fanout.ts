@@ -29,21 +29,34 @@ export class ObserverFanout implements LoopObserver {
 
   constructor(parts: readonly LoopObserver[], onError: (error: unknown, hook: string) => void = () => undefined) {
     for (const name of HOOKS) {
-      const fns: Array<(...args: unknown[]) => void> = [];
+      const fns: Array<(a: unknown, b: unknown, c: unknown) => void> = [];
       for (const part of parts) {
         const hook = part[name] as AnyHook | undefined;
-        if (typeof hook === 'function') fns.push((hook as (...args: unknown[]) => void).bind(part));
+        if (typeof hook === 'function') fns.push((hook as (a: unknown, b: unknown, c: unknown) => void).bind(part));
       }
       if (fns.length === 0) continue;
-      const fanned = (...args: unknown[]): void => {
-        for (let i = 0; i < fns.length; i++) {
+      // Every hook takes at most three arguments (slowCallback): fixed arity, no rest arrays on the hot path.
+      let fanned: (a: unknown, b: unknown, c: unknown) => void;
+      if (fns.length === 1) {
+        const f0 = fns[0]!;
+        fanned = (a, b, c) => {
           try {
-            fns[i]!(...args);
+            f0(a, b, c);
           } catch (e) {
             onError(e, name);
           }
-        }
-      };
+        };
+      } else {
+        fanned = (a, b, c) => {
+          for (let i = 0; i < fns.length; i++) {
+            try {
+              fns[i]!(a, b, c);
+            } catch (e) {
+              onError(e, name);
+            }
+          }
+        };
+      }
       (this as unknown as Record<string, unknown>)[name] = fanned;
     }
   }

@@ -27,14 +27,14 @@
 // are kept in a WeakMap keyed by the error, so they live exactly as long as the error.
 
 import { readFileSync } from 'node:fs';
-import { isAbsolute, relative } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import type { TraceFrame, Traceback, TracePair } from '../../protocol/host-protocol';
 import { CancelledError } from '../errors';
 import { setAwaitThrowHook, type Future } from '../future';
 import { EventLoop } from '../loop';
 import { Crawler } from '../crawler/crawler';
 import { crawlWithCallbacks } from '../crawler/callback-fetcher';
-import { SITE_PATHS } from '../demo-site/index';
+import { SITE_PATHS, startDemoSite } from '../demo-site/index';
 import { Task } from '../task';
 import { sourcePositions, type SourcePositionMapper } from './source-positions';
 
@@ -85,6 +85,11 @@ export function parseStack(stack: string): { header: string; lines: StackLine[] 
 }
 
 const MACHINERY_FILES = /[\\/]runtime[\\/](loop|task|future|ready-queue|handle|running-loop|selector|run|timer-heap|coroutine)\.[cm]?[tj]s$/;
+/** The inspector's own sources (this directory; from a bundle in dist/, ../runtime/inspect). */
+const INSPECTOR_DIRS = [__dirname, join(__dirname, '..', 'runtime', 'inspect')].filter((d) => /[\\/]runtime[\\/]inspect$/.test(d)).map((d) => d + sep);
+function isInspectorFile(file: string): boolean {
+  return INSPECTOR_DIRS.some((d) => file.startsWith(d));
+}
 /** Functions of the crawler's teaching stages that are their event loops. */
 const LOOP_FUNCTIONS = new Set(['runCallbackLoop', 'runSelectorLoop', 'SimpleTask.step', 'SimpleTask.run', 'SimpleTask.throwInto']);
 
@@ -138,8 +143,10 @@ function classify(lines: readonly StackLine[], positions: SourcePositionMapper):
     if (file === null || file.startsWith('node:') || file.startsWith('internal/')) kind = 'native';
     else if (MACHINERY_FILES.test(file) || LOOP_FUNCTIONS.has(qualified)) kind = 'loop';
     else kind = isGenerator ? 'coroutine' : 'callback';
-    // coroutine()'s tracking wrapper sits between every two frames of a tracked chain: not the program's.
-    if (shortName(l.name) === 'trackedFrame' || /^trackedFrame\d*$/.test(shortName(l.name))) continue;
+    // coroutine()'s tracking wrapper sits between every two frames of a tracked chain, and the
+    // inspector's own hook frames sit where it captured: neither is the program's.
+    if (/^trackedFrame\d*$/.test(shortName(l.name))) continue;
+    if (file !== null && isInspectorFile(file)) continue;
     // Program frames by their function's name (as Python prints co_name); machinery with its class.
     out.push({ name: kind === 'loop' || kind === 'native' ? qualified : shortName(l.name), qualified, file, line, column, kind, async: l.async });
   }
@@ -403,6 +410,16 @@ export async function tracePair(siteOrPageUrl: string, options: TracePairOptions
     markMissing(coroutine, callback);
     return { url, coroutine, callback };
   });
+}
+
+/** For `coroscope trace --demo`: starts the embedded demo site, makes the pair for its failing page, stops the site. */
+export async function demoTracePair(options: Omit<TracePairOptions, 'coroutineError'> = {}): Promise<TracePair> {
+  const site = await startDemoSite({});
+  try {
+    return await tracePair(site.url, options);
+  } finally {
+    await site.close();
+  }
 }
 
 /** The pair as text for `coroscope trace --demo`: a `Coroutine traceback` section, then `Callback traceback`. */

@@ -516,3 +516,36 @@ describe('misuse is reported clearly', () => {
     loop.close();
   });
 });
+
+test('cancelling one of two tasks that await each other ends instead of recursing forever', async () => {
+  const { EventLoop, coroutine, CancelledError } = await import('../../runtime/index');
+  const loop = new EventLoop();
+  const tasks: Array<import('../../runtime/index').Task<unknown>> = [];
+  const waitOn = coroutine(function* waitOn(i: number) {
+    yield; // let both tasks exist
+    return yield* tasks[1 - i]!;
+  });
+  tasks.push(loop.createTask(waitOn(0)), loop.createTask(waitOn(1)));
+  await loop.runOnce();
+  await loop.runOnce();
+  assert.equal(tasks[0]!.cancel(), true);
+  const outcome = await loop.runUntilComplete(gatherBoth(loop, tasks));
+  assert.ok(outcome.every((r) => r instanceof CancelledError));
+  loop.close();
+});
+
+function gatherBoth(loop: import('../../runtime/index').EventLoop, tasks: Array<import('../../runtime/index').Task<unknown>>) {
+  return loop.createTask(
+    (function* () {
+      const out: unknown[] = [];
+      for (const t of tasks) {
+        try {
+          out.push(yield* t);
+        } catch (e) {
+          out.push(e);
+        }
+      }
+      return out;
+    })(),
+  );
+}

@@ -73,3 +73,15 @@ test('samples lists the tutorial samples; sample runs one', () => {
   assert.equal(unknown.status, 2);
   assert.match(unknown.stderr, /unknown sample "nope"/);
 });
+
+test('trace --demo prints the coroutine traceback, then the callback traceback of the same failure', () => {
+  const r = coroscope(['trace', '--demo']);
+  assert.equal(r.status, 0, r.stderr);
+  const co = r.stdout.indexOf('Coroutine traceback');
+  const cb = r.stdout.indexOf('Callback traceback');
+  assert.ok(co >= 0 && cb > co, r.stdout);
+  const coroutinePart = r.stdout.slice(co, cb);
+  for (const frame of ['in work', 'in fetch', 'in parseLinks', 'in extractLinks', 'in decodeBody']) assert.ok(coroutinePart.includes(frame), frame);
+  assert.ok(!r.stdout.slice(cb).includes('in fetch'), 'the callback trace is ripped: no fetch frame');
+  assert.match(r.stdout, /UnknownCharsetError/);
+});

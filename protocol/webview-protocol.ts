@@ -1,0 +1,336 @@
+// The inspector panel's protocol: what the webview (webview/) and the extension
+// (extension/inspector-panel.ts) say to each other over postMessage, through protocol/rpc.ts
+// (requests with replies, and one-way events). One typed union per direction:
+//   webview → extension: PanelRequest (a method of PanelMethods, answered by the extension);
+//   extension → webview: PanelEvent (an event of PanelEvents).
+// The host's data (snapshots, details, graphs, traces) passes through unchanged.
+//
+// Invariants: each side treats what it receives as `unknown` until a narrower below accepts
+// it (a malformed message is answered with an error or dropped, never trusted); strings in
+// the data are untrusted (page titles, URLs, values): the webview shows them as text only.
+
+import type {
+  AwaitGraph,
+  CrawledPage,
+  CrawlProgress,
+  Lint,
+  Snapshot,
+  SourcePosition,
+  StopReason,
+  TaskDetail,
+  TaskState,
+  TaskSummary,
+  Traceback,
+  TracePair,
+  VariableInfo,
+} from './host-protocol';
+
+export const PANEL_PROTOCOL_VERSION = 1;
+
+/** The panel's views (tabs). */
+export type ViewId = 'tasks' | 'graph' | 'exceptions' | 'dashboard' | 'lints';
+export const VIEW_IDS: readonly ViewId[] = ['tasks', 'graph', 'exceptions', 'dashboard', 'lints'];
+
+/** Where the run is, as the panel shows it. */
+export type RunPhase = 'idle' | 'starting' | 'running' | 'paused' | 'finished' | 'hostDied';
+
+export interface RunStatus {
+  phase: RunPhase;
+  /** The run's id in the host, null before the first launch. */
+  runId: number | null;
+  /** What runs: "Crawl of http://127.0.0.1:PORT/", "Sample generators". */
+  title: string;
+  /** One line: the pause reason, the finished summary, why the host died. */
+  detail: string;
+  tick: number;
+  /** For a host that died: its last log lines. */
+  lastLines?: string[];
+  /** For a pause: why, and the task it concerns. */
+  pauseReason?: StopReason;
+  pausedTaskId?: number;
+}
+
+/** One exception the host reported during the run. */
+export interface ExceptionEntry {
+  taskId: number;
+  traceback: Traceback;
+}
+
+/** One point of the dashboard's rate chart. */
+export interface ProgressPoint {
+  /** Seconds since the crawl started. */
+  t: number;
+  done: number;
+  rate: number;
+  queued: number;
+  inFlight: number;
+}
+
+export interface PanelInit {
+  protocolVersion: number;
+  status: RunStatus;
+  /** The extension's mirror as one full snapshot, null without a run. */
+  snapshot: Snapshot | null;
+  progress: ProgressPoint[];
+  exceptions: ExceptionEntry[];
+  lints: Lint[];
+  /** Pages the crawler finished (when the host reports them), oldest first. */
+  pages: CrawledPage[];
+  /** The latest crawl progress, null when the run is not a crawl. */
+  lastProgress: CrawlProgress | null;
+}
+
+export type ControlAction = 'pause' | 'continue' | 'stepTick' | 'stepTask' | 'stop';
+export type PanelCommand = 'runCrawl' | 'openSample' | 'showTrace' | 'showLog';
+
+// --- webview → extension -----------------------------------------------------------------
+
+export type PanelMethods = {
+  /** The webview is up: the extension answers with everything it holds. */
+  ready: { params: Record<string, never>; result: PanelInit };
+  taskDetail: { params: { taskId: number }; result: TaskDetail };
+  variables: { params: { handle: number }; result: { variables: VariableInfo[] } };
+  openSource: { params: { position: SourcePosition }; result: { opened: boolean } };
+  control: { params: { action: ControlAction; taskId?: number }; result: { tick: number | null } };
+  cancelTask: { params: { taskId: number }; result: { cancelled: boolean } };
+  graph: { params: Record<string, never>; result: AwaitGraph };
+  traces: { params: { url?: string }; result: TracePair };
+  lints: { params: Record<string, never>; result: { lints: Lint[] } };
+  command: { params: { command: PanelCommand }; result: Record<string, never> };
+};
+export type PanelMethod = keyof PanelMethods & string;
+
+/** The union of what the webview asks. */
+export type PanelRequest = { [M in PanelMethod]: { method: M; params: PanelMethods[M]['params'] } }[PanelMethod];
+
+// --- extension → webview -----------------------------------------------------------------
+
+export type PanelEvents = {
+  status: RunStatus;
+  /** A snapshot (full or delta) to apply to the panel's table. */
+  snapshot: Snapshot;
+  progress: { point: ProgressPoint; progress: CrawlProgress };
+  exception: ExceptionEntry;
+  lint: { lint: Lint };
+  /** A new run starts: forget the previous one's data. */
+  reset: { status: RunStatus };
+  /** Show a view (and a task), e.g. for "Show Coroutine vs Callback Trace". */
+  reveal: { view: ViewId; taskId?: number };
+};
+export type PanelEvent = { [E in keyof PanelEvents & string]: { event: E; body: PanelEvents[E] } }[keyof PanelEvents & string];
+
+/** Nothing is served by the webview: the extension only pushes events. */
+export type WebviewMethods = Record<string, never>;
+
+// --- narrowing ----------------------------------------------------------------------------
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+function isInt(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v);
+}
+
+const TASK_STATES: ReadonlySet<string> = new Set<TaskState>(['scheduled', 'running', 'suspended', 'done', 'cancelled', 'failed']);
+const CONTROL_ACTIONS: ReadonlySet<string> = new Set<ControlAction>(['pause', 'continue', 'stepTick', 'stepTask', 'stop']);
+const PANEL_COMMANDS: ReadonlySet<string> = new Set<PanelCommand>(['runCrawl', 'openSample', 'showTrace', 'showLog']);
+const RUN_PHASES: ReadonlySet<string> = new Set<RunPhase>(['idle', 'starting', 'running', 'paused', 'finished', 'hostDied']);
+
+export function isViewId(v: unknown): v is ViewId {
+  return typeof v === 'string' && (VIEW_IDS as readonly string[]).includes(v);
+}
+
+export function isSourcePosition(v: unknown): v is SourcePosition {
+  return isObj(v) && typeof v.file === 'string' && v.file !== '' && isInt(v.line) && v.line >= 1 && isInt(v.column);
+}
+
+/**
+ * Narrows the params of a request from the webview; returns the typed request, or why not.
+ * (The extension serves only what passes.)
+ */
+export function parsePanelRequest(method: string, params: unknown): PanelRequest | string {
+  const p: Obj = isObj(params) ? params : {};
+  switch (method) {
+    case 'ready':
+    case 'graph':
+    case 'lints':
+      return { method, params: {} };
+    case 'taskDetail':
+    case 'cancelTask':
+      if (!isInt(p.taskId) || p.taskId < 0) return `${method}: taskId must be a task id`;
+      return { method, params: { taskId: p.taskId } };
+    case 'variables':
+      if (!isInt(p.handle) || p.handle <= 0) return 'variables: handle must be a positive integer';
+      return { method, params: { handle: p.handle } };
+    case 'openSource':
+      if (!isSourcePosition(p.position)) return 'openSource: position must be {file, line, column}';
+      return { method, params: { position: { file: p.position.file, line: p.position.line, column: p.position.column } } };
+    case 'control': {
+      if (typeof p.action !== 'string' || !CONTROL_ACTIONS.has(p.action)) return `control: unknown action ${JSON.stringify(p.action)}`;
+      const action = p.action as ControlAction;
+      if (action === 'stepTask') {
+        if (!isInt(p.taskId)) return 'control: stepTask needs a taskId';
+        return { method, params: { action, taskId: p.taskId } };
+      }
+      return { method, params: { action } };
+    }
+    case 'traces':
+      if (p.url !== undefined && typeof p.url !== 'string') return 'traces: url must be a string';
+      return typeof p.url === 'string' ? { method, params: { url: p.url } } : { method, params: {} };
+    case 'command':
+      if (typeof p.command !== 'string' || !PANEL_COMMANDS.has(p.command)) return `command: unknown command ${JSON.stringify(p.command)}`;
+      return { method, params: { command: p.command as PanelCommand } };
+    default:
+      return `unknown method ${JSON.stringify(method)}`;
+  }
+}
+
+/** A task summary as the table relies on it (id, name, state, frames). Cheap: run per task. */
+export function isTaskSummary(v: unknown): v is TaskSummary {
+  return (
+    isObj(v) &&
+    isInt(v.id) &&
+    typeof v.name === 'string' &&
+    typeof v.state === 'string' &&
+    TASK_STATES.has(v.state) &&
+    typeof v.steps === 'number' &&
+    typeof v.busyMs === 'number' &&
+    Array.isArray(v.frames) &&
+    Array.isArray(v.awaitedBy) &&
+    (v.awaiting === null || (isObj(v.awaiting) && typeof v.awaiting.kind === 'string' && typeof v.awaiting.detail === 'string'))
+  );
+}
+
+/** A snapshot, with the tasks that fail isTaskSummary dropped (and counted in `dropped`). */
+export function narrowSnapshot(v: unknown): { snapshot: Snapshot; dropped: number } | null {
+  if (!isObj(v) || !isInt(v.version) || typeof v.full !== 'boolean' || !Array.isArray(v.tasks) || !Array.isArray(v.removed) || !isObj(v.counts)) return null;
+  const tasks: TaskSummary[] = [];
+  let dropped = 0;
+  for (const t of v.tasks as unknown[]) {
+    if (isTaskSummary(t)) tasks.push(t);
+    else dropped++;
+  }
+  const removed = (v.removed as unknown[]).filter(isInt);
+  const counts = {} as Record<TaskState, number>;
+  for (const s of TASK_STATES) {
+    const n = v.counts[s];
+    counts[s as TaskState] = typeof n === 'number' ? n : 0;
+  }
+  return {
+    snapshot: {
+      version: v.version,
+      full: v.full,
+      tick: isInt(v.tick) ? v.tick : 0,
+      paused: v.paused === true,
+      tasks,
+      removed,
+      counts,
+      progress: narrowProgress(v.progress),
+    },
+    dropped,
+  };
+}
+
+export function narrowProgress(v: unknown): CrawlProgress | null {
+  if (!isObj(v)) return null;
+  const num = (k: string): number => (typeof v[k] === 'number' && Number.isFinite(v[k]) ? (v[k] as number) : 0);
+  const byKind: Record<string, number> = {};
+  if (isObj(v.errorsByKind)) for (const [k, n] of Object.entries(v.errorsByKind)) if (typeof n === 'number') byKind[k] = n;
+  const out: CrawlProgress = {
+    done: num('done'),
+    queued: num('queued'),
+    inFlight: num('inFlight'),
+    errors: num('errors'),
+    seen: num('seen'),
+    excluded: num('excluded'),
+    seconds: num('seconds'),
+    rate: num('rate'),
+    errorsByKind: byKind,
+  };
+  if (Array.isArray(v.recent)) out.recent = narrowPages(v.recent);
+  return out;
+}
+
+/** Crawled pages, dropping malformed entries. */
+export function narrowPages(v: unknown): CrawledPage[] {
+  const out: CrawledPage[] = [];
+  if (!Array.isArray(v)) return out;
+  for (const r of v as unknown[]) {
+    if (!isObj(r) || typeof r.url !== 'string') continue;
+    const page: CrawledPage = { url: r.url, status: typeof r.status === 'number' ? r.status : null };
+    if (typeof r.title === 'string') page.title = r.title;
+    if (typeof r.error === 'string') page.error = r.error;
+    out.push(page);
+  }
+  return out;
+}
+
+export function narrowRunStatus(v: unknown): RunStatus | null {
+  if (!isObj(v) || typeof v.phase !== 'string' || !RUN_PHASES.has(v.phase)) return null;
+  const s: RunStatus = {
+    phase: v.phase as RunPhase,
+    runId: isInt(v.runId) ? v.runId : null,
+    title: typeof v.title === 'string' ? v.title : '',
+    detail: typeof v.detail === 'string' ? v.detail : '',
+    tick: isInt(v.tick) ? v.tick : 0,
+  };
+  if (Array.isArray(v.lastLines)) s.lastLines = (v.lastLines as unknown[]).filter((l): l is string => typeof l === 'string');
+  if (typeof v.pauseReason === 'string') s.pauseReason = v.pauseReason as StopReason;
+  if (isInt(v.pausedTaskId)) s.pausedTaskId = v.pausedTaskId;
+  return s;
+}
+
+export function isTraceback(v: unknown): v is Traceback {
+  return isObj(v) && typeof v.title === 'string' && typeof v.error === 'string' && typeof v.text === 'string' && Array.isArray(v.frames);
+}
+
+export function narrowException(v: unknown): ExceptionEntry | null {
+  if (!isObj(v) || !isInt(v.taskId) || !isTraceback(v.traceback)) return null;
+  return { taskId: v.taskId, traceback: v.traceback };
+}
+
+export function isLint(v: unknown): v is Lint {
+  return isObj(v) && typeof v.kind === 'string' && typeof v.message === 'string' && typeof v.tick === 'number';
+}
+
+export function narrowProgressPoint(v: unknown): ProgressPoint | null {
+  if (!isObj(v)) return null;
+  const keys = ['t', 'done', 'rate', 'queued', 'inFlight'] as const;
+  for (const k of keys) if (typeof v[k] !== 'number') return null;
+  return { t: v.t as number, done: v.done as number, rate: v.rate as number, queued: v.queued as number, inFlight: v.inFlight as number };
+}
+
+export function narrowPanelInit(v: unknown): PanelInit | null {
+  if (!isObj(v) || v.protocolVersion !== PANEL_PROTOCOL_VERSION) return null;
+  const status = narrowRunStatus(v.status);
+  if (status === null) return null;
+  const snap = v.snapshot === null ? null : narrowSnapshot(v.snapshot)?.snapshot ?? null;
+  return {
+    protocolVersion: PANEL_PROTOCOL_VERSION,
+    status,
+    snapshot: snap,
+    progress: Array.isArray(v.progress) ? (v.progress as unknown[]).map(narrowProgressPoint).filter((p): p is ProgressPoint => p !== null) : [],
+    exceptions: Array.isArray(v.exceptions) ? (v.exceptions as unknown[]).map(narrowException).filter((e): e is ExceptionEntry => e !== null) : [],
+    lints: Array.isArray(v.lints) ? (v.lints as unknown[]).filter(isLint) : [],
+    pages: narrowPages(v.pages),
+    lastProgress: narrowProgress(v.lastProgress),
+  };
+}
+
+export function isTaskDetail(v: unknown): v is TaskDetail {
+  return isObj(v) && isTaskSummary(v.task) && Array.isArray(v.frames) && Array.isArray(v.awaitChain);
+}
+
+export function isAwaitGraph(v: unknown): v is AwaitGraph {
+  return isObj(v) && Array.isArray(v.nodes) && Array.isArray(v.edges) && Array.isArray(v.deadlocks);
+}
+
+export function isTracePair(v: unknown): v is TracePair {
+  return isObj(v) && typeof v.url === 'string' && isTraceback(v.coroutine) && isTraceback(v.callback);
+}
+
+export function isVariableList(v: unknown): v is { variables: VariableInfo[] } {
+  return isObj(v) && Array.isArray(v.variables) && (v.variables as unknown[]).every((x) => isObj(x) && typeof x.name === 'string' && typeof x.value === 'string' && isInt(x.handle));
+}

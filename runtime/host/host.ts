@@ -1,0 +1,432 @@
+// RuntimeHost: serves protocol/host-protocol.ts over an RpcEndpoint. It holds the current Run
+// (one launch at a time: a new launch stops the previous run first), the breakpoints and
+// exception breaks (kept across runs), and the inspector's process-wide parts: the
+// coroutine tracking hooks hub, the exception tracer (await-throw hook), lock ownership.
+//
+// One extension beyond protocol/host-protocol.ts's params, asked for by the debug adapter:
+// setExceptionBreaks accepts `urlFailed` (stop where the crawler records a URL as failed).
+//
+// Every request's params are narrowed here (params.ts) and a bad one is answered with a
+// ProtocolError naming what was wrong; a request that needs a run when there is none, or a
+// paused loop when it runs, is answered with a ProtocolError too (codes: badRequest,
+// noRun, notPaused, unknownTask, taskFinished, ...).
+//
+// Invariants: requests are answered in any state (a paused loop answers every query); the
+// host never blocks its own event loop for longer than one request's work; shutdown answers
+// before the process exits.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  PROTOCOL_VERSION,
+  type Breakpoint,
+  type HostEvents,
+  type HostMethods,
+  type LaunchOptions,
+  type LaunchTarget,
+  type TracePair,
+} from '../../protocol/host-protocol';
+import { ProtocolError, type RpcEndpoint } from '../../protocol/rpc';
+import type { Task } from '../task';
+import { startDemoSite, type DemoSite } from '../demo-site/index';
+import { CoroutineHooksHub } from '../inspect/coroutine-hooks';
+import { ExceptionTracer, failingPageOf, tracePair } from '../inspect/traces';
+import { LockOwnership } from '../inspect/await-graph';
+import { LoopControlError, checkBreakpoints } from '../inspect/loop-control';
+import { taskFrames } from '../inspect/task-snapshot';
+import { Run, type RunServices } from './run';
+import {
+  nested,
+  optionalBoolean,
+  optionalNumber,
+  optionalString,
+  paramsOf,
+  requireArray,
+  requireBoolean,
+  requireNumber,
+  requireObject,
+  requireString,
+  requireStringArray,
+  type Params,
+} from './params';
+
+export type HostEndpoint = RpcEndpoint<Record<string, never>, HostMethods, Record<string, never>, HostEvents>;
+
+function hostVersion(): string {
+  for (const candidate of [join(__dirname, '..', '..', 'package.json'), join(__dirname, '..', 'package.json')]) {
+    try {
+      const pkg: unknown = JSON.parse(readFileSync(candidate, 'utf8'));
+      const v = (pkg as { version?: unknown }).version;
+      if (typeof v === 'string') return v;
+    } catch {
+      // Try the next place.
+    }
+  }
+  return '0.0.0';
+}
+
+function parseTarget(p: Params): LaunchTarget {
+  const t = requireObject('launch', p, 'target');
+  const where = nested('launch', 'target');
+  const kind = requireString(where, t, 'kind');
+  switch (kind) {
+    case 'crawl': {
+      const urls = requireStringArray(where, t, 'urls');
+      if (urls.length === 0) throw new ProtocolError('launch: target.urls must name at least one URL');
+      return { kind, urls };
+    }
+    case 'demo': {
+      const pages = optionalNumber(where, t, 'pages', 'integer');
+      if (pages !== undefined && pages < 1) throw new ProtocolError(`launch: target.pages must be >= 1, got ${pages}`);
+      return pages === undefined ? { kind } : { kind, pages };
+    }
+    case 'sample':
+      return { kind, id: requireString(where, t, 'id') };
+    case 'program': {
+      const path = requireString(where, t, 'path');
+      const exportName = optionalString(where, t, 'exportName');
+      return exportName === undefined ? { kind, path } : { kind, path, exportName };
+    }
+    default:
+      throw new ProtocolError(`launch: target.kind must be 'crawl', 'demo', 'sample' or 'program', got ${JSON.stringify(kind)}`);
+  }
+}
+
+function parseOptions(p: Params): LaunchOptions {
+  if (p.options === undefined) return {};
+  const o = requireObject('launch', p, 'options');
+  const where = nested('launch', 'options');
+  const out: LaunchOptions = {};
+  for (const key of ['maxTasks', 'maxRedirect', 'maxTries'] as const) {
+    const v = optionalNumber(where, o, key, 'integer');
+    if (v !== undefined) {
+      if (v < (key === 'maxRedirect' ? 0 : 1)) throw new ProtocolError(`launch: options.${key} must be >= ${key === 'maxRedirect' ? 0 : 1}, got ${v}`);
+      out[key] = v;
+    }
+  }
+  if (o.exclude !== undefined && o.exclude !== null) {
+    const ex = requireString(where, o, 'exclude');
+    try {
+      new RegExp(ex);
+    } catch (e) {
+      throw new ProtocolError(`launch: options.exclude is not a regular expression: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    out.exclude = ex;
+  }
+  for (const key of ['strict', 'robots', 'inspect', 'stopOnEntry', 'breakOnTaskFailed', 'breakOnTaskCancelled'] as const) {
+    const v = optionalBoolean(where, o, key);
+    if (v !== undefined) out[key] = v;
+  }
+  return out;
+}
+
+function parseBreakpoints(p: Params): Breakpoint[] {
+  return requireArray('setBreakpoints', p, 'breakpoints').map((raw, i) => {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ProtocolError(`setBreakpoints: params.breakpoints[${i}] must be an object`);
+    const b = raw as Params;
+    const where = nested('setBreakpoints', `breakpoints[${i}]`);
+    const line = requireNumber(where, b, 'line', 'integer');
+    const bp: Breakpoint = { file: optionalString(where, b, 'file') ?? '', line };
+    const condition = optionalString(where, b, 'condition');
+    const hitCondition = optionalString(where, b, 'hitCondition');
+    if (condition !== undefined) bp.condition = condition;
+    if (hitCondition !== undefined) bp.hitCondition = hitCondition;
+    return bp;
+  });
+}
+
+/** Turns the controller's refusals into protocol errors. */
+async function control<T>(fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof LoopControlError) throw new ProtocolError(e.message, 'badState');
+    throw e;
+  }
+}
+
+export class RuntimeHost {
+  private run: Run | null = null;
+  private nextRunId = 1;
+  private readonly breakpoints = new Map<string, Breakpoint[]>();
+  private exceptionBreaks: { taskFailed: boolean; taskCancelled: boolean; urlFailed: boolean } | null = null;
+  private readonly hub = new CoroutineHooksHub();
+  private readonly tracer = new ExceptionTracer();
+  private readonly locks = new LockOwnership();
+  private readonly services: RunServices;
+  private launching: Promise<unknown> = Promise.resolve();
+  /** Called once shutdown has been answered (main.ts exits the process). */
+  onShutdown: () => void = () => undefined;
+
+  constructor(private readonly endpoint: HostEndpoint) {
+    this.services = {
+      emit: (event, body) => this.endpoint.emit(event, body),
+      hub: this.hub,
+      tracer: this.tracer,
+      locks: this.locks,
+      log: (text) => this.log(text),
+    };
+    this.hub.onError = (e) => this.log(`coroutine tracking hook failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    this.serve();
+  }
+
+  /** A host log line (output, category 'log'). */
+  log(text: string): void {
+    this.endpoint.emit('output', { category: 'log', text: text.endsWith('\n') ? text : `${text}\n` });
+  }
+
+  currentRun(): Run | null {
+    return this.run;
+  }
+
+  private requireRun(method: string): Run {
+    if (this.run === null) throw new ProtocolError(`${method}: nothing is running: launch first`, 'noRun');
+    return this.run;
+  }
+
+  private requireActiveRun(method: string): Run {
+    const run = this.requireRun(method);
+    if (run.finished) throw new ProtocolError(`${method}: run ${run.id} has finished: launch again`, 'runFinished');
+    return run;
+  }
+
+  private requireTask(method: string, p: Params, run: Run): Task<unknown> {
+    return run.liveTask(requireNumber(method, p, 'taskId', 'id'), method);
+  }
+
+  /** Inspection on for a run: tracking hooks, await-throw captures, lock holders. */
+  private setInspection(on: boolean): void {
+    this.hub.enable(on);
+    if (on) {
+      this.tracer.install();
+      this.locks.install(() => this.run?.loop.currentTask() ?? null);
+    } else {
+      this.tracer.uninstall();
+      this.locks.uninstall();
+    }
+  }
+
+  /** Stops the current run (if any) and waits for it. */
+  async stopRun(): Promise<void> {
+    const run = this.run;
+    if (run !== null && !run.finished) await run.stop();
+  }
+
+  private serve(): void {
+    const e = this.endpoint;
+    e.handle('hello', (raw) => {
+      const p = paramsOf('hello', raw);
+      requireString('hello', p, 'client');
+      const v = requireNumber('hello', p, 'protocolVersion', 'integer');
+      if (v !== PROTOCOL_VERSION) throw new ProtocolError(`hello: this host speaks protocol version ${PROTOCOL_VERSION}, the client ${v}`, 'versionMismatch');
+      return { protocolVersion: PROTOCOL_VERSION, hostVersion: hostVersion(), pid: process.pid };
+    });
+
+    e.handle('launch', (raw) => {
+      const p = paramsOf('launch', raw);
+      const target = parseTarget(p);
+      const options = parseOptions(p);
+      // Launches are serialised: the second waits for the first to be up (and then stops it).
+      const job = this.launching.then(() => this.launch(target, options));
+      this.launching = job.catch(() => undefined);
+      return job;
+    });
+
+    e.handle('pause', () => control(() => ({ tick: this.requireActiveRun('pause').controller.pause() })));
+    e.handle('continue', () => control(() => ({ tick: this.requireActiveRun('continue').controller.continue() })));
+    e.handle('stepTick', () =>
+      control(async () => {
+        const run = this.requireActiveRun('stepTick');
+        if (!run.controller.isPaused()) throw new ProtocolError('stepTick: the loop is running: pause first', 'notPaused');
+        return { tick: await run.controller.stepTick() };
+      }),
+    );
+    e.handle('stepTask', (raw) =>
+      control(async () => {
+        const run = this.requireActiveRun('stepTask');
+        const task = this.requireTask('stepTask', paramsOf('stepTask', raw), run);
+        return { tick: await run.controller.stepTask(task) };
+      }),
+    );
+    e.handle('stepOut', (raw) =>
+      control(async () => {
+        const run = this.requireActiveRun('stepOut');
+        const p = paramsOf('stepOut', raw);
+        const task = this.requireTask('stepOut', p, run);
+        return { tick: await run.controller.stepOut(task, requireNumber('stepOut', p, 'depth', 'id')) };
+      }),
+    );
+
+    e.handle('setBreakpoints', (raw) => {
+      const p = paramsOf('setBreakpoints', raw);
+      const file = requireString('setBreakpoints', p, 'file');
+      const bps = parseBreakpoints(p).map((b) => ({ ...b, file }));
+      this.breakpoints.set(file, bps);
+      const run = this.run;
+      if (run !== null && !run.finished) return { breakpoints: run.controller.setBreakpoints(file, bps) };
+      // No run: verify against the file now; they apply to the next launch.
+      return { breakpoints: checkBreakpoints(file, bps).statuses };
+    });
+
+    e.handle('setExceptionBreaks', (raw) => {
+      const p = paramsOf('setExceptionBreaks', raw);
+      const taskFailed = requireBoolean('setExceptionBreaks', p, 'taskFailed');
+      const taskCancelled = requireBoolean('setExceptionBreaks', p, 'taskCancelled');
+      // Beyond the protocol's params: `urlFailed`, stop where the crawler records a URL as failed.
+      const urlFailed = optionalBoolean('setExceptionBreaks', p, 'urlFailed') ?? false;
+      this.exceptionBreaks = { taskFailed, taskCancelled, urlFailed };
+      this.run?.controller.setExceptionBreaks(taskFailed, taskCancelled);
+      if (this.run !== null) this.run.breakOnUrlFailed = urlFailed;
+      this.tracer.captureCancellations = taskCancelled;
+      return {};
+    });
+
+    e.handle('snapshot', (raw) => {
+      const p = paramsOf('snapshot', raw);
+      const since = optionalNumber('snapshot', p, 'since', 'id');
+      return this.requireRun('snapshot').snapshot(since);
+    });
+
+    e.handle('taskDetail', (raw) => {
+      const p = paramsOf('taskDetail', raw);
+      const run = this.requireRun('taskDetail');
+      const taskId = requireNumber('taskDetail', p, 'taskId', 'id');
+      const locals = optionalBoolean('taskDetail', p, 'locals') ?? true;
+      return run.taskDetail(taskId, locals && run.inspect);
+    });
+
+    e.handle('variables', (raw) => {
+      const p = paramsOf('variables', raw);
+      const handle = requireNumber('variables', p, 'handle', 'id');
+      if (handle === 0) throw new ProtocolError('variables: handle 0 has no children');
+      return { variables: this.requireRun('variables').variables.children(handle) };
+    });
+
+    e.handle('graph', () => this.requireRun('graph').graph());
+
+    e.handle('traces', async (raw) => {
+      const p = paramsOf('traces', raw);
+      return this.traces(optionalString('traces', p, 'url'));
+    });
+
+    e.handle('lints', () => {
+      const run = this.requireRun('lints');
+      if (!run.loop.isClosed()) {
+        run.lints.sweep();
+        run.lints.checkWakeups();
+      }
+      return { lints: run.lints.lints() };
+    });
+
+    e.handle('evaluate', (raw) => {
+      const p = paramsOf('evaluate', raw);
+      const expression = requireString('evaluate', p, 'expression');
+      if (expression.trim() === '') throw new ProtocolError('evaluate: the expression is empty');
+      const taskId = optionalNumber('evaluate', p, 'taskId', 'id');
+      const frameIndex = optionalNumber('evaluate', p, 'frameIndex', 'id');
+      const run = this.requireRun('evaluate');
+      if (taskId === undefined) {
+        if (frameIndex !== undefined) throw new ProtocolError('evaluate: frameIndex needs a taskId');
+        const live = run.liveTasks();
+        const bindings: Array<readonly [string, unknown]> = [
+          ['loop', run.loop],
+          ['tasks', live],
+          ['task', (id: number) => live.find((t) => t.id === id)],
+          ['crawler', run.crawler],
+        ];
+        return run.variables.evaluate(expression, bindings, undefined, null);
+      }
+      const task = run.liveTask(taskId, 'evaluate');
+      const sink = run.variables.newGroup();
+      const frames = taskFrames(task, { locals: true, handles: sink });
+      if (frames.length === 0) throw new ProtocolError(`evaluate: task #${taskId} has no frames to evaluate in (inspection off, or not started)`);
+      const index = frameIndex ?? frames.length - 1;
+      const frame = frames[index];
+      if (frame === undefined) throw new ProtocolError(`evaluate: task #${taskId} has frames 0..${frames.length - 1}, not ${index}`);
+      const bindings: Array<readonly [string, unknown]> = [];
+      let self: unknown = undefined;
+      const cut: string[] = [];
+      for (const l of frame.locals ?? []) {
+        const v = run.variables.valueOfLocal(l);
+        if (v.cut) cut.push(l.name);
+        if (l.name === 'this') self = v.value;
+        else bindings.push([l.name, v.value]);
+      }
+      const note = cut.length > 0 && cut.some((n) => new RegExp(`\\b${n.replace(/\$/g, '\\$')}\\b`).test(expression)) ? `${cut.join(', ')} passed as cut previews` : null;
+      return run.variables.evaluate(expression, bindings, self, note);
+    });
+
+    e.handle('cancelTask', (raw) => {
+      const p = paramsOf('cancelTask', raw);
+      const run = this.requireActiveRun('cancelTask');
+      const task = this.requireTask('cancelTask', p, run);
+      const message = optionalString('cancelTask', p, 'message');
+      try {
+        return { cancelled: task.cancel(message ?? 'cancelled by the client') };
+      } catch (err) {
+        throw new ProtocolError(`cancelTask: cancelling task #${task.id} failed: ${err instanceof Error ? err.message : String(err)}`, 'cancelFailed');
+      }
+    });
+
+    e.handle('stop', async () => {
+      await this.stopRun();
+      return {};
+    });
+
+    e.handle('shutdown', async () => {
+      await this.stopRun().catch(() => undefined);
+      setImmediate(() => this.onShutdown());
+      return {};
+    });
+  }
+
+  private async launch(target: LaunchTarget, options: LaunchOptions): Promise<{ runId: number; siteUrl?: string }> {
+    await this.stopRun();
+    const inspect = options.inspect ?? true;
+    this.setInspection(inspect);
+    const run = new Run(this.nextRunId++, target, options, this.services);
+    if (this.exceptionBreaks !== null && options.breakOnTaskFailed === undefined && options.breakOnTaskCancelled === undefined) {
+      run.controller.setExceptionBreaks(this.exceptionBreaks.taskFailed, this.exceptionBreaks.taskCancelled);
+    }
+    run.breakOnUrlFailed = this.exceptionBreaks?.urlFailed ?? false;
+    for (const [file, bps] of this.breakpoints) run.controller.setBreakpoints(file, bps);
+    this.run = run;
+    try {
+      await run.start(options);
+    } catch (e) {
+      await run.abort();
+      if (e instanceof ProtocolError) throw e;
+      throw new ProtocolError(`launch: ${e instanceof Error ? e.message : String(e)}`, 'launchFailed');
+    }
+    return run.siteUrl === undefined ? { runId: run.id } : { runId: run.id, siteUrl: run.siteUrl };
+  }
+
+  private async traces(url: string | undefined): Promise<TracePair> {
+    const run = this.run;
+    let base = url;
+    let temp: DemoSite | null = null;
+    if (base === undefined) {
+      if (run !== null && !run.finished && run.siteUrl !== undefined) base = run.siteUrl;
+      else {
+        temp = await startDemoSite({});
+        base = temp.url;
+      }
+    }
+    try {
+      let page: string;
+      try {
+        page = failingPageOf(base);
+      } catch {
+        throw new ProtocolError(`traces: ${JSON.stringify(base)} is not a URL`);
+      }
+      const known = run?.crawler?.errors.find((x) => x.url === page)?.error;
+      try {
+        return await tracePair(page, known === undefined ? {} : { coroutineError: known });
+      } catch (e) {
+        throw new ProtocolError(`traces: ${e instanceof Error ? e.message : String(e)}`, 'traceFailed');
+      }
+    } finally {
+      await temp?.close();
+    }
+  }
+}

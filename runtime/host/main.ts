@@ -1,0 +1,69 @@
+// The runtime host process (bundled to dist/runtime-host.js): forked by a client with an IPC
+// channel (child_process.fork), it serves the runtime host protocol over that channel.
+//
+// - Transport: process.send / process 'message' (IpcTransport). Without an IPC channel the
+//   host says so on stderr and exits with code 2.
+// - What the program prints (process.stdout / stderr writes, console.*) is also sent to the
+//   client as `output` events (and still written through to the inherited streams).
+// - An uncaught exception or unhandled rejection is reported as an `output` stderr event and
+//   the host stays up: one bad callback in a user's program must not take the session down.
+// - The client going away (the channel disconnects) stops the current run and exits with 0;
+//   `shutdown` does the same after answering.
+
+import { RpcEndpoint } from '../../protocol/rpc';
+import type { HostEvents, HostMethods } from '../../protocol/host-protocol';
+import { IpcTransport } from './ipc-transport';
+import { RuntimeHost, type HostEndpoint } from './host';
+
+/** How long the host waits for the current run to stop before exiting anyway. */
+const EXIT_GRACE_MS = 1500;
+
+function main(): void {
+  if (typeof process.send !== 'function') {
+    process.stderr.write('coroscope runtime host: start me with child_process.fork (I speak over the IPC channel)\n');
+    process.exit(2);
+  }
+  const transport = new IpcTransport();
+  const endpoint: HostEndpoint = new RpcEndpoint<Record<string, never>, HostMethods, Record<string, never>, HostEvents>(transport);
+  const host = new RuntimeHost(endpoint);
+  endpoint.onProtocolError = (problem) => host.log(`protocol: ${problem}`);
+
+  let exiting = false;
+  const exit = (code: number): void => {
+    if (exiting) return;
+    exiting = true;
+    const force = setTimeout(() => process.exit(code), EXIT_GRACE_MS);
+    force.unref();
+    host
+      .stopRun()
+      .catch(() => undefined)
+      .finally(() => process.exit(code));
+  };
+  transport.onClose(() => exit(0));
+  host.onShutdown = () => {
+    if (process.connected) process.disconnect();
+    exit(0);
+  };
+
+  // Program output also goes to the client.
+  for (const [stream, category] of [
+    [process.stdout, 'stdout'],
+    [process.stderr, 'stderr'],
+  ] as const) {
+    const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]): boolean => {
+      const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : String(chunk);
+      endpoint.emit('output', { category, text });
+      return write(chunk, ...rest);
+    }) as typeof stream.write;
+  }
+
+  process.on('uncaughtException', (e: unknown) => {
+    endpoint.emit('output', { category: 'stderr', text: `uncaught exception in the runtime host: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n` });
+  });
+  process.on('unhandledRejection', (e: unknown) => {
+    endpoint.emit('output', { category: 'stderr', text: `unhandled rejection in the runtime host: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n` });
+  });
+}
+
+main();

@@ -1,0 +1,509 @@
+// A Run: one launch in the runtime host. It owns the loop, everything the inspector attaches
+// to it (task recorder, loop controller, lints, finished-task history, snapshots), and what
+// the target needs (a crawler, the embedded demo site, a sample, a user's program). The
+// host (host.ts) routes requests to the current run.
+//
+// Lifecycle: created → started (the main coroutine's task or the sample is running, or held
+// before its first tick with stopOnEntry) → finished (the main task ended, or stop(): every
+// task cancelled) → the loop is closed, the site stopped; the run still answers snapshots
+// (its history) and traces until the next launch replaces it.
+//
+// Invariants:
+// - Everything attached to the loop is detached and every timer of the run cleared when it
+//   finishes, so a finished run keeps nothing running in the host.
+// - `finished` is emitted exactly once per run, after the report (`output`) of a crawl.
+// - Task events (taskCreated/taskFinished) are only sent with inspection on, at most
+//   TASK_EVENTS_PER_SECOND of each per second (the rest are coalesced into snapshots).
+// - A crawl sends `progress` every PROGRESS_MS while it changes; each page finished is listed
+//   in exactly one progress event's `recent` (an event goes out early when 100 are waiting).
+
+import type { CrawledPage, CrawlProgress, HostEvents, LaunchOptions, LaunchTarget, Lint, Snapshot, TaskDetail, TaskSummary, Traceback } from '../../protocol/host-protocol';
+import { ProtocolError } from '../../protocol/rpc';
+import { CancelledError } from '../errors';
+import { EventLoop, type LoopLogger, type LoopObserver } from '../loop';
+import { Task } from '../task';
+import { Crawler } from '../crawler/crawler';
+import { startDemoSite, type DemoSite } from '../demo-site/index';
+import { exceptionKind, type FetchStatistic } from '../crawler/report';
+import { TaskRecorder } from '../inspect/task-recorder';
+import { taskFrames } from '../inspect/task-snapshot';
+import { generatorReader } from '../inspect/generator-reader';
+import { LoopController, type PauseInfo } from '../inspect/loop-control';
+import { LintCollector } from '../inspect/lints';
+import { TaskHistory } from '../inspect/history';
+import { ObserverFanout } from '../inspect/observer-fanout';
+import { ExceptionTracer, parseStack, tracebackFromError, wakingTasks } from '../inspect/traces';
+import { buildAwaitGraph, type LockOwnership } from '../inspect/await-graph';
+import type { CoroutineHooksHub } from '../inspect/coroutine-hooks';
+import { sourcePositions } from '../inspect/source-positions';
+import { SnapshotTracker } from './snapshots';
+import { AwaitIndex, summarize } from './summaries';
+import { VariableStore } from './variables';
+import { loadProgram } from './program-loader';
+import { findHostSample, SAMPLE_SITE } from './samples';
+
+export const TASK_EVENTS_PER_SECOND = 200;
+const EXCEPTION_EVENTS_PER_SECOND = 50;
+const PROGRESS_MS = 250;
+/** Pages listed in one progress event's `recent`. */
+const RECENT_PAGES = 100;
+const HISTORY = 1000;
+/** How long stop() waits for cancelled tasks to finish before closing the loop anyway. */
+const STOP_GRACE_MS = 2000;
+
+type Emit = <E extends keyof HostEvents & string>(event: E, body: HostEvents[E]) => void;
+
+export interface RunServices {
+  emit: Emit;
+  hub: CoroutineHooksHub;
+  tracer: ExceptionTracer;
+  locks: LockOwnership;
+  log(text: string): void;
+}
+
+/** Counts events per one-second window; says whether one more may go out. */
+class RateLimit {
+  private windowStart = 0;
+  private count = 0;
+  dropped = 0;
+  constructor(private readonly perSecond: number) {}
+  allow(): boolean {
+    const now = performance.now();
+    if (now - this.windowStart >= 1000) {
+      this.windowStart = now;
+      this.count = 0;
+    }
+    if (this.count >= this.perSecond) {
+      this.dropped++;
+      return false;
+    }
+    this.count++;
+    return true;
+  }
+}
+
+/** Where a task was created: the stack captured at creation (formatted lazily). */
+interface CreationSite {
+  stack?: string;
+}
+
+const HOST_FILES = /[\\/]runtime[\\/](inspect|host)[\\/]/;
+
+export class Run {
+  readonly id: number;
+  readonly loop: EventLoop;
+  readonly inspect: boolean;
+  readonly target: LaunchTarget;
+  readonly recorder: TaskRecorder | null;
+  readonly controller: LoopController;
+  readonly lints: LintCollector;
+  readonly history = new TaskHistory<TaskSummary>(HISTORY);
+  readonly snapshots = new SnapshotTracker();
+  readonly variables = new VariableStore(generatorReader());
+  crawler: Crawler | null = null;
+  site: DemoSite | null = null;
+  siteUrl: string | undefined;
+  mainTask: Task<unknown> | null = null;
+  finished = false;
+  /** Stop when the crawler records a URL as failed (setExceptionBreaks' `urlFailed`). */
+  breakOnUrlFailed = false;
+  private readonly services: RunServices;
+  private readonly live = new Map<number, Task<unknown>>();
+  /** Tracebacks of failed tasks, for as long as the history keeps them. */
+  private readonly failures = new Map<number, Traceback>();
+  private readonly creationSites = new WeakMap<Task<unknown>, CreationSite>();
+  private readonly createdEvents = new RateLimit(TASK_EVENTS_PER_SECOND);
+  private readonly finishedEvents = new RateLimit(TASK_EVENTS_PER_SECOND);
+  private readonly exceptionEvents = new RateLimit(EXCEPTION_EVENTS_PER_SECOND);
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly removeHooks: () => void;
+  private completion: Promise<void> | null = null;
+  private stopping = false;
+  private lastProgressKey = '';
+  private errorsByKind: Record<string, number> = {};
+  private recent: CrawledPage[] = [];
+  private errorsCounted = 0;
+  private startedAt = performance.now();
+  private awaitIndexCache: { key: string; index: AwaitIndex } | null = null;
+
+  constructor(id: number, target: LaunchTarget, options: LaunchOptions, services: RunServices) {
+    this.id = id;
+    this.target = target;
+    this.services = services;
+    this.inspect = options.inspect ?? true;
+    const logger: LoopLogger = {
+      warn: (m) => services.emit('output', { category: 'log', text: `${m}\n` }),
+      error: (m) => services.emit('output', { category: 'stderr', text: `${m}\n` }),
+    };
+    this.loop = new EventLoop({ logger, debug: this.inspect });
+    this.controller = new LoopController(this.loop, {
+      events: {
+        paused: (info: PauseInfo) => this.onPaused(info),
+        continued: (tick) => services.emit('continued', { tick }),
+      },
+    });
+    this.lints = new LintCollector(this.loop, { onLint: (lint: Lint) => services.emit('lint', { lint }) });
+    this.controller.setExceptionBreaks(options.breakOnTaskFailed ?? false, options.breakOnTaskCancelled ?? false);
+    const feed: LoopObserver = {
+      taskCreated: (task) => this.onTaskCreated(task),
+      taskDone: (task) => this.onTaskDone(task),
+    };
+    this.loop.setObserver(new ObserverFanout([this.controller, this.lints, feed], (e, hook) => services.log(`inspector observer ${hook} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)));
+    this.recorder = this.inspect ? TaskRecorder.attach(this.loop) : null;
+    // Straight to the parts (no closure in between): `created` runs for every coroutine call.
+    const removeLints = services.hub.add({ created: this.lints.created.bind(this.lints), started: this.lints.started.bind(this.lints) });
+    const removeControl = services.hub.add({ finished: this.controller.finished.bind(this.controller) });
+    this.removeHooks = () => {
+      removeLints();
+      removeControl();
+    };
+    this.timers.push(
+      setInterval(() => {
+        if (this.loop.isClosed()) return;
+        this.lints.sweep();
+        this.lints.checkWakeups();
+      }, 1000),
+    );
+  }
+
+  // --- launching ----------------------------------------------------------------------------
+
+  /** Starts the target; resolves once it runs (or is held at entry). */
+  async start(options: LaunchOptions): Promise<void> {
+    const t = this.target;
+    switch (t.kind) {
+      case 'crawl':
+      case 'demo': {
+        let roots: string[];
+        if (t.kind === 'demo') {
+          this.site = await startDemoSite(t.pages !== undefined ? { pages: t.pages } : {});
+          this.siteUrl = this.site.url;
+          roots = [this.site.url];
+        } else {
+          roots = t.urls;
+        }
+        this.crawler = new Crawler(roots, {
+          onStatistic: (stat) => this.onStatistic(stat),
+          maxTasks: options.maxTasks,
+          maxRedirect: options.maxRedirect,
+          maxTries: options.maxTries,
+          exclude: options.exclude ?? null,
+          strict: options.strict,
+          robots: options.robots,
+        });
+        this.startMain(this.crawler.crawl(), 'crawl', options);
+        this.timers.push(setInterval(() => this.emitProgress(false), PROGRESS_MS));
+        return;
+      }
+      case 'program': {
+        const program = loadProgram(t.path, t.exportName ?? 'main');
+        this.startMain(program.start(), program.exportName, options);
+        return;
+      }
+      case 'sample': {
+        const sample = findHostSample(t.id);
+        this.site = await startDemoSite(SAMPLE_SITE);
+        this.siteUrl = this.site.url;
+        if (options.stopOnEntry === true) this.controller.pauseOnEntry();
+        const site = this.site;
+        this.completion = sample
+          .run({ siteUrl: site.url, loop: this.loop, log: (line: string) => this.services.emit('output', { category: 'stdout', text: `${line}\n` }) })
+          .then(
+            (outcome) => this.finish(outcome.ok, `sample ${t.id}: ${outcome.ok ? 'ok' : 'not ok'} (${outcome.lines.length} lines)`),
+            (e: unknown) => this.finish(false, `sample ${t.id} failed`, e),
+          );
+        return;
+      }
+    }
+  }
+
+  private startMain(coro: Task<unknown>['_coro'], name: string, options: LaunchOptions): void {
+    const task = this.loop.createTask(coro, { name });
+    this.mainTask = task;
+    if (options.stopOnEntry === true) this.controller.pauseOnEntry();
+    this.completion = this.loop.runUntilComplete(task).then(
+      () => this.finish(true, this.summaryText()),
+      (e: unknown) => this.finish(false, this.summaryText(), e),
+    );
+  }
+
+  private summaryText(): string {
+    if (this.crawler !== null) {
+      const p = this.crawler.progress();
+      return `crawled ${p.done} urls (${p.errors} errors, ${p.excluded} excluded) in ${this.crawler.elapsed().toFixed(2)} s`;
+    }
+    const t = this.mainTask;
+    if (t === null) return 'finished';
+    return t.cancelled() ? `${t.name} was cancelled` : t._exception !== undefined ? `${t.name} failed` : `${t.name} returned`;
+  }
+
+  private async finish(ok: boolean, summary: string, error?: unknown): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    this.controller.runEnded();
+    if (this.crawler !== null) {
+      this.emitProgress(true);
+      try {
+        this.services.emit('output', { category: 'stdout', text: `${this.crawler.report()}\n` });
+      } catch (e) {
+        this.services.log(`report failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    for (const t of this.timers) clearInterval(t);
+    this.timers.length = 0;
+    this.lints.loopClosing();
+    this.closeLoop();
+    this.removeHooks();
+    this.recorder?.detach();
+    this.loop.setObserver(null);
+    this.variables.clear();
+    if (this.site !== null) {
+      await this.site.close().catch(() => undefined);
+    }
+    const body: HostEvents['finished'] = { runId: this.id, ok: ok && !this.stopping, summary: this.stopping ? `stopped: ${summary}` : summary };
+    if (error !== undefined && !(error instanceof CancelledError && this.stopping)) body.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    this.services.emit('finished', body);
+  }
+
+  private closeLoop(): void {
+    if (this.loop.isClosed()) return;
+    if (this.loop.isRunning()) {
+      // A sample left its loop running (or a stop timed out): stop it first, then close.
+      this.loop.stop();
+      return;
+    }
+    try {
+      this.loop.close();
+    } catch (e) {
+      this.services.log(`closing the loop failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** Undoes a launch that failed to start: detaches everything, closes what it opened, emits nothing. */
+  async abort(): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    for (const t of this.timers) clearInterval(t);
+    this.timers.length = 0;
+    this.removeHooks();
+    this.recorder?.detach();
+    this.loop.setObserver(null);
+    for (const t of this.loop.allTasks()) t.cancel('launch failed');
+    if (!this.loop.isRunning() && !this.loop.isClosed()) {
+      try {
+        this.loop.close();
+      } catch {
+        // Nothing more to do for a loop that never ran.
+      }
+    }
+    await this.site?.close().catch(() => undefined);
+  }
+
+  /** Ends the run: cancels every task, lets the loop run their cleanup, closes it. */
+  async stop(): Promise<void> {
+    if (this.finished) return;
+    this.stopping = true;
+    for (const t of this.loop.allTasks()) {
+      try {
+        t.cancel('stopped by the client');
+      } catch (e) {
+        // Tasks awaiting each other make cancel() recurse without end (it cancels what the
+        // task awaits): the grace period below ends such a run anyway.
+        this.services.log(`cancelling ${t.toString()} failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    if (!this.loop.isClosed()) this.controller.continue();
+    const done = this.completion ?? Promise.resolve();
+    let timer: NodeJS.Timeout | null = null;
+    const grace = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), STOP_GRACE_MS);
+    });
+    const r = await Promise.race([done.then(() => 'done' as const), grace]);
+    if (timer !== null) clearTimeout(timer);
+    if (r === 'timeout') {
+      if (this.loop.isRunning()) this.loop.stop();
+      await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 200))]);
+      await this.finish(false, 'the run did not end within the grace period after cancelling its tasks');
+    }
+  }
+
+  // --- events ---------------------------------------------------------------------------------
+
+  private onPaused(info: PauseInfo): void {
+    const body: HostEvents['paused'] = { reason: info.reason, tick: info.tick, description: info.description };
+    if (info.taskId !== undefined) body.taskId = info.taskId;
+    this.services.emit('paused', body);
+    // A step that ended the main task: let the run finish instead of holding a done loop.
+    if (this.mainTask !== null && this.mainTask.done() && !this.finished) setImmediate(() => this.controller.continue());
+  }
+
+  private onTaskCreated(task: Task<unknown>): void {
+    this.live.set(task.id, task);
+    if (!this.inspect) return;
+    // Where it was created: a stack captured now, formatted only if a client asks.
+    const site: CreationSite = {};
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 16;
+    Error.captureStackTrace(site);
+    Error.stackTraceLimit = limit;
+    this.creationSites.set(task, site);
+    if (this.createdEvents.allow()) this.services.emit('taskCreated', { task: summarize([task], this.recorder)[0]! });
+  }
+
+  private onTaskDone(task: Task<unknown>): void {
+    this.live.delete(task.id);
+    const summary = summarize([task], this.recorder)[0]!;
+    for (const id of this.history.add(summary)) this.failures.delete(id);
+    if (this.inspect && this.finishedEvents.allow()) this.services.emit('taskFinished', { task: summary });
+    if (!task.cancelled() && task._exception !== undefined && this.exceptionEvents.allow()) {
+      const traceback = this.services.tracer.tracebackOf(task, task._exception, wakingTasks(task));
+      if (this.failures.size < HISTORY) this.failures.set(task.id, traceback);
+      this.services.emit('exception', { taskId: task.id, traceback });
+    }
+  }
+
+  /**
+   * A URL finished: it goes into the next progress event's `recent` pages. With the URL-failed break on (an extension of setExceptionBreaks the
+   * debug adapter asks for), a URL the crawler records as failed stops the loop after this
+   * tick like a failed task: the worker running now is the task, the error (caught by the
+   * crawler, the task goes on) gives the traceback, sent first as an `exception` event.
+   */
+  private onStatistic(stat: FetchStatistic): void {
+    // For the next progress event's `recent` list (oldest first); a full list goes out at once,
+    // so every page finished is listed in exactly one event.
+    const page: CrawledPage = { url: stat.url, status: stat.status };
+    if (stat.exception !== null) page.error = stat.exception;
+    this.recent.push(page);
+    if (this.recent.length >= RECENT_PAGES) this.emitProgress(true);
+    if (!this.breakOnUrlFailed || stat.exception === null || this.crawler === null) return;
+    const errors = this.crawler.errors;
+    let error: unknown = stat.exception;
+    for (let i = errors.length - 1; i >= 0 && i >= errors.length - 4; i--) {
+      if (errors[i]!.url === stat.url) {
+        error = errors[i]!.error;
+        break;
+      }
+    }
+    const task = this.loop.currentTask();
+    const who = task === null ? 'a callback' : `Task #${task.id} ${JSON.stringify(task.name)}`;
+    const traceback = tracebackFromError(error, `Coroutine traceback of ${who}, fetching ${stat.url}`);
+    if (this.exceptionEvents.allow()) this.services.emit('exception', { taskId: task?.id ?? 0, traceback });
+    const info: Omit<PauseInfo, 'tick'> = { reason: 'exception', description: `${who} failed to fetch ${stat.url}: ${traceback.error}` };
+    if (task !== null) info.taskId = task.id;
+    this.controller.stopAfterTick(info);
+  }
+
+  private progress(): CrawlProgress | null {
+    const c = this.crawler;
+    if (c === null) return null;
+    const p = c.progress();
+    for (; this.errorsCounted < c.errors.length; this.errorsCounted++) {
+      const e = c.errors[this.errorsCounted]!.error;
+      const kind = e instanceof Error ? e.name : exceptionKind(String(e));
+      this.errorsByKind[kind] = (this.errorsByKind[kind] ?? 0) + 1;
+    }
+    const seconds = this.crawlerSeconds();
+    return { ...p, seconds, rate: seconds > 0 ? p.done / seconds : 0, errorsByKind: { ...this.errorsByKind } };
+  }
+
+  private crawlerSeconds(): number {
+    try {
+      return this.crawler!.elapsed();
+    } catch {
+      return (performance.now() - this.startedAt) / 1000;
+    }
+  }
+
+  private emitProgress(force: boolean): void {
+    const p = this.progress();
+    if (p === null) return;
+    const key = `${p.done}|${p.queued}|${p.inFlight}|${p.errors}|${p.seen}`;
+    if (!force && key === this.lastProgressKey && this.recent.length === 0) return;
+    this.lastProgressKey = key;
+    if (this.recent.length > 0) {
+      p.recent = this.recent;
+      this.recent = [];
+    }
+    this.services.emit('progress', p);
+  }
+
+  // --- queries -----------------------------------------------------------------------------------
+
+  /** A live task or one in the history (a ProtocolError otherwise). */
+  liveTask(taskId: number, method: string): Task<unknown> {
+    const t = this.live.get(taskId);
+    if (t === undefined) {
+      if (this.history.has(taskId)) throw new ProtocolError(`${method}: task #${taskId} has finished (${this.history.get(taskId)!.state})`, 'taskFinished');
+      throw new ProtocolError(`${method}: no task #${taskId} in run ${this.id}`, 'unknownTask');
+    }
+    return t;
+  }
+
+  liveTasks(): Task<unknown>[] {
+    return this.loop.isClosed() ? [] : this.loop.allTasks();
+  }
+
+  snapshot(since: number | undefined): Snapshot {
+    const live = summarize(this.liveTasks(), this.recorder);
+    // The history only holds finished tasks, never a live one (ids are never reused).
+    if (this.history.size > 0) for (const s of this.history.list()) live.push(s);
+    return this.snapshots.snapshot(since, live, { tick: this.loop.tickCount(), paused: this.loop.isPaused(), progress: this.progress() });
+  }
+
+  taskDetail(taskId: number, locals: boolean): TaskDetail {
+    const live = this.live.get(taskId);
+    if (live === undefined) {
+      const past = this.history.get(taskId);
+      if (past === undefined) throw new ProtocolError(`taskDetail: no task #${taskId} in run ${this.id}`, 'unknownTask');
+      return { task: past, frames: [], awaitChain: [], createdAt: null, traceback: this.failures.get(taskId) ?? null };
+    }
+    const index = this.awaitIndex();
+    const summary = { ...summarize([live], this.recorder)[0]!, awaitedBy: index.awaitedBy(live) };
+    const sink = locals ? this.variables.newGroup() : undefined;
+    const frames = taskFrames(live, { locals, handles: sink });
+    return {
+      task: summary,
+      frames: frames.map((f, index) => ({
+        index,
+        name: f.functionName,
+        position: f.file !== null && f.line !== null ? { file: f.file, line: f.line, column: f.column ?? 1 } : null,
+        generated: f.generated !== null ? { file: f.generated.url, line: f.generated.line0 + 1, column: f.generated.column0 + 1 } : null,
+        locals: f.locals === null ? [] : this.variables.localsOf(f.locals),
+      })),
+      awaitChain: index.chain(live),
+      createdAt: this.creationSiteOf(live),
+      traceback: null,
+    };
+  }
+
+  /** Who awaits whom, rebuilt only when the loop has run since (or tasks came or went). */
+  private awaitIndex(): AwaitIndex {
+    const key = `${this.loop.tickCount()}|${this.live.size}`;
+    if (this.awaitIndexCache === null || this.awaitIndexCache.key !== key) this.awaitIndexCache = { key, index: new AwaitIndex(this.liveTasks()) };
+    return this.awaitIndexCache.index;
+  }
+
+  /** The first program frame of the stack captured when the task was created. */
+  private creationSiteOf(task: Task<unknown>): TaskDetail['createdAt'] {
+    const stack = this.creationSites.get(task)?.stack;
+    if (typeof stack !== 'string') return null;
+    const positions = sourcePositions();
+    for (const l of parseStack(stack).lines) {
+      if (l.file === null || l.line === null || l.resume || l.file.startsWith('node:')) continue;
+      let file = l.file;
+      let line = l.line;
+      let column = l.column ?? 1;
+      if (/\.[cm]?js$/.test(file)) {
+        const p = positions.map(file, line - 1, column - 1);
+        if (p.mapped) ({ file, line, column } = p);
+      }
+      if (HOST_FILES.test(file) || /[\\/]runtime[\\/](loop|task|future|coroutine|gather|run|ready-queue)\.ts$/.test(file)) continue;
+      return { file, line, column };
+    }
+    return null;
+  }
+
+  graph(): ReturnType<typeof buildAwaitGraph> {
+    return buildAwaitGraph(this.loop, { locks: this.services.locks });
+  }
+}

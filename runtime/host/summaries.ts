@@ -1,0 +1,184 @@
+// Task summaries in the protocol's shape (TaskSummary of protocol/host-protocol.ts): state,
+// steps, timings in milliseconds, the await as protocol AwaitInfo (with the resource id the
+// await graph uses, and the awaited task), awaited-by, the chain's function names, the
+// outcome of finished tasks and who cancelled them. Built directly in the protocol's shape,
+// on the inspector's helpers (taskState, describeTask of task-snapshot.ts; awaitedTasks of
+// await-graph.ts, a linear tasksBehind):
+// a 10k-task snapshot has a 50 ms budget, so there is no intermediate summary and no
+// per-task description of shared resources.
+//
+// Invariants: no node:inspector here (summaries stay cheap); reading an outcome never marks
+// an exception as retrieved (the `_exception` field is read, not exception()).
+
+import type { AwaitInfo, TaskSummary } from '../../protocol/host-protocol';
+import { describeValue, type Future } from '../future';
+import { Task } from '../task';
+import { awaitedTasks, resourceIdOf, resourceOf } from '../inspect/await-graph';
+import { describeTask, taskState } from '../inspect/task-snapshot';
+import type { TaskRecorder } from '../inspect/task-recorder';
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+/** `result=…` / `Name: message` / `cancelled` of a finished task. */
+export function outcomeOf(task: Task<unknown>): string | undefined {
+  if (!task.done()) return undefined;
+  if (task.cancelled()) return task._cancelMessage ? `cancelled (${task._cancelMessage})` : 'cancelled';
+  const e = task._exception;
+  if (e !== undefined) return e instanceof Error ? `${e.name}: ${e.message}`.slice(0, 200) : `exception ${describeValue(e)}`;
+  return `result ${describeValue(task._result)}`;
+}
+
+/**
+ * What a task's awaited future is, as protocol AwaitInfo. `detail` is the origin's own
+ * detail (a delay, a socket peer, a pool key) or the awaited task; the resource itself is
+ * named by `resourceId` (the await graph labels it), so 10k tasks waiting on one queue do
+ * not each carry its description.
+ */
+export function awaitInfoOf(fut: Future<unknown>): AwaitInfo {
+  // What a future stands for does not change while a task waits on it: computed once.
+  let info = awaitInfos.get(fut);
+  if (info === undefined) {
+    info = computeAwaitInfo(fut);
+    awaitInfos.set(fut, info);
+  }
+  return info;
+}
+
+const awaitInfos = new WeakMap<Future<unknown>, AwaitInfo>();
+/** The last names list of each task's chain, reused while the chain is the same frames. */
+const chainNames = new WeakMap<Task<unknown>, { last: object | null; length: number; names: string[] }>();
+const NO_FRAMES: string[] = [];
+const NO_TASKS: number[] = [];
+
+/** Function names of a task's tracked chain, root first (the same array while the chain is unchanged). */
+function namesOf(t: Task<unknown>): string[] {
+  const frames = t._frames;
+  if (frames === null || frames.length === 0) return NO_FRAMES;
+  const last = frames[frames.length - 1]!;
+  const cached = chainNames.get(t);
+  if (cached !== undefined && cached.last === last && cached.length === frames.length) return cached.names;
+  const names = frames.map((f) => f.fn.name);
+  chainNames.set(t, { last, length: frames.length, names });
+  return names;
+}
+
+function computeAwaitInfo(fut: Future<unknown>): AwaitInfo {
+  if (fut instanceof Task) return { kind: 'task', detail: describeTask(fut), taskId: fut.id };
+  const origin = fut._origin;
+  const info: AwaitInfo = { kind: origin?.kind ?? 'future', detail: origin?.detail ?? '' };
+  const behind = awaitedTasks(fut);
+  if (behind.length === 1) info.taskId = behind[0]!.id;
+  if (info.detail === '' && behind.length === 1) info.detail = describeTask(behind[0]!);
+  const res = resourceOf(fut);
+  if (res !== null) info.resourceId = resourceIdOf(res);
+  return info;
+}
+
+/**
+ * Protocol summaries of the given tasks, in one pass over them and one over their waiters
+ * (awaitedBy counts only tasks of the list). No node:inspector, no program code: the cheap
+ * summary 10k-task snapshots are made of. The state and the awaited tasks come from the
+ * inspector's task-snapshot helpers; timings from the TaskRecorder (rounded to 0.01 ms).
+ */
+export function summarize(tasks: readonly Task<unknown>[], recorder: TaskRecorder | null): TaskSummary[] {
+  const awaitedBy = new Map<Task<unknown>, number[]>();
+  const addEdge = (awaited: Task<unknown>, by: number): void => {
+    let list = awaitedBy.get(awaited);
+    if (list === undefined) awaitedBy.set(awaited, (list = []));
+    if (!list.includes(by)) list.push(by);
+  };
+  for (const t of tasks) {
+    const w = t._waiter;
+    if (w !== null && !t.done()) {
+      if (w instanceof Task) addEdge(w, t.id);
+      else for (const x of awaitedTasks(w)) addEdge(x, t.id);
+    }
+    if (!t.done()) for (const cb of t._callbacks()) if (cb instanceof Task && cb !== t) addEdge(t, cb.id);
+  }
+  const now = tasks.length > 0 ? tasks[0]!.getLoop().time() : 0;
+  const out = new Array<TaskSummary>(tasks.length);
+  for (let i = 0; i < tasks.length; i++) {
+    const t = tasks[i]!;
+    const rec = recorder?.recordOf(t);
+    const w = t._waiter;
+    const s: TaskSummary = {
+      id: t.id,
+      name: t.name,
+      state: taskState(t),
+      steps: t._steps,
+      busyMs: rec === undefined ? 0 : round2(rec.busySeconds * 1000),
+      sinceResumedMs: rec === undefined || rec.lastResumedAt === null ? null : Math.round((now - rec.lastResumedAt) * 1000),
+      createdBy: rec?.createdBy?.id ?? null,
+      awaiting: w !== null && !t.done() ? awaitInfoOf(w) : null,
+      awaitedBy: awaitedBy.get(t) ?? NO_TASKS,
+      frames: namesOf(t),
+    };
+    if (t.done()) {
+      const outcome = outcomeOf(t);
+      if (outcome !== undefined) s.outcome = outcome;
+      // Who asked for its cancellation (also when the coroutine caught it and returned).
+      const by = rec?.cancelledBy;
+      if (t.cancelled() || by !== undefined) s.cancelledBy = by === undefined || by === null ? null : by.id;
+    }
+    out[i] = s;
+  }
+  return out;
+}
+
+/**
+ * Who awaits whom among the live tasks (through tasks, gathers, waitFor, shield, and tasks
+ * registered as waiters of a task), built in one pass over their waiters. Valid until the
+ * loop runs again: the host keeps one per tick.
+ */
+export class AwaitIndex {
+  private readonly up = new Map<Task<unknown>, Task<unknown>[]>();
+
+  constructor(live: readonly Task<unknown>[]) {
+    for (const t of live) {
+      const w = t._waiter;
+      if (w === null || w.done() || t.done()) continue;
+      for (const x of awaitedTasks(w)) {
+        if (x === t) continue;
+        let l = this.up.get(x);
+        if (l === undefined) this.up.set(x, (l = []));
+        l.push(t);
+      }
+    }
+  }
+
+  /** Ids of the live tasks awaiting `task` directly (or through gather/waitFor/shield), and tasks registered as its waiters. */
+  awaitedBy(task: Task<unknown>): number[] {
+    const out = (this.up.get(task) ?? []).map((t) => t.id);
+    for (const cb of task._callbacks()) if (cb instanceof Task && cb !== task && !out.includes(cb.id)) out.push(cb.id);
+    return out;
+  }
+
+  /** The tasks `task` awaits transitively, then the tasks that await it transitively. */
+  chain(task: Task<unknown>): number[] {
+    const out: number[] = [];
+    const seen = new Set<Task<unknown>>([task]);
+    for (let t: Task<unknown> | undefined = task, n = 0; t !== undefined && n < 64; n++) {
+      const w: Task<unknown>['_waiter'] = t._waiter;
+      if (w === null || w.done()) break;
+      const behind: Task<unknown>[] = awaitedTasks(w).filter((x) => !seen.has(x));
+      for (const x of behind) {
+        seen.add(x);
+        out.push(x.id);
+      }
+      t = behind.length === 1 ? behind[0] : undefined;
+    }
+    const queue = [task];
+    while (queue.length > 0 && out.length < 256) {
+      const t = queue.shift()!;
+      for (const x of this.up.get(t) ?? []) {
+        if (seen.has(x)) continue;
+        seen.add(x);
+        out.push(x.id);
+        queue.push(x);
+      }
+    }
+    return out;
+  }
+}

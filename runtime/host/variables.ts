@@ -1,0 +1,141 @@
+// Variables as the protocol shows them: numeric handles for the inspector's string handles
+// (value-preview.ts's HandleTable), locals and children as VariableInfo, and `evaluate`.
+//
+// Handle lifetime: every taskDetail / evaluate makes one handle group; the last GROUPS_KEPT
+// groups stay valid, older ones are released (the values behind them become collectable).
+// A client that keeps a handle longer gets an error reply saying it expired.
+//
+// evaluate: with a task and frame, the frame's locals are bound as the parameters of
+// `new Function(...names, 'return (' + expression + ')')` and `this` as the frame's receiver;
+// objects are the real objects (through their handles), primitives come from their
+// previews (a string longer than the preview limit is passed cut; the result says so).
+// Without a frame, `loop`, `tasks` (the live tasks), `task(id)` and `crawler` are bound.
+
+import { ProtocolError } from '../../protocol/rpc';
+import type { VariableInfo } from '../../protocol/host-protocol';
+import type { GeneratorReader, LocalVariable } from '../inspect/generator-reader';
+import { PREVIEW_STRING, previewValue, type HandleSink, type NamedPreview, type ValuePreview } from '../inspect/value-preview';
+
+/** Handle groups kept alive (each taskDetail or evaluate makes one). */
+const GROUPS_KEPT = 64;
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+const RESERVED = new Set(['this', 'arguments', 'eval', 'await', 'yield', 'let', 'static', 'enum', 'implements', 'interface', 'package', 'private', 'protected', 'public', 'null', 'true', 'false', 'new', 'delete', 'typeof', 'void', 'in', 'instanceof', 'function', 'class', 'const', 'var', 'return', 'if', 'else', 'for', 'while', 'do', 'switch', 'case', 'default', 'break', 'continue', 'throw', 'try', 'catch', 'finally', 'with', 'debugger', 'super', 'import', 'export', 'extends']);
+
+export class VariableStore {
+  private nextHandle = 1;
+  private readonly toInspector = new Map<number, string>();
+  private readonly toNumber = new Map<string, number>();
+  private readonly groups: Array<{ group: string; handles: number[] }> = [];
+
+  constructor(readonly reader: GeneratorReader) {}
+
+  /** A new handle group (older groups beyond GROUPS_KEPT are released). */
+  newGroup(): HandleSink {
+    const group = this.reader.newHandleGroup();
+    this.groups.push({ group, handles: [] });
+    while (this.groups.length > GROUPS_KEPT) {
+      const old = this.groups.shift()!;
+      for (const h of old.handles) {
+        const s = this.toInspector.get(h);
+        this.toInspector.delete(h);
+        if (s !== undefined) this.toNumber.delete(s);
+      }
+      this.reader.releaseHandles(old.group);
+    }
+    return { table: this.reader.handles, group };
+  }
+
+  /** Releases every group. */
+  clear(): void {
+    for (const g of this.groups) this.reader.releaseHandles(g.group);
+    this.groups.length = 0;
+    this.toInspector.clear();
+    this.toNumber.clear();
+  }
+
+  private numberOf(handle: string | null): number {
+    if (handle === null) return 0;
+    let n = this.toNumber.get(handle);
+    if (n === undefined) {
+      n = this.nextHandle++;
+      this.toNumber.set(handle, n);
+      this.toInspector.set(n, handle);
+      const group = this.reader.handles.groupOf(handle);
+      this.groups.find((g) => g.group === group)?.handles.push(n);
+    }
+    return n;
+  }
+
+  info(name: string, value: ValuePreview): VariableInfo {
+    return { name, value: value.text, type: value.className ?? value.type, handle: this.numberOf(value.handle) };
+  }
+
+  localsOf(locals: readonly LocalVariable[]): VariableInfo[] {
+    return locals.map((l) => this.info(l.name, l.value));
+  }
+
+  /** The children of a handle's value. */
+  children(handle: number): VariableInfo[] {
+    const s = this.toInspector.get(handle);
+    if (s === undefined || !this.reader.handles.has(s)) throw new ProtocolError(`variables: handle ${handle} is unknown or expired (handles live for the last ${GROUPS_KEPT} taskDetail/evaluate requests)`);
+    const page = this.reader.readChildren(s);
+    return page.children.map((c: NamedPreview) => this.info(c.name, c.value));
+  }
+
+  /** The real value behind a local (objects through their handle, primitives from the preview). */
+  valueOfLocal(l: LocalVariable): { value: unknown; cut: boolean } {
+    const v = l.value;
+    if (v.handle !== null) return { value: this.reader.handles.get(v.handle), cut: false };
+    switch (v.type) {
+      case 'undefined':
+        return { value: undefined, cut: false };
+      case 'null':
+        return { value: null, cut: false };
+      case 'boolean':
+        return { value: v.text === 'true', cut: false };
+      case 'number':
+        return { value: Number(v.text), cut: false };
+      case 'bigint':
+        return { value: BigInt(v.text.replace(/n$/, '')), cut: false };
+      case 'string': {
+        const cut = v.size !== null && v.size > PREVIEW_STRING;
+        const text = cut ? v.text.replace(/ \(\d+ chars\)$/, '').replace(/…"$/, '"') : v.text;
+        try {
+          return { value: JSON.parse(text) as unknown, cut };
+        } catch {
+          return { value: text, cut: true };
+        }
+      }
+      default:
+        return { value: undefined, cut: true };
+    }
+  }
+
+  /** Evaluates `expression` with `bindings` as variables and `self` as `this`; the result as a variable. */
+  evaluate(expression: string, bindings: ReadonlyArray<readonly [string, unknown]>, self: unknown, note: string | null): { value: string; type: string; handle: number } {
+    const names: string[] = [];
+    const values: unknown[] = [];
+    for (const [name, value] of bindings) {
+      if (!IDENTIFIER.test(name) || RESERVED.has(name) || names.includes(name)) continue;
+      names.push(name);
+      values.push(value);
+    }
+    let fn: (...args: unknown[]) => unknown;
+    try {
+      fn = new Function(...names, `return (${expression}\n);`) as (...args: unknown[]) => unknown;
+    } catch (e) {
+      throw new ProtocolError(`evaluate: the expression does not parse: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    let result: unknown;
+    try {
+      result = fn.apply(self, values);
+    } catch (e) {
+      throw new ProtocolError(`evaluate: the expression threw ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`, 'evaluationFailed');
+    }
+    const sink = this.newGroup();
+    const preview = previewValue(result, sink);
+    const info = this.info('result', preview);
+    return { value: note === null ? info.value : `${info.value}  (${note})`, type: info.type, handle: info.handle };
+  }
+}

@@ -1,0 +1,133 @@
+// A test client for the runtime host: forks the host (from the TypeScript source through tsx,
+// or a bundle), speaks the protocol over the IPC channel with protocol/rpc.ts, and records
+// every event so a test can wait for one.
+//
+// Invariants: every host a test forks is ended by the test (close(): shutdown, then kill if
+// it does not exit); waitFor never waits longer than its timeout.
+
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RpcEndpoint, type Transport } from '../../../protocol/rpc';
+import type { HostEvents, HostMethods } from '../../../protocol/host-protocol';
+
+export const ROOT = join(__dirname, '..', '..', '..');
+export const HOST_SOURCE = join(ROOT, 'runtime', 'host', 'main.ts');
+
+export type ClientEndpoint = RpcEndpoint<HostMethods, Record<string, never>, HostEvents, Record<string, never>>;
+
+export interface RecordedEvent {
+  readonly event: string;
+  readonly body: unknown;
+  readonly at: number;
+}
+
+export class HostClient {
+  readonly child: ChildProcess;
+  readonly rpc: ClientEndpoint;
+  readonly events: RecordedEvent[] = [];
+  readonly exited: Promise<number | null>;
+  private waiters: Array<() => void> = [];
+
+  constructor(child: ChildProcess) {
+    this.child = child;
+    const transport: Transport = {
+      send: (m) => {
+        child.send(m as object);
+      },
+      onMessage: (receive) => {
+        child.on('message', (m: unknown) => receive(m));
+      },
+      onClose: (closed) => {
+        child.on('exit', (code) => closed(`host exited with ${code}`));
+      },
+    };
+    this.rpc = new RpcEndpoint(transport);
+    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    child.on('message', (m: unknown) => {
+      if (typeof m === 'object' && m !== null && (m as { kind?: unknown }).kind === 'event') {
+        const e = m as { event: string; body: unknown };
+        this.events.push({ event: e.event, body: e.body, at: performance.now() });
+        const ws = this.waiters;
+        this.waiters = [];
+        for (const w of ws) w();
+      }
+    });
+  }
+
+  /** Events of one kind so far. */
+  eventsOf<E extends keyof HostEvents & string>(event: E): HostEvents[E][] {
+    return this.events.filter((e) => e.event === event).map((e) => e.body as HostEvents[E]);
+  }
+
+  /** Waits for an event (recorded after index `from`) satisfying `match`. */
+  async waitFor<E extends keyof HostEvents & string>(event: E, match: (body: HostEvents[E]) => boolean = () => true, timeoutMs = 20000, from = 0): Promise<HostEvents[E]> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const found = this.events.slice(from).find((e) => e.event === event && match(e.body as HostEvents[E]));
+      if (found !== undefined) return found.body as HostEvents[E];
+      const left = deadline - performance.now();
+      if (left <= 0) throw new Error(`no ${event} event within ${timeoutMs} ms (events: ${this.events.map((e) => e.event).join(', ')})`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** Output text of one category so far. */
+  output(category: 'stdout' | 'stderr' | 'log'): string {
+    return this.eventsOf('output')
+      .filter((o) => o.category === category)
+      .map((o) => o.text)
+      .join('');
+  }
+
+  /** Shuts the host down (kills it if it does not exit within 5 s). */
+  async close(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const killer = setTimeout(() => this.child.kill('SIGKILL'), 5000);
+    try {
+      await this.rpc.request('shutdown', {});
+    } catch {
+      // Already going.
+    }
+    await this.exited;
+    clearTimeout(killer);
+  }
+}
+
+/** Forks the host from its TypeScript source (tsx), or from a bundle when `bundle` is given. */
+export function forkHost(options: { bundle?: string } = {}): HostClient {
+  const child =
+    options.bundle !== undefined
+      ? fork(options.bundle, [], { cwd: ROOT, execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+      : fork(HOST_SOURCE, [], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return new HostClient(child);
+}
+
+/** CPU milliseconds (user + system, all threads) a process has used so far, from /proc; null where there is no /proc. */
+export function processCpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of stat (utime, stime) are the 12th and 13th after the command name, in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** This process's CPU milliseconds so far. */
+export function ownCpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}

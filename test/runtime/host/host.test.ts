@@ -1,0 +1,440 @@
+// Tests of runtime/host: real protocol messages exchanged with a forked runtime host (from
+// the TypeScript source through tsx, and once from an esbuild bundle with source maps).
+// A demo crawl launched with stopOnEntry is stepped tick by tick, its tasks listed, a busy
+// worker's frames read (work → fetch → … with TypeScript files, the fetch frame's `url`),
+// then continued to its report; bad requests get error replies; exceptions, lints, deadlocks
+// and traces come through the protocol; the host exits when its parent's channel goes away.
+// Measured: a full snapshot of 10k tasks, and frames with locals for one task (round trips).
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { build } from 'esbuild';
+import { RemoteError } from '../../../protocol/rpc';
+import { PROTOCOL_VERSION, type HostEvents, type Snapshot, type TaskSummary } from '../../../protocol/host-protocol';
+import { forkHost, median, ownCpuMs, processCpuMs, ROOT, HOST_SOURCE, type HostClient } from './host-client';
+
+const SOCKET_WAITS = /^(socket\.|stream\.read)/;
+const FIXTURES = join(__dirname, 'fixtures');
+
+async function rejectsWith(p: Promise<unknown>, code: string, message?: RegExp): Promise<RemoteError> {
+  try {
+    await p;
+  } catch (e) {
+    assert.ok(e instanceof RemoteError, `a RemoteError, got ${String(e)}`);
+    assert.equal(e.code, code, `error code (message: ${e.message})`);
+    if (message !== undefined) assert.match(e.message, message);
+    return e;
+  }
+  assert.fail(`expected an error reply with code ${code}`);
+}
+
+/** Steps single ticks until the snapshot shows a worker busy in fetch on a socket. */
+async function stepUntilBusyWorker(host: HostClient, maxTicks = 3000): Promise<{ snap: Snapshot; worker: TaskSummary }> {
+  for (let i = 0; i < maxTicks; i++) {
+    await host.rpc.request('stepTick', {});
+    const snap = await host.rpc.request('snapshot', {});
+    const worker = snap.tasks.find((t) => t.name.startsWith('worker-') && t.frames.includes('fetch') && t.awaiting !== null && SOCKET_WAITS.test(t.awaiting.kind));
+    if (worker !== undefined) return { snap, worker };
+  }
+  assert.fail(`no worker busy on a socket within ${maxTicks} ticks`);
+}
+
+describe('runtime host over IPC (from source)', () => {
+  let host: HostClient;
+
+  before(() => {
+    host = forkHost();
+  });
+  after(async () => {
+    await host.close();
+  });
+
+  test('hello answers with the protocol version and pid; another version is refused', async () => {
+    const hello = await host.rpc.request('hello', { client: 'host.test', protocolVersion: PROTOCOL_VERSION });
+    assert.equal(hello.protocolVersion, PROTOCOL_VERSION);
+    assert.equal(hello.pid, host.child.pid);
+    assert.match(hello.hostVersion, /^\d+\.\d+\.\d+/);
+    await rejectsWith(host.rpc.request('hello', { client: 'old', protocolVersion: PROTOCOL_VERSION + 1 }), 'versionMismatch');
+  });
+
+  test('bad requests get error replies, and the host stays up', async () => {
+    await rejectsWith(host.rpc.request('snapshot', {}), 'noRun', /launch first/);
+    await rejectsWith(host.rpc.request('noSuchMethod' as 'pause', {}), 'unknownMethod');
+    await rejectsWith(host.rpc.request('launch', { target: { kind: 'nope' } } as never), 'badRequest', /target\.kind/);
+    await rejectsWith(host.rpc.request('launch', { target: { kind: 'crawl', urls: [] }, options: {} }), 'badRequest', /at least one URL/);
+    await rejectsWith(host.rpc.request('launch', { target: { kind: 'demo' }, options: { maxTasks: 'ten' } } as never), 'badRequest', /options\.maxTasks must be a number/);
+    await rejectsWith(host.rpc.request('launch', { target: { kind: 'program', path: '/no/such/program.ts' }, options: {} }), 'launchFailed', /does not exist/);
+    await rejectsWith(host.rpc.request('launch', { target: { kind: 'sample', id: 'no-such-sample' }, options: {} }), 'unknownSample');
+    await rejectsWith(host.rpc.request('setExceptionBreaks', { taskFailed: 'yes' } as never), 'badRequest', /taskFailed must be a boolean/);
+    const hello = await host.rpc.request('hello', { client: 'still-there', protocolVersion: PROTOCOL_VERSION });
+    assert.equal(hello.pid, host.child.pid);
+  });
+
+  test('a demo crawl, paused at entry with 10 workers: ticks, tasks, a busy worker’s frames and locals, then its report', async () => {
+    const from = host.events.length;
+    const launched = await host.rpc.request('launch', { target: { kind: 'demo' }, options: { stopOnEntry: true, maxTasks: 10 } });
+    assert.match(launched.siteUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const entry = await host.waitFor('paused', (p) => p.reason === 'entry', 5000, from);
+    assert.equal(entry.tick, 0);
+
+    // Ten single ticks: the tick count follows exactly.
+    for (let i = 1; i <= 10; i++) assert.deepEqual(await host.rpc.request('stepTick', {}), { tick: i });
+    const snap = await host.rpc.request('snapshot', {});
+    assert.equal(snap.full, true);
+    assert.equal(snap.paused, true);
+    assert.equal(snap.tick, 10);
+    const crawl = snap.tasks.find((t) => t.name === 'crawl');
+    assert.ok(crawl !== undefined, 'the crawl task is listed');
+    assert.equal(crawl.awaiting?.kind, 'queue.join');
+    assert.match(crawl.awaiting?.resourceId ?? '', /^resource:queue:/);
+    const workers = snap.tasks.filter((t) => t.name.startsWith('worker-'));
+    assert.equal(workers.length, 10);
+    for (const w of workers) assert.equal(w.createdBy, crawl.id, `${w.name} was created by the crawl task`);
+    assert.ok(snap.progress !== null && snap.progress.seen >= 1);
+
+    // Nothing ran: a delta since that version is empty.
+    const same = await host.rpc.request('snapshot', { since: snap.version });
+    assert.equal(same.full, false);
+    assert.deepEqual(same.tasks, []);
+
+    // A busy worker: frames work → fetch → … down to a socket wait, in TypeScript files.
+    const { worker, snap: busySnap } = await stepUntilBusyWorker(host);
+    const detail = await host.rpc.request('taskDetail', { taskId: worker.id, locals: true });
+    const names = detail.frames.map((f) => f.name);
+    assert.deepEqual(names.slice(0, 2), ['work', 'fetch']);
+    assert.ok(names.length >= 4, `a deep chain: ${names.join(' → ')}`);
+    for (const f of detail.frames) {
+      assert.ok(f.position !== null, `${f.name} has a position`);
+      assert.match(f.position.file, /\.ts$/, `${f.name} is in a TypeScript file: ${f.position.file}`);
+      assert.ok(f.generated !== null);
+    }
+    assert.equal(basename(detail.frames[0]!.position!.file), 'crawler.ts');
+    assert.equal(basename(detail.frames[1]!.position!.file), 'crawler.ts');
+    const fetchFrame = detail.frames[1]!;
+    const url = fetchFrame.locals.find((l) => l.name === 'url');
+    assert.ok(url !== undefined, `fetch has a url local: ${fetchFrame.locals.map((l) => l.name).join(', ')}`);
+    assert.ok(url.value.includes(launched.siteUrl!.slice(0, -1)), `the url being fetched: ${url.value}`);
+    assert.equal(url.type, 'string');
+    assert.ok(detail.createdAt !== null && basename(detail.createdAt.file) === 'crawler.ts', `created in crawl(): ${JSON.stringify(detail.createdAt)}`);
+    assert.ok(detail.awaitChain.length === 0 || detail.awaitChain.every((id) => typeof id === 'number'));
+
+    // Expanding `this` of work (the Crawler) through its handle.
+    const self = detail.frames[0]!.locals.find((l) => l.name === 'this');
+    assert.ok(self !== undefined && self.handle > 0);
+    const fields = await host.rpc.request('variables', { handle: self.handle });
+    assert.ok(fields.variables.some((v) => v.name === 'maxTasks' && v.value === '10'), 'the crawler’s maxTasks');
+
+    // Frames with locals of this worker, as round trips (the first read above warmed up).
+    const times: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const t0 = performance.now();
+      await host.rpc.request('taskDetail', { taskId: worker.id, locals: true });
+      times.push(performance.now() - t0);
+    }
+    process.stdout.write(`# measured over IPC: taskDetail with locals of a busy crawl worker (${detail.frames.length} frames): median ${median(times).toFixed(2)} ms (min ${Math.min(...times).toFixed(2)})\n`);
+    assert.ok(Math.min(...times) <= 20, `taskDetail best ${Math.min(...times).toFixed(2)} ms`);
+
+    // Evaluate in the fetch frame, with its locals bound.
+    const ev = await host.rpc.request('evaluate', { expression: 'url.length > 0 && maxRedirect', taskId: worker.id, frameIndex: 1 });
+    assert.equal(ev.value, '10');
+    const global = await host.rpc.request('evaluate', { expression: 'tasks.length' });
+    assert.equal(Number(global.value), busySnap.tasks.filter((t) => !['done', 'failed', 'cancelled'].includes(t.state)).length);
+    await rejectsWith(host.rpc.request('evaluate', { expression: 'url +', taskId: worker.id }), 'badRequest', /does not parse/);
+
+    // The await graph: crawl awaits the queue's join.
+    const graph = await host.rpc.request('graph', {});
+    const joinEdge = graph.edges.find((e) => e.from === `task:${crawl.id}` && e.kind === 'awaits');
+    assert.ok(joinEdge !== undefined);
+    const joinNode = graph.nodes.find((n) => n.id === joinEdge.to);
+    assert.equal(joinNode?.label, 'queue.join');
+    assert.ok(graph.edges.some((e) => e.from === joinEdge.to && e.kind === 'waitsOn' && e.to === crawl.awaiting?.resourceId));
+    assert.deepEqual(graph.deadlocks, []);
+
+    // Requests that need a paused loop or a known task.
+    await rejectsWith(host.rpc.request('stepTask', { taskId: 987654 }), 'unknownTask');
+    await rejectsWith(host.rpc.request('variables', { handle: 987654 }), 'badRequest', /unknown or expired/);
+
+    // Step that worker until it suspends again.
+    const before = (await host.rpc.request('snapshot', {})).tasks.find((t) => t.id === worker.id)!;
+    await host.rpc.request('stepTask', { taskId: worker.id });
+    const afterStep = (await host.rpc.request('snapshot', {})).tasks.find((t) => t.id === worker.id)!;
+    assert.equal(afterStep.steps, before.steps + 1);
+
+    // Continue: the crawl runs to its end; the report comes as output, then `finished`.
+    const continued = host.events.length;
+    await host.rpc.request('continue', {});
+    await host.waitFor('continued', () => true, 5000, continued);
+    await rejectsWith(host.rpc.request('stepTick', {}), 'notPaused');
+    const finished = await host.waitFor('finished', (f) => f.runId === launched.runId, 30000, from);
+    assert.equal(finished.ok, true, finished.summary);
+    assert.match(host.output('stdout'), /UnknownCharsetError/);
+    assert.match(host.output('stdout'), /\/broken\//);
+    const progress = host.eventsOf('progress');
+    assert.ok(progress.length > 0, 'progress events during the crawl');
+    // Every page finished is listed once in some progress event's `recent`.
+    const recent = progress.flatMap((p) => p.recent ?? []);
+    assert.equal(recent.length, progress.at(-1)!.done);
+    assert.ok(recent.some((r) => r.url.endsWith('/broken/') && /UnknownCharsetError/.test(r.error ?? '')));
+    assert.ok(recent.some((r) => r.status === 200 && r.error === undefined));
+    assert.ok(host.eventsOf('taskCreated').length >= 11 && host.eventsOf('taskFinished').length >= 11);
+    // The finished run still answers from its history.
+    const last = await host.rpc.request('snapshot', {});
+    assert.ok(last.tasks.some((t) => t.name === 'crawl' && t.state === 'done'));
+    // The workers catch the CancelledError and return: done, and cancelled by the crawl task.
+    const ended = last.tasks.filter((t) => t.name.startsWith('worker-'));
+    assert.equal(ended.length, 10);
+    for (const w of ended) {
+      assert.equal(w.state, 'done');
+      assert.equal(w.cancelledBy, crawl.id, `${w.name} was cancelled by crawl`);
+    }
+  });
+
+  test('traces: the broken page’s coroutine traceback names the whole chain; the callback one lacks it', async () => {
+    const pair = await host.rpc.request('traces', {});
+    const names = pair.coroutine.frames.filter((f) => f.kind !== 'loop' && f.kind !== 'native').map((f) => f.name);
+    assert.deepEqual(names, ['work', 'fetch', 'parseLinks', 'extractLinks', 'decodeBody']);
+    const cb = pair.callback.frames.map((f) => f.name);
+    for (const n of ['work', 'fetch', 'parseLinks']) assert.ok(!cb.includes(n), `the callback trace lacks ${n}`);
+    assert.ok(cb.includes('readResponse') && cb.includes('decodeBody'));
+    assert.match(pair.coroutine.error, /^UnknownCharsetError: /);
+    assert.match(pair.coroutine.text, /Traceback \(most recent call last\)/);
+  });
+
+  test('a program: a failed task’s traceback crosses the tasks it awaited; a never-awaited coroutine is a lint', async () => {
+    const from = host.events.length;
+    await host.rpc.request('launch', { target: { kind: 'program', path: join(FIXTURES, 'failing.ts') }, options: {} });
+    const finished = await host.waitFor('finished', () => true, 20000, from);
+    assert.equal(finished.ok, true, finished.summary);
+    const exceptions = host.events.slice(from).filter((e) => e.event === 'exception').map((e) => e.body as { taskId: number; traceback: { title: string; frames: Array<{ name: string }>; error: string } });
+    const outer = exceptions.find((e) => e.traceback.title.includes('"outer-task"'));
+    assert.ok(outer !== undefined, `an exception event for outer-task: ${exceptions.map((e) => e.traceback.title).join('; ')}`);
+    assert.match(outer.traceback.error, /^RangeError: n must be 0, got 3/);
+    const chain = outer.traceback.frames.map((f) => f.name).filter((n) => ['outer', 'middle', 'inner'].includes(n));
+    assert.deepEqual(chain, ['outer', 'middle', 'inner']);
+    const lints = await host.rpc.request('lints', {});
+    assert.ok(lints.lints.some((l) => l.kind === 'neverAwaited' && /forgotten/.test(l.message)), JSON.stringify(lints.lints));
+    const lintEvents = host.events.slice(from).filter((e) => e.event === 'lint');
+    assert.ok(lintEvents.length > 0);
+    assert.match(host.output('stdout'), /main saw RangeError/, 'what the program printed came as output');
+    const failed = (await host.rpc.request('snapshot', {})).tasks.find((t) => t.name === 'outer-task');
+    assert.equal(failed?.state, 'failed');
+    assert.match(failed?.outcome ?? '', /RangeError/);
+    const detail = await host.rpc.request('taskDetail', { taskId: failed!.id });
+    assert.ok(detail.traceback !== null && detail.traceback.frames.some((f) => f.name === 'inner'));
+  });
+
+  test('a tutorial sample runs on the run’s loop: held at entry, stepped, then to its end', async () => {
+    const from = host.events.length;
+    await host.rpc.request('launch', { target: { kind: 'sample', id: 'crawler' }, options: { stopOnEntry: true } });
+    await host.waitFor('paused', (p) => p.reason === 'entry', 10000, from);
+    // The sample prepares (outside the loop) and then hands its main coroutine to the held loop.
+    let snap = await host.rpc.request('snapshot', {});
+    for (let i = 0; i < 200 && snap.tasks.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      snap = await host.rpc.request('snapshot', {});
+    }
+    assert.ok(snap.tasks.length > 0, 'the sample’s main task is on the host’s loop');
+    assert.equal(snap.tick, 0, 'held before its first tick');
+    for (let i = 0; i < 20; i++) await host.rpc.request('stepTick', {});
+    snap = await host.rpc.request('snapshot', {});
+    assert.equal(snap.tick, 20);
+    assert.ok(snap.tasks.length > 1, 'the sample’s tasks run on the host’s loop');
+    await host.rpc.request('continue', {});
+    const finished = await host.waitFor('finished', () => true, 60000, from);
+    assert.equal(finished.ok, true, finished.summary);
+    assert.ok(host.events.slice(from).some((e) => e.event === 'output' && (e.body as { category: string }).category === 'stdout'), 'the sample’s lines came as output');
+  });
+
+  test('exception breaks (failed task, failed URL) and line breakpoints set through the protocol pause the run', async () => {
+    await host.rpc.request('setExceptionBreaks', { taskFailed: true, taskCancelled: false });
+    let from = host.events.length;
+    await host.rpc.request('launch', { target: { kind: 'program', path: join(FIXTURES, 'failing.ts') }, options: {} });
+    const paused = await host.waitFor('paused', (p) => p.reason === 'exception', 10000, from);
+    assert.match(paused.description, /"middle-task" failed: RangeError/);
+    const snap = await host.rpc.request('snapshot', {});
+    assert.equal(snap.paused, true);
+    assert.equal(snap.tasks.find((t) => t.id === paused.taskId)?.state, 'failed');
+    await host.rpc.request('setExceptionBreaks', { taskFailed: false, taskCancelled: false });
+    await host.rpc.request('continue', {});
+    await host.waitFor('finished', () => true, 10000, from);
+
+    // `urlFailed` (beyond the protocol's params): stop where the crawler records a URL as failed.
+    await host.rpc.request('setExceptionBreaks', { taskFailed: false, taskCancelled: false, urlFailed: true } as never);
+    from = host.events.length;
+    await host.rpc.request('launch', { target: { kind: 'demo' }, options: { maxTasks: 5 } });
+    let broken: HostEvents['paused'] | null = null;
+    for (let i = 0; i < 20 && broken === null; i++) {
+      const p = await host.waitFor('paused', (x) => x.reason === 'exception', 20000, from);
+      from = host.events.length;
+      if (/\/broken\//.test(p.description)) broken = p;
+      else await host.rpc.request('continue', {});
+    }
+    assert.ok(broken !== null && broken.taskId !== undefined, 'stopped at the broken page');
+    assert.match(broken.description, /"worker-\d+" failed to fetch http:.*\/broken\/: UnknownCharsetError/);
+    const exception = host.eventsOf('exception').find((x) => x.taskId === broken!.taskId && /broken/.test(x.traceback.title));
+    assert.ok(exception !== undefined, 'its traceback came first');
+    assert.deepEqual(
+      exception.traceback.frames.filter((f) => f.kind === 'coroutine').map((f) => f.name),
+      ['work', 'fetch', 'parseLinks'],
+    );
+    await host.rpc.request('setExceptionBreaks', { taskFailed: false, taskCancelled: false });
+    await host.rpc.request('continue', {});
+    await host.waitFor('finished', () => true, 30000, from);
+
+    // A breakpoint on work's `yield* this.fetch(...)`, set before the launch.
+    const crawlerTs = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
+    const lines = readFileSync(crawlerTs, 'utf8').split('\n');
+    const line = lines.findIndex((l) => l.includes('yield* this.fetch(item.url')) + 1;
+    const set = await host.rpc.request('setBreakpoints', { file: crawlerTs, breakpoints: [{ file: crawlerTs, line }, { file: crawlerTs, line: 2 }] });
+    assert.deepEqual(
+      set.breakpoints.map((b) => [b.line, b.verified]),
+      [
+        [line, true],
+        [2, false],
+      ],
+    );
+    from = host.events.length;
+    await host.rpc.request('launch', { target: { kind: 'demo' }, options: { maxTasks: 5 } });
+    const hit = await host.waitFor('paused', (p) => p.reason === 'breakpoint', 10000, from);
+    assert.match(hit.description, new RegExp(`crawler\\.ts:${line} in work`));
+    const detail = await host.rpc.request('taskDetail', { taskId: hit.taskId!, locals: false });
+    assert.equal(detail.frames[0]!.position?.line, line);
+    await host.rpc.request('setBreakpoints', { file: crawlerTs, breakpoints: [] });
+    await host.rpc.request('continue', {});
+    const finished = await host.waitFor('finished', () => true, 30000, from);
+    assert.equal(finished.ok, true);
+  });
+
+  test('an uncaught error in the host is reported as stderr output, and the host stays up', async () => {
+    const from = host.events.length;
+    await host.rpc.request('evaluate', { expression: "setTimeout(() => { throw new Error('boom from a timer'); }, 0) && 'scheduled'" });
+    await host.waitFor('output', (o) => o.category === 'stderr' && o.text.includes('boom from a timer'), 5000, from);
+    const hello = await host.rpc.request('hello', { client: 'after-boom', protocolVersion: PROTOCOL_VERSION });
+    assert.equal(hello.pid, host.child.pid);
+  });
+
+  test('a program whose tasks await each other: the graph reports the deadlock; stop ends the run', async () => {
+    const from = host.events.length;
+    await host.rpc.request('launch', { target: { kind: 'program', path: join(FIXTURES, 'failing.ts'), exportName: 'deadlock' }, options: {} });
+    let graph = await host.rpc.request('graph', {});
+    for (let i = 0; i < 50 && graph.deadlocks.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      graph = await host.rpc.request('graph', {});
+    }
+    assert.equal(graph.deadlocks.length, 1, JSON.stringify(graph.deadlocks));
+    assert.match(graph.deadlocks[0]!.reason, /cycle of tasks awaiting each other/);
+    const ids = graph.deadlocks[0]!.nodes;
+    const labels = ids.map((id) => graph.nodes.find((n) => n.id === id)?.label ?? id);
+    assert.ok(labels.some((l) => l.endsWith(' A')) && labels.some((l) => l.endsWith(' B')) && labels.some((l) => l.endsWith(' deadlock')), labels.join(', '));
+    await host.rpc.request('stop', {});
+    const finished = await host.waitFor('finished', () => true, 10000, from);
+    assert.equal(finished.ok, false);
+    assert.match(finished.summary, /^stopped/);
+  });
+
+  test('measured: a full snapshot of 10k tasks, and frames with locals of one task, as protocol round trips', async () => {
+    const from = host.events.length;
+    await host.rpc.request('launch', { target: { kind: 'program', path: join(FIXTURES, 'many-tasks.ts') }, options: {} });
+    let snap = await host.rpc.request('snapshot', {});
+    for (let i = 0; i < 200 && snap.counts.suspended < 10001; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      snap = await host.rpc.request('snapshot', {});
+    }
+    assert.equal(snap.counts.suspended, 10001, JSON.stringify(snap.counts));
+    for (let i = 0; i < 3; i++) await host.rpc.request('snapshot', {}); // warm-up (JIT)
+    const full: number[] = [];
+    const rounds = 9;
+    const hostCpu0 = processCpuMs(host.child.pid!);
+    const ownCpu0 = ownCpuMs();
+    for (let i = 0; i < rounds; i++) {
+      const t0 = performance.now();
+      const s = await host.rpc.request('snapshot', {});
+      full.push(performance.now() - t0);
+      assert.equal(s.tasks.length, 10001);
+    }
+    // CPU per snapshot, host and client together: what wall time would be on an idle machine.
+    const hostCpu1 = processCpuMs(host.child.pid!);
+    const cpuPerSnapshot = hostCpu0 === null || hostCpu1 === null ? null : (hostCpu1 - hostCpu0 + ownCpuMs() - ownCpu0) / rounds;
+    const delta: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      const s = await host.rpc.request('snapshot', { since: snap.version });
+      delta.push(performance.now() - t0);
+      assert.equal(s.full, false);
+    }
+    const waiter = snap.tasks.find((t) => t.name === 'waiter-5000')!;
+    await host.rpc.request('taskDetail', { taskId: waiter.id, locals: true });
+    const detail: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const t0 = performance.now();
+      const d = await host.rpc.request('taskDetail', { taskId: waiter.id, locals: true });
+      detail.push(performance.now() - t0);
+      assert.deepEqual(
+        d.frames.map((f) => f.name),
+        ['waiter', 'wait'],
+      );
+      assert.equal(d.frames[0]!.locals.find((l) => l.name === 'i')?.value, '5000');
+    }
+    process.stdout.write(
+      `# measured over IPC: full snapshot of 10001 tasks: median ${median(full).toFixed(1)} ms (min ${Math.min(...full).toFixed(1)}; CPU host+client ${cpuPerSnapshot === null ? 'n/a' : cpuPerSnapshot.toFixed(1)} ms per snapshot); ` +
+        `delta snapshot: median ${median(delta).toFixed(1)} ms; taskDetail with locals (2 frames): median ${median(detail).toFixed(2)} ms (min ${Math.min(...detail).toFixed(2)})\n`,
+    );
+    // The targets are 50 ms and 5 ms. Wall times swing with the machine's load (other suites
+    // run beside this one), so the snapshot is held to its CPU cost (host and client), and the
+    // wall-time bounds only catch what no load explains.
+    if (cpuPerSnapshot !== null) assert.ok(cpuPerSnapshot <= 100, `CPU per full snapshot ${cpuPerSnapshot.toFixed(1)} ms`);
+    assert.ok(Math.min(...full) <= 400, `full snapshot best ${Math.min(...full).toFixed(1)} ms`);
+    assert.ok(Math.min(...detail) <= 20, `taskDetail best ${Math.min(...detail).toFixed(2)} ms`);
+    await host.rpc.request('stop', {});
+    await host.waitFor('finished', () => true, 10000, from);
+  });
+});
+
+describe('runtime host lifecycle', () => {
+  test('the host exits cleanly when its parent’s channel goes away', async () => {
+    const host = forkHost();
+    await host.rpc.request('hello', { client: 'lifecycle', protocolVersion: PROTOCOL_VERSION });
+    await host.rpc.request('launch', { target: { kind: 'demo' }, options: { stopOnEntry: true, maxTasks: 3 } });
+    host.child.disconnect();
+    const code = await Promise.race([host.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 8000))]);
+    if (code === 'timeout') host.child.kill('SIGKILL');
+    assert.equal(code, 0);
+  });
+
+  test('frames read from the esbuild bundle map back to TypeScript through its source map', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'coroscope-host-'));
+    const bundle = join(dir, 'runtime-host.js');
+    await build({ entryPoints: [HOST_SOURCE], outfile: bundle, bundle: true, platform: 'node', format: 'cjs', target: 'node20', sourcemap: true, keepNames: true, logLevel: 'silent', absWorkingDir: ROOT });
+    const host = forkHost({ bundle });
+    try {
+      await host.rpc.request('hello', { client: 'bundle', protocolVersion: PROTOCOL_VERSION });
+      await host.rpc.request('launch', { target: { kind: 'demo' }, options: { stopOnEntry: true, maxTasks: 4 } });
+      const { worker } = await stepUntilBusyWorker(host);
+      const detail = await host.rpc.request('taskDetail', { taskId: worker.id, locals: true });
+      assert.deepEqual(
+        detail.frames.slice(0, 2).map((f) => [f.name, basename(f.position?.file ?? '')]),
+        [
+          ['work', 'crawler.ts'],
+          ['fetch', 'crawler.ts'],
+        ],
+      );
+      for (const f of detail.frames) assert.match(f.generated?.file ?? '', /runtime-host\.js$/);
+      assert.ok(detail.frames[0]!.position!.file.startsWith(join(ROOT, 'runtime')), detail.frames[0]!.position!.file);
+      const pair = await host.rpc.request('traces', {});
+      assert.ok(pair.coroutine.frames.some((f) => f.name === 'parseLinks' && f.position !== null && basename(f.position.file) === 'crawler.ts'));
+      await host.rpc.request('stop', {});
+      // A TypeScript program (loaded through tsx's API) runs on the bundle's own runtime:
+      // its `runtime/index` import is the host's.
+      const from = host.events.length;
+      await host.rpc.request('launch', { target: { kind: 'program', path: join(FIXTURES, 'failing.ts') }, options: {} });
+      const finished = await host.waitFor('finished', () => true, 20000, from);
+      assert.equal(finished.ok, true, `${finished.summary} ${finished.error ?? ''}`);
+      assert.ok(host.events.slice(from).some((e) => e.event === 'exception'), 'its failed tasks were seen');
+    } finally {
+      await host.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,159 @@
+// Tests of runtime/inspect/await-graph.ts: the graph's nodes and edges (a task awaiting a
+// task, gather's children, a queue's getters and join, resources by stable ids) and the
+// deadlock rules: a cycle of tasks awaiting each other (and who awaits them), nothing left
+// that can run (a queue.get with no producer, an Event nobody sets), a Lock held by a
+// finished task; and no report while a timer can still make progress.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { EventLoop, VirtualClock, Event, Lock, Queue, coroutine, gather, sleep, type Coroutine, type Task } from '../../../runtime/index';
+import { LockOwnership, awaitedTasks, buildAwaitGraph, resourceIdOf } from '../../../runtime/inspect/await-graph';
+
+function virtualLoop(): EventLoop {
+  return new EventLoop({ clock: new VirtualClock() });
+}
+
+async function ticks(loop: EventLoop, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await loop.runOnce();
+}
+
+function cancelAll(loop: EventLoop): Promise<void> {
+  for (const t of loop.allTasks()) {
+    try {
+      t.cancel();
+    } catch {
+      // Tasks awaiting each other: cancel() recurses (a runtime limitation); they stay.
+    }
+  }
+  return ticks(loop, 3);
+}
+
+describe('the await graph', () => {
+  test('a task awaiting gather of children, and a queue getter: nodes and edges', async () => {
+    const loop = virtualLoop();
+    const q = new Queue<number>();
+    const child = coroutine(function* child(): Coroutine<number> {
+      return yield* q.get();
+    });
+    let kids: Task<number>[] = [];
+    const parent = coroutine(function* parent(): Coroutine<number[]> {
+      kids = [loop.createTask(child(), { name: 'kid-1' }), loop.createTask(child(), { name: 'kid-2' })];
+      return yield* gather(...kids);
+    });
+    const p = loop.createTask(parent(), { name: 'parent' });
+    await ticks(loop, 3);
+    const g = buildAwaitGraph(loop);
+    const edge = g.edges.find((e) => e.from === `task:${p.id}`)!;
+    assert.equal(edge.kind, 'awaits');
+    assert.equal(g.nodes.find((n) => n.id === edge.to)?.label, 'gather 2 awaitables');
+    for (const k of kids) {
+      assert.ok(g.edges.some((e) => e.from === edge.to && e.to === `task:${k.id}` && e.kind === 'awaits'), `gather → ${k.name}`);
+      const getter = g.edges.find((e) => e.from === `task:${k.id}`)!;
+      assert.equal(g.nodes.find((n) => n.id === getter.to)?.label, 'queue.get');
+      assert.ok(g.edges.some((e) => e.from === getter.to && e.to === resourceIdOf(q) && e.kind === 'waitsOn'));
+    }
+    assert.equal(g.nodes.find((n) => n.id === resourceIdOf(q))?.kind, 'resource');
+    assert.deepEqual(
+      awaitedTasks(p._waiter!).map((t) => t.name),
+      ['kid-1', 'kid-2'],
+    );
+    // Nothing can put into the queue: every live task waits forever.
+    assert.equal(g.deadlocks.length, 1);
+    assert.match(g.deadlocks[0]!.reason, /^nothing can run/);
+    assert.deepEqual(new Set(g.deadlocks[0]!.nodes), new Set([p, ...kids].map((t) => `task:${t.id}`)));
+    q.putNowait(1);
+    q.putNowait(2);
+    assert.deepEqual(await loop.runUntilComplete(p), [1, 2]);
+    assert.deepEqual(buildAwaitGraph(loop).deadlocks, []);
+    loop.close();
+  });
+
+  test('a cycle of tasks awaiting each other, and the task awaiting them', async () => {
+    const loop = virtualLoop();
+    const tasks: { a?: Task<void>; b?: Task<void> } = {};
+    const a = coroutine(function* a(): Coroutine<void> {
+      yield* sleep(0);
+      yield* tasks.b!;
+    });
+    const b = coroutine(function* b(): Coroutine<void> {
+      yield* sleep(0);
+      yield* tasks.a!;
+    });
+    tasks.a = loop.createTask(a(), { name: 'A' });
+    tasks.b = loop.createTask(b(), { name: 'B' });
+    const watcher = coroutine(function* watcher(): Coroutine<void> {
+      yield* gather(tasks.a!, tasks.b!);
+    });
+    const w = loop.createTask(watcher(), { name: 'watcher' });
+    // Something unrelated keeps a timer pending: the cycle is still certain.
+    const ticker = loop.createTask(sleep(100), { name: 'ticker' });
+    await ticks(loop, 4);
+    const g = buildAwaitGraph(loop);
+    assert.equal(g.deadlocks.length, 1, JSON.stringify(g.deadlocks));
+    const d = g.deadlocks[0]!;
+    assert.match(d.reason, /cycle of tasks awaiting each other: Task #\d+ "A" → Task #\d+ "B" → Task #\d+ "A"|cycle of tasks awaiting each other: Task #\d+ "B" → Task #\d+ "A" → Task #\d+ "B"/);
+    assert.match(d.reason, /"watcher" awaits/);
+    assert.deepEqual(new Set(d.nodes), new Set([tasks.a, tasks.b, w].map((t) => `task:${t.id}`)));
+    assert.ok(!d.nodes.includes(`task:${ticker.id}`));
+    assert.ok(g.edges.some((e) => e.from === `task:${tasks.a!.id}` && e.to === `task:${tasks.b!.id}`));
+    ticker.cancel();
+    await ticks(loop, 2);
+    loop.setExceptionHandler(() => undefined); // A, B and watcher are still pending
+    loop.close();
+  });
+
+  test('a Lock held by a task that finished, with a waiter', async () => {
+    const locks = new LockOwnership();
+    const loop = virtualLoop();
+    locks.install(() => loop.currentTask());
+    try {
+      const lock = new Lock();
+      const forgetful = coroutine(function* forgetful(): Coroutine<void> {
+        yield* lock.acquire();
+      });
+      const patient = coroutine(function* patient(): Coroutine<void> {
+        yield* sleep(1);
+        yield* lock.acquire();
+        lock.release();
+      });
+      const h = loop.createTask(forgetful(), { name: 'forgetful' });
+      const p = loop.createTask(patient(), { name: 'patient' });
+      const busy = loop.createTask(sleep(1000), { name: 'busy' });
+      await ticks(loop, 4);
+      assert.ok(h.done() && lock.locked());
+      assert.equal(locks.holderOf(lock), h);
+      const g = buildAwaitGraph(loop, { locks });
+      assert.ok(g.edges.some((e) => e.from === `task:${h.id}` && e.to === resourceIdOf(lock) && e.kind === 'holds'));
+      assert.equal(g.deadlocks.length, 1, JSON.stringify(g.deadlocks));
+      assert.match(g.deadlocks[0]!.reason, /Lock locked.* is held by Task #\d+ "forgetful", which returned without releasing it/);
+      assert.ok(g.deadlocks[0]!.nodes.includes(`task:${p.id}`));
+      // Released by hand: no holder, no deadlock.
+      lock.release();
+      assert.equal(locks.holderOf(lock), undefined);
+      await ticks(loop, 2);
+      assert.deepEqual(buildAwaitGraph(loop, { locks }).deadlocks, []);
+      busy.cancel();
+      await cancelAll(loop);
+      loop.close();
+    } finally {
+      locks.uninstall();
+    }
+  });
+
+  test('no deadlock while a timer can still make progress', async () => {
+    const loop = virtualLoop();
+    const ev = new Event();
+    const setter = coroutine(function* setter(): Coroutine<void> {
+      yield* sleep(5);
+      ev.set();
+    });
+    const waiter = coroutine(function* waiter(): Coroutine<boolean> {
+      return yield* ev.wait();
+    });
+    const w = loop.createTask(waiter(), { name: 'waiter' });
+    loop.createTask(setter(), { name: 'setter' });
+    await ticks(loop, 2);
+    assert.deepEqual(buildAwaitGraph(loop).deadlocks, []);
+    assert.equal(await loop.runUntilComplete(w), true);
+    loop.close();
+  });
+});

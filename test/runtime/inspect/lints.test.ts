@@ -1,0 +1,167 @@
+// Tests of runtime/inspect/lints.ts: a slow callback (with the task and where it suspended),
+// a task that never yields, a coroutine created and never awaited (and none reported for a
+// task's coroutine, or one cancelled before it started), a task destroyed while pending, and
+// lost wake-ups (a waiter missing from its future, a future listing a task that waits elsewhere).
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { basename } from 'node:path';
+import { EventLoop, VirtualClock, coroutine, sleep, type Coroutine } from '../../../runtime/index';
+import { CoroutineHooksHub } from '../../../runtime/inspect/coroutine-hooks';
+import { LintCollector } from '../../../runtime/inspect/lints';
+import { ObserverFanout } from '../../../runtime/inspect/observer-fanout';
+import type { Lint } from '../../../protocol/host-protocol';
+
+function busyWait(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // Blocking the loop on purpose.
+  }
+}
+
+const hub = new CoroutineHooksHub();
+
+function linted(options: { debug?: boolean; virtual?: boolean } = {}): { loop: EventLoop; lints: LintCollector; seen: Lint[]; done: () => void } {
+  const loop = new EventLoop({ clock: options.virtual === false ? undefined : new VirtualClock(), debug: options.debug ?? false, logger: { warn: () => undefined, error: () => undefined } });
+  const seen: Lint[] = [];
+  const lints = new LintCollector(loop, { onLint: (l) => seen.push(l), neverAwaitedSeconds: 0 });
+  loop.setObserver(new ObserverFanout([lints]));
+  const remove = hub.add({ created: (g, f) => lints.created(g, f), started: (f) => lints.started(f) });
+  hub.enable(true);
+  return {
+    loop,
+    lints,
+    seen,
+    done: () => {
+      remove();
+      hub.enable(false);
+    },
+  };
+}
+
+describe('lints', () => {
+  test('slow callback: a step that blocked the loop, with its task and where it then suspended', async () => {
+    const { loop, seen, done } = linted({ debug: true, virtual: false });
+    loop.slowCallbackDuration = 0.02;
+    const blocker = coroutine(function* blocker(): Coroutine<void> {
+      busyWait(40);
+      yield* sleep(0.001);
+    });
+    const t = loop.createTask(blocker(), { name: 'blocker' });
+    await loop.runUntilComplete(t);
+    const slow = seen.filter((l) => l.kind === 'slowCallback');
+    assert.equal(slow.length, 1, JSON.stringify(seen));
+    assert.equal(slow[0]!.taskId, t.id);
+    assert.ok(slow[0]!.seconds! >= 0.04);
+    assert.match(slow[0]!.message, /step of <Task .*name="blocker"> took 0\.0\d\d seconds/);
+    assert.equal(basename(slow[0]!.position?.file ?? ''), 'lints.test.ts');
+    assert.ok(!seen.some((l) => l.kind === 'neverYields'), 'it yielded');
+    loop.close();
+    done();
+  });
+
+  test('never yields: a task that ran from start to finish in one long step', async () => {
+    const { loop, seen, done } = linted({ debug: false, virtual: false });
+    loop.slowCallbackDuration = 0.02;
+    const hog = coroutine(function* hog(): Coroutine<number> {
+      busyWait(30);
+      return 42;
+    });
+    const quick = coroutine(function* quick(): Coroutine<number> {
+      return 1;
+    });
+    const t = loop.createTask(hog(), { name: 'hog' });
+    loop.createTask(quick(), { name: 'quick' });
+    assert.equal(await loop.runUntilComplete(t), 42);
+    const never = seen.filter((l) => l.kind === 'neverYields');
+    assert.equal(never.length, 1);
+    assert.equal(never[0]!.taskId, t.id);
+    assert.match(never[0]!.message, /never yielded/);
+    loop.close();
+    done();
+  });
+
+  test('never awaited: a coroutine created and dropped; not a task’s, nor one cancelled before it ran', async () => {
+    const { loop, lints, seen, done } = linted();
+    const job = coroutine(function* job(n: number): Coroutine<number> {
+      yield* sleep(1);
+      return n;
+    });
+    const main = coroutine(function* main(): Coroutine<void> {
+      job(1); // forgotten
+      const t = loop.createTask(job(2), { name: 'ran' });
+      const c = loop.createTask(job(3), { name: 'cancelled-before-start' });
+      c.cancel();
+      yield* t;
+    });
+    await loop.runUntilComplete(loop.createTask(main(), { name: 'main' }));
+    lints.sweep(); // first sight of the unstarted coroutine
+    assert.equal(seen.filter((l) => l.kind === 'neverAwaited').length, 0);
+    await loop.runOnce();
+    await loop.runOnce();
+    lints.sweep(); // still unstarted two ticks later
+    const never = seen.filter((l) => l.kind === 'neverAwaited');
+    assert.equal(never.length, 1, JSON.stringify(never));
+    assert.match(never[0]!.message, /coroutine job\(\) was never awaited/);
+    assert.equal(basename(never[0]!.position?.file ?? ''), 'lints.test.ts');
+    // Not reported twice, also not at close.
+    lints.loopClosing();
+    assert.equal(seen.filter((l) => l.kind === 'neverAwaited').length, 1);
+    loop.close();
+    done();
+  });
+
+  test('destroyed pending: the loop closed with a task still pending', async () => {
+    const { loop, seen, done } = linted();
+    loop.setExceptionHandler(() => undefined);
+    const forever = coroutine(function* forever(): Coroutine<void> {
+      yield* sleep(1000);
+    });
+    const t = loop.createTask(forever(), { name: 'forever' });
+    await loop.runOnce();
+    loop.close();
+    const d = seen.filter((l) => l.kind === 'destroyedPending');
+    assert.equal(d.length, 1);
+    assert.equal(d[0]!.taskId, t.id);
+    assert.match(d[0]!.message, /"forever" was destroyed but it is pending in forever → sleep/);
+    done();
+  });
+
+  test('lost wake-ups: a task missing from its future’s waiters; a future listing a task that waits elsewhere', async () => {
+    const { loop, lints, seen, done } = linted();
+    const fut = loop.createFuture<number>();
+    const other = loop.createFuture<number>();
+    const waiter = coroutine(function* waiter(): Coroutine<number> {
+      return yield* fut;
+    });
+    const t = loop.createTask(waiter(), { name: 'waiter' });
+    await loop.runOnce();
+    lints.checkWakeups();
+    assert.equal(seen.length, 0, 'all in order so far');
+    fut._removeWaiter(t);
+    other._addWaiter(t);
+    lints.checkWakeups();
+    const lost = seen.filter((l) => l.kind === 'lostWakeup');
+    assert.equal(lost.length, 1);
+    assert.match(lost[0]!.message, /"waiter" is suspended on <Future pending> but is not among its waiters/);
+    // The stale registration shows once the other future is known (a task waits on it).
+    const t2 = loop.createTask(
+      coroutine(function* second(): Coroutine<number> {
+        return yield* other;
+      })(),
+      { name: 'second' },
+    );
+    await loop.runOnce();
+    lints.checkWakeups();
+    assert.ok(seen.some((l) => l.kind === 'lostWakeup' && /lists Task #\d+ "waiter" as a waiter, but that task is suspended on/.test(l.message)), JSON.stringify(seen));
+    // A future completed without waking its task.
+    fut.setResult(1);
+    lints.checkWakeups();
+    other._removeWaiter(t);
+    other.setResult(2);
+    await loop.runOnce();
+    assert.equal(t2.result(), 2);
+    loop.setExceptionHandler(() => undefined);
+    loop.close();
+    done();
+  });
+});

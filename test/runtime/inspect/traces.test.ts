@@ -1,0 +1,193 @@
+// Tests of runtime/inspect/traces.ts: the demo site's broken page gives a coroutine traceback
+// naming every frame of its chain (work → fetch → parseLinks → extractLinks → decodeBody) with
+// TypeScript positions whose source lines are the calls, and the callback stage's ripped
+// trace of the same failure lacks the coroutine frames (loop → readResponse → … → decodeBody);
+// a failed task's traceback follows the error through the task it awaited; V8 stack parsing.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { EventLoop, VirtualClock, coroutine, sleep, setCoroutineTracking, type Coroutine, type Task } from '../../../runtime/index';
+import { startDemoSite, type DemoSite } from '../../../runtime/demo-site/index';
+import { ExceptionTracer, demoTracePair, formatTracePair, parseStack, tracePair, wakingTasks } from '../../../runtime/inspect/traces';
+import type { TraceFrame, TracePair } from '../../../protocol/host-protocol';
+
+function line(frame: TraceFrame): string {
+  assert.ok(frame.position !== null, `${frame.name} has a position`);
+  return readFileSync(frame.position.file, 'utf8').split('\n')[frame.position.line - 1] ?? '';
+}
+
+const program = (frames: readonly TraceFrame[]): TraceFrame[] => frames.filter((f) => f.kind === 'coroutine' || f.kind === 'callback');
+
+describe('the broken page in both styles', () => {
+  let site: DemoSite;
+  let pair: TracePair;
+
+  before(async () => {
+    site = await startDemoSite({});
+    pair = await tracePair(site.url);
+  });
+  after(async () => {
+    await site.close();
+  });
+
+  test('the coroutine traceback names every frame of the chain, outermost first, with TypeScript lines', () => {
+    assert.equal(pair.url, `${site.url}broken/`);
+    assert.match(pair.coroutine.error, /^UnknownCharsetError: unknown charset/);
+    const frames = program(pair.coroutine.frames);
+    assert.deepEqual(
+      frames.map((f) => [f.name, f.kind, basename(f.position?.file ?? '')]),
+      [
+        ['work', 'coroutine', 'crawler.ts'],
+        ['fetch', 'coroutine', 'crawler.ts'],
+        ['parseLinks', 'coroutine', 'crawler.ts'],
+        ['extractLinks', 'callback', 'links.ts'],
+        ['decodeBody', 'callback', 'links.ts'],
+      ],
+    );
+    // Each line is the call into the next frame; the last one raises.
+    assert.match(line(frames[0]!), /this\.fetch\(/);
+    assert.match(line(frames[1]!), /this\.parseLinks\(/);
+    assert.match(line(frames[2]!), /extractLinks\(/);
+    assert.match(line(frames[3]!), /decodeBody\(/);
+    assert.match(line(frames[4]!), /throw new UnknownCharsetError/);
+    // The loop is below the chain: the task's step, the ready queue, the tick.
+    const loopNames = pair.coroutine.frames.filter((f) => f.kind === 'loop').map((f) => f.name);
+    assert.ok(loopNames.includes('Task._step') && loopNames.includes('EventLoop._tick'), loopNames.join(', '));
+    assert.ok(pair.coroutine.frames.indexOf(frames[0]!) > pair.coroutine.frames.findIndex((f) => f.name === 'Task._step'));
+  });
+
+  test('the callback traceback is ripped: loop → readResponse → parse, without the coroutine frames', () => {
+    assert.equal(pair.callback.error, pair.coroutine.error.replace(/^/, ''));
+    const names = pair.callback.frames.map((f) => f.name);
+    for (const n of ['work', 'fetch', 'parseLinks']) assert.ok(!names.includes(n), `no ${n}`);
+    const frames = program(pair.callback.frames);
+    assert.deepEqual(
+      frames.map((f) => f.name),
+      ['readResponse', 'recordResponse', 'extractLinks', 'decodeBody'],
+    );
+    assert.ok(frames.every((f) => f.kind === 'callback'));
+    const loopFrame = pair.callback.frames.find((f) => f.kind === 'loop');
+    assert.equal(loopFrame?.name, 'runCallbackLoop');
+    assert.ok(pair.callback.frames.indexOf(loopFrame) < pair.callback.frames.indexOf(frames[0]!), 'the loop is the bottom of the callback’s stack');
+  });
+
+  test('each trace marks the frames the other lacks; the text is Python-style', () => {
+    const marked = (frames: readonly TraceFrame[]) => program(frames).map((f) => [f.name, f.missingInOther === true]);
+    assert.deepEqual(marked(pair.coroutine.frames), [
+      ['work', true],
+      ['fetch', true],
+      ['parseLinks', true],
+      ['extractLinks', false],
+      ['decodeBody', false],
+    ]);
+    assert.deepEqual(marked(pair.callback.frames), [
+      ['readResponse', true],
+      ['recordResponse', true],
+      ['extractLinks', false],
+      ['decodeBody', false],
+    ]);
+    assert.match(pair.coroutine.text, /Traceback \(most recent call last\):/);
+    assert.match(pair.coroutine.text, /\* File "[^"]*crawler\.ts", line \d+, in fetch {2}\(coroutine\)/);
+    assert.match(pair.coroutine.text, /UnknownCharsetError: unknown charset[^\n]*$/);
+    const text = formatTracePair(pair);
+    const c = text.indexOf('Coroutine traceback');
+    const b = text.indexOf('Callback traceback');
+    assert.ok(c >= 0 && b > c, 'a Coroutine traceback section, then a Callback traceback section');
+    assert.match(text, /Only the coroutine traceback names: work, fetch, parseLinks/);
+  });
+});
+
+test('demoTracePair (for `coroscope trace --demo`) starts and stops its own demo site', async () => {
+  const pair = await demoTracePair();
+  assert.match(pair.url, /^http:\/\/127\.0\.0\.1:\d+\/broken\/$/);
+  assert.deepEqual(
+    program(pair.coroutine.frames).map((f) => f.name),
+    ['work', 'fetch', 'parseLinks', 'extractLinks', 'decodeBody'],
+  );
+});
+
+describe('tracebacks of failed tasks', () => {
+  const inner = coroutine(function* inner(n: number): Coroutine<number> {
+    yield* sleep(0.5);
+    if (n > 0) throw new RangeError(`n must be 0, got ${n}`);
+    return n;
+  });
+  const middle = coroutine(function* middle(): Coroutine<number> {
+    return yield* inner(3);
+  });
+  const outer = coroutine(function* outer(loop: EventLoop): Coroutine<number> {
+    const t = loop.createTask(middle(), { name: 'middle-task' });
+    return yield* t;
+  });
+
+  test('the task awaiting a failed task gets a traceback through both chains', async () => {
+    setCoroutineTracking(true);
+    const tracer = new ExceptionTracer();
+    tracer.install();
+    const loop = new EventLoop({ clock: new VirtualClock() });
+    const failed: Array<{ task: Task<unknown>; awaitedBy: Task<unknown>[] }> = [];
+    loop.setObserver({
+      taskDone: (t) => {
+        if (!t.cancelled() && t._exception !== undefined) failed.push({ task: t, awaitedBy: wakingTasks(t) });
+      },
+    });
+    try {
+      const top = loop.createTask(outer(loop), { name: 'outer-task' });
+      await assert.rejects(loop.runUntilComplete(top), RangeError);
+      const middleTask = failed.find((f) => f.task.name === 'middle-task')!;
+      assert.deepEqual(
+        middleTask.awaitedBy.map((t) => t.name),
+        ['outer-task'],
+      );
+      const mid = tracer.tracebackOf(middleTask.task, middleTask.task._exception, middleTask.awaitedBy);
+      assert.deepEqual(
+        program(mid.frames).map((f) => f.name),
+        ['middle', 'inner'],
+      );
+      assert.match(mid.text, /Awaited by: task #\d+ "outer-task"/);
+      const top2 = tracer.tracebackOf(top, top._exception);
+      assert.deepEqual(
+        program(top2.frames).map((f) => f.name),
+        ['outer', 'middle', 'inner'],
+      );
+      assert.equal(top2.error, 'RangeError: n must be 0, got 3');
+      assert.match(top2.title, /"outer-task"/);
+      assert.ok(!top2.frames.some((f) => f.name === 'trackedFrame'), 'the tracking wrapper is not shown');
+      assert.ok(tracer.captureCount >= 1);
+    } finally {
+      tracer.uninstall();
+      loop.close();
+      setCoroutineTracking(false);
+    }
+  });
+});
+
+describe('parseStack', () => {
+  test('reads V8 frames: names, files, positions, generator resumes, async callers', () => {
+    const { header, lines } = parseStack(
+      [
+        'RangeError: bad',
+        '  on two lines',
+        '    at decodeBody (/x/links.ts:173:36)',
+        '    at _Crawler.parseLinks (/x/crawler.ts:223:21)',
+        '    at parseLinks.next (<anonymous>)',
+        '    at process.processImmediate (node:internal/timers:483:21)',
+        '    at async run (/x/run.ts:1:2)',
+        '    at /x/anon.js:5:6',
+      ].join('\n'),
+    );
+    assert.equal(header, 'RangeError: bad\n  on two lines');
+    assert.deepEqual(
+      lines.map((l) => [l.name, l.file, l.line, l.column, l.resume, l.async]),
+      [
+        ['decodeBody', '/x/links.ts', 173, 36, false, false],
+        ['_Crawler.parseLinks', '/x/crawler.ts', 223, 21, false, false],
+        ['parseLinks.next', null, null, null, true, false],
+        ['process.processImmediate', 'node:internal/timers', 483, 21, false, false],
+        ['run', '/x/run.ts', 1, 2, false, true],
+        ['<anonymous>', '/x/anon.js', 5, 6, false, false],
+      ],
+    );
+  });
+});
