@@ -94,6 +94,8 @@ export class Crawler {
   readonly errors: Array<{ url: string; error: unknown }> = [];
   readonly session: ClientSession;
   private readonly hosts: HostMatcher;
+  /** `scheme://host:port/` of each root: links starting so are on a root's host. */
+  private readonly rootOrigins: string[];
   private readonly robotsByOrigin = new Map<string, Future<RobotsRules>>();
   private readonly onStatistic: ((stat: FetchStatistic) => void) | null;
   private t0 = 0;
@@ -115,6 +117,7 @@ export class Crawler {
     this.session = new ClientSession({ timeout: { connect: 10, read: 15, total: 30 }, ...options.session });
     this.roots = roots.map((r) => normalizeRoot(r));
     this.hosts = new HostMatcher(this.roots, this.strict);
+    this.rootOrigins = [...new Set(this.roots.map((r) => new URL(r).origin + '/'))];
     for (const root of this.roots) this.addUrl(root, this.maxRedirect, 0);
   }
 
@@ -160,7 +163,7 @@ export class Crawler {
   /** Fetches one URL with retries, records its statistic and queues its new links. */
   @coroutine
   *fetch(url: string, maxRedirect: number, depth: number): Coroutine<void> {
-    if (this.respectRobots && !(yield* this.robotsAllow(url))) {
+    if (this.respectRobots && !(this.robotsAllowNow(url) ?? (yield* this.robotsAllow(url)))) {
       this.excluded.set(url, 'robots');
       return;
     }
@@ -238,6 +241,16 @@ export class Crawler {
     return { stat, links };
   }
 
+  /** The robots.txt verdict when that origin's rules are loaded already, else null. */
+  robotsAllowNow(url: string): boolean | null {
+    // Crawled URLs are WHATWG hrefs: the origin ends at the first '/' after '//'.
+    const slash = url.indexOf('/', url.indexOf('//') + 2);
+    if (slash < 0) return null;
+    const rules = this.robotsByOrigin.get(url.slice(0, slash));
+    if (rules === undefined || !rules.done() || rules.cancelled()) return null;
+    return rules.result().isAllowed(url.slice(slash));
+  }
+
   /** Whether robots.txt of the URL's origin lets us fetch it (fetched once per origin). */
   @coroutine
   *robotsAllow(url: string): Coroutine<boolean> {
@@ -286,6 +299,12 @@ export class Crawler {
     return true;
   }
 
+  /** Fast path of host matching: the URL is on the very origin of a root. */
+  private onRootOrigin(url: string): boolean {
+    for (let i = 0; i < this.rootOrigins.length; i++) if (url.startsWith(this.rootOrigins[i]!)) return true;
+    return false;
+  }
+
   /** Whether a link passes the chapter's url_allowed: http(s), not excluded, on a root's host. */
   isAllowedLink(url: string): boolean {
     const reason = this.exclusionReason(url, 0);
@@ -296,7 +315,7 @@ export class Crawler {
   exclusionReason(url: string, depth: number): ExclusionReason | null {
     if (!/^https?:/i.test(url)) return 'scheme';
     if (this.exclude !== null && this.exclude.test(url)) return 'exclude';
-    if (!this.hosts.matches(url)) return 'host';
+    if (!this.onRootOrigin(url) && !this.hosts.matches(url)) return 'host';
     if (this.maxDepth !== null && depth > this.maxDepth) return 'maxDepth';
     if (this.maxPages > 0 && this.seenUrls.size >= this.maxPages) return 'maxPages';
     return null;

@@ -22,6 +22,7 @@ export type BodyFraming =
   | { kind: 'chunked' }
   | { kind: 'close' };
 
+const DIGITS = /^\d{1,15}$/;
 const STATUS_LINE = /^HTTP\/(\d)\.(\d) (\d{3})(?: ([^\r\n]*))?$/;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // Field values may not contain NUL, CR or LF (other controls are tolerated, as browsers do).
@@ -81,6 +82,7 @@ export function bodyFraming(head: ResponseHead, method: string, url: string): Bo
     return { kind: 'close' };
   }
   const lengths = headers.getAll('content-length');
+  if (lengths.length === 1 && DIGITS.test(lengths[0]!)) return { kind: 'length', length: Number(lengths[0]) };
   if (lengths.length > 0) {
     const values = new Set(lengths.flatMap((v) => v.split(',').map((x) => x.trim())));
     if (values.size !== 1) throw new HttpProtocolError(url, `conflicting Content-Length values ${JSON.stringify([...values])}`);

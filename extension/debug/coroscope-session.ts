@@ -1,0 +1,1004 @@
+// CoroscopeSession: the debug adapter of debug type `coroscope`. It speaks the Debug Adapter
+// Protocol to its client (VS Code through DebugAdapterInlineImplementation, or any DAP client
+// over stdio through standalone.ts) and the runtime host protocol to a runtime host process
+// it starts (HostProcess: dist/runtime-host.js, forked), one host per session.
+//
+// What it maps (the rules are in dap-mapping.ts): threads are tasks (plus the event loop),
+// stacks are reconstructed `yield*` chains with TypeScript positions, scopes are a frame's
+// locals (host handles behind the variables references) and a Task scope; pause / continue /
+// next (one loop tick) / step in (until the task resumes and suspends again) / step out
+// (until the current frame returns); line breakpoints with conditions and hit counts;
+// exception breakpoints (task failed, task cancelled, URL failed) with the coroutine
+// traceback in exceptionInfo; evaluate in the host; terminate, restart, disconnect; loaded
+// sources (the TypeScript files of the host's bundle); custom requests for the Coroutines
+// view (custom-requests.ts).
+//
+// Lifecycle: launch starts the host and launches the run held before its first tick, then
+// sends `initialized`; the client sets breakpoints and exception filters and sends
+// configurationDone; the launch is answered, and the run goes (or stays stopped on entry).
+// The host's `finished` ends the session (terminated); disconnect ends the host process and
+// answers only once it is gone.
+//
+// Invariants:
+// - Every DAP request gets exactly one response; a host error becomes an error response
+//   with the host's message.
+// - Execution requests (continue, next, stepIn, stepOut) are answered before the host is
+//   asked, so that the client never sees the resulting `stopped` before its own response
+//   (VS Code would then mark the thread running again).
+// - Frame ids and variables references are only valid while stopped at one stop: any resume
+//   (or a new stop) drops them, and the cached task details with them.
+// - Threads are listed from the host's snapshot (incremental), so 100+ tasks cost one delta;
+//   while running, thread events are coalesced (at most one batch per THREAD_EVENTS_MS).
+
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import {
+  BreakpointEvent,
+  ContinuedEvent,
+  Event,
+  ExitedEvent,
+  InitializedEvent,
+  LoadedSourceEvent,
+  LoggingDebugSession,
+  OutputEvent,
+  ProgressEndEvent,
+  ProgressStartEvent,
+  ProgressUpdateEvent,
+  StoppedEvent,
+  TerminatedEvent,
+  ThreadEvent,
+} from '@vscode/debugadapter';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import type { CrawlProgress, HostEvents, HostMethods, StopReason, TaskDetail, Traceback, VariableInfo } from '../../protocol/host-protocol';
+import { HostProcess } from '../host-client/host-process';
+import { TASKS_CHANGED_EVENT, TASKS_REQUEST, TRACES_REQUEST, type TasksBody } from './custom-requests';
+import {
+  CALLBACK_THREAD_ID,
+  LOOP_THREAD_ID,
+  callbackStackDrafts,
+  callbackThreadName,
+  exceptionInfoOf,
+  loopStackDrafts,
+  splitError,
+  taskScopeVariables,
+  taskStackDrafts,
+  threadsOf,
+  type CreationLink,
+  type FrameDraft,
+  type FrameRef,
+  type LoopState,
+} from './dap-mapping';
+import { parseLaunchArguments, type ParsedLaunch } from './launch-arguments';
+import { TaskTable } from './task-table';
+
+export interface CoroscopeSessionOptions {
+  /** Path of dist/runtime-host.js. */
+  hostScript: string;
+  /** Working directory for relative `program` paths and the host (default: the adapter's). */
+  cwd?: string;
+  /** Name the adapter gives itself in the host's hello. */
+  clientName?: string;
+}
+
+/**
+ * Exception breakpoint filters. `urlFailed` is the host's extension of setExceptionBreaks:
+ * the crawler catches a worker's fetch errors (the task goes on), so "Task failed" never
+ * stops on a failing page; this one does, with the error's coroutine traceback.
+ */
+export const EXCEPTION_FILTERS: DebugProtocol.ExceptionBreakpointsFilter[] = [
+  { filter: 'taskFailed', label: 'Task failed', description: 'Stop when a task ends with an exception (an uncaught error in its coroutine chain).', default: true },
+  { filter: 'taskCancelled', label: 'Task cancelled', description: 'Stop when a task ends cancelled (CancelledError).', default: false },
+  {
+    filter: 'urlFailed',
+    label: 'URL failed (crawler)',
+    description: 'Stop where the crawler records a URL as failed: an error raised in a worker and caught by the crawler (the task goes on).',
+    default: false,
+  },
+];
+
+/** The host's setExceptionBreaks params, with the URL-failed break the adapter asks for. */
+type ExceptionBreaksParams = HostMethods['setExceptionBreaks']['params'] & { urlFailed?: boolean };
+
+type VarRef =
+  | { kind: 'locals'; taskId: number; frameIndex: number }
+  | { kind: 'host'; handle: number }
+  | { kind: 'task'; taskId: number }
+  | { kind: 'loop' };
+
+interface StopInfo {
+  reason: StopReason;
+  tick: number;
+  taskId: number | undefined;
+  threadId: number;
+  description: string;
+}
+
+type Phase = 'idle' | 'launching' | 'running' | 'restarting' | 'finished' | 'disposed';
+
+/** How long launch waits for configurationDone before letting the run go anyway. */
+const CONFIGURATION_TIMEOUT_MS = 10_000;
+const THREAD_EVENTS_MS = 250;
+const PROGRESS_MS = 500;
+const EXCEPTIONS_KEPT = 200;
+const CREATION_DEPTH = 4;
+
+const ERR_LAUNCH = 1001;
+const ERR_HOST = 1002;
+const ERR_NOT_RUNNING = 1003;
+const ERR_EVALUATE = 2001;
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Short descriptions (VS Code shows them beside the thread's name); none: VS Code's own "Paused on step". */
+const STOP_DESCRIPTIONS: Partial<Record<StopReason, string>> = {
+  breakpoint: 'Paused on breakpoint',
+  exception: 'Paused on exception',
+  cancelled: 'Paused on task cancelled',
+};
+
+/** How the host describes a URL-failed stop (runtime/host/run.ts, onStatistic). */
+const FAILED_URL = /failed to fetch (\S+?): /;
+
+/** A `stopped` event: every task stops with the loop (allThreadsStopped). */
+function stoppedEvent(reason: StopReason, threadId: number, text?: string): DebugProtocol.StoppedEvent {
+  const ev = new StoppedEvent(reason === 'cancelled' ? 'exception' : reason, threadId, text) as DebugProtocol.StoppedEvent;
+  ev.body.allThreadsStopped = true;
+  const description = STOP_DESCRIPTIONS[reason];
+  if (description !== undefined) ev.body.description = description;
+  return ev;
+}
+
+export class CoroscopeSession extends LoggingDebugSession {
+  private readonly options: CoroscopeSessionOptions;
+  private host: HostProcess | null = null;
+  private phase: Phase = 'idle';
+  private launchArgs: ParsedLaunch | null = null;
+  /** The host's id of the current run (events of an older run are ignored). */
+  private runId: number | null = null;
+  private clientSupportsProgress = false;
+  private configured: Promise<void>;
+  private markConfigured: () => void = () => undefined;
+
+  private readonly tasks = new TaskTable();
+  private currentStop: StopInfo | null = null;
+  /** Thread a step or pause was asked for (a stop without a task lands there). */
+  private requestedThread: number | null = null;
+  // Per-stop state (dropped on every resume and stop).
+  private epoch = 0;
+  private details = new Map<string, Promise<TaskDetail>>();
+  private stacks = new Map<number, Promise<FrameDraft[]>>();
+  private readonly frameRefs = new Map<number, FrameRef>();
+  private readonly varRefs = new Map<number, VarRef>();
+  private nextFrameId = 1;
+  private nextVarRef = 1;
+  // Exceptions seen (by task id; null key: outside any task).
+  private readonly exceptions = new Map<number, Traceback>();
+  private callbackFailure: Traceback | null = null;
+  /** At a stop on a failed URL: the URL, and the callback stage's traceback of it once asked for (null: could not). */
+  private failedUrl: string | null = null;
+  private callbackStage: Promise<Traceback | null> | null = null;
+  // Breakpoints, by absolute file: the lines the client set (for the stack's focus).
+  private readonly breakpointLines = new Map<string, Set<number>>();
+  private readonly pendingBreakpoints = new Map<string, { args: DebugProtocol.SetBreakpointsArguments; ids: number[] }>();
+  private nextBreakpointId = 1;
+  private exceptionBreaks: ExceptionBreaksParams = { taskFailed: true, taskCancelled: false, urlFailed: false };
+  // Thread events while running.
+  private threadTimer: NodeJS.Timeout | null = null;
+  private readonly createdSince = new Set<number>();
+  private readonly finishedSince = new Set<number>();
+  // Progress of a crawl.
+  private progressId: string | null = null;
+  private lastProgressAt = 0;
+  // Loaded sources.
+  private loadedSources: Map<string, DebugProtocol.Source> | null = null;
+  private terminatedSent = false;
+  private restartDone: (() => void) | null = null;
+
+  constructor(options: CoroscopeSessionOptions) {
+    super();
+    this.options = options;
+    this.setDebuggerLinesStartAt1(true);
+    this.setDebuggerColumnsStartAt1(true);
+    this.configured = new Promise((resolveConfigured) => {
+      this.markConfigured = resolveConfigured;
+    });
+  }
+
+  /** The runtime host's process id (while it runs). */
+  get hostPid(): number | undefined {
+    return this.host?.pid;
+  }
+
+  // --- plumbing -------------------------------------------------------------------------------
+
+  /** Runs a request handler; anything it throws becomes the request's error response. */
+  private serve<R extends DebugProtocol.Response>(response: R, body: () => Promise<void>, errorId = ERR_HOST): void {
+    body().catch((e: unknown) => this.fail(response, errorId, message(e)));
+  }
+
+  private fail(response: DebugProtocol.Response, id: number, text: string, showUser = false): void {
+    this.sendErrorResponse(response, { id, format: text, showUser });
+  }
+
+  private requireHost(): HostProcess {
+    const h = this.host;
+    if (h === null || !h.isAlive()) throw new Error('the runtime host is not running');
+    return h;
+  }
+
+  private output(text: string, category: 'console' | 'stdout' | 'stderr' | 'important' = 'console'): void {
+    this.sendEvent(new OutputEvent(text.endsWith('\n') ? text : `${text}\n`, category));
+  }
+
+  /** Forgets everything tied to the current stop. */
+  private invalidate(): void {
+    this.epoch++;
+    this.details = new Map();
+    this.stacks = new Map();
+    this.frameRefs.clear();
+    this.varRefs.clear();
+  }
+
+  private resumed(): void {
+    this.currentStop = null;
+    this.callbackFailure = null;
+    this.failedUrl = null;
+    this.callbackStage = null;
+    this.invalidate();
+  }
+
+  /** The callback stage's traceback of the failed URL of this stop (asked of the host once). */
+  private callbackStageTrace(): Promise<Traceback | null> {
+    const url = this.failedUrl;
+    if (url === null) return Promise.resolve(null);
+    this.callbackStage ??= this.requireHost()
+      .endpoint.request('traces', { url })
+      .then((pair) => (pair.callback.frames.length > 0 ? pair.callback : null))
+      .catch(() => null);
+    return this.callbackStage;
+  }
+
+  private nameOf = (taskId: number): string | undefined => this.tasks.get(taskId)?.name;
+
+  private loopState(): LoopState {
+    return { tick: this.tasks.tick, paused: this.currentStop !== null || this.tasks.paused, running: this.phase !== 'finished' && this.host?.isAlive() === true };
+  }
+
+  // --- initialize and launch ----------------------------------------------------------------
+
+  protected override initializeRequest(response: DebugProtocol.InitializeResponse, args: DebugProtocol.InitializeRequestArguments): void {
+    this.clientSupportsProgress = args.supportsProgressReporting === true;
+    response.body = {
+      ...response.body,
+      supportsConfigurationDoneRequest: true,
+      supportsConditionalBreakpoints: true,
+      supportsHitConditionalBreakpoints: true,
+      supportsEvaluateForHovers: true,
+      supportsExceptionInfoRequest: true,
+      supportsTerminateRequest: true,
+      supportsRestartRequest: true,
+      supportsLoadedSourcesRequest: true,
+      supportsDelayedStackTraceLoading: true,
+      supportTerminateDebuggee: true,
+      exceptionBreakpointFilters: EXCEPTION_FILTERS,
+    };
+    this.sendResponse(response);
+  }
+
+  protected override configurationDoneRequest(response: DebugProtocol.ConfigurationDoneResponse): void {
+    this.markConfigured();
+    this.sendResponse(response);
+  }
+
+  protected override launchRequest(response: DebugProtocol.LaunchResponse, args: DebugProtocol.LaunchRequestArguments): void {
+    const parsed = parseLaunchArguments(args, this.options.cwd);
+    if ('error' in parsed) {
+      this.fail(response, ERR_LAUNCH, `Coroscope: ${parsed.error}`, true);
+      return;
+    }
+    this.serve(
+      response,
+      async () => {
+        if (this.host !== null) throw new Error('this session has already launched');
+        const started = performance.now();
+        await this.startHost(parsed);
+        await this.launchRun(parsed);
+        this.output(`Coroscope: ${parsed.description} (runtime host pid ${this.hostPid ?? '?'}, started in ${(performance.now() - started).toFixed(0)} ms)`);
+        this.sendEvent(new InitializedEvent());
+        await Promise.race([this.configured, new Promise<void>((r) => setTimeout(r, CONFIGURATION_TIMEOUT_MS).unref())]);
+        this.sendResponse(response);
+        await this.release(parsed);
+      },
+      ERR_LAUNCH,
+    );
+  }
+
+  private async startHost(parsed: ParsedLaunch): Promise<void> {
+    const cwd = parsed.cwd ?? this.options.cwd;
+    const host = await HostProcess.start({
+      hostScript: this.options.hostScript,
+      clientName: this.options.clientName ?? 'coroscope-debug-adapter',
+      ...(cwd !== undefined ? { cwd } : {}),
+      // No onLog: what the host writes comes as `output` events too (HostProcess keeps the
+      // last lines for the message when the host dies).
+    });
+    this.host = host;
+    const e = host.endpoint;
+    e.on('paused', (b) => this.onPaused(b));
+    e.on('continued', () => this.onContinued());
+    e.on('output', (b) => this.output(b.text, b.category === 'log' ? 'console' : b.category));
+    e.on('exception', (b) => this.onException(b));
+    e.on('finished', (b) => this.onFinished(b));
+    e.on('taskCreated', (b) => this.onTaskEvent(b.task, 'created'));
+    e.on('taskFinished', (b) => this.onTaskEvent(b.task, 'finished'));
+    e.on('lint', (b) => this.output(`[lint] ${b.lint.message}`));
+    e.on('progress', (b) => this.onProgress(b));
+    host.onExit((exit) => {
+      if (exit.expected || this.phase === 'disposed') return;
+      const why = exit.signal ?? `code ${exit.code}`;
+      this.output(`Coroscope: the runtime host exited (${why})\n${exit.lastLines.slice(-10).join('\n')}`, 'stderr');
+      this.phase = 'finished';
+      this.sendTerminated();
+    });
+    this.sendEvent(new Event('process', { name: 'coroscope runtime host', systemProcessId: host.pid, isLocalProcess: true, startMethod: 'launch' }));
+  }
+
+  /** Launches the run held at entry; applies what the client set before the host existed. */
+  private async launchRun(parsed: ParsedLaunch): Promise<void> {
+    const host = this.requireHost();
+    this.phase = 'launching';
+    this.launchArgs = parsed;
+    this.tasks.reset();
+    this.exceptions.clear();
+    this.resumed();
+    this.runId = null;
+    const r = await host.endpoint.request('launch', { target: parsed.target, options: parsed.options });
+    this.runId = r.runId;
+    if (r.siteUrl !== undefined) this.output(`Coroscope: demo site at ${r.siteUrl}`);
+    await host.endpoint.request('setExceptionBreaks', this.exceptionBreaks);
+    for (const [file, pending] of this.pendingBreakpoints) {
+      const bps = await this.applyBreakpoints(pending.args, pending.ids);
+      for (const bp of bps) this.sendEvent(new BreakpointEvent('changed', bp));
+      this.pendingBreakpoints.delete(file);
+    }
+    this.startProgress(parsed);
+  }
+
+  /** Lets the held run go, or shows the stop on entry. */
+  private async release(parsed: ParsedLaunch): Promise<void> {
+    const host = this.requireHost();
+    this.phase = 'running';
+    if (parsed.stopOnEntry) {
+      await this.refreshTasks();
+      const first = this.tasks.live()[0];
+      const threadId = first?.id ?? LOOP_THREAD_ID;
+      this.currentStop = { reason: 'entry', tick: this.tasks.tick, taskId: first?.id, threadId, description: 'Paused before the first tick' };
+      this.sendEvent(stoppedEvent('entry', threadId));
+      this.tasksChanged();
+    } else {
+      await host.endpoint.request('continue', {});
+    }
+  }
+
+  // --- host events -----------------------------------------------------------------------------
+
+  private onPaused(b: HostEvents['paused']): void {
+    // The hold at entry during launch is the adapter's own; release() decides what to show.
+    if (this.phase === 'launching' || this.phase === 'restarting') return;
+    this.invalidate();
+    const threadId = b.taskId ?? this.requestedThread ?? LOOP_THREAD_ID;
+    this.requestedThread = null;
+    this.currentStop = { reason: b.reason, tick: b.tick, taskId: b.taskId, threadId, description: b.description };
+    this.tasks.paused = true;
+    // The host's URL-failed stop says "… failed to fetch <url>: <error>".
+    const failed = b.reason === 'exception' ? FAILED_URL.exec(b.description) : null;
+    this.failedUrl = failed !== null ? failed[1]! : null;
+    let text: string | undefined;
+    if (b.reason === 'exception' || b.reason === 'cancelled') {
+      const tb = b.taskId !== undefined ? this.exceptions.get(b.taskId) : this.callbackFailure;
+      text = tb !== undefined && tb !== null ? tb.error : b.reason === 'cancelled' ? 'CancelledError' : b.description;
+    }
+    // The host's description is long ("Task #2 "worker-1" suspended at …"): VS Code shows a
+    // stop's description beside the thread's name, so it goes to the console instead.
+    if (b.reason === 'breakpoint' || b.reason === 'exception' || b.reason === 'cancelled') this.output(`Coroscope: ${b.description}`);
+    this.flushThreadEvents();
+    this.sendEvent(stoppedEvent(b.reason, threadId, text));
+    this.tasksChanged();
+  }
+
+  private onContinued(): void {
+    if (this.phase !== 'running') return;
+    if (this.currentStop !== null) {
+      this.resumed();
+      this.sendEvent(new ContinuedEvent(LOOP_THREAD_ID, true));
+    }
+    this.tasks.paused = false;
+    this.tasksChanged();
+  }
+
+  private onException(b: HostEvents['exception']): void {
+    // Task ids start at 1: 0 (or less) is a failure outside any task (a callback's).
+    if (b.taskId <= 0) this.callbackFailure = b.traceback;
+    this.exceptions.set(b.taskId, b.traceback);
+    if (this.exceptions.size > EXCEPTIONS_KEPT) this.exceptions.delete(this.exceptions.keys().next().value as number);
+    if (b.traceback.text !== '') this.output(b.traceback.text, 'stderr');
+  }
+
+  private onFinished(b: HostEvents['finished']): void {
+    if (b.runId !== this.runId) return;
+    if (this.phase === 'restarting') {
+      this.restartDone?.();
+      return;
+    }
+    if (this.phase === 'disposed') return;
+    this.phase = 'finished';
+    this.endProgress(b.summary);
+    this.output(`Coroscope: ${b.summary}${b.error !== undefined ? ` (${b.error})` : ''}`, b.ok ? 'console' : 'important');
+    this.sendEvent(new ExitedEvent(b.ok ? 0 : 1));
+    this.sendTerminated();
+  }
+
+  private sendTerminated(): void {
+    if (this.terminatedSent) return;
+    this.terminatedSent = true;
+    this.flushThreadEvents();
+    this.sendEvent(new TerminatedEvent());
+  }
+
+  private onTaskEvent(task: HostEvents['taskCreated']['task'], what: 'created' | 'finished'): void {
+    if (this.phase !== 'running') return;
+    this.tasks.upsert(task);
+    if (what === 'created') this.createdSince.add(task.id);
+    else {
+      this.createdSince.delete(task.id);
+      this.finishedSince.add(task.id);
+    }
+    this.threadTimer ??= setTimeout(() => this.flushThreadEvents(), THREAD_EVENTS_MS);
+  }
+
+  /** Sends the coalesced thread events (one `started` is enough for the client to refetch). */
+  private flushThreadEvents(): void {
+    if (this.threadTimer !== null) clearTimeout(this.threadTimer);
+    this.threadTimer = null;
+    const created = [...this.createdSince];
+    const finished = [...this.finishedSince];
+    this.createdSince.clear();
+    this.finishedSince.clear();
+    if (created.length > 0) this.sendEvent(new ThreadEvent('started', created[created.length - 1]!));
+    for (const id of finished) if (this.currentStop?.taskId !== id) this.sendEvent(new ThreadEvent('exited', id));
+    if (created.length > 0 || finished.length > 0) this.tasksChanged();
+  }
+
+  private lastTasksChanged = 0;
+  private tasksChangedTimer: NodeJS.Timeout | null = null;
+  /** Tells the Coroutines view to refresh (throttled). */
+  private tasksChanged(): void {
+    const now = performance.now();
+    if (now - this.lastTasksChanged >= THREAD_EVENTS_MS) {
+      this.lastTasksChanged = now;
+      this.sendEvent(new Event(TASKS_CHANGED_EVENT));
+    } else {
+      this.tasksChangedTimer ??= setTimeout(() => {
+        this.tasksChangedTimer = null;
+        this.lastTasksChanged = performance.now();
+        this.sendEvent(new Event(TASKS_CHANGED_EVENT));
+      }, THREAD_EVENTS_MS);
+    }
+  }
+
+  private startProgress(parsed: ParsedLaunch): void {
+    if (!this.clientSupportsProgress || (parsed.target.kind !== 'crawl' && parsed.target.kind !== 'demo')) return;
+    this.progressId = `coroscope-crawl-${Date.now()}`;
+    this.sendEvent(new ProgressStartEvent(this.progressId, 'Coroscope crawl', 'starting'));
+  }
+
+  private onProgress(p: CrawlProgress): void {
+    if (this.progressId === null) return;
+    const now = performance.now();
+    if (now - this.lastProgressAt < PROGRESS_MS) return;
+    this.lastProgressAt = now;
+    this.sendEvent(new ProgressUpdateEvent(this.progressId, `${p.done} done, ${p.queued} queued, ${p.inFlight} in flight, ${p.errors} errors (${p.rate.toFixed(0)}/s)`));
+  }
+
+  private endProgress(summary: string): void {
+    if (this.progressId === null) return;
+    this.sendEvent(new ProgressEndEvent(this.progressId, summary));
+    this.progressId = null;
+  }
+
+  // --- tasks and threads ------------------------------------------------------------------------
+
+  private async refreshTasks(): Promise<void> {
+    const h = this.host;
+    if (h === null || !h.isAlive() || this.phase === 'finished') return;
+    const since = this.tasks.since;
+    const snap = await h.endpoint.request('snapshot', since === undefined ? {} : { since });
+    this.tasks.apply(snap);
+  }
+
+  protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
+    this.serve(response, async () => {
+      try {
+        await this.refreshTasks();
+      } catch {
+        // A finished run or a host gone: list what was last seen.
+      }
+      const include = new Set<number>();
+      if (this.currentStop?.taskId !== undefined) include.add(this.currentStop.taskId);
+      const threads = threadsOf(this.tasks.all(), this.loopState(), include);
+      if (this.failedUrl !== null && (await this.callbackStageTrace()) !== null) threads.push({ id: CALLBACK_THREAD_ID, name: callbackThreadName(this.failedUrl) });
+      response.body = { threads };
+      this.sendResponse(response);
+    });
+  }
+
+  private detailOf(taskId: number, locals: boolean): Promise<TaskDetail> {
+    const withLocals = this.details.get(`${taskId}:true`);
+    if (withLocals !== undefined) return withLocals;
+    const key = `${taskId}:${locals}`;
+    let p = this.details.get(key);
+    if (p === undefined) {
+      const host = this.requireHost();
+      p = host.endpoint.request('taskDetail', { taskId, locals });
+      this.details.set(key, p);
+      p.then((d) => this.tasks.upsert(d.task)).catch(() => this.details.delete(key));
+    }
+    return p;
+  }
+
+  /** The breakpoint line the task's innermost matching frame sits on, if the stop is a breakpoint of this task. */
+  private focusOf(detail: TaskDetail): { file: string; line: number } | null {
+    if (this.currentStop?.reason !== 'breakpoint' || this.currentStop.taskId !== detail.task.id) return null;
+    for (let i = detail.frames.length - 1; i >= 0; i--) {
+      const p = detail.frames[i]!.position;
+      if (p !== null && this.breakpointLines.get(resolve(p.file))?.has(p.line)) return { file: p.file, line: p.line };
+    }
+    return null;
+  }
+
+  private async creationOf(detail: TaskDetail): Promise<CreationLink[]> {
+    const links: CreationLink[] = [];
+    let child: TaskDetail | null = detail;
+    for (let depth = 0; child !== null && depth < CREATION_DEPTH; depth++) {
+      const creatorId: number | null = child.task.createdBy;
+      if (creatorId === null) {
+        if (child.createdAt !== null) links.push({ childId: child.task.id, creatorId: null, creatorName: null, createdAt: child.createdAt, creatorFrames: [] });
+        break;
+      }
+      const creator: TaskDetail | null = await this.detailOf(creatorId, false).catch(() => null);
+      links.push({
+        childId: child.task.id,
+        creatorId,
+        creatorName: creator?.task.name ?? this.nameOf(creatorId) ?? null,
+        createdAt: child.createdAt,
+        creatorFrames: creator?.frames ?? [],
+      });
+      child = creator;
+    }
+    return links;
+  }
+
+  private stackOf(threadId: number): Promise<FrameDraft[]> {
+    let p = this.stacks.get(threadId);
+    if (p === undefined) {
+      p = this.buildStack(threadId);
+      this.stacks.set(threadId, p);
+      p.catch(() => this.stacks.delete(threadId));
+    }
+    return p;
+  }
+
+  private async buildStack(threadId: number): Promise<FrameDraft[]> {
+    if (threadId === LOOP_THREAD_ID) return loopStackDrafts(this.loopState(), this.currentStop?.threadId === LOOP_THREAD_ID ? this.callbackFailure : null);
+    if (threadId === CALLBACK_THREAD_ID) {
+      const tb = await this.callbackStageTrace();
+      if (tb === null) throw new Error('no callback-stage trace at this stop');
+      const drafts = callbackStackDrafts(tb);
+      this.noteSources(drafts);
+      return drafts;
+    }
+    const detail = await this.detailOf(threadId, true);
+    const creation = await this.creationOf(detail);
+    const stop = this.currentStop;
+    const raisedNow = stop !== null && stop.reason === 'exception' && stop.taskId === threadId && detail.frames.length > 0;
+    const drafts = taskStackDrafts(
+      detail,
+      { creation, traceback: this.exceptions.get(threadId) ?? null, raised: raisedNow ? (this.exceptions.get(threadId) ?? null) : null, focus: this.focusOf(detail) },
+      this.nameOf,
+    );
+    this.noteSources(drafts);
+    return drafts;
+  }
+
+  protected override stackTraceRequest(response: DebugProtocol.StackTraceResponse, args: DebugProtocol.StackTraceArguments): void {
+    this.serve(response, async () => {
+      const epoch = this.epoch;
+      let drafts: FrameDraft[];
+      try {
+        drafts = await this.stackOf(args.threadId);
+      } catch (e) {
+        drafts = [{ ref: { kind: 'loop' }, frame: { name: `no stack: ${message(e)}`, line: 0, column: 0, presentationHint: 'label' } }];
+      }
+      const start = args.startFrame ?? 0;
+      const levels = args.levels === undefined || args.levels === 0 ? drafts.length : args.levels;
+      const frames: DebugProtocol.StackFrame[] = drafts.slice(start, start + levels).map((d, i) => {
+        const id = this.frameIdFor(args.threadId, start + i, d.ref, epoch);
+        const f: DebugProtocol.StackFrame = { ...d.frame, id };
+        if (f.line > 0) f.line = this.convertDebuggerLineToClient(f.line);
+        if (f.column > 0) f.column = this.convertDebuggerColumnToClient(f.column);
+        if (f.source?.path !== undefined) f.source = { ...f.source, path: this.convertDebuggerPathToClient(f.source.path) };
+        return f;
+      });
+      response.body = { stackFrames: frames, totalFrames: drafts.length };
+      this.sendResponse(response);
+    });
+  }
+
+  /** Frame ids are stable within a stop (the same thread and position give the same id). */
+  private readonly frameIds = new Map<string, number>();
+  private frameIdFor(threadId: number, position: number, ref: FrameRef, epoch: number): number {
+    const key = `${epoch}:${threadId}:${position}`;
+    let id = this.frameIds.get(key);
+    if (id === undefined) {
+      if (this.frameIds.size > 10_000) this.frameIds.clear();
+      id = this.nextFrameId++;
+      this.frameIds.set(key, id);
+    }
+    this.frameRefs.set(id, ref);
+    return id;
+  }
+
+  private varRef(ref: VarRef): number {
+    const id = this.nextVarRef++;
+    this.varRefs.set(id, ref);
+    return id;
+  }
+
+  // --- scopes, variables, evaluate ------------------------------------------------------------
+
+  protected override scopesRequest(response: DebugProtocol.ScopesResponse, args: DebugProtocol.ScopesArguments): void {
+    const ref = this.frameRefs.get(args.frameId);
+    const scopes: DebugProtocol.Scope[] = [];
+    if (ref !== undefined) {
+      if (ref.kind === 'coroutine') {
+        scopes.push({ name: 'Locals', presentationHint: 'locals', variablesReference: this.varRef({ kind: 'locals', taskId: ref.taskId, frameIndex: ref.frameIndex }), expensive: false });
+      }
+      const taskId = ref.kind === 'loop' ? null : ref.taskId;
+      if (taskId !== null) scopes.push({ name: 'Task', variablesReference: this.varRef({ kind: 'task', taskId }), expensive: false });
+      if (ref.kind === 'creation' && ref.creatorId !== null) scopes.push({ name: 'Creator task', variablesReference: this.varRef({ kind: 'task', taskId: ref.creatorId }), expensive: false });
+      if (ref.kind === 'loop' || (ref.kind === 'trace' && ref.taskId === null)) scopes.push({ name: 'Event loop', variablesReference: this.varRef({ kind: 'loop' }), expensive: false });
+    }
+    response.body = { scopes };
+    this.sendResponse(response);
+  }
+
+  private variableOf(v: VariableInfo, evaluateName?: string): DebugProtocol.Variable {
+    const out: DebugProtocol.Variable = { name: v.name, value: v.value, type: v.type, variablesReference: v.handle > 0 ? this.varRef({ kind: 'host', handle: v.handle }) : 0 };
+    if (evaluateName !== undefined) out.evaluateName = evaluateName;
+    return out;
+  }
+
+  protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
+    this.serve(response, async () => {
+      const ref = this.varRefs.get(args.variablesReference);
+      let variables: DebugProtocol.Variable[] = [];
+      if (ref === undefined) {
+        variables = [];
+      } else if (ref.kind === 'locals') {
+        const detail = await this.detailOf(ref.taskId, true);
+        const frame = detail.frames.find((f) => f.index === ref.frameIndex);
+        variables = (frame?.locals ?? []).map((l) => this.variableOf(l, l.name));
+      } else if (ref.kind === 'host') {
+        const r = await this.requireHost().endpoint.request('variables', { handle: ref.handle });
+        variables = r.variables.map((l) => this.variableOf(l));
+      } else if (ref.kind === 'task') {
+        const detail = await this.detailOf(ref.taskId, false).catch(() => null);
+        const summary = detail?.task ?? this.tasks.get(ref.taskId);
+        variables = summary === undefined ? [] : taskScopeVariables(summary, detail, this.nameOf);
+      } else {
+        await this.refreshTasks().catch(() => undefined);
+        const v = (name: string, value: string): DebugProtocol.Variable => ({ name, value, variablesReference: 0 });
+        const loop = this.loopState();
+        variables = [v('tick', String(loop.tick)), v('paused', String(loop.paused)), ...Object.entries(this.tasks.counts).map(([state, n]) => v(`tasks ${state}`, String(n)))];
+        const p = this.tasks.progress;
+        if (p !== null) variables.push(v('crawl', `${p.done} done, ${p.queued} queued, ${p.inFlight} in flight, ${p.errors} errors, ${p.seen} seen`));
+      }
+      const start = args.start ?? 0;
+      response.body = { variables: args.count !== undefined && args.count > 0 ? variables.slice(start, start + args.count) : variables.slice(start) };
+      this.sendResponse(response);
+    });
+  }
+
+  protected override evaluateRequest(response: DebugProtocol.EvaluateResponse, args: DebugProtocol.EvaluateArguments): void {
+    this.serve(
+      response,
+      async () => {
+        const ref = args.frameId !== undefined ? this.frameRefs.get(args.frameId) : undefined;
+        const params: HostMethods['evaluate']['params'] = { expression: args.expression };
+        if (ref?.kind === 'coroutine') {
+          params.taskId = ref.taskId;
+          params.frameIndex = ref.frameIndex;
+        }
+        const r = await this.requireHost().endpoint.request('evaluate', params);
+        response.body = { result: r.value, type: r.type, variablesReference: r.handle > 0 ? this.varRef({ kind: 'host', handle: r.handle }) : 0 };
+        this.sendResponse(response);
+      },
+      ERR_EVALUATE,
+    );
+  }
+
+  // --- execution --------------------------------------------------------------------------------
+
+  /** Answers an execution request at once, then asks the host; a refusal is shown and the stop restored. */
+  private execute(response: DebugProtocol.Response, threadId: number | null, action: (host: HostProcess) => Promise<unknown>, resumes: boolean): void {
+    let host: HostProcess;
+    try {
+      host = this.requireHost();
+    } catch (e) {
+      this.fail(response, ERR_NOT_RUNNING, message(e));
+      return;
+    }
+    const previous = this.currentStop;
+    this.requestedThread = threadId === CALLBACK_THREAD_ID ? LOOP_THREAD_ID : threadId;
+    if (resumes) this.resumed();
+    this.sendResponse(response);
+    action(host).catch((e: unknown) => {
+      this.output(`Coroscope: ${response.command} failed: ${message(e)}`, 'stderr');
+      if (resumes && previous !== null && host.isAlive() && this.phase === 'running') {
+        // Nothing moved: show the same stop again.
+        this.currentStop = previous;
+        this.sendEvent(stoppedEvent(previous.reason, previous.threadId));
+      }
+    });
+  }
+
+  protected override continueRequest(response: DebugProtocol.ContinueResponse): void {
+    response.body = { allThreadsContinued: true };
+    this.execute(response, null, (h) => h.endpoint.request('continue', {}), true);
+  }
+
+  protected override pauseRequest(response: DebugProtocol.PauseResponse, args: DebugProtocol.PauseArguments): void {
+    this.execute(response, args.threadId, (h) => h.endpoint.request('pause', {}), false);
+  }
+
+  protected override nextRequest(response: DebugProtocol.NextResponse, args: DebugProtocol.NextArguments): void {
+    this.execute(response, args.threadId, (h) => h.endpoint.request('stepTick', {}), true);
+  }
+
+  protected override stepInRequest(response: DebugProtocol.StepInResponse, args: DebugProtocol.StepInArguments): void {
+    const taskId = args.threadId;
+    this.execute(response, taskId, (h) => (taskId >= LOOP_THREAD_ID ? h.endpoint.request('stepTick', {}) : h.endpoint.request('stepTask', { taskId })), true);
+  }
+
+  protected override stepOutRequest(response: DebugProtocol.StepOutResponse, args: DebugProtocol.StepOutArguments): void {
+    const taskId = args.threadId;
+    // The current frame is the innermost of the chain (depth = chain length - 1).
+    const depth = Math.max(0, (this.tasks.get(taskId)?.frames.length ?? 1) - 1);
+    this.execute(response, taskId, (h) => (taskId >= LOOP_THREAD_ID ? h.endpoint.request('stepTick', {}) : h.endpoint.request('stepOut', { taskId, depth })), true);
+  }
+
+  // --- breakpoints ------------------------------------------------------------------------------
+
+  protected override setBreakPointsRequest(response: DebugProtocol.SetBreakpointsResponse, args: DebugProtocol.SetBreakpointsArguments): void {
+    this.serve(response, async () => {
+      const path = args.source.path;
+      const requested: DebugProtocol.SourceBreakpoint[] = args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
+      const ids = requested.map(() => this.nextBreakpointId++);
+      if (path === undefined) {
+        response.body = { breakpoints: requested.map((b, i) => ({ id: ids[i], verified: false, line: b.line, message: 'Coroscope only sets breakpoints in files on disk' })) };
+        this.sendResponse(response);
+        return;
+      }
+      if (this.host === null || !this.host.isAlive()) {
+        // Before launch: kept, applied (and reported with breakpoint events) once the host runs.
+        this.pendingBreakpoints.set(resolve(this.convertClientPathToDebugger(path)), { args, ids });
+        response.body = { breakpoints: requested.map((b, i) => ({ id: ids[i], verified: false, line: b.line, message: 'set when the run starts' })) };
+        this.sendResponse(response);
+        return;
+      }
+      response.body = { breakpoints: await this.applyBreakpoints(args, ids) };
+      this.sendResponse(response);
+    });
+  }
+
+  private async applyBreakpoints(args: DebugProtocol.SetBreakpointsArguments, ids: number[]): Promise<DebugProtocol.Breakpoint[]> {
+    const clientPath = args.source.path!;
+    const file = resolve(this.convertClientPathToDebugger(clientPath));
+    const requested: DebugProtocol.SourceBreakpoint[] = args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
+    const breakpoints = requested.map((b) => {
+      const bp: HostMethods['setBreakpoints']['params']['breakpoints'][number] = { file, line: this.convertClientLineToDebugger(b.line) };
+      if (b.condition !== undefined && b.condition !== '') bp.condition = b.condition;
+      if (b.hitCondition !== undefined && b.hitCondition !== '') bp.hitCondition = b.hitCondition;
+      return bp;
+    });
+    const r = await this.requireHost().endpoint.request('setBreakpoints', { file, breakpoints });
+    const lines = new Set<number>();
+    const out = r.breakpoints.map((s, i): DebugProtocol.Breakpoint => {
+      if (s.verified) lines.add(s.line);
+      const bp: DebugProtocol.Breakpoint = { id: ids[i], verified: s.verified, line: this.convertDebuggerLineToClient(s.line), source: { ...args.source, path: clientPath } };
+      if (s.message !== undefined) bp.message = s.message;
+      return bp;
+    });
+    if (lines.size > 0) this.breakpointLines.set(file, lines);
+    else this.breakpointLines.delete(file);
+    return out;
+  }
+
+  protected override setExceptionBreakPointsRequest(response: DebugProtocol.SetExceptionBreakpointsResponse, args: DebugProtocol.SetExceptionBreakpointsArguments): void {
+    this.serve(response, async () => {
+      const filters = new Set([...args.filters, ...(args.filterOptions ?? []).map((o) => o.filterId)]);
+      this.exceptionBreaks = { taskFailed: filters.has('taskFailed'), taskCancelled: filters.has('taskCancelled'), urlFailed: filters.has('urlFailed') };
+      if (this.host !== null && this.host.isAlive()) await this.host.endpoint.request('setExceptionBreaks', this.exceptionBreaks);
+      response.body = { breakpoints: [...filters].map(() => ({ verified: true })) };
+      this.sendResponse(response);
+    });
+  }
+
+  protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse, args: DebugProtocol.ExceptionInfoArguments): void {
+    const stop = this.currentStop;
+    if (args.threadId === CALLBACK_THREAD_ID) {
+      this.serve(response, async () => {
+        const cb = await this.callbackStageTrace();
+        if (cb === null) throw new Error('no callback-stage trace at this stop');
+        response.body = exceptionInfoOf(cb, 'always');
+        this.sendResponse(response);
+      });
+      return;
+    }
+    const tb = args.threadId === LOOP_THREAD_ID ? this.callbackFailure : (this.exceptions.get(args.threadId) ?? null);
+    const caught = stop !== null && stop.taskId === args.threadId && stop.reason === 'exception' && this.tasks.get(args.threadId)?.state !== 'failed';
+    const breakMode: DebugProtocol.ExceptionBreakMode = stop?.reason === 'cancelled' || caught ? 'always' : 'unhandled';
+    if (tb !== null) {
+      response.body = exceptionInfoOf(tb, breakMode);
+    } else if (stop !== null && stop.threadId === args.threadId && (stop.reason === 'exception' || stop.reason === 'cancelled')) {
+      const { name } = stop.reason === 'cancelled' ? { name: 'CancelledError' } : splitError(stop.description.replace(/^.*?failed: /, ''));
+      response.body = { exceptionId: name, description: stop.description, breakMode };
+    } else {
+      this.fail(response, ERR_NOT_RUNNING, 'no exception on this thread');
+      return;
+    }
+    this.sendResponse(response);
+  }
+
+  // --- sources --------------------------------------------------------------------------------
+
+  /** The TypeScript files of the host's bundle (from its source map), plus those frames showed. */
+  private sources(): Map<string, DebugProtocol.Source> {
+    if (this.loadedSources !== null) return this.loadedSources;
+    const out = new Map<string, DebugProtocol.Source>();
+    try {
+      const mapPath = `${this.options.hostScript}.map`;
+      const map: unknown = JSON.parse(readFileSync(mapPath, 'utf8'));
+      const m = (typeof map === 'object' && map !== null ? map : {}) as { sources?: unknown; sourceRoot?: unknown };
+      const root = resolve(dirname(mapPath), typeof m.sourceRoot === 'string' ? m.sourceRoot : '');
+      if (Array.isArray(m.sources)) {
+        for (const s of m.sources as unknown[]) {
+          if (typeof s !== 'string' || s.includes('node_modules') || !/\.[cm]?ts$/.test(s)) continue;
+          const path = resolve(root, s);
+          if (existsSync(path)) out.set(path, { name: path.split(/[\\/]/).pop()!, path });
+        }
+      }
+    } catch {
+      // No source map next to the host: only the files frames show.
+    }
+    this.loadedSources = out;
+    return out;
+  }
+
+  private noteSources(drafts: readonly FrameDraft[]): void {
+    const known = this.sources();
+    for (const d of drafts) {
+      const s = d.frame.source;
+      if (s?.path === undefined || known.has(s.path)) continue;
+      const source: DebugProtocol.Source = { name: s.name ?? s.path, path: s.path };
+      known.set(s.path, source);
+      this.sendEvent(new LoadedSourceEvent('new', source));
+    }
+  }
+
+  protected override loadedSourcesRequest(response: DebugProtocol.LoadedSourcesResponse): void {
+    response.body = { sources: [...this.sources().values()].map((s) => ({ ...s, path: s.path === undefined ? undefined : this.convertDebuggerPathToClient(s.path) })) };
+    this.sendResponse(response);
+  }
+
+  // --- custom requests ------------------------------------------------------------------------
+
+  protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
+    if (command === TASKS_REQUEST) {
+      this.serve(response, async () => {
+        await this.refreshTasks().catch(() => undefined);
+        const body: TasksBody = { tasks: this.tasks.all(), tick: this.tasks.tick, paused: this.loopState().paused, running: this.loopState().running };
+        response.body = body;
+        this.sendResponse(response);
+      });
+    } else if (command === TRACES_REQUEST) {
+      this.serve(response, async () => {
+        const a = (typeof args === 'object' && args !== null ? args : {}) as { url?: unknown };
+        response.body = await this.requireHost().endpoint.request('traces', typeof a.url === 'string' ? { url: a.url } : {});
+        this.sendResponse(response);
+      });
+    } else {
+      super.customRequest(command, response, args);
+    }
+  }
+
+  // --- ending -----------------------------------------------------------------------------------
+
+  protected override terminateRequest(response: DebugProtocol.TerminateResponse): void {
+    this.serve(response, async () => {
+      const h = this.host;
+      this.sendResponse(response);
+      if (h === null || !h.isAlive() || this.phase === 'finished') {
+        this.sendTerminated();
+        return;
+      }
+      // The host answers `finished`, which sends `terminated`.
+      await h.endpoint.request('stop', {});
+      // In case the host's `finished` did not come (it sends terminated otherwise).
+      this.sendTerminated();
+    });
+  }
+
+  protected override restartRequest(response: DebugProtocol.RestartResponse, args: DebugProtocol.RestartArguments): void {
+    this.serve(
+      response,
+      async () => {
+        const host = this.requireHost();
+        const raw = args.arguments ?? null;
+        const parsed = raw !== null ? parseLaunchArguments(raw, this.options.cwd) : this.launchArgs;
+        if (parsed === null) throw new Error('nothing to restart: no launch yet');
+        if ('error' in parsed) throw new Error(parsed.error);
+        const wasRunning = this.phase === 'running';
+        this.phase = 'restarting';
+        this.endProgress('restarted');
+        if (wasRunning) {
+          const finished = new Promise<void>((r) => {
+            this.restartDone = r;
+          });
+          await host.endpoint.request('stop', {});
+          await Promise.race([finished, new Promise<void>((r) => setTimeout(r, 3000).unref())]);
+          this.restartDone = null;
+        }
+        this.terminatedSent = false;
+        if (this.currentStop !== null) this.sendEvent(new ContinuedEvent(LOOP_THREAD_ID, true));
+        await this.launchRun(parsed);
+        this.output(`Coroscope: restarted the ${parsed.description}`);
+        this.sendResponse(response);
+        this.sendEvent(new ThreadEvent('started', LOOP_THREAD_ID));
+        await this.release(parsed);
+        this.tasksChanged();
+      },
+      ERR_LAUNCH,
+    );
+  }
+
+  protected override disconnectRequest(response: DebugProtocol.DisconnectResponse, args: DebugProtocol.DisconnectArguments): void {
+    this.serve(response, async () => {
+      await this.disposeHost();
+      this.sendResponse(response);
+      if (args?.restart !== true) this.shutdown();
+    });
+  }
+
+  /** Ends the host process (shutdown request, then SIGKILL after a grace period); resolves once it is gone. */
+  async disposeHost(): Promise<void> {
+    this.phase = 'disposed';
+    if (this.threadTimer !== null) clearTimeout(this.threadTimer);
+    if (this.tasksChangedTimer !== null) clearTimeout(this.tasksChangedTimer);
+    this.threadTimer = null;
+    this.tasksChangedTimer = null;
+    const h = this.host;
+    if (h !== null) await h.dispose(1500);
+  }
+
+  override shutdown(): void {
+    void this.disposeHost().finally(() => super.shutdown());
+  }
+
+  override dispose(): void {
+    void this.disposeHost();
+    super.dispose();
+  }
+}

@@ -1,0 +1,71 @@
+// The custom DAP requests and events the `coroscope` debug adapter adds to the protocol, for
+// the extension's own views (the "Coroutines" tree in Run and Debug): their names, their
+// bodies, and the narrowing of a body received through `DebugSession.customRequest` (which
+// VS Code types as `any`: it stays `unknown` until narrowed here).
+//
+// - request `coroscope/tasks` → TasksBody: every task the adapter knows (live ones and the
+//   host's recent history), the loop's tick and whether it is paused.
+// - event `coroscope/tasksChanged` (no body): the tasks changed; ask again. Throttled by the
+//   adapter (at most a few per second), sent on every stop and continue.
+// - request `coroscope/traces` {url?} → the host's TracePair (coroutine and callback traces
+//   of the demo site's failing page, or of `url`).
+
+import type { AwaitInfo, TaskState, TaskSummary } from '../../protocol/host-protocol';
+
+export const TASKS_REQUEST = 'coroscope/tasks';
+export const TASKS_CHANGED_EVENT = 'coroscope/tasksChanged';
+export const TRACES_REQUEST = 'coroscope/traces';
+
+/** The part of a TaskSummary the views use. */
+export type TaskRow = Pick<TaskSummary, 'id' | 'name' | 'state' | 'steps' | 'awaiting' | 'awaitedBy' | 'createdBy' | 'frames' | 'location' | 'outcome'>;
+
+export interface TasksBody {
+  tasks: TaskRow[];
+  tick: number;
+  paused: boolean;
+  /** False once the run has finished (the tasks are the last ones seen). */
+  running: boolean;
+}
+
+const STATES: ReadonlySet<string> = new Set<TaskState>(['scheduled', 'running', 'suspended', 'done', 'cancelled', 'failed']);
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function narrowAwait(v: unknown): AwaitInfo | null {
+  if (!isRecord(v) || typeof v.kind !== 'string') return null;
+  const a: AwaitInfo = { kind: v.kind, detail: typeof v.detail === 'string' ? v.detail : '' };
+  if (typeof v.taskId === 'number') a.taskId = v.taskId;
+  if (typeof v.resourceId === 'string') a.resourceId = v.resourceId;
+  return a;
+}
+
+function narrowRow(v: unknown): TaskRow | null {
+  if (!isRecord(v) || typeof v.id !== 'number' || typeof v.name !== 'string' || typeof v.state !== 'string' || !STATES.has(v.state)) return null;
+  const row: TaskRow = {
+    id: v.id,
+    name: v.name,
+    state: v.state as TaskState,
+    steps: typeof v.steps === 'number' ? v.steps : 0,
+    awaiting: narrowAwait(v.awaiting),
+    awaitedBy: Array.isArray(v.awaitedBy) ? v.awaitedBy.filter((x): x is number => typeof x === 'number') : [],
+    createdBy: typeof v.createdBy === 'number' ? v.createdBy : null,
+    frames: Array.isArray(v.frames) ? v.frames.filter((x): x is string => typeof x === 'string') : [],
+  };
+  const loc = v.location;
+  if (isRecord(loc) && typeof loc.file === 'string' && typeof loc.line === 'number') row.location = { file: loc.file, line: loc.line, column: typeof loc.column === 'number' ? loc.column : 1 };
+  if (typeof v.outcome === 'string') row.outcome = v.outcome;
+  return row;
+}
+
+/** Narrows the body of a `coroscope/tasks` answer; malformed rows are dropped. */
+export function narrowTasksBody(v: unknown): TasksBody | null {
+  if (!isRecord(v) || !Array.isArray(v.tasks)) return null;
+  const tasks: TaskRow[] = [];
+  for (const raw of v.tasks as unknown[]) {
+    const row = narrowRow(raw);
+    if (row !== null) tasks.push(row);
+  }
+  return { tasks, tick: typeof v.tick === 'number' ? v.tick : 0, paused: v.paused === true, running: v.running !== false };
+}

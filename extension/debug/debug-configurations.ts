@@ -1,0 +1,156 @@
+// The `coroscope` debug configurations as data: the initial ones written into a new
+// launch.json, the snippets offered while editing it, the dynamic ones listed in Run and
+// Debug, and the launch attributes' JSON schema. package.json's `contributes.debuggers`
+// carries the same data (VS Code reads it from there before the extension runs); a unit test
+// checks that the two agree, and `node extension/debug/write-contributions.mjs`
+// rewrites package.json's copy.
+//
+// No vscode import: the provider (register.ts) and the tests use this module alike.
+
+/** A launch configuration as launch.json holds it. */
+export interface CoroscopeConfiguration {
+  type: 'coroscope';
+  request: 'launch';
+  name: string;
+  [attribute: string]: unknown;
+}
+
+/**
+ * The tutorial samples the runtime host can launch, as suggestions (the host's sample
+ * registry, runtime/samples/index.ts, is the authority: a unit test checks this list
+ * against it; the extension must not import the runtime).
+ */
+export const KNOWN_SAMPLES: ReadonlyArray<{ id: string; title: string }> = [
+  { id: 'generators', title: 'Generator basics: send, return, yield*, throw' },
+  { id: 'blocking', title: 'Blocking fetches, then pools of threads and processes' },
+  { id: 'busy-nonblocking', title: 'A non-blocking socket and a busy retry loop' },
+  { id: 'callbacks', title: 'The select loop with callbacks, and its ripped stack trace' },
+  { id: 'future-task', title: 'Future + Task + a generator fetch, then factored with yield*' },
+  { id: 'crawler', title: 'The full crawler: a queue, workers, redirects, cancellation' },
+  { id: 'fib-threads', title: 'Printing on time while threads compute Fibonacci numbers' },
+  { id: 'fib-loop', title: 'One loop blocked by CPU work, caught by the slow-callback warning' },
+  { id: 'timers-loop', title: 'A callback event loop with a timer heap, built by hand' },
+  { id: 'trampoline', title: 'A coroutine loop with explicit stacks (a trampoline)' },
+  { id: 'exception-chain', title: 'An exception crossing coroutines A -> B -> C' },
+  { id: 'gather-vs-ascompleted', title: 'gather against asCompleted' },
+  { id: 'json-fetch', title: 'A JSON fetch over openConnection, HTTP by hand' },
+];
+
+export const DEMO_CRAWL: CoroscopeConfiguration = {
+  type: 'coroscope',
+  request: 'launch',
+  name: 'Coroscope: crawl the demo site',
+  crawl: 'demo',
+  maxTasks: 10,
+  stopOnEntry: false,
+};
+
+export const URL_CRAWL: CoroscopeConfiguration = {
+  type: 'coroscope',
+  request: 'launch',
+  name: 'Coroscope: crawl a URL',
+  crawl: 'http://localhost:8080/',
+  maxTasks: 100,
+  stopOnEntry: false,
+};
+
+export const SAMPLE_RUN: CoroscopeConfiguration = {
+  type: 'coroscope',
+  request: 'launch',
+  name: 'Coroscope: run a tutorial sample',
+  sample: 'future-task',
+  stopOnEntry: true,
+};
+
+export const PROGRAM_RUN: CoroscopeConfiguration = {
+  type: 'coroscope',
+  request: 'launch',
+  name: 'Coroscope: run this module\'s main coroutine',
+  program: '${file}',
+  stopOnEntry: true,
+};
+
+/** Written into a new launch.json. */
+export const INITIAL_CONFIGURATIONS: readonly CoroscopeConfiguration[] = [DEMO_CRAWL, PROGRAM_RUN];
+
+/** Dynamic configurations (the Run and Debug drop-down, "coroscope…"). */
+export function dynamicConfigurations(activeFileIsModule: boolean): CoroscopeConfiguration[] {
+  const out: CoroscopeConfiguration[] = [DEMO_CRAWL];
+  if (activeFileIsModule) out.push(PROGRAM_RUN);
+  for (const s of KNOWN_SAMPLES) out.push({ type: 'coroscope', request: 'launch', name: `Coroscope sample: ${s.title}`, sample: s.id, stopOnEntry: true });
+  return out;
+}
+
+/** A launch.json snippet (package.json's configurationSnippets format: `body` is what is inserted). */
+export interface ConfigurationSnippet {
+  label: string;
+  description: string;
+  body: Record<string, unknown>;
+}
+
+export const CONFIGURATION_SNIPPETS: readonly ConfigurationSnippet[] = [
+  {
+    label: 'Coroscope: Crawl the demo site',
+    description: 'Crawl the embedded demo website, with its tasks as threads.',
+    body: { type: 'coroscope', request: 'launch', name: 'Coroscope: crawl the demo site', crawl: 'demo', maxTasks: 10, stopOnEntry: false },
+  },
+  {
+    label: 'Coroscope: Crawl a URL',
+    description: 'Crawl a website with the chapter\'s crawler (maxTasks workers).',
+    body: { type: 'coroscope', request: 'launch', name: 'Coroscope: crawl ${1:a site}', crawl: '${2:http://localhost:8080/}', maxTasks: 100, stopOnEntry: false },
+  },
+  {
+    label: 'Coroscope: Run a tutorial sample',
+    description: 'Run one of the tutorial samples, stopped before its first tick.',
+    body: { type: 'coroscope', request: 'launch', name: 'Coroscope: sample ${1:future-task}', sample: '${1:future-task}', stopOnEntry: true },
+  },
+  {
+    label: 'Coroscope: Run a module\'s main coroutine',
+    description: 'Run a TypeScript or JavaScript module that exports a main coroutine function.',
+    body: { type: 'coroscope', request: 'launch', name: 'Coroscope: run ${1:main}', program: '^"\\${workspaceFolder}/${2:src/main.ts}"', exportName: '${1:main}', stopOnEntry: true },
+  },
+];
+
+/** JSON schema of the launch attributes (package.json's configurationAttributes.launch). */
+export const LAUNCH_ATTRIBUTES = {
+  properties: {
+    crawl: {
+      type: ['string', 'array'],
+      items: { type: 'string' },
+      description: 'What to crawl: a URL (or a list of root URLs), or "demo" for the embedded demo website. Exactly one of crawl, sample, program.',
+    },
+    sample: {
+      type: 'string',
+      enum: KNOWN_SAMPLES.map((s) => s.id),
+      enumDescriptions: KNOWN_SAMPLES.map((s) => s.title),
+      description: 'A tutorial sample to run (its id). Exactly one of crawl, sample, program.',
+    },
+    program: {
+      type: 'string',
+      description: 'A TypeScript or JavaScript module exporting a main coroutine function (a generator function wrapped with coroutine()). Exactly one of crawl, sample, program.',
+    },
+    exportName: { type: 'string', default: 'main', description: 'The export of "program" to run as the main coroutine.' },
+    maxTasks: { type: 'integer', minimum: 1, default: 100, description: 'Crawler worker tasks (each one is a thread in the Call Stack view).' },
+    maxRedirect: { type: 'integer', minimum: 0, default: 10, description: 'Redirects followed from one URL.' },
+    maxTries: { type: 'integer', minimum: 1, default: 4, description: 'Tries per URL on connection, timeout and protocol errors.' },
+    exclude: { type: 'string', description: 'A regular expression: URLs matching it are not crawled.' },
+    strict: { type: 'boolean', default: true, description: 'Strict host matching (only the roots\' hosts); false also follows subdomains.' },
+    robots: { type: 'boolean', default: true, description: 'Respect robots.txt.' },
+    pages: { type: 'integer', minimum: 1, description: 'Number of content pages of the demo site (crawl: "demo" only).' },
+    inspect: { type: 'boolean', default: true, description: 'Track coroutine frames (stacks, locals, line breakpoints). Off: only task summaries, for speed.' },
+    stopOnEntry: { type: 'boolean', default: false, description: 'Stop before the event loop\'s first tick.' },
+    cwd: { type: 'string', default: '${workspaceFolder}', description: 'Working directory of the runtime host; a relative "program" is resolved against it.' },
+  },
+} as const;
+
+/** The `contributes.debuggers` entry of package.json. */
+export function debuggerContribution(): Record<string, unknown> {
+  return {
+    type: 'coroscope',
+    label: 'Coroscope (generator coroutines)',
+    languages: ['typescript', 'javascript'],
+    configurationAttributes: { launch: LAUNCH_ATTRIBUTES },
+    initialConfigurations: INITIAL_CONFIGURATIONS,
+    configurationSnippets: CONFIGURATION_SNIPPETS,
+  };
+}

@@ -1,0 +1,21 @@
+// The `coroscope` debug adapter as a program (bundled to dist/debugAdapter.js): the same
+// CoroscopeSession the extension runs inline, speaking DAP over stdin/stdout, so that any
+// DAP client (and the adapter tests) can drive it: `node dist/debugAdapter.js`.
+//
+// The runtime host it starts is dist/runtime-host.js next to this file (COROSCOPE_HOST_SCRIPT
+// overrides it). stdout is the protocol channel: console output goes to stderr. The process
+// exits once the client disconnects or closes stdin (after ending the runtime host), or on
+// SIGTERM.
+
+import { join } from 'node:path';
+import { CoroscopeSession } from './coroscope-session';
+
+// Anything printed on stdout would corrupt the DAP stream.
+console.log = console.error;
+console.info = console.error;
+console.debug = console.error;
+
+const hostScript = process.env.COROSCOPE_HOST_SCRIPT ?? join(__dirname, 'runtime-host.js');
+const session = new CoroscopeSession({ hostScript, clientName: 'coroscope-debug-adapter (stdio)' });
+process.on('SIGTERM', () => session.shutdown());
+session.start(process.stdin, process.stdout);

@@ -1,0 +1,211 @@
+// A small Debug Adapter Protocol client for tests: starts a debug adapter as a process and
+// talks to it over stdio with Content-Length framing, as VS Code does. Requests get
+// increasing `seq` numbers and resolve with the response whose `request_seq` matches;
+// events are recorded in arrival order, so a test can wait for one that may already have
+// come (`waitForEvent` looks from a mark on, not only at future events).
+//
+// Invariants: every request resolves or rejects (on a timeout, or when the adapter exits);
+// close() leaves no adapter process behind.
+
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+
+const HEADER_END = '\r\n\r\n';
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+export interface DapEvent {
+  event: string;
+  body: Record<string, unknown>;
+  /** Arrival index (for marks). */
+  index: number;
+  /** performance.now() at arrival. */
+  at: number;
+}
+
+export class DapClient {
+  readonly process: ChildProcessWithoutNullStreams;
+  readonly events: DapEvent[] = [];
+  private buffer = Buffer.alloc(0);
+  private seq = 1;
+  private readonly pending = new Map<number, { resolve: (r: DebugProtocol.Response) => void; reject: (e: Error) => void; command: string }>();
+  private readonly waiters: Array<() => void> = [];
+  private stderr = '';
+  private exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  readonly exitedPromise: Promise<void>;
+
+  constructor(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+    this.process = spawn(command, [...args], { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.process.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
+    this.process.stderr.on('data', (chunk: Buffer) => {
+      this.stderr += chunk.toString('utf8');
+      if (this.stderr.length > 100_000) this.stderr = this.stderr.slice(-50_000);
+    });
+    this.exitedPromise = new Promise((resolve) => {
+      this.process.on('exit', (code, signal) => {
+        this.exited = { code, signal };
+        for (const [, p] of this.pending) p.reject(new Error(`the adapter exited (${signal ?? code}) while waiting for ${p.command}\n${this.stderr}`));
+        this.pending.clear();
+        this.wake();
+        resolve();
+      });
+    });
+  }
+
+  /** What the adapter wrote on stderr. */
+  stderrText(): string {
+    return this.stderr;
+  }
+
+  exitStatus(): { code: number | null; signal: NodeJS.Signals | null } | null {
+    return this.exited;
+  }
+
+  /** The text of every `output` event so far. */
+  outputText(): string {
+    return this.events
+      .filter((e) => e.event === 'output')
+      .map((e) => String(e.body.output ?? ''))
+      .join('');
+  }
+
+  private receive(chunk: Buffer): void {
+    this.buffer = Buffer.concat([this.buffer, chunk]);
+    for (;;) {
+      const headerEnd = this.buffer.indexOf(HEADER_END);
+      if (headerEnd < 0) return;
+      const header = this.buffer.subarray(0, headerEnd).toString('ascii');
+      const m = /Content-Length: (\d+)/i.exec(header);
+      if (m === null) throw new Error(`bad DAP header: ${JSON.stringify(header)}`);
+      const length = Number(m[1]);
+      const start = headerEnd + HEADER_END.length;
+      if (this.buffer.length < start + length) return;
+      const body = this.buffer.subarray(start, start + length).toString('utf8');
+      this.buffer = this.buffer.subarray(start + length);
+      this.dispatch(JSON.parse(body) as DebugProtocol.ProtocolMessage);
+    }
+  }
+
+  private dispatch(message: DebugProtocol.ProtocolMessage): void {
+    if (message.type === 'response') {
+      const r = message as DebugProtocol.Response;
+      const p = this.pending.get(r.request_seq);
+      if (p !== undefined) {
+        this.pending.delete(r.request_seq);
+        p.resolve(r);
+      }
+    } else if (message.type === 'event') {
+      const e = message as DebugProtocol.Event;
+      this.events.push({ event: e.event, body: (e.body ?? {}) as Record<string, unknown>, index: this.events.length, at: performance.now() });
+      this.wake();
+    } else if (message.type === 'request') {
+      // Reverse requests (runInTerminal, startDebugging): not used by this adapter; refuse.
+      const r = message as DebugProtocol.Request;
+      this.send({ type: 'response', seq: this.seq++, request_seq: r.seq, success: false, command: r.command, message: 'not supported by the test client' });
+    }
+  }
+
+  private wake(): void {
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  private send(message: object): void {
+    const json = JSON.stringify(message);
+    this.process.stdin.write(`Content-Length: ${Buffer.byteLength(json, 'utf8')}${HEADER_END}${json}`, 'utf8');
+  }
+
+  /** Sends a request; resolves with its response, successful or not. */
+  requestRaw(command: string, args?: unknown, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<DebugProtocol.Response> {
+    if (this.exited !== null) return Promise.reject(new Error(`the adapter has exited; cannot send ${command}`));
+    const seq = this.seq++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(seq);
+        reject(new Error(`no response to ${command} within ${timeoutMs} ms\n--- adapter stderr ---\n${this.stderr}`));
+      }, timeoutMs);
+      this.pending.set(seq, {
+        resolve: (r) => {
+          clearTimeout(timer);
+          resolve(r);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+        command,
+      });
+      this.send(args === undefined ? { type: 'request', seq, command } : { type: 'request', seq, command, arguments: args });
+    });
+  }
+
+  /** Sends a request; resolves with the response's body, rejects with the adapter's message if it failed. */
+  async request<B = Record<string, unknown>>(command: string, args?: unknown, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<B> {
+    const r = await this.requestRaw(command, args, timeoutMs);
+    if (!r.success) {
+      const detail = (r.body as { error?: { format?: string } } | undefined)?.error?.format;
+      throw new Error(`${command} failed: ${detail ?? r.message ?? 'no message'}`);
+    }
+    return (r.body ?? {}) as B;
+  }
+
+  /** The index the next event will get: pass it to waitForEvent to see only later events. */
+  mark(): number {
+    return this.events.length;
+  }
+
+  /** The first event named `name` (matching `predicate`) from index `from` on, waiting for it if needed. */
+  async waitForEvent(
+    name: string,
+    options: { from?: number; predicate?: (body: Record<string, unknown>) => boolean; timeoutMs?: number; failOn?: readonly string[] } = {},
+  ): Promise<DapEvent> {
+    const deadline = performance.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    let from = options.from ?? 0;
+    for (;;) {
+      for (; from < this.events.length; from++) {
+        const e = this.events[from]!;
+        if (e.event === name && (options.predicate === undefined || options.predicate(e.body))) return e;
+        if (options.failOn?.includes(e.event)) {
+          const seen = this.events.slice(Math.max(0, from - 10), from + 1).map((x) => `${x.event} ${JSON.stringify(x.body).slice(0, 200)}`);
+          throw new Error(`got ${e.event} while waiting for the event ${name}; events before it:\n${seen.join('\n')}`);
+        }
+      }
+      if (this.exited !== null) throw new Error(`the adapter exited while waiting for the event ${name}\n${this.stderr}`);
+      const left = deadline - performance.now();
+      if (left <= 0) {
+        const seen = this.events.slice(-15).map((e) => `${e.event} ${JSON.stringify(e.body).slice(0, 200)}`);
+        throw new Error(`no ${name} event within ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms; last events:\n${seen.join('\n')}\n--- adapter stderr ---\n${this.stderr}`);
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** Ends the adapter if it is still running (SIGKILL after a grace period). */
+  async close(graceMs = 3000): Promise<void> {
+    if (this.exited !== null) return;
+    this.process.stdin.end();
+    const timer = setTimeout(() => this.process.kill('SIGKILL'), graceMs);
+    await this.exitedPromise;
+    clearTimeout(timer);
+  }
+}
+
+/** Whether a process with this pid exists (a zombie counts as gone). */
+export function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
+  }
+}

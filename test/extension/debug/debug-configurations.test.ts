@@ -1,0 +1,63 @@
+// Unit tests of the `coroscope` debug configurations: the sample ids offered are the
+// runtime's samples; package.json carries the contributions package-contributions.ts makes
+// (so `node --import tsx extension/debug/write-contributions.ts` was run after a change);
+// every configuration given to users parses as launch arguments.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { SAMPLES } from '../../../runtime/samples/index';
+import {
+  CONFIGURATION_SNIPPETS,
+  INITIAL_CONFIGURATIONS,
+  KNOWN_SAMPLES,
+  debuggerContribution,
+  dynamicConfigurations,
+} from '../../../extension/debug/debug-configurations';
+import { applyDebugContributions } from '../../../extension/debug/package-contributions';
+import { parseLaunchArguments } from '../../../extension/debug/launch-arguments';
+
+const PACKAGE_JSON = join(__dirname, '..', '..', '..', 'package.json');
+
+describe('coroscope debug configurations', () => {
+  it('offer exactly the runtime\'s tutorial samples', () => {
+    assert.deepEqual(KNOWN_SAMPLES.map((s) => s.id), SAMPLES.map((s) => s.id));
+    assert.deepEqual(KNOWN_SAMPLES.map((s) => s.title), SAMPLES.map((s) => s.title));
+  });
+
+  it('are all valid launch arguments', () => {
+    for (const c of [...INITIAL_CONFIGURATIONS, ...dynamicConfigurations(true)]) {
+      const r = parseLaunchArguments({ ...c, program: c.program === '${file}' ? '/tmp/main.ts' : c.program }, '/tmp');
+      assert.ok(!('error' in r), `${c.name}: ${'error' in r ? r.error : ''}`);
+    }
+    assert.equal(dynamicConfigurations(false).some((c) => c.program !== undefined), false);
+    for (const s of CONFIGURATION_SNIPPETS) assert.equal(s.body.type, 'coroscope');
+  });
+
+  it('are in package.json as package-contributions.ts writes them', () => {
+    const text = readFileSync(PACKAGE_JSON, 'utf8');
+    const pkg = JSON.parse(text) as Record<string, unknown>;
+    const expected = `${JSON.stringify(applyDebugContributions(JSON.parse(text) as Record<string, unknown>), null, 2)}\n`;
+    assert.equal(text, expected, 'package.json is out of date: run node --import tsx extension/debug/write-contributions.ts');
+    const contributes = pkg.contributes as Record<string, unknown>;
+    const debuggers = contributes.debuggers as Array<Record<string, unknown>>;
+    assert.deepEqual(debuggers.find((d) => d.type === 'coroscope'), JSON.parse(JSON.stringify(debuggerContribution())));
+    assert.ok((pkg.activationEvents as string[]).includes('onDebugResolve:coroscope'));
+    assert.ok((pkg.activationEvents as string[]).includes('onDebugDynamicConfigurations:coroscope'));
+  });
+
+  it('applying the contributions twice changes nothing and keeps others\' entries', () => {
+    const pkg: Record<string, unknown> = {
+      activationEvents: ['onCommand:x'],
+      contributes: { debuggers: [{ type: 'other' }], views: { debug: [{ id: 'other.view', name: 'Other' }] }, commands: [{ command: 'x', title: 'X' }] },
+    };
+    const once = JSON.stringify(applyDebugContributions(pkg));
+    const twice = JSON.stringify(applyDebugContributions(JSON.parse(once) as Record<string, unknown>));
+    assert.equal(once, twice);
+    const c = (JSON.parse(once) as { contributes: { debuggers: Array<{ type: string }>; views: { debug: Array<{ id: string }> }; commands: Array<{ command: string }> } }).contributes;
+    assert.deepEqual(c.debuggers.map((d) => d.type), ['other', 'coroscope']);
+    assert.deepEqual(c.views.debug.map((v) => v.id), ['other.view', 'coroscope.coroutines']);
+    assert.equal(c.commands[0]!.command, 'x');
+  });
+});

@@ -1,0 +1,61 @@
+// Unit tests of extension/debug/launch-arguments.ts: launch.json attributes → the host's
+// LaunchTarget and LaunchOptions, and the messages for what is wrong.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseLaunchArguments, type ParsedLaunch } from '../../../extension/debug/launch-arguments';
+
+function ok(raw: unknown, cwd = '/work/ws'): ParsedLaunch {
+  const r = parseLaunchArguments(raw, cwd);
+  if ('error' in r) assert.fail(r.error);
+  return r;
+}
+
+function error(raw: unknown): string {
+  const r = parseLaunchArguments(raw, '/work/ws');
+  assert.ok('error' in r, `expected an error for ${JSON.stringify(raw)}`);
+  return r.error;
+}
+
+describe('launch arguments', () => {
+  it('crawl "demo" is the demo site, always held at entry for the adapter', () => {
+    const r = ok({ type: 'coroscope', request: 'launch', name: 'x', crawl: 'demo', maxTasks: 10 });
+    assert.deepEqual(r.target, { kind: 'demo' });
+    assert.deepEqual(r.options, { stopOnEntry: true, maxTasks: 10 });
+    assert.equal(r.stopOnEntry, false);
+    assert.deepEqual(ok({ crawl: 'DEMO', pages: 50 }).target, { kind: 'demo', pages: 50 });
+  });
+
+  it('crawl a URL or several', () => {
+    assert.deepEqual(ok({ crawl: 'http://example.com/' }).target, { kind: 'crawl', urls: ['http://example.com/'] });
+    assert.deepEqual(ok({ crawl: ['a.example', ' b.example '] }).target, { kind: 'crawl', urls: ['a.example', 'b.example'] });
+  });
+
+  it('sample and program (a relative program is made absolute against cwd)', () => {
+    assert.deepEqual(ok({ sample: 'future-task', stopOnEntry: true }).target, { kind: 'sample', id: 'future-task' });
+    assert.equal(ok({ sample: 'x', stopOnEntry: true }).stopOnEntry, true);
+    assert.deepEqual(ok({ program: 'src/main.ts' }).target, { kind: 'program', path: '/work/ws/src/main.ts' });
+    assert.deepEqual(ok({ program: 'main.ts', cwd: 'sub', exportName: 'go' }).target, { kind: 'program', path: '/work/ws/sub/main.ts', exportName: 'go' });
+    assert.equal(ok({ program: '/abs/m.js' }).cwd, undefined);
+    assert.equal(ok({ program: 'm.js', cwd: '/elsewhere' }).cwd, '/elsewhere');
+  });
+
+  it('passes the crawler and inspection options through', () => {
+    const r = ok({ crawl: 'demo', maxRedirect: 0, maxTries: 2, exclude: '\\.png$', strict: false, robots: false, inspect: false });
+    assert.deepEqual(r.options, { stopOnEntry: true, maxRedirect: 0, maxTries: 2, exclude: '\\.png$', strict: false, robots: false, inspect: false });
+  });
+
+  it('says what is wrong', () => {
+    assert.match(error({ maxTasks: 3 }), /"crawl".*"sample".*"program"/);
+    assert.match(error({ crawl: 'demo', sample: 'x' }), /only one of/);
+    assert.match(error({ crawl: 42 }), /"crawl" must be/);
+    assert.match(error({ crawl: [] }), /at least one/);
+    assert.match(error({ crawl: ['demo', 'http://x/'] }), /cannot be mixed/);
+    assert.match(error({ crawl: 'demo', maxTasks: 0 }), /"maxTasks" must be at least 1/);
+    assert.match(error({ crawl: 'demo', maxTasks: 2.5 }), /"maxTasks" must be an integer/);
+    assert.match(error({ crawl: 'demo', stopOnEntry: 'yes' }), /"stopOnEntry" must be true or false/);
+    assert.match(error({ crawl: 'demo', exclude: '(' }), /not a regular expression/);
+    assert.match(error({ program: '  ' }), /"program" must be/);
+    assert.match(error(null), /must be an object/);
+  });
+});
