@@ -213,7 +213,8 @@ export class Crawler {
         const { stat, links } = parsed;
         const fresh = links.filter((l) => !this.seenUrls.has(l));
         stat.numNewUrls = 0;
-        for (const link of fresh) if (this.addLink(link, this.maxRedirect, depth + 1)) stat.numNewUrls++;
+        // parseLinks kept only links on the crawl's sites; what is left to check is the limits.
+        for (const link of fresh) if (this.addCheckedLink(link, this.maxRedirect, depth + 1)) stat.numNewUrls++;
         this.record(stat);
       }
     } catch (e) {
@@ -290,13 +291,27 @@ export class Crawler {
   /** Queues a URL found as a link (or redirect target) if allowed; records why not otherwise. */
   addLink(url: string, maxRedirect: number, depth: number): boolean {
     if (this.seenUrls.has(url)) return false;
-    const reason = this.exclusionReason(url, depth);
+    const reason = this.siteExclusion(url);
     if (reason !== null) {
-      if (!this.excluded.has(url)) this.excluded.set(url, reason);
+      this.noteExcluded(url, reason);
+      return false;
+    }
+    return this.addCheckedLink(url, maxRedirect, depth);
+  }
+
+  /** Queues a URL already known to be on the crawl's sites, unless a limit says no. */
+  private addCheckedLink(url: string, maxRedirect: number, depth: number): boolean {
+    const reason = this.limitExclusion(depth);
+    if (reason !== null) {
+      this.noteExcluded(url, reason);
       return false;
     }
     this.addUrl(url, maxRedirect, depth);
     return true;
+  }
+
+  private noteExcluded(url: string, reason: ExclusionReason): void {
+    if (!this.excluded.has(url) && !this.seenUrls.has(url)) this.excluded.set(url, reason);
   }
 
   /** Fast path of host matching: the URL is on the very origin of a root. */
@@ -305,17 +320,32 @@ export class Crawler {
     return false;
   }
 
-  /** Whether a link passes the chapter's url_allowed: http(s), not excluded, on a root's host. */
+  /**
+   * The chapter's url_allowed: http(s), not excluded, on a root's host. A link that is not
+   * is recorded as excluded (unless seen already).
+   */
   isAllowedLink(url: string): boolean {
-    const reason = this.exclusionReason(url, 0);
-    return reason === null || reason === 'maxPages' || reason === 'maxDepth';
+    const reason = this.siteExclusion(url);
+    if (reason === null) return true;
+    this.noteExcluded(url, reason);
+    return false;
   }
 
   /** Why a URL is not crawled, or null if it is allowed. */
   exclusionReason(url: string, depth: number): ExclusionReason | null {
-    if (!/^https?:/i.test(url)) return 'scheme';
+    return this.siteExclusion(url) ?? this.limitExclusion(depth);
+  }
+
+  /** Whether the URL is outside the crawl's sites (scheme, exclude pattern, host). */
+  private siteExclusion(url: string): ExclusionReason | null {
+    if (!url.startsWith('http://') && !url.startsWith('https://') && !/^https?:/i.test(url)) return 'scheme';
     if (this.exclude !== null && this.exclude.test(url)) return 'exclude';
     if (!this.onRootOrigin(url) && !this.hosts.matches(url)) return 'host';
+    return null;
+  }
+
+  /** Whether a limit (depth, pages) stops a URL at this depth. */
+  private limitExclusion(depth: number): ExclusionReason | null {
     if (this.maxDepth !== null && depth > this.maxDepth) return 'maxDepth';
     if (this.maxPages > 0 && this.seenUrls.size >= this.maxPages) return 'maxPages';
     return null;
