@@ -61,6 +61,7 @@ interface WorkItem {
   depth: number;
 }
 
+const NO_REDIRECTS = { allowRedirects: false } as const;
 const RETRYABLE = [HttpConnectionError, HttpTimeoutError, HttpProtocolError];
 
 function isRetryable(e: unknown): boolean {
@@ -171,7 +172,7 @@ export class Crawler {
     let lastError: unknown = null;
     for (let tries = 0; tries < this.maxTries; tries++) {
       try {
-        response = yield* this.session.get(url, { allowRedirects: false });
+        response = yield* this.session.get(url, NO_REDIRECTS);
         break;
       } catch (e) {
         if (e instanceof CancelledError) throw e;
@@ -404,8 +405,10 @@ export class Crawler {
   }
 }
 
+const REDIRECT_STATUSES = new Set([300, 301, 302, 303, 307, 308]);
+
 function isRedirect(response: ClientResponse): boolean {
-  return [300, 301, 302, 303, 307, 308].includes(response.status) && response.headers.has('location');
+  return REDIRECT_STATUSES.has(response.status) && response.headers.has('location');
 }
 
 function dropFragment(url: string): string {

@@ -40,7 +40,7 @@ export class ClientResponse {
   readonly version: number;
   readonly headers: HttpHeaders;
   /** Responses of the redirects followed before this one. */
-  readonly history: ClientResponse[];
+  readonly history: readonly ClientResponse[];
   /** The media type, lower-case, without parameters ('text/html'), or '' if none. */
   readonly contentType: string;
   /** The charset parameter of Content-Type, if any (lower-case). */
@@ -52,7 +52,7 @@ export class ClientResponse {
   private _body: Buffer | null = null;
   private _released = false;
 
-  constructor(method: string, url: string, head: ResponseHead, framing: BodyFraming, conn: HttpConnection, pool: ConnectionPool, limits: ResponseLimits, history: ClientResponse[] = []) {
+  constructor(method: string, url: string, head: ResponseHead, framing: BodyFraming, conn: HttpConnection, pool: ConnectionPool, limits: ResponseLimits, history: readonly ClientResponse[] = []) {
     this.method = method;
     this.url = url;
     this.status = head.status;

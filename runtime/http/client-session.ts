@@ -57,6 +57,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** The history of a response that followed no redirect (shared: never modified). */
+const NO_HISTORY: ClientResponse[] = [];
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 // The blank line ending the head; '\n\r\n' is an LF-ended last field followed by a CRLF blank
 // line, which the parser accepts (it strips CR per line) and must therefore be found here too.
@@ -142,7 +144,7 @@ export class ClientSession {
 
 const sessionRequest = coroutine(function* request(session: ClientSession, method: string, url: string, options: RequestOptions): Coroutine<ClientResponse> {
   if (session.isClosed()) throw new HttpConnectionError(url, 'the session is closed');
-  const timeout = { ...session.timeout, ...options.timeout };
+  const timeout = options.timeout === undefined ? session.timeout : { ...session.timeout, ...options.timeout };
   const loop = getRunningLoop();
   const deadline = timeout.total === null ? Infinity : loop.time() + timeout.total;
   const history: ClientResponse[] = [];
@@ -150,7 +152,7 @@ const sessionRequest = coroutine(function* request(session: ClientSession, metho
   for (;;) {
     const u = parseHttpUrl(current);
     const limits: ResponseLimits = { maxBodyBytes: session.maxBodyBytes, readTimeout: timeout.read, deadline };
-    const response = yield* send(session, method, u, current, options.headers, timeout, limits, history.slice());
+    const response = yield* send(session, method, u, current, options.headers, timeout, limits, history.length === 0 ? NO_HISTORY : history.slice());
     const location = response.headers.get('location');
     if (options.allowRedirects === false || !REDIRECT_STATUSES.has(response.status) || location === undefined) return response;
     response.release();
