@@ -23,6 +23,7 @@ import type { Future } from '../future';
 import { ClientSession, type ClientSessionOptions, type ClientResponse } from '../http/index';
 import { HttpConnectionError, HttpError, HttpProtocolError, HttpTimeoutError } from '../http/errors';
 import { Queue } from '../queue';
+import { gather } from '../gather';
 import { getRunningLoop } from '../running-loop';
 import type { Coroutine, Task } from '../task';
 import { HostMatcher } from './hosts';
@@ -134,6 +135,8 @@ export class Crawler {
     } finally {
       this.t1 = loop.time();
       for (const w of this.workers) w.cancel();
+      // Let the workers unwind (closing the connections they hold) before the crawl ends.
+      if (this.workers.length > 0) yield* gather(...this.workers, { returnExceptions: true });
       this.session.close();
     }
   }
