@@ -79,6 +79,17 @@ interface CrawlRun {
   seconds: number;
   rate: number;
   byStatus: Record<string, number>;
+  /** Client CPU per URL (µs), for the in-process crawlers: steadier than rates on a busy machine. */
+  cpuPerUrlUs?: number;
+}
+
+/** Runs an in-process crawl and adds its CPU cost per URL. */
+async function withCpu(crawl: () => Promise<CrawlRun>): Promise<CrawlRun> {
+  const c0 = process.cpuUsage();
+  const run = await crawl();
+  const c = process.cpuUsage(c0);
+  const urls = Object.values(run.byStatus).reduce((a, b) => a + b, 0);
+  return { ...run, cpuPerUrlUs: (c.user + c.system) / Math.max(1, urls) };
 }
 
 async function crawlCoroscope(url: string, maxTasks: number, inspect: boolean): Promise<CrawlRun> {
@@ -145,6 +156,7 @@ async function main(): Promise<void> {
   const site = await startSiteProcess(args.pages);
   const withPython = args.python && pythonHasAiohttp();
   const rates: Record<string, number[]> = { coroscope: [], undici: [] };
+  const cpu: Record<string, number[]> = { coroscope: [], undici: [] };
   if (args.inspect) rates['coroscope --inspect'] = [];
   if (withPython) rates['aiohttp (Python asyncio)'] = [];
   try {
@@ -152,12 +164,14 @@ async function main(): Promise<void> {
     await crawlCoroscope(site.url, args.maxTasks, false);
     await crawlUndici(site.url, args.maxTasks);
     for (let r = 0; r < args.rounds; r++) {
-      const ours = await crawlCoroscope(site.url, args.maxTasks, false);
+      const ours = await withCpu(() => crawlCoroscope(site.url, args.maxTasks, false));
       check('coroscope', ours, site.expected);
       rates.coroscope!.push(ours.rate);
-      const peer = await crawlUndici(site.url, args.maxTasks);
+      cpu.coroscope!.push(ours.cpuPerUrlUs!);
+      const peer = await withCpu(() => crawlUndici(site.url, args.maxTasks));
       check('undici', peer, site.expected);
       rates.undici!.push(peer.rate);
+      cpu.undici!.push(peer.cpuPerUrlUs!);
       if (args.inspect) {
         const inspected = await crawlCoroscope(site.url, args.maxTasks, true);
         check('coroscope --inspect', inspected, site.expected);
@@ -174,7 +188,7 @@ async function main(): Promise<void> {
   }
   const med = Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, median(v)]));
   if (args.json) {
-    console.log(JSON.stringify({ pages: site.expected.total, maxTasks: args.maxTasks, rounds: args.rounds, medians: med, rates }));
+    console.log(JSON.stringify({ pages: site.expected.total, maxTasks: args.maxTasks, rounds: args.rounds, medians: med, rates, cpuPerUrlUs: { coroscope: median(cpu.coroscope!), undici: median(cpu.undici!) } }));
     return;
   }
   console.log(`Crawl of a ${args.pages}-page loopback link farm (${site.expected.total} URLs: ${site.expected.ok200} x 200, ${site.expected.redirects301} x 301, ${site.expected.notFound404} x 404), ${args.maxTasks} tasks, median of ${args.rounds} rounds`);
@@ -182,6 +196,9 @@ async function main(): Promise<void> {
     console.log(`  ${name.padEnd(26)} ${med[name]!.toFixed(0).padStart(7)} urls/s   (rounds: ${v.map((x) => x.toFixed(0)).join(', ')})`);
   }
   console.log(`  ratio coroscope / undici:   ${(med.coroscope! / med.undici!).toFixed(2)}`);
+  const cpuOurs = median(cpu.coroscope!);
+  const cpuPeer = median(cpu.undici!);
+  console.log(`  client CPU per URL:         coroscope ${cpuOurs.toFixed(0)} µs, undici ${cpuPeer.toFixed(0)} µs (undici / coroscope ${(cpuPeer / cpuOurs).toFixed(2)})`);
   if (withPython) console.log(`  ratio coroscope / aiohttp:  ${(med.coroscope! / med['aiohttp (Python asyncio)']!).toFixed(2)}`);
   else console.log('  (aiohttp peer skipped: /usr/bin/python3 has no aiohttp; apt-get install python3-aiohttp)');
   if (args.inspect) console.log(`  inspection on / off:       ${(med['coroscope --inspect']! / med.coroscope!).toFixed(2)}`);
