@@ -32,7 +32,15 @@ type StoredCallback = ((fut: never) => void) | FutureWaiter;
 export interface FutureWaiter {
   /** @internal Called from the ready queue after the awaited future completed. */
   wakeUp(fut: Future<unknown>): void;
+  /**
+   * @internal A ready-queue function to call as `fn(waiter, NO_EXCEPTION)` instead of
+   * wakeUp (a Task's step): saves two calls on the hottest path of the runtime.
+   */
+  readonly _wakeStep?: ReadyFn;
 }
+
+/** Marks "no exception to throw in" on the ready queue (undefined is a valid thing to throw). */
+export const NO_EXCEPTION: unique symbol = Symbol('no exception');
 
 /** What a pending future stands for, so the inspector can say what a task waits on. */
 export interface FutureOrigin {
@@ -194,6 +202,7 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown> {
 
   private _schedule(cb: StoredCallback): void {
     if (typeof cb === 'function') this._loop._pushReady(runDoneCallback as ReadyFn, cb, this);
+    else if (cb._wakeStep !== undefined) this._loop._pushReady(cb._wakeStep, cb, NO_EXCEPTION);
     else this._loop._pushReady(wakeWaiter as ReadyFn, cb, this);
   }
 

@@ -97,7 +97,8 @@ export class EventLoop implements TimerCancelListener {
   private _debug: boolean;
   private _paused = false;
   private _exceptionHandler: ExceptionHandler | null = null;
-  private _current: Task<unknown> | null = null;
+  /** @internal The task running a step (Task._step sets it directly). */
+  _current: Task<unknown> | null = null;
   private _liveHead: Task<unknown> | null = null;
   private _liveCount = 0;
   private _unretrieved = new Set<Future<unknown>>();
@@ -111,6 +112,7 @@ export class EventLoop implements TimerCancelListener {
   private _runReject: ((e: unknown) => void) | null = null;
   private _stepWaiters: Array<() => void> = [];
   private readonly _invoke: (fn: ReadyFn, a: unknown, b: unknown) => void;
+  private readonly _onCallbackError: (error: unknown, fn: ReadyFn, a: unknown) => void;
   private readonly _drive: () => void;
 
   constructor(options: EventLoopOptions = {}) {
@@ -120,6 +122,7 @@ export class EventLoop implements TimerCancelListener {
     this._selector = new DefaultSelector();
     this._selector._setWakeHook(() => this._wake());
     this._invoke = (fn, a, b) => this._invokeEntry(fn, a, b);
+    this._onCallbackError = (e, _fn, a) => this._reportCallbackError(e, a);
     this._drive = () => this._driveTicks();
   }
 
@@ -538,7 +541,8 @@ export class EventLoop implements TimerCancelListener {
       }
     }
     const count = this._ready.length;
-    this._ready.run(count, this._invoke);
+    if (this._debug) this._ready.run(count, this._invoke);
+    else this._ready.runDirect(count, this._onCallbackError);
     this._observer?.tickEnd?.(tick, count);
   }
 
@@ -557,15 +561,20 @@ export class EventLoop implements TimerCancelListener {
     try {
       fn(a, b);
     } catch (e) {
-      const context: ExceptionContext = { message: 'Exception in callback', exception: e };
-      if (a instanceof Handle) {
-        context.handle = a;
-        context.message = `Exception in callback ${a.toString()}`;
-      } else if (a instanceof Task) {
-        context.task = a;
-      }
-      this.callExceptionHandler(context);
+      this._reportCallbackError(e, a);
     }
+  }
+
+  /** A callback threw: tell the exception handler what it was. */
+  private _reportCallbackError(e: unknown, a: unknown): void {
+    const context: ExceptionContext = { message: 'Exception in callback', exception: e };
+    if (a instanceof Handle) {
+      context.handle = a;
+      context.message = `Exception in callback ${a.toString()}`;
+    } else if (a instanceof Task) {
+      context.task = a;
+    }
+    this.callExceptionHandler(context);
   }
 
   private _reportSlow(fn: ReadyFn, a: unknown, seconds: number): void {

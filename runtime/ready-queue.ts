@@ -44,6 +44,29 @@ export class ReadyQueue {
     this.compact();
   }
 
+  /**
+   * The hot path of run(): calls each entry directly, handing what one throws to
+   * `onError` (which must not throw) and going on with the next.
+   */
+  runDirect(count: number, onError: (error: unknown, fn: ReadyFn, a: unknown) => void): void {
+    const buf = this.buf;
+    let h = this.head;
+    for (let i = 0; i < count; i++) {
+      const fn = buf[h] as ReadyFn;
+      const a = buf[h + 1];
+      const b = buf[h + 2];
+      buf[h] = buf[h + 1] = buf[h + 2] = undefined;
+      h += 3;
+      this.head = h;
+      try {
+        fn(a, b);
+      } catch (e) {
+        onError(e, fn, a);
+      }
+    }
+    this.compact();
+  }
+
   /** Visits the entries in order without removing them (inspection). */
   forEach(visit: (fn: ReadyFn, a: unknown, b: unknown) => void): void {
     const buf = this.buf;

@@ -15,15 +15,14 @@
 //   error thrown into the coroutine at its next step, with a message saying what was wrong.
 
 import { CancelledError, InvalidStateError, RuntimeError } from './errors';
-import { Future, describeValue, type FutureWaiter } from './future';
+import { Future, NO_EXCEPTION, describeValue, type FutureWaiter } from './future';
 import type { EventLoop } from './loop';
 import type { CoroutineFrame } from './coroutine';
 
 /** A generator coroutine, the thing `yield*` delegates to and a Task drives. */
 export type Coroutine<T = unknown> = Generator<unknown, T, unknown>;
 
-/** Marks "no exception to throw in" on the ready queue (undefined is a valid thing to throw). */
-export const NO_EXCEPTION: unique symbol = Symbol('no exception');
+export { NO_EXCEPTION };
 
 let nextTaskId = 1;
 
@@ -167,7 +166,11 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
     }
     this._waiter = null;
     const loop = this._loop;
-    const previous = loop._enterTask(this as Task<unknown>);
+    // loop._enterTask / _leaveTask, inlined: this is the runtime's hottest path.
+    const previous = loop._current;
+    loop._current = this as Task<unknown>;
+    const observer = loop._observer;
+    if (observer !== null) observer.taskStepStart?.(this as Task<unknown>);
     let r: IteratorResult<unknown, T>;
     try {
       r = exc === NO_EXCEPTION ? this._coro.next() : this._coro.throw(exc);
@@ -184,7 +187,8 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
       return;
     }
     this._steps++;
-    loop._leaveTask(this as Task<unknown>, previous);
+    if (observer !== null) observer.taskStepEnd?.(this as Task<unknown>);
+    loop._current = previous;
     if (r.done === true) {
       if (this._mustCancel) {
         // Cancelled right before the coroutine returned.
@@ -229,3 +233,6 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
     return `${base.slice(0, -1)} name=${JSON.stringify(this.name)}>`;
   }
 }
+
+// A task woken by the future it awaits steps straight from the ready queue.
+Object.defineProperty(Task.prototype, '_wakeStep', { value: taskStep, writable: false, enumerable: false });
