@@ -30,7 +30,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import type { TraceFrame, Traceback, TracePair } from '../../protocol/host-protocol';
 import { CancelledError } from '../errors';
-import { setAwaitThrowHook, type Future } from '../future';
+import { NO_EXCEPTION, setAwaitThrowHook, type Future } from '../future';
 import { EventLoop } from '../loop';
 import { Crawler } from '../crawler/crawler';
 import { crawlWithCallbacks } from '../crawler/callback-fetcher';
@@ -334,7 +334,10 @@ export class ExceptionTracer {
 export function wakingTasks(fut: Future<unknown>): Task<unknown>[] {
   const out: Task<unknown>[] = [];
   fut.getLoop()._ready.forEach((_fn, a, b) => {
-    if (b === fut && a instanceof Task && !out.includes(a)) out.push(a);
+    // A woken task is queued as (its step, task, NO_EXCEPTION) and still names the future
+    // it awaited until that step runs; other waiters as (wake, waiter, future).
+    if (!(a instanceof Task) || out.includes(a)) return;
+    if (b === fut || (b === NO_EXCEPTION && a._waiter === fut)) out.push(a);
   });
   return out;
 }
