@@ -8,14 +8,15 @@ import { existsSync } from 'node:fs';
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
-/** @type {Array<{in: string, out: string, platform: 'node' | 'browser', format?: 'cjs' | 'iife', external?: string[]}>} */
+/** @type {Array<{in: string, out: string, platform: 'node' | 'browser', format?: 'cjs' | 'iife', external?: string[], loader?: Record<string, 'file'>}>} */
 const entries = [
   { in: 'runtime/index.ts', out: 'dist/runtime/index.js', platform: 'node' },
   { in: 'runtime/cli/main.ts', out: 'dist/cli.js', platform: 'node' },
   { in: 'runtime/host/main.ts', out: 'dist/runtime-host.js', platform: 'node' },
   { in: 'extension/extension.ts', out: 'dist/extension.js', platform: 'node', external: ['vscode'] },
   { in: 'extension/debug/standalone.ts', out: 'dist/debugAdapter.js', platform: 'node', external: ['vscode'] },
-  { in: 'webview/main.ts', out: 'dist/webview/main.js', platform: 'browser', format: 'iife' },
+  // The webview's CSS (with the codicon font, copied beside it) goes to dist/webview/main.css.
+  { in: 'webview/main.ts', out: 'dist/webview/main.js', platform: 'browser', format: 'iife', loader: { '.ttf': 'file' } },
   { in: 'bench/runtime.bench.ts', out: 'dist/bench/runtime.bench.js', platform: 'node' },
   { in: 'bench/crawl.bench.ts', out: 'dist/bench/crawl.bench.js', platform: 'node' },
 ];
@@ -38,6 +39,7 @@ await Promise.all(
       keepNames: true,
       minify: production,
       external: e.external ?? [],
+      loader: e.loader ?? {},
       logLevel: 'warning',
       ...(watch ? {} : {}),
     }),

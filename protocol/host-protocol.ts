@@ -246,6 +246,8 @@ export interface HostMethods {
   lints: { params: Record<string, never>; result: { lints: Lint[] } };
   evaluate: { params: { expression: string; taskId?: number; frameIndex?: number }; result: { value: string; type: string; handle: number } };
   cancelTask: { params: { taskId: number; message?: string }; result: { cancelled: boolean } };
+  /** The tutorial samples the host can launch with `{kind: 'sample', id}`. */
+  samples: { params: Record<string, never>; result: { samples: Array<{ id: string; title: string; chapter: string }> } };
   /** Ends the current run (cancels its tasks, closes its loop); the host stays up. */
   stop: { params: Record<string, never>; result: Record<string, never> };
   /** Ends the host process. */

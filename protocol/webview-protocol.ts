@@ -109,7 +109,8 @@ export type PanelEvents = {
   status: RunStatus;
   /** A snapshot (full or delta) to apply to the panel's table. */
   snapshot: Snapshot;
-  progress: { point: ProgressPoint; progress: CrawlProgress };
+  /** `point` (for the rate chart) is null when the report adds nothing to the chart. */
+  progress: { point: ProgressPoint | null; progress: CrawlProgress };
   exception: ExceptionEntry;
   lint: { lint: Lint };
   /** A new run starts: forget the previous one's data. */

@@ -235,14 +235,17 @@ export class Crawler {
     const body = yield* response.read();
     let links: string[] = [];
     let encoding: string | null = null;
+    let title: string | undefined;
     const contentType = response.headers.get('content-type') ?? null;
     if (response.status === 200 && contentType !== null) {
       const found = extractLinks(body, contentType, response.url);
       encoding = found.charset;
+      title = found.title;
       // As the chapter's parse_links: only links the crawl may follow count.
       if (found.isHtml) links = found.links.filter((l) => this.isAllowedLink(l));
     }
     const stat: FetchStatistic = { url, nextUrl: null, status: response.status, exception: null, size: body.length, contentType, encoding, numUrls: links.length, numNewUrls: 0 };
+    if (title !== undefined) stat.title = title;
     return { stat, links };
   }
 

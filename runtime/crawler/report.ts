@@ -25,6 +25,8 @@ export interface FetchStatistic {
   numUrls: number;
   /** Of those, the ones not seen before (queued by this page). */
   numNewUrls: number;
+  /** The page's `<title>` text, when it is HTML and has one (as text: never markup). */
+  title?: string;
 }
 
 /** The crawl's state when the report is made. */

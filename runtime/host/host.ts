@@ -35,6 +35,7 @@ import { LockOwnership } from '../inspect/await-graph';
 import { LoopControlError, checkBreakpoints } from '../inspect/loop-control';
 import { taskFrames } from '../inspect/task-snapshot';
 import { Run, type RunServices } from './run';
+import { listSamples } from '../samples/index';
 import {
   nested,
   optionalBoolean,
@@ -221,6 +222,8 @@ export class RuntimeHost {
       if (v !== PROTOCOL_VERSION) throw new ProtocolError(`hello: this host speaks protocol version ${PROTOCOL_VERSION}, the client ${v}`, 'versionMismatch');
       return { protocolVersion: PROTOCOL_VERSION, hostVersion: hostVersion(), pid: process.pid };
     });
+
+    e.handle('samples', () => ({ samples: listSamples() }));
 
     e.handle('launch', (raw) => {
       const p = paramsOf('launch', raw);

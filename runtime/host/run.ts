@@ -372,6 +372,7 @@ export class Run {
     // For the next progress event's `recent` list (oldest first); a full list goes out at once,
     // so every page finished is listed in exactly one event.
     const page: CrawledPage = { url: stat.url, status: stat.status };
+    if (stat.title !== undefined) page.title = stat.title;
     if (stat.exception !== null) page.error = stat.exception;
     this.recent.push(page);
     if (this.recent.length >= RECENT_PAGES) this.emitProgress(true);

@@ -59,6 +59,13 @@ describe('runtime host over IPC (from source)', () => {
     await rejectsWith(host.rpc.request('hello', { client: 'old', protocolVersion: PROTOCOL_VERSION + 1 }), 'versionMismatch');
   });
 
+  test('samples lists the tutorial samples the host can launch', async () => {
+    const { samples } = await host.rpc.request('samples', {});
+    const ids = samples.map((x) => x.id);
+    for (const id of ['generators', 'callbacks', 'crawler', 'json-fetch']) assert.ok(ids.includes(id), id);
+    for (const x of samples) assert.ok(x.title.length > 0 && x.chapter.length > 0, x.id);
+  });
+
   test('bad requests get error replies, and the host stays up', async () => {
     await rejectsWith(host.rpc.request('snapshot', {}), 'noRun', /launch first/);
     await rejectsWith(host.rpc.request('noSuchMethod' as 'pause', {}), 'unknownMethod');

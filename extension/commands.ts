@@ -1,0 +1,304 @@
+// The "Coroscope" commands and the services they share. This module (and all it imports:
+// the host process, the panel, the decorations) is loaded on the first command, not at
+// activation (see extension.ts); the run session, the status bar, the decorations and the
+// output channel come into being then.
+//
+// Invariants: a command never leaves a promise the UI waits on forever (host death fails
+// every pending request; each command reports its error in a notification and returns); a
+// crawl or sample launch always shows the panel and the progress.
+
+import * as vscode from 'vscode';
+import { join } from 'node:path';
+import type { LaunchTarget, TaskSummary } from '../protocol/host-protocol';
+import type { PanelCommand, ViewId } from '../protocol/webview-protocol';
+import { COMMANDS } from './command-ids';
+import { ContextKeys } from './context-keys';
+import { showCrawlProgress } from './crawl-progress';
+import { HostManager } from './host-manager';
+import { InspectorPanel, type PanelDependencies } from './inspector-panel';
+import { CoroscopeOutput } from './output';
+import { describeTarget, RunSession } from './run-session';
+import { sampleList, type SampleEntry } from './sample-catalog';
+import { crawlSettings, parseCrawlInput, sampleOptions, snapshotRate, type SettingGetter } from './settings';
+import { openSourcePosition } from './source-opener';
+import { CoroscopeStatusBar } from './status-bar';
+import { SuspensionDecorations } from './suspension-decorations';
+
+
+function settings(): SettingGetter {
+  const c = vscode.workspace.getConfiguration('coroscope');
+  return (key) => c.get<unknown>(key);
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Everything the commands share; made on the first command. */
+export class CoroscopeServices implements vscode.Disposable {
+  readonly output: CoroscopeOutput;
+  readonly manager: HostManager;
+  readonly session: RunSession;
+  readonly statusBar = new CoroscopeStatusBar();
+  readonly contextKeys = new ContextKeys();
+  readonly decorations: SuspensionDecorations;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    readonly context: vscode.ExtensionContext,
+    output: CoroscopeOutput,
+    hostScript: string,
+  ) {
+    this.output = output;
+    const workspace = vscode.workspace.workspaceFolders?.[0]?.uri;
+    this.manager = new HostManager({ hostScript, cwd: workspace?.scheme === 'file' ? workspace.fsPath : undefined, clientName: 'coroscope-extension' });
+    const manager = this.manager;
+    this.session = new RunSession(manager, { snapshotRate: () => snapshotRate(settings()) });
+    this.decorations = new SuspensionDecorations(this.session, context.extensionUri);
+    const s = this.session;
+    const refreshBar = (): void => this.statusBar.update(s.status, s.lastProgress ?? s.mirror.progress, s.mirror.counts);
+    s.onStatus.on((status) => {
+      this.contextKeys.set('coroscope.running', status.phase === 'running' || status.phase === 'paused' || status.phase === 'starting');
+      this.contextKeys.set('coroscope.paused', status.phase === 'paused');
+      refreshBar();
+    });
+    s.onSnapshot.on(refreshBar);
+    s.onProgress.on(refreshBar);
+    s.onOutput.on((o) => {
+      if (o.category === 'log') output.hostLog(o.text);
+      else output.append(o.text);
+    });
+    s.onFinished.on((f) => output.line(`[coroscope] run ${f.runId} finished: ${f.summary}${f.error !== undefined ? ` (${f.error})` : ''}`));
+    manager.onDidStart((host) => {
+      this.contextKeys.set('coroscope.hostRunning', true);
+      output.line(`[coroscope] runtime host started (pid ${host.pid ?? '?'})`);
+    });
+    manager.onDidExit(({ exit }) => {
+      this.contextKeys.set('coroscope.hostRunning', false);
+      this.contextKeys.set('coroscope.running', false);
+      this.contextKeys.set('coroscope.paused', false);
+      if (exit.expected) {
+        output.line('[coroscope] runtime host stopped');
+        return;
+      }
+      const how = exit.signal !== null ? `was killed (${exit.signal})` : `exited with code ${exit.code}`;
+      output.line(`[coroscope] the runtime host ${how}; its last lines:`);
+      for (const l of exit.lastLines) output.line(`    ${l}`);
+      const tail = exit.lastLines.slice(-3).join(' ⏎ ');
+      void vscode.window
+        .showErrorMessage(`Coroscope: the runtime host ${how}.${tail !== '' ? ` Last lines: ${tail}` : ''} The next command starts a new one.`, 'Show Log', 'Open Inspector')
+        .then((choice) => {
+          if (choice === 'Show Log') output.show();
+          else if (choice === 'Open Inspector') this.showPanel();
+        });
+    });
+    this.disposables.push(this.statusBar, this.decorations, { dispose: () => s.dispose() });
+  }
+
+  /** The serializer's way back in after a reload. */
+  static serializer(deps: () => PanelDependencies): vscode.WebviewPanelSerializer {
+    return InspectorPanel.serializer(deps);
+  }
+
+  panelDependencies(): PanelDependencies {
+    return {
+      extensionUri: this.context.extensionUri,
+      session: this.session,
+      openSource: (position) => openSourcePosition(position, this.sourceColumn()),
+      runCommand: async (command: PanelCommand) => {
+        const id = { runCrawl: COMMANDS.runCrawl, openSample: COMMANDS.openSample, showTrace: COMMANDS.showTrace, showLog: COMMANDS.showLog }[command];
+        await vscode.commands.executeCommand(id);
+      },
+      onVisibilityChanged: (visible) => this.contextKeys.set('coroscope.inspectorVisible', visible),
+    };
+  }
+
+  /** Where sources open: not in the panel's column (it would hide the panel). */
+  sourceColumn(): vscode.ViewColumn {
+    const panelColumn = InspectorPanel.visiblePanel()?.panel.viewColumn;
+    return panelColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
+  }
+
+  showPanel(reveal?: { view: ViewId; taskId?: number }): InspectorPanel {
+    const p = InspectorPanel.show(this.panelDependencies(), reveal);
+    this.contextKeys.set('coroscope.inspectorVisible', true);
+    return p;
+  }
+
+  async launch(target: LaunchTarget, options: Parameters<RunSession['launch']>[1]): Promise<void> {
+    this.showPanel(target.kind === 'crawl' || target.kind === 'demo' ? { view: 'tasks' } : undefined);
+    try {
+      await this.session.launch(target, options);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Coroscope: could not start ${describeTarget(target)}: ${message(e)}`, 'Show Log').then((c) => {
+        if (c === 'Show Log') this.output.show();
+      });
+      return;
+    }
+    if (this.session.status.phase !== 'finished') showCrawlProgress(this.session, this.session.status.title);
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+
+  /** Ends the runtime host (deactivation). */
+  async shutdown(): Promise<void> {
+    await this.manager.dispose();
+  }
+}
+
+// --- the command handlers ---------------------------------------------------------------------
+
+interface CrawlChoice extends vscode.QuickPickItem {
+  choice: 'demo' | 'urls';
+}
+
+/** Asks which site to crawl: the demo site (the default) or URLs typed in. */
+async function askCrawlTarget(): Promise<LaunchTarget | undefined> {
+  const qp = vscode.window.createQuickPick<CrawlChoice>();
+  qp.title = 'Coroscope: Run Crawl';
+  qp.placeholder = 'Press Enter for the embedded demo site, or type URLs to crawl (separated by spaces)';
+  const demo: CrawlChoice = { label: '$(globe) The embedded demo site', description: 'offline, on loopback', detail: 'A generated site with slow pages, redirects, a broken page and a title with markup', choice: 'demo' };
+  qp.items = [demo];
+  qp.matchOnDescription = false;
+  qp.onDidChangeValue((value) => {
+    const parsed = parseCrawlInput(value);
+    if (value.trim() === '' || 'demo' in parsed && parsed.demo) qp.items = [demo];
+    else if ('error' in parsed) qp.items = [{ label: `$(warning) ${parsed.error}`, choice: 'urls', alwaysShow: true }, demo];
+    else qp.items = [{ label: `$(link-external) Crawl ${parsed.urls.join(' ')}`, choice: 'urls', alwaysShow: true }, demo];
+  });
+  const picked = await new Promise<{ item: CrawlChoice | undefined; value: string }>((resolve) => {
+    qp.onDidAccept(() => resolve({ item: qp.selectedItems[0] ?? qp.activeItems[0], value: qp.value }));
+    qp.onDidHide(() => resolve({ item: undefined, value: '' }));
+    qp.show();
+  });
+  qp.dispose();
+  if (picked.item === undefined) return undefined;
+  if (picked.item.choice === 'demo') return { kind: 'demo' };
+  const parsed = parseCrawlInput(picked.value);
+  if ('error' in parsed) {
+    void vscode.window.showErrorMessage(`Coroscope: ${parsed.error}`);
+    return undefined;
+  }
+  return parsed.demo ? { kind: 'demo' } : { kind: 'crawl', urls: parsed.urls };
+}
+
+function taskLabel(t: TaskSummary): vscode.QuickPickItem & { taskId: number } {
+  const where = t.frames.length > 0 ? t.frames.join(' › ') : '';
+  return {
+    label: `#${t.id} ${t.name}`,
+    description: `${t.state}${t.awaiting !== null ? ` · awaiting ${t.awaiting.kind}` : ''}`,
+    detail: where,
+    taskId: t.id,
+  };
+}
+
+async function pickTask(services: CoroscopeServices, title: string, filter: (t: TaskSummary) => boolean): Promise<number | undefined> {
+  const tasks = services.session.mirror.liveTasks().filter(filter);
+  if (tasks.length === 0) {
+    void vscode.window.showInformationMessage('Coroscope: no live task to choose from.');
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(tasks.slice(0, 5000).map(taskLabel), { title, placeHolder: 'Type a task id or name', matchOnDescription: true, matchOnDetail: true });
+  return picked?.taskId;
+}
+
+function taskIdArg(arg: unknown): number | undefined {
+  if (typeof arg === 'number' && Number.isInteger(arg)) return arg;
+  if (typeof arg === 'object' && arg !== null && typeof (arg as Record<string, unknown>).taskId === 'number') return (arg as Record<string, number>).taskId;
+  return undefined;
+}
+
+async function guarded(what: string, fn: () => Promise<unknown>): Promise<void> {
+  try {
+    await fn();
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Coroscope: ${what} failed: ${message(e)}`);
+  }
+}
+
+/** The handler of each command, given the services (made on first use). */
+export function commandHandlers(services: () => CoroscopeServices): Record<string, (...args: unknown[]) => Promise<void>> {
+  return {
+    [COMMANDS.runCrawl]: async (arg?: unknown) => {
+      const s = services();
+      let target: LaunchTarget | undefined;
+      if (typeof arg === 'string' || Array.isArray(arg)) {
+        const parsed = parseCrawlInput(Array.isArray(arg) ? arg.filter((x): x is string => typeof x === 'string').join(' ') : arg);
+        if ('error' in parsed) {
+          void vscode.window.showErrorMessage(`Coroscope: ${parsed.error}`);
+          return;
+        }
+        target = parsed.demo ? { kind: 'demo' } : { kind: 'crawl', urls: parsed.urls };
+      } else {
+        target = await askCrawlTarget();
+      }
+      if (target === undefined) return;
+      const cfg = crawlSettings(settings());
+      for (const p of cfg.problems) void vscode.window.showWarningMessage(`Coroscope: ${p}`);
+      if (target.kind === 'demo' && cfg.demoPages > 0) target = { kind: 'demo', pages: cfg.demoPages };
+      await s.launch(target, cfg.options);
+    },
+    [COMMANDS.openInspector]: async () => {
+      services().showPanel();
+    },
+    [COMMANDS.pause]: () => guarded('Pause', () => services().session.pause()),
+    [COMMANDS.continue]: () => guarded('Continue', () => services().session.continue()),
+    [COMMANDS.stepTick]: () => guarded('Step Tick', () => services().session.stepTick()),
+    [COMMANDS.stepTask]: async (arg?: unknown) => {
+      const s = services();
+      const id = taskIdArg(arg) ?? (await pickTask(s, 'Coroscope: Step which task?', (t) => t.state === 'suspended' || t.state === 'scheduled'));
+      if (id !== undefined) await guarded('Step Task', () => s.session.stepTask(id));
+    },
+    [COMMANDS.cancelTask]: async (arg?: unknown) => {
+      const s = services();
+      const id = taskIdArg(arg) ?? (await pickTask(s, 'Coroscope: Cancel which task?', () => true));
+      if (id === undefined) return;
+      await guarded('Cancel Task', async () => {
+        const cancelled = await s.session.cancelTask(id);
+        if (!cancelled) void vscode.window.showInformationMessage(`Coroscope: task #${id} could not be cancelled (it has finished).`);
+      });
+    },
+    [COMMANDS.showTrace]: async () => {
+      const s = services();
+      try {
+        await s.manager.ensure();
+      } catch (e) {
+        void vscode.window.showErrorMessage(`Coroscope: the runtime host did not start: ${message(e)}`);
+        return;
+      }
+      s.showPanel({ view: 'exceptions' });
+    },
+    [COMMANDS.openSample]: async (arg?: unknown) => {
+      const s = services();
+      let id = typeof arg === 'string' ? arg : undefined;
+      let entry: SampleEntry | undefined;
+      const { samples } = await sampleList(s.manager.current()?.endpoint ?? null);
+      if (id === undefined) {
+        const picked = await vscode.window.showQuickPick(
+          samples.map((x) => ({ label: x.title, description: x.id, detail: x.chapter, entry: x })),
+          { title: 'Coroscope: Open Tutorial Sample', placeHolder: 'Pick a sample to run in the inspector', matchOnDescription: true, matchOnDetail: true },
+        );
+        if (picked === undefined) return;
+        entry = picked.entry;
+        id = entry.id;
+      } else {
+        entry = samples.find((x) => x.id === id);
+      }
+      if (entry?.file !== undefined) {
+        const file = join(s.context.extensionUri.fsPath, 'runtime', 'samples', entry.file);
+        await openSourcePosition({ file, line: 1, column: 1 }, s.sourceColumn()).catch(() => false);
+      }
+      await s.launch({ kind: 'sample', id }, sampleOptions(settings()));
+    },
+    [COMMANDS.stop]: async () => {
+      const s = services();
+      await s.session.stopRun().catch(() => undefined);
+      await s.manager.stop();
+    },
+    [COMMANDS.showLog]: async () => {
+      services().output.show();
+    },
+  };
+}

@@ -1,0 +1,263 @@
+// InspectorPanel: the webview panel that shows the run (webview/), and its serializer.
+// It serves the panel's requests (protocol/webview-protocol.ts) with the RunSession and the
+// host, and pushes the session's changes to it as events.
+//
+// Invariants:
+// - One panel at a time (Open Inspector reveals it). The webview's own state (view, sort,
+//   filter, selection, scroll) lives in the webview (vscode.setState) and survives hiding
+//   and reloads; its data comes from the extension on `ready` each time the webview boots,
+//   so no retainContextWhenHidden is needed.
+// - Nothing is posted to a hidden panel (it would be dropped anyway): on becoming visible
+//   the webview boots again and asks `ready`.
+// - Every request's params are narrowed (parsePanelRequest) before use.
+// - Snapshot deltas are coalesced: at most one `snapshot` event per animation-sized window
+//   (the session already polls at the configured rate; this merges bursts after steps).
+
+import * as vscode from 'vscode';
+import type { HostMethods, Snapshot } from '../protocol/host-protocol';
+import { ProtocolError, RpcEndpoint, type Transport } from '../protocol/rpc';
+import {
+  PANEL_PROTOCOL_VERSION,
+  parsePanelRequest,
+  type PanelCommand,
+  type PanelEvents,
+  type PanelInit,
+  type PanelMethods,
+  type PanelRequest,
+  type ViewId,
+  type WebviewMethods,
+} from '../protocol/webview-protocol';
+import type { RunSession } from './run-session';
+import { panelHtml } from './webview-html';
+
+export { PANEL_VIEW_TYPE } from './command-ids';
+import { PANEL_VIEW_TYPE } from './command-ids';
+const PANEL_TITLE = 'Coroscope Inspector';
+const COALESCE_MS = 50;
+
+type PanelEndpoint = RpcEndpoint<WebviewMethods, PanelMethods, Record<string, never>, PanelEvents>;
+
+export interface PanelDependencies {
+  extensionUri: vscode.Uri;
+  session: RunSession;
+  /** Opens a TypeScript position in an editor. */
+  openSource(position: { file: string; line: number; column: number }): Promise<boolean>;
+  /** Runs one of the extension's commands for the panel's buttons. */
+  runCommand(command: PanelCommand): Promise<void>;
+  /** The panel became visible or hidden (for the `coroscope.inspectorVisible` context key). */
+  onVisibilityChanged(visible: boolean): void;
+}
+
+function webviewTransport(panel: vscode.WebviewPanel): Transport {
+  return {
+    send: (message) => {
+      if (panel.visible) void panel.webview.postMessage(message);
+    },
+    onMessage: (receive) => panel.webview.onDidReceiveMessage((m: unknown) => receive(m)),
+    onClose: (closed) => panel.onDidDispose(() => closed('the panel was closed')),
+  };
+}
+
+export class InspectorPanel {
+  private static current: InspectorPanel | null = null;
+
+  static visiblePanel(): InspectorPanel | null {
+    return InspectorPanel.current;
+  }
+
+  /** Shows the panel (creating it if needed), optionally on a view. */
+  static show(deps: PanelDependencies, reveal?: { view: ViewId; taskId?: number }): InspectorPanel {
+    let p = InspectorPanel.current;
+    if (p === null) {
+      // Beside the editor the user reads (frames clicked in the panel open there).
+      const column = vscode.window.activeTextEditor !== undefined ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
+      const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, PANEL_TITLE, { viewColumn: column, preserveFocus: false }, InspectorPanel.options(deps.extensionUri));
+      p = new InspectorPanel(panel, deps);
+    } else {
+      p.panel.reveal(undefined, false);
+    }
+    if (reveal !== undefined) p.reveal(reveal);
+    return p;
+  }
+
+  /** The serializer that brings the panel back after a reload. */
+  static serializer(deps: () => PanelDependencies): vscode.WebviewPanelSerializer {
+    return {
+      deserializeWebviewPanel: async (panel: vscode.WebviewPanel, _state: unknown) => {
+        // The webview restores its own UI state from vscode.getState(); the data comes on `ready`.
+        InspectorPanel.current?.panel.dispose();
+        panel.webview.options = InspectorPanel.options(deps().extensionUri);
+        new InspectorPanel(panel, deps());
+      },
+    };
+  }
+
+  private static options(extensionUri: vscode.Uri): vscode.WebviewOptions & vscode.WebviewPanelOptions {
+    return {
+      enableScripts: true,
+      enableCommandUris: false,
+      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')],
+      enableFindWidget: true,
+    };
+  }
+
+  private readonly endpoint: PanelEndpoint;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly unsubscribe: Array<() => void> = [];
+  private pendingSnapshot: Snapshot | null = null;
+  private snapshotTimer: NodeJS.Timeout | null = null;
+  private pendingReveal: { view: ViewId; taskId?: number } | null = null;
+  private booted = false;
+
+  private constructor(
+    readonly panel: vscode.WebviewPanel,
+    private readonly deps: PanelDependencies,
+  ) {
+    InspectorPanel.current = this;
+    panel.iconPath = {
+      light: vscode.Uri.joinPath(deps.extensionUri, 'media', 'coroscope-light.svg'),
+      dark: vscode.Uri.joinPath(deps.extensionUri, 'media', 'coroscope-dark.svg'),
+    };
+    const webview = panel.webview;
+    const root = vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview');
+    webview.html = panelHtml({
+      cspSource: webview.cspSource,
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'main.js')).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'main.css')).toString(),
+    });
+    this.endpoint = new RpcEndpoint<WebviewMethods, PanelMethods, Record<string, never>, PanelEvents>(webviewTransport(panel));
+    this.serve();
+    this.subscribe();
+    this.disposables.push(
+      panel.onDidDispose(() => this.disposed()),
+      panel.onDidChangeViewState((e) => {
+        if (!e.webviewPanel.visible) this.booted = false;
+        deps.onVisibilityChanged(e.webviewPanel.visible);
+      }),
+    );
+  }
+
+  reveal(r: { view: ViewId; taskId?: number }): void {
+    if (this.booted) this.endpoint.emit('reveal', r);
+    else this.pendingReveal = r;
+  }
+
+  dispose(): void {
+    this.panel.dispose();
+  }
+
+  private disposed(): void {
+    if (InspectorPanel.current === this) InspectorPanel.current = null;
+    for (const u of this.unsubscribe) u();
+    for (const d of this.disposables) d.dispose();
+    if (this.snapshotTimer !== null) clearTimeout(this.snapshotTimer);
+    this.deps.onVisibilityChanged(false);
+  }
+
+  // --- events to the webview ------------------------------------------------------------
+
+  private subscribe(): void {
+    const s = this.deps.session;
+    const emit = <E extends keyof PanelEvents & string>(event: E, body: PanelEvents[E]): void => {
+      if (this.booted && this.panel.visible) this.endpoint.emit(event, body);
+    };
+    this.unsubscribe.push(
+      s.onReset.on((status) => {
+        this.pendingSnapshot = null;
+        emit('reset', { status });
+      }),
+      s.onStatus.on((status) => emit('status', status)),
+      s.onSnapshot.on(({ snapshot }) => this.queueSnapshot(snapshot)),
+      s.onProgress.on((p) => emit('progress', p)),
+      s.onException.on((e) => emit('exception', e)),
+      s.onLint.on((lint) => emit('lint', { lint })),
+    );
+  }
+
+  /** Merges deltas that arrive within COALESCE_MS into one event. */
+  private queueSnapshot(s: Snapshot): void {
+    if (!this.booted || !this.panel.visible) return;
+    const prev = this.pendingSnapshot;
+    if (prev === null || s.full) this.pendingSnapshot = s;
+    else {
+      const byId = new Map(prev.tasks.map((t) => [t.id, t]));
+      for (const t of s.tasks) byId.set(t.id, t);
+      for (const id of s.removed) byId.delete(id);
+      this.pendingSnapshot = { ...s, full: prev.full, tasks: [...byId.values()], removed: prev.removed.concat(s.removed) };
+    }
+    if (this.snapshotTimer !== null) return;
+    this.snapshotTimer = setTimeout(() => {
+      this.snapshotTimer = null;
+      const pending = this.pendingSnapshot;
+      this.pendingSnapshot = null;
+      if (pending !== null && this.booted && this.panel.visible) this.endpoint.emit('snapshot', pending);
+    }, COALESCE_MS);
+  }
+
+  // --- requests from the webview ---------------------------------------------------------
+
+  private serve(): void {
+    const ep = this.endpoint;
+    const narrow = <M extends PanelRequest['method']>(method: M, raw: unknown): PanelMethods[M]['params'] => {
+      const r = parsePanelRequest(method, raw);
+      if (typeof r === 'string') throw new ProtocolError(r);
+      // parsePanelRequest(method) returns the request of that method.
+      return r.params as PanelMethods[M]['params'];
+    };
+    const s = this.deps.session;
+    const host = <M extends keyof HostMethods & string>(method: M, params: HostMethods[M]['params']): Promise<HostMethods[M]['result']> => s.request(method, params);
+
+    ep.handle('ready', (raw): PanelInit => {
+      narrow('ready', raw);
+      this.booted = true;
+      this.pendingSnapshot = null;
+      const reveal = this.pendingReveal;
+      this.pendingReveal = null;
+      if (reveal !== null) setTimeout(() => this.endpoint.emit('reveal', reveal), 0);
+      return {
+        protocolVersion: PANEL_PROTOCOL_VERSION,
+        status: s.status,
+        snapshot: s.mirror.version >= 0 ? s.mirror.toFullSnapshot() : null,
+        progress: s.progressPoints.slice(),
+        exceptions: s.exceptions.slice(-100),
+        lints: s.lints.slice(),
+        pages: s.pages.slice(-500),
+        lastProgress: s.lastProgress,
+      };
+    });
+    ep.handle('taskDetail', (raw) => host('taskDetail', { taskId: narrow('taskDetail', raw).taskId, locals: true }));
+    ep.handle('variables', (raw) => host('variables', { handle: narrow('variables', raw).handle }));
+    ep.handle('graph', (raw) => {
+      narrow('graph', raw);
+      return host('graph', {});
+    });
+    ep.handle('traces', (raw) => host('traces', narrow('traces', raw)));
+    ep.handle('lints', async (raw) => {
+      narrow('lints', raw);
+      return host('lints', {});
+    });
+    ep.handle('openSource', async (raw) => ({ opened: await this.deps.openSource(narrow('openSource', raw).position) }));
+    ep.handle('cancelTask', async (raw) => ({ cancelled: await s.cancelTask(narrow('cancelTask', raw).taskId) }));
+    ep.handle('control', async (raw) => {
+      const p = narrow('control', raw);
+      switch (p.action) {
+        case 'pause':
+          return { tick: (await s.pause()).tick };
+        case 'continue':
+          return { tick: (await s.continue()).tick };
+        case 'stepTick':
+          return { tick: (await s.stepTick()).tick };
+        case 'stepTask':
+          if (p.taskId === undefined) throw new ProtocolError('control: stepTask needs a taskId');
+          return { tick: (await s.stepTask(p.taskId)).tick };
+        case 'stop':
+          await s.stopRun();
+          return { tick: null };
+      }
+    });
+    ep.handle('command', async (raw) => {
+      await this.deps.runCommand(narrow('command', raw).command);
+      return {};
+    });
+  }
+}

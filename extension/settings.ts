@@ -1,0 +1,98 @@
+// The `coroscope.*` settings as launch options. Pure: a getter gives each setting's raw value
+// (`unknown`: settings.json is user input), and what is out of range or of the wrong type
+// falls back to the default, so a bad setting never breaks a launch.
+
+import type { LaunchOptions } from '../protocol/host-protocol';
+
+export type SettingGetter = (key: string) => unknown;
+
+export const DEFAULTS = Object.freeze({
+  maxTasks: 100,
+  maxRedirect: 10,
+  maxTries: 4,
+  exclude: '',
+  strict: true,
+  respectRobotsTxt: true,
+  inspection: true,
+  snapshotRate: 4,
+  stopOnEntry: false,
+  demoPages: 0,
+});
+
+function int(v: unknown, min: number, max: number, fallback: number): number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : fallback;
+}
+function bool(v: unknown, fallback: boolean): boolean {
+  return typeof v === 'boolean' ? v : fallback;
+}
+
+/** A regular expression's source, or null when empty or invalid (with why, for a warning). */
+export function excludePattern(v: unknown): { pattern: string | null; problem?: string } {
+  if (typeof v !== 'string' || v.trim() === '') return { pattern: null };
+  try {
+    new RegExp(v);
+    return { pattern: v };
+  } catch (e) {
+    return { pattern: null, problem: `coroscope.exclude is not a regular expression (${e instanceof Error ? e.message : String(e)}): ignored` };
+  }
+}
+
+export interface CrawlSettings {
+  options: LaunchOptions;
+  /** Pages of the embedded demo site (0: the site's default). */
+  demoPages: number;
+  problems: string[];
+}
+
+export function crawlSettings(get: SettingGetter): CrawlSettings {
+  const problems: string[] = [];
+  const exclude = excludePattern(get('exclude'));
+  if (exclude.problem !== undefined) problems.push(exclude.problem);
+  const options: LaunchOptions = {
+    maxTasks: int(get('maxTasks'), 1, 10_000, DEFAULTS.maxTasks),
+    maxRedirect: int(get('maxRedirect'), 0, 100, DEFAULTS.maxRedirect),
+    maxTries: int(get('maxTries'), 1, 100, DEFAULTS.maxTries),
+    exclude: exclude.pattern,
+    strict: bool(get('strict'), DEFAULTS.strict),
+    robots: bool(get('respectRobotsTxt'), DEFAULTS.respectRobotsTxt),
+    inspect: bool(get('inspection'), DEFAULTS.inspection),
+    stopOnEntry: bool(get('stopOnEntry'), DEFAULTS.stopOnEntry),
+  };
+  return { options, demoPages: int(get('demoPages'), 0, 100_000, DEFAULTS.demoPages), problems };
+}
+
+/** Launch options for a sample: only inspection and stop-on-entry apply. */
+export function sampleOptions(get: SettingGetter): LaunchOptions {
+  return { inspect: bool(get('inspection'), DEFAULTS.inspection), stopOnEntry: bool(get('stopOnEntry'), DEFAULTS.stopOnEntry) };
+}
+
+/** Snapshots per second (0.5 .. 30). */
+export function snapshotRate(get: SettingGetter): number {
+  const v = get('snapshotRate');
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0.5 && v <= 30 ? v : DEFAULTS.snapshotRate;
+}
+
+/**
+ * Parses what the user typed in the Run Crawl input: URLs separated by spaces or commas.
+ * Empty input (or the demo choice) means the demo site. Returns the URLs or why not.
+ */
+export function parseCrawlInput(text: string): { demo: true } | { demo: false; urls: string[] } | { error: string } {
+  const parts = text
+    .split(/[\s,]+/)
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  if (parts.length === 0 || (parts.length === 1 && parts[0]!.toLowerCase() === 'demo')) return { demo: true };
+  const urls: string[] = [];
+  for (const p of parts) {
+    const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(p) ? p : `http://${p}`;
+    let u: URL;
+    try {
+      u = new URL(withScheme);
+    } catch {
+      return { error: `Not a URL: ${p}` };
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return { error: `Only http and https URLs can be crawled: ${p}` };
+    urls.push(u.href);
+  }
+  return { demo: false, urls };
+}

@@ -1,0 +1,282 @@
+/**
+ * Drives the VS Code workbench served by code-server in Debian's Chromium, through
+ * playwright-core (no browser download: the executable is /usr/bin/chromium, from apt).
+ *
+ * Invariants:
+ * - Chromium runs headless with the flags that work as root on these machines (no sandbox,
+ *   no GPU, no background networking: the machine's closed network refuses those
+ *   connections); each workbench gets its own browser context, so no state is shared.
+ * - `openWorkbench` returns only when the workbench is usable: the extensions' themes have
+ *   been applied (the `vscode-theme-*` class appears on .monaco-workbench once the
+ *   extension points are handled; before that the workbench shows a default light theme).
+ * - Helpers act as a person would: keyboard into the command palette and Quick Open, and
+ *   wait for what the screen shows, never for fixed delays.
+ * - Screenshots go to <project>/.test-artifacts/e2e/ (git-ignored).
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Frame, type Locator, type Page } from 'playwright-core';
+
+const projectRoot = resolve(__dirname, '..', '..', '..');
+export const ARTIFACTS_DIR = join(projectRoot, '.test-artifacts', 'e2e');
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+const WORKBENCH_TIMEOUT_MS = 60_000;
+const ACTION_TIMEOUT_MS = 15_000;
+
+export function launchBrowser(options: { headless?: boolean } = {}): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [...CHROMIUM_ARGS],
+    headless: options.headless ?? process.env.E2E_HEADED !== '1',
+  });
+}
+
+export interface Workbench {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** Errors the page logged (console.error and uncaught exceptions), for diagnostics. */
+  readonly errors: string[];
+  close(): Promise<void>;
+}
+
+export interface WorkbenchOptions {
+  readonly viewport?: { readonly width: number; readonly height: number };
+  readonly timeoutMs?: number;
+}
+
+/** Opens `url` (a code-server workbench URL) in a new context and waits until it is usable. */
+export async function openWorkbench(browser: Browser, url: string, options: WorkbenchOptions = {}): Promise<Workbench> {
+  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 800 } });
+  context.setDefaultTimeout(ACTION_TIMEOUT_MS);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('console', (message: ConsoleMessage) => {
+    if (message.type() === 'error') errors.push(`console.error: ${message.text()} (${message.location().url})`);
+  });
+  page.on('pageerror', (error: Error) => errors.push(`pageerror: ${error.message}`));
+  try {
+    await page.goto(url);
+    await waitForWorkbench(page, options.timeoutMs ?? WORKBENCH_TIMEOUT_MS);
+  } catch (error) {
+    await context.close();
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- page errors ---\n${errors.join('\n')}`);
+  }
+  return { context, page, errors, close: () => context.close() };
+}
+
+export async function waitForWorkbench(page: Page, timeoutMs = WORKBENCH_TIMEOUT_MS): Promise<void> {
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: timeoutMs });
+  await page.locator('.monaco-workbench[class*="vscode-theme-"]').waitFor({ state: 'attached', timeout: timeoutMs });
+  await page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: timeoutMs });
+}
+
+export type ThemeKind = 'dark' | 'light' | 'high-contrast-dark' | 'high-contrast-light';
+const THEME_CLASS: Record<ThemeKind, string> = { dark: 'vs-dark', light: 'vs', 'high-contrast-dark': 'hc-black', 'high-contrast-light': 'hc-light' };
+
+/** Waits until a theme of the given kind, contributed by an extension, is applied. */
+export async function waitForThemeKind(page: Page, kind: ThemeKind, timeoutMs = ACTION_TIMEOUT_MS): Promise<void> {
+  await page.locator(`.monaco-workbench.${THEME_CLASS[kind]}[class*="vscode-theme-"]`).waitFor({ state: 'attached', timeout: timeoutMs });
+}
+
+// --- quick input: command palette, Quick Open, quick picks --------------------------------
+
+function quickInput(page: Page): Locator {
+  return page.locator('.quick-input-widget .quick-input-box input');
+}
+
+/** Quick-input rows whose label or description is exactly `label` (`focused`: only the row
+ *  Enter would pick). The color-theme picker, for one, shows "Light Modern" as the label and
+ *  the theme's settings name "Default Light Modern" as the description. */
+function rowsLabelled(page: Page, label: string, focused: boolean): Locator {
+  const exactly = new RegExp(`^\\s*${escapeRegExp(label)}\\s*$`);
+  return page
+    .locator(`.quick-input-widget .monaco-list-row${focused ? '.focused' : ''}`)
+    .filter({ has: page.locator('.label-name, .label-description').filter({ hasText: exactly }) });
+}
+
+/** Waits for a row labelled exactly `label` in the open quick input, moves the focus onto it
+ *  with the arrow keys (the best fuzzy match is not always first: "Preferences: Color
+ *  Theme" sorts after "Preferences: Browse Color Themes in Marketplace") and presses Enter. */
+async function acceptRow(page: Page, label: string): Promise<void> {
+  await rowsLabelled(page, label, false).first().waitFor({ state: 'visible' });
+  for (let step = 0; step < 50; step++) {
+    if ((await rowsLabelled(page, label, true).count()) > 0) {
+      await page.keyboard.press('Enter');
+      return;
+    }
+    await page.keyboard.press('ArrowDown');
+  }
+  throw new Error(`could not move the quick-input focus onto "${label}"`);
+}
+
+/** Types `filter` into the open quick input (replacing its text) and picks the row labelled
+ *  exactly `label`. `placeholder` (part of the input's placeholder text) tells which quick
+ *  pick to wait for, so as not to type into the command palette that opened it. */
+export async function pickQuickInputItem(page: Page, label: string, options: { filter?: string; placeholder?: string } = {}): Promise<void> {
+  const input = options.placeholder === undefined
+    ? quickInput(page)
+    : quickInput(page).and(page.locator(`[placeholder*="${cssString(options.placeholder)}"]`));
+  await input.waitFor({ state: 'visible' });
+  await input.fill(options.filter ?? label);
+  await acceptRow(page, label);
+}
+
+/** Runs a command by its palette title (e.g. "View: Toggle Terminal"): F1, type, Enter.
+ *  Does not wait for the palette to close: the command may open a quick pick of its own. */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await closeQuickInput(page);
+  await page.keyboard.press('F1');
+  const input = quickInput(page);
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${title}`);
+  await acceptRow(page, title);
+}
+
+/** Opens a workspace file through Quick Open (Ctrl+P) and waits for its editor tab. */
+export async function quickOpen(page: Page, fileName: string): Promise<void> {
+  await closeQuickInput(page);
+  await page.keyboard.press('Control+P');
+  const input = quickInput(page);
+  await input.waitFor({ state: 'visible' });
+  await input.fill(fileName);
+  await acceptRow(page, fileName);
+  await page.locator(`.tabs-container .tab.active[data-resource-name="${cssString(fileName)}"]`).waitFor({ state: 'visible' });
+}
+
+async function closeQuickInput(page: Page): Promise<void> {
+  if (await quickInput(page).isVisible()) {
+    await page.keyboard.press('Escape');
+    await quickInput(page).waitFor({ state: 'hidden' });
+  }
+}
+
+/** Selects a color theme through "Preferences: Color Theme", by its label ("Light Modern")
+ *  or its settings name ("Default Light Modern"). */
+export async function setColorTheme(page: Page, label: string, kind: ThemeKind): Promise<void> {
+  await runCommand(page, 'Preferences: Color Theme');
+  await pickQuickInputItem(page, label, { placeholder: 'Select Color Theme' });
+  await waitForThemeKind(page, kind);
+}
+
+// --- what the workbench shows ---------------------------------------------------------------
+
+/** The text lines rendered by the active editor (only the visible ones: Monaco virtualizes). */
+export function activeEditorLines(page: Page): Locator {
+  return page.locator('.editor-group-container.active .monaco-editor .view-lines');
+}
+
+/** Waits for a notification toast whose message contains `text`. */
+export async function waitForNotification(page: Page, text: string | RegExp, timeoutMs = ACTION_TIMEOUT_MS): Promise<Locator> {
+  const toast = page.locator('.notifications-toasts .notification-toast').filter({ hasText: text });
+  await toast.first().waitFor({ state: 'visible', timeout: timeoutMs });
+  return toast.first();
+}
+
+/** Saves a PNG of the page as .test-artifacts/e2e/<name>.png and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  const path = join(ARTIFACTS_DIR, `${name.replace(/[^\w.-]+/g, '-')}.png`);
+  await page.screenshot({ path });
+  return path;
+}
+
+// --- frames: webviews live in nested iframes ---------------------------------------------
+
+/** Polls page.frames() until `predicate` holds for one (a predicate that throws, e.g. on a
+ *  frame detached meanwhile, counts as false). */
+export async function findFrame(page: Page, predicate: (frame: Frame) => boolean | Promise<boolean>, timeoutMs = ACTION_TIMEOUT_MS): Promise<Frame> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const frame of page.frames()) {
+      if (frame.isDetached()) continue;
+      try {
+        if (await predicate(frame)) return frame;
+      } catch {
+        // detached or navigating: try again on the next round
+      }
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`no frame matched within ${timeoutMs} ms; frames: ${page.frames().map((f) => f.url()).join(', ')}`);
+    }
+    await page.waitForTimeout(100);
+  }
+}
+
+/** The inner frame of a webview (VS Code nests the extension's HTML in an iframe inside the
+ *  webview's own index.html iframe) whose document has an element matching `selector`. */
+export function findWebviewFrame(page: Page, selector: string, timeoutMs = ACTION_TIMEOUT_MS): Promise<Frame> {
+  return findFrame(
+    page,
+    async (frame) => isInsideWebview(frame) && (await frame.locator(selector).count()) > 0,
+    timeoutMs,
+  );
+}
+
+function isInsideWebview(frame: Frame): boolean {
+  for (let parent = frame.parentFrame(); parent !== null; parent = parent.parentFrame()) {
+    if (parent.url().includes('/webview/')) return true;
+  }
+  return false;
+}
+
+// --- extension tests run inside the extension host --------------------------------------
+
+export interface ExtensionTestsResult {
+  /** The extension host's exit code: 0 when the tests module's run() resolved. */
+  readonly exitCode: number;
+  /** What the workbench and the extension host logged (console.* of the tests included). */
+  readonly log: readonly string[];
+}
+
+/** Opens a workbench URL made by developmentUrl(server, { extensionDevelopmentPath,
+ *  extensionTestsPath }) and waits for the extension host to exit after running the tests
+ *  module, as VS Code's own browser integration tests do: the workbench reports through the
+ *  `codeAutomationLog` and `codeAutomationExit` functions it finds on `window`. */
+export async function runExtensionTests(browser: Browser, url: string, timeoutMs = 120_000): Promise<ExtensionTestsResult> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const log: string[] = [];
+  let reportExit: (code: number) => void = () => undefined;
+  const exited = new Promise<number>((resolveExit) => {
+    reportExit = resolveExit;
+  });
+  try {
+    await page.exposeFunction('codeAutomationLog', (type: unknown, args: unknown) => {
+      const parts = Array.isArray(args) ? args.map((arg: unknown) => (typeof arg === 'string' ? arg : JSON.stringify(arg))) : [String(args)];
+      log.push(`[${String(type)}] ${parts.join(' ')}`);
+    });
+    await page.exposeFunction('codeAutomationExit', (code: unknown) => reportExit(typeof code === 'number' ? code : 1));
+    await page.goto(url);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`extension tests did not finish within ${timeoutMs} ms\n${log.join('\n')}`)), timeoutMs);
+    });
+    try {
+      return { exitCode: await Promise.race([exited, timedOut]), log };
+    } finally {
+      clearTimeout(timer);
+    }
+  } finally {
+    await context.close();
+  }
+}
+
+// --- small helpers ---------------------------------------------------------------------------
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function cssString(text: string): string {
+  return text.replace(/["\\]/g, '\\$&');
+}

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SnapshotMirror } from '../../protocol/snapshot-mirror';
+import { narrowPanelInit, narrowProgress, narrowSnapshot, parsePanelRequest, PANEL_PROTOCOL_VERSION } from '../../protocol/webview-protocol';
+import { fullSnapshot, makeTask } from '../webview/fixtures-tasks';
+
+describe('panel protocol: narrowing what the webview asks', () => {
+  it('accepts well-formed requests', () => {
+    assert.deepEqual(parsePanelRequest('taskDetail', { taskId: 3 }), { method: 'taskDetail', params: { taskId: 3 } });
+    assert.deepEqual(parsePanelRequest('control', { action: 'stepTask', taskId: 2 }), { method: 'control', params: { action: 'stepTask', taskId: 2 } });
+    assert.deepEqual(parsePanelRequest('control', { action: 'pause', taskId: 2 }), { method: 'control', params: { action: 'pause' } });
+    assert.deepEqual(parsePanelRequest('openSource', { position: { file: '/a.ts', line: 3, column: 1, extra: 1 } }), { method: 'openSource', params: { position: { file: '/a.ts', line: 3, column: 1 } } });
+    assert.deepEqual(parsePanelRequest('ready', undefined), { method: 'ready', params: {} });
+  });
+
+  it('refuses malformed ones with a reason', () => {
+    for (const [m, p] of [
+      ['taskDetail', { taskId: '3' }],
+      ['variables', { handle: 0 }],
+      ['control', { action: 'rm -rf' }],
+      ['control', { action: 'stepTask' }],
+      ['openSource', { position: { file: '', line: 1, column: 1 } }],
+      ['openSource', { position: { file: '/a', line: 0, column: 1 } }],
+      ['command', { command: 'workbench.action.terminal.new' }],
+      ['nope', {}],
+    ] as const) {
+      assert.equal(typeof parsePanelRequest(m, p), 'string', `${m} ${JSON.stringify(p)}`);
+    }
+  });
+});
+
+describe('panel protocol: narrowing what the extension sends', () => {
+  it('keeps good tasks of a snapshot and drops malformed ones', () => {
+    const s = fullSnapshot(3) as unknown as Record<string, unknown>;
+    (s.tasks as unknown[]).push({ id: 'x' }, null, { ...makeTask(9), state: 'exploded' });
+    const n = narrowSnapshot(s);
+    assert.ok(n !== null);
+    assert.equal(n.snapshot.tasks.length, 3);
+    assert.equal(n.dropped, 3);
+    assert.equal(narrowSnapshot({ version: 1 }), null);
+  });
+
+  it('narrows progress and its pages; titles stay strings (shown as text)', () => {
+    const p = narrowProgress({ done: 3, queued: 'x', errorsByKind: { A: 1, B: 'no' }, recent: [{ url: 'http://a/', status: 200, title: '<b>t</b>' }, { nope: 1 }] });
+    assert.ok(p !== null);
+    assert.equal(p.done, 3);
+    assert.equal(p.queued, 0);
+    assert.deepEqual(p.errorsByKind, { A: 1 });
+    assert.deepEqual(p.recent, [{ url: 'http://a/', status: 200, title: '<b>t</b>' }]);
+  });
+
+  it('refuses an initial state of another protocol version', () => {
+    const init = { protocolVersion: PANEL_PROTOCOL_VERSION, status: { phase: 'idle', runId: null, title: '', detail: '', tick: 0 }, snapshot: null, progress: [], exceptions: [], lints: [], pages: [], lastProgress: null };
+    assert.ok(narrowPanelInit(init) !== null);
+    assert.equal(narrowPanelInit({ ...init, protocolVersion: 99 }), null);
+    assert.equal(narrowPanelInit({ ...init, status: { phase: 'weird' } }), null);
+  });
+});
+
+describe('SnapshotMirror', () => {
+  it('applies full snapshots and deltas; deltas are idempotent', () => {
+    const m = new SnapshotMirror();
+    let c = m.apply(fullSnapshot(5, 1));
+    assert.equal(c.full, true);
+    assert.equal(m.tasks.size, 5);
+    const delta = { ...fullSnapshot(0, 2), full: false, tasks: [makeTask(2, { steps: 99 })], removed: [5] };
+    c = m.apply(delta);
+    assert.deepEqual([c.upserted, c.removed], [[2], [5]]);
+    c = m.apply(delta);
+    assert.deepEqual(c.removed, [], 'removing twice reports nothing');
+    assert.equal(m.tasks.get(2)!.steps, 99);
+    assert.equal(m.version, 2);
+    c = m.apply(fullSnapshot(2, 3));
+    assert.deepEqual(c.removed.sort(), [3, 4]);
+    assert.equal(m.toFullSnapshot().tasks.length, 2);
+    assert.deepEqual(m.liveTasks().map((t) => t.id), [1, 2]);
+  });
+});

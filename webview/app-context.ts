@@ -1,0 +1,37 @@
+// What every view of the panel can reach: the connection to the extension, the UI state and
+// its reducer, the task table model, the run's status and data, and a few shared actions.
+// Views hold no copy of these: they read them when they render.
+
+import type { CrawledPage, CrawlProgress, Lint, SourcePosition } from '../protocol/host-protocol';
+import type { ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
+import type { PanelClient } from './host-bridge';
+import type { TaskTableModel } from './state/task-query';
+import type { UiAction, UiState } from './state/ui-state';
+
+export interface RunData {
+  status: RunStatus;
+  progress: ProgressPoint[];
+  lastProgress: CrawlProgress | null;
+  exceptions: ExceptionEntry[];
+  lints: Lint[];
+  pages: CrawledPage[];
+}
+
+export interface AppContext {
+  readonly client: PanelClient;
+  readonly model: TaskTableModel;
+  readonly data: RunData;
+  ui(): UiState;
+  dispatch(action: UiAction): void;
+  /** Shows a task in the tasks view. */
+  showTask(id: number): void;
+  openSource(position: SourcePosition): void;
+  /** A short message in the panel's message bar. */
+  notify(text: string, kind?: 'error' | 'info'): void;
+  /** Asks for a render of the visible view on the next frame. */
+  invalidate(): void;
+}
+
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

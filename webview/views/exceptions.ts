@@ -1,0 +1,121 @@
+// Exceptions: the coroutine traceback and the "stack-ripped" callback trace of the same
+// failure side by side (the host's `traces` pair), each frame marked when the other trace
+// lacks it, and below them the exceptions the run raised, each with its coroutine traceback.
+
+import type { Traceback, TraceFrame, TracePair } from '../../protocol/host-protocol';
+import { isTracePair } from '../../protocol/webview-protocol';
+import { errorText, type AppContext } from '../app-context';
+import { h, icon, iconButton, replace } from '../dom';
+import { baseName, isOpenable } from '../state/format';
+
+const KIND_LABEL: Record<TraceFrame['kind'], string> = { coroutine: 'coroutine', callback: 'callback', loop: 'loop', native: 'node' };
+
+export class ExceptionsView {
+  readonly element: HTMLElement;
+  private pair: TracePair | null = null;
+  private pairError: string | null = null;
+  private loading = false;
+  private showMachinery = false;
+  private readonly pairHost: HTMLDivElement;
+  private readonly listHost: HTMLDivElement;
+
+  constructor(private readonly app: AppContext) {
+    this.pairHost = h('div', { class: 'trace-pair-host' });
+    this.listHost = h('div', { class: 'exception-list-host' });
+    const machinery = h('input', { attrs: { type: 'checkbox', id: 'show-machinery' }, on: { change: () => { this.showMachinery = machinery.checked; this.render(); } } });
+    this.element = h(
+      'section',
+      { class: 'exceptions-view', attrs: { 'aria-label': 'Exceptions' } },
+      h('div', { class: 'view-toolbar' }, h('span', { class: 'view-title' }, 'Coroutine traceback vs callback trace'), h('span', { class: 'spacer' }), h('label', { class: 'check' }, machinery, ' Show loop and Node frames'), iconButton('refresh', 'Load the trace pair again', () => void this.fetch())),
+      this.pairHost,
+      this.listHost,
+    );
+  }
+
+  reset(): void {
+    this.pair = null;
+    this.pairError = null;
+  }
+
+  private async fetch(): Promise<void> {
+    if (this.loading) return;
+    this.loading = true;
+    this.render();
+    try {
+      const p: unknown = await this.app.client.request('traces', {});
+      if (!isTracePair(p)) throw new Error('malformed trace pair');
+      this.pair = p;
+      this.pairError = null;
+    } catch (e) {
+      this.pairError = errorText(e);
+    } finally {
+      this.loading = false;
+      this.app.invalidate();
+    }
+  }
+
+  render(): void {
+    if (this.pair === null && this.pairError === null && !this.loading) void this.fetch();
+    if (this.pair !== null) {
+      const p = this.pair;
+      replace(
+        this.pairHost,
+        h('p', { class: 'trace-intro' }, 'The same failure, fetching ', h('code', null, p.url), ': on the left as the coroutine crawler sees it (the whole ', h('code', null, 'yield*'), ' chain), on the right as the callback crawler does (only the callback the loop called). Frames one trace lacks are marked.'),
+        h('div', { class: 'trace-pair' }, this.traceColumn(p.coroutine, 'coroutine'), this.traceColumn(p.callback, 'callback')),
+      );
+    } else if (this.pairError !== null) {
+      replace(this.pairHost, h('div', { class: 'inline-error' }, icon('warning'), ' ', this.pairError));
+    } else {
+      replace(this.pairHost, h('p', { class: 'muted' }, 'Loading the trace pair…'));
+    }
+    const list = this.app.data.exceptions;
+    const items = h('ol', { class: 'exception-list' });
+    const sel = this.app.ui().selectedException;
+    list.forEach((x, i) => {
+      const open = sel === i;
+      const li = h(
+        'li',
+        { class: `exception-item${open ? ' open' : ''}` },
+        h(
+          'div',
+          { class: 'exception-head', attrs: { tabindex: '0', role: 'button', 'aria-expanded': String(open) }, on: { click: () => this.app.dispatch({ type: 'selectException', index: open ? null : i }), keydown: (e) => { if (e.key === 'Enter') this.app.dispatch({ type: 'selectException', index: open ? null : i }); } } },
+          icon(open ? 'chevron-down' : 'chevron-right'),
+          icon('error', 'state-failed'),
+          h('a', { class: 'task-link', attrs: { href: '#' }, on: { click: (e) => { e.preventDefault(); e.stopPropagation(); this.app.showTask(x.taskId); } } }, `#${x.taskId}`),
+          h('span', { class: 'exception-error' }, x.traceback.error),
+        ),
+      );
+      if (open) li.appendChild(this.traceColumn(x.traceback, 'coroutine', false));
+      items.appendChild(li);
+    });
+    replace(this.listHost, h('h3', { class: 'section-title' }, `Exceptions in this run (${list.length})`), list.length === 0 ? h('p', { class: 'muted' }, 'No task has failed in this run.') : items);
+  }
+
+  private traceColumn(t: Traceback, kind: 'coroutine' | 'callback', withTitle = true): HTMLElement {
+    const frames = this.showMachinery ? t.frames : t.frames.filter((f) => f.kind === 'coroutine' || f.kind === 'callback' || f.missingInOther === true);
+    const hidden = t.frames.length - frames.length;
+    const list = h('ol', { class: 'trace-frames' });
+    for (const f of frames) {
+      const pos = f.position;
+      const openable = isOpenable(pos);
+      list.appendChild(
+        h(
+          'li',
+          { class: `trace-frame kind-${f.kind}${f.missingInOther === true ? ' only-here' : ''}${openable ? ' openable' : ''}`, title: pos !== null ? `${pos.file}:${pos.line}:${pos.column}` : '', on: openable ? { click: () => this.app.openSource(pos) } : {} },
+          h('span', { class: 'frame-kind' }, KIND_LABEL[f.kind]),
+          h('span', { class: 'frame-name' }, f.name),
+          h('span', { class: 'frame-pos' }, pos !== null ? `${baseName(pos.file)}:${pos.line}` : ''),
+          f.missingInOther === true ? h('span', { class: 'only-badge', title: kind === 'coroutine' ? 'The callback trace lacks this frame' : 'The coroutine traceback lacks this frame' }, kind === 'coroutine' ? 'lost in callbacks' : 'only in callbacks') : null,
+        ),
+      );
+    }
+    return h(
+      'div',
+      { class: `trace-column trace-${kind}`, attrs: { 'data-trace': kind } },
+      withTitle ? h('h3', null, icon(kind === 'coroutine' ? 'debug-stackframe' : 'debug-disconnect'), ' ', kind === 'coroutine' ? 'Coroutine traceback' : 'Callback trace (stack-ripped)') : null,
+      h('div', { class: 'trace-error' }, t.error),
+      list,
+      hidden > 0 ? h('p', { class: 'muted small' }, `${hidden} loop and Node frame${hidden === 1 ? '' : 's'} hidden`) : null,
+    );
+  }
+}
