@@ -6,6 +6,7 @@
 // loses no outcome: a wake-up meant for it goes to the next waiting consumer.
 
 import { coroutine } from './coroutine';
+import { wakeFirstPending } from './fifo';
 import { TimeoutError } from './errors';
 import { Future } from './future';
 import type { Awaitable } from './loop';
@@ -22,16 +23,7 @@ export function asCompleted<T>(aws: Iterable<Awaitable<T>>, options: { timeout?:
   let timeoutHandle: { cancel(): void } | null = null;
 
   /** Wakes the first waiter still waiting (one whose consumer was cancelled is skipped). */
-  const release = (): void => {
-    for (;;) {
-      const w = waiters.shift();
-      if (w === undefined) return;
-      if (!w.done()) {
-        w.setResult(undefined);
-        return;
-      }
-    }
-  };
+  const release = (): void => wakeFirstPending(waiters);
   const onCompletion = (f: Future<T>): void => {
     if (!todo.delete(f)) return;
     done.push(f);

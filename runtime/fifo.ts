@@ -1,5 +1,6 @@
 // Fifo: an array-backed first-in first-out queue with O(1) push and shift (a head index
-// instead of Array.prototype.shift, which is O(n)). Used for Queue items and waiter lists.
+// instead of Array.prototype.shift, which is O(n)). Used for Queue items and waiter lists,
+// with wakeFirstPending for the waiter lists.
 
 export class Fifo<T> implements Iterable<T> {
   private items: (T | undefined)[] = [];
@@ -49,5 +50,20 @@ export class Fifo<T> implements Iterable<T> {
 
   *[Symbol.iterator](): Iterator<T> {
     for (let i = this.head; i < this.items.length; i++) yield this.items[i] as T;
+  }
+}
+
+/**
+ * Wakes the first waiter still pending, dropping the ones already done (a waiter cancelled
+ * with its coroutine): the wake-up is never spent on a waiter that cannot use it.
+ */
+export function wakeFirstPending(waiters: { shift(): { done(): boolean; setResult(v: undefined): void } | undefined }): void {
+  for (;;) {
+    const w = waiters.shift();
+    if (w === undefined) return;
+    if (!w.done()) {
+      w.setResult(undefined);
+      return;
+    }
   }
 }

@@ -111,7 +111,7 @@ export class EventLoop implements TimerCancelListener {
   private _runResolve: (() => void) | null = null;
   private _runReject: ((e: unknown) => void) | null = null;
   private _stepWaiters: Array<() => void> = [];
-  private readonly _invoke: (fn: ReadyFn, a: unknown, b: unknown) => void;
+  private readonly _timeCallback: (fn: ReadyFn, a: unknown, seconds: number) => void;
   private readonly _onCallbackError: (error: unknown, fn: ReadyFn, a: unknown) => void;
   private readonly _drive: () => void;
 
@@ -121,7 +121,9 @@ export class EventLoop implements TimerCancelListener {
     this.logger = options.logger ?? { warn: (m) => console.warn(m), error: (m) => console.error(m) };
     this._selector = new DefaultSelector();
     this._selector._setWakeHook(() => this._wake());
-    this._invoke = (fn, a, b) => this._invokeEntry(fn, a, b);
+    this._timeCallback = (fn, a, seconds) => {
+      if (seconds >= this.slowCallbackDuration) this._reportSlow(fn, a, seconds);
+    };
     this._onCallbackError = (e, _fn, a) => this._reportCallbackError(e, a);
     this._drive = () => this._driveTicks();
   }
@@ -541,28 +543,8 @@ export class EventLoop implements TimerCancelListener {
       }
     }
     const count = this._ready.length;
-    if (this._debug) this._ready.run(count, this._invoke);
-    else this._ready.runDirect(count, this._onCallbackError);
+    this._ready.run(count, this._onCallbackError, this._debug ? this._timeCallback : null);
     this._observer?.tickEnd?.(tick, count);
-  }
-
-  private _invokeEntry(fn: ReadyFn, a: unknown, b: unknown): void {
-    if (this._debug) {
-      const t0 = performance.now();
-      this._callGuarded(fn, a, b);
-      const seconds = (performance.now() - t0) / 1000;
-      if (seconds >= this.slowCallbackDuration) this._reportSlow(fn, a, seconds);
-      return;
-    }
-    this._callGuarded(fn, a, b);
-  }
-
-  private _callGuarded(fn: ReadyFn, a: unknown, b: unknown): void {
-    try {
-      fn(a, b);
-    } catch (e) {
-      this._reportCallbackError(e, a);
-    }
   }
 
   /** A callback threw: tell the exception handler what it was. */

@@ -7,22 +7,13 @@
 
 import { coroutine } from './coroutine';
 import { QueueEmpty, QueueFull } from './errors';
-import { Fifo } from './fifo';
+import { Fifo, wakeFirstPending } from './fifo';
 import type { Future } from './future';
 import { getRunningLoop } from './running-loop';
 import { Event } from './event';
 import type { Coroutine } from './task';
 
-function wakeupNext(waiters: Fifo<Future<void>>): void {
-  for (;;) {
-    const w = waiters.shift();
-    if (w === undefined) return;
-    if (!w.done()) {
-      w.setResult(undefined);
-      return;
-    }
-  }
-}
+const wakeupNext = wakeFirstPending;
 
 export class Queue<T = unknown> {
   readonly maxsize: number;

@@ -26,10 +26,11 @@ export class ReadyQueue {
   }
 
   /**
-   * Runs the `count` entries at the head (taken before any of them runs), each through
-   * `invoke`, which must not throw. Entries pushed meanwhile stay for the next call.
+   * Runs the `count` entries at the head (taken before any of them runs); entries pushed
+   * meanwhile stay for the next call. What an entry throws goes to `onError` (which must not
+   * throw) and the run goes on. With `timed` (debug mode) each entry's duration is reported.
    */
-  run(count: number, invoke: (fn: ReadyFn, a: unknown, b: unknown) => void): void {
+  run(count: number, onError: (error: unknown, fn: ReadyFn, a: unknown) => void, timed: ((fn: ReadyFn, a: unknown, seconds: number) => void) | null = null): void {
     const buf = this.buf;
     let h = this.head;
     for (let i = 0; i < count; i++) {
@@ -39,30 +40,13 @@ export class ReadyQueue {
       buf[h] = buf[h + 1] = buf[h + 2] = undefined;
       h += 3;
       this.head = h;
-      invoke(fn, a, b);
-    }
-    this.compact();
-  }
-
-  /**
-   * The hot path of run(): calls each entry directly, handing what one throws to
-   * `onError` (which must not throw) and going on with the next.
-   */
-  runDirect(count: number, onError: (error: unknown, fn: ReadyFn, a: unknown) => void): void {
-    const buf = this.buf;
-    let h = this.head;
-    for (let i = 0; i < count; i++) {
-      const fn = buf[h] as ReadyFn;
-      const a = buf[h + 1];
-      const b = buf[h + 2];
-      buf[h] = buf[h + 1] = buf[h + 2] = undefined;
-      h += 3;
-      this.head = h;
+      const t0 = timed === null ? 0 : performance.now();
       try {
         fn(a, b);
       } catch (e) {
         onError(e, fn, a);
       }
+      if (timed !== null) timed(fn, a, (performance.now() - t0) / 1000);
     }
     this.compact();
   }
