@@ -11,6 +11,8 @@ export const COMMANDS = {
   cancelTask: 'coroscope.cancelTask',
   showTrace: 'coroscope.showTrace',
   openSample: 'coroscope.openSample',
+  openSampleStep: 'coroscope.openSampleStep',
+  compareApproaches: 'coroscope.compareApproaches',
   stop: 'coroscope.stop',
   showLog: 'coroscope.showLog',
 } as const;

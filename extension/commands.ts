@@ -9,7 +9,7 @@
 
 import * as vscode from 'vscode';
 import { join } from 'node:path';
-import type { LaunchTarget, TaskSummary } from '../protocol/host-protocol';
+import type { LaunchOptions, LaunchTarget, TaskSummary } from '../protocol/host-protocol';
 import type { PanelCommand, ViewId } from '../protocol/webview-protocol';
 import { COMMANDS } from './command-ids';
 import { ContextKeys } from './context-keys';
@@ -23,6 +23,7 @@ import { crawlSettings, parseCrawlInput, sampleOptions, snapshotRate, type Setti
 import { openSourcePosition } from './source-opener';
 import { CoroscopeStatusBar } from './status-bar';
 import { SuspensionDecorations } from './suspension-decorations';
+import { besideColumn, sampleIdArg, steppedContextKey } from './walkthrough';
 
 
 function settings(): SettingGetter {
@@ -63,6 +64,26 @@ export class CoroscopeServices implements vscode.Disposable {
       refreshBar();
     });
     s.onSnapshot.on(refreshBar);
+    // The walkthrough's steps complete on these keys (package.json completionEvents): a
+    // sample stepped at least once, or one that ran to its end without a task on the loop
+    // (it drives sockets, threads or a loop of its own: nothing to step; its output is what
+    // there is to read, so the output channel comes forward).
+    let runHadTasks = false;
+    s.onReset.on(() => {
+      runHadTasks = false;
+    });
+    s.onSnapshot.on(({ snapshot }) => {
+      if (snapshot.tasks.length > 0) runHadTasks = true;
+    });
+    s.onStepped.on(({ target }) => {
+      if (target?.kind === 'sample') this.contextKeys.set(steppedContextKey(target.id), true);
+    });
+    s.onFinished.on(() => {
+      const target = s.target;
+      if (target?.kind !== 'sample' || runHadTasks) return;
+      this.contextKeys.set(steppedContextKey(target.id), true);
+      output.show();
+    });
     s.onProgress.on(refreshBar);
     s.onOutput.on((o) => {
       if (o.category === 'log') output.hostLog(o.text);
@@ -218,6 +239,36 @@ async function guarded(what: string, fn: () => Promise<unknown>): Promise<void> 
   }
 }
 
+/** Latency of each demo-site response in a comparison (the CLI's default, runtime/samples/compare.ts DEFAULT_LATENCY_MS). */
+const COMPARE_LATENCY_MS = 100;
+
+/** `{pages, latencyMs?}` given to the command (tests, links), if well formed. */
+function compareArg(arg: unknown): { pages: number; latencyMs: number } | undefined {
+  if (typeof arg !== 'object' || arg === null) return undefined;
+  const a = arg as Record<string, unknown>;
+  if (typeof a.pages !== 'number' || !Number.isInteger(a.pages) || a.pages < 1) return undefined;
+  const latencyMs = typeof a.latencyMs === 'number' && Number.isFinite(a.latencyMs) && a.latencyMs >= 0 ? a.latencyMs : COMPARE_LATENCY_MS;
+  return { pages: a.pages, latencyMs };
+}
+
+async function askComparison(): Promise<{ pages: number; latencyMs: number } | undefined> {
+  const items = [10, 100, 1000].map((pages) => ({ label: `${pages.toLocaleString('en-US')} pages`, description: `${COMPARE_LATENCY_MS} ms latency per response`, pages }));
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'Coroscope: Compare Approaches',
+    placeHolder: 'Fetch how many demo-site pages with each approach (blocking, processes, threads, busy loop, callbacks, generators, runtime)?',
+  });
+  return picked === undefined ? undefined : { pages: picked.pages, latencyMs: COMPARE_LATENCY_MS };
+}
+
+/** Opens the sample's TypeScript source (of the installed extension) in `column`, then runs it in the inspector. */
+async function openAndLaunchSample(s: CoroscopeServices, id: string, entry: SampleEntry | undefined, column: vscode.ViewColumn, options: LaunchOptions): Promise<void> {
+  if (entry?.file !== undefined) {
+    const file = join(s.context.extensionUri.fsPath, 'runtime', 'samples', entry.file);
+    await openSourcePosition({ file, line: 1, column: 1 }, column).catch(() => false);
+  }
+  await s.launch({ kind: 'sample', id }, options);
+}
+
 /** The handler of each command, given the services (made on first use). */
 export function commandHandlers(services: () => CoroscopeServices): Record<string, (...args: unknown[]) => Promise<void>> {
   return {
@@ -286,11 +337,31 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
       } else {
         entry = samples.find((x) => x.id === id);
       }
-      if (entry?.file !== undefined) {
-        const file = join(s.context.extensionUri.fsPath, 'runtime', 'samples', entry.file);
-        await openSourcePosition({ file, line: 1, column: 1 }, s.sourceColumn()).catch(() => false);
+      await openAndLaunchSample(s, id, entry, s.sourceColumn(), sampleOptions(settings()));
+    },
+    [COMMANDS.openSampleStep]: async (arg?: unknown) => {
+      // A walkthrough step's button: its sample beside the walkthrough, paused at entry.
+      const s = services();
+      const id = sampleIdArg(arg);
+      if (id === undefined) {
+        await vscode.commands.executeCommand(COMMANDS.openSample);
+        return;
       }
-      await s.launch({ kind: 'sample', id }, sampleOptions(settings()));
+      const { samples } = await sampleList(s.manager.current()?.endpoint ?? null);
+      const entry = samples.find((x) => x.id === id);
+      const column = besideColumn(vscode.window.tabGroups.activeTabGroup.viewColumn, InspectorPanel.visiblePanel()?.panel.viewColumn) as vscode.ViewColumn;
+      await openAndLaunchSample(s, id, entry, column, { ...sampleOptions(settings()), stopOnEntry: true });
+    },
+    [COMMANDS.compareApproaches]: async (arg?: unknown) => {
+      const s = services();
+      const asked = compareArg(arg) ?? (await askComparison());
+      if (asked === undefined) return;
+      s.showPanel({ view: 'dashboard' });
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Coroscope: comparing the approaches on ${asked.pages} pages (${asked.latencyMs} ms latency)…` },
+        () => s.session.compare(asked.pages, asked.latencyMs).catch((e: unknown) => ({ state: 'failed' as const, error: message(e) })),
+      );
+      if (result.state === 'failed') void vscode.window.showErrorMessage(`Coroscope: the comparison failed: ${result.error ?? 'unknown error'}`);
     },
     [COMMANDS.stop]: async () => {
       const s = services();

@@ -3,11 +3,15 @@
 //   coroscope.running      a run is live (running or paused)
 //   coroscope.paused       the live run's loop is paused
 //   coroscope.inspectorVisible  the inspector panel is visible
+//   coroscope.stepped.<sample>  that tutorial sample ran paused and was stepped at least once,
+//                               or ran to its end with no task on the loop to step (the
+//                               walkthrough's completionEvents; see walkthrough.ts)
 // Only changes are sent (setContext goes to the renderer).
 
 import * as vscode from 'vscode';
+import type { SteppedContextKey } from './walkthrough';
 
-export type ContextKey = 'coroscope.hostRunning' | 'coroscope.running' | 'coroscope.paused' | 'coroscope.inspectorVisible';
+export type ContextKey = 'coroscope.hostRunning' | 'coroscope.running' | 'coroscope.paused' | 'coroscope.inspectorVisible' | SteppedContextKey;
 
 export class ContextKeys {
   private readonly values = new Map<ContextKey, boolean>();

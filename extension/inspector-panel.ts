@@ -171,6 +171,7 @@ export class InspectorPanel {
       s.onProgress.on((p) => emit('progress', p)),
       s.onException.on((e) => emit('exception', e)),
       s.onLint.on((lint) => emit('lint', { lint })),
+      s.onComparison.on((c) => emit('comparison', c)),
     );
   }
 
@@ -223,6 +224,7 @@ export class InspectorPanel {
         lints: s.lints.slice(),
         pages: s.pages.slice(-500),
         lastProgress: s.lastProgress,
+        comparison: s.comparison,
       };
     });
     ep.handle('taskDetail', (raw) => host('taskDetail', { taskId: narrow('taskDetail', raw).taskId, locals: true }));

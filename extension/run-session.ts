@@ -14,7 +14,7 @@
 
 import type { CrawledPage, CrawlProgress, HostEvents, HostMethods, LaunchOptions, LaunchTarget, Lint, Snapshot } from '../protocol/host-protocol';
 import { SnapshotMirror, type MirrorChange } from '../protocol/snapshot-mirror';
-import type { ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
+import type { Comparison, ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
 import type { HostEndpoint, HostProcess } from './host-client/host-process';
 import type { HostManager } from './host-manager';
 
@@ -83,6 +83,11 @@ export class RunSession {
   readonly onLint = new Emitter<Lint>();
   readonly onOutput = new Emitter<HostEvents['output']>();
   readonly onFinished = new Emitter<HostEvents['finished']>();
+  /** The latest comparison of approaches; it outlives runs (a new launch keeps it). */
+  comparison: Comparison | null = null;
+  readonly onComparison = new Emitter<Comparison>();
+  /** The paused loop was stepped (a tick or a task) on the learner's request; `target` is what runs. */
+  readonly onStepped = new Emitter<{ target: LaunchTarget | null; tick: number }>();
 
   private host: HostProcess | null = null;
   private unbind: Array<() => void> = [];
@@ -174,6 +179,29 @@ export class RunSession {
     return result;
   }
 
+  /**
+   * Asks the host to compare the approaches on `pages` pages (each response `latencyMs` late),
+   * firing onComparison when it starts and when it ends. Runs beside any run; a second
+   * request while one is under way is refused (the measurements would disturb each other).
+   */
+  async compare(pages: number, latencyMs: number): Promise<Comparison> {
+    if (this.comparison?.state === 'running') throw new Error('a comparison is already running');
+    const set = (c: Comparison): Comparison => {
+      this.comparison = c;
+      this.onComparison.fire(c);
+      return c;
+    };
+    set({ pages, latencyMs, state: 'running', rows: [] });
+    try {
+      const host = await this.manager.ensure();
+      if (this.host !== host) this.bind(host);
+      const { rows } = await host.endpoint.request('compare', { pages, latencyMs });
+      return set({ pages, latencyMs, state: 'done', rows });
+    } catch (e) {
+      return set({ pages, latencyMs, state: 'failed', rows: [], error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+
   pause(): Promise<{ tick: number }> {
     return this.control('pause', {});
   }
@@ -204,6 +232,7 @@ export class RunSession {
     const r = (await this.request(method, params)) as { tick: number };
     if (method === 'continue' && this.status.phase === 'paused') this.setStatus({ ...this.status, phase: 'running', detail: 'Running', tick: r.tick, pauseReason: undefined, pausedTaskId: undefined });
     this.schedulePoll(0);
+    if (method === 'stepTick' || method === 'stepTask') this.onStepped.fire({ target: this.target, tick: r.tick });
     return r;
   }
 

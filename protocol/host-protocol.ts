@@ -223,6 +223,27 @@ export type StopReason = 'entry' | 'pause' | 'step' | 'breakpoint' | 'exception'
 
 // --- methods (client → host) ------------------------------------------------------------
 
+/** One approach's measurement in a comparison (runtime/samples/compare.ts ComparisonRow). */
+export interface ComparisonRowInfo {
+  /** blocking, processes, threads, busy-nonblocking, callbacks, generators, runtime. */
+  approach: string;
+  /** Seconds from the first fetch started to the last page in. */
+  seconds: number;
+  pagesPerSecond: number;
+  /** Fetches in flight at once. */
+  concurrency: number;
+  pages: number;
+  latencyMs: number;
+  /** Pages that did not come back 200. */
+  failures: number;
+  /** Memory one concurrent fetch costs (processes, threads, the event-loop approaches). */
+  memoryPerFetchBytes?: number;
+  /** Seconds to start the pool, not included in `seconds`. */
+  startupSeconds?: number;
+  /** Tries that found the socket not ready (busy non-blocking). */
+  wastedTries?: number;
+}
+
 export interface HostMethods {
   [method: string]: { params: unknown; result: unknown };
   hello: { params: { client: string; protocolVersion: number }; result: { protocolVersion: number; hostVersion: string; pid: number } };
@@ -248,6 +269,9 @@ export interface HostMethods {
   cancelTask: { params: { taskId: number; message?: string }; result: { cancelled: boolean } };
   /** The tutorial samples the host can launch with `{kind: 'sample', id}`. */
   samples: { params: Record<string, never>; result: { samples: Array<{ id: string; title: string; chapter: string }> } };
+  /** Fetches `pages` pages of a demo site of its own (each response `latencyMs` late) with each
+   *  approach of the comparison, in the article's order; independent of any run. */
+  compare: { params: { pages: number; latencyMs: number }; result: { rows: ComparisonRowInfo[] } };
   /** Ends the current run (cancels its tasks, closes its loop); the host stays up. */
   stop: { params: Record<string, never>; result: Record<string, never> };
   /** Ends the host process. */

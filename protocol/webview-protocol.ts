@@ -11,6 +11,7 @@
 
 import type {
   AwaitGraph,
+  ComparisonRowInfo,
   CrawledPage,
   CrawlProgress,
   Lint,
@@ -66,6 +67,16 @@ export interface ProgressPoint {
   inFlight: number;
 }
 
+/** "Coroscope: Compare Approaches…": asked of the host, shown on the dashboard as a chart. */
+export interface Comparison {
+  pages: number;
+  latencyMs: number;
+  state: 'running' | 'done' | 'failed';
+  /** In the article's order; empty until done. */
+  rows: ComparisonRowInfo[];
+  error?: string;
+}
+
 export interface PanelInit {
   protocolVersion: number;
   status: RunStatus;
@@ -78,6 +89,8 @@ export interface PanelInit {
   pages: CrawledPage[];
   /** The latest crawl progress, null when the run is not a crawl. */
   lastProgress: CrawlProgress | null;
+  /** The latest comparison of approaches (it outlives runs), if one was asked for. */
+  comparison?: Comparison | null;
 }
 
 export type ControlAction = 'pause' | 'continue' | 'stepTick' | 'stepTask' | 'stop';
@@ -117,6 +130,8 @@ export type PanelEvents = {
   reset: { status: RunStatus };
   /** Show a view (and a task), e.g. for "Show Coroutine vs Callback Trace". */
   reveal: { view: ViewId; taskId?: number };
+  /** A comparison of approaches started, finished or failed. */
+  comparison: Comparison;
 };
 export type PanelEvent = { [E in keyof PanelEvents & string]: { event: E; body: PanelEvents[E] } }[keyof PanelEvents & string];
 
@@ -317,7 +332,41 @@ export function narrowPanelInit(v: unknown): PanelInit | null {
     lints: Array.isArray(v.lints) ? (v.lints as unknown[]).filter(isLint) : [],
     pages: narrowPages(v.pages),
     lastProgress: narrowProgress(v.lastProgress),
+    comparison: narrowComparison(v.comparison),
   };
+}
+
+function isFiniteNumber(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v);
+}
+
+function narrowComparisonRow(v: unknown): ComparisonRowInfo | null {
+  if (!isObj(v) || typeof v.approach !== 'string') return null;
+  const nums = ['seconds', 'pagesPerSecond', 'concurrency', 'pages', 'latencyMs', 'failures'] as const;
+  for (const k of nums) if (!isFiniteNumber(v[k])) return null;
+  const row: ComparisonRowInfo = {
+    approach: v.approach,
+    seconds: v.seconds as number,
+    pagesPerSecond: v.pagesPerSecond as number,
+    concurrency: v.concurrency as number,
+    pages: v.pages as number,
+    latencyMs: v.latencyMs as number,
+    failures: v.failures as number,
+  };
+  if (isFiniteNumber(v.memoryPerFetchBytes)) row.memoryPerFetchBytes = v.memoryPerFetchBytes;
+  if (isFiniteNumber(v.startupSeconds)) row.startupSeconds = v.startupSeconds;
+  if (isFiniteNumber(v.wastedTries)) row.wastedTries = v.wastedTries;
+  return row;
+}
+
+/** A comparison as the webview accepts it (rows that do not narrow are dropped), or null. */
+export function narrowComparison(v: unknown): Comparison | null {
+  if (!isObj(v) || !isFiniteNumber(v.pages) || !isFiniteNumber(v.latencyMs)) return null;
+  if (v.state !== 'running' && v.state !== 'done' && v.state !== 'failed') return null;
+  const rows = Array.isArray(v.rows) ? (v.rows as unknown[]).map(narrowComparisonRow).filter((r): r is ComparisonRowInfo => r !== null) : [];
+  const c: Comparison = { pages: v.pages, latencyMs: v.latencyMs, state: v.state, rows };
+  if (typeof v.error === 'string') c.error = v.error;
+  return c;
 }
 
 export function isTaskDetail(v: unknown): v is TaskDetail {

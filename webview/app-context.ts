@@ -3,7 +3,7 @@
 // Views hold no copy of these: they read them when they render.
 
 import type { CrawledPage, CrawlProgress, Lint, SourcePosition } from '../protocol/host-protocol';
-import type { ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
+import type { Comparison, ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
 import type { PanelClient } from './host-bridge';
 import type { TaskTableModel } from './state/task-query';
 import type { UiAction, UiState } from './state/ui-state';
@@ -15,6 +15,8 @@ export interface RunData {
   exceptions: ExceptionEntry[];
   lints: Lint[];
   pages: CrawledPage[];
+  /** The latest comparison of approaches (kept across runs), null before one is asked for. */
+  comparison: Comparison | null;
 }
 
 export interface AppContext {

@@ -11,6 +11,7 @@
 
 import type { SourcePosition } from '../protocol/host-protocol';
 import {
+  narrowComparison,
   narrowException,
   narrowPanelInit,
   narrowProgress,
@@ -60,7 +61,7 @@ const PHASE: Record<RunStatus['phase'], { label: string; icon: string }> = {
 export class App implements AppContext {
   readonly client: PanelClient;
   readonly model = new TaskTableModel();
-  readonly data: RunData = { status: { phase: 'idle', runId: null, title: 'No run', detail: '', tick: 0 }, progress: [], lastProgress: null, exceptions: [], lints: [], pages: [] };
+  readonly data: RunData = { status: { phase: 'idle', runId: null, title: 'No run', detail: '', tick: 0 }, progress: [], lastProgress: null, exceptions: [], lints: [], pages: [], comparison: null };
   private state: UiState;
   private frame: number | null = null;
   private saveTimer: number | null = null;
@@ -177,6 +178,7 @@ export class App implements AppContext {
       this.data.lints = init.lints;
       this.data.pages = init.pages;
       this.data.lastProgress = init.lastProgress;
+      this.data.comparison = init.comparison ?? null;
       this.model.clear();
       if (init.snapshot !== null) {
         this.snapshotReceivedAt = received;
@@ -257,6 +259,12 @@ export class App implements AppContext {
       if (!isLint(l)) return;
       this.data.lints.push(l);
       this.invalidate();
+    });
+    c.on('comparison', (raw) => {
+      const x = narrowComparison(raw);
+      if (x === null) return;
+      this.data.comparison = x;
+      if (this.state.view === 'dashboard') this.invalidate();
     });
     c.on('reveal', (raw) => {
       if (typeof raw !== 'object' || raw === null) return;

@@ -35,7 +35,7 @@ import { LockOwnership } from '../inspect/await-graph';
 import { LoopControlError, checkBreakpoints } from '../inspect/loop-control';
 import { taskFrames } from '../inspect/task-snapshot';
 import { Run, type RunServices } from './run';
-import { listSamples } from '../samples/index';
+import { compareApproaches, listSamples } from '../samples/index';
 import {
   nested,
   optionalBoolean,
@@ -50,6 +50,10 @@ import {
   requireStringArray,
   type Params,
 } from './params';
+
+/** Bounds of a `compare` request: 1,000 pages is the issue's large case; beyond, a request would hold the host for minutes. */
+const MAX_COMPARE_PAGES = 2000;
+const MAX_COMPARE_LATENCY_MS = 5000;
 
 export type HostEndpoint = RpcEndpoint<Record<string, never>, HostMethods, Record<string, never>, HostEvents>;
 
@@ -224,6 +228,16 @@ export class RuntimeHost {
     });
 
     e.handle('samples', () => ({ samples: listSamples() }));
+
+    e.handle('compare', async (raw) => {
+      const p = paramsOf('compare', raw);
+      const pages = requireNumber('compare', p, 'pages', 'integer');
+      const latencyMs = requireNumber('compare', p, 'latencyMs');
+      if (pages < 1 || pages > MAX_COMPARE_PAGES) throw new ProtocolError(`compare: params.pages must be 1..${MAX_COMPARE_PAGES}, got ${pages}`, 'badRequest');
+      if (latencyMs < 0 || latencyMs > MAX_COMPARE_LATENCY_MS) throw new ProtocolError(`compare: params.latencyMs must be 0..${MAX_COMPARE_LATENCY_MS}, got ${latencyMs}`, 'badRequest');
+      const rows = await compareApproaches({ pages, latencyMs });
+      return { rows: rows.map((r) => ({ ...r })) };
+    });
 
     e.handle('launch', (raw) => {
       const p = paramsOf('launch', raw);

@@ -1,13 +1,15 @@
 // The crawl dashboard: pages done, rate, queue, in flight, errors and the rest as cards; the
 // crawl rate over time as a chart (SVG, smoothed over a few progress points); errors by kind
 // as bars; and the pages the crawler finished, with their titles when the host reports them
-// (titles come from crawled pages: shown as text, never as markup).
+// (titles come from crawled pages: shown as text, never as markup). The comparison of
+// approaches, when one was asked for, comes first (views/comparison.ts).
 
 import type { CrawlProgress } from '../../protocol/host-protocol';
 import type { AppContext } from '../app-context';
 import { h, replace, svg, svgText } from '../dom';
 import { rateChart } from '../state/chart';
 import { formatCount, formatRate } from '../state/format';
+import { comparisonBox } from './comparison';
 
 const CHART_W = 560;
 const CHART_H = 160;
@@ -26,8 +28,11 @@ export class DashboardView {
 
   render(): void {
     const p: CrawlProgress | null = this.app.data.lastProgress;
+    const comparison = this.app.data.comparison;
     if (p === null) {
-      replace(this.element, h('div', { class: 'placeholder' }, h('p', null, this.app.data.status.runId === null ? 'Run a crawl to see its dashboard.' : 'This run is not a crawl: no crawl numbers.')));
+      const placeholder = h('div', { class: 'placeholder' }, h('p', null, this.app.data.status.runId === null ? 'Run a crawl to see its dashboard.' : 'This run is not a crawl: no crawl numbers.'));
+      if (comparison !== null) replace(this.element, comparisonBox(comparison), placeholder);
+      else replace(this.element, placeholder);
       return;
     }
     const card = (label: string, value: string, cls = ''): HTMLElement => h('div', { class: `card ${cls}` }, h('div', { class: 'card-value' }, value), h('div', { class: 'card-label' }, label));
@@ -46,7 +51,7 @@ export class DashboardView {
       card('excluded', formatCount(p.excluded)),
       card('elapsed', `${p.seconds.toFixed(p.seconds < 10 ? 2 : 1)} s`),
     );
-    replace(this.element, cards, this.chart(), this.errorsByKind(p), this.pages());
+    replace(this.element, comparison !== null ? comparisonBox(comparison) : null, cards, this.chart(), this.errorsByKind(p), this.pages());
   }
 
   private chart(): HTMLElement {

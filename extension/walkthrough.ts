@@ -1,0 +1,44 @@
+// The "Coroscope: Coroutines step by step" walkthrough (package.json
+// `contributes.walkthroughs`, id coroscope.tutorial): one step per tutorial sample, in the
+// chapter's order. A step's button runs `coroscope.openSampleStep` with the sample's id, which
+// opens the sample's source beside the walkthrough and runs it paused in the inspector; the
+// step completes (`completionEvents: onContext:<key>`) once that sample has been stepped, or,
+// for the samples that put no task on the inspector's loop (they drive sockets, threads or a
+// loop of their own), once it has run to its end.
+//
+// This module holds the names both sides agree on and no vscode import, so that a unit test
+// can check package.json against it (test/extension/walkthrough.test.ts).
+//
+// Invariant: a context key is made of the sample id with its hyphens turned into camel case
+// (`busy-nonblocking` → `coroscope.stepped.busyNonblocking`), so that a `when` expression
+// reads it as one identifier.
+
+export const WALKTHROUGH_ID = 'coroscope.tutorial';
+
+export type SteppedContextKey = `coroscope.stepped.${string}`;
+
+/** The context key set once the sample `id` ran paused and was stepped (or ran with nothing to step). */
+export function steppedContextKey(id: string): SteppedContextKey {
+  return `coroscope.stepped.${id.replace(/-+([a-z0-9])/gi, (_m, c: string) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '')}`;
+}
+
+/** The sample id a walkthrough link passes: the string itself, or `{id}`. */
+export function sampleIdArg(arg: unknown): string | undefined {
+  if (typeof arg === 'string' && arg !== '') return arg;
+  if (typeof arg === 'object' && arg !== null) {
+    const id = (arg as Record<string, unknown>).id;
+    if (typeof id === 'string' && id !== '') return id;
+  }
+  return undefined;
+}
+
+/**
+ * The editor column for a sample's source opened from the walkthrough: beside the
+ * walkthrough (`active`), and never the inspector panel's column (`panel`), which would hide one of them.
+ */
+export function besideColumn(active: number | undefined, panel: number | undefined): number {
+  const from = active ?? 1;
+  for (let c = from + 1; c <= 9; c++) if (c !== panel) return c;
+  for (let c = 1; c < from; c++) if (c !== panel) return c;
+  return from;
+}

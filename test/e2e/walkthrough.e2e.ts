@@ -1,0 +1,244 @@
+/**
+ * The "Coroutines, Step by Step" walkthrough end to end, as a learner meets it: the packaged
+ * .vsix installed into a real VS Code (code-server 4.100.3) driven in Debian's Chromium
+ * through playwright-core.
+ *
+ * From the UI only: opens the walkthrough with "Welcome: Open Walkthrough...", checks its steps
+ * follow the chapter's order, clicks the crawler step's button and sees the sample's source
+ * open beside the walkthrough and the sample run paused in the inspector panel (the setting
+ * coroscope.stopOnEntry stays off: the step pauses on its own), steps the loop and sees a
+ * worker's coroutine stack change in the panel, and sees the step marked done. Then the same
+ * for the first step (generators), and a step whose sample puts no task on the loop
+ * (callbacks: it runs to its end, its output comes forward, and the step completes).
+ * Screenshots go to .test-artifacts/e2e/walkthrough-*.png.
+ *
+ * Run: node --import tsx --test test/e2e/walkthrough.e2e.ts   (after test/e2e/setup/install-code-server.sh)
+ * Set E2E_SKIP_PACKAGE=1 to reuse an existing coroscope.vsix.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it, type TestContext } from 'node:test';
+import type { Browser, Frame, Locator, Page } from 'playwright-core';
+import { listSamples } from '../../runtime/samples/index';
+import { findWebviewFrame, launchBrowser, openWorkbench, pickQuickInputItem, runCommand, screenshot, type Workbench } from './support/browser';
+import { startCodeServer, type CodeServer } from './support/code-server';
+
+const projectRoot = resolve(__dirname, '..', '..');
+const VSIX = join(projectRoot, 'coroscope.vsix');
+const WALKTHROUGH_TITLE = 'Coroutines, Step by Step';
+const BUTTON = 'Open and Run Paused';
+const PANEL = '.task-table';
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined && v !== null && v !== false) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last !== undefined ? ` (last error: ${String(last)})` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_000 }, () => {
+  let workspace = '';
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  let workbench: Workbench | undefined;
+
+  before(async () => {
+    if (process.env.E2E_SKIP_PACKAGE !== '1' || !existsSync(VSIX)) {
+      execFileSync('npm', ['run', 'package'], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+    }
+    assert.ok(statSync(VSIX).size <= 2 * 1024 * 1024, `the .vsix is ${statSync(VSIX).size} bytes, over 2 MB`);
+    workspace = mkdtempSync(join(tmpdir(), 'coroscope-e2e-walkthrough-'));
+    writeFileSync(join(workspace, 'notes.md'), '# Coroscope walkthrough workspace\n');
+    server = await startCodeServer({
+      workspace,
+      vsix: [VSIX],
+      settings: {
+        'workbench.colorTheme': 'Default Dark Modern',
+        // Off on purpose: a walkthrough step pauses its sample at entry by itself.
+        'coroscope.stopOnEntry': false,
+        'coroscope.snapshotRate': 10,
+        'workbench.editor.enablePreview': false,
+      },
+    });
+    browser = await launchBrowser();
+    workbench = await openWorkbench(browser, server.url, { viewport: { width: 1800, height: 950 } });
+    // Room for the walkthrough, the source and the panel side by side: no side bar.
+    await runCommand(workbench.page, 'View: Toggle Primary Side Bar Visibility');
+  });
+
+  after(async () => {
+    await workbench?.close().catch(() => undefined);
+    await browser?.close().catch(() => undefined);
+    await server?.stop();
+    if (workspace !== '') rmSync(workspace, { recursive: true, force: true });
+  });
+
+  function page(): Page {
+    assert.ok(workbench, 'the workbench did not open');
+    return workbench.page;
+  }
+  function panel(): Promise<Frame> {
+    return findWebviewFrame(page(), PANEL, 30_000);
+  }
+  /** A test whose failure leaves a screenshot in .test-artifacts/e2e/. */
+  function step(name: string, body: (t: TestContext) => Promise<void>): void {
+    it(name, async (t) => {
+      try {
+        await body(t);
+      } catch (error) {
+        if (workbench) await screenshot(workbench.page, `walkthrough-failed-${name}`).catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  /** The walkthrough's step for a sample (VS Code qualifies its id: publisher.name#walkthrough#step). */
+  function walkthroughStep(sampleId: string): Locator {
+    return page().locator(`.gettingStartedContainer button.getting-started-step[data-step-id$="coroscope.tutorial#${sampleId}"]`);
+  }
+  async function phase(frame: Frame): Promise<string> {
+    return (await frame.locator('.phase-badge').getAttribute('data-phase')) ?? '';
+  }
+  async function waitPhase(frame: Frame, wanted: string, timeoutMs = 30_000): Promise<void> {
+    await until(`the panel to say ${wanted}`, async () => (await phase(frame)) === wanted, timeoutMs);
+  }
+  async function tickText(frame: Frame): Promise<string> {
+    return frame.locator('.run-detail').innerText();
+  }
+  async function stepTick(frame: Frame): Promise<void> {
+    const t = await tickText(frame);
+    await frame.locator('.loop-controls button[data-action="stepTick"]').click();
+    await until('the tick to advance', async () => (await tickText(frame)) !== t);
+  }
+  /** The selected task's coroutine stack as the panel shows it: each frame's name and line. */
+  async function shownStack(frame: Frame): Promise<string> {
+    const frames = await frame.locator('.stack-section .frame-list .frame').evaluateAll((els) =>
+      els.map((el) => `${el.querySelector('.frame-name')?.textContent ?? '?'}:${el.getAttribute('data-line') ?? '?'}`),
+    );
+    return frames.join(' > ');
+  }
+  async function hideToasts(): Promise<void> {
+    if (await page().locator('.notifications-toasts .notification-toast').count() > 0) {
+      await runCommand(page(), 'Notifications: Clear All Notifications');
+      await page().locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'detached', timeout: 5_000 }).catch(() => undefined);
+    }
+  }
+  /** Expands a step of the walkthrough and clicks its button. */
+  async function runStepButton(sampleId: string): Promise<void> {
+    const header = walkthroughStep(sampleId);
+    await header.click();
+    await until(`the ${sampleId} step to expand`, async () => (await header.getAttribute('aria-expanded')) === 'true');
+    await header.getByText(BUTTON, { exact: true }).click();
+  }
+
+  step('opens from "Welcome: Open Walkthrough..." with the samples in the chapter\'s order', async () => {
+    await runCommand(page(), 'Welcome: Open Walkthrough...');
+    await pickQuickInputItem(page(), WALKTHROUGH_TITLE, { filter: 'Coroutines', placeholder: 'Select a walkthrough' });
+    await page().locator('.gettingStartedContainer h2.category-title', { hasText: WALKTHROUGH_TITLE }).waitFor({ state: 'visible', timeout: 30_000 });
+    const ids = await page()
+      .locator('.gettingStartedContainer button.getting-started-step[data-step-id*="coroscope.tutorial#"]')
+      .evaluateAll((els) => els.map((el) => (el.getAttribute('data-step-id') ?? '').replace(/^.*#/, '')));
+    assert.deepEqual(ids, listSamples().map((s) => s.id));
+    // Nothing done yet.
+    assert.equal(await walkthroughStep('crawler').getAttribute('aria-checked'), 'false');
+    await screenshot(page(), 'walkthrough-open');
+  });
+
+  step('the crawler step\'s button opens its source beside the walkthrough and runs it paused in the inspector', async () => {
+    await runStepButton('crawler');
+    const frame = await panel();
+    await waitPhase(frame, 'paused');
+    assert.match(await frame.locator('.run-title').innerText(), /Sample crawler/);
+    // The sample's TypeScript source, in an editor group of its own, with the walkthrough still shown.
+    const sourceGroup = page().locator('.editor-group-container', { has: page().locator('.tabs-container .tab.active[data-resource-name="full-crawler.ts"]') });
+    await sourceGroup.waitFor({ state: 'visible' });
+    await sourceGroup.locator('.monaco-editor .view-lines', { hasText: 'crawlAndReport' }).first().waitFor({ state: 'visible' });
+    await page().locator('.gettingStartedContainer').waitFor({ state: 'visible' });
+    assert.equal(await sourceGroup.locator('.gettingStartedContainer').count(), 0, 'the source does not cover the walkthrough');
+    assert.ok((await page().locator('.editor-group-container').count()) >= 3, 'walkthrough, source and panel side by side');
+    // Paused at entry: nothing has run yet, so the step is not done.
+    assert.equal(await walkthroughStep('crawler').getAttribute('aria-checked'), 'false');
+    await hideToasts();
+    await screenshot(page(), 'walkthrough-crawler-paused');
+  });
+
+  step('stepping the loop changes the stacks the panel shows', async () => {
+    const frame = await panel();
+    // Step until the crawl has started its workers and worker-1 waits somewhere.
+    const worker1State = async (): Promise<string | null> =>
+      frame.locator('.vrows .task-row[data-id]').evaluateAll((rows) => rows.find((r) => r.querySelector('.c-name')?.textContent === 'worker-1')?.getAttribute('data-state') ?? null);
+    for (let i = 0; i < 16 && (await worker1State()) !== 'suspended'; i++) await stepTick(frame);
+    await until('worker-1 suspended', async () => (await worker1State()) === 'suspended');
+    await frame.locator('.vrows .task-row', { has: frame.locator('.c-name', { hasText: /^worker-1$/ }) }).click();
+    await frame.locator('.detail-title', { hasText: 'worker-1' }).waitFor();
+    // Each frame with its line (the lines come with the task's detail, just after the names).
+    const first = await until('frames of worker-1 with their lines', async () => {
+      const stack = await shownStack(frame);
+      return stack !== '' && !stack.includes(':?') ? stack : false;
+    });
+    await hideToasts();
+    await screenshot(page(), 'walkthrough-crawler-stack-before');
+    let now = first;
+    for (let i = 0; i < 40 && now === first; i++) {
+      await stepTick(frame);
+      await page().waitForTimeout(150); // the next snapshot (10 per second)
+      now = await shownStack(frame);
+    }
+    console.log(`worker-1's stack went from [${first}] to [${now}]`);
+    assert.notEqual(now, first, `worker-1's stack did not change: ${first}`);
+    assert.equal(await phase(frame), 'paused');
+    await hideToasts();
+    await screenshot(page(), 'walkthrough-crawler-stack-after');
+  });
+
+  step('the step is marked done once its sample has been stepped', async () => {
+    await until('the crawler step to be checked', async () => (await walkthroughStep('crawler').getAttribute('aria-checked')) === 'true');
+    assert.equal(await walkthroughStep('generators').getAttribute('aria-checked'), 'false', 'only the stepped sample\'s step is done');
+    await hideToasts();
+    await screenshot(page(), 'walkthrough-crawler-done');
+  });
+
+  step('the first step (generators) opens its own sample paused, beside the walkthrough, and completes when stepped', async () => {
+    await runStepButton('generators');
+    const frame = await panel();
+    await until('the generators sample', async () => /Sample generators/.test(await frame.locator('.run-title').innerText()), 30_000);
+    await waitPhase(frame, 'paused');
+    await page().locator('.editor-group-container .tabs-container .tab.active[data-resource-name="generators.ts"]').waitFor({ state: 'visible' });
+    await page().locator('.gettingStartedContainer').waitFor({ state: 'visible' });
+    await stepTick(frame);
+    await until('the generators step to be checked', async () => (await walkthroughStep('generators').getAttribute('aria-checked')) === 'true');
+    await hideToasts();
+    await screenshot(page(), 'walkthrough-generators-done');
+  });
+
+  step('a sample with nothing on the loop to step (callbacks) runs to its end, brings its output forward and completes', async () => {
+    assert.equal(await walkthroughStep('callbacks').getAttribute('aria-checked'), 'false');
+    await runStepButton('callbacks');
+    const frame = await panel();
+    await until('the callbacks sample', async () => /Sample callbacks/.test(await frame.locator('.run-title').innerText()), 30_000);
+    await waitPhase(frame, 'finished');
+    await page().locator('.editor-group-container .tabs-container .tab.active[data-resource-name="callbacks.ts"]').waitFor({ state: 'visible' });
+    // Its lines, in the Coroscope output channel, which came forward.
+    await page().locator('.part.panel .monaco-editor .view-lines', { hasText: 'ripped trace' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await until('the callbacks step to be checked', async () => (await walkthroughStep('callbacks').getAttribute('aria-checked')) === 'true');
+    await hideToasts();
+    await screenshot(page(), 'walkthrough-callbacks-done');
+  });
+
+  it('left no errors from the extension in the page', () => {
+    assert.ok(workbench);
+    const unexpected = workbench.errors.filter((e) => !/vsda|favicon/.test(e) && /coroscope|webview/i.test(e));
+    assert.deepEqual(unexpected, []);
+  });
+});

@@ -1,0 +1,93 @@
+// The walkthrough in package.json (contributes.walkthroughs): one step per tutorial sample in
+// the registry's order, each with its own explanation file (shipped in the .vsix), a button
+// that runs coroscope.openSampleStep with the sample's id, and a completion event on the
+// context key the extension sets once that sample has been stepped.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { COMMANDS } from '../../extension/command-ids';
+import { besideColumn, sampleIdArg, steppedContextKey, WALKTHROUGH_ID } from '../../extension/walkthrough';
+import { listSamples } from '../../runtime/samples/index';
+
+const root = join(__dirname, '..', '..');
+
+interface Step {
+  id: string;
+  title: string;
+  description: string;
+  media: { markdown?: string };
+  completionEvents: string[];
+}
+
+function walkthrough(): { id: string; title: string; steps: Step[] } {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { contributes: { walkthroughs: Array<{ id: string; title: string; steps: Step[] }> } };
+  const w = pkg.contributes.walkthroughs.find((x) => x.id === WALKTHROUGH_ID);
+  assert.ok(w !== undefined, 'no coroscope.tutorial walkthrough');
+  return w;
+}
+
+describe('walkthrough', () => {
+  it('has one step per sample, in the registry\'s (the chapter\'s) order', () => {
+    assert.deepEqual(walkthrough().steps.map((s) => s.id), listSamples().map((s) => s.id));
+  });
+
+  it('each step has a button that opens its sample paused, and says what to look at', () => {
+    for (const s of walkthrough().steps) {
+      const link = /\[[^\]]+\]\(command:([\w.]+)\?([^)]+)\)/.exec(s.description);
+      assert.ok(link !== null, `${s.id}: no command link`);
+      assert.equal(link[1], COMMANDS.openSampleStep);
+      assert.deepEqual(JSON.parse(decodeURIComponent(link[2] ?? '')), [s.id]);
+      assert.match(s.description, /Look at:/);
+    }
+  });
+
+  it('each step explains its sample in a markdown file shipped in the .vsix', () => {
+    const ignore = readFileSync(join(root, '.vscodeignore'), 'utf8');
+    assert.match(ignore, /^!media\/walkthrough\/\*\.md$/m);
+    for (const s of walkthrough().steps) {
+      assert.equal(s.media.markdown, `media/walkthrough/${s.id}.md`);
+      const text = readFileSync(join(root, s.media.markdown), 'utf8');
+      assert.match(text, /^# /, `${s.id}: a heading first`);
+      assert.match(text, /## What to look at/, `${s.id}: what to look at`);
+    }
+  });
+
+  it('each step completes on its own context key', () => {
+    const keys = new Set<string>();
+    for (const s of walkthrough().steps) {
+      assert.deepEqual(s.completionEvents, [`onContext:${steppedContextKey(s.id)}`]);
+      keys.add(steppedContextKey(s.id));
+    }
+    assert.equal(keys.size, walkthrough().steps.length, 'the keys are distinct');
+  });
+
+  it('makes context keys that are one identifier', () => {
+    assert.equal(steppedContextKey('busy-nonblocking'), 'coroscope.stepped.busyNonblocking');
+    assert.equal(steppedContextKey('gather-vs-ascompleted'), 'coroscope.stepped.gatherVsAscompleted');
+    assert.equal(steppedContextKey('generators'), 'coroscope.stepped.generators');
+    for (const s of listSamples()) assert.match(steppedContextKey(s.id), /^coroscope\.stepped\.[A-Za-z0-9]+$/);
+  });
+
+  it('declares the step command, hidden from the palette', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { contributes: { commands: Array<{ command: string }>; menus: { commandPalette: Array<{ command: string; when: string }> } } };
+    assert.ok(pkg.contributes.commands.some((c) => c.command === COMMANDS.openSampleStep));
+    assert.ok(pkg.contributes.menus.commandPalette.some((c) => c.command === COMMANDS.openSampleStep && c.when === 'false'));
+  });
+
+  it('reads the sample id from the link\'s argument', () => {
+    assert.equal(sampleIdArg('crawler'), 'crawler');
+    assert.equal(sampleIdArg({ id: 'crawler' }), 'crawler');
+    assert.equal(sampleIdArg(''), undefined);
+    assert.equal(sampleIdArg(3), undefined);
+    assert.equal(sampleIdArg(undefined), undefined);
+  });
+
+  it('opens the source beside the walkthrough, never in the panel\'s column', () => {
+    assert.equal(besideColumn(1, undefined), 2);
+    assert.equal(besideColumn(1, 2), 3);
+    assert.equal(besideColumn(1, 3), 2);
+    assert.equal(besideColumn(2, 3), 4);
+    assert.equal(besideColumn(undefined, undefined), 2);
+  });
+});
