@@ -200,6 +200,7 @@ async function main(): Promise<void> {
   const cpuPeer = median(cpu.undici!);
   console.log(`  client CPU per URL:         coroscope ${cpuOurs.toFixed(0)} µs, undici ${cpuPeer.toFixed(0)} µs (undici / coroscope ${(cpuPeer / cpuOurs).toFixed(2)})`);
   if (withPython) console.log(`  ratio coroscope / aiohttp:  ${(med.coroscope! / med['aiohttp (Python asyncio)']!).toFixed(2)}`);
+  else if (!args.python) console.log('  (aiohttp peer not run: --no-python)');
   else console.log('  (aiohttp peer skipped: /usr/bin/python3 has no aiohttp; apt-get install python3-aiohttp)');
   if (args.inspect) console.log(`  inspection on / off:       ${(med['coroscope --inspect']! / med.coroscope!).toFixed(2)}`);
 }

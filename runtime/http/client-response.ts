@@ -266,7 +266,13 @@ const responseRead = coroutine(function* read(response: ClientResponse): Corouti
   const timeout = Math.min(limits.readTimeout ?? Infinity, left);
   let raw: Buffer;
   try {
-    raw = yield* withTimeout(timeout === Infinity ? null : Math.max(0, timeout), readResponseBody(conn.reader, framing, response.url, limits.maxBodyBytes));
+    if (framing.kind === 'length' && framing.length <= limits.maxBodyBytes && conn.reader.bufferedBytes() >= framing.length) {
+      // The whole body is here already (the usual case for a page): nothing to wait for,
+      // so no deadline timer either.
+      raw = conn.reader.readNowait(framing.length);
+    } else {
+      raw = yield* withTimeout(timeout === Infinity ? null : Math.max(0, timeout), readResponseBody(conn.reader, framing, response.url, limits.maxBodyBytes));
+    }
   } catch (e) {
     response.close();
     throw translateReadError(e, response.url, 'reading the body');
