@@ -77,12 +77,42 @@ export function parseHttpUrl(url: string): URL {
   return u;
 }
 
-function originOf(u: URL): Origin {
+/** Where a request goes: the connection's origin, the Host header and the request target. */
+export interface RequestTarget {
+  origin: Origin;
+  hostHeader: string;
+  path: string;
+}
+
+function targetOfUrl(u: URL): RequestTarget {
   const tls = u.protocol === 'https:';
   const port = u.port === '' ? (tls ? 443 : 80) : Number(u.port);
   // WHATWG URL keeps IPv6 literals in brackets; sockets want them bare.
   const host = u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname;
-  return { key: `${u.protocol}//${host}:${port}`, host, port, tls };
+  return { origin: { key: `${u.protocol}//${host}:${port}`, host, port, tls }, hostHeader: u.host, path: (u.pathname || '/') + u.search };
+}
+
+// An absolute URL already in WHATWG's normal form (what a crawler's links are): lower-case
+// host name, explicit non-default port or none, a path of unreserved and percent-encoded
+// characters without dot segments. Such a URL needs no `new URL` (about a tenth of a
+// request's cost); anything else goes through it.
+const NORMAL_URL = /^(https?):\/\/([a-z0-9-]+(?:\.[a-z0-9-]+)*)(?::([1-9]\d{0,4}))?(\/(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)$/;
+
+/** The request target of a URL, checking it as parseHttpUrl does. */
+export function requestTargetOf(url: string): RequestTarget {
+  const m = NORMAL_URL.exec(url);
+  if (m !== null && !m[4]!.includes('/.')) {
+    const tls = m[1] === 'https';
+    const defaultPort = tls ? 443 : 80;
+    const explicit = m[3] === undefined ? null : Number(m[3]);
+    // WHATWG drops a default port: one written out is not the normal form.
+    if (explicit === null || (explicit !== defaultPort && explicit <= 65535)) {
+      const host = m[2]!;
+      const port = explicit ?? defaultPort;
+      return { origin: { key: `${m[1]}://${host}:${port}`, host, port, tls }, hostHeader: explicit === null ? host : `${host}:${port}`, path: m[4]! };
+    }
+  }
+  return targetOfUrl(parseHttpUrl(url));
 }
 
 export class ClientSession {
@@ -134,9 +164,8 @@ export class ClientSession {
   }
 
   /** @internal */
-  _requestHead(method: string, u: URL, extra: Record<string, string> | undefined): Buffer {
-    const path = (u.pathname || '/') + u.search;
-    let head = `${method} ${path} HTTP/1.1\r\nHost: ${u.host}\r\n${this._baseHeaders}`;
+  _requestHead(method: string, target: RequestTarget, extra: Record<string, string> | undefined): Buffer {
+    let head = `${method} ${target.path} HTTP/1.1\r\nHost: ${target.hostHeader}\r\n${this._baseHeaders}`;
     if (extra !== undefined) for (const [k, v] of Object.entries(extra)) head += `${k}: ${v}\r\n`;
     return Buffer.from(head + '\r\n', 'latin1');
   }
@@ -150,9 +179,9 @@ const sessionRequest = coroutine(function* request(session: ClientSession, metho
   const history: ClientResponse[] = [];
   let current = url;
   for (;;) {
-    const u = parseHttpUrl(current);
+    const target = requestTargetOf(current);
     const limits: ResponseLimits = { maxBodyBytes: session.maxBodyBytes, readTimeout: timeout.read, deadline };
-    const response = yield* send(session, method, u, current, options.headers, timeout, limits, history.length === 0 ? NO_HISTORY : history.slice());
+    const response = yield* send(session, method, target, current, options.headers, timeout, limits, history.length === 0 ? NO_HISTORY : history.slice());
     const location = response.headers.get('location');
     if (options.allowRedirects === false || !REDIRECT_STATUSES.has(response.status) || location === undefined) return response;
     response.release();
@@ -171,7 +200,7 @@ const sessionRequest = coroutine(function* request(session: ClientSession, metho
 const send = coroutine(function* send(
   session: ClientSession,
   method: string,
-  u: URL,
+  target: RequestTarget,
   url: string,
   headers: Record<string, string> | undefined,
   timeout: Required<ClientTimeout>,
@@ -179,8 +208,8 @@ const send = coroutine(function* send(
   history: ClientResponse[],
 ): Coroutine<ClientResponse> {
   const loop = getRunningLoop();
-  const origin = originOf(u);
-  const requestBytes = session._requestHead(method, u, headers);
+  const origin = target.origin;
+  const requestBytes = session._requestHead(method, target, headers);
   for (let attempt = 0; ; attempt++) {
     const left = limits.deadline - loop.time();
     let conn: HttpConnection;

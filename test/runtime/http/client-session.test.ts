@@ -1138,3 +1138,33 @@ test('plain http to an https server is a typed error, not a hang', async (t) => 
   assert.ok(e instanceof HttpError, `got ${String(e)}`);
   assert.ok(e.message.includes(url));
 });
+
+test('the request target of a normal-form URL is read without new URL, and agrees with it', async () => {
+  const { requestTargetOf } = await import('../../../runtime/http/client-session');
+  const urls = [
+    'http://127.0.0.1:8080/p/1',
+    'http://example.com/',
+    'https://example.com/a/b?c=d&e=%20f',
+    'http://www.example.com:8081/x/y/z.html?q',
+    'http://EXAMPLE.com/upper',
+    'http://example.com:80/default-port',
+    'https://example.com:443/',
+    'http://example.com/a/../b',
+    'http://example.com/.well-known/x',
+    'http://example.com/it\'s',
+    'http://[::1]:9000/v6',
+    'http://user:pw@example.com/auth',
+    'http://example.com/a b',
+    'http://xn--nxasmq6b.com/idn',
+  ];
+  for (const url of urls) {
+    const t = requestTargetOf(url);
+    const u = new URL(url);
+    const tls = u.protocol === 'https:';
+    const port = u.port === '' ? (tls ? 443 : 80) : Number(u.port);
+    const host = u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname;
+    assert.deepEqual(t, { origin: { key: `${u.protocol}//${host}:${port}`, host, port, tls }, hostHeader: u.host, path: u.pathname + u.search }, url);
+  }
+  assert.throws(() => requestTargetOf('ftp://example.com/'), /unsupported scheme/);
+  assert.throws(() => requestTargetOf('not a url'), /invalid URL/);
+});
