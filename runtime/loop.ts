@@ -24,6 +24,7 @@ import { setRunningLoop } from './running-loop';
 import { DefaultSelector, EVENT_READ, EVENT_WRITE, type FileObject } from './selector';
 import { Task, isCoroutine, type Coroutine } from './task';
 import { TimerHeap } from './timer-heap';
+import { flushWrites } from './write-batch';
 
 /** How long the loop runs ticks back to back before letting Node poll its sockets. */
 const SLICE_MS = 2;
@@ -544,6 +545,8 @@ export class EventLoop implements TimerCancelListener {
     }
     const count = this._ready.length;
     this._ready.run(count, this._onCallbackError, this._debug ? this._timeCallback : null);
+    // What this tick's callbacks sent leaves now, not at the end of the whole batch of ticks.
+    flushWrites();
     this._observer?.tickEnd?.(tick, count);
   }
 

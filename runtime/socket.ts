@@ -20,6 +20,7 @@
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { BlockingIOError, OSError, RuntimeError, osErrorFromNode } from './errors';
+import { batchWrite } from './write-batch';
 import { EVENT_READ, EVENT_WRITE, trackOpenSocket, untrackOpenSocket, type DefaultSelector, type Selectable } from './selector';
 
 const RECV_HIGH_WATER = 1 << 20;
@@ -28,23 +29,6 @@ const EMPTY = Buffer.alloc(0);
 
 let nextFileno = 3;
 
-// Writes made during one synchronous run of the loop (one batch of ticks) leave together
-// when it ends: each socket is corked at its first send and uncorked in a microtask. The
-// peer then wakes once per batch instead of once per send, which matters on a busy machine.
-const corked: net.Socket[] = [];
-function uncorkAll(): void {
-  for (let i = 0; i < corked.length; i++) {
-    const c = corked[i]!;
-    if (!c.destroyed) c.uncork();
-  }
-  corked.length = 0;
-}
-function corkUntilMicrotask(conn: net.Socket): void {
-  if (conn.writableCorked > 0) return;
-  if (corked.length === 0) queueMicrotask(uncorkAll);
-  conn.cork();
-  corked.push(conn);
-}
 
 export type SocketAddress = readonly [host: string, port: number];
 
@@ -178,7 +162,7 @@ export class Socket implements Selectable {
     const room = SEND_HIGH_WATER - conn.writableLength;
     if (room <= 0) throw new BlockingIOError('EAGAIN', 'Resource temporarily unavailable');
     const part = bytes.length <= room ? bytes : bytes.subarray(0, room);
-    corkUntilMicrotask(conn);
+    batchWrite(conn);
     conn.write(part);
     return part.length;
   }

@@ -60,9 +60,10 @@ export interface RequestOptions {
 /** The history of a response that followed no redirect (shared: never modified). */
 const NO_HISTORY: ClientResponse[] = [];
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-// The blank line ending the head; '\n\r\n' is an LF-ended last field followed by a CRLF blank
-// line, which the parser accepts (it strips CR per line) and must therefore be found here too.
-const HEAD_END = ['\r\n\r\n', '\n\n', '\n\r\n'];
+// The blank line ending the head: a line end followed by an empty line, CRLF or LF ('\n\r\n'
+// also ends a CRLF head '\r\n\r\n' at the same byte, and covers an LF-ended last field
+// followed by a CRLF blank line, which the parser accepts).
+const HEAD_END = ['\n\r\n', '\n\n'];
 
 /** Parses and checks a URL for the client: http or https with a host. */
 export function parseHttpUrl(url: string): URL {
