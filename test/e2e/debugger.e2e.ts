@@ -118,12 +118,21 @@ describe('the coroscope debugger in VS Code (code-server)', { timeout: 240_000, 
     const p = page();
     // Select the crawl frame (its row names the function and crawler.ts).
     const crawlFrame = p.locator('.debug-call-stack .monaco-list-row').filter({ has: p.locator('.stack-frame') }).filter({ hasText: /^\s*crawl\s*crawler\.ts/ });
-    await crawlFrame.first().click();
+    // crawl() holds `this` (the Crawler) and the running loop (an EventLoop, whatever the
+    // bundle named the local). The call stack re-renders as thread events arrive, so a click
+    // can land while a row moves: click again until the crawl frame's locals show.
+    const crawlerRow = rows(p, 'debug-variables', /^\s*this\s*[:=]?\s*Crawler/).first();
+    for (let attempt = 1; ; attempt++) {
+      await crawlFrame.first().click();
+      try {
+        await crawlerRow.waitFor({ state: 'visible', timeout: 5_000 });
+        break;
+      } catch (e) {
+        if (attempt >= 3) throw e;
+      }
+    }
     await rows(p, 'debug-variables', /^\s*Locals/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
     await rows(p, 'debug-variables', /^\s*Task\b/).first().waitFor({ state: 'visible' });
-    // crawl() holds `this` (the Crawler) and the running loop (an EventLoop, whatever the
-    // bundle named the local).
-    await rows(p, 'debug-variables', /^\s*this\s*[:=]?\s*Crawler/).first().waitFor({ state: 'visible' });
     await rows(p, 'debug-variables', /[:=]\s*EventLoop\b/).first().waitFor({ state: 'visible' });
     await screenshot(p, 'debugger-variables');
   });
