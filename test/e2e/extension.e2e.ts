@@ -32,6 +32,7 @@ import {
   waitForNotification,
   waitForWorkbench,
   type Workbench,
+  until,
 } from './support/browser';
 import { startCodeServer, type CodeServer } from './support/code-server';
 
@@ -54,21 +55,6 @@ function runtimeHostPids(extensionsDir: string): number[] {
     }
   }
   return out;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== null && v !== false) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last !== undefined ? ` (last error: ${String(last)})` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, () => {

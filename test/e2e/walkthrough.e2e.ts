@@ -23,7 +23,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import { listSamples } from '../../runtime/samples/index';
-import { findWebviewFrame, launchBrowser, openWorkbench, pickQuickInputItem, runCommand, screenshot, type Workbench } from './support/browser';
+import { findWebviewFrame, launchBrowser, openWorkbench, pickQuickInputItem, runCommand, screenshot, type Workbench, until } from './support/browser';
 import { startCodeServer, type CodeServer } from './support/code-server';
 
 const projectRoot = resolve(__dirname, '..', '..');
@@ -31,21 +31,6 @@ const VSIX = join(projectRoot, 'coroscope.vsix');
 const WALKTHROUGH_TITLE = 'Coroutines, Step by Step';
 const BUTTON = 'Open and Run Paused';
 const PANEL = '.task-table';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== null && v !== false) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last !== undefined ? ` (last error: ${String(last)})` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_000 }, () => {
   let workspace = '';

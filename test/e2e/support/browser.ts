@@ -280,3 +280,19 @@ function escapeRegExp(text: string): string {
 function cssString(text: string): string {
   return text.replace(/["\\]/g, '\\$&');
 }
+
+/** Polls `probe` every 100 ms until it gives a value (not undefined/null/false); fails after `timeoutMs` with the last error seen. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined && v !== null && v !== false) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last !== undefined ? ` (last error: ${String(last)})` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
