@@ -108,6 +108,8 @@ export class InspectorPanel {
   private snapshotTimer: NodeJS.Timeout | null = null;
   private pendingReveal: { view: ViewId; taskId?: number } | null = null;
   private booted = false;
+  private bootWatch: NodeJS.Timeout | null = null;
+  private isDisposed = false;
 
   private constructor(
     readonly panel: vscode.WebviewPanel,
@@ -118,13 +120,7 @@ export class InspectorPanel {
       light: vscode.Uri.joinPath(deps.extensionUri, 'media', 'coroscope-light.svg'),
       dark: vscode.Uri.joinPath(deps.extensionUri, 'media', 'coroscope-dark.svg'),
     };
-    const webview = panel.webview;
-    const root = vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview');
-    webview.html = panelHtml({
-      cspSource: webview.cspSource,
-      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'main.js')).toString(),
-      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'main.css')).toString(),
-    });
+    this.loadHtml();
     this.endpoint = new RpcEndpoint<WebviewMethods, PanelMethods, Record<string, never>, PanelEvents>(webviewTransport(panel));
     this.serve();
     this.subscribe();
@@ -137,6 +133,30 @@ export class InspectorPanel {
     );
   }
 
+  /**
+   * Sets the webview's HTML and watches that its script boots (says `ready`). In VS Code for
+   * the web the resource service worker can miss the first load of main.js/main.css (seen as
+   * ERR_NAME_NOT_RESOLVED on the CDN host): a visible panel that has not booted within a few
+   * seconds gets its HTML again, up to three times.
+   */
+  private loadHtml(attempt = 1): void {
+    const webview = this.panel.webview;
+    const root = vscode.Uri.joinPath(this.deps.extensionUri, 'dist', 'webview');
+    webview.html = panelHtml({
+      cspSource: webview.cspSource,
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'main.js')).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'main.css')).toString(),
+    });
+    if (this.bootWatch !== null) clearTimeout(this.bootWatch);
+    this.bootWatch = null;
+    if (attempt >= 3) return;
+    this.bootWatch = setTimeout(() => {
+      this.bootWatch = null;
+      if (this.isDisposed || this.booted) return;
+      if (this.panel.visible) this.loadHtml(attempt + 1);
+    }, 5_000);
+  }
+
   reveal(r: { view: ViewId; taskId?: number }): void {
     if (this.booted) this.endpoint.emit('reveal', r);
     else this.pendingReveal = r;
@@ -147,6 +167,8 @@ export class InspectorPanel {
   }
 
   private disposed(): void {
+    this.isDisposed = true;
+    if (this.bootWatch !== null) clearTimeout(this.bootWatch);
     if (InspectorPanel.current === this) InspectorPanel.current = null;
     for (const u of this.unsubscribe) u();
     for (const d of this.disposables) d.dispose();

@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { APPROACHES } from '../../runtime/samples/index';
-import { findWebviewFrame, launchBrowser, openWorkbench, pickQuickInputItem, runCommand, screenshot, type Workbench } from './support/browser';
+import { findWebviewFrame, launchBrowser, openWorkbench, pickQuickInputItem, runCommand, screenshot, type Workbench, unexpectedExtensionErrors } from './support/browser';
 import { startCodeServer, type CodeServer } from './support/code-server';
 
 const projectRoot = resolve(__dirname, '..', '..');
@@ -75,7 +75,7 @@ describe('"Coroscope: Compare Approaches…" in VS Code (code-server)', { timeou
 
   it('left no errors from the extension in the page', () => {
     assert.ok(workbench);
-    const unexpected = workbench.errors.filter((e) => !/vsda|favicon/.test(e) && /coroscope|webview/i.test(e));
+    const unexpected = unexpectedExtensionErrors(workbench.errors);
     assert.deepEqual(unexpected, []);
   });
 });

@@ -33,6 +33,7 @@ import {
   waitForWorkbench,
   type Workbench,
   until,
+  unexpectedExtensionErrors,
 } from './support/browser';
 import { startCodeServer, type CodeServer } from './support/code-server';
 
@@ -409,7 +410,7 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
   it('left no errors from the extension in the page', () => {
     assert.ok(workbench);
     // (The notification of the host killed on purpose is logged as an error too.)
-    const unexpected = workbench.errors.filter((e) => !/vsda|favicon|runtime host was killed/.test(e) && /coroscope|webview/i.test(e));
+    const unexpected = unexpectedExtensionErrors(workbench.errors, /runtime host was killed/);
     assert.deepEqual(unexpected, []);
   });
 });

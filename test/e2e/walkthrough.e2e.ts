@@ -23,7 +23,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import { listSamples } from '../../runtime/samples/index';
-import { findWebviewFrame, launchBrowser, openWorkbench, pickQuickInputItem, runCommand, screenshot, type Workbench, until } from './support/browser';
+import { findWebviewFrame, launchBrowser, openWorkbench, pickQuickInputItem, runCommand, screenshot, type Workbench, until, unexpectedExtensionErrors } from './support/browser';
 import { startCodeServer, type CodeServer } from './support/code-server';
 
 const projectRoot = resolve(__dirname, '..', '..');
@@ -223,7 +223,7 @@ describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_00
 
   it('left no errors from the extension in the page', () => {
     assert.ok(workbench);
-    const unexpected = workbench.errors.filter((e) => !/vsda|favicon/.test(e) && /coroscope|webview/i.test(e));
+    const unexpected = unexpectedExtensionErrors(workbench.errors);
     assert.deepEqual(unexpected, []);
   });
 });

@@ -296,3 +296,19 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * The page errors that concern the extension, less the known noise of VS Code for the web:
+ * vsda (absent from code-server), favicon, and a webview resource that the service worker
+ * missed on first load (ERR_NAME_NOT_RESOLVED on the CDN host; the inspector panel reloads
+ * itself then, and the tests check that it boots). `alsoExpected` adds a test's own.
+ */
+export function unexpectedExtensionErrors(errors: readonly string[], alsoExpected?: RegExp): string[] {
+  return errors.filter(
+    (e) =>
+      /coroscope|webview/i.test(e) &&
+      !/vsda|favicon/.test(e) &&
+      !/ERR_NAME_NOT_RESOLVED.*vscode-cdn\.net/.test(e) &&
+      !(alsoExpected !== undefined && alsoExpected.test(e)),
+  );
+}
