@@ -5,9 +5,17 @@
 // - With returnExceptions failures take their place in the results array.
 // - Cancelling the gather cancels every child that is not done; the gather then ends
 //   cancelled (as a CancelledError) once the children have finished.
+//
+// Invariants: the GatheringFuture is registered once per argument position on that
+// position's child, as a CompletionRecorder: it counts each completion the moment it
+// happens (no closure or record is allocated per child: with 100k children that would cost
+// more than the resumes themselves). What asyncio's done callback would do on the next tick
+// (failing or finishing the gather) is scheduled on the loop at that moment, so the gather
+// completes on the same tick as asyncio's does; the results are read from the children, in
+// argument order, when it finishes.
 
 import { CancelledError } from './errors';
-import { Future } from './future';
+import { Future, type CompletionRecorder } from './future';
 import type { Awaitable, EventLoop } from './loop';
 import { getRunningLoop } from './running-loop';
 import { isCoroutine } from './task';
@@ -17,13 +25,16 @@ export interface GatherOptions {
 }
 
 /** The Future gather() returns; cancelling it cancels its children. */
-export class GatheringFuture<T extends unknown[]> extends Future<T> {
-  /** @internal */ _children: Future<unknown>[];
+export class GatheringFuture<T extends unknown[]> extends Future<T> implements CompletionRecorder {
+  /** @internal The child at each argument position (a future passed twice appears twice). */ _children: Future<unknown>[];
   /** @internal */ _cancelRequested = false;
+  /** @internal Children that have completed so far. */ _finished = 0;
+  /** @internal */ readonly _returnExceptions: boolean;
 
-  constructor(loop: EventLoop, children: Future<unknown>[]) {
+  constructor(loop: EventLoop, children: Future<unknown>[], returnExceptions = false) {
     super(loop);
     this._children = children;
+    this._returnExceptions = returnExceptions;
     this._origin = { kind: 'gather', target: this, detail: `${children.length} awaitables` };
   }
 
@@ -42,6 +53,54 @@ export class GatheringFuture<T extends unknown[]> extends Future<T> {
   children(): readonly Future<unknown>[] {
     return this._children;
   }
+
+  /** @internal A child completed (called synchronously, once per position it holds). */
+  _recordCompletion(child: Future<unknown>): void {
+    this._finished++;
+    if (this._state !== 0) {
+      // The gather already ended: mark the child's exception retrieved, as asyncio does.
+      if (!child.cancelled()) child.exception();
+      return;
+    }
+    if (!this._returnExceptions && (child._state !== 1 || child._exception !== undefined)) {
+      this._loop._pushReady(failWithChild, this, child);
+      return;
+    }
+    if (this._finished === this._children.length) this._loop._pushReady(finishGather, this, undefined);
+  }
+
+  /** @internal The results in argument order (failures in place, with returnExceptions). */
+  _collectResults(): unknown[] {
+    const children = this._children;
+    const results = new Array<unknown>(children.length);
+    for (let i = 0; i < children.length; i++) {
+      const c = children[i]!;
+      if (c._state === 1 && c._exception === undefined) results[i] = c._result;
+      else if (c.cancelled()) results[i] = new CancelledError(c._cancelMessage ?? '');
+      else results[i] = c.exception();
+    }
+    return results;
+  }
+}
+
+/** Next tick after a child failed or was cancelled (without returnExceptions): the gather fails with it, unless it already ended. */
+function failWithChild(outerArg: unknown, childArg: unknown): void {
+  const outer = outerArg as GatheringFuture<unknown[]>;
+  const child = childArg as Future<unknown>;
+  if (outer.done()) {
+    if (!child.cancelled()) child.exception();
+    return;
+  }
+  if (child.cancelled()) outer.setException(child._makeCancelledError());
+  else outer.setException(child.exception());
+}
+
+/** Next tick after the last child completed: the gather gets its results (or ends cancelled). */
+function finishGather(outerArg: unknown): void {
+  const outer = outerArg as GatheringFuture<unknown[]>;
+  if (outer.done()) return;
+  if (outer._cancelRequested) outer.setException(new CancelledError(outer._cancelMessage ?? ''));
+  else outer.setResult(outer._collectResults());
 }
 
 function isGatherOptions(v: unknown): v is GatherOptions {
@@ -58,54 +117,48 @@ export function gather<T extends readonly Awaitable<unknown>[]>(...args: [...T] 
     options = aws[aws.length - 1] as GatherOptions;
     aws = aws.slice(0, -1);
   }
-  const returnExceptions = options.returnExceptions ?? false;
-  const first = aws.find((a): a is Future<unknown> => a instanceof Future);
-  const loop = first !== undefined ? first.getLoop() : getRunningLoop();
-  // The same awaitable passed twice is run once (asyncio's arg_to_fut).
-  const seen = new Map<unknown, Future<unknown>>();
-  const children = aws.map((aw) => {
-    let fut = seen.get(aw);
-    if (fut === undefined) {
-      fut = loop.ensureFuture(aw as Awaitable<unknown>);
-      seen.set(aw, fut);
+  let loop: EventLoop | null = null;
+  for (const aw of aws) {
+    if (aw instanceof Future) {
+      loop = aw.getLoop();
+      break;
     }
-    return fut;
-  });
-  const outer = new GatheringFuture<Results<T>>(loop, children);
+  }
+  loop ??= getRunningLoop();
+  // `aws` is this call's own array (the rest parameter or its slice): it becomes the
+  // children array in place, each awaitable replaced by its future.
+  const children = aws as Future<unknown>[];
+  const outer = new GatheringFuture<Results<T>>(loop, children, options.returnExceptions ?? false);
   if (children.length === 0) {
     outer.setResult([] as unknown as Results<T>);
     return outer;
   }
-  const distinct = new Set(children).size;
-  let finished = 0;
-  const onChildDone = (child: Future<unknown>): void => {
-    finished++;
-    if (outer.done()) {
-      // Mark the child's exception retrieved: the gather already ended.
-      if (!child.cancelled()) child.exception();
-      return;
-    }
-    if (!returnExceptions) {
-      if (child.cancelled()) {
-        outer.setException(child._makeCancelledError());
-        return;
+  // One pass over the arguments, so each child is touched once here. The same coroutine
+  // passed twice is run once (asyncio's arg_to_fut); its task then fills both positions.
+  let coroutineTasks: Map<unknown, Future<unknown>> | null = null;
+  let i = 0;
+  try {
+    for (; i < aws.length; i++) {
+      const aw = aws[i];
+      let child: Future<unknown>;
+      if (aw instanceof Future) {
+        child = loop.ensureFuture(aw);
+      } else {
+        coroutineTasks ??= new Map();
+        child = coroutineTasks.get(aw) ?? loop.ensureFuture(aw as Awaitable<unknown>);
+        coroutineTasks.set(aw, child);
       }
-      const exc = child.exception();
-      if (exc !== undefined) {
-        outer.setException(exc);
-        return;
-      }
+      if (child !== aw) children[i] = child;
+      child._addRecorder(outer);
     }
-    if (finished === distinct) {
-      const results = children.map((c) => {
-        if (c.cancelled()) return new CancelledError(c._cancelMessage ?? '');
-        const exc = c.exception();
-        return exc !== undefined ? exc : c.result();
-      });
-      if (outer._cancelRequested) outer.setException(new CancelledError(outer._cancelMessage ?? ''));
-      else outer.setResult(results as unknown as Results<T>);
-    }
-  };
-  for (const child of new Set(children)) child.addDoneCallback(onChildDone);
+  } catch (e) {
+    // A bad argument: nobody will await this gather. End it quietly (what it had already
+    // scheduled then finds it done), unregister it, stop the tasks it started, and report
+    // the argument.
+    Future.prototype.cancel.call(outer);
+    for (let j = 0; j < i; j++) children[j]!._removeWaiter(outer);
+    if (coroutineTasks !== null) for (const task of coroutineTasks.values()) task.cancel();
+    throw e;
+  }
   return outer;
 }

@@ -1,28 +1,65 @@
-// The loop's queue of callbacks ready to run, as a flat FIFO of (fn, a, b) triples.
+// The loop's queue of callbacks ready to run, as a FIFO of (fn, a, b) triples.
 // Internal wake-ups (a task's next step, a future's done callbacks) are pushed without
 // allocating a Handle; public callSoon pushes a Handle runner. One tick runs exactly the
 // entries present when it began, as asyncio's _run_once does: entries pushed while the tick
 // runs wait for the next tick.
+//
+// Storage is a chain of fixed-size segments rather than one growing array: a burst of 100k
+// wake-ups would otherwise regrow a multi-megabyte array (each copy a fresh large-object
+// allocation, page faults included) on every burst. Emptied segments go to a pool shared by
+// every loop of the process, so a later burst reuses segments that already sit in the old
+// generation instead of allocating young ones that the next scavenge must copy.
+//
+// Invariants: entries run in push order; `count` is the number of entries waiting; a slot
+// that was run is cleared so the queue keeps nothing alive; the head segment is never
+// recycled while it still holds entries.
 
 export type ReadyFn = (a: unknown, b: unknown) => void;
 
+/** Slots per segment: 1024 entries of three slots (24 KB with 8-byte pointers). */
+const SEGMENT_SLOTS = 3 * 1024;
+/** Emptied segments kept for reuse: enough for a burst of 128k entries (3 MB at most). */
+const MAX_SPARE_SEGMENTS = 128;
+
+class Segment {
+  readonly slots: unknown[] = new Array<unknown>(SEGMENT_SLOTS).fill(undefined);
+  next: Segment | null = null;
+}
+
+/** Emptied segments, every slot cleared, shared by the loops of this process. */
+const spareSegments: Segment[] = [];
+
+function takeSegment(): Segment {
+  const seg = spareSegments.pop();
+  if (seg === undefined) return new Segment();
+  seg.next = null;
+  return seg;
+}
+
 export class ReadyQueue {
-  private buf: unknown[] = [];
-  private head = 0;
-  private tail = 0;
+  private head: Segment = takeSegment();
+  private headPos = 0;
+  private tail: Segment = this.head;
+  private tailPos = 0;
+  private count = 0;
 
   /** Number of entries waiting. */
   get length(): number {
-    return (this.tail - this.head) / 3;
+    return this.count;
   }
 
   push(fn: ReadyFn, a: unknown, b: unknown): void {
-    const buf = this.buf;
-    const t = this.tail;
-    buf[t] = fn;
-    buf[t + 1] = a;
-    buf[t + 2] = b;
-    this.tail = t + 3;
+    let t = this.tailPos;
+    if (t === SEGMENT_SLOTS) {
+      this.addSegment();
+      t = 0;
+    }
+    const s = this.tail.slots;
+    s[t] = fn;
+    s[t + 1] = a;
+    s[t + 2] = b;
+    this.tailPos = t + 3;
+    this.count++;
   }
 
   /**
@@ -31,15 +68,19 @@ export class ReadyQueue {
    * throw) and the run goes on. With `timed` (debug mode) each entry's duration is reported.
    */
   run(count: number, onError: (error: unknown, fn: ReadyFn, a: unknown) => void, timed: ((fn: ReadyFn, a: unknown, seconds: number) => void) | null = null): void {
-    const buf = this.buf;
-    let h = this.head;
     for (let i = 0; i < count; i++) {
-      const fn = buf[h] as ReadyFn;
-      const a = buf[h + 1];
-      const b = buf[h + 2];
-      buf[h] = buf[h + 1] = buf[h + 2] = undefined;
-      h += 3;
-      this.head = h;
+      let h = this.headPos;
+      if (h === SEGMENT_SLOTS) {
+        this.dropHeadSegment();
+        h = 0;
+      }
+      const s = this.head.slots;
+      const fn = s[h] as ReadyFn;
+      const a = s[h + 1];
+      const b = s[h + 2];
+      s[h] = s[h + 1] = s[h + 2] = undefined;
+      this.headPos = h + 3;
+      this.count--;
       const t0 = timed === null ? 0 : performance.now();
       try {
         fn(a, b);
@@ -48,30 +89,42 @@ export class ReadyQueue {
       }
       if (timed !== null) timed(fn, a, (performance.now() - t0) / 1000);
     }
-    this.compact();
+    if (this.count === 0 && this.head === this.tail) this.headPos = this.tailPos = 0;
   }
 
   /** Visits the entries in order without removing them (inspection). */
   forEach(visit: (fn: ReadyFn, a: unknown, b: unknown) => void): void {
-    const buf = this.buf;
-    for (let i = this.head; i < this.tail; i += 3) visit(buf[i] as ReadyFn, buf[i + 1], buf[i + 2]);
-  }
-
-  clear(): void {
-    this.buf = [];
-    this.head = this.tail = 0;
-  }
-
-  private compact(): void {
-    if (this.head === this.tail) {
-      this.head = this.tail = 0;
-      // Keep the array's capacity unless a burst made it large.
-      if (this.buf.length > 3 * 65536) this.buf = [];
-    } else if (this.head > 3 * 4096 && this.head * 2 > this.tail) {
-      this.buf.copyWithin(0, this.head, this.tail);
-      this.tail -= this.head;
-      this.buf.length = this.tail;
-      this.head = 0;
+    let seg: Segment | null = this.head;
+    let i = this.headPos;
+    while (seg !== null) {
+      const end = seg === this.tail ? this.tailPos : SEGMENT_SLOTS;
+      const s = seg.slots;
+      for (; i < end; i += 3) visit(s[i] as ReadyFn, s[i + 1], s[i + 2]);
+      seg = seg === this.tail ? null : seg.next;
+      i = 0;
     }
+  }
+
+  /** Drops every waiting entry (the loop is closing). */
+  clear(): void {
+    this.head = this.tail = new Segment();
+    this.headPos = this.tailPos = this.count = 0;
+  }
+
+  private addSegment(): void {
+    const seg = takeSegment();
+    this.tail.next = seg;
+    this.tail = seg;
+    this.tailPos = 0;
+  }
+
+  /** The head segment was run to its end: move to the next one and keep the old one as a spare. */
+  private dropHeadSegment(): void {
+    const old = this.head;
+    // The tail is never behind the head, so a full head segment always has a successor here.
+    this.head = old.next!;
+    this.headPos = 0;
+    old.next = null;
+    if (spareSegments.length < MAX_SPARE_SEGMENTS) spareSegments.push(old);
   }
 }

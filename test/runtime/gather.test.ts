@@ -73,6 +73,58 @@ describe('gather', () => {
     loop.close();
   });
 
+  test('a pending future or task passed twice is awaited once and fills both places', async () => {
+    const loop = virtualLoop();
+    const fut = loop.createFuture<string>();
+    const main = coroutine(function* main(): Coroutine<unknown[]> {
+      const t = loop.createTask(delayed(2, 't'));
+      const g = gather(fut, t, fut, t);
+      loop.callLater(1, () => fut.setResult('f'));
+      return yield* g;
+    });
+    assert.deepEqual(await loop.runUntilComplete(main()), ['f', 't', 'f', 't']);
+    loop.close();
+  });
+
+  test('a done future passed twice counts once', async () => {
+    const loop = virtualLoop();
+    const done = loop.createFuture<number>();
+    done.setResult(7);
+    const later = loop.createFuture<number>();
+    const g = gather(done, done, later);
+    await loop.runOnce();
+    assert.equal(g.done(), false, 'the gather waits for `later`, not for a second `done`');
+    later.setResult(8);
+    await loop.runOnce();
+    await loop.runOnce();
+    assert.deepEqual(g.result(), [7, 7, 8]);
+    loop.close();
+  });
+
+  test('a bad argument throws TypeError and cancels the tasks the gather had started', async () => {
+    const loop = virtualLoop();
+    const log: string[] = [];
+    const watch = coroutine(function* watch(): Coroutine<void> {
+      yield* sleep(5);
+      log.push('ran to the end');
+    });
+    const main = coroutine(function* main(): Coroutine<number> {
+      const fut = loop.createFuture<number>();
+      const before = new Set(loop.allTasks());
+      assert.throws(() => gather(fut, watch(), 42 as never), TypeError);
+      const started = loop.allTasks().filter((t) => !before.has(t));
+      assert.equal(started.length, 1);
+      yield* sleep(10);
+      assert.equal(started[0]!.cancelled(), true);
+      fut.setResult(1);
+      yield* sleep(0);
+      return fut.result();
+    });
+    assert.equal(await loop.runUntilComplete(main()), 1);
+    assert.deepEqual(log, []);
+    loop.close();
+  });
+
   test('an empty gather is done at once with []', async () => {
     const loop = virtualLoop();
     const main = coroutine(function* main(): Coroutine<unknown[]> {
