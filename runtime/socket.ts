@@ -24,6 +24,8 @@ import { batchWrite } from './write-batch';
 import { EVENT_READ, EVENT_WRITE, trackOpenSocket, untrackOpenSocket, type DefaultSelector, type Selectable } from './selector';
 
 const RECV_HIGH_WATER = 1 << 20;
+/** Where Node reads TCP data for every socket; each read is copied out before the next one. */
+const sharedReadBuffer = Buffer.allocUnsafe(64 * 1024);
 const SEND_HIGH_WATER = 1 << 16;
 const EMPTY = Buffer.alloc(0);
 
@@ -95,9 +97,11 @@ export class Socket implements Selectable {
     // allowHalfOpen (TCP): the peer's FIN only ends our reading (recv gives EOF); we may
     // still send, as with a Python socket. Node would otherwise end our side too, and the
     // next send would fail with EPIPE. (TLS has no half-close: it keeps Node's default.)
+    // TCP reads land in one shared buffer and go straight to _received (Node's `onread`),
+    // skipping the Readable stream's per-chunk machinery; TLS keeps the 'data' event.
     const conn = this._tls
       ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...(typeof this._tls === 'object' ? this._tls : {}) })
-      : net.connect({ host, port, allowHalfOpen: true });
+      : net.connect({ host, port, allowHalfOpen: true, onread: { buffer: sharedReadBuffer, callback: (n: number, buf: Uint8Array) => this._receivedInto(n, buf) } });
     this._conn = conn;
     conn.setNoDelay(true);
     conn.once(this._tls ? 'secureConnect' : 'connect', () => {
@@ -105,15 +109,7 @@ export class Socket implements Selectable {
       this._state = 'connected';
       this._notify();
     });
-    conn.on('data', (chunk: Buffer) => {
-      this._chunks.push(chunk);
-      this._buffered += chunk.length;
-      if (this._buffered > RECV_HIGH_WATER && !this._paused) {
-        this._paused = true;
-        conn.pause();
-      }
-      this._notify();
-    });
+    if (this._tls) conn.on('data', (chunk: Buffer) => this._received(chunk));
     conn.on('end', () => {
       this._eof = true;
       this._notify();
@@ -128,6 +124,26 @@ export class Socket implements Selectable {
       this._notify();
     });
     throw new BlockingIOError('EINPROGRESS', 'Operation now in progress');
+  }
+
+  /** Bytes arrived in the shared read buffer: keep a copy (the buffer is reused at once). */
+  private _receivedInto(n: number, buf: Uint8Array): boolean {
+    if (this._state === 'closed' || n <= 0) return true;
+    const chunk = Buffer.allocUnsafe(n);
+    chunk.set(n === buf.length ? buf : buf.subarray(0, n));
+    this._received(chunk);
+    return !this._paused;
+  }
+
+  private _received(chunk: Buffer): void {
+    if (this._state === 'closed') return;
+    this._chunks.push(chunk);
+    this._buffered += chunk.length;
+    if (this._buffered > RECV_HIGH_WATER && !this._paused && this._conn !== null) {
+      this._paused = true;
+      this._conn.pause();
+    }
+    this._notify();
   }
 
   /** Up to `n` bytes that have arrived; an empty Buffer at EOF; BlockingIOError if none yet. */
