@@ -57,12 +57,11 @@ export class GatheringFuture<T extends unknown[]> extends Future<T> implements C
   /** @internal A child completed (called synchronously, once per position it holds). */
   _recordCompletion(child: Future<unknown>): void {
     this._finished++;
-    if (this._state !== 0) {
-      // The gather already ended: mark the child's exception retrieved, as asyncio does.
-      if (!child.cancelled()) child.exception();
+    if (this.done()) {
+      markRetrieved(child);
       return;
     }
-    if (!this._returnExceptions && (child._state !== 1 || child._exception !== undefined)) {
+    if (!this._returnExceptions && !succeeded(child)) {
       this._loop._pushReady(failWithChild, this, child);
       return;
     }
@@ -75,7 +74,7 @@ export class GatheringFuture<T extends unknown[]> extends Future<T> implements C
     const results = new Array<unknown>(children.length);
     for (let i = 0; i < children.length; i++) {
       const c = children[i]!;
-      if (c._state === 1 && c._exception === undefined) results[i] = c._result;
+      if (succeeded(c)) results[i] = c._result;
       else if (c.cancelled()) results[i] = new CancelledError(c._cancelMessage ?? '');
       else results[i] = c.exception();
     }
@@ -83,12 +82,22 @@ export class GatheringFuture<T extends unknown[]> extends Future<T> implements C
   }
 }
 
+/** Done with a result: not cancelled, no exception. */
+function succeeded(child: Future<unknown>): boolean {
+  return child.done() && !child.cancelled() && child._exception === undefined;
+}
+
+/** The gather already ended: mark the child's exception retrieved, as asyncio does. */
+function markRetrieved(child: Future<unknown>): void {
+  if (!child.cancelled()) child.exception();
+}
+
 /** Next tick after a child failed or was cancelled (without returnExceptions): the gather fails with it, unless it already ended. */
 function failWithChild(outerArg: unknown, childArg: unknown): void {
   const outer = outerArg as GatheringFuture<unknown[]>;
   const child = childArg as Future<unknown>;
   if (outer.done()) {
-    if (!child.cancelled()) child.exception();
+    markRetrieved(child);
     return;
   }
   if (child.cancelled()) outer.setException(child._makeCancelledError());

@@ -126,13 +126,10 @@ export class Socket implements Selectable {
     throw new BlockingIOError('EINPROGRESS', 'Operation now in progress');
   }
 
-  /** Bytes arrived in the shared read buffer: keep a copy (the buffer is reused at once). */
+  /** Bytes arrived in the shared read buffer: keep a copy (the buffer is reused at once); _received pauses the socket when too much waits. */
   private _receivedInto(n: number, buf: Uint8Array): boolean {
-    if (this._state === 'closed' || n <= 0) return true;
-    const chunk = Buffer.allocUnsafe(n);
-    chunk.set(n === buf.length ? buf : buf.subarray(0, n));
-    this._received(chunk);
-    return !this._paused;
+    if (n > 0) this._received(Buffer.from(buf.subarray(0, n)));
+    return true;
   }
 
   private _received(chunk: Buffer): void {
