@@ -77,6 +77,10 @@ function runDoneCallback(cb: unknown, fut: unknown): void {
 function wakeWaiter(waiter: unknown, fut: unknown): void {
   (waiter as FutureWaiter).wakeUp(fut as Future<unknown>);
 }
+/** _cb0Step's mark for a CompletionRecorder: called at completion, not queued. */
+function recordCompletion(recorder: unknown, fut: unknown): void {
+  (recorder as CompletionRecorder)._recordCompletion(fut as Future<unknown>);
+}
 
 export class Future<T = unknown> implements Iterator<Future<T>, T, unknown> {
   /** @internal */ _loop: EventLoop;
@@ -86,8 +90,9 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown> {
   // The first callback is kept apart: most futures have exactly one (the awaiting task).
   private _cb0: StoredCallback | null = null;
   private _cbs: StoredCallback[] | null = null;
-  // _cb0's ready-queue step when it is a Task, read when it registered: waking it then
-  // needs no look at the task itself (with 100k tasks each look is a cache miss).
+  // How to tell _cb0, worked out when it registered: a Task's ready-queue step (waking it
+  // then needs no look at the task itself: with 100k tasks each look is a cache miss),
+  // recordCompletion for a recorder, null for anything else.
   private _cb0Step: ReadyFn | null = null;
   /** @internal asyncio's _asyncio_future_blocking: set by `yield*`, cleared by the Task. */
   _blocking = false;
@@ -214,7 +219,10 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown> {
       this._schedule(cb);
     } else if (this._cb0 === null && this._cbs === null) {
       this._cb0 = cb;
-      this._cb0Step = typeof cb === 'function' ? null : ((cb as FutureWaiter)._wakeStep ?? null);
+      this._cb0Step =
+        typeof cb === 'function'
+          ? null
+          : ((cb as FutureWaiter)._wakeStep ?? ((cb as CompletionRecorder)._recordCompletion !== undefined ? recordCompletion : null));
     } else {
       (this._cbs ??= []).push(cb);
     }
@@ -234,8 +242,9 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown> {
     this._cbs = null;
     if (cb0 !== null) {
       const step = this._cb0Step;
-      if (step !== null) this._loop._pushReady(step, cb0, NO_EXCEPTION);
-      else this._schedule(cb0);
+      if (step === null) this._schedule(cb0);
+      else if (step === recordCompletion) recordCompletion(cb0, this);
+      else this._loop._pushReady(step, cb0, NO_EXCEPTION);
     }
     if (cbs !== null) for (const cb of cbs) this._schedule(cb);
   }

@@ -11,8 +11,9 @@
 // happens (no closure or record is allocated per child: with 100k children that would cost
 // more than the resumes themselves). What asyncio's done callback would do on the next tick
 // (failing or finishing the gather) is scheduled on the loop at that moment, so the gather
-// completes on the same tick as asyncio's does; the results are read from the children, in
-// argument order, when it finishes.
+// completes on the same tick as asyncio's does. Results are recorded in argument order
+// while children complete in that order (each read while it is still in cache); the rest
+// are read from the children when the gather finishes.
 
 import { CancelledError } from './errors';
 import { Future, type CompletionRecorder } from './future';
@@ -30,10 +31,14 @@ export class GatheringFuture<T extends unknown[]> extends Future<T> implements C
   /** @internal */ _cancelRequested = false;
   /** @internal Children that have completed so far. */ _finished = 0;
   /** @internal */ readonly _returnExceptions: boolean;
+  // Results of positions [0, _recorded), recorded as those children succeeded.
+  private readonly _results: unknown[];
+  private _recorded = 0;
 
   constructor(loop: EventLoop, children: Future<unknown>[], returnExceptions = false) {
     super(loop);
     this._children = children;
+    this._results = new Array<unknown>(children.length);
     this._returnExceptions = returnExceptions;
     this._origin = { kind: 'gather', target: this, detail: `${children.length} awaitables` };
   }
@@ -65,14 +70,25 @@ export class GatheringFuture<T extends unknown[]> extends Future<T> implements C
       this._loop._pushReady(failWithChild, this, child);
       return;
     }
-    if (this._finished === this._children.length) this._loop._pushReady(finishGather, this, undefined);
+    const children = this._children;
+    let k = this._recorded;
+    if (children[k] === child) {
+      // The next position in order: record it and every later one that already succeeded.
+      const results = this._results;
+      while (k < children.length && succeeded(children[k]!)) {
+        results[k] = children[k]!._result;
+        k++;
+      }
+      this._recorded = k;
+    }
+    if (this._finished === children.length) this._loop._pushReady(finishGather, this, undefined);
   }
 
   /** @internal The results in argument order (failures in place, with returnExceptions). */
   _collectResults(): unknown[] {
     const children = this._children;
-    const results = new Array<unknown>(children.length);
-    for (let i = 0; i < children.length; i++) {
+    const results = this._results;
+    for (let i = this._recorded; i < children.length; i++) {
       const c = children[i]!;
       if (succeeded(c)) results[i] = c._result;
       else if (c.cancelled()) results[i] = new CancelledError(c._cancelMessage ?? '');

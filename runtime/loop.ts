@@ -20,6 +20,7 @@ import { RuntimeError } from './errors';
 import { Future, describeValue } from './future';
 import { Handle, TimerHandle, type TimerCancelListener } from './handle';
 import { ReadyQueue, type ReadyFn } from './ready-queue';
+import { anchorShapes } from './shape-anchors';
 import { setRunningLoop } from './running-loop';
 import { DefaultSelector, EVENT_READ, EVENT_WRITE, type FileObject } from './selector';
 import { Task, isCoroutine, type Coroutine } from './task';
@@ -127,6 +128,7 @@ export class EventLoop implements TimerCancelListener {
     };
     this._onCallbackError = (e, _fn, a) => this._reportCallbackError(e, a);
     this._drive = () => this._driveTicks();
+    anchorShapes(() => new EventLoop());
   }
 
   // --- time and scheduling ------------------------------------------------------------

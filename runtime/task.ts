@@ -45,7 +45,8 @@ function taskStep(task: unknown, exc: unknown): void {
 export class Task<T = unknown> extends Future<T> implements FutureWaiter {
   /** Unique, increasing, for the life of the process. */
   readonly id: number;
-  name: string;
+  // Null until a name is given or asked for: 100k tasks need no 100k "Task-N" strings.
+  private _name: string | null;
   /** @internal */ _coro: Coroutine<T>;
   /** @internal The future this task is suspended on (asyncio's _fut_waiter). */
   _waiter: Future<unknown> | null = null;
@@ -67,7 +68,7 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
       throw new TypeError(`a coroutine was expected, got ${describeValue(coro)}: call the generator function (createTask(work()), not createTask(work))`);
     }
     this.id = nextTaskId++;
-    this.name = name ?? `Task-${this.id}`;
+    this._name = name ?? null;
     this._coro = coro;
     loop._pushReady(taskStep, this, NO_EXCEPTION);
     loop._taskCreated(this as Task<unknown>);
@@ -78,12 +79,21 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
     return this._coro;
   }
 
+  /** The task's name: the one it was given, or `Task-<id>`. */
+  get name(): string {
+    return this._name ?? `Task-${this.id}`;
+  }
+
+  set name(name: string) {
+    this._name = String(name);
+  }
+
   getName(): string {
     return this.name;
   }
 
   setName(name: string): void {
-    this.name = String(name);
+    this._name = String(name);
   }
 
   /** The future this task is suspended on, or null if it is scheduled, running or done. */

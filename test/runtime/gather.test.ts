@@ -44,6 +44,37 @@ describe('gather', () => {
     loop.close();
   });
 
+  test('results stay in argument order when completions run partly in order, partly out of it', async () => {
+    const loop = virtualLoop();
+    const futures = Array.from({ length: 8 }, () => loop.createFuture<number>());
+    // Positions 0-1 complete in order, then 5, 3, 2 (which lets 3 be taken with it), 4,
+    // then 7 before 6: every path of the in-order recording and the final collection.
+    const order = [0, 1, 5, 3, 2, 4, 7, 6];
+    const main = coroutine(function* main(): Coroutine<number[]> {
+      const g = gather(...futures, futures[2]!);
+      for (const i of order) {
+        futures[i]!.setResult(i * 10);
+        yield* sleep(0);
+      }
+      return yield* g;
+    });
+    assert.deepEqual(await loop.runUntilComplete(main()), [0, 10, 20, 30, 40, 50, 60, 70, 20]);
+    loop.close();
+  });
+
+  test('returnExceptions: a failure in the middle of in-order completions keeps its place', async () => {
+    const loop = virtualLoop();
+    const futures = Array.from({ length: 4 }, () => loop.createFuture<number>());
+    const err = new Error('third');
+    const g = gather(...futures, { returnExceptions: true });
+    futures[0]!.setResult(0);
+    futures[1]!.setResult(1);
+    futures[2]!.setException(err);
+    futures[3]!.setResult(3);
+    assert.deepEqual(await loop.runUntilComplete(g), [0, 1, err, 3]);
+    loop.close();
+  });
+
   test('accepts coroutines, tasks and futures together', async () => {
     const loop = virtualLoop();
     const fut = loop.createFuture<string>();

@@ -110,6 +110,9 @@ describe('stepping', () => {
     assert.equal(a.getCoro(), gen);
     a.setName('beta');
     assert.match(a.toString(), /^<Task pending name="beta">$/);
+    b.name = 'gamma';
+    assert.equal(b.getName(), 'gamma');
+    assert.match(b.toString(), /name="gamma"/);
     a.cancel();
     b.cancel();
     loop.setExceptionHandler(() => undefined);
