@@ -6,10 +6,10 @@
 // full GC finds no instance of a class alive (a program runs a loop to completion, drops
 // it, and later runs another, as run() does every time), the maps die with the instances;
 // the next instances get new maps, and every optimized function specialized for the old
-// ones deoptimizes and runs unoptimized until V8 re-learns the types. Measured with
-// bench/runtime.bench.ts's resume round (100k tasks, a full GC between rounds): ~400
-// deoptimizations per 40 rounds and ~1.7x the time per resume without anchors, ~20 (the
-// warm-up's) with them.
+// ones deoptimizes and runs unoptimized until V8 re-learns the types. Measured on the
+// resume round of bench/runtime.bench.ts (100k tasks, a full GC between rounds, 40 rounds):
+// ~415 deoptimizations and ~360 ns per resume without anchors; ~20 (the warm-up's) and
+// ~150-260 ns with them.
 //
 // Invariants: the anchors belong to a loop of their own that never runs, is never the
 // running loop and is never closed, so they are never stepped, scheduled or reported; they
