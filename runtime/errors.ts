@@ -1,6 +1,7 @@
 // The runtime's error classes, named as asyncio and Python's socket module name them.
 // Invariant: every error the runtime raises on purpose is one of these (or a built-in
-// TypeError/RangeError for misuse of an API), so callers can catch by class.
+// TypeError/RangeError for misuse of an API), so callers can catch by class. ValueError is
+// a RangeError, so both ways of catching a bad value work.
 
 /** Base of the runtime's own errors; sets `name` from the subclass so traces read well. */
 export class CoroscopeError extends Error {
@@ -22,6 +23,21 @@ export class CancelledError extends CoroscopeError {}
  * task awaits itself, a coroutine yielded something that is not a Future.
  */
 export class RuntimeError extends CoroscopeError {}
+
+/**
+ * Python's ValueError, where asyncio raises it: `taskDone()` called too often, a negative
+ * semaphore value, a bounded semaphore released too often, a line over the stream limit.
+ * A RangeError too, so code that catches JavaScript's class for a bad value still does.
+ */
+export class ValueError extends RangeError {
+  constructor(message?: string) {
+    super(message);
+    this.name = 'ValueError';
+  }
+}
+
+/** Python's KeyError, as the selectors module raises it: registering twice, or unregistering or modifying what is not registered. */
+export class KeyError extends CoroscopeError {}
 
 /** An operation on a Future or Task that is not allowed in its current state. */
 export class InvalidStateError extends CoroscopeError {}

@@ -161,9 +161,8 @@ export function gather<T extends readonly Awaitable<unknown>[]>(...args: [...T] 
   // One pass over the arguments, so each child is touched once here. The same coroutine
   // passed twice is run once (asyncio's arg_to_fut); its task then fills both positions.
   let coroutineTasks: Map<unknown, Future<unknown>> | null = null;
-  let i = 0;
   try {
-    for (; i < aws.length; i++) {
+    for (let i = 0; i < aws.length; i++) {
       const aw = aws[i];
       let child: Future<unknown>;
       if (aw instanceof Future) {
@@ -177,12 +176,10 @@ export function gather<T extends readonly Awaitable<unknown>[]>(...args: [...T] 
       child._addRecorder(outer);
     }
   } catch (e) {
-    // A bad argument: nobody will await this gather. End it quietly (what it had already
-    // scheduled then finds it done), unregister it, stop the tasks it started, and report
-    // the argument.
+    // A bad argument: nobody will await this gather. End it quietly, so the children it had
+    // taken on find it done when they complete and their exceptions count as retrieved; the
+    // tasks it started run on, as asyncio's do.
     Future.prototype.cancel.call(outer);
-    for (let j = 0; j < i; j++) children[j]!._removeWaiter(outer);
-    if (coroutineTasks !== null) for (const task of coroutineTasks.values()) task.cancel();
     throw e;
   }
   return outer;

@@ -18,7 +18,7 @@ export { shield } from './shield';
 export { Queue } from './queue';
 export { Event } from './event';
 export { Lock } from './lock';
-export { Semaphore } from './semaphore';
+export { Semaphore, BoundedSemaphore } from './semaphore';
 export { Socket, type SocketAddress, type SocketOptions } from './socket';
 export { DefaultSelector, EVENT_READ, EVENT_WRITE, type SelectorKey, type FileObject } from './selector';
 export { sockConnect, sockRecv, sockSendall } from './socket-ops';
@@ -37,6 +37,8 @@ export {
   QueueEmpty,
   QueueFull,
   RuntimeError,
+  ValueError,
+  KeyError,
   OSError,
   BlockingIOError,
   ConnectionError,

@@ -21,7 +21,7 @@ import { Future, describeValue } from './future';
 import { Handle, TimerHandle, type TimerCancelListener } from './handle';
 import { ReadyQueue, type ReadyFn } from './ready-queue';
 import { anchorShapes } from './shape-anchors';
-import { setRunningLoop } from './running-loop';
+import { runningLoopOrNull, setRunningLoop } from './running-loop';
 import { DefaultSelector, EVENT_READ, EVENT_WRITE, type FileObject } from './selector';
 import { Task, isCoroutine, type Coroutine } from './task';
 import { TimerHeap } from './timer-heap';
@@ -114,7 +114,7 @@ export class EventLoop implements TimerCancelListener {
   private _runReject: ((e: unknown) => void) | null = null;
   private _stepWaiters: Array<() => void> = [];
   private readonly _timeCallback: (fn: ReadyFn, a: unknown, seconds: number) => void;
-  private readonly _onCallbackError: (error: unknown, fn: ReadyFn, a: unknown) => void;
+  private readonly _onCallbackError: (error: unknown, fn: ReadyFn, a: unknown, b: unknown) => void;
   private readonly _drive: () => void;
 
   constructor(options: EventLoopOptions = {}) {
@@ -126,7 +126,7 @@ export class EventLoop implements TimerCancelListener {
     this._timeCallback = (fn, a, seconds) => {
       if (seconds >= this.slowCallbackDuration) this._reportSlow(fn, a, seconds);
     };
-    this._onCallbackError = (e, _fn, a) => this._reportCallbackError(e, a);
+    this._onCallbackError = (e, _fn, a, b) => this._reportCallbackError(e, a, b);
     this._drive = () => this._driveTicks();
     anchorShapes(() => new EventLoop());
   }
@@ -206,6 +206,7 @@ export class EventLoop implements TimerCancelListener {
   runForever(): Promise<void> {
     if (this._closed) return Promise.reject(new RuntimeError('Event loop is closed'));
     if (this._running) return Promise.reject(new RuntimeError('This event loop is already running'));
+    if (this._anotherLoopRuns()) return Promise.reject(new RuntimeError('Cannot run the event loop while another loop is running'));
     this._running = true;
     const done = new Promise<void>((resolve, reject) => {
       this._runResolve = resolve;
@@ -222,6 +223,10 @@ export class EventLoop implements TimerCancelListener {
       throw new RuntimeError('Event loop is closed');
     }
     if (this._running) throw new RuntimeError('This event loop is already running');
+    if (this._anotherLoopRuns()) {
+      if (isCoroutine(aw)) aw.return(undefined as T);
+      throw new RuntimeError('Cannot run the event loop while another loop is running');
+    }
     const fut = this.ensureFuture(aw);
     const stopWhenDone = (): void => this.stop();
     fut.addDoneCallback(stopWhenDone);
@@ -232,6 +237,12 @@ export class EventLoop implements TimerCancelListener {
     }
     if (!fut.done()) throw new RuntimeError('Event loop stopped before Future completed.');
     return fut.result();
+  }
+
+  /** True inside another loop's tick: running this one there would nest loops, which asyncio forbids. */
+  private _anotherLoopRuns(): boolean {
+    const running = runningLoopOrNull();
+    return running !== null && running !== this;
   }
 
   /** Stops the loop once the current tick has finished (or after one tick if not running yet). */
@@ -553,11 +564,17 @@ export class EventLoop implements TimerCancelListener {
   }
 
   /** A callback threw: tell the exception handler what it was. */
-  private _reportCallbackError(e: unknown, a: unknown): void {
+  private _reportCallbackError(e: unknown, a: unknown, b: unknown): void {
     const context: ExceptionContext = { message: 'Exception in callback', exception: e };
     if (a instanceof Handle) {
       context.handle = a;
       context.message = `Exception in callback ${a.toString()}`;
+    } else if (typeof a === 'function' && b instanceof Future) {
+      // A future's done callback, queued without a Handle: report it as asyncio does, with
+      // a handle for the callback called with its future.
+      const handle = new Handle(a as (...args: unknown[]) => unknown, [b]);
+      context.handle = handle;
+      context.message = `Exception in callback ${handle.toString()}`;
     } else if (a instanceof Task) {
       context.task = a;
     }

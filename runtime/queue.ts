@@ -6,7 +6,7 @@
 //   waits until the count is back to zero. taskDone() beyond zero is an error.
 
 import { coroutine } from './coroutine';
-import { QueueEmpty, QueueFull } from './errors';
+import { QueueEmpty, QueueFull, ValueError } from './errors';
 import { Fifo, wakeFirstPending } from './fifo';
 import type { Future } from './future';
 import { getRunningLoop } from './running-loop';
@@ -85,7 +85,7 @@ export class Queue<T = unknown> {
 
   /** Marks one item taken with get() as processed. */
   taskDone(): void {
-    if (this._unfinished <= 0) throw new RangeError('taskDone() called too many times: every call must match an item put');
+    if (this._unfinished <= 0) throw new ValueError('taskDone() called too many times: every call must match an item put');
     this._unfinished--;
     if (this._unfinished === 0) this._finished.set();
   }

@@ -67,7 +67,7 @@ export class ReadyQueue {
    * meanwhile stay for the next call. What an entry throws goes to `onError` (which must not
    * throw) and the run goes on. With `timed` (debug mode) each entry's duration is reported.
    */
-  run(count: number, onError: (error: unknown, fn: ReadyFn, a: unknown) => void, timed: ((fn: ReadyFn, a: unknown, seconds: number) => void) | null = null): void {
+  run(count: number, onError: (error: unknown, fn: ReadyFn, a: unknown, b: unknown) => void, timed: ((fn: ReadyFn, a: unknown, seconds: number) => void) | null = null): void {
     for (let i = 0; i < count; i++) {
       let h = this.headPos;
       if (h === SEGMENT_SLOTS) {
@@ -85,7 +85,7 @@ export class ReadyQueue {
       try {
         fn(a, b);
       } catch (e) {
-        onError(e, fn, a);
+        onError(e, fn, a, b);
       }
       if (timed !== null) timed(fn, a, (performance.now() - t0) / 1000);
     }

@@ -1,21 +1,36 @@
 // run(): asyncio.run. A new loop runs the coroutine to completion; then every task still
-// pending is cancelled and given the chance to finish its cleanup, and the loop is closed.
+// pending is cancelled and given the chance to finish its cleanup, the loop gets asyncio's
+// shutdown ticks, and it is closed. Refused inside a running loop, as asyncio.run is.
 
+import { RuntimeError } from './errors';
 import { EventLoop, type EventLoopOptions } from './loop';
 import { gather } from './gather';
-import type { Coroutine } from './task';
+import { runningLoopOrNull } from './running-loop';
+import { isCoroutine, type Coroutine } from './task';
 
 export async function run<T>(coro: Coroutine<T>, options: EventLoopOptions = {}): Promise<T> {
+  if (runningLoopOrNull() !== null) {
+    if (isCoroutine(coro)) coro.return(undefined as T);
+    throw new RuntimeError('run() cannot be called from a running event loop');
+  }
   const loop = new EventLoop(options);
   try {
     return await loop.runUntilComplete(coro);
   } finally {
     try {
       await cancelAllTasks(loop);
+      // asyncio.run then shuts down async generators and the default executor, each a
+      // coroutine run to completion: callbacks still queued when main ended run in those ticks.
+      await loop.runUntilComplete(shutdownStep());
+      await loop.runUntilComplete(shutdownStep());
     } finally {
       loop.close();
     }
   }
+}
+
+function* shutdownStep(): Coroutine<void> {
+  // Nothing to shut down here (no async generators, no executor): the ticks are the point.
 }
 
 /** Cancels every pending task of the loop and runs it until they have all finished. */

@@ -10,7 +10,7 @@
 // nothing ready and a timeout other than 0 returns a Promise (it has to wait); with
 // something ready, or a 0 timeout, it returns the array at once. `await` works for both.
 
-import { OSError } from './errors';
+import { KeyError, OSError, ValueError } from './errors';
 
 export const EVENT_READ = 1;
 export const EVENT_WRITE = 2;
@@ -70,7 +70,7 @@ function resolveSocket(fileobj: FileObject): Selectable {
 
 function checkEvents(events: number): void {
   if (!Number.isInteger(events) || events <= 0 || (events & ~(EVENT_READ | EVENT_WRITE)) !== 0) {
-    throw new RangeError(`Invalid events: ${events} (use EVENT_READ, EVENT_WRITE or both)`);
+    throw new ValueError(`Invalid events: ${events} (use EVENT_READ, EVENT_WRITE or both)`);
   }
 }
 
@@ -88,7 +88,7 @@ export class DefaultSelector {
     const sock = resolveSocket(fileobj);
     const fd = sock.fileno();
     if (fd < 0) throw new OSError('EBADF', 'Bad file descriptor: the socket is closed');
-    if (this._keys.has(fd)) throw new Error(`${fd} (FD ${fd}) is already registered`);
+    if (this._keys.has(fd)) throw new KeyError(`${fd} (FD ${fd}) is already registered`);
     const key: MutableKey = { fileobj, fd, events, data, sock };
     this._keys.set(fd, key);
     sock._attachSelector(this);
@@ -101,7 +101,7 @@ export class DefaultSelector {
   unregister(fileobj: FileObject): SelectorKey {
     const fd = typeof fileobj === 'number' ? fileobj : fileobj.fileno();
     const key = this._keys.get(fd) ?? this._findByObject(fileobj);
-    if (key === undefined) throw new Error(`${String(fd)} is not registered`);
+    if (key === undefined) throw new KeyError(`${String(fd)} is not registered`);
     this._keys.delete(key.fd);
     this._candidates.delete(key);
     key.sock._detachSelector(this);
@@ -113,7 +113,7 @@ export class DefaultSelector {
     checkEvents(events);
     const fd = typeof fileobj === 'number' ? fileobj : fileobj.fileno();
     const key = this._keys.get(fd) ?? this._findByObject(fileobj);
-    if (key === undefined) throw new Error(`${String(fd)} is not registered`);
+    if (key === undefined) throw new KeyError(`${String(fd)} is not registered`);
     key.events = events;
     key.data = data;
     this._candidates.add(key);

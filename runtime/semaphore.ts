@@ -1,9 +1,10 @@
 // Semaphore: asyncio.Semaphore, a counter of free slots. acquire() takes a slot, waiting
 // in arrival order while there is none; release() gives one back and wakes the next
 // waiter. A waiter woken and then cancelled gives its slot back, so none is lost.
+// BoundedSemaphore refuses a release above its initial value.
 
 import { coroutine } from './coroutine';
-import { CancelledError } from './errors';
+import { CancelledError, ValueError } from './errors';
 import { Fifo } from './fifo';
 import type { Future } from './future';
 import { getRunningLoop } from './running-loop';
@@ -14,7 +15,7 @@ export class Semaphore {
   private _waiters = new Fifo<Future<boolean>>();
 
   constructor(value = 1) {
-    if (!Number.isInteger(value) || value < 0) throw new RangeError(`Semaphore initial value must be >= 0, got ${String(value)}`);
+    if (!Number.isInteger(value) || value < 0) throw new ValueError(`Semaphore initial value must be >= 0, got ${String(value)}`);
     this._value = value;
   }
 
@@ -69,6 +70,25 @@ export class Semaphore {
       }
     }
     return false;
+  }
+}
+
+/** asyncio.BoundedSemaphore: releasing above the initial value is an error (ValueError). */
+export class BoundedSemaphore extends Semaphore {
+  private readonly _bound: number;
+
+  constructor(value = 1) {
+    super(value);
+    this._bound = value;
+  }
+
+  override release(): void {
+    if (this.value() >= this._bound) throw new ValueError('BoundedSemaphore released too many times');
+    super.release();
+  }
+
+  override toString(): string {
+    return `<BoundedSemaphore value=${this.value()}/${this._bound} waiters=${this.waiterCount()}>`;
   }
 }
 

@@ -234,6 +234,11 @@ export class Socket implements Selectable {
     return this._state === 'closed';
   }
 
+  /** True for a TLS socket, which cannot half-close (shutdownWrite ends it entirely). */
+  isTls(): boolean {
+    return Boolean(this._tls);
+  }
+
   /** [host, port] this socket connects to. */
   getpeername(): SocketAddress {
     if (this._peer === null) throw new OSError('ENOTCONN', 'Transport endpoint is not connected');

@@ -7,16 +7,23 @@
 // A reader can also be fed by hand (feedData/feedEof) for parsers and tests.
 //
 // Invariants: reads return Buffers; an empty Buffer only at EOF. A read that needs more than
-// `limit` bytes before a separator throws LimitOverrunError; readexactly at EOF throws
-// IncompleteReadError with the partial bytes. Writes never throw for a lost connection:
-// the failure is raised by the next drain(), as in asyncio.
+// `limit` bytes before a separator throws LimitOverrunError and leaves the bytes buffered;
+// readline instead drops the overlong line (or, without its newline in sight, the whole
+// buffer) and throws ValueError, so a loop that catches it makes progress, as asyncio's.
+// readexactly at EOF throws IncompleteReadError with the partial bytes. Only one coroutine
+// at a time may wait for incoming data, on both the socket and the hand-fed path; a second
+// one gets RuntimeError. Writes never throw for a lost connection: the failure is raised by
+// the next drain(), as in asyncio; drain() on a closed connection throws
+// ConnectionResetError('Connection lost'). writeEof() half-closes: the peer reads EOF and we
+// can still read its data.
 
 import { coroutine } from './coroutine';
-import { BlockingIOError, IncompleteReadError, LimitOverrunError, RuntimeError } from './errors';
+import { BlockingIOError, ConnectionResetError, IncompleteReadError, LimitOverrunError, RuntimeError, ValueError } from './errors';
 import type { Future } from './future';
 import type { EventLoop } from './loop';
 import { getRunningLoop } from './running-loop';
 import { EVENT_READ } from './selector';
+import { sleep } from './sleep';
 import { Socket, type SocketOptions } from './socket';
 import { sockConnect, waitReadable } from './socket-ops';
 import type { Coroutine } from './task';
@@ -40,7 +47,10 @@ export class StreamReader {
   private _pos = 0;
   private _eof = false;
   private _exception: unknown = undefined;
+  /** The hand-fed path's wake-up: set while a read waits for feedData/feedEof/setException. */
   private _waiter: Future<void> | null = null;
+  /** A coroutine is waiting for incoming data (either path): a second one is refused. */
+  private _waiting = false;
   private readonly _source: Socket | null;
   private _bytesRead = 0;
 
@@ -143,6 +153,15 @@ export class StreamReader {
     }
     return out;
   }
+  /** @internal True when the unread bytes at `at` (relative) start with `sep`. */
+  _startsWith(sep: Buffer, at: number): boolean {
+    const start = this._pos + at;
+    return start + sep.length <= this._buf.length && this._buf.compare(sep, 0, sep.length, start, start + sep.length) === 0;
+  }
+  /** @internal Drops `n` unread bytes (n ≤ available). */
+  _discard(n: number): void {
+    this._take(n);
+  }
   /** @internal Index of `sep` in the unread bytes starting at `from` (relative), or -1. */
   _indexOf(sep: Buffer, from: number): number {
     const i = this._buf.indexOf(sep, this._pos + from);
@@ -176,8 +195,17 @@ export class StreamReader {
     }
   }
 
-  /** @internal Waits until more bytes (or EOF, or an error) arrive. */
-  *_fill(): Coroutine<void> {
+  /**
+   * @internal Claims the right to wait for incoming data, as asyncio's _wait_for_data: a
+   * second coroutine waiting at the same time could not know which of them gets the bytes.
+   */
+  private _beginWait(funcName: string): void {
+    if (this._waiting) throw new RuntimeError(`${funcName}() called while another coroutine is already waiting for incoming data`);
+    this._waiting = true;
+  }
+
+  /** @internal Waits until more bytes (or EOF, or an error) arrive; `funcName` names the read for errors. */
+  *_fill(funcName: string): Coroutine<void> {
     this._check();
     if (this._eof) return;
     const source = this._source;
@@ -188,28 +216,34 @@ export class StreamReader {
           this._eof = true;
           return;
         }
-        // Wait for readiness first: a recv() that throws BlockingIOError costs a stack capture.
-        if ((source._readyMask() & EVENT_READ) === 0) {
-          yield* waitReadable(source);
-          continue;
-        }
-        let chunk: Buffer;
-        try {
-          chunk = source.recv(RECV_CHUNK);
-        } catch (e) {
-          if (e instanceof BlockingIOError) {
-            yield* waitReadable(source);
-            continue;
+        // Check readiness first: a recv() that throws BlockingIOError costs a stack capture.
+        // Bytes that are ready are taken without a wait, even while another read waits (as
+        // asyncio's buffer, filled by the protocol, would already hold them).
+        if ((source._readyMask() & EVENT_READ) !== 0) {
+          let chunk: Buffer | null = null;
+          try {
+            chunk = source.recv(RECV_CHUNK);
+          } catch (e) {
+            if (!(e instanceof BlockingIOError)) {
+              this._exception = e;
+              throw e;
+            }
           }
-          this._exception = e;
-          throw e;
+          if (chunk !== null) {
+            if (chunk.length === 0) this._eof = true;
+            else this._append(chunk);
+            return;
+          }
         }
-        if (chunk.length === 0) this._eof = true;
-        else this._append(chunk);
-        return;
+        this._beginWait(funcName);
+        try {
+          yield* waitReadable(source);
+        } finally {
+          this._waiting = false;
+        }
       }
     }
-    if (this._waiter !== null) throw new RuntimeError('another coroutine is already waiting for incoming data on this StreamReader');
+    this._beginWait(funcName);
     const loop: EventLoop = getRunningLoop();
     const w = loop.createFuture<void>();
     w._origin = { kind: 'stream.read', target: this };
@@ -218,6 +252,7 @@ export class StreamReader {
       yield* w;
     } finally {
       if (this._waiter === w) this._waiter = null;
+      this._waiting = false;
     }
     this._check();
   }
@@ -233,11 +268,11 @@ const streamRead = coroutine(function* read(reader: StreamReader, n: number): Co
     for (;;) {
       if (reader._available() > 0) parts.push(reader._take(reader._available()));
       if (reader._isEof()) break;
-      yield* reader._fill();
+      yield* reader._fill('read');
     }
     return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   }
-  while (reader._available() === 0 && !reader._isEof()) yield* reader._fill();
+  while (reader._available() === 0 && !reader._isEof()) yield* reader._fill('read');
   return reader._take(Math.min(n, reader._available()));
 });
 
@@ -250,7 +285,7 @@ const streamReadexactly = coroutine(function* readexactly(reader: StreamReader, 
       const partial = Buffer.from(reader._take(reader._available()));
       throw new IncompleteReadError(partial, n);
     }
-    yield* reader._fill();
+    yield* reader._fill('readexactly');
   }
   return reader._take(n);
 });
@@ -284,7 +319,7 @@ const streamReaduntil = coroutine(function* readuntil(reader: StreamReader, seps
       const partial = Buffer.from(reader._take(avail));
       throw new IncompleteReadError(partial, null);
     }
-    yield* reader._fill();
+    yield* reader._fill('readuntil');
   }
 });
 
@@ -294,6 +329,15 @@ const streamReadline = coroutine(function* readline(reader: StreamReader): Corou
     return yield* streamReaduntil(reader, [NEWLINE]);
   } catch (e) {
     if (e instanceof IncompleteReadError) return e.partial;
+    if (e instanceof LimitOverrunError) {
+      // As asyncio: drop the overlong line with its newline when it is in the buffer, else
+      // everything buffered, so the next readline starts past it instead of failing again.
+      if (reader._startsWith(NEWLINE, e.consumed)) reader._discard(e.consumed + NEWLINE.length);
+      else reader._discard(reader._available());
+      const err = new ValueError(e.message);
+      err.cause = e;
+      throw err;
+    }
     throw e;
   }
 });
@@ -306,6 +350,8 @@ export class StreamWriter {
   private _pendingBytes = 0;
   private _writerRegistered = false;
   private _closing = false;
+  /** writeEof() was called: the write side shuts down once the buffered bytes are sent. */
+  private _eofWritten = false;
   private _error: unknown = undefined;
   private _drainWaiters: Future<void>[] = [];
   private _closedWaiters: Future<void>[] = [];
@@ -325,6 +371,7 @@ export class StreamWriter {
   /** Queues `data` for sending; never waits. Follow with `yield* writer.drain()`. */
   write(data: Uint8Array | string): void {
     if (this._closing) throw new RuntimeError('write() after close()');
+    if (this._eofWritten) throw new RuntimeError('Cannot call write() after write_eof()');
     const bytes = typeof data === 'string' ? Buffer.from(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     if (bytes.length === 0 || this._error !== undefined) return;
     let offset = 0;
@@ -353,6 +400,23 @@ export class StreamWriter {
   /** Waits while the write buffer is above the high-water mark; throws a lost connection. */
   drain(): Coroutine<void> {
     return writerDrain(this);
+  }
+
+  /**
+   * Half-closes the connection (asyncio's write_eof): after the buffered bytes are sent the
+   * peer reads EOF, while we can still read what it sends. Later writes throw RuntimeError.
+   * A no-op once closing or after an earlier writeEof(); TLS has no half-close (see canWriteEof).
+   */
+  writeEof(): void {
+    if (!this.canWriteEof()) throw new RuntimeError("TLS doesn't support half-closes: writeEof() needs a TCP socket");
+    if (this._closing || this._eofWritten) return;
+    this._eofWritten = true;
+    if (this._pendingBytes === 0 && this._error === undefined) this._sock.shutdownWrite();
+  }
+
+  /** True when writeEof() can half-close this connection: TCP yes, TLS no (as asyncio's SSL transport). */
+  canWriteEof(): boolean {
+    return !this._sock.isTls();
   }
 
   /** Closes after the buffered bytes are sent. */
@@ -386,6 +450,10 @@ export class StreamWriter {
     return undefined;
   }
 
+  /** @internal A failure the reader has seen (asyncio's drain() raises it first). */
+  _readerException(): unknown {
+    return this._reader?.exception();
+  }
   /** @internal */
   _state(): { error: unknown; pendingBytes: number; closed: boolean } {
     // As asyncio's drain(): a failure the reader has seen (a reset) is the writer's too.
@@ -424,6 +492,7 @@ export class StreamWriter {
     if (this._pendingBytes === 0) {
       this._unregisterWriter();
       if (this._closing) this._finishClose();
+      else if (this._eofWritten && this._error === undefined) this._sock.shutdownWrite();
     }
   }
 
@@ -462,14 +531,23 @@ export class StreamWriter {
 }
 
 const writerDrain = coroutine(function* drain(writer: StreamWriter): Coroutine<void> {
-  for (;;) {
-    const state = writer._state();
-    if (state.error !== undefined) throw state.error;
-    if (state.pendingBytes <= StreamWriter.highWater) return;
+  const readerError = writer._readerException();
+  if (readerError !== undefined) throw readerError;
+  // As asyncio 3.11: when closing, give up the loop one step so the close can complete;
+  // a write+drain loop after close() then sees the lost connection instead of spinning.
+  if (writer.isClosing()) yield* sleep(0);
+  let state = writer._state();
+  if (state.error !== undefined) throw state.error;
+  if (state.closed) throw new ConnectionResetError('ECONNRESET', 'Connection lost');
+  // A wait that ends because the connection closed returns normally (asyncio wakes its
+  // drain waiters with no error on a clean connection_lost); only a failure is thrown.
+  while (state.pendingBytes > StreamWriter.highWater) {
     const fut = getRunningLoop().createFuture<void>();
     fut._origin = { kind: 'socket.drain', target: writer.socket, detail: `${state.pendingBytes} bytes buffered` };
     writer._addDrainWaiter(fut);
     yield* fut;
+    state = writer._state();
+    if (state.error !== undefined) throw state.error;
   }
 });
 

@@ -25,6 +25,8 @@ export type Coroutine<T = unknown> = Generator<unknown, T, unknown>;
 export { NO_EXCEPTION };
 
 let nextTaskId = 1;
+/** asyncio's task-name counter: only tasks created without a name use it up. */
+let unnamedTasks = 0;
 
 /** True for generator objects and other objects with the generator protocol. */
 export function isCoroutine(v: unknown): v is Coroutine<unknown> {
@@ -45,8 +47,9 @@ function taskStep(task: unknown, exc: unknown): void {
 export class Task<T = unknown> extends Future<T> implements FutureWaiter {
   /** Unique, increasing, for the life of the process. */
   readonly id: number;
-  // Null until a name is given or asked for: 100k tasks need no 100k "Task-N" strings.
-  private _name: string | null;
+  // The given name, or the number N of the default "Task-N", formatted only when asked
+  // for: 100k tasks need no 100k name strings.
+  private _name: string | number;
   /** @internal */ _coro: Coroutine<T>;
   /** @internal The future this task is suspended on (asyncio's _fut_waiter). */
   _waiter: Future<unknown> | null = null;
@@ -68,7 +71,7 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
       throw new TypeError(`a coroutine was expected, got ${describeValue(coro)}: call the generator function (createTask(work()), not createTask(work))`);
     }
     this.id = nextTaskId++;
-    this._name = name ?? null;
+    this._name = name ?? ++unnamedTasks;
     this._coro = coro;
     loop._pushReady(taskStep, this, NO_EXCEPTION);
     loop._taskCreated(this as Task<unknown>);
@@ -79,9 +82,9 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
     return this._coro;
   }
 
-  /** The task's name: the one it was given, or `Task-<id>`. */
+  /** The task's name: the one it was given, or `Task-N` (N counts the tasks created without one). */
   get name(): string {
-    return this._name ?? `Task-${this.id}`;
+    return typeof this._name === 'number' ? `Task-${this._name}` : this._name;
   }
 
   set name(name: string) {
@@ -171,8 +174,20 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
   _step(exc: unknown): void {
     if (this._state !== 0) throw new InvalidStateError(`_step(): already done: ${this.toString()}`);
     if (this._mustCancel) {
-      if (!(exc instanceof CancelledError)) exc = this._makeCancelledError();
       this._mustCancel = false;
+      const waiter = this._waiter;
+      if (exc === NO_EXCEPTION && waiter !== null && waiter.done()) {
+        // Woken by the awaited future after a cancel() it could not take (it was done
+        // already): as asyncio's __wakeup reads the future first, a CancelledError of its
+        // own (the first cancel's message) comes through at the suspension point; any
+        // other outcome counts as read and gives way to the cancellation.
+        if (!(waiter.cancelled() || waiter._exception instanceof CancelledError)) {
+          if (waiter._exception !== undefined) this._loop._exceptionRetrieved(waiter);
+          exc = this._makeCancelledError();
+        }
+      } else if (!(exc instanceof CancelledError)) {
+        exc = this._makeCancelledError();
+      }
     }
     this._waiter = null;
     const loop = this._loop;

@@ -15,15 +15,24 @@ export const withTimeout = coroutine(function* withTimeout<T>(delay: number | nu
   const loop = getRunningLoop();
   const task = loop.currentTask();
   if (task === null) throw new RuntimeError('withTimeout() must be used inside a task');
+  // Cancellations requested before: a CancelledError beyond ours belongs to them.
+  const cancellingBefore = task.cancelling();
   let expired = false;
-  const handle = loop.callLater(Math.max(0, delay), () => {
+  const onTimeout = (): void => {
     expired = true;
     task.cancel();
-  });
+  };
+  // A deadline already passed cancels at the next tick (asyncio's call_soon), not a timer.
+  const handle = delay <= 0 ? loop.callSoon(onTimeout) : loop.callLater(delay, onTimeout);
   try {
-    return yield* coro;
+    const result = yield* coro;
+    // The coroutine swallowed our cancellation: take the request back all the same.
+    if (expired) task.uncancel();
+    return result;
   } catch (e) {
-    if (expired && e instanceof CancelledError && task.uncancel() === 0) {
+    // Once expired, our request is always taken back; the error becomes TimeoutError only
+    // if it is the CancelledError we caused and no other cancellation is pending.
+    if (expired && task.uncancel() <= cancellingBefore && e instanceof CancelledError) {
       throw new TimeoutError(message ?? `timed out after ${delay}s`, { cause: e });
     }
     throw e;

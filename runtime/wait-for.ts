@@ -8,7 +8,7 @@ import { CancelledError, TimeoutError } from './errors';
 import { Future } from './future';
 import type { Awaitable } from './loop';
 import { getRunningLoop } from './running-loop';
-import type { Coroutine } from './task';
+import { isCoroutine, type Coroutine } from './task';
 
 function releaseWaiter(waiter: Future<void>): void {
   if (!waiter.done()) waiter.setResult(undefined);
@@ -32,6 +32,8 @@ const cancelAndWait = coroutine(function* cancelAndWait(fut: Future<unknown>): C
 /** Awaits `aw`, throwing TimeoutError (after cancelling it) if it takes longer than `timeout` seconds. null waits forever. */
 export const waitFor = coroutine(function* waitFor<T>(aw: Awaitable<T>, timeout: number | null): Coroutine<T> {
   const loop = getRunningLoop();
+  // No deadline: await it right here, a coroutine in the caller's own task (asyncio's `return await fut`).
+  if ((timeout === null || timeout === undefined) && isCoroutine(aw)) return yield* aw;
   const fut = loop.ensureFuture(aw);
   if (timeout === null || timeout === undefined) return yield* fut;
   if (timeout <= 0) {

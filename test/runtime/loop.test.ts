@@ -662,3 +662,46 @@ describe('guest run on top of Node', () => {
     loop.close();
   });
 });
+
+describe('loops do not nest, as in asyncio', () => {
+  test('runUntilComplete and runForever of another loop inside a running one are refused', async () => {
+    const outer = virtualLoop();
+    const inner = virtualLoop();
+    const child = coroutine(function* child(): Coroutine<string> {
+      return 'ran';
+    });
+    let attempts: Array<Promise<unknown>> = [];
+    const main = coroutine(function* main(): Coroutine<void> {
+      attempts = [inner.runUntilComplete(child()), inner.runForever()];
+      yield* sleep(0);
+    });
+    await outer.runUntilComplete(main());
+    const outcomes = await Promise.all(attempts.map((p) => p.then(() => 'resolved', (e: unknown) => (e instanceof RuntimeError ? e.message : 'other'))));
+    assert.deepEqual(outcomes, ['Cannot run the event loop while another loop is running', 'Cannot run the event loop while another loop is running']);
+    assert.deepEqual(inner.allTasks(), [], 'no task was left on the refused loop');
+    outer.close();
+    inner.close();
+  });
+});
+
+describe('errors in a future\'s done callbacks', () => {
+  test('are reported with a handle naming the callback, and the run goes on', async () => {
+    const loop = virtualLoop();
+    const contexts: ExceptionContext[] = [];
+    loop.setExceptionHandler((_l, c) => contexts.push(c));
+    const fut = loop.createFuture<number>();
+    const log: string[] = [];
+    fut.addDoneCallback(function badCallback() {
+      throw new TypeError('x');
+    });
+    fut.addDoneCallback(() => log.push('next callback ran'));
+    fut.setResult(1);
+    await loop.runOnce();
+    assert.deepEqual(log, ['next callback ran']);
+    assert.equal(contexts.length, 1);
+    assert.ok(contexts[0]!.exception instanceof TypeError);
+    assert.ok(contexts[0]!.handle !== undefined);
+    assert.match(contexts[0]!.message, /^Exception in callback .*badCallback/);
+    loop.close();
+  });
+});

@@ -107,3 +107,27 @@ test('cancelAllTasks() with nothing pending returns at once', async () => {
   assert.throws(() => t.result(), CancelledError);
   loop.close();
 });
+
+test('callbacks still queued when main returns run in the shutdown ticks, as with asyncio.run', async () => {
+  const log: string[] = [];
+  const main = coroutine(function* main(): Coroutine<string> {
+    const loop = getRunningLoop();
+    loop.callSoon(() => loop.callSoon(() => log.push('depth 2')));
+    return 'main';
+  });
+  assert.equal(await run(main()), 'main');
+  assert.deepEqual(log, ['depth 2']);
+});
+
+test('run() inside a running loop is refused with RuntimeError', async () => {
+  let attempt: Promise<unknown> | null = null;
+  const inner = coroutine(function* inner(): Coroutine<string> {
+    return 'never';
+  });
+  const main = coroutine(function* main(): Coroutine<void> {
+    attempt = run(inner());
+    yield* sleep(0);
+  });
+  await run(main());
+  await assert.rejects(attempt!, (e) => e instanceof Error && e.name === 'RuntimeError' && /cannot be called from a running event loop/.test(e.message));
+});

@@ -1,9 +1,9 @@
-// Tests of runtime/semaphore.ts (asyncio.Semaphore): at most `value` holders at a time,
+// Tests of runtime/semaphore.ts (asyncio.Semaphore and BoundedSemaphore): at most `value` holders at a time,
 // waiters served in arrival order, FIFO even when a slot is free while others wait, and
 // cancellation never loses a slot.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventLoop, VirtualClock, Semaphore, CancelledError, coroutine, sleep, type Coroutine } from '../../runtime/index';
+import { EventLoop, VirtualClock, Semaphore, BoundedSemaphore, ValueError, CancelledError, coroutine, sleep, type Coroutine } from '../../runtime/index';
 
 function virtualLoop(): EventLoop {
   return new EventLoop({ clock: new VirtualClock() });
@@ -122,5 +122,26 @@ test('a waiter cancelled while waiting leaves; the value is unchanged', async ()
   assert.equal(sem.value(), 0);
   sem.release();
   assert.equal(sem.value(), 1);
+  loop.close();
+});
+
+test('a negative value is a ValueError (also a RangeError)', () => {
+  assert.throws(() => new Semaphore(-1), ValueError);
+});
+
+test('BoundedSemaphore: releasing above the initial value is a ValueError and changes nothing', async () => {
+  const loop = new EventLoop({ clock: new VirtualClock() });
+  const sem = new BoundedSemaphore(2);
+  assert.throws(() => sem.release(), (e) => e instanceof ValueError && /released too many times/.test((e as Error).message));
+  const main = coroutine(function* main(): Coroutine<number> {
+    yield* sem.acquire();
+    yield* sem.acquire();
+    assert.equal(sem.locked(), true);
+    sem.release();
+    sem.release();
+    assert.throws(() => sem.release(), ValueError);
+    return sem.value();
+  });
+  assert.equal(await loop.runUntilComplete(main()), 2);
   loop.close();
 });

@@ -1,8 +1,10 @@
 // Tests of runtime/streams.ts (asyncio streams): openConnection against loopback servers,
 // readline/readuntil/readexactly/read(n)/read(-1), the limit (LimitOverrunError, with
-// CPython's boundaries), IncompleteReadError at EOF, write+drain against a reader that does
-// not read, close/waitClosed, and failures (refused, reset) thrown into the awaiting
-// coroutine. Also the reader fed by hand (feedData/feedEof). Every server is closed by its test.
+// CPython's boundaries; readline's ValueError that drops the overlong line), IncompleteReadError
+// at EOF, two readers at once (RuntimeError), write+drain against a reader that does not read,
+// drain after close (ConnectionResetError), writeEof (half-close), close/waitClosed, and
+// failures (refused, reset) thrown into the awaiting coroutine. Also the reader fed by hand
+// (feedData/feedEof). Every server is closed by its test.
 import { test, describe, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
@@ -17,6 +19,7 @@ import {
   ConnectionRefusedError,
   ConnectionResetError,
   RuntimeError,
+  ValueError,
   coroutine,
   openConnection,
   sleep,
@@ -52,6 +55,12 @@ function startServer(t: TestContext | null, onConnection: (conn: net.Socket) => 
 function serveOnce(t: TestContext, data: string | Buffer): Promise<{ port: number }> {
   return startServer(t, (conn) => conn.end(data));
 }
+
+/** Waits (at most about 5 s) until `n` bytes have arrived in the socket, so a read sees them all at once, as asyncio's buffer would. */
+const waitArrived = coroutine(function* waitArrived(writer: StreamWriter, n: number): Coroutine<void> {
+  for (let i = 0; i < 1000 && writer.socket.bufferedBytes() < n; i++) yield* sleep(0.005);
+  assert.ok(writer.socket.bufferedBytes() >= n, `${n} bytes arrived`);
+});
 
 /** Runs a coroutine on a fresh real-clock loop, then closes the loop. */
 async function runOnLoop<T>(coro: Coroutine<T>): Promise<T> {
@@ -162,24 +171,218 @@ describe('reading from a connection', () => {
   });
 });
 
-describe('limits', () => {
-  test('a line longer than the limit throws LimitOverrunError and leaves the bytes in the buffer', NET, async (t) => {
-    const { port } = await serveOnce(t, 'x'.repeat(100) + '\nshort\n');
+describe('two coroutines reading one connection', () => {
+  test('the second read throws RuntimeError as asyncio; the first still gets the data', NET, async (t) => {
+    const { port } = await startServer(t, (conn) => {
+      // Answers only when asked, so the reads below really wait.
+      conn.once('data', () => conn.end('hello\nworld'));
+    });
+    const loop = new EventLoop();
+    const main = coroutine(function* main(): Coroutine<string[]> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port);
+      const first = loop.createTask(reader.readline());
+      yield* sleep(0.01);
+      const out: string[] = [];
+      const attempts: Array<[string, () => Coroutine<Buffer>]> = [
+        ['readuntil', () => reader.readline()],
+        ['readuntil', () => reader.readuntil('!')],
+        ['read', () => reader.read(10)],
+        ['read', () => reader.read()],
+        ['readexactly', () => reader.readexactly(3)],
+      ];
+      for (const [name, attempt] of attempts) {
+        try {
+          yield* attempt();
+          out.push(`${name}: no error`);
+        } catch (e) {
+          assert.ok(e instanceof RuntimeError, String(e));
+          assert.equal(e.message, `${name}() called while another coroutine is already waiting for incoming data`);
+          out.push(`${name}: RuntimeError`);
+        }
+      }
+      assert.equal(first.done(), false, 'the first read still waits');
+      writer.write('go');
+      yield* writer.drain();
+      out.push((yield* first).toString());
+      // With the first read done, reading is allowed again.
+      out.push((yield* reader.read()).toString());
+      writer.close();
+      return out;
+    });
+    try {
+      assert.deepEqual(await loop.runUntilComplete(main()), [
+        'readuntil: RuntimeError',
+        'readuntil: RuntimeError',
+        'read: RuntimeError',
+        'read: RuntimeError',
+        'readexactly: RuntimeError',
+        'hello\n',
+        'world',
+      ]);
+    } finally {
+      loop.close();
+    }
+  });
+
+  test('a cancelled waiting read frees the reader for the next one', NET, async (t) => {
+    const { port } = await startServer(t, (conn) => conn.once('data', () => conn.end('late\n')));
+    const loop = new EventLoop();
     const main = coroutine(function* main(): Coroutine<string> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port);
+      const first = loop.createTask(reader.readline());
+      yield* sleep(0.01);
+      first.cancel();
+      yield* sleep(0);
+      assert.equal(first.cancelled(), true);
+      writer.write('go');
+      const line = (yield* reader.readline()).toString();
+      writer.close();
+      return line;
+    });
+    try {
+      assert.equal(await loop.runUntilComplete(main()), 'late\n');
+    } finally {
+      loop.close();
+    }
+  });
+});
+
+describe('limits', () => {
+  test('readuntil past the limit throws LimitOverrunError and leaves the bytes in the buffer', NET, async (t) => {
+    const { port } = await serveOnce(t, 'x'.repeat(100) + '\nshort\n');
+    const main = coroutine(function* main(): Coroutine<string[]> {
       const [reader, writer] = yield* openConnection('127.0.0.1', port, { limit: 16 });
       assert.equal(reader.limit, 16);
+      const out: string[] = [];
       try {
-        yield* reader.readline();
-        return 'no';
+        yield* reader.readuntil('\n');
+        out.push('no error');
       } catch (e) {
         assert.ok(e instanceof LimitOverrunError, String(e));
         assert.ok(e.consumed > 16);
-        return 'LimitOverrunError';
-      } finally {
-        writer.close();
+        out.push('LimitOverrunError');
       }
+      // Nothing was consumed: the whole long line is still there to read.
+      out.push((yield* reader.readexactly(101)).toString());
+      writer.close();
+      return out;
     });
-    assert.equal(await runOnLoop(main()), 'LimitOverrunError');
+    assert.deepEqual(await runOnLoop(main()), ['LimitOverrunError', 'x'.repeat(100) + '\n']);
+  });
+
+  test('readline over the limit throws ValueError and drops the line with its newline (as asyncio)', NET, async (t) => {
+    const { port } = await serveOnce(t, 'x'.repeat(100) + '\nshort\n');
+    const main = coroutine(function* main(): Coroutine<string[]> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port, { limit: 16 });
+      // Wait until the server's bytes are all in, so the newline is found (as in asyncio's buffer).
+      yield* waitArrived(writer, 107);
+      const out: string[] = [];
+      try {
+        yield* reader.readline();
+        out.push('no error');
+      } catch (e) {
+        assert.ok(e instanceof ValueError, String(e));
+        assert.ok(e instanceof RangeError, 'a ValueError is a RangeError');
+        assert.equal(e.name, 'ValueError');
+        // The overrun's message, and the overrun itself as the cause.
+        assert.ok(e.cause instanceof LimitOverrunError);
+        assert.equal(e.message, e.cause.message);
+        assert.equal(e.cause.consumed, 100);
+        out.push('ValueError');
+      }
+      out.push((yield* reader.readline()).toString());
+      out.push(`[${(yield* reader.readline()).length}]`);
+      writer.close();
+      return out;
+    });
+    assert.deepEqual(await runOnLoop(main()), ['ValueError', 'short\n', '[0]']);
+  });
+
+  test('a readline loop that catches the ValueError makes progress to EOF', NET, async (t) => {
+    const sent = 'ok1\n' + 'y'.repeat(100) + '\nok2\n' + 'z'.repeat(50) + '\nok3\n';
+    const { port } = await serveOnce(t, sent);
+    const main = coroutine(function* main(): Coroutine<string[]> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port, { limit: 16 });
+      yield* waitArrived(writer, sent.length);
+      const out: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        try {
+          const line = yield* reader.readline();
+          if (line.length === 0) break;
+          out.push(line.toString().trimEnd());
+        } catch (e) {
+          assert.ok(e instanceof ValueError, String(e));
+          out.push('ValueError');
+        }
+      }
+      writer.close();
+      return out;
+    });
+    assert.deepEqual(await runOnLoop(main()), ['ok1', 'ValueError', 'ok2', 'ValueError', 'ok3']);
+  });
+
+  test('readline over the limit with no newline in sight clears the buffer; reading resumes after it', NET, async (t) => {
+    const { port } = await startServer(t, (conn) => {
+      conn.write('z'.repeat(200));
+      // The rest comes only when the client asks, so the first readline sees no newline.
+      conn.once('data', () => conn.end('\nnext\n'));
+    });
+    const main = coroutine(function* main(): Coroutine<string[]> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port, { limit: 16 });
+      const out: string[] = [];
+      let asked = false;
+      for (let i = 0; i < 20; i++) {
+        try {
+          const line = (yield* reader.readline()).toString();
+          if (line === '') break;
+          // What is left of the long line ends at its newline; then the next line.
+          if (line !== '\n' && !/^z+\n$/.test(line)) out.push(line);
+        } catch (e) {
+          assert.ok(e instanceof ValueError, String(e));
+          if (!asked) assert.equal(reader.bufferedBytes(), 0, 'the buffer was cleared');
+          if (out.at(-1) !== 'ValueError') out.push('ValueError');
+        }
+        if (!asked) {
+          asked = true;
+          writer.write('more please');
+          yield* writer.drain();
+        }
+      }
+      writer.close();
+      return out;
+    });
+    assert.deepEqual(await runOnLoop(main()), ['ValueError', 'next\n']);
+  });
+
+  test('readline over the limit, fed by hand: the same discarding as asyncio', async () => {
+    const loop = new EventLoop({ clock: new VirtualClock() });
+    const main = coroutine(function* main(): Coroutine<string[]> {
+      const out: string[] = [];
+      // No newline in the buffer: all of it goes.
+      const none = new StreamReader({ limit: 4 });
+      none.feedData(Buffer.from('abcdefgh'));
+      try {
+        yield* none.readline();
+      } catch (e) {
+        assert.ok(e instanceof ValueError);
+        out.push(`cleared: ${none.bufferedBytes()}`);
+      }
+      none.feedData(Buffer.from('ij\nok\n'));
+      none.feedEof();
+      for (let i = 0; i < 3; i++) out.push((yield* none.readline()).toString());
+      // The newline found past the limit: the line and its newline go, the rest stays.
+      const found = new StreamReader({ limit: 4 });
+      found.feedData(Buffer.from('abcde\nok\n'));
+      try {
+        yield* found.readline();
+      } catch (e) {
+        assert.ok(e instanceof ValueError);
+        out.push(`left: ${found.readNowait(100).toString()}`);
+      }
+      return out;
+    });
+    assert.deepEqual(await loop.runUntilComplete(main()), ['cleared: 0', 'ij\n', 'ok\n', '', 'left: ok\n']);
+    loop.close();
   });
 
   test("CPython's boundaries: the separator may end past the limit; limit+1 bytes before it may not", NET, async () => {
@@ -300,6 +503,63 @@ describe('writing', () => {
     });
     await runOnLoop(main());
     assert.equal(await received!, 'hello world');
+  });
+
+  test('writeEof half-closes: the peer reads EOF and its answer still arrives', NET, async (t) => {
+    const { port } = await startServer(t, (conn) => {
+      let text = '';
+      conn.on('data', (d: Buffer) => (text += d.toString()));
+      // The server answers only once it has read our EOF.
+      conn.on('end', () => conn.end(`got ${JSON.stringify(text)}`));
+    });
+    const main = coroutine(function* main(): Coroutine<string[]> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port);
+      const out: string[] = [`canWriteEof: ${writer.canWriteEof()}`];
+      writer.write('hello ');
+      writer.write('peer');
+      writer.writeEof();
+      writer.writeEof(); // twice is harmless
+      assert.equal(writer.isClosing(), false, 'a half-close is not a close');
+      assert.throws(() => writer.write('more'), (e) => e instanceof RuntimeError && e.message === 'Cannot call write() after write_eof()');
+      yield* writer.drain();
+      out.push((yield* reader.read(-1)).toString());
+      out.push(`atEof: ${reader.atEof()}`);
+      writer.close();
+      yield* writer.waitClosed();
+      return out;
+    });
+    assert.deepEqual(await runOnLoop(main()), ['canWriteEof: true', 'got "hello peer"', 'atEof: true']);
+  });
+
+  test('writeEof with bytes still buffered sends them all before the EOF', NET, async (t) => {
+    const SIZE = 8 * 1024 * 1024;
+    let serverConn: net.Socket | null = null;
+    const { port } = await startServer(t, (conn) => {
+      serverConn = conn;
+      conn.pause();
+      const hash = createHash('sha256');
+      let n = 0;
+      conn.on('data', (d: Buffer) => {
+        hash.update(d);
+        n += d.length;
+      });
+      conn.on('end', () => conn.end(`${n}:${hash.digest('hex')}`));
+    });
+    const data = Buffer.alloc(SIZE);
+    for (let i = 0; i < SIZE; i++) data[i] = (i * 13 + 5) & 0xff;
+    const main = coroutine(function* main(): Coroutine<string> {
+      const [reader, writer] = yield* openConnection('127.0.0.1', port);
+      writer.write(data);
+      assert.ok(writer.bufferedBytes() > 0, 'the writer still holds bytes when writeEof is called');
+      writer.writeEof();
+      yield* sleep(0.02);
+      serverConn!.resume();
+      yield* writer.drain();
+      const answer = (yield* reader.read(-1)).toString();
+      writer.close();
+      return answer;
+    });
+    assert.equal(await runOnLoop(main()), `${SIZE}:${createHash('sha256').update(data).digest('hex')}`);
   });
 
   test('a request/response exchange over one connection (an echo server)', NET, async (t) => {
@@ -438,6 +698,85 @@ describe('closing', () => {
       return [(yield* reader.read(-1)).toString(), String(reader.atEof())];
     });
     assert.deepEqual(await runOnLoop(main()), ['arrived early', 'true']);
+  });
+});
+
+describe('drain after close', () => {
+  test('drain() after close() yields one step, then throws ConnectionResetError: Connection lost', NET, async (t) => {
+    let received: Promise<string> | null = null;
+    const { port } = await startServer(t, (conn) => {
+      received = new Promise((resolve) => {
+        let text = '';
+        conn.on('data', (d: Buffer) => (text += d.toString()));
+        conn.on('end', () => resolve(text));
+        conn.on('close', () => resolve(text));
+      });
+    });
+    const loop = new EventLoop();
+    const main = coroutine(function* main(): Coroutine<string[]> {
+      const [, writer] = yield* openConnection('127.0.0.1', port);
+      writer.write('last words');
+      writer.close();
+      const out: string[] = [];
+      // The drain gives up the loop once: a task started now runs before it fails.
+      let other = false;
+      loop.callSoon(() => (other = true));
+      try {
+        yield* writer.drain();
+        out.push('drain returned');
+      } catch (e) {
+        assert.ok(e instanceof ConnectionResetError, String(e));
+        assert.match(e.message, /Connection lost/);
+        out.push(`ConnectionResetError, after another callback ran: ${other}`);
+      }
+      // Every later drain too.
+      try {
+        yield* writer.drain();
+      } catch (e) {
+        out.push((e as Error).name);
+      }
+      yield* writer.waitClosed();
+      return out;
+    });
+    try {
+      assert.deepEqual(await loop.runUntilComplete(main()), ['ConnectionResetError, after another callback ran: true', 'ConnectionResetError']);
+    } finally {
+      loop.close();
+    }
+    assert.equal(await received!, 'last words');
+  });
+
+  test('drain() after abort() throws ConnectionResetError too', NET, async (t) => {
+    const { port } = await startServer(t, () => undefined);
+    const main = coroutine(function* main(): Coroutine<string> {
+      const [, writer] = yield* openConnection('127.0.0.1', port);
+      writer.abort();
+      try {
+        yield* writer.drain();
+        return 'drain returned';
+      } catch (e) {
+        return e instanceof ConnectionResetError ? 'ConnectionResetError' : String(e);
+      }
+    });
+    assert.equal(await runOnLoop(main()), 'ConnectionResetError');
+  });
+
+  test('a write+drain loop that closes midway stops with ConnectionResetError instead of spinning', NET, async (t) => {
+    const { port } = await startServer(t, (conn) => conn.resume());
+    const main = coroutine(function* main(): Coroutine<string> {
+      const [, writer] = yield* openConnection('127.0.0.1', port);
+      for (let i = 0; i < 100; i++) {
+        if (!writer.isClosing()) writer.write(`chunk ${i}\n`);
+        if (i === 3) writer.close();
+        try {
+          yield* writer.drain();
+        } catch (e) {
+          return `${(e as Error).name} at ${i}`;
+        }
+      }
+      return 'never failed';
+    });
+    assert.equal(await runOnLoop(main()), 'ConnectionResetError at 3');
   });
 });
 

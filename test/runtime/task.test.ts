@@ -105,7 +105,10 @@ describe('stepping', () => {
     const b = loop.createTask(sleep(1));
     assert.equal(a.name, 'alpha');
     assert.equal(a.getName(), 'alpha');
-    assert.equal(b.name, `Task-${b.id}`);
+    assert.match(b.name, /^Task-\d+$/);
+    // As asyncio's, the default name counts only the tasks created without a name.
+    const c = loop.createTask(sleep(1));
+    assert.equal(Number(c.name.slice(5)), Number(b.name.slice(5)) + 1);
     assert.ok(b.id > a.id);
     assert.equal(a.getCoro(), gen);
     a.setName('beta');
@@ -115,6 +118,7 @@ describe('stepping', () => {
     assert.match(b.toString(), /name="gamma"/);
     a.cancel();
     b.cancel();
+    c.cancel();
     loop.setExceptionHandler(() => undefined);
     loop.close();
   });
@@ -552,3 +556,45 @@ function gatherBoth(loop: import('../../runtime/index').EventLoop, tasks: Array<
     })(),
   );
 }
+
+describe('cancel() on a task whose awaited future is already done', () => {
+  test('cancelled twice: the coroutine gets the first CancelledError, with its message', async () => {
+    const loop = virtualLoop();
+    const seen: string[] = [];
+    const body = coroutine(function* body(): Coroutine<string> {
+      try {
+        yield* sleep(10);
+      } catch (e) {
+        seen.push((e as Error).message);
+      }
+      return 'end';
+    });
+    const task = loop.createTask(body());
+    await loop.runOnce();
+    task.cancel('m1');
+    task.cancel('m2');
+    assert.equal(await loop.runUntilComplete(task), 'end');
+    assert.deepEqual(seen, ['m1']);
+    loop.close();
+  });
+
+  test('the awaited future failed, then the task was cancelled: CancelledError, and the failure counts as read', async () => {
+    const loop = virtualLoop();
+    const reports: string[] = [];
+    loop.setExceptionHandler((_l, c) => reports.push(c.message));
+    const fut = loop.createFuture<number>();
+    const body = coroutine(function* body(): Coroutine<number> {
+      return yield* fut;
+    });
+    const task = loop.createTask(body());
+    await loop.runOnce();
+    loop.callSoon(() => {
+      fut.setException(new Error('fe'));
+      task.cancel('cm');
+    });
+    await assert.rejects(loop.runUntilComplete(task), (e) => e instanceof CancelledError && e.message === 'cm');
+    assert.equal(task.cancelled(), true);
+    loop.close();
+    assert.deepEqual(reports, []);
+  });
+});

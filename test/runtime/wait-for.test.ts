@@ -12,6 +12,7 @@ import {
   coroutine,
   sleep,
   waitFor,
+  currentTask,
   type Coroutine,
   type Task,
 } from '../../runtime/index';
@@ -181,5 +182,29 @@ test('cancelling the caller cancels the inner and waits for it', async () => {
   await assert.rejects(loop.runUntilComplete(task), CancelledError);
   assert.deepEqual(log, ['inner finally@1', 'caller got CancelledError@1']);
   assert.equal(inner!.cancelled(), true);
+  loop.close();
+});
+
+test('without a deadline a coroutine is awaited in the caller\'s own task, with no extra ticks', async () => {
+  const loop = virtualLoop();
+  const log: string[] = [];
+  const tick = (i: number): void => {
+    log.push(`tick ${i}`);
+    if (i < 3) loop.callSoon(tick, i + 1);
+  };
+  const main = coroutine(function* main(): Coroutine<void> {
+    const me = currentTask();
+    const inner = coroutine(function* inner(): Coroutine<boolean> {
+      yield* sleep(0);
+      log.push('inner done');
+      return currentTask() === me;
+    });
+    loop.callSoon(tick, 0);
+    const sameTask = yield* waitFor(inner(), null);
+    log.push(`result ${String(sameTask)}`);
+  });
+  await loop.runUntilComplete(main());
+  // As asyncio's `return await fut`: the same order as awaiting inner() directly.
+  assert.deepEqual(log.slice(0, 3), ['tick 0', 'inner done', 'result true']);
   loop.close();
 });
