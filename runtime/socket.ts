@@ -157,7 +157,8 @@ export class Socket implements Selectable {
       if (this._state === 'connecting') throw new BlockingIOError('EAGAIN', 'Resource temporarily unavailable');
       throw new OSError('ENOTCONN', 'Transport endpoint is not connected');
     }
-    if (this._eof) return EMPTY;
+    // recv(0) asks for nothing, so nothing is ever missing (Linux returns 0 at once).
+    if (this._eof || n === 0) return EMPTY;
     throw new BlockingIOError('EAGAIN', 'Resource temporarily unavailable');
   }
 

@@ -156,6 +156,22 @@ describe("the chapter's non-blocking socket with a selector, no event loop", () 
     await server.close();
   });
 
+  test('recv(0) on a connected socket with nothing buffered returns empty bytes; recv(1) would block', NET, async (t) => {
+    const server = await startServer(t, () => undefined);
+    const sel = new DefaultSelector();
+    const sock = new Socket();
+    sock.setBlocking(false);
+    assert.throws(() => sock.connect(['127.0.0.1', server.port]), BlockingIOError);
+    sel.register(sock, EVENT_WRITE);
+    await sel.select();
+    sel.unregister(sock);
+    assert.equal(sock.recv(0).length, 0);
+    assert.throws(() => sock.recv(1), BlockingIOError);
+    sock.close();
+    sel.close();
+    await server.close();
+  });
+
   test('connection refused: the socket turns ready and the next recv/send throws ConnectionRefusedError', NET, async () => {
     const port = await closedPort();
     const sel = new DefaultSelector();
