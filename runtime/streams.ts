@@ -153,15 +153,6 @@ export class StreamReader {
     }
     return out;
   }
-  /** @internal True when the unread bytes at `at` (relative) start with `sep`. */
-  _startsWith(sep: Buffer, at: number): boolean {
-    const start = this._pos + at;
-    return start + sep.length <= this._buf.length && this._buf.compare(sep, 0, sep.length, start, start + sep.length) === 0;
-  }
-  /** @internal Drops `n` unread bytes (n ≤ available). */
-  _discard(n: number): void {
-    this._take(n);
-  }
   /** @internal Index of `sep` in the unread bytes starting at `from` (relative), or -1. */
   _indexOf(sep: Buffer, from: number): number {
     const i = this._buf.indexOf(sep, this._pos + from);
@@ -332,8 +323,8 @@ const streamReadline = coroutine(function* readline(reader: StreamReader): Corou
     if (e instanceof LimitOverrunError) {
       // As asyncio: drop the overlong line with its newline when it is in the buffer, else
       // everything buffered, so the next readline starts past it instead of failing again.
-      if (reader._startsWith(NEWLINE, e.consumed)) reader._discard(e.consumed + NEWLINE.length);
-      else reader._discard(reader._available());
+      if (reader._indexOf(NEWLINE, e.consumed) === e.consumed) reader._take(e.consumed + NEWLINE.length);
+      else reader._take(reader._available());
       const err = new ValueError(e.message);
       err.cause = e;
       throw err;

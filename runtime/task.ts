@@ -96,7 +96,7 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
   }
 
   setName(name: string): void {
-    this._name = String(name);
+    this.name = name;
   }
 
   /** The future this task is suspended on, or null if it is scheduled, running or done. */

@@ -33,9 +33,8 @@ const cancelAndWait = coroutine(function* cancelAndWait(fut: Future<unknown>): C
 export const waitFor = coroutine(function* waitFor<T>(aw: Awaitable<T>, timeout: number | null): Coroutine<T> {
   const loop = getRunningLoop();
   // No deadline: await it right here, a coroutine in the caller's own task (asyncio's `return await fut`).
-  if ((timeout === null || timeout === undefined) && isCoroutine(aw)) return yield* aw;
+  if (timeout === null || timeout === undefined) return yield* (isCoroutine(aw) ? aw : loop.ensureFuture(aw));
   const fut = loop.ensureFuture(aw);
-  if (timeout === null || timeout === undefined) return yield* fut;
   if (timeout <= 0) {
     if (fut.done()) return fut.result();
     yield* cancelAndWait(fut as Future<unknown>);
