@@ -158,6 +158,29 @@ export class StreamReader {
     const i = this._buf.indexOf(sep, this._pos + from);
     return i < 0 ? -1 : i - this._pos;
   }
+  /** @internal The unread bytes from `start` to `end` (relative), left in the buffer. */
+  _peek(start: number, end: number): Buffer {
+    return this._buf.subarray(this._pos + start, this._pos + end);
+  }
+  /**
+   * @internal Takes into the buffer what the socket has received already, without waiting
+   * (nothing for a hand-fed reader). False if the socket failed: the next read reports it.
+   */
+  _pullReady(): boolean {
+    const source = this._source;
+    if (source === null || this._eof || this._exception !== undefined || source.isClosed()) return this._exception === undefined;
+    if ((source._readyMask() & EVENT_READ) === 0) return true;
+    try {
+      const chunk = source.recv(RECV_CHUNK);
+      if (chunk.length === 0) this._eof = true;
+      else this._append(chunk);
+      return true;
+    } catch (e) {
+      if (e instanceof BlockingIOError) return true;
+      this._exception = e;
+      return false;
+    }
+  }
 
   private _append(data: Buffer): void {
     this._bytesRead += data.length;

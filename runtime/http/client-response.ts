@@ -2,18 +2,19 @@
 // `yield* response.read()` / `text()`, as aiohttp's. Invariants:
 // - The body is read at most once (later reads return the same bytes) and never beyond
 //   the session's maxBodyBytes: past it HttpTooLargeError, and the connection is dropped.
-// - The connection goes back to the pool only when the body was read to its end and the
-//   server allows keep-alive; release() without reading drops it unless the rest of the
-//   body has already arrived (a small redirect body usually has).
+// - The connection goes back to the pool only when the body was read (or skipped) to its end
+//   and the server allows keep-alive; release() without reading skips a small delimited
+//   rest (body-remainder.ts), waiting briefly for it if needed, and drops it otherwise.
 // - Content-Encoding gzip/deflate is undone, with the decoded size capped the same way.
 
 import * as zlib from 'node:zlib';
 import { coroutine } from '../coroutine';
-import { IncompleteReadError, LimitOverrunError, TimeoutError } from '../errors';
-import { getRunningLoop } from '../running-loop';
+import { CancelledError, IncompleteReadError, LimitOverrunError, TimeoutError } from '../errors';
+import { getRunningLoop, runningLoopOrNull } from '../running-loop';
 import { withTimeout } from '../timeout';
 import type { Coroutine } from '../task';
 import type { StreamReader } from '../streams';
+import { BODY_INCOMPLETE, BODY_UNSKIPPABLE, DRAIN_LIMIT, DRAIN_TIMEOUT, measureBufferedBody } from './body-remainder';
 import type { HttpConnection } from './connection';
 import type { ConnectionPool } from './connection-pool';
 import { HttpConnectionError, HttpProtocolError, HttpTimeoutError, HttpTooLargeError } from './errors';
@@ -98,32 +99,32 @@ export class ClientResponse {
   }
 
   /**
-   * Gives the connection back: to the pool if the response is complete, else closed.
-   * Safe to call more than once.
+   * Gives the connection back. An unread body that is fully delimited and small (a
+   * redirect's, a short page's) is skipped so the connection can be reused: at once when it
+   * has arrived, else by a short drain task; a large or close-delimited one drops the
+   * connection. Safe to call more than once.
    */
   release(): void {
     if (this._released) return;
+    this._released = true;
     const conn = this._conn;
-    if (conn === null) {
-      this._released = true;
+    this._conn = null;
+    // From here a read() fails (the body was skipped, not read) instead of giving 0 bytes.
+    if (conn === null) return;
+    const keepAlive = keepsAlive(this, this._framing);
+    const reader = conn.reader;
+    const end = keepAlive && reader._pullReady() ? measureBufferedBody(reader, this._framing) : BODY_UNSKIPPABLE;
+    if (end >= 0) {
+      reader.readNowait(end);
+      this._pool.release(conn);
       return;
     }
-    if (this._body === null && this._framing.kind === 'length') {
-      // The rest of a short body is often already here: skip it and keep the connection.
-      const rest = this._framing.length;
-      if (conn.reader.exception() === undefined && conn.reader.bufferedBytes() >= rest) {
-        this._skipBuffered(rest);
-        // The body was skipped, not read: a later read() says so instead of giving 0 bytes.
-        this._released = true;
-        this._conn = null;
-        if (keepsAlive({ version: this.version, status: this.status, reason: this.reason, headers: this.headers }, this._framing)) this._pool.release(conn);
-        else this._pool.discard(conn);
-        return;
-      }
+    const loop = end === BODY_INCOMPLETE ? runningLoopOrNull() : null;
+    if (loop === null) {
+      this._pool.discard(conn);
+      return;
     }
-    this._released = true;
-    this._conn = null;
-    this._pool.discard(conn);
+    loop.createTask(drainRemainder(conn, this._framing, this.url, this._pool), { name: `drain ${this.url}` });
   }
 
   /** Drops the connection at once (cancels a body being read). */
@@ -153,14 +154,10 @@ export class ClientResponse {
     this._conn = null;
     this._released = true;
     if (conn !== null) {
-      if (keepsAlive({ version: this.version, status: this.status, reason: this.reason, headers: this.headers }, this._framing)) this._pool.release(conn);
+      if (keepsAlive(this, this._framing)) this._pool.release(conn);
       else this._pool.discard(conn);
     }
     return body;
-  }
-
-  private _skipBuffered(n: number): void {
-    this._conn!.reader.readNowait(n);
   }
 
   private _decode(raw: Buffer): Buffer {
@@ -255,6 +252,22 @@ export const readResponseBody = coroutine(function* readBody(reader: StreamReade
       return Buffer.concat(parts, total);
     }
   }
+});
+
+/**
+ * Reads and drops the rest of a body that had not fully arrived at release(), then hands the
+ * connection back to the pool; discards it if the rest is late, too long or malformed.
+ * Runs as a task of its own (nobody awaits it); the pool slot stays taken until it ends.
+ */
+const drainRemainder = coroutine(function* drainRemainder(conn: HttpConnection, framing: BodyFraming, url: string, pool: ConnectionPool): Coroutine<void> {
+  try {
+    yield* withTimeout(DRAIN_TIMEOUT, readResponseBody(conn.reader, framing, url, DRAIN_LIMIT));
+  } catch (e) {
+    pool.discard(conn);
+    if (e instanceof CancelledError) throw e;
+    return;
+  }
+  pool.release(conn);
 });
 
 const responseRead = coroutine(function* read(response: ClientResponse): Coroutine<Buffer> {

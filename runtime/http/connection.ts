@@ -32,7 +32,8 @@ export class HttpConnection {
   isReusable(): boolean {
     if (this.isClosed()) return false;
     const sock = this.writer.socket;
-    return this.reader.bufferedBytes() === 0 && (sock._readyMask() & EVENT_READ) === 0;
+    const reader = this.reader;
+    return reader.bufferedBytes() === 0 && !reader._isEof() && reader.exception() === undefined && (sock._readyMask() & EVENT_READ) === 0;
   }
 
   close(): void {

@@ -23,6 +23,7 @@ export type BodyFraming =
   | { kind: 'close' };
 
 const DIGITS = /^\d{1,15}$/;
+const CHUNK_SIZE = /^[0-9a-fA-F]{1,12}$/;
 const STATUS_LINE = /^HTTP\/(\d)\.(\d) (\d{3})(?: ([^\r\n]*))?$/;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // Field values may not contain NUL, CR or LF (other controls are tolerated, as browsers do).
@@ -108,10 +109,15 @@ export function keepsAlive(head: ResponseHead, framing: BodyFraming): boolean {
 
 /** Parses a chunk-size line ("1a3;ext=1"); throws on anything else. */
 export function parseChunkSize(line: Buffer, url: string): number {
-  let text = line.toString('latin1');
-  text = text.replace(/\r?\n$/, '');
+  const size = chunkSizeOf(line);
+  if (size < 0) throw new HttpProtocolError(url, `invalid chunk size ${JSON.stringify(line.toString('latin1').replace(/\r?\n$/, '').slice(0, 40))}`);
+  return size;
+}
+
+/** The size a chunk-size line (with or without its line end) announces, or -1 if malformed. */
+export function chunkSizeOf(line: Buffer): number {
+  const text = line.toString('latin1').replace(/\r?\n$/, '');
   const semi = text.indexOf(';');
   const hex = (semi >= 0 ? text.slice(0, semi) : text).trim();
-  if (!/^[0-9a-fA-F]{1,12}$/.test(hex)) throw new HttpProtocolError(url, `invalid chunk size ${JSON.stringify(text.slice(0, 40))}`);
-  return parseInt(hex, 16);
+  return CHUNK_SIZE.test(hex) ? parseInt(hex, 16) : -1;
 }

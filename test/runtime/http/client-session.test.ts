@@ -576,6 +576,75 @@ test('release() without reading: a body already here keeps the connection, a big
   await allClosed(server);
 });
 
+test('release() of node:http redirects (chunked, empty body) keeps the connection, followed or not', async (t) => {
+  const server = await httpServer(t, (req, res) => {
+    if (req.url?.startsWith('/r/')) {
+      // What a hand-written node:http app sends: no Content-Length, so an empty chunked body.
+      res.writeHead(301, { Location: `/p/${req.url.slice(3)}` });
+      res.end();
+    } else res.end(`page ${req.url}`);
+  });
+  const got = await withSession({ timeout: SHORT }, function* (session) {
+    const texts: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const redirect = yield* session.get(server.url(`/r/${i}`), { allowRedirects: false });
+      assert.equal(redirect.headers.get('transfer-encoding'), 'chunked');
+      redirect.release();
+      texts.push((yield* fetchText(session, server.url(`/r/${i}`))).text);
+    }
+    return { texts, opened: session.pool.openedCount(), stats: session.pool.stats() };
+  });
+  assert.deepEqual(got.texts, ['page /p/0', 'page /p/1', 'page /p/2', 'page /p/3', 'page /p/4']);
+  assert.equal(got.opened, 1, 'every released chunked redirect gave its connection back');
+  assert.equal(server.accepted(), 1);
+});
+
+test('release() before a small body has arrived drains it in a task and reuses the connection', async (t) => {
+  const server = await rawServer(t, (path, socket) => {
+    if (path === '/slow-chunked') {
+      socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel');
+      setTimeout(() => socket.write('lo\r\n0\r\n\r\n'), 50);
+    } else if (path === '/slow-length') {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello');
+      setTimeout(() => socket.write('world'), 50);
+    } else if (path === '/never-ends') {
+      socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel');
+    } else socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+  });
+  const got = await withSession({ timeout: SHORT }, function* (session) {
+    const out: Array<{ active: number; idle: number }> = [];
+    for (const path of ['/slow-chunked', '/slow-length']) {
+      const response = yield* session.get(server.url(path));
+      response.release();
+      const during = session.pool.stats();
+      yield* sleep(0.3);
+      const after = session.pool.stats();
+      out.push({ active: during.active, idle: during.idle }, { active: after.active, idle: after.idle });
+      assert.equal((yield* fetchText(session, server.url('/next'))).text, 'ok');
+    }
+    const openedBefore = session.pool.openedCount();
+    const stuck = yield* session.get(server.url('/never-ends'));
+    const t0 = getRunningLoop().time();
+    stuck.release();
+    while (session.pool.stats().active > 0) yield* sleep(0.05);
+    const drainGaveUpAfter = elapsedSince(t0);
+    const last = (yield* fetchText(session, server.url('/last'))).text;
+    return { out, openedBefore, drainGaveUpAfter, last, opened: session.pool.openedCount(), stats: session.pool.stats() };
+  });
+  // While the rest is on its way the connection keeps its slot; then it is idle in the pool.
+  assert.deepEqual(got.out, [
+    { active: 1, idle: 0 },
+    { active: 0, idle: 1 },
+    { active: 1, idle: 0 },
+    { active: 0, idle: 1 },
+  ]);
+  assert.equal(got.openedBefore, 1, 'both slow bodies were drained and their connection reused');
+  assert.ok(got.drainGaveUpAfter >= 0.9 && got.drainGaveUpAfter < 5, `a body that never ends is given up after about a second: ${got.drainGaveUpAfter}`);
+  assert.equal(got.last, 'ok');
+  assert.equal(got.opened, 2, 'the never-ending response dropped its connection');
+  await allClosed(server);
+});
+
 test('the pool limit makes requests wait for a slot, in order', async (t) => {
   const server = await httpServer(t, (req, res) => setTimeout(() => res.end(`page ${req.url}`), 50));
   const got = await withSession({ timeout: SHORT, limit: 1 }, function* (session) {
