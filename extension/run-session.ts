@@ -157,7 +157,7 @@ export class RunSession {
     this.status = starting;
     this.onReset.fire(starting);
     this.onStatus.fire(starting);
-    let result: { runId: number; siteUrl?: string };
+    let result: HostMethods['launch']['result'];
     try {
       const host = await this.manager.ensure();
       if (this.host !== host) this.bind(host);

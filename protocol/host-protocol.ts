@@ -247,7 +247,12 @@ export interface ComparisonRowInfo {
 export interface HostMethods {
   [method: string]: { params: unknown; result: unknown };
   hello: { params: { client: string; protocolVersion: number }; result: { protocolVersion: number; hostVersion: string; pid: number } };
-  launch: { params: { target: LaunchTarget; options: LaunchOptions }; result: { runId: number; siteUrl?: string } };
+  /**
+   * `heldAtEntry`: the run waits before its first tick (stopOnEntry, and its work runs on the
+   * host's loop). False for a sample with a loop of its own (blocking, callbacks, ...): it
+   * has started, and nothing of it can be held.
+   */
+  launch: { params: { target: LaunchTarget; options: LaunchOptions }; result: { runId: number; siteUrl?: string; heldAtEntry: boolean } };
   pause: { params: Record<string, never>; result: { tick: number } };
   continue: { params: Record<string, never>; result: { tick: number } };
   /** Runs exactly one loop tick. */

@@ -16,10 +16,14 @@
 // Lifecycle: launch starts the host and launches the run held before its first tick, then
 // sends `initialized`; the client sets breakpoints and exception filters and sends
 // configurationDone; the launch is answered, and the run goes (or stays stopped on entry).
-// The host's `finished` ends the session (terminated); disconnect ends the host process and
-// answers only once it is gone.
+// A sample with a loop of its own cannot be held (the host says so: heldAtEntry false): it
+// runs from the launch on, and no stop on entry is claimed for it. A launch that fails ends
+// the session: an output with the reason, then `terminated`. The host's `finished` ends the
+// session (terminated); disconnect ends the host process and answers only once it is gone.
 //
 // Invariants:
+// - Only the requests in SUPPORTED_REQUESTS are answered, and only their capabilities are
+//   advertised; any other request (attach, stepBack, ...) is refused with its reason.
 // - Every DAP request gets exactly one response; a host error becomes an error response
 //   with the host's message.
 // - Execution requests (continue, next, stepIn, stepOut) are answered before the host is
@@ -42,6 +46,7 @@ import {
   LoggingDebugSession,
   OutputEvent,
   ProgressEndEvent,
+  Response,
   ProgressStartEvent,
   ProgressUpdateEvent,
   StoppedEvent,
@@ -126,6 +131,55 @@ const ERR_LAUNCH = 1001;
 const ERR_HOST = 1002;
 const ERR_NOT_RUNNING = 1003;
 const ERR_EVALUATE = 2001;
+const ERR_UNSUPPORTED = 1004;
+
+/**
+ * The requests this adapter answers. The base class would answer every other DAP request with
+ * an empty success; here they are refused (dispatchRequest), and none is advertised.
+ */
+const SUPPORTED_REQUESTS: ReadonlySet<string> = new Set([
+  'initialize',
+  'launch',
+  'configurationDone',
+  'setBreakpoints',
+  'setExceptionBreakpoints',
+  'threads',
+  'stackTrace',
+  'scopes',
+  'variables',
+  'evaluate',
+  'continue',
+  'pause',
+  'next',
+  'stepIn',
+  'stepOut',
+  'exceptionInfo',
+  'loadedSources',
+  'terminate',
+  'restart',
+  'disconnect',
+  TASKS_REQUEST,
+  TRACES_REQUEST,
+]);
+
+/** Why an unsupported request is refused: a reason for those a client may well send, else a general one. */
+function refusalOf(command: string): string {
+  switch (command) {
+    case 'attach':
+      return 'Coroscope cannot attach to a run that is already going: start one with a "launch" configuration';
+    case 'stepBack':
+    case 'reverseContinue':
+      return `Coroscope cannot ${command === 'stepBack' ? 'step back' : 'run backwards'}: the event loop only runs forwards`;
+    case 'restartFrame':
+    case 'goto':
+      return `Coroscope cannot ${command === 'goto' ? 'jump to another line' : 'restart a frame'}: a suspended coroutine resumes only where it yielded`;
+    case 'setVariable':
+    case 'setExpression':
+      return 'Coroscope shows locals but cannot change them';
+    default:
+      return `Coroscope's debugger does not support the "${command}" request`;
+  }
+}
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -155,6 +209,8 @@ export class CoroscopeSession extends LoggingDebugSession {
   private host: HostProcess | null = null;
   private phase: Phase = 'idle';
   private launchArgs: ParsedLaunch | null = null;
+  /** Whether the host holds the current run before its first tick (false: it runs already). */
+  private heldAtEntry = false;
   /** The host's id of the current run (events of an older run are ignored). */
   private runId: number | null = null;
   private clientSupportsProgress = false;
@@ -281,10 +337,18 @@ export class CoroscopeSession extends LoggingDebugSession {
       supportsRestartRequest: true,
       supportsLoadedSourcesRequest: true,
       supportsDelayedStackTraceLoading: true,
-      supportTerminateDebuggee: true,
       exceptionBreakpointFilters: EXCEPTION_FILTERS,
     };
     this.sendResponse(response);
+  }
+
+  /** Refuses, with its reason, any request this adapter does not answer (never a silent success). */
+  protected override dispatchRequest(request: DebugProtocol.Request): void {
+    if (SUPPORTED_REQUESTS.has(request.command)) {
+      super.dispatchRequest(request);
+      return;
+    }
+    this.fail(new Response(request), ERR_UNSUPPORTED, refusalOf(request.command), true);
   }
 
   protected override configurationDoneRequest(response: DebugProtocol.ConfigurationDoneResponse): void {
@@ -293,26 +357,38 @@ export class CoroscopeSession extends LoggingDebugSession {
   }
 
   protected override launchRequest(response: DebugProtocol.LaunchResponse, args: DebugProtocol.LaunchRequestArguments): void {
-    const parsed = parseLaunchArguments(args, this.options.cwd);
-    if ('error' in parsed) {
-      this.fail(response, ERR_LAUNCH, `Coroscope: ${parsed.error}`, true);
+    if (this.host !== null) {
+      this.fail(response, ERR_LAUNCH, 'Coroscope: this session has already launched');
       return;
     }
-    this.serve(
-      response,
-      async () => {
-        if (this.host !== null) throw new Error('this session has already launched');
-        const started = performance.now();
-        await this.startHost(parsed);
-        await this.launchRun(parsed);
-        this.output(`Coroscope: ${parsed.description} (runtime host pid ${this.hostPid ?? '?'}, started in ${(performance.now() - started).toFixed(0)} ms)`);
-        this.sendEvent(new InitializedEvent());
-        await Promise.race([this.configured, new Promise<void>((r) => setTimeout(r, CONFIGURATION_TIMEOUT_MS).unref())]);
-        this.sendResponse(response);
-        await this.release(parsed);
-      },
-      ERR_LAUNCH,
-    );
+    const parsed = parseLaunchArguments(args, this.options.cwd);
+    if ('error' in parsed) {
+      this.launchFailed(response, parsed.error);
+      return;
+    }
+    let answered = false;
+    const launch = async (): Promise<void> => {
+      const started = performance.now();
+      await this.startHost(parsed);
+      await this.launchRun(parsed);
+      this.output(`Coroscope: ${parsed.description} (runtime host pid ${this.hostPid ?? '?'}, started in ${(performance.now() - started).toFixed(0)} ms)`);
+      this.sendEvent(new InitializedEvent());
+      await Promise.race([this.configured, new Promise<void>((r) => setTimeout(r, CONFIGURATION_TIMEOUT_MS).unref())]);
+      answered = true;
+      this.sendResponse(response);
+      await this.release(parsed);
+    };
+    launch().catch((e: unknown) => this.launchFailed(answered ? null : response, message(e)));
+  }
+
+  /** A launch that failed ends the session, saying why (the response, if not yet sent, is the error). */
+  private launchFailed(response: DebugProtocol.LaunchResponse | null, reason: string): void {
+    const text = `Coroscope: the launch failed: ${reason.replace(/^launch: /, '')}`;
+    if (response !== null) this.fail(response, ERR_LAUNCH, text, true);
+    if (this.phase === 'disposed') return;
+    this.output(text, 'stderr');
+    this.phase = 'finished';
+    this.sendTerminated();
   }
 
   private async startHost(parsed: ParsedLaunch): Promise<void> {
@@ -345,7 +421,10 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.sendEvent(new Event('process', { name: 'coroscope runtime host', systemProcessId: host.pid, isLocalProcess: true, startMethod: 'launch' }));
   }
 
-  /** Launches the run held at entry; applies what the client set before the host existed. */
+  /**
+   * Launches the run held at entry (when the host can hold it: see heldAtEntry); applies what
+   * the client set before the host existed.
+   */
   private async launchRun(parsed: ParsedLaunch): Promise<void> {
     const host = this.requireHost();
     this.phase = 'launching';
@@ -356,6 +435,9 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.runId = null;
     const r = await host.endpoint.request('launch', { target: parsed.target, options: parsed.options });
     this.runId = r.runId;
+    this.heldAtEntry = r.heldAtEntry;
+    // Not held (a sample with a loop of its own): it runs already, so its events count now.
+    if (!r.heldAtEntry) this.phase = 'running';
     if (r.siteUrl !== undefined) this.output(`Coroscope: demo site at ${r.siteUrl}`);
     await host.endpoint.request('setExceptionBreaks', this.exceptionBreaks);
     for (const [file, pending] of this.pendingBreakpoints) {
@@ -366,10 +448,17 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.startProgress(parsed);
   }
 
-  /** Lets the held run go, or shows the stop on entry. */
+  /** Lets the held run go, or shows the stop on entry (only when the host really holds the run). */
   private async release(parsed: ParsedLaunch): Promise<void> {
+    if (this.phase === 'finished' || this.phase === 'disposed') return;
     const host = this.requireHost();
     this.phase = 'running';
+    if (!this.heldAtEntry) {
+      if (parsed.stopOnEntry) {
+        this.output(`Coroscope: not paused at entry: the ${parsed.description} runs a loop of its own (sockets, threads or processes), with no task on the runtime's loop to hold; it runs to its end.`);
+      }
+      return;
+    }
     if (parsed.stopOnEntry) {
       await this.refreshTasks();
       const first = this.tasks.live()[0];

@@ -397,7 +397,7 @@ export class RuntimeHost {
     });
   }
 
-  private async launch(target: LaunchTarget, options: LaunchOptions): Promise<{ runId: number; siteUrl?: string }> {
+  private async launch(target: LaunchTarget, options: LaunchOptions): Promise<HostMethods['launch']['result']> {
     await this.stopRun();
     const inspect = options.inspect ?? true;
     this.setInspection(inspect);
@@ -415,7 +415,9 @@ export class RuntimeHost {
       if (e instanceof ProtocolError) throw e;
       throw new ProtocolError(`launch: ${e instanceof Error ? e.message : String(e)}`, 'launchFailed');
     }
-    return run.siteUrl === undefined ? { runId: run.id } : { runId: run.id, siteUrl: run.siteUrl };
+    const result: HostMethods['launch']['result'] = { runId: run.id, heldAtEntry: run.heldAtEntry };
+    if (run.siteUrl !== undefined) result.siteUrl = run.siteUrl;
+    return result;
   }
 
   private async traces(url: string | undefined): Promise<TracePair> {

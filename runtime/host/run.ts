@@ -103,6 +103,8 @@ export class Run {
   crawler: Crawler | null = null;
   site: DemoSite | null = null;
   siteUrl: string | undefined;
+  /** Whether start() held the run before its first tick (see the launch result's heldAtEntry). */
+  heldAtEntry = false;
   mainTask: Task<unknown> | null = null;
   finished = false;
   /** Stop when the crawler records a URL as failed (setExceptionBreaks' `urlFailed`). */
@@ -204,7 +206,9 @@ export class Run {
         const sample = findHostSample(t.id);
         this.site = await startDemoSite(SAMPLE_SITE);
         this.siteUrl = this.site.url;
-        if (options.stopOnEntry === true) this.controller.pauseOnEntry();
+        // A sample with a loop of its own puts nothing on this loop: holding this loop would
+        // not hold it, so it is not said to be paused at entry.
+        if (options.stopOnEntry === true && !sample.ownLoop) this.holdAtEntry();
         const site = this.site;
         this.completion = sample
           .run({ siteUrl: site.url, loop: this.loop, log: (line: string) => this.services.emit('output', { category: 'stdout', text: `${line}\n` }) })
@@ -220,11 +224,16 @@ export class Run {
   private startMain(coro: Task<unknown>['_coro'], name: string, options: LaunchOptions): void {
     const task = this.loop.createTask(coro, { name });
     this.mainTask = task;
-    if (options.stopOnEntry === true) this.controller.pauseOnEntry();
+    if (options.stopOnEntry === true) this.holdAtEntry();
     this.completion = this.loop.runUntilComplete(task).then(
       () => this.finish(true, this.summaryText()),
       (e: unknown) => this.finish(false, this.summaryText(), e),
     );
+  }
+
+  private holdAtEntry(): void {
+    this.controller.pauseOnEntry();
+    this.heldAtEntry = true;
   }
 
   private summaryText(): string {

@@ -29,6 +29,7 @@ async function timedPool(start: (size: number) => Promise<FetchPool>, host: stri
 
 export const blockingSample: Sample = {
   id: 'blocking',
+  ownLoop: true,
   title: 'Blocking fetches, then pools of threads and processes',
   chapter: `${SOURCES.chapter}: "The Traditional Approach"; ${SOURCES.blockingToAsyncio}: the blocking way, processes, threads`,
   explanation:

@@ -10,6 +10,7 @@ const PAGES = 4;
 
 export const busyNonblockingSample: Sample = {
   id: 'busy-nonblocking',
+  ownLoop: true,
   title: 'A non-blocking socket and a busy retry loop',
   chapter: `${SOURCES.blockingToAsyncio}: the non-blocking way (before select); ${SOURCES.chapter}: "Async"`,
   explanation:

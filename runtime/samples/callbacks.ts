@@ -11,6 +11,7 @@ const CRAWL_PAGES = 12;
 
 export const callbacksSample: Sample = {
   id: 'callbacks',
+  ownLoop: true,
   title: 'The select loop with callbacks, and its ripped stack trace',
   chapter: `${SOURCES.chapter}: "Async" and "Programming With Callbacks"; ${SOURCES.blockingToAsyncio}: select and callbacks`,
   explanation:

@@ -36,6 +36,7 @@ const catchInC = coroutine(function* C(t: Transcript): Coroutine<string> {
 
 export const exceptionChainSample: Sample = {
   id: 'exception-chain',
+  ownLoop: false,
   title: 'An exception crossing coroutines A -> B -> C',
   chapter: `${SOURCES.asyncioVsNode}: exception handling across coroutines; ${SOURCES.chapter}: the traceback through yield from`,
   explanation:

@@ -49,6 +49,7 @@ const fibBlockingTheLoop = coroutine(function* fibBlockingTheLoop(t: Transcript,
 
 export const fibLoopSample: Sample = {
   id: 'fib-loop',
+  ownLoop: false,
   title: 'One loop blocked by CPU work, caught by the slow-callback warning',
   chapter: `${SOURCES.asyncioVsNode}: the same program on one event loop, where Fibonacci blocks the ticks`,
   explanation:

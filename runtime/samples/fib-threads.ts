@@ -44,6 +44,7 @@ const fibWhileTicking = coroutine(function* fibWhileTicking(t: Transcript, worke
 
 export const fibThreadsSample: Sample = {
   id: 'fib-threads',
+  ownLoop: false,
   title: 'Printing on time while threads compute Fibonacci numbers',
   chapter: `${SOURCES.asyncioVsNode}: "Hello world" every 3 seconds with Fibonacci on threads`,
   explanation:

@@ -52,6 +52,7 @@ const crawlAndReport = coroutine(function* crawlAndReport(t: Transcript, siteUrl
 
 export const crawlerSample: Sample = {
   id: 'crawler',
+  ownLoop: false,
   title: 'The full crawler: a queue, workers, redirects, cancellation',
   chapter: `${SOURCES.chapter}: "Coordinating Coroutines"`,
   explanation:

@@ -85,6 +85,7 @@ async function fetchAllWith(siteUrl: string, origin: Origin, paths: readonly str
 
 export const futureTaskSample: Sample = {
   id: 'future-task',
+  ownLoop: true,
   title: 'Future + Task + a generator fetch, then factored with yield*',
   chapter: `${SOURCES.chapter}: "Building Coroutines With Generators" and "Factoring Coroutines With yield from"`,
   explanation:

@@ -43,6 +43,7 @@ const compareWaits = coroutine(function* compareWaits(t: Transcript): Coroutine<
 
 export const gatherVsAsCompletedSample: Sample = {
   id: 'gather-vs-ascompleted',
+  ownLoop: false,
   title: 'gather against asCompleted',
   chapter: `${SOURCES.asyncioVsNode}: waiting on several coroutines with gather and as_completed`,
   explanation:

@@ -113,6 +113,7 @@ const tour = coroutine(function* generatorTour(t: Transcript): Coroutine<void> {
 
 export const generatorsSample: Sample = {
   id: 'generators',
+  ownLoop: false,
   title: 'Generator basics: send, return, yield*, throw',
   chapter: `${SOURCES.chapter}: "How Python Generators Work" and "Factoring Coroutines With yield from"`,
   explanation:

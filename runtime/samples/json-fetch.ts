@@ -65,6 +65,7 @@ const fetchJson = coroutine(function* fetchJson(t: Transcript, siteUrl: string):
 
 export const jsonFetchSample: Sample = {
   id: 'json-fetch',
+  ownLoop: false,
   title: 'A JSON fetch over openConnection, HTTP by hand',
   chapter: `${SOURCES.asyncioVsNode}: fetching JSON over asyncio.open_connection`,
   explanation:

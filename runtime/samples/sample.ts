@@ -42,6 +42,12 @@ export interface Sample {
   readonly chapter: string;
   /** What to look at when stepping it (our own words, a few sentences). */
   readonly explanation: string;
+  /**
+   * True for the samples whose point is a loop other than the runtime's (sockets, threads,
+   * processes or a hand-made loop): they put no task on `ctx.loop`, so there is nothing of
+   * theirs to hold at entry, to step or to inspect there.
+   */
+  readonly ownLoop: boolean;
   run(ctx: SampleContext): Promise<SampleOutcome>;
 }
 

@@ -12,6 +12,7 @@ const SMALL_FIB_N = 22;
 
 export const timersLoopSample: Sample = {
   id: 'timers-loop',
+  ownLoop: true,
   title: 'A callback event loop with a timer heap, built by hand',
   chapter: `${SOURCES.asyncioVsNode}: the event loop with callbacks and timers`,
   explanation:

@@ -18,6 +18,7 @@ function* fib(n: number): TrampolineCoroutine {
 
 export const trampolineSample: Sample = {
   id: 'trampoline',
+  ownLoop: true,
   title: 'A coroutine loop with explicit stacks (a trampoline)',
   chapter: `${SOURCES.asyncioVsNode}: the event loop with coroutines, after PEP 342's trampoline`,
   explanation:

@@ -495,3 +495,104 @@ describe('the standalone debug adapter on a user\'s program', { timeout: 60_000 
 });
 
 type DapEvent = Awaited<ReturnType<DapClient['waitForEvent']>>;
+
+describe('the standalone debug adapter: what it does not support, failed launches, entry only when held', { timeout: 120_000 }, () => {
+  let dir = '';
+  const clients: DapClient[] = [];
+
+  before(async () => {
+    await buildAdapterAndHost();
+    dir = mkdtempSync(join(tmpdir(), 'coroscope-dap-refusals-'));
+    writeFileSync(join(dir, 'async-main.ts'), 'export async function main(): Promise<number> {\n  return 1;\n}\n');
+  });
+
+  after(async () => {
+    for (const c of clients) await c.close();
+    if (dir !== '') rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function started(): Promise<DapClient> {
+    const dap = startAdapter();
+    clients.push(dap);
+    return dap;
+  }
+
+  it('advertises no request it does not answer, and refuses attach, stepBack and the others with a reason', async () => {
+    const dap = await started();
+    const caps = await initialize(dap);
+    for (const cap of ['supportsStepBack', 'supportsRestartFrame', 'supportsGotoTargetsRequest', 'supportsSetVariable', 'supportsSetExpression', 'supportTerminateDebuggee', 'supportsCancelRequest', 'supportsFunctionBreakpoints', 'supportsDataBreakpoints']) {
+      assert.notEqual((caps as Record<string, unknown>)[cap], true, `${cap} is advertised`);
+    }
+    const refusals: Array<[string, RegExp]> = [
+      ['attach', /cannot attach.*launch/],
+      ['stepBack', /cannot step back/],
+      ['reverseContinue', /run backwards/],
+      ['goto', /cannot jump/],
+      ['restartFrame', /cannot restart a frame/],
+      ['setVariable', /cannot change/],
+      ['setFunctionBreakpoints', /does not support the "setFunctionBreakpoints" request/],
+      ['source', /does not support the "source" request/],
+      ['completions', /does not support/],
+    ];
+    for (const [command, reason] of refusals) {
+      const r = await dap.requestRaw(command, {});
+      assert.equal(r.success, false, `${command} answered success`);
+      const format = (r.body as { error?: { format?: string } } | undefined)?.error?.format ?? '';
+      assert.match(format, reason, `${command}: ${JSON.stringify(r.body)}`);
+    }
+    await dap.request('disconnect', {});
+  });
+
+  it('ends the session with the reason when the launch fails (a main that is an async function)', async () => {
+    const dap = await started();
+    await initialize(dap);
+    const r = await dap.requestRaw('launch', { type: 'coroscope', request: 'launch', name: 'p', program: join(dir, 'async-main.ts'), stopOnEntry: true });
+    assert.equal(r.success, false);
+    assert.match(JSON.stringify(r.body), /did not return a coroutine/);
+    await dap.waitForEvent('terminated');
+    assert.match(dap.outputText(), /the launch failed: .*did not return a coroutine/);
+    const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
+    assert.ok(!threads.some((t) => /running/.test(t.name)), `a failed launch still lists ${threads.map((t) => t.name).join(', ')}`);
+    await dap.request('disconnect', {});
+  });
+
+  it('ends the session with the reason when the launch arguments are wrong', async () => {
+    const dap = await started();
+    await initialize(dap);
+    const r = await dap.requestRaw('launch', { type: 'coroscope', request: 'launch', name: 'bad', crawl: 42 });
+    assert.equal(r.success, false);
+    await dap.waitForEvent('terminated');
+    assert.match(dap.outputText(), /the launch failed: "crawl" must be/);
+  });
+
+  it('does not claim "paused at entry" for a sample with a loop of its own: it says so and runs to its end', async () => {
+    const dap = await started();
+    await initialize(dap);
+    const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 's', sample: 'trampoline', stopOnEntry: true });
+    await dap.waitForEvent('initialized');
+    await dap.request('configurationDone');
+    await launch;
+    await dap.waitForEvent('terminated', { timeoutMs: 60_000 });
+    assert.equal(dap.events.filter((e) => e.event === 'stopped').length, 0, 'a stop on entry was claimed');
+    assert.match(dap.outputText(), /not paused at entry: .*trampoline.* runs a loop of its own/);
+    assert.match(dap.outputText(), /sample trampoline: ok/);
+    await dap.request('disconnect', {});
+  });
+
+  it('still stops on entry for a sample whose tasks run on the runtime\'s loop, and holds it there', async () => {
+    const dap = await started();
+    await initialize(dap);
+    const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 's', sample: 'exception-chain', stopOnEntry: true });
+    await dap.waitForEvent('initialized');
+    await dap.request('configurationDone');
+    await launch;
+    const stopped = await dap.waitForEvent('stopped');
+    assert.equal(stopped.body.reason, 'entry');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(dap.events.filter((e) => e.event === 'terminated').length, 0, 'the held sample ran anyway');
+    const from = dap.mark();
+    await dap.request('continue', { threadId: Number(stopped.body.threadId) });
+    await dap.waitForEvent('terminated', { from, timeoutMs: 60_000 });
+    await dap.request('disconnect', {});
+  });
+});
