@@ -610,6 +610,7 @@ export class EventLoop implements TimerCancelListener {
     const previous = setRunningLoop(this);
     const sliceEnd = performance.now() + SLICE_MS;
     let work = 0;
+    let ticks = 0;
     try {
       for (;;) {
         if (!this._hasDueWork()) {
@@ -628,7 +629,9 @@ export class EventLoop implements TimerCancelListener {
           return;
         }
         if (this._paused) return;
-        if (work >= 256) {
+        // The clock is read every 256 callbacks, or every 8 ticks: a few ticks of heavy
+        // callbacks (a parse loop's fair share each) must not keep Node's sockets waiting.
+        if (work >= 256 || (++ticks & 7) === 0) {
           work = 0;
           if (performance.now() >= sliceEnd) {
             this._scheduleDrive();

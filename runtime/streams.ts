@@ -16,6 +16,10 @@
 // the next drain(), as in asyncio; drain() on a closed connection throws
 // ConnectionResetError('Connection lost'). writeEof() half-closes: the peer reads EOF and we
 // can still read its data.
+// Fairness: a socket reader that keeps finding bytes ready (a fast server, an endless stream
+// of tiny chunks or interim responses) gives up the loop for one tick, at the start of a read,
+// once it has served FAIR_SHARE of work without waiting (each read counts READ_COST plus its
+// bytes), so a parse loop over what one connection sends cannot hold the loop for longer.
 
 import { coroutine } from './coroutine';
 import { BlockingIOError, ConnectionResetError, IncompleteReadError, LimitOverrunError, RuntimeError, ValueError } from './errors';
@@ -33,6 +37,10 @@ const DEFAULT_LIMIT = 1 << 16;
 const RECV_CHUNK = 1 << 16;
 const WRITE_HIGH_WATER = 1 << 16;
 const WRITE_LOW_WATER = 1 << 14;
+/** Work (bytes, READ_COST per read) a socket reader serves without waiting before it yields a tick. */
+const FAIR_SHARE = 1 << 16;
+/** What one read costs beyond its bytes, in bytes: a read of a tiny chunk is not free. */
+const READ_COST = 256;
 
 export interface StreamReaderOptions {
   /** Largest line or separator-terminated chunk readuntil/readline accept (bytes). */
@@ -53,6 +61,8 @@ export class StreamReader {
   private _waiting = false;
   private readonly _source: Socket | null;
   private _bytesRead = 0;
+  /** Work served since this reader last waited or yielded (see FAIR_SHARE). */
+  private _unwaitedWork = 0;
 
   constructor(options: StreamReaderOptions = {}) {
     const limit = options.limit ?? DEFAULT_LIMIT;
@@ -142,8 +152,18 @@ export class StreamReader {
   _check(): void {
     if (this._exception !== undefined) throw this._exception;
   }
+  /**
+   * @internal Whether a read should give up the loop for one tick before it looks at the
+   * buffer (see FAIR_SHARE); before, so that a cancel during that tick loses no bytes.
+   */
+  _owesTurn(): boolean {
+    if (this._unwaitedWork <= FAIR_SHARE || this._source === null) return false;
+    this._unwaitedWork = 0;
+    return true;
+  }
   /** @internal Removes and returns `n` buffered bytes (n ≤ available). */
   _take(n: number): Buffer {
+    this._unwaitedWork += n + READ_COST;
     const start = this._pos;
     this._pos += n;
     const out = this._buf.subarray(start, start + n);
@@ -153,9 +173,13 @@ export class StreamReader {
     }
     return out;
   }
-  /** @internal Index of `sep` in the unread bytes starting at `from` (relative), or -1. */
-  _indexOf(sep: Buffer, from: number): number {
-    const i = this._buf.indexOf(sep, this._pos + from);
+  /**
+   * @internal Index of `sep` in the unread bytes starting at `from` (relative), or -1; with
+   * `to`, only a match that ends by `to` (relative) counts, and nothing past it is scanned.
+   */
+  _indexOf(sep: Buffer, from: number, to = Infinity): number {
+    const hay = this._pos + to >= this._buf.length ? this._buf : this._buf.subarray(0, this._pos + to);
+    const i = hay.indexOf(sep, this._pos + from);
     return i < 0 ? -1 : i - this._pos;
   }
   /** @internal The unread bytes from `start` to `end` (relative), left in the buffer. */
@@ -249,6 +273,7 @@ export class StreamReader {
             return;
           }
         }
+        this._unwaitedWork = 0;
         this._beginWait(funcName);
         try {
           yield* waitReadable(source);
@@ -275,6 +300,7 @@ export class StreamReader {
 StreamReader.prototype._fill = coroutine(StreamReader.prototype._fill);
 
 const streamRead = coroutine(function* read(reader: StreamReader, n: number): Coroutine<Buffer> {
+  if (reader._owesTurn()) yield;
   reader._check();
   if (n === 0) return EMPTY;
   if (n < 0) {
@@ -292,6 +318,7 @@ const streamRead = coroutine(function* read(reader: StreamReader, n: number): Co
 
 const streamReadexactly = coroutine(function* readexactly(reader: StreamReader, n: number): Coroutine<Buffer> {
   if (!Number.isInteger(n) || n < 0) throw new RangeError(`readexactly() needs a non-negative size, got ${String(n)}`);
+  if (reader._owesTurn()) yield;
   reader._check();
   if (n === 0) return EMPTY;
   while (reader._available() < n) {
@@ -307,25 +334,33 @@ const streamReadexactly = coroutine(function* readexactly(reader: StreamReader, 
 const streamReaduntil = coroutine(function* readuntil(reader: StreamReader, seps: Buffer[]): Coroutine<Buffer> {
   if (seps.length === 0 || seps.some((s) => s.length === 0)) throw new RangeError('a separator must be at least one byte');
   const longest = Math.max(...seps.map((s) => s.length));
+  if (reader._owesTurn()) yield;
   reader._check();
   let from = 0;
   for (;;) {
     let i = -1;
     let end = -1;
-    // As Python 3.13: the match that ends first wins (the shortest separator on a tie).
-    for (const sep of seps) {
-      const j = reader._indexOf(sep, from);
-      if (j >= 0 && (end < 0 || j + sep.length < end || (j + sep.length === end && j > i))) {
-        i = j;
-        end = j + sep.length;
+    const avail = reader._available();
+    // Scanned first: what a match within the limit can span; past a match, only up to its end.
+    // So a buffer holding many small messages is not scanned whole for each one (quadratic
+    // for the separator that is absent). Only if nothing is found there is the rest searched,
+    // to tell "found, but too long" from "not found" as asyncio does.
+    for (let window = Math.min(avail, reader.limit + longest); ; window = avail) {
+      // As Python 3.13: the match that ends first wins (the shortest separator on a tie).
+      for (const sep of seps) {
+        const j = reader._indexOf(sep, from, end < 0 ? window : end);
+        if (j >= 0 && (end < 0 || j + sep.length < end || (j + sep.length === end && j > i))) {
+          i = j;
+          end = j + sep.length;
+        }
       }
+      if (i >= 0 || window >= avail) break;
     }
     // asyncio's bounds: at most `limit` bytes before the separator (which may end past it).
     if (i >= 0) {
       if (i > reader.limit) throw new LimitOverrunError(`the separator was found, but the chunk (${i} bytes before it) is longer than the limit (${reader.limit})`, i);
       return reader._take(end);
     }
-    const avail = reader._available();
     // The next search starts here: no separator begins before it.
     from = Math.max(0, avail - longest + 1);
     if (from > reader.limit) throw new LimitOverrunError(`the separator was not found and the chunk exceeds the limit (${reader.limit} bytes)`, from);

@@ -11,8 +11,12 @@
 // - Every failure is a typed HttpError subclass with the URL in its message.
 // - A request that fails on a reused keep-alive connection before any byte of the
 //   response arrived (the server closed it while idle) is retried once on a fresh one.
-// - Timeouts: `connect` for getting a connection, `read` for the head and again for the
-//   body, `total` for everything including redirects; all in seconds.
+// - Timeouts: `connect` for getting a connection, `read` for sending the request and reading
+//   the head, and again for the body, `total` for everything including redirects; all in
+//   seconds. No step of an exchange waits outside a deadline (a server that never reads a
+//   large request times out like one that never answers).
+// - Bounded whatever the server sends: URLs up to MAX_URL_LENGTH characters, at most
+//   MAX_INTERIM_RESPONSES 1xx responses before the final one.
 
 import { coroutine } from '../coroutine';
 import { CancelledError, IncompleteReadError, OSError } from '../errors';
@@ -23,7 +27,7 @@ import type { Coroutine } from '../task';
 import { ClientResponse, translateReadError, type ResponseLimits } from './client-response';
 import type { HttpConnection } from './connection';
 import { ConnectionPool, type ConnectionPoolOptions, type Origin } from './connection-pool';
-import { HttpConnectionError, HttpTimeoutError, InvalidUrlError, TooManyRedirectsError } from './errors';
+import { HttpConnectionError, HttpProtocolError, HttpTimeoutError, InvalidUrlError, TooManyRedirectsError } from './errors';
 import { bodyFraming, parseResponseHead, type ResponseHead } from './response-head';
 import { TimeoutError } from '../errors';
 
@@ -65,8 +69,17 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 // followed by a CRLF blank line, which the parser accepts).
 const HEAD_END = ['\n\r\n', '\n\n'];
 
+/**
+ * Longest URL the client requests (characters). Browsers stop near 2 MB and most servers
+ * at 8 KB; 64 KiB keeps every real link and turns a pathological one into a clear error.
+ */
+export const MAX_URL_LENGTH = 1 << 16;
+/** 1xx responses accepted before the final one (real servers send one or two). */
+export const MAX_INTERIM_RESPONSES = 32;
+
 /** Parses and checks a URL for the client: http or https with a host. */
 export function parseHttpUrl(url: string): URL {
+  checkUrlLength(url);
   let u: URL;
   try {
     u = new URL(url);
@@ -99,8 +112,13 @@ function targetOfUrl(u: URL): RequestTarget {
 // request's cost); anything else goes through it.
 const NORMAL_URL = /^(https?):\/\/([a-z0-9-]+(?:\.[a-z0-9-]+)*)(?::([1-9]\d{0,4}))?(\/(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)$/;
 
+function checkUrlLength(url: string): void {
+  if (url.length > MAX_URL_LENGTH) throw new InvalidUrlError(url, `URL of ${url.length} characters is longer than the limit of ${MAX_URL_LENGTH}`);
+}
+
 /** The request target of a URL, checking it as parseHttpUrl does. */
 export function requestTargetOf(url: string): RequestTarget {
+  checkUrlLength(url);
   const m = NORMAL_URL.exec(url);
   if (m !== null && !m[4]!.includes('/.')) {
     const tls = m[1] === 'https';
@@ -227,8 +245,11 @@ const send = coroutine(function* send(
     let head: ResponseHead;
     try {
       conn.writer.write(requestBytes);
-      yield* conn.writer.drain();
-      head = yield* withTimeout(minTimeout(timeout.read, limits.deadline - loop.time()), readResponseHead(conn.reader, url));
+      // A request the socket did not take whole (huge, or a server that does not read) is
+      // still being sent: that wait is under the same deadline as the head. The usual small
+      // request is gone already and costs no extra coroutine.
+      const exchange = conn.writer.bufferedBytes() === 0 ? readResponseHead(conn.reader, url) : sendRestThenReadHead(conn, url);
+      head = yield* withTimeout(minTimeout(timeout.read, limits.deadline - loop.time()), exchange);
     } catch (e) {
       session.pool.discard(conn);
       if (reused && attempt === 0 && isStaleConnectionError(e)) continue;
@@ -250,12 +271,19 @@ const send = coroutine(function* send(
  * connection (a reader fed by hand works), which is how the response fuzzer drives it.
  */
 export const readResponseHead = coroutine(function* readHead(reader: StreamReader, url: string): Coroutine<ResponseHead> {
-  for (;;) {
+  for (let interim = 0; ; interim++) {
+    if (interim > MAX_INTERIM_RESPONSES) throw new HttpProtocolError(url, `more than ${MAX_INTERIM_RESPONSES} interim (1xx) responses`);
     const bytes = yield* reader.readuntil(HEAD_END);
     const head = parseResponseHead(bytes, url);
     if (head.status >= 100 && head.status < 200 && head.status !== 101) continue;
     return head;
   }
+});
+
+/** Waits until the rest of the request is sent, then reads the response head. */
+const sendRestThenReadHead = coroutine(function* sendRestThenReadHead(conn: HttpConnection, url: string): Coroutine<ResponseHead> {
+  yield* conn.writer.drain();
+  return yield* readResponseHead(conn.reader, url);
 });
 
 function minTimeout(t: number | null, left: number): number | null {

@@ -3,10 +3,13 @@
 
 import { CoroscopeError } from '../errors';
 
+/** Characters of a URL shown in a message; a longer one is cut (the `url` field keeps it whole). */
+const URL_SHOWN = 2048;
+
 export class HttpError extends CoroscopeError {
   readonly url: string;
   constructor(url: string, message: string, options?: { cause?: unknown }) {
-    super(`${message} (${url})`, options);
+    super(`${message} (${url.length > URL_SHOWN ? `${url.slice(0, URL_SHOWN)}…` : url})`, options);
     this.url = url;
   }
 }

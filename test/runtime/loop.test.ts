@@ -590,6 +590,31 @@ describe('guest run on top of Node', () => {
     loop.close();
   });
 
+  test('a task whose every step is heavy (1 ms) still lets Node run its callbacks after a few steps', async () => {
+    const loop = new EventLoop();
+    let stepsBefore = -1;
+    let steps = 0;
+    const immediate = setImmediate(() => {
+      stepsBefore = steps;
+    });
+    const heavy = coroutine(function* heavy(): Coroutine<void> {
+      // One step = 1 ms of work, as a parse loop's fair share of a fast connection can be.
+      for (let i = 0; i < 400 && stepsBefore < 0; i++) {
+        const end = performance.now() + 1;
+        while (performance.now() < end);
+        steps++;
+        yield;
+      }
+    });
+    await loop.runUntilComplete(heavy());
+    clearImmediate(immediate);
+    loop.close();
+    assert.ok(stepsBefore >= 0, 'Node ran its callback');
+    // The 2 ms slice is checked every 8 ticks: Node's turn comes after about 8 steps. Checked
+    // only every 256 callbacks, it came after 128 steps (over 100 ms).
+    assert.ok(stepsBefore <= 24, `Node's callback waited for ${stepsBefore} steps of 1 ms`);
+  });
+
   test('stop() from a foreign Node callback ends a suspended runForever', async () => {
     const loop = new EventLoop();
     const t = setTimeout(() => loop.stop(), 5);

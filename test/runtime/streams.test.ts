@@ -21,6 +21,7 @@ import {
   RuntimeError,
   ValueError,
   coroutine,
+  getRunningLoop,
   openConnection,
   sleep,
   type Coroutine,
@@ -828,3 +829,58 @@ describe('a StreamReader fed by hand', () => {
     loop.close();
   });
 });
+
+describe('a connection that is always ready', () => {
+  test('readuntil with two separators over 1 MB of small messages is linear (no rescan of the buffer per message)', async () => {
+    const reader = new StreamReader({ limit: 1 << 16 });
+    const message = 'HTTP/1.1 100 Continue\r\n\r\n';
+    const count = 40_000;
+    reader.feedData(Buffer.from(message.repeat(count)));
+    reader.feedEof();
+    const got = await runOnLoop(
+      coroutine(function* main(): Coroutine<{ n: number; ms: number }> {
+        const t0 = performance.now();
+        let n = 0;
+        // The second separator never occurs: it was searched for through the whole buffer each time.
+        for (; n < count; n++) assert.equal((yield* reader.readuntil(['\n\r\n', '\n\n'])).length, message.length);
+        return { n, ms: performance.now() - t0 };
+      })(),
+    );
+    assert.equal(got.n, count);
+    assert.ok(got.ms < 2000, `40,000 messages took ${got.ms.toFixed(0)} ms`);
+  });
+
+  test('a reader whose bytes are all there gives other tasks turns while it parses them', NET, async (t) => {
+    const lines = 'a short line\n'.repeat(80_000); // about 1 MB, arrived before the reading starts
+    const { port } = await startServer(t, (conn) => conn.end(lines));
+    const got = await runOnLoop(
+      coroutine(function* main(): Coroutine<{ lines: number; otherTurns: number }> {
+        const [reader, writer] = yield* openConnection('127.0.0.1', port);
+        yield* waitArrived(writer, (1 << 20) - (1 << 16));
+        let reading = true;
+        let otherTurns = 0;
+        const loop = getRunningLoop();
+        const other = loop.createTask(
+          coroutine(function* other(): Coroutine<void> {
+            while (reading) {
+              otherTurns++;
+              yield* sleep(0);
+            }
+          })(),
+        );
+        yield* sleep(0);
+        otherTurns = 0;
+        let n = 0;
+        while ((yield* reader.readline()).length > 0) n++;
+        reading = false;
+        yield* other;
+        writer.close();
+        return { lines: n, otherTurns };
+      })(),
+    );
+    assert.equal(got.lines, 80_000);
+    // About 1 MB at 64 KiB of work per turn (and 256 bytes per read): well over 100 turns.
+    assert.ok(got.otherTurns >= 50, `the other task had ${got.otherTurns} turns while the reader parsed 1 MB`);
+  });
+});
+

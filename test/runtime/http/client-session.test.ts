@@ -1237,3 +1237,85 @@ test('the request target of a normal-form URL is read without new URL, and agree
   assert.throws(() => requestTargetOf('ftp://example.com/'), /unsupported scheme/);
   assert.throws(() => requestTargetOf('not a url'), /invalid URL/);
 });
+
+// --- hostile servers: the deadline covers the whole exchange, 1xx storms, huge URLs ------------
+
+/** A server that accepts connections and never reads from them (its receive buffer fills up). */
+async function deafServer(t: TestContext): Promise<TestServer> {
+  const server = net.createServer((socket) => socket.pause());
+  const sockets = new Set<net.Socket>();
+  const counter = { accepted: 0 };
+  track(server, sockets, counter, 'connection');
+  const s = await listen(server, sockets, counter, 'http');
+  t.after(() => s.close());
+  return s;
+}
+
+test('sending a request is under the deadline: a 16 MB request to a server that never reads times out', { timeout: 30_000 }, async (t) => {
+  const server = await deafServer(t);
+  const url = server.url('/deaf');
+  const got = await withSession({ timeout: { connect: 2, read: 0.5, total: 5 } }, function* (session) {
+    const t0 = getRunningLoop().time();
+    // Far more than loopback's socket buffers take: most of it waits in the writer.
+    const e = yield* caught(session.get(url, { headers: { 'X-Fill': 'x'.repeat(16 << 20) } }));
+    return { e, seconds: elapsedSince(t0), stats: session.pool.stats() };
+  });
+  assertHttpError(got.e, HttpTimeoutError, url, /timed out/);
+  assert.ok(got.seconds >= 0.3 && got.seconds < 5, `took ${got.seconds} s`);
+  // The server does not read, so it cannot see the reset: the client's side is what is checked.
+  assert.deepEqual(got.stats, { active: 0, idle: 0, waiting: 0 }, 'the connection was dropped');
+});
+
+test('an endless stream of 100 Continue is a protocol error, and another server is served meanwhile', { timeout: 30_000 }, async (t) => {
+  const interim = Buffer.from('HTTP/1.1 100 Continue\r\n\r\n'.repeat(1000));
+  const storm = await rawServer(t, (_path, socket) => {
+    // As fast as the client takes them, until it goes away.
+    const pump = (): void => {
+      while (!socket.destroyed && socket.write(interim));
+      if (!socket.destroyed) socket.once('drain', pump);
+    };
+    pump();
+  });
+  const calm = await httpServer(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': 2 });
+    res.end('ok');
+  });
+  const got = await withSession({ timeout: { connect: 2, read: 10, total: 20 } }, function* (session) {
+    const loop = getRunningLoop();
+    const stormTask = loop.createTask(caught(session.get(storm.url('/storm'))));
+    // Wait until the storm is arriving, then time requests to the calm server.
+    for (let i = 0; i < 200 && storm.accepted() === 0; i++) yield* sleep(0.005);
+    yield* sleep(0.05);
+    const t0 = loop.time();
+    const slowest: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const t1 = loop.time();
+      yield* fetchText(session, calm.url(`/calm/${i}`));
+      slowest.push(loop.time() - t1);
+    }
+    const calmSeconds = loop.time() - t0;
+    const e = yield* stormTask;
+    return { e, calmSeconds, slowest: Math.max(...slowest), stormSeconds: loop.time() - t0 };
+  });
+  assertHttpError(got.e, HttpProtocolError, storm.url("/storm"), /more than \d+ interim \(1xx\) responses/);
+  assert.ok(got.stormSeconds < 5, `the storm ended after ${got.stormSeconds} s`);
+  assert.ok(got.calmSeconds < 2, `10 requests to the calm server took ${got.calmSeconds} s during the storm (slowest ${got.slowest} s)`);
+  await allClosed(storm);
+});
+
+test('an 8 MB URL is an InvalidUrlError naming the limit, not a stack overflow; the message stays short', async () => {
+  const { MAX_URL_LENGTH } = await import('../../../runtime/http/client-session');
+  const huge = `http://127.0.0.1:9/${'a'.repeat(8 << 20)}`;
+  const atLimit = `http://127.0.0.1:9/${'b'.repeat(MAX_URL_LENGTH - 'http://127.0.0.1:9/'.length)}`;
+  const got = await withSession({ timeout: SHORT }, function* (session) {
+    const e = yield* caught(session.get(huge));
+    // A URL at the limit goes on to connect (and is refused: nothing listens on port 9).
+    const e2 = yield* caught(session.get(atLimit));
+    return { e, e2, opened: session.pool.openedCount() };
+  });
+  assert.ok(got.e instanceof InvalidUrlError, `got ${String(got.e)}`);
+  assert.equal(got.e.url, huge);
+  assert.match(got.e.message, new RegExp(`URL of ${huge.length} characters is longer than the limit of ${MAX_URL_LENGTH}`));
+  assert.ok(got.e.message.length < 2200, `the message is ${got.e.message.length} characters`);
+  assert.ok(got.e2 instanceof HttpConnectionError, `a URL at the limit is fetched: ${String(got.e2)}`);
+});
