@@ -70,6 +70,11 @@ function listen(server: net.Server, sockets: Set<net.Socket>, counter: { accepte
 async function httpServer(t: TestContext, handler: http.RequestListener, setup?: (server: http.Server) => void): Promise<TestServer> {
   const server = http.createServer(handler);
   setup?.(server);
+  return serveTracked(t, server);
+}
+
+/** Listens with `server` on loopback, counting its connections; the test closes it. */
+async function serveTracked(t: TestContext, server: net.Server): Promise<TestServer> {
   const sockets = new Set<net.Socket>();
   const counter = { accepted: 0 };
   track(server, sockets, counter, 'connection');
@@ -1242,13 +1247,7 @@ test('the request target of a normal-form URL is read without new URL, and agree
 
 /** A server that accepts connections and never reads from them (its receive buffer fills up). */
 async function deafServer(t: TestContext): Promise<TestServer> {
-  const server = net.createServer((socket) => socket.pause());
-  const sockets = new Set<net.Socket>();
-  const counter = { accepted: 0 };
-  track(server, sockets, counter, 'connection');
-  const s = await listen(server, sockets, counter, 'http');
-  t.after(() => s.close());
-  return s;
+  return serveTracked(t, net.createServer((socket) => socket.pause()));
 }
 
 test('sending a request is under the deadline: a 16 MB request to a server that never reads times out', { timeout: 30_000 }, async (t) => {
