@@ -8,12 +8,17 @@
 import { coroutine } from './coroutine';
 import { wakeFirstPending } from './fifo';
 import { TimeoutError } from './errors';
-import { Future } from './future';
+import { Future, describeValue } from './future';
 import type { Awaitable } from './loop';
 import { getRunningLoop } from './running-loop';
-import type { Coroutine } from './task';
+import { isCoroutine, type Coroutine } from './task';
 
 export function asCompleted<T>(aws: Iterable<Awaitable<T>>, options: { timeout?: number } = {}): Coroutine<T>[] {
+  // A single future or coroutine is not the iterable expected: iterating it would await
+  // it (a future) or run its body outside any task (a coroutine). asyncio refuses both.
+  if (aws instanceof Future || isCoroutine(aws)) {
+    throw new TypeError(`asCompleted() expects an iterable of awaitables, not ${describeValue(aws)}`);
+  }
   // The same awaitable passed twice counts once (asyncio's set(fs)).
   const input = [...new Set(aws)];
   const loop = getRunningLoop();

@@ -12,7 +12,7 @@
 // - An exception that nobody retrieves (result() or exception()) is reported by the loop
 //   when it closes: "Future exception was never retrieved" ("Task ..." for a task).
 
-import { CancelledError, InvalidStateError } from './errors';
+import { CancelledError, InvalidStateError, RuntimeError } from './errors';
 import type { EventLoop } from './loop';
 import type { ReadyFn } from './ready-queue';
 
@@ -160,6 +160,9 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown> {
 
   /** Cancels a pending future and schedules its callbacks; false if it was already done. */
   cancel(msg?: string): boolean {
+    // Asking to cancel counts as looking at the outcome: a failure nobody retrieved is no
+    // longer reported (asyncio clears the log flag before checking the state).
+    this._loop._exceptionRetrieved(this as Future<unknown>);
     if (this._state !== PENDING) return false;
     this._state = CANCELLED;
     this._cancelMessage = msg;
@@ -283,6 +286,9 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown> {
 
   next(): IteratorResult<Future<T>, T> {
     if (this._state === PENDING) {
+      // Still set: the last `yield*` of this future was resumed without a Task taking it
+      // (a Task clears the flag), so nothing waited for completion (asyncio's __await__).
+      if (this._blocking) throw new RuntimeError("await wasn't used with future");
       this._blocking = true;
       return { value: this, done: false };
     }

@@ -16,7 +16,7 @@
 // current tick finish; a closed loop runs nothing and refuses new work.
 
 import { MonotonicClock, type Clock } from './clock';
-import { RuntimeError } from './errors';
+import { RuntimeError, ValueError } from './errors';
 import { Future, describeValue } from './future';
 import { Handle, TimerHandle, type TimerCancelListener } from './handle';
 import { ReadyQueue, type ReadyFn } from './ready-queue';
@@ -182,7 +182,7 @@ export class EventLoop implements TimerCancelListener {
   /** A Future as is, or a coroutine wrapped in a Task (asyncio.ensure_future). */
   ensureFuture<T>(aw: Awaitable<T>): Future<T> {
     if (aw instanceof Future) {
-      if (aw._loop !== this) throw new RuntimeError('the future belongs to a different loop');
+      if (aw._loop !== this) throw new ValueError('The future belongs to a different loop than the one specified as the loop argument');
       return aw;
     }
     if (isCoroutine(aw)) return this.createTask(aw);

@@ -24,7 +24,8 @@ export class Queue<T = unknown> {
   private _finished = new Event();
 
   constructor(maxsize = 0) {
-    if (!Number.isInteger(maxsize)) throw new TypeError(`maxsize must be an integer, got ${String(maxsize)}`);
+    // asyncio takes any number (full() compares qsize() >= maxsize, so 1.3 holds two items).
+    if (typeof maxsize !== 'number' || Number.isNaN(maxsize)) throw new TypeError(`maxsize must be a number, got ${String(maxsize)}`);
     this.maxsize = maxsize;
     this._finished.set();
   }

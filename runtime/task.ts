@@ -18,6 +18,7 @@ import { CancelledError, InvalidStateError, RuntimeError } from './errors';
 import { Future, NO_EXCEPTION, describeValue, type FutureWaiter } from './future';
 import type { EventLoop } from './loop';
 import type { CoroutineFrame } from './coroutine';
+import { addWakeupCallback, overridesAddDoneCallback, removeWakeup } from './wakeup-callback';
 
 /** A generator coroutine, the thing `yield*` delegates to and a Task drives. */
 export type Coroutine<T = unknown> = Generator<unknown, T, unknown>;
@@ -122,13 +123,14 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
    * point. Returns false if the task is already done.
    */
   override cancel(msg?: string): boolean {
+    this._loop._exceptionRetrieved(this as Task<unknown>);
     if (this._state !== 0) return false;
     this._numCancelsRequested++;
     this._loop._taskCancelRequested(this as Task<unknown>);
     // Tasks awaiting each other in a cycle would pass the cancel round forever. When it
     // comes back here, stop waiting and take the CancelledError at a step of our own.
     if (this._waiter !== null && this._inCancel) {
-      this._waiter._removeWaiter(this);
+      removeWakeup(this._waiter, this as Task<unknown>);
       this._waiter = null;
       this._mustCancel = true;
       this._cancelMessage = msg;
@@ -227,15 +229,19 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
     }
     const yielded = r.value;
     if (yielded instanceof Future) {
+      // Taken or refused, this `yield*` is answered: a second resume of it is an error (Future.next).
+      const blocking = yielded._blocking;
+      yielded._blocking = false;
       if (yielded._loop !== loop) {
         this._stepSoonWithError(new RuntimeError(`Task ${this.toString()} got Future ${yielded.toString()} attached to a different loop`));
-      } else if (!yielded._blocking) {
+      } else if (!blocking) {
         this._stepSoonWithError(new RuntimeError(`yield was used instead of yield* in task ${this.toString()} with ${yielded.toString()}: write \`yield* fut\``));
       } else if (yielded === this) {
         this._stepSoonWithError(new RuntimeError(`Task cannot await on itself: ${this.toString()}`));
       } else {
-        yielded._blocking = false;
-        yielded._addWaiter(this);
+        // A subclass's own addDoneCallback must see the registration, as asyncio's does.
+        if (overridesAddDoneCallback(yielded)) addWakeupCallback(yielded, this as Task<unknown>);
+        else yielded._addWaiter(this);
         this._waiter = yielded;
         if (this._mustCancel && yielded.cancel(this._cancelMessage)) this._mustCancel = false;
       }

@@ -29,6 +29,20 @@ const cancelAndWait = coroutine(function* cancelAndWait(fut: Future<unknown>): C
   }
 });
 
+/**
+ * The outcome of `fut` after cancelAndWait: the inner may have finished (or failed) instead
+ * of being cancelled; if it was cancelled, TimeoutError chained to its CancelledError
+ * (asyncio's `raise TimeoutError() from exc`).
+ */
+function resultOrTimeout<T>(fut: Future<T>, timeout: number): T {
+  try {
+    return fut.result();
+  } catch (e) {
+    if (e instanceof CancelledError) throw new TimeoutError(`waitFor() timed out after ${timeout}s`, { cause: e });
+    throw e;
+  }
+}
+
 /** Awaits `aw`, throwing TimeoutError (after cancelling it) if it takes longer than `timeout` seconds. null waits forever. */
 export const waitFor = coroutine(function* waitFor<T>(aw: Awaitable<T>, timeout: number | null): Coroutine<T> {
   const loop = getRunningLoop();
@@ -38,8 +52,7 @@ export const waitFor = coroutine(function* waitFor<T>(aw: Awaitable<T>, timeout:
   if (timeout <= 0) {
     if (fut.done()) return fut.result();
     yield* cancelAndWait(fut as Future<unknown>);
-    if (!fut.cancelled()) return fut.result();
-    throw new TimeoutError(`waitFor() timed out after ${timeout}s`);
+    return resultOrTimeout(fut, timeout);
   }
   const waiter = loop.createFuture<void>();
   waiter._origin = { kind: 'waitFor', target: fut, detail: `${timeout}s` };
@@ -60,10 +73,7 @@ export const waitFor = coroutine(function* waitFor<T>(aw: Awaitable<T>, timeout:
     if (fut.done()) return fut.result();
     fut.removeDoneCallback(cb);
     yield* cancelAndWait(fut as Future<unknown>);
-    // The inner may have finished (or failed) instead of being cancelled.
-    if (!fut.cancelled()) return fut.result();
-    const err = new TimeoutError(`waitFor() timed out after ${timeout}s`);
-    throw err;
+    return resultOrTimeout(fut, timeout);
   } finally {
     handle.cancel();
   }

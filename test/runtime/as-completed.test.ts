@@ -12,6 +12,7 @@ import {
   asCompleted,
   coroutine,
   sleep,
+  Future,
   type Coroutine,
   type Task,
 } from '../../runtime/index';
@@ -159,5 +160,27 @@ test('a consumer woken and then cancelled before it runs passes the outcome on',
   });
   await loop.runUntilComplete(main());
   assert.deepEqual(log, ['A cancelled@1', 'B got early@1']);
+  loop.close();
+});
+
+// CPython 3.11, Lib/test/test_asyncio/test_tasks.py, rewritten for this runtime.
+test('test_as_completed_invalid_args: a future or a coroutine instead of an iterable is a TypeError', async () => {
+  const loop = virtualLoop();
+  const fut: Future<number> = loop.createFuture<number>();
+  let bodyRan = false;
+  const body = coroutine(function* body(): Coroutine<number> {
+    bodyRan = true;
+    return 1;
+  });
+  const main = coroutine(function* main(): Coroutine<void> {
+    assert.throws(() => asCompleted(fut), TypeError);
+    const coro = body();
+    assert.throws(() => asCompleted(coro as unknown as Iterable<Coroutine<number>>), TypeError);
+    assert.equal(bodyRan, false, 'the coroutine must not run outside a task');
+    coro.return(0);
+  });
+  await loop.runUntilComplete(main());
+  assert.equal(fut.done(), false);
+  fut.cancel();
   loop.close();
 });

@@ -12,6 +12,8 @@ import {
   InvalidStateError,
   coroutine,
   isFuture,
+  RuntimeError,
+  type ExceptionContext,
   type Coroutine,
 } from '../../runtime/index';
 
@@ -280,6 +282,68 @@ describe('yield* fut', () => {
     loop.callLater(1, () => fut.setResult(9));
     for (const t of tasks) await loop.runUntilComplete(t);
     assert.deepEqual(log, ['w1 9', 'w2 9', 'w3 9']);
+    loop.close();
+  });
+});
+
+// CPython 3.11, Lib/test/test_asyncio/test_futures.py (BaseFutureTests), rewritten for this runtime.
+describe('CPython test_futures', () => {
+  test('test_tb_logger_not_called_after_cancel: cancel() of a failed future counts as retrieving it', () => {
+    const loop = virtualLoop();
+    const contexts: ExceptionContext[] = [];
+    loop.setExceptionHandler((_l, c) => contexts.push(c));
+    const fut = loop.createFuture<number>();
+    fut.setException(new Error('boom'));
+    assert.equal(fut.cancel(), false);
+    loop.close();
+    assert.deepEqual(contexts, []);
+  });
+
+  test('test_tb_logger_exception_unretrieved: without the cancel() it is reported', () => {
+    const loop = virtualLoop();
+    const contexts: ExceptionContext[] = [];
+    loop.setExceptionHandler((_l, c) => contexts.push(c));
+    const fut = loop.createFuture<number>();
+    fut.setException(new Error('boom'));
+    loop.close();
+    assert.equal(contexts.length, 1);
+    assert.equal(contexts[0]!.message, 'Future exception was never retrieved');
+  });
+
+  test("test_iter: resuming a pending future's yield* a second time without a task is a RuntimeError", () => {
+    const loop = virtualLoop();
+    const fut = loop.createFuture<number>();
+    const coro = coroutine(function* coro(): Coroutine<void> {
+      yield* fut;
+    });
+    // Destructuring steps the generator twice: the second step finds the future still pending.
+    assert.throws(
+      () => {
+        const [first, second] = coro();
+        return [first, second];
+      },
+      (e) => e instanceof RuntimeError && e.message === "await wasn't used with future",
+    );
+    fut.cancel();
+    loop.close();
+  });
+
+  test('test_yield_from_twice: a second yield* of a done future does not yield it', () => {
+    const loop = virtualLoop();
+    const fut = loop.createFuture<number>();
+    const fixture = function* fixture(): Generator<unknown, void, unknown> {
+      yield 'A';
+      const x = yield* fut;
+      yield ['B', x];
+      const y = yield* fut;
+      yield ['C', y];
+    };
+    const g = fixture();
+    assert.equal(g.next().value, 'A');
+    assert.equal(g.next().value, fut);
+    fut.setResult(42);
+    assert.deepEqual(g.next().value, ['B', 42]);
+    assert.deepEqual(g.next().value, ['C', 42]);
     loop.close();
   });
 });

@@ -11,6 +11,7 @@ import {
   coroutine,
   gather,
   sleep,
+  ValueError,
   type Coroutine,
   type ExceptionContext,
   type Task,
@@ -323,4 +324,15 @@ describe('gather', () => {
     assert.deepEqual(g.result(), [1, 2]);
     loop.close();
   });
+});
+
+// CPython 3.11, Lib/test/test_asyncio/test_tasks.py (FutureGatherTests), rewritten for this runtime.
+test('test_constructor_heterogenous_futures: gather of futures of two loops is a ValueError', () => {
+  const oneLoop = virtualLoop();
+  const otherLoop = virtualLoop();
+  const fut1 = oneLoop.createFuture<number>();
+  const fut2 = otherLoop.createFuture<number>();
+  assert.throws(() => gather(fut1, fut2), ValueError);
+  oneLoop.close();
+  otherLoop.close();
 });

@@ -14,6 +14,7 @@ import {
   sleep,
   currentTask,
   allTasks,
+  ValueError,
   type Coroutine,
   type ExceptionContext,
   type LoopLogger,
@@ -728,5 +729,29 @@ describe('errors in a future\'s done callbacks', () => {
     assert.ok(contexts[0]!.handle !== undefined);
     assert.match(contexts[0]!.message, /^Exception in callback .*badCallback/);
     loop.close();
+  });
+});
+
+// CPython 3.11, Lib/test/test_asyncio/test_base_events.py and test_tasks.py, rewritten for this runtime.
+describe('CPython: a future of another loop', () => {
+  test('test_run_until_complete_loop: runUntilComplete of another loop\'s future is a ValueError', async () => {
+    const loop = virtualLoop();
+    const other = virtualLoop();
+    const fut = loop.createFuture<void>();
+    await assert.rejects(other.runUntilComplete(fut), (e) => e instanceof ValueError && /belongs to a different loop/.test(e.message));
+    fut.cancel();
+    loop.close();
+    other.close();
+  });
+
+  test('test_ensure_future_future: ensureFuture keeps its own future and refuses another loop\'s with ValueError', () => {
+    const loop = virtualLoop();
+    const other = virtualLoop();
+    const fut = loop.createFuture<string>();
+    fut.setResult('ko');
+    assert.equal(loop.ensureFuture(fut), fut);
+    assert.throws(() => other.ensureFuture(fut), ValueError);
+    loop.close();
+    other.close();
   });
 });

@@ -49,8 +49,24 @@ describe('nowait operations', () => {
     assert.equal(q.qsize(), 1000);
   });
 
-  test('maxsize must be an integer', () => {
-    assert.throws(() => new Queue(1.5), TypeError);
+  // CPython 3.11, Lib/test/test_asyncio/test_queues.py (QueueBasicTests).
+  test('test_float_maxsize: a non-integer maxsize is accepted; full() compares qsize() >= maxsize', async () => {
+    const q = new Queue<number>(1.3);
+    q.putNowait(1);
+    assert.equal(q.full(), false);
+    q.putNowait(2);
+    assert.equal(q.full(), true);
+    assert.throws(() => q.putNowait(3), QueueFull);
+    const loop = virtualLoop();
+    const q2 = new Queue<number>(1.3);
+    const main = coroutine(function* main(): Coroutine<void> {
+      yield* q2.put(1);
+      yield* q2.put(2);
+      assert.equal(q2.full(), true);
+    });
+    await loop.runUntilComplete(main());
+    loop.close();
+    assert.throws(() => new Queue(Number.NaN), TypeError);
   });
 
   test('taskDone() more times than items put throws', () => {

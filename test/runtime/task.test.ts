@@ -14,8 +14,9 @@ import {
   coroutine,
   sleep,
   currentTask,
+  Future,
   type Coroutine,
-  type Future,
+  type ExceptionContext,
 } from '../../runtime/index';
 
 function virtualLoop(): EventLoop {
@@ -596,5 +597,79 @@ describe('cancel() on a task whose awaited future is already done', () => {
     assert.equal(task.cancelled(), true);
     loop.close();
     assert.deepEqual(reports, []);
+  });
+});
+
+// CPython 3.11, Lib/test/test_asyncio/test_tasks.py (BaseTaskTests), rewritten for this runtime.
+describe('CPython test_tasks: a Future subclass with its own addDoneCallback', () => {
+  class RecordingFuture<T> extends Future<T> {
+    callbacksAdded = 0;
+    override addDoneCallback(fn: (fut: Future<T>) => void): void {
+      this.callbacksAdded++;
+      super.addDoneCallback(fn);
+    }
+  }
+
+  test('test_step_result_future: the task registers through the overridden addDoneCallback', async () => {
+    const loop = virtualLoop();
+    const fut = new RecordingFuture<object>(loop);
+    let result: object | undefined;
+    const waitForFuture = coroutine(function* waitForFuture(): Coroutine<void> {
+      result = yield* fut;
+    });
+    const t = loop.createTask(waitForFuture());
+    await loop.runOnce();
+    assert.equal(fut.callbacksAdded, 1);
+    const res = {};
+    fut.setResult(res);
+    await loop.runOnce();
+    assert.equal(result, res);
+    assert.equal(t.done(), true);
+    assert.equal(t.result(), undefined);
+    loop.close();
+  });
+
+  test('test_step_result_future: cancelling the task while it waits there wakes it once, with CancelledError', async () => {
+    const loop = virtualLoop();
+    const fut = new RecordingFuture<number>(loop);
+    let steps = 0;
+    const waiter = coroutine(function* waiter(): Coroutine<string> {
+      steps++;
+      try {
+        yield* fut;
+      } catch (e) {
+        steps++;
+        assert.ok(e instanceof CancelledError);
+        const again = new RecordingFuture<number>(loop);
+        loop.callSoon(() => again.setResult(7));
+        yield* again;
+        steps++;
+        return 'recovered';
+      }
+      return 'unreachable';
+    });
+    const t = loop.createTask(waiter());
+    await loop.runOnce();
+    t.cancel();
+    assert.equal(await loop.runUntilComplete(t), 'recovered');
+    assert.equal(steps, 3);
+    loop.close();
+  });
+});
+
+describe('CPython test_tasks: cancel() of a failed task', () => {
+  test('test_tb_logger_not_called_after_cancel: cancel() of a failed task counts as retrieving its exception', async () => {
+    const loop = virtualLoop();
+    const contexts: ExceptionContext[] = [];
+    loop.setExceptionHandler((_l, c) => contexts.push(c));
+    const failing = coroutine(function* failing(): Coroutine<void> {
+      throw new Error('boom');
+    });
+    const task = loop.createTask(failing());
+    await loop.runUntilComplete(sleep(1));
+    assert.equal(task.done(), true);
+    assert.equal(task.cancel(), false);
+    loop.close();
+    assert.deepEqual(contexts, []);
   });
 });

@@ -208,3 +208,54 @@ test('without a deadline a coroutine is awaited in the caller\'s own task, with 
   assert.deepEqual(log.slice(0, 3), ['tick 0', 'inner done', 'result true']);
   loop.close();
 });
+
+// CPython 3.11, Lib/test/test_asyncio/test_waitfor.py, rewritten for this runtime.
+const slowToCancel = coroutine(function* inner(state: { done: boolean }): Coroutine<void> {
+  try {
+    yield* sleep(10);
+  } catch (e) {
+    yield* sleep(0.0001);
+    throw e;
+  } finally {
+    state.done = true;
+  }
+});
+
+test('test_wait_for_waits_for_task_cancellation: the TimeoutError chains the inner CancelledError', async () => {
+  const loop = virtualLoop();
+  const state = { done: false };
+  const main = coroutine(function* main(): Coroutine<unknown> {
+    const inner = loop.createTask(slowToCancel(state));
+    try {
+      yield* waitFor(inner, 0.0001);
+    } catch (e) {
+      return e;
+    }
+    return null;
+  });
+  const err = await loop.runUntilComplete(main());
+  assert.ok(err instanceof TimeoutError);
+  assert.equal(state.done, true);
+  assert.ok((err as TimeoutError).cause instanceof CancelledError);
+  loop.close();
+});
+
+test('test_wait_for_waits_for_task_cancellation_w_timeout_0: the same with a timeout of 0', async () => {
+  const loop = virtualLoop();
+  const state = { done: false };
+  const main = coroutine(function* main(): Coroutine<unknown> {
+    const inner = loop.createTask(slowToCancel(state));
+    yield* sleep(0.0001);
+    try {
+      yield* waitFor(inner, 0);
+    } catch (e) {
+      return e;
+    }
+    return null;
+  });
+  const err = await loop.runUntilComplete(main());
+  assert.ok(err instanceof TimeoutError);
+  assert.equal(state.done, true);
+  assert.ok((err as TimeoutError).cause instanceof CancelledError);
+  loop.close();
+});
