@@ -14,6 +14,7 @@ export const COMMANDS = {
   openSampleStep: 'coroscope.openSampleStep',
   compareApproaches: 'coroscope.compareApproaches',
   stop: 'coroscope.stop',
+  debugRun: 'coroscope.debugRun',
   showLog: 'coroscope.showLog',
 } as const;
 

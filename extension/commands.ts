@@ -14,16 +14,18 @@ import type { PanelCommand, ViewId } from '../protocol/webview-protocol';
 import { COMMANDS } from './command-ids';
 import { ContextKeys } from './context-keys';
 import { showCrawlProgress } from './crawl-progress';
-import { HostManager } from './host-manager';
 import { InspectorPanel, type PanelDependencies } from './inspector-panel';
 import { CoroscopeOutput } from './output';
-import { describeTarget, RunSession } from './run-session';
+import { RunSession } from './run-session';
+import { describeTarget, type Run } from './runs/run';
+import type { RunRegistry } from './runs/run-registry';
 import { sampleList, type SampleEntry } from './sample-catalog';
 import { crawlSettings, parseCrawlInput, sampleOptions, snapshotRate, type SettingGetter } from './settings';
 import { openSourcePosition } from './source-opener';
 import { CoroscopeStatusBar } from './status-bar';
 import { SuspensionDecorations } from './suspension-decorations';
 import { besideColumn, sampleIdArg, steppedContextKey } from './walkthrough';
+import { attachConfiguration } from './debug/debug-configurations';
 
 
 function settings(): SettingGetter {
@@ -38,7 +40,7 @@ function message(e: unknown): string {
 /** Everything the commands share; made on the first command. */
 export class CoroscopeServices implements vscode.Disposable {
   readonly output: CoroscopeOutput;
-  readonly manager: HostManager;
+  readonly runs: RunRegistry;
   readonly session: RunSession;
   readonly statusBar = new CoroscopeStatusBar();
   readonly contextKeys = new ContextKeys();
@@ -48,13 +50,11 @@ export class CoroscopeServices implements vscode.Disposable {
   constructor(
     readonly context: vscode.ExtensionContext,
     output: CoroscopeOutput,
-    hostScript: string,
+    runs: RunRegistry,
   ) {
     this.output = output;
-    const workspace = vscode.workspace.workspaceFolders?.[0]?.uri;
-    this.manager = new HostManager({ hostScript, cwd: workspace?.scheme === 'file' ? workspace.fsPath : undefined, clientName: 'coroscope-extension' });
-    const manager = this.manager;
-    this.session = new RunSession(manager, { snapshotRate: () => snapshotRate(settings()) });
+    this.runs = runs;
+    this.session = new RunSession(runs, { snapshotRate: () => snapshotRate(settings()) });
     this.decorations = new SuspensionDecorations(this.session, context.extensionUri);
     const s = this.session;
     const refreshBar = (): void => this.statusBar.update(s.status, s.lastProgress ?? s.mirror.progress, s.mirror.counts);
@@ -90,16 +90,16 @@ export class CoroscopeServices implements vscode.Disposable {
       else output.append(o.text);
     });
     s.onFinished.on((f) => output.line(`[coroscope] run ${f.runId} finished: ${f.summary}${f.error !== undefined ? ` (${f.error})` : ''}`));
-    manager.onDidStart((host) => {
-      this.contextKeys.set('coroscope.hostRunning', true);
-      output.line(`[coroscope] runtime host started (pid ${host.pid ?? '?'})`);
-    });
-    manager.onDidExit(({ exit }) => {
-      this.contextKeys.set('coroscope.hostRunning', false);
+    s.onRun.on((run) => {
+      this.contextKeys.set('coroscope.hostRunning', run !== null);
+      if (run !== null) return;
       this.contextKeys.set('coroscope.running', false);
       this.contextKeys.set('coroscope.paused', false);
+    });
+    const offStart = runs.onDidStart.on((run) => output.line(`[coroscope] runtime host of run ${run.key} started (pid ${run.pid ?? '?'})`));
+    const offEnd = runs.onDidEnd.on(({ run, exit }) => {
       if (exit.expected) {
-        output.line('[coroscope] runtime host stopped');
+        output.line(`[coroscope] runtime host of run ${run.key} stopped`);
         return;
       }
       const how = exit.signal !== null ? `was killed (${exit.signal})` : `exited with code ${exit.code}`;
@@ -113,7 +113,7 @@ export class CoroscopeServices implements vscode.Disposable {
           else if (choice === 'Open Inspector') this.showPanel();
         });
     });
-    this.disposables.push(this.statusBar, this.decorations, { dispose: () => s.dispose() });
+    this.disposables.push(this.statusBar, this.decorations, { dispose: () => s.dispose() }, { dispose: offStart }, { dispose: offEnd });
   }
 
   /** The serializer's way back in after a reload. */
@@ -146,6 +146,12 @@ export class CoroscopeServices implements vscode.Disposable {
     return p;
   }
 
+  /** Shows a run another view launched (a debug session's) in the panel, the status bar and the decorations. */
+  showRun(run: Run): void {
+    this.session.show(run);
+    this.showPanel({ view: 'tasks' });
+  }
+
   async launch(target: LaunchTarget, options: Parameters<RunSession['launch']>[1]): Promise<void> {
     this.showPanel(target.kind === 'crawl' || target.kind === 'demo' ? { view: 'tasks' } : undefined);
     try {
@@ -163,9 +169,9 @@ export class CoroscopeServices implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 
-  /** Ends the runtime host (deactivation). */
+  /** Ends the run the panel shows and its host (deactivation; the registry ends the others). */
   async shutdown(): Promise<void> {
-    await this.manager.dispose();
+    await this.session.stop();
   }
 }
 
@@ -314,7 +320,7 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
     [COMMANDS.showTrace]: async () => {
       const s = services();
       try {
-        await s.manager.ensure();
+        await s.session.ensureRun();
       } catch (e) {
         void vscode.window.showErrorMessage(`Coroscope: the runtime host did not start: ${message(e)}`);
         return;
@@ -325,7 +331,7 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
       const s = services();
       let id = typeof arg === 'string' ? arg : undefined;
       let entry: SampleEntry | undefined;
-      const { samples } = await sampleList(s.manager.current()?.endpoint ?? null);
+      const { samples } = await sampleList(s.session.run?.endpoint ?? null);
       if (id === undefined) {
         const picked = await vscode.window.showQuickPick(
           samples.map((x) => ({ label: x.title, description: x.id, detail: x.chapter, entry: x })),
@@ -347,7 +353,7 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
         await vscode.commands.executeCommand(COMMANDS.openSample);
         return;
       }
-      const { samples } = await sampleList(s.manager.current()?.endpoint ?? null);
+      const { samples } = await sampleList(s.session.run?.endpoint ?? null);
       const entry = samples.find((x) => x.id === id);
       const column = besideColumn(vscode.window.tabGroups.activeTabGroup.viewColumn, InspectorPanel.visiblePanel()?.panel.viewColumn) as vscode.ViewColumn;
       await openAndLaunchSample(s, id, entry, column, { ...sampleOptions(settings()), stopOnEntry: true });
@@ -364,9 +370,20 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
       if (result.state === 'failed') void vscode.window.showErrorMessage(`Coroscope: the comparison failed: ${result.error ?? 'unknown error'}`);
     },
     [COMMANDS.stop]: async () => {
+      // Ends the run for every view of it: a debug session attached to it terminates too.
+      await services().session.stop();
+    },
+    [COMMANDS.debugRun]: async () => {
       const s = services();
-      await s.session.stopRun().catch(() => undefined);
-      await s.manager.stop();
+      const run = s.session.run;
+      if (run === null || !run.isLive()) {
+        void vscode.window.showInformationMessage('Coroscope: no run to debug: start one first (Coroscope: Run Crawl, or a sample).');
+        return;
+      }
+      await guarded('Debug This Run', async () => {
+        const started = await vscode.debug.startDebugging(vscode.workspace.workspaceFolders?.[0], attachConfiguration(run));
+        if (!started) throw new Error('the debug session did not start');
+      });
     },
     [COMMANDS.showLog]: async () => {
       services().output.show();

@@ -6,7 +6,9 @@
 // activation takes (the bundle's modules evaluating, then activate()) is written to the
 // output channel when it first opens.
 //
-// deactivate() ends the runtime host (shutdown, then SIGKILL after a grace period).
+// The run registry (extension/runs/) is made here, empty, and shared: the commands' panel
+// and every debug session find runs in it, and a run a debug session launches is shown in
+// the panel. deactivate() ends every runtime host (shutdown, then SIGKILL after a grace period).
 
 // First: starts the clock before the other modules evaluate.
 import { loadStart } from './load-clock';
@@ -16,11 +18,14 @@ import { COMMANDS, PANEL_VIEW_TYPE } from './command-ids';
 import { CoroscopeOutput } from './output';
 import type * as Commands from './commands';
 import type * as DebugRegister from './debug/register';
+import { PANEL_VIEW } from './runs/run';
+import { RunRegistry } from './runs/run-registry';
 
 /** When the bundle's modules (those activation needs: the rest load on the first command) have evaluated. */
 const modulesEvaluated = performance.now();
 
 let services: Commands.CoroscopeServices | null = null;
+let registry: RunRegistry | null = null;
 
 /** Milliseconds the last activation took: evaluating the bundle's modules, then activate(). */
 export let activationMs = -1;
@@ -42,10 +47,17 @@ export function activate(context: vscode.ExtensionContext): void {
   const t0 = performance.now();
   const output = new CoroscopeOutput();
   const hostScript = join(context.extensionUri.fsPath, 'dist', 'runtime-host.js');
+  const workspace = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const runs = new RunRegistry({ hostScript, cwd: workspace?.scheme === 'file' ? workspace.fsPath : undefined, clientName: 'coroscope-extension' });
+  registry = runs;
   const getServices = (): Commands.CoroscopeServices => {
-    if (services === null) services = new (commandsModule().CoroscopeServices)(context, output, hostScript);
+    if (services === null) services = new (commandsModule().CoroscopeServices)(context, output, runs);
     return services;
   };
+  // A run launched from Run and Debug shows in the panel too (one run, every view).
+  runs.onDidLaunch.on(({ run, by }) => {
+    if (by !== PANEL_VIEW) getServices().showRun(run);
+  });
   let handlers: Record<string, (...args: unknown[]) => Promise<void>> | null = null;
   for (const id of Object.values(COMMANDS)) {
     context.subscriptions.push(
@@ -64,10 +76,10 @@ export function activate(context: vscode.ExtensionContext): void {
     { dispose: () => services?.dispose() },
   );
   try {
-    // The debug adapter (extension/debug/) runs its own host per debug session. Its views and
+    // The debug adapter (extension/debug/) finds its runs in the registry. Its views and
     // debugger type must be declared in package.json first (registering an undeclared view
     // fails with a notification), so it waits until `contributes.debuggers` is there.
-    if (debuggerDeclared(context)) (require('./debug/register') as typeof DebugRegister).registerDebugger(context, hostScript);
+    if (debuggerDeclared(context)) (require('./debug/register') as typeof DebugRegister).registerDebugger(context, hostScript, runs);
   } catch (e) {
     output.note(`[coroscope] registering the debugger failed: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -81,5 +93,8 @@ export function activate(context: vscode.ExtensionContext): void {
 export async function deactivate(): Promise<void> {
   const s = services;
   services = null;
+  const r = registry;
+  registry = null;
   await s?.shutdown();
+  await r?.dispose();
 }

@@ -244,7 +244,7 @@ export class InspectorPanel {
         progress: s.progressPoints.slice(),
         exceptions: s.exceptions.slice(-100),
         lints: s.lints.slice(),
-        pages: s.pages.slice(-500),
+        pages: s.pages.slice(),
         lastProgress: s.lastProgress,
         comparison: s.comparison,
       };

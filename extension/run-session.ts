@@ -1,10 +1,17 @@
-// RunSession: the extension's view of the current run in the runtime host. It launches
-// targets through the HostManager, listens to the host's events, pulls snapshot deltas at
-// the configured rate into a SnapshotMirror, keeps the run's status, its progress history,
-// exceptions and lints, and tells its listeners (panel, status bar, decorations, progress
-// notification, context keys) about each change. No `vscode` import: tested as it is.
+// RunSession: the extension's view of one run (a Run of the RunRegistry: one runtime host
+// process): the run the inspector panel, the status bar, the decorations, the progress
+// notification and the context keys show. It launches targets on a Run of its own (or
+// follows a run a debug session launched: show()), listens to the host's events, pulls
+// snapshot deltas at the configured rate into a SnapshotMirror, keeps the run's status, its
+// progress history, exceptions and lints, and tells its listeners about each change. Pause,
+// step and continue go to the run's host, so every other view of that run (a debug
+// session) moves with it. No `vscode` import: tested as it is.
 //
 // Invariants:
+// - It is attached (as the view 'panel') to at most one Run at a time; following another
+//   run detaches it from the previous one (whose host ends if no other view holds it).
+// - A launch reuses the current Run only when no other view is attached to it; otherwise
+//   it starts a new Run, so a debug session's run is never replaced under it.
 // - One poll in flight at a time; polling runs while a run is live (faster while running,
 //   slower while paused) and stops after the finished run's last snapshot.
 // - A host that dies turns the status into 'hostDied' with its last lines; every request
@@ -13,64 +20,30 @@
 //   only a pause that arrives then is kept and applied once the launch answers.
 
 import type { CrawledPage, CrawlProgress, HostEvents, HostMethods, LaunchOptions, LaunchTarget, Lint, Snapshot } from '../protocol/host-protocol';
+import { ProgressHistory } from '../protocol/progress-history';
 import { SnapshotMirror, type MirrorChange } from '../protocol/snapshot-mirror';
 import type { Comparison, ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
-import type { HostEndpoint, HostProcess } from './host-client/host-process';
-import type { HostManager } from './host-manager';
+import { Emitter } from './emitter';
+import type { HostEndpoint } from './host-client/host-process';
+import { describeTarget, PANEL_VIEW, type Run } from './runs/run';
+import type { RunRegistry } from './runs/run-registry';
 
 const MAX_EXCEPTIONS = 200;
 const MAX_LINTS = 500;
-const MAX_POINTS = 600;
-const MAX_PAGES = 500;
 const PAUSED_POLL_MS = 1000;
-
-type Listener<T> = (value: T) => void;
-
-class Emitter<T> {
-  private list: Array<Listener<T>> = [];
-  on(l: Listener<T>): () => void {
-    this.list.push(l);
-    return () => {
-      this.list = this.list.filter((x) => x !== l);
-    };
-  }
-  fire(v: T): void {
-    for (const l of this.list.slice()) {
-      try {
-        l(v);
-      } catch {
-        // One listener's failure must not starve the others.
-      }
-    }
-  }
-}
 
 export interface RunSessionOptions {
   /** Snapshots per second while the loop runs. */
   snapshotRate(): number;
 }
 
-/** A one-line description of a launch target, for titles. */
-export function describeTarget(target: LaunchTarget, siteUrl?: string): string {
-  switch (target.kind) {
-    case 'crawl':
-      return `Crawl of ${target.urls.join(', ')}`;
-    case 'demo':
-      return `Crawl of the demo site${siteUrl !== undefined ? ` (${siteUrl})` : ''}`;
-    case 'sample':
-      return `Sample ${target.id}`;
-    case 'program':
-      return `Program ${target.path}${target.exportName !== undefined ? `#${target.exportName}` : ''}`;
-  }
-}
-
 export class RunSession {
   readonly mirror = new SnapshotMirror();
   status: RunStatus = { phase: 'idle', runId: null, title: 'No run', detail: 'Run a crawl or a sample to inspect it.', tick: 0 };
-  readonly progressPoints: ProgressPoint[] = [];
+  /** The chart's points and the crawled pages (trimmed as the webview trims its copy). */
+  readonly history = new ProgressHistory();
   readonly exceptions: ExceptionEntry[] = [];
   readonly lints: Lint[] = [];
-  readonly pages: CrawledPage[] = [];
   lastProgress: CrawlProgress | null = null;
   target: LaunchTarget | null = null;
 
@@ -88,9 +61,13 @@ export class RunSession {
   readonly onComparison = new Emitter<Comparison>();
   /** The paused loop was stepped (a tick or a task) on the learner's request; `target` is what runs. */
   readonly onStepped = new Emitter<{ target: LaunchTarget | null; tick: number }>();
+  /** The run shown changed (another run followed, or none). */
+  readonly onRun = new Emitter<Run | null>();
 
-  private host: HostProcess | null = null;
+  private current: Run | null = null;
+  private detach: (() => void) | null = null;
   private unbind: Array<() => void> = [];
+  private starting: Promise<Run> | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private polling = false;
   private pollAgain = false;
@@ -99,23 +76,21 @@ export class RunSession {
   private launchSeq = 0;
 
   constructor(
-    private readonly manager: HostManager,
+    private readonly registry: RunRegistry,
     private readonly options: RunSessionOptions,
-  ) {
-    manager.onDidStart((host) => this.bind(host));
-    manager.onDidExit(({ exit, host }) => {
-      if (host !== this.host) return;
-      this.unbindHost();
-      this.stopPolling();
-      if (exit.expected) {
-        if (this.status.phase !== 'idle') this.setStatus({ ...this.status, phase: this.status.phase === 'finished' ? 'finished' : 'idle', detail: this.status.phase === 'finished' ? this.status.detail : 'Stopped.' });
-      } else {
-        const how = exit.signal !== null ? `was killed (${exit.signal})` : `exited with code ${exit.code}`;
-        this.setStatus({ ...this.status, phase: 'hostDied', detail: `The runtime host ${how}.`, lastLines: exit.lastLines.slice(-20) });
-      }
-    });
-    const live = manager.current();
-    if (live !== null) this.bind(live);
+  ) {}
+
+  /** The run shown, while its host is up. */
+  get run(): Run | null {
+    return this.current !== null && this.current.isAlive() ? this.current : null;
+  }
+
+  get progressPoints(): readonly ProgressPoint[] {
+    return this.history.points;
+  }
+
+  get pages(): readonly CrawledPage[] {
+    return this.history.pages;
   }
 
   /** True while a run is live (running or paused). */
@@ -125,9 +100,9 @@ export class RunSession {
 
   /** The live host's endpoint; throws when no host runs (does not start one). */
   endpoint(): HostEndpoint {
-    const h = this.host;
-    if (h === null || !h.isAlive()) throw new Error('The Coroscope runtime host is not running: run a crawl or a sample first.');
-    return h.endpoint;
+    const r = this.run;
+    if (r === null) throw new Error('The Coroscope runtime host is not running: run a crawl or a sample first.');
+    return r.endpoint;
   }
 
   /** Calls a host method on the live host. */
@@ -139,29 +114,58 @@ export class RunSession {
     }
   }
 
+  /** The run shown if its host is up, else a new one (nothing launched on it yet). */
+  ensureRun(): Promise<Run> {
+    const r = this.run;
+    if (r !== null) return Promise.resolve(r);
+    return this.startRun();
+  }
+
+  private startRun(): Promise<Run> {
+    if (this.starting !== null) return this.starting;
+    const start = this.registry.start().then(
+      (run) => {
+        this.starting = null;
+        this.bind(run);
+        return run;
+      },
+      (e: unknown) => {
+        this.starting = null;
+        throw e;
+      },
+    );
+    this.starting = start;
+    return start;
+  }
+
   // --- launching ----------------------------------------------------------------------------
 
-  async launch(target: LaunchTarget, options: LaunchOptions): Promise<{ runId: number; siteUrl?: string }> {
-    const seq = ++this.launchSeq;
+  private resetData(status: RunStatus, target: LaunchTarget | null): void {
     this.stopPolling();
     this.target = target;
     this.mirror.clear();
-    this.progressPoints.length = 0;
+    this.history.reset();
     this.exceptions.length = 0;
     this.lints.length = 0;
-    this.pages.length = 0;
     this.lastProgress = null;
     this.pendingPause = null;
     this.finishedRun = null;
-    const starting: RunStatus = { phase: 'starting', runId: null, title: describeTarget(target), detail: 'Starting…', tick: 0 };
-    this.status = starting;
-    this.onReset.fire(starting);
-    this.onStatus.fire(starting);
+    this.status = status;
+    this.onReset.fire(status);
+    this.onStatus.fire(status);
+  }
+
+  async launch(target: LaunchTarget, options: LaunchOptions): Promise<{ runId: number; siteUrl?: string }> {
+    const seq = ++this.launchSeq;
+    this.resetData({ phase: 'starting', runId: null, title: describeTarget(target), detail: 'Starting…', tick: 0 }, target);
     let result: HostMethods['launch']['result'];
     try {
-      const host = await this.manager.ensure();
-      if (this.host !== host) this.bind(host);
-      result = await host.endpoint.request('launch', { target, options });
+      // The run shown is relaunched only when this view holds it alone (a debug session's
+      // run is never replaced under it): otherwise a run of its own.
+      const shown = this.run;
+      const run = shown !== null && shown.viewers().every((v) => v === PANEL_VIEW) ? shown : await this.startRun();
+      if (seq !== this.launchSeq) throw new Error('replaced by a newer launch');
+      result = await run.launch(target, options, PANEL_VIEW);
     } catch (e) {
       if (seq === this.launchSeq && this.status.phase === 'starting') {
         this.setStatus({ phase: 'idle', runId: null, title: describeTarget(target), detail: `Launch failed: ${e instanceof Error ? e.message : String(e)}`, tick: 0 });
@@ -169,14 +173,46 @@ export class RunSession {
       throw e;
     }
     if (seq !== this.launchSeq) return result;
+    this.settleLaunch(result.runId, describeTarget(target, result.siteUrl));
+    return result;
+  }
+
+  /** A launch answered: the status from the pause kept meanwhile (or running), then a poll. */
+  private settleLaunch(runId: number, title: string): void {
     const pause = this.pendingPause;
     this.pendingPause = null;
-    const base: RunStatus = { phase: 'running', runId: result.runId, title: describeTarget(target, result.siteUrl), detail: 'Running', tick: 0 };
-    if (this.finishedRun === result.runId) return result; // finished already (the status says so)
+    const base: RunStatus = { phase: 'running', runId, title, detail: 'Running', tick: 0 };
+    if (this.finishedRun === runId) return; // finished already (the status says so)
     if (pause !== null) this.applyPause(pause, base);
     else if (this.status.phase === 'starting') this.setStatus(base);
     this.schedulePoll(0);
-    return result;
+  }
+
+  /**
+   * Shows `run` (launched by another view, a debug session): attaches to it and takes its
+   * state as it is now (its stop, if paused; its tasks at the next poll).
+   */
+  show(run: Run): void {
+    if (this.current === run || !run.isAlive()) return;
+    const seq = ++this.launchSeq;
+    this.bind(run);
+    const title = run.title;
+    if (run.phase === 'launching' || run.runId === null) {
+      this.resetData({ phase: 'starting', runId: null, title, detail: 'Starting…', tick: 0 }, run.target);
+      // The launching view awaits the answer; this one hears it through the run.
+      const off = run.onDidChange.on((r) => {
+        if (r.phase === 'launching') return;
+        off();
+        if (seq !== this.launchSeq || this.current !== run) return;
+        if (r.runId === null) this.setStatus({ ...this.status, phase: 'idle', detail: 'Launch failed.' });
+        else this.settleLaunch(r.runId, r.title);
+      });
+      return;
+    }
+    const base: RunStatus = { phase: run.phase === 'finished' ? 'finished' : 'running', runId: run.runId, title, detail: run.phase === 'finished' ? 'Finished' : 'Running', tick: 0 };
+    this.resetData(base, run.target);
+    if (run.phase === 'paused' && run.lastPause !== null) this.applyPause(run.lastPause, base);
+    this.schedulePoll(0);
   }
 
   /**
@@ -193,9 +229,8 @@ export class RunSession {
     };
     set({ pages, latencyMs, state: 'running', rows: [] });
     try {
-      const host = await this.manager.ensure();
-      if (this.host !== host) this.bind(host);
-      const { rows } = await host.endpoint.request('compare', { pages, latencyMs });
+      const run = await this.ensureRun();
+      const { rows } = await run.endpoint.request('compare', { pages, latencyMs });
       return set({ pages, latencyMs, state: 'done', rows });
     } catch (e) {
       return set({ pages, latencyMs, state: 'failed', rows: [], error: e instanceof Error ? e.message : String(e) });
@@ -223,9 +258,16 @@ export class RunSession {
 
   /** Ends the current run; the host stays up. */
   async stopRun(): Promise<void> {
-    if (this.host === null || !this.host.isAlive()) return;
+    if (this.run === null) return;
     await this.request('stop', {});
     this.schedulePoll(0);
+  }
+
+  /** Ends the run shown and its host process, for every view of it (a debug session too). */
+  async stop(): Promise<void> {
+    const starting = this.starting;
+    if (starting !== null) await starting.catch(() => undefined);
+    await this.current?.stop();
   }
 
   private async control<M extends 'pause' | 'continue' | 'stepTick' | 'stepTask'>(method: M, params: HostMethods[M]['params']): Promise<{ tick: number }> {
@@ -238,17 +280,30 @@ export class RunSession {
 
   dispose(): void {
     this.stopPolling();
-    this.unbindHost();
+    this.unbindRun();
   }
 
   // --- host events --------------------------------------------------------------------------
 
-  private bind(host: HostProcess): void {
-    if (this.host === host) return;
-    this.unbindHost();
-    this.host = host;
-    const ep = host.endpoint;
+  private bind(run: Run): void {
+    if (this.current === run) return;
+    this.unbindRun();
+    this.current = run;
+    this.detach = run.attach(PANEL_VIEW);
+    const ep = run.endpoint;
     this.unbind.push(
+      run.onDidEnd.on((exit) => {
+        if (this.current !== run) return;
+        this.unbindRun();
+        this.stopPolling();
+        if (exit.expected) {
+          if (this.status.phase !== 'idle') this.setStatus({ ...this.status, phase: this.status.phase === 'finished' ? 'finished' : 'idle', detail: this.status.phase === 'finished' ? this.status.detail : 'Stopped.' });
+        } else {
+          const how = exit.signal !== null ? `was killed (${exit.signal})` : `exited with code ${exit.code}`;
+          this.setStatus({ ...this.status, phase: 'hostDied', detail: `The runtime host ${how}.`, lastLines: exit.lastLines.slice(-20) });
+        }
+        this.onRun.fire(null);
+      }),
       ep.on('paused', (b) => {
         if (this.status.phase === 'starting') {
           this.pendingPause = b;
@@ -258,6 +313,7 @@ export class RunSession {
         this.schedulePoll(0);
       }),
       ep.on('continued', (b) => {
+        if (this.status.phase === 'starting') this.pendingPause = null;
         if (this.status.phase === 'paused') this.setStatus({ ...this.status, phase: 'running', detail: 'Running', tick: typeof b.tick === 'number' ? b.tick : this.status.tick, pauseReason: undefined, pausedTaskId: undefined });
         this.schedulePoll(0);
       }),
@@ -295,12 +351,17 @@ export class RunSession {
         this.schedulePoll(0);
       }),
     );
+    this.onRun.fire(run);
   }
 
-  private unbindHost(): void {
+  /** Stops listening to the run shown and detaches from it (its host ends if no other view holds it). */
+  private unbindRun(): void {
     for (const u of this.unbind) u();
     this.unbind = [];
-    this.host = null;
+    this.current = null;
+    const detach = this.detach;
+    this.detach = null;
+    detach?.();
   }
 
   private applyPause(b: HostEvents['paused'], base: RunStatus): void {
@@ -311,23 +372,10 @@ export class RunSession {
   }
 
   private addProgress(p: CrawlProgress): void {
-    const prev = this.progressPoints[this.progressPoints.length - 1];
-    let rate = p.rate;
-    if (prev !== undefined && p.seconds > prev.t) rate = (p.done - prev.done) / (p.seconds - prev.t);
-    const point: ProgressPoint = { t: p.seconds, done: p.done, rate: Math.max(0, rate), queued: p.queued, inFlight: p.inFlight };
-    // The chart's points go forward in time and each says something new (a report repeated
-    // after the run ended, with a clock of its own, would draw a false line).
-    const accepted = prev === undefined || (p.seconds > prev.t && (p.done !== prev.done || p.queued !== prev.queued || p.inFlight !== prev.inFlight));
-    if (accepted) {
-      this.progressPoints.push(point);
-      if (this.progressPoints.length > MAX_POINTS) this.progressPoints.shift();
-    }
+    const point = this.history.pointOf(p);
+    this.history.record(point, p.recent);
     this.lastProgress = p;
-    if (Array.isArray(p.recent)) {
-      for (const page of p.recent) this.pages.push(page);
-      if (this.pages.length > MAX_PAGES) this.pages.splice(0, this.pages.length - MAX_PAGES);
-    }
-    this.onProgress.fire({ point: accepted ? point : null, progress: p });
+    this.onProgress.fire({ point, progress: p });
   }
 
   private setStatus(s: RunStatus): void {
@@ -359,21 +407,21 @@ export class RunSession {
   }
 
   private async poll(): Promise<void> {
-    const host = this.host;
-    if (host === null || !host.isAlive() || this.status.runId === null) return;
+    const run = this.run;
+    if (run === null || this.status.runId === null) return;
     this.polling = true;
     this.pollAgain = false;
     const runId = this.status.runId;
     try {
-      const since = this.mirror.version >= 0 ? this.mirror.version : undefined;
-      const snap = await host.endpoint.request('snapshot', since === undefined ? {} : { since });
-      if (runId !== this.status.runId || host !== this.host) return;
+      const since = this.mirror.since;
+      const snap = await run.endpoint.request('snapshot', since === undefined ? {} : { since });
+      if (runId !== this.status.runId || run !== this.current) return;
       const change = this.mirror.apply(snap);
       if (snap.progress !== null && this.lastProgress === null) this.lastProgress = snap.progress;
       if (this.status.phase === 'running' && snap.tick !== this.status.tick) this.status = { ...this.status, tick: snap.tick };
       if (change.full || change.upserted.length > 0 || change.removed.length > 0) this.onSnapshot.fire({ snapshot: snap, change });
     } catch {
-      // The host died (onDidExit handles it) or the run is gone: polling stops below.
+      // The host died (the run's onDidEnd handles it) or the run is gone: polling stops below.
     } finally {
       this.polling = false;
     }

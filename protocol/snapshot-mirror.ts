@@ -1,7 +1,8 @@
 // SnapshotMirror: a client's copy of the host's task table, kept current by applying the
 // snapshots of host-protocol.ts (a full one replaces everything, a delta upserts the tasks it
 // carries and drops the removed ids). Used by the extension (status bar, decorations, Cancel
-// Task) and by the webview (the task table); pure data, no I/O, no DOM, no vscode.
+// Task), by the debug adapter (threads, the Coroutines view) and by the webview (the task
+// table); pure data, no I/O, no DOM, no vscode.
 //
 // Invariants: after apply(s), `version` is s.version and `tasks` holds exactly the tasks the
 // host would list in a full snapshot at that version (deltas are idempotent upserts, so
@@ -19,6 +20,11 @@ export interface MirrorChange {
   removed: number[];
 }
 
+/** Whether a task has ended (done, cancelled or failed). */
+export function isFinished(task: TaskSummary): boolean {
+  return task.state === 'done' || task.state === 'cancelled' || task.state === 'failed';
+}
+
 export function emptyCounts(): Record<TaskState, number> {
   return { scheduled: 0, running: 0, suspended: 0, done: 0, cancelled: 0, failed: 0 };
 }
@@ -30,6 +36,11 @@ export class SnapshotMirror {
   paused = false;
   counts: Record<TaskState, number> = emptyCounts();
   progress: CrawlProgress | null = null;
+
+  /** The `since` to ask the host for (undefined: a full snapshot). */
+  get since(): number | undefined {
+    return this.version >= 0 ? this.version : undefined;
+  }
 
   /** Applies a snapshot; returns what changed. */
   apply(s: Snapshot): MirrorChange {
@@ -82,10 +93,20 @@ export class SnapshotMirror {
     };
   }
 
+  /** Records a summary that arrived outside a snapshot (a taskCreated or taskFinished event, a task's detail). */
+  upsert(task: TaskSummary): void {
+    this.tasks.set(task.id, task);
+  }
+
+  /** Every task held, by id. */
+  allTasks(): TaskSummary[] {
+    return [...this.tasks.values()].sort((a, b) => a.id - b.id);
+  }
+
   /** Live tasks (not done, cancelled or failed), by id. */
   liveTasks(): TaskSummary[] {
     const out: TaskSummary[] = [];
-    for (const t of this.tasks.values()) if (t.state !== 'done' && t.state !== 'cancelled' && t.state !== 'failed') out.push(t);
+    for (const t of this.tasks.values()) if (!isFinished(t)) out.push(t);
     return out.sort((a, b) => a.id - b.id);
   }
 }

@@ -10,11 +10,13 @@ import type { UiAction, UiState } from './state/ui-state';
 
 export interface RunData {
   status: RunStatus;
-  progress: ProgressPoint[];
+  /** The chart's points (the panel's ProgressHistory: never replaced, only changed). */
+  readonly progress: readonly ProgressPoint[];
   lastProgress: CrawlProgress | null;
   exceptions: ExceptionEntry[];
   lints: Lint[];
-  pages: CrawledPage[];
+  /** The crawled pages, oldest first (ProgressHistory's list, like `progress`). */
+  readonly pages: readonly CrawledPage[];
   /** The latest comparison of approaches (kept across runs), null before one is asked for. */
   comparison: Comparison | null;
 }

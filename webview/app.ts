@@ -10,6 +10,7 @@
 //   boots, so it never depends on messages sent while it was hidden.
 
 import type { SourcePosition } from '../protocol/host-protocol';
+import { ProgressHistory } from '../protocol/progress-history';
 import {
   narrowComparison,
   narrowException,
@@ -38,9 +39,6 @@ import { LintsView } from './views/lints';
 import { TaskDetailView } from './views/task-detail';
 import { TaskTable } from './views/task-table';
 
-const MAX_POINTS = 600;
-const MAX_PAGES = 500;
-
 const VIEW_LABELS: Record<ViewId, { label: string; icon: string }> = {
   tasks: { label: 'Tasks', icon: 'list-flat' },
   graph: { label: 'Await Graph', icon: 'type-hierarchy' },
@@ -61,7 +59,9 @@ const PHASE: Record<RunStatus['phase'], { label: string; icon: string }> = {
 export class App implements AppContext {
   readonly client: PanelClient;
   readonly model = new TaskTableModel();
-  readonly data: RunData = { status: { phase: 'idle', runId: null, title: 'No run', detail: '', tick: 0 }, progress: [], lastProgress: null, exceptions: [], lints: [], pages: [], comparison: null };
+  /** The chart's points and the crawled pages, trimmed as the extension trims its copy; `data` shows its lists. */
+  private readonly history = new ProgressHistory();
+  readonly data: RunData = { status: { phase: 'idle', runId: null, title: 'No run', detail: '', tick: 0 }, progress: this.history.points, lastProgress: null, exceptions: [], lints: [], pages: this.history.pages, comparison: null };
   private state: UiState;
   private frame: number | null = null;
   private saveTimer: number | null = null;
@@ -173,10 +173,9 @@ export class App implements AppContext {
       const init = narrowPanelInit(raw);
       if (init === null) throw new Error('the extension sent a malformed initial state');
       this.data.status = init.status;
-      this.data.progress = init.progress;
+      this.history.reset(init.progress, init.pages);
       this.data.exceptions = init.exceptions;
       this.data.lints = init.lints;
-      this.data.pages = init.pages;
       this.data.lastProgress = init.lastProgress;
       this.data.comparison = init.comparison ?? null;
       this.model.clear();
@@ -204,10 +203,9 @@ export class App implements AppContext {
     c.on('reset', (raw) => {
       const s = narrowRunStatus(typeof raw === 'object' && raw !== null ? (raw as { status?: unknown }).status : null);
       this.model.clear();
-      this.data.progress = [];
+      this.history.reset();
       this.data.exceptions = [];
       this.data.lints = [];
-      this.data.pages = [];
       this.data.lastProgress = null;
       if (s !== null) this.data.status = s;
       this.detail.reset();
@@ -234,16 +232,8 @@ export class App implements AppContext {
       const point = narrowProgressPoint(r.point);
       const progress = narrowProgress(r.progress);
       if (progress === null) return;
-      const last = this.data.progress[this.data.progress.length - 1];
-      if (point !== null && (last === undefined || point.t > last.t)) {
-        this.data.progress.push(point);
-        if (this.data.progress.length > MAX_POINTS) this.data.progress.shift();
-      }
+      this.history.record(point, progress.recent);
       this.data.lastProgress = progress;
-      if (progress.recent !== undefined && progress.recent.length > 0) {
-        this.data.pages.push(...progress.recent);
-        if (this.data.pages.length > MAX_PAGES) this.data.pages.splice(0, this.data.pages.length - MAX_PAGES);
-      }
       if (this.state.view === 'dashboard') this.invalidate();
       else this.renderHeaderSoon();
     });

@@ -1,7 +1,12 @@
 // CoroscopeSession: the debug adapter of debug type `coroscope`. It speaks the Debug Adapter
 // Protocol to its client (VS Code through DebugAdapterInlineImplementation, or any DAP client
-// over stdio through standalone.ts) and the runtime host protocol to a runtime host process
-// it starts (HostProcess: dist/runtime-host.js, forked), one host per session.
+// over stdio through standalone.ts) and the runtime host protocol to the runtime host of its
+// run: a Run of the RunRegistry it is given (extension/runs/), which it launches (`launch`:
+// a new Run, one host process) or attaches to (`attach`: a run another view launched, e.g.
+// the inspector panel's crawl). Every view of a run talks to the same host, so a pause, step
+// or continue asked by the panel reaches this session as the host's `paused`/`continued`
+// events and becomes DAP `stopped`/`continued`; the run stopped elsewhere ends the session
+// (`terminated`). Inline, the registry is the extension's; standalone, one of its own.
 //
 // What it maps (the rules are in dap-mapping.ts): threads are tasks (plus the event loop),
 // stacks are reconstructed `yield*` chains with TypeScript positions, scopes are a frame's
@@ -19,11 +24,14 @@
 // A sample with a loop of its own cannot be held (the host says so: heldAtEntry false): it
 // runs from the launch on, and no stop on entry is claimed for it. A launch that fails ends
 // the session: an output with the reason, then `terminated`. The host's `finished` ends the
-// session (terminated); disconnect ends the host process and answers only once it is gone.
+// session (terminated). Attach joins a run another view launched (shown as it is: paused, with
+// its stop). Disconnect ends the run and its host process when the session launched it
+// (answering only once it is gone), and only detaches (letting a paused run go, dropping this
+// session's breakpoints) when it attached; `terminateDebuggee` overrides either way.
 //
 // Invariants:
 // - Only the requests in SUPPORTED_REQUESTS are answered, and only their capabilities are
-//   advertised; any other request (attach, stepBack, ...) is refused with its reason.
+//   advertised; any other request (stepBack, goto, ...) is refused with its reason.
 // - Every DAP request gets exactly one response; a host error becomes an error response
 //   with the host's message.
 // - Execution requests (continue, next, stepIn, stepOut) are answered before the host is
@@ -54,8 +62,8 @@ import {
   ThreadEvent,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { CrawlProgress, HostEvents, HostMethods, StopReason, TaskDetail, Traceback, VariableInfo } from '../../protocol/host-protocol';
-import { HostProcess } from '../host-client/host-process';
+import type { CrawlProgress, HostEvents, HostMethods, LaunchTarget, StopReason, TaskDetail, Traceback, VariableInfo } from '../../protocol/host-protocol';
+import type { HostProcess } from '../host-client/host-process';
 import { TASKS_CHANGED_EVENT, TASKS_REQUEST, TRACES_REQUEST, type TasksBody } from './custom-requests';
 import {
   CALLBACK_THREAD_ID,
@@ -73,16 +81,20 @@ import {
   type FrameRef,
   type LoopState,
 } from './dap-mapping';
-import { parseLaunchArguments, type ParsedLaunch } from './launch-arguments';
-import { TaskTable } from './task-table';
+import { attachRunKey, parseLaunchArguments, type ParsedLaunch } from './launch-arguments';
+import { SnapshotMirror } from '../../protocol/snapshot-mirror';
+import type { Run } from '../runs/run';
+import type { RunRegistry } from '../runs/run-registry';
 
 export interface CoroscopeSessionOptions {
-  /** Path of dist/runtime-host.js. */
+  /** Path of dist/runtime-host.js (its source map lists the loaded sources). */
   hostScript: string;
+  /** Where runs are started (launch) and found (attach). */
+  runs: RunRegistry;
+  /** The name this session attaches to runs with (default 'debugger'). */
+  viewName?: string;
   /** Working directory for relative `program` paths and the host (default: the adapter's). */
   cwd?: string;
-  /** Name the adapter gives itself in the host's hello. */
-  clientName?: string;
 }
 
 /**
@@ -140,6 +152,7 @@ const ERR_UNSUPPORTED = 1004;
 const SUPPORTED_REQUESTS: ReadonlySet<string> = new Set([
   'initialize',
   'launch',
+  'attach',
   'configurationDone',
   'setBreakpoints',
   'setExceptionBreakpoints',
@@ -165,8 +178,6 @@ const SUPPORTED_REQUESTS: ReadonlySet<string> = new Set([
 /** Why an unsupported request is refused: a reason for those a client may well send, else a general one. */
 function refusalOf(command: string): string {
   switch (command) {
-    case 'attach':
-      return 'Coroscope cannot attach to a run that is already going: start one with a "launch" configuration';
     case 'stepBack':
     case 'reverseContinue':
       return `Coroscope cannot ${command === 'stepBack' ? 'step back' : 'run backwards'}: the event loop only runs forwards`;
@@ -207,6 +218,10 @@ function stoppedEvent(reason: StopReason, threadId: number, text?: string): Debu
 export class CoroscopeSession extends LoggingDebugSession {
   private readonly options: CoroscopeSessionOptions;
   private host: HostProcess | null = null;
+  /** The run this session debugs, and whether it launched it (then ending the session ends the run). */
+  private run: Run | null = null;
+  private owned = false;
+  private detachRun: (() => void) | null = null;
   private phase: Phase = 'idle';
   private launchArgs: ParsedLaunch | null = null;
   /** Whether the host holds the current run before its first tick (false: it runs already). */
@@ -217,7 +232,7 @@ export class CoroscopeSession extends LoggingDebugSession {
   private configured: Promise<void>;
   private markConfigured: () => void = () => undefined;
 
-  private readonly tasks = new TaskTable();
+  private readonly tasks = new SnapshotMirror();
   private currentStop: StopInfo | null = null;
   /** Thread a step or pause was asked for (a stop without a task lands there). */
   private requestedThread: number | null = null;
@@ -316,7 +331,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     return this.callbackStage;
   }
 
-  private nameOf = (taskId: number): string | undefined => this.tasks.get(taskId)?.name;
+  private nameOf = (taskId: number): string | undefined => this.tasks.tasks.get(taskId)?.name;
 
   private loopState(): LoopState {
     return { tick: this.tasks.tick, paused: this.currentStop !== null || this.tasks.paused, running: this.phase !== 'finished' && this.host?.isAlive() === true };
@@ -337,6 +352,8 @@ export class CoroscopeSession extends LoggingDebugSession {
       supportsRestartRequest: true,
       supportsLoadedSourcesRequest: true,
       supportsDelayedStackTraceLoading: true,
+      // disconnect honours terminateDebuggee: end the run (default for a launch) or leave it to the other views (default for an attach).
+      supportTerminateDebuggee: true,
       exceptionBreakpointFilters: EXCEPTION_FILTERS,
     };
     this.sendResponse(response);
@@ -351,13 +368,19 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.fail(new Response(request), ERR_UNSUPPORTED, refusalOf(request.command), true);
   }
 
+  /** Tells the client it may configure (breakpoints, exception filters), then waits for configurationDone (or the timeout). */
+  private async configuration(): Promise<void> {
+    this.sendEvent(new InitializedEvent());
+    await Promise.race([this.configured, new Promise<void>((r) => setTimeout(r, CONFIGURATION_TIMEOUT_MS).unref())]);
+  }
+
   protected override configurationDoneRequest(response: DebugProtocol.ConfigurationDoneResponse): void {
     this.markConfigured();
     this.sendResponse(response);
   }
 
   protected override launchRequest(response: DebugProtocol.LaunchResponse, args: DebugProtocol.LaunchRequestArguments): void {
-    if (this.host !== null) {
+    if (this.run !== null) {
       this.fail(response, ERR_LAUNCH, 'Coroscope: this session has already launched');
       return;
     }
@@ -372,8 +395,7 @@ export class CoroscopeSession extends LoggingDebugSession {
       await this.startHost(parsed);
       await this.launchRun(parsed);
       this.output(`Coroscope: ${parsed.description} (runtime host pid ${this.hostPid ?? '?'}, started in ${(performance.now() - started).toFixed(0)} ms)`);
-      this.sendEvent(new InitializedEvent());
-      await Promise.race([this.configured, new Promise<void>((r) => setTimeout(r, CONFIGURATION_TIMEOUT_MS).unref())]);
+      await this.configuration();
       answered = true;
       this.sendResponse(response);
       await this.release(parsed);
@@ -391,16 +413,68 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.sendTerminated();
   }
 
+  /**
+   * Attaches to a run another view launched (the panel's crawl, another debug session's):
+   * `run` names it (its key in the registry); without it, the only live run. The run goes on
+   * as it is: if it is paused, the session shows that stop.
+   */
+  protected override attachRequest(response: DebugProtocol.AttachResponse, args: DebugProtocol.AttachRequestArguments): void {
+    const key = attachRunKey(args);
+    if (typeof key === 'object') {
+      this.fail(response, ERR_LAUNCH, `Coroscope: ${key.error}`, true);
+      return;
+    }
+    this.serve(
+      response,
+      async () => {
+        if (this.run !== null) throw new Error('this session is already debugging a run');
+        const live = this.options.runs.live();
+        const describe = (r: Run): string => `${r.key}: ${r.title}`;
+        let run: Run | undefined;
+        if (key !== undefined) {
+          run = this.options.runs.get(key);
+          if (run === undefined || !run.isLive()) {
+            throw new Error(`there is no live run ${key}${live.length > 0 ? ` (live runs: ${live.map(describe).join('; ')})` : ''}`);
+          }
+        } else if (live.length === 1) {
+          run = live[0]!;
+        } else {
+          throw new Error(
+            live.length === 0
+              ? 'there is no run to attach to: start one first (Coroscope: Run Crawl, or a sample)'
+              : `several runs are live, say which with "run": ${live.map(describe).join('; ')}`,
+          );
+        }
+        this.bindRun(run, false);
+        this.runId = run.runId;
+        this.phase = 'running';
+        this.startProgress(run.target, 'attached');
+        this.output(`Coroscope: attached to run ${run.key}, ${run.title} (runtime host pid ${this.hostPid ?? '?'})`);
+        await this.configuration();
+        this.sendResponse(response);
+        await this.refreshTasks().catch(() => undefined);
+        this.sendEvent(new ThreadEvent('started', LOOP_THREAD_ID));
+        const pause = run.phase === 'paused' ? run.lastPause : null;
+        if (pause !== null) this.onPaused(pause);
+        else this.tasksChanged();
+      },
+      ERR_LAUNCH,
+    );
+  }
+
   private async startHost(parsed: ParsedLaunch): Promise<void> {
     const cwd = parsed.cwd ?? this.options.cwd;
-    const host = await HostProcess.start({
-      hostScript: this.options.hostScript,
-      clientName: this.options.clientName ?? 'coroscope-debug-adapter',
-      ...(cwd !== undefined ? { cwd } : {}),
-      // No onLog: what the host writes comes as `output` events too (HostProcess keeps the
-      // last lines for the message when the host dies).
-    });
+    const run = await this.options.runs.start(cwd !== undefined ? { cwd } : {});
+    this.bindRun(run, true);
+  }
+
+  /** Listens to the run's host and holds the run (as this session's view) until the session ends. */
+  private bindRun(run: Run, owned: boolean): void {
+    const host = run.host;
+    this.run = run;
+    this.owned = owned;
     this.host = host;
+    this.detachRun = run.attach(this.options.viewName ?? 'debugger');
     const e = host.endpoint;
     e.on('paused', (b) => this.onPaused(b));
     e.on('continued', () => this.onContinued());
@@ -411,14 +485,20 @@ export class CoroscopeSession extends LoggingDebugSession {
     e.on('taskFinished', (b) => this.onTaskEvent(b.task, 'finished'));
     e.on('lint', (b) => this.output(`[lint] ${b.lint.message}`));
     e.on('progress', (b) => this.onProgress(b));
-    host.onExit((exit) => {
-      if (exit.expected || this.phase === 'disposed') return;
-      const why = exit.signal ?? `code ${exit.code}`;
-      this.output(`Coroscope: the runtime host exited (${why})\n${exit.lastLines.slice(-10).join('\n')}`, 'stderr');
+    run.onDidEnd.on((exit) => {
+      if (this.phase === 'disposed') return;
+      if (exit.expected) {
+        // Stopped by another view (the panel's Stop): the run is over for this one too.
+        this.output('Coroscope: the run was stopped');
+      } else {
+        const why = exit.signal ?? `code ${exit.code}`;
+        this.output(`Coroscope: the runtime host exited (${why})\n${exit.lastLines.slice(-10).join('\n')}`, 'stderr');
+      }
       this.phase = 'finished';
+      this.endProgress('ended');
       this.sendTerminated();
     });
-    this.sendEvent(new Event('process', { name: 'coroscope runtime host', systemProcessId: host.pid, isLocalProcess: true, startMethod: 'launch' }));
+    this.sendEvent(new Event('process', { name: 'coroscope runtime host', systemProcessId: host.pid, isLocalProcess: true, startMethod: owned ? 'launch' : 'attach' }));
   }
 
   /**
@@ -427,13 +507,15 @@ export class CoroscopeSession extends LoggingDebugSession {
    */
   private async launchRun(parsed: ParsedLaunch): Promise<void> {
     const host = this.requireHost();
+    const run = this.run;
+    if (run === null) throw new Error('no run to launch on');
     this.phase = 'launching';
     this.launchArgs = parsed;
-    this.tasks.reset();
+    this.tasks.clear();
     this.exceptions.clear();
     this.resumed();
     this.runId = null;
-    const r = await host.endpoint.request('launch', { target: parsed.target, options: parsed.options });
+    const r = await run.launch(parsed.target, parsed.options, this.options.viewName ?? 'debugger');
     this.runId = r.runId;
     this.heldAtEntry = r.heldAtEntry;
     // Not held (a sample with a loop of its own): it runs already, so its events count now.
@@ -445,7 +527,7 @@ export class CoroscopeSession extends LoggingDebugSession {
       for (const bp of bps) this.sendEvent(new BreakpointEvent('changed', bp));
       this.pendingBreakpoints.delete(file);
     }
-    this.startProgress(parsed);
+    this.startProgress(parsed.target, 'starting');
   }
 
   /** Lets the held run go, or shows the stop on entry (only when the host really holds the run). */
@@ -461,7 +543,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     }
     if (parsed.stopOnEntry) {
       await this.refreshTasks();
-      const first = this.tasks.live()[0];
+      const first = this.tasks.liveTasks()[0];
       const threadId = first?.id ?? LOOP_THREAD_ID;
       this.currentStop = { reason: 'entry', tick: this.tasks.tick, taskId: first?.id, threadId, description: 'Paused before the first tick' };
       this.sendEvent(stoppedEvent('entry', threadId));
@@ -577,10 +659,10 @@ export class CoroscopeSession extends LoggingDebugSession {
     }
   }
 
-  private startProgress(parsed: ParsedLaunch): void {
-    if (!this.clientSupportsProgress || (parsed.target.kind !== 'crawl' && parsed.target.kind !== 'demo')) return;
+  private startProgress(target: LaunchTarget | null, message: string): void {
+    if (!this.clientSupportsProgress || (target?.kind !== 'crawl' && target?.kind !== 'demo')) return;
     this.progressId = `coroscope-crawl-${Date.now()}`;
-    this.sendEvent(new ProgressStartEvent(this.progressId, 'Coroscope crawl', 'starting'));
+    this.sendEvent(new ProgressStartEvent(this.progressId, 'Coroscope crawl', message));
   }
 
   private onProgress(p: CrawlProgress): void {
@@ -616,7 +698,7 @@ export class CoroscopeSession extends LoggingDebugSession {
       }
       const include = new Set<number>();
       if (this.currentStop?.taskId !== undefined) include.add(this.currentStop.taskId);
-      const threads = threadsOf(this.tasks.all(), this.loopState(), include);
+      const threads = threadsOf(this.tasks.allTasks(), this.loopState(), include);
       if (this.failedUrl !== null && (await this.callbackStageTrace()) !== null) threads.push({ id: CALLBACK_THREAD_ID, name: callbackThreadName(this.failedUrl) });
       response.body = { threads };
       this.sendResponse(response);
@@ -784,7 +866,7 @@ export class CoroscopeSession extends LoggingDebugSession {
         variables = r.variables.map((l) => this.variableOf(l));
       } else if (ref.kind === 'task') {
         const detail = await this.detailOf(ref.taskId, false).catch(() => null);
-        const summary = detail?.task ?? this.tasks.get(ref.taskId);
+        const summary = detail?.task ?? this.tasks.tasks.get(ref.taskId);
         variables = summary === undefined ? [] : taskScopeVariables(summary, detail, this.nameOf);
       } else {
         await this.refreshTasks().catch(() => undefined);
@@ -864,7 +946,7 @@ export class CoroscopeSession extends LoggingDebugSession {
   protected override stepOutRequest(response: DebugProtocol.StepOutResponse, args: DebugProtocol.StepOutArguments): void {
     const taskId = args.threadId;
     // The current frame is the innermost of the chain (depth = chain length - 1).
-    const depth = Math.max(0, (this.tasks.get(taskId)?.frames.length ?? 1) - 1);
+    const depth = Math.max(0, (this.tasks.tasks.get(taskId)?.frames.length ?? 1) - 1);
     this.execute(response, taskId, (h) => (taskId >= LOOP_THREAD_ID ? h.endpoint.request('stepTick', {}) : h.endpoint.request('stepOut', { taskId, depth })), true);
   }
 
@@ -937,7 +1019,7 @@ export class CoroscopeSession extends LoggingDebugSession {
       return;
     }
     const tb = args.threadId === LOOP_THREAD_ID ? this.callbackFailure : (this.exceptions.get(args.threadId) ?? null);
-    const caught = stop !== null && stop.taskId === args.threadId && stop.reason === 'exception' && this.tasks.get(args.threadId)?.state !== 'failed';
+    const caught = stop !== null && stop.taskId === args.threadId && stop.reason === 'exception' && this.tasks.tasks.get(args.threadId)?.state !== 'failed';
     const breakMode: DebugProtocol.ExceptionBreakMode = stop?.reason === 'cancelled' || caught ? 'always' : 'unhandled';
     if (tb !== null) {
       response.body = exceptionInfoOf(tb, breakMode);
@@ -998,7 +1080,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     if (command === TASKS_REQUEST) {
       this.serve(response, async () => {
         await this.refreshTasks().catch(() => undefined);
-        const body: TasksBody = { tasks: this.tasks.all(), tick: this.tasks.tick, paused: this.loopState().paused, running: this.loopState().running };
+        const body: TasksBody = { tasks: this.tasks.allTasks(), tick: this.tasks.tick, paused: this.loopState().paused, running: this.loopState().running };
         response.body = body;
         this.sendResponse(response);
       });
@@ -1035,6 +1117,7 @@ export class CoroscopeSession extends LoggingDebugSession {
       response,
       async () => {
         const host = this.requireHost();
+        if (!this.owned) throw new Error('this session attached to a run another view launched: restart it from there (or launch it from Run and Debug)');
         const raw = args.arguments ?? null;
         const parsed = raw !== null ? parseLaunchArguments(raw, this.options.cwd) : this.launchArgs;
         if (parsed === null) throw new Error('nothing to restart: no launch yet');
@@ -1065,21 +1148,43 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   protected override disconnectRequest(response: DebugProtocol.DisconnectResponse, args: DebugProtocol.DisconnectArguments): void {
     this.serve(response, async () => {
+      // A launched run ends with its session unless the client asks to leave it running; an
+      // attached one goes on unless the client asks to end it.
+      const endRun = args?.terminateDebuggee ?? this.owned;
+      if (!endRun) await this.detach();
       await this.disposeHost();
       this.sendResponse(response);
       if (args?.restart !== true) this.shutdown();
     });
   }
 
-  /** Ends the host process (shutdown request, then SIGKILL after a grace period); resolves once it is gone. */
+  /** Leaves the run to its other views: drops this session's breakpoints and lets a paused run go. */
+  private async detach(): Promise<void> {
+    const run = this.run;
+    const detachRun = this.detachRun;
+    if (run === null || detachRun === null || !run.isAlive()) return;
+    this.phase = 'disposed';
+    const ep = run.endpoint;
+    for (const file of this.breakpointLines.keys()) await ep.request('setBreakpoints', { file, breakpoints: [] }).catch(() => undefined);
+    if (run.phase === 'paused') await ep.request('continue', {}).catch(() => undefined);
+    this.detachRun = null;
+    detachRun();
+  }
+
+  /** Ends the session's hold on its run: a run it launched ends (its host process too); resolves once it is gone. */
   async disposeHost(): Promise<void> {
     this.phase = 'disposed';
     if (this.threadTimer !== null) clearTimeout(this.threadTimer);
     if (this.tasksChangedTimer !== null) clearTimeout(this.tasksChangedTimer);
     this.threadTimer = null;
     this.tasksChangedTimer = null;
-    const h = this.host;
-    if (h !== null) await h.dispose(1500);
+    const run = this.run;
+    const detachRun = this.detachRun;
+    this.detachRun = null;
+    if (run !== null && detachRun !== null) {
+      if (this.owned) await run.stop(1500);
+      detachRun();
+    }
   }
 
   override shutdown(): void {

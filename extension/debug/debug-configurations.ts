@@ -1,6 +1,7 @@
 // The `coroscope` debug configurations as data: the initial ones written into a new
 // launch.json, the snippets offered while editing it, the dynamic ones listed in Run and
-// Debug, and the launch attributes' JSON schema. package.json's `contributes.debuggers`
+// Debug, the attach configuration ("Debug This Run", or a run picked from a list), and the
+// launch and attach attributes' JSON schemas. package.json's `contributes.debuggers`
 // carries the same data (VS Code reads it from there before the extension runs); a unit test
 // checks that the two agree, and `node extension/debug/write-contributions.mjs`
 // rewrites package.json's copy.
@@ -10,7 +11,7 @@
 /** A launch configuration as launch.json holds it. */
 export interface CoroscopeConfiguration {
   type: 'coroscope';
-  request: 'launch';
+  request: 'launch' | 'attach';
   name: string;
   [attribute: string]: unknown;
 }
@@ -70,6 +71,22 @@ export const PROGRAM_RUN: CoroscopeConfiguration = {
   stopOnEntry: true,
 };
 
+/** The command that lists the live runs and gives the key of the one picked (`${command:…}` in an attach configuration). */
+export const PICK_RUN_COMMAND = 'coroscope.pickRun';
+
+/** Attaches to a run already going (the panel's crawl, a sample): the one picked from the live runs. */
+export const ATTACH_RUN: CoroscopeConfiguration = {
+  type: 'coroscope',
+  request: 'attach',
+  name: 'Coroscope: attach to a run',
+  run: `\${command:${PICK_RUN_COMMAND}}`,
+};
+
+/** The configuration "Debug This Run" starts for a run of the registry. */
+export function attachConfiguration(run: { key: number; title: string }): CoroscopeConfiguration {
+  return { type: 'coroscope', request: 'attach', name: `Coroscope: run ${run.key}, ${run.title}`, run: run.key };
+}
+
 /** Written into a new launch.json. */
 export const INITIAL_CONFIGURATIONS: readonly CoroscopeConfiguration[] = [DEMO_CRAWL, PROGRAM_RUN];
 
@@ -77,6 +94,7 @@ export const INITIAL_CONFIGURATIONS: readonly CoroscopeConfiguration[] = [DEMO_C
 export function dynamicConfigurations(activeFileIsModule: boolean): CoroscopeConfiguration[] {
   const out: CoroscopeConfiguration[] = [DEMO_CRAWL];
   if (activeFileIsModule) out.push(PROGRAM_RUN);
+  out.push(ATTACH_RUN);
   for (const s of KNOWN_SAMPLES) out.push({ type: 'coroscope', request: 'launch', name: `Coroscope sample: ${s.title}`, sample: s.id, stopOnEntry: true });
   return out;
 }
@@ -109,7 +127,23 @@ export const CONFIGURATION_SNIPPETS: readonly ConfigurationSnippet[] = [
     description: 'Run a TypeScript or JavaScript module that exports a main coroutine function.',
     body: { type: 'coroscope', request: 'launch', name: 'Coroscope: run ${1:main}', program: '^"\\${workspaceFolder}/${2:src/main.ts}"', exportName: '${1:main}', stopOnEntry: true },
   },
+  {
+    label: 'Coroscope: Attach to a run',
+    description: 'Debug a run started from the Coroscope panel or the command palette (a pick list when several are live).',
+    body: { type: 'coroscope', request: 'attach', name: 'Coroscope: attach to a run', run: `^"\\\${command:${PICK_RUN_COMMAND}}"` },
+  },
 ];
+
+/** JSON schema of the attach attributes (package.json's configurationAttributes.attach). */
+export const ATTACH_ATTRIBUTES = {
+  properties: {
+    run: {
+      type: ['integer', 'string'],
+      default: `\${command:${PICK_RUN_COMMAND}}`,
+      description: 'The run to debug: its number (the panel and "Coroscope: Debug This Run" name it), or "${command:coroscope.pickRun}" to pick one of the live runs. Without it: the only live run.',
+    },
+  },
+} as const;
 
 /** JSON schema of the launch attributes (package.json's configurationAttributes.launch). */
 export const LAUNCH_ATTRIBUTES = {
@@ -149,7 +183,7 @@ export function debuggerContribution(): Record<string, unknown> {
     type: 'coroscope',
     label: 'Coroscope (generator coroutines)',
     languages: ['typescript', 'javascript'],
-    configurationAttributes: { launch: LAUNCH_ATTRIBUTES },
+    configurationAttributes: { launch: LAUNCH_ATTRIBUTES, attach: ATTACH_ATTRIBUTES },
     initialConfigurations: INITIAL_CONFIGURATIONS,
     configurationSnippets: CONFIGURATION_SNIPPETS,
   };

@@ -1,4 +1,4 @@
-// The launch arguments of a `coroscope` debug configuration, narrowed from what the client
+// The launch arguments of a `coroscope` debug configuration (and the run an attach names), narrowed from what the client
 // sent (launch.json is user-written JSON: every field is `unknown` until checked here) and
 // turned into the runtime host's LaunchTarget and LaunchOptions.
 //
@@ -167,4 +167,13 @@ export function parseLaunchArguments(raw: unknown, defaultCwd: string = process.
     if (e instanceof LaunchArgumentError) return { error: e.message };
     throw e;
   }
+}
+
+/** What an `attach` request names: the run's key in the registry (a number, or its decimal text from a pick-list command). */
+export function attachRunKey(args: unknown): number | undefined | { error: string } {
+  const raw = typeof args === 'object' && args !== null ? (args as Record<string, unknown>).run : undefined;
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const key = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (!Number.isInteger(key) || key <= 0) return { error: `"run" must be the number of a run (as "Coroscope: Pick a Run to Debug" gives), got ${JSON.stringify(raw)}` };
+  return key;
 }

@@ -10,7 +10,7 @@
 // `node --import tsx extension/debug/write-contributions.ts`; a unit test checks that
 // package.json is up to date.
 
-import { debuggerContribution } from './debug-configurations';
+import { PICK_RUN_COMMAND, debuggerContribution } from './debug-configurations';
 import { COROUTINES_VIEW_ID, REFRESH_COMMAND, REVEAL_TASK_COMMAND } from './coroutines-view-ids';
 
 type Json = Record<string, unknown>;
@@ -22,6 +22,7 @@ export const COROUTINES_VIEW = { id: COROUTINES_VIEW_ID, name: 'Coroutines', whe
 export const DEBUG_COMMANDS = [
   { command: REFRESH_COMMAND, title: 'Refresh Coroutines', category: 'Coroscope', icon: '$(refresh)' },
   { command: REVEAL_TASK_COMMAND, title: 'Show Where the Task Is Suspended', category: 'Coroscope', icon: '$(go-to-file)' },
+  { command: PICK_RUN_COMMAND, title: 'Pick a Run to Debug', category: 'Coroscope' },
 ];
 
 export const DEBUG_MENUS: Record<string, Json[]> = {
@@ -30,6 +31,8 @@ export const DEBUG_MENUS: Record<string, Json[]> = {
   commandPalette: [
     { command: REFRESH_COMMAND, when: 'debugType == coroscope' },
     { command: REVEAL_TASK_COMMAND, when: 'false' },
+    // Used by attach configurations (`${command:coroscope.pickRun}`); "Debug This Run" is the palette's way.
+    { command: PICK_RUN_COMMAND, when: 'false' },
   ],
 };
 

@@ -1,15 +1,19 @@
 // Registers Coroscope's debugger with VS Code: the inline debug adapter of type `coroscope`
-// (CoroscopeSession, one per debug session, each with its own runtime host process), the
+// (CoroscopeSession, one per debug session, on the extension's RunRegistry: a launch starts
+// a run there, which the panel then shows; an attach joins a run already there), the
 // configuration provider (initial and dynamic configurations, a default when there is no
-// launch.json), and the "Coroutines" view of the Run and Debug container.
+// launch.json, the run of an attach picked from a list), the "Pick a Run" command of attach
+// configurations, and the "Coroutines" view of the Run and Debug container.
 //
-// Called from the extension's activate(): `registerDebugger(context, hostScriptPath)` with
-// the path of dist/runtime-host.js. Everything registered is in context.subscriptions.
+// Called from the extension's activate(): `registerDebugger(context, hostScriptPath, runs)`
+// with the path of dist/runtime-host.js and the extension's registry. Everything registered
+// is in context.subscriptions.
 
 import * as vscode from 'vscode';
+import type { RunRegistry } from '../runs/run-registry';
 import { CoroscopeSession } from './coroscope-session';
 import { COROUTINES_VIEW_ID, CoroutinesTreeProvider, REFRESH_COMMAND, REVEAL_TASK_COMMAND, revealTask } from './coroutines-view';
-import { DEMO_CRAWL, INITIAL_CONFIGURATIONS, KNOWN_SAMPLES, dynamicConfigurations } from './debug-configurations';
+import { DEMO_CRAWL, INITIAL_CONFIGURATIONS, KNOWN_SAMPLES, PICK_RUN_COMMAND, dynamicConfigurations } from './debug-configurations';
 
 export const DEBUG_TYPE = 'coroscope';
 
@@ -20,8 +24,26 @@ function activeModuleFile(): boolean {
   return doc !== undefined && doc.uri.scheme === 'file' && MODULE_LANGUAGES.has(doc.languageId);
 }
 
+/** Asks which live run to debug (none asked when there is one); undefined when there is none or the user cancels. */
+async function pickRun(runs: RunRegistry): Promise<string | undefined> {
+  const live = runs.live();
+  if (live.length === 0) {
+    void vscode.window.showErrorMessage('Coroscope: there is no run to attach to: start one first (Coroscope: Run Crawl, or a sample).');
+    return undefined;
+  }
+  if (live.length === 1) return String(live[0]!.key);
+  const picked = await vscode.window.showQuickPick(
+    live.map((r) => ({ label: `Run ${r.key}: ${r.title}`, description: `${r.phase} · runtime host pid ${r.pid ?? '?'}`, detail: `shown by ${r.viewers().join(', ') || 'no view'}`, key: r.key })),
+    { title: 'Coroscope: debug which run?', placeHolder: 'a live run' },
+  );
+  return picked === undefined ? undefined : String(picked.key);
+}
+
 class CoroscopeConfigurationProvider implements vscode.DebugConfigurationProvider {
-  constructor(private readonly dynamic: boolean) {}
+  constructor(
+    private readonly dynamic: boolean,
+    private readonly runs: RunRegistry,
+  ) {}
 
   provideDebugConfigurations(): vscode.DebugConfiguration[] {
     return this.dynamic ? dynamicConfigurations(activeModuleFile()) : [...INITIAL_CONFIGURATIONS];
@@ -42,29 +64,39 @@ class CoroscopeConfigurationProvider implements vscode.DebugConfigurationProvide
       if (pick === undefined) return undefined;
       out.sample = pick.label;
     }
+    // An attach without a run: the pick list (the only live run is taken without asking).
+    if (out.request === 'attach' && (out.run === undefined || out.run === '')) {
+      const key = await pickRun(this.runs);
+      if (key === undefined) return undefined;
+      out.run = Number(key);
+    }
     if (out.cwd === undefined && folder !== undefined) out.cwd = folder.uri.fsPath;
     return out;
   }
 }
 
 class CoroscopeAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
-  constructor(private readonly hostScriptPath: string) {}
+  constructor(
+    private readonly hostScriptPath: string,
+    private readonly runs: RunRegistry,
+  ) {}
 
   createDebugAdapterDescriptor(session: vscode.DebugSession): vscode.DebugAdapterDescriptor {
     const cwd = session.workspaceFolder?.uri.fsPath ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const adapter = new CoroscopeSession({ hostScript: this.hostScriptPath, clientName: 'vscode-debug-adapter', ...(cwd !== undefined ? { cwd } : {}) });
+    const adapter = new CoroscopeSession({ hostScript: this.hostScriptPath, runs: this.runs, viewName: `debug session "${session.name}"`, ...(cwd !== undefined ? { cwd } : {}) });
     return new vscode.DebugAdapterInlineImplementation(adapter);
   }
 }
 
-export function registerDebugger(context: vscode.ExtensionContext, hostScriptPath: string): void {
+export function registerDebugger(context: vscode.ExtensionContext, hostScriptPath: string, runs: RunRegistry): void {
   const tree = new CoroutinesTreeProvider();
   const view = vscode.window.createTreeView(COROUTINES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
   tree.view = view;
   context.subscriptions.push(
-    vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, new CoroscopeAdapterFactory(hostScriptPath)),
-    vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new CoroscopeConfigurationProvider(false), vscode.DebugConfigurationProviderTriggerKind.Initial),
-    vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new CoroscopeConfigurationProvider(true), vscode.DebugConfigurationProviderTriggerKind.Dynamic),
+    vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, new CoroscopeAdapterFactory(hostScriptPath, runs)),
+    vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new CoroscopeConfigurationProvider(false, runs), vscode.DebugConfigurationProviderTriggerKind.Initial),
+    vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new CoroscopeConfigurationProvider(true, runs), vscode.DebugConfigurationProviderTriggerKind.Dynamic),
+    vscode.commands.registerCommand(PICK_RUN_COMMAND, () => pickRun(runs)),
     tree,
     view,
     view.onDidChangeVisibility((e) => {

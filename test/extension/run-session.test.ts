@@ -1,46 +1,41 @@
-// The extension's host manager and run session against the real runtime host
+// The extension's run session on the run registry, against the real runtime host
 // (dist/runtime-host.js, built by `npm test` before the tests run): lazy start, launch, pause
-// at entry, step, continue to the end, and a host killed mid-run.
+// at entry, step, continue to the end, a host killed mid-run, following a run another view
+// launched, and a launch that leaves another view's run alone.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { RunStatus } from '../../protocol/webview-protocol';
-import { HostManager } from '../../extension/host-manager';
+import { RunRegistry } from '../../extension/runs/run-registry';
 import { RunSession } from '../../extension/run-session';
+import { until } from './wait-until';
 
 const HOST = join(__dirname, '..', '..', 'dist', 'runtime-host.js');
 
-async function until<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-describe('HostManager and RunSession with the real runtime host', { skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)', timeout: 60_000 }, () => {
-  let manager: HostManager;
+describe('RunSession on the RunRegistry with the real runtime host', { skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)', timeout: 60_000 }, () => {
+  let runs: RunRegistry;
   let session: RunSession;
   const phases: RunStatus['phase'][] = [];
 
   before(() => {
-    manager = new HostManager({ hostScript: HOST, clientName: 'test' });
-    session = new RunSession(manager, { snapshotRate: () => 20 });
+    runs = new RunRegistry({ hostScript: HOST, clientName: 'test' });
+    session = new RunSession(runs, { snapshotRate: () => 20 });
     session.onStatus.on((s) => phases.push(s.phase));
   });
   after(async () => {
     session.dispose();
-    await manager.dispose();
+    await runs.dispose();
   });
 
-  it('starts nothing until asked, then one host for concurrent callers', async () => {
-    assert.equal(manager.current(), null);
-    const [a, b] = await Promise.all([manager.ensure(), manager.ensure()]);
+  it('starts nothing until asked, then one run for concurrent callers', async () => {
+    assert.equal(session.run, null);
+    assert.deepEqual(runs.list(), []);
+    const [a, b] = await Promise.all([session.ensureRun(), session.ensureRun()]);
     assert.equal(a, b);
     assert.ok(a.isAlive());
+    assert.deepEqual(runs.list(), [a]);
+    assert.deepEqual(a.viewers(), ['panel']);
   });
 
   it('launches a demo crawl paused at entry, steps it, and mirrors its tasks', async () => {
@@ -72,10 +67,10 @@ describe('HostManager and RunSession with the real runtime host', { skip: exists
   it('a host killed mid-run: the status says so with its last lines, requests fail, the next launch gets a fresh host', async () => {
     await session.launch({ kind: 'demo' }, { maxTasks: 5, stopOnEntry: true });
     await until('the pause at entry', () => session.status.phase === 'paused');
-    const host = manager.current();
+    const host = session.run;
     assert.ok(host !== null);
     const exits: boolean[] = [];
-    manager.onDidExit(({ exit }) => exits.push(exit.expected));
+    runs.onDidEnd.on(({ exit }) => exits.push(exit.expected));
     const pending = session.request('stepTask', { taskId: 1 }).catch((e: unknown) => e);
     process.kill(host.pid!, 'SIGKILL'); // as a crash would
     assert.ok((await pending) instanceof Error, 'the request in flight failed');
@@ -83,28 +78,59 @@ describe('HostManager and RunSession with the real runtime host', { skip: exists
     assert.match(session.status.detail, /was killed \(SIGKILL\)/);
     assert.ok(Array.isArray(session.status.lastLines));
     assert.deepEqual(exits, [false]);
-    assert.equal(manager.current(), null);
+    assert.equal(session.run, null);
+    assert.equal(runs.get(host.key), undefined);
     await assert.rejects(session.request('snapshot', {}), /not running/);
     const r = await session.launch({ kind: 'demo' }, { maxTasks: 5, stopOnEntry: true });
     assert.ok(r.runId >= 1);
-    const fresh = manager.current();
-    assert.ok(fresh !== null && fresh !== host && fresh.pid !== host.pid);
+    const [fresh] = runs.list();
+    assert.ok(fresh !== undefined && fresh !== host && fresh.pid !== host.pid);
+    assert.equal(fresh.viewers().join(), 'panel');
     await session.stopRun();
   });
 
   it('a host that dies on its own (SIGKILL from outside) is reported as unexpected', async () => {
-    const host = await manager.ensure();
-    const got = new Promise<{ expected: boolean; signal: string | null }>((resolve) => manager.onDidExit(({ exit }) => resolve({ expected: exit.expected, signal: exit.signal })));
+    const host = await session.ensureRun();
+    const got = new Promise<{ expected: boolean; signal: string | null }>((resolve) => runs.onDidEnd.on(({ exit }) => resolve({ expected: exit.expected, signal: exit.signal })));
     process.kill(host.pid!, 'SIGKILL');
     const exit = await got;
     assert.deepEqual(exit, { expected: false, signal: 'SIGKILL' });
     await until('the host died status', () => session.status.phase === 'hostDied');
   });
 
-  it('stop() ends the host', async () => {
-    const host = await manager.ensure();
-    await manager.stop();
-    assert.equal(host.isAlive(), false);
-    assert.equal(manager.current(), null);
+  it('stop() ends the run shown and its host', async () => {
+    const run = await session.ensureRun();
+    await session.stop();
+    assert.equal(run.isAlive(), false);
+    assert.equal(session.run, null);
+    assert.deepEqual(runs.list(), []);
+  });
+
+  it('follows a run another view launched, with its stop, and hears pauses and continues asked there', async () => {
+    const other = await runs.start();
+    const detachOther = other.attach('debugger');
+    await other.launch({ kind: 'demo' }, { maxTasks: 3, stopOnEntry: true }, 'debugger');
+    assert.equal(other.phase, 'paused');
+    session.show(other);
+    assert.equal(session.run, other);
+    assert.equal(session.status.phase, 'paused');
+    assert.equal(session.status.pauseReason, 'entry');
+    assert.deepEqual(other.viewers().sort(), ['debugger', 'panel']);
+    await until('the tasks in the mirror', () => session.mirror.tasks.size >= 1);
+    await other.endpoint.request('continue', {});
+    await until('running in the panel', () => session.status.phase === 'running');
+    await other.endpoint.request('pause', {});
+    await until('paused in the panel', () => session.status.phase === 'paused' && session.status.pauseReason === 'pause');
+    // A launch from the panel now leaves the other view's run alone: a run of its own.
+    await session.launch({ kind: 'demo' }, { maxTasks: 2, stopOnEntry: true });
+    const own = session.run;
+    assert.ok(own !== null && own !== other);
+    assert.ok(other.isAlive(), 'the debugger\'s run goes on');
+    assert.deepEqual(other.viewers(), ['debugger']);
+    assert.equal(other.phase, 'paused');
+    // The last view gone, its host ends.
+    detachOther();
+    await until('the other run\'s host gone', () => !other.isAlive());
+    await session.stop();
   });
 });

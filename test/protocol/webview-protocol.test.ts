@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SnapshotMirror } from '../../protocol/snapshot-mirror';
 import { narrowPanelInit, narrowProgress, narrowSnapshot, parsePanelRequest, PANEL_PROTOCOL_VERSION } from '../../protocol/webview-protocol';
 import { fullSnapshot, makeTask } from '../webview/fixtures-tasks';
 
@@ -54,25 +53,5 @@ describe('panel protocol: narrowing what the extension sends', () => {
     assert.ok(narrowPanelInit(init) !== null);
     assert.equal(narrowPanelInit({ ...init, protocolVersion: 99 }), null);
     assert.equal(narrowPanelInit({ ...init, status: { phase: 'weird' } }), null);
-  });
-});
-
-describe('SnapshotMirror', () => {
-  it('applies full snapshots and deltas; deltas are idempotent', () => {
-    const m = new SnapshotMirror();
-    let c = m.apply(fullSnapshot(5, 1));
-    assert.equal(c.full, true);
-    assert.equal(m.tasks.size, 5);
-    const delta = { ...fullSnapshot(0, 2), full: false, tasks: [makeTask(2, { steps: 99 })], removed: [5] };
-    c = m.apply(delta);
-    assert.deepEqual([c.upserted, c.removed], [[2], [5]]);
-    c = m.apply(delta);
-    assert.deepEqual(c.removed, [], 'removing twice reports nothing');
-    assert.equal(m.tasks.get(2)!.steps, 99);
-    assert.equal(m.version, 2);
-    c = m.apply(fullSnapshot(2, 3));
-    assert.deepEqual(c.removed.sort(), [3, 4]);
-    assert.equal(m.toFullSnapshot().tasks.length, 2);
-    assert.deepEqual(m.liveTasks().map((t) => t.id), [1, 2]);
   });
 });

@@ -1,5 +1,7 @@
 // A small Debug Adapter Protocol client for tests: starts a debug adapter as a process and
-// talks to it over stdio with Content-Length framing, as VS Code does. Requests get
+// talks to it over stdio with Content-Length framing, as VS Code does (or, with
+// DapClient.inProcess, talks the same way to an adapter object of this process through a
+// pair of streams, as VS Code's inline adapters are run). Requests get
 // increasing `seq` numbers and resolve with the response whose `request_seq` matches;
 // events are recorded in arrival order, so a test can wait for one that may already have
 // come (`waitForEvent` looks from a mark on, not only at future events).
@@ -7,8 +9,9 @@
 // Invariants: every request resolves or rejects (on a timeout, or when the adapter exits);
 // close() leaves no adapter process behind.
 
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 
 const HEADER_END = '\r\n\r\n';
@@ -23,8 +26,26 @@ export interface DapEvent {
   at: number;
 }
 
+/** An adapter object of this process (a DebugSession): started on a pair of streams, ended with dispose. */
+export interface InProcessAdapter {
+  start(input: Readable, output: Writable): void;
+  dispose(): void;
+}
+
+/** Where the client's messages go and the adapter's come from. */
+interface AdapterLink {
+  input: Writable;
+  output: Readable;
+  stderr: Readable | null;
+  onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
+  /** Asks the adapter to end (its input closed). */
+  end(): void;
+  /** Ends it at once. */
+  kill(): void;
+}
+
 export class DapClient {
-  readonly process: ChildProcessWithoutNullStreams;
+  private readonly link: AdapterLink;
   readonly events: DapEvent[] = [];
   private buffer = Buffer.alloc(0);
   private seq = 1;
@@ -34,15 +55,49 @@ export class DapClient {
   private exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   readonly exitedPromise: Promise<void>;
 
-  constructor(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-    this.process = spawn(command, [...args], { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    this.process.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
-    this.process.stderr.on('data', (chunk: Buffer) => {
+  private constructor(link: AdapterLink) {
+    this.link = link;
+    this.exitedPromise = this.connect();
+  }
+
+  /** A client of an adapter program, started as a process (`node dist/debugAdapter.js`). */
+  static spawn(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): DapClient {
+    const child = spawn(command, [...args], { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    return new DapClient({
+      input: child.stdin,
+      output: child.stdout,
+      stderr: child.stderr,
+      onExit: (listener) => child.on('exit', listener),
+      end: () => child.stdin.end(),
+      kill: () => child.kill('SIGKILL'),
+    });
+  }
+
+  /** A client of an adapter object of this process (the inline adapter VS Code runs in the extension host). */
+  static inProcess(adapter: InProcessAdapter): DapClient {
+    const toAdapter = new PassThrough();
+    const fromAdapter = new PassThrough();
+    const exitListeners: Array<(code: number | null, signal: NodeJS.Signals | null) => void> = [];
+    let ended = false;
+    const end = (): void => {
+      if (ended) return;
+      ended = true;
+      adapter.dispose();
+      for (const l of exitListeners) l(0, null);
+    };
+    const client = new DapClient({ input: toAdapter, output: fromAdapter, stderr: null, onExit: (l) => exitListeners.push(l), end, kill: end });
+    adapter.start(toAdapter, fromAdapter);
+    return client;
+  }
+
+  private connect(): Promise<void> {
+    this.link.output.on('data', (chunk: Buffer) => this.receive(chunk));
+    this.link.stderr?.on('data', (chunk: Buffer) => {
       this.stderr += chunk.toString('utf8');
       if (this.stderr.length > 100_000) this.stderr = this.stderr.slice(-50_000);
     });
-    this.exitedPromise = new Promise((resolve) => {
-      this.process.on('exit', (code, signal) => {
+    return new Promise((resolve) => {
+      this.link.onExit((code, signal) => {
         this.exited = { code, signal };
         for (const [, p] of this.pending) p.reject(new Error(`the adapter exited (${signal ?? code}) while waiting for ${p.command}\n${this.stderr}`));
         this.pending.clear();
@@ -111,7 +166,7 @@ export class DapClient {
 
   private send(message: object): void {
     const json = JSON.stringify(message);
-    this.process.stdin.write(`Content-Length: ${Buffer.byteLength(json, 'utf8')}${HEADER_END}${json}`, 'utf8');
+    this.link.input.write(`Content-Length: ${Buffer.byteLength(json, 'utf8')}${HEADER_END}${json}`, 'utf8');
   }
 
   /** Sends a request; resolves with its response, successful or not. */
@@ -188,8 +243,8 @@ export class DapClient {
   /** Ends the adapter if it is still running (SIGKILL after a grace period). */
   async close(graceMs = 3000): Promise<void> {
     if (this.exited !== null) return;
-    this.process.stdin.end();
-    const timer = setTimeout(() => this.process.kill('SIGKILL'), graceMs);
+    this.link.end();
+    const timer = setTimeout(() => this.link.kill(), graceMs);
     await this.exitedPromise;
     clearTimeout(timer);
   }

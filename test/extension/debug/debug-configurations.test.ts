@@ -14,9 +14,12 @@ import {
   KNOWN_SAMPLES,
   debuggerContribution,
   dynamicConfigurations,
+  ATTACH_RUN,
+  attachConfiguration,
+  PICK_RUN_COMMAND,
 } from '../../../extension/debug/debug-configurations';
 import { applyDebugContributions } from '../../../extension/debug/package-contributions';
-import { parseLaunchArguments } from '../../../extension/debug/launch-arguments';
+import { attachRunKey, parseLaunchArguments } from '../../../extension/debug/launch-arguments';
 
 const PACKAGE_JSON = join(__dirname, '..', '..', '..', 'package.json');
 
@@ -27,12 +30,25 @@ describe('coroscope debug configurations', () => {
   });
 
   it('are all valid launch arguments', () => {
-    for (const c of [...INITIAL_CONFIGURATIONS, ...dynamicConfigurations(true)]) {
+    for (const c of [...INITIAL_CONFIGURATIONS, ...dynamicConfigurations(true)].filter((x) => x.request === 'launch')) {
       const r = parseLaunchArguments({ ...c, program: c.program === '${file}' ? '/tmp/main.ts' : c.program }, '/tmp');
       assert.ok(!('error' in r), `${c.name}: ${'error' in r ? r.error : ''}`);
     }
     assert.equal(dynamicConfigurations(false).some((c) => c.program !== undefined), false);
     for (const s of CONFIGURATION_SNIPPETS) assert.equal(s.body.type, 'coroscope');
+  });
+
+  it('offer an attach configuration whose run is picked from the live runs, and one per run for "Debug This Run"', () => {
+    const attach = dynamicConfigurations(false).filter((c) => c.request === 'attach');
+    assert.deepEqual(attach, [ATTACH_RUN]);
+    assert.equal(ATTACH_RUN.run, `\${command:${PICK_RUN_COMMAND}}`);
+    const snippet = CONFIGURATION_SNIPPETS.find((x) => x.body.request === 'attach');
+    assert.equal(snippet?.body.run, `^"\\\${command:${PICK_RUN_COMMAND}}"`);
+    assert.deepEqual(attachConfiguration({ key: 3, title: 'Crawl of the demo site' }), { type: 'coroscope', request: 'attach', name: 'Coroscope: run 3, Crawl of the demo site', run: 3 });
+    assert.equal(attachRunKey(attachConfiguration({ key: 3, title: 'x' })), 3);
+    assert.equal(attachRunKey({ run: '12' }), 12);
+    assert.equal(attachRunKey({}), undefined);
+    assert.ok(typeof attachRunKey({ run: 'two' }) === 'object');
   });
 
   it('are in package.json as package-contributions.ts writes them', () => {

@@ -1,0 +1,181 @@
+// Run: one runtime host process and the run it carries (a crawl, a sample, a user's program),
+// shared by every view attached to it: the inspector panel (through RunSession, which also
+// feeds the status bar and the editor decorations) and any number of debug sessions
+// (CoroscopeSession, tasks as threads). The views talk to the same HostProcess endpoint, so
+// the host's events (paused, continued, finished, ...) reach all of them: a pause, a step or
+// a continue asked by one view moves every view.
+//
+// Invariants:
+// - One Run = one HostProcess for its whole life; a launch on it replaces its previous run
+//   (the host holds one run at a time), so a Run is relaunched only by the view that owns it
+//   alone (RunSession checks `viewers()`).
+// - `phase` follows the host's events for the current run only (a `finished` of a replaced
+//   run is ignored); `lastPause` is the stop in force while `phase` is 'paused', so a view
+//   attaching mid-run shows the same stop as the others.
+// - When the last view detaches, the host process ends (nobody could see or stop it).
+// - stop() ends the run and the host for every view; views hear `onDidEnd`.
+// - No `vscode` import: the debug adapter (inline and standalone) and tests use it as it is.
+
+import type { HostEvents, HostMethods, LaunchOptions, LaunchTarget } from '../../protocol/host-protocol';
+import { Emitter } from '../emitter';
+import type { HostEndpoint, HostExit, HostProcess } from '../host-client/host-process';
+
+/** idle: no launch yet; launching: the host has not answered the launch; ended: the host process is gone. */
+export type RunPhase = 'idle' | 'launching' | 'running' | 'paused' | 'finished' | 'ended';
+
+/** The name the inspector panel's RunSession attaches to runs with (it relaunches a run only it shows). */
+export const PANEL_VIEW = 'panel';
+
+/** A one-line description of a launch target, for titles and pick lists. */
+export function describeTarget(target: LaunchTarget, siteUrl?: string): string {
+  switch (target.kind) {
+    case 'crawl':
+      return `Crawl of ${target.urls.join(', ')}`;
+    case 'demo':
+      return `Crawl of the demo site${siteUrl !== undefined ? ` (${siteUrl})` : ''}`;
+    case 'sample':
+      return `Sample ${target.id}`;
+    case 'program':
+      return `Program ${target.path}${target.exportName !== undefined ? `#${target.exportName}` : ''}`;
+  }
+}
+
+/** What a Run tells the registry that made it. */
+export interface RunHooks {
+  launched(run: Run, by: string): void;
+  ended(run: Run, exit: HostExit): void;
+}
+
+export class Run {
+  target: LaunchTarget | null = null;
+  /** The host's id of the current run (null before the first launch answers). */
+  runId: number | null = null;
+  siteUrl: string | undefined;
+  phase: RunPhase = 'idle';
+  /** The stop in force while paused (also the hold at entry seen during a launch). */
+  lastPause: HostEvents['paused'] | null = null;
+  /** The view that launched the current run. */
+  launchedBy: string | null = null;
+  /** Any change of phase, target or viewers. */
+  readonly onDidChange = new Emitter<Run>();
+  readonly onDidEnd = new Emitter<HostExit>();
+  private readonly views = new Map<number, string>();
+  private nextView = 1;
+  private launchSeq = 0;
+  /** Runs that finished while a launch was unanswered (the old one, or the new one already). */
+  private readonly finishedEarly = new Set<number>();
+
+  constructor(
+    /** The registry's number for this run (stable, shown in pick lists). */
+    readonly key: number,
+    readonly host: HostProcess,
+    private readonly hooks: RunHooks,
+  ) {
+    const ep = host.endpoint;
+    ep.on('paused', (b) => {
+      this.lastPause = b;
+      if (this.phase === 'running' || this.phase === 'paused') this.setPhase('paused');
+    });
+    ep.on('continued', () => {
+      if (this.phase === 'launching') this.lastPause = null;
+      if (this.phase !== 'paused') return;
+      this.lastPause = null;
+      this.setPhase('running');
+    });
+    ep.on('finished', (b) => {
+      if (this.phase === 'launching') this.finishedEarly.add(b.runId);
+      else if (b.runId === this.runId && (this.phase === 'running' || this.phase === 'paused')) {
+        this.lastPause = null;
+        this.setPhase('finished');
+      }
+    });
+    host.onExit((exit) => {
+      this.lastPause = null;
+      this.phase = 'ended';
+      this.onDidEnd.fire(exit);
+      this.onDidChange.fire(this);
+      this.hooks.ended(this, exit);
+    });
+  }
+
+  get endpoint(): HostEndpoint {
+    return this.host.endpoint;
+  }
+
+  get pid(): number | undefined {
+    return this.host.pid;
+  }
+
+  /** A title for the run: what it runs, or that nothing runs yet. */
+  get title(): string {
+    return this.target === null ? 'No run' : describeTarget(this.target, this.siteUrl);
+  }
+
+  /** True from a launch until the run finishes (running, paused, or still launching). */
+  isLive(): boolean {
+    return this.phase === 'launching' || this.phase === 'running' || this.phase === 'paused';
+  }
+
+  isAlive(): boolean {
+    return this.phase !== 'ended' && this.host.isAlive();
+  }
+
+  /** The views attached now (their names: 'panel', 'debug 1', ...). */
+  viewers(): string[] {
+    return [...this.views.values()];
+  }
+
+  /** Attaches a view; returns its detach (the last detach ends the host process). */
+  attach(view: string): () => void {
+    const id = this.nextView++;
+    this.views.set(id, view);
+    this.onDidChange.fire(this);
+    return () => {
+      if (!this.views.delete(id)) return;
+      this.onDidChange.fire(this);
+      if (this.views.size === 0 && this.isAlive()) void this.host.dispose();
+    };
+  }
+
+  /**
+   * Launches `target` on this host (replacing the run it carried), for the view `by`.
+   * Resolves once the host has answered; `phase` is then 'paused' (held at entry, or a stop
+   * already), 'running' or 'finished'.
+   */
+  async launch(target: LaunchTarget, options: LaunchOptions, by: string): Promise<HostMethods['launch']['result']> {
+    const seq = ++this.launchSeq;
+    this.target = target;
+    this.launchedBy = by;
+    this.runId = null;
+    this.siteUrl = undefined;
+    this.lastPause = null;
+    this.finishedEarly.clear();
+    this.setPhase('launching');
+    let result: HostMethods['launch']['result'];
+    try {
+      result = await this.endpoint.request('launch', { target, options });
+    } catch (e) {
+      if (seq === this.launchSeq && this.phase === 'launching') this.setPhase('idle');
+      throw e;
+    }
+    if (seq !== this.launchSeq) return result;
+    this.runId = result.runId;
+    this.siteUrl = result.siteUrl;
+    if (this.phase === 'launching') this.setPhase(this.finishedEarly.has(result.runId) ? 'finished' : this.lastPause !== null ? 'paused' : 'running');
+    this.finishedEarly.clear();
+    this.hooks.launched(this, by);
+    return result;
+  }
+
+  /** Ends the run and its host process, for every view attached. */
+  async stop(graceMs = 2000): Promise<void> {
+    if (!this.isAlive()) return;
+    if (this.isLive()) await this.endpoint.request('stop', {}).catch(() => undefined);
+    await this.host.dispose(graceMs);
+  }
+
+  private setPhase(phase: RunPhase): void {
+    this.phase = phase;
+    this.onDidChange.fire(this);
+  }
+}
