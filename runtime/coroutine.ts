@@ -85,6 +85,17 @@ function* trackedFrame<R>(gen: Coroutine<R>, fn: (...args: never[]) => Coroutine
   }
 }
 
+/** The prototype of every tracking wrapper (the generators trackedFrame makes). */
+const TRACKING_WRAPPER: object = trackedFrame.prototype as object;
+
+/**
+ * True if `gen` is coroutine()'s tracking wrapper around a generator of the program (the
+ * inspector shows the generator it wraps, recorded as a CoroutineFrame, not the wrapper).
+ */
+export function isTrackingWrapper(gen: unknown): boolean {
+  return typeof gen === 'object' && gen !== null && Object.getPrototypeOf(gen) === TRACKING_WRAPPER;
+}
+
 /**
  * Marks a generator function as a coroutine. Use `yield*` on what it returns:
  * `const fetch = coroutine(function* fetch(url: string) { ... })`. It is also a method

@@ -3,10 +3,11 @@
 
 import { coroutine } from './coroutine';
 import type { Future, FutureOrigin } from './future';
+import { inspect, type Inspectable, type ResourceInspection } from './inspection';
 import { getRunningLoop } from './running-loop';
 import type { Coroutine } from './task';
 
-export class Event {
+export class Event implements Inspectable {
   private _value = false;
   private _waiters = new Set<Future<boolean>>();
 
@@ -37,6 +38,18 @@ export class Event {
 
   toString(): string {
     return `<Event ${this._value ? 'set' : 'unset'} waiters=${this._waiters.size}>`;
+  }
+
+  /** Inspection: the futures of its waiters, in arrival order; nobody holds an Event. */
+  [inspect](): ResourceInspection {
+    return {
+      role: 'resource',
+      kind: 'event',
+      wokenBy: 'loop',
+      description: () => this.toString(),
+      waiters: () => Array.from(this._waiters).filter((f) => !f.done()),
+      holders: () => [],
+    };
   }
 
   /** @internal */

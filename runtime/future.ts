@@ -13,8 +13,10 @@
 //   when it closes: "Future exception was never retrieved" ("Task ..." for a task).
 
 import { CancelledError, InvalidStateError, RuntimeError } from './errors';
+import { inspect, isInspectable, type FutureInspection, type FutureOutcome, type Inspectable, type WokenBy } from './inspection';
 import type { EventLoop } from './loop';
 import type { ReadyFn } from './ready-queue';
+import type { Task } from './task';
 
 const PENDING = 0;
 const FINISHED = 1;
@@ -82,7 +84,7 @@ function recordCompletion(recorder: unknown, fut: unknown): void {
   (recorder as CompletionRecorder)._recordCompletion(fut as Future<unknown>);
 }
 
-export class Future<T = unknown> implements Iterator<Future<T>, T, unknown> {
+export class Future<T = unknown> implements Iterator<Future<T>, T, unknown>, Inspectable {
   /** @internal */ _loop: EventLoop;
   /** @internal */ _state: FutureState = PENDING;
   /** @internal */ _result: T | undefined = undefined;
@@ -252,6 +254,17 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown> {
     if (cbs !== null) for (const cb of cbs) this._schedule(cb);
   }
 
+  /** The inspection interface (runtime/inspection.ts): what it stands for and who waits on it. */
+  [inspect](): FutureInspection {
+    return new FutureView(this as Future<unknown>);
+  }
+
+  /** The futures this one stands for (a waitFor's or shield's inner awaitable); gather overrides it. */
+  protected _innerFutures(): readonly Future<unknown>[] {
+    const target = this._origin?.target;
+    return target instanceof Future && target !== this ? [target as Future<unknown>] : [];
+  }
+
   /** @internal The CancelledError to raise for a cancelled future (the original one if known). */
   _makeCancelledError(): CancelledError {
     if (this._cancelledExc !== null) {
@@ -316,6 +329,66 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown> {
   return(value: T): IteratorResult<Future<T>, T> {
     return { value, done: true };
   }
+}
+
+/**
+ * A future's inspection view: one object whose members read the future when asked (no
+ * closures, nothing copied up front: a 10k-task snapshot makes one per task). Exported for
+ * Task's view only.
+ */
+export class FutureView implements FutureInspection {
+  constructor(protected readonly fut: Future<unknown>) {}
+
+  get role(): 'future' | 'task' {
+    return 'future';
+  }
+
+  get kind(): string {
+    return this.fut._origin?.kind ?? 'future';
+  }
+
+  get detail(): string | null {
+    return this.fut._origin?.detail ?? null;
+  }
+
+  get resource(): Inspectable | null {
+    const target = this.fut._origin?.target;
+    return target !== this.fut && !(target instanceof Future) && isInspectable(target) ? target : null;
+  }
+
+  inner(): readonly Future<unknown>[] {
+    return innerFuturesOf(this.fut);
+  }
+
+  waitingTasks(): Task<unknown>[] {
+    const out: Task<unknown>[] = [];
+    // A task is the only FutureWaiter that is not a recorder (and no callback is a function).
+    for (const cb of this.fut._callbacks()) {
+      if (typeof cb !== 'function' && typeof (cb as FutureWaiter).wakeUp === 'function') out.push(cb as unknown as Task<unknown>);
+    }
+    return out;
+  }
+
+  outcome(): FutureOutcome {
+    const f = this.fut;
+    if (f._state === PENDING) return { state: 'pending' };
+    if (f._state === CANCELLED) return { state: 'cancelled', message: f._cancelMessage };
+    return f._exception !== undefined ? { state: 'exception', error: f._exception } : { state: 'result', value: f._result };
+  }
+
+  wokenBy(): WokenBy {
+    const resource = this.resource;
+    if (resource !== null) {
+      const view = resource[inspect]();
+      return view.role === 'resource' ? view.wokenBy : 'outside';
+    }
+    return this.inner().length > 0 ? 'loop' : 'outside';
+  }
+}
+
+/** Reaches the protected _innerFutures of any future (gather overrides it). */
+function innerFuturesOf(fut: Future<unknown>): readonly Future<unknown>[] {
+  return (fut as unknown as { _innerFutures(): readonly Future<unknown>[] })._innerFutures();
 }
 
 /** A short, bounded description of a value for messages (never the whole of a big object). */

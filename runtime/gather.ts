@@ -59,6 +59,11 @@ export class GatheringFuture<T extends unknown[]> extends Future<T> implements C
     return this._children;
   }
 
+  /** Inspection: a gather stands for its children. */
+  protected override _innerFutures(): readonly Future<unknown>[] {
+    return this._children;
+  }
+
   /** @internal A child completed (called synchronously, once per position it holds). */
   _recordCompletion(child: Future<unknown>): void {
     this._finished++;

@@ -2,6 +2,9 @@
 // loop will run once, unless cancelled first. TimerHandle adds the time it is due.
 // Invariant: a cancelled handle never runs; cancelling twice or after it ran is harmless.
 
+import { Future } from './future';
+import { inspect, type Inspectable, type ResourceInspection } from './inspection';
+
 export type Callback = (...args: never[]) => unknown;
 
 /** Receives the cancellation of a timer so the loop can count them (heap rebuild). */
@@ -9,7 +12,7 @@ export interface TimerCancelListener {
   timerCancelled(handle: TimerHandle): void;
 }
 
-export class Handle {
+export class Handle implements Inspectable {
   /** @internal */ callback: ((...args: unknown[]) => unknown) | null;
   /** @internal */ args: unknown[];
   private _cancelled = false;
@@ -35,6 +38,18 @@ export class Handle {
   run(): void {
     const cb = this.callback;
     if (cb !== null) cb(...this.args);
+  }
+
+  /** Inspection: a timer (sleep's) wakes the futures it was given as arguments. */
+  [inspect](): ResourceInspection {
+    return {
+      role: 'resource',
+      kind: 'timer',
+      wokenBy: 'outside',
+      description: () => this.toString(),
+      waiters: () => this.args.filter((a): a is Future<unknown> => a instanceof Future && !a.done()),
+      holders: () => [],
+    };
   }
 
   toString(): string {

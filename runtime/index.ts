@@ -4,7 +4,22 @@
 export { EventLoop, type Awaitable, type EventLoopOptions, type ExceptionContext, type ExceptionHandler, type LoopObserver, type LoopLogger } from './loop';
 export { Future, isFuture, type DoneCallback, type FutureOrigin } from './future';
 export { Task, isCoroutine, type Coroutine } from './task';
-export { coroutine, isCoroutineFunction, setCoroutineTracking, type CoroutineFrame } from './coroutine';
+export { coroutine, isCoroutineFunction, isTrackingWrapper, setCoroutineTracking, type CoroutineFrame } from './coroutine';
+export {
+  inspect,
+  isInspectable,
+  inspectResource,
+  exceptionOf,
+  type Inspectable,
+  type Inspection,
+  type FutureInspection,
+  type TaskInspection,
+  type ResourceInspection,
+  type LoopInspection,
+  type ScheduledStep,
+  type FutureOutcome,
+  type WokenBy,
+} from './inspection';
 export { Handle, TimerHandle } from './handle';
 export { MonotonicClock, VirtualClock, type Clock } from './clock';
 export { getRunningLoop } from './running-loop';

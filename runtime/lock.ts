@@ -9,12 +9,15 @@ import { coroutine } from './coroutine';
 import { CancelledError, RuntimeError } from './errors';
 import { Fifo } from './fifo';
 import type { Future } from './future';
-import { getRunningLoop } from './running-loop';
-import type { Coroutine } from './task';
+import { inspect, type Inspectable, type ResourceInspection } from './inspection';
+import { getRunningLoop, runningLoopOrNull } from './running-loop';
+import type { Coroutine, Task } from './task';
 
-export class Lock {
+export class Lock implements Inspectable {
   private _locked = false;
   private _waiters = new Fifo<Future<boolean>>();
+  /** The task that took it (null: taken outside any task); meaningful only while locked. */
+  private _holder: Task<unknown> | null = null;
 
   locked(): boolean {
     return this._locked;
@@ -29,6 +32,7 @@ export class Lock {
   release(): void {
     if (!this._locked) throw new RuntimeError('Lock is not acquired.');
     this._locked = false;
+    this._holder = null;
     this._wakeUpFirst();
   }
 
@@ -41,6 +45,18 @@ export class Lock {
     return `<Lock ${this._locked ? 'locked' : 'unlocked'} waiters=${this._waiters.length}>`;
   }
 
+  /** Inspection: its waiters in arrival order, and the task holding it. */
+  [inspect](): ResourceInspection {
+    return {
+      role: 'resource',
+      kind: 'lock',
+      wokenBy: 'loop',
+      description: () => this.toString(),
+      waiters: () => Array.from(this._waiters).filter((f) => !f.done()),
+      holders: () => (this._locked ? [this._holder] : []),
+    };
+  }
+
   /** @internal */
   _canTakeNow(): boolean {
     if (this._locked) return false;
@@ -50,6 +66,7 @@ export class Lock {
   /** @internal */
   _take(): void {
     this._locked = true;
+    this._holder = runningLoopOrNull()?.currentTask() ?? null;
   }
   /** @internal */
   _enqueue(fut: Future<boolean>): void {

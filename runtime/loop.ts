@@ -17,8 +17,9 @@
 
 import { MonotonicClock, type Clock } from './clock';
 import { RuntimeError, ValueError } from './errors';
-import { Future, describeValue } from './future';
+import { Future, NO_EXCEPTION, describeValue } from './future';
 import { Handle, TimerHandle, type TimerCancelListener } from './handle';
+import { inspect, type LoopInspection, type ScheduledStep } from './inspection';
 import { ReadyQueue, type ReadyFn } from './ready-queue';
 import { anchorShapes } from './shape-anchors';
 import { runningLoopOrNull, setRunningLoop } from './running-loop';
@@ -391,6 +392,34 @@ export class EventLoop implements TimerCancelListener {
   /** Sets (or clears) the observer an inspector uses to follow the loop. */
   setObserver(observer: LoopObserver | null): void {
     this._observer = observer;
+  }
+
+  /** The observer set with setObserver, or null. */
+  getObserver(): LoopObserver | null {
+    return this._observer;
+  }
+
+  /** The inspection interface (runtime/inspection.ts): what the next tick will step, what may still wake a task. */
+  [inspect](): LoopInspection {
+    return {
+      scheduledSteps: () => {
+        const out: ScheduledStep[] = [];
+        this._ready.forEach((_fn, a, b) => {
+          if (!(a instanceof Task)) return;
+          // A task woken by the future it awaited is queued as (its step, task, NO_EXCEPTION)
+          // and still names that future until the step runs.
+          const w = a.awaiting();
+          out.push({ task: a, wokenBy: b === NO_EXCEPTION && w !== null && w.done() ? w : b instanceof Future ? b : null });
+        });
+        return out;
+      },
+      pendingTimers: () => {
+        let n = 0;
+        for (const h of this._timers.all()) if (!h.cancelled()) n++;
+        return n;
+      },
+      watchesIo: () => this._selector._registeredCount() > 0 || this._selector._hasInFlight(),
+    };
   }
 
   // --- sockets -------------------------------------------------------------------------

@@ -9,13 +9,14 @@ import { coroutine } from './coroutine';
 import { QueueEmpty, QueueFull, ValueError } from './errors';
 import { Fifo, wakeFirstPending } from './fifo';
 import type { Future } from './future';
+import { inspect, type Inspectable, type ResourceInspection } from './inspection';
 import { getRunningLoop } from './running-loop';
 import { Event } from './event';
 import type { Coroutine } from './task';
 
 const wakeupNext = wakeFirstPending;
 
-export class Queue<T = unknown> {
+export class Queue<T = unknown> implements Inspectable {
   readonly maxsize: number;
   private _items = new Fifo<T>();
   private _getters = new Fifo<Future<void>>();
@@ -93,6 +94,25 @@ export class Queue<T = unknown> {
 
   toString(): string {
     return `<Queue maxsize=${this.maxsize} size=${this._items.length} unfinished=${this._unfinished} getters=${this._getters.length} putters=${this._putters.length}>`;
+  }
+
+  /** Inspection: its getters, then its putters, then the join() waiters; nobody holds a queue. */
+  [inspect](): ResourceInspection {
+    return {
+      role: 'resource',
+      kind: 'queue',
+      wokenBy: 'loop',
+      description: () => this.toString(),
+      waiters: () => {
+        const out: Future<unknown>[] = [];
+        for (const f of this._getters) if (!f.done()) out.push(f);
+        for (const f of this._putters) if (!f.done()) out.push(f);
+        const joining = this._finished[inspect]();
+        out.push(...joining.waiters());
+        return out;
+      },
+      holders: () => [],
+    };
   }
 
   /** @internal */

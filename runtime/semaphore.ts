@@ -7,12 +7,18 @@ import { coroutine } from './coroutine';
 import { CancelledError, ValueError } from './errors';
 import { Fifo } from './fifo';
 import type { Future } from './future';
-import { getRunningLoop } from './running-loop';
-import type { Coroutine } from './task';
+import { inspect, type Inspectable, type ResourceInspection } from './inspection';
+import { getRunningLoop, runningLoopOrNull } from './running-loop';
+import type { Coroutine, Task } from './task';
 
-export class Semaphore {
+export class Semaphore implements Inspectable {
   private _value: number;
   private _waiters = new Fifo<Future<boolean>>();
+  /**
+   * The tasks holding a slot, in the order they took it (null: taken outside any task). A
+   * semaphore has no owner: a release by a task holding no slot frees the oldest holder's.
+   */
+  private _holders: Array<Task<unknown> | null> = [];
 
   constructor(value = 1) {
     if (!Number.isInteger(value) || value < 0) throw new ValueError(`Semaphore initial value must be >= 0, got ${String(value)}`);
@@ -37,6 +43,7 @@ export class Semaphore {
 
   release(): void {
     this._value++;
+    this._dropHolder();
     this._wakeUpNext();
   }
 
@@ -46,6 +53,29 @@ export class Semaphore {
 
   toString(): string {
     return `<Semaphore value=${this._value} waiters=${this._waiters.length}>`;
+  }
+
+  /** Inspection: its waiters in arrival order, and the tasks holding its slots. */
+  [inspect](): ResourceInspection {
+    return {
+      role: 'resource',
+      kind: 'semaphore',
+      wokenBy: 'loop',
+      description: () => this.toString(),
+      waiters: () => Array.from(this._waiters).filter((f) => !f.done()),
+      holders: () => this._holders.slice(),
+    };
+  }
+
+  /** @internal The running task took a slot. */
+  _addHolder(): void {
+    this._holders.push(runningLoopOrNull()?.currentTask() ?? null);
+  }
+
+  private _dropHolder(): void {
+    if (this._holders.length === 0) return;
+    const i = this._holders.indexOf(runningLoopOrNull()?.currentTask() ?? null);
+    this._holders.splice(i >= 0 ? i : 0, 1);
   }
 
   /** @internal */
@@ -95,6 +125,7 @@ export class BoundedSemaphore extends Semaphore {
 const semaphoreAcquire = coroutine(function* acquire(sem: Semaphore): Coroutine<boolean> {
   if (!sem.locked()) {
     sem._adjust(-1);
+    sem._addHolder();
     return true;
   }
   const fut = getRunningLoop().createFuture<boolean>();
@@ -114,5 +145,6 @@ const semaphoreAcquire = coroutine(function* acquire(sem: Semaphore): Coroutine<
     // Others may have queued behind us while slots were free: wake as many as allowed.
     while (sem.value() > 0) if (!sem._wakeUpNext()) break;
   }
+  sem._addHolder();
   return true;
 });

@@ -23,7 +23,7 @@ export const waitReadable = coroutine(function* waitReadable(sock: Socket, kind:
   const fut = loop.createFuture<void>();
   fut._origin = { kind, target: sock, detail: sock.toString() };
   loop.addReader(sock, settle, fut);
-  const offClose = sock._onClose(() => settle(fut));
+  const offClose = sock._addWaiter(fut);
   try {
     yield* fut;
   } finally {
@@ -37,7 +37,7 @@ export const waitWritable = coroutine(function* waitWritable(sock: Socket, kind:
   const fut = loop.createFuture<void>();
   fut._origin = { kind, target: sock, detail: sock.toString() };
   loop.addWriter(sock, settle, fut);
-  const offClose = sock._onClose(() => settle(fut));
+  const offClose = sock._addWaiter(fut);
   try {
     yield* fut;
   } finally {

@@ -20,6 +20,8 @@
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { BlockingIOError, OSError, RuntimeError, osErrorFromNode } from './errors';
+import type { Future } from './future';
+import { inspect, type Inspectable, type ResourceInspection } from './inspection';
 import { batchWrite } from './write-batch';
 import { EVENT_READ, EVENT_WRITE, trackOpenSocket, untrackOpenSocket, type DefaultSelector, type Selectable } from './selector';
 
@@ -41,7 +43,7 @@ export interface SocketOptions {
 
 type SocketState = 'new' | 'connecting' | 'connected' | 'closed';
 
-export class Socket implements Selectable {
+export class Socket implements Selectable, Inspectable {
   private readonly _fd: number;
   private _blocking = true;
   private _state: SocketState = 'new';
@@ -53,7 +55,8 @@ export class Socket implements Selectable {
   private _error: OSError | null = null;
   private _paused = false;
   private _selectors: DefaultSelector[] = [];
-  private _closeListeners: Array<() => void> | null = null;
+  /** Futures of the coroutines waiting for this socket to be ready (settled when it closes). */
+  private _waits: Array<Future<void>> | null = null;
   private readonly _tls: SocketOptions['tls'];
   private _peer: SocketAddress | null = null;
 
@@ -203,9 +206,9 @@ export class Socket implements Selectable {
     }
     this._notify();
     // A closed socket is never reported by a selector again: wake the coroutines waiting on it.
-    const listeners = this._closeListeners;
-    this._closeListeners = null;
-    if (listeners !== null) for (const fn of listeners) fn();
+    const waits = this._waits;
+    this._waits = null;
+    if (waits !== null) for (const fut of waits) if (!fut.done()) fut.setResult(undefined);
   }
 
   /** Closes at once, discarding unsent bytes (a reset, for cancellation). */
@@ -268,16 +271,31 @@ export class Socket implements Selectable {
     return mask;
   }
 
-  /** @internal Calls `fn` once when the socket is closed (at once if it is); returns the unsubscribe. */
-  _onClose(fn: () => void): () => void {
+  /**
+   * @internal A coroutine waits for this socket through `fut`: it is settled when the socket
+   * closes (at once if it is closed already). Returns the unregistration.
+   */
+  _addWaiter(fut: Future<void>): () => void {
     if (this._state === 'closed') {
-      fn();
+      if (!fut.done()) fut.setResult(undefined);
       return () => undefined;
     }
-    (this._closeListeners ??= []).push(fn);
+    (this._waits ??= []).push(fut);
     return () => {
-      const i = this._closeListeners?.indexOf(fn) ?? -1;
-      if (i >= 0) this._closeListeners!.splice(i, 1);
+      const i = this._waits?.indexOf(fut) ?? -1;
+      if (i >= 0) this._waits!.splice(i, 1);
+    };
+  }
+
+  /** Inspection: the coroutines waiting for it to be ready; the network wakes them. */
+  [inspect](): ResourceInspection {
+    return {
+      role: 'resource',
+      kind: 'socket',
+      wokenBy: 'outside',
+      description: () => this.toString(),
+      waiters: () => (this._waits ?? []).filter((f) => !f.done()),
+      holders: () => [],
     };
   }
 

@@ -24,6 +24,7 @@
 import { coroutine } from './coroutine';
 import { BlockingIOError, ConnectionResetError, IncompleteReadError, LimitOverrunError, RuntimeError, ValueError } from './errors';
 import type { Future } from './future';
+import { inspect, type Inspectable, type ResourceInspection } from './inspection';
 import type { EventLoop } from './loop';
 import { getRunningLoop } from './running-loop';
 import { EVENT_READ } from './selector';
@@ -49,7 +50,7 @@ export interface StreamReaderOptions {
   source?: Socket;
 }
 
-export class StreamReader {
+export class StreamReader implements Inspectable {
   readonly limit: number;
   private _buf: Buffer = EMPTY;
   private _pos = 0;
@@ -84,6 +85,18 @@ export class StreamReader {
   /** True when the buffer is empty and EOF was reached. */
   atEof(): boolean {
     return this._eof && this._pos >= this._buf.length;
+  }
+
+  /** Inspection: the read waiting for fed data (a read from a socket waits on the socket). */
+  [inspect](): ResourceInspection {
+    return {
+      role: 'resource',
+      kind: 'stream',
+      wokenBy: 'outside',
+      description: () => `<StreamReader buffered=${this._buf.length - this._pos}${this._eof ? ' eof' : ''}>`,
+      waiters: () => (this._waiter !== null && !this._waiter.done() ? [this._waiter] : []),
+      holders: () => [],
+    };
   }
 
   exception(): unknown {
@@ -392,7 +405,7 @@ const streamReadline = coroutine(function* readline(reader: StreamReader): Corou
 });
 
 /** The writing half of a connection: buffers what the socket cannot take yet. */
-export class StreamWriter {
+export class StreamWriter implements Inspectable {
   private readonly _sock: Socket;
   private readonly _reader: StreamReader | null;
   private _pending: Buffer[] = [];
@@ -447,6 +460,18 @@ export class StreamWriter {
   }
 
   /** Waits while the write buffer is above the high-water mark; throws a lost connection. */
+  /** Inspection: the coroutines waiting in drain() and waitClosed(). */
+  [inspect](): ResourceInspection {
+    return {
+      role: 'resource',
+      kind: 'stream',
+      wokenBy: 'outside',
+      description: () => `<StreamWriter pending=${this._pendingBytes}${this._closing ? ' closing' : ''} ${this._sock.toString()}>`,
+      waiters: () => [...this._drainWaiters, ...this._closedWaiters].filter((f) => !f.done()),
+      holders: () => [],
+    };
+  }
+
   drain(): Coroutine<void> {
     return writerDrain(this);
   }
@@ -592,7 +617,7 @@ const writerDrain = coroutine(function* drain(writer: StreamWriter): Coroutine<v
   // drain waiters with no error on a clean connection_lost); only a failure is thrown.
   while (state.pendingBytes > StreamWriter.highWater) {
     const fut = getRunningLoop().createFuture<void>();
-    fut._origin = { kind: 'socket.drain', target: writer.socket, detail: `${state.pendingBytes} bytes buffered` };
+    fut._origin = { kind: 'socket.drain', target: writer, detail: `${state.pendingBytes} bytes buffered` };
     writer._addDrainWaiter(fut);
     yield* fut;
     state = writer._state();
@@ -602,7 +627,7 @@ const writerDrain = coroutine(function* drain(writer: StreamWriter): Coroutine<v
 
 const writerWaitClosed = coroutine(function* waitClosed(writer: StreamWriter): Coroutine<void> {
   const fut = getRunningLoop().createFuture<void>();
-  fut._origin = { kind: 'socket.close', target: writer.socket };
+  fut._origin = { kind: 'socket.close', target: writer };
   writer._addClosedWaiter(fut);
   yield* fut;
 });

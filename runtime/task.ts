@@ -15,9 +15,10 @@
 //   error thrown into the coroutine at its next step, with a message saying what was wrong.
 
 import { CancelledError, InvalidStateError, RuntimeError } from './errors';
-import { Future, NO_EXCEPTION, describeValue, type FutureWaiter } from './future';
+import { Future, FutureView, NO_EXCEPTION, describeValue, type FutureWaiter } from './future';
+import { inspect, type TaskInspection, type WokenBy } from './inspection';
 import type { EventLoop } from './loop';
-import type { CoroutineFrame } from './coroutine';
+import { isTrackingWrapper, type CoroutineFrame } from './coroutine';
 import { addWakeupCallback, overridesAddDoneCallback, removeWakeup } from './wakeup-callback';
 
 /** A generator coroutine, the thing `yield*` delegates to and a Task drives. */
@@ -259,9 +260,61 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
     this._loop._pushReady(taskStep, this, err);
   }
 
+  /** The inspection interface (runtime/inspection.ts): what it awaits, its frames, who waits on it. */
+  override [inspect](): TaskInspection {
+    return new TaskView(this as Task<unknown>);
+  }
+
   override toString(): string {
     const base = super.toString();
     return `${base.slice(0, -1)} name=${JSON.stringify(this.name)}>`;
+  }
+}
+
+/** A task's inspection view: its future's view, plus what it awaits, its frames and steps. */
+class TaskView extends FutureView implements TaskInspection {
+  constructor(private readonly task: Task<unknown>) {
+    super(task);
+  }
+
+  override get role(): 'task' {
+    return 'task';
+  }
+
+  override get kind(): string {
+    return 'task';
+  }
+
+  override get detail(): null {
+    return null;
+  }
+
+  override get resource(): null {
+    return null;
+  }
+
+  override wokenBy(): WokenBy {
+    return 'loop';
+  }
+
+  get awaiting(): Future<unknown> | null {
+    return this.task._waiter;
+  }
+
+  get steps(): number {
+    return this.task._steps;
+  }
+
+  get frames(): readonly CoroutineFrame[] | null {
+    return this.task._frames;
+  }
+
+  get coroutine(): Coroutine<unknown> {
+    return this.task._coro;
+  }
+
+  get coroutineIsWrapper(): boolean {
+    return isTrackingWrapper(this.task._coro);
   }
 }
 

@@ -31,7 +31,6 @@ import type { Task } from '../task';
 import { startDemoSite, type DemoSite } from '../demo-site/index';
 import { CoroutineHooksHub } from '../inspect/coroutine-hooks';
 import { ExceptionTracer, failingPageOf, tracePair } from '../inspect/traces';
-import { LockOwnership } from '../inspect/await-graph';
 import { LoopControlError, checkBreakpoints } from '../inspect/loop-control';
 import { taskFrames } from '../inspect/task-snapshot';
 import { Run, type RunServices } from './run';
@@ -157,7 +156,6 @@ export class RuntimeHost {
   private exceptionBreaks: { taskFailed: boolean; taskCancelled: boolean; urlFailed: boolean } | null = null;
   private readonly hub = new CoroutineHooksHub();
   private readonly tracer = new ExceptionTracer();
-  private readonly locks = new LockOwnership();
   private readonly services: RunServices;
   private launching: Promise<unknown> = Promise.resolve();
   /** Called once shutdown has been answered (main.ts exits the process). */
@@ -168,7 +166,6 @@ export class RuntimeHost {
       emit: (event, body) => this.endpoint.emit(event, body),
       hub: this.hub,
       tracer: this.tracer,
-      locks: this.locks,
       log: (text) => this.log(text),
     };
     this.hub.onError = (e) => this.log(`coroutine tracking hook failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
@@ -199,15 +196,13 @@ export class RuntimeHost {
     return run.liveTask(requireNumber(method, p, 'taskId', 'id'), method);
   }
 
-  /** Inspection on for a run: tracking hooks, await-throw captures, lock holders. */
+  /** Inspection on for a run: tracking hooks, await-throw captures. */
   private setInspection(on: boolean): void {
     this.hub.enable(on);
     if (on) {
       this.tracer.install();
-      this.locks.install(() => this.run?.loop.currentTask() ?? null);
     } else {
       this.tracer.uninstall();
-      this.locks.uninstall();
     }
   }
 

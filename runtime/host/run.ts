@@ -21,6 +21,7 @@ import type { CrawledPage, CrawlProgress, HostEvents, LaunchOptions, LaunchTarge
 import { ProtocolError } from '../../protocol/rpc';
 import { CancelledError } from '../errors';
 import { EventLoop, type LoopLogger, type LoopObserver } from '../loop';
+import { exceptionOf } from '../inspection';
 import { Task } from '../task';
 import { Crawler } from '../crawler/crawler';
 import { startDemoSite, type DemoSite } from '../demo-site/index';
@@ -33,7 +34,7 @@ import { LintCollector } from '../inspect/lints';
 import { TaskHistory } from '../inspect/history';
 import { ObserverFanout } from '../inspect/observer-fanout';
 import { ExceptionTracer, parseStack, tracebackFromError, wakingTasks } from '../inspect/traces';
-import { buildAwaitGraph, type LockOwnership } from '../inspect/await-graph';
+import { buildAwaitGraph } from '../inspect/await-graph';
 import type { CoroutineHooksHub } from '../inspect/coroutine-hooks';
 import { sourcePositions } from '../inspect/source-positions';
 import { SnapshotTracker } from './snapshots';
@@ -57,7 +58,6 @@ export interface RunServices {
   emit: Emit;
   hub: CoroutineHooksHub;
   tracer: ExceptionTracer;
-  locks: LockOwnership;
   log(text: string): void;
 }
 
@@ -243,7 +243,7 @@ export class Run {
     }
     const t = this.mainTask;
     if (t === null) return 'finished';
-    return t.cancelled() ? `${t.name} was cancelled` : t._exception !== undefined ? `${t.name} failed` : `${t.name} returned`;
+    return t.cancelled() ? `${t.name} was cancelled` : exceptionOf(t) !== undefined ? `${t.name} failed` : `${t.name} returned`;
   }
 
   private async finish(ok: boolean, summary: string, error?: unknown): Promise<void> {
@@ -364,8 +364,9 @@ export class Run {
     const summary = summarize([task], this.recorder)[0]!;
     for (const id of this.history.add(summary)) this.failures.delete(id);
     if (this.inspect && this.finishedEvents.allow()) this.services.emit('taskFinished', { task: summary });
-    if (!task.cancelled() && task._exception !== undefined && this.exceptionEvents.allow()) {
-      const traceback = this.services.tracer.tracebackOf(task, task._exception, wakingTasks(task));
+    const error = exceptionOf(task);
+    if (!task.cancelled() && error !== undefined && this.exceptionEvents.allow()) {
+      const traceback = this.services.tracer.tracebackOf(task, error, wakingTasks(task));
       if (this.failures.size < HISTORY) this.failures.set(task.id, traceback);
       this.services.emit('exception', { taskId: task.id, traceback });
     }
@@ -514,6 +515,6 @@ export class Run {
   }
 
   graph(): ReturnType<typeof buildAwaitGraph> {
-    return buildAwaitGraph(this.loop, { locks: this.services.locks });
+    return buildAwaitGraph(this.loop);
   }
 }

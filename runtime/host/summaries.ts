@@ -8,13 +8,14 @@
 // per-task description of shared resources.
 //
 // Invariants: no node:inspector here (summaries stay cheap); reading an outcome never marks
-// an exception as retrieved (the `_exception` field is read, not exception()).
+// an exception as retrieved (the inspection's outcome is read, not exception()).
 
 import type { AwaitInfo, TaskSummary } from '../../protocol/host-protocol';
 import { describeValue, type Future } from '../future';
+import { inspect } from '../inspection';
 import { Task } from '../task';
-import { awaitedTasks, resourceIdOf, resourceOf } from '../inspect/await-graph';
-import { describeTask, taskState } from '../inspect/task-snapshot';
+import { resourceIdOf, resourceOf } from '../inspect/await-graph';
+import { awaitedTasks, describeTask, taskState } from '../inspect/task-snapshot';
 import type { TaskRecorder } from '../inspect/task-recorder';
 
 function round2(x: number): number {
@@ -23,11 +24,19 @@ function round2(x: number): number {
 
 /** `result=…` / `Name: message` / `cancelled` of a finished task. */
 export function outcomeOf(task: Task<unknown>): string | undefined {
-  if (!task.done()) return undefined;
-  if (task.cancelled()) return task._cancelMessage ? `cancelled (${task._cancelMessage})` : 'cancelled';
-  const e = task._exception;
-  if (e !== undefined) return e instanceof Error ? `${e.name}: ${e.message}`.slice(0, 200) : `exception ${describeValue(e)}`;
-  return `result ${describeValue(task._result)}`;
+  const outcome = task[inspect]().outcome();
+  switch (outcome.state) {
+    case 'pending':
+      return undefined;
+    case 'cancelled':
+      return outcome.message ? `cancelled (${outcome.message})` : 'cancelled';
+    case 'exception': {
+      const e = outcome.error;
+      return e instanceof Error ? `${e.name}: ${e.message}`.slice(0, 200) : `exception ${describeValue(e)}`;
+    }
+    case 'result':
+      return `result ${describeValue(outcome.value)}`;
+  }
 }
 
 /**
@@ -54,7 +63,7 @@ const NO_TASKS: number[] = [];
 
 /** Function names of a task's tracked chain, root first (the same array while the chain is unchanged). */
 function namesOf(t: Task<unknown>): string[] {
-  const frames = t._frames;
+  const frames = t[inspect]().frames;
   if (frames === null || frames.length === 0) return NO_FRAMES;
   const last = frames[frames.length - 1]!;
   const cached = chainNames.get(t);
@@ -66,8 +75,8 @@ function namesOf(t: Task<unknown>): string[] {
 
 function computeAwaitInfo(fut: Future<unknown>): AwaitInfo {
   if (fut instanceof Task) return { kind: 'task', detail: describeTask(fut), taskId: fut.id };
-  const origin = fut._origin;
-  const info: AwaitInfo = { kind: origin?.kind ?? 'future', detail: origin?.detail ?? '' };
+  const view = fut[inspect]();
+  const info: AwaitInfo = { kind: view.kind, detail: view.detail ?? '' };
   const behind = awaitedTasks(fut);
   if (behind.length === 1) info.taskId = behind[0]!.id;
   if (info.detail === '' && behind.length === 1) info.detail = describeTask(behind[0]!);
@@ -90,24 +99,24 @@ export function summarize(tasks: readonly Task<unknown>[], recorder: TaskRecorde
     if (!list.includes(by)) list.push(by);
   };
   for (const t of tasks) {
-    const w = t._waiter;
+    const w = t.awaiting();
     if (w !== null && !t.done()) {
       if (w instanceof Task) addEdge(w, t.id);
       else for (const x of awaitedTasks(w)) addEdge(x, t.id);
     }
-    if (!t.done()) for (const cb of t._callbacks()) if (cb instanceof Task && cb !== t) addEdge(t, cb.id);
+    if (!t.done()) for (const cb of t[inspect]().waitingTasks()) if (cb !== t) addEdge(t, cb.id);
   }
   const now = tasks.length > 0 ? tasks[0]!.getLoop().time() : 0;
   const out = new Array<TaskSummary>(tasks.length);
   for (let i = 0; i < tasks.length; i++) {
     const t = tasks[i]!;
     const rec = recorder?.recordOf(t);
-    const w = t._waiter;
+    const w = t.awaiting();
     const s: TaskSummary = {
       id: t.id,
       name: t.name,
       state: taskState(t),
-      steps: t._steps,
+      steps: t.steps(),
       busyMs: rec === undefined ? 0 : round2(rec.busySeconds * 1000),
       sinceResumedMs: rec === undefined || rec.lastResumedAt === null ? null : Math.round((now - rec.lastResumedAt) * 1000),
       createdBy: rec?.createdBy?.id ?? null,
@@ -137,7 +146,7 @@ export class AwaitIndex {
 
   constructor(live: readonly Task<unknown>[]) {
     for (const t of live) {
-      const w = t._waiter;
+      const w = t.awaiting();
       if (w === null || w.done() || t.done()) continue;
       for (const x of awaitedTasks(w)) {
         if (x === t) continue;
@@ -151,7 +160,7 @@ export class AwaitIndex {
   /** Ids of the live tasks awaiting `task` directly (or through gather/waitFor/shield), and tasks registered as its waiters. */
   awaitedBy(task: Task<unknown>): number[] {
     const out = (this.up.get(task) ?? []).map((t) => t.id);
-    for (const cb of task._callbacks()) if (cb instanceof Task && cb !== task && !out.includes(cb.id)) out.push(cb.id);
+    for (const cb of task[inspect]().waitingTasks()) if (cb !== task && !out.includes(cb.id)) out.push(cb.id);
     return out;
   }
 
@@ -160,7 +169,7 @@ export class AwaitIndex {
     const out: number[] = [];
     const seen = new Set<Task<unknown>>([task]);
     for (let t: Task<unknown> | undefined = task, n = 0; t !== undefined && n < 64; n++) {
-      const w: Task<unknown>['_waiter'] = t._waiter;
+      const w: Future<unknown> | null = t.awaiting();
       if (w === null || w.done()) break;
       const behind: Task<unknown>[] = awaitedTasks(w).filter((x) => !seen.has(x));
       for (const x of behind) {

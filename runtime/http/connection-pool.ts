@@ -11,6 +11,7 @@ import { coroutine } from '../coroutine';
 import type { Future } from '../future';
 import { Fifo } from '../fifo';
 import type { TimerHandle } from '../handle';
+import { inspect, type Inspectable, type ResourceInspection } from '../inspection';
 import { getRunningLoop } from '../running-loop';
 import { openConnection } from '../streams';
 import type { Coroutine } from '../task';
@@ -37,7 +38,7 @@ export interface Origin {
   tls: boolean;
 }
 
-export class ConnectionPool {
+export class ConnectionPool implements Inspectable {
   readonly limit: number;
   readonly limitPerHost: number;
   readonly keepAliveTimeout: number;
@@ -85,6 +86,21 @@ export class ConnectionPool {
   discard(conn: HttpConnection): void {
     conn.close();
     this._freeSlot(conn.origin);
+  }
+
+  /**
+   * Inspection: the coroutines waiting for a connection slot. Counted as woken from outside:
+   * a slot frees when a response has been read from the network.
+   */
+  [inspect](): ResourceInspection {
+    return {
+      role: 'resource',
+      kind: 'http.pool',
+      wokenBy: 'outside',
+      description: () => `<ConnectionPool active=${this._active} waiting=${this._waiters.length}>`,
+      waiters: () => Array.from(this._waiters, (w) => w.fut).filter((f) => !f.done()),
+      holders: () => [],
+    };
   }
 
   /** Connections opened since the pool was made. */

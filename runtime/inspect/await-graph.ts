@@ -1,47 +1,43 @@
-// The await graph of a loop, and deadlock detection.
+// The await graph of a loop, and deadlock detection, read through the runtime's inspection
+// interface (runtime/inspection.ts): nothing here knows any primitive by name.
 //
 // Nodes: every live task (`task:<id>`), every future a task is suspended on that is not a
 // task itself (`future:<n>`: a queue getter, a sleep, gather's future, a socket wait, ...),
 // and the resources those futures belong to (`resource:<kind>:<n>`: the Queue, Lock, Event,
-// Semaphore, socket, connection pool, stream, timer named by the future's `_origin.target`).
-// Edges: task → what it awaits ('awaits': a future or a task); future → the futures and tasks
-// it stands for ('awaits': gather's children, waitFor's and shield's inner awaitable);
-// future → its resource ('waitsOn'); task → a Lock it holds ('holds', with LockOwnership).
-// Done tasks appear only when something live awaits them. Ids are stable for the life of the
-// objects (WeakMap-numbered), so a client can diff two graphs.
+// Semaphore, socket, connection pool, stream, timer its inspection names).
+// Edges: task → what it awaits ('awaits': a future or a task); future → the futures it
+// stands for ('awaits': gather's children, waitFor's and shield's inner awaitable);
+// future → its resource ('waitsOn'); task → a resource it holds ('holds': a Lock's owner, a
+// Semaphore's slot holders).
+// Done tasks appear only when something live awaits or holds something. Ids are stable for
+// the life of the objects (WeakMap-numbered), so a client can diff two graphs.
 //
 // Deadlocks: only what is certain is reported.
-// 1. A cycle of tasks awaiting tasks (directly, or through gather / waitFor / shield): none
-//    of them can finish before the others, so none ever does.
-// 2. A task awaiting only deadlocked tasks (a single task, or a gather/waitFor/shield whose
-//    tasks are all deadlocked) is deadlocked with them (it joins their report).
+// 1. A cycle of tasks waiting for each other: awaiting a task (directly, or through gather /
+//    waitFor / shield), or waiting on a resource that exactly one task holds (two tasks
+//    taking two Locks in opposite order): none of them can go on before the others, so none
+//    ever does.
+// 2. A task waiting only for deadlocked tasks (a single task, a gather/waitFor/shield whose
+//    tasks are all deadlocked, a resource whose sole holder is deadlocked) is deadlocked with
+//    them (it joins their report).
 // 3. Nothing left that can run: the ready queue is empty, no timer is pending, no socket is
-//    registered or connecting, and every live task is suspended on a future the loop's own
-//    code must complete (a queue, lock, event, semaphore, queue.join, a task, gather): then
-//    every live task waits forever (a queue.get with no producer left, an Event nobody can
-//    set, a Lock nobody will release). A future of unknown origin (a bare createFuture())
-//    may be completed by code outside the loop (a Node callback, a worker thread), so its
-//    presence makes this rule say nothing.
-// 4. A Lock held by a task that has finished, with tasks waiting for it: with LockOwnership
-//    installed the holder of every Lock is known; a finished task will never release it, so
-//    (under the lock discipline that only the holder releases) its waiters wait forever.
+//    registered, and every live task is suspended on a future only the loop's own code
+//    completes (its inspection says wokenBy 'loop': a queue, lock, event, semaphore, a task,
+//    a gather): then every live task waits forever. A future of unknown origin (a bare
+//    createFuture()) may be completed by code outside the loop (a Node callback, a worker
+//    thread), so its presence makes this rule say nothing.
+// 4. A resource held by a task that has finished, with tasks waiting for it: a finished task
+//    will never release it, so (under the discipline that only the holder releases) its
+//    waiters wait forever.
 // Anything else (a queue.get while some producer still runs, a sleep, a socket) is not
 // reported: some live task, timer or socket might still complete it.
 
 import type { AwaitGraph, GraphEdge, GraphNode } from '../../protocol/host-protocol';
-import { Event } from '../event';
-import { Future } from '../future';
-import { GatheringFuture } from '../gather';
-import { Handle } from '../handle';
-import { Lock } from '../lock';
+import type { Future } from '../future';
+import { inspect, inspectResource, type Inspectable } from '../inspection';
 import type { EventLoop } from '../loop';
-import { Queue } from '../queue';
-import { Semaphore } from '../semaphore';
-import { Socket } from '../socket';
-import { StreamReader } from '../streams';
-import { ConnectionPool } from '../http/connection-pool';
 import { Task } from '../task';
-import { describeTarget, describeTask, taskState } from './task-snapshot';
+import { awaitedTasks, describeTarget, describeTask, taskState } from './task-snapshot';
 
 // --- stable ids ---------------------------------------------------------------------------
 
@@ -50,17 +46,9 @@ const resourceIds = new WeakMap<object, string>();
 let nextFutureId = 1;
 let nextResourceId = 1;
 
-/** The kind of resource an origin target is (queue, lock, event, ...). */
+/** The kind of resource an origin target is (queue, lock, event, ...), as it names itself. */
 export function resourceKind(target: object): string {
-  if (target instanceof Queue) return 'queue';
-  if (target instanceof Lock) return 'lock';
-  if (target instanceof Event) return 'event';
-  if (target instanceof Semaphore) return 'semaphore';
-  if (target instanceof Socket) return 'socket';
-  if (target instanceof StreamReader) return 'stream';
-  if (target instanceof ConnectionPool) return 'http.pool';
-  if (target instanceof Handle) return 'timer';
-  return 'object';
+  return inspectResource(target)?.kind ?? 'object';
 }
 
 /** A stable id for a resource object (`resource:queue:3`). */
@@ -84,102 +72,18 @@ export function futureNodeId(fut: Future<unknown>): string {
   return `future:${n}`;
 }
 
-/** The resource behind a future (its origin's target), if it is a resource and not the future itself or another future. */
-export function resourceOf(fut: Future<unknown>): object | null {
-  const target = fut._origin?.target;
-  if (typeof target !== 'object' || target === null || target === fut || target instanceof Future) return null;
-  return target;
+/** The resource a future belongs to (its inspection's), or null. */
+export function resourceOf(fut: Future<unknown>): Inspectable | null {
+  return fut[inspect]().resource;
 }
 
-/** Await kinds that only wrap another awaitable (the origin's target). */
-const WRAPPER_KINDS = new Set(['waitFor', 'waitFor.cancel', 'shield']);
-
-/**
- * The tasks a future stands for: itself if a task, gather's children (nested gathers too),
- * waitFor's and shield's inner task; in order, each once. The same answer as
- * task-snapshot.ts's tasksBehind, linear in the number of children (a gather of 10k tasks
- * is common and summaries ask this for every waiting task).
- */
-export function awaitedTasks(fut: Future<unknown>): Task<unknown>[] {
-  if (fut instanceof Task) return [fut];
-  const origin = fut._origin;
-  if (!(fut instanceof GatheringFuture) && (origin === null || !WRAPPER_KINDS.has(origin.kind) || !(origin.target instanceof Future))) return [];
-  const out: Task<unknown>[] = [];
-  const seen = new Set<Task<unknown>>();
-  const visit = (f: Future<unknown>, depth: number): void => {
-    if (f instanceof Task) {
-      if (!seen.has(f)) {
-        seen.add(f);
-        out.push(f);
-      }
-      return;
-    }
-    if (depth > 8) return;
-    if (f instanceof GatheringFuture) {
-      for (const child of f._children) visit(child, depth + 1);
-      return;
-    }
-    const o = f._origin;
-    if (o !== null && WRAPPER_KINDS.has(o.kind) && o.target instanceof Future) visit(o.target, depth + 1);
-  };
-  visit(fut, 0);
-  return out;
-}
-
-// --- lock holders ----------------------------------------------------------------------------
-
-/**
- * Knows which task holds each Lock: wraps Lock.prototype._take and release while installed
- * (inspection on), recording the running task when a lock is taken. Costs nothing for code
- * that uses no Lock; uninstall() restores the prototype.
- */
-export class LockOwnership {
-  private readonly holders = new WeakMap<Lock, Task<unknown> | null>();
-  private originalTake: (() => void) | null = null;
-  private originalRelease: (() => void) | null = null;
-  private currentTask: () => Task<unknown> | null = () => null;
-
-  install(currentTask: () => Task<unknown> | null): void {
-    if (this.originalTake !== null) return;
-    this.currentTask = currentTask;
-    const holders = this.holders;
-    const take = Lock.prototype._take;
-    const release = Lock.prototype.release;
-    this.originalTake = take;
-    this.originalRelease = release;
-    const self = this;
-    Lock.prototype._take = function (this: Lock): void {
-      take.call(this);
-      holders.set(this, self.currentTask());
-    };
-    Lock.prototype.release = function (this: Lock): void {
-      release.call(this);
-      holders.delete(this);
-    };
-  }
-
-  uninstall(): void {
-    if (this.originalTake === null || this.originalRelease === null) return;
-    Lock.prototype._take = this.originalTake;
-    Lock.prototype.release = this.originalRelease;
-    this.originalTake = this.originalRelease = null;
-  }
-
-  /** The task holding `lock` (null: taken outside any task), undefined if not known. */
-  holderOf(lock: Lock): Task<unknown> | null | undefined {
-    if (!lock.locked()) return undefined;
-    return this.holders.get(lock);
-  }
+/** The live tasks holding a resource, when exactly one does (null: none, several, or one outside any task). */
+function soleHolder(res: Inspectable): Task<unknown> | null {
+  const holders = inspectResource(res)?.holders() ?? [];
+  return holders.length === 1 ? holders[0]! : null;
 }
 
 // --- the graph ------------------------------------------------------------------------------
-
-/** Origins whose futures only the loop's own code completes (rule 3). */
-const INTERNAL_KINDS = new Set(['queue.get', 'queue.put', 'queue.join', 'lock', 'event', 'semaphore', 'gather', 'shield', 'waitFor.cancel']);
-
-export interface AwaitGraphOptions {
-  readonly locks?: LockOwnership | null;
-}
 
 interface Builder {
   nodes: Map<string, GraphNode>;
@@ -210,24 +114,20 @@ function addFuture(b: Builder, fut: Future<unknown>, depth: number): string {
   }
   const id = futureNodeId(fut);
   if (b.nodes.has(id)) return id;
-  const origin = fut._origin;
-  const label = origin === null ? 'future' : `${origin.kind}${origin.detail ? ` ${origin.detail}` : ''}`;
+  const view = fut[inspect]();
+  const label = view.kind === 'future' && view.detail === null ? 'future' : `${view.kind}${view.detail ? ` ${view.detail}` : ''}`;
   addNode(b, { id, kind: 'future', label });
   if (depth > 16) return id;
-  if (fut instanceof GatheringFuture) {
-    for (const child of fut._children) if (!child.done() || child instanceof Task) addEdge(b, id, addFuture(b, child, depth + 1), 'awaits');
-  }
-  const target = origin?.target;
-  if (target instanceof Future && target !== fut) {
-    addEdge(b, id, addFuture(b, target, depth + 1), 'awaits');
-  }
-  const res = resourceOf(fut);
-  if (res !== null) {
-    const rid = resourceIdOf(res);
-    addNode(b, { id: rid, kind: 'resource', label: describeTarget(res) ?? resourceKind(res) });
-    addEdge(b, id, rid, 'waitsOn');
-  }
+  for (const child of view.inner()) if (!child.done() || child instanceof Task) addEdge(b, id, addFuture(b, child, depth + 1), 'awaits');
+  if (view.resource !== null) addEdge(b, id, addResource(b, view.resource), 'waitsOn');
   return id;
+}
+
+/** Adds a resource node; returns its id. */
+function addResource(b: Builder, res: Inspectable): string {
+  const rid = resourceIdOf(res);
+  addNode(b, { id: rid, kind: 'resource', label: describeTarget(res) ?? resourceKind(res) });
+  return rid;
 }
 
 /** Tarjan's strongly connected components over task ids. */
@@ -286,24 +186,23 @@ function cyclesOf(edges: Map<number, number[]>): number[][] {
 }
 
 function describeWait(t: Task<unknown>): string {
-  const w = t._waiter;
+  const w = t.awaiting();
   if (w === null) return `${describeTask(t)} (not waiting)`;
   if (w instanceof Task) return `${describeTask(t)} awaits ${describeTask(w)}`;
-  const kind = w._origin?.kind ?? 'a future';
-  const res = resourceOf(w);
-  return `${describeTask(t)} waits on ${kind}${res !== null ? ` ${describeTarget(res)}` : ''}`;
+  const view = w[inspect]();
+  const kind = view.kind === 'future' ? 'a future' : view.kind;
+  return `${describeTask(t)} waits on ${kind}${view.resource !== null ? ` ${describeTarget(view.resource)}` : ''}`;
 }
 
 /** True when nothing inside the loop can run or arrive: no ready callback, no pending timer, no watched socket. */
 export function loopIsQuiescent(loop: EventLoop): boolean {
   if (loop.readyCount() > 0 || loop.currentTask() !== null) return false;
-  for (const h of loop._timers.all()) if (!h.cancelled()) return false;
-  const sel = loop._selector;
-  return sel._registeredCount() === 0 && !sel._hasInFlight();
+  const view = loop[inspect]();
+  return view.pendingTimers() === 0 && !view.watchesIo();
 }
 
 /** Builds the await graph of the loop's live tasks and finds the deadlocks among them. */
-export function buildAwaitGraph(loop: EventLoop, options: AwaitGraphOptions = {}): AwaitGraph {
+export function buildAwaitGraph(loop: EventLoop): AwaitGraph {
   const b: Builder = { nodes: new Map(), edges: [], edgeKeys: new Set() };
   const tasks = loop.allTasks();
   const waits = new Map<number, number[]>();
@@ -312,29 +211,35 @@ export function buildAwaitGraph(loop: EventLoop, options: AwaitGraphOptions = {}
     byId.set(t.id, t);
     addNode(b, taskNode(t));
   }
-  const locks = new Set<Lock>();
+  const resources = new Set<Inspectable>();
+  /** Tasks waiting through a resource with a sole holder (for rule 1's wording). */
+  const viaResource = new Map<number, Inspectable>();
   for (const t of tasks) {
-    const w = t._waiter;
+    const w = t.awaiting();
     if (w === null || t.done()) continue;
     addEdge(b, `task:${t.id}`, addFuture(b, w, 0), 'awaits');
+    const res = resourceOf(w);
+    if (res !== null) resources.add(res);
     if (!w.done()) {
       const behind = awaitedTasks(w);
+      const holder = res !== null ? soleHolder(res) : null;
+      if (holder !== null && !behind.includes(holder)) {
+        behind.push(holder);
+        viaResource.set(t.id, res!);
+      }
       for (const x of behind) if (!byId.has(x.id)) byId.set(x.id, x);
       waits.set(t.id, behind.filter((x) => !x.done()).map((x) => x.id));
     }
-    const res = resourceOf(w);
-    if (res instanceof Lock) locks.add(res);
   }
-  // Holders of the locks waited on.
-  const lockHolders = new Map<Lock, Task<unknown> | null | undefined>();
-  if (options.locks) {
-    for (const lock of locks) {
-      const holder = options.locks.holderOf(lock);
-      lockHolders.set(lock, holder);
-      if (holder instanceof Task) {
-        addNode(b, taskNode(holder));
-        addEdge(b, `task:${holder.id}`, resourceIdOf(lock), 'holds');
-      }
+  // Holders of the resources waited on.
+  const holdersOf = new Map<Inspectable, Array<Task<unknown> | null>>();
+  for (const res of resources) {
+    const holders = inspectResource(res)?.holders() ?? [];
+    holdersOf.set(res, holders);
+    for (const holder of holders) {
+      if (holder === null) continue;
+      addNode(b, taskNode(holder));
+      addEdge(b, `task:${holder.id}`, addResource(b, res), 'holds');
     }
   }
 
@@ -343,21 +248,36 @@ export function buildAwaitGraph(loop: EventLoop, options: AwaitGraphOptions = {}
   // Rule 1: cycles.
   for (const cycle of cyclesOf(waits)) {
     for (const id of cycle) dead.add(id);
-    const names = cycle.map((id) => describeTask(byId.get(id)!));
+    const held = cycle.map((id) => viaResource.get(id)).filter((r): r is Inspectable => r !== undefined);
+    const steps = cycle.map((id) => {
+      const res = viaResource.get(id);
+      return res === undefined ? describeTask(byId.get(id)!) : `${describeTask(byId.get(id)!)} (waiting for ${describeTarget(res)})`;
+    });
+    const what = held.length === 0 ? 'cycle of tasks awaiting each other' : held.length === cycle.length ? 'lock-order cycle: each task holds what the next one waits for' : 'cycle of tasks awaiting each other and the resources they hold';
     deadlocks.push({
-      nodes: cycle.map((id) => `task:${id}`),
-      reason: cycle.length === 1 ? `${names[0]} awaits itself (through gather/waitFor/shield)` : `cycle of tasks awaiting each other: ${[...names, names[0]].join(' → ')}`,
+      nodes: [...cycle.map((id) => `task:${id}`), ...held.map((r) => resourceIdOf(r))],
+      reason:
+        cycle.length === 1
+          ? held.length === 1
+            ? `${describeTask(byId.get(cycle[0]!)!)} waits for ${describeTarget(held[0])}, which it holds itself`
+            : `${steps[0]} awaits itself (through gather/waitFor/shield)`
+          : `${what}: ${[...steps, describeTask(byId.get(cycle[0]!)!)].join(' → ')}`,
     });
   }
-  // Rule 4: locks held by finished tasks.
-  for (const [lock, holder] of lockHolders) {
-    if (!(holder instanceof Task) || !holder.done()) continue;
-    const waiters = tasks.filter((t) => t._waiter !== null && !t._waiter.done() && resourceOf(t._waiter) === lock);
+  // Rule 4: resources held by finished tasks.
+  for (const [res, holders] of holdersOf) {
+    const finished = holders.filter((h): h is Task<unknown> => h !== null && h.done());
+    if (finished.length === 0 || finished.length < holders.length) continue;
+    const holder = finished[0]!;
+    const waiters = tasks.filter((t) => {
+      const w = t.awaiting();
+      return w !== null && !w.done() && resourceOf(w) === res;
+    });
     if (waiters.length === 0) continue;
     for (const t of waiters) dead.add(t.id);
     deadlocks.push({
-      nodes: [resourceIdOf(lock), `task:${holder.id}`, ...waiters.map((t) => `task:${t.id}`)],
-      reason: `${describeTarget(lock)} is held by ${describeTask(holder)}, which ${taskState(holder) === 'done' ? 'returned' : taskState(holder) === 'failed' ? 'failed' : 'was cancelled'} without releasing it; ${waiters.map((t) => `#${t.id}`).join(', ')} wait for it forever`,
+      nodes: [resourceIdOf(res), ...finished.map((h) => `task:${h.id}`), ...waiters.map((t) => `task:${t.id}`)],
+      reason: `${describeTarget(res)} is held by ${describeTask(holder)}, which ${taskState(holder) === 'done' ? 'returned' : taskState(holder) === 'failed' ? 'failed' : 'was cancelled'} without releasing it; ${waiters.map((t) => `#${t.id}`).join(', ')} wait for it forever`,
     });
   }
   // Rule 2: tasks awaiting only deadlocked tasks join them.
@@ -378,9 +298,8 @@ export function buildAwaitGraph(loop: EventLoop, options: AwaitGraphOptions = {}
   const live = tasks.filter((t) => !t.done());
   if (live.length > 0 && loopIsQuiescent(loop)) {
     const internal = live.every((t) => {
-      const w = t._waiter;
-      if (w === null || w.done()) return false;
-      return w instanceof Task || (w._origin !== null && INTERNAL_KINDS.has(w._origin.kind));
+      const w = t.awaiting();
+      return w !== null && !w.done() && w[inspect]().wokenBy() === 'loop';
     });
     const rest = live.filter((t) => !dead.has(t.id));
     if (internal && rest.length > 0) {

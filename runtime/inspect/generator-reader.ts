@@ -238,22 +238,6 @@ export class GeneratorReader {
   }
 
   /**
-   * True if any variable of the generator's frame (its locals and arguments) is `value`
-   * itself. Lets the inspector recognise a wrapper generator by what it holds, whatever
-   * a minifier named its function.
-   */
-  frameHolds(gen: object, value: unknown): boolean {
-    return this.session.withObjectGroup((group) => {
-      const remote = this.session.remoteObjectsOf([gen], group)[0]!;
-      if (remote.objectId === undefined || remote.subtype !== 'generator') return false;
-      const props = this.session.getProperties({ objectId: remote.objectId, ownProperties: true });
-      const scopes = props.internalProperties?.find((p) => p.name === '[[Scopes]]')?.value?.objectId;
-      if (scopes === undefined) return false;
-      return this.rawLocals(scopes, undefined).some(([, , v]) => v === value);
-    });
-  }
-
-  /**
    * The children of a value behind a handle, one page, with handles in the same group.
    * Private `#fields` come first (on the first page), read through the inspector.
    */

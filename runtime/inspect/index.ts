@@ -26,7 +26,7 @@ export {
   describeAwait,
   describeTarget,
   describeTask,
-  tasksBehind,
+  awaitedTasks,
   type TaskState,
   type AwaitInfo,
   type TaskSummary,

@@ -31,12 +31,10 @@
 
 import type { Lint, LintKind, SourcePosition as ProtocolPosition } from '../../protocol/host-protocol';
 import type { CoroutineFrame, CoroutineTrackingHooks } from '../coroutine';
-import { Event } from '../event';
-import { Future } from '../future';
-import { GatheringFuture } from '../gather';
+import type { Future } from '../future';
+import { inspect, inspectResource } from '../inspection';
 import type { EventLoop, ExceptionContext, LoopObserver } from '../loop';
-import { Queue } from '../queue';
-import { Task, type Coroutine } from '../task';
+import type { Coroutine, Task } from '../task';
 import { resourceOf } from './await-graph';
 import { functionLocations, type FunctionLocations } from './function-locations';
 import { describeTask, taskFrames } from './task-snapshot';
@@ -144,7 +142,7 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
   callbackError(context: ExceptionContext): void {
     const task = context.task;
     if (task === undefined || !/destroyed but it is pending/i.test(context.message)) return;
-    const frames = task._frames;
+    const frames = task[inspect]().frames;
     const chain = frames !== null && frames.length > 0 ? ` in ${frames.map((f) => f.fn.name).join(' → ')}` : '';
     this.report('destroyedPending', `task:${task.id}`, { message: `${describeTask(task)} was destroyed but it is pending${chain}: the loop closed before it finished`, taskId: task.id });
   }
@@ -159,7 +157,7 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
   }
 
   taskStepStart(task: Task<unknown>): void {
-    if (task._steps === 0) this.firstStepStart.set(task, this.now());
+    if (task.steps() === 0) this.firstStepStart.set(task, this.now());
   }
 
   taskDone(task: Task<unknown>): void {
@@ -171,10 +169,10 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
       this.taskCoroutine.delete(task);
     }
     const t0 = this.firstStepStart.get(task);
-    if (t0 !== undefined && task._steps === 1) {
+    if (t0 !== undefined && task.steps() === 1) {
       const seconds = (this.now() - t0) / 1000;
       if (seconds >= this.loop.slowCallbackDuration) {
-        const name = task._frames?.[0]?.fn.name ?? task.name;
+        const name = task[inspect]().frames?.[0]?.fn.name ?? task.name;
         this.report('neverYields', `task:${task.name}`, {
           message: `${describeTask(task)} never yielded: it ran from start to finish in one step of ${seconds.toFixed(3)} seconds (${name}), blocking the loop throughout`,
           taskId: task.id,
@@ -260,35 +258,26 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
   /** Looks for lost wake-ups among the live tasks and the futures they wait on. Call between ticks. */
   checkWakeups(): void {
     const tasks = this.loop.allTasks();
-    const ready = new Set<Task<unknown>>();
-    this.loop._ready.forEach((_fn, a) => {
-      if (a instanceof Task) ready.add(a);
-    });
+    const ready = new Set<Task<unknown>>(this.loop[inspect]().scheduledSteps().map((s) => s.task));
     const futures = new Set<Future<unknown>>();
     const addFutures = (fut: Future<unknown>, depth = 0): void => {
       if (futures.has(fut) || depth > 8) return;
       futures.add(fut);
-      if (fut instanceof GatheringFuture) for (const c of fut._children) addFutures(c, depth + 1);
+      for (const c of fut[inspect]().inner()) addFutures(c, depth + 1);
     };
     const resources = new Set<object>();
     for (const t of tasks) {
-      const w = t._waiter;
+      const w = t.awaiting();
       if (w === null || t.done() || this.loop.currentTask() === t) continue;
       addFutures(w);
       const res = resourceOf(w);
       if (res !== null && !resources.has(res)) {
-        // Every waiter of a queue or event once (10k tasks often share one).
+        // Every waiter of a resource once (10k tasks often share one queue).
         resources.add(res);
-        if (res instanceof Queue) {
-          const q = Queue._internals(res);
-          for (const f of q.getters) addFutures(f);
-          for (const f of q.putters) addFutures(f);
-        } else if (res instanceof Event) {
-          for (const f of Event._waitersOf(res)) addFutures(f);
-        }
+        for (const f of inspectResource(res)?.waiters() ?? []) addFutures(f);
       }
       if (!w.done()) {
-        if (!w._callbacks().includes(t) && !this.reportedWakeups.has(w)) {
+        if (!w[inspect]().waitingTasks().includes(t) && !this.reportedWakeups.has(w)) {
           this.reportedWakeups.add(w);
           this.report('lostWakeup', `task:${t.id}`, {
             message: `${describeTask(t)} is suspended on ${w.toString()} but is not among its waiters: completing that future will not wake it`,
@@ -305,11 +294,11 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
     }
     for (const f of futures) {
       if (f.done()) continue;
-      for (const cb of f._callbacks()) {
-        if (!(cb instanceof Task) || cb.done() || cb._waiter === f || this.reportedWakeups.has(cb)) continue;
+      for (const cb of f[inspect]().waitingTasks()) {
+        if (cb.done() || cb.awaiting() === f || this.reportedWakeups.has(cb)) continue;
         this.reportedWakeups.add(cb);
         this.report('lostWakeup', `task:${cb.id}`, {
-          message: `${f.toString()} lists ${describeTask(cb)} as a waiter, but that task is ${cb._waiter === null ? 'not suspended' : `suspended on ${cb._waiter.toString()}`}: completing it would resume the task at the wrong point`,
+          message: `${f.toString()} lists ${describeTask(cb)} as a waiter, but that task is ${cb.awaiting() === null ? 'not suspended' : `suspended on ${String(cb.awaiting())}`}: completing it would resume the task at the wrong point`,
           taskId: cb.id,
         });
       }

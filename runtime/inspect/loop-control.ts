@@ -39,6 +39,7 @@ import { resolve as resolvePath } from 'node:path';
 import type { Breakpoint, BreakpointStatus, StopReason } from '../../protocol/host-protocol';
 import type { CoroutineFrame, CoroutineTrackingHooks } from '../coroutine';
 import { isCoroutineTrackingOn } from '../coroutine';
+import { exceptionOf, inspect } from '../inspection';
 import type { EventLoop, LoopObserver } from '../loop';
 import { Task } from '../task';
 import { FunctionLocations, functionLocations } from './function-locations';
@@ -77,11 +78,7 @@ export type LoopLogEntry =
 
 /** The tasks the next tick will step, in order: the task entries of the loop's ready queue. */
 export function readyTasks(loop: EventLoop): Task<unknown>[] {
-  const out: Task<unknown>[] = [];
-  loop._ready.forEach((_fn, a) => {
-    if (a instanceof Task) out.push(a);
-  });
-  return out;
+  return loop[inspect]().scheduledSteps().map((s) => s.task);
 }
 
 export interface BreakpointEntry {
@@ -320,9 +317,10 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
   /** Runs until the frame at `depth` of the task's chain has returned (its chain is `depth` frames or fewer), or the task finished. */
   stepOut(task: Task<unknown>, depth: number): Promise<number> {
     if (task.done()) return Promise.reject(new LoopControlError(`task #${task.id} is already ${taskState(task)}`));
-    if (!isCoroutineTrackingOn() || task._frames === null) return Promise.reject(new LoopControlError('step out needs coroutine tracking (inspection on) and a tracked task'));
+    const frames = task[inspect]().frames;
+    if (!isCoroutineTrackingOn() || frames === null) return Promise.reject(new LoopControlError('step out needs coroutine tracking (inspection on) and a tracked task'));
     if (!Number.isInteger(depth) || depth < 0) return Promise.reject(new LoopControlError(`depth must be an integer >= 0, got ${String(depth)}`));
-    if (task._frames.length <= depth) return Promise.reject(new LoopControlError(`task #${task.id} has no frame at depth ${depth} (its chain has ${task._frames.length})`));
+    if (frames.length <= depth) return Promise.reject(new LoopControlError(`task #${task.id} has no frame at depth ${depth} (its chain has ${frames.length})`));
     return this.startStep({ kind: 'out', task, depth, met: false });
   }
 
@@ -488,7 +486,7 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
       if (g.kind === 'task' && g.task === task && g.started) {
         g.met = true;
         this.loop.pause();
-      } else if (g.kind === 'out' && g.task === task && (g.met || (task._frames?.length ?? 0) <= g.depth)) {
+      } else if (g.kind === 'out' && g.task === task && (g.met || (task[inspect]().frames?.length ?? 0) <= g.depth)) {
         g.met = true;
         this.loop.pause();
       }
@@ -505,8 +503,8 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
     }
     if (task.cancelled()) {
       if (this.breakOnTaskCancelled) this.stopAfterTick({ reason: 'cancelled', taskId: task.id, description: `Task #${task.id} ${JSON.stringify(task.name)} was cancelled` });
-    } else if (task._exception !== undefined && this.breakOnTaskFailed) {
-      const e = task._exception;
+    } else if (this.breakOnTaskFailed && exceptionOf(task) !== undefined) {
+      const e = exceptionOf(task);
       const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
       this.stopAfterTick({ reason: 'exception', taskId: task.id, description: `Task #${task.id} ${JSON.stringify(task.name)} failed: ${what}` });
     }
@@ -591,7 +589,7 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
   }
 
   private checkSuspension(task: Task<unknown>): void {
-    const frames = task._frames;
+    const frames = task[inspect]().frames;
     if (frames === null || frames.length === 0 || task.done()) return;
     const lines = this.linesOf(frames);
     for (let i = lines.length - 1; i >= 0; i--) {
@@ -612,7 +610,7 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
   }
 
   private checkResume(task: Task<unknown>): void {
-    const frames = task._frames;
+    const frames = task[inspect]().frames;
     if (frames === null || frames.length === 0) return;
     const inner = frames[frames.length - 1]!;
     const [l] = this.linesOf([inner]);

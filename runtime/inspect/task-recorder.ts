@@ -51,7 +51,7 @@ export class TaskRecorder implements LoopObserver {
 
   /** Starts recording the loop's tasks (those created from now on). */
   static attach(loop: EventLoop): TaskRecorder {
-    const recorder = new TaskRecorder(loop, loop._observer);
+    const recorder = new TaskRecorder(loop, loop.getObserver());
     recorder.tickTime = loop.time();
     loop.setObserver(recorder);
     attachedRecorders.set(loop, recorder);
@@ -67,7 +67,7 @@ export class TaskRecorder implements LoopObserver {
   detach(): void {
     if (!this.attached) return;
     this.attached = false;
-    if (this.loop._observer === this) this.loop.setObserver(this.previous);
+    if (this.loop.getObserver() === this) this.loop.setObserver(this.previous);
     if (attachedRecorders.get(this.loop) === this) attachedRecorders.delete(this.loop);
   }
 

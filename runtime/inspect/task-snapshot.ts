@@ -7,27 +7,22 @@
 // coroutine's function names. One pass over the tasks plus one over their waiters: linear
 // in the number of tasks, no protocol calls, no program code run.
 //
+// Everything is read through the runtime's inspection interface (runtime/inspection.ts).
 // "Awaits" edges, from a task X suspended on future F:
 // - F is a Task: X awaits F;
-// - F is gather()'s GatheringFuture: X awaits every child task (nested gathers included);
-// - F is waitFor's or shield's inner waiter: X awaits the task inside (the origin's target).
+// - F stands for other futures (gather's children, nested gathers included; waitFor's or
+//   shield's inner awaitable): X awaits every task among them.
 // "Awaited by" is the reverse, plus every Task registered as a waiter of the task's own
-// future (`_callbacks()`).
+// future.
 //
-// Frames (taskFrames): the chain is the task's `_frames` (root first, recorded by
-// coroutine() with tracking on), preceded by the task's own coroutine when that is not a
-// coroutine()-made one. With tracking off only the task's root generator is reachable.
-// Each generator is read by GeneratorReader and mapped by SourcePositionMapper.
+// Frames (taskFrames): the chain is the task's tracked frames (root first, recorded by
+// coroutine() with tracking on), preceded by the task's own coroutine when that is not
+// coroutine()'s tracking wrapper. With tracking off only the task's root generator is
+// reachable. Each generator is read by GeneratorReader and mapped by SourcePositionMapper.
 
 import { Future } from '../future';
-import { GatheringFuture } from '../gather';
-import { Handle } from '../handle';
-import { Event } from '../event';
-import { Lock } from '../lock';
+import { inspect, inspectResource } from '../inspection';
 import type { EventLoop } from '../loop';
-import { Queue } from '../queue';
-import { Semaphore } from '../semaphore';
-import { Socket } from '../socket';
 import { Task } from '../task';
 import { generatorReader, type GeneratorLocation, type GeneratorReader, type GeneratorState, type LocalVariable } from './generator-reader';
 import { sourcePositions, sourceVariableName, type SourcePositionMapper } from './source-positions';
@@ -94,11 +89,11 @@ function clipText(s: string): string {
 export function taskState(task: Task<unknown>): TaskState {
   if (task.done()) {
     if (task.cancelled()) return 'cancelled';
-    // Read the field, not exception(): that would mark the exception retrieved.
-    return task._exception !== undefined ? 'failed' : 'done';
+    // The inspection's outcome, not exception(): that would mark the exception retrieved.
+    return task[inspect]().outcome().state === 'exception' ? 'failed' : 'done';
   }
   if (task.getLoop().currentTask() === task) return 'running';
-  return task._waiter !== null ? 'suspended' : 'scheduled';
+  return task.awaiting() !== null ? 'suspended' : 'scheduled';
 }
 
 /** `Task #3 "worker-2"`. */
@@ -110,46 +105,50 @@ export function describeTask(task: Task<unknown>): string {
 export function describeTarget(target: unknown): string | null {
   if (target === undefined || target === null) return null;
   if (target instanceof Task) return describeTask(target);
-  if (
-    target instanceof Future ||
-    target instanceof Queue ||
-    target instanceof Event ||
-    target instanceof Lock ||
-    target instanceof Semaphore ||
-    target instanceof Socket ||
-    target instanceof Handle
-  ) {
-    return clipText(target.toString());
-  }
+  if (target instanceof Future) return clipText(target.toString());
+  const resource = inspectResource(target);
+  if (resource !== null) return clipText(resource.description());
   if (typeof target === 'object' || typeof target === 'function') return `<${classNameOf(target)}>`;
   return clipText(String(target));
 }
 
-const WRAPPER_KINDS = new Set(['waitFor', 'waitFor.cancel', 'shield']);
-
-/** The tasks a future stands for: itself if a task, gather's children, waitFor/shield's inner task. */
-export function tasksBehind(fut: Future<unknown>, depth = 0): Task<unknown>[] {
+/**
+ * The tasks a future stands for: itself if a task, else the tasks among the futures it
+ * stands for in turn (gather's children, nested gathers, waitFor's and shield's inner
+ * task); in order, each once. Linear in the number of children (a gather of 10k tasks is
+ * common and summaries ask this for every waiting task).
+ */
+export function awaitedTasks(fut: Future<unknown>): Task<unknown>[] {
   if (fut instanceof Task) return [fut];
-  if (depth > 8) return [];
-  if (fut instanceof GatheringFuture) {
-    const out: Task<unknown>[] = [];
-    for (const child of fut._children) for (const t of tasksBehind(child, depth + 1)) if (!out.includes(t)) out.push(t);
-    return out;
-  }
-  const origin = fut._origin;
-  if (origin !== null && WRAPPER_KINDS.has(origin.kind) && origin.target instanceof Future) return tasksBehind(origin.target, depth + 1);
-  return [];
+  const inner = fut[inspect]().inner();
+  if (inner.length === 0) return [];
+  const out: Task<unknown>[] = [];
+  const seen = new Set<Task<unknown>>();
+  const visit = (f: Future<unknown>, depth: number): void => {
+    if (f instanceof Task) {
+      if (!seen.has(f)) {
+        seen.add(f);
+        out.push(f);
+      }
+      return;
+    }
+    if (depth > 8) return;
+    for (const child of f[inspect]().inner()) visit(child, depth + 1);
+  };
+  for (const child of inner) visit(child, 1);
+  return out;
 }
 
 /** What a future awaited by a task is, as AwaitInfo. */
 export function describeAwait(fut: Future<unknown>): AwaitInfo {
-  const taskIds = tasksBehind(fut).map((t) => t.id);
+  const taskIds = awaitedTasks(fut).map((t) => t.id);
   if (fut instanceof Task) return { kind: 'task', detail: null, target: describeTask(fut), taskIds };
-  const origin = fut._origin;
-  if (origin === null) return { kind: 'future', detail: null, target: clipText(fut.toString()), taskIds };
-  // gather's target is the gathering future itself: describe it by its children instead.
-  const target = origin.target === fut ? null : describeTarget(origin.target);
-  return { kind: origin.kind, detail: origin.detail ?? null, target, taskIds };
+  const view = fut[inspect]();
+  if (view.kind === 'future' && view.resource === null && view.inner().length === 0) return { kind: 'future', detail: null, target: clipText(fut.toString()), taskIds };
+  // A future standing for others (gather) is described by them (taskIds), a waitFor by its inner future.
+  const inner = view.inner();
+  const target = view.resource !== null ? describeTarget(view.resource) : inner.length === 1 ? describeTarget(inner[0]) : null;
+  return { kind: view.kind, detail: view.detail, target, taskIds };
 }
 
 /** A summary of every live task of the loop (or of the given tasks), in creation order. */
@@ -168,19 +167,19 @@ export function summarizeTasks(tasks: readonly Task<unknown>[], options: Snapsho
   };
   const awaiting = new Map<Task<unknown>, AwaitInfo>();
   for (const t of tasks) {
-    const w = t._waiter;
+    const w = t.awaiting();
     if (w !== null && !t.done()) {
       const info = describeAwait(w);
       awaiting.set(t, info);
-      for (const behind of tasksBehind(w)) addEdge(behind, t);
+      for (const behind of awaitedTasks(w)) addEdge(behind, t);
     }
-    for (const cb of t._callbacks()) if (cb instanceof Task && cb !== t) addEdge(t, cb);
+    for (const cb of t[inspect]().waitingTasks()) if (cb !== t) addEdge(t, cb);
   }
   const now = tasks.length > 0 ? tasks[0]!.getLoop().time() : 0;
   const out: TaskSummary[] = new Array<TaskSummary>(tasks.length);
   for (let i = 0; i < tasks.length; i++) {
     const t = tasks[i]!;
-    const frames = t._frames;
+    const frames = t[inspect]().frames;
     const names: string[] = [];
     if (frames !== null) for (const f of frames) names.push(f.fn.name);
     const rec = recorder?.recordOf(t);
@@ -188,7 +187,7 @@ export function summarizeTasks(tasks: readonly Task<unknown>[], options: Snapsho
       id: t.id,
       name: t.name,
       state: taskState(t),
-      steps: t._steps,
+      steps: t.steps(),
       awaiting: awaiting.get(t) ?? null,
       awaitedBy: awaitedBy.get(t) ?? [],
       createdBy: rec?.createdBy?.id ?? null,
@@ -240,53 +239,19 @@ interface Chain {
   readonly tracked: boolean[];
 }
 
-/**
- * The prototype of the generators coroutine()'s tracking wraps every coroutine in (they
- * all come from one generator function in coroutine.ts, which the runtime does not
- * export). Learned from the first task whose root coroutine is seen to hold the inner
- * generator of the task's frame 0; after that, telling a wrapper from a generator of the
- * program's own is one prototype comparison.
- */
-let wrapperPrototype: object | null = null;
-/** Roots found not to be wrappers while the prototype was unknown. */
-const plainRoots = new WeakSet<object>();
-/** Roots examined per call while the wrapper prototype is still unknown. */
-const LEARN_ATTEMPTS = 4;
-
-function learnWrapperPrototype(tasks: readonly Task<unknown>[], reader: GeneratorReader): void {
-  let attempts = 0;
-  for (const t of tasks) {
-    if (wrapperPrototype !== null || attempts >= LEARN_ATTEMPTS) return;
-    const first = t._frames?.[0];
-    if (t.done() || first === undefined || first.depth !== 0 || plainRoots.has(t._coro as object)) continue;
-    attempts++;
-    if (reader.frameHolds(t._coro as object, first.gen)) wrapperPrototype = Object.getPrototypeOf(t._coro) as object;
-    else plainRoots.add(t._coro as object);
-  }
-}
-
-/** True if the task's own coroutine is coroutine()'s tracking wrapper (its inner generator is frame 0). */
-function rootIsWrapper(task: Task<unknown>): boolean {
-  if (wrapperPrototype !== null) return Object.getPrototypeOf(task._coro) === wrapperPrototype;
-  if (plainRoots.has(task._coro as object)) return false;
-  // Not learned yet: no task ever showed a wrapper root. With frames, assume the common
-  // case (a coroutine() root); without, the root is all there is to show.
-  return task._frames !== null && task._frames.length > 0;
-}
-
-function chainsOf(tasks: readonly Task<unknown>[], reader: GeneratorReader): Chain[] {
-  if (wrapperPrototype === null) learnWrapperPrototype(tasks, reader);
+function chainsOf(tasks: readonly Task<unknown>[]): Chain[] {
   return tasks.map((t): Chain => {
     const gens: object[] = [];
     const names: Array<string | null> = [];
     const tracked: boolean[] = [];
     if (t.done()) return { gens, names, tracked };
-    if (!rootIsWrapper(t)) {
-      gens.push(t._coro as object);
+    const view = t[inspect]();
+    if (!view.coroutineIsWrapper) {
+      gens.push(view.coroutine as object);
       names.push(null);
       tracked.push(false);
     }
-    for (const f of t._frames ?? []) {
+    for (const f of view.frames ?? []) {
       gens.push(f.gen);
       names.push(f.fn.name);
       tracked.push(true);
@@ -320,7 +285,7 @@ export function taskFrames(task: Task<unknown>, options: FramesOptions = {}): Ta
 export function framesOfTasks(tasks: readonly Task<unknown>[], options: FramesOptions = {}): Map<Task<unknown>, TaskFrame[]> {
   const reader = options.reader ?? generatorReader();
   const positions = options.positions ?? sourcePositions();
-  const chains = chainsOf(tasks, reader);
+  const chains = chainsOf(tasks);
   const allGens: object[] = [];
   const allNames: Array<string | null> = [];
   for (const c of chains) {

@@ -30,7 +30,8 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import type { TraceFrame, Traceback, TracePair } from '../../protocol/host-protocol';
 import { CancelledError } from '../errors';
-import { NO_EXCEPTION, setAwaitThrowHook, type Future } from '../future';
+import { setAwaitThrowHook, type Future } from '../future';
+import { exceptionOf, inspect } from '../inspection';
 import { EventLoop } from '../loop';
 import { Crawler } from '../crawler/crawler';
 import { crawlWithCallbacks } from '../crawler/callback-fetcher';
@@ -300,7 +301,7 @@ export class ExceptionTracer {
    * came from an awaited future), then the frames of every task it passed through, then
    * where it was raised. `awaitedBy`: tasks that were waiting on this one.
    */
-  tracebackOf(task: Task<unknown>, error: unknown = task._exception, awaitedBy: ReadonlyArray<Task<unknown>> = []): Traceback {
+  tracebackOf(task: Task<unknown>, error: unknown = exceptionOf(task), awaitedBy: ReadonlyArray<Task<unknown>> = []): Traceback {
     const title = `Coroutine traceback of task #${task.id} ${JSON.stringify(task.name)}`;
     const own = stackOf(error);
     const raised = own === null ? [] : trimOuter(classify(parseStack(own).lines, this.positions));
@@ -333,12 +334,7 @@ export class ExceptionTracer {
 /** The tasks a done future's completion is about to wake (its waiters, now on the ready queue). */
 export function wakingTasks(fut: Future<unknown>): Task<unknown>[] {
   const out: Task<unknown>[] = [];
-  fut.getLoop()._ready.forEach((_fn, a, b) => {
-    // A woken task is queued as (its step, task, NO_EXCEPTION) and still names the future
-    // it awaited until that step runs; other waiters as (wake, waiter, future).
-    if (!(a instanceof Task) || out.includes(a)) return;
-    if (b === fut || (b === NO_EXCEPTION && a._waiter === fut)) out.push(a);
-  });
+  for (const s of fut.getLoop()[inspect]().scheduledSteps()) if (s.wokenBy === fut && !out.includes(s.task)) out.push(s.task);
   return out;
 }
 

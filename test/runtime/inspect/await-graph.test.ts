@@ -6,7 +6,9 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventLoop, VirtualClock, Event, Lock, Queue, coroutine, gather, sleep, type Coroutine, type Task } from '../../../runtime/index';
-import { LockOwnership, awaitedTasks, buildAwaitGraph, resourceIdOf } from '../../../runtime/inspect/await-graph';
+import { inspect } from '../../../runtime/inspection';
+import { buildAwaitGraph, resourceIdOf } from '../../../runtime/inspect/await-graph';
+import { awaitedTasks } from '../../../runtime/inspect/task-snapshot';
 
 function virtualLoop(): EventLoop {
   return new EventLoop({ clock: new VirtualClock() });
@@ -102,10 +104,8 @@ describe('the await graph', () => {
   });
 
   test('a Lock held by a task that finished, with a waiter', async () => {
-    const locks = new LockOwnership();
     const loop = virtualLoop();
-    locks.install(() => loop.currentTask());
-    try {
+    {
       const lock = new Lock();
       const forgetful = coroutine(function* forgetful(): Coroutine<void> {
         yield* lock.acquire();
@@ -120,22 +120,20 @@ describe('the await graph', () => {
       const busy = loop.createTask(sleep(1000), { name: 'busy' });
       await ticks(loop, 4);
       assert.ok(h.done() && lock.locked());
-      assert.equal(locks.holderOf(lock), h);
-      const g = buildAwaitGraph(loop, { locks });
+      assert.deepEqual(lock[inspect]().holders(), [h]);
+      const g = buildAwaitGraph(loop);
       assert.ok(g.edges.some((e) => e.from === `task:${h.id}` && e.to === resourceIdOf(lock) && e.kind === 'holds'));
       assert.equal(g.deadlocks.length, 1, JSON.stringify(g.deadlocks));
       assert.match(g.deadlocks[0]!.reason, /Lock locked.* is held by Task #\d+ "forgetful", which returned without releasing it/);
       assert.ok(g.deadlocks[0]!.nodes.includes(`task:${p.id}`));
       // Released by hand: no holder, no deadlock.
       lock.release();
-      assert.equal(locks.holderOf(lock), undefined);
+      assert.deepEqual(lock[inspect]().holders(), []);
       await ticks(loop, 2);
-      assert.deepEqual(buildAwaitGraph(loop, { locks }).deadlocks, []);
+      assert.deepEqual(buildAwaitGraph(loop).deadlocks, []);
       busy.cancel();
       await cancelAll(loop);
       loop.close();
-    } finally {
-      locks.uninstall();
     }
   });
 
