@@ -67,6 +67,15 @@ export interface LoopObserver {
   callbackError?(context: ExceptionContext): void;
 }
 
+/**
+ * @internal What a replay (runtime/record) puts in place of waiting for time and I/O: the
+ * recorded run's ticks, one after another. Asked before every tick; it throws when the
+ * recording has no tick left (the replay has diverged), which ends the run instead of hanging.
+ */
+export interface TickFeed {
+  nextTick(): void;
+}
+
 export interface EventLoopOptions {
   clock?: Clock;
   debug?: boolean;
@@ -107,6 +116,8 @@ export class EventLoop implements TimerCancelListener {
   private _unretrieved = new Set<Future<unknown>>();
   private _tickCount = 0;
   /** @internal */ _observer: LoopObserver | null = null;
+  /** @internal Set by a replay: ticks come from the recording, never from waiting. */
+  _tickFeed: TickFeed | null = null;
   // Guest-run state.
   private _driveImmediate: NodeJS.Immediate | null = null;
   private _waitTimer: NodeJS.Timeout | null = null;
@@ -260,6 +271,15 @@ export class EventLoop implements TimerCancelListener {
   runOnce(): Promise<void> {
     if (this._closed) return Promise.reject(new RuntimeError('Event loop is closed'));
     if (this._running && !this._paused) return Promise.reject(new RuntimeError('runOnce(): the loop is running; pause it first'));
+    if (this._tickFeed !== null) {
+      try {
+        this._tickFeed.nextTick();
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      this._tickAsRunning();
+      return Promise.resolve();
+    }
     if (this._hasDueWork()) {
       this._tickAsRunning();
       return Promise.resolve();
@@ -542,7 +562,8 @@ export class EventLoop implements TimerCancelListener {
     if (this._ready.length > 0 || this._stopping) return true;
     const next = this._timers.peek();
     if (next !== undefined && next.when <= this.clock.now()) return true;
-    return this._selector._hasReadyCandidates();
+    // Between ticks: look without pruning (see _hasReadyCandidates).
+    return this._selector._hasReadyCandidates(false);
   }
 
   /** One tick, as asyncio's _run_once with a zero select timeout. */
@@ -642,7 +663,8 @@ export class EventLoop implements TimerCancelListener {
     let ticks = 0;
     try {
       for (;;) {
-        if (!this._hasDueWork()) {
+        if (this._tickFeed !== null) this._tickFeed.nextTick();
+        else if (!this._hasDueWork()) {
           const next = this._timers.peek();
           if (next !== undefined && this.clock.virtual && !this._selector._hasInFlight()) {
             this.clock.advanceTo(next.when);

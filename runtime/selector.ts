@@ -205,12 +205,17 @@ export class DefaultSelector {
     return out;
   }
 
-  /** @internal Whether some registration is ready now. */
-  _hasReadyCandidates(): boolean {
+  /**
+   * @internal Whether some registration is ready now. `prune` drops the candidates found not
+   * ready; the loop prunes only inside its ticks, so the candidates' order (the order of the
+   * I/O callbacks) never depends on how often its driver looked between ticks, and a
+   * replayed run (runtime/record) dispatches I/O in the recorded order.
+   */
+  _hasReadyCandidates(prune = true): boolean {
     if (this._candidates.size === 0) return false;
     for (const key of this._candidates) {
       if ((key.sock._readyMask() & key.events) !== 0) return true;
-      this._candidates.delete(key);
+      if (prune) this._candidates.delete(key);
     }
     return false;
   }

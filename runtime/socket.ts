@@ -33,6 +33,50 @@ const EMPTY = Buffer.alloc(0);
 
 let nextFileno = 3;
 
+/** What arrives from a socket's connection between the loop's ticks. */
+export type SocketInputKind = 'connect' | 'data' | 'end' | 'drain' | 'error' | 'close';
+
+/**
+ * @internal What a Socket uses of its node:net connection: a net.Socket, or the stand-in a
+ * replay hands it instead of connecting (the replay feeds the inputs itself, through `_input`).
+ */
+export interface SocketConnection {
+  setNoDelay(noDelay: boolean): unknown;
+  once(event: string, listener: (...args: never[]) => void): unknown;
+  on(event: string, listener: (...args: never[]) => void): unknown;
+  removeAllListeners(event?: string): unknown;
+  write(data: Uint8Array): boolean;
+  cork(): void;
+  uncork(): void;
+  readonly writableLength: number;
+  readonly writableCorked: number;
+  readonly writableEnded: boolean;
+  readonly destroyed: boolean;
+  end(): unknown;
+  destroy(): unknown;
+  destroySoon(): void;
+  resetAndDestroy(): unknown;
+  pause(): unknown;
+  resume(): unknown;
+}
+
+/**
+ * @internal Where a run's recording sees every socket input and its replay supplies them
+ * (runtime/record). One slot for the process; null (the default) costs one test per input.
+ */
+export interface SocketIoTap {
+  /** `sock` starts connecting: a stand-in connection (replay), or null to really connect. */
+  opening(sock: Socket, host: string, port: number): SocketConnection | null;
+  /** An input reached `sock` (data: the bytes; error: Node's error). */
+  input(sock: Socket, kind: SocketInputKind, payload: Buffer | Error | null): void;
+}
+let ioTap: SocketIoTap | null = null;
+
+/** @internal Installs (or removes, with null) the recording's or replay's tap. */
+export function setSocketIoTap(tap: SocketIoTap | null): void {
+  ioTap = tap;
+}
+
 
 export type SocketAddress = readonly [host: string, port: number];
 
@@ -47,7 +91,7 @@ export class Socket implements Selectable, Inspectable {
   private readonly _fd: number;
   private _blocking = true;
   private _state: SocketState = 'new';
-  private _conn: net.Socket | null = null;
+  private _conn: SocketConnection | null = null;
   private _chunks: Buffer[] = [];
   private _chunkHead = 0;
   private _buffered = 0;
@@ -102,30 +146,19 @@ export class Socket implements Selectable, Inspectable {
     // next send would fail with EPIPE. (TLS has no half-close: it keeps Node's default.)
     // TCP reads land in one shared buffer and go straight to _received (Node's `onread`),
     // skipping the Readable stream's per-chunk machinery; TLS keeps the 'data' event.
-    const conn = this._tls
-      ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...(typeof this._tls === 'object' ? this._tls : {}) })
-      : net.connect({ host, port, allowHalfOpen: true, onread: { buffer: sharedReadBuffer, callback: (n: number, buf: Uint8Array) => this._receivedInto(n, buf) } });
+    const conn =
+      ioTap?.opening(this, host, port) ??
+      (this._tls
+        ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...(typeof this._tls === 'object' ? this._tls : {}) })
+        : net.connect({ host, port, allowHalfOpen: true, onread: { buffer: sharedReadBuffer, callback: (n: number, buf: Uint8Array) => this._receivedInto(n, buf) } }));
     this._conn = conn;
     conn.setNoDelay(true);
-    conn.once(this._tls ? 'secureConnect' : 'connect', () => {
-      if (this._state !== 'connecting') return;
-      this._state = 'connected';
-      this._notify();
-    });
+    conn.once(this._tls ? 'secureConnect' : 'connect', () => this._input('connect', null));
     if (this._tls) conn.on('data', (chunk: Buffer) => this._received(chunk));
-    conn.on('end', () => {
-      this._eof = true;
-      this._notify();
-    });
-    conn.on('drain', () => this._notify());
-    conn.on('error', (err) => {
-      if (this._error === null) this._error = osErrorFromNode(err, `${this._state === 'connecting' ? 'connect to' : 'socket'} ${host}:${port}`);
-      this._notify();
-    });
-    conn.on('close', () => {
-      this._eof = true;
-      this._notify();
-    });
+    conn.on('end', () => this._input('end', null));
+    conn.on('drain', () => this._input('drain', null));
+    conn.on('error', (err: Error) => this._input('error', err));
+    conn.on('close', () => this._input('close', null));
     throw new BlockingIOError('EINPROGRESS', 'Operation now in progress');
   }
 
@@ -135,7 +168,37 @@ export class Socket implements Selectable, Inspectable {
     return true;
   }
 
+  /**
+   * @internal One input from the connection, from node:net or fed back by a replay: the
+   * only way the world outside the loop changes a socket (besides its own calls).
+   */
+  _input(kind: SocketInputKind, payload: Buffer | Error | null): void {
+    if (kind === 'data') {
+      this._received(payload as Buffer);
+      return;
+    }
+    if (ioTap !== null) ioTap.input(this, kind, payload);
+    switch (kind) {
+      case 'connect':
+        if (this._state !== 'connecting') return;
+        this._state = 'connected';
+        break;
+      case 'error':
+        if (this._error === null) {
+          const [host, port] = this._peer ?? ['?', 0];
+          this._error = osErrorFromNode(payload, `${this._state === 'connecting' ? 'connect to' : 'socket'} ${host}:${port}`);
+        }
+        break;
+      case 'end':
+      case 'close':
+        this._eof = true;
+        break;
+    }
+    this._notify();
+  }
+
   private _received(chunk: Buffer): void {
+    if (ioTap !== null) ioTap.input(this, 'data', chunk);
     if (this._state === 'closed') return;
     this._chunks.push(chunk);
     this._buffered += chunk.length;

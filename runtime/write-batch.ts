@@ -4,9 +4,16 @@
 // loops), in a microtask after the current synchronous run. The peer then wakes once per
 // batch instead of once per send, while no write waits longer than one tick.
 
-import type * as net from 'node:net';
 
-const corked: net.Socket[] = [];
+/** The part of a node:net socket batching uses (a replay's stand-in connection has it too). */
+export interface CorkableConnection {
+  cork(): void;
+  uncork(): void;
+  readonly writableCorked: number;
+  readonly destroyed: boolean;
+}
+
+const corked: CorkableConnection[] = [];
 let microtaskQueued = false;
 
 /** Sends everything corked so far. */
@@ -25,7 +32,7 @@ function flushFromMicrotask(): void {
 }
 
 /** Corks `conn` until the end of the current tick (or synchronous run). */
-export function batchWrite(conn: net.Socket): void {
+export function batchWrite(conn: CorkableConnection): void {
   if (conn.writableCorked > 0) return;
   if (!microtaskQueued) {
     microtaskQueued = true;

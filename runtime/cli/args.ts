@@ -26,6 +26,8 @@ export interface CrawlCommand {
   timeout: number;
   inspect: boolean;
   dumpTasksAfterMs: number | null;
+  /** Record the run to this .corotrace file (coroutines stage only). */
+  record: string | null;
 }
 
 export interface DemoSiteCommand {
@@ -46,6 +48,7 @@ Usage:
   coroscope demo-site [--port P] [--pages N]
                                          serve the demo site until interrupted
   coroscope trace --demo                 a failure's coroutine traceback beside its callback trace
+  coroscope replay <file.corotrace>      re-run a recorded crawl offline (see Replay below)
   coroscope samples | sample <id> | compare [--pages N]
                                          the tutorial samples and the comparison of approaches
   coroscope --help | --version
@@ -65,6 +68,12 @@ Crawl options:
   --quiet              no live progress on stderr
   --inspect            track every coroutine frame (for the dumps below)
   --dump-tasks-after MS  print the tree of tasks and their frames at that moment
+  --record FILE        record the run to FILE (a .corotrace) for \`coroscope replay\`
+
+Replay (offline: the recorded inputs are fed back, the network is never used):
+  coroscope replay FILE                  re-run a recording; prints the same report
+  coroscope replay FILE --dump-tasks-at-tick N [--json]
+                                         the tasks, their coroutine stacks and locals at tick N
 `;
 
 function intOption(name: string, value: string | undefined, min: number): number {
@@ -112,6 +121,7 @@ function parseCrawl(args: string[]): CrawlCommand {
     timeout: 30,
     inspect: false,
     dumpTasksAfterMs: null,
+    record: null,
   };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -184,12 +194,19 @@ function parseCrawl(args: string[]): CrawlCommand {
         cmd.dumpTasksAfterMs = intOption('--dump-tasks-after', value(), 0);
         cmd.inspect = true;
         break;
+      case '--record': {
+        const v = value();
+        if (v === undefined || v === '' || v.startsWith('-')) throw new UsageError('--record needs the name of the .corotrace file to write');
+        cmd.record = v;
+        break;
+      }
       default:
         if (arg.startsWith('-')) throw new UsageError(`unknown option ${flag} for crawl (see coroscope --help)`);
         cmd.roots.push(arg);
     }
   }
   if (cmd.demo && cmd.roots.length > 0) throw new UsageError('give either root URLs or --demo, not both');
+  if (cmd.record !== null && cmd.stage !== 'coroutines') throw new UsageError('--record records the coroutines stage (the runtime\'s loop); drop --stage or --record');
   if (!cmd.demo && cmd.roots.length === 0) throw new UsageError('crawl needs at least one root URL, or --demo for the embedded demo site');
   return cmd;
 }

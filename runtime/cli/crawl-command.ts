@@ -2,8 +2,11 @@
 // stdout gets the report (or, with --json, exactly one JSON object); stderr gets the live
 // progress line (only on a terminal), notices and errors. Exit codes: 0 crawled, 1 no root
 // could be reached, 2 bad arguments (see main.ts), 130 interrupted (the report of what was
-// done is still printed).
+// done is still printed). With --record FILE the run is recorded (runtime/record) and
+// written to FILE; `coroscope replay FILE` (replay-command.ts) re-runs it offline through the
+// same crawlWithCoroutines.
 
+import type { Clock } from '../clock';
 import { CancelledError } from '../errors';
 import { EventLoop } from '../loop';
 import { setCoroutineTracking } from '../coroutine';
@@ -14,10 +17,20 @@ import { crawlWithGenerators } from '../crawler/generator-fetcher';
 import { startDemoSite, type DemoSite } from '../demo-site/index';
 import { formatPsTree } from '../inspect/dumps';
 import { TaskRecorder } from '../inspect/task-recorder';
+import { RunRecorder } from '../record/run-recorder';
+import { writeRecordingFile } from '../record/recording-file';
+import { programSources } from '../record/source-hashes';
 import type { CrawlCommand } from './args';
 import { crawlJson, progressLine } from './crawl-output';
 
-interface CrawlOutcome {
+/** How the crawl's loop is built and watched: recorded (RunRecorder) or replayed (RunReplay). */
+export interface CrawlLoopSetup {
+  readonly clock: Clock;
+  /** Called with the loop, after any inspector is attached. */
+  attach(loop: EventLoop): void;
+}
+
+export interface CrawlOutcome {
   stats: FetchStatistic[];
   seconds: number;
   excluded: number;
@@ -40,24 +53,47 @@ export async function runCrawlCommand(cmd: CrawlCommand): Promise<number> {
     if (!cmd.json) process.stderr.write(`Crawling the embedded demo site (${cmd.pages} pages) at ${site.url}\n`);
   }
   try {
-    const outcome = cmd.stage === 'coroutines' ? await crawlWithCoroutines(cmd, roots) : await crawlWithStage(cmd, roots);
-    if (cmd.json) {
-      process.stdout.write(JSON.stringify(crawlJson(outcome.stats, outcome.seconds, outcome.excluded, cmd.stage)) + '\n');
-    } else {
-      process.stdout.write(outcome.report);
-      const rate = outcome.seconds > 0 ? outcome.stats.length / outcome.seconds : 0;
-      process.stdout.write(`Rate: ${rate.toFixed(1)} urls/sec (stage ${cmd.stage})\n`);
-    }
-    if (outcome.interrupted) return 130;
-    const rootStats = outcome.stats.filter((s) => roots.includes(s.url));
-    if (rootStats.length === roots.length && rootStats.every((s) => s.exception !== null)) {
-      for (const s of rootStats) process.stderr.write(`coroscope crawl: cannot reach ${s.url}: ${s.exception}\n`);
-      return 1;
-    }
-    return 0;
+    const outcome = cmd.record !== null ? await recordCrawl(cmd, cmd.record, roots) : cmd.stage === 'coroutines' ? await crawlWithCoroutines(cmd, roots) : await crawlWithStage(cmd, roots);
+    return printCrawlOutcome(cmd, roots, outcome);
   } finally {
     await site?.close();
   }
+}
+
+/** Prints the report (or the JSON object); the exit code: 0, 1 when no root could be reached, 130 when interrupted. */
+export function printCrawlOutcome(cmd: CrawlCommand, roots: readonly string[], outcome: CrawlOutcome): number {
+  if (cmd.json) {
+    process.stdout.write(JSON.stringify(crawlJson(outcome.stats, outcome.seconds, outcome.excluded, cmd.stage)) + '\n');
+  } else {
+    process.stdout.write(outcome.report);
+    const rate = outcome.seconds > 0 ? outcome.stats.length / outcome.seconds : 0;
+    process.stdout.write(`Rate: ${rate.toFixed(1)} urls/sec (stage ${cmd.stage})\n`);
+  }
+  if (outcome.interrupted) return 130;
+  const rootStats = outcome.stats.filter((s) => roots.includes(s.url));
+  if (rootStats.length === roots.length && rootStats.every((s) => s.exception !== null)) {
+    for (const s of rootStats) process.stderr.write(`coroscope crawl: cannot reach ${s.url}: ${s.exception}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+/** The crawl, recorded to `file` (a .corotrace with the crawl's options and the hashes of the sources). */
+async function recordCrawl(cmd: CrawlCommand, file: string, roots: string[]): Promise<CrawlOutcome> {
+  const recorder = new RunRecorder({ frames: cmd.inspect });
+  const outcome = await crawlWithCoroutines(cmd, roots, { clock: recorder.clock, attach: (loop) => recorder.attach(loop) });
+  const streams = recorder.finish();
+  // The replay crawls the same roots (the demo site's URL of this run), without the site.
+  const program = { kind: 'crawl', frames: cmd.inspect, command: { ...cmd, roots, demo: false, record: null } };
+  const bytes = writeRecordingFile(file, {
+    meta: { program, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString() },
+    events: streams.events,
+    gaps: streams.gaps,
+    payload: streams.payload,
+  });
+  const perStep = streams.steps > 0 ? (bytes / streams.steps).toFixed(1) : '0';
+  process.stderr.write(`Recorded ${streams.ticks} ticks, ${streams.steps} task steps, ${streams.sockets} sockets to ${file} (${bytes} bytes, ${perStep} per step)\n`);
+  return outcome;
 }
 
 /** Repaints one status line on stderr while a crawl runs (terminals only). */
@@ -73,9 +109,10 @@ function startProgress(cmd: CrawlCommand, read: () => { done: number; queued: nu
   };
 }
 
-async function crawlWithCoroutines(cmd: CrawlCommand, roots: string[]): Promise<CrawlOutcome> {
+/** The crawl on the runtime's loop; `setup` records or replays it. */
+export async function crawlWithCoroutines(cmd: CrawlCommand, roots: string[], setup: CrawlLoopSetup | null = null): Promise<CrawlOutcome> {
   if (cmd.inspect) setCoroutineTracking(true);
-  const loop = new EventLoop();
+  const loop = new EventLoop(setup === null ? {} : { clock: setup.clock });
   const crawler = new Crawler(roots, {
     maxTasks: cmd.maxTasks,
     maxRedirect: cmd.maxRedirect,
@@ -89,6 +126,7 @@ async function crawlWithCoroutines(cmd: CrawlCommand, roots: string[]): Promise<
   });
   // The recorder knows which task created which, so the dump nests workers under the crawl.
   if (cmd.inspect) TaskRecorder.attach(loop);
+  setup?.attach(loop);
   const t0 = performance.now();
   const task = loop.createTask(crawler.crawl(), { name: 'crawl' });
   const stopProgress = startProgress(cmd, () => crawler.progress(), t0);

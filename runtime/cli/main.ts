@@ -5,6 +5,7 @@
 import { parseArgs, UsageError, USAGE } from './args';
 import { runCrawlCommand } from './crawl-command';
 import { runDemoSiteCommand } from './demo-site-command';
+import { runReplayCommand } from './replay-command';
 import { listSamplesText, runCompareCommand, runSampleCommand } from './samples-command';
 import { demoTracePair, formatTracePair, tracePair } from '../inspect/traces';
 
@@ -48,6 +49,8 @@ async function runOther(name: string, args: string[]): Promise<number> {
         return await runSampleCommand(args);
       case 'compare':
         return await runCompareCommand(args);
+      case 'replay':
+        return await runReplayCommand(args);
       case 'trace': {
         // The same failure as a coroutine traceback and as the callback stage's ripped trace.
         if (args.length !== 1) throw new UsageError('trace needs --demo or the URL of a failing page');

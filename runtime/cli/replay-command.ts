@@ -1,0 +1,152 @@
+// `coroscope replay FILE [--dump-tasks-at-tick N] [--json]`: re-runs a recorded crawl
+// offline (runtime/record): the recorded clock readings and socket inputs are fed back, the
+// network is never used, and the replayed run is checked against the recording.
+//
+// - Without --dump-tasks-at-tick: prints what the recorded crawl printed (the report, or
+//   its JSON object), after checking that the replay re-ran the same run.
+// - With --dump-tasks-at-tick N: re-executes up to tick N and prints the tree of tasks
+//   with their coroutine stacks and the locals of every frame as they were then (--json:
+//   one JSON object on stdout).
+// Exit codes: as crawl's for a full replay; 0 for a dump; 1 for a recording refused (not
+// one, corrupt, changed sources) or a replay that diverged; 2 for bad arguments.
+
+import { parseArgs as parseCommandLine, UsageError, type CrawlCommand } from './args';
+import { crawlWithCoroutines, printCrawlOutcome } from './crawl-command';
+import type { EventLoop } from '../loop';
+import { formatPsTree, IDLE_KINDS } from '../inspect/dumps';
+import { framesOfTasks, summarizeTasks, type TaskFrame } from '../inspect/task-snapshot';
+import { RecordingError } from '../record/recording-errors';
+import { readRecordingFile, type Recording } from '../record/recording-file';
+import { readRunLog } from '../record/run-log';
+import { RunReplay } from '../record/run-replay';
+import { checkSources, programSources } from '../record/source-hashes';
+
+interface ReplayArgs {
+  file: string;
+  dumpAtTick: number | null;
+  json: boolean;
+}
+
+function parseReplayArgs(args: readonly string[]): ReplayArgs {
+  const out: ReplayArgs = { file: '', dumpAtTick: null, json: false };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--dump-tasks-at-tick') {
+      const v = args[++i];
+      if (v === undefined || !/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`--dump-tasks-at-tick needs a tick number (1 or more), got ${JSON.stringify(v ?? '')}`);
+      out.dumpAtTick = Number(v);
+    } else if (a === '--json') out.json = true;
+    else if (a.startsWith('-')) throw new UsageError(`unknown option ${a} for replay (see coroscope --help)`);
+    else if (out.file !== '') throw new UsageError('replay takes one recording file');
+    else out.file = a;
+  }
+  if (out.file === '') throw new UsageError('replay needs the .corotrace file to replay');
+  return out;
+}
+
+/** The crawl command a recording ran, checked field by field against the parser's defaults. */
+function recordedCrawl(rec: Recording, file: string): CrawlCommand {
+  const program = rec.meta.program;
+  const command = program.command as Record<string, unknown> | undefined;
+  const defaults = parseCommandLine(['crawl', '--demo']) as CrawlCommand;
+  if (program.kind !== 'crawl' || typeof command !== 'object' || command === null) throw new RecordingError(`${file} records a ${program.kind} run; replay re-runs crawls`);
+  const cmd: Record<string, unknown> = { ...defaults };
+  for (const [key, value] of Object.entries(defaults)) {
+    const got = command[key];
+    if (got === undefined) continue;
+    const ok = value === null ? got === null || typeof got === 'string' || typeof got === 'number' : Array.isArray(value) ? Array.isArray(got) && got.every((r) => typeof r === 'string') : typeof got === typeof value;
+    if (!ok) throw new RecordingError(`${file} is corrupt: its crawl option ${key} is not valid`);
+    cmd[key] = got;
+  }
+  const crawl = cmd as unknown as CrawlCommand;
+  if (crawl.roots.length === 0) throw new RecordingError(`${file} is corrupt: its crawl has no root URL`);
+  return { ...crawl, demo: false, record: null, quiet: true };
+}
+
+export async function runReplayCommand(argv: readonly string[]): Promise<number> {
+  const args = parseReplayArgs(argv);
+  let replay: RunReplay;
+  let cmd: CrawlCommand;
+  try {
+    const rec = readRecordingFile(args.file);
+    checkSources(rec.meta.sources, programSources(), args.file);
+    cmd = recordedCrawl(rec, args.file);
+    const log = readRunLog(rec.events, rec.gaps, rec.payload, args.file);
+    if (args.dumpAtTick !== null && args.dumpAtTick > log.times.length) {
+      throw new UsageError(`--dump-tasks-at-tick ${args.dumpAtTick}: ${args.file} has ${log.times.length} ticks`);
+    }
+    let stopped: ((loop: EventLoop) => void) | null = null;
+    const atTick = new Promise<EventLoop>((resolve) => (stopped = resolve));
+    replay = new RunReplay(log, rec.events, args.file, {
+      frames: rec.meta.program.frames === true,
+      stopAfterTick: args.dumpAtTick ?? undefined,
+      onStop: (_tick, loop) => stopped?.(loop),
+    });
+    if (args.dumpAtTick !== null) {
+      // Frames and who-created-whom are needed for the dump, and the run's own output goes to
+      // stderr (json) so stdout holds only the dump; none of this changes the run.
+      cmd = { ...cmd, inspect: true, json: true };
+    }
+    const crawl = crawlWithCoroutines(cmd, cmd.roots, { clock: replay.clock, attach: (loop) => replay.attach(loop) });
+    if (args.dumpAtTick !== null) {
+      const loop = await Promise.race([atTick, crawl.then(() => null)]);
+      replay.verify();
+      if (loop === null) throw new RecordingError(`${args.file}: the replayed crawl ended before tick ${args.dumpAtTick}`);
+      process.stdout.write(args.json ? JSON.stringify(tasksAtTick(loop, args.dumpAtTick)) + '\n' : dumpText(loop, args.dumpAtTick));
+      return 0;
+    }
+    const outcome = await crawl;
+    replay.verify();
+    return printCrawlOutcome(cmd, cmd.roots, outcome);
+  } catch (e) {
+    if (e instanceof RecordingError) {
+      process.stderr.write(`coroscope replay: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}
+
+function frameText(f: TaskFrame): string {
+  return `${f.functionName || '(anonymous)'} ${f.file === null ? '(no location)' : `${f.file}:${f.line}`}`;
+}
+
+/** The task tree, then the locals of every frame of each task that is not parked waiting for work. */
+function dumpText(loop: EventLoop, tick: number): string {
+  const out = [`*** Replayed to tick ${tick} ***`, formatPsTree(loop), '', 'Locals (tasks not parked waiting for work):'];
+  const tasks = loop.allTasks();
+  const summaries = summarizeTasks(tasks);
+  const frames = framesOfTasks(tasks, { locals: true });
+  tasks.forEach((task, i) => {
+    const s = summaries[i]!;
+    if (s.awaiting !== null && IDLE_KINDS.has(s.awaiting.kind)) return;
+    out.push(`#${s.id} ${s.name} [${s.state}]`);
+    for (const f of frames.get(task) ?? []) {
+      out.push(`  ${frameText(f)}`);
+      for (const l of f.locals ?? []) out.push(`    ${l.name} = ${l.value.text}`);
+    }
+  });
+  return out.join('\n') + '\n';
+}
+
+/** The --json form of the dump: every live task, its await, and its frames with locals. */
+function tasksAtTick(loop: EventLoop, tick: number): unknown {
+  const tasks = loop.allTasks();
+  const summaries = summarizeTasks(tasks);
+  const frames = framesOfTasks(tasks, { locals: true });
+  return {
+    tick,
+    time: loop.time(),
+    tasks: tasks.map((task, i) => ({
+      ...summaries[i]!,
+      frames: (frames.get(task) ?? []).map((f) => ({
+        function: f.functionName,
+        file: f.file,
+        line: f.line,
+        column: f.column,
+        state: f.state,
+        locals: (f.locals ?? []).map((l) => ({ name: l.name, scope: l.scope, type: l.value.type, value: l.value.text })),
+      })),
+    })),
+  };
+}

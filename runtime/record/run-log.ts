@@ -1,0 +1,320 @@
+// The event log of a recorded run: one byte stream of records in the order they happened
+// (ticks with their clock reading, task steps and where each suspended, tasks created,
+// done and cancelled, sockets opened and every input they received), a side stream of the
+// clock readings made between ticks, and the bytes the sockets received (kept apart, so
+// the event stream stays small and the bytes compress together).
+//
+// Invariants:
+// - The writer is append-only; strings (task names, suspension sites, hosts, error texts)
+//   are interned: written once as a STRING record, then referred to by number.
+// - Tasks and sockets are numbered by the log in creation order (1, 2, ...), not by their
+//   process-wide ids, so a replay in another process (or later in this one) numbers them
+//   the same and its log can be compared byte for byte.
+// - Times are written exactly: as a varint delta in microseconds when the value lies on
+//   the microsecond grid (the recording clock puts real time there), else as a float64.
+// - The reader (readRunLog) checks every record; anything malformed is a
+//   RecordingFormatError naming the file, never an exception of another kind.
+
+import { ByteReader, ByteWriter } from './byte-log';
+import { RecordingFormatError } from './recording-errors';
+import type { SocketInputKind } from '../socket';
+
+export const enum Op {
+  TICK = 1,
+  TICK_F64 = 2,
+  TICK_END = 3,
+  STEP = 4,
+  SITE = 5,
+  CREATED = 6,
+  DONE = 7,
+  CANCEL = 8,
+  SOCKET = 9,
+  INPUT = 10,
+  STRING = 11,
+}
+
+export const INPUT_KINDS: readonly SocketInputKind[] = ['connect', 'data', 'end', 'drain', 'error', 'close'];
+const INPUT_CODES = new Map<SocketInputKind, number>(INPUT_KINDS.map((k, i) => [k, i]));
+
+/** How a task ended, as written in a DONE record. */
+export const enum Outcome {
+  RESULT = 0,
+  EXCEPTION = 1,
+  CANCELLED = 2,
+}
+
+/** `t` in whole microseconds when that is exact, else null (written as a float64). */
+function microseconds(t: number): number | null {
+  const us = Math.round(t * 1e6);
+  return Number.isSafeInteger(us) && us / 1e6 === t ? us : null;
+}
+
+export class RunLogWriter {
+  readonly events = new ByteWriter(1 << 16);
+  readonly gaps = new ByteWriter(1024);
+  readonly payloads: Buffer[] = [];
+  payloadBytes = 0;
+  ticks = 0;
+  steps = 0;
+  private readonly strings = new Map<string, number>();
+  private prevUs = 0;
+  private gapPrevUs = 0;
+
+  string(s: string): number {
+    let id = this.strings.get(s);
+    if (id === undefined) {
+      id = this.strings.size + 1;
+      this.strings.set(s, id);
+      const bytes = Buffer.from(s, 'utf8');
+      this.events.byte(Op.STRING);
+      this.events.uint(bytes.length);
+      this.events.raw(bytes);
+    }
+    return id;
+  }
+
+  tick(time: number): void {
+    this.ticks++;
+    const us = microseconds(time);
+    if (us !== null) {
+      this.events.byte(Op.TICK);
+      this.events.int(us - this.prevUs);
+      this.prevUs = us;
+    } else {
+      this.events.byte(Op.TICK_F64);
+      this.events.f64(time);
+    }
+  }
+
+  tickEnd(callbacksRun: number): void {
+    this.events.byte(Op.TICK_END);
+    this.events.uint(callbacksRun);
+  }
+
+  step(task: number): void {
+    this.steps++;
+    this.events.byte(Op.STEP);
+    this.events.uint(task);
+  }
+
+  site(site: string): void {
+    const id = this.string(site);
+    this.events.byte(Op.SITE);
+    this.events.uint(id);
+  }
+
+  created(parent: number, name: string | null): void {
+    const id = name === null ? 0 : this.string(name);
+    this.events.byte(Op.CREATED);
+    this.events.uint(parent);
+    this.events.uint(id);
+  }
+
+  done(task: number, outcome: Outcome): void {
+    this.events.byte(Op.DONE);
+    this.events.uint(task);
+    this.events.byte(outcome);
+  }
+
+  cancel(task: number, by: number): void {
+    this.events.byte(Op.CANCEL);
+    this.events.uint(task);
+    this.events.uint(by);
+  }
+
+  socket(host: string, port: number): void {
+    const id = this.string(host);
+    this.events.byte(Op.SOCKET);
+    this.events.uint(id);
+    this.events.uint(port);
+  }
+
+  input(sock: number, kind: SocketInputKind, payload: Buffer | Error | null): void {
+    if (kind === 'error') {
+      const err = payload as (Error & { code?: unknown }) | null;
+      const code = this.string(typeof err?.code === 'string' ? err.code : '');
+      const message = this.string(err?.message ?? String(payload));
+      this.events.byte(Op.INPUT);
+      this.events.uint(sock);
+      this.events.byte(INPUT_CODES.get(kind)!);
+      this.events.uint(code);
+      this.events.uint(message);
+      return;
+    }
+    this.events.byte(Op.INPUT);
+    this.events.uint(sock);
+    this.events.byte(INPUT_CODES.get(kind)!);
+    if (kind === 'data') {
+      const chunk = payload as Buffer;
+      this.events.uint(chunk.length);
+      this.payloads.push(chunk);
+      this.payloadBytes += chunk.length;
+    }
+  }
+
+  /** A clock reading between ticks (before tick number `ticks + 1`). */
+  gapRead(time: number): void {
+    this.gaps.uint(this.ticks);
+    const us = microseconds(time);
+    if (us !== null) {
+      this.gaps.byte(0);
+      this.gaps.int(us - this.gapPrevUs);
+      this.gapPrevUs = us;
+    } else {
+      this.gaps.byte(1);
+      this.gaps.f64(time);
+    }
+  }
+}
+
+/** An input to feed back to a socket before a tick. */
+export interface RecordedInput {
+  readonly socket: number;
+  readonly kind: SocketInputKind;
+  readonly payload: Buffer | Error | null;
+}
+
+/** What a replay needs of a recording, decoded once. */
+export interface RunLog {
+  /** The clock reading of each tick, in order (tick i of the log is `times[i - 1]`). */
+  readonly times: Float64Array;
+  /** Inputs arriving before tick i (index i - 1); inputs after the last tick are dropped. */
+  readonly inputsBefore: ReadonlyArray<readonly RecordedInput[]>;
+  /** Clock readings between ticks: before tick i (index i - 1), in order. */
+  readonly gapReadsBefore: ReadonlyArray<readonly number[]>;
+  /** Sockets opened, in order: host and port. */
+  readonly sockets: ReadonlyArray<readonly [string, number]>;
+  /** Byte offset in the event stream where each tick's record starts (for error messages and the timeline). */
+  readonly tickOffsets: Uint32Array;
+  /** Byte offset just after each tick's TICK_END record. */
+  readonly tickEnds: Uint32Array;
+  readonly steps: number;
+  readonly tasks: number;
+}
+
+const NO_INPUTS: readonly RecordedInput[] = [];
+const NO_READS: readonly number[] = [];
+
+/** Decodes and checks a recording's streams. `what` names the file in errors. */
+export function readRunLog(events: Uint8Array, gaps: Uint8Array, payload: Buffer, what: string): RunLog {
+  const r = new ByteReader(events, `the event log of ${what}`);
+  const strings: string[] = [''];
+  const times: number[] = [];
+  const offsets: number[] = [];
+  const ends: number[] = [];
+  const inputsBefore: RecordedInput[][] = [];
+  let pending: RecordedInput[] = [];
+  const sockets: Array<[string, number]> = [];
+  let tasks = 0;
+  let steps = 0;
+  let prevUs = 0;
+  let payloadAt = 0;
+  const corrupt = (why: string): never => {
+    throw new RecordingFormatError(`${what} is corrupt: ${why} (event log byte ${r.pos})`);
+  };
+  const str = (): string => {
+    const id = r.uint();
+    if (id >= strings.length) corrupt(`string #${id} is used before it is defined`);
+    return strings[id]!;
+  };
+  const taskRef = (allowNone: boolean): void => {
+    const n = r.uint();
+    if ((n === 0 && !allowNone) || n > tasks) corrupt(`task #${n} does not exist`);
+  };
+  while (!r.done) {
+    const at = r.pos;
+    const op = r.byte();
+    switch (op) {
+      case Op.TICK:
+      case Op.TICK_F64: {
+        let t: number;
+        if (op === Op.TICK) {
+          prevUs += r.int();
+          t = prevUs / 1e6;
+        } else t = r.f64();
+        if (!Number.isFinite(t)) corrupt('a tick has no valid time');
+        times.push(t);
+        offsets.push(at);
+        inputsBefore.push(pending);
+        pending = [];
+        break;
+      }
+      case Op.TICK_END:
+        r.uint();
+        if (ends.length !== offsets.length - 1) corrupt('a tick ends that never started');
+        ends.push(r.pos);
+        break;
+      case Op.STEP:
+        taskRef(false);
+        steps++;
+        break;
+      case Op.SITE:
+        str();
+        break;
+      case Op.CREATED:
+        taskRef(true);
+        if (r.uint() >= strings.length) corrupt('a task name is used before it is defined');
+        tasks++;
+        break;
+      case Op.DONE:
+        taskRef(false);
+        if (r.byte() > 2) corrupt('a task ended in an unknown way');
+        break;
+      case Op.CANCEL:
+        taskRef(false);
+        taskRef(true);
+        break;
+      case Op.SOCKET: {
+        const host = str();
+        const port = r.uint();
+        if (port > 65535) corrupt(`port ${port} is out of range`);
+        sockets.push([host, port]);
+        break;
+      }
+      case Op.INPUT: {
+        const socket = r.uint();
+        if (socket === 0 || socket > sockets.length) corrupt(`socket #${socket} was never opened`);
+        const kind = INPUT_KINDS[r.byte()];
+        if (kind === undefined) corrupt('a socket input of an unknown kind');
+        let payloadValue: Buffer | Error | null = null;
+        if (kind === 'data') {
+          const n = r.uint();
+          if (payloadAt + n > payload.length) corrupt('socket bytes are missing');
+          payloadValue = payload.subarray(payloadAt, payloadAt + n);
+          payloadAt += n;
+        } else if (kind === 'error') {
+          const code = str();
+          const err = new Error(str()) as Error & { code?: string };
+          if (code !== '') err.code = code;
+          payloadValue = err;
+        }
+        pending.push({ socket, kind: kind!, payload: payloadValue });
+        break;
+      }
+      case Op.STRING: {
+        const n = r.uint();
+        strings.push(Buffer.from(r.raw(n)).toString('utf8'));
+        break;
+      }
+      default:
+        corrupt(`unknown record type ${op}`);
+    }
+  }
+  if (ends.length !== offsets.length) corrupt('the last tick never ends');
+  if (payloadAt !== payload.length) corrupt(`${payload.length - payloadAt} socket bytes belong to no input`);
+  // Compact: most ticks have no inputs and no gap reads.
+  const inputs = inputsBefore.map((list) => (list.length === 0 ? NO_INPUTS : list));
+  const gapReadsBefore: number[][] = times.map(() => NO_READS as number[]);
+  const g = new ByteReader(gaps, `the clock readings of ${what}`);
+  let gapPrevUs = 0;
+  while (!g.done) {
+    const before = g.uint();
+    const form = g.byte();
+    if (form > 1) throw new RecordingFormatError(`${what} is corrupt: a clock reading of an unknown form`);
+    const t = form === 0 ? (gapPrevUs += g.int()) / 1e6 : g.f64();
+    if (before >= times.length) continue; // read after the last tick: nothing replays it
+    if (gapReadsBefore[before] === NO_READS) gapReadsBefore[before] = [];
+    gapReadsBefore[before]!.push(t);
+  }
+  return { times: Float64Array.from(times), inputsBefore: inputs, gapReadsBefore, sockets, tickOffsets: Uint32Array.from(offsets), tickEnds: Uint32Array.from(ends), steps, tasks };
+}

@@ -1,0 +1,144 @@
+// RunReplay: re-executes a recorded run. The program is run again on a loop built on the
+// replay's clock; the replay feeds it, tick by tick, the recorded clock readings and the
+// recorded socket inputs (sockets get stand-in connections, so the network is never
+// touched), and records the replayed run again so it can check that it is the same run.
+//
+// Use: `const replay = new RunReplay(log, recordedEvents, 'run.corotrace');
+// const loop = new EventLoop({ clock: replay.clock }); replay.attach(loop);` then run the
+// program as it was recorded; `replay.verify()` at the end. `stopAfterTick` pauses the loop
+// after that tick (to show the past moment); the program's run then stays pending.
+//
+// Invariants:
+// - The loop never waits while replayed: it asks the replay for each tick (loop.TickFeed).
+//   Asked for a tick the recording does not have, the replay throws ReplayDivergedError,
+//   which ends the run: a replay of the wrong program fails, it never hangs.
+// - Inputs are fed just before the tick they arrived before, in their order.
+// - verify() compares the replayed event log with the recorded one byte for byte and names
+//   the first tick where they differ.
+
+import type { EventLoop, TickFeed } from '../loop';
+import type { Socket } from '../socket';
+import { ReplayClock, type RecordingClock } from './record-clocks';
+import { ReplayConnection } from './replay-connection';
+import { ReplayDivergedError } from './recording-errors';
+import type { RunLog } from './run-log';
+import { RunRecorder, type RecordedStreams } from './run-recorder';
+
+export interface RunReplayOptions {
+  /** As the recording was made (RunRecorderOptions.frames). */
+  readonly frames?: boolean;
+  /** Pause the loop after this tick (1-based, counted from the recording's start). */
+  readonly stopAfterTick?: number;
+  /** Called once the loop has paused there. */
+  readonly onStop?: (tick: number, loop: EventLoop) => void;
+}
+
+const NO_READS: readonly number[] = [];
+
+export class RunReplay implements TickFeed {
+  /** The clock a replayed loop must be built on (the re-recording's, over the recorded times). */
+  readonly clock: RecordingClock;
+  private readonly replayClock: ReplayClock;
+  private readonly recorder: RunRecorder;
+  private readonly sockets: Socket[] = [];
+  private fed = 0;
+  private loop: EventLoop | null = null;
+  private replayed: RecordedStreams | null = null;
+
+  constructor(
+    readonly log: RunLog,
+    private readonly recordedEvents: Buffer,
+    /** The recording's name, for error messages. */
+    private readonly what: string,
+    private readonly options: RunReplayOptions = {},
+  ) {
+    this.replayClock = new ReplayClock(log.gapReadsBefore[0] ?? NO_READS, log.times[0] ?? 0);
+    this.recorder = new RunRecorder({
+      clock: this.replayClock,
+      frames: options.frames,
+      connections: (sock, n) => {
+        this.sockets[n - 1] = sock;
+        const recorded = log.sockets[n - 1];
+        if (recorded === undefined) throw this.diverged(`the replay opened socket #${n}, which the recording never opened`);
+        return new ReplayConnection();
+      },
+      afterTick: (tick) => {
+        if (tick === this.options.stopAfterTick && this.loop !== null) {
+          this.loop.pause();
+          this.options.onStop?.(tick, this.loop);
+        }
+      },
+    });
+    this.clock = this.recorder.clock;
+  }
+
+  /** Ticks the recording holds. */
+  get ticks(): number {
+    return this.log.times.length;
+  }
+
+  /** Ticks replayed so far. */
+  get ticksReplayed(): number {
+    return this.fed;
+  }
+
+  attach(loop: EventLoop): this {
+    this.loop = loop;
+    this.recorder.attach(loop);
+    loop._tickFeed = this;
+    return this;
+  }
+
+  /** Stops feeding the loop; returns the replayed run's streams. */
+  detach(): RecordedStreams {
+    if (this.loop !== null && this.loop._tickFeed === this) this.loop._tickFeed = null;
+    this.replayed ??= this.recorder.finish();
+    return this.replayed;
+  }
+
+  /** loop.TickFeed: the next recorded tick is about to run: its inputs, then its time. */
+  nextTick(): void {
+    const i = this.fed;
+    if (i >= this.log.times.length) throw this.diverged(`the replayed run went on after the last recorded tick (${this.log.times.length})`);
+    const inputs = this.log.inputsBefore[i]!;
+    for (let k = 0; k < inputs.length; k++) {
+      const input = inputs[k]!;
+      const sock = this.sockets[input.socket - 1];
+      if (sock === undefined) throw this.diverged(`socket #${input.socket} received input before the replay opened it`);
+      sock._input(input.kind, input.payload);
+    }
+    this.replayClock.setTick(this.log.times[i]!, this.log.gapReadsBefore[i + 1] ?? NO_READS);
+    this.fed = i + 1;
+  }
+
+  /**
+   * Checks that the replay re-ran the recorded run: the replayed event log must equal the
+   * recorded one (up to where the replay stopped, if it stopped early).
+   */
+  verify(): void {
+    const replayed = this.detach().events;
+    const upTo = this.fed === 0 ? 0 : this.fed >= this.log.times.length ? this.recordedEvents.length : this.log.tickEnds[this.fed - 1]!;
+    const expected = this.recordedEvents.subarray(0, upTo);
+    const n = Math.min(replayed.length, expected.length);
+    let at = 0;
+    while (at < n && replayed[at] === expected[at]) at++;
+    if (at === expected.length && replayed.length === expected.length) return;
+    throw this.diverged(`the replayed run differs from the recorded one at tick ${this.tickAt(at)} (event log byte ${at})`, this.tickAt(at));
+  }
+
+  private tickAt(offset: number): number {
+    const offsets = this.log.tickOffsets;
+    let lo = 0;
+    let hi = offsets.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (offsets[mid]! <= offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private diverged(why: string, tick = this.fed): ReplayDivergedError {
+    return new ReplayDivergedError(`cannot replay ${this.what}: ${why}; it is not the run that was recorded`, tick);
+  }
+}

@@ -1,0 +1,99 @@
+// The hashes of the sources a recorded run executed, so that a replay refuses a recording
+// whose program has changed since (it could not re-execute the same run).
+//
+// A bundled program (dist/cli.js) carries its sources in its source map
+// (sourcesContent): each one's hash is taken from there, which is exactly the code that
+// ran, whatever the files on disk say now. Unbundled (tests, tsx), the runtime's .ts files
+// on disk are hashed (or the files a caller names). Sources of the tools watching the run (the CLI, the inspector, the runtime host,
+// the recorder) are left out: changing them does not change the run.
+//
+// Invariants: paths are relative with '/' separators, sorted; a mismatch lists every
+// changed, added and removed file and names the recording.
+
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { RecordingSourceMismatchError } from './recording-errors';
+
+export interface SourceHash {
+  readonly path: string;
+  readonly sha256: string;
+}
+
+/** Sources that observe a run rather than make it. */
+const OBSERVERS = /(^|\/)runtime\/(cli|inspect|host|record)\//;
+
+function sha256(text: string | Buffer): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function normalize(path: string): string {
+  return path.split(sep).join('/').replace(/^(\.\.\/)+/, '');
+}
+
+function finish(list: SourceHash[]): SourceHash[] {
+  return list.filter((s) => !OBSERVERS.test(s.path)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** The sources of a bundled script, from its source map; null when it has none with contents. */
+export function bundleSources(bundle: string): SourceHash[] | null {
+  const mapPath = `${bundle}.map`;
+  if (!existsSync(mapPath)) return null;
+  let map: { sources?: unknown; sourcesContent?: unknown };
+  try {
+    map = JSON.parse(readFileSync(mapPath, 'utf8')) as typeof map;
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(map.sources) || !Array.isArray(map.sourcesContent)) return null;
+  const contents = map.sourcesContent as unknown[];
+  const out: SourceHash[] = [];
+  (map.sources as unknown[]).forEach((src, i) => {
+    const text = contents[i];
+    if (typeof src === 'string' && typeof text === 'string') out.push({ path: normalize(src), sha256: sha256(text) });
+  });
+  return finish(out);
+}
+
+/** Hashes of the named files (relative to `root`). */
+export function fileSources(files: readonly string[], root: string): SourceHash[] {
+  return finish(files.map((f) => ({ path: normalize(relative(root, f)), sha256: sha256(readFileSync(f)) })));
+}
+
+function tsFilesUnder(dir: string, out: string[]): string[] {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) tsFilesUnder(path, out);
+    else if (entry.name.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+/**
+ * The sources of the running program: the bundle this module is part of (its source map),
+ * or, run from TypeScript, the runtime's files on disk.
+ */
+export function programSources(): SourceHash[] {
+  if (__filename.endsWith('.js')) return bundleSources(__filename) ?? [{ path: normalize(relative(process.cwd(), __filename)), sha256: sha256(readFileSync(__filename)) }];
+  const runtimeDir = join(__dirname, '..');
+  return fileSources(tsFilesUnder(runtimeDir, []), join(runtimeDir, '..'));
+}
+
+/** Throws RecordingSourceMismatchError unless `current` has the recorded hashes. */
+export function checkSources(recorded: readonly SourceHash[], current: readonly SourceHash[], recording: string): void {
+  const now = new Map(current.map((s) => [s.path, s.sha256]));
+  const then = new Map(recorded.map((s) => [s.path, s.sha256]));
+  const changed: string[] = [];
+  for (const [path, hash] of then) {
+    const h = now.get(path);
+    if (h === undefined) changed.push(`${path} (removed)`);
+    else if (h !== hash) changed.push(path);
+  }
+  for (const path of now.keys()) if (!then.has(path)) changed.push(`${path} (added)`);
+  if (changed.length === 0) return;
+  const shown = changed.slice(0, 10).join(', ') + (changed.length > 10 ? `, and ${changed.length - 10} more` : '');
+  throw new RecordingSourceMismatchError(
+    `${recording} was recorded from sources that have changed since: ${shown}. A replay would not re-run the same program; record the run again with this build.`,
+    changed,
+  );
+}
