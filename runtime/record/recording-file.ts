@@ -2,17 +2,18 @@
 //
 //   "COROTRACE\n"  (10 bytes, the magic)
 //   version        (1 byte; this build writes and reads FORMAT_VERSION)
+//   crc32          (4 bytes, little-endian: of every byte after it)
 //   gzip of:       [u32 n][n bytes: metadata JSON]   what ran, the hashes of its sources, counts
 //                  [u32 n][n bytes: event log]        (run-log.ts)
 //                  [u32 n][n bytes: clock readings between ticks]
 //                  [u32 n][n bytes: the bytes the sockets received]
 //
-// Invariants: gzip's CRC covers everything after the version byte, so a truncated or
-// altered file is refused with a RecordingFormatError naming it (never another exception);
+// Invariants: the CRC covers everything after it (gzip's own covers only the uncompressed
+// bytes, not its header), so a truncated or altered file is refused with a RecordingFormatError naming it (never another exception);
 // the metadata is checked field by field before anything trusts it.
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { crc32, gunzipSync, gzipSync } from 'node:zlib';
 import { RecordingError, RecordingFormatError } from './recording-errors';
 import type { SourceHash } from './source-hashes';
 
@@ -48,7 +49,12 @@ function section(bytes: Uint8Array): Buffer[] {
 /** The file's bytes. */
 export function encodeRecording(rec: Recording): Buffer {
   const body = Buffer.concat([...section(Buffer.from(JSON.stringify(rec.meta), 'utf8')), ...section(rec.events), ...section(rec.gaps), ...section(rec.payload)]);
-  return Buffer.concat([MAGIC, Buffer.from([FORMAT_VERSION]), gzipSync(body, { level: 6 })]);
+  const packed = gzipSync(body, { level: 6 });
+  const head = Buffer.alloc(MAGIC.length + 5);
+  MAGIC.copy(head, 0);
+  head[MAGIC.length] = FORMAT_VERSION;
+  head.writeUInt32LE(crc32(packed), MAGIC.length + 1);
+  return Buffer.concat([head, packed]);
 }
 
 /** Reads a recording's bytes; `name` (the file) is named in every error. */
@@ -61,9 +67,13 @@ export function decodeRecording(bytes: Uint8Array, name: string): Recording {
   if (version !== FORMAT_VERSION) {
     throw new RecordingFormatError(`${name} is a recording in format version ${version}; this Coroscope reads version ${FORMAT_VERSION}`);
   }
+  const packed = buf.subarray(MAGIC.length + 5);
+  if (buf.length < MAGIC.length + 5 || buf.readUInt32LE(MAGIC.length + 1) !== crc32(packed)) {
+    throw new RecordingFormatError(`${name} is truncated or corrupt (its checksum does not match its contents)`);
+  }
   let body: Buffer;
   try {
-    body = gunzipSync(buf.subarray(MAGIC.length + 1));
+    body = gunzipSync(packed);
   } catch (e) {
     throw new RecordingFormatError(`${name} is truncated or corrupt (${(e as Error).message})`);
   }

@@ -1,0 +1,238 @@
+// Record a run on real loopback sockets and the real clock, take the world away (the server
+// closed), replay it: the replayed run must do and print the same, and its event log must
+// equal the recorded one. A replay of another program fails clearly instead of hanging.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:net';
+import { EventLoop } from '../../../runtime/loop';
+import { coroutine } from '../../../runtime/coroutine';
+import { sleep } from '../../../runtime/sleep';
+import { gather } from '../../../runtime/gather';
+import { openConnection } from '../../../runtime/streams';
+import { getRunningLoop } from '../../../runtime/running-loop';
+import { CancelledError } from '../../../runtime/errors';
+import type { Coroutine } from '../../../runtime/task';
+import { Crawler } from '../../../runtime/crawler/crawler';
+import { startDemoSite } from '../../../runtime/demo-site/index';
+import { RunRecorder, type RecordedStreams } from '../../../runtime/record/run-recorder';
+import { RunReplay } from '../../../runtime/record/run-replay';
+import { readRunLog } from '../../../runtime/record/run-log';
+import { ReplayDivergedError } from '../../../runtime/record/recording-errors';
+
+type Program<T> = () => Coroutine<T>;
+
+async function record<T>(program: Program<T>): Promise<{ result: T; streams: RecordedStreams }> {
+  const rec = new RunRecorder();
+  const loop = new EventLoop({ clock: rec.clock });
+  rec.attach(loop);
+  try {
+    const result = await loop.runUntilComplete(program());
+    return { result, streams: rec.finish() };
+  } finally {
+    rec.detach();
+    loop.close();
+  }
+}
+
+async function replay<T>(streams: RecordedStreams, program: Program<T>): Promise<{ result: T; replay: RunReplay }> {
+  const log = readRunLog(streams.events, streams.gaps, streams.payload, 'test.corotrace');
+  const r = new RunReplay(log, streams.events, 'test.corotrace');
+  const loop = new EventLoop({ clock: r.clock });
+  r.attach(loop);
+  try {
+    const result = await loop.runUntilComplete(program());
+    r.verify();
+    return { result, replay: r };
+  } finally {
+    r.detach();
+    loop.close();
+  }
+}
+
+/** A line server: answers each line with the line's length and the server's own counter (state the replay cannot see). */
+function startLineServer(): Promise<{ server: Server; port: number }> {
+  let served = 0;
+  const server = createServer((conn) => {
+    let buffered = '';
+    conn.on('data', (d) => {
+      buffered += d.toString();
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        if (line === 'bye') conn.end();
+        else setTimeout(() => conn.write(`${line.length}:${++served}\n`), Math.floor(Math.random() * 5));
+      }
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as { port: number }).port })));
+}
+
+const talk = coroutine(function* talk(port: number, who: string, lines: number): Coroutine<string[]> {
+  const [reader, writer] = yield* openConnection('127.0.0.1', port);
+  const answers: string[] = [];
+  for (let i = 0; i < lines; i++) {
+    writer.write(Buffer.from(`${who}-${'x'.repeat(i)}\n`));
+    const answer = (yield* reader.readline()).toString().trim();
+    answers.push(`${who}@${getRunningLoop().time().toFixed(6)}=${answer}`);
+    yield* sleep(0.001 * (answer.length % 3));
+  }
+  writer.write(Buffer.from('bye\n'));
+  const eof = yield* reader.read(100);
+  answers.push(`${who} eof ${eof.length}`);
+  writer.close();
+  return answers;
+});
+
+const clients = (port: number, extraSleep = 0): Program<string[]> =>
+  coroutine(function* clients(): Coroutine<string[]> {
+    const loop = getRunningLoop();
+    const deadline = loop.time() + 10;
+    const ticker = loop.createTask(
+      coroutine(function* ticker(): Coroutine<void> {
+        for (;;) yield* sleep(0.002);
+      })(),
+      { name: 'ticker' },
+    );
+    const results = yield* gather(talk(port, 'a', 6), talk(port, 'b', 4), talk(port, 'c', 5));
+    if (extraSleep > 0) yield* sleep(extraSleep);
+    ticker.cancel();
+    try {
+      yield* ticker;
+    } catch (e) {
+      if (!(e instanceof CancelledError)) throw e;
+    }
+    return [...results.flat(), `left ${(deadline - loop.time()) > 0}`];
+  });
+
+test('a run of clients on loopback sockets replays with the server gone: same results, same event log', async () => {
+  const { server, port } = await startLineServer();
+  let recorded: { result: string[]; streams: RecordedStreams };
+  try {
+    recorded = await record(clients(port));
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+  assert.equal(recorded.result.length, 6 + 4 + 5 + 3 + 1);
+  assert.ok(recorded.streams.ticks > 10 && recorded.streams.steps > 20 && recorded.streams.sockets === 3, JSON.stringify({ ...recorded.streams, events: undefined, payload: undefined, gaps: undefined }));
+  for (let i = 0; i < 2; i++) {
+    const replayed = await replay(recorded.streams, clients(port));
+    assert.deepEqual(replayed.result, recorded.result);
+    assert.equal(replayed.replay.ticksReplayed, recorded.streams.ticks);
+  }
+});
+
+test('a connection refused is recorded and replays as the same error', async () => {
+  const port = await new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+  const program: Program<string> = coroutine(function* refused(): Coroutine<string> {
+    try {
+      yield* openConnection('127.0.0.1', port);
+      return 'connected?';
+    } catch (e) {
+      return `${(e as Error).name}: ${(e as Error).message}`;
+    }
+  });
+  const recorded = await record(program);
+  assert.match(recorded.result, /ConnectionRefusedError/);
+  const replayed = await replay(recorded.streams, program);
+  assert.equal(replayed.result, recorded.result);
+});
+
+test('a replay of another program fails with ReplayDivergedError, never hangs', async () => {
+  const { server, port } = await startLineServer();
+  let recorded: { result: string[]; streams: RecordedStreams };
+  try {
+    recorded = await record(clients(port));
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+  // The same program, but one more timer at the end: it asks for ticks the recording lacks.
+  await assert.rejects(replay(recorded.streams, clients(port, 0.05)), (e: unknown) => e instanceof ReplayDivergedError && /test\.corotrace/.test(e.message));
+  // A program that opens no socket at all: its log differs from the first tick on.
+  const quiet: Program<string[]> = coroutine(function* quiet(): Coroutine<string[]> {
+    for (let i = 0; i < 3; i++) yield* sleep(0.001);
+    return [];
+  });
+  await assert.rejects(replay(recorded.streams, quiet), ReplayDivergedError);
+});
+
+test('stopAfterTick pauses the replayed loop right after that tick, with the tasks as they were', async () => {
+  const { server, port } = await startLineServer();
+  let recorded: { result: string[]; streams: RecordedStreams };
+  try {
+    recorded = await record(clients(port));
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+  const log = readRunLog(recorded.streams.events, recorded.streams.gaps, recorded.streams.payload, 'test.corotrace');
+  const stopAt = Math.floor(log.times.length / 2);
+  let seen: { tick: number; time: number; tasks: string[] } | null = null;
+  const r = new RunReplay(log, recorded.streams.events, 'test.corotrace', {
+    stopAfterTick: stopAt,
+    onStop: (tick, loop) => {
+      seen = { tick: loop.tickCount(), time: loop.time(), tasks: loop.allTasks().map((t) => t.name) };
+      assert.equal(tick, stopAt);
+    },
+  });
+  const loop = new EventLoop({ clock: r.clock });
+  r.attach(loop);
+  try {
+    void loop.runUntilComplete(clients(port)());
+    for (let i = 0; i < 100 && seen === null; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.ok(seen !== null, 'the replay stopped');
+    const at = seen as { tick: number; time: number; tasks: string[] };
+    assert.equal(at.tick, stopAt);
+    // Read between ticks: the tick's time, or a later reading recorded before the next tick.
+    assert.ok(at.time >= log.times[stopAt - 1]! && at.time <= log.times[stopAt]!, `${at.time}`);
+    assert.ok(at.tasks.includes('ticker'));
+    assert.ok(loop.isPaused());
+    r.verify();
+    assert.equal(r.ticksReplayed, stopAt);
+  } finally {
+    r.detach();
+  }
+});
+
+test('a crawl of the demo site replays with the site stopped to the identical report', async () => {
+  const site = await startDemoSite({ pages: 40 });
+  const crawl = (root: string): Program<string> =>
+    coroutine(function* crawlSite(): Coroutine<string> {
+      const crawler = new Crawler([root], { maxTasks: 20 });
+      yield* crawler.crawl();
+      return crawler.report();
+    });
+  let recorded: { result: string; streams: RecordedStreams };
+  const root = site.url;
+  try {
+    recorded = await record(crawl(root));
+  } finally {
+    await site.close();
+  }
+  assert.match(recorded.result, /Finished \d+ urls/);
+  const replayed = await replay(recorded.streams, crawl(root));
+  assert.equal(replayed.result, recorded.result);
+  // Cheap enough to keep on: a few bytes of event log per task step (the bodies apart).
+  assert.ok(recorded.streams.events.length / recorded.streams.steps < 40, `${recorded.streams.events.length} bytes for ${recorded.streams.steps} steps`);
+});
+
+test('one recording at a time; detach gives the loop its observer back', async () => {
+  const rec = new RunRecorder();
+  const loop = new EventLoop({ clock: rec.clock });
+  const before = { tickStart: (): void => undefined };
+  loop.setObserver(before);
+  rec.attach(loop);
+  assert.notEqual(loop._observer, before);
+  const other = new RunRecorder();
+  assert.throws(() => other.attach(new EventLoop({ clock: other.clock })), /another run is being recorded/);
+  assert.throws(() => new RunRecorder().attach(new EventLoop()), /recorder's clock/);
+  rec.finish();
+  assert.equal(loop._observer, before);
+  other.attach(new EventLoop({ clock: other.clock }));
+  other.detach();
+  loop.close();
+});
