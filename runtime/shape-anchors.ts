@@ -13,13 +13,15 @@
 //
 // Invariants: the anchors belong to a loop of their own that never runs, is never the
 // running loop and is never closed, so they are never stepped, scheduled or reported; they
-// hold nothing of any other loop. Anchoring happens once, when the first EventLoop is built.
+// hold nothing of any other loop; the anchor task has id 0 and uses up no task number, so a
+// program's first task is #1 ("Task-1"), as in asyncio. Anchoring happens once, when the
+// first EventLoop is built.
 
 import type { EventLoop } from './loop';
 import { Future } from './future';
 import { GatheringFuture } from './gather';
 import { Handle, TimerHandle } from './handle';
-import { Task } from './task';
+import { Task, uncountedTask } from './task';
 
 let anchors: readonly unknown[] | null = null;
 
@@ -38,7 +40,7 @@ export function anchorShapes(makeInertLoop: () => EventLoop): void {
   anchors = []; // set first: the inert loop's own construction comes back here
   const loop = makeInertLoop();
   const future = new Future<unknown>(loop);
-  const task = new Task(neverStepped(), loop, 'shape-anchor');
+  const task = uncountedTask(() => new Task(neverStepped(), loop, 'shape-anchor'));
   const gathering = new GatheringFuture<unknown[]>(loop, [future], false);
   const handle = new Handle(noop, []);
   const timer = new TimerHandle(0, 0, noop, [], null);

@@ -42,6 +42,20 @@ export function isCoroutine(v: unknown): v is Coroutine<unknown> {
   );
 }
 
+/**
+ * @internal Builds a task that uses up no id and no name number (shape-anchors.ts's inert
+ * task): it gets id 0, so a program's first task is #1 and `Task-1`, as in asyncio.
+ */
+export function uncountedTask<T>(build: () => Task<T>): Task<T> {
+  const id = nextTaskId;
+  const unnamed = unnamedTasks;
+  const task = build();
+  nextTaskId = id;
+  unnamedTasks = unnamed;
+  (task as { id: number }).id = 0;
+  return task;
+}
+
 function taskStep(task: unknown, exc: unknown): void {
   (task as Task<unknown>)._step(exc);
 }

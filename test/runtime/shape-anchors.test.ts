@@ -1,10 +1,13 @@
 // Tests of runtime/shape-anchors.ts: building a loop anchors one inert instance of each hot
 // class, on a loop of its own that never runs; the anchors never show in a user's loop
-// (not stepped, not reported at close, not the running loop).
+// (not stepped, not reported at close, not the running loop, not counted: a program's first
+// task is #1).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventLoop, Future, GatheringFuture, Handle, Task, TimerHandle, VirtualClock, coroutine, getRunningLoop, sleep, type Coroutine } from '../../runtime/index';
 import { shapeAnchors } from '../../runtime/shape-anchors';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 
 describe('shape anchors', () => {
   test('the first loop anchors a Future, a Task, a GatheringFuture, handles and a loop of their own', () => {
@@ -36,5 +39,21 @@ describe('shape anchors', () => {
     const task = shapeAnchors().find((a) => a instanceof Task) as Task<unknown>;
     assert.equal(task.steps(), 0);
     assert.equal(task.done(), false);
+  });
+
+  test("a fresh process's first task is #1, Task-1, as asyncio's (the anchor task takes no number)", () => {
+    // A process of its own: this one has made tasks already.
+    const runtime = JSON.stringify(join(__dirname, '..', '..', 'runtime', 'index.ts'));
+    const script = `
+      const { run, coroutine, currentTask, sleep } = require(${runtime});
+      run(coroutine(function* main() {
+        yield* sleep(0);
+        const t = currentTask();
+        return [t.id, t.name];
+      })()).then((r) => process.stdout.write(JSON.stringify(r)));`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+    assert.deepEqual(JSON.parse(out), [1, 'Task-1']);
+    const anchor = shapeAnchors().find((a) => a instanceof Task) as Task<unknown>;
+    assert.equal(anchor.id, 0);
   });
 });
