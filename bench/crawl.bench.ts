@@ -1,42 +1,63 @@
-// Crawl benchmark: the same loopback site crawled, in one run, by Coroscope's crawler and by
+// Crawl benchmark: the same loopback sites crawled, in one run, by Coroscope's crawler and by
 // peers written the ordinary way: an async/await crawler on undici and htmlparser2 (same
 // algorithm), and the chapter's algorithm on Python asyncio with aiohttp when the machine
-// has it (/usr/bin/python3 with python3-aiohttp). Prints each rate and the ratios.
+// has it (/usr/bin/python3 with python3-aiohttp). Prints each rate, the ratios, and the TCP
+// connections each crawler opened (counted by the server).
 //
-// The site (bench/sites/link-farm-site.ts: 2,000 pages, 10 links each, a third through 301
-// redirects, some 404s) runs in a child process so it has a core of its own and neither
-// crawler shares its loop with the server. Rounds alternate between the crawlers; the
-// median rate of each is reported. Every crawl is checked against the site's expected
-// counts, so a fast but incomplete crawl cannot win.
+// The sites:
+// - farm:  the link farm (bench/sites/link-farm-site.ts: 2,000 pages, 10 links each, a third
+//          through 301 redirects, some 404s), prepared responses with Content-Length.
+// - node:  the same farm answered as a hand-written node:http app does: everything chunked,
+//          redirects with an empty chunked body, pages of 10-100 KB, gzip.
+// - nginx: Debian's nginx-light serving the Python 3.11 documentation (python3.11-doc),
+//          keep-alive and gzip, 50 tasks (bench/sites/nginx-site.ts); skipped when either is
+//          not installed.
+// The farm sites run in a child process and nginx is its own, so the server has a core of its
+// own and no crawler shares its loop with it. Rounds alternate between the crawlers; the
+// median rate of each is reported with the spread. Every farm crawl is checked against the
+// site's expected counts, so a fast but incomplete crawl cannot win; on nginx every crawler
+// must fetch as many URLs as Coroscope's warm-up crawl did.
 //
-// Run: npm run bench:crawl [-- --pages N --rounds R --max-tasks T --inspect]
+// Run: npm run bench:crawl [-- --sites farm,node,nginx --pages N --rounds R --max-tasks T
+//      --inspect --no-python --json]
 
 import { fork, spawnSync, spawn, type ChildProcess } from 'node:child_process';
 import { EventLoop } from '../runtime/loop';
 import { setCoroutineTracking } from '../runtime/coroutine';
 import { Crawler } from '../runtime/crawler/crawler';
-import { startLinkFarm } from './sites/link-farm-site';
+import { startLinkFarm, type LinkFarmStyle } from './sites/link-farm-site';
+import { nginxAvailable, startNginxSite } from './sites/nginx-site';
 import { crawlWithUndici } from './peers/undici-crawler';
 
+type SiteName = 'farm' | 'node' | 'nginx';
+const ALL_SITES: SiteName[] = ['farm', 'node', 'nginx'];
+
 interface Args {
+  sites: SiteName[];
   pages: number;
   rounds: number;
-  maxTasks: number;
+  /** Tasks for every site, when given; else 100 on the farms and 50 on nginx. */
+  maxTasks: number | null;
   inspect: boolean;
   python: boolean;
   json: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { pages: 2000, rounds: 3, maxTasks: 100, inspect: false, python: true, json: false };
+  const a: Args = { sites: ALL_SITES, pages: 2000, rounds: 5, maxTasks: null, inspect: false, python: true, json: false };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i];
     if (v === '--pages') a.pages = Number(argv[++i]);
     else if (v === '--rounds') a.rounds = Number(argv[++i]);
     else if (v === '--max-tasks') a.maxTasks = Number(argv[++i]);
-    else if (v === '--inspect') a.inspect = true;
+    else if (v === '--sites') {
+      const names = (argv[++i] ?? '').split(',');
+      for (const n of names) if (!ALL_SITES.includes(n as SiteName)) throw new Error(`--sites: ${ALL_SITES.join(', ')}; not ${n}`);
+      a.sites = names as SiteName[];
+    } else if (v === '--inspect') a.inspect = true;
     else if (v === '--no-python') a.python = false;
     else if (v === '--json') a.json = true;
+    else throw new Error(`unknown option ${v}`);
   }
   return a;
 }
@@ -48,31 +69,82 @@ interface Expected {
   total: number;
 }
 
-interface SiteHandle {
+/** A site being crawled: where to start, what a full crawl fetches, and its connection count. */
+interface BenchSite {
+  name: SiteName;
+  title: string;
   url: string;
-  expected: Expected;
-  child: ChildProcess;
+  maxTasks: number;
+  /** The farm's prediction; null for nginx (checked against the first crawl instead). */
+  expected: Expected | null;
+  /** A mark to count connections from. */
+  mark(): Promise<number>;
+  /** TCP connections the server accepted since `mark`. */
+  connectionsSince(mark: number): Promise<number>;
+  close(): Promise<void>;
 }
 
-/** In the child: serve the link farm and report its URL and expectations. */
-async function serveSite(pages: number): Promise<void> {
-  const farm = await startLinkFarm({ pages });
+/** In the child: serve the link farm, report its URL and expectations, answer connection counts. */
+async function serveFarm(pages: number, style: LinkFarmStyle): Promise<void> {
+  const farm = await startLinkFarm({ pages, style });
   const e = farm.expected;
   process.send?.({ url: farm.url, expected: { ok200: e.ok200, redirects301: e.redirects301, notFound404: e.notFound404, total: e.urls.size } });
+  process.on('message', () => process.send?.({ connections: farm.connections() }));
   process.on('disconnect', () => {
     void farm.close().then(() => process.exit(0));
   });
 }
 
-function startSiteProcess(pages: number): Promise<SiteHandle> {
-  const child = fork(process.argv[1]!, ['--serve-site', String(pages)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: process.execArgv });
-  return new Promise((resolve, reject) => {
-    child.once('message', (m: unknown) => {
-      const msg = m as { url: string; expected: Expected };
-      resolve({ url: msg.url, expected: msg.expected, child });
-    });
+function askConnections(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    child.once('message', (m: unknown) => resolve((m as { connections: number }).connections));
+    child.send('connections?');
+  });
+}
+
+async function startFarmProcess(name: SiteName, style: LinkFarmStyle, pages: number, maxTasks: number): Promise<BenchSite> {
+  const child = fork(process.argv[1]!, ['--serve-farm', String(pages), style], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: process.execArgv });
+  const first = await new Promise<{ url: string; expected: Expected }>((resolve, reject) => {
+    child.once('message', (m: unknown) => resolve(m as { url: string; expected: Expected }));
     child.once('exit', (code) => reject(new Error(`the site process exited with ${code}`)));
   });
+  child.removeAllListeners('exit');
+  const e = first.expected;
+  const title =
+    style === 'prepared'
+      ? `${pages}-page link farm, Content-Length responses (${e.total} URLs: ${e.ok200} x 200, ${e.redirects301} x 301, ${e.notFound404} x 404)`
+      : `${pages}-page link farm as a node:http app: chunked, empty chunked 301s, 10-100 KB gzip pages (${e.total} URLs)`;
+  return {
+    name,
+    title,
+    url: first.url,
+    maxTasks,
+    expected: e,
+    mark: () => askConnections(child),
+    connectionsSince: async (mark) => (await askConnections(child)) - mark,
+    close: async () => {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.disconnect();
+      await exited;
+    },
+  };
+}
+
+async function startNginx(maxTasks: number): Promise<BenchSite> {
+  const site = await startNginxSite();
+  return {
+    name: 'nginx',
+    title: 'nginx-light serving the Python 3.11 documentation (python3.11-doc), keep-alive, gzip',
+    url: site.url,
+    maxTasks,
+    expected: null,
+    mark: () => Promise.resolve(site.logMark()),
+    connectionsSince: async (mark) => {
+      await new Promise((r) => setTimeout(r, 300)); // the access log is flushed every 100 ms
+      return site.connectionsSince(mark).connections;
+    },
+    close: () => site.close(),
+  };
 }
 
 interface CrawlRun {
@@ -81,6 +153,11 @@ interface CrawlRun {
   byStatus: Record<string, number>;
   /** Client CPU per URL (µs), for the in-process crawlers: steadier than rates on a busy machine. */
   cpuPerUrlUs?: number;
+  connections?: number;
+}
+
+function fetchedCount(run: CrawlRun): number {
+  return Object.values(run.byStatus).reduce((a, b) => a + b, 0);
 }
 
 /** Runs an in-process crawl and adds its CPU cost per URL. */
@@ -88,8 +165,7 @@ async function withCpu(crawl: () => Promise<CrawlRun>): Promise<CrawlRun> {
   const c0 = process.cpuUsage();
   const run = await crawl();
   const c = process.cpuUsage(c0);
-  const urls = Object.values(run.byStatus).reduce((a, b) => a + b, 0);
-  return { ...run, cpuPerUrlUs: (c.user + c.system) / Math.max(1, urls) };
+  return { ...run, cpuPerUrlUs: (c.user + c.system) / Math.max(1, fetchedCount(run)) };
 }
 
 async function crawlCoroscope(url: string, maxTasks: number, inspect: boolean): Promise<CrawlRun> {
@@ -136,9 +212,15 @@ function crawlPython(url: string, maxTasks: number): Promise<CrawlRun> {
   });
 }
 
-function check(name: string, run: CrawlRun, expected: Expected): void {
-  const ok = (run.byStatus['200'] ?? 0) === expected.ok200 && (run.byStatus['301'] ?? 0) === expected.redirects301 && (run.byStatus['404'] ?? 0) === expected.notFound404;
-  if (!ok) throw new Error(`${name} crawled incompletely: ${JSON.stringify(run.byStatus)} expected 200:${expected.ok200} 301:${expected.redirects301} 404:${expected.notFound404}`);
+/** Throws unless the crawl did the whole work: the farm's prediction, or as many URLs as the reference crawl. */
+function check(name: string, run: CrawlRun, site: BenchSite, reference: CrawlRun): void {
+  const e = site.expected;
+  if (e !== null) {
+    const ok = (run.byStatus['200'] ?? 0) === e.ok200 && (run.byStatus['301'] ?? 0) === e.redirects301 && (run.byStatus['404'] ?? 0) === e.notFound404;
+    if (!ok) throw new Error(`${name} crawled ${site.name} incompletely: ${JSON.stringify(run.byStatus)} expected 200:${e.ok200} 301:${e.redirects301} 404:${e.notFound404}`);
+  } else if (fetchedCount(run) !== fetchedCount(reference)) {
+    throw new Error(`${name} fetched ${fetchedCount(run)} URLs from ${site.name} (${JSON.stringify(run.byStatus)}); coroscope's reference crawl fetched ${fetchedCount(reference)} (${JSON.stringify(reference.byStatus)})`);
+  }
 }
 
 function median(xs: number[]): number {
@@ -146,63 +228,104 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
+const COROSCOPE = 'coroscope';
+const UNDICI = 'undici';
+const AIOHTTP = 'aiohttp (Python asyncio)';
+const INSPECTED = 'coroscope --inspect';
+
+interface SiteResult {
+  site: string;
+  title: string;
+  maxTasks: number;
+  urls: number;
+  rates: Record<string, number[]>;
+  connections: Record<string, number[]>;
+  cpuPerUrlUs: Record<string, number[]>;
+}
+
+async function benchSite(site: BenchSite, args: Args, withPython: boolean): Promise<SiteResult> {
+  const crawlers: Array<[string, () => Promise<CrawlRun>]> = [
+    [COROSCOPE, () => withCpu(() => crawlCoroscope(site.url, site.maxTasks, false))],
+    [UNDICI, () => withCpu(() => crawlUndici(site.url, site.maxTasks))],
+  ];
+  if (args.inspect) crawlers.push([INSPECTED, () => crawlCoroscope(site.url, site.maxTasks, true)]);
+  if (withPython) crawlers.push([AIOHTTP, () => crawlPython(site.url, site.maxTasks)]);
+  const result: SiteResult = { site: site.name, title: site.title, maxTasks: site.maxTasks, urls: 0, rates: {}, connections: {}, cpuPerUrlUs: {} };
+  for (const [name] of crawlers) {
+    result.rates[name] = [];
+    result.connections[name] = [];
+  }
+  // Warm-up (JIT, server caches), not counted; Coroscope's is the reference on nginx.
+  const reference = await crawlCoroscope(site.url, site.maxTasks, false);
+  check(COROSCOPE, reference, site, reference);
+  result.urls = fetchedCount(reference);
+  await crawlUndici(site.url, site.maxTasks);
+  for (let r = 0; r < args.rounds; r++) {
+    for (const [name, crawl] of crawlers) {
+      const mark = await site.mark();
+      const run = await crawl();
+      check(name, run, site, reference);
+      result.rates[name]!.push(run.rate);
+      result.connections[name]!.push(await site.connectionsSince(mark));
+      if (run.cpuPerUrlUs !== undefined) (result.cpuPerUrlUs[name] ??= []).push(run.cpuPerUrlUs);
+    }
+  }
+  return result;
+}
+
+function printSite(r: SiteResult, args: Args, withPython: boolean): void {
+  const med = (name: string): number => median(r.rates[name]!);
+  console.log(`\n${r.title}: ${r.urls} URLs, ${r.maxTasks} tasks, median of ${args.rounds} rounds`);
+  for (const name of Object.keys(r.rates)) {
+    const v = r.rates[name]!;
+    console.log(
+      `  ${name.padEnd(26)} ${med(name).toFixed(0).padStart(7)} urls/s  (${Math.min(...v).toFixed(0)}-${Math.max(...v).toFixed(0)}; rounds: ${v.map((x) => x.toFixed(0)).join(', ')})  connections: ${median(r.connections[name]!)}`,
+    );
+  }
+  const spread = (name: string): string => {
+    const ratios = r.rates[COROSCOPE]!.map((x, i) => x / r.rates[name]![i]!);
+    return `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
+  };
+  console.log(`  ratio coroscope / undici:   ${(med(COROSCOPE) / med(UNDICI)).toFixed(2)}  (per round ${spread(UNDICI)})`);
+  if (withPython) console.log(`  ratio coroscope / aiohttp:  ${(med(COROSCOPE) / med(AIOHTTP)).toFixed(2)}  (per round ${spread(AIOHTTP)})`);
+  const cpuOurs = median(r.cpuPerUrlUs[COROSCOPE]!);
+  const cpuPeer = median(r.cpuPerUrlUs[UNDICI]!);
+  console.log(`  client CPU per URL:         coroscope ${cpuOurs.toFixed(0)} µs, undici ${cpuPeer.toFixed(0)} µs (undici / coroscope ${(cpuPeer / cpuOurs).toFixed(2)})`);
+  if (args.inspect) console.log(`  inspection on / off:        ${(med(INSPECTED) / med(COROSCOPE)).toFixed(2)}`);
+}
+
 async function main(): Promise<void> {
-  const serveIdx = process.argv.indexOf('--serve-site');
+  const serveIdx = process.argv.indexOf('--serve-farm');
   if (serveIdx >= 0) {
-    await serveSite(Number(process.argv[serveIdx + 1]));
+    await serveFarm(Number(process.argv[serveIdx + 1]), process.argv[serveIdx + 2] as LinkFarmStyle);
     return;
   }
   const args = parseArgs(process.argv.slice(2));
-  const site = await startSiteProcess(args.pages);
   const withPython = args.python && pythonHasAiohttp();
-  const rates: Record<string, number[]> = { coroscope: [], undici: [] };
-  const cpu: Record<string, number[]> = { coroscope: [], undici: [] };
-  if (args.inspect) rates['coroscope --inspect'] = [];
-  if (withPython) rates['aiohttp (Python asyncio)'] = [];
-  try {
-    // Warm-up (JIT, site caches), not counted.
-    await crawlCoroscope(site.url, args.maxTasks, false);
-    await crawlUndici(site.url, args.maxTasks);
-    for (let r = 0; r < args.rounds; r++) {
-      const ours = await withCpu(() => crawlCoroscope(site.url, args.maxTasks, false));
-      check('coroscope', ours, site.expected);
-      rates.coroscope!.push(ours.rate);
-      cpu.coroscope!.push(ours.cpuPerUrlUs!);
-      const peer = await withCpu(() => crawlUndici(site.url, args.maxTasks));
-      check('undici', peer, site.expected);
-      rates.undici!.push(peer.rate);
-      cpu.undici!.push(peer.cpuPerUrlUs!);
-      if (args.inspect) {
-        const inspected = await crawlCoroscope(site.url, args.maxTasks, true);
-        check('coroscope --inspect', inspected, site.expected);
-        rates['coroscope --inspect']!.push(inspected.rate);
-      }
-      if (withPython) {
-        const py = await crawlPython(site.url, args.maxTasks);
-        check('aiohttp', py, site.expected);
-        rates['aiohttp (Python asyncio)']!.push(py.rate);
-      }
+  const results: SiteResult[] = [];
+  for (const name of args.sites) {
+    if (name === 'nginx' && !nginxAvailable()) {
+      console.log('\n(nginx site skipped: apt-get install -y nginx-light python3.11-doc)');
+      continue;
     }
-  } finally {
-    site.child.disconnect();
+    const site =
+      name === 'nginx'
+        ? await startNginx(args.maxTasks ?? 50)
+        : await startFarmProcess(name, name === 'farm' ? 'prepared' : 'node-app', args.pages, args.maxTasks ?? 100);
+    try {
+      const r = await benchSite(site, args, withPython);
+      results.push(r);
+      if (!args.json) printSite(r, args, withPython);
+    } finally {
+      await site.close();
+    }
   }
-  const med = Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, median(v)]));
   if (args.json) {
-    console.log(JSON.stringify({ pages: site.expected.total, maxTasks: args.maxTasks, rounds: args.rounds, medians: med, rates, cpuPerUrlUs: { coroscope: median(cpu.coroscope!), undici: median(cpu.undici!) } }));
+    const medians = (rec: Record<string, number[]>): Record<string, number> => Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, median(v)]));
+    console.log(JSON.stringify({ rounds: args.rounds, sites: results.map((r) => ({ ...r, medians: medians(r.rates), medianConnections: medians(r.connections) })) }));
     return;
   }
-  console.log(`Crawl of a ${args.pages}-page loopback link farm (${site.expected.total} URLs: ${site.expected.ok200} x 200, ${site.expected.redirects301} x 301, ${site.expected.notFound404} x 404), ${args.maxTasks} tasks, median of ${args.rounds} rounds`);
-  for (const [name, v] of Object.entries(rates)) {
-    console.log(`  ${name.padEnd(26)} ${med[name]!.toFixed(0).padStart(7)} urls/s   (rounds: ${v.map((x) => x.toFixed(0)).join(', ')})`);
-  }
-  console.log(`  ratio coroscope / undici:   ${(med.coroscope! / med.undici!).toFixed(2)}`);
-  const cpuOurs = median(cpu.coroscope!);
-  const cpuPeer = median(cpu.undici!);
-  console.log(`  client CPU per URL:         coroscope ${cpuOurs.toFixed(0)} µs, undici ${cpuPeer.toFixed(0)} µs (undici / coroscope ${(cpuPeer / cpuOurs).toFixed(2)})`);
-  if (withPython) console.log(`  ratio coroscope / aiohttp:  ${(med.coroscope! / med['aiohttp (Python asyncio)']!).toFixed(2)}`);
-  else if (!args.python) console.log('  (aiohttp peer not run: --no-python)');
-  else console.log('  (aiohttp peer skipped: /usr/bin/python3 has no aiohttp; apt-get install python3-aiohttp)');
-  if (args.inspect) console.log(`  inspection on / off:       ${(med['coroscope --inspect']! / med.coroscope!).toFixed(2)}`);
+  if (!withPython) console.log(args.python ? '\n(aiohttp peer skipped: /usr/bin/python3 has no aiohttp; apt-get install python3-aiohttp)' : '\n(aiohttp peer not run: --no-python)');
 }
 
 main().catch((e) => {

@@ -14,7 +14,7 @@ Semantics (the same as Coroscope's Crawler and bench/peers/undici-crawler.ts):
 - up to max_tries attempts to get a response; a 300/301/302/303/307/308 answer is a redirect
   whose Location (resolved against the URL) is queued with one redirect fewer unless it was
   seen already or the budget is spent; a 200 text/html (or application/xml) answer is parsed
-  for <a href> links, which are resolved, defragmented, filtered and queued if unseen;
+  for <a>, <area> and <link> href links, which are resolved, defragmented, filtered and queued if unseen;
 - allowed links are http(s), do not match --exclude, and are on a root's host (strict: the
   same host or its www. twin; lenient: the same last two labels; IPs must match exactly);
   redirect targets are filtered the same way;
@@ -44,9 +44,10 @@ import aiohttp
 REDIRECT_STATUSES = frozenset((300, 301, 302, 303, 307, 308))
 PARSED_CONTENT_TYPES = frozenset(('text/html', 'application/xml'))
 IP_ADDRESS = re.compile(r'\A(?:\d+\.){3}\d+\Z|\A[0-9a-f:.]*:[0-9a-f:.]*\Z', re.IGNORECASE)
-# The href attribute of an <a> element, double-quoted, single-quoted or bare.
+# The href attribute of an <a>, <area> or <link> element (the links Coroscope's crawler
+# follows), double-quoted, single-quoted or bare.
 ANCHOR_HREF = re.compile(
-    r'''<a\s(?:[^>]*?\s)?href\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>`=]+))''',
+    r'''<(?:a|area|link)\s(?:[^>]*?\s)?href\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'<>`=]+))''',
     re.IGNORECASE,
 )
 

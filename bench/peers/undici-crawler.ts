@@ -3,7 +3,9 @@
 // crawler is measured against it, so it is meant to be a good, lean implementation, not a
 // straw man: one pooled Agent (keep-alive, up to maxTasks sockets per origin), no redirect
 // following inside the client, one htmlparser2 pass per page, no work the algorithm does not
-// need.
+// need. Like aiohttp and Coroscope's client it asks for gzip (Accept-Encoding) and undoes it
+// (undici's request() leaves Content-Encoding to the caller), so compressing sites cost
+// every crawler the same.
 //
 // Semantics (the chapter's, with the same knobs as Coroscope's Crawler):
 // - A FIFO queue of {url, maxRedirect}; `maxTasks` workers take items until the queue's count
@@ -14,7 +16,7 @@
 //   queued with one redirect fewer unless already seen (redirect coalescing) or the budget is
 //   spent; any other answer is read, and if it is 200 text/html (or application/xml) its
 //   <a href> links are resolved, defragmented, filtered and the unseen ones queued with the
-//   full redirect budget.
+//   full redirect budget (links: the href of <a>, <area> and <link>, as Coroscope's crawler).
 // - A link is allowed if it is http(s), does not match `exclude`, and its host is one of the
 //   roots' hosts: in strict mode the same host or its www. twin; in lenient mode the same
 //   last two labels. IP addresses must match exactly. Redirect targets are checked the same
@@ -25,6 +27,7 @@
 // CLI: node --import tsx bench/peers/undici-crawler.ts URL... [--max-tasks N] [--max-tries N]
 //        [--max-redirect N] [--exclude REGEX] [--lenient]
 // prints one JSON line: {fetched, seconds, rate, byStatus, distinctUrls, cpuSeconds}.
+import * as zlib from 'node:zlib';
 import { Agent } from 'undici';
 import { Parser } from 'htmlparser2';
 
@@ -127,12 +130,27 @@ function mediaType(contentType: string | string[] | undefined): string {
   return (semicolon < 0 ? value : value.slice(0, semicolon)).trim().toLowerCase();
 }
 
-/** The distinct raw href values of <a> elements in an HTML document. */
+const REQUEST_HEADERS = { 'accept-encoding': 'gzip, deflate' };
+
+/** The body as UTF-8 text, gzip or deflate undone. */
+async function bodyText(body: { arrayBuffer(): Promise<ArrayBuffer>; text(): Promise<string> }, contentEncoding: string | string[] | undefined): Promise<string> {
+  const coding = (Array.isArray(contentEncoding) ? contentEncoding[0] : contentEncoding)?.trim().toLowerCase();
+  if (coding === undefined || coding === '' || coding === 'identity') return body.text();
+  const raw = Buffer.from(await body.arrayBuffer());
+  if (coding === 'gzip' || coding === 'x-gzip') return zlib.gunzipSync(raw).toString('utf8');
+  if (coding === 'deflate') return zlib.inflateSync(raw).toString('utf8');
+  throw new Error(`unsupported Content-Encoding ${coding}`);
+}
+
+/** Elements whose href is a link, as Coroscope's crawler (and the chapter's regex) follow. */
+const LINK_ELEMENTS = new Set(['a', 'area', 'link']);
+
+/** The distinct raw href values of <a>, <area> and <link> elements in an HTML document. */
 function extractHrefs(html: string): Set<string> {
   const hrefs = new Set<string>();
   const parser = new Parser({
     onopentag(name, attributes) {
-      if (name === 'a') {
+      if (LINK_ELEMENTS.has(name)) {
         const href = attributes.href;
         if (href !== undefined && href !== '') hrefs.add(href);
       }
@@ -200,7 +218,7 @@ export async function crawlWithUndici(roots: readonly string[], opts: UndiciCraw
     let response: Awaited<ReturnType<Agent['request']>> | undefined;
     for (let tries = 0; tries < maxTries && response === undefined; tries++) {
       try {
-        response = await agent.request({ origin: target.origin, path, method: 'GET' });
+        response = await agent.request({ origin: target.origin, path, method: 'GET', headers: REQUEST_HEADERS });
       } catch {
         // A failed connection or a reset socket: try again, up to maxTries.
       }
@@ -228,7 +246,7 @@ export async function crawlWithUndici(roots: readonly string[], opts: UndiciCraw
         record(url, String(statusCode));
         return;
       }
-      const html = await body.text();
+      const html = await bodyText(body, headers['content-encoding']);
       record(url, String(statusCode));
       for (const href of extractHrefs(html)) {
         let link: URL;

@@ -8,6 +8,12 @@
 //   /p/N  for 0 <= N < pages   200, text/html; charset=utf-8, with `linksPerPage` listed links
 //   /r/N  for 0 <= N < pages   301, Location: /p/N (a relative reference, as many servers send)
 //   anything else              404, a small HTML page (the links to missing pages are /p/N, N >= pages)
+// Two ways of answering (`style`):
+//   'prepared'  every response carries Content-Length; pages of about 1.5 KB; no compression.
+//   'node-app'  answers as a hand-written node:http app does: `res.writeHead(status, headers)`
+//               then `res.end(body)`, so every response is chunked; redirects are
+//               `res.writeHead(301, {Location}); res.end()` (an empty chunked body); pages of
+//               10-100 KB of ordinary markup, gzip-compressed when the request accepts it.
 // Each listed link on a page is either direct (/p/N), through a redirect (/r/N) or to a missing
 // page. Every page also carries the same chrome: a same-page fragment link, a home link with a
 // fragment (/p/0#top) and a link to another host; a crawler that defragments URLs and keeps to
@@ -22,14 +28,16 @@
 // - `expected` is computed by walking the site's own link graph from /p/0 exactly as the
 //   chapter's crawler does (defragment, same host only, follow redirects, parse only 200 pages),
 //   and lists every distinct URL such a crawl fetches, counted by status.
-// - Responses carry Content-Length and keep the connection alive (HTTP/1.1 default).
+// - Responses keep the connection alive (HTTP/1.1 default); 'prepared' ones carry Content-Length.
 //
 // Standalone: node --import tsx bench/sites/link-farm-site.ts [--port 8080] [--pages 2000]
 //   [--links-per-page 10] [--redirect-fraction 0.333] [--missing-fraction 0.02] [--seed N]
+//   [--style prepared|node-app]
 // prints the start URL on stdout (one line) and the expected counts on stderr, and serves
 // until SIGINT or SIGTERM.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import * as zlib from 'node:zlib';
 
 export interface LinkFarmOptions {
   /** Number of real pages /p/0 .. /p/(pages-1). */
@@ -44,7 +52,11 @@ export interface LinkFarmOptions {
   port?: number;
   /** PRNG seed; the same seed gives the same site. */
   seed?: number;
+  /** How responses are framed and sized (see the header); default 'prepared'. */
+  style?: LinkFarmStyle;
 }
+
+export type LinkFarmStyle = 'prepared' | 'node-app';
 
 export interface LinkFarmExpectation {
   /** Distinct URLs answered 200 in a full crawl from /p/0. */
@@ -62,6 +74,8 @@ export interface LinkFarm {
   url: string;
   /** http://127.0.0.1:PORT */
   origin: string;
+  /** TCP connections the server has accepted so far. */
+  connections(): number;
   close(): Promise<void>;
   expected: LinkFarmExpectation;
 }
@@ -76,7 +90,11 @@ interface PreparedResponse {
   status: number;
   headers: http.OutgoingHttpHeaders;
   body: Buffer;
+  /** The body gzip-compressed, sent when the request accepts gzip ('node-app' pages). */
+  gzipped?: Buffer;
 }
+
+const EMPTY_BODY = Buffer.alloc(0);
 
 /** 32-bit seeded generator (Mulberry32); returns floats in [0, 1). */
 function seededRandom(seed: number): () => number {
@@ -160,6 +178,44 @@ ${items}
 `;
 }
 
+const SECTION_WORDS = 40;
+
+/**
+ * A page of ordinary documentation-like markup padded to about `bytes`: sections of headings,
+ * paragraphs with inline elements, code blocks and tables, around the same listed links.
+ * Only the listed links and the page chrome are <a href> elements, so the crawl is the same.
+ */
+function renderLargePage(n: number, links: readonly FarmLink[], random: () => number, bytes: number): string {
+  const sections: string[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const section = `<section id="s${i}">
+<h2 class="title">Section ${i} <span class="anchor" title="permalink">&para;</span></h2>
+<p>${fillerParagraph(random, SECTION_WORDS)} <em>${fillerParagraph(random, 3)}</em> <code class="literal">${fillerParagraph(random, 2)}()</code> ${fillerParagraph(random, SECTION_WORDS)}</p>
+<div class="highlight"><pre><span class="k">def</span> <span class="nf">${FILLER_WORDS[i % FILLER_WORDS.length]}</span>(<span class="n">x</span>): <span class="k">return</span> x &lt; ${i}</pre></div>
+<table class="docutils"><tr><th>${fillerParagraph(random, 2)}</th><td>${fillerParagraph(random, 8)}</td></tr></table>
+</section>
+`;
+    sections.push(section);
+    size += section.length;
+  }
+  const items = links.map((link) => `<li class="toctree-l1"><a class="farm" href="${link.path}">${link.label}</a></li>`).join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Link farm: page ${n}</title><script src="/static/site.js"></script></head>
+<body id="top">
+<nav class="related"><a href="#main">skip to content</a> | <a href="/p/0#top">home</a></nav>
+<main id="main" class="body" role="main">
+<h1>Page ${n}</h1>
+<ul class="toc">
+${items}
+</ul>
+${sections.join('')}</main>
+<footer class="footer">Generated by the link farm. <a href="http://elsewhere.invalid/about">elsewhere</a></footer>
+</body></html>
+`;
+}
+
 /** Page numbers that /p/N and /r/N paths name, or -1. */
 function pathNumber(path: string, prefix: '/p/' | '/r/'): number {
   if (!path.startsWith(prefix)) return -1;
@@ -203,7 +259,7 @@ function expectedCrawl(graph: readonly FarmLink[][]): { ok: Set<string>; redirec
 }
 
 export async function startLinkFarm(options: LinkFarmOptions = {}): Promise<LinkFarm> {
-  const { pages = 2000, linksPerPage = 10, redirectFraction = 1 / 3, missingFraction = 0.02, port = 0, seed = 0x5eed } = options;
+  const { pages = 2000, linksPerPage = 10, redirectFraction = 1 / 3, missingFraction = 0.02, port = 0, seed = 0x5eed, style = 'prepared' } = options;
   if (!Number.isInteger(pages) || pages < 1) throw new RangeError(`pages must be a positive integer, got ${pages}`);
   if (!Number.isInteger(linksPerPage) || linksPerPage < 1) throw new RangeError(`linksPerPage must be a positive integer, got ${linksPerPage}`);
   if (!(redirectFraction >= 0 && missingFraction >= 0 && redirectFraction + missingFraction <= 1)) {
@@ -214,24 +270,40 @@ export async function startLinkFarm(options: LinkFarmOptions = {}): Promise<Link
   const graph = buildLinkGraph(pages, linksPerPage, redirectFraction, missingFraction, random);
 
   const routes = new Map<string, PreparedResponse>();
+  const nodeApp = style === 'node-app';
   for (let n = 0; n < pages; n++) {
-    routes.set(`/p/${n}`, htmlResponse(200, renderPage(n, graph[n], fillerParagraph(random, 60))));
-    routes.set(
-      `/r/${n}`,
-      htmlResponse(301, `<!doctype html><title>Moved</title><p>Moved to <a href="/p/${n}">page ${n}</a>.</p>\n`, { Location: `/p/${n}` }),
-    );
+    if (nodeApp) {
+      const body = Buffer.from(renderLargePage(n, graph[n], random, 10_000 + Math.floor(random() * 90_000)), 'utf8');
+      routes.set(`/p/${n}`, { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', Vary: 'Accept-Encoding' }, body, gzipped: zlib.gzipSync(body) });
+      routes.set(`/r/${n}`, { status: 301, headers: { Location: `/p/${n}` }, body: EMPTY_BODY });
+    } else {
+      routes.set(`/p/${n}`, htmlResponse(200, renderPage(n, graph[n], fillerParagraph(random, 60))));
+      routes.set(
+        `/r/${n}`,
+        htmlResponse(301, `<!doctype html><title>Moved</title><p>Moved to <a href="/p/${n}">page ${n}</a>.</p>\n`, { Location: `/p/${n}` }),
+      );
+    }
   }
-  const notFound = htmlResponse(404, '<!doctype html><title>Not found</title><p>No such page. <a href="/p/0">Home</a>.</p>\n');
+  const notFoundHtml = '<!doctype html><title>Not found</title><p>No such page. <a href="/p/0">Home</a>.</p>\n';
+  const notFound = nodeApp ? { status: 404, headers: { 'Content-Type': 'text/html; charset=utf-8' }, body: Buffer.from(notFoundHtml) } : htmlResponse(404, notFoundHtml);
 
   const server = http.createServer((req, res) => {
     const prepared = routes.get(req.url ?? '') ?? notFound;
+    if (prepared.gzipped !== undefined && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
+      res.writeHead(prepared.status, { ...prepared.headers, 'Content-Encoding': 'gzip' });
+      res.end(req.method === 'HEAD' ? undefined : prepared.gzipped);
+      return;
+    }
     res.writeHead(prepared.status, prepared.headers);
-    res.end(req.method === 'HEAD' ? undefined : prepared.body);
+    // 'node-app': an empty body is end() with nothing, as such apps write a redirect.
+    res.end(req.method === 'HEAD' || prepared.body.length === 0 ? undefined : prepared.body);
   });
   // A benchmark crawl may leave connections idle between bursts; keep them open well past it.
   server.keepAliveTimeout = 30_000;
   server.headersTimeout = 35_000;
   server.maxRequestsPerSocket = 0;
+  let connections = 0;
+  server.on('connection', () => connections++);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -252,6 +324,7 @@ export async function startLinkFarm(options: LinkFarmOptions = {}): Promise<Link
     url: `${origin}/p/0`,
     origin,
     expected: { ok200: walk.ok.size, redirects301: walk.redirects.size, notFound404: walk.missing.size, urls },
+    connections: () => connections,
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -270,6 +343,11 @@ function readFlag(argv: readonly string[], name: string): string | undefined {
   return value;
 }
 
+function parseStyle(raw: string | undefined): LinkFarmStyle | undefined {
+  if (raw === undefined || raw === 'prepared' || raw === 'node-app') return raw;
+  throw new Error(`--style: prepared or node-app, not ${raw}`);
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   const numberFlag = (name: string): number | undefined => {
     const raw = readFlag(argv, name);
@@ -285,6 +363,7 @@ async function main(argv: readonly string[]): Promise<void> {
     redirectFraction: numberFlag('--redirect-fraction'),
     missingFraction: numberFlag('--missing-fraction'),
     seed: numberFlag('--seed'),
+    style: parseStyle(readFlag(argv, '--style')),
   });
   const { ok200, redirects301, notFound404, urls } = farm.expected;
   process.stdout.write(`${farm.url}\n`);
