@@ -97,7 +97,7 @@ interface PreparedResponse {
 const EMPTY_BODY = Buffer.alloc(0);
 
 /** 32-bit seeded generator (Mulberry32); returns floats in [0, 1). */
-function seededRandom(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

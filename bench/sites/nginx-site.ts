@@ -26,6 +26,8 @@ export const PYTHON_DOCS = '/usr/share/doc/python3.11/html';
 export interface NginxSite {
   /** The start URL: the root folder's index.html. */
   url: string;
+  /** The temp directory holding its configuration, logs and pid file (removed by close()). */
+  directory: string;
   /** The current end of the access log, to count connections from. */
   logMark(): number;
   /** Distinct connections that served the requests logged after `mark`, and those requests. */
@@ -113,6 +115,7 @@ export async function startNginxSite(root = PYTHON_DOCS): Promise<NginxSite> {
   let closing: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}/index.html`,
+    directory: dir,
     logMark: logSize,
     connectionsSince(mark: number) {
       // The log is flushed every 100 ms; SIGUSR1 would reopen it, so wait out the flush instead.

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
+import * as zlib from 'node:zlib';
 import { startLinkFarm } from '../../bench/sites/link-farm-site';
 import { crawlWithUndici } from '../../bench/peers/undici-crawler';
 
@@ -77,6 +78,44 @@ test('the link farm is deterministic, keeps connections alive and sends Content-
   } finally {
     agent.destroy();
     await Promise.all([first.close(), second.close()]);
+  }
+});
+
+test("the 'node-app' style: everything chunked, empty chunked 301s, 10-100 KB pages, gzip when accepted; same crawl", async () => {
+  const farm = await startLinkFarm({ pages: 60, style: 'node-app' });
+  const prepared = await startLinkFarm({ pages: 60 });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const paths = (urls: Set<string>, origin: string): string[] => [...urls].map((u) => u.slice(origin.length)).sort();
+    assert.deepEqual(paths(farm.expected.urls, farm.origin), paths(prepared.expected.urls, prepared.origin), 'the same link graph');
+
+    const page = await get(farm.url, agent);
+    assert.equal(page.status, 200);
+    assert.equal(page.headers['transfer-encoding'], 'chunked');
+    assert.equal(page.headers['content-length'], undefined);
+    const size = Buffer.byteLength(page.body);
+    assert.ok(size >= 10_000 && size <= 101_000, `page of ${size} bytes`);
+
+    const redirect = await get(`${farm.origin}/r/3`, agent);
+    assert.equal(redirect.status, 301);
+    assert.equal(redirect.headers.location, '/p/3');
+    assert.equal(redirect.headers['transfer-encoding'], 'chunked');
+    assert.equal(redirect.body, '');
+
+    const gzipped = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      http.get(farm.url, { agent, headers: { 'accept-encoding': 'gzip' } }, resolve).on('error', reject);
+    });
+    const chunks: Buffer[] = [];
+    for await (const chunk of gzipped) chunks.push(chunk as Buffer);
+    assert.equal(gzipped.headers['content-encoding'], 'gzip');
+    assert.equal(zlib.gunzipSync(Buffer.concat(chunks)).toString('utf8'), page.body);
+    assert.ok(farm.connections() >= 1);
+
+    const result = await crawlWithUndici([farm.url], { maxTasks: 10 });
+    assert.deepEqual(result.urls, farm.expected.urls);
+  } finally {
+    agent.destroy();
+    await Promise.all([farm.close(), prepared.close()]);
   }
 });
 
