@@ -127,7 +127,7 @@ export class CoroscopeServices implements vscode.Disposable {
       session: this.session,
       openSource: (position) => openSourcePosition(position, this.sourceColumn()),
       runCommand: async (command: PanelCommand) => {
-        const id = { runCrawl: COMMANDS.runCrawl, openSample: COMMANDS.openSample, showTrace: COMMANDS.showTrace, showLog: COMMANDS.showLog }[command];
+        const id = { runCrawl: COMMANDS.runCrawl, openSample: COMMANDS.openSample, showTrace: COMMANDS.showTrace, showLog: COMMANDS.showLog, debugRun: COMMANDS.debugRun }[command];
         await vscode.commands.executeCommand(id);
       },
       onVisibilityChanged: (visible) => this.contextKeys.set('coroscope.inspectorVisible', visible),
@@ -140,8 +140,8 @@ export class CoroscopeServices implements vscode.Disposable {
     return panelColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One;
   }
 
-  showPanel(reveal?: { view: ViewId; taskId?: number }): InspectorPanel {
-    const p = InspectorPanel.show(this.panelDependencies(), reveal);
+  showPanel(reveal?: { view: ViewId; taskId?: number }, besideDebugger = false): InspectorPanel {
+    const p = InspectorPanel.show(this.panelDependencies(), reveal, besideDebugger);
     this.contextKeys.set('coroscope.inspectorVisible', true);
     return p;
   }
@@ -149,7 +149,7 @@ export class CoroscopeServices implements vscode.Disposable {
   /** Shows a run another view launched (a debug session's) in the panel, the status bar and the decorations. */
   showRun(run: Run): void {
     this.session.show(run);
-    this.showPanel({ view: 'tasks' });
+    this.showPanel({ view: 'tasks' }, true);
   }
 
   async launch(target: LaunchTarget, options: Parameters<RunSession['launch']>[1]): Promise<void> {
@@ -381,6 +381,10 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
         return;
       }
       await guarded('Debug This Run', async () => {
+        // The debugger opens each stop's source in the active editor group: not over the panel
+        // when another group is there to take it.
+        const panelColumn = InspectorPanel.visiblePanel()?.panel.viewColumn;
+        if (panelColumn !== undefined && panelColumn !== vscode.ViewColumn.One) await vscode.commands.executeCommand('workbench.action.focusFirstEditorGroup');
         const started = await vscode.debug.startDebugging(vscode.workspace.workspaceFolders?.[0], attachConfiguration(run));
         if (!started) throw new Error('the debug session did not start');
       });

@@ -65,16 +65,20 @@ export class InspectorPanel {
     return InspectorPanel.current;
   }
 
-  /** Shows the panel (creating it if needed), optionally on a view. */
-  static show(deps: PanelDependencies, reveal?: { view: ViewId; taskId?: number }): InspectorPanel {
+  /**
+   * Shows the panel (creating it if needed), optionally on a view. `besideDebugger`: for a run
+   * a debug session launched: in the second column, without taking the focus, so that the
+   * sources the debugger opens at each stop (in the first) do not cover it.
+   */
+  static show(deps: PanelDependencies, reveal?: { view: ViewId; taskId?: number }, besideDebugger = false): InspectorPanel {
     let p = InspectorPanel.current;
     if (p === null) {
       // Beside the editor the user reads (frames clicked in the panel open there).
-      const column = vscode.window.activeTextEditor !== undefined ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
-      const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, PANEL_TITLE, { viewColumn: column, preserveFocus: false }, InspectorPanel.options(deps.extensionUri));
+      const column = besideDebugger ? vscode.ViewColumn.Two : vscode.window.activeTextEditor !== undefined ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
+      const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, PANEL_TITLE, { viewColumn: column, preserveFocus: besideDebugger }, InspectorPanel.options(deps.extensionUri));
       p = new InspectorPanel(panel, deps);
     } else {
-      p.panel.reveal(undefined, false);
+      p.panel.reveal(undefined, besideDebugger);
     }
     if (reveal !== undefined) p.reveal(reveal);
     return p;

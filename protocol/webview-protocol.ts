@@ -94,7 +94,7 @@ export interface PanelInit {
 }
 
 export type ControlAction = 'pause' | 'continue' | 'stepTick' | 'stepTask' | 'stop';
-export type PanelCommand = 'runCrawl' | 'openSample' | 'showTrace' | 'showLog';
+export type PanelCommand = 'runCrawl' | 'openSample' | 'showTrace' | 'showLog' | 'debugRun';
 
 // --- webview → extension -----------------------------------------------------------------
 
@@ -151,7 +151,7 @@ function isInt(v: unknown): v is number {
 
 const TASK_STATES: ReadonlySet<string> = new Set<TaskState>(['scheduled', 'running', 'suspended', 'done', 'cancelled', 'failed']);
 const CONTROL_ACTIONS: ReadonlySet<string> = new Set<ControlAction>(['pause', 'continue', 'stepTick', 'stepTask', 'stop']);
-const PANEL_COMMANDS: ReadonlySet<string> = new Set<PanelCommand>(['runCrawl', 'openSample', 'showTrace', 'showLog']);
+const PANEL_COMMANDS: ReadonlySet<string> = new Set<PanelCommand>(['runCrawl', 'openSample', 'showTrace', 'showLog', 'debugRun']);
 const RUN_PHASES: ReadonlySet<string> = new Set<RunPhase>(['idle', 'starting', 'running', 'paused', 'finished', 'hostDied']);
 
 export function isViewId(v: unknown): v is ViewId {

@@ -315,12 +315,16 @@ export class App implements AppContext {
     };
     const run = iconButton('play', 'Run a crawl', () => this.command('runCrawl'), { text: 'Run Crawl…', id: 'run-crawl' });
     this.buttons.set('runCrawl', run);
+    // The same run in Run and Debug: its tasks as threads, stepping from either place.
+    const debug = iconButton('debug-alt', 'Debug this run in Run and Debug (its tasks as threads)', () => this.command('debugRun'), { text: 'Debug', id: 'debugRun' });
+    this.buttons.set('debugRun', debug);
     this.controls.append(
       ctl('pause', 'debug-pause', 'Pause the loop (F6)', 'Pause'),
       ctl('stepTick', 'debug-step-over', 'Run one loop tick (F10)', 'Step Tick'),
       ctl('stepTask', 'debug-step-into', 'Run the selected task until it suspends again', 'Step Task'),
       ctl('continue', 'debug-continue', 'Continue the loop (F5)', 'Continue'),
       ctl('stop', 'debug-stop', 'Stop the run', 'Stop'),
+      debug,
       h('span', { class: 'toolbar-sep' }),
       run,
       iconButton('book', 'Open a tutorial sample', () => this.command('openSample'), { id: 'open-sample' }),
@@ -367,6 +371,7 @@ export class App implements AppContext {
       stepTask: paused && selected !== undefined && (selected.state === 'suspended' || selected.state === 'scheduled'),
       continue: paused,
       stop: running || paused,
+      debugRun: running || paused,
     };
     for (const [k, b] of this.buttons) {
       if (k === 'runCrawl') b.classList.toggle('primary', !(running || paused));

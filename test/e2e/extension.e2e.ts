@@ -17,7 +17,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
@@ -35,28 +35,13 @@ import {
   until,
   unexpectedExtensionErrors,
 } from './support/browser';
-import { startCodeServer, type CodeServer } from './support/code-server';
+import { runtimeHostPids, startCodeServer, type CodeServer } from './support/code-server';
 
 const projectRoot = resolve(__dirname, '..', '..');
 const VSIX = join(projectRoot, 'coroscope.vsix');
 /** The demo site's /titles/markup/ title (runtime/demo-site/site-model.ts MARKUP_TITLE_TEXT). */
 const MARKUP_TITLE_TEXT = '<img src=x onerror=alert(1)> & "quotes"';
 const PANEL = '.task-table';
-
-/** Pids of runtime hosts started from this server's extensions folder (found in /proc). */
-function runtimeHostPids(extensionsDir: string): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
-      if (cmd.some((a) => a.startsWith(extensionsDir) && a.endsWith('runtime-host.js'))) out.push(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
 
 describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, () => {
   let workspace = '';

@@ -27,6 +27,21 @@ import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
+/** Pids of runtime hosts started from this server's extensions folder (found in /proc). */
+export function runtimeHostPids(extensionsDir: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      if (cmd.some((a) => a.startsWith(extensionsDir) && a.endsWith('runtime-host.js'))) out.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
 export const CODE_SERVER_VERSION = '4.100.3';
 
 const projectRoot = resolve(__dirname, '..', '..', '..');
