@@ -22,6 +22,7 @@ import { CancelledError } from '../errors';
 import type { Future } from '../future';
 import { ClientSession, type ClientSessionOptions, type ClientResponse } from '../http/index';
 import { HttpConnectionError, HttpError, HttpProtocolError, HttpTimeoutError } from '../http/errors';
+import { isRedirectStatus } from '../http/redirect-statuses';
 import { Queue } from '../queue';
 import { gather } from '../gather';
 import { getRunningLoop } from '../running-loop';
@@ -411,10 +412,8 @@ export class Crawler {
   }
 }
 
-const REDIRECT_STATUSES = new Set([300, 301, 302, 303, 307, 308]);
-
 function isRedirect(response: ClientResponse): boolean {
-  return REDIRECT_STATUSES.has(response.status) && response.headers.has('location');
+  return isRedirectStatus(response.status) && response.headers.has('location');
 }
 
 function dropFragment(url: string): string {

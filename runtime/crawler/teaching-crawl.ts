@@ -27,6 +27,7 @@ import { CoroscopeError } from '../errors';
 import { DefaultSelector } from '../selector';
 import { Socket, type SocketOptions } from '../socket';
 import { HostMatcher } from './hosts';
+import { isRedirectStatus } from '../http/redirect-statuses';
 import { buildHttp10Request, MalformedResponseError, type Http10Response } from './http10-response';
 import { extractLinks } from './links';
 import type { FetchStatistic } from './report';
@@ -95,8 +96,6 @@ export const DEFAULT_MAX_REDIRECT = 10;
 export const DEFAULT_FETCH_TIMEOUT = 10;
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
-/** Statuses whose Location the crawl follows. */
-const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 interface DeadlineEntry {
   readonly when: number;
@@ -275,7 +274,7 @@ export class TeachingCrawl {
       numNewUrls: 0,
     };
     const targets: FetchTarget[] = [];
-    if (REDIRECT_STATUSES.has(response.status)) {
+    if (isRedirectStatus(response.status)) {
       const nextUrl = this.locationOf(url, response);
       // As the chapter (and stage 3) record a redirect: where it goes, not what it carried.
       stat.nextUrl = nextUrl;

@@ -30,6 +30,7 @@ import { ConnectionPool, type ConnectionPoolOptions, type Origin } from './conne
 import { HttpConnectionError, HttpProtocolError, HttpTimeoutError, InvalidUrlError, TooManyRedirectsError } from './errors';
 import { bodyFraming, parseResponseHead, type ResponseHead } from './response-head';
 import { TimeoutError } from '../errors';
+import { isRedirectStatus } from './redirect-statuses';
 
 export interface ClientTimeout {
   /** Seconds to get a connection (including waiting for a pool slot). Default 10. */
@@ -63,7 +64,6 @@ export interface RequestOptions {
 
 /** The history of a response that followed no redirect (shared: never modified). */
 const NO_HISTORY: ClientResponse[] = [];
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 // The blank line ending the head: a line end followed by an empty line, CRLF or LF ('\n\r\n'
 // also ends a CRLF head '\r\n\r\n' at the same byte, and covers an LF-ended last field
 // followed by a CRLF blank line, which the parser accepts).
@@ -202,7 +202,7 @@ const sessionRequest = coroutine(function* request(session: ClientSession, metho
     const limits: ResponseLimits = { maxBodyBytes: session.maxBodyBytes, readTimeout: timeout.read, deadline };
     const response = yield* send(session, method, target, current, options.headers, timeout, limits, history.length === 0 ? NO_HISTORY : history.slice());
     const location = response.headers.get('location');
-    if (options.allowRedirects === false || !REDIRECT_STATUSES.has(response.status) || location === undefined) return response;
+    if (options.allowRedirects === false || !isRedirectStatus(response.status) || location === undefined) return response;
     response.release();
     if (history.length >= session.maxRedirects) throw new TooManyRedirectsError(url, `more than ${session.maxRedirects} redirects`);
     history.push(response);

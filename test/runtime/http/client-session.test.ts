@@ -692,9 +692,10 @@ test('closing the session fails requests waiting for a slot with a typed error',
 
 // --- redirects ------------------------------------------------------------------------------
 
-test('allowRedirects (default): follows 301/302/303/307/308, keeps the history, reuses the connection', async (t) => {
+test('allowRedirects (default): follows 300/301/302/303/307/308 (the set the crawlers use), keeps the history, reuses the connection', async (t) => {
   const server = await httpServer(t, (req, res) => {
     const hops: Record<string, [number, string]> = {
+      '/r0': [300, '/r1'],
       '/r1': [302, '/r2'],
       '/r2': [301, 'r3'],
       '/r3': [303, '/r4?x=1'],
@@ -708,7 +709,7 @@ test('allowRedirects (default): follows 301/302/303/307/308, keeps the history, 
     } else res.end(`final ${req.url}`);
   });
   const got = await withSession({ timeout: SHORT }, function* (session) {
-    const { response, text } = yield* fetchText(session, server.url('/r1'));
+    const { response, text } = yield* fetchText(session, server.url('/r0'));
     return { response, text, opened: session.pool.openedCount() };
   });
   assert.equal(got.text, 'final /final');
@@ -717,6 +718,7 @@ test('allowRedirects (default): follows 301/302/303/307/308, keeps the history, 
   assert.deepEqual(
     got.response.history.map((r) => [r.status, r.url]),
     [
+      [300, server.url('/r0')],
       [302, server.url('/r1')],
       [301, server.url('/r2')],
       [303, server.url('/r3')],
