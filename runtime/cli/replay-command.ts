@@ -14,7 +14,8 @@ import { parseArgs as parseCommandLine, UsageError, type CrawlCommand } from './
 import { crawlWithCoroutines, printCrawlOutcome } from './crawl-command';
 import type { EventLoop } from '../loop';
 import { formatPsTree, IDLE_KINDS } from '../inspect/dumps';
-import { framesOfTasks, summarizeTasks, type TaskFrame } from '../inspect/task-snapshot';
+import { framesOfTasks, type TaskFrame } from '../inspect/task-snapshot';
+import { summarizeTasks } from '../inspect/task-summaries';
 import { RecordingError } from '../record/recording-errors';
 import { readRecordingFile, type Recording } from '../record/recording-file';
 import { readRunLog } from '../record/run-log';

@@ -38,7 +38,7 @@ import { buildAwaitGraph } from '../inspect/await-graph';
 import type { CoroutineHooksHub } from '../inspect/coroutine-hooks';
 import { sourcePositions } from '../inspect/source-positions';
 import { SnapshotTracker } from './snapshots';
-import { AwaitIndex, summarize } from './summaries';
+import { AwaitIndex, summarizeTasks } from '../inspect/task-summaries';
 import { VariableStore } from './variables';
 import { loadProgram } from './program-loader';
 import { findHostSample, SAMPLE_SITE } from './samples';
@@ -356,12 +356,12 @@ export class Run {
     Error.captureStackTrace(site);
     Error.stackTraceLimit = limit;
     this.creationSites.set(task, site);
-    if (this.createdEvents.allow()) this.services.emit('taskCreated', { task: summarize([task], this.recorder)[0]! });
+    if (this.createdEvents.allow()) this.services.emit('taskCreated', { task: summarizeTasks([task], { recorder: this.recorder })[0]! });
   }
 
   private onTaskDone(task: Task<unknown>): void {
     this.live.delete(task.id);
-    const summary = summarize([task], this.recorder)[0]!;
+    const summary = summarizeTasks([task], { recorder: this.recorder })[0]!;
     for (const id of this.history.add(summary)) this.failures.delete(id);
     if (this.inspect && this.finishedEvents.allow()) this.services.emit('taskFinished', { task: summary });
     const error = exceptionOf(task);
@@ -455,7 +455,7 @@ export class Run {
   }
 
   snapshot(since: number | undefined): Snapshot {
-    const live = summarize(this.liveTasks(), this.recorder);
+    const live = summarizeTasks(this.liveTasks(), { recorder: this.recorder });
     // The history only holds finished tasks, never a live one (ids are never reused).
     if (this.history.size > 0) for (const s of this.history.list()) live.push(s);
     return this.snapshots.snapshot(since, live, { tick: this.loop.tickCount(), paused: this.loop.isPaused(), progress: this.progress() });
@@ -469,7 +469,7 @@ export class Run {
       return { task: past, frames: [], awaitChain: [], createdAt: null, traceback: this.failures.get(taskId) ?? null };
     }
     const index = this.awaitIndex();
-    const summary = { ...summarize([live], this.recorder)[0]!, awaitedBy: index.awaitedBy(live) };
+    const summary = { ...summarizeTasks([live], { recorder: this.recorder })[0]!, awaitedBy: index.awaitedBy(live) };
     const sink = locals ? this.variables.newGroup() : undefined;
     const frames = taskFrames(live, { locals, handles: sink });
     return {

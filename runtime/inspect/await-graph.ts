@@ -37,45 +37,8 @@ import type { Future } from '../future';
 import { inspect, inspectResource, type Inspectable } from '../inspection';
 import type { EventLoop } from '../loop';
 import { Task } from '../task';
-import { awaitedTasks, describeTarget, describeTask, taskState } from './task-snapshot';
-
-// --- stable ids ---------------------------------------------------------------------------
-
-const futureIds = new WeakMap<object, number>();
-const resourceIds = new WeakMap<object, string>();
-let nextFutureId = 1;
-let nextResourceId = 1;
-
-/** The kind of resource an origin target is (queue, lock, event, ...), as it names itself. */
-export function resourceKind(target: object): string {
-  return inspectResource(target)?.kind ?? 'object';
-}
-
-/** A stable id for a resource object (`resource:queue:3`). */
-export function resourceIdOf(target: object): string {
-  let id = resourceIds.get(target);
-  if (id === undefined) {
-    id = `resource:${resourceKind(target)}:${nextResourceId++}`;
-    resourceIds.set(target, id);
-  }
-  return id;
-}
-
-/** A stable id for a future (`future:7`), or `task:<id>` for a task. */
-export function futureNodeId(fut: Future<unknown>): string {
-  if (fut instanceof Task) return `task:${fut.id}`;
-  let n = futureIds.get(fut);
-  if (n === undefined) {
-    n = nextFutureId++;
-    futureIds.set(fut, n);
-  }
-  return `future:${n}`;
-}
-
-/** The resource a future belongs to (its inspection's), or null. */
-export function resourceOf(fut: Future<unknown>): Inspectable | null {
-  return fut[inspect]().resource;
-}
+import { futureNodeId, resourceIdOf, resourceKind } from './resource-ids';
+import { awaitedTasks, describeTarget, describeTask, resourceOf, taskState } from './task-summaries';
 
 /** The live tasks holding a resource, when exactly one does (null: none, several, or one outside any task). */
 function soleHolder(res: Inspectable): Task<unknown> | null {

@@ -17,11 +17,14 @@
 // waiting on its own socket, say) never looks like another and is always shown in full.
 
 import { isAbsolute, relative, basename } from 'node:path';
+import type { AwaitInfo, TaskSummary } from '../../protocol/host-protocol';
+import { inspect } from '../inspection';
 import type { EventLoop } from '../loop';
-import type { Task } from '../task';
+import { Task } from '../task';
 import type { GeneratorReader } from './generator-reader';
 import type { SourcePositionMapper } from './source-positions';
-import { framesOfTasks, summarizeTasks, type TaskFrame, type TaskSummary, type AwaitInfo } from './task-snapshot';
+import { framesOfTasks, type TaskFrame } from './task-snapshot';
+import { awaitedTasks, describeTarget, describeTask, summarizeTasks } from './task-summaries';
 import type { TaskRecorder } from './task-recorder';
 
 /** Await kinds of a task parked waiting for work: candidates for collapsing. */
@@ -47,19 +50,36 @@ export interface DumpOptions {
   readonly positions?: SourcePositionMapper;
 }
 
-function describeAwaitText(a: AwaitInfo | null): string {
-  if (a === null) return '-';
-  if (a.kind === 'task' && a.target !== null) return a.target;
-  const parts = [a.kind];
-  if (a.kind === 'gather' && a.taskIds.length > 0) parts.push(`of ${a.taskIds.map((id) => `#${id}`).join(', ')}`);
-  else if (a.target !== null) parts.push(a.target);
-  if (a.detail !== null && a.kind !== 'socket.read' && a.kind !== 'socket.write' && a.kind !== 'socket.connect') parts.push(`(${a.detail})`);
+/**
+ * What a live task awaits, as text: the awaited task; or the await's kind, then what it
+ * belongs to (the resource's own description) or the tasks it stands for (gather's
+ * children), then its detail. Read from the task itself: a summary names a resource by id.
+ */
+function awaitText(task: Task<unknown>): string {
+  const fut = task.done() ? null : task.awaiting();
+  if (fut === null) return '-';
+  if (fut instanceof Task) return describeTask(fut);
+  const view = fut[inspect]();
+  const parts = [view.kind];
+  const inner = view.inner();
+  const behind = inner.length > 1 ? awaitedTasks(fut) : [];
+  if (behind.length > 0) parts.push(`of ${behind.map((t) => `#${t.id}`).join(', ')}`);
+  else {
+    const target = view.resource !== null ? describeTarget(view.resource) : inner.length === 1 ? describeTarget(inner[0]) : view.kind === 'future' ? describeTarget(fut) : null;
+    if (target !== null) parts.push(target);
+  }
+  if (view.detail !== null && !view.kind.startsWith('socket.')) parts.push(`(${view.detail})`);
   return parts.join(' ');
 }
 
+/** Await texts by task id. */
+function awaitTexts(tasks: readonly Task<unknown>[]): Map<number, string> {
+  return new Map(tasks.map((t) => [t.id, awaitText(t)]));
+}
+
 function stackText(s: TaskSummary): string {
-  if (s.coroutine.length === 0) return s.state === 'scheduled' ? '(not started)' : '(untracked)';
-  return s.coroutine.slice().reverse().join(' < ');
+  if (s.frames.length === 0) return s.state === 'scheduled' ? '(not started)' : '(untracked)';
+  return s.frames.slice().reverse().join(' < ');
 }
 
 function shouldCollapse(a: AwaitInfo | null, mode: 'idle' | 'identical' | 'none'): boolean {
@@ -80,7 +100,10 @@ function idList(tasks: readonly TaskSummary[], max = 4): string {
 
 /** A table of the live tasks, as Python's `asyncio ps`. */
 export function formatPsTable(loop: EventLoop, options: DumpOptions = {}): string {
-  const summaries = summarizeTasks(options.tasks ?? loop.allTasks(), { recorder: options.recorder });
+  const tasks = options.tasks ?? loop.allTasks();
+  const summaries = summarizeTasks(tasks, { recorder: options.recorder });
+  const awaits = awaitTexts(tasks);
+  const describeAwaitText = (s: TaskSummary): string => awaits.get(s.id) ?? '-';
   const byId = new Map(summaries.map((s) => [s.id, s]));
   const mode = options.collapse ?? 'idle';
   const min = options.collapseMin ?? 3;
@@ -88,7 +111,7 @@ export function formatPsTable(loop: EventLoop, options: DumpOptions = {}): strin
   // Group look-alikes (same state, stack, await and awaiters), keeping first-seen order.
   const groups = new Map<string, TaskSummary[]>();
   for (const s of summaries) {
-    const key = shouldCollapse(s.awaiting, mode) ? `${s.state}|${stackText(s)}|${describeAwaitText(s.awaiting)}|${awaitedByText(s)}` : `#${s.id}`;
+    const key = shouldCollapse(s.awaiting, mode) ? `${s.state}|${stackText(s)}|${describeAwaitText(s)}|${awaitedByText(s)}` : `#${s.id}`;
     let g = groups.get(key);
     if (g === undefined) groups.set(key, (g = []));
     g.push(s);
@@ -100,9 +123,9 @@ export function formatPsTable(loop: EventLoop, options: DumpOptions = {}): strin
       const lo = Math.min(...g.map((t) => t.steps));
       const hi = Math.max(...g.map((t) => t.steps));
       const last = g[g.length - 1]!;
-      rows.push([`×${g.length}`, `#${s.id} ${s.name} … #${last.id} ${last.name}`, s.state, lo === hi ? String(lo) : `${lo}-${hi}`, describeAwaitText(s.awaiting), awaitedByText(s), stackText(s)]);
+      rows.push([`×${g.length}`, `#${s.id} ${s.name} … #${last.id} ${last.name}`, s.state, lo === hi ? String(lo) : `${lo}-${hi}`, describeAwaitText(s), awaitedByText(s), stackText(s)]);
     } else {
-      for (const t of g) rows.push([String(t.id), t.name, t.state, String(t.steps), describeAwaitText(t.awaiting), awaitedByText(t), stackText(t)]);
+      for (const t of g) rows.push([String(t.id), t.name, t.state, String(t.steps), describeAwaitText(t), awaitedByText(t), stackText(t)]);
     }
   }
   rows.sort((a, b) => idOfRow(a) - idOfRow(b));
@@ -137,6 +160,8 @@ interface TreeNode {
 export function formatPsTree(loop: EventLoop, options: DumpOptions = {}): string {
   const tasks = options.tasks ?? loop.allTasks();
   const summaries = summarizeTasks(tasks, { recorder: options.recorder });
+  const awaits = awaitTexts(tasks);
+  const describeAwaitText = (s: TaskSummary): string => awaits.get(s.id) ?? '-';
   const frames = framesOfTasks(tasks, { reader: options.reader, positions: options.positions });
   const root = options.root ?? process.cwd();
   const pathStyle = options.paths ?? 'relative';
@@ -197,8 +222,8 @@ export function formatPsTree(loop: EventLoop, options: DumpOptions = {}): string
     const framePrefix = body + (kids.length > 0 ? '│   ' : '    ');
     if (first.frames.length === 0) out.push(`${framePrefix}${s.state === 'scheduled' ? '(not started yet)' : '(no frames)'}`);
     for (const f of first.frames) out.push(`${framePrefix}${frameLine(f)}`);
-    if (!s.tracked && first.frames.length > 0 && s.state !== 'running') out.push(`${framePrefix}(coroutine tracking off: inner frames are not visible)`);
-    if (s.awaiting !== null) out.push(`${framePrefix}awaits ${describeAwaitText(s.awaiting)}`);
+    if (s.frames.length === 0 && first.frames.length > 0 && s.state !== 'running') out.push(`${framePrefix}(coroutine tracking off: inner frames are not visible)`);
+    if (s.awaiting !== null) out.push(`${framePrefix}awaits ${describeAwaitText(s)}`);
     kids.forEach((k, i) => emit(k, body, i === kids.length - 1));
   };
 
@@ -208,7 +233,7 @@ export function formatPsTree(loop: EventLoop, options: DumpOptions = {}): string
     const order: Array<TreeNode | string> = [];
     for (const n of sorted) {
       if (n.children.length === 0 && shouldCollapse(n.summary.awaiting, mode)) {
-        const key = `${n.summary.state}|${framesKey(n)}|${describeAwaitText(n.summary.awaiting)}`;
+        const key = `${n.summary.state}|${framesKey(n)}|${describeAwaitText(n.summary)}`;
         let g = groups.get(key);
         if (g === undefined) {
           groups.set(key, (g = []));

@@ -17,22 +17,7 @@ export {
 export { HandleTable, previewValue, childrenOf, classNameOf, PREVIEW_STRING, PREVIEW_TEXT, type ValuePreview, type NamedPreview, type ChildrenPage, type HandleSink, type ValueType } from './value-preview';
 export { SourcePositionMapper, sourcePositions, sourceMappingUrlOf, sourceVariableName, urlToPath, type SourcePosition } from './source-positions';
 export { TaskRecorder, type TaskRecord } from './task-recorder';
-export {
-  snapshotTasks,
-  summarizeTasks,
-  taskFrames,
-  framesOfTasks,
-  taskState,
-  describeAwait,
-  describeTarget,
-  describeTask,
-  awaitedTasks,
-  type TaskState,
-  type AwaitInfo,
-  type TaskSummary,
-  type TasksSnapshot,
-  type SnapshotOptions,
-  type TaskFrame,
-  type FramesOptions,
-} from './task-snapshot';
+export { snapshotTasks, taskFrames, framesOfTasks, type TasksSnapshot, type TaskFrame, type FramesOptions } from './task-snapshot';
+export { summarizeTasks, taskState, describeTarget, describeTask, awaitedTasks, outcomeOf, awaitInfoOf, AwaitIndex, type SummaryOptions } from './task-summaries';
+export type { TaskState, AwaitInfo, TaskSummary } from '../../protocol/host-protocol';
 export { formatPsTable, formatPsTree, IDLE_KINDS, type DumpOptions } from './dumps';

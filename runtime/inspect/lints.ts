@@ -35,9 +35,9 @@ import type { Future } from '../future';
 import { inspect, inspectResource } from '../inspection';
 import type { EventLoop, ExceptionContext, LoopObserver } from '../loop';
 import type { Coroutine, Task } from '../task';
-import { resourceOf } from './await-graph';
 import { functionLocations, type FunctionLocations } from './function-locations';
-import { describeTask, taskFrames } from './task-snapshot';
+import { taskFrames } from './task-snapshot';
+import { describeTask, resourceOf } from './task-summaries';
 
 export const MAX_LINTS = 1000;
 /** The runtime core's own files (runtime/*.ts): not where a program's slowness lives. */

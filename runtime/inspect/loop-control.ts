@@ -45,7 +45,8 @@ import { Task } from '../task';
 import { FunctionLocations, functionLocations } from './function-locations';
 import { generatorReader, type GeneratorReader, type LocalVariable } from './generator-reader';
 import { sourcePositions, type SourcePositionMapper } from './source-positions';
-import { taskState, type TaskState } from './task-snapshot';
+import type { TaskState } from '../../protocol/host-protocol';
+import { taskState } from './task-summaries';
 import { PREVIEW_STRING } from './value-preview';
 
 /** Why the loop stopped, as announced to clients. */

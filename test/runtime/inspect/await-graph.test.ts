@@ -7,8 +7,9 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventLoop, VirtualClock, Event, Lock, Queue, coroutine, gather, sleep, type Coroutine, type Task } from '../../../runtime/index';
 import { inspect } from '../../../runtime/inspection';
-import { buildAwaitGraph, resourceIdOf } from '../../../runtime/inspect/await-graph';
-import { awaitedTasks } from '../../../runtime/inspect/task-snapshot';
+import { buildAwaitGraph } from '../../../runtime/inspect/await-graph';
+import { resourceIdOf } from '../../../runtime/inspect/resource-ids';
+import { awaitedTasks } from '../../../runtime/inspect/task-summaries';
 
 function virtualLoop(): EventLoop {
   return new EventLoop({ clock: new VirtualClock() });

@@ -5,6 +5,7 @@
 // being fetched; idle workers wait in the queue's get; the crawl task awaits the queue's
 // join; the ps table and the pstree dump show all of it.
 import { test, describe, before, after } from 'node:test';
+import { inspect } from '../../../runtime/inspection';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -98,15 +99,15 @@ describe('inspecting a demo-site crawl', () => {
     const crawl = snap.tasks.find((s) => s.id === crawlTask.id)!;
     assert.equal(crawl.state, 'suspended');
     assert.equal(crawl.awaiting?.kind, 'queue.join');
-    assert.match(crawl.awaiting?.target ?? '', /^<Queue /);
-    assert.deepEqual(crawl.coroutine, ['crawl', 'join', 'wait']);
+    assert.match(crawl.awaiting?.resourceId ?? '', /^resource:queue:\d+$/);
+    assert.deepEqual(crawl.frames, ['crawl', 'join', 'wait']);
     const ws = snap.tasks.filter((s) => s.name.startsWith('worker-'));
     const idle = ws.filter((s) => s.awaiting?.kind === 'queue.get');
     assert.equal(idle.length, 9, 'one worker took the root URL, the nine others wait for work');
     for (const s of ws) assert.equal(s.createdBy, crawlTask.id, `${s.name} was created by the crawl task`);
     for (const s of idle) {
       assert.equal(s.state, 'suspended');
-      assert.deepEqual(s.coroutine, ['work', 'get']);
+      assert.deepEqual(s.frames, ['work', 'get']);
     }
     // The idle workers' frames: work at `yield* this.q.get()`, get at `yield* getter`.
     const idleTask = loop.allTasks().find((t) => t.id === idle[0]!.id)!;
@@ -130,7 +131,7 @@ describe('inspecting a demo-site crawl', () => {
   });
 
   test('mid-crawl: busy workers read work → fetch → … → a socket wait, with TypeScript lines and the URL in fetch', async () => {
-    const busyOnSockets = (): Task<unknown>[] => workers().filter((w) => w.awaiting() !== null && SOCKET_KINDS.has(w.awaiting()!._origin?.kind ?? ''));
+    const busyOnSockets = (): Task<unknown>[] => workers().filter((w) => w.awaiting() !== null && SOCKET_KINDS.has(w.awaiting()![inspect]().kind));
     await tickUntil(loop, () => crawler.done.length >= 20 && busyOnSockets().length >= 3);
     const busy = busyOnSockets();
     assert.ok(busy.length >= 3);
@@ -176,7 +177,7 @@ describe('inspecting a demo-site crawl', () => {
       const s = summaryOf(w);
       assert.equal(s.state, 'suspended');
       assert.ok(SOCKET_KINDS.has(s.awaiting!.kind), s.awaiting!.kind);
-      assert.deepEqual(s.coroutine.slice(0, 2), ['work', 'fetch']);
+      assert.deepEqual(s.frames.slice(0, 2), ['work', 'fetch']);
     }
     assert.equal(summaryOf(crawlTask).awaiting?.kind, 'queue.join');
   });
@@ -189,7 +190,7 @@ describe('inspecting a demo-site crawl', () => {
     assert.ok(crawlRow !== undefined, table);
     assert.match(crawlRow, /queue\.join <Queue /);
     assert.match(crawlRow, /wait < join < crawl$/);
-    const busy = workers().filter((w) => w.awaiting() !== null && SOCKET_KINDS.has(w.awaiting()!._origin?.kind ?? ''));
+    const busy = workers().filter((w) => w.awaiting() !== null && SOCKET_KINDS.has(w.awaiting()![inspect]().kind));
     assert.ok(busy.length > 0);
     for (const w of busy) {
       const row = lines.find((l) => l.startsWith(`${w.id} `) && l.includes(` ${w.name} `));

@@ -12,7 +12,8 @@ import { startDemoSite, type DemoSite } from '../../../runtime/demo-site/index';
 import { Crawler } from '../../../runtime/crawler/crawler';
 import { CoroutineHooksHub } from '../../../runtime/inspect/coroutine-hooks';
 import { ObserverFanout } from '../../../runtime/inspect/observer-fanout';
-import { taskFrames, taskState } from '../../../runtime/inspect/task-snapshot';
+import { taskFrames } from '../../../runtime/inspect/task-snapshot';
+import { taskState } from '../../../runtime/inspect/task-summaries';
 import { LoopController, checkBreakpoints, evaluateCondition, parseHitCondition, readyTasks, type PauseInfo } from '../../../runtime/inspect/loop-control';
 
 const CRAWLER_TS = join(__dirname, '..', '..', '..', 'runtime', 'crawler', 'crawler.ts');

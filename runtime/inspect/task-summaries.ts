@@ -1,22 +1,94 @@
-// Task summaries in the protocol's shape (TaskSummary of protocol/host-protocol.ts): state,
-// steps, timings in milliseconds, the await as protocol AwaitInfo (with the resource id the
-// await graph uses, and the awaited task), awaited-by, the chain's function names, the
-// outcome of finished tasks and who cancelled them. Built directly in the protocol's shape,
-// on the inspector's helpers (taskState, describeTask of task-snapshot.ts; awaitedTasks of
-// await-graph.ts, a linear tasksBehind):
-// a 10k-task snapshot has a 50 ms budget, so there is no intermediate summary and no
-// per-task description of shared resources.
+// Task summaries: the one summarizer of the runtime's tasks, in the protocol's shape
+// (TaskState, TaskSummary, AwaitInfo of protocol/host-protocol.ts, the one model of a task
+// every view shares): state, steps, timings in milliseconds, the await as AwaitInfo (with the
+// resource id the await graph uses, and the awaited task), awaited-by, the chain's function
+// names, the outcome of finished tasks and who cancelled them. Also how the inspector names
+// a task, a resource and the tasks a future stands for, and the AwaitIndex of who awaits whom.
 //
-// Invariants: no node:inspector here (summaries stay cheap); reading an outcome never marks
-// an exception as retrieved (the inspection's outcome is read, not exception()).
+// Everything is read through the runtime's inspection interface (runtime/inspection.ts).
+// "Awaits" edges, from a task X suspended on future F: F is a Task: X awaits F; F stands for
+// other futures (gather's children, nested gathers; waitFor's or shield's inner awaitable):
+// X awaits every task among them. "Awaited by" is the reverse, plus every Task registered as
+// a waiter of the task's own future.
+//
+// Invariants: no node:inspector here (summaries stay cheap: a 10k-task snapshot has a 50 ms
+// budget, so there is no intermediate summary and no per-task description of shared
+// resources: a resource is named by its id); reading an outcome never marks an exception as
+// retrieved (the inspection's outcome is read, not exception()).
 
-import type { AwaitInfo, TaskSummary } from '../../protocol/host-protocol';
-import { describeValue, type Future } from '../future';
-import { inspect } from '../inspection';
+import type { AwaitInfo, TaskState, TaskSummary } from '../../protocol/host-protocol';
+import { describeValue, Future } from '../future';
+import { inspect, inspectResource, type Inspectable } from '../inspection';
 import { Task } from '../task';
-import { resourceIdOf, resourceOf } from '../inspect/await-graph';
-import { awaitedTasks, describeTask, taskState } from '../inspect/task-snapshot';
-import type { TaskRecorder } from '../inspect/task-recorder';
+import { resourceIdOf } from './resource-ids';
+import { TaskRecorder } from './task-recorder';
+import { classNameOf } from './value-preview';
+
+/** Longest target description, in characters. */
+const TARGET_TEXT = 120;
+
+function clipText(s: string): string {
+  return s.length > TARGET_TEXT ? `${s.slice(0, TARGET_TEXT - 1)}…` : s;
+}
+
+/** The state of a task as the inspector names it. */
+export function taskState(task: Task<unknown>): TaskState {
+  if (task.done()) {
+    if (task.cancelled()) return 'cancelled';
+    // The inspection's outcome, not exception(): that would mark the exception retrieved.
+    return task[inspect]().outcome().state === 'exception' ? 'failed' : 'done';
+  }
+  if (task.getLoop().currentTask() === task) return 'running';
+  return task.awaiting() !== null ? 'suspended' : 'scheduled';
+}
+
+/** `Task #3 "worker-2"`. */
+export function describeTask(task: Task<unknown>): string {
+  return `Task #${task.id} ${JSON.stringify(task.name)}`;
+}
+
+/** A bounded description of what a future belongs to; only the runtime's own toString is called. */
+export function describeTarget(target: unknown): string | null {
+  if (target === undefined || target === null) return null;
+  if (target instanceof Task) return describeTask(target);
+  if (target instanceof Future) return clipText(target.toString());
+  const resource = inspectResource(target);
+  if (resource !== null) return clipText(resource.description());
+  if (typeof target === 'object' || typeof target === 'function') return `<${classNameOf(target)}>`;
+  return clipText(String(target));
+}
+
+/** The resource a future belongs to (its inspection's), or null. */
+export function resourceOf(fut: Future<unknown>): Inspectable | null {
+  return fut[inspect]().resource;
+}
+
+/**
+ * The tasks a future stands for: itself if a task, else the tasks among the futures it
+ * stands for in turn (gather's children, nested gathers, waitFor's and shield's inner
+ * task); in order, each once. Linear in the number of children (a gather of 10k tasks is
+ * common and summaries ask this for every waiting task).
+ */
+export function awaitedTasks(fut: Future<unknown>): Task<unknown>[] {
+  if (fut instanceof Task) return [fut];
+  const inner = fut[inspect]().inner();
+  if (inner.length === 0) return [];
+  const out: Task<unknown>[] = [];
+  const seen = new Set<Task<unknown>>();
+  const visit = (f: Future<unknown>, depth: number): void => {
+    if (f instanceof Task) {
+      if (!seen.has(f)) {
+        seen.add(f);
+        out.push(f);
+      }
+      return;
+    }
+    if (depth > 8) return;
+    for (const child of f[inspect]().inner()) visit(child, depth + 1);
+  };
+  for (const child of inner) visit(child, 1);
+  return out;
+}
 
 function round2(x: number): number {
   return Math.round(x * 100) / 100;
@@ -85,13 +157,18 @@ function computeAwaitInfo(fut: Future<unknown>): AwaitInfo {
   return info;
 }
 
+export interface SummaryOptions {
+  /** Adds createdBy, cancelledBy and the timings. Default: the loop's attached recorder (TaskRecorder.of); null for none. */
+  readonly recorder?: TaskRecorder | null;
+}
+
 /**
- * Protocol summaries of the given tasks, in one pass over them and one over their waiters
+ * Summaries of the given tasks, in one pass over them and one over their waiters
  * (awaitedBy counts only tasks of the list). No node:inspector, no program code: the cheap
- * summary 10k-task snapshots are made of. The state and the awaited tasks come from the
- * inspector's task-snapshot helpers; timings from the TaskRecorder (rounded to 0.01 ms).
+ * summary 10k-task snapshots are made of. Timings from the TaskRecorder (rounded to 0.01 ms).
  */
-export function summarize(tasks: readonly Task<unknown>[], recorder: TaskRecorder | null): TaskSummary[] {
+export function summarizeTasks(tasks: readonly Task<unknown>[], options: SummaryOptions = {}): TaskSummary[] {
+  const recorder = options.recorder !== undefined ? options.recorder : tasks.length > 0 ? TaskRecorder.of(tasks[0]!.getLoop()) : null;
   const awaitedBy = new Map<Task<unknown>, number[]>();
   const addEdge = (awaited: Task<unknown>, by: number): void => {
     let list = awaitedBy.get(awaited);
