@@ -1,7 +1,7 @@
 // RuntimeHost: serves protocol/host-protocol.ts over an RpcEndpoint. It holds the current Run
 // (one launch at a time: a new launch stops the previous run first), the breakpoints and
 // exception breaks (kept across runs), and the inspector's process-wide parts: the
-// coroutine tracking hooks hub, the exception tracer (await-throw hook), lock ownership.
+// coroutine tracking hooks hub and the exception tracer (await-throw hook).
 //
 // One extension beyond protocol/host-protocol.ts's params, asked for by the debug adapter:
 // setExceptionBreaks accepts `urlFailed` (stop where the crawler records a URL as failed).
