@@ -211,12 +211,40 @@ export interface Breakpoint {
   line: number;
   condition?: string;
   hitCondition?: string;
+  /** A logpoint: print this (with `{expression}` parts evaluated) instead of stopping. Line breakpoints only. */
+  logMessage?: string;
 }
 export interface BreakpointStatus {
   file: string;
   line: number;
   verified: boolean;
   message?: string;
+}
+
+/**
+ * Line debugging (a host started with a client pipe, see runtime/host/main.ts): a breakpoint
+ * on a line without `yield` stops the host's main thread on that line, mid-tick, through
+ * node:inspector. While so stopped every query is answered; the loop-level steps (stepTick,
+ * stepTask, stepOut) are refused, the line steps below move.
+ */
+export type LineStepKind = 'over' | 'into' | 'out';
+/** Where stepping over a `yield*` that suspends lands: the same task's next line, or the next line run by any task. */
+export type LineStepMode = 'stayWithTask' | 'followLoop';
+
+export interface LineScopeInfo {
+  /** 'Locals', 'Closure', 'Block', ... */
+  name: string;
+  /** Non-zero: ask `lineVariables` with it. */
+  handle: number;
+}
+
+/** One real frame of the stopped main thread, innermost first (the runtime's machinery left out). */
+export interface LineFrameInfo {
+  index: number;
+  name: string;
+  position: SourcePosition | null;
+  generated: SourcePosition | null;
+  scopes: LineScopeInfo[];
 }
 
 export type StopReason = 'entry' | 'pause' | 'step' | 'breakpoint' | 'exception' | 'cancelled';
@@ -277,6 +305,15 @@ export interface HostMethods {
   /** Fetches `pages` pages of a demo site of its own (each response `latencyMs` late) with each
    *  approach of the comparison, in the article's order; independent of any run. */
   compare: { params: { pages: number; latencyMs: number }; result: { rows: ComparisonRowInfo[] } };
+  /** Stopped on a line: steps one line (over, into a call or a `yield*`, out of the frame). */
+  lineStep: { params: { kind: LineStepKind }; result: Record<string, never> };
+  /** Stopped on a line: the real frames and the task running them (null: outside any task). */
+  lineStack: { params: Record<string, never>; result: { taskId: number | null; frames: LineFrameInfo[] } };
+  /** Stopped on a line: the children of a scope or value handle of lineStack / lineEvaluate. */
+  lineVariables: { params: { handle: number }; result: { variables: VariableInfo[] } };
+  /** Stopped on a line: evaluates in a real frame (default the innermost). */
+  lineEvaluate: { params: { expression: string; frameIndex?: number }; result: { value: string; type: string; handle: number } };
+  setLineStepMode: { params: { mode: LineStepMode }; result: Record<string, never> };
   /** Ends the current run (cancels its tasks, closes its loop); the host stays up. */
   stop: { params: Record<string, never>; result: Record<string, never> };
   /** Ends the host process. */
@@ -291,7 +328,8 @@ export interface HostEvents {
   taskFinished: { task: TaskSummary };
   exception: { taskId: number; traceback: Traceback };
   lint: { lint: Lint };
-  paused: { reason: StopReason; tick: number; taskId?: number; description: string };
+  /** `line`: stopped on this line by the line debugger (the loop is mid-tick). */
+  paused: { reason: StopReason; tick: number; taskId?: number; description: string; line?: SourcePosition };
   continued: { tick: number };
   progress: CrawlProgress;
   /** Text for the output channel: the crawler's report, sample output, host log lines. */

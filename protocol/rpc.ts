@@ -170,6 +170,39 @@ export class RpcEndpoint<Out extends MethodTable, In extends MethodTable, OutEve
     }
   }
 
+  /**
+   * Serves one incoming message synchronously (the host's main thread while it is stopped on
+   * a line: no promise settles then). A request whose handler returns a promise is answered
+   * with the error code 'notWhileStopped' (its handler has started, so only read-only
+   * handlers should come here: they are synchronous).
+   */
+  receiveNow(value: unknown): void {
+    const m = parseWireMessage(value);
+    if (typeof m === 'string' || m.kind !== 'request') {
+      this.receive(value);
+      return;
+    }
+    const handler = this.handlers.get(m.method);
+    let response: ResponseMessage;
+    if (handler === undefined) {
+      response = { kind: 'response', id: m.id, ok: false, error: { message: `unknown method ${JSON.stringify(m.method)}`, code: 'unknownMethod' } };
+    } else {
+      try {
+        const result = handler(m.params);
+        if (result instanceof Promise) {
+          result.catch(() => undefined);
+          response = { kind: 'response', id: m.id, ok: false, error: { message: `${m.method} cannot be answered while the program is stopped on a line`, code: 'notWhileStopped' } };
+        } else {
+          response = { kind: 'response', id: m.id, ok: true, result };
+        }
+      } catch (e) {
+        const code = e instanceof ProtocolError ? e.code : 'failed';
+        response = { kind: 'response', id: m.id, ok: false, error: { message: e instanceof Error ? e.message : String(e), code } };
+      }
+    }
+    if (this.closed === null) this.transport.send(response);
+  }
+
   private async serve(m: RequestMessage): Promise<void> {
     const handler = this.handlers.get(m.method);
     let response: ResponseMessage;

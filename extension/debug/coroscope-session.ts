@@ -13,6 +13,9 @@
 // locals (host handles behind the variables references) and a Task scope; pause / continue /
 // next (one loop tick) / step in (until the task resumes and suspends again) / step out
 // (until the current frame returns); line breakpoints with conditions and hit counts;
+// at a stop on a line (the host's line debugger: any line without `yield`), the stopped
+// thread shows the real frames with their scopes, evaluate runs in the real frame, and
+// next / step in / step out go by line (lineStep); logpoints;
 // exception breakpoints (task failed, task cancelled, URL failed) with the coroutine
 // traceback in exceptionInfo; evaluate in the host; terminate, restart, disconnect; loaded
 // sources (the TypeScript files of the host's bundle); custom requests for the Coroutines
@@ -21,8 +24,7 @@
 // Lifecycle: launch starts the host and launches the run held before its first tick, then
 // sends `initialized`; the client sets breakpoints and exception filters and sends
 // configurationDone; the launch is answered, and the run goes (or stays stopped on entry).
-// A sample with a loop of its own cannot be held (the host says so: heldAtEntry false): it
-// runs from the launch on, and no stop on entry is claimed for it. A launch that fails ends
+// A sample with a loop of its own is held too: the host starts it only when told to go. A launch that fails ends
 // the session: an output with the reason, then `terminated`. The host's `finished` ends the
 // session (terminated). Attach joins a run another view launched (shown as it is: paused, with
 // its stop). Disconnect ends the run and its host process when the session launched it
@@ -62,7 +64,7 @@ import {
   ThreadEvent,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { CrawlProgress, HostEvents, HostMethods, LaunchTarget, StopReason, TaskDetail, Traceback, VariableInfo } from '../../protocol/host-protocol';
+import type { CrawlProgress, HostEvents, HostMethods, LaunchTarget, LineFrameInfo, SourcePosition, StopReason, TaskDetail, Traceback, VariableInfo } from '../../protocol/host-protocol';
 import type { HostProcess } from '../host-client/host-process';
 import { TASKS_CHANGED_EVENT, TASKS_REQUEST, TRACES_REQUEST, type TasksBody } from './custom-requests';
 import {
@@ -71,6 +73,7 @@ import {
   callbackStackDrafts,
   callbackThreadName,
   exceptionInfoOf,
+  lineStackDrafts,
   loopStackDrafts,
   splitError,
   taskScopeVariables,
@@ -118,11 +121,15 @@ type ExceptionBreaksParams = HostMethods['setExceptionBreaks']['params'] & { url
 
 type VarRef =
   | { kind: 'locals'; taskId: number; frameIndex: number }
+  /** A scope or value of a line stop (the host's lineVariables handle). */
+  | { kind: 'line'; handle: number }
   | { kind: 'host'; handle: number }
   | { kind: 'task'; taskId: number }
   | { kind: 'loop' };
 
 interface StopInfo {
+  /** Set when the host's main thread is stopped on this line (steps go by line then). */
+  line?: SourcePosition;
   reason: StopReason;
   tick: number;
   taskId: number | undefined;
@@ -239,6 +246,8 @@ export class CoroscopeSession extends LoggingDebugSession {
   // Per-stop state (dropped on every resume and stop).
   private epoch = 0;
   private details = new Map<string, Promise<TaskDetail>>();
+  /** At a stop on a line: the real frames (asked once per stop). */
+  private lineStack: Promise<{ taskId: number | null; frames: LineFrameInfo[] }> | null = null;
   private stacks = new Map<number, Promise<FrameDraft[]>>();
   private readonly frameRefs = new Map<number, FrameRef>();
   private readonly varRefs = new Map<number, VarRef>();
@@ -307,6 +316,7 @@ export class CoroscopeSession extends LoggingDebugSession {
   private invalidate(): void {
     this.epoch++;
     this.details = new Map();
+    this.lineStack = null;
     this.stacks = new Map();
     this.frameRefs.clear();
     this.varRefs.clear();
@@ -346,6 +356,7 @@ export class CoroscopeSession extends LoggingDebugSession {
       supportsConfigurationDoneRequest: true,
       supportsConditionalBreakpoints: true,
       supportsHitConditionalBreakpoints: true,
+      supportsLogPoints: true,
       supportsEvaluateForHovers: true,
       supportsExceptionInfoRequest: true,
       supportsTerminateRequest: true,
@@ -562,6 +573,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     const threadId = b.taskId ?? this.requestedThread ?? LOOP_THREAD_ID;
     this.requestedThread = null;
     this.currentStop = { reason: b.reason, tick: b.tick, taskId: b.taskId, threadId, description: b.description };
+    if (b.line !== undefined) this.currentStop.line = b.line;
     this.tasks.paused = true;
     // The host's URL-failed stop says "… failed to fetch <url>: <error>".
     const failed = b.reason === 'exception' ? FAILED_URL.exec(b.description) : null;
@@ -761,7 +773,21 @@ export class CoroscopeSession extends LoggingDebugSession {
     return p;
   }
 
+  /** The real frames of the current line stop. */
+  private lineFrames(): Promise<{ taskId: number | null; frames: LineFrameInfo[] }> {
+    this.lineStack ??= this.requireHost().endpoint.request('lineStack', {});
+    return this.lineStack;
+  }
+
   private async buildStack(threadId: number): Promise<FrameDraft[]> {
+    const stop = this.currentStop;
+    if (stop?.line !== undefined && threadId === stop.threadId) {
+      // Stopped on a line: this thread runs, its stack is the real one.
+      const { taskId, frames } = await this.lineFrames();
+      const drafts = lineStackDrafts(frames, taskId);
+      this.noteSources(drafts);
+      return drafts;
+    }
     if (threadId === LOOP_THREAD_ID) return loopStackDrafts(this.loopState(), this.currentStop?.threadId === LOOP_THREAD_ID ? this.callbackFailure : null);
     if (threadId === CALLBACK_THREAD_ID) {
       const tb = await this.callbackStageTrace();
@@ -772,7 +798,6 @@ export class CoroscopeSession extends LoggingDebugSession {
     }
     const detail = await this.detailOf(threadId, true);
     const creation = await this.creationOf(detail);
-    const stop = this.currentStop;
     const raisedNow = stop !== null && stop.reason === 'exception' && stop.taskId === threadId && detail.frames.length > 0;
     const drafts = taskStackDrafts(
       detail,
@@ -832,6 +857,21 @@ export class CoroscopeSession extends LoggingDebugSession {
   protected override scopesRequest(response: DebugProtocol.ScopesResponse, args: DebugProtocol.ScopesArguments): void {
     const ref = this.frameRefs.get(args.frameId);
     const scopes: DebugProtocol.Scope[] = [];
+    if (ref?.kind === 'line') {
+      this.serve(response, async () => {
+        const frame = (await this.lineFrames()).frames[ref.frameIndex];
+        const lineScopes: DebugProtocol.Scope[] = (frame?.scopes ?? []).map((sc, i) => ({
+          name: sc.name,
+          variablesReference: sc.handle > 0 ? this.varRef({ kind: 'line', handle: sc.handle }) : 0,
+          expensive: i > 0,
+          ...(i === 0 ? { presentationHint: 'locals' as const } : {}),
+        }));
+        if (ref.taskId !== null) lineScopes.push({ name: 'Task', variablesReference: this.varRef({ kind: 'task', taskId: ref.taskId }), expensive: false });
+        response.body = { scopes: lineScopes };
+        this.sendResponse(response);
+      });
+      return;
+    }
     if (ref !== undefined) {
       if (ref.kind === 'coroutine') {
         scopes.push({ name: 'Locals', presentationHint: 'locals', variablesReference: this.varRef({ kind: 'locals', taskId: ref.taskId, frameIndex: ref.frameIndex }), expensive: false });
@@ -861,6 +901,9 @@ export class CoroscopeSession extends LoggingDebugSession {
         const detail = await this.detailOf(ref.taskId, true);
         const frame = detail.frames.find((f) => f.index === ref.frameIndex);
         variables = (frame?.locals ?? []).map((l) => this.variableOf(l, l.name));
+      } else if (ref.kind === 'line') {
+        const r = await this.requireHost().endpoint.request('lineVariables', { handle: ref.handle });
+        variables = r.variables.map((l) => ({ name: l.name, value: l.value, type: l.type, variablesReference: l.handle > 0 ? this.varRef({ kind: 'line', handle: l.handle }) : 0 }));
       } else if (ref.kind === 'host') {
         const r = await this.requireHost().endpoint.request('variables', { handle: ref.handle });
         variables = r.variables.map((l) => this.variableOf(l));
@@ -887,6 +930,13 @@ export class CoroscopeSession extends LoggingDebugSession {
       response,
       async () => {
         const ref = args.frameId !== undefined ? this.frameRefs.get(args.frameId) : undefined;
+        if (ref?.kind === 'line' || (ref === undefined && this.currentStop?.line !== undefined)) {
+          // Stopped on a line: evaluate in the real frame (its locals, closures, `this`).
+          const r = await this.requireHost().endpoint.request('lineEvaluate', { expression: args.expression, frameIndex: ref?.kind === 'line' ? ref.frameIndex : 0 });
+          response.body = { result: r.value, type: r.type, variablesReference: r.handle > 0 ? this.varRef({ kind: 'line', handle: r.handle }) : 0 };
+          this.sendResponse(response);
+          return;
+        }
         const params: HostMethods['evaluate']['params'] = { expression: args.expression };
         if (ref?.kind === 'coroutine') {
           params.taskId = ref.taskId;
@@ -934,16 +984,26 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.execute(response, args.threadId, (h) => h.endpoint.request('pause', {}), false);
   }
 
+  /** At a stop on a line, next / stepIn / stepOut step by line (the host's lineStep). */
+  private stepLine(response: DebugProtocol.Response, threadId: number, kind: 'over' | 'into' | 'out'): boolean {
+    if (this.currentStop?.line === undefined) return false;
+    this.execute(response, threadId, (h) => h.endpoint.request('lineStep', { kind }), true);
+    return true;
+  }
+
   protected override nextRequest(response: DebugProtocol.NextResponse, args: DebugProtocol.NextArguments): void {
+    if (this.stepLine(response, args.threadId, 'over')) return;
     this.execute(response, args.threadId, (h) => h.endpoint.request('stepTick', {}), true);
   }
 
   protected override stepInRequest(response: DebugProtocol.StepInResponse, args: DebugProtocol.StepInArguments): void {
+    if (this.stepLine(response, args.threadId, 'into')) return;
     const taskId = args.threadId;
     this.execute(response, taskId, (h) => (taskId >= LOOP_THREAD_ID ? h.endpoint.request('stepTick', {}) : h.endpoint.request('stepTask', { taskId })), true);
   }
 
   protected override stepOutRequest(response: DebugProtocol.StepOutResponse, args: DebugProtocol.StepOutArguments): void {
+    if (this.stepLine(response, args.threadId, 'out')) return;
     const taskId = args.threadId;
     // The current frame is the innermost of the chain (depth = chain length - 1).
     const depth = Math.max(0, (this.tasks.tasks.get(taskId)?.frames.length ?? 1) - 1);
@@ -982,6 +1042,7 @@ export class CoroscopeSession extends LoggingDebugSession {
       const bp: HostMethods['setBreakpoints']['params']['breakpoints'][number] = { file, line: this.convertClientLineToDebugger(b.line) };
       if (b.condition !== undefined && b.condition !== '') bp.condition = b.condition;
       if (b.hitCondition !== undefined && b.hitCondition !== '') bp.hitCondition = b.hitCondition;
+      if (b.logMessage !== undefined && b.logMessage !== '') bp.logMessage = b.logMessage;
       return bp;
     });
     const r = await this.requireHost().endpoint.request('setBreakpoints', { file, breakpoints });

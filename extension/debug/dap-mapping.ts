@@ -25,7 +25,7 @@
 
 import { basename, isAbsolute } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { AwaitInfo, FrameInfo, SourcePosition, TaskDetail, TaskSummary, Traceback, TraceFrame } from '../../protocol/host-protocol';
+import type { AwaitInfo, FrameInfo, LineFrameInfo, SourcePosition, TaskDetail, TaskSummary, Traceback, TraceFrame } from '../../protocol/host-protocol';
 
 /** The thread id of the event loop pseudo-thread (above any task id the host gives out). */
 export const LOOP_THREAD_ID = 2_000_000_000;
@@ -92,7 +92,9 @@ export type FrameRef =
   /** A frame of a traceback (a finished task's, or a callback-stage failure's). */
   | { kind: 'trace'; taskId: number | null; index: number }
   /** The event loop thread's own label. */
-  | { kind: 'loop' };
+  | { kind: 'loop' }
+  /** A real frame of the host's main thread stopped on a line (`frameIndex`: 0 = innermost); `taskId` null outside any task. */
+  | { kind: 'line'; taskId: number | null; frameIndex: number };
 
 export type StackFrameDraft = Omit<DebugProtocol.StackFrame, 'id'>;
 export interface FrameDraft {
@@ -159,6 +161,18 @@ function positioned(name: string, position: SourcePosition | null, ref: FrameRef
   const frame: StackFrameDraft = position === null ? { name, line: 0, column: 0 } : { name, source: sourceOf(position, sourceHint), line: position.line, column: position.column };
   if (hint !== undefined) frame.presentationHint = hint;
   return { ref, frame };
+}
+
+/**
+ * The stack of a stop on a line: the main thread's real frames, innermost first, as V8 has
+ * them (a task's `yield*` chain is real frames while it runs). Frames without a TypeScript
+ * position keep their generated one, deemphasized.
+ */
+export function lineStackDrafts(frames: readonly LineFrameInfo[], taskId: number | null): FrameDraft[] {
+  return frames.map((f) => {
+    const ref: FrameRef = { kind: 'line', taskId, frameIndex: f.index };
+    return f.position !== null ? positioned(f.name, f.position, ref) : positioned(f.name, f.generated, ref, 'subtle', 'deemphasize');
+  });
 }
 
 /** The name of the creator's function that created the child: its innermost frame in the creation site's file. */

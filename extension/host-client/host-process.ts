@@ -1,5 +1,6 @@
 // HostProcess: starts the runtime host (dist/runtime-host.js) as a child Node process and
-// talks to it through the typed host protocol over the IPC channel. Used by the extension
+// talks to it through the typed host protocol over a pipe of its own (fd 4; the IPC channel
+// only tells the host when this side goes away). Used by the extension
 // (the panel, the commands) and by the debug adapter, inline or standalone, so it must not
 // import `vscode`.
 //
@@ -10,7 +11,9 @@
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { PROTOCOL_VERSION, type HostEvents, type HostMethods } from '../../protocol/host-protocol';
+import type { Duplex } from 'node:stream';
 import { RpcEndpoint, type Transport } from '../../protocol/rpc';
+import { StreamTransport } from '../../protocol/stream-transport';
 
 export type HostEndpoint = RpcEndpoint<HostMethods, Record<string, never>, HostEvents, Record<string, never>>;
 
@@ -37,6 +40,8 @@ export interface HostProcessOptions {
 }
 
 const KEEP_LINES = 50;
+/** The host's end of the client pipe (runtime/host/main.ts `--client-fd`). */
+const CLIENT_FD = 4;
 
 export class HostProcess {
   readonly endpoint: HostEndpoint;
@@ -51,12 +56,15 @@ export class HostProcess {
     this.child = child;
     this.pid = child.pid;
     const closeListeners: Array<(reason: string) => void> = [];
+    // The protocol goes over the client pipe (fd 4): the host's worker thread serves it, also
+    // while the host's main thread is stopped on a line (its IPC channel is not read then).
+    const pipe = new StreamTransport(child.stdio[CLIENT_FD] as Duplex);
     const transport: Transport = {
       send: (message) => {
-        if (!child.connected) throw new Error('the runtime host is not running');
-        child.send(message as object);
+        if (this.exitInfo !== null) throw new Error('the runtime host is not running');
+        pipe.send(message);
       },
-      onMessage: (receive) => child.on('message', (m: unknown) => receive(m)),
+      onMessage: (receive) => pipe.onMessage(receive),
       onClose: (closed) => closeListeners.push(closed),
     };
     this.endpoint = new RpcEndpoint(transport);
@@ -82,10 +90,10 @@ export class HostProcess {
 
   /** Forks the host and completes the hello handshake. */
   static async start(options: HostProcessOptions): Promise<HostProcess> {
-    const child = fork(options.hostScript, [], {
+    const child = fork(options.hostScript, [`--client-fd=${CLIENT_FD}`], {
       cwd: options.cwd,
       execArgv: ['--enable-source-maps', ...(options.execArgv ?? [])],
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc', 'pipe'],
       serialization: 'json',
     });
     const host = new HostProcess(child, options);

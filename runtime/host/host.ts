@@ -245,11 +245,18 @@ export class RuntimeHost {
     });
 
     e.handle('pause', () => control(() => ({ tick: this.requireActiveRun('pause').controller.pause() })));
-    e.handle('continue', () => control(() => ({ tick: this.requireActiveRun('continue').controller.continue() })));
+    e.handle('continue', () =>
+      control(() => {
+        const run = this.requireActiveRun('continue');
+        run.releaseEntry();
+        return { tick: run.controller.continue() };
+      }),
+    );
     e.handle('stepTick', () =>
       control(async () => {
         const run = this.requireActiveRun('stepTick');
         if (!run.controller.isPaused()) throw new ProtocolError('stepTick: the loop is running: pause first', 'notPaused');
+        run.releaseEntry();
         return { tick: await run.controller.stepTick() };
       }),
     );

@@ -2,7 +2,10 @@
 // channel (child_process.fork), it serves the runtime host protocol over that channel.
 //
 // - Transport: process.send / process 'message' (IpcTransport). Without an IPC channel the
-//   host says so on stderr and exits with code 2.
+//   host says so on stderr and exits with code 2. Started with `--client-fd=N` (a pipe the
+//   client opened as that fd), the protocol goes over the pipe instead, served by a worker
+//   thread that also line-debugs this thread (line-debug-worker.ts; this file is that
+//   worker's script too), and the IPC channel only tells when the client goes away.
 // - What the program prints (process.stdout / stderr writes, console.*) is also sent to the
 //   client as `output` events (and still written through to the inherited streams).
 // - An uncaught exception or unhandled rejection is reported as an `output` stderr event and
@@ -14,18 +17,32 @@ import { RpcEndpoint } from '../../protocol/rpc';
 import type { HostEvents, HostMethods } from '../../protocol/host-protocol';
 import { IpcTransport } from './ipc-transport';
 import { RuntimeHost, type HostEndpoint } from './host';
+import { isMainThread, workerData } from 'node:worker_threads';
+import { LineDebugBridge } from './line-debug-bridge';
+import { runLineDebugWorker } from './line-debug-worker';
 
 /** How long the host waits for the current run to stop before exiting anyway. */
 const EXIT_GRACE_MS = 1500;
+
+/** `--client-fd=N`: the client's pipe, served by the line debugger's worker thread. */
+function clientFd(): number | null {
+  const arg = process.argv.find((a) => a.startsWith('--client-fd='));
+  if (arg === undefined) return null;
+  const fd = Number(arg.slice('--client-fd='.length));
+  return Number.isInteger(fd) && fd > 2 ? fd : null;
+}
 
 function main(): void {
   if (typeof process.send !== 'function') {
     process.stderr.write('coroscope runtime host: start me with child_process.fork (I speak over the IPC channel)\n');
     process.exit(2);
   }
-  const transport = new IpcTransport();
+  const fd = clientFd();
+  const bridge = fd === null ? null : new LineDebugBridge(__filename, fd, process.execArgv);
+  const transport = bridge ?? new IpcTransport();
   const endpoint: HostEndpoint = new RpcEndpoint<Record<string, never>, HostMethods, Record<string, never>, HostEvents>(transport);
   const host = new RuntimeHost(endpoint);
+  bridge?.attach(endpoint, () => host.currentRun());
   endpoint.onProtocolError = (problem) => host.log(`protocol: ${problem}`);
 
   let exiting = false;
@@ -37,9 +54,12 @@ function main(): void {
     host
       .stopRun()
       .catch(() => undefined)
+      .then(() => bridge?.disconnect())
       .finally(() => process.exit(code));
   };
   transport.onClose(() => exit(0));
+  // With a client pipe, the IPC channel only tells that the client went away.
+  if (bridge !== null) process.on('disconnect', () => exit(0));
   host.onShutdown = () => {
     if (process.connected) process.disconnect();
     exit(0);
@@ -66,4 +86,6 @@ function main(): void {
   });
 }
 
-main();
+const lineDebugFd = isMainThread ? undefined : (workerData as { coroscopeLineDebugFd?: unknown } | null)?.coroscopeLineDebugFd;
+if (typeof lineDebugFd === 'number') runLineDebugWorker(lineDebugFd);
+else main();

@@ -120,6 +120,8 @@ export class Run {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly removeHooks: () => void;
   private completion: Promise<void> | null = null;
+  /** Starts a sample with a loop of its own held at entry (continue or a step lets it go). */
+  releaseEntry: () => void = () => undefined;
   private stopping = false;
   private lastProgressKey = '';
   private errorsByKind: Record<string, number> = {};
@@ -206,14 +208,16 @@ export class Run {
         const sample = findHostSample(t.id);
         this.site = await startDemoSite(SAMPLE_SITE);
         this.siteUrl = this.site.url;
-        // A sample with a loop of its own puts nothing on this loop: holding this loop would
-        // not hold it, so it is not said to be paused at entry.
-        if (options.stopOnEntry === true && !sample.ownLoop) this.holdAtEntry();
+        if (options.stopOnEntry === true) this.holdAtEntry();
         const site = this.site;
-        this.completion = sample
-          .run({ siteUrl: site.url, loop: this.loop, log: (line: string) => this.services.emit('output', { category: 'stdout', text: `${line}\n` }) })
+        // A sample with a loop of its own puts nothing on this loop, so holding this loop does
+        // not hold it: it is held at entry by not starting it until continue or a step.
+        const held = options.stopOnEntry === true && sample.ownLoop ? new Promise<void>((resolve) => (this.releaseEntry = resolve)) : Promise.resolve();
+        this.completion = held
+          .then(() => (this.stopping ? null : sample.run({ siteUrl: site.url, loop: this.loop, log: (line: string) => this.services.emit('output', { category: 'stdout', text: `${line}\n` }) })))
           .then(
-            (outcome) => this.finish(outcome.ok, `sample ${t.id}: ${outcome.ok ? 'ok' : 'not ok'} (${outcome.lines.length} lines)`),
+            (outcome) =>
+              outcome === null ? this.finish(true, `sample ${t.id}: stopped before it started`) : this.finish(outcome.ok, `sample ${t.id}: ${outcome.ok ? 'ok' : 'not ok'} (${outcome.lines.length} lines)`),
             (e: unknown) => this.finish(false, `sample ${t.id} failed`, e),
           );
         return;
@@ -322,6 +326,7 @@ export class Run {
       }
     }
     if (!this.loop.isClosed()) this.controller.continue();
+    this.releaseEntry();
     const done = this.completion ?? Promise.resolve();
     let timer: NodeJS.Timeout | null = null;
     const grace = new Promise<'timeout'>((resolve) => {

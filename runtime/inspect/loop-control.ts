@@ -180,6 +180,11 @@ export function evaluateCondition(condition: string, locals: readonly LocalVaria
  * Checks breakpoints against the file's text: a verified breakpoint is on a line with `yield`
  * (where a task can stop), with a parseable condition and hit condition.
  */
+/** True for a source line where a task can suspend (it has `yield`): its breakpoints stop at suspensions; others are line breakpoints. */
+export function isSuspensionLine(text: string): boolean {
+  return /\byield\b/.test(text);
+}
+
 export function checkBreakpoints(file: string, breakpoints: readonly Breakpoint[]): { statuses: BreakpointStatus[]; entries: BreakpointEntry[] } {
   const path = resolvePath(file);
   let lines: string[] | null = null;
@@ -196,7 +201,7 @@ export function checkBreakpoints(file: string, breakpoints: readonly Breakpoint[
     if (!Number.isInteger(bp.line) || bp.line < 1) return status(false, `line must be a positive integer, got ${String(bp.line)}`);
     if (lines === null) return status(false, `cannot read ${path}: ${readError}`);
     if (bp.line > lines.length) return status(false, `${path} has only ${lines.length} lines`);
-    if (!/\byield\b/.test(lines[bp.line - 1]!)) return status(false, 'a task can only stop where it suspends: put the breakpoint on a line with yield*');
+    if (!isSuspensionLine(lines[bp.line - 1]!)) return status(false, 'a task can only stop where it suspends: put the breakpoint on a line with yield*');
     let hit: ((count: number) => boolean) | null = null;
     if (bp.hitCondition !== undefined && bp.hitCondition.trim() !== '') {
       hit = parseHitCondition(bp.hitCondition);

@@ -29,7 +29,7 @@ export interface SourcePosition {
   readonly mapped: boolean;
 }
 
-interface LoadedMap {
+export interface LoadedMap {
   readonly map: SourceMap;
   /** What relative `sources` resolve against: the map's own URL (or the script's, when inline). */
   readonly base: string;
@@ -169,16 +169,20 @@ export class SourcePositionMapper {
     }
   }
 
-  /** A map's source name as a path: absolute URLs as they are, relative ones against the map. */
   private resolveSource(source: string, loaded: LoadedMap): string {
-    const root = loaded.map.payload.sourceRoot ?? '';
-    const joined = root !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(source) ? `${root.replace(/\/?$/, '/')}${source}` : source;
-    if (joined.startsWith('/')) return joined;
-    try {
-      return urlToPath(new URL(joined, loaded.base).href);
-    } catch {
-      return joined;
-    }
+    return resolveMapSource(source, loaded);
+  }
+}
+
+/** A map's source name as a path: absolute URLs as they are, relative ones against the map. */
+export function resolveMapSource(source: string, loaded: LoadedMap): string {
+  const root = loaded.map.payload.sourceRoot ?? '';
+  const joined = root !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(source) ? `${root.replace(/\/?$/, '/')}${source}` : source;
+  if (joined.startsWith('/')) return joined;
+  try {
+    return urlToPath(new URL(joined, loaded.base).href);
+  } catch {
+    return joined;
   }
 }
 

@@ -44,8 +44,8 @@ export interface Sample {
   readonly explanation: string;
   /**
    * True for the samples whose point is a loop other than the runtime's (sockets, threads,
-   * processes or a hand-made loop): they put no task on `ctx.loop`, so there is nothing of
-   * theirs to hold at entry, to step or to inspect there.
+   * processes or a hand-made loop): they put no task on `ctx.loop`, so holding the runtime's
+   * loop at entry does not hold them: a host held at entry starts them only when told to go.
    */
   readonly ownLoop: boolean;
   run(ctx: SampleContext): Promise<SampleOutcome>;

@@ -5,10 +5,12 @@
 // Invariants: every host a test forks is ended by the test (close(): shutdown, then kill if
 // it does not exit); waitFor never waits longer than its timeout.
 
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess, type StdioOptions } from 'node:child_process';
+import type { Duplex } from 'node:stream';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RpcEndpoint, type Transport } from '../../../protocol/rpc';
+import { StreamTransport } from '../../../protocol/stream-transport';
 import type { HostEvents, HostMethods } from '../../../protocol/host-protocol';
 
 export const ROOT = join(__dirname, '..', '..', '..');
@@ -31,20 +33,23 @@ export class HostClient {
 
   constructor(child: ChildProcess) {
     this.child = child;
+    // Started with a client pipe (fd 4): the protocol goes over it, one JSON message a line.
+    const pipe = child.stdio[4];
+    const piped = pipe !== undefined && pipe !== null && 'write' in pipe ? new StreamTransport(pipe as Duplex) : null;
+    const incoming: Transport['onMessage'] = piped !== null ? (receive) => piped.onMessage(receive) : (receive) => child.on('message', (m: unknown) => receive(m));
     const transport: Transport = {
       send: (m) => {
-        child.send(m as object);
+        if (piped !== null) piped.send(m);
+        else child.send(m as object);
       },
-      onMessage: (receive) => {
-        child.on('message', (m: unknown) => receive(m));
-      },
+      onMessage: incoming,
       onClose: (closed) => {
         child.on('exit', (code) => closed(`host exited with ${code}`));
       },
     };
     this.rpc = new RpcEndpoint(transport);
     this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-    child.on('message', (m: unknown) => {
+    incoming((m: unknown) => {
       if (typeof m === 'object' && m !== null && (m as { kind?: unknown }).kind === 'event') {
         const e = m as { event: string; body: unknown };
         this.events.push({ event: e.event, body: e.body, at: performance.now() });
@@ -100,12 +105,17 @@ export class HostClient {
   }
 }
 
-/** Forks the host from its TypeScript source (tsx), or from a bundle when `bundle` is given. */
-export function forkHost(options: { bundle?: string } = {}): HostClient {
+/**
+ * Forks the host from its TypeScript source (tsx), or from a bundle when `bundle` is given.
+ * `pipe`: speak over a client pipe (the host's line debugger serves it), not the IPC channel.
+ */
+export function forkHost(options: { bundle?: string; pipe?: boolean } = {}): HostClient {
+  const stdio: StdioOptions = options.pipe === true ? ['ignore', 'ignore', 'inherit', 'ipc', 'pipe'] : ['ignore', 'ignore', 'inherit', 'ipc'];
+  const args = options.pipe === true ? ['--client-fd=4'] : [];
   const child =
     options.bundle !== undefined
-      ? fork(options.bundle, [], { cwd: ROOT, execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
-      : fork(HOST_SOURCE, [], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+      ? fork(options.bundle, args, { cwd: ROOT, execArgv: [], stdio })
+      : fork(HOST_SOURCE, args, { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio });
   return new HostClient(child);
 }
 

@@ -1,0 +1,108 @@
+// The line debugger's figures (issue 14), on the bundled runtime host (dist/runtime-host.js)
+// started as the extension starts it, with a client pipe (its worker thread debugs the main
+// thread):
+// 1. launch to the first line-breakpoint stop: fork, hello, launch the demo crawl held at
+//    entry, a breakpoint on an ordinary line of the crawler's fetch, continue, `paused`
+//    (target ≤ 1 s; median of rounds);
+// 2. a line step to its `paused` event: 100 `lineStep over` in a row from that stop
+//    (target median ≤ 200 ms);
+// 3. crawl rate with the line debugger attached (pipe, a breakpoint set on a line the crawl
+//    never runs) against the same host over its IPC channel without it, rounds alternated,
+//    the ratio of medians (target ≥ 0.9).
+// Usage: npm run bench:line [-- pages rounds]
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { forkHost, median, ROOT, type HostClient } from '../test/runtime/host/host-client';
+
+const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
+const pages = Number(process.argv[2] ?? 1000);
+const rounds = Number(process.argv[3] ?? 3);
+
+function lineOf(needle: string): number {
+  const i = readFileSync(CRAWLER, 'utf8').split('\n').findIndex((l) => l.includes(needle));
+  if (i < 0) throw new Error(`crawler.ts has no line with ${needle}`);
+  return i + 1;
+}
+
+async function hello(h: HostClient): Promise<void> {
+  await h.rpc.request('hello', { client: 'bench', protocolVersion: 1 });
+}
+
+/** Fork to the first stop on fetch's first ordinary line; then `steps` line steps. */
+async function firstStopAndSteps(steps: number): Promise<{ firstStopMs: number; stepMs: number[] }> {
+  const t0 = performance.now();
+  const h = forkHost({ bundle: BUNDLE, pipe: true });
+  try {
+    await hello(h);
+    await h.rpc.request('launch', { target: { kind: 'demo', pages: 200 }, options: { maxTasks: 5, stopOnEntry: true } });
+    const line = lineOf('let response: ClientResponse | null = null;');
+    await h.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
+    await h.rpc.request('continue', {});
+    await h.waitFor('paused', (b) => b.line !== undefined, 10_000);
+    const firstStopMs = performance.now() - t0;
+    await h.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+    const stepMs: number[] = [];
+    for (let i = 0; i < steps; i++) {
+      const from = h.events.length;
+      const s0 = performance.now();
+      await h.rpc.request('lineStep', { kind: 'over' });
+      await h.waitFor('paused', (b) => b.line !== undefined, 10_000, from);
+      stepMs.push(performance.now() - s0);
+    }
+    return { firstStopMs, stepMs };
+  } finally {
+    await h.close();
+  }
+}
+
+/** Pages per second of a demo crawl; `attached`: over the pipe with a breakpoint that never hits. */
+async function crawlRate(attached: boolean): Promise<number> {
+  const h = forkHost(attached ? { bundle: BUNDLE, pipe: true } : { bundle: BUNDLE });
+  try {
+    await hello(h);
+    await h.rpc.request('launch', { target: { kind: 'demo', pages }, options: { maxTasks: 50, stopOnEntry: true } });
+    if (attached) {
+      const never = lineOf("this.excluded.set(nextUrl, 'redirectLimit');");
+      const set = await h.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: never }] });
+      if (set.breakpoints[0]?.verified !== true) throw new Error('the never-hit breakpoint was not set');
+    }
+    const from = h.events.length;
+    const t0 = performance.now();
+    await h.rpc.request('continue', {});
+    await h.waitFor('finished', () => true, 300_000, from);
+    const seconds = (performance.now() - t0) / 1000;
+    const last = h.eventsOf('progress').at(-1);
+    if (h.eventsOf('paused').some((p) => p.line !== undefined)) throw new Error('a line breakpoint was hit');
+    return (last?.done ?? pages) / seconds;
+  } finally {
+    await h.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const firsts: number[] = [];
+  let steps: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const m = await firstStopAndSteps(r === 0 ? 100 : 0);
+    firsts.push(m.firstStopMs);
+    if (r === 0) steps = m.stepMs;
+  }
+  console.log(`launch to the first line-breakpoint stop: median ${median(firsts).toFixed(0)} ms of ${rounds} (${firsts.map((x) => x.toFixed(0)).join(', ')}) (target ≤ 1000)`);
+  const sorted = [...steps].sort((a, b) => a - b);
+  console.log(`line step to its paused event: median ${median(steps).toFixed(1)} ms of ${steps.length}, p90 ${sorted[Math.floor(sorted.length * 0.9)]!.toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms (target median ≤ 200)`);
+  const plain: number[] = [];
+  const withDebugger: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    plain.push(await crawlRate(false));
+    withDebugger.push(await crawlRate(true));
+  }
+  const ratio = median(withDebugger) / median(plain);
+  console.log(`crawl of ${pages} demo pages: ${median(withDebugger).toFixed(0)} pages/s with the line debugger attached vs ${median(plain).toFixed(0)} without (medians of ${rounds}): ratio ${ratio.toFixed(2)} (target ≥ 0.90)`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

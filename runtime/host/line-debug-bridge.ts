@@ -1,0 +1,127 @@
+// LineDebugBridge: the main thread's side of a runtime host started with a client pipe.
+// The pipe belongs to a worker thread (line-debug-worker.ts) that also debugs this thread
+// through node:inspector; this bridge is the host endpoint's Transport to that worker
+// (postMessage while this thread runs) and installs `globalThis.__coroscopeLine`, what the
+// worker calls through `Debugger.evaluateOnCallFrame` while this thread is stopped on a line:
+// - serve(json): serves one protocol message synchronously and returns, as a JSON array,
+//   everything the endpoint sent meanwhile (its response, events);
+// - current(): the id of the task running now (null: none); where(): it, its name and the
+//   loop's tick; suspension(id): a sentence on what that task now waits on.
+//
+// Invariants: while serve() runs, nothing the endpoint sends goes to the worker by message
+// (it is returned instead, in order); disconnect() disconnects the worker's inspector session
+// before the process exits (else node waits for the debugger to disconnect).
+
+import { Worker } from 'node:worker_threads';
+import type { EventTable, MethodTable, RpcEndpoint, Transport } from '../../protocol/rpc';
+import type { Run } from './run';
+import { awaitInfoOf, summarize } from './summaries';
+import { isFuture } from '../future';
+
+/** Messages of the bridge itself (everything else between the two threads is a wire message). */
+export type BridgeControl = { bridge: 'closed'; reason: string } | { bridge: 'disconnect' } | { bridge: 'disconnected' };
+
+export function isBridgeControl(m: unknown): m is BridgeControl {
+  return typeof m === 'object' && m !== null && typeof (m as { bridge?: unknown }).bridge === 'string';
+}
+
+const CLOSE_WAIT_MS = 500;
+
+export class LineDebugBridge implements Transport {
+  private readonly worker: Worker;
+  private readonly receivers: Array<(message: unknown) => void> = [];
+  private readonly closers: Array<(reason: string) => void> = [];
+  private captured: unknown[] | null = null;
+  private disconnected: (() => void) | null = null;
+  private closed = false;
+
+  constructor(workerScript: string, fd: number, execArgv: string[]) {
+    this.worker = new Worker(workerScript, { workerData: { coroscopeLineDebugFd: fd }, execArgv, stdout: false, stderr: false });
+    this.worker.on('message', (m: unknown) => {
+      if (isBridgeControl(m)) {
+        if (m.bridge === 'closed') this.markClosed(m.reason);
+        else if (m.bridge === 'disconnected') this.disconnected?.();
+        return;
+      }
+      for (const r of this.receivers) r(m);
+    });
+    this.worker.on('error', (e) => this.markClosed(`the line debugger's worker failed: ${e.message}`));
+    this.worker.on('exit', () => this.markClosed("the line debugger's worker exited"));
+  }
+
+  /** Installs the handle the worker calls while this thread is stopped. */
+  attach(endpoint: Pick<RpcEndpoint<MethodTable, MethodTable, EventTable, EventTable>, 'receiveNow'>, currentRun: () => Run | null): void {
+    const handle = {
+      serve: (json: string): string => {
+        const out: unknown[] = [];
+        this.captured = out;
+        try {
+          endpoint.receiveNow(JSON.parse(json));
+        } finally {
+          this.captured = null;
+        }
+        return JSON.stringify(out);
+      },
+      current: (): number | null => currentRun()?.loop.currentTask()?.id ?? null,
+      where: (): { taskId: number | null; taskName: string | null; tick: number } => {
+        const run = currentRun();
+        const task = run?.loop.currentTask() ?? null;
+        return { taskId: task?.id ?? null, taskName: task === null ? null : `${task.name}`, tick: run?.loop.tickCount() ?? 0 };
+      },
+      suspension: (taskId: number, yielded: unknown): string => {
+        const run = currentRun();
+        const task = run?.liveTasks().find((t) => t.id === taskId);
+        if (run === undefined || run === null || task === undefined) return `task #${taskId} ended`;
+        // Called just after the task's step returned: what it yielded is what it will wait on.
+        const awaiting = isFuture(yielded) ? awaitInfoOf(yielded) : (summarize([task], null)[0]?.awaiting ?? null);
+        const on = awaiting === null ? 'the loop' : `${awaiting.kind}${awaiting.detail !== '' ? ` (${awaiting.detail})` : ''}`;
+        const others = run
+          .liveTasks()
+          .filter((t) => t.id !== taskId)
+          .map((t) => summarize([t], null)[0]!)
+          .filter((t) => t.state === 'scheduled')
+          .map((t) => t.name);
+        const next = others.length === 0 ? 'the loop waits for I/O or a timer' : `the loop runs ${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''}`;
+        return `${task.name} suspended on ${on}; ${next}`;
+      },
+    };
+    (globalThis as Record<string, unknown>).__coroscopeLine = handle;
+  }
+
+  send(message: unknown): void {
+    if (this.captured !== null) {
+      this.captured.push(message);
+      return;
+    }
+    if (this.closed) return;
+    this.worker.postMessage(message);
+  }
+
+  onMessage(receive: (message: unknown) => void): void {
+    this.receivers.push(receive);
+  }
+
+  onClose(closed: (reason: string) => void): void {
+    this.closers.push(closed);
+  }
+
+  private markClosed(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const c of this.closers) c(reason);
+  }
+
+  /** Disconnects the worker's inspector session (before the process exits). */
+  async disconnect(): Promise<void> {
+    const done = new Promise<void>((resolve) => {
+      this.disconnected = resolve;
+      setTimeout(resolve, CLOSE_WAIT_MS).unref();
+    });
+    try {
+      this.worker.postMessage({ bridge: 'disconnect' } satisfies BridgeControl);
+    } catch {
+      return;
+    }
+    await done;
+  }
+}

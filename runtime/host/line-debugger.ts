@@ -1,0 +1,565 @@
+// LineDebugger: line breakpoints and line steps on the runtime host's main thread, driven
+// from the host's worker thread through node:inspector (`Session.connectToMainThread()`).
+// It lives in the worker (line-debug-worker.ts) because a paused main thread runs nothing.
+//
+// - Breakpoints: a TypeScript file:line is mapped to the generated position of every loaded
+//   script whose source map covers the file (GeneratedPositions); a line without code slides
+//   to the next one with code. Conditions go to V8; hit conditions are counted here;
+//   a logpoint is a condition that logs and is false. Files not loaded yet (a program) are
+//   resolved when their script is parsed.
+// - Steps inside a task: V8 loses a step when the generator it is in suspends (the `yield*`
+//   gives the thread back to the loop). So a step in a task also plants temporary
+//   breakpoints on every break location of the target generator function, conditioned on
+//   that task being the running one ("stay with this task"), and one in the task's `_step`
+//   just after the resume returns, which reports the suspension ("worker-3 suspended on
+//   queue.get"). With "follow the loop", the suspension report plants a breakpoint where
+//   `_step` resumes any task and steps into it. Landing on the line the step started from
+//   (the `yield*` resumed) steps over it again.
+// - The runtime's machinery (coroutine wrapper, task stepping, the loop, the host) is
+//   stepped through, never stopped in, and left out of the frames shown.
+//
+// Invariants: temporary breakpoints are removed at every stop and every continue; object
+// handles are only valid during one stop; every stop emits one `paused` and every resume
+// one `continued`.
+
+import type { Session } from 'node:inspector';
+import { readFileSync } from 'node:fs';
+import type { LineFrameInfo, LineStepKind, LineStepMode, SourcePosition, VariableInfo, Breakpoint, BreakpointStatus, HostEvents } from '../../protocol/host-protocol';
+import { SourcePositionMapper, urlToPath } from '../inspect/source-positions';
+import { GeneratedPositions } from '../inspect/generated-positions';
+import { parseHitCondition } from '../inspect/loop-control';
+
+/** The CDP shapes used here (node:inspector's own protocol types, narrowed to what is read). */
+interface CdpLocation {
+  scriptId: string;
+  lineNumber: number;
+  columnNumber?: number;
+}
+interface CdpRemoteObject {
+  type: string;
+  subtype?: string;
+  className?: string;
+  value?: unknown;
+  unserializableValue?: string;
+  description?: string;
+  objectId?: string;
+}
+interface CdpScope {
+  type: string;
+  name?: string;
+  object: CdpRemoteObject;
+}
+interface CdpCallFrame {
+  callFrameId: string;
+  functionName: string;
+  functionLocation?: CdpLocation;
+  location: CdpLocation;
+  scopeChain: CdpScope[];
+}
+interface CdpPaused {
+  callFrames: CdpCallFrame[];
+  reason: string;
+  hitBreakpoints?: string[];
+}
+interface CdpPropertyDescriptor {
+  name: string;
+  value?: CdpRemoteObject;
+  get?: CdpRemoteObject;
+}
+
+/** Sources whose frames are the runtime's machinery: stepped through, not shown. */
+const MACHINERY = /[\\/]runtime[\\/](coroutine|running-loop|task|loop|handle|ready-queue|future|fifo|timer-heap|shape-anchors)\.ts$|[\\/]runtime[\\/](inspect|host)[\\/]/;
+/** Auto steps through machinery before giving up on a step. */
+const MAX_AUTO_STEPS = 400;
+const MAX_VALUE = 200;
+
+interface LineBreakpointEntry {
+  readonly file: string;
+  readonly line: number;
+  readonly condition: string | null;
+  readonly hit: ((count: number) => boolean) | null;
+  hits: number;
+  readonly cdpIds: string[];
+}
+
+interface StepState {
+  kind: LineStepKind | 'follow';
+  /** The task the step belongs to (null: outside any task). */
+  taskId: number | null;
+  /** The frame the step started in (its function and line), for "the yield* resumed". */
+  originFunction: string | null;
+  originLine: number;
+  autoSteps: number;
+}
+
+export interface LineDebuggerHost {
+  /** Sends an event to the client. */
+  emit<E extends 'paused' | 'continued' | 'output'>(event: E, body: HostEvents[E]): void;
+  /** Called at each stop before `paused` is emitted (the worker answers what waited). */
+  stopped(): Promise<void>;
+}
+
+function cut(text: string): string {
+  return text.length <= MAX_VALUE ? text : `${text.slice(0, MAX_VALUE - 1)}…`;
+}
+
+export class LineDebugger {
+  private readonly scripts = new Map<string, { url: string; sourceMapURL: string }>();
+  private readonly reverse = new Map<string, GeneratedPositions | null>();
+  private readonly mapper = new SourcePositionMapper();
+  private readonly wanted = new Map<string, LineBreakpointEntry[]>();
+  private readonly byCdpId = new Map<string, LineBreakpointEntry>();
+  private temps = new Set<string>();
+  /** Breakpoints in `_step` after it resumed the stepped task: the first one hit says the task gave the thread back. */
+  private markers = new Set<string>();
+  private step: StepState | null = null;
+  private current: CdpPaused | null = null;
+  private stopTaskId: number | null = null;
+  private stopTick = 0;
+  private handles = new Map<number, string>();
+  private nextHandle = 1;
+  private mode: LineStepMode = 'stayWithTask';
+  private enabled: Promise<void>;
+
+  constructor(
+    private readonly session: Session,
+    private readonly host: LineDebuggerHost,
+  ) {
+    session.on('Debugger.scriptParsed', (m: { params: { scriptId: string; url: string; sourceMapURL?: string } }) => this.onScript(m.params));
+    session.on('Debugger.paused', (m: { params: CdpPaused }) => {
+      this.onPaused(m.params).catch((e: unknown) => this.log(`line debugger: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`));
+    });
+    this.enabled = this.post('Debugger.enable', {}).then(() => undefined);
+  }
+
+  private post<T>(method: string, params: object): Promise<T> {
+    return new Promise((resolve, reject) => {
+      this.session.post(method, params, (err: Error | null, result?: object) => (err !== null && err !== undefined ? reject(err) : resolve(result as T)));
+    });
+  }
+
+  private log(text: string): void {
+    this.host.emit('output', { category: 'log', text: `${text}\n` });
+  }
+
+  isStopped(): boolean {
+    return this.current !== null;
+  }
+
+  tick(): number {
+    return this.stopTick;
+  }
+
+  setMode(mode: LineStepMode): void {
+    this.mode = mode;
+  }
+
+  // --- scripts and breakpoints ---------------------------------------------------------------
+
+  private onScript(p: { scriptId: string; url: string; sourceMapURL?: string }): void {
+    if (p.sourceMapURL === undefined || p.sourceMapURL === '' || p.url === '' || p.url.startsWith('node:')) return;
+    this.scripts.set(p.scriptId, { url: p.url, sourceMapURL: p.sourceMapURL });
+    // A program loaded after its breakpoints were set.
+    for (const [file, entries] of this.wanted) {
+      if (entries.some((e) => e.cdpIds.length === 0) && this.reverseOf(p.scriptId)?.covers(file)) void this.setLineBreakpoints(file, entries.map((e) => ({ file, line: e.line })), entries);
+    }
+  }
+
+  private reverseOf(scriptId: string): GeneratedPositions | null {
+    let r = this.reverse.get(scriptId);
+    if (r === undefined) {
+      const s = this.scripts.get(scriptId);
+      const loaded = s === undefined ? null : this.mapper.mapFor(s.url, s.sourceMapURL);
+      r = loaded === null ? null : new GeneratedPositions(loaded);
+      this.reverse.set(scriptId, r);
+    }
+    return r;
+  }
+
+  /** Sets the line breakpoints of `file` (replacing its previous ones). */
+  async setLineBreakpoints(file: string, breakpoints: readonly Breakpoint[], reuse: LineBreakpointEntry[] | null = null): Promise<BreakpointStatus[]> {
+    await this.enabled;
+    for (const old of this.wanted.get(file) ?? []) {
+      for (const id of old.cdpIds) {
+        this.byCdpId.delete(id);
+        await this.post('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
+      }
+      old.cdpIds.length = 0;
+    }
+    let text: string[] = [];
+    try {
+      text = readFileSync(file, 'utf8').split('\n');
+    } catch {
+      // Checked below: no line has code.
+    }
+    const entries: LineBreakpointEntry[] = [];
+    const statuses: BreakpointStatus[] = [];
+    for (const [i, bp] of breakpoints.entries()) {
+      const hit = bp.hitCondition !== undefined && bp.hitCondition.trim() !== '' ? parseHitCondition(bp.hitCondition) : null;
+      if (bp.hitCondition !== undefined && bp.hitCondition.trim() !== '' && hit === null) {
+        statuses.push({ file, line: bp.line, verified: false, message: `hit condition ${JSON.stringify(bp.hitCondition)} is not one of N, >=N, >N, ==N, <N, <=N, %N` });
+        continue;
+      }
+      const entry: LineBreakpointEntry = reuse?.[i] ?? { file, line: bp.line, condition: conditionOf(bp), hit, hits: 0, cdpIds: [] };
+      entries.push(entry);
+      let placedLine: number | null = null;
+      for (const [scriptId, script] of this.scripts) {
+        const rev = this.reverseOf(scriptId);
+        if (rev === null || !rev.covers(file)) continue;
+        // A line without code (blank, a comment, a brace) slides to the next line with code.
+        for (let line = bp.line; line <= Math.min(bp.line + 20, Math.max(text.length, bp.line)); line++) {
+          const at = rev.positionOf(file, line);
+          if (at === null) continue;
+          const params: Record<string, unknown> = { url: script.url, lineNumber: at.line0, columnNumber: at.column0 };
+          if (entry.condition !== null) params.condition = entry.condition;
+          try {
+            const r = await this.post<{ breakpointId: string; locations: CdpLocation[] }>('Debugger.setBreakpointByUrl', params);
+            entry.cdpIds.push(r.breakpointId);
+            this.byCdpId.set(r.breakpointId, entry);
+            placedLine = line;
+          } catch {
+            // Already set at that position by another entry: keep going.
+          }
+          break;
+        }
+      }
+      if (placedLine !== null) statuses.push(placedLine === bp.line ? { file, line: bp.line, verified: true } : { file, line: placedLine, verified: true, message: `moved to line ${placedLine}, the next line with code` });
+      else statuses.push({ file, line: bp.line, verified: false, message: text.length === 0 ? `cannot read ${file}` : `no loaded code on ${file}:${bp.line} (set again once its module is loaded)` });
+    }
+    this.wanted.set(file, entries);
+    return statuses;
+  }
+
+  // --- stops -----------------------------------------------------------------------------------
+
+  private positionOf(loc: CdpLocation): { position: SourcePosition | null; generated: SourcePosition | null } {
+    const s = this.scripts.get(loc.scriptId);
+    if (s === undefined) return { position: null, generated: null };
+    const m = this.mapper.map(s.url, loc.lineNumber, loc.columnNumber ?? 0, s.sourceMapURL);
+    const generated = { file: urlToPath(s.url), line: loc.lineNumber + 1, column: (loc.columnNumber ?? 0) + 1 };
+    return { position: m.mapped ? { file: m.file, line: m.line, column: m.column } : null, generated };
+  }
+
+  private isMachinery(frame: CdpCallFrame): boolean {
+    const s = this.scripts.get(frame.location.scriptId);
+    if (s === undefined) return true;
+    const p = this.positionOf(frame.location).position;
+    return p === null ? false : MACHINERY.test(p.file);
+  }
+
+  /** Calls the main thread's host handle (globalThis.__coroscopeLine) in the stopped frame. */
+  async callMain(expression: string): Promise<unknown> {
+    const frame = this.current?.callFrames[0];
+    if (frame === undefined) throw new Error('not stopped on a line');
+    const r = await this.post<{ result: CdpRemoteObject; exceptionDetails?: { text: string; exception?: CdpRemoteObject } }>('Debugger.evaluateOnCallFrame', {
+      callFrameId: frame.callFrameId,
+      expression: `globalThis.__coroscopeLine.${expression}`,
+      returnByValue: true,
+      silent: true,
+    });
+    if (r.exceptionDetails !== undefined) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
+    return r.result.value;
+  }
+
+  private async onPaused(ev: CdpPaused): Promise<void> {
+    this.current = ev;
+    const hits = ev.hitBreakpoints ?? [];
+    const top = ev.callFrames[0];
+    if (top === undefined) return this.resume();
+    const step = this.step;
+    // The stepped task suspended: say so, then run until it resumes (or follow the loop).
+    if (hits.some((id) => this.markers.has(id))) {
+      for (const id of this.markers) await this.removeBreakpoint(id);
+      this.markers = new Set();
+      if (step !== null && step.taskId !== null) {
+        // In `_step`, `r` is the resume's result (esbuild keeps the name): its value is the future the task waits on.
+        const note = await this.callMain(`suspension(${step.taskId}, typeof r === 'object' && r !== null ? r.value : undefined)`).catch(() => null);
+        if (typeof note === 'string') this.host.emit('output', { category: 'log', text: `${note}\n` });
+        if (this.mode === 'followLoop') {
+          await this.clearTemps();
+          const stepFrame = ev.callFrames.find((f) => f.functionName === '_step' && this.isMachinery(f));
+          if (stepFrame !== undefined) await this.plantResumeOfAnyTask(stepFrame);
+          this.step = { kind: 'follow', taskId: null, originFunction: null, originLine: -1, autoSteps: 0 };
+        }
+      }
+      return this.resume(false);
+    }
+    const userHits = hits.map((id) => this.byCdpId.get(id)).filter((e): e is LineBreakpointEntry => e !== undefined);
+    const tempHit = hits.some((id) => this.temps.has(id));
+    if (userHits.length > 0) {
+      let stop = false;
+      for (const e of userHits) {
+        e.hits++;
+        if (e.hit === null || e.hit(e.hits)) stop = true;
+      }
+      if (stop) return this.stop('breakpoint');
+      if (step === null) return this.resume(false);
+    }
+    if (step !== null) {
+      if (step.kind === 'follow' && tempHit) {
+        // At `_step` about to resume a task: step into it.
+        await this.clearTemps();
+        this.step = { ...step, kind: 'into', autoSteps: 0 };
+        return this.stepRaw('into');
+      }
+      if (this.isMachinery(top) || ev.callFrames.every((f) => this.isMachinery(f))) {
+        if (++step.autoSteps > MAX_AUTO_STEPS) {
+          this.log('line debugger: the step ran too long in the runtime machinery; continuing');
+          this.step = null;
+          return this.resume(false);
+        }
+        // Into a call through the runtime's machinery (the coroutine wrapper): go on into.
+        if (step.kind === 'into' || step.kind === 'follow') return this.stepRaw('into');
+        // Out of the task's root (its generator returned) or of a callback: the temporaries
+        // stay planted for "stay with this task"; otherwise run on.
+        return this.resume(false);
+      }
+      const fnKey = functionKey(top);
+      if (step.kind === 'into' && fnKey === step.originFunction && top.location.lineNumber === step.originLine && ++step.autoSteps <= MAX_AUTO_STEPS) {
+        // Back on the line from a call that only made a generator (the coroutine wrapper):
+        // go on into, to where `yield*` runs it.
+        return this.stepRaw('into');
+      }
+      if (tempHit && step.kind === 'over' && fnKey === step.originFunction && top.location.lineNumber === step.originLine) {
+        // The `yield*` the step started on resumed: step over the rest of it.
+        if (++step.autoSteps > MAX_AUTO_STEPS) return this.stop('step');
+        await this.clearTemps();
+        await this.plantStay(top, ev.callFrames, step.taskId);
+        return this.stepRaw('over');
+      }
+      return this.stop('step');
+    }
+    return this.stop(ev.reason === 'other' ? 'pause' : 'breakpoint');
+  }
+
+  private async stop(reason: 'breakpoint' | 'step' | 'pause'): Promise<void> {
+    await this.clearTemps();
+    this.step = null;
+    this.handles = new Map();
+    const where = await this.callMain('where()').catch(() => null);
+    const w = (typeof where === 'object' && where !== null ? where : {}) as { taskId?: unknown; tick?: unknown; taskName?: unknown };
+    this.stopTaskId = typeof w.taskId === 'number' ? w.taskId : null;
+    this.stopTick = typeof w.tick === 'number' ? w.tick : 0;
+    await this.host.stopped();
+    const top = this.current!.callFrames.find((f) => !this.isMachinery(f)) ?? this.current!.callFrames[0]!;
+    const pos = this.positionOf(top.location);
+    const line = pos.position ?? pos.generated;
+    const who = typeof w.taskName === 'string' ? `${w.taskName}` : 'the main thread';
+    const at = line === null ? '' : ` at ${line.file}:${line.line}`;
+    const body: HostEvents['paused'] = { reason, tick: this.stopTick, description: `${who} stopped on a line${at}` };
+    if (this.stopTaskId !== null) body.taskId = this.stopTaskId;
+    if (line !== null) body.line = line;
+    this.host.emit('paused', body);
+  }
+
+  // --- execution --------------------------------------------------------------------------------
+
+  /** Resumes the main thread (continue). */
+  async resume(announce = true): Promise<void> {
+    if (this.current === null) return;
+    this.current = null;
+    this.handles = new Map();
+    if (announce) {
+      await this.clearTemps();
+      this.step = null;
+    }
+    await this.post('Debugger.resume', {});
+    if (announce) this.host.emit('continued', { tick: this.stopTick });
+  }
+
+  /** Lets the program run with breakpoints off (a stop or a new launch while stopped); `on` turns them back. */
+  async setBreakpointsActive(on: boolean): Promise<void> {
+    await this.post('Debugger.setBreakpointsActive', { active: on });
+  }
+
+  private async stepRaw(kind: LineStepKind): Promise<void> {
+    this.current = null;
+    await this.post(kind === 'over' ? 'Debugger.stepOver' : kind === 'into' ? 'Debugger.stepInto' : 'Debugger.stepOut', {});
+  }
+
+  /** One line step from the current stop. */
+  async lineStep(kind: LineStepKind): Promise<void> {
+    const paused = this.current;
+    if (paused === null) throw new Error('lineStep: the program is not stopped on a line');
+    const frames = paused.callFrames;
+    const userIndex = frames.findIndex((f) => !this.isMachinery(f));
+    const top = frames[Math.max(0, userIndex)]!;
+    const taskId = this.stopTaskId;
+    this.step = { kind, taskId, originFunction: functionKey(top), originLine: top.location.lineNumber, autoSteps: 0 };
+    if (taskId !== null) {
+      if (kind === 'out') {
+        const parent = frames.slice(userIndex + 1).find((f) => !this.isMachinery(f));
+        if (parent !== undefined) {
+          this.step.originFunction = functionKey(parent);
+          this.step.originLine = parent.location.lineNumber;
+          this.step.kind = 'over';
+          await this.plantStay(parent, frames, taskId);
+        }
+      } else {
+        await this.plantStay(top, frames, taskId);
+        // The frame may return once resumed: its caller's next line is where the step lands then.
+        const parent = frames.slice(userIndex + 1).find((f) => !this.isMachinery(f));
+        if (parent !== undefined && functionKey(parent) !== functionKey(top)) await this.plantStay(parent, frames, taskId);
+      }
+    }
+    this.host.emit('continued', { tick: this.stopTick });
+    this.handles = new Map();
+    await this.stepRaw(kind);
+  }
+
+  /**
+   * "Stay with this task": temporary breakpoints on every break location of `frame`'s
+   * function, taken only while `taskId` runs, and a marker where `_step` gets the thread
+   * back from the task (it suspended).
+   */
+  private async plantStay(frame: CdpCallFrame, frames: readonly CdpCallFrame[], taskId: number | null): Promise<void> {
+    if (taskId === null || frame.functionLocation === undefined) return;
+    const condition = `globalThis.__coroscopeLine.current() === ${taskId}`;
+    const r = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', { start: frame.functionLocation, restrictToFunction: true });
+    for (const loc of r.locations) await this.plant(loc, condition);
+    const stepFrame = frames.find((f) => f.functionName === '_step' && this.isMachinery(f));
+    if (stepFrame !== undefined && this.markers.size === 0) {
+      for (const after of await this.locationsAfter(stepFrame)) {
+        const id = await this.plant(after, `this.id === ${taskId}`);
+        if (id !== null) {
+          this.temps.delete(id);
+          this.markers.add(id);
+        }
+      }
+    }
+  }
+
+  /** "Follow the loop": a temporary breakpoint where `_step` resumes whichever task comes next. */
+  private async plantResumeOfAnyTask(stepFrame: CdpCallFrame): Promise<void> {
+    await this.plant(stepFrame.location, null);
+  }
+
+  /** The break locations of `frame`'s function after where it is (the normal path and the error path of a resume). */
+  private async locationsAfter(frame: CdpCallFrame): Promise<CdpLocation[]> {
+    const at = frame.location;
+    const r = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
+      start: { scriptId: at.scriptId, lineNumber: at.lineNumber, columnNumber: (at.columnNumber ?? 0) + 1 },
+      restrictToFunction: true,
+    });
+    return r.locations;
+  }
+
+  private async plant(location: CdpLocation, condition: string | null): Promise<string | null> {
+    try {
+      const r = await this.post<{ breakpointId: string }>('Debugger.setBreakpoint', condition === null ? { location } : { location, condition });
+      this.temps.add(r.breakpointId);
+      return r.breakpointId;
+    } catch {
+      return null;
+    }
+  }
+
+  private async removeBreakpoint(id: string): Promise<void> {
+    await this.post('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
+  }
+
+  private async clearTemps(): Promise<void> {
+    const ids = [...this.temps];
+    this.temps = new Set();
+    ids.push(...this.markers);
+    this.markers = new Set();
+    for (const id of ids) await this.removeBreakpoint(id);
+  }
+
+  // --- what a stop shows -------------------------------------------------------------------------
+
+  private handleOf(objectId: string | undefined): number {
+    if (objectId === undefined) return 0;
+    const h = this.nextHandle++;
+    this.handles.set(h, objectId);
+    return h;
+  }
+
+  private requireStop(method: string): CdpPaused {
+    if (this.current === null) throw new Error(`${method}: the program is not stopped on a line`);
+    return this.current;
+  }
+
+  /** The real frames of the stop, innermost first, the machinery left out. */
+  stack(): { taskId: number | null; frames: LineFrameInfo[] } {
+    const paused = this.requireStop('lineStack');
+    const frames: LineFrameInfo[] = [];
+    for (const f of paused.callFrames) {
+      if (this.isMachinery(f)) continue;
+      const { position, generated } = this.positionOf(f.location);
+      const scopes = f.scopeChain
+        .filter((s) => s.type !== 'global')
+        .map((s) => ({ name: scopeName(s), handle: this.handleOf(s.object.objectId) }));
+      frames.push({ index: frames.length, name: f.functionName === '' ? '(anonymous)' : f.functionName, position, generated, scopes });
+    }
+    return { taskId: this.stopTaskId, frames };
+  }
+
+  private frameAt(method: string, index: number): CdpCallFrame {
+    const user = this.requireStop(method).callFrames.filter((f) => !this.isMachinery(f));
+    const f = user[index];
+    if (f === undefined) throw new Error(`${method}: no frame ${index} (0..${user.length - 1})`);
+    return f;
+  }
+
+  async variables(handle: number): Promise<VariableInfo[]> {
+    this.requireStop('lineVariables');
+    const objectId = this.handles.get(handle);
+    if (objectId === undefined) throw new Error(`lineVariables: handle ${handle} is not valid at this stop`);
+    const r = await this.post<{ result: CdpPropertyDescriptor[] }>('Runtime.getProperties', { objectId, ownProperties: true, generatePreview: false });
+    return r.result.filter((p) => p.value !== undefined).map((p) => this.variableOf(p.name, p.value!));
+  }
+
+  async evaluate(expression: string, frameIndex: number): Promise<{ value: string; type: string; handle: number }> {
+    const frame = this.frameAt('lineEvaluate', frameIndex);
+    const r = await this.post<{ result: CdpRemoteObject; exceptionDetails?: { text: string; exception?: CdpRemoteObject } }>('Debugger.evaluateOnCallFrame', { callFrameId: frame.callFrameId, expression, silent: true });
+    if (r.exceptionDetails !== undefined) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
+    const v = this.variableOf('', r.result);
+    return { value: v.value, type: v.type, handle: v.handle };
+  }
+
+  private variableOf(name: string, o: CdpRemoteObject): VariableInfo {
+    let value: string;
+    if (o.type === 'string') value = JSON.stringify(cut(String(o.value)));
+    else if (o.unserializableValue !== undefined) value = o.unserializableValue;
+    else if (o.type === 'undefined') value = 'undefined';
+    else if (o.objectId === undefined) value = String(o.value);
+    else value = cut(o.description ?? o.className ?? o.type);
+    const type = o.subtype !== undefined ? o.subtype : o.className ?? o.type;
+    return { name, value, type, handle: o.type === 'function' ? 0 : this.handleOf(o.objectId) };
+  }
+}
+
+/** Identifies a function by where it starts. */
+function functionKey(frame: CdpCallFrame): string | null {
+  const l = frame.functionLocation;
+  return l === undefined ? null : `${l.scriptId}:${l.lineNumber}:${l.columnNumber ?? 0}`;
+}
+
+function scopeName(s: CdpScope): string {
+  switch (s.type) {
+    case 'local':
+      return 'Locals';
+    case 'closure':
+      return s.name !== undefined && s.name !== '' ? `Closure (${s.name})` : 'Closure';
+    case 'block':
+      return 'Block';
+    case 'catch':
+      return 'Catch';
+    case 'script':
+      return 'Script';
+    case 'module':
+      return 'Module';
+    default:
+      return s.type;
+  }
+}
+
+/** A V8 breakpoint condition for a breakpoint: its own condition, and a logpoint's printing (which never stops). */
+function conditionOf(bp: Breakpoint): string | null {
+  const cond = bp.condition !== undefined && bp.condition.trim() !== '' ? bp.condition : null;
+  if (bp.logMessage === undefined || bp.logMessage === '') return cond;
+  const template = bp.logMessage.replace(/[`\\]/g, (c) => `\\${c}`).replace(/\$(?!\{)/g, '\\$').replace(/\{([^}]+)\}/g, '${$1}');
+  const log = `(console.log(\`${template}\`), false)`;
+  return cond === null ? log : `(${cond}) && ${log}`;
+}

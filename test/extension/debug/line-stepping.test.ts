@@ -1,0 +1,170 @@
+// Line-by-line debugging through the STANDALONE debug adapter over stdio (issue 14's "done
+// when"): a breakpoint on an ordinary (non-`yield*`) line of the crawler's fetch stops there;
+// the stack is the running task's real frames with their locals; next ×3; step in enters the
+// delegated generator of a `yield*`; step out comes back to fetch in the same task; continue
+// runs to the end. The same on the callbacks sample's hand-made loop, where the stack is the
+// loop's own callback frames. The other tasks stay listed as threads, with their stacks.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
+import { DapClient } from './dap-client';
+
+const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
+const CALLBACKS_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'callback-fetcher.ts');
+
+function lineOf(file: string, needle: string, from = 0): number {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const i = lines.findIndex((l, n) => n >= from && l.includes(needle));
+  assert.ok(i >= 0, `${file} has no line with ${needle}`);
+  return i + 1;
+}
+
+async function start(): Promise<DapClient> {
+  const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
+  await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path', supportsVariableType: true });
+  return dap;
+}
+
+async function launchWithBreakpoint(dap: DapClient, args: Record<string, unknown>, file: string, line: number): Promise<{ threadId: number }> {
+  const from = dap.mark();
+  const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'line', ...args });
+  await dap.waitForEvent('initialized', { from });
+  const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', { source: { path: file }, breakpoints: [{ line }] });
+  assert.equal(set.breakpoints[0]!.verified, true, set.breakpoints[0]!.message);
+  assert.equal(set.breakpoints[0]!.line, line);
+  await dap.request('setExceptionBreakpoints', { filters: [] });
+  await dap.request('configurationDone');
+  await launch;
+  let stopped = await dap.waitForEvent('stopped', { from });
+  if (args.stopOnEntry === true) {
+    assert.equal(stopped.body.reason, 'entry');
+    const go = dap.mark();
+    await dap.request('continue', { threadId: Number(stopped.body.threadId) });
+    stopped = await dap.waitForEvent('stopped', { from: go });
+  }
+  assert.equal(stopped.body.reason, 'breakpoint');
+  return { threadId: Number(stopped.body.threadId) };
+}
+
+async function top(dap: DapClient, threadId: number): Promise<DebugProtocol.StackFrame[]> {
+  const { stackFrames } = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId });
+  return stackFrames;
+}
+
+/** Sends a step and waits for its `stopped`; returns the new top frames. */
+async function step(dap: DapClient, command: 'next' | 'stepIn' | 'stepOut', threadId: number): Promise<{ threadId: number; frames: DebugProtocol.StackFrame[] }> {
+  const from = dap.mark();
+  await dap.request(command, { threadId });
+  const stopped = await dap.waitForEvent('stopped', { from });
+  assert.equal(stopped.body.reason, 'step');
+  const t = Number(stopped.body.threadId);
+  return { threadId: t, frames: await top(dap, t) };
+}
+
+async function localsOf(dap: DapClient, frameId: number): Promise<Map<string, string>> {
+  const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId });
+  const locals = scopes.find((s) => s.name === 'Locals');
+  assert.ok(locals, scopes.map((s) => s.name).join(', '));
+  const { variables } = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: locals.variablesReference });
+  return new Map(variables.map((v) => [v.name, v.value]));
+}
+
+async function continueToEnd(dap: DapClient, file: string): Promise<void> {
+  await dap.request('setBreakpoints', { source: { path: file }, breakpoints: [] });
+  const from = dap.mark();
+  await dap.request('continue', { threadId: 0 });
+  await dap.waitForEvent('terminated', { from, timeoutMs: 60_000 });
+}
+
+describe('line stepping through the standalone debug adapter', { timeout: 120_000 }, () => {
+  before(async () => {
+    await buildAdapterAndHost();
+  });
+
+  describe('in the crawler', () => {
+    let dap: DapClient;
+    before(async () => {
+      dap = await start();
+    });
+    after(async () => {
+      await dap?.close();
+    });
+
+    it('breakpoint on fetch → locals → next ×3 → step in a yield* → step out → continue', async () => {
+      const line = lineOf(CRAWLER_TS, 'let response: ClientResponse | null = null;');
+      const { threadId } = await launchWithBreakpoint(dap, { crawl: 'demo', pages: 20, maxTasks: 2 }, CRAWLER_TS, line);
+      const frames = await top(dap, threadId);
+      assert.deepEqual(frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+      assert.equal(frames[0]!.line, line);
+      assert.equal(frames[0]!.source?.path, CRAWLER_TS);
+      const locals = await localsOf(dap, frames[0]!.id);
+      assert.match(locals.get('url') ?? '', /^"http:\/\/127\.0\.0\.1:\d+\/"$/);
+      assert.equal(locals.get('response'), 'undefined');
+      const ev = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', { expression: 'depth + 1', frameId: frames[0]!.id, context: 'repl' });
+      assert.equal(ev.result, '1');
+      // The other worker is a thread too, with its reconstructed coroutine stack.
+      const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
+      const other = threads.find((t) => /^worker-\d+ \[/.test(t.name) && t.id !== threadId);
+      assert.ok(other, threads.map((t) => t.name).join(' | '));
+      const otherFrames = await top(dap, other.id);
+      assert.ok(otherFrames.some((f) => f.name === 'work'), otherFrames.map((f) => f.name).join(' < '));
+
+      let at = await step(dap, 'next', threadId);
+      assert.equal(at.frames[0]!.line, line + 1);
+      at = await step(dap, 'next', threadId);
+      assert.equal(at.frames[0]!.line, line + 2);
+      at = await step(dap, 'next', threadId);
+      const getLine = lineOf(CRAWLER_TS, 'response = yield* this.session.get(url, NO_REDIRECTS);');
+      assert.equal(at.frames[0]!.line, getLine);
+      const inGet = await step(dap, 'stepIn', threadId);
+      assert.equal(inGet.threadId, threadId);
+      assert.match(inGet.frames[0]!.source?.path ?? '', /runtime[\\/]http[\\/]client-session\.ts$/);
+      assert.deepEqual(inGet.frames.slice(0, 3).map((f) => f.name), ['get', 'fetch', 'work']);
+      const back = await step(dap, 'stepOut', threadId);
+      assert.equal(back.threadId, threadId);
+      assert.equal(back.frames[0]!.name, 'fetch');
+      assert.equal(back.frames[0]!.source?.path, CRAWLER_TS);
+      const after = await localsOf(dap, back.frames[0]!.id);
+      assert.match(after.get('response') ?? '', /ClientResponse/);
+      await continueToEnd(dap, CRAWLER_TS);
+    });
+  });
+
+  describe("in the callbacks sample's hand-made loop", () => {
+    let dap: DapClient;
+    before(async () => {
+      dap = await start();
+    });
+    after(async () => {
+      await dap?.close();
+    });
+
+    it('breakpoint in a callback → locals → next ×3 → step in → step out → continue', async () => {
+      const line = lineOf(CALLBACKS_TS, 'const sock = this.sock!;', lineOf(CALLBACKS_TS, 'connected(key: SelectorKey'));
+      // Paused at entry: the sample's own loop has not started before the breakpoint is set.
+      const { threadId } = await launchWithBreakpoint(dap, { sample: 'callbacks', stopOnEntry: true }, CALLBACKS_TS, line);
+      const frames = await top(dap, threadId);
+      assert.equal(frames[0]!.name, 'connected');
+      assert.ok(frames.some((f) => f.name === 'runCallbackLoop'), frames.map((f) => f.name).join(' < '));
+      const locals = await localsOf(dap, frames[0]!.id);
+      assert.ok(locals.has('key') && locals.has('mask'), [...locals.keys()].join(', '));
+      for (const next of ['this.crawl.selector.unregister(key.fd);', 'const failure = sock.error();', 'if (failure !== null) throw failure;']) {
+        const at = await step(dap, 'next', threadId);
+        assert.equal(at.frames[0]!.line, lineOf(CALLBACKS_TS, next, line));
+      }
+      const sent = await step(dap, 'next', threadId);
+      assert.equal(sent.frames[0]!.line, lineOf(CALLBACKS_TS, 'let sent = 0;', line));
+      await step(dap, 'next', threadId);
+      const inSend = await step(dap, 'stepIn', threadId);
+      assert.match(inSend.frames[0]!.source?.path ?? '', /runtime[\\/]socket\.ts$/);
+      assert.equal(inSend.frames[1]!.name, 'connected');
+      const out = await step(dap, 'stepOut', threadId);
+      assert.equal(out.frames[0]!.name, 'connected');
+      await continueToEnd(dap, CALLBACKS_TS);
+    });
+  });
+});

@@ -1,0 +1,126 @@
+// Line debugging in the runtime host (runtime/host/line-debugger.ts, served by the host's
+// worker thread over a client pipe): a breakpoint on an ordinary line of the crawler's fetch
+// stops the host's main thread there; the stop shows the task's real frames and locals and
+// answers the ordinary queries (snapshot) while stopped; line steps over, into a `yield*`
+// and out land where a person expects; the hand-made callback loop, held at entry until
+// continued, steps the same way.
+// Runs against the bundle (the line debugger's worker runs the bundle's own script).
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { RemoteError } from '../../../protocol/rpc';
+import { forkHost, ROOT, type HostClient } from './host-client';
+
+const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
+const CALLBACKS = join(ROOT, 'runtime', 'crawler', 'callback-fetcher.ts');
+
+/** The 1-based line of `file` whose text contains `needle` (after line `from`). */
+function lineOf(file: string, needle: string, from = 0): number {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const i = lines.findIndex((l, n) => n >= from && l.includes(needle));
+  assert.ok(i >= 0, `${needle} in ${file}`);
+  return i + 1;
+}
+
+async function stepTo(host: HostClient, kind: 'over' | 'into' | 'out'): Promise<{ line: number; file: string; taskId: number | undefined; frames: string[] }> {
+  const from = host.events.length;
+  await host.rpc.request('lineStep', { kind });
+  const p = await host.waitFor('paused', () => true, 15000, from);
+  assert.ok(p.line !== undefined, `a line stop after step ${kind}`);
+  const stack = await host.rpc.request('lineStack', {});
+  return { line: p.line.line, file: p.line.file, taskId: p.taskId, frames: stack.frames.map((f) => f.name) };
+}
+
+describe('line debugger (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 60_000 }, () => {
+  let host: HostClient;
+  before(() => {
+    host = forkHost({ bundle: BUNDLE, pipe: true });
+  });
+  after(async () => {
+    await host.close();
+  });
+
+  test('stops on an ordinary line of the crawler fetch, shows frames and locals, steps over, into a yield* and out', async () => {
+    await host.rpc.request('launch', { target: { kind: 'demo', pages: 20 }, options: { maxTasks: 1, stopOnEntry: true } });
+    const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
+    const set = await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
+    assert.deepEqual(set.breakpoints.map((b) => b.verified), [true]);
+    await host.rpc.request('continue', {});
+    const stop = await host.waitFor('paused', (b) => b.line !== undefined, 15000);
+    assert.equal(stop.reason, 'breakpoint');
+    assert.equal(stop.line?.file, CRAWLER);
+    assert.equal(stop.line?.line, line);
+    assert.ok(stop.taskId !== undefined);
+
+    const stack = await host.rpc.request('lineStack', {});
+    assert.equal(stack.taskId, stop.taskId);
+    assert.deepEqual(stack.frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+    const locals = await host.rpc.request('lineVariables', { handle: stack.frames[0]!.scopes[0]!.handle });
+    const url = locals.variables.find((v) => v.name === 'url');
+    assert.match(url?.value ?? '', /^"http:\/\/127\.0\.0\.1:\d+\/"$/);
+    assert.equal(locals.variables.find((v) => v.name === 'response')?.value, 'undefined');
+    const ev = await host.rpc.request('lineEvaluate', { expression: 'maxRedirect + 1' });
+    assert.equal(ev.value, '11');
+    // The ordinary queries are answered while the main thread is stopped.
+    const snap = await host.rpc.request('snapshot', {});
+    assert.ok(snap.tasks.some((t) => t.id === stop.taskId && t.state === 'running'));
+    await assert.rejects(host.rpc.request('stepTick', {}), (e: unknown) => e instanceof RemoteError && e.code === 'stoppedOnLine');
+
+    // next ×3: the two declarations, then the for loop's body line with the yield*.
+    assert.equal((await stepTo(host, 'over')).line, line + 1);
+    assert.equal((await stepTo(host, 'over')).line, line + 2);
+    const atGet = await stepTo(host, 'over');
+    const getLine = lineOf(CRAWLER, 'response = yield* this.session.get(url, NO_REDIRECTS);');
+    assert.equal(atGet.line, getLine);
+    // stepIn enters the delegated generator: ClientSession.get.
+    const inGet = await stepTo(host, 'into');
+    assert.match(inGet.file, /runtime[\\/]http[\\/]client-session\.ts$/);
+    assert.deepEqual(inGet.frames.slice(0, 3), ['get', 'fetch', 'work']);
+    assert.equal(inGet.taskId, stop.taskId);
+    // stepOut runs until get returns to fetch, across the suspensions on the socket, in the same task.
+    const back = await stepTo(host, 'out');
+    assert.equal(back.file, CRAWLER);
+    assert.equal(back.frames[0], 'fetch');
+    assert.equal(back.taskId, stop.taskId);
+    assert.ok(back.line >= getLine, `back in fetch at ${back.line}`);
+    assert.match(host.output('log'), /worker-1 suspended on socket\.\w+/);
+
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+    const from = host.events.length;
+    await host.rpc.request('continue', {});
+    const done = await host.waitFor('finished', () => true, 30000, from);
+    assert.equal(done.ok, true);
+  });
+
+  test('steps the callbacks sample line by line in its own loop', async () => {
+    const line = lineOf(CALLBACKS, 'const sock = this.sock!;', lineOf(CALLBACKS, 'connected(key: SelectorKey'));
+    // Held at entry, the sample's own loop has not started: the breakpoint set now still hits.
+    await host.rpc.request('launch', { target: { kind: 'sample', id: 'callbacks' }, options: { stopOnEntry: true } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(host.output('stdout').includes('callback crawl'), false);
+    await host.rpc.request('setBreakpoints', { file: CALLBACKS, breakpoints: [{ file: CALLBACKS, line }] });
+    await host.rpc.request('continue', {});
+    const stop = await host.waitFor('paused', (b) => b.line !== undefined && b.line.file === CALLBACKS, 15000);
+    assert.equal(stop.line?.line, line);
+    assert.equal(stop.taskId, undefined);
+    const stack = await host.rpc.request('lineStack', {});
+    assert.equal(stack.frames[0]?.name, 'connected');
+    assert.ok(stack.frames.some((f) => f.name === 'runCallbackLoop'), stack.frames.map((f) => f.name).join(' < '));
+    // `try {` has no code of its own: the step goes from unregister to the line after it.
+    for (const next of ['this.crawl.selector.unregister(key.fd);', 'const failure = sock.error();', 'if (failure !== null) throw failure;', 'let sent = 0;', 'sent = sock.send(this.unsent);']) {
+      assert.equal((await stepTo(host, 'over')).line, lineOf(CALLBACKS, next, line));
+    }
+    const inner = await stepTo(host, 'into');
+    assert.match(inner.file, /runtime[\\/]socket\.ts$/);
+    assert.deepEqual(inner.frames.slice(0, 2), ['send', 'connected']);
+    const out = await stepTo(host, 'out');
+    assert.equal(out.file, CALLBACKS);
+    assert.equal(out.frames[0], 'connected');
+    await host.rpc.request('setBreakpoints', { file: CALLBACKS, breakpoints: [] });
+    const from = host.events.length;
+    await host.rpc.request('continue', {});
+    await host.waitFor('finished', () => true, 30000, from);
+  });
+});
