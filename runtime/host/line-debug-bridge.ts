@@ -15,7 +15,7 @@
 import { Worker } from 'node:worker_threads';
 import type { EventTable, MethodTable, RpcEndpoint, Transport } from '../../protocol/rpc';
 import type { Run } from './run';
-import { awaitInfoOf, summarize } from './summaries';
+import { awaitInfoOf, summarizeTasks, taskState } from '../inspect/task-summaries';
 import { isFuture } from '../future';
 
 /** Messages of the bridge itself (everything else between the two threads is a wire message). */
@@ -73,14 +73,12 @@ export class LineDebugBridge implements Transport {
         const task = run?.liveTasks().find((t) => t.id === taskId);
         if (run === undefined || run === null || task === undefined) return `task #${taskId} ended`;
         // Called just after the task's step returned: what it yielded is what it will wait on.
-        const awaiting = isFuture(yielded) ? awaitInfoOf(yielded) : (summarize([task], null)[0]?.awaiting ?? null);
+        const awaiting = isFuture(yielded) ? awaitInfoOf(yielded) : (summarizeTasks([task])[0]?.awaiting ?? null);
         const on = awaiting === null ? 'the loop' : `${awaiting.kind}${awaiting.detail !== '' ? ` (${awaiting.detail})` : ''}`;
         const others = run
           .liveTasks()
-          .filter((t) => t.id !== taskId)
-          .map((t) => summarize([t], null)[0]!)
-          .filter((t) => t.state === 'scheduled')
-          .map((t) => t.name);
+          .filter((t) => t.id !== taskId && taskState(t) === 'scheduled')
+          .map((t) => `${t.name}`);
         const next = others.length === 0 ? 'the loop waits for I/O or a timer' : `the loop runs ${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''}`;
         return `${task.name} suspended on ${on}; ${next}`;
       },
