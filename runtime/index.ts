@@ -28,11 +28,18 @@ export { sleep } from './sleep';
 export { gather, GatheringFuture, type GatherOptions } from './gather';
 export { asCompleted } from './as-completed';
 export { waitFor } from './wait-for';
-export { withTimeout } from './timeout';
+export { withTimeout, timeoutAt, Timeout, type TimeoutBody } from './timeout';
+export { wait, FIRST_COMPLETED, FIRST_EXCEPTION, ALL_COMPLETED, type ReturnWhen, type WaitOptions } from './wait';
+export { TaskGroup } from './task-group';
+export { BaseExceptionGroup, ExceptionGroup, type ExceptionMatcher } from './exception-group';
 export { shield } from './shield';
 export { Queue } from './queue';
+export { LifoQueue } from './lifo-queue';
+export { PriorityQueue, comparePriority, type PriorityCompare } from './priority-queue';
 export { Event } from './event';
 export { Lock } from './lock';
+export { Condition } from './condition';
+export { Barrier } from './barrier';
 export { Semaphore, BoundedSemaphore } from './semaphore';
 export { Socket, type SocketAddress, type SocketOptions } from './socket';
 export { DefaultSelector, EVENT_READ, EVENT_WRITE, type SelectorKey, type FileObject } from './selector';
@@ -54,6 +61,7 @@ export {
   RuntimeError,
   ValueError,
   KeyError,
+  BrokenBarrierError,
   OSError,
   BlockingIOError,
   ConnectionError,

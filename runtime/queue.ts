@@ -37,12 +37,12 @@ export class Queue<T = unknown> implements Inspectable {
   }
 
   empty(): boolean {
-    return this._items.length === 0;
+    return this.qsize() === 0;
   }
 
   /** True if maxsize > 0 and the queue holds maxsize items. */
   full(): boolean {
-    return this.maxsize > 0 && this._items.length >= this.maxsize;
+    return this.maxsize > 0 && this.qsize() >= this.maxsize;
   }
 
   /** Items put and not yet marked done with taskDone(). */
@@ -72,15 +72,15 @@ export class Queue<T = unknown> implements Inspectable {
 
   putNowait(item: T): void {
     if (this.full()) throw new QueueFull(`the queue is full (maxsize=${this.maxsize})`);
-    this._items.push(item);
+    this._putItem(item);
     this._unfinished++;
     this._finished.clear();
     wakeupNext(this._getters);
   }
 
   getNowait(): T {
-    if (this._items.length === 0) throw new QueueEmpty('the queue is empty');
-    const item = this._items.shift() as T;
+    if (this.qsize() === 0) throw new QueueEmpty('the queue is empty');
+    const item = this._getItem();
     wakeupNext(this._putters);
     return item;
   }
@@ -92,8 +92,21 @@ export class Queue<T = unknown> implements Inspectable {
     if (this._unfinished === 0) this._finished.set();
   }
 
+  /**
+   * The storage order, asyncio's _put/_get: first in, first out here. LifoQueue and
+   * PriorityQueue override these and qsize(); everything else (waiters, unfinished count,
+   * join) is shared.
+   */
+  protected _putItem(item: T): void {
+    this._items.push(item);
+  }
+
+  protected _getItem(): T {
+    return this._items.shift() as T;
+  }
+
   toString(): string {
-    return `<Queue maxsize=${this.maxsize} size=${this._items.length} unfinished=${this._unfinished} getters=${this._getters.length} putters=${this._putters.length}>`;
+    return `<${this.constructor.name} maxsize=${this.maxsize} size=${this.qsize()} unfinished=${this._unfinished} getters=${this._getters.length} putters=${this._putters.length}>`;
   }
 
   /** Inspection: its getters, then its putters, then the join() waiters; nobody holds a queue. */

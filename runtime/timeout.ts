@@ -1,42 +1,141 @@
-// withTimeout(): run a coroutine in the current task with a deadline, as Python 3.11's
-// `async with asyncio.timeout(delay)`. When the deadline passes the task is cancelled at
-// its suspension point; the CancelledError that comes out is turned into TimeoutError.
-// Unlike waitFor it starts no new task, so the coroutine's frames stay in the caller's
-// chain (what the inspector shows) and nothing runs behind the caller's back.
+// Deadlines on a block of code run in the current task, as Python 3.11's
+// `async with asyncio.timeout(delay)` / `asyncio.timeout_at(when)`: withTimeout(delay, body)
+// and timeoutAt(when, body), both driven by a Timeout, the handle asyncio's context manager
+// gives (when(), reschedule(), expired()). When the deadline passes the task is cancelled
+// at its suspension point; the CancelledError that comes out is turned into TimeoutError.
+// Unlike waitFor it starts no new task, so the body's frames stay in the caller's chain
+// (what the inspector shows) and nothing runs behind the caller's back.
+//
+// Invariants (asyncio's states: created → active → expiring → expired, or → finished):
+// - A Timeout runs one block, once; reschedule() only while it runs.
+// - Once expired, its cancel request is always taken back (uncancel) when the block ends;
+//   the error becomes TimeoutError only if it is a CancelledError and no other
+//   cancellation of the task is pending (a cancel from elsewhere stays a CancelledError).
+// - A deadline already passed cancels at the next tick (call_soon), not through a timer.
 
 import { coroutine } from './coroutine';
 import { CancelledError, RuntimeError, TimeoutError } from './errors';
+import type { Handle } from './handle';
 import { getRunningLoop } from './running-loop';
-import type { Coroutine } from './task';
+import { isCoroutine, type Coroutine, type Task } from './task';
 
-/** Awaits `coro` in the current task; throws TimeoutError if it takes more than `delay` seconds (null: no limit). */
-export const withTimeout = coroutine(function* withTimeout<T>(delay: number | null, coro: Coroutine<T>, message?: string): Coroutine<T> {
-  if (delay === null || delay === Infinity) return yield* coro;
-  const loop = getRunningLoop();
-  const task = loop.currentTask();
-  if (task === null) throw new RuntimeError('withTimeout() must be used inside a task');
-  // Cancellations requested before: a CancelledError beyond ours belongs to them.
-  const cancellingBefore = task.cancelling();
-  let expired = false;
-  const onTimeout = (): void => {
-    expired = true;
-    task.cancel();
-  };
-  // A deadline already passed cancels at the next tick (asyncio's call_soon), not a timer.
-  const handle = delay <= 0 ? loop.callSoon(onTimeout) : loop.callLater(delay, onTimeout);
-  try {
-    const result = yield* coro;
-    // The coroutine swallowed our cancellation: take the request back all the same.
-    if (expired) task.uncancel();
-    return result;
-  } catch (e) {
-    // Once expired, our request is always taken back; the error becomes TimeoutError only
-    // if it is the CancelledError we caused and no other cancellation is pending.
-    if (expired && task.uncancel() <= cancellingBefore && e instanceof CancelledError) {
-      throw new TimeoutError(message ?? `timed out after ${delay}s`, { cause: e });
-    }
-    throw e;
-  } finally {
-    handle.cancel();
+/** What a deadline applies to: a coroutine, or a function given the Timeout that makes one. */
+export type TimeoutBody<T> = Coroutine<T> | ((timeout: Timeout) => Coroutine<T>);
+
+type TimeoutState = 'created' | 'active' | 'expiring' | 'expired' | 'finished';
+
+export class Timeout {
+  private _state: TimeoutState = 'created';
+  private _when: number | null;
+  private _handle: Handle | null = null;
+  private _task: Task<unknown> | null = null;
+  private _cancellingBefore = 0;
+  private readonly _message: string | undefined;
+
+  /** A deadline at loop time `when` (seconds; null: none). Run a block under it with run(). */
+  constructor(when: number | null, message?: string) {
+    this._when = when === Infinity ? null : when;
+    this._message = message;
   }
+
+  /** The current deadline (loop time), or null. */
+  when(): number | null {
+    return this._when;
+  }
+
+  /** Moves the deadline (null: none); only while the block runs. */
+  reschedule(when: number | null): void {
+    if (this._state !== 'active') {
+      if (this._state === 'created') throw new RuntimeError('Timeout has not been entered');
+      throw new RuntimeError(`Cannot change state of ${this._state} Timeout`);
+    }
+    this._when = when === Infinity ? null : when;
+    this._handle?.cancel();
+    if (this._when === null) {
+      this._handle = null;
+    } else {
+      const loop = getRunningLoop();
+      this._handle = this._when <= loop.time() ? loop.callSoon(expire, this) : loop.callAt(this._when, expire, this);
+    }
+  }
+
+  /** True once the deadline has passed while the block ran. */
+  expired(): boolean {
+    return this._state === 'expiring' || this._state === 'expired';
+  }
+
+  /** Runs `body` in the current task under this deadline (the `async with` block). */
+  run<T>(body: TimeoutBody<T>): Coroutine<T> {
+    return runUnderTimeout(this, body) as Coroutine<T>;
+  }
+
+  toString(): string {
+    return `<Timeout [${this._state}]${this._state === 'active' ? ` when=${this._when}` : ''}>`;
+  }
+
+  /** @internal asyncio's __aenter__. */
+  _enter(): void {
+    if (this._state !== 'created') throw new RuntimeError('Timeout has already been entered');
+    const task = getRunningLoop().currentTask();
+    if (task === null) throw new RuntimeError('Timeout should be used inside a task');
+    this._state = 'active';
+    this._task = task;
+    this._cancellingBefore = task.cancelling();
+    this.reschedule(this._when);
+  }
+
+  /** @internal asyncio's __aexit__: the error to throw instead of `err` (or `err` itself). */
+  _exit(err: unknown, failed: boolean): unknown {
+    this._handle?.cancel();
+    this._handle = null;
+    if (this._state === 'expiring') {
+      this._state = 'expired';
+      if (this._task!.uncancel() <= this._cancellingBefore && failed && err instanceof CancelledError) {
+        return new TimeoutError(this._message ?? `timed out (deadline ${this._when})`, { cause: err });
+      }
+    } else if (this._state === 'active') {
+      this._state = 'finished';
+    }
+    return err;
+  }
+
+  /** @internal The deadline passed. */
+  _expire(): void {
+    this._task!.cancel();
+    this._state = 'expiring';
+    this._handle = null;
+  }
+}
+
+function expire(timeout: Timeout): void {
+  timeout._expire();
+}
+
+const runUnderTimeout = coroutine(function* timeoutBlock(timeout: Timeout, body: TimeoutBody<unknown>): Coroutine<unknown> {
+  timeout._enter();
+  let result: unknown;
+  try {
+    result = yield* (isCoroutine(body) ? body : body(timeout));
+  } catch (e) {
+    throw timeout._exit(e, true);
+  }
+  // The body may have swallowed our cancellation: the request is taken back all the same.
+  timeout._exit(undefined, false);
+  return result;
+});
+
+/**
+ * Awaits `body` in the current task; throws TimeoutError if it takes more than `delay`
+ * seconds (null or Infinity: no limit). A function body receives the Timeout.
+ */
+export const withTimeout = coroutine(function* withTimeout<T>(delay: number | null, body: TimeoutBody<T>, message?: string): Coroutine<T> {
+  // No limit and no use for a handle: awaited right here, inside a task or not.
+  if ((delay === null || delay === Infinity) && isCoroutine(body)) return yield* body;
+  const when = delay === null ? null : getRunningLoop().time() + delay;
+  return (yield* new Timeout(when, message ?? `timed out after ${delay}s`).run(body)) as T;
+});
+
+/** Like withTimeout, with the deadline as a loop time (`loop.time()` seconds) instead of a delay (asyncio.timeout_at). */
+export const timeoutAt = coroutine(function* timeoutAt<T>(when: number | null, body: TimeoutBody<T>, message?: string): Coroutine<T> {
+  return (yield* new Timeout(when, message).run(body)) as T;
 });
