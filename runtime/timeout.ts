@@ -31,11 +31,14 @@ export class Timeout {
   private _task: Task<unknown> | null = null;
   private _cancellingBefore = 0;
   private readonly _message: string | undefined;
+  // withTimeout's delay, turned into a deadline when the block starts (not when it is made).
+  private readonly _delay: number | null;
 
   /** A deadline at loop time `when` (seconds; null: none). Run a block under it with run(). */
-  constructor(when: number | null, message?: string) {
+  constructor(when: number | null, message?: string, /** @internal */ delay: number | null = null) {
     this._when = when === Infinity ? null : when;
     this._message = message;
+    this._delay = delay === Infinity ? null : delay;
   }
 
   /** The current deadline (loop time), or null. */
@@ -64,9 +67,9 @@ export class Timeout {
     return this._state === 'expiring' || this._state === 'expired';
   }
 
-  /** Runs `body` in the current task under this deadline (the `async with` block). */
-  run<T>(body: TimeoutBody<T>): Coroutine<T> {
-    return runUnderTimeout(this, body) as Coroutine<T>;
+  /** Runs `coro` (or the coroutine of `coro(this)`) in the current task under this deadline (the `async with` block). */
+  run<T>(coro: TimeoutBody<T>): Coroutine<T> {
+    return runUnderTimeout(this, coro) as Coroutine<T>;
   }
 
   toString(): string {
@@ -81,6 +84,7 @@ export class Timeout {
     this._state = 'active';
     this._task = task;
     this._cancellingBefore = task.cancelling();
+    if (this._delay !== null) this._when = getRunningLoop().time() + this._delay;
     this.reschedule(this._when);
   }
 
@@ -111,11 +115,14 @@ function expire(timeout: Timeout): void {
   timeout._expire();
 }
 
-const runUnderTimeout = coroutine(function* timeoutBlock(timeout: Timeout, body: TimeoutBody<unknown>): Coroutine<unknown> {
+// The block itself, whichever way it was asked for. Its frame is named withTimeout, the
+// name programs use most, and it delegates straight to the body: the inspector shows
+// `withTimeout → body`, as before the handle existed.
+const runUnderTimeout = coroutine(function* withTimeout(timeout: Timeout, coro: TimeoutBody<unknown>): Coroutine<unknown> {
   timeout._enter();
   let result: unknown;
   try {
-    result = yield* (isCoroutine(body) ? body : body(timeout));
+    result = yield* (isCoroutine(coro) ? coro : coro(timeout));
   } catch (e) {
     throw timeout._exit(e, true);
   }
@@ -125,17 +132,17 @@ const runUnderTimeout = coroutine(function* timeoutBlock(timeout: Timeout, body:
 });
 
 /**
- * Awaits `body` in the current task; throws TimeoutError if it takes more than `delay`
- * seconds (null or Infinity: no limit). A function body receives the Timeout.
+ * Awaits `coro` in the current task; throws TimeoutError if it takes more than `delay`
+ * seconds from when it starts (null or Infinity: no limit). A function instead of a
+ * coroutine is called with the Timeout handle and its coroutine awaited.
  */
-export const withTimeout = coroutine(function* withTimeout<T>(delay: number | null, body: TimeoutBody<T>, message?: string): Coroutine<T> {
-  // No limit and no use for a handle: awaited right here, inside a task or not.
-  if ((delay === null || delay === Infinity) && isCoroutine(body)) return yield* body;
-  const when = delay === null ? null : getRunningLoop().time() + delay;
-  return (yield* new Timeout(when, message ?? `timed out after ${delay}s`).run(body)) as T;
-});
+export function withTimeout<T>(delay: number | null, coro: TimeoutBody<T>, message?: string): Coroutine<T> {
+  // No limit and no use for a handle: the coroutine itself, awaited in place, inside a task or not.
+  if ((delay === null || delay === Infinity) && isCoroutine(coro)) return coro;
+  return new Timeout(null, message ?? `timed out after ${delay}s`, delay).run(coro);
+}
 
 /** Like withTimeout, with the deadline as a loop time (`loop.time()` seconds) instead of a delay (asyncio.timeout_at). */
-export const timeoutAt = coroutine(function* timeoutAt<T>(when: number | null, body: TimeoutBody<T>, message?: string): Coroutine<T> {
-  return (yield* new Timeout(when, message).run(body)) as T;
-});
+export function timeoutAt<T>(when: number | null, coro: TimeoutBody<T>, message?: string): Coroutine<T> {
+  return new Timeout(when, message).run(coro);
+}
