@@ -18,8 +18,12 @@
 // site's expected counts, so a fast but incomplete crawl cannot win; on nginx every crawler
 // must fetch as many URLs as Coroscope's warm-up crawl did.
 //
+// With --record, each round also crawls with recording on (runtime/record, the file written
+// included); then, with the site stopped, the last recording is replayed: the ratio on / off,
+// the file's bytes per task step and the replay times are printed (bench/recorded-crawl.ts).
+//
 // Run: npm run bench:crawl [-- --sites farm,node,nginx --pages N --rounds R --max-tasks T
-//      --inspect --no-python --json]
+//      --inspect --record --no-python --json]
 
 import { fork, spawnSync, spawn, type ChildProcess } from 'node:child_process';
 import { EventLoop } from '../runtime/loop';
@@ -28,6 +32,7 @@ import { Crawler } from '../runtime/crawler/crawler';
 import { startLinkFarm, type LinkFarmStyle } from './sites/link-farm-site';
 import { nginxAvailable, startNginxSite } from './sites/nginx-site';
 import { crawlWithUndici } from './peers/undici-crawler';
+import { crawlRecorded, replayTimes, type RecordedCrawlRun } from './recorded-crawl';
 
 type SiteName = 'farm' | 'node' | 'nginx';
 const ALL_SITES: SiteName[] = ['farm', 'node', 'nginx'];
@@ -39,12 +44,13 @@ interface Args {
   /** Tasks for every site, when given; else 100 on the farms and 50 on nginx. */
   maxTasks: number | null;
   inspect: boolean;
+  record: boolean;
   python: boolean;
   json: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { sites: ALL_SITES, pages: 2000, rounds: 5, maxTasks: null, inspect: false, python: true, json: false };
+  const a: Args = { sites: ALL_SITES, pages: 2000, rounds: 5, maxTasks: null, inspect: false, record: false, python: true, json: false };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i];
     if (v === '--pages') a.pages = Number(argv[++i]);
@@ -55,6 +61,7 @@ function parseArgs(argv: string[]): Args {
       for (const n of names) if (!ALL_SITES.includes(n as SiteName)) throw new Error(`--sites: ${ALL_SITES.join(', ')}; not ${n}`);
       a.sites = names as SiteName[];
     } else if (v === '--inspect') a.inspect = true;
+    else if (v === '--record') a.record = true;
     else if (v === '--no-python') a.python = false;
     else if (v === '--json') a.json = true;
     else throw new Error(`unknown option ${v}`);
@@ -232,6 +239,7 @@ const COROSCOPE = 'coroscope';
 const UNDICI = 'undici';
 const AIOHTTP = 'aiohttp (Python asyncio)';
 const INSPECTED = 'coroscope --inspect';
+const RECORDED = 'coroscope --record';
 
 interface SiteResult {
   site: string;
@@ -241,6 +249,8 @@ interface SiteResult {
   rates: Record<string, number[]>;
   connections: Record<string, number[]>;
   cpuPerUrlUs: Record<string, number[]>;
+  /** The last recorded crawl (--record), replayed once the site is stopped. */
+  recorded?: RecordedCrawlRun;
 }
 
 async function benchSite(site: BenchSite, args: Args, withPython: boolean): Promise<SiteResult> {
@@ -249,6 +259,16 @@ async function benchSite(site: BenchSite, args: Args, withPython: boolean): Prom
     [UNDICI, () => withCpu(() => crawlUndici(site.url, site.maxTasks))],
   ];
   if (args.inspect) crawlers.push([INSPECTED, () => crawlCoroscope(site.url, site.maxTasks, true)]);
+  if (args.record) {
+    crawlers.push([
+      RECORDED,
+      async () => {
+        const run = await crawlRecorded(site.url, site.maxTasks);
+        result.recorded = run;
+        return run;
+      },
+    ]);
+  }
   if (withPython) crawlers.push([AIOHTTP, () => crawlPython(site.url, site.maxTasks)]);
   const result: SiteResult = { site: site.name, title: site.title, maxTasks: site.maxTasks, urls: 0, rates: {}, connections: {}, cpuPerUrlUs: {} };
   for (const [name] of crawlers) {
@@ -292,6 +312,21 @@ function printSite(r: SiteResult, args: Args, withPython: boolean): void {
   const cpuPeer = median(r.cpuPerUrlUs[UNDICI]!);
   console.log(`  client CPU per URL:         coroscope ${cpuOurs.toFixed(0)} µs, undici ${cpuPeer.toFixed(0)} µs (undici / coroscope ${(cpuPeer / cpuOurs).toFixed(2)})`);
   if (args.inspect) console.log(`  inspection on / off:        ${(med(INSPECTED) / med(COROSCOPE)).toFixed(2)}`);
+  if (r.recorded !== undefined) {
+    const rec = r.recorded;
+    console.log(`  recording on / off:         ${(med(RECORDED) / med(COROSCOPE)).toFixed(2)}`);
+    console.log(`  recording size:             ${rec.fileBytes} bytes for ${rec.steps} task steps, ${rec.ticks} ticks: ${(rec.fileBytes / rec.steps).toFixed(1)} bytes per step`);
+  }
+}
+
+/** With the site stopped: the last recording replayed to the end, and to its middle tick for locals. */
+async function printReplay(r: SiteResult, url: string): Promise<void> {
+  if (r.recorded === undefined) return;
+  const t = await replayTimes(r.recorded, url, r.maxTasks);
+  console.log(`  replay, site stopped:       ${t.fullSeconds.toFixed(2)} s to the end (checked against the recording)`);
+  console.log(
+    `  locals at tick ${t.midTick} by replay: ${(t.toTickSeconds + t.oneTaskSeconds).toFixed(2)} s for one task's frames (replay ${t.toTickSeconds.toFixed(2)} s + read ${t.oneTaskSeconds.toFixed(2)} s); every task's ${t.frames} frames: ${t.allTasksSeconds.toFixed(2)} s more`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -319,6 +354,8 @@ async function main(): Promise<void> {
     } finally {
       await site.close();
     }
+    const last = results[results.length - 1];
+    if (!args.json && last !== undefined && last.site === site.name) await printReplay(last, site.url);
   }
   if (args.json) {
     const medians = (rec: Record<string, number[]>): Record<string, number> => Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, median(v)]));
