@@ -89,12 +89,12 @@ export async function replayTimes(run: RecordedCrawlRun, url: string, maxTasks: 
   const t1 = performance.now();
   const midTick = Math.max(1, Math.floor(log.times.length / 2));
   setCoroutineTracking(true);
-  const stopped = new Promise<EventLoop>((resolve) => {
-    const mid = new RunReplay(readRunLog(rec.events, rec.gaps, rec.payload, run.file), rec.events, run.file, { stopAfterTick: midTick, onStop: (_t, l) => resolve(l) });
-    const midLoop = new EventLoop({ clock: mid.clock });
-    mid.attach(midLoop);
-    void midLoop.runUntilComplete(new Crawler([url], { maxTasks, robots: false }).crawl());
-  });
+  let stop: (loop: EventLoop) => void = () => undefined;
+  const stopped = new Promise<EventLoop>((resolve) => (stop = resolve));
+  const mid = new RunReplay(readRunLog(rec.events, rec.gaps, rec.payload, run.file), rec.events, run.file, { stopAfterTick: midTick, onStop: (_t, l) => stop(l) });
+  const midLoop = new EventLoop({ clock: mid.clock });
+  mid.attach(midLoop);
+  void midLoop.runUntilComplete(new Crawler([url], { maxTasks, robots: false }).crawl());
   const at = await stopped;
   const toTickSeconds = (performance.now() - t1) / 1000;
   const t2 = performance.now();
@@ -107,6 +107,8 @@ export async function replayTimes(run: RecordedCrawlRun, url: string, maxTasks: 
   let count = 0;
   for (const f of frames.values()) count += f.length;
   const allTasksSeconds = (performance.now() - t3) / 1000;
+  // The stopped replay holds the process's recording slot and socket tap: give them back.
+  mid.verify();
   setCoroutineTracking(false);
   return { fullSeconds, midTick, toTickSeconds, oneTaskSeconds, allTasksSeconds, frames: count };
 }
