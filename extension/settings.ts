@@ -2,6 +2,7 @@
 // (`unknown`: settings.json is user input), and what is out of range or of the wrong type
 // falls back to the default, so a bad setting never breaks a launch.
 
+import { CRAWL_OPTION_BOUNDS, type CrawlOptionName } from '../protocol/crawl-option-bounds';
 import type { LaunchOptions } from '../protocol/host-protocol';
 
 export type SettingGetter = (key: string) => unknown;
@@ -21,6 +22,11 @@ export const DEFAULTS = Object.freeze({
 
 function int(v: unknown, min: number, max: number, fallback: number): number {
   return typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : fallback;
+}
+/** An integer setting within its documented bounds (package.json's schema states the same). */
+function bounded(v: unknown, name: CrawlOptionName, fallback: number): number {
+  const { min, max } = CRAWL_OPTION_BOUNDS[name];
+  return int(v, min, max, fallback);
 }
 function bool(v: unknown, fallback: boolean): boolean {
   return typeof v === 'boolean' ? v : fallback;
@@ -49,9 +55,9 @@ export function crawlSettings(get: SettingGetter): CrawlSettings {
   const exclude = excludePattern(get('exclude'));
   if (exclude.problem !== undefined) problems.push(exclude.problem);
   const options: LaunchOptions = {
-    maxTasks: int(get('maxTasks'), 1, 10_000, DEFAULTS.maxTasks),
-    maxRedirect: int(get('maxRedirect'), 0, 100, DEFAULTS.maxRedirect),
-    maxTries: int(get('maxTries'), 1, 100, DEFAULTS.maxTries),
+    maxTasks: bounded(get('maxTasks'), 'maxTasks', DEFAULTS.maxTasks),
+    maxRedirect: bounded(get('maxRedirect'), 'maxRedirect', DEFAULTS.maxRedirect),
+    maxTries: bounded(get('maxTries'), 'maxTries', DEFAULTS.maxTries),
     exclude: exclude.pattern,
     strict: bool(get('strict'), DEFAULTS.strict),
     robots: bool(get('respectRobotsTxt'), DEFAULTS.respectRobotsTxt),

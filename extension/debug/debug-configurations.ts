@@ -8,6 +8,13 @@
 //
 // No vscode import: the provider (register.ts) and the tests use this module alike.
 
+import { CRAWL_OPTION_BOUNDS, type CrawlOptionName } from '../../protocol/crawl-option-bounds';
+
+/** The JSON schema bounds of a crawl option: its documented bounds (crawl-option-bounds.ts). */
+function schemaBounds(name: CrawlOptionName): { minimum: number; maximum: number } {
+  return { minimum: CRAWL_OPTION_BOUNDS[name].min, maximum: CRAWL_OPTION_BOUNDS[name].max };
+}
+
 /** A launch configuration as launch.json holds it. */
 export interface CoroscopeConfiguration {
   type: 'coroscope';
@@ -164,13 +171,13 @@ export const LAUNCH_ATTRIBUTES = {
       description: 'A TypeScript or JavaScript module exporting a main coroutine function (a generator function wrapped with coroutine()). Exactly one of crawl, sample, program.',
     },
     exportName: { type: 'string', default: 'main', description: 'The export of "program" to run as the main coroutine.' },
-    maxTasks: { type: 'integer', minimum: 1, default: 100, description: 'Crawler worker tasks (each one is a thread in the Call Stack view).' },
-    maxRedirect: { type: 'integer', minimum: 0, default: 10, description: 'Redirects followed from one URL.' },
-    maxTries: { type: 'integer', minimum: 1, default: 4, description: 'Tries per URL on connection, timeout and protocol errors.' },
+    maxTasks: { type: 'integer', ...schemaBounds('maxTasks'), default: 100, description: 'Crawler worker tasks (each one is a thread in the Call Stack view).' },
+    maxRedirect: { type: 'integer', ...schemaBounds('maxRedirect'), default: 10, description: 'Redirects followed from one URL.' },
+    maxTries: { type: 'integer', ...schemaBounds('maxTries'), default: 4, description: 'Tries per URL: connection failures up to this many, a stalled server twice at most, a malformed answer once.' },
     exclude: { type: 'string', description: 'A regular expression: URLs matching it are not crawled.' },
     strict: { type: 'boolean', default: true, description: 'Strict host matching (only the roots\' hosts); false also follows subdomains.' },
     robots: { type: 'boolean', default: true, description: 'Respect robots.txt.' },
-    pages: { type: 'integer', minimum: 1, description: 'Number of content pages of the demo site (crawl: "demo" only).' },
+    pages: { type: 'integer', ...schemaBounds('demoPages'), description: 'Number of content pages of the demo site (crawl: "demo" only).' },
     inspect: { type: 'boolean', default: true, description: 'Track coroutine frames (stacks, locals, line breakpoints). Off: only task summaries, for speed.' },
     stopOnEntry: { type: 'boolean', default: false, description: 'Stop before the event loop\'s first tick.' },
     cwd: { type: 'string', default: '${workspaceFolder}', description: 'Working directory of the runtime host; a relative "program" is resolved against it.' },

@@ -14,6 +14,7 @@
 //   `stopOnEntry` here is only whether the user wants to see that first stop.
 
 import { isAbsolute, resolve } from 'node:path';
+import { crawlOptionProblem, type CrawlOptionName } from '../../protocol/crawl-option-bounds';
 import type { LaunchOptions, LaunchTarget } from '../../protocol/host-protocol';
 
 /** What a launch configuration of type `coroscope` may hold (package.json describes each). */
@@ -70,11 +71,13 @@ function optionalString(f: Fields, key: string): string | undefined {
   return v;
 }
 
-function optionalInteger(f: Fields, key: string, min: number): number | undefined {
+/** An integer within the documented bounds of a crawl option (crawl-option-bounds.ts). */
+function optionalBounded(f: Fields, key: string, bound: CrawlOptionName): number | undefined {
   const v = f[key];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'number' || !Number.isInteger(v)) throw new LaunchArgumentError(`"${key}" must be an integer, got ${describe(v)}`);
-  if (v < min) throw new LaunchArgumentError(`"${key}" must be at least ${min}, got ${v}`);
+  const problem = crawlOptionProblem(bound, v, `"${key}"`);
+  if (problem !== null) throw new LaunchArgumentError(problem);
   return v;
 }
 
@@ -119,7 +122,7 @@ export function parseLaunchArguments(raw: unknown, defaultCwd: string = process.
     let description: string;
     if (roots !== undefined) {
       if (roots.length === 1 && roots[0]!.toLowerCase() === 'demo') {
-        const pages = optionalInteger(f, 'pages', 1);
+        const pages = optionalBounded(f, 'pages', 'demoPages');
         target = pages === undefined ? { kind: 'demo' } : { kind: 'demo', pages };
         description = 'crawl of the embedded demo site';
       } else {
@@ -141,9 +144,9 @@ export function parseLaunchArguments(raw: unknown, defaultCwd: string = process.
     }
 
     const options: LaunchOptions = { stopOnEntry: true };
-    const maxTasks = optionalInteger(f, 'maxTasks', 1);
-    const maxRedirect = optionalInteger(f, 'maxRedirect', 0);
-    const maxTries = optionalInteger(f, 'maxTries', 1);
+    const maxTasks = optionalBounded(f, 'maxTasks', 'maxTasks');
+    const maxRedirect = optionalBounded(f, 'maxRedirect', 'maxRedirect');
+    const maxTries = optionalBounded(f, 'maxTries', 'maxTries');
     if (maxTasks !== undefined) options.maxTasks = maxTasks;
     if (maxRedirect !== undefined) options.maxRedirect = maxRedirect;
     if (maxTries !== undefined) options.maxTries = maxTries;

@@ -1,5 +1,10 @@
 // Command-line parsing for `coroscope`: turns argv into a typed command or a UsageError
 // with a message that says what was wrong and how to get help. No side effects.
+// Numbers are checked against the documented bounds of protocol/crawl-option-bounds.ts.
+// An option that the chosen --stage cannot honour is refused, never ignored: the teaching
+// stages (callbacks, generators) have no worker pool and no retries, and nothing to inspect.
+
+import { CRAWL_OPTION_BOUNDS, crawlOptionProblem, type CrawlOptionName } from '../../protocol/crawl-option-bounds';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -54,21 +59,24 @@ Usage:
   coroscope --help | --version
 
 Crawl options:
-  --max-tasks N        worker tasks (default 100)
-  --max-redirect N     redirects followed from one URL (default 10)
-  --max-tries N        tries per URL (default 4)
+  --max-tasks N        worker tasks, 1 to 10000 (default 100; coroutines stage only)
+  --max-redirect N     redirects followed from one URL, 0 to 100 (default 10)
+  --max-tries N        tries per URL, 1 to 100 (default 4; coroutines stage only). Only
+                       failures that can pass are retried: connection errors up to N
+                       tries, a stalled server twice at most, a malformed answer never
   --exclude REGEX      do not crawl URLs matching REGEX
   --lenient            also crawl subdomains of the roots' hosts (default: strict)
   --max-pages N        stop queuing new URLs after N (default: no limit)
   --max-depth N        do not follow links deeper than N from a root
-  --no-robots          ignore robots.txt
-  --timeout SEC        total time allowed per request (default 30)
+  --no-robots          ignore robots.txt (a robots.txt answering 5xx disallows everything)
+  --timeout SEC        total time allowed per request, up to 86400 (default 30)
   --stage S            callbacks | generators | coroutines (default coroutines)
   --json               print one JSON object on stdout instead of the report
   --quiet              no live progress on stderr
-  --inspect            track every coroutine frame (for the dumps below)
+  --inspect            track every coroutine frame (for the dumps below; coroutines stage)
   --dump-tasks-after MS  print the tree of tasks and their frames at that moment
   --record FILE        record the run to FILE (a .corotrace) for \`coroscope replay\`
+  --help               this text
 
 Replay (offline: the recorded inputs are fed back, the network is never used):
   coroscope replay FILE                  re-run a recording; prints the same report
@@ -84,18 +92,28 @@ function intOption(name: string, value: string | undefined, min: number): number
   return n;
 }
 
-function numberOption(name: string, value: string | undefined): number {
-  if (value === undefined) throw new UsageError(`${name} needs a value`);
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} needs a positive number of seconds, got ${JSON.stringify(value)}`);
+/** A number within the documented bounds of `bound` (see crawl-option-bounds.ts). */
+function boundedOption(flag: string, value: string | undefined, bound: CrawlOptionName): number {
+  if (value === undefined) throw new UsageError(`${flag} needs a value`);
+  const n = value.trim() === '' ? NaN : Number(value);
+  const problem = crawlOptionProblem(bound, n, flag);
+  if (problem !== null) throw new UsageError(Number.isNaN(n) ? `${flag} needs ${CRAWL_OPTION_BOUNDS[bound].integer ? 'a whole number' : 'a number'}, got ${JSON.stringify(value)}` : problem);
   return n;
 }
+
+/** Options only the coroutines stage has (the teaching stages start a fetch per URL, once). */
+const COROUTINES_ONLY: Readonly<Record<string, string>> = {
+  '--max-tasks': 'they start one fetch per URL, with no worker pool (as the chapter\'s)',
+  '--max-tries': 'they try each URL once',
+  '--inspect': 'they do not run on the inspected runtime',
+  '--dump-tasks-after': 'they do not run on the inspected runtime',
+};
 
 export function parseArgs(argv: readonly string[]): Command {
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') return { kind: 'help', topic: argv[1] };
   if (argv[0] === '--version' || argv[0] === '-v') return { kind: 'version' };
   const [name, ...rest] = argv;
-  if (name === 'crawl') return parseCrawl(rest);
+  if (name === 'crawl') return rest.includes('--help') || rest.includes('-h') ? { kind: 'help', topic: 'crawl' } : parseCrawl(rest);
   if (name === 'demo-site') return parseDemoSite(rest);
   if (name!.startsWith('-')) throw new UsageError(`unknown option ${name}; the command comes first (coroscope crawl ...)`);
   return { kind: 'other', name: name!, args: rest };
@@ -123,10 +141,12 @@ function parseCrawl(args: string[]): CrawlCommand {
     dumpTasksAfterMs: null,
     record: null,
   };
+  const given = new Set<string>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    given.add(flag);
     const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
     const value = (): string | undefined => (inline !== undefined ? inline : args[++i]);
     switch (flag) {
@@ -134,22 +154,23 @@ function parseCrawl(args: string[]): CrawlCommand {
         cmd.demo = true;
         break;
       case '--pages':
-        cmd.pages = intOption('--pages', value(), 1);
+        cmd.pages = boundedOption('--pages', value(), 'demoPages');
         break;
       case '--max-tasks':
-        cmd.maxTasks = intOption('--max-tasks', value(), 1);
+        cmd.maxTasks = boundedOption('--max-tasks', value(), 'maxTasks');
         break;
       case '--max-redirect':
-        cmd.maxRedirect = intOption('--max-redirect', value(), 0);
+        cmd.maxRedirect = boundedOption('--max-redirect', value(), 'maxRedirect');
         break;
       case '--max-tries':
-        cmd.maxTries = intOption('--max-tries', value(), 1);
+        cmd.maxTries = boundedOption('--max-tries', value(), 'maxTries');
         break;
       case '--max-pages':
-        cmd.maxPages = intOption('--max-pages', value(), 1);
+        cmd.maxPages = boundedOption('--max-pages', value(), 'maxPages');
+        if (cmd.maxPages === 0) throw new UsageError('--max-pages must be at least 1 (leave it out for no limit)');
         break;
       case '--max-depth':
-        cmd.maxDepth = intOption('--max-depth', value(), 0);
+        cmd.maxDepth = boundedOption('--max-depth', value(), 'maxDepth');
         break;
       case '--exclude': {
         const v = value();
@@ -172,7 +193,7 @@ function parseCrawl(args: string[]): CrawlCommand {
         cmd.robots = false;
         break;
       case '--timeout':
-        cmd.timeout = numberOption('--timeout', value());
+        cmd.timeout = boundedOption('--timeout', value(), 'timeout');
         break;
       case '--stage': {
         const v = value();
@@ -208,6 +229,11 @@ function parseCrawl(args: string[]): CrawlCommand {
   if (cmd.demo && cmd.roots.length > 0) throw new UsageError('give either root URLs or --demo, not both');
   if (cmd.record !== null && cmd.stage !== 'coroutines') throw new UsageError('--record records the coroutines stage (the runtime\'s loop); drop --stage or --record');
   if (!cmd.demo && cmd.roots.length === 0) throw new UsageError('crawl needs at least one root URL, or --demo for the embedded demo site');
+  if (cmd.stage !== 'coroutines') {
+    for (const flag of Object.keys(COROUTINES_ONLY)) {
+      if (given.has(flag)) throw new UsageError(`${flag} applies to --stage coroutines only: the ${cmd.stage} stage cannot honour it (${COROUTINES_ONLY[flag]})`);
+    }
+  }
   return cmd;
 }
 
@@ -221,7 +247,7 @@ function parseDemoSite(args: string[]): DemoSiteCommand {
         if (cmd.port > 65535) throw new UsageError(`--port must be at most 65535, got ${cmd.port}`);
         break;
       case '--pages':
-        cmd.pages = intOption('--pages', args[++i], 1);
+        cmd.pages = boundedOption('--pages', args[++i], 'demoPages');
         break;
       case '--latency':
         cmd.latencyMs = intOption('--latency', args[++i], 0);

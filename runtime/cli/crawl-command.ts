@@ -1,8 +1,9 @@
 // `coroscope crawl`: runs one of the crawler's three stages from the command line.
 // stdout gets the report (or, with --json, exactly one JSON object); stderr gets the live
 // progress line (only on a terminal), notices and errors. Exit codes: 0 crawled, 1 no root
-// could be reached, 2 bad arguments (see main.ts), 130 interrupted (the report of what was
-// done is still printed). With --record FILE the run is recorded (runtime/record) and
+// could be crawled (unreachable, failed, or kept out by robots.txt: stderr says which and
+// why), 2 bad arguments (see main.ts), 130 interrupted (the report of what was done is still
+// printed, with every URL that was being fetched or still queued). With --record FILE the run is recorded (runtime/record) and
 // written to FILE; `coroscope replay FILE` (replay-command.ts) re-runs it offline through the
 // same crawlWithCoroutines.
 
@@ -10,8 +11,9 @@ import type { Clock } from '../clock';
 import { CancelledError } from '../errors';
 import { EventLoop } from '../loop';
 import { setCoroutineTracking } from '../coroutine';
-import { Crawler, normalizeRoot } from '../crawler/crawler';
-import { formatReport, type FetchStatistic } from '../crawler/report';
+import { Crawler } from '../crawler/crawler';
+import { exceptionKind, formatReport, type FetchStatistic } from '../crawler/report';
+import { parseRoot } from '../crawler/roots';
 import { crawlWithCallbacks } from '../crawler/callback-fetcher';
 import { crawlWithGenerators } from '../crawler/generator-fetcher';
 import { startDemoSite, type DemoSite } from '../demo-site/index';
@@ -33,16 +35,20 @@ export interface CrawlLoopSetup {
 export interface CrawlOutcome {
   stats: FetchStatistic[];
   seconds: number;
-  excluded: number;
+  /** URLs found and not fetched, with why. */
+  excluded: ReadonlyMap<string, string>;
   report: string;
-  interrupted: boolean;
+  /** Set when the crawl was interrupted: the URLs being fetched then, and those still queued. */
+  interrupted: { inFlight: readonly string[]; queued: readonly string[] } | null;
+  /** What the report says besides the URLs (robots.txt that kept a root out). */
+  notices: readonly string[];
 }
 
 export async function runCrawlCommand(cmd: CrawlCommand): Promise<number> {
   let site: DemoSite | null = null;
   let roots = cmd.roots;
   try {
-    roots = roots.map((r) => normalizeRoot(r));
+    roots = roots.map((r) => parseRoot(r));
   } catch (e) {
     process.stderr.write(`coroscope crawl: ${(e as Error).message}\n`);
     return 2;
@@ -63,19 +69,33 @@ export async function runCrawlCommand(cmd: CrawlCommand): Promise<number> {
 /** Prints the report (or the JSON object); the exit code: 0, 1 when no root could be reached, 130 when interrupted. */
 export function printCrawlOutcome(cmd: CrawlCommand, roots: readonly string[], outcome: CrawlOutcome): number {
   if (cmd.json) {
-    process.stdout.write(JSON.stringify(crawlJson(outcome.stats, outcome.seconds, outcome.excluded, cmd.stage)) + '\n');
+    process.stdout.write(JSON.stringify(crawlJson(outcome.stats, outcome.seconds, outcome.excluded, cmd.stage, outcome.interrupted, outcome.notices)) + '\n');
   } else {
     process.stdout.write(outcome.report);
     const rate = outcome.seconds > 0 ? outcome.stats.length / outcome.seconds : 0;
     process.stdout.write(`Rate: ${rate.toFixed(1)} urls/sec (stage ${cmd.stage})\n`);
   }
-  if (outcome.interrupted) return 130;
+  if (outcome.interrupted !== null) return 130;
   const rootStats = outcome.stats.filter((s) => roots.includes(s.url));
-  if (rootStats.length === roots.length && rootStats.every((s) => s.exception !== null)) {
-    for (const s of rootStats) process.stderr.write(`coroscope crawl: cannot reach ${s.url}: ${s.exception}\n`);
-    return 1;
+  if (rootStats.some((s) => s.exception === null)) return 0;
+  // No root was crawled: say for each why not.
+  for (const s of rootStats) process.stderr.write(`coroscope crawl: ${rootFailure(s)}\n`);
+  for (const notice of outcome.notices) process.stderr.write(`coroscope crawl: ${notice}\n`);
+  for (const root of roots) {
+    const why = outcome.excluded.get(root);
+    if (why !== undefined && why !== 'robots') process.stderr.write(`coroscope crawl: the root ${root} was not fetched (${why})\n`);
   }
-  return 0;
+  return 1;
+}
+
+/** Failures that mean no answer came from the server (as opposed to a wrong answer). */
+const UNREACHABLE_KINDS = /Connection|Timeout|OSError|gaierror|Refused|Reset/;
+
+/** Why a root failed: "cannot reach" only when the server never answered. */
+function rootFailure(s: FetchStatistic): string {
+  const kind = exceptionKind(s.exception ?? '');
+  if (s.status === null && UNREACHABLE_KINDS.test(kind) && !/too large|longer than/i.test(s.exception ?? '')) return `cannot reach ${s.url}: ${s.exception}`;
+  return `the root ${s.url} answered${s.status === null ? '' : ` (HTTP ${s.status})`} but could not be crawled: ${s.exception}`;
 }
 
 /** The crawl, recorded to `file` (a .corotrace with the crawl's options and the hashes of the sources). */
@@ -153,12 +173,30 @@ export async function crawlWithCoroutines(cmd: CrawlCommand, roots: string[], se
     loop.close();
     setCoroutineTracking(false);
   }
-  return { stats: crawler.done, seconds: crawler.elapsed(), excluded: crawler.excluded.size, report: crawler.report(), interrupted };
+  return {
+    stats: crawler.done,
+    seconds: crawler.elapsed(),
+    excluded: crawler.excluded,
+    report: crawler.report(),
+    interrupted: interrupted ? (crawler.interrupted ?? { inFlight: [], queued: [] }) : null,
+    notices: crawler.notices(),
+  };
 }
 
+/** The teaching stages: the options they honour (the rest are refused by parseArgs). */
 async function crawlWithStage(cmd: CrawlCommand, roots: string[]): Promise<CrawlOutcome> {
-  const options = { maxRedirect: cmd.maxRedirect, strict: cmd.strict, exclude: cmd.exclude === null ? undefined : new RegExp(cmd.exclude), maxPages: cmd.maxPages || undefined };
+  const options = {
+    maxRedirect: cmd.maxRedirect,
+    strict: cmd.strict,
+    exclude: cmd.exclude === null ? undefined : new RegExp(cmd.exclude),
+    maxPages: cmd.maxPages || undefined,
+    maxDepth: cmd.maxDepth,
+    robots: cmd.robots,
+    timeout: cmd.timeout,
+  };
   const result = cmd.stage === 'callbacks' ? await crawlWithCallbacks(roots, options) : await crawlWithGenerators(roots, options);
-  const report = formatReport(result.stats, { seconds: result.seconds, todo: 0, busy: 0, maxTasks: 1 });
-  return { stats: result.stats, seconds: result.seconds, excluded: 0, report, interrupted: false };
+  // A root kept out by robots.txt is said, as stage 3 says it.
+  const notices = roots.filter((r) => result.exclusions.get(r) === 'robots').map((r) => `robots.txt of ${new URL(r).origin} disallows the root ${r} (or answered 5xx): it was not fetched (--no-robots crawls it anyway)`);
+  const report = formatReport(result.stats, { seconds: result.seconds, todo: 0, busy: 0, maxTasks: 1, notices });
+  return { stats: result.stats, seconds: result.seconds, excluded: result.exclusions, report, interrupted: null, notices };
 }

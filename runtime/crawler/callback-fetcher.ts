@@ -147,7 +147,7 @@ export class Fetcher {
       targets = this.crawl.recordResponse(this.url, this.maxRedirect, response);
     } catch (error) {
       // Caught here, one frame above the parse: its stack still reads loop → readResponse → parse.
-      this.crawl.recordFailure(this.url, error, response);
+      targets = this.crawl.recordFailure(this.url, error, response);
     }
     // A new Fetcher for every new URL; no cap on how many run at once.
     for (const target of targets) new Fetcher(target.url, this.crawl, target.maxRedirect).fetch();
@@ -160,7 +160,7 @@ export class Fetcher {
     const sock = this.sock;
     if (sock !== null && this.crawl.selector.getKey(sock) !== undefined) this.crawl.selector.unregister(sock);
     this.release();
-    this.crawl.recordFailure(this.url, error, null);
+    for (const target of this.crawl.recordFailure(this.url, error, null)) new Fetcher(target.url, this.crawl, target.maxRedirect).fetch();
     this.crawl.fetchFinished();
   }
 

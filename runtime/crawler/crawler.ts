@@ -12,7 +12,14 @@
 // - Every URL seen ends fetched (a statistic with a status), failed (a statistic with an
 //   exception) or excluded (with its reason): a worker that hits an unexpected error
 //   records the URL as failed and still calls taskDone(), so join() always returns (the
-//   published code would hang there).
+//   published code would hang there). A crawl that is cancelled (interrupted) also notes
+//   the URLs it was fetching and those still queued, so its report still names every URL.
+// - A failed fetch is tried again only when another try can turn out differently
+//   (retry-policy.ts); the statistic says how many tries were made and why no more.
+// - Options are checked against their documented bounds (protocol/crawl-option-bounds.ts):
+//   RangeError for a value outside them, before anything is allocated.
+// - A robots.txt that keeps a root from being fetched (a 5xx answer, which RFC 9309 says to
+//   read as "disallow everything", or rules that disallow the root) is said in a notice.
 // - Links are only queued when allowed: http(s), on a root's host (strict: the same host,
 //   `www.` equivalent; lenient: also subdomains), not matching `exclude`, within maxDepth
 //   and maxPages, and not disallowed by the host's robots.txt (unless robots is off).
@@ -21,7 +28,7 @@ import { coroutine } from '../coroutine';
 import { CancelledError } from '../errors';
 import type { Future } from '../future';
 import { ClientSession, type ClientSessionOptions, type ClientResponse } from '../http/index';
-import { HttpConnectionError, HttpError, HttpProtocolError, HttpTimeoutError } from '../http/errors';
+import { HttpProtocolError } from '../http/errors';
 import { isRedirectStatus } from '../http/redirect-statuses';
 import { Queue } from '../queue';
 import { gather } from '../gather';
@@ -31,6 +38,9 @@ import { HostMatcher } from './hosts';
 import { extractLinks } from './links';
 import { formatReport, summarize, type CrawlSummary, type FetchStatistic } from './report';
 import { RobotsRules } from './robots';
+import { retryVerdict } from './retry-policy';
+import { parseRoot } from './roots';
+import { crawlOptionProblem, type CrawlOptionName } from '../../protocol/crawl-option-bounds';
 
 export interface CrawlerOptions {
   /** Redirects followed from one URL (the chapter's max_redirect). Default 10. */
@@ -64,10 +74,12 @@ interface WorkItem {
 }
 
 const NO_REDIRECTS = { allowRedirects: false } as const;
-const RETRYABLE = [HttpConnectionError, HttpTimeoutError, HttpProtocolError];
 
-function isRetryable(e: unknown): boolean {
-  return RETRYABLE.some((cls) => e instanceof cls);
+/** `value` if within the option's documented bounds, else RangeError naming them. */
+function bounded(name: CrawlOptionName, value: number): number {
+  const problem = crawlOptionProblem(name, value, `Crawler option ${name}`);
+  if (problem !== null) throw new RangeError(problem);
+  return value;
 }
 
 function describeError(e: unknown): string {
@@ -105,20 +117,26 @@ export class Crawler {
   private t1: number | null = null;
   private busy = 0;
   private workers: Task<void>[] = [];
+  /** URLs the workers are fetching now. */
+  private readonly fetching = new Set<string>();
+  /** Set when the crawl was cancelled: what it was fetching and what was still queued. */
+  interrupted: { inFlight: string[]; queued: string[] } | null = null;
+  /** The status robots.txt answered with, by origin (null: it could not be fetched). */
+  private readonly robotsStatus = new Map<string, number | null>();
 
   constructor(roots: string[], options: CrawlerOptions = {}) {
     if (roots.length === 0) throw new TypeError('the crawler needs at least one root URL');
-    this.maxRedirect = options.maxRedirect ?? 10;
-    this.maxTries = Math.max(1, options.maxTries ?? 4);
-    this.maxTasks = Math.max(1, options.maxTasks ?? 100);
+    this.maxRedirect = bounded('maxRedirect', options.maxRedirect ?? 10);
+    this.maxTries = bounded('maxTries', options.maxTries ?? 4);
+    this.maxTasks = bounded('maxTasks', options.maxTasks ?? 100);
     this.exclude = options.exclude == null || options.exclude === '' ? null : typeof options.exclude === 'string' ? new RegExp(options.exclude) : options.exclude;
     this.strict = options.strict ?? true;
-    this.maxPages = options.maxPages ?? 0;
-    this.maxDepth = options.maxDepth ?? null;
+    this.maxPages = bounded('maxPages', options.maxPages ?? 0);
+    this.maxDepth = options.maxDepth == null ? null : bounded('maxDepth', options.maxDepth);
     this.respectRobots = options.robots ?? true;
     this.onStatistic = options.onStatistic ?? null;
     this.session = new ClientSession({ timeout: { connect: 10, read: 15, total: 30 }, ...options.session });
-    this.roots = roots.map((r) => normalizeRoot(r));
+    this.roots = roots.map((r) => parseRoot(r));
     this.hosts = new HostMatcher(this.roots, this.strict);
     this.rootOrigins = [...new Set(this.roots.map((r) => new URL(r).origin + '/'))];
     for (const root of this.roots) this.addUrl(root, this.maxRedirect, 0);
@@ -131,15 +149,28 @@ export class Crawler {
     this.t0 = loop.time();
     this.workers = [];
     for (let i = 0; i < this.maxTasks; i++) this.workers.push(loop.createTask(this.work(), { name: `worker-${i + 1}` }));
+    let finished = false;
     try {
       yield* this.q.join();
+      finished = true;
     } finally {
       this.t1 = loop.time();
+      if (!finished) this.noteInterrupted();
       for (const w of this.workers) w.cancel();
       // Let the workers unwind (closing the connections they hold) before the crawl ends.
       if (this.workers.length > 0) yield* gather(...this.workers, { returnExceptions: true });
       this.session.close();
     }
+  }
+
+  /** The crawl stopped before its queue was done: keep what was in flight and still queued. */
+  private noteInterrupted(): void {
+    const queued: string[] = [];
+    while (!this.q.empty()) {
+      queued.push(this.q.getNowait().url);
+      this.q.taskDone();
+    }
+    this.interrupted = { inFlight: [...this.fetching], queued };
   }
 
   /** A worker: takes URLs from the queue until cancelled. */
@@ -149,6 +180,7 @@ export class Crawler {
       for (;;) {
         const item = yield* this.q.get();
         this.busy++;
+        this.fetching.add(item.url);
         try {
           yield* this.fetch(item.url, item.maxRedirect, item.depth);
         } catch (e) {
@@ -157,6 +189,7 @@ export class Crawler {
           this.recordFailure(item.url, e);
         } finally {
           this.busy--;
+          this.fetching.delete(item.url);
           this.q.taskDone();
         }
       }
@@ -173,20 +206,18 @@ export class Crawler {
       return;
     }
     let response: ClientResponse | null = null;
-    let lastError: unknown = null;
-    for (let tries = 0; tries < this.maxTries; tries++) {
+    for (let tries = 1; ; tries++) {
       try {
         response = yield* this.session.get(url, NO_REDIRECTS);
         break;
       } catch (e) {
         if (e instanceof CancelledError) throw e;
-        lastError = e;
-        if (!isRetryable(e)) break;
+        const verdict = retryVerdict(e, tries, this.maxTries);
+        if (!verdict.retry) {
+          this.recordFailure(url, e, null, null, { tries, why: verdict.why });
+          return;
+        }
       }
-    }
-    if (response === null) {
-      this.recordFailure(url, lastError);
-      return;
     }
     try {
       if (isRedirect(response)) {
@@ -281,8 +312,10 @@ export class Crawler {
   /** Fetches and parses robots.txt: 4xx or a network failure allow all; 5xx disallows all (RFC 9309). */
   @coroutine
   *loadRobots(origin: string): Coroutine<RobotsRules> {
+    this.robotsStatus.set(origin, null);
     try {
       const response = yield* this.session.get(`${origin}/robots.txt`, { timeout: { total: 15 } });
+      this.robotsStatus.set(origin, response.status);
       try {
         if (response.status >= 500) return RobotsRules.disallowAll();
         if (response.status !== 200) return RobotsRules.allowAll();
@@ -365,10 +398,37 @@ export class Crawler {
     this.q.putNowait({ url, maxRedirect, depth });
   }
 
-  /** Records a URL as failed (with the status of its response when one arrived). */
-  recordFailure(url: string, error: unknown, status: number | null = null, contentType: string | null = null): void {
+  /**
+   * Records a URL as failed (with the status of its response when one arrived, and for a
+   * fetch that failed, how many tries it had and why no more).
+   */
+  recordFailure(url: string, error: unknown, status: number | null = null, contentType: string | null = null, retry?: { tries: number; why: string }): void {
     this.errors.push({ url, error });
-    this.record({ url, nextUrl: null, status, exception: describeError(error), size: 0, contentType, encoding: null, numUrls: 0, numNewUrls: 0 });
+    const stat: FetchStatistic = { url, nextUrl: null, status, exception: describeError(error), size: 0, contentType, encoding: null, numUrls: 0, numNewUrls: 0 };
+    if (retry !== undefined) {
+      stat.tries = retry.tries;
+      stat.retry = retry.why;
+    }
+    this.record(stat);
+  }
+
+  /**
+   * What the report says besides the URLs: each root that robots.txt kept from being
+   * fetched, and why (a 5xx robots.txt, or rules that disallow it).
+   */
+  notices(): string[] {
+    const out: string[] = [];
+    for (const root of this.roots) {
+      if (this.excluded.get(root) !== 'robots') continue;
+      const origin = new URL(root).origin;
+      const status = this.robotsStatus.get(origin);
+      out.push(
+        status != null && status >= 500
+          ? `robots.txt of ${origin} answered HTTP ${status}: RFC 9309 reads an unreachable robots.txt as disallowing everything, so nothing there was fetched (--no-robots crawls it anyway)`
+          : `robots.txt of ${origin} disallows the root ${root}: it was not fetched (--no-robots crawls it anyway)`,
+      );
+    }
+    return out;
   }
 
   record(stat: FetchStatistic): void {
@@ -394,7 +454,17 @@ export class Crawler {
 
   /** The chapter's report: a line per URL, counters, totals and rate. */
   report(): string {
-    let text = formatReport(this.done, { seconds: this.t1 === null && this.t0 === 0 ? 0 : this.elapsedSafe(), todo: this.q.qsize(), busy: this.busy, maxTasks: this.maxTasks });
+    const interrupted = this.interrupted;
+    let text = formatReport(this.done, {
+      seconds: this.t1 === null && this.t0 === 0 ? 0 : this.elapsedSafe(),
+      // Interrupted: what was still to do and being done at that moment (the workers have
+      // unwound since, so the live counters would say 0).
+      todo: interrupted === null ? this.q.qsize() : interrupted.queued.length,
+      busy: interrupted === null ? this.busy : interrupted.inFlight.length,
+      maxTasks: this.maxTasks,
+      ...(interrupted === null ? {} : { interrupted }),
+      notices: this.notices(),
+    });
     if (this.excluded.size > 0) {
       const byReason = new Map<string, number>();
       for (const reason of this.excluded.values()) byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
@@ -419,17 +489,4 @@ function isRedirect(response: ClientResponse): boolean {
 function dropFragment(url: string): string {
   const hash = url.indexOf('#');
   return hash < 0 ? url : url.slice(0, hash);
-}
-
-/** A root as typed by a user: `example.com` means `http://example.com/`. */
-export function normalizeRoot(root: string): string {
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(root) ? root : `http://${root}`;
-  let u: URL;
-  try {
-    u = new URL(withScheme);
-  } catch {
-    throw new HttpError(root, 'invalid root URL');
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new HttpError(root, `unsupported scheme ${u.protocol}`);
-  return dropFragment(u.href);
 }

@@ -217,7 +217,7 @@ export class GeneratorCrawl extends TeachingCrawl {
       response = parseHttp10Response(raw);
       targets = this.recordResponse(url, maxRedirect, response);
     } catch (error) {
-      this.recordFailure(url, error, response);
+      targets = this.recordFailure(url, error, response);
     } finally {
       sock?.close();
     }

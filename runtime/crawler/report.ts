@@ -27,6 +27,10 @@ export interface FetchStatistic {
   numNewUrls: number;
   /** The page's `<title>` text, when it is HTML and has one (as text: never markup). */
   title?: string;
+  /** For a failure: how many times the URL was tried. */
+  tries?: number;
+  /** For a failure: why it was (not) tried again (see retry-policy.ts). */
+  retry?: string;
 }
 
 /** The crawl's state when the report is made. */
@@ -38,6 +42,13 @@ export interface ReportTotals {
   /** URLs being fetched. */
   busy: number;
   maxTasks: number;
+  /**
+   * When the crawl was interrupted: the URLs it was fetching (cancelled) and those still
+   * queued (never fetched). Each gets a line, so the report accounts for every URL seen.
+   */
+  interrupted?: { inFlight: readonly string[]; queued: readonly string[] };
+  /** Notices to print before the counters (robots.txt that stopped a root, ...). */
+  notices?: readonly string[];
 }
 
 /** Pages of one content type. */
@@ -188,7 +199,7 @@ export function summarize(stats: readonly FetchStatistic[]): CrawlSummary {
 export function formatStatisticLine(stat: FetchStatistic): string {
   switch (outcomeOf(stat)) {
     case 'error':
-      return `${stat.url} error: ${stat.exception}`;
+      return stat.retry === undefined ? `${stat.url} error: ${stat.exception}` : `${stat.url} error: ${stat.exception} [${stat.tries ?? 1} ${stat.tries === 1 ? 'try' : 'tries'}; ${stat.retry}]`;
     case 'redirect':
       return `${stat.url} redirect -> ${stat.nextUrl}`;
     case 'page': {
@@ -210,10 +221,19 @@ function counterLine(count: number, label: string): string {
 
 /** The whole crawl report (lines joined with `\n`, ending with one). */
 export function formatReport(stats: readonly FetchStatistic[], totals: ReportTotals): string {
-  const { seconds, todo, busy, maxTasks } = totals;
+  const { seconds, todo, busy, maxTasks, interrupted, notices } = totals;
   const lines: string[] = ['*** Report ***'];
   const sorted = stats.slice().sort((a, b) => compareStrings(a.url, b.url));
   for (const stat of sorted) lines.push(formatStatisticLine(stat));
+  if (interrupted !== undefined && interrupted.inFlight.length + interrupted.queued.length > 0) {
+    lines.push('*** Interrupted ***');
+    for (const url of interrupted.inFlight.slice().sort(compareStrings)) lines.push(`${url} cancelled: being fetched when the crawl was interrupted`);
+    for (const url of interrupted.queued.slice().sort(compareStrings)) lines.push(`${url} not fetched: queued when the crawl was interrupted`);
+  }
+  if (notices !== undefined && notices.length > 0) {
+    lines.push('*** Notices ***');
+    lines.push(...notices);
+  }
 
   const summary = summarize(stats);
   lines.push('*** Counters ***');

@@ -7,7 +7,15 @@
 // Invariants:
 // - `seenUrls` holds every URL the crawl decided to fetch. Each one ends with exactly one
 //   FetchStatistic in `stats`: a response, or a failure whose Error is also kept, as thrown
-//   (stack included), in `errors`. Links the `exclude` pattern rejects go to `excluded`.
+//   (stack included), in `errors`; or it is excluded, with why, in `exclusions` (the
+//   `exclude` pattern, `maxDepth`, robots.txt).
+// - robots.txt (option `robots`, as stage 3's): the first URL admitted on an origin starts a
+//   fetch of that origin's robots.txt, through the stage's own fetch like any URL, and waits,
+//   with every later URL of the origin, until it is recorded; then each is fetched or
+//   excluded. The robots.txt fetch itself is no statistic (as in stage 3). 5xx disallows all,
+//   other non-200 answers and failures allow all (RFC 9309).
+// - Depth: roots are depth 0, a page's links one deeper, a redirect's target as deep as the
+//   redirect; links deeper than `maxDepth` are excluded.
 // - `inFlight` counts the admitted fetches that have not finished; the crawl is `stopped` when
 //   it drops to zero. Fetches are admitted before the fetch that found them finishes, so the
 //   count cannot touch zero while links are still being followed.
@@ -31,6 +39,8 @@ import { isRedirectStatus } from '../http/redirect-statuses';
 import { buildHttp10Request, MalformedResponseError, type Http10Response } from './http10-response';
 import { extractLinks } from './links';
 import type { FetchStatistic } from './report';
+import { RobotsRules } from './robots';
+import { parseRoot } from './roots';
 
 export interface TeachingCrawlOptions {
   /** Redirects followed from a URL before giving up (the chapter's max_redirect). Default 10. */
@@ -47,7 +57,14 @@ export interface TeachingCrawlOptions {
   maxResponseBytes?: number;
   /** TLS options for https URLs (e.g. `{ ca }` for a private certificate authority). */
   tls?: ConnectionOptions;
+  /** Links deeper than this from a root are not followed (default: no limit). */
+  maxDepth?: number | null;
+  /** Fetch each origin's robots.txt first and skip what it disallows. Default false (the chapter's stages do not). */
+  robots?: boolean;
 }
+
+/** Why a URL the crawl found was not fetched. */
+export type TeachingExclusion = 'exclude' | 'maxDepth' | 'robots';
 
 /** A failure kept as thrown: the inspector shows its stack next to the same failure elsewhere. */
 export interface CrawlError {
@@ -64,6 +81,8 @@ export interface TeachingCrawlResult {
   errors: CrawlError[];
   /** URLs found on the crawled hosts that the `exclude` pattern kept out. */
   excluded: string[];
+  /** Every URL found on the crawled hosts and not fetched, with why. */
+  exclusions: ReadonlyMap<string, TeachingExclusion>;
 }
 
 /** A URL admitted to the crawl, to be fetched with this many redirects left. */
@@ -113,13 +132,10 @@ export function asError(thrown: unknown): Error {
   return thrown instanceof Error ? thrown : new Error(`non-Error thrown: ${String(thrown)}`, { cause: thrown });
 }
 
-/** A root as the crawl names it: a URL (a bare host means http://host), without fragment. */
+/** A root as the crawl names it (see roots.ts), or as given when it is not a URL to crawl (recorded as failed). */
 function normalizeRoot(root: string): string {
-  const withScheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.test(root) ? root : `http://${root}`;
   try {
-    const url = new URL(withScheme);
-    url.hash = '';
-    return url.href;
+    return parseRoot(root);
   } catch {
     return root;
   }
@@ -137,7 +153,7 @@ export class TeachingCrawl {
   readonly seenUrls = new Set<string>();
   readonly stats: FetchStatistic[] = [];
   readonly errors: CrawlError[] = [];
-  readonly excluded = new Set<string>();
+  readonly excluded = new Map<string, TeachingExclusion>();
   /** Set when no fetch is in flight any more: the loop stops. */
   stopped = false;
 
@@ -150,6 +166,14 @@ export class TeachingCrawl {
   private readonly matcher: HostMatcher;
   private readonly exclude: RegExp | undefined;
   private readonly tlsOptions: ConnectionOptions | undefined;
+  readonly maxDepth: number | null;
+  readonly respectRobots: boolean;
+  /** Depth of each URL seen (roots 0). */
+  private readonly depths = new Map<string, number>();
+  /** Per origin: its robots.txt rules, or the targets waiting for them. */
+  private readonly robotsByOrigin = new Map<string, RobotsRules | FetchTarget[]>();
+  /** robots.txt URLs being fetched, with their origin. */
+  private readonly robotsFetches = new Map<string, string>();
   private inFlightCount = 0;
   private readonly startedAt: number;
   /** Deadlines in arming order (= expiry order); entries before `deadlineHead` are gone. */
@@ -168,6 +192,8 @@ export class TeachingCrawl {
     this.matcher = new HostMatcher(roots.map(normalizeRoot), options.strict ?? true);
     this.exclude = options.exclude;
     this.tlsOptions = options.tls;
+    this.maxDepth = options.maxDepth == null ? null : checkCount('maxDepth', options.maxDepth, 0, false);
+    this.respectRobots = options.robots ?? false;
     this.startedAt = this.now();
   }
 
@@ -197,9 +223,54 @@ export class TeachingCrawl {
         this.recordFailure(url, new UnsupportedUrlError(`not an http or https URL: ${JSON.stringify(root)}`), null);
         continue;
       }
-      if (this.admit(url)) targets.push({ url, maxRedirect: this.maxRedirect });
+      if (this.admit(url, 0)) targets.push(...this.afterRobots({ url, maxRedirect: this.maxRedirect }));
     }
     if (this.inFlightCount === 0) this.stopped = true;
+    return targets;
+  }
+
+  /**
+   * An admitted target as it may go ahead: itself when robots.txt is off or allows it, none
+   * when it disallows it (excluded) or is not known yet (the target waits; the first to wait
+   * on an origin starts the fetch of its robots.txt, which is returned instead).
+   */
+  private afterRobots(target: FetchTarget): FetchTarget[] {
+    if (!this.respectRobots) return [target];
+    let origin: string;
+    try {
+      origin = new URL(target.url).origin;
+    } catch {
+      return [target];
+    }
+    const state = this.robotsByOrigin.get(origin);
+    if (state instanceof RobotsRules) return this.robotsVerdict(state, target);
+    if (state !== undefined) {
+      state.push(target);
+      return [];
+    }
+    this.robotsByOrigin.set(origin, [target]);
+    const robotsUrl = `${origin}/robots.txt`;
+    this.robotsFetches.set(robotsUrl, origin);
+    this.inFlightCount++;
+    return [{ url: robotsUrl, maxRedirect: 0 }];
+  }
+
+  private robotsVerdict(rules: RobotsRules, target: FetchTarget): FetchTarget[] {
+    if (rules.isAllowed(target.url)) return [target];
+    this.excluded.set(target.url, 'robots');
+    // It was admitted (in flight) and ends here.
+    this.fetchFinished();
+    return [];
+  }
+
+  /** A robots.txt fetch ended: the targets waiting for its origin go ahead (or are excluded). */
+  private robotsLoaded(robotsUrl: string, rules: RobotsRules): FetchTarget[] {
+    const origin = this.robotsFetches.get(robotsUrl)!;
+    this.robotsFetches.delete(robotsUrl);
+    const waiting = this.robotsByOrigin.get(origin);
+    this.robotsByOrigin.set(origin, rules);
+    const targets: FetchTarget[] = [];
+    if (Array.isArray(waiting)) for (const target of waiting) targets.push(...this.robotsVerdict(rules, target));
     return targets;
   }
 
@@ -207,16 +278,24 @@ export class TeachingCrawl {
   private allowed(url: string): boolean {
     if (!this.matcher.matches(url)) return false;
     if (this.exclude !== undefined && url.search(this.exclude) >= 0) {
-      this.excluded.add(url);
+      this.excluded.set(url, 'exclude');
       return false;
     }
     return true;
   }
 
-  /** Marks `url` seen and in flight, unless it was seen already or the page budget is spent. */
-  private admit(url: string): boolean {
+  /**
+   * Marks `url` seen and in flight at `depth`, unless it was seen already, the page budget
+   * is spent, or it is deeper than maxDepth (then excluded).
+   */
+  private admit(url: string, depth: number): boolean {
     if (this.seenUrls.has(url) || this.seenUrls.size >= this.maxPages) return false;
+    if (this.maxDepth !== null && depth > this.maxDepth) {
+      if (!this.excluded.has(url)) this.excluded.set(url, 'maxDepth');
+      return false;
+    }
     this.seenUrls.add(url);
+    this.depths.set(url, depth);
     this.inFlightCount++;
     return true;
   }
@@ -261,6 +340,13 @@ export class TeachingCrawl {
    * records that with `recordFailure`.
    */
   recordResponse(url: string, maxRedirect: number, response: Http10Response): FetchTarget[] {
+    if (this.robotsFetches.has(url)) {
+      // As stage 3: 5xx disallows all, any other non-200 allows all (RFC 9309).
+      const status = response.status;
+      const rules = status >= 500 ? RobotsRules.disallowAll() : status === 200 ? RobotsRules.parse(response.body.toString('utf-8')) : RobotsRules.allowAll();
+      return this.robotsLoaded(url, rules);
+    }
+    const depth = this.depths.get(url) ?? 0;
     const contentType = response.headers.get('content-type') ?? null;
     const stat: FetchStatistic = {
       url,
@@ -285,8 +371,8 @@ export class TeachingCrawl {
           const error = new RedirectLimitError(`redirect limit (${this.maxRedirect}) reached: ${url} redirects to ${nextUrl}`);
           stat.exception = describeError(error);
           this.errors.push({ url, error });
-        } else if (this.allowed(nextUrl) && this.admit(nextUrl)) {
-          targets.push({ url: nextUrl, maxRedirect: maxRedirect - 1 });
+        } else if (this.allowed(nextUrl) && this.admit(nextUrl, depth)) {
+          targets.push(...this.afterRobots({ url: nextUrl, maxRedirect: maxRedirect - 1 }));
         }
       }
     } else if (response.status === 200) {
@@ -294,13 +380,17 @@ export class TeachingCrawl {
       // As in the chapter: the declared charset (utf-8 by default) of any 200 response.
       stat.encoding = page.charset;
       let numUrls = 0;
+      let numNewUrls = 0;
       for (const link of page.links) {
         if (!this.allowed(link)) continue;
         numUrls++;
-        if (this.admit(link)) targets.push({ url: link, maxRedirect: this.maxRedirect });
+        if (this.admit(link, depth + 1)) {
+          numNewUrls++;
+          targets.push(...this.afterRobots({ url: link, maxRedirect: this.maxRedirect }));
+        }
       }
       stat.numUrls = numUrls;
-      stat.numNewUrls = targets.length;
+      stat.numNewUrls = numNewUrls;
     }
     this.stats.push(stat);
     return targets;
@@ -322,8 +412,13 @@ export class TeachingCrawl {
     return next.href;
   }
 
-  /** Records the failure of a fetch; `response` is what was parsed before it failed, if anything. */
-  recordFailure(url: string, thrown: unknown, response: Http10Response | null): void {
+  /**
+   * Records the failure of a fetch; `response` is what was parsed before it failed, if
+   * anything. Returns what may be fetched now (the URLs that waited for a robots.txt that
+   * could not be fetched: it allows all), for the caller to fetch.
+   */
+  recordFailure(url: string, thrown: unknown, response: Http10Response | null): FetchTarget[] {
+    if (this.robotsFetches.has(url)) return this.robotsLoaded(url, response !== null && response.status >= 500 ? RobotsRules.disallowAll() : RobotsRules.allowAll());
     const error = asError(thrown);
     this.stats.push({
       url,
@@ -337,6 +432,7 @@ export class TeachingCrawl {
       numNewUrls: 0,
     });
     this.errors.push({ url, error });
+    return [];
   }
 
   // --- deadlines on the loop's clock -----------------------------------------------------
@@ -390,7 +486,13 @@ export class TeachingCrawl {
   // --- the end -----------------------------------------------------------------------------
 
   result(): TeachingCrawlResult {
-    return { stats: this.stats, seconds: this.now() - this.startedAt, errors: this.errors, excluded: [...this.excluded] };
+    return {
+      stats: this.stats,
+      seconds: this.now() - this.startedAt,
+      errors: this.errors,
+      excluded: [...this.excluded].filter(([, why]) => why === 'exclude').map(([url]) => url),
+      exclusions: new Map(this.excluded),
+    };
   }
 
   /** Closes the selector and any socket still registered with it (after a stage's bug). */

@@ -15,6 +15,7 @@
 // host never blocks its own event loop for longer than one request's work; shutdown answers
 // before the process exits.
 
+import { crawlOptionProblem } from '../../protocol/crawl-option-bounds';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -81,7 +82,8 @@ function parseTarget(p: Params): LaunchTarget {
     }
     case 'demo': {
       const pages = optionalNumber(where, t, 'pages', 'integer');
-      if (pages !== undefined && pages < 1) throw new ProtocolError(`launch: target.pages must be >= 1, got ${pages}`);
+      const problem = pages === undefined ? null : crawlOptionProblem('demoPages', pages, 'launch: target.pages');
+      if (problem !== null) throw new ProtocolError(problem);
       return pages === undefined ? { kind } : { kind, pages };
     }
     case 'sample':
@@ -104,7 +106,9 @@ function parseOptions(p: Params): LaunchOptions {
   for (const key of ['maxTasks', 'maxRedirect', 'maxTries'] as const) {
     const v = optionalNumber(where, o, key, 'integer');
     if (v !== undefined) {
-      if (v < (key === 'maxRedirect' ? 0 : 1)) throw new ProtocolError(`launch: options.${key} must be >= ${key === 'maxRedirect' ? 0 : 1}, got ${v}`);
+      // The documented bounds: 1e30 workers would exhaust memory before the crawl began.
+      const problem = crawlOptionProblem(key, v, `launch: options.${key}`);
+      if (problem !== null) throw new ProtocolError(problem);
       out[key] = v;
     }
   }

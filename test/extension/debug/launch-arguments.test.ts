@@ -51,7 +51,9 @@ describe('launch arguments', () => {
     assert.match(error({ crawl: 42 }), /"crawl" must be/);
     assert.match(error({ crawl: [] }), /at least one/);
     assert.match(error({ crawl: ['demo', 'http://x/'] }), /cannot be mixed/);
-    assert.match(error({ crawl: 'demo', maxTasks: 0 }), /"maxTasks" must be at least 1/);
+    assert.match(error({ crawl: 'demo', maxTasks: 0 }), /"maxTasks" must be a whole number from 1 to 10000, got 0/);
+    assert.match(error({ crawl: 'demo', maxTasks: 1e30 }), /"maxTasks" must be a whole number from 1 to 10000, got 1e\+30/);
+    assert.match(error({ crawl: 'demo', pages: 1e9 }), /"pages" must be a whole number from 1 to 100000/);
     assert.match(error({ crawl: 'demo', maxTasks: 2.5 }), /"maxTasks" must be an integer/);
     assert.match(error({ crawl: 'demo', stopOnEntry: 'yes' }), /"stopOnEntry" must be true or false/);
     assert.match(error({ crawl: 'demo', exclude: '(' }), /not a regular expression/);

@@ -4,14 +4,19 @@
 // gzip-compressed. Asserted: the crawl fetches every URL, and it keeps its connections alive
 // through all of that: the server sees at most maxTasks + 5 TCP connections; and no error
 // object is built per request (counted through CoroscopeError's super constructor).
+// Also, against raw node:net servers (raw-site.ts): which failures are tried again (and the
+// report says why not), robots.txt that keeps a root out (said in a notice), the options'
+// documented bounds, roots that are not http(s) URLs, and a link too long to fetch.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import * as zlib from 'node:zlib';
-import { EventLoop } from '../../../runtime/index';
+import { EventLoop, run } from '../../../runtime/index';
 import { CoroscopeError } from '../../../runtime/errors';
 import { Crawler } from '../../../runtime/crawler/crawler';
+import { HttpProtocolError, HttpTimeoutError, InvalidUrlError } from '../../../runtime/http/errors';
+import { page, rawSite } from './raw-site';
 
 const PAGES = 300;
 
@@ -106,4 +111,88 @@ test('a crawl of a node:http site with chunked empty redirects keeps its connect
   // worker stopped at the end: none per request, so the count does not grow with the fetches.
   const total = [...built.values()].reduce((a, b) => a + b, 0);
   assert.ok(total <= 2 * maxTasks + 5, `${total} errors built for ${crawler.done.length} fetches: ${JSON.stringify([...built])}`);
+});
+
+test('only what can succeed on retry is retried: a malformed answer once, a stall twice; the report says why', { timeout: 30_000 }, async (t) => {
+  const site = await rawSite(t, (path, socket) => {
+    if (path === '/robots.txt') return page(socket, 'not here', '404 Not Found', 'text/plain');
+    if (path === '/') return page(socket, '<a href="/bad-status">s</a> <a href="/bad-header">h</a> <a href="/stall">t</a>');
+    if (path === '/bad-status') return void socket.write('HTTP/1.1 OK\r\nContent-Length: 0\r\n\r\n');
+    if (path === '/bad-header') return void socket.write('HTTP/1.1 200 OK\r\nNo Colon Here\r\nContent-Length: 0\r\n\r\n');
+    // '/stall': never answers.
+  });
+  const crawler = new Crawler([site.url('/')], { maxTasks: 4, maxTries: 4, session: { timeout: { connect: 2, read: 0.3, total: 5 } } });
+  await run(crawler.crawl());
+  assert.equal(site.hits.get('/bad-status'), 1, 'a malformed status line is not retried');
+  assert.equal(site.hits.get('/bad-header'), 1, 'an invalid header is not retried');
+  assert.equal(site.hits.get('/stall'), 2, 'a stall is tried twice, not maxTries (4) times');
+  const stat = (path: string) => crawler.done.find((s) => s.url === site.url(path))!;
+  assert.deepEqual([stat('/bad-status').tries, stat('/bad-status').retry], [1, 'not retried: the server would send the same answer again']);
+  assert.equal(stat('/stall').tries, 2);
+  assert.match(stat('/stall').retry!, /a stalling server is tried 2 times at most/);
+  const errorOf = (path: string) => crawler.errors.find((e) => e.url === site.url(path))!.error;
+  assert.ok(errorOf('/bad-status') instanceof HttpProtocolError);
+  assert.ok(errorOf('/stall') instanceof HttpTimeoutError);
+  const report = crawler.report();
+  assert.match(report, new RegExp(`${site.url('/bad-header')} error: HttpProtocolError: invalid header line .* \\[1 try; not retried: the server would send the same answer again\\]`));
+  assert.match(report, new RegExp(`${site.url('/stall')} error: HttpTimeoutError: .* \\[2 tries; stalled 2 times: a stalling server is tried 2 times at most\\]`));
+});
+
+test('robots.txt answering 500 keeps the root out, and a notice in the report says so', { timeout: 30_000 }, async (t) => {
+  const site = await rawSite(t, (path, socket) => {
+    if (path === '/robots.txt') return page(socket, 'oops', '500 Internal Server Error', 'text/plain');
+    page(socket, '<a href="/a">a</a>');
+  });
+  const crawler = new Crawler([site.url('/')]);
+  await run(crawler.crawl());
+  assert.equal(crawler.done.length, 0);
+  assert.equal(crawler.excluded.get(site.url('/')), 'robots');
+  assert.equal(site.hits.get('/'), undefined, 'the root was not fetched (RFC 9309: 5xx disallows all)');
+  const origin = new URL(site.url('/')).origin;
+  assert.deepEqual(crawler.notices(), [`robots.txt of ${origin} answered HTTP 500: RFC 9309 reads an unreachable robots.txt as disallowing everything, so nothing there was fetched (--no-robots crawls it anyway)`]);
+  assert.match(crawler.report(), /\*\*\* Notices \*\*\*\nrobots\.txt of .* answered HTTP 500/);
+});
+
+test('robots.txt disallowing the root: a notice names the root; --no-robots crawls it', { timeout: 30_000 }, async (t) => {
+  const site = await rawSite(t, (path, socket) => {
+    if (path === '/robots.txt') return page(socket, 'User-agent: *\nDisallow: /\n', '200 OK', 'text/plain');
+    page(socket, '<p>home</p>');
+  });
+  const crawler = new Crawler([site.url('/')]);
+  await run(crawler.crawl());
+  assert.deepEqual(crawler.notices(), [`robots.txt of ${new URL(site.url('/')).origin} disallows the root ${site.url('/')}: it was not fetched (--no-robots crawls it anyway)`]);
+  const ignoring = new Crawler([site.url('/')], { robots: false });
+  await run(ignoring.crawl());
+  assert.deepEqual(ignoring.notices(), []);
+  assert.equal(ignoring.done[0]?.status, 200);
+});
+
+test('absurd options are refused with their documented bounds before anything is allocated', () => {
+  assert.throws(() => new Crawler(['http://127.0.0.1:9/'], { maxTasks: 1e30 }), /RangeError|Crawler option maxTasks must be a whole number from 1 to 10000, got 1e\+30/);
+  assert.throws(() => new Crawler(['http://127.0.0.1:9/'], { maxTasks: 1e30 }), RangeError);
+  assert.throws(() => new Crawler(['http://127.0.0.1:9/'], { maxTries: 0 }), /Crawler option maxTries must be a whole number from 1 to 100, got 0/);
+  assert.throws(() => new Crawler(['http://127.0.0.1:9/'], { maxDepth: -1 }), /Crawler option maxDepth must be a whole number from 0 to 10000/);
+  assert.throws(() => new Crawler(['http://127.0.0.1:9/'], { maxPages: 1.5 }), /Crawler option maxPages must be a whole number/);
+  assert.equal(new Crawler(['http://127.0.0.1:9/'], { maxTasks: 10_000 }).maxTasks, 10_000);
+});
+
+test('a root that is not an http(s) URL is refused, not turned into one', () => {
+  assert.throws(() => new Crawler(['mailto:a@b.invalid']), (e: unknown) => e instanceof InvalidUrlError && /unsupported scheme "mailto"/.test(e.message));
+  assert.throws(() => new Crawler(['ht!tp://::::']), (e: unknown) => e instanceof InvalidUrlError && /invalid root URL/.test(e.message));
+});
+
+test('a link to an 8 MB URL fails with a clear InvalidUrlError; the crawl goes on', { timeout: 30_000 }, async (t) => {
+  const longPath = `/${'x'.repeat(8 << 20)}`;
+  const site = await rawSite(t, (path, socket) => {
+    if (path === '/') return page(socket, `<a href="${longPath}">long</a> <a href="/ok">ok</a>`);
+    page(socket, '<p>ok</p>');
+  });
+  const crawler = new Crawler([site.url('/')], { robots: false });
+  await run(crawler.crawl());
+  const long = crawler.errors.find((e) => e.url === site.url(longPath));
+  assert.ok(long !== undefined, 'the long URL was tried');
+  assert.ok(long.error instanceof InvalidUrlError, `got ${String(long.error).slice(0, 200)}`);
+  assert.match(long.error.message, /URL of \d+ characters is longer than the limit of 65536/);
+  assert.equal(site.hits.get(longPath), undefined, 'never sent');
+  assert.equal(crawler.done.find((s) => s.url === site.url('/ok'))?.status, 200);
 });

@@ -360,8 +360,13 @@ test('cancelling a crawl midway closes every socket within a second; report() st
     assert.match(report, /^\*\*\* Report \*\*\*/);
     assert.match(report, new RegExp(`${site.url('/')}`));
     assert.match(report, /Finished 1 urls in \d+\.\d{3} secs \(max_tasks=8\)/);
-    assert.match(report, /Todo: \d+\nBusy: 0\nDone: 1\n/);
+    // Truthful at the moment of the interruption: 8 workers were fetching, the rest queued.
+    assert.match(report, /Todo: 22\nBusy: 8\nDone: 1\n/);
+    // Every URL seen has its line: done, cancelled in flight, or never fetched.
+    for (let i = 0; i < 30; i++) assert.match(report, new RegExp(`${site.url(`/slow/${i}`)} (cancelled: being fetched|not fetched: queued) when the crawl was interrupted\n`));
   }
+  assert.equal(crawler.interrupted?.inFlight.length, 8);
+  assert.equal(crawler.interrupted?.queued.length, 22);
   assert.equal(crawler.done.length, 1, 'only the home page finished');
   assert.equal(crawler.done[0]!.status, 200);
   assert.equal(crawler.seenUrls.size, 31);
@@ -399,5 +404,5 @@ test('a crawl cancelled the way the CLI runs it (runUntilComplete, then close) l
   assert.ok(slowRequests >= 4, 'the crawl was cancelled with requests in flight');
   assert.deepEqual(problems, [], 'no task was left pending when the loop closed');
   await allClosedWithin(site, 1000);
-  assert.match(crawler.report(), /Todo: \d+\nBusy: 0\nDone: 1\n/);
+  assert.match(crawler.report(), /Todo: 6\nBusy: 4\nDone: 1\n/);
 });

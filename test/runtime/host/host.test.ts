@@ -72,6 +72,10 @@ describe('runtime host over IPC (from source)', () => {
     await rejectsWith(host.rpc.request('launch', { target: { kind: 'nope' } } as never), 'badRequest', /target\.kind/);
     await rejectsWith(host.rpc.request('launch', { target: { kind: 'crawl', urls: [] }, options: {} }), 'badRequest', /at least one URL/);
     await rejectsWith(host.rpc.request('launch', { target: { kind: 'demo' }, options: { maxTasks: 'ten' } } as never), 'badRequest', /options\.maxTasks must be a number/);
+    // Absurd values are refused with the documented bounds (1e30 workers exhausted the heap).
+    await rejectsWith(host.rpc.request('launch', { target: { kind: 'demo' }, options: { maxTasks: 1e30 } }), 'badRequest', /options\.maxTasks must be a whole number from 1 to 10000, got 1e\+30/);
+    await rejectsWith(host.rpc.request('launch', { target: { kind: 'demo' }, options: { maxTries: 1000 } }), 'badRequest', /options\.maxTries must be a whole number from 1 to 100/);
+    await rejectsWith(host.rpc.request('launch', { target: { kind: 'demo', pages: 1e9 }, options: {} }), 'badRequest', /target\.pages must be a whole number from 1 to 100000/);
     await rejectsWith(host.rpc.request('launch', { target: { kind: 'program', path: '/no/such/program.ts' }, options: {} }), 'launchFailed', /does not exist/);
     await rejectsWith(host.rpc.request('launch', { target: { kind: 'sample', id: 'no-such-sample' }, options: {} }), 'unknownSample');
     await rejectsWith(host.rpc.request('setExceptionBreaks', { taskFailed: 'yes' } as never), 'badRequest', /taskFailed must be a boolean/);

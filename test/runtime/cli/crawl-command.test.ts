@@ -1,0 +1,149 @@
+// `coroscope crawl` (runtime/cli/crawl-command.ts) as a user runs it, the bundled CLI in a
+// child process, against raw node:net servers in this process (so the child is spawned
+// asynchronously): roots that are not http(s) URLs, crawl --help, a robots.txt that keeps the
+// root out, a root that answered too much (not "cannot reach"), the teaching stages with
+// --timeout, --max-depth and robots.txt, excluded URLs in --json, and the report after SIGINT.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type net from 'node:net';
+import { page, rawSite } from '../crawler/raw-site';
+
+const root = join(__dirname, '..', '..', '..');
+const cli = join(root, 'bin', 'coroscope.js');
+
+interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  seconds: number;
+}
+
+/** Runs the CLI; `whileRunning` may act on the child (send SIGINT). */
+function coroscope(args: string[], whileRunning?: (child: ReturnType<typeof spawn>, stdout: () => string) => void, timeoutMs = 60_000): Promise<Ran> {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [cli, ...args], { cwd: root });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr, seconds: (performance.now() - t0) / 1000 });
+    });
+    whileRunning?.(child, () => stderr);
+  });
+}
+
+const NO_ROBOTS_FILE = (path: string, socket: net.Socket): boolean => {
+  if (path !== '/robots.txt') return false;
+  page(socket, 'none', '404 Not Found', 'text/plain');
+  return true;
+};
+
+test('mailto: and ht!tp://:::: roots are refused (exit 2) instead of being looked up as http URLs', async () => {
+  const mail = await coroscope(['crawl', 'mailto:a@b.invalid', '--quiet']);
+  assert.equal(mail.status, 2);
+  assert.match(mail.stderr, /coroscope crawl: unsupported scheme "mailto" for a root: only http and https can be crawled \(mailto:a@b\.invalid\)/);
+  const bad = await coroscope(['crawl', 'ht!tp://::::', '--quiet']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /invalid root URL: the part before :\/\/ is not a scheme/);
+});
+
+test('crawl --help prints the usage and exits 0', async () => {
+  const r = await coroscope(['crawl', '--help']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /Crawl options:/);
+  assert.match(r.stdout, /--max-tasks N +worker tasks, 1 to 10000/);
+});
+
+test('--max-tasks 1e30 is refused with its bounds (exit 2), not a heap exhausted', async () => {
+  const r = await coroscope(['crawl', '--demo', '--max-tasks', '1e30']);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--max-tasks must be a whole number from 1 to 10000, got 1e\+30/);
+});
+
+test('a robots.txt answering 500 ends with exit 1 and says why, in the report and on stderr', async (t) => {
+  const site = await rawSite(t, (path, socket) => (path === '/robots.txt' ? page(socket, 'down', '500 Internal Server Error', 'text/plain') : page(socket, '<p>home</p>')));
+  const r = await coroscope(['crawl', site.url('/'), '--quiet']);
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /coroscope crawl: robots\.txt of http:\/\/127\.0\.0\.1:\d+ answered HTTP 500: RFC 9309 reads an unreachable robots\.txt as disallowing everything/);
+  assert.match(r.stdout, /\*\*\* Notices \*\*\*\nrobots\.txt of .* answered HTTP 500/);
+  assert.equal(site.hits.get('/'), undefined);
+});
+
+test('a root that answered too much is not "cannot reach"', async (t) => {
+  const site = await rawSite(t, (path, socket) => NO_ROBOTS_FILE(path, socket) || page(socket, Buffer.alloc(11 << 20, 0x20)));
+  const r = await coroscope(['crawl', site.url('/'), '--quiet', '--max-tries', '1']);
+  assert.equal(r.status, 1);
+  assert.doesNotMatch(r.stderr, /cannot reach/);
+  assert.match(r.stderr, /the root http:\/\/127\.0\.0\.1:\d+\/ answered \(HTTP 200\) but could not be crawled: HttpTooLargeError/);
+});
+
+test('the teaching stages honour --timeout, --max-depth and robots.txt', async (t) => {
+  const site = await rawSite(t, (path, socket) => {
+    if (path === '/robots.txt') return page(socket, 'User-agent: *\nDisallow: /private/\n', '200 OK', 'text/plain');
+    if (path === '/stall') return; // never answers
+    if (path === '/') return page(socket, '<a href="/a">a</a> <a href="/private/x">p</a> <a href="/stall">s</a>');
+    if (path === '/a') return page(socket, '<a href="/a/deeper">d</a>');
+    page(socket, '<p>leaf</p>');
+  });
+  for (const stage of ['callbacks', 'generators']) {
+    site.hits.clear();
+    const r = await coroscope(['crawl', site.url('/'), '--stage', stage, '--timeout', '1', '--max-depth', '1', '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(r.seconds < 8, `${stage}: --timeout 1 took ${r.seconds} s (the stage's own default is 10 s)`);
+    const j = JSON.parse(r.stdout) as { results: Array<{ url: string; error?: string }>; excludedUrls: Array<{ url: string; reason: string }> };
+    const stall = j.results.find((x) => x.url === site.url('/stall'));
+    assert.match(stall?.error ?? '', /TimeoutError: no complete response from .* within 1 s/, stage);
+    assert.equal(site.hits.get('/private/x'), undefined, `${stage}: robots.txt disallows /private/`);
+    assert.equal(site.hits.get('/a/deeper'), undefined, `${stage}: depth 2 is beyond --max-depth 1`);
+    assert.deepEqual(
+      j.excludedUrls.filter((x) => x.url.startsWith(site.url('/'))),
+      [
+        { url: site.url('/a/deeper'), reason: 'maxDepth' },
+        { url: site.url('/private/x'), reason: 'robots' },
+      ],
+      stage,
+    );
+  }
+});
+
+test('--json lists every excluded URL with its reason', async (t) => {
+  const site = await rawSite(t, (path, socket) => NO_ROBOTS_FILE(path, socket) || page(socket, path === '/' ? '<a href="/skip.pdf">pdf</a> <a href="http://other.invalid/">other</a> <a href="/ok">ok</a>' : '<p>ok</p>'));
+  const r = await coroscope(['crawl', site.url('/'), '--json', '--exclude', '\\.pdf$']);
+  assert.equal(r.status, 0, r.stderr);
+  const j = JSON.parse(r.stdout) as { excluded: number; excludedUrls: Array<{ url: string; reason: string }> };
+  assert.deepEqual(j.excludedUrls, [
+    { url: site.url('/skip.pdf'), reason: 'exclude' },
+    { url: 'http://other.invalid/', reason: 'host' },
+  ]);
+  assert.equal(j.excluded, 2);
+});
+
+test('after SIGINT the report names every URL seen: done, cancelled in flight, or not fetched', { timeout: 60_000 }, async (t) => {
+  const links = Array.from({ length: 30 }, (_, i) => `<a href="/slow/${i}">${i}</a>`).join(' ');
+  let slow = 0;
+  const site = await rawSite(t, (path, socket) => {
+    if (NO_ROBOTS_FILE(path, socket)) return;
+    if (path === '/') return page(socket, links);
+    slow++; // never answered
+  });
+  const r = await coroscope(['crawl', site.url('/'), '--max-tasks', '8'], (child) => {
+    const poll = setInterval(() => {
+      if (slow >= 8) {
+        clearInterval(poll);
+        child.kill('SIGINT');
+      }
+    }, 20);
+  });
+  assert.equal(r.status, 130, r.stderr);
+  assert.match(r.stdout, /Todo: 22\nBusy: 8\nDone: 1\n/);
+  const cancelled = r.stdout.match(/ cancelled: being fetched when the crawl was interrupted\n/g) ?? [];
+  const queued = r.stdout.match(/ not fetched: queued when the crawl was interrupted\n/g) ?? [];
+  assert.deepEqual([cancelled.length, queued.length], [8, 22]);
+  for (let i = 0; i < 30; i++) assert.ok(r.stdout.includes(`${site.url(`/slow/${i}`)} `), `/slow/${i} is in the report`);
+});
