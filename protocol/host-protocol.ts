@@ -204,6 +204,22 @@ export interface LaunchOptions {
   /** Pause when a task fails / is cancelled (exception breakpoints). */
   breakOnTaskFailed?: boolean;
   breakOnTaskCancelled?: boolean;
+  /** Record the run (clock, socket inputs, every task step): `saveRecording` writes it once the run has finished. */
+  record?: boolean;
+}
+
+/** A recording file (`.corotrace`) and what it holds. */
+export interface RecordingInfo {
+  path: string;
+  bytes: number;
+  /** What ran: 'crawl', 'demo', 'sample' or 'program' (the launch target's kind). */
+  program: string;
+  ticks: number;
+  steps: number;
+  tasks: number;
+  sockets: number;
+  /** ISO date. */
+  recordedAt: string;
 }
 
 export interface Breakpoint {
@@ -314,6 +330,14 @@ export interface HostMethods {
   /** Stopped on a line: evaluates in a real frame (default the innermost). */
   lineEvaluate: { params: { expression: string; frameIndex?: number }; result: { value: string; type: string; handle: number } };
   setLineStepMode: { params: { mode: LineStepMode }; result: Record<string, never> };
+  /** Writes the finished run's recording (launched with options.record) to `path`, a .corotrace file. */
+  saveRecording: { params: { path: string }; result: RecordingInfo };
+  /**
+   * Reads a .corotrace file and checks it whole: its format, its checksum, its event log, and
+   * that the sources it ran are this host's. Refused (code badRecording) with the reason
+   * otherwise. Replaying it is `coroscope replay FILE` (the host does not replay yet).
+   */
+  openRecording: { params: { path: string }; result: RecordingInfo };
   /** Ends the current run (cancels its tasks, closes its loop); the host stays up. */
   stop: { params: Record<string, never>; result: Record<string, never> };
   /** Ends the host process. */

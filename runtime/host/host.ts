@@ -35,6 +35,7 @@ import { ExceptionTracer, failingPageOf, tracePair } from '../inspect/traces';
 import { LoopControlError, checkBreakpoints } from '../inspect/loop-control';
 import { taskFrames } from '../inspect/task-snapshot';
 import { Run, type RunServices } from './run';
+import { openRecording, saveRecording } from './recordings';
 import { compareApproaches, listSamples } from '../samples/index';
 import {
   nested,
@@ -121,7 +122,7 @@ function parseOptions(p: Params): LaunchOptions {
     }
     out.exclude = ex;
   }
-  for (const key of ['strict', 'robots', 'inspect', 'stopOnEntry', 'breakOnTaskFailed', 'breakOnTaskCancelled'] as const) {
+  for (const key of ['strict', 'robots', 'inspect', 'stopOnEntry', 'breakOnTaskFailed', 'breakOnTaskCancelled', 'record'] as const) {
     const v = optionalBoolean(where, o, key);
     if (v !== undefined) out[key] = v;
   }
@@ -227,6 +228,8 @@ export class RuntimeHost {
     });
 
     e.handle('samples', () => ({ samples: listSamples() }));
+    e.handle('saveRecording', (params) => saveRecording(this.requireRun('saveRecording'), requireString('saveRecording', paramsOf('saveRecording', params), 'path')));
+    e.handle('openRecording', (params) => openRecording(requireString('openRecording', paramsOf('openRecording', params), 'path')));
 
     e.handle('compare', async (raw) => {
       const p = paramsOf('compare', raw);

@@ -38,6 +38,7 @@ import { buildAwaitGraph } from '../inspect/await-graph';
 import type { CoroutineHooksHub } from '../inspect/coroutine-hooks';
 import { sourcePositions } from '../inspect/source-positions';
 import { SnapshotTracker } from './snapshots';
+import { RunRecorder, type RecordedStreams } from '../record/run-recorder';
 import { AwaitIndex, summarizeTasks } from '../inspect/task-summaries';
 import { VariableStore } from './variables';
 import { loadProgram } from './program-loader';
@@ -95,6 +96,11 @@ export class Run {
   readonly inspect: boolean;
   readonly target: LaunchTarget;
   readonly recorder: TaskRecorder | null;
+  /** Records the run when launched with options.record (runtime/record). */
+  private readonly runRecorder: RunRecorder | null;
+  /** The run's recording, once it has finished (saveRecording writes it). */
+  recording: RecordedStreams | null = null;
+  readonly options: LaunchOptions;
   readonly controller: LoopController;
   readonly lints: LintCollector;
   readonly history = new TaskHistory<TaskSummary>(HISTORY);
@@ -139,7 +145,9 @@ export class Run {
       warn: (m) => services.emit('output', { category: 'log', text: `${m}\n` }),
       error: (m) => services.emit('output', { category: 'stderr', text: `${m}\n` }),
     };
-    this.loop = new EventLoop({ logger, debug: this.inspect });
+    this.options = options;
+    this.runRecorder = options.record === true ? new RunRecorder({ frames: this.inspect }) : null;
+    this.loop = new EventLoop({ logger, debug: this.inspect, ...(this.runRecorder !== null ? { clock: this.runRecorder.clock } : {}) });
     this.controller = new LoopController(this.loop, {
       events: {
         paused: (info: PauseInfo) => this.onPaused(info),
@@ -154,6 +162,7 @@ export class Run {
     };
     this.loop.setObserver(new ObserverFanout([this.controller, this.lints, feed], (e, hook) => services.log(`inspector observer ${hook} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)));
     this.recorder = this.inspect ? TaskRecorder.attach(this.loop) : null;
+    this.runRecorder?.attach(this.loop);
     // Straight to the parts (no closure in between): `created` runs for every coroutine call.
     const removeLints = services.hub.add({ created: this.lints.created.bind(this.lints), started: this.lints.started.bind(this.lints) });
     const removeControl = services.hub.add({ finished: this.controller.finished.bind(this.controller) });
@@ -266,6 +275,7 @@ export class Run {
     this.timers.length = 0;
     this.lints.loopClosing();
     this.closeLoop();
+    if (this.runRecorder !== null) this.recording = this.runRecorder.finish();
     this.removeHooks();
     this.recorder?.detach();
     this.loop.setObserver(null);
@@ -299,6 +309,7 @@ export class Run {
     for (const t of this.timers) clearInterval(t);
     this.timers.length = 0;
     this.removeHooks();
+    this.runRecorder?.detach();
     this.recorder?.detach();
     this.loop.setObserver(null);
     for (const t of this.loop.allTasks()) t.cancel('launch failed');
