@@ -20,6 +20,7 @@ import { RuntimeError, ValueError } from './errors';
 import { Future, NO_EXCEPTION, describeValue } from './future';
 import { Handle, TimerHandle, type TimerCancelListener } from './handle';
 import { inspect, type LoopInspection, type ScheduledStep } from './inspection';
+import { ObserverFanout } from './observer-fanout';
 import { ReadyQueue, type ReadyFn } from './ready-queue';
 import { anchorShapes } from './shape-anchors';
 import { runningLoopOrNull, setRunningLoop } from './running-loop';
@@ -115,7 +116,8 @@ export class EventLoop implements TimerCancelListener {
   private _liveCount = 0;
   private _unretrieved = new Set<Future<unknown>>();
   private _tickCount = 0;
-  /** @internal */ _observer: LoopObserver | null = null;
+  /** @internal The slot the hot path tests: the one observer, or a fanout of several. */ _observer: LoopObserver | null = null;
+  private _observers: LoopObserver[] = [];
   /** @internal Set by a replay: ticks come from the recording, never from waiting. */
   _tickFeed: TickFeed | null = null;
   // Guest-run state.
@@ -409,14 +411,45 @@ export class EventLoop implements TimerCancelListener {
     return this._ready.length;
   }
 
-  /** Sets (or clears) the observer an inspector uses to follow the loop. */
+  /** Makes `observer` the only observer of the loop (null: none), replacing every one added. */
   setObserver(observer: LoopObserver | null): void {
+    this._observers = observer === null ? [] : [observer];
     this._observer = observer;
   }
 
-  /** The observer set with setObserver, or null. */
-  getObserver(): LoopObserver | null {
-    return this._observer;
+  /**
+   * Adds an observer beside the others (`first`: called before them, as a recorder whose
+   * records the others read must be). Several share the loop's one slot through an
+   * ObserverFanout; a hook that throws is logged and the others still run.
+   */
+  addObserver(observer: LoopObserver, options: { first?: boolean } = {}): void {
+    if (this._observers.includes(observer)) return;
+    if (options.first === true) this._observers.unshift(observer);
+    else this._observers.push(observer);
+    this._installObservers();
+  }
+
+  /** Removes an observer added with addObserver or setObserver (nothing if it is not there). */
+  removeObserver(observer: LoopObserver): void {
+    const i = this._observers.indexOf(observer);
+    if (i < 0) return;
+    this._observers.splice(i, 1);
+    this._installObservers();
+  }
+
+  /** True if `observer` is one of the loop's observers. */
+  hasObserver(observer: LoopObserver): boolean {
+    return this._observers.includes(observer);
+  }
+
+  private _installObservers(): void {
+    const list = this._observers;
+    this._observer =
+      list.length === 0
+        ? null
+        : list.length === 1
+          ? list[0]!
+          : new ObserverFanout(list, (e, hook) => this.logger.error(`loop observer ${hook} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`));
   }
 
   /** The inspection interface (runtime/inspection.ts): what the next tick will step, what may still wake a task. */

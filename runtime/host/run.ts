@@ -32,7 +32,7 @@ import { generatorReader } from '../inspect/generator-reader';
 import { LoopController, type PauseInfo } from '../inspect/loop-control';
 import { LintCollector } from '../inspect/lints';
 import { TaskHistory } from '../inspect/history';
-import { ObserverFanout } from '../inspect/observer-fanout';
+import { ObserverFanout } from '../observer-fanout';
 import { ExceptionTracer, parseStack, tracebackFromError, wakingTasks } from '../inspect/traces';
 import { buildAwaitGraph } from '../inspect/await-graph';
 import type { CoroutineHooksHub } from '../inspect/coroutine-hooks';
@@ -524,7 +524,8 @@ export class Run {
         const p = positions.map(file, line - 1, column - 1);
         if (p.mapped) ({ file, line, column } = p);
       }
-      if (HOST_FILES.test(file) || /[\\/]runtime[\\/](loop|task|future|coroutine|gather|run|ready-queue)\.ts$/.test(file)) continue;
+      // The host's and the runtime core's own frames (the loop, tasks, the observer fanout) are no creation site.
+      if (HOST_FILES.test(file) || /[\\/]runtime[\\/][^\\/]+\.[cm]?ts$/.test(file)) continue;
       return { file, line, column };
     }
     return null;

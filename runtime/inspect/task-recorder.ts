@@ -3,10 +3,9 @@
 // last resumed, and who requested a cancellation.
 //
 // Invariants:
-// - Attached with `TaskRecorder.attach(loop)`; it takes the loop's observer slot and
-//   forwards every hook to the observer that was there before (so the host's or the CLI's
-//   observer keeps working); `detach()` puts that observer back. An observer set on the
-//   loop after it replaces it: attach the recorder last, or make it a part of a fanout.
+// - Attached with `TaskRecorder.attach(loop)`: added as the loop's first observer (the
+//   loop's addObserver, its one way of sharing the observer slot), so the others' hooks
+//   already find the record of a task just created; `detach()` removes it.
 // - `TaskRecorder.of(loop)` is the loop's attached recorder: snapshots and dumps use it
 //   when not given one.
 // - Records live in a WeakMap keyed by the task: nothing is kept alive by the recorder.
@@ -14,7 +13,7 @@
 //   loop time of a resume is sampled once per tick. Nothing per step when no recorder is
 //   attached (the loop tests its observer for null).
 
-import type { LoopObserver, EventLoop, ExceptionContext } from '../loop';
+import type { LoopObserver, EventLoop } from '../loop';
 import type { Task } from '../task';
 
 export interface TaskRecord {
@@ -34,7 +33,6 @@ const attachedRecorders = new WeakMap<EventLoop, TaskRecorder>();
 
 export class TaskRecorder implements LoopObserver {
   private readonly records = new WeakMap<Task<unknown>, TaskRecord>();
-  private readonly previous: LoopObserver | null;
   private stepStart = 0;
   /** The record of the task being stepped (one WeakMap lookup per step). */
   private stepping: TaskRecord | undefined = undefined;
@@ -42,18 +40,13 @@ export class TaskRecorder implements LoopObserver {
   private tickTime = 0;
   private attached = true;
 
-  private constructor(
-    readonly loop: EventLoop,
-    previous: LoopObserver | null,
-  ) {
-    this.previous = previous;
-  }
+  private constructor(readonly loop: EventLoop) {}
 
   /** Starts recording the loop's tasks (those created from now on). */
   static attach(loop: EventLoop): TaskRecorder {
-    const recorder = new TaskRecorder(loop, loop.getObserver());
+    const recorder = new TaskRecorder(loop);
     recorder.tickTime = loop.time();
-    loop.setObserver(recorder);
+    loop.addObserver(recorder, { first: true });
     attachedRecorders.set(loop, recorder);
     return recorder;
   }
@@ -63,11 +56,11 @@ export class TaskRecorder implements LoopObserver {
     return attachedRecorders.get(loop) ?? null;
   }
 
-  /** Stops recording and gives the loop its previous observer back (if ours is still installed). */
+  /** Stops recording (the loop's other observers stay). */
   detach(): void {
     if (!this.attached) return;
     this.attached = false;
-    if (this.loop.getObserver() === this) this.loop.setObserver(this.previous);
+    this.loop.removeObserver(this);
     if (attachedRecorders.get(this.loop) === this) attachedRecorders.delete(this.loop);
   }
 
@@ -77,7 +70,6 @@ export class TaskRecorder implements LoopObserver {
 
   taskCreated(task: Task<unknown>): void {
     this.records.set(task, { createdBy: this.loop.currentTask(), createdAt: this.loop.time(), busySeconds: 0, lastResumedAt: null, cancelledBy: undefined });
-    this.previous?.taskCreated?.(task);
   }
 
   taskStepStart(task: Task<unknown>): void {
@@ -85,40 +77,20 @@ export class TaskRecorder implements LoopObserver {
     this.stepping = r;
     if (r !== undefined) r.lastResumedAt = this.tickTime;
     this.stepStart = performance.now();
-    this.previous?.taskStepStart?.(task);
   }
 
   taskStepEnd(task: Task<unknown>): void {
     const r = this.stepping;
     if (r !== undefined) r.busySeconds += (performance.now() - this.stepStart) / 1000;
     this.stepping = undefined;
-    this.previous?.taskStepEnd?.(task);
-  }
-
-  taskDone(task: Task<unknown>): void {
-    this.previous?.taskDone?.(task);
   }
 
   taskCancelRequested(task: Task<unknown>, by: Task<unknown> | null): void {
     const r = this.records.get(task);
     if (r !== undefined && r.cancelledBy === undefined) r.cancelledBy = by;
-    this.previous?.taskCancelRequested?.(task, by);
   }
 
   tickStart(tick: number): void {
     this.tickTime = this.loop.time();
-    this.previous?.tickStart?.(tick);
-  }
-
-  tickEnd(tick: number, callbacksRun: number): void {
-    this.previous?.tickEnd?.(tick, callbacksRun);
-  }
-
-  slowCallback(description: string, seconds: number, task: Task<unknown> | null): void {
-    this.previous?.slowCallback?.(description, seconds, task);
-  }
-
-  callbackError(context: ExceptionContext): void {
-    this.previous?.callbackError?.(context);
   }
 }

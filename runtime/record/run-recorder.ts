@@ -22,7 +22,6 @@
 import type { Clock } from '../clock';
 import { MonotonicClock } from '../clock';
 import type { EventLoop, LoopObserver } from '../loop';
-import { ObserverFanout } from '../inspect/observer-fanout';
 import { setSocketIoTap, type Socket, type SocketConnection, type SocketInputKind, type SocketIoTap } from '../socket';
 import { Task } from '../task';
 import { RecordingClock } from './record-clocks';
@@ -67,8 +66,6 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   /** The task whose step ended and whose suspension site is not written yet. */
   private stepped: Task<unknown> | null = null;
   private loop: EventLoop | null = null;
-  private previous: LoopObserver | null = null;
-  private installed: LoopObserver | null = null;
   private lastTickEnd = 0;
   private ticksDone = 0;
   private readonly connections: RunRecorderOptions['connections'];
@@ -88,9 +85,7 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     if (attachedRecorder !== null) throw new RecordingError('another run is being recorded in this process');
     attachedRecorder = this;
     this.loop = loop;
-    this.previous = loop._observer;
-    this.installed = this.previous === null ? this : new ObserverFanout([this, this.previous]);
-    loop.setObserver(this.installed);
+    loop.addObserver(this, { first: true });
     setSocketIoTap(this);
     return this;
   }
@@ -111,12 +106,12 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     };
   }
 
-  /** Stops recording (the loop gets its previous observer back). */
+  /** Stops recording (the loop keeps its other observers). */
   detach(): void {
     if (attachedRecorder !== this) return;
     attachedRecorder = null;
     setSocketIoTap(null);
-    if (this.loop !== null && this.loop._observer === this.installed) this.loop.setObserver(this.previous);
+    this.loop?.removeObserver(this);
     this.flushStep();
   }
 

@@ -18,6 +18,7 @@ import {
   type Coroutine,
   type ExceptionContext,
   type LoopLogger,
+  type LoopObserver,
 } from '../../runtime/index';
 
 function virtualLoop(): EventLoop {
@@ -753,5 +754,36 @@ describe('CPython: a future of another loop', () => {
     assert.throws(() => other.ensureFuture(fut), ValueError);
     loop.close();
     other.close();
+  });
+});
+
+describe('observers', () => {
+  test('added observers share the slot: each hears every hook, `first` goes first, removal leaves the others', async () => {
+    const errors: string[] = [];
+    const loop = new EventLoop({ clock: new VirtualClock(), logger: { warn: () => undefined, error: (m) => errors.push(m) } });
+    const heard: string[] = [];
+    const a: LoopObserver = { taskCreated: (t) => heard.push(`a ${t.name}`) };
+    const b: LoopObserver = { taskCreated: (t) => heard.push(`b ${t.name}`) };
+    const broken: LoopObserver = {
+      taskCreated: () => {
+        throw new Error('observer bug');
+      },
+    };
+    loop.addObserver(a);
+    loop.addObserver(b, { first: true });
+    loop.addObserver(broken);
+    loop.createTask(sleep(0), { name: 'x' });
+    assert.deepEqual(heard, ['b x', 'a x']);
+    assert.equal(errors.length, 1, 'a hook that throws is logged; the others still ran');
+    assert.match(errors[0]!, /loop observer taskCreated failed: Error: observer bug/);
+    loop.removeObserver(b);
+    loop.removeObserver(broken);
+    assert.ok(loop.hasObserver(a) && !loop.hasObserver(b));
+    loop.createTask(sleep(0), { name: 'y' });
+    assert.deepEqual(heard, ['b x', 'a x', 'a y']);
+    loop.setObserver(null);
+    assert.ok(!loop.hasObserver(a));
+    await loop.runUntilComplete(sleep(0));
+    loop.close();
   });
 });

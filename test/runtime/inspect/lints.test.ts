@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import { EventLoop, VirtualClock, coroutine, sleep, type Coroutine } from '../../../runtime/index';
 import { CoroutineHooksHub } from '../../../runtime/inspect/coroutine-hooks';
 import { LintCollector } from '../../../runtime/inspect/lints';
-import { ObserverFanout } from '../../../runtime/inspect/observer-fanout';
+import { ObserverFanout } from '../../../runtime/observer-fanout';
 import type { Lint } from '../../../protocol/host-protocol';
 
 function busyWait(ms: number): void {

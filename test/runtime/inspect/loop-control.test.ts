@@ -11,7 +11,7 @@ import { EventLoop, VirtualClock, coroutine, gather, sleep, type Coroutine, type
 import { startDemoSite, type DemoSite } from '../../../runtime/demo-site/index';
 import { Crawler } from '../../../runtime/crawler/crawler';
 import { CoroutineHooksHub } from '../../../runtime/inspect/coroutine-hooks';
-import { ObserverFanout } from '../../../runtime/inspect/observer-fanout';
+import { ObserverFanout } from '../../../runtime/observer-fanout';
 import { taskFrames } from '../../../runtime/inspect/task-snapshot';
 import { taskState } from '../../../runtime/inspect/task-summaries';
 import { LoopController, checkBreakpoints, evaluateCondition, parseHitCondition, readyTasks, type PauseInfo } from '../../../runtime/inspect/loop-control';

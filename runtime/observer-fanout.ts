@@ -1,6 +1,7 @@
-// ObserverFanout: one LoopObserver that forwards every hook to several inspector parts (loop
-// control, lints, the finished-task history, the host's event feed), since a loop has a
-// single observer slot.
+// ObserverFanout: one LoopObserver that forwards every hook to several observers (loop
+// control, lints, the task recorder, the run recorder, the host's event feed), since a loop
+// has a single observer slot that its hot path tests. The loop's addObserver/removeObserver
+// build one from the observers added; it is the only way observers share the slot.
 //
 // Invariants:
 // - Hooks are resolved once, at construction: a hook none of the parts implements stays
@@ -8,8 +9,8 @@
 // - Parts are called in the order given; a part that throws is not allowed to break the
 //   loop's bookkeeping: the error goes to `onError` and the other parts still run.
 
-import type { ExceptionContext, LoopObserver } from '../loop';
-import type { Task } from '../task';
+import type { ExceptionContext, LoopObserver } from './loop';
+import type { Task } from './task';
 
 type HookName = keyof LoopObserver;
 const HOOKS: readonly HookName[] = ['taskCreated', 'taskStepStart', 'taskStepEnd', 'taskDone', 'taskCancelRequested', 'tickStart', 'tickEnd', 'slowCallback', 'callbackError'];

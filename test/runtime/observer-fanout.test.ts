@@ -1,10 +1,10 @@
-// Tests of runtime/inspect/observer-fanout.ts: every part gets every hook it implements, with
+// Tests of runtime/observer-fanout.ts: every part gets every hook it implements, with
 // all its arguments, in order; a hook no part implements stays undefined; a part that throws
 // is reported and does not stop the others.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ObserverFanout } from '../../../runtime/inspect/observer-fanout';
-import type { LoopObserver } from '../../../runtime/loop';
+import { ObserverFanout } from '../../runtime/observer-fanout';
+import type { LoopObserver } from '../../runtime/loop';
 
 test('fans every hook out with all its arguments', () => {
   const calls: string[] = [];
