@@ -12,6 +12,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
+import * as zlib from 'node:zlib';
 import { CancelledError, EventLoop, coroutine, getRunningLoop, run, sleep, type Coroutine } from '../../../runtime/index';
 import { Crawler } from '../../../runtime/crawler/crawler';
 import { HttpConnectionError, HttpError, HttpProtocolError, HttpTimeoutError, HttpTooLargeError } from '../../../runtime/http/errors';
@@ -405,4 +406,163 @@ test('a crawl cancelled the way the CLI runs it (runUntilComplete, then close) l
   assert.deepEqual(problems, [], 'no task was left pending when the loop closed');
   await allClosedWithin(site, 1000);
   assert.match(crawler.report(), /Todo: 6\nBusy: 4\nDone: 1\n/);
+});
+
+// --- issue 17's faults all at once, on a raw socket server ---------------------------------------
+
+/** Every fault of issue 17's hostile server that a crawl can meet, one path each, raw bytes. */
+function answerHostile(path: string, socket: net.Socket, timers: Set<NodeJS.Timeout>): void {
+  const head = (status: string, fields: string[]): string => `HTTP/1.1 ${status}\r\n${fields.map((f) => `${f}\r\n`).join('')}\r\n`;
+  const html = (body: string): void => void socket.write(head('200 OK', ['Content-Type: text/html', `Content-Length: ${Buffer.byteLength(body)}`]) + body);
+  const pump = (chunk: Buffer): void => {
+    const go = (): void => {
+      while (!socket.destroyed && socket.write(chunk));
+      if (!socket.destroyed) socket.once('drain', go);
+    };
+    go();
+  };
+  switch (path) {
+    case '/robots.txt':
+      return void socket.write(head('404 Not Found', ['Content-Length: 0']));
+    case '/':
+      return html(
+        [
+          '/stall', '/reset', '/bad-status', '/bad-header', '/bad-chunk', '/continue-storm', '/endless', '/big', '/gzip-bomb',
+          '/loop-a', '/no-location', '/no-content-with-body', '/unknown-charset', '/many-links', '/ok',
+          // Over the 64 KiB URL limit (the 8 MB case, with default timeouts, is in crawler.test.ts).
+          `/${'u'.repeat(100_000)}`, 'mailto:a@b.invalid', 'javascript:void(0)', 'ht!tp://::::', 'http://[', 'http://elsewhere.invalid/',
+        ]
+          .map((href) => `<a href="${href}">x</a>`)
+          .join('\n'),
+      );
+    case '/stall':
+      return; // never answers
+    case '/reset':
+      socket.write(head('200 OK', ['Content-Type: text/html', 'Content-Length: 1000']) + 'partial');
+      return void timers.add(setTimeout(() => socket.destroyed || socket.resetAndDestroy(), 20));
+    case '/bad-status':
+      return void socket.write('HTTP/1.1 2OO OK\r\nContent-Length: 0\r\n\r\n');
+    case '/bad-header':
+      return void socket.write('HTTP/1.1 200 OK\r\nX Bad: 1\r\nContent-Length: 0\r\n\r\n');
+    case '/bad-chunk':
+      return void socket.write(head('200 OK', ['Content-Type: text/html', 'Transfer-Encoding: chunked']) + 'zz\r\nnope\r\n0\r\n\r\n');
+    case '/continue-storm':
+      return pump(Buffer.from('HTTP/1.1 100 Continue\r\n\r\n'.repeat(1000)));
+    case '/endless':
+      socket.write(head('200 OK', ['Content-Type: text/html', 'Transfer-Encoding: chunked']));
+      return pump(Buffer.from('1\r\nx\r\n'.repeat(10_000)));
+    case '/big':
+      socket.write(head('200 OK', ['Content-Type: text/html', `Content-Length: ${50 << 20}`]));
+      return pump(Buffer.alloc(1 << 16, 0x20));
+    case '/gzip-bomb': {
+      const bomb = zlib.gzipSync(Buffer.alloc(64 << 20));
+      return void socket.write(Buffer.concat([Buffer.from(head('200 OK', ['Content-Type: text/html', 'Content-Encoding: gzip', `Content-Length: ${bomb.length}`])), bomb]));
+    }
+    case '/loop-a':
+      return void socket.write(head('302 Found', ['Location: /loop-b', 'Content-Length: 0']));
+    case '/loop-b':
+      return void socket.write(head('302 Found', ['Location: /loop-a', 'Content-Length: 0']));
+    case '/no-location':
+      return void socket.write(head('301 Moved Permanently', ['Content-Length: 0']));
+    case '/no-content-with-body':
+      return void socket.write(head('204 No Content', ['Content-Length: 5']) + 'oops!');
+    case '/unknown-charset':
+      return html('<meta charset="x-no-such-charset"><a href="/ok">ok</a>');
+    case '/many-links':
+      return html(Array.from({ length: 5000 }, (_, i) => `<a href="/leaf/${i % 50}">${i}</a>`).join(''));
+    default:
+      return html('<p>leaf</p>');
+  }
+}
+
+test("issue 17's hostile server, all faults together: the crawl ends, and every URL seen is fetched, failed, excluded or cancelled in the report", { timeout: 120_000 }, async (t) => {
+  const timers = new Set<NodeJS.Timeout>();
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    let pending = '';
+    socket.on('data', (data: Buffer) => {
+      pending += data.toString('latin1');
+      for (let end = pending.indexOf('\r\n\r\n'); end >= 0; end = pending.indexOf('\r\n\r\n')) {
+        const path = pending.slice(0, end).split(' ')[1] ?? '/';
+        pending = pending.slice(end + 4);
+        answerHostile(path, socket, timers);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  );
+  const rootUrl = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/`;
+
+  // Whole: as the outside test ran it (--max-tasks 20), with short timeouts.
+  const crawler = new Crawler([rootUrl], { maxTasks: 20, session: { timeout: { connect: 2, read: 1, total: 3 } } });
+  const seconds = await run(
+    coroutine(function* main(): Coroutine<number> {
+      const t0 = getRunningLoop().time();
+      yield* crawler.crawl();
+      return getRunningLoop().time() - t0;
+    })(),
+  );
+  // The stall is tried twice (1 s each); everything else ends sooner.
+  assert.ok(seconds < 20, `the crawl took ${seconds} s`);
+  const done = new Set(crawler.done.map((s) => s.url));
+  for (const url of crawler.seenUrls) assert.ok(done.has(url) || crawler.excluded.has(url), `${url.slice(0, 100)} is accounted for`);
+  const report = crawler.report();
+  for (const url of done) assert.ok(report.includes(`${url.length > 200 ? url.slice(0, 200) : url}`), `${url.slice(0, 100)} is in the report`);
+  const failed = (path: string, pattern: RegExp): void => {
+    const stat = crawler.done.find((s) => s.url === new URL(path, rootUrl).href);
+    assert.ok(stat !== undefined, `${path.slice(0, 40)} was fetched`);
+    assert.match(stat.exception ?? '', pattern, path.slice(0, 40));
+  };
+  failed('/stall', /HttpTimeoutError/);
+  failed('/reset', /HttpConnectionError|HttpProtocolError/);
+  failed('/bad-status', /HttpProtocolError: invalid status line/);
+  failed('/bad-header', /HttpProtocolError: invalid header/);
+  failed('/bad-chunk', /HttpProtocolError: invalid chunk size/);
+  failed('/continue-storm', /HttpProtocolError: more than 32 interim \(1xx\) responses/);
+  failed('/endless', /HttpTimeoutError|HttpTooLargeError/);
+  failed('/big', /HttpTooLargeError/);
+  failed('/gzip-bomb', /HttpTooLargeError/);
+  failed(`/${'u'.repeat(100_000)}`, /InvalidUrlError: URL of \d+ characters is longer than the limit of 65536/);
+  failed('/unknown-charset', /charset/i);
+  assert.equal(crawler.done.find((s) => s.url === `${rootUrl}ok`)?.status, 200);
+  assert.equal(crawler.excluded.get('http://elsewhere.invalid/'), 'host');
+  for (const { url, error } of crawler.errors) assert.ok(!(error instanceof RangeError), `${url.slice(0, 60)}: ${String(error).slice(0, 200)}`);
+
+  // Interrupted after a moment: every URL seen is fetched, failed, excluded, cancelled in flight or not fetched.
+  const cut = new Crawler([rootUrl], { maxTasks: 5, session: { timeout: { connect: 2, read: 5, total: 10 } } });
+  await run(
+    coroutine(function* main(): Coroutine<void> {
+      const task = getRunningLoop().createTask(cut.crawl());
+      while (cut.progress().done < 3) yield* sleep(0.01);
+      task.cancel();
+      try {
+        yield* task;
+      } catch (e) {
+        if (!(e instanceof CancelledError)) throw e;
+      }
+    })(),
+  );
+  assert.ok(cut.interrupted !== null, 'the crawl was interrupted');
+  const cutDone = new Set(cut.done.map((s) => s.url));
+  const cancelled = new Set(cut.interrupted.inFlight);
+  const queued = new Set(cut.interrupted.queued);
+  assert.ok(cancelled.size > 0, 'some URLs were in flight');
+  for (const url of cut.seenUrls) {
+    const ways = [cutDone.has(url), cut.excluded.has(url), cancelled.has(url), queued.has(url)].filter(Boolean).length;
+    assert.ok(ways >= 1, `${url.slice(0, 100)} is accounted for`);
+  }
+  const cutReport = cut.report();
+  assert.match(cutReport, new RegExp(`Todo: ${queued.size}\\nBusy: ${cancelled.size}\\n`));
+  for (const url of cancelled) assert.ok(cutReport.includes(`${url} cancelled: being fetched when the crawl was interrupted`));
+  for (const url of queued) assert.ok(cutReport.includes(`${url.slice(0, 200)}`));
 });
