@@ -15,6 +15,7 @@ import net from 'node:net';
 import * as zlib from 'node:zlib';
 import { CancelledError, EventLoop, coroutine, getRunningLoop, run, sleep, type Coroutine } from '../../../runtime/index';
 import { Crawler } from '../../../runtime/crawler/crawler';
+import { rawSite } from './raw-site';
 import { HttpConnectionError, HttpError, HttpProtocolError, HttpTimeoutError, HttpTooLargeError } from '../../../runtime/http/errors';
 
 interface Site {
@@ -477,31 +478,11 @@ function answerHostile(path: string, socket: net.Socket, timers: Set<NodeJS.Time
 
 test("issue 17's hostile server, all faults together: the crawl ends, and every URL seen is fetched, failed, excluded or cancelled in the report", { timeout: 120_000 }, async (t) => {
   const timers = new Set<NodeJS.Timeout>();
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
-    let pending = '';
-    socket.on('data', (data: Buffer) => {
-      pending += data.toString('latin1');
-      for (let end = pending.indexOf('\r\n\r\n'); end >= 0; end = pending.indexOf('\r\n\r\n')) {
-        const path = pending.slice(0, end).split(' ')[1] ?? '/';
-        pending = pending.slice(end + 4);
-        answerHostile(path, socket, timers);
-      }
-    });
+  t.after(() => {
+    for (const timer of timers) clearTimeout(timer);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  );
-  const rootUrl = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/`;
+  const site = await rawSite(t, (path, socket) => answerHostile(path, socket, timers));
+  const rootUrl = site.url('/');
 
   // Whole: as the outside test ran it (--max-tasks 20), with short timeouts.
   const crawler = new Crawler([rootUrl], { maxTasks: 20, session: { timeout: { connect: 2, read: 1, total: 3 } } });
