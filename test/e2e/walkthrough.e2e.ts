@@ -207,11 +207,14 @@ describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_00
     await screenshot(page(), 'walkthrough-generators-done');
   });
 
-  step('a sample with nothing on the loop to step (callbacks) runs to its end, brings its output forward and completes', async () => {
+  step('a sample with a loop of its own (callbacks) is held at entry, and on Continue runs to its end, brings its output forward and completes', async () => {
     assert.equal(await walkthroughStep('callbacks').getAttribute('aria-checked'), 'false');
     await runStepButton('callbacks');
     const frame = await panel();
     await until('the callbacks sample', async () => /Sample callbacks/.test(await frame.locator('.run-title').innerText()), 30_000);
+    // Held at entry: the sample's own loop has not started (a line breakpoint set now would hit).
+    await waitPhase(frame, 'paused');
+    await frame.locator('button[data-action="continue"]').click();
     await waitPhase(frame, 'finished');
     await page().locator('.editor-group-container .tabs-container .tab.active[data-resource-name="callbacks.ts"]').waitFor({ state: 'visible' });
     // Its lines, in the Coroscope output channel, which came forward.
