@@ -65,7 +65,7 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { CrawlProgress, HostEvents, HostMethods, LaunchTarget, LineFrameInfo, SourcePosition, StopReason, TaskDetail, Traceback, VariableInfo } from '../../protocol/host-protocol';
-import type { HostProcess } from '../host-client/host-process';
+import type { HostExit, HostProcess } from '../host-client/host-process';
 import { TASKS_CHANGED_EVENT, TASKS_REQUEST, TRACES_REQUEST, type TasksBody } from './custom-requests';
 import {
   CALLBACK_THREAD_ID,
@@ -485,31 +485,41 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.run = run;
     this.owned = owned;
     this.host = host;
-    this.detachRun = run.attach(this.options.viewName ?? 'debugger');
     const e = host.endpoint;
-    e.on('paused', (b) => this.onPaused(b));
-    e.on('continued', () => this.onContinued());
-    e.on('output', (b) => this.output(b.text, b.category === 'log' ? 'console' : b.category));
-    e.on('exception', (b) => this.onException(b));
-    e.on('finished', (b) => this.onFinished(b));
-    e.on('taskCreated', (b) => this.onTaskEvent(b.task, 'created'));
-    e.on('taskFinished', (b) => this.onTaskEvent(b.task, 'finished'));
-    e.on('lint', (b) => this.output(`[lint] ${b.lint.message}`));
-    e.on('progress', (b) => this.onProgress(b));
-    run.onDidEnd.on((exit) => {
-      if (this.phase === 'disposed') return;
-      if (exit.expected) {
-        // Stopped by another view (the panel's Stop): the run is over for this one too.
-        this.output('Coroscope: the run was stopped');
-      } else {
-        const why = exit.signal ?? `code ${exit.code}`;
-        this.output(`Coroscope: the runtime host exited (${why})\n${exit.lastLines.slice(-10).join('\n')}`, 'stderr');
-      }
-      this.phase = 'finished';
-      this.endProgress('ended');
-      this.sendTerminated();
-    });
+    const offs = [
+      e.on('paused', (b) => this.onPaused(b)),
+      e.on('continued', () => this.onContinued()),
+      e.on('output', (b) => this.output(b.text, b.category === 'log' ? 'console' : b.category)),
+      e.on('exception', (b) => this.onException(b)),
+      e.on('finished', (b) => this.onFinished(b)),
+      e.on('taskCreated', (b) => this.onTaskEvent(b.task, 'created')),
+      e.on('taskFinished', (b) => this.onTaskEvent(b.task, 'finished')),
+      e.on('lint', (b) => this.output(`[lint] ${b.lint.message}`)),
+      e.on('progress', (b) => this.onProgress(b)),
+      run.onDidEnd.on((exit) => this.onRunEnded(exit)),
+    ];
+    const detach = run.attach(this.options.viewName ?? 'debugger');
+    // Detached, the session hears nothing more of the run (it may go on for other views).
+    this.detachRun = () => {
+      for (const off of offs) off();
+      detach();
+    };
     this.sendEvent(new Event('process', { name: 'coroscope runtime host', systemProcessId: host.pid, isLocalProcess: true, startMethod: owned ? 'launch' : 'attach' }));
+  }
+
+  /** The run's host process ended: asked by another view (the panel's Stop), or it died. */
+  private onRunEnded(exit: HostExit): void {
+    if (this.phase === 'disposed') return;
+    if (exit.expected) {
+      // Stopped by another view (the panel's Stop): the run is over for this one too.
+      this.output('Coroscope: the run was stopped');
+    } else {
+      const why = exit.signal ?? `code ${exit.code}`;
+      this.output(`Coroscope: the runtime host exited (${why})\n${exit.lastLines.slice(-10).join('\n')}`, 'stderr');
+    }
+    this.phase = 'finished';
+    this.endProgress('ended');
+    this.sendTerminated();
   }
 
   /**
@@ -1213,7 +1223,7 @@ export class CoroscopeSession extends LoggingDebugSession {
       // attached one goes on unless the client asks to end it.
       const endRun = args?.terminateDebuggee ?? this.owned;
       if (!endRun) await this.detach();
-      await this.disposeHost();
+      await this.disposeHost(endRun);
       this.sendResponse(response);
       if (args?.restart !== true) this.shutdown();
     });
@@ -1232,8 +1242,8 @@ export class CoroscopeSession extends LoggingDebugSession {
     detachRun();
   }
 
-  /** Ends the session's hold on its run: a run it launched ends (its host process too); resolves once it is gone. */
-  async disposeHost(): Promise<void> {
+  /** Ends the session's hold on its run; `endRun` (by default: a run it launched) ends the run and its host process, resolving once it is gone. */
+  async disposeHost(endRun = this.owned): Promise<void> {
     this.phase = 'disposed';
     if (this.threadTimer !== null) clearTimeout(this.threadTimer);
     if (this.tasksChangedTimer !== null) clearTimeout(this.tasksChangedTimer);
@@ -1243,7 +1253,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     const detachRun = this.detachRun;
     this.detachRun = null;
     if (run !== null && detachRun !== null) {
-      if (this.owned) await run.stop(1500);
+      if (endRun) await run.stop(1500);
       detachRun();
     }
   }

@@ -3,8 +3,9 @@
 // streams: `attach` to a run the panel launched (same task ids, one runtime host process),
 // the panel's pause / continue / step reaching the debugger as `stopped` / `continued`, a
 // DAP `next` moving the panel's tick, the panel's Stop ending the debug session; `attach`
-// refused clearly without a run or with several; a run launched by a debug session seen by
-// the panel, and ended for it by the debugger's disconnect.
+// refused clearly without a run or with several; a detach that leaves the run to the panel
+// (running again, deaf to it); a run launched by a debug session seen by the panel, and
+// ended for it by the debugger's disconnect.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -142,6 +143,57 @@ describe('the debug adapter attached to the panel\'s run (one run, two views)', 
     await panel.stopRun();
     await dap.waitForEvent('terminated', { from });
     await until('the panel to see the run finished', () => panel.status.phase === 'finished');
+  });
+});
+
+describe('a debug session that detaches from the panel\'s run', { timeout: 120_000 }, () => {
+  let runs: RunRegistry;
+  let panel: RunSession;
+
+  before(async () => {
+    await buildAdapterAndHost();
+    runs = new RunRegistry({ hostScript: HOST_SCRIPT, clientName: 'test' });
+    panel = new RunSession(runs, { snapshotRate: () => 20 });
+  });
+
+  after(async () => {
+    panel?.dispose();
+    await runs?.dispose();
+  });
+
+  it('leaves the run going for the panel and hears nothing of it after; terminateDebuggee ends it', async () => {
+    await panel.launch({ kind: 'demo', pages: 20_000 }, { maxTasks: 2, stopOnEntry: true });
+    await until('the pause at entry', () => panel.status.phase === 'paused');
+    const run = panel.run;
+    assert.ok(run !== null);
+    const dap = inlineAdapter(runs, 'debug 1');
+    try {
+      await initialize(dap);
+      await attach(dap, {});
+      await dap.waitForEvent('stopped');
+      await dap.request('disconnect', {});
+      assert.ok(run.isAlive(), 'the run goes on');
+      assert.deepEqual(run.viewers(), ['panel']);
+      await until('the paused run let go', () => panel.status.phase === 'running');
+      const mark = dap.mark();
+      await panel.pause();
+      await until('paused in the panel', () => panel.status.phase === 'paused');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(dap.events.slice(mark).map((e) => e.event), [], 'the detached session hears nothing more');
+    } finally {
+      await dap.close();
+    }
+    // An attach that ends with terminateDebuggee ends the run for the panel too.
+    const second = inlineAdapter(runs, 'debug 2');
+    try {
+      await initialize(second);
+      await attach(second, { run: run.key });
+      await second.request('disconnect', { terminateDebuggee: true });
+      await until('the run ended', () => !run.isAlive());
+      await until('the panel to see it', () => panel.run === null);
+    } finally {
+      await second.close();
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 // A small Debug Adapter Protocol client for tests: starts a debug adapter as a process and
 // talks to it over stdio with Content-Length framing, as VS Code does (or, with
-// DapClient.inProcess, talks the same way to an adapter object of this process through a
-// pair of streams, as VS Code's inline adapters are run). Requests get
+// DapClient.inProcess, hands messages to an adapter object of this process and hears its
+// messages, as VS Code runs a DebugAdapterInlineImplementation). Requests get
 // increasing `seq` numbers and resolve with the response whose `request_seq` matches;
 // events are recorded in arrival order, so a test can wait for one that may already have
 // come (`waitForEvent` looks from a mark on, not only at future events).
@@ -11,7 +11,7 @@
 
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { PassThrough, type Readable, type Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 
 const HEADER_END = '\r\n\r\n';
@@ -26,16 +26,19 @@ export interface DapEvent {
   at: number;
 }
 
-/** An adapter object of this process (a DebugSession): started on a pair of streams, ended with dispose. */
+/** An adapter object of this process (a DebugSession), driven as VS Code drives an inline adapter. */
 export interface InProcessAdapter {
-  start(input: Readable, output: Writable): void;
+  handleMessage(message: DebugProtocol.ProtocolMessage): void;
+  onDidSendMessage(listener: (message: object) => void): unknown;
   dispose(): void;
 }
 
 /** Where the client's messages go and the adapter's come from. */
 interface AdapterLink {
-  input: Writable;
-  output: Readable;
+  send(message: object): void;
+  /** Framed bytes from an adapter process (null: messages come through `listen`). */
+  output: Readable | null;
+  listen?(receive: (message: DebugProtocol.ProtocolMessage) => void): void;
   stderr: Readable | null;
   onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
   /** Asks the adapter to end (its input closed). */
@@ -64,7 +67,10 @@ export class DapClient {
   static spawn(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): DapClient {
     const child = spawn(command, [...args], { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
     return new DapClient({
-      input: child.stdin,
+      send: (message) => {
+        const json = JSON.stringify(message);
+        child.stdin.write(`Content-Length: ${Buffer.byteLength(json, 'utf8')}${HEADER_END}${json}`, 'utf8');
+      },
       output: child.stdout,
       stderr: child.stderr,
       onExit: (listener) => child.on('exit', listener),
@@ -75,8 +81,6 @@ export class DapClient {
 
   /** A client of an adapter object of this process (the inline adapter VS Code runs in the extension host). */
   static inProcess(adapter: InProcessAdapter): DapClient {
-    const toAdapter = new PassThrough();
-    const fromAdapter = new PassThrough();
     const exitListeners: Array<(code: number | null, signal: NodeJS.Signals | null) => void> = [];
     let ended = false;
     const end = (): void => {
@@ -85,13 +89,21 @@ export class DapClient {
       adapter.dispose();
       for (const l of exitListeners) l(0, null);
     };
-    const client = new DapClient({ input: toAdapter, output: fromAdapter, stderr: null, onExit: (l) => exitListeners.push(l), end, kill: end });
-    adapter.start(toAdapter, fromAdapter);
-    return client;
+    return new DapClient({
+      // A copy, as if it had crossed a wire.
+      send: (message) => adapter.handleMessage(JSON.parse(JSON.stringify(message)) as DebugProtocol.ProtocolMessage),
+      output: null,
+      listen: (receive) => adapter.onDidSendMessage((m) => receive(JSON.parse(JSON.stringify(m)) as DebugProtocol.ProtocolMessage)),
+      stderr: null,
+      onExit: (l) => exitListeners.push(l),
+      end,
+      kill: end,
+    });
   }
 
   private connect(): Promise<void> {
-    this.link.output.on('data', (chunk: Buffer) => this.receive(chunk));
+    this.link.output?.on('data', (chunk: Buffer) => this.receive(chunk));
+    this.link.listen?.((message) => this.dispatch(message));
     this.link.stderr?.on('data', (chunk: Buffer) => {
       this.stderr += chunk.toString('utf8');
       if (this.stderr.length > 100_000) this.stderr = this.stderr.slice(-50_000);
@@ -165,9 +177,9 @@ export class DapClient {
   }
 
   private send(message: object): void {
-    const json = JSON.stringify(message);
-    this.link.input.write(`Content-Length: ${Buffer.byteLength(json, 'utf8')}${HEADER_END}${json}`, 'utf8');
+    this.link.send(message);
   }
+
 
   /** Sends a request; resolves with its response, successful or not. */
   requestRaw(command: string, args?: unknown, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<DebugProtocol.Response> {
