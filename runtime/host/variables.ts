@@ -5,8 +5,9 @@
 // groups stay valid, older ones are released (the values behind them become collectable).
 // A client that keeps a handle longer gets an error reply saying it expired.
 //
-// evaluate: with a task and frame, the frame's locals are bound as the parameters of
-// `new Function(...names, 'return (' + expression + ')')` and `this` as the frame's receiver;
+// evaluate: with a task and frame, the frame's locals are bound as variables of the
+// expression (local-expressions.ts, the evaluator breakpoint conditions use too) and `this`
+// as the frame's receiver;
 // objects are the real objects (through their handles), primitives come from their
 // previews (a string longer than the preview limit is passed cut; the result says so).
 // Without a frame, `loop`, `tasks` (the live tasks), `task(id)` and `crawler` are bound.
@@ -14,13 +15,12 @@
 import { ProtocolError } from '../../protocol/rpc';
 import type { VariableInfo } from '../../protocol/host-protocol';
 import type { GeneratorReader, LocalVariable } from '../inspect/generator-reader';
+import { errorText, evaluateOverLocals } from '../inspect/local-expressions';
 import { PREVIEW_STRING, previewValue, type HandleSink, type NamedPreview, type ValuePreview } from '../inspect/value-preview';
 
 /** Handle groups kept alive (each taskDetail or evaluate makes one). */
 const GROUPS_KEPT = 64;
 
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-const RESERVED = new Set(['this', 'arguments', 'eval', 'await', 'yield', 'let', 'static', 'enum', 'implements', 'interface', 'package', 'private', 'protected', 'public', 'null', 'true', 'false', 'new', 'delete', 'typeof', 'void', 'in', 'instanceof', 'function', 'class', 'const', 'var', 'return', 'if', 'else', 'for', 'while', 'do', 'switch', 'case', 'default', 'break', 'continue', 'throw', 'try', 'catch', 'finally', 'with', 'debugger', 'super', 'import', 'export', 'extends']);
 
 export class VariableStore {
   private nextHandle = 1;
@@ -114,25 +114,10 @@ export class VariableStore {
 
   /** Evaluates `expression` with `bindings` as variables and `self` as `this`; the result as a variable. */
   evaluate(expression: string, bindings: ReadonlyArray<readonly [string, unknown]>, self: unknown, note: string | null): { value: string; type: string; handle: number } {
-    const names: string[] = [];
-    const values: unknown[] = [];
-    for (const [name, value] of bindings) {
-      if (!IDENTIFIER.test(name) || RESERVED.has(name) || names.includes(name)) continue;
-      names.push(name);
-      values.push(value);
-    }
-    let fn: (...args: unknown[]) => unknown;
-    try {
-      fn = new Function(...names, `return (${expression}\n);`) as (...args: unknown[]) => unknown;
-    } catch (e) {
-      throw new ProtocolError(`evaluate: the expression does not parse: ${e instanceof Error ? e.message : String(e)}`);
-    }
-    let result: unknown;
-    try {
-      result = fn.apply(self, values);
-    } catch (e) {
-      throw new ProtocolError(`evaluate: the expression threw ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`, 'evaluationFailed');
-    }
+    const r = evaluateOverLocals(expression, bindings, { self });
+    if (!r.ok && r.stage === 'parse') throw new ProtocolError(`evaluate: the expression does not parse: ${r.error instanceof Error ? r.error.message : String(r.error)}`);
+    if (!r.ok) throw new ProtocolError(`evaluate: the expression threw ${errorText(r.error)}`, 'evaluationFailed');
+    const result = r.value;
     const sink = this.newGroup();
     const preview = previewValue(result, sink);
     const info = this.info('result', preview);

@@ -43,6 +43,7 @@ import { exceptionOf, inspect } from '../inspection';
 import type { EventLoop, LoopObserver } from '../loop';
 import { Task } from '../task';
 import { FunctionLocations, functionLocations } from './function-locations';
+import { errorText, evaluateOverLocals } from './local-expressions';
 import { generatorReader, type GeneratorReader, type LocalVariable } from './generator-reader';
 import { sourcePositions, type SourcePositionMapper } from './source-positions';
 import type { TaskState } from '../../protocol/host-protocol';
@@ -101,9 +102,6 @@ interface PendingStep {
   reject: (e: unknown) => void;
 }
 
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-const RESERVED = new Set(['this', 'arguments', 'eval', 'await', 'yield', 'let', 'static', 'implements', 'interface', 'package', 'private', 'protected', 'public', 'enum', 'class', 'const', 'function', 'return', 'var', 'new', 'delete', 'typeof', 'void', 'in', 'instanceof', 'if', 'else', 'for', 'while', 'do', 'switch', 'case', 'default', 'break', 'continue', 'throw', 'try', 'catch', 'finally', 'with', 'debugger', 'null', 'true', 'false', 'super', 'import', 'export', 'extends']);
-
 /** Parses a DAP-style hit condition; null if it is not one. */
 export function parseHitCondition(text: string): ((count: number) => boolean) | null {
   const m = /^\s*(>=|<=|==|=|>|<|%)?\s*(\d+)\s*$/.exec(text);
@@ -160,20 +158,12 @@ function primitiveOf(local: LocalVariable): { ok: boolean; value: unknown } {
  * holds, or the error text when it threw.
  */
 export function evaluateCondition(condition: string, locals: readonly LocalVariable[]): { value: boolean; error: string | null } {
-  const names: string[] = [];
-  const values: unknown[] = [];
-  for (const l of locals) {
-    if (!IDENTIFIER.test(l.name) || RESERVED.has(l.name) || names.includes(l.name)) continue;
+  const bindings = locals.map((l): readonly [string, unknown] => {
     const p = primitiveOf(l);
-    names.push(l.name);
-    values.push(p.ok ? p.value : undefined);
-  }
-  try {
-    const fn = new Function(...names, `"use strict"; return (${condition});`) as (...args: unknown[]) => unknown;
-    return { value: Boolean(fn(...values)), error: null };
-  } catch (e) {
-    return { value: true, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
-  }
+    return [l.name, p.ok ? p.value : undefined];
+  });
+  const r = evaluateOverLocals(condition, bindings, { strict: true });
+  return r.ok ? { value: Boolean(r.value), error: null } : { value: true, error: errorText(r.error) };
 }
 
 /**
