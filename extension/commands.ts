@@ -19,6 +19,7 @@ import { CoroscopeOutput } from './output';
 import { RunSession } from './run-session';
 import { describeTarget, type Run } from './runs/run';
 import type { RunRegistry } from './runs/run-registry';
+import { pickFocusSafe, showQuickPickFocusSafe } from './focus-safe-quick-pick';
 import { sampleList, type SampleEntry } from './sample-catalog';
 import { crawlSettings, parseCrawlInput, sampleOptions, snapshotRate, type SettingGetter } from './settings';
 import { openSourcePosition } from './source-opener';
@@ -195,12 +196,7 @@ async function askCrawlTarget(): Promise<LaunchTarget | undefined> {
     else if ('error' in parsed) qp.items = [{ label: `$(warning) ${parsed.error}`, choice: 'urls', alwaysShow: true }, demo];
     else qp.items = [{ label: `$(link-external) Crawl ${parsed.urls.join(' ')}`, choice: 'urls', alwaysShow: true }, demo];
   });
-  const picked = await new Promise<{ item: CrawlChoice | undefined; value: string }>((resolve) => {
-    qp.onDidAccept(() => resolve({ item: qp.selectedItems[0] ?? qp.activeItems[0], value: qp.value }));
-    qp.onDidHide(() => resolve({ item: undefined, value: '' }));
-    qp.show();
-  });
-  qp.dispose();
+  const picked = await pickFocusSafe(qp);
   if (picked.item === undefined) return undefined;
   if (picked.item.choice === 'demo') return { kind: 'demo' };
   const parsed = parseCrawlInput(picked.value);
@@ -227,7 +223,7 @@ async function pickTask(services: CoroscopeServices, title: string, filter: (t: 
     void vscode.window.showInformationMessage('Coroscope: no live task to choose from.');
     return undefined;
   }
-  const picked = await vscode.window.showQuickPick(tasks.slice(0, 5000).map(taskLabel), { title, placeHolder: 'Type a task id or name', matchOnDescription: true, matchOnDetail: true });
+  const picked = await showQuickPickFocusSafe(tasks.slice(0, 5000).map(taskLabel), { title, placeHolder: 'Type a task id or name', matchOnDescription: true, matchOnDetail: true });
   return picked?.taskId;
 }
 
@@ -259,7 +255,7 @@ function compareArg(arg: unknown): { pages: number; latencyMs: number } | undefi
 
 async function askComparison(): Promise<{ pages: number; latencyMs: number } | undefined> {
   const items = [10, 100, 1000].map((pages) => ({ label: `${pages.toLocaleString('en-US')} pages`, description: `${COMPARE_LATENCY_MS} ms latency per response`, pages }));
-  const picked = await vscode.window.showQuickPick(items, {
+  const picked = await showQuickPickFocusSafe(items, {
     title: 'Coroscope: Compare Approaches',
     placeHolder: 'Fetch how many demo-site pages with each approach (blocking, processes, threads, busy loop, callbacks, generators, runtime)?',
   });
@@ -333,7 +329,7 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
       let entry: SampleEntry | undefined;
       const { samples } = await sampleList(s.session.run?.endpoint ?? null);
       if (id === undefined) {
-        const picked = await vscode.window.showQuickPick(
+        const picked = await showQuickPickFocusSafe(
           samples.map((x) => ({ label: x.title, description: x.id, detail: x.chapter, entry: x })),
           { title: 'Coroscope: Open Tutorial Sample', placeHolder: 'Pick a sample to run in the inspector', matchOnDescription: true, matchOnDetail: true },
         );

@@ -7,7 +7,8 @@
  *
  * Invariants:
  * - Every server gets fresh, private state in one temporary folder: user-data-dir (with the
- *   given User/settings.json written before start), extensions-dir, a config file and the
+ *   given User/settings.json written before start, or none at all with `noSettingsFile`:
+ *   VS Code's own defaults, as on a first start), extensions-dir, a config file and the
  *   XDG folders, so nothing is read from or written to the user's home
  *   (~/.config/code-server, ~/.local/share/code-server) and runs cannot see each other.
  * - It listens on 127.0.0.1 only, on a port the kernel picks (port 0, read back from
@@ -79,6 +80,9 @@ export interface CodeServerOptions {
   readonly workspace: string;
   /** Merged over QUIET_SETTINGS and written to User/settings.json before start. */
   readonly settings?: Readonly<Record<string, unknown>>;
+  /** Write no User/settings.json at all (neither QUIET_SETTINGS nor `settings`): VS Code
+   *  starts with its own defaults, the Welcome page open, as a new user sees it. */
+  readonly noSettingsFile?: boolean;
   /** .vsix files installed with --install-extension into the fresh extensions-dir first. */
   readonly vsix?: readonly string[];
   /** Extra command-line arguments for code-server (e.g. ['--enable-proposed-api', 'x.y']). */
@@ -104,7 +108,8 @@ export interface CodeServer {
   readonly workspace: string;
   /** Everything the server printed so far (also in tempDir/code-server.log). */
   output(): string;
-  /** Rewrites User/settings.json (QUIET_SETTINGS, start settings, then these). Takes effect
+  /** Rewrites User/settings.json (QUIET_SETTINGS, start settings, then these; only these
+   *  with noSettingsFile). Takes effect
    *  when a workbench page is loaded (or reloaded): the server sees the change on disk but an
    *  open VS Code web page does not apply it (measured); use the UI for live changes. */
   updateSettings(settings: Readonly<Record<string, unknown>>): void;
@@ -159,9 +164,13 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   }
   // Our own config file, so that code-server does not write one with a password to ~/.config.
   writeFileSync(configFile, 'auth: none\ncert: false\n');
-  let settings: Record<string, unknown> = { ...QUIET_SETTINGS, ...options.settings };
+  let settings: Record<string, unknown> = options.noSettingsFile === true ? {} : { ...QUIET_SETTINGS, ...options.settings };
   const writeSettings = (): void => writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2) + '\n');
-  writeSettings();
+  if (options.noSettingsFile === true) {
+    if (options.settings !== undefined) throw new Error('noSettingsFile and settings exclude each other');
+  } else {
+    writeSettings();
+  }
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,
