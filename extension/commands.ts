@@ -290,7 +290,7 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
       if (target === undefined) return;
       const cfg = crawlSettings(settings());
       for (const p of cfg.problems) void vscode.window.showWarningMessage(`Coroscope: ${p}`);
-      if (target.kind === 'demo' && cfg.demoPages > 0) target = { kind: 'demo', pages: cfg.demoPages };
+      if (target.kind === 'demo') target = cfg.demoPages > 0 ? { kind: 'demo', pages: cfg.demoPages, latency: cfg.demoLatency } : { kind: 'demo', latency: cfg.demoLatency };
       await s.launch(target, cfg.options);
     },
     [COMMANDS.openInspector]: async () => {

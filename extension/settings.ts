@@ -7,8 +7,13 @@ import type { LaunchOptions } from '../protocol/host-protocol';
 
 export type SettingGetter = (key: string) => unknown;
 
+export type DemoLatency = 'realistic' | 'instant';
+
 export const DEFAULTS = Object.freeze({
-  maxTasks: 100,
+  // The chapter's Crawler (max_tasks=10), not its command line (100): ten workers fit the
+  // panel's table, and over the demo site's network-like latency they keep a crawl going for
+  // about 15-20 s, long enough to pause it and look (100 workers finish it in about 3 s).
+  maxTasks: 10,
   maxRedirect: 10,
   maxTries: 4,
   exclude: '',
@@ -18,6 +23,7 @@ export const DEFAULTS = Object.freeze({
   snapshotRate: 4,
   stopOnEntry: false,
   demoPages: 0,
+  demoLatency: 'realistic' as DemoLatency,
 });
 
 function int(v: unknown, min: number, max: number, fallback: number): number {
@@ -47,6 +53,8 @@ export interface CrawlSettings {
   options: LaunchOptions;
   /** Pages of the embedded demo site (0: the site's default). */
   demoPages: number;
+  /** How the demo site answers: with a network's latency, or at once. */
+  demoLatency: DemoLatency;
   problems: string[];
 }
 
@@ -64,7 +72,9 @@ export function crawlSettings(get: SettingGetter): CrawlSettings {
     inspect: bool(get('inspection'), DEFAULTS.inspection),
     stopOnEntry: bool(get('stopOnEntry'), DEFAULTS.stopOnEntry),
   };
-  return { options, demoPages: int(get('demoPages'), 0, 100_000, DEFAULTS.demoPages), problems };
+  const latency = get('demoLatency');
+  const demoLatency: DemoLatency = latency === 'realistic' || latency === 'instant' ? latency : DEFAULTS.demoLatency;
+  return { options, demoPages: int(get('demoPages'), 0, 100_000, DEFAULTS.demoPages), demoLatency, problems };
 }
 
 /** Launch options for a sample: only inspection and stop-on-entry apply. */

@@ -186,7 +186,8 @@ export interface Snapshot {
 
 export type LaunchTarget =
   | { kind: 'crawl'; urls: string[] }
-  | { kind: 'demo'; pages?: number }
+  /** `latency`: 'realistic' (the default: responses come 100-800 ms late) or 'instant'. */
+  | { kind: 'demo'; pages?: number; latency?: 'realistic' | 'instant' }
   | { kind: 'sample'; id: string }
   | { kind: 'program'; path: string; exportName?: string };
 

@@ -178,6 +178,13 @@ export const LAUNCH_ATTRIBUTES = {
     strict: { type: 'boolean', default: true, description: 'Strict host matching (only the roots\' hosts); false also follows subdomains.' },
     robots: { type: 'boolean', default: true, description: 'Respect robots.txt.' },
     pages: { type: 'integer', ...schemaBounds('demoPages'), description: 'Number of content pages of the demo site (crawl: "demo" only).' },
+    demoLatency: {
+      type: 'string',
+      enum: ['realistic', 'instant'],
+      default: 'realistic',
+      enumDescriptions: ['Every response 100-800 ms late, pages of 24 KiB: a crawl lasts long enough to pause it.', 'Answers at once with small pages: for benchmarks and tests.'],
+      description: 'How the demo site answers (crawl: "demo" only).',
+    },
     inspect: { type: 'boolean', default: true, description: 'Track coroutine frames (stacks, locals, line breakpoints). Off: only task summaries, for speed.' },
     stopOnEntry: { type: 'boolean', default: false, description: 'Stop before the event loop\'s first tick.' },
     cwd: { type: 'string', default: '${workspaceFolder}', description: 'Working directory of the runtime host; a relative "program" is resolved against it.' },

@@ -29,6 +29,8 @@ export interface CoroscopeLaunchArguments {
   exportName?: string;
   /** Pages of the demo site (crawl: "demo" only). */
   pages?: number;
+  /** How the demo site answers: "realistic" (network-like latency, the default) or "instant". */
+  demoLatency?: 'realistic' | 'instant';
   maxTasks?: number;
   maxRedirect?: number;
   maxTries?: number;
@@ -123,7 +125,11 @@ export function parseLaunchArguments(raw: unknown, defaultCwd: string = process.
     if (roots !== undefined) {
       if (roots.length === 1 && roots[0]!.toLowerCase() === 'demo') {
         const pages = optionalBounded(f, 'pages', 'demoPages');
-        target = pages === undefined ? { kind: 'demo' } : { kind: 'demo', pages };
+        const latency = optionalString(f, 'demoLatency');
+        if (latency !== undefined && latency !== 'realistic' && latency !== 'instant') return { error: `"demoLatency" must be "realistic" or "instant", got ${describe(latency)}` };
+        target = { kind: 'demo' };
+        if (pages !== undefined) target.pages = pages;
+        if (latency !== undefined) target.latency = latency;
         description = 'crawl of the embedded demo site';
       } else {
         if (roots.some((r) => r.toLowerCase() === 'demo')) return { error: '"demo" cannot be mixed with URLs in "crawl"' };

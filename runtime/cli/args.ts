@@ -16,6 +16,8 @@ export interface CrawlCommand {
   kind: 'crawl';
   roots: string[];
   demo: boolean;
+  /** The demo site answers at once (no network-like latency): for benchmarks and tests. */
+  instant: boolean;
   pages: number;
   maxTasks: number;
   maxRedirect: number;
@@ -49,7 +51,9 @@ export const USAGE = `coroscope: a web crawler on generator coroutines, and an i
 
 Usage:
   coroscope crawl <url>... [options]     crawl from the given root URLs
-  coroscope crawl --demo [--pages N]     crawl the embedded demo site (works offline)
+  coroscope crawl --demo [--pages N] [--instant]
+                                         crawl the embedded demo site (works offline; it
+                                         answers with a network's latency, or at once with --instant)
   coroscope demo-site [--port P] [--pages N]
                                          serve the demo site until interrupted
   coroscope trace --demo                 a failure's coroutine traceback beside its callback trace
@@ -124,6 +128,7 @@ function parseCrawl(args: string[]): CrawlCommand {
     kind: 'crawl',
     roots: [],
     demo: false,
+    instant: false,
     pages: 200,
     maxTasks: 100,
     maxRedirect: 10,
@@ -155,6 +160,9 @@ function parseCrawl(args: string[]): CrawlCommand {
         break;
       case '--pages':
         cmd.pages = boundedOption('--pages', value(), 'demoPages');
+        break;
+      case '--instant':
+        cmd.instant = true;
         break;
       case '--max-tasks':
         cmd.maxTasks = boundedOption('--max-tasks', value(), 'maxTasks');
@@ -228,6 +236,7 @@ function parseCrawl(args: string[]): CrawlCommand {
   }
   if (cmd.demo && cmd.roots.length > 0) throw new UsageError('give either root URLs or --demo, not both');
   if (cmd.record !== null && cmd.stage !== 'coroutines') throw new UsageError('--record records the coroutines stage (the runtime\'s loop); drop --stage or --record');
+  if (cmd.instant && !cmd.demo) throw new UsageError('--instant is for the embedded demo site: add --demo');
   if (!cmd.demo && cmd.roots.length === 0) throw new UsageError('crawl needs at least one root URL, or --demo for the embedded demo site');
   if (cmd.stage !== 'coroutines') {
     for (const flag of Object.keys(COROUTINES_ONLY)) {

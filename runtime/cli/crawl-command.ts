@@ -16,7 +16,7 @@ import { exceptionKind, formatReport, type FetchStatistic } from '../crawler/rep
 import { parseRoot } from '../crawler/roots';
 import { crawlWithCallbacks } from '../crawler/callback-fetcher';
 import { crawlWithGenerators } from '../crawler/generator-fetcher';
-import { startDemoSite, type DemoSite } from '../demo-site/index';
+import { DEFAULT_DEMO_LATENCY, demoSiteOptions, describeDemoSite, startDemoSite, type DemoSite } from '../demo-site/index';
 import { formatPsTree } from '../inspect/dumps';
 import { TaskRecorder } from '../inspect/task-recorder';
 import { RunRecorder } from '../record/run-recorder';
@@ -54,9 +54,9 @@ export async function runCrawlCommand(cmd: CrawlCommand): Promise<number> {
     return 2;
   }
   if (cmd.demo) {
-    site = await startDemoSite({ pages: cmd.pages });
+    site = await startDemoSite(demoSiteOptions(cmd.instant ? 'instant' : DEFAULT_DEMO_LATENCY, cmd.pages));
     roots = [site.url];
-    if (!cmd.json) process.stderr.write(`Crawling the embedded demo site (${cmd.pages} pages) at ${site.url}\n`);
+    if (!cmd.json) process.stderr.write(`Crawling the embedded demo site at ${site.url}: ${describeDemoSite(site, cmd.instant ? 'instant' : DEFAULT_DEMO_LATENCY)}\n`);
   }
   try {
     const outcome = cmd.record !== null ? await recordCrawl(cmd, cmd.record, roots) : cmd.stage === 'coroutines' ? await crawlWithCoroutines(cmd, roots) : await crawlWithStage(cmd, roots);

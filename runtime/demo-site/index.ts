@@ -5,6 +5,8 @@
 // than the renderers, for tools that want a page's bytes without a server) stay private.
 
 export { startDemoSite, DEFAULT_SLOW_MS, type DemoSite, type DemoSiteOptions } from './server';
+export { describeDemoSite } from './description';
+export { DEMO_LATENCIES, DEFAULT_DEMO_LATENCY, REALISTIC_TRANSPORT, demoSiteOptions, isDemoLatency, type DemoLatency } from './latency';
 export {
   SiteModel,
   DeterministicRandom,

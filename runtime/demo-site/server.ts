@@ -8,8 +8,9 @@
 // - Every non-fault response has Content-Length and keeps the connection alive (HTTP/1.1);
 //   HTML pages are `text/html; charset=utf-8` (except `/broken/`, whose charset is the point).
 //   No Date header, so the same request always gets byte-identical bytes back.
-// - `latencyMs` delays every response; slow pages add `slowMs`. Delays are timers the server
-//   owns: close() cancels them.
+// - `latencyMs` delays every response, plus a pseudo-random `jitterMs` share drawn from a
+//   generator seeded by the site's seed (the same sequence of delays on every run); slow
+//   pages add `slowMs`. Delays are timers the server owns: close() cancels them.
 // - close() resolves promptly whatever is in flight: it stops listening, cancels the pending
 //   timers and destroys every socket, idle keep-alive ones and those stuck in a stalled or
 //   endless fault response included.
@@ -33,6 +34,7 @@ import {
 import {
   BINARY_CONTENT_TYPE,
   BROKEN_CONTENT_TYPE,
+  DeterministicRandom,
   HTML_CONTENT_TYPE,
   JSON_CONTENT_TYPE,
   SiteModel,
@@ -48,6 +50,8 @@ export interface DemoSiteOptions extends SiteModelOptions {
   readonly host?: string;
   /** Delay added to every response, in milliseconds. Default 0. */
   readonly latencyMs?: number;
+  /** Up to this many milliseconds more on each response, drawn pseudo-randomly. Default 0. */
+  readonly jitterMs?: number;
   /** Delay of the `/slow/N/` pages, in milliseconds (on top of latencyMs). Default 300. */
   readonly slowMs?: number;
 }
@@ -146,9 +150,12 @@ export function startDemoSite(options: DemoSiteOptions = {}): Promise<DemoSite> 
   });
   const host = options.host ?? '127.0.0.1';
   const latencyMs = options.latencyMs ?? 0;
+  const jitterMs = options.jitterMs ?? 0;
   const slowMs = options.slowMs ?? DEFAULT_SLOW_MS;
   checkDelay('latencyMs', latencyMs);
+  checkDelay('jitterMs', jitterMs);
   checkDelay('slowMs', slowMs);
+  const jitter = new DeterministicRandom(model.options.seed, 0x6a177e5);
 
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
@@ -187,7 +194,7 @@ export function startDemoSite(options: DemoSiteOptions = {}): Promise<DemoSite> 
     }
     const pathname = pathnameOf(req.url);
     const route: SiteRoute = pathname === null ? { kind: 'not-found' } : model.route(pathname);
-    const delay = latencyMs + (route.kind === 'slow' ? slowMs : 0);
+    const delay = latencyMs + (jitterMs > 0 ? jitter.next() * jitterMs : 0) + (route.kind === 'slow' ? slowMs : 0);
     if (delay > 0) schedule(delay, () => respond(req, res, route));
     else respond(req, res, route);
   });

@@ -29,7 +29,7 @@ import {
 } from '../../protocol/host-protocol';
 import { ProtocolError, type RpcEndpoint } from '../../protocol/rpc';
 import type { Task } from '../task';
-import { startDemoSite, type DemoSite } from '../demo-site/index';
+import { isDemoLatency, startDemoSite, type DemoSite } from '../demo-site/index';
 import { CoroutineHooksHub } from '../inspect/coroutine-hooks';
 import { ExceptionTracer, failingPageOf, tracePair } from '../inspect/traces';
 import { LoopControlError, checkBreakpoints } from '../inspect/loop-control';
@@ -85,7 +85,12 @@ function parseTarget(p: Params): LaunchTarget {
       const pages = optionalNumber(where, t, 'pages', 'integer');
       const problem = pages === undefined ? null : crawlOptionProblem('demoPages', pages, 'launch: target.pages');
       if (problem !== null) throw new ProtocolError(problem);
-      return pages === undefined ? { kind } : { kind, pages };
+      const latency = optionalString(where, t, 'latency');
+      if (latency !== undefined && !isDemoLatency(latency)) throw new ProtocolError(`launch: target.latency must be 'realistic' or 'instant', got ${JSON.stringify(latency)}`);
+      const target: LaunchTarget = { kind };
+      if (pages !== undefined) target.pages = pages;
+      if (latency !== undefined) target.latency = latency;
+      return target;
     }
     case 'sample':
       return { kind, id: requireString(where, t, 'id') };

@@ -24,7 +24,7 @@ import { EventLoop, type LoopLogger, type LoopObserver } from '../loop';
 import { exceptionOf } from '../inspection';
 import { Task } from '../task';
 import { Crawler } from '../crawler/crawler';
-import { startDemoSite, type DemoSite } from '../demo-site/index';
+import { DEFAULT_DEMO_LATENCY, demoSiteOptions, startDemoSite, type DemoSite } from '../demo-site/index';
 import { exceptionKind, type FetchStatistic } from '../crawler/report';
 import { TaskRecorder } from '../inspect/task-recorder';
 import { taskFrames } from '../inspect/task-snapshot';
@@ -189,7 +189,7 @@ export class Run {
       case 'demo': {
         let roots: string[];
         if (t.kind === 'demo') {
-          this.site = await startDemoSite(t.pages !== undefined ? { pages: t.pages } : {});
+          this.site = await startDemoSite(demoSiteOptions(t.latency ?? DEFAULT_DEMO_LATENCY, t.pages));
           this.siteUrl = this.site.url;
           roots = [this.site.url];
         } else {

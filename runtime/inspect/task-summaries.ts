@@ -94,7 +94,11 @@ function round2(x: number): number {
   return Math.round(x * 100) / 100;
 }
 
-/** `result=…` / `Name: message` / `cancelled` of a finished task. */
+/**
+ * How a finished task ended, in words a table cell can show where a live task's await goes:
+ * `returned` (a coroutine that returns nothing, as the crawler's workers do), `returned 42`,
+ * `Name: message`, `cancelled (why)`.
+ */
 export function outcomeOf(task: Task<unknown>): string | undefined {
   const outcome = task[inspect]().outcome();
   switch (outcome.state) {
@@ -107,7 +111,7 @@ export function outcomeOf(task: Task<unknown>): string | undefined {
       return e instanceof Error ? `${e.name}: ${e.message}`.slice(0, 200) : `exception ${describeValue(e)}`;
     }
     case 'result':
-      return `result ${describeValue(outcome.value)}`;
+      return outcome.value === undefined ? 'returned' : `returned ${describeValue(outcome.value)}`;
   }
 }
 

@@ -39,7 +39,7 @@ describe('RunSession on the RunRegistry with the real runtime host', { skip: exi
   });
 
   it('launches a demo crawl paused at entry, steps it, and mirrors its tasks', async () => {
-    const r = await session.launch({ kind: 'demo' }, { maxTasks: 5, stopOnEntry: true });
+    const r = await session.launch({ kind: 'demo', latency: 'instant' }, { maxTasks: 5, stopOnEntry: true });
     assert.ok(r.runId > 0);
     await until('the pause at entry', () => session.status.phase === 'paused');
     assert.equal(session.status.pauseReason, 'entry');
@@ -65,7 +65,7 @@ describe('RunSession on the RunRegistry with the real runtime host', { skip: exi
   });
 
   it('a host killed mid-run: the status says so with its last lines, requests fail, the next launch gets a fresh host', async () => {
-    await session.launch({ kind: 'demo' }, { maxTasks: 5, stopOnEntry: true });
+    await session.launch({ kind: 'demo', latency: 'instant' }, { maxTasks: 5, stopOnEntry: true });
     await until('the pause at entry', () => session.status.phase === 'paused');
     const host = session.run;
     assert.ok(host !== null);
@@ -81,7 +81,7 @@ describe('RunSession on the RunRegistry with the real runtime host', { skip: exi
     assert.equal(session.run, null);
     assert.equal(runs.get(host.key), undefined);
     await assert.rejects(session.request('snapshot', {}), /not running/);
-    const r = await session.launch({ kind: 'demo' }, { maxTasks: 5, stopOnEntry: true });
+    const r = await session.launch({ kind: 'demo', latency: 'instant' }, { maxTasks: 5, stopOnEntry: true });
     assert.ok(r.runId >= 1);
     const [fresh] = runs.list();
     assert.ok(fresh !== undefined && fresh !== host && fresh.pid !== host.pid);

@@ -7,8 +7,10 @@ const from = (values: Record<string, unknown>) => (key: string): unknown => valu
 describe('coroscope.* settings as launch options', () => {
   it('uses the defaults when nothing is set', () => {
     const s = crawlSettings(from({}));
-    assert.deepEqual(s.options, { maxTasks: 100, maxRedirect: 10, maxTries: 4, exclude: null, strict: true, robots: true, inspect: true, stopOnEntry: false });
+    // Ten workers, the chapter's Crawler, over the demo site's network-like latency.
+    assert.deepEqual(s.options, { maxTasks: 10, maxRedirect: 10, maxTries: 4, exclude: null, strict: true, robots: true, inspect: true, stopOnEntry: false });
     assert.equal(s.demoPages, 0);
+    assert.equal(s.demoLatency, 'realistic');
     assert.deepEqual(s.problems, []);
   });
 
@@ -16,8 +18,10 @@ describe('coroscope.* settings as launch options', () => {
     const s = crawlSettings(from({ maxTasks: 20, maxRedirect: 0, maxTries: 'x', exclude: '\\.pdf$', strict: false, respectRobotsTxt: false, inspection: false, stopOnEntry: true, demoPages: 50 }));
     assert.deepEqual(s.options, { maxTasks: 20, maxRedirect: 0, maxTries: DEFAULTS.maxTries, exclude: '\\.pdf$', strict: false, robots: false, inspect: false, stopOnEntry: true });
     assert.equal(s.demoPages, 50);
-    assert.equal(crawlSettings(from({ maxTasks: 0 })).options.maxTasks, 100);
-    assert.equal(crawlSettings(from({ maxTasks: 2.5 })).options.maxTasks, 100);
+    assert.equal(crawlSettings(from({ maxTasks: 0 })).options.maxTasks, 10);
+    assert.equal(crawlSettings(from({ maxTasks: 2.5 })).options.maxTasks, 10);
+    assert.equal(crawlSettings(from({ demoLatency: 'instant' })).demoLatency, 'instant');
+    assert.equal(crawlSettings(from({ demoLatency: 'slow' })).demoLatency, 'realistic');
   });
 
   it('an invalid exclude pattern is ignored with a warning', () => {

@@ -48,7 +48,7 @@ export async function run(): Promise<void> {
       assert.ok(commands.includes(id), `command ${id}`);
     }
     const config = vscode.workspace.getConfiguration('coroscope');
-    assert.equal(config.get('maxTasks'), 100);
+    assert.equal(config.get('maxTasks'), 10);
     assert.equal(config.get('snapshotRate'), 4);
   });
 

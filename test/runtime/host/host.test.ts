@@ -85,7 +85,7 @@ describe('runtime host over IPC (from source)', () => {
 
   test('a demo crawl, paused at entry with 10 workers: ticks, tasks, a busy worker’s frames and locals, then its report', async () => {
     const from = host.events.length;
-    const launched = await host.rpc.request('launch', { target: { kind: 'demo' }, options: { stopOnEntry: true, maxTasks: 10 } });
+    const launched = await host.rpc.request('launch', { target: { kind: 'demo', latency: 'instant' }, options: { stopOnEntry: true, maxTasks: 10 } });
     assert.match(launched.siteUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+\/$/);
     const entry = await host.waitFor('paused', (p) => p.reason === 'entry', 5000, from);
     assert.equal(entry.tick, 0);
@@ -258,6 +258,32 @@ describe('runtime host over IPC (from source)', () => {
     assert.ok(host.events.slice(from).some((e) => e.event === 'output' && (e.body as { category: string }).category === 'stdout'), 'the sample’s lines came as output');
   });
 
+  test('a default demo crawl answers like a network: it lasts seconds, its workers suspended on their sockets most of the time', async () => {
+    const from = host.events.length;
+    const t0 = performance.now();
+    await host.rpc.request('launch', { target: { kind: 'demo' }, options: { maxTasks: 10 } });
+    let samples = 0;
+    let onIo = 0;
+    let workers = 0;
+    // Sampled from 1 s to 3 s in: the instant site's crawl is long over by then.
+    await new Promise((r) => setTimeout(r, 1000));
+    while (performance.now() - t0 < 3000) {
+      const snap = await host.rpc.request('snapshot', {});
+      for (const t of snap.tasks) {
+        if (!t.name.startsWith('worker-') || t.state !== 'suspended') continue;
+        workers++;
+        if (t.awaiting !== null && SOCKET_WAITS.test(t.awaiting.kind)) onIo++;
+      }
+      samples++;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(host.events.slice(from).filter((e) => e.event === 'finished').length, 0, 'the crawl was over within 3 s');
+    assert.ok(samples >= 5 && workers >= samples * 8, `${workers} suspended workers in ${samples} snapshots`);
+    assert.ok(onIo / workers >= 0.6, `only ${onIo} of ${workers} suspended workers were on a socket`);
+    await host.rpc.request('stop', {});
+    await host.waitFor('finished', () => true, 10000, from);
+  });
+
   test('a sample with a loop of its own is held at entry by not starting it: it runs on continue', async () => {
     const from = host.events.length;
     const launched = await host.rpc.request('launch', { target: { kind: 'sample', id: 'timers-loop' }, options: { stopOnEntry: true } });
@@ -289,7 +315,7 @@ describe('runtime host over IPC (from source)', () => {
     // `urlFailed` (beyond the protocol's params): stop where the crawler records a URL as failed.
     await host.rpc.request('setExceptionBreaks', { taskFailed: false, taskCancelled: false, urlFailed: true } as never);
     from = host.events.length;
-    await host.rpc.request('launch', { target: { kind: 'demo' }, options: { maxTasks: 5 } });
+    await host.rpc.request('launch', { target: { kind: 'demo', latency: 'instant' }, options: { maxTasks: 5 } });
     let broken: HostEvents['paused'] | null = null;
     for (let i = 0; i < 20 && broken === null; i++) {
       const p = await host.waitFor('paused', (x) => x.reason === 'exception', 20000, from);
@@ -322,7 +348,7 @@ describe('runtime host over IPC (from source)', () => {
       ],
     );
     from = host.events.length;
-    await host.rpc.request('launch', { target: { kind: 'demo' }, options: { maxTasks: 5 } });
+    await host.rpc.request('launch', { target: { kind: 'demo', latency: 'instant' }, options: { maxTasks: 5 } });
     const hit = await host.waitFor('paused', (p) => p.reason === 'breakpoint', 10000, from);
     assert.match(hit.description, new RegExp(`crawler\\.ts:${line} in work`));
     const detail = await host.rpc.request('taskDetail', { taskId: hit.taskId!, locals: false });
@@ -422,7 +448,7 @@ describe('runtime host lifecycle', () => {
   test('the host exits cleanly when its parent’s channel goes away', async () => {
     const host = forkHost();
     await host.rpc.request('hello', { client: 'lifecycle', protocolVersion: PROTOCOL_VERSION });
-    await host.rpc.request('launch', { target: { kind: 'demo' }, options: { stopOnEntry: true, maxTasks: 3 } });
+    await host.rpc.request('launch', { target: { kind: 'demo', latency: 'instant' }, options: { stopOnEntry: true, maxTasks: 3 } });
     host.child.disconnect();
     const code = await Promise.race([host.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 8000))]);
     if (code === 'timeout') host.child.kill('SIGKILL');
@@ -436,7 +462,7 @@ describe('runtime host lifecycle', () => {
     const host = forkHost({ bundle });
     try {
       await host.rpc.request('hello', { client: 'bundle', protocolVersion: PROTOCOL_VERSION });
-      await host.rpc.request('launch', { target: { kind: 'demo' }, options: { stopOnEntry: true, maxTasks: 4 } });
+      await host.rpc.request('launch', { target: { kind: 'demo', latency: 'instant' }, options: { stopOnEntry: true, maxTasks: 4 } });
       const { worker } = await stepUntilBusyWorker(host);
       const detail = await host.rpc.request('taskDetail', { taskId: worker.id, locals: true });
       assert.deepEqual(
