@@ -44,7 +44,7 @@ describe('RunRegistry', { timeout: 60_000 }, () => {
     const off = run.attach('test');
     const launches: string[] = [];
     const offLaunch = runs.onDidLaunch.on(({ run: r, by }) => launches.push(`${r.key}:${by}`));
-    await run.launch({ kind: 'demo' }, { maxTasks: 2, stopOnEntry: true }, 'the test');
+    await run.launch({ kind: 'demo', latency: 'instant' }, { maxTasks: 2, stopOnEntry: true }, 'the test');
     assert.deepEqual(launches, [`${run.key}:the test`]);
     assert.equal(run.phase, 'paused');
     assert.equal(run.lastPause?.reason, 'entry');
@@ -75,7 +75,7 @@ describe('RunRegistry', { timeout: 60_000 }, () => {
     const run = await runs.start();
     run.attach('one');
     run.attach('two');
-    await run.launch({ kind: 'demo' }, { maxTasks: 2, stopOnEntry: true }, 'one');
+    await run.launch({ kind: 'demo', latency: 'instant' }, { maxTasks: 2, stopOnEntry: true }, 'one');
     const heard: boolean[] = [];
     run.onDidEnd.on((exit) => heard.push(exit.expected));
     await run.stop();

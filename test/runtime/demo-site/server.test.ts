@@ -241,20 +241,13 @@ test('latencyMs delays every response and slowMs the slow pages', async () => {
   });
 });
 
-test('jitterMs adds a seeded pseudo-random share to each response: bounded, varied, the same sequence each time', async () => {
-  const delays = async (): Promise<number[]> => {
-    const out: number[] = [];
-    await withSite({ pages: 5, latencyMs: 30, jitterMs: 120 }, async (site) => {
-      for (let i = 0; i < 8; i++) out.push((await timed(() => request(`${site.url}page/1/`)))[1]);
-    });
-    return out;
-  };
-  const first = await delays();
-  for (const ms of first) assert.ok(ms >= 28 && ms < 30 + 120 + 60, `delay ${ms.toFixed(0)} ms`);
-  assert.ok(Math.max(...first) - Math.min(...first) >= 20, `no jitter: ${first.map((d) => d.toFixed(0)).join(', ')}`);
-  const second = await delays();
-  // Same seed, same sequence (within timer slack).
-  for (let i = 0; i < first.length; i++) assert.ok(Math.abs(first[i]! - second[i]!) < 40, `request ${i}: ${first[i]!.toFixed(0)} vs ${second[i]!.toFixed(0)} ms`);
+test('jitterMs adds a pseudo-random share to each response: at least latencyMs, varied', async () => {
+  const delays: number[] = [];
+  await withSite({ pages: 5, latencyMs: 30, jitterMs: 120 }, async (site) => {
+    for (let i = 0; i < 8; i++) delays.push((await timed(() => request(`${site.url}page/1/`)))[1]);
+  });
+  for (const ms of delays) assert.ok(ms >= 28 && ms < 30 + 120 + 500, `delay ${ms.toFixed(0)} ms`);
+  assert.ok(Math.max(...delays) - Math.min(...delays) >= 20, `no jitter: ${delays.map((d) => d.toFixed(0)).join(', ')}`);
 });
 
 test('close() returns promptly with idle keep-alive sockets and pending delayed responses', async () => {
