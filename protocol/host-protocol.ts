@@ -111,6 +111,8 @@ export interface TracePair {
   url: string;
   coroutine: Traceback;
   callback: Traceback;
+  /** The run whose failure this is (its crawl failed at `url`); absent: a demonstration crawl of a demo site of its own, made because no crawl run exists. */
+  runId?: number;
 }
 
 export interface GraphNode {

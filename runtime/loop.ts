@@ -109,6 +109,9 @@ export class EventLoop implements TimerCancelListener {
   private _stopping = false;
   private _debug: boolean;
   private _paused = false;
+  /** time() when pause() last held the loop (null while not held), and the seconds of earlier holds. */
+  private _heldSince: number | null = null;
+  private _heldSeconds = 0;
   private _exceptionHandler: ExceptionHandler | null = null;
   /** @internal The task running a step (Task._step sets it directly). */
   _current: Task<unknown> | null = null;
@@ -308,6 +311,7 @@ export class EventLoop implements TimerCancelListener {
 
   /** Holds the loop after the current tick (loop control for the inspector and debugger). */
   pause(): void {
+    if (!this._paused) this._heldSince = this.time();
     this._paused = true;
   }
 
@@ -315,11 +319,23 @@ export class EventLoop implements TimerCancelListener {
   resume(): void {
     if (!this._paused) return;
     this._paused = false;
+    if (this._heldSince !== null) this._heldSeconds += this.time() - this._heldSince;
+    this._heldSince = null;
     if (this._running) this._scheduleDrive();
   }
 
   isPaused(): boolean {
     return this._paused;
+  }
+
+  /**
+   * time() less the seconds the loop has spent held by pause() (a hold under way included):
+   * the clock of the loop's own work, so that a rate or an elapsed time measured on it leaves
+   * out the time a person kept the loop paused. Equal to time() for a loop never paused.
+   */
+  activeTime(): number {
+    const now = this.time();
+    return now - this._heldSeconds - (this._heldSince !== null ? now - this._heldSince : 0);
   }
 
   /** Closes the loop: drops what is scheduled and reports pending tasks and unretrieved exceptions. */

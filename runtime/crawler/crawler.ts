@@ -33,6 +33,7 @@ import { isRedirectStatus } from '../http/redirect-statuses';
 import { Queue } from '../queue';
 import { gather } from '../gather';
 import { getRunningLoop } from '../running-loop';
+import type { EventLoop } from '../loop';
 import type { Coroutine, Task } from '../task';
 import { HostMatcher } from './hosts';
 import { extractLinks } from './links';
@@ -115,6 +116,8 @@ export class Crawler {
   private readonly onStatistic: ((stat: FetchStatistic) => void) | null;
   private t0 = 0;
   private t1: number | null = null;
+  /** The loop crawl() runs on: elapsed() reads its clock from outside a step too (progress displays). */
+  private clock: EventLoop | null = null;
   private busy = 0;
   private workers: Task<void>[] = [];
   /** URLs the workers are fetching now. */
@@ -146,7 +149,9 @@ export class Crawler {
   @coroutine
   *crawl(): Coroutine<void> {
     const loop = getRunningLoop();
-    this.t0 = loop.time();
+    this.clock = loop;
+    // The loop's active time: a crawl held paused in the inspector is not slower for it.
+    this.t0 = loop.activeTime();
     this.workers = [];
     for (let i = 0; i < this.maxTasks; i++) this.workers.push(loop.createTask(this.work(), { name: `worker-${i + 1}` }));
     let finished = false;
@@ -154,7 +159,7 @@ export class Crawler {
       yield* this.q.join();
       finished = true;
     } finally {
-      this.t1 = loop.time();
+      this.t1 = loop.activeTime();
       if (!finished) this.noteInterrupted();
       for (const w of this.workers) w.cancel();
       // Let the workers unwind (closing the connections they hold) before the crawl ends.
@@ -436,10 +441,10 @@ export class Crawler {
     this.onStatistic?.(stat);
   }
 
-  /** Seconds since crawl() started (to its end once finished). */
+  /** Seconds since crawl() started (to its end once finished), without the time the loop was held paused. */
   elapsed(): number {
     if (this.t0 === 0) return 0;
-    return (this.t1 ?? getRunningLoop().time()) - this.t0;
+    return (this.t1 ?? (this.clock ?? getRunningLoop()).activeTime()) - this.t0;
   }
 
   /** Live numbers for progress displays. */

@@ -29,7 +29,7 @@ import {
 } from '../../protocol/host-protocol';
 import { ProtocolError, type RpcEndpoint } from '../../protocol/rpc';
 import type { Task } from '../task';
-import { isDemoLatency, startDemoSite, type DemoSite } from '../demo-site/index';
+import { SITE_PATHS, isDemoLatency, startDemoSite, type DemoSite } from '../demo-site/index';
 import { CoroutineHooksHub } from '../inspect/coroutine-hooks';
 import { ExceptionTracer, failingPageOf, tracePair } from '../inspect/traces';
 import { LoopControlError, checkBreakpoints } from '../inspect/loop-control';
@@ -406,6 +406,7 @@ export class RuntimeHost {
 
     e.handle('shutdown', async () => {
       await this.stopRun().catch(() => undefined);
+      await this.run?.release();
       setImmediate(() => this.onShutdown());
       return {};
     });
@@ -413,6 +414,7 @@ export class RuntimeHost {
 
   private async launch(target: LaunchTarget, options: LaunchOptions): Promise<HostMethods['launch']['result']> {
     await this.stopRun();
+    await this.run?.release();
     const inspect = options.inspect ?? true;
     this.setInspection(inspect);
     const run = new Run(this.nextRunId++, target, options, this.services);
@@ -434,16 +436,31 @@ export class RuntimeHost {
     return result;
   }
 
+  /**
+   * The coroutine traceback beside the callback trace of one failure. Of `url` when given;
+   * else of the current crawl run's own failure (its /broken/ page, or its first failed URL,
+   * with the error this run raised there), an error while it has none; a demonstration on a
+   * demo site of its own only when no crawl run exists.
+   */
   private async traces(url: string | undefined): Promise<TracePair> {
     const run = this.run;
+    if (url === undefined && run !== null && run.crawler !== null) {
+      const errors = run.crawler.errors;
+      const failure = errors.find((x) => new URL(x.url).pathname === SITE_PATHS.broken) ?? errors[0];
+      if (failure === undefined) {
+        throw new ProtocolError(`traces: no URL has failed in run ${run.id} yet (${run.crawler.progress().done} fetched); the pair of traces comes once one does`, 'noFailure');
+      }
+      try {
+        return { ...(await tracePair(failure.url, { coroutineError: failure.error })), runId: run.id };
+      } catch (e) {
+        throw new ProtocolError(`traces: ${e instanceof Error ? e.message : String(e)}`, 'traceFailed');
+      }
+    }
     let base = url;
     let temp: DemoSite | null = null;
     if (base === undefined) {
-      if (run !== null && !run.finished && run.siteUrl !== undefined) base = run.siteUrl;
-      else {
-        temp = await startDemoSite({});
-        base = temp.url;
-      }
+      temp = await startDemoSite({});
+      base = temp.url;
     }
     try {
       let page: string;

@@ -5,8 +5,9 @@
 //
 // Lifecycle: created → started (the main coroutine's task or the sample is running, or held
 // before its first tick with stopOnEntry) → finished (the main task ended, or stop(): every
-// task cancelled) → the loop is closed, the site stopped; the run still answers snapshots
-// (its history) and traces until the next launch replaces it.
+// task cancelled) → the loop is closed; the run still answers snapshots (its history) and
+// traces until the next launch replaces it, so its demo site stays up until then (release()),
+// for the callback stage to fetch the page that failed in this run.
 //
 // Invariants:
 // - Everything attached to the loop is detached and every timer of the run cleared when it
@@ -280,9 +281,6 @@ export class Run {
     this.recorder?.detach();
     this.loop.setObserver(null);
     this.variables.clear();
-    if (this.site !== null) {
-      await this.site.close().catch(() => undefined);
-    }
     const body: HostEvents['finished'] = { runId: this.id, ok: ok && !this.stopping, summary: this.stopping ? `stopped: ${summary}` : summary };
     if (error !== undefined && !(error instanceof CancelledError && this.stopping)) body.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     this.services.emit('finished', body);
@@ -300,6 +298,13 @@ export class Run {
     } catch (e) {
       this.services.log(`closing the loop failed: ${e instanceof Error ? e.message : String(e)}`);
     }
+  }
+
+  /** Closes what a finished run kept for its traces (its demo site): the run is being replaced. */
+  async release(): Promise<void> {
+    const site = this.site;
+    this.site = null;
+    await site?.close().catch(() => undefined);
   }
 
   /** Undoes a launch that failed to start: detaches everything, closes what it opened, emits nothing. */

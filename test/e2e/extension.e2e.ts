@@ -269,6 +269,7 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
     await frame.locator('.tab[data-view="tasks"]').click();
   });
 
+  let dashboardErrors = -1;
   step('continue runs the crawl to its end; the dashboard shows it', async () => {
     const frame = await panel();
     await frame.locator('button[data-action="continue"]').click();
@@ -277,6 +278,7 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
     await frame.locator('.dashboard .card-done .card-value').waitFor();
     const done = Number((await frame.locator('.dashboard .card-done .card-value').innerText()).replace(/,/g, ''));
     assert.ok(done > 10, `pages done: ${done}`);
+    dashboardErrors = Number(await frame.locator('.dashboard .card', { has: frame.locator('.card-label', { hasText: /^errors$/ }) }).locator('.card-value').innerText());
     await frame.locator('.dashboard svg.chart path.chart-line').waitFor({ state: 'attached' });
     await hideToasts();
     await screenshot(page(), 'extension-dark-dashboard');
@@ -294,7 +296,12 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
     assert.match(await coroutine.locator('.trace-error').innerText(), /\w+Error/);
     // The frames each trace lacks are marked.
     assert.ok((await coroutine.locator('.trace-frame.only-here').count()) >= 1, 'coroutine frames missing from the callback trace are marked');
-    await frame.locator('.exception-list-host .section-title').waitFor();
+    await frame.locator('.exception-list-host .section-title').first().waitFor();
+    // This run's own failure, on its own demo site, and as many failed URLs as the dashboard counted.
+    assert.match(await frame.locator('.trace-intro').innerText(), /^The failure of this run at http:\/\/127\.0\.0\.1:\d+\/broken\//);
+    assert.ok(dashboardErrors >= 1, `the dashboard counted ${dashboardErrors} errors`);
+    assert.equal(await frame.locator('.failed-urls-title').innerText(), `URLs that failed in this run (${dashboardErrors})`);
+    assert.equal(await frame.locator('.failed-url-list .failed-url').count(), dashboardErrors);
     await hideToasts();
     await screenshot(page(), 'extension-dark-exceptions');
   });

@@ -784,6 +784,24 @@ describe('observers', () => {
     loop.setObserver(null);
     assert.ok(!loop.hasObserver(a));
     await loop.runUntilComplete(sleep(0));
+describe('activeTime: the loop\'s clock without the time it was held by pause()', () => {
+  test('leaves out every hold, the one under way included; equals time() for a loop never paused', () => {
+    const clock = new VirtualClock(100);
+    const loop = new EventLoop({ clock });
+    assert.equal(loop.activeTime(), loop.time());
+    clock.advance(2);
+    loop.pause();
+    clock.advance(5);
+    assert.equal(loop.activeTime(), 102, 'a hold under way does not count');
+    loop.pause();
+    clock.advance(1);
+    loop.resume();
+    assert.equal(loop.activeTime(), 102, 'pausing twice is one hold');
+    clock.advance(3);
+    assert.equal(loop.activeTime(), 105);
+    loop.resume();
+    assert.equal(loop.activeTime(), 105, 'resuming a running loop changes nothing');
+    assert.equal(loop.time(), 111);
     loop.close();
   });
 });

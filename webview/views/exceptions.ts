@@ -1,6 +1,11 @@
 // Exceptions: the coroutine traceback and the "stack-ripped" callback trace of the same
-// failure side by side (the host's `traces` pair), each frame marked when the other trace
-// lacks it, and below them the exceptions the run raised, each with its coroutine traceback.
+// failure side by side (the host's `traces` pair: this run's own failure, or, with no crawl
+// run, a demonstration it says it is), each frame marked when the other trace lacks it; below
+// them the URLs that failed in this run (as many as the dashboard's error count) and the
+// exceptions its tasks raised, each with its coroutine traceback.
+//
+// Invariant: a pair that could not be had because the run had no failure yet is asked for
+// again once the run's error count grows.
 
 import type { Traceback, TraceFrame, TracePair } from '../../protocol/host-protocol';
 import { isTracePair } from '../../protocol/webview-protocol';
@@ -14,6 +19,8 @@ export class ExceptionsView {
   readonly element: HTMLElement;
   private pair: TracePair | null = null;
   private pairError: string | null = null;
+  /** The run's error count when the pair was asked for (a failure since: ask again). */
+  private errorsAtFetch = 0;
   private loading = false;
   private showMachinery = false;
   private readonly pairHost: HTMLDivElement;
@@ -35,11 +42,17 @@ export class ExceptionsView {
   reset(): void {
     this.pair = null;
     this.pairError = null;
+    this.errorsAtFetch = 0;
+  }
+
+  private errorCount(): number {
+    return this.app.data.lastProgress?.errors ?? 0;
   }
 
   private async fetch(): Promise<void> {
     if (this.loading) return;
     this.loading = true;
+    this.errorsAtFetch = this.errorCount();
     this.render();
     try {
       const p: unknown = await this.app.client.request('traces', {});
@@ -55,12 +68,17 @@ export class ExceptionsView {
   }
 
   render(): void {
-    if (this.pair === null && this.pairError === null && !this.loading) void this.fetch();
+    const retry = this.pair === null && this.pairError !== null && this.errorCount() > this.errorsAtFetch;
+    if ((this.pair === null && this.pairError === null && !this.loading) || (retry && !this.loading)) void this.fetch();
     if (this.pair !== null) {
       const p = this.pair;
+      const whose =
+        p.runId !== undefined
+          ? ['The failure of this run at ', h('code', null, p.url), ', as the coroutine crawler raised it']
+          : ['No crawl has run yet, so this is a demonstration: a crawl of ', h('code', null, p.url), ' on a demo site of its own'];
       replace(
         this.pairHost,
-        h('p', { class: 'trace-intro' }, 'The same failure, fetching ', h('code', null, p.url), ': on the left as the coroutine crawler sees it (the whole ', h('code', null, 'yield*'), ' chain), on the right as the callback crawler does (only the callback the loop called). Frames one trace lacks are marked.'),
+        h('p', { class: 'trace-intro' }, ...whose, ': on the left as the coroutine crawler sees it (the whole ', h('code', null, 'yield*'), ' chain), on the right as the callback crawler does fetching the same page (only the callback the loop called). Frames one trace lacks are marked.'),
         h('div', { class: 'trace-pair' }, this.traceColumn(p.coroutine, 'coroutine'), this.traceColumn(p.callback, 'callback')),
       );
     } else if (this.pairError !== null) {
@@ -88,7 +106,24 @@ export class ExceptionsView {
       if (open) li.appendChild(this.traceColumn(x.traceback, 'coroutine', false));
       items.appendChild(li);
     });
-    replace(this.listHost, h('h3', { class: 'section-title' }, `Exceptions in this run (${list.length})`), list.length === 0 ? h('p', { class: 'muted' }, 'No task has failed in this run.') : items);
+    replace(
+      this.listHost,
+      ...this.failedUrls(),
+      h('h3', { class: 'section-title' }, `Tasks that failed in this run (${list.length})`),
+      list.length === 0 ? h('p', { class: 'muted' }, 'No task has failed in this run (a crawler\'s worker catches the error of a URL and goes on).') : items,
+    );
+  }
+
+  /** The URLs that failed in this run: the dashboard's error count, and those of the latest pages. */
+  private failedUrls(): HTMLElement[] {
+    const count = this.errorCount();
+    const failed = this.app.data.pages.filter((p) => p.error !== undefined);
+    const title = h('h3', { class: 'section-title failed-urls-title' }, `URLs that failed in this run (${count})`);
+    if (count === 0) return this.app.data.lastProgress === null ? [] : [title, h('p', { class: 'muted' }, 'No URL has failed in this run.')];
+    const list = h('ol', { class: 'failed-url-list' });
+    for (const p of failed.slice(-50)) list.appendChild(h('li', { class: 'failed-url' }, icon('error', 'state-failed'), ' ', h('code', null, p.url), ' ', h('span', { class: 'exception-error' }, p.error ?? '')));
+    const note = failed.length < count ? [h('p', { class: 'muted' }, `${failed.length} of them among the pages the panel keeps.`)] : [];
+    return [title, list, ...note];
   }
 
   private traceColumn(t: Traceback, kind: 'coroutine' | 'callback', withTitle = true): HTMLElement {

@@ -202,6 +202,19 @@ describe('runtime host over IPC (from source)', () => {
     }
   });
 
+  test('traces of a run are its own failure, on its own site, even once it has finished; none before a URL fails', async () => {
+    const from = host.events.length;
+    const launched = await host.rpc.request('launch', { target: { kind: 'demo', latency: 'instant' }, options: { stopOnEntry: true, maxTasks: 5 } });
+    await rejectsWith(host.rpc.request('traces', {}), 'noFailure', /no URL has failed in run \d+ yet/);
+    await host.rpc.request('continue', {});
+    await host.waitFor('finished', () => true, 30000, from);
+    const pair = await host.rpc.request('traces', {});
+    assert.equal(pair.runId, launched.runId);
+    assert.equal(pair.url, new URL('/broken/', launched.siteUrl).href, 'the failing page of this run\'s own site');
+    assert.match(pair.coroutine.error, /^UnknownCharsetError: /);
+    assert.ok(pair.callback.frames.some((f) => f.name === 'decodeBody'), 'the callback stage fetched the same page on the same site');
+  });
+
   test('traces: the broken page’s coroutine traceback names the whole chain; the callback one lacks it', async () => {
     const pair = await host.rpc.request('traces', {});
     const names = pair.coroutine.frames.filter((f) => f.kind !== 'loop' && f.kind !== 'native').map((f) => f.name);
@@ -280,6 +293,25 @@ describe('runtime host over IPC (from source)', () => {
     assert.equal(host.events.slice(from).filter((e) => e.event === 'finished').length, 0, 'the crawl was over within 3 s');
     assert.ok(samples >= 5 && workers >= samples * 8, `${workers} suspended workers in ${samples} snapshots`);
     assert.ok(onIo / workers >= 0.6, `only ${onIo} of ${workers} suspended workers were on a socket`);
+    await host.rpc.request('stop', {});
+    await host.waitFor('finished', () => true, 10000, from);
+  });
+
+  test('a crawl\'s elapsed seconds (the dashboard\'s elapsed and rate) leave out the time it was paused', async () => {
+    const from = host.events.length;
+    await host.rpc.request('launch', { target: { kind: 'demo' }, options: { maxTasks: 10 } });
+    await new Promise((r) => setTimeout(r, 800));
+    await host.rpc.request('pause', {});
+    const s1 = (await host.rpc.request('snapshot', {})).progress!;
+    await new Promise((r) => setTimeout(r, 1200));
+    const s2 = (await host.rpc.request('snapshot', {})).progress!;
+    assert.ok(s2.seconds - s1.seconds < 0.1, `elapsed went on while paused: ${s1.seconds.toFixed(3)} s, then ${s2.seconds.toFixed(3)} s`);
+    assert.equal(s2.done, s1.done);
+    assert.ok(Math.abs(s2.rate - s1.rate) < 0.5, `the rate fell while paused: ${s1.rate.toFixed(1)}/s, then ${s2.rate.toFixed(1)}/s`);
+    await host.rpc.request('continue', {});
+    await new Promise((r) => setTimeout(r, 500));
+    const s3 = (await host.rpc.request('snapshot', {})).progress!;
+    assert.ok(s3.seconds - s2.seconds >= 0.3, `elapsed did not go on after continue: ${s2.seconds.toFixed(3)} s, then ${s3.seconds.toFixed(3)} s`);
     await host.rpc.request('stop', {});
     await host.waitFor('finished', () => true, 10000, from);
   });
@@ -462,7 +494,7 @@ describe('runtime host lifecycle', () => {
     const host = forkHost({ bundle });
     try {
       await host.rpc.request('hello', { client: 'bundle', protocolVersion: PROTOCOL_VERSION });
-      await host.rpc.request('launch', { target: { kind: 'demo', latency: 'instant' }, options: { stopOnEntry: true, maxTasks: 4 } });
+      const { siteUrl } = await host.rpc.request('launch', { target: { kind: 'demo', latency: 'instant' }, options: { stopOnEntry: true, maxTasks: 4 } });
       const { worker } = await stepUntilBusyWorker(host);
       const detail = await host.rpc.request('taskDetail', { taskId: worker.id, locals: true });
       assert.deepEqual(
@@ -474,7 +506,8 @@ describe('runtime host lifecycle', () => {
       );
       for (const f of detail.frames) assert.match(f.generated?.file ?? '', /runtime-host\.js$/);
       assert.ok(detail.frames[0]!.position!.file.startsWith(join(ROOT, 'runtime')), detail.frames[0]!.position!.file);
-      const pair = await host.rpc.request('traces', {});
+      // No URL has failed yet in this run: the pair of its site's failing page, asked by URL.
+      const pair = await host.rpc.request('traces', { url: siteUrl! });
       assert.ok(pair.coroutine.frames.some((f) => f.name === 'parseLinks' && f.position !== null && basename(f.position.file) === 'crawler.ts'));
       await host.rpc.request('stop', {});
       // A TypeScript program (loaded through tsx's API) runs on the bundle's own runtime:
