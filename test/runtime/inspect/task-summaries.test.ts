@@ -1,4 +1,4 @@
-// Tests of runtime/host/summaries.ts: how a finished task's outcome reads where a live task's
+// Tests of runtime/inspect/task-summaries.ts: how a finished task's outcome reads where a live task's
 // await goes (the panel's Awaiting column): `returned` for a coroutine that returns nothing,
 // `returned <value>`, the error, or `cancelled (why)`.
 import { test } from 'node:test';
@@ -7,7 +7,7 @@ import { EventLoop } from '../../../runtime/loop';
 import { VirtualClock } from '../../../runtime/clock';
 import { coroutine } from '../../../runtime/coroutine';
 import { sleep } from '../../../runtime/sleep';
-import { outcomeOf } from '../../../runtime/host/summaries';
+import { outcomeOf } from '../../../runtime/inspect/task-summaries';
 
 test('outcomeOf: returned, returned a value, failed, cancelled; nothing while live', async () => {
   const loop = new EventLoop({ clock: new VirtualClock() });
