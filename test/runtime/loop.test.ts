@@ -784,6 +784,10 @@ describe('observers', () => {
     loop.setObserver(null);
     assert.ok(!loop.hasObserver(a));
     await loop.runUntilComplete(sleep(0));
+    loop.close();
+  });
+});
+
 describe('activeTime: the loop\'s clock without the time it was held by pause()', () => {
   test('leaves out every hold, the one under way included; equals time() for a loop never paused', () => {
     const clock = new VirtualClock(100);
