@@ -485,7 +485,8 @@ test("issue 17's hostile server, all faults together: the crawl ends, and every 
   const rootUrl = site.url('/');
 
   // Whole: as the outside test ran it (--max-tasks 20), with short timeouts.
-  const crawler = new Crawler([rootUrl], { maxTasks: 20, session: { timeout: { connect: 2, read: 1, total: 3 } } });
+  // Loose enough that a loaded 2-core machine still reads the 100 kB home page beside the floods.
+  const crawler = new Crawler([rootUrl], { maxTasks: 20, session: { timeout: { connect: 5, read: 3, total: 6 } } });
   const seconds = await run(
     coroutine(function* main(): Coroutine<number> {
       const t0 = getRunningLoop().time();
@@ -493,8 +494,9 @@ test("issue 17's hostile server, all faults together: the crawl ends, and every 
       return getRunningLoop().time() - t0;
     })(),
   );
-  // The stall is tried twice (1 s each); everything else ends sooner.
-  assert.ok(seconds < 20, `the crawl took ${seconds} s`);
+  assert.equal(crawler.done.find((s) => s.url === rootUrl)?.exception, null, 'the home page was read');
+  // The stall is tried twice (3 s each); everything else ends sooner.
+  assert.ok(seconds < 40, `the crawl took ${seconds} s`);
   const done = new Set(crawler.done.map((s) => s.url));
   for (const url of crawler.seenUrls) assert.ok(done.has(url) || crawler.excluded.has(url), `${url.slice(0, 100)} is accounted for`);
   const report = crawler.report();
