@@ -133,7 +133,7 @@ export interface AwaitGraph {
   deadlocks: Array<{ nodes: string[]; reason: string }>;
 }
 
-export type LintKind = 'slowCallback' | 'neverAwaited' | 'destroyedPending' | 'neverYields' | 'lostWakeup';
+export type LintKind = 'slowCallback' | 'neverAwaited' | 'destroyedPending' | 'neverYields' | 'lostWakeup' | 'deadlock';
 export interface Lint {
   kind: LintKind;
   message: string;

@@ -103,6 +103,8 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown>, Ins
   _cancelledExc: CancelledError | null = null;
   /** @internal What this future stands for (inspection). */
   _origin: FutureOrigin | null = null;
+  /** @internal The task running when loop.createFuture() made it (inspection: who is likely to complete a bare future). */
+  _createdBy: Task<unknown> | null = null;
 
   constructor(loop: EventLoop) {
     this._loop = loop;
@@ -374,6 +376,10 @@ export class FutureView implements FutureInspection {
     if (f._state === PENDING) return { state: 'pending' };
     if (f._state === CANCELLED) return { state: 'cancelled', message: f._cancelMessage };
     return f._exception !== undefined ? { state: 'exception', error: f._exception } : { state: 'result', value: f._result };
+  }
+
+  createdBy(): Task<unknown> | null {
+    return this.fut._createdBy;
   }
 
   wokenBy(): WokenBy {

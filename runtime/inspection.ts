@@ -64,6 +64,8 @@ export interface FutureInspection {
   /** The tasks suspended on it (registered as its waiters), in registration order. */
   waitingTasks(): Task<unknown>[];
   outcome(): FutureOutcome;
+  /** The task that was running when loop.createFuture() made it (null: made outside any task, or not by createFuture). */
+  createdBy(): Task<unknown> | null;
   /** Who will complete it: a task or the resource's owner inside the loop, or the outside world. */
   wokenBy(): WokenBy;
 }

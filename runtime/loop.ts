@@ -187,7 +187,9 @@ export class EventLoop implements TimerCancelListener {
   }
 
   createFuture<T = unknown>(): Future<T> {
-    return new Future<T>(this);
+    const fut = new Future<T>(this);
+    fut._createdBy = this._current;
+    return fut;
   }
 
   /** Wraps a coroutine in a Task scheduled on this loop. */

@@ -345,6 +345,7 @@ export class RuntimeHost {
       if (!run.loop.isClosed()) {
         run.lints.sweep();
         run.lints.checkWakeups();
+        run.lints.checkDeadlocks();
       }
       return { lints: run.lints.lints() };
     });

@@ -176,6 +176,7 @@ export class Run {
         if (this.loop.isClosed()) return;
         this.lints.sweep();
         this.lints.checkWakeups();
+        this.lints.checkDeadlocks();
       }, 1000),
     );
   }

@@ -29,6 +29,18 @@
 // 4. A resource held by a task that has finished, with tasks waiting for it: a finished task
 //    will never release it, so (under the discipline that only the holder releases) its
 //    waiters wait forever.
+// 5. Future cycles (part of rule 1's cycles): a task suspended on a bare future (one made by
+//    loop.createFuture() with no origin: not a sleep, a queue's getter, a gather, ...) waits
+//    for the task that made it (its inspection's createdBy) when all of this holds: that task
+//    is live and is not the waiter; and nothing of the loop but tasks can run (no ready
+//    callback, no pending timer, no watched socket), so no callback the maker scheduled can
+//    complete it. The rule assumes that a future a task made is completed by tasks of this
+//    loop (the maker, or a task it handed the future to), not by code outside the loop (a
+//    Node callback, a worker thread); under that assumption and a quiet loop every task is
+//    suspended, so a cycle through such futures is certain. Futures made outside any task,
+//    or by a task that has finished, give no edge (whoever completes them is unknown). A
+//    cycle may mix all three kinds of edge: a task awaiting a task, waiting on a lock the
+//    next task holds, or awaiting a future the next task made.
 // Anything else (a queue.get while some producer still runs, a sleep, a socket) is not
 // reported: some live task, timer or socket might still complete it.
 
@@ -157,6 +169,13 @@ function describeWait(t: Task<unknown>): string {
   return `${describeTask(t)} waits on ${kind}${view.resource !== null ? ` ${describeTarget(view.resource)}` : ''}`;
 }
 
+/** A future with no origin (made by loop.createFuture() and not by a primitive): kind 'future', no resource, nothing inside. */
+function isBareFuture(fut: Future<unknown>): boolean {
+  if (fut instanceof Task) return false;
+  const view = fut[inspect]();
+  return view.kind === 'future' && view.resource === null && view.inner().length === 0;
+}
+
 /** True when nothing inside the loop can run or arrive: no ready callback, no pending timer, no watched socket. */
 export function loopIsQuiescent(loop: EventLoop): boolean {
   if (loop.readyCount() > 0 || loop.currentTask() !== null) return false;
@@ -177,6 +196,9 @@ export function buildAwaitGraph(loop: EventLoop): AwaitGraph {
   const resources = new Set<Inspectable>();
   /** Tasks waiting through a resource with a sole holder (for rule 1's wording). */
   const viaResource = new Map<number, Inspectable>();
+  /** Tasks waiting on a bare future made by another live task (rule 5), with that future's maker. */
+  const viaFuture = new Map<number, Task<unknown>>();
+  const quiet = loopIsQuiescent(loop);
   for (const t of tasks) {
     const w = t.awaiting();
     if (w === null || t.done()) continue;
@@ -189,6 +211,13 @@ export function buildAwaitGraph(loop: EventLoop): AwaitGraph {
       if (holder !== null && !behind.includes(holder)) {
         behind.push(holder);
         viaResource.set(t.id, res!);
+      }
+      if (quiet && behind.length === 0 && isBareFuture(w)) {
+        const maker = w[inspect]().createdBy();
+        if (maker !== null && maker !== t && !maker.done() && maker.getLoop() === loop) {
+          behind.push(maker);
+          viaFuture.set(t.id, maker);
+        }
       }
       for (const x of behind) if (!byId.has(x.id)) byId.set(x.id, x);
       waits.set(t.id, behind.filter((x) => !x.done()).map((x) => x.id));
@@ -212,13 +241,26 @@ export function buildAwaitGraph(loop: EventLoop): AwaitGraph {
   for (const cycle of cyclesOf(waits)) {
     for (const id of cycle) dead.add(id);
     const held = cycle.map((id) => viaResource.get(id)).filter((r): r is Inspectable => r !== undefined);
+    const made = cycle.filter((id) => viaFuture.has(id));
     const steps = cycle.map((id) => {
       const res = viaResource.get(id);
-      return res === undefined ? describeTask(byId.get(id)!) : `${describeTask(byId.get(id)!)} (waiting for ${describeTarget(res)})`;
+      const maker = viaFuture.get(id);
+      const task = describeTask(byId.get(id)!);
+      if (res !== undefined) return `${task} (waiting for ${describeTarget(res)})`;
+      return maker === undefined ? task : `${task} (awaiting a future only #${maker.id} would complete)`;
     });
-    const what = held.length === 0 ? 'cycle of tasks awaiting each other' : held.length === cycle.length ? 'lock-order cycle: each task holds what the next one waits for' : 'cycle of tasks awaiting each other and the resources they hold';
+    const what =
+      made.length === 0
+        ? held.length === 0
+          ? 'cycle of tasks awaiting each other'
+          : held.length === cycle.length
+            ? 'lock-order cycle: each task holds what the next one waits for'
+            : 'cycle of tasks awaiting each other and the resources they hold'
+        : made.length === cycle.length
+          ? 'future cycle: each task awaits a future only the next one would complete'
+          : 'mixed cycle of tasks awaiting each other, the resources they hold and the futures they made';
     deadlocks.push({
-      nodes: [...cycle.map((id) => `task:${id}`), ...held.map((r) => resourceIdOf(r))],
+      nodes: [...cycle.map((id) => `task:${id}`), ...held.map((r) => resourceIdOf(r)), ...made.map((id) => futureNodeId(byId.get(id)!.awaiting()!))],
       reason:
         cycle.length === 1
           ? held.length === 1

@@ -4,11 +4,15 @@
 //   slowCallbackDuration (debug mode times every callback): what it was, how long, and for a
 //   task step where the task is now suspended (its innermost frame outside the runtime core).
 // - neverAwaited: a coroutine was created (coroutine tracking's `created`) and never started:
-//   not `yield*`-ed, not wrapped in a task. Reported once it has stayed unstarted for
-//   `neverAwaitedSeconds` of wall time and at least two ticks from the first sweep that
-//   found it unstarted (a task's first step runs in the tick after its creation, so a task's
-//   coroutine is never reported by mistake; a paused loop reports nothing), and for every
-//   one still unstarted when the loop closes.
+//   not `yield*`-ed, not wrapped in a task. It is first seen at the end of the tick that
+//   made it (or by a sweep), and reported, at a tick's end or a sweep, once it has stayed
+//   unstarted for `neverAwaitedSeconds` of wall time since and no task's first step can still
+//   start it: a whole tick has ended since it was first seen (a task's first step runs in
+//   the tick after its creation), or the ready queue is empty (the loop is waiting for time
+//   or I/O: every task made so far has stepped). So a forgotten coroutine is reported within
+//   a tick or a sweep of that wall time, even while the loop sleeps in one long tick; a
+//   paused loop reports nothing; every one still unstarted when the loop closes is reported
+//   then.
 //   A task cancelled before its first step never starts its coroutine: not a lint (asyncio
 //   is silent there too). Tasks are matched to the coroutine created just before them (the
 //   `createTask(work())` pattern).
@@ -23,11 +27,16 @@
 //   suspended on a future already done whose wake-up is not on the ready queue; a pending
 //   future whose waiters include a task that is suspended on something else (completing it
 //   would resume that task at the wrong suspension point).
+// - deadlock (checkDeadlocks, between ticks): each deadlock the await graph finds
+//   (runtime/inspect/await-graph.ts: task cycles, lock-order cycles, future cycles, mixed
+//   ones, resources held by finished tasks, nothing left that can run), once per set of
+//   tasks and resources involved.
 //
 // Invariants: every lint is reported once (`onLint`) and kept (bounded: MAX_LINTS, and at
 // most PER_KEY per kind and function/task); per-step cost is one field test and, for a
-// task's first step only, one clock read; a coroutine started right after its creation
-// costs two field writes, one created earlier one Map insert and one delete.
+// task's first step only, one clock read; per tick, two field tests while no coroutine
+// waits unstarted; a coroutine started right after its creation costs two field writes,
+// one created earlier one Map insert and one delete.
 
 import type { Lint, LintKind, SourcePosition as ProtocolPosition } from '../../protocol/host-protocol';
 import type { CoroutineFrame, CoroutineTrackingHooks } from '../coroutine';
@@ -35,6 +44,7 @@ import type { Future } from '../future';
 import { inspect, inspectResource } from '../inspection';
 import type { EventLoop, ExceptionContext, LoopObserver } from '../loop';
 import type { Coroutine, Task } from '../task';
+import { buildAwaitGraph } from './await-graph';
 import { functionLocations, type FunctionLocations } from './function-locations';
 import { taskFrames } from './task-snapshot';
 import { describeTask, resourceOf } from './task-summaries';
@@ -77,6 +87,8 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
   private readonly taskCoroutine = new WeakMap<Task<unknown>, Coroutine<unknown>>();
   private readonly firstStepStart = new WeakMap<Task<unknown>, number>();
   private readonly reportedWakeups = new WeakSet<object>();
+  /** The deadlocks reported so far, by their sorted node ids. */
+  private readonly reportedDeadlocks = new Set<string>();
   private readonly onLint: (lint: Lint) => void;
   private readonly neverAwaitedMs: number;
   private readonly functionsOption: FunctionLocations | undefined;
@@ -156,6 +168,11 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
     }
   }
 
+  tickEnd(): void {
+    if (this.lastCreated === null && this.unstarted.size === 0) return;
+    this.sweep();
+  }
+
   taskStepStart(task: Task<unknown>): void {
     if (task.steps() === 0) this.firstStepStart.set(task, this.now());
   }
@@ -211,23 +228,26 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
   }
 
   /**
-   * Reports coroutines unstarted for long enough (call it now and then, e.g. every second).
-   * A coroutine is timed from the first sweep that finds it unstarted (creation itself is
-   * not timed, to keep it cheap): it is reported by a later sweep at least
-   * `neverAwaitedSeconds` and two ticks after that.
+   * Reports coroutines unstarted for long enough (runs at every tick's end while some
+   * coroutine waits unstarted; call it also now and then, e.g. every second, for a loop
+   * asleep in one long tick). A coroutine is timed from the first sweep that finds it
+   * unstarted (creation itself is not timed, to keep it cheap): it is reported by a later
+   * sweep at least `neverAwaitedSeconds` after that, once a tick has ended since or the
+   * ready queue is empty (see the header).
    */
   sweep(): void {
     this.flushSlot();
     if (this.unstarted.size === 0) return;
     const now = this.now();
     const tick = this.loop.tickCount();
+    const noFirstStepPending = this.loop.readyCount() === 0 && this.loop.currentTask() === null;
     for (const [gen, fn] of this.unstarted) {
       const seen = this.firstSeen.get(gen);
       if (seen === undefined) {
         this.firstSeen.set(gen, { tick, at: now });
         continue;
       }
-      if (now - seen.at < this.neverAwaitedMs || tick < seen.tick + 2) continue;
+      if (now - seen.at < this.neverAwaitedMs || (tick < seen.tick + 1 && !noFirstStepPending)) continue;
       this.unstarted.delete(gen);
       this.reportNeverAwaited(fn, seen.tick, false);
     }
@@ -251,6 +271,21 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
     };
     if (position !== undefined) lint.position = position;
     this.report('neverAwaited', name, lint);
+  }
+
+  // --- deadlocks -----------------------------------------------------------------------------------
+
+  /** Reports each deadlock of the await graph not reported yet. Call between ticks. */
+  checkDeadlocks(): void {
+    for (const d of buildAwaitGraph(this.loop).deadlocks) {
+      const key = [...d.nodes].sort().join(' ');
+      if (this.reportedDeadlocks.has(key)) continue;
+      this.reportedDeadlocks.add(key);
+      const first = d.nodes.find((id) => id.startsWith('task:'));
+      const lint: Omit<Lint, 'kind' | 'tick'> = { message: `deadlock: ${d.reason}` };
+      if (first !== undefined) lint.taskId = Number(first.slice('task:'.length));
+      this.report('deadlock', key, lint);
+    }
   }
 
   // --- lost wake-ups ------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // The lints list: what the runtime's checks found (slow callbacks, coroutines never awaited,
-// tasks destroyed pending, coroutines that never yield, lost wake-ups), newest first, each
+// tasks destroyed pending, coroutines that never yield, lost wake-ups, deadlocks), newest first, each
 // with its task and its source line.
 
 import type { Lint, LintKind } from '../../protocol/host-protocol';
@@ -14,6 +14,7 @@ const KIND_LABELS: Record<LintKind, string> = {
   destroyedPending: 'Destroyed pending',
   neverYields: 'Never yields',
   lostWakeup: 'Lost wake-up',
+  deadlock: 'Deadlock',
 };
 
 export class LintsView {

@@ -2,10 +2,13 @@
 // task, gather's children, a queue's getters and join, resources by stable ids) and the
 // deadlock rules: a cycle of tasks awaiting each other (and who awaits them), nothing left
 // that can run (a queue.get with no producer, an Event nobody sets), a Lock held by a
-// finished task; and no report while a timer can still make progress.
+// finished task; a lock-order cycle (two Locks taken in opposite order), a future cycle (each
+// task awaits a future only the other would complete, and not while a timer could complete
+// one), a mixed cycle (a lock's holder awaits a task waiting on that lock); and no report
+// while a timer can still make progress.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventLoop, VirtualClock, Event, Lock, Queue, coroutine, gather, sleep, type Coroutine, type Task } from '../../../runtime/index';
+import { EventLoop, VirtualClock, Event, Lock, Queue, coroutine, gather, sleep, type Coroutine, type Future, type Task } from '../../../runtime/index';
 import { inspect } from '../../../runtime/inspection';
 import { buildAwaitGraph } from '../../../runtime/inspect/await-graph';
 import { resourceIdOf } from '../../../runtime/inspect/resource-ids';
@@ -136,6 +139,102 @@ describe('the await graph', () => {
       await cancelAll(loop);
       loop.close();
     }
+  });
+
+  test('a lock-order cycle: two tasks take two Locks in opposite order', async () => {
+    const loop = virtualLoop();
+    const first = new Lock();
+    const second = new Lock();
+    const ab = coroutine(function* ab(): Coroutine<void> {
+      yield* first.acquire();
+      yield* sleep(0);
+      yield* second.acquire();
+    });
+    const ba = coroutine(function* ba(): Coroutine<void> {
+      yield* second.acquire();
+      yield* sleep(0);
+      yield* first.acquire();
+    });
+    const a = loop.createTask(ab(), { name: 'AB' });
+    const b = loop.createTask(ba(), { name: 'BA' });
+    await ticks(loop, 4);
+    const g = buildAwaitGraph(loop);
+    assert.equal(g.deadlocks.length, 1, JSON.stringify(g.deadlocks));
+    const d = g.deadlocks[0]!;
+    assert.match(d.reason, /^lock-order cycle: each task holds what the next one waits for: Task #\d+ "(AB|BA)" \(waiting for <Lock locked/);
+    assert.deepEqual(new Set(d.nodes), new Set([`task:${a.id}`, `task:${b.id}`, resourceIdOf(first), resourceIdOf(second)]));
+    assert.ok(g.edges.some((e) => e.from === `task:${a.id}` && e.to === resourceIdOf(first) && e.kind === 'holds'));
+    assert.ok(g.edges.some((e) => e.from === `task:${b.id}` && e.to === resourceIdOf(second) && e.kind === 'holds'));
+    loop.setExceptionHandler(() => undefined);
+    loop.close();
+  });
+
+  test('a future cycle: each task awaits a future only the other would complete', async () => {
+    const loop = virtualLoop();
+    const made: { a?: Future<number>; b?: Future<number> } = {};
+    const left = coroutine(function* left(): Coroutine<number> {
+      made.a = loop.createFuture<number>();
+      yield* sleep(0);
+      const got = yield* made.b!; // B would set it after its own await
+      made.a.setResult(got);
+      return got;
+    });
+    const right = coroutine(function* right(): Coroutine<number> {
+      made.b = loop.createFuture<number>();
+      yield* sleep(0);
+      const got = yield* made.a!;
+      made.b.setResult(got);
+      return got;
+    });
+    const a = loop.createTask(left(), { name: 'left' });
+    const b = loop.createTask(right(), { name: 'right' });
+    const watcher = loop.createTask(coroutine(function* watcher(): Coroutine<void> {
+      yield* a;
+    })(), { name: 'watcher' });
+    // While a timer is pending, a callback it runs could complete either future: nothing said.
+    const ticker = loop.createTask(sleep(5), { name: 'ticker' });
+    await ticks(loop, 2);
+    assert.ok(!ticker.done() && a.awaiting() === made.b && b.awaiting() === made.a);
+    assert.deepEqual(buildAwaitGraph(loop).deadlocks, []);
+    await loop.runUntilComplete(ticker);
+    await ticks(loop, 1);
+    const g = buildAwaitGraph(loop);
+    assert.equal(g.deadlocks.length, 1, JSON.stringify(g.deadlocks));
+    const d = g.deadlocks[0]!;
+    assert.match(d.reason, /^future cycle: each task awaits a future only the next one would complete: Task #\d+ "(left|right)" \(awaiting a future only #\d+ would complete\)/);
+    assert.match(d.reason, /"watcher" awaits/);
+    const futureIds = g.nodes.filter((n) => n.kind === 'future').map((n) => n.id);
+    assert.deepEqual(new Set(d.nodes), new Set([`task:${a.id}`, `task:${b.id}`, `task:${watcher.id}`, ...futureIds]));
+    // A future made outside any task: whoever completes it is unknown, no cycle is claimed.
+    assert.equal(loop.createFuture()[inspect]().createdBy(), null);
+    loop.setExceptionHandler(() => undefined);
+    loop.close();
+  });
+
+  test('a mixed cycle: a lock’s holder awaits a task that waits on that lock', async () => {
+    const loop = virtualLoop();
+    const lock = new Lock();
+    const tasks: { inner?: Task<void> } = {};
+    const needsLock = coroutine(function* needsLock(): Coroutine<void> {
+      yield* lock.acquire();
+      lock.release();
+    });
+    const holder = coroutine(function* holder(): Coroutine<void> {
+      yield* lock.acquire();
+      tasks.inner = loop.createTask(needsLock(), { name: 'inner' });
+      yield* tasks.inner;
+      lock.release();
+    });
+    const h = loop.createTask(holder(), { name: 'holder' });
+    await ticks(loop, 4);
+    const g = buildAwaitGraph(loop);
+    assert.equal(g.deadlocks.length, 1, JSON.stringify(g.deadlocks));
+    const d = g.deadlocks[0]!;
+    assert.match(d.reason, /^cycle of tasks awaiting each other and the resources they hold: /);
+    assert.match(d.reason, /"inner" \(waiting for <Lock locked/);
+    assert.deepEqual(new Set(d.nodes), new Set([`task:${h.id}`, `task:${tasks.inner!.id}`, resourceIdOf(lock)]));
+    loop.setExceptionHandler(() => undefined);
+    loop.close();
   });
 
   test('no deadlock while a timer can still make progress', async () => {

@@ -1,11 +1,12 @@
 // Tests of runtime/inspect/lints.ts: a slow callback (with the task and where it suspended),
 // a task that never yields, a coroutine created and never awaited (and none reported for a
 // task's coroutine, or one cancelled before it started), a task destroyed while pending, and
-// lost wake-ups (a waiter missing from its future, a future listing a task that waits elsewhere).
+// lost wake-ups (a waiter missing from its future, a future listing a task that waits elsewhere),
+// a coroutine never awaited reported within a tick of the wall time, and deadlocks as lints.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { basename } from 'node:path';
-import { EventLoop, VirtualClock, coroutine, sleep, type Coroutine } from '../../../runtime/index';
+import { EventLoop, Lock, VirtualClock, coroutine, sleep, type Coroutine, type Future, type Task } from '../../../runtime/index';
 import { CoroutineHooksHub } from '../../../runtime/inspect/coroutine-hooks';
 import { LintCollector } from '../../../runtime/inspect/lints';
 import { ObserverFanout } from '../../../runtime/observer-fanout';
@@ -86,26 +87,133 @@ describe('lints', () => {
       yield* sleep(1);
       return n;
     });
+    let madeAt = -1;
     const main = coroutine(function* main(): Coroutine<void> {
       job(1); // forgotten
+      madeAt = loop.tickCount();
       const t = loop.createTask(job(2), { name: 'ran' });
       const c = loop.createTask(job(3), { name: 'cancelled-before-start' });
       c.cancel();
       yield* t;
     });
     await loop.runUntilComplete(loop.createTask(main(), { name: 'main' }));
-    lints.sweep(); // first sight of the unstarted coroutine
-    assert.equal(seen.filter((l) => l.kind === 'neverAwaited').length, 0);
-    await loop.runOnce();
-    await loop.runOnce();
-    lints.sweep(); // still unstarted two ticks later
+    // Reported at a tick's end, the tick after the one that made it (no sweep was asked for).
     const never = seen.filter((l) => l.kind === 'neverAwaited');
     assert.equal(never.length, 1, JSON.stringify(never));
     assert.match(never[0]!.message, /coroutine job\(\) was never awaited/);
+    assert.equal(never[0]!.tick, madeAt + 1);
     assert.equal(basename(never[0]!.position?.file ?? ''), 'lints.test.ts');
-    // Not reported twice, also not at close.
+    // Not reported twice, also not at a sweep or at close.
+    lints.sweep();
     lints.loopClosing();
     assert.equal(seen.filter((l) => l.kind === 'neverAwaited').length, 1);
+    loop.close();
+    done();
+  });
+
+  test('never awaited: reported while the program still runs, once the wall time has passed (not only at close)', async () => {
+    const clock = new VirtualClock();
+    const loop = new EventLoop({ clock, logger: { warn: () => undefined, error: () => undefined } });
+    const seen: Lint[] = [];
+    // Wall time follows the virtual clock: the program sleeps 1.6 s, the threshold is 1 s.
+    const lints = new LintCollector(loop, { onLint: (l) => seen.push(l), neverAwaitedSeconds: 1, now: () => loop.time() * 1000 });
+    loop.setObserver(new ObserverFanout([lints]));
+    const remove = hub.add({ created: (g, f) => lints.created(g, f), started: (f) => lints.started(f) });
+    hub.enable(true);
+    const forgotten = coroutine(function* forgotten(): Coroutine<void> {
+      yield* sleep(0);
+    });
+    let reportedBeforeTheEnd = 0;
+    const main = coroutine(function* main(): Coroutine<void> {
+      forgotten();
+      yield* sleep(0.5);
+      assert.equal(seen.length, 0, 'not before the wall time');
+      yield* sleep(1.1);
+      yield* sleep(0);
+      reportedBeforeTheEnd = seen.filter((l) => l.kind === 'neverAwaited').length;
+    });
+    await loop.runUntilComplete(loop.createTask(main(), { name: 'main' }));
+    assert.equal(reportedBeforeTheEnd, 1, JSON.stringify(seen));
+    // A loop asleep in one long tick: a sweep reports it (the ready queue is empty).
+    const asleep = loop.createTask(
+      coroutine(function* asleep(): Coroutine<void> {
+        forgotten();
+        yield* sleep(100);
+      })(),
+      { name: 'asleep' },
+    );
+    await loop.runOnce(); // the step that forgets it; first seen at this tick's end
+    clock.advance(2);
+    lints.sweep();
+    assert.equal(seen.filter((l) => l.kind === 'neverAwaited').length, 2, JSON.stringify(seen));
+    asleep.cancel();
+    await loop.runOnce();
+    loop.close();
+    remove();
+    hub.enable(false);
+  });
+
+  test('deadlock: a lock-order cycle, a future cycle and a mixed one are lints, each reported once', async () => {
+    const { loop, lints, seen, done } = linted();
+    loop.setExceptionHandler(() => undefined);
+    const first = new Lock();
+    const second = new Lock();
+    const ab = coroutine(function* ab(): Coroutine<void> {
+      yield* first.acquire();
+      yield* sleep(0);
+      yield* second.acquire();
+    });
+    const ba = coroutine(function* ba(): Coroutine<void> {
+      yield* second.acquire();
+      yield* sleep(0);
+      yield* first.acquire();
+    });
+    const a = loop.createTask(ab(), { name: 'AB' });
+    loop.createTask(ba(), { name: 'BA' });
+    await loop.runOnce();
+    await loop.runOnce();
+    await loop.runOnce();
+    lints.checkDeadlocks();
+    lints.checkDeadlocks();
+    let dead = seen.filter((l) => l.kind === 'deadlock');
+    assert.equal(dead.length, 1, JSON.stringify(seen));
+    assert.match(dead[0]!.message, /^deadlock: lock-order cycle: each task holds what the next one waits for/);
+    assert.ok(dead[0]!.taskId === a.id || dead[0]!.taskId === a.id + 1);
+
+    const made: { x?: Future<void>; y?: Future<void> } = {};
+    const left = coroutine(function* left(): Coroutine<void> {
+      made.x = loop.createFuture<void>();
+      yield* sleep(0);
+      yield* made.y!;
+      made.x.setResult();
+    });
+    const right = coroutine(function* right(): Coroutine<void> {
+      made.y = loop.createFuture<void>();
+      yield* sleep(0);
+      yield* made.x!;
+      made.y.setResult();
+    });
+    loop.createTask(left(), { name: 'left' });
+    loop.createTask(right(), { name: 'right' });
+    const lock = new Lock();
+    const inner: { t?: Task<void> } = {};
+    const holder = coroutine(function* holder(): Coroutine<void> {
+      yield* lock.acquire();
+      inner.t = loop.createTask(
+        coroutine(function* needsLock(): Coroutine<void> {
+          yield* lock.acquire();
+        })(),
+        { name: 'needsLock' },
+      );
+      yield* inner.t;
+    });
+    loop.createTask(holder(), { name: 'holder' });
+    for (let i = 0; i < 4; i++) await loop.runOnce();
+    lints.checkDeadlocks();
+    dead = seen.filter((l) => l.kind === 'deadlock');
+    assert.equal(dead.length, 3, JSON.stringify(dead));
+    assert.ok(dead.some((l) => /^deadlock: future cycle: each task awaits a future only the next one would complete/.test(l.message)));
+    assert.ok(dead.some((l) => /^deadlock: cycle of tasks awaiting each other and the resources they hold: .*"needsLock" \(waiting for <Lock locked/.test(l.message)));
     loop.close();
     done();
   });
