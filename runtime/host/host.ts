@@ -345,7 +345,7 @@ export class RuntimeHost {
       if (!run.loop.isClosed()) {
         run.lints.sweep();
         run.lints.checkWakeups();
-        run.lints.checkDeadlocks();
+        run.lints.checkDeadlocks(true);
       }
       return { lints: run.lints.lints() };
     });

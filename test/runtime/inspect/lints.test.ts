@@ -173,8 +173,8 @@ describe('lints', () => {
     await loop.runOnce();
     await loop.runOnce();
     await loop.runOnce();
-    lints.checkDeadlocks();
-    lints.checkDeadlocks();
+    lints.checkDeadlocks(true);
+    lints.checkDeadlocks(true);
     let dead = seen.filter((l) => l.kind === 'deadlock');
     assert.equal(dead.length, 1, JSON.stringify(seen));
     assert.match(dead[0]!.message, /^deadlock: lock-order cycle: each task holds what the next one waits for/);
@@ -209,7 +209,7 @@ describe('lints', () => {
     });
     loop.createTask(holder(), { name: 'holder' });
     for (let i = 0; i < 4; i++) await loop.runOnce();
-    lints.checkDeadlocks();
+    lints.checkDeadlocks(true);
     dead = seen.filter((l) => l.kind === 'deadlock');
     assert.equal(dead.length, 3, JSON.stringify(dead));
     assert.ok(dead.some((l) => /^deadlock: future cycle: each task awaits a future only the next one would complete/.test(l.message)));
