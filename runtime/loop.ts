@@ -121,8 +121,8 @@ export class EventLoop implements TimerCancelListener {
   private _tickCount = 0;
   /** @internal The slot the hot path tests: the one observer, or a fanout of several. */ _observer: LoopObserver | null = null;
   private _observers: LoopObserver[] = [];
-  /** @internal Set by a replay: ticks come from the recording, never from waiting. */
-  _tickFeed: TickFeed | null = null;
+  /** Set by a replay (setTickFeed): ticks come from the recording, never from waiting. */
+  private _tickFeed: TickFeed | null = null;
   // Guest-run state.
   private _driveImmediate: NodeJS.Immediate | null = null;
   private _waitTimer: NodeJS.Timeout | null = null;
@@ -268,6 +268,19 @@ export class EventLoop implements TimerCancelListener {
   stop(): void {
     this._stopping = true;
     if (this._suspended) this._wake();
+  }
+
+  /**
+   * @internal For a replay (runtime/record): from now on every tick first asks `feed` for the
+   * recorded run's next tick instead of waiting for time and I/O.
+   */
+  setTickFeed(feed: TickFeed): void {
+    this._tickFeed = feed;
+  }
+
+  /** @internal Ends what setTickFeed(feed) began; a no-op when another feed (or none) is in place. */
+  clearTickFeed(feed: TickFeed): void {
+    if (this._tickFeed === feed) this._tickFeed = null;
   }
 
   /**

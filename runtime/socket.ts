@@ -38,7 +38,7 @@ export type SocketInputKind = 'connect' | 'data' | 'end' | 'drain' | 'error' | '
 
 /**
  * @internal What a Socket uses of its node:net connection: a net.Socket, or the stand-in a
- * replay hands it instead of connecting (the replay feeds the inputs itself, through `_input`).
+ * replay hands it instead of connecting (the replay feeds the inputs itself, through `replayInput`).
  */
 export interface SocketConnection {
   setNoDelay(noDelay: boolean): unknown;
@@ -166,6 +166,11 @@ export class Socket implements Selectable, Inspectable {
   private _receivedInto(n: number, buf: Uint8Array): boolean {
     if (n > 0) this._received(Buffer.from(buf.subarray(0, n)));
     return true;
+  }
+
+  /** @internal A replay (runtime/record) feeding back one recorded input: exactly what node:net's would have done. */
+  replayInput(kind: SocketInputKind, payload: Buffer | Error | null): void {
+    this._input(kind, payload);
   }
 
   /**

@@ -23,7 +23,8 @@ import type { Clock } from '../clock';
 import { MonotonicClock } from '../clock';
 import type { EventLoop, LoopObserver } from '../loop';
 import { setSocketIoTap, type Socket, type SocketConnection, type SocketInputKind, type SocketIoTap } from '../socket';
-import { Task } from '../task';
+import { exceptionOf, inspect } from '../inspection';
+import type { Task } from '../task';
 import { RecordingClock } from './record-clocks';
 import { Outcome, RunLogWriter } from './run-log';
 import { RecordingError } from './recording-errors';
@@ -156,7 +157,7 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
 
   taskDone(task: Task<unknown>): void {
     this.flushStep();
-    const outcome = task.cancelled() ? Outcome.CANCELLED : task._exception !== undefined ? Outcome.EXCEPTION : Outcome.RESULT;
+    const outcome = task.cancelled() ? Outcome.CANCELLED : exceptionOf(task) !== undefined ? Outcome.EXCEPTION : Outcome.RESULT;
     this.log.done(this.numberOf(task), outcome);
   }
 
@@ -198,9 +199,10 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     const task = this.stepped;
     if (task === null) return;
     this.stepped = null;
-    const waiter = task._waiter;
-    let site = waiter === null ? (task.done() ? 'done' : 'ready') : (waiter._origin?.kind ?? (waiter instanceof Task ? 'task' : 'future'));
-    const frames = this.frames ? task._frames : null;
+    const waiter = task.awaiting();
+    // A view is one small object whose getters read the future (nothing copied); its kind is the origin's, or 'task'/'future'.
+    let site = waiter === null ? (task.done() ? 'done' : 'ready') : waiter[inspect]().kind;
+    const frames = this.frames ? task[inspect]().frames : null;
     if (frames !== null && frames.length > 0) {
       let chain = frames[0]!.fn.name;
       for (let i = 1; i < frames.length; i++) chain += '>' + frames[i]!.fn.name;

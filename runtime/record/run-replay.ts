@@ -85,13 +85,13 @@ export class RunReplay implements TickFeed {
   attach(loop: EventLoop): this {
     this.loop = loop;
     this.recorder.attach(loop);
-    loop._tickFeed = this;
+    loop.setTickFeed(this);
     return this;
   }
 
   /** Stops feeding the loop; returns the replayed run's streams. */
   detach(): RecordedStreams {
-    if (this.loop !== null && this.loop._tickFeed === this) this.loop._tickFeed = null;
+    if (this.loop !== null) this.loop.clearTickFeed(this);
     this.replayed ??= this.recorder.finish();
     return this.replayed;
   }
@@ -105,7 +105,7 @@ export class RunReplay implements TickFeed {
       const input = inputs[k]!;
       const sock = this.sockets[input.socket - 1];
       if (sock === undefined) throw this.diverged(`socket #${input.socket} received input before the replay opened it`);
-      sock._input(input.kind, input.payload);
+      sock.replayInput(input.kind, input.payload);
     }
     this.replayClock.setTick(this.log.times[i]!, this.log.gapReadsBefore[i + 1] ?? NO_READS);
     this.fed = i + 1;

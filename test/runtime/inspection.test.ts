@@ -441,12 +441,12 @@ describe('the loop', () => {
 });
 
 describe('the boundary', () => {
-  test('runtime/inspect and runtime/host read no underscore member of another module', async () => {
+  test('runtime/inspect, runtime/host and runtime/record read no underscore member of another module', async () => {
     const { readdirSync, readFileSync } = await import('node:fs');
     const { join } = await import('node:path');
     const root = join(__dirname, '..', '..', 'runtime');
     const violations: string[] = [];
-    for (const dir of ['inspect', 'host']) {
+    for (const dir of ['inspect', 'host', 'record']) {
       for (const name of readdirSync(join(root, dir))) {
         if (!name.endsWith('.ts')) continue;
         const text = readFileSync(join(root, dir, name), 'utf8');
