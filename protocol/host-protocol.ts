@@ -186,10 +186,17 @@ export interface Snapshot {
   progress: CrawlProgress | null;
 }
 
+/** How the demo site answers: 'realistic' (responses come 100-800 ms late) or 'instant'. */
+export type DemoLatency = 'realistic' | 'instant';
+
+export function isDemoLatency(v: unknown): v is DemoLatency {
+  return v === 'realistic' || v === 'instant';
+}
+
 export type LaunchTarget =
   | { kind: 'crawl'; urls: string[] }
-  /** `latency`: 'realistic' (the default: responses come 100-800 ms late) or 'instant'. */
-  | { kind: 'demo'; pages?: number; latency?: 'realistic' | 'instant' }
+  /** `latency`: 'realistic' (the default) or 'instant'. */
+  | { kind: 'demo'; pages?: number; latency?: DemoLatency }
   | { kind: 'sample'; id: string }
   | { kind: 'program'; path: string; exportName?: string };
 
@@ -291,8 +298,8 @@ export interface ComparisonRowInfo {
   wastedTries?: number;
 }
 
+// No index signature: a misspelled method name is a type error at every caller.
 export interface HostMethods {
-  [method: string]: { params: unknown; result: unknown };
   hello: { params: { client: string; protocolVersion: number }; result: { protocolVersion: number; hostVersion: string; pid: number } };
   /**
    * `heldAtEntry`: the run waits before its first tick (stopOnEntry, and its work runs on the
@@ -350,7 +357,6 @@ export interface HostMethods {
 // --- events (host → client) ---------------------------------------------------------------
 
 export interface HostEvents {
-  [event: string]: unknown;
   taskCreated: { task: TaskSummary };
   taskFinished: { task: TaskSummary };
   exception: { taskId: number; traceback: Traceback };

@@ -18,10 +18,14 @@ export interface Transport {
   onClose(closed: (reason: string) => void): void;
 }
 
-/** A method table: method name → params and result types. */
-export type MethodTable = Record<string, { params: unknown; result: unknown }>;
-/** An event table: event name → body type. */
-export type EventTable = Record<string, unknown>;
+/**
+ * A method table: method name → params and result types. Constrained by a mapped type over
+ * the table's own keys (not an index signature), so an interface without one qualifies and
+ * `request('snapshto', ...)` on it is a type error.
+ */
+export type MethodTable<M> = { [K in keyof M]: { params: unknown; result: unknown } };
+/** An event table: event name → body type (any interface qualifies; its keys are the names). */
+export type EventTable<E> = { [K in keyof E]: unknown };
 
 export interface RequestMessage {
   kind: 'request';
@@ -86,7 +90,7 @@ type Handler = (params: unknown) => unknown | Promise<unknown>;
  * One side of a connection. `Out` are the methods this side calls, `In` those it serves;
  * `OutEvents` the events it receives, `InEvents` those it emits.
  */
-export class RpcEndpoint<Out extends MethodTable, In extends MethodTable, OutEvents extends EventTable, InEvents extends EventTable> {
+export class RpcEndpoint<Out extends MethodTable<Out>, In extends MethodTable<In>, OutEvents extends EventTable<OutEvents>, InEvents extends EventTable<InEvents>> {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void; method: string }>();
   private readonly handlers = new Map<string, Handler>();

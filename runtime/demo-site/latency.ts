@@ -9,9 +9,10 @@
 // site holds: the same URLs, links, statuses and errors, so a crawl's report ends in the same
 // counts either way.
 
+import { isDemoLatency, type DemoLatency } from '../../protocol/host-protocol';
 import type { DemoSiteOptions } from './server';
 
-export type DemoLatency = 'realistic' | 'instant';
+export { isDemoLatency, type DemoLatency };
 
 export const DEMO_LATENCIES: readonly DemoLatency[] = Object.freeze(['realistic', 'instant']);
 
@@ -20,10 +21,6 @@ export const DEFAULT_DEMO_LATENCY: DemoLatency = 'realistic';
 
 /** What `realistic` adds to the site: 100 to 800 ms per response (450 on average), pages of 24 KiB. */
 export const REALISTIC_TRANSPORT = Object.freeze({ latencyMs: 100, jitterMs: 700, pageBytes: 24 * 1024 });
-
-export function isDemoLatency(v: unknown): v is DemoLatency {
-  return v === 'realistic' || v === 'instant';
-}
 
 /** The demo site's options for `latency` (and `pages` when given). */
 export function demoSiteOptions(latency: DemoLatency, pages?: number): DemoSiteOptions {

@@ -6,8 +6,8 @@
 // One extension beyond protocol/host-protocol.ts's params, asked for by the debug adapter:
 // setExceptionBreaks accepts `urlFailed` (stop where the crawler records a URL as failed).
 //
-// Every request's params are narrowed here (params.ts) and a bad one is answered with a
-// ProtocolError naming what was wrong; a request that needs a run when there is none, or a
+// Every request's params are narrowed by protocol/host-requests.ts's table before its handler
+// runs, and a bad one is answered with a ProtocolError naming the method and the field; a request that needs a run when there is none, or a
 // paused loop when it runs, is answered with a ProtocolError too (codes: badRequest,
 // noRun, notPaused, unknownTask, taskFinished, ...).
 //
@@ -15,7 +15,6 @@
 // host never blocks its own event loop for longer than one request's work; shutdown answers
 // before the process exits.
 
-import { crawlOptionProblem } from '../../protocol/crawl-option-bounds';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -29,7 +28,7 @@ import {
 } from '../../protocol/host-protocol';
 import { ProtocolError, type RpcEndpoint } from '../../protocol/rpc';
 import type { Task } from '../task';
-import { SITE_PATHS, isDemoLatency, startDemoSite, type DemoSite } from '../demo-site/index';
+import { SITE_PATHS, startDemoSite, type DemoSite } from '../demo-site/index';
 import { CoroutineHooksHub } from '../inspect/coroutine-hooks';
 import { ExceptionTracer, failingPageOf, tracePair } from '../inspect/traces';
 import { LoopControlError, checkBreakpoints } from '../inspect/loop-control';
@@ -37,24 +36,7 @@ import { taskFrames } from '../inspect/task-snapshot';
 import { Run, type RunServices } from './run';
 import { openRecording, saveRecording } from './recordings';
 import { compareApproaches, listSamples } from '../samples/index';
-import {
-  nested,
-  optionalBoolean,
-  optionalNumber,
-  optionalString,
-  paramsOf,
-  requireArray,
-  requireBoolean,
-  requireNumber,
-  requireObject,
-  requireString,
-  requireStringArray,
-  type Params,
-} from './params';
-
-/** Bounds of a `compare` request: 1,000 pages is the issue's large case; beyond, a request would hold the host for minutes. */
-const MAX_COMPARE_PAGES = 2000;
-const MAX_COMPARE_LATENCY_MS = 5000;
+import { HOST_PARAMS_PARSERS, type HostMethodName, type HostParams } from '../../protocol/host-requests';
 
 export type HostEndpoint = RpcEndpoint<Record<string, never>, HostMethods, Record<string, never>, HostEvents>;
 
@@ -69,84 +51,6 @@ function hostVersion(): string {
     }
   }
   return '0.0.0';
-}
-
-function parseTarget(p: Params): LaunchTarget {
-  const t = requireObject('launch', p, 'target');
-  const where = nested('launch', 'target');
-  const kind = requireString(where, t, 'kind');
-  switch (kind) {
-    case 'crawl': {
-      const urls = requireStringArray(where, t, 'urls');
-      if (urls.length === 0) throw new ProtocolError('launch: target.urls must name at least one URL');
-      return { kind, urls };
-    }
-    case 'demo': {
-      const pages = optionalNumber(where, t, 'pages', 'integer');
-      const problem = pages === undefined ? null : crawlOptionProblem('demoPages', pages, 'launch: target.pages');
-      if (problem !== null) throw new ProtocolError(problem);
-      const latency = optionalString(where, t, 'latency');
-      if (latency !== undefined && !isDemoLatency(latency)) throw new ProtocolError(`launch: target.latency must be 'realistic' or 'instant', got ${JSON.stringify(latency)}`);
-      const target: LaunchTarget = { kind };
-      if (pages !== undefined) target.pages = pages;
-      if (latency !== undefined) target.latency = latency;
-      return target;
-    }
-    case 'sample':
-      return { kind, id: requireString(where, t, 'id') };
-    case 'program': {
-      const path = requireString(where, t, 'path');
-      const exportName = optionalString(where, t, 'exportName');
-      return exportName === undefined ? { kind, path } : { kind, path, exportName };
-    }
-    default:
-      throw new ProtocolError(`launch: target.kind must be 'crawl', 'demo', 'sample' or 'program', got ${JSON.stringify(kind)}`);
-  }
-}
-
-function parseOptions(p: Params): LaunchOptions {
-  if (p.options === undefined) return {};
-  const o = requireObject('launch', p, 'options');
-  const where = nested('launch', 'options');
-  const out: LaunchOptions = {};
-  for (const key of ['maxTasks', 'maxRedirect', 'maxTries'] as const) {
-    const v = optionalNumber(where, o, key, 'integer');
-    if (v !== undefined) {
-      // The documented bounds: 1e30 workers would exhaust memory before the crawl began.
-      const problem = crawlOptionProblem(key, v, `launch: options.${key}`);
-      if (problem !== null) throw new ProtocolError(problem);
-      out[key] = v;
-    }
-  }
-  if (o.exclude !== undefined && o.exclude !== null) {
-    const ex = requireString(where, o, 'exclude');
-    try {
-      new RegExp(ex);
-    } catch (e) {
-      throw new ProtocolError(`launch: options.exclude is not a regular expression: ${e instanceof Error ? e.message : String(e)}`);
-    }
-    out.exclude = ex;
-  }
-  for (const key of ['strict', 'robots', 'inspect', 'stopOnEntry', 'breakOnTaskFailed', 'breakOnTaskCancelled', 'record'] as const) {
-    const v = optionalBoolean(where, o, key);
-    if (v !== undefined) out[key] = v;
-  }
-  return out;
-}
-
-function parseBreakpoints(p: Params): Breakpoint[] {
-  return requireArray('setBreakpoints', p, 'breakpoints').map((raw, i) => {
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ProtocolError(`setBreakpoints: params.breakpoints[${i}] must be an object`);
-    const b = raw as Params;
-    const where = nested('setBreakpoints', `breakpoints[${i}]`);
-    const line = requireNumber(where, b, 'line', 'integer');
-    const bp: Breakpoint = { file: optionalString(where, b, 'file') ?? '', line };
-    const condition = optionalString(where, b, 'condition');
-    const hitCondition = optionalString(where, b, 'hitCondition');
-    if (condition !== undefined) bp.condition = condition;
-    if (hitCondition !== undefined) bp.hitCondition = hitCondition;
-    return bp;
-  });
 }
 
 /** Turns the controller's refusals into protocol errors. */
@@ -202,8 +106,14 @@ export class RuntimeHost {
     return run;
   }
 
-  private requireTask(method: string, p: Params, run: Run): Task<unknown> {
-    return run.liveTask(requireNumber(method, p, 'taskId', 'id'), method);
+  private requireTask(method: string, p: { taskId: number }, run: Run): Task<unknown> {
+    return run.liveTask(p.taskId, method);
+  }
+
+  /** Serves `method`: its params pass through the method's parser of the table first. */
+  private serveMethod<M extends HostMethodName>(method: M, handler: (params: HostParams<M>) => HostMethods[M]['result'] | Promise<HostMethods[M]['result']>): void {
+    const parse = HOST_PARAMS_PARSERS[method];
+    this.endpoint.handle(method, (raw) => handler(parse(raw)));
   }
 
   /** Inspection on for a run: tracking hooks, await-throw captures. */
@@ -223,48 +133,37 @@ export class RuntimeHost {
   }
 
   private serve(): void {
-    const e = this.endpoint;
-    e.handle('hello', (raw) => {
-      const p = paramsOf('hello', raw);
-      requireString('hello', p, 'client');
-      const v = requireNumber('hello', p, 'protocolVersion', 'integer');
-      if (v !== PROTOCOL_VERSION) throw new ProtocolError(`hello: this host speaks protocol version ${PROTOCOL_VERSION}, the client ${v}`, 'versionMismatch');
+    const serve = this.serveMethod.bind(this);
+    serve('hello', (p) => {
+      if (p.protocolVersion !== PROTOCOL_VERSION) throw new ProtocolError(`hello: this host speaks protocol version ${PROTOCOL_VERSION}, the client ${p.protocolVersion}`, 'versionMismatch');
       return { protocolVersion: PROTOCOL_VERSION, hostVersion: hostVersion(), pid: process.pid };
     });
 
-    e.handle('samples', () => ({ samples: listSamples() }));
-    e.handle('saveRecording', (params) => saveRecording(this.requireRun('saveRecording'), requireString('saveRecording', paramsOf('saveRecording', params), 'path')));
-    e.handle('openRecording', (params) => openRecording(requireString('openRecording', paramsOf('openRecording', params), 'path')));
+    serve('samples', () => ({ samples: listSamples() }));
+    serve('saveRecording', (p) => saveRecording(this.requireRun('saveRecording'), p.path));
+    serve('openRecording', (p) => openRecording(p.path));
 
-    e.handle('compare', async (raw) => {
-      const p = paramsOf('compare', raw);
-      const pages = requireNumber('compare', p, 'pages', 'integer');
-      const latencyMs = requireNumber('compare', p, 'latencyMs');
-      if (pages < 1 || pages > MAX_COMPARE_PAGES) throw new ProtocolError(`compare: params.pages must be 1..${MAX_COMPARE_PAGES}, got ${pages}`, 'badRequest');
-      if (latencyMs < 0 || latencyMs > MAX_COMPARE_LATENCY_MS) throw new ProtocolError(`compare: params.latencyMs must be 0..${MAX_COMPARE_LATENCY_MS}, got ${latencyMs}`, 'badRequest');
-      const rows = await compareApproaches({ pages, latencyMs });
+    serve('compare', async (p) => {
+      const rows = await compareApproaches({ pages: p.pages, latencyMs: p.latencyMs });
       return { rows: rows.map((r) => ({ ...r })) };
     });
 
-    e.handle('launch', (raw) => {
-      const p = paramsOf('launch', raw);
-      const target = parseTarget(p);
-      const options = parseOptions(p);
+    serve('launch', (p) => {
       // Launches are serialised: the second waits for the first to be up (and then stops it).
-      const job = this.launching.then(() => this.launch(target, options));
+      const job = this.launching.then(() => this.launch(p.target, p.options));
       this.launching = job.catch(() => undefined);
       return job;
     });
 
-    e.handle('pause', () => control(() => ({ tick: this.requireActiveRun('pause').controller.pause() })));
-    e.handle('continue', () =>
+    serve('pause', () => control(() => ({ tick: this.requireActiveRun('pause').controller.pause() })));
+    serve('continue', () =>
       control(() => {
         const run = this.requireActiveRun('continue');
         run.releaseEntry();
         return { tick: run.controller.continue() };
       }),
     );
-    e.handle('stepTick', () =>
+    serve('stepTick', () =>
       control(async () => {
         const run = this.requireActiveRun('stepTick');
         if (!run.controller.isPaused()) throw new ProtocolError('stepTick: the loop is running: pause first', 'notPaused');
@@ -272,26 +171,23 @@ export class RuntimeHost {
         return { tick: await run.controller.stepTick() };
       }),
     );
-    e.handle('stepTask', (raw) =>
+    serve('stepTask', (p) =>
       control(async () => {
         const run = this.requireActiveRun('stepTask');
-        const task = this.requireTask('stepTask', paramsOf('stepTask', raw), run);
+        const task = this.requireTask('stepTask', p, run);
         return { tick: await run.controller.stepTask(task) };
       }),
     );
-    e.handle('stepOut', (raw) =>
+    serve('stepOut', (p) =>
       control(async () => {
         const run = this.requireActiveRun('stepOut');
-        const p = paramsOf('stepOut', raw);
         const task = this.requireTask('stepOut', p, run);
-        return { tick: await run.controller.stepOut(task, requireNumber('stepOut', p, 'depth', 'id')) };
+        return { tick: await run.controller.stepOut(task, p.depth) };
       }),
     );
 
-    e.handle('setBreakpoints', (raw) => {
-      const p = paramsOf('setBreakpoints', raw);
-      const file = requireString('setBreakpoints', p, 'file');
-      const bps = parseBreakpoints(p).map((b) => ({ ...b, file }));
+    serve('setBreakpoints', (p) => {
+      const { file, breakpoints: bps } = p;
       this.breakpoints.set(file, bps);
       const run = this.run;
       if (run !== null && !run.finished) return { breakpoints: run.controller.setBreakpoints(file, bps) };
@@ -299,12 +195,10 @@ export class RuntimeHost {
       return { breakpoints: checkBreakpoints(file, bps).statuses };
     });
 
-    e.handle('setExceptionBreaks', (raw) => {
-      const p = paramsOf('setExceptionBreaks', raw);
-      const taskFailed = requireBoolean('setExceptionBreaks', p, 'taskFailed');
-      const taskCancelled = requireBoolean('setExceptionBreaks', p, 'taskCancelled');
-      // Beyond the protocol's params: `urlFailed`, stop where the crawler records a URL as failed.
-      const urlFailed = optionalBoolean('setExceptionBreaks', p, 'urlFailed') ?? false;
+    serve('setExceptionBreaks', (p) => {
+      const { taskFailed, taskCancelled } = p;
+      // `urlFailed`: stop where the crawler records a URL as failed.
+      const urlFailed = p.urlFailed ?? false;
       this.exceptionBreaks = { taskFailed, taskCancelled, urlFailed };
       this.run?.controller.setExceptionBreaks(taskFailed, taskCancelled);
       if (this.run !== null) this.run.breakOnUrlFailed = urlFailed;
@@ -312,35 +206,20 @@ export class RuntimeHost {
       return {};
     });
 
-    e.handle('snapshot', (raw) => {
-      const p = paramsOf('snapshot', raw);
-      const since = optionalNumber('snapshot', p, 'since', 'id');
-      return this.requireRun('snapshot').snapshot(since);
-    });
+    serve('snapshot', (p) => this.requireRun('snapshot').snapshot(p.since));
 
-    e.handle('taskDetail', (raw) => {
-      const p = paramsOf('taskDetail', raw);
+    serve('taskDetail', (p) => {
       const run = this.requireRun('taskDetail');
-      const taskId = requireNumber('taskDetail', p, 'taskId', 'id');
-      const locals = optionalBoolean('taskDetail', p, 'locals') ?? true;
-      return run.taskDetail(taskId, locals && run.inspect);
+      return run.taskDetail(p.taskId, (p.locals ?? true) && run.inspect);
     });
 
-    e.handle('variables', (raw) => {
-      const p = paramsOf('variables', raw);
-      const handle = requireNumber('variables', p, 'handle', 'id');
-      if (handle === 0) throw new ProtocolError('variables: handle 0 has no children');
-      return { variables: this.requireRun('variables').variables.children(handle) };
-    });
+    serve('variables', (p) => ({ variables: this.requireRun('variables').variables.children(p.handle) }));
 
-    e.handle('graph', () => this.requireRun('graph').graph());
+    serve('graph', () => this.requireRun('graph').graph());
 
-    e.handle('traces', async (raw) => {
-      const p = paramsOf('traces', raw);
-      return this.traces(optionalString('traces', p, 'url'));
-    });
+    serve('traces', async (p) => this.traces(p.url));
 
-    e.handle('lints', () => {
+    serve('lints', () => {
       const run = this.requireRun('lints');
       if (!run.loop.isClosed()) {
         run.lints.sweep();
@@ -350,15 +229,10 @@ export class RuntimeHost {
       return { lints: run.lints.lints() };
     });
 
-    e.handle('evaluate', (raw) => {
-      const p = paramsOf('evaluate', raw);
-      const expression = requireString('evaluate', p, 'expression');
-      if (expression.trim() === '') throw new ProtocolError('evaluate: the expression is empty');
-      const taskId = optionalNumber('evaluate', p, 'taskId', 'id');
-      const frameIndex = optionalNumber('evaluate', p, 'frameIndex', 'id');
+    serve('evaluate', (p) => {
+      const { expression, taskId, frameIndex } = p;
       const run = this.requireRun('evaluate');
       if (taskId === undefined) {
-        if (frameIndex !== undefined) throw new ProtocolError('evaluate: frameIndex needs a taskId');
         const live = run.liveTasks();
         const bindings: Array<readonly [string, unknown]> = [
           ['loop', run.loop],
@@ -388,24 +262,22 @@ export class RuntimeHost {
       return run.variables.evaluate(expression, bindings, self, note);
     });
 
-    e.handle('cancelTask', (raw) => {
-      const p = paramsOf('cancelTask', raw);
+    serve('cancelTask', (p) => {
       const run = this.requireActiveRun('cancelTask');
       const task = this.requireTask('cancelTask', p, run);
-      const message = optionalString('cancelTask', p, 'message');
       try {
-        return { cancelled: task.cancel(message ?? 'cancelled by the client') };
+        return { cancelled: task.cancel(p.message ?? 'cancelled by the client') };
       } catch (err) {
         throw new ProtocolError(`cancelTask: cancelling task #${task.id} failed: ${err instanceof Error ? err.message : String(err)}`, 'cancelFailed');
       }
     });
 
-    e.handle('stop', async () => {
+    serve('stop', async () => {
       await this.stopRun();
       return {};
     });
 
-    e.handle('shutdown', async () => {
+    serve('shutdown', async () => {
       await this.stopRun().catch(() => undefined);
       await this.run?.release();
       setImmediate(() => this.onShutdown());

@@ -13,7 +13,7 @@
 // before the process exits (else node waits for the debugger to disconnect).
 
 import { Worker } from 'node:worker_threads';
-import type { EventTable, MethodTable, RpcEndpoint, Transport } from '../../protocol/rpc';
+import type { RpcEndpoint, Transport } from '../../protocol/rpc';
 import type { Run } from './run';
 import { awaitInfoOf, summarizeTasks, taskState } from '../inspect/task-summaries';
 import { isFuture } from '../future';
@@ -50,7 +50,7 @@ export class LineDebugBridge implements Transport {
   }
 
   /** Installs the handle the worker calls while this thread is stopped. */
-  attach(endpoint: Pick<RpcEndpoint<MethodTable, MethodTable, EventTable, EventTable>, 'receiveNow'>, currentRun: () => Run | null): void {
+  attach(endpoint: Pick<RpcEndpoint<object, object, object, object>, 'receiveNow'>, currentRun: () => Run | null): void {
     const handle = {
       serve: (json: string): string => {
         const out: unknown[] = [];

@@ -20,8 +20,9 @@ import { Session } from 'node:inspector';
 import { Socket } from 'node:net';
 import { parentPort } from 'node:worker_threads';
 import { resolve as resolvePath } from 'node:path';
-import type { Breakpoint, BreakpointStatus, HostEvents, LineStepKind } from '../../protocol/host-protocol';
-import { parseWireMessage, type RequestMessage, type ResponseMessage } from '../../protocol/rpc';
+import type { Breakpoint, BreakpointStatus, HostEvents } from '../../protocol/host-protocol';
+import { parseHostRequest } from '../../protocol/host-requests';
+import { ProtocolError, parseWireMessage, type RequestMessage, type ResponseMessage } from '../../protocol/rpc';
 import { StreamTransport } from '../../protocol/stream-transport';
 import { isSuspensionLine } from '../inspect/loop-control';
 import { isBridgeControl, type BridgeControl } from './line-debug-bridge';
@@ -119,29 +120,27 @@ export function runLineDebugWorker(fd: number): void {
 
   const own = async (m: RequestMessage): Promise<void> => {
     const d = dbg!;
-    const p = (typeof m.params === 'object' && m.params !== null ? m.params : {}) as Record<string, unknown>;
     switch (m.method) {
       case 'lineStep': {
-        const kind = p.kind;
-        if (kind !== 'over' && kind !== 'into' && kind !== 'out') throw new Error(`lineStep: params.kind must be 'over', 'into' or 'out', got ${JSON.stringify(kind)}`);
+        const { kind } = parseHostRequest('lineStep', m.params);
         respond(m.id, {});
-        await d.lineStep(kind as LineStepKind);
+        await d.lineStep(kind);
         return;
       }
       case 'lineStack':
+        parseHostRequest('lineStack', m.params);
         return respond(m.id, d.stack());
       case 'lineVariables':
-        if (typeof p.handle !== 'number') throw new Error('lineVariables: params.handle must be a number');
-        return respond(m.id, { variables: await d.variables(p.handle) });
-      case 'lineEvaluate':
-        if (typeof p.expression !== 'string' || p.expression.trim() === '') throw new Error('lineEvaluate: params.expression must be a non-empty string');
-        return respond(m.id, await d.evaluate(p.expression, typeof p.frameIndex === 'number' ? p.frameIndex : 0));
+        return respond(m.id, { variables: await d.variables(parseHostRequest('lineVariables', m.params).handle) });
+      case 'lineEvaluate': {
+        const p = parseHostRequest('lineEvaluate', m.params);
+        return respond(m.id, await d.evaluate(p.expression, p.frameIndex ?? 0));
+      }
       case 'setLineStepMode':
-        if (p.mode !== 'stayWithTask' && p.mode !== 'followLoop') throw new Error(`setLineStepMode: params.mode must be 'stayWithTask' or 'followLoop', got ${JSON.stringify(p.mode)}`);
-        d.setMode(p.mode);
+        d.setMode(parseHostRequest('setLineStepMode', m.params).mode);
         return respond(m.id, {});
       default:
-        throw new Error(`unknown method ${m.method}`);
+        throw new ProtocolError(`unknown method ${JSON.stringify(m.method)}: the runtime host has no such method`, 'unknownMethod');
     }
   };
 
@@ -169,7 +168,7 @@ export function runLineDebugWorker(fd: number): void {
   client.onMessage((raw) => {
     const m = parseWireMessage(raw);
     if (typeof m === 'string' || m.kind !== 'request') return;
-    route(m).catch((e: unknown) => refuse(m.id, e, m.method.startsWith('line') ? 'badRequest' : 'failed'));
+    route(m).catch((e: unknown) => refuse(m.id, e, e instanceof ProtocolError ? e.code : m.method.startsWith('line') ? 'badRequest' : 'failed'));
   });
   client.onClose((reason) => {
     session.disconnect();

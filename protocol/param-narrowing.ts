@@ -1,8 +1,9 @@
-// Narrowing of request params: every value from a client is `unknown` until one of these
-// says what it is. A param of the wrong type or shape is a ProtocolError naming the method,
-// the param and what was expected, so a client sees exactly what it sent wrong.
+// The primitives of request-params narrowing: every value from a client is `unknown` until
+// one of these says what it is. A param of the wrong type or shape is a ProtocolError naming
+// the method, the param and what was expected, so a client sees exactly what it sent wrong.
+// protocol/host-requests.ts builds the runtime host's table of params parsers from them.
 
-import { ProtocolError } from '../../protocol/rpc';
+import { ProtocolError } from './rpc';
 
 export type Params = Readonly<Record<string, unknown>>;
 

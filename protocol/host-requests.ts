@@ -1,0 +1,252 @@
+// The runtime host's request narrowing, in one table: for every method of HostMethods, the
+// parser that turns a request's `unknown` params into its typed params, or throws a
+// ProtocolError naming the method and the bad field. The host's dispatcher (runtime/host/
+// host.ts) runs each request's params through it before its handler sees them, as
+// protocol/webview-protocol.ts's `parsePanelRequest` does for the panel.
+//
+// Invariants: the table has exactly the keys of HostMethods (a method added to the protocol
+// without a parser does not type-check); a parser checks shapes, types and the protocol's
+// documented bounds, never the host's state (no run, not paused: the handlers refuse those).
+
+import { crawlOptionProblem } from './crawl-option-bounds';
+import {
+  isDemoLatency,
+  type Breakpoint,
+  type HostMethods,
+  type LaunchOptions,
+  type LaunchTarget,
+  type LineStepKind,
+} from './host-protocol';
+import {
+  nested,
+  optionalBoolean,
+  optionalNumber,
+  optionalString,
+  paramsOf,
+  requireArray,
+  requireBoolean,
+  requireNumber,
+  requireObject,
+  requireString,
+  requireStringArray,
+  type Params,
+} from './param-narrowing';
+import { ProtocolError } from './rpc';
+
+/** Bounds of a `compare` request: 1,000 pages is the issue's large case; beyond, a request would hold the host for minutes. */
+export const MAX_COMPARE_PAGES = 2000;
+export const MAX_COMPARE_LATENCY_MS = 5000;
+
+export type HostMethodName = keyof HostMethods & string;
+export type HostParams<M extends HostMethodName> = HostMethods[M]['params'];
+
+/** unknown params → the method's typed params, or a ProtocolError. */
+export type HostParamsParser<M extends HostMethodName> = (raw: unknown) => HostParams<M>;
+
+function none(method: HostMethodName): (raw: unknown) => Record<string, never> {
+  return (raw) => {
+    paramsOf(method, raw);
+    return {};
+  };
+}
+
+function parseTarget(p: Params): LaunchTarget {
+  const t = requireObject('launch', p, 'target');
+  const where = nested('launch', 'target');
+  const kind = requireString(where, t, 'kind');
+  switch (kind) {
+    case 'crawl': {
+      const urls = requireStringArray(where, t, 'urls');
+      if (urls.length === 0) throw new ProtocolError('launch: target.urls must name at least one URL');
+      return { kind, urls };
+    }
+    case 'demo': {
+      const pages = optionalNumber(where, t, 'pages', 'integer');
+      const problem = pages === undefined ? null : crawlOptionProblem('demoPages', pages, 'launch: target.pages');
+      if (problem !== null) throw new ProtocolError(problem);
+      const latency = optionalString(where, t, 'latency');
+      if (latency !== undefined && !isDemoLatency(latency)) throw new ProtocolError(`launch: target.latency must be 'realistic' or 'instant', got ${JSON.stringify(latency)}`);
+      const target: LaunchTarget = { kind };
+      if (pages !== undefined) target.pages = pages;
+      if (latency !== undefined) target.latency = latency;
+      return target;
+    }
+    case 'sample':
+      return { kind, id: requireString(where, t, 'id') };
+    case 'program': {
+      const path = requireString(where, t, 'path');
+      const exportName = optionalString(where, t, 'exportName');
+      return exportName === undefined ? { kind, path } : { kind, path, exportName };
+    }
+    default:
+      throw new ProtocolError(`launch: target.kind must be 'crawl', 'demo', 'sample' or 'program', got ${JSON.stringify(kind)}`);
+  }
+}
+
+function parseOptions(p: Params): LaunchOptions {
+  if (p.options === undefined) return {};
+  const o = requireObject('launch', p, 'options');
+  const where = nested('launch', 'options');
+  const out: LaunchOptions = {};
+  for (const key of ['maxTasks', 'maxRedirect', 'maxTries'] as const) {
+    const v = optionalNumber(where, o, key, 'integer');
+    if (v !== undefined) {
+      // The documented bounds: 1e30 workers would exhaust memory before the crawl began.
+      const problem = crawlOptionProblem(key, v, `launch: options.${key}`);
+      if (problem !== null) throw new ProtocolError(problem);
+      out[key] = v;
+    }
+  }
+  if (o.exclude !== undefined && o.exclude !== null) {
+    const ex = requireString(where, o, 'exclude');
+    try {
+      new RegExp(ex);
+    } catch (e) {
+      throw new ProtocolError(`launch: options.exclude is not a regular expression: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    out.exclude = ex;
+  }
+  for (const key of ['strict', 'robots', 'inspect', 'stopOnEntry', 'breakOnTaskFailed', 'breakOnTaskCancelled', 'record'] as const) {
+    const v = optionalBoolean(where, o, key);
+    if (v !== undefined) out[key] = v;
+  }
+  return out;
+}
+
+function parseBreakpoints(p: Params, file: string): Breakpoint[] {
+  return requireArray('setBreakpoints', p, 'breakpoints').map((raw, i) => {
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ProtocolError(`setBreakpoints: params.breakpoints[${i}] must be an object`);
+    const b = raw as Params;
+    const where = nested('setBreakpoints', `breakpoints[${i}]`);
+    const line = requireNumber(where, b, 'line', 'integer');
+    const bp: Breakpoint = { file, line };
+    const condition = optionalString(where, b, 'condition');
+    const hitCondition = optionalString(where, b, 'hitCondition');
+    const logMessage = optionalString(where, b, 'logMessage');
+    if (condition !== undefined) bp.condition = condition;
+    if (hitCondition !== undefined) bp.hitCondition = hitCondition;
+    if (logMessage !== undefined) bp.logMessage = logMessage;
+    return bp;
+  });
+}
+
+function parseLineStepKind(p: Params): LineStepKind {
+  const kind = requireString('lineStep', p, 'kind');
+  if (kind !== 'over' && kind !== 'into' && kind !== 'out') throw new ProtocolError(`lineStep: params.kind must be 'over', 'into' or 'out', got ${JSON.stringify(kind)}`);
+  return kind;
+}
+
+/** The table: one parser per method of HostMethods. */
+export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsParser<M> } = {
+  hello: (raw) => {
+    const p = paramsOf('hello', raw);
+    return { client: requireString('hello', p, 'client'), protocolVersion: requireNumber('hello', p, 'protocolVersion', 'integer') };
+  },
+  launch: (raw) => {
+    const p = paramsOf('launch', raw);
+    return { target: parseTarget(p), options: parseOptions(p) };
+  },
+  pause: none('pause'),
+  continue: none('continue'),
+  stepTick: none('stepTick'),
+  stepTask: (raw) => ({ taskId: requireNumber('stepTask', paramsOf('stepTask', raw), 'taskId', 'id') }),
+  stepOut: (raw) => {
+    const p = paramsOf('stepOut', raw);
+    return { taskId: requireNumber('stepOut', p, 'taskId', 'id'), depth: requireNumber('stepOut', p, 'depth', 'id') };
+  },
+  setBreakpoints: (raw) => {
+    const p = paramsOf('setBreakpoints', raw);
+    const file = requireString('setBreakpoints', p, 'file');
+    return { file, breakpoints: parseBreakpoints(p, file) };
+  },
+  setExceptionBreaks: (raw) => {
+    const p = paramsOf('setExceptionBreaks', raw);
+    const out: HostParams<'setExceptionBreaks'> = {
+      taskFailed: requireBoolean('setExceptionBreaks', p, 'taskFailed'),
+      taskCancelled: requireBoolean('setExceptionBreaks', p, 'taskCancelled'),
+    };
+    const urlFailed = optionalBoolean('setExceptionBreaks', p, 'urlFailed');
+    if (urlFailed !== undefined) out.urlFailed = urlFailed;
+    return out;
+  },
+  snapshot: (raw) => {
+    const since = optionalNumber('snapshot', paramsOf('snapshot', raw), 'since', 'id');
+    return since === undefined ? {} : { since };
+  },
+  taskDetail: (raw) => {
+    const p = paramsOf('taskDetail', raw);
+    const locals = optionalBoolean('taskDetail', p, 'locals');
+    const taskId = requireNumber('taskDetail', p, 'taskId', 'id');
+    return locals === undefined ? { taskId } : { taskId, locals };
+  },
+  variables: (raw) => {
+    const handle = requireNumber('variables', paramsOf('variables', raw), 'handle', 'id');
+    if (handle === 0) throw new ProtocolError('variables: handle 0 has no children');
+    return { handle };
+  },
+  graph: none('graph'),
+  traces: (raw) => {
+    const url = optionalString('traces', paramsOf('traces', raw), 'url');
+    return url === undefined ? {} : { url };
+  },
+  lints: none('lints'),
+  evaluate: (raw) => {
+    const p = paramsOf('evaluate', raw);
+    const expression = requireString('evaluate', p, 'expression');
+    if (expression.trim() === '') throw new ProtocolError('evaluate: the expression is empty');
+    const out: HostParams<'evaluate'> = { expression };
+    const taskId = optionalNumber('evaluate', p, 'taskId', 'id');
+    const frameIndex = optionalNumber('evaluate', p, 'frameIndex', 'id');
+    if (taskId === undefined && frameIndex !== undefined) throw new ProtocolError('evaluate: frameIndex needs a taskId');
+    if (taskId !== undefined) out.taskId = taskId;
+    if (frameIndex !== undefined) out.frameIndex = frameIndex;
+    return out;
+  },
+  cancelTask: (raw) => {
+    const p = paramsOf('cancelTask', raw);
+    const taskId = requireNumber('cancelTask', p, 'taskId', 'id');
+    const message = optionalString('cancelTask', p, 'message');
+    return message === undefined ? { taskId } : { taskId, message };
+  },
+  samples: none('samples'),
+  compare: (raw) => {
+    const p = paramsOf('compare', raw);
+    const pages = requireNumber('compare', p, 'pages', 'integer');
+    const latencyMs = requireNumber('compare', p, 'latencyMs');
+    if (pages < 1 || pages > MAX_COMPARE_PAGES) throw new ProtocolError(`compare: params.pages must be 1..${MAX_COMPARE_PAGES}, got ${pages}`);
+    if (latencyMs < 0 || latencyMs > MAX_COMPARE_LATENCY_MS) throw new ProtocolError(`compare: params.latencyMs must be 0..${MAX_COMPARE_LATENCY_MS}, got ${latencyMs}`);
+    return { pages, latencyMs };
+  },
+  lineStep: (raw) => ({ kind: parseLineStepKind(paramsOf('lineStep', raw)) }),
+  lineStack: none('lineStack'),
+  lineVariables: (raw) => ({ handle: requireNumber('lineVariables', paramsOf('lineVariables', raw), 'handle', 'id') }),
+  lineEvaluate: (raw) => {
+    const p = paramsOf('lineEvaluate', raw);
+    const expression = requireString('lineEvaluate', p, 'expression');
+    if (expression.trim() === '') throw new ProtocolError('lineEvaluate: the expression is empty');
+    const frameIndex = optionalNumber('lineEvaluate', p, 'frameIndex', 'id');
+    return frameIndex === undefined ? { expression } : { expression, frameIndex };
+  },
+  setLineStepMode: (raw) => {
+    const mode = requireString('setLineStepMode', paramsOf('setLineStepMode', raw), 'mode');
+    if (mode !== 'stayWithTask' && mode !== 'followLoop') throw new ProtocolError(`setLineStepMode: params.mode must be 'stayWithTask' or 'followLoop', got ${JSON.stringify(mode)}`);
+    return { mode };
+  },
+  saveRecording: (raw) => ({ path: requireString('saveRecording', paramsOf('saveRecording', raw), 'path') }),
+  openRecording: (raw) => ({ path: requireString('openRecording', paramsOf('openRecording', raw), 'path') }),
+  stop: none('stop'),
+  shutdown: none('shutdown'),
+};
+
+export function isHostMethodName(method: string): method is HostMethodName {
+  return Object.prototype.hasOwnProperty.call(HOST_PARAMS_PARSERS, method);
+}
+
+/** Narrows one request: an unknown method, or bad params, is a ProtocolError naming it. */
+export function parseHostRequest<M extends HostMethodName>(method: M, raw: unknown): HostParams<M>;
+export function parseHostRequest(method: string, raw: unknown): unknown;
+export function parseHostRequest(method: string, raw: unknown): unknown {
+  if (!isHostMethodName(method)) throw new ProtocolError(`unknown method ${JSON.stringify(method)}: the runtime host has no such method`, 'unknownMethod');
+  const parse: (raw: unknown) => unknown = HOST_PARAMS_PARSERS[method];
+  return parse(raw);
+}

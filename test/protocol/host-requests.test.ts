@@ -1,0 +1,64 @@
+// Tests of protocol/host-requests.ts: the runtime host's table of params parsers. Good params
+// come back typed; bad ones are refused with a ProtocolError naming the method and the field;
+// an unknown method is refused as such.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { HOST_PARAMS_PARSERS, isHostMethodName, parseHostRequest } from '../../protocol/host-requests';
+import { ProtocolError } from '../../protocol/rpc';
+
+function refused(fn: () => unknown, code: string, message: RegExp): void {
+  assert.throws(fn, (e: unknown) => {
+    assert.ok(e instanceof ProtocolError, `expected a ProtocolError, got ${String(e)}`);
+    assert.equal(e.code, code);
+    assert.match(e.message, message);
+    return true;
+  });
+}
+
+test('good params pass, typed and with nothing extra', () => {
+  assert.deepEqual(parseHostRequest('hello', { client: 'test', protocolVersion: 1 }), { client: 'test', protocolVersion: 1 });
+  assert.deepEqual(parseHostRequest('snapshot', { since: 4 }), { since: 4 });
+  assert.deepEqual(parseHostRequest('snapshot', undefined), {});
+  assert.deepEqual(parseHostRequest('stepOut', { taskId: 3, depth: 0, extra: true }), { taskId: 3, depth: 0 });
+  assert.deepEqual(parseHostRequest('launch', { target: { kind: 'demo', pages: 20, latency: 'instant' }, options: { maxTasks: 5, stopOnEntry: true } }), {
+    target: { kind: 'demo', pages: 20, latency: 'instant' },
+    options: { maxTasks: 5, stopOnEntry: true },
+  });
+  assert.deepEqual(parseHostRequest('setBreakpoints', { file: '/a.ts', breakpoints: [{ line: 3, condition: 'n > 1', logMessage: 'n={n}' }] }), {
+    file: '/a.ts',
+    breakpoints: [{ file: '/a.ts', line: 3, condition: 'n > 1', logMessage: 'n={n}' }],
+  });
+  assert.deepEqual(parseHostRequest('evaluate', { expression: 'url', taskId: 2, frameIndex: 1 }), { expression: 'url', taskId: 2, frameIndex: 1 });
+  assert.deepEqual(parseHostRequest('lineStep', { kind: 'into' }), { kind: 'into' });
+  assert.deepEqual(parseHostRequest('setLineStepMode', { mode: 'followLoop' }), { mode: 'followLoop' });
+  assert.deepEqual(parseHostRequest('compare', { pages: 10, latencyMs: 0 }), { pages: 10, latencyMs: 0 });
+});
+
+test('bad params are refused with the method and the field named', () => {
+  refused(() => parseHostRequest('hello', { client: 'x' }), 'badRequest', /^hello: params\.protocolVersion must be a number, got nothing/);
+  refused(() => parseHostRequest('stepTask', { taskId: -1 }), 'badRequest', /^stepTask: params\.taskId must be >= 0/);
+  refused(() => parseHostRequest('stepOut', { taskId: 1, depth: 'top' }), 'badRequest', /^stepOut: params\.depth must be a number/);
+  refused(() => parseHostRequest('snapshot', 'all'), 'badRequest', /^snapshot: params must be an object/);
+  refused(() => parseHostRequest('launch', { target: { kind: 'demo', latency: 'slow' } }), 'badRequest', /^launch: target\.latency must be 'realistic' or 'instant'/);
+  refused(() => parseHostRequest('launch', { target: { kind: 'crawl', urls: ['a', 3] } }), 'badRequest', /^launch: params\.target\.urls\[1\] must be a string/);
+  refused(() => parseHostRequest('launch', { target: { kind: 'demo' }, options: { exclude: '(' } }), 'badRequest', /^launch: options\.exclude is not a regular expression/);
+  refused(() => parseHostRequest('setBreakpoints', { file: '/a.ts', breakpoints: [{ line: 2 }, { line: 'x' }] }), 'badRequest', /^setBreakpoints: params\.breakpoints\[1\]\.line must be a number/);
+  refused(() => parseHostRequest('setExceptionBreaks', { taskFailed: true }), 'badRequest', /^setExceptionBreaks: params\.taskCancelled must be a boolean/);
+  refused(() => parseHostRequest('evaluate', { expression: '  ' }), 'badRequest', /^evaluate: the expression is empty/);
+  refused(() => parseHostRequest('evaluate', { expression: 'x', frameIndex: 0 }), 'badRequest', /^evaluate: frameIndex needs a taskId/);
+  refused(() => parseHostRequest('variables', { handle: 0 }), 'badRequest', /^variables: handle 0 has no children/);
+  refused(() => parseHostRequest('compare', { pages: 0, latencyMs: 0 }), 'badRequest', /^compare: params\.pages must be 1\.\.2000, got 0/);
+  refused(() => parseHostRequest('lineStep', { kind: 'sideways' }), 'badRequest', /^lineStep: params\.kind must be 'over', 'into' or 'out'/);
+  refused(() => parseHostRequest('setLineStepMode', {}), 'badRequest', /^setLineStepMode: params\.mode must be a string, got nothing/);
+  refused(() => parseHostRequest('saveRecording', { path: 7 }), 'badRequest', /^saveRecording: params\.path must be a string, got number 7/);
+  refused(() => parseHostRequest('pause', [1]), 'badRequest', /^pause: params must be an object, got an array/);
+});
+
+test('an unknown method is refused as unknown, and only the protocol methods are known', () => {
+  refused(() => parseHostRequest('snapshto', {}), 'unknownMethod', /unknown method "snapshto"/);
+  refused(() => parseHostRequest('toString', {}), 'unknownMethod', /unknown method "toString"/);
+  assert.equal(isHostMethodName('snapshot'), true);
+  assert.equal(isHostMethodName('__proto__'), false);
+  assert.equal(Object.keys(HOST_PARAMS_PARSERS).length, 28);
+});
