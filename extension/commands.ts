@@ -197,8 +197,10 @@ async function askCrawlTarget(): Promise<LaunchTarget | undefined> {
     else qp.items = [{ label: `$(link-external) Crawl ${parsed.urls.join(' ')}`, choice: 'urls', alwaysShow: true }, demo];
   });
   const picked = await pickFocusSafe(qp);
-  if (picked.item === undefined) return undefined;
-  if (picked.item.choice === 'demo') return { kind: 'demo' };
+  if (!picked.accepted) return undefined;
+  // Enter with no active item (a pick shown again can lose it) still means what the text says:
+  // nothing typed is the demo site, as the placeholder promises.
+  if (picked.item?.choice === 'demo' || (picked.item === undefined && picked.value.trim() === '')) return { kind: 'demo' };
   const parsed = parseCrawlInput(picked.value);
   if ('error' in parsed) {
     void vscode.window.showErrorMessage(`Coroscope: ${parsed.error}`);

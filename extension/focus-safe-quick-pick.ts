@@ -13,14 +13,20 @@
 // moved through the items, is taken to be that stolen focus, and the pick is shown again,
 // which takes the focus back (once: a second early hide is the user's). Nothing else changes:
 // Escape and a click elsewhere still close it.
+//
+// Invariant: an Enter is never lost. The outcome says whether the user accepted, even when no
+// item was active at that moment (a pick shown again can come back without its active item),
+// so that the caller can act on the typed value, as a plain Enter asks it to.
 
 import * as vscode from 'vscode';
 
 /** How long after showing a hide counts as a stolen focus (the Welcome page's delay is 250 ms). */
 export const STOLEN_FOCUS_MS = 1000;
 
-/** What the user did with the pick: the item accepted (undefined: dismissed) and the text typed. */
+/** What the user did with the pick: accepted (Enter) or dismissed, the item active then, the text typed. */
 export interface QuickPickOutcome<T extends vscode.QuickPickItem> {
+  accepted: boolean;
+  /** The selected or active item when accepted; undefined when dismissed or when none was active. */
   item: T | undefined;
   value: string;
 }
@@ -48,15 +54,19 @@ export function pickFocusSafe<T extends vscode.QuickPickItem>(qp: vscode.QuickPi
       qp.onDidChangeSelection(() => {
         touched = true;
       }),
-      qp.onDidAccept(() => finish({ item: qp.selectedItems[0] ?? qp.activeItems[0], value: qp.value })),
+      qp.onDidAccept(() => finish({ accepted: true, item: qp.selectedItems[0] ?? qp.activeItems[0], value: qp.value })),
       qp.onDidHide(() => {
         if (!reshown && !touched && now() - shownAt < STOLEN_FOCUS_MS) {
           reshown = true;
           shownAt = now();
+          // Shown again, a pick may come back with no active item: Enter would then accept
+          // nothing. Make the first item active again, as it was when first shown.
+          const first = qp.items[0];
+          if (qp.activeItems.length === 0 && first !== undefined) qp.activeItems = [first];
           qp.show();
           return;
         }
-        finish({ item: undefined, value: '' });
+        finish({ accepted: false, item: undefined, value: '' });
       }),
     );
     qp.show();
