@@ -135,11 +135,26 @@ export async function pickQuickInputItem(page: Page, label: string, options: { f
  *  Does not wait for the palette to close: the command may open a quick pick of its own. */
 export async function runCommand(page: Page, title: string): Promise<void> {
   await closeQuickInput(page);
-  await page.keyboard.press('F1');
-  const input = quickInput(page);
-  await input.waitFor({ state: 'visible' });
-  await input.fill(`>${title}`);
+  await openCommandPalette(page);
+  await quickInput(page).fill(`>${title}`);
   await acceptRow(page, title);
+}
+
+/** Opens the command palette as a person does: F1, and when the key was not taken (the focus
+ *  sat in a webview or a widget that swallowed it), Ctrl+Shift+P, then F1 again. Each try
+ *  waits a few seconds for the palette; the last one throws as waitFor does. */
+async function openCommandPalette(page: Page): Promise<void> {
+  const input = quickInput(page);
+  const keys = ['F1', 'Control+Shift+P', 'F1'];
+  for (let i = 0; i < keys.length; i++) {
+    await page.keyboard.press(keys[i]!);
+    try {
+      await input.waitFor({ state: 'visible', timeout: i === keys.length - 1 ? undefined : 4_000 });
+      return;
+    } catch (error) {
+      if (i === keys.length - 1) throw error;
+    }
+  }
 }
 
 /** Opens a workspace file through Quick Open (Ctrl+P) and waits for its editor tab. */
