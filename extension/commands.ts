@@ -311,7 +311,7 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
       const id = taskIdArg(arg) ?? (await pickTask(s, 'Coroscope: Cancel which task?', () => true));
       if (id === undefined) return;
       await guarded('Cancel Task', async () => {
-        const cancelled = await s.session.cancelTask(id);
+        const cancelled = await s.session.cancelTask(id, 'inspector');
         if (!cancelled) void vscode.window.showInformationMessage(`Coroscope: task #${id} could not be cancelled (it has finished).`);
       });
     },

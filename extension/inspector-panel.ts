@@ -265,7 +265,7 @@ export class InspectorPanel {
       return host('lints', {});
     });
     ep.handle('openSource', async (raw) => ({ opened: await this.deps.openSource(narrow('openSource', raw).position) }));
-    ep.handle('cancelTask', async (raw) => ({ cancelled: await s.cancelTask(narrow('cancelTask', raw).taskId) }));
+    ep.handle('cancelTask', async (raw) => ({ cancelled: await s.cancelTask(narrow('cancelTask', raw).taskId, 'inspector') }));
     ep.handle('control', async (raw) => {
       const p = narrow('control', raw);
       switch (p.action) {

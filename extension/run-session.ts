@@ -19,7 +19,7 @@
 // - Events of a run being replaced (between a launch request and its answer) are ignored;
 //   only a pause that arrives then is kept and applied once the launch answers.
 
-import type { CrawledPage, CrawlProgress, HostEvents, HostMethods, LaunchOptions, LaunchTarget, Lint, Snapshot } from '../protocol/host-protocol';
+import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, HostMethods, LaunchOptions, LaunchTarget, Lint, Snapshot } from '../protocol/host-protocol';
 import { ProgressHistory } from '../protocol/progress-history';
 import { SnapshotMirror, type MirrorChange } from '../protocol/snapshot-mirror';
 import type { Comparison, ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
@@ -250,8 +250,9 @@ export class RunSession {
     return this.control('stepTask', { taskId });
   }
 
-  async cancelTask(taskId: number): Promise<boolean> {
-    const r = await this.request('cancelTask', { taskId });
+  /** Cancels the task on behalf of `by` (the inspector's panel and command, the debug adapter). */
+  async cancelTask(taskId: number, by: CancelRequester): Promise<boolean> {
+    const r = await this.request('cancelTask', { taskId, by });
     this.schedulePoll(0);
     return r.cancelled;
   }

@@ -54,9 +54,15 @@ export interface TaskSummary {
   location?: SourcePosition;
   /** For finished tasks: a short description of the result or exception. */
   outcome?: string;
-  /** For cancelled tasks: the task that cancelled it. */
-  cancelledBy?: number | null;
+  /** For cancelled tasks (or tasks asked to cancel): who asked first. */
+  cancelledBy?: CancelOrigin;
 }
+
+/** Who can ask the host to cancel a task from outside the program (the `cancelTask` request says which). */
+export type CancelRequester = 'inspector' | 'debugger' | 'cli';
+
+/** Who asked for a task's cancellation: another task, a tool outside the program, or unknown (a callback, a timer). */
+export type CancelOrigin = { kind: 'task'; taskId: number } | { kind: CancelRequester } | { kind: 'unknown' };
 
 export interface VariableInfo {
   name: string;
@@ -325,7 +331,8 @@ export interface HostMethods {
   traces: { params: { url?: string }; result: TracePair };
   lints: { params: Record<string, never>; result: { lints: Lint[] } };
   evaluate: { params: { expression: string; taskId?: number; frameIndex?: number }; result: { value: string; type: string; handle: number } };
-  cancelTask: { params: { taskId: number; message?: string }; result: { cancelled: boolean } };
+  /** `by`: the client asking (the inspector panel, the debug adapter); the task's summary reports it as `cancelledBy`. */
+  cancelTask: { params: { taskId: number; by: CancelRequester; message?: string }; result: { cancelled: boolean } };
   /** The tutorial samples the host can launch with `{kind: 'sample', id}`. */
   samples: { params: Record<string, never>; result: { samples: Array<{ id: string; title: string; chapter: string }> } };
   /** Fetches `pages` pages of a demo site of its own (each response `latencyMs` late) with each

@@ -22,6 +22,7 @@ import {
   optionalBoolean,
   optionalNumber,
   optionalString,
+  requireCancelRequester,
   paramsOf,
   requireArray,
   requireBoolean,
@@ -205,8 +206,9 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
   cancelTask: (raw) => {
     const p = paramsOf('cancelTask', raw);
     const taskId = requireNumber('cancelTask', p, 'taskId', 'id');
+    const by = requireCancelRequester('cancelTask', p, 'by');
     const message = optionalString('cancelTask', p, 'message');
-    return message === undefined ? { taskId } : { taskId, message };
+    return message === undefined ? { taskId, by } : { taskId, by, message };
   },
   samples: none('samples'),
   compare: (raw) => {

@@ -4,6 +4,7 @@
 // protocol/host-requests.ts builds the runtime host's table of params parsers from them.
 
 import { ProtocolError } from './rpc';
+import type { CancelRequester } from './host-protocol';
 
 export type Params = Readonly<Record<string, unknown>>;
 
@@ -54,6 +55,15 @@ export function requireString(method: string, p: Params, key: string): string {
 
 export function optionalString(method: string, p: Params, key: string): string | undefined {
   return p[key] === undefined ? undefined : requireString(method, p, key);
+}
+
+const CANCEL_REQUESTERS: readonly CancelRequester[] = ['inspector', 'debugger', 'cli'];
+
+export function requireCancelRequester(method: string, p: Params, key: string): CancelRequester {
+  const v = requireString(method, p, key);
+  const found = CANCEL_REQUESTERS.find((r) => r === v);
+  if (found === undefined) throw new ProtocolError(`${at(method, key)} must be one of ${CANCEL_REQUESTERS.map((r) => `'${r}'`).join(', ')}, got ${describe(v)}`);
+  return found;
 }
 
 export function requireBoolean(method: string, p: Params, key: string): boolean {

@@ -26,6 +26,7 @@
 import { basename, isAbsolute } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { AwaitInfo, FrameInfo, LineFrameInfo, SourcePosition, TaskDetail, TaskSummary, Traceback, TraceFrame } from '../../protocol/host-protocol';
+import { cancelOriginLabel } from '../../protocol/cancel-origin-label';
 
 /** The thread id of the event loop pseudo-thread (above any task id the host gives out). */
 export const LOOP_THREAD_ID = 2_000_000_000;
@@ -293,7 +294,7 @@ export function taskScopeVariables(t: TaskSummary, detail: TaskDetail | null, na
   if (t.frames.length > 0) out.push(v('coroutine chain', t.frames.join(' → ')));
   if (detail !== null && detail.awaitChain.length > 0) out.push(v('await chain', detail.awaitChain.map((id) => taskLabel(id, nameOf)).join(', ')));
   if (t.outcome !== undefined) out.push(v('outcome', t.outcome));
-  if (t.cancelledBy !== undefined) out.push(v('cancelled by', t.cancelledBy === null ? 'outside any task' : taskLabel(t.cancelledBy, nameOf)));
+  if (t.cancelledBy !== undefined) out.push(v('cancelled by', cancelOriginLabel(t.cancelledBy, (id) => taskLabel(id, nameOf))));
   return out;
 }
 

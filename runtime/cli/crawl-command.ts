@@ -18,7 +18,7 @@ import { crawlWithCallbacks } from '../crawler/callback-fetcher';
 import { crawlWithGenerators } from '../crawler/generator-fetcher';
 import { DEFAULT_DEMO_LATENCY, demoSiteOptions, describeDemoSite, startDemoSite, type DemoSite } from '../demo-site/index';
 import { formatPsTree } from '../inspect/dumps';
-import { TaskRecorder } from '../inspect/task-recorder';
+import { TaskRecorder, cancelTaskAs } from '../inspect/task-recorder';
 import { RunRecorder } from '../record/run-recorder';
 import { writeRecordingFile } from '../record/recording-file';
 import { programSources } from '../record/source-hashes';
@@ -151,7 +151,7 @@ export async function crawlWithCoroutines(cmd: CrawlCommand, roots: string[], se
   const task = loop.createTask(crawler.crawl(), { name: 'crawl' });
   const stopProgress = startProgress(cmd, () => crawler.progress(), t0);
   const onSigint = (): void => {
-    task.cancel('interrupted');
+    cancelTaskAs(task, 'cli', 'interrupted');
   };
   process.once('SIGINT', onSigint);
   if (cmd.dumpTasksAfterMs !== null) {

@@ -33,6 +33,7 @@ import { CoroutineHooksHub } from '../inspect/coroutine-hooks';
 import { ExceptionTracer, failingPageOf, tracePair } from '../inspect/traces';
 import { LoopControlError, checkBreakpoints } from '../inspect/loop-control';
 import { taskFrames } from '../inspect/task-snapshot';
+import { cancelTaskAs } from '../inspect/task-recorder';
 import { Run, type RunServices } from './run';
 import { openRecording, saveRecording } from './recordings';
 import { compareApproaches, listSamples } from '../samples/index';
@@ -266,7 +267,7 @@ export class RuntimeHost {
       const run = this.requireActiveRun('cancelTask');
       const task = this.requireTask('cancelTask', p, run);
       try {
-        return { cancelled: task.cancel(p.message ?? 'cancelled by the client') };
+        return { cancelled: cancelTaskAs(task, p.by, p.message ?? `cancelled by the ${p.by}`) };
       } catch (err) {
         throw new ProtocolError(`cancelTask: cancelling task #${task.id} failed: ${err instanceof Error ? err.message : String(err)}`, 'cancelFailed');
       }

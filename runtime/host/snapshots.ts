@@ -9,7 +9,7 @@
 // a `since` older than the removals still on record, or newer than the current version,
 // gets a full snapshot. Timings (busyMs, sinceResumedMs) do not count as changes.
 
-import type { CrawlProgress, Snapshot, TaskState, TaskSummary } from '../../protocol/host-protocol';
+import type { CancelOrigin, CrawlProgress, Snapshot, TaskState, TaskSummary } from '../../protocol/host-protocol';
 
 /** Removals kept to answer deltas; a `since` older than them gets a full snapshot. */
 const REMOVED_LOG = 10_000;
@@ -23,9 +23,14 @@ function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
   return true;
 }
 
+function sameCancelOrigin(a: CancelOrigin | undefined, b: CancelOrigin | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.kind === b.kind && (a.kind !== 'task' || b.kind !== 'task' || a.taskId === b.taskId);
+}
+
 /** Whether two summaries of a task differ in what a client shows (timings aside). */
 function changed(a: TaskSummary, b: TaskSummary): boolean {
-  if (a.state !== b.state || a.steps !== b.steps || a.name !== b.name || a.outcome !== b.outcome || a.cancelledBy !== b.cancelledBy || a.createdBy !== b.createdBy) return true;
+  if (a.state !== b.state || a.steps !== b.steps || a.name !== b.name || a.outcome !== b.outcome || !sameCancelOrigin(a.cancelledBy, b.cancelledBy) || a.createdBy !== b.createdBy) return true;
   const x = a.awaiting;
   const y = b.awaiting;
   if (x === y) {

@@ -1,6 +1,7 @@
 // TaskRecorder: what the inspector learns about tasks from the loop's observer hooks and
 // cannot read afterwards: which task created which, when, how long each has run, when it
-// last resumed, and who requested a cancellation.
+// last resumed, and who requested a cancellation (a task, or a tool outside the program:
+// the inspector, the debugger, the CLI).
 //
 // Invariants:
 // - Attached with `TaskRecorder.attach(loop)`: added as the loop's first observer (the
@@ -12,9 +13,12 @@
 // - Costs per step: one WeakMap lookup and two performance.now() calls (busy time); the
 //   loop time of a resume is sampled once per tick. Nothing per step when no recorder is
 //   attached (the loop tests its observer for null).
+// - A cancellation requested outside any task is attributed to the requester named by the
+//   innermost `cancelAs` running it, else to nobody (null: a callback, a timer).
 
 import type { LoopObserver, EventLoop } from '../loop';
 import type { Task } from '../task';
+import type { CancelRequester } from '../../protocol/host-protocol';
 
 export interface TaskRecord {
   /** The task that was running when this one was created (null: created from a callback or outside the loop). */
@@ -25,8 +29,8 @@ export interface TaskRecord {
   busySeconds: number;
   /** Loop time of the tick of its last resume, or null if it never ran. */
   lastResumedAt: number | null;
-  /** The task that asked for its cancellation first (null: from a callback), undefined if never. */
-  cancelledBy: Task<unknown> | null | undefined;
+  /** Who asked for its cancellation first: a task, a tool (see cancelAs), null for a callback; undefined if never. */
+  cancelledBy: Task<unknown> | CancelRequester | null | undefined;
 }
 
 const attachedRecorders = new WeakMap<EventLoop, TaskRecorder>();
@@ -39,6 +43,8 @@ export class TaskRecorder implements LoopObserver {
   /** Loop time sampled once per tick: a step's resume time is its tick's. */
   private tickTime = 0;
   private attached = true;
+  /** The tool on whose behalf cancellations outside any task are being requested (cancelAs). */
+  private requester: CancelRequester | null = null;
 
   private constructor(readonly loop: EventLoop) {}
 
@@ -87,10 +93,27 @@ export class TaskRecorder implements LoopObserver {
 
   taskCancelRequested(task: Task<unknown>, by: Task<unknown> | null): void {
     const r = this.records.get(task);
-    if (r !== undefined && r.cancelledBy === undefined) r.cancelledBy = by;
+    if (r !== undefined && r.cancelledBy === undefined) r.cancelledBy = by ?? this.requester;
+  }
+
+  /** Runs `cancel`, attributing the cancellations it requests outside any task to `requester`. */
+  cancelAs<T>(requester: CancelRequester, cancel: () => T): T {
+    const outer = this.requester;
+    this.requester = requester;
+    try {
+      return cancel();
+    } finally {
+      this.requester = outer;
+    }
   }
 
   tickStart(tick: number): void {
     this.tickTime = this.loop.time();
   }
+}
+
+/** Cancels `task` on behalf of `requester` (recorded by the loop's recorder, if one is attached). */
+export function cancelTaskAs(task: Task<unknown>, requester: CancelRequester, message: string): boolean {
+  const recorder = TaskRecorder.of(task.getLoop());
+  return recorder === null ? task.cancel(message) : recorder.cancelAs(requester, () => task.cancel(message));
 }

@@ -16,7 +16,7 @@
 // resources: a resource is named by its id); reading an outcome never marks an exception as
 // retrieved (the inspection's outcome is read, not exception()).
 
-import type { AwaitInfo, TaskState, TaskSummary } from '../../protocol/host-protocol';
+import type { AwaitInfo, CancelOrigin, CancelRequester, TaskState, TaskSummary } from '../../protocol/host-protocol';
 import { describeValue, Future } from '../future';
 import { inspect, inspectResource, type Inspectable } from '../inspection';
 import { Task } from '../task';
@@ -210,11 +210,18 @@ export function summarizeTasks(tasks: readonly Task<unknown>[], options: Summary
       if (outcome !== undefined) s.outcome = outcome;
       // Who asked for its cancellation (also when the coroutine caught it and returned).
       const by = rec?.cancelledBy;
-      if (t.cancelled() || by !== undefined) s.cancelledBy = by === undefined || by === null ? null : by.id;
+      if (t.cancelled() || by !== undefined) s.cancelledBy = cancelOriginOf(by);
     }
     out[i] = s;
   }
   return out;
+}
+
+/** The wire form of a recorded cancel requester (nothing recorded, or a callback: unknown). */
+function cancelOriginOf(by: Task<unknown> | CancelRequester | null | undefined): CancelOrigin {
+  if (by === undefined || by === null) return { kind: 'unknown' };
+  if (by instanceof Task) return { kind: 'task', taskId: by.id };
+  return { kind: by };
 }
 
 /**

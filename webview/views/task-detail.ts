@@ -9,6 +9,7 @@
 // dropped. Every string from the runtime goes through textContent.
 
 import type { FrameInfo, SourcePosition, TaskDetail, TaskSummary, VariableInfo } from '../../protocol/host-protocol';
+import { cancelOriginLabel } from '../../protocol/cancel-origin-label';
 import { isTaskDetail, isVariableList } from '../../protocol/webview-protocol';
 import { errorText, type AppContext } from '../app-context';
 import { h, icon, iconButton, replace, type Child } from '../dom';
@@ -119,7 +120,10 @@ export class TaskDetailView {
     if (live.awaitedBy.length > 0) fact('Awaited by', ...this.taskLinks(live.awaitedBy));
     if (d !== null && d.awaitChain.length > 0) fact('Await chain', ...this.taskLinks(d.awaitChain));
     if (live.outcome !== undefined) fact('Outcome', h('span', { class: `outcome state-${live.state}` }, live.outcome));
-    if (live.cancelledBy !== undefined && live.cancelledBy !== null) fact('Cancelled by', this.taskLink(live.cancelledBy));
+    if (live.cancelledBy !== undefined) {
+      const by = live.cancelledBy;
+      fact('Cancelled by', by.kind === 'task' ? this.taskLink(by.taskId) : h('span', { class: `cancel-origin origin-${by.kind}` }, cancelOriginLabel(by, (taskId) => `#${taskId}`)));
+    }
 
     const parts: Child[] = [header, facts];
     if (this.error !== null && this.detailFor !== id) parts.push(h('div', { class: 'inline-error' }, icon('warning'), ' ', this.error));

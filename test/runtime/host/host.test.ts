@@ -228,7 +228,7 @@ describe('runtime host over IPC (from source)', () => {
     assert.equal(ended.length, 10);
     for (const w of ended) {
       assert.equal(w.state, 'done');
-      assert.equal(w.cancelledBy, crawl.id, `${w.name} was cancelled by crawl`);
+      assert.deepEqual(w.cancelledBy, { kind: 'task', taskId: crawl.id }, `${w.name} was cancelled by crawl`);
     }
   });
 
@@ -451,6 +451,30 @@ describe('runtime host over IPC (from source)', () => {
     const finished = await host.waitFor('finished', (f) => f.runId === deadlockRun.runId, 10000, from);
     assert.equal(finished.ok, false);
     assert.match(finished.summary, /^stopped/);
+  });
+
+  test('cancelTask says who asks: the snapshot attributes the cancel to the inspector or the debugger, not to unknown', async () => {
+    const from = host.events.length;
+    await host.rpc.request('launch', { target: { kind: 'demo', latency: 'instant' }, options: { stopOnEntry: true, maxTasks: 3 } });
+    await host.waitFor('paused', (p) => p.reason === 'entry', 5000, from);
+    for (let i = 0; i < 5; i++) await host.rpc.request('stepTick', {});
+    const workers = (await host.rpc.request('snapshot', {})).tasks.filter((t) => t.name.startsWith('worker-'));
+    assert.equal(workers.length, 3);
+    const [a, b] = workers as [TaskSummary, TaskSummary];
+    await rejectsWith(host.rpc.request('cancelTask', { taskId: a.id } as never), 'badRequest', /cancelTask: params\.by must be a string, got nothing/);
+    await rejectsWith(host.rpc.request('cancelTask', { taskId: a.id, by: 'someone' } as never), 'badRequest', /params\.by must be one of 'inspector', 'debugger', 'cli'/);
+    assert.deepEqual(await host.rpc.request('cancelTask', { taskId: a.id, by: 'inspector' }), { cancelled: true });
+    assert.deepEqual(await host.rpc.request('cancelTask', { taskId: b.id, by: 'debugger' }), { cancelled: true });
+    let ended: TaskSummary[] = [];
+    for (let i = 0; i < 50 && ended.length < 2; i++) {
+      await host.rpc.request('stepTick', {});
+      ended = (await host.rpc.request('snapshot', {})).tasks.filter((t) => (t.id === a.id || t.id === b.id) && t.state !== 'suspended' && t.state !== 'scheduled' && t.state !== 'running');
+    }
+    assert.equal(ended.length, 2, 'both cancelled workers ended');
+    assert.deepEqual(ended.find((t) => t.id === a.id)?.cancelledBy, { kind: 'inspector' });
+    assert.deepEqual(ended.find((t) => t.id === b.id)?.cancelledBy, { kind: 'debugger' });
+    await host.rpc.request('stop', {});
+    await host.waitFor('finished', () => true, 10000, from);
   });
 
   test('measured: a full snapshot of 10k tasks, and frames with locals of one task, as protocol round trips', async () => {
