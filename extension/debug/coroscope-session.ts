@@ -360,6 +360,8 @@ export class CoroscopeSession extends LoggingDebugSession {
       supportsEvaluateForHovers: true,
       supportsExceptionInfoRequest: true,
       supportsTerminateRequest: true,
+      // Terminate Thread on a task's thread cancels the task (attributed to the debugger).
+      supportsTerminateThreadsRequest: true,
       supportsRestartRequest: true,
       supportsLoadedSourcesRequest: true,
       supportsDelayedStackTraceLoading: true,
@@ -1146,6 +1148,21 @@ export class CoroscopeSession extends LoggingDebugSession {
   }
 
   // --- custom requests ------------------------------------------------------------------------
+
+  /** Cancels the tasks of the threads, on behalf of the debugger; the loop's threads are not tasks and finished tasks cannot be cancelled: refused. */
+  protected override terminateThreadsRequest(response: DebugProtocol.TerminateThreadsResponse, args: DebugProtocol.TerminateThreadsArguments): void {
+    this.serve(response, async () => {
+      const ids = args.threadIds ?? [];
+      if (ids.length === 0) throw new Error('Terminate Thread: no thread given');
+      const notTasks = ids.filter((id) => id >= LOOP_THREAD_ID);
+      if (notTasks.length > 0) throw new Error('Terminate Thread: the event loop and its callbacks are not tasks; only a task can be cancelled');
+      const host = this.requireHost();
+      const finished: number[] = [];
+      for (const taskId of ids) if (!(await host.endpoint.request('cancelTask', { taskId, by: 'debugger' })).cancelled) finished.push(taskId);
+      if (finished.length > 0) throw new Error(`Terminate Thread: task ${finished.map((id) => `#${id}`).join(', ')} had already finished; nothing to cancel`);
+      this.sendResponse(response);
+    });
+  }
 
   protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
     if (command === TASKS_REQUEST) {

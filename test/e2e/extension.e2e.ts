@@ -336,6 +336,8 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
     await frame.locator('.detail-actions button[data-action="cancel-task"]').click();
     await frame.locator('.loop-controls button[data-action="stepTick"]').click();
     await until('worker-2 to end', async () => ['Cancelled', 'Done'].includes(await frame.locator('.detail-header .badge').innerText()));
+    // The detail says who cancelled it: the inspector, not an unknown caller.
+    await frame.locator('.facts .cancel-origin.origin-inspector', { hasText: 'the inspector' }).waitFor();
     await selectWorker1(frame);
     await frame.locator('.tab[data-view="graph"]').click();
     await frame.locator('.graph-canvas svg .node-task').first().waitFor();

@@ -72,6 +72,7 @@ describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { 
     assert.equal(caps.supportsHitConditionalBreakpoints, true);
     assert.equal(caps.supportsExceptionInfoRequest, true);
     assert.equal(caps.supportsTerminateRequest, true);
+    assert.equal(caps.supportsTerminateThreadsRequest, true);
     assert.equal(caps.supportsRestartRequest, true);
     assert.equal(caps.supportsLoadedSourcesRequest, true);
     assert.deepEqual(
@@ -312,6 +313,27 @@ describe('the standalone debug adapter: entry, stepping, evaluate, views, restar
     stopped = await dap.waitForEvent('stopped', { from, timeoutMs: 60_000 });
     assert.equal(stopped.body.reason, 'step');
     assert.equal(Number(stopped.body.threadId), workerThread);
+  });
+
+  it('Terminate Thread on a worker cancels it, attributed to the debugger; the loop thread is refused', async () => {
+    const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
+    const victim = threads.find((t) => /^worker-\d+ \[/.test(t.name) && t.id !== workerThread);
+    assert.ok(victim, threads.map((t) => t.name).join(', '));
+    const loop = await dap.requestRaw('terminateThreads', { threadIds: [LOOP_THREAD_ID] });
+    assert.equal(loop.success, false);
+    assert.match(JSON.stringify(loop.body), /not tasks/);
+    await dap.request('terminateThreads', { threadIds: [victim.id] });
+    type Listed = { id: number; state: string; cancelledBy?: unknown };
+    let ended: Listed | undefined;
+    for (let i = 0; i < 50 && ended === undefined; i++) {
+      const from = dap.mark();
+      await dap.request('next', { threadId: LOOP_THREAD_ID });
+      await dap.waitForEvent('stopped', { from });
+      const body = await dap.request<{ tasks: Listed[] }>('coroscope/tasks');
+      ended = body.tasks.find((t) => t.id === victim.id && (t.state === 'done' || t.state === 'cancelled'));
+    }
+    assert.ok(ended, 'the cancelled worker ended');
+    assert.deepEqual(ended.cancelledBy, { kind: 'debugger' });
   });
 
   it('answers the Coroutines view\'s coroscope/tasks request and lists loaded sources', async () => {
