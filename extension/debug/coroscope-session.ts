@@ -176,6 +176,7 @@ const SUPPORTED_REQUESTS: ReadonlySet<string> = new Set([
   'exceptionInfo',
   'loadedSources',
   'terminate',
+  'terminateThreads',
   'restart',
   'disconnect',
   TASKS_REQUEST,
