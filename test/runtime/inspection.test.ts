@@ -5,9 +5,8 @@
 // sleep's timer, the HTTP connection pool) who waits on it and who holds it; gather's and
 // waitFor's inner futures; the loop's scheduled steps; coroutine()'s tracking-wrapper
 // marker. Every server is closed by its test.
-import { test, describe, type TestContext } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import * as net from 'node:net';
 import {
   BoundedSemaphore,
   Event,
@@ -37,6 +36,7 @@ import {
   type Task,
   type TaskInspection,
 } from '../../runtime/index';
+import { startServer } from './loopback-server';
 
 const NET = { timeout: 20_000 };
 
@@ -73,26 +73,6 @@ function resourceAwaitedBy(task: Task<unknown>): unknown {
   return futureView(w).resource;
 }
 
-function startServer(t: TestContext, onConnection: (conn: net.Socket) => void): Promise<number> {
-  const conns = new Set<net.Socket>();
-  const server = net.createServer((conn) => {
-    conns.add(conn);
-    conn.on('close', () => conns.delete(conn));
-    conn.on('error', () => undefined);
-    onConnection(conn);
-  });
-  t.after(
-    () =>
-      new Promise<void>((done) => {
-        for (const c of conns) c.destroy();
-        server.close(() => done());
-      }),
-  );
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port));
-  });
-}
 
 /** Runs the loop (real clock) until `cond` holds, at most ~5 s. */
 async function runUntil(loop: EventLoop, cond: () => boolean): Promise<void> {

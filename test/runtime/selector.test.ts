@@ -2,35 +2,15 @@
 // register/modify/unregister by socket or fileno, key.data, level-triggered readiness,
 // select() as an array when something is ready or with timeout 0 and as a Promise when it
 // has to wait, a select() timeout, close(). Real loopback sockets; servers closed by the test.
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { Socket, DefaultSelector, EVENT_READ, EVENT_WRITE, BlockingIOError, OSError, KeyError, ValueError, type SelectorKey } from '../../runtime/index';
+import { startServer } from './loopback-server';
 
 /** Network tests fail after this long instead of hanging the run (their servers are still closed). */
 const NET = { timeout: 20_000 };
 
-/** A loopback server on an ephemeral port, closed (with its connections) after the test. */
-function startServer(t: TestContext, onConnection: (conn: net.Socket) => void): Promise<number> {
-  const conns = new Set<net.Socket>();
-  const server = net.createServer((conn) => {
-    conns.add(conn);
-    conn.on('close', () => conns.delete(conn));
-    conn.on('error', () => undefined);
-    onConnection(conn);
-  });
-  t.after(
-    () =>
-      new Promise<void>((done) => {
-        for (const c of conns) c.destroy();
-        server.close(() => done());
-      }),
-  );
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port));
-  });
-}
 
 /** A non-blocking socket connecting to the port (connect's BlockingIOError swallowed). */
 function connecting(port: number): Socket {
