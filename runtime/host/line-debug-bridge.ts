@@ -12,6 +12,7 @@
 // (it is returned instead, in order); disconnect() disconnects the worker's inspector session
 // before the process exits (else node waits for the debugger to disconnect).
 
+import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { RpcEndpoint, Transport } from '../../protocol/rpc';
 import type { Run } from './run';
@@ -27,6 +28,25 @@ export function isBridgeControl(m: unknown): m is BridgeControl {
 
 const CLOSE_WAIT_MS = 500;
 
+/**
+ * Starts the worker on `script`. The bundle is plain JavaScript; a host run from its
+ * TypeScript source (tsx) cannot hand `--import tsx` to a worker on Node 20 (a worker's
+ * execArgv takes no module hooks), so that worker first registers tsx's CommonJS hooks itself,
+ * found from the script's own node_modules, then loads the script. Without tsx there the
+ * worker fails with the reason, and the client's pipe closes with it.
+ */
+function startWorker(script: string, options: ConstructorParameters<typeof Worker>[1] & object): Worker {
+  if (!/\.[cm]?ts$/.test(script)) return new Worker(script, options);
+  let tsx: string;
+  try {
+    tsx = createRequire(script).resolve('tsx/cjs/api');
+  } catch {
+    throw new Error(`the line debugger's worker cannot run ${script}: it is TypeScript and tsx is not installed beside it (build the bundle: npm run build)`);
+  }
+  const boot = `const { register } = require(${JSON.stringify(tsx)}); register(); require(${JSON.stringify(script)});`;
+  return new Worker(boot, { ...options, eval: true, execArgv: (options.execArgv ?? []).filter((a, i, all) => a !== '--import' && all[i - 1] !== '--import' && !a.startsWith('--import=')) });
+}
+
 export class LineDebugBridge implements Transport {
   private readonly worker: Worker;
   private readonly receivers: Array<(message: unknown) => void> = [];
@@ -36,7 +56,7 @@ export class LineDebugBridge implements Transport {
   private closed = false;
 
   constructor(workerScript: string, fd: number, execArgv: string[]) {
-    this.worker = new Worker(workerScript, { workerData: { coroscopeLineDebugFd: fd }, execArgv, stdout: false, stderr: false });
+    this.worker = startWorker(workerScript, { workerData: { coroscopeLineDebugFd: fd }, execArgv, stdout: false, stderr: false });
     this.worker.on('message', (m: unknown) => {
       if (isBridgeControl(m)) {
         if (m.bridge === 'closed') this.markClosed(m.reason);

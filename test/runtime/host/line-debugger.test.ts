@@ -128,3 +128,35 @@ describe('line debugger (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bund
     await host.waitFor('finished', () => true, 30000, from);
   });
 });
+
+// A host run from its TypeScript source (tsx, as the tests and `node --import tsx` run it):
+// the worker cannot be handed tsx through execArgv on Node 20, so the bridge registers it in
+// the worker itself (line-debug-bridge.ts startWorker).
+describe('line debugger (TypeScript source through tsx)', { timeout: 60_000 }, () => {
+  let host: HostClient;
+  before(() => {
+    host = forkHost({ pipe: true });
+  });
+  after(async () => {
+    await host.close();
+  });
+
+  test('the worker starts, serves the pipe and stops on an ordinary line of the crawler', async () => {
+    const hello = await host.rpc.request('hello', { client: 'tests', protocolVersion: 1 });
+    assert.equal(hello.pid, host.child.pid);
+    await host.rpc.request('launch', { target: { kind: 'demo', pages: 20, latency: 'instant' }, options: { maxTasks: 1, stopOnEntry: true } });
+    const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
+    const set = await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
+    assert.deepEqual(set.breakpoints.map((b) => b.verified), [true]);
+    await host.rpc.request('continue', {});
+    const stop = await host.waitFor('paused', (b) => b.line !== undefined, 15000);
+    assert.equal(stop.line?.file, CRAWLER);
+    assert.equal(stop.line?.line, line);
+    const stack = await host.rpc.request('lineStack', {});
+    assert.deepEqual(stack.frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+    const from = host.events.length;
+    await host.rpc.request('continue', {});
+    assert.equal((await host.waitFor('finished', () => true, 30000, from)).ok, true);
+  });
+});
