@@ -104,19 +104,17 @@ function rowsLabelled(page: Page, label: string, focused: boolean): Locator {
     .filter({ has: page.locator('.label-name, .label-description').filter({ hasText: exactly }) });
 }
 
-/** Waits for a row labelled exactly `label` in the open quick input, moves the focus onto it
- *  with the arrow keys (the best fuzzy match is not always first: "Preferences: Color
- *  Theme" sorts after "Preferences: Browse Color Themes in Marketplace") and presses Enter. */
+/** Waits for a row labelled exactly `label` in the open quick input and takes it: Enter when
+ *  it is the focused row, else a click on it (the best fuzzy match is not always first:
+ *  "Preferences: Color Theme" sorts after "Preferences: Browse Color Themes in Marketplace";
+ *  and arrow keys race the list when it re-renders as commands become enabled). */
 async function acceptRow(page: Page, label: string): Promise<void> {
   await rowsLabelled(page, label, false).first().waitFor({ state: 'visible' });
-  for (let step = 0; step < 50; step++) {
-    if ((await rowsLabelled(page, label, true).count()) > 0) {
-      await page.keyboard.press('Enter');
-      return;
-    }
-    await page.keyboard.press('ArrowDown');
+  if ((await rowsLabelled(page, label, true).count()) > 0) {
+    await page.keyboard.press('Enter');
+    return;
   }
-  throw new Error(`could not move the quick-input focus onto "${label}"`);
+  await rowsLabelled(page, label, false).first().click();
 }
 
 /** Types `filter` into the open quick input (replacing its text) and picks the row labelled
@@ -132,11 +130,27 @@ export async function pickQuickInputItem(page: Page, label: string, options: { f
 }
 
 /** Runs a command by its palette title (e.g. "View: Toggle Terminal"): F1, type, Enter.
- *  Does not wait for the palette to close: the command may open a quick pick of its own. */
+ *  Does not wait for the palette to close: the command may open a quick pick of its own.
+ *  The palette lists the commands enabled when it opened: one enabled a moment later ("Debug:
+ *  Step Into" once VS Code has taken in a stop, which it does after fetching the stopped
+ *  thread's stack) shows only in a palette opened again, so, as a person would, this closes
+ *  and reopens it when the command is not listed within a few seconds (three tries). The
+ *  same when the palette closes under the typing (the workbench moved the focus: a debug
+ *  session ending, a view opening). */
 export async function runCommand(page: Page, title: string): Promise<void> {
-  await closeQuickInput(page);
-  await openCommandPalette(page);
-  await quickInput(page).fill(`>${title}`);
+  const tries = 3;
+  for (let attempt = 1; ; attempt++) {
+    const last = attempt >= tries;
+    try {
+      await closeQuickInput(page);
+      await openCommandPalette(page);
+      await quickInput(page).fill(`>${title}`, { timeout: last ? undefined : 5_000 });
+      await rowsLabelled(page, title, false).first().waitFor({ state: 'visible', timeout: last ? undefined : 5_000 });
+      break;
+    } catch (error) {
+      if (last) throw error;
+    }
+  }
   await acceptRow(page, title);
 }
 
