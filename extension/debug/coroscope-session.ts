@@ -66,7 +66,7 @@ import {
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { CrawlProgress, HostEvents, HostMethods, LaunchTarget, LineFrameInfo, SourcePosition, StopReason, TaskDetail, Traceback, VariableInfo } from '../../protocol/host-protocol';
 import type { HostExit, HostProcess } from '../host-client/host-process';
-import { TASKS_CHANGED_EVENT, TASKS_REQUEST, TRACES_REQUEST, type TasksBody } from './custom-requests';
+import { LINE_STEP_MODE_REQUEST, TASKS_CHANGED_EVENT, TASKS_REQUEST, TRACES_REQUEST, narrowLineStepMode, type TasksBody } from './custom-requests';
 import {
   CALLBACK_THREAD_ID,
   LOOP_THREAD_ID,
@@ -181,6 +181,7 @@ const SUPPORTED_REQUESTS: ReadonlySet<string> = new Set([
   'disconnect',
   TASKS_REQUEST,
   TRACES_REQUEST,
+  LINE_STEP_MODE_REQUEST,
 ]);
 
 /** Why an unsupported request is refused: a reason for those a client may well send, else a general one. */
@@ -546,6 +547,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     if (!r.heldAtEntry) this.phase = 'running';
     if (r.siteUrl !== undefined) this.output(`Coroscope: demo site at ${r.siteUrl}`);
     await host.endpoint.request('setExceptionBreaks', this.exceptionBreaks);
+    await host.endpoint.request('setLineStepMode', { mode: parsed.lineStepMode });
     for (const [file, pending] of this.pendingBreakpoints) {
       const bps = await this.applyBreakpoints(pending.args, pending.ids);
       for (const bp of bps) this.sendEvent(new BreakpointEvent('changed', bp));
@@ -1171,6 +1173,13 @@ export class CoroscopeSession extends LoggingDebugSession {
         await this.refreshTasks().catch(() => undefined);
         const body: TasksBody = { tasks: this.tasks.allTasks(), tick: this.tasks.tick, paused: this.loopState().paused, running: this.loopState().running };
         response.body = body;
+        this.sendResponse(response);
+      });
+    } else if (command === LINE_STEP_MODE_REQUEST) {
+      this.serve(response, async () => {
+        const mode = narrowLineStepMode(args);
+        if (mode === null) throw new Error(`${LINE_STEP_MODE_REQUEST}: "mode" must be "stayWithTask" or "followLoop"`);
+        await this.requireHost().endpoint.request('setLineStepMode', { mode });
         this.sendResponse(response);
       });
     } else if (command === TRACES_REQUEST) {

@@ -9,12 +9,22 @@
 //   adapter (at most a few per second), sent on every stop and continue.
 // - request `coroscope/traces` {url?} → the host's TracePair (coroutine and callback traces
 //   of the demo site's failing page, or of `url`).
+// - request `coroscope/setLineStepMode` {mode: 'stayWithTask' | 'followLoop'}: where the next
+//   line steps over a suspending `yield*` land (the launch attribute `lineStepMode` sets the
+//   first mode).
 
-import type { AwaitInfo, TaskState, TaskSummary } from '../../protocol/host-protocol';
+import type { AwaitInfo, LineStepMode, TaskState, TaskSummary } from '../../protocol/host-protocol';
 
 export const TASKS_REQUEST = 'coroscope/tasks';
 export const TASKS_CHANGED_EVENT = 'coroscope/tasksChanged';
 export const TRACES_REQUEST = 'coroscope/traces';
+export const LINE_STEP_MODE_REQUEST = 'coroscope/setLineStepMode';
+
+/** The mode of a `coroscope/setLineStepMode` request, or null when its body names none. */
+export function narrowLineStepMode(v: unknown): LineStepMode | null {
+  const mode = isRecord(v) ? v.mode : undefined;
+  return mode === 'stayWithTask' || mode === 'followLoop' ? mode : null;
+}
 
 /** The part of a TaskSummary the views use. */
 export type TaskRow = Pick<TaskSummary, 'id' | 'name' | 'state' | 'steps' | 'awaiting' | 'awaitedBy' | 'createdBy' | 'frames' | 'location' | 'outcome'>;

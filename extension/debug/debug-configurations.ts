@@ -187,6 +187,16 @@ export const LAUNCH_ATTRIBUTES = {
     },
     inspect: { type: 'boolean', default: true, description: 'Track coroutine frames (stacks, locals, line breakpoints). Off: only task summaries, for speed.' },
     stopOnEntry: { type: 'boolean', default: false, description: 'Stop before the event loop\'s first tick.' },
+    lineStepMode: {
+      type: 'string',
+      enum: ['stayWithTask', 'followLoop'],
+      default: 'stayWithTask',
+      enumDescriptions: [
+        'Step over a yield* that suspends lands on the same task\'s next line, once the loop resumes it.',
+        'Step over a yield* that suspends lands on the next line the loop runs, in whichever task it resumes next.',
+      ],
+      description: 'Where a line step (F10) over a yield* that suspends its task lands. The Debug Console says which task suspended and which one the loop runs.',
+    },
     cwd: { type: 'string', default: '${workspaceFolder}', description: 'Working directory of the runtime host; a relative "program" is resolved against it.' },
   },
 } as const;

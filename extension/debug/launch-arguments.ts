@@ -15,7 +15,7 @@
 
 import { isAbsolute, resolve } from 'node:path';
 import { crawlOptionProblem, type CrawlOptionName } from '../../protocol/crawl-option-bounds';
-import type { LaunchOptions, LaunchTarget } from '../../protocol/host-protocol';
+import type { LaunchOptions, LaunchTarget, LineStepMode } from '../../protocol/host-protocol';
 
 /** What a launch configuration of type `coroscope` may hold (package.json describes each). */
 export interface CoroscopeLaunchArguments {
@@ -41,6 +41,8 @@ export interface CoroscopeLaunchArguments {
   inspect?: boolean;
   /** Stop before the first loop tick. */
   stopOnEntry?: boolean;
+  /** Where a line step over a `yield*` that suspends lands: "stayWithTask" (the default) or "followLoop". */
+  lineStepMode?: LineStepMode;
   /** Working directory of the runtime host (user modules are resolved against it). */
   cwd?: string;
 }
@@ -51,6 +53,8 @@ export interface ParsedLaunch {
   options: LaunchOptions;
   /** Whether the user asked to stop on entry. */
   stopOnEntry: boolean;
+  /** Where line steps over a suspending `yield*` land (the host's setLineStepMode). */
+  lineStepMode: LineStepMode;
   cwd: string | undefined;
   /** A one-line description for the debug console. */
   description: string;
@@ -171,7 +175,9 @@ export function parseLaunchArguments(raw: unknown, defaultCwd: string = process.
     if (strict !== undefined) options.strict = strict;
     if (robots !== undefined) options.robots = robots;
     if (inspect !== undefined) options.inspect = inspect;
-    return { target, options, stopOnEntry: optionalBoolean(f, 'stopOnEntry') ?? false, cwd, description };
+    const lineStepMode = optionalString(f, 'lineStepMode') ?? 'stayWithTask';
+    if (lineStepMode !== 'stayWithTask' && lineStepMode !== 'followLoop') return { error: `"lineStepMode" must be "stayWithTask" or "followLoop", got ${describe(lineStepMode)}` };
+    return { target, options, stopOnEntry: optionalBoolean(f, 'stopOnEntry') ?? false, lineStepMode, cwd, description };
   } catch (e) {
     if (e instanceof LaunchArgumentError) return { error: e.message };
     throw e;

@@ -6,7 +6,8 @@
 // - serve(json): serves one protocol message synchronously and returns, as a JSON array,
 //   everything the endpoint sent meanwhile (its response, events);
 // - current(): the id of the task running now (null: none); where(): it, its name and the
-//   loop's tick; suspension(id): a sentence on what that task now waits on.
+//   loop's tick; suspension(id): a sentence on what that task now waits on and which task
+//   step the loop runs next ("worker-3 suspended on queue.get; the loop runs worker-5").
 //
 // Invariants: while serve() runs, nothing the endpoint sends goes to the worker by message
 // (it is returned instead, in order); disconnect() disconnects the worker's inspector session
@@ -16,8 +17,9 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { RpcEndpoint, Transport } from '../../protocol/rpc';
 import type { Run } from './run';
-import { awaitInfoOf, summarizeTasks, taskState } from '../inspect/task-summaries';
+import { awaitInfoOf, summarizeTasks } from '../inspect/task-summaries';
 import { isFuture } from '../future';
+import { inspect } from '../inspection';
 
 /** Messages of the bridge itself (everything else between the two threads is a wire message). */
 export type BridgeControl = { bridge: 'closed'; reason: string } | { bridge: 'disconnect' } | { bridge: 'disconnected' };
@@ -95,11 +97,9 @@ export class LineDebugBridge implements Transport {
         // Called just after the task's step returned: what it yielded is what it will wait on.
         const awaiting = isFuture(yielded) ? awaitInfoOf(yielded) : (summarizeTasks([task])[0]?.awaiting ?? null);
         const on = awaiting === null ? 'the loop' : `${awaiting.kind}${awaiting.detail !== '' ? ` (${awaiting.detail})` : ''}`;
-        const others = run
-          .liveTasks()
-          .filter((t) => t.id !== taskId && taskState(t) === 'scheduled')
-          .map((t) => `${t.name}`);
-        const next = others.length === 0 ? 'the loop waits for I/O or a timer' : `the loop runs ${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''}`;
+        // The next task step the loop will run: where "follow the loop" lands.
+        const following = run.loop[inspect]().scheduledSteps().find((step) => step.task.id !== taskId);
+        const next = following === undefined ? 'the loop waits for I/O or a timer' : `the loop runs ${following.task.name}`;
         return `${task.name} suspended on ${on}; ${next}`;
       },
     };

@@ -68,7 +68,9 @@ interface CdpPropertyDescriptor {
 }
 
 /** Sources whose frames are the runtime's machinery: stepped through, not shown. */
-const MACHINERY = /[\\/]runtime[\\/](coroutine|running-loop|task|loop|handle|ready-queue|future|fifo|timer-heap|shape-anchors)\.ts$|[\\/]runtime[\\/](inspect|host)[\\/]/;
+const MACHINERY = /[\\/]runtime[\\/](coroutine|running-loop|task|loop|handle|ready-queue|future|fifo|timer-heap|shape-anchors|observer-fanout|wakeup-callback)\.ts$|[\\/]runtime[\\/](inspect|host|record)[\\/]|[\\/]protocol[\\/]/;
+/** The statement of Task._step that resumes the task's coroutine: "follow the loop" steps into it. */
+const RESUME_CALL = /\._coro\.(next|throw)\(/;
 /** Auto steps through machinery before giving up on a step. */
 const MAX_AUTO_STEPS = 400;
 const MAX_VALUE = 200;
@@ -82,13 +84,21 @@ interface LineBreakpointEntry {
   readonly cdpIds: string[];
 }
 
+/**
+ * The runtime's own library (queue.ts, lock.ts, sleep.ts, ...): a task the loop resumes is often
+ * suspended inside it, so "follow the loop" comes out of it to the program's line.
+ */
+const LIBRARY = /[\\/]runtime[\\/][^\\/]+\.ts$/;
+
 interface StepState {
-  kind: LineStepKind | 'follow';
+  /** 'follow': waiting for `_step` to resume the next task; 'followInto': going into it; 'followOut': coming out of the runtime's library into the program. */
+  kind: LineStepKind | 'follow' | 'followInto' | 'followOut';
   /** The task the step belongs to (null: outside any task). */
   taskId: number | null;
   /** The frame the step started in (its function and line), for "the yield* resumed". */
   originFunction: string | null;
-  originLine: number;
+  /** The source line the step started on (lineOf: a whole module may be one generated line). */
+  originLine: string | null;
   autoSteps: number;
 }
 
@@ -107,6 +117,7 @@ export class LineDebugger {
   private readonly scripts = new Map<string, { url: string; sourceMapURL: string }>();
   private readonly reverse = new Map<string, GeneratedPositions | null>();
   private readonly mapper = new SourcePositionMapper();
+  private readonly sourceLines = new Map<string, string[]>();
   private readonly wanted = new Map<string, LineBreakpointEntry[]>();
   private readonly byCdpId = new Map<string, LineBreakpointEntry>();
   private temps = new Set<string>();
@@ -240,6 +251,21 @@ export class LineDebugger {
     return { position: m.mapped ? { file: m.file, line: m.line, column: m.column } : null, generated };
   }
 
+  /**
+   * The line a frame is on as the user reads it: its TypeScript line when mapped, else its
+   * generated line. Generated lines alone do not do: tsx compiles a program's module with
+   * its whitespace minified, so all its code may share one generated line.
+   */
+  private lineOf(frame: CdpCallFrame): string {
+    const { position, generated } = this.positionOf(frame.location);
+    const at = position ?? generated;
+    return at === null ? `${frame.location.scriptId}:${frame.location.lineNumber}` : `${at.file}:${at.line}`;
+  }
+
+  private isLibrary(frame: CdpCallFrame): boolean {
+    return LIBRARY.test(this.positionOf(frame.location).position?.file ?? '');
+  }
+
   private isMachinery(frame: CdpCallFrame): boolean {
     const s = this.scripts.get(frame.location.scriptId);
     if (s === undefined) return true;
@@ -279,7 +305,7 @@ export class LineDebugger {
           await this.clearTemps();
           const stepFrame = ev.callFrames.find((f) => f.functionName === '_step' && this.isMachinery(f));
           if (stepFrame !== undefined) await this.plantResumeOfAnyTask(stepFrame);
-          this.step = { kind: 'follow', taskId: null, originFunction: null, originLine: -1, autoSteps: 0 };
+          this.step = { kind: 'follow', taskId: null, originFunction: null, originLine: null, autoSteps: 0 };
         }
       }
       return this.resume(false);
@@ -299,7 +325,7 @@ export class LineDebugger {
       if (step.kind === 'follow' && tempHit) {
         // At `_step` about to resume a task: step into it.
         await this.clearTemps();
-        this.step = { ...step, kind: 'into', autoSteps: 0 };
+        this.step = { ...step, kind: 'followInto', autoSteps: 0 };
         return this.stepRaw('into');
       }
       if (this.isMachinery(top) || ev.callFrames.every((f) => this.isMachinery(f))) {
@@ -309,18 +335,31 @@ export class LineDebugger {
           return this.resume(false);
         }
         // Into a call through the runtime's machinery (the coroutine wrapper): go on into.
-        if (step.kind === 'into' || step.kind === 'follow') return this.stepRaw('into');
+        if (step.kind === 'into' || step.kind === 'follow' || step.kind === 'followInto' || step.kind === 'followOut') return this.stepRaw('into');
         // Out of the task's root (its generator returned) or of a callback: the temporaries
         // stay planted for "stay with this task"; otherwise run on.
         return this.resume(false);
       }
       const fnKey = functionKey(top);
-      if (step.kind === 'into' && fnKey === step.originFunction && top.location.lineNumber === step.originLine && ++step.autoSteps <= MAX_AUTO_STEPS) {
+      if (step.kind === 'followInto' || step.kind === 'followOut') {
+        if (this.isLibrary(top) && ++step.autoSteps <= MAX_AUTO_STEPS) {
+          // Resumed inside the runtime's library (the queue.get it waited on, the program's
+          // frame below it): over its lines, back to the program. Library code `_step` itself
+          // calls before it resumes the task is stepped out of, going on into the task after.
+          const stepAt = ev.callFrames.findIndex((f) => f.functionName === '_step' && this.isMachinery(f));
+          const inTask = ev.callFrames.slice(1, stepAt < 0 ? undefined : stepAt).some((f) => !this.isMachinery(f) && !this.isLibrary(f));
+          if (!inTask) return this.stepRaw('out');
+          step.kind = 'followOut';
+          return this.stepRaw('over');
+        }
+        // Back in the program: the task's first line after the `yield*` it resumed from.
+      }
+      if (step.kind === 'into' && fnKey === step.originFunction && this.lineOf(top) === step.originLine && ++step.autoSteps <= MAX_AUTO_STEPS) {
         // Back on the line from a call that only made a generator (the coroutine wrapper):
         // go on into, to where `yield*` runs it.
         return this.stepRaw('into');
       }
-      if (tempHit && step.kind === 'over' && fnKey === step.originFunction && top.location.lineNumber === step.originLine) {
+      if (tempHit && step.kind === 'over' && fnKey === step.originFunction && this.lineOf(top) === step.originLine) {
         // The `yield*` the step started on resumed: step over the rest of it.
         if (++step.autoSteps > MAX_AUTO_STEPS) return this.stop('step');
         await this.clearTemps();
@@ -385,13 +424,13 @@ export class LineDebugger {
     const userIndex = frames.findIndex((f) => !this.isMachinery(f));
     const top = frames[Math.max(0, userIndex)]!;
     const taskId = this.stopTaskId;
-    this.step = { kind, taskId, originFunction: functionKey(top), originLine: top.location.lineNumber, autoSteps: 0 };
+    this.step = { kind, taskId, originFunction: functionKey(top), originLine: this.lineOf(top), autoSteps: 0 };
     if (taskId !== null) {
       if (kind === 'out') {
         const parent = frames.slice(userIndex + 1).find((f) => !this.isMachinery(f));
         if (parent !== undefined) {
           this.step.originFunction = functionKey(parent);
-          this.step.originLine = parent.location.lineNumber;
+          this.step.originLine = this.lineOf(parent);
           this.step.kind = 'over';
           await this.plantStay(parent, frames, taskId);
         }
@@ -431,7 +470,27 @@ export class LineDebugger {
 
   /** "Follow the loop": a temporary breakpoint where `_step` resumes whichever task comes next. */
   private async plantResumeOfAnyTask(stepFrame: CdpCallFrame): Promise<void> {
-    await this.plant(stepFrame.location, null);
+    if (stepFrame.functionLocation === undefined) return;
+    const r = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', { start: stepFrame.functionLocation, restrictToFunction: true });
+    const resumes = r.locations.filter((loc) => RESUME_CALL.test(this.sourceText(loc)));
+    // Without the source (no map): from the start of `_step`, stepping into the resume.
+    for (const loc of resumes.length > 0 ? resumes : r.locations.slice(0, 1)) await this.plant(loc, null);
+  }
+
+  /** The TypeScript line at a generated location ('' when unmapped or unreadable). */
+  private sourceText(loc: CdpLocation): string {
+    const p = this.positionOf(loc).position;
+    if (p === null) return '';
+    let lines = this.sourceLines.get(p.file);
+    if (lines === undefined) {
+      try {
+        lines = readFileSync(p.file, 'utf8').split('\n');
+      } catch {
+        lines = [];
+      }
+      this.sourceLines.set(p.file, lines);
+    }
+    return lines[p.line - 1] ?? '';
   }
 
   /** The break locations of `frame`'s function after where it is (the normal path and the error path of a resume). */

@@ -15,6 +15,7 @@ import { DapClient } from './dap-client';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 const CALLBACKS_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'callback-fetcher.ts');
+const QUEUE_WORKERS_TS = join(__dirname, 'fixtures', 'queue-workers.ts');
 
 function lineOf(file: string, needle: string, from = 0): number {
   const lines = readFileSync(file, 'utf8').split('\n');
@@ -29,11 +30,11 @@ async function start(): Promise<DapClient> {
   return dap;
 }
 
-async function launchWithBreakpoint(dap: DapClient, args: Record<string, unknown>, file: string, line: number): Promise<{ threadId: number }> {
+async function launchWithBreakpoint(dap: DapClient, args: Record<string, unknown>, file: string, line: number, condition?: string): Promise<{ threadId: number }> {
   const from = dap.mark();
   const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'line', ...args });
   await dap.waitForEvent('initialized', { from });
-  const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', { source: { path: file }, breakpoints: [{ line }] });
+  const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', { source: { path: file }, breakpoints: [condition === undefined ? { line } : { line, condition }] });
   assert.equal(set.breakpoints[0]!.verified, true, set.breakpoints[0]!.message);
   assert.equal(set.breakpoints[0]!.line, line);
   await dap.request('setExceptionBreakpoints', { filters: [] });
@@ -53,6 +54,11 @@ async function launchWithBreakpoint(dap: DapClient, args: Record<string, unknown
 async function top(dap: DapClient, threadId: number): Promise<DebugProtocol.StackFrame[]> {
   const { stackFrames } = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId });
   return stackFrames;
+}
+
+async function threadName(dap: DapClient, threadId: number): Promise<string> {
+  const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
+  return threads.find((t) => t.id === threadId)?.name ?? `no thread ${threadId}`;
 }
 
 /** Sends a step and waits for its `stopped`; returns the new top frames. */
@@ -168,6 +174,66 @@ describe('line stepping through the standalone debug adapter', { timeout: 120_00
       const out = await step(dap, 'stepOut', threadId);
       assert.equal(out.frames[0]!.name, 'connected');
       await continueToEnd(dap, CALLBACKS_TS);
+    });
+  });
+
+  // Step over a `yield*` that suspends: the Debug Console says who suspended on what and which
+  // task the loop runs next; the step lands on the same task's next line (stayWithTask, the
+  // default) or on the next line the loop runs (followLoop).
+  describe('over a yield* that suspends (a queue and five workers)', () => {
+    const labelLine = lineOf(QUEUE_WORKERS_TS, 'const label = `worker-${n}: job ${first}`;');
+    const getLine = lineOf(QUEUE_WORKERS_TS, 'const second = yield* q.get();');
+    const pushLine = lineOf(QUEUE_WORKERS_TS, 'done.push(');
+    const SUSPENDED = /worker-3 suspended on queue\.get; the loop runs worker-5\n/;
+
+    async function toSecondGet(dap: DapClient, lineStepMode: string): Promise<number> {
+      const { threadId } = await launchWithBreakpoint(dap, { program: QUEUE_WORKERS_TS, lineStepMode }, QUEUE_WORKERS_TS, labelLine, 'n === 3');
+      assert.match(await threadName(dap, threadId), /^worker-3\b/);
+      const at = await step(dap, 'next', threadId);
+      assert.equal(at.frames[0]!.line, getLine);
+      assert.equal(at.threadId, threadId);
+      assert.doesNotMatch(dap.outputText(), SUSPENDED);
+      return threadId;
+    }
+
+    it('stayWithTask: lands on the same worker\'s next line once the loop resumes it', async () => {
+      const dap = await start();
+      try {
+        const worker3 = await toSecondGet(dap, 'stayWithTask');
+        const landed = await step(dap, 'next', worker3);
+        assert.match(dap.outputText(), SUSPENDED);
+        assert.equal(landed.threadId, worker3);
+        assert.equal(landed.frames[0]!.line, pushLine);
+        const locals = await localsOf(dap, landed.frames[0]!.id);
+        assert.match(locals.get('second') ?? '', /^1[1-5]$/);
+        assert.match(locals.get('label') ?? '', /^"worker-3: job [1-5]"$/);
+        await continueToEnd(dap, QUEUE_WORKERS_TS);
+      } finally {
+        await dap.close();
+      }
+    });
+
+    it('followLoop: lands on the next line the loop runs, in worker-5', async () => {
+      const dap = await start();
+      try {
+        const worker3 = await toSecondGet(dap, 'followLoop');
+        const landed = await step(dap, 'next', worker3);
+        assert.match(dap.outputText(), SUSPENDED);
+        assert.notEqual(landed.threadId, worker3);
+        assert.match(await threadName(dap, landed.threadId), /^worker-5\b/);
+        assert.equal(landed.frames[0]!.line, labelLine);
+        assert.equal((await localsOf(dap, landed.frames[0]!.id)).get('n'), '5');
+        // Back to staying with the task, set while stopped: the next suspension keeps to worker-5.
+        await dap.request('coroscope/setLineStepMode', { mode: 'stayWithTask' });
+        await assert.rejects(dap.request('coroscope/setLineStepMode', { mode: 'sideways' }), /"mode" must be "stayWithTask" or "followLoop"/);
+        assert.equal((await step(dap, 'next', landed.threadId)).frames[0]!.line, getLine);
+        const again = await step(dap, 'next', landed.threadId);
+        assert.equal(again.threadId, landed.threadId);
+        assert.equal(again.frames[0]!.line, pushLine);
+        await continueToEnd(dap, QUEUE_WORKERS_TS);
+      } finally {
+        await dap.close();
+      }
     });
   });
 });
