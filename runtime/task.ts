@@ -215,6 +215,7 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
     if (observer !== null) observer.taskStepStart?.(this as Task<unknown>);
     let r: IteratorResult<unknown, T>;
     try {
+      // The resume (the line debugger's "follow the loop" steps into the task from this line).
       r = exc === NO_EXCEPTION ? this._coro.next() : this._coro.throw(exc);
     } catch (e) {
       this._steps++;

@@ -69,8 +69,8 @@ interface CdpPropertyDescriptor {
 
 /** Sources whose frames are the runtime's machinery: stepped through, not shown. */
 const MACHINERY = /[\\/]runtime[\\/](coroutine|running-loop|task|loop|handle|ready-queue|future|fifo|timer-heap|shape-anchors|observer-fanout|wakeup-callback)\.ts$|[\\/]runtime[\\/](inspect|host|record)[\\/]|[\\/]protocol[\\/]/;
-/** The statement of Task._step that resumes the task's coroutine: "follow the loop" steps into it. */
-const RESUME_CALL = /\._coro\.(next|throw)\(/;
+/** Task._step's comment on the line before its resume of the task: "follow the loop" steps into it. */
+const RESUME_MARK = /The resume \(the line debugger's "follow the loop"/;
 /** Auto steps through machinery before giving up on a step. */
 const MAX_AUTO_STEPS = 400;
 const MAX_VALUE = 200;
@@ -472,13 +472,13 @@ export class LineDebugger {
   private async plantResumeOfAnyTask(stepFrame: CdpCallFrame): Promise<void> {
     if (stepFrame.functionLocation === undefined) return;
     const r = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', { start: stepFrame.functionLocation, restrictToFunction: true });
-    const resumes = r.locations.filter((loc) => RESUME_CALL.test(this.sourceText(loc)));
+    const resumes = r.locations.filter((loc) => RESUME_MARK.test(this.sourceText(loc, -1)));
     // Without the source (no map): from the start of `_step`, stepping into the resume.
     for (const loc of resumes.length > 0 ? resumes : r.locations.slice(0, 1)) await this.plant(loc, null);
   }
 
-  /** The TypeScript line at a generated location ('' when unmapped or unreadable). */
-  private sourceText(loc: CdpLocation): string {
+  /** The TypeScript line at a generated location, or `offset` lines from it ('' when unmapped or unreadable). */
+  private sourceText(loc: CdpLocation, offset = 0): string {
     const p = this.positionOf(loc).position;
     if (p === null) return '';
     let lines = this.sourceLines.get(p.file);
@@ -490,7 +490,7 @@ export class LineDebugger {
       }
       this.sourceLines.set(p.file, lines);
     }
-    return lines[p.line - 1] ?? '';
+    return lines[p.line - 1 + offset] ?? '';
   }
 
   /** The break locations of `frame`'s function after where it is (the normal path and the error path of a resume). */
