@@ -238,6 +238,87 @@ export interface RecordingInfo {
   recordedAt: string;
 }
 
+// --- the timeline of a recorded run (`timeline`, `seekTick`) ---------------------------------
+
+/** Who completed the future a task awaited: a task's id, an I/O callback, a timer, or another callback. */
+export type Waker = number | 'io' | 'timer' | 'callback';
+
+/**
+ * One stretch of a task's life over ticks (inclusive bounds). A `running` segment spans the
+ * ticks in which the task stepped; a `suspended` one starts at the tick whose step suspended
+ * it and ends at the tick that completed what it awaited (`wokenTick`, its step comes the
+ * tick after), or at the tick before its next step when no completion was recorded (a
+ * cancel, a future done already); `scheduled`: created or ready, not yet stepped.
+ */
+export interface TimelineSegment {
+  fromTick: number;
+  toTick: number;
+  state: 'scheduled' | 'running' | 'suspended';
+  /** Suspended: the kind of what it awaited (the task table's await kind: 'sleep', 'queue.get', 'socket.read', 'task', ...). */
+  awaiting?: string;
+  wokenTick?: number;
+  wokenBy?: Waker;
+  /** Still going at the timeline's last tick (toTick is that tick): a later fetch gives it again, longer. */
+  open?: boolean;
+}
+
+/** One task's lane. Ids are the run's task ids (a replay gives its tasks the recorded ids). */
+export interface TimelineLane {
+  taskId: number;
+  name: string;
+  /** The task that created it (null: created outside any task). */
+  parentId: number | null;
+  /** 0: created before the first tick. */
+  createdTick: number;
+  /** Where it was created, when the host still knows (a live task of a live run). */
+  createdSite?: SourcePosition;
+  endTick: number | null;
+  endState: 'done' | 'failed' | 'cancelled' | null;
+  /** The first tick in which its cancellation was asked, and by whom. */
+  cancelledTick?: number;
+  cancelledBy?: CancelOrigin;
+  /** Where `segments` starts in the lane's whole list (0 unless fetched with sinceTick). */
+  segmentsFrom: number;
+  segments: TimelineSegment[];
+}
+
+/** Something that happened at a tick: I/O that arrived before it, timers fired in it, a task failing, a cancel asked. */
+export interface TimelineMark {
+  tick: number;
+  kind: 'io' | 'timer' | 'exception' | 'cancel';
+  /** The task it concerns (exception, cancel). */
+  taskId?: number;
+  /** 'connect 127.0.0.1:8080', 'data 1460 bytes 127.0.0.1:8080', '2 timers', ... */
+  detail: string;
+}
+
+/**
+ * A recorded run over ticks and time. With `sinceTick`, only what changed after it: the
+ * lanes that changed (each with the segments that changed: its whole list from index
+ * `segmentsFrom` on, the open one last), the marks and tick times after it. A client merging
+ * cuts its list of a lane's segments to segmentsFrom entries and appends the new ones.
+ */
+export interface Timeline {
+  runId: number;
+  /** Ticks recorded so far (the last tick the timeline covers). */
+  ticks: number;
+  sinceTick: number;
+  /** Whether the run is still going (its timeline grows). */
+  live: boolean;
+  lanes: TimelineLane[];
+  marks: TimelineMark[];
+  /** Milliseconds since the first tick at which each tick began, for ticks sinceTick+1 .. ticks. */
+  tickTimes: number[];
+}
+
+/** What the views show: a past tick of the run (replayed), or null for the present. */
+export interface ViewedMoment {
+  runId: number;
+  tick: number | null;
+  /** Ticks recorded (the range a seek may ask for: 1 .. ticks). */
+  ticks: number;
+}
+
 export interface Breakpoint {
   file: string;
   line: number;
@@ -352,9 +433,21 @@ export interface HostMethods {
   /**
    * Reads a .corotrace file and checks it whole: its format, its checksum, its event log, and
    * that the sources it ran are this host's. Refused (code badRecording) with the reason
-   * otherwise. Replaying it is `coroscope replay FILE` (the host does not replay yet).
+   * otherwise. Then the recording becomes the host's current run (`runId`, replacing any
+   * other): finished, with its timeline, and seekable; the views show its last tick (a
+   * `viewedTick` event says so). The network is never used.
    */
-  openRecording: { params: { path: string }; result: RecordingInfo };
+  openRecording: { params: { path: string }; result: RecordingInfo & { runId: number } };
+  /** The recorded run's timeline (the current run, launched with options.record, or an opened recording); `sinceTick` for what is new. */
+  timeline: { params: { sinceTick?: number }; result: Timeline };
+  /**
+   * Moves the run's viewed moment: to the state right after tick `tick` (1 .. ticks), replayed
+   * from the recording (inputs fed back, the network never touched; a live run goes on as it
+   * was), or back to the present with null. From then on snapshot, taskDetail, variables,
+   * graph, lints and evaluate answer for that moment; a `viewedTick` event tells every client.
+   * Refused (notRecorded, badTick) for a run not recorded or a tick out of range.
+   */
+  seekTick: { params: { tick: number | null }; result: ViewedMoment };
   /** Ends the current run (cancels its tasks, closes its loop); the host stays up. */
   stop: { params: Record<string, never>; result: Record<string, never> };
   /** Ends the host process. */
@@ -376,6 +469,8 @@ export interface HostEvents {
   output: { category: 'stdout' | 'stderr' | 'log'; text: string };
   /** The run ended. */
   finished: { runId: number; ok: boolean; summary: string; error?: string };
+  /** Every view now shows this moment of the run (seekTick, openRecording): a past tick, or null for the present. */
+  viewedTick: ViewedMoment;
 }
 
 /** The client side's endpoint type (calls HostMethods, receives HostEvents). */

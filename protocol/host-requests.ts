@@ -236,6 +236,15 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
   },
   saveRecording: (raw) => ({ path: requireString('saveRecording', paramsOf('saveRecording', raw), 'path') }),
   openRecording: (raw) => ({ path: requireString('openRecording', paramsOf('openRecording', raw), 'path') }),
+  timeline: (raw) => {
+    const sinceTick = optionalNumber('timeline', paramsOf('timeline', raw), 'sinceTick', 'id');
+    return sinceTick === undefined ? {} : { sinceTick };
+  },
+  seekTick: (raw) => {
+    const p = paramsOf('seekTick', raw);
+    if (p.tick === null) return { tick: null };
+    return { tick: requireNumber('seekTick', p, 'tick', 'integer') };
+  },
   stop: none('stop'),
   shutdown: none('shutdown'),
 };

@@ -204,6 +204,15 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown>, Ins
     this._addCallback(recorder);
   }
 
+  /**
+   * @internal Calls `recorder` the moment this future completes (at once if it is done),
+   * through nothing the run can see: no ready-queue entry, no change of order. A run's
+   * recording (runtime/record) watches the futures tasks await this way.
+   */
+  watchCompletion(recorder: CompletionRecorder): void {
+    this._addCallback(recorder);
+  }
+
   /** @internal Unregisters a waiter added with _addWaiter or a recorder added with _addRecorder. */
   _removeWaiter(waiter: FutureWaiter | CompletionRecorder): void {
     if (this._cb0 === waiter) this._cb0 = null;

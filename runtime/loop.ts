@@ -60,10 +60,14 @@ export interface LoopObserver {
   taskCreated?(task: Task<unknown>): void;
   taskStepStart?(task: Task<unknown>): void;
   taskStepEnd?(task: Task<unknown>): void;
+  /** The task's step ended suspended on `fut` (it is registered as its waiter). */
+  taskSuspended?(task: Task<unknown>, fut: Future<unknown>): void;
   taskDone?(task: Task<unknown>): void;
   taskCancelRequested?(task: Task<unknown>, by: Task<unknown> | null): void;
   tickStart?(tick: number): void;
   tickEnd?(tick: number, callbacksRun: number): void;
+  /** A due timer is about to run its callback. */
+  timerFired?(handle: TimerHandle): void;
   slowCallback?(description: string, seconds: number, task: Task<unknown> | null): void;
   callbackError?(context: ExceptionContext): void;
 }
@@ -87,6 +91,40 @@ export type Awaitable<T> = Future<T> | Coroutine<T>;
 
 function runHandle(h: unknown): void {
   (h as Handle).run();
+}
+
+/** Where the callback running now came from, when no task runs (a recording says who completed a future). */
+export type CallbackSource = 'io' | 'timer' | 'callback';
+
+/** An I/O callback: runs marked as I/O, so what it completes is known to be the network's doing. */
+function runIoHandle(h: unknown, loop: unknown): void {
+  const l = loop as EventLoop;
+  l._callbackSource = 'io';
+  try {
+    (h as Handle).run();
+  } finally {
+    l._callbackSource = 'callback';
+  }
+}
+
+/** A due timer: the observer hears it fire, and it runs marked as a timer's. */
+function runTimerHandle(h: unknown, loop: unknown): void {
+  const l = loop as EventLoop;
+  l._observer?.timerFired?.(h as TimerHandle);
+  l._callbackSource = 'timer';
+  try {
+    (h as Handle).run();
+  } finally {
+    l._callbackSource = 'callback';
+  }
+}
+
+/**
+ * @internal How a replay gives its tasks the ids and names the recorded run's had: asked at
+ * each task's creation; null (beyond the recording) leaves the process-wide numbering.
+ */
+export interface TaskNumbering {
+  next(): { readonly id: number; readonly name: string } | null;
 }
 
 interface IoCallbacks {
@@ -115,6 +153,10 @@ export class EventLoop implements TimerCancelListener {
   private _exceptionHandler: ExceptionHandler | null = null;
   /** @internal The task running a step (Task._step sets it directly). */
   _current: Task<unknown> | null = null;
+  /** @internal With no task running: where the running callback came from (runIoHandle, runTimerHandle). */
+  _callbackSource: CallbackSource = 'callback';
+  /** @internal A replay's numbering of tasks (setTaskNumbering); null: the process-wide one. */
+  _taskNumbering: TaskNumbering | null = null;
   private _liveHead: Task<unknown> | null = null;
   private _liveCount = 0;
   private _unretrieved = new Set<Future<unknown>>();
@@ -276,6 +318,16 @@ export class EventLoop implements TimerCancelListener {
    */
   setTickFeed(feed: TickFeed): void {
     this._tickFeed = feed;
+  }
+
+  /** @internal For a replay (runtime/record): tasks created from now on are numbered by `numbering` (null: as usual). */
+  setTaskNumbering(numbering: TaskNumbering | null): void {
+    this._taskNumbering = numbering;
+  }
+
+  /** With no task running (currentTask() null): whether the running callback is an I/O callback, a due timer's, or another. */
+  callbackSource(): CallbackSource {
+    return this._callbackSource;
   }
 
   /** @internal Ends what setTickFeed(feed) began; a no-op when another feed (or none) is in place. */
@@ -654,8 +706,8 @@ export class EventLoop implements TimerCancelListener {
       for (let i = 0; i < events.length; i++) {
         const [key, mask] = events[i]!;
         const cbs = key.data as IoCallbacks;
-        if (mask & EVENT_READ && cbs.reader !== null) this._ready.push(runHandle, cbs.reader, undefined);
-        if (mask & EVENT_WRITE && cbs.writer !== null) this._ready.push(runHandle, cbs.writer, undefined);
+        if (mask & EVENT_READ && cbs.reader !== null) this._ready.push(runIoHandle, cbs.reader, this);
+        if (mask & EVENT_WRITE && cbs.writer !== null) this._ready.push(runIoHandle, cbs.writer, this);
       }
     }
     // Timers that are due.
@@ -666,7 +718,7 @@ export class EventLoop implements TimerCancelListener {
         timers.pop();
         top.scheduled = false;
         if (top.cancelled()) this._cancelledTimers--;
-        else this._ready.push(runHandle, top, undefined);
+        else this._ready.push(runTimerHandle, top, this);
         top = timers.peek();
       }
     }

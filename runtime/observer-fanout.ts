@@ -11,9 +11,11 @@
 
 import type { ExceptionContext, LoopObserver } from './loop';
 import type { Task } from './task';
+import type { Future } from './future';
+import type { TimerHandle } from './handle';
 
 type HookName = keyof LoopObserver;
-const HOOKS: readonly HookName[] = ['taskCreated', 'taskStepStart', 'taskStepEnd', 'taskDone', 'taskCancelRequested', 'tickStart', 'tickEnd', 'slowCallback', 'callbackError'];
+const HOOKS: readonly HookName[] = ['taskCreated', 'taskStepStart', 'taskStepEnd', 'taskSuspended', 'taskDone', 'taskCancelRequested', 'tickStart', 'tickEnd', 'timerFired', 'slowCallback', 'callbackError'];
 
 type AnyHook = (...args: never[]) => void;
 
@@ -21,10 +23,12 @@ export class ObserverFanout implements LoopObserver {
   taskCreated?: (task: Task<unknown>) => void;
   taskStepStart?: (task: Task<unknown>) => void;
   taskStepEnd?: (task: Task<unknown>) => void;
+  taskSuspended?: (task: Task<unknown>, fut: Future<unknown>) => void;
   taskDone?: (task: Task<unknown>) => void;
   taskCancelRequested?: (task: Task<unknown>, by: Task<unknown> | null) => void;
   tickStart?: (tick: number) => void;
   tickEnd?: (tick: number, callbacksRun: number) => void;
+  timerFired?: (handle: TimerHandle) => void;
   slowCallback?: (description: string, seconds: number, task: Task<unknown> | null) => void;
   callbackError?: (context: ExceptionContext) => void;
 

@@ -22,6 +22,8 @@ import * as tls from 'node:tls';
 import { BlockingIOError, OSError, RuntimeError, osErrorFromNode } from './errors';
 import type { Future } from './future';
 import { inspect, type Inspectable, type ResourceInspection } from './inspection';
+import type { EventLoop } from './loop';
+import { runningLoopOrNull } from './running-loop';
 import { batchWrite } from './write-batch';
 import { EVENT_READ, EVENT_WRITE, trackOpenSocket, untrackOpenSocket, type DefaultSelector, type Selectable } from './selector';
 
@@ -62,7 +64,10 @@ export interface SocketConnection {
 
 /**
  * @internal Where a run's recording sees every socket input and its replay supplies them
- * (runtime/record). One slot for the process; null (the default) costs one test per input.
+ * (runtime/record). One tap per loop: a socket takes the tap of the loop running when it
+ * starts connecting (the only one installed, when it connects outside any loop's tick), so a
+ * live run's recording and a replay of it can go on side by side in one process. No tap (the
+ * default) costs one test per input.
  */
 export interface SocketIoTap {
   /** `sock` starts connecting: a stand-in connection (replay), or null to really connect. */
@@ -70,11 +75,20 @@ export interface SocketIoTap {
   /** An input reached `sock` (data: the bytes; error: Node's error). */
   input(sock: Socket, kind: SocketInputKind, payload: Buffer | Error | null): void;
 }
-let ioTap: SocketIoTap | null = null;
+const ioTaps = new Map<EventLoop, SocketIoTap>();
 
-/** @internal Installs (or removes, with null) the recording's or replay's tap. */
-export function setSocketIoTap(tap: SocketIoTap | null): void {
-  ioTap = tap;
+/** @internal Installs (or removes, with null) the recording's or replay's tap for the sockets `loop` opens. */
+export function setSocketIoTap(loop: EventLoop, tap: SocketIoTap | null): void {
+  if (tap === null) ioTaps.delete(loop);
+  else ioTaps.set(loop, tap);
+}
+
+/** The tap for a socket starting to connect now. */
+function tapForOpening(): SocketIoTap | null {
+  if (ioTaps.size === 0) return null;
+  const loop = runningLoopOrNull();
+  if (loop !== null) return ioTaps.get(loop) ?? null;
+  return ioTaps.size === 1 ? ioTaps.values().next().value! : null;
 }
 
 
@@ -103,6 +117,8 @@ export class Socket implements Selectable, Inspectable {
   private _waits: Array<Future<void>> | null = null;
   private readonly _tls: SocketOptions['tls'];
   private _peer: SocketAddress | null = null;
+  /** The recording's or replay's tap this socket reports its inputs to (setSocketIoTap). */
+  private _tap: SocketIoTap | null = null;
 
   constructor(options: SocketOptions = {}) {
     this._fd = nextFileno++;
@@ -146,8 +162,9 @@ export class Socket implements Selectable, Inspectable {
     // next send would fail with EPIPE. (TLS has no half-close: it keeps Node's default.)
     // TCP reads land in one shared buffer and go straight to _received (Node's `onread`),
     // skipping the Readable stream's per-chunk machinery; TLS keeps the 'data' event.
+    this._tap = tapForOpening();
     const conn =
-      ioTap?.opening(this, host, port) ??
+      this._tap?.opening(this, host, port) ??
       (this._tls
         ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...(typeof this._tls === 'object' ? this._tls : {}) })
         : net.connect({ host, port, allowHalfOpen: true, onread: { buffer: sharedReadBuffer, callback: (n: number, buf: Uint8Array) => this._receivedInto(n, buf) } }));
@@ -182,7 +199,7 @@ export class Socket implements Selectable, Inspectable {
       this._received(payload as Buffer);
       return;
     }
-    if (ioTap !== null) ioTap.input(this, kind, payload);
+    if (this._tap !== null) this._tap.input(this, kind, payload);
     switch (kind) {
       case 'connect':
         if (this._state !== 'connecting') return;
@@ -203,7 +220,7 @@ export class Socket implements Selectable, Inspectable {
   }
 
   private _received(chunk: Buffer): void {
-    if (ioTap !== null) ioTap.input(this, 'data', chunk);
+    if (this._tap !== null) this._tap.input(this, 'data', chunk);
     if (this._state === 'closed') return;
     this._chunks.push(chunk);
     this._buffered += chunk.length;

@@ -86,8 +86,15 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
     if (!isCoroutine(coro)) {
       throw new TypeError(`a coroutine was expected, got ${describeValue(coro)}: call the generator function (createTask(work()), not createTask(work))`);
     }
-    this.id = nextTaskId++;
-    this._name = name ?? ++unnamedTasks;
+    const given = loop._taskNumbering === null ? null : loop._taskNumbering.next();
+    if (given === null) {
+      this.id = nextTaskId++;
+      this._name = name ?? ++unnamedTasks;
+    } else {
+      // A replay: the id and name the recorded run's task had.
+      this.id = given.id;
+      this._name = name ?? given.name;
+    }
     this._coro = coro;
     loop._pushReady(taskStep, this, NO_EXCEPTION);
     loop._taskCreated(this as Task<unknown>);
@@ -259,6 +266,7 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
         if (overridesAddDoneCallback(yielded)) addWakeupCallback(yielded, this as Task<unknown>);
         else yielded._addWaiter(this);
         this._waiter = yielded;
+        if (observer !== null) observer.taskSuspended?.(this as Task<unknown>, yielded);
         if (this._mustCancel && yielded.cancel(this._cancelMessage)) this._mustCancel = false;
       }
     } else if (yielded === undefined) {

@@ -142,7 +142,14 @@ export class RuntimeHost {
 
     serve('samples', () => ({ samples: listSamples() }));
     serve('saveRecording', (p) => saveRecording(this.requireRun('saveRecording'), p.path));
-    serve('openRecording', (p) => openRecording(p.path));
+    serve('openRecording', (p) => {
+      // Like a launch, it replaces the current run: serialised with launches.
+      const job = this.launching.then(() => this.openRecorded(p.path));
+      this.launching = job.catch(() => undefined);
+      return job;
+    });
+    serve('timeline', (p) => this.requireRun('timeline').timeline(p.sinceTick ?? 0));
+    serve('seekTick', (p) => this.requireRun('seekTick').seekTick(p.tick));
 
     serve('compare', async (p) => {
       const rows = await compareApproaches({ pages: p.pages, latencyMs: p.latencyMs });
@@ -207,21 +214,32 @@ export class RuntimeHost {
       return {};
     });
 
-    serve('snapshot', (p) => this.requireRun('snapshot').snapshot(p.since));
+    // The inspection requests answer for the moment the views show: the present, or a past tick (seekTick).
+    serve('snapshot', (p) => {
+      const run = this.requireRun('snapshot');
+      return run.viewed !== null ? run.viewed.snapshot() : run.snapshot(p.since);
+    });
 
     serve('taskDetail', (p) => {
       const run = this.requireRun('taskDetail');
-      return run.taskDetail(p.taskId, (p.locals ?? true) && run.inspect);
+      return (run.viewed ?? run).taskDetail(p.taskId, (p.locals ?? true) && run.inspect);
     });
 
-    serve('variables', (p) => ({ variables: this.requireRun('variables').variables.children(p.handle) }));
+    serve('variables', (p) => {
+      const run = this.requireRun('variables');
+      return { variables: (run.viewed ?? run).variables.children(p.handle) };
+    });
 
-    serve('graph', () => this.requireRun('graph').graph());
+    serve('graph', () => {
+      const run = this.requireRun('graph');
+      return (run.viewed ?? run).graph();
+    });
 
     serve('traces', async (p) => this.traces(p.url));
 
     serve('lints', () => {
       const run = this.requireRun('lints');
+      if (run.viewed !== null) return { lints: run.viewed.lints() };
       if (!run.loop.isClosed()) {
         run.lints.sweep();
         run.lints.checkWakeups();
@@ -232,7 +250,8 @@ export class RuntimeHost {
 
     serve('evaluate', (p) => {
       const { expression, taskId, frameIndex } = p;
-      const run = this.requireRun('evaluate');
+      const present = this.requireRun('evaluate');
+      const run = present.viewed ?? present;
       if (taskId === undefined) {
         const live = run.liveTasks();
         const bindings: Array<readonly [string, unknown]> = [
@@ -284,6 +303,18 @@ export class RuntimeHost {
       setImmediate(() => this.onShutdown());
       return {};
     });
+  }
+
+  /** openRecording: the recording becomes the current run (finished, seekable), shown at its last tick. */
+  private async openRecorded(path: string): Promise<HostMethods['openRecording']['result']> {
+    const opened = openRecording(path);
+    await this.stopRun();
+    await this.run?.release();
+    const run = await Run.opened(this.nextRunId++, path, opened.target, opened.options, opened.siteUrl, opened.streams, this.services);
+    this.setInspection(run.inspect);
+    this.run = run;
+    if (opened.info.ticks > 0) await run.seekTick(null);
+    return { ...opened.info, runId: run.id };
   }
 
   private async launch(target: LaunchTarget, options: LaunchOptions): Promise<HostMethods['launch']['result']> {

@@ -1,10 +1,13 @@
 // The host's recording files: saveRecording writes a finished run's recording (a run
 // launched with options.record) as a .corotrace; openRecording reads one and checks it whole
-// (format, checksum, event log, and that the sources it ran are this host's). Every refusal
+// (format, checksum, event log, that the sources it ran are this host's, and that it records
+// a launch the host can replay), for the host to make it a run (Run.opened). Every refusal
 // is a ProtocolError that says why: nothing is answered "saved" or "opened" that was not.
 
 import { statSync } from 'node:fs';
-import type { RecordingInfo } from '../../protocol/host-protocol';
+import type { LaunchOptions, LaunchTarget, RecordingInfo } from '../../protocol/host-protocol';
+import { HOST_PARAMS_PARSERS } from '../../protocol/host-requests';
+import type { RecordedStreams } from '../record/run-recorder';
 import { ProtocolError } from '../../protocol/rpc';
 import { RecordingError } from '../record/recording-errors';
 import { readRecordingFile, writeRecordingFile, type RecordingMeta } from '../record/recording-file';
@@ -37,12 +40,34 @@ export function saveRecording(run: Run, path: string): RecordingInfo {
   }
 }
 
-export function openRecording(path: string): RecordingInfo {
+/** A recording file read for the host: what it holds, and the launch it recorded. */
+export interface OpenedRecording {
+  readonly info: RecordingInfo;
+  readonly streams: RecordedStreams;
+  readonly target: LaunchTarget;
+  readonly options: LaunchOptions;
+  readonly siteUrl: string | null;
+}
+
+export function openRecording(path: string): OpenedRecording {
   try {
     const rec = readRecordingFile(path);
     checkSources(rec.meta.sources, programSources(), path);
     readRunLog(rec.events, rec.gaps, rec.payload, path);
-    return infoOf(path, statSync(path).size, rec.meta);
+    const program = rec.meta.program;
+    if (program.command !== undefined && program.target === undefined) {
+      throw new RecordingError(`${path} was recorded by the coroscope CLI: replay it with \`coroscope replay ${path}\``);
+    }
+    let launch: { target: LaunchTarget; options: LaunchOptions };
+    try {
+      launch = HOST_PARAMS_PARSERS.launch({ target: program.target, options: program.options });
+    } catch (e) {
+      throw new RecordingError(`${path} is corrupt: the launch it records is not valid (${e instanceof Error ? e.message : String(e)})`);
+    }
+    const siteUrl = typeof program.siteUrl === 'string' ? program.siteUrl : null;
+    const options: LaunchOptions = { ...launch.options, inspect: program.frames === true };
+    const streams: RecordedStreams = { events: rec.events, gaps: rec.gaps, payload: rec.payload, ticks: rec.meta.ticks, steps: rec.meta.steps, tasks: rec.meta.tasks, sockets: rec.meta.sockets };
+    return { info: infoOf(path, statSync(path).size, rec.meta), streams, target: launch.target, options, siteUrl };
   } catch (e) {
     if (e instanceof RecordingError) throw new ProtocolError(`openRecording: ${e.message}`, 'badRecording');
     throw e;

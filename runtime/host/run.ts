@@ -18,17 +18,16 @@
 // - A crawl sends `progress` every PROGRESS_MS while it changes; each page finished is listed
 //   in exactly one progress event's `recent` (an event goes out early when 100 are waiting).
 
-import type { CrawledPage, CrawlProgress, HostEvents, LaunchOptions, LaunchTarget, Lint, Snapshot, TaskDetail, TaskSummary, Traceback } from '../../protocol/host-protocol';
+import type { CrawledPage, CrawlProgress, HostEvents, LaunchOptions, LaunchTarget, Lint, Snapshot, SourcePosition, TaskDetail, Timeline, TaskSummary, Traceback, ViewedMoment } from '../../protocol/host-protocol';
 import { ProtocolError } from '../../protocol/rpc';
 import { CancelledError } from '../errors';
 import { EventLoop, type LoopLogger, type LoopObserver } from '../loop';
 import { exceptionOf } from '../inspection';
 import { Task } from '../task';
-import { Crawler } from '../crawler/crawler';
+import { Crawler, type CrawlerOptions } from '../crawler/crawler';
 import { DEFAULT_DEMO_LATENCY, demoSiteOptions, startDemoSite, type DemoSite } from '../demo-site/index';
-import { exceptionKind, type FetchStatistic } from '../crawler/report';
+import type { FetchStatistic } from '../crawler/report';
 import { TaskRecorder } from '../inspect/task-recorder';
-import { taskFrames } from '../inspect/task-snapshot';
 import { generatorReader } from '../inspect/generator-reader';
 import { LoopController, type PauseInfo } from '../inspect/loop-control';
 import { LintCollector } from '../inspect/lints';
@@ -42,6 +41,12 @@ import { SnapshotTracker } from './snapshots';
 import { RunRecorder, type RecordedStreams } from '../record/run-recorder';
 import { AwaitIndex, summarizeTasks } from '../inspect/task-summaries';
 import { VariableStore } from './variables';
+import { liveTaskDetail } from './task-detail';
+import { CrawlProgressCounter } from './crawl-progress';
+import { PastMoment } from './past-moment';
+import { RunRewind, type ReplayableProgram } from './run-rewind';
+import { RunTimeline } from '../record/run-timeline';
+import { RecordingError } from '../record/recording-errors';
 import { loadProgram } from './program-loader';
 import { findHostSample, SAMPLE_SITE } from './samples';
 
@@ -91,6 +96,11 @@ interface CreationSite {
 
 const HOST_FILES = /[\\/]runtime[\\/](inspect|host)[\\/]/;
 
+/** The crawler's options of a launch (the run's crawl and its replays alike). */
+function crawlerOptions(options: LaunchOptions): CrawlerOptions {
+  return { maxTasks: options.maxTasks, maxRedirect: options.maxRedirect, maxTries: options.maxTries, exclude: options.exclude ?? null, strict: options.strict, robots: options.robots };
+}
+
 export class Run {
   readonly id: number;
   readonly loop: EventLoop;
@@ -99,8 +109,16 @@ export class Run {
   readonly recorder: TaskRecorder | null;
   /** Records the run when launched with options.record (runtime/record). */
   private readonly runRecorder: RunRecorder | null;
-  /** The run's recording, once it has finished (saveRecording writes it). */
+  /** The run's recording, once it has finished (saveRecording writes it), or the recording opened. */
   recording: RecordedStreams | null = null;
+  /** The recording file this run was opened from (openRecording): a run that never ran here. */
+  openedFrom: string | null = null;
+  /** What the views show when not the present: a past tick, replayed (seekTick). */
+  viewed: PastMoment | null = null;
+  private rewind: RunRewind | null = null;
+  private timelineState: RunTimeline | null = null;
+  private seeks: Promise<unknown> = Promise.resolve();
+  private readonly createdSites = new Map<number, SourcePosition | null>();
   readonly options: LaunchOptions;
   readonly controller: LoopController;
   readonly lints: LintCollector;
@@ -131,9 +149,8 @@ export class Run {
   releaseEntry: () => void = () => undefined;
   private stopping = false;
   private lastProgressKey = '';
-  private errorsByKind: Record<string, number> = {};
+  private progressCounter: CrawlProgressCounter | null = null;
   private recent: CrawledPage[] = [];
-  private errorsCounted = 0;
   private startedAt = performance.now();
   private awaitIndexCache: { key: string; index: AwaitIndex } | null = null;
 
@@ -197,15 +214,7 @@ export class Run {
         } else {
           roots = t.urls;
         }
-        this.crawler = new Crawler(roots, {
-          onStatistic: (stat) => this.onStatistic(stat),
-          maxTasks: options.maxTasks,
-          maxRedirect: options.maxRedirect,
-          maxTries: options.maxTries,
-          exclude: options.exclude ?? null,
-          strict: options.strict,
-          robots: options.robots,
-        });
+        this.crawler = new Crawler(roots, { ...crawlerOptions(options), onStatistic: (stat) => this.onStatistic(stat) });
         this.startMain(this.crawler.crawl(), 'crawl', options);
         this.timers.push(setInterval(() => this.emitProgress(false), PROGRESS_MS));
         return;
@@ -303,6 +312,9 @@ export class Run {
 
   /** Closes what a finished run kept for its traces (its demo site): the run is being replaced. */
   async release(): Promise<void> {
+    this.rewind?.close();
+    this.rewind = null;
+    this.viewed = null;
     const site = this.site;
     this.site = null;
     await site?.close().catch(() => undefined);
@@ -429,14 +441,8 @@ export class Run {
   private progress(): CrawlProgress | null {
     const c = this.crawler;
     if (c === null) return null;
-    const p = c.progress();
-    for (; this.errorsCounted < c.errors.length; this.errorsCounted++) {
-      const e = c.errors[this.errorsCounted]!.error;
-      const kind = e instanceof Error ? e.name : exceptionKind(String(e));
-      this.errorsByKind[kind] = (this.errorsByKind[kind] ?? 0) + 1;
-    }
-    const seconds = this.crawlerSeconds();
-    return { ...p, seconds, rate: seconds > 0 ? p.done / seconds : 0, errorsByKind: { ...this.errorsByKind } };
+    this.progressCounter ??= new CrawlProgressCounter(c);
+    return this.progressCounter.progress(this.crawlerSeconds());
   }
 
   private crawlerSeconds(): number {
@@ -458,6 +464,128 @@ export class Run {
       this.recent = [];
     }
     this.services.emit('progress', p);
+  }
+
+  // --- the recorded past (timeline, seekTick) ---------------------------------------------------
+
+  /** A run made of a recording file (openRecording): finished, never run here, its past replayable. */
+  static async opened(id: number, path: string, target: LaunchTarget, options: LaunchOptions, siteUrl: string | null, streams: RecordedStreams, services: RunServices): Promise<Run> {
+    const run = new Run(id, target, { ...options, record: false, stopOnEntry: false }, services);
+    await run.abort();
+    run.openedFrom = path;
+    run.recording = streams;
+    if (siteUrl !== null) run.siteUrl = siteUrl;
+    return run;
+  }
+
+  /** Ticks recorded so far (a ProtocolError for a run not recorded). */
+  recordedTicks(method: string): number {
+    if (this.recording !== null) return this.recording.ticks;
+    if (this.runRecorder !== null) return this.runRecorder.ticks;
+    throw new ProtocolError(`${method}: run ${this.id} was not recorded: launch it with options.record (the extension's coroscope.record setting)`, 'notRecorded');
+  }
+
+  /** The run's timeline, or what is new after `sinceTick`. */
+  timeline(sinceTick: number): Timeline {
+    this.recordedTicks('timeline');
+    const t = (this.timelineState ??= new RunTimeline(this.openedFrom ?? `run ${this.id}`));
+    if (this.recording !== null) t.update(this.recording.events);
+    else {
+      const soFar = this.runRecorder!.eventsSoFar();
+      t.update(soFar.bytes, soFar.upTo);
+    }
+    const timeline = t.timeline(this.id, sinceTick, !this.finished);
+    for (const lane of timeline.lanes) {
+      const site = this.createdSiteOf(lane.taskId);
+      if (site !== null) lane.createdSite = site;
+    }
+    return timeline;
+  }
+
+  /** The lane of one task (the debugger's steps back), or null. */
+  laneOf(taskId: number): ReturnType<RunTimeline['laneOf']> {
+    this.timeline(this.timelineState?.ticks ?? 0);
+    return this.timelineState!.laneOf(taskId);
+  }
+
+  /** The moment the views show: null for the present. */
+  viewedMoment(): ViewedMoment {
+    return { runId: this.id, tick: this.viewed?.tick ?? null, ticks: this.recording?.ticks ?? this.runRecorder?.ticks ?? 0 };
+  }
+
+  /**
+   * Moves the viewed moment to right after `tick` (replayed), or back to the present (null;
+   * an opened recording's present is its last tick). Seeks are served in order.
+   */
+  seekTick(tick: number | null): Promise<ViewedMoment> {
+    const job = this.seeks.then(() => this.seekNow(tick));
+    this.seeks = job.catch(() => undefined);
+    return job;
+  }
+
+  private async seekNow(asked: number | null): Promise<ViewedMoment> {
+    const ticks = this.recordedTicks('seekTick');
+    let tick = asked;
+    if (tick === null && this.openedFrom !== null) tick = ticks;
+    if (tick === null) {
+      this.viewed = null;
+    } else {
+      if (tick < 1 || tick > ticks) throw new ProtocolError(`seekTick: run ${this.id} has ticks 1..${ticks} recorded, not ${tick}`, 'badTick');
+      this.rewind ??= new RunRewind({
+        runId: this.id,
+        what: this.openedFrom ?? `run ${this.id}`,
+        frames: this.inspect,
+        debug: this.inspect,
+        streams: () => this.recording ?? this.runRecorder!.streamsSoFar(),
+        program: this.replayableProgram(),
+        lints: () => (this.openedFrom !== null ? [] : this.lints.lints()),
+      });
+      this.viewed = await this.rewind.seek(tick, ticks);
+    }
+    const moment = this.viewedMoment();
+    this.services.emit('viewedTick', moment);
+    return moment;
+  }
+
+  /** The run's program, to be started again on a replay's loop exactly as start() started it. */
+  private replayableProgram(): ReplayableProgram {
+    const t = this.target;
+    const options = this.options;
+    const siteUrl = this.siteUrl;
+    return {
+      start: (loop) => {
+        switch (t.kind) {
+          case 'crawl':
+          case 'demo': {
+            if (t.kind === 'demo' && siteUrl === undefined) throw new RecordingError(`run ${this.id} has no demo site address to replay`);
+            const crawler = new Crawler(t.kind === 'demo' ? [siteUrl!] : t.urls, crawlerOptions(options));
+            const task = loop.createTask(crawler.crawl(), { name: 'crawl' });
+            return { crawler, completion: loop.runUntilComplete(task) };
+          }
+          case 'program': {
+            const program = loadProgram(t.path, t.exportName ?? 'main');
+            const task = loop.createTask(program.start(), { name: program.exportName });
+            return { crawler: null, completion: loop.runUntilComplete(task) };
+          }
+          case 'sample': {
+            const sample = findHostSample(t.id);
+            if (sample.ownLoop) throw new RecordingError(`sample ${t.id} runs a loop of its own, which is not recorded: its past cannot be replayed`);
+            return { crawler: null, completion: sample.run({ siteUrl: siteUrl ?? '', loop, log: () => undefined }) };
+          }
+        }
+      },
+    };
+  }
+
+  /** Where a task of this run was created, while it is live (cached by id). */
+  private createdSiteOf(taskId: number): SourcePosition | null {
+    const known = this.createdSites.get(taskId);
+    if (known !== undefined) return known;
+    const task = this.live.get(taskId);
+    if (task === undefined) return null;
+    const site = this.creationSiteOf(task);
+    this.createdSites.set(taskId, site);
+    return site;
   }
 
   // --- queries -----------------------------------------------------------------------------------
@@ -490,23 +618,7 @@ export class Run {
       if (past === undefined) throw new ProtocolError(`taskDetail: no task #${taskId} in run ${this.id}`, 'unknownTask');
       return { task: past, frames: [], awaitChain: [], createdAt: null, traceback: this.failures.get(taskId) ?? null };
     }
-    const index = this.awaitIndex();
-    const summary = { ...summarizeTasks([live], { recorder: this.recorder })[0]!, awaitedBy: index.awaitedBy(live) };
-    const sink = locals ? this.variables.newGroup() : undefined;
-    const frames = taskFrames(live, { locals, handles: sink });
-    return {
-      task: summary,
-      frames: frames.map((f, index) => ({
-        index,
-        name: f.functionName,
-        position: f.file !== null && f.line !== null ? { file: f.file, line: f.line, column: f.column ?? 1 } : null,
-        generated: f.generated !== null ? { file: f.generated.url, line: f.generated.line0 + 1, column: f.generated.column0 + 1 } : null,
-        locals: f.locals === null ? [] : this.variables.localsOf(f.locals),
-      })),
-      awaitChain: index.chain(live),
-      createdAt: this.creationSiteOf(live),
-      traceback: null,
-    };
+    return liveTaskDetail(live, { recorder: this.recorder, index: this.awaitIndex(), variables: this.variables, locals, createdAt: this.creationSiteOf(live) });
   }
 
   /** Who awaits whom, rebuilt only when the loop has run since (or tasks came or went). */

@@ -46,6 +46,7 @@ import type { Future } from '../future';
 import { inspect, inspectResource } from '../inspection';
 import type { EventLoop, ExceptionContext, LoopObserver } from '../loop';
 import type { Coroutine, Task } from '../task';
+import { runningLoopOrNull } from '../running-loop';
 import { buildAwaitGraph } from './await-graph';
 import { functionLocations, type FunctionLocations } from './function-locations';
 import { taskFrames } from './task-snapshot';
@@ -206,6 +207,10 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
   // --- coroutine tracking ------------------------------------------------------------------------
 
   created(gen: Coroutine<unknown>, fn: (...args: never[]) => Coroutine<unknown>): void {
+    // Tracking hooks are process-wide: a coroutine created in another loop's tick (a replay
+    // of this run's past, run-rewind.ts) is none of this loop's business.
+    const running = runningLoopOrNull();
+    if (running !== null && running !== this.loop) return;
     // The hot path (every coroutine call with tracking on). Most coroutines are started right
     // after their creation (`yield* f()`), so the newest one waits in a slot and only goes
     // into the map when another is created before it started: usually no map operation.

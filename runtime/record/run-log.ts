@@ -1,6 +1,8 @@
 // The event log of a recorded run: one byte stream of records in the order they happened
-// (ticks with their clock reading, task steps and where each suspended, tasks created,
-// done and cancelled, sockets opened and every input they received), a side stream of the
+// (ticks with their clock reading, task steps and where each suspended, tasks created (with
+// the id and name they had), done and cancelled, the futures tasks awaited completing (and
+// by whom: a task, an I/O callback, a timer or another callback), timers fired, sockets
+// opened and every input they received), a side stream of the
 // clock readings made between ticks, and the bytes the sockets received (kept apart, so
 // the event stream stays small and the bytes compress together).
 //
@@ -31,6 +33,17 @@ export const enum Op {
   SOCKET = 9,
   INPUT = 10,
   STRING = 11,
+  WAKE = 12,
+  TIMER = 13,
+}
+
+/** Who completed a future a task awaited, as a WAKE record says: a task's log number, or one of these. */
+export const enum WokenBy {
+  CALLBACK = 0,
+  IO = 1,
+  TIMER = 2,
+  /** Log number n of a task is written as n + TASK_BASE. */
+  TASK_BASE = 3,
 }
 
 export const INPUT_KINDS: readonly SocketInputKind[] = ['connect', 'data', 'end', 'drain', 'error', 'close'];
@@ -59,6 +72,7 @@ export class RunLogWriter {
   private readonly strings = new Map<string, number>();
   private prevUs = 0;
   private gapPrevUs = 0;
+  private prevId = 0;
 
   string(s: string): number {
     let id = this.strings.get(s);
@@ -103,11 +117,25 @@ export class RunLogWriter {
     this.events.uint(id);
   }
 
-  created(parent: number, name: string | null): void {
-    const id = name === null ? 0 : this.string(name);
+  /** A task was created by task `parent` (0: outside any task) with its process id `id` and its name. */
+  created(parent: number, name: string, id: number): void {
+    const nameId = this.string(name);
     this.events.byte(Op.CREATED);
     this.events.uint(parent);
-    this.events.uint(id);
+    this.events.uint(nameId);
+    this.events.int(id - this.prevId);
+    this.prevId = id;
+  }
+
+  /** The future task `task` awaited was completed by `by` (WokenBy). */
+  wake(task: number, by: number): void {
+    this.events.byte(Op.WAKE);
+    this.events.uint(task);
+    this.events.uint(by);
+  }
+
+  timer(): void {
+    this.events.byte(Op.TIMER);
   }
 
   done(task: number, outcome: Outcome): void {
@@ -188,8 +216,197 @@ export interface RunLog {
   readonly tickOffsets: Uint32Array;
   /** Byte offset just after each tick's TICK_END record. */
   readonly tickEnds: Uint32Array;
+  /** The id and name of each task created, in log order (a replay gives its tasks the same). */
+  readonly taskIds: readonly number[];
+  readonly taskNames: readonly string[];
   readonly steps: number;
   readonly tasks: number;
+}
+
+/** What the records of an event log say, in order (every method optional). */
+export interface RunLogVisitor {
+  /** Tick `tick` (1-based) starts at `time`; its record begins at byte `at` of the log. */
+  tick?(tick: number, time: number, at: number): void;
+  /** Tick `tick` ended; its records end at byte `end`. */
+  tickEnd?(tick: number, end: number): void;
+  step?(task: number): void;
+  /** Where the last stepped task suspended: the await's kind, then ' @ ' and its frame chain when recorded. */
+  site?(site: string): void;
+  created?(task: number, parent: number, name: string, id: number): void;
+  done?(task: number, outcome: Outcome): void;
+  cancel?(task: number, by: number): void;
+  socket?(socket: number, host: string, port: number): void;
+  /** `bytes`: how many bytes a data input brought (its payload is null when decoded without the bytes). */
+  input?(socket: number, kind: SocketInputKind, payload: Buffer | Error | null, bytes: number): void;
+  wake?(task: number, by: number): void;
+  timer?(): void;
+}
+
+/**
+ * Decodes an event log, checking every record, and tells a visitor what each says. It can be
+ * fed a growing log (a live run's): `decode(events, upTo)` goes on from where the last call
+ * stopped (upTo must end a tick, or the log).
+ */
+export class RunLogDecoder {
+  private readonly strings: string[] = [''];
+  private pos = 0;
+  private ticks = 0;
+  private ended = 0;
+  private tasks = 0;
+  private sockets = 0;
+  private prevUs = 0;
+  private prevId = 0;
+  private payloadAt = 0;
+
+  constructor(
+    private readonly visitor: RunLogVisitor,
+    /** What the log is ("run.corotrace"), for error messages. */
+    private readonly what: string,
+  ) {}
+
+  /** Bytes of the socket payload used so far. */
+  get payloadUsed(): number {
+    return this.payloadAt;
+  }
+
+  /** Ticks decoded so far. */
+  get tickCount(): number {
+    return this.ticks;
+  }
+
+  /** `payload` null: the socket bytes are not at hand (a timeline needs only their lengths); data inputs then carry null. */
+  decode(events: Uint8Array, payload: Buffer | null, upTo = events.length): void {
+    const r = new ByteReader(events.subarray(0, upTo), `the event log of ${this.what}`);
+    r.pos = this.pos;
+    const v = this.visitor;
+    const strings = this.strings;
+    const corrupt = (why: string): never => {
+      throw new RecordingFormatError(`${this.what} is corrupt: ${why} (event log byte ${r.pos})`);
+    };
+    const str = (): string => {
+      const id = r.uint();
+      if (id >= strings.length) corrupt(`string #${id} is used before it is defined`);
+      return strings[id]!;
+    };
+    const taskRef = (allowNone: boolean): number => {
+      const n = r.uint();
+      if ((n === 0 && !allowNone) || n > this.tasks) corrupt(`task #${n} does not exist`);
+      return n;
+    };
+    while (!r.done) {
+      const at = r.pos;
+      const op = r.byte();
+      switch (op) {
+        case Op.TICK:
+        case Op.TICK_F64: {
+          let t: number;
+          if (op === Op.TICK) {
+            this.prevUs += r.int();
+            t = this.prevUs / 1e6;
+          } else t = r.f64();
+          if (!Number.isFinite(t)) corrupt('a tick has no valid time');
+          if (this.ended !== this.ticks) corrupt('a tick starts before the last one ended');
+          this.ticks++;
+          v.tick?.(this.ticks, t, at);
+          break;
+        }
+        case Op.TICK_END:
+          r.uint();
+          if (this.ended !== this.ticks - 1 || this.ticks === 0) corrupt('a tick ends that never started');
+          this.ended = this.ticks;
+          v.tickEnd?.(this.ticks, r.pos);
+          break;
+        // (Operands are read before the optional call: `v.step?.(read())` would skip the read.)
+        case Op.STEP: {
+          const task = taskRef(false);
+          v.step?.(task);
+          break;
+        }
+        case Op.SITE: {
+          const site = str();
+          v.site?.(site);
+          break;
+        }
+        case Op.CREATED: {
+          const parent = taskRef(true);
+          const name = str();
+          this.prevId += r.int();
+          if (!Number.isSafeInteger(this.prevId) || this.prevId < 0) corrupt('a task has no valid id');
+          this.tasks++;
+          v.created?.(this.tasks, parent, name, this.prevId);
+          break;
+        }
+        case Op.DONE: {
+          const task = taskRef(false);
+          const outcome = r.byte();
+          if (outcome > 2) corrupt('a task ended in an unknown way');
+          v.done?.(task, outcome as Outcome);
+          break;
+        }
+        case Op.CANCEL: {
+          const task = taskRef(false);
+          const by = taskRef(true);
+          v.cancel?.(task, by);
+          break;
+        }
+        case Op.SOCKET: {
+          const host = str();
+          const port = r.uint();
+          if (port > 65535) corrupt(`port ${port} is out of range`);
+          this.sockets++;
+          v.socket?.(this.sockets, host, port);
+          break;
+        }
+        case Op.INPUT: {
+          const socket = r.uint();
+          if (socket === 0 || socket > this.sockets) corrupt(`socket #${socket} was never opened`);
+          const kind = INPUT_KINDS[r.byte()];
+          if (kind === undefined) return corrupt('a socket input of an unknown kind');
+          let payloadValue: Buffer | Error | null = null;
+          let n = 0;
+          if (kind === 'data') {
+            n = r.uint();
+            if (payload !== null) {
+              if (this.payloadAt + n > payload.length) corrupt('socket bytes are missing');
+              payloadValue = payload.subarray(this.payloadAt, this.payloadAt + n);
+            }
+            this.payloadAt += n;
+          } else if (kind === 'error') {
+            const code = str();
+            const err = new Error(str()) as Error & { code?: string };
+            if (code !== '') err.code = code;
+            payloadValue = err;
+          }
+          v.input?.(socket, kind, payloadValue, n);
+          break;
+        }
+        case Op.STRING: {
+          const n = r.uint();
+          strings.push(Buffer.from(r.raw(n)).toString('utf8'));
+          break;
+        }
+        case Op.WAKE: {
+          const task = taskRef(false);
+          const by = r.uint();
+          if (by >= WokenBy.TASK_BASE && by - WokenBy.TASK_BASE > this.tasks) corrupt(`task #${by - WokenBy.TASK_BASE} does not exist`);
+          v.wake?.(task, by);
+          break;
+        }
+        case Op.TIMER:
+          v.timer?.();
+          break;
+        default:
+          corrupt(`unknown record type ${op}`);
+      }
+    }
+    this.pos = r.pos;
+  }
+
+  /** Checks that the log decoded so far is whole: its last tick ended, every socket byte used. */
+  finish(payload: Buffer): void {
+    if (this.ended !== this.ticks) throw new RecordingFormatError(`${this.what} is corrupt: the last tick never ends (event log byte ${this.pos})`);
+    if (this.payloadAt !== payload.length) throw new RecordingFormatError(`${this.what} is corrupt: ${payload.length - this.payloadAt} socket bytes belong to no input (event log byte ${this.pos})`);
+  }
 }
 
 const NO_INPUTS: readonly RecordedInput[] = [];
@@ -197,111 +414,36 @@ const NO_READS: readonly number[] = [];
 
 /** Decodes and checks a recording's streams. `what` names the file in errors. */
 export function readRunLog(events: Uint8Array, gaps: Uint8Array, payload: Buffer, what: string): RunLog {
-  const r = new ByteReader(events, `the event log of ${what}`);
-  const strings: string[] = [''];
   const times: number[] = [];
   const offsets: number[] = [];
   const ends: number[] = [];
   const inputsBefore: RecordedInput[][] = [];
   let pending: RecordedInput[] = [];
   const sockets: Array<[string, number]> = [];
-  let tasks = 0;
+  const taskIds: number[] = [];
+  const taskNames: string[] = [];
   let steps = 0;
-  let prevUs = 0;
-  let payloadAt = 0;
-  const corrupt = (why: string): never => {
-    throw new RecordingFormatError(`${what} is corrupt: ${why} (event log byte ${r.pos})`);
-  };
-  const str = (): string => {
-    const id = r.uint();
-    if (id >= strings.length) corrupt(`string #${id} is used before it is defined`);
-    return strings[id]!;
-  };
-  const taskRef = (allowNone: boolean): void => {
-    const n = r.uint();
-    if ((n === 0 && !allowNone) || n > tasks) corrupt(`task #${n} does not exist`);
-  };
-  while (!r.done) {
-    const at = r.pos;
-    const op = r.byte();
-    switch (op) {
-      case Op.TICK:
-      case Op.TICK_F64: {
-        let t: number;
-        if (op === Op.TICK) {
-          prevUs += r.int();
-          t = prevUs / 1e6;
-        } else t = r.f64();
-        if (!Number.isFinite(t)) corrupt('a tick has no valid time');
+  const decoder = new RunLogDecoder(
+    {
+      tick: (_tick, t, at) => {
         times.push(t);
         offsets.push(at);
         inputsBefore.push(pending);
         pending = [];
-        break;
-      }
-      case Op.TICK_END:
-        r.uint();
-        if (ends.length !== offsets.length - 1) corrupt('a tick ends that never started');
-        ends.push(r.pos);
-        break;
-      case Op.STEP:
-        taskRef(false);
-        steps++;
-        break;
-      case Op.SITE:
-        str();
-        break;
-      case Op.CREATED:
-        taskRef(true);
-        if (r.uint() >= strings.length) corrupt('a task name is used before it is defined');
-        tasks++;
-        break;
-      case Op.DONE:
-        taskRef(false);
-        if (r.byte() > 2) corrupt('a task ended in an unknown way');
-        break;
-      case Op.CANCEL:
-        taskRef(false);
-        taskRef(true);
-        break;
-      case Op.SOCKET: {
-        const host = str();
-        const port = r.uint();
-        if (port > 65535) corrupt(`port ${port} is out of range`);
-        sockets.push([host, port]);
-        break;
-      }
-      case Op.INPUT: {
-        const socket = r.uint();
-        if (socket === 0 || socket > sockets.length) corrupt(`socket #${socket} was never opened`);
-        const kind = INPUT_KINDS[r.byte()];
-        if (kind === undefined) corrupt('a socket input of an unknown kind');
-        let payloadValue: Buffer | Error | null = null;
-        if (kind === 'data') {
-          const n = r.uint();
-          if (payloadAt + n > payload.length) corrupt('socket bytes are missing');
-          payloadValue = payload.subarray(payloadAt, payloadAt + n);
-          payloadAt += n;
-        } else if (kind === 'error') {
-          const code = str();
-          const err = new Error(str()) as Error & { code?: string };
-          if (code !== '') err.code = code;
-          payloadValue = err;
-        }
-        pending.push({ socket, kind: kind!, payload: payloadValue });
-        break;
-      }
-      case Op.STRING: {
-        const n = r.uint();
-        strings.push(Buffer.from(r.raw(n)).toString('utf8'));
-        break;
-      }
-      default:
-        corrupt(`unknown record type ${op}`);
-    }
-  }
-  if (ends.length !== offsets.length) corrupt('the last tick never ends');
-  if (payloadAt !== payload.length) corrupt(`${payload.length - payloadAt} socket bytes belong to no input`);
+      },
+      tickEnd: (_tick, end) => ends.push(end),
+      step: () => steps++,
+      created: (_task, _parent, name, id) => {
+        taskIds.push(id);
+        taskNames.push(name);
+      },
+      socket: (_n, host, port) => sockets.push([host, port]),
+      input: (socket, kind, payload) => pending.push({ socket, kind, payload }),
+    },
+    what,
+  );
+  decoder.decode(events, payload);
+  decoder.finish(payload);
   // Compact: most ticks have no inputs and no gap reads.
   const inputs = inputsBefore.map((list) => (list.length === 0 ? NO_INPUTS : list));
   const gapReadsBefore: number[][] = times.map(() => NO_READS as number[]);
@@ -316,5 +458,5 @@ export function readRunLog(events: Uint8Array, gaps: Uint8Array, payload: Buffer
     if (gapReadsBefore[before] === NO_READS) gapReadsBefore[before] = [];
     gapReadsBefore[before]!.push(t);
   }
-  return { times: Float64Array.from(times), inputsBefore: inputs, gapReadsBefore, sockets, tickOffsets: Uint32Array.from(offsets), tickEnds: Uint32Array.from(ends), steps, tasks };
+  return { times: Float64Array.from(times), inputsBefore: inputs, gapReadsBefore, sockets, tickOffsets: Uint32Array.from(offsets), tickEnds: Uint32Array.from(ends), taskIds, taskNames, steps, tasks: taskIds.length };
 }

@@ -1,7 +1,9 @@
 // RunRecorder: records a run of an event loop as a RunLog (run-log.ts): every tick with
-// its time, each task step and the suspension it ended at, tasks created (by whom, named
-// what), finished and cancelled (by whom), the sockets opened and every input they
-// received (connected, bytes, EOF, errors), and the clock readings made between ticks.
+// its time, each task step and the suspension it ended at, tasks created (by whom, with
+// what id and name), finished and cancelled (by whom), the completion of each future a task
+// awaits (by which task, or an I/O callback, a timer, another callback), timers fired, the
+// sockets opened and every input they received (connected, bytes, EOF, errors), and the
+// clock readings made between ticks.
 // Those inputs are everything from outside that a run of the loop depends on, so a replay
 // (run-replay.ts) can feed them back and re-execute the run exactly.
 //
@@ -15,7 +17,12 @@
 // - A step's record is written when it starts; where it suspended is only known after the
 //   Task has handled what the coroutine yielded, so that SITE record is written just before
 //   the next record of any kind (records stay in the order things happened).
-// - One recorder per process at a time (sockets have one tap slot): attach refuses a second.
+// - One recorder per loop (sockets report to the tap of the loop that opened them): attach
+//   refuses a second on the same loop; a live run's recording and a replay of it can run
+//   side by side.
+// - A future a task awaits is watched through Future.watchCompletion, which calls the
+//   recorder synchronously and puts nothing on the ready queue: the run is the same with
+//   and without a recording.
 // - finish() detaches and cuts the log after the last complete tick: inputs that arrived
 //   after it could not change the run.
 
@@ -25,8 +32,10 @@ import type { EventLoop, LoopObserver } from '../loop';
 import { setSocketIoTap, type Socket, type SocketConnection, type SocketInputKind, type SocketIoTap } from '../socket';
 import { exceptionOf, inspect } from '../inspection';
 import type { Task } from '../task';
+import type { CompletionRecorder, Future } from '../future';
+import type { TimerHandle } from '../handle';
 import { RecordingClock } from './record-clocks';
-import { Outcome, RunLogWriter } from './run-log';
+import { Outcome, RunLogWriter, WokenBy } from './run-log';
 import { RecordingError } from './recording-errors';
 
 export interface RunRecorderOptions {
@@ -54,8 +63,20 @@ export interface RecordedStreams {
   readonly sockets: number;
 }
 
-const DEFAULT_TASK_NAME = /^Task-\d+$/;
-let attachedRecorder: RunRecorder | null = null;
+const loopsRecorded = new WeakSet<EventLoop>();
+
+/** Watches the future a task suspended on: its completion is the task's wake. */
+class WakeWatch implements CompletionRecorder {
+  constructor(
+    private readonly recorder: RunRecorder,
+    private readonly task: Task<unknown>,
+  ) {}
+
+  _recordCompletion(fut: Future<unknown>): void {
+    // The task may have moved on (cancelled through another path): only its current await wakes it.
+    if (this.task.awaiting() === fut) this.recorder.woke(this.task);
+  }
+}
 
 export class RunRecorder implements LoopObserver, SocketIoTap {
   readonly clock: RecordingClock;
@@ -68,7 +89,9 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   private stepped: Task<unknown> | null = null;
   private loop: EventLoop | null = null;
   private lastTickEnd = 0;
+  private payloadAtTickEnd = 0;
   private ticksDone = 0;
+  private attached = false;
   private readonly connections: RunRecorderOptions['connections'];
   private readonly afterTick: RunRecorderOptions['afterTick'];
   private readonly frames: boolean;
@@ -83,11 +106,12 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   /** Starts recording `loop` (built on this recorder's clock) and every socket opened from now on. */
   attach(loop: EventLoop): this {
     if (loop.clock !== this.clock) throw new RecordingError('the loop must be built on the recorder\'s clock: new EventLoop({ clock: recorder.clock })');
-    if (attachedRecorder !== null) throw new RecordingError('another run is being recorded in this process');
-    attachedRecorder = this;
+    if (loopsRecorded.has(loop)) throw new RecordingError('this loop is being recorded already');
+    loopsRecorded.add(loop);
+    this.attached = true;
     this.loop = loop;
     loop.addObserver(this, { first: true });
-    setSocketIoTap(this);
+    setSocketIoTap(loop, this);
     return this;
   }
 
@@ -107,12 +131,40 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     };
   }
 
+  /**
+   * The streams so far, cut after the last complete tick, while the recording goes on (a
+   * live run's timeline and replays). Copies: the recording keeps growing.
+   */
+  streamsSoFar(): RecordedStreams {
+    return {
+      events: Buffer.from(this.log.events.bytes().subarray(0, this.lastTickEnd)),
+      gaps: Buffer.from(this.log.gaps.bytes()),
+      payload: Buffer.concat(this.log.payloads, this.log.payloadBytes).subarray(0, this.payloadAtTickEnd),
+      ticks: this.ticksDone,
+      steps: this.log.steps,
+      tasks: this.taskCount,
+      sockets: this.socketCount,
+    };
+  }
+
+  /** The event log so far without a copy (a view that stays valid): read it only up to `upTo`, the end of the last complete tick. */
+  eventsSoFar(): { readonly bytes: Buffer; readonly upTo: number } {
+    return { bytes: this.log.events.bytes(), upTo: this.lastTickEnd };
+  }
+
+  /** Ticks recorded so far. */
+  get ticks(): number {
+    return this.ticksDone;
+  }
+
   /** Stops recording (the loop keeps its other observers). */
   detach(): void {
-    if (attachedRecorder !== this) return;
-    attachedRecorder = null;
-    setSocketIoTap(null);
-    this.loop?.removeObserver(this);
+    if (!this.attached) return;
+    this.attached = false;
+    const loop = this.loop!;
+    loopsRecorded.delete(loop);
+    setSocketIoTap(loop, null);
+    loop.removeObserver(this);
     this.flushStep();
   }
 
@@ -133,6 +185,7 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     this.log.tickEnd(callbacksRun);
     this.clock.endTick();
     this.lastTickEnd = this.log.events.length;
+    this.payloadAtTickEnd = this.log.payloadBytes;
     this.ticksDone++;
     this.afterTick?.(this.ticksDone);
   }
@@ -142,8 +195,7 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     const current = this.loop?.currentTask() ?? null;
     const parent = current === null ? 0 : (this.taskNumbers.get(current) ?? 0);
     this.taskNumbers.set(task, ++this.taskCount);
-    const name = task.name;
-    this.log.created(parent, DEFAULT_TASK_NAME.test(name) ? null : name);
+    this.log.created(parent, task.name, task.id);
   }
 
   taskStepStart(task: Task<unknown>): void {
@@ -155,6 +207,11 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     this.stepped = task;
   }
 
+  taskSuspended(task: Task<unknown>, _fut: Future<unknown>): void {
+    // Where it suspended is known now: written at once, and its await watched from here on.
+    if (this.stepped === task) this.flushStep();
+  }
+
   taskDone(task: Task<unknown>): void {
     this.flushStep();
     const outcome = task.cancelled() ? Outcome.CANCELLED : exceptionOf(task) !== undefined ? Outcome.EXCEPTION : Outcome.RESULT;
@@ -164,6 +221,25 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   taskCancelRequested(task: Task<unknown>, by: Task<unknown> | null): void {
     this.flushStep();
     this.log.cancel(this.numberOf(task), by === null ? 0 : this.numberOf(by));
+  }
+
+  timerFired(_handle: TimerHandle): void {
+    this.flushStep();
+    this.log.timer();
+  }
+
+  /** The future `task` awaited has just completed (WakeWatch): by the running task, or by which kind of callback. */
+  woke(task: Task<unknown>): void {
+    this.flushStep();
+    const loop = this.loop!;
+    const current = loop.currentTask();
+    let by: number;
+    if (current !== null) by = WokenBy.TASK_BASE + this.numberOf(current);
+    else {
+      const source = loop.callbackSource();
+      by = source === 'io' ? WokenBy.IO : source === 'timer' ? WokenBy.TIMER : WokenBy.CALLBACK;
+    }
+    this.log.wake(this.numberOf(task), by);
   }
 
   // --- SocketIoTap -------------------------------------------------------------------------
@@ -190,7 +266,7 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     const n = this.taskNumbers.get(task);
     if (n !== undefined) return n;
     this.taskNumbers.set(task, ++this.taskCount);
-    this.log.created(0, DEFAULT_TASK_NAME.test(task.name) ? null : task.name);
+    this.log.created(0, task.name, task.id);
     return this.taskCount;
   }
 
@@ -202,6 +278,7 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     const waiter = task.awaiting();
     // A view is one small object whose getters read the future (nothing copied); its kind is the origin's, or 'task'/'future'.
     let site = waiter === null ? (task.done() ? 'done' : 'ready') : waiter[inspect]().kind;
+    if (waiter !== null && !waiter.done()) waiter.watchCompletion(new WakeWatch(this, task));
     const frames = this.frames ? task[inspect]().frames : null;
     if (frames !== null && frames.length > 0) {
       let chain = frames[0]!.fn.name;

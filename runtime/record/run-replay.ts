@@ -6,7 +6,8 @@
 // Use: `const replay = new RunReplay(log, recordedEvents, 'run.corotrace');
 // const loop = new EventLoop({ clock: replay.clock }); replay.attach(loop);` then run the
 // program as it was recorded; `replay.verify()` at the end. `stopAfterTick` pauses the loop
-// after that tick (to show the past moment); the program's run then stays pending.
+// after that tick (to show the past moment); the program's run then stays pending, and
+// `continueTo(later)` takes it on to a later tick.
 //
 // Invariants:
 // - The loop never waits while replayed: it asks the replay for each tick (loop.TickFeed).
@@ -43,6 +44,7 @@ export class RunReplay implements TickFeed {
   private readonly sockets: Socket[] = [];
   private fed = 0;
   private loop: EventLoop | null = null;
+  private stopTick: number | undefined;
   private replayed: RecordedStreams | null = null;
 
   constructor(
@@ -63,13 +65,25 @@ export class RunReplay implements TickFeed {
         return new ReplayConnection();
       },
       afterTick: (tick) => {
-        if (tick === this.options.stopAfterTick && this.loop !== null) {
+        if (tick === this.stopTick && this.loop !== null) {
           this.loop.pause();
           this.options.onStop?.(tick, this.loop);
         }
       },
     });
     this.clock = this.recorder.clock;
+    this.stopTick = options.stopAfterTick;
+  }
+
+  /**
+   * A replay paused after a tick (stopAfterTick, or an earlier continueTo) goes on and pauses
+   * again after `tick`, which must be later than the ticks replayed and at most the recording's.
+   */
+  continueTo(tick: number): void {
+    if (this.loop === null) throw new RangeError('continueTo: the replay is not attached to a loop');
+    if (!Number.isInteger(tick) || tick <= this.fed || tick > this.log.times.length) throw new RangeError(`continueTo: tick ${tick} is not after tick ${this.fed} and within the recording's ${this.log.times.length}`);
+    this.stopTick = tick;
+    this.loop.resume();
   }
 
   /** Ticks the recording holds. */
@@ -86,12 +100,24 @@ export class RunReplay implements TickFeed {
     this.loop = loop;
     this.recorder.attach(loop);
     loop.setTickFeed(this);
+    // Its tasks get the ids and names the recorded run's had, so every view names them alike.
+    let created = 0;
+    const { taskIds, taskNames } = this.log;
+    loop.setTaskNumbering({
+      next: () => {
+        const i = created++;
+        return i < taskIds.length ? { id: taskIds[i]!, name: taskNames[i]! } : null;
+      },
+    });
     return this;
   }
 
   /** Stops feeding the loop; returns the replayed run's streams. */
   detach(): RecordedStreams {
-    if (this.loop !== null) this.loop.clearTickFeed(this);
+    if (this.loop !== null) {
+      this.loop.clearTickFeed(this);
+      this.loop.setTaskNumbering(null);
+    }
     this.replayed ??= this.recorder.finish();
     return this.replayed;
   }

@@ -20,6 +20,9 @@ test('good params pass, typed and with nothing extra', () => {
   assert.deepEqual(parseHostRequest('hello', { client: 'test', protocolVersion: 1 }), { client: 'test', protocolVersion: 1 });
   assert.deepEqual(parseHostRequest('snapshot', { since: 4 }), { since: 4 });
   assert.deepEqual(parseHostRequest('snapshot', undefined), {});
+  assert.deepEqual(parseHostRequest('seekTick', { tick: null }), { tick: null });
+  assert.deepEqual(parseHostRequest('seekTick', { tick: 12, extra: 1 }), { tick: 12 });
+  assert.deepEqual(parseHostRequest('timeline', { sinceTick: 40 }), { sinceTick: 40 });
   assert.deepEqual(parseHostRequest('stepOut', { taskId: 3, depth: 0, extra: true }), { taskId: 3, depth: 0 });
   assert.deepEqual(parseHostRequest('launch', { target: { kind: 'demo', pages: 20, latency: 'instant' }, options: { maxTasks: 5, stopOnEntry: true } }), {
     target: { kind: 'demo', pages: 20, latency: 'instant' },
@@ -52,6 +55,9 @@ test('bad params are refused with the method and the field named', () => {
   refused(() => parseHostRequest('lineStep', { kind: 'sideways' }), 'badRequest', /^lineStep: params\.kind must be 'over', 'into' or 'out'/);
   refused(() => parseHostRequest('setLineStepMode', {}), 'badRequest', /^setLineStepMode: params\.mode must be a string, got nothing/);
   refused(() => parseHostRequest('saveRecording', { path: 7 }), 'badRequest', /^saveRecording: params\.path must be a string, got number 7/);
+  refused(() => parseHostRequest('seekTick', {}), 'badRequest', /^seekTick: params\.tick must be a number, got nothing/);
+  refused(() => parseHostRequest('seekTick', { tick: 2.5 }), 'badRequest', /^seekTick: params\.tick must be an integer/);
+  refused(() => parseHostRequest('timeline', { sinceTick: -1 }), 'badRequest', /^timeline: params\.sinceTick must be >= 0/);
   refused(() => parseHostRequest('pause', [1]), 'badRequest', /^pause: params must be an object, got an array/);
 });
 
@@ -60,5 +66,5 @@ test('an unknown method is refused as unknown, and only the protocol methods are
   refused(() => parseHostRequest('toString', {}), 'unknownMethod', /unknown method "toString"/);
   assert.equal(isHostMethodName('snapshot'), true);
   assert.equal(isHostMethodName('__proto__'), false);
-  assert.equal(Object.keys(HOST_PARAMS_PARSERS).length, 28);
+  assert.equal(Object.keys(HOST_PARAMS_PARSERS).length, 30);
 });

@@ -38,7 +38,7 @@ describe('host recordings', () => {
     const rec = readRecordingFile(file);
     assert.equal(readRunLog(rec.events, rec.gaps, rec.payload, file).times.length, saved.ticks);
     const opened = await host.rpc.request('openRecording', { path: file });
-    assert.deepEqual({ ...opened, bytes: 0 }, { ...saved, bytes: 0 });
+    assert.deepEqual({ ...opened, bytes: 0, runId: 0 }, { ...saved, bytes: 0, runId: 0 });
     assert.equal(opened.bytes, readFileSync(file).length);
 
     from = host.events.length;

@@ -9,7 +9,7 @@ import { RecordingError, RecordingFormatError } from '../../../runtime/record/re
 
 function sampleRecording(): Recording {
   const w = new RunLogWriter();
-  w.created(0, 'main');
+  w.created(0, 'main', 7);
   w.socket('127.0.0.1', 8080);
   w.input(1, 'connect', null);
   w.tick(1.5);
@@ -71,7 +71,7 @@ test('another version, another file type, bad metadata: each refused with its re
   const bytes = encodeRecording(sampleRecording());
   const v2 = Buffer.from(bytes);
   v2[10] = FORMAT_VERSION + 1;
-  assert.throws(() => decodeRecording(v2, 'new.corotrace'), /new\.corotrace is a recording in format version 2; this Coroscope reads version 1/);
+  assert.throws(() => decodeRecording(v2, 'new.corotrace'), /new\.corotrace is a recording in format version 3; this Coroscope reads version 2/);
   assert.throws(() => decodeRecording(Buffer.from('{"json": true}'), 'j.corotrace'), /j\.corotrace is not a Coroscope recording/);
   const noProgram = { ...sampleRecording(), meta: { ...sampleRecording().meta, program: 3 } } as unknown as Recording;
   assert.throws(() => decodeRecording(encodeRecording(noProgram), 'm.corotrace'), /m\.corotrace is corrupt: its metadata has no valid program/);

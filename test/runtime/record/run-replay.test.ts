@@ -220,19 +220,22 @@ test('a crawl of the demo site replays with the site stopped to the identical re
   assert.ok(recorded.streams.events.length / recorded.streams.steps < 40, `${recorded.streams.events.length} bytes for ${recorded.streams.steps} steps`);
 });
 
-test('one recording at a time; detach gives the loop its observer back', async () => {
+test('one recording per loop, several loops at once; detach gives the loop its observer back', async () => {
   const rec = new RunRecorder();
   const loop = new EventLoop({ clock: rec.clock });
   const before = { tickStart: (): void => undefined };
   loop.setObserver(before);
   rec.attach(loop);
   assert.ok(loop.hasObserver(before) && loop.hasObserver(rec));
+  assert.throws(() => rec.attach(loop), /being recorded already/);
+  // Another loop (a replay beside a live recorded run) is recorded at the same time.
   const other = new RunRecorder();
-  assert.throws(() => other.attach(new EventLoop({ clock: other.clock })), /another run is being recorded/);
+  const otherLoop = new EventLoop({ clock: other.clock });
+  other.attach(otherLoop);
   assert.throws(() => new RunRecorder().attach(new EventLoop()), /recorder's clock/);
   rec.finish();
   assert.ok(loop.hasObserver(before) && !loop.hasObserver(rec));
-  other.attach(new EventLoop({ clock: other.clock }));
   other.detach();
   loop.close();
+  otherLoop.close();
 });

@@ -1,0 +1,214 @@
+// RunTimeline: a recorded run's event log (run-log.ts) read as lanes over ticks, one per task
+// (created, its segments running / suspended on what / scheduled, who woke it and when, how
+// it ended, who cancelled it), marks (I/O that arrived, timers fired, failures, cancels) and
+// the time each tick began: the protocol's Timeline.
+//
+// Fed incrementally: `update(events, upTo)` decodes what a live run's recorder wrote since
+// the last call (upTo ends a tick), so a growing timeline costs only its new records.
+//
+// Invariants:
+// - Lanes and marks name tasks by the run's own task ids (the ids the CREATED records
+//   carry), never by the log's numbers.
+// - A lane's segments are in tick order and do not overlap except at their ends (a suspended
+//   segment ends at the tick its await was completed; the next running one is the tick after).
+// - timeline(since) gives every lane that changed after `since` (or is still open), with the
+//   segments that changed after it: a suffix of the lane's segments, from index segmentsFrom.
+
+import type { CancelOrigin, Timeline, TimelineLane, TimelineMark, TimelineSegment, Waker } from '../../protocol/host-protocol';
+import { Outcome, RunLogDecoder, WokenBy, type RunLogVisitor } from './run-log';
+import type { SocketInputKind } from '../socket';
+
+/** A lane as built: the protocol's lane plus what is still open. */
+interface LaneState {
+  readonly lane: TimelineLane;
+  /** The open segment (not yet in lane.segments), null once the task ended. */
+  open: TimelineSegment | null;
+  /** The last tick at which anything of the lane changed. */
+  changed: number;
+  /** The tick each segment of lane.segments last changed at (only the last one ever changes, or new ones come). */
+  readonly segChanged: number[];
+}
+
+export class RunTimeline implements RunLogVisitor {
+  private readonly decoder: RunLogDecoder;
+  private readonly lanes: LaneState[] = [];
+  private readonly marks: TimelineMark[] = [];
+  /** Seconds of each tick's start, tick i at index i - 1. */
+  private readonly times: number[] = [];
+  private readonly sockets: string[] = [];
+  private lastTick = 0;
+  /** The task whose step came last (its SITE record follows). */
+  private stepped: LaneState | null = null;
+  /** Inputs that arrived after the last tick, marked at the next. */
+  private arriving: Array<{ kind: SocketInputKind; socket: number; bytes: number }> = [];
+  private timersThisTick = 0;
+
+  constructor(what: string) {
+    this.decoder = new RunLogDecoder(this, what);
+  }
+
+  /** Ticks decoded so far. */
+  get ticks(): number {
+    return this.lastTick;
+  }
+
+  /** Decodes the records written since the last call, up to `upTo` (the end of a tick). */
+  update(events: Uint8Array, upTo = events.length): void {
+    this.decoder.decode(events, null, upTo);
+  }
+
+  /** The protocol's Timeline, or what changed after `sinceTick` (clamped to the ticks decoded). */
+  timeline(runId: number, sinceTick: number, live: boolean): Timeline {
+    const since = Math.min(Math.max(0, sinceTick), this.lastTick);
+    const lanes: TimelineLane[] = [];
+    for (const s of this.lanes) {
+      if (s.changed <= since && s.open === null) continue;
+      const all = s.lane.segments;
+      // Only the last segment changes, or new ones are added: what changed after `since` is a suffix.
+      let i = all.length;
+      while (i > 0 && s.segChanged[i - 1]! > since) i--;
+      // Copies: the last one may still grow.
+      const segments = all.slice(i).map((x) => ({ ...x }));
+      if (s.open !== null) segments.push({ ...s.open, toTick: Math.max(s.open.fromTick, this.lastTick), open: true });
+      lanes.push({ ...s.lane, segmentsFrom: i, segments });
+    }
+    let m = this.marks.length;
+    while (m > 0 && this.marks[m - 1]!.tick > since) m--;
+    const t0 = this.times[0] ?? 0;
+    const tickTimes: number[] = [];
+    for (let t = since; t < this.lastTick; t++) tickTimes.push(Math.round((this.times[t]! - t0) * 1e6) / 1e3);
+    return { runId, ticks: this.lastTick, sinceTick: since, live, lanes, marks: this.marks.slice(m), tickTimes };
+  }
+
+  /** The tick at which the task with this id was created, suspended, woken..., for the debugger: its segments. */
+  laneOf(taskId: number): TimelineLane | null {
+    for (const s of this.lanes) {
+      if (s.lane.taskId !== taskId) continue;
+      const segments = s.lane.segments.map((x) => ({ ...x }));
+      if (s.open !== null) segments.push({ ...s.open, toTick: Math.max(s.open.fromTick, this.lastTick), open: true });
+      return { ...s.lane, segmentsFrom: 0, segments };
+    }
+    return null;
+  }
+
+  // --- RunLogVisitor --------------------------------------------------------------------
+
+
+  tick(tick: number, time: number): void {
+    this.lastTick = tick;
+    this.times.push(time);
+    this.timersThisTick = 0;
+    for (const a of this.arriving) {
+      const peer = this.sockets[a.socket - 1] ?? `socket #${a.socket}`;
+      this.marks.push({ tick, kind: 'io', detail: a.kind === 'data' ? `data ${a.bytes} bytes ${peer}` : `${a.kind} ${peer}` });
+    }
+    this.arriving = [];
+  }
+
+  tickEnd(tick: number): void {
+    if (this.timersThisTick > 0) this.marks.push({ tick, kind: 'timer', detail: this.timersThisTick === 1 ? '1 timer' : `${this.timersThisTick} timers` });
+  }
+
+  created(_task: number, parent: number, name: string, id: number): void {
+    const lane: TimelineLane = { taskId: id, name, parentId: parent === 0 ? null : this.lanes[parent - 1]!.lane.taskId, createdTick: this.lastTick, endTick: null, endState: null, segmentsFrom: 0, segments: [] };
+    this.lanes.push({ lane, open: { fromTick: this.lastTick, toTick: this.lastTick, state: 'scheduled' }, changed: this.lastTick, segChanged: [] });
+  }
+
+  step(task: number): void {
+    const s = this.lanes[task - 1]!;
+    const t = this.lastTick;
+    this.close(s, t - 1);
+    const segs = s.lane.segments;
+    const last = segs[segs.length - 1];
+    if (last !== undefined && last.state === 'running' && last.toTick >= t - 1) {
+      last.toTick = t;
+      s.segChanged[segs.length - 1] = t;
+    } else this.push(s, { fromTick: t, toTick: t, state: 'running' });
+    s.changed = t;
+    this.stepped = s;
+  }
+
+  site(site: string): void {
+    const s = this.stepped;
+    if (s === null) return;
+    this.stepped = null;
+    const cut = site.indexOf(' @ ');
+    const kind = cut < 0 ? site : site.slice(0, cut);
+    if (kind === 'done') return;
+    s.open = kind === 'ready' ? { fromTick: this.lastTick, toTick: this.lastTick, state: 'scheduled' } : { fromTick: this.lastTick, toTick: this.lastTick, state: 'suspended', awaiting: kind };
+  }
+
+  wake(task: number, by: number): void {
+    const s = this.lanes[task - 1]!;
+    const open = s.open;
+    if (open === null || open.state !== 'suspended' || open.wokenTick !== undefined) return;
+    open.wokenTick = this.lastTick;
+    open.wokenBy = this.waker(by);
+    s.changed = this.lastTick;
+  }
+
+  done(task: number, outcome: Outcome): void {
+    const s = this.lanes[task - 1]!;
+    this.close(s, this.lastTick);
+    s.open = null;
+    s.lane.endTick = this.lastTick;
+    s.lane.endState = outcome === Outcome.RESULT ? 'done' : outcome === Outcome.EXCEPTION ? 'failed' : 'cancelled';
+    s.changed = this.lastTick;
+    if (outcome === Outcome.EXCEPTION) this.marks.push({ tick: this.lastTick, kind: 'exception', taskId: s.lane.taskId, detail: `${s.lane.name} failed` });
+  }
+
+  cancel(task: number, by: number): void {
+    const s = this.lanes[task - 1]!;
+    const origin: CancelOrigin = by === 0 ? { kind: 'unknown' } : { kind: 'task', taskId: this.lanes[by - 1]!.lane.taskId };
+    if (s.lane.cancelledTick === undefined) {
+      s.lane.cancelledTick = this.lastTick;
+      s.lane.cancelledBy = origin;
+      s.changed = this.lastTick;
+    }
+    const who = origin.kind === 'task' ? `by #${origin.taskId}` : 'from outside any task';
+    this.marks.push({ tick: this.lastTick, kind: 'cancel', taskId: s.lane.taskId, detail: `cancel of ${s.lane.name} asked ${who}` });
+  }
+
+  socket(_socket: number, host: string, port: number): void {
+    this.sockets.push(`${host}:${port}`);
+  }
+
+  input(socket: number, kind: SocketInputKind, _payload: unknown, bytes: number): void {
+    this.arriving.push({ kind, socket, bytes });
+  }
+
+  timer(): void {
+    this.timersThisTick++;
+  }
+
+  // --- internals --------------------------------------------------------------------------
+
+  /** Ends the lane's open segment before a step at `stepTick` or at its end (`until`: its last tick). */
+  private close(s: LaneState, until: number): void {
+    const open = s.open;
+    if (open === null) return;
+    s.open = null;
+    if (open.state === 'suspended') {
+      const end = open.wokenTick ?? until;
+      open.toTick = Math.max(open.fromTick, end);
+      this.push(s, open);
+      // Woken, but stepped only later (the loop was held, or its queue was long): scheduled meanwhile.
+      if (open.wokenTick !== undefined && until > open.wokenTick) this.push(s, { fromTick: open.wokenTick + 1, toTick: until, state: 'scheduled' });
+    } else if (until >= open.fromTick) {
+      open.toTick = until;
+      this.push(s, open);
+    }
+  }
+
+  private push(s: LaneState, segment: TimelineSegment): void {
+    s.lane.segments.push(segment);
+    s.segChanged.push(this.lastTick);
+  }
+
+  private waker(by: number): Waker {
+    if (by === WokenBy.IO) return 'io';
+    if (by === WokenBy.TIMER) return 'timer';
+    if (by === WokenBy.CALLBACK) return 'callback';
+    return this.lanes[by - WokenBy.TASK_BASE - 1]!.lane.taskId;
+  }
+}

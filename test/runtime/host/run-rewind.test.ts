@@ -1,0 +1,153 @@
+// The host's recorded past: `timeline`, `seekTick` (a replayed past tick that snapshot,
+// taskDetail, variables, graph and lints then answer for, announced by `viewedTick`), back to
+// the present, refusals, an opened recording replayed with its demo site gone, and a live
+// run's past viewed while it goes on.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RemoteError } from '../../../protocol/rpc';
+import type { TaskDetail } from '../../../protocol/host-protocol';
+import { forkHost, type HostClient } from './host-client';
+
+async function rejectsWith(p: Promise<unknown>, code: string, message: RegExp): Promise<void> {
+  await assert.rejects(p, (e: unknown) => e instanceof RemoteError && e.code === code && message.test(e.message));
+}
+
+/** A worker fetching at the viewed moment: its detail, or null. */
+async function fetchingWorker(host: HostClient): Promise<TaskDetail | null> {
+  const snap = await host.rpc.request('snapshot', {});
+  for (const t of snap.tasks) {
+    if (!t.name.startsWith('worker-') || t.state !== 'suspended' || !t.frames.includes('fetch')) continue;
+    return host.rpc.request('taskDetail', { taskId: t.id });
+  }
+  return null;
+}
+
+describe('host: the recorded past of a run', () => {
+  let host: HostClient;
+  const dir = mkdtempSync(join(tmpdir(), 'coroscope-rewind-'));
+
+  before(() => {
+    host = forkHost();
+  });
+  after(async () => {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a finished recorded crawl: timeline, seek back and forth, every view at the past tick, then the present', async () => {
+    const from = host.events.length;
+    const launched = await host.rpc.request('launch', { target: { kind: 'demo', pages: 40, latency: 'instant' }, options: { record: true, maxTasks: 4 } });
+    await host.waitFor('finished', (f) => f.runId === launched.runId, 30000, from);
+    const present = await host.rpc.request('snapshot', {});
+    const tl = await host.rpc.request('timeline', {});
+    assert.equal(tl.runId, launched.runId);
+    assert.equal(tl.live, false);
+    assert.equal(tl.tickTimes.length, tl.ticks);
+    const workers = tl.lanes.filter((l) => l.name.startsWith('worker-'));
+    assert.equal(workers.length, 4);
+    // A worker reads sockets: woken by I/O; it waits on the queue: woken by a task.
+    const segs = workers.flatMap((w) => w.segments);
+    assert.ok(segs.some((s) => s.awaiting === 'socket.read' && s.wokenBy === 'io'));
+    assert.ok(segs.some((s) => s.awaiting === 'queue.get' && typeof s.wokenBy === 'number'));
+    assert.ok(tl.marks.some((m) => m.kind === 'io'));
+
+    // Mid-crawl: a worker fetching, with its frames and locals as they were then.
+    const mid = Math.floor(tl.ticks / 2);
+    let at = mid;
+    let detail: TaskDetail | null = null;
+    for (; at < tl.ticks && detail === null; at++) {
+      const moment = await host.rpc.request('seekTick', { tick: at });
+      assert.deepEqual(moment, { runId: launched.runId, tick: at, ticks: tl.ticks });
+      detail = await fetchingWorker(host);
+    }
+    assert.ok(detail !== null, 'a worker was fetching after the middle tick');
+    const viewed = at - 1;
+    const snap = await host.rpc.request('snapshot', {});
+    assert.equal(snap.tick, viewed);
+    assert.ok(snap.paused && snap.full);
+    assert.ok(snap.progress !== null && snap.progress.done < present.progress!.done, 'fewer pages done at the past tick');
+    const fetch = detail.frames.find((f) => f.name === 'fetch')!;
+    const url = fetch.locals.find((l) => l.name === 'url');
+    assert.ok(url !== undefined && /127\.0\.0\.1/.test(url.value), JSON.stringify(fetch.locals.map((l) => l.name)));
+    // Its lane says it is suspended at that tick.
+    const lane = tl.lanes.find((l) => l.taskId === detail!.task.id)!;
+    assert.ok(lane.segments.some((s) => s.state === 'suspended' && s.fromTick <= viewed && viewed <= s.toTick));
+    const graph = await host.rpc.request('graph', {});
+    assert.ok(graph.nodes.some((n) => n.id.includes(String(detail!.task.id))));
+    const { lints } = await host.rpc.request('lints', {});
+    assert.ok(lints.every((l) => l.tick <= viewed));
+    const ev = await host.rpc.request('evaluate', { expression: 'tasks.length' });
+    assert.equal(ev.value, String(snap.tasks.filter((t) => t.state !== 'done' && t.state !== 'failed' && t.state !== 'cancelled').length));
+
+    // Back to an early tick (a new replay), forward again (the same one goes on).
+    const early = await host.rpc.request('seekTick', { tick: 3 });
+    assert.equal(early.tick, 3);
+    assert.equal((await host.rpc.request('snapshot', {})).tick, 3);
+    await host.rpc.request('seekTick', { tick: viewed });
+    const again = await fetchingWorker(host);
+    assert.ok(again !== null && again.frames.find((f) => f.name === 'fetch')!.locals.find((l) => l.name === 'url')!.value === url.value, 'the same moment, the same locals');
+
+    const ticks = host.eventsOf('viewedTick').filter((v) => v.runId === launched.runId).map((v) => v.tick);
+    assert.deepEqual(ticks.slice(-2), [3, viewed]);
+    const back = await host.rpc.request('seekTick', { tick: null });
+    assert.equal(back.tick, null);
+    assert.equal(host.eventsOf('viewedTick').at(-1)!.tick, null);
+    assert.equal((await host.rpc.request('snapshot', {})).tick, present.tick);
+
+    await rejectsWith(host.rpc.request('seekTick', { tick: 0 }), 'badTick', new RegExp(`has ticks 1\\.\\.${tl.ticks} recorded, not 0`));
+    await rejectsWith(host.rpc.request('seekTick', { tick: tl.ticks + 1 }), 'badTick', /recorded, not/);
+    await rejectsWith(host.rpc.request('seekTick', { tick: 1.5 } as never), 'badRequest', /integer/);
+
+    // The recording saved, then opened: the demo site is gone (the run was replaced), the past is the same.
+    const file = join(dir, 'crawl.corotrace');
+    await host.rpc.request('saveRecording', { path: file });
+    const fromOpen = host.events.length;
+    const opened = await host.rpc.request('openRecording', { path: file });
+    assert.notEqual(opened.runId, launched.runId);
+    const shown = await host.waitFor('viewedTick', (v) => v.runId === opened.runId, 20000, fromOpen);
+    assert.deepEqual(shown, { runId: opened.runId, tick: tl.ticks, ticks: tl.ticks });
+    const tl2 = await host.rpc.request('timeline', {});
+    assert.deepEqual({ ...tl2, runId: 0, lanes: tl2.lanes.map((l) => ({ ...l, createdSite: undefined })) }, { ...tl, runId: 0, lanes: tl.lanes.map((l) => ({ ...l, createdSite: undefined })) });
+    assert.equal((await host.rpc.request('snapshot', {})).progress!.done, present.progress!.done);
+    await host.rpc.request('seekTick', { tick: viewed });
+    const replayed = await fetchingWorker(host);
+    assert.ok(replayed !== null && replayed.task.id === again.task.id);
+    assert.equal(replayed.frames.find((f) => f.name === 'fetch')!.locals.find((l) => l.name === 'url')!.value, url.value);
+  });
+
+  test('a run not recorded is refused; a live run is viewed in the past while it goes on', async () => {
+    let from = host.events.length;
+    const plain = await host.rpc.request('launch', { target: { kind: 'demo', pages: 10, latency: 'instant' }, options: { maxTasks: 4 } });
+    await host.waitFor('finished', (f) => f.runId === plain.runId, 30000, from);
+    await rejectsWith(host.rpc.request('timeline', {}), 'notRecorded', /was not recorded/);
+    await rejectsWith(host.rpc.request('seekTick', { tick: 1 }), 'notRecorded', /was not recorded/);
+
+    from = host.events.length;
+    const live = await host.rpc.request('launch', { target: { kind: 'demo', pages: 200 }, options: { record: true, maxTasks: 4 } });
+    let tl = await host.rpc.request('timeline', {});
+    for (let i = 0; i < 200 && tl.ticks < 30; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      tl = await host.rpc.request('timeline', { sinceTick: 0 });
+    }
+    assert.equal(tl.live, true);
+    assert.ok(tl.ticks >= 30, `${tl.ticks} ticks recorded`);
+    const moment = await host.rpc.request('seekTick', { tick: 20 });
+    assert.deepEqual([moment.tick, moment.runId], [20, live.runId]);
+    assert.equal((await host.rpc.request('snapshot', {})).tick, 20);
+    // The run went on meanwhile: its timeline grew, and the present is later.
+    let more = await host.rpc.request('timeline', { sinceTick: tl.ticks });
+    for (let i = 0; i < 200 && more.ticks <= tl.ticks; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      more = await host.rpc.request('timeline', { sinceTick: tl.ticks });
+    }
+    assert.ok(more.ticks > tl.ticks && more.sinceTick === tl.ticks);
+    assert.equal(more.tickTimes.length, more.ticks - tl.ticks);
+    await host.rpc.request('seekTick', { tick: null });
+    assert.ok((await host.rpc.request('snapshot', {})).tick > 20);
+    await host.rpc.request('stop', {});
+    await host.waitFor('finished', (f) => f.runId === live.runId, 30000, from);
+  });
+});

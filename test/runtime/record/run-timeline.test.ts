@@ -1,0 +1,140 @@
+// The timeline of a recorded run, on a virtual clock: who woke whom and when (a task through a
+// queue, a timer), cancels and failures marked, tick times in ms, and an incremental timeline
+// that merges to the whole one.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EventLoop } from '../../../runtime/loop';
+import { VirtualClock } from '../../../runtime/clock';
+import { coroutine } from '../../../runtime/coroutine';
+import { sleep } from '../../../runtime/sleep';
+import { Queue } from '../../../runtime/queue';
+import { getRunningLoop } from '../../../runtime/running-loop';
+import type { Coroutine, Task } from '../../../runtime/task';
+import { RunRecorder, type RecordedStreams } from '../../../runtime/record/run-recorder';
+import { RunTimeline } from '../../../runtime/record/run-timeline';
+import { readRunLog } from '../../../runtime/record/run-log';
+import type { Timeline, TimelineLane } from '../../../protocol/host-protocol';
+
+const consume = coroutine(function* consume(q: Queue<number>): Coroutine<number> {
+  const v = yield* q.get();
+  return v * 2;
+});
+const sleepy = coroutine(function* sleepy(): Coroutine<void> {
+  yield* sleep(100);
+});
+const fails = coroutine(function* fails(): Coroutine<void> {
+  yield* sleep(0.5);
+  throw new Error('boom');
+});
+const main = coroutine(function* main(): Coroutine<number> {
+  const loop = getRunningLoop();
+  const q = new Queue<number>();
+  const consumer = loop.createTask(consume(q), { name: 'consumer' });
+  const doomed = loop.createTask(sleepy(), { name: 'doomed' });
+  const failing = loop.createTask(fails(), { name: 'failing' });
+  yield* sleep(1);
+  yield* q.put(7);
+  doomed.cancel();
+  const got = yield* consumer;
+  try {
+    yield* failing;
+  } catch {
+    // Its failure is the point.
+  }
+  return got;
+});
+
+async function recordMain(): Promise<{ streams: RecordedStreams; mainTask: Task<number> }> {
+  const rec = new RunRecorder({ clock: new VirtualClock() });
+  const loop = new EventLoop({ clock: rec.clock });
+  rec.attach(loop);
+  const mainTask = loop.createTask(main(), { name: 'main' });
+  try {
+    assert.equal(await loop.runUntilComplete(mainTask), 14);
+    return { streams: rec.finish(), mainTask };
+  } finally {
+    rec.detach();
+    loop.close();
+  }
+}
+
+function lane(t: Timeline, name: string): TimelineLane {
+  const l = t.lanes.find((x) => x.name === name);
+  assert.ok(l !== undefined, `a lane for ${name}`);
+  return l;
+}
+
+test('lanes say who woke whom at which tick; cancels and failures are marked; ticks carry their time', async () => {
+  const { streams, mainTask } = await recordMain();
+  const tl = new RunTimeline('test.corotrace');
+  tl.update(streams.events);
+  const t = tl.timeline(9, 0, false);
+  assert.equal(t.ticks, streams.ticks);
+  assert.equal(t.tickTimes.length, streams.ticks);
+  const main = lane(t, 'main');
+  assert.equal(main.taskId, mainTask.id);
+  assert.equal(main.parentId, null);
+  assert.equal(main.endState, 'done');
+  // main slept: a timer woke it, and its next step is the tick after, at 1000 ms.
+  const slept = main.segments.find((s) => s.state === 'suspended' && s.awaiting === 'sleep')!;
+  assert.equal(slept.wokenBy, 'timer');
+  const after = main.segments[main.segments.indexOf(slept) + 1]!;
+  assert.deepEqual([after.state, after.fromTick], ['running', slept.wokenTick! + 1]);
+  assert.equal(t.tickTimes[slept.wokenTick! - 1], 1000);
+  assert.ok(t.marks.some((m) => m.kind === 'timer' && m.tick === slept.wokenTick));
+  // consumer waited on the queue until main put into it: woken by main, in main's running tick.
+  const consumer = lane(t, 'consumer');
+  assert.equal(consumer.parentId, mainTask.id);
+  const waited = consumer.segments.find((s) => s.state === 'suspended' && s.awaiting === 'queue.get')!;
+  assert.equal(waited.wokenBy, mainTask.id);
+  assert.ok(main.segments.some((s) => s.state === 'running' && s.fromTick <= waited.wokenTick! && waited.wokenTick! <= s.toTick));
+  assert.equal(consumer.endState, 'done');
+  // doomed was cancelled by main, in the same tick main put 7.
+  const doomed = lane(t, 'doomed');
+  assert.deepEqual([doomed.cancelledBy, doomed.cancelledTick, doomed.endState], [{ kind: 'task', taskId: mainTask.id }, waited.wokenTick, 'cancelled']);
+  assert.ok(t.marks.some((m) => m.kind === 'cancel' && m.taskId === doomed.taskId && m.tick === doomed.cancelledTick));
+  const failing = lane(t, 'failing');
+  assert.equal(failing.endState, 'failed');
+  assert.ok(t.marks.some((m) => m.kind === 'exception' && m.taskId === failing.taskId && m.tick === failing.endTick));
+  // Segments are in order, and none of a finished task is open.
+  for (const l of t.lanes) {
+    for (let i = 1; i < l.segments.length; i++) assert.ok(l.segments[i]!.fromTick >= l.segments[i - 1]!.toTick, `${l.name} in order`);
+    assert.ok(l.segments.every((s) => s.open !== true));
+  }
+});
+
+/** What a client does with an incremental timeline: cut a lane's segments to segmentsFrom, append the new ones. */
+function merge(into: Timeline, next: Timeline): Timeline {
+  const lanes = new Map(into.lanes.map((l) => [l.taskId, l]));
+  for (const l of next.lanes) {
+    const old = lanes.get(l.taskId);
+    const kept = old === undefined ? [] : old.segments.slice(0, l.segmentsFrom);
+    assert.equal(kept.length, l.segmentsFrom, `${l.name}: the client has the segments before the new ones`);
+    lanes.set(l.taskId, { ...l, segmentsFrom: 0, segments: [...kept, ...l.segments] });
+  }
+  return { ...next, sinceTick: 0, lanes: [...lanes.values()], marks: [...into.marks, ...next.marks], tickTimes: [...into.tickTimes, ...next.tickTimes] };
+}
+
+test('a timeline fed tick by tick, fetched with sinceTick, merges to the whole one', async () => {
+  const { streams } = await recordMain();
+  const whole = new RunTimeline('x');
+  whole.update(streams.events);
+  const log = readRunLog(streams.events, streams.gaps, streams.payload, 'x');
+  const growing = new RunTimeline('x');
+  let merged: Timeline | null = null;
+  let since = 0;
+  for (let tick = 1; tick <= log.times.length; tick += 2) {
+    growing.update(streams.events, log.tickEnds[tick - 1]!);
+    const part = growing.timeline(9, since, true);
+    assert.equal(part.ticks, tick);
+    merged = merged === null ? part : merge(merged, part);
+    since = tick;
+  }
+  growing.update(streams.events);
+  merged = merge(merged!, growing.timeline(9, since, false));
+  const full = whole.timeline(9, 0, false);
+  const byId = (t: Timeline): TimelineLane[] => [...t.lanes].sort((a, b) => a.taskId - b.taskId);
+  assert.deepEqual(byId(merged), byId(full));
+  assert.deepEqual(merged.marks, full.marks);
+  assert.deepEqual(merged.tickTimes, full.tickTimes);
+});
