@@ -9,73 +9,36 @@
  * Set E2E_SKIP_PACKAGE=1 to reuse an existing coroscope.vsix.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { describe } from 'node:test';
 import { APPROACHES } from '../../runtime/samples/index';
-import { findWebviewFrame, launchBrowser, openWorkbench, pickQuickInputItem, runCommand, screenshot, type Workbench, unexpectedExtensionErrors } from './support/browser';
-import { startCodeServer, type CodeServer } from './support/code-server';
-
-const projectRoot = resolve(__dirname, '..', '..');
-const VSIX = join(projectRoot, 'coroscope.vsix');
+import { findWebviewFrame, pickQuickInputItem, runCommand, screenshot } from './support/browser';
+import { useWorkbenchSuite } from './support/workbench-suite';
 
 describe('"Coroscope: Compare Approaches…" in VS Code (code-server)', { timeout: 240_000 }, () => {
-  let workspace = '';
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let workbench: Workbench | undefined;
-
-  before(async () => {
-    if (process.env.E2E_SKIP_PACKAGE !== '1' || !existsSync(VSIX)) {
-      execFileSync('npm', ['run', 'package'], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'] });
-    }
-    workspace = mkdtempSync(join(tmpdir(), 'coroscope-e2e-compare-'));
-    writeFileSync(join(workspace, 'notes.md'), '# Coroscope comparison workspace\n');
-    server = await startCodeServer({ workspace, vsix: [VSIX], settings: { 'workbench.colorTheme': 'Default Dark Modern' } });
-    browser = await launchBrowser();
-    workbench = await openWorkbench(browser, server.url, { viewport: { width: 1400, height: 900 } });
-    await runCommand(workbench.page, 'View: Toggle Primary Side Bar Visibility');
+  const { page, step, leftNoExtensionErrors } = useWorkbenchSuite({
+    name: 'compare',
+    files: { 'notes.md': '# Coroscope comparison workspace\n' },
+    installExtension: true,
+    settings: { 'workbench.colorTheme': 'Default Dark Modern' },
+    viewport: { width: 1400, height: 900 },
+    hideSideBar: true,
   });
 
-  after(async () => {
-    await workbench?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
-    if (workspace !== '') rmSync(workspace, { recursive: true, force: true });
+  step('draws seconds and memory per concurrent fetch for each approach on the dashboard', async () => {
+    await runCommand(page(), 'Coroscope: Compare Approaches…');
+    await pickQuickInputItem(page(), '10 pages', { filter: '10 pages', placeholder: 'how many demo-site pages' });
+    const frame = await findWebviewFrame(page(), '.comparison-box', 30_000);
+    await frame.locator('.comparison-box[data-state="done"]').waitFor({ timeout: 120_000 });
+    const seconds = frame.locator('.comparison-bars[data-chart="seconds"] .bar-row');
+    assert.deepEqual(await seconds.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-approach'))), [...APPROACHES]);
+    const memory = await frame.locator('.comparison-bars[data-chart="memory"] .bar-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-approach')));
+    for (const a of ['processes', 'threads', 'callbacks', 'generators', 'runtime']) assert.ok(memory.includes(a), `memory bar for ${a}: ${memory.join(', ')}`);
+    // The article's ordering: the blocking bar is longer than every event-loop approach's.
+    const secondsOf = async (a: string): Promise<number> => Number.parseFloat(await frame.locator(`.comparison-bars[data-chart="seconds"] .bar-row[data-approach="${a}"] .bar-count`).innerText());
+    const blocking = await secondsOf('blocking');
+    for (const a of ['callbacks', 'generators', 'runtime']) assert.ok((await secondsOf(a)) < blocking, `${a} faster than blocking`);
+    await screenshot(page(), 'compare-dashboard');
   });
 
-  function page(): Page {
-    assert.ok(workbench, 'the workbench did not open');
-    return workbench.page;
-  }
-
-  it('draws seconds and memory per concurrent fetch for each approach on the dashboard', async () => {
-    try {
-      await runCommand(page(), 'Coroscope: Compare Approaches…');
-      await pickQuickInputItem(page(), '10 pages', { filter: '10 pages', placeholder: 'how many demo-site pages' });
-      const frame = await findWebviewFrame(page(), '.comparison-box', 30_000);
-      await frame.locator('.comparison-box[data-state="done"]').waitFor({ timeout: 120_000 });
-      const seconds = frame.locator('.comparison-bars[data-chart="seconds"] .bar-row');
-      assert.deepEqual(await seconds.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-approach'))), [...APPROACHES]);
-      const memory = await frame.locator('.comparison-bars[data-chart="memory"] .bar-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-approach')));
-      for (const a of ['processes', 'threads', 'callbacks', 'generators', 'runtime']) assert.ok(memory.includes(a), `memory bar for ${a}: ${memory.join(', ')}`);
-      // The article's ordering: the blocking bar is longer than every event-loop approach's.
-      const secondsOf = async (a: string): Promise<number> => Number.parseFloat(await frame.locator(`.comparison-bars[data-chart="seconds"] .bar-row[data-approach="${a}"] .bar-count`).innerText());
-      const blocking = await secondsOf('blocking');
-      for (const a of ['callbacks', 'generators', 'runtime']) assert.ok((await secondsOf(a)) < blocking, `${a} faster than blocking`);
-      await screenshot(page(), 'compare-dashboard');
-    } catch (error) {
-      if (workbench) await screenshot(workbench.page, 'compare-failed').catch(() => undefined);
-      throw error;
-    }
-  });
-
-  it('left no errors from the extension in the page', () => {
-    assert.ok(workbench);
-    const unexpected = unexpectedExtensionErrors(workbench.errors);
-    assert.deepEqual(unexpected, []);
-  });
+  leftNoExtensionErrors();
 });

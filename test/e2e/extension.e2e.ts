@@ -16,142 +16,60 @@
  * Set E2E_SKIP_PACKAGE=1 to reuse an existing coroscope.vsix.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { after, before, describe, it, type TestContext } from 'node:test';
-import type { Browser, Frame, Page } from 'playwright-core';
-import {
-  findWebviewFrame,
-  launchBrowser,
-  openWorkbench,
-  runCommand,
-  screenshot,
-  setColorTheme,
-  waitForNotification,
-  waitForWorkbench,
-  type Workbench,
-  until,
-  unexpectedExtensionErrors,
-} from './support/browser';
-import { runtimeHostPids, startCodeServer, type CodeServer } from './support/code-server';
+import { statSync } from 'node:fs';
+import { describe } from 'node:test';
+import type { Frame } from 'playwright-core';
+import { clearNotifications, runCommand, screenshot, setColorTheme, waitForNotification, waitForWorkbench, until } from './support/browser';
+import { runtimeHostPids } from './support/code-server';
+import { inspectorPanel, selectTask, startDemoCrawl, stepUntilSuspended, waitForPanelPhase } from './support/inspector-panel';
+import { useWorkbenchSuite } from './support/workbench-suite';
 
-const projectRoot = resolve(__dirname, '..', '..');
-const VSIX = join(projectRoot, 'coroscope.vsix');
 /** The demo site's /titles/markup/ title (runtime/demo-site/site-model.ts MARKUP_TITLE_TEXT). */
 const MARKUP_TITLE_TEXT = '<img src=x onerror=alert(1)> & "quotes"';
-const PANEL = '.task-table';
 
 describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, () => {
-  let workspace = '';
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let workbench: Workbench | undefined;
-  const dialogs: string[] = [];
-
-  before(async () => {
-    if (process.env.E2E_SKIP_PACKAGE !== '1' || !existsSync(VSIX)) {
-      execFileSync('npm', ['run', 'package'], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'] });
-    }
-    assert.ok(statSync(VSIX).size <= 2 * 1024 * 1024, `the .vsix is ${statSync(VSIX).size} bytes, over 2 MB`);
-    workspace = mkdtempSync(join(tmpdir(), 'coroscope-e2e-ext-'));
-    writeFileSync(join(workspace, 'notes.md'), '# Coroscope end-to-end workspace\n');
-    server = await startCodeServer({
-      workspace,
-      vsix: [VSIX],
-      settings: {
-        'workbench.colorTheme': 'Default Dark Modern',
-        'coroscope.stopOnEntry': true,
-        'coroscope.maxTasks': 10,
-        'coroscope.snapshotRate': 10,
-        'workbench.editor.enablePreview': false,
-      },
-    });
-    browser = await launchBrowser();
-    workbench = await openWorkbench(browser, server.url, { viewport: { width: 1600, height: 900 } });
+  const suite = useWorkbenchSuite({
+    name: 'extension',
+    files: { 'notes.md': '# Coroscope end-to-end workspace\n' },
+    installExtension: true,
+    settings: {
+      'workbench.colorTheme': 'Default Dark Modern',
+      'coroscope.stopOnEntry': true,
+      'coroscope.maxTasks': 10,
+      'coroscope.snapshotRate': 10,
+      'workbench.editor.enablePreview': false,
+    },
+    viewport: { width: 1600, height: 900 },
     // Room for the panel: no side bar.
-    await runCommand(workbench.page, 'View: Toggle Primary Side Bar Visibility');
-    workbench.page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
+    hideSideBar: true,
   });
+  const { page, step } = suite;
 
-  after(async () => {
-    await workbench?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
-    if (workspace !== '') rmSync(workspace, { recursive: true, force: true });
-  });
-
-  function page(): Page {
-    assert.ok(workbench, 'the workbench did not open');
-    return workbench.page;
-  }
   function extensionsDir(): string {
-    assert.ok(server);
-    return server.extensionsDir;
+    return suite.server().extensionsDir;
   }
   function panel(): Promise<Frame> {
-    return findWebviewFrame(page(), PANEL, 30_000);
+    return inspectorPanel(page());
   }
-
-  /** A test whose failure leaves a screenshot in .test-artifacts/e2e/. */
-  function step(name: string, body: (t: TestContext) => Promise<void>): void {
-    it(name, async (t) => {
-      try {
-        await body(t);
-      } catch (error) {
-        if (workbench) await screenshot(workbench.page, `extension-failed-${name}`).catch(() => undefined);
-        throw error;
-      }
-    });
+  function waitPhase(frame: Frame, wanted: string | RegExp, timeoutMs = 30_000): Promise<void> {
+    return waitForPanelPhase(frame, wanted, timeoutMs);
   }
-
-  async function phase(frame: Frame): Promise<string> {
-    return (await frame.locator('.phase-badge').getAttribute('data-phase')) ?? '';
-  }
-  async function waitPhase(frame: Frame, wanted: string | RegExp, timeoutMs = 30_000): Promise<void> {
-    await until(`the panel to say ${String(wanted)}`, async () => {
-      const p = await phase(frame);
-      return typeof wanted === 'string' ? p === wanted : wanted.test(p);
-    }, timeoutMs);
+  function hideToasts(): Promise<void> {
+    return clearNotifications(page());
   }
   async function rowCount(frame: Frame): Promise<number> {
     return frame.locator('.vrows .task-row:not([hidden])').count();
   }
-  /** Hides notification toasts (the crawl's progress) so that screenshots show the panel. */
-  async function hideToasts(): Promise<void> {
-    if (await page().locator('.notifications-toasts .notification-toast').count() > 0) {
-      await runCommand(page(), 'Notifications: Clear All Notifications');
-      await page().locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'detached', timeout: 5_000 }).catch(() => undefined);
-    }
-  }
-  /** Steps the loop tick by tick until worker-1 is suspended (the crawl task starts the
-   *  workers, which then run to their first await). */
+  /** The workers start at the crawl task's first step and run to their first await. */
   async function stepUntilWorkerSuspended(frame: Frame): Promise<void> {
-    const tickText = async (): Promise<string> => frame.locator('.run-detail').innerText();
-    const worker1State = async (): Promise<string | null> =>
-      (await frame.locator('.vrows .task-row[data-id]').evaluateAll((rows) => rows.find((r) => r.querySelector('.c-name')?.textContent === 'worker-1')?.getAttribute('data-state') ?? null));
-    for (let i = 0; i < 16 && (await worker1State()) !== 'suspended'; i++) {
-      const t = await tickText();
-      await frame.locator('button[data-action="stepTick"]').click();
-      await until('the tick to advance', async () => (await tickText()) !== t);
-    }
-    await until('worker-1 suspended', async () => (await worker1State()) === 'suspended');
+    await stepUntilSuspended(frame, 'worker-1');
   }
   async function selectWorker1(frame: Frame): Promise<void> {
-    await frame.locator('.vrows .task-row', { has: frame.locator('.c-name', { hasText: /^worker-1$/ }) }).click();
-    await frame.locator('.detail-title', { hasText: 'worker-1' }).waitFor();
+    await selectTask(frame, 'worker-1');
     await until('frames of worker-1', async () => (await frame.locator('.stack-section .frame-list .frame').count()) >= 2);
   }
-
-  async function runCrawl(): Promise<Frame> {
-    await runCommand(page(), 'Coroscope: Run Crawl…');
-    await page().locator('.quick-input-widget input[placeholder*="embedded demo site"]').waitFor({ state: 'visible', timeout: 30_000 });
-    await page().keyboard.press('Enter');
-    return panel();
+  function runCrawl(): Promise<Frame> {
+    return startDemoCrawl(page());
   }
 
   step('is installed and lazy: no runtime host before the first command', async () => {
@@ -310,7 +228,7 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
     const frame = await panel();
     // Nothing from a page became markup in the panel: no image, no dialog.
     assert.equal(await frame.locator('img').count(), 0);
-    assert.deepEqual(dialogs, []);
+    assert.deepEqual(suite.workbench().dialogs, []);
     await frame.locator('.tab[data-view="dashboard"]').click();
     // The crawled pages (CrawlProgress.recent) list /titles/markup/; its title is shown as text.
     const row = frame.locator('.pages-table tr', { has: frame.locator('.page-url', { hasText: /\/titles\/markup\/$/ }) });
@@ -331,8 +249,7 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
     await screenshot(page(), 'extension-light-tasks');
     // Cancel Task from the detail: the task ends (the crawler's worker catches the
     // CancelledError and returns, as the chapter's does, so it ends done rather than cancelled).
-    await frame.locator('.vrows .task-row', { has: frame.locator('.c-name', { hasText: /^worker-2$/ }) }).click();
-    await frame.locator('.detail-title', { hasText: 'worker-2' }).waitFor();
+    await selectTask(frame, 'worker-2');
     await frame.locator('.detail-actions button[data-action="cancel-task"]').click();
     await frame.locator('.loop-controls button[data-action="stepTick"]').click();
     await until('worker-2 to end', async () => ['Cancelled', 'Done'].includes(await frame.locator('.detail-header .badge').innerText()));
@@ -402,10 +319,6 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
     await until('the runtime host to exit', () => runtimeHostPids(extensionsDir()).length === 0, 15_000);
   });
 
-  it('left no errors from the extension in the page', () => {
-    assert.ok(workbench);
-    // (The notification of the host killed on purpose is logged as an error too.)
-    const unexpected = unexpectedExtensionErrors(workbench.errors, /runtime host was killed/);
-    assert.deepEqual(unexpected, []);
-  });
+  // (The notification of the host killed on purpose is logged as an error too.)
+  suite.leftNoExtensionErrors(/runtime host was killed/);
 });

@@ -14,85 +14,35 @@
  * Set E2E_SKIP_PACKAGE=1 to reuse an existing coroscope.vsix.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { after, before, describe, it, type TestContext } from 'node:test';
-import type { Browser, Frame, Page } from 'playwright-core';
-import { findWebviewFrame, launchBrowser, openWorkbench, runCommand, screenshot, type Workbench, until, unexpectedExtensionErrors } from './support/browser';
-import { startCodeServer, type CodeServer } from './support/code-server';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe } from 'node:test';
+import { runCommand, screenshot, until } from './support/browser';
+import { inspectorPanel, panelPhase, RUN_CRAWL_INPUT, stackFrameNames, taskRows, waitForPanelPhase } from './support/inspector-panel';
+import { useWorkbenchSuite } from './support/workbench-suite';
 
-const projectRoot = resolve(__dirname, '..', '..');
-const VSIX = join(projectRoot, 'coroscope.vsix');
-const PANEL = '.task-table';
-const QUICK_PICK_INPUT = '.quick-input-widget input[placeholder*="embedded demo site"]';
 /** How long the Run Crawl quick pick must stay open, focused, before Enter (the Welcome page's focus comes back within 250 ms). */
 const STAYS_OPEN_MS = 1500;
 
 describe('a new user\'s first start: VS Code\'s defaults, the Welcome page, Run Crawl from the palette (code-server)', { timeout: 300_000 }, () => {
-  let workspace = '';
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let workbench: Workbench | undefined;
-
-  before(async () => {
-    if (process.env.E2E_SKIP_PACKAGE !== '1' || !existsSync(VSIX)) {
-      execFileSync('npm', ['run', 'package'], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'] });
-    }
-    assert.ok(statSync(VSIX).size <= 2 * 1024 * 1024, `the .vsix is ${statSync(VSIX).size} bytes, over 2 MB`);
-    workspace = mkdtempSync(join(tmpdir(), 'coroscope-e2e-first-start-'));
-    writeFileSync(join(workspace, 'notes.md'), '# A new user\'s workspace\n');
-    server = await startCodeServer({ workspace, vsix: [VSIX], noSettingsFile: true });
-    browser = await launchBrowser();
-    workbench = await openWorkbench(browser, server.url, { viewport: { width: 1600, height: 900 } });
+  const suite = useWorkbenchSuite({
+    name: 'first-start',
+    files: { 'notes.md': '# A new user\'s workspace\n' },
+    installExtension: true,
+    noSettingsFile: true,
+    viewport: { width: 1600, height: 900 },
   });
-
-  after(async () => {
-    await workbench?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
-    if (workspace !== '') rmSync(workspace, { recursive: true, force: true });
-  });
-
-  function page(): Page {
-    assert.ok(workbench, 'the workbench did not open');
-    return workbench.page;
-  }
-  function panel(): Promise<Frame> {
-    return findWebviewFrame(page(), PANEL, 30_000);
-  }
-  /** A test whose failure leaves a screenshot in .test-artifacts/e2e/. */
-  function step(name: string, body: (t: TestContext) => Promise<void>): void {
-    it(name, async (t) => {
-      try {
-        await body(t);
-      } catch (error) {
-        if (workbench) await screenshot(workbench.page, `first-start-failed-${name}`).catch(() => undefined);
-        throw error;
-      }
-    });
-  }
-  async function phase(frame: Frame): Promise<string> {
-    return (await frame.locator('.phase-badge').getAttribute('data-phase')) ?? '';
-  }
-  /** Rows of the task table: [name, state] of each. */
-  async function rows(frame: Frame): Promise<Array<{ id: string; name: string; state: string }>> {
-    return frame.locator('.vrows .task-row[data-id]:not([hidden])').evaluateAll((els) =>
-      els.map((el) => ({ id: el.getAttribute('data-id') ?? '', name: el.querySelector('.c-name')?.textContent ?? '', state: el.getAttribute('data-state') ?? '' })),
-    );
-  }
+  const { page, step } = suite;
 
   step('starts as a new user finds it: no settings file, the Welcome page open', async () => {
-    assert.ok(server);
-    assert.equal(existsSync(join(server.userDataDir, 'User', 'settings.json')), false, 'a settings file was written');
+    assert.equal(existsSync(join(suite.server().userDataDir, 'User', 'settings.json')), false, 'a settings file was written');
     await page().locator('.tabs-container .tab', { hasText: /Welcome|Walkthrough/ }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await screenshot(page(), 'first-start-welcome');
   });
 
   step('palette → "Coroscope: Run Crawl…": its quick pick stays open and focused until Enter', async () => {
     await runCommand(page(), 'Coroscope: Run Crawl…');
-    const input = page().locator(QUICK_PICK_INPUT);
+    const input = page().locator(RUN_CRAWL_INPUT);
     await input.waitFor({ state: 'visible', timeout: 30_000 });
     // Open and holding the focus for STAYS_OPEN_MS in a row, as a person reads it before pressing Enter.
     let since: number | null = null;
@@ -109,34 +59,34 @@ describe('a new user\'s first start: VS Code\'s defaults, the Welcome page, Run 
   });
 
   step('Enter runs the demo crawl: the panel shows live tasks, most of them suspended', async () => {
-    const frame = await panel();
+    const frame = await inspectorPanel(page());
     await until('the run to be running with its workers', async () => {
-      const r = await rows(frame);
-      return (await phase(frame)) === 'running' && r.filter((x) => /^worker-\d+$/.test(x.name)).length >= 10;
+      const r = await taskRows(frame);
+      return (await panelPhase(frame)) === 'running' && r.filter((x) => /^worker-\d+$/.test(x.name)).length >= 10;
     }, 30_000);
     assert.match(await frame.locator('.run-title').innerText(), /Crawl of the demo site/);
-    const r = await rows(frame);
+    const r = await taskRows(frame);
     assert.ok(r.filter((x) => x.state === 'suspended').length >= 5, `tasks: ${r.map((x) => `${x.name} ${x.state}`).join(', ')}`);
     await screenshot(page(), 'first-start-running');
   });
 
   step('Pause holds the crawl mid-way', async () => {
-    const frame = await panel();
+    const frame = await inspectorPanel(page());
     await frame.locator('button[data-action="pause"]').click();
-    await until('the panel to say paused', async () => (await phase(frame)) === 'paused', 15_000);
-    const r = await rows(frame);
+    await waitForPanelPhase(frame, 'paused', 15_000);
+    const r = await taskRows(frame);
     assert.ok(r.some((x) => /^worker-\d+$/.test(x.name) && x.state === 'suspended'), 'no suspended worker at the pause');
   });
 
   step('a selected worker\'s coroutine stack shows work → fetch with TypeScript lines', async () => {
-    const frame = await panel();
-    const workers = (await rows(frame)).filter((x) => /^worker-\d+$/.test(x.name) && x.state === 'suspended');
+    const frame = await inspectorPanel(page());
+    const workers = (await taskRows(frame)).filter((x) => /^worker-\d+$/.test(x.name) && x.state === 'suspended');
     let shown: string[] = [];
     for (const w of workers) {
       await frame.locator(`.vrows .task-row[data-id="${w.id}"]`).click();
       await frame.locator('.detail-title', { hasText: w.name }).waitFor();
       await until(`frames of ${w.name}`, async () => (await frame.locator('.stack-section .frame-list .frame .frame-pos').count()) >= 2, 15_000);
-      shown = await frame.locator('.stack-section .frame-list .frame .frame-name').allInnerTexts();
+      shown = await stackFrameNames(frame);
       if (shown.includes('fetch')) break;
     }
     assert.ok(shown.includes('work') && shown.includes('fetch'), `no worker in fetch; last stack: ${shown.join(' › ')}`);
@@ -148,8 +98,5 @@ describe('a new user\'s first start: VS Code\'s defaults, the Welcome page, Run 
     await screenshot(page(), 'first-start-worker-stack');
   });
 
-  it('left no errors from the extension in the page', () => {
-    assert.ok(workbench);
-    assert.deepEqual(unexpectedExtensionErrors(workbench.errors), []);
-  });
+  suite.leftNoExtensionErrors();
 });

@@ -18,79 +18,52 @@
  * Run: node --import tsx --test test/e2e/shared-run.e2e.ts
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Frame, Locator, Page } from 'playwright-core';
-import { findWebviewFrame, launchBrowser, openWorkbench, quickOpen, runCommand, screenshot, until, type Workbench } from './support/browser';
-import { runtimeHostPids, startCodeServer, type CodeServer } from './support/code-server';
+import { describe } from 'node:test';
+import type { Frame, Locator } from 'playwright-core';
+import { debugViewRows, expandedViewPane, quickOpen, runCommand, screenshot, startDebugConfiguration, until } from './support/browser';
+import { runtimeHostPids } from './support/code-server';
+import { inspectorPanel, runDetail, stackFrameNames, startDemoCrawl, waitForPanelPhase } from './support/inspector-panel';
+import { useWorkbenchSuite } from './support/workbench-suite';
 
-const projectRoot = resolve(__dirname, '..', '..');
-const VSIX = process.env.COROSCOPE_VSIX ?? join(projectRoot, 'coroscope.vsix');
 const MAX_TASKS = 3;
 const STEP_TIMEOUT_MS = 30_000;
-const PANEL = '.task-table';
 
 const LAUNCH_JSON = {
   version: '0.2.0',
   configurations: [{ type: 'coroscope', request: 'launch', name: 'Coroscope: crawl the demo site', crawl: 'demo', maxTasks: MAX_TASKS, stopOnEntry: true }],
 };
 
-const missing = existsSync(VSIX) ? null : `the packaged extension is absent (${VSIX}): run \`npm run package\` first (or set COROSCOPE_VSIX)`;
-if (missing !== null) console.log(`shared-run e2e skipped: ${missing}`);
-
-/** Rows of a debug view (its pane body has the given class), filtered by text. */
-function rows(page: Page, paneClass: string, text: string | RegExp): Locator {
-  return page.locator(`.${paneClass} .monaco-list-row`).filter({ hasText: text });
-}
-
-describe('one run seen by the panel and the debugger (code-server)', { timeout: 300_000, skip: missing ?? false }, () => {
-  let workspace = '';
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let workbench: Workbench | undefined;
-
-  before(async () => {
-    workspace = mkdtempSync(join(tmpdir(), 'coroscope-e2e-shared-'));
-    mkdirSync(join(workspace, '.vscode'));
-    writeFileSync(join(workspace, '.vscode', 'launch.json'), `${JSON.stringify(LAUNCH_JSON, null, 2)}\n`);
-    writeFileSync(join(workspace, 'README.md'), '# Coroscope shared-run e2e workspace\n');
-    server = await startCodeServer({
-      workspace,
-      vsix: [VSIX],
-      settings: {
-        'debug.openDebug': 'openOnSessionStart',
-        'debug.toolBarLocation': 'floating',
-        'workbench.editor.enablePreview': false,
-        // The palette's crawl: held at entry, then long enough to pause it while it runs.
-        'coroscope.stopOnEntry': true,
-        'coroscope.maxTasks': MAX_TASKS,
-        'coroscope.demoPages': 50_000,
-        'coroscope.snapshotRate': 10,
-      },
-    });
-    browser = await launchBrowser();
-    workbench = await openWorkbench(browser, server.url, { viewport: { width: 1600, height: 1000 } });
+describe('one run seen by the panel and the debugger (code-server)', { timeout: 300_000 }, () => {
+  const suite = useWorkbenchSuite({
+    name: 'shared-run',
+    files: {
+      '.vscode/launch.json': `${JSON.stringify(LAUNCH_JSON, null, 2)}\n`,
+      'README.md': '# Coroscope shared-run e2e workspace\n',
+    },
+    installExtension: true,
+    settings: {
+      'debug.openDebug': 'openOnSessionStart',
+      'debug.toolBarLocation': 'floating',
+      'workbench.editor.enablePreview': false,
+      // The palette's crawl: held at entry, then long enough to pause it while it runs.
+      'coroscope.stopOnEntry': true,
+      'coroscope.maxTasks': MAX_TASKS,
+      'coroscope.demoPages': 50_000,
+      'coroscope.snapshotRate': 10,
+    },
+    viewport: { width: 1600, height: 1000 },
+    logServerOnFailure: true,
   });
+  const { page, step } = suite;
 
-  after(async () => {
-    await workbench?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
-    if (workspace !== '') rmSync(workspace, { recursive: true, force: true });
-  });
-
-  function page(): Page {
-    assert.ok(workbench, 'the workbench did not open');
-    return workbench.page;
-  }
   function hosts(): number[] {
-    assert.ok(server);
-    return runtimeHostPids(server.extensionsDir);
+    return runtimeHostPids(suite.server().extensionsDir);
   }
   function panel(): Promise<Frame> {
-    return findWebviewFrame(page(), PANEL, STEP_TIMEOUT_MS);
+    return inspectorPanel(page(), STEP_TIMEOUT_MS);
+  }
+  function waitPhase(frame: Frame, wanted: RegExp): Promise<void> {
+    return waitForPanelPhase(frame, wanted, STEP_TIMEOUT_MS);
   }
   /** The keyboard's focus on the README's editor (the first group): out of the panel's webview, whose
    *  key events (F1) VS Code does not always take, and where the debugger then opens its sources. */
@@ -102,12 +75,6 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
     await runCommand(page(), 'Coroscope: Open Inspector');
     return panel();
   }
-  async function phase(frame: Frame): Promise<string> {
-    return (await frame.locator('.phase-badge').getAttribute('data-phase')) ?? '';
-  }
-  async function waitPhase(frame: Frame, wanted: RegExp): Promise<void> {
-    await until(`the panel to say ${String(wanted)}`, async () => wanted.test(await phase(frame)), STEP_TIMEOUT_MS);
-  }
   /** The panel's tasks: id → name. */
   async function panelTasks(frame: Frame): Promise<Map<number, string>> {
     const pairs = await frame
@@ -117,20 +84,17 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
   }
   /** The tick the panel shows ("… · tick N · …"). */
   async function panelTick(frame: Frame): Promise<number> {
-    const m = /tick (\d+)/.exec(await frame.locator('.run-detail').innerText());
+    const m = /tick (\d+)/.exec(await runDetail(frame));
     return m === null ? -1 : Number(m[1]);
   }
   /** The function names of the stack the panel shows for the selected task. */
   async function panelStack(frame: Frame): Promise<string> {
-    return (await frame.locator('.stack-section .frame-list .frame .frame-name').allInnerTexts()).join(' › ');
+    return (await stackFrameNames(frame)).join(' › ');
   }
   /** The Coroutines view's tasks ("name #id"), expanded. */
   async function coroutinesViewTasks(): Promise<Map<number, string>> {
     const p = page();
-    const pane = p.locator('.pane').filter({ has: p.locator('.pane-header', { hasText: /Coroutines/i }) });
-    const header = pane.locator('.pane-header').first();
-    await header.waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+    const pane = await expandedViewPane(p, /Coroutines/i, STEP_TIMEOUT_MS);
     // Room for its rows (the list draws only those on screen): the Variables and Watch views folded.
     for (const title of [/^\s*Variables/i, /^\s*Watch/i]) {
       const other = p.locator('.part.sidebar .pane-header', { hasText: title }).first();
@@ -148,30 +112,13 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
     return page().locator(`.debug-toolbar .action-item .codicon-debug-${action}`).first();
   }
 
-  function step(name: string, body: () => Promise<void>): void {
-    it(name, async () => {
-      try {
-        await body();
-      } catch (error) {
-        if (workbench) await screenshot(workbench.page, `shared-run-failed-${name}`).catch(() => undefined);
-        if (server) console.log(`--- code-server output (tail) ---\n${server.output().slice(-4000)}`);
-        throw error;
-      }
-    });
-  }
-
   step('the coroscope launch configuration shows its run in the panel: the same tasks, one host', async () => {
     const p = page();
     assert.deepEqual(hosts(), [], 'no runtime host before the first run');
     // A file open, as when one debugs: the panel comes beside it, the debugger's sources open in its group.
     await quickOpen(p, 'README.md');
-    await runCommand(p, 'View: Show Run and Debug');
-    await p
-      .locator(`.part.sidebar .start-debug-action-item select option[value="${LAUNCH_JSON.configurations[0]!.name}"]`)
-      .first()
-      .waitFor({ state: 'attached', timeout: STEP_TIMEOUT_MS });
-    await p.locator('.part.sidebar .start-debug-action-item .codicon-debug-start').first().click();
-    await rows(p, 'debug-call-stack', /crawl \[scheduled\]/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await startDebugConfiguration(p, LAUNCH_JSON.configurations[0]!.name, STEP_TIMEOUT_MS);
+    await debugViewRows(p, 'debug-call-stack', /crawl \[scheduled\]/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
     const frame = await panel();
     await waitPhase(frame, /^paused$/);
     assert.match(await frame.locator('.run-title').innerText(), /Crawl of the demo site/);
@@ -199,13 +146,13 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
     const tick0 = await panelTick(frame);
     const stack0 = await panelStack(frame);
     // Tick by tick until crawl has started its workers and awaits the queue.
-    for (let i = 0; i < 6 && !(await rows(p, 'debug-call-stack', /crawl \[suspended/).first().isVisible()); i++) {
+    for (let i = 0; i < 6 && !(await debugViewRows(p, 'debug-call-stack', /crawl \[suspended/).first().isVisible()); i++) {
       const before = await panelTick(frame);
       await debugToolbar('continue').waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
       await runCommand(p, 'Debug: Step Over');
       await until('the panel\'s tick to move with the debugger\'s step', async () => (await panelTick(frame)) > before);
     }
-    await rows(p, 'debug-call-stack', /crawl \[suspended: queue\.join\]/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await debugViewRows(p, 'debug-call-stack', /crawl \[suspended: queue\.join\]/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
     assert.ok((await panelTick(frame)) > tick0);
     await until('the panel\'s crawl stack to change', async () => {
       const s = await panelStack(frame);
@@ -229,7 +176,7 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
   step('Debug: Stop ends the run for the panel too', async () => {
     const p = page();
     await runCommand(p, 'Debug: Stop');
-    await rows(p, 'debug-call-stack', /crawl \[/).first().waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
+    await debugViewRows(p, 'debug-call-stack', /crawl \[/).first().waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
     await waitPhase(await revealPanel(), /^(idle|finished)$/);
     // The finished run stays inspectable in the panel (its host holds it); nothing runs beside it.
     assert.ok(hosts().length <= 1, `runtime hosts: ${hosts().join(', ')}`);
@@ -238,18 +185,15 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
   step('Run Crawl from the palette, then Debug This Run: the Call Stack lists its tasks, one host', async () => {
     const p = page();
     await focusEditor();
-    await runCommand(p, 'Coroscope: Run Crawl…');
-    await p.locator('.quick-input-widget input[placeholder*="embedded demo site"]').waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-    await p.keyboard.press('Enter');
-    const frame = await panel();
+    const frame = await startDemoCrawl(p, STEP_TIMEOUT_MS);
     await waitPhase(frame, /^paused$/);
     await until('the crawl task in the panel', async () => [...(await panelTasks(frame)).values()].includes('crawl'));
     assert.equal(hosts().length, 1);
     const pid = hosts()[0];
     await focusEditor();
     await runCommand(p, 'Coroscope: Debug This Run');
-    await rows(p, 'debug-call-stack', /crawl \[scheduled\]/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-    await rows(p, 'debug-call-stack', /event loop \[paused/).first().waitFor({ state: 'visible' });
+    await debugViewRows(p, 'debug-call-stack', /crawl \[scheduled\]/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await debugViewRows(p, 'debug-call-stack', /event loop \[paused/).first().waitFor({ state: 'visible' });
     // Both views settle on the new run's tasks: the same crawl task, by id.
     const [shown, view] = await until('the crawl task, the same in the panel and the Coroutines view', async () => {
       const [t, v] = [await panelTasks(frame), await coroutinesViewTasks()];
@@ -267,12 +211,12 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
     await frame.locator('button[data-action="continue"]').click();
     await waitPhase(frame, /^running$/);
     await debugToolbar('pause').waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-    await rows(page(), 'debug-call-stack', /worker-1 \[/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS }).catch(() => undefined);
+    await debugViewRows(page(), 'debug-call-stack', /worker-1 \[/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS }).catch(() => undefined);
     await frame.locator('button[data-action="pause"]').click();
     // The debugger shows the stop (its source may now cover the panel: read the panel after).
     await debugToolbar('continue').waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-    await rows(page(), 'debug-call-stack', /event loop \[paused/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-    await rows(page(), 'debug-call-stack', /worker-1 \[/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await debugViewRows(page(), 'debug-call-stack', /event loop \[paused/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await debugViewRows(page(), 'debug-call-stack', /worker-1 \[/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
     await waitPhase(await revealPanel(), /^paused$/);
     assert.equal(hosts().length, 1);
     await screenshot(page(), 'shared-run-paused-from-panel');
@@ -281,7 +225,7 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
   step('Stop in the panel ends the debug session', async () => {
     const frame = await revealPanel();
     await frame.locator('button[data-action="stop"]').click();
-    await rows(page(), 'debug-call-stack', /crawl \[/).first().waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
+    await debugViewRows(page(), 'debug-call-stack', /crawl \[/).first().waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
     await debugToolbar('continue').waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
     await waitPhase(frame, /^(finished|idle)$/);
   });

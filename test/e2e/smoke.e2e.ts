@@ -10,65 +10,17 @@
  * Run: node --import tsx --test test/e2e/smoke.e2e.ts   (after the install script)
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
-import {
-  activeEditorLines,
-  launchBrowser,
-  openWorkbench,
-  quickOpen,
-  runCommand,
-  screenshot,
-  setColorTheme,
-  waitForThemeKind,
-  type Workbench,
-} from './support/browser';
-import { startCodeServer, type CodeServer } from './support/code-server';
+import { statSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { activeEditorLines, quickOpen, runCommand, screenshot, setColorTheme, waitForThemeKind } from './support/browser';
+import { useWorkbenchSuite } from './support/workbench-suite';
 
 const FILE_NAME = 'coroutines.ts';
 const FILE_TEXT = 'export const greeting = "hello from Coroscope";\n';
 
 describe('VS Code (code-server) smoke', { timeout: 120_000 }, () => {
-  let workspace = '';
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let workbench: Workbench | undefined;
-
-  before(async () => {
-    workspace = mkdtempSync(join(tmpdir(), 'coroscope-e2e-ws-'));
-    writeFileSync(join(workspace, FILE_NAME), FILE_TEXT);
-    server = await startCodeServer({ workspace, settings: { 'workbench.colorTheme': 'Default Dark Modern' } });
-    browser = await launchBrowser();
-    workbench = await openWorkbench(browser, server.url);
-  });
-
-  after(async () => {
-    // Each step on its own, so that one failure does not leave a process behind.
-    await workbench?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
-    if (workspace !== '') rmSync(workspace, { recursive: true, force: true });
-  });
-
-  function page(): Workbench['page'] {
-    assert.ok(workbench, 'the workbench did not open');
-    return workbench.page;
-  }
-
-  /** A test whose failure leaves a screenshot of the page in .test-artifacts/e2e/. */
-  function step(name: string, body: () => Promise<void>): void {
-    it(name, async () => {
-      try {
-        await body();
-      } catch (error) {
-        if (workbench) await screenshot(workbench.page, `smoke-failed-${name}`).catch(() => undefined);
-        throw error;
-      }
-    });
-  }
+  const suite = useWorkbenchSuite({ name: 'smoke', files: { [FILE_NAME]: FILE_TEXT }, settings: { 'workbench.colorTheme': 'Default Dark Modern' } });
+  const { page, step } = suite;
 
   step('opens a workspace file with Quick Open and shows its text in the editor', async () => {
     await quickOpen(page(), FILE_NAME);
@@ -113,9 +65,8 @@ describe('VS Code (code-server) smoke', { timeout: 120_000 }, () => {
   });
 
   it('left no page errors from the workbench itself', () => {
-    assert.ok(workbench);
     // vsda (Microsoft's signing module) is absent from code-server: its 404s are expected.
-    const unexpected = workbench.errors.filter((error) => !/vsda/.test(error));
+    const unexpected = suite.workbench().errors.filter((error) => !/vsda/.test(error));
     assert.deepEqual(unexpected, []);
   });
 });

@@ -16,95 +16,42 @@
  * Set E2E_SKIP_PACKAGE=1 to reuse an existing coroscope.vsix.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { after, before, describe, it, type TestContext } from 'node:test';
-import type { Browser, Frame, Locator, Page } from 'playwright-core';
+import { describe } from 'node:test';
+import type { Frame, Locator } from 'playwright-core';
 import { listSamples } from '../../runtime/samples/index';
-import { findWebviewFrame, launchBrowser, openWorkbench, pickQuickInputItem, runCommand, screenshot, type Workbench, until, unexpectedExtensionErrors } from './support/browser';
-import { startCodeServer, type CodeServer } from './support/code-server';
+import { clearNotifications, pickQuickInputItem, runCommand, screenshot, until } from './support/browser';
+import { inspectorPanel, panelPhase, selectTask, stepTick, stepUntilSuspended, waitForPanelPhase } from './support/inspector-panel';
+import { useWorkbenchSuite } from './support/workbench-suite';
 
-const projectRoot = resolve(__dirname, '..', '..');
-const VSIX = join(projectRoot, 'coroscope.vsix');
 const WALKTHROUGH_TITLE = 'Coroutines, Step by Step';
 const BUTTON = 'Open and Run Paused';
-const PANEL = '.task-table';
 
 describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_000 }, () => {
-  let workspace = '';
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let workbench: Workbench | undefined;
-
-  before(async () => {
-    if (process.env.E2E_SKIP_PACKAGE !== '1' || !existsSync(VSIX)) {
-      execFileSync('npm', ['run', 'package'], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'] });
-    }
-    assert.ok(statSync(VSIX).size <= 2 * 1024 * 1024, `the .vsix is ${statSync(VSIX).size} bytes, over 2 MB`);
-    workspace = mkdtempSync(join(tmpdir(), 'coroscope-e2e-walkthrough-'));
-    writeFileSync(join(workspace, 'notes.md'), '# Coroscope walkthrough workspace\n');
-    server = await startCodeServer({
-      workspace,
-      vsix: [VSIX],
-      settings: {
-        'workbench.colorTheme': 'Default Dark Modern',
-        // Off on purpose: a walkthrough step pauses its sample at entry by itself.
-        'coroscope.stopOnEntry': false,
-        'coroscope.snapshotRate': 10,
-        'workbench.editor.enablePreview': false,
-      },
-    });
-    browser = await launchBrowser();
-    workbench = await openWorkbench(browser, server.url, { viewport: { width: 1800, height: 950 } });
+  const { page, step, leftNoExtensionErrors } = useWorkbenchSuite({
+    name: 'walkthrough',
+    files: { 'notes.md': '# Coroscope walkthrough workspace\n' },
+    installExtension: true,
+    settings: {
+      'workbench.colorTheme': 'Default Dark Modern',
+      // Off on purpose: a walkthrough step pauses its sample at entry by itself.
+      'coroscope.stopOnEntry': false,
+      'coroscope.snapshotRate': 10,
+      'workbench.editor.enablePreview': false,
+    },
+    viewport: { width: 1800, height: 950 },
     // Room for the walkthrough, the source and the panel side by side: no side bar.
-    await runCommand(workbench.page, 'View: Toggle Primary Side Bar Visibility');
+    hideSideBar: true,
   });
-
-  after(async () => {
-    await workbench?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await server?.stop();
-    if (workspace !== '') rmSync(workspace, { recursive: true, force: true });
-  });
-
-  function page(): Page {
-    assert.ok(workbench, 'the workbench did not open');
-    return workbench.page;
-  }
   function panel(): Promise<Frame> {
-    return findWebviewFrame(page(), PANEL, 30_000);
+    return inspectorPanel(page());
   }
-  /** A test whose failure leaves a screenshot in .test-artifacts/e2e/. */
-  function step(name: string, body: (t: TestContext) => Promise<void>): void {
-    it(name, async (t) => {
-      try {
-        await body(t);
-      } catch (error) {
-        if (workbench) await screenshot(workbench.page, `walkthrough-failed-${name}`).catch(() => undefined);
-        throw error;
-      }
-    });
+  function hideToasts(): Promise<void> {
+    return clearNotifications(page());
   }
 
   /** The walkthrough's step for a sample (VS Code qualifies its id: publisher.name#walkthrough#step). */
   function walkthroughStep(sampleId: string): Locator {
     return page().locator(`.gettingStartedContainer button.getting-started-step[data-step-id$="coroscope.tutorial#${sampleId}"]`);
-  }
-  async function phase(frame: Frame): Promise<string> {
-    return (await frame.locator('.phase-badge').getAttribute('data-phase')) ?? '';
-  }
-  async function waitPhase(frame: Frame, wanted: string, timeoutMs = 30_000): Promise<void> {
-    await until(`the panel to say ${wanted}`, async () => (await phase(frame)) === wanted, timeoutMs);
-  }
-  async function tickText(frame: Frame): Promise<string> {
-    return frame.locator('.run-detail').innerText();
-  }
-  async function stepTick(frame: Frame): Promise<void> {
-    const t = await tickText(frame);
-    await frame.locator('.loop-controls button[data-action="stepTick"]').click();
-    await until('the tick to advance', async () => (await tickText(frame)) !== t);
   }
   /** The selected task's coroutine stack as the panel shows it: each frame's name and line. */
   async function shownStack(frame: Frame): Promise<string> {
@@ -112,12 +59,6 @@ describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_00
       els.map((el) => `${el.querySelector('.frame-name')?.textContent ?? '?'}:${el.getAttribute('data-line') ?? '?'}`),
     );
     return frames.join(' > ');
-  }
-  async function hideToasts(): Promise<void> {
-    if (await page().locator('.notifications-toasts .notification-toast').count() > 0) {
-      await runCommand(page(), 'Notifications: Clear All Notifications');
-      await page().locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'detached', timeout: 5_000 }).catch(() => undefined);
-    }
   }
   /** Expands a step of the walkthrough and clicks its button. */
   async function runStepButton(sampleId: string): Promise<void> {
@@ -143,7 +84,7 @@ describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_00
   step('the crawler step\'s button opens its source beside the walkthrough and runs it paused in the inspector', async () => {
     await runStepButton('crawler');
     const frame = await panel();
-    await waitPhase(frame, 'paused');
+    await waitForPanelPhase(frame, 'paused');
     assert.match(await frame.locator('.run-title').innerText(), /Sample crawler/);
     // The sample's TypeScript source, in an editor group of its own, with the walkthrough still shown.
     const sourceGroup = page().locator('.editor-group-container', { has: page().locator('.tabs-container .tab.active[data-resource-name="full-crawler.ts"]') });
@@ -161,12 +102,8 @@ describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_00
   step('stepping the loop changes the stacks the panel shows', async () => {
     const frame = await panel();
     // Step until the crawl has started its workers and worker-1 waits somewhere.
-    const worker1State = async (): Promise<string | null> =>
-      frame.locator('.vrows .task-row[data-id]').evaluateAll((rows) => rows.find((r) => r.querySelector('.c-name')?.textContent === 'worker-1')?.getAttribute('data-state') ?? null);
-    for (let i = 0; i < 16 && (await worker1State()) !== 'suspended'; i++) await stepTick(frame);
-    await until('worker-1 suspended', async () => (await worker1State()) === 'suspended');
-    await frame.locator('.vrows .task-row', { has: frame.locator('.c-name', { hasText: /^worker-1$/ }) }).click();
-    await frame.locator('.detail-title', { hasText: 'worker-1' }).waitFor();
+    await stepUntilSuspended(frame, 'worker-1');
+    await selectTask(frame, 'worker-1');
     // Each frame with its line (the lines come with the task's detail, just after the names).
     const first = await until('frames of worker-1 with their lines', async () => {
       const stack = await shownStack(frame);
@@ -182,7 +119,7 @@ describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_00
     }
     console.log(`worker-1's stack went from [${first}] to [${now}]`);
     assert.notEqual(now, first, `worker-1's stack did not change: ${first}`);
-    assert.equal(await phase(frame), 'paused');
+    assert.equal(await panelPhase(frame), 'paused');
     await hideToasts();
     await screenshot(page(), 'walkthrough-crawler-stack-after');
   });
@@ -198,7 +135,7 @@ describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_00
     await runStepButton('generators');
     const frame = await panel();
     await until('the generators sample', async () => /Sample generators/.test(await frame.locator('.run-title').innerText()), 30_000);
-    await waitPhase(frame, 'paused');
+    await waitForPanelPhase(frame, 'paused');
     await page().locator('.editor-group-container .tabs-container .tab.active[data-resource-name="generators.ts"]').waitFor({ state: 'visible' });
     await page().locator('.gettingStartedContainer').waitFor({ state: 'visible' });
     await stepTick(frame);
@@ -213,9 +150,9 @@ describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_00
     const frame = await panel();
     await until('the callbacks sample', async () => /Sample callbacks/.test(await frame.locator('.run-title').innerText()), 30_000);
     // Held at entry: the sample's own loop has not started (a line breakpoint set now would hit).
-    await waitPhase(frame, 'paused');
+    await waitForPanelPhase(frame, 'paused');
     await frame.locator('button[data-action="continue"]').click();
-    await waitPhase(frame, 'finished');
+    await waitForPanelPhase(frame, 'finished');
     await page().locator('.editor-group-container .tabs-container .tab.active[data-resource-name="callbacks.ts"]').waitFor({ state: 'visible' });
     // Its lines, in the Coroscope output channel, which came forward.
     await page().locator('.part.panel .monaco-editor .view-lines', { hasText: 'ripped trace' }).waitFor({ state: 'visible', timeout: 15_000 });
@@ -224,9 +161,5 @@ describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_00
     await screenshot(page(), 'walkthrough-callbacks-done');
   });
 
-  it('left no errors from the extension in the page', () => {
-    assert.ok(workbench);
-    const unexpected = unexpectedExtensionErrors(workbench.errors);
-    assert.deepEqual(unexpected, []);
-  });
+  leftNoExtensionErrors();
 });

@@ -12,6 +12,8 @@
  * - Helpers act as a person would: keyboard into the command palette and Quick Open, and
  *   wait for what the screen shows, never for fixed delays.
  * - Screenshots go to <project>/.test-artifacts/e2e/ (git-ignored).
+ * - A workbench records the errors its page logs and the dialogs it opens (each dismissed, as
+ *   playwright does with no listener), for the tests to assert on.
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -46,6 +48,8 @@ export interface Workbench {
   readonly page: Page;
   /** Errors the page logged (console.error and uncaught exceptions), for diagnostics. */
   readonly errors: string[];
+  /** Messages of the dialogs (alert, confirm, prompt) the page opened; each was dismissed. */
+  readonly dialogs: string[];
   close(): Promise<void>;
 }
 
@@ -64,6 +68,11 @@ export async function openWorkbench(browser: Browser, url: string, options: Work
     if (message.type() === 'error') errors.push(`console.error: ${message.text()} (${message.location().url})`);
   });
   page.on('pageerror', (error: Error) => errors.push(`pageerror: ${error.message}`));
+  const dialogs: string[] = [];
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
   try {
     await page.goto(url);
     await waitForWorkbench(page, options.timeoutMs ?? WORKBENCH_TIMEOUT_MS);
@@ -71,7 +80,7 @@ export async function openWorkbench(browser: Browser, url: string, options: Work
     await context.close();
     throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- page errors ---\n${errors.join('\n')}`);
   }
-  return { context, page, errors, close: () => context.close() };
+  return { context, page, errors, dialogs, close: () => context.close() };
 }
 
 export async function waitForWorkbench(page: Page, timeoutMs = WORKBENCH_TIMEOUT_MS): Promise<void> {
@@ -211,6 +220,37 @@ export async function waitForNotification(page: Page, text: string | RegExp, tim
   return toast.first();
 }
 
+/** Clears the notification toasts (a run's progress, say), so that screenshots show what is under them. */
+export async function clearNotifications(page: Page): Promise<void> {
+  if ((await page.locator('.notifications-toasts .notification-toast').count()) > 0) {
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'detached', timeout: 5_000 }).catch(() => undefined);
+  }
+}
+
+/** Rows of a Run and Debug view (its pane body has the class `paneClass`, e.g. debug-call-stack), filtered by text. */
+export function debugViewRows(page: Page, paneClass: string, text: string | RegExp): Locator {
+  return page.locator(`.${paneClass} .monaco-list-row`).filter({ hasText: text });
+}
+
+/** Starts a launch configuration as a person does: the Run and Debug view, the configuration
+ *  in its drop-down (once the extension host knows the debugger and has read launch.json),
+ *  the green start button. */
+export async function startDebugConfiguration(page: Page, name: string, timeoutMs = 30_000): Promise<void> {
+  await runCommand(page, 'View: Show Run and Debug');
+  await page.locator(`.part.sidebar .start-debug-action-item select option[value="${cssString(name)}"]`).first().waitFor({ state: 'attached', timeout: timeoutMs });
+  await page.locator('.part.sidebar .start-debug-action-item .codicon-debug-start').first().click();
+}
+
+/** A view pane (its header's title matches `title`, e.g. the Coroutines view), expanded. */
+export async function expandedViewPane(page: Page, title: RegExp, timeoutMs = 30_000): Promise<Locator> {
+  const pane = page.locator('.pane').filter({ has: page.locator('.pane-header', { hasText: title }) });
+  const header = pane.locator('.pane-header').first();
+  await header.waitFor({ state: 'visible', timeout: timeoutMs });
+  if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+  return pane;
+}
+
 /** Saves a PNG of the page as .test-artifacts/e2e/<name>.png and returns its path. */
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
@@ -302,7 +342,7 @@ export async function runExtensionTests(browser: Browser, url: string, timeoutMs
 
 // --- small helpers ---------------------------------------------------------------------------
 
-function escapeRegExp(text: string): string {
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 

@@ -1,0 +1,142 @@
+/**
+ * One end-to-end suite's VS Code: the `before`/`after` hooks that make a workspace, start
+ * code-server (with the packaged extension installed when asked), launch Chromium and open
+ * the workbench, and stop all of it again; and `step`, a test whose failure leaves a
+ * screenshot (and, when asked, the tail of code-server's output).
+ *
+ * Every e2e file that drives code-server starts here, so that a change to how a suite starts
+ * (a flag, a cleanup, what a failure leaves behind) is made once.
+ *
+ * Invariants:
+ * - `useWorkbenchSuite` is called inside a `describe`: it registers that describe's hooks.
+ * - `after` closes what `before` opened, each piece on its own (one failure does not leave
+ *   a process behind), in reverse order: workbench, browser, server, workspace.
+ * - The packaged extension is built once per suite, unless E2E_SKIP_PACKAGE=1 and
+ *   coroscope.vsix exists, or COROSCOPE_VSIX names a file to install as it is; either way it
+ *   must fit in 2 MB.
+ * - A failed step's screenshot is `.test-artifacts/e2e/<name>-failed-<step title>.png`.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { after, before, it, type TestContext } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openWorkbench, runCommand, screenshot, unexpectedExtensionErrors, type Workbench } from './browser';
+import { startCodeServer, type CodeServer, type CodeServerOptions } from './code-server';
+
+const projectRoot = resolve(__dirname, '..', '..', '..');
+const VSIX_LIMIT_BYTES = 2 * 1024 * 1024;
+
+/** The packaged extension to install: COROSCOPE_VSIX as it is, else <project>/coroscope.vsix,
+ *  built by `npm run package` unless E2E_SKIP_PACKAGE=1 and it exists already. */
+export function packagedVsix(): string {
+  const given = process.env.COROSCOPE_VSIX;
+  const vsix = given ?? join(projectRoot, 'coroscope.vsix');
+  if (given === undefined && (process.env.E2E_SKIP_PACKAGE !== '1' || !existsSync(vsix))) {
+    execFileSync('npm', ['run', 'package'], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  assert.ok(existsSync(vsix), `no packaged extension at ${vsix}`);
+  assert.ok(statSync(vsix).size <= VSIX_LIMIT_BYTES, `the .vsix is ${statSync(vsix).size} bytes, over 2 MB`);
+  return vsix;
+}
+
+export interface WorkbenchSuiteOptions {
+  /** Names the temporary workspace and the failure screenshots (`<name>-failed-<step>`). */
+  readonly name: string;
+  /** Files of the workspace: path relative to it → text (folders are made as needed). */
+  readonly files: Readonly<Record<string, string>>;
+  /** Install the packaged extension (packagedVsix()). */
+  readonly installExtension?: boolean;
+  /** User settings on top of QUIET_SETTINGS (see startCodeServer). */
+  readonly settings?: CodeServerOptions['settings'];
+  /** No settings file at all: VS Code's own defaults, as on a first start. */
+  readonly noSettingsFile?: boolean;
+  /** Open a workbench page (default true); without it the suite has the server and the browser only. */
+  readonly openWorkbench?: boolean;
+  readonly viewport?: { readonly width: number; readonly height: number };
+  /** Hide the primary side bar once the workbench is open (room for the panel). */
+  readonly hideSideBar?: boolean;
+  /** A failed step also prints the tail of code-server's output. */
+  readonly logServerOnFailure?: boolean;
+}
+
+export interface WorkbenchSuite {
+  /** The workbench's page; fails the test when the workbench did not open. */
+  page(): Page;
+  workbench(): Workbench;
+  server(): CodeServer;
+  browser(): Browser;
+  /** A test whose failure leaves a screenshot in .test-artifacts/e2e/. */
+  step(name: string, body: (t: TestContext) => Promise<void>): void;
+  /** The suite's last test: the page logged no error from the extension (unexpectedExtensionErrors). */
+  leftNoExtensionErrors(alsoExpected?: RegExp): void;
+}
+
+export function useWorkbenchSuite(options: WorkbenchSuiteOptions): WorkbenchSuite {
+  let workspace = '';
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  let workbench: Workbench | undefined;
+
+  before(async () => {
+    const vsix = options.installExtension === true ? [packagedVsix()] : [];
+    workspace = mkdtempSync(join(tmpdir(), `coroscope-e2e-${options.name}-`));
+    for (const [path, text] of Object.entries(options.files)) {
+      mkdirSync(dirname(join(workspace, path)), { recursive: true });
+      writeFileSync(join(workspace, path), text);
+    }
+    server = await startCodeServer({
+      workspace,
+      vsix,
+      ...(options.noSettingsFile === true ? { noSettingsFile: true } : { settings: options.settings ?? {} }),
+    });
+    browser = await launchBrowser();
+    if (options.openWorkbench === false) return;
+    workbench = await openWorkbench(browser, server.url, options.viewport === undefined ? {} : { viewport: options.viewport });
+    if (options.hideSideBar === true) await runCommand(workbench.page, 'View: Toggle Primary Side Bar Visibility');
+  });
+
+  after(async () => {
+    await workbench?.close().catch(() => undefined);
+    await browser?.close().catch(() => undefined);
+    await server?.stop();
+    if (workspace !== '') rmSync(workspace, { recursive: true, force: true });
+  });
+
+  const suite: WorkbenchSuite = {
+    workbench() {
+      assert.ok(workbench, 'the workbench did not open');
+      return workbench;
+    },
+    page() {
+      return suite.workbench().page;
+    },
+    server() {
+      assert.ok(server, 'code-server did not start');
+      return server;
+    },
+    browser() {
+      assert.ok(browser, 'the browser did not start');
+      return browser;
+    },
+    step(name, body) {
+      it(name, async (t) => {
+        try {
+          await body(t);
+        } catch (error) {
+          if (workbench) await screenshot(workbench.page, `${options.name}-failed-${name}`).catch(() => undefined);
+          if (options.logServerOnFailure === true && server) console.log(`--- code-server output (tail) ---\n${server.output().slice(-4000)}`);
+          throw error;
+        }
+      });
+    },
+    leftNoExtensionErrors(alsoExpected) {
+      it('left no errors from the extension in the page', () => {
+        assert.deepEqual(unexpectedExtensionErrors(suite.workbench().errors, alsoExpected), []);
+      });
+    },
+  };
+  return suite;
+}
