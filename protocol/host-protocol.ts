@@ -3,11 +3,24 @@
 // side; messages travel through protocol/rpc.ts. Versioned: a client says the version it
 // speaks in `hello` and the host refuses a different major version.
 //
+// The version rule: PROTOCOL_VERSION goes up by one, in the same commit, whenever a message
+// a peer of the previous version sends or reads stops meaning the same: a param becomes
+// required, a field is removed, renamed or retyped, a method or an event changes what it
+// does. Additions such a peer never meets (a new method or event, an optional param, a new
+// result field) keep the version. PROTOCOL_HISTORY says what each version changed; the host's
+// refusal quotes it.
+//
 // Design rules: summaries are cheap and incremental (snapshot deltas by version number, so
 // 10k tasks stay fluid); details (frames with locals, variables, graphs, traces) are only
 // computed on request. Every position is a TypeScript position when a source map allows.
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
+
+/** What each version changed that a peer of the one before would not understand. */
+export const PROTOCOL_HISTORY: Readonly<Record<number, string>> = {
+  1: 'the first version',
+  2: "cancelTask requires `by` (who asks: 'inspector' | 'debugger' | 'cli'); TaskSummary.cancelledBy is a CancelOrigin, not a task id",
+};
 
 // --- data ---------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  PROTOCOL_HISTORY,
   PROTOCOL_VERSION,
   type Breakpoint,
   type HostEvents,
@@ -136,7 +137,11 @@ export class RuntimeHost {
   private serve(): void {
     const serve = this.serveMethod.bind(this);
     serve('hello', (p) => {
-      if (p.protocolVersion !== PROTOCOL_VERSION) throw new ProtocolError(`hello: this host speaks protocol version ${PROTOCOL_VERSION}, the client ${p.protocolVersion}`, 'versionMismatch');
+      if (p.protocolVersion !== PROTOCOL_VERSION) {
+        // What changed since the client's version, so that an old client's author knows what to update.
+        const changes = Object.entries(PROTOCOL_HISTORY).filter(([v]) => Number(v) > p.protocolVersion && Number(v) <= PROTOCOL_VERSION).map(([v, what]) => `version ${v}: ${what}`);
+        throw new ProtocolError(`hello: this host speaks protocol version ${PROTOCOL_VERSION}, the client ${p.protocolVersion}${changes.length > 0 ? ` (${changes.join('; ')})` : ''}`, 'versionMismatch');
+      }
       return { protocolVersion: PROTOCOL_VERSION, hostVersion: hostVersion(), pid: process.pid };
     });
 

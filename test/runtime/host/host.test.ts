@@ -92,6 +92,11 @@ describe('runtime host over IPC (from source)', () => {
     await rejectsWith(host.rpc.request('hello', { client: 'old', protocolVersion: PROTOCOL_VERSION + 1 }), 'versionMismatch');
   });
 
+  test('a client of protocol 1 (cancelTask without `by`) is refused at hello, told what changed', async () => {
+    assert.equal(PROTOCOL_VERSION, 2);
+    await rejectsWith(host.rpc.request('hello', { client: 'v1', protocolVersion: 1 }), 'versionMismatch', /speaks protocol version 2, the client 1 \(version 2: cancelTask requires `by`/);
+  });
+
   test('samples lists the tutorial samples the host can launch', async () => {
     const { samples } = await host.rpc.request('samples', {});
     const ids = samples.map((x) => x.id);
