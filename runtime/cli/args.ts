@@ -78,7 +78,8 @@ Crawl options:
   --json               print one JSON object on stdout instead of the report
   --quiet              no live progress on stderr
   --inspect            track every coroutine frame (for the dumps below; coroutines stage)
-  --dump-tasks-after MS  print the tree of tasks and their frames at that moment
+  --dump-tasks-after MS  print the tree of tasks and their frames at that moment (at Ctrl-C
+                       if it comes first: then the dump says who cancelled what)
   --record FILE        record the run to FILE (a .corotrace) for \`coroscope replay\`
   --help               this text
 

@@ -3,7 +3,9 @@
 // progress line (only on a terminal), notices and errors. Exit codes: 0 crawled, 1 no root
 // could be crawled (unreachable, failed, or kept out by robots.txt: stderr says which and
 // why), 2 bad arguments (see main.ts), 130 interrupted (the report of what was done is still
-// printed, with every URL that was being fetched or still queued). With --record FILE the run is recorded (runtime/record) and
+// printed, with every URL that was being fetched or still queued; Ctrl-C cancels the crawl as
+// the CLI, a cancel origin the task recorder keeps and stderr and the dump name, and a
+// --dump-tasks-after dump not taken yet is taken at that moment). With --record FILE the run is recorded (runtime/record) and
 // written to FILE; `coroscope replay FILE` (replay-command.ts) re-runs it offline through the
 // same crawlWithCoroutines.
 
@@ -19,6 +21,8 @@ import { crawlWithGenerators } from '../crawler/generator-fetcher';
 import { DEFAULT_DEMO_LATENCY, demoSiteOptions, describeDemoSite, startDemoSite, type DemoSite } from '../demo-site/index';
 import { formatPsTree } from '../inspect/dumps';
 import { TaskRecorder, cancelTaskAs } from '../inspect/task-recorder';
+import { summarizeTasks } from '../inspect/task-summaries';
+import { cancelOriginLabel } from '../../protocol/cancel-origin-label';
 import { RunRecorder } from '../record/run-recorder';
 import { writeRecordingFile } from '../record/recording-file';
 import { programSources } from '../record/source-hashes';
@@ -144,29 +148,39 @@ export async function crawlWithCoroutines(cmd: CrawlCommand, roots: string[], se
     robots: cmd.robots,
     session: { timeout: { total: cmd.timeout } },
   });
-  // The recorder knows which task created which, so the dump nests workers under the crawl.
-  if (cmd.inspect) TaskRecorder.attach(loop);
+  // Always attached (with or without --inspect: a WeakMap lookup and two clock reads per
+  // step): it knows which task created which, so the dump nests workers under the crawl, and
+  // who asked for each cancellation, so a cancel the CLI makes (Ctrl-C) reads as the CLI's.
+  const recorder = TaskRecorder.attach(loop);
   setup?.attach(loop);
   const t0 = performance.now();
   const task = loop.createTask(crawler.crawl(), { name: 'crawl' });
   const stopProgress = startProgress(cmd, () => crawler.progress(), t0);
+  let dumped = false;
+  const dumpTasks = (title: string): void => {
+    dumped = true;
+    const out = cmd.json ? process.stderr : process.stdout;
+    out.write(`*** Tasks ${title} ***\n${formatPsTree(loop)}\n`);
+  };
+  const dump = cmd.dumpTasksAfterMs === null ? null : loop.callLater(cmd.dumpTasksAfterMs / 1000, () => dumpTasks(`after ${cmd.dumpTasksAfterMs} ms`));
   const onSigint = (): void => {
-    cancelTaskAs(task, 'cli', 'interrupted');
+    cancelTaskAs(task, 'cli', 'interrupted (SIGINT)');
+    // A dump asked for and not taken yet is taken now: the crawl ends before its time would
+    // come, and this one shows the tasks as the interruption found them, and who cancelled.
+    if (dump !== null && !dumped) {
+      dump.cancel();
+      dumpTasks(`at the interruption, after ${Math.round(performance.now() - t0)} ms`);
+    }
   };
   process.once('SIGINT', onSigint);
-  if (cmd.dumpTasksAfterMs !== null) {
-    loop.callLater(cmd.dumpTasksAfterMs / 1000, () => {
-      const out = cmd.json ? process.stderr : process.stdout;
-      out.write(`*** Tasks after ${cmd.dumpTasksAfterMs} ms ***\n${formatPsTree(loop)}\n`);
-    });
-  }
   let interrupted = false;
   try {
     await loop.runUntilComplete(task);
   } catch (e) {
     if (!(e instanceof CancelledError)) throw e;
     interrupted = true;
-    process.stderr.write('coroscope crawl: interrupted; report of what was done:\n');
+    const origin = summarizeTasks([task], { recorder })[0]?.cancelledBy ?? { kind: 'unknown' };
+    process.stderr.write(`coroscope crawl: interrupted: the crawl was cancelled by ${cancelOriginLabel(origin, (id) => `task #${id}`)}; report of what was done:\n`);
   } finally {
     process.removeListener('SIGINT', onSigint);
     stopProgress();

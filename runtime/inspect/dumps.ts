@@ -9,7 +9,8 @@
 // formatPsTree: the tasks as a tree (a task under the task that awaits it, else under the
 // task that created it when a TaskRecorder knows, else at the top), each with its frames
 // one per line, root first and innermost last, as `function file.ts:line`, then what it
-// awaits. Frames are read with node:inspector and mapped to TypeScript.
+// awaits. Both say who asked for a task's cancellation when a TaskRecorder knows (a task,
+// the inspector, the debugger, the CLI: protocol/cancel-origin-label.ts words it). Frames are read with node:inspector and mapped to TypeScript.
 //
 // Both collapse groups of tasks that look the same and are parked waiting for work
 // (default: same parent, same frames, same await on the same object, awaiting one of
@@ -17,15 +18,16 @@
 // waiting on its own socket, say) never looks like another and is always shown in full.
 
 import { isAbsolute, relative, basename } from 'node:path';
-import type { AwaitInfo, TaskSummary } from '../../protocol/host-protocol';
+import type { AwaitInfo, CancelOrigin, TaskSummary } from '../../protocol/host-protocol';
 import { inspect } from '../inspection';
 import type { EventLoop } from '../loop';
 import { Task } from '../task';
 import type { GeneratorReader } from './generator-reader';
 import type { SourcePositionMapper } from './source-positions';
 import { framesOfTasks, type TaskFrame } from './task-snapshot';
-import { awaitedTasks, describeTarget, describeTask, summarizeTasks } from './task-summaries';
-import type { TaskRecorder } from './task-recorder';
+import { awaitedTasks, cancelOriginOf, describeTarget, describeTask, summarizeTasks } from './task-summaries';
+import { TaskRecorder } from './task-recorder';
+import { cancelOriginLabel } from '../../protocol/cancel-origin-label';
 
 /** Await kinds of a task parked waiting for work: candidates for collapsing. */
 export const IDLE_KINDS: ReadonlySet<string> = new Set(['queue.get', 'queue.put', 'queue.join', 'event', 'lock', 'semaphore', 'sleep']);
@@ -77,6 +79,29 @@ function awaitTexts(tasks: readonly Task<unknown>[]): Map<number, string> {
   return new Map(tasks.map((t) => [t.id, awaitText(t)]));
 }
 
+/** Who asked for each task's cancellation (live tasks too), by task id, as the recorder knows. */
+function cancelOrigins(loop: EventLoop, tasks: readonly Task<unknown>[], options: DumpOptions): Map<number, CancelOrigin> {
+  const recorder = options.recorder !== undefined ? options.recorder : TaskRecorder.of(loop);
+  const out = new Map<number, CancelOrigin>();
+  for (const t of tasks) {
+    const origin = cancelOriginOf(t, recorder);
+    if (origin !== undefined) out.set(t.id, origin);
+  }
+  return out;
+}
+
+/** Who asked for the task's cancellation, in words ('' when nobody did): "cancel requested by
+ *  the CLI" while it runs on, "cancelled by …" once it ended so. Tasks are named from `byId`. */
+function cancelText(s: TaskSummary, origins: ReadonlyMap<number, CancelOrigin>, byId: ReadonlyMap<number, TaskSummary>): string {
+  const origin = origins.get(s.id);
+  if (origin === undefined) return '';
+  const who = cancelOriginLabel(origin, (id) => {
+    const t = byId.get(id);
+    return t === undefined ? `task #${id}` : `#${id} ${t.name}`;
+  });
+  return s.state === 'cancelled' ? `cancelled by ${who}` : `cancel requested by ${who}`;
+}
+
 function stackText(s: TaskSummary): string {
   if (s.frames.length === 0) return s.state === 'scheduled' ? '(not started)' : '(untracked)';
   return s.frames.slice().reverse().join(' < ');
@@ -102,16 +127,21 @@ function idList(tasks: readonly TaskSummary[], max = 4): string {
 export function formatPsTable(loop: EventLoop, options: DumpOptions = {}): string {
   const tasks = options.tasks ?? loop.allTasks();
   const summaries = summarizeTasks(tasks, { recorder: options.recorder });
+  const origins = cancelOrigins(loop, tasks, options);
   const awaits = awaitTexts(tasks);
   const describeAwaitText = (s: TaskSummary): string => awaits.get(s.id) ?? '-';
   const byId = new Map(summaries.map((s) => [s.id, s]));
   const mode = options.collapse ?? 'idle';
   const min = options.collapseMin ?? 3;
+  const stateCell = (s: TaskSummary): string => {
+    const cancel = cancelText(s, origins, byId);
+    return cancel === '' ? s.state : `${s.state} (${cancel})`;
+  };
   const awaitedByText = (s: TaskSummary): string => (s.awaitedBy.length === 0 ? '-' : s.awaitedBy.map((id) => `#${id} ${byId.get(id)?.name ?? ''}`.trim()).join(', '));
   // Group look-alikes (same state, stack, await and awaiters), keeping first-seen order.
   const groups = new Map<string, TaskSummary[]>();
   for (const s of summaries) {
-    const key = shouldCollapse(s.awaiting, mode) ? `${s.state}|${stackText(s)}|${describeAwaitText(s)}|${awaitedByText(s)}` : `#${s.id}`;
+    const key = shouldCollapse(s.awaiting, mode) ? `${s.state}|${cancelText(s, origins, byId)}|${stackText(s)}|${describeAwaitText(s)}|${awaitedByText(s)}` : `#${s.id}`;
     let g = groups.get(key);
     if (g === undefined) groups.set(key, (g = []));
     g.push(s);
@@ -123,9 +153,9 @@ export function formatPsTable(loop: EventLoop, options: DumpOptions = {}): strin
       const lo = Math.min(...g.map((t) => t.steps));
       const hi = Math.max(...g.map((t) => t.steps));
       const last = g[g.length - 1]!;
-      rows.push([`×${g.length}`, `#${s.id} ${s.name} … #${last.id} ${last.name}`, s.state, lo === hi ? String(lo) : `${lo}-${hi}`, describeAwaitText(s), awaitedByText(s), stackText(s)]);
+      rows.push([`×${g.length}`, `#${s.id} ${s.name} … #${last.id} ${last.name}`, stateCell(s), lo === hi ? String(lo) : `${lo}-${hi}`, describeAwaitText(s), awaitedByText(s), stackText(s)]);
     } else {
-      for (const t of g) rows.push([String(t.id), t.name, t.state, String(t.steps), describeAwaitText(t), awaitedByText(t), stackText(t)]);
+      for (const t of g) rows.push([String(t.id), t.name, stateCell(t), String(t.steps), describeAwaitText(t), awaitedByText(t), stackText(t)]);
     }
   }
   rows.sort((a, b) => idOfRow(a) - idOfRow(b));
@@ -160,6 +190,7 @@ interface TreeNode {
 export function formatPsTree(loop: EventLoop, options: DumpOptions = {}): string {
   const tasks = options.tasks ?? loop.allTasks();
   const summaries = summarizeTasks(tasks, { recorder: options.recorder });
+  const origins = cancelOrigins(loop, tasks, options);
   const awaits = awaitTexts(tasks);
   const describeAwaitText = (s: TaskSummary): string => awaits.get(s.id) ?? '-';
   const frames = framesOfTasks(tasks, { reader: options.reader, positions: options.positions });
@@ -201,7 +232,11 @@ export function formatPsTree(loop: EventLoop, options: DumpOptions = {}): string
   };
   const frameLine = (f: TaskFrame): string => `${f.functionName || '(anonymous)'} ${fileText(f)}${f.state === 'running' ? ' (running)' : ''}${f.tracked ? '' : ' (untracked)'}`;
   const framesKey = (n: TreeNode): string => n.frames.map(frameLine).join('\n');
-  const taskHead = (s: TaskSummary): string => `${s.state}, ${s.steps} step${s.steps === 1 ? '' : 's'}`;
+  const byId = new Map(summaries.map((s) => [s.id, s]));
+  const taskHead = (s: TaskSummary): string => {
+    const cancel = cancelText(s, origins, byId);
+    return `${s.state}, ${s.steps} step${s.steps === 1 ? '' : 's'}${cancel === '' ? '' : `, ${cancel}`}`;
+  };
 
   const out: string[] = [];
   const live = summaries.length;
@@ -233,7 +268,7 @@ export function formatPsTree(loop: EventLoop, options: DumpOptions = {}): string
     const order: Array<TreeNode | string> = [];
     for (const n of sorted) {
       if (n.children.length === 0 && shouldCollapse(n.summary.awaiting, mode)) {
-        const key = `${n.summary.state}|${framesKey(n)}|${describeAwaitText(n.summary)}`;
+        const key = `${n.summary.state}|${cancelText(n.summary, origins, byId)}|${framesKey(n)}|${describeAwaitText(n.summary)}`;
         let g = groups.get(key);
         if (g === undefined) {
           groups.set(key, (g = []));

@@ -209,16 +209,22 @@ export function summarizeTasks(tasks: readonly Task<unknown>[], options: Summary
       const outcome = outcomeOf(t);
       if (outcome !== undefined) s.outcome = outcome;
       // Who asked for its cancellation (also when the coroutine caught it and returned).
-      const by = rec?.cancelledBy;
-      if (t.cancelled() || by !== undefined) s.cancelledBy = cancelOriginOf(by);
+      const origin = cancelOriginOf(t, recorder);
+      if (origin !== undefined) s.cancelledBy = origin;
     }
     out[i] = s;
   }
   return out;
 }
 
-/** The wire form of a recorded cancel requester (nothing recorded, or a callback: unknown). */
-function cancelOriginOf(by: Task<unknown> | CancelRequester | null | undefined): CancelOrigin {
+/**
+ * Who asked for `task`'s cancellation, live or done: what the recorder noted (a task, a tool),
+ * unknown for a cancelled task it knows no requester of (a callback, a timer, no recorder);
+ * undefined when no cancellation was asked for.
+ */
+export function cancelOriginOf(task: Task<unknown>, recorder: TaskRecorder | null): CancelOrigin | undefined {
+  const by: Task<unknown> | CancelRequester | null | undefined = recorder?.recordOf(task)?.cancelledBy;
+  if (!task.cancelled() && by === undefined) return undefined;
   if (by === undefined || by === null) return { kind: 'unknown' };
   if (by instanceof Task) return { kind: 'task', taskId: by.id };
   return { kind: by };

@@ -2,13 +2,14 @@
 // child process, against raw node:net servers in this process (so the child is spawned
 // asynchronously): roots that are not http(s) URLs, crawl --help, a robots.txt that keeps the
 // root out, a root that answered too much (not "cannot reach"), the teaching stages with
-// --timeout, --max-depth and robots.txt, excluded URLs in --json, and the report after SIGINT.
-import { test } from 'node:test';
+// --timeout, --max-depth and robots.txt, excluded URLs in --json, the report after SIGINT and
+// who cancelled (the CLI), and the task dump taken at a SIGINT that comes before its time.
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type net from 'node:net';
-import { page, rawSite } from '../crawler/raw-site';
+import { page, rawSite, type RawSite } from '../crawler/raw-site';
 
 const root = join(__dirname, '..', '..', '..');
 const cli = join(root, 'bin', 'coroscope.js');
@@ -124,26 +125,46 @@ test('--json lists every excluded URL with its reason', async (t) => {
   assert.equal(j.excluded, 2);
 });
 
-test('after SIGINT the report names every URL seen: done, cancelled in flight, or not fetched', { timeout: 60_000 }, async (t) => {
-  const links = Array.from({ length: 30 }, (_, i) => `<a href="/slow/${i}">${i}</a>`).join(' ');
+/** Crawls a site whose root links to `pages` pages it never answers, with `workers` workers,
+ *  and sends the CLI SIGINT once every worker is waiting for one of them. */
+async function interruptedCrawl(t: TestContext, pages: number, workers: number, args: string[] = []): Promise<{ r: Ran; site: RawSite }> {
+  const links = Array.from({ length: pages }, (_, i) => `<a href="/slow/${i}">${i}</a>`).join(' ');
   let slow = 0;
   const site = await rawSite(t, (path, socket) => {
     if (NO_ROBOTS_FILE(path, socket)) return;
     if (path === '/') return page(socket, links);
     slow++; // never answered
   });
-  const r = await coroscope(['crawl', site.url('/'), '--max-tasks', '8'], (child) => {
+  const r = await coroscope(['crawl', site.url('/'), '--max-tasks', String(workers), ...args], (child) => {
     const poll = setInterval(() => {
-      if (slow >= 8) {
+      if (slow >= workers) {
         clearInterval(poll);
         child.kill('SIGINT');
       }
     }, 20);
   });
+  return { r, site };
+}
+
+test('after SIGINT the report names every URL seen: done, cancelled in flight, or not fetched', { timeout: 60_000 }, async (t) => {
+  const { r, site } = await interruptedCrawl(t, 30, 8);
   assert.equal(r.status, 130, r.stderr);
   assert.match(r.stdout, /Todo: 22\nBusy: 8\nDone: 1\n/);
   const cancelled = r.stdout.match(/ cancelled: being fetched when the crawl was interrupted\n/g) ?? [];
   const queued = r.stdout.match(/ not fetched: queued when the crawl was interrupted\n/g) ?? [];
   assert.deepEqual([cancelled.length, queued.length], [8, 22]);
   for (let i = 0; i < 30; i++) assert.ok(r.stdout.includes(`${site.url(`/slow/${i}`)} `), `/slow/${i} is in the report`);
+  // Without --inspect, the cancel is still the CLI's, and said so.
+  assert.match(r.stderr, /coroscope crawl: interrupted: the crawl was cancelled by the CLI; report of what was done:/);
+});
+
+test('Ctrl-C before --dump-tasks-after\'s time: the dump is taken at the interruption and says the CLI cancelled the crawl', { timeout: 60_000 }, async (t) => {
+  const { r } = await interruptedCrawl(t, 6, 3, ['--dump-tasks-after', '600000']);
+  assert.equal(r.status, 130, r.stderr);
+  assert.match(r.stdout, /^\*\*\* Tasks at the interruption, after \d+ ms \*\*\*$/m);
+  assert.doesNotMatch(r.stdout, /\*\*\* Tasks after 600000 ms/);
+  // The crawl task, asked to cancel by the CLI, its three workers still in their fetches.
+  assert.match(r.stdout, /\(T\) #\d+ crawl \[suspended, \d+ steps?, cancel requested by the CLI\]/);
+  assert.equal((r.stdout.match(/\(T\) #\d+ worker-\d \[suspended/g) ?? []).length, 3, r.stdout);
+  assert.match(r.stderr, /interrupted: the crawl was cancelled by the CLI/);
 });
