@@ -14,6 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { forkHost, median, ROOT, type HostClient } from '../test/runtime/host/host-client';
+import { PROTOCOL_VERSION } from '../protocol/host-protocol';
 
 const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
@@ -27,7 +28,7 @@ function lineOf(needle: string): number {
 }
 
 async function hello(h: HostClient): Promise<void> {
-  await h.rpc.request('hello', { client: 'bench', protocolVersion: 1 });
+  await h.rpc.request('hello', { client: 'bench', protocolVersion: PROTOCOL_VERSION });
 }
 
 /** Fork to the first stop on fetch's first ordinary line; then `steps` line steps. */

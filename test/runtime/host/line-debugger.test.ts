@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { RemoteError } from '../../../protocol/rpc';
+import { PROTOCOL_VERSION } from '../../../protocol/host-protocol';
 import { forkHost, ROOT, type HostClient } from './host-client';
 
 const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
@@ -142,7 +143,7 @@ describe('line debugger (TypeScript source through tsx)', { timeout: 60_000 }, (
   });
 
   test('the worker starts, serves the pipe and stops on an ordinary line of the crawler', async () => {
-    const hello = await host.rpc.request('hello', { client: 'tests', protocolVersion: 1 });
+    const hello = await host.rpc.request('hello', { client: 'tests', protocolVersion: PROTOCOL_VERSION });
     assert.equal(hello.pid, host.child.pid);
     await host.rpc.request('launch', { target: { kind: 'demo', pages: 20, latency: 'instant' }, options: { maxTasks: 1, stopOnEntry: true } });
     const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
