@@ -52,8 +52,15 @@ export interface StreamReaderOptions {
 
 export class StreamReader implements Inspectable {
   readonly limit: number;
+  /**
+   * The buffer's store: bytes [_pos, _end) are unread; a store this reader allocated may have
+   * room past _end, filled in place. Bytes before _pos may still be held by a caller (reads
+   * return views, not copies), so a store is never compacted: growth moves the unread bytes
+   * to a new one, twice their size, which keeps a long read linear.
+   */
   private _buf: Buffer = EMPTY;
   private _pos = 0;
+  private _end = 0;
   private _eof = false;
   private _exception: unknown = undefined;
   /** The hand-fed path's wake-up: set while a read waits for feedData/feedEof/setException. */
@@ -74,7 +81,7 @@ export class StreamReader implements Inspectable {
 
   /** Bytes waiting in the buffer. */
   bufferedBytes(): number {
-    return this._buf.length - this._pos;
+    return this._end - this._pos;
   }
 
   /** Total bytes received so far. */
@@ -84,7 +91,7 @@ export class StreamReader implements Inspectable {
 
   /** True when the buffer is empty and EOF was reached. */
   atEof(): boolean {
-    return this._eof && this._pos >= this._buf.length;
+    return this._eof && this._pos >= this._end;
   }
 
   /** Inspection: the read waiting for fed data (a read from a socket waits on the socket). */
@@ -93,7 +100,7 @@ export class StreamReader implements Inspectable {
       role: 'resource',
       kind: 'stream',
       wokenBy: 'outside',
-      description: () => `<StreamReader buffered=${this._buf.length - this._pos}${this._eof ? ' eof' : ''}>`,
+      description: () => `<StreamReader buffered=${this._end - this._pos}${this._eof ? ' eof' : ''}>`,
       waiters: () => (this._waiter !== null && !this._waiter.done() ? [this._waiter] : []),
       holders: () => [],
     };
@@ -155,7 +162,7 @@ export class StreamReader implements Inspectable {
 
   /** @internal */
   _available(): number {
-    return this._buf.length - this._pos;
+    return this._end - this._pos;
   }
   /** @internal */
   _isEof(): boolean {
@@ -180,9 +187,10 @@ export class StreamReader implements Inspectable {
     const start = this._pos;
     this._pos += n;
     const out = this._buf.subarray(start, start + n);
-    if (this._pos >= this._buf.length) {
+    if (this._pos >= this._end) {
       this._buf = EMPTY;
       this._pos = 0;
+      this._end = 0;
     }
     return out;
   }
@@ -191,7 +199,7 @@ export class StreamReader implements Inspectable {
    * `to`, only a match that ends by `to` (relative) counts, and nothing past it is scanned.
    */
   _indexOf(sep: Buffer, from: number, to = Infinity): number {
-    const hay = this._pos + to >= this._buf.length ? this._buf : this._buf.subarray(0, this._pos + to);
+    const hay = this._buf.subarray(0, Math.min(this._end, this._pos + to));
     const i = hay.indexOf(sep, this._pos + from);
     return i < 0 ? -1 : i - this._pos;
   }
@@ -221,12 +229,21 @@ export class StreamReader implements Inspectable {
 
   private _append(data: Buffer): void {
     this._bytesRead += data.length;
-    if (this._pos >= this._buf.length) {
+    if (this._pos >= this._end) {
       this._buf = data;
       this._pos = 0;
+      this._end = data.length;
+    } else if (this._end + data.length <= this._buf.length) {
+      data.copy(this._buf, this._end);
+      this._end += data.length;
     } else {
-      this._buf = Buffer.concat([this._buf.subarray(this._pos), data]);
+      const unread = this._end - this._pos;
+      const store = Buffer.allocUnsafe(Math.max(unread + data.length, 2 * unread));
+      this._buf.copy(store, 0, this._pos, this._end);
+      data.copy(store, unread);
+      this._buf = store;
       this._pos = 0;
+      this._end = unread + data.length;
     }
   }
 
