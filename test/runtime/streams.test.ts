@@ -837,7 +837,7 @@ describe('a StreamReader fed by hand', () => {
     const pieces = 2048;
     let allocated = 0;
     const allocUnsafe = Buffer.allocUnsafe;
-    Buffer.allocUnsafe = (size: number): Buffer => {
+    Buffer.allocUnsafe = (size: number): ReturnType<typeof allocUnsafe> => {
       allocated += size;
       return allocUnsafe(size);
     };
