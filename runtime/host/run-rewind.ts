@@ -4,8 +4,12 @@
 // right after tick N and wraps it as a PastMoment (past-moment.ts). The run itself (a live
 // one still going, paused or not) is not touched.
 //
-// A replay paused at a tick is kept: a later seek goes on from it (only the ticks between
-// are re-executed); an earlier one starts a new replay from the recording's beginning.
+// Checkpoints: replays are kept parked at ticks along the run. A seek takes the nearest one
+// parked at or before the tick and goes on from it (only the ticks between are
+// re-executed); the replay it leaves is parked where the seek ended. Between seeks, one
+// replay at a time is built in the background (held while a seek runs) until some replay is
+// parked in every gap of CHECKPOINT_GAP_MS of replaying, so a seek anywhere costs at most
+// about that much replay.
 //
 // Invariants:
 // - Seeks are served one at a time, in the order asked.
@@ -57,6 +61,9 @@ class ReplaySession {
   private pending: { resolve: () => void; reject: (e: Error) => void } | null = null;
   private failure: Error | null = null;
   stoppedAt = 0;
+  /** Paused right after stoppedAt, not failed: a seek may use it. */
+  parked = false;
+  private held = false;
   /** The replayed crawl's crawler (its progress), when the run is a crawl. */
   crawler: Crawler | null = null;
 
@@ -101,8 +108,23 @@ class ReplaySession {
   /** Goes on to a later tick. */
   advance(tick: number): Promise<void> {
     const reached = this.wait();
+    this.parked = false;
     this.replay.continueTo(tick);
     return reached;
+  }
+
+  /** Holds a replay under way (a seek needs the process); release() lets it go on. */
+  hold(): void {
+    if (this.parked || this.held || this.failure !== null) return;
+    this.held = true;
+    this.loop.pause();
+  }
+
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    // Reached its tick while held: it stays parked there.
+    if (!this.parked && this.failure === null) this.loop.resume();
   }
 
   get failed(): Error | null {
@@ -121,6 +143,7 @@ class ReplaySession {
 
   private stopped(tick: number): void {
     this.stoppedAt = tick;
+    this.parked = true;
     const p = this.pending;
     this.pending = null;
     p?.resolve();
@@ -129,53 +152,142 @@ class ReplaySession {
   private fail(e: unknown): void {
     const error = e instanceof Error ? e : new Error(String(e));
     this.failure ??= error;
+    this.parked = false;
     const p = this.pending;
     this.pending = null;
     p?.reject(error);
   }
 }
 
-export class RunRewind {
-  private session: ReplaySession | null = null;
-  private queue: Promise<unknown> = Promise.resolve();
-  private closed = false;
+/** A replay from the start costs about this long per gap between two checkpoints, at most. */
+const CHECKPOINT_GAP_MS = 100;
+/** Replays kept parked at once (each holds the program's state at its tick). */
+const MAX_SESSIONS = 40;
 
-  constructor(private readonly source: RewindSource) {}
+export class RunRewind {
+  /** Every replay parked at a tick (the viewed moment's among them), and the one being built. */
+  private sessions: ReplaySession[] = [];
+  private viewedSession: ReplaySession | null = null;
+  private building: { session: ReplaySession; tick: number } | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private seeking = 0;
+  private closed = false;
+  /** Replay speed measured on the first replay: ticks per millisecond. */
+  private ticksPerMs: number | null = null;
+  private ticksRecorded = 0;
+
+  constructor(
+    private readonly source: RewindSource,
+    /** Replay time between two checkpoints, at most (tests make it small). */
+    private readonly gapMs = CHECKPOINT_GAP_MS,
+  ) {}
 
   /** The run as it was right after `tick` (1 .. the ticks recorded). */
   seek(tick: number, ticksRecorded: number): Promise<PastMoment> {
+    this.seeking++;
+    this.building?.session.hold();
     const job = this.queue.then(() => this.seekNow(tick, ticksRecorded));
-    this.queue = job.catch(() => undefined);
+    this.queue = job.catch(() => undefined).finally(() => {
+      if (--this.seeking === 0) {
+        this.building?.session.release();
+        this.buildCheckpoints();
+      }
+    });
     return job;
+  }
+
+  /** Ticks at which a replay is parked now (for tests and the bench). */
+  parkedTicks(): number[] {
+    return this.sessions.filter((s) => s.parked).map((s) => s.stoppedAt);
   }
 
   /** Drops the replays (the run is released, or replaced). */
   close(): void {
     this.closed = true;
-    this.session?.close();
-    this.session = null;
+    for (const s of this.sessions) s.close();
+    this.building?.session.close();
+    this.sessions = [];
+    this.building = null;
+    this.viewedSession = null;
   }
 
   private async seekNow(tick: number, ticksRecorded: number): Promise<PastMoment> {
     if (this.closed) throw new ProtocolError(`seekTick: run ${this.source.runId} is gone`, 'noRun');
-    let s = this.session;
+    this.ticksRecorded = ticksRecorded;
+    // The nearest replay parked at or before the tick, over a recording that has it.
+    let best: ReplaySession | null = null;
+    for (const s of this.sessions) {
+      if (!s.parked || s.stoppedAt > tick || s.ticks < tick) continue;
+      if (best === null || s.stoppedAt > best.stoppedAt) best = s;
+    }
+    let session: ReplaySession;
     try {
-      if (s !== null && s.failed === null && s.stoppedAt < tick && tick <= s.ticks) {
-        await s.advance(tick);
-      } else if (s === null || s.stoppedAt !== tick || s.failed !== null || s.ticks < Math.min(tick, ticksRecorded)) {
-        s?.close();
-        this.session = null;
+      if (best !== null) {
+        session = best;
+        if (session.stoppedAt < tick) await session.advance(tick);
+      } else {
+        const t0 = performance.now();
         const started = ReplaySession.start(this.source, tick);
-        s = started.session;
-        this.session = s;
+        session = started.session;
+        this.sessions.push(session);
         await started.reached;
+        const ms = performance.now() - t0;
+        if (this.ticksPerMs === null && tick >= 50 && ms > 0) this.ticksPerMs = tick / ms;
       }
     } catch (e) {
-      this.session?.close();
-      this.session = null;
+      this.drop((s) => s.failed !== null);
       if (e instanceof RecordingError) throw new ProtocolError(`seekTick: ${e.message}`, 'replayFailed');
       throw new ProtocolError(`seekTick: the replay of ${this.source.what} to tick ${tick} failed: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
     }
-    return new PastMoment(this.source.runId, tick, s.loop, s.crawler, s.recorder, s.finished, () => this.source.lints());
+    this.viewedSession = session;
+    return new PastMoment(this.source.runId, tick, session.loop, session.crawler, session.recorder, session.finished, () => this.source.lints());
+  }
+
+  /**
+   * Between seeks: park replays along the run so that any tick is at most one gap of replay
+   * away (CHECKPOINT_GAP_MS of replaying), one replay at a time, held while a seek runs.
+   */
+  private buildCheckpoints(): void {
+    if (this.closed || this.building !== null || this.seeking > 0 || this.ticksPerMs === null) return;
+    const gap = Math.max(1, Math.floor(this.ticksPerMs * this.gapMs));
+    const total = this.ticksRecorded;
+    this.drop((s) => s.failed !== null || s.ticks < Math.min(total, s.stoppedAt));
+    // The first checkpoint target with no replay parked within a gap after it.
+    let target = 0;
+    for (let t = gap; t < total; t += gap) {
+      if (!this.sessions.some((s) => s.parked && s.stoppedAt >= t && s.stoppedAt < t + gap && s.ticks >= t)) {
+        target = t;
+        break;
+      }
+    }
+    if (target === 0 || this.sessions.length >= MAX_SESSIONS) return;
+    let started: ReturnType<typeof ReplaySession.start>;
+    try {
+      started = ReplaySession.start(this.source, target);
+    } catch {
+      return;
+    }
+    this.building = { session: started.session, tick: target };
+    started.reached.then(
+      () => {
+        this.building = null;
+        if (this.closed) started.session.close();
+        else this.sessions.push(started.session);
+        this.buildCheckpoints();
+      },
+      () => {
+        this.building = null;
+        started.session.close();
+      },
+    );
+  }
+
+  private drop(which: (s: ReplaySession) => boolean): void {
+    const keep: ReplaySession[] = [];
+    for (const s of this.sessions) {
+      if (s !== this.viewedSession && which(s)) s.close();
+      else keep.push(s);
+    }
+    this.sessions = keep;
   }
 }

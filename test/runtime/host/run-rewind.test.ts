@@ -10,6 +10,15 @@ import { join } from 'node:path';
 import { RemoteError } from '../../../protocol/rpc';
 import type { TaskDetail } from '../../../protocol/host-protocol';
 import { forkHost, type HostClient } from './host-client';
+import { EventLoop } from '../../../runtime/loop';
+import { VirtualClock } from '../../../runtime/clock';
+import { coroutine } from '../../../runtime/coroutine';
+import { sleep } from '../../../runtime/sleep';
+import { Queue } from '../../../runtime/queue';
+import { getRunningLoop } from '../../../runtime/running-loop';
+import type { Coroutine } from '../../../runtime/task';
+import { RunRecorder, type RecordedStreams } from '../../../runtime/record/run-recorder';
+import { RunRewind } from '../../../runtime/host/run-rewind';
 
 async function rejectsWith(p: Promise<unknown>, code: string, message: RegExp): Promise<void> {
   await assert.rejects(p, (e: unknown) => e instanceof RemoteError && e.code === code && message.test(e.message));
@@ -150,4 +159,73 @@ describe('host: the recorded past of a run', () => {
     await host.rpc.request('stop', {});
     await host.waitFor('finished', (f) => f.runId === live.runId, 30000, from);
   });
+});
+
+// In-process: a program of producers and consumers on a virtual clock, recorded, then rewound.
+const produce = coroutine(function* produce(q: Queue<number>, n: number): Coroutine<void> {
+  for (let i = 0; i < n; i++) {
+    yield* q.put(i);
+    yield* sleep(0.01 * (i % 3));
+  }
+});
+const consumeAll = coroutine(function* consumeAll(q: Queue<number>, n: number): Coroutine<number> {
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += yield* q.get();
+  return sum;
+});
+const pipeline = coroutine(function* pipeline(): Coroutine<number> {
+  const loop = getRunningLoop();
+  const q = new Queue<number>(2);
+  const producers = [0, 1, 2].map((k) => loop.createTask(produce(q, 200), { name: `producer-${k}` }));
+  const consumer = loop.createTask(consumeAll(q, 600), { name: 'consumer' });
+  for (const p of producers) yield* p;
+  return yield* consumer;
+});
+
+async function recordPipeline(): Promise<RecordedStreams> {
+  const rec = new RunRecorder({ clock: new VirtualClock() });
+  const loop = new EventLoop({ clock: rec.clock });
+  rec.attach(loop);
+  try {
+    await loop.runUntilComplete(loop.createTask(pipeline(), { name: 'pipeline' }));
+    return rec.finish();
+  } finally {
+    rec.detach();
+    loop.close();
+  }
+}
+
+function rewindOf(streams: RecordedStreams): RunRewind {
+  // A checkpoint every 2 ms of replaying: this small program replays in tens of milliseconds.
+  return new RunRewind({
+    runId: 1,
+    what: 'pipeline',
+    frames: false,
+    debug: false,
+    streams: () => streams,
+    program: { start: (loop) => ({ crawler: null, completion: loop.runUntilComplete(loop.createTask(pipeline(), { name: 'pipeline' })) }) },
+    lints: () => [],
+  }, 2);
+}
+
+test('checkpoints: replays get parked along the run between seeks, and a seek from one shows what a replay from the start shows', async () => {
+  const streams = await recordPipeline();
+  const rewind = rewindOf(streams);
+  try {
+    await rewind.seek(streams.ticks, streams.ticks);
+    for (let i = 0; i < 400 && rewind.parkedTicks().length < 4; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const parked = rewind.parkedTicks();
+    assert.ok(parked.length >= 4, `replays parked at ${parked.join(', ')}`);
+    for (const tick of [Math.floor(streams.ticks / 3), Math.floor(streams.ticks / 3) + 7, 2, streams.ticks - 1]) {
+      const viaCheckpoint = (await rewind.seek(tick, streams.ticks)).snapshot();
+      const fresh = rewindOf(streams);
+      const fromStart = (await fresh.seek(tick, streams.ticks)).snapshot();
+      fresh.close();
+      const shape = (s: typeof viaCheckpoint): unknown => s.tasks.map((t) => [t.id, t.name, t.state, t.steps, t.awaiting?.kind ?? null]).sort();
+      assert.equal(viaCheckpoint.tick, tick);
+      assert.deepEqual(shape(viaCheckpoint), shape(fromStart), `tick ${tick}`);
+    }
+  } finally {
+    rewind.close();
+  }
 });
