@@ -260,7 +260,7 @@ export class RunSession {
   /** Ends the current run; the host stays up. */
   async stopRun(): Promise<void> {
     if (this.run === null) return;
-    await this.request('stop', {});
+    await this.request('stop', { by: 'inspector' });
     this.schedulePoll(0);
   }
 
@@ -268,7 +268,7 @@ export class RunSession {
   async stop(): Promise<void> {
     const starting = this.starting;
     if (starting !== null) await starting.catch(() => undefined);
-    await this.current?.stop();
+    await this.current?.stop('inspector');
   }
 
   private async control<M extends 'pause' | 'continue' | 'stepTick' | 'stepTask'>(method: M, params: HostMethods[M]['params']): Promise<{ tick: number }> {

@@ -461,8 +461,8 @@ export interface HostMethods {
    * Refused (notRecorded, badTick) for a run not recorded or a tick out of range.
    */
   seekTick: { params: { tick: number | null }; result: ViewedMoment };
-  /** Ends the current run (cancels its tasks, closes its loop); the host stays up. */
-  stop: { params: Record<string, never>; result: Record<string, never> };
+  /** Ends the current run (cancels its tasks, attributed to `by`, the view that asked; closes its loop); the host stays up. */
+  stop: { params: { by?: CancelRequester }; result: Record<string, never> };
   /** Ends the host process. */
   shutdown: { params: Record<string, never>; result: Record<string, never> };
 }

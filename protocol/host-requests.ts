@@ -245,7 +245,10 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     if (p.tick === null) return { tick: null };
     return { tick: requireNumber('seekTick', p, 'tick', 'integer') };
   },
-  stop: none('stop'),
+  stop: (raw) => {
+    const p = paramsOf('stop', raw);
+    return p.by === undefined ? {} : { by: requireCancelRequester('stop', p, 'by') };
+  },
   shutdown: none('shutdown'),
 };
 

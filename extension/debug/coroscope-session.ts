@@ -1204,7 +1204,7 @@ export class CoroscopeSession extends LoggingDebugSession {
         return;
       }
       // The host answers `finished`, which sends `terminated`.
-      await h.endpoint.request('stop', {});
+      await h.endpoint.request('stop', { by: 'debugger' });
       // In case the host's `finished` did not come (it sends terminated otherwise).
       this.sendTerminated();
     });
@@ -1227,7 +1227,7 @@ export class CoroscopeSession extends LoggingDebugSession {
           const finished = new Promise<void>((r) => {
             this.restartDone = r;
           });
-          await host.endpoint.request('stop', {});
+          await host.endpoint.request('stop', { by: 'debugger' });
           await Promise.race([finished, new Promise<void>((r) => setTimeout(r, 3000).unref())]);
           this.restartDone = null;
         }
@@ -1280,7 +1280,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     const detachRun = this.detachRun;
     this.detachRun = null;
     if (run !== null && detachRun !== null) {
-      if (endRun) await run.stop(1500);
+      if (endRun) await run.stop('debugger', 1500);
       detachRun();
     }
   }

@@ -16,7 +16,7 @@
 // - stop() ends the run and the host for every view; views hear `onDidEnd`.
 // - No `vscode` import: the debug adapter (inline and standalone) and tests use it as it is.
 
-import type { HostEvents, HostMethods, LaunchOptions, LaunchTarget } from '../../protocol/host-protocol';
+import type { CancelRequester, HostEvents, HostMethods, LaunchOptions, LaunchTarget } from '../../protocol/host-protocol';
 import { Emitter } from '../emitter';
 import type { HostEndpoint, HostExit, HostProcess } from '../host-client/host-process';
 
@@ -167,10 +167,10 @@ export class Run {
     return result;
   }
 
-  /** Ends the run and its host process, for every view attached. */
-  async stop(graceMs = 2000): Promise<void> {
+  /** Ends the run and its host process, for every view attached; `by` is the view that asked (the tasks' cancelledBy). */
+  async stop(by: CancelRequester, graceMs = 2000): Promise<void> {
     if (!this.isAlive()) return;
-    if (this.isLive()) await this.endpoint.request('stop', {}).catch(() => undefined);
+    if (this.isLive()) await this.endpoint.request('stop', { by }).catch(() => undefined);
     await this.host.dispose(graceMs);
   }
 

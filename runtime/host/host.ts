@@ -21,6 +21,7 @@ import {
   PROTOCOL_HISTORY,
   PROTOCOL_VERSION,
   type Breakpoint,
+  type CancelRequester,
   type HostEvents,
   type HostMethods,
   type LaunchOptions,
@@ -129,9 +130,9 @@ export class RuntimeHost {
   }
 
   /** Stops the current run (if any) and waits for it. */
-  async stopRun(): Promise<void> {
+  async stopRun(by?: CancelRequester): Promise<void> {
     const run = this.run;
-    if (run !== null && !run.finished) await run.stop();
+    if (run !== null && !run.finished) await run.stop(by);
   }
 
   private serve(): void {
@@ -297,8 +298,8 @@ export class RuntimeHost {
       }
     });
 
-    serve('stop', async () => {
-      await this.stopRun();
+    serve('stop', async (p) => {
+      await this.stopRun(p.by);
       return {};
     });
 

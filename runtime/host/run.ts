@@ -18,7 +18,7 @@
 // - A crawl sends `progress` every PROGRESS_MS while it changes; each page finished is listed
 //   in exactly one progress event's `recent` (an event goes out early when 100 are waiting).
 
-import type { CrawledPage, CrawlProgress, HostEvents, LaunchOptions, LaunchTarget, Lint, Snapshot, SourcePosition, TaskDetail, Timeline, TaskSummary, Traceback, ViewedMoment } from '../../protocol/host-protocol';
+import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, LaunchOptions, LaunchTarget, Lint, Snapshot, SourcePosition, TaskDetail, Timeline, TaskSummary, Traceback, ViewedMoment } from '../../protocol/host-protocol';
 import { ProtocolError } from '../../protocol/rpc';
 import { CancelledError } from '../errors';
 import { EventLoop, type LoopLogger, type LoopObserver } from '../loop';
@@ -27,7 +27,7 @@ import { Task } from '../task';
 import { Crawler, type CrawlerOptions } from '../crawler/crawler';
 import { DEFAULT_DEMO_LATENCY, demoSiteOptions, startDemoSite, type DemoSite } from '../demo-site/index';
 import type { FetchStatistic } from '../crawler/report';
-import { TaskRecorder } from '../inspect/task-recorder';
+import { TaskRecorder, cancelTaskAs } from '../inspect/task-recorder';
 import { generatorReader } from '../inspect/generator-reader';
 import { LoopController, type PauseInfo } from '../inspect/loop-control';
 import { LintCollector } from '../inspect/lints';
@@ -342,12 +342,14 @@ export class Run {
   }
 
   /** Ends the run: cancels every task, lets the loop run their cleanup, closes it. */
-  async stop(): Promise<void> {
+  async stop(by?: CancelRequester): Promise<void> {
     if (this.finished) return;
     this.stopping = true;
     for (const t of this.loop.allTasks()) {
       try {
-        t.cancel('stopped by the client');
+        // Each task's cancelledBy says who stopped the run (unknown when the client did not say).
+        if (by === undefined) t.cancel('stopped by the client');
+        else cancelTaskAs(t, by, `run stopped by the ${by}`);
       } catch (e) {
         // Tasks awaiting each other make cancel() recurse without end (it cancels what the
         // task awaits): the grace period below ends such a run anyway.

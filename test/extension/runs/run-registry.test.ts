@@ -35,7 +35,7 @@ describe('RunRegistry', { timeout: 60_000 }, () => {
     assert.deepEqual(runs.list(), [a, b].sort((x, y) => x.key - y.key));
     assert.equal(runs.get(a.key), a);
     assert.deepEqual(runs.live(), [], 'nothing launched yet');
-    await Promise.all([a.stop(), b.stop()]);
+    await Promise.all([a.stop('inspector'), b.stop('inspector')]);
     assert.deepEqual(runs.list(), []);
   });
 
@@ -78,7 +78,7 @@ describe('RunRegistry', { timeout: 60_000 }, () => {
     await run.launch({ kind: 'demo', latency: 'instant' }, { maxTasks: 2, stopOnEntry: true }, 'one');
     const heard: boolean[] = [];
     run.onDidEnd.on((exit) => heard.push(exit.expected));
-    await run.stop();
+    await run.stop('inspector');
     assert.deepEqual(heard, [true]);
     assert.equal(processExists(run.pid!), false);
   });

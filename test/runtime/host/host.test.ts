@@ -482,6 +482,21 @@ describe('runtime host over IPC (from source)', () => {
     await host.waitFor('finished', () => true, 10000, from);
   });
 
+  test('stop says who asks: every task of the stopped run is attributed to that view', async () => {
+    const from = host.events.length;
+    const stopped = await host.rpc.request('launch', { target: { kind: 'demo', latency: 'instant' }, options: { stopOnEntry: true, maxTasks: 3 } });
+    await host.waitFor('paused', (p) => p.reason === 'entry', 5000, from);
+    for (let i = 0; i < 5; i++) await host.rpc.request('stepTick', {});
+    await rejectsWith(host.rpc.request('stop', { by: 'someone' } as never), 'badRequest', /stop: params\.by must be one of 'inspector', 'debugger', 'cli'/);
+    await host.rpc.request('stop', { by: 'debugger' });
+    await host.waitFor('finished', (f) => f.runId === stopped.runId, 10000, from);
+    const tasks = (await host.rpc.request('snapshot', {})).tasks;
+    assert.ok(tasks.length >= 4, `crawl and its workers: ${tasks.map((t) => t.name).join(', ')}`);
+    // The chapter's workers catch the CancelledError and return: their cancel is still attributed.
+    assert.equal(tasks.find((t) => t.name === 'crawl')?.state, 'cancelled');
+    for (const t of tasks) assert.deepEqual(t.cancelledBy, { kind: 'debugger' }, `${t.name} #${t.id} (${t.state})`);
+  });
+
   test('measured: a full snapshot of 10k tasks, and frames with locals of one task, as protocol round trips', async () => {
     const from = host.events.length;
     const manyTasksRun = await launch({ target: { kind: 'program', path: join(FIXTURES, 'many-tasks.ts') }, options: {} });
