@@ -373,6 +373,28 @@ export interface LineFrameInfo {
   scopes: LineScopeInfo[];
 }
 
+/**
+ * A loop, or a set of threads or processes, that a program runs itself instead of the
+ * runtime's loop (the hand-made loops of the tutorial samples: runtime/program-loops.ts):
+ * its own state, as it is at this moment.
+ */
+export interface ProgramLoopState {
+  /** 'selector', 'timers', 'trampoline', 'busy', 'threads' or 'processes'. */
+  kind: string;
+  title: string;
+  /** The callback or step running now (null: none). */
+  running: string | null;
+  /** Callbacks or task steps ready to run, in order. */
+  ready: string[];
+  /** Sockets its selector watches: fd, 'read' / 'write', the callback registered, the socket. */
+  sockets: Array<{ fd: number; events: string; callback: string; socket: string }>;
+  /** Timers not yet due, soonest first. */
+  timers: Array<{ dueInMs: number; callback: string }>;
+  /** Its threads or processes and what each does now. */
+  workers: Array<{ kind: 'thread' | 'process'; name: string; state: string }>;
+  notes: string[];
+}
+
 export type StopReason = 'entry' | 'pause' | 'step' | 'breakpoint' | 'exception' | 'cancelled';
 
 // --- methods (client → host) ------------------------------------------------------------
@@ -427,6 +449,8 @@ export interface HostMethods {
   evaluate: { params: { expression: string; taskId?: number; frameIndex?: number }; result: { value: string; type: string; handle: number } };
   /** `by`: the client asking (the inspector panel, the debug adapter); the task's summary reports it as `cancelledBy`. */
   cancelTask: { params: { taskId: number; by: CancelRequester; message?: string }; result: { cancelled: boolean } };
+  /** The loops, threads and processes the program runs itself (a hand-made loop's sockets, ready list, timers), as they are now; empty when it runs only on the runtime's loop. Answered at a line stop too. */
+  programLoops: { params: Record<string, never>; result: { loops: ProgramLoopState[] } };
   /** The tutorial samples the host can launch with `{kind: 'sample', id}`. */
   samples: { params: Record<string, never>; result: { samples: Array<{ id: string; title: string; chapter: string }> } };
   /** Fetches `pages` pages of a demo site of its own (each response `latencyMs` late) with each

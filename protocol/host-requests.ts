@@ -211,6 +211,7 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     return message === undefined ? { taskId, by } : { taskId, by, message };
   },
   samples: none('samples'),
+  programLoops: none('programLoops'),
   compare: (raw) => {
     const p = paramsOf('compare', raw);
     const pages = requireNumber('compare', p, 'pages', 'integer');

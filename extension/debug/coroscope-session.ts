@@ -64,7 +64,8 @@ import {
   ThreadEvent,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { CrawlProgress, HostEvents, HostMethods, LaunchTarget, LineFrameInfo, SourcePosition, StopReason, TaskDetail, Traceback, VariableInfo } from '../../protocol/host-protocol';
+import type { CrawlProgress, HostEvents, HostMethods, LaunchTarget, LineFrameInfo, ProgramLoopState, SourcePosition, StopReason, TaskDetail, Traceback, VariableInfo } from '../../protocol/host-protocol';
+import { programLoopScope, programLoopVariables, type ProgramLoopPart } from './program-loop-variables';
 import type { HostExit, HostProcess } from '../host-client/host-process';
 import { LINE_STEP_MODE_REQUEST, TASKS_CHANGED_EVENT, TASKS_REQUEST, TRACES_REQUEST, narrowLineStepMode, type TasksBody } from './custom-requests';
 import {
@@ -125,7 +126,9 @@ type VarRef =
   | { kind: 'line'; handle: number }
   | { kind: 'host'; handle: number }
   | { kind: 'task'; taskId: number }
-  | { kind: 'loop' };
+  | { kind: 'loop' }
+  /** A part of a program loop of the line stop (programLoops' index). */
+  | { kind: 'programLoop'; index: number; part: ProgramLoopPart };
 
 interface StopInfo {
   /** Set when the host's main thread is stopped on this line (steps go by line then). */
@@ -250,6 +253,8 @@ export class CoroscopeSession extends LoggingDebugSession {
   private details = new Map<string, Promise<TaskDetail>>();
   /** At a stop on a line: the real frames (asked once per stop). */
   private lineStack: Promise<{ taskId: number | null; frames: LineFrameInfo[] }> | null = null;
+  /** The program loops at the current line stop (asked once per stop). */
+  private programLoops: Promise<ProgramLoopState[]> | null = null;
   private stacks = new Map<number, Promise<FrameDraft[]>>();
   private readonly frameRefs = new Map<number, FrameRef>();
   private readonly varRefs = new Map<number, VarRef>();
@@ -319,6 +324,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.epoch++;
     this.details = new Map();
     this.lineStack = null;
+    this.programLoops = null;
     this.stacks = new Map();
     this.frameRefs.clear();
     this.varRefs.clear();
@@ -794,6 +800,14 @@ export class CoroscopeSession extends LoggingDebugSession {
     return this.lineStack;
   }
 
+  /** The loops, threads and processes the program runs itself, at this line stop. */
+  private loopsAtStop(): Promise<ProgramLoopState[]> {
+    this.programLoops ??= this.requireHost()
+      .endpoint.request('programLoops', {})
+      .then((r) => r.loops);
+    return this.programLoops;
+  }
+
   private async buildStack(threadId: number): Promise<FrameDraft[]> {
     const stop = this.currentStop;
     if (stop?.line !== undefined && threadId === stop.threadId) {
@@ -882,6 +896,7 @@ export class CoroscopeSession extends LoggingDebugSession {
           ...(i === 0 ? { presentationHint: 'locals' as const } : {}),
         }));
         if (ref.taskId !== null) lineScopes.push({ name: 'Task', variablesReference: this.varRef({ kind: 'task', taskId: ref.taskId }), expensive: false });
+        for (const [index, loop] of (await this.loopsAtStop()).entries()) lineScopes.push(programLoopScope(loop, this.varRef({ kind: 'programLoop', index, part: 'loop' })));
         response.body = { scopes: lineScopes };
         this.sendResponse(response);
       });
@@ -922,6 +937,9 @@ export class CoroscopeSession extends LoggingDebugSession {
       } else if (ref.kind === 'host') {
         const r = await this.requireHost().endpoint.request('variables', { handle: ref.handle });
         variables = r.variables.map((l) => this.variableOf(l));
+      } else if (ref.kind === 'programLoop') {
+        const loop = (await this.loopsAtStop())[ref.index];
+        variables = loop === undefined ? [] : programLoopVariables(loop, ref.part, (part) => this.varRef({ kind: 'programLoop', index: ref.index, part }));
       } else if (ref.kind === 'task') {
         const detail = await this.detailOf(ref.taskId, false).catch(() => null);
         const summary = detail?.task ?? this.tasks.tasks.get(ref.taskId);

@@ -43,7 +43,9 @@ export type Callback = (key: SelectorKey, mask: number) => void;
 export const CHUNK_SIZE = 4096;
 
 /** The state of a callback crawl: its selector, seen URLs, statistics and `stopped` flag. */
-export class CallbackCrawl extends TeachingCrawl {}
+export class CallbackCrawl extends TeachingCrawl {
+  protected override readonly loopTitle = "the callback crawl's select loop";
+}
 
 export class Fetcher {
   readonly url: string;
@@ -70,8 +72,9 @@ export class Fetcher {
 
   /** Starts connecting and returns at once; `connected` runs when the socket is writable. */
   fetch(): void {
-    this.deadline = this.crawl.armDeadline(() =>
-      this.fail(new TimeoutError(`no complete response from ${this.url} within ${this.crawl.timeout} s`)),
+    this.deadline = this.crawl.armDeadline(
+      () => this.fail(new TimeoutError(`no complete response from ${this.url} within ${this.crawl.timeout} s`)),
+      `the fetch of ${this.url}`,
     );
     try {
       const endpoint = this.crawl.endpointOf(this.url);
@@ -181,12 +184,14 @@ export async function runCallbackLoop(crawl: CallbackCrawl): Promise<void> {
   const selector = crawl.selector;
   while (!crawl.stopped) {
     const events = await selector.select(crawl.selectTimeout());
-    for (const [key, mask] of events) {
+    for (const [i, [key, mask]] of events.entries()) {
       // A callback earlier in this batch may have ended this registration.
       if (selector.getKey(key.fd) !== key) continue;
+      crawl.nowRunning(events, i); // for the inspector: this callback runs, the rest wait
       const callback = key.data as Callback;
       callback(key, mask);
     }
+    crawl.nowRunning([], 0);
     crawl.expireDeadlines();
     if (events.length === 0 && crawl.isWedged()) throw new Error('callback crawl: fetches in flight but nothing to wait for');
   }

@@ -116,12 +116,12 @@ type ReadOutcome = { chunk: Buffer } | { error: unknown };
 
 /** The state of a generator crawl, and the coroutines that fetch with its selector. */
 export class GeneratorCrawl extends TeachingCrawl {
+  protected override readonly loopTitle = "the generator crawl's select loop (Future + Task)";
+
   /** Starts fetching `url` in a new task, with a deadline that throws into it. */
   startFetch(url: string, maxRedirect: number = this.maxRedirect): SimpleTask {
     let task: SimpleTask | null = null;
-    const deadline = this.armDeadline(() =>
-      task?.throwInto(new TimeoutError(`no complete response from ${url} within ${this.timeout} s`)),
-    );
+    const deadline = this.armDeadline(() => task?.throwInto(new TimeoutError(`no complete response from ${url} within ${this.timeout} s`)), `the fetch of ${url}`);
     task = new SimpleTask(this.fetch(url, maxRedirect), () => deadline.cancel());
     return task;
   }
@@ -234,12 +234,14 @@ export async function runGeneratorLoop(crawl: GeneratorCrawl): Promise<void> {
   const selector = crawl.selector;
   while (!crawl.stopped) {
     const events = await selector.select(crawl.selectTimeout());
-    for (const [key] of events) {
+    for (const [i, [key]] of events.entries()) {
       // A callback earlier in this batch may have ended this registration.
       if (selector.getKey(key.fd) !== key) continue;
+      crawl.nowRunning(events, i); // for the inspector: this callback runs, the rest wait
       const callback = key.data as () => void;
       callback();
     }
+    crawl.nowRunning([], 0);
     crawl.expireDeadlines();
     if (events.length === 0 && crawl.isWedged()) throw new Error('generator crawl: fetches in flight but nothing to wait for');
   }

@@ -32,7 +32,9 @@
 
 import type { ConnectionOptions } from 'node:tls';
 import { CoroscopeError } from '../errors';
-import { DefaultSelector } from '../selector';
+import { inspect } from '../inspection';
+import { announceProgramLoop, callbackName, selectorSockets, type ProgramLoopInspection } from '../program-loops';
+import { DefaultSelector, EVENT_READ, type SelectorKey } from '../selector';
 import { Socket, type SocketOptions } from '../socket';
 import { HostMatcher } from './hosts';
 import { isRedirectStatus } from '../http/redirect-statuses';
@@ -119,6 +121,8 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 interface DeadlineEntry {
   readonly when: number;
   readonly onExpire: () => void;
+  /** What it is the deadline of, for the inspector ("the fetch of URL"). */
+  readonly of: string;
   active: boolean;
 }
 
@@ -179,6 +183,12 @@ export class TeachingCrawl {
   /** Deadlines in arming order (= expiry order); entries before `deadlineHead` are gone. */
   private deadlines: DeadlineEntry[] = [];
   private deadlineHead = 0;
+  /** The batch of ready sockets the loop is running, and the index of the one running. */
+  private batch: ReadonlyArray<readonly [SelectorKey, number]> = [];
+  private batchIndex = 0;
+  /** What the inspector calls this crawl's loop. */
+  protected readonly loopTitle: string = 'a select loop';
+  private readonly withdrawLoop: () => void;
 
   constructor(roots: readonly string[], options: TeachingCrawlOptions = {}) {
     this.roots = [...roots];
@@ -195,6 +205,8 @@ export class TeachingCrawl {
     this.maxDepth = options.maxDepth == null ? null : checkCount('maxDepth', options.maxDepth, 0, false);
     this.respectRobots = options.robots ?? false;
     this.startedAt = this.now();
+    // Last: a crawl whose options are refused above is never announced.
+    this.withdrawLoop = announceProgramLoop(this);
   }
 
   /** The loop's clock: monotonic seconds. */
@@ -438,9 +450,9 @@ export class TeachingCrawl {
   // --- deadlines on the loop's clock -----------------------------------------------------
 
   /** Calls `onExpire` from the loop once `timeout` seconds have passed, unless cancelled. */
-  armDeadline(onExpire: () => void): Deadline {
+  armDeadline(onExpire: () => void, of = 'a fetch'): Deadline {
     if (this.timeout === Infinity) return { cancel: () => undefined };
-    const entry: DeadlineEntry = { when: this.now() + this.timeout, onExpire, active: true };
+    const entry: DeadlineEntry = { when: this.now() + this.timeout, onExpire, of, active: true };
     this.deadlines.push(entry);
     return {
       cancel: () => {
@@ -496,7 +508,34 @@ export class TeachingCrawl {
   }
 
   /** Closes the selector and any socket still registered with it (after a stage's bug). */
+  /**
+   * The loop runs callback `index` of a batch select() returned (the rest of the batch is
+   * the ready list the inspector shows); `nowRunning([], 0)` once the batch is done.
+   */
+  nowRunning(batch: ReadonlyArray<readonly [SelectorKey, number]>, index: number): void {
+    this.batch = batch;
+    this.batchIndex = index;
+  }
+
+  /** The program loop's view of this crawl (runtime/program-loops.ts). */
+  [inspect](): ProgramLoopInspection {
+    const now = this.now();
+    const keyText = ([key, mask]: readonly [SelectorKey, number]): string => `fd ${key.fd} ${mask & EVENT_READ ? 'readable' : 'writable'}: ${callbackName(key.data)}`;
+    const running = this.batch[this.batchIndex];
+    return {
+      kind: 'selector',
+      title: this.loopTitle,
+      running: () => (running === undefined ? null : keyText(running)),
+      ready: () => this.batch.slice(this.batchIndex + 1).map(keyText),
+      sockets: () => selectorSockets(this.selector),
+      timers: () => this.deadlines.slice(this.deadlineHead).filter((d) => d.active).map((d) => ({ dueInMs: Math.max(0, (d.when - now) * 1000), callback: `timeout of ${d.of}` })),
+      workers: () => [],
+      notes: () => [`${this.stats.length} URLs done, ${this.inFlightCount} in flight, ${this.seenUrls.size} seen`],
+    };
+  }
+
   close(): void {
+    this.withdrawLoop();
     for (const key of [...this.selector.getMap().values()]) {
       if (key.fileobj instanceof Socket) key.fileobj.close();
     }

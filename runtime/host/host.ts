@@ -39,6 +39,7 @@ import { cancelTaskAs } from '../inspect/task-recorder';
 import { Run, type RunServices } from './run';
 import { openRecording, saveRecording } from './recordings';
 import { compareApproaches, listSamples } from '../samples/index';
+import { programLoopStates } from '../inspect/program-loop-states';
 import { HOST_PARAMS_PARSERS, type HostMethodName, type HostParams } from '../../protocol/host-requests';
 
 export type HostEndpoint = RpcEndpoint<Record<string, never>, HostMethods, Record<string, never>, HostEvents>;
@@ -147,6 +148,7 @@ export class RuntimeHost {
     });
 
     serve('samples', () => ({ samples: listSamples() }));
+    serve('programLoops', () => ({ loops: programLoopStates() }));
     serve('saveRecording', (p) => saveRecording(this.requireRun('saveRecording'), p.path));
     serve('openRecording', (p) => {
       // Like a launch, it replaces the current run: serialised with launches.

@@ -12,8 +12,9 @@
 // Whatever the main thread sends (responses, events) goes to the client as it is.
 //
 // Invariants: every client request gets one response; a forwarded query the main thread had
-// not read when it stopped is answered through the synchronous call (and its late answer
-// dropped), so no client waits on a stopped thread; the pipe closing ends the host.
+// not read when it stopped is answered through the synchronous call, and a continue or loop
+// step it had not answered yet is answered with the stop's tick (late answers dropped), so no
+// client waits on a stopped thread; the pipe closing ends the host.
 
 import { readFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
@@ -29,10 +30,12 @@ import { isBridgeControl, type BridgeControl } from './line-debug-bridge';
 import { LineDebugger } from './line-debugger';
 
 /** Queries that are safe to answer twice (through the synchronous call, then late by message). */
-const READ_ONLY = new Set(['hello', 'snapshot', 'taskDetail', 'variables', 'graph', 'lints', 'samples']);
+const READ_ONLY = new Set(['hello', 'snapshot', 'taskDetail', 'variables', 'graph', 'lints', 'samples', 'programLoops']);
 /** Requests that change the run: while stopped, the thread goes first (breakpoints off). */
 const RUN_CHANGING = new Set(['launch', 'stop', 'shutdown']);
 const LOOP_STEPS = new Set(['stepTick', 'stepTask', 'stepOut']);
+/** Requests that let the loop run, answered with a tick. */
+const LOOP_MOVES = new Set(['continue', ...LOOP_STEPS]);
 
 export function runLineDebugWorker(fd: number): void {
   const port = parentPort;
@@ -62,6 +65,14 @@ export function runLineDebugWorker(fd: number): void {
   dbg = new LineDebugger(session, {
     emit: <E extends 'paused' | 'continued' | 'output'>(event: E, body: HostEvents[E]) => client.send({ kind: 'event', event, body }),
     stopped: async () => {
+      for (const [id, m] of forwarded) {
+        // A continue or a loop step the main thread took, whose answer it had not sent before
+        // it stopped on a line (the program ran into the breakpoint first): it is answered
+        // here, with the tick of the stop, and its late answer dropped.
+        if (!LOOP_MOVES.has(m.method)) continue;
+        forwarded.delete(id);
+        respond(id, { tick: debuggerOf().tick() });
+      }
       // Queries the main thread had not read yet: answer them now.
       for (const [id, m] of forwarded) {
         if (!READ_ONLY.has(m.method)) continue;

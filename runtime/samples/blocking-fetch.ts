@@ -14,6 +14,8 @@
 // terminates the helper thread.
 
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
+import { inspect } from '../inspection';
+import { announceProgramLoop, type InspectableProgramLoop, type ProgramLoopInspection } from '../program-loops';
 import { startEvalWorker } from './eval-worker';
 import { BLOCKING_IO_THREAD_SOURCE } from './worker-sources';
 
@@ -27,8 +29,11 @@ export interface BlockingReply {
 
 type IoReply = { status: number; bytes: number; raw?: Uint8Array } | { error: string };
 
-export class BlockingFetcher {
+export class BlockingFetcher implements InspectableProgramLoop {
   private readonly worker: Worker;
+  /** The page fetched so far, or the last one (null: none yet). */
+  private lastPath: string | null = null;
+  private readonly withdraw: () => void;
   private readonly replies: MessagePort;
   private readonly flag: Int32Array;
   private broken = false;
@@ -39,6 +44,25 @@ export class BlockingFetcher {
     this.replies = replies;
     this.flag = flag;
     this.timeoutMs = timeoutMs;
+    this.withdraw = announceProgramLoop(this);
+  }
+
+  /** The two threads as the inspector shows them (runtime/program-loops.ts). */
+  [inspect](): ProgramLoopInspection {
+    const last = this.lastPath;
+    return {
+      kind: 'threads',
+      title: 'a blocking fetch: this thread waits in Atomics.wait while a helper thread does the socket work',
+      running: () => null,
+      ready: () => [],
+      sockets: () => [],
+      timers: () => [],
+      workers: () => [
+        { kind: 'thread', name: 'this thread', state: `runs the program; blocked in Atomics.wait during each fetch()${last === null ? '' : ` (last: ${last})`}` },
+        { kind: 'thread', name: `thread ${this.worker.threadId} (socket helper)`, state: this.broken ? 'abandoned after a timeout' : 'idle between fetches (it connects, sends and reads while this thread blocks)' },
+      ],
+      notes: () => [],
+    };
   }
 
   /** Starts the helper thread (asynchronously: it must be up before anyone blocks on it). */
@@ -52,6 +76,7 @@ export class BlockingFetcher {
   /** GET `path` from host:port; returns when the whole response is in. Blocks this thread. */
   fetch(host: string, port: number, path: string): BlockingReply {
     if (this.broken) throw new Error('this blocking fetcher timed out earlier: start a new one');
+    this.lastPath = path;
     Atomics.store(this.flag, 0, 0);
     this.worker.postMessage({ host, port, path });
     const waited = Atomics.wait(this.flag, 0, 0, this.timeoutMs);
@@ -68,6 +93,7 @@ export class BlockingFetcher {
   }
 
   async close(): Promise<void> {
+    this.withdraw();
     this.replies.close();
     await this.worker.terminate();
   }

@@ -9,6 +9,8 @@
 // being polled for, no other fetch can make progress in this code.
 
 import { BlockingIOError } from '../errors';
+import { inspect, inspectResource } from '../inspection';
+import { announceProgramLoop, type InspectableProgramLoop } from '../program-loops';
 import { Socket } from '../socket';
 import { failureOf, requestFor, resultOf, type Origin, type PageResult } from './page-fetch';
 
@@ -26,8 +28,23 @@ export interface BusyResult extends PageResult {
 
 export async function busyFetch(origin: Origin, path: string): Promise<BusyResult> {
   let wastedTries = 0;
+  let asking: 'send' | 'recv' = 'send';
   const sock = new Socket();
   sock.setBlocking(false);
+  // What the inspector shows of this loop: its one socket, asked again and again, no callback.
+  const view: InspectableProgramLoop = {
+    [inspect]: () => ({
+      kind: 'busy',
+      title: `a busy retry loop on one non-blocking socket (GET ${path})`,
+      running: () => `trying ${asking}() again`,
+      ready: () => [],
+      sockets: () => [{ fd: sock.fileno(), events: asking === 'send' ? 'write' : 'read', callback: 'none: no selector, the loop tries again', socket: inspectResource(sock)?.description() ?? `fd ${sock.fileno()}` }],
+      timers: () => [],
+      workers: () => [],
+      notes: () => [`${wastedTries} tries found the socket not ready`],
+    }),
+  };
+  const withdraw = announceProgramLoop(view);
   try {
     try {
       sock.connect([origin.host, origin.port]);
@@ -45,6 +62,7 @@ export async function busyFetch(origin: Origin, path: string): Promise<BusyResul
         await oneNodeTurn();
       }
     }
+    asking = 'recv';
     const chunks: Buffer[] = [];
     for (;;) {
       let chunk: Buffer;
@@ -63,6 +81,7 @@ export async function busyFetch(origin: Origin, path: string): Promise<BusyResul
   } catch (error) {
     return { ...failureOf(path, error), wastedTries };
   } finally {
+    withdraw();
     sock.close();
   }
 }

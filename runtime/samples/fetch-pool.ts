@@ -11,6 +11,9 @@
 // (its thread or process exits) answers its job, and every later one, with an error, so
 // fetchAll still resolves.
 
+import { inspect } from '../inspection';
+import { announceProgramLoop, type InspectableProgramLoop, type ProgramLoopInspection, type ProgramLoopWorker } from '../program-loops';
+
 export interface FetchJob {
   id: number;
   host: string;
@@ -29,6 +32,8 @@ export interface FetchReply {
 
 /** What the pool needs from one member. */
 export interface PoolMember {
+  /** The member as the inspector lists it: a thread or process, its name, what it does now. */
+  describe(): ProgramLoopWorker;
   send(job: FetchJob): void;
   /** Sets where the member's answers go. */
   onReply(listener: (reply: FetchReply) => void): void;
@@ -37,8 +42,9 @@ export interface PoolMember {
   close(): Promise<void>;
 }
 
-export class FetchPool {
+export class FetchPool implements InspectableProgramLoop {
   readonly members: readonly PoolMember[];
+  private readonly withdraw: () => void;
   /** Seconds it took to start the members. */
   readonly startupSeconds: number;
   /** This process's resident memory before the members started. */
@@ -50,6 +56,23 @@ export class FetchPool {
     this.startupSeconds = startupSeconds;
     this.rssBefore = rssBefore;
     this.peakRss = process.memoryUsage.rss();
+    this.withdraw = announceProgramLoop(this);
+  }
+
+  /** The pool as the inspector shows it (runtime/program-loops.ts): each member and its job. */
+  [inspect](): ProgramLoopInspection {
+    const workers = this.members.map((m) => m.describe());
+    const kind = workers[0]?.kind === 'process' ? 'processes' : 'threads';
+    return {
+      kind,
+      title: `a pool of ${this.size} ${kind === 'processes' ? 'child processes' : 'worker threads'}, one blocking fetch at a time each`,
+      running: () => null,
+      ready: () => [],
+      sockets: () => [],
+      timers: () => [],
+      workers: () => workers,
+      notes: () => [],
+    };
   }
 
   get size(): number {
@@ -89,6 +112,7 @@ export class FetchPool {
   }
 
   async close(): Promise<void> {
+    this.withdraw();
     await Promise.all(this.members.map((m) => m.close()));
   }
 }
@@ -100,6 +124,7 @@ export class FetchPool {
 export class MemberState {
   private listener: ((reply: FetchReply) => void) | null = null;
   private inFlight: number | null = null;
+  private inFlightPath: string | null = null;
   private deathReason: string | null = null;
 
   onReply(listener: (reply: FetchReply) => void): void {
@@ -114,13 +139,21 @@ export class MemberState {
       return;
     }
     this.inFlight = job.id;
+    this.inFlightPath = job.path;
     post(job);
   }
 
   /** The member answered. */
   replied(reply: FetchReply): void {
     this.inFlight = null;
+    this.inFlightPath = null;
     this.listener?.(reply);
+  }
+
+  /** What the member does now, in words. */
+  describe(): string {
+    if (this.deathReason !== null) return `gone: ${this.deathReason}`;
+    return this.inFlightPath === null ? 'idle, waiting for a job' : `fetching ${this.inFlightPath} (blocked until the page is in)`;
   }
 
   /** The member is gone; its job in flight fails. */
@@ -129,6 +162,7 @@ export class MemberState {
     this.deathReason = reason;
     const id = this.inFlight;
     this.inFlight = null;
+    this.inFlightPath = null;
     if (id !== null) this.listener?.({ id, error: reason });
   }
 }

@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { FetchPool, MemberState, startMembers, type FetchJob, type FetchReply, type PoolMember } from './fetch-pool';
 import { collectGarbage } from './memory';
+import type { ProgramLoopWorker } from '../program-loops';
 import { POOL_PROCESS_SOURCE } from './worker-sources';
 
 interface Hello {
@@ -30,6 +31,10 @@ class ProcessMember implements PoolMember {
     });
     child.on('exit', (code, signal) => this.state.died(`fetch process exited (${signal ?? String(code)})`));
     child.on('error', (error) => this.state.died(`fetch process failed: ${error.message}`));
+  }
+
+  describe(): ProgramLoopWorker {
+    return { kind: 'process', name: `process ${this.child.pid ?? '?'}`, state: this.state.describe() };
   }
 
   send(job: FetchJob): void {

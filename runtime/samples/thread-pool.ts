@@ -8,6 +8,7 @@ import type { Worker } from 'node:worker_threads';
 import { startEvalWorker } from './eval-worker';
 import { FetchPool, MemberState, startMembers, type FetchJob, type FetchReply, type PoolMember } from './fetch-pool';
 import { collectGarbage } from './memory';
+import type { ProgramLoopWorker } from '../program-loops';
 import { POOL_THREAD_SOURCE } from './worker-sources';
 
 class ThreadMember implements PoolMember {
@@ -19,6 +20,10 @@ class ThreadMember implements PoolMember {
     worker.on('message', (reply: FetchReply) => this.state.replied(reply));
     worker.on('error', (error) => this.state.died(`fetch thread failed: ${error.message}`));
     worker.on('exit', (code) => this.state.died(`fetch thread exited with code ${code}`));
+  }
+
+  describe(): ProgramLoopWorker {
+    return { kind: 'thread', name: `thread ${this.worker.threadId}`, state: this.state.describe() };
   }
 
   send(job: FetchJob): void {

@@ -11,6 +11,9 @@
 // turn runs in a later turn; a timer never fires early; runForever returns when stop() was
 // called or nothing is left to run.
 
+import { inspect } from '../inspection';
+import { announceProgramLoop, callbackName, type InspectableProgramLoop, type ProgramLoopInspection } from '../program-loops';
+
 interface Timer {
   readonly when: number;
   readonly seq: number;
@@ -41,6 +44,11 @@ class TimerHeap {
     }
   }
 
+  /** The timers, soonest first (a copy: the heap is not changed). */
+  sorted(): Timer[] {
+    return [...this.items].sort((a, b) => (before(a, b) ? -1 : 1));
+  }
+
   pop(): Timer | undefined {
     const items = this.items;
     const top = items[0];
@@ -65,8 +73,11 @@ function before(a: Timer, b: Timer): boolean {
   return a.when < b.when || (a.when === b.when && a.seq < b.seq);
 }
 
-export class TinyCallbackLoop {
+export class TinyCallbackLoop implements InspectableProgramLoop {
   private ready: Array<() => void> = [];
+  /** The turn's callbacks being run, and the index of the one running (for the inspector). */
+  private batch: Array<() => void> = [];
+  private batchIndex = -1;
   private readonly timers = new TimerHeap();
   private seq = 0;
   private running = false;
@@ -98,6 +109,31 @@ export class TinyCallbackLoop {
 
   async runForever(): Promise<void> {
     this.running = true;
+    const withdraw = announceProgramLoop(this);
+    try {
+      await this.turnUntilStopped();
+    } finally {
+      withdraw();
+    }
+  }
+
+  /** The program loop's view of this loop (runtime/program-loops.ts). */
+  [inspect](): ProgramLoopInspection {
+    const now = this.time();
+    const running = this.batch[this.batchIndex];
+    return {
+      kind: 'timers',
+      title: 'a callback loop with a timer heap (TinyCallbackLoop)',
+      running: () => (running === undefined ? null : callbackName(running)),
+      ready: () => [...this.batch.slice(this.batchIndex + 1), ...this.ready].map(callbackName),
+      sockets: () => [],
+      timers: () => this.timers.sorted().map((t) => ({ dueInMs: Math.max(0, (t.when - now) * 1000), callback: callbackName(t.callback) })),
+      workers: () => [],
+      notes: () => [`turn ${this.turns}`],
+    };
+  }
+
+  private async turnUntilStopped(): Promise<void> {
     while (this.running) {
       this.turns++;
       const now = this.time();
@@ -106,7 +142,12 @@ export class TinyCallbackLoop {
       }
       const batch = this.ready;
       this.ready = [];
-      for (const callback of batch) callback();
+      this.batch = batch;
+      for (const [i, callback] of batch.entries()) {
+        this.batchIndex = i;
+        callback();
+      }
+      this.batch = [];
       if (!this.running || this.ready.length > 0) continue;
       const next = this.timers.peek();
       if (next === undefined) break;

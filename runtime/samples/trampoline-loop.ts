@@ -13,6 +13,9 @@
 // that error (reported by `failures`), it never escapes the loop. Every BOUNCES_PER_TURN bounces
 // the loop lets Node run one turn, so it never holds the thread for long.
 
+import { inspect } from '../inspection';
+import { announceProgramLoop, type InspectableProgramLoop, type ProgramLoopInspection } from '../program-loops';
+
 export class SleepFor {
   readonly seconds: number;
   constructor(seconds: number) {
@@ -25,6 +28,8 @@ export type TrampolineCoroutine = Generator<unknown, unknown, unknown>;
 type Resumption = { value: unknown } | { error: unknown };
 
 interface Step {
+  /** The task it belongs to (1, 2, ... in spawn order), for the inspector. */
+  task: number;
   coro: TrampolineCoroutine;
   send: Resumption;
   /** The callers waiting for `coro`'s result, outermost first. */
@@ -37,8 +42,10 @@ function isGenerator(v: unknown): v is TrampolineCoroutine {
   return typeof v === 'object' && v !== null && typeof (v as TrampolineCoroutine).next === 'function' && typeof (v as TrampolineCoroutine).throw === 'function';
 }
 
-export class TrampolineLoop {
+export class TrampolineLoop implements InspectableProgramLoop {
   private ready: Step[] = [];
+  private running: Step | null = null;
+  private spawned = 0;
   private sleeping: Array<{ when: number; step: Step }> = [];
   private readonly t0 = performance.now();
   /** Resumes of generators so far. */
@@ -54,7 +61,7 @@ export class TrampolineLoop {
 
   /** Starts a task running `coro`. */
   spawn(coro: TrampolineCoroutine): void {
-    this.ready.push({ coro, send: { value: undefined }, stack: [] });
+    this.ready.push({ task: ++this.spawned, coro, send: { value: undefined }, stack: [] });
   }
 
   /** One resume of one coroutine, and what its yield (or return, or throw) asks for. */
@@ -67,13 +74,13 @@ export class TrampolineLoop {
       // The callee failed: the caller gets the error thrown in at its yield.
       const caller = step.stack.pop();
       if (caller === undefined) this.failures.push(error);
-      else this.ready.push({ coro: caller, send: { error }, stack: step.stack });
+      else this.ready.push({ task: step.task, coro: caller, send: { error }, stack: step.stack });
       return;
     }
     if (r.done === true) {
       // The callee returned: its value goes to the caller.
       const caller = step.stack.pop();
-      if (caller !== undefined) this.ready.push({ coro: caller, send: { value: r.value }, stack: step.stack });
+      if (caller !== undefined) this.ready.push({ task: step.task, coro: caller, send: { value: r.value }, stack: step.stack });
       return;
     }
     const yielded = r.value;
@@ -81,26 +88,54 @@ export class TrampolineLoop {
       // A call: the caller waits on the stack while the callee runs.
       step.stack.push(step.coro);
       this.deepestStack = Math.max(this.deepestStack, step.stack.length);
-      this.ready.push({ coro: yielded, send: { value: undefined }, stack: step.stack });
+      this.ready.push({ task: step.task, coro: yielded, send: { value: undefined }, stack: step.stack });
     } else if (yielded instanceof SleepFor) {
-      this.sleeping.push({ when: this.time() + yielded.seconds, step: { coro: step.coro, send: { value: undefined }, stack: step.stack } });
+      this.sleeping.push({ when: this.time() + yielded.seconds, step: { task: step.task, coro: step.coro, send: { value: undefined }, stack: step.stack } });
       this.sleeping.sort((a, b) => a.when - b.when);
     } else if (yielded === undefined) {
-      this.ready.push({ coro: step.coro, send: { value: undefined }, stack: step.stack });
+      this.ready.push({ task: step.task, coro: step.coro, send: { value: undefined }, stack: step.stack });
     } else {
-      this.ready.push({ coro: step.coro, send: { error: new TypeError(`the trampoline cannot wait on ${String(yielded)}`) }, stack: step.stack });
+      this.ready.push({ task: step.task, coro: step.coro, send: { error: new TypeError(`the trampoline cannot wait on ${String(yielded)}`) }, stack: step.stack });
     }
   }
 
   /** Runs until no task is left. */
   async run(): Promise<void> {
+    const withdraw = announceProgramLoop(this);
+    try {
+      await this.bounceUntilDone();
+    } finally {
+      withdraw();
+    }
+  }
+
+  /** The program loop's view of this loop (runtime/program-loops.ts). */
+  [inspect](): ProgramLoopInspection {
+    const now = this.time();
+    const describe = (step: Step): string => `task ${step.task}: ${'error' in step.send ? 'an error thrown in' : 'a resume'}, ${step.stack.length} caller${step.stack.length === 1 ? '' : 's'} waiting on its stack`;
+    const running = this.running;
+    return {
+      kind: 'trampoline',
+      title: 'a coroutine loop with explicit stacks (TrampolineLoop)',
+      running: () => (running === null ? null : describe(running)),
+      ready: () => this.ready.map(describe),
+      sockets: () => [],
+      timers: () => this.sleeping.map((s) => ({ dueInMs: Math.max(0, (s.when - now) * 1000), callback: `resume task ${s.step.task} (SleepFor)` })),
+      workers: () => [],
+      notes: () => [`${this.bounces} bounces, deepest stack ${this.deepestStack}`],
+    };
+  }
+
+  private async bounceUntilDone(): Promise<void> {
     let sinceTurn = 0;
     for (;;) {
       const now = this.time();
       while (this.sleeping.length > 0 && this.sleeping[0]!.when <= now) this.ready.push(this.sleeping.shift()!.step);
       const step = this.ready.shift();
       if (step !== undefined) {
+        this.running = step;
         this.bounce(step);
+        this.running = null;
         if (++sinceTurn >= BOUNCES_PER_TURN) {
           sinceTurn = 0;
           await new Promise<void>((resolve) => setImmediate(resolve));

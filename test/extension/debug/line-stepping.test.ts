@@ -161,6 +161,17 @@ describe('line stepping through the standalone debug adapter', { timeout: 120_00
       assert.ok(frames.some((f) => f.name === 'runCallbackLoop'), frames.map((f) => f.name).join(' < '));
       const locals = await localsOf(dap, frames[0]!.id);
       assert.ok(locals.has('key') && locals.has('mask'), [...locals.keys()].join(', '));
+      // The hand-made loop's own state: a scope of its own, with its sockets and their callbacks.
+      const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId: frames[0]!.id });
+      const loopScope = scopes.find((sc) => sc.name === "Program loop: the callback crawl's select loop");
+      assert.ok(loopScope, scopes.map((sc) => sc.name).join(', '));
+      const loopVars = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: loopScope.variablesReference });
+      const byName = new Map(loopVars.variables.map((v) => [v.name, v]));
+      assert.match(byName.get('running')?.value ?? '', /^fd \d+ writable: bound connected$/);
+      const socketsVar = byName.get('sockets');
+      assert.ok(socketsVar !== undefined && socketsVar.variablesReference > 0, JSON.stringify(loopVars.variables));
+      const sockets = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: socketsVar.variablesReference });
+      assert.ok(sockets.variables.some((v) => /^fd \d+$/.test(v.name) && /^write → bound connected: <Socket fd=\d+ /.test(v.value)), JSON.stringify(sockets.variables));
       for (const next of ['this.crawl.selector.unregister(key.fd);', 'const failure = sock.error();', 'if (failure !== null) throw failure;']) {
         const at = await step(dap, 'next', threadId);
         assert.equal(at.frames[0]!.line, lineOf(CALLBACKS_TS, next, line));

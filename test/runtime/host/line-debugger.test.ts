@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { RemoteError } from '../../../protocol/rpc';
-import { PROTOCOL_VERSION } from '../../../protocol/host-protocol';
+import { PROTOCOL_VERSION, type ProgramLoopState } from '../../../protocol/host-protocol';
 import { forkHost, ROOT, type HostClient } from './host-client';
 
 const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
@@ -160,4 +160,104 @@ describe('line debugger (TypeScript source through tsx)', { timeout: 60_000 }, (
     await host.rpc.request('continue', {});
     assert.equal((await host.waitFor('finished', () => true, 30000, from)).ok, true);
   });
+});
+
+// The hand-made loops' own state at a line stop (programLoops, runtime/program-loops.ts): each
+// sample that runs a loop, threads or processes of its own, stopped on a line of its own code,
+// shows that loop's sockets and callbacks, ready list, timers, or threads and processes.
+describe('program loops at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 120_000 }, () => {
+  let host: HostClient;
+  before(() => {
+    host = forkHost({ bundle: BUNDLE, pipe: true });
+  });
+  after(async () => {
+    await host.close();
+  });
+
+  const R = join(ROOT, 'runtime');
+  const cases: Array<{ sample: string; file: string; needle: string; check: (loops: ProgramLoopState[]) => void }> = [
+    {
+      sample: 'callbacks',
+      file: CALLBACKS,
+      needle: 'const sock = this.sock!;',
+      check: ([loop]) => {
+        assert.equal(loop?.kind, 'selector');
+        assert.match(loop.running ?? '', /^fd \d+ writable: bound connected$/);
+        assert.ok(loop.sockets.some((s) => s.callback === 'bound connected' && s.events === 'write' && /raddr=127\.0\.0\.1:\d+/.test(s.socket)), JSON.stringify(loop.sockets));
+        assert.ok(loop.timers.some((t) => /^timeout of the fetch of http:\/\/127\.0\.0\.1:\d+\/$/.test(t.callback) && t.dueInMs > 0));
+      },
+    },
+    {
+      sample: 'future-task',
+      file: join(R, 'samples', 'future-task.ts'),
+      needle: 'selector.unregister(sock);',
+      check: ([loop]) => {
+        assert.equal(loop?.kind, 'selector');
+        assert.match(loop.title, /generator crawl/);
+        assert.ok(loop.sockets.length >= 2, JSON.stringify(loop.sockets));
+      },
+    },
+    {
+      sample: 'timers-loop',
+      file: join(R, 'samples', 'timers-loop.ts'),
+      needle: 'hellos++;',
+      check: ([loop]) => {
+        assert.equal(loop?.kind, 'timers');
+        assert.equal(loop.running, 'hello');
+        assert.equal(loop.timers.length, 4);
+        assert.deepEqual([...loop.timers].sort((a, b) => a.dueInMs - b.dueInMs), loop.timers);
+      },
+    },
+    {
+      sample: 'trampoline',
+      file: join(R, 'samples', 'trampoline.ts'),
+      needle: 'ticksDuringFib++;',
+      check: ([loop]) => {
+        assert.equal(loop?.kind, 'trampoline');
+        assert.match(loop.running ?? '', /^task 1: /);
+        assert.deepEqual(loop.ready.map((r) => r.split(':')[0]), ['task 2']);
+      },
+    },
+    {
+      sample: 'busy-nonblocking',
+      file: join(R, 'samples', 'busy-fetch.ts'),
+      needle: 'wastedTries++;',
+      check: ([loop]) => {
+        assert.equal(loop?.kind, 'busy');
+        assert.equal(loop.sockets.length, 1);
+        assert.match(loop.notes.join(' '), /\d+ tries found the socket not ready/);
+      },
+    },
+    {
+      sample: 'blocking',
+      file: join(R, 'samples', 'fetch-pool.ts'),
+      needle: 'replies[reply.id] = reply;',
+      check: (loops) => {
+        const pool = loops.find((l) => l.kind === 'threads' && /pool of 3 worker threads/.test(l.title));
+        assert.ok(pool, JSON.stringify(loops.map((l) => l.title)));
+        assert.equal(pool.workers.length, 3);
+        assert.ok(pool.workers.every((w) => w.kind === 'thread' && /^thread \d+$/.test(w.name)));
+        assert.ok(pool.workers.some((w) => /^fetching \/page\/\d+\//.test(w.state)), JSON.stringify(pool.workers));
+        assert.ok(loops.some((l) => l.workers.some((w) => w.name === 'this thread')));
+      },
+    },
+  ];
+
+  for (const c of cases) {
+    test(`${c.sample}: stopped on ${c.needle}`, async () => {
+      const line = lineOf(c.file, c.needle);
+      await host.rpc.request('launch', { target: { kind: 'sample', id: c.sample }, options: { stopOnEntry: true } });
+      assert.deepEqual((await host.rpc.request('programLoops', {})).loops, [], 'held at entry: nothing of the sample runs yet');
+      await host.rpc.request('setBreakpoints', { file: c.file, breakpoints: [{ file: c.file, line }] });
+      const from = host.events.length;
+      await host.rpc.request('continue', {});
+      const stop = await host.waitFor('paused', (b) => b.line !== undefined, 20000, from);
+      assert.equal(stop.line?.line, line);
+      c.check((await host.rpc.request('programLoops', {})).loops);
+      await host.rpc.request('setBreakpoints', { file: c.file, breakpoints: [] });
+      await host.rpc.request('continue', {});
+      assert.equal((await host.waitFor('finished', () => true, 60000, from)).ok, true);
+      assert.deepEqual((await host.rpc.request('programLoops', {})).loops, [], 'every loop withdrawn once the sample ended');
+    });
+  }
 });
