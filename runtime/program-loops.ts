@@ -71,6 +71,16 @@ export function announceProgramLoop(loop: InspectableProgramLoop): () => void {
   };
 }
 
+/** Runs `run` with `loop` announced, withdrawing it when `run` settles. */
+export async function whileAnnounced<T>(loop: InspectableProgramLoop, run: () => Promise<T>): Promise<T> {
+  const withdraw = announceProgramLoop(loop);
+  try {
+    return await run();
+  } finally {
+    withdraw();
+  }
+}
+
 /** The program loops running now, in the order they were announced. */
 export function programLoops(): ProgramLoopInspection[] {
   return [...live].map((l) => l[inspect]());

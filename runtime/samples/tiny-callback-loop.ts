@@ -12,7 +12,7 @@
 // called or nothing is left to run.
 
 import { inspect } from '../inspection';
-import { announceProgramLoop, callbackName, type InspectableProgramLoop, type ProgramLoopInspection } from '../program-loops';
+import { whileAnnounced, callbackName, type InspectableProgramLoop, type ProgramLoopInspection } from '../program-loops';
 
 interface Timer {
   readonly when: number;
@@ -109,12 +109,7 @@ export class TinyCallbackLoop implements InspectableProgramLoop {
 
   async runForever(): Promise<void> {
     this.running = true;
-    const withdraw = announceProgramLoop(this);
-    try {
-      await this.turnUntilStopped();
-    } finally {
-      withdraw();
-    }
+    await whileAnnounced(this, () => this.turnUntilStopped());
   }
 
   /** The program loop's view of this loop (runtime/program-loops.ts). */

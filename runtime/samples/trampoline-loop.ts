@@ -14,7 +14,7 @@
 // the loop lets Node run one turn, so it never holds the thread for long.
 
 import { inspect } from '../inspection';
-import { announceProgramLoop, type InspectableProgramLoop, type ProgramLoopInspection } from '../program-loops';
+import { whileAnnounced, type InspectableProgramLoop, type ProgramLoopInspection } from '../program-loops';
 
 export class SleepFor {
   readonly seconds: number;
@@ -101,12 +101,7 @@ export class TrampolineLoop implements InspectableProgramLoop {
 
   /** Runs until no task is left. */
   async run(): Promise<void> {
-    const withdraw = announceProgramLoop(this);
-    try {
-      await this.bounceUntilDone();
-    } finally {
-      withdraw();
-    }
+    await whileAnnounced(this, () => this.bounceUntilDone());
   }
 
   /** The program loop's view of this loop (runtime/program-loops.ts). */
