@@ -66,5 +66,5 @@ test('an unknown method is refused as unknown, and only the protocol methods are
   refused(() => parseHostRequest('toString', {}), 'unknownMethod', /unknown method "toString"/);
   assert.equal(isHostMethodName('snapshot'), true);
   assert.equal(isHostMethodName('__proto__'), false);
-  assert.equal(Object.keys(HOST_PARAMS_PARSERS).length, 30);
+  assert.equal(Object.keys(HOST_PARAMS_PARSERS).length, 31);
 });
