@@ -12,6 +12,7 @@ export const COMMANDS = {
   showTrace: 'coroscope.showTrace',
   openSample: 'coroscope.openSample',
   openSampleStep: 'coroscope.openSampleStep',
+  crawlStep: 'coroscope.crawlStep',
   compareApproaches: 'coroscope.compareApproaches',
   stop: 'coroscope.stop',
   debugRun: 'coroscope.debugRun',

@@ -25,7 +25,7 @@ import { crawlSettings, parseCrawlInput, sampleOptions, snapshotRate, type Setti
 import { openSourcePosition } from './source-opener';
 import { CoroscopeStatusBar } from './status-bar';
 import { SuspensionDecorations } from './suspension-decorations';
-import { besideColumn, sampleIdArg, steppedContextKey } from './walkthrough';
+import { besideColumn, sampleIdArg, showsPausedWorkerStack, steppedContextKey, WORKER_STACK_SHOWN_KEY } from './walkthrough';
 import { attachConfiguration } from './debug/debug-configurations';
 
 
@@ -132,6 +132,9 @@ export class CoroscopeServices implements vscode.Disposable {
         await vscode.commands.executeCommand(id);
       },
       onVisibilityChanged: (visible) => this.contextKeys.set('coroscope.inspectorVisible', visible),
+      onTaskDetailShown: (detail) => {
+        if (showsPausedWorkerStack(this.session.target, this.session.status.phase, detail)) this.contextKeys.set(WORKER_STACK_SHOWN_KEY, true);
+      },
     };
   }
 
@@ -273,6 +276,14 @@ async function openAndLaunchSample(s: CoroscopeServices, id: string, entry: Samp
   await s.launch({ kind: 'sample', id }, options);
 }
 
+/** Launches a crawl with the crawl settings (the demo site's pages and latency from them too), `override` on top. */
+async function launchCrawl(s: CoroscopeServices, target: LaunchTarget, get: SettingGetter, override: Partial<LaunchOptions>): Promise<void> {
+  const cfg = crawlSettings(get);
+  for (const p of cfg.problems) void vscode.window.showWarningMessage(`Coroscope: ${p}`);
+  const launched: LaunchTarget = target.kind !== 'demo' ? target : cfg.demoPages > 0 ? { kind: 'demo', pages: cfg.demoPages, latency: cfg.demoLatency } : { kind: 'demo', latency: cfg.demoLatency };
+  await s.launch(launched, { ...cfg.options, ...override });
+}
+
 /** The handler of each command, given the services (made on first use). */
 export function commandHandlers(services: () => CoroscopeServices): Record<string, (...args: unknown[]) => Promise<void>> {
   return {
@@ -290,10 +301,15 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
         target = await askCrawlTarget();
       }
       if (target === undefined) return;
-      const cfg = crawlSettings(settings());
-      for (const p of cfg.problems) void vscode.window.showWarningMessage(`Coroscope: ${p}`);
-      if (target.kind === 'demo') target = cfg.demoPages > 0 ? { kind: 'demo', pages: cfg.demoPages, latency: cfg.demoLatency } : { kind: 'demo', latency: cfg.demoLatency };
-      await s.launch(target, cfg.options);
+      await launchCrawl(s, target, settings(), {});
+    },
+    [COMMANDS.crawlStep]: async () => {
+      // The walkthrough's first step: the crawler's source beside the walkthrough, and the demo
+      // crawl running (not held at entry, whatever the setting: pausing it is the step's point).
+      const s = services();
+      const column = besideColumn(vscode.window.tabGroups.activeTabGroup.viewColumn, InspectorPanel.visiblePanel()?.panel.viewColumn) as vscode.ViewColumn;
+      await openSourcePosition({ file: join(s.context.extensionUri.fsPath, 'runtime', 'crawler', 'crawler.ts'), line: 1, column: 1 }, column).catch(() => false);
+      await launchCrawl(s, { kind: 'demo' }, settings(), { stopOnEntry: false });
     },
     [COMMANDS.openInspector]: async () => {
       services().showPanel();

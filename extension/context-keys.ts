@@ -6,12 +6,14 @@
 //   coroscope.stepped.<sample>  that tutorial sample ran paused and was stepped at least once,
 //                               or ran to its end with no task on the loop to step (the
 //                               walkthrough's completionEvents; see walkthrough.ts)
+//   coroscope.workerStackShown  the panel showed a crawl worker's stack while the crawl was
+//                               paused (the walkthrough's first step)
 // Only changes are sent (setContext goes to the renderer).
 
 import * as vscode from 'vscode';
-import type { SteppedContextKey } from './walkthrough';
+import type { SteppedContextKey, WORKER_STACK_SHOWN_KEY } from './walkthrough';
 
-export type ContextKey = 'coroscope.hostRunning' | 'coroscope.running' | 'coroscope.paused' | 'coroscope.inspectorVisible' | SteppedContextKey;
+export type ContextKey = 'coroscope.hostRunning' | 'coroscope.running' | 'coroscope.paused' | 'coroscope.inspectorVisible' | typeof WORKER_STACK_SHOWN_KEY | SteppedContextKey;
 
 export class ContextKeys {
   private readonly values = new Map<ContextKey, boolean>();

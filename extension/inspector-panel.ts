@@ -14,7 +14,7 @@
 //   (the session already polls at the configured rate; this merges bursts after steps).
 
 import * as vscode from 'vscode';
-import type { HostMethods, Snapshot } from '../protocol/host-protocol';
+import type { HostMethods, Snapshot, TaskDetail } from '../protocol/host-protocol';
 import { ProtocolError, RpcEndpoint, type Transport } from '../protocol/rpc';
 import {
   PANEL_PROTOCOL_VERSION,
@@ -46,6 +46,8 @@ export interface PanelDependencies {
   runCommand(command: PanelCommand): Promise<void>;
   /** The panel became visible or hidden (for the `coroscope.inspectorVisible` context key). */
   onVisibilityChanged(visible: boolean): void;
+  /** The panel is about to show a task's detail (its coroutine stack): the walkthrough's first step watches for a worker's. */
+  onTaskDetailShown(detail: TaskDetail): void;
 }
 
 function webviewTransport(panel: vscode.WebviewPanel): Transport {
@@ -253,7 +255,11 @@ export class InspectorPanel {
         comparison: s.comparison,
       };
     });
-    ep.handle('taskDetail', (raw) => host('taskDetail', { taskId: narrow('taskDetail', raw).taskId, locals: true }));
+    ep.handle('taskDetail', async (raw) => {
+      const detail = await host('taskDetail', { taskId: narrow('taskDetail', raw).taskId, locals: true });
+      this.deps.onTaskDetailShown(detail);
+      return detail;
+    });
     ep.handle('variables', (raw) => host('variables', { handle: narrow('variables', raw).handle }));
     ep.handle('graph', (raw) => {
       narrow('graph', raw);

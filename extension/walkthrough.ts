@@ -1,10 +1,16 @@
 // The "Coroscope: Coroutines step by step" walkthrough (package.json
-// `contributes.walkthroughs`, id coroscope.tutorial): one step per tutorial sample, in the
-// chapter's order. A step's button runs `coroscope.openSampleStep` with the sample's id, which
-// opens the sample's source beside the walkthrough and runs it paused in the inspector; the
-// step completes (`completionEvents: onContext:<key>`) once that sample has been stepped, or,
-// for the samples that put no task on the inspector's loop (they drive sockets, threads or a
-// loop of their own), once it has run to its end.
+// `contributes.walkthroughs`, id coroscope.tutorial). Its first step is what a new user does
+// first (README "Your first minutes"): crawl, pause, look. Its button runs
+// `coroscope.crawlStep`, which opens the crawler's source beside the walkthrough and runs the
+// demo crawl (never held at entry: pausing it is the user's move); the step completes once the
+// inspector panel has shown the coroutine stack of one of that crawl's workers while it was
+// paused (context key WORKER_STACK_SHOWN_KEY, see showsPausedWorkerStack).
+// Then one step per tutorial sample, in the chapter's order. A step's button runs
+// `coroscope.openSampleStep` with the sample's id, which opens the sample's source beside the
+// walkthrough and runs it paused in the inspector; the step completes (`completionEvents:
+// onContext:<key>`) once that sample has been stepped, or, for the samples that put no task
+// on the inspector's loop (they drive sockets, threads or a loop of their own), once it has
+// run to its end.
 //
 // This module holds the names both sides agree on and no vscode import, so that a unit test
 // can check package.json against it (test/extension/walkthrough.test.ts).
@@ -14,6 +20,24 @@
 // reads it as one identifier.
 
 export const WALKTHROUGH_ID = 'coroscope.tutorial';
+
+/** The first step's id: run the demo crawl, pause it, look at a worker's coroutine stack. */
+export const CRAWL_STEP_ID = 'crawl-pause-look';
+
+/** Set once the panel showed a crawl worker's coroutine stack while the crawl was paused. */
+export const WORKER_STACK_SHOWN_KEY = 'coroscope.workerStackShown';
+
+/**
+ * Whether a task detail the panel just showed completes the first step: the run is a crawl
+ * (the demo site or URLs), paused, and the task is one of its workers with frames to show.
+ */
+export function showsPausedWorkerStack(
+  target: { readonly kind: string } | null,
+  phase: string,
+  detail: { readonly task: { readonly name: string }; readonly frames: readonly unknown[] },
+): boolean {
+  return (target?.kind === 'demo' || target?.kind === 'crawl') && phase === 'paused' && /^worker-\d+$/.test(detail.task.name) && detail.frames.length > 0;
+}
 
 export type SteppedContextKey = `coroscope.stepped.${string}`;
 

@@ -4,7 +4,9 @@
  * through playwright-core.
  *
  * From the UI only: opens the walkthrough with "Welcome: Open Walkthrough...", checks its steps
- * follow the chapter's order, clicks the crawler step's button and sees the sample's source
+ * ("crawl, pause, look" first, then the samples in the chapter's order), runs the first step
+ * (its button crawls the demo site; Pause; a worker selected in the panel: the step is checked),
+ * clicks the crawler step's button and sees the sample's source
  * open beside the walkthrough and the sample run paused in the inspector panel (the setting
  * coroscope.stopOnEntry stays off: the step pauses on its own), steps the loop and sees a
  * worker's coroutine stack change in the panel, and sees the step marked done. Then the same
@@ -18,9 +20,10 @@
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 import type { Frame, Locator } from 'playwright-core';
+import { CRAWL_STEP_ID } from '../../extension/walkthrough';
 import { listSamples } from '../../runtime/samples/index';
 import { clearNotifications, pickQuickInputItem, runCommand, screenshot, until } from './support/browser';
-import { inspectorPanel, panelPhase, selectTask, stepTick, stepUntilSuspended, waitForPanelPhase } from './support/inspector-panel';
+import { inspectorPanel, panelPhase, selectTask, stackFrameNames, stepTick, stepUntilSuspended, taskRows, waitForPanelPhase } from './support/inspector-panel';
 import { useWorkbenchSuite } from './support/workbench-suite';
 
 const WALKTHROUGH_TITLE = 'Coroutines, Step by Step';
@@ -49,9 +52,9 @@ describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_00
     return clearNotifications(page());
   }
 
-  /** The walkthrough's step for a sample (VS Code qualifies its id: publisher.name#walkthrough#step). */
-  function walkthroughStep(sampleId: string): Locator {
-    return page().locator(`.gettingStartedContainer button.getting-started-step[data-step-id$="coroscope.tutorial#${sampleId}"]`);
+  /** The walkthrough's step (a sample's, or the first) (VS Code qualifies its id: publisher.name#walkthrough#step). */
+  function walkthroughStep(stepId: string): Locator {
+    return page().locator(`.gettingStartedContainer button.getting-started-step[data-step-id$="coroscope.tutorial#${stepId}"]`);
   }
   /** The selected task's coroutine stack as the panel shows it: each frame's name and line. */
   async function shownStack(frame: Frame): Promise<string> {
@@ -61,31 +64,55 @@ describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_00
     return frames.join(' > ');
   }
   /** Expands a step of the walkthrough and clicks its button. */
-  async function runStepButton(sampleId: string): Promise<void> {
-    const header = walkthroughStep(sampleId);
+  async function runStepButton(stepId: string, button = BUTTON): Promise<void> {
+    const header = walkthroughStep(stepId);
     await header.click();
-    await until(`the ${sampleId} step to expand`, async () => (await header.getAttribute('aria-expanded')) === 'true');
-    await header.getByText(BUTTON, { exact: true }).click();
+    await until(`the ${stepId} step to expand`, async () => (await header.getAttribute('aria-expanded')) === 'true');
+    await header.getByText(button, { exact: true }).click();
   }
 
-  step('opens from "Welcome: Open Walkthrough..." with the samples in the chapter\'s order', async () => {
+  step('opens from "Welcome: Open Walkthrough..." with "crawl, pause, look" first, then the samples in the chapter\'s order', async () => {
     await runCommand(page(), 'Welcome: Open Walkthrough...');
     await pickQuickInputItem(page(), WALKTHROUGH_TITLE, { filter: 'Coroutines', placeholder: 'Select a walkthrough' });
     await page().locator('.gettingStartedContainer h2.category-title', { hasText: WALKTHROUGH_TITLE }).waitFor({ state: 'visible', timeout: 30_000 });
     const ids = await page()
       .locator('.gettingStartedContainer button.getting-started-step[data-step-id*="coroscope.tutorial#"]')
       .evaluateAll((els) => els.map((el) => (el.getAttribute('data-step-id') ?? '').replace(/^.*#/, '')));
-    assert.deepEqual(ids, listSamples().map((s) => s.id));
+    assert.deepEqual(ids, [CRAWL_STEP_ID, ...listSamples().map((s) => s.id)]);
     // Nothing done yet.
+    assert.equal(await walkthroughStep(CRAWL_STEP_ID).getAttribute('aria-checked'), 'false');
     assert.equal(await walkthroughStep('crawler').getAttribute('aria-checked'), 'false');
     await screenshot(page(), 'walkthrough-open');
+  });
+
+  step('the first step\'s button crawls the demo site beside the walkthrough; Pause, a worker\'s stack shown, and the step is done', async () => {
+    await runStepButton(CRAWL_STEP_ID, 'Run the Demo Crawl');
+    const frame = await panel();
+    // The crawler's source beside the walkthrough, the crawl running (not held at entry) with its ten workers.
+    await page().locator('.editor-group-container .tabs-container .tab.active[data-resource-name="crawler.ts"]').waitFor({ state: 'visible' });
+    await until('the demo crawl running with its workers', async () =>
+      (await panelPhase(frame)) === 'running' && (await taskRows(frame)).filter((r) => /^worker-\d+$/.test(r.name)).length >= 10, 30_000);
+    assert.match(await frame.locator('.run-title').innerText(), /Crawl of the demo site/);
+    await page().locator('.gettingStartedContainer').waitFor({ state: 'visible' });
+    assert.equal(await walkthroughStep(CRAWL_STEP_ID).getAttribute('aria-checked'), 'false', 'not done by running the crawl alone');
+    await frame.locator('button[data-action="pause"]').click();
+    await waitForPanelPhase(frame, 'paused');
+    const worker = (await taskRows(frame)).find((r) => /^worker-\d+$/.test(r.name) && r.state === 'suspended');
+    assert.ok(worker !== undefined, 'a suspended worker at the pause');
+    await selectTask(frame, worker.name);
+    await until(`frames of ${worker.name}`, async () => (await stackFrameNames(frame)).includes('work'));
+    await until('the first step to be checked', async () => (await walkthroughStep(CRAWL_STEP_ID).getAttribute('aria-checked')) === 'true');
+    assert.equal(await walkthroughStep('crawler').getAttribute('aria-checked'), 'false', 'only the first step is done');
+    await hideToasts();
+    await screenshot(page(), 'walkthrough-crawl-pause-look-done');
   });
 
   step('the crawler step\'s button opens its source beside the walkthrough and runs it paused in the inspector', async () => {
     await runStepButton('crawler');
     const frame = await panel();
+    // It replaces the crawl the first step left paused.
+    await until('the crawler sample', async () => /Sample crawler/.test(await frame.locator('.run-title').innerText()), 30_000);
     await waitForPanelPhase(frame, 'paused');
-    assert.match(await frame.locator('.run-title').innerText(), /Sample crawler/);
     // The sample's TypeScript source, in an editor group of its own, with the walkthrough still shown.
     const sourceGroup = page().locator('.editor-group-container', { has: page().locator('.tabs-container .tab.active[data-resource-name="full-crawler.ts"]') });
     await sourceGroup.waitFor({ state: 'visible' });

@@ -1,13 +1,15 @@
-// The walkthrough in package.json (contributes.walkthroughs): one step per tutorial sample in
-// the registry's order, each with its own explanation file (shipped in the .vsix), a button
-// that runs coroscope.openSampleStep with the sample's id, and a completion event on the
-// context key the extension sets once that sample has been stepped.
+// The walkthrough in package.json (contributes.walkthroughs): first "crawl, pause, look" (its
+// button runs coroscope.crawlStep; it completes on the context key set once the panel showed a
+// paused crawl's worker stack), then one step per tutorial sample in the registry's order, each
+// with its own explanation file (shipped in the .vsix), a button that runs
+// coroscope.openSampleStep with the sample's id, and a completion event on the context key the
+// extension sets once that sample has been stepped.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { COMMANDS } from '../../extension/command-ids';
-import { besideColumn, sampleIdArg, steppedContextKey, WALKTHROUGH_ID } from '../../extension/walkthrough';
+import { besideColumn, CRAWL_STEP_ID, sampleIdArg, showsPausedWorkerStack, steppedContextKey, WALKTHROUGH_ID, WORKER_STACK_SHOWN_KEY } from '../../extension/walkthrough';
 import { listSamples } from '../../runtime/samples/index';
 
 const root = join(__dirname, '..', '..');
@@ -27,13 +29,38 @@ function walkthrough(): { id: string; title: string; steps: Step[] } {
   return w;
 }
 
+/** The steps after the first: one per sample. */
+function sampleSteps(): Step[] {
+  return walkthrough().steps.slice(1);
+}
+
 describe('walkthrough', () => {
-  it('has one step per sample, in the registry\'s (the chapter\'s) order', () => {
-    assert.deepEqual(walkthrough().steps.map((s) => s.id), listSamples().map((s) => s.id));
+  it('starts with "crawl, pause, look", then one step per sample, in the registry\'s (the chapter\'s) order', () => {
+    assert.deepEqual(walkthrough().steps.map((s) => s.id), [CRAWL_STEP_ID, ...listSamples().map((s) => s.id)]);
   });
 
-  it('each step has a button that opens its sample paused, and says what to look at', () => {
-    for (const s of walkthrough().steps) {
+  it('the first step runs the demo crawl, says to pause it and look at a worker, and completes once a worker\'s stack was shown', () => {
+    const first = walkthrough().steps[0]!;
+    assert.equal(first.title, 'Crawl, pause, look');
+    const link = /\[[^\]]+\]\(command:([\w.]+)\)/.exec(first.description);
+    assert.equal(link?.[1], COMMANDS.crawlStep);
+    assert.match(first.description, /Look at:.*Pause.*worker/s);
+    assert.deepEqual(first.completionEvents, [`onContext:${WORKER_STACK_SHOWN_KEY}`]);
+  });
+
+  it('the first step completes on a paused crawl\'s worker stack only', () => {
+    const worker = { task: { name: 'worker-3' }, frames: [{}, {}] };
+    assert.equal(showsPausedWorkerStack({ kind: 'demo' }, 'paused', worker), true);
+    assert.equal(showsPausedWorkerStack({ kind: 'crawl' }, 'paused', worker), true);
+    assert.equal(showsPausedWorkerStack({ kind: 'demo' }, 'running', worker), false, 'not paused');
+    assert.equal(showsPausedWorkerStack({ kind: 'sample' }, 'paused', worker), false, 'a sample\'s worker');
+    assert.equal(showsPausedWorkerStack(null, 'paused', worker), false);
+    assert.equal(showsPausedWorkerStack({ kind: 'demo' }, 'paused', { task: { name: 'crawl' }, frames: [{}] }), false, 'not a worker');
+    assert.equal(showsPausedWorkerStack({ kind: 'demo' }, 'paused', { task: { name: 'worker-1' }, frames: [] }), false, 'no stack to show');
+  });
+
+  it('each sample step has a button that opens its sample paused, and says what to look at', () => {
+    for (const s of sampleSteps()) {
       const link = /\[[^\]]+\]\(command:([\w.]+)\?([^)]+)\)/.exec(s.description);
       assert.ok(link !== null, `${s.id}: no command link`);
       assert.equal(link[1], COMMANDS.openSampleStep);
@@ -53,13 +80,13 @@ describe('walkthrough', () => {
     }
   });
 
-  it('each step completes on its own context key', () => {
+  it('each sample step completes on its own context key', () => {
     const keys = new Set<string>();
-    for (const s of walkthrough().steps) {
+    for (const s of sampleSteps()) {
       assert.deepEqual(s.completionEvents, [`onContext:${steppedContextKey(s.id)}`]);
       keys.add(steppedContextKey(s.id));
     }
-    assert.equal(keys.size, walkthrough().steps.length, 'the keys are distinct');
+    assert.equal(keys.size, sampleSteps().length, 'the keys are distinct');
   });
 
   it('makes context keys that are one identifier', () => {
@@ -69,10 +96,12 @@ describe('walkthrough', () => {
     for (const s of listSamples()) assert.match(steppedContextKey(s.id), /^coroscope\.stepped\.[A-Za-z0-9]+$/);
   });
 
-  it('declares the step command, hidden from the palette', () => {
+  it('declares the step commands, hidden from the palette', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { contributes: { commands: Array<{ command: string }>; menus: { commandPalette: Array<{ command: string; when: string }> } } };
-    assert.ok(pkg.contributes.commands.some((c) => c.command === COMMANDS.openSampleStep));
-    assert.ok(pkg.contributes.menus.commandPalette.some((c) => c.command === COMMANDS.openSampleStep && c.when === 'false'));
+    for (const id of [COMMANDS.openSampleStep, COMMANDS.crawlStep]) {
+      assert.ok(pkg.contributes.commands.some((c) => c.command === id), id);
+      assert.ok(pkg.contributes.menus.commandPalette.some((c) => c.command === id && c.when === 'false'), id);
+    }
   });
 
   it('reads the sample id from the link\'s argument', () => {
