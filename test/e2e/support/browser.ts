@@ -370,7 +370,10 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
  * The page errors that concern the extension, less the known noise of VS Code for the web:
  * vsda (absent from code-server), favicon, and a webview resource that the service worker
  * missed on first load (ERR_NAME_NOT_RESOLVED on the CDN host; the inspector panel reloads
- * itself then, and the tests check that it boots). `alsoExpected` adds a test's own.
+ * itself then, and the tests check that it boots), and the workbench's own reads of its
+ * user-data files cancelled by a window reload ("Unable to read file '…/User/extensions.json'
+ * (Canceled…"): they name coroscope only through the test's temporary folder.
+ * `alsoExpected` adds a test's own.
  */
 export function unexpectedExtensionErrors(errors: readonly string[], alsoExpected?: RegExp): string[] {
   return errors.filter(
@@ -378,6 +381,7 @@ export function unexpectedExtensionErrors(errors: readonly string[], alsoExpecte
       /coroscope|webview/i.test(e) &&
       !/vsda|favicon/.test(e) &&
       !/ERR_NAME_NOT_RESOLVED.*vscode-cdn\.net/.test(e) &&
+      !/Unable to read file 'vscode-remote:[^']*\/user-data\/User\/[^']*' \(Canceled/.test(e) &&
       !(alsoExpected !== undefined && alsoExpected.test(e)),
   );
 }
