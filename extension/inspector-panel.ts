@@ -200,6 +200,7 @@ export class InspectorPanel {
       s.onException.on((e) => emit('exception', e)),
       s.onLint.on((lint) => emit('lint', { lint })),
       s.onComparison.on((c) => emit('comparison', c)),
+      s.onProgramLoops.on((loops) => emit('programLoops', { loops })),
     );
   }
 
@@ -253,6 +254,7 @@ export class InspectorPanel {
         pages: s.pages.slice(),
         lastProgress: s.lastProgress,
         comparison: s.comparison,
+        programLoops: s.programLoops,
       };
     });
     ep.handle('taskDetail', async (raw) => {

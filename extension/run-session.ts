@@ -19,7 +19,7 @@
 // - Events of a run being replaced (between a launch request and its answer) are ignored;
 //   only a pause that arrives then is kept and applied once the launch answers.
 
-import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, HostMethods, LaunchOptions, LaunchTarget, Lint, Snapshot } from '../protocol/host-protocol';
+import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, HostMethods, LaunchOptions, LaunchTarget, Lint, ProgramLoopState, Snapshot } from '../protocol/host-protocol';
 import { ProgressHistory } from '../protocol/progress-history';
 import { SnapshotMirror, type MirrorChange } from '../protocol/snapshot-mirror';
 import type { Comparison, ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
@@ -56,6 +56,9 @@ export class RunSession {
   readonly onLint = new Emitter<Lint>();
   readonly onOutput = new Emitter<HostEvents['output']>();
   readonly onFinished = new Emitter<HostEvents['finished']>();
+  /** The loops, threads and processes the program runs itself (a sample's hand-made loop), as of the last poll. */
+  programLoops: ProgramLoopState[] = [];
+  readonly onProgramLoops = new Emitter<ProgramLoopState[]>();
   /** The latest comparison of approaches; it outlives runs (a new launch keeps it). */
   comparison: Comparison | null = null;
   readonly onComparison = new Emitter<Comparison>();
@@ -150,6 +153,7 @@ export class RunSession {
     this.lastProgress = null;
     this.pendingPause = null;
     this.finishedRun = null;
+    this.programLoops = [];
     this.status = status;
     this.onReset.fire(status);
     this.onStatus.fire(status);
@@ -365,6 +369,12 @@ export class RunSession {
     detach?.();
   }
 
+  private setProgramLoops(loops: ProgramLoopState[]): void {
+    if (JSON.stringify(loops) === JSON.stringify(this.programLoops)) return;
+    this.programLoops = loops;
+    this.onProgramLoops.fire(loops);
+  }
+
   private applyPause(b: HostEvents['paused'], base: RunStatus): void {
     const s: RunStatus = { ...base, phase: 'paused', detail: b.description, tick: b.tick, pauseReason: b.reason };
     if (typeof b.taskId === 'number') s.pausedTaskId = b.taskId;
@@ -421,6 +431,8 @@ export class RunSession {
       if (snap.progress !== null && this.lastProgress === null) this.lastProgress = snap.progress;
       if (this.status.phase === 'running' && snap.tick !== this.status.tick) this.status = { ...this.status, tick: snap.tick };
       if (change.full || change.upserted.length > 0 || change.removed.length > 0) this.onSnapshot.fire({ snapshot: snap, change });
+      // A sample's own loop (sockets, ready list, timers, threads) changes with every step of it.
+      if (this.target?.kind === 'sample') this.setProgramLoops((await run.endpoint.request('programLoops', {})).loops);
     } catch {
       // The host died (the run's onDidEnd handles it) or the run is gone: polling stops below.
     } finally {

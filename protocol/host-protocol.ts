@@ -424,9 +424,9 @@ export interface ComparisonRowInfo {
 export interface HostMethods {
   hello: { params: { client: string; protocolVersion: number }; result: { protocolVersion: number; hostVersion: string; pid: number } };
   /**
-   * `heldAtEntry`: the run waits before its first tick (stopOnEntry, and its work runs on the
-   * host's loop). False for a sample with a loop of its own (blocking, callbacks, ...): it
-   * has started, and nothing of it can be held.
+   * `heldAtEntry`: the run waits before its first tick (stopOnEntry): a run on the host's loop
+   * is paused there, and a sample with a loop of its own (blocking, callbacks, ...) is not
+   * started until continue or a step. Every sample is held so.
    */
   launch: { params: { target: LaunchTarget; options: LaunchOptions }; result: { runId: number; siteUrl?: string; heldAtEntry: boolean } };
   pause: { params: Record<string, never>; result: { tick: number } };

@@ -15,6 +15,7 @@ import type {
   CrawledPage,
   CrawlProgress,
   Lint,
+  ProgramLoopState,
   Snapshot,
   SourcePosition,
   StopReason,
@@ -91,6 +92,8 @@ export interface PanelInit {
   lastProgress: CrawlProgress | null;
   /** The latest comparison of approaches (it outlives runs), if one was asked for. */
   comparison?: Comparison | null;
+  /** The loops, threads and processes the program runs itself (a sample's hand-made loop), as of now. */
+  programLoops?: ProgramLoopState[];
 }
 
 export type ControlAction = 'pause' | 'continue' | 'stepTick' | 'stepTask' | 'stop';
@@ -132,6 +135,8 @@ export type PanelEvents = {
   reveal: { view: ViewId; taskId?: number };
   /** A comparison of approaches started, finished or failed. */
   comparison: Comparison;
+  /** The loops, threads and processes the program runs itself, as they are now (the host's programLoops; empty: none). */
+  programLoops: { loops: ProgramLoopState[] };
 };
 export type PanelEvent = { [E in keyof PanelEvents & string]: { event: E; body: PanelEvents[E] } }[keyof PanelEvents & string];
 
@@ -307,6 +312,20 @@ export function narrowException(v: unknown): ExceptionEntry | null {
   return { taskId: v.taskId, traceback: v.traceback };
 }
 
+function isStringArray(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((x) => typeof x === 'string');
+}
+
+/** A program loop as the panel receives it (untrusted until narrowed: its texts hold socket peers and page paths). */
+export function isProgramLoopState(v: unknown): v is ProgramLoopState {
+  if (!isObj(v) || typeof v.kind !== 'string' || typeof v.title !== 'string' || !(v.running === null || typeof v.running === 'string')) return false;
+  if (!isStringArray(v.ready) || !isStringArray(v.notes) || !Array.isArray(v.sockets) || !Array.isArray(v.timers) || !Array.isArray(v.workers)) return false;
+  const sockets = (v.sockets as unknown[]).every((x) => isObj(x) && typeof x.fd === 'number' && typeof x.events === 'string' && typeof x.callback === 'string' && typeof x.socket === 'string');
+  const timers = (v.timers as unknown[]).every((x) => isObj(x) && typeof x.dueInMs === 'number' && typeof x.callback === 'string');
+  const workers = (v.workers as unknown[]).every((x) => isObj(x) && (x.kind === 'thread' || x.kind === 'process') && typeof x.name === 'string' && typeof x.state === 'string');
+  return sockets && timers && workers;
+}
+
 export function isLint(v: unknown): v is Lint {
   return isObj(v) && typeof v.kind === 'string' && typeof v.message === 'string' && typeof v.tick === 'number';
 }
@@ -333,6 +352,7 @@ export function narrowPanelInit(v: unknown): PanelInit | null {
     pages: narrowPages(v.pages),
     lastProgress: narrowProgress(v.lastProgress),
     comparison: narrowComparison(v.comparison),
+    programLoops: Array.isArray(v.programLoops) ? (v.programLoops as unknown[]).filter(isProgramLoopState) : [],
   };
 }
 

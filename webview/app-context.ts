@@ -2,7 +2,7 @@
 // its reducer, the task table model, the run's status and data, and a few shared actions.
 // Views hold no copy of these: they read them when they render.
 
-import type { CrawledPage, CrawlProgress, Lint, SourcePosition } from '../protocol/host-protocol';
+import type { CrawledPage, CrawlProgress, Lint, ProgramLoopState, SourcePosition } from '../protocol/host-protocol';
 import type { Comparison, ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
 import type { PanelClient } from './host-bridge';
 import type { TaskTableModel } from './state/task-query';
@@ -19,6 +19,8 @@ export interface RunData {
   readonly pages: readonly CrawledPage[];
   /** The latest comparison of approaches (kept across runs), null before one is asked for. */
   comparison: Comparison | null;
+  /** The loops, threads and processes the program runs itself, as they are now (empty: none). */
+  programLoops: ProgramLoopState[];
 }
 
 export interface AppContext {

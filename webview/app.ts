@@ -14,6 +14,7 @@ import { ProgressHistory } from '../protocol/progress-history';
 import {
   narrowComparison,
   narrowException,
+  isProgramLoopState,
   narrowPanelInit,
   narrowProgress,
   narrowProgressPoint,
@@ -36,6 +37,7 @@ import { AwaitGraphView } from './views/await-graph';
 import { DashboardView } from './views/dashboard';
 import { ExceptionsView } from './views/exceptions';
 import { LintsView } from './views/lints';
+import { ProgramLoopsView } from './views/program-loops';
 import { TaskDetailView } from './views/task-detail';
 import { TaskTable } from './views/task-table';
 
@@ -61,7 +63,7 @@ export class App implements AppContext {
   readonly model = new TaskTableModel();
   /** The chart's points and the crawled pages, trimmed as the extension trims its copy; `data` shows its lists. */
   private readonly history = new ProgressHistory();
-  readonly data: RunData = { status: { phase: 'idle', runId: null, title: 'No run', detail: '', tick: 0 }, progress: this.history.points, lastProgress: null, exceptions: [], lints: [], pages: this.history.pages, comparison: null };
+  readonly data: RunData = { status: { phase: 'idle', runId: null, title: 'No run', detail: '', tick: 0 }, progress: this.history.points, lastProgress: null, exceptions: [], lints: [], pages: this.history.pages, comparison: null, programLoops: [] };
   private state: UiState;
   private frame: number | null = null;
   private saveTimer: number | null = null;
@@ -72,6 +74,7 @@ export class App implements AppContext {
   private readonly exceptions: ExceptionsView;
   private readonly dashboard: DashboardView;
   private readonly lints: LintsView;
+  private readonly programLoops: ProgramLoopsView;
   private readonly statusEl: HTMLDivElement;
   private readonly controls: HTMLDivElement;
   private readonly tabs: HTMLElement;
@@ -96,6 +99,7 @@ export class App implements AppContext {
     this.exceptions = new ExceptionsView(this);
     this.dashboard = new DashboardView(this);
     this.lints = new LintsView(this);
+    this.programLoops = new ProgramLoopsView(this);
     this.statusEl = h('div', { class: 'run-status', attrs: { role: 'status', 'aria-live': 'polite' } });
     this.controls = h('div', { class: 'loop-controls', attrs: { role: 'toolbar', 'aria-label': 'Loop controls' } });
     this.tabs = h('nav', { class: 'tabs', attrs: { role: 'tablist', 'aria-label': 'Inspector views' } });
@@ -111,7 +115,7 @@ export class App implements AppContext {
       this.views[v].id = `view-${v}`;
     }
     this.buildChrome();
-    root.append(h('header', { class: 'panel-header' }, this.statusEl, this.controls), this.banner, this.tabs, this.message, main);
+    root.append(h('header', { class: 'panel-header' }, this.statusEl, this.controls), this.banner, this.programLoops.element, this.tabs, this.message, main);
     this.listen();
     this.render();
     void this.boot();
@@ -178,6 +182,7 @@ export class App implements AppContext {
       this.data.lints = init.lints;
       this.data.lastProgress = init.lastProgress;
       this.data.comparison = init.comparison ?? null;
+      this.data.programLoops = init.programLoops ?? [];
       this.model.clear();
       if (init.snapshot !== null) {
         this.snapshotReceivedAt = received;
@@ -207,6 +212,7 @@ export class App implements AppContext {
       this.data.exceptions = [];
       this.data.lints = [];
       this.data.lastProgress = null;
+      this.data.programLoops = [];
       if (s !== null) this.data.status = s;
       this.detail.reset();
       this.graph.reset();
@@ -256,6 +262,11 @@ export class App implements AppContext {
       this.data.comparison = x;
       if (this.state.view === 'dashboard') this.invalidate();
     });
+    c.on('programLoops', (raw) => {
+      const loops = typeof raw === 'object' && raw !== null ? (raw as { loops?: unknown }).loops : undefined;
+      this.data.programLoops = Array.isArray(loops) ? loops.filter(isProgramLoopState) : [];
+      this.invalidate();
+    });
     c.on('reveal', (raw) => {
       if (typeof raw !== 'object' || raw === null) return;
       const r = raw as { view?: unknown; taskId?: unknown };
@@ -274,6 +285,7 @@ export class App implements AppContext {
   private render(): void {
     const view = this.state.view;
     this.renderHeader();
+    this.programLoops.render();
     this.renderTabs();
     for (const v of VIEW_IDS) this.views[v].hidden = v !== view;
     this.tasksSplit.classList.toggle('stale', this.data.status.phase === 'hostDied');

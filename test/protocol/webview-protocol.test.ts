@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { narrowPanelInit, narrowProgress, narrowSnapshot, parsePanelRequest, PANEL_PROTOCOL_VERSION } from '../../protocol/webview-protocol';
+import { isProgramLoopState, narrowPanelInit, narrowProgress, narrowSnapshot, parsePanelRequest, PANEL_PROTOCOL_VERSION } from '../../protocol/webview-protocol';
 import { fullSnapshot, makeTask } from '../webview/fixtures-tasks';
 
 describe('panel protocol: narrowing what the webview asks', () => {
@@ -53,5 +53,32 @@ describe('panel protocol: narrowing what the extension sends', () => {
     assert.ok(narrowPanelInit(init) !== null);
     assert.equal(narrowPanelInit({ ...init, protocolVersion: 99 }), null);
     assert.equal(narrowPanelInit({ ...init, status: { phase: 'weird' } }), null);
+  });
+});
+
+describe('program loops in the panel protocol', () => {
+  const loop = {
+    kind: 'selector',
+    title: "the callback crawl's select loop",
+    running: 'fd 3 writable: bound connected',
+    ready: ['fd 4 readable: bound readResponse'],
+    sockets: [{ fd: 3, events: 'write', callback: 'bound connected', socket: '<Socket fd=3 connected raddr=127.0.0.1:5000>' }],
+    timers: [{ dueInMs: 9800, callback: 'timeout of the fetch of http://127.0.0.1:5000/' }],
+    workers: [{ kind: 'thread', name: 'thread 3', state: 'idle' }],
+    notes: ['1 URLs done'],
+  };
+
+  it('accepts a loop of the host and refuses malformed ones', () => {
+    assert.equal(isProgramLoopState(loop), true);
+    assert.equal(isProgramLoopState({ ...loop, running: null }), true);
+    assert.equal(isProgramLoopState({ ...loop, sockets: [{ fd: '3' }] }), false);
+    assert.equal(isProgramLoopState({ ...loop, workers: [{ kind: 'fiber', name: 'x', state: 'y' }] }), false);
+    assert.equal(isProgramLoopState({ ...loop, ready: [1] }), false);
+    assert.equal(isProgramLoopState(null), false);
+  });
+
+  it('the initial state keeps the well-formed loops only', () => {
+    const init = narrowPanelInit({ protocolVersion: PANEL_PROTOCOL_VERSION, status: { phase: 'paused', runId: 1, title: 'sample', detail: '', tick: 0 }, snapshot: null, programLoops: [loop, { kind: 'broken' }] });
+    assert.deepEqual(init?.programLoops, [loop]);
   });
 });

@@ -366,6 +366,25 @@ describe('runtime host over IPC (from source)', () => {
     await host.rpc.request('stop', {});
   });
 
+  test('every sample is paused at entry: held, nothing printed, no loop of its own running, until continue', async () => {
+    const { samples } = await host.rpc.request('samples', {});
+    assert.equal(samples.length, 13);
+    for (const s of samples) {
+      const from = host.events.length;
+      const launched = await launch({ target: { kind: 'sample', id: s.id }, options: { stopOnEntry: true } });
+      assert.equal(launched.heldAtEntry, true, s.id);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const snap = await host.rpc.request('snapshot', {});
+      assert.equal(snap.paused, true, s.id);
+      assert.equal(snap.tick, 0, s.id);
+      const printed = host.events.slice(from).filter((e) => e.event === 'output' && (e.body as { category: string }).category === 'stdout');
+      assert.deepEqual(printed, [], `${s.id} printed before its first tick`);
+      assert.deepEqual((await host.rpc.request('programLoops', {})).loops, [], `${s.id} runs a loop of its own while held`);
+      await host.rpc.request('stop', {});
+      await host.waitFor('finished', (f) => f.runId === launched.runId, 20000, from);
+    }
+  });
+
   test('exception breaks (failed task, failed URL) and line breakpoints set through the protocol pause the run', async () => {
     await host.rpc.request('setExceptionBreaks', { taskFailed: true, taskCancelled: false });
     let from = host.events.length;
