@@ -34,6 +34,8 @@ function loopElement(loop: ProgramLoopState): HTMLElement {
 
 export class ProgramLoopsView {
   readonly element: HTMLElement;
+  /** The list last shown: the panel renders every frame, this only when its data changed. */
+  private shown: ProgramLoopState[] | null = null;
 
   constructor(private readonly app: AppContext) {
     this.element = h('div', { class: 'program-loops', attrs: { 'aria-label': "The program's own loops" } });
@@ -41,6 +43,8 @@ export class ProgramLoopsView {
 
   render(): void {
     const loops = this.app.data.programLoops;
+    if (loops === this.shown) return;
+    this.shown = loops;
     this.element.hidden = loops.length === 0;
     replace(this.element, ...loops.map(loopElement));
   }
