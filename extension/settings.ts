@@ -24,6 +24,8 @@ export const DEFAULTS = Object.freeze({
   stopOnEntry: false,
   demoPages: 0,
   demoLatency: 'realistic' as DemoLatency,
+  // Every run recorded (its timeline, Step Back): cheap enough to leave on (the CLI asks for it with --record).
+  record: true,
 });
 
 function int(v: unknown, min: number, max: number, fallback: number): number {
@@ -71,6 +73,7 @@ export function crawlSettings(get: SettingGetter): CrawlSettings {
     robots: bool(get('respectRobotsTxt'), DEFAULTS.respectRobotsTxt),
     inspect: bool(get('inspection'), DEFAULTS.inspection),
     stopOnEntry: bool(get('stopOnEntry'), DEFAULTS.stopOnEntry),
+    record: bool(get('record'), DEFAULTS.record),
   };
   const latency = get('demoLatency');
   const demoLatency: DemoLatency = latency === 'realistic' || latency === 'instant' ? latency : DEFAULTS.demoLatency;
@@ -79,7 +82,7 @@ export function crawlSettings(get: SettingGetter): CrawlSettings {
 
 /** Launch options for a sample: only inspection and stop-on-entry apply. */
 export function sampleOptions(get: SettingGetter): LaunchOptions {
-  return { inspect: bool(get('inspection'), DEFAULTS.inspection), stopOnEntry: bool(get('stopOnEntry'), DEFAULTS.stopOnEntry) };
+  return { inspect: bool(get('inspection'), DEFAULTS.inspection), stopOnEntry: bool(get('stopOnEntry'), DEFAULTS.stopOnEntry), record: bool(get('record'), DEFAULTS.record) };
 }
 
 /** Snapshots per second (0.5 .. 30). */

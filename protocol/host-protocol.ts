@@ -475,8 +475,12 @@ export interface HostMethods {
    * `viewedTick` event says so). The network is never used.
    */
   openRecording: { params: { path: string }; result: RecordingInfo & { runId: number } };
-  /** The recorded run's timeline (the current run, launched with options.record, or an opened recording); `sinceTick` for what is new. */
-  timeline: { params: { sinceTick?: number }; result: Timeline };
+  /**
+   * The recorded run's timeline (the current run, launched with options.record, or an opened
+   * recording); `sinceTick` for what is new; `taskId`: only that task's lane and marks (the
+   * debugger's steps back).
+   */
+  timeline: { params: { sinceTick?: number; taskId?: number }; result: Timeline };
   /**
    * Moves the run's viewed moment: to the state right after tick `tick` (1 .. ticks), replayed
    * from the recording (inputs fed back, the network never touched; a live run goes on as it

@@ -238,8 +238,13 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
   saveRecording: (raw) => ({ path: requireString('saveRecording', paramsOf('saveRecording', raw), 'path') }),
   openRecording: (raw) => ({ path: requireString('openRecording', paramsOf('openRecording', raw), 'path') }),
   timeline: (raw) => {
-    const sinceTick = optionalNumber('timeline', paramsOf('timeline', raw), 'sinceTick', 'id');
-    return sinceTick === undefined ? {} : { sinceTick };
+    const p = paramsOf('timeline', raw);
+    const out: HostParams<'timeline'> = {};
+    const sinceTick = optionalNumber('timeline', p, 'sinceTick', 'id');
+    const taskId = optionalNumber('timeline', p, 'taskId', 'id');
+    if (sinceTick !== undefined) out.sinceTick = sinceTick;
+    if (taskId !== undefined) out.taskId = taskId;
+    return out;
   },
   seekTick: (raw) => {
     const p = paramsOf('seekTick', raw);

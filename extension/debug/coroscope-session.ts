@@ -21,6 +21,18 @@
 // sources (the TypeScript files of the host's bundle); custom requests for the Coroutines
 // view (custom-requests.ts).
 //
+// Time travel (a recorded run, the default of extension launches): stepBack goes to the
+// thread's task's previous suspension (the loop thread: the previous tick), reverseContinue
+// to the previous stop at a breakpoint or exception this session saw, or the previous task
+// failure the recording holds (time-travel.ts says where each lands). The host replays the
+// run to that tick (seekTick) and every view of the run shows it; the host's `viewedTick`
+// event, whoever asked (the panel's scrubber too), becomes a `stopped` event (reason 'step'
+// for this session's steps, 'goto' otherwise). From a past tick, continue goes forward to the
+// next such stop, next to the next tick, step in to the task's next suspension, each back to
+// the present (the run's own stop, or running) when the recording has nothing before it;
+// step out is refused there. At a stop on a line (mid-tick) time travel is refused: the
+// recording holds ticks and suspensions, not lines.
+//
 // Lifecycle: launch starts the host and launches the run held before its first tick, then
 // sends `initialized`; the client sets breakpoints and exception filters and sends
 // configurationDone; the launch is answered, and the run goes (or stays stopped on entry).
@@ -33,7 +45,7 @@
 //
 // Invariants:
 // - Only the requests in SUPPORTED_REQUESTS are answered, and only their capabilities are
-//   advertised; any other request (stepBack, goto, ...) is refused with its reason.
+//   advertised; any other request (goto, restartFrame, ...) is refused with its reason.
 // - Every DAP request gets exactly one response; a host error becomes an error response
 //   with the host's message.
 // - Execution requests (continue, next, stepIn, stepOut) are answered before the host is
@@ -64,8 +76,9 @@ import {
   ThreadEvent,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { CrawlProgress, HostEvents, HostMethods, LaunchTarget, LineFrameInfo, ProgramLoopState, SourcePosition, StopReason, TaskDetail, Traceback, VariableInfo } from '../../protocol/host-protocol';
+import type { CrawlProgress, HostEvents, HostMethods, LaunchTarget, LineFrameInfo, ProgramLoopState, SourcePosition, StopReason, TaskDetail, TimelineLane, Traceback, VariableInfo } from '../../protocol/host-protocol';
 import { programLoopScope, programLoopVariables, type ProgramLoopPart } from './program-loop-variables';
+import { nextOf, nextSuspension, previousOf, previousSuspension } from './time-travel';
 import type { HostExit, HostProcess } from '../host-client/host-process';
 import { LINE_STEP_MODE_REQUEST, TASKS_CHANGED_EVENT, TASKS_REQUEST, TRACES_REQUEST, narrowLineStepMode, type TasksBody } from './custom-requests';
 import {
@@ -130,10 +143,13 @@ type VarRef =
   /** A part of a program loop of the line stop (programLoops' index). */
   | { kind: 'programLoop'; index: number; part: ProgramLoopPart };
 
+/** Why the session shows a stop: the host's reasons, or 'goto' for a past tick someone moved the views to. */
+type ShownReason = StopReason | 'goto';
+
 interface StopInfo {
   /** Set when the host's main thread is stopped on this line (steps go by line then). */
   line?: SourcePosition;
-  reason: StopReason;
+  reason: ShownReason;
   tick: number;
   taskId: number | undefined;
   threadId: number;
@@ -176,6 +192,8 @@ const SUPPORTED_REQUESTS: ReadonlySet<string> = new Set([
   'next',
   'stepIn',
   'stepOut',
+  'stepBack',
+  'reverseContinue',
   'exceptionInfo',
   'loadedSources',
   'terminate',
@@ -190,9 +208,6 @@ const SUPPORTED_REQUESTS: ReadonlySet<string> = new Set([
 /** Why an unsupported request is refused: a reason for those a client may well send, else a general one. */
 function refusalOf(command: string): string {
   switch (command) {
-    case 'stepBack':
-    case 'reverseContinue':
-      return `Coroscope cannot ${command === 'stepBack' ? 'step back' : 'run backwards'}: the event loop only runs forwards`;
     case 'restartFrame':
     case 'goto':
       return `Coroscope cannot ${command === 'goto' ? 'jump to another line' : 'restart a frame'}: a suspended coroutine resumes only where it yielded`;
@@ -219,10 +234,10 @@ const STOP_DESCRIPTIONS: Partial<Record<StopReason, string>> = {
 const FAILED_URL = /failed to fetch (\S+?): /;
 
 /** A `stopped` event: every task stops with the loop (allThreadsStopped). */
-function stoppedEvent(reason: StopReason, threadId: number, text?: string): DebugProtocol.StoppedEvent {
+function stoppedEvent(reason: ShownReason, threadId: number, text?: string): DebugProtocol.StoppedEvent {
   const ev = new StoppedEvent(reason === 'cancelled' ? 'exception' : reason, threadId, text) as DebugProtocol.StoppedEvent;
   ev.body.allThreadsStopped = true;
-  const description = STOP_DESCRIPTIONS[reason];
+  const description = reason === 'goto' ? 'Paused at a replayed tick' : STOP_DESCRIPTIONS[reason];
   if (description !== undefined) ev.body.description = description;
   return ev;
 }
@@ -282,6 +297,16 @@ export class CoroscopeSession extends LoggingDebugSession {
   private loadedSources: Map<string, DebugProtocol.Source> | null = null;
   private terminatedSent = false;
   private restartDone: (() => void) | null = null;
+  // Time travel.
+  /** The past tick every view of the run shows (the host's seekTick); null: the present. */
+  private viewedTick: number | null = null;
+  private recordedTicks = 0;
+  /** While a past tick is shown: the present's stop (null: the run is running). */
+  private presentStop: StopInfo | null = null;
+  /** This session's own move in time, whose viewedTick event comes next. */
+  private travel: { reason: 'step' | 'goto'; threadId: number } | null = null;
+  /** Ticks at which this session saw the run stop at a breakpoint or an exception. */
+  private readonly stopTicks = new Set<number>();
 
   constructor(options: CoroscopeSessionOptions) {
     super();
@@ -373,6 +398,8 @@ export class CoroscopeSession extends LoggingDebugSession {
       supportsRestartRequest: true,
       supportsLoadedSourcesRequest: true,
       supportsDelayedStackTraceLoading: true,
+      // A recorded run (extension launches record by default) is replayed to a past tick.
+      supportsStepBack: true,
       // disconnect honours terminateDebuggee: end the run (default for a launch) or leave it to the other views (default for an attach).
       supportTerminateDebuggee: true,
       exceptionBreakpointFilters: EXCEPTION_FILTERS,
@@ -506,6 +533,7 @@ export class CoroscopeSession extends LoggingDebugSession {
       e.on('taskFinished', (b) => this.onTaskEvent(b.task, 'finished')),
       e.on('lint', (b) => this.output(`[lint] ${b.lint.message}`)),
       e.on('progress', (b) => this.onProgress(b)),
+      e.on('viewedTick', (b) => this.onViewedTick(b)),
       run.onDidEnd.on((exit) => this.onRunEnded(exit)),
     ];
     const detach = run.attach(this.options.viewName ?? 'debugger');
@@ -546,6 +574,10 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.exceptions.clear();
     this.resumed();
     this.runId = null;
+    this.viewedTick = null;
+    this.presentStop = null;
+    this.travel = null;
+    this.stopTicks.clear();
     const r = await run.launch(parsed.target, parsed.options, this.options.viewName ?? 'debugger');
     this.runId = r.runId;
     this.heldAtEntry = r.heldAtEntry;
@@ -590,11 +622,19 @@ export class CoroscopeSession extends LoggingDebugSession {
   private onPaused(b: HostEvents['paused']): void {
     // The hold at entry during launch is the adapter's own; release() decides what to show.
     if (this.phase === 'launching' || this.phase === 'restarting') return;
-    this.invalidate();
     const threadId = b.taskId ?? this.requestedThread ?? LOOP_THREAD_ID;
     this.requestedThread = null;
-    this.currentStop = { reason: b.reason, tick: b.tick, taskId: b.taskId, threadId, description: b.description };
-    if (b.line !== undefined) this.currentStop.line = b.line;
+    const stop: StopInfo = { reason: b.reason, tick: b.tick, taskId: b.taskId, threadId, description: b.description };
+    if (b.line !== undefined) stop.line = b.line;
+    if (b.reason === 'breakpoint' || b.reason === 'exception' || b.reason === 'cancelled') this.stopTicks.add(b.tick);
+    if (this.viewedTick !== null) {
+      // The present stopped while the views show a past tick: kept for the way back.
+      this.presentStop = stop;
+      this.output(`Coroscope: the run stopped (${b.reason}) at tick ${b.tick}; the views show tick ${this.viewedTick}, replayed: Continue goes forward to the present`);
+      return;
+    }
+    this.invalidate();
+    this.currentStop = stop;
     this.tasks.paused = true;
     // The host's URL-failed stop says "… failed to fetch <url>: <error>".
     const failed = b.reason === 'exception' ? FAILED_URL.exec(b.description) : null;
@@ -614,11 +654,57 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   private onContinued(): void {
     if (this.phase !== 'running') return;
+    if (this.viewedTick !== null) {
+      // The present runs on; the views stay at the past tick.
+      this.presentStop = null;
+      return;
+    }
     if (this.currentStop !== null) {
       this.resumed();
       this.sendEvent(new ContinuedEvent(LOOP_THREAD_ID, true));
     }
     this.tasks.paused = false;
+    this.tasksChanged();
+  }
+
+  /** Every view of the run now shows a past tick (or the present again): this session shows it as a stop. */
+  private onViewedTick(b: HostEvents['viewedTick']): void {
+    if (b.runId !== this.runId || this.phase !== 'running') return;
+    this.recordedTicks = b.ticks;
+    const travel = this.travel;
+    this.travel = null;
+    if (b.tick === null) {
+      if (this.viewedTick === null) return;
+      this.viewedTick = null;
+      this.invalidate();
+      this.tasks.clear();
+      const present = this.presentStop;
+      this.presentStop = null;
+      this.output('Coroscope: back to the present');
+      if (present !== null) {
+        this.currentStop = present;
+        this.tasks.paused = true;
+        this.sendEvent(stoppedEvent(present.reason, present.threadId));
+      } else {
+        this.currentStop = null;
+        this.tasks.paused = false;
+        this.sendEvent(new ContinuedEvent(LOOP_THREAD_ID, true));
+      }
+      this.tasksChanged();
+      return;
+    }
+    // Entering the past from elsewhere (the panel's scrubber): the present's stop is kept.
+    if (this.viewedTick === null && travel === null) this.presentStop = this.currentStop;
+    this.viewedTick = b.tick;
+    this.invalidate();
+    this.tasks.clear();
+    const threadId = travel?.threadId ?? this.currentStop?.threadId ?? LOOP_THREAD_ID;
+    const reason = travel?.reason ?? 'goto';
+    this.currentStop = { reason, tick: b.tick, taskId: threadId < LOOP_THREAD_ID ? threadId : undefined, threadId, description: `tick ${b.tick} of ${b.ticks}, replayed from the recording` };
+    this.tasks.paused = true;
+    this.output(`Coroscope: tick ${b.tick} of ${b.ticks} (replayed from the recording)`);
+    this.flushThreadEvents();
+    this.sendEvent(stoppedEvent(reason, threadId));
     this.tasksChanged();
   }
 
@@ -1010,7 +1096,93 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   protected override continueRequest(response: DebugProtocol.ContinueResponse): void {
     response.body = { allThreadsContinued: true };
+    if (this.viewedTick !== null) {
+      this.travelTo(response, this.currentStop?.threadId ?? LOOP_THREAD_ID, 'goto', async (now) => this.towardPresent(nextOf(await this.stopCandidates(), now)));
+      return;
+    }
     this.execute(response, null, (h) => h.endpoint.request('continue', {}), true);
+  }
+
+  // --- time travel ------------------------------------------------------------------------------
+
+  /**
+   * Moves every view of the run to a tick (null: the present) that `target` computes from the
+   * tick shown now; a refusal (a thrown Error) is the request's error response. The response
+   * goes before the host moves (the `stopped` comes with its viewedTick event).
+   */
+  private travelTo(response: DebugProtocol.Response, threadId: number, reason: 'step' | 'goto', target: (now: number) => Promise<number | null>): void {
+    this.serve(response, async () => {
+      const stop = this.currentStop;
+      if (stop?.line !== undefined) {
+        throw new Error(`${response.command}: not while stopped on a line (the loop is mid-tick; the recording holds ticks and suspensions, not lines): step to the task's next suspension or continue first`);
+      }
+      const host = this.requireHost();
+      if (this.viewedTick === null) await this.refreshTasks();
+      const now = this.viewedTick ?? this.tasks.tick;
+      const tick = await target(now);
+      if (tick === null && this.viewedTick === null) throw new Error(`${response.command}: already at the present`);
+      if (this.viewedTick === null) this.presentStop = stop;
+      this.travel = { reason, threadId };
+      this.resumed();
+      this.sendResponse(response);
+      try {
+        await host.endpoint.request('seekTick', { tick });
+      } catch (e) {
+        this.travel = null;
+        this.output(`Coroscope: ${response.command} failed: ${message(e)}`, 'stderr');
+        if (stop !== null && host.isAlive() && this.phase === 'running') {
+          this.currentStop = stop;
+          this.sendEvent(stoppedEvent(stop.reason, stop.threadId));
+        }
+      }
+    });
+  }
+
+  /** A tick forward from the past, or the present (null) when the recording has nothing before the present's own stop. */
+  private towardPresent(tick: number | null): number | null {
+    const present = this.presentStop?.tick ?? null;
+    if (tick === null || tick > this.recordedTicks || (present !== null && tick >= present)) return null;
+    return tick;
+  }
+
+  /** The task's lane of the recording's timeline. */
+  private async laneOf(taskId: number, command: string): Promise<TimelineLane> {
+    const tl = await this.requireHost().endpoint.request('timeline', { taskId });
+    this.recordedTicks = tl.ticks;
+    const lane = tl.lanes.find((l) => l.taskId === taskId);
+    if (lane === undefined) throw new Error(`${command}: task #${taskId} is not in the recording`);
+    return lane;
+  }
+
+  /** Ticks a reverse continue (or a continue from the past) may land on: the stops this session saw, and the task failures recorded. */
+  private async stopCandidates(): Promise<Set<number>> {
+    const tl = await this.requireHost().endpoint.request('timeline', {});
+    this.recordedTicks = tl.ticks;
+    const ticks = new Set(this.stopTicks);
+    for (const m of tl.marks) if (m.kind === 'exception') ticks.add(m.tick);
+    return ticks;
+  }
+
+  protected override stepBackRequest(response: DebugProtocol.StepBackResponse, args: DebugProtocol.StepBackArguments): void {
+    const threadId = args.threadId;
+    this.travelTo(response, threadId, 'step', async (now) => {
+      if (threadId >= LOOP_THREAD_ID) {
+        if (now <= 1) throw new Error('Step Back: the recording starts at tick 1');
+        return now - 1;
+      }
+      const lane = await this.laneOf(threadId, 'Step Back');
+      const tick = previousSuspension(lane, now);
+      if (tick === null) throw new Error(`Step Back: ${lane.name} (#${threadId}) has no earlier suspension in the recording (created at tick ${lane.createdTick})`);
+      return tick;
+    });
+  }
+
+  protected override reverseContinueRequest(response: DebugProtocol.ReverseContinueResponse, args: DebugProtocol.ReverseContinueArguments): void {
+    this.travelTo(response, args.threadId, 'goto', async (now) => {
+      const tick = previousOf(await this.stopCandidates(), now);
+      if (tick === null) throw new Error(`Reverse Continue: no stop at a breakpoint or an exception, and no task failure, before tick ${now} in the recording`);
+      return tick;
+    });
   }
 
   protected override pauseRequest(response: DebugProtocol.PauseResponse, args: DebugProtocol.PauseArguments): void {
@@ -1025,17 +1197,29 @@ export class CoroscopeSession extends LoggingDebugSession {
   }
 
   protected override nextRequest(response: DebugProtocol.NextResponse, args: DebugProtocol.NextArguments): void {
+    if (this.viewedTick !== null) {
+      this.travelTo(response, args.threadId, 'step', async (now) => this.towardPresent(now + 1));
+      return;
+    }
     if (this.stepLine(response, args.threadId, 'over')) return;
     this.execute(response, args.threadId, (h) => h.endpoint.request('stepTick', {}), true);
   }
 
   protected override stepInRequest(response: DebugProtocol.StepInResponse, args: DebugProtocol.StepInArguments): void {
-    if (this.stepLine(response, args.threadId, 'into')) return;
     const taskId = args.threadId;
+    if (this.viewedTick !== null) {
+      this.travelTo(response, taskId, 'step', async (now) => (taskId >= LOOP_THREAD_ID ? this.towardPresent(now + 1) : this.towardPresent(nextSuspension(await this.laneOf(taskId, 'Step Into'), now))));
+      return;
+    }
+    if (this.stepLine(response, args.threadId, 'into')) return;
     this.execute(response, taskId, (h) => (taskId >= LOOP_THREAD_ID ? h.endpoint.request('stepTick', {}) : h.endpoint.request('stepTask', { taskId })), true);
   }
 
   protected override stepOutRequest(response: DebugProtocol.StepOutResponse, args: DebugProtocol.StepOutArguments): void {
+    if (this.viewedTick !== null) {
+      this.fail(response, ERR_NOT_RUNNING, `Step Out: the views show tick ${this.viewedTick}, replayed; the recording holds suspensions, not frames returning: Step Into goes to the task's next suspension, Continue toward the present`, true);
+      return;
+    }
     if (this.stepLine(response, args.threadId, 'out')) return;
     const taskId = args.threadId;
     // The current frame is the innermost of the chain (depth = chain length - 1).

@@ -186,6 +186,7 @@ export const LAUNCH_ATTRIBUTES = {
       description: 'How the demo site answers (crawl: "demo" only).',
     },
     inspect: { type: 'boolean', default: true, description: 'Track coroutine frames (stacks, locals, line breakpoints). Off: only task summaries, for speed.' },
+    record: { type: 'boolean', default: true, description: 'Record the run (clock, socket inputs, every task step) so Step Back, Reverse Continue and the panel\'s timeline can replay any past tick. Default: the coroscope.record setting (on).' },
     stopOnEntry: { type: 'boolean', default: false, description: 'Stop before the event loop\'s first tick.' },
     lineStepMode: {
       type: 'string',

@@ -175,6 +175,8 @@ export function parseLaunchArguments(raw: unknown, defaultCwd: string = process.
     if (strict !== undefined) options.strict = strict;
     if (robots !== undefined) options.robots = robots;
     if (inspect !== undefined) options.inspect = inspect;
+    // Recorded unless told not to: Step Back and the timeline replay the recording.
+    options.record = optionalBoolean(f, 'record') ?? true;
     const lineStepMode = optionalString(f, 'lineStepMode') ?? 'stayWithTask';
     if (lineStepMode !== 'stayWithTask' && lineStepMode !== 'followLoop') return { error: `"lineStepMode" must be "stayWithTask" or "followLoop", got ${describe(lineStepMode)}` };
     return { target, options, stopOnEntry: optionalBoolean(f, 'stopOnEntry') ?? false, lineStepMode, cwd, description };

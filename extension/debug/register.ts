@@ -71,6 +71,11 @@ class CoroscopeConfigurationProvider implements vscode.DebugConfigurationProvide
       out.run = Number(key);
     }
     if (out.cwd === undefined && folder !== undefined) out.cwd = folder.uri.fsPath;
+    // Recorded as the coroscope.record setting says (on by default), unless the configuration says.
+    if (out.request === 'launch' && out.record === undefined) {
+      const record: unknown = vscode.workspace.getConfiguration('coroscope').get('record');
+      out.record = typeof record === 'boolean' ? record : true;
+    }
     return out;
   }
 }

@@ -156,7 +156,7 @@ export class RuntimeHost {
       this.launching = job.catch(() => undefined);
       return job;
     });
-    serve('timeline', (p) => this.requireRun('timeline').timeline(p.sinceTick ?? 0));
+    serve('timeline', (p) => this.requireRun('timeline').timeline(p.sinceTick ?? 0, p.taskId));
     serve('seekTick', (p) => this.requireRun('seekTick').seekTick(p.tick));
 
     serve('compare', async (p) => {

@@ -487,8 +487,8 @@ export class Run {
     throw new ProtocolError(`${method}: run ${this.id} was not recorded: launch it with options.record (the extension's coroscope.record setting)`, 'notRecorded');
   }
 
-  /** The run's timeline, or what is new after `sinceTick`. */
-  timeline(sinceTick: number): Timeline {
+  /** The run's timeline, or what is new after `sinceTick`; `taskId`: only that task's lane and marks. */
+  timeline(sinceTick: number, taskId?: number): Timeline {
     this.recordedTicks('timeline');
     const t = (this.timelineState ??= new RunTimeline(this.openedFrom ?? `run ${this.id}`));
     if (this.recording !== null) t.update(this.recording.events);
@@ -496,18 +496,12 @@ export class Run {
       const soFar = this.runRecorder!.eventsSoFar();
       t.update(soFar.bytes, soFar.upTo);
     }
-    const timeline = t.timeline(this.id, sinceTick, !this.finished);
+    const timeline = t.timeline(this.id, sinceTick, !this.finished, taskId);
     for (const lane of timeline.lanes) {
       const site = this.createdSiteOf(lane.taskId);
       if (site !== null) lane.createdSite = site;
     }
     return timeline;
-  }
-
-  /** The lane of one task (the debugger's steps back), or null. */
-  laneOf(taskId: number): ReturnType<RunTimeline['laneOf']> {
-    this.timeline(this.timelineState?.ticks ?? 0);
-    return this.timelineState!.laneOf(taskId);
   }
 
   /** The moment the views show: null for the present. */

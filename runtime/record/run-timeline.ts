@@ -57,11 +57,12 @@ export class RunTimeline implements RunLogVisitor {
     this.decoder.decode(events, null, upTo);
   }
 
-  /** The protocol's Timeline, or what changed after `sinceTick` (clamped to the ticks decoded). */
-  timeline(runId: number, sinceTick: number, live: boolean): Timeline {
+  /** The protocol's Timeline, or what changed after `sinceTick` (clamped to the ticks decoded); `taskId`: only that task's lane and marks. */
+  timeline(runId: number, sinceTick: number, live: boolean, taskId?: number): Timeline {
     const since = Math.min(Math.max(0, sinceTick), this.lastTick);
     const lanes: TimelineLane[] = [];
     for (const s of this.lanes) {
+      if (taskId !== undefined && s.lane.taskId !== taskId) continue;
       if (s.changed <= since && s.open === null) continue;
       const all = s.lane.segments;
       // Only the last segment changes, or new ones are added: what changed after `since` is a suffix.
@@ -77,18 +78,8 @@ export class RunTimeline implements RunLogVisitor {
     const t0 = this.times[0] ?? 0;
     const tickTimes: number[] = [];
     for (let t = since; t < this.lastTick; t++) tickTimes.push(Math.round((this.times[t]! - t0) * 1e6) / 1e3);
-    return { runId, ticks: this.lastTick, sinceTick: since, live, lanes, marks: this.marks.slice(m), tickTimes };
-  }
-
-  /** The tick at which the task with this id was created, suspended, woken..., for the debugger: its segments. */
-  laneOf(taskId: number): TimelineLane | null {
-    for (const s of this.lanes) {
-      if (s.lane.taskId !== taskId) continue;
-      const segments = s.lane.segments.map((x) => ({ ...x }));
-      if (s.open !== null) segments.push({ ...s.open, toTick: Math.max(s.open.fromTick, this.lastTick), open: true });
-      return { ...s.lane, segmentsFrom: 0, segments };
-    }
-    return null;
+    const marks = this.marks.slice(m);
+    return { runId, ticks: this.lastTick, sinceTick: since, live, lanes, marks: taskId === undefined ? marks : marks.filter((x) => x.taskId === taskId), tickTimes };
   }
 
   // --- RunLogVisitor --------------------------------------------------------------------

@@ -8,15 +8,16 @@ describe('coroscope.* settings as launch options', () => {
   it('uses the defaults when nothing is set', () => {
     const s = crawlSettings(from({}));
     // Ten workers, the chapter's Crawler, over the demo site's network-like latency.
-    assert.deepEqual(s.options, { maxTasks: 10, maxRedirect: 10, maxTries: 4, exclude: null, strict: true, robots: true, inspect: true, stopOnEntry: false });
+    // Recorded by default: the timeline and Step Back replay the recording.
+    assert.deepEqual(s.options, { maxTasks: 10, maxRedirect: 10, maxTries: 4, exclude: null, strict: true, robots: true, inspect: true, stopOnEntry: false, record: true });
     assert.equal(s.demoPages, 0);
     assert.equal(s.demoLatency, 'realistic');
     assert.deepEqual(s.problems, []);
   });
 
   it('takes valid values and refuses wrong types and ranges', () => {
-    const s = crawlSettings(from({ maxTasks: 20, maxRedirect: 0, maxTries: 'x', exclude: '\\.pdf$', strict: false, respectRobotsTxt: false, inspection: false, stopOnEntry: true, demoPages: 50 }));
-    assert.deepEqual(s.options, { maxTasks: 20, maxRedirect: 0, maxTries: DEFAULTS.maxTries, exclude: '\\.pdf$', strict: false, robots: false, inspect: false, stopOnEntry: true });
+    const s = crawlSettings(from({ maxTasks: 20, maxRedirect: 0, maxTries: 'x', exclude: '\\.pdf$', strict: false, respectRobotsTxt: false, inspection: false, stopOnEntry: true, demoPages: 50, record: false }));
+    assert.deepEqual(s.options, { maxTasks: 20, maxRedirect: 0, maxTries: DEFAULTS.maxTries, exclude: '\\.pdf$', strict: false, robots: false, inspect: false, stopOnEntry: true, record: false });
     assert.equal(s.demoPages, 50);
     assert.equal(crawlSettings(from({ maxTasks: 0 })).options.maxTasks, 10);
     assert.equal(crawlSettings(from({ maxTasks: 2.5 })).options.maxTasks, 10);
@@ -35,7 +36,8 @@ describe('coroscope.* settings as launch options', () => {
     assert.equal(snapshotRate(from({})), 4);
     assert.equal(snapshotRate(from({ snapshotRate: 10 })), 10);
     assert.equal(snapshotRate(from({ snapshotRate: 1000 })), 4);
-    assert.deepEqual(sampleOptions(from({ inspection: false })), { inspect: false, stopOnEntry: false });
+    assert.deepEqual(sampleOptions(from({ inspection: false })), { inspect: false, stopOnEntry: false, record: true });
+    assert.equal(crawlSettings(from({ record: 'yes' })).options.record, true);
   });
 });
 

@@ -21,7 +21,8 @@ describe('launch arguments', () => {
   it('crawl "demo" is the demo site, always held at entry for the adapter', () => {
     const r = ok({ type: 'coroscope', request: 'launch', name: 'x', crawl: 'demo', maxTasks: 10 });
     assert.deepEqual(r.target, { kind: 'demo' });
-    assert.deepEqual(r.options, { stopOnEntry: true, maxTasks: 10 });
+    // Recorded by default (Step Back replays the recording).
+    assert.deepEqual(r.options, { stopOnEntry: true, maxTasks: 10, record: true });
     assert.equal(r.stopOnEntry, false);
     assert.deepEqual(ok({ crawl: 'DEMO', pages: 50 }).target, { kind: 'demo', pages: 50 });
   });
@@ -41,8 +42,8 @@ describe('launch arguments', () => {
   });
 
   it('passes the crawler and inspection options through', () => {
-    const r = ok({ crawl: 'demo', maxRedirect: 0, maxTries: 2, exclude: '\\.png$', strict: false, robots: false, inspect: false });
-    assert.deepEqual(r.options, { stopOnEntry: true, maxRedirect: 0, maxTries: 2, exclude: '\\.png$', strict: false, robots: false, inspect: false });
+    const r = ok({ crawl: 'demo', maxRedirect: 0, maxTries: 2, exclude: '\\.png$', strict: false, robots: false, inspect: false, record: false });
+    assert.deepEqual(r.options, { stopOnEntry: true, maxRedirect: 0, maxTries: 2, exclude: '\\.png$', strict: false, robots: false, inspect: false, record: false });
   });
 
   it('says what is wrong', () => {

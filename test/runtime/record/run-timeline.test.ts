@@ -96,6 +96,10 @@ test('lanes say who woke whom at which tick; cancels and failures are marked; ti
   const failing = lane(t, 'failing');
   assert.equal(failing.endState, 'failed');
   assert.ok(t.marks.some((m) => m.kind === 'exception' && m.taskId === failing.taskId && m.tick === failing.endTick));
+  // One task's lane and marks only.
+  const only = tl.timeline(9, 0, false, doomed.taskId);
+  assert.deepEqual(only.lanes, [doomed]);
+  assert.ok(only.marks.length > 0 && only.marks.every((m) => m.taskId === doomed.taskId));
   // Segments are in order, and none of a finished task is open.
   for (const l of t.lanes) {
     for (let i = 1; i < l.segments.length; i++) assert.ok(l.segments[i]!.fromTick >= l.segments[i - 1]!.toTick, `${l.name} in order`);

@@ -1,0 +1,48 @@
+// Where the debugger's steps through a recording land, from a task's lane.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { TimelineLane, TimelineSegment } from '../../../protocol/host-protocol';
+import { nextOf, nextSuspension, previousOf, previousSuspension } from '../../../extension/debug/time-travel';
+
+function lane(segments: TimelineSegment[]): TimelineLane {
+  return { taskId: 3, name: 'worker-1', parentId: 1, createdTick: 1, endTick: null, endState: null, segmentsFrom: 0, segments };
+}
+
+// Scheduled at 1, runs at 2 and suspends on the queue until 10 (woken), runs at 11, suspends
+// on a read until 14, runs 15-16, suspends from 16 (open, still at tick 20).
+const worker = lane([
+  { fromTick: 1, toTick: 1, state: 'scheduled' },
+  { fromTick: 2, toTick: 2, state: 'running' },
+  { fromTick: 2, toTick: 10, state: 'suspended', awaiting: 'queue.get', wokenTick: 10, wokenBy: 2 },
+  { fromTick: 11, toTick: 11, state: 'running' },
+  { fromTick: 11, toTick: 14, state: 'suspended', awaiting: 'socket.read', wokenTick: 14, wokenBy: 'io' },
+  { fromTick: 15, toTick: 16, state: 'running' },
+  { fromTick: 16, toTick: 20, state: 'suspended', awaiting: 'socket.read', open: true },
+]);
+
+describe('time travel in a recording', () => {
+  it('a step back goes to the suspension before the one the task is in', () => {
+    assert.equal(previousSuspension(worker, 20), 11);
+    assert.equal(previousSuspension(worker, 16), 11);
+    assert.equal(previousSuspension(worker, 13), 2);
+    assert.equal(previousSuspension(worker, 11), 2);
+    // Running at 15 (between suspensions): the last one before.
+    assert.equal(previousSuspension(worker, 15), 11);
+    assert.equal(previousSuspension(worker, 5), null);
+    assert.equal(previousSuspension(worker, 1), null);
+  });
+
+  it('a step forward goes to the next suspension after the tick', () => {
+    assert.equal(nextSuspension(worker, 2), 11);
+    assert.equal(nextSuspension(worker, 1), 2);
+    assert.equal(nextSuspension(worker, 12), 16);
+    assert.equal(nextSuspension(worker, 16), null);
+  });
+
+  it('stops before and after a tick', () => {
+    assert.equal(previousOf([40, 7, 22], 30), 22);
+    assert.equal(previousOf([40, 7, 22], 7), null);
+    assert.equal(nextOf(new Set([40, 7, 22]), 22), 40);
+    assert.equal(nextOf([40, 7, 22], 40), null);
+  });
+});
