@@ -204,15 +204,6 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown>, Ins
     this._addCallback(recorder);
   }
 
-  /**
-   * @internal Calls `recorder` the moment this future completes (at once if it is done),
-   * through nothing the run can see: no ready-queue entry, no change of order. A run's
-   * recording (runtime/record) watches the futures tasks await this way.
-   */
-  watchCompletion(recorder: CompletionRecorder): void {
-    this._addCallback(recorder);
-  }
-
   /** @internal Unregisters a waiter added with _addWaiter or a recorder added with _addRecorder. */
   _removeWaiter(waiter: FutureWaiter | CompletionRecorder): void {
     if (this._cb0 === waiter) this._cb0 = null;
@@ -246,9 +237,18 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown>, Ins
 
   private _schedule(cb: StoredCallback): void {
     if (typeof cb === 'function') this._loop._pushReady(runDoneCallback as ReadyFn, cb, this);
-    else if ((cb as FutureWaiter)._wakeStep !== undefined) this._loop._pushReady((cb as FutureWaiter)._wakeStep!, cb, NO_EXCEPTION);
+    else if ((cb as FutureWaiter)._wakeStep !== undefined) {
+      this._loop._pushReady((cb as FutureWaiter)._wakeStep!, cb, NO_EXCEPTION);
+      this._taskWoken(cb);
+    }
     else if ((cb as CompletionRecorder)._recordCompletion !== undefined) (cb as CompletionRecorder)._recordCompletion(this as Future<unknown>);
     else this._loop._pushReady(wakeWaiter as ReadyFn, cb, this);
+  }
+
+  /** A task waiting on this future was just queued to wake: the loop's observer hears it (a recording: who woke whom). */
+  private _taskWoken(waiter: StoredCallback): void {
+    const observer = this._loop._observer;
+    if (observer !== null && observer.taskWoken !== undefined) observer.taskWoken(waiter as unknown as Task<unknown>, this as Future<unknown>);
   }
 
   private _scheduleCallbacks(): void {
@@ -260,7 +260,10 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown>, Ins
       const step = this._cb0Step;
       if (step === null) this._schedule(cb0);
       else if (step === recordCompletion) recordCompletion(cb0, this);
-      else this._loop._pushReady(step, cb0, NO_EXCEPTION);
+      else {
+        this._loop._pushReady(step, cb0, NO_EXCEPTION);
+        this._taskWoken(cb0);
+      }
     }
     if (cbs !== null) for (const cb of cbs) this._schedule(cb);
   }

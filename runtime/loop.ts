@@ -62,6 +62,8 @@ export interface LoopObserver {
   taskStepEnd?(task: Task<unknown>): void;
   /** The task's step ended suspended on `fut` (it is registered as its waiter). */
   taskSuspended?(task: Task<unknown>, fut: Future<unknown>): void;
+  /** `fut`, which `task` awaits, completed (or was already done): the task's step is queued. */
+  taskWoken?(task: Task<unknown>, fut: Future<unknown>): void;
   taskDone?(task: Task<unknown>): void;
   taskCancelRequested?(task: Task<unknown>, by: Task<unknown> | null): void;
   tickStart?(tick: number): void;

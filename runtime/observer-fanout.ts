@@ -15,7 +15,7 @@ import type { Future } from './future';
 import type { TimerHandle } from './handle';
 
 type HookName = keyof LoopObserver;
-const HOOKS: readonly HookName[] = ['taskCreated', 'taskStepStart', 'taskStepEnd', 'taskSuspended', 'taskDone', 'taskCancelRequested', 'tickStart', 'tickEnd', 'timerFired', 'slowCallback', 'callbackError'];
+const HOOKS: readonly HookName[] = ['taskCreated', 'taskStepStart', 'taskStepEnd', 'taskSuspended', 'taskWoken', 'taskDone', 'taskCancelRequested', 'tickStart', 'tickEnd', 'timerFired', 'slowCallback', 'callbackError'];
 
 type AnyHook = (...args: never[]) => void;
 
@@ -24,6 +24,7 @@ export class ObserverFanout implements LoopObserver {
   taskStepStart?: (task: Task<unknown>) => void;
   taskStepEnd?: (task: Task<unknown>) => void;
   taskSuspended?: (task: Task<unknown>, fut: Future<unknown>) => void;
+  taskWoken?: (task: Task<unknown>, fut: Future<unknown>) => void;
   taskDone?: (task: Task<unknown>) => void;
   taskCancelRequested?: (task: Task<unknown>, by: Task<unknown> | null) => void;
   tickStart?: (tick: number) => void;

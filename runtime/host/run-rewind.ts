@@ -14,7 +14,8 @@
 // Invariants:
 // - Seeks are served one at a time, in the order asked.
 // - A replay that diverges from the recording, or ends before the tick, fails the seek with
-//   the replay's own message; nothing is answered for a moment that was not reached.
+//   the replay's own message; nothing is answered for a moment that was not reached, nor for
+//   one whose replayed events differ from the recorded ones (checked at every seek).
 // - A live run's recording is read up to its last complete tick when a replay starts; a
 //   seek past that starts a new replay over the longer recording.
 
@@ -103,6 +104,16 @@ class ReplaySession {
       (e: unknown) => s.fail(e),
     );
     return { session: s, reached };
+  }
+
+  /** Checks the replayed events so far against the recording; a difference fails the session. */
+  check(): void {
+    try {
+      this.replay.checkSoFar();
+    } catch (e) {
+      this.fail(e);
+      throw e;
+    }
   }
 
   /** Goes on to a later tick. */
@@ -234,8 +245,11 @@ export class RunRewind {
         const ms = performance.now() - t0;
         if (this.ticksPerMs === null && tick >= 50 && ms > 0) this.ticksPerMs = tick / ms;
       }
+      // Exact or refused: the replayed events so far must be the recorded ones.
+      session.check();
     } catch (e) {
       this.drop((s) => s.failed !== null);
+      if (this.viewedSession === null || this.viewedSession.failed !== null) this.viewedSession = null;
       if (e instanceof RecordingError) throw new ProtocolError(`seekTick: ${e.message}`, 'replayFailed');
       throw new ProtocolError(`seekTick: the replay of ${this.source.what} to tick ${tick} failed: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
     }

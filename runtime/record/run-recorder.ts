@@ -20,9 +20,9 @@
 // - One recorder per loop (sockets report to the tap of the loop that opened them): attach
 //   refuses a second on the same loop; a live run's recording and a replay of it can run
 //   side by side.
-// - A future a task awaits is watched through Future.watchCompletion, which calls the
-//   recorder synchronously and puts nothing on the ready queue: the run is the same with
-//   and without a recording.
+// - Who woke a task is heard from the loop's observer (taskWoken, when the future it awaits
+//   queues its step): nothing is added to the run, which is the same with and without a
+//   recording.
 // - finish() detaches and cuts the log after the last complete tick: inputs that arrived
 //   after it could not change the run.
 
@@ -32,7 +32,7 @@ import type { EventLoop, LoopObserver } from '../loop';
 import { setSocketIoTap, type Socket, type SocketConnection, type SocketInputKind, type SocketIoTap } from '../socket';
 import { exceptionOf, inspect } from '../inspection';
 import type { Task } from '../task';
-import type { CompletionRecorder, Future } from '../future';
+import type { Future } from '../future';
 import type { TimerHandle } from '../handle';
 import { RecordingClock } from './record-clocks';
 import { Outcome, RunLogWriter, WokenBy } from './run-log';
@@ -64,19 +64,6 @@ export interface RecordedStreams {
 }
 
 const loopsRecorded = new WeakSet<EventLoop>();
-
-/** Watches the future a task suspended on: its completion is the task's wake. */
-class WakeWatch implements CompletionRecorder {
-  constructor(
-    private readonly recorder: RunRecorder,
-    private readonly task: Task<unknown>,
-  ) {}
-
-  _recordCompletion(fut: Future<unknown>): void {
-    // The task may have moved on (cancelled through another path): only its current await wakes it.
-    if (this.task.awaiting() === fut) this.recorder.woke(this.task);
-  }
-}
 
 export class RunRecorder implements LoopObserver, SocketIoTap {
   readonly clock: RecordingClock;
@@ -228,8 +215,10 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     this.log.timer();
   }
 
-  /** The future `task` awaited has just completed (WakeWatch): by the running task, or by which kind of callback. */
-  woke(task: Task<unknown>): void {
+  /** The future `task` awaits has just completed (its step is queued): by the running task, or by which kind of callback. */
+  taskWoken(task: Task<unknown>, fut: Future<unknown>): void {
+    // Only its current await wakes it (a task stepped by other means is not woken by an old one).
+    if (task.awaiting() !== fut) return;
     this.flushStep();
     const loop = this.loop!;
     const current = loop.currentTask();
@@ -278,7 +267,6 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     const waiter = task.awaiting();
     // A view is one small object whose getters read the future (nothing copied); its kind is the origin's, or 'task'/'future'.
     let site = waiter === null ? (task.done() ? 'done' : 'ready') : waiter[inspect]().kind;
-    if (waiter !== null && !waiter.done()) waiter.watchCompletion(new WakeWatch(this, task));
     const frames = this.frames ? task[inspect]().frames : null;
     if (frames !== null && frames.length > 0) {
       let chain = frames[0]!.fn.name;

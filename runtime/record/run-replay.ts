@@ -142,7 +142,19 @@ export class RunReplay implements TickFeed {
    * recorded one (up to where the replay stopped, if it stopped early).
    */
   verify(): void {
-    const replayed = this.detach().events;
+    this.compare(this.detach().events);
+  }
+
+  /**
+   * The same check while the replay goes on (paused after a tick): the events replayed so far
+   * must equal the recorded ones up to the end of the last tick replayed.
+   */
+  checkSoFar(): void {
+    const soFar = this.recorder.eventsSoFar();
+    this.compare(soFar.bytes.subarray(0, soFar.upTo));
+  }
+
+  private compare(replayed: Uint8Array): void {
     const upTo = this.fed === 0 ? 0 : this.fed >= this.log.times.length ? this.recordedEvents.length : this.log.tickEnds[this.fed - 1]!;
     const expected = this.recordedEvents.subarray(0, upTo);
     const n = Math.min(replayed.length, expected.length);

@@ -195,7 +195,7 @@ async function recordPipeline(): Promise<RecordedStreams> {
   }
 }
 
-function rewindOf(streams: RecordedStreams): RunRewind {
+function rewindOf(streams: RecordedStreams, program = pipeline): RunRewind {
   // A checkpoint every 2 ms of replaying: this small program replays in tens of milliseconds.
   return new RunRewind({
     runId: 1,
@@ -203,7 +203,7 @@ function rewindOf(streams: RecordedStreams): RunRewind {
     frames: false,
     debug: false,
     streams: () => streams,
-    program: { start: (loop) => ({ crawler: null, completion: loop.runUntilComplete(loop.createTask(pipeline(), { name: 'pipeline' })) }) },
+    program: { start: (loop) => ({ crawler: null, completion: loop.runUntilComplete(loop.createTask(program(), { name: 'pipeline' })) }) },
     lints: () => [],
   }, 2);
 }
@@ -225,6 +225,32 @@ test('checkpoints: replays get parked along the run between seeks, and a seek fr
       assert.equal(viaCheckpoint.tick, tick);
       assert.deepEqual(shape(viaCheckpoint), shape(fromStart), `tick ${tick}`);
     }
+  } finally {
+    rewind.close();
+  }
+});
+
+// Another program: the consumer takes a nap after its first item (the run goes another way).
+const drowsy = coroutine(function* drowsy(): Coroutine<number> {
+  const loop = getRunningLoop();
+  const q = new Queue<number>(2);
+  const producers = [0, 1, 2].map((k) => loop.createTask(produce(q, 200), { name: `producer-${k}` }));
+  const first = yield* q.get();
+  yield* sleep(0.005);
+  const consumer = loop.createTask(consumeAll(q, 599), { name: 'consumer' });
+  for (const p of producers) yield* p;
+  return first + (yield* consumer);
+});
+
+test('a seek whose replay is not the recorded run is refused, never shown', async () => {
+  const streams = await recordPipeline();
+  const rewind = rewindOf(streams, drowsy);
+  try {
+    const refused = (e: unknown): boolean => e instanceof Error && /seekTick: .*(differs from the recorded one|not the run that was recorded)/.test(e.message);
+    await assert.rejects(rewind.seek(Math.floor(streams.ticks / 2), streams.ticks), refused);
+    // Checkpoints built meanwhile are checked when a seek uses them.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await assert.rejects(rewind.seek(streams.ticks - 1, streams.ticks), refused);
   } finally {
     rewind.close();
   }
