@@ -13,6 +13,7 @@
 // (it is returned instead, in order); disconnect() disconnects the worker's inspector session
 // before the process exits (else node waits for the debugger to disconnect).
 
+import { runningLoopOrNull } from '../running-loop';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { RpcEndpoint, Transport } from '../../protocol/rpc';
@@ -85,6 +86,11 @@ export class LineDebugBridge implements Transport {
         return JSON.stringify(out);
       },
       current: (): number | null => currentRun()?.loop.currentTask()?.id ?? null,
+      // False while another loop runs a tick: a replay of the run's past (run-rewind.ts) runs the same code, and must not stop on its lines.
+      live: (): boolean => {
+        const running = runningLoopOrNull();
+        return running === null || running === currentRun()?.loop;
+      },
       where: (): { taskId: number | null; taskName: string | null; tick: number } => {
         const run = currentRun();
         const task = run?.loop.currentTask() ?? null;

@@ -222,7 +222,7 @@ export class LineDebugger {
           const at = rev.positionOf(file, line);
           if (at === null) continue;
           const params: Record<string, unknown> = { url: script.url, lineNumber: at.line0, columnNumber: at.column0 };
-          if (entry.condition !== null) params.condition = entry.condition;
+          params.condition = liveOnly(entry.condition);
           try {
             const r = await this.post<{ breakpointId: string; locations: CdpLocation[] }>('Debugger.setBreakpointByUrl', params);
             entry.cdpIds.push(r.breakpointId);
@@ -505,7 +505,7 @@ export class LineDebugger {
 
   private async plant(location: CdpLocation, condition: string | null): Promise<string | null> {
     try {
-      const r = await this.post<{ breakpointId: string }>('Debugger.setBreakpoint', condition === null ? { location } : { location, condition });
+      const r = await this.post<{ breakpointId: string }>('Debugger.setBreakpoint', { location, condition: liveOnly(condition) });
       this.temps.add(r.breakpointId);
       return r.breakpointId;
     } catch {
@@ -612,6 +612,12 @@ function scopeName(s: CdpScope): string {
     default:
       return s.type;
   }
+}
+
+/** A breakpoint's V8 condition, true only on the run's own loop: a replay of its past (seekTick) runs the same lines, and never stops on them. */
+function liveOnly(condition: string | null): string {
+  const live = 'globalThis.__coroscopeLine.live()';
+  return condition === null ? live : `${live} && (${condition})`;
 }
 
 /** A V8 breakpoint condition for a breakpoint: its own condition, and a logpoint's printing (which never stops). */

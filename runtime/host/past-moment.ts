@@ -36,7 +36,7 @@ export class PastMoment {
     private readonly recorder: TaskRecorder | null,
     /** Tasks finished by this tick (their summaries). */
     private readonly finished: TaskHistory<TaskSummary>,
-    /** The lints the run reported by this tick (the present's, or none for an opened recording). */
+    /** The lints the run reported (the present's, or those saved with an opened recording): those by this tick are shown. */
     private readonly lintsThen: () => Lint[],
   ) {}
 

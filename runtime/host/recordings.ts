@@ -5,7 +5,7 @@
 // is a ProtocolError that says why: nothing is answered "saved" or "opened" that was not.
 
 import { statSync } from 'node:fs';
-import type { LaunchOptions, LaunchTarget, RecordingInfo } from '../../protocol/host-protocol';
+import type { LaunchOptions, LaunchTarget, Lint, LintKind, RecordingInfo } from '../../protocol/host-protocol';
 import { HOST_PARAMS_PARSERS } from '../../protocol/host-requests';
 import type { RecordedStreams } from '../record/run-recorder';
 import { ProtocolError } from '../../protocol/rpc';
@@ -31,6 +31,7 @@ export function saveRecording(run: Run, path: string): RecordingInfo {
     tasks: streams.tasks,
     sockets: streams.sockets,
     recordedAt: new Date().toISOString(),
+    lints: run.lints.lints(),
   };
   try {
     const bytes = writeRecordingFile(path, { meta, events: streams.events, gaps: streams.gaps, payload: streams.payload });
@@ -47,6 +48,28 @@ export interface OpenedRecording {
   readonly target: LaunchTarget;
   readonly options: LaunchOptions;
   readonly siteUrl: string | null;
+  /** The lints the run had reported (saved with it). */
+  readonly lints: Lint[];
+}
+
+const LINT_KINDS: ReadonlySet<string> = new Set<LintKind>(['slowCallback', 'neverAwaited', 'destroyedPending', 'neverYields', 'lostWakeup', 'deadlock']);
+
+/** The lints saved in a recording's metadata, each checked field by field (what is not a lint is left out). */
+function savedLints(raw: unknown): Lint[] {
+  if (!Array.isArray(raw)) return [];
+  const out: Lint[] = [];
+  for (const x of raw as unknown[]) {
+    if (typeof x !== 'object' || x === null) continue;
+    const l = x as Record<string, unknown>;
+    if (typeof l.kind !== 'string' || !LINT_KINDS.has(l.kind) || typeof l.message !== 'string' || !Number.isSafeInteger(l.tick)) continue;
+    const lint: Lint = { kind: l.kind as LintKind, message: l.message, tick: l.tick as number };
+    if (Number.isSafeInteger(l.taskId)) lint.taskId = l.taskId as number;
+    if (typeof l.seconds === 'number' && Number.isFinite(l.seconds)) lint.seconds = l.seconds;
+    const p = l.position as Record<string, unknown> | undefined;
+    if (typeof p === 'object' && p !== null && typeof p.file === 'string' && Number.isSafeInteger(p.line) && Number.isSafeInteger(p.column)) lint.position = { file: p.file, line: p.line as number, column: p.column as number };
+    out.push(lint);
+  }
+  return out;
 }
 
 export function openRecording(path: string): OpenedRecording {
@@ -67,7 +90,7 @@ export function openRecording(path: string): OpenedRecording {
     const siteUrl = typeof program.siteUrl === 'string' ? program.siteUrl : null;
     const options: LaunchOptions = { ...launch.options, inspect: program.frames === true };
     const streams: RecordedStreams = { events: rec.events, gaps: rec.gaps, payload: rec.payload, ticks: rec.meta.ticks, steps: rec.meta.steps, tasks: rec.meta.tasks, sockets: rec.meta.sockets };
-    return { info: infoOf(path, statSync(path).size, rec.meta), streams, target: launch.target, options, siteUrl };
+    return { info: infoOf(path, statSync(path).size, rec.meta), streams, target: launch.target, options, siteUrl, lints: savedLints(rec.meta.lints) };
   } catch (e) {
     if (e instanceof RecordingError) throw new ProtocolError(`openRecording: ${e.message}`, 'badRecording');
     throw e;

@@ -119,6 +119,8 @@ export class Run {
   private timelineState: RunTimeline | null = null;
   private seeks: Promise<unknown> = Promise.resolve();
   private readonly createdSites = new Map<number, SourcePosition | null>();
+  /** An opened recording's lints, as saved with it. */
+  private openedLints: Lint[] = [];
   readonly options: LaunchOptions;
   readonly controller: LoopController;
   readonly lints: LintCollector;
@@ -471,10 +473,11 @@ export class Run {
   // --- the recorded past (timeline, seekTick) ---------------------------------------------------
 
   /** A run made of a recording file (openRecording): finished, never run here, its past replayable. */
-  static async opened(id: number, path: string, target: LaunchTarget, options: LaunchOptions, siteUrl: string | null, streams: RecordedStreams, services: RunServices): Promise<Run> {
+  static async opened(id: number, path: string, target: LaunchTarget, options: LaunchOptions, siteUrl: string | null, streams: RecordedStreams, lints: Lint[], services: RunServices): Promise<Run> {
     const run = new Run(id, target, { ...options, record: false, stopOnEntry: false }, services);
     await run.abort();
     run.openedFrom = path;
+    run.openedLints = lints;
     run.recording = streams;
     if (siteUrl !== null) run.siteUrl = siteUrl;
     return run;
@@ -534,7 +537,7 @@ export class Run {
         debug: this.inspect,
         streams: () => this.recording ?? this.runRecorder!.streamsSoFar(),
         program: this.replayableProgram(),
-        lints: () => (this.openedFrom !== null ? [] : this.lints.lints()),
+        lints: () => (this.openedFrom !== null ? this.openedLints : this.lints.lints()),
       });
       this.viewed = await this.rewind.seek(tick, ticks);
     }

@@ -31,6 +31,8 @@ export interface RecordingMeta {
   readonly sockets: number;
   /** ISO date of the recording. */
   readonly recordedAt: string;
+  /** What the inspector reported during the run (the host's lints, each with its tick); unchecked here: its reader narrows it. */
+  readonly lints?: unknown;
 }
 
 export interface Recording {

@@ -261,3 +261,32 @@ describe('program loops at a line stop (bundle)', { skip: existsSync(BUNDLE) ? f
     });
   }
 });
+
+describe('line breakpoints and a replay of the past (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 60_000 }, () => {
+  let host: HostClient;
+  before(() => {
+    host = forkHost({ bundle: BUNDLE, pipe: true });
+  });
+  after(async () => {
+    await host.close();
+  });
+
+  test('a seek replays the crawl through a line with a breakpoint without stopping or evaluating it there', async () => {
+    const launched = await host.rpc.request('launch', { target: { kind: 'demo', pages: 10, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+    const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
+    // The condition counts its evaluations and never stops.
+    const condition = '(globalThis.__rewindLineHits = (globalThis.__rewindLineHits ?? 0) + 1, false)';
+    const set = await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line, condition }] });
+    assert.deepEqual(set.breakpoints.map((b) => b.verified), [true]);
+    const from = host.events.length;
+    await host.rpc.request('continue', {});
+    await host.waitFor('finished', (f) => f.runId === launched.runId, 30000, from);
+    const hits = Number((await host.rpc.request('evaluate', { expression: 'globalThis.__rewindLineHits' })).value);
+    assert.ok(hits > 0, `the line ran ${hits} times`);
+    const { ticks } = await host.rpc.request('timeline', {});
+    const moment = await host.rpc.request('seekTick', { tick: ticks });
+    assert.equal(moment.tick, ticks);
+    assert.equal(Number((await host.rpc.request('evaluate', { expression: 'globalThis.__rewindLineHits' })).value), hits);
+    assert.ok(!host.eventsOf('paused').some((p) => p.line !== undefined), 'no stop on a line');
+  });
+});
