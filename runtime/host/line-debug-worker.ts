@@ -32,7 +32,7 @@ import { LineDebugger } from './line-debugger';
 /** Queries that are safe to answer twice (through the synchronous call, then late by message). */
 const READ_ONLY = new Set(['hello', 'snapshot', 'taskDetail', 'variables', 'graph', 'lints', 'samples', 'programLoops']);
 /** Requests that change the run: while stopped, the thread goes first (breakpoints off). */
-const RUN_CHANGING = new Set(['launch', 'stop', 'shutdown']);
+const RUN_CHANGING = new Set(['launch', 'openRecording', 'stop', 'shutdown']);
 const LOOP_STEPS = new Set(['stepTick', 'stepTask', 'stepOut']);
 /** Requests that let the loop run, answered with a tick. */
 const LOOP_MOVES = new Set(['continue', ...LOOP_STEPS]);
@@ -167,6 +167,8 @@ export function runLineDebugWorker(fd: number): void {
     }
     if (m.method === 'pause') return respond(m.id, { tick: d.tick() });
     if (LOOP_STEPS.has(m.method)) return refuse(m.id, new Error(`${m.method}: the program is stopped on a line: step by line (lineStep) or continue`), 'stoppedOnLine');
+    // A seek replays the past on the main thread, which is held on this line.
+    if (m.method === 'seekTick') return refuse(m.id, new Error('seekTick: the program is stopped on a line (mid-tick), and the past is replayed on the thread it holds: step to a suspension or continue first'), 'stoppedOnLine');
     if (RUN_CHANGING.has(m.method)) {
       await d.setBreakpointsActive(false);
       await d.resume();

@@ -289,4 +289,18 @@ describe('line breakpoints and a replay of the past (bundle)', { skip: existsSyn
     assert.equal(Number((await host.rpc.request('evaluate', { expression: 'globalThis.__rewindLineHits' })).value), hits);
     assert.ok(!host.eventsOf('paused').some((p) => p.line !== undefined), 'no stop on a line');
   });
+
+  test('stopped on a line, a seek is refused with the reason (the past is replayed on the thread the stop holds)', async () => {
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+    const launched = await host.rpc.request('launch', { target: { kind: 'demo', pages: 10, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+    const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
+    const from = host.events.length;
+    await host.rpc.request('continue', {});
+    await host.waitFor('paused', (b) => b.line !== undefined, 15000, from);
+    await assert.rejects(host.rpc.request('seekTick', { tick: 1 }), (e: unknown) => e instanceof RemoteError && e.code === 'stoppedOnLine' && /stopped on a line/.test(e.message));
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+    await host.rpc.request('continue', {});
+    await host.waitFor('finished', (f) => f.runId === launched.runId, 30000, from);
+  });
 });
