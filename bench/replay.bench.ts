@@ -10,6 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PROTOCOL_VERSION } from '../protocol/host-protocol';
 import { forkHost, median, ROOT } from '../test/runtime/host/host-client';
 
 interface Args {
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'coroscope-replay-bench-'));
   const host = forkHost({ bundle: join(ROOT, 'dist', 'runtime-host.js') });
   try {
-    await host.rpc.request('hello', { client: 'bench', protocolVersion: 1 });
+    await host.rpc.request('hello', { client: 'bench', protocolVersion: PROTOCOL_VERSION });
     const t0 = performance.now();
     const launched = await host.rpc.request('launch', { target: { kind: 'demo', pages: args.pages, latency: 'instant' }, options: { record: true, maxTasks: args.maxTasks } });
     await host.waitFor('finished', (f) => f.runId === launched.runId, 600_000);
