@@ -18,8 +18,8 @@
 // site's expected counts, so a fast but incomplete crawl cannot win; on nginx every crawler
 // must fetch as many URLs as Coroscope's warm-up crawl did.
 //
-// With --record, each round also crawls with recording on (runtime/record, the file written
-// included); then, with the site stopped, the last recording is replayed: the ratio on / off,
+// With --record, each round also crawls with recording on (runtime/record; writing the file
+// after it is timed apart); then, with the site stopped, the last recording is replayed: the ratio on / off (of the medians, and the median of each round's ratio) and the CPU per URL on and off,
 // the file's bytes per task step and the replay times are printed (bench/recorded-crawl.ts).
 //
 // Run: npm run bench:crawl [-- --sites farm,node,nginx --pages N --rounds R --max-tasks T
@@ -262,11 +262,12 @@ async function benchSite(site: BenchSite, args: Args, withPython: boolean): Prom
   if (args.record) {
     crawlers.push([
       RECORDED,
-      async () => {
-        const run = await crawlRecorded(site.url, site.maxTasks);
-        result.recorded = run;
-        return run;
-      },
+      () =>
+        withCpu(async () => {
+          const run = await crawlRecorded(site.url, site.maxTasks);
+          result.recorded = run;
+          return run;
+        }),
     ]);
   }
   if (withPython) crawlers.push([AIOHTTP, () => crawlPython(site.url, site.maxTasks)]);
@@ -314,8 +315,12 @@ function printSite(r: SiteResult, args: Args, withPython: boolean): void {
   if (args.inspect) console.log(`  inspection on / off:        ${(med(INSPECTED) / med(COROSCOPE)).toFixed(2)}`);
   if (r.recorded !== undefined) {
     const rec = r.recorded;
-    console.log(`  recording on / off:         ${(med(RECORDED) / med(COROSCOPE)).toFixed(2)}`);
+    const perRound = r.rates[RECORDED]!.map((x, i) => x / r.rates[COROSCOPE]![i]!);
+    console.log(`  recording on / off:         ${(med(RECORDED) / med(COROSCOPE)).toFixed(2)}  (median of the rounds' ratios ${median(perRound).toFixed(2)}, per round ${Math.min(...perRound).toFixed(2)}-${Math.max(...perRound).toFixed(2)})`);
+    const cpuRecorded = median(r.cpuPerUrlUs[RECORDED]!);
+    console.log(`  client CPU per URL:         recording on ${cpuRecorded.toFixed(0)} µs (writing the file included), off ${cpuOurs.toFixed(0)} µs (off / on ${(cpuOurs / cpuRecorded).toFixed(2)})`);
     console.log(`  recording size:             ${rec.fileBytes} bytes for ${rec.steps} task steps, ${rec.ticks} ticks: ${(rec.fileBytes / rec.steps).toFixed(1)} bytes per step`);
+    console.log(`  writing the file:           ${(rec.writeSeconds * 1000).toFixed(0)} ms after the crawl (not in its rate; the extension writes a recording only when saved)`);
   }
 }
 
