@@ -17,6 +17,8 @@ export const COMMANDS = {
   stop: 'coroscope.stop',
   debugRun: 'coroscope.debugRun',
   showLog: 'coroscope.showLog',
+  saveRecording: 'coroscope.saveRecording',
+  openRecording: 'coroscope.openRecording',
 } as const;
 
 export const PANEL_VIEW_TYPE = 'coroscope.inspector';

@@ -27,6 +27,7 @@ import { CoroscopeStatusBar } from './status-bar';
 import { SuspensionDecorations } from './suspension-decorations';
 import { besideColumn, sampleIdArg, showsPausedWorkerStack, steppedContextKey, WORKER_STACK_SHOWN_KEY } from './walkthrough';
 import { attachConfiguration } from './debug/debug-configurations';
+import { proposedRecordingName, RECORDING_FILTERS, saveRefusal, withRecordingExtension } from './recording-files';
 
 
 function settings(): SettingGetter {
@@ -62,6 +63,8 @@ export class CoroscopeServices implements vscode.Disposable {
     s.onStatus.on((status) => {
       this.contextKeys.set('coroscope.running', status.phase === 'running' || status.phase === 'paused' || status.phase === 'starting');
       this.contextKeys.set('coroscope.paused', status.phase === 'paused');
+      this.contextKeys.set('coroscope.recordingSavable', saveRefusal(status, s.run !== null) === null);
+      this.contextKeys.set('coroscope.viewingPast', status.viewedTick !== undefined);
       refreshBar();
     });
     s.onSnapshot.on(refreshBar);
@@ -96,6 +99,8 @@ export class CoroscopeServices implements vscode.Disposable {
       if (run !== null) return;
       this.contextKeys.set('coroscope.running', false);
       this.contextKeys.set('coroscope.paused', false);
+      this.contextKeys.set('coroscope.recordingSavable', false);
+      this.contextKeys.set('coroscope.viewingPast', false);
     });
     const offStart = runs.onDidStart.on((run) => output.line(`[coroscope] runtime host of run ${run.key} started (pid ${run.pid ?? '?'})`));
     const offEnd = runs.onDidEnd.on(({ run, exit }) => {
@@ -128,7 +133,15 @@ export class CoroscopeServices implements vscode.Disposable {
       session: this.session,
       openSource: (position) => openSourcePosition(position, this.sourceColumn()),
       runCommand: async (command: PanelCommand) => {
-        const id = { runCrawl: COMMANDS.runCrawl, openSample: COMMANDS.openSample, showTrace: COMMANDS.showTrace, showLog: COMMANDS.showLog, debugRun: COMMANDS.debugRun }[command];
+        const id = {
+          runCrawl: COMMANDS.runCrawl,
+          openSample: COMMANDS.openSample,
+          showTrace: COMMANDS.showTrace,
+          showLog: COMMANDS.showLog,
+          debugRun: COMMANDS.debugRun,
+          saveRecording: COMMANDS.saveRecording,
+          openRecording: COMMANDS.openRecording,
+        }[command];
         await vscode.commands.executeCommand(id);
       },
       onVisibilityChanged: (visible) => this.contextKeys.set('coroscope.inspectorVisible', visible),
@@ -405,6 +418,53 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
     },
     [COMMANDS.showLog]: async () => {
       services().output.show();
+    },
+    [COMMANDS.saveRecording]: async (arg?: unknown) => {
+      const s = services();
+      const refusal = saveRefusal(s.session.status, s.session.run !== null);
+      if (refusal !== null) {
+        void vscode.window.showErrorMessage(`Coroscope: cannot save a recording: ${refusal}`);
+        return;
+      }
+      // A path given (tests, links) saves there; otherwise the save dialog asks.
+      let path = typeof arg === 'string' && arg !== '' ? arg : undefined;
+      if (path === undefined) {
+        const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+        const name = proposedRecordingName(s.session.status.title, new Date());
+        const uri = await vscode.window.showSaveDialog({ title: 'Coroscope: Save Recording', saveLabel: 'Save Recording', filters: RECORDING_FILTERS, defaultUri: folder !== undefined ? vscode.Uri.joinPath(folder, name) : undefined });
+        if (uri === undefined) return;
+        if (uri.scheme !== 'file') {
+          void vscode.window.showErrorMessage(`Coroscope: a recording is written by the runtime host on this machine: choose a local file (not ${uri.scheme}:).`);
+          return;
+        }
+        path = uri.fsPath;
+      }
+      const target = withRecordingExtension(path);
+      await guarded('Save Recording', async () => {
+        const info = await s.session.request('saveRecording', { path: target });
+        const kb = (info.bytes / 1024).toFixed(info.bytes < 10_240 ? 1 : 0);
+        void vscode.window.showInformationMessage(`Coroscope: saved the recording (${info.ticks.toLocaleString('en-US')} ticks, ${info.tasks.toLocaleString('en-US')} tasks, ${kb} KiB) to ${info.path}.`);
+      });
+    },
+    [COMMANDS.openRecording]: async (arg?: unknown) => {
+      const s = services();
+      let path = typeof arg === 'string' && arg !== '' ? arg : undefined;
+      if (path === undefined) {
+        const picked = await vscode.window.showOpenDialog({ title: 'Coroscope: Open Recording', openLabel: 'Open Recording', canSelectMany: false, filters: RECORDING_FILTERS, defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri });
+        const uri = picked?.[0];
+        if (uri === undefined) return;
+        if (uri.scheme !== 'file') {
+          void vscode.window.showErrorMessage(`Coroscope: a recording is read by the runtime host on this machine: choose a local file (not ${uri.scheme}:).`);
+          return;
+        }
+        path = uri.fsPath;
+      }
+      s.showPanel({ view: 'timeline' });
+      try {
+        await s.session.openRecording(path);
+      } catch (e) {
+        void vscode.window.showErrorMessage(`Coroscope: could not open the recording ${message(e)}`);
+      }
     },
   };
 }

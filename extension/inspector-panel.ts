@@ -291,6 +291,8 @@ export class InspectorPanel {
           return { tick: null };
       }
     });
+    ep.handle('timeline', (raw) => host('timeline', narrow('timeline', raw)));
+    ep.handle('seek', async (raw) => ({ tick: await s.seek(narrow('seek', raw).tick) }));
     ep.handle('command', async (raw) => {
       await this.deps.runCommand(narrow('command', raw).command);
       return {};

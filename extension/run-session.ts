@@ -18,14 +18,18 @@
 //   in flight has failed by then (the endpoint closed), so no caller waits forever.
 // - Events of a run being replaced (between a launch request and its answer) are ignored;
 //   only a pause that arrives then is kept and applied once the launch answers.
+// - The run's viewed moment (a past tick, set by a seek from any view: the panel's scrubber,
+//   the debugger's Step Back) is the host's: the status says it (`viewedTick`) as the host's
+//   `viewedTick` event or a seek's answer tells it, and each change refetches the whole task
+//   table, so every view of the session (panel, status bar, decorations) shows that tick.
 
-import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, HostMethods, LaunchOptions, LaunchTarget, Lint, ProgramLoopState, Snapshot } from '../protocol/host-protocol';
+import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, HostMethods, LaunchOptions, LaunchTarget, Lint, ProgramLoopState, RecordingInfo, Snapshot } from '../protocol/host-protocol';
 import { ProgressHistory } from '../protocol/progress-history';
 import { SnapshotMirror, type MirrorChange } from '../protocol/snapshot-mirror';
 import type { Comparison, ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
 import { Emitter } from './emitter';
 import type { HostEndpoint } from './host-client/host-process';
-import { describeTarget, PANEL_VIEW, type Run } from './runs/run';
+import { describeRecording, describeTarget, PANEL_VIEW, type Run } from './runs/run';
 import type { RunRegistry } from './runs/run-registry';
 
 const MAX_EXCEPTIONS = 200;
@@ -66,6 +70,8 @@ export class RunSession {
   readonly onStepped = new Emitter<{ target: LaunchTarget | null; tick: number }>();
   /** The run shown changed (another run followed, or none). */
   readonly onRun = new Emitter<Run | null>();
+  /** The viewed moment moved: a past tick, or null for the present. */
+  readonly onViewed = new Emitter<number | null>();
 
   private current: Run | null = null;
   private detach: (() => void) | null = null;
@@ -181,12 +187,71 @@ export class RunSession {
     return result;
   }
 
+  /**
+   * Opens a recording file as the run shown (on the run shown when only the panel holds it,
+   * else on a run of its own): a finished run every view shows, timeline included, with no
+   * network. Rejects with the host's reason, prefixed with the file's name.
+   */
+  async openRecording(path: string): Promise<RecordingInfo> {
+    const seq = ++this.launchSeq;
+    const name = path.split(/[\\/]/).pop() ?? path;
+    this.resetData({ phase: 'starting', runId: null, title: `Recording ${name}`, detail: 'Opening…', tick: 0 }, null);
+    let info: RecordingInfo & { runId: number };
+    let run: Run;
+    try {
+      const shown = this.run;
+      run = shown !== null && shown.viewers().every((v) => v === PANEL_VIEW) ? shown : await this.startRun();
+      if (seq !== this.launchSeq) throw new Error('replaced by a newer launch');
+      info = await run.openRecording(path, PANEL_VIEW);
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      const text = why.includes(name) ? why : `${name}: ${why}`;
+      if (seq === this.launchSeq && this.status.phase === 'starting') this.setStatus({ phase: 'idle', runId: null, title: `Recording ${name}`, detail: `Could not open the recording: ${text}`, tick: 0 });
+      throw new Error(text);
+    }
+    if (seq !== this.launchSeq) return info;
+    this.setStatus({ phase: 'finished', runId: info.runId, title: describeRecording(info), detail: `Opened from ${path}`, tick: info.ticks, recorded: true, recordingFile: path });
+    this.schedulePoll(0);
+    return info;
+  }
+
+  /** Shows the run at `tick` in every view (null: back to the present). */
+  async seek(tick: number | null): Promise<number | null> {
+    const r = await this.request('seekTick', { tick });
+    if (r.runId === this.status.runId) this.applyViewed(r.tick);
+    return r.tick;
+  }
+
+  /** The host says which moment is shown: the status, then a whole table of that moment. */
+  private applyViewed(tick: number | null): void {
+    const now = this.status.viewedTick ?? null;
+    if (now === tick) return;
+    const s: RunStatus = { ...this.status };
+    if (tick === null) delete s.viewedTick;
+    else s.viewedTick = tick;
+    // A full table of the moment shown (the host answers for it), not a delta of another.
+    this.mirror.clear();
+    this.setStatus(s);
+    this.onViewed.fire(tick);
+    this.schedulePoll(0);
+  }
+
+  /** True while the views show a past tick. */
+  viewingPast(): boolean {
+    return this.status.viewedTick !== undefined;
+  }
+
   /** A launch answered: the status from the pause kept meanwhile (or running), then a poll. */
   private settleLaunch(runId: number, title: string): void {
     const pause = this.pendingPause;
     this.pendingPause = null;
     const base: RunStatus = { phase: 'running', runId, title, detail: 'Running', tick: 0 };
-    if (this.finishedRun === runId) return; // finished already (the status says so)
+    if (this.current?.recorded === true) base.recorded = true;
+    if (this.finishedRun === runId) {
+      // Finished already (the status says so).
+      if (base.recorded === true && this.status.recorded !== true) this.setStatus({ ...this.status, recorded: true });
+      return;
+    }
     if (pause !== null) this.applyPause(pause, base);
     else if (this.status.phase === 'starting') this.setStatus(base);
     this.schedulePoll(0);
@@ -214,6 +279,8 @@ export class RunSession {
       return;
     }
     const base: RunStatus = { phase: run.phase === 'finished' ? 'finished' : 'running', runId: run.runId, title, detail: run.phase === 'finished' ? 'Finished' : 'Running', tick: 0 };
+    if (run.recorded) base.recorded = true;
+    if (run.recording !== null) base.recordingFile = run.recording.path;
     this.resetData(base, run.target);
     if (run.phase === 'paused' && run.lastPause !== null) this.applyPause(run.lastPause, base);
     this.schedulePoll(0);
@@ -339,6 +406,10 @@ export class RunSession {
         if (this.lints.length > MAX_LINTS) this.lints.shift();
         this.onLint.fire(b.lint);
       }),
+      ep.on('viewedTick', (b) => {
+        if (this.status.phase === 'starting' || typeof b !== 'object' || b === null || b.runId !== this.status.runId) return;
+        this.applyViewed(typeof b.tick === 'number' ? b.tick : null);
+      }),
       ep.on('output', (b) => {
         if (typeof b === 'object' && b !== null && typeof b.text === 'string') this.onOutput.fire(b);
       }),
@@ -429,7 +500,7 @@ export class RunSession {
       if (runId !== this.status.runId || run !== this.current) return;
       const change = this.mirror.apply(snap);
       if (snap.progress !== null && this.lastProgress === null) this.lastProgress = snap.progress;
-      if (this.status.phase === 'running' && snap.tick !== this.status.tick) this.status = { ...this.status, tick: snap.tick };
+      if (this.status.phase === 'running' && !this.viewingPast() && snap.tick !== this.status.tick) this.status = { ...this.status, tick: snap.tick };
       if (change.full || change.upserted.length > 0 || change.removed.length > 0) this.onSnapshot.fire({ snapshot: snap, change });
       // A sample's own loop (sockets, ready list, timers, threads) changes with every step of it.
       if (this.target?.kind === 'sample') this.setProgramLoops((await run.endpoint.request('programLoops', {})).loops);

@@ -6,7 +6,9 @@
 // Positions come from the snapshot's `location` when the host gives it, else from
 // taskDetail (frames without locals), asked for at most MAX_DETAILS tasks per refresh and
 // only while a TypeScript editor is visible; refreshes are throttled (REFRESH_MS while the
-// loop runs, at once on a pause or a step), and cleared when the run ends.
+// loop runs, at once on a pause or a step), and cleared when the run ends. When the views
+// show a past tick (the scrubber, Step Back), the marks are those of that tick: the session's
+// table and the host's taskDetail answer for it, also for a run that has finished.
 
 import * as vscode from 'vscode';
 import type { TaskSummary } from '../protocol/host-protocol';
@@ -34,14 +36,19 @@ export class SuspensionDecorations implements vscode.Disposable {
       session.onSnapshot.on(() => this.schedule(false)),
       session.onStatus.on((s) => {
         if (s.phase === 'paused') this.schedule(true);
-        else if (s.phase !== 'running') this.clear();
+        else if (s.phase !== 'running' && s.viewedTick === undefined) this.clear();
+      }),
+      // A new moment shown: its marks once its table has come (the session refetches it).
+      session.onViewed.on(() => this.clear()),
+      session.onSnapshot.on(({ change }) => {
+        if (change.full && this.session.viewingPast()) this.schedule(true);
       }),
     );
     this.disposables.push(
       vscode.window.onDidChangeVisibleTextEditors(() => {
         this.apply();
         // A TypeScript editor just shown may need marks nobody computed yet.
-        if (this.session.isActive()) this.schedule(this.session.status.phase === 'paused');
+        if (this.showsRun()) this.schedule(this.session.status.phase === 'paused' || this.session.viewingPast());
       }),
     );
   }
@@ -77,11 +84,16 @@ export class SuspensionDecorations implements vscode.Disposable {
     return vscode.window.visibleTextEditors.some((e) => e.document.uri.scheme === 'file' && /\.[cm]?[tj]sx?$/.test(e.document.uri.fsPath));
   }
 
+  /** A live run, or a moment of a run shown by the scrubber. */
+  private showsRun(): boolean {
+    return this.session.isActive() || this.session.viewingPast();
+  }
+
   private async refresh(): Promise<void> {
     if (this.refreshing) return;
     this.lastRefresh = Date.now();
-    if (!this.session.isActive() || !this.tsEditorsVisible()) {
-      if (!this.session.isActive()) this.clear();
+    if (!this.showsRun() || !this.tsEditorsVisible()) {
+      if (!this.showsRun()) this.clear();
       return;
     }
     this.refreshing = true;

@@ -11,6 +11,7 @@
 
 import type {
   AwaitGraph,
+  CancelOrigin,
   ComparisonRowInfo,
   CrawledPage,
   CrawlProgress,
@@ -22,6 +23,10 @@ import type {
   TaskDetail,
   TaskState,
   TaskSummary,
+  Timeline,
+  TimelineLane,
+  TimelineMark,
+  TimelineSegment,
   Traceback,
   TracePair,
   VariableInfo,
@@ -30,8 +35,8 @@ import type {
 export const PANEL_PROTOCOL_VERSION = 1;
 
 /** The panel's views (tabs). */
-export type ViewId = 'tasks' | 'graph' | 'exceptions' | 'dashboard' | 'lints';
-export const VIEW_IDS: readonly ViewId[] = ['tasks', 'graph', 'exceptions', 'dashboard', 'lints'];
+export type ViewId = 'tasks' | 'timeline' | 'graph' | 'exceptions' | 'dashboard' | 'lints';
+export const VIEW_IDS: readonly ViewId[] = ['tasks', 'timeline', 'graph', 'exceptions', 'dashboard', 'lints'];
 
 /** Where the run is, as the panel shows it. */
 export type RunPhase = 'idle' | 'starting' | 'running' | 'paused' | 'finished' | 'hostDied';
@@ -50,6 +55,12 @@ export interface RunStatus {
   /** For a pause: why, and the task it concerns. */
   pauseReason?: StopReason;
   pausedTaskId?: number;
+  /** The past tick every view shows (the run's one viewed moment, set by a seek); absent: the present. */
+  viewedTick?: number;
+  /** The run is recorded: the timeline can show it and the scrubber seek it. */
+  recorded?: boolean;
+  /** The run is a recording opened from this file (finished, nothing runs). */
+  recordingFile?: string;
 }
 
 /** One exception the host reported during the run. */
@@ -97,7 +108,7 @@ export interface PanelInit {
 }
 
 export type ControlAction = 'pause' | 'continue' | 'stepTick' | 'stepTask' | 'stop';
-export type PanelCommand = 'runCrawl' | 'openSample' | 'showTrace' | 'showLog' | 'debugRun';
+export type PanelCommand = 'runCrawl' | 'openSample' | 'showTrace' | 'showLog' | 'debugRun' | 'saveRecording' | 'openRecording';
 
 // --- webview → extension -----------------------------------------------------------------
 
@@ -113,6 +124,10 @@ export type PanelMethods = {
   traces: { params: { url?: string }; result: TracePair };
   lints: { params: Record<string, never>; result: { lints: Lint[] } };
   command: { params: { command: PanelCommand }; result: Record<string, never> };
+  /** The run's timeline, from `sinceTick` on (everything without it). */
+  timeline: { params: { sinceTick?: number }; result: Timeline };
+  /** Shows the run at `tick` in every view (null: back to the present); answers the tick now shown. */
+  seek: { params: { tick: number | null }; result: { tick: number | null } };
 };
 export type PanelMethod = keyof PanelMethods & string;
 
@@ -156,7 +171,7 @@ function isInt(v: unknown): v is number {
 
 const TASK_STATES: ReadonlySet<string> = new Set<TaskState>(['scheduled', 'running', 'suspended', 'done', 'cancelled', 'failed']);
 const CONTROL_ACTIONS: ReadonlySet<string> = new Set<ControlAction>(['pause', 'continue', 'stepTick', 'stepTask', 'stop']);
-const PANEL_COMMANDS: ReadonlySet<string> = new Set<PanelCommand>(['runCrawl', 'openSample', 'showTrace', 'showLog', 'debugRun']);
+const PANEL_COMMANDS: ReadonlySet<string> = new Set<PanelCommand>(['runCrawl', 'openSample', 'showTrace', 'showLog', 'debugRun', 'saveRecording', 'openRecording']);
 const RUN_PHASES: ReadonlySet<string> = new Set<RunPhase>(['idle', 'starting', 'running', 'paused', 'finished', 'hostDied']);
 
 export function isViewId(v: unknown): v is ViewId {
@@ -203,6 +218,14 @@ export function parsePanelRequest(method: string, params: unknown): PanelRequest
     case 'command':
       if (typeof p.command !== 'string' || !PANEL_COMMANDS.has(p.command)) return `command: unknown command ${JSON.stringify(p.command)}`;
       return { method, params: { command: p.command as PanelCommand } };
+    case 'timeline':
+      if (p.sinceTick === undefined) return { method, params: {} };
+      if (!isInt(p.sinceTick) || p.sinceTick < 0) return 'timeline: sinceTick must be a tick (an integer >= 0)';
+      return { method, params: { sinceTick: p.sinceTick } };
+    case 'seek':
+      if (p.tick === null) return { method, params: { tick: null } };
+      if (!isInt(p.tick) || p.tick < 0) return 'seek: tick must be a tick (an integer >= 0) or null for the present';
+      return { method, params: { tick: p.tick } };
     default:
       return `unknown method ${JSON.stringify(method)}`;
   }
@@ -300,6 +323,9 @@ export function narrowRunStatus(v: unknown): RunStatus | null {
   if (Array.isArray(v.lastLines)) s.lastLines = (v.lastLines as unknown[]).filter((l): l is string => typeof l === 'string');
   if (typeof v.pauseReason === 'string') s.pauseReason = v.pauseReason as StopReason;
   if (isInt(v.pausedTaskId)) s.pausedTaskId = v.pausedTaskId;
+  if (isInt(v.viewedTick) && v.viewedTick >= 0) s.viewedTick = v.viewedTick;
+  if (v.recorded === true) s.recorded = true;
+  if (typeof v.recordingFile === 'string') s.recordingFile = v.recordingFile;
   return s;
 }
 
@@ -403,4 +429,81 @@ export function isTracePair(v: unknown): v is TracePair {
 
 export function isVariableList(v: unknown): v is { variables: VariableInfo[] } {
   return isObj(v) && Array.isArray(v.variables) && (v.variables as unknown[]).every((x) => isObj(x) && typeof x.name === 'string' && typeof x.value === 'string' && isInt(x.handle));
+}
+
+// --- the timeline --------------------------------------------------------------------------
+
+type MarkKind = TimelineMark['kind'];
+const MARK_KINDS: ReadonlySet<string> = new Set<MarkKind>(['io', 'timer', 'exception', 'cancel']);
+const SEGMENT_STATES: ReadonlySet<string> = new Set<TimelineSegment['state']>(['scheduled', 'running', 'suspended']);
+const END_STATES: ReadonlySet<string> = new Set<NonNullable<TimelineLane['endState']>>(['done', 'failed', 'cancelled']);
+
+function narrowCancelOrigin(v: unknown): CancelOrigin | undefined {
+  if (!isObj(v) || typeof v.kind !== 'string') return undefined;
+  if (v.kind === 'task') return isInt(v.taskId) ? { kind: 'task', taskId: v.taskId } : { kind: 'unknown' };
+  if (v.kind === 'inspector' || v.kind === 'debugger' || v.kind === 'cli') return { kind: v.kind };
+  return { kind: 'unknown' };
+}
+
+function narrowSegment(v: unknown): TimelineSegment | null {
+  if (!isObj(v) || !isInt(v.fromTick) || !isInt(v.toTick) || v.toTick < v.fromTick || typeof v.state !== 'string' || !SEGMENT_STATES.has(v.state)) return null;
+  const s: TimelineSegment = { fromTick: v.fromTick, toTick: v.toTick, state: v.state as TimelineSegment['state'] };
+  if (typeof v.awaiting === 'string') s.awaiting = v.awaiting;
+  if (isInt(v.wokenTick)) s.wokenTick = v.wokenTick;
+  if (isInt(v.wokenBy) || v.wokenBy === 'io' || v.wokenBy === 'timer' || v.wokenBy === 'callback') s.wokenBy = v.wokenBy;
+  if (v.open === true) s.open = true;
+  return s;
+}
+
+function narrowLane(v: unknown): TimelineLane | null {
+  if (!isObj(v) || !isInt(v.taskId) || !isInt(v.createdTick) || !Array.isArray(v.segments)) return null;
+  const segments: TimelineSegment[] = [];
+  let last = -1;
+  for (const raw of v.segments as unknown[]) {
+    const s = narrowSegment(raw);
+    // Segments out of order would break the lane's binary searches: the lane is dropped.
+    if (s === null || s.fromTick < last) return null;
+    last = s.fromTick;
+    segments.push(s);
+  }
+  const lane: TimelineLane = {
+    taskId: v.taskId,
+    name: typeof v.name === 'string' ? v.name : `task ${v.taskId}`,
+    parentId: isInt(v.parentId) ? v.parentId : null,
+    createdTick: v.createdTick,
+    segmentsFrom: isInt(v.segmentsFrom) && v.segmentsFrom >= 0 ? v.segmentsFrom : 0,
+    endTick: isInt(v.endTick) ? v.endTick : null,
+    endState: typeof v.endState === 'string' && END_STATES.has(v.endState) ? (v.endState as TimelineLane['endState']) : null,
+    segments,
+  };
+  if (isSourcePosition(v.createdSite)) lane.createdSite = { file: v.createdSite.file, line: v.createdSite.line, column: v.createdSite.column };
+  if (isInt(v.cancelledTick)) lane.cancelledTick = v.cancelledTick;
+  const by = narrowCancelOrigin(v.cancelledBy);
+  if (by !== undefined) lane.cancelledBy = by;
+  return lane;
+}
+
+/** A timeline as the panel accepts it (malformed lanes and marks dropped), or null. */
+export function narrowTimeline(v: unknown): Timeline | null {
+  if (!isObj(v) || !isInt(v.ticks) || v.ticks < 0 || !Array.isArray(v.lanes)) return null;
+  const lanes = (v.lanes as unknown[]).map(narrowLane).filter((l): l is TimelineLane => l !== null);
+  const marks: TimelineMark[] = [];
+  if (Array.isArray(v.marks)) {
+    for (const m of v.marks as unknown[]) {
+      if (!isObj(m) || !isInt(m.tick) || typeof m.kind !== 'string' || !MARK_KINDS.has(m.kind)) continue;
+      const mark: TimelineMark = { tick: m.tick, kind: m.kind as MarkKind, detail: typeof m.detail === 'string' ? m.detail : '' };
+      if (isInt(m.taskId)) mark.taskId = m.taskId;
+      marks.push(mark);
+    }
+  }
+  const tickTimes = Array.isArray(v.tickTimes) ? (v.tickTimes as unknown[]).map((x) => (isFiniteNumber(x) && x >= 0 ? x : 0)) : [];
+  return {
+    runId: isInt(v.runId) ? v.runId : 0,
+    ticks: v.ticks,
+    sinceTick: isInt(v.sinceTick) && v.sinceTick >= 0 ? v.sinceTick : 0,
+    live: v.live === true,
+    lanes,
+    marks,
+    tickTimes,
+  };
 }

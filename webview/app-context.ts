@@ -6,6 +6,7 @@ import type { CrawledPage, CrawlProgress, Lint, ProgramLoopState, SourcePosition
 import type { Comparison, ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
 import type { PanelClient } from './host-bridge';
 import type { TaskTableModel } from './state/task-query';
+import type { TimelineModel } from './state/timeline-model';
 import type { UiAction, UiState } from './state/ui-state';
 
 export interface RunData {
@@ -27,6 +28,8 @@ export interface AppContext {
   readonly client: PanelClient;
   readonly model: TaskTableModel;
   readonly data: RunData;
+  /** The run's timeline (empty when the run is not recorded). */
+  readonly timeline: TimelineModel;
   ui(): UiState;
   dispatch(action: UiAction): void;
   /** Shows a task in the tasks view. */
@@ -36,6 +39,12 @@ export interface AppContext {
   notify(text: string, kind?: 'error' | 'info'): void;
   /** Asks for a render of the visible view on the next frame. */
   invalidate(): void;
+  /** Moves the run's viewed moment to `tick` (null: back to the present); every view follows. */
+  seek(tick: number | null): void;
+  /** The tick the views show: the one asked for by a seek under way, the viewed past tick, or the present. */
+  shownTick(): number;
+  /** True when the views show a past tick. */
+  viewingPast(): boolean;
 }
 
 export function errorText(e: unknown): string {

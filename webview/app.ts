@@ -31,7 +31,10 @@ import {
 import { errorText, type AppContext, type RunData } from './app-context';
 import { h, icon, iconButton, replace } from './dom';
 import { connect, vscodeApi, type PanelClient } from './host-bridge';
+import { SeekQueue } from './state/seek-queue';
 import { TaskTableModel } from './state/task-query';
+import { TimelineModel } from './state/timeline-model';
+import { TimelineFeed } from './timeline-feed';
 import { restoreUi, uiReducer, type UiAction, type UiState } from './state/ui-state';
 import { AwaitGraphView } from './views/await-graph';
 import { DashboardView } from './views/dashboard';
@@ -39,10 +42,13 @@ import { ExceptionsView } from './views/exceptions';
 import { LintsView } from './views/lints';
 import { ProgramLoopsView } from './views/program-loops';
 import { TaskDetailView } from './views/task-detail';
+import { Scrubber } from './views/scrubber';
 import { TaskTable } from './views/task-table';
+import { TimelineView } from './views/timeline';
 
 const VIEW_LABELS: Record<ViewId, { label: string; icon: string }> = {
   tasks: { label: 'Tasks', icon: 'list-flat' },
+  timeline: { label: 'Timeline', icon: 'history' },
   graph: { label: 'Await Graph', icon: 'type-hierarchy' },
   exceptions: { label: 'Exceptions', icon: 'bug' },
   dashboard: { label: 'Dashboard', icon: 'graph-line' },
@@ -61,6 +67,7 @@ const PHASE: Record<RunStatus['phase'], { label: string; icon: string }> = {
 export class App implements AppContext {
   readonly client: PanelClient;
   readonly model = new TaskTableModel();
+  readonly timeline = new TimelineModel();
   /** The chart's points and the crawled pages, trimmed as the extension trims its copy; `data` shows its lists. */
   private readonly history = new ProgressHistory();
   readonly data: RunData = { status: { phase: 'idle', runId: null, title: 'No run', detail: '', tick: 0 }, progress: this.history.points, lastProgress: null, exceptions: [], lints: [], pages: this.history.pages, comparison: null, programLoops: [] };
@@ -75,6 +82,10 @@ export class App implements AppContext {
   private readonly dashboard: DashboardView;
   private readonly lints: LintsView;
   private readonly programLoops: ProgramLoopsView;
+  private readonly timelineView: TimelineView;
+  private readonly scrubber: Scrubber;
+  private readonly feed: TimelineFeed;
+  private readonly seeks: SeekQueue;
   private readonly statusEl: HTMLDivElement;
   private readonly controls: HTMLDivElement;
   private readonly tabs: HTMLElement;
@@ -100,6 +111,16 @@ export class App implements AppContext {
     this.dashboard = new DashboardView(this);
     this.lints = new LintsView(this);
     this.programLoops = new ProgramLoopsView(this);
+    this.timelineView = new TimelineView(this);
+    this.scrubber = new Scrubber(this);
+    this.feed = new TimelineFeed(this.client, this.timeline, () => this.invalidate());
+    this.seeks = new SeekQueue(
+      (tick) => this.client.request('seek', { tick }).then(() => this.invalidate()),
+      (e) => {
+        this.notify(`Could not show that tick: ${errorText(e)}`, 'error');
+        this.invalidate();
+      },
+    );
     this.statusEl = h('div', { class: 'run-status', attrs: { role: 'status', 'aria-live': 'polite' } });
     this.controls = h('div', { class: 'loop-controls', attrs: { role: 'toolbar', 'aria-label': 'Loop controls' } });
     this.tabs = h('nav', { class: 'tabs', attrs: { role: 'tablist', 'aria-label': 'Inspector views' } });
@@ -108,14 +129,14 @@ export class App implements AppContext {
     const splitter = h('div', { class: 'splitter', attrs: { role: 'separator', 'aria-orientation': 'vertical', tabindex: '0', 'aria-label': 'Resize the task table' } });
     this.tasksSplit = h('div', { class: 'tasks-view' }, this.table.element, splitter, this.detail.element);
     this.setupSplitter(splitter);
-    this.views = { tasks: this.tasksSplit, graph: this.graph.element, exceptions: this.exceptions.element, dashboard: this.dashboard.element, lints: this.lints.element };
+    this.views = { tasks: this.tasksSplit, timeline: this.timelineView.element, graph: this.graph.element, exceptions: this.exceptions.element, dashboard: this.dashboard.element, lints: this.lints.element };
     const main = h('main', { class: 'views' }, ...VIEW_IDS.map((v) => this.views[v]));
     for (const v of VIEW_IDS) {
       this.views[v].setAttribute('role', 'tabpanel');
       this.views[v].id = `view-${v}`;
     }
     this.buildChrome();
-    root.append(h('header', { class: 'panel-header' }, this.statusEl, this.controls), this.banner, this.programLoops.element, this.tabs, this.message, main);
+    root.append(h('header', { class: 'panel-header' }, this.statusEl, this.controls), this.scrubber.element, this.banner, this.programLoops.element, this.tabs, this.message, main);
     this.listen();
     this.render();
     void this.boot();
@@ -160,6 +181,22 @@ export class App implements AppContext {
     this.messageTimer = window.setTimeout(() => replace(this.message), kind === 'error' ? 10_000 : 4_000);
   }
 
+  seek(tick: number | null): void {
+    this.seeks.ask(tick);
+    this.invalidate();
+  }
+
+  shownTick(): number {
+    const wanted = this.seeks.wanted;
+    if (wanted !== undefined) return wanted ?? this.timeline.lastTick;
+    return this.data.status.viewedTick ?? this.timeline.lastTick;
+  }
+
+  viewingPast(): boolean {
+    const wanted = this.seeks.wanted;
+    return wanted !== undefined ? wanted !== null : this.data.status.viewedTick !== undefined;
+  }
+
   invalidate(): void {
     if (this.frame !== null) return;
     this.frame = requestAnimationFrame(() => {
@@ -177,6 +214,7 @@ export class App implements AppContext {
       const init = narrowPanelInit(raw);
       if (init === null) throw new Error('the extension sent a malformed initial state');
       this.data.status = init.status;
+      this.feed.status(init.status);
       this.history.reset(init.progress, init.pages);
       this.data.exceptions = init.exceptions;
       this.data.lints = init.lints;
@@ -200,20 +238,28 @@ export class App implements AppContext {
       const s = narrowRunStatus(raw);
       if (s === null) return;
       const wasPaused = this.data.status.phase === 'paused';
+      const seeked = this.data.status.viewedTick !== s.viewedTick;
       this.data.status = s;
-      if (s.phase === 'paused' || wasPaused) this.detail.taskChanged();
+      this.feed.status(s);
+      if (s.phase === 'paused' || wasPaused || seeked) this.detail.taskChanged();
+      if (seeked) this.graph.refreshSoon();
       if (s.phase === 'paused' && this.state.view === 'graph') this.graph.refreshSoon();
       this.invalidate();
     });
     c.on('reset', (raw) => {
       const s = narrowRunStatus(typeof raw === 'object' && raw !== null ? (raw as { status?: unknown }).status : null);
       this.model.clear();
+      this.feed.reset();
+      this.timelineView.reset();
       this.history.reset();
       this.data.exceptions = [];
       this.data.lints = [];
       this.data.lastProgress = null;
       this.data.programLoops = [];
-      if (s !== null) this.data.status = s;
+      if (s !== null) {
+        this.data.status = s;
+        this.feed.status(s);
+      }
       this.detail.reset();
       this.graph.reset();
       this.exceptions.reset();
@@ -226,7 +272,8 @@ export class App implements AppContext {
       if (n === null) return;
       this.snapshotReceivedAt ??= received;
       const change = this.model.apply(n.snapshot);
-      if (n.snapshot.progress !== null && this.data.lastProgress === null) this.data.lastProgress = n.snapshot.progress;
+      // In the past, the crawl's numbers are the snapshot's (as they were at that tick).
+      if (n.snapshot.progress !== null && (this.data.lastProgress === null || this.viewingPast())) this.data.lastProgress = n.snapshot.progress;
       const sel = this.state.selectedTask;
       if (sel !== null && (change.upserted.includes(sel) || change.removed.includes(sel))) this.detail.taskChanged();
       if (this.state.view === 'graph') this.graph.refreshSoon();
@@ -286,6 +333,7 @@ export class App implements AppContext {
     const view = this.state.view;
     this.renderHeader();
     this.programLoops.render();
+    this.scrubber.render();
     this.renderTabs();
     for (const v of VIEW_IDS) this.views[v].hidden = v !== view;
     this.tasksSplit.classList.toggle('stale', this.data.status.phase === 'hostDied');
@@ -306,6 +354,9 @@ export class App implements AppContext {
         break;
       case 'lints':
         this.lints.render();
+        break;
+      case 'timeline':
+        this.timelineView.render();
         break;
     }
     if (this.snapshotReceivedAt !== null) {
@@ -363,7 +414,7 @@ export class App implements AppContext {
     const live = counts.scheduled + counts.running + counts.suspended;
     const p = this.data.lastProgress;
     const facts: string[] = [];
-    if (s.runId !== null) facts.push(`tick ${s.tick}`, `${live} live task${live === 1 ? '' : 's'}`);
+    if (s.runId !== null) facts.push(this.viewingPast() ? `viewing tick ${this.shownTick()} of ${this.timeline.lastTick} (past)` : `tick ${s.tick}`, `${live} live task${live === 1 ? '' : 's'}`);
     if (p !== null) facts.push(`${p.done} pages`);
     const key = `${s.phase}|${s.title}|${s.detail}|${facts.join('|')}`;
     if (key !== this.headerKey) {
@@ -374,16 +425,18 @@ export class App implements AppContext {
         h('div', { class: 'run-text' }, h('div', { class: 'run-title' }, s.title), h('div', { class: 'run-detail' }, [s.detail, ...facts].filter((x) => x !== '').join(' · '))),
       );
     }
-    const paused = s.phase === 'paused';
-    const running = s.phase === 'running';
+    // Loop controls act on the present: in the past they wait for "Back to present".
+    const past = this.viewingPast();
+    const paused = s.phase === 'paused' && !past;
+    const running = s.phase === 'running' && !past;
     const selected = this.state.selectedTask !== null ? this.model.get(this.state.selectedTask) : undefined;
     const enabled: Record<string, boolean> = {
       pause: running,
       stepTick: paused,
       stepTask: paused && selected !== undefined && (selected.state === 'suspended' || selected.state === 'scheduled'),
       continue: paused,
-      stop: running || paused,
-      debugRun: running || paused,
+      stop: s.phase === 'running' || s.phase === 'paused',
+      debugRun: s.phase === 'running' || s.phase === 'paused',
     };
     for (const [k, b] of this.buttons) {
       if (k === 'runCrawl') b.classList.toggle('primary', !(running || paused));

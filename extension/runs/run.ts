@@ -16,7 +16,7 @@
 // - stop() ends the run and the host for every view; views hear `onDidEnd`.
 // - No `vscode` import: the debug adapter (inline and standalone) and tests use it as it is.
 
-import type { CancelRequester, HostEvents, HostMethods, LaunchOptions, LaunchTarget } from '../../protocol/host-protocol';
+import type { CancelRequester, HostEvents, HostMethods, LaunchOptions, LaunchTarget, RecordingInfo } from '../../protocol/host-protocol';
 import { Emitter } from '../emitter';
 import type { HostEndpoint, HostExit, HostProcess } from '../host-client/host-process';
 
@@ -40,6 +40,12 @@ export function describeTarget(target: LaunchTarget, siteUrl?: string): string {
   }
 }
 
+/** A one-line description of an opened recording, for titles. */
+export function describeRecording(info: RecordingInfo): string {
+  const name = info.path.split(/[\\/]/).pop() ?? info.path;
+  return `Recording ${name} (${info.program}, ${info.ticks.toLocaleString('en-US')} ticks)`;
+}
+
 /** What a Run tells the registry that made it. */
 export interface RunHooks {
   launched(run: Run, by: string): void;
@@ -48,6 +54,10 @@ export interface RunHooks {
 
 export class Run {
   target: LaunchTarget | null = null;
+  /** The options of the current launch (null: none yet, or a recording opened). */
+  options: LaunchOptions | null = null;
+  /** The recording this run shows, when it was opened from a file rather than launched. */
+  recording: RecordingInfo | null = null;
   /** The host's id of the current run (null before the first launch answers). */
   runId: number | null = null;
   siteUrl: string | undefined;
@@ -108,7 +118,13 @@ export class Run {
 
   /** A title for the run: what it runs, or that nothing runs yet. */
   get title(): string {
+    if (this.recording !== null) return describeRecording(this.recording);
     return this.target === null ? 'No run' : describeTarget(this.target, this.siteUrl);
+  }
+
+  /** True when the run is recorded (its timeline can be shown, sought and saved). */
+  get recorded(): boolean {
+    return this.recording !== null || this.options?.record === true;
   }
 
   /** True from a launch until the run finishes (running, paused, or still launching). */
@@ -143,28 +159,55 @@ export class Run {
    * already), 'running' or 'finished'.
    */
   async launch(target: LaunchTarget, options: LaunchOptions, by: string): Promise<HostMethods['launch']['result']> {
-    const seq = ++this.launchSeq;
-    this.target = target;
-    this.launchedBy = by;
-    this.runId = null;
-    this.siteUrl = undefined;
-    this.lastPause = null;
-    this.finishedEarly.clear();
-    this.setPhase('launching');
-    let result: HostMethods['launch']['result'];
-    try {
-      result = await this.endpoint.request('launch', { target, options });
-    } catch (e) {
-      if (seq === this.launchSeq && this.phase === 'launching') this.setPhase('idle');
-      throw e;
-    }
-    if (seq !== this.launchSeq) return result;
+    const { answer: result, current } = await this.replaceRun(by, target, options, () => this.endpoint.request('launch', { target, options }));
+    if (!current) return result;
     this.runId = result.runId;
     this.siteUrl = result.siteUrl;
     if (this.phase === 'launching') this.setPhase(this.finishedEarly.has(result.runId) ? 'finished' : this.lastPause !== null ? 'paused' : 'running');
     this.finishedEarly.clear();
     this.hooks.launched(this, by);
     return result;
+  }
+
+  /**
+   * Opens a recording file on this host (replacing the run it carried), for the view `by`:
+   * the recording becomes a finished run every view shows, sought with seekTick, with no
+   * network. Rejects with the host's reason (a corrupt file, changed sources: named).
+   */
+  async openRecording(path: string, by: string): Promise<RecordingInfo & { runId: number }> {
+    const { answer: info, current } = await this.replaceRun(by, null, null, () => this.endpoint.request('openRecording', { path }));
+    if (!current) return info;
+    this.recording = info;
+    this.runId = info.runId;
+    this.setPhase('finished');
+    this.hooks.launched(this, by);
+    return info;
+  }
+
+  /**
+   * What a launch and an opened recording share: the previous run's state forgotten, the
+   * phase 'launching' until the host answers `ask` (back to 'idle' if it refuses). `current`
+   * is false when a newer launch replaced this one meanwhile (its answer then changes nothing).
+   */
+  private async replaceRun<T>(by: string, target: LaunchTarget | null, options: LaunchOptions | null, ask: () => Promise<T>): Promise<{ answer: T; current: boolean }> {
+    const seq = ++this.launchSeq;
+    this.target = target;
+    this.options = options;
+    this.recording = null;
+    this.launchedBy = by;
+    this.runId = null;
+    this.siteUrl = undefined;
+    this.lastPause = null;
+    this.finishedEarly.clear();
+    this.setPhase('launching');
+    let answer: T;
+    try {
+      answer = await ask();
+    } catch (e) {
+      if (seq === this.launchSeq && this.phase === 'launching') this.setPhase('idle');
+      throw e;
+    }
+    return { answer, current: seq === this.launchSeq };
   }
 
   /** Ends the run and its host process, for every view attached; `by` is the view that asked (the tasks' cancelledBy). */

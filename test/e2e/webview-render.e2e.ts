@@ -12,16 +12,13 @@
  * Run: node --import tsx --test test/e2e/webview-render.e2e.ts   (after `npm run build`)
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS_DIR, launchBrowser } from './support/browser';
+import { writeWebviewHarness, type WebviewHarness } from './support/webview-harness';
 
-const projectRoot = resolve(__dirname, '..', '..');
-const BUNDLE = join(projectRoot, 'dist', 'webview', 'main.js');
-const STYLES = join(projectRoot, 'dist', 'webview', 'main.css');
 const TASKS = 10_000;
 const MARKUP = '<img src=x onerror=alert(1)> & "quotes"';
 
@@ -67,24 +64,11 @@ function stubScript(taskCount: number, markup: string): string {
 describe('inspector webview: 10,000 tasks', { timeout: 120_000 }, () => {
   let browser: Browser | undefined;
   let page: Page | undefined;
-  let dir = '';
+  let harness: WebviewHarness | undefined;
   const results: Record<string, number> = {};
 
   before(async () => {
-    assert.ok(existsSync(BUNDLE) && existsSync(STYLES), 'run `npm run build` first');
-    dir = mkdtempSync(join(tmpdir(), 'coroscope-webview-'));
-    writeFileSync(join(dir, 'stub.js'), stubScript(TASKS, MARKUP));
-    writeFileSync(
-      join(dir, 'index.html'),
-      `<!DOCTYPE html><html><head><meta charset="utf-8"><link rel="stylesheet" href="file://${STYLES}">` +
-        // A few of the variables VS Code gives a webview (Dark Modern), so that it looks as it would there.
-        `<style>:root{--vscode-font-family:system-ui,sans-serif;--vscode-font-size:13px;--vscode-editor-font-family:monospace;--vscode-editor-font-size:12px;` +
-        `--vscode-foreground:#cccccc;--vscode-descriptionForeground:#9d9d9d;--vscode-editor-background:#1f1f1f;--vscode-panel-border:#2b2b2b;` +
-        `--vscode-list-hoverBackground:#2a2d2e;--vscode-list-inactiveSelectionBackground:#37373d;--vscode-list-activeSelectionBackground:#04395e;` +
-        `--vscode-badge-background:#616161;--vscode-badge-foreground:#f8f8f8;--vscode-input-background:#313131;--vscode-input-foreground:#cccccc;` +
-        `--vscode-button-background:#0078d4;--vscode-button-foreground:#ffffff;--vscode-textLink-foreground:#4daafc;--vscode-focusBorder:#0078d4}</style></head>` +
-        `<body class="vscode-dark"><div id="app"></div><script src="file://${join(dir, 'stub.js')}"></script><script src="file://${BUNDLE}"></script></body></html>`,
-    );
+    harness = writeWebviewHarness(stubScript(TASKS, MARKUP));
     browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
@@ -99,7 +83,7 @@ describe('inspector webview: 10,000 tasks', { timeout: 120_000 }, () => {
     writeFileSync(join(ARTIFACTS_DIR, 'render.json'), JSON.stringify(results, null, 2) + '\n');
     console.log(`webview render results: ${JSON.stringify(results)}`);
     await browser?.close();
-    if (dir !== '') rmSync(dir, { recursive: true, force: true });
+    harness?.dispose();
   });
 
   function p(): Page {
@@ -108,7 +92,7 @@ describe('inspector webview: 10,000 tasks', { timeout: 120_000 }, () => {
   }
 
   it(`renders ${TASKS} tasks in ≤ 200 ms (from receiving them to the frame that shows them)`, async () => {
-    await p().goto(`file://${join(dir, 'index.html')}`);
+    await p().goto(harness!.url);
     await p().waitForFunction(`document.body.dataset.tasks === '${TASKS}'`);
     const ms = Number(await p().evaluate('document.body.dataset.renderMs'));
     results.initialRenderMs = ms;

@@ -1,9 +1,11 @@
 // The extension's run session on the run registry, against the real runtime host
 // (dist/runtime-host.js, built by `npm test` before the tests run): lazy start, launch, pause
 // at entry, step, continue to the end, a host killed mid-run, following a run another view
-// launched, and a launch that leaves another view's run alone.
+// launched, and a launch that leaves another view's run alone; time travel: a seek of a
+// recorded run, Save Recording, and a recording opened as a run.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { RunStatus } from '../../protocol/webview-protocol';
@@ -132,5 +134,67 @@ describe('RunSession on the RunRegistry with the real runtime host', { skip: exi
     detachOther();
     await until('the other run\'s host gone', () => !other.isAlive());
     await session.stop();
+  });
+});
+
+describe('RunSession time travel on the real runtime host: seek, save, open a recording', { skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)', timeout: 120_000 }, () => {
+  let runs: RunRegistry;
+  let session: RunSession;
+  let dir = '';
+
+  before(() => {
+    runs = new RunRegistry({ hostScript: HOST, clientName: 'test' });
+    session = new RunSession(runs, { snapshotRate: () => 20 });
+    dir = mkdtempSync(join(tmpdir(), 'coroscope-session-rec-'));
+  });
+  after(async () => {
+    session.dispose();
+    await runs.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a recorded crawl: the status says so; a seek shows every view a past tick (table of that tick), null the present', async () => {
+    await session.launch({ kind: 'demo', pages: 20, latency: 'instant' }, { maxTasks: 3, record: true });
+    await until('the end of the crawl', () => session.status.phase === 'finished', 60_000);
+    assert.equal(session.status.recorded, true);
+    const timeline = await session.request('timeline', {});
+    assert.ok(timeline.ticks > 10 && timeline.lanes.some((l) => l.name === 'worker-1'));
+    const viewed: Array<number | null> = [];
+    session.onViewed.on((t) => viewed.push(t));
+    const tick = Math.floor(timeline.ticks / 2);
+    assert.equal(await session.seek(tick), tick);
+    assert.equal(session.status.viewedTick, tick);
+    assert.equal(session.viewingPast(), true);
+    // A whole table of that moment replaces the finished run's.
+    await until('the table of the past tick', () => session.mirror.tick === tick && session.mirror.tasks.size > 0 && [...session.mirror.tasks.values()].some((t) => t.state === 'suspended'));
+    assert.equal(await session.seek(null), null);
+    assert.equal(session.status.viewedTick, undefined);
+    await until('the table of the present', () => [...session.mirror.tasks.values()].every((t) => t.state !== 'suspended') && session.mirror.tasks.size > 0);
+    assert.deepEqual(viewed, [tick, null]);
+  });
+
+  it('saves the recording, and opens it as a finished run with the same timeline; a corrupt file is refused naming it', async () => {
+    const before = await session.request('timeline', {});
+    const file = join(dir, 'demo.corotrace');
+    const info = await session.request('saveRecording', { path: file });
+    assert.equal(info.path, file);
+    const other = new RunSession(runs, { snapshotRate: () => 20 });
+    try {
+      const opened = await other.openRecording(file);
+      assert.equal(opened.ticks, before.ticks);
+      assert.equal(other.status.phase, 'finished');
+      assert.equal(other.status.recordingFile, file);
+      assert.match(other.status.title, /^Recording demo\.corotrace/);
+      const again = await other.request('timeline', {});
+      assert.equal(again.ticks, before.ticks);
+      assert.deepEqual(again.lanes.map((l) => [l.taskId, l.name, l.segments.length]), before.lanes.map((l) => [l.taskId, l.name, l.segments.length]));
+      const bad = join(dir, 'bad.corotrace');
+      writeFileSync(bad, readFileSync(file).subarray(0, 40));
+      await assert.rejects(other.openRecording(bad), /bad\.corotrace/);
+      assert.equal(other.status.phase, 'idle');
+      assert.match(other.status.detail, /Could not open the recording: .*bad\.corotrace/);
+    } finally {
+      other.dispose();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isProgramLoopState, narrowPanelInit, narrowProgress, narrowSnapshot, parsePanelRequest, PANEL_PROTOCOL_VERSION } from '../../protocol/webview-protocol';
+import { isProgramLoopState, narrowPanelInit, narrowProgress, narrowRunStatus, narrowSnapshot, narrowTimeline, parsePanelRequest, PANEL_PROTOCOL_VERSION } from '../../protocol/webview-protocol';
 import { fullSnapshot, makeTask } from '../webview/fixtures-tasks';
 
 describe('panel protocol: narrowing what the webview asks', () => {
@@ -80,5 +80,56 @@ describe('program loops in the panel protocol', () => {
   it('the initial state keeps the well-formed loops only', () => {
     const init = narrowPanelInit({ protocolVersion: PANEL_PROTOCOL_VERSION, status: { phase: 'paused', runId: 1, title: 'sample', detail: '', tick: 0 }, snapshot: null, programLoops: [loop, { kind: 'broken' }] });
     assert.deepEqual(init?.programLoops, [loop]);
+  });
+});
+
+describe('panel protocol: time travel (timeline, seek, the viewed tick)', () => {
+  it('narrows timeline and seek requests', () => {
+    assert.deepEqual(parsePanelRequest('timeline', {}), { method: 'timeline', params: {} });
+    assert.deepEqual(parsePanelRequest('timeline', { sinceTick: 40 }), { method: 'timeline', params: { sinceTick: 40 } });
+    assert.deepEqual(parsePanelRequest('seek', { tick: 12 }), { method: 'seek', params: { tick: 12 } });
+    assert.deepEqual(parsePanelRequest('seek', { tick: null }), { method: 'seek', params: { tick: null } });
+    assert.deepEqual(parsePanelRequest('command', { command: 'openRecording' }), { method: 'command', params: { command: 'openRecording' } });
+    for (const [m, p] of [['timeline', { sinceTick: -1 }], ['timeline', { sinceTick: 1.5 }], ['seek', {}], ['seek', { tick: '3' }], ['seek', { tick: -2 }]] as const) {
+      assert.equal(typeof parsePanelRequest(m, p), 'string', `${m} ${JSON.stringify(p)}`);
+    }
+  });
+
+  it('keeps the viewed tick and the recording in the status', () => {
+    const s = narrowRunStatus({ phase: 'finished', runId: 2, title: 't', detail: '', tick: 9, viewedTick: 4, recorded: true, recordingFile: '/x.corotrace' });
+    assert.equal(s?.viewedTick, 4);
+    assert.equal(s?.recorded, true);
+    assert.equal(s?.recordingFile, '/x.corotrace');
+    assert.equal(narrowRunStatus({ phase: 'finished', runId: 2, title: 't', detail: '', tick: 9, viewedTick: -1 })?.viewedTick, undefined);
+  });
+
+  it('narrows a timeline, dropping lanes with malformed or unordered segments and unknown marks', () => {
+    const seg = (fromTick: number, toTick: number, state = 'suspended'): Record<string, unknown> => ({ fromTick, toTick, state, awaiting: '<img src=x>', wokenTick: 7, wokenBy: 'io' });
+    const t = narrowTimeline({
+      runId: 4,
+      ticks: 9,
+      sinceTick: 0,
+      live: false,
+      lanes: [
+        { taskId: 1, name: 'crawl', parentId: null, createdTick: 0, endTick: null, endState: null, segments: [seg(1, 4), { ...seg(4, 9, 'running'), open: true, wokenBy: 'aliens' }] },
+        { taskId: 2, name: 'bad', createdTick: 0, segments: [seg(5, 6), seg(1, 2)] },
+        { taskId: 3, name: 'bad state', createdTick: 0, segments: [seg(1, 1, 'done')] },
+        { taskId: 5, name: 'backwards', createdTick: 0, segments: [seg(4, 3)] },
+        { taskId: 4, name: 'cancelled', parentId: 1, createdTick: 1, endTick: 5, endState: 'cancelled', cancelledTick: 5, cancelledBy: { kind: 'task', taskId: 1 }, segments: [] },
+      ],
+      marks: [{ tick: 3, kind: 'io', detail: 'data 300 bytes' }, { tick: 4, kind: 'rm -rf', taskId: 1 }],
+      tickTimes: [0, 'x', -3, 2],
+    });
+    assert.ok(t !== null);
+    assert.deepEqual(t.lanes.map((l) => l.taskId), [1, 4]);
+    assert.equal(t.lanes[0]!.segments[0]!.awaiting, '<img src=x>');
+    assert.equal(t.lanes[0]!.segments[1]!.open, true);
+    assert.equal(t.lanes[0]!.segments[1]!.wokenBy, undefined);
+    assert.deepEqual(t.lanes[1]!.cancelledBy, { kind: 'task', taskId: 1 });
+    assert.equal(t.lanes[1]!.endState, 'cancelled');
+    assert.deepEqual(t.marks.map((m) => m.kind), ['io']);
+    assert.deepEqual(t.tickTimes, [0, 0, 0, 2]);
+    assert.equal(t.runId, 4);
+    assert.equal(narrowTimeline({ lanes: [] }), null);
   });
 });

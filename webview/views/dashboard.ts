@@ -5,6 +5,7 @@
 // approaches, when one was asked for, comes first (views/comparison.ts).
 
 import type { CrawlProgress } from '../../protocol/host-protocol';
+import type { ProgressPoint } from '../../protocol/webview-protocol';
 import type { AppContext } from '../app-context';
 import { h, replace, svg, svgText } from '../dom';
 import { rateChart } from '../state/chart';
@@ -36,13 +37,13 @@ export class DashboardView {
       return;
     }
     const card = (label: string, value: string, cls = ''): HTMLElement => h('div', { class: `card ${cls}` }, h('div', { class: 'card-value' }, value), h('div', { class: 'card-label' }, label));
-    const points = this.app.data.progress;
+    const points = this.shownPoints();
     const lastRate = points.length > 0 ? points[points.length - 1]!.rate : p.rate;
     const cards = h(
       'div',
       { class: 'cards' },
       card('pages done', formatCount(p.done), 'card-done'),
-      card('rate now', formatRate(this.app.data.status.phase === 'running' ? lastRate : 0)),
+      card('rate now', formatRate(this.app.data.status.phase === 'running' || this.app.viewingPast() ? lastRate : 0)),
       card('average rate', formatRate(p.rate)),
       card('queued', formatCount(p.queued)),
       card('in flight', formatCount(p.inFlight)),
@@ -54,8 +55,16 @@ export class DashboardView {
     replace(this.element, comparison !== null ? comparisonBox(comparison) : null, cards, this.chart(), this.errorsByKind(p), this.pages());
   }
 
+  /** The chart's points up to the viewed moment (all of them in the present). */
+  private shownPoints(): readonly ProgressPoint[] {
+    const all = this.app.data.progress;
+    if (!this.app.viewingPast()) return all;
+    const seconds = this.app.timeline.msAt(this.app.shownTick() + 1) / 1000;
+    return all.filter((pt) => pt.t <= seconds);
+  }
+
   private chart(): HTMLElement {
-    const points = this.app.data.progress;
+    const points = this.shownPoints();
     const geo = rateChart(points, CHART_W, CHART_H);
     const root = svg('svg', { class: 'chart', viewBox: `-48 -10 ${CHART_W + 60} ${CHART_H + 34}`, role: 'img', 'aria-label': `Crawl rate over time, up to ${formatRate(geo.yMax)}` });
     for (const v of geo.yTicks) {

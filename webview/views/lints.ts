@@ -38,7 +38,8 @@ export class LintsView {
   }
 
   render(): void {
-    const lints: Lint[] = this.app.data.lints;
+    // In the past, the lints found up to the viewed tick.
+    const lints: Lint[] = this.app.viewingPast() ? this.app.data.lints.filter((l) => l.tick <= this.app.shownTick()) : this.app.data.lints;
     if (lints.length === 0) {
       replace(this.list, h('p', { class: 'muted' }, 'No lints: nothing blocked the loop, every coroutine was awaited.'));
       return;

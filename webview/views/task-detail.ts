@@ -13,6 +13,7 @@ import { cancelOriginLabel } from '../../protocol/cancel-origin-label';
 import { isTaskDetail, isVariableList } from '../../protocol/webview-protocol';
 import { errorText, type AppContext } from '../app-context';
 import { h, icon, iconButton, replace, type Child } from '../dom';
+import { timelineJumps } from './timeline-jumps';
 import { baseName, formatCount, formatMs, isOpenable, positionText, shortPath, STATE_ICONS, STATE_LABELS } from '../state/format';
 
 const REFRESH_MS = 400;
@@ -86,7 +87,7 @@ export class TaskDetailView {
       return;
     }
     const d = this.detailFor === id ? this.detail : null;
-    const paused = this.app.data.status.phase === 'paused';
+    const paused = this.app.data.status.phase === 'paused' && !this.app.viewingPast();
     const isLive = live.state === 'suspended' || live.state === 'scheduled' || live.state === 'running';
     const actions = h('div', { class: 'detail-actions' });
     if (isLive && paused) {
@@ -94,7 +95,7 @@ export class TaskDetailView {
         iconButton('debug-step-into', `Step task #${live.id}: run until it suspends again`, () => this.control(() => this.app.client.request('control', { action: 'stepTask', taskId: live.id })), { text: 'Step Task', id: 'step-task' }),
       );
     }
-    if (isLive && (this.app.data.status.phase === 'running' || paused)) {
+    if (isLive && !this.app.viewingPast() && (this.app.data.status.phase === 'running' || paused)) {
       actions.appendChild(iconButton('circle-slash', `Cancel task #${live.id}`, () => this.control(() => this.app.client.request('cancelTask', { taskId: live.id })), { text: 'Cancel', id: 'cancel-task' }));
     }
     const header = h(
@@ -126,6 +127,8 @@ export class TaskDetailView {
     }
 
     const parts: Child[] = [header, facts];
+    const jumps = timelineJumps(this.app, live.id);
+    if (jumps !== null) parts.push(jumps);
     if (this.error !== null && this.detailFor !== id) parts.push(h('div', { class: 'inline-error' }, icon('warning'), ' ', this.error));
     parts.push(this.stackSection(live, d));
     if (d?.traceback) parts.push(h('section', { class: 'detail-section' }, h('h3', null, 'Traceback'), h('pre', { class: 'traceback-text' }, d.traceback.text)));

@@ -1,0 +1,253 @@
+/**
+ * Time travel end to end (issue 15), as a user meets it in a real VS Code (code-server
+ * 4.100.3, the packaged .vsix) driven in Debian's Chromium: a recorded demo crawl (recording
+ * is on by default; an instant demo site of a few dozen pages and four workers keep it short)
+ * runs to its end; the inspector's timeline shows its tasks as lanes; dragging the scrubber
+ * back to mid-crawl makes the task view show that moment (worker-1 suspended in fetch, the
+ * URL it fetches in its locals); "Who woke this?" goes to the tick its wait was completed;
+ * "Coroscope: Save Recording…" writes a .corotrace; in a fresh window (a new page of the same
+ * code-server) with the demo site gone, "Coroscope: Open Recording…" shows the same timeline;
+ * and in the debugger, launched from the coroscope configuration, Step Back moves back a
+ * suspension.
+ *
+ * Every wait is for what the screen shows (locators, the panel's own state), never a sleep.
+ *
+ * Run: node --import tsx --test test/e2e/time-travel.e2e.ts   (after test/e2e/setup/install-code-server.sh)
+ * Set E2E_SKIP_PACKAGE=1 to reuse an existing coroscope.vsix.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Frame, Locator, Page } from 'playwright-core';
+import { findWebviewFrame, launchBrowser, openWorkbench, runCommand, screenshot, until, waitForNotification, type Workbench } from './support/browser';
+import { runtimeHostPids, startCodeServer, type CodeServer } from './support/code-server';
+
+const projectRoot = resolve(__dirname, '..', '..');
+const VSIX = join(projectRoot, 'coroscope.vsix');
+const PANEL = '.task-table';
+const STEP_TIMEOUT_MS = 60_000;
+
+const LAUNCH_JSON = {
+  version: '0.2.0',
+  configurations: [{ type: 'coroscope', request: 'launch', name: 'Coroscope: crawl the demo site', crawl: 'demo', maxTasks: 4, stopOnEntry: true }],
+};
+
+describe('time travel in VS Code (code-server): timeline, scrubber, recordings, Step Back', { timeout: 480_000 }, () => {
+  let workspace = '';
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  let first: Workbench | undefined;
+  let second: Workbench | undefined;
+  let recording = '';
+  /** The timeline's summary ("N lanes · M ticks") in the window that ran the crawl. */
+  let summary = '';
+
+  before(async () => {
+    if (process.env.E2E_SKIP_PACKAGE !== '1' || !existsSync(VSIX)) {
+      execFileSync('npm', ['run', 'package'], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+    }
+    assert.ok(statSync(VSIX).size > 0);
+    workspace = mkdtempSync(join(tmpdir(), 'coroscope-e2e-time-'));
+    mkdirSync(join(workspace, '.vscode'));
+    writeFileSync(join(workspace, '.vscode', 'launch.json'), `${JSON.stringify(LAUNCH_JSON, null, 2)}\n`);
+    writeFileSync(join(workspace, 'notes.md'), '# Coroscope time-travel e2e workspace\n');
+    recording = join(workspace, 'demo.corotrace');
+    server = await startCodeServer({
+      workspace,
+      vsix: [VSIX],
+      settings: {
+        'coroscope.maxTasks': 4,
+        'coroscope.demoPages': 40,
+        'coroscope.demoLatency': 'instant',
+        'coroscope.snapshotRate': 10,
+        'workbench.editor.enablePreview': false,
+        'debug.openDebug': 'openOnSessionStart',
+        'debug.toolBarLocation': 'docked',
+      },
+    });
+    browser = await launchBrowser();
+    first = await openWorkbench(browser, server.url, { viewport: { width: 1600, height: 1000 } });
+    await runCommand(first.page, 'View: Toggle Primary Side Bar Visibility');
+  });
+
+  after(async () => {
+    await second?.close().catch(() => undefined);
+    await first?.close().catch(() => undefined);
+    await browser?.close().catch(() => undefined);
+    await server?.stop();
+    if (workspace !== '') rmSync(workspace, { recursive: true, force: true });
+  });
+
+  function page(): Page {
+    assert.ok(first, 'the workbench did not open');
+    return first.page;
+  }
+
+  /** A test whose failure leaves a screenshot of every window in .test-artifacts/e2e/. */
+  function step(name: string, body: () => Promise<void>): void {
+    it(name, async () => {
+      try {
+        await body();
+      } catch (error) {
+        if (first) await screenshot(first.page, `time-travel-failed-${name}`).catch(() => undefined);
+        if (second) await screenshot(second.page, `time-travel-failed-2-${name}`).catch(() => undefined);
+        if (server) console.log(`--- code-server output (tail) ---\n${server.output().slice(-3000)}`);
+        throw error;
+      }
+    });
+  }
+
+  function scrubberLabel(frame: Frame): Locator {
+    return frame.locator('.scrubber-label');
+  }
+
+  /** The tick the scrubber shows (its slider value). */
+  async function shownTick(frame: Frame): Promise<number> {
+    return Number(await frame.locator('.scrubber-track').getAttribute('aria-valuenow'));
+  }
+
+  /** What worker-1's lane says it does at the shown tick ("suspended, awaiting socket.read …"). */
+  async function worker1Doing(frame: Frame): Promise<string> {
+    const label = frame.locator('.tl-label', { hasText: /^#\d+ worker-1$/ });
+    return (await label.getAttribute('data-what')) ?? '';
+  }
+
+  async function openTab(frame: Frame, view: string): Promise<void> {
+    await frame.locator(`.tab[data-view="${view}"]`).click();
+    await frame.locator(`.tab.active[data-view="${view}"]`).waitFor();
+  }
+
+  /** Types a path into VS Code's own file dialog (the web's: a quick input) and accepts it. */
+  async function answerFileDialog(p: Page, path: string): Promise<void> {
+    const input = p.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await input.fill(path);
+    await until('the dialog to take the path', async () => (await input.inputValue()) === path);
+    await p.keyboard.press('Enter');
+    await input.waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
+  }
+
+  step('a recorded demo crawl runs to its end and the timeline shows its tasks as lanes', async () => {
+    await runCommand(page(), 'Coroscope: Run Crawl…');
+    await page().locator('.quick-input-widget input[placeholder*="embedded demo site"]').waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await page().keyboard.press('Enter');
+    const frame = await findWebviewFrame(page(), PANEL, STEP_TIMEOUT_MS);
+    await frame.locator('.phase-badge[data-phase="finished"]').waitFor({ timeout: STEP_TIMEOUT_MS });
+    await openTab(frame, 'timeline');
+    await frame.locator('.tl-label', { hasText: /^#\d+ worker-1$/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await scrubberLabel(frame).filter({ hasText: /the present/ }).waitFor();
+    summary = await frame.locator('.tl-toolbar .count-label').innerText();
+    assert.match(summary, /^\d+ lanes · [\d,]+ ticks$/);
+    await screenshot(page(), 'time-travel-timeline');
+  });
+
+  step('dragging the scrubber back to mid-crawl shows worker-1 in fetch at that tick, with its URL', async () => {
+    const frame = await findWebviewFrame(page(), PANEL);
+    const track = frame.locator('.scrubber-track');
+    const box = await track.boundingBox();
+    assert.ok(box, 'the scrubber is on screen');
+    const y = box.y + box.height / 2;
+    // From the present (the right end) back to 40% of the run, as a hand drags.
+    await page().mouse.move(box.x + box.width - 2, y);
+    await page().mouse.down();
+    for (const share of [0.8, 0.6, 0.4]) await page().mouse.move(box.x + box.width * share, y, { steps: 4 });
+    await page().mouse.up();
+    await scrubberLabel(frame).filter({ hasText: /Viewing tick \d+ of \d+ \(past\)/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    // The moment where worker-1 waits for its page (its fetch), before the page came: the
+    // nearest such tick, by the scrubber's keys.
+    await frame.locator('.tl-label', { hasText: /^#\d+ worker-1$/ }).click();
+    const wokenLater = async (): Promise<boolean> => {
+      const jump = frame.locator('.tl-lane-detail [data-action="jump-woken"]');
+      return /awaiting (socket|http)/.test(await worker1Doing(frame)) && (await jump.count()) > 0 && Number(await jump.getAttribute('data-tick')) > (await shownTick(frame));
+    };
+    const track2 = frame.locator('.scrubber-track');
+    for (let i = 0; i < 300 && !(await wokenLater()); i++) {
+      const before = await shownTick(frame);
+      await track2.press('ArrowRight');
+      await until('the scrubber to move', async () => (await shownTick(frame)) !== before);
+    }
+    assert.ok(await wokenLater(), `worker-1 at the shown tick: ${await worker1Doing(frame)}`);
+    const tick = await shownTick(frame);
+    await scrubberLabel(frame).filter({ hasText: `Viewing tick ${tick} of` }).waitFor();
+    // Every view shows that tick: worker-1's stack in the tasks view.
+    await frame.locator('[data-action="tl-show-stack"]').click();
+    await frame.locator('.detail-title', { hasText: 'worker-1' }).waitFor();
+    await frame.locator('.run-detail', { hasText: `viewing tick ${tick} of` }).waitFor();
+    const fetchFrame = frame.locator('.stack-section .frame-list .frame', { has: frame.locator('.frame-name', { hasText: /^fetch$/ }) });
+    await fetchFrame.waitFor({ timeout: STEP_TIMEOUT_MS });
+    await fetchFrame.click();
+    const url = frame.locator('.locals-section .var-row', { has: frame.locator('.var-name', { hasText: /^url$/ }) }).locator('.var-value');
+    await url.waitFor({ timeout: STEP_TIMEOUT_MS });
+    assert.match(await url.innerText(), /http:\/\/127\.0\.0\.1:\d+\//);
+    await screenshot(page(), 'time-travel-past-stack');
+  });
+
+  step('"Who woke this?" goes to the tick the future worker-1 awaits was completed', async () => {
+    const frame = await findWebviewFrame(page(), PANEL);
+    const jump = frame.locator('.task-detail [data-action="jump-woken"]');
+    await jump.waitFor({ timeout: STEP_TIMEOUT_MS });
+    const woken = Number(await jump.getAttribute('data-tick'));
+    const now = await shownTick(frame);
+    assert.ok(woken > now, `woken at ${woken}, after the shown tick ${now}`);
+    await jump.click();
+    await scrubberLabel(frame).filter({ hasText: `Viewing tick ${woken} of` }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await frame.locator('.run-detail', { hasText: `viewing tick ${woken} of` }).waitFor();
+    // Back to the present: the finished run again.
+    await frame.locator('[data-action="back-to-present"]').click();
+    await scrubberLabel(frame).filter({ hasText: /the present/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
+  });
+
+  step('"Coroscope: Save Recording…" writes the run to a .corotrace file', async () => {
+    await runCommand(page(), 'Coroscope: Save Recording…');
+    await answerFileDialog(page(), recording);
+    const toast = await waitForNotification(page(), /Coroscope: (saved the recording|cannot save|Save Recording failed)/, STEP_TIMEOUT_MS);
+    const said = await toast.innerText();
+    assert.match(said, /saved the recording/);
+    await until(`the recording on disk (the notification said: ${said})`, () => existsSync(recording) && statSync(recording).size > 0);
+  });
+
+  step('a fresh window, the demo site gone: "Coroscope: Open Recording…" shows the same timeline', async () => {
+    // The demo site lives in the first window's runtime host: stop it (and its host).
+    await runCommand(page(), 'Coroscope: Stop');
+    assert.ok(server);
+    const dir = server.extensionsDir;
+    await until('no runtime host left', () => runtimeHostPids(dir).length === 0, STEP_TIMEOUT_MS);
+    assert.ok(browser);
+    second = await openWorkbench(browser, server.url, { viewport: { width: 1600, height: 1000 } });
+    const p = second.page;
+    await runCommand(p, 'Coroscope: Open Recording…');
+    await answerFileDialog(p, recording);
+    const frame = await findWebviewFrame(p, PANEL, STEP_TIMEOUT_MS);
+    await frame.locator('.run-title', { hasText: /^Recording demo\.corotrace/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await frame.locator('.tab.active[data-view="timeline"]').waitFor();
+    await frame.locator('.tl-toolbar .count-label', { hasText: summary }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await frame.locator('.tl-label', { hasText: /^#\d+ worker-1$/ }).waitFor();
+    await screenshot(p, 'time-travel-opened-recording');
+    await second.close();
+    second = undefined;
+  });
+
+  step('the debugger\'s Step Back moves back a suspension', async () => {
+    const p = page();
+    await runCommand(p, 'View: Show Run and Debug');
+    await p.locator(`.part.sidebar .start-debug-action-item select option[value="${LAUNCH_JSON.configurations[0]!.name}"]`).first().waitFor({ state: 'attached', timeout: STEP_TIMEOUT_MS });
+    await p.locator('.part.sidebar .start-debug-action-item .codicon-debug-start').first().click();
+    const callStack = (text: RegExp): Locator => p.locator('.debug-call-stack .monaco-list-row').filter({ hasText: text });
+    await callStack(/crawl \[scheduled\]/).first().waitFor({ timeout: STEP_TIMEOUT_MS });
+    // Two steps of the crawl task: it starts the workers, then suspends on the queue's join().
+    await runCommand(p, 'Debug: Step Into');
+    await callStack(/crawl \[suspended: queue\.join\]/).first().waitFor({ timeout: STEP_TIMEOUT_MS });
+    const stepBack = p.locator('.debug-toolbar .action-item .codicon-debug-step-back');
+    await stepBack.waitFor({ timeout: STEP_TIMEOUT_MS });
+    await stepBack.click();
+    // Back before that suspension: the crawl task has not stepped yet.
+    await callStack(/crawl \[scheduled\]/).first().waitFor({ timeout: STEP_TIMEOUT_MS });
+    const frame = await findWebviewFrame(p, PANEL, STEP_TIMEOUT_MS);
+    await scrubberLabel(frame).filter({ hasText: /Viewing tick \d+ of \d+ \(past\)/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await screenshot(p, 'time-travel-step-back');
+    await runCommand(p, 'Debug: Stop');
+  });
+});

@@ -1,0 +1,95 @@
+// Keeps the panel's TimelineModel current: the whole timeline when a run is first shown, then
+// only what is new (`sinceTick`) while the run is live, and once more when it has finished.
+// A run that is not recorded answers with an error: the feed stops asking and keeps the
+// reason (the timeline view says it).
+//
+// Invariants: one request in flight at a time; answers for a run no longer shown are
+// dropped (a reset bumps the generation); polling stops once the model holds a finished run.
+
+import { narrowTimeline, type RunStatus } from '../protocol/webview-protocol';
+import type { PanelClient } from './host-bridge';
+import type { TimelineModel } from './state/timeline-model';
+
+const LIVE_POLL_MS = 700;
+
+export class TimelineFeed {
+  private generation = 0;
+  private inFlight = false;
+  private again = false;
+  private timer: number | null = null;
+  private runId: number | null = null;
+  private phase: RunStatus['phase'] = 'idle';
+  /** Why the run has no timeline (the host's refusal), null while it has or may have one. */
+  unavailable: string | null = null;
+
+  constructor(
+    private readonly client: PanelClient,
+    private readonly model: TimelineModel,
+    private readonly changed: () => void,
+  ) {}
+
+  /** A new run (or none): forget the timeline shown. */
+  reset(): void {
+    this.generation++;
+    this.model.clear();
+    this.unavailable = null;
+    this.again = false;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** The run's status changed: follow its run and phase. */
+  status(s: RunStatus): void {
+    if (s.runId !== this.runId) {
+      this.runId = s.runId;
+      this.reset();
+    }
+    this.phase = s.phase;
+    if (s.runId !== null && (s.phase === 'running' || s.phase === 'paused' || s.phase === 'finished')) this.fetchSoon(0);
+  }
+
+  private live(): boolean {
+    return this.phase === 'running' || this.phase === 'paused';
+  }
+
+  private fetchSoon(ms: number): void {
+    if (this.unavailable !== null || (this.model.finished && !this.live())) return;
+    if (this.inFlight) {
+      if (ms === 0) this.again = true;
+      return;
+    }
+    if (this.timer !== null) {
+      if (ms > 0) return;
+      clearTimeout(this.timer);
+    }
+    this.timer = window.setTimeout(() => {
+      this.timer = null;
+      void this.fetch();
+    }, ms);
+  }
+
+  private async fetch(): Promise<void> {
+    const gen = this.generation;
+    this.inFlight = true;
+    this.again = false;
+    try {
+      const since = this.model.sinceTick;
+      const raw: unknown = await this.client.request('timeline', since === undefined ? {} : { sinceTick: since });
+      if (gen !== this.generation) return;
+      const t = narrowTimeline(raw);
+      if (t === null) throw new Error('the extension sent a malformed timeline');
+      this.model.apply(t);
+      this.changed();
+    } catch (e) {
+      if (gen !== this.generation) return;
+      this.unavailable = e instanceof Error ? e.message : String(e);
+      this.changed();
+    } finally {
+      this.inFlight = false;
+    }
+    if (gen !== this.generation || this.unavailable !== null) return;
+    if (this.again) this.fetchSoon(0);
+    else if (this.live()) this.fetchSoon(LIVE_POLL_MS);
+    else if (this.phase === 'finished' && !this.model.finished) this.fetchSoon(LIVE_POLL_MS);
+  }
+}
