@@ -6,9 +6,13 @@
 // Invariants: one request in flight at a time; answers for a run no longer shown are
 // dropped (a reset bumps the generation); polling stops once the model holds a finished run.
 
-import { narrowTimeline, type RunStatus } from '../protocol/webview-protocol';
-import type { PanelClient } from './host-bridge';
+import { narrowTimeline, type PanelMethods, type RunStatus } from '../protocol/webview-protocol';
 import type { TimelineModel } from './state/timeline-model';
+
+/** What the feed asks of the extension (the panel's client does it). */
+export interface TimelineSource {
+  request(method: 'timeline', params: PanelMethods['timeline']['params']): Promise<unknown>;
+}
 
 const LIVE_POLL_MS = 700;
 
@@ -16,14 +20,14 @@ export class TimelineFeed {
   private generation = 0;
   private inFlight = false;
   private again = false;
-  private timer: number | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
   private runId: number | null = null;
   private phase: RunStatus['phase'] = 'idle';
   /** Why the run has no timeline (the host's refusal), null while it has or may have one. */
   unavailable: string | null = null;
 
   constructor(
-    private readonly client: PanelClient,
+    private readonly client: TimelineSource,
     private readonly model: TimelineModel,
     private readonly changed: () => void,
   ) {}
@@ -62,7 +66,7 @@ export class TimelineFeed {
       if (ms > 0) return;
       clearTimeout(this.timer);
     }
-    this.timer = window.setTimeout(() => {
+    this.timer = setTimeout(() => {
       this.timer = null;
       void this.fetch();
     }, ms);

