@@ -148,7 +148,7 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     await openTab(frame, 'timeline');
     await frame.locator('.tl-label', { hasText: /^#\d+ worker-1$/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
     await scrubberLabel(frame).filter({ hasText: /the present/ }).waitFor();
-    summary = await frame.locator('.tl-toolbar .count-label').innerText();
+    summary = await frame.locator('.tl-toolbar .tl-count').innerText();
     assert.match(summary, /^\d+ lanes · [\d,]+ ticks$/);
     await screenshot(page(), 'time-travel-timeline');
   });
@@ -235,7 +235,7 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     const frame = await findWebviewFrame(p, PANEL, STEP_TIMEOUT_MS);
     await frame.locator('.run-title', { hasText: /^Recording demo-crawl-[\d-]+\.corotrace/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
     await frame.locator('.tab.active[data-view="timeline"]').waitFor();
-    await frame.locator('.tl-toolbar .count-label', { hasText: summary }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await frame.locator('.tl-toolbar .tl-count', { hasText: summary }).waitFor({ timeout: STEP_TIMEOUT_MS });
     await frame.locator('.tl-label', { hasText: /^#\d+ worker-1$/ }).waitFor();
     await screenshot(p, 'time-travel-opened-recording');
     await second.close();

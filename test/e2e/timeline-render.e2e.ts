@@ -122,7 +122,7 @@ describe(`inspector webview: the timeline of ${WORKERS + 1} tasks over ${TICKS.t
     const labels = await p().locator('.tl-label:not([hidden])').count();
     results.labelsInDom = labels;
     assert.ok(labels < 60, `only the lanes in view have a label (${labels})`);
-    assert.match(await p().locator('.tl-toolbar .count-label').innerText(), /2,001 lanes · 30,000 ticks/);
+    assert.match(await p().locator('.tl-toolbar .tl-count').innerText(), /2,001 lanes · 30,000 ticks/);
     mkdirSync(ARTIFACTS_DIR, { recursive: true });
     await p().screenshot({ path: join(ARTIFACTS_DIR, 'timeline-2k-dark.png') });
     assert.ok(ms <= 200, `a draw took ${ms} ms`);
@@ -196,12 +196,12 @@ describe(`inspector webview: the timeline of ${WORKERS + 1} tasks over ${TICKS.t
   });
 
   it('shows markup in task names as text', async () => {
-    await p().locator('.tl-toolbar input.search').fill('#7');
+    await p().locator('.tl-toolbar input.tl-filter').fill('#7');
     await p().locator('.tl-label[data-task="7"]').waitFor();
     assert.equal(await p().locator('.tl-label[data-task="7"]').innerText(), `#7 ${MARKUP}`);
     assert.equal(await p().locator('img').count(), 0, 'no element was made from the markup');
     assert.equal(results.dialogs ?? 0, 0, 'no script ran from it');
-    await p().locator('.tl-toolbar input.search').fill('');
+    await p().locator('.tl-toolbar input.tl-filter').fill('');
   });
 
   for (const theme of ['light', 'high-contrast'] as const) {

@@ -63,14 +63,14 @@ export class TimelineView {
 
   constructor(private readonly app: AppContext) {
     this.filter = h('input', {
-      class: 'search',
+      class: 'tl-filter',
       attrs: { type: 'search', placeholder: 'Filter lanes (id, name)', 'aria-label': 'Filter the timeline lanes', spellcheck: 'false' },
       on: { input: () => { this.filterText = this.filter.value; this.app.invalidate(); } },
     });
-    this.axisSelect = h('select', { class: 'filter', attrs: { 'aria-label': 'Timeline axis' }, on: { change: () => { this.mode = this.axisSelect.value === 'time' ? 'time' : 'ticks'; this.app.invalidate(); } } },
+    this.axisSelect = h('select', { class: 'tl-axis-mode', attrs: { 'aria-label': 'Timeline axis' }, on: { change: () => { this.mode = this.axisSelect.value === 'time' ? 'time' : 'ticks'; this.app.invalidate(); } } },
       h('option', { attrs: { value: 'ticks' } }, 'Axis: loop ticks'),
       h('option', { attrs: { value: 'time' } }, 'Axis: wall time'));
-    this.summary = h('span', { class: 'count-label', attrs: { 'aria-live': 'polite' } });
+    this.summary = h('span', { class: 'tl-count', attrs: { 'aria-live': 'polite' } });
     const legend = h('div', { class: 'tl-legend', attrs: { role: 'list', 'aria-label': 'Legend' } });
     for (const k of SEGMENT_KINDS) {
       if (k === 'done') continue;
