@@ -69,7 +69,7 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
         'coroscope.snapshotRate': 10,
         'workbench.editor.enablePreview': false,
         'debug.openDebug': 'openOnSessionStart',
-        'debug.toolBarLocation': 'docked',
+        'debug.toolBarLocation': 'floating',
       },
     });
     browser = await launchBrowser();
@@ -125,17 +125,27 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
   }
 
   /** VS Code's own file dialog (the web's: a quick input with a path): types `path` into it
-   *  (or keeps the path it proposes, when it ends with `.corotrace`) and accepts it. */
+   *  (or keeps the path it proposes, when it ends with `.corotrace`) and accepts it. The
+   *  dialog fills its input itself once it has read the folder: typing waits for that, and a
+   *  path it put back is typed again. */
   async function answerFileDialog(p: Page, path: string | null): Promise<void> {
     const input = p.locator('.quick-input-widget .quick-input-box input');
     await input.waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await until('the dialog to show its folder', async () => (await input.inputValue()) !== '', STEP_TIMEOUT_MS);
     if (path === null) {
-      await until('the dialog to propose a .corotrace', async () => (await input.inputValue()).endsWith('.corotrace'));
+      await until('the dialog to propose a .corotrace', async () => (await input.inputValue()).endsWith('.corotrace'), STEP_TIMEOUT_MS);
+      await p.keyboard.press('Enter');
     } else {
-      await input.fill(path);
-      await until('the dialog to take the path', async () => (await input.inputValue()) === path);
+      const name = path.slice(path.lastIndexOf('/') + 1);
+      for (let attempt = 0; attempt < 5 && (await input.isVisible()); attempt++) {
+        if ((await input.inputValue()) !== path) await input.fill(path);
+        // The dialog lists the file once it has taken the path.
+        await p.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+        if ((await input.inputValue()) !== path) continue;
+        await p.keyboard.press('Enter');
+        await input.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+      }
     }
-    await p.keyboard.press('Enter');
     await input.waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
   }
 
@@ -247,18 +257,46 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     await runCommand(p, 'View: Show Run and Debug');
     await p.locator(`.part.sidebar .start-debug-action-item select option[value="${LAUNCH_JSON.configurations[0]!.name}"]`).first().waitFor({ state: 'attached', timeout: STEP_TIMEOUT_MS });
     await p.locator('.part.sidebar .start-debug-action-item .codicon-debug-start').first().click();
-    const callStack = (text: RegExp): Locator => p.locator('.debug-call-stack .monaco-list-row').filter({ hasText: text });
-    await callStack(/crawl \[scheduled\]/).first().waitFor({ timeout: STEP_TIMEOUT_MS });
-    // Two steps of the crawl task: it starts the workers, then suspends on the queue's join().
+    const rows = (text: RegExp): Locator => p.locator('.debug-call-stack .monaco-list-row').filter({ hasText: text });
+    const loopRow = rows(/event loop \[/).first();
+    const worker1Row = rows(/worker-1 \[/).first();
+    const inspectorTab = p.locator('.tabs-container .tab', { hasText: 'Coroscope Inspector' }).first();
+    /** Brings the panel's tab forward (again, when the debugger opened a source over it meanwhile). */
+    const showInspector = (): Promise<Frame> =>
+      until('the inspector in front', async () => {
+        await inspectorTab.click();
+        return findWebviewFrame(p, PANEL, 3_000).catch(() => undefined);
+      }, STEP_TIMEOUT_MS);
+    /** A thread row's name and state ("worker-1 [suspended: socket.read]"), without its badge. */
+    const threadLabel = async (row: Locator): Promise<string> => /worker-1 \[[^\]]*\]/.exec((await row.innerText()).replace(/\s+/g, ' '))?.[0] ?? '';
+    await rows(/crawl \[scheduled\]/).first().waitFor({ timeout: STEP_TIMEOUT_MS });
+    // The crawl task's first step starts the workers.
     await runCommand(p, 'Debug: Step Into');
-    await callStack(/crawl \[suspended: queue\.join\]/).first().waitFor({ timeout: STEP_TIMEOUT_MS });
-    const stepBack = p.locator('.debug-toolbar .action-item .codicon-debug-step-back');
+    await worker1Row.waitFor({ timeout: STEP_TIMEOUT_MS });
+    // worker-1's first three suspensions, one Step Into each on its thread (the row's own
+    // button), the loop's row saying the tick.
+    const labels: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const before = await loopRow.innerText();
+      await worker1Row.hover();
+      await worker1Row.locator('.codicon-debug-step-into').first().click();
+      await until('the loop to move', async () => (await loopRow.innerText()) !== before, STEP_TIMEOUT_MS);
+      await until('worker-1 suspended', async () => /suspended/.test(await worker1Row.innerText()), STEP_TIMEOUT_MS);
+      labels.push(await threadLabel(worker1Row));
+    }
+    // The panel (a tab the debugger's sources may cover: its tab brings it back) says the present.
+    let frame = await showInspector();
+    await scrubberLabel(frame).filter({ hasText: /the present/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    const present = await shownTick(frame);
+    const stepBack = p.locator('.debug-toolbar .action-item .codicon-debug-step-back').first();
     await stepBack.waitFor({ timeout: STEP_TIMEOUT_MS });
     await stepBack.click();
-    // Back before that suspension: the crawl task has not stepped yet.
-    await callStack(/crawl \[scheduled\]/).first().waitFor({ timeout: STEP_TIMEOUT_MS });
-    const frame = await findWebviewFrame(p, PANEL, STEP_TIMEOUT_MS);
+    // The debugger shows worker-1 at its previous (second) suspension...
+    await until(`worker-1 back at its second suspension (${labels[1]})`, async () => (await threadLabel(worker1Row)) === labels[1], STEP_TIMEOUT_MS);
+    // ...and so does every view: the panel shows that past tick.
+    frame = await showInspector();
     await scrubberLabel(frame).filter({ hasText: /Viewing tick \d+ of \d+ \(past\)/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    assert.ok((await shownTick(frame)) < present, `shown ${await shownTick(frame)}, the present ${present}`);
     await screenshot(p, 'time-travel-step-back');
     await runCommand(p, 'Debug: Stop');
   }, { skip: stepBackMissing });
