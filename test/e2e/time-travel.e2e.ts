@@ -220,6 +220,8 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
   });
 
   step('"Coroscope: Save Recording…" writes the run to a .corotrace file', async () => {
+    // The focus out of the panel's frame (its last click), onto its tab, as a hand would.
+    await page().locator('.tabs-container .tab', { hasText: 'Coroscope Inspector' }).first().click();
     await runCommand(page(), 'Coroscope: Save Recording…');
     // The name it proposes (what ran, when) in the workspace folder.
     await answerFileDialog(page(), null);
