@@ -64,7 +64,6 @@ export class CoroscopeServices implements vscode.Disposable {
       this.contextKeys.set('coroscope.running', status.phase === 'running' || status.phase === 'paused' || status.phase === 'starting');
       this.contextKeys.set('coroscope.paused', status.phase === 'paused');
       this.contextKeys.set('coroscope.recordingSavable', saveRefusal(status, s.run !== null) === null);
-      this.contextKeys.set('coroscope.viewingPast', status.viewedTick !== undefined);
       refreshBar();
     });
     s.onSnapshot.on(refreshBar);
@@ -100,7 +99,6 @@ export class CoroscopeServices implements vscode.Disposable {
       this.contextKeys.set('coroscope.running', false);
       this.contextKeys.set('coroscope.paused', false);
       this.contextKeys.set('coroscope.recordingSavable', false);
-      this.contextKeys.set('coroscope.viewingPast', false);
     });
     const offStart = runs.onDidStart.on((run) => output.line(`[coroscope] runtime host of run ${run.key} started (pid ${run.pid ?? '?'})`));
     const offEnd = runs.onDidEnd.on(({ run, exit }) => {
