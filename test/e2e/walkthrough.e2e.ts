@@ -22,12 +22,11 @@ import { describe } from 'node:test';
 import type { Frame, Locator } from 'playwright-core';
 import { CRAWL_STEP_ID } from '../../extension/walkthrough';
 import { listSamples } from '../../runtime/samples/index';
-import { clearNotifications, pickQuickInputItem, runCommand, screenshot, until } from './support/browser';
+import { clearNotifications, screenshot, until } from './support/browser';
 import { inspectorPanel, panelPhase, selectTask, stackFrameNames, stepTick, stepUntilSuspended, taskRows, waitForPanelPhase } from './support/inspector-panel';
+import { openWalkthrough, runStepButton as runStepButtonOf, SAMPLE_STEP_BUTTON, walkthroughStep as walkthroughStepOf } from './support/walkthrough';
 import { useWorkbenchSuite } from './support/workbench-suite';
 
-const WALKTHROUGH_TITLE = 'Coroutines, Step by Step';
-const BUTTON = 'Open and Run Paused';
 
 describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_000 }, () => {
   const { page, step, leftNoExtensionErrors } = useWorkbenchSuite({
@@ -52,9 +51,8 @@ describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_00
     return clearNotifications(page());
   }
 
-  /** The walkthrough's step (a sample's, or the first) (VS Code qualifies its id: publisher.name#walkthrough#step). */
   function walkthroughStep(stepId: string): Locator {
-    return page().locator(`.gettingStartedContainer button.getting-started-step[data-step-id$="coroscope.tutorial#${stepId}"]`);
+    return walkthroughStepOf(page(), stepId);
   }
   /** The selected task's coroutine stack as the panel shows it: each frame's name and line. */
   async function shownStack(frame: Frame): Promise<string> {
@@ -63,18 +61,12 @@ describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_00
     );
     return frames.join(' > ');
   }
-  /** Expands a step of the walkthrough and clicks its button. */
-  async function runStepButton(stepId: string, button = BUTTON): Promise<void> {
-    const header = walkthroughStep(stepId);
-    await header.click();
-    await until(`the ${stepId} step to expand`, async () => (await header.getAttribute('aria-expanded')) === 'true');
-    await header.getByText(button, { exact: true }).click();
+  function runStepButton(stepId: string, button = SAMPLE_STEP_BUTTON): Promise<void> {
+    return runStepButtonOf(page(), stepId, button);
   }
 
   step('opens from "Welcome: Open Walkthrough..." with "crawl, pause, look" first, then the samples in the chapter\'s order', async () => {
-    await runCommand(page(), 'Welcome: Open Walkthrough...');
-    await pickQuickInputItem(page(), WALKTHROUGH_TITLE, { filter: 'Coroutines', placeholder: 'Select a walkthrough' });
-    await page().locator('.gettingStartedContainer h2.category-title', { hasText: WALKTHROUGH_TITLE }).waitFor({ state: 'visible', timeout: 30_000 });
+    await openWalkthrough(page());
     const ids = await page()
       .locator('.gettingStartedContainer button.getting-started-step[data-step-id*="coroscope.tutorial#"]')
       .evaluateAll((els) => els.map((el) => (el.getAttribute('data-step-id') ?? '').replace(/^.*#/, '')));

@@ -1,0 +1,104 @@
+/**
+ * Line debugging in a VS Code editor as a person does it (line-debugger.e2e.ts): the editor
+ * showing a file, its line brought into view ("Go to Line"), a click in the gutter (the glyph
+ * margin) that toggles a breakpoint there, the line the debugger stopped on (the editor's
+ * top-stack-frame line highlight), and the debug keys pressed with the
+ * editor focused.
+ */
+import type { Locator, Page } from 'playwright-core';
+import { until } from './browser';
+
+/** The editor (Monaco) of the editor group whose active tab shows `fileName`. */
+export function editorOf(page: Page, fileName: string): Locator {
+  return page.locator('.editor-group-container', { has: page.locator(`.tabs-container .tab.active[data-resource-name="${fileName}"]`) }).locator('.monaco-editor').first();
+}
+
+/** Each element's [top, bottom] on the page, read in one go (the editor re-renders: elements come and go). */
+function spans(elements: Locator): Promise<Array<[number, number, string]>> {
+  return elements.evaluateAll((els) =>
+    els.map((e): [number, number, string] => {
+      const r = e.getBoundingClientRect();
+      return [r.top, r.bottom, e.textContent ?? ''];
+    }),
+  );
+}
+
+/** The 1-based line of the line number shown at height `y` (null: none there). */
+async function lineAt(editor: Locator, y: number): Promise<number | null> {
+  const at = (await spans(editor.locator('.margin-view-overlays .line-numbers'))).find(([top, bottom]) => y >= top && y < bottom);
+  const n = at === undefined ? NaN : Number(at[2].trim());
+  return Number.isInteger(n) && n > 0 ? n : null;
+}
+
+/** The line-number element of `line`, brought into view with "Go to Line" (Ctrl+G). */
+async function lineNumber(page: Page, fileName: string, line: number): Promise<Locator> {
+  const editor = await focusEditor(page, fileName);
+  await page.keyboard.press('Control+G');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`:${line}`);
+  await page.keyboard.press('Enter');
+  await input.waitFor({ state: 'hidden' });
+  const el = editor.locator('.margin-view-overlays .line-numbers').filter({ hasText: new RegExp(`^\\s*${line}\\s*$`) }).first();
+  await el.waitFor({ state: 'visible' });
+  return el;
+}
+
+/** Clicks the gutter (glyph margin) beside `line`, and waits for the breakpoint glyph to show or go. */
+export async function toggleBreakpointInGutter(page: Page, fileName: string, line: number, expect: 'set' | 'removed'): Promise<void> {
+  const number = await lineNumber(page, fileName, line);
+  const editor = editorOf(page, fileName);
+  const box = await number.boundingBox();
+  const margin = await editor.locator('.margin').first().boundingBox();
+  if (box === null || margin === null) throw new Error(`line ${line} is not shown`);
+  const y = box.y + box.height / 2;
+  await page.mouse.click(margin.x + 8, y);
+  await until(`the breakpoint on line ${line} to be ${expect}`, async () => {
+    // Any breakpoint glyph (verified or not, or drawn with the current line's arrow).
+    const found = (await spans(editor.locator('[class*="codicon-debug-breakpoint"]'))).some(([top, bottom]) => y >= top && y < bottom);
+    return expect === 'set' ? found : !found;
+  });
+}
+
+/** The line the debugger shows as the current one in `editor` (its top-stack-frame line highlight), null when none. */
+export async function currentLine(editor: Locator): Promise<number | null> {
+  const highlight = (await spans(editor.locator('.view-overlays .debug-top-stack-frame-line')))[0];
+  return highlight === undefined ? null : lineAt(editor, (highlight[0] + highlight[1]) / 2);
+}
+
+/**
+ * The top frame of the stopped thread as the Call Stack view shows it (the first frame row:
+ * VS Code expands the stopped thread only): its text, with the file and the line:column the
+ * adapter gave, so one stop is told from the next on the same line. Null while none shows.
+ */
+export async function topFrameText(page: Page): Promise<string | null> {
+  const texts = await page.locator('.debug-call-stack .monaco-list-row .stack-frame').evaluateAll((els) => els.map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim()));
+  return texts[0] ?? null;
+}
+
+/** Waits until the debugger's current line in the editor of `fileName` is `line`. */
+export async function waitForCurrentLine(page: Page, fileName: string, line: number | ((n: number) => boolean), timeoutMs = 30_000): Promise<number> {
+  const ok = typeof line === 'number' ? (n: number) => n === line : line;
+  return until(`the current line of ${fileName} to be ${typeof line === 'number' ? line : 'as expected'}`, async () => {
+    const n = await currentLine(editorOf(page, fileName));
+    return n !== null && ok(n) ? n : false;
+  }, timeoutMs);
+}
+
+/** Clicks in the text of the editor of `fileName` (showing its tab first), as a person does before a key. */
+export async function focusEditor(page: Page, fileName: string): Promise<Locator> {
+  const tab = page.locator(`.tabs-container .tab[data-resource-name="${fileName}"]`).first();
+  if ((await tab.getAttribute('aria-selected')) !== 'true') await tab.click();
+  const editor = editorOf(page, fileName);
+  const box = await editor.boundingBox();
+  if (box === null) throw new Error(`no editor shows ${fileName}`);
+  // In the text, away from the gutter and the minimap.
+  await page.mouse.click(box.x + box.width * 0.4, box.y + box.height * 0.5);
+  return editor;
+}
+
+/** Presses a debug key (F10, F11, Shift+F11) with the editor of `fileName` focused. */
+export async function debugKey(page: Page, fileName: string, key: string): Promise<void> {
+  await focusEditor(page, fileName);
+  await page.keyboard.press(key);
+}
