@@ -17,7 +17,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -29,11 +29,6 @@ const projectRoot = resolve(__dirname, '..', '..');
 const VSIX = join(projectRoot, 'coroscope.vsix');
 const PANEL = '.task-table';
 const STEP_TIMEOUT_MS = 60_000;
-
-/** Step Back needs the debug adapter to advertise it (the host side of issue 15). */
-const stepBackMissing = readFileSync(join(projectRoot, 'extension', 'debug', 'coroscope-session.ts'), 'utf8').includes('supportsStepBack')
-  ? false
-  : 'the debug adapter does not advertise supportsStepBack yet';
 
 const LAUNCH_JSON = {
   version: '0.2.0',
@@ -91,8 +86,8 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
   }
 
   /** A test whose failure leaves a screenshot of every window in .test-artifacts/e2e/. */
-  function step(name: string, body: () => Promise<void>, options: { skip?: string | false } = {}): void {
-    it(name, { skip: options.skip ?? false }, async () => {
+  function step(name: string, body: () => Promise<void>): void {
+    it(name, async () => {
       try {
         await body();
       } catch (error) {
@@ -301,5 +296,5 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     assert.ok((await shownTick(frame)) < present, `shown ${await shownTick(frame)}, the present ${present}`);
     await screenshot(p, 'time-travel-step-back');
     await runCommand(p, 'Debug: Stop');
-  }, { skip: stepBackMissing });
+  });
 });
