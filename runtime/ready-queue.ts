@@ -14,6 +14,8 @@
 // that was run is cleared so the queue keeps nothing alive; the head segment is never
 // recycled while it still holds entries.
 
+import { runningNow } from './held-time';
+
 export type ReadyFn = (a: unknown, b: unknown) => void;
 
 /** Slots per segment: 1024 entries of three slots (24 KB with 8-byte pointers). */
@@ -81,13 +83,13 @@ export class ReadyQueue {
       s[h] = s[h + 1] = s[h + 2] = undefined;
       this.headPos = h + 3;
       this.count--;
-      const t0 = timed === null ? 0 : performance.now();
+      const t0 = timed === null ? 0 : runningNow();
       try {
         fn(a, b);
       } catch (e) {
         onError(e, fn, a, b);
       }
-      if (timed !== null) timed(fn, a, (performance.now() - t0) / 1000);
+      if (timed !== null) timed(fn, a, (runningNow() - t0) / 1000);
     }
     if (this.count === 0 && this.head === this.tail) this.headPos = this.tailPos = 0;
   }

@@ -21,6 +21,7 @@ import type { Run } from './run';
 import { awaitInfoOf, summarizeTasks } from '../inspect/task-summaries';
 import { isFuture } from '../future';
 import { inspect } from '../inspection';
+import { HELD_TIME_BYTES, shareHeldTime } from '../held-time';
 
 /** Messages of the bridge itself (everything else between the two threads is a wire message). */
 export type BridgeControl = { bridge: 'closed'; reason: string } | { bridge: 'disconnect' } | { bridge: 'disconnected' };
@@ -59,7 +60,10 @@ export class LineDebugBridge implements Transport {
   private closed = false;
 
   constructor(workerScript: string, fd: number, execArgv: string[]) {
-    this.worker = startWorker(workerScript, { workerData: { coroscopeLineDebugFd: fd }, execArgv, stdout: false, stderr: false });
+    // The worker counts the time it holds this thread stopped on a line (see held-time.ts).
+    const held = new SharedArrayBuffer(HELD_TIME_BYTES);
+    shareHeldTime(held);
+    this.worker = startWorker(workerScript, { workerData: { coroscopeLineDebugFd: fd, coroscopeHeldTime: held }, execArgv, stdout: false, stderr: false });
     this.worker.on('message', (m: unknown) => {
       if (isBridgeControl(m)) {
         if (m.bridge === 'closed') this.markClosed(m.reason);

@@ -37,7 +37,7 @@ const LOOP_STEPS = new Set(['stepTick', 'stepTask', 'stepOut']);
 /** Requests that let the loop run, answered with a tick. */
 const LOOP_MOVES = new Set(['continue', ...LOOP_STEPS]);
 
-export function runLineDebugWorker(fd: number): void {
+export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | null): void {
   const port = parentPort;
   if (port === null) throw new Error('runLineDebugWorker runs in a worker thread');
   const client = new StreamTransport(new Socket({ fd, readable: true, writable: true }));
@@ -63,6 +63,7 @@ export function runLineDebugWorker(fd: number): void {
   let dbg: LineDebugger | null = null;
   const debuggerOf = (): LineDebugger => dbg!;
   dbg = new LineDebugger(session, {
+    heldTime,
     emit: <E extends 'paused' | 'continued' | 'output'>(event: E, body: HostEvents[E]) => client.send({ kind: 'event', event, body }),
     stopped: async () => {
       for (const [id, m] of forwarded) {

@@ -28,6 +28,7 @@ import type { LineFrameInfo, LineStepKind, LineStepMode, SourcePosition, Variabl
 import { SourcePositionMapper, urlToPath } from '../inspect/source-positions';
 import { GeneratedPositions } from '../inspect/generated-positions';
 import { parseHitCondition } from '../inspect/loop-control';
+import { addHeldTime } from '../held-time';
 
 /** The CDP shapes used here (node:inspector's own protocol types, narrowed to what is read). */
 interface CdpLocation {
@@ -107,6 +108,8 @@ export interface LineDebuggerHost {
   emit<E extends 'paused' | 'continued' | 'output'>(event: E, body: HostEvents[E]): void;
   /** Called at each stop before `paused` is emitted (the worker answers what waited). */
   stopped(): Promise<void>;
+  /** The main thread's held-time counter (held-time.ts): each hold is added before the thread goes on. */
+  readonly heldTime: SharedArrayBuffer | null;
 }
 
 function cut(text: string): string {
@@ -130,6 +133,8 @@ export class LineDebugger {
   private handles = new Map<number, string>();
   private nextHandle = 1;
   private mode: LineStepMode = 'stayWithTask';
+  /** When (this thread's clock) the main thread was paused; null while it runs. */
+  private heldSince: number | null = null;
   private enabled: Promise<void>;
 
   constructor(
@@ -288,6 +293,7 @@ export class LineDebugger {
   }
 
   private async onPaused(ev: CdpPaused): Promise<void> {
+    this.heldSince ??= performance.now();
     this.current = ev;
     const hits = ev.hitBreakpoints ?? [];
     const top = ev.callFrames[0];
@@ -393,6 +399,13 @@ export class LineDebugger {
 
   // --- execution --------------------------------------------------------------------------------
 
+  /** The main thread is about to go on: its hold (since the first pause of this stop) is counted as held time. */
+  private countHold(): void {
+    if (this.heldSince === null) return;
+    if (this.host.heldTime !== null) addHeldTime(this.host.heldTime, performance.now() - this.heldSince);
+    this.heldSince = null;
+  }
+
   /** Resumes the main thread (continue). */
   async resume(announce = true): Promise<void> {
     if (this.current === null) return;
@@ -402,6 +415,7 @@ export class LineDebugger {
       await this.clearTemps();
       this.step = null;
     }
+    this.countHold();
     await this.post('Debugger.resume', {});
     if (announce) this.host.emit('continued', { tick: this.stopTick });
   }
@@ -413,6 +427,7 @@ export class LineDebugger {
 
   private async stepRaw(kind: LineStepKind): Promise<void> {
     this.current = null;
+    this.countHold();
     await this.post(kind === 'over' ? 'Debugger.stepOver' : kind === 'into' ? 'Debugger.stepInto' : 'Debugger.stepOut', {});
   }
 

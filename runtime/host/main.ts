@@ -86,6 +86,8 @@ function main(): void {
   });
 }
 
-const lineDebugFd = isMainThread ? undefined : (workerData as { coroscopeLineDebugFd?: unknown } | null)?.coroscopeLineDebugFd;
-if (typeof lineDebugFd === 'number') runLineDebugWorker(lineDebugFd);
+const lineDebugData = isMainThread ? null : (workerData as { coroscopeLineDebugFd?: unknown; coroscopeHeldTime?: unknown } | null);
+const lineDebugFd = lineDebugData?.coroscopeLineDebugFd;
+const heldTime = lineDebugData?.coroscopeHeldTime;
+if (typeof lineDebugFd === 'number') runLineDebugWorker(lineDebugFd, heldTime instanceof SharedArrayBuffer ? heldTime : null);
 else main();

@@ -51,6 +51,7 @@ import { buildAwaitGraph } from './await-graph';
 import { functionLocations, type FunctionLocations } from './function-locations';
 import { taskFrames } from './task-snapshot';
 import { describeTask, resourceOf } from './task-summaries';
+import { runningNow } from '../held-time';
 
 export const MAX_LINTS = 1000;
 /** The runtime core's own files (runtime/*.ts): not where a program's slowness lives. */
@@ -108,7 +109,7 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
     this.onLint = options.onLint ?? (() => undefined);
     this.neverAwaitedMs = (options.neverAwaitedSeconds ?? 1) * 1000;
     this.functionsOption = options.functions;
-    this.now = options.now ?? (() => performance.now());
+    this.now = options.now ?? runningNow;
   }
 
   private get functions(): FunctionLocations {

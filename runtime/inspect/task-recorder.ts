@@ -19,6 +19,7 @@
 import type { LoopObserver, EventLoop } from '../loop';
 import type { Task } from '../task';
 import type { CancelRequester } from '../../protocol/host-protocol';
+import { runningNow } from '../held-time';
 
 export interface TaskRecord {
   /** The task that was running when this one was created (null: created from a callback or outside the loop). */
@@ -82,12 +83,12 @@ export class TaskRecorder implements LoopObserver {
     const r = this.records.get(task);
     this.stepping = r;
     if (r !== undefined) r.lastResumedAt = this.tickTime;
-    this.stepStart = performance.now();
+    this.stepStart = runningNow();
   }
 
   taskStepEnd(task: Task<unknown>): void {
     const r = this.stepping;
-    if (r !== undefined) r.busySeconds += (performance.now() - this.stepStart) / 1000;
+    if (r !== undefined) r.busySeconds += (runningNow() - this.stepStart) / 1000;
     this.stepping = undefined;
   }
 

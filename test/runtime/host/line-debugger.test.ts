@@ -304,3 +304,34 @@ describe('line breakpoints and a replay of the past (bundle)', { skip: existsSyn
     await host.waitFor('finished', (f) => f.runId === launched.runId, 30000, from);
   });
 });
+
+describe('time held on a line is not time the loop was blocked (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 60_000 }, () => {
+  let host: HostClient;
+  before(() => {
+    host = forkHost({ bundle: BUNDLE, pipe: true });
+  });
+  after(async () => {
+    await host.close();
+  });
+
+  test('a step held 700 ms on a breakpoint is not reported slow, and its busy time leaves the hold out', async () => {
+    const launched = await host.rpc.request('launch', { target: { kind: 'demo', pages: 10, latency: 'instant' }, options: { maxTasks: 1, stopOnEntry: true } });
+    const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
+    const from = host.events.length;
+    await host.rpc.request('continue', {});
+    const stop = await host.waitFor('paused', (b) => b.line !== undefined, 15000, from);
+    assert.ok(stop.taskId !== undefined);
+    await new Promise((r) => setTimeout(r, 700));
+    // A line step while held counts too: the hold goes on until the thread runs again.
+    await stepTo(host, 'over');
+    await new Promise((r) => setTimeout(r, 300));
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+    await host.rpc.request('continue', {});
+    await host.waitFor('finished', (f) => f.runId === launched.runId, 30000, from);
+    const slow = host.eventsOf('lint').slice().filter((l) => l.lint.kind === 'slowCallback' || l.lint.kind === 'neverYields');
+    assert.deepEqual(slow.map((l) => l.lint.message), [], 'no step was blocked for the time it was held');
+    const worker = (await host.rpc.request('snapshot', {})).tasks.find((t) => t.id === stop.taskId);
+    assert.ok(worker !== undefined && worker.busyMs < 500, `the held worker's busy time: ${worker?.busyMs} ms`);
+  });
+});
