@@ -117,13 +117,13 @@ function rowsLabelled(page: Page, label: string, focused: boolean): Locator {
  *  it is the focused row, else a click on it (the best fuzzy match is not always first:
  *  "Preferences: Color Theme" sorts after "Preferences: Browse Color Themes in Marketplace";
  *  and arrow keys race the list when it re-renders as commands become enabled). */
-async function acceptRow(page: Page, label: string): Promise<void> {
-  await rowsLabelled(page, label, false).first().waitFor({ state: 'visible' });
+async function acceptRow(page: Page, label: string, timeout?: number): Promise<void> {
+  await rowsLabelled(page, label, false).first().waitFor({ state: 'visible', timeout });
   if ((await rowsLabelled(page, label, true).count()) > 0) {
     await page.keyboard.press('Enter');
     return;
   }
-  await rowsLabelled(page, label, false).first().click();
+  await rowsLabelled(page, label, false).first().click({ timeout });
 }
 
 /** Types `filter` into the open quick input (replacing its text) and picks the row labelled
@@ -144,23 +144,23 @@ export async function pickQuickInputItem(page: Page, label: string, options: { f
  *  Step Into" once VS Code has taken in a stop, which it does after fetching the stopped
  *  thread's stack) shows only in a palette opened again, so, as a person would, this closes
  *  and reopens it when the command is not listed within a few seconds (three tries). The
- *  same when the palette closes under the typing (the workbench moved the focus: a debug
- *  session ending, a view opening). */
+ *  same when the palette closes under the typing or before the row is taken (the workbench
+ *  moved the focus: a debug stop opening its source, a session ending, a view opening). */
 export async function runCommand(page: Page, title: string): Promise<void> {
   const tries = 3;
   for (let attempt = 1; ; attempt++) {
-    const last = attempt >= tries;
+    const timeout = attempt >= tries ? undefined : 5_000;
     try {
       await closeQuickInput(page);
       await openCommandPalette(page);
-      await quickInput(page).fill(`>${title}`, { timeout: last ? undefined : 5_000 });
-      await rowsLabelled(page, title, false).first().waitFor({ state: 'visible', timeout: last ? undefined : 5_000 });
-      break;
+      await quickInput(page).fill(`>${title}`, { timeout });
+      // A click that times out clicked nothing, so trying again cannot run the command twice.
+      await acceptRow(page, title, timeout);
+      return;
     } catch (error) {
-      if (last) throw error;
+      if (timeout === undefined) throw error;
     }
   }
-  await acceptRow(page, title);
 }
 
 /** Opens the command palette as a person does: F1, and when the key was not taken (the focus
