@@ -48,7 +48,10 @@ describe('loop control on a demo crawl', () => {
 
   before(async () => {
     hub.enable(true);
-    site = await startDemoSite({ latencyMs: 5 });
+    // Every response late enough that a fetch always suspends waiting for it, even on a loaded
+    // machine: a breakpoint at a `yield*` stops only a task that suspends there (with 5 ms, the
+    // responses were often in before the worker read, and a breakpoint hit only near the end).
+    site = await startDemoSite({ latencyMs: 40 });
     loop = new EventLoop();
     ({ controller, pauses, remove: removeHooks } = controlledLoop(loop));
     crawler = new Crawler([site.url], { maxTasks: 10 });
