@@ -22,6 +22,7 @@ import { Handle, TimerHandle, type TimerCancelListener } from './handle';
 import { inspect, type LoopInspection, type ScheduledStep } from './inspection';
 import { ObserverFanout } from './observer-fanout';
 import { ReadyQueue, type ReadyFn } from './ready-queue';
+import { heldMs } from './held-time';
 import { anchorShapes } from './shape-anchors';
 import { runningLoopOrNull, setRunningLoop } from './running-loop';
 import { DefaultSelector, EVENT_READ, EVENT_WRITE, type FileObject } from './selector';
@@ -152,6 +153,8 @@ export class EventLoop implements TimerCancelListener {
   /** time() when pause() last held the loop (null while not held), and the seconds of earlier holds. */
   private _heldSince: number | null = null;
   private _heldSeconds = 0;
+  /** heldMs() when the loop was made, on a real clock (null on a virtual one, whose time a debugger's hold does not move). */
+  private readonly _lineHeldAtStart: number | null;
   private _exceptionHandler: ExceptionHandler | null = null;
   /** @internal The task running a step (Task._step sets it directly). */
   _current: Task<unknown> | null = null;
@@ -180,6 +183,7 @@ export class EventLoop implements TimerCancelListener {
 
   constructor(options: EventLoopOptions = {}) {
     this.clock = options.clock ?? new MonotonicClock();
+    this._lineHeldAtStart = this.clock.virtual ? null : heldMs();
     this._debug = options.debug ?? false;
     this.logger = options.logger ?? { warn: (m) => console.warn(m), error: (m) => console.error(m) };
     this._selector = new DefaultSelector();
@@ -398,13 +402,16 @@ export class EventLoop implements TimerCancelListener {
   }
 
   /**
-   * time() less the seconds the loop has spent held by pause() (a hold under way included):
-   * the clock of the loop's own work, so that a rate or an elapsed time measured on it leaves
-   * out the time a person kept the loop paused. Equal to time() for a loop never paused.
+   * time() less the seconds the loop has spent held by pause() (a hold under way included)
+   * and, on a real clock, by a debugger stopped on a line (held-time.ts; a hold under way is
+   * counted once it ends): the clock of the loop's own work, so that a rate or an elapsed
+   * time measured on it leaves out the time a person kept the loop paused. Equal to time()
+   * for a loop never held.
    */
   activeTime(): number {
     const now = this.time();
-    return now - this._heldSeconds - (this._heldSince !== null ? now - this._heldSince : 0);
+    const onLine = this._lineHeldAtStart === null ? 0 : (heldMs() - this._lineHeldAtStart) / 1000;
+    return now - this._heldSeconds - (this._heldSince !== null ? now - this._heldSince : 0) - onLine;
   }
 
   /** Closes the loop: drops what is scheduled and reports pending tasks and unretrieved exceptions. */

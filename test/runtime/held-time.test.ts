@@ -1,10 +1,11 @@
 // Tests of runtime/held-time.ts: the clock for how long code ran leaves out the time a
 // debugger held the thread, counted from another thread through shared memory; a loop in
-// debug mode does not report a callback slow for the time it was held.
+// debug mode does not report a callback slow for the time it was held, and a loop on a real
+// clock leaves it out of its activeTime (a crawl's elapsed time and rate).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { EventLoop, VirtualClock } from '../../runtime/index';
+import { EventLoop, VirtualClock, type Clock } from '../../runtime/index';
 import { HELD_TIME_BYTES, addHeldTime, heldMs, runningNow, shareHeldTime } from '../../runtime/held-time';
 
 function spin(ms: number): void {
@@ -58,3 +59,35 @@ test('a loop in debug mode does not call a held callback slow; one that ran as l
   assert.match(warnings[0]!, /^Executing <Handle ran> took \d+\.\d{3} seconds$/);
 });
 
+
+/** A real (not virtual) clock that moves only when told: a hold's effect is then exact. */
+class SteppedRealClock implements Clock {
+  readonly virtual = false;
+  t = 50;
+  now(): number {
+    return this.t;
+  }
+  advanceTo(): void {
+    throw new Error('a real clock is not advanced by the loop');
+  }
+}
+
+test('activeTime leaves out a debugger\'s holds made since the loop began, on a real clock only', () => {
+  const buffer = new SharedArrayBuffer(HELD_TIME_BYTES);
+  shareHeldTime(buffer);
+  addHeldTime(buffer, 3000); // a hold before this loop existed is not this loop's
+  const clock = new SteppedRealClock();
+  const loop = new EventLoop({ clock });
+  const virtual = new EventLoop({ clock: new VirtualClock(50) });
+  assert.equal(loop.activeTime(), 50);
+  clock.t = 60;
+  addHeldTime(buffer, 4000); // 4 s of those 10 were a stop on a line
+  assert.equal(loop.activeTime(), 56);
+  loop.pause();
+  clock.t = 61;
+  assert.equal(loop.activeTime(), 56, 'a pause() hold still counts apart');
+  loop.resume();
+  assert.equal(virtual.activeTime(), 50, 'a virtual clock does not move while the thread is held: nothing to leave out');
+  loop.close();
+  virtual.close();
+});
