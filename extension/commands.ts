@@ -143,10 +143,16 @@ export class CoroscopeServices implements vscode.Disposable {
         await vscode.commands.executeCommand(id);
       },
       onVisibilityChanged: (visible) => this.contextKeys.set('coroscope.inspectorVisible', visible),
-      onTaskDetailShown: (detail) => {
-        if (showsPausedWorkerStack(this.session.target, this.session.status.phase, detail)) this.contextKeys.set(WORKER_STACK_SHOWN_KEY, true);
-      },
+      onTaskDetailShown: (detail) => this.stackShown(this.session.target, this.session.status.phase, detail),
     };
+  }
+
+  /**
+   * A task's coroutine stack was shown, by the panel or by the debugger's Call Stack: the
+   * walkthrough's first step is done when it was a paused crawl's worker.
+   */
+  stackShown(target: { readonly kind: string } | null, phase: string, detail: Parameters<typeof showsPausedWorkerStack>[2]): void {
+    if (showsPausedWorkerStack(target, phase, detail)) this.contextKeys.set(WORKER_STACK_SHOWN_KEY, true);
   }
 
   /** Where sources open: not in the panel's column (it would hide the panel). */

@@ -79,7 +79,7 @@ export function activate(context: vscode.ExtensionContext): void {
     // The debug adapter (extension/debug/) finds its runs in the registry. Its views and
     // debugger type must be declared in package.json first (registering an undeclared view
     // fails with a notification), so it waits until `contributes.debuggers` is there.
-    if (debuggerDeclared(context)) (require('./debug/register') as typeof DebugRegister).registerDebugger(context, hostScript, runs);
+    if (debuggerDeclared(context)) (require('./debug/register') as typeof DebugRegister).registerDebugger(context, hostScript, runs, (run, detail) => getServices().stackShown(run.target, run.phase, detail));
   } catch (e) {
     output.note(`[coroscope] registering the debugger failed: ${e instanceof Error ? e.message : String(e)}`);
   }

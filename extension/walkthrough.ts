@@ -3,8 +3,8 @@
 // first (README "Your first minutes"): crawl, pause, look. Its button runs
 // `coroscope.crawlStep`, which opens the crawler's source beside the walkthrough and runs the
 // demo crawl (never held at entry: pausing it is the user's move); the step completes once the
-// inspector panel has shown the coroutine stack of one of that crawl's workers while it was
-// paused (context key WORKER_STACK_SHOWN_KEY, see showsPausedWorkerStack).
+// coroutine stack of one of a paused crawl's workers has been shown, in the inspector panel or
+// in the debugger's Call Stack (context key WORKER_STACK_SHOWN_KEY, see showsPausedWorkerStack).
 // Then one step per tutorial sample, in the chapter's order. A step's button runs
 // `coroscope.openSampleStep` with the sample's id, which opens the sample's source beside the
 // walkthrough and runs it paused in the inspector; the step completes (`completionEvents:

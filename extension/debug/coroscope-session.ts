@@ -247,6 +247,11 @@ export class CoroscopeSession extends LoggingDebugSession {
   private host: HostProcess | null = null;
   /** The run this session debugs, and whether it launched it (then ending the session ends the run). */
   private run: Run | null = null;
+
+  /** The run this session debugs (launched or attached), null before and after. */
+  get debuggedRun(): Run | null {
+    return this.run;
+  }
   private owned = false;
   private detachRun: (() => void) | null = null;
   private phase: Phase = 'idle';

@@ -3,15 +3,19 @@
 // a run there, which the panel then shows; an attach joins a run already there), the
 // configuration provider (initial and dynamic configurations, a default when there is no
 // launch.json, the run of an attach picked from a list), the "Pick a Run" command of attach
-// configurations, and the "Coroutines" view of the Run and Debug container.
+// configurations, and the "Coroutines" view of the Run and Debug container. It also tells the
+// extension when the user selects a frame of a coroscope session's Call Stack (the
+// walkthrough's first step counts a worker's stack looked at there as in the panel).
 //
-// Called from the extension's activate(): `registerDebugger(context, hostScriptPath, runs)`
-// with the path of dist/runtime-host.js and the extension's registry. Everything registered
-// is in context.subscriptions.
+// Called from the extension's activate(): `registerDebugger(context, hostScriptPath, runs,
+// stackShown)` with the path of dist/runtime-host.js and the extension's registry.
+// Everything registered is in context.subscriptions.
 
 import * as vscode from 'vscode';
+import type { Run } from '../runs/run';
 import type { RunRegistry } from '../runs/run-registry';
 import { CoroscopeSession } from './coroscope-session';
+import { TASKS_REQUEST, narrowTasksBody } from './custom-requests';
 import { COROUTINES_VIEW_ID, CoroutinesTreeProvider, REFRESH_COMMAND, REVEAL_TASK_COMMAND, revealTask } from './coroutines-view';
 import { DEMO_CRAWL, INITIAL_CONFIGURATIONS, KNOWN_SAMPLES, PICK_RUN_COMMAND, dynamicConfigurations } from './debug-configurations';
 
@@ -81,6 +85,9 @@ class CoroscopeConfigurationProvider implements vscode.DebugConfigurationProvide
 }
 
 class CoroscopeAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
+  /** The adapter of each live debug session (by vscode.DebugSession.id). */
+  private readonly adapters = new Map<string, CoroscopeSession>();
+
   constructor(
     private readonly hostScriptPath: string,
     private readonly runs: RunRegistry,
@@ -89,16 +96,52 @@ class CoroscopeAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
   createDebugAdapterDescriptor(session: vscode.DebugSession): vscode.DebugAdapterDescriptor {
     const cwd = session.workspaceFolder?.uri.fsPath ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const adapter = new CoroscopeSession({ hostScript: this.hostScriptPath, runs: this.runs, viewName: `debug session "${session.name}"`, ...(cwd !== undefined ? { cwd } : {}) });
+    this.adapters.set(session.id, adapter);
     return new vscode.DebugAdapterInlineImplementation(adapter);
+  }
+
+  /** The run a debug session debugs, when it is one of ours. */
+  runOf(session: vscode.DebugSession): Run | null {
+    return this.adapters.get(session.id)?.debuggedRun ?? null;
+  }
+
+  ended(session: vscode.DebugSession): void {
+    this.adapters.delete(session.id);
   }
 }
 
-export function registerDebugger(context: vscode.ExtensionContext, hostScriptPath: string, runs: RunRegistry): void {
+/**
+ * Tells `shown` when the user selects a thread or a frame of a coroscope session's Call Stack: the run,
+ * and the task of that thread as the adapter lists it (its name and frames).
+ */
+function watchCallStackSelection(factory: CoroscopeAdapterFactory, shown: StackShown): vscode.Disposable {
+  return vscode.debug.onDidChangeActiveStackItem(async (item) => {
+    // A thread selected shows its stack (VS Code expands it and focuses its top frame).
+    if (item === undefined || item.session.type !== DEBUG_TYPE) return;
+    const run = factory.runOf(item.session);
+    if (run === null) return;
+    try {
+      const tasks = narrowTasksBody(await item.session.customRequest(TASKS_REQUEST));
+      const task = tasks?.tasks.find((t) => t.id === item.threadId);
+      if (task !== undefined) shown(run, { task: { name: task.name }, frames: task.frames });
+    } catch {
+      // The session ended meanwhile: nothing was shown.
+    }
+  });
+}
+
+/** Called when the debugger showed a task's stack: its run, its name and its frames. */
+export type StackShown = (run: Run, detail: { task: { name: string }; frames: readonly string[] }) => void;
+
+export function registerDebugger(context: vscode.ExtensionContext, hostScriptPath: string, runs: RunRegistry, stackShown: StackShown): void {
   const tree = new CoroutinesTreeProvider();
   const view = vscode.window.createTreeView(COROUTINES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
   tree.view = view;
+  const factory = new CoroscopeAdapterFactory(hostScriptPath, runs);
   context.subscriptions.push(
-    vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, new CoroscopeAdapterFactory(hostScriptPath, runs)),
+    vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, factory),
+    vscode.debug.onDidTerminateDebugSession((s) => factory.ended(s)),
+    watchCallStackSelection(factory, stackShown),
     vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new CoroscopeConfigurationProvider(false, runs), vscode.DebugConfigurationProviderTriggerKind.Initial),
     vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new CoroscopeConfigurationProvider(true, runs), vscode.DebugConfigurationProviderTriggerKind.Dynamic),
     vscode.commands.registerCommand(PICK_RUN_COMMAND, () => pickRun(runs)),

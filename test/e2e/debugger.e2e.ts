@@ -4,17 +4,21 @@
  * workspace whose launch.json has a `coroscope` configuration (the demo crawl, stopped on
  * entry), "Debug: Start Debugging" shows the tasks as threads in the Call Stack view; a step
  * into the crawl task creates its workers (more threads) and the Variables view shows the
- * locals of its coroutine frames; the Coroutines view groups the tasks; stopping the
- * session ends it.
+ * locals of its coroutine frames; the Coroutines view groups the tasks; a worker's stack
+ * looked at in the Call Stack completes the walkthrough's first step ("Crawl, pause, look");
+ * stopping the session ends it.
  *
  * Installs the packaged extension (built by `npm run package` unless E2E_SKIP_PACKAGE=1 finds
  * coroscope.vsix, or COROSCOPE_VSIX=path). Needs code-server (test/e2e/setup/install-code-server.sh).
  *
  * Run: node --import tsx --test test/e2e/debugger.e2e.ts
  */
+import assert from 'node:assert/strict';
 import { describe } from 'node:test';
-import { debugViewRows, expandedViewPane, runCommand, screenshot, startDebugConfiguration } from './support/browser';
+import { debugViewRows, expandedViewPane, runCommand, screenshot, startDebugConfiguration, until } from './support/browser';
+import { openWalkthrough, walkthroughStep } from './support/walkthrough';
 import { useWorkbenchSuite } from './support/workbench-suite';
+import { CRAWL_STEP_ID } from '../../extension/walkthrough';
 
 const MAX_TASKS = 4;
 const STEP_TIMEOUT_MS = 30_000;
@@ -89,6 +93,34 @@ describe('the coroscope debugger in VS Code (code-server)', { timeout: 240_000 }
     await pane.locator('.monaco-list-row').filter({ hasText: new RegExp(`scheduled \\(${MAX_TASKS}\\)`) }).first().waitFor({ state: 'visible' });
     await pane.locator('.monaco-list-row').filter({ hasText: /worker-1 #\d+/ }).first().waitFor({ state: 'visible' });
     await screenshot(p, 'debugger-coroutines-view');
+  });
+
+  step('a worker\'s stack looked at in the Call Stack completes the walkthrough\'s first step', async () => {
+    const p = page();
+    await openWalkthrough(p);
+    assert.equal(await walkthroughStep(p, CRAWL_STEP_ID).getAttribute('aria-checked'), 'false', 'not done by the crawl frame alone');
+    // Room for the workers' rows in the Call Stack: the Coroutines view and the crawl thread folded.
+    await p.locator('.pane-header', { hasText: /^\s*Coroutines/i }).first().click();
+    const crawlThread = debugViewRows(p, 'debug-call-stack', /crawl \[/).first();
+    await crawlThread.click();
+    await p.keyboard.press('ArrowLeft');
+    // worker-1 runs its first step (the row's own Step Into) and suspends in fetch, with frames.
+    const worker1 = debugViewRows(p, 'debug-call-stack', /worker-1 \[/).first();
+    await worker1.waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await worker1.hover();
+    await worker1.locator('.codicon-debug-step-into').first().click();
+    await until('worker-1 suspended', async () => /suspended/.test(await worker1.innerText()), STEP_TIMEOUT_MS);
+    // Its first frame (work, in crawler.ts) selected.
+    const workFrame = p.locator('.debug-call-stack .monaco-list-row').filter({ has: p.locator('.stack-frame') }).filter({ hasText: /^\s*work\s*crawler\.ts/ }).first();
+    await until('the worker\'s work frame', async () => {
+      if (!(await workFrame.isVisible())) await worker1.click();
+      return workFrame.isVisible();
+    }, STEP_TIMEOUT_MS);
+    await workFrame.click();
+    // The frame's source opened over the walkthrough: back to it.
+    await openWalkthrough(p);
+    await until('the first step to be checked', async () => (await walkthroughStep(p, CRAWL_STEP_ID).getAttribute('aria-checked')) === 'true', STEP_TIMEOUT_MS);
+    await screenshot(p, 'debugger-walkthrough-step-done');
   });
 
   step('stopping the session ends it', async () => {
