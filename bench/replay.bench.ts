@@ -1,32 +1,43 @@
 // Scrubbing a recorded crawl in the runtime host (`npm run bench:replay [-- --pages N
-// --seeks N --max-tasks N]`): a recorded demo crawl of N pages (default 2000, the instant
-// site), saved, then opened as a recording (its site gone); seeks to ticks in a seeded random
-// order, each timed to a task table (seekTick + snapshot) and a worker's stack (taskDetail
-// without locals), then that worker's locals (taskDetail with locals). Prints the medians, the
-// 90th percentiles and the worst, and the recording's bytes per task step.
+// --seeks N --max-tasks N --rounds N --latency instant|realistic]`): a recorded demo crawl
+// of N pages (default 2000, the instant site), saved, then opened as a recording (its site
+// gone); seeks to ticks in a seeded random order, each timed to a task table (seekTick +
+// snapshot) and a worker's stack (taskDetail without locals), then that worker's locals
+// (taskDetail with locals). Prints the medians, the 90th percentiles and the worst, and the
+// recording's bytes per task step.
+// Then the first seeks right after a live recorded crawl ends (the checkpoints are those
+// built while it ran, in its idle time): in each of --rounds rounds a new crawl, then
+// FIRST_SEEKS seeks at once; the medians over the rounds of the first seek and of the worst.
 //
 // The host is the bundle (dist/runtime-host.js), as the extension runs it.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROTOCOL_VERSION } from '../protocol/host-protocol';
-import { forkHost, median, ROOT } from '../test/runtime/host/host-client';
+import { PROTOCOL_VERSION, isDemoLatency, type DemoLatency } from '../protocol/host-protocol';
+import { forkHost, median, ROOT, type HostClient } from '../test/runtime/host/host-client';
 
 interface Args {
   pages: number;
   seeks: number;
   maxTasks: number;
+  rounds: number;
+  latency: DemoLatency;
 }
 
+/** Seeks timed in each round right after a live crawl ends. */
+const FIRST_SEEKS = 5;
+
 function parseArgs(argv: readonly string[]): Args {
-  const a: Args = { pages: 2000, seeks: 40, maxTasks: 10 };
+  const a: Args = { pages: 2000, seeks: 40, maxTasks: 10, rounds: 5, latency: 'instant' };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i];
     const n = Number(argv[i + 1]);
     if (v === '--pages') a.pages = n;
     else if (v === '--seeks') a.seeks = n;
     else if (v === '--max-tasks') a.maxTasks = n;
+    else if (v === '--rounds') a.rounds = n;
+    else if (v === '--latency' && isDemoLatency(argv[i + 1])) a.latency = argv[i + 1] as DemoLatency;
     else throw new Error(`unknown argument ${v}`);
     i++;
   }
@@ -45,6 +56,19 @@ function seeded(seed: number): () => number {
 function quantile(xs: readonly number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+}
+
+/** One seek, timed to the task table and a suspended worker's stack, then to that worker's locals (null: no suspended worker there). */
+async function timeSeek(host: HostClient, tick: number): Promise<{ table: number; locals: number | null }> {
+  const a = performance.now();
+  await host.rpc.request('seekTick', { tick });
+  const snap = await host.rpc.request('snapshot', {});
+  const worker = snap.tasks.find((t) => t.name.startsWith('worker-') && t.state === 'suspended');
+  if (worker !== undefined) await host.rpc.request('taskDetail', { taskId: worker.id, locals: false });
+  const table = performance.now() - a;
+  if (worker === undefined) return { table, locals: null };
+  await host.rpc.request('taskDetail', { taskId: worker.id, locals: true });
+  return { table, locals: performance.now() - a };
 }
 
 async function main(): Promise<void> {
@@ -71,18 +95,11 @@ async function main(): Promise<void> {
     const locals: number[] = [];
     let withWorker = 0;
     for (let i = 0; i < args.seeks; i++) {
-      const tick = 1 + Math.floor(random() * opened.ticks);
-      const a = performance.now();
-      await host.rpc.request('seekTick', { tick });
-      const snap = await host.rpc.request('snapshot', {});
-      const worker = snap.tasks.find((t) => t.name.startsWith('worker-') && t.state === 'suspended');
-      if (worker !== undefined) await host.rpc.request('taskDetail', { taskId: worker.id, locals: false });
-      const b = performance.now();
-      table.push(b - a);
-      if (worker !== undefined) {
+      const t = await timeSeek(host, 1 + Math.floor(random() * opened.ticks));
+      table.push(t.table);
+      if (t.locals !== null) {
         withWorker++;
-        await host.rpc.request('taskDetail', { taskId: worker.id, locals: true });
-        locals.push(performance.now() - a);
+        locals.push(t.locals);
       }
     }
     const line = (what: string, xs: number[], bound: number): void => {
@@ -91,6 +108,33 @@ async function main(): Promise<void> {
     console.log(`${args.seeks} seeks to random ticks of ${opened.ticks} (${withWorker} with a suspended worker):`);
     line('seek + task table + a worker\'s stack', table, 300);
     line('seek + ... + that worker\'s locals', locals, 1000);
+
+    // Right after a live crawl ends.
+    const first: { table: number[]; locals: number[] } = { table: [], locals: [] };
+    const worst: { table: number[]; locals: number[] } = { table: [], locals: [] };
+    let ticksSeen = 0;
+    for (let r = 0; r < args.rounds; r++) {
+      const from = host.events.length;
+      const live = await host.rpc.request('launch', { target: { kind: 'demo', pages: args.pages, latency: args.latency }, options: { record: true, maxTasks: args.maxTasks } });
+      await host.waitFor('finished', (f) => f.runId === live.runId, 1_800_000, from);
+      const ticks = (await host.rpc.request('seekTick', { tick: null })).ticks;
+      ticksSeen = ticks;
+      const times = [];
+      for (let i = 0; i < FIRST_SEEKS; i++) times.push(await timeSeek(host, 1 + Math.floor(random() * ticks)));
+      first.table.push(times[0]!.table);
+      first.locals.push(times[0]!.locals ?? times[0]!.table);
+      worst.table.push(Math.max(...times.map((t) => t.table)));
+      worst.locals.push(Math.max(...times.map((t) => t.locals ?? t.table)));
+    }
+    const roundsLine = (what: string, xs: number[], bound: number): void => {
+      console.log(`${what.padEnd(58)} median ${median(xs).toFixed(0).padStart(5)} ms   rounds ${xs.map((x) => x.toFixed(0)).join(' ')}   (bound ${bound} ms)`);
+    };
+    console.log(`right after a live recorded crawl of ${args.pages} pages (${args.latency} site, ${ticksSeen} ticks) ends: ${FIRST_SEEKS} seeks at once to random ticks, ${args.rounds} rounds:`);
+    roundsLine('first seek: + task table + a worker\'s stack', first.table, 300);
+    roundsLine('first seek: + that worker\'s locals', first.locals, 1000);
+    roundsLine(`worst of the ${FIRST_SEEKS}: + task table + a worker's stack`, worst.table, 300);
+    roundsLine(`worst of the ${FIRST_SEEKS}: + that worker's locals`, worst.locals, 1000);
+    console.log(`ratio, first seek after a live crawl / median seek in the opened recording: ${(median(first.table) / median(table)).toFixed(2)}`);
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });

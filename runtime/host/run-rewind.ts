@@ -4,20 +4,25 @@
 // right after tick N and wraps it as a PastMoment (past-moment.ts). The run itself (a live
 // one still going, paused or not) is not touched.
 //
-// Checkpoints: replays are kept parked at ticks along the run. A seek takes the nearest one
-// parked at or before the tick and goes on from it (only the ticks between are
-// re-executed); the replay it leaves is parked where the seek ended. Between seeks, one
-// replay at a time is built in the background (held while a seek runs) until some replay is
-// parked in every gap of CHECKPOINT_GAP_MS of replaying, so a seek anywhere costs at most
-// about that much replay.
+// Checkpoints: replays are kept parked at ticks along the run. A seek takes the replay
+// nearest at or before the tick, parked or still being built, and goes on from it (only the
+// ticks between are re-executed); the replay it leaves is parked where the seek ended. One
+// replay at a time is built in the background, held while a seek runs, each parked in the
+// middle of the widest stretch of the run with no replay parked in it, until no stretch is
+// wider than CHECKPOINT_GAP_MS of replaying: so a seek anywhere costs at most about that
+// much replay. Building starts with the run (`follow`): while the run is live a checkpoint
+// replay runs only a slice at a time in the run's idle time (LIVE_SHARE of the wall time at
+// most, none while the run's loop has work ready), so when the run ends its past is already
+// parked along it and the first seeks are short.
 //
 // Invariants:
-// - Seeks are served one at a time, in the order asked.
+// - Seeks are served one at a time, in the order asked; a seek never waits for a checkpoint
+//   being built (it holds it, or goes on with it when it is at or before its tick).
 // - A replay that diverges from the recording, or ends before the tick, fails the seek with
 //   the replay's own message; nothing is answered for a moment that was not reached, nor for
 //   one whose replayed events differ from the recorded ones (checked at every seek).
-// - A live run's recording is read up to its last complete tick when a replay starts; a
-//   seek past that starts a new replay over the longer recording.
+// - A live run's recording is read up to its last complete tick; a replay over a shorter
+//   reading is given the longer one (RunReplay.extend) when a seek takes it past its end.
 
 import type { Lint, TaskSummary } from '../../protocol/host-protocol';
 import { ProtocolError } from '../../protocol/rpc';
@@ -27,7 +32,7 @@ import { TaskHistory } from '../inspect/history';
 import { TaskRecorder } from '../inspect/task-recorder';
 import { summarizeTasks } from '../inspect/task-summaries';
 import { RecordingError } from '../record/recording-errors';
-import { readRunLog } from '../record/run-log';
+import { readRunLog, type RunLog } from '../record/run-log';
 import type { RecordedStreams } from '../record/run-recorder';
 import { RunReplay } from '../record/run-replay';
 import { PastMoment } from './past-moment';
@@ -51,9 +56,20 @@ export interface RewindSource {
   readonly debug: boolean;
   /** The recording up to its last complete tick. */
   streams(): RecordedStreams;
+  /** Ticks recorded so far (cheap: streams() copies a live run's recording). */
+  ticks(): number;
+  /** The run is live (still recording); `busy`: its loop has work ready now. Absent: a finished run. */
+  live?(): { busy: boolean } | null;
   readonly program: ReplayableProgram;
   /** The lints the run reported (each with its tick). */
   lints(): Lint[];
+}
+
+/** A reading of the recording: its log, decoded once and shared by every replay over it. */
+interface LogReading {
+  readonly ticks: number;
+  readonly log: RunLog;
+  readonly events: Buffer;
 }
 
 /** One replay of the run, paused after a tick. */
@@ -65,21 +81,27 @@ class ReplaySession {
   /** Paused right after stoppedAt, not failed: a seek may use it. */
   parked = false;
   private held = false;
+  /** Paused for the rest of a slice (a checkpoint built in a live run's idle time). */
+  private resting: ReturnType<typeof setTimeout> | null = null;
+  /** When set, the replay runs a slice at a time: asked after each tick whether to rest, and for how long (ms). */
+  pace: (() => number) | null = null;
+  private sliceStart = 0;
+  /** Milliseconds spent running ticks, and the ticks run (the replay's speed). */
+  busyMs = 0;
+  private tickStartedAt = 0;
   /** The replayed crawl's crawler (its progress), when the run is a crawl. */
   crawler: Crawler | null = null;
 
   private constructor(
-    readonly ticks: number,
+    private reading: LogReading,
     readonly replay: RunReplay,
     readonly loop: EventLoop,
     readonly recorder: TaskRecorder,
   ) {}
 
-  static start(source: RewindSource, tick: number): { session: ReplaySession; reached: Promise<void> } {
-    const streams = source.streams();
-    const log = readRunLog(streams.events, streams.gaps, streams.payload, source.what);
+  static start(source: RewindSource, reading: LogReading, tick: number): { session: ReplaySession; reached: Promise<void> } {
     let session: ReplaySession | null = null;
-    const replay = new RunReplay(log, streams.events, source.what, {
+    const replay = new RunReplay(reading.log, reading.events, source.what, {
       frames: source.frames,
       stopAfterTick: tick,
       onStop: (at) => session?.stopped(at),
@@ -88,9 +110,14 @@ class ReplaySession {
     const loop = new EventLoop({ clock: replay.clock, debug: source.debug, logger: { warn: () => undefined, error: () => undefined } });
     const recorder = TaskRecorder.attach(loop);
     replay.attach(loop);
-    const s = (session = new ReplaySession(log.times.length, replay, loop, recorder));
-    loop.addObserver({ taskDone: (t) => void s.finished.add(summarizeTasks([t], { recorder })[0]!) });
+    const s = (session = new ReplaySession(reading, replay, loop, recorder));
+    loop.addObserver({
+      taskDone: (t) => void s.finished.add(summarizeTasks([t], { recorder })[0]!),
+      tickStart: () => void (s.tickStartedAt = performance.now()),
+      tickEnd: () => s.afterTick(),
+    });
     const reached = s.wait();
+    s.sliceStart = performance.now();
     let program: ReturnType<ReplayableProgram['start']>;
     try {
       program = source.program.start(loop);
@@ -106,6 +133,23 @@ class ReplaySession {
     return { session: s, reached };
   }
 
+  /** Ticks of the recording this replay reads. */
+  get ticks(): number {
+    return this.reading.ticks;
+  }
+
+  /** The tick it is at: parked there, or replayed up to (a checkpoint being built, held or not). */
+  get position(): number {
+    return this.parked ? this.stoppedAt : this.replay.ticksReplayed;
+  }
+
+  /** Reads a longer recording from here on (a live run's, read again). */
+  extend(reading: LogReading): void {
+    if (reading.ticks <= this.reading.ticks) return;
+    this.replay.extend(reading.log, reading.events);
+    this.reading = reading;
+  }
+
   /** Checks the replayed events so far against the recording; a difference fails the session. */
   check(): void {
     try {
@@ -116,10 +160,18 @@ class ReplaySession {
     }
   }
 
-  /** Goes on to a later tick. */
+  /** Goes on to a later tick (or stays, when it is there already), at full speed. */
   advance(tick: number): Promise<void> {
     const reached = this.wait();
+    this.held = false;
+    this.pace = null;
+    this.stopRest();
+    if (this.position === tick) {
+      this.stopped(tick);
+      return reached;
+    }
     this.parked = false;
+    this.sliceStart = performance.now();
     this.replay.continueTo(tick);
     return reached;
   }
@@ -134,8 +186,7 @@ class ReplaySession {
   release(): void {
     if (!this.held) return;
     this.held = false;
-    // Reached its tick while held: it stays parked there.
-    if (!this.parked && this.failure === null) this.loop.resume();
+    this.goOn();
   }
 
   get failed(): Error | null {
@@ -143,8 +194,41 @@ class ReplaySession {
   }
 
   close(): void {
+    this.stopRest();
     this.replay.detach();
     this.recorder.detach();
+  }
+
+  /** After each replayed tick: its time, and a rest when paced and its slice is over. */
+  private afterTick(): void {
+    const now = performance.now();
+    this.busyMs += now - this.tickStartedAt;
+    if (this.pace === null || this.parked || this.held || this.resting !== null) return;
+    const rest = this.pace();
+    if (rest <= 0) return;
+    this.loop.pause();
+    this.resting = setTimeout(() => {
+      this.resting = null;
+      this.goOn();
+    }, rest);
+  }
+
+  /** The milliseconds of this slice so far (a pace decides from it). */
+  sliceMs(): number {
+    return performance.now() - this.sliceStart;
+  }
+
+  private stopRest(): void {
+    if (this.resting === null) return;
+    clearTimeout(this.resting);
+    this.resting = null;
+  }
+
+  /** Runs on unless something holds it: parked, held by a seek, resting, or failed. */
+  private goOn(): void {
+    if (this.parked || this.held || this.resting !== null || this.failure !== null) return;
+    this.sliceStart = performance.now();
+    this.loop.resume();
   }
 
   private wait(): Promise<void> {
@@ -155,6 +239,7 @@ class ReplaySession {
   private stopped(tick: number): void {
     this.stoppedAt = tick;
     this.parked = true;
+    this.stopRest();
     const p = this.pending;
     this.pending = null;
     p?.resolve();
@@ -164,6 +249,7 @@ class ReplaySession {
     const error = e instanceof Error ? e : new Error(String(e));
     this.failure ??= error;
     this.parked = false;
+    this.stopRest();
     const p = this.pending;
     this.pending = null;
     p?.reject(error);
@@ -174,18 +260,29 @@ class ReplaySession {
 const CHECKPOINT_GAP_MS = 100;
 /** Replays kept parked at once (each holds the program's state at its tick). */
 const MAX_SESSIONS = 40;
+/** While the run is live, a checkpoint replay takes at most this share of the wall time... */
+const LIVE_SHARE = 0.2;
+/** ... in slices of about this long (ms), and none while the run's loop has work ready. */
+const LIVE_SLICE_MS = 4;
+/** How often a live run's recording is looked at for new ticks to build checkpoints over (ms). */
+const FOLLOW_MS = 250;
+/** The first checkpoint's tick, before the replay's speed is known. */
+const FIRST_CHECKPOINT = 200;
 
 export class RunRewind {
   /** Every replay parked at a tick (the viewed moment's among them), and the one being built. */
   private sessions: ReplaySession[] = [];
   private viewedSession: ReplaySession | null = null;
-  private building: { session: ReplaySession; tick: number } | null = null;
+  private building: ReplaySession | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private seeking = 0;
   private closed = false;
-  /** Replay speed measured on the first replay: ticks per millisecond. */
+  private reading: LogReading | null = null;
+  private following: ReturnType<typeof setInterval> | null = null;
+  /** Replay speed, measured on the replays: ticks per millisecond of replaying. */
   private ticksPerMs: number | null = null;
-  private ticksRecorded = 0;
+  /** A checkpoint's replay failed (the run does not replay): none is built any more; seeks say why. */
+  private buildFailed = false;
 
   constructor(
     private readonly source: RewindSource,
@@ -194,17 +291,28 @@ export class RunRewind {
   ) {}
 
   /** The run as it was right after `tick` (1 .. the ticks recorded). */
-  seek(tick: number, ticksRecorded: number): Promise<PastMoment> {
+  seek(tick: number): Promise<PastMoment> {
     this.seeking++;
-    this.building?.session.hold();
-    const job = this.queue.then(() => this.seekNow(tick, ticksRecorded));
+    this.building?.hold();
+    const job = this.queue.then(() => this.seekNow(tick));
     this.queue = job.catch(() => undefined).finally(() => {
       if (--this.seeking === 0) {
-        this.building?.session.release();
+        this.building?.release();
         this.buildCheckpoints();
       }
     });
     return job;
+  }
+
+  /**
+   * Builds checkpoints from now on, as the recording grows (a live run: a slice at a time in
+   * its idle time), until close().
+   */
+  follow(): void {
+    if (this.closed || this.following !== null) return;
+    this.following = setInterval(() => this.buildCheckpoints(), FOLLOW_MS);
+    this.following.unref?.();
+    this.buildCheckpoints();
   }
 
   /** Ticks at which a replay is parked now (for tests and the bench). */
@@ -215,35 +323,50 @@ export class RunRewind {
   /** Drops the replays (the run is released, or replaced). */
   close(): void {
     this.closed = true;
+    if (this.following !== null) clearInterval(this.following);
+    this.following = null;
     for (const s of this.sessions) s.close();
-    this.building?.session.close();
+    this.building?.close();
     this.sessions = [];
     this.building = null;
     this.viewedSession = null;
   }
 
-  private async seekNow(tick: number, ticksRecorded: number): Promise<PastMoment> {
+  /** The recording as read now: read again only when it has grown. */
+  private read(): LogReading {
+    const ticks = this.source.ticks();
+    if (this.reading !== null && this.reading.ticks >= ticks) return this.reading;
+    const streams = this.source.streams();
+    this.reading = { ticks: streams.ticks, log: readRunLog(streams.events, streams.gaps, streams.payload, this.source.what), events: streams.events };
+    return this.reading;
+  }
+
+  private async seekNow(tick: number): Promise<PastMoment> {
     if (this.closed) throw new ProtocolError(`seekTick: run ${this.source.runId} is gone`, 'noRun');
-    this.ticksRecorded = ticksRecorded;
-    // The nearest replay parked at or before the tick, over a recording that has it.
-    let best: ReplaySession | null = null;
-    for (const s of this.sessions) {
-      if (!s.parked || s.stoppedAt > tick || s.ticks < tick) continue;
-      if (best === null || s.stoppedAt > best.stoppedAt) best = s;
-    }
     let session: ReplaySession;
     try {
+      const reading = this.read();
+      if (reading.ticks < tick) throw new RecordingError(`${this.source.what} has ${reading.ticks} ticks recorded, not ${tick}`);
+      // The nearest replay at or before the tick: parked, or the checkpoint under way.
+      let best: ReplaySession | null = null;
+      for (const s of this.building === null ? this.sessions : [...this.sessions, this.building]) {
+        if ((!s.parked && s !== this.building) || s.failed !== null || s.position > tick) continue;
+        if (best === null || s.position > best.position) best = s;
+      }
       if (best !== null) {
         session = best;
-        if (session.stoppedAt < tick) await session.advance(tick);
+        if (session === this.building) {
+          // The checkpoint under way is this seek's now (parked where the seek ends).
+          this.building = null;
+          this.sessions.push(session);
+        }
+        session.extend(reading);
+        if (!session.parked || session.stoppedAt !== tick) await this.timed(session, session.advance(tick));
       } else {
-        const t0 = performance.now();
-        const started = ReplaySession.start(this.source, tick);
+        const started = ReplaySession.start(this.source, reading, tick);
         session = started.session;
         this.sessions.push(session);
-        await started.reached;
-        const ms = performance.now() - t0;
-        if (this.ticksPerMs === null && tick >= 50 && ms > 0) this.ticksPerMs = tick / ms;
+        await this.timed(session, started.reached);
       }
       // Exact or refused: the replayed events so far must be the recorded ones.
       session.check();
@@ -257,43 +380,86 @@ export class RunRewind {
     return new PastMoment(this.source.runId, tick, session.loop, session.crawler, session.recorder, session.finished, () => this.source.lints());
   }
 
+  /** Waits for a replay to reach its tick, and learns the replay's speed from it. */
+  private async timed(session: ReplaySession, reached: Promise<void>): Promise<void> {
+    await reached;
+    this.learnSpeed(session);
+  }
+
+  private learnSpeed(session: ReplaySession): void {
+    const ticks = session.replay.ticksReplayed;
+    if (ticks >= 50 && session.busyMs > 0) this.ticksPerMs = ticks / session.busyMs;
+  }
+
   /**
-   * Between seeks: park replays along the run so that any tick is at most one gap of replay
-   * away (CHECKPOINT_GAP_MS of replaying), one replay at a time, held while a seek runs.
+   * Between seeks: park a replay in the middle of the widest stretch of the run with none
+   * parked (from tick 0 to the last tick recorded), one replay at a time, held while a seek
+   * runs, until no stretch is wider than a gap (gapMs of replaying) or MAX_SESSIONS are kept.
    */
   private buildCheckpoints(): void {
-    if (this.closed || this.building !== null || this.seeking > 0 || this.ticksPerMs === null) return;
-    const gap = Math.max(1, Math.floor(this.ticksPerMs * this.gapMs));
-    const total = this.ticksRecorded;
-    this.drop((s) => s.failed !== null || s.ticks < Math.min(total, s.stoppedAt));
-    // The first checkpoint target with no replay parked within a gap after it.
-    let target = 0;
-    for (let t = gap; t < total; t += gap) {
-      if (!this.sessions.some((s) => s.parked && s.stoppedAt >= t && s.stoppedAt < t + gap && s.ticks >= t)) {
-        target = t;
-        break;
+    if (this.closed || this.buildFailed || this.building !== null || this.seeking > 0) return;
+    const live = this.source.live?.() ?? null;
+    if (live === null && this.following !== null) {
+      // The run has ended: its recording is whole; build on at full speed.
+      clearInterval(this.following);
+      this.following = null;
+    }
+    const total = this.source.ticks();
+    this.drop((s) => s.failed !== null);
+    if (total < 2 || this.sessions.length >= MAX_SESSIONS) return;
+    const gap = this.ticksPerMs === null ? FIRST_CHECKPOINT : Math.max(1, Math.floor(this.ticksPerMs * this.gapMs));
+    const parked = this.sessions.filter((s) => s.parked).map((s) => s.stoppedAt);
+    parked.push(0, total);
+    parked.sort((a, b) => a - b);
+    let from = 0;
+    let widest = 0;
+    for (let i = 1; i < parked.length; i++) {
+      const w = parked[i]! - parked[i - 1]!;
+      if (w > widest) {
+        widest = w;
+        from = parked[i - 1]!;
       }
     }
-    if (target === 0 || this.sessions.length >= MAX_SESSIONS) return;
+    if (widest <= gap) return;
+    const target = this.ticksPerMs === null && from === 0 ? Math.min(gap, total) : from + Math.floor(widest / 2);
     let started: ReturnType<typeof ReplaySession.start>;
     try {
-      started = ReplaySession.start(this.source, target);
+      started = ReplaySession.start(this.source, this.read(), target);
     } catch {
+      this.buildFailed = true;
       return;
     }
-    this.building = { session: started.session, tick: target };
+    const session = started.session;
+    if (live !== null) session.pace = () => this.livePace(session);
+    this.building = session;
     started.reached.then(
       () => {
+        if (this.building !== session) return; // taken by a seek
         this.building = null;
-        if (this.closed) started.session.close();
-        else this.sessions.push(started.session);
+        this.learnSpeed(session);
+        if (this.closed) session.close();
+        else this.sessions.push(session);
         this.buildCheckpoints();
       },
       () => {
+        if (this.building !== session) return;
         this.building = null;
-        started.session.close();
+        this.buildFailed = true;
+        session.close();
       },
     );
+  }
+
+  /** A checkpoint replay's rest (ms) after a tick while the run is live: none while its slice lasts, then enough to keep to LIVE_SHARE. */
+  private livePace(session: ReplaySession): number {
+    const live = this.source.live?.() ?? null;
+    if (live === null) {
+      session.pace = null;
+      return 0;
+    }
+    const ms = session.sliceMs();
+    if (ms < LIVE_SLICE_MS && !live.busy) return 0;
+    return Math.max(1, (ms * (1 - LIVE_SHARE)) / LIVE_SHARE);
   }
 
   private drop(which: (s: ReplaySession) => boolean): void {

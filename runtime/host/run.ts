@@ -219,6 +219,7 @@ export class Run {
         this.crawler = new Crawler(roots, { ...crawlerOptions(options), onStatistic: (stat) => this.onStatistic(stat) });
         this.startMain(this.crawler.crawl(), 'crawl', options);
         this.timers.push(setInterval(() => this.emitProgress(false), PROGRESS_MS));
+        if (this.runRecorder !== null) this.followPast();
         return;
       }
       case 'program': {
@@ -328,6 +329,8 @@ export class Run {
     this.finished = true;
     for (const t of this.timers) clearInterval(t);
     this.timers.length = 0;
+    this.rewind?.close();
+    this.rewind = null;
     this.removeHooks();
     this.runRecorder?.detach();
     this.recorder?.detach();
@@ -480,6 +483,7 @@ export class Run {
     run.openedLints = lints;
     run.recording = streams;
     if (siteUrl !== null) run.siteUrl = siteUrl;
+    run.followPast();
     return run;
   }
 
@@ -530,20 +534,36 @@ export class Run {
       this.viewed = null;
     } else {
       if (tick < 1 || tick > ticks) throw new ProtocolError(`seekTick: run ${this.id} has ticks 1..${ticks} recorded, not ${tick}`, 'badTick');
-      this.rewind ??= new RunRewind({
-        runId: this.id,
-        what: this.openedFrom ?? `run ${this.id}`,
-        frames: this.inspect,
-        debug: this.inspect,
-        streams: () => this.recording ?? this.runRecorder!.streamsSoFar(),
-        program: this.replayableProgram(),
-        lints: () => (this.openedFrom !== null ? this.openedLints : this.lints.lints()),
-      });
-      this.viewed = await this.rewind.seek(tick, ticks);
+      this.viewed = await this.rewindOf().seek(tick);
     }
     const moment = this.viewedMoment();
     this.services.emit('viewedTick', moment);
     return moment;
+  }
+
+  /** The run's past, replayed on demand (created on first use). */
+  private rewindOf(): RunRewind {
+    this.rewind ??= new RunRewind({
+      runId: this.id,
+      what: this.openedFrom ?? `run ${this.id}`,
+      frames: this.inspect,
+      debug: this.inspect,
+      streams: () => this.recording ?? this.runRecorder!.streamsSoFar(),
+      ticks: () => this.recordedTicks('seekTick'),
+      live: () => (this.recording === null && this.runRecorder !== null && !this.finished ? { busy: this.loop.readyCount() > 0 } : null),
+      program: this.replayableProgram(),
+      lints: () => (this.openedFrom !== null ? this.openedLints : this.lints.lints()),
+    });
+    return this.rewind;
+  }
+
+  /**
+   * Checkpoints of the past are built as the run goes (in its idle time), so the first seeks
+   * once it ends are short: for a recorded crawl (a program's or a sample's past is replayed
+   * on the first seek), and for an opened recording.
+   */
+  private followPast(): void {
+    if (this.target.kind === 'crawl' || this.target.kind === 'demo') this.rewindOf().follow();
   }
 
   /** The run's program, to be started again on a replay's loop exactly as start() started it. */

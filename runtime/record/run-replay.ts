@@ -7,7 +7,8 @@
 // const loop = new EventLoop({ clock: replay.clock }); replay.attach(loop);` then run the
 // program as it was recorded; `replay.verify()` at the end. `stopAfterTick` pauses the loop
 // after that tick (to show the past moment); the program's run then stays pending, and
-// `continueTo(later)` takes it on to a later tick.
+// `continueTo(later)` takes it on to a later tick. A replay of a live run's recording so far
+// can be given the longer recording later (`extend`) and go on into its new ticks.
 //
 // Invariants:
 // - The loop never waits while replayed: it asks the replay for each tick (loop.TickFeed).
@@ -48,8 +49,8 @@ export class RunReplay implements TickFeed {
   private replayed: RecordedStreams | null = null;
 
   constructor(
-    readonly log: RunLog,
-    private readonly recordedEvents: Buffer,
+    private log: RunLog,
+    private recordedEvents: Buffer,
     /** The recording's name, for error messages. */
     private readonly what: string,
     private readonly options: RunReplayOptions = {},
@@ -60,7 +61,7 @@ export class RunReplay implements TickFeed {
       frames: options.frames,
       connections: (sock, n) => {
         this.sockets[n - 1] = sock;
-        const recorded = log.sockets[n - 1];
+        const recorded = this.log.sockets[n - 1];
         if (recorded === undefined) throw this.diverged(`the replay opened socket #${n}, which the recording never opened`);
         return new ReplayConnection();
       },
@@ -86,6 +87,17 @@ export class RunReplay implements TickFeed {
     this.loop.resume();
   }
 
+  /**
+   * The same recording, grown (a live run's, read again later): the replay may go on into its
+   * new ticks. It must hold at least the ticks of the current one; their records are the same
+   * (checked at the next check, as every replayed tick is).
+   */
+  extend(log: RunLog, recordedEvents: Buffer): void {
+    if (log.times.length < this.log.times.length) throw new RangeError(`extend: a recording of ${log.times.length} ticks does not extend one of ${this.log.times.length}`);
+    this.log = log;
+    this.recordedEvents = recordedEvents;
+  }
+
   /** Ticks the recording holds. */
   get ticks(): number {
     return this.log.times.length;
@@ -102,10 +114,10 @@ export class RunReplay implements TickFeed {
     loop.setTickFeed(this);
     // Its tasks get the ids and names the recorded run's had, so every view names them alike.
     let created = 0;
-    const { taskIds, taskNames } = this.log;
     loop.setTaskNumbering({
       next: () => {
         const i = created++;
+        const { taskIds, taskNames } = this.log;
         return i < taskIds.length ? { id: taskIds[i]!, name: taskNames[i]! } : null;
       },
     });
