@@ -4,9 +4,8 @@
 // the fileno for EVENT_WRITE, select() is a Promise while waiting, recv gives bytes, then
 // an empty Buffer at EOF); then failures (refused, reset), big transfers through the loop
 // in both directions, and misuse.
-import { test, describe, type TestContext } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import * as net from 'node:net';
 import { createHash } from 'node:crypto';
 import {
   EventLoop,
@@ -29,47 +28,14 @@ import {
   type Coroutine,
   type SelectorKey,
 } from '../../runtime/index';
+import { startLoopbackServer } from './loopback-server';
 
 /** Network tests fail after this long instead of hanging the run (their servers are still closed). */
 const NET = { timeout: 20_000 };
 
-interface TestServer {
-  readonly port: number;
-  /** Destroys every connection and closes the server (once; later calls wait for the same close). */
-  close(): Promise<void>;
-}
-
-/** A loopback server on an ephemeral port running `onConnection` for each client; closed after test `t` even if it fails. */
-function startServer(t: TestContext | null, onConnection: (conn: net.Socket) => void): Promise<TestServer> {
-  const conns = new Set<net.Socket>();
-  const server = net.createServer((conn) => {
-    conns.add(conn);
-    conn.on('close', () => conns.delete(conn));
-    conn.on('error', () => undefined);
-    onConnection(conn);
-  });
-  let closing: Promise<void> | null = null;
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      const handle: TestServer = {
-        port,
-        close: () =>
-          (closing ??= new Promise<void>((done) => {
-            for (const c of conns) c.destroy();
-            server.close(() => done());
-          })),
-      };
-      t?.after(() => handle.close());
-      resolve(handle);
-    });
-  });
-}
-
 /** A port on which nothing listens: a server's port, after that server has closed. */
 async function closedPort(): Promise<number> {
-  const s = await startServer(null, () => undefined);
+  const s = await startLoopbackServer(null, () => undefined);
   await s.close();
   return s.port;
 }
@@ -84,7 +50,7 @@ async function selectLoop(sel: DefaultSelector, done: () => boolean): Promise<vo
 
 describe("the chapter's non-blocking socket with a selector, no event loop", () => {
   test('connect, send a request, read the response chunk by chunk until EOF', NET, async (t) => {
-    const server = await startServer(t, (conn) => {
+    const server = await startLoopbackServer(t, (conn) => {
       conn.once('data', (req) => {
         conn.write(`echo:${req.toString()}|`);
         conn.end('bye');
@@ -136,7 +102,7 @@ describe("the chapter's non-blocking socket with a selector, no event loop", () 
   });
 
   test('recv(n) returns at most n bytes, the rest stays for the next recv', NET, async (t) => {
-    const server = await startServer(t, (conn) => conn.end('0123456789'));
+    const server = await startLoopbackServer(t, (conn) => conn.end('0123456789'));
     const sel = new DefaultSelector();
     const sock = new Socket();
     sock.setBlocking(false);
@@ -157,7 +123,7 @@ describe("the chapter's non-blocking socket with a selector, no event loop", () 
   });
 
   test('recv(0) on a connected socket with nothing buffered returns empty bytes; recv(1) would block', NET, async (t) => {
-    const server = await startServer(t, () => undefined);
+    const server = await startLoopbackServer(t, () => undefined);
     const sel = new DefaultSelector();
     const sock = new Socket();
     sock.setBlocking(false);
@@ -194,7 +160,7 @@ describe("the chapter's non-blocking socket with a selector, no event loop", () 
 
 describe('sockets through the event loop', () => {
   test('sockConnect / sockSendall / sockRecv: a request and its response', NET, async (t) => {
-    const server = await startServer(t, (conn) => {
+    const server = await startLoopbackServer(t, (conn) => {
       conn.on('data', (d) => conn.write(d.toString().toUpperCase()));
     });
     const loop = new EventLoop();
@@ -235,7 +201,7 @@ describe('sockets through the event loop', () => {
   });
 
   test('EOF: recv gives the bytes sent, then an empty Buffer', NET, async (t) => {
-    const server = await startServer(t, (conn) => conn.end('last words'));
+    const server = await startLoopbackServer(t, (conn) => conn.end('last words'));
     const loop = new EventLoop();
     const main = coroutine(function* main(): Coroutine<string[]> {
       const sock = new Socket();
@@ -257,7 +223,7 @@ describe('sockets through the event loop', () => {
 
   test("the peer's half-close only ends our reading: after EOF we can still send", NET, async (t) => {
     let serverGot: Promise<string> | null = null;
-    const server = await startServer(t, (conn) => {
+    const server = await startLoopbackServer(t, (conn) => {
       serverGot = new Promise((resolve) => {
         let text = '';
         conn.on('data', (d) => (text += d.toString()));
@@ -287,7 +253,7 @@ describe('sockets through the event loop', () => {
   });
 
   test('a reset in the middle of the stream: bytes already received, then ConnectionResetError', NET, async (t) => {
-    const server = await startServer(t, (conn) => {
+    const server = await startLoopbackServer(t, (conn) => {
       conn.write('part one');
       // Reset once the client confirms it has read the first part.
       conn.once('data', () => conn.resetAndDestroy());
@@ -317,7 +283,7 @@ describe('sockets through the event loop', () => {
   });
 
   test('a recv pending when another coroutine closes the socket ends with EBADF instead of hanging', NET, async (t) => {
-    const server = await startServer(t, () => undefined);
+    const server = await startLoopbackServer(t, () => undefined);
     const loop = new EventLoop();
     const main = coroutine(function* main(): Coroutine<string> {
       const sock = new Socket();
@@ -348,7 +314,7 @@ describe('sockets through the event loop', () => {
     }
     const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
     let serverReceived: Promise<string> | null = null;
-    const server = await startServer(t, (conn) => {
+    const server = await startLoopbackServer(t, (conn) => {
       serverReceived = new Promise((resolve) => {
         const hash = createHash('sha256');
         let n = 0;
@@ -395,7 +361,7 @@ describe('sockets through the event loop', () => {
   });
 
   test('the virtual clock does not jump past timers while a socket is in flight', NET, async (t) => {
-    const server = await startServer(t, (conn) => {
+    const server = await startLoopbackServer(t, (conn) => {
       const t = setTimeout(() => conn.end('late reply'), 20);
       conn.on('close', () => clearTimeout(t));
     });
@@ -444,7 +410,7 @@ describe('misuse and closed sockets', () => {
   });
 
   test('while connecting, send() and a second connect() throw BlockingIOError', NET, async (t) => {
-    const server = await startServer(t, () => undefined);
+    const server = await startLoopbackServer(t, () => undefined);
     const sock = new Socket();
     sock.setBlocking(false);
     assert.throws(() => sock.connect(['127.0.0.1', server.port]), BlockingIOError);

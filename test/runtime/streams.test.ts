@@ -26,35 +26,14 @@ import {
   sleep,
   type Coroutine,
 } from '../../runtime/index';
+import { startLoopbackServer } from './loopback-server';
 
 /** Network tests fail after this long instead of hanging the run (their servers are still closed). */
 const NET = { timeout: 20_000 };
 
-/** A loopback server on an ephemeral port, closed (with its connections) after the test. */
-function startServer(t: TestContext | null, onConnection: (conn: net.Socket) => void): Promise<{ port: number; close(): Promise<void> }> {
-  const conns = new Set<net.Socket>();
-  const server = net.createServer((conn) => {
-    conns.add(conn);
-    conn.on('close', () => conns.delete(conn));
-    conn.on('error', () => undefined);
-    onConnection(conn);
-  });
-  let closing: Promise<void> | null = null;
-  const close = (): Promise<void> =>
-    (closing ??= new Promise<void>((done) => {
-      for (const c of conns) c.destroy();
-      server.close(() => done());
-    }));
-  t?.after(close);
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve({ port: (server.address() as net.AddressInfo).port, close }));
-  });
-}
-
 /** A server that answers each connection with `data` and then closes its side. */
 function serveOnce(t: TestContext, data: string | Buffer): Promise<{ port: number }> {
-  return startServer(t, (conn) => conn.end(data));
+  return startLoopbackServer(t, (conn) => conn.end(data));
 }
 
 /** Waits (at most about 5 s) until `n` bytes have arrived in the socket, so a read sees them all at once, as asyncio's buffer would. */
@@ -106,7 +85,7 @@ describe('reading from a connection', () => {
   });
 
   test('a separator split across two TCP segments is found', NET, async (t) => {
-    const { port } = await startServer(t, (conn) => {
+    const { port } = await startLoopbackServer(t, (conn) => {
       conn.write('abc\r');
       setTimeout(() => conn.end('\ndef'), 10);
     });
@@ -174,7 +153,7 @@ describe('reading from a connection', () => {
 
 describe('two coroutines reading one connection', () => {
   test('the second read throws RuntimeError as asyncio; the first still gets the data', NET, async (t) => {
-    const { port } = await startServer(t, (conn) => {
+    const { port } = await startLoopbackServer(t, (conn) => {
       // Answers only when asked, so the reads below really wait.
       conn.once('data', () => conn.end('hello\nworld'));
     });
@@ -226,7 +205,7 @@ describe('two coroutines reading one connection', () => {
   });
 
   test('a cancelled waiting read frees the reader for the next one', NET, async (t) => {
-    const { port } = await startServer(t, (conn) => conn.once('data', () => conn.end('late\n')));
+    const { port } = await startLoopbackServer(t, (conn) => conn.once('data', () => conn.end('late\n')));
     const loop = new EventLoop();
     const main = coroutine(function* main(): Coroutine<string> {
       const [reader, writer] = yield* openConnection('127.0.0.1', port);
@@ -323,7 +302,7 @@ describe('limits', () => {
   });
 
   test('readline over the limit with no newline in sight clears the buffer; reading resumes after it', NET, async (t) => {
-    const { port } = await startServer(t, (conn) => {
+    const { port } = await startLoopbackServer(t, (conn) => {
       conn.write('z'.repeat(200));
       // The rest comes only when the client asks, so the first readline sees no newline.
       conn.once('data', () => conn.end('\nnext\n'));
@@ -445,7 +424,7 @@ describe('writing', () => {
     const SIZE = 24 * 1024 * 1024; // more than the kernel's loopback buffers can hold
     let serverConn: net.Socket | null = null;
     let received: Promise<string> | null = null;
-    const { port } = await startServer(t, (conn) => {
+    const { port } = await startLoopbackServer(t, (conn) => {
       serverConn = conn;
       conn.pause();
       received = new Promise((resolve) => {
@@ -485,7 +464,7 @@ describe('writing', () => {
 
   test('drain with little buffered returns at once; close() flushes before closing', NET, async (t) => {
     let received: Promise<string> | null = null;
-    const { port } = await startServer(t, (conn) => {
+    const { port } = await startLoopbackServer(t, (conn) => {
       received = new Promise((resolve) => {
         let text = '';
         conn.on('data', (d) => (text += d.toString()));
@@ -507,7 +486,7 @@ describe('writing', () => {
   });
 
   test('writeEof half-closes: the peer reads EOF and its answer still arrives', NET, async (t) => {
-    const { port } = await startServer(t, (conn) => {
+    const { port } = await startLoopbackServer(t, (conn) => {
       let text = '';
       conn.on('data', (d: Buffer) => (text += d.toString()));
       // The server answers only once it has read our EOF.
@@ -535,7 +514,7 @@ describe('writing', () => {
   test('writeEof with bytes still buffered sends them all before the EOF', NET, async (t) => {
     const SIZE = 8 * 1024 * 1024;
     let serverConn: net.Socket | null = null;
-    const { port } = await startServer(t, (conn) => {
+    const { port } = await startLoopbackServer(t, (conn) => {
       serverConn = conn;
       conn.pause();
       const hash = createHash('sha256');
@@ -564,7 +543,7 @@ describe('writing', () => {
   });
 
   test('a request/response exchange over one connection (an echo server)', NET, async (t) => {
-    const { port } = await startServer(t, (conn) => conn.pipe(conn));
+    const { port } = await startLoopbackServer(t, (conn) => conn.pipe(conn));
     const main = coroutine(function* main(): Coroutine<string[]> {
       const [reader, writer] = yield* openConnection('127.0.0.1', port);
       const out: string[] = [];
@@ -583,7 +562,7 @@ describe('writing', () => {
 
 describe('failures', () => {
   test('openConnection to a closed port throws ConnectionRefusedError', NET, async () => {
-    const server = await startServer(null, () => undefined);
+    const server = await startLoopbackServer(null, () => undefined);
     await server.close();
     const main = coroutine(function* main(): Coroutine<string> {
       try {
@@ -597,7 +576,7 @@ describe('failures', () => {
   });
 
   test('a reset surfaces as ConnectionResetError in the coroutine awaiting a read', NET, async (t) => {
-    const { port } = await startServer(t, (conn) => {
+    const { port } = await startLoopbackServer(t, (conn) => {
       conn.write('greeting\n');
       conn.once('data', () => conn.resetAndDestroy());
     });
@@ -625,7 +604,7 @@ describe('failures', () => {
   });
 
   test('after the reader saw a reset, drain() throws it too (as asyncio)', NET, async (t) => {
-    const { port } = await startServer(t, (conn) => conn.once('data', () => conn.resetAndDestroy()));
+    const { port } = await startLoopbackServer(t, (conn) => conn.once('data', () => conn.resetAndDestroy()));
     const main = coroutine(function* main(): Coroutine<string> {
       const [reader, writer] = yield* openConnection('127.0.0.1', port);
       writer.write('x');
@@ -647,7 +626,7 @@ describe('failures', () => {
   });
 
   test('a reset while writing makes drain() throw', NET, async (t) => {
-    const { port } = await startServer(t, (conn) => {
+    const { port } = await startLoopbackServer(t, (conn) => {
       conn.pause();
       conn.once('readable', () => conn.resetAndDestroy());
     });
@@ -670,7 +649,7 @@ describe('failures', () => {
   });
 
   test('a read pending when our side closes the connection ends with EOF', NET, async (t) => {
-    const { port } = await startServer(t, () => undefined);
+    const { port } = await startLoopbackServer(t, () => undefined);
     const loop = new EventLoop();
     const main = coroutine(function* main(): Coroutine<string> {
       const [reader, writer] = yield* openConnection('127.0.0.1', port);
@@ -690,7 +669,7 @@ describe('failures', () => {
 
 describe('closing', () => {
   test('bytes that arrived before our close are still read, then EOF', NET, async (t) => {
-    const { port } = await startServer(t, (conn) => conn.write('arrived early'));
+    const { port } = await startLoopbackServer(t, (conn) => conn.write('arrived early'));
     const main = coroutine(function* main(): Coroutine<string[]> {
       const [reader, writer] = yield* openConnection('127.0.0.1', port);
       while (writer.socket.bufferedBytes() < 13) yield* sleep(0.005);
@@ -705,7 +684,7 @@ describe('closing', () => {
 describe('drain after close', () => {
   test('drain() after close() yields one step, then throws ConnectionResetError: Connection lost', NET, async (t) => {
     let received: Promise<string> | null = null;
-    const { port } = await startServer(t, (conn) => {
+    const { port } = await startLoopbackServer(t, (conn) => {
       received = new Promise((resolve) => {
         let text = '';
         conn.on('data', (d: Buffer) => (text += d.toString()));
@@ -748,7 +727,7 @@ describe('drain after close', () => {
   });
 
   test('drain() after abort() throws ConnectionResetError too', NET, async (t) => {
-    const { port } = await startServer(t, () => undefined);
+    const { port } = await startLoopbackServer(t, () => undefined);
     const main = coroutine(function* main(): Coroutine<string> {
       const [, writer] = yield* openConnection('127.0.0.1', port);
       writer.abort();
@@ -763,7 +742,7 @@ describe('drain after close', () => {
   });
 
   test('a write+drain loop that closes midway stops with ConnectionResetError instead of spinning', NET, async (t) => {
-    const { port } = await startServer(t, (conn) => conn.resume());
+    const { port } = await startLoopbackServer(t, (conn) => conn.resume());
     const main = coroutine(function* main(): Coroutine<string> {
       const [, writer] = yield* openConnection('127.0.0.1', port);
       for (let i = 0; i < 100; i++) {
@@ -877,7 +856,7 @@ describe('a connection that is always ready', () => {
 
   test('a reader whose bytes are all there gives other tasks turns while it parses them', NET, async (t) => {
     const lines = 'a short line\n'.repeat(80_000); // about 1 MB, arrived before the reading starts
-    const { port } = await startServer(t, (conn) => conn.end(lines));
+    const { port } = await startLoopbackServer(t, (conn) => conn.end(lines));
     const got = await runOnLoop(
       coroutine(function* main(): Coroutine<{ lines: number; otherTurns: number }> {
         const [reader, writer] = yield* openConnection('127.0.0.1', port);
