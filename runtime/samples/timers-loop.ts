@@ -32,17 +32,22 @@ export const timersLoopSample: Sample = {
       t.log(`${stamp()} hello ${hellos}`);
       if (hellos < HELLOS) loop.callLater(TICK_PERIOD_SECONDS, hello);
     };
+    /** A callback named as the inspector lists it ("timer a"), for each timer's own closure. */
+    const named = (name: string, callback: () => void): (() => void) => Object.defineProperty(callback, 'name', { value: name });
     const oneShot = (name: string, delay: number): void => {
-      loop.callLater(delay, () => {
-        fired.push(name);
-        t.log(`${stamp()} timer ${name} (due at ${delay.toFixed(2)} s)`);
-      });
+      loop.callLater(
+        delay,
+        named(`timer ${name}`, () => {
+          fired.push(name);
+          t.log(`${stamp()} timer ${name} (due at ${delay.toFixed(2)} s)`);
+        }),
+      );
     };
     loop.callSoon(hello);
     oneShot('c', 0.25);
     oneShot('a', 0.05);
     oneShot('b', 0.15);
-    loop.callLater(TICK_PERIOD_SECONDS * 1.5, () => t.log(`${stamp()} input arrived: fib(${SMALL_FIB_N}) = ${fib(SMALL_FIB_N)}`));
+    loop.callLater(TICK_PERIOD_SECONDS * 1.5, named('input', () => t.log(`${stamp()} input arrived: fib(${SMALL_FIB_N}) = ${fib(SMALL_FIB_N)}`)));
     t.log(`three timers added in the order c, a, b; hello every ${TICK_PERIOD_SECONDS} s, ${HELLOS} times`);
     await loop.runForever();
     t.note('turns', loop.turns);

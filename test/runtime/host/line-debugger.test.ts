@@ -206,6 +206,8 @@ describe('program loops at a line stop (bundle)', { skip: existsSync(BUNDLE) ? f
         assert.equal(loop.running, 'hello');
         assert.equal(loop.timers.length, 4);
         assert.deepEqual([...loop.timers].sort((a, b) => a.dueInMs - b.dueInMs), loop.timers);
+        // Each timer by its own name (they are closures of one helper), soonest first.
+        assert.deepEqual(loop.timers.map((t) => t.callback), ['timer a', 'timer b', 'timer c', 'input']);
       },
     },
     {
