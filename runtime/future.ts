@@ -42,6 +42,13 @@ export interface FutureWaiter {
 }
 
 /**
+ * @internal The task behind each wake-up closure a Task registered through a subclass's own
+ * addDoneCallback (wakeup-callback.ts): such a task waits on the future as surely as one
+ * registered as a FutureWaiter, and the inspection lists it the same way.
+ */
+export const wakeupClosureTasks = new WeakMap<DoneCallback<unknown>, Task<unknown>>();
+
+/**
  * @internal Told of a future's completion synchronously, at the moment it completes (or at
  * once if it is already done), while the future is still in cache: gather() records a
  * child's outcome this way instead of re-reading 100k children a tick later. It must not run
@@ -376,9 +383,13 @@ export class FutureView implements FutureInspection {
 
   waitingTasks(): Task<unknown>[] {
     const out: Task<unknown>[] = [];
-    // A task is the only FutureWaiter that is not a recorder (and no callback is a function).
+    // A task is the only FutureWaiter that is not a recorder; a function is a task's only
+    // when it is the wake-up it registered through an overriding addDoneCallback.
     for (const cb of this.fut._callbacks()) {
-      if (typeof cb !== 'function' && typeof (cb as FutureWaiter).wakeUp === 'function') out.push(cb as unknown as Task<unknown>);
+      if (typeof cb === 'function') {
+        const task = wakeupClosureTasks.get(cb as DoneCallback<unknown>);
+        if (task !== undefined) out.push(task);
+      } else if (typeof (cb as FutureWaiter).wakeUp === 'function') out.push(cb as unknown as Task<unknown>);
     }
     return out;
   }

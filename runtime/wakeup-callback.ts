@@ -6,9 +6,10 @@
 // Invariants: a task has at most one such registration at a time (it awaits one future);
 // only the registration still current may wake it, so a callback left behind by a
 // cancellation that unhooked it (an override of removeDoneCallback may not remove it)
-// never steps the task twice.
+// never steps the task twice. Each closure is known as its task's (wakeupClosureTasks), so
+// the future's inspection lists the task among those waiting on it.
 
-import { Future, type DoneCallback } from './future';
+import { Future, wakeupClosureTasks, type DoneCallback } from './future';
 import type { Task } from './task';
 
 const futureAddDoneCallback = Future.prototype.addDoneCallback;
@@ -27,6 +28,7 @@ export function addWakeupCallback(fut: Future<unknown>, task: Task<unknown>): vo
     task.wakeUp(done);
   };
   currentWakeups.set(task, wake);
+  wakeupClosureTasks.set(wake, task);
   fut.addDoneCallback(wake);
 }
 

@@ -30,7 +30,8 @@ import {
   sockRecv,
   waitFor,
   type Coroutine,
-  type Future,
+  Future,
+  type DoneCallback,
   type FutureInspection,
   type ResourceInspection,
   type Task,
@@ -102,6 +103,26 @@ describe('futures and tasks', () => {
     assert.deepEqual(view.outcome(), { state: 'pending' });
     assert.equal(view.wokenBy(), 'outside', 'a bare future may be completed from outside the loop');
     assert.ok(isInspectable(fut) && isInspectable(t));
+
+    // A future whose class overrides addDoneCallback: the task registers a closure through it, and is listed all the same.
+    const seen: unknown[] = [];
+    class LoggingFuture<T> extends Future<T> {
+      override addDoneCallback(cb: DoneCallback<T>): void {
+        seen.push(cb);
+        super.addDoneCallback(cb);
+      }
+    }
+    const logged = new LoggingFuture<number>(loop);
+    const t2 = loop.createTask(coroutine(function* viaOverride(): Coroutine<number> {
+      return yield* logged;
+    })(), { name: 'via-override' });
+    await ticks(loop, 1);
+    assert.equal(seen.length, 1, 'the override saw the registration');
+    assert.deepEqual(futureView(logged).waitingTasks(), [t2]);
+    logged.setResult(1);
+    await ticks(loop, 1);
+    assert.equal(t2.done() && t2.result(), 1);
+    assert.deepEqual(futureView(logged).waitingTasks(), []);
 
     const failed = loop.createFuture<number>();
     const boom = new Error('boom');
