@@ -269,6 +269,8 @@ export interface TimelineSegment {
   state: 'scheduled' | 'running' | 'suspended';
   /** Suspended: the kind of what it awaited (the task table's await kind: 'sleep', 'queue.get', 'socket.read', 'task', ...). */
   awaiting?: string;
+  /** Suspended: the task table's detail of that await (AwaitInfo.detail: the socket, the delay, the awaited task), when the host knows it (a run recorded there). */
+  awaitDetail?: string;
   wokenTick?: number;
   wokenBy?: Waker;
   /** Still going at the timeline's last tick (toTick is that tick): a later fetch gives it again, longer. */

@@ -449,6 +449,7 @@ function narrowSegment(v: unknown): TimelineSegment | null {
   if (!isObj(v) || !isInt(v.fromTick) || !isInt(v.toTick) || v.toTick < v.fromTick || typeof v.state !== 'string' || !SEGMENT_STATES.has(v.state)) return null;
   const s: TimelineSegment = { fromTick: v.fromTick, toTick: v.toTick, state: v.state as TimelineSegment['state'] };
   if (typeof v.awaiting === 'string') s.awaiting = v.awaiting;
+  if (typeof v.awaitDetail === 'string' && v.awaitDetail !== '') s.awaitDetail = v.awaitDetail;
   if (isInt(v.wokenTick)) s.wokenTick = v.wokenTick;
   if (isInt(v.wokenBy) || v.wokenBy === 'io' || v.wokenBy === 'timer' || v.wokenBy === 'callback') s.wokenBy = v.wokenBy;
   if (v.open === true) s.open = true;

@@ -318,7 +318,7 @@ export class RuntimeHost {
     const opened = openRecording(path);
     await this.stopRun();
     await this.run?.release();
-    const run = await Run.opened(this.nextRunId++, path, opened.target, opened.options, opened.siteUrl, opened.streams, opened.lints, this.services);
+    const run = await Run.opened(this.nextRunId++, path, opened.target, opened.options, opened.siteUrl, opened.streams, opened.lints, opened.awaitDetails, this.services);
     this.setInspection(run.inspect);
     this.run = run;
     if (opened.info.ticks > 0) await run.seekTick(null);

@@ -12,6 +12,7 @@ import { ProtocolError } from '../../protocol/rpc';
 import { RecordingError } from '../record/recording-errors';
 import { readRecordingFile, writeRecordingFile, type RecordingMeta } from '../record/recording-file';
 import { readRunLog } from '../record/run-log';
+import { packAwaitDetails, unpackAwaitDetails } from '../record/await-details';
 import { checkSources, programSources } from '../record/source-hashes';
 import type { Run } from './run';
 
@@ -23,7 +24,7 @@ export function saveRecording(run: Run, path: string): RecordingInfo {
   if (!run.finished) throw new ProtocolError(`saveRecording: run ${run.id} is still going: its recording is saved once it has finished`, 'badState');
   const streams = run.recording;
   if (streams === null) throw new ProtocolError(`saveRecording: run ${run.id} was not recorded: launch it with options.record`, 'notRecorded');
-  const meta: RecordingMeta = {
+  let meta: RecordingMeta = {
     program: { kind: run.target.kind, target: run.target, options: run.options, siteUrl: run.siteUrl ?? null, frames: run.inspect },
     sources: programSources(),
     ticks: streams.ticks,
@@ -33,6 +34,8 @@ export function saveRecording(run: Run, path: string): RecordingInfo {
     recordedAt: new Date().toISOString(),
     lints: run.lints.lints(),
   };
+  const details = run.awaitDetails();
+  if (details !== null) meta = { ...meta, awaitDetails: packAwaitDetails(details) };
   try {
     const bytes = writeRecordingFile(path, { meta, events: streams.events, gaps: streams.gaps, payload: streams.payload });
     return infoOf(path, bytes, meta);
@@ -50,6 +53,8 @@ export interface OpenedRecording {
   readonly siteUrl: string | null;
   /** The lints the run had reported (saved with it). */
   readonly lints: Lint[];
+  /** What each suspension awaited in the task table's words (saved with it), or null. */
+  readonly awaitDetails: string[] | null;
 }
 
 const LINT_KINDS: ReadonlySet<string> = new Set<LintKind>(['slowCallback', 'neverAwaited', 'destroyedPending', 'neverYields', 'lostWakeup', 'deadlock']);
@@ -90,7 +95,7 @@ export function openRecording(path: string): OpenedRecording {
     const siteUrl = typeof program.siteUrl === 'string' ? program.siteUrl : null;
     const options: LaunchOptions = { ...launch.options, inspect: program.frames === true };
     const streams: RecordedStreams = { events: rec.events, gaps: rec.gaps, payload: rec.payload, ticks: rec.meta.ticks, steps: rec.meta.steps, tasks: rec.meta.tasks, sockets: rec.meta.sockets };
-    return { info: infoOf(path, statSync(path).size, rec.meta), streams, target: launch.target, options, siteUrl, lints: savedLints(rec.meta.lints) };
+    return { info: infoOf(path, statSync(path).size, rec.meta), streams, target: launch.target, options, siteUrl, lints: savedLints(rec.meta.lints), awaitDetails: unpackAwaitDetails(rec.meta.awaitDetails) };
   } catch (e) {
     if (e instanceof RecordingError) throw new ProtocolError(`openRecording: ${e.message}`, 'badRecording');
     throw e;

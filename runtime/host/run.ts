@@ -121,6 +121,8 @@ export class Run {
   private readonly createdSites = new Map<number, SourcePosition | null>();
   /** An opened recording's lints, as saved with it. */
   private openedLints: Lint[] = [];
+  /** An opened recording's await details, as saved with it. */
+  private openedAwaitDetails: readonly string[] | null = null;
   readonly options: LaunchOptions;
   readonly controller: LoopController;
   readonly lints: LintCollector;
@@ -166,7 +168,7 @@ export class Run {
       error: (m) => services.emit('output', { category: 'stderr', text: `${m}\n` }),
     };
     this.options = options;
-    this.runRecorder = options.record === true ? new RunRecorder({ frames: this.inspect }) : null;
+    this.runRecorder = options.record === true ? new RunRecorder({ frames: this.inspect, awaitDetails: true }) : null;
     this.loop = new EventLoop({ logger, debug: this.inspect, ...(this.runRecorder !== null ? { clock: this.runRecorder.clock } : {}) });
     this.controller = new LoopController(this.loop, {
       events: {
@@ -476,11 +478,12 @@ export class Run {
   // --- the recorded past (timeline, seekTick) ---------------------------------------------------
 
   /** A run made of a recording file (openRecording): finished, never run here, its past replayable. */
-  static async opened(id: number, path: string, target: LaunchTarget, options: LaunchOptions, siteUrl: string | null, streams: RecordedStreams, lints: Lint[], services: RunServices): Promise<Run> {
+  static async opened(id: number, path: string, target: LaunchTarget, options: LaunchOptions, siteUrl: string | null, streams: RecordedStreams, lints: Lint[], awaitDetails: readonly string[] | null, services: RunServices): Promise<Run> {
     const run = new Run(id, target, { ...options, record: false, stopOnEntry: false }, services);
     await run.abort();
     run.openedFrom = path;
     run.openedLints = lints;
+    run.openedAwaitDetails = awaitDetails;
     run.recording = streams;
     if (siteUrl !== null) run.siteUrl = siteUrl;
     run.followPast();
@@ -498,10 +501,11 @@ export class Run {
   timeline(sinceTick: number, taskId?: number): Timeline {
     this.recordedTicks('timeline');
     const t = (this.timelineState ??= new RunTimeline(this.openedFrom ?? `run ${this.id}`));
-    if (this.recording !== null) t.update(this.recording.events);
+    const details = this.awaitDetails();
+    if (this.recording !== null) t.update(this.recording.events, this.recording.events.length, details);
     else {
       const soFar = this.runRecorder!.eventsSoFar();
-      t.update(soFar.bytes, soFar.upTo);
+      t.update(soFar.bytes, soFar.upTo, details);
     }
     const timeline = t.timeline(this.id, sinceTick, !this.finished, taskId);
     for (const lane of timeline.lanes) {
@@ -509,6 +513,11 @@ export class Run {
       if (site !== null) lane.createdSite = site;
     }
     return timeline;
+  }
+
+  /** What each suspension of the recording awaited in the task table's words (RunRecorder.awaitDetails, or as saved with an opened recording), or null. */
+  awaitDetails(): readonly string[] | null {
+    return this.runRecorder?.awaitDetails ?? this.openedAwaitDetails;
   }
 
   /** The moment the views show: null for the present. */

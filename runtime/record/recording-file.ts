@@ -33,6 +33,8 @@ export interface RecordingMeta {
   readonly recordedAt: string;
   /** What the inspector reported during the run (the host's lints, each with its tick); unchecked here: its reader narrows it. */
   readonly lints?: unknown;
+  /** What each suspension awaited in the task table's words (await-details.ts), for the timeline; unchecked here. */
+  readonly awaitDetails?: unknown;
 }
 
 export interface Recording {

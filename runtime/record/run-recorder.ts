@@ -25,6 +25,10 @@
 //   recording.
 // - finish() detaches and cuts the log after the last complete tick: inputs that arrived
 //   after it could not change the run.
+// - With `awaitDetails`, what each suspension awaited is also kept in the task table's words
+//   (the summarizer's AwaitInfo detail: a socket, a delay, the awaited task), one entry per
+//   SITE record, beside the log: never in it (a socket's fd differs in a replay, and the
+//   replayed log must equal the recorded one byte for byte).
 
 import type { Clock } from '../clock';
 import { MonotonicClock } from '../clock';
@@ -37,6 +41,7 @@ import type { TimerHandle } from '../handle';
 import { RecordingClock } from './record-clocks';
 import { Outcome, RunLogWriter, WokenBy } from './run-log';
 import { RecordingError } from './recording-errors';
+import { awaitInfoOf } from '../inspect/task-summaries';
 
 export interface RunRecorderOptions {
   /** The clock the run really reads (default: the monotonic clock). */
@@ -50,6 +55,8 @@ export interface RunRecorderOptions {
   readonly frames?: boolean;
   /** Called after each tick (a replay stops there to show a past moment). */
   readonly afterTick?: (tick: number) => void;
+  /** Keep what each suspension awaited in detail (awaitDetails), for the timeline. */
+  readonly awaitDetails?: boolean;
 }
 
 /** What a finished recording holds, before it is written to a file. */
@@ -82,12 +89,16 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   private readonly connections: RunRecorderOptions['connections'];
   private readonly afterTick: RunRecorderOptions['afterTick'];
   private readonly frames: boolean;
+  /** The detail of each SITE record's await ('' for none), in log order, when kept (options.awaitDetails). */
+  readonly awaitDetails: string[] | null;
+  private readonly detailTexts = new Map<string, string>();
 
   constructor(options: RunRecorderOptions = {}) {
     this.clock = new RecordingClock(options.clock ?? new MonotonicClock(), (t) => this.log.gapRead(t));
     this.connections = options.connections;
     this.afterTick = options.afterTick;
     this.frames = options.frames ?? false;
+    this.awaitDetails = options.awaitDetails === true ? [] : null;
   }
 
   /** Starts recording `loop` (built on this recorder's clock) and every socket opened from now on. */
@@ -274,5 +285,12 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
       site += ' @ ' + chain;
     }
     this.log.site(site);
+    if (this.awaitDetails !== null) {
+      // One copy of each text (the reads of one socket all say the same).
+      const detail = waiter === null ? '' : awaitInfoOf(waiter).detail;
+      let kept = this.detailTexts.get(detail);
+      if (kept === undefined) this.detailTexts.set(detail, (kept = detail));
+      this.awaitDetails.push(kept);
+    }
   }
 }

@@ -4,7 +4,9 @@
 // the time each tick began: the protocol's Timeline.
 //
 // Fed incrementally: `update(events, upTo)` decodes what a live run's recorder wrote since
-// the last call (upTo ends a tick), so a growing timeline costs only its new records.
+// the last call (upTo ends a tick), so a growing timeline costs only its new records. Given
+// the recorder's await details (RunRecorder.awaitDetails, one per SITE record), a suspended
+// segment also says what it awaited in the task table's words.
 //
 // Invariants:
 // - Lanes and marks name tasks by the run's own task ids (the ids the CREATED records
@@ -42,6 +44,9 @@ export class RunTimeline implements RunLogVisitor {
   /** Inputs that arrived after the last tick, marked at the next. */
   private arriving: Array<{ kind: SocketInputKind; socket: number; bytes: number }> = [];
   private timersThisTick = 0;
+  /** SITE records decoded so far (the index of the next one's await detail). */
+  private sites = 0;
+  private details: readonly string[] | null = null;
 
   constructor(what: string) {
     this.decoder = new RunLogDecoder(this, what);
@@ -53,7 +58,8 @@ export class RunTimeline implements RunLogVisitor {
   }
 
   /** Decodes the records written since the last call, up to `upTo` (the end of a tick). */
-  update(events: Uint8Array, upTo = events.length): void {
+  update(events: Uint8Array, upTo = events.length, details: readonly string[] | null = null): void {
+    this.details = details;
     this.decoder.decode(events, null, upTo);
   }
 
@@ -120,13 +126,19 @@ export class RunTimeline implements RunLogVisitor {
   }
 
   site(site: string): void {
+    const detail = this.details?.[this.sites] ?? '';
+    this.sites++;
     const s = this.stepped;
     if (s === null) return;
     this.stepped = null;
     const cut = site.indexOf(' @ ');
     const kind = cut < 0 ? site : site.slice(0, cut);
     if (kind === 'done') return;
-    s.open = kind === 'ready' ? { fromTick: this.lastTick, toTick: this.lastTick, state: 'scheduled' } : { fromTick: this.lastTick, toTick: this.lastTick, state: 'suspended', awaiting: kind };
+    if (kind === 'ready') s.open = { fromTick: this.lastTick, toTick: this.lastTick, state: 'scheduled' };
+    else {
+      s.open = { fromTick: this.lastTick, toTick: this.lastTick, state: 'suspended', awaiting: kind };
+      if (detail !== '') s.open.awaitDetail = detail;
+    }
   }
 
   wake(task: number, by: number): void {

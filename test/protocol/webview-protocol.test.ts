@@ -104,7 +104,7 @@ describe('panel protocol: time travel (timeline, seek, the viewed tick)', () => 
   });
 
   it('narrows a timeline, dropping lanes with malformed or unordered segments and unknown marks', () => {
-    const seg = (fromTick: number, toTick: number, state = 'suspended'): Record<string, unknown> => ({ fromTick, toTick, state, awaiting: '<img src=x>', wokenTick: 7, wokenBy: 'io' });
+    const seg = (fromTick: number, toTick: number, state = 'suspended'): Record<string, unknown> => ({ fromTick, toTick, state, awaiting: '<img src=x>', awaitDetail: '<Socket fd=3 raddr=127.0.0.1:80>', wokenTick: 7, wokenBy: 'io' });
     const t = narrowTimeline({
       runId: 4,
       ticks: 9,
@@ -123,6 +123,7 @@ describe('panel protocol: time travel (timeline, seek, the viewed tick)', () => 
     assert.ok(t !== null);
     assert.deepEqual(t.lanes.map((l) => l.taskId), [1, 4]);
     assert.equal(t.lanes[0]!.segments[0]!.awaiting, '<img src=x>');
+    assert.equal(t.lanes[0]!.segments[0]!.awaitDetail, '<Socket fd=3 raddr=127.0.0.1:80>');
     assert.equal(t.lanes[0]!.segments[1]!.open, true);
     assert.equal(t.lanes[0]!.segments[1]!.wokenBy, undefined);
     assert.deepEqual(t.lanes[1]!.cancelledBy, { kind: 'task', taskId: 1 });

@@ -18,7 +18,7 @@
 import type { TimelineLane, TimelineMark } from '../../protocol/host-protocol';
 import type { AppContext } from '../app-context';
 import { h, icon, iconButton, replace } from '../dom';
-import { STATE_LABELS } from '../state/format';
+import { STATE_LABELS, awaitingText } from '../state/format';
 import { FIRST_TICK, SEGMENT_KINDS, SEGMENT_LABELS, type SegmentKind } from '../state/timeline-model';
 import { wholeRun, clampWindow, laneRuns, niceStep, panWindow, TickScale, windowShowing, zoomWindow, type AxisMode, type TickWindow } from '../state/timeline-scale';
 import { visibleRange } from '../virtual-range';
@@ -460,7 +460,7 @@ export class TimelineView {
     if (at.kind === 'notCreated') return `not created yet (created at tick ${lane.createdTick})`;
     if (at.kind === 'ended') return `${STATE_LABELS[at.state].toLowerCase()} (ended at tick ${lane.endTick ?? '?'})`;
     const s = at.segment;
-    if (s.state === 'suspended') return `suspended${s.awaiting !== undefined ? `, awaiting ${s.awaiting}` : ''}${s.wokenTick !== undefined ? ` (woken at tick ${s.wokenTick} by ${wakerText(s.wokenBy ?? null)})` : ''}`;
+    if (s.state === 'suspended') return `suspended${s.awaiting !== undefined ? `, awaiting ${awaitingText({ kind: s.awaiting, detail: s.awaitDetail ?? '' })}` : ''}${s.wokenTick !== undefined ? ` (woken at tick ${s.wokenTick} by ${wakerText(s.wokenBy ?? null)})` : ''}`;
     return STATE_LABELS[s.state].toLowerCase();
   }
 

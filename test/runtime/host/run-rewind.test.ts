@@ -85,7 +85,13 @@ describe('host: the recorded past of a run', () => {
     assert.ok(url !== undefined && /127\.0\.0\.1/.test(url.value), JSON.stringify(fetch.locals.map((l) => l.name)));
     // Its lane says it is suspended at that tick.
     const lane = tl.lanes.find((l) => l.taskId === detail!.task.id)!;
-    assert.ok(lane.segments.some((s) => s.state === 'suspended' && s.fromTick <= viewed && viewed <= s.toTick));
+    const segment = lane.segments.find((s) => s.state === 'suspended' && s.fromTick <= viewed && viewed <= s.toTick);
+    assert.ok(segment !== undefined);
+    // In the task table's words, as the table at that tick says it (a replayed socket has a number of its own: fd=N left out).
+    const awaited = detail.task.awaiting!;
+    const sansFd = (text: string): string => text.replace(/fd=\d+ /, '');
+    assert.deepEqual([segment.awaiting, sansFd(segment.awaitDetail ?? '')], [awaited.kind, sansFd(awaited.detail)]);
+    assert.ok(awaited.detail !== '', 'a fetching worker awaits something with a detail');
     const graph = await host.rpc.request('graph', {});
     assert.ok(graph.nodes.some((n) => n.id.includes(String(detail!.task.id))));
     const { lints } = await host.rpc.request('lints', {});

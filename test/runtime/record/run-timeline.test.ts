@@ -14,6 +14,9 @@ import { RunRecorder, type RecordedStreams } from '../../../runtime/record/run-r
 import { RunTimeline } from '../../../runtime/record/run-timeline';
 import { readRunLog } from '../../../runtime/record/run-log';
 import type { Timeline, TimelineLane } from '../../../protocol/host-protocol';
+import { awaitInfoOf } from '../../../runtime/inspect/task-summaries';
+// The task table's words for an await, which the timeline's segments use too.
+import { awaitingText } from '../../../webview/state/format';
 
 const consume = coroutine(function* consume(q: Queue<number>): Coroutine<number> {
   const v = yield* q.get();
@@ -141,4 +144,35 @@ test('a timeline fed tick by tick, fetched with sinceTick, merges to the whole o
   assert.deepEqual(byId(merged), byId(full));
   assert.deepEqual(merged.marks, full.marks);
   assert.deepEqual(merged.tickTimes, full.tickTimes);
+});
+
+test('with the recorder\'s await details, each suspended segment says what it awaited in the task table\'s words (the summarizer\'s AwaitInfo)', async () => {
+  const rec = new RunRecorder({ clock: new VirtualClock(), awaitDetails: true });
+  const loop = new EventLoop({ clock: rec.clock });
+  rec.attach(loop);
+  // What the task table said at each suspension, task by task, in order.
+  const said = new Map<number, string[]>();
+  loop.addObserver({ taskSuspended: (t, fut) => void (said.get(t.id) ?? said.set(t.id, []).get(t.id)!).push(awaitingText(awaitInfoOf(fut))) });
+  let streams: RecordedStreams;
+  try {
+    await loop.runUntilComplete(loop.createTask(main(), { name: 'main' }));
+    streams = rec.finish();
+  } finally {
+    rec.detach();
+    loop.close();
+  }
+  const t = new RunTimeline('main');
+  t.update(streams.events, streams.events.length, rec.awaitDetails);
+  const tl = t.timeline(1, 0, false);
+  const byName = (name: string): TimelineLane => tl.lanes.find((l) => l.name === name)!;
+  const suspended = (lane: TimelineLane): string[] => lane.segments.filter((s) => s.state === 'suspended').map((s) => awaitingText({ kind: s.awaiting!, detail: s.awaitDetail ?? '' }));
+  assert.deepEqual(suspended(byName('doomed')), ['sleep 100s']);
+  assert.deepEqual(suspended(byName('failing')), ['sleep 0.5s']);
+  const consumer = byName('consumer');
+  assert.match(suspended(byName('main')).join(' | '), new RegExp(`^sleep 1s \\| .*task Task #${consumer.taskId} "consumer"`));
+  for (const lane of tl.lanes) assert.deepEqual(suspended(lane), said.get(lane.taskId) ?? [], lane.name);
+  // Without them, the kind alone (as a recording opened from a file).
+  const bare = new RunTimeline('main');
+  bare.update(streams.events);
+  assert.ok(bare.timeline(1, 0, false).lanes.every((l) => l.segments.every((s) => s.awaitDetail === undefined)));
 });
