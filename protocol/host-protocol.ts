@@ -359,6 +359,27 @@ export type LineStepKind = 'over' | 'into' | 'out';
 /** Where stepping over a `yield*` that suspends lands: the same task's next line, or the next line run by any task. */
 export type LineStepMode = 'stayWithTask' | 'followLoop';
 
+/**
+ * A stop on a line as the line replay matches it (runtime/host/line-replay-host.ts): its frames
+ * outside the runtime's machinery, innermost first, by generated position (0-based; the
+ * replay host runs the same scripts), the innermost frame's locals as shown, and every break
+ * location of the frames' functions, where the replay stops to walk the task's lines.
+ */
+export interface LineStopPrint {
+  frames: Array<{ url: string; functionLine: number; functionColumn: number; line: number; column: number }>;
+  locals: Array<{ name: string; value: string }>;
+  locations: Array<{ url: string; line: number; column: number }>;
+}
+
+/** Where a move through the replayed lines of a task's step landed (pastLine, lineStepBack). */
+export type PastLineLanding =
+  /** A past line, replayed: a `paused` event (reason 'step') shows it; lineStack, lineVariables, lineEvaluate answer for it. */
+  | { landed: 'line'; line: SourcePosition | null }
+  /** The live stop again (the present). */
+  | { landed: 'present' }
+  /** Before the task's first line of this step: its previous suspension (seekTick goes there). */
+  | { landed: 'suspension' };
+
 export interface LineScopeInfo {
   /** 'Locals', 'Closure', 'Block', ... */
   name: string;
@@ -467,6 +488,23 @@ export interface HostMethods {
   /** Stopped on a line: evaluates in a real frame (default the innermost). */
   lineEvaluate: { params: { expression: string; frameIndex?: number }; result: { value: string; type: string; handle: number } };
   setLineStepMode: { params: { mode: LineStepMode }; result: Record<string, never> };
+  /**
+   * Stopped on a line of a recorded run: goes back to the line the stopped task ran before
+   * (in the same frame, or the caller's line at the first line of a function), replayed in a
+   * replay host of its own (runtime/host/line-replay-host.ts); from a past line, lineStep
+   * goes forward through the replayed lines to the live stop again, and continue goes on
+   * from the live stop. Refused (notRecorded) for a run not recorded.
+   */
+  lineStepBack: { params: Record<string, never>; result: PastLineLanding };
+  /**
+   * A line replay host's own (asked by the live host's worker): walks task `taskId`'s lines in
+   * tick `tick` of the opened mid-tick recording to the live stop `stop`, and moves to the
+   * line before the one shown ('back') or after it ('over', 'into', 'out'), or lets the
+   * line shown go ('leave').
+   */
+  pastLine: { params: { tick: number; taskId: number; stop: LineStopPrint; move: 'back' | 'leave' | LineStepKind }; result: PastLineLanding };
+  /** A line replay host's main thread (asked by its worker): runs tick `tick` of the opened mid-tick recording once more, with its line debugger on. */
+  replayLineTick: { params: { tick: number }; result: { tick: number } };
   /** Writes the finished run's recording (launched with options.record) to `path`, a .corotrace file. */
   saveRecording: { params: { path: string }; result: RecordingInfo };
   /**
@@ -476,7 +514,8 @@ export interface HostMethods {
    * other): finished, with its timeline, and seekable; the views show its last tick (a
    * `viewedTick` event says so). The network is never used.
    */
-  openRecording: { params: { path: string }; result: RecordingInfo & { runId: number } };
+  /** `midTick`: a line replay's recording of a run stopped on a line (runtime/host/line-replay-host.ts), not shown at its last tick. */
+  openRecording: { params: { path: string; midTick?: boolean }; result: RecordingInfo & { runId: number } };
   /**
    * The recorded run's timeline (the current run, launched with options.record, or an opened
    * recording); `sinceTick` for what is new; `taskId`: only that task's lane and marks (the

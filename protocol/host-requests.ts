@@ -16,6 +16,7 @@ import {
   type LaunchOptions,
   type LaunchTarget,
   type LineStepKind,
+  type LineStopPrint,
 } from './host-protocol';
 import {
   nested,
@@ -137,6 +138,26 @@ function parseLineStepKind(p: Params): LineStepKind {
   return kind;
 }
 
+function parseLineStopPrint(p: Params): LineStopPrint {
+  const objects = (key: string): Params[] =>
+    requireArray(nested('pastLine', 'stop'), p, key).map((x, i) => {
+      if (typeof x !== 'object' || x === null || Array.isArray(x)) throw new ProtocolError(`pastLine: params.stop.${key}[${i}] must be an object`);
+      return x as Params;
+    });
+  const where = (key: string, i: number): string => nested('pastLine', `stop.${key}[${i}]`);
+  return {
+    frames: objects('frames').map((f, i) => ({
+      url: requireString(where('frames', i), f, 'url'),
+      functionLine: requireNumber(where('frames', i), f, 'functionLine', 'id'),
+      functionColumn: requireNumber(where('frames', i), f, 'functionColumn', 'id'),
+      line: requireNumber(where('frames', i), f, 'line', 'id'),
+      column: requireNumber(where('frames', i), f, 'column', 'id'),
+    })),
+    locals: objects('locals').map((l, i) => ({ name: requireString(where('locals', i), l, 'name'), value: requireString(where('locals', i), l, 'value') })),
+    locations: objects('locations').map((l, i) => ({ url: requireString(where('locations', i), l, 'url'), line: requireNumber(where('locations', i), l, 'line', 'id'), column: requireNumber(where('locations', i), l, 'column', 'id') })),
+  };
+}
+
 /** The table: one parser per method of HostMethods. */
 export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsParser<M> } = {
   hello: (raw) => {
@@ -236,7 +257,20 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     return { mode };
   },
   saveRecording: (raw) => ({ path: requireString('saveRecording', paramsOf('saveRecording', raw), 'path') }),
-  openRecording: (raw) => ({ path: requireString('openRecording', paramsOf('openRecording', raw), 'path') }),
+  openRecording: (raw) => {
+    const p = paramsOf('openRecording', raw);
+    const path = requireString('openRecording', p, 'path');
+    const midTick = optionalBoolean('openRecording', p, 'midTick');
+    return midTick === undefined ? { path } : { path, midTick };
+  },
+  lineStepBack: none('lineStepBack'),
+  pastLine: (raw) => {
+    const p = paramsOf('pastLine', raw);
+    const move = requireString('pastLine', p, 'move');
+    if (move !== 'back' && move !== 'leave' && move !== 'over' && move !== 'into' && move !== 'out') throw new ProtocolError(`pastLine: params.move must be 'back', 'leave', 'over', 'into' or 'out', got ${JSON.stringify(move)}`);
+    return { tick: requireNumber('pastLine', p, 'tick', 'integer'), taskId: requireNumber('pastLine', p, 'taskId', 'id'), stop: parseLineStopPrint(requireObject('pastLine', p, 'stop')), move };
+  },
+  replayLineTick: (raw) => ({ tick: requireNumber('replayLineTick', paramsOf('replayLineTick', raw), 'tick', 'integer') }),
   timeline: (raw) => {
     const p = paramsOf('timeline', raw);
     const out: HostParams<'timeline'> = {};

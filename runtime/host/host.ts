@@ -152,12 +152,13 @@ export class RuntimeHost {
     serve('saveRecording', (p) => saveRecording(this.requireRun('saveRecording'), p.path));
     serve('openRecording', (p) => {
       // Like a launch, it replaces the current run: serialised with launches.
-      const job = this.launching.then(() => this.openRecorded(p.path));
+      const job = this.launching.then(() => this.openRecorded(p.path, p.midTick === true));
       this.launching = job.catch(() => undefined);
       return job;
     });
     serve('timeline', (p) => this.requireRun('timeline').timeline(p.sinceTick ?? 0, p.taskId));
     serve('seekTick', (p) => this.requireRun('seekTick').seekTick(p.tick));
+    serve('replayLineTick', (p) => this.requireRun('replayLineTick').replayLineTick(p.tick));
 
     serve('compare', async (p) => {
       const rows = await compareApproaches({ pages: p.pages, latencyMs: p.latencyMs });
@@ -314,14 +315,15 @@ export class RuntimeHost {
   }
 
   /** openRecording: the recording becomes the current run (finished, seekable), shown at its last tick. */
-  private async openRecorded(path: string): Promise<HostMethods['openRecording']['result']> {
-    const opened = openRecording(path);
+  private async openRecorded(path: string, midTick: boolean): Promise<HostMethods['openRecording']['result']> {
+    const opened = openRecording(path, midTick);
     await this.stopRun();
     await this.run?.release();
     const run = await Run.opened(this.nextRunId++, path, opened.target, opened.options, opened.siteUrl, opened.streams, opened.lints, opened.awaitDetails, this.services);
     this.setInspection(run.inspect);
     this.run = run;
-    if (opened.info.ticks > 0) await run.seekTick(null);
+    // A mid-tick recording (a line replay's) is walked line by line, not shown at a tick.
+    if (opened.info.ticks > 0 && !midTick) await run.seekTick(null);
     return { ...opened.info, runId: run.id };
   }
 

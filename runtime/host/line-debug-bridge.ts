@@ -6,7 +6,10 @@
 // - serve(json): serves one protocol message synchronously and returns, as a JSON array,
 //   everything the endpoint sent meanwhile (its response, events);
 // - current(): the id of the task running now (null: none); where(): it, its name and the
-//   loop's tick; suspension(id): a sentence on what that task now waits on and which task
+//   loop's tick (in a line replay host, of the traced replay's loop while it runs a tick);
+//   live(): whether a line breakpoint may stop now; traced(id): the line replay's walk;
+//   writeMidTick(path): the run's recording through the running tick, for a line replay host;
+//   suspension(id): a sentence on what that task now waits on and which task
 //   step the loop runs next ("worker-3 suspended on queue.get; the loop runs worker-5").
 //
 // Invariants: while serve() runs, nothing the endpoint sends goes to the worker by message
@@ -22,6 +25,8 @@ import { awaitInfoOf, summarizeTasks } from '../inspect/task-summaries';
 import { isFuture } from '../future';
 import { inspect } from '../inspection';
 import { HELD_TIME_BYTES, shareHeldTime } from '../held-time';
+import type { EventLoop } from '../loop';
+import { writeMidTickRecording } from './recordings';
 
 /** Messages of the bridge itself (everything else between the two threads is a wire message). */
 export type BridgeControl = { bridge: 'closed'; reason: string } | { bridge: 'disconnect' } | { bridge: 'disconnected' };
@@ -63,7 +68,8 @@ export class LineDebugBridge implements Transport {
     // The worker counts the time it holds this thread stopped on a line (see held-time.ts).
     const held = new SharedArrayBuffer(HELD_TIME_BYTES);
     shareHeldTime(held);
-    this.worker = startWorker(workerScript, { workerData: { coroscopeLineDebugFd: fd, coroscopeHeldTime: held }, execArgv, stdout: false, stderr: false });
+    // The host's script and node options go to the worker too: it starts line replay hosts (line-replay-host.ts) alike.
+    this.worker = startWorker(workerScript, { workerData: { coroscopeLineDebugFd: fd, coroscopeHeldTime: held, coroscopeHostScript: workerScript, coroscopeHostExecArgv: execArgv }, execArgv, stdout: false, stderr: false });
     this.worker.on('message', (m: unknown) => {
       if (isBridgeControl(m)) {
         if (m.bridge === 'closed') this.markClosed(m.reason);
@@ -78,6 +84,12 @@ export class LineDebugBridge implements Transport {
 
   /** Installs the handle the worker calls while this thread is stopped. */
   attach(endpoint: Pick<RpcEndpoint<object, object, object, object>, 'receiveNow'>, currentRun: () => Run | null): void {
+    /** The loop a stop is in: the run's, or the line replay's traced one while it runs. */
+    const loopNow = (): EventLoop | null => {
+      const run = currentRun();
+      const running = runningLoopOrNull();
+      return running !== null && running === run?.tracedLoop ? running : (run?.loop ?? null);
+    };
     const handle = {
       serve: (json: string): string => {
         const out: unknown[] = [];
@@ -89,16 +101,33 @@ export class LineDebugBridge implements Transport {
         }
         return JSON.stringify(out);
       },
-      current: (): number | null => currentRun()?.loop.currentTask()?.id ?? null,
+      current: (): number | null => loopNow()?.currentTask()?.id ?? null,
       // False while another loop runs a tick: a replay of the run's past (run-rewind.ts) runs the same code, and must not stop on its lines.
+      // True in the tick a line replay host traces (replayLineTick): the line replay stops there.
       live: (): boolean => {
         const running = runningLoopOrNull();
-        return running === null || running === currentRun()?.loop;
+        const run = currentRun();
+        return running === null || running === run?.loop || running === run?.tracedLoop;
+      },
+      // The line replay's walk (past-line-walk.ts): task `taskId` runs in the traced tick.
+      traced: (taskId: number): boolean => {
+        const running = runningLoopOrNull();
+        return running !== null && running === currentRun()?.tracedLoop && running.currentTask()?.id === taskId;
       },
       where: (): { taskId: number | null; taskName: string | null; tick: number } => {
+        const loop = loopNow();
+        const task = loop?.currentTask() ?? null;
+        return { taskId: task?.id ?? null, taskName: task === null ? null : `${task.name}`, tick: loop?.tickCount() ?? 0 };
+      },
+      // The line replay (line-replay-host.ts): the run's recording through the start of the tick stopped in, for the replay host.
+      writeMidTick: (path: string): { runId: number; ticks: number } | { refused: string } => {
         const run = currentRun();
-        const task = run?.loop.currentTask() ?? null;
-        return { taskId: task?.id ?? null, taskName: task === null ? null : `${task.name}`, tick: run?.loop.tickCount() ?? 0 };
+        if (run === null) return { refused: 'nothing is running' };
+        try {
+          return writeMidTickRecording(run, path);
+        } catch (e) {
+          return { refused: e instanceof Error ? e.message : String(e) };
+        }
       },
       suspension: (taskId: number, yielded: unknown): string => {
         const run = currentRun();

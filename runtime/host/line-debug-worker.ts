@@ -9,6 +9,12 @@
 //   line debugger's synchronous call (`__coroscopeLine.serve`) while it is stopped.
 //   A run-changing request (launch, stop, shutdown) while stopped first lets the thread go
 //   with breakpoints off, and turns them back on once answered.
+// - Step Back at a line stop (lineStepBack) and every seek while stopped on a line go to the
+//   stop's line replay host (line-replay-host.ts, a host process of its own started at the
+//   first use and ended when the thread goes on): while a past line is shown the line
+//   requests and line steps are its, while a past tick is viewed the moment's queries are.
+// - As a line replay host itself: pastLine walks the live host's stop (past-line-walk.ts),
+//   asking this host's main thread to replay the tick (replayLineTick, a request of its own).
 // Whatever the main thread sends (responses, events) goes to the client as it is.
 //
 // Invariants: every client request gets one response; a forwarded query the main thread had
@@ -28,6 +34,9 @@ import { StreamTransport } from '../../protocol/stream-transport';
 import { isSuspensionLine } from '../inspect/loop-control';
 import { isBridgeControl, type BridgeControl } from './line-debug-bridge';
 import { LineDebugger } from './line-debugger';
+import { LineReplayHost, MOMENT_QUERIES } from './line-replay-host';
+import { PastLineWalk } from './past-line-walk';
+import type { PastLineLanding } from '../../protocol/host-protocol';
 
 /** Queries that are safe to answer twice (through the synchronous call, then late by message). */
 const READ_ONLY = new Set(['hello', 'snapshot', 'taskDetail', 'variables', 'graph', 'lints', 'samples', 'programLoops']);
@@ -37,7 +46,13 @@ const LOOP_STEPS = new Set(['stepTick', 'stepTask', 'stepOut']);
 /** Requests that let the loop run, answered with a tick. */
 const LOOP_MOVES = new Set(['continue', ...LOOP_STEPS]);
 
-export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | null): void {
+/** The host's script and node options: a line replay host (line-replay-host.ts) is started alike; null: none can be. */
+export interface HostStart {
+  readonly script: string;
+  readonly execArgv: readonly string[];
+}
+
+export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | null, hostStart: HostStart | null): void {
   const port = parentPort;
   if (port === null) throw new Error('runLineDebugWorker runs in a worker thread');
   const client = new StreamTransport(new Socket({ fd, readable: true, writable: true }));
@@ -60,12 +75,39 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     if (!takeMerge(m)) client.send(m);
   };
 
+  // The past of the current stop on a line (its replay host), and the stop's own `paused`.
+  let replay: LineReplayHost | null = null;
+  let replayStarting: Promise<LineReplayHost> | null = null;
+  let livePaused: HostEvents['paused'] | null = null;
+  const endReplay = (): void => {
+    replay?.close();
+    replay = null;
+    replayStarting = null;
+  };
+  // As a line replay host: the walk through the replayed lines (past-line-walk.ts).
+  let walk: PastLineWalk | null = null;
+
+  /** Requests of this worker's own to the main thread (negative ids, never a client's). */
+  let askedIds = 0;
+  const asked = new Map<number, (w: ResponseMessage) => void>();
+  const askMain = (method: string, params: unknown): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const id = --askedIds;
+      asked.set(id, (w) => (w.ok ? resolve(w.result) : reject(new ProtocolError(w.error?.message ?? `${method} failed`, w.error?.code ?? 'failed'))));
+      port.postMessage({ kind: 'request', id, method, params } satisfies RequestMessage);
+    });
+
   let dbg: LineDebugger | null = null;
   const debuggerOf = (): LineDebugger => dbg!;
   dbg = new LineDebugger(session, {
     heldTime,
-    emit: <E extends 'paused' | 'continued' | 'output'>(event: E, body: HostEvents[E]) => client.send({ kind: 'event', event, body }),
+    emit: <E extends 'paused' | 'continued' | 'output'>(event: E, body: HostEvents[E]) => {
+      if (event === 'paused') livePaused = body as HostEvents['paused'];
+      client.send({ kind: 'event', event, body });
+    },
     stopped: async () => {
+      // A new stop: the past of the previous one is gone.
+      endReplay();
       for (const [id, m] of forwarded) {
         // A continue or a loop step the main thread took, whose answer it had not sent before
         // it stopped on a line (the program ran into the breakpoint first): it is answered
@@ -130,14 +172,85 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     return true;
   };
 
+  /** The replay host of the current stop, started at its first use. */
+  const replayOf = async (method: string): Promise<LineReplayHost> => {
+    if (replay !== null) return replay;
+    const d = dbg!;
+    if (!d.isStopped()) throw new ProtocolError(`${method}: the program is not stopped on a line`, 'badState');
+    if (hostStart === null) throw new ProtocolError(`${method}: this host cannot start a replay host`, 'replayFailed');
+    replayStarting ??= (async () => {
+      const { taskId, tick, print } = await d.stopPrint();
+      if (taskId === null) throw new ProtocolError(`${method}: the stop is outside any task; the replay goes through a task's lines`, 'badState');
+      return LineReplayHost.start(hostStart, { tick, taskId, print }, async (path) => {
+        const r = (await d.callMain(`writeMidTick(${JSON.stringify(path)})`)) as { runId?: unknown; ticks?: unknown; refused?: unknown } | null;
+        if (typeof r?.refused === 'string') throw new ProtocolError(r.refused, 'notRecorded');
+        if (typeof r?.runId !== 'number' || typeof r.ticks !== 'number') throw new ProtocolError(`${method}: the run's recording could not be written`, 'replayFailed');
+        return { runId: r.runId, ticks: r.ticks };
+      });
+    })();
+    const starting = replayStarting;
+    try {
+      const started = await starting;
+      if (replayStarting === starting) replay = started;
+      else started.close();
+      return started;
+    } catch (e) {
+      if (replayStarting === starting) replayStarting = null;
+      throw e;
+    }
+  };
+
+  /** Shows where a move through the replayed lines landed: a past line, or the live stop again. */
+  const showLanding = (landing: PastLineLanding, r: LineReplayHost): void => {
+    if (landing.landed === 'present' && livePaused !== null) {
+      client.send({ kind: 'event', event: 'paused', body: { ...livePaused, reason: 'step' } });
+      return;
+    }
+    if (landing.landed !== 'line') return;
+    const who = livePaused?.description.split(' stopped on a line')[0] ?? `task #${r.stop.taskId}`;
+    const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
+    const body: HostEvents['paused'] = { reason: 'step', tick: r.stop.tick, taskId: r.stop.taskId, description: `${who} on a past line${at} (tick ${r.stop.tick}, replayed)` };
+    if (landing.line !== null) body.line = landing.line;
+    client.send({ kind: 'event', event: 'paused', body });
+  };
+
   const own = async (m: RequestMessage): Promise<void> => {
     const d = dbg!;
+    const past = replay?.pastLine === true ? replay : null;
+    if (past !== null && (m.method === 'lineStack' || m.method === 'lineVariables' || m.method === 'lineEvaluate')) {
+      // A past line: its frames are the replay host's.
+      parseHostRequest(m.method, m.params);
+      return respond(m.id, await past.request(m.method, m.params));
+    }
     switch (m.method) {
       case 'lineStep': {
         const { kind } = parseHostRequest('lineStep', m.params);
+        if (past !== null) {
+          const landing = await past.move(kind);
+          respond(m.id, {});
+          return showLanding(landing, past);
+        }
+        // The live thread goes on: the stop's past goes.
+        endReplay();
         respond(m.id, {});
         await d.lineStep(kind);
         return;
+      }
+      case 'lineStepBack': {
+        parseHostRequest('lineStepBack', m.params);
+        const r = await replayOf('lineStepBack');
+        const landing = await r.move('back');
+        respond(m.id, landing);
+        return showLanding(landing, r);
+      }
+      case 'pastLine': {
+        // As a line replay host: a move through the replayed lines of the live host's stop.
+        const p = parseHostRequest('pastLine', m.params);
+        if (walk === null || !walk.isOf(p.tick, p.taskId, p.stop)) {
+          await walk?.dispose();
+          walk = new PastLineWalk(d, (tick) => askMain('replayLineTick', { tick }), p.tick, p.taskId, p.stop);
+        }
+        return respond(m.id, await walk.move(p.move));
       }
       case 'lineStack':
         parseHostRequest('lineStack', m.params);
@@ -158,19 +271,38 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
 
   const route = async (m: RequestMessage): Promise<void> => {
     const d = dbg!;
-    if (m.method.startsWith('line') || m.method === 'setLineStepMode') return own(m);
+    if (m.method.startsWith('line') || m.method === 'setLineStepMode' || m.method === 'pastLine') return own(m);
     if (m.method === 'setBreakpoints') return setBreakpoints(m);
     if (!d.isStopped()) return toMain(m);
     if (m.method === 'continue') {
       const tick = d.tick();
       respond(m.id, { tick });
+      // From a past line or tick too: the live stop goes on, and its past with it.
+      await replay?.move('leave').catch(() => undefined);
+      endReplay();
       return d.resume();
     }
     if (m.method === 'pause') return respond(m.id, { tick: d.tick() });
     if (LOOP_STEPS.has(m.method)) return refuse(m.id, new Error(`${m.method}: the program is stopped on a line: step by line (lineStep) or continue`), 'stoppedOnLine');
-    // A seek replays the past on the main thread, which is held on this line.
-    if (m.method === 'seekTick') return refuse(m.id, new Error('seekTick: the program is stopped on a line (mid-tick), and the past is replayed on the thread it holds: step to a suspension or continue first'), 'stoppedOnLine');
+    // The main thread is held on this line: the past is replayed by the stop's replay host.
+    if (m.method === 'seekTick') {
+      const { tick } = parseHostRequest('seekTick', m.params);
+      if (tick === null && replay === null) {
+        // Nothing viewed: the present is what is shown.
+        return serveStopped(m);
+      }
+      const r = await replayOf('seekTick');
+      const moment = await r.seek(tick);
+      respond(m.id, moment);
+      client.send({ kind: 'event', event: 'viewedTick', body: moment });
+      return;
+    }
+    if (replay?.viewing === true && MOMENT_QUERIES.has(m.method)) {
+      parseHostRequest(m.method, m.params);
+      return respond(m.id, await replay.request(m.method, m.params));
+    }
     if (RUN_CHANGING.has(m.method)) {
+      endReplay();
       await d.setBreakpointsActive(false);
       await d.resume();
       toMain(m);
@@ -185,6 +317,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     route(m).catch((e: unknown) => refuse(m.id, e, e instanceof ProtocolError ? e.code : m.method.startsWith('line') ? 'badRequest' : 'failed'));
   });
   client.onClose((reason) => {
+    endReplay();
     session.disconnect();
     port.postMessage({ bridge: 'closed', reason } satisfies BridgeControl);
   });
@@ -200,11 +333,16 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     if (takeMerge(m)) return;
     const w = parseWireMessage(m);
     if (typeof w !== 'string' && w.kind === 'response') {
-      const asked = forwarded.get(w.id);
+      const answer = asked.get(w.id);
+      if (answer !== undefined) {
+        asked.delete(w.id);
+        return answer(w);
+      }
+      const request = forwarded.get(w.id);
       // Answered already through the synchronous call (the thread had stopped).
-      if (asked === undefined) return;
+      if (request === undefined) return;
       forwarded.delete(w.id);
-      if (RUN_CHANGING.has(asked.method)) void dbg!.setBreakpointsActive(true);
+      if (RUN_CHANGING.has(request.method)) void dbg!.setBreakpointsActive(true);
     }
     deliver(m);
   });

@@ -17,6 +17,10 @@
 //   (the `yield*` resumed) steps over it again.
 // - The runtime's machinery (coroutine wrapper, task stepping, the loop, the host) is
 //   stepped through, never stopped in, and left out of the frames shown.
+// - The line replay (line-replay-host.ts): stopPrint() describes a stop for a replay host to
+//   find it again (frames by generated position, the innermost's locals, its functions' break
+//   locations); in a replay host, the walk's breakpoints (past-line-walk.ts) are given to its
+//   hook, which resumes or stops there like a step.
 //
 // Invariants: temporary breakpoints are removed at every stop and every continue; object
 // handles are only valid during one stop; every stop emits one `paused` and every resume
@@ -24,7 +28,7 @@
 
 import type { Session } from 'node:inspector';
 import { readFileSync } from 'node:fs';
-import type { LineFrameInfo, LineStepKind, LineStepMode, SourcePosition, VariableInfo, Breakpoint, BreakpointStatus, HostEvents } from '../../protocol/host-protocol';
+import type { LineFrameInfo, LineStopPrint, LineStepKind, LineStepMode, SourcePosition, VariableInfo, Breakpoint, BreakpointStatus, HostEvents } from '../../protocol/host-protocol';
 import { SourcePositionMapper, urlToPath } from '../inspect/source-positions';
 import { GeneratedPositions } from '../inspect/generated-positions';
 import { parseHitCondition } from '../inspect/loop-control';
@@ -50,14 +54,14 @@ interface CdpScope {
   name?: string;
   object: CdpRemoteObject;
 }
-interface CdpCallFrame {
+export interface CdpCallFrame {
   callFrameId: string;
   functionName: string;
   functionLocation?: CdpLocation;
   location: CdpLocation;
   scopeChain: CdpScope[];
 }
-interface CdpPaused {
+export interface CdpPaused {
   callFrames: CdpCallFrame[];
   reason: string;
   hitBreakpoints?: string[];
@@ -66,6 +70,15 @@ interface CdpPropertyDescriptor {
   name: string;
   value?: CdpRemoteObject;
   get?: CdpRemoteObject;
+}
+
+/** A frame as the line replay compares it: its function (by script and start), its source line, its generated position. */
+export interface WalkFrame {
+  readonly frame: CdpCallFrame;
+  readonly url: string;
+  readonly functionKey: string;
+  readonly line: string;
+  readonly position: LineStopPrint['frames'][number];
 }
 
 /** Sources whose frames are the runtime's machinery: stepped through, not shown. */
@@ -136,6 +149,7 @@ export class LineDebugger {
   /** When (this thread's clock) the main thread was paused; null while it runs. */
   private heldSince: number | null = null;
   private enabled: Promise<void>;
+  private walk: { ids: ReadonlySet<string>; hook: (paused: CdpPaused) => Promise<'resume' | 'stop'>; stopped: () => void } | null = null;
 
   constructor(
     private readonly session: Session,
@@ -146,6 +160,19 @@ export class LineDebugger {
       this.onPaused(m.params).catch((e: unknown) => this.log(`line debugger: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`));
     });
     this.enabled = this.post('Debugger.enable', {}).then(() => undefined);
+  }
+
+  /** A Chrome DevTools Protocol call on the main thread's session (the line replay's walk plants with it). */
+  cdp<T>(method: string, params: object): Promise<T> {
+    return this.post<T>(method, params);
+  }
+
+  /**
+   * The line replay's walk (past-line-walk.ts): stops at its breakpoints `ids` go to `hook`
+   * instead, which says whether the main thread goes on or stops there (a stop like a step's).
+   */
+  setWalkHook(ids: ReadonlySet<string>, hook: ((paused: CdpPaused) => Promise<'resume' | 'stop'>) | null, stopped: (() => void) | null): void {
+    this.walk = hook === null ? null : { ids, hook, stopped: stopped ?? (() => undefined) };
   }
 
   private post<T>(method: string, params: object): Promise<T> {
@@ -298,6 +325,12 @@ export class LineDebugger {
     const hits = ev.hitBreakpoints ?? [];
     const top = ev.callFrames[0];
     if (top === undefined) return this.resume();
+    const walk = this.walk;
+    if (walk !== null && hits.some((id) => walk.ids.has(id))) {
+      if ((await walk.hook(ev)) !== 'stop') return this.resume(false);
+      await this.stop('step');
+      return walk.stopped();
+    }
     const step = this.step;
     // The stepped task suspended: say so, then run until it resumes (or follow the loop).
     if (hits.some((id) => this.markers.has(id))) {
@@ -540,6 +573,57 @@ export class LineDebugger {
     for (const id of ids) await this.removeBreakpoint(id);
   }
 
+  // --- the line replay (line-replay-host.ts, past-line-walk.ts) ---------------------------------
+
+  /** A paused thread's frames outside the machinery, innermost first, as the line replay compares them. */
+  walkFrames(paused: CdpPaused): WalkFrame[] {
+    const out: WalkFrame[] = [];
+    for (const f of paused.callFrames) {
+      if (this.isMachinery(f)) continue;
+      const url = this.scripts.get(f.location.scriptId)?.url ?? '';
+      const fn = f.functionLocation;
+      out.push({
+        frame: f,
+        url,
+        functionKey: fn === undefined ? `${url}:?` : `${url}:${fn.lineNumber}:${fn.columnNumber ?? 0}`,
+        line: this.lineOf(f),
+        position: { url, functionLine: fn?.lineNumber ?? 0, functionColumn: fn?.columnNumber ?? 0, line: f.location.lineNumber, column: f.location.columnNumber ?? 0 },
+      });
+    }
+    return out;
+  }
+
+  /** A frame's position as shown: its TypeScript line when mapped, else its generated one. */
+  positionOfFrame(frame: CdpCallFrame): SourcePosition | null {
+    const { position, generated } = this.positionOf(frame.location);
+    return position ?? generated;
+  }
+
+  /** A frame's local variables as shown (name and value). */
+  async localsOf(frame: CdpCallFrame): Promise<Array<{ name: string; value: string }>> {
+    const local = frame.scopeChain.find((sc) => sc.type === 'local');
+    if (local?.object.objectId === undefined) return [];
+    const r = await this.post<{ result: CdpPropertyDescriptor[] }>('Runtime.getProperties', { objectId: local.object.objectId, ownProperties: true, generatePreview: false });
+    return r.result.filter((p) => p.value !== undefined).map((p) => ({ name: p.name, value: this.valueText(p.value!) }));
+  }
+
+  /** The current stop as the line replay matches it (LineStopPrint): frames, the innermost's locals, its functions' break locations. */
+  async stopPrint(): Promise<{ taskId: number | null; tick: number; print: LineStopPrint }> {
+    const paused = this.requireStop('lineStepBack');
+    const frames = this.walkFrames(paused);
+    const locations: LineStopPrint['locations'] = [];
+    const seen = new Set<string>();
+    for (const f of frames) {
+      const fn = f.frame.functionLocation;
+      if (fn === undefined || seen.has(f.functionKey)) continue;
+      seen.add(f.functionKey);
+      const r = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', { start: fn, restrictToFunction: true });
+      for (const loc of r.locations) locations.push({ url: f.url, line: loc.lineNumber, column: loc.columnNumber ?? 0 });
+    }
+    const locals = frames[0] === undefined ? [] : await this.localsOf(frames[0].frame);
+    return { taskId: this.stopTaskId, tick: this.stopTick, print: { frames: frames.map((f) => f.position), locals, locations } };
+  }
+
   // --- what a stop shows -------------------------------------------------------------------------
 
   private handleOf(objectId: string | undefined): number {
@@ -593,14 +677,16 @@ export class LineDebugger {
   }
 
   private variableOf(name: string, o: CdpRemoteObject): VariableInfo {
-    let value: string;
-    if (o.type === 'string') value = JSON.stringify(cut(String(o.value)));
-    else if (o.unserializableValue !== undefined) value = o.unserializableValue;
-    else if (o.type === 'undefined') value = 'undefined';
-    else if (o.objectId === undefined) value = String(o.value);
-    else value = cut(o.description ?? o.className ?? o.type);
     const type = o.subtype !== undefined ? o.subtype : o.className ?? o.type;
-    return { name, value, type, handle: o.type === 'function' ? 0 : this.handleOf(o.objectId) };
+    return { name, value: this.valueText(o), type, handle: o.type === 'function' ? 0 : this.handleOf(o.objectId) };
+  }
+
+  private valueText(o: CdpRemoteObject): string {
+    if (o.type === 'string') return JSON.stringify(cut(String(o.value)));
+    if (o.unserializableValue !== undefined) return o.unserializableValue;
+    if (o.type === 'undefined') return 'undefined';
+    if (o.objectId === undefined) return String(o.value);
+    return cut(o.description ?? o.className ?? o.type);
   }
 }
 

@@ -86,8 +86,11 @@ function main(): void {
   });
 }
 
-const lineDebugData = isMainThread ? null : (workerData as { coroscopeLineDebugFd?: unknown; coroscopeHeldTime?: unknown } | null);
+const lineDebugData = isMainThread ? null : (workerData as { coroscopeLineDebugFd?: unknown; coroscopeHeldTime?: unknown; coroscopeHostScript?: unknown; coroscopeHostExecArgv?: unknown } | null);
 const lineDebugFd = lineDebugData?.coroscopeLineDebugFd;
 const heldTime = lineDebugData?.coroscopeHeldTime;
-if (typeof lineDebugFd === 'number') runLineDebugWorker(lineDebugFd, heldTime instanceof SharedArrayBuffer ? heldTime : null);
+const hostScript = lineDebugData?.coroscopeHostScript;
+const hostExecArgv = lineDebugData?.coroscopeHostExecArgv;
+const hostStart = typeof hostScript === 'string' && Array.isArray(hostExecArgv) && hostExecArgv.every((a) => typeof a === 'string') ? { script: hostScript, execArgv: hostExecArgv as string[] } : null;
+if (typeof lineDebugFd === 'number') runLineDebugWorker(lineDebugFd, heldTime instanceof SharedArrayBuffer ? heldTime : null, hostStart);
 else main();

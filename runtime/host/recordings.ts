@@ -3,6 +3,9 @@
 // (format, checksum, event log, that the sources it ran are this host's, and that it records
 // a launch the host can replay), for the host to make it a run (Run.opened). Every refusal
 // is a ProtocolError that says why: nothing is answered "saved" or "opened" that was not.
+// writeMidTickRecording writes a live run stopped on a line, through the start of its
+// running tick, for a line replay host (line-replay-host.ts) to open (openRecording midTick):
+// such a file is refused by the ordinary open, and a saved file by the mid-tick one.
 
 import { statSync } from 'node:fs';
 import type { LaunchOptions, LaunchTarget, Lint, LintKind, RecordingInfo } from '../../protocol/host-protocol';
@@ -20,10 +23,8 @@ function infoOf(path: string, bytes: number, meta: RecordingMeta): RecordingInfo
   return { path, bytes, program: meta.program.kind, ticks: meta.ticks, steps: meta.steps, tasks: meta.tasks, sockets: meta.sockets, recordedAt: meta.recordedAt };
 }
 
-export function saveRecording(run: Run, path: string): RecordingInfo {
-  if (!run.finished) throw new ProtocolError(`saveRecording: run ${run.id} is still going: its recording is saved once it has finished`, 'badState');
-  const streams = run.recording;
-  if (streams === null) throw new ProtocolError(`saveRecording: run ${run.id} was not recorded: launch it with options.record`, 'notRecorded');
+/** The metadata a run's recording is written with. */
+function metaOf(run: Run, streams: RecordedStreams): RecordingMeta {
   let meta: RecordingMeta = {
     program: { kind: run.target.kind, target: run.target, options: run.options, siteUrl: run.siteUrl ?? null, frames: run.inspect },
     sources: programSources(),
@@ -36,6 +37,14 @@ export function saveRecording(run: Run, path: string): RecordingInfo {
   };
   const details = run.awaitDetails();
   if (details !== null) meta = { ...meta, awaitDetails: packAwaitDetails(details) };
+  return streams.openTick === true ? { ...meta, openTick: true } : meta;
+}
+
+export function saveRecording(run: Run, path: string): RecordingInfo {
+  if (!run.finished) throw new ProtocolError(`saveRecording: run ${run.id} is still going: its recording is saved once it has finished`, 'badState');
+  const streams = run.recording;
+  if (streams === null) throw new ProtocolError(`saveRecording: run ${run.id} was not recorded: launch it with options.record`, 'notRecorded');
+  const meta = metaOf(run, streams);
   try {
     const bytes = writeRecordingFile(path, { meta, events: streams.events, gaps: streams.gaps, payload: streams.payload });
     return infoOf(path, bytes, meta);
@@ -44,6 +53,17 @@ export function saveRecording(run: Run, path: string): RecordingInfo {
   }
 }
 
+/**
+ * A line replay's recording (line-replay-host.ts): the live run's recording so far, stopped on
+ * a line mid-tick, through the start of that tick (RecordedStreams.openTick), written for the
+ * replay host to open at once (openRecording with midTick). Never a saved recording.
+ */
+export function writeMidTickRecording(run: Run, path: string): { runId: number; ticks: number } {
+  const streams = run.streamsMidTick();
+  if (streams === null) throw new ProtocolError(`Step Back needs a recorded run: launch with record (run ${run.id} was not recorded)`, 'notRecorded');
+  writeRecordingFile(path, { meta: metaOf(run, streams), events: streams.events, gaps: streams.gaps, payload: streams.payload }, 1);
+  return { runId: run.id, ticks: streams.ticks };
+}
 /** A recording file read for the host: what it holds, and the launch it recorded. */
 export interface OpenedRecording {
   readonly info: RecordingInfo;
@@ -77,11 +97,14 @@ function savedLints(raw: unknown): Lint[] {
   return out;
 }
 
-export function openRecording(path: string): OpenedRecording {
+/** `midTick`: the file is a line replay's (writeMidTickRecording), and only such a file is. */
+export function openRecording(path: string, midTick = false): OpenedRecording {
   try {
     const rec = readRecordingFile(path);
+    const open = rec.meta.openTick === true;
+    if (open !== midTick) throw new RecordingError(open ? `${path} is the recording of a run stopped mid-tick (a line replay's), not a saved recording` : `${path} is not the recording of a run stopped mid-tick`);
     checkSources(rec.meta.sources, programSources(), path);
-    readRunLog(rec.events, rec.gaps, rec.payload, path);
+    readRunLog(rec.events, rec.gaps, rec.payload, path, open);
     const program = rec.meta.program;
     if (program.command !== undefined && program.target === undefined) {
       throw new RecordingError(`${path} was recorded by the coroscope CLI: replay it with \`coroscope replay ${path}\``);
@@ -94,7 +117,7 @@ export function openRecording(path: string): OpenedRecording {
     }
     const siteUrl = typeof program.siteUrl === 'string' ? program.siteUrl : null;
     const options: LaunchOptions = { ...launch.options, inspect: program.frames === true };
-    const streams: RecordedStreams = { events: rec.events, gaps: rec.gaps, payload: rec.payload, ticks: rec.meta.ticks, steps: rec.meta.steps, tasks: rec.meta.tasks, sockets: rec.meta.sockets };
+    const streams: RecordedStreams = { events: rec.events, gaps: rec.gaps, payload: rec.payload, ticks: rec.meta.ticks, steps: rec.meta.steps, tasks: rec.meta.tasks, sockets: rec.meta.sockets, openTick: open };
     return { info: infoOf(path, statSync(path).size, rec.meta), streams, target: launch.target, options, siteUrl, lints: savedLints(rec.meta.lints), awaitDetails: unpackAwaitDetails(rec.meta.awaitDetails) };
   } catch (e) {
     if (e instanceof RecordingError) throw new ProtocolError(`openRecording: ${e.message}`, 'badRecording');

@@ -15,8 +15,11 @@
 // most, none while the run's loop has work ready), so when the run ends its past is already
 // parked along it and the first seeks are short.
 //
+// traceTick runs one tick once more for the line replay (past-line-walk.ts): from a replay
+// paused right before it, with the replay host's line debugger on in that tick only.
+//
 // Invariants:
-// - Seeks are served one at a time, in the order asked; a seek never waits for a checkpoint
+// - Seeks (and traced ticks) are served one at a time, in the order asked; a seek never waits for a checkpoint
 //   being built (it holds it, or goes on with it when it is at or before its tick).
 // - A replay that diverges from the recording, or ends before the tick, fails the seek with
 //   the replay's own message; nothing is answered for a moment that was not reached, nor for
@@ -99,7 +102,8 @@ class ReplaySession {
     readonly recorder: TaskRecorder,
   ) {}
 
-  static start(source: RewindSource, reading: LogReading, tick: number): { session: ReplaySession; reached: Promise<void> } {
+  /** `beforeStart`: called with the replay's loop before the program starts on it (before its first tick). */
+  static start(source: RewindSource, reading: LogReading, tick: number, beforeStart?: (loop: EventLoop) => void): { session: ReplaySession; reached: Promise<void> } {
     let session: ReplaySession | null = null;
     const replay = new RunReplay(reading.log, reading.events, source.what, {
       frames: source.frames,
@@ -120,6 +124,7 @@ class ReplaySession {
     s.sliceStart = performance.now();
     let program: ReturnType<ReplayableProgram['start']>;
     try {
+      beforeStart?.(loop);
       program = source.program.start(loop);
     } catch (e) {
       s.fail(e);
@@ -315,6 +320,53 @@ export class RunRewind {
     this.buildCheckpoints();
   }
 
+  /**
+   * Runs tick `tick` of the recording once more for the line replay (line-replay-host.ts): a
+   * replay paused right before it (after tick - 1, from a checkpoint) goes on through that one
+   * tick with `tracing` given its loop first (the replay host's line debugger stops only in
+   * that loop), and null once the tick has run or failed. The tick may be the recording's
+   * open one (RecordedStreams.openTick), so the replay is dropped after it: it is never a
+   * moment shown nor a checkpoint. Served in turn with the seeks.
+   */
+  traceTick(tick: number, tracing: (loop: EventLoop | null) => void): Promise<void> {
+    this.seeking++;
+    this.building?.hold();
+    const job = this.queue.then(() => this.traceNow(tick, tracing));
+    this.queue = job.catch(() => undefined).finally(() => {
+      if (--this.seeking === 0) {
+        this.building?.release();
+        this.buildCheckpoints();
+      }
+    });
+    return job;
+  }
+
+  private async traceNow(tick: number, tracing: (loop: EventLoop | null) => void): Promise<void> {
+    let session: ReplaySession;
+    let reached: Promise<void>;
+    if (tick > 1) {
+      await this.seekNow(tick - 1);
+      session = this.viewedSession!;
+      this.viewedSession = null;
+      tracing(session.loop);
+      reached = session.advance(tick);
+    } else {
+      const started = ReplaySession.start(this.source, this.read(), tick, tracing);
+      session = started.session;
+      reached = started.reached;
+    }
+    this.sessions = this.sessions.filter((s) => s !== session);
+    try {
+      await reached;
+    } catch (e) {
+      if (e instanceof RecordingError) throw new ProtocolError(`replayLineTick: ${e.message}`, 'replayFailed');
+      throw new ProtocolError(`replayLineTick: the replay of ${this.source.what} through tick ${tick} failed: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
+    } finally {
+      tracing(null);
+      session.close();
+    }
+  }
+
   /** Ticks at which a replay is parked now (for tests and the bench). */
   parkedTicks(): number[] {
     return this.sessions.filter((s) => s.parked).map((s) => s.stoppedAt);
@@ -337,7 +389,7 @@ export class RunRewind {
     const ticks = this.source.ticks();
     if (this.reading !== null && this.reading.ticks >= ticks) return this.reading;
     const streams = this.source.streams();
-    this.reading = { ticks: streams.ticks, log: readRunLog(streams.events, streams.gaps, streams.payload, this.source.what), events: streams.events };
+    this.reading = { ticks: streams.ticks, log: readRunLog(streams.events, streams.gaps, streams.payload, this.source.what, streams.openTick === true), events: streams.events };
     return this.reading;
   }
 

@@ -113,6 +113,8 @@ export class Run {
   recording: RecordedStreams | null = null;
   /** The recording file this run was opened from (openRecording): a run that never ran here. */
   openedFrom: string | null = null;
+  /** The replay's loop running a tick for the line replay (replayLineTick): the line debugger may stop in it. */
+  tracedLoop: EventLoop | null = null;
   /** What the views show when not the present: a past tick, replayed (seekTick). */
   viewed: PastMoment | null = null;
   private rewind: RunRewind | null = null;
@@ -490,9 +492,14 @@ export class Run {
     return run;
   }
 
-  /** Ticks recorded so far (a ProtocolError for a run not recorded). */
+  /** The recording through the start of the tick running now (a live run stopped on a line); null: not recorded. */
+  streamsMidTick(): RecordedStreams | null {
+    return this.runRecorder?.streamsWithOpenTick() ?? null;
+  }
+
+  /** Ticks recorded so far (a ProtocolError for a run not recorded); a mid-tick recording's open tick is not one. */
   recordedTicks(method: string): number {
-    if (this.recording !== null) return this.recording.ticks;
+    if (this.recording !== null) return this.recording.openTick === true ? this.recording.ticks - 1 : this.recording.ticks;
     if (this.runRecorder !== null) return this.runRecorder.ticks;
     throw new ProtocolError(`${method}: run ${this.id} was not recorded: launch it with options.record (the extension's coroscope.record setting)`, 'notRecorded');
   }
@@ -522,7 +529,7 @@ export class Run {
 
   /** The moment the views show: null for the present. */
   viewedMoment(): ViewedMoment {
-    return { runId: this.id, tick: this.viewed?.tick ?? null, ticks: this.recording?.ticks ?? this.runRecorder?.ticks ?? 0 };
+    return { runId: this.id, tick: this.viewed?.tick ?? null, ticks: this.recording !== null ? this.recordedTicks('seekTick') : (this.runRecorder?.ticks ?? 0) };
   }
 
   /**
@@ -548,6 +555,20 @@ export class Run {
     const moment = this.viewedMoment();
     this.services.emit('viewedTick', moment);
     return moment;
+  }
+
+  /**
+   * The line replay (an opened mid-tick recording, line-replay-host.ts): runs tick `tick` of a
+   * replay once more, with `tracedLoop` set to its loop meanwhile; resolves once it has run.
+   */
+  async replayLineTick(tick: number): Promise<{ tick: number }> {
+    const ticks = this.recording?.ticks ?? 0;
+    if (this.recording?.openTick !== true || tick < 1 || tick > ticks) throw new ProtocolError(`replayLineTick: run ${this.id} is not a mid-tick recording with tick ${tick}`, 'badTick');
+    const rewind = this.rewindOf();
+    const job = this.seeks.then(() => rewind.traceTick(tick, (loop) => (this.tracedLoop = loop)));
+    this.seeks = job.catch(() => undefined);
+    await job;
+    return { tick };
   }
 
   /** The run's past, replayed on demand (created on first use). */

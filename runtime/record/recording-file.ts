@@ -35,6 +35,8 @@ export interface RecordingMeta {
   readonly lints?: unknown;
   /** What each suspension awaited in the task table's words (await-details.ts), for the timeline; unchecked here. */
   readonly awaitDetails?: unknown;
+  /** The last tick is open (RecordedStreams.openTick): the recording of a run stopped mid-tick, for a line replay; never a saved file. */
+  readonly openTick?: boolean;
 }
 
 export interface Recording {
@@ -50,10 +52,10 @@ function section(bytes: Uint8Array): Buffer[] {
   return [len, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)];
 }
 
-/** The file's bytes. */
-export function encodeRecording(rec: Recording): Buffer {
+/** The file's bytes; `level`: gzip's (a file written only to be read at once by another process takes 1). */
+export function encodeRecording(rec: Recording, level = 6): Buffer {
   const body = Buffer.concat([...section(Buffer.from(JSON.stringify(rec.meta), 'utf8')), ...section(rec.events), ...section(rec.gaps), ...section(rec.payload)]);
-  const packed = gzipSync(body, { level: 6 });
+  const packed = gzipSync(body, { level });
   const head = Buffer.alloc(MAGIC.length + 5);
   MAGIC.copy(head, 0);
   head[MAGIC.length] = FORMAT_VERSION;
@@ -119,11 +121,12 @@ function checkMeta(meta: unknown, name: string): RecordingMeta {
     if (!Number.isSafeInteger(m[key]) || (m[key] as number) < 0) bad(key);
   }
   if (typeof m.recordedAt !== 'string') bad('date');
+  if (m.openTick !== undefined && typeof m.openTick !== 'boolean') bad('open tick flag');
   return meta as RecordingMeta;
 }
 
-export function writeRecordingFile(path: string, rec: Recording): number {
-  const bytes = encodeRecording(rec);
+export function writeRecordingFile(path: string, rec: Recording, level?: number): number {
+  const bytes = encodeRecording(rec, level);
   writeFileSync(path, bytes);
   return bytes.length;
 }

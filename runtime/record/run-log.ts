@@ -402,9 +402,10 @@ export class RunLogDecoder {
     this.pos = r.pos;
   }
 
-  /** Checks that the log decoded so far is whole: its last tick ended, every socket byte used. */
-  finish(payload: Buffer): void {
-    if (this.ended !== this.ticks) throw new RecordingFormatError(`${this.what} is corrupt: the last tick never ends (event log byte ${this.pos})`);
+  /** Checks that the log decoded so far is whole: its last tick ended (or only started, `openTick`), every socket byte used. */
+  finish(payload: Buffer, openTick = false): void {
+    if (openTick && (this.ticks === 0 || this.ended !== this.ticks - 1)) throw new RecordingFormatError(`${this.what} is corrupt: it should end with the start of a tick (event log byte ${this.pos})`);
+    if (!openTick && this.ended !== this.ticks) throw new RecordingFormatError(`${this.what} is corrupt: the last tick never ends (event log byte ${this.pos})`);
     if (this.payloadAt !== payload.length) throw new RecordingFormatError(`${this.what} is corrupt: ${payload.length - this.payloadAt} socket bytes belong to no input (event log byte ${this.pos})`);
   }
 }
@@ -412,8 +413,12 @@ export class RunLogDecoder {
 const NO_INPUTS: readonly RecordedInput[] = [];
 const NO_READS: readonly number[] = [];
 
-/** Decodes and checks a recording's streams. `what` names the file in errors. */
-export function readRunLog(events: Uint8Array, gaps: Uint8Array, payload: Buffer, what: string): RunLog {
+/**
+ * Decodes and checks a recording's streams. `what` names the file in errors. `openTick`: the
+ * streams end with the start of a tick that was running when they were taken
+ * (RecordedStreams.openTick): its time and inputs are read, and `tickEnds` has one tick fewer.
+ */
+export function readRunLog(events: Uint8Array, gaps: Uint8Array, payload: Buffer, what: string, openTick = false): RunLog {
   const times: number[] = [];
   const offsets: number[] = [];
   const ends: number[] = [];
@@ -443,7 +448,7 @@ export function readRunLog(events: Uint8Array, gaps: Uint8Array, payload: Buffer
     what,
   );
   decoder.decode(events, payload);
-  decoder.finish(payload);
+  decoder.finish(payload, openTick);
   // Compact: most ticks have no inputs and no gap reads.
   const inputs = inputsBefore.map((list) => (list.length === 0 ? NO_INPUTS : list));
   const gapReadsBefore: number[][] = times.map(() => NO_READS as number[]);

@@ -68,6 +68,11 @@ export interface RecordedStreams {
   readonly steps: number;
   readonly tasks: number;
   readonly sockets: number;
+  /**
+   * The last tick is open: it had started when the streams were taken (a run stopped on a
+   * line, mid-tick), and only its time and the inputs before it are in them, none of its events.
+   */
+  readonly openTick?: boolean;
 }
 
 const loopsRecorded = new WeakSet<EventLoop>();
@@ -85,6 +90,9 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   private lastTickEnd = 0;
   private payloadAtTickEnd = 0;
   private ticksDone = 0;
+  /** While a tick runs: where its TICK record ends, and the payload bytes then (streamsWithOpenTick). */
+  private tickOpenedAt = -1;
+  private payloadAtTickOpen = 0;
   private attached = false;
   private readonly connections: RunRecorderOptions['connections'];
   private readonly afterTick: RunRecorderOptions['afterTick'];
@@ -145,6 +153,25 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     };
   }
 
+  /**
+   * While a tick runs (a run stopped on a line): the streams through the start of that tick,
+   * its time and the inputs fed before it included (openTick), so that a replay can run it
+   * too; between ticks, streamsSoFar().
+   */
+  streamsWithOpenTick(): RecordedStreams {
+    if (this.tickOpenedAt < 0) return this.streamsSoFar();
+    return {
+      events: Buffer.from(this.log.events.bytes().subarray(0, this.tickOpenedAt)),
+      gaps: Buffer.from(this.log.gaps.bytes()),
+      payload: Buffer.concat(this.log.payloads, this.log.payloadBytes).subarray(0, this.payloadAtTickOpen),
+      ticks: this.ticksDone + 1,
+      steps: this.log.steps,
+      tasks: this.taskCount,
+      sockets: this.socketCount,
+      openTick: true,
+    };
+  }
+
   /** The event log so far without a copy (a view that stays valid): read it only up to `upTo`, the end of the last complete tick. */
   eventsSoFar(): { readonly bytes: Buffer; readonly upTo: number } {
     return { bytes: this.log.events.bytes(), upTo: this.lastTickEnd };
@@ -176,6 +203,8 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   tickStart(_tick: number): void {
     this.flushStep();
     this.log.tick(this.clock.startTick());
+    this.tickOpenedAt = this.log.events.length;
+    this.payloadAtTickOpen = this.log.payloadBytes;
   }
 
   tickEnd(_tick: number, callbacksRun: number): void {
@@ -183,6 +212,7 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     this.log.tickEnd(callbacksRun);
     this.clock.endTick();
     this.lastTickEnd = this.log.events.length;
+    this.tickOpenedAt = -1;
     this.payloadAtTickEnd = this.log.payloadBytes;
     this.ticksDone++;
     this.afterTick?.(this.ticksDone);

@@ -10,6 +10,10 @@
 // `continueTo(later)` takes it on to a later tick. A replay of a live run's recording so far
 // can be given the longer recording later (`extend`) and go on into its new ticks.
 //
+// A recording taken mid-tick (RecordedStreams.openTick, a live run stopped on a line) ends
+// with the start of that tick: the replay runs it too, and checks the events up to the last
+// tick that ended.
+//
 // Invariants:
 // - The loop never waits while replayed: it asks the replay for each tick (loop.TickFeed).
 //   Asked for a tick the recording does not have, the replay throws ReplayDivergedError,
@@ -166,8 +170,11 @@ export class RunReplay implements TickFeed {
     this.compare(soFar.bytes.subarray(0, soFar.upTo));
   }
 
-  private compare(replayed: Uint8Array): void {
-    const upTo = this.fed === 0 ? 0 : this.fed >= this.log.times.length ? this.recordedEvents.length : this.log.tickEnds[this.fed - 1]!;
+  private compare(all: Uint8Array): void {
+    // An open last tick (RecordedStreams.openTick) has no recorded end: the check goes up to the last tick that ended.
+    const ended = Math.min(this.fed, this.log.tickEnds.length);
+    const upTo = ended === 0 ? 0 : this.fed >= this.log.times.length && this.log.tickEnds.length === this.log.times.length ? this.recordedEvents.length : this.log.tickEnds[ended - 1]!;
+    const replayed = this.fed > this.log.tickEnds.length ? all.subarray(0, upTo) : all;
     const expected = this.recordedEvents.subarray(0, upTo);
     const n = Math.min(replayed.length, expected.length);
     let at = 0;

@@ -58,6 +58,11 @@ test('bad params are refused with the method and the field named', () => {
   refused(() => parseHostRequest('seekTick', {}), 'badRequest', /^seekTick: params\.tick must be a number, got nothing/);
   refused(() => parseHostRequest('seekTick', { tick: 2.5 }), 'badRequest', /^seekTick: params\.tick must be an integer/);
   refused(() => parseHostRequest('timeline', { sinceTick: -1 }), 'badRequest', /^timeline: params\.sinceTick must be >= 0/);
+  const stop = { frames: [{ url: 'file:///a.js', functionLine: 1, functionColumn: 0, line: 2, column: 4 }], locals: [{ name: 'x', value: '1' }], locations: [{ url: 'file:///a.js', line: 2, column: 4 }] };
+  assert.deepEqual(parseHostRequest('pastLine', { tick: 3, taskId: 2, stop, move: 'back' }), { tick: 3, taskId: 2, stop, move: 'back' });
+  refused(() => parseHostRequest('pastLine', { tick: 3, taskId: 2, stop, move: 'sideways' }), 'badRequest', /^pastLine: params\.move must be 'back', 'leave', 'over', 'into' or 'out'/);
+  refused(() => parseHostRequest('pastLine', { tick: 3, taskId: 2, stop: { ...stop, frames: [{ url: 'a' }] }, move: 'back' }), 'badRequest', /^pastLine: params\.stop\.frames\[0\]\.functionLine must be a number/);
+  refused(() => parseHostRequest('openRecording', { path: 'a', midTick: 1 }), 'badRequest', /^openRecording: params\.midTick must be a boolean/);
   refused(() => parseHostRequest('pause', [1]), 'badRequest', /^pause: params must be an object, got an array/);
 });
 
@@ -66,5 +71,5 @@ test('an unknown method is refused as unknown, and only the protocol methods are
   refused(() => parseHostRequest('toString', {}), 'unknownMethod', /unknown method "toString"/);
   assert.equal(isHostMethodName('snapshot'), true);
   assert.equal(isHostMethodName('__proto__'), false);
-  assert.equal(Object.keys(HOST_PARAMS_PARSERS).length, 31);
+  assert.equal(Object.keys(HOST_PARAMS_PARSERS).length, 34);
 });

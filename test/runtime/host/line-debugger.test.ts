@@ -292,7 +292,7 @@ describe('line breakpoints and a replay of the past (bundle)', { skip: existsSyn
     assert.ok(!host.eventsOf('paused').some((p) => p.line !== undefined), 'no stop on a line');
   });
 
-  test('stopped on a line, a seek is refused with the reason (the past is replayed on the thread the stop holds)', async () => {
+  test("stopped on a line, a seek is served by the stop's replay host (the thread the stop holds replays nothing)", async () => {
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
     const launched = await host.rpc.request('launch', { target: { kind: 'demo', pages: 10, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
     const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
@@ -300,7 +300,10 @@ describe('line breakpoints and a replay of the past (bundle)', { skip: existsSyn
     const from = host.events.length;
     await host.rpc.request('continue', {});
     await host.waitFor('paused', (b) => b.line !== undefined, 15000, from);
-    await assert.rejects(host.rpc.request('seekTick', { tick: 1 }), (e: unknown) => e instanceof RemoteError && e.code === 'stoppedOnLine' && /stopped on a line/.test(e.message));
+    const moment = await host.rpc.request('seekTick', { tick: 1 });
+    assert.deepEqual([moment.runId, moment.tick], [launched.runId, 1]);
+    assert.equal((await host.rpc.request('snapshot', {})).tick, 1);
+    assert.equal((await host.rpc.request('seekTick', { tick: null })).tick, null);
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
     await host.rpc.request('continue', {});
     await host.waitFor('finished', (f) => f.runId === launched.runId, 30000, from);

@@ -239,3 +239,56 @@ test('one recording per loop, several loops at once; detach gives the loop its o
   loop.close();
   otherLoop.close();
 });
+
+test('a recording taken mid-tick (openTick) replays its open tick too: the inputs fed before it and its time are in it', async () => {
+  const { server, port } = await startLineServer();
+  // A program that, at its 3rd answer on socket a, takes the recording then (mid-tick, as a line stop does).
+  let taken: { streams: RecordedStreams; tick: number; answer: string } | null = null;
+  let onAnswer: (answer: string, tick: number) => void = () => undefined;
+  const probed = coroutine(function* probed(): Coroutine<void> {
+    const [reader, writer] = yield* openConnection('127.0.0.1', port);
+    for (let i = 0; i < 4; i++) {
+      writer.write(Buffer.from(`${'y'.repeat(i + 1)}\n`));
+      const answer = (yield* reader.readline()).toString().trim();
+      if (i === 2) onAnswer(answer, getRunningLoop().tickCount());
+    }
+    writer.close();
+  });
+  const rec = new RunRecorder();
+  const loop = new EventLoop({ clock: rec.clock });
+  rec.attach(loop);
+  onAnswer = (answer, tick) => (taken = { streams: rec.streamsWithOpenTick(), tick, answer });
+  try {
+    await loop.runUntilComplete(probed());
+  } finally {
+    rec.detach();
+    loop.close();
+    await new Promise((resolve) => server.close(resolve));
+  }
+  const mid = taken!;
+  assert.equal(mid.streams.openTick, true);
+  assert.equal(mid.streams.ticks, mid.tick);
+  // Without its flag the open tick is a corrupt log; with it, the tick is there to replay.
+  assert.throws(() => readRunLog(mid.streams.events, mid.streams.gaps, mid.streams.payload, 'mid.corotrace'), /the last tick never ends/);
+  const log = readRunLog(mid.streams.events, mid.streams.gaps, mid.streams.payload, 'mid.corotrace', true);
+  assert.equal(log.times.length, mid.tick);
+  assert.equal(log.tickEnds.length, mid.tick - 1);
+  let replayed: { answer: string; tick: number } | null = null;
+  onAnswer = (answer, tick) => (replayed ??= { answer, tick });
+  const r = new RunReplay(log, mid.streams.events, 'mid.corotrace', { stopAfterTick: mid.tick });
+  const again = new EventLoop({ clock: r.clock });
+  r.attach(again);
+  const stopped = new Promise<void>((resolve) => {
+    const check = setInterval(() => {
+      if (again.isPaused() || replayed !== null) {
+        clearInterval(check);
+        resolve();
+      }
+    }, 1);
+  });
+  void again.runUntilComplete(probed()).catch(() => undefined);
+  await stopped;
+  assert.deepEqual(replayed, { answer: mid.answer, tick: mid.tick });
+  r.checkSoFar();
+  r.detach();
+});

@@ -1,0 +1,121 @@
+// LineReplayHost: the past of one stop on a line, in the live runtime host's worker
+// (line-debug-worker.ts). The live main thread is held mid-tick on that line, so its past is
+// replayed elsewhere: a runtime host process of its own (this host's script, started with a
+// client pipe, so it has its own line debugger), forked at the first Step Back of the stop.
+// The live main thread writes the run's recording through the start of the stopped tick
+// (`__coroscopeLine.writeMidTick`, recordings.ts) to a temporary file; the replay host opens it
+// (openRecording midTick) and walks the stopped task's lines of that tick to the live stop
+// (pastLine, past-line-walk.ts), stopping on the line asked for.
+//
+// While a past line is shown, the line requests (lineStack, lineVariables, lineEvaluate) are
+// the replay host's; a step back or forward moves through the replayed lines (pastLine), and
+// reaching the live stop is the present again. A seek to a past tick (seekTick, e.g. a step
+// back from the task's first line of this step to its previous suspension) is also the
+// replay host's, and while one is viewed, so are the moment's queries (snapshot, taskDetail,
+// variables, graph, lints, evaluate); its `viewedTick` is told in the live run's id.
+//
+// Invariants: one replay host per live stop: the live worker ends it when the main thread
+// goes on (continue, a step, a run-changing request), at the next stop, and when the client
+// goes away; the replay host also ends when this process does (its IPC channel closes). The
+// network is never touched (the replay feeds the recorded inputs). The temporary file is
+// removed once the replay host has read it.
+
+import { fork, type ChildProcess } from 'node:child_process';
+import { unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { PROTOCOL_VERSION, type HostEvents, type HostMethods, type LineStepKind, type LineStopPrint, type PastLineLanding, type ViewedMoment } from '../../protocol/host-protocol';
+import { ProtocolError, RpcEndpoint } from '../../protocol/rpc';
+import { StreamTransport } from '../../protocol/stream-transport';
+
+/** The fd of the replay host's client pipe (as the extension starts a host). */
+const CLIENT_FD = 4;
+let files = 0;
+
+/** Queries answered for the viewed past tick while one is viewed. */
+export const MOMENT_QUERIES: ReadonlySet<string> = new Set(['snapshot', 'taskDetail', 'variables', 'graph', 'lints', 'evaluate']);
+
+/** The live stop the replay is of. */
+export interface LiveLineStop {
+  readonly runId: number;
+  readonly tick: number;
+  readonly taskId: number;
+  readonly print: LineStopPrint;
+}
+
+export class LineReplayHost {
+  /** A past line is shown (the replay host is stopped on it). */
+  pastLine = false;
+  /** A past tick is viewed (seekTick): the moment's queries are the replay host's. */
+  viewing = false;
+  private closed = false;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly endpoint: RpcEndpoint<HostMethods, Record<string, never>, HostEvents, Record<string, never>>,
+    readonly stop: LiveLineStop,
+    /** Ticks of the recording before the stopped one (the ticks a seek may go to). */
+    private readonly ticks: number,
+  ) {}
+
+  /**
+   * Forks the replay host and opens the live run's recording in it. `writeMidTick(path)`
+   * has the live main thread write it (a ProtocolError when the run was not recorded).
+   */
+  static async start(host: { script: string; execArgv: readonly string[] }, stop: Omit<LiveLineStop, 'runId'>, writeMidTick: (path: string) => Promise<{ runId: number; ticks: number }>): Promise<LineReplayHost> {
+    const path = join(tmpdir(), `coroscope-line-replay-${process.pid}-${++files}.corotrace`);
+    const written = await writeMidTick(path);
+    const child = fork(host.script, [`--client-fd=${CLIENT_FD}`], { execArgv: [...host.execArgv], stdio: ['ignore', 'ignore', 'ignore', 'ipc', 'pipe'], serialization: 'json' });
+    const endpoint = new RpcEndpoint<HostMethods, Record<string, never>, HostEvents, Record<string, never>>(new StreamTransport(child.stdio[CLIENT_FD] as Duplex));
+    const replay = new LineReplayHost(child, endpoint, { ...stop, runId: written.runId }, written.ticks - 1);
+    child.on('exit', () => endpoint.close('the line replay host exited'));
+    try {
+      await endpoint.request('hello', { client: 'line replay', protocolVersion: PROTOCOL_VERSION });
+      await endpoint.request('openRecording', { path, midTick: true });
+    } catch (e) {
+      replay.close();
+      throw new ProtocolError(`the line replay host did not start: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
+    } finally {
+      try {
+        unlinkSync(path);
+      } catch {
+        // Gone already.
+      }
+    }
+    return replay;
+  }
+
+  /** A move through the stopped task's replayed lines: back, forward ('over', 'into', 'out'), or 'leave' (the present again). */
+  async move(move: 'back' | 'leave' | LineStepKind): Promise<PastLineLanding> {
+    if (move === 'leave' && !this.pastLine) return { landed: 'present' };
+    this.viewing = false;
+    const landing = await this.endpoint.request('pastLine', { tick: this.stop.tick, taskId: this.stop.taskId, stop: this.stop.print, move });
+    this.pastLine = landing.landed === 'line';
+    return landing;
+  }
+
+  /** Moves the viewed moment to a past tick (null: the present), in the live run's words. */
+  async seek(tick: number | null): Promise<ViewedMoment> {
+    await this.move('leave');
+    if (tick === null) this.viewing = false;
+    else {
+      if (tick < 1 || tick > this.ticks) throw new ProtocolError(`seekTick: run ${this.stop.runId} has ticks 1..${this.ticks} recorded before the tick stopped in, not ${tick}`, 'badTick');
+      await this.endpoint.request('seekTick', { tick });
+      this.viewing = true;
+    }
+    return { runId: this.stop.runId, tick, ticks: this.ticks };
+  }
+
+  /** Asks the replay host (a line query at a past line, a moment's query at a past tick). */
+  request(method: string, params: unknown): Promise<unknown> {
+    return (this.endpoint.request as (m: string, p: unknown) => Promise<unknown>)(method, params);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.endpoint.close('the line replay ended');
+    this.child.kill();
+  }
+}

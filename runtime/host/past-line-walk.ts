@@ -1,0 +1,228 @@
+// PastLineWalk: in a line replay host (a runtime host the live host's worker started for one
+// stop on a line, line-replay-host.ts), the lines task `taskId` ran in tick `tick` up to that
+// live stop, replayed. The replay host has opened the live run's recording through the start
+// of that tick; each walk has its main thread run the tick once more (replayLineTick: from a
+// checkpoint to the tick before, then that tick, `traced`), stopping on breakpoints at every
+// break location of the functions on the live stop's chain, taken only while the task runs in
+// the traced tick. Each stop is a line of the step (past-lines.ts makes them entries).
+//
+// The first walk learns the entries, up to the live stop: matched by its frames' functions
+// and positions and by the innermost frame's locals (a line that runs again in a loop is the
+// live stop only with the same locals), and runs on to the tick's end. A step back walks again
+// and stops the main thread on the entry before (past-lines.ts: previousLine); from there, a
+// step forward goes on in the same walk to the next entry, or to the live stop: the present.
+//
+// Invariants:
+// - Exact or refused: an entry is shown only when the walk reached it, and each walk must pass
+//   the same entries as the first (else the replay diverged, and the move is refused with the
+//   reason); a tick that ends before the live stop is refused likewise.
+// - One walk at a time: the main thread is let go (breakpoints off) and its tick has ended
+//   before another walk starts.
+// - A landing is answered only once the main thread is stopped there (its frames are served).
+
+import type { LineStepKind, LineStopPrint, PastLineLanding, SourcePosition } from '../../protocol/host-protocol';
+import { ProtocolError } from '../../protocol/rpc';
+import type { CdpPaused, LineDebugger, WalkFrame } from './line-debugger';
+import { nextLine, previousLine, sameEntry, type PastLineEntry } from './past-lines';
+
+type Target = { kind: 'live' } | { kind: 'entry'; index: number };
+
+interface Walking {
+  readonly entries: PastLineEntry[];
+  target: Target;
+  settle: (outcome: 'reached' | Error) => void;
+}
+
+export class PastLineWalk {
+  private ids: Set<string> | null = null;
+  /** The entries of the step up to the live stop (the first walk's), and the live stop's index. */
+  private trace: PastLineEntry[] | null = null;
+  private live = -1;
+  /** The entry the main thread is stopped on (null: not stopped by the walk). */
+  private at: number | null = null;
+  private landedAt: SourcePosition | null = null;
+  private walking: Walking | null = null;
+  /** The traced tick under way (replayLineTick), until it has run to its end. */
+  private tickRun: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly dbg: LineDebugger,
+    /** Asks the main thread to run tick `tick` again, traced (replayLineTick). */
+    private readonly replayTick: (tick: number) => Promise<unknown>,
+    readonly tick: number,
+    readonly taskId: number,
+    readonly print: LineStopPrint,
+  ) {}
+
+  /** Whether this walk is of that live stop. */
+  isOf(tick: number, taskId: number, print: LineStopPrint): boolean {
+    return tick === this.tick && taskId === this.taskId && JSON.stringify(print.frames) === JSON.stringify(this.print.frames) && JSON.stringify(print.locals) === JSON.stringify(this.print.locals);
+  }
+
+  async move(move: 'back' | 'leave' | LineStepKind): Promise<PastLineLanding> {
+    if (move === 'leave') {
+      await this.release();
+      return { landed: 'present' };
+    }
+    if (this.trace === null) {
+      await this.walk({ kind: 'live' });
+      await this.release();
+    }
+    const trace = this.trace!;
+    if (move === 'back') {
+      const to = previousLine(trace, this.at ?? this.live);
+      await this.release();
+      if (to === null) return { landed: 'suspension' };
+      await this.walk({ kind: 'entry', index: to });
+      return { landed: 'line', line: this.landedAt };
+    }
+    if (this.at === null) throw new ProtocolError(`pastLine: ${move}: not on a past line`, 'badState');
+    const to = nextLine(trace, this.at, move, this.live);
+    if (to >= this.live) {
+      await this.release();
+      return { landed: 'present' };
+    }
+    await this.goOn(to);
+    return { landed: 'line', line: this.landedAt };
+  }
+
+  /** Lets the main thread go (breakpoints off) and waits for its traced tick to end. */
+  async release(): Promise<void> {
+    this.walking = null;
+    this.at = null;
+    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
+    if (this.dbg.isStopped()) await this.dbg.resume(false);
+    const run = this.tickRun;
+    this.tickRun = null;
+    await run;
+  }
+
+  /** Removes the walk's breakpoints (the replay host is ending or walks another stop). */
+  async dispose(): Promise<void> {
+    await this.release().catch(() => undefined);
+    this.dbg.setWalkHook(new Set(), null, null);
+    for (const id of this.ids ?? []) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
+    this.ids = null;
+    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
+  }
+
+  private async plant(): Promise<void> {
+    if (this.ids !== null) return;
+    const ids = new Set<string>();
+    const condition = `globalThis.__coroscopeLine.traced(${this.taskId})`;
+    const seen = new Set<string>();
+    for (const loc of this.print.locations) {
+      const key = `${loc.url}:${loc.line}:${loc.column}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      try {
+        const r = await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', { url: loc.url, lineNumber: loc.line, columnNumber: loc.column, condition });
+        ids.add(r.breakpointId);
+      } catch {
+        // A location set twice: one breakpoint does.
+      }
+    }
+    this.ids = ids;
+    this.dbg.setWalkHook(
+      ids,
+      (paused) => this.onHit(paused),
+      () => this.onStopped(),
+    );
+  }
+
+  /** Runs the traced tick and walks it to `target`; resolves once reached (stopped there, or the live stop learnt). */
+  private async walk(target: Target): Promise<void> {
+    await this.plant();
+    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
+    const outcome = new Promise<'reached' | Error>((resolve) => {
+      this.walking = { entries: [], target, settle: resolve };
+    });
+    const walking = this.walking!;
+    this.tickRun = this.replayTick(this.tick).then(
+      () => walking.settle(new ProtocolError(`the replay of tick ${this.tick} ran to its end without reaching ${this.describe(target)}: it is not the run that was recorded`, 'replayFailed')),
+      (e: unknown) => walking.settle(e instanceof Error ? e : new Error(String(e))),
+    );
+    const r = await outcome;
+    if (r instanceof Error) {
+      await this.release().catch(() => undefined);
+      throw r;
+    }
+  }
+
+  /** From the entry stopped on, on in the same walk to entry `index`. */
+  private async goOn(index: number): Promise<void> {
+    const walking = this.walking;
+    if (walking === null) throw new ProtocolError('pastLine: the walk has ended', 'badState');
+    const outcome = new Promise<'reached' | Error>((resolve) => {
+      walking.settle = resolve;
+    });
+    walking.target = { kind: 'entry', index };
+    this.at = null;
+    await this.dbg.resume(false);
+    const r = await outcome;
+    if (r instanceof Error) {
+      await this.release().catch(() => undefined);
+      throw r;
+    }
+  }
+
+  private describe(target: Target): string {
+    if (target.kind === 'entry') return `line ${target.index + 1} of the task's step`;
+    const top = this.print.frames[0];
+    return top === undefined ? 'the live stop' : `the live stop (${top.url.replace(/^file:\/\//, '')}, generated line ${top.line + 1})`;
+  }
+
+  private async onHit(paused: CdpPaused): Promise<'resume' | 'stop'> {
+    const walking = this.walking;
+    if (walking === null) return 'resume';
+    const frames = this.dbg.walkFrames(paused);
+    const top = frames[0];
+    if (top === undefined) return 'resume';
+    const entry: PastLineEntry = { chain: frames.map((f) => f.functionKey).reverse(), line: top.line };
+    const last = walking.entries[walking.entries.length - 1];
+    if (last === undefined || !sameEntry(last, entry)) {
+      const index = walking.entries.length;
+      walking.entries.push(entry);
+      const known = this.trace?.[index];
+      if (this.trace !== null && (known === undefined || !sameEntry(known, entry))) {
+        walking.settle(new ProtocolError(`the replay of tick ${this.tick} diverged: line ${index + 1} of the task's step was ${known?.line ?? 'none'} and is ${entry.line} now`, 'replayFailed'));
+        this.walking = null;
+        return 'resume';
+      }
+      if (walking.target.kind === 'entry' && walking.target.index === index) {
+        this.at = index;
+        const p = this.dbg.positionOfFrame(top.frame);
+        this.landedAt = p;
+        return 'stop';
+      }
+    }
+    if (walking.target.kind === 'live' && this.atLiveStop(frames) && (await this.sameLocals(top))) {
+      this.trace = walking.entries.slice();
+      this.live = walking.entries.length - 1;
+      walking.settle('reached');
+      this.walking = null;
+      await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
+    }
+    return 'resume';
+  }
+
+  /** The main thread is stopped on the walk's target: the landing is answered now. */
+  private onStopped(): void {
+    this.walking?.settle('reached');
+  }
+
+  private atLiveStop(frames: readonly WalkFrame[]): boolean {
+    const live = this.print.frames;
+    if (frames.length !== live.length) return false;
+    return frames.every((f, i) => {
+      const l = live[i]!;
+      const p = f.position;
+      return p.url === l.url && p.line === l.line && p.column === l.column && p.functionLine === l.functionLine && p.functionColumn === l.functionColumn;
+    });
+  }
+
+  private async sameLocals(top: WalkFrame): Promise<boolean> {
+    const locals = await this.dbg.localsOf(top.frame);
+    return JSON.stringify(locals) === JSON.stringify(this.print.locals);
+  }
+}

@@ -1,0 +1,140 @@
+// Step Back at a stop on a line (runtime/host/line-replay-host.ts, past-line-walk.ts): the live
+// host's main thread is held on a line of the crawler's fetch, mid-tick; lineStepBack shows the
+// lines the task ran before, replayed in a replay host process of its own, with the locals they
+// had then; lineStep goes forward through them to the live stop again; a seek to a past tick
+// is served there too; continue ends the replay host. A run not recorded is refused.
+// Runs against the bundle (the line debugger's worker and the replay host run the bundle).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { HostEvents } from '../../../protocol/host-protocol';
+import { RemoteError } from '../../../protocol/rpc';
+import { forkHost, ROOT, type HostClient } from './host-client';
+
+const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
+
+function lineOf(needle: string): number {
+  const i = readFileSync(CRAWLER, 'utf8').split('\n').findIndex((l) => l.includes(needle));
+  assert.ok(i >= 0, needle);
+  return i + 1;
+}
+
+/** The processes the host has started (the line replay host among them). */
+function childrenOf(pid: number): number[] {
+  let out = '';
+  try {
+    out = execFileSync('ps', ['--ppid', String(pid), '-o', 'pid='], { encoding: 'utf8' });
+  } catch {
+    // ps exits 1 when there are none.
+  }
+  return out.split('\n').map((l) => Number(l.trim())).filter((n) => n > 0);
+}
+
+async function stopAtBreakpoint(host: HostClient, record: boolean): Promise<HostEvents['paused']> {
+  const from = host.events.length;
+  await host.rpc.request('launch', { target: { kind: 'demo', pages: 20 }, options: { maxTasks: 2, stopOnEntry: true, record } });
+  const line = lineOf('let response: ClientResponse | null = null;');
+  await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
+  await host.rpc.request('continue', {});
+  const stop = await host.waitFor('paused', (b) => b.line !== undefined, 15000, from);
+  await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+  return stop;
+}
+
+/** A move and the `paused` it shows. */
+async function moved(host: HostClient, ask: () => Promise<unknown>): Promise<HostEvents['paused']> {
+  const from = host.events.length;
+  await ask();
+  return host.waitFor('paused', () => true, 15000, from);
+}
+
+async function locals(host: HostClient): Promise<Map<string, string>> {
+  const stack = await host.rpc.request('lineStack', {});
+  const scope = stack.frames[0]!.scopes.find((s) => s.name === 'Locals') ?? stack.frames[0]!.scopes[0]!;
+  const r = await host.rpc.request('lineVariables', { handle: scope.handle });
+  return new Map(r.variables.map((v) => [v.name, v.value]));
+}
+
+describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 120_000 }, () => {
+  let host: HostClient;
+  before(() => {
+    host = forkHost({ bundle: BUNDLE, pipe: true });
+  });
+  after(async () => {
+    await host.close();
+  });
+
+  test('back line by line with the locals of then, forward to the live stop again, a past tick at the first line, continue ends the replay', async () => {
+    const first = await stopAtBreakpoint(host, true);
+    const bpLine = first.line!.line;
+    // next, to the line of the `yield*` that gets the page (the retry loop's head between): `response` was assigned null since.
+    const getLine = lineOf('response = yield* this.session.get(url, NO_REDIRECTS);');
+    let live = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
+    for (let i = 0; i < 2 && live.line!.line !== getLine; i++) live = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
+    assert.equal(live.line!.line, getLine);
+    assert.equal((await locals(host)).get('response') ?? (await host.rpc.request('lineEvaluate', { expression: 'response' })).value, 'null');
+
+    // Back: the line before in fetch, replayed (the task's, in the same tick).
+    let from = host.events.length;
+    const back1 = await host.rpc.request('lineStepBack', {});
+    assert.equal(back1.landed, 'line');
+    let p = await host.waitFor('paused', () => true, 15000, from);
+    assert.equal(p.taskId, live.taskId);
+    assert.equal(p.tick, live.tick);
+    assert.ok(p.line!.line > bpLine && p.line!.line < live.line!.line, `${p.line!.line}`);
+    assert.match(p.description, /past line/);
+    const stack = await host.rpc.request('lineStack', {});
+    assert.deepEqual(stack.frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+    // Back again: the breakpoint's line, where `response` was not assigned yet.
+    from = host.events.length;
+    assert.equal((await host.rpc.request('lineStepBack', {})).landed, 'line');
+    p = await host.waitFor('paused', () => true, 15000, from);
+    assert.equal(p.line!.line, bpLine);
+    const then = await locals(host);
+    assert.equal(then.get('response'), 'undefined');
+    assert.match(then.get('url') ?? '', /^"http:\/\/127\.0\.0\.1:\d+\/"$/);
+    assert.equal((await host.rpc.request('lineEvaluate', { expression: 'depth + 1' })).value, '1');
+    assert.ok(childrenOf(host.child.pid!).length >= 1, 'a replay host runs');
+
+    // Forward: the past line after it, then the live stop (the present) again.
+    p = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
+    assert.match(p.description, /past line/);
+    assert.ok(p.line!.line > bpLine && p.line!.line < live.line!.line);
+    p = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
+    assert.doesNotMatch(p.description, /past line/);
+    assert.deepEqual(p.line, live.line);
+    assert.equal((await locals(host)).get('response') ?? (await host.rpc.request('lineEvaluate', { expression: 'response' })).value, 'null');
+
+    // Back to the breakpoint's line, then once more: the task's first line of this step (fetch resumed from its robots.txt wait): its previous suspension.
+    for (let i = 0; i < 2; i++) await moved(host, () => host.rpc.request('lineStepBack', {}));
+    assert.deepEqual(await host.rpc.request('lineStepBack', {}), { landed: 'suspension' });
+    // A past tick at a line stop: served by the replay host, told in the live run's words.
+    from = host.events.length;
+    const moment = await host.rpc.request('seekTick', { tick: live.tick - 1 });
+    assert.equal(moment.tick, live.tick - 1);
+    const told = await host.waitFor('viewedTick', () => true, 15000, from);
+    assert.equal(told.tick, live.tick - 1);
+    const snap = await host.rpc.request('snapshot', {});
+    assert.equal(snap.tick, live.tick - 1);
+    assert.ok(snap.tasks.some((t) => t.id === live.taskId && t.state === 'suspended'), JSON.stringify(snap.tasks.map((t) => [t.id, t.state])));
+    const present = await host.rpc.request('seekTick', { tick: null });
+    assert.equal(present.tick, null);
+    assert.equal((await host.rpc.request('snapshot', {})).tick, live.tick);
+
+    // Continue: the run goes on, the replay host ends.
+    await host.rpc.request('continue', {});
+    const deadline = Date.now() + 10_000;
+    while (childrenOf(host.child.pid!).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(childrenOf(host.child.pid!), []);
+    await host.rpc.request('stop', {});
+  });
+
+  test('a run not recorded is refused with the reason', async () => {
+    await stopAtBreakpoint(host, false);
+    await assert.rejects(host.rpc.request('lineStepBack', {}), (e: unknown) => e instanceof RemoteError && e.code === 'notRecorded' && /Step Back needs a recorded run: launch with record/.test(e.message));
+    await host.rpc.request('stop', {});
+  });
+});

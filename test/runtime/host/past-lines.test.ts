@@ -1,0 +1,60 @@
+// Where steps through a task step's replayed lines land (runtime/host/past-lines.ts): back to
+// the previous line of the same frame or to the caller's line, never to a callee's; forward
+// over, into and out, never past the live stop.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { nextLine, previousLine, sameEntry, type PastLineEntry } from '../../../runtime/host/past-lines';
+
+const at = (chain: string, line: number): PastLineEntry => ({ chain: chain.split('>'), line: `f.ts:${line}` });
+
+// work:10 calls fetch (lines 20, 21 calls get (30, 31), 22), then work:11 calls fetch again (20, 21 = the live stop).
+const step: PastLineEntry[] = [
+  at('work', 10), // 0
+  at('work>fetch', 20), // 1
+  at('work>fetch', 21), // 2
+  at('work>fetch>get', 30), // 3
+  at('work>fetch>get', 31), // 4
+  at('work>fetch', 22), // 5
+  at('work', 11), // 6
+  at('work>fetch', 20), // 7
+  at('work>fetch', 21), // 8: live
+];
+const LIVE = 8;
+
+test('a step back goes to the previous line of the same frame, over the lines of its callees', () => {
+  assert.equal(previousLine(step, LIVE), 7);
+  assert.equal(previousLine(step, 5), 2);
+  assert.equal(previousLine(step, 4), 3);
+});
+
+test("at the first line of a function a step back goes to the caller's line, not to an earlier call's lines", () => {
+  assert.equal(previousLine(step, 7), 6);
+  assert.equal(previousLine(step, 3), 2);
+  assert.equal(previousLine(step, 1), 0);
+  assert.equal(previousLine(step, 6), 0);
+});
+
+test("at the task's first line of the step there is no line before (its previous suspension is)", () => {
+  assert.equal(previousLine(step, 0), null);
+  // Resumed inside fetch: its first line has no line of the same frame or a caller before it.
+  assert.equal(previousLine([at('work>fetch', 21), at('work>fetch', 22)], 0), null);
+  assert.equal(previousLine([at('work>fetch>get', 31), at('work>fetch', 22)], 1), null);
+});
+
+test('forward: into the next line, over the callees, out to the caller; never past the live stop', () => {
+  assert.equal(nextLine(step, 2, 'into', LIVE), 3);
+  assert.equal(nextLine(step, 2, 'over', LIVE), 5);
+  assert.equal(nextLine(step, 3, 'out', LIVE), 5);
+  assert.equal(nextLine(step, 5, 'out', LIVE), 6);
+  assert.equal(nextLine(step, 7, 'over', LIVE), LIVE);
+  // The live stop is inside a callee of the line: stepping over it reaches the live stop first.
+  assert.equal(nextLine(step, 6, 'over', LIVE), LIVE);
+  assert.equal(nextLine(step, 6, 'out', LIVE), LIVE);
+});
+
+test('entries are the same line of the same chain', () => {
+  assert.ok(sameEntry(at('work>fetch', 20), at('work>fetch', 20)));
+  assert.ok(!sameEntry(at('work>fetch', 20), at('work>fetch', 21)));
+  assert.ok(!sameEntry(at('work>fetch', 20), at('work>get', 20)));
+  assert.ok(!sameEntry(at('work', 20), at('work>fetch', 20)));
+});
