@@ -30,8 +30,12 @@
 // for this session's steps, 'goto' otherwise). From a past tick, continue goes forward to the
 // next such stop, next to the next tick, step in to the task's next suspension, each back to
 // the present (the run's own stop, or running) when the recording has nothing before it;
-// step out is refused there. At a stop on a line (mid-tick) time travel is refused: the
-// recording holds ticks and suspensions, not lines.
+// step out is refused there. At a stop on a line (mid-tick) the host's line replay serves the
+// past (runtime/host/line-replay-host.ts): stepBack goes to the line the task ran before
+// (replayed, its frames and locals then), again and again, and at the task's first line of
+// this step to its previous suspension; from a past line next / step in / step out go forward
+// line by line, back to the live stop; continue goes on from the live stop; seeks (the panel's
+// scrubber, reverseContinue) are served alike.
 //
 // Lifecycle: launch starts the host and launches the run held before its first tick, then
 // sends `initialized`; the client sets breakpoints and exception filters and sends
@@ -1117,10 +1121,8 @@ export class CoroscopeSession extends LoggingDebugSession {
    */
   private travelTo(response: DebugProtocol.Response, threadId: number, reason: 'step' | 'goto', target: (now: number) => Promise<number | null>): void {
     this.serve(response, async () => {
+      // At a stop on a line too: the host's line replay serves the past while the stop holds the thread.
       const stop = this.currentStop;
-      if (stop?.line !== undefined) {
-        throw new Error(`${response.command}: not while stopped on a line (the loop is mid-tick; the recording holds ticks and suspensions, not lines): step to the task's next suspension or continue first`);
-      }
       const host = this.requireHost();
       if (this.viewedTick === null) await this.refreshTasks();
       const now = this.viewedTick ?? this.tasks.tick;
@@ -1170,6 +1172,10 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   protected override stepBackRequest(response: DebugProtocol.StepBackResponse, args: DebugProtocol.StepBackArguments): void {
     const threadId = args.threadId;
+    if (this.currentStop?.line !== undefined && this.viewedTick === null) {
+      this.stepBackAtLine(response, threadId);
+      return;
+    }
     this.travelTo(response, threadId, 'step', async (now) => {
       if (threadId >= LOOP_THREAD_ID) {
         if (now <= 1) throw new Error('Step Back: the recording starts at tick 1');
@@ -1179,6 +1185,46 @@ export class CoroscopeSession extends LoggingDebugSession {
       const tick = previousSuspension(lane, now);
       if (tick === null) throw new Error(`Step Back: ${lane.name} (#${threadId}) has no earlier suspension in the recording (created at tick ${lane.createdTick})`);
       return tick;
+    });
+  }
+
+  /**
+   * At a stop on a line (a live one, or a past line shown): the line the task ran before,
+   * replayed by the host's line replay (lineStepBack; its `paused` shows it); at the task's
+   * first line of this step, its previous suspension (a seek, as from a tick). The run must
+   * be recorded: asked first (its timeline), so a refusal is this request's error.
+   */
+  private stepBackAtLine(response: DebugProtocol.StepBackResponse, threadId: number): void {
+    this.serve(response, async () => {
+      const stop = this.currentStop!;
+      const host = this.requireHost();
+      const taskId = stop.taskId ?? threadId;
+      let lane: TimelineLane;
+      try {
+        lane = await this.laneOf(taskId, 'Step Back');
+      } catch (e) {
+        if (/not recorded/.test(message(e))) throw new Error(`Step Back needs a recorded run: launch with record (${message(e)})`);
+        throw e;
+      }
+      this.requestedThread = threadId;
+      this.resumed();
+      this.sendResponse(response);
+      try {
+        const landing = await host.endpoint.request('lineStepBack', {});
+        if (landing.landed !== 'suspension') return;
+        const tick = previousSuspension(lane, stop.tick);
+        if (tick === null) throw new Error(`${lane.name} (#${taskId}) has no earlier suspension in the recording (created at tick ${lane.createdTick})`);
+        this.presentStop = stop;
+        this.travel = { reason: 'step', threadId };
+        await host.endpoint.request('seekTick', { tick });
+      } catch (e) {
+        this.travel = null;
+        this.output(`Coroscope: stepBack failed: ${message(e)}`, 'stderr');
+        if (host.isAlive() && this.phase === 'running' && this.currentStop === null && this.viewedTick === null) {
+          this.currentStop = stop;
+          this.sendEvent(stoppedEvent(stop.reason, stop.threadId));
+        }
+      }
     });
   }
 

@@ -2,7 +2,9 @@
 // when"): a breakpoint on an ordinary (non-`yield*`) line of the crawler's fetch stops there;
 // the stack is the running task's real frames with their locals; next ×3; step in enters the
 // delegated generator of a `yield*`; step out comes back to fetch in the same task; continue
-// runs to the end. The same on the callbacks sample's hand-made loop, where the stack is the
+// runs to the end. Step Back at such a stop (a recorded launch) goes back line by line with
+// the locals of then, next comes forward to the live stop, and at the task's first line of the
+// step it goes to its previous suspension; a run not recorded refuses it. The same on the callbacks sample's hand-made loop, where the stack is the
 // loop's own callback frames. The other tasks stay listed as threads, with their stacks.
 
 import assert from 'node:assert/strict';
@@ -139,6 +141,91 @@ describe('line stepping through the standalone debug adapter', { timeout: 120_00
       assert.equal(back.frames[0]!.source?.path, CRAWLER_TS);
       const after = await localsOf(dap, back.frames[0]!.id);
       assert.match(after.get('response') ?? '', /ClientResponse/);
+      await continueToEnd(dap, CRAWLER_TS);
+    });
+  });
+
+  describe('Step Back at a line (a recorded launch, the default)', () => {
+    let dap: DapClient;
+    before(async () => {
+      dap = await start();
+    });
+    after(async () => {
+      await dap?.close();
+    });
+
+    /** Sends stepBack and waits for its `stopped`; returns the new top frames. */
+    const stepBack = async (threadId: number): Promise<DebugProtocol.StackFrame[]> => {
+      const from = dap.mark();
+      await dap.request('stepBack', { threadId });
+      const stopped = await dap.waitForEvent('stopped', { from });
+      assert.equal(stopped.body.reason, 'step');
+      assert.equal(Number(stopped.body.threadId), threadId);
+      return top(dap, threadId);
+    };
+
+    it('breakpoint on fetch → next ×2 → stepBack ×2 (the earlier lines, their locals then) → next back to the live stop → stepBack at the first line: the previous suspension → continue', async () => {
+      const line = lineOf(CRAWLER_TS, 'let response: ClientResponse | null = null;');
+      const getLine = lineOf(CRAWLER_TS, 'response = yield* this.session.get(url, NO_REDIRECTS);');
+      const { threadId } = await launchWithBreakpoint(dap, { crawl: 'demo', pages: 20, maxTasks: 2 }, CRAWLER_TS, line);
+      // The lines run (a line stopped on twice in a row, the loop's head, is one line).
+      const lines: number[] = [line];
+      const ran = (l: number): void => void (lines[lines.length - 1] !== l && lines.push(l));
+      let at = await step(dap, 'next', threadId);
+      ran(at.frames[0]!.line);
+      for (let i = 0; i < 2 && at.frames[0]!.line !== getLine; i++) {
+        at = await step(dap, 'next', threadId);
+        ran(at.frames[0]!.line);
+      }
+      assert.equal(at.frames[0]!.line, getLine);
+      assert.equal((await localsOf(dap, at.frames[0]!.id)).get('response'), 'null');
+
+      // Back, line by line: the lines fetch ran before, replayed, with the locals they had then.
+      let frames = await stepBack(threadId);
+      assert.equal(frames[0]!.line, lines[lines.length - 2], `lines ${lines.join(",")}`);
+      assert.deepEqual(frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+      for (let i = lines.length - 3; i >= 0; i--) frames = await stepBack(threadId);
+      assert.equal(frames[0]!.line, line);
+      const then = await localsOf(dap, frames[0]!.id);
+      assert.equal(then.get('response'), 'undefined', 'response as it was before its line ran');
+      assert.match(then.get('url') ?? '', /^"http:\/\/127\.0\.0\.1:\d+\/"$/);
+      const ev = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', { expression: 'depth + 1', frameId: frames[0]!.id, context: 'repl' });
+      assert.equal(ev.result, '1');
+
+      // Forward again, line by line, to the live stop (the present).
+      for (let i = 1; i < lines.length; i++) {
+        at = await step(dap, 'next', threadId);
+        assert.equal(at.frames[0]!.line, lines[i]);
+      }
+      assert.equal((await localsOf(dap, at.frames[0]!.id)).get('response'), 'null');
+
+      // At the task's first line of this step (fetch resumed from its robots.txt wait), a step back goes to its previous suspension.
+      for (let i = lines.length - 2; i >= 0; i--) frames = await stepBack(threadId);
+      assert.equal(frames[0]!.line, line);
+      const from = dap.mark();
+      await dap.request('stepBack', { threadId });
+      await dap.waitForEvent('stopped', { from });
+      const said = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
+      assert.match(said, /tick \d+ of \d+ \(replayed/);
+      // Continue: toward the present, the live stop; continue again: the run ends.
+      const back = dap.mark();
+      await dap.request('continue', { threadId });
+      await dap.waitForEvent('stopped', { from: back });
+      const live = await top(dap, threadId);
+      assert.equal(live[0]!.line, getLine);
+      await continueToEnd(dap, CRAWLER_TS);
+    });
+
+    it('a run not recorded refuses Step Back at a line with the reason', async () => {
+      await dap.close();
+      dap = await start();
+      const line = lineOf(CRAWLER_TS, 'let response: ClientResponse | null = null;');
+      const { threadId } = await launchWithBreakpoint(dap, { crawl: 'demo', pages: 20, maxTasks: 2, record: false }, CRAWLER_TS, line);
+      const r = await dap.requestRaw('stepBack', { threadId });
+      assert.equal(r.success, false);
+      assert.match(JSON.stringify(r.body), /Step Back needs a recorded run: launch with record/);
+      // The stop is still there.
+      assert.equal((await top(dap, threadId))[0]!.line, line);
       await continueToEnd(dap, CRAWLER_TS);
     });
   });
