@@ -15,7 +15,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
-import { debugViewRows, expandedViewPane, runCommand, screenshot, startDebugConfiguration, until } from './support/browser';
+import { clickRowAction, debugViewRows, expandedViewPane, runCommand, screenshot, startDebugConfiguration, until } from './support/browser';
 import { openWalkthrough, walkthroughStep } from './support/walkthrough';
 import { useWorkbenchSuite } from './support/workbench-suite';
 import { CRAWL_STEP_ID } from '../../extension/walkthrough';
@@ -107,8 +107,7 @@ describe('the coroscope debugger in VS Code (code-server)', { timeout: 240_000 }
     // worker-1 runs its first step (the row's own Step Into) and suspends in fetch, with frames.
     const worker1 = debugViewRows(p, 'debug-call-stack', /worker-1 \[/).first();
     await worker1.waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-    await worker1.hover();
-    await worker1.locator('.codicon-debug-step-into').first().click();
+    await clickRowAction(worker1, '.codicon-debug-step-into', STEP_TIMEOUT_MS);
     await until('worker-1 suspended', async () => /suspended/.test(await worker1.innerText()), STEP_TIMEOUT_MS);
     // Its first frame (work, in crawler.ts) selected.
     const workFrame = p.locator('.debug-call-stack .monaco-list-row').filter({ has: p.locator('.stack-frame') }).filter({ hasText: /^\s*work\s*crawler\.ts/ }).first();

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Frame, Locator, Page } from 'playwright-core';
-import { findWebviewFrame, launchBrowser, openWorkbench, runCommand, screenshot, until, waitForNotification, type Workbench } from './support/browser';
+import { clickRowAction, findWebviewFrame, launchBrowser, openWorkbench, runCommand, screenshot, until, waitForNotification, type Workbench } from './support/browser';
 import { runtimeHostPids, startCodeServer, type CodeServer } from './support/code-server';
 
 const projectRoot = resolve(__dirname, '..', '..');
@@ -275,8 +275,7 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     const labels: string[] = [];
     for (let i = 0; i < 3; i++) {
       const before = await loopRow.innerText();
-      await worker1Row.hover();
-      await worker1Row.locator('.codicon-debug-step-into').first().click();
+      await clickRowAction(worker1Row, '.codicon-debug-step-into', STEP_TIMEOUT_MS);
       await until('the loop to move', async () => (await loopRow.innerText()) !== before, STEP_TIMEOUT_MS);
       await until('worker-1 suspended', async () => /suspended/.test(await worker1Row.innerText()), STEP_TIMEOUT_MS);
       labels.push(await threadLabel(worker1Row));

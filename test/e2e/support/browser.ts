@@ -385,3 +385,16 @@ export function unexpectedExtensionErrors(errors: readonly string[], alsoExpecte
       !(alsoExpected !== undefined && alsoExpected.test(e)),
   );
 }
+
+/**
+ * Clicks one of a list row's hover actions (e.g. a Call Stack thread's `.codicon-debug-step-into`).
+ * The buttons show only while the row is hovered, and an update can re-render the row under a
+ * still mouse: it hovers again until the click is taken. A click that times out clicked
+ * nothing, so the action never runs twice.
+ */
+export async function clickRowAction(row: Locator, action: string, timeoutMs = 15_000): Promise<void> {
+  await until(`the row's ${action} button taken`, async () => {
+    await row.hover();
+    return row.locator(action).first().click({ timeout: 2_000 }).then(() => true, () => false);
+  }, timeoutMs);
+}
