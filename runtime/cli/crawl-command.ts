@@ -25,6 +25,7 @@ import { summarizeTasks } from '../inspect/task-summaries';
 import { cancelOriginLabel } from '../../protocol/cancel-origin-label';
 import { RunRecorder } from '../record/run-recorder';
 import { writeRecordingFile } from '../record/recording-file';
+import { packAwaitDetails } from '../record/await-details';
 import { programSources } from '../record/source-hashes';
 import type { CrawlCommand } from './args';
 import { crawlJson, progressLine } from './crawl-output';
@@ -104,13 +105,14 @@ function rootFailure(s: FetchStatistic): string {
 
 /** The crawl, recorded to `file` (a .corotrace with the crawl's options and the hashes of the sources). */
 async function recordCrawl(cmd: CrawlCommand, file: string, roots: string[]): Promise<CrawlOutcome> {
-  const recorder = new RunRecorder({ frames: cmd.inspect });
+  // With what each suspension awaited, in the task table's words: the timeline of the recording opened in the extension says them.
+  const recorder = new RunRecorder({ frames: cmd.inspect, awaitDetails: true });
   const outcome = await crawlWithCoroutines(cmd, roots, { clock: recorder.clock, attach: (loop) => recorder.attach(loop) });
   const streams = recorder.finish();
   // The replay crawls the same roots (the demo site's URL of this run), without the site.
   const program = { kind: 'crawl', frames: cmd.inspect, command: { ...cmd, roots, demo: false, record: null } };
   const bytes = writeRecordingFile(file, {
-    meta: { program, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString() },
+    meta: { program, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString(), awaitDetails: packAwaitDetails(recorder.awaitDetails ?? []) },
     events: streams.events,
     gaps: streams.gaps,
     payload: streams.payload,

@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeRecording, encodeRecording } from '../../../runtime/record/recording-file';
+import { decodeRecording, encodeRecording, readRecordingFile } from '../../../runtime/record/recording-file';
+import { unpackAwaitDetails } from '../../../runtime/record/await-details';
 
 const root = join(__dirname, '..', '..', '..');
 const cli = join(root, 'bin', 'coroscope.js');
@@ -29,6 +30,10 @@ test('crawl --demo --record, then replay: the same report, offline', () => {
   const rep = coroscope(['replay', file]);
   assert.equal(rep.status, 0, rep.stderr);
   assert.equal(rep.stdout, rec.stdout);
+  // What each suspension awaited, in the task table's words, is kept for the timeline.
+  const details = unpackAwaitDetails(readRecordingFile(file).meta.awaitDetails);
+  assert.ok(details !== null && details.length > 0);
+  assert.ok(details.some((d) => /^<Socket fd=\d+ .*raddr=127\.0\.0\.1:\d+>$/.test(d)), details.slice(0, 20).join(' | '));
 });
 
 test('replay --dump-tasks-at-tick N [--json]: the tasks, their stacks and locals at that tick', () => {
