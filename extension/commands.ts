@@ -64,6 +64,7 @@ export class CoroscopeServices implements vscode.Disposable {
       this.contextKeys.set('coroscope.running', status.phase === 'running' || status.phase === 'paused' || status.phase === 'starting');
       this.contextKeys.set('coroscope.paused', status.phase === 'paused');
       this.contextKeys.set('coroscope.recordingSavable', saveRefusal(status, s.run !== null) === null);
+      this.contextKeys.set('coroscope.debuggable', s.run?.isDebuggable() === true);
       refreshBar();
     });
     s.onSnapshot.on(refreshBar);
@@ -99,6 +100,7 @@ export class CoroscopeServices implements vscode.Disposable {
       this.contextKeys.set('coroscope.running', false);
       this.contextKeys.set('coroscope.paused', false);
       this.contextKeys.set('coroscope.recordingSavable', false);
+      this.contextKeys.set('coroscope.debuggable', false);
     });
     const offStart = runs.onDidStart.on((run) => output.line(`[coroscope] runtime host of run ${run.key} started (pid ${run.pid ?? '?'})`));
     const offEnd = runs.onDidEnd.on(({ run, exit }) => {
@@ -407,8 +409,9 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
     [COMMANDS.debugRun]: async () => {
       const s = services();
       const run = s.session.run;
-      if (run === null || !run.isLive()) {
-        void vscode.window.showInformationMessage('Coroscope: no run to debug: start one first (Coroscope: Run Crawl, or a sample).');
+      if (run === null || !run.isDebuggable()) {
+        const why = run !== null && run.phase === 'finished' ? 'the run has finished and was not recorded, so it has no past to step through (turn on the coroscope.record setting and run it again)' : 'start one first (Coroscope: Run Crawl, or a sample), or open a recording';
+        void vscode.window.showInformationMessage(`Coroscope: no run to debug: ${why}.`);
         return;
       }
       await guarded('Debug This Run', async () => {

@@ -4,6 +4,8 @@
 //   coroscope.paused       the live run's loop is paused
 //   coroscope.inspectorVisible  the inspector panel is visible
 //   coroscope.recordingSavable  the run shown has finished and was recorded (Save Recording…)
+//   coroscope.debuggable   a debugger can attach to the run shown (Debug This Run): it is live,
+//                          or it has finished and was recorded (an opened recording too)
 //   coroscope.stepped.<sample>  that tutorial sample ran paused and was stepped at least once,
 //                               or ran to its end with no task on the loop to step (the
 //                               walkthrough's completionEvents; see walkthrough.ts)
@@ -14,7 +16,7 @@
 import * as vscode from 'vscode';
 import type { SteppedContextKey, WORKER_STACK_SHOWN_KEY } from './walkthrough';
 
-export type ContextKey = 'coroscope.hostRunning' | 'coroscope.running' | 'coroscope.paused' | 'coroscope.inspectorVisible' | 'coroscope.recordingSavable' | typeof WORKER_STACK_SHOWN_KEY | SteppedContextKey;
+export type ContextKey = 'coroscope.hostRunning' | 'coroscope.running' | 'coroscope.paused' | 'coroscope.inspectorVisible' | 'coroscope.recordingSavable' | 'coroscope.debuggable' | typeof WORKER_STACK_SHOWN_KEY | SteppedContextKey;
 
 export class ContextKeys {
   private readonly values = new Map<ContextKey, boolean>();

@@ -275,6 +275,12 @@ export interface TimelineSegment {
   wokenBy?: Waker;
   /** Still going at the timeline's last tick (toTick is that tick): a later fetch gives it again, longer. */
   open?: boolean;
+  /**
+   * Suspended, in a run recorded with frames: the function names of its `yield*` chain, root
+   * first (the debugger's Step Out through the past). Only in a timeline asked for one task
+   * (`taskId`), so the panel's whole timeline stays small.
+   */
+  frames?: string[];
 }
 
 /** One task's lane. Ids are the run's task ids (a replay gives its tasks the recorded ids). */
@@ -549,8 +555,8 @@ export interface HostEvents {
   progress: CrawlProgress;
   /** Text for the output channel: the crawler's report, sample output, host log lines. */
   output: { category: 'stdout' | 'stderr' | 'log'; text: string };
-  /** The run ended. */
-  finished: { runId: number; ok: boolean; summary: string; error?: string };
+  /** The run ended; `stopped`: ended by a `stop` request (a view's Stop), not by its program. */
+  finished: { runId: number; ok: boolean; summary: string; error?: string; stopped?: boolean };
   /** Every view now shows this moment of the run (seekTick, openRecording): a past tick, or null for the present. */
   viewedTick: ViewedMoment;
 }

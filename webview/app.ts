@@ -436,7 +436,8 @@ export class App implements AppContext {
       stepTask: paused && selected !== undefined && (selected.state === 'suspended' || selected.state === 'scheduled'),
       continue: paused,
       stop: s.phase === 'running' || s.phase === 'paused',
-      debugRun: s.phase === 'running' || s.phase === 'paused',
+      // A finished run is debugged through its recording (stopped at its end, stepping back).
+      debugRun: s.phase === 'running' || s.phase === 'paused' || (s.phase === 'finished' && s.recorded === true),
     };
     for (const [k, b] of this.buttons) {
       if (k === 'runCrawl') b.classList.toggle('primary', !(running || paused));

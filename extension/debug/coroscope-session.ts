@@ -3,10 +3,11 @@
 // over stdio through standalone.ts) and the runtime host protocol to the runtime host of its
 // run: a Run of the RunRegistry it is given (extension/runs/), which it launches (`launch`:
 // a new Run, one host process) or attaches to (`attach`: a run another view launched, e.g.
-// the inspector panel's crawl). Every view of a run talks to the same host, so a pause, step
-// or continue asked by the panel reaches this session as the host's `paused`/`continued`
-// events and becomes DAP `stopped`/`continued`; the run stopped elsewhere ends the session
-// (`terminated`). Inline, the registry is the extension's; standalone, one of its own.
+// the inspector panel's crawl, or an opened recording). Every view of a run talks to the same
+// host, so a pause, step or continue asked by the panel reaches this session as the host's
+// `paused`/`continued` events and becomes DAP `stopped`/`continued`; the run stopped elsewhere
+// ends the session (`terminated`). Inline, the registry is the extension's; standalone, one of
+// its own.
 //
 // What it maps (the rules are in dap-mapping.ts): threads are tasks (plus the event loop),
 // stacks are reconstructed `yield*` chains with TypeScript positions, scopes are a frame's
@@ -30,20 +31,31 @@
 // for this session's steps, 'goto' otherwise). From a past tick, continue goes forward to the
 // next such stop, next to the next tick, step in to the task's next suspension, each back to
 // the present (the run's own stop, or running) when the recording has nothing before it;
-// step out is refused there. At a stop on a line (mid-tick) the host's line replay serves the
-// past (runtime/host/line-replay-host.ts): stepBack goes to the line the task ran before
-// (replayed, its frames and locals then), again and again, and at the task's first line of
-// this step to its previous suspension; from a past line next / step in / step out go forward
-// line by line, back to the live stop; continue goes on from the live stop; seeks (the panel's
-// scrubber, reverseContinue) are served alike.
+// step out to the first later suspension at which the current frame has returned, by the
+// frame chains the recording holds (or the task's end). At a stop on a line (mid-tick) the
+// host's line replay serves the past (runtime/host/line-replay-host.ts): stepBack goes to the
+// line the task ran before (replayed, its frames and locals then), again and again, and at the
+// task's first line of this step to its previous suspension; from a past line next / step in /
+// step out go forward line by line, back to the live stop; continue goes on from the live
+// stop; seeks (the panel's scrubber, reverseContinue) are served alike.
+//
+// The end of a recorded run (phase atEnd): when it finishes (its program ended, not a view's
+// Stop), a launch (`stopAtEnd`, on by default when `record` is) or an attach stays, stopped
+// at the end (reason 'end', on the loop's thread, every task listed as it ended), and goes
+// into the past from there as from any stop. Continue at the end ends the session (exited,
+// terminated); next / step in / step out / pause there are refused (nothing comes after it).
+// An attach to a finished run is accepted when it was recorded (an opened recording too) and
+// starts at the tick the views show (the end, or the scrubber's tick); a finished run without
+// a recording is refused with the reason. An opened recording's present is its last tick,
+// which is its end.
 //
 // Lifecycle: launch starts the host and launches the run held before its first tick, then
 // sends `initialized`; the client sets breakpoints and exception filters and sends
 // configurationDone; the launch is answered, and the run goes (or stays stopped on entry).
 // A sample with a loop of its own is held too: the host starts it only when told to go. A launch that fails ends
 // the session: an output with the reason, then `terminated`. The host's `finished` ends the
-// session (terminated). Attach joins a run another view launched (shown as it is: paused, with
-// its stop). Disconnect ends the run and its host process when the session launched it
+// session (exited, terminated) unless it stops at the end (above). Attach joins a run another
+// view launched (shown as it is: paused, with its stop, or at the past tick the views show). Disconnect ends the run and its host process when the session launched it
 // (answering only once it is gone), and only detaches (letting a paused run go, dropping this
 // session's breakpoints) when it attached; `terminateDebuggee` overrides either way.
 //
@@ -82,7 +94,7 @@ import {
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { CrawlProgress, HostEvents, HostMethods, LaunchTarget, LineFrameInfo, ProgramLoopState, SourcePosition, StopReason, TaskDetail, TimelineLane, Traceback, VariableInfo } from '../../protocol/host-protocol';
 import { programLoopScope, programLoopVariables, type ProgramLoopPart } from './program-loop-variables';
-import { nextOf, nextSuspension, previousOf, previousSuspension } from './time-travel';
+import { frameReturn, laneHasFrames, nextOf, nextSuspension, previousOf, previousSuspension } from './time-travel';
 import type { HostExit, HostProcess } from '../host-client/host-process';
 import { LINE_STEP_MODE_REQUEST, TASKS_CHANGED_EVENT, TASKS_REQUEST, TRACES_REQUEST, narrowLineStepMode, type TasksBody } from './custom-requests';
 import {
@@ -147,8 +159,8 @@ type VarRef =
   /** A part of a program loop of the line stop (programLoops' index). */
   | { kind: 'programLoop'; index: number; part: ProgramLoopPart };
 
-/** Why the session shows a stop: the host's reasons, or 'goto' for a past tick someone moved the views to. */
-type ShownReason = StopReason | 'goto';
+/** Why the session shows a stop: the host's reasons, 'goto' for a past tick someone moved the views to, 'end' for a recorded run's end. */
+type ShownReason = StopReason | 'goto' | 'end';
 
 interface StopInfo {
   /** Set when the host's main thread is stopped on this line (steps go by line then). */
@@ -160,7 +172,8 @@ interface StopInfo {
   description: string;
 }
 
-type Phase = 'idle' | 'launching' | 'running' | 'restarting' | 'finished' | 'disposed';
+/** atEnd: the recorded run has finished and the session stays, stopped at its end or a past tick of it (stopAtEnd, or an attach to a finished run). */
+type Phase = 'idle' | 'launching' | 'running' | 'restarting' | 'atEnd' | 'finished' | 'disposed';
 
 /** How long launch waits for configurationDone before letting the run go anyway. */
 const CONFIGURATION_TIMEOUT_MS = 10_000;
@@ -241,9 +254,22 @@ const FAILED_URL = /failed to fetch (\S+?): /;
 function stoppedEvent(reason: ShownReason, threadId: number, text?: string): DebugProtocol.StoppedEvent {
   const ev = new StoppedEvent(reason === 'cancelled' ? 'exception' : reason, threadId, text) as DebugProtocol.StoppedEvent;
   ev.body.allThreadsStopped = true;
-  const description = reason === 'goto' ? 'Paused at a replayed tick' : STOP_DESCRIPTIONS[reason];
+  const description = reason === 'goto' ? 'Paused at a replayed tick' : reason === 'end' ? undefined : STOP_DESCRIPTIONS[reason];
   if (description !== undefined) ev.body.description = description;
   return ev;
+}
+
+/** The `stopped` event of a stop shown again (the end's says what the end is). */
+function stoppedEventOf(stop: StopInfo): DebugProtocol.StoppedEvent {
+  const ev = stoppedEvent(stop.reason, stop.threadId);
+  if (stop.reason === 'end') ev.body.description = stop.description;
+  return ev;
+}
+
+/** The stop a finished recorded run shows at its end (its last tick), on the loop's thread. */
+function endStop(tick: number): StopInfo {
+  const description = `the run finished at tick ${tick}: Step Back or Reverse Continue to look at its past; Continue or Stop ends the session`;
+  return { reason: 'end', tick, taskId: undefined, threadId: LOOP_THREAD_ID, description };
 }
 
 export class CoroscopeSession extends LoggingDebugSession {
@@ -316,6 +342,8 @@ export class CoroscopeSession extends LoggingDebugSession {
   private travel: { reason: 'step' | 'goto'; threadId: number } | null = null;
   /** Ticks at which this session saw the run stop at a breakpoint or an exception. */
   private readonly stopTicks = new Set<number>();
+  /** In phase atEnd: how the run ended (null: it had ended before this session attached). */
+  private finishedRun: HostEvents['finished'] | null = null;
 
   constructor(options: CoroscopeSessionOptions) {
     super();
@@ -386,7 +414,19 @@ export class CoroscopeSession extends LoggingDebugSession {
   private nameOf = (taskId: number): string | undefined => this.tasks.tasks.get(taskId)?.name;
 
   private loopState(): LoopState {
-    return { tick: this.tasks.tick, paused: this.currentStop !== null || this.tasks.paused, running: this.phase !== 'finished' && this.host?.isAlive() === true };
+    // A finished run's past ticks show its loop as it was then, paused after the tick.
+    const running = this.phase === 'running' || (this.phase === 'atEnd' && !this.atTheEnd());
+    return { tick: this.tasks.tick, paused: this.currentStop !== null || this.tasks.paused, running: running && this.host?.isAlive() === true };
+  }
+
+  /** The session shows a run (live, or a finished recorded one it stays at): its events and stops count. */
+  private showsRun(): boolean {
+    return this.phase === 'running' || this.phase === 'atEnd';
+  }
+
+  /** At the end of a finished recorded run (its present; an opened recording's present is its last tick): nothing comes after. */
+  private atTheEnd(): boolean {
+    return this.phase === 'atEnd' && (this.viewedTick === null || this.viewedTick >= this.recordedTicks);
   }
 
   // --- initialize and launch ----------------------------------------------------------------
@@ -471,9 +511,11 @@ export class CoroscopeSession extends LoggingDebugSession {
   }
 
   /**
-   * Attaches to a run another view launched (the panel's crawl, another debug session's):
-   * `run` names it (its key in the registry); without it, the only live run. The run goes on
-   * as it is: if it is paused, the session shows that stop.
+   * Attaches to a run another view launched (the panel's crawl, another debug session's, an
+   * opened recording): `run` names it (its key in the registry); without it, the only one a
+   * debugger can attach to. A live run goes on as it is: if it is paused, the session shows
+   * that stop. A finished run is debugged through its recording (refused when it has none):
+   * the session starts stopped at the tick the views show (its end, or the scrubber's tick).
    */
   protected override attachRequest(response: DebugProtocol.AttachResponse, args: DebugProtocol.AttachRequestArguments): void {
     const key = attachRunKey(args);
@@ -485,38 +527,57 @@ export class CoroscopeSession extends LoggingDebugSession {
       response,
       async () => {
         if (this.run !== null) throw new Error('this session is already debugging a run');
-        const live = this.options.runs.live();
-        const describe = (r: Run): string => `${r.key}: ${r.title}`;
+        const candidates = this.options.runs.debuggable();
+        const describe = (r: Run): string => `${r.key}: ${r.title}${r.isLive() ? '' : ' (finished, recorded)'}`;
         let run: Run | undefined;
         if (key !== undefined) {
           run = this.options.runs.get(key);
-          if (run === undefined || !run.isLive()) {
-            throw new Error(`there is no live run ${key}${live.length > 0 ? ` (live runs: ${live.map(describe).join('; ')})` : ''}`);
+          if (run !== undefined && run.phase === 'finished' && !run.recorded) {
+            throw new Error(`run ${key} (${run.title}) has finished and was not recorded: it has no past to step through (run it again with recording on: the launch attribute "record", the coroscope.record setting)`);
           }
-        } else if (live.length === 1) {
-          run = live[0]!;
+          if (run === undefined || !run.isDebuggable()) {
+            throw new Error(`there is no run ${key} to debug${candidates.length > 0 ? ` (runs: ${candidates.map(describe).join('; ')})` : ''}`);
+          }
+        } else if (candidates.length === 1) {
+          run = candidates[0]!;
         } else {
           throw new Error(
-            live.length === 0
-              ? 'there is no run to attach to: start one first (Coroscope: Run Crawl, or a sample)'
-              : `several runs are live, say which with "run": ${live.map(describe).join('; ')}`,
+            candidates.length === 0
+              ? 'there is no run to attach to: start one first (Coroscope: Run Crawl, or a sample), or open a recording'
+              : `several runs are live (or finished and recorded), say which with "run": ${candidates.map(describe).join('; ')}`,
           );
         }
         this.bindRun(run, false);
         this.runId = run.runId;
-        this.phase = 'running';
-        this.startProgress(run.target, 'attached');
-        this.output(`Coroscope: attached to run ${run.key}, ${run.title} (runtime host pid ${this.hostPid ?? '?'})`);
+        const finished = run.phase === 'finished';
+        this.phase = finished ? 'atEnd' : 'running';
+        if (!finished) this.startProgress(run.target, 'attached');
+        this.output(`Coroscope: attached to run ${run.key}, ${run.title}${finished ? ', finished: its recording is replayed' : ''} (runtime host pid ${this.hostPid ?? '?'})`);
         await this.configuration();
         this.sendResponse(response);
         await this.refreshTasks().catch(() => undefined);
         this.sendEvent(new ThreadEvent('started', LOOP_THREAD_ID));
         const pause = run.phase === 'paused' ? run.lastPause : null;
-        if (pause !== null) this.onPaused(pause);
+        const viewed = run.viewedTick;
+        if (finished) this.currentStop = endStop(await this.recordedTickCount());
+        else if (pause !== null && viewed !== null) this.currentStop = this.stopOf(pause);
+        if (viewed !== null) {
+          // The views show a past tick (an opened recording's present is its last tick): so does the session.
+          this.onViewedTick({ runId: run.runId ?? -1, tick: viewed, ticks: this.recordedTicks });
+        } else if (finished) {
+          this.showEnd();
+        } else if (pause !== null) this.onPaused(pause);
         else this.tasksChanged();
       },
       ERR_LAUNCH,
     );
+  }
+
+  /** Ticks recorded (the timeline's count, asked without any lane: a finished run has none open). */
+  private async recordedTickCount(): Promise<number> {
+    const tl = await this.requireHost().endpoint.request('timeline', { sinceTick: Number.MAX_SAFE_INTEGER });
+    this.recordedTicks = tl.ticks;
+    return tl.ticks;
   }
 
   private async startHost(parsed: ParsedLaunch): Promise<void> {
@@ -587,6 +648,8 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.presentStop = null;
     this.travel = null;
     this.stopTicks.clear();
+    this.finishedRun = null;
+    this.recordedTicks = 0;
     const r = await run.launch(parsed.target, parsed.options, this.options.viewName ?? 'debugger');
     this.runId = r.runId;
     this.heldAtEntry = r.heldAtEntry;
@@ -628,13 +691,20 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   // --- host events -----------------------------------------------------------------------------
 
-  private onPaused(b: HostEvents['paused']): void {
-    // The hold at entry during launch is the adapter's own; release() decides what to show.
-    if (this.phase === 'launching' || this.phase === 'restarting') return;
+  /** The stop a host's `paused` shows (on the task's thread, or the one a step or pause was asked for). */
+  private stopOf(b: HostEvents['paused']): StopInfo {
     const threadId = b.taskId ?? this.requestedThread ?? LOOP_THREAD_ID;
     this.requestedThread = null;
     const stop: StopInfo = { reason: b.reason, tick: b.tick, taskId: b.taskId, threadId, description: b.description };
     if (b.line !== undefined) stop.line = b.line;
+    return stop;
+  }
+
+  private onPaused(b: HostEvents['paused']): void {
+    // The hold at entry during launch is the adapter's own; release() decides what to show.
+    if (this.phase === 'launching' || this.phase === 'restarting') return;
+    const stop = this.stopOf(b);
+    const threadId = stop.threadId;
     if (b.reason === 'breakpoint' || b.reason === 'exception' || b.reason === 'cancelled') this.stopTicks.add(b.tick);
     if (this.viewedTick !== null) {
       // The present stopped while the views show a past tick: kept for the way back.
@@ -678,10 +748,18 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   /** Every view of the run now shows a past tick (or the present again): this session shows it as a stop. */
   private onViewedTick(b: HostEvents['viewedTick']): void {
-    if (b.runId !== this.runId || this.phase !== 'running') return;
+    if (b.runId !== this.runId || !this.showsRun()) return;
     this.recordedTicks = b.ticks;
     const travel = this.travel;
     this.travel = null;
+    if (this.phase === 'atEnd' && b.tick !== null && b.tick >= b.ticks) {
+      // The last tick of a finished run (an opened recording's present) is its end.
+      this.viewedTick = b.tick;
+      this.presentStop = null;
+      this.tasks.clear();
+      this.showEnd();
+      return;
+    }
     if (b.tick === null) {
       if (this.viewedTick === null) return;
       this.viewedTick = null;
@@ -693,7 +771,7 @@ export class CoroscopeSession extends LoggingDebugSession {
       if (present !== null) {
         this.currentStop = present;
         this.tasks.paused = true;
-        this.sendEvent(stoppedEvent(present.reason, present.threadId));
+        this.sendEvent(stoppedEventOf(present));
       } else {
         this.currentStop = null;
         this.tasks.paused = false;
@@ -732,11 +810,58 @@ export class CoroscopeSession extends LoggingDebugSession {
       return;
     }
     if (this.phase === 'disposed') return;
-    this.phase = 'finished';
     this.endProgress(b.summary);
     this.output(`Coroscope: ${b.summary}${b.error !== undefined ? ` (${b.error})` : ''}`, b.ok ? 'console' : 'important');
-    this.sendEvent(new ExitedEvent(b.ok ? 0 : 1));
+    // A recorded run its program ended stays open at its end (a stop asked by a view ends the session).
+    const stopAtEnd = this.owned ? this.launchArgs?.stopAtEnd === true : this.run?.recorded === true;
+    if (stopAtEnd && b.stopped !== true && this.phase === 'running') {
+      this.phase = 'atEnd';
+      this.finishedRun = b;
+      void this.stayAtEnd();
+      return;
+    }
+    this.endSession(b.ok);
+  }
+
+  /** The run has ended: so does the session (exited with the run's outcome, then terminated). */
+  private endSession(ok: boolean): void {
+    this.phase = 'finished';
+    this.sendEvent(new ExitedEvent(ok ? 0 : 1));
     this.sendTerminated();
+  }
+
+  /** The run finished: the session stops at its end (or keeps the past tick shown, the end kept for the way forward). */
+  private async stayAtEnd(): Promise<void> {
+    const ticks = await this.recordedTickCount().catch(() => 0);
+    if (this.phase !== 'atEnd') return;
+    if (ticks === 0) {
+      // No tick recorded (a program that ran a loop of its own): no past to look at.
+      this.endSession(this.finishedRun?.ok ?? true);
+      return;
+    }
+    const end = endStop(ticks);
+    if (this.viewedTick !== null) {
+      this.presentStop = end;
+      this.output(`Coroscope: ${end.description}; the views show tick ${this.viewedTick}, replayed`);
+      return;
+    }
+    this.currentStop = end;
+    this.tasks.clear();
+    await this.refreshTasks().catch(() => undefined);
+    this.showEnd();
+  }
+
+  /** Shows the end of the finished run as the stop (currentStop becomes the end's). */
+  private showEnd(): void {
+    const end = endStop(this.recordedTicks);
+    this.invalidate();
+    this.resumed();
+    this.currentStop = end;
+    this.tasks.paused = true;
+    this.output(`Coroscope: ${end.description}`);
+    this.flushThreadEvents();
+    this.sendEvent(stoppedEventOf(end));
+    this.tasksChanged();
   }
 
   private sendTerminated(): void {
@@ -826,6 +951,8 @@ export class CoroscopeSession extends LoggingDebugSession {
       }
       const include = new Set<number>();
       if (this.currentStop?.taskId !== undefined) include.add(this.currentStop.taskId);
+      // At a finished run's end every task has ended: they are listed as they ended, to step back from.
+      if (this.atTheEnd()) for (const t of this.tasks.allTasks()) include.add(t.id);
       const threads = threadsOf(this.tasks.allTasks(), this.loopState(), include);
       if (this.failedUrl !== null && (await this.callbackStageTrace()) !== null) threads.push({ id: CALLBACK_THREAD_ID, name: callbackThreadName(this.failedUrl) });
       response.body = { threads };
@@ -1095,16 +1222,22 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.sendResponse(response);
     action(host).catch((e: unknown) => {
       this.output(`Coroscope: ${response.command} failed: ${message(e)}`, 'stderr');
-      if (resumes && previous !== null && host.isAlive() && this.phase === 'running') {
+      if (resumes && previous !== null && host.isAlive() && this.showsRun()) {
         // Nothing moved: show the same stop again.
         this.currentStop = previous;
-        this.sendEvent(stoppedEvent(previous.reason, previous.threadId));
+        this.sendEvent(stoppedEventOf(previous));
       }
     });
   }
 
   protected override continueRequest(response: DebugProtocol.ContinueResponse): void {
     response.body = { allThreadsContinued: true };
+    if (this.atTheEnd()) {
+      // Nothing comes after a finished run's end: Continue ends the session.
+      this.sendResponse(response);
+      this.endSession(this.finishedRun?.ok ?? true);
+      return;
+    }
     if (this.viewedTick !== null) {
       this.travelTo(response, this.currentStop?.threadId ?? LOOP_THREAD_ID, 'goto', async (now) => this.towardPresent(nextOf(await this.stopCandidates(), now)));
       return;
@@ -1125,7 +1258,8 @@ export class CoroscopeSession extends LoggingDebugSession {
       const stop = this.currentStop;
       const host = this.requireHost();
       if (this.viewedTick === null) await this.refreshTasks();
-      const now = this.viewedTick ?? this.tasks.tick;
+      // At a finished run's end: its last recorded tick (the loop's count may stop short of it).
+      const now = this.viewedTick ?? (stop?.reason === 'end' ? stop.tick : this.tasks.tick);
       const tick = await target(now);
       if (tick === null && this.viewedTick === null) throw new Error(`${response.command}: already at the present`);
       if (this.viewedTick === null) this.presentStop = stop;
@@ -1137,9 +1271,9 @@ export class CoroscopeSession extends LoggingDebugSession {
       } catch (e) {
         this.travel = null;
         this.output(`Coroscope: ${response.command} failed: ${message(e)}`, 'stderr');
-        if (stop !== null && host.isAlive() && this.phase === 'running') {
+        if (stop !== null && host.isAlive() && this.showsRun()) {
           this.currentStop = stop;
-          this.sendEvent(stoppedEvent(stop.reason, stop.threadId));
+          this.sendEvent(stoppedEventOf(stop));
         }
       }
     });
@@ -1236,7 +1370,15 @@ export class CoroscopeSession extends LoggingDebugSession {
     });
   }
 
+  /** Refuses a forward step at a finished run's end (nothing comes after it); true when refused. */
+  private refusedAtEnd(response: DebugProtocol.Response, what: string): boolean {
+    if (!this.atTheEnd()) return false;
+    this.fail(response, ERR_NOT_RUNNING, `${what}: the run finished at tick ${this.recordedTicks}, nothing comes after it: Step Back or Reverse Continue go into its past, Continue ends the session`, true);
+    return true;
+  }
+
   protected override pauseRequest(response: DebugProtocol.PauseResponse, args: DebugProtocol.PauseArguments): void {
+    if (this.refusedAtEnd(response, 'Pause')) return;
     this.execute(response, args.threadId, (h) => h.endpoint.request('pause', {}), false);
   }
 
@@ -1248,6 +1390,7 @@ export class CoroscopeSession extends LoggingDebugSession {
   }
 
   protected override nextRequest(response: DebugProtocol.NextResponse, args: DebugProtocol.NextArguments): void {
+    if (this.refusedAtEnd(response, 'Step Over')) return;
     if (this.viewedTick !== null) {
       this.travelTo(response, args.threadId, 'step', async (now) => this.towardPresent(now + 1));
       return;
@@ -1258,6 +1401,7 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   protected override stepInRequest(response: DebugProtocol.StepInResponse, args: DebugProtocol.StepInArguments): void {
     const taskId = args.threadId;
+    if (this.refusedAtEnd(response, 'Step Into')) return;
     if (this.viewedTick !== null) {
       this.travelTo(response, taskId, 'step', async (now) => (taskId >= LOOP_THREAD_ID ? this.towardPresent(now + 1) : this.towardPresent(nextSuspension(await this.laneOf(taskId, 'Step Into'), now))));
       return;
@@ -1267,8 +1411,16 @@ export class CoroscopeSession extends LoggingDebugSession {
   }
 
   protected override stepOutRequest(response: DebugProtocol.StepOutResponse, args: DebugProtocol.StepOutArguments): void {
+    if (this.refusedAtEnd(response, 'Step Out')) return;
     if (this.viewedTick !== null) {
-      this.fail(response, ERR_NOT_RUNNING, `Step Out: the views show tick ${this.viewedTick}, replayed; the recording holds suspensions, not frames returning: Step Into goes to the task's next suspension, Continue toward the present`, true);
+      // From a past tick: to the suspension where the current frame has returned (or the task's end), by the recorded frame chains.
+      const taskId = args.threadId;
+      this.travelTo(response, taskId, 'step', async (now) => {
+        if (taskId >= LOOP_THREAD_ID) return this.towardPresent(now + 1);
+        const lane = await this.laneOf(taskId, 'Step Out');
+        if (!laneHasFrames(lane)) throw new Error(`Step Out: the recording of ${lane.name} (#${taskId}) holds no frames (recorded without coroutine tracking, "inspect": false): Step Into goes to its next suspension`);
+        return this.towardPresent(frameReturn(lane, now));
+      });
       return;
     }
     if (this.stepLine(response, args.threadId, 'out')) return;
@@ -1452,7 +1604,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.serve(response, async () => {
       const h = this.host;
       this.sendResponse(response);
-      if (h === null || !h.isAlive() || this.phase === 'finished') {
+      if (h === null || !h.isAlive() || this.phase === 'finished' || this.phase === 'atEnd') {
         this.sendTerminated();
         return;
       }

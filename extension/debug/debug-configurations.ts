@@ -147,7 +147,7 @@ export const ATTACH_ATTRIBUTES = {
     run: {
       type: ['integer', 'string'],
       default: `\${command:${PICK_RUN_COMMAND}}`,
-      description: 'The run to debug: its number (the panel and "Coroscope: Debug This Run" name it), or "${command:coroscope.pickRun}" to pick one of the live runs. Without it: the only live run.',
+      description: 'The run to debug: its number (the panel and "Coroscope: Debug This Run" name it), or "${command:coroscope.pickRun}" to pick one of the runs (live, or finished and recorded: then stopped at the tick the views show, to step back through). Without it: the only such run.',
     },
   },
 } as const;
@@ -188,6 +188,11 @@ export const LAUNCH_ATTRIBUTES = {
     inspect: { type: 'boolean', default: true, description: 'Track coroutine frames (stacks, locals, line breakpoints). Off: only task summaries, for speed.' },
     record: { type: 'boolean', default: true, description: 'Record the run (clock, socket inputs, every task step) so Step Back, Reverse Continue and the panel\'s timeline can replay any past tick. Default: the coroscope.record setting (on).' },
     stopOnEntry: { type: 'boolean', default: false, description: 'Stop before the event loop\'s first tick.' },
+    stopAtEnd: {
+      type: 'boolean',
+      default: true,
+      description: 'When the recorded run finishes, stop at its last tick instead of ending the session: Step Back and Reverse Continue go through its past; Continue or Stop then ends the session. Ignored when "record" is off.',
+    },
     lineStepMode: {
       type: 'string',
       enum: ['stayWithTask', 'followLoop'],

@@ -12,6 +12,8 @@
 // - The host is always launched held at entry (`stopOnEntry: true` in the host's options):
 //   the adapter lets it go after configurationDone, once breakpoints are in place;
 //   `stopOnEntry` here is only whether the user wants to see that first stop.
+// - `stopAtEnd` (default: on) holds only for a recorded run: an unrecorded one has no past
+//   to look at once it has finished, so it ends its session as it finishes.
 
 import { isAbsolute, resolve } from 'node:path';
 import { crawlOptionProblem, type CrawlOptionName } from '../../protocol/crawl-option-bounds';
@@ -41,6 +43,8 @@ export interface CoroscopeLaunchArguments {
   inspect?: boolean;
   /** Stop before the first loop tick. */
   stopOnEntry?: boolean;
+  /** A recorded run that finishes stops at its end (Step Back into its past) instead of ending the session (default true). */
+  stopAtEnd?: boolean;
   /** Where a line step over a `yield*` that suspends lands: "stayWithTask" (the default) or "followLoop". */
   lineStepMode?: LineStepMode;
   /** Working directory of the runtime host (user modules are resolved against it). */
@@ -53,6 +57,8 @@ export interface ParsedLaunch {
   options: LaunchOptions;
   /** Whether the user asked to stop on entry. */
   stopOnEntry: boolean;
+  /** Whether the session stops at the run's end (a recorded run, unless `stopAtEnd: false`) rather than ending with it. */
+  stopAtEnd: boolean;
   /** Where line steps over a suspending `yield*` land (the host's setLineStepMode). */
   lineStepMode: LineStepMode;
   cwd: string | undefined;
@@ -179,7 +185,8 @@ export function parseLaunchArguments(raw: unknown, defaultCwd: string = process.
     options.record = optionalBoolean(f, 'record') ?? true;
     const lineStepMode = optionalString(f, 'lineStepMode') ?? 'stayWithTask';
     if (lineStepMode !== 'stayWithTask' && lineStepMode !== 'followLoop') return { error: `"lineStepMode" must be "stayWithTask" or "followLoop", got ${describe(lineStepMode)}` };
-    return { target, options, stopOnEntry: optionalBoolean(f, 'stopOnEntry') ?? false, lineStepMode, cwd, description };
+    const stopAtEnd = options.record && (optionalBoolean(f, 'stopAtEnd') ?? true);
+    return { target, options, stopOnEntry: optionalBoolean(f, 'stopOnEntry') ?? false, stopAtEnd, lineStepMode, cwd, description };
   } catch (e) {
     if (e instanceof LaunchArgumentError) return { error: e.message };
     throw e;

@@ -28,17 +28,22 @@ function activeModuleFile(): boolean {
   return doc !== undefined && doc.uri.scheme === 'file' && MODULE_LANGUAGES.has(doc.languageId);
 }
 
-/** Asks which live run to debug (none asked when there is one); undefined when there is none or the user cancels. */
+/** Asks which run to debug, of those a debugger can attach to (none asked when there is one); undefined when there is none or the user cancels. */
 async function pickRun(runs: RunRegistry): Promise<string | undefined> {
-  const live = runs.live();
-  if (live.length === 0) {
-    void vscode.window.showErrorMessage('Coroscope: there is no run to attach to: start one first (Coroscope: Run Crawl, or a sample).');
+  const candidates = runs.debuggable();
+  if (candidates.length === 0) {
+    void vscode.window.showErrorMessage('Coroscope: there is no run to attach to: start one first (Coroscope: Run Crawl, or a sample), or open a recording (a finished run can be debugged only when it was recorded).');
     return undefined;
   }
-  if (live.length === 1) return String(live[0]!.key);
+  if (candidates.length === 1) return String(candidates[0]!.key);
   const picked = await vscode.window.showQuickPick(
-    live.map((r) => ({ label: `Run ${r.key}: ${r.title}`, description: `${r.phase} · runtime host pid ${r.pid ?? '?'}`, detail: `shown by ${r.viewers().join(', ') || 'no view'}`, key: r.key })),
-    { title: 'Coroscope: debug which run?', placeHolder: 'a live run' },
+    candidates.map((r) => ({
+      label: `Run ${r.key}: ${r.title}`,
+      description: `${r.phase === 'finished' ? 'finished, recorded: step back through it' : r.phase} · runtime host pid ${r.pid ?? '?'}`,
+      detail: `shown by ${r.viewers().join(', ') || 'no view'}`,
+      key: r.key,
+    })),
+    { title: 'Coroscope: debug which run?', placeHolder: 'a live run, or a finished recorded one' },
   );
   return picked === undefined ? undefined : String(picked.key);
 }
@@ -68,7 +73,7 @@ class CoroscopeConfigurationProvider implements vscode.DebugConfigurationProvide
       if (pick === undefined) return undefined;
       out.sample = pick.label;
     }
-    // An attach without a run: the pick list (the only live run is taken without asking).
+    // An attach without a run: the pick list (the only run it can attach to is taken without asking).
     if (out.request === 'attach' && (out.run === undefined || out.run === '')) {
       const key = await pickRun(this.runs);
       if (key === undefined) return undefined;

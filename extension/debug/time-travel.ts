@@ -7,6 +7,12 @@
 // its stack and locals). Invariants: a step back lands strictly before the suspension the
 // task is in (or before `tick` when it is not suspended), a step forward strictly after
 // `tick`; null when the recording has no such tick.
+//
+// Step Out uses the frame chains a one-task timeline carries (`frames`, function names root
+// first, recorded at each suspension): the current frame has returned at the first later
+// suspension whose chain no longer starts with the current chain (shallower, or another
+// function in its place). A frame that returns and is replaced by a call of the same
+// function at the same depth before the task suspends again cannot be told from it by names.
 
 import type { TimelineLane } from '../../protocol/host-protocol';
 
@@ -46,4 +52,26 @@ export function nextOf(ticks: Iterable<number>, tick: number): number | null {
   let best: number | null = null;
   for (const t of ticks) if (t > tick && (best === null || t < best)) best = t;
   return best;
+}
+
+/** Whether the lane's suspensions carry their frame chains (the run was recorded with coroutine tracking). */
+export function laneHasFrames(lane: TimelineLane): boolean {
+  return lane.segments.some((s) => s.state === 'suspended' && s.frames !== undefined);
+}
+
+/**
+ * Where Step Out from `tick` lands: the first later suspension at which the frame the task
+ * was in right after `tick` (the innermost of its last suspension's chain) has returned, else
+ * the tick the task ended; null when the recording has neither (the task is still going).
+ * Before its first suspension the task is in its root frame: stepping out goes to its end.
+ */
+export function frameReturn(lane: TimelineLane, tick: number): number | null {
+  let current: readonly string[] = [];
+  for (const s of lane.segments) if (s.state === 'suspended' && s.fromTick <= tick) current = s.frames ?? [];
+  for (const s of lane.segments) {
+    if (s.state !== 'suspended' || s.fromTick <= tick) continue;
+    const frames = s.frames ?? [];
+    if (frames.length < current.length || current.some((name, i) => frames[i] !== name)) return s.fromTick;
+  }
+  return lane.endTick !== null && lane.endTick > tick ? lane.endTick : null;
 }

@@ -1,7 +1,8 @@
 // RunRegistry: every run of the extension, each on a runtime host process of its own (Run).
 // Views find runs here: the inspector panel (RunSession) starts or follows one, a debug
-// session launches one or attaches to one (by its key, or the only live one), the "Debug
-// This Run" command and the attach configuration's pick list list them. Nothing starts
+// session launches one or attaches to one (by its key, or the only one it can: live, or
+// finished and recorded), the "Debug This Run" command and the attach configuration's pick
+// list list them. Nothing starts
 // until a view asks (start()).
 //
 // Invariants:
@@ -88,9 +89,14 @@ export class RunRegistry {
     return [...this.runs.values()].sort((a, b) => a.key - b.key);
   }
 
-  /** Runs launched and not finished (what a debugger can attach to), oldest first. */
+  /** Runs launched and not finished, oldest first. */
   live(): Run[] {
     return this.list().filter((r) => r.isLive());
+  }
+
+  /** What a debugger can attach to: the live runs and the finished recorded ones, oldest first. */
+  debuggable(): Run[] {
+    return this.list().filter((r) => r.isDebuggable());
   }
 
   /** Ends every host and refuses new starts. */

@@ -11,12 +11,14 @@
 //   alone (RunSession checks `viewers()`).
 // - `phase` follows the host's events for the current run only (a `finished` of a replaced
 //   run is ignored); `lastPause` is the stop in force while `phase` is 'paused', so a view
-//   attaching mid-run shows the same stop as the others.
+//   attaching mid-run shows the same stop as the others; `viewedTick` is the past tick every
+//   view shows (the host's last `viewedTick` event of the current run), so a view attaching
+//   shows that moment too.
 // - When the last view detaches, the host process ends (nobody could see or stop it).
 // - stop() ends the run and the host for every view; views hear `onDidEnd`.
 // - No `vscode` import: the debug adapter (inline and standalone) and tests use it as it is.
 
-import type { CancelRequester, HostEvents, HostMethods, LaunchOptions, LaunchTarget, RecordingInfo } from '../../protocol/host-protocol';
+import type { CancelRequester, HostEvents, HostMethods, LaunchOptions, LaunchTarget, RecordingInfo, ViewedMoment } from '../../protocol/host-protocol';
 import { Emitter } from '../emitter';
 import type { HostEndpoint, HostExit, HostProcess } from '../host-client/host-process';
 
@@ -66,6 +68,8 @@ export class Run {
   lastPause: HostEvents['paused'] | null = null;
   /** The view that launched the current run. */
   launchedBy: string | null = null;
+  /** The host's last viewedTick event (it may come before the launch or openRecording that caused it is answered). */
+  private lastViewed: ViewedMoment | null = null;
   /** Any change of phase, target or viewers. */
   readonly onDidChange = new Emitter<Run>();
   readonly onDidEnd = new Emitter<HostExit>();
@@ -91,6 +95,9 @@ export class Run {
       if (this.phase !== 'paused') return;
       this.lastPause = null;
       this.setPhase('running');
+    });
+    ep.on('viewedTick', (b) => {
+      this.lastViewed = b;
     });
     ep.on('finished', (b) => {
       if (this.phase === 'launching') this.finishedEarly.add(b.runId);
@@ -125,6 +132,17 @@ export class Run {
   /** True when the run is recorded (its timeline can be shown, sought and saved). */
   get recorded(): boolean {
     return this.recording !== null || this.options?.record === true;
+  }
+
+  /** The past tick every view of the current run shows (an opened recording's last tick when at its present); null: the present. */
+  get viewedTick(): number | null {
+    const v = this.lastViewed;
+    return v !== null && v.runId === this.runId ? v.tick : null;
+  }
+
+  /** A debugger can attach: the run is live, or it has finished and was recorded (its past is stepped through). */
+  isDebuggable(): boolean {
+    return this.isLive() || (this.phase === 'finished' && this.recorded);
   }
 
   /** True from a launch until the run finishes (running, paused, or still launching). */
@@ -198,6 +216,7 @@ export class Run {
     this.runId = null;
     this.siteUrl = undefined;
     this.lastPause = null;
+    this.lastViewed = null;
     this.finishedEarly.clear();
     this.setPhase('launching');
     let answer: T;

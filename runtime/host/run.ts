@@ -299,6 +299,7 @@ export class Run {
     this.loop.setObserver(null);
     this.variables.clear();
     const body: HostEvents['finished'] = { runId: this.id, ok: ok && !this.stopping, summary: this.stopping ? `stopped: ${summary}` : summary };
+    if (this.stopping) body.stopped = true;
     if (error !== undefined && !(error instanceof CancelledError && this.stopping)) body.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     this.services.emit('finished', body);
   }

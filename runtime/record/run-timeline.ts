@@ -15,16 +15,31 @@
 //   segment ends at the tick its await was completed; the next running one is the tick after).
 // - timeline(since) gives every lane that changed after `since` (or is still open), with the
 //   segments that changed after it: a suffix of the lane's segments, from index segmentsFrom.
+// - A suspended segment keeps the SITE record it began with (the decoder's interned string,
+//   nothing copied); its frame chain goes out as `frames` only in one task's timeline (`taskId`).
 
 import type { CancelOrigin, Timeline, TimelineLane, TimelineMark, TimelineSegment, Waker } from '../../protocol/host-protocol';
 import { Outcome, RunLogDecoder, WokenBy, type RunLogVisitor } from './run-log';
 import type { SocketInputKind } from '../socket';
 
+/** A segment as built: a suspended one keeps the SITE record it began with ('queue.get @ a>b>c', frames root first). */
+interface BuiltSegment extends TimelineSegment {
+  site?: string;
+}
+
+/** The protocol's copy of a built segment: its frames only for a one-task timeline. */
+function segmentOut(built: BuiltSegment, withFrames: boolean): TimelineSegment {
+  const { site, ...segment } = built;
+  const cut = withFrames && site !== undefined ? site.indexOf(' @ ') : -1;
+  if (cut >= 0) segment.frames = site!.slice(cut + 3).split('>');
+  return segment;
+}
+
 /** A lane as built: the protocol's lane plus what is still open. */
 interface LaneState {
-  readonly lane: TimelineLane;
+  readonly lane: TimelineLane & { segments: BuiltSegment[] };
   /** The open segment (not yet in lane.segments), null once the task ended. */
-  open: TimelineSegment | null;
+  open: BuiltSegment | null;
   /** The last tick at which anything of the lane changed. */
   changed: number;
   /** The tick each segment of lane.segments last changed at (only the last one ever changes, or new ones come). */
@@ -75,8 +90,9 @@ export class RunTimeline implements RunLogVisitor {
       let i = all.length;
       while (i > 0 && s.segChanged[i - 1]! > since) i--;
       // Copies: the last one may still grow.
-      const segments = all.slice(i).map((x) => ({ ...x }));
-      if (s.open !== null) segments.push({ ...s.open, toTick: Math.max(s.open.fromTick, this.lastTick), open: true });
+      const withFrames = taskId !== undefined;
+      const segments = all.slice(i).map((x) => segmentOut(x, withFrames));
+      if (s.open !== null) segments.push({ ...segmentOut(s.open, withFrames), toTick: Math.max(s.open.fromTick, this.lastTick), open: true });
       lanes.push({ ...s.lane, segmentsFrom: i, segments });
     }
     let m = this.marks.length;
@@ -138,6 +154,7 @@ export class RunTimeline implements RunLogVisitor {
     else {
       s.open = { fromTick: this.lastTick, toTick: this.lastTick, state: 'suspended', awaiting: kind };
       if (detail !== '') s.open.awaitDetail = detail;
+      if (cut >= 0) s.open.site = site;
     }
   }
 
@@ -203,7 +220,7 @@ export class RunTimeline implements RunLogVisitor {
     }
   }
 
-  private push(s: LaneState, segment: TimelineSegment): void {
+  private push(s: LaneState, segment: BuiltSegment): void {
     s.lane.segments.push(segment);
     s.segChanged.push(this.lastTick);
   }

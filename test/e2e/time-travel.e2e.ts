@@ -7,8 +7,8 @@
  * URL it fetches in its locals); "Who woke this?" goes to the tick its wait was completed;
  * "Coroscope: Save Recording…" writes a .corotrace; in a fresh window (a new page of the same
  * code-server) with the demo site gone, "Coroscope: Open Recording…" shows the same timeline;
- * and in the debugger, launched from the coroscope configuration, Step Back moves back a
- * suspension.
+ * and in the debugger, Step Back moves back a suspension: "Coroscope: Debug This Run" on the
+ * finished crawl (stopped at its end), and a session launched from the coroscope configuration.
  *
  * Every wait is for what the screen shows (locators, the panel's own state), never a sleep.
  *
@@ -210,6 +210,51 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     await scrubberLabel(frame).filter({ hasText: `Viewing tick ${woken} of` }).waitFor({ timeout: STEP_TIMEOUT_MS });
     await frame.locator('.run-detail', { hasText: `viewing tick ${woken} of` }).waitFor();
     // Back to the present: the finished run again.
+    await frame.locator('[data-action="back-to-present"]').click();
+    await scrubberLabel(frame).filter({ hasText: /the present/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
+  });
+
+  step('"Coroscope: Debug This Run" on the finished crawl stops at its end, and Step Back moves worker-1 back a suspension at a time', async () => {
+    const p = page();
+    // The panel's tab forward (the palette's Debug This Run debugs the run it shows; a source
+    // the debugger opens may cover it, its tab brings it back).
+    const inspectorTab = p.locator('.tabs-container .tab', { hasText: 'Coroscope Inspector' }).first();
+    const showInspector = (): Promise<Frame> =>
+      until('the inspector in front', async () => {
+        await inspectorTab.click();
+        return findWebviewFrame(p, PANEL, 3_000).catch(() => undefined);
+      }, STEP_TIMEOUT_MS);
+    let frame = await showInspector();
+    await scrubberLabel(frame).filter({ hasText: /the present/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    const end = await shownTick(frame);
+    await runCommand(p, 'Coroscope: Debug This Run');
+    const rows = (text: RegExp): Locator => p.locator('.debug-call-stack .monaco-list-row').filter({ hasText: text });
+    // Stopped at the end: the loop has finished, every worker is listed as it ended.
+    await rows(/event loop \[finished\]/).first().waitFor({ timeout: STEP_TIMEOUT_MS });
+    const worker1Row = rows(/worker-1 \[/).first();
+    await worker1Row.waitFor({ timeout: STEP_TIMEOUT_MS });
+    const label = async (): Promise<string> => /worker-1 \[[^\]]*\]/.exec((await worker1Row.innerText()).replace(/\s+/g, ' '))?.[0] ?? '';
+    assert.match(await label(), /worker-1 \[(cancelled|done)/);
+    // worker-1's thread focused (its row), then the toolbar's Step Back.
+    await worker1Row.click();
+    const stepBack = p.locator('.debug-toolbar .action-item .codicon-debug-step-back').first();
+    await stepBack.waitFor({ timeout: STEP_TIMEOUT_MS });
+    await stepBack.click();
+    await until('worker-1 back at its last suspension', async () => /worker-1 \[suspended/.test(await label()), STEP_TIMEOUT_MS);
+    frame = await showInspector();
+    await scrubberLabel(frame).filter({ hasText: /Viewing tick \d+ of \d+ \(past\)/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    const last = await shownTick(frame);
+    assert.ok(last < end, `worker-1's last suspension (tick ${last}) is before the end (${end})`);
+    // Once more: the suspension before it, an earlier tick in every view.
+    await worker1Row.click();
+    await stepBack.click();
+    await until('the views at worker-1\'s suspension before', async () => (await shownTick(await showInspector())) < last, STEP_TIMEOUT_MS);
+    assert.match(await label(), /worker-1 \[suspended/);
+    await screenshot(p, 'time-travel-debug-finished-run');
+    // Detached (an attach's Stop leaves the run), the panel back at the present.
+    await runCommand(p, 'Debug: Disconnect');
+    await p.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
+    frame = await showInspector();
     await frame.locator('[data-action="back-to-present"]').click();
     await scrubberLabel(frame).filter({ hasText: /the present/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
   });

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient, processExists } from './dap-client';
+import { DapClient, continueThroughEnd, processExists } from './dap-client';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 const MAX_TASKS = 10;
@@ -508,9 +508,7 @@ describe('the standalone debug adapter on a user\'s program', { timeout: 60_000 
     const locals = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: scopes[0]!.variablesReference });
     const names = locals.variables.map((v) => v.name);
     assert.ok(names.includes('tasks') && names.includes('total'), names.join(', '));
-    mark = dap.mark();
-    await dap.request('continue', { threadId: mainThread });
-    await dap.waitForEvent('terminated', { from: mark });
+    await continueThroughEnd(dap, mainThread);
     assert.match(dap.outputText(), /total 21/);
     await dap.request('disconnect', {});
   });
@@ -601,9 +599,7 @@ describe('the standalone debug adapter: what it does not support, failed launche
       assert.equal(stopped.body.reason, 'entry');
       await new Promise((r) => setTimeout(r, 500));
       assert.equal(dap.events.filter((e) => e.event === 'terminated').length, 0, 'the held sample ran anyway');
-      const from = dap.mark();
-      await dap.request('continue', { threadId: Number(stopped.body.threadId) });
-      await dap.waitForEvent('terminated', { from, timeoutMs: 60_000 });
+      await continueThroughEnd(dap, Number(stopped.body.threadId));
       await dap.request('disconnect', {});
     });
   }

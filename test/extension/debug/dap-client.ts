@@ -276,3 +276,21 @@ export function processExists(pid: number): boolean {
     return true;
   }
 }
+
+/**
+ * Lets a run go to its end and ends its session: a recorded run stops there (reason 'end') and
+ * Continue at the end ends the session (terminated); a run with no tick recorded (a program
+ * that runs a loop of its own) ends it at once.
+ */
+export async function continueThroughEnd(dap: DapClient, threadId: number, timeoutMs = 60_000): Promise<void> {
+  let from = dap.mark();
+  await dap.request('continue', { threadId });
+  const end = await dap.waitForEvent('stopped', { from, timeoutMs, predicate: (b) => b.reason === 'end', failOn: ['terminated'] }).catch((e: unknown) => {
+    if (dap.events.slice(from).some((x) => x.event === 'terminated')) return null;
+    throw e;
+  });
+  if (end === null) return;
+  from = dap.mark();
+  await dap.request('continue', { threadId: Number(end.body.threadId) });
+  await dap.waitForEvent('terminated', { from, timeoutMs });
+}

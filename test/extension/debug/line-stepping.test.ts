@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient } from './dap-client';
+import { DapClient, continueThroughEnd } from './dap-client';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 const CALLBACKS_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'callback-fetcher.ts');
@@ -83,9 +83,7 @@ async function localsOf(dap: DapClient, frameId: number): Promise<Map<string, st
 
 async function continueToEnd(dap: DapClient, file: string): Promise<void> {
   await dap.request('setBreakpoints', { source: { path: file }, breakpoints: [] });
-  const from = dap.mark();
-  await dap.request('continue', { threadId: 0 });
-  await dap.waitForEvent('terminated', { from, timeoutMs: 60_000 });
+  await continueThroughEnd(dap, 0);
 }
 
 describe('line stepping through the standalone debug adapter', { timeout: 120_000 }, () => {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TimelineLane, TimelineSegment } from '../../../protocol/host-protocol';
-import { nextOf, nextSuspension, previousOf, previousSuspension } from '../../../extension/debug/time-travel';
+import { frameReturn, laneHasFrames, nextOf, nextSuspension, previousOf, previousSuspension } from '../../../extension/debug/time-travel';
 
 function lane(segments: TimelineSegment[]): TimelineLane {
   return { taskId: 3, name: 'worker-1', parentId: 1, createdTick: 1, endTick: null, endState: null, segmentsFrom: 0, segments };
@@ -44,5 +44,42 @@ describe('time travel in a recording', () => {
     assert.equal(previousOf([40, 7, 22], 7), null);
     assert.equal(nextOf(new Set([40, 7, 22]), 22), 40);
     assert.equal(nextOf([40, 7, 22], 40), null);
+  });
+
+  // A worker: its loop (root) awaits the queue, then fetch > get reads twice, fetch > text
+  // reads once, then back at the queue; it ends at 30.
+  const fetching = { ...lane([
+    { fromTick: 1, toTick: 1, state: 'scheduled' },
+    { fromTick: 2, toTick: 2, state: 'running' },
+    { fromTick: 2, toTick: 4, state: 'suspended', awaiting: 'queue.get', frames: ['work'] },
+    { fromTick: 5, toTick: 5, state: 'running' },
+    { fromTick: 5, toTick: 7, state: 'suspended', awaiting: 'socket.read', frames: ['work', 'fetch', 'get', 'read'] },
+    { fromTick: 8, toTick: 8, state: 'running' },
+    { fromTick: 8, toTick: 10, state: 'suspended', awaiting: 'socket.read', frames: ['work', 'fetch', 'get', 'read'] },
+    { fromTick: 11, toTick: 11, state: 'running' },
+    { fromTick: 11, toTick: 13, state: 'suspended', awaiting: 'socket.read', frames: ['work', 'fetch', 'text', 'read'] },
+    { fromTick: 14, toTick: 14, state: 'running' },
+    { fromTick: 14, toTick: 29, state: 'suspended', awaiting: 'queue.get', frames: ['work'] },
+    { fromTick: 30, toTick: 30, state: 'running' },
+  ]), endTick: 30, endState: 'cancelled' as const };
+
+  it('a step out goes to the first later suspension where the current frame has returned, else the task\'s end', () => {
+    assert.equal(laneHasFrames(fetching), true);
+    assert.equal(laneHasFrames(worker), false);
+    // In read (under get): the next read is a new call at the same depth under the same
+    // frames (indistinguishable by names); text's read shows get has returned.
+    assert.equal(frameReturn(fetching, 5), 11);
+    assert.equal(frameReturn(fetching, 9), 11);
+    // Scheduled at 7 after the first read: still in that read.
+    assert.equal(frameReturn(fetching, 7), 11);
+    // In text's read: fetch returns before the queue.
+    assert.equal(frameReturn(fetching, 12), 14);
+    // In the root frame: out of it is the task's end.
+    assert.equal(frameReturn(fetching, 3), 30);
+    assert.equal(frameReturn(fetching, 20), 30);
+    // Before its first suspension: the root frame too.
+    assert.equal(frameReturn(fetching, 1), 30);
+    // Still going at the end of the recording: nothing later yet.
+    assert.equal(frameReturn(worker, 17), null);
   });
 });

@@ -1,11 +1,11 @@
 // The timeline of a recorded run, on a virtual clock: who woke whom and when (a task through a
-// queue, a timer), cancels and failures marked, tick times in ms, and an incremental timeline
-// that merges to the whole one.
+// queue, a timer), cancels and failures marked, tick times in ms, an incremental timeline
+// that merges to the whole one, and the frame chains of a one-task timeline.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventLoop } from '../../../runtime/loop';
 import { VirtualClock } from '../../../runtime/clock';
-import { coroutine } from '../../../runtime/coroutine';
+import { coroutine, setCoroutineTracking } from '../../../runtime/coroutine';
 import { sleep } from '../../../runtime/sleep';
 import { Queue } from '../../../runtime/queue';
 import { getRunningLoop } from '../../../runtime/running-loop';
@@ -175,4 +175,40 @@ test('with the recorder\'s await details, each suspended segment says what it aw
   const bare = new RunTimeline('main');
   bare.update(streams.events);
   assert.ok(bare.timeline(1, 0, false).lanes.every((l) => l.segments.every((s) => s.awaitDetail === undefined)));
+});
+
+const inner = coroutine(function* inner(): Coroutine<void> {
+  yield* sleep(1);
+});
+const middle = coroutine(function* middle(): Coroutine<void> {
+  yield* inner();
+  yield* sleep(1);
+});
+const outer = coroutine(function* outer(): Coroutine<void> {
+  yield* middle();
+  yield* sleep(1);
+});
+
+test('a one-task timeline of a run recorded with frames gives each suspension its frame chain; the whole timeline does not', async () => {
+  const rec = new RunRecorder({ clock: new VirtualClock(), frames: true });
+  const loop = new EventLoop({ clock: rec.clock });
+  setCoroutineTracking(true);
+  rec.attach(loop);
+  try {
+    const task = loop.createTask(outer(), { name: 'outer' });
+    await loop.runUntilComplete(task);
+    const tl = new RunTimeline('frames');
+    tl.update(rec.finish().events);
+    const suspended = (l: TimelineLane): Array<string[] | undefined> => l.segments.filter((s) => s.state === 'suspended').map((s) => s.frames);
+    assert.deepEqual(suspended(lane(tl.timeline(1, 0, false, task.id), 'outer')), [
+      ['outer', 'middle', 'inner', 'sleep'],
+      ['outer', 'middle', 'sleep'],
+      ['outer', 'sleep'],
+    ]);
+    assert.deepEqual(suspended(lane(tl.timeline(1, 0, false), 'outer')), [undefined, undefined, undefined]);
+  } finally {
+    setCoroutineTracking(false);
+    rec.detach();
+    loop.close();
+  }
 });

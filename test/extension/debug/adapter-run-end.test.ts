@@ -1,0 +1,292 @@
+// The end of a recorded run in the debug adapter, with real DAP messages and real runtime
+// hosts. Standalone over stdio: a recorded demo crawl that finishes stops at its end (reason
+// 'end', its workers listed as they ended) instead of terminating; Step Back goes into its past;
+// Step Out at a past tick lands at the first suspension where the worker's current frame has
+// returned (by the recorded frame chains); Continue goes forward to the end again, and
+// Continue at the end ends the session (exited, terminated); forward steps at the end are
+// refused. `stopAtEnd: false` ends the session as the run finishes. Inline, on a registry
+// shared with the panel's RunSession: an attach to the panel's finished recorded crawl starts
+// stopped at its end (or at the tick the panel's scrubber shows) and steps back; so does an
+// attach to an opened recording; an attach to a finished run that was not recorded is refused
+// with the reason.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
+import { TASKS_REQUEST, type TasksBody } from '../../../extension/debug/custom-requests';
+import { RunSession } from '../../../extension/run-session';
+import { RunRegistry } from '../../../extension/runs/run-registry';
+import { ADAPTER_SCRIPT, HOST_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
+import { DapClient } from './dap-client';
+import { until } from '../wait-until';
+
+const DEMO = { type: 'coroscope', request: 'launch', name: 'demo', crawl: 'demo', pages: 12, demoLatency: 'instant', maxTasks: 3 };
+const END = /^the run finished at tick (\d+): Step Back or Reverse Continue to look at its past; Continue or Stop ends the session$/;
+
+async function initialize(dap: DapClient): Promise<void> {
+  await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+}
+
+/** A launch as VS Code does it: launch, initialized, configurationDone, the launch's response. */
+async function launch(dap: DapClient, args: Record<string, unknown>): Promise<void> {
+  const launched = dap.request('launch', args);
+  await dap.waitForEvent('initialized');
+  await dap.request('setExceptionBreakpoints', { filters: [] });
+  await dap.request('configurationDone');
+  await launched;
+}
+
+/** An attach as VS Code does it. */
+async function attach(dap: DapClient, run: number): Promise<void> {
+  const from = dap.mark();
+  const attached = dap.request('attach', { type: 'coroscope', request: 'attach', name: 'attach', run });
+  await dap.waitForEvent('initialized', { from });
+  await dap.request('configurationDone');
+  await attached;
+}
+
+/** The end stop after event index `from`, and the tick it names. */
+async function endStop(dap: DapClient, from: number): Promise<{ threadId: number; tick: number }> {
+  const stopped = await dap.waitForEvent('stopped', { from, timeoutMs: 60_000, failOn: ['terminated'] });
+  assert.equal(stopped.body.reason, 'end', JSON.stringify(stopped.body));
+  const m = END.exec(String(stopped.body.description));
+  assert.ok(m !== null, String(stopped.body.description));
+  return { threadId: Number(stopped.body.threadId), tick: Number(m[1]) };
+}
+
+/** The tick the adapter said it shows (its console line for a replayed tick) after event index `from`. */
+function shownTick(dap: DapClient, from: number): number {
+  const lines = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output));
+  const m = lines.map((l) => /tick (\d+) of \d+ \(replayed/.exec(l)).filter((x) => x !== null).at(-1);
+  assert.ok(m !== undefined, `no replayed tick announced: ${lines.join('')}`);
+  return Number(m[1]);
+}
+
+async function threads(dap: DapClient): Promise<DebugProtocol.Thread[]> {
+  return (await dap.request<DebugProtocol.ThreadsResponse['body']>('threads')).threads;
+}
+
+async function worker1(dap: DapClient): Promise<number> {
+  const t = (await threads(dap)).find((x) => /^worker-1 \[/.test(x.name));
+  assert.ok(t !== undefined, (await threads(dap)).map((x) => x.name).join(', '));
+  return t.id;
+}
+
+async function stackOf(dap: DapClient, threadId: number): Promise<DebugProtocol.StackFrame[]> {
+  return (await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId, startFrame: 0, levels: 100 })).stackFrames;
+}
+
+/** The names of the task's `yield*` chain, root first (the frames between its 'awaiting' label and its creation). */
+async function chainOf(dap: DapClient, threadId: number): Promise<string[]> {
+  const frames = await stackOf(dap, threadId);
+  const start = frames.findIndex((f) => f.name.startsWith('awaiting '));
+  assert.ok(start >= 0, frames.map((f) => f.name).join(' | '));
+  const end = frames.findIndex((f, i) => i > start && f.presentationHint === 'label');
+  return frames
+    .slice(start + 1, end < 0 ? frames.length : end)
+    .map((f) => f.name)
+    .reverse();
+}
+
+async function steps(dap: DapClient, taskId: number): Promise<number> {
+  const body = await dap.request<TasksBody>(TASKS_REQUEST);
+  const task = body.tasks.find((t) => t.id === taskId);
+  assert.ok(task !== undefined, `task #${taskId} is listed`);
+  return task.steps;
+}
+
+/** Steps back on the thread and returns the tick shown. */
+async function stepBack(dap: DapClient, threadId: number): Promise<number> {
+  const from = dap.mark();
+  await dap.request('stepBack', { threadId });
+  const stopped = await dap.waitForEvent('stopped', { from });
+  assert.deepEqual([stopped.body.reason, stopped.body.threadId], ['step', threadId]);
+  return shownTick(dap, from);
+}
+
+function startsWith(chain: readonly string[], prefix: readonly string[]): boolean {
+  return prefix.length <= chain.length && prefix.every((name, i) => chain[i] === name);
+}
+
+describe('a recorded launch stops at its end (standalone adapter)', { timeout: 180_000 }, () => {
+  let dap: DapClient;
+  let end = { threadId: 0, tick: 0 };
+  let worker = 0;
+
+  before(async () => {
+    await buildAdapterAndHost();
+    dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
+    await initialize(dap);
+  });
+  after(async () => {
+    await dap?.close();
+  });
+
+  it('a crawl that finishes stops at its end, with the workers listed as they ended; forward steps are refused there', async () => {
+    const from = dap.mark();
+    await launch(dap, DEMO);
+    end = await endStop(dap, from);
+    assert.equal(dap.events.slice(from).filter((e) => e.event === 'terminated' || e.event === 'exited').length, 0);
+    assert.match(dap.outputText(), /Coroscope: crawled \d+ urls/, 'the run\'s summary');
+    worker = await worker1(dap);
+    assert.match((await threads(dap)).find((t) => t.id === worker)!.name, /\[(cancelled|done)/);
+    for (const command of ['next', 'stepIn', 'stepOut']) {
+      const r = await dap.requestRaw(command, { threadId: worker });
+      assert.equal(r.success, false, command);
+      assert.match(JSON.stringify(r.body), new RegExp(`the run finished at tick ${end.tick}, nothing comes after it`));
+    }
+  });
+
+  let inFetch = 0;
+  it('Step Back from the end goes to the worker\'s last suspension, then further back into a fetch', async () => {
+    const last = await steps(dap, worker);
+    let tick = await stepBack(dap, worker);
+    assert.ok(tick < end.tick, `${tick} < ${end.tick}`);
+    assert.ok((await steps(dap, worker)) < last);
+    // Back until the worker is suspended inside fetch (at least two frames below its loop).
+    for (let i = 0; i < 40 && !(await chainOf(dap, worker)).includes('fetch'); i++) {
+      const earlier = await stepBack(dap, worker);
+      assert.ok(earlier < tick, `${earlier} < ${tick}`);
+      tick = earlier;
+    }
+    assert.ok((await chainOf(dap, worker)).includes('fetch'));
+    inFetch = tick;
+  });
+
+  it('Step Out at a past tick lands at the first suspension where the current frame has returned', async () => {
+    const before = await chainOf(dap, worker);
+    let from = dap.mark();
+    await dap.request('stepOut', { threadId: worker });
+    const out = await dap.waitForEvent('stopped', { from });
+    assert.deepEqual([out.body.reason, out.body.threadId], ['step', worker]);
+    const outTick = shownTick(dap, from);
+    assert.ok(outTick > inFetch, `${outTick} > ${inFetch}`);
+    const after = await chainOf(dap, worker).catch(() => [] as string[]);
+    assert.ok(!startsWith(after, before), `the frame ${before.at(-1)} has returned: ${before.join('>')} then ${after.join('>')}`);
+    // The suspension just before it was still inside that frame: it is the first where it had returned.
+    from = dap.mark();
+    const back = await stepBack(dap, worker);
+    assert.ok(back >= inFetch && back < outTick, `${inFetch} <= ${back} < ${outTick}`);
+    assert.ok(startsWith(await chainOf(dap, worker), before), `still in ${before.join('>')} at tick ${back}`);
+  });
+
+  it('Continue from the past goes forward to the end again; Continue at the end ends the session', async () => {
+    let from = dap.mark();
+    await dap.request('continue', { threadId: worker });
+    const again = await endStop(dap, from);
+    assert.equal(again.tick, end.tick);
+    assert.match(dap.outputText(), /back to the present/);
+    from = dap.mark();
+    await dap.request('continue', { threadId: again.threadId });
+    const exited = await dap.waitForEvent('exited', { from });
+    assert.equal(exited.body.exitCode, 0);
+    await dap.waitForEvent('terminated', { from });
+    await dap.request('disconnect', {});
+  });
+
+  it('stopAtEnd: false ends the session as the run finishes', async () => {
+    await dap.close();
+    dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
+    await initialize(dap);
+    const from = dap.mark();
+    await launch(dap, { ...DEMO, stopAtEnd: false });
+    await dap.waitForEvent('terminated', { from, timeoutMs: 60_000, failOn: ['stopped'] });
+    await dap.request('disconnect', {});
+  });
+});
+
+describe('attaching to a finished run (inline adapter, the panel\'s runs)', { timeout: 180_000 }, () => {
+  let runs: RunRegistry;
+  let panel: RunSession;
+  let dir = '';
+  const clients: DapClient[] = [];
+
+  before(async () => {
+    await buildAdapterAndHost();
+    dir = mkdtempSync(join(tmpdir(), 'coroscope-run-end-'));
+    runs = new RunRegistry({ hostScript: HOST_SCRIPT, clientName: 'test' });
+    panel = new RunSession(runs, { snapshotRate: () => 20 });
+  });
+  after(async () => {
+    for (const c of clients) await c.close();
+    panel?.dispose();
+    await runs?.dispose();
+    if (dir !== '') rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function adapter(name: string): Promise<DapClient> {
+    const dap = DapClient.inProcess(new CoroscopeSession({ hostScript: HOST_SCRIPT, runs, viewName: name, cwd: PROJECT_ROOT }));
+    clients.push(dap);
+    await initialize(dap);
+    return dap;
+  }
+
+  async function crawlToEnd(record: boolean): Promise<number> {
+    await panel.launch({ kind: 'demo', pages: 12, latency: 'instant' }, { maxTasks: 3, record });
+    await until('the crawl to finish', () => panel.status.phase === 'finished', 60_000);
+    const run = panel.run;
+    assert.ok(run !== null);
+    return run.key;
+  }
+
+  let key = 0;
+  let end = { threadId: 0, tick: 0 };
+  it('attaches to the panel\'s finished recorded crawl, stopped at its end; Step Back moves every view', async () => {
+    key = await crawlToEnd(true);
+    const dap = await adapter('debug 1');
+    const from = dap.mark();
+    await attach(dap, key);
+    end = await endStop(dap, from);
+    assert.equal(end.tick, (await panel.run!.endpoint.request('timeline', { sinceTick: end.tick })).ticks, 'the recording\'s last tick');
+    const worker = await worker1(dap);
+    const tick = await stepBack(dap, worker);
+    assert.ok(tick < end.tick);
+    await until('the panel to show that tick', () => panel.status.viewedTick === tick);
+    // Detaching leaves the run to the panel.
+    await dap.request('disconnect', {});
+    assert.ok(panel.run?.isAlive());
+  });
+
+  it('an attach while the panel shows a past tick starts at that tick', async () => {
+    const tick = Math.max(1, Math.floor(end.tick / 2));
+    await panel.seek(tick);
+    const dap = await adapter('debug 2');
+    const from = dap.mark();
+    await attach(dap, key);
+    const stopped = await dap.waitForEvent('stopped', { from });
+    assert.equal(stopped.body.reason, 'goto');
+    assert.equal(shownTick(dap, from), tick);
+    assert.equal((await dap.request<TasksBody>(TASKS_REQUEST)).tick, tick);
+    // Continue goes forward to the end.
+    const forward = dap.mark();
+    await dap.request('continue', { threadId: Number(stopped.body.threadId) });
+    assert.equal((await endStop(dap, forward)).tick, end.tick);
+    await dap.request('disconnect', {});
+  });
+
+  it('attaches to an opened recording, stopped at its end, and steps back', async () => {
+    const file = join(dir, 'crawl.corotrace');
+    await panel.run!.endpoint.request('saveRecording', { path: file });
+    await panel.openRecording(file);
+    const dap = await adapter('debug 3');
+    const from = dap.mark();
+    await attach(dap, panel.run!.key);
+    const opened = await endStop(dap, from);
+    assert.equal(opened.tick, end.tick);
+    const worker = await worker1(dap);
+    assert.ok((await stepBack(dap, worker)) < end.tick);
+    await dap.request('disconnect', {});
+  });
+
+  it('refuses an attach to a finished run that was not recorded, saying why', async () => {
+    const unrecorded = await crawlToEnd(false);
+    const dap = await adapter('debug 4');
+    const r = await dap.requestRaw('attach', { type: 'coroscope', request: 'attach', name: 'a', run: unrecorded });
+    assert.equal(r.success, false);
+    assert.match(JSON.stringify(r.body), new RegExp(`run ${unrecorded} \\(Crawl of the demo site.*\\) has finished and was not recorded: it has no past to step through`));
+  });
+});
