@@ -281,6 +281,11 @@ export interface TimelineSegment {
    * (`taskId`), so the panel's whole timeline stays small.
    */
   frames?: string[];
+  /**
+   * With `frames`: how many of them, from the root, are the same calls as at the task's
+   * previous suspension (going all along since); the others were called in between.
+   */
+  framesKept?: number;
 }
 
 /** One task's lane. Ids are the run's task ids (a replay gives its tasks the recorded ids). */

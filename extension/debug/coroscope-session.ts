@@ -266,10 +266,14 @@ function stoppedEventOf(stop: StopInfo): DebugProtocol.StoppedEvent {
   return ev;
 }
 
-/** The stop a finished recorded run shows at its end (its last tick), on the loop's thread. */
+/** The stop a finished recorded run shows at its end (its last tick), on the loop's thread; what to do there is said in the console (endHint). */
 function endStop(tick: number): StopInfo {
-  const description = `the run finished at tick ${tick}: Step Back or Reverse Continue to look at its past; Continue or Stop ends the session`;
-  return { reason: 'end', tick, taskId: undefined, threadId: LOOP_THREAD_ID, description };
+  return { reason: 'end', tick, taskId: undefined, threadId: LOOP_THREAD_ID, description: `Finished at tick ${tick}` };
+}
+
+/** What the end of a recorded run offers, for the console. */
+function endHint(tick: number): string {
+  return `the run finished at tick ${tick}: Step Back or Reverse Continue to look at its past; Continue or Stop ends the session`;
 }
 
 export class CoroscopeSession extends LoggingDebugSession {
@@ -767,7 +771,7 @@ export class CoroscopeSession extends LoggingDebugSession {
       this.tasks.clear();
       const present = this.presentStop;
       this.presentStop = null;
-      this.output('Coroscope: back to the present');
+      this.output(`Coroscope: back to the present${present?.reason === 'end' ? `: ${endHint(present.tick)}` : ''}`);
       if (present !== null) {
         this.currentStop = present;
         this.tasks.paused = true;
@@ -842,7 +846,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     const end = endStop(ticks);
     if (this.viewedTick !== null) {
       this.presentStop = end;
-      this.output(`Coroscope: ${end.description}; the views show tick ${this.viewedTick}, replayed`);
+      this.output(`Coroscope: ${endHint(ticks)}; the views show tick ${this.viewedTick}, replayed`);
       return;
     }
     this.currentStop = end;
@@ -858,7 +862,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.resumed();
     this.currentStop = end;
     this.tasks.paused = true;
-    this.output(`Coroscope: ${end.description}`);
+    this.output(`Coroscope: ${endHint(end.tick)}`);
     this.flushThreadEvents();
     this.sendEvent(stoppedEventOf(end));
     this.tasksChanged();

@@ -9,10 +9,12 @@
 // `tick`; null when the recording has no such tick.
 //
 // Step Out uses the frame chains a one-task timeline carries (`frames`, function names root
-// first, recorded at each suspension): the current frame has returned at the first later
-// suspension whose chain no longer starts with the current chain (shallower, or another
-// function in its place). A frame that returns and is replaced by a call of the same
-// function at the same depth before the task suspends again cannot be told from it by names.
+// first, recorded at each suspension, with `framesKept`: how many are the same calls as at
+// the task's previous suspension): the current frame has returned at the first later
+// suspension by which the calls kept all along are fewer than the current chain. A recording
+// without `framesKept` is read by names: there the frame has returned where the chain no
+// longer starts with the current one, and a call returned and made again by the same frame
+// before the task suspends cannot be told from the first.
 
 import type { TimelineLane } from '../../protocol/host-protocol';
 
@@ -68,10 +70,14 @@ export function laneHasFrames(lane: TimelineLane): boolean {
 export function frameReturn(lane: TimelineLane, tick: number): number | null {
   let current: readonly string[] = [];
   for (const s of lane.segments) if (s.state === 'suspended' && s.fromTick <= tick) current = s.frames ?? [];
+  // The frames of the current chain still the same calls, from the root.
+  let going = current.length;
   for (const s of lane.segments) {
     if (s.state !== 'suspended' || s.fromTick <= tick) continue;
     const frames = s.frames ?? [];
-    if (frames.length < current.length || current.some((name, i) => frames[i] !== name)) return s.fromTick;
+    if (s.framesKept !== undefined) going = Math.min(going, s.framesKept);
+    else if (frames.length < going || current.some((name, i) => i < going && frames[i] !== name)) going = 0;
+    if (going < current.length) return s.fromTick;
   }
   return lane.endTick !== null && lane.endTick > tick ? lane.endTick : null;
 }

@@ -17,7 +17,7 @@ import { crc32, gunzipSync, gzipSync } from 'node:zlib';
 import { RecordingError, RecordingFormatError } from './recording-errors';
 import type { SourceHash } from './source-hashes';
 
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 const MAGIC = Buffer.from('COROTRACE\n', 'latin1');
 
 export interface RecordingMeta {

@@ -230,7 +230,7 @@ export interface RunLogVisitor {
   /** Tick `tick` ended; its records end at byte `end`. */
   tickEnd?(tick: number, end: number): void;
   step?(task: number): void;
-  /** Where the last stepped task suspended: the await's kind, then ' @ ' and its frame chain when recorded. */
+  /** Where the last stepped task suspended: the await's kind, then ' @ ' and its frame chain when recorded ('a>b|c', '|' after the calls going since its previous SITE). */
   site?(site: string): void;
   created?(task: number, parent: number, name: string, id: number): void;
   done?(task: number, outcome: Outcome): void;

@@ -29,6 +29,11 @@
 //   (the summarizer's AwaitInfo detail: a socket, a delay, the awaited task), one entry per
 //   SITE record, beside the log: never in it (a socket's fd differs in a replay, and the
 //   replayed log must equal the recorded one byte for byte).
+// - With frames, a SITE record's chain ('a>b|c>d', root first) puts '|' after the frames
+//   that are the same calls as at the task's previous SITE record (still going since): a
+//   chain is a stack, so those are the ones written before, and a frame written once that is
+//   gone never comes back. A Step Out through the past tells a frame returned and called
+//   again from the same one by it.
 
 import type { Clock } from '../clock';
 import { MonotonicClock } from '../clock';
@@ -36,6 +41,7 @@ import type { EventLoop, LoopObserver } from '../loop';
 import { setSocketIoTap, type Socket, type SocketConnection, type SocketInputKind, type SocketIoTap } from '../socket';
 import { exceptionOf, inspect } from '../inspection';
 import type { Task } from '../task';
+import type { CoroutineFrame } from '../coroutine';
 import type { Future } from '../future';
 import type { TimerHandle } from '../handle';
 import { RecordingClock } from './record-clocks';
@@ -100,6 +106,8 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   /** The detail of each SITE record's await ('' for none), in log order, when kept (options.awaitDetails). */
   readonly awaitDetails: string[] | null;
   private readonly detailTexts = new Map<string, string>();
+  /** Frames already written in a SITE record (still going, or gone: then never seen again). */
+  private readonly framesWritten = new WeakSet<CoroutineFrame>();
 
   constructor(options: RunRecorderOptions = {}) {
     this.clock = new RecordingClock(options.clock ?? new MonotonicClock(), (t) => this.log.gapRead(t));
@@ -310,9 +318,12 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     let site = waiter === null ? (task.done() ? 'done' : 'ready') : waiter[inspect]().kind;
     const frames = this.frames ? task[inspect]().frames : null;
     if (frames !== null && frames.length > 0) {
-      let chain = frames[0]!.fn.name;
-      for (let i = 1; i < frames.length; i++) chain += '>' + frames[i]!.fn.name;
-      site += ' @ ' + chain;
+      // The frames not written before are the innermost ones (those called since the last SITE).
+      let kept = frames.length;
+      while (kept > 0 && !this.framesWritten.has(frames[kept - 1]!)) this.framesWritten.add(frames[--kept]!);
+      let chain = '';
+      for (let i = 0; i < frames.length; i++) chain += (i === kept ? '|' : i === 0 ? '' : '>') + frames[i]!.fn.name;
+      site += ' @ ' + (kept === frames.length ? chain + '|' : chain);
     }
     this.log.site(site);
     if (this.awaitDetails !== null) {

@@ -16,22 +16,42 @@
 // - timeline(since) gives every lane that changed after `since` (or is still open), with the
 //   segments that changed after it: a suffix of the lane's segments, from index segmentsFrom.
 // - A suspended segment keeps the SITE record it began with (the decoder's interned string,
-//   nothing copied); its frame chain goes out as `frames` only in one task's timeline (`taskId`).
+//   nothing copied); its frame chain goes out as `frames` (with `framesKept`, the calls going
+//   since the task's previous suspension) only in one task's timeline (`taskId`).
 
 import type { CancelOrigin, Timeline, TimelineLane, TimelineMark, TimelineSegment, Waker } from '../../protocol/host-protocol';
 import { Outcome, RunLogDecoder, WokenBy, type RunLogVisitor } from './run-log';
 import type { SocketInputKind } from '../socket';
 
-/** A segment as built: a suspended one keeps the SITE record it began with ('queue.get @ a>b>c', frames root first). */
+/**
+ * A segment as built: a suspended one keeps the SITE record it began with ('queue.get @
+ * a>b|c', frames root first, '|' after those going since the task's previous SITE), and how
+ * many frames have been going since its previous suspension (a SITE between them, a 'ready'
+ * one, may have cut the chain shorter).
+ */
 interface BuiltSegment extends TimelineSegment {
   site?: string;
+  kept?: number;
+}
+
+/** The frames of a SITE record's chain, and how many (from the root) were written before it. */
+function chainOf(site: string): { frames: string[]; kept: number } | null {
+  const cut = site.indexOf(' @ ');
+  if (cut < 0) return null;
+  const chain = site.slice(cut + 3);
+  const bar = chain.indexOf('|');
+  const frames = chain.split(/[>|]/).filter((name) => name !== '');
+  return { frames, kept: bar < 0 ? frames.length : chain.slice(0, bar).split('>').filter((name) => name !== '').length };
 }
 
 /** The protocol's copy of a built segment: its frames only for a one-task timeline. */
 function segmentOut(built: BuiltSegment, withFrames: boolean): TimelineSegment {
-  const { site, ...segment } = built;
-  const cut = withFrames && site !== undefined ? site.indexOf(' @ ') : -1;
-  if (cut >= 0) segment.frames = site!.slice(cut + 3).split('>');
+  const { site, kept, ...segment } = built;
+  const chain = withFrames && site !== undefined ? chainOf(site) : null;
+  if (chain !== null) {
+    segment.frames = chain.frames;
+    segment.framesKept = Math.min(chain.kept, kept ?? chain.kept);
+  }
   return segment;
 }
 
@@ -44,6 +64,8 @@ interface LaneState {
   changed: number;
   /** The tick each segment of lane.segments last changed at (only the last one ever changes, or new ones come). */
   readonly segChanged: number[];
+  /** The fewest frames kept by a 'ready' SITE since the lane's last suspension (Infinity: none). */
+  keptSince: number;
 }
 
 export class RunTimeline implements RunLogVisitor {
@@ -124,7 +146,7 @@ export class RunTimeline implements RunLogVisitor {
 
   created(_task: number, parent: number, name: string, id: number): void {
     const lane: TimelineLane = { taskId: id, name, parentId: parent === 0 ? null : this.lanes[parent - 1]!.lane.taskId, createdTick: this.lastTick, endTick: null, endState: null, segmentsFrom: 0, segments: [] };
-    this.lanes.push({ lane, open: { fromTick: this.lastTick, toTick: this.lastTick, state: 'scheduled' }, changed: this.lastTick, segChanged: [] });
+    this.lanes.push({ lane, open: { fromTick: this.lastTick, toTick: this.lastTick, state: 'scheduled' }, changed: this.lastTick, segChanged: [], keptSince: Infinity });
   }
 
   step(task: number): void {
@@ -150,11 +172,19 @@ export class RunTimeline implements RunLogVisitor {
     const cut = site.indexOf(' @ ');
     const kind = cut < 0 ? site : site.slice(0, cut);
     if (kind === 'done') return;
-    if (kind === 'ready') s.open = { fromTick: this.lastTick, toTick: this.lastTick, state: 'scheduled' };
-    else {
+    if (kind === 'ready') {
+      s.open = { fromTick: this.lastTick, toTick: this.lastTick, state: 'scheduled' };
+      // Frames that returned before this step ended are gone at the next suspension too.
+      const chain = cut < 0 ? null : chainOf(site);
+      if (chain !== null) s.keptSince = Math.min(s.keptSince, chain.kept);
+    } else {
       s.open = { fromTick: this.lastTick, toTick: this.lastTick, state: 'suspended', awaiting: kind };
       if (detail !== '') s.open.awaitDetail = detail;
-      if (cut >= 0) s.open.site = site;
+      if (cut >= 0) {
+        s.open.site = site;
+        if (s.keptSince !== Infinity) s.open.kept = s.keptSince;
+      }
+      s.keptSince = Infinity;
     }
   }
 

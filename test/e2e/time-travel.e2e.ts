@@ -235,18 +235,44 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     await worker1Row.waitFor({ timeout: STEP_TIMEOUT_MS });
     const label = async (): Promise<string> => /worker-1 \[[^\]]*\]/.exec((await worker1Row.innerText()).replace(/\s+/g, ' '))?.[0] ?? '';
     assert.match(await label(), /worker-1 \[(cancelled|done)/);
-    // worker-1's thread focused (its row), then the toolbar's Step Back.
-    await worker1Row.click();
+    // worker-1's thread focused by a click on its frame (its row expanded by its twistie; a
+    // click the call stack's refresh swallowed is made again), then the toolbar's Step Back,
+    // which steps the focused thread. Should the session's own focus on the loop's thread
+    // (stopped at the end) come after the click, the loop steps back a tick instead (worker-1,
+    // ended by then, is no thread there): Continue goes back to the end, and worker-1 is
+    // focused again.
+    const worker1Frame = rows(/(done|cancelled|failed): /).first();
+    const selectWorker1 = (): Promise<boolean> =>
+      until('worker-1\'s frame selected', async () => {
+        if (!(await worker1Frame.isVisible())) {
+          if ((await worker1Row.getAttribute('aria-expanded')) !== 'true') await worker1Row.locator('.monaco-tl-twistie').click();
+          await worker1Frame.waitFor({ timeout: 3_000 }).catch(() => undefined);
+          return false;
+        }
+        if ((await worker1Frame.getAttribute('aria-selected')) !== 'true') await worker1Frame.click();
+        return (await worker1Frame.getAttribute('aria-selected')) === 'true';
+      }, STEP_TIMEOUT_MS);
     const stepBack = p.locator('.debug-toolbar .action-item .codicon-debug-step-back').first();
-    await stepBack.waitFor({ timeout: STEP_TIMEOUT_MS });
-    await stepBack.click();
-    await until('worker-1 back at its last suspension', async () => /worker-1 \[suspended/.test(await label()), STEP_TIMEOUT_MS);
+    for (let attempt = 0; ; attempt++) {
+      await selectWorker1();
+      await stepBack.waitFor({ timeout: STEP_TIMEOUT_MS });
+      await stepBack.click();
+      const moved = await until(
+        'a step back',
+        async () => ((await worker1Row.count()) === 0 ? 'loop' : /worker-1 \[suspended/.test(await label()) ? 'worker-1' : undefined),
+        STEP_TIMEOUT_MS,
+      );
+      if (moved === 'worker-1') break;
+      assert.ok(attempt < 3, 'the focus stayed on the loop\'s thread');
+      await runCommand(p, 'Debug: Continue');
+      await rows(/event loop \[finished\]/).first().waitFor({ timeout: STEP_TIMEOUT_MS });
+      await worker1Row.waitFor({ timeout: STEP_TIMEOUT_MS });
+    }
     frame = await showInspector();
     await scrubberLabel(frame).filter({ hasText: /Viewing tick \d+ of \d+ \(past\)/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
     const last = await shownTick(frame);
     assert.ok(last < end, `worker-1's last suspension (tick ${last}) is before the end (${end})`);
-    // Once more: the suspension before it, an earlier tick in every view.
-    await worker1Row.click();
+    // Once more (the stop is worker-1's: its thread has the focus): the suspension before it, an earlier tick in every view.
     await stepBack.click();
     await until('the views at worker-1\'s suspension before', async () => (await shownTick(await showInspector())) < last, STEP_TIMEOUT_MS);
     assert.match(await label(), /worker-1 \[suspended/);

@@ -82,4 +82,17 @@ describe('time travel in a recording', () => {
     // Still going at the end of the recording: nothing later yet.
     assert.equal(frameReturn(worker, 17), null);
   });
+
+  it('with the calls kept at each suspension, a step out tells a call made again by the same names', () => {
+    // As `fetching`, recorded with framesKept: the second read (at 8) is a new call of read.
+    const kept = [undefined, undefined, 0, undefined, 1, undefined, 3, undefined, 2, undefined, 1, undefined];
+    const exact = { ...fetching, segments: fetching.segments.map((s, i) => (kept[i] === undefined ? s : { ...s, framesKept: kept[i] })) };
+    assert.equal(frameReturn(exact, 5), 8);
+    // In the second read: get is still going, text's read shows get returned... and the read with it.
+    assert.equal(frameReturn(exact, 9), 11);
+    assert.equal(frameReturn(exact, 12), 14);
+    assert.equal(frameReturn(exact, 3), 30);
+    // Scheduled at 6, still in the first read.
+    assert.equal(frameReturn(exact, 6), 8);
+  });
 });

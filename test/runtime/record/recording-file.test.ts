@@ -71,7 +71,7 @@ test('another version, another file type, bad metadata: each refused with its re
   const bytes = encodeRecording(sampleRecording());
   const v2 = Buffer.from(bytes);
   v2[10] = FORMAT_VERSION + 1;
-  assert.throws(() => decodeRecording(v2, 'new.corotrace'), /new\.corotrace is a recording in format version 3; this Coroscope reads version 2/);
+  assert.throws(() => decodeRecording(v2, 'new.corotrace'), /new\.corotrace is a recording in format version 4; this Coroscope reads version 3/);
   assert.throws(() => decodeRecording(Buffer.from('{"json": true}'), 'j.corotrace'), /j\.corotrace is not a Coroscope recording/);
   const noProgram = { ...sampleRecording(), meta: { ...sampleRecording().meta, program: 3 } } as unknown as Recording;
   assert.throws(() => decodeRecording(encodeRecording(noProgram), 'm.corotrace'), /m\.corotrace is corrupt: its metadata has no valid program/);

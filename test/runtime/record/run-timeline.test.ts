@@ -187,9 +187,48 @@ const middle = coroutine(function* middle(): Coroutine<void> {
 const outer = coroutine(function* outer(): Coroutine<void> {
   yield* middle();
   yield* sleep(1);
+  // inner twice: the same names at the same depth, two calls.
+  yield* inner();
+  yield* inner();
 });
 
-test('a one-task timeline of a run recorded with frames gives each suspension its frame chain; the whole timeline does not', async () => {
+const again = coroutine(function* again(yieldFirst: boolean): Coroutine<void> {
+  if (yieldFirst) yield* sleep(0);
+  yield* sleep(1);
+});
+const caller = coroutine(function* caller(): Coroutine<void> {
+  yield* again(false);
+  yield* again(true);
+});
+
+test('a call that returned before a step that did not suspend is not counted as kept at the next suspension', async () => {
+  const rec = new RunRecorder({ clock: new VirtualClock(), frames: true });
+  const loop = new EventLoop({ clock: rec.clock });
+  setCoroutineTracking(true);
+  rec.attach(loop);
+  try {
+    const task = loop.createTask(caller(), { name: 'caller' });
+    await loop.runUntilComplete(task);
+    const tl = new RunTimeline('frames');
+    tl.update(rec.finish().events);
+    const l = lane(tl.timeline(1, 0, false, task.id), 'caller');
+    // The second `again` yielded (sleep(0): ready, not suspended) before it suspended: its
+    // chain then kept `caller` only, though the names are those of the first call.
+    assert.deepEqual(
+      l.segments.filter((s) => s.state === 'suspended').map((s) => [s.frames, s.framesKept]),
+      [
+        [['caller', 'again', 'sleep'], 0],
+        [['caller', 'again', 'sleep'], 1],
+      ],
+    );
+  } finally {
+    setCoroutineTracking(false);
+    rec.detach();
+    loop.close();
+  }
+});
+
+test('a one-task timeline of a run recorded with frames gives each suspension its frame chain and the calls kept since the previous one; the whole timeline does not', async () => {
   const rec = new RunRecorder({ clock: new VirtualClock(), frames: true });
   const loop = new EventLoop({ clock: rec.clock });
   setCoroutineTracking(true);
@@ -199,13 +238,16 @@ test('a one-task timeline of a run recorded with frames gives each suspension it
     await loop.runUntilComplete(task);
     const tl = new RunTimeline('frames');
     tl.update(rec.finish().events);
-    const suspended = (l: TimelineLane): Array<string[] | undefined> => l.segments.filter((s) => s.state === 'suspended').map((s) => s.frames);
+    const suspended = (l: TimelineLane): Array<[string[] | undefined, number | undefined]> => l.segments.filter((s) => s.state === 'suspended').map((s) => [s.frames, s.framesKept]);
+    // framesKept: the calls going since the previous suspension (the first: none).
     assert.deepEqual(suspended(lane(tl.timeline(1, 0, false, task.id), 'outer')), [
-      ['outer', 'middle', 'inner', 'sleep'],
-      ['outer', 'middle', 'sleep'],
-      ['outer', 'sleep'],
+      [['outer', 'middle', 'inner', 'sleep'], 0],
+      [['outer', 'middle', 'sleep'], 2],
+      [['outer', 'sleep'], 1],
+      [['outer', 'inner', 'sleep'], 1],
+      [['outer', 'inner', 'sleep'], 1],
     ]);
-    assert.deepEqual(suspended(lane(tl.timeline(1, 0, false), 'outer')), [undefined, undefined, undefined]);
+    assert.deepEqual(suspended(lane(tl.timeline(1, 0, false), 'outer')), Array(5).fill([undefined, undefined]));
   } finally {
     setCoroutineTracking(false);
     rec.detach();
