@@ -99,6 +99,15 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     });
   }
 
+  /** Brings the panel's tab forward (again, when the debugger opened a source over it meanwhile). */
+  function showInspector(p: Page): Promise<Frame> {
+    const inspectorTab = p.locator('.tabs-container .tab', { hasText: 'Coroscope Inspector' }).first();
+    return until('the inspector in front', async () => {
+      await inspectorTab.click();
+      return findWebviewFrame(p, PANEL, 3_000).catch(() => undefined);
+    }, STEP_TIMEOUT_MS);
+  }
+
   function scrubberLabel(frame: Frame): Locator {
     return frame.locator('.scrubber-label');
   }
@@ -216,15 +225,8 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
 
   step('"Coroscope: Debug This Run" on the finished crawl stops at its end, and Step Back moves worker-1 back a suspension at a time', async () => {
     const p = page();
-    // The panel's tab forward (the palette's Debug This Run debugs the run it shows; a source
-    // the debugger opens may cover it, its tab brings it back).
-    const inspectorTab = p.locator('.tabs-container .tab', { hasText: 'Coroscope Inspector' }).first();
-    const showInspector = (): Promise<Frame> =>
-      until('the inspector in front', async () => {
-        await inspectorTab.click();
-        return findWebviewFrame(p, PANEL, 3_000).catch(() => undefined);
-      }, STEP_TIMEOUT_MS);
-    let frame = await showInspector();
+    // The panel's tab forward: the palette's Debug This Run debugs the run it shows.
+    let frame = await showInspector(p);
     await scrubberLabel(frame).filter({ hasText: /the present/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
     const end = await shownTick(frame);
     await runCommand(p, 'Coroscope: Debug This Run');
@@ -268,19 +270,19 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
       await rows(/event loop \[finished\]/).first().waitFor({ timeout: STEP_TIMEOUT_MS });
       await worker1Row.waitFor({ timeout: STEP_TIMEOUT_MS });
     }
-    frame = await showInspector();
+    frame = await showInspector(p);
     await scrubberLabel(frame).filter({ hasText: /Viewing tick \d+ of \d+ \(past\)/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
     const last = await shownTick(frame);
     assert.ok(last < end, `worker-1's last suspension (tick ${last}) is before the end (${end})`);
     // Once more (the stop is worker-1's: its thread has the focus): the suspension before it, an earlier tick in every view.
     await stepBack.click();
-    await until('the views at worker-1\'s suspension before', async () => (await shownTick(await showInspector())) < last, STEP_TIMEOUT_MS);
+    await until('the views at worker-1\'s suspension before', async () => (await shownTick(await showInspector(p))) < last, STEP_TIMEOUT_MS);
     assert.match(await label(), /worker-1 \[suspended/);
     await screenshot(p, 'time-travel-debug-finished-run');
     // Detached (an attach's Stop leaves the run), the panel back at the present.
     await runCommand(p, 'Debug: Disconnect');
     await p.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
-    frame = await showInspector();
+    frame = await showInspector(p);
     await frame.locator('[data-action="back-to-present"]').click();
     await scrubberLabel(frame).filter({ hasText: /the present/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
   });
@@ -328,13 +330,6 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     const rows = (text: RegExp): Locator => p.locator('.debug-call-stack .monaco-list-row').filter({ hasText: text });
     const loopRow = rows(/event loop \[/).first();
     const worker1Row = rows(/worker-1 \[/).first();
-    const inspectorTab = p.locator('.tabs-container .tab', { hasText: 'Coroscope Inspector' }).first();
-    /** Brings the panel's tab forward (again, when the debugger opened a source over it meanwhile). */
-    const showInspector = (): Promise<Frame> =>
-      until('the inspector in front', async () => {
-        await inspectorTab.click();
-        return findWebviewFrame(p, PANEL, 3_000).catch(() => undefined);
-      }, STEP_TIMEOUT_MS);
     /** A thread row's name and state ("worker-1 [suspended: socket.read]"), without its badge. */
     const threadLabel = async (row: Locator): Promise<string> => /worker-1 \[[^\]]*\]/.exec((await row.innerText()).replace(/\s+/g, ' '))?.[0] ?? '';
     await rows(/crawl \[scheduled\]/).first().waitFor({ timeout: STEP_TIMEOUT_MS });
@@ -352,7 +347,7 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
       labels.push(await threadLabel(worker1Row));
     }
     // The panel (a tab the debugger's sources may cover: its tab brings it back) says the present.
-    let frame = await showInspector();
+    let frame = await showInspector(p);
     await scrubberLabel(frame).filter({ hasText: /the present/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
     const present = await shownTick(frame);
     const stepBack = p.locator('.debug-toolbar .action-item .codicon-debug-step-back').first();
@@ -361,7 +356,7 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     // The debugger shows worker-1 at its previous (second) suspension...
     await until(`worker-1 back at its second suspension (${labels[1]})`, async () => (await threadLabel(worker1Row)) === labels[1], STEP_TIMEOUT_MS);
     // ...and so does every view: the panel shows that past tick.
-    frame = await showInspector();
+    frame = await showInspector(p);
     await scrubberLabel(frame).filter({ hasText: /Viewing tick \d+ of \d+ \(past\)/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
     assert.ok((await shownTick(frame)) < present, `shown ${await shownTick(frame)}, the present ${present}`);
     await screenshot(p, 'time-travel-step-back');

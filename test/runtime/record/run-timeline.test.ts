@@ -201,56 +201,50 @@ const caller = coroutine(function* caller(): Coroutine<void> {
   yield* again(true);
 });
 
-test('a call that returned before a step that did not suspend is not counted as kept at the next suspension', async () => {
+/** Records `main()` as a task named `name` with its frames (coroutine tracking on from before it is called): its timeline, and the task's id. */
+async function recordWithFrames(main: () => Coroutine<void>, name: string): Promise<{ tl: RunTimeline; taskId: number }> {
   const rec = new RunRecorder({ clock: new VirtualClock(), frames: true });
   const loop = new EventLoop({ clock: rec.clock });
   setCoroutineTracking(true);
   rec.attach(loop);
   try {
-    const task = loop.createTask(caller(), { name: 'caller' });
+    const task = loop.createTask(main(), { name });
     await loop.runUntilComplete(task);
     const tl = new RunTimeline('frames');
     tl.update(rec.finish().events);
-    const l = lane(tl.timeline(1, 0, false, task.id), 'caller');
-    // The second `again` yielded (sleep(0): ready, not suspended) before it suspended: its
-    // chain then kept `caller` only, though the names are those of the first call.
-    assert.deepEqual(
-      l.segments.filter((s) => s.state === 'suspended').map((s) => [s.frames, s.framesKept]),
-      [
-        [['caller', 'again', 'sleep'], 0],
-        [['caller', 'again', 'sleep'], 1],
-      ],
-    );
+    return { tl, taskId: task.id };
   } finally {
     setCoroutineTracking(false);
     rec.detach();
     loop.close();
   }
+}
+
+test('a call that returned before a step that did not suspend is not counted as kept at the next suspension', async () => {
+  const { tl, taskId } = await recordWithFrames(caller, 'caller');
+  // The second `again` yielded (sleep(0): ready, not suspended) before it suspended: its
+  // chain then kept `caller` only, though the names are those of the first call.
+  assert.deepEqual(
+    lane(tl.timeline(1, 0, false, taskId), 'caller')
+      .segments.filter((s) => s.state === 'suspended')
+      .map((s) => [s.frames, s.framesKept]),
+    [
+      [['caller', 'again', 'sleep'], 0],
+      [['caller', 'again', 'sleep'], 1],
+    ],
+  );
 });
 
 test('a one-task timeline of a run recorded with frames gives each suspension its frame chain and the calls kept since the previous one; the whole timeline does not', async () => {
-  const rec = new RunRecorder({ clock: new VirtualClock(), frames: true });
-  const loop = new EventLoop({ clock: rec.clock });
-  setCoroutineTracking(true);
-  rec.attach(loop);
-  try {
-    const task = loop.createTask(outer(), { name: 'outer' });
-    await loop.runUntilComplete(task);
-    const tl = new RunTimeline('frames');
-    tl.update(rec.finish().events);
-    const suspended = (l: TimelineLane): Array<[string[] | undefined, number | undefined]> => l.segments.filter((s) => s.state === 'suspended').map((s) => [s.frames, s.framesKept]);
-    // framesKept: the calls going since the previous suspension (the first: none).
-    assert.deepEqual(suspended(lane(tl.timeline(1, 0, false, task.id), 'outer')), [
-      [['outer', 'middle', 'inner', 'sleep'], 0],
-      [['outer', 'middle', 'sleep'], 2],
-      [['outer', 'sleep'], 1],
-      [['outer', 'inner', 'sleep'], 1],
-      [['outer', 'inner', 'sleep'], 1],
-    ]);
-    assert.deepEqual(suspended(lane(tl.timeline(1, 0, false), 'outer')), Array(5).fill([undefined, undefined]));
-  } finally {
-    setCoroutineTracking(false);
-    rec.detach();
-    loop.close();
-  }
+  const { tl, taskId } = await recordWithFrames(outer, 'outer');
+  const suspended = (l: TimelineLane): Array<[string[] | undefined, number | undefined]> => l.segments.filter((s) => s.state === 'suspended').map((s) => [s.frames, s.framesKept]);
+  // framesKept: the calls going since the previous suspension (the first: none).
+  assert.deepEqual(suspended(lane(tl.timeline(1, 0, false, taskId), 'outer')), [
+    [['outer', 'middle', 'inner', 'sleep'], 0],
+    [['outer', 'middle', 'sleep'], 2],
+    [['outer', 'sleep'], 1],
+    [['outer', 'inner', 'sleep'], 1],
+    [['outer', 'inner', 'sleep'], 1],
+  ]);
+  assert.deepEqual(suspended(lane(tl.timeline(1, 0, false), 'outer')), Array(5).fill([undefined, undefined]));
 });
