@@ -2,8 +2,12 @@
 // exactly as `node esbuild.mjs` builds those entries (same options), so that the tests always
 // drive the current sources even when the test runner is used without `npm run build`.
 // Only these two entries: a half-written entry of another layer cannot break these tests.
+// Test files run two at a time and each builds in its `before`: every output file is written
+// beside its place and renamed there (atomic), so a host another file spawns meanwhile never
+// reads a half-written (or empty) bundle.
 
 import { build } from 'esbuild';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const PROJECT_ROOT = resolve(__dirname, '..', '..', '..');
@@ -15,9 +19,10 @@ export async function buildAdapterAndHost(): Promise<void> {
     { in: 'runtime/host/main.ts', out: HOST_SCRIPT },
     { in: 'extension/debug/standalone.ts', out: ADAPTER_SCRIPT },
   ];
-  await Promise.all(
+  const results = await Promise.all(
     entries.map((e) =>
       build({
+        write: false,
         entryPoints: [join(PROJECT_ROOT, e.in)],
         outfile: e.out,
         bundle: true,
@@ -31,4 +36,11 @@ export async function buildAdapterAndHost(): Promise<void> {
       }),
     ),
   );
+  for (const { outputFiles } of results) {
+    for (const f of outputFiles) {
+      const part = `${f.path}.${process.pid}.part`;
+      writeFileSync(part, f.contents);
+      renameSync(part, f.path);
+    }
+  }
 }
