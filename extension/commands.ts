@@ -94,8 +94,12 @@ export class CoroscopeServices implements vscode.Disposable {
       else output.append(o.text);
     });
     s.onFinished.on((f) => output.line(`[coroscope] run ${f.runId} finished: ${f.summary}${f.error !== undefined ? ` (${f.error})` : ''}`));
+    // Debuggable follows the Run's own phase too (it may turn 'finished' after the status said so).
+    let offRunChange: (() => void) | null = null;
     s.onRun.on((run) => {
       this.contextKeys.set('coroscope.hostRunning', run !== null);
+      offRunChange?.();
+      offRunChange = run?.onDidChange.on((r) => this.contextKeys.set('coroscope.debuggable', s.run === r && r.isDebuggable())) ?? null;
       if (run !== null) return;
       this.contextKeys.set('coroscope.running', false);
       this.contextKeys.set('coroscope.paused', false);
