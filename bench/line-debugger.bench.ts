@@ -8,6 +8,12 @@
 //    (target median ≤ 200 ms);
 // The demo site answers at once (latency 'instant'): the figures are the debugger's, not the
 // network's the demo site plays by default (100-800 ms a response would cap both rates alike).
+// 4. Step Back at a line stop (the line replay, runtime/host/line-replay-host.ts) on a recorded
+//    demo crawl stopped at its 100th fetch, two lines into fetch: the stop's first Step Back
+//    (the replay host forked, the recording written and opened, the walk to the live stop and
+//    the walk back), the next one (one walk), a step forward from the past line (the same
+//    walk goes on), each to its `paused`, beside a live line step of the same round
+//    (target: a Step Back ≤ 1 s; medians of rounds);
 // 3. crawl rate with the line debugger attached (pipe, a breakpoint set on a line the crawl
 //    never runs) against the same host over its IPC channel without it, rounds alternated,
 //    the ratio of medians (target ≥ 0.9).
@@ -60,6 +66,43 @@ async function firstStopAndSteps(steps: number): Promise<{ firstStopMs: number; 
   }
 }
 
+/** Milliseconds from a request to the `paused` it brings. */
+async function toPaused(h: HostClient, ask: () => Promise<unknown>): Promise<number> {
+  const from = h.events.length;
+  const t0 = performance.now();
+  await ask();
+  await h.waitFor('paused', (b) => b.line !== undefined, 30_000, from);
+  return performance.now() - t0;
+}
+
+/** One round of figure 4: a recorded crawl stopped on a line; its Step Backs timed. */
+async function stepBackRound(): Promise<{ first: number; next: number; forward: number; liveStep: number }> {
+  const h = forkHost({ bundle: BUNDLE, pipe: true });
+  try {
+    await hello(h);
+    await h.rpc.request('launch', { target: { kind: 'demo', pages: 200, latency: 'instant' }, options: { maxTasks: 5, stopOnEntry: true, record: true } });
+    const line = lineOf('let response: ClientResponse | null = null;');
+    await h.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line, hitCondition: '==100' }] });
+    await toPaused(h, () => h.rpc.request('continue', {}));
+    await toPaused(h, () => h.rpc.request('lineStep', { kind: 'over' }));
+    const liveStep = await toPaused(h, () => h.rpc.request('lineStep', { kind: 'over' }));
+    const back = async (): Promise<number> => {
+      const from = h.events.length;
+      const t0 = performance.now();
+      const r = await h.rpc.request('lineStepBack', {});
+      if (r.landed !== 'line') throw new Error(`Step Back landed on ${r.landed}, not a line`);
+      await h.waitFor('paused', (b) => b.line !== undefined, 30_000, from);
+      return performance.now() - t0;
+    };
+    const first = await back();
+    const next = await back();
+    const forward = await toPaused(h, () => h.rpc.request('lineStep', { kind: 'over' }));
+    return { first, next, forward, liveStep };
+  } finally {
+    await h.close();
+  }
+}
+
 /** Pages per second of a demo crawl; `attached`: over the pipe with a breakpoint that never hits. */
 async function crawlRate(attached: boolean): Promise<number> {
   const h = forkHost(attached ? { bundle: BUNDLE, pipe: true } : { bundle: BUNDLE });
@@ -95,6 +138,12 @@ async function main(): Promise<void> {
   console.log(`launch to the first line-breakpoint stop: median ${median(firsts).toFixed(0)} ms of ${rounds} (${firsts.map((x) => x.toFixed(0)).join(', ')}) (target ≤ 1000)`);
   const sorted = [...steps].sort((a, b) => a - b);
   console.log(`line step to its paused event: median ${median(steps).toFixed(1)} ms of ${steps.length}, p90 ${sorted[Math.floor(sorted.length * 0.9)]!.toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms (target median ≤ 200)`);
+  const backs: Array<Awaited<ReturnType<typeof stepBackRound>>> = [];
+  for (let r = 0; r < rounds; r++) backs.push(await stepBackRound());
+  const m = (pick: (x: (typeof backs)[number]) => number): number => median(backs.map(pick));
+  console.log(
+    `Step Back at a line (recorded demo crawl, 100th fetch): first of the stop ${m((x) => x.first).toFixed(0)} ms, next ${m((x) => x.next).toFixed(0)} ms, a step forward from the past line ${m((x) => x.forward).toFixed(0)} ms, beside a live line step ${m((x) => x.liveStep).toFixed(0)} ms (medians of ${rounds}; ratio next/live step ${(m((x) => x.next) / m((x) => x.liveStep)).toFixed(1)}) (target ≤ 1000)`,
+  );
   const plain: number[] = [];
   const withDebugger: number[] = [];
   for (let r = 0; r < rounds; r++) {

@@ -106,8 +106,12 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       client.send({ kind: 'event', event, body });
     },
     stopped: async () => {
-      // A new stop: the past of the previous one is gone.
-      endReplay();
+      // A new stop: in another tick, the past of the previous one is gone; in the same tick (a line step), its replay host serves this one too.
+      if (replay !== null && replay.stop.tick !== debuggerOf().tick()) endReplay();
+      else if (replay !== null) {
+        replay.stale = true;
+        replay.viewing = false;
+      }
       for (const [id, m] of forwarded) {
         // A continue or a loop step the main thread took, whose answer it had not sent before
         // it stopped on a line (the program ran into the breakpoint first): it is answered
@@ -174,9 +178,18 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
 
   /** The replay host of the current stop, started at its first use. */
   const replayOf = async (method: string): Promise<LineReplayHost> => {
-    if (replay !== null) return replay;
     const d = dbg!;
+    if (replay !== null && !replay.stale) return replay;
     if (!d.isStopped()) throw new ProtocolError(`${method}: the program is not stopped on a line`, 'badState');
+    if (replay !== null) {
+      const { taskId, tick, print } = await d.stopPrint();
+      if (taskId === null || tick !== replay.stop.tick) {
+        endReplay();
+      } else {
+        await replay.restop({ tick, taskId, print });
+        return replay;
+      }
+    }
     if (hostStart === null) throw new ProtocolError(`${method}: this host cannot start a replay host`, 'replayFailed');
     replayStarting ??= (async () => {
       const { taskId, tick, print } = await d.stopPrint();
@@ -230,8 +243,8 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
           respond(m.id, {});
           return showLanding(landing, past);
         }
-        // The live thread goes on: the stop's past goes.
-        endReplay();
+        // The live thread goes on; the stop it comes to says whether the tick's replay host stays.
+        await replay?.move('leave').catch(() => undefined);
         respond(m.id, {});
         await d.lineStep(kind);
         return;
@@ -248,7 +261,14 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         const p = parseHostRequest('pastLine', m.params);
         if (walk === null || !walk.isOf(p.tick, p.taskId, p.stop)) {
           await walk?.dispose();
-          walk = new PastLineWalk(d, (tick) => askMain('replayLineTick', { tick }), p.tick, p.taskId, p.stop);
+          walk = new PastLineWalk(
+            d,
+            (tick) => askMain('replayLineTick', { tick }),
+            (tick) => askMain('seekTick', { tick }),
+            p.tick,
+            p.taskId,
+            p.stop,
+          );
         }
         return respond(m.id, await walk.move(p.move));
       }
@@ -344,6 +364,8 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       forwarded.delete(w.id);
       if (RUN_CHANGING.has(request.method)) void dbg!.setBreakpointsActive(true);
     }
+    // The run ended: its line replay host with it.
+    if (typeof w !== 'string' && w.kind === 'event' && w.event === 'finished') endReplay();
     deliver(m);
   });
 }

@@ -14,9 +14,10 @@
 // replay host's, and while one is viewed, so are the moment's queries (snapshot, taskDetail,
 // variables, graph, lints, evaluate); its `viewedTick` is told in the live run's id.
 //
-// Invariants: one replay host per live stop: the live worker ends it when the main thread
-// goes on (continue, a step, a run-changing request), at the next stop, and when the client
-// goes away; the replay host also ends when this process does (its IPC channel closes). The
+// Invariants: one replay host per stopped tick: the live worker ends it when the run goes on
+// (continue, a run-changing request, the run finishing, a stop in another tick), and when the
+// client goes away (a line step that stops again in the same tick keeps it: the recording
+// through the start of the tick still holds); the replay host also ends when this process does (its IPC channel closes). The
 // network is never touched (the replay feeds the recorded inputs). The temporary file is
 // removed once the replay host has read it.
 
@@ -51,10 +52,13 @@ export class LineReplayHost {
   viewing = false;
   private closed = false;
 
+  /** A newer live stop (a line step in the same tick) is shown: restop() before the next move. */
+  stale = false;
+
   private constructor(
     private readonly child: ChildProcess,
     private readonly endpoint: RpcEndpoint<HostMethods, Record<string, never>, HostEvents, Record<string, never>>,
-    readonly stop: LiveLineStop,
+    public stop: LiveLineStop,
     /** Ticks of the recording before the stopped one (the ticks a seek may go to). */
     private readonly ticks: number,
   ) {}
@@ -84,6 +88,17 @@ export class LineReplayHost {
       }
     }
     return replay;
+  }
+
+  /**
+   * The live thread stopped again in the same tick (a line step): the recording through the
+   * start of that tick still holds, so this replay host serves the new stop (a walk of its own).
+   */
+  async restop(stop: Omit<LiveLineStop, 'runId'>): Promise<void> {
+    await this.move('leave');
+    this.viewing = false;
+    this.stop = { ...stop, runId: this.stop.runId };
+    this.stale = false;
   }
 
   /** A move through the stopped task's replayed lines: back, forward ('over', 'into', 'out'), or 'leave' (the present again). */

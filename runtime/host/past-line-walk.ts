@@ -4,7 +4,7 @@
 // of that tick; each walk has its main thread run the tick once more (replayLineTick: from a
 // checkpoint to the tick before, then that tick, `traced`), stopping on breakpoints at every
 // break location of the functions on the live stop's chain, taken only while the task runs in
-// the traced tick. Each stop is a line of the step (past-lines.ts makes them entries).
+// the traced tick (and off while the ticks before are replayed). Each stop is a line of the step (past-lines.ts makes them entries).
 //
 // The first walk learns the entries, up to the live stop: matched by its frames' functions
 // and positions and by the innermost frame's locals (a line that runs again in a loop is the
@@ -49,6 +49,8 @@ export class PastLineWalk {
     private readonly dbg: LineDebugger,
     /** Asks the main thread to run tick `tick` again, traced (replayLineTick). */
     private readonly replayTick: (tick: number) => Promise<unknown>,
+    /** Asks the main thread to replay the run to right after `tick` (a seek), untraced. */
+    private readonly seekTo: (tick: number) => Promise<unknown>,
     readonly tick: number,
     readonly taskId: number,
     readonly print: LineStopPrint,
@@ -133,6 +135,9 @@ export class PastLineWalk {
   /** Runs the traced tick and walks it to `target`; resolves once reached (stopped there, or the live stop learnt). */
   private async walk(target: Target): Promise<void> {
     await this.plant();
+    // To the tick before with the breakpoints off (their conditions would slow every tick replayed), then the traced tick with them on.
+    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
+    if (this.tick > 1) await this.seekTo(this.tick - 1);
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
     const outcome = new Promise<'reached' | Error>((resolve) => {
       this.walking = { entries: [], target, settle: resolve };

@@ -2,7 +2,8 @@
 // host's main thread is held on a line of the crawler's fetch, mid-tick; lineStepBack shows the
 // lines the task ran before, replayed in a replay host process of its own, with the locals they
 // had then; lineStep goes forward through them to the live stop again; a seek to a past tick
-// is served there too; continue ends the replay host. A run not recorded is refused.
+// is served there too; line steps in the same tick keep the replay host, continue ends it. A
+// run not recorded is refused.
 // Runs against the bundle (the line debugger's worker and the replay host run the bundle).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -70,6 +71,10 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
   test('back line by line with the locals of then, forward to the live stop again, a past tick at the first line, continue ends the replay', async () => {
     const first = await stopAtBreakpoint(host, true);
     const bpLine = first.line!.line;
+    // The breakpoint's line is the task's first line of this step (fetch resumed from its robots.txt wait): nothing before it in the step.
+    assert.deepEqual(await host.rpc.request('lineStepBack', {}), { landed: 'suspension' });
+    const replayHosts = childrenOf(host.child.pid!);
+    assert.equal(replayHosts.length, 1, 'one replay host for the stop');
     // next, to the line of the `yield*` that gets the page (the retry loop's head between): `response` was assigned null since.
     const getLine = lineOf('response = yield* this.session.get(url, NO_REDIRECTS);');
     let live = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
@@ -86,6 +91,8 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     assert.equal(p.tick, live.tick);
     assert.ok(p.line!.line > bpLine && p.line!.line < live.line!.line, `${p.line!.line}`);
     assert.match(p.description, /past line/);
+    // Line steps in the same tick keep the tick's replay host (its recording through the tick's start still holds).
+    assert.deepEqual(childrenOf(host.child.pid!), replayHosts);
     const stack = await host.rpc.request('lineStack', {});
     assert.deepEqual(stack.frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
     // Back again: the breakpoint's line, where `response` was not assigned yet.
