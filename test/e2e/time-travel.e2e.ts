@@ -193,6 +193,8 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
       await until('the scrubber to move', async () => (await shownTick(frame)) !== before);
     }
     assert.ok(await wokenLater(), `worker-1 at the shown tick: ${await worker1Doing(frame)}`);
+    // In detail, as the task table says it: the socket, or the pool's host.
+    assert.match(await worker1Doing(frame), /awaiting (socket\.\w+ <Socket fd=\d+ .*raddr=127\.0\.0\.1:\d+>|http\.pool \S)/);
     const tick = await shownTick(frame);
     await scrubberLabel(frame).filter({ hasText: `Viewing tick ${tick} of` }).waitFor();
     // Every view shows that tick: worker-1's stack in the tasks view.
