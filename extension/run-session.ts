@@ -12,8 +12,8 @@
 //   run detaches it from the previous one (whose host ends if no other view holds it).
 // - A launch reuses the current Run only when no other view is attached to it; otherwise
 //   it starts a new Run, so a debug session's run is never replaced under it.
-// - One poll in flight at a time; polling runs while a run is live (faster while running,
-//   slower while paused) and stops after the finished run's last snapshot.
+// - One poll in flight at a time (the shared CoalescingPoll); polling runs while a run is
+//   live (faster while running, slower while paused) and stops after the finished run's last snapshot.
 // - A host that dies turns the status into 'hostDied' with its last lines; every request
 //   in flight has failed by then (the endpoint closed), so no caller waits forever.
 // - Events of a run being replaced (between a launch request and its answer) are ignored;
@@ -24,6 +24,7 @@
 //   table, so every view of the session (panel, status bar, decorations) shows that tick.
 
 import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, HostMethods, LaunchOptions, LaunchTarget, Lint, ProgramLoopState, RecordingInfo, Snapshot } from '../protocol/host-protocol';
+import { CoalescingPoll } from '../protocol/coalescing-poll';
 import { ProgressHistory } from '../protocol/progress-history';
 import { SnapshotMirror, type MirrorChange } from '../protocol/snapshot-mirror';
 import type { Comparison, ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
@@ -77,9 +78,7 @@ export class RunSession {
   private detach: (() => void) | null = null;
   private unbind: Array<() => void> = [];
   private starting: Promise<Run> | null = null;
-  private pollTimer: NodeJS.Timeout | null = null;
-  private polling = false;
-  private pollAgain = false;
+  private readonly polls = new CoalescingPoll(() => this.poll());
   private pendingPause: HostEvents['paused'] | null = null;
   private finishedRun: number | null = null;
   private launchSeq = 0;
@@ -468,36 +467,23 @@ export class RunSession {
   // --- polling ------------------------------------------------------------------------------
 
   private stopPolling(): void {
-    if (this.pollTimer !== null) clearTimeout(this.pollTimer);
-    this.pollTimer = null;
+    this.polls.cancel();
   }
 
   /** Polls after `ms` (sooner if one is already due sooner). */
   schedulePoll(ms: number): void {
-    if (this.polling) {
-      if (ms === 0) this.pollAgain = true;
-      return;
-    }
-    if (this.pollTimer !== null) {
-      if (ms > 0) return;
-      clearTimeout(this.pollTimer);
-    }
-    this.pollTimer = setTimeout(() => {
-      this.pollTimer = null;
-      void this.poll();
-    }, ms);
+    this.polls.schedule(ms);
   }
 
-  private async poll(): Promise<void> {
+  /** One snapshot poll; the delay before the next (null: none until asked). */
+  private async poll(): Promise<number | null> {
     const run = this.run;
-    if (run === null || this.status.runId === null) return;
-    this.polling = true;
-    this.pollAgain = false;
+    if (run === null || this.status.runId === null) return null;
     const runId = this.status.runId;
     try {
       const since = this.mirror.since;
       const snap = await run.endpoint.request('snapshot', since === undefined ? {} : { since });
-      if (runId !== this.status.runId || run !== this.current) return;
+      if (runId !== this.status.runId || run !== this.current) return null;
       const change = this.mirror.apply(snap);
       if (snap.progress !== null && this.lastProgress === null) this.lastProgress = snap.progress;
       if (this.status.phase === 'running' && !this.viewingPast() && snap.tick !== this.status.tick) this.status = { ...this.status, tick: snap.tick };
@@ -506,12 +492,10 @@ export class RunSession {
       if (this.target?.kind === 'sample') this.setProgramLoops((await run.endpoint.request('programLoops', {})).loops);
     } catch {
       // The host died (the run's onDidEnd handles it) or the run is gone: polling stops below.
-    } finally {
-      this.polling = false;
     }
     const phase = this.status.phase;
-    if (this.pollAgain) this.schedulePoll(0);
-    else if (phase === 'running') this.schedulePoll(Math.max(30, 1000 / Math.max(0.1, this.options.snapshotRate())));
-    else if (phase === 'paused') this.schedulePoll(PAUSED_POLL_MS);
+    if (phase === 'running') return Math.max(30, 1000 / Math.max(0.1, this.options.snapshotRate()));
+    if (phase === 'paused') return PAUSED_POLL_MS;
+    return null;
   }
 }

@@ -3,9 +3,11 @@
 // A run that is not recorded answers with an error: the feed stops asking and keeps the
 // reason (the timeline view says it).
 //
-// Invariants: one request in flight at a time; answers for a run no longer shown are
-// dropped (a reset bumps the generation); polling stops once the model holds a finished run.
+// Invariants: one request in flight at a time (the shared CoalescingPoll); answers for a run
+// no longer shown are dropped (a reset bumps the generation); polling stops once the model
+// holds a finished run.
 
+import { CoalescingPoll } from '../protocol/coalescing-poll';
 import { narrowTimeline, type PanelMethods, type RunStatus } from '../protocol/webview-protocol';
 import type { TimelineModel } from './state/timeline-model';
 
@@ -18,9 +20,7 @@ const LIVE_POLL_MS = 700;
 
 export class TimelineFeed {
   private generation = 0;
-  private inFlight = false;
-  private again = false;
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly poll = new CoalescingPoll(() => this.fetch());
   private runId: number | null = null;
   private phase: RunStatus['phase'] = 'idle';
   /** Why the run has no timeline (the host's refusal), null while it has or may have one. */
@@ -37,9 +37,7 @@ export class TimelineFeed {
     this.generation++;
     this.model.clear();
     this.unavailable = null;
-    this.again = false;
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+    this.poll.cancel();
   }
 
   /** The run's status changed: follow its run and phase. */
@@ -56,44 +54,34 @@ export class TimelineFeed {
     return this.phase === 'running' || this.phase === 'paused';
   }
 
-  private fetchSoon(ms: number): void {
-    if (this.unavailable !== null || (this.model.finished && !this.live())) return;
-    if (this.inFlight) {
-      if (ms === 0) this.again = true;
-      return;
-    }
-    if (this.timer !== null) {
-      if (ms > 0) return;
-      clearTimeout(this.timer);
-    }
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.fetch();
-    }, ms);
+  /** Whether there is nothing (more) to fetch: no timeline, or a finished run's whole one. */
+  private done(): boolean {
+    return this.unavailable !== null || (this.model.finished && !this.live());
   }
 
-  private async fetch(): Promise<void> {
+  private fetchSoon(ms: number): void {
+    if (!this.done()) this.poll.schedule(ms);
+  }
+
+  /** One fetch; the delay before the next (null: none until the status asks). */
+  private async fetch(): Promise<number | null> {
+    if (this.done()) return null;
     const gen = this.generation;
-    this.inFlight = true;
-    this.again = false;
     try {
       const since = this.model.sinceTick;
       const raw: unknown = await this.client.request('timeline', since === undefined ? {} : { sinceTick: since });
-      if (gen !== this.generation) return;
+      if (gen !== this.generation) return null;
       const t = narrowTimeline(raw);
       if (t === null) throw new Error('the extension sent a malformed timeline');
       this.model.apply(t);
       this.changed();
     } catch (e) {
-      if (gen !== this.generation) return;
+      if (gen !== this.generation) return null;
       this.unavailable = e instanceof Error ? e.message : String(e);
       this.changed();
-    } finally {
-      this.inFlight = false;
+      return null;
     }
-    if (gen !== this.generation || this.unavailable !== null) return;
-    if (this.again) this.fetchSoon(0);
-    else if (this.live()) this.fetchSoon(LIVE_POLL_MS);
-    else if (this.phase === 'finished' && !this.model.finished) this.fetchSoon(LIVE_POLL_MS);
+    if (this.live() || (this.phase === 'finished' && !this.model.finished)) return LIVE_POLL_MS;
+    return null;
   }
 }
