@@ -1,5 +1,6 @@
 // How a task's CancelOrigin reads to a person, the same in the inspector panel and in the
-// debug adapter's variables: "the inspector", "the debugger", "the CLI", "Task-3 (#3)".
+// debug adapter's variables: "the inspector", "the debugger", "the CLI", "the crawl
+// deadline", "Task-3 (#3)".
 //
 // Invariants:
 // - Every kind has its own words; an unknown origin never reads like a tool's or a task's.
@@ -17,6 +18,8 @@ export function cancelOriginLabel(origin: CancelOrigin, taskLabel: (taskId: numb
       return 'the debugger';
     case 'cli':
       return 'the CLI';
+    case 'deadline':
+      return 'the crawl deadline';
     case 'unknown':
       return 'unknown (outside any task: a callback or a timer)';
   }

@@ -74,8 +74,11 @@ export interface TaskSummary {
 /** Who can ask the host to cancel a task from outside the program (the `cancelTask` request says which). */
 export type CancelRequester = 'inspector' | 'debugger' | 'cli';
 
-/** Who asked for a task's cancellation: another task, a tool outside the program, or unknown (a callback, a timer). */
-export type CancelOrigin = { kind: 'task'; taskId: number } | { kind: CancelRequester } | { kind: 'unknown' };
+/** Who cancels a task from outside any task: a tool (CancelRequester), or a crawl's own deadline (options.deadline). */
+export type CancelCause = CancelRequester | 'deadline';
+
+/** Who asked for a task's cancellation: another task, a tool outside the program, the crawl's deadline, or unknown (a callback, a timer). */
+export type CancelOrigin = { kind: 'task'; taskId: number } | { kind: CancelCause } | { kind: 'unknown' };
 
 export interface VariableInfo {
   name: string;
@@ -226,6 +229,12 @@ export interface LaunchOptions {
   exclude?: string | null;
   strict?: boolean;
   robots?: boolean;
+  /** URLs queued at most (0: no limit), links followed at most this deep, seconds per request (the CLI's --max-pages, --max-depth, --timeout). */
+  maxPages?: number;
+  maxDepth?: number;
+  timeout?: number;
+  /** Seconds the whole crawl may take (loop time): then it is cancelled, its cancel attributed to the deadline. */
+  deadline?: number;
   /** Track frames (default true): without it only summaries are available. */
   inspect?: boolean;
   /** Pause before the first tick. */

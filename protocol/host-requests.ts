@@ -8,7 +8,7 @@
 // without a parser does not type-check); a parser checks shapes, types and the protocol's
 // documented bounds, never the host's state (no run, not paused: the handlers refuse those).
 
-import { crawlOptionProblem } from './crawl-option-bounds';
+import { CRAWL_OPTION_BOUNDS, crawlOptionProblem } from './crawl-option-bounds';
 import {
   isDemoLatency,
   type Breakpoint,
@@ -90,8 +90,8 @@ function parseOptions(p: Params): LaunchOptions {
   const o = requireObject('launch', p, 'options');
   const where = nested('launch', 'options');
   const out: LaunchOptions = {};
-  for (const key of ['maxTasks', 'maxRedirect', 'maxTries'] as const) {
-    const v = optionalNumber(where, o, key, 'integer');
+  for (const key of ['maxTasks', 'maxRedirect', 'maxTries', 'maxPages', 'maxDepth', 'timeout', 'deadline'] as const) {
+    const v = optionalNumber(where, o, key, CRAWL_OPTION_BOUNDS[key].integer ? 'integer' : 'any');
     if (v !== undefined) {
       // The documented bounds: 1e30 workers would exhaust memory before the crawl began.
       const problem = crawlOptionProblem(key, v, `launch: options.${key}`);

@@ -441,7 +441,7 @@ const END_STATES: ReadonlySet<string> = new Set<NonNullable<TimelineLane['endSta
 function narrowCancelOrigin(v: unknown): CancelOrigin | undefined {
   if (!isObj(v) || typeof v.kind !== 'string') return undefined;
   if (v.kind === 'task') return isInt(v.taskId) ? { kind: 'task', taskId: v.taskId } : { kind: 'unknown' };
-  if (v.kind === 'inspector' || v.kind === 'debugger' || v.kind === 'cli') return { kind: v.kind };
+  if (v.kind === 'inspector' || v.kind === 'debugger' || v.kind === 'cli' || v.kind === 'deadline') return { kind: v.kind };
   return { kind: 'unknown' };
 }
 

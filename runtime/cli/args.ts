@@ -31,6 +31,8 @@ export interface CrawlCommand {
   json: boolean;
   quiet: boolean;
   timeout: number;
+  /** Seconds the whole crawl may take: then it is cancelled (attributed to the crawl deadline) and reported. */
+  deadline: number | null;
   inspect: boolean;
   dumpTasksAfterMs: number | null;
   /** Record the run to this .corotrace file (coroutines stage only). */
@@ -74,6 +76,10 @@ Crawl options:
   --max-depth N        do not follow links deeper than N from a root
   --no-robots          ignore robots.txt (a robots.txt answering 5xx disallows everything)
   --timeout SEC        total time allowed per request, up to 86400 (default 30)
+  --deadline SEC       time allowed for the whole crawl, up to 604800: then it is
+                       cancelled and the report lists what was done (exit 124;
+                       coroutines stage only). SIGINT and SIGTERM end it likewise
+                       (exit 130, 143)
   --stage S            callbacks | generators | coroutines (default coroutines)
   --json               print one JSON object on stdout instead of the report
   --quiet              no live progress on stderr
@@ -112,6 +118,7 @@ const COROUTINES_ONLY: Readonly<Record<string, string>> = {
   '--max-tries': 'they try each URL once',
   '--inspect': 'they do not run on the inspected runtime',
   '--dump-tasks-after': 'they do not run on the inspected runtime',
+  '--deadline': 'they have no crawl task to cancel',
 };
 
 export function parseArgs(argv: readonly string[]): Command {
@@ -143,6 +150,7 @@ function parseCrawl(args: string[]): CrawlCommand {
     json: false,
     quiet: false,
     timeout: 30,
+    deadline: null,
     inspect: false,
     dumpTasksAfterMs: null,
     record: null,
@@ -203,6 +211,9 @@ function parseCrawl(args: string[]): CrawlCommand {
         break;
       case '--timeout':
         cmd.timeout = boundedOption('--timeout', value(), 'timeout');
+        break;
+      case '--deadline':
+        cmd.deadline = boundedOption('--deadline', value(), 'deadline');
         break;
       case '--stage': {
         const v = value();

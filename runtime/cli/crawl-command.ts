@@ -2,18 +2,21 @@
 // stdout gets the report (or, with --json, exactly one JSON object); stderr gets the live
 // progress line (only on a terminal), notices and errors. Exit codes: 0 crawled, 1 no root
 // could be crawled (unreachable, failed, or kept out by robots.txt: stderr says which and
-// why), 2 bad arguments (see main.ts), 130 interrupted (the report of what was done is still
-// printed, with every URL that was being fetched or still queued; Ctrl-C cancels the crawl as
-// the CLI, a cancel origin the task recorder keeps and stderr and the dump name, and a
-// --dump-tasks-after dump not taken yet is taken at that moment). With --record FILE the run is recorded (runtime/record) and
-// written to FILE; `coroscope replay FILE` (replay-command.ts) re-runs it offline through the
-// same crawlWithCoroutines.
+// why), 2 bad arguments (see main.ts), 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM, 124
+// cut by --deadline. Interrupted or cut, the report of what was done is still printed, with
+// every URL that was being fetched or still queued; a signal cancels the crawl as the CLI, the
+// deadline (a timer on the crawl's loop) as the crawl deadline: cancel origins the task recorder
+// keeps and stderr and the dump name; a --dump-tasks-after dump not taken yet is taken at that
+// moment; a --record file is still written. With --record FILE the run is recorded
+// (runtime/record) and written to FILE, naming its program as the host names a launch
+// (launch-programs.ts): `coroscope replay FILE` (replay-command.ts) re-runs it offline through
+// the same crawlWithCoroutines, and VS Code's "Coroscope: Open Recording…" opens it.
 
+import type { LaunchOptions } from '../../protocol/host-protocol';
 import type { Clock } from '../clock';
 import { CancelledError } from '../errors';
 import { EventLoop } from '../loop';
 import { setCoroutineTracking } from '../coroutine';
-import { Crawler } from '../crawler/crawler';
 import { exceptionKind, formatReport, type FetchStatistic } from '../crawler/report';
 import { parseRoot } from '../crawler/roots';
 import { crawlWithCallbacks } from '../crawler/callback-fetcher';
@@ -27,6 +30,7 @@ import { RunRecorder } from '../record/run-recorder';
 import { writeRecordingFile } from '../record/recording-file';
 import { packAwaitDetails } from '../record/await-details';
 import { programSources } from '../record/source-hashes';
+import { recordedProgram, startMain, type RecordedProgram } from '../host/launch-programs';
 import type { CrawlCommand } from './args';
 import { crawlJson, progressLine } from './crawl-output';
 
@@ -45,6 +49,8 @@ export interface CrawlOutcome {
   report: string;
   /** Set when the crawl was interrupted: the URLs being fetched then, and those still queued. */
   interrupted: { inFlight: readonly string[]; queued: readonly string[] } | null;
+  /** Why it was interrupted: the signal the CLI got, or its deadline (null when it was not). */
+  interruptedBy: NodeJS.Signals | 'deadline' | null;
   /** What the report says besides the URLs (robots.txt that kept a root out). */
   notices: readonly string[];
 }
@@ -64,14 +70,31 @@ export async function runCrawlCommand(cmd: CrawlCommand): Promise<number> {
     if (!cmd.json) process.stderr.write(`Crawling the embedded demo site at ${site.url}: ${describeDemoSite(site, cmd.instant ? 'instant' : DEFAULT_DEMO_LATENCY)}\n`);
   }
   try {
-    const outcome = cmd.record !== null ? await recordCrawl(cmd, cmd.record, roots) : cmd.stage === 'coroutines' ? await crawlWithCoroutines(cmd, roots) : await crawlWithStage(cmd, roots);
+    const program = crawlProgram(cmd, roots, site);
+    const outcome = cmd.record !== null ? await recordCrawl(cmd, cmd.record, program) : cmd.stage === 'coroutines' ? await crawlWithCoroutines(cmd, program) : await crawlWithStage(cmd, roots);
     return printCrawlOutcome(cmd, roots, outcome);
   } finally {
     await site?.close();
   }
 }
 
-/** Prints the report (or the JSON object); the exit code: 0, 1 when no root could be reached, 130 when interrupted. */
+/** The program a crawl command runs, as a launch names it (launch-programs.ts): the CLI's crawl and the host's are one. */
+export function crawlProgram(cmd: CrawlCommand, roots: readonly string[], site: DemoSite | null): RecordedProgram {
+  const options: LaunchOptions = { maxTasks: cmd.maxTasks, maxRedirect: cmd.maxRedirect, maxTries: cmd.maxTries, exclude: cmd.exclude, strict: cmd.strict, robots: cmd.robots, timeout: cmd.timeout, inspect: cmd.inspect };
+  if (cmd.maxPages > 0) options.maxPages = cmd.maxPages;
+  if (cmd.maxDepth !== null) options.maxDepth = cmd.maxDepth;
+  if (cmd.deadline !== null) options.deadline = cmd.deadline;
+  if (cmd.record !== null) options.record = true;
+  const target: RecordedProgram['target'] = site !== null ? { kind: 'demo', pages: cmd.pages, latency: cmd.instant ? 'instant' : DEFAULT_DEMO_LATENCY } : { kind: 'crawl', urls: [...roots] };
+  return { target, options, siteUrl: site?.url ?? null, frames: cmd.inspect };
+}
+
+/** The exit code of a crawl interrupted by a signal (128 + its number) or cut by its deadline (124, as timeout(1)). */
+function interruptedCode(by: CrawlOutcome['interruptedBy']): number {
+  return by === 'SIGTERM' ? 143 : by === 'deadline' ? 124 : 130;
+}
+
+/** Prints the report (or the JSON object); the exit code: 0, 1 when no root could be reached, 130/143/124 when interrupted or cut. */
 export function printCrawlOutcome(cmd: CrawlCommand, roots: readonly string[], outcome: CrawlOutcome): number {
   if (cmd.json) {
     process.stdout.write(JSON.stringify(crawlJson(outcome.stats, outcome.seconds, outcome.excluded, cmd.stage, outcome.interrupted, outcome.notices)) + '\n');
@@ -80,7 +103,7 @@ export function printCrawlOutcome(cmd: CrawlCommand, roots: readonly string[], o
     const rate = outcome.seconds > 0 ? outcome.stats.length / outcome.seconds : 0;
     process.stdout.write(`Rate: ${rate.toFixed(1)} urls/sec (stage ${cmd.stage})\n`);
   }
-  if (outcome.interrupted !== null) return 130;
+  if (outcome.interrupted !== null) return interruptedCode(outcome.interruptedBy);
   const rootStats = outcome.stats.filter((s) => roots.includes(s.url));
   if (rootStats.some((s) => s.exception === null)) return 0;
   // No root was crawled: say for each why not.
@@ -103,16 +126,15 @@ function rootFailure(s: FetchStatistic): string {
   return `the root ${s.url} answered${s.status === null ? '' : ` (HTTP ${s.status})`} but could not be crawled: ${s.exception}`;
 }
 
-/** The crawl, recorded to `file` (a .corotrace with the crawl's options and the hashes of the sources). */
-async function recordCrawl(cmd: CrawlCommand, file: string, roots: string[]): Promise<CrawlOutcome> {
+/** The crawl, recorded to `file` (a .corotrace naming its program as a launch, with the hashes of the sources). */
+async function recordCrawl(cmd: CrawlCommand, file: string, program: RecordedProgram): Promise<CrawlOutcome> {
   // With what each suspension awaited, in the task table's words: the timeline of the recording opened in the extension says them.
   const recorder = new RunRecorder({ frames: cmd.inspect, awaitDetails: true });
-  const outcome = await crawlWithCoroutines(cmd, roots, { clock: recorder.clock, attach: (loop) => recorder.attach(loop) });
+  const outcome = await crawlWithCoroutines(cmd, program, { clock: recorder.clock, attach: (loop) => recorder.attach(loop) });
   const streams = recorder.finish();
-  // The replay crawls the same roots (the demo site's URL of this run), without the site.
-  const program = { kind: 'crawl', frames: cmd.inspect, command: { ...cmd, roots, demo: false, record: null } };
+  // The replay crawls the same roots (the demo site's URL of this run), without the site; `json`: how the CLI printed it.
   const bytes = writeRecordingFile(file, {
-    meta: { program, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString(), awaitDetails: packAwaitDetails(recorder.awaitDetails ?? []) },
+    meta: { program: { ...recordedProgram(program), json: cmd.json }, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString(), awaitDetails: packAwaitDetails(recorder.awaitDetails ?? []) },
     events: streams.events,
     gaps: streams.gaps,
     payload: streams.payload,
@@ -135,28 +157,18 @@ function startProgress(cmd: CrawlCommand, read: () => { done: number; queued: nu
   };
 }
 
-/** The crawl on the runtime's loop; `setup` records or replays it. */
-export async function crawlWithCoroutines(cmd: CrawlCommand, roots: string[], setup: CrawlLoopSetup | null = null): Promise<CrawlOutcome> {
+/** The crawl `program` on the runtime's loop (started by launch-programs.ts, as the host starts it); `setup` records or replays it. */
+export async function crawlWithCoroutines(cmd: CrawlCommand, program: RecordedProgram, setup: CrawlLoopSetup | null = null): Promise<CrawlOutcome> {
   if (cmd.inspect) setCoroutineTracking(true);
   const loop = new EventLoop(setup === null ? {} : { clock: setup.clock });
-  const crawler = new Crawler(roots, {
-    maxTasks: cmd.maxTasks,
-    maxRedirect: cmd.maxRedirect,
-    maxTries: cmd.maxTries,
-    exclude: cmd.exclude,
-    strict: cmd.strict,
-    maxPages: cmd.maxPages,
-    maxDepth: cmd.maxDepth,
-    robots: cmd.robots,
-    session: { timeout: { total: cmd.timeout } },
-  });
   // Always attached (with or without --inspect: a WeakMap lookup and two clock reads per
   // step): it knows which task created which, so the dump nests workers under the crawl, and
   // who asked for each cancellation, so a cancel the CLI makes (Ctrl-C) reads as the CLI's.
   const recorder = TaskRecorder.attach(loop);
   setup?.attach(loop);
   const t0 = performance.now();
-  const task = loop.createTask(crawler.crawl(), { name: 'crawl' });
+  const { task, crawler: started } = startMain(loop, program.target, program.options, program.siteUrl);
+  const crawler = started!;
   const stopProgress = startProgress(cmd, () => crawler.progress(), t0);
   let dumped = false;
   const dumpTasks = (title: string): void => {
@@ -165,8 +177,10 @@ export async function crawlWithCoroutines(cmd: CrawlCommand, roots: string[], se
     out.write(`*** Tasks ${title} ***\n${formatPsTree(loop)}\n`);
   };
   const dump = cmd.dumpTasksAfterMs === null ? null : loop.callLater(cmd.dumpTasksAfterMs / 1000, () => dumpTasks(`after ${cmd.dumpTasksAfterMs} ms`));
-  const onSigint = (): void => {
-    cancelTaskAs(task, 'cli', 'interrupted (SIGINT)');
+  let signal: NodeJS.Signals | null = null;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    signal ??= sig;
+    cancelTaskAs(task, 'cli', `interrupted (${sig})`);
     // A dump asked for and not taken yet is taken now: the crawl ends before its time would
     // come, and this one shows the tasks as the interruption found them, and who cancelled.
     if (dump !== null && !dumped) {
@@ -174,17 +188,22 @@ export async function crawlWithCoroutines(cmd: CrawlCommand, roots: string[], se
       dumpTasks(`at the interruption, after ${Math.round(performance.now() - t0)} ms`);
     }
   };
-  process.once('SIGINT', onSigint);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   let interrupted = false;
+  let interruptedBy: CrawlOutcome['interruptedBy'] = null;
   try {
     await loop.runUntilComplete(task);
   } catch (e) {
     if (!(e instanceof CancelledError)) throw e;
     interrupted = true;
     const origin = summarizeTasks([task], { recorder })[0]?.cancelledBy ?? { kind: 'unknown' };
-    process.stderr.write(`coroscope crawl: interrupted: the crawl was cancelled by ${cancelOriginLabel(origin, (id) => `task #${id}`)}; report of what was done:\n`);
+    interruptedBy = origin.kind === 'deadline' ? 'deadline' : signal;
+    const how = origin.kind === 'deadline' ? `cut at its deadline (${program.options.deadline} s): cancelled by the crawl deadline` : `interrupted: the crawl was cancelled by ${cancelOriginLabel(origin, (id) => `task #${id}`)}`;
+    process.stderr.write(`coroscope crawl: ${how}; report of what was done:\n`);
   } finally {
-    process.removeListener('SIGINT', onSigint);
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
     stopProgress();
     loop.close();
     setCoroutineTracking(false);
@@ -195,6 +214,7 @@ export async function crawlWithCoroutines(cmd: CrawlCommand, roots: string[], se
     excluded: crawler.excluded,
     report: crawler.report(),
     interrupted: interrupted ? (crawler.interrupted ?? { inFlight: [], queued: [] }) : null,
+    interruptedBy,
     notices: crawler.notices(),
   };
 }
@@ -214,5 +234,5 @@ async function crawlWithStage(cmd: CrawlCommand, roots: string[]): Promise<Crawl
   // A root kept out by robots.txt is said, as stage 3 says it.
   const notices = roots.filter((r) => result.exclusions.get(r) === 'robots').map((r) => `robots.txt of ${new URL(r).origin} disallows the root ${r} (or answered 5xx): it was not fetched (--no-robots crawls it anyway)`);
   const report = formatReport(result.stats, { seconds: result.seconds, todo: 0, busy: 0, maxTasks: 1, notices });
-  return { stats: result.stats, seconds: result.seconds, excluded: result.exclusions, report, interrupted: null, notices };
+  return { stats: result.stats, seconds: result.seconds, excluded: result.exclusions, report, interrupted: null, interruptedBy: null, notices };
 }

@@ -1,6 +1,9 @@
 // `coroscope replay FILE [--dump-tasks-at-tick N] [--json]`: re-runs a recorded crawl
 // offline (runtime/record): the recorded clock readings and socket inputs are fed back, the
-// network is never used, and the replayed run is checked against the recording.
+// network is never used, and the replayed run is checked against the recording. A crawl
+// recorded by the CLI or saved by VS Code (a crawl or demo-crawl launch) replays alike: the
+// recording names its program as a launch (launch-programs.ts); samples and programs are for
+// VS Code's "Coroscope: Open Recording…".
 //
 // - Without --dump-tasks-at-tick: prints what the recorded crawl printed (the report, or
 //   its JSON object), after checking that the replay re-ran the same run.
@@ -21,6 +24,7 @@ import { readRecordingFile, type Recording } from '../record/recording-file';
 import { readRunLog } from '../record/run-log';
 import { RunReplay } from '../record/run-replay';
 import { checkSources, programSources } from '../record/source-hashes';
+import { readRecordedProgram, type RecordedProgram } from '../host/launch-programs';
 
 interface ReplayArgs {
   file: string;
@@ -45,33 +49,28 @@ function parseReplayArgs(args: readonly string[]): ReplayArgs {
   return out;
 }
 
-/** The crawl command a recording ran, checked field by field against the parser's defaults. */
-function recordedCrawl(rec: Recording, file: string): CrawlCommand {
-  const program = rec.meta.program;
-  const command = program.command as Record<string, unknown> | undefined;
+/** The crawl a recording ran (launch-programs.ts reads it), and the command that prints it as the recording CLI did. */
+function recordedCrawl(rec: Recording, file: string): { program: RecordedProgram; cmd: CrawlCommand } {
+  const program = readRecordedProgram(rec.meta.program, file);
+  const kind = program.target.kind;
+  if (kind !== 'crawl' && kind !== 'demo') throw new RecordingError(`${file} records a ${kind} run; coroscope replay re-runs crawls (open it in VS Code: Coroscope: Open Recording…)`);
   const defaults = parseCommandLine(['crawl', '--demo']) as CrawlCommand;
-  if (program.kind !== 'crawl' || typeof command !== 'object' || command === null) throw new RecordingError(`${file} records a ${program.kind} run; replay re-runs crawls`);
-  const cmd: Record<string, unknown> = { ...defaults };
-  for (const [key, value] of Object.entries(defaults)) {
-    const got = command[key];
-    if (got === undefined) continue;
-    const ok = value === null ? got === null || typeof got === 'string' || typeof got === 'number' : Array.isArray(value) ? Array.isArray(got) && got.every((r) => typeof r === 'string') : typeof got === typeof value;
-    if (!ok) throw new RecordingError(`${file} is corrupt: its crawl option ${key} is not valid`);
-    cmd[key] = got;
-  }
-  const crawl = cmd as unknown as CrawlCommand;
-  if (crawl.roots.length === 0) throw new RecordingError(`${file} is corrupt: its crawl has no root URL`);
-  return { ...crawl, demo: false, record: null, quiet: true };
+  const raw = rec.meta.program;
+  // How the recording CLI printed it: `json` (or, in recordings of earlier builds, its command's).
+  const json = raw.json === true || (typeof raw.command === 'object' && raw.command !== null && (raw.command as Record<string, unknown>).json === true);
+  const roots = kind === 'demo' ? [program.siteUrl!] : program.target.kind === 'crawl' ? program.target.urls : [];
+  return { program, cmd: { ...defaults, roots, demo: false, record: null, quiet: true, json, inspect: program.frames } };
 }
 
 export async function runReplayCommand(argv: readonly string[]): Promise<number> {
   const args = parseReplayArgs(argv);
   let replay: RunReplay;
-  let cmd: CrawlCommand;
   try {
     const rec = readRecordingFile(args.file);
     checkSources(rec.meta.sources, programSources(), args.file);
-    cmd = recordedCrawl(rec, args.file);
+    const recorded = recordedCrawl(rec, args.file);
+    const program = recorded.program;
+    let cmd = recorded.cmd;
     const log = readRunLog(rec.events, rec.gaps, rec.payload, args.file);
     if (args.dumpAtTick !== null && args.dumpAtTick > log.times.length) {
       throw new UsageError(`--dump-tasks-at-tick ${args.dumpAtTick}: ${args.file} has ${log.times.length} ticks`);
@@ -88,7 +87,7 @@ export async function runReplayCommand(argv: readonly string[]): Promise<number>
       // stderr (json) so stdout holds only the dump; none of this changes the run.
       cmd = { ...cmd, inspect: true, json: true };
     }
-    const crawl = crawlWithCoroutines(cmd, cmd.roots, { clock: replay.clock, attach: (loop) => replay.attach(loop) });
+    const crawl = crawlWithCoroutines(cmd, program, { clock: replay.clock, attach: (loop) => replay.attach(loop) });
     if (args.dumpAtTick !== null) {
       const loop = await Promise.race([atTick, crawl.then(() => null)]);
       replay.verify();

@@ -319,7 +319,7 @@ export class RuntimeHost {
     const opened = openRecording(path, midTick);
     await this.stopRun();
     await this.run?.release();
-    const run = await Run.opened(this.nextRunId++, path, opened.target, opened.options, opened.siteUrl, opened.streams, opened.lints, opened.awaitDetails, this.services);
+    const run = await Run.opened(this.nextRunId++, path, opened.program, opened.streams, opened.lints, opened.awaitDetails, this.services);
     this.setInspection(run.inspect);
     this.run = run;
     // A mid-tick recording (a line replay's) is walked line by line, not shown at a tick.

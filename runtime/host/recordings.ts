@@ -1,15 +1,15 @@
 // The host's recording files: saveRecording writes a finished run's recording (a run
 // launched with options.record) as a .corotrace; openRecording reads one and checks it whole
 // (format, checksum, event log, that the sources it ran are this host's, and that it records
-// a launch the host can replay), for the host to make it a run (Run.opened). Every refusal
+// a program the host can start again: launch-programs.ts, which reads the CLI's recordings
+// too), for the host to make it a run (Run.opened). Every refusal
 // is a ProtocolError that says why: nothing is answered "saved" or "opened" that was not.
 // writeMidTickRecording writes a live run stopped on a line, through the start of its
 // running tick, for a line replay host (line-replay-host.ts) to open (openRecording midTick):
 // such a file is refused by the ordinary open, and a saved file by the mid-tick one.
 
 import { statSync } from 'node:fs';
-import type { LaunchOptions, LaunchTarget, Lint, LintKind, RecordingInfo } from '../../protocol/host-protocol';
-import { HOST_PARAMS_PARSERS } from '../../protocol/host-requests';
+import type { Lint, LintKind, RecordingInfo } from '../../protocol/host-protocol';
 import type { RecordedStreams } from '../record/run-recorder';
 import { ProtocolError } from '../../protocol/rpc';
 import { RecordingError } from '../record/recording-errors';
@@ -17,6 +17,7 @@ import { readRecordingFile, writeRecordingFile, type RecordingMeta } from '../re
 import { readRunLog } from '../record/run-log';
 import { packAwaitDetails, unpackAwaitDetails } from '../record/await-details';
 import { checkSources, programSources } from '../record/source-hashes';
+import { readRecordedProgram, recordedProgram, type RecordedProgram } from './launch-programs';
 import type { Run } from './run';
 
 function infoOf(path: string, bytes: number, meta: RecordingMeta): RecordingInfo {
@@ -26,7 +27,7 @@ function infoOf(path: string, bytes: number, meta: RecordingMeta): RecordingInfo
 /** The metadata a run's recording is written with. */
 function metaOf(run: Run, streams: RecordedStreams): RecordingMeta {
   let meta: RecordingMeta = {
-    program: { kind: run.target.kind, target: run.target, options: run.options, siteUrl: run.siteUrl ?? null, frames: run.inspect },
+    program: recordedProgram({ target: run.target, options: run.options, siteUrl: run.siteUrl ?? null, frames: run.inspect }),
     sources: programSources(),
     ticks: streams.ticks,
     steps: streams.steps,
@@ -64,13 +65,11 @@ export function writeMidTickRecording(run: Run, path: string): { runId: number; 
   writeRecordingFile(path, { meta: metaOf(run, streams), events: streams.events, gaps: streams.gaps, payload: streams.payload }, 1);
   return { runId: run.id, ticks: streams.ticks };
 }
-/** A recording file read for the host: what it holds, and the launch it recorded. */
+/** A recording file read for the host: what it holds, and the program it recorded (by the host or the CLI). */
 export interface OpenedRecording {
   readonly info: RecordingInfo;
   readonly streams: RecordedStreams;
-  readonly target: LaunchTarget;
-  readonly options: LaunchOptions;
-  readonly siteUrl: string | null;
+  readonly program: RecordedProgram;
   /** The lints the run had reported (saved with it). */
   readonly lints: Lint[];
   /** What each suspension awaited in the task table's words (saved with it), or null. */
@@ -105,20 +104,9 @@ export function openRecording(path: string, midTick = false): OpenedRecording {
     if (open !== midTick) throw new RecordingError(open ? `${path} is the recording of a run stopped mid-tick (a line replay's), not a saved recording` : `${path} is not the recording of a run stopped mid-tick`);
     checkSources(rec.meta.sources, programSources(), path);
     readRunLog(rec.events, rec.gaps, rec.payload, path, open);
-    const program = rec.meta.program;
-    if (program.command !== undefined && program.target === undefined) {
-      throw new RecordingError(`${path} was recorded by the coroscope CLI: replay it with \`coroscope replay ${path}\``);
-    }
-    let launch: { target: LaunchTarget; options: LaunchOptions };
-    try {
-      launch = HOST_PARAMS_PARSERS.launch({ target: program.target, options: program.options });
-    } catch (e) {
-      throw new RecordingError(`${path} is corrupt: the launch it records is not valid (${e instanceof Error ? e.message : String(e)})`);
-    }
-    const siteUrl = typeof program.siteUrl === 'string' ? program.siteUrl : null;
-    const options: LaunchOptions = { ...launch.options, inspect: program.frames === true };
+    const program = readRecordedProgram(rec.meta.program, path);
     const streams: RecordedStreams = { events: rec.events, gaps: rec.gaps, payload: rec.payload, ticks: rec.meta.ticks, steps: rec.meta.steps, tasks: rec.meta.tasks, sockets: rec.meta.sockets, openTick: open };
-    return { info: infoOf(path, statSync(path).size, rec.meta), streams, target: launch.target, options, siteUrl, lints: savedLints(rec.meta.lints), awaitDetails: unpackAwaitDetails(rec.meta.awaitDetails) };
+    return { info: infoOf(path, statSync(path).size, rec.meta), streams, program, lints: savedLints(rec.meta.lints), awaitDetails: unpackAwaitDetails(rec.meta.awaitDetails) };
   } catch (e) {
     if (e instanceof RecordingError) throw new ProtocolError(`openRecording: ${e.message}`, 'badRecording');
     throw e;

@@ -24,7 +24,7 @@ import { CancelledError } from '../errors';
 import { EventLoop, type LoopLogger, type LoopObserver } from '../loop';
 import { exceptionOf } from '../inspection';
 import { Task } from '../task';
-import { Crawler, type CrawlerOptions } from '../crawler/crawler';
+import type { Crawler } from '../crawler/crawler';
 import { DEFAULT_DEMO_LATENCY, demoSiteOptions, startDemoSite, type DemoSite } from '../demo-site/index';
 import type { FetchStatistic } from '../crawler/report';
 import { TaskRecorder, cancelTaskAs } from '../inspect/task-recorder';
@@ -46,9 +46,8 @@ import { CrawlProgressCounter } from './crawl-progress';
 import { PastMoment } from './past-moment';
 import { RunRewind, type ReplayableProgram } from './run-rewind';
 import { RunTimeline } from '../record/run-timeline';
-import { RecordingError } from '../record/recording-errors';
-import { loadProgram } from './program-loader';
 import { findHostSample, SAMPLE_SITE } from './samples';
+import { startMain, startReplayed, type RecordedProgram } from './launch-programs';
 
 export const TASK_EVENTS_PER_SECOND = 200;
 const EXCEPTION_EVENTS_PER_SECOND = 50;
@@ -96,11 +95,6 @@ interface CreationSite {
 
 const HOST_FILES = /[\\/]runtime[\\/](inspect|host)[\\/]/;
 
-/** The crawler's options of a launch (the run's crawl and its replays alike). */
-function crawlerOptions(options: LaunchOptions): CrawlerOptions {
-  return { maxTasks: options.maxTasks, maxRedirect: options.maxRedirect, maxTries: options.maxTries, exclude: options.exclude ?? null, strict: options.strict, robots: options.robots };
-}
-
 export class Run {
   readonly id: number;
   readonly loop: EventLoop;
@@ -115,6 +109,8 @@ export class Run {
   openedFrom: string | null = null;
   /** The replay's loop running a tick for the line replay (replayLineTick): the line debugger may stop in it. */
   tracedLoop: EventLoop | null = null;
+  /** Whether the recording holds frame chains (its replays must record alike); the run's own inspect unless opened. */
+  private framesRecorded: boolean;
   /** What the views show when not the present: a past tick, replayed (seekTick). */
   viewed: PastMoment | null = null;
   private rewind: RunRewind | null = null;
@@ -165,6 +161,7 @@ export class Run {
     this.target = target;
     this.services = services;
     this.inspect = options.inspect ?? true;
+    this.framesRecorded = this.inspect;
     const logger: LoopLogger = {
       warn: (m) => services.emit('output', { category: 'log', text: `${m}\n` }),
       error: (m) => services.emit('output', { category: 'stderr', text: `${m}\n` }),
@@ -212,25 +209,20 @@ export class Run {
     switch (t.kind) {
       case 'crawl':
       case 'demo': {
-        let roots: string[];
         if (t.kind === 'demo') {
           this.site = await startDemoSite(demoSiteOptions(t.latency ?? DEFAULT_DEMO_LATENCY, t.pages));
           this.siteUrl = this.site.url;
-          roots = [this.site.url];
-        } else {
-          roots = t.urls;
         }
-        this.crawler = new Crawler(roots, { ...crawlerOptions(options), onStatistic: (stat) => this.onStatistic(stat) });
-        this.startMain(this.crawler.crawl(), 'crawl', options);
+        const main = startMain(this.loop, t, options, this.siteUrl ?? null, { onStatistic: (stat) => this.onStatistic(stat) });
+        this.crawler = main.crawler;
+        this.runMain(main.task, options);
         this.timers.push(setInterval(() => this.emitProgress(false), PROGRESS_MS));
         if (this.runRecorder !== null) this.followPast();
         return;
       }
-      case 'program': {
-        const program = loadProgram(t.path, t.exportName ?? 'main');
-        this.startMain(program.start(), program.exportName, options);
+      case 'program':
+        this.runMain(startMain(this.loop, t, options, null).task, options);
         return;
-      }
       case 'sample': {
         const sample = findHostSample(t.id);
         this.site = await startDemoSite(SAMPLE_SITE);
@@ -252,8 +244,7 @@ export class Run {
     }
   }
 
-  private startMain(coro: Task<unknown>['_coro'], name: string, options: LaunchOptions): void {
-    const task = this.loop.createTask(coro, { name });
+  private runMain(task: Task<unknown>, options: LaunchOptions): void {
     this.mainTask = task;
     if (options.stopOnEntry === true) this.holdAtEntry();
     this.completion = this.loop.runUntilComplete(task).then(
@@ -480,11 +471,17 @@ export class Run {
 
   // --- the recorded past (timeline, seekTick) ---------------------------------------------------
 
-  /** A run made of a recording file (openRecording): finished, never run here, its past replayable. */
-  static async opened(id: number, path: string, target: LaunchTarget, options: LaunchOptions, siteUrl: string | null, streams: RecordedStreams, lints: Lint[], awaitDetails: readonly string[] | null, services: RunServices): Promise<Run> {
-    const run = new Run(id, target, { ...options, record: false, stopOnEntry: false }, services);
+  /**
+   * A run made of a recording file (openRecording): finished, never run here, its past
+   * replayable. It is inspected (frames and locals at every tick) whether or not the
+   * recording holds frame chains (`framesRecorded`: what its replays record to compare).
+   */
+  static async opened(id: number, path: string, program: RecordedProgram, streams: RecordedStreams, lints: Lint[], awaitDetails: readonly string[] | null, services: RunServices): Promise<Run> {
+    const run = new Run(id, program.target, { ...program.options, inspect: true, record: false, stopOnEntry: false }, services);
+    run.framesRecorded = program.frames;
     await run.abort();
     run.openedFrom = path;
+    const siteUrl = program.siteUrl;
     run.openedLints = lints;
     run.openedAwaitDetails = awaitDetails;
     run.recording = streams;
@@ -577,7 +574,7 @@ export class Run {
     this.rewind ??= new RunRewind({
       runId: this.id,
       what: this.openedFrom ?? `run ${this.id}`,
-      frames: this.inspect,
+      frames: this.framesRecorded,
       debug: this.inspect,
       streams: () => this.recording ?? this.runRecorder!.streamsSoFar(),
       ticks: () => this.recordedTicks('seekTick'),
@@ -597,34 +594,12 @@ export class Run {
     if (this.target.kind === 'crawl' || this.target.kind === 'demo') this.rewindOf().follow();
   }
 
-  /** The run's program, to be started again on a replay's loop exactly as start() started it. */
+  /** The run's program, to be started again on a replay's loop exactly as start() started it (launch-programs.ts). */
   private replayableProgram(): ReplayableProgram {
     const t = this.target;
     const options = this.options;
-    const siteUrl = this.siteUrl;
-    return {
-      start: (loop) => {
-        switch (t.kind) {
-          case 'crawl':
-          case 'demo': {
-            if (t.kind === 'demo' && siteUrl === undefined) throw new RecordingError(`run ${this.id} has no demo site address to replay`);
-            const crawler = new Crawler(t.kind === 'demo' ? [siteUrl!] : t.urls, crawlerOptions(options));
-            const task = loop.createTask(crawler.crawl(), { name: 'crawl' });
-            return { crawler, completion: loop.runUntilComplete(task) };
-          }
-          case 'program': {
-            const program = loadProgram(t.path, t.exportName ?? 'main');
-            const task = loop.createTask(program.start(), { name: program.exportName });
-            return { crawler: null, completion: loop.runUntilComplete(task) };
-          }
-          case 'sample': {
-            const sample = findHostSample(t.id);
-            if (sample.ownLoop) throw new RecordingError(`sample ${t.id} runs a loop of its own, which is not recorded: its past cannot be replayed`);
-            return { crawler: null, completion: sample.run({ siteUrl: siteUrl ?? '', loop, log: () => undefined }) };
-          }
-        }
-      },
-    };
+    const siteUrl = this.siteUrl ?? null;
+    return { start: (loop) => startReplayed(loop, t, options, siteUrl) };
   }
 
   /** Where a task of this run was created, while it is live (cached by id). */

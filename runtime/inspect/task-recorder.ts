@@ -18,7 +18,7 @@
 
 import type { LoopObserver, EventLoop } from '../loop';
 import type { Task } from '../task';
-import type { CancelRequester } from '../../protocol/host-protocol';
+import type { CancelCause } from '../../protocol/host-protocol';
 import { runningNow } from '../held-time';
 
 export interface TaskRecord {
@@ -31,7 +31,7 @@ export interface TaskRecord {
   /** Loop time of the tick of its last resume, or null if it never ran. */
   lastResumedAt: number | null;
   /** Who asked for its cancellation first: a task, a tool (see cancelAs), null for a callback; undefined if never. */
-  cancelledBy: Task<unknown> | CancelRequester | null | undefined;
+  cancelledBy: Task<unknown> | CancelCause | null | undefined;
 }
 
 const attachedRecorders = new WeakMap<EventLoop, TaskRecorder>();
@@ -45,7 +45,7 @@ export class TaskRecorder implements LoopObserver {
   private tickTime = 0;
   private attached = true;
   /** The tool on whose behalf cancellations outside any task are being requested (cancelAs). */
-  private requester: CancelRequester | null = null;
+  private requester: CancelCause | null = null;
 
   private constructor(readonly loop: EventLoop) {}
 
@@ -98,7 +98,7 @@ export class TaskRecorder implements LoopObserver {
   }
 
   /** Runs `cancel`, attributing the cancellations it requests outside any task to `requester`. */
-  cancelAs<T>(requester: CancelRequester, cancel: () => T): T {
+  cancelAs<T>(requester: CancelCause, cancel: () => T): T {
     const outer = this.requester;
     this.requester = requester;
     try {
@@ -114,7 +114,7 @@ export class TaskRecorder implements LoopObserver {
 }
 
 /** Cancels `task` on behalf of `requester` (recorded by the loop's recorder, if one is attached). */
-export function cancelTaskAs(task: Task<unknown>, requester: CancelRequester, message: string): boolean {
+export function cancelTaskAs(task: Task<unknown>, requester: CancelCause, message: string): boolean {
   const recorder = TaskRecorder.of(task.getLoop());
   return recorder === null ? task.cancel(message) : recorder.cancelAs(requester, () => task.cancel(message));
 }

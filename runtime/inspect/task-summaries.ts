@@ -16,7 +16,7 @@
 // resources: a resource is named by its id); reading an outcome never marks an exception as
 // retrieved (the inspection's outcome is read, not exception()).
 
-import type { AwaitInfo, CancelOrigin, CancelRequester, TaskState, TaskSummary } from '../../protocol/host-protocol';
+import type { AwaitInfo, CancelCause, CancelOrigin, TaskState, TaskSummary } from '../../protocol/host-protocol';
 import { describeValue, Future } from '../future';
 import { inspect, inspectResource, type Inspectable } from '../inspection';
 import { Task } from '../task';
@@ -223,7 +223,7 @@ export function summarizeTasks(tasks: readonly Task<unknown>[], options: Summary
  * undefined when no cancellation was asked for.
  */
 export function cancelOriginOf(task: Task<unknown>, recorder: TaskRecorder | null): CancelOrigin | undefined {
-  const by: Task<unknown> | CancelRequester | null | undefined = recorder?.recordOf(task)?.cancelledBy;
+  const by: Task<unknown> | CancelCause | null | undefined = recorder?.recordOf(task)?.cancelledBy;
   if (!task.cancelled() && by === undefined) return undefined;
   if (by === undefined || by === null) return { kind: 'unknown' };
   if (by instanceof Task) return { kind: 'task', taskId: by.id };

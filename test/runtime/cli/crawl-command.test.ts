@@ -3,10 +3,14 @@
 // asynchronously): roots that are not http(s) URLs, crawl --help, a robots.txt that keeps the
 // root out, a root that answered too much (not "cannot reach"), the teaching stages with
 // --timeout, --max-depth and robots.txt, excluded URLs in --json, the report after SIGINT and
-// who cancelled (the CLI), and the task dump taken at a SIGINT that comes before its time.
+// who cancelled (the CLI), the task dump taken at a SIGINT that comes before its time, SIGTERM
+// ending the crawl as cleanly (its recording written), and --deadline (cancels attributed to
+// the crawl deadline, replayed from a recording to the same report).
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type net from 'node:net';
 import { page, rawSite, type RawSite } from '../crawler/raw-site';
@@ -126,8 +130,9 @@ test('--json lists every excluded URL with its reason', async (t) => {
 });
 
 /** Crawls a site whose root links to `pages` pages it never answers, with `workers` workers,
- *  and sends the CLI SIGINT once every worker is waiting for one of them. */
-async function interruptedCrawl(t: TestContext, pages: number, workers: number, args: string[] = []): Promise<{ r: Ran; site: RawSite }> {
+ *  and sends the CLI `signal` once every worker is waiting for one of them (none: the crawl
+ *  ends by itself, e.g. at its --deadline). */
+async function interruptedCrawl(t: TestContext, pages: number, workers: number, args: string[] = [], signal: NodeJS.Signals | null = 'SIGINT'): Promise<{ r: Ran; site: RawSite }> {
   const links = Array.from({ length: pages }, (_, i) => `<a href="/slow/${i}">${i}</a>`).join(' ');
   let slow = 0;
   const site = await rawSite(t, (path, socket) => {
@@ -136,10 +141,11 @@ async function interruptedCrawl(t: TestContext, pages: number, workers: number, 
     slow++; // never answered
   });
   const r = await coroscope(['crawl', site.url('/'), '--max-tasks', String(workers), ...args], (child) => {
+    if (signal === null) return;
     const poll = setInterval(() => {
       if (slow >= workers) {
         clearInterval(poll);
-        child.kill('SIGINT');
+        child.kill(signal);
       }
     }, 20);
   });
@@ -167,4 +173,58 @@ test('Ctrl-C before --dump-tasks-after\'s time: the dump is taken at the interru
   assert.match(r.stdout, /\(T\) #\d+ crawl \[suspended, \d+ steps?, cancel requested by the CLI\]/);
   assert.equal((r.stdout.match(/\(T\) #\d+ worker-\d \[suspended/g) ?? []).length, 3, r.stdout);
   assert.match(r.stderr, /interrupted: the crawl was cancelled by the CLI/);
+});
+
+/** The report of a crawl of `interruptedCrawl`'s site cut with every worker in a fetch: each URL is in it, cancelled or not fetched. */
+function assertEveryUrlReported(r: Ran, site: RawSite, pages: number, workers: number): void {
+  assert.match(r.stdout, new RegExp(`Todo: ${pages - workers}\nBusy: ${workers}\nDone: 1\n`));
+  const cancelled = r.stdout.match(/ cancelled: being fetched when the crawl was interrupted\n/g) ?? [];
+  const queued = r.stdout.match(/ not fetched: queued when the crawl was interrupted\n/g) ?? [];
+  assert.deepEqual([cancelled.length, queued.length], [workers, pages - workers]);
+  for (let i = 0; i < pages; i++) assert.ok(r.stdout.includes(`${site.url(`/slow/${i}`)} `), `/slow/${i} is in the report`);
+}
+
+test('SIGTERM ends the crawl as cleanly as Ctrl-C: cancelled by the CLI, the report of every URL, the recording written (exit 143)', { timeout: 60_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'coroscope-sigterm-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'term.corotrace');
+  const { r, site } = await interruptedCrawl(t, 12, 4, ['--record', file], 'SIGTERM');
+  assert.equal(r.status, 143, r.stderr);
+  assertEveryUrlReported(r, site, 12, 4);
+  assert.match(r.stderr, /coroscope crawl: interrupted: the crawl was cancelled by the CLI; report of what was done:/);
+  assert.match(r.stderr, /Recorded \d+ ticks, \d+ task steps, \d+ sockets to .*term\.corotrace/);
+  assert.ok(existsSync(file));
+});
+
+test('--deadline cuts the whole crawl: its cancels are the crawl deadline\'s, the report lists every URL (exit 124), and a recording of it replays to the same report', { timeout: 60_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'coroscope-deadline-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'deadline.corotrace');
+  const { r, site } = await interruptedCrawl(t, 10, 3, ['--deadline', '1.5', '--record', file], null);
+  assert.equal(r.status, 124, r.stderr);
+  assertEveryUrlReported(r, site, 10, 3);
+  assert.match(r.stderr, /coroscope crawl: cut at its deadline \(1\.5 s\): cancelled by the crawl deadline; report of what was done:/);
+  assert.doesNotMatch(r.stdout + r.stderr, /unknown/);
+  const replay = await coroscope(['replay', file]);
+  assert.equal(replay.status, 124, replay.stderr);
+  assert.equal(replay.stdout, r.stdout, 'the replay prints the same report');
+  // In the replay, a tick just after the deadline's cancel (before the tasks are gone): the dump says who asked.
+  const ticks = Number(/Recorded (\d+) ticks/.exec(r.stderr)?.[1]);
+  assert.ok(ticks > 5, r.stderr);
+  let said = '';
+  for (let tick = ticks - 1; tick > ticks - 6 && said === ''; tick--) {
+    const dump = await coroscope(['replay', file, '--dump-tasks-at-tick', String(tick)]);
+    assert.equal(dump.status, 0, dump.stderr);
+    said = /crawl \[[^\]]*cancel requested by the crawl deadline\]/.exec(dump.stdout)?.[0] ?? '';
+  }
+  assert.notEqual(said, '', 'a replayed tick shows the crawl task with its cancel requested by the crawl deadline');
+});
+
+test('--deadline is refused outside its bounds and on the teaching stages', async () => {
+  const big = await coroscope(['crawl', 'http://127.0.0.1:9/', '--deadline', '1e9']);
+  assert.equal(big.status, 2);
+  assert.match(big.stderr, /--deadline/);
+  const stage = await coroscope(['crawl', 'http://127.0.0.1:9/', '--stage', 'callbacks', '--deadline', '5']);
+  assert.equal(stage.status, 2);
+  assert.match(stage.stderr, /--deadline applies to --stage coroutines only/);
 });

@@ -1,14 +1,19 @@
 // The host's saveRecording / openRecording: a demo crawl launched with options.record is
-// saved once finished, the file opens (checked whole), and every refusal says why.
+// saved once finished, the file opens (checked whole), and every refusal says why. Recordings
+// the coroscope CLI wrote (the bundled CLI really run on a loopback site, stopped before the
+// file is opened) open in the bundled host as the extension runs it, and seek.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RemoteError } from '../../../protocol/rpc';
-import { forkHost, type HostClient } from './host-client';
-import { readRecordingFile } from '../../../runtime/record/recording-file';
+import type { TaskDetail } from '../../../protocol/host-protocol';
+import { forkHost, ROOT, type HostClient } from './host-client';
+import { decodeRecording, encodeRecording, readRecordingFile } from '../../../runtime/record/recording-file';
 import { readRunLog } from '../../../runtime/record/run-log';
+import { startDemoSite } from '../../../runtime/demo-site/index';
 
 async function rejectsWith(p: Promise<unknown>, code: string, message: RegExp): Promise<void> {
   await assert.rejects(p, (e: unknown) => e instanceof RemoteError && e.code === code && message.test(e.message));
@@ -53,5 +58,104 @@ describe('host recordings', () => {
     writeFileSync(bad, 'not a recording');
     await rejectsWith(host.rpc.request('openRecording', { path: bad }), 'badRecording', /bad\.corotrace is not a Coroscope recording/);
     await rejectsWith(host.rpc.request('openRecording', {} as never), 'badRequest', /path/);
+  });
+});
+
+/** Runs the bundled CLI to its end (async: the loopback site may live in this process). */
+function coroscope(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'coroscope.js'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** Seeks from the middle on until a worker is suspended in fetch: its detail there, and the tick. */
+async function workerFetchingFrom(host: HostClient, from: number, ticks: number): Promise<{ tick: number; detail: TaskDetail }> {
+  for (let tick = from; tick <= ticks; tick++) {
+    await host.rpc.request('seekTick', { tick });
+    const snap = await host.rpc.request('snapshot', {});
+    const t = snap.tasks.find((x) => x.name.startsWith('worker-') && x.state === 'suspended' && x.frames.includes('fetch'));
+    if (t !== undefined) return { tick, detail: await host.rpc.request('taskDetail', { taskId: t.id, locals: true }) };
+  }
+  throw new Error(`no worker was fetching from tick ${from} on`);
+}
+
+describe('host: recordings written by the coroscope CLI', () => {
+  let host: HostClient;
+  const dir = mkdtempSync(join(tmpdir(), 'coroscope-cli-rec-'));
+
+  before(() => {
+    host = forkHost({ bundle: join(ROOT, 'dist', 'runtime-host.js') });
+  });
+  after(async () => {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a CLI crawl of a loopback site opens with the site stopped: timeline, seek, stacks and locals at a past tick, who woke a task', async () => {
+    const site = await startDemoSite({ pages: 30, latencyMs: 5 });
+    const file = join(dir, 'url.corotrace');
+    let rec: Awaited<ReturnType<typeof coroscope>>;
+    try {
+      rec = await coroscope(['crawl', site.url, '--max-tasks', '4', '--quiet', '--record', file]);
+    } finally {
+      await site.close();
+    }
+    assert.equal(rec.status, 0, rec.stderr);
+    const opened = await host.rpc.request('openRecording', { path: file });
+    assert.equal(opened.program, 'crawl');
+    assert.ok(opened.ticks > 20 && opened.sockets > 0, JSON.stringify(opened));
+    const tl = await host.rpc.request('timeline', {});
+    assert.equal(tl.ticks, opened.ticks);
+    assert.equal(tl.live, false);
+    assert.equal(tl.lanes.filter((l) => l.name.startsWith('worker-')).length, 4);
+    // Who woke a worker reading its socket: the I/O, at the tick the timeline says.
+    const woken = tl.lanes.flatMap((l) => l.segments).find((s) => s.awaiting === 'socket.read' && s.wokenBy === 'io' && s.wokenTick !== undefined);
+    assert.ok(woken !== undefined, 'a socket read woken by I/O');
+
+    // Recorded without --inspect (no frame chains), yet the host replays it with frames: stacks and locals at the past tick.
+    const { tick, detail } = await workerFetchingFrom(host, Math.floor(tl.ticks / 3), tl.ticks);
+    const snap = await host.rpc.request('snapshot', {});
+    assert.equal(snap.tick, tick);
+    const fetch = detail.frames.find((f) => f.name === 'fetch');
+    assert.ok(fetch !== undefined, JSON.stringify(detail.frames.map((f) => f.name)));
+    assert.match(fetch.locals.find((l) => l.name === 'url')?.value ?? '', new RegExp(`^"${site.url.replace(/[/.]/g, '\\$&')}`));
+    const end = await host.rpc.request('seekTick', { tick: null });
+    assert.equal(end.tick, opened.ticks, 'an opened recording\'s present is its last tick');
+  });
+
+  test('a CLI --demo crawl with --inspect opens and seeks to any tick, the last one too', async () => {
+    const file = join(dir, 'demo.corotrace');
+    const rec = await coroscope(['crawl', '--demo', '--pages', '20', '--instant', '--max-tasks', '3', '--inspect', '--quiet', '--record', file]);
+    assert.equal(rec.status, 0, rec.stderr);
+    const from = host.events.length;
+    const opened = await host.rpc.request('openRecording', { path: file });
+    assert.equal(opened.program, 'demo');
+    const mid = Math.floor(opened.ticks / 2);
+    assert.deepEqual(await host.rpc.request('seekTick', { tick: mid }), { runId: opened.runId, tick: mid, ticks: opened.ticks });
+    const snap = await host.rpc.request('snapshot', {});
+    assert.ok(snap.tasks.some((t) => t.name === 'crawl' && t.state === 'suspended'), 'the crawl task is there mid-crawl');
+    assert.ok(host.eventsOf('viewedTick').length > 0 && host.events.slice(from).some((e) => e.event === 'viewedTick'));
+    // The replay is checked at every seek: the last tick too.
+    await host.rpc.request('seekTick', { tick: opened.ticks });
+  });
+
+  test('a CLI recording the host cannot start again is refused with the reason', async () => {
+    const file = join(dir, 'demo.corotrace');
+    const rec = decodeRecording(readFileSync(file), file);
+    const stage = join(dir, 'stage.corotrace');
+    writeFileSync(stage, encodeRecording({ ...rec, meta: { ...rec.meta, program: { kind: 'crawl', frames: false, command: { stage: 'callbacks', roots: ['http://127.0.0.1:9/'] } } } }));
+    await rejectsWith(host.rpc.request('openRecording', { path: stage }), 'badRecording', /stage\.corotrace records the callbacks stage, which runs no recorded loop/);
+    const none = join(dir, 'none-program.corotrace');
+    writeFileSync(none, encodeRecording({ ...rec, meta: { ...rec.meta, program: { kind: 'crawl' } } }));
+    await rejectsWith(host.rpc.request('openRecording', { path: none }), 'badRecording', /none-program\.corotrace records a crawl run that names no launch/);
+    const changed = join(dir, 'changed.corotrace');
+    writeFileSync(changed, encodeRecording({ ...rec, meta: { ...rec.meta, sources: rec.meta.sources.map((s) => (s.path === 'runtime/crawler/crawler.ts' ? { ...s, sha256: '0'.repeat(64) } : s)) } }));
+    await rejectsWith(host.rpc.request('openRecording', { path: changed }), 'badRecording', /changed\.corotrace was recorded from sources that have changed since: runtime\/crawler\/crawler\.ts/);
   });
 });

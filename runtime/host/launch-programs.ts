@@ -1,0 +1,134 @@
+// The programs a launch names (the protocol's LaunchTarget and LaunchOptions), started on a
+// loop: one registry for every door a program comes in by. The host's runs (Run.start), their
+// replays (RunRewind, for a live run and for an opened recording) and the CLI's crawl and
+// replay all start their program here, so a recording made by one is started again, exactly,
+// by the other. It also says how a recording names its program (the metadata's `program`):
+// written by recordedProgram, read back by readRecordedProgram, for the host and the CLI alike.
+//
+// Invariants:
+// - The same target and options give the same program: the same Crawler options, the same
+//   main task name, the same deadline timer, whoever starts it (a replay is exact only so).
+// - A crawl's deadline (options.deadline) is a timer on the program's own loop, so a replay
+//   re-runs it at the same tick; its cancel is attributed to the deadline, never 'unknown'.
+// - A recording whose program cannot be started here gets a RecordingError that says why
+//   (a corrupt launch, a run of the CLI's teaching stages, a program of another kind).
+
+import type { LaunchOptions, LaunchTarget } from '../../protocol/host-protocol';
+import { HOST_PARAMS_PARSERS } from '../../protocol/host-requests';
+import type { EventLoop } from '../loop';
+import type { Task } from '../task';
+import { Crawler, type CrawlerOptions } from '../crawler/crawler';
+import type { FetchStatistic } from '../crawler/report';
+import { cancelTaskAs } from '../inspect/task-recorder';
+import { RecordingError } from '../record/recording-errors';
+import { loadProgram } from './program-loader';
+import { findHostSample } from './samples';
+
+/** The message a task cancelled by its crawl's deadline gets. */
+export const DEADLINE_MESSAGE = 'crawl deadline';
+
+/** The crawler's options of a launch. */
+export function crawlerOptions(options: LaunchOptions): CrawlerOptions {
+  const out: CrawlerOptions = { maxTasks: options.maxTasks, maxRedirect: options.maxRedirect, maxTries: options.maxTries, exclude: options.exclude ?? null, strict: options.strict, robots: options.robots };
+  if (options.maxPages !== undefined) out.maxPages = options.maxPages;
+  if (options.maxDepth !== undefined) out.maxDepth = options.maxDepth;
+  // Only the total is set (the session's own connect and read timeouts stay), as the CLI's --timeout always did.
+  if (options.timeout !== undefined) out.session = { timeout: { total: options.timeout } };
+  return out;
+}
+
+/** A program started on a loop: its main task and, for a crawl, its crawler. */
+export interface StartedMain {
+  readonly task: Task<unknown>;
+  readonly crawler: Crawler | null;
+}
+
+export interface MainHooks {
+  /** Each URL the crawler finishes (the host's progress events). */
+  readonly onStatistic?: (stat: FetchStatistic) => void;
+}
+
+/**
+ * Starts a crawl, demo crawl or program target's main task on `loop` (samples run through
+ * startReplayed or the host's own sample runner). `siteUrl`: the demo site's address the
+ * crawl goes to (the live one, or the recorded one in a replay).
+ */
+export function startMain(loop: EventLoop, target: LaunchTarget, options: LaunchOptions, siteUrl: string | null, hooks: MainHooks = {}): StartedMain {
+  switch (target.kind) {
+    case 'crawl':
+    case 'demo': {
+      if (target.kind === 'demo' && siteUrl === null) throw new RecordingError('a demo crawl needs its demo site\'s address');
+      const roots = target.kind === 'demo' ? [siteUrl!] : target.urls;
+      const crawler = new Crawler(roots, { ...crawlerOptions(options), ...(hooks.onStatistic !== undefined ? { onStatistic: hooks.onStatistic } : {}) });
+      const task = loop.createTask(crawler.crawl(), { name: 'crawl' });
+      if (options.deadline !== undefined) {
+        const timer = loop.callLater(options.deadline, () => cancelTaskAs(task, 'deadline', DEADLINE_MESSAGE));
+        task.addDoneCallback(() => timer.cancel());
+      }
+      return { task, crawler };
+    }
+    case 'program': {
+      const program = loadProgram(target.path, target.exportName ?? 'main');
+      return { task: loop.createTask(program.start(), { name: program.exportName }), crawler: null };
+    }
+    case 'sample':
+      throw new Error(`sample ${target.id} has no main task: it runs through its own runner`);
+  }
+}
+
+/** The recorded program started again on a replay's loop, exactly as it was started. */
+export function startReplayed(loop: EventLoop, target: LaunchTarget, options: LaunchOptions, siteUrl: string | null): { crawler: Crawler | null; completion: Promise<unknown> } {
+  if (target.kind === 'sample') {
+    const sample = findHostSample(target.id);
+    if (sample.ownLoop) throw new RecordingError(`sample ${target.id} runs a loop of its own, which is not recorded: its past cannot be replayed`);
+    return { crawler: null, completion: sample.run({ siteUrl: siteUrl ?? '', loop, log: () => undefined }) };
+  }
+  const main = startMain(loop, target, options, siteUrl);
+  return { crawler: main.crawler, completion: loop.runUntilComplete(main.task) };
+}
+
+/** How a recording names its program: what the host and the CLI need to start it again. */
+export interface RecordedProgram {
+  readonly target: LaunchTarget;
+  readonly options: LaunchOptions;
+  /** The demo site's address of the recorded run (its crawl's root), null without one. */
+  readonly siteUrl: string | null;
+  /** Recorded with frames (coroutine tracking on): a replay must track alike. */
+  readonly frames: boolean;
+}
+
+/** The metadata's `program` for a run of `p` (its kind first: the file's readers list it). */
+export function recordedProgram(p: RecordedProgram): { kind: string; [key: string]: unknown } {
+  return { kind: p.target.kind, target: p.target, options: p.options, siteUrl: p.siteUrl, frames: p.frames };
+}
+
+/**
+ * The program a recording names, checked as a launch is (`file` is named in every error).
+ * Also reads the form the CLI wrote before it named launches (`command`: its crawl's options).
+ */
+export function readRecordedProgram(program: { readonly kind: string; readonly [key: string]: unknown }, file: string): RecordedProgram {
+  const frames = program.frames === true;
+  let raw: { target: unknown; options: unknown } | null = null;
+  if (program.target !== undefined) raw = { target: program.target, options: program.options };
+  else if (typeof program.command === 'object' && program.command !== null) raw = launchOfCliCommand(program.command as Record<string, unknown>, file);
+  if (raw === null) throw new RecordingError(`${file} records a ${program.kind} run that names no launch: it cannot be started again`);
+  let launch: { target: LaunchTarget; options: LaunchOptions };
+  try {
+    launch = HOST_PARAMS_PARSERS.launch(raw);
+  } catch (e) {
+    throw new RecordingError(`${file} is corrupt: the launch it records is not valid (${e instanceof Error ? e.message : String(e)})`);
+  }
+  const siteUrl = typeof program.siteUrl === 'string' ? program.siteUrl : null;
+  if (launch.target.kind === 'demo' && siteUrl === null) throw new RecordingError(`${file} is corrupt: it records a demo crawl without the demo site's address`);
+  return { target: launch.target, options: { ...launch.options, inspect: frames }, siteUrl, frames };
+}
+
+/** The launch of a recording the CLI wrote with its crawl command (format 2 files of earlier builds). */
+function launchOfCliCommand(c: Record<string, unknown>, file: string): { target: unknown; options: unknown } {
+  if (c.stage !== undefined && c.stage !== 'coroutines') throw new RecordingError(`${file} records the ${String(c.stage)} stage, which runs no recorded loop`);
+  const options: Record<string, unknown> = { record: true };
+  for (const key of ['maxTasks', 'maxRedirect', 'maxTries', 'exclude', 'strict', 'robots', 'maxDepth', 'timeout'] as const) if (c[key] !== undefined && c[key] !== null) options[key] = c[key];
+  // The CLI's 0 is "no limit", as the Crawler's.
+  if (typeof c.maxPages === 'number' && c.maxPages > 0) options.maxPages = c.maxPages;
+  return { target: { kind: 'crawl', urls: c.roots }, options };
+}
