@@ -26,6 +26,8 @@ export const CRAWL_OPTION_BOUNDS = {
   timeout: { min: 0.001, max: 86_400, integer: false },
   /** Seconds the whole crawl may take (a week at most: Node's timers hold about 24 days). */
   deadline: { min: 0.001, max: 604_800, integer: false },
+  /** Seconds before the CLI's task dump (0: at the first tick). */
+  dumpTasksAfter: { min: 0, max: 604_800, integer: false },
   /** Pages of the embedded demo site. */
   demoPages: { min: 1, max: 100_000, integer: true },
 } as const satisfies Record<string, OptionBound>;

@@ -235,6 +235,8 @@ export interface LaunchOptions {
   timeout?: number;
   /** Seconds the whole crawl may take (loop time): then it is cancelled, its cancel attributed to the deadline. */
   deadline?: number;
+  /** Seconds (loop time) after which the CLI prints a task dump (--dump-tasks-after): a timer of the run, kept in its replays so they re-run the same ticks. */
+  dumpTasksAfter?: number;
   /** Track frames (default true): without it only summaries are available. */
   inspect?: boolean;
   /** Pause before the first tick. */

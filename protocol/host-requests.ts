@@ -90,7 +90,7 @@ function parseOptions(p: Params): LaunchOptions {
   const o = requireObject('launch', p, 'options');
   const where = nested('launch', 'options');
   const out: LaunchOptions = {};
-  for (const key of ['maxTasks', 'maxRedirect', 'maxTries', 'maxPages', 'maxDepth', 'timeout', 'deadline'] as const) {
+  for (const key of ['maxTasks', 'maxRedirect', 'maxTries', 'maxPages', 'maxDepth', 'timeout', 'deadline', 'dumpTasksAfter'] as const) {
     const v = optionalNumber(where, o, key, CRAWL_OPTION_BOUNDS[key].integer ? 'integer' : 'any');
     if (v !== undefined) {
       // The documented bounds: 1e30 workers would exhaust memory before the crawl began.

@@ -84,6 +84,7 @@ export function crawlProgram(cmd: CrawlCommand, roots: readonly string[], site: 
   if (cmd.maxPages > 0) options.maxPages = cmd.maxPages;
   if (cmd.maxDepth !== null) options.maxDepth = cmd.maxDepth;
   if (cmd.deadline !== null) options.deadline = cmd.deadline;
+  if (cmd.dumpTasksAfterMs !== null) options.dumpTasksAfter = cmd.dumpTasksAfterMs / 1000;
   if (cmd.record !== null) options.record = true;
   const target: RecordedProgram['target'] = site !== null ? { kind: 'demo', pages: cmd.pages, latency: cmd.instant ? 'instant' : DEFAULT_DEMO_LATENCY } : { kind: 'crawl', urls: [...roots] };
   return { target, options, siteUrl: site?.url ?? null, frames: cmd.inspect };
@@ -167,24 +168,30 @@ export async function crawlWithCoroutines(cmd: CrawlCommand, program: RecordedPr
   const recorder = TaskRecorder.attach(loop);
   setup?.attach(loop);
   const t0 = performance.now();
-  const { task, crawler: started } = startMain(loop, program.target, program.options, program.siteUrl);
-  const crawler = started!;
-  const stopProgress = startProgress(cmd, () => crawler.progress(), t0);
   let dumped = false;
   const dumpTasks = (title: string): void => {
     dumped = true;
     const out = cmd.json ? process.stderr : process.stdout;
     out.write(`*** Tasks ${title} ***\n${formatPsTree(loop)}\n`);
   };
-  const dump = cmd.dumpTasksAfterMs === null ? null : loop.callLater(cmd.dumpTasksAfterMs / 1000, () => dumpTasks(`after ${cmd.dumpTasksAfterMs} ms`));
+  // The dump's timer is the program's (options.dumpTasksAfter, armed by startMain: a replay
+  // arms it too); only a crawl asked to dump prints (a replay's command asks for none).
+  const dump = cmd.dumpTasksAfterMs;
+  const { task, crawler: started } = startMain(loop, program.target, program.options, program.siteUrl, {
+    onDumpTime: () => {
+      if (dump !== null && !dumped) dumpTasks(`after ${dump} ms`);
+    },
+  });
+  const crawler = started!;
+  const stopProgress = startProgress(cmd, () => crawler.progress(), t0);
   let signal: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals): void => {
     signal ??= sig;
     cancelTaskAs(task, 'cli', `interrupted (${sig})`);
     // A dump asked for and not taken yet is taken now: the crawl ends before its time would
     // come, and this one shows the tasks as the interruption found them, and who cancelled.
+    // (Its timer is left to the crawl's end, which cancels it in a tick, as a replay does.)
     if (dump !== null && !dumped) {
-      dump.cancel();
       dumpTasks(`at the interruption, after ${Math.round(performance.now() - t0)} ms`);
     }
   };

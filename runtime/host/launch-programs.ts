@@ -10,6 +10,9 @@
 //   main task name, the same deadline timer, whoever starts it (a replay is exact only so).
 // - A crawl's deadline (options.deadline) is a timer on the program's own loop, so a replay
 //   re-runs it at the same tick; its cancel is attributed to the deadline, never 'unknown'.
+//   So is the CLI's task dump (options.dumpTasksAfter): its timer is part of the recorded run
+//   (it fires in a tick), so every replay arms it too, and only the CLI's hook prints. Both
+//   timers are cancelled when the main task ends (inside a tick: replayed alike).
 // - A recording whose program cannot be started here gets a RecordingError that says why
 //   (a corrupt launch, a run of the CLI's teaching stages, a program of another kind).
 
@@ -46,6 +49,15 @@ export interface StartedMain {
 export interface MainHooks {
   /** Each URL the crawler finishes (the host's progress events). */
   readonly onStatistic?: (stat: FetchStatistic) => void;
+  /** The task dump's time has come (options.dumpTasksAfter): the CLI prints it. */
+  readonly onDumpTime?: () => void;
+}
+
+/** A timer of the run that goes with its main task (cancelled, in a tick, when the task ends). */
+function armWithTask(loop: EventLoop, task: Task<unknown>, seconds: number | undefined, fire: () => void): void {
+  if (seconds === undefined) return;
+  const timer = loop.callLater(seconds, fire);
+  task.addDoneCallback(() => timer.cancel());
 }
 
 /**
@@ -61,10 +73,8 @@ export function startMain(loop: EventLoop, target: LaunchTarget, options: Launch
       const roots = target.kind === 'demo' ? [siteUrl!] : target.urls;
       const crawler = new Crawler(roots, { ...crawlerOptions(options), ...(hooks.onStatistic !== undefined ? { onStatistic: hooks.onStatistic } : {}) });
       const task = loop.createTask(crawler.crawl(), { name: 'crawl' });
-      if (options.deadline !== undefined) {
-        const timer = loop.callLater(options.deadline, () => cancelTaskAs(task, 'deadline', DEADLINE_MESSAGE));
-        task.addDoneCallback(() => timer.cancel());
-      }
+      armWithTask(loop, task, options.deadline, () => cancelTaskAs(task, 'deadline', DEADLINE_MESSAGE));
+      armWithTask(loop, task, options.dumpTasksAfter, () => hooks.onDumpTime?.());
       return { task, crawler };
     }
     case 'program': {

@@ -208,6 +208,12 @@ export interface RunLog {
   readonly times: Float64Array;
   /** Inputs arriving before tick i (index i - 1); inputs after the last tick are dropped. */
   readonly inputsBefore: ReadonlyArray<readonly RecordedInput[]>;
+  /**
+   * Cancels asked from outside the loop between ticks (a signal, a tool's cancelTask, a stop)
+   * before tick i (index i - 1), in order: inputs to the run like the sockets' (a cancel inside
+   * a tick is the program's own and replays itself).
+   */
+  readonly cancelsBefore: ReadonlyArray<readonly OutsideCancel[]>;
   /** Clock readings between ticks: before tick i (index i - 1), in order. */
   readonly gapReadsBefore: ReadonlyArray<readonly number[]>;
   /** Sockets opened, in order: host and port. */
@@ -412,6 +418,13 @@ export class RunLogDecoder {
 
 const NO_INPUTS: readonly RecordedInput[] = [];
 const NO_READS: readonly number[] = [];
+const NO_CANCELS: readonly OutsideCancel[] = [];
+
+/** A cancel asked from outside the loop between ticks: the task's log number, and how many of the tick's socket inputs came before it. */
+export interface OutsideCancel {
+  readonly task: number;
+  readonly afterInputs: number;
+}
 
 /**
  * Decodes and checks a recording's streams. `what` names the file in errors. `openTick`: the
@@ -424,6 +437,9 @@ export function readRunLog(events: Uint8Array, gaps: Uint8Array, payload: Buffer
   const ends: number[] = [];
   const inputsBefore: RecordedInput[][] = [];
   let pending: RecordedInput[] = [];
+  const cancelsBefore: Array<readonly OutsideCancel[]> = [];
+  let pendingCancels: OutsideCancel[] = [];
+  let inTick = false;
   const sockets: Array<[string, number]> = [];
   const taskIds: number[] = [];
   const taskNames: string[] = [];
@@ -435,8 +451,17 @@ export function readRunLog(events: Uint8Array, gaps: Uint8Array, payload: Buffer
         offsets.push(at);
         inputsBefore.push(pending);
         pending = [];
+        cancelsBefore.push(pendingCancels.length === 0 ? NO_CANCELS : pendingCancels);
+        pendingCancels = [];
+        inTick = true;
       },
-      tickEnd: (_tick, end) => ends.push(end),
+      tickEnd: (_tick, end) => {
+        ends.push(end);
+        inTick = false;
+      },
+      cancel: (task, by) => {
+        if (!inTick && by === 0) pendingCancels.push({ task, afterInputs: pending.length });
+      },
       step: () => steps++,
       created: (_task, _parent, name, id) => {
         taskIds.push(id);
@@ -463,5 +488,5 @@ export function readRunLog(events: Uint8Array, gaps: Uint8Array, payload: Buffer
     if (gapReadsBefore[before] === NO_READS) gapReadsBefore[before] = [];
     gapReadsBefore[before]!.push(t);
   }
-  return { times: Float64Array.from(times), inputsBefore: inputs, gapReadsBefore, sockets, tickOffsets: Uint32Array.from(offsets), tickEnds: Uint32Array.from(ends), taskIds, taskNames, steps, tasks: taskIds.length };
+  return { times: Float64Array.from(times), inputsBefore: inputs, cancelsBefore, gapReadsBefore, sockets, tickOffsets: Uint32Array.from(offsets), tickEnds: Uint32Array.from(ends), taskIds, taskNames, steps, tasks: taskIds.length };
 }

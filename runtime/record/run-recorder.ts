@@ -63,6 +63,8 @@ export interface RunRecorderOptions {
   readonly afterTick?: (tick: number) => void;
   /** Keep what each suspension awaited in detail (awaitDetails), for the timeline. */
   readonly awaitDetails?: boolean;
+  /** Called with each task created and its log number (a replay finds the tasks cancelled from outside). */
+  readonly taskNumbered?: (task: Task<unknown>, n: number) => void;
 }
 
 /** What a finished recording holds, before it is written to a file. */
@@ -102,6 +104,7 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   private attached = false;
   private readonly connections: RunRecorderOptions['connections'];
   private readonly afterTick: RunRecorderOptions['afterTick'];
+  private readonly taskNumbered: RunRecorderOptions['taskNumbered'];
   private readonly frames: boolean;
   /** The detail of each SITE record's await ('' for none), in log order, when kept (options.awaitDetails). */
   readonly awaitDetails: string[] | null;
@@ -113,6 +116,7 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     this.clock = new RecordingClock(options.clock ?? new MonotonicClock(), (t) => this.log.gapRead(t));
     this.connections = options.connections;
     this.afterTick = options.afterTick;
+    this.taskNumbered = options.taskNumbered;
     this.frames = options.frames ?? false;
     this.awaitDetails = options.awaitDetails === true ? [] : null;
   }
@@ -232,6 +236,7 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     const parent = current === null ? 0 : (this.taskNumbers.get(current) ?? 0);
     this.taskNumbers.set(task, ++this.taskCount);
     this.log.created(parent, task.name, task.id);
+    this.taskNumbered?.(task, this.taskCount);
   }
 
   taskStepStart(task: Task<unknown>): void {
@@ -305,6 +310,7 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     if (n !== undefined) return n;
     this.taskNumbers.set(task, ++this.taskCount);
     this.log.created(0, task.name, task.id);
+    this.taskNumbered?.(task, this.taskCount);
     return this.taskCount;
   }
 

@@ -18,12 +18,16 @@
 // - The loop never waits while replayed: it asks the replay for each tick (loop.TickFeed).
 //   Asked for a tick the recording does not have, the replay throws ReplayDivergedError,
 //   which ends the run: a replay of the wrong program fails, it never hangs.
-// - Inputs are fed just before the tick they arrived before, in their order.
+// - Inputs are fed just before the tick they arrived before, in their order; so are the cancels
+//   asked from outside the loop between ticks (a signal, a tool's cancelTask, a stop: the
+//   log's `cancelsBefore`), in their order among the socket inputs. Their origin (which tool) is not
+//   in the log: in a replay such a cancel has no requester ('unknown').
 // - verify() compares the replayed event log with the recorded one byte for byte and names
 //   the first tick where they differ.
 
 import type { EventLoop, TickFeed } from '../loop';
 import type { Socket } from '../socket';
+import type { Task } from '../task';
 import { ReplayClock, type RecordingClock } from './record-clocks';
 import { ReplayConnection } from './replay-connection';
 import { ReplayDivergedError } from './recording-errors';
@@ -47,6 +51,9 @@ export class RunReplay implements TickFeed {
   private readonly replayClock: ReplayClock;
   private readonly recorder: RunRecorder;
   private readonly sockets: Socket[] = [];
+  /** The replayed tasks the log cancels from outside, by log number (held only until cancelled). */
+  private readonly cancelTargets = new Map<number, Task<unknown>>();
+  private readonly cancelledOutside: ReadonlySet<number>;
   private fed = 0;
   private loop: EventLoop | null = null;
   private stopTick: number | undefined;
@@ -59,6 +66,7 @@ export class RunReplay implements TickFeed {
     private readonly what: string,
     private readonly options: RunReplayOptions = {},
   ) {
+    this.cancelledOutside = new Set(log.cancelsBefore.flatMap((list) => list.map((c) => c.task)));
     this.replayClock = new ReplayClock(log.gapReadsBefore[0] ?? NO_READS, log.times[0] ?? 0);
     this.recorder = new RunRecorder({
       clock: this.replayClock,
@@ -68,6 +76,9 @@ export class RunReplay implements TickFeed {
         const recorded = this.log.sockets[n - 1];
         if (recorded === undefined) throw this.diverged(`the replay opened socket #${n}, which the recording never opened`);
         return new ReplayConnection();
+      },
+      taskNumbered: (task, n) => {
+        if (this.cancelledOutside.has(n)) this.cancelTargets.set(n, task);
       },
       afterTick: (tick) => {
         if (tick === this.stopTick && this.loop !== null) {
@@ -143,7 +154,17 @@ export class RunReplay implements TickFeed {
     const i = this.fed;
     if (i >= this.log.times.length) throw this.diverged(`the replayed run went on after the last recorded tick (${this.log.times.length})`);
     const inputs = this.log.inputsBefore[i]!;
-    for (let k = 0; k < inputs.length; k++) {
+    const cancels = this.log.cancelsBefore[i]!;
+    let c = 0;
+    for (let k = 0; k <= inputs.length; k++) {
+      // The cancels asked after k of the inputs, then the next input.
+      for (; c < cancels.length && cancels[c]!.afterInputs === k; c++) {
+        const n = cancels[c]!.task;
+        const task = this.cancelTargets.get(n);
+        if (task === undefined) throw this.diverged(`task #${n} of the log was cancelled before tick ${i + 1}, and the replay has no such task`);
+        task.cancel();
+      }
+      if (k === inputs.length) break;
       const input = inputs[k]!;
       const sock = this.sockets[input.socket - 1];
       if (sock === undefined) throw this.diverged(`socket #${input.socket} received input before the replay opened it`);

@@ -6,9 +6,10 @@
  * back to mid-crawl makes the task view show that moment (worker-1 suspended in fetch, the
  * URL it fetches in its locals); "Who woke this?" goes to the tick its wait was completed;
  * "Coroscope: Save Recording…" writes a .corotrace; in a fresh window (a new page of the same
- * code-server) with the demo site gone, "Coroscope: Open Recording…" shows the same timeline;
- * and in the debugger, Step Back moves back a suspension: "Coroscope: Debug This Run" on the
- * finished crawl (stopped at its end), and a session launched from the coroscope configuration.
+ * code-server) with the demo site gone, "Coroscope: Open Recording…" shows the same timeline,
+ * and opens a recording the coroscope CLI wrote (`crawl --demo --record`) likewise; and in the
+ * debugger, Step Back moves back a suspension: "Coroscope: Debug This Run" on the finished
+ * crawl (stopped at its end), and a session launched from the coroscope configuration.
  *
  * Every wait is for what the screen shows (locators, the panel's own state), never a sleep.
  *
@@ -331,6 +332,15 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     await frame.locator('.tl-toolbar .tl-count', { hasText: summary }).waitFor({ timeout: STEP_TIMEOUT_MS });
     await frame.locator('.tl-label', { hasText: /^#\d+ worker-1$/ }).waitFor();
     await screenshot(p, 'time-travel-opened-recording');
+    // A recording the CLI wrote (its demo site gone with its process) opens the same way.
+    const cliRecording = join(workspace, 'cli-crawl.corotrace');
+    execFileSync(process.execPath, [join(projectRoot, 'bin', 'coroscope.js'), 'crawl', '--demo', '--pages', '20', '--instant', '--max-tasks', '3', '--quiet', '--record', cliRecording], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+    await runCommand(p, 'Coroscope: Open Recording…');
+    await answerFileDialog(p, cliRecording);
+    const cliFrame = await findWebviewFrame(p, PANEL, STEP_TIMEOUT_MS);
+    await cliFrame.locator('.run-title', { hasText: /^Recording cli-crawl\.corotrace/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await cliFrame.locator('.tl-label', { hasText: /^#\d+ worker-3$/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await screenshot(p, 'time-travel-opened-cli-recording');
     await second.close();
     second = undefined;
   });

@@ -184,7 +184,7 @@ function assertEveryUrlReported(r: Ran, site: RawSite, pages: number, workers: n
   for (let i = 0; i < pages; i++) assert.ok(r.stdout.includes(`${site.url(`/slow/${i}`)} `), `/slow/${i} is in the report`);
 }
 
-test('SIGTERM ends the crawl as cleanly as Ctrl-C: cancelled by the CLI, the report of every URL, the recording written (exit 143)', { timeout: 60_000 }, async (t) => {
+test('SIGTERM ends the crawl as cleanly as Ctrl-C: cancelled by the CLI, the report of every URL, the recording written and replayable (exit 143)', { timeout: 60_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'coroscope-sigterm-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'term.corotrace');
@@ -194,6 +194,9 @@ test('SIGTERM ends the crawl as cleanly as Ctrl-C: cancelled by the CLI, the rep
   assert.match(r.stderr, /coroscope crawl: interrupted: the crawl was cancelled by the CLI; report of what was done:/);
   assert.match(r.stderr, /Recorded \d+ ticks, \d+ task steps, \d+ sockets to .*term\.corotrace/);
   assert.ok(existsSync(file));
+  // The signal's cancel is recorded as an input of the run: the recording replays, offline, to the same report.
+  const replay = await coroscope(['replay', file]);
+  assert.equal(replay.stdout, r.stdout, replay.stderr);
 });
 
 test('--deadline cuts the whole crawl: its cancels are the crawl deadline\'s, the report lists every URL (exit 124), and a recording of it replays to the same report', { timeout: 60_000 }, async (t) => {

@@ -145,6 +145,31 @@ describe('host: recordings written by the coroscope CLI', () => {
     await host.rpc.request('seekTick', { tick: opened.ticks });
   });
 
+  test('a CLI crawl interrupted by Ctrl-C opens and seeks to its end: the signal\'s cancel is replayed', async () => {
+    const file = join(dir, 'sigint.corotrace');
+    // The demo site answers 100-800 ms late: the crawl is mid-way when its task dump (at 200 ms) is printed; then Ctrl-C.
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'coroscope.js'), 'crawl', '--demo', '--pages', '40', '--max-tasks', '4', '--dump-tasks-after', '200', '--quiet', '--record', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const status = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdout.on('data', (b: Buffer) => {
+      const first = !stdout.includes('*** Tasks after');
+      stdout += b.toString();
+      if (first && stdout.includes('*** Tasks after')) child.kill('SIGINT');
+    });
+    assert.equal(await status, 130, stderr);
+    assert.match(stderr, /cancelled by the CLI/);
+    const opened = await host.rpc.request('openRecording', { path: file });
+    assert.equal(opened.program, 'demo');
+    const tl = await host.rpc.request('timeline', {});
+    const crawl = tl.lanes.find((l) => l.name === 'crawl');
+    assert.equal(crawl?.endState, 'cancelled');
+    // Every tick after the Ctrl-C replays too (the replay is checked at each seek): the last one.
+    assert.equal((await host.rpc.request('seekTick', { tick: opened.ticks })).tick, opened.ticks);
+    assert.equal((await host.rpc.request('seekTick', { tick: Math.max(1, opened.ticks - 3) })).tick, Math.max(1, opened.ticks - 3));
+  });
+
   test('a CLI recording the host cannot start again is refused with the reason', async () => {
     const file = join(dir, 'demo.corotrace');
     const rec = decodeRecording(readFileSync(file), file);

@@ -292,3 +292,43 @@ test('a recording taken mid-tick (openTick) replays its open tick too: the input
   r.checkSoFar();
   r.detach();
 });
+
+test('a cancel asked from outside the loop between ticks (a signal, a tool, a stop) is replayed before the same tick', async () => {
+  const site = await startDemoSite({ pages: 60, latencyMs: 30 });
+  const start = (loop: EventLoop): { crawler: Crawler; task: ReturnType<EventLoop['createTask']> } => {
+    const crawler = new Crawler([site.url], { maxTasks: 3 });
+    return { crawler, task: loop.createTask(crawler.crawl(), { name: 'crawl' }) };
+  };
+  const rec = new RunRecorder();
+  const loop = new EventLoop({ clock: rec.clock });
+  rec.attach(loop);
+  const recorded = start(loop);
+  // On Node's own loop, between two of the runtime loop's ticks, as a SIGINT handler runs.
+  const timer = setTimeout(() => recorded.task.cancel(), 150);
+  let streams: RecordedStreams;
+  try {
+    await assert.rejects(loop.runUntilComplete(recorded.task), CancelledError);
+    streams = rec.finish();
+  } finally {
+    clearTimeout(timer);
+    rec.detach();
+    loop.close();
+    await site.close();
+  }
+  assert.ok(recorded.crawler.interrupted !== null && recorded.crawler.interrupted.inFlight.length > 0, 'cancelled mid-crawl');
+  const log = readRunLog(streams.events, streams.gaps, streams.payload, 'cancel.corotrace');
+  assert.deepEqual(log.cancelsBefore.flat().map((c) => c.task), [1], 'one cancel from outside: the crawl task (log number 1)');
+
+  const r = new RunReplay(log, streams.events, 'cancel.corotrace');
+  const again = new EventLoop({ clock: r.clock });
+  r.attach(again);
+  try {
+    const replayed = start(again);
+    await assert.rejects(again.runUntilComplete(replayed.task), CancelledError);
+    r.verify();
+    assert.equal(replayed.crawler.report(), recorded.crawler.report());
+  } finally {
+    r.detach();
+    again.close();
+  }
+});
