@@ -51,9 +51,8 @@ export class RunReplay implements TickFeed {
   private readonly replayClock: ReplayClock;
   private readonly recorder: RunRecorder;
   private readonly sockets: Socket[] = [];
-  /** The replayed tasks the log cancels from outside, by log number (held only until cancelled). */
-  private readonly cancelTargets = new Map<number, Task<unknown>>();
-  private readonly cancelledOutside: ReadonlySet<number>;
+  /** Every replayed task by log number - 1 (weakly: a task the loop has let go is done, and no cancel reaches it), for the cancels from outside. */
+  private readonly tasks: Array<WeakRef<Task<unknown>>> = [];
   private fed = 0;
   private loop: EventLoop | null = null;
   private stopTick: number | undefined;
@@ -66,7 +65,6 @@ export class RunReplay implements TickFeed {
     private readonly what: string,
     private readonly options: RunReplayOptions = {},
   ) {
-    this.cancelledOutside = new Set(log.cancelsBefore.flatMap((list) => list.map((c) => c.task)));
     this.replayClock = new ReplayClock(log.gapReadsBefore[0] ?? NO_READS, log.times[0] ?? 0);
     this.recorder = new RunRecorder({
       clock: this.replayClock,
@@ -78,7 +76,7 @@ export class RunReplay implements TickFeed {
         return new ReplayConnection();
       },
       taskNumbered: (task, n) => {
-        if (this.cancelledOutside.has(n)) this.cancelTargets.set(n, task);
+        this.tasks[n - 1] = new WeakRef(task);
       },
       afterTick: (tick) => {
         if (tick === this.stopTick && this.loop !== null) {
@@ -160,7 +158,7 @@ export class RunReplay implements TickFeed {
       // The cancels asked after k of the inputs, then the next input.
       for (; c < cancels.length && cancels[c]!.afterInputs === k; c++) {
         const n = cancels[c]!.task;
-        const task = this.cancelTargets.get(n);
+        const task = this.tasks[n - 1]?.deref();
         if (task === undefined) throw this.diverged(`task #${n} of the log was cancelled before tick ${i + 1}, and the replay has no such task`);
         task.cancel();
       }
