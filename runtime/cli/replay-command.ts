@@ -55,9 +55,8 @@ function recordedCrawl(rec: Recording, file: string): { program: RecordedProgram
   const kind = program.target.kind;
   if (kind !== 'crawl' && kind !== 'demo') throw new RecordingError(`${file} records a ${kind} run; coroscope replay re-runs crawls (open it in VS Code: Coroscope: Open Recording…)`);
   const defaults = parseCommandLine(['crawl', '--demo']) as CrawlCommand;
-  const raw = rec.meta.program;
-  // How the recording CLI printed it: `json` (or, in recordings of earlier builds, its command's).
-  const json = raw.json === true || (typeof raw.command === 'object' && raw.command !== null && (raw.command as Record<string, unknown>).json === true);
+  // How the recording CLI printed it (a recording VS Code saved: as text).
+  const json = rec.meta.program.json === true;
   const roots = kind === 'demo' ? [program.siteUrl!] : program.target.kind === 'crawl' ? program.target.urls : [];
   return { program, cmd: { ...defaults, roots, demo: false, record: null, quiet: true, json, inspect: program.frames } };
 }

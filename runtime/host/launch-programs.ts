@@ -14,7 +14,7 @@
 //   (it fires in a tick), so every replay arms it too, and only the CLI's hook prints. Both
 //   timers are cancelled when the main task ends (inside a tick: replayed alike).
 // - A recording whose program cannot be started here gets a RecordingError that says why
-//   (a corrupt launch, a run of the CLI's teaching stages, a program of another kind).
+//   (no launch named, a corrupt one, a sample that runs a loop of its own).
 
 import type { LaunchOptions, LaunchTarget } from '../../protocol/host-protocol';
 import { HOST_PARAMS_PARSERS } from '../../protocol/host-requests';
@@ -112,33 +112,17 @@ export function recordedProgram(p: RecordedProgram): { kind: string; [key: strin
   return { kind: p.target.kind, target: p.target, options: p.options, siteUrl: p.siteUrl, frames: p.frames };
 }
 
-/**
- * The program a recording names, checked as a launch is (`file` is named in every error).
- * Also reads the form the CLI wrote before it named launches (`command`: its crawl's options).
- */
+/** The program a recording names, checked as a launch is (`file` is named in every error). */
 export function readRecordedProgram(program: { readonly kind: string; readonly [key: string]: unknown }, file: string): RecordedProgram {
   const frames = program.frames === true;
-  let raw: { target: unknown; options: unknown } | null = null;
-  if (program.target !== undefined) raw = { target: program.target, options: program.options };
-  else if (typeof program.command === 'object' && program.command !== null) raw = launchOfCliCommand(program.command as Record<string, unknown>, file);
-  if (raw === null) throw new RecordingError(`${file} records a ${program.kind} run that names no launch: it cannot be started again`);
+  if (program.target === undefined) throw new RecordingError(`${file} records a ${program.kind} run that names no launch: it cannot be started again`);
   let launch: { target: LaunchTarget; options: LaunchOptions };
   try {
-    launch = HOST_PARAMS_PARSERS.launch(raw);
+    launch = HOST_PARAMS_PARSERS.launch({ target: program.target, options: program.options });
   } catch (e) {
     throw new RecordingError(`${file} is corrupt: the launch it records is not valid (${e instanceof Error ? e.message : String(e)})`);
   }
   const siteUrl = typeof program.siteUrl === 'string' ? program.siteUrl : null;
   if (launch.target.kind === 'demo' && siteUrl === null) throw new RecordingError(`${file} is corrupt: it records a demo crawl without the demo site's address`);
   return { target: launch.target, options: { ...launch.options, inspect: frames }, siteUrl, frames };
-}
-
-/** The launch of a recording the CLI wrote with its crawl command (format 2 files of earlier builds). */
-function launchOfCliCommand(c: Record<string, unknown>, file: string): { target: unknown; options: unknown } {
-  if (c.stage !== undefined && c.stage !== 'coroutines') throw new RecordingError(`${file} records the ${String(c.stage)} stage, which runs no recorded loop`);
-  const options: Record<string, unknown> = { record: true };
-  for (const key of ['maxTasks', 'maxRedirect', 'maxTries', 'exclude', 'strict', 'robots', 'maxDepth', 'timeout'] as const) if (c[key] !== undefined && c[key] !== null) options[key] = c[key];
-  // The CLI's 0 is "no limit", as the Crawler's.
-  if (typeof c.maxPages === 'number' && c.maxPages > 0) options.maxPages = c.maxPages;
-  return { target: { kind: 'crawl', urls: c.roots }, options };
 }

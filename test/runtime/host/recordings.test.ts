@@ -173,9 +173,9 @@ describe('host: recordings written by the coroscope CLI', () => {
   test('a CLI recording the host cannot start again is refused with the reason', async () => {
     const file = join(dir, 'demo.corotrace');
     const rec = decodeRecording(readFileSync(file), file);
-    const stage = join(dir, 'stage.corotrace');
-    writeFileSync(stage, encodeRecording({ ...rec, meta: { ...rec.meta, program: { kind: 'crawl', frames: false, command: { stage: 'callbacks', roots: ['http://127.0.0.1:9/'] } } } }));
-    await rejectsWith(host.rpc.request('openRecording', { path: stage }), 'badRecording', /stage\.corotrace records the callbacks stage, which runs no recorded loop/);
+    const bad = join(dir, 'bad-launch.corotrace');
+    writeFileSync(bad, encodeRecording({ ...rec, meta: { ...rec.meta, program: { kind: 'crawl', target: { kind: 'crawl', urls: [] }, options: {} } } }));
+    await rejectsWith(host.rpc.request('openRecording', { path: bad }), 'badRecording', /bad-launch\.corotrace is corrupt: the launch it records is not valid \(launch: target\.urls must name at least one URL\)/);
     const none = join(dir, 'none-program.corotrace');
     writeFileSync(none, encodeRecording({ ...rec, meta: { ...rec.meta, program: { kind: 'crawl' } } }));
     await rejectsWith(host.rpc.request('openRecording', { path: none }), 'badRecording', /none-program\.corotrace records a crawl run that names no launch/);
