@@ -5,7 +5,8 @@
  * - the walkthrough's first step runs the demo crawl and opens runtime/crawler/crawler.ts
  *   beside it: a click in the gutter on an ordinary line of fetch, "Coroscope: Debug This Run",
  *   and the running crawl stops there; the Variables view shows fetch's locals, the panel
- *   shows the other workers at that same moment; F10 goes down fetch's lines, F11 into the
+ *   shows the other workers at that same moment; F10 goes down fetch's lines, Step Back goes to
+ *   the line before (replayed from the recording) and F10 forward again, F11 into the
  *   `yield*`'s generator (client-session.ts), Shift+F11 back out to fetch;
  * - the walkthrough's callbacks step opens its sample held at entry: a breakpoint on the line
  *   that starts the callback crawl, Debug This Run, Continue stops there; F11 enters
@@ -132,6 +133,13 @@ describe('line-by-line debugging in VS Code (code-server)', { timeout: 400_000 }
       at = await stepTo('crawler.ts', 'F10', (n) => n > from && n <= GET_LINE);
     }
     assert.equal(at, GET_LINE);
+    // Step Back goes to the line fetch ran before (replayed from the recording), and F10 comes forward to the stop again.
+    // (The toolbar's button: VS Code lists no Step Back in the palette.)
+    await p.locator('.debug-toolbar .action-item .codicon-debug-step-back').first().click();
+    const back = await waitForCurrentLine(p, 'crawler.ts', (n) => n >= FETCH_LINE && n < GET_LINE, STOP_TIMEOUT_MS);
+    await screenshot(p, 'line-debugger-crawler-step-back');
+    await stepTo('crawler.ts', 'F10', (n) => n > back && n <= GET_LINE);
+    await waitForCurrentLine(p, 'crawler.ts', GET_LINE, STOP_TIMEOUT_MS);
     await debugKey(p, 'crawler.ts', 'F11');
     await editorOf(p, 'client-session.ts').waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });
     await frameShown('get', 'client-session.ts');
