@@ -67,7 +67,7 @@ export interface TaskSummary {
   location?: SourcePosition;
   /** For finished tasks: a short description of the result or exception. */
   outcome?: string;
-  /** For cancelled tasks (or tasks asked to cancel): who asked first. */
+  /** Who asked first for the task's cancellation, from the moment it is asked (a live task too) and after it ended. */
   cancelledBy?: CancelOrigin;
 }
 

@@ -208,7 +208,10 @@ export function summarizeTasks(tasks: readonly Task<unknown>[], options: Summary
     if (t.done()) {
       const outcome = outcomeOf(t);
       if (outcome !== undefined) s.outcome = outcome;
-      // Who asked for its cancellation (also when the coroutine caught it and returned).
+    }
+    // Who asked for its cancellation, as soon as it is asked (a live task still unwinding, or
+    // held by a paused loop), and after (also when the coroutine caught it and returned).
+    if (t.done() || rec?.cancelledBy !== undefined) {
       const origin = cancelOriginOf(t, recorder);
       if (origin !== undefined) s.cancelledBy = origin;
     }

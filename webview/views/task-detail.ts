@@ -123,7 +123,8 @@ export class TaskDetailView {
     if (live.outcome !== undefined) fact('Outcome', h('span', { class: `outcome state-${live.state}` }, live.outcome));
     if (live.cancelledBy !== undefined) {
       const by = live.cancelledBy;
-      fact('Cancelled by', by.kind === 'task' ? this.taskLink(by.taskId) : h('span', { class: `cancel-origin origin-${by.kind}` }, cancelOriginLabel(by, (taskId) => `#${taskId}`)));
+      // A live task's cancel was asked and has not reached it yet (or it is unwinding).
+      fact(live.state === 'cancelled' || live.state === 'done' || live.state === 'failed' ? 'Cancelled by' : 'Cancel requested by', by.kind === 'task' ? this.taskLink(by.taskId) : h('span', { class: `cancel-origin origin-${by.kind}` }, cancelOriginLabel(by, (taskId) => `#${taskId}`)));
     }
 
     const parts: Child[] = [header, facts];

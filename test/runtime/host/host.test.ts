@@ -489,6 +489,12 @@ describe('runtime host over IPC (from source)', () => {
     await rejectsWith(host.rpc.request('cancelTask', { taskId: a.id, by: 'someone' } as never), 'badRequest', /params\.by must be one of 'inspector', 'debugger', 'cli'/);
     assert.deepEqual(await host.rpc.request('cancelTask', { taskId: a.id, by: 'inspector' }), { cancelled: true });
     assert.deepEqual(await host.rpc.request('cancelTask', { taskId: b.id, by: 'debugger' }), { cancelled: true });
+    // Said as soon as asked: the paused loop has not let the workers take their CancelledError yet.
+    const asked = (await host.rpc.request('snapshot', {})).tasks;
+    assert.deepEqual(asked.filter((t) => t.id === a.id || t.id === b.id).map((t) => [t.state, t.cancelledBy]), [
+      ['suspended', { kind: 'inspector' }],
+      ['suspended', { kind: 'debugger' }],
+    ]);
     let ended: TaskSummary[] = [];
     for (let i = 0; i < 50 && ended.length < 2; i++) {
       await host.rpc.request('stepTick', {});
