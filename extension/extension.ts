@@ -20,6 +20,7 @@ import type * as Commands from './commands';
 import type * as DebugRegister from './debug/register';
 import { PANEL_VIEW } from './runs/run';
 import { RunRegistry } from './runs/run-registry';
+import { WORKER_STACK_SHOWN_KEY } from './walkthrough';
 
 /** When the bundle's modules (those activation needs: the rest load on the first command) have evaluated. */
 const modulesEvaluated = performance.now();
@@ -79,7 +80,12 @@ export function activate(context: vscode.ExtensionContext): void {
     // The debug adapter (extension/debug/) finds its runs in the registry. Its views and
     // debugger type must be declared in package.json first (registering an undeclared view
     // fails with a notification), so it waits until `contributes.debuggers` is there.
-    if (debuggerDeclared(context)) (require('./debug/register') as typeof DebugRegister).registerDebugger(context, hostScript, runs, (run, detail) => getServices().stackShown(run.target, run.phase, detail));
+    // The Call Stack counts for the walkthrough's first step until it is done.
+    const stackWatch: DebugRegister.StackWatch = {
+      wanted: () => services === null || !services.contextKeys.get(WORKER_STACK_SHOWN_KEY),
+      shown: (run, detail) => getServices().stackShown(run.target, run.phase, detail),
+    };
+    if (debuggerDeclared(context)) (require('./debug/register') as typeof DebugRegister).registerDebugger(context, hostScript, runs, stackWatch);
   } catch (e) {
     output.note(`[coroscope] registering the debugger failed: ${e instanceof Error ? e.message : String(e)}`);
   }

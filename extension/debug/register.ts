@@ -8,7 +8,7 @@
 // walkthrough's first step counts a worker's stack looked at there as in the panel).
 //
 // Called from the extension's activate(): `registerDebugger(context, hostScriptPath, runs,
-// stackShown)` with the path of dist/runtime-host.js and the extension's registry.
+// stackWatch)` with the path of dist/runtime-host.js and the extension's registry.
 // Everything registered is in context.subscriptions.
 
 import * as vscode from 'vscode';
@@ -116,29 +116,33 @@ class CoroscopeAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
 }
 
 /**
- * Tells `shown` when the user selects a thread or a frame of a coroscope session's Call Stack: the run,
- * and the task of that thread as the adapter lists it (its name and frames).
+ * Tells `watch.shown` when the user selects a thread or a frame of a coroscope session's Call
+ * Stack: the run, and the task of that thread as the adapter lists it (its name and frames).
+ * Nothing is asked of the adapter once `watch.wanted()` says the walkthrough has what it needed.
  */
-function watchCallStackSelection(factory: CoroscopeAdapterFactory, shown: StackShown): vscode.Disposable {
+function watchCallStackSelection(factory: CoroscopeAdapterFactory, watch: StackWatch): vscode.Disposable {
   return vscode.debug.onDidChangeActiveStackItem(async (item) => {
     // A thread selected shows its stack (VS Code expands it and focuses its top frame).
-    if (item === undefined || item.session.type !== DEBUG_TYPE) return;
+    if (item === undefined || item.session.type !== DEBUG_TYPE || !watch.wanted()) return;
     const run = factory.runOf(item.session);
     if (run === null) return;
     try {
       const tasks = narrowTasksBody(await item.session.customRequest(TASKS_REQUEST));
       const task = tasks?.tasks.find((t) => t.id === item.threadId);
-      if (task !== undefined) shown(run, { task: { name: task.name }, frames: task.frames });
+      if (task !== undefined) watch.shown(run, { task: { name: task.name }, frames: task.frames });
     } catch {
       // The session ended meanwhile: nothing was shown.
     }
   });
 }
 
-/** Called when the debugger showed a task's stack: its run, its name and its frames. */
-export type StackShown = (run: Run, detail: { task: { name: string }; frames: readonly string[] }) => void;
+/** What the extension wants to hear of the Call Stack: whether it still listens, and a task's stack shown there. */
+export interface StackWatch {
+  wanted(): boolean;
+  shown(run: Run, detail: { task: { name: string }; frames: readonly string[] }): void;
+}
 
-export function registerDebugger(context: vscode.ExtensionContext, hostScriptPath: string, runs: RunRegistry, stackShown: StackShown): void {
+export function registerDebugger(context: vscode.ExtensionContext, hostScriptPath: string, runs: RunRegistry, stackWatch: StackWatch): void {
   const tree = new CoroutinesTreeProvider();
   const view = vscode.window.createTreeView(COROUTINES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
   tree.view = view;
@@ -146,7 +150,7 @@ export function registerDebugger(context: vscode.ExtensionContext, hostScriptPat
   context.subscriptions.push(
     vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, factory),
     vscode.debug.onDidTerminateDebugSession((s) => factory.ended(s)),
-    watchCallStackSelection(factory, stackShown),
+    watchCallStackSelection(factory, stackWatch),
     vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new CoroscopeConfigurationProvider(false, runs), vscode.DebugConfigurationProviderTriggerKind.Initial),
     vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new CoroscopeConfigurationProvider(true, runs), vscode.DebugConfigurationProviderTriggerKind.Dynamic),
     vscode.commands.registerCommand(PICK_RUN_COMMAND, () => pickRun(runs)),
