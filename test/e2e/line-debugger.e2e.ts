@@ -137,6 +137,8 @@ describe('line-by-line debugging in VS Code (code-server)', { timeout: 400_000 }
     // (The toolbar's button: VS Code lists no Step Back in the palette.)
     await p.locator('.debug-toolbar .action-item .codicon-debug-step-back').first().click();
     const back = await waitForCurrentLine(p, 'crawler.ts', (n) => n >= FETCH_LINE && n < GET_LINE, STOP_TIMEOUT_MS);
+    // The Call Stack too (the editor can move first): stepTo reads where the next F10 starts from there.
+    await until('the Call Stack at the line before', async () => new RegExp(`crawler\\.ts\\s*${back}:`).test((await topFrameText(p)) ?? ''), STOP_TIMEOUT_MS);
     await screenshot(p, 'line-debugger-crawler-step-back');
     await stepTo('crawler.ts', 'F10', (n) => n > back && n <= GET_LINE);
     await waitForCurrentLine(p, 'crawler.ts', GET_LINE, STOP_TIMEOUT_MS);
