@@ -402,6 +402,53 @@ export type PastLineLanding =
   /** Before the task's first line of this step: its previous suspension (seekTick goes there). */
   | { landed: 'suspension' };
 
+/** A line breakpoint as a search of the recorded past arms it (logpoints never stop, so never are). */
+export interface ArmedBreakpoint {
+  file: string;
+  line: number;
+  condition?: string;
+  hitCondition?: string;
+}
+
+/** Where a search of the recorded past for a line breakpoint's hit landed (pastBreakpointHit, pastHit). */
+export type BreakpointHitLanding =
+  /** Stopped on the hit, replayed: lineStack, lineVariables and lineEvaluate answer for it. */
+  | { landed: 'line'; tick: number; taskId: number | null; line: SourcePosition | null; breakpoint: { file: string; line: number }; description: string }
+  /** No hit in ticks from+1 .. to (the breakpoints armed named). */
+  | { landed: 'none'; breakpoints: Array<{ file: string; line: number }>; from: number; to: number };
+
+/** The moment a search of the past starts from: right after tick `tick`, or (with `print`) the line stop of task `taskId` in it. */
+export interface HitBound {
+  tick: number;
+  taskId?: number;
+  print?: LineStopPrint;
+}
+
+/** One breakpoint hit of a scan (scanTicks): breakpoint `bp` (an index of its params), its tick, task and hit count. */
+export interface ScanHit {
+  bp: number;
+  tick: number;
+  taskId: number | null;
+  count: number;
+}
+
+/** What a line replay host's worker asks its main thread to scan (runtime/host/hit-scan.ts). */
+export interface ScanTicksParams {
+  /** Ticks from+1 .. to are replayed (from 0: from the run's start). */
+  from: number;
+  to: number;
+  /** The breakpoints armed, with their hit conditions (counted here). */
+  breakpoints: Array<{ hitCondition?: string }>;
+  /** For each planted location (its index in scanHit calls), the breakpoints it holds, in the order of its `met` list. */
+  locations: number[][];
+  /** Pause at this location when task `taskId` runs it in tick `tick` (the worker checks whether it is the search's start). */
+  marker?: { location: number; tick: number; taskId: number };
+  /** Pause at a hit: the `ordinal`th of tick `tick`, or the first one in a tick after `afterTick` and after the marker (if any); or at the marker itself. */
+  stop?: { kind: 'nth'; tick: number; ordinal: number } | { kind: 'first'; afterTick: number } | { kind: 'marker' };
+  /** Hits counted before the stretch, per breakpoint. */
+  counts?: number[];
+}
+
 export interface LineScopeInfo {
   /** 'Locals', 'Closure', 'Block', ... */
   name: string;
@@ -525,6 +572,24 @@ export interface HostMethods {
    * line shown go ('leave').
    */
   pastLine: { params: { tick: number; taskId: number; stop: LineStopPrint; move: 'back' | 'leave' | LineStepKind }; result: PastLineLanding };
+  /**
+   * Reverse Continue (and Continue from a past hit) to a line breakpoint's hit in the recorded
+   * past: the host's line breakpoints (conditions, hit conditions counted from the run's
+   * start; logpoints left out) are armed in a replay of the run, and the last hit strictly
+   * before the moment shown ('back'), or the first after it ('forward'), becomes a line stop
+   * in the past: replayed in a line replay host, whose frames and locals lineStack,
+   * lineVariables and lineEvaluate serve. The moment shown is the past line shown, else the
+   * line stop, else right after tick `tick` (a past tick, or the run's end). 'back' looks at
+   * ticks after `floor` only, 'forward' up to `ceiling` (each by default the whole run).
+   * Refused (notRecorded) for a run not recorded; a replay that diverges, with its message.
+   */
+  pastBreakpointHit: { params: { direction: 'back' | 'forward'; tick: number; floor?: number; ceiling?: number }; result: BreakpointHitLanding };
+  /** A line replay host's own (asked by the live host's worker): pastBreakpointHit in its opened recording, from `bound` (or, `shown`, the past line it is stopped on, shown again when nothing is found), with `breakpoints` armed. */
+  pastHit: { params: { direction: 'back' | 'forward'; bound: HitBound; floor: number; ceiling: number; breakpoints: ArmedBreakpoint[]; shown?: boolean }; result: BreakpointHitLanding };
+  /** The live host's main thread (asked by its worker, for a line replay host): writes the run's recording so far to `path` (recordings.ts: writeReplayCopy). */
+  writeReplayCopy: { params: { path: string }; result: { runId: number; ticks: number; midTick: boolean } };
+  /** A line replay host's main thread (asked by its worker): replays ticks from+1 .. to with the scan breakpoints counting hits (runtime/host/hit-scan.ts). */
+  scanTicks: { params: ScanTicksParams; result: { hits: ScanHit[]; marked: number | null; stopped: boolean } };
   /** A line replay host's main thread (asked by its worker): runs tick `tick` of the opened mid-tick recording once more, with its line debugger on. */
   replayLineTick: { params: { tick: number }; result: { tick: number } };
   /** Writes the finished run's recording (launched with options.record) to `path`, a .corotrace file. */

@@ -17,6 +17,9 @@ import {
   type LaunchTarget,
   type LineStepKind,
   type LineStopPrint,
+  type ArmedBreakpoint,
+  type HitBound,
+  type ScanTicksParams,
 } from './host-protocol';
 import {
   nested,
@@ -132,19 +135,87 @@ function parseBreakpoints(p: Params, file: string): Breakpoint[] {
   });
 }
 
+function parseDirection(method: string, p: Params): 'back' | 'forward' {
+  const direction = requireString(method, p, 'direction');
+  if (direction !== 'back' && direction !== 'forward') throw new ProtocolError(`${method}: params.direction must be 'back' or 'forward', got ${JSON.stringify(direction)}`);
+  return direction;
+}
+
+function parseArmedBreakpoints(p: Params): ArmedBreakpoint[] {
+  return objectsOf('pastHit', 'breakpoints', { breakpoints: p.breakpoints }, 'breakpoints').map((b, i) => {
+    const where = nested('pastHit', `breakpoints[${i}]`);
+    const bp: ArmedBreakpoint = { file: requireString(where, b, 'file'), line: requireNumber(where, b, 'line', 'integer') };
+    const condition = optionalString(where, b, 'condition');
+    const hitCondition = optionalString(where, b, 'hitCondition');
+    if (condition !== undefined) bp.condition = condition;
+    if (hitCondition !== undefined) bp.hitCondition = hitCondition;
+    return bp;
+  });
+}
+
+function parseHitBound(p: Params): HitBound {
+  const b = requireObject('pastHit', p, 'bound');
+  const where = nested('pastHit', 'bound');
+  const bound: HitBound = { tick: requireNumber(where, b, 'tick', 'integer') };
+  const taskId = optionalNumber(where, b, 'taskId', 'id');
+  if (taskId !== undefined) bound.taskId = taskId;
+  if (b.print !== undefined) bound.print = parseLineStopPrint(requireObject(where, b, 'print'), 'pastHit', 'bound.print');
+  return bound;
+}
+
+function parseScanTicks(raw: unknown): ScanTicksParams {
+  const p = paramsOf('scanTicks', raw);
+  const out: ScanTicksParams = {
+    from: requireNumber('scanTicks', p, 'from', 'id'),
+    to: requireNumber('scanTicks', p, 'to', 'id'),
+    breakpoints: objectsOf('scanTicks', 'breakpoints', { breakpoints: p.breakpoints }, 'breakpoints').map((b, i) => {
+      const hitCondition = optionalString(nested('scanTicks', `breakpoints[${i}]`), b, 'hitCondition');
+      return hitCondition === undefined ? {} : { hitCondition };
+    }),
+    locations: requireArray('scanTicks', p, 'locations').map((l, i) => {
+      if (!Array.isArray(l) || !l.every((x) => Number.isSafeInteger(x) && (x as number) >= 0)) throw new ProtocolError(`scanTicks: params.locations[${i}] must be an array of breakpoint indexes`);
+      return l as number[];
+    }),
+  };
+  if (p.marker !== undefined) {
+    const m = requireObject('scanTicks', p, 'marker');
+    const where = nested('scanTicks', 'marker');
+    out.marker = { location: requireNumber(where, m, 'location', 'id'), tick: requireNumber(where, m, 'tick', 'id'), taskId: requireNumber(where, m, 'taskId', 'id') };
+  }
+  if (p.stop !== undefined) {
+    const st = requireObject('scanTicks', p, 'stop');
+    const where = nested('scanTicks', 'stop');
+    const kind = requireString(where, st, 'kind');
+    if (kind === 'first') out.stop = { kind, afterTick: requireNumber(where, st, 'afterTick', 'id') };
+    else if (kind === 'marker') out.stop = { kind };
+    else if (kind === 'nth') out.stop = { kind, tick: requireNumber(where, st, 'tick', 'id'), ordinal: requireNumber(where, st, 'ordinal', 'id') };
+    else throw new ProtocolError(`scanTicks: params.stop.kind must be 'nth', 'first' or 'marker', got ${JSON.stringify(kind)}`);
+  }
+  if (p.counts !== undefined) {
+    const counts = requireArray('scanTicks', p, 'counts');
+    if (!counts.every((x) => Number.isSafeInteger(x) && (x as number) >= 0)) throw new ProtocolError('scanTicks: params.counts must be hit counts');
+    out.counts = counts as number[];
+  }
+  return out;
+}
+
 function parseLineStepKind(p: Params): LineStepKind {
   const kind = requireString('lineStep', p, 'kind');
   if (kind !== 'over' && kind !== 'into' && kind !== 'out') throw new ProtocolError(`lineStep: params.kind must be 'over', 'into' or 'out', got ${JSON.stringify(kind)}`);
   return kind;
 }
 
-function parseLineStopPrint(p: Params): LineStopPrint {
-  const objects = (key: string): Params[] =>
-    requireArray(nested('pastLine', 'stop'), p, key).map((x, i) => {
-      if (typeof x !== 'object' || x === null || Array.isArray(x)) throw new ProtocolError(`pastLine: params.stop.${key}[${i}] must be an object`);
-      return x as Params;
-    });
-  const where = (key: string, i: number): string => nested('pastLine', `stop.${key}[${i}]`);
+/** Each element of array `key` of `p`, checked to be an object (`where`: 'method: params.x' for messages). */
+function objectsOf(method: string, path: string, p: Params, key: string): Params[] {
+  return requireArray(nested(method, path), p, key).map((x, i) => {
+    if (typeof x !== 'object' || x === null || Array.isArray(x)) throw new ProtocolError(`${method}: params.${path}.${key}[${i}] must be an object`);
+    return x as Params;
+  });
+}
+
+function parseLineStopPrint(p: Params, method = 'pastLine', path = 'stop'): LineStopPrint {
+  const objects = (key: string): Params[] => objectsOf(method, path, p, key);
+  const where = (key: string, i: number): string => nested(method, `${path}.${key}[${i}]`);
   return {
     frames: objects('frames').map((f, i) => ({
       url: requireString(where('frames', i), f, 'url'),
@@ -270,6 +341,24 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     if (move !== 'back' && move !== 'leave' && move !== 'over' && move !== 'into' && move !== 'out') throw new ProtocolError(`pastLine: params.move must be 'back', 'leave', 'over', 'into' or 'out', got ${JSON.stringify(move)}`);
     return { tick: requireNumber('pastLine', p, 'tick', 'integer'), taskId: requireNumber('pastLine', p, 'taskId', 'id'), stop: parseLineStopPrint(requireObject('pastLine', p, 'stop')), move };
   },
+  pastBreakpointHit: (raw) => {
+    const p = paramsOf('pastBreakpointHit', raw);
+    const out: HostParams<'pastBreakpointHit'> = { direction: parseDirection('pastBreakpointHit', p), tick: requireNumber('pastBreakpointHit', p, 'tick', 'id') };
+    const floor = optionalNumber('pastBreakpointHit', p, 'floor', 'id');
+    const ceiling = optionalNumber('pastBreakpointHit', p, 'ceiling', 'id');
+    if (floor !== undefined) out.floor = floor;
+    if (ceiling !== undefined) out.ceiling = ceiling;
+    return out;
+  },
+  pastHit: (raw) => {
+    const p = paramsOf('pastHit', raw);
+    const out: HostParams<'pastHit'> = { direction: parseDirection('pastHit', p), bound: parseHitBound(p), floor: requireNumber('pastHit', p, 'floor', 'id'), ceiling: requireNumber('pastHit', p, 'ceiling', 'id'), breakpoints: parseArmedBreakpoints(p) };
+    const shown = optionalBoolean('pastHit', p, 'shown');
+    if (shown !== undefined) out.shown = shown;
+    return out;
+  },
+  scanTicks: parseScanTicks,
+  writeReplayCopy: (raw) => ({ path: requireString('writeReplayCopy', paramsOf('writeReplayCopy', raw), 'path') }),
   replayLineTick: (raw) => ({ tick: requireNumber('replayLineTick', paramsOf('replayLineTick', raw), 'tick', 'integer') }),
   timeline: (raw) => {
     const p = paramsOf('timeline', raw);

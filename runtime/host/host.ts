@@ -37,7 +37,7 @@ import { LoopControlError, checkBreakpoints } from '../inspect/loop-control';
 import { taskFrames } from '../inspect/task-snapshot';
 import { cancelTaskAs } from '../inspect/task-recorder';
 import { Run, type RunServices } from './run';
-import { openRecording, saveRecording } from './recordings';
+import { openRecording, saveRecording, writeReplayCopy } from './recordings';
 import { compareApproaches, listSamples } from '../samples/index';
 import { programLoopStates } from '../inspect/program-loop-states';
 import { HOST_PARAMS_PARSERS, type HostMethodName, type HostParams } from '../../protocol/host-requests';
@@ -159,6 +159,8 @@ export class RuntimeHost {
     serve('timeline', (p) => this.requireRun('timeline').timeline(p.sinceTick ?? 0, p.taskId));
     serve('seekTick', (p) => this.requireRun('seekTick').seekTick(p.tick));
     serve('replayLineTick', (p) => this.requireRun('replayLineTick').replayLineTick(p.tick));
+    serve('scanTicks', (p) => this.requireRun('scanTicks').scanTicks(p));
+    serve('writeReplayCopy', (p) => writeReplayCopy(this.requireRun('writeReplayCopy'), p.path));
 
     serve('compare', async (p) => {
       const rows = await compareApproaches({ pages: p.pages, latencyMs: p.latencyMs });

@@ -9,6 +9,7 @@
 //   loop's tick (in a line replay host, of the traced replay's loop while it runs a tick);
 //   live(): whether a line breakpoint may stop now; traced(id): the line replay's walk;
 //   writeMidTick(path): the run's recording through the running tick, for a line replay host;
+//   scanHit, scanPause, scanMarked: a breakpoint search's scan of the replayed past (hit-scan.ts);
 //   suspension(id): a sentence on what that task now waits on and which task
 //   step the loop runs next ("worker-3 suspended on queue.get; the loop runs worker-5").
 //
@@ -26,7 +27,7 @@ import { isFuture } from '../future';
 import { inspect } from '../inspection';
 import { HELD_TIME_BYTES, shareHeldTime } from '../held-time';
 import type { EventLoop } from '../loop';
-import { writeMidTickRecording } from './recordings';
+import { writeReplayCopy } from './recordings';
 
 /** Messages of the bridge itself (everything else between the two threads is a wire message). */
 export type BridgeControl = { bridge: 'closed'; reason: string } | { bridge: 'disconnect' } | { bridge: 'disconnected' };
@@ -119,12 +120,20 @@ export class LineDebugBridge implements Transport {
         const task = loop?.currentTask() ?? null;
         return { taskId: task?.id ?? null, taskName: task === null ? null : `${task.name}`, tick: loop?.tickCount() ?? 0 };
       },
+      // A breakpoint search's scan breakpoints (hit-scan.ts): the breakpoints of `location` whose condition held; true pauses here.
+      scanHit: (location: number, met: boolean[]): boolean => {
+        const scan = currentRun()?.hitScan ?? null;
+        return scan !== null && runningLoopOrNull() === scan.loop && scan.hit(location, met);
+      },
+      // Why the scan paused here ('marker', 'stop'), and the worker's verdict on a marker pause (true: stop here).
+      scanPause: (): string | null => currentRun()?.hitScan?.pausedFor ?? null,
+      scanMarked: (matched: boolean): boolean => currentRun()?.hitScan?.markerSeen(matched) ?? false,
       // The line replay (line-replay-host.ts): the run's recording through the start of the tick stopped in, for the replay host.
-      writeMidTick: (path: string): { runId: number; ticks: number } | { refused: string } => {
+      writeMidTick: (path: string): { runId: number; ticks: number; midTick: boolean } | { refused: string } => {
         const run = currentRun();
         if (run === null) return { refused: 'nothing is running' };
         try {
-          return writeMidTickRecording(run, path);
+          return writeReplayCopy(run, path);
         } catch (e) {
           return { refused: e instanceof Error ? e.message : String(e) };
         }

@@ -14,7 +14,12 @@
 //   first use and ended when the thread goes on): while a past line is shown the line
 //   requests and line steps are its, while a past tick is viewed the moment's queries are.
 // - As a line replay host itself: pastLine walks the live host's stop (past-line-walk.ts),
-//   asking this host's main thread to replay the tick (replayLineTick, a request of its own).
+//   asking this host's main thread to replay the tick (replayLineTick, a request of its own);
+//   pastHit searches the replayed past for a line breakpoint's hit (past-hit-search.ts, with
+//   scanTicks).
+// - pastBreakpointHit (Reverse Continue to a breakpoint's hit) goes to the line stop's replay
+//   host, or with no line stop to a replay host of the recording so far (started at the first
+//   search, kept while the hit it shows or later searches need it, ended with the run).
 // Whatever the main thread sends (responses, events) goes to the client as it is.
 //
 // Invariants: every client request gets one response; a forwarded query the main thread had
@@ -36,7 +41,8 @@ import { isBridgeControl, type BridgeControl } from './line-debug-bridge';
 import { LineDebugger } from './line-debugger';
 import { LineReplayHost, MOMENT_QUERIES } from './line-replay-host';
 import { PastLineWalk } from './past-line-walk';
-import type { PastLineLanding } from '../../protocol/host-protocol';
+import { PastHitSearch } from './past-hit-search';
+import type { HitBound, PastLineLanding, ScanHit } from '../../protocol/host-protocol';
 
 /** Queries that are safe to answer twice (through the synchronous call, then late by message). */
 const READ_ONLY = new Set(['hello', 'snapshot', 'taskDetail', 'variables', 'graph', 'lints', 'samples', 'programLoops']);
@@ -84,8 +90,17 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     replay = null;
     replayStarting = null;
   };
-  // As a line replay host: the walk through the replayed lines (past-line-walk.ts).
+  // As a line replay host: the walk through the replayed lines (past-line-walk.ts), and the breakpoint searches (past-hit-search.ts).
   let walk: PastLineWalk | null = null;
+  let hits: PastHitSearch | null = null;
+  // With no line stop (a finished run, a loop-level stop): the replay host of breakpoint searches (pastBreakpointHit), over the recording as it was written.
+  let hitReplay: LineReplayHost | null = null;
+  let hitReplayStarting: Promise<LineReplayHost> | null = null;
+  const endHitReplay = (): void => {
+    hitReplay?.close();
+    hitReplay = null;
+    hitReplayStarting = null;
+  };
 
   /** Requests of this worker's own to the main thread (negative ids, never a client's). */
   let askedIds = 0;
@@ -195,10 +210,10 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       const { taskId, tick, print } = await d.stopPrint();
       if (taskId === null) throw new ProtocolError(`${method}: the stop is outside any task; the replay goes through a task's lines`, 'badState');
       return LineReplayHost.start(hostStart, { tick, taskId, print }, async (path) => {
-        const r = (await d.callMain(`writeMidTick(${JSON.stringify(path)})`)) as { runId?: unknown; ticks?: unknown; refused?: unknown } | null;
+        const r = (await d.callMain(`writeMidTick(${JSON.stringify(path)})`)) as { runId?: unknown; ticks?: unknown; midTick?: unknown; refused?: unknown } | null;
         if (typeof r?.refused === 'string') throw new ProtocolError(r.refused, 'notRecorded');
         if (typeof r?.runId !== 'number' || typeof r.ticks !== 'number') throw new ProtocolError(`${method}: the run's recording could not be written`, 'replayFailed');
-        return { runId: r.runId, ticks: r.ticks };
+        return { runId: r.runId, ticks: r.ticks, midTick: r.midTick === true };
       });
     })();
     const starting = replayStarting;
@@ -209,6 +224,23 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       return started;
     } catch (e) {
       if (replayStarting === starting) replayStarting = null;
+      throw e;
+    }
+  };
+
+  /** The replay host of breakpoint searches with no line stop, started at the first use (again when the recording has grown past `tick`). */
+  const hitReplayOf = async (tick: number): Promise<LineReplayHost> => {
+    if (hitReplay !== null && hitReplay.ticks >= tick) return hitReplay;
+    endHitReplay();
+    if (hostStart === null) throw new ProtocolError('pastBreakpointHit: this host cannot start a replay host', 'replayFailed');
+    const starting = (hitReplayStarting = LineReplayHost.start(hostStart, null, async (path) => (await askMain('writeReplayCopy', { path })) as { runId: number; ticks: number; midTick: boolean }));
+    try {
+      const started = await starting;
+      if (hitReplayStarting === starting) hitReplay = started;
+      else started.close();
+      return started;
+    } catch (e) {
+      if (hitReplayStarting === starting) hitReplayStarting = null;
       throw e;
     }
   };
@@ -229,7 +261,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
 
   const own = async (m: RequestMessage): Promise<void> => {
     const d = dbg!;
-    const past = replay?.pastLine === true ? replay : null;
+    const past = replay?.pastLine === true ? replay : hitReplay?.pastLine === true ? hitReplay : null;
     if (past !== null && (m.method === 'lineStack' || m.method === 'lineVariables' || m.method === 'lineEvaluate')) {
       // A past line: its frames are the replay host's.
       parseHostRequest(m.method, m.params);
@@ -256,9 +288,42 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         respond(m.id, landing);
         return showLanding(landing, r);
       }
+      case 'pastBreakpointHit': {
+        // Reverse Continue (or Continue from a past hit) to a line breakpoint's hit, replayed: the
+        // line stop's replay host, else the hit replay host of the recording so far.
+        const p = parseHostRequest('pastBreakpointHit', m.params);
+        const armed = d.armedBreakpoints();
+        let r: LineReplayHost;
+        let bound: HitBound = { tick: p.tick };
+        if (d.isStopped()) {
+          r = replay?.pastLine === true ? replay : await replayOf('pastBreakpointHit');
+          // A past line shown: the replay host starts from it (it is stopped there).
+          bound = { tick: r.stop.tick, taskId: r.stop.taskId, print: r.stop.print };
+        } else {
+          r = hitReplay?.pastLine === true ? hitReplay : await hitReplayOf(p.tick);
+        }
+        // A live line stop's tick is open: forward, its hits after the live stop are not the past's.
+        const ceiling = Math.min(p.ceiling ?? r.ticks, r.hasLiveStop() ? r.stop.tick - 1 : r.ticks);
+        return respond(m.id, await r.findHit({ direction: p.direction, bound, floor: p.floor ?? 0, ceiling, breakpoints: armed }));
+      }
+      case 'pastHit': {
+        // As a line replay host: a breakpoint search of the opened recording, from the past line shown if any.
+        const p = parseHostRequest('pastHit', m.params);
+        let bound = p.bound;
+        const shown = p.shown === true && d.isStopped();
+        if (shown) {
+          const at = await d.stopPrint();
+          bound = at.taskId === null ? { tick: at.tick } : { tick: at.tick, taskId: at.taskId, print: at.print };
+        }
+        await walk?.dispose();
+        walk = null;
+        hits ??= new PastHitSearch(d, async (params) => (await askMain('scanTicks', params)) as { hits: ScanHit[]; marked: number | null; stopped: boolean });
+        return respond(m.id, await hits.find(p.direction, bound, p.floor, p.ceiling, p.breakpoints, shown));
+      }
       case 'pastLine': {
         // As a line replay host: a move through the replayed lines of the live host's stop.
         const p = parseHostRequest('pastLine', m.params);
+        await hits?.release();
         if (walk === null || !walk.isOf(p.tick, p.taskId, p.stop)) {
           await walk?.dispose();
           walk = new PastLineWalk(
@@ -291,8 +356,13 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
 
   const route = async (m: RequestMessage): Promise<void> => {
     const d = dbg!;
-    if (m.method.startsWith('line') || m.method === 'setLineStepMode' || m.method === 'pastLine') return own(m);
+    if (m.method.startsWith('line') || m.method === 'setLineStepMode' || m.method.startsWith('past')) return own(m);
     if (m.method === 'setBreakpoints') return setBreakpoints(m);
+    if (hitReplay !== null && (LOOP_MOVES.has(m.method) || m.method === 'pause' || m.method === 'seekTick' || RUN_CHANGING.has(m.method))) {
+      // The views move (a seek, the run going on): the hit shown is left; a new run drops its replay.
+      hitReplay.pastLine = false;
+      if (RUN_CHANGING.has(m.method)) endHitReplay();
+    }
     if (!d.isStopped()) return toMain(m);
     if (m.method === 'continue') {
       const tick = d.tick();
@@ -338,6 +408,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
   });
   client.onClose((reason) => {
     endReplay();
+    endHitReplay();
     session.disconnect();
     port.postMessage({ bridge: 'closed', reason } satisfies BridgeControl);
   });
@@ -365,7 +436,10 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       if (RUN_CHANGING.has(request.method)) void dbg!.setBreakpointsActive(true);
     }
     // The run ended: its line replay host with it.
-    if (typeof w !== 'string' && w.kind === 'event' && w.event === 'finished') endReplay();
+    if (typeof w !== 'string' && w.kind === 'event' && w.event === 'finished') {
+      endReplay();
+      endHitReplay();
+    }
     deliver(m);
   });
 }

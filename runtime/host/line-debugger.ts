@@ -28,7 +28,7 @@
 
 import type { Session } from 'node:inspector';
 import { readFileSync } from 'node:fs';
-import type { LineFrameInfo, LineStopPrint, LineStepKind, LineStepMode, SourcePosition, VariableInfo, Breakpoint, BreakpointStatus, HostEvents } from '../../protocol/host-protocol';
+import type { ArmedBreakpoint, LineFrameInfo, LineStopPrint, LineStepKind, LineStepMode, SourcePosition, VariableInfo, Breakpoint, BreakpointStatus, HostEvents } from '../../protocol/host-protocol';
 import { SourcePositionMapper, urlToPath } from '../inspect/source-positions';
 import { GeneratedPositions } from '../inspect/generated-positions';
 import { parseHitCondition } from '../inspect/loop-control';
@@ -92,6 +92,8 @@ const MAX_VALUE = 200;
 interface LineBreakpointEntry {
   readonly file: string;
   readonly line: number;
+  /** As the client set it (a breakpoint search of the past arms it again: armedBreakpoints). */
+  readonly spec: Breakpoint;
   readonly condition: string | null;
   readonly hit: ((count: number) => boolean) | null;
   hits: number;
@@ -243,27 +245,19 @@ export class LineDebugger {
         statuses.push({ file, line: bp.line, verified: false, message: `hit condition ${JSON.stringify(bp.hitCondition)} is not one of N, >=N, >N, ==N, <N, <=N, %N` });
         continue;
       }
-      const entry: LineBreakpointEntry = reuse?.[i] ?? { file, line: bp.line, condition: conditionOf(bp), hit, hits: 0, cdpIds: [] };
+      const entry: LineBreakpointEntry = reuse?.[i] ?? { file, line: bp.line, spec: bp, condition: conditionOf(bp), hit, hits: 0, cdpIds: [] };
       entries.push(entry);
       let placedLine: number | null = null;
-      for (const [scriptId, script] of this.scripts) {
-        const rev = this.reverseOf(scriptId);
-        if (rev === null || !rev.covers(file)) continue;
-        // A line without code (blank, a comment, a brace) slides to the next line with code.
-        for (let line = bp.line; line <= Math.min(bp.line + 20, Math.max(text.length, bp.line)); line++) {
-          const at = rev.positionOf(file, line);
-          if (at === null) continue;
-          const params: Record<string, unknown> = { url: script.url, lineNumber: at.line0, columnNumber: at.column0 };
-          params.condition = liveOnly(entry.condition);
-          try {
-            const r = await this.post<{ breakpointId: string; locations: CdpLocation[] }>('Debugger.setBreakpointByUrl', params);
-            entry.cdpIds.push(r.breakpointId);
-            this.byCdpId.set(r.breakpointId, entry);
-            placedLine = line;
-          } catch {
-            // Already set at that position by another entry: keep going.
-          }
-          break;
+      for (const at of this.generatedLocations(file, bp.line, text.length)) {
+        const params: Record<string, unknown> = { url: at.url, lineNumber: at.line0, columnNumber: at.column0 };
+        params.condition = liveOnly(entry.condition);
+        try {
+          const r = await this.post<{ breakpointId: string; locations: CdpLocation[] }>('Debugger.setBreakpointByUrl', params);
+          entry.cdpIds.push(r.breakpointId);
+          this.byCdpId.set(r.breakpointId, entry);
+          placedLine = at.line;
+        } catch {
+          // Already set at that position by another entry: keep going.
         }
       }
       if (placedLine !== null) statuses.push(placedLine === bp.line ? { file, line: bp.line, verified: true } : { file, line: placedLine, verified: true, message: `moved to line ${placedLine}, the next line with code` });
@@ -271,6 +265,41 @@ export class LineDebugger {
     }
     this.wanted.set(file, entries);
     return statuses;
+  }
+
+  /**
+   * Where TypeScript `file:line` runs in each loaded script: its generated position there, a
+   * line without code (blank, a comment, a brace) slid to the next line with code (`line`: the
+   * line it slid to; `fileLines`: the file's length, which bounds the slide).
+   */
+  generatedLocations(file: string, line: number, fileLines: number): Array<{ url: string; line0: number; column0: number; line: number }> {
+    const out: Array<{ url: string; line0: number; column0: number; line: number }> = [];
+    for (const [scriptId, script] of this.scripts) {
+      const rev = this.reverseOf(scriptId);
+      if (rev === null || !rev.covers(file)) continue;
+      for (let l = line; l <= Math.min(line + 20, Math.max(fileLines, line)); l++) {
+        const at = rev.positionOf(file, l);
+        if (at === null) continue;
+        out.push({ url: script.url, line0: at.line0, column0: at.column0, line: l });
+        break;
+      }
+    }
+    return out;
+  }
+
+  /** The line breakpoints set, as a search of the recorded past arms them: logpoints left out (they never stop). */
+  armedBreakpoints(): ArmedBreakpoint[] {
+    const out: ArmedBreakpoint[] = [];
+    for (const entries of this.wanted.values()) {
+      for (const e of entries) {
+        if (e.spec.logMessage !== undefined && e.spec.logMessage !== '') continue;
+        const bp: ArmedBreakpoint = { file: e.file, line: e.line };
+        if (e.spec.condition !== undefined && e.spec.condition.trim() !== '') bp.condition = e.spec.condition;
+        if (e.spec.hitCondition !== undefined && e.spec.hitCondition.trim() !== '') bp.hitCondition = e.spec.hitCondition;
+        out.push(bp);
+      }
+    }
+    return out;
   }
 
   // --- stops -----------------------------------------------------------------------------------

@@ -7,6 +7,11 @@
 // (openRecording midTick) and walks the stopped task's lines of that tick to the live stop
 // (pastLine, past-line-walk.ts), stopping on the line asked for.
 //
+// A replay host also serves Reverse Continue to a line breakpoint's earlier hit (findHit:
+// pastHit, past-hit-search.ts): of a line stop's past (this host), or, with no line stop (a
+// finished run, a loop-level stop), of the whole recording so far (the worker's hit replay,
+// started at the first search, whose copy is the run's recording between ticks).
+//
 // While a past line is shown, the line requests (lineStack, lineVariables, lineEvaluate) are
 // the replay host's; a step back or forward moves through the replayed lines (pastLine), and
 // reaching the live stop is the present again. A seek to a past tick (seekTick, e.g. a step
@@ -26,7 +31,7 @@ import { unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { PROTOCOL_VERSION, type HostEvents, type HostMethods, type LineStepKind, type LineStopPrint, type PastLineLanding, type ViewedMoment } from '../../protocol/host-protocol';
+import { PROTOCOL_VERSION, type BreakpointHitLanding, type HostEvents, type HostMethods, type LineStepKind, type LineStopPrint, type PastLineLanding, type ViewedMoment } from '../../protocol/host-protocol';
 import { ProtocolError, RpcEndpoint } from '../../protocol/rpc';
 import { StreamTransport } from '../../protocol/stream-transport';
 
@@ -58,25 +63,38 @@ export class LineReplayHost {
   private constructor(
     private readonly child: ChildProcess,
     private readonly endpoint: RpcEndpoint<HostMethods, Record<string, never>, HostEvents, Record<string, never>>,
-    public stop: LiveLineStop,
-    /** Ticks of the recording before the stopped one (the ticks a seek may go to). */
-    private readonly ticks: number,
+    /** The live run's id. */
+    readonly runId: number,
+    /** The live line stop it replays the past of; null: a replay of a run not stopped on a line (a finished one), for breakpoint searches (findHit). */
+    private liveStop: LiveLineStop | null,
+    /** Ticks of the recording before the stopped one (the ticks a seek may go to; a search's whole span). */
+    readonly ticks: number,
   ) {}
+
+  /** The live stop it replays the past of. */
+  get stop(): LiveLineStop {
+    if (this.liveStop === null) throw new ProtocolError('the line replay: no live stop (a replay for breakpoint searches)', 'badState');
+    return this.liveStop;
+  }
+
+  hasLiveStop(): boolean {
+    return this.liveStop !== null;
+  }
 
   /**
    * Forks the replay host and opens the live run's recording in it. `writeMidTick(path)`
    * has the live main thread write it (a ProtocolError when the run was not recorded).
    */
-  static async start(host: { script: string; execArgv: readonly string[] }, stop: Omit<LiveLineStop, 'runId'>, writeMidTick: (path: string) => Promise<{ runId: number; ticks: number }>): Promise<LineReplayHost> {
+  static async start(host: { script: string; execArgv: readonly string[] }, stop: Omit<LiveLineStop, 'runId'> | null, writeCopy: (path: string) => Promise<{ runId: number; ticks: number; midTick: boolean }>): Promise<LineReplayHost> {
     const path = join(tmpdir(), `coroscope-line-replay-${process.pid}-${++files}.corotrace`);
-    const written = await writeMidTick(path);
+    const written = await writeCopy(path);
     const child = fork(host.script, [`--client-fd=${CLIENT_FD}`], { execArgv: [...host.execArgv], stdio: ['ignore', 'ignore', 'ignore', 'ipc', 'pipe'], serialization: 'json' });
     const endpoint = new RpcEndpoint<HostMethods, Record<string, never>, HostEvents, Record<string, never>>(new StreamTransport(child.stdio[CLIENT_FD] as Duplex));
-    const replay = new LineReplayHost(child, endpoint, { ...stop, runId: written.runId }, written.ticks - 1);
+    const replay = new LineReplayHost(child, endpoint, written.runId, stop === null ? null : { ...stop, runId: written.runId }, written.midTick ? written.ticks - 1 : written.ticks);
     child.on('exit', () => endpoint.close('the line replay host exited'));
     try {
       await endpoint.request('hello', { client: 'line replay', protocolVersion: PROTOCOL_VERSION });
-      await endpoint.request('openRecording', { path, midTick: true });
+      await endpoint.request('openRecording', written.midTick ? { path, midTick: true } : { path });
     } catch (e) {
       replay.close();
       throw new ProtocolError(`the line replay host did not start: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
@@ -97,7 +115,7 @@ export class LineReplayHost {
   async restop(stop: Omit<LiveLineStop, 'runId'>): Promise<void> {
     await this.move('leave');
     this.viewing = false;
-    this.stop = { ...stop, runId: this.stop.runId };
+    this.liveStop = { ...stop, runId: this.runId };
     this.stale = false;
   }
 
@@ -110,16 +128,30 @@ export class LineReplayHost {
     return landing;
   }
 
+  /**
+   * A search of the replayed past for a breakpoint's hit (pastHit, past-hit-search.ts): found,
+   * the replay host is stopped on it and its frames are the line requests' (pastLine).
+   */
+  async findHit(params: HostMethods['pastHit']['params']): Promise<BreakpointHitLanding> {
+    this.viewing = false;
+    // A past line shown stays shown when no hit is found (the replay host stops on it again).
+    const shown = this.pastLine;
+    this.pastLine = false;
+    const landing = await this.endpoint.request('pastHit', { ...params, shown });
+    this.pastLine = landing.landed === 'line' || shown;
+    return landing;
+  }
+
   /** Moves the viewed moment to a past tick (null: the present), in the live run's words. */
   async seek(tick: number | null): Promise<ViewedMoment> {
     await this.move('leave');
     if (tick === null) this.viewing = false;
     else {
-      if (tick < 1 || tick > this.ticks) throw new ProtocolError(`seekTick: run ${this.stop.runId} has ticks 1..${this.ticks} recorded before the tick stopped in, not ${tick}`, 'badTick');
+      if (tick < 1 || tick > this.ticks) throw new ProtocolError(`seekTick: run ${this.runId} has ticks 1..${this.ticks} recorded before the tick stopped in, not ${tick}`, 'badTick');
       await this.endpoint.request('seekTick', { tick });
       this.viewing = true;
     }
-    return { runId: this.stop.runId, tick, ticks: this.ticks };
+    return { runId: this.runId, tick, ticks: this.ticks };
   }
 
   /** Asks the replay host (a line query at a past line, a moment's query at a past tick). */

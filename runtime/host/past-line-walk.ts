@@ -201,7 +201,7 @@ export class PastLineWalk {
         return 'stop';
       }
     }
-    if (walking.target.kind === 'live' && this.atLiveStop(frames) && (await this.sameLocals(top))) {
+    if (walking.target.kind === 'live' && (await isAtStop(this.dbg, frames, this.print))) {
       this.trace = walking.entries.slice();
       this.live = walking.entries.length - 1;
       walking.settle('reached');
@@ -215,19 +215,22 @@ export class PastLineWalk {
   private onStopped(): void {
     this.walking?.settle('reached');
   }
+}
 
-  private atLiveStop(frames: readonly WalkFrame[]): boolean {
-    const live = this.print.frames;
-    if (frames.length !== live.length) return false;
-    return frames.every((f, i) => {
-      const l = live[i]!;
-      const p = f.position;
-      return p.url === l.url && p.line === l.line && p.column === l.column && p.functionLine === l.functionLine && p.functionColumn === l.functionColumn;
-    });
-  }
-
-  private async sameLocals(top: WalkFrame): Promise<boolean> {
-    const locals = await this.dbg.localsOf(top.frame);
-    return JSON.stringify(locals) === JSON.stringify(this.print.locals);
-  }
+/**
+ * Whether the paused thread (its frames, the machinery left out) is at the line stop `print`:
+ * the same frames at the same generated positions, and the innermost frame's locals the same
+ * (a line run again in a loop is that stop only with the same locals).
+ */
+export async function isAtStop(dbg: LineDebugger, frames: readonly WalkFrame[], print: LineStopPrint): Promise<boolean> {
+  const live = print.frames;
+  if (frames.length !== live.length) return false;
+  const samePositions = frames.every((f, i) => {
+    const l = live[i]!;
+    const p = f.position;
+    return p.url === l.url && p.line === l.line && p.column === l.column && p.functionLine === l.functionLine && p.functionColumn === l.functionColumn;
+  });
+  if (!samePositions) return false;
+  const locals = await dbg.localsOf(frames[0]!.frame);
+  return JSON.stringify(locals) === JSON.stringify(print.locals);
 }

@@ -4,9 +4,10 @@
 // a program the host can start again: launch-programs.ts, which reads the CLI's recordings
 // too), for the host to make it a run (Run.opened). Every refusal
 // is a ProtocolError that says why: nothing is answered "saved" or "opened" that was not.
-// writeMidTickRecording writes a live run stopped on a line, through the start of its
-// running tick, for a line replay host (line-replay-host.ts) to open (openRecording midTick):
-// such a file is refused by the ordinary open, and a saved file by the mid-tick one.
+// writeReplayCopy writes a live run stopped on a line, through the start of its running tick,
+// for a line replay host (line-replay-host.ts) to open (openRecording midTick): such a file is
+// refused by the ordinary open, and a saved file by the mid-tick one; between ticks (a finished
+// run, a paused one) it writes the recording so far, opened as any recording.
 
 import { statSync } from 'node:fs';
 import type { Lint, LintKind, RecordingInfo } from '../../protocol/host-protocol';
@@ -55,15 +56,17 @@ export function saveRecording(run: Run, path: string): RecordingInfo {
 }
 
 /**
- * A line replay's recording (line-replay-host.ts): the live run's recording so far, stopped on
- * a line mid-tick, through the start of that tick (RecordedStreams.openTick), written for the
- * replay host to open at once (openRecording with midTick). Never a saved recording.
+ * A line replay host's copy of the run's recording (line-replay-host.ts), written for it to
+ * open at once: a run stopped on a line mid-tick, through the start of that tick
+ * (RecordedStreams.openTick: `midTick`, opened with openRecording midTick); otherwise the whole
+ * recording so far (a finished run's, an opened one's, a live run's through its last tick).
+ * Never a saved recording.
  */
-export function writeMidTickRecording(run: Run, path: string): { runId: number; ticks: number } {
-  const streams = run.streamsMidTick();
+export function writeReplayCopy(run: Run, path: string): { runId: number; ticks: number; midTick: boolean } {
+  const streams = run.recording ?? run.streamsMidTick();
   if (streams === null) throw new ProtocolError(`Step Back needs a recorded run: launch with record (run ${run.id} was not recorded)`, 'notRecorded');
   writeRecordingFile(path, { meta: metaOf(run, streams), events: streams.events, gaps: streams.gaps, payload: streams.payload }, 1);
-  return { runId: run.id, ticks: streams.ticks };
+  return { runId: run.id, ticks: streams.ticks, midTick: streams.openTick === true };
 }
 /** A recording file read for the host: what it holds, and the program it recorded (by the host or the CLI). */
 export interface OpenedRecording {
@@ -96,7 +99,7 @@ function savedLints(raw: unknown): Lint[] {
   return out;
 }
 
-/** `midTick`: the file is a line replay's (writeMidTickRecording), and only such a file is. */
+/** `midTick`: the file is a line replay's of a run stopped mid-tick (writeReplayCopy), and only such a file is. */
 export function openRecording(path: string, midTick = false): OpenedRecording {
   try {
     const rec = readRecordingFile(path);

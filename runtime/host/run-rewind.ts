@@ -16,7 +16,8 @@
 // parked along it and the first seeks are short.
 //
 // traceTick runs one tick once more for the line replay (past-line-walk.ts): from a replay
-// paused right before it, with the replay host's line debugger on in that tick only.
+// paused right before it, with the replay host's line debugger on in that tick only (or a
+// stretch of ticks, for a breakpoint search: hit-scan.ts).
 //
 // Invariants:
 // - Seeks (and traced ticks) are served one at a time, in the order asked; a seek never waits for a checkpoint
@@ -326,12 +327,13 @@ export class RunRewind {
    * tick with `tracing` given its loop first (the replay host's line debugger stops only in
    * that loop), and null once the tick has run or failed. The tick may be the recording's
    * open one (RecordedStreams.openTick), so the replay is dropped after it: it is never a
-   * moment shown nor a checkpoint. Served in turn with the seeks.
+   * moment shown nor a checkpoint. Served in turn with the seeks. With `from`, ticks from+1 ..
+   * `tick` run traced (a breakpoint search's stretch, hit-scan.ts).
    */
-  traceTick(tick: number, tracing: (loop: EventLoop | null) => void): Promise<void> {
+  traceTick(tick: number, tracing: (loop: EventLoop | null) => void, from = tick - 1): Promise<void> {
     this.seeking++;
     this.building?.hold();
-    const job = this.queue.then(() => this.traceNow(tick, tracing));
+    const job = this.queue.then(() => this.traceNow(tick, tracing, from));
     this.queue = job.catch(() => undefined).finally(() => {
       if (--this.seeking === 0) {
         this.building?.release();
@@ -341,11 +343,11 @@ export class RunRewind {
     return job;
   }
 
-  private async traceNow(tick: number, tracing: (loop: EventLoop | null) => void): Promise<void> {
+  private async traceNow(tick: number, tracing: (loop: EventLoop | null) => void, from: number): Promise<void> {
     let session: ReplaySession;
     let reached: Promise<void>;
-    if (tick > 1) {
-      await this.seekNow(tick - 1);
+    if (from > 0) {
+      await this.seekNow(from);
       session = this.viewedSession!;
       this.viewedSession = null;
       tracing(session.loop);

@@ -18,7 +18,7 @@
 // - A crawl sends `progress` every PROGRESS_MS while it changes; each page finished is listed
 //   in exactly one progress event's `recent` (an event goes out early when 100 are waiting).
 
-import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, LaunchOptions, LaunchTarget, Lint, Snapshot, SourcePosition, TaskDetail, Timeline, TaskSummary, Traceback, ViewedMoment } from '../../protocol/host-protocol';
+import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, LaunchOptions, LaunchTarget, Lint, Snapshot, SourcePosition, TaskDetail, Timeline, TaskSummary, Traceback, ViewedMoment, ScanTicksParams } from '../../protocol/host-protocol';
 import { ProtocolError } from '../../protocol/rpc';
 import { CancelledError } from '../errors';
 import { EventLoop, type LoopLogger, type LoopObserver } from '../loop';
@@ -45,6 +45,7 @@ import { liveTaskDetail } from './task-detail';
 import { CrawlProgressCounter } from './crawl-progress';
 import { PastMoment } from './past-moment';
 import { RunRewind, type ReplayableProgram } from './run-rewind';
+import { HitScan } from './hit-scan';
 import { RunTimeline } from '../record/run-timeline';
 import { findHostSample, SAMPLE_SITE } from './samples';
 import { startMain, startReplayed, type RecordedProgram } from './launch-programs';
@@ -109,6 +110,8 @@ export class Run {
   openedFrom: string | null = null;
   /** The replay's loop running a tick for the line replay (replayLineTick): the line debugger may stop in it. */
   tracedLoop: EventLoop | null = null;
+  /** A breakpoint search's stretch under way (scanTicks): its hits. */
+  hitScan: HitScan | null = null;
   /** Whether the recording holds frame chains (its replays must record alike); the run's own inspect unless opened. */
   private framesRecorded: boolean;
   /** What the views show when not the present: a past tick, replayed (seekTick). */
@@ -567,6 +570,32 @@ export class Run {
     this.seeks = job.catch(() => undefined);
     await job;
     return { tick };
+  }
+
+  /**
+   * A breakpoint search's stretch in a line replay host (hit-scan.ts): replays ticks from+1 ..
+   * to once more with `hitScan` counting the hits on its loop (`tracedLoop`, so the line
+   * debugger may stop in it); resolves once it has run, with the hits.
+   */
+  async scanTicks(params: ScanTicksParams): Promise<ReturnType<HitScan['result']>> {
+    const ticks = this.recording?.ticks ?? 0;
+    if (this.openedFrom === null || params.from >= params.to || params.to > ticks) throw new ProtocolError(`scanTicks: run ${this.id} is not an opened recording with ticks ${params.from + 1}..${params.to}`, 'badTick');
+    const scan = new HitScan(params);
+    const rewind = this.rewindOf();
+    const job = this.seeks.then(() =>
+      rewind.traceTick(
+        params.to,
+        (loop) => {
+          this.tracedLoop = loop;
+          scan.loop = loop;
+          this.hitScan = loop === null ? null : scan;
+        },
+        params.from,
+      ),
+    );
+    this.seeks = job.catch(() => undefined);
+    await job;
+    return scan.result();
   }
 
   /** The run's past, replayed on demand (created on first use). */

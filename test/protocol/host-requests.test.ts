@@ -66,10 +66,26 @@ test('bad params are refused with the method and the field named', () => {
   refused(() => parseHostRequest('pause', [1]), 'badRequest', /^pause: params must be an object, got an array/);
 });
 
+test('the breakpoint searches of the past: pastBreakpointHit, pastHit, scanTicks', () => {
+  assert.deepEqual(parseHostRequest('pastBreakpointHit', { direction: 'back', tick: 40, floor: 3 }), { direction: 'back', tick: 40, floor: 3 });
+  refused(() => parseHostRequest('pastBreakpointHit', { direction: 'up', tick: 4 }), 'badRequest', /^pastBreakpointHit: params\.direction must be 'back' or 'forward'/);
+  refused(() => parseHostRequest('pastBreakpointHit', { direction: 'back' }), 'badRequest', /^pastBreakpointHit: params\.tick must be a number/);
+  const print = { frames: [{ url: 'file:///a.js', functionLine: 1, functionColumn: 0, line: 2, column: 4 }], locals: [], locations: [] };
+  const hit = { direction: 'forward', bound: { tick: 9, taskId: 2, print }, floor: 0, ceiling: 20, breakpoints: [{ file: '/a.ts', line: 3, hitCondition: '>2' }], shown: true };
+  assert.deepEqual(parseHostRequest('pastHit', hit), hit);
+  refused(() => parseHostRequest('pastHit', { ...hit, bound: { tick: 9, print: { ...print, frames: [{ url: 'a' }] } } }), 'badRequest', /^pastHit: params\.bound\.print\.frames\[0\]\.functionLine must be a number/);
+  refused(() => parseHostRequest('pastHit', { ...hit, breakpoints: [{ file: '/a.ts' }] }), 'badRequest', /^pastHit: params\.breakpoints\[0\]\.line must be a number/);
+  const scan = { from: 0, to: 30, breakpoints: [{}, { hitCondition: '%2' }], locations: [[0, 1], []], marker: { location: 1, tick: 30, taskId: 4 }, stop: { kind: 'nth', tick: 12, ordinal: 1 }, counts: [0, 3] };
+  assert.deepEqual(parseHostRequest('scanTicks', scan), scan);
+  refused(() => parseHostRequest('scanTicks', { ...scan, locations: [[-1]] }), 'badRequest', /^scanTicks: params\.locations\[0\] must be an array of breakpoint indexes/);
+  refused(() => parseHostRequest('scanTicks', { ...scan, stop: { kind: 'last' } }), 'badRequest', /^scanTicks: params\.stop\.kind must be 'nth', 'first' or 'marker'/);
+  assert.deepEqual(parseHostRequest('writeReplayCopy', { path: '/tmp/x' }), { path: '/tmp/x' });
+});
+
 test('an unknown method is refused as unknown, and only the protocol methods are known', () => {
   refused(() => parseHostRequest('snapshto', {}), 'unknownMethod', /unknown method "snapshto"/);
   refused(() => parseHostRequest('toString', {}), 'unknownMethod', /unknown method "toString"/);
   assert.equal(isHostMethodName('snapshot'), true);
   assert.equal(isHostMethodName('__proto__'), false);
-  assert.equal(Object.keys(HOST_PARAMS_PARSERS).length, 34);
+  assert.equal(Object.keys(HOST_PARAMS_PARSERS).length, 38);
 });

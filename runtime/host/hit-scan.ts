@@ -1,0 +1,113 @@
+// HitScan: in a line replay host's main thread, the breakpoint hits of one replayed stretch of
+// the run (scanTicks: ticks from+1 .. to of a replay, run on a loop of its own). The worker
+// (past-hit-search.ts) plants one V8 breakpoint per generated location of the user's line
+// breakpoints; its condition evaluates each breakpoint's own condition in the frame and calls
+// `__coroscopeLine.scanHit(location, [met...])`, which lands here: a hit is recorded (the
+// breakpoint, the tick, the task, its count) and the thread goes on. It pauses only where the
+// worker must look (a real V8 stop): at the `marker` (the moment the search starts from, a
+// line stop: the worker compares its frames and locals, then says scanMarked), and at the hit
+// asked for (`stop`: the nth hit of a tick, the first hit after the marker, or the marker).
+//
+// Invariants: hits are recorded in the order the replay runs them; only the scan's own loop
+// records (a checkpoint replay or any other loop runs the same lines untouched); a hit
+// condition counts the hits whose condition held, from `counts` (the hits before the stretch,
+// so a stretch from tick 0 counts from the run's start); the hits of the marker's own moment
+// are neither before nor after it, and are not recorded.
+
+import type { EventLoop } from '../loop';
+import { parseHitCondition } from '../inspect/loop-control';
+import type { ScanHit, ScanTicksParams } from '../../protocol/host-protocol';
+
+export class HitScan {
+  /** The replay's loop running the stretch (set once its replay is paused before it). */
+  loop: EventLoop | null = null;
+  readonly hits: ScanHit[] = [];
+  /** Index in `hits` at which the marker's moment came (hits before it are before the search's start); null: not reached. */
+  marked: number | null = null;
+  /** Whether the thread was stopped at the hit asked for. */
+  stopped = false;
+  private readonly counts: number[];
+  private readonly hitConditions: Array<((count: number) => boolean) | null>;
+  /** At a pause for the marker: the hits met at that moment, recorded only if it is not the marker. */
+  private pending: Array<{ bp: number }> | null = null;
+  /** Why the thread is paused now (the worker asks: scanPause). */
+  pausedFor: 'marker' | 'stop' | null = null;
+  /** The tick of the last hit recorded, and how many hits that tick has had. */
+  private lastTick = -1;
+  private inTick = 0;
+
+  constructor(private readonly params: ScanTicksParams) {
+    this.counts = params.breakpoints.map((_, i) => params.counts?.[i] ?? 0);
+    this.hitConditions = params.breakpoints.map((b) => (b.hitCondition === undefined ? null : parseHitCondition(b.hitCondition)));
+  }
+
+  /** A scan breakpoint's condition: the breakpoints of that location whose condition held (`met`); true pauses the thread. */
+  hit(location: number, met: readonly boolean[]): boolean {
+    const loop = this.loop;
+    if (loop === null || this.stopped) return false;
+    const tick = loop.tickCount();
+    const taskId = loop.currentTask()?.id ?? null;
+    const bps = this.params.locations[location] ?? [];
+    const held = bps.filter((_, i) => met[i] === true).map((bp) => ({ bp }));
+    const m = this.params.marker;
+    if (m !== undefined && this.marked === null && m.location === location && m.tick === tick && m.taskId === taskId) {
+      this.pending = held;
+      this.pausedFor = 'marker';
+      return true;
+    }
+    return this.record(held, tick, taskId);
+  }
+
+  /** The worker's verdict on the marker pause: `matched`, the moment the search starts from. True: stop here (the hit asked for). */
+  markerSeen(matched: boolean): boolean {
+    const held = this.pending ?? [];
+    this.pending = null;
+    this.pausedFor = null;
+    const loop = this.loop;
+    if (matched) {
+      this.marked = this.hits.length;
+      if (this.params.stop?.kind !== 'marker') return false;
+      this.stopped = true;
+      this.pausedFor = 'stop';
+      return true;
+    }
+    if (loop === null) return false;
+    return this.record(held, loop.tickCount(), loop.currentTask()?.id ?? null);
+  }
+
+  /** Records the hits of one moment (those their hit condition lets through); true: the hit asked for is among them (pause). */
+  private record(held: ReadonlyArray<{ bp: number }>, tick: number, taskId: number | null): boolean {
+    let stop = false;
+    for (const { bp } of held) {
+      const count = ++this.counts[bp]!;
+      const hc = this.hitConditions[bp];
+      if (hc !== undefined && hc !== null && !hc(count)) continue;
+      if (tick !== this.lastTick) {
+        this.lastTick = tick;
+        this.inTick = 0;
+      }
+      const ordinal = this.inTick++;
+      this.hits.push({ bp, tick, taskId, count });
+      if (this.isAsked(tick, ordinal)) stop = true;
+    }
+    if (stop) {
+      this.stopped = true;
+      this.pausedFor = 'stop';
+    }
+    return stop;
+  }
+
+  private isAsked(tick: number, ordinal: number): boolean {
+    const s = this.params.stop;
+    if (s === undefined) return false;
+    if (s.kind === 'nth') return s.tick === tick && s.ordinal === ordinal;
+    if (s.kind === 'marker') return false;
+    // The first hit after `afterTick` and the marker.
+    return tick > s.afterTick && (this.params.marker === undefined || this.marked !== null);
+  }
+
+  /** What scanTicks answers. */
+  result(): { hits: ScanHit[]; marked: number | null; stopped: boolean } {
+    return { hits: this.hits, marked: this.marked, stopped: this.stopped };
+  }
+}

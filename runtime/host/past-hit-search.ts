@@ -1,0 +1,267 @@
+// PastHitSearch: in a line replay host (a runtime host the live host's worker started,
+// line-replay-host.ts, with the live run's recording opened), the search of the recorded
+// past for the hits of the user's line breakpoints: Reverse Continue's last hit strictly
+// before the moment shown, or Continue's first hit after it (pastHit).
+//
+// How: the recording holds where tasks suspended, not which lines ran, so the run is replayed
+// with the breakpoints armed. One V8 breakpoint per generated location of the breakpoints;
+// its condition evaluates each breakpoint's own condition in the frame and tells the main
+// thread (hit-scan.ts: `__coroscopeLine.scanHit`), which records the hit and goes on, so a
+// stretch of the run replays with no stop of the thread. Backwards, the stretch right before
+// the moment is scanned first (from a checkpoint, RunRewind), then earlier ones, each twice
+// as long, until one has a hit: the common case replays only a short stretch. Then that
+// tick is replayed once more up to that hit (the nth of its tick), where the thread stops:
+// its real frames and locals are served (lineStack, lineVariables, lineEvaluate). When the
+// moment is a line stop (the live one, or a past line shown), the marker, a breakpoint where
+// that stop is, pauses when its task runs it in its tick, and its frames and locals say
+// whether it is that stop: the hits before it count, the others not.
+//
+// Invariants:
+// - Exact or refused: a landing is answered only once the main thread is stopped on the hit;
+//   a replay that does not reach the moment searched from, or not the same hit twice, is
+//   refused with the reason (it is not the run that was recorded).
+// - Hit conditions count from the run's start: with one armed, every stretch starts at tick 0.
+// - The scan breakpoints exist only during a search and while stopped on its hit; release()
+//   lets the thread go and waits for its tick to end before another search or walk starts.
+
+import { readFileSync } from 'node:fs';
+import type { ArmedBreakpoint, BreakpointHitLanding, HitBound, ScanHit, ScanTicksParams } from '../../protocol/host-protocol';
+import { ProtocolError } from '../../protocol/rpc';
+import type { CdpPaused, LineDebugger } from './line-debugger';
+import { isAtStop } from './past-line-walk';
+
+type ScanResult = { hits: ScanHit[]; marked: number | null; stopped: boolean };
+
+/** Ticks of the first stretch scanned backwards (each earlier one is twice as long). */
+const FIRST_STRETCH = 64;
+
+interface Planted {
+  readonly ids: Set<string>;
+  readonly locations: number[][];
+  readonly markerLocation: number | null;
+}
+
+export class PastHitSearch {
+  private planted: Planted | null = null;
+  /** The scan under way (scanTicks), until it has run to its end. */
+  private scanRun: Promise<unknown> | null = null;
+  private waiting: ((outcome: 'stopped' | ScanResult | Error) => void) | null = null;
+  /** The line stop the search starts from (the marker's), during a scan. */
+  private print: HitBound['print'] | null = null;
+
+  constructor(
+    private readonly dbg: LineDebugger,
+    /** Asks the main thread to scan a stretch (scanTicks). */
+    private readonly scanTicks: (params: ScanTicksParams) => Promise<ScanResult>,
+  ) {}
+
+  /**
+   * The hit before (back) or after (forward) `bound`, within ticks floor+1 .. ceiling; the main
+   * thread stopped on it. `shown`: the bound is the past line the thread was stopped on, and
+   * it is stopped there again when no hit is found (the line stays shown).
+   */
+  async find(direction: 'back' | 'forward', bound: HitBound, floor: number, ceiling: number, breakpoints: readonly ArmedBreakpoint[], shown = false): Promise<BreakpointHitLanding> {
+    await this.release();
+    let landing: BreakpointHitLanding = { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: floor, to: bound.tick };
+    this.print = bound.print ?? null;
+    const planted = await this.plant(breakpoints, bound);
+    try {
+      if (breakpoints.length > 0) landing = direction === 'back' ? await this.back(bound, floor, breakpoints, planted) : await this.forward(bound, ceiling, breakpoints, planted);
+      if (landing.landed === 'none' && shown) await this.restop(bound, breakpoints, planted);
+      else if (landing.landed === 'none') await this.release();
+      return landing;
+    } catch (e) {
+      await this.release();
+      throw e;
+    }
+  }
+
+  /** Stops on the line shown before the search again (its tick replayed to the marker). */
+  private async restop(bound: HitBound, breakpoints: readonly ArmedBreakpoint[], planted: Planted): Promise<void> {
+    const marker = this.markerOf(bound, planted, bound.tick);
+    if (marker === undefined) return;
+    this.print = bound.print ?? null;
+    const r = await this.scan({ from: bound.tick - 1, to: bound.tick, breakpoints: this.hitConditions(breakpoints), locations: planted.locations, marker, stop: { kind: 'marker' } });
+    if (r !== 'stopped') throw new ProtocolError(`pastHit: the replay of tick ${bound.tick} did not reach the line shown again: it is not the run that was recorded`, 'replayFailed');
+  }
+
+  /** Lets the main thread go (off the hit), waits for its scan to end, and removes the scan breakpoints. */
+  async release(): Promise<void> {
+    this.waiting = null;
+    if (this.dbg.isStopped() && this.planted !== null) await this.dbg.resume(false);
+    const run = this.scanRun;
+    this.scanRun = null;
+    await run?.catch(() => undefined);
+    const planted = this.planted;
+    this.planted = null;
+    if (planted === null) return;
+    this.dbg.setWalkHook(new Set(), null, null);
+    for (const id of planted.ids) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
+  }
+
+  /** Whether the main thread is stopped on a hit this search found. */
+  isStopped(): boolean {
+    return this.planted !== null && this.dbg.isStopped();
+  }
+
+  private hitConditions(breakpoints: readonly ArmedBreakpoint[]): ScanTicksParams['breakpoints'] {
+    return breakpoints.map((b) => (b.hitCondition === undefined ? {} : { hitCondition: b.hitCondition }));
+  }
+
+  private async back(bound: HitBound, floor: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted): Promise<BreakpointHitLanding> {
+    const counted = breakpoints.some((b) => b.hitCondition !== undefined);
+    let to = bound.tick;
+    let stretch = FIRST_STRETCH;
+    while (to > floor) {
+      const from = counted ? 0 : Math.max(floor, to - stretch);
+      const params: ScanTicksParams = { from, to, breakpoints: this.hitConditions(breakpoints), locations: planted.locations };
+      const marker = this.markerOf(bound, planted, to);
+      if (marker !== undefined) params.marker = marker;
+      const r = await this.scan(params);
+      if (r === 'stopped') throw new ProtocolError('pastHit: the scan stopped on no hit asked for', 'replayFailed');
+      let before = r.hits;
+      if (marker !== undefined) {
+        if (r.marked === null) throw new ProtocolError(`pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`, 'replayFailed');
+        before = before.slice(0, r.marked);
+      }
+      // Hits come in replay order: the last one is the latest.
+      const last = before.length - 1;
+      if (last >= 0 && before[last]!.tick > floor) {
+        const hit = before[last]!;
+        let first = last;
+        while (first > 0 && before[first - 1]!.tick === hit.tick) first--;
+        return this.stopAt(hit, last - first, counted ? 0 : hit.tick - 1, breakpoints, planted);
+      }
+      if (from <= floor) break;
+      to = from;
+      stretch *= 2;
+    }
+    return { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: floor, to: bound.tick };
+  }
+
+  private async forward(bound: HitBound, ceiling: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted): Promise<BreakpointHitLanding> {
+    const counted = breakpoints.some((b) => b.hitCondition !== undefined);
+    const start = bound.print !== undefined ? bound.tick - 1 : bound.tick;
+    const none: BreakpointHitLanding = { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: bound.tick, to: ceiling };
+    if (start >= ceiling) return none;
+    const params: ScanTicksParams = { from: counted ? 0 : start, to: ceiling, breakpoints: this.hitConditions(breakpoints), locations: planted.locations, stop: { kind: 'first', afterTick: start } };
+    const marker = this.markerOf(bound, planted, bound.tick);
+    if (marker !== undefined) params.marker = marker;
+    const r = await this.scan(params);
+    if (r === 'stopped') return this.landing(breakpoints);
+    if (marker !== undefined && r.marked === null) throw new ProtocolError(`pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`, 'replayFailed');
+    return none;
+  }
+
+  /** Replays the hit's tick once more and stops on it (the `ordinal`th hit of its tick). */
+  private async stopAt(hit: ScanHit, ordinal: number, from: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted): Promise<BreakpointHitLanding> {
+    this.print = null;
+    const r = await this.scan({ from, to: hit.tick, breakpoints: this.hitConditions(breakpoints), locations: planted.locations, stop: { kind: 'nth', tick: hit.tick, ordinal } });
+    if (r !== 'stopped') throw new ProtocolError(`pastHit: the replay of tick ${hit.tick} did not hit the breakpoint at ${breakpoints[hit.bp]?.file}:${breakpoints[hit.bp]?.line} again: it is not the run that was recorded`, 'replayFailed');
+    return this.landing(breakpoints);
+  }
+
+  /** Where the main thread stopped on a hit, as answered. */
+  private async landing(breakpoints: readonly ArmedBreakpoint[]): Promise<BreakpointHitLanding> {
+    const w = (await this.dbg.callMain('where()').catch(() => null)) as { taskId?: unknown; taskName?: unknown; tick?: unknown } | null;
+    const top = this.dbg.stack().frames[0];
+    const line = top?.position ?? top?.generated ?? null;
+    const tick = typeof w?.tick === 'number' ? w.tick : 0;
+    const taskId = typeof w?.taskId === 'number' ? w.taskId : null;
+    const who = typeof w?.taskName === 'string' ? w.taskName : 'the main thread';
+    const bp = breakpoints.find((b) => line !== null && b.file === line.file && b.line <= line.line) ?? breakpoints[0]!;
+    const at = line === null ? '' : ` at ${line.file}:${line.line}`;
+    return { landed: 'line', tick, taskId, line, breakpoint: { file: bp.file, line: bp.line }, description: `${who} hit a breakpoint on a past line${at} (tick ${tick}, replayed)` };
+  }
+
+  private markerOf(bound: HitBound, planted: Planted, to: number): ScanTicksParams['marker'] {
+    if (bound.print === undefined || bound.taskId === undefined || planted.markerLocation === null || to !== bound.tick) return undefined;
+    return { location: planted.markerLocation, tick: bound.tick, taskId: bound.taskId };
+  }
+
+  /** Runs one scan: its result when it ran to its end, 'stopped' when the thread stopped on a hit (the scan goes on once released). */
+  private scan(params: ScanTicksParams): Promise<'stopped' | ScanResult> {
+    const outcome = new Promise<'stopped' | ScanResult | Error>((resolve) => {
+      this.waiting = resolve;
+    });
+    const settle = (o: 'stopped' | ScanResult | Error): void => {
+      const w = this.waiting;
+      this.waiting = null;
+      w?.(o);
+    };
+    this.scanRun = this.scanTicks(params).then(settle, (e: unknown) => settle(e instanceof Error ? e : new Error(String(e))));
+    return outcome.then((o) => {
+      if (o instanceof Error) throw o instanceof ProtocolError ? o : new ProtocolError(`pastHit: ${o.message}`, 'replayFailed');
+      return o;
+    });
+  }
+
+  /** One breakpoint per generated location of the breakpoints (and the marker's, where the search starts from a line stop), merged where V8 puts them at one place. */
+  private async plant(breakpoints: readonly ArmedBreakpoint[], bound: HitBound): Promise<Planted> {
+    const wanted: Array<{ url: string; line0: number; column0: number; bp: number | null; condition: string }> = [];
+    for (const [i, b] of breakpoints.entries()) {
+      let lines = 0;
+      try {
+        lines = readFileSync(b.file, 'utf8').split('\n').length;
+      } catch {
+        // Unreadable: no line slides.
+      }
+      for (const at of this.dbg.generatedLocations(b.file, b.line, lines)) {
+        wanted.push({ url: at.url, line0: at.line0, column0: at.column0, bp: i, condition: b.condition === undefined ? 'true' : `(() => { try { return !!(${b.condition}); } catch { return false; } })()` });
+      }
+    }
+    const top = bound.print?.frames[0];
+    if (top !== undefined) wanted.push({ url: top.url, line0: top.line, column0: top.column, bp: null, condition: '' });
+    // Where V8 puts each (a requested column slides to a break location): the marker and a breakpoint at one place are one breakpoint.
+    const byPlace = new Map<string, { url: string; line0: number; column0: number; bps: number[]; conditions: string[]; marker: boolean }>();
+    for (const w of wanted) {
+      const probe = await this.dbg.cdp<{ breakpointId: string; locations: Array<{ scriptId: string; lineNumber: number; columnNumber?: number }> }>('Debugger.setBreakpointByUrl', { url: w.url, lineNumber: w.line0, columnNumber: w.column0, condition: 'false' }).catch(() => null);
+      if (probe !== null) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: probe.breakpointId }).catch(() => undefined);
+      const at = probe?.locations[0];
+      const key = at === undefined ? `${w.url}:${w.line0}:${w.column0}` : `${at.scriptId}:${at.lineNumber}:${at.columnNumber ?? 0}`;
+      let place = byPlace.get(key);
+      if (place === undefined) byPlace.set(key, (place = { url: w.url, line0: at?.lineNumber ?? w.line0, column0: at?.columnNumber ?? w.column0, bps: [], conditions: [], marker: false }));
+      if (w.bp === null) place.marker = true;
+      else if (!place.bps.includes(w.bp)) {
+        place.bps.push(w.bp);
+        place.conditions.push(w.condition);
+      }
+    }
+    const ids = new Set<string>();
+    const locations: number[][] = [];
+    let markerLocation: number | null = null;
+    for (const [key, place] of byPlace) {
+      const index = locations.length;
+      locations.push(place.bps);
+      if (place.marker) markerLocation = index;
+      const condition = `globalThis.__coroscopeLine.scanHit(${index}, [${place.conditions.join(', ')}])`;
+      try {
+        const r = await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', { url: place.url, lineNumber: place.line0, columnNumber: place.column0, condition });
+        ids.add(r.breakpointId);
+      } catch (e) {
+        for (const id of ids) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
+        throw new ProtocolError(`pastHit: cannot arm ${key}: ${e instanceof Error ? e.message : String(e)}`, 'failed');
+      }
+    }
+    const planted: Planted = { ids, locations, markerLocation };
+    this.planted = planted;
+    this.dbg.setWalkHook(
+      ids,
+      (paused) => this.onHit(paused),
+      () => this.waiting?.('stopped'),
+    );
+    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
+    return planted;
+  }
+
+  /** A scan breakpoint paused the thread: the marker (is it the stop searched from?) or the hit asked for. */
+  private async onHit(paused: CdpPaused): Promise<'resume' | 'stop'> {
+    const why = await this.dbg.callMain('scanPause()').catch(() => null);
+    if (why === 'stop') return 'stop';
+    if (why !== 'marker') return 'resume';
+    const print = this.print;
+    const matched = print !== null && print !== undefined && (await isAtStop(this.dbg, this.dbg.walkFrames(paused), print));
+    const stop = await this.dbg.callMain(`scanMarked(${matched})`).catch(() => false);
+    return stop === true ? 'stop' : 'resume';
+  }
+}

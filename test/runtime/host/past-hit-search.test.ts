@@ -1,0 +1,145 @@
+// Reverse Continue to a line breakpoint's earlier hits (runtime/host/past-hit-search.ts): a
+// recorded demo crawl finishes; a breakpoint set afterwards in the crawler's fetch is armed in
+// a replay of the recording (a line replay host), and pastBreakpointHit stops on its last hit
+// before the moment shown, with that moment's frames and locals (the URL differs between
+// hits), then the hit before, then forward again; conditions, hit conditions, logpoints and a
+// line that never ran. Runs against the bundle (the line debugger's worker and the replay host
+// run the bundle).
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Breakpoint, BreakpointHitLanding } from '../../../protocol/host-protocol';
+import { RemoteError } from '../../../protocol/rpc';
+import { forkHost, ROOT, type HostClient } from './host-client';
+
+const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
+
+function lineOf(needle: string): number {
+  const i = readFileSync(CRAWLER, 'utf8').split('\n').findIndex((l) => l.includes(needle));
+  assert.ok(i >= 0, needle);
+  return i + 1;
+}
+
+/** fetch's line after the page's links are parsed: once per page fetched, `url` its URL. */
+const PARSED = lineOf('const { stat, links } = parsed;');
+/** A Location header that is not a URL: never on the demo site. */
+const NEVER = lineOf('this.recordFailure(url, new HttpProtocolError(url, `invalid Location');
+
+async function localsOf(host: HostClient): Promise<Map<string, string>> {
+  const stack = await host.rpc.request('lineStack', {});
+  const scope = stack.frames[0]!.scopes.find((s) => s.name === 'Locals') ?? stack.frames[0]!.scopes[0]!;
+  const r = await host.rpc.request('lineVariables', { handle: scope.handle });
+  return new Map(r.variables.map((v) => [v.name, v.value]));
+}
+
+async function armed(host: HostClient, breakpoints: Array<Omit<Breakpoint, 'file'>>): Promise<void> {
+  await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: breakpoints.map((b) => ({ file: CRAWLER, ...b })) });
+}
+
+/** The views show right after `tick` (null: the run's end), as the scrubber or a step would (a past hit shown is left). */
+async function shows(host: HostClient, tick: number | null): Promise<void> {
+  await host.rpc.request('seekTick', { tick });
+}
+
+function line(landing: BreakpointHitLanding): Extract<BreakpointHitLanding, { landed: 'line' }> {
+  assert.equal(landing.landed, 'line', JSON.stringify(landing));
+  return landing as Extract<BreakpointHitLanding, { landed: 'line' }>;
+}
+
+describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 180_000 }, () => {
+  let host: HostClient;
+  let ticks = 0;
+  before(async () => {
+    host = forkHost({ bundle: BUNDLE, pipe: true });
+    await host.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, record: true } });
+    await host.waitFor('finished', () => true, 60_000);
+    ticks = (await host.rpc.request('timeline', {})).ticks;
+  });
+  after(async () => {
+    await host.close();
+  });
+
+  test('from the run end: the last hit, then the hit before (another URL), then forward to the last again', async () => {
+    await shows(host, null);
+    await armed(host, [{ line: PARSED }]);
+    const last = line(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
+    assert.equal(last.line?.line, PARSED);
+    assert.equal(last.breakpoint.line, PARSED);
+    assert.ok(last.tick >= 1 && last.tick <= ticks, `${last.tick}`);
+    assert.match(last.description, /hit a breakpoint on a past line .*crawler\.ts:\d+ \(tick \d+, replayed\)/);
+    const stack = await host.rpc.request('lineStack', {});
+    assert.equal(stack.frames[0]!.name, 'fetch');
+    assert.equal(stack.taskId, last.taskId);
+    const lastUrl = (await localsOf(host)).get('url');
+    assert.match(lastUrl ?? '', /^"http:\/\/127\.0\.0\.1:\d+\//);
+    assert.equal((await host.rpc.request('lineEvaluate', { expression: 'parsed.stat.url' })).value, lastUrl);
+
+    const earlier = line(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
+    assert.ok(earlier.tick <= last.tick, `${earlier.tick} <= ${last.tick}`);
+    const earlierUrl = (await localsOf(host)).get('url');
+    assert.notEqual(earlierUrl, lastUrl);
+
+    const again = line(await host.rpc.request('pastBreakpointHit', { direction: 'forward', tick: ticks }));
+    assert.equal(again.tick, last.tick);
+    assert.equal((await localsOf(host)).get('url'), lastUrl);
+    // Nothing after the last hit: forward from it finds none (the caller goes back to the present).
+    const none = await host.rpc.request('pastBreakpointHit', { direction: 'forward', tick: ticks });
+    assert.equal(none.landed, 'none');
+  });
+
+  test('from a past tick: only hits before it; a floor bounds the search', async () => {
+    await armed(host, [{ line: PARSED }]);
+    const mid = Math.floor(ticks / 2);
+    await shows(host, mid);
+    const hit = line(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: mid }));
+    assert.ok(hit.tick <= mid, `${hit.tick} <= ${mid}`);
+    const none = await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: mid, floor: hit.tick });
+    assert.equal(none.landed, 'none');
+  });
+
+  test('a condition and a hit condition as the live debugger reads them; logpoints never stop', async () => {
+    await shows(host, null);
+    // The root page (depth 0) is fetched once, first.
+    await armed(host, [{ line: PARSED, condition: 'depth === 0' }]);
+    const root = line(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
+    const rootLocals = await localsOf(host);
+    assert.equal(rootLocals.get('depth'), '0');
+    // From the root's hit there is no earlier depth-0 hit: none, and the hit stays shown.
+    const none = await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks });
+    assert.equal(none.landed, 'none');
+    assert.equal((await localsOf(host)).get('url'), rootLocals.get('url'));
+    // The first hit of the run is the root's (hits counted from the run's start).
+    await shows(host, null);
+    await armed(host, [{ line: PARSED, hitCondition: '==1' }]);
+    const first = line(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
+    assert.equal(first.tick, root.tick);
+    assert.equal((await localsOf(host)).get('url'), rootLocals.get('url'));
+    // A logpoint on the line is not a stop.
+    await shows(host, null);
+    await armed(host, [{ line: PARSED, logMessage: 'fetched {url}' }]);
+    const logged = await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks });
+    assert.deepEqual(logged, { landed: 'none', breakpoints: [], from: 0, to: ticks });
+  });
+
+  test('a line that never ran: none, naming the breakpoint', async () => {
+    await shows(host, null);
+    await armed(host, [{ line: NEVER }]);
+    const none = await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks });
+    assert.deepEqual(none, { landed: 'none', breakpoints: [{ file: CRAWLER, line: NEVER }], from: 0, to: ticks });
+    await armed(host, []);
+  });
+
+  test('a run not recorded is refused with the reason', async () => {
+    const other = forkHost({ bundle: BUNDLE, pipe: true });
+    try {
+      await other.rpc.request('launch', { target: { kind: 'demo', pages: 3, latency: 'instant' }, options: { maxTasks: 1 } });
+      await other.waitFor('finished', () => true, 60_000);
+      await other.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: PARSED }] });
+      await assert.rejects(other.rpc.request('pastBreakpointHit', { direction: 'back', tick: 1 }), (e: unknown) => e instanceof RemoteError && e.code === 'notRecorded');
+    } finally {
+      await other.close();
+    }
+  });
+});
