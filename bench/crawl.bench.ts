@@ -21,6 +21,9 @@
 // With --record, each round also crawls with recording on (runtime/record; writing the file
 // after it is timed apart); then, with the site stopped, the last recording is replayed: the ratio on / off (of the medians, and the median of each round's ratio) and the CPU per URL on and off,
 // the file's bytes per task step and the replay times are printed (bench/recorded-crawl.ts).
+// With --record and --inspect, each round also crawls inspected and recorded with frame
+// chains (each suspension's chain, the calls written before marked: format 3), given against
+// inspected unrecorded and against plain in the same run: the recorder's frame marking cost.
 //
 // Run: npm run bench:crawl [-- --sites farm,node,nginx --pages N --rounds R --max-tasks T
 //      --inspect --record --no-python --json]
@@ -240,6 +243,7 @@ const UNDICI = 'undici';
 const AIOHTTP = 'aiohttp (Python asyncio)';
 const INSPECTED = 'coroscope --inspect';
 const RECORDED = 'coroscope --record';
+const RECORDED_FRAMES = 'coroscope --inspect --record';
 
 interface SiteResult {
   site: string;
@@ -258,7 +262,8 @@ async function benchSite(site: BenchSite, args: Args, withPython: boolean): Prom
     [COROSCOPE, () => withCpu(() => crawlCoroscope(site.url, site.maxTasks, false))],
     [UNDICI, () => withCpu(() => crawlUndici(site.url, site.maxTasks))],
   ];
-  if (args.inspect) crawlers.push([INSPECTED, () => crawlCoroscope(site.url, site.maxTasks, true)]);
+  if (args.inspect) crawlers.push([INSPECTED, () => withCpu(() => crawlCoroscope(site.url, site.maxTasks, true))]);
+  if (args.inspect && args.record) crawlers.push([RECORDED_FRAMES, () => withCpu(() => crawlRecorded(site.url, site.maxTasks, true))]);
   if (args.record) {
     crawlers.push([
       RECORDED,
@@ -313,6 +318,14 @@ function printSite(r: SiteResult, args: Args, withPython: boolean): void {
   const cpuPeer = median(r.cpuPerUrlUs[UNDICI]!);
   console.log(`  client CPU per URL:         coroscope ${cpuOurs.toFixed(0)} µs, undici ${cpuPeer.toFixed(0)} µs (undici / coroscope ${(cpuPeer / cpuOurs).toFixed(2)})`);
   if (args.inspect) console.log(`  inspection on / off:        ${(med(INSPECTED) / med(COROSCOPE)).toFixed(2)}`);
+  if (r.rates[RECORDED_FRAMES] !== undefined) {
+    const perRound = (peer: string): number[] => r.rates[RECORDED_FRAMES]!.map((x, i) => x / r.rates[peer]![i]!);
+    const spread = (xs: number[]): string => `median of the rounds' ratios ${median(xs).toFixed(2)}, per round ${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
+    console.log(`  recording frames, inspected: on / off ${(med(RECORDED_FRAMES) / med(INSPECTED)).toFixed(2)} (${spread(perRound(INSPECTED))}); against plain ${(med(RECORDED_FRAMES) / med(COROSCOPE)).toFixed(2)} (${spread(perRound(COROSCOPE))})`);
+    const cpuFrames = median(r.cpuPerUrlUs[RECORDED_FRAMES]!);
+    const cpuInspected = median(r.cpuPerUrlUs[INSPECTED]!);
+    console.log(`  client CPU per URL:         inspected and recording frames ${cpuFrames.toFixed(0)} µs, inspected ${cpuInspected.toFixed(0)} µs (off / on ${(cpuInspected / cpuFrames).toFixed(2)})`);
+  }
   if (r.recorded !== undefined) {
     const rec = r.recorded;
     const perRound = r.rates[RECORDED]!.map((x, i) => x / r.rates[COROSCOPE]![i]!);

@@ -39,14 +39,24 @@ function statusCounts(crawler: Crawler): Record<string, number> {
   return byStatus;
 }
 
-/** The crawl recorded; its rate is the crawl's, and the time writing the file is given apart (the extension keeps a recording in memory and writes it only when saved). */
-export async function crawlRecorded(url: string, maxTasks: number): Promise<RecordedCrawlRun> {
-  const rec = new RunRecorder();
+/**
+ * The crawl recorded; its rate is the crawl's, and the time writing the file is given apart
+ * (the extension keeps a recording in memory and writes it only when saved). `frames`: with
+ * coroutine tracking on, each suspension written with its frame chain and the calls already
+ * written marked (format 3), as the extension's inspected runs record.
+ */
+export async function crawlRecorded(url: string, maxTasks: number, frames = false): Promise<RecordedCrawlRun> {
+  setCoroutineTracking(frames);
+  const rec = new RunRecorder({ frames });
   const loop = new EventLoop({ clock: rec.clock });
   rec.attach(loop);
   const crawler = new Crawler([url], { maxTasks, robots: false });
   const t0 = performance.now();
-  await loop.runUntilComplete(crawler.crawl());
+  try {
+    await loop.runUntilComplete(crawler.crawl());
+  } finally {
+    setCoroutineTracking(false);
+  }
   const streams = rec.finish();
   const seconds = (performance.now() - t0) / 1000;
   const t1 = performance.now();

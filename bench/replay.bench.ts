@@ -1,5 +1,5 @@
 // Scrubbing a recorded crawl in the runtime host (`npm run bench:replay [-- --pages N
-// --seeks N --max-tasks N --rounds N --latency instant|realistic]`): a recorded demo crawl
+// --seeks N --max-tasks N --rounds N --latency instant|realistic --busy N --bundle FILE]`): a recorded demo crawl
 // of N pages (default 2000, the instant site), saved, then opened as a recording (its site
 // gone); seeks to ticks in a seeded random order, each timed to a task table (seekTick +
 // snapshot) and a worker's stack (taskDetail without locals), then that worker's locals
@@ -8,9 +8,16 @@
 // Then the first seeks right after a live recorded crawl ends (the checkpoints are those
 // built while it ran, in its idle time): in each of --rounds rounds a new crawl, then
 // FIRST_SEEKS seeks at once; the medians over the rounds of the first seek and of the worst.
+// Each round also crawls the same site unrecorded (alternating which goes first), so the live
+// crawl's rate with recording on (the recorder, and checkpoints built as it runs) is given
+// against recording off in the same run: the median of the rounds' ratios.
+// `--busy N` runs N busy loops (`node -e 'for(;;){}'`) beside the whole bench, to see the
+// figures on a loaded machine; they are killed at the end. `--bundle FILE`: another build of
+// the host (an earlier one, to compare).
 //
 // The host is the bundle (dist/runtime-host.js), as the extension runs it.
 
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,13 +30,15 @@ interface Args {
   maxTasks: number;
   rounds: number;
   latency: DemoLatency;
+  busy: number;
+  bundle: string;
 }
 
 /** Seeks timed in each round right after a live crawl ends. */
 const FIRST_SEEKS = 5;
 
 function parseArgs(argv: readonly string[]): Args {
-  const a: Args = { pages: 2000, seeks: 40, maxTasks: 10, rounds: 5, latency: 'instant' };
+  const a: Args = { pages: 2000, seeks: 40, maxTasks: 10, rounds: 5, latency: 'instant', busy: 0, bundle: join(ROOT, 'dist', 'runtime-host.js') };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i];
     const n = Number(argv[i + 1]);
@@ -38,6 +47,8 @@ function parseArgs(argv: readonly string[]): Args {
     else if (v === '--max-tasks') a.maxTasks = n;
     else if (v === '--rounds') a.rounds = n;
     else if (v === '--latency' && isDemoLatency(argv[i + 1])) a.latency = argv[i + 1] as DemoLatency;
+    else if (v === '--busy') a.busy = n;
+    else if (v === '--bundle') a.bundle = argv[i + 1]!;
     else throw new Error(`unknown argument ${v}`);
     i++;
   }
@@ -71,10 +82,32 @@ async function timeSeek(host: HostClient, tick: number): Promise<{ table: number
   return { table, locals: performance.now() - a };
 }
 
+/** A live demo crawl in the host, to its end: its URLs per second (from the launch to the finished event). */
+async function liveCrawl(host: HostClient, args: Args, record: boolean): Promise<{ rate: number; ticks: number }> {
+  const from = host.events.length;
+  const t0 = performance.now();
+  const live = await host.rpc.request('launch', { target: { kind: 'demo', pages: args.pages, latency: args.latency }, options: { record, maxTasks: args.maxTasks } });
+  await host.waitFor('finished', (f) => f.runId === live.runId, 1_800_000, from);
+  const seconds = (performance.now() - t0) / 1000;
+  const done = (await host.rpc.request('snapshot', {})).progress?.done ?? 0;
+  const ticks = record ? (await host.rpc.request('seekTick', { tick: null })).ticks : 0;
+  return { rate: done / seconds, ticks };
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  const busy: ChildProcess[] = [];
+  for (let i = 0; i < args.busy; i++) busy.push(spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
+  try {
+    await bench(args);
+  } finally {
+    for (const b of busy) b.kill();
+  }
+}
+
+async function bench(args: Args): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'coroscope-replay-bench-'));
-  const host = forkHost({ bundle: join(ROOT, 'dist', 'runtime-host.js') });
+  const host = forkHost({ bundle: args.bundle });
   try {
     await host.rpc.request('hello', { client: 'bench', protocolVersion: PROTOCOL_VERSION });
     const t0 = performance.now();
@@ -112,12 +145,14 @@ async function main(): Promise<void> {
     // Right after a live crawl ends.
     const first: { table: number[]; locals: number[] } = { table: [], locals: [] };
     const worst: { table: number[]; locals: number[] } = { table: [], locals: [] };
+    const rateRatios: number[] = [];
+    const rates: { on: number[]; off: number[] } = { on: [], off: [] };
     let ticksSeen = 0;
     for (let r = 0; r < args.rounds; r++) {
-      const from = host.events.length;
-      const live = await host.rpc.request('launch', { target: { kind: 'demo', pages: args.pages, latency: args.latency }, options: { record: true, maxTasks: args.maxTasks } });
-      await host.waitFor('finished', (f) => f.runId === live.runId, 1_800_000, from);
-      const ticks = (await host.rpc.request('seekTick', { tick: null })).ticks;
+      // Unrecorded first in even rounds, after the seeks in odd ones.
+      const off = r % 2 === 0 ? await liveCrawl(host, args, false) : null;
+      const on = await liveCrawl(host, args, true);
+      const ticks = on.ticks;
       ticksSeen = ticks;
       const times = [];
       for (let i = 0; i < FIRST_SEEKS; i++) times.push(await timeSeek(host, 1 + Math.floor(random() * ticks)));
@@ -125,6 +160,10 @@ async function main(): Promise<void> {
       first.locals.push(times[0]!.locals ?? times[0]!.table);
       worst.table.push(Math.max(...times.map((t) => t.table)));
       worst.locals.push(Math.max(...times.map((t) => t.locals ?? t.table)));
+      const offRate = (off ?? (await liveCrawl(host, args, false))).rate;
+      rates.on.push(on.rate);
+      rates.off.push(offRate);
+      rateRatios.push(on.rate / offRate);
     }
     const roundsLine = (what: string, xs: number[], bound: number): void => {
       console.log(`${what.padEnd(58)} median ${median(xs).toFixed(0).padStart(5)} ms   rounds ${xs.map((x) => x.toFixed(0)).join(' ')}   (bound ${bound} ms)`);
@@ -135,6 +174,9 @@ async function main(): Promise<void> {
     roundsLine(`worst of the ${FIRST_SEEKS}: + task table + a worker's stack`, worst.table, 300);
     roundsLine(`worst of the ${FIRST_SEEKS}: + that worker's locals`, worst.locals, 1000);
     console.log(`ratio, first seek after a live crawl / median seek in the opened recording: ${(median(first.table) / median(table)).toFixed(2)}`);
+    console.log(
+      `live crawl rate, recording on / off: median of the rounds' ratios ${median(rateRatios).toFixed(2)} (rounds ${rateRatios.map((x) => x.toFixed(2)).join(' ')}; on ${median(rates.on).toFixed(0)} urls/s, off ${median(rates.off).toFixed(0)} urls/s; bound 0.8)${args.busy > 0 ? `, ${args.busy} busy loop(s) beside it` : ''}`,
+    );
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });

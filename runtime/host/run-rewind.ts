@@ -25,8 +25,11 @@
 // - A replay that diverges from the recording, or ends before the tick, fails the seek with
 //   the replay's own message; nothing is answered for a moment that was not reached, nor for
 //   one whose replayed events differ from the recorded ones (checked at every seek).
-// - A live run's recording is read up to its last complete tick; a replay over a shorter
-//   reading is given the longer one (RunReplay.extend) when a seek takes it past its end.
+// - A live run's recording is read up to its last complete tick, incrementally: each reading
+//   decodes only the records added since the one before (RunLogReader over views of the
+//   recorder's append-only streams, nothing copied), so reading it as it grows costs its
+//   length once, not once per checkpoint. A replay over a shorter reading is given the longer
+//   one (RunReplay.extend) when a seek takes it past its end.
 
 import type { Lint, TaskSummary } from '../../protocol/host-protocol';
 import { ProtocolError } from '../../protocol/rpc';
@@ -36,8 +39,7 @@ import { TaskHistory } from '../inspect/history';
 import { TaskRecorder } from '../inspect/task-recorder';
 import { summarizeTasks } from '../inspect/task-summaries';
 import { RecordingError } from '../record/recording-errors';
-import { readRunLog, type RunLog } from '../record/run-log';
-import type { RecordedStreams } from '../record/run-recorder';
+import { RunLogReader, type RecordingSoFar, type RunLog } from '../record/run-log';
 import { RunReplay } from '../record/run-replay';
 import { PastMoment } from './past-moment';
 
@@ -58,9 +60,9 @@ export interface RewindSource {
   readonly frames: boolean;
   /** The run's loop was in debug mode. */
   readonly debug: boolean;
-  /** The recording up to its last complete tick. */
-  streams(): RecordedStreams;
-  /** Ticks recorded so far (cheap: streams() copies a live run's recording). */
+  /** The recording up to its last complete tick: views of a live run's growing streams (read incrementally), or the whole of a finished one. */
+  recording(): RecordingSoFar;
+  /** Ticks recorded so far (cheaper than reading the recording). */
   ticks(): number;
   /** The run is live (still recording); `busy`: its loop has work ready now. Absent: a finished run. */
   live?(): { busy: boolean } | null;
@@ -284,6 +286,7 @@ export class RunRewind {
   private seeking = 0;
   private closed = false;
   private reading: LogReading | null = null;
+  private readonly reader: RunLogReader;
   private following: ReturnType<typeof setInterval> | null = null;
   /** Replay speed, measured on the replays: ticks per millisecond of replaying. */
   private ticksPerMs: number | null = null;
@@ -294,7 +297,9 @@ export class RunRewind {
     private readonly source: RewindSource,
     /** Replay time between two checkpoints, at most (tests make it small). */
     private readonly gapMs = CHECKPOINT_GAP_MS,
-  ) {}
+  ) {
+    this.reader = new RunLogReader(source.what);
+  }
 
   /** The run as it was right after `tick` (1 .. the ticks recorded). */
   seek(tick: number): Promise<PastMoment> {
@@ -386,12 +391,13 @@ export class RunRewind {
     this.viewedSession = null;
   }
 
-  /** The recording as read now: read again only when it has grown. */
+  /** The recording as read now: read again only when it has grown, and then only what is new (RunLogReader). */
   private read(): LogReading {
     const ticks = this.source.ticks();
     if (this.reading !== null && this.reading.ticks >= ticks) return this.reading;
-    const streams = this.source.streams();
-    this.reading = { ticks: streams.ticks, log: readRunLog(streams.events, streams.gaps, streams.payload, this.source.what, streams.openTick === true), events: streams.events };
+    const recording = this.source.recording();
+    const log = this.reader.read(recording);
+    this.reading = { ticks: log.times.length, log, events: recording.events };
     return this.reading;
   }
 

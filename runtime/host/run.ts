@@ -47,6 +47,7 @@ import { PastMoment } from './past-moment';
 import { RunRewind, type ReplayableProgram } from './run-rewind';
 import { HitScan } from './hit-scan';
 import { RunTimeline } from '../record/run-timeline';
+import { wholeRecording } from '../record/run-log';
 import { findHostSample, SAMPLE_SITE } from './samples';
 import { startMain, startReplayed, type RecordedProgram } from './launch-programs';
 
@@ -605,7 +606,7 @@ export class Run {
       what: this.openedFrom ?? `run ${this.id}`,
       frames: this.framesRecorded,
       debug: this.inspect,
-      streams: () => this.recording ?? this.runRecorder!.streamsSoFar(),
+      recording: () => (this.recording !== null ? wholeRecording(this.recording) : this.runRecorder!.soFar()),
       ticks: () => this.recordedTicks('seekTick'),
       live: () => (this.recording === null && this.runRecorder !== null && !this.finished ? { busy: this.loop.readyCount() > 0 } : null),
       program: this.replayableProgram(),

@@ -214,7 +214,11 @@ export interface RunLog {
    * a tick is the program's own and replays itself).
    */
   readonly cancelsBefore: ReadonlyArray<readonly OutsideCancel[]>;
-  /** Clock readings between ticks: before tick i (index i - 1), in order. */
+  /**
+   * Clock readings between ticks: before tick i (index i - 1), in order (absent: none). A
+   * live run's reading may already hold some of the gap after its last tick, still growing:
+   * a replay reads them only before the ticks the reading has.
+   */
   readonly gapReadsBefore: ReadonlyArray<readonly number[]>;
   /** Sockets opened, in order: host and port. */
   readonly sockets: ReadonlyArray<readonly [string, number]>;
@@ -248,6 +252,46 @@ export interface RunLogVisitor {
   timer?(): void;
 }
 
+/** Socket bytes given in chunks (a live recording's, one per data input), taken input by input. */
+class PayloadChunks {
+  private chunk = 0;
+  private at = 0;
+
+  constructor(private readonly chunks: readonly Buffer[]) {}
+
+  /** The next `n` bytes (one chunk's or a part of one, without a copy, when they lie in one), or null when there are fewer. */
+  take(n: number): Buffer | null {
+    const chunks = this.chunks;
+    while (this.chunk < chunks.length && this.at === chunks[this.chunk]!.length) {
+      this.chunk++;
+      this.at = 0;
+    }
+    const first = chunks[this.chunk];
+    if (n === 0) return EMPTY;
+    if (first === undefined) return null;
+    if (first.length - this.at >= n) {
+      this.at += n;
+      return first.subarray(this.at - n, this.at);
+    }
+    const parts: Buffer[] = [];
+    for (let left = n; left > 0; ) {
+      const c = chunks[this.chunk];
+      if (c === undefined) return null;
+      const k = Math.min(left, c.length - this.at);
+      parts.push(c.subarray(this.at, this.at + k));
+      this.at += k;
+      left -= k;
+      if (this.at === c.length) {
+        this.chunk++;
+        this.at = 0;
+      }
+    }
+    return Buffer.concat(parts, n);
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
 /**
  * Decodes an event log, checking every record, and tells a visitor what each says. It can be
  * fed a growing log (a live run's): `decode(events, upTo)` goes on from where the last call
@@ -280,8 +324,13 @@ export class RunLogDecoder {
     return this.ticks;
   }
 
-  /** `payload` null: the socket bytes are not at hand (a timeline needs only their lengths); data inputs then carry null. */
-  decode(events: Uint8Array, payload: Buffer | null, upTo = events.length): void {
+  /**
+   * `payload`: the socket bytes from the first one not used yet (payloadUsed) on, whole or in
+   * chunks (a growing recording's new ones, as received). Null: the socket bytes are not at
+   * hand (a timeline needs only their lengths); data inputs then carry null.
+   */
+  decode(events: Uint8Array, payload: Buffer | readonly Buffer[] | null, upTo = events.length): void {
+    const bytes = payload === null ? null : new PayloadChunks(Buffer.isBuffer(payload) ? [payload] : payload);
     const r = new ByteReader(events.subarray(0, upTo), `the event log of ${this.what}`);
     r.pos = this.pos;
     const v = this.visitor;
@@ -372,10 +421,7 @@ export class RunLogDecoder {
           let n = 0;
           if (kind === 'data') {
             n = r.uint();
-            if (payload !== null) {
-              if (this.payloadAt + n > payload.length) corrupt('socket bytes are missing');
-              payloadValue = payload.subarray(this.payloadAt, this.payloadAt + n);
-            }
+            if (bytes !== null) payloadValue = bytes.take(n) ?? corrupt('socket bytes are missing');
             this.payloadAt += n;
           } else if (kind === 'error') {
             const code = str();
@@ -408,11 +454,11 @@ export class RunLogDecoder {
     this.pos = r.pos;
   }
 
-  /** Checks that the log decoded so far is whole: its last tick ended (or only started, `openTick`), every socket byte used. */
-  finish(payload: Buffer, openTick = false): void {
+  /** Checks that the log decoded so far is whole: its last tick ended (or only started, `openTick`), each of the `payloadBytes` socket bytes used. */
+  finish(payloadBytes: number, openTick = false): void {
     if (openTick && (this.ticks === 0 || this.ended !== this.ticks - 1)) throw new RecordingFormatError(`${this.what} is corrupt: it should end with the start of a tick (event log byte ${this.pos})`);
     if (!openTick && this.ended !== this.ticks) throw new RecordingFormatError(`${this.what} is corrupt: the last tick never ends (event log byte ${this.pos})`);
-    if (this.payloadAt !== payload.length) throw new RecordingFormatError(`${this.what} is corrupt: ${payload.length - this.payloadAt} socket bytes belong to no input (event log byte ${this.pos})`);
+    if (this.payloadAt !== payloadBytes) throw new RecordingFormatError(`${this.what} is corrupt: ${payloadBytes - this.payloadAt} socket bytes belong to no input (event log byte ${this.pos})`);
   }
 }
 
@@ -427,66 +473,160 @@ export interface OutsideCancel {
 }
 
 /**
- * Decodes and checks a recording's streams. `what` names the file in errors. `openTick`: the
- * streams end with the start of a tick that was running when they were taken
- * (RecordedStreams.openTick): its time and inputs are read, and `tickEnds` has one tick fewer.
+ * A recording's streams as far as they go. A live run's keep growing, and a reading of them
+ * is a view, never a copy: the bytes already written never change.
+ */
+export interface RecordingSoFar {
+  /** The event log through the end of its last complete tick (or the start of its open tick). */
+  readonly events: Buffer;
+  /** The clock readings between ticks so far. */
+  readonly gaps: Uint8Array;
+  /** The socket bytes of the inputs in `events`, from byte `from` of the payload on (in chunks, not copied). */
+  payloadFrom(from: number): readonly Buffer[];
+  /** The last tick is open (RecordedStreams.openTick): the streams cannot grow any more. */
+  readonly openTick?: boolean;
+}
+
+/** The whole streams of a finished recording, read as a RecordingSoFar. */
+export function wholeRecording(streams: { readonly events: Buffer; readonly gaps: Uint8Array; readonly payload: Buffer; readonly openTick?: boolean }): RecordingSoFar {
+  return { events: streams.events, gaps: streams.gaps, payloadFrom: (from) => [streams.payload.subarray(from)], openTick: streams.openTick === true };
+}
+
+/** A Float64Array or Uint32Array that grows by doubling; `view()` is the values so far (no copy). */
+class GrowingNumbers<A extends Float64Array | Uint32Array> {
+  private length = 0;
+  constructor(private values: A, private readonly make: (n: number) => A) {}
+  push(x: number): void {
+    if (this.length === this.values.length) {
+      const next = this.make(this.values.length * 2);
+      next.set(this.values);
+      this.values = next;
+    }
+    this.values[this.length++] = x;
+  }
+  view(): A {
+    return this.values.subarray(0, this.length) as A;
+  }
+}
+
+/**
+ * Reads a recording's streams incrementally: each read() decodes and checks only what was
+ * added since the last (so a live run's recording read again and again costs its new bytes
+ * only), and answers the RunLog so far. The RunLogs it answers share their lists, which only
+ * grow: each reading's `times`, `tickOffsets` and `tickEnds` are fixed views of its ticks, and
+ * a replay of it reads the others only at its ticks (its gap reads: before the ticks after
+ * its first, RunReplay). A reading of an open tick (RecordedStreams.openTick) is its last.
+ */
+export class RunLogReader {
+  private readonly times = new GrowingNumbers(new Float64Array(1024), (n) => new Float64Array(n));
+  private readonly offsets = new GrowingNumbers(new Uint32Array(1024), (n) => new Uint32Array(n));
+  private readonly ends = new GrowingNumbers(new Uint32Array(1024), (n) => new Uint32Array(n));
+  private readonly inputsBefore: Array<readonly RecordedInput[]> = [];
+  private pending: RecordedInput[] = [];
+  private readonly cancelsBefore: Array<readonly OutsideCancel[]> = [];
+  private pendingCancels: OutsideCancel[] = [];
+  private inTick = false;
+  private readonly gapReadsBefore: Array<readonly number[]> = [];
+  private readonly sockets: Array<[string, number]> = [];
+  private readonly taskIds: number[] = [];
+  private readonly taskNames: string[] = [];
+  private steps = 0;
+  private readonly decoder: RunLogDecoder;
+  private gapsAt = 0;
+  private gapPrevUs = 0;
+  private closed = false;
+
+  constructor(private readonly what: string) {
+    this.decoder = new RunLogDecoder(
+      {
+        tick: (_tick, t, at) => {
+          this.times.push(t);
+          this.offsets.push(at);
+          this.inputsBefore.push(this.pending.length === 0 ? NO_INPUTS : this.pending);
+          this.pending = [];
+          this.cancelsBefore.push(this.pendingCancels.length === 0 ? NO_CANCELS : this.pendingCancels);
+          this.pendingCancels = [];
+          this.inTick = true;
+        },
+        tickEnd: (_tick, end) => {
+          this.ends.push(end);
+          this.inTick = false;
+        },
+        cancel: (task, by) => {
+          if (!this.inTick && by === 0) this.pendingCancels.push({ task, afterInputs: this.pending.length });
+        },
+        step: () => this.steps++,
+        created: (_task, _parent, name, id) => {
+          this.taskIds.push(id);
+          this.taskNames.push(name);
+        },
+        socket: (_n, host, port) => this.sockets.push([host, port]),
+        input: (socket, kind, payload) => this.pending.push({ socket, kind, payload }),
+      },
+      what,
+    );
+  }
+
+  /** Decodes what `streams` hold beyond the last reading, checks it, and answers the log so far. */
+  read(streams: RecordingSoFar): RunLog {
+    if (this.closed) throw new RangeError(`${this.what}: a recording read through its open tick cannot grow`);
+    const base = this.decoder.payloadUsed;
+    const payload = streams.payloadFrom(base);
+    this.decoder.decode(streams.events, payload);
+    const openTick = streams.openTick === true;
+    let given = base;
+    for (const chunk of payload) given += chunk.length;
+    this.decoder.finish(given, openTick);
+    this.closed = openTick;
+    this.readGaps(streams.gaps);
+    const times = this.times.view();
+    return {
+      times,
+      inputsBefore: this.inputsBefore,
+      cancelsBefore: this.cancelsBefore,
+      gapReadsBefore: this.gapReadsBefore,
+      sockets: this.sockets,
+      tickOffsets: this.offsets.view(),
+      tickEnds: this.ends.view(),
+      taskIds: this.taskIds,
+      taskNames: this.taskNames,
+      steps: this.steps,
+      tasks: this.taskIds.length,
+    };
+  }
+
+  /** The clock readings between ticks added since the last reading, each in the list of the gap it was read in. */
+  private readGaps(gaps: Uint8Array): void {
+    const g = new ByteReader(gaps, `the clock readings of ${this.what}`);
+    g.pos = this.gapsAt;
+    const ticks = this.times.view().length;
+    while (!g.done) {
+      const at = g.pos;
+      const before = g.uint();
+      // Read after the last tick of the events (a tick cut off at the end): nothing replays it (yet).
+      if (before > ticks) {
+        g.pos = at;
+        break;
+      }
+      const form = g.byte();
+      if (form > 1) throw new RecordingFormatError(`${this.what} is corrupt: a clock reading of an unknown form`);
+      const t = form === 0 ? (this.gapPrevUs += g.int()) / 1e6 : g.f64();
+      // Numbered by the ticks started when read: never behind the last one.
+      if (before < this.gapReadsBefore.length - 1) throw new RecordingFormatError(`${this.what} is corrupt: the clock readings go back in ticks`);
+      while (this.gapReadsBefore.length <= before) this.gapReadsBefore.push(NO_READS);
+      if (this.gapReadsBefore[before] === NO_READS) this.gapReadsBefore[before] = [];
+      (this.gapReadsBefore[before] as number[]).push(t);
+    }
+    this.gapsAt = g.pos;
+  }
+}
+
+/**
+ * Decodes and checks a recording's streams (RunLogReader, read once). `what` names the file
+ * in errors. `openTick`: the streams end with the start of a tick that was running when they
+ * were taken (RecordedStreams.openTick): its time and inputs are read, and `tickEnds` has one
+ * tick fewer.
  */
 export function readRunLog(events: Uint8Array, gaps: Uint8Array, payload: Buffer, what: string, openTick = false): RunLog {
-  const times: number[] = [];
-  const offsets: number[] = [];
-  const ends: number[] = [];
-  const inputsBefore: RecordedInput[][] = [];
-  let pending: RecordedInput[] = [];
-  const cancelsBefore: Array<readonly OutsideCancel[]> = [];
-  let pendingCancels: OutsideCancel[] = [];
-  let inTick = false;
-  const sockets: Array<[string, number]> = [];
-  const taskIds: number[] = [];
-  const taskNames: string[] = [];
-  let steps = 0;
-  const decoder = new RunLogDecoder(
-    {
-      tick: (_tick, t, at) => {
-        times.push(t);
-        offsets.push(at);
-        inputsBefore.push(pending);
-        pending = [];
-        cancelsBefore.push(pendingCancels.length === 0 ? NO_CANCELS : pendingCancels);
-        pendingCancels = [];
-        inTick = true;
-      },
-      tickEnd: (_tick, end) => {
-        ends.push(end);
-        inTick = false;
-      },
-      cancel: (task, by) => {
-        if (!inTick && by === 0) pendingCancels.push({ task, afterInputs: pending.length });
-      },
-      step: () => steps++,
-      created: (_task, _parent, name, id) => {
-        taskIds.push(id);
-        taskNames.push(name);
-      },
-      socket: (_n, host, port) => sockets.push([host, port]),
-      input: (socket, kind, payload) => pending.push({ socket, kind, payload }),
-    },
-    what,
-  );
-  decoder.decode(events, payload);
-  decoder.finish(payload, openTick);
-  // Compact: most ticks have no inputs and no gap reads.
-  const inputs = inputsBefore.map((list) => (list.length === 0 ? NO_INPUTS : list));
-  const gapReadsBefore: number[][] = times.map(() => NO_READS as number[]);
-  const g = new ByteReader(gaps, `the clock readings of ${what}`);
-  let gapPrevUs = 0;
-  while (!g.done) {
-    const before = g.uint();
-    const form = g.byte();
-    if (form > 1) throw new RecordingFormatError(`${what} is corrupt: a clock reading of an unknown form`);
-    const t = form === 0 ? (gapPrevUs += g.int()) / 1e6 : g.f64();
-    if (before >= times.length) continue; // read after the last tick: nothing replays it
-    if (gapReadsBefore[before] === NO_READS) gapReadsBefore[before] = [];
-    gapReadsBefore[before]!.push(t);
-  }
-  return { times: Float64Array.from(times), inputsBefore: inputs, cancelsBefore, gapReadsBefore, sockets, tickOffsets: Uint32Array.from(offsets), tickEnds: Uint32Array.from(ends), taskIds, taskNames, steps, tasks: taskIds.length };
+  return new RunLogReader(what).read(wholeRecording({ events: Buffer.from(events.buffer, events.byteOffset, events.length), gaps, payload, openTick }));
 }

@@ -45,7 +45,7 @@ import type { CoroutineFrame } from '../coroutine';
 import type { Future } from '../future';
 import type { TimerHandle } from '../handle';
 import { RecordingClock } from './record-clocks';
-import { Outcome, RunLogWriter, WokenBy } from './run-log';
+import { Outcome, RunLogWriter, WokenBy, type RecordingSoFar } from './run-log';
 import { RecordingError } from './recording-errors';
 import { awaitInfoOf } from '../inspect/task-summaries';
 
@@ -97,6 +97,8 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   private loop: EventLoop | null = null;
   private lastTickEnd = 0;
   private payloadAtTickEnd = 0;
+  /** Payload chunks (log.payloads) at the end of the last complete tick. */
+  private chunksAtTickEnd = 0;
   private ticksDone = 0;
   /** While a tick runs: where its TICK record ends, and the payload bytes then (streamsWithOpenTick). */
   private tickOpenedAt = -1;
@@ -184,6 +186,28 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     };
   }
 
+  /**
+   * The streams so far, cut after the last complete tick, without a copy (views that stay
+   * valid as the recording grows; RunLogReader reads only what is new in them each time).
+   */
+  soFar(): RecordingSoFar {
+    const payloads = this.log.payloads;
+    const end = this.chunksAtTickEnd;
+    const bytes = this.payloadAtTickEnd;
+    return {
+      events: this.log.events.bytes().subarray(0, this.lastTickEnd),
+      gaps: this.log.gaps.bytes(),
+      payloadFrom: (from) => {
+        // The chunks after `from` (one per data input, so `from` falls between two), found from the end: only the new ones are looked at.
+        let first = end;
+        let size = 0;
+        while (first > 0 && size < bytes - from) size += payloads[--first]!.length;
+        if (size !== bytes - from) throw new RangeError(`payloadFrom(${from}): not where a socket input's bytes begin`);
+        return payloads.slice(first, end);
+      },
+    };
+  }
+
   /** The event log so far without a copy (a view that stays valid): read it only up to `upTo`, the end of the last complete tick. */
   eventsSoFar(): { readonly bytes: Buffer; readonly upTo: number } {
     return { bytes: this.log.events.bytes(), upTo: this.lastTickEnd };
@@ -226,6 +250,7 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     this.lastTickEnd = this.log.events.length;
     this.tickOpenedAt = -1;
     this.payloadAtTickEnd = this.log.payloadBytes;
+    this.chunksAtTickEnd = this.log.payloads.length;
     this.ticksDone++;
     this.afterTick?.(this.ticksDone);
   }

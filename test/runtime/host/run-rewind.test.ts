@@ -19,6 +19,7 @@ import { getRunningLoop } from '../../../runtime/running-loop';
 import type { Coroutine } from '../../../runtime/task';
 import { RunRecorder, type RecordedStreams } from '../../../runtime/record/run-recorder';
 import { RunRewind } from '../../../runtime/host/run-rewind';
+import { wholeRecording, type RecordingSoFar } from '../../../runtime/record/run-log';
 import { readRecordingFile } from '../../../runtime/record/recording-file';
 import { SAMPLES } from '../../../runtime/samples/index';
 
@@ -213,7 +214,7 @@ function rewindOf(streams: RecordedStreams, program = pipeline): RunRewind {
     what: 'pipeline',
     frames: false,
     debug: false,
-    streams: () => streams,
+    recording: () => wholeRecording(streams),
     ticks: () => streams.ticks,
     program: { start: (loop) => ({ crawler: null, completion: loop.runUntilComplete(loop.createTask(program(), { name: 'pipeline' })) }) },
     lints: () => [],
@@ -263,10 +264,10 @@ test('a live run: checkpoints are built in its idle time as it is recorded, so w
   rec.attach(loop);
   let live = true;
   const program = { start: (l: EventLoop) => ({ crawler: null, completion: l.runUntilComplete(l.createTask(bursts(), { name: 'bursts' })) }) };
-  const source = (what: string, streams: () => RecordedStreams, ticks: () => number, isLive: () => boolean): ConstructorParameters<typeof RunRewind>[0] => ({
-    runId: 1, what, frames: false, debug: false, streams, ticks, live: () => (isLive() ? { busy: loop.readyCount() > 0 } : null), program, lints: () => [],
+  const source = (what: string, recording: () => RecordingSoFar, ticks: () => number, isLive: () => boolean): ConstructorParameters<typeof RunRewind>[0] => ({
+    runId: 1, what, frames: false, debug: false, recording, ticks, live: () => (isLive() ? { busy: loop.readyCount() > 0 } : null), program, lints: () => [],
   });
-  const rewind = new RunRewind(source('bursts', () => rec.streamsSoFar(), () => rec.ticks, () => live), 1);
+  const rewind = new RunRewind(source('bursts', () => rec.soFar(), () => rec.ticks, () => live), 1);
   rewind.follow();
   let finished: RecordedStreams;
   try {
@@ -283,7 +284,7 @@ test('a live run: checkpoints are built in its idle time as it is recorded, so w
     assert.ok(parked.every((t) => t < finished.ticks));
     for (const tick of [finished.ticks - 2, Math.max(...parked) + 1, Math.floor(finished.ticks / 2)]) {
       const viaCheckpoint = (await rewind.seek(tick)).snapshot();
-      const fresh = new RunRewind(source('bursts (finished)', () => finished, () => finished.ticks, () => false), 1);
+      const fresh = new RunRewind(source('bursts (finished)', () => wholeRecording(finished), () => finished.ticks, () => false), 1);
       const fromStart = (await fresh.seek(tick)).snapshot();
       fresh.close();
       const shape = (s: typeof viaCheckpoint): unknown => s.tasks.map((t) => [t.id, t.name, t.state, t.steps, t.awaiting?.kind ?? null]).sort();
