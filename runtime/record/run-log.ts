@@ -112,7 +112,11 @@ export class RunLogWriter {
   }
 
   site(site: string): void {
-    const id = this.string(site);
+    this.siteRef(this.string(site));
+  }
+
+  /** A SITE whose text is string number `id` (interned by string()). */
+  siteRef(id: number): void {
     this.events.byte(Op.SITE);
     this.events.uint(id);
   }

@@ -85,6 +85,12 @@ export interface RecordedStreams {
 
 const loopsRecorded = new WeakSet<EventLoop>();
 
+/** A step of the walk to a SITE text with frames: the next frame's function, or the text's string number by kept count. */
+interface SiteTextNode {
+  readonly next: Map<CoroutineFrame['fn'], SiteTextNode>;
+  readonly ids: number[];
+}
+
 export class RunRecorder implements LoopObserver, SocketIoTap {
   readonly clock: RecordingClock;
   readonly log = new RunLogWriter();
@@ -111,8 +117,15 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   /** The detail of each SITE record's await ('' for none), in log order, when kept (options.awaitDetails). */
   readonly awaitDetails: string[] | null;
   private readonly detailTexts = new Map<string, string>();
-  /** Frames already written in a SITE record (still going, or gone: then never seen again). */
-  private readonly framesWritten = new WeakSet<CoroutineFrame>();
+  /** The SITE texts with frames interned so far, by kind, then function by function from the root (siteOf). */
+  private readonly siteTexts = new Map<string, SiteTextNode>();
+  /**
+   * Each task's frames as its last SITE record wrote them. The frames of a chain written before
+   * are exactly those it shares with that one from the root (a chain is a stack: a call still
+   * going was going then, at the same depth; one gone never comes back), so one entry per
+   * task, not one per frame, tells them.
+   */
+  private readonly framesWritten = new WeakMap<Task<unknown>, CoroutineFrame[]>();
 
   constructor(options: RunRecorderOptions = {}) {
     this.clock = new RecordingClock(options.clock ?? new MonotonicClock(), (t) => this.log.gapRead(t));
@@ -339,6 +352,29 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     return this.taskCount;
   }
 
+  /**
+   * The string number of a SITE with frames: its text ('kind @ a>b|c', '|' after the `kept`
+   * frames) is made and interned once for each kind, chain of functions and kept count, found
+   * again by walking those parts (no text built, nothing allocated, at each step).
+   */
+  private siteOf(kind: string, frames: readonly CoroutineFrame[], kept: number): number {
+    let node: SiteTextNode | undefined = this.siteTexts.get(kind);
+    if (node === undefined) this.siteTexts.set(kind, (node = { next: new Map(), ids: [] }));
+    for (let i = 0; i < frames.length; i++) {
+      const fn = frames[i]!.fn;
+      let next: SiteTextNode | undefined = node.next.get(fn);
+      if (next === undefined) node.next.set(fn, (next = { next: new Map(), ids: [] }));
+      node = next;
+    }
+    const known = node.ids[kept];
+    if (known !== undefined) return known;
+    let chain = '';
+    for (let i = 0; i < frames.length; i++) chain += (i === kept ? '|' : i === 0 ? '' : '>') + frames[i]!.fn.name;
+    const id = this.log.string(kind + ' @ ' + (kept === frames.length ? chain + '|' : chain));
+    node.ids[kept] = id;
+    return id;
+  }
+
   /** Writes where the last stepped task suspended: what it awaits (and its frames, when tracked). */
   private flushStep(): void {
     const task = this.stepped;
@@ -346,17 +382,18 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     this.stepped = null;
     const waiter = task.awaiting();
     // A view is one small object whose getters read the future (nothing copied); its kind is the origin's, or 'task'/'future'.
-    let site = waiter === null ? (task.done() ? 'done' : 'ready') : waiter[inspect]().kind;
+    const kind = waiter === null ? (task.done() ? 'done' : 'ready') : waiter[inspect]().kind;
     const frames = this.frames ? task[inspect]().frames : null;
     if (frames !== null && frames.length > 0) {
       // The frames not written before are the innermost ones (those called since the last SITE).
-      let kept = frames.length;
-      while (kept > 0 && !this.framesWritten.has(frames[kept - 1]!)) this.framesWritten.add(frames[--kept]!);
-      let chain = '';
-      for (let i = 0; i < frames.length; i++) chain += (i === kept ? '|' : i === 0 ? '' : '>') + frames[i]!.fn.name;
-      site += ' @ ' + (kept === frames.length ? chain + '|' : chain);
-    }
-    this.log.site(site);
+      let written = this.framesWritten.get(task);
+      if (written === undefined) this.framesWritten.set(task, (written = []));
+      let kept = 0;
+      while (kept < frames.length && kept < written.length && written[kept] === frames[kept]) kept++;
+      for (let i = kept; i < frames.length; i++) written[i] = frames[i]!;
+      written.length = frames.length;
+      this.log.siteRef(this.siteOf(kind, frames, kept));
+    } else this.log.site(kind);
     if (this.awaitDetails !== null) {
       // One copy of each text (the reads of one socket all say the same).
       const detail = waiter === null ? '' : awaitInfoOf(waiter).detail;
