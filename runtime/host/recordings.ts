@@ -65,7 +65,7 @@ export function saveRecording(run: Run, path: string): RecordingInfo {
 export function writeReplayCopy(run: Run, path: string): { runId: number; ticks: number; midTick: boolean } {
   const streams = run.recording ?? run.streamsMidTick();
   if (streams === null) throw new ProtocolError(`Step Back needs a recorded run: launch with record (run ${run.id} was not recorded)`, 'notRecorded');
-  writeRecordingFile(path, { meta: metaOf(run, streams), events: streams.events, gaps: streams.gaps, payload: streams.payload }, 1);
+  writeRecordingFile(path, { meta: metaOf(run, streams), events: streams.events, gaps: streams.gaps, payload: streams.payload }, true);
   return { runId: run.id, ticks: streams.ticks, midTick: streams.openTick === true };
 }
 /** A recording file read for the host: what it holds, and the program it recorded (by the host or the CLI). */

@@ -3,21 +3,33 @@
 //   "COROTRACE\n"  (10 bytes, the magic)
 //   version        (1 byte; this build writes and reads FORMAT_VERSION)
 //   crc32          (4 bytes, little-endian: of every byte after it)
+//   u32 n          (the length of the gzip that follows)
 //   gzip of:       [u32 n][n bytes: metadata JSON]   what ran, the hashes of its sources, counts
 //                  [u32 n][n bytes: event log]        (run-log.ts)
 //                  [u32 n][n bytes: clock readings between ticks]
-//                  [u32 n][n bytes: the bytes the sockets received]
+//   brotli of:     the bytes the sockets received (the rest of the file)
 //
-// Invariants: the CRC covers everything after it (gzip's own covers only the uncompressed
-// bytes, not its header), so a truncated or altered file is refused with a RecordingFormatError naming it (never another exception);
-// the metadata is checked field by field before anything trusts it.
+// The socket bytes (page bodies, mostly) are most of a recording: brotli with a window of
+// 16 MiB finds what repeats from page to page of a site (its header, menus, footer) far
+// apart, which gzip's 32 KiB window cannot. A file to keep (`coroscope crawl --record`, Save
+// Recording) takes brotli's quality 8 (`npm run bench:recording-size`: on the demo site 0.87
+// the size of format 3's one gzip in 1.3 times its time; quality 9 gave 0.82 in 2.2 times,
+// and 5 times on nginx's pages, which arrive gzipped and do not shrink at all); one written to
+// be read at once by another process (a line replay's recording through a stopped tick) the
+// fast setting (`fast`: quality 1, gzip 1 for the log).
+//
+// Invariants: the CRC covers everything after it (gzip's and brotli's own checks cover only
+// the uncompressed bytes, not their framing), so a truncated or altered file is refused with
+// a RecordingFormatError naming it (never another exception); the metadata is checked field
+// by field before anything trusts it; a file of another version is refused naming both.
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import { crc32, gunzipSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants as zlib, crc32, gunzipSync, gzipSync } from 'node:zlib';
 import { RecordingError, RecordingFormatError } from './recording-errors';
 import type { SourceHash } from './source-hashes';
 
-export const FORMAT_VERSION = 3;
+/** 4: the socket bytes compressed apart, by brotli (3: one gzip of every section). */
+export const FORMAT_VERSION = 4;
 const MAGIC = Buffer.from('COROTRACE\n', 'latin1');
 
 export interface RecordingMeta {
@@ -52,10 +64,20 @@ function section(bytes: Uint8Array): Buffer[] {
   return [len, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)];
 }
 
-/** The file's bytes; `level`: gzip's (a file written only to be read at once by another process takes 1). */
-export function encodeRecording(rec: Recording, level = 6): Buffer {
-  const body = Buffer.concat([...section(Buffer.from(JSON.stringify(rec.meta), 'utf8')), ...section(rec.events), ...section(rec.gaps), ...section(rec.payload)]);
-  const packed = gzipSync(body, { level });
+/** How the socket bytes are compressed: to keep (small), or to be read at once by another process (fast). */
+function payloadParams(fast: boolean, size: number): Record<number, number> {
+  return {
+    [zlib.BROTLI_PARAM_QUALITY]: fast ? 1 : 8,
+    [zlib.BROTLI_PARAM_LGWIN]: fast ? 22 : 24,
+    [zlib.BROTLI_PARAM_SIZE_HINT]: size,
+  };
+}
+
+/** The file's bytes; `fast`: a file written only to be read at once by another process (larger, written in a fraction of the time). */
+export function encodeRecording(rec: Recording, fast = false): Buffer {
+  const log = gzipSync(Buffer.concat([...section(Buffer.from(JSON.stringify(rec.meta), 'utf8')), ...section(rec.events), ...section(rec.gaps)]), { level: fast ? 1 : 6 });
+  const payload = brotliCompressSync(rec.payload, { params: payloadParams(fast, rec.payload.length) });
+  const packed = Buffer.concat([...section(log), payload]);
   const head = Buffer.alloc(MAGIC.length + 5);
   MAGIC.copy(head, 0);
   head[MAGIC.length] = FORMAT_VERSION;
@@ -77,27 +99,36 @@ export function decodeRecording(bytes: Uint8Array, name: string): Recording {
   if (buf.length < MAGIC.length + 5 || buf.readUInt32LE(MAGIC.length + 1) !== crc32(packed)) {
     throw new RecordingFormatError(`${name} is truncated or corrupt (its checksum does not match its contents)`);
   }
-  let body: Buffer;
-  try {
-    body = gunzipSync(packed);
-  } catch (e) {
-    throw new RecordingFormatError(`${name} is truncated or corrupt (${(e as Error).message})`);
-  }
-  let at = 0;
-  const next = (what: string): Buffer => {
-    if (at + 4 > body.length) throw new RecordingFormatError(`${name} is corrupt: its ${what} is missing`);
-    const n = body.readUInt32LE(at);
-    at += 4;
-    if (at + n > body.length) throw new RecordingFormatError(`${name} is corrupt: its ${what} is cut short`);
-    const out = body.subarray(at, at + n);
-    at += n;
-    return out;
+  const unpack = (what: string, bytes: Buffer, inflate: (b: Buffer) => Buffer): Buffer => {
+    try {
+      return inflate(bytes);
+    } catch (e) {
+      throw new RecordingFormatError(`${name} is truncated or corrupt (its ${what}: ${(e as Error).message})`);
+    }
   };
-  const metaBytes = next('metadata');
-  const events = next('event log');
-  const gaps = next('clock readings');
-  const payload = next('socket bytes');
-  if (at !== body.length) throw new RecordingFormatError(`${name} is corrupt: ${body.length - at} bytes follow its last section`);
+  /** The sections of `body` in turn, each its u32 length and its bytes. */
+  const sections = (body: Buffer): { next(what: string): Buffer; left(): number } => {
+    let at = 0;
+    return {
+      next: (what) => {
+        if (at + 4 > body.length) throw new RecordingFormatError(`${name} is corrupt: its ${what} is missing`);
+        const n = body.readUInt32LE(at);
+        at += 4;
+        if (at + n > body.length) throw new RecordingFormatError(`${name} is corrupt: its ${what} is cut short`);
+        const out = body.subarray(at, at + n);
+        at += n;
+        return out;
+      },
+      left: () => body.length - at,
+    };
+  };
+  const file = sections(packed);
+  const log = sections(unpack('log', file.next('log'), (b) => gunzipSync(b)));
+  const payload = unpack('socket bytes', packed.subarray(packed.length - file.left()), (b) => brotliDecompressSync(b));
+  const metaBytes = log.next('metadata');
+  const events = log.next('event log');
+  const gaps = log.next('clock readings');
+  if (log.left() !== 0) throw new RecordingFormatError(`${name} is corrupt: ${log.left()} bytes follow its last section`);
   let meta: unknown;
   try {
     meta = JSON.parse(metaBytes.toString('utf8'));
@@ -125,8 +156,8 @@ function checkMeta(meta: unknown, name: string): RecordingMeta {
   return meta as RecordingMeta;
 }
 
-export function writeRecordingFile(path: string, rec: Recording, level?: number): number {
-  const bytes = encodeRecording(rec, level);
+export function writeRecordingFile(path: string, rec: Recording, fast = false): number {
+  const bytes = encodeRecording(rec, fast);
   writeFileSync(path, bytes);
   return bytes.length;
 }

@@ -55,6 +55,28 @@ test('a recording reads back as written, and its log decodes to the inputs per t
   assert.equal(log.steps, 2);
 });
 
+test('the socket bytes are compressed with a window that finds a page repeated far apart (brotli, 16 MiB), the fast setting too', () => {
+  // A page of 100 KiB that does not compress by itself, received twice: a 32 KiB window (gzip's) cannot see the second is the first.
+  let seed = 7;
+  const page = Buffer.alloc(100 * 1024);
+  for (let i = 0; i < page.length; i++) page[i] = (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
+  const w = new RunLogWriter();
+  w.created(0, 'main', 1);
+  w.socket('127.0.0.1', 80);
+  w.tick(1);
+  w.tickEnd(0);
+  w.input(1, 'data', page);
+  w.input(1, 'data', Buffer.from(page));
+  w.tick(2);
+  w.tickEnd(0);
+  const rec: Recording = { ...sampleRecording(), events: Buffer.from(w.events.bytes()), gaps: Buffer.alloc(0), payload: Buffer.concat(w.payloads) };
+  for (const fast of [false, true]) {
+    const bytes = encodeRecording(rec, fast);
+    assert.ok(bytes.length < page.length * 1.1, `${fast ? 'fast' : 'kept'}: ${bytes.length} bytes for two copies of a ${page.length}-byte page`);
+    assert.ok(decodeRecording(bytes, 'x.corotrace').payload.equals(rec.payload));
+  }
+});
+
 test('every truncation and every flipped byte is a RecordingFormatError naming the file', () => {
   const bytes = encodeRecording(sampleRecording());
   for (let n = 0; n < bytes.length; n++) {
@@ -71,7 +93,10 @@ test('another version, another file type, bad metadata: each refused with its re
   const bytes = encodeRecording(sampleRecording());
   const v2 = Buffer.from(bytes);
   v2[10] = FORMAT_VERSION + 1;
-  assert.throws(() => decodeRecording(v2, 'new.corotrace'), /new\.corotrace is a recording in format version 4; this Coroscope reads version 3/);
+  assert.throws(() => decodeRecording(v2, 'new.corotrace'), /new\.corotrace is a recording in format version 5; this Coroscope reads version 4/);
+  const v3 = Buffer.from(bytes);
+  v3[10] = 3;
+  assert.throws(() => decodeRecording(v3, 'old.corotrace'), /old\.corotrace is a recording in format version 3; this Coroscope reads version 4/);
   assert.throws(() => decodeRecording(Buffer.from('{"json": true}'), 'j.corotrace'), /j\.corotrace is not a Coroscope recording/);
   const noProgram = { ...sampleRecording(), meta: { ...sampleRecording().meta, program: 3 } } as unknown as Recording;
   assert.throws(() => decodeRecording(encodeRecording(noProgram), 'm.corotrace'), /m\.corotrace is corrupt: its metadata has no valid program/);
