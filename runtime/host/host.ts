@@ -319,10 +319,14 @@ export class RuntimeHost {
   /** openRecording: the recording becomes the current run (finished, seekable), shown at its last tick. */
   private async openRecorded(path: string, midTick: boolean): Promise<HostMethods['openRecording']['result']> {
     const opened = openRecording(path, midTick);
+    // A line replay host given a later stop of the same live run: its run grows, its checkpoints kept.
+    const current = this.run;
+    if (midTick && current !== null && current.growOpened(opened.program, opened.streams, opened.lints, opened.awaitDetails)) return { ...opened.info, runId: current.id };
     await this.stopRun();
     await this.run?.release();
+    // An opened recording is always inspected, and its replays (checkpoints start at once) record frames as it did: tracking goes on first.
+    this.setInspection(true);
     const run = await Run.opened(this.nextRunId++, path, opened.program, opened.streams, opened.lints, opened.awaitDetails, this.services);
-    this.setInspection(run.inspect);
     this.run = run;
     // A mid-tick recording (a line replay's) is walked line by line, not shown at a tick.
     if (opened.info.ticks > 0 && !midTick) await run.seekTick(null);

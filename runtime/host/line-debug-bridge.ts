@@ -69,8 +69,8 @@ export class LineDebugBridge implements Transport {
     // The worker counts the time it holds this thread stopped on a line (see held-time.ts).
     const held = new SharedArrayBuffer(HELD_TIME_BYTES);
     shareHeldTime(held);
-    // The host's script and node options go to the worker too: it starts line replay hosts (line-replay-host.ts) alike.
-    this.worker = startWorker(workerScript, { workerData: { coroscopeLineDebugFd: fd, coroscopeHeldTime: held, coroscopeHostScript: workerScript, coroscopeHostExecArgv: execArgv }, execArgv, stdout: false, stderr: false });
+    // The host's script, arguments and node options go to the worker too: it starts line replay hosts (line-replay-host.ts) alike, and knows when it is one.
+    this.worker = startWorker(workerScript, { workerData: { coroscopeLineDebugFd: fd, coroscopeHeldTime: held, coroscopeHostScript: workerScript, coroscopeHostExecArgv: execArgv }, execArgv, argv: process.argv.slice(2), stdout: false, stderr: false });
     this.worker.on('message', (m: unknown) => {
       if (isBridgeControl(m)) {
         if (m.bridge === 'closed') this.markClosed(m.reason);
@@ -115,10 +115,10 @@ export class LineDebugBridge implements Transport {
         const running = runningLoopOrNull();
         return running !== null && running === currentRun()?.tracedLoop && running.currentTask()?.id === taskId;
       },
-      where: (): { taskId: number | null; taskName: string | null; tick: number } => {
+      where: (): { taskId: number | null; taskName: string | null; tick: number; recorded: boolean } => {
         const loop = loopNow();
         const task = loop?.currentTask() ?? null;
-        return { taskId: task?.id ?? null, taskName: task === null ? null : `${task.name}`, tick: loop?.tickCount() ?? 0 };
+        return { taskId: task?.id ?? null, taskName: task === null ? null : `${task.name}`, tick: loop?.tickCount() ?? 0, recorded: currentRun()?.recorded === true };
       },
       // A breakpoint search's scan breakpoints (hit-scan.ts): the breakpoints of `location` whose condition held; true pauses here.
       scanHit: (location: number, met: boolean[]): boolean => {

@@ -10,9 +10,10 @@
 //   A run-changing request (launch, stop, shutdown) while stopped first lets the thread go
 //   with breakpoints off, and turns them back on once answered.
 // - Step Back at a line stop (lineStepBack) and every seek while stopped on a line go to the
-//   stop's line replay host (line-replay-host.ts, a host process of its own started at the
-//   first use and ended when the thread goes on): while a past line is shown the line
-//   requests and line steps are its, while a past tick is viewed the moment's queries are.
+//   run's line replay host (line-replay-host.ts, a host process of its own, forked idle at the
+//   run's first stop on a line when the run is recorded, ended with the run), given the stop's
+//   past at its first use: while a past line is shown the line requests and line steps are
+//   its, while a past tick is viewed the moment's queries are.
 // - As a line replay host itself: pastLine walks the live host's stop (past-line-walk.ts),
 //   asking this host's main thread to replay the tick (replayLineTick, a request of its own);
 //   pastHit searches the replayed past for a line breakpoint's hit (past-hit-search.ts, with
@@ -27,7 +28,7 @@
 // step it had not answered yet is answered with the stop's tick (late answers dropped), so no
 // client waits on a stopped thread; the pipe closing ends the host.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, unlinkSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { Socket } from 'node:net';
 import { parentPort } from 'node:worker_threads';
@@ -39,7 +40,7 @@ import { StreamTransport } from '../../protocol/stream-transport';
 import { isSuspensionLine } from '../inspect/loop-control';
 import { isBridgeControl, type BridgeControl } from './line-debug-bridge';
 import { LineDebugger } from './line-debugger';
-import { LineReplayHost, MOMENT_QUERIES } from './line-replay-host';
+import { LINE_REPLAY_ARG, LineReplayHost, lineReplayFile, MOMENT_QUERIES } from './line-replay-host';
 import { PastLineWalk } from './past-line-walk';
 import { PastHitSearch } from './past-hit-search';
 import type { HitBound, PastLineLanding, ScanHit } from '../../protocol/host-protocol';
@@ -81,14 +82,43 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     if (!takeMerge(m)) client.send(m);
   };
 
-  // The past of the current stop on a line (its replay host), and the stop's own `paused`.
+  // The run's line replay host (the past of its stops on a line), and the stop's own `paused`.
   let replay: LineReplayHost | null = null;
-  let replayStarting: Promise<LineReplayHost> | null = null;
+  let replayForking: Promise<LineReplayHost> | null = null;
+  /** Uses of the replay host that give it a stop, one at a time. */
+  let replayQueue: Promise<unknown> = Promise.resolve();
   let livePaused: HostEvents['paused'] | null = null;
+  /** This host is itself a line replay host: it starts none of its own ahead of need. */
+  const isLineReplay = process.argv.includes(LINE_REPLAY_ARG);
   const endReplay = (): void => {
     replay?.close();
     replay = null;
-    replayStarting = null;
+    const forking = replayForking;
+    replayForking = null;
+    forking?.then(
+      (r) => r.close(),
+      () => undefined,
+    );
+  };
+  /** The run's replay host: the one forked already (or being forked), else forked now. */
+  const forkReplay = (): Promise<LineReplayHost> => {
+    if (replay !== null && !replay.isClosed) return Promise.resolve(replay);
+    replay = null;
+    if (replayForking !== null) return replayForking;
+    if (hostStart === null) return Promise.reject(new ProtocolError('this host cannot start a line replay host', 'replayFailed'));
+    const forking = LineReplayHost.fork(hostStart);
+    replayForking = forking;
+    forking.then(
+      (r) => {
+        if (replayForking !== forking) return r.close();
+        replayForking = null;
+        replay = r;
+      },
+      () => {
+        if (replayForking === forking) replayForking = null;
+      },
+    );
+    return forking;
   };
   // As a line replay host: the walk through the replayed lines (past-line-walk.ts), and the breakpoint searches (past-hit-search.ts).
   let walk: PastLineWalk | null = null;
@@ -121,12 +151,15 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       client.send({ kind: 'event', event, body });
     },
     stopped: async () => {
-      // A new stop: in another tick, the past of the previous one is gone; in the same tick (a line step), its replay host serves this one too.
-      if (replay !== null && replay.stop.tick !== debuggerOf().tick()) endReplay();
-      else if (replay !== null) {
+      // A new stop: in another tick, the past of the previous one is gone; in the same tick (a line step), the replay host serves this one too.
+      const held = replay !== null && replay.hasLiveStop() ? replay.stop : null;
+      if (replay !== null && held !== null && held.tick !== debuggerOf().tick()) replay.forget();
+      else if (replay !== null && held !== null) {
         replay.stale = true;
         replay.viewing = false;
       }
+      // A recorded run's first stop on a line: its replay host is forked now, idle, so a Step Back finds it loaded.
+      if (!isLineReplay && hostStart !== null && replay === null && replayForking === null && debuggerOf().stopRecorded()) void forkReplay().catch(() => undefined);
       for (const [id, m] of forwarded) {
         // A continue or a loop step the main thread took, whose answer it had not sent before
         // it stopped on a line (the program ran into the breakpoint first): it is answered
@@ -143,6 +176,9 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       }
     },
   });
+
+  // A line replay host's first walk maps its frames to TypeScript: its source maps are read now, while it waits.
+  if (isLineReplay) void dbg.warm().catch(() => undefined);
 
   const toMain = (m: RequestMessage): void => {
     forwarded.set(m.id, m);
@@ -191,40 +227,38 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     return true;
   };
 
-  /** The replay host of the current stop, started at its first use. */
-  const replayOf = async (method: string): Promise<LineReplayHost> => {
+  /** The run's replay host, holding the past of the current stop (given it at its first use). */
+  const replayOf = (method: string): Promise<LineReplayHost> => {
+    const job = replayQueue.then(() => replayOfStop(method));
+    replayQueue = job.catch(() => undefined);
+    return job;
+  };
+  const replayOfStop = async (method: string): Promise<LineReplayHost> => {
     const d = dbg!;
-    if (replay !== null && !replay.stale) return replay;
+    if (replay !== null && replay.hasLiveStop() && !replay.stale && !replay.isClosed) return replay;
     if (!d.isStopped()) throw new ProtocolError(`${method}: the program is not stopped on a line`, 'badState');
-    if (replay !== null) {
-      const { taskId, tick, print } = await d.stopPrint();
-      if (taskId === null || tick !== replay.stop.tick) {
-        endReplay();
-      } else {
-        await replay.restop({ tick, taskId, print });
-        return replay;
-      }
+    const { taskId, tick, print } = await d.stopPrint();
+    if (taskId === null) throw new ProtocolError(`${method}: the stop is outside any task; the replay goes through a task's lines`, 'badState');
+    if (replay !== null && replay.hasLiveStop() && !replay.isClosed && replay.stale && replay.stop.tick === tick) {
+      await replay.restop({ tick, taskId, print });
+      return replay;
     }
     if (hostStart === null) throw new ProtocolError(`${method}: this host cannot start a replay host`, 'replayFailed');
-    replayStarting ??= (async () => {
-      const { taskId, tick, print } = await d.stopPrint();
-      if (taskId === null) throw new ProtocolError(`${method}: the stop is outside any task; the replay goes through a task's lines`, 'badState');
-      return LineReplayHost.start(hostStart, { tick, taskId, print }, async (path) => {
-        const r = (await d.callMain(`writeMidTick(${JSON.stringify(path)})`)) as { runId?: unknown; ticks?: unknown; midTick?: unknown; refused?: unknown } | null;
-        if (typeof r?.refused === 'string') throw new ProtocolError(r.refused, 'notRecorded');
-        if (typeof r?.runId !== 'number' || typeof r.ticks !== 'number') throw new ProtocolError(`${method}: the run's recording could not be written`, 'replayFailed');
-        return { runId: r.runId, ticks: r.ticks, midTick: r.midTick === true };
-      });
-    })();
-    const starting = replayStarting;
+    // The recording first: a run not recorded is refused before any replay host is forked.
+    const path = lineReplayFile();
     try {
-      const started = await starting;
-      if (replayStarting === starting) replay = started;
-      else started.close();
-      return started;
-    } catch (e) {
-      if (replayStarting === starting) replayStarting = null;
-      throw e;
+      const r = (await d.callMain(`writeMidTick(${JSON.stringify(path)})`)) as { runId?: unknown; ticks?: unknown; midTick?: unknown; refused?: unknown } | null;
+      if (typeof r?.refused === 'string') throw new ProtocolError(r.refused, 'notRecorded');
+      if (typeof r?.runId !== 'number' || typeof r.ticks !== 'number') throw new ProtocolError(`${method}: the run's recording could not be written`, 'replayFailed');
+      const host = await forkReplay();
+      await host.open({ tick, taskId, print }, path, { runId: r.runId, ticks: r.ticks, midTick: r.midTick === true });
+      return host;
+    } finally {
+      try {
+        unlinkSync(path);
+      } catch {
+        // Not written, or gone already.
+      }
     }
   };
 
@@ -251,7 +285,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       client.send({ kind: 'event', event: 'paused', body: { ...livePaused, reason: 'step' } });
       return;
     }
-    if (landing.landed !== 'line') return;
+    if (landing.landed !== 'line' || !r.hasLiveStop()) return;
     const who = livePaused?.description.split(' stopped on a line')[0] ?? `task #${r.stop.taskId}`;
     const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
     const body: HostEvents['paused'] = { reason: 'step', tick: r.stop.tick, taskId: r.stop.taskId, description: `${who} on a past line${at} (tick ${r.stop.tick}, replayed)` };
@@ -275,8 +309,8 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
           respond(m.id, {});
           return showLanding(landing, past);
         }
-        // The live thread goes on; the stop it comes to says whether the tick's replay host stays.
-        await replay?.move('leave').catch(() => undefined);
+        // The live thread goes on; the stop it comes to says whether the tick's past stays.
+        if (replay !== null && replay.hasLiveStop()) await replay.move('leave').catch(() => undefined);
         respond(m.id, {});
         await d.lineStep(kind);
         return;
@@ -367,9 +401,9 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     if (m.method === 'continue') {
       const tick = d.tick();
       respond(m.id, { tick });
-      // From a past line or tick too: the live stop goes on, and its past with it.
-      await replay?.move('leave').catch(() => undefined);
-      endReplay();
+      // From a past line or tick too: the live stop goes on, and its past with it (the replay host stays, for the run's next stops).
+      if (replay !== null && replay.hasLiveStop()) await replay.move('leave').catch(() => undefined);
+      replay?.forget();
       return d.resume();
     }
     if (m.method === 'pause') return respond(m.id, { tick: d.tick() });
@@ -377,7 +411,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     // The main thread is held on this line: the past is replayed by the stop's replay host.
     if (m.method === 'seekTick') {
       const { tick } = parseHostRequest('seekTick', m.params);
-      if (tick === null && replay === null) {
+      if (tick === null && (replay === null || !replay.hasLiveStop())) {
         // Nothing viewed: the present is what is shown.
         return serveStopped(m);
       }

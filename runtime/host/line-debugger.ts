@@ -145,6 +145,8 @@ export class LineDebugger {
   private current: CdpPaused | null = null;
   private stopTaskId: number | null = null;
   private stopTick = 0;
+  /** The run stopped in is recorded (its past can be replayed: line-replay-host.ts). */
+  private stopInRecorded = false;
   private handles = new Map<number, string>();
   private nextHandle = 1;
   private mode: LineStepMode = 'stayWithTask';
@@ -193,6 +195,20 @@ export class LineDebugger {
 
   tick(): number {
     return this.stopTick;
+  }
+
+  /** The run of the current (or last) stop is recorded. */
+  stopRecorded(): boolean {
+    return this.stopInRecorded;
+  }
+
+  /**
+   * Reads the source maps of the scripts loaded so far now, rather than at the first stop that
+   * needs them (a line replay host's first walk, line-replay-host.ts, would wait on it).
+   */
+  async warm(): Promise<void> {
+    await this.enabled;
+    for (const s of this.scripts.values()) this.mapper.map(s.url, 0, 0, s.sourceMapURL);
   }
 
   setMode(mode: LineStepMode): void {
@@ -444,9 +460,10 @@ export class LineDebugger {
     this.step = null;
     this.handles = new Map();
     const where = await this.callMain('where()').catch(() => null);
-    const w = (typeof where === 'object' && where !== null ? where : {}) as { taskId?: unknown; tick?: unknown; taskName?: unknown };
+    const w = (typeof where === 'object' && where !== null ? where : {}) as { taskId?: unknown; tick?: unknown; taskName?: unknown; recorded?: unknown };
     this.stopTaskId = typeof w.taskId === 'number' ? w.taskId : null;
     this.stopTick = typeof w.tick === 'number' ? w.tick : 0;
+    this.stopInRecorded = w.recorded === true;
     await this.host.stopped();
     const top = this.current!.callFrames.find((f) => !this.isMachinery(f)) ?? this.current!.callFrames[0]!;
     const pos = this.positionOf(top.location);

@@ -1,11 +1,14 @@
-// LineReplayHost: the past of one stop on a line, in the live runtime host's worker
-// (line-debug-worker.ts). The live main thread is held mid-tick on that line, so its past is
+// LineReplayHost: the past of a live run's stops on a line, in the live runtime host's worker
+// (line-debug-worker.ts). The live main thread is held mid-tick on a line, so its past is
 // replayed elsewhere: a runtime host process of its own (this host's script, started with a
-// client pipe, so it has its own line debugger), forked at the first Step Back of the stop.
-// The live main thread writes the run's recording through the start of the stopped tick
-// (`__coroscopeLine.writeMidTick`, recordings.ts) to a temporary file; the replay host opens it
-// (openRecording midTick) and walks the stopped task's lines of that tick to the live stop
-// (pastLine, past-line-walk.ts), stopping on the line asked for.
+// client pipe, so it has its own line debugger, and `--line-replay`: it reads its source maps
+// at once). The run's replay host is forked ahead of need (pre-warmed) at the first stop on a
+// line of a recorded run, and serves that run's stops until the run goes away: at a stop's
+// first use the live main thread writes the run's recording through the start of the stopped
+// tick (`__coroscopeLine.writeMidTick`, recordings.ts) to a temporary file and the replay host
+// opens it (openRecording midTick: the same run grown since its previous stop keeps the
+// replays it parked along the run, its checkpoints); then it walks the stopped task's lines of
+// that tick to the live stop (pastLine, past-line-walk.ts), stopping on the line asked for.
 //
 // A replay host also serves Reverse Continue to a line breakpoint's earlier hit (findHit:
 // pastHit, past-hit-search.ts): of a line stop's past (this host), or, with no line stop (a
@@ -19,12 +22,14 @@
 // replay host's, and while one is viewed, so are the moment's queries (snapshot, taskDetail,
 // variables, graph, lints, evaluate); its `viewedTick` is told in the live run's id.
 //
-// Invariants: one replay host per stopped tick: the live worker ends it when the run goes on
-// (continue, a run-changing request, the run finishing, a stop in another tick), and when the
-// client goes away (a line step that stops again in the same tick keeps it: the recording
-// through the start of the tick still holds); the replay host also ends when this process does (its IPC channel closes). The
-// network is never touched (the replay feeds the recorded inputs). The temporary file is
-// removed once the replay host has read it.
+// Invariants: the live worker keeps one line stop replay host per run at most, ended with the
+// run (a run-changing request, the run finishing) and when the client goes away; a replay host
+// also ends when this process does (its IPC channel closes). Its past is of one stopped tick at
+// a time (`stop`): forgotten when the run goes on (continue, a stop in another tick; a line step
+// that stops again in the same tick keeps it: the recording through the start of the tick
+// still holds). A pre-warmed replay host replays nothing until given a stop (it only loads the
+// program). The network is never touched (the replay feeds the recorded inputs). The temporary
+// file is removed once the replay host has read it.
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { unlinkSync } from 'node:fs';
@@ -37,7 +42,14 @@ import { StreamTransport } from '../../protocol/stream-transport';
 
 /** The fd of the replay host's client pipe (as the extension starts a host). */
 const CLIENT_FD = 4;
+/** The argument that makes a runtime host a line replay host (line-debug-worker.ts reads it). */
+export const LINE_REPLAY_ARG = '--line-replay';
 let files = 0;
+
+/** A temporary file for a recording a replay host opens (LineReplayHost.open). */
+export function lineReplayFile(): string {
+  return join(tmpdir(), `coroscope-line-replay-${process.pid}-${++files}.corotrace`);
+}
 
 /** Queries answered for the viewed past tick while one is viewed. */
 export const MOMENT_QUERIES: ReadonlySet<string> = new Set(['snapshot', 'taskDetail', 'variables', 'graph', 'lints', 'evaluate']);
@@ -50,30 +62,83 @@ export interface LiveLineStop {
   readonly print: LineStopPrint;
 }
 
+/** A recording written for a replay host: the live run's id, its ticks, and whether its last tick is open (a line stop's). */
+export interface ReplayCopy {
+  readonly runId: number;
+  readonly ticks: number;
+  readonly midTick: boolean;
+}
+
 export class LineReplayHost {
   /** A past line is shown (the replay host is stopped on it). */
   pastLine = false;
   /** A past tick is viewed (seekTick): the moment's queries are the replay host's. */
   viewing = false;
-  private closed = false;
-
   /** A newer live stop (a line step in the same tick) is shown: restop() before the next move. */
   stale = false;
+  /** The live run's id (of the recording opened last). */
+  runId = 0;
+  /** Ticks of the recording before the stopped one (the ticks a seek may go to; a search's whole span). */
+  ticks = 0;
+  /** The live line stop it replays the past of; null: none (pre-warmed, the run went on, or a replay for breakpoint searches). */
+  private liveStop: LiveLineStop | null = null;
+  private closed = false;
 
   private constructor(
     private readonly child: ChildProcess,
     private readonly endpoint: RpcEndpoint<HostMethods, Record<string, never>, HostEvents, Record<string, never>>,
-    /** The live run's id. */
-    readonly runId: number,
-    /** The live line stop it replays the past of; null: a replay of a run not stopped on a line (a finished one), for breakpoint searches (findHit). */
-    private liveStop: LiveLineStop | null,
-    /** Ticks of the recording before the stopped one (the ticks a seek may go to; a search's whole span). */
-    readonly ticks: number,
   ) {}
+
+  /** Forks a replay host: loaded and idle (it replays nothing until a recording is opened in it). */
+  static async fork(host: { script: string; execArgv: readonly string[] }): Promise<LineReplayHost> {
+    const child = fork(host.script, [`--client-fd=${CLIENT_FD}`, LINE_REPLAY_ARG], { execArgv: [...host.execArgv], stdio: ['ignore', 'ignore', 'ignore', 'ipc', 'pipe'], serialization: 'json' });
+    const endpoint = new RpcEndpoint<HostMethods, Record<string, never>, HostEvents, Record<string, never>>(new StreamTransport(child.stdio[CLIENT_FD] as Duplex));
+    const replay = new LineReplayHost(child, endpoint);
+    child.on('exit', () => {
+      replay.closed = true;
+      endpoint.close('the line replay host exited');
+    });
+    try {
+      await endpoint.request('hello', { client: 'line replay', protocolVersion: PROTOCOL_VERSION });
+    } catch (e) {
+      replay.close();
+      throw new ProtocolError(`the line replay host did not start: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
+    }
+    return replay;
+  }
+
+  /**
+   * Writes the live run's recording (`writeCopy(path)`: a ProtocolError when the run was not
+   * recorded), then forks a replay host and opens it there.
+   */
+  static async start(host: { script: string; execArgv: readonly string[] }, stop: Omit<LiveLineStop, 'runId'> | null, writeCopy: (path: string) => Promise<ReplayCopy>): Promise<LineReplayHost> {
+    const path = lineReplayFile();
+    try {
+      const written = await writeCopy(path);
+      const replay = await LineReplayHost.fork(host);
+      try {
+        await replay.open(stop, path, written);
+      } catch (e) {
+        replay.close();
+        throw e;
+      }
+      return replay;
+    } finally {
+      try {
+        unlinkSync(path);
+      } catch {
+        // Not written, or gone already.
+      }
+    }
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
 
   /** The live stop it replays the past of. */
   get stop(): LiveLineStop {
-    if (this.liveStop === null) throw new ProtocolError('the line replay: no live stop (a replay for breakpoint searches)', 'badState');
+    if (this.liveStop === null) throw new ProtocolError('the line replay holds no live stop (the run went on, or a replay for breakpoint searches)', 'badState');
     return this.liveStop;
   }
 
@@ -82,30 +147,27 @@ export class LineReplayHost {
   }
 
   /**
-   * Forks the replay host and opens the live run's recording in it. `writeMidTick(path)`
-   * has the live main thread write it (a ProtocolError when the run was not recorded).
+   * Opens the live run's recording written to `path` (the caller removes the file): of live
+   * stop `stop` (its last tick open), or of the run between ticks (`stop` null).
    */
-  static async start(host: { script: string; execArgv: readonly string[] }, stop: Omit<LiveLineStop, 'runId'> | null, writeCopy: (path: string) => Promise<{ runId: number; ticks: number; midTick: boolean }>): Promise<LineReplayHost> {
-    const path = join(tmpdir(), `coroscope-line-replay-${process.pid}-${++files}.corotrace`);
-    const written = await writeCopy(path);
-    const child = fork(host.script, [`--client-fd=${CLIENT_FD}`], { execArgv: [...host.execArgv], stdio: ['ignore', 'ignore', 'ignore', 'ipc', 'pipe'], serialization: 'json' });
-    const endpoint = new RpcEndpoint<HostMethods, Record<string, never>, HostEvents, Record<string, never>>(new StreamTransport(child.stdio[CLIENT_FD] as Duplex));
-    const replay = new LineReplayHost(child, endpoint, written.runId, stop === null ? null : { ...stop, runId: written.runId }, written.midTick ? written.ticks - 1 : written.ticks);
-    child.on('exit', () => endpoint.close('the line replay host exited'));
+  async open(stop: Omit<LiveLineStop, 'runId'> | null, path: string, written: ReplayCopy): Promise<void> {
+    this.forget();
     try {
-      await endpoint.request('hello', { client: 'line replay', protocolVersion: PROTOCOL_VERSION });
-      await endpoint.request('openRecording', written.midTick ? { path, midTick: true } : { path });
+      await this.endpoint.request('openRecording', written.midTick ? { path, midTick: true } : { path });
     } catch (e) {
-      replay.close();
-      throw new ProtocolError(`the line replay host did not start: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
-    } finally {
-      try {
-        unlinkSync(path);
-      } catch {
-        // Gone already.
-      }
+      throw new ProtocolError(`the line replay host cannot replay the run: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
     }
-    return replay;
+    this.runId = written.runId;
+    this.ticks = written.midTick ? written.ticks - 1 : written.ticks;
+    this.liveStop = stop === null ? null : { ...stop, runId: written.runId };
+  }
+
+  /** The run went on from the stop (or stopped in another tick): its past is opened again at the next use. */
+  forget(): void {
+    this.liveStop = null;
+    this.pastLine = false;
+    this.viewing = false;
+    this.stale = false;
   }
 
   /**
@@ -162,6 +224,7 @@ export class LineReplayHost {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.forget();
     this.endpoint.close('the line replay ended');
     this.child.kill();
   }

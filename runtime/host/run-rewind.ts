@@ -286,7 +286,7 @@ export class RunRewind {
   private seeking = 0;
   private closed = false;
   private reading: LogReading | null = null;
-  private readonly reader: RunLogReader;
+  private reader: RunLogReader;
   private following: ReturnType<typeof setInterval> | null = null;
   /** Replay speed, measured on the replays: ticks per millisecond of replaying. */
   private ticksPerMs: number | null = null;
@@ -299,6 +299,16 @@ export class RunRewind {
     private readonly gapMs = CHECKPOINT_GAP_MS,
   ) {
     this.reader = new RunLogReader(source.what);
+  }
+
+  /**
+   * The recording read through its open tick (a line stop's, RecordedStreams.openTick) has
+   * grown past it (the same run at a later stop: Run.growOpened): it is read again whole, and
+   * the replays parked along it go on into the longer one at their next seek.
+   */
+  regrow(): void {
+    this.reader = new RunLogReader(this.source.what);
+    this.reading = null;
   }
 
   /** The run as it was right after `tick` (1 .. the ticks recorded). */

@@ -494,6 +494,31 @@ export class Run {
     return run;
   }
 
+  /**
+   * A line replay host's run (an opened mid-tick recording, line-replay-host.ts) given the same
+   * live run's recording taken at a later stop: it reads the longer one from now on, and the
+   * replays parked along it (its checkpoints) go on into it rather than starting again. False,
+   * nothing changed, when `streams` is not this run's recording grown (its streams a prefix of
+   * the new ones, the same program).
+   */
+  growOpened(program: RecordedProgram, streams: RecordedStreams, lints: Lint[], awaitDetails: readonly string[] | null): boolean {
+    const now = this.recording;
+    if (this.openedFrom === null || now === null || now.openTick !== true || streams.openTick !== true || streams.ticks <= now.ticks) return false;
+    if (JSON.stringify(program.target) !== JSON.stringify(this.target) || program.frames !== this.framesRecorded || (program.siteUrl ?? undefined) !== this.siteUrl) return false;
+    const prefix = (a: Uint8Array, b: Uint8Array): boolean => a.length <= b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, a.length));
+    if (!prefix(now.events, streams.events) || !prefix(now.gaps, streams.gaps) || !prefix(now.payload, streams.payload)) return false;
+    this.recording = streams;
+    this.openedLints = lints;
+    this.openedAwaitDetails = awaitDetails;
+    this.rewind?.regrow();
+    return true;
+  }
+
+  /** The run is recorded (launched with options.record) or was opened from a recording. */
+  get recorded(): boolean {
+    return this.runRecorder !== null || this.recording !== null;
+  }
+
   /** The recording through the start of the tick running now (a live run stopped on a line); null: not recorded. */
   streamsMidTick(): RecordedStreams | null {
     return this.runRecorder?.streamsWithOpenTick() ?? null;

@@ -2,8 +2,9 @@
 // host's main thread is held on a line of the crawler's fetch, mid-tick; lineStepBack shows the
 // lines the task ran before, replayed in a replay host process of its own, with the locals they
 // had then; lineStep goes forward through them to the live stop again; a seek to a past tick
-// is served there too; line steps in the same tick keep the replay host, continue ends it. A
-// run not recorded is refused.
+// is served there too. The run's replay host is forked at its first stop on a line (idle until
+// asked), kept across its stops (its run grown: a stop past tick 200 replays too), and ended
+// with the run. A run not recorded is refused, and gets no replay host.
 // Runs against the bundle (the line debugger's worker and the replay host run the bundle).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -32,6 +33,20 @@ function childrenOf(pid: number): number[] {
     // ps exits 1 when there are none.
   }
   return out.split('\n').map((l) => Number(l.trim())).filter((n) => n > 0);
+}
+
+/** The host's children once it has one (within `ms`). */
+async function childrenWithin(host: HostClient, ms: number): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  while (childrenOf(host.child.pid!).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  return childrenOf(host.child.pid!);
+}
+
+/** Waits until the host has no child process left (within 10 s). */
+async function noChildren(host: HostClient): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (childrenOf(host.child.pid!).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(childrenOf(host.child.pid!), []);
 }
 
 async function stopAtBreakpoint(host: HostClient, record: boolean): Promise<HostEvents['paused']> {
@@ -68,7 +83,7 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     await host.close();
   });
 
-  test('back line by line with the locals of then, forward to the live stop again, a past tick at the first line, continue ends the replay', async () => {
+  test('back line by line with the locals of then, forward to the live stop again, a past tick at the first line, continue keeps the replay host until the run ends', async () => {
     const first = await stopAtBreakpoint(host, true);
     const bpLine = first.line!.line;
     // The breakpoint's line is the task's first line of this step (fetch resumed from its robots.txt wait): nothing before it in the step.
@@ -131,17 +146,43 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     assert.equal(present.tick, null);
     assert.equal((await host.rpc.request('snapshot', {})).tick, live.tick);
 
-    // Continue: the run goes on, the replay host ends.
+    // Continue: the run goes on, its replay host stays (for its next stops) until the run ends.
     await host.rpc.request('continue', {});
-    const deadline = Date.now() + 10_000;
-    while (childrenOf(host.child.pid!).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.deepEqual(childrenOf(host.child.pid!), []);
+    assert.deepEqual(childrenOf(host.child.pid!), replayHosts);
     await host.rpc.request('stop', {});
+    await noChildren(host);
+  });
+
+  test("the run's replay host is forked at its first stop, kept across its stops in later ticks, ended with the run", async () => {
+    const from = host.events.length;
+    await host.rpc.request('launch', { target: { kind: 'demo', pages: 300, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+    const line = lineOf('let response: ClientResponse | null = null;');
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
+    await host.rpc.request('continue', {});
+    const first = await host.waitFor('paused', (b) => b.line !== undefined, 15000, from);
+    // Forked ahead of need: before any Step Back.
+    const forked = await childrenWithin(host, 15_000);
+    assert.equal(forked.length, 1, 'one replay host, forked at the first stop');
+    await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
+    assert.equal((await host.rpc.request('lineStepBack', {})).landed, 'line');
+    // Continue to a stop in a later tick, past tick 200 (the replay host's checkpoints are replays of it with frames recorded, as the run's).
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line, hitCondition: '==200' }] });
+    const again = await moved(host, () => host.rpc.request('continue', {}));
+    assert.ok(again.tick > 200 && again.tick > first.tick, `stopped at tick ${again.tick}`);
+    await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
+    const back = await moved(host, () => host.rpc.request('lineStepBack', {}));
+    assert.match(back.description, /past line/);
+    assert.equal(back.tick, again.tick);
+    assert.equal(back.line!.line, line);
+    assert.deepEqual(childrenOf(host.child.pid!), forked, 'the same replay host');
+    await host.rpc.request('stop', {});
+    await noChildren(host);
   });
 
   test('a run not recorded is refused with the reason', async () => {
     await stopAtBreakpoint(host, false);
     await assert.rejects(host.rpc.request('lineStepBack', {}), (e: unknown) => e instanceof RemoteError && e.code === 'notRecorded' && /Step Back needs a recorded run: launch with record/.test(e.message));
+    assert.deepEqual(childrenOf(host.child.pid!), [], 'no replay host for a run not recorded');
     await host.rpc.request('stop', {});
   });
 });
