@@ -24,8 +24,11 @@
 //
 // Time travel (a recorded run, the default of extension launches): stepBack goes to the
 // thread's task's previous suspension (the loop thread: the previous tick), reverseContinue
-// to the previous stop at a breakpoint or exception this session saw, or the previous task
-// failure the recording holds (time-travel.ts says where each lands). The host replays the
+// to the latest of: a stop at a breakpoint or exception this session saw, a task failure (or
+// cancel) the recording holds whose exception filter is set, and a hit of the line
+// breakpoints set now, found by replaying the recording with them armed (the host's
+// pastBreakpointHit), shown as a line stop in the past with that moment's frames and locals
+// (time-travel.ts says where each lands). The host replays the
 // run to that tick (seekTick) and every view of the run shows it; the host's `viewedTick`
 // event, whoever asked (the panel's scrubber too), becomes a `stopped` event (reason 'step'
 // for this session's steps, 'goto' otherwise). From a past tick, continue goes forward to the
@@ -92,7 +95,7 @@ import {
   ThreadEvent,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { CrawlProgress, HostEvents, HostMethods, LaunchTarget, LineFrameInfo, ProgramLoopState, SourcePosition, StopReason, TaskDetail, TimelineLane, Traceback, VariableInfo } from '../../protocol/host-protocol';
+import type { BreakpointHitLanding, CrawlProgress, HostEvents, HostMethods, LaunchTarget, LineFrameInfo, ProgramLoopState, SourcePosition, StopReason, TaskDetail, TimelineLane, Traceback, VariableInfo } from '../../protocol/host-protocol';
 import { programLoopScope, programLoopVariables, type ProgramLoopPart } from './program-loop-variables';
 import { frameReturn, laneHasFrames, nextOf, nextSuspension, previousOf, previousSuspension } from './time-travel';
 import type { HostExit, HostProcess } from '../host-client/host-process';
@@ -344,8 +347,14 @@ export class CoroscopeSession extends LoggingDebugSession {
   private presentStop: StopInfo | null = null;
   /** This session's own move in time, whose viewedTick event comes next. */
   private travel: { reason: 'step' | 'goto'; threadId: number } | null = null;
-  /** Ticks at which this session saw the run stop at a breakpoint or an exception. */
+  /** Ticks at which this session saw the run stop at a breakpoint (on a suspension) or an exception. */
   private readonly stopTicks = new Set<number>();
+  /** Ticks at which this session saw the run stop at a line breakpoint (found again by the breakpoint search while armed). */
+  private readonly lineStopTicks = new Set<number>();
+  /** A line breakpoint's hit in the past shown (pastBreakpointHit): the replay host is stopped on it, in tick `tick`. */
+  private pastHit: { tick: number } | null = null;
+  /** This session's search landed on a hit: the host's viewedTick for it comes before its answer, which shows it. */
+  private hitTravel = false;
   /** In phase atEnd: how the run ended (null: it had ended before this session attached). */
   private finishedRun: HostEvents['finished'] | null = null;
 
@@ -430,7 +439,7 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   /** At the end of a finished recorded run (its present; an opened recording's present is its last tick): nothing comes after. */
   private atTheEnd(): boolean {
-    return this.phase === 'atEnd' && (this.viewedTick === null || this.viewedTick >= this.recordedTicks);
+    return this.phase === 'atEnd' && this.pastHit === null && (this.viewedTick === null || this.viewedTick >= this.recordedTicks);
   }
 
   // --- initialize and launch ----------------------------------------------------------------
@@ -652,6 +661,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.presentStop = null;
     this.travel = null;
     this.stopTicks.clear();
+    this.lineStopTicks.clear();
     this.finishedRun = null;
     this.recordedTicks = 0;
     const r = await run.launch(parsed.target, parsed.options, this.options.viewName ?? 'debugger');
@@ -709,7 +719,8 @@ export class CoroscopeSession extends LoggingDebugSession {
     if (this.phase === 'launching' || this.phase === 'restarting') return;
     const stop = this.stopOf(b);
     const threadId = stop.threadId;
-    if (b.reason === 'breakpoint' || b.reason === 'exception' || b.reason === 'cancelled') this.stopTicks.add(b.tick);
+    if (b.reason === 'breakpoint' && b.line !== undefined) this.lineStopTicks.add(b.tick);
+    else if (b.reason === 'breakpoint' || b.reason === 'exception' || b.reason === 'cancelled') this.stopTicks.add(b.tick);
     if (this.viewedTick !== null) {
       // The present stopped while the views show a past tick: kept for the way back.
       this.presentStop = stop;
@@ -754,6 +765,15 @@ export class CoroscopeSession extends LoggingDebugSession {
   private onViewedTick(b: HostEvents['viewedTick']): void {
     if (b.runId !== this.runId || !this.showsRun()) return;
     this.recordedTicks = b.ticks;
+    if (this.hitTravel && b.tick !== null) {
+      // The views follow this session's search to the hit's tick; its answer shows the hit (showHit).
+      this.hitTravel = false;
+      if (this.viewedTick === null) this.presentStop = this.currentStop;
+      this.viewedTick = b.tick;
+      return;
+    }
+    // Any other move leaves the hit shown.
+    this.pastHit = null;
     const travel = this.travel;
     this.travel = null;
     if (this.phase === 'atEnd' && b.tick !== null && b.tick >= b.ticks) {
@@ -1243,10 +1263,38 @@ export class CoroscopeSession extends LoggingDebugSession {
       return;
     }
     if (this.viewedTick !== null) {
-      this.travelTo(response, this.currentStop?.threadId ?? LOOP_THREAD_ID, 'goto', async (now) => this.towardPresent(nextOf(await this.stopCandidates(), now)));
+      this.continueInPast(response);
       return;
     }
     this.execute(response, null, (h) => h.endpoint.request('continue', {}), true);
+  }
+
+  /**
+   * Continue from the past: to the earliest after the moment shown of the stops this session
+   * saw, the exceptions recorded and the hits of the line breakpoints set now (replayed: a line
+   * stop in the past), else back to the present.
+   */
+  private continueInPast(response: DebugProtocol.ContinueResponse): void {
+    const threadId = this.currentStop?.threadId ?? LOOP_THREAD_ID;
+    this.serve(response, async () => {
+      const now = await this.momentShown();
+      const next = this.towardPresent(nextOf(await this.stopCandidates(), this.forwardFrom(now)));
+      const present = this.presentStop?.tick ?? this.recordedTicks;
+      // Hits up to the next stop's tick come before it; a live line stop's own tick is not the past's.
+      const ceiling = next ?? (this.presentStop?.line !== undefined ? present - 1 : present);
+      const landing = await this.searchHit('forward', now, { ceiling: Math.max(0, ceiling) });
+      if (landing.landed === 'line') {
+        this.sendResponse(response);
+        this.showHit(landing, threadId);
+        return;
+      }
+      this.travelTo(response, threadId, 'goto', async () => next);
+    });
+  }
+
+  /** The tick forward steps count from: at a hit shown (mid-tick), the tick before its own (its tick's end is still ahead). */
+  private forwardFrom(now: number): number {
+    return this.pastHit !== null ? now - 1 : now;
   }
 
   // --- time travel ------------------------------------------------------------------------------
@@ -1299,12 +1347,12 @@ export class CoroscopeSession extends LoggingDebugSession {
     return lane;
   }
 
-  /** Ticks a reverse continue (or a continue from the past) may land on: the stops this session saw, and the task failures recorded. */
+  /** Ticks a reverse continue (or a continue from the past) may land on: the stops this session saw, and the task failures (cancels) recorded while their exception filter is set. */
   private async stopCandidates(): Promise<Set<number>> {
     const tl = await this.requireHost().endpoint.request('timeline', {});
     this.recordedTicks = tl.ticks;
     const ticks = new Set(this.stopTicks);
-    for (const m of tl.marks) if (m.kind === 'exception') ticks.add(m.tick);
+    for (const m of tl.marks) if ((m.kind === 'exception' && this.exceptionBreaks.taskFailed) || (m.kind === 'cancel' && this.exceptionBreaks.taskCancelled)) ticks.add(m.tick);
     return ticks;
   }
 
@@ -1366,12 +1414,81 @@ export class CoroscopeSession extends LoggingDebugSession {
     });
   }
 
+  /**
+   * To the latest before the moment shown of: the stops this session saw and the exceptions
+   * recorded (a tick), and the hits of the line breakpoints set now, found by replaying the
+   * recording with them armed (the host's pastBreakpointHit: a line stop in the past, shown
+   * with its frames and locals). Refused, naming the breakpoints, when there is none.
+   */
   protected override reverseContinueRequest(response: DebugProtocol.ReverseContinueResponse, args: DebugProtocol.ReverseContinueArguments): void {
-    this.travelTo(response, args.threadId, 'goto', async (now) => {
-      const tick = previousOf(await this.stopCandidates(), now);
-      if (tick === null) throw new Error(`Reverse Continue: no stop at a breakpoint or an exception, and no task failure, before tick ${now} in the recording`);
-      return tick;
+    this.serve(response, async () => {
+        const now = await this.momentShown();
+      const candidates = await this.stopCandidates();
+      const tick = previousOf(candidates, now);
+      const landing = await this.searchHit('back', now, tick === null ? {} : { floor: tick });
+      if (landing.landed === 'line') {
+        this.sendResponse(response);
+        this.showHit(landing, args.threadId);
+        return;
+      }
+      // Line stops the run made at breakpoints no longer set still count (as their ticks).
+      const earlier = previousOf(tick === null ? this.lineStopTicks : [tick, ...this.lineStopTicks], now);
+      if (earlier === null) {
+        const armed = landing.breakpoints.map((b) => `${b.file}:${b.line}`);
+        if (this.pastHit !== null && this.currentStop !== null) {
+          // The replay host stopped on the hit shown again (the search replayed past it): its frames are new.
+          const shown = this.currentStop;
+          this.invalidate();
+          setImmediate(() => {
+            if (this.currentStop === shown) this.sendEvent(stoppedEventOf(shown));
+          });
+        }
+        throw new Error(`Reverse Continue: no stop at a breakpoint or an exception before tick ${now} in the recording${armed.length > 0 ? `, and no hit of the breakpoint${armed.length > 1 ? 's' : ''} at ${armed.join(', ')} before it (replayed)` : ' (no line breakpoint is set)'}`);
+      }
+      this.travelTo(response, args.threadId, 'goto', async () => earlier);
     });
+  }
+
+  /** The tick shown now: a past tick, a hit's, a finished run's end, or the present's tick. */
+  private async momentShown(): Promise<number> {
+    if (this.pastHit !== null) return this.pastHit.tick;
+    if (this.viewedTick !== null) return this.viewedTick;
+    const stop = this.currentStop;
+    if (stop?.reason === 'end') return stop.tick;
+    if (stop?.line !== undefined) return stop.tick;
+    await this.refreshTasks();
+    return this.tasks.tick;
+  }
+
+  /** Asks the host for a line breakpoint's hit in the past (its viewedTick, when it moves the views, is this search's). */
+  private async searchHit(direction: 'back' | 'forward', tick: number, bounds: { floor?: number; ceiling?: number }): Promise<BreakpointHitLanding> {
+    this.hitTravel = true;
+    try {
+      return await this.requireHost().endpoint.request('pastBreakpointHit', { direction, tick, ...bounds });
+    } catch (e) {
+      if (/not recorded/.test(message(e))) throw new Error(`${direction === 'back' ? 'Reverse Continue' : 'Continue'} needs a recorded run: launch with record (${message(e)})`);
+      throw e;
+    } finally {
+      this.hitTravel = false;
+    }
+  }
+
+  /** Shows a hit found in the past as a line stop (its frames and locals are the replay host's), the views at its tick. */
+  private showHit(landing: Extract<BreakpointHitLanding, { landed: 'line' }>, threadId: number): void {
+    if (this.viewedTick === null && this.pastHit === null) this.presentStop = this.currentStop;
+    this.viewedTick = landing.tick;
+    this.pastHit = { tick: landing.tick };
+    this.invalidate();
+    this.tasks.clear();
+    const thread = landing.taskId ?? threadId;
+    const stop: StopInfo = { reason: 'breakpoint', tick: landing.tick, taskId: landing.taskId ?? undefined, threadId: thread, description: landing.description };
+    if (landing.line !== null) stop.line = landing.line;
+    this.currentStop = stop;
+    this.tasks.paused = true;
+    this.output(`Coroscope: ${landing.description}`);
+    this.flushThreadEvents();
+    this.sendEvent(stoppedEvent('breakpoint', thread));
+    this.tasksChanged();
   }
 
   /** Refuses a forward step at a finished run's end (nothing comes after it); true when refused. */
@@ -1396,7 +1513,7 @@ export class CoroscopeSession extends LoggingDebugSession {
   protected override nextRequest(response: DebugProtocol.NextResponse, args: DebugProtocol.NextArguments): void {
     if (this.refusedAtEnd(response, 'Step Over')) return;
     if (this.viewedTick !== null) {
-      this.travelTo(response, args.threadId, 'step', async (now) => this.towardPresent(now + 1));
+      this.travelTo(response, args.threadId, 'step', async (now) => this.towardPresent(this.forwardFrom(now) + 1));
       return;
     }
     if (this.stepLine(response, args.threadId, 'over')) return;
@@ -1407,7 +1524,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     const taskId = args.threadId;
     if (this.refusedAtEnd(response, 'Step Into')) return;
     if (this.viewedTick !== null) {
-      this.travelTo(response, taskId, 'step', async (now) => (taskId >= LOOP_THREAD_ID ? this.towardPresent(now + 1) : this.towardPresent(nextSuspension(await this.laneOf(taskId, 'Step Into'), now))));
+      this.travelTo(response, taskId, 'step', async (now) => (taskId >= LOOP_THREAD_ID ? this.towardPresent(this.forwardFrom(now) + 1) : this.towardPresent(nextSuspension(await this.laneOf(taskId, 'Step Into'), this.forwardFrom(now)))));
       return;
     }
     if (this.stepLine(response, args.threadId, 'into')) return;
@@ -1420,10 +1537,10 @@ export class CoroscopeSession extends LoggingDebugSession {
       // From a past tick: to the suspension where the current frame has returned (or the task's end), by the recorded frame chains.
       const taskId = args.threadId;
       this.travelTo(response, taskId, 'step', async (now) => {
-        if (taskId >= LOOP_THREAD_ID) return this.towardPresent(now + 1);
+        if (taskId >= LOOP_THREAD_ID) return this.towardPresent(this.forwardFrom(now) + 1);
         const lane = await this.laneOf(taskId, 'Step Out');
         if (!laneHasFrames(lane)) throw new Error(`Step Out: the recording of ${lane.name} (#${taskId}) holds no frames (recorded without coroutine tracking, "inspect": false): Step Into goes to its next suspension`);
-        return this.towardPresent(frameReturn(lane, now));
+        return this.towardPresent(frameReturn(lane, this.forwardFrom(now)));
       });
       return;
     }

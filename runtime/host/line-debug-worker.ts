@@ -43,7 +43,7 @@ import { LineDebugger } from './line-debugger';
 import { LINE_REPLAY_ARG, LineReplayHost, lineReplayFile, MOMENT_QUERIES } from './line-replay-host';
 import { PastLineWalk } from './past-line-walk';
 import { PastHitSearch } from './past-hit-search';
-import type { HitBound, PastLineLanding, ScanHit } from '../../protocol/host-protocol';
+import type { BreakpointHitLanding, HitBound, PastLineLanding, ScanHit } from '../../protocol/host-protocol';
 
 /** Queries that are safe to answer twice (through the synchronous call, then late by message). */
 const READ_ONLY = new Set(['hello', 'snapshot', 'taskDetail', 'variables', 'graph', 'lints', 'samples', 'programLoops']);
@@ -327,6 +327,8 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         // line stop's replay host, else the hit replay host of the recording so far.
         const p = parseHostRequest('pastBreakpointHit', m.params);
         const armed = d.armedBreakpoints();
+        // Nothing armed: nothing to replay for (a past line shown stays shown).
+        if (armed.length === 0) return respond(m.id, { landed: 'none', breakpoints: [], from: p.floor ?? 0, to: p.tick } satisfies BreakpointHitLanding);
         let r: LineReplayHost;
         let bound: HitBound = { tick: p.tick };
         if (d.isStopped()) {
@@ -338,7 +340,10 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         }
         // A live line stop's tick is open: forward, its hits after the live stop are not the past's.
         const ceiling = Math.min(p.ceiling ?? r.ticks, r.hasLiveStop() ? r.stop.tick - 1 : r.ticks);
-        return respond(m.id, await r.findHit({ direction: p.direction, bound, floor: p.floor ?? 0, ceiling, breakpoints: armed }));
+        const landing = await r.findHit({ direction: p.direction, bound, floor: p.floor ?? 0, ceiling, breakpoints: armed });
+        // The views follow to the hit's tick (a line stop holds the main thread: there the views stay at the present).
+        if (landing.landed === 'line' && !d.isStopped()) await askMain('seekTick', { tick: landing.tick });
+        return respond(m.id, landing);
       }
       case 'pastHit': {
         // As a line replay host: a breakpoint search of the opened recording, from the past line shown if any.
