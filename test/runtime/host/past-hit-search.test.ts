@@ -131,6 +131,36 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
     await armed(host, []);
   });
 
+  test('at a live line stop: the hit before it in the replayed past (the stop itself not), with its locals; continue goes on live', async () => {
+    const live = forkHost({ bundle: BUNDLE, pipe: true });
+    try {
+      await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: PARSED }] });
+      const stop = async (): Promise<{ tick: number; url: string }> => {
+        const from = live.events.length;
+        await live.rpc.request('continue', {});
+        const paused = await live.waitFor('paused', (b) => b.line !== undefined, 30_000, from);
+        return { tick: paused.tick, url: (await live.rpc.request('lineEvaluate', { expression: 'url' })).value };
+      };
+      const first = await stop();
+      const second = await stop();
+      assert.notEqual(second.url, first.url);
+      const hit = line(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: second.tick }));
+      assert.ok(hit.tick <= second.tick, `${hit.tick} <= ${second.tick}`);
+      assert.equal((await localsOf(live)).get('url'), first.url);
+      // Nothing before the first hit: none, and the hit stays shown.
+      assert.equal((await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: second.tick })).landed, 'none');
+      assert.equal((await live.rpc.request('lineEvaluate', { expression: 'url' })).value, first.url);
+      // Continue: the live stop goes on, to the next live hit.
+      const third = await stop();
+      assert.ok(third.tick >= second.tick);
+      assert.notEqual(third.url, second.url);
+      await live.rpc.request('stop', {});
+    } finally {
+      await live.close();
+    }
+  });
+
   test('a run not recorded is refused with the reason', async () => {
     const other = forkHost({ bundle: BUNDLE, pipe: true });
     try {
