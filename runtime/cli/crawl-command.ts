@@ -7,7 +7,8 @@
 // every URL that was being fetched or still queued; a signal cancels the crawl as the CLI, the
 // deadline (a timer on the crawl's loop) as the crawl deadline: cancel origins the task recorder
 // keeps and stderr and the dump name; a --dump-tasks-after dump not taken yet is taken at that
-// moment; a --record file is still written. With --record FILE the run is recorded
+// moment; a --record file is still written, naming the signal (a replay of it ends as this
+// crawl did: the cancel the CLI's, the same exit code). With --record FILE the run is recorded
 // (runtime/record) and written to FILE, naming its program as the host names a launch
 // (launch-programs.ts): `coroscope replay FILE` (replay-command.ts) re-runs it offline through
 // the same crawlWithCoroutines, and VS Code's "Coroscope: Open Recording…" opens it.
@@ -16,6 +17,7 @@ import type { LaunchOptions } from '../../protocol/host-protocol';
 import type { Clock } from '../clock';
 import { CancelledError } from '../errors';
 import { EventLoop } from '../loop';
+import type { Task } from '../task';
 import { setCoroutineTracking } from '../coroutine';
 import { exceptionKind, formatReport, type FetchStatistic } from '../crawler/report';
 import { parseRoot } from '../crawler/roots';
@@ -39,6 +41,16 @@ export interface CrawlLoopSetup {
   readonly clock: Clock;
   /** Called with the loop, after any inspector is attached. */
   attach(loop: EventLoop): void;
+  /**
+   * A replay: the signal that interrupted the recorded crawl (its cancel is fed back by the
+   * replay, cancelOnSignal), or null; the replay's own process takes no signal as the crawl's.
+   */
+  readonly replayedSignal?: NodeJS.Signals | null;
+}
+
+/** The CLI's cancel of its crawl on a signal (made again as such by a replay of its recording). */
+export function cancelOnSignal(task: Task<unknown>, signal: NodeJS.Signals): void {
+  cancelTaskAs(task, 'cli', `interrupted (${signal})`);
 }
 
 export interface CrawlOutcome {
@@ -135,7 +147,7 @@ async function recordCrawl(cmd: CrawlCommand, file: string, program: RecordedPro
   const streams = recorder.finish();
   // The replay crawls the same roots (the demo site's URL of this run), without the site; `json`: how the CLI printed it.
   const bytes = writeRecordingFile(file, {
-    meta: { program: { ...recordedProgram(program), json: cmd.json }, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString(), awaitDetails: packAwaitDetails(recorder.awaitDetails ?? []) },
+    meta: { program: { ...recordedProgram(program), json: cmd.json, ...(outcome.interruptedBy === 'SIGINT' || outcome.interruptedBy === 'SIGTERM' ? { signal: outcome.interruptedBy } : {}) }, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString(), awaitDetails: packAwaitDetails(recorder.awaitDetails ?? []) },
     events: streams.events,
     gaps: streams.gaps,
     payload: streams.payload,
@@ -184,10 +196,11 @@ export async function crawlWithCoroutines(cmd: CrawlCommand, program: RecordedPr
   });
   const crawler = started!;
   const stopProgress = startProgress(cmd, () => crawler.progress(), t0);
-  let signal: NodeJS.Signals | null = null;
+  const replaying = setup?.replayedSignal !== undefined;
+  let signal: NodeJS.Signals | null = setup?.replayedSignal ?? null;
   const onSignal = (sig: NodeJS.Signals): void => {
     signal ??= sig;
-    cancelTaskAs(task, 'cli', `interrupted (${sig})`);
+    cancelOnSignal(task, sig);
     // A dump asked for and not taken yet is taken now: the crawl ends before its time would
     // come, and this one shows the tasks as the interruption found them, and who cancelled.
     // (Its timer is left to the crawl's end, which cancels it in a tick, as a replay does.)
@@ -195,8 +208,10 @@ export async function crawlWithCoroutines(cmd: CrawlCommand, program: RecordedPr
       dumpTasks(`at the interruption, after ${Math.round(performance.now() - t0)} ms`);
     }
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  if (!replaying) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
   let interrupted = false;
   let interruptedBy: CrawlOutcome['interruptedBy'] = null;
   try {

@@ -10,12 +10,14 @@
 // - With --dump-tasks-at-tick N: re-executes up to tick N and prints the tree of tasks
 //   with their coroutine stacks and the locals of every frame as they were then (--json:
 //   one JSON object on stdout).
-// Exit codes: as crawl's for a full replay; 0 for a dump; 1 for a recording refused (not
-// one, corrupt, changed sources) or a replay that diverged; 2 for bad arguments.
+// Exit codes: as crawl's for a full replay (a crawl a signal interrupted: 130 or 143, the
+// cancel named as the CLI's, as the recording says); 0 for a dump; 1 for a recording refused
+// (not one, corrupt, changed sources) or a replay that diverged; 2 for bad arguments.
 
 import { parseArgs as parseCommandLine, UsageError, type CrawlCommand } from './args';
-import { crawlWithCoroutines, printCrawlOutcome } from './crawl-command';
+import { cancelOnSignal, crawlWithCoroutines, printCrawlOutcome } from './crawl-command';
 import type { EventLoop } from '../loop';
+import type { Task } from '../task';
 import { formatPsTree, IDLE_KINDS } from '../inspect/dumps';
 import { framesOfTasks, type TaskFrame } from '../inspect/task-snapshot';
 import { summarizeTasks } from '../inspect/task-summaries';
@@ -76,17 +78,20 @@ export async function runReplayCommand(argv: readonly string[]): Promise<number>
     }
     let stopped: ((loop: EventLoop) => void) | null = null;
     const atTick = new Promise<EventLoop>((resolve) => (stopped = resolve));
+    // A crawl the CLI's signal interrupted: its cancel is made again as the CLI made it, and the replay ends as the crawl did.
+    const signal = rec.meta.program.signal === 'SIGINT' || rec.meta.program.signal === 'SIGTERM' ? rec.meta.program.signal : null;
     replay = new RunReplay(log, rec.events, args.file, {
       frames: rec.meta.program.frames === true,
       stopAfterTick: args.dumpAtTick ?? undefined,
       onStop: (_tick, loop) => stopped?.(loop),
+      ...(signal !== null ? { cancelFromOutside: (task: Task<unknown>) => cancelOnSignal(task, signal) } : {}),
     });
     if (args.dumpAtTick !== null) {
       // Frames and who-created-whom are needed for the dump, and the run's own output goes to
       // stderr (json) so stdout holds only the dump; none of this changes the run.
       cmd = { ...cmd, inspect: true, json: true };
     }
-    const crawl = crawlWithCoroutines(cmd, program, { clock: replay.clock, attach: (loop) => replay.attach(loop) });
+    const crawl = crawlWithCoroutines(cmd, program, { clock: replay.clock, attach: (loop) => replay.attach(loop), replayedSignal: signal });
     if (args.dumpAtTick !== null) {
       const loop = await Promise.race([atTick, crawl.then(() => null)]);
       replay.verify();

@@ -21,7 +21,8 @@
 // - Inputs are fed just before the tick they arrived before, in their order; so are the cancels
 //   asked from outside the loop between ticks (a signal, a tool's cancelTask, a stop: the
 //   log's `cancelsBefore`), in their order among the socket inputs. Their origin (which tool) is not
-//   in the log: in a replay such a cancel has no requester ('unknown').
+//   in the log: in a replay such a cancel has no requester ('unknown'), unless the tool that
+//   replays knows it (options.cancelFromOutside: the CLI, from its recording's metadata).
 // - verify() compares the replayed event log with the recorded one byte for byte and names
 //   the first tick where they differ.
 
@@ -41,6 +42,12 @@ export interface RunReplayOptions {
   readonly stopAfterTick?: number;
   /** Called once the loop has paused there. */
   readonly onStop?: (tick: number, loop: EventLoop) => void;
+  /**
+   * Makes again a cancel asked from outside the loop (default: `task.cancel()`, by no one: the
+   * log does not say which tool asked). A tool that knows who asked in the recorded run (the
+   * CLI, the signal it was sent) makes it as that one did.
+   */
+  readonly cancelFromOutside?: (task: Task<unknown>) => void;
 }
 
 const NO_READS: readonly number[] = [];
@@ -162,7 +169,8 @@ export class RunReplay implements TickFeed {
         const n = cancels[c]!.task;
         const task = this.tasks[n - 1]?.deref();
         if (task === undefined) throw this.diverged(`task #${n} of the log was cancelled before tick ${i + 1}, and the replay has no such task`);
-        task.cancel();
+        if (this.options.cancelFromOutside !== undefined) this.options.cancelFromOutside(task);
+        else task.cancel();
       }
       if (k === inputs.length) break;
       const input = inputs[k]!;

@@ -194,9 +194,12 @@ test('SIGTERM ends the crawl as cleanly as Ctrl-C: cancelled by the CLI, the rep
   assert.match(r.stderr, /coroscope crawl: interrupted: the crawl was cancelled by the CLI; report of what was done:/);
   assert.match(r.stderr, /Recorded \d+ ticks, \d+ task steps, \d+ sockets to .*term\.corotrace/);
   assert.ok(existsSync(file));
-  // The signal's cancel is recorded as an input of the run: the recording replays, offline, to the same report.
+  // The signal's cancel is recorded as an input of the run: the recording replays, offline, to the same report, and ends as the crawl did (the CLI's cancel, 143).
   const replay = await coroscope(['replay', file]);
   assert.equal(replay.stdout, r.stdout, replay.stderr);
+  assert.equal(replay.status, 143, replay.stderr);
+  assert.match(replay.stderr, /coroscope crawl: interrupted: the crawl was cancelled by the CLI; report of what was done:/);
+  assert.doesNotMatch(replay.stderr, /unknown/);
 });
 
 test('--deadline cuts the whole crawl: its cancels are the crawl deadline\'s, the report lists every URL (exit 124), and a recording of it replays to the same report', { timeout: 60_000 }, async (t) => {
