@@ -11,6 +11,8 @@
 // something ready, or a 0 timeout, it returns the array at once. `await` works for both.
 
 import { KeyError, OSError, ValueError } from './errors';
+import type { EventLoop } from './loop';
+import { runningLoopOrNull } from './running-loop';
 
 export const EVENT_READ = 1;
 export const EVENT_WRITE = 2;
@@ -44,21 +46,41 @@ interface MutableKey {
   sock: Selectable;
 }
 
-/** Sockets by file number, so `register(sock.fileno(), ...)` works as in the chapter. */
-const openSockets = new Map<number, Selectable>();
+/**
+ * Open sockets by file number, so `register(sock.fileno(), ...)` works as in the chapter.
+ * Numbers are counted per loop (socket.ts), so sockets of two loops (a run and a replay of
+ * it) may share one: a number names the running loop's socket, else the one made outside any
+ * loop's tick, else the only one that has it.
+ */
+const openSockets = new Map<number, Array<{ readonly sock: Selectable; readonly loop: EventLoop | null }>>();
 
-/** @internal Sockets add themselves while open. */
-export function trackOpenSocket(sock: Selectable): void {
-  openSockets.set(sock.fileno(), sock);
+/** @internal Sockets add themselves while open, with the loop that numbered them (null: none). */
+export function trackOpenSocket(sock: Selectable, loop: EventLoop | null): void {
+  const fd = sock.fileno();
+  const list = openSockets.get(fd);
+  if (list === undefined) openSockets.set(fd, [{ sock, loop }]);
+  else list.push({ sock, loop });
 }
 /** @internal */
-export function untrackOpenSocket(fd: number): void {
-  openSockets.delete(fd);
+export function untrackOpenSocket(fd: number, sock: Selectable): void {
+  const list = openSockets.get(fd);
+  if (list === undefined) return;
+  const rest = list.filter((e) => e.sock !== sock);
+  if (rest.length === 0) openSockets.delete(fd);
+  else openSockets.set(fd, rest);
+}
+
+function socketNumbered(fd: number): Selectable | undefined {
+  const list = openSockets.get(fd);
+  if (list === undefined) return undefined;
+  if (list.length === 1) return list[0]!.sock;
+  const loop = runningLoopOrNull();
+  return (list.find((e) => e.loop === loop) ?? list.find((e) => e.loop === null))?.sock;
 }
 
 function resolveSocket(fileobj: FileObject): Selectable {
   if (typeof fileobj === 'number') {
-    const sock = openSockets.get(fileobj);
+    const sock = socketNumbered(fileobj);
     if (sock === undefined) throw new OSError('EBADF', `Bad file descriptor: ${fileobj} is not an open socket`);
     return sock;
   }

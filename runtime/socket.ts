@@ -16,6 +16,10 @@
 // pauses while more than RECV_HIGH_WATER bytes wait, so a slow reader bounds memory.
 // Blocking mode (the default, as in Python) is refused with a clear error: a blocking call
 // would freeze the single-threaded loop.
+// File numbers are counted per loop, from 3 as in a fresh process, by the loop running when
+// the socket is made (sockets made outside any loop's tick share one count): a replay of a
+// run, on a loop of its own, makes its sockets in the same order and so numbers them as the
+// run did (runtime/record), while the run's own sockets keep theirs.
 
 import * as net from 'node:net';
 import * as tls from 'node:tls';
@@ -33,7 +37,16 @@ const sharedReadBuffer = Buffer.allocUnsafe(64 * 1024);
 const SEND_HIGH_WATER = 1 << 16;
 const EMPTY = Buffer.alloc(0);
 
-let nextFileno = 3;
+/** The next file number of each loop's sockets, and of those made outside any loop's tick. */
+const nextFilenos = new WeakMap<EventLoop, number>();
+let nextFilenoOutside = 3;
+
+function takeFileno(loop: EventLoop | null): number {
+  if (loop === null) return nextFilenoOutside++;
+  const n = nextFilenos.get(loop) ?? 3;
+  nextFilenos.set(loop, n + 1);
+  return n;
+}
 
 /** What arrives from a socket's connection between the loop's ticks. */
 export type SocketInputKind = 'connect' | 'data' | 'end' | 'drain' | 'error' | 'close';
@@ -120,10 +133,14 @@ export class Socket implements Selectable, Inspectable {
   /** The recording's or replay's tap this socket reports its inputs to (setSocketIoTap). */
   private _tap: SocketIoTap | null = null;
 
+  /** The loop whose count gave this socket its number (null: made outside any loop's tick). */
+  private readonly _numberedBy: EventLoop | null;
+
   constructor(options: SocketOptions = {}) {
-    this._fd = nextFileno++;
+    this._numberedBy = runningLoopOrNull();
+    this._fd = takeFileno(this._numberedBy);
     this._tls = options.tls;
-    trackOpenSocket(this);
+    trackOpenSocket(this, this._numberedBy);
   }
 
   fileno(): number {
@@ -278,7 +295,7 @@ export class Socket implements Selectable, Inspectable {
   close(): void {
     if (this._state === 'closed') return;
     this._state = 'closed';
-    untrackOpenSocket(this._fd);
+    untrackOpenSocket(this._fd, this);
     this._chunks = [];
     this._buffered = 0;
     const conn = this._conn;

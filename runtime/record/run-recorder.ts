@@ -27,8 +27,8 @@
 //   after it could not change the run.
 // - With `awaitDetails`, what each suspension awaited is also kept in the task table's words
 //   (the summarizer's AwaitInfo detail: a socket, a delay, the awaited task), one entry per
-//   SITE record, beside the log: never in it (a socket's fd differs in a replay, and the
-//   replayed log must equal the recorded one byte for byte).
+//   SITE record, beside the log: never in it (the log is the same with or without them,
+//   which a replay's must be to compare, and stays small).
 // - With frames, a SITE record's chain ('a>b|c>d', root first) puts '|' after the frames
 //   that are the same calls as at the task's previous SITE record (still going since): a
 //   chain is a stack, so those are the ones written before, and a frame written once that is

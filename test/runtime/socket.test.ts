@@ -434,3 +434,40 @@ describe('misuse and closed sockets', () => {
     assert.throws(() => new DefaultSelector().register(sock, EVENT_READ), (e) => e instanceof OSError && e.code === 'EBADF');
   });
 });
+
+test('file numbers are counted per loop, from 3, by the loop whose tick makes the socket (a replay numbers its sockets as the run did); a number names the running loop\'s socket', async () => {
+  const made = (loop: EventLoop, n: number): Promise<Socket[]> =>
+    loop.runUntilComplete(
+      coroutine(function* make(): Coroutine<Socket[]> {
+        yield* sleep(0);
+        return Array.from({ length: n }, () => new Socket());
+      })(),
+    );
+  const a = new EventLoop({ clock: new VirtualClock() });
+  const b = new EventLoop({ clock: new VirtualClock() });
+  const inA = await made(a, 2);
+  const inB = await made(b, 1);
+  assert.deepEqual(inA.map((s) => s.fileno()), [3, 4]);
+  assert.deepEqual(inB.map((s) => s.fileno()), [3]);
+  // Number 3 in each loop's tick is that loop's socket.
+  const registered = (loop: EventLoop, sel: DefaultSelector): Promise<void> =>
+    loop.runUntilComplete(
+      coroutine(function* register(): Coroutine<void> {
+        yield* sleep(0);
+        sel.register(3, EVENT_READ);
+      })(),
+    );
+  const selA = new DefaultSelector();
+  const selB = new DefaultSelector();
+  await registered(a, selA);
+  await registered(b, selB);
+  inB[0]!.close();
+  // Closing B's socket 3 leaves A's open and registered.
+  assert.equal(selA.getKey(3)?.fd, 3);
+  assert.equal(inA[0]!.isClosed(), false);
+  for (const s of inA) s.close();
+  selA.close();
+  selB.close();
+  a.close();
+  b.close();
+});
