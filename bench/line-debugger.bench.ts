@@ -14,6 +14,10 @@
 //    the walk back), the next one (one walk), a step forward from the past line (the same
 //    walk goes on), each to its `paused`, beside a live line step of the same round
 //    (target: a Step Back ≤ 1 s; medians of rounds);
+// 5. Reverse Continue to a breakpoint set after a recorded demo crawl ended (pastBreakpointHit,
+//    runtime/host/past-hit-search.ts): from the run's end (the first, the hit replay host
+//    started; the next, from that hit) and from a mid-run past tick, beside a seek to that
+//    tick in the same round (target ≤ 1 s; medians of rounds);
 // 3. crawl rate with the line debugger attached (pipe, a breakpoint set on a line the crawl
 //    never runs) against the same host over its IPC channel without it, rounds alternated,
 //    the ratio of medians (target ≥ 0.9).
@@ -103,6 +107,42 @@ async function stepBackRound(): Promise<{ first: number; next: number; forward: 
   }
 }
 
+/**
+ * One round of figure 5: the demo crawl of `coroscope crawl --demo` (its default pages),
+ * recorded, finished; a breakpoint set then on fetch's line after a page is parsed; Reverse
+ * Continue (pastBreakpointHit) timed from the run's end (the first: the replay host forked,
+ * the recording written and opened; the next: from that hit) and from a mid-run past tick,
+ * beside a plain seek to that tick (the peer) in the same round.
+ */
+async function reverseContinueRound(): Promise<{ first: number; next: number; fromMid: number; seek: number; pages: number }> {
+  const h = forkHost({ bundle: BUNDLE, pipe: true });
+  try {
+    await hello(h);
+    await h.rpc.request('launch', { target: { kind: 'demo', latency: 'instant' }, options: { record: true } });
+    const done = await h.waitFor('finished', () => true, 120_000);
+    const crawled = Number(/crawled (\d+) urls/.exec(done.summary)?.[1] ?? 0);
+    const ticks = (await h.rpc.request('timeline', {})).ticks;
+    await h.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: lineOf('const { stat, links } = parsed;') }] });
+    const hit = async (tick: number): Promise<number> => {
+      const t0 = performance.now();
+      const r = await h.rpc.request('pastBreakpointHit', { direction: 'back', tick });
+      if (r.landed !== 'line') throw new Error(`Reverse Continue from tick ${tick} found no hit`);
+      await h.rpc.request('lineStack', {});
+      return performance.now() - t0;
+    };
+    const first = await hit(ticks);
+    const next = await hit(ticks);
+    const mid = Math.floor(ticks / 2);
+    const s0 = performance.now();
+    await h.rpc.request('seekTick', { tick: mid });
+    const seek = performance.now() - s0;
+    const fromMid = await hit(mid);
+    return { first, next, fromMid, seek, pages: crawled };
+  } finally {
+    await h.close();
+  }
+}
+
 /** Pages per second of a demo crawl; `attached`: over the pipe with a breakpoint that never hits. */
 async function crawlRate(attached: boolean): Promise<number> {
   const h = forkHost(attached ? { bundle: BUNDLE, pipe: true } : { bundle: BUNDLE });
@@ -143,6 +183,12 @@ async function main(): Promise<void> {
   const m = (pick: (x: (typeof backs)[number]) => number): number => median(backs.map(pick));
   console.log(
     `Step Back at a line (recorded demo crawl, 100th fetch): first of the stop ${m((x) => x.first).toFixed(0)} ms, next ${m((x) => x.next).toFixed(0)} ms, a step forward from the past line ${m((x) => x.forward).toFixed(0)} ms, beside a live line step ${m((x) => x.liveStep).toFixed(0)} ms (medians of ${rounds}; ratio next/live step ${(m((x) => x.next) / m((x) => x.liveStep)).toFixed(1)}) (target ≤ 1000)`,
+  );
+  const reverse: Array<Awaited<ReturnType<typeof reverseContinueRound>>> = [];
+  for (let r = 0; r < rounds; r++) reverse.push(await reverseContinueRound());
+  const rc = (pick: (x: (typeof reverse)[number]) => number): number => median(reverse.map(pick));
+  console.log(
+    `Reverse Continue to a breakpoint set after a ${reverse[0]!.pages}-page demo crawl ended: from the end, first ${rc((x) => x.first).toFixed(0)} ms (the replay host started), next ${rc((x) => x.next).toFixed(0)} ms; from a mid-run tick ${rc((x) => x.fromMid).toFixed(0)} ms, beside a seek to that tick ${rc((x) => x.seek).toFixed(0)} ms (medians of ${rounds}; ratio from-mid/seek ${(rc((x) => x.fromMid) / rc((x) => x.seek)).toFixed(1)}) (target ≤ 1000)`,
   );
   const plain: number[] = [];
   const withDebugger: number[] = [];

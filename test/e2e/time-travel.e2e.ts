@@ -9,7 +9,9 @@
  * code-server) with the demo site gone, "Coroscope: Open Recording…" shows the same timeline,
  * and opens a recording the coroscope CLI wrote (`crawl --demo --record`) likewise; and in the
  * debugger, Step Back moves back a suspension: "Coroscope: Debug This Run" on the finished
- * crawl (stopped at its end), and a session launched from the coroscope configuration.
+ * crawl (stopped at its end), and a session launched from the coroscope configuration; a
+ * breakpoint set in fetch after the crawl ended, the toolbar's Reverse Continue stops on its
+ * last hit (replayed), the Call Stack and the editor on that line.
  *
  * Every wait is for what the screen shows (locators, the panel's own state), never a sleep.
  *
@@ -18,18 +20,21 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Frame, Locator, Page } from 'playwright-core';
-import { clickRowAction, findWebviewFrame, launchBrowser, openWorkbench, runCommand, screenshot, until, waitForNotification, type Workbench } from './support/browser';
+import { clickRowAction, debugViewRows, findWebviewFrame, launchBrowser, openWorkbench, runCommand, screenshot, until, waitForNotification, type Workbench } from './support/browser';
+import { editorOf, toggleBreakpointInGutter, topFrameText, waitForCurrentLine } from './support/line-debugging';
 import { runtimeHostPids, startCodeServer, type CodeServer } from './support/code-server';
 
 const projectRoot = resolve(__dirname, '..', '..');
 const VSIX = join(projectRoot, 'coroscope.vsix');
 const PANEL = '.task-table';
 const STEP_TIMEOUT_MS = 60_000;
+/** fetch's line after a page's links are parsed: it runs once per page fetched. */
+const PARSED_LINE = readFileSync(join(projectRoot, 'runtime', 'crawler', 'crawler.ts'), 'utf8').split('\n').findIndex((l) => l.includes('const { stat, links } = parsed;')) + 1;
 
 const LAUNCH_JSON = {
   version: '0.2.0',
@@ -299,6 +304,37 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     frame = await showInspector(p);
     await frame.locator('[data-action="back-to-present"]').click();
     await scrubberLabel(frame).filter({ hasText: /the present/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
+  });
+
+  step('a breakpoint set in fetch after the crawl ended: the toolbar\'s Reverse Continue stops on its last hit, the Call Stack on that line', async () => {
+    const p = page();
+    assert.ok(server);
+    // The installed extension's crawler.ts: the file the bundle's source map points at.
+    const installed = readdirSync(server.extensionsDir).find((d) => /coroscope/i.test(d) && existsSync(join(server!.extensionsDir, d, 'runtime', 'crawler', 'crawler.ts')));
+    assert.ok(installed !== undefined, `the installed extension in ${server.extensionsDir}`);
+    await runCommand(p, 'File: Open File...');
+    await answerFileDialog(p, join(server.extensionsDir, installed, 'runtime', 'crawler', 'crawler.ts'));
+    await editorOf(p, 'crawler.ts').waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await runCommand(p, 'Coroscope: Debug This Run');
+    const rows = (text: RegExp): Locator => p.locator('.debug-call-stack .monaco-list-row').filter({ hasText: text });
+    await rows(/event loop \[finished\]/).first().waitFor({ timeout: STEP_TIMEOUT_MS });
+    await toggleBreakpointInGutter(p, 'crawler.ts', PARSED_LINE, 'set');
+    await p.locator('.debug-toolbar .action-item .codicon-debug-reverse-continue').first().click();
+    await waitForCurrentLine(p, 'crawler.ts', PARSED_LINE, STEP_TIMEOUT_MS);
+    await until('the Call Stack on fetch\'s line', async () => new RegExp(`fetch\\s*crawler\\.ts\\s*${PARSED_LINE}:`).test((await topFrameText(p)) ?? ''), STEP_TIMEOUT_MS);
+    // The Variables of that moment (replayed): the page parsed, its destructuring not run yet.
+    await debugViewRows(p, 'debug-variables', /^\s*parsed\s*[:=]\s*Object/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await debugViewRows(p, 'debug-variables', /^\s*stat\s*[:=]\s*undefined/).first().waitFor({ state: 'visible' });
+    // Every view follows to the hit's tick.
+    const frame = await showInspector(p);
+    await scrubberLabel(frame).filter({ hasText: /Viewing tick \d+ of \d+ \(past\)/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await screenshot(p, 'time-travel-reverse-continue-hit');
+    await toggleBreakpointInGutter(p, 'crawler.ts', PARSED_LINE, 'removed');
+    await runCommand(p, 'Debug: Disconnect');
+    await p.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
+    const panel = await showInspector(p);
+    await panel.locator('[data-action="back-to-present"]').click();
+    await scrubberLabel(panel).filter({ hasText: /the present/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
   });
 
   step('"Coroscope: Save Recording…" writes the run to a .corotrace file', async () => {
