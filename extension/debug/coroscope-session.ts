@@ -262,6 +262,24 @@ function stoppedEvent(reason: ShownReason, threadId: number, text?: string): Deb
   return ev;
 }
 
+/**
+ * The loop thread's own `stopped` (focus left where it is) when a stop is shown on a task's
+ * thread: VS Code keeps only the reason of the threads a stop is not on, so the loop's row
+ * would go on saying the moment it was stopped at before (the run's end, another tick).
+ */
+function loopStoppedEvent(reason: ShownReason, description: string): DebugProtocol.StoppedEvent {
+  const ev = stoppedEvent(reason, LOOP_THREAD_ID);
+  ev.body.allThreadsStopped = false;
+  ev.body.preserveFocusHint = true;
+  ev.body.description = description;
+  return ev;
+}
+
+/** How a stop at a past tick is labelled on its thread, and on the loop's. */
+function pastTickLabel(tick: number, ticks: number): string {
+  return `At tick ${tick} of ${ticks} (replayed)`;
+}
+
 /** The `stopped` event of a stop shown again (the end's says what the end is). */
 function stoppedEventOf(stop: StopInfo): DebugProtocol.StoppedEvent {
   const ev = stoppedEvent(stop.reason, stop.threadId);
@@ -796,6 +814,7 @@ export class CoroscopeSession extends LoggingDebugSession {
         this.currentStop = present;
         this.tasks.paused = true;
         this.sendEvent(stoppedEventOf(present));
+        if (present.threadId !== LOOP_THREAD_ID) this.sendEvent(loopStoppedEvent(present.reason, `Paused at tick ${present.tick}`));
       } else {
         this.currentStop = null;
         this.tasks.paused = false;
@@ -815,7 +834,11 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.tasks.paused = true;
     this.output(`Coroscope: tick ${b.tick} of ${b.ticks} (replayed from the recording)`);
     this.flushThreadEvents();
-    this.sendEvent(stoppedEvent(reason, threadId));
+    const stopped = stoppedEvent(reason, threadId);
+    stopped.body.description = pastTickLabel(b.tick, b.ticks);
+    this.sendEvent(stopped);
+    // The loop's row says the tick viewed too (not the end, or the moment it was stopped at before).
+    if (threadId !== LOOP_THREAD_ID) this.sendEvent(loopStoppedEvent(reason, pastTickLabel(b.tick, b.ticks)));
     this.tasksChanged();
   }
 

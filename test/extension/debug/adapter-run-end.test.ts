@@ -146,8 +146,16 @@ describe('a recorded launch stops at its end (standalone adapter)', { timeout: 1
   let inFetch = 0;
   it('Step Back from the end goes to the worker\'s last suspension, then further back into a fetch', async () => {
     const last = await steps(dap, worker);
+    const from = dap.mark();
     let tick = await stepBack(dap, worker);
     assert.ok(tick < end.tick, `${tick} < ${end.tick}`);
+    // The worker's row and the loop's say the tick viewed (the loop's no longer the end), the focus left on the worker.
+    const shown = dap.events.slice(from).filter((e) => e.event === 'stopped').map((e) => e.body as DebugProtocol.StoppedEvent['body']);
+    assert.equal(shown[0]!.description, `At tick ${tick} of ${end.tick} (replayed)`);
+    const loop = (await dap.waitForEvent('stopped', { from, predicate: (b) => b.threadId === end.threadId })).body as DebugProtocol.StoppedEvent['body'];
+    assert.equal(loop.description, `At tick ${tick} of ${end.tick} (replayed)`);
+    assert.equal(loop.preserveFocusHint, true);
+    assert.notEqual(loop.allThreadsStopped, true);
     assert.ok((await steps(dap, worker)) < last);
     // Back until the worker is suspended inside fetch (at least two frames below its loop).
     for (let i = 0; i < 40 && !(await chainOf(dap, worker)).includes('fetch'); i++) {
