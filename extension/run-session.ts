@@ -80,6 +80,8 @@ export class RunSession {
   private starting: Promise<Run> | null = null;
   private readonly polls = new CoalescingPoll(() => this.poll());
   private pendingPause: HostEvents['paused'] | null = null;
+  /** A past line is shown (the host's `paused` said pastLine): the task table is of that moment. */
+  private onPastLine = false;
   private finishedRun: number | null = null;
   private launchSeq = 0;
 
@@ -381,10 +383,19 @@ export class RunSession {
           return;
         }
         if (this.status.phase === 'running' || this.status.phase === 'paused') this.applyPause(b, this.status);
+        // Onto a past line or back from one (the line replay): a whole table of that moment, not a delta of another.
+        if ((b.pastLine === true) !== this.onPastLine) {
+          this.onPastLine = b.pastLine === true;
+          this.mirror.clear();
+        }
         this.schedulePoll(0);
       }),
       ep.on('continued', (b) => {
         if (this.status.phase === 'starting') this.pendingPause = null;
+        if (this.onPastLine) {
+          this.onPastLine = false;
+          this.mirror.clear();
+        }
         if (this.status.phase === 'paused') this.setStatus({ ...this.status, phase: 'running', detail: 'Running', tick: typeof b.tick === 'number' ? b.tick : this.status.tick, pauseReason: undefined, pausedTaskId: undefined });
         this.schedulePoll(0);
       }),

@@ -631,7 +631,8 @@ export interface HostEvents {
   exception: { taskId: number; traceback: Traceback };
   lint: { lint: Lint };
   /** `line`: stopped on this line by the line debugger (the loop is mid-tick). */
-  paused: { reason: StopReason; tick: number; taskId?: number; description: string; line?: SourcePosition };
+  /** `pastLine`: a past line shown (the line replay, lineStepBack): snapshot and the moment's queries answer for that moment until the next `paused` without it. */
+  paused: { reason: StopReason; tick: number; taskId?: number; description: string; line?: SourcePosition; pastLine?: boolean };
   continued: { tick: number };
   progress: CrawlProgress;
   /** Text for the output channel: the crawler's report, sample output, host log lines. */

@@ -373,6 +373,8 @@ export class CoroscopeSession extends LoggingDebugSession {
   private pastHit: { tick: number } | null = null;
   /** This session's search landed on a hit: the host's viewedTick for it comes before its answer, which shows it. */
   private hitTravel = false;
+  /** A past line is shown (the host's `paused` said pastLine): the task table is of that moment. */
+  private onPastLine = false;
   /** In phase atEnd: how the run ended (null: it had ended before this session attached). */
   private finishedRun: HostEvents['finished'] | null = null;
 
@@ -429,6 +431,11 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.failedUrl = null;
     this.callbackStage = null;
     this.invalidate();
+    // Gone on from a past line: the present's tasks again, a whole table.
+    if (this.onPastLine) {
+      this.onPastLine = false;
+      this.tasks.clear();
+    }
   }
 
   /** The callback stage's traceback of the failed URL of this stop (asked of the host once). */
@@ -746,6 +753,11 @@ export class CoroscopeSession extends LoggingDebugSession {
       return;
     }
     this.invalidate();
+    // Onto a past line or back from one: the tasks are another moment's (a whole table of it, not a delta).
+    if ((b.pastLine === true) !== this.onPastLine) {
+      this.onPastLine = b.pastLine === true;
+      this.tasks.clear();
+    }
     this.currentStop = stop;
     this.tasks.paused = true;
     // The host's URL-failed stop says "… failed to fetch <url>: <error>".

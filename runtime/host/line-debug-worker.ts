@@ -288,7 +288,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     if (landing.landed !== 'line' || !r.hasLiveStop()) return;
     const who = livePaused?.description.split(' stopped on a line')[0] ?? `task #${r.stop.taskId}`;
     const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
-    const body: HostEvents['paused'] = { reason: 'step', tick: r.stop.tick, taskId: r.stop.taskId, description: `${who} on a past line${at} (tick ${r.stop.tick}, replayed)` };
+    const body: HostEvents['paused'] = { reason: 'step', tick: r.stop.tick, taskId: r.stop.taskId, description: `${who} on a past line${at} (tick ${r.stop.tick}, replayed)`, pastLine: true };
     if (landing.line !== null) body.line = landing.line;
     client.send({ kind: 'event', event: 'paused', body });
   };
@@ -426,7 +426,8 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       client.send({ kind: 'event', event: 'viewedTick', body: moment });
       return;
     }
-    if (replay?.viewing === true && MOMENT_QUERIES.has(m.method)) {
+    // A past tick viewed, or a past line shown: the moment's queries are the replay host's (the other tasks as they were then).
+    if (replay !== null && (replay.viewing || replay.pastLine) && MOMENT_QUERIES.has(m.method)) {
       parseHostRequest(m.method, m.params);
       return respond(m.id, await replay.request(m.method, m.params));
     }

@@ -345,7 +345,7 @@ export class RunRewind {
    * moment shown nor a checkpoint. Served in turn with the seeks. With `from`, ticks from+1 ..
    * `tick` run traced (a breakpoint search's stretch, hit-scan.ts).
    */
-  traceTick(tick: number, tracing: (loop: EventLoop | null) => void, from = tick - 1): Promise<void> {
+  traceTick(tick: number, tracing: (loop: EventLoop | null, moment: PastMoment | null) => void, from = tick - 1): Promise<void> {
     this.seeking++;
     this.building?.hold();
     const job = this.queue.then(() => this.traceNow(tick, tracing, from));
@@ -358,19 +358,20 @@ export class RunRewind {
     return job;
   }
 
-  private async traceNow(tick: number, tracing: (loop: EventLoop | null) => void, from: number): Promise<void> {
+  private async traceNow(tick: number, tracing: (loop: EventLoop | null, moment: PastMoment | null) => void, from: number): Promise<void> {
     let session: ReplaySession;
     let reached: Promise<void>;
     if (from > 0) {
       await this.seekNow(from);
       session = this.viewedSession!;
       this.viewedSession = null;
-      tracing(session.loop);
+      tracing(session.loop, this.momentOf(session, tick));
       reached = session.advance(tick);
     } else {
-      const started = ReplaySession.start(this.source, this.read(), tick, tracing);
+      const started = ReplaySession.start(this.source, this.read(), tick, (loop) => tracing(loop, null));
       session = started.session;
       reached = started.reached;
+      tracing(session.loop, this.momentOf(session, tick));
     }
     this.sessions = this.sessions.filter((s) => s !== session);
     try {
@@ -379,7 +380,7 @@ export class RunRewind {
       if (e instanceof RecordingError) throw new ProtocolError(`replayLineTick: ${e.message}`, 'replayFailed');
       throw new ProtocolError(`replayLineTick: the replay of ${this.source.what} through tick ${tick} failed: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
     } finally {
-      tracing(null);
+      tracing(null, null);
       session.close();
     }
   }
@@ -447,6 +448,11 @@ export class RunRewind {
       throw new ProtocolError(`seekTick: the replay of ${this.source.what} to tick ${tick} failed: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
     }
     this.viewedSession = session;
+    return this.momentOf(session, tick);
+  }
+
+  /** A replay's moment, as the views ask it (at tick `tick`: right after it, or within it while traced). */
+  private momentOf(session: ReplaySession, tick: number): PastMoment {
     return new PastMoment(this.source.runId, tick, session.loop, session.crawler, session.recorder, session.finished, () => this.source.lints());
   }
 

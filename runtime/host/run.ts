@@ -586,13 +586,20 @@ export class Run {
 
   /**
    * The line replay (an opened mid-tick recording, line-replay-host.ts): runs tick `tick` of a
-   * replay once more, with `tracedLoop` set to its loop meanwhile; resolves once it has run.
+   * replay once more, with `tracedLoop` set to its loop meanwhile and its moment the viewed one
+   * (a past line shown: the other tasks, the graph, the lints as they were on it); resolves
+   * once it has run.
    */
   async replayLineTick(tick: number): Promise<{ tick: number }> {
     const ticks = this.recording?.ticks ?? 0;
     if (this.recording?.openTick !== true || tick < 1 || tick > ticks) throw new ProtocolError(`replayLineTick: run ${this.id} is not a mid-tick recording with tick ${tick}`, 'badTick');
     const rewind = this.rewindOf();
-    const job = this.seeks.then(() => rewind.traceTick(tick, (loop) => (this.tracedLoop = loop)));
+    const job = this.seeks.then(() =>
+      rewind.traceTick(tick, (loop, moment) => {
+        this.tracedLoop = loop;
+        this.viewed = moment;
+      }),
+    );
     this.seeks = job.catch(() => undefined);
     await job;
     return { tick };

@@ -179,6 +179,31 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     await noChildren(host);
   });
 
+  test('at a past line the other tasks are as they were then (the replay host answers the task table), and as they are again at the live stop', async () => {
+    const from = host.events.length;
+    await host.rpc.request('launch', { target: { kind: 'demo', pages: 20, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+    // Just after crawl() has created its workers.
+    const line = lineOf('let finished = false;');
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
+    await host.rpc.request('continue', {});
+    await host.waitFor('paused', (b) => b.line !== undefined, 15000, from);
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+    const workers = async (): Promise<string[]> => (await host.rpc.request('snapshot', {})).tasks.filter((t) => /^worker-/.test(t.name)).map((t) => `${t.name} ${t.state}`);
+    const present = await workers();
+    assert.deepEqual(present, ['worker-1 scheduled', 'worker-2 scheduled']);
+    // Back to the loop that creates them, before it ran: no worker yet.
+    const back = await moved(host, () => host.rpc.request('lineStepBack', {}));
+    assert.equal(back.pastLine, true);
+    assert.equal(back.line!.line, line - 1);
+    assert.deepEqual(await workers(), []);
+    // Forward to the live stop: the present's table again.
+    const again = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
+    assert.notEqual(again.pastLine, true);
+    assert.equal(again.line!.line, line);
+    assert.deepEqual(await workers(), present);
+    await host.rpc.request('stop', {});
+  });
+
   test('a run not recorded is refused with the reason', async () => {
     await stopAtBreakpoint(host, false);
     await assert.rejects(host.rpc.request('lineStepBack', {}), (e: unknown) => e instanceof RemoteError && e.code === 'notRecorded' && /Step Back needs a recorded run: launch with record/.test(e.message));
