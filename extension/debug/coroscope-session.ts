@@ -1420,12 +1420,14 @@ export class CoroscopeSession extends LoggingDebugSession {
       const stop = this.currentStop!;
       const host = this.requireHost();
       const taskId = stop.taskId ?? threadId;
-      let lane: TimelineLane;
+      // The task's lane: for its previous suspension, at its first line of this step (a task whose first step this is has none yet: its lines replay all the same).
+      let lane: TimelineLane | null;
       try {
         lane = await this.laneOf(taskId, 'Step Back');
       } catch (e) {
         if (/not recorded/.test(message(e))) throw new Error(`Step Back needs a recorded run: launch with record (${message(e)})`);
-        throw e;
+        if (!/is not in the recording/.test(message(e))) throw e;
+        lane = null;
       }
       this.requestedThread = threadId;
       this.resumed();
@@ -1433,8 +1435,8 @@ export class CoroscopeSession extends LoggingDebugSession {
       try {
         const landing = await host.endpoint.request('lineStepBack', {});
         if (landing.landed !== 'suspension') return;
-        const tick = previousSuspension(lane, stop.tick);
-        if (tick === null) throw new Error(`${lane.name} (#${taskId}) has no earlier suspension in the recording (created at tick ${lane.createdTick})`);
+        const tick = lane === null ? null : previousSuspension(lane, stop.tick);
+        if (tick === null) throw new Error(lane === null ? `task #${taskId} has no earlier suspension in the recording` : `${lane.name} (#${taskId}) has no earlier suspension in the recording (created at tick ${lane.createdTick})`);
         this.presentStop = stop;
         this.travel = { reason: 'step', threadId };
         await host.endpoint.request('seekTick', { tick });

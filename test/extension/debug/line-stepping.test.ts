@@ -214,6 +214,22 @@ describe('line stepping through the standalone debug adapter', { timeout: 120_00
       await continueToEnd(dap, CRAWLER_TS);
     });
 
+    it("at a past line the Threads are that moment's: stepBack before crawl() created its workers lists none, next back to the live stop lists them again", async () => {
+      await dap.close();
+      dap = await start();
+      const line = lineOf(CRAWLER_TS, 'let finished = false;');
+      const { threadId } = await launchWithBreakpoint(dap, { crawl: 'demo', pages: 20, maxTasks: 2 }, CRAWLER_TS, line);
+      const workers = async (): Promise<string[]> => (await dap.request<DebugProtocol.ThreadsResponse['body']>('threads')).threads.map((t) => t.name).filter((n) => /^worker-\d+ \[/.test(n));
+      assert.equal((await workers()).length, 2);
+      const frames = await stepBack(threadId);
+      assert.equal(frames[0]!.line, line - 1, 'the loop that creates the workers, before it ran');
+      assert.deepEqual(await workers(), [], 'no worker yet at that line');
+      const at = await step(dap, 'next', threadId);
+      assert.equal(at.frames[0]!.line, line);
+      assert.equal((await workers()).length, 2);
+      await continueToEnd(dap, CRAWLER_TS);
+    });
+
     it('a run not recorded refuses Step Back at a line with the reason', async () => {
       await dap.close();
       dap = await start();
