@@ -427,7 +427,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       return;
     }
     // A past tick viewed, or a past line shown: the moment's queries are the replay host's (the other tasks as they were then).
-    if (replay !== null && (replay.viewing || replay.pastLine) && MOMENT_QUERIES.has(m.method)) {
+    if (replay !== null && (replay.viewing || replay.walkedLine) && MOMENT_QUERIES.has(m.method)) {
       parseHostRequest(m.method, m.params);
       return respond(m.id, await replay.request(m.method, m.params));
     }

@@ -74,6 +74,8 @@ export class LineReplayHost {
   pastLine = false;
   /** A past tick is viewed (seekTick): the moment's queries are the replay host's. */
   viewing = false;
+  /** The past line shown is the stop's walk's (pastLine, not a breakpoint search's hit): the moment's queries are the replay host's too (its traced replay is its viewed moment). */
+  walkedLine = false;
   /** A newer live stop (a line step in the same tick) is shown: restop() before the next move. */
   stale = false;
   /** The live run's id (of the recording opened last). */
@@ -166,6 +168,7 @@ export class LineReplayHost {
   forget(): void {
     this.liveStop = null;
     this.pastLine = false;
+    this.walkedLine = false;
     this.viewing = false;
     this.stale = false;
   }
@@ -187,6 +190,7 @@ export class LineReplayHost {
     this.viewing = false;
     const landing = await this.endpoint.request('pastLine', { tick: this.stop.tick, taskId: this.stop.taskId, stop: this.stop.print, move });
     this.pastLine = landing.landed === 'line';
+    this.walkedLine = this.pastLine;
     return landing;
   }
 
@@ -199,6 +203,7 @@ export class LineReplayHost {
     // A past line shown stays shown when no hit is found (the replay host stops on it again).
     const shown = this.pastLine;
     this.pastLine = false;
+    this.walkedLine = false;
     const landing = await this.endpoint.request('pastHit', { ...params, shown });
     this.pastLine = landing.landed === 'line' || shown;
     return landing;
