@@ -220,17 +220,22 @@ export class DapClient {
     return this.events.length;
   }
 
-  /** The first event named `name` (matching `predicate`) from index `from` on, waiting for it if needed. */
+  /**
+   * The first event named `name` (matching `predicate`) from index `from` on, waiting for it if
+   * needed. Without a predicate, a `stopped` that only relabels a thread (the loop's, beside a
+   * stop on a task's thread: focus kept, not every thread) is not the stop waited for.
+   */
   async waitForEvent(
     name: string,
     options: { from?: number; predicate?: (body: Record<string, unknown>) => boolean; timeoutMs?: number; failOn?: readonly string[] } = {},
   ): Promise<DapEvent> {
     const deadline = performance.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     let from = options.from ?? 0;
+    const relabel = (body: Record<string, unknown>): boolean => name === 'stopped' && body.preserveFocusHint === true && body.allThreadsStopped !== true;
     for (;;) {
       for (; from < this.events.length; from++) {
         const e = this.events[from]!;
-        if (e.event === name && (options.predicate === undefined || options.predicate(e.body))) return e;
+        if (e.event === name && (options.predicate === undefined ? !relabel(e.body) : options.predicate(e.body))) return e;
         if (options.failOn?.includes(e.event)) {
           const seen = this.events.slice(Math.max(0, from - 10), from + 1).map((x) => `${x.event} ${JSON.stringify(x.body).slice(0, 200)}`);
           throw new Error(`got ${e.event} while waiting for the event ${name}; events before it:\n${seen.join('\n')}`);
