@@ -319,7 +319,14 @@ describe('time held on a line is not time the loop was blocked (bundle)', { skip
     await host.close();
   });
 
-  test('a step held 700 ms on a breakpoint is not reported slow, and its busy time leaves the hold out', async () => {
+  // The host times steps in wall time, so on a loaded machine a step of the crawl can pass the
+  // loop's 0.1 s slow threshold on its own (measured: up to 0.6 s with the CPU taken by other
+  // processes, the first breakpoint hit included). Each hold is longer than that, so a slow
+  // report or a busy time that a hold leaked into is at least one hold long, whatever else
+  // made the step slow.
+  const HOLD_MS = 1500;
+
+  test('a step held on a breakpoint is not reported slow for the hold, and its busy time leaves the hold out', async () => {
     const launched = await host.rpc.request('launch', { target: { kind: 'demo', pages: 10, latency: 'instant' }, options: { maxTasks: 1, stopOnEntry: true } });
     const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
@@ -327,16 +334,17 @@ describe('time held on a line is not time the loop was blocked (bundle)', { skip
     await host.rpc.request('continue', {});
     const stop = await host.waitFor('paused', (b) => b.line !== undefined, 15000, from);
     assert.ok(stop.taskId !== undefined);
-    await new Promise((r) => setTimeout(r, 700));
+    await new Promise((r) => setTimeout(r, HOLD_MS));
     // A line step while held counts too: the hold goes on until the thread runs again.
     await stepTo(host, 'over');
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, HOLD_MS));
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
     await host.rpc.request('continue', {});
     await host.waitFor('finished', (f) => f.runId === launched.runId, 30000, from);
-    const slow = host.eventsOf('lint').slice().filter((l) => l.lint.kind === 'slowCallback' || l.lint.kind === 'neverYields');
-    assert.deepEqual(slow.map((l) => l.lint.message), [], 'no step was blocked for the time it was held');
+    const slow = host.eventsOf('lint').filter((l) => l.lint.kind === 'slowCallback' || l.lint.kind === 'neverYields');
+    const heldIn = slow.filter((l) => (l.lint.seconds ?? 0) * 1000 >= HOLD_MS);
+    assert.deepEqual(heldIn.map((l) => l.lint.message), [], 'no step was reported blocked for the time it was held');
     const worker = (await host.rpc.request('snapshot', {})).tasks.find((t) => t.id === stop.taskId);
-    assert.ok(worker !== undefined && worker.busyMs < 500, `the held worker's busy time: ${worker?.busyMs} ms`);
+    assert.ok(worker !== undefined && worker.busyMs < HOLD_MS, `the held worker's busy time: ${worker?.busyMs} ms`);
   });
 });
