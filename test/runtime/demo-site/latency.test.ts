@@ -27,7 +27,10 @@ test('realistic: every response 100-800 ms late, content pages of 24 KiB; instan
     const slow = await Promise.all([1, 2, 3, 4].map((n) => get(`${realistic.url}page/${n}/`)));
     for (const r of slow) {
       assert.ok(r.ms >= REALISTIC_TRANSPORT.latencyMs - 2, `a realistic response came after ${r.ms.toFixed(0)} ms`);
-      assert.ok(r.ms < REALISTIC_TRANSPORT.latencyMs + REALISTIC_TRANSPORT.jitterMs + 200, `${r.ms.toFixed(0)} ms`);
+      // The site and this client share one process: on a loaded machine its timers and sockets
+      // run late (a full suite saw 1109 ms), so the bound allows that much beyond 800 ms and
+      // still catches a response held twice its longest latency.
+      assert.ok(r.ms < 2 * (REALISTIC_TRANSPORT.latencyMs + REALISTIC_TRANSPORT.jitterMs), `${r.ms.toFixed(0)} ms`);
       assert.equal(r.bytes, 24 * 1024);
     }
     const fast = await get(`${instant.url}page/1/`);

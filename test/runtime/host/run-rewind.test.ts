@@ -225,8 +225,10 @@ test('checkpoints: replays get parked along the run between seeks, and a seek fr
   const rewind = rewindOf(streams);
   try {
     await rewind.seek(streams.ticks);
-    // Built in the background between seeks, a slice at a time: up to 30 s on a loaded machine (it ends as soon as three are parked).
-    for (let i = 0; i < 3000 && rewind.parkedTicks().length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Built in the background between seeks, a slice at a time: waited for up to 120 s of wall
+    // time (a full suite on a loaded 2-core machine took over 30 s), ending as soon as three are parked.
+    const deadline = Date.now() + 120_000;
+    while (rewind.parkedTicks().length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     const parked = rewind.parkedTicks();
     assert.ok(parked.length >= 3, `replays parked at ${parked.join(', ')}`);
     for (const tick of [Math.floor(streams.ticks / 3), Math.floor(streams.ticks / 3) + 7, 2, streams.ticks - 1]) {
