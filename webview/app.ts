@@ -485,10 +485,14 @@ export class App implements AppContext {
   }
 
   private scheduleSave(): void {
+    // body[data-ui-state] says whether the newest UI state is saved yet ('pending' until the
+    // debounced setState): what a reload would bring back, readable from outside (e2e tests).
+    document.body.dataset.uiState = 'pending';
     if (this.saveTimer !== null) return;
     this.saveTimer = window.setTimeout(() => {
       this.saveTimer = null;
       vscodeApi().setState(this.state);
+      document.body.dataset.uiState = 'saved';
     }, 150);
   }
 

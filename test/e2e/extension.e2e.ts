@@ -155,8 +155,8 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
       // Move the mouse a little each time: a hover only comes with a mouse move.
       await page().mouse.move(0, 0);
       await suspendedLine.hover({ position: { x: 60 + (attempt++ % 4) * 25, y: 6 } });
-      await page().waitForTimeout(800);
-      return page().locator('.monaco-hover', { hasText: /tasks? suspended at this line/ }).isVisible();
+      // VS Code shows a hover some time after the mouse stops (editor.hover.delay); a loaded machine takes longer.
+      return page().locator('.monaco-hover', { hasText: /tasks? suspended at this line/ }).first().waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
     }, 30_000);
     await page().keyboard.press('Escape');
   });
@@ -301,7 +301,8 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
     let frame = await panel();
     await frame.locator('.tab[data-view="tasks"]').click();
     await frame.locator('input.search').fill('crawl');
-    await page().waitForTimeout(400); // the state is saved after a short debounce
+    // The state is saved after a short debounce: wait until the panel says it is.
+    await frame.locator('body[data-ui-state="saved"]').waitFor({ state: 'attached', timeout: 15_000 });
     // As a user reloads: VS Code saves its state (the webview's with it) before it goes.
     await runCommand(page(), 'Developer: Reload Window');
     await page().waitForEvent('load', { timeout: 30_000 });

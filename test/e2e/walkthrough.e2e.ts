@@ -130,12 +130,18 @@ describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_00
     });
     await hideToasts();
     await screenshot(page(), 'walkthrough-crawler-stack-before');
-    let now = first;
-    for (let i = 0; i < 40 && now === first; i++) {
-      await stepTick(frame);
-      await page().waitForTimeout(150); // the next snapshot (10 per second)
-      now = await shownStack(frame);
-    }
+    // A tick at a time (at most 40) until the stack shown changes: the task's detail is fetched
+    // again a little after each snapshot, so it is read on every round, not after a fixed wait.
+    let ticks = 0;
+    const now = await until("worker-1's stack to change as the loop steps", async () => {
+      const shown = await shownStack(frame);
+      if (shown !== first && shown !== '' && !shown.includes(':?')) return shown;
+      if (ticks < 40) {
+        await stepTick(frame);
+        ticks++;
+      }
+      return false;
+    }, 60_000);
     console.log(`worker-1's stack went from [${first}] to [${now}]`);
     assert.notEqual(now, first, `worker-1's stack did not change: ${first}`);
     assert.equal(await panelPhase(frame), 'paused');

@@ -14,16 +14,17 @@
  * - The packaged extension is built once per suite, unless E2E_SKIP_PACKAGE=1 and
  *   coroscope.vsix exists, or COROSCOPE_VSIX names a file to install as it is; either way it
  *   must fit in 2 MB.
- * - A failed step's screenshot is `.test-artifacts/e2e/<name>-failed-<step title>.png`.
+ * - A failed step's screenshot is `.test-artifacts/e2e/<name>-failed-<step title>.png`, its
+ *   logs (code-server's, VS Code's) are kept beside it in `…-logs/`; both paths are printed.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { after, before, it, type TestContext } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openWorkbench, runCommand, screenshot, unexpectedExtensionErrors, type Workbench } from './browser';
+import { ARTIFACTS_DIR, launchBrowser, openWorkbench, runCommand, screenshot, unexpectedExtensionErrors, type Workbench } from './browser';
 import { startCodeServer, type CodeServer, type CodeServerOptions } from './code-server';
 
 const projectRoot = resolve(__dirname, '..', '..', '..');
@@ -40,6 +41,27 @@ export function packagedVsix(): string {
   assert.ok(existsSync(vsix), `no packaged extension at ${vsix}`);
   assert.ok(statSync(vsix).size <= VSIX_LIMIT_BYTES, `the .vsix is ${statSync(vsix).size} bytes, over 2 MB`);
   return vsix;
+}
+
+/**
+ * Copies what the server and VS Code logged (its temporary folder goes at stop) to
+ * .test-artifacts/e2e/<name>-logs/, prints where, and prints the tail of the extension's own
+ * output channel: what a failed CI run leaves to read.
+ */
+function keepLogs(server: CodeServer, name: string): void {
+  try {
+    const dir = join(ARTIFACTS_DIR, `${name.replace(/[^\w.-]+/g, '-')}-logs`);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'code-server.log'), server.output());
+    const vscodeLogs = join(server.userDataDir, 'logs');
+    if (existsSync(vscodeLogs)) cpSync(vscodeLogs, join(dir, 'vscode'), { recursive: true });
+    console.log(`--- logs kept in ${dir}`);
+    const own = existsSync(join(dir, 'vscode')) ? readdirSync(join(dir, 'vscode'), { recursive: true, encoding: 'utf8' }).filter((f) => /coroscope/i.test(basename(f)) && f.endsWith('.log')) : [];
+    for (const f of own) console.log(`--- ${f} (tail) ---\n${readFileSync(join(dir, 'vscode', f), 'utf8').slice(-3000)}`);
+  } catch (e) {
+    console.log(`--- the logs could not be kept: ${String(e)}`);
+  }
 }
 
 export interface WorkbenchSuiteOptions {
@@ -126,7 +148,11 @@ export function useWorkbenchSuite(options: WorkbenchSuiteOptions): WorkbenchSuit
         try {
           await body(t);
         } catch (error) {
-          if (workbench) await screenshot(workbench.page, `${options.name}-failed-${name}`).catch(() => undefined);
+          if (workbench) {
+            const shot = await screenshot(workbench.page, `${options.name}-failed-${name}`).catch((e: unknown) => `none (${String(e)})`);
+            console.log(`--- step failed: "${name}"; screenshot: ${shot}`);
+          }
+          if (server) keepLogs(server, `${options.name}-failed-${name}`);
           if (options.logServerOnFailure === true && server) console.log(`--- code-server output (tail) ---\n${server.output().slice(-4000)}`);
           throw error;
         }
