@@ -601,8 +601,11 @@ export interface HostMethods {
    * other): finished, with its timeline, and seekable; the views show its last tick (a
    * `viewedTick` event says so). The network is never used.
    */
-  /** `midTick`: a line replay's recording of a run stopped on a line (runtime/host/line-replay-host.ts), not shown at its last tick. */
-  openRecording: { params: { path: string; midTick?: boolean }; result: RecordingInfo & { runId: number } };
+  /**
+   * `midTick`: a line replay's recording of a run stopped on a line (runtime/host/line-replay-host.ts), not shown at its last tick;
+   * `unshown`: a line replay host's copy of a whole recording (its breakpoint searches), not shown at its last tick either (nothing replayed until asked).
+   */
+  openRecording: { params: { path: string; midTick?: boolean; unshown?: boolean }; result: RecordingInfo & { runId: number } };
   /**
    * The recorded run's timeline (the current run, launched with options.record, or an opened
    * recording); `sinceTick` for what is new; `taskId`: only that task's lane and marks (the

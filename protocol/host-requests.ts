@@ -331,8 +331,12 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
   openRecording: (raw) => {
     const p = paramsOf('openRecording', raw);
     const path = requireString('openRecording', p, 'path');
+    const out: HostParams<'openRecording'> = { path };
     const midTick = optionalBoolean('openRecording', p, 'midTick');
-    return midTick === undefined ? { path } : { path, midTick };
+    const unshown = optionalBoolean('openRecording', p, 'unshown');
+    if (midTick !== undefined) out.midTick = midTick;
+    if (unshown !== undefined) out.unshown = unshown;
+    return out;
   },
   lineStepBack: none('lineStepBack'),
   pastLine: (raw) => {

@@ -152,7 +152,7 @@ export class RuntimeHost {
     serve('saveRecording', (p) => saveRecording(this.requireRun('saveRecording'), p.path));
     serve('openRecording', (p) => {
       // Like a launch, it replaces the current run: serialised with launches.
-      const job = this.launching.then(() => this.openRecorded(p.path, p.midTick === true));
+      const job = this.launching.then(() => this.openRecorded(p.path, p.midTick === true, p.unshown === true));
       this.launching = job.catch(() => undefined);
       return job;
     });
@@ -317,7 +317,7 @@ export class RuntimeHost {
   }
 
   /** openRecording: the recording becomes the current run (finished, seekable), shown at its last tick. */
-  private async openRecorded(path: string, midTick: boolean): Promise<HostMethods['openRecording']['result']> {
+  private async openRecorded(path: string, midTick: boolean, unshown = false): Promise<HostMethods['openRecording']['result']> {
     const opened = openRecording(path, midTick);
     // A line replay host given a later stop of the same live run: its run grows, its checkpoints kept.
     const current = this.run;
@@ -328,8 +328,8 @@ export class RuntimeHost {
     this.setInspection(true);
     const run = await Run.opened(this.nextRunId++, path, opened.program, opened.streams, opened.lints, opened.awaitDetails, this.services);
     this.run = run;
-    // A mid-tick recording (a line replay's) is walked line by line, not shown at a tick.
-    if (opened.info.ticks > 0 && !midTick) await run.seekTick(null);
+    // A mid-tick recording (a line replay's) is walked line by line, a replay host's copy searched: neither is shown at a tick.
+    if (opened.info.ticks > 0 && !midTick && !unshown) await run.seekTick(null);
     return { ...opened.info, runId: run.id };
   }
 

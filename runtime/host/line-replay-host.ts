@@ -155,7 +155,7 @@ export class LineReplayHost {
   async open(stop: Omit<LiveLineStop, 'runId'> | null, path: string, written: ReplayCopy): Promise<void> {
     this.forget();
     try {
-      await this.endpoint.request('openRecording', written.midTick ? { path, midTick: true } : { path });
+      await this.endpoint.request('openRecording', written.midTick ? { path, midTick: true } : { path, unshown: true });
     } catch (e) {
       throw new ProtocolError(`the line replay host cannot replay the run: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
     }

@@ -14,7 +14,9 @@
 // its real frames and locals are served (lineStack, lineVariables, lineEvaluate). When the
 // moment is a line stop (the live one, or a past line shown), the marker, a breakpoint where
 // that stop is, pauses when its task runs it in its tick, and its frames and locals say
-// whether it is that stop: the hits before it count, the others not.
+// whether it is that stop: the hits before it count, the others not. The hits of the stretch
+// last scanned are kept: Reverse Continue (or Continue) again from the hit shown, with the same
+// breakpoints, stops on its neighbour there with one replay of that tick, no scan.
 //
 // Invariants:
 // - Exact or refused: a landing is answered only once the main thread is stopped on the hit;
@@ -32,6 +34,13 @@ import { isAtStop } from './past-line-walk';
 
 type ScanResult = { hits: ScanHit[]; marked: number | null; stopped: boolean };
 
+/** Which hit of its tick `hits[index]` is (0: the first): the hits of a stretch come in replay order. */
+function ordinalOf(hits: readonly ScanHit[], index: number): number {
+  let first = index;
+  while (first > 0 && hits[first - 1]!.tick === hits[index]!.tick) first--;
+  return index - first;
+}
+
 /** Ticks of the first stretch scanned backwards (each earlier one is twice as long). */
 const FIRST_STRETCH = 64;
 
@@ -48,6 +57,12 @@ export class PastHitSearch {
   private waiting: ((outcome: 'stopped' | ScanResult | Error) => void) | null = null;
   /** The line stop the search starts from (the marker's), during a scan. */
   private print: HitBound['print'] | null = null;
+  /**
+   * The hits of the stretch the last search scanned (ticks from+1 .. its start), with the
+   * breakpoints armed then (`key`) and the one stopped on (`at`): the next search from that hit
+   * with the same breakpoints takes its neighbour from here, without scanning again.
+   */
+  private known: { key: string; hits: ScanHit[]; from: number; at: number } | null = null;
 
   constructor(
     private readonly dbg: LineDebugger,
@@ -64,9 +79,12 @@ export class PastHitSearch {
     await this.release();
     let landing: BreakpointHitLanding = { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: floor, to: bound.tick };
     this.print = bound.print ?? null;
+    const key = JSON.stringify(breakpoints);
+    const known = shown && this.known?.key === key ? this.known : null;
+    this.known = null;
     const planted = await this.plant(breakpoints, bound);
     try {
-      if (breakpoints.length > 0) landing = direction === 'back' ? await this.back(bound, floor, breakpoints, planted) : await this.forward(bound, ceiling, breakpoints, planted);
+      if (breakpoints.length > 0) landing = direction === 'back' ? await this.back(bound, floor, breakpoints, planted, key, known) : await this.forward(bound, ceiling, breakpoints, planted, known);
       if (landing.landed === 'none' && shown) await this.restop(bound, breakpoints, planted);
       else if (landing.landed === 'none') await this.release();
       return landing;
@@ -108,9 +126,18 @@ export class PastHitSearch {
     return breakpoints.map((b) => (b.hitCondition === undefined ? {} : { hitCondition: b.hitCondition }));
   }
 
-  private async back(bound: HitBound, floor: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted): Promise<BreakpointHitLanding> {
+  private async back(bound: HitBound, floor: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted, key: string, known: PastHitSearch['known']): Promise<BreakpointHitLanding> {
     const counted = breakpoints.some((b) => b.hitCondition !== undefined);
-    let to = bound.tick;
+    if (known !== null && known.at > 0) {
+      // The hit before the one shown was scanned already.
+      const hit = known.hits[known.at - 1]!;
+      if (hit.tick <= floor) return { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: floor, to: bound.tick };
+      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at - 1), counted ? 0 : hit.tick - 1, breakpoints, planted);
+      this.known = { ...known, at: known.at - 1 };
+      return landing;
+    }
+    // Before the stretch known (its first hit shown): from its start down.
+    let to = known !== null ? known.from : bound.tick;
     let stretch = FIRST_STRETCH;
     while (to > floor) {
       const from = counted ? 0 : Math.max(floor, to - stretch);
@@ -128,9 +155,9 @@ export class PastHitSearch {
       const last = before.length - 1;
       if (last >= 0 && before[last]!.tick > floor) {
         const hit = before[last]!;
-        let first = last;
-        while (first > 0 && before[first - 1]!.tick === hit.tick) first--;
-        return this.stopAt(hit, last - first, counted ? 0 : hit.tick - 1, breakpoints, planted);
+        const landing = await this.stopAt(hit, ordinalOf(before, last), counted ? 0 : hit.tick - 1, breakpoints, planted);
+        this.known = { key, hits: before, from, at: last };
+        return landing;
       }
       if (from <= floor) break;
       to = from;
@@ -139,10 +166,18 @@ export class PastHitSearch {
     return { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: floor, to: bound.tick };
   }
 
-  private async forward(bound: HitBound, ceiling: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted): Promise<BreakpointHitLanding> {
+  private async forward(bound: HitBound, ceiling: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted, known: PastHitSearch['known']): Promise<BreakpointHitLanding> {
     const counted = breakpoints.some((b) => b.hitCondition !== undefined);
     const start = bound.print !== undefined ? bound.tick - 1 : bound.tick;
     const none: BreakpointHitLanding = { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: bound.tick, to: ceiling };
+    if (known !== null && known.at + 1 < known.hits.length) {
+      // The hit after the one shown was scanned already (no other comes between).
+      const hit = known.hits[known.at + 1]!;
+      if (hit.tick > ceiling) return none;
+      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at + 1), counted ? 0 : hit.tick - 1, breakpoints, planted);
+      this.known = { ...known, at: known.at + 1 };
+      return landing;
+    }
     if (start >= ceiling) return none;
     const params: ScanTicksParams = { from: counted ? 0 : start, to: ceiling, breakpoints: this.hitConditions(breakpoints), locations: planted.locations, stop: { kind: 'first', afterTick: start } };
     const marker = this.markerOf(bound, planted, bound.tick);

@@ -341,9 +341,10 @@ export class RunRewind {
    * replay paused right before it (after tick - 1, from a checkpoint) goes on through that one
    * tick with `tracing` given its loop first (the replay host's line debugger stops only in
    * that loop), and null once the tick has run or failed. The tick may be the recording's
-   * open one (RecordedStreams.openTick), so the replay is dropped after it: it is never a
-   * moment shown nor a checkpoint. Served in turn with the seeks. With `from`, ticks from+1 ..
-   * `tick` run traced (a breakpoint search's stretch, hit-scan.ts).
+   * open one (RecordedStreams.openTick): then the replay is dropped after it, never a moment
+   * shown nor a checkpoint; after a whole tick it is parked there, a checkpoint. Served in
+   * turn with the seeks. With `from`, ticks from+1 .. `tick` run traced (a breakpoint search's
+   * stretch, hit-scan.ts).
    */
   traceTick(tick: number, tracing: (loop: EventLoop | null, moment: PastMoment | null) => void, from = tick - 1): Promise<void> {
     this.seeking++;
@@ -374,14 +375,20 @@ export class RunRewind {
       tracing(session.loop, this.momentOf(session, tick));
     }
     this.sessions = this.sessions.filter((s) => s !== session);
+    let keep = false;
     try {
       await reached;
+      // A whole tick of the recording (not an open one), replayed exactly: parked there, a checkpoint for the next seek or stretch.
+      keep = tick <= this.source.ticks() && !this.closed && this.sessions.length < MAX_SESSIONS;
+      if (keep) session.check();
     } catch (e) {
+      keep = false;
       if (e instanceof RecordingError) throw new ProtocolError(`replayLineTick: ${e.message}`, 'replayFailed');
       throw new ProtocolError(`replayLineTick: the replay of ${this.source.what} through tick ${tick} failed: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
     } finally {
       tracing(null, null);
-      session.close();
+      if (keep) this.sessions.push(session);
+      else session.close();
     }
   }
 

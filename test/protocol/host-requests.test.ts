@@ -80,6 +80,8 @@ test('the breakpoint searches of the past: pastBreakpointHit, pastHit, scanTicks
   refused(() => parseHostRequest('scanTicks', { ...scan, locations: [[-1]] }), 'badRequest', /^scanTicks: params\.locations\[0\] must be an array of breakpoint indexes/);
   refused(() => parseHostRequest('scanTicks', { ...scan, stop: { kind: 'last' } }), 'badRequest', /^scanTicks: params\.stop\.kind must be 'nth', 'first' or 'marker'/);
   assert.deepEqual(parseHostRequest('writeReplayCopy', { path: '/tmp/x' }), { path: '/tmp/x' });
+  assert.deepEqual(parseHostRequest('openRecording', { path: '/tmp/x', unshown: true }), { path: '/tmp/x', unshown: true });
+  refused(() => parseHostRequest('openRecording', { path: 'a', unshown: 'yes' }), 'badRequest', /^openRecording: params\.unshown must be a boolean/);
 });
 
 test('an unknown method is refused as unknown, and only the protocol methods are known', () => {

@@ -245,6 +245,26 @@ test('checkpoints: replays get parked along the run between seeks, and a seek fr
   }
 });
 
+test('a traced stretch of whole ticks (a breakpoint search\'s) stays parked at its end as a checkpoint; a traced open tick would not', async () => {
+  const streams = await recordPipeline();
+  const rewind = rewindOf(streams);
+  try {
+    const traced: Array<number | null> = [];
+    const to = Math.floor(streams.ticks / 2);
+    await rewind.traceTick(to, (loop) => traced.push(loop === null ? null : loop.tickCount()), to - 5);
+    assert.deepEqual(traced, [to - 5, null], 'the loop was given at the stretch\'s start, taken back after it');
+    assert.ok(rewind.parkedTicks().includes(to), `parked at ${rewind.parkedTicks().join(', ')}`);
+    // And a seek there is served from it, what a replay from the start shows.
+    const viaTrace = (await rewind.seek(to)).snapshot();
+    const fresh = rewindOf(streams);
+    const fromStart = (await fresh.seek(to)).snapshot();
+    fresh.close();
+    assert.deepEqual(viaTrace.tasks.map((t) => [t.id, t.state, t.steps]), fromStart.tasks.map((t) => [t.id, t.state, t.steps]));
+  } finally {
+    rewind.close();
+  }
+});
+
 // A program that waits on a real clock between bursts of work: most of its run the loop is idle.
 const bursts = coroutine(function* bursts(): Coroutine<number> {
   const loop = getRunningLoop();
