@@ -73,7 +73,7 @@ describe('the coroscope debugger in VS Code (code-server)', { timeout: 240_000 }
     for (let attempt = 1; ; attempt++) {
       await crawlFrame.first().click();
       try {
-        await crawlerRow.waitFor({ state: 'visible', timeout: 5_000 });
+        await crawlerRow.waitFor({ state: 'visible', timeout: 15_000 });
         break;
       } catch (e) {
         if (attempt >= 3) throw e;

@@ -39,7 +39,7 @@ describe('VS Code (code-server) smoke', { timeout: 120_000 }, () => {
       await page().keyboard.type('echo coroscope-$((6*7))');
       await page().keyboard.press('Enter');
       try {
-        await rows.filter({ hasText: 'coroscope-42' }).waitFor({ state: 'visible', timeout: 5_000 });
+        await rows.filter({ hasText: 'coroscope-42' }).waitFor({ state: 'visible', timeout: 15_000 });
         break;
       } catch (error) {
         if (attempt >= 3) throw error;
