@@ -170,12 +170,12 @@ function fetchedCount(run: CrawlRun): number {
   return Object.values(run.byStatus).reduce((a, b) => a + b, 0);
 }
 
-/** Runs an in-process crawl and adds its CPU cost per URL. */
+/** Runs an in-process crawl and adds its CPU cost per URL (unless the crawl measured its own). */
 async function withCpu(crawl: () => Promise<CrawlRun>): Promise<CrawlRun> {
   const c0 = process.cpuUsage();
   const run = await crawl();
   const c = process.cpuUsage(c0);
-  return { ...run, cpuPerUrlUs: (c.user + c.system) / Math.max(1, fetchedCount(run)) };
+  return { ...run, cpuPerUrlUs: run.cpuPerUrlUs ?? (c.user + c.system) / Math.max(1, fetchedCount(run)) };
 }
 
 async function crawlCoroscope(url: string, maxTasks: number, inspect: boolean): Promise<CrawlRun> {
@@ -331,7 +331,10 @@ function printSite(r: SiteResult, args: Args, withPython: boolean): void {
     const perRound = r.rates[RECORDED]!.map((x, i) => x / r.rates[COROSCOPE]![i]!);
     console.log(`  recording on / off:         ${(med(RECORDED) / med(COROSCOPE)).toFixed(2)}  (median of the rounds' ratios ${median(perRound).toFixed(2)}, per round ${Math.min(...perRound).toFixed(2)}-${Math.max(...perRound).toFixed(2)})`);
     const cpuRecorded = median(r.cpuPerUrlUs[RECORDED]!);
-    console.log(`  client CPU per URL:         recording on ${cpuRecorded.toFixed(0)} µs (writing the file included), off ${cpuOurs.toFixed(0)} µs (off / on ${(cpuOurs / cpuRecorded).toFixed(2)})`);
+    const cpuRatios = r.cpuPerUrlUs[COROSCOPE]!.map((off, i) => off / r.cpuPerUrlUs[RECORDED]![i]!);
+    console.log(
+      `  client CPU per URL:         recording on ${cpuRecorded.toFixed(0)} µs, off ${cpuOurs.toFixed(0)} µs (off / on ${(cpuOurs / cpuRecorded).toFixed(2)}; median of the rounds' ratios ${median(cpuRatios).toFixed(2)}, per round ${Math.min(...cpuRatios).toFixed(2)}-${Math.max(...cpuRatios).toFixed(2)}: steadier than rates on a busy machine)`,
+    );
     console.log(`  recording size:             ${rec.fileBytes} bytes for ${rec.steps} task steps, ${rec.ticks} ticks: ${(rec.fileBytes / rec.steps).toFixed(1)} bytes per step`);
     console.log(`  writing the file:           ${(rec.writeSeconds * 1000).toFixed(0)} ms after the crawl (not in its rate; the extension writes a recording only when saved)`);
   }

@@ -25,6 +25,8 @@ export interface RecordedCrawlRun {
   fileBytes: number;
   steps: number;
   ticks: number;
+  /** The crawl's CPU per URL (µs), recording: writing the file after it is not counted (see writeSeconds). */
+  cpuPerUrlUs: number;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'coroscope-bench-'));
@@ -52,6 +54,7 @@ export async function crawlRecorded(url: string, maxTasks: number, frames = fals
   rec.attach(loop);
   const crawler = new Crawler([url], { maxTasks, robots: false });
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   try {
     await loop.runUntilComplete(crawler.crawl());
   } finally {
@@ -59,6 +62,7 @@ export async function crawlRecorded(url: string, maxTasks: number, frames = fals
   }
   const streams = rec.finish();
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(c0);
   const t1 = performance.now();
   const file = join(dir, 'crawl.corotrace');
   const fileBytes = writeRecordingFile(file, {
@@ -69,7 +73,7 @@ export async function crawlRecorded(url: string, maxTasks: number, frames = fals
   });
   const writeSeconds = (performance.now() - t1) / 1000;
   loop.close();
-  return { seconds, rate: crawler.done.length / seconds, writeSeconds, byStatus: statusCounts(crawler), file, fileBytes, steps: streams.steps, ticks: streams.ticks };
+  return { seconds, rate: crawler.done.length / seconds, writeSeconds, byStatus: statusCounts(crawler), file, fileBytes, steps: streams.steps, ticks: streams.ticks, cpuPerUrlUs: (cpu.user + cpu.system) / Math.max(1, crawler.done.length) };
 }
 
 /**

@@ -1,13 +1,19 @@
 // Scrubbing a recorded crawl in the runtime host (`npm run bench:replay [-- --pages N
-// --seeks N --max-tasks N --rounds N --latency instant|realistic --busy N --bundle FILE]`): a recorded demo crawl
+// --seeks N --max-tasks N --live-max-tasks N --rounds N --latency instant|realistic --busy N --bundle FILE]`): a recorded demo crawl
 // of N pages (default 2000, the instant site), saved, then opened as a recording (its site
-// gone); seeks to ticks in a seeded random order, each timed to a task table (seekTick +
-// snapshot) and a worker's stack (taskDetail without locals), then that worker's locals
-// (taskDetail with locals). Prints the medians, the 90th percentiles and the worst, and the
-// recording's bytes per task step.
+// gone); --seeks seeks, one tick drawn in each of as many equal stretches of the run (the whole
+// recording covered) and taken in a seeded shuffled order, each timed to a task table
+// (seekTick + snapshot) and a worker's stack (taskDetail without locals), then that worker's
+// locals (taskDetail with locals): right after opening it (the checkpoints being built as the
+// seeks go), then the same ticks again reshuffled (the checkpoints left). Prints the medians,
+// the 90th percentiles, the worst and which seeks were slowest, and the recording's bytes per
+// task step.
 // Then the first seeks right after a live recorded crawl ends (the checkpoints are those
-// built while it ran, in its idle time): in each of --rounds rounds a new crawl, then
-// FIRST_SEEKS seeks at once; the medians over the rounds of the first seek and of the worst.
+// built while it ran, in its idle time): in each of --rounds rounds a new crawl (of
+// --live-max-tasks tasks: with `--latency realistic` and 100 tasks a 2,000-page crawl lasts
+// about 15 s, long enough for its rate to be measured), then FIRST_SEEKS seeks at once, one in
+// each FIRST_SEEKS-th of the run; the medians over the rounds of the first seek and of the
+// worst, and the median, p90 and worst of them all.
 // Each round also crawls the same site unrecorded (alternating which goes first), so the live
 // crawl's rate with recording on (the recorder, and checkpoints built as it runs) is given
 // against recording off in the same run: the median of the rounds' ratios.
@@ -28,6 +34,8 @@ interface Args {
   pages: number;
   seeks: number;
   maxTasks: number;
+  /** Tasks of the live crawls (their rate on/off and first seeks); default maxTasks. */
+  liveMaxTasks: number | null;
   rounds: number;
   latency: DemoLatency;
   busy: number;
@@ -38,13 +46,14 @@ interface Args {
 const FIRST_SEEKS = 5;
 
 function parseArgs(argv: readonly string[]): Args {
-  const a: Args = { pages: 2000, seeks: 40, maxTasks: 10, rounds: 5, latency: 'instant', busy: 0, bundle: join(ROOT, 'dist', 'runtime-host.js') };
+  const a: Args = { pages: 2000, seeks: 40, maxTasks: 10, liveMaxTasks: null, rounds: 5, latency: 'instant', busy: 0, bundle: join(ROOT, 'dist', 'runtime-host.js') };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i];
     const n = Number(argv[i + 1]);
     if (v === '--pages') a.pages = n;
     else if (v === '--seeks') a.seeks = n;
     else if (v === '--max-tasks') a.maxTasks = n;
+    else if (v === '--live-max-tasks') a.liveMaxTasks = n;
     else if (v === '--rounds') a.rounds = n;
     else if (v === '--latency' && isDemoLatency(argv[i + 1])) a.latency = argv[i + 1] as DemoLatency;
     else if (v === '--busy') a.busy = n;
@@ -62,6 +71,22 @@ function seeded(seed: number): () => number {
     s = (s * 1664525 + 1013904223) >>> 0;
     return s / 2 ** 32;
   };
+}
+
+/** One tick drawn in each of `n` equal stretches of 1..ticks, in a shuffled order. */
+function spreadTicks(ticks: number, n: number, random: () => number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push(Math.min(ticks, 1 + Math.floor(((i + random()) * ticks) / n)));
+  return shuffled(out, random);
+}
+
+function shuffled<T>(xs: readonly T[], random: () => number): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }
 
 function quantile(xs: readonly number[], q: number): number {
@@ -86,7 +111,7 @@ async function timeSeek(host: HostClient, tick: number): Promise<{ table: number
 async function liveCrawl(host: HostClient, args: Args, record: boolean): Promise<{ rate: number; ticks: number }> {
   const from = host.events.length;
   const t0 = performance.now();
-  const live = await host.rpc.request('launch', { target: { kind: 'demo', pages: args.pages, latency: args.latency }, options: { record, maxTasks: args.maxTasks } });
+  const live = await host.rpc.request('launch', { target: { kind: 'demo', pages: args.pages, latency: args.latency }, options: { record, maxTasks: args.liveMaxTasks ?? args.maxTasks } });
   await host.waitFor('finished', (f) => f.runId === live.runId, 1_800_000, from);
   const seconds = (performance.now() - t0) / 1000;
   const done = (await host.rpc.request('snapshot', {})).progress?.done ?? 0;
@@ -124,27 +149,31 @@ async function bench(args: Args): Promise<void> {
     console.log(`openRecording (its site gone), shown at its last tick: ${openMs.toFixed(0)} ms`);
 
     const random = seeded(15);
-    const table: number[] = [];
-    const locals: number[] = [];
-    let withWorker = 0;
-    for (let i = 0; i < args.seeks; i++) {
-      const t = await timeSeek(host, 1 + Math.floor(random() * opened.ticks));
-      table.push(t.table);
-      if (t.locals !== null) {
-        withWorker++;
-        locals.push(t.locals);
-      }
-    }
     const line = (what: string, xs: number[], bound: number): void => {
       console.log(`${what.padEnd(46)} median ${median(xs).toFixed(0).padStart(5)} ms   p90 ${quantile(xs, 0.9).toFixed(0).padStart(5)} ms   worst ${Math.max(...xs).toFixed(0).padStart(5)} ms   (bound ${bound} ms)`);
     };
-    console.log(`${args.seeks} seeks to random ticks of ${opened.ticks} (${withWorker} with a suspended worker):`);
-    line('seek + task table + a worker\'s stack', table, 300);
-    line('seek + ... + that worker\'s locals', locals, 1000);
+    // One tick in each of `seeks` equal stretches of the run (the whole recording covered), in a shuffled order.
+    const ticks = spreadTicks(opened.ticks, args.seeks, random);
+    for (const pass of ['first', 'second']) {
+      const table: number[] = [];
+      const locals: number[] = [];
+      for (const tick of pass === 'first' ? ticks : shuffled(ticks, random)) {
+        const t = await timeSeek(host, tick);
+        table.push(t.table);
+        locals.push(t.locals ?? t.table);
+      }
+      const slowest = table.map((ms, i) => ({ ms, i })).sort((a, b) => b.ms - a.ms).slice(0, 3);
+      console.log(
+        `${pass} pass: ${args.seeks} seeks, one in each ${args.seeks}th of its ${opened.ticks} ticks, shuffled${pass === 'first' ? ' (right after opening it)' : ' again (the checkpoints the first pass left)'}; slowest: ${slowest.map((s) => `#${s.i + 1} ${s.ms.toFixed(0)} ms`).join(', ')}`,
+      );
+      line('seek + task table + a worker\'s stack', table, 300);
+      line('seek + ... + that worker\'s locals', locals, 1000);
+    }
 
     // Right after a live crawl ends.
     const first: { table: number[]; locals: number[] } = { table: [], locals: [] };
     const worst: { table: number[]; locals: number[] } = { table: [], locals: [] };
+    const all: { table: number[]; locals: number[] } = { table: [], locals: [] };
     const rateRatios: number[] = [];
     const rates: { on: number[]; off: number[] } = { on: [], off: [] };
     let ticksSeen = 0;
@@ -155,7 +184,11 @@ async function bench(args: Args): Promise<void> {
       const ticks = on.ticks;
       ticksSeen = ticks;
       const times = [];
-      for (let i = 0; i < FIRST_SEEKS; i++) times.push(await timeSeek(host, 1 + Math.floor(random() * ticks)));
+      for (const tick of spreadTicks(ticks, FIRST_SEEKS, random)) times.push(await timeSeek(host, tick));
+      for (const t of times) {
+        all.table.push(t.table);
+        all.locals.push(t.locals ?? t.table);
+      }
       first.table.push(times[0]!.table);
       first.locals.push(times[0]!.locals ?? times[0]!.table);
       worst.table.push(Math.max(...times.map((t) => t.table)));
@@ -168,12 +201,13 @@ async function bench(args: Args): Promise<void> {
     const roundsLine = (what: string, xs: number[], bound: number): void => {
       console.log(`${what.padEnd(58)} median ${median(xs).toFixed(0).padStart(5)} ms   rounds ${xs.map((x) => x.toFixed(0)).join(' ')}   (bound ${bound} ms)`);
     };
-    console.log(`right after a live recorded crawl of ${args.pages} pages (${args.latency} site, ${ticksSeen} ticks) ends: ${FIRST_SEEKS} seeks at once to random ticks, ${args.rounds} rounds:`);
+    console.log(`right after a live recorded crawl of ${args.pages} pages (${args.latency} site, ${ticksSeen} ticks) ends: ${FIRST_SEEKS} seeks at once, one in each ${FIRST_SEEKS}th of the run, ${args.rounds} rounds:`);
     roundsLine('first seek: + task table + a worker\'s stack', first.table, 300);
     roundsLine('first seek: + that worker\'s locals', first.locals, 1000);
     roundsLine(`worst of the ${FIRST_SEEKS}: + task table + a worker's stack`, worst.table, 300);
     roundsLine(`worst of the ${FIRST_SEEKS}: + that worker's locals`, worst.locals, 1000);
-    console.log(`ratio, first seek after a live crawl / median seek in the opened recording: ${(median(first.table) / median(table)).toFixed(2)}`);
+    line(`all ${all.table.length} of them: + task table + a worker's stack`, all.table, 300);
+    line(`all ${all.table.length} of them: + that worker's locals`, all.locals, 1000);
     console.log(
       `live crawl rate, recording on / off: median of the rounds' ratios ${median(rateRatios).toFixed(2)} (rounds ${rateRatios.map((x) => x.toFixed(2)).join(' ')}; on ${median(rates.on).toFixed(0)} urls/s, off ${median(rates.off).toFixed(0)} urls/s; bound 0.8)${args.busy > 0 ? `, ${args.busy} busy loop(s) beside it` : ''}`,
     );
