@@ -73,6 +73,9 @@ interface CdpPropertyDescriptor {
 }
 
 /** A frame as the line replay compares it: its function (by script and start), its source line, its generated position. */
+/** What the line replay's walk does with a stop at one of its breakpoints: go on, stop there, or leave it to the line step under way. */
+export type WalkVerdict = 'resume' | 'stop' | 'step';
+
 export interface WalkFrame {
   readonly frame: CdpCallFrame;
   readonly url: string;
@@ -153,7 +156,7 @@ export class LineDebugger {
   /** When (this thread's clock) the main thread was paused; null while it runs. */
   private heldSince: number | null = null;
   private enabled: Promise<void>;
-  private walk: { ids: ReadonlySet<string>; hook: (paused: CdpPaused) => Promise<'resume' | 'stop'>; stopped: () => void } | null = null;
+  private walk: { ids: ReadonlySet<string>; hook: (paused: CdpPaused) => Promise<WalkVerdict>; stopped: () => void } | null = null;
 
   constructor(
     private readonly session: Session,
@@ -173,9 +176,10 @@ export class LineDebugger {
 
   /**
    * The line replay's walk (past-line-walk.ts): stops at its breakpoints `ids` go to `hook`
-   * instead, which says whether the main thread goes on or stops there (a stop like a step's).
+   * instead, which says whether the main thread goes on or stops there (a stop like a step's),
+   * or leaves the stop to the line step under way ('step'). `stopped` is told of every stop.
    */
-  setWalkHook(ids: ReadonlySet<string>, hook: ((paused: CdpPaused) => Promise<'resume' | 'stop'>) | null, stopped: (() => void) | null): void {
+  setWalkHook(ids: ReadonlySet<string>, hook: ((paused: CdpPaused) => Promise<WalkVerdict>) | null, stopped: (() => void) | null): void {
     this.walk = hook === null ? null : { ids, hook, stopped: stopped ?? (() => undefined) };
   }
 
@@ -372,9 +376,9 @@ export class LineDebugger {
     if (top === undefined) return this.resume();
     const walk = this.walk;
     if (walk !== null && hits.some((id) => walk.ids.has(id))) {
-      if ((await walk.hook(ev)) !== 'stop') return this.resume(false);
-      await this.stop('step');
-      return walk.stopped();
+      const verdict = await walk.hook(ev);
+      if (verdict === 'resume') return this.resume(false);
+      if (verdict === 'stop') return this.stop('step');
     }
     const step = this.step;
     // The stepped task suspended: say so, then run until it resumes (or follow the loop).
@@ -474,6 +478,7 @@ export class LineDebugger {
     if (this.stopTaskId !== null) body.taskId = this.stopTaskId;
     if (line !== null) body.line = line;
     this.host.emit('paused', body);
+    this.walk?.stopped();
   }
 
   // --- execution --------------------------------------------------------------------------------
@@ -637,6 +642,11 @@ export class LineDebugger {
       });
     }
     return out;
+  }
+
+  /** The frames of the current stop outside the machinery, innermost first (empty: not stopped). */
+  stoppedFrames(): WalkFrame[] {
+    return this.current === null ? [] : this.walkFrames(this.current);
   }
 
   /** A frame's position as shown: its TypeScript line when mapped, else its generated one. */

@@ -12,6 +12,13 @@
 // and stops the main thread on the entry before (past-lines.ts: previousLine); from there, a
 // step forward goes on in the same walk to the next entry, or to the live stop: the present.
 //
+// A step in from a past line is the replay host's own line step (LineDebugger.lineStep): it
+// enters whatever call the line makes, a function the walk has no breakpoints in (the lines of
+// those are not entries) included; there, steps (in, over, out) are line steps too, until one
+// stops on a line of the walk's functions: an entry again (the line that made the call, or a
+// later one), checked against the first walk's like any other, and the live stop's is the
+// present. A step back from inside such a call goes to the line that made it.
+//
 // Invariants:
 // - Exact or refused: an entry is shown only when the walk reached it, and each walk must pass
 //   the same entries as the first (else the replay diverged, and the move is refused with the
@@ -22,10 +29,11 @@
 
 import type { LineStepKind, LineStopPrint, PastLineLanding, SourcePosition } from '../../protocol/host-protocol';
 import { ProtocolError } from '../../protocol/rpc';
-import type { CdpPaused, LineDebugger, WalkFrame } from './line-debugger';
+import type { CdpPaused, LineDebugger, WalkFrame, WalkVerdict } from './line-debugger';
 import { nextLine, previousLine, sameEntry, type PastLineEntry } from './past-lines';
 
-type Target = { kind: 'live' } | { kind: 'entry'; index: number };
+/** Where a walk is going: to learn the live stop, to an entry, or wherever the line step under way stops. */
+type Target = { kind: 'live' } | { kind: 'entry'; index: number } | { kind: 'step' };
 
 interface Walking {
   readonly entries: PastLineEntry[];
@@ -38,8 +46,10 @@ export class PastLineWalk {
   /** The entries of the step up to the live stop (the first walk's), and the live stop's index. */
   private trace: PastLineEntry[] | null = null;
   private live = -1;
-  /** The entry the main thread is stopped on (null: not stopped by the walk). */
+  /** The entry the main thread is stopped on (null: not stopped by the walk, or inside a call). */
   private at: number | null = null;
+  /** Stopped inside a call entered by a step in (a line step's stop, not an entry): the entry of the line that made it. */
+  private inCall: number | null = null;
   private landedAt: SourcePosition | null = null;
   private walking: Walking | null = null;
   /** The traced tick under way (replayLineTick), until it has run to its end. */
@@ -72,13 +82,14 @@ export class PastLineWalk {
     }
     const trace = this.trace!;
     if (move === 'back') {
-      const to = previousLine(trace, this.at ?? this.live);
+      const to = this.inCall ?? previousLine(trace, this.at ?? this.live);
       await this.release();
       if (to === null) return { landed: 'suspension' };
       await this.walk({ kind: 'entry', index: to });
       return { landed: 'line', line: this.landedAt };
     }
-    if (this.at === null) throw new ProtocolError(`pastLine: ${move}: not on a past line`, 'badState');
+    if (this.at === null && this.inCall === null) throw new ProtocolError(`pastLine: ${move}: not on a past line`, 'badState');
+    if (move === 'into' || this.at === null) return this.lineStep(move);
     const to = nextLine(trace, this.at, move, this.live);
     if (to >= this.live) {
       await this.release();
@@ -92,6 +103,7 @@ export class PastLineWalk {
   async release(): Promise<void> {
     this.walking = null;
     this.at = null;
+    this.inCall = null;
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
     if (this.dbg.isStopped()) await this.dbg.resume(false);
     const run = this.tickRun;
@@ -171,19 +183,54 @@ export class PastLineWalk {
     }
   }
 
+  /**
+   * From the line stopped on (an entry, or inside a call), the replay host's own line step: it
+   * lands on an entry (onHit stops there), or inside a call (the line debugger's stop).
+   */
+  private async lineStep(kind: LineStepKind): Promise<PastLineLanding> {
+    const walking = this.walking;
+    if (walking === null) throw new ProtocolError('pastLine: the walk has ended', 'badState');
+    const outcome = new Promise<'reached' | Error>((resolve) => {
+      walking.settle = resolve;
+    });
+    walking.target = { kind: 'step' };
+    const from = walking.entries.length - 1;
+    this.at = null;
+    this.inCall = null;
+    await this.dbg.lineStep(kind);
+    const r = await outcome;
+    if (r instanceof Error) {
+      await this.release().catch(() => undefined);
+      throw r;
+    }
+    const frames = this.dbg.stoppedFrames();
+    const top = frames[0];
+    const last = walking.entries[walking.entries.length - 1];
+    // Stopped on the line of the last entry (back from the call it made) or by onHit on a new one: an entry; else inside a call.
+    if (this.at === null && last !== undefined && top !== undefined && sameEntry(last, entryOf(frames, top))) this.at = walking.entries.length - 1;
+    if (this.at !== null && this.at >= this.live) {
+      await this.release();
+      return { landed: 'present' };
+    }
+    if (this.at === null) this.inCall = Math.max(0, from);
+    this.landedAt = top === undefined ? null : this.dbg.positionOfFrame(top.frame);
+    return { landed: 'line', line: this.landedAt };
+  }
+
   private describe(target: Target): string {
     if (target.kind === 'entry') return `line ${target.index + 1} of the task's step`;
+    if (target.kind === 'step') return "the line step's stop";
     const top = this.print.frames[0];
     return top === undefined ? 'the live stop' : `the live stop (${top.url.replace(/^file:\/\//, '')}, generated line ${top.line + 1})`;
   }
 
-  private async onHit(paused: CdpPaused): Promise<'resume' | 'stop'> {
+  private async onHit(paused: CdpPaused): Promise<WalkVerdict> {
     const walking = this.walking;
     if (walking === null) return 'resume';
     const frames = this.dbg.walkFrames(paused);
     const top = frames[0];
     if (top === undefined) return 'resume';
-    const entry: PastLineEntry = { chain: frames.map((f) => f.functionKey).reverse(), line: top.line };
+    const entry = entryOf(frames, top);
     const last = walking.entries[walking.entries.length - 1];
     if (last === undefined || !sameEntry(last, entry)) {
       const index = walking.entries.length;
@@ -194,13 +241,15 @@ export class PastLineWalk {
         this.walking = null;
         return 'resume';
       }
-      if (walking.target.kind === 'entry' && walking.target.index === index) {
+      if (walking.target.kind === 'step' || (walking.target.kind === 'entry' && walking.target.index === index)) {
         this.at = index;
         const p = this.dbg.positionOfFrame(top.frame);
         this.landedAt = p;
         return 'stop';
       }
     }
+    // The line of the entry the step started from or came back to: the line step goes on or stops (lineStep sorts out which line it is).
+    if (walking.target.kind === 'step') return 'step';
     if (walking.target.kind === 'live' && (await isAtStop(this.dbg, frames, this.print))) {
       this.trace = walking.entries.slice();
       this.live = walking.entries.length - 1;
@@ -215,6 +264,11 @@ export class PastLineWalk {
   private onStopped(): void {
     this.walking?.settle('reached');
   }
+}
+
+/** The entry of a stop: its frames' functions, outermost first, and the innermost frame's line. */
+function entryOf(frames: readonly WalkFrame[], top: WalkFrame): PastLineEntry {
+  return { chain: frames.map((f) => f.functionKey).reverse(), line: top.line };
 }
 
 /**

@@ -5,7 +5,8 @@
 // An entry is a line the task ran: its frame chain (the functions of its frames outside the
 // runtime's machinery, outermost first) and the source line of the innermost frame. The
 // walk only sees lines of the functions on the live stop's chain, so a call to any other
-// function is stepped over; consecutive stops on the same line of the same chain are one
+// function is stepped over (a step in is the replay host's own line step instead, which enters
+// it: past-line-walk.ts); consecutive stops on the same line of the same chain are one
 // entry.
 //
 // Invariants: a step back lands strictly before `from`, on a line of the same frame or of a

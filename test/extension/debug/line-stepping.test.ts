@@ -230,6 +230,41 @@ describe('line stepping through the standalone debug adapter', { timeout: 120_00
       await continueToEnd(dap, CRAWLER_TS);
     });
 
+    it("step in at a past line enters the call it makes (isRedirect, not on the live stop's frames): its frame and locals, next out of it, on to the live stop (the present)", async () => {
+      await dap.close();
+      dap = await start();
+      const callLine = lineOf(CRAWLER_TS, 'if (isRedirect(response)) {');
+      const { threadId } = await launchWithBreakpoint(dap, { crawl: 'demo', pages: 20, maxTasks: 2 }, CRAWLER_TS, callLine);
+      // The live stop: the line after the call, which returned (the page is no redirect).
+      const live = await step(dap, 'next', threadId);
+      assert.equal(live.frames[0]!.line, lineOf(CRAWLER_TS, 'let parsed: { stat: FetchStatistic; links: string[] };'));
+      let frames = await stepBack(threadId);
+      assert.equal(frames[0]!.line, callLine);
+      // Step in: isRedirect as it ran then, replayed.
+      let at = await step(dap, 'stepIn', threadId);
+      assert.deepEqual(at.frames.slice(0, 3).map((f) => f.name), ['isRedirect', 'fetch', 'work']);
+      assert.equal(at.frames[0]!.line, lineOf(CRAWLER_TS, 'return isRedirectStatus(response.status) && response.headers.has('));
+      assert.ok((await localsOf(dap, at.frames[0]!.id)).has('response'));
+      const ev = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', { expression: 'response.status', frameId: at.frames[0]!.id, context: 'repl' });
+      assert.equal(ev.result, '200');
+      // Next, out of it into fetch (past lines), until the live stop: the present (a live frame, its locals).
+      const lines: string[] = [];
+      for (let i = 0; i < 4 && at.frames[0]!.name !== 'fetch'; i++) {
+        at = await step(dap, 'next', threadId);
+        lines.push(`${at.frames[0]!.name}:${at.frames[0]!.line}`);
+      }
+      for (let i = 0; i < 3 && at.frames[0]!.line !== live.frames[0]!.line; i++) {
+        at = await step(dap, 'next', threadId);
+        lines.push(`${at.frames[0]!.name}:${at.frames[0]!.line}`);
+      }
+      assert.equal(at.frames[0]!.line, live.frames[0]!.line, lines.join(', '));
+      assert.deepEqual(at.frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+      // At the present, a step back goes to the call's line again (the walk is of the live stop).
+      frames = await stepBack(threadId);
+      assert.equal(frames[0]!.line, callLine);
+      await continueToEnd(dap, CRAWLER_TS);
+    });
+
     it('a run not recorded refuses Step Back at a line with the reason', async () => {
       await dap.close();
       dap = await start();

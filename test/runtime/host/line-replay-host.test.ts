@@ -204,6 +204,52 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     await host.rpc.request('stop', {});
   });
 
+  test("step in at a past line enters the call that line makes (a helper not on the live stop's frames), steps on from inside it, and the live stop is the present again", async () => {
+    const from = host.events.length;
+    await host.rpc.request('launch', { target: { kind: 'demo', pages: 20, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+    // A stop on the line that calls `isRedirect(response)`, then a line step: the live stop is after the call returned (the page is no redirect).
+    const callLine = lineOf('if (isRedirect(response)) {');
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: callLine }] });
+    await host.rpc.request('continue', {});
+    await host.waitFor('paused', (b) => b.line !== undefined, 15000, from);
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+    const live = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
+    assert.equal(live.line!.line, lineOf('let parsed: { stat: FetchStatistic; links: string[] };'));
+    const back = await moved(host, () => host.rpc.request('lineStepBack', {}));
+    assert.equal(back.pastLine, true);
+    assert.equal(back.line!.line, callLine);
+    // Step in: inside isRedirect, as it ran then (its frames and locals are the replay's).
+    const inside = await moved(host, () => host.rpc.request('lineStep', { kind: 'into' }));
+    assert.equal(inside.pastLine, true, inside.description);
+    assert.equal(inside.line!.line, lineOf('return isRedirectStatus(response.status) && response.headers.has('));
+    const stack = await host.rpc.request('lineStack', {});
+    assert.deepEqual(stack.frames.slice(0, 2).map((f) => f.name), ['isRedirect', 'fetch']);
+    assert.ok((await locals(host)).has('response'));
+    assert.equal((await host.rpc.request('lineEvaluate', { expression: 'response.status' })).value, '200');
+    // Over, out of it: back in fetch (past lines), then the live stop, the present.
+    const seen: string[] = [];
+    let p = inside;
+    for (let i = 0; i < 4 && p.pastLine === true; i++) {
+      p = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
+      seen.push(`${p.line!.line}${p.pastLine === true ? ' past' : ''}`);
+      if (p.pastLine === true) assert.equal((await host.rpc.request('lineStack', {})).frames[0]!.name, 'fetch');
+    }
+    assert.notEqual(p.pastLine, true, seen.join(', '));
+    assert.deepEqual(p.line, live.line);
+    // Again from the call's line: step in, then step out of the helper, then on to the present.
+    await moved(host, () => host.rpc.request('lineStepBack', {}));
+    await moved(host, () => host.rpc.request('lineStep', { kind: 'into' }));
+    assert.equal((await host.rpc.request('lineStack', {})).frames[0]!.name, 'isRedirect');
+    p = await moved(host, () => host.rpc.request('lineStep', { kind: 'out' }));
+    for (let i = 0; i < 3 && p.pastLine === true; i++) {
+      assert.equal((await host.rpc.request('lineStack', {})).frames[0]!.name, 'fetch');
+      p = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
+    }
+    assert.notEqual(p.pastLine, true);
+    assert.deepEqual(p.line, live.line);
+    await host.rpc.request('stop', {});
+  });
+
   test('a run not recorded is refused with the reason', async () => {
     await stopAtBreakpoint(host, false);
     await assert.rejects(host.rpc.request('lineStepBack', {}), (e: unknown) => e instanceof RemoteError && e.code === 'notRecorded' && /Step Back needs a recorded run: launch with record/.test(e.message));
