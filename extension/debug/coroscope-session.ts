@@ -1459,7 +1459,7 @@ export class CoroscopeSession extends LoggingDebugSession {
    */
   protected override reverseContinueRequest(response: DebugProtocol.ReverseContinueResponse, args: DebugProtocol.ReverseContinueArguments): void {
     this.serve(response, async () => {
-        const now = await this.momentShown();
+      const now = await this.momentShown();
       const candidates = await this.stopCandidates();
       const tick = previousOf(candidates, now);
       const landing = await this.searchHit('back', now, tick === null ? {} : { floor: tick });

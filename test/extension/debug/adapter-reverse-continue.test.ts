@@ -7,25 +7,19 @@
 // is hit, naming the breakpoint.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
 import { DapClient } from './dap-client';
+import { lineOf } from '../../source-line';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 
-function lineOf(needle: string): number {
-  const i = readFileSync(CRAWLER_TS, 'utf8').split('\n').findIndex((l) => l.includes(needle));
-  assert.ok(i >= 0, needle);
-  return i + 1;
-}
-
 /** fetch's line after the page's links are parsed: once per page, `url` its URL. */
-const PARSED = lineOf('const { stat, links } = parsed;');
+const PARSED = lineOf(CRAWLER_TS, 'const { stat, links } = parsed;');
 /** A Location header that is not a URL: never on the demo site. */
-const NEVER = lineOf('this.recordFailure(url, new HttpProtocolError(url, `invalid Location');
+const NEVER = lineOf(CRAWLER_TS, 'this.recordFailure(url, new HttpProtocolError(url, `invalid Location');
 
 async function top(dap: DapClient, threadId: number): Promise<DebugProtocol.StackFrame[]> {
   return (await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId, startFrame: 0, levels: 20 })).stackFrames;

@@ -8,23 +8,16 @@
 // loop's own callback frames. The other tasks stay listed as threads, with their stacks.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
 import { DapClient, continueThroughEnd } from './dap-client';
+import { lineOf } from '../../source-line';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 const CALLBACKS_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'callback-fetcher.ts');
 const QUEUE_WORKERS_TS = join(__dirname, 'fixtures', 'queue-workers.ts');
-
-function lineOf(file: string, needle: string, from = 0): number {
-  const lines = readFileSync(file, 'utf8').split('\n');
-  const i = lines.findIndex((l, n) => n >= from && l.includes(needle));
-  assert.ok(i >= 0, `${file} has no line with ${needle}`);
-  return i + 1;
-}
 
 async function start(): Promise<DapClient> {
   const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });

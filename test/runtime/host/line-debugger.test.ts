@@ -6,24 +6,17 @@
 // continued, steps the same way.
 // Runs against the bundle (the line debugger's worker runs the bundle's own script).
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { RemoteError } from '../../../protocol/rpc';
 import { PROTOCOL_VERSION, type ProgramLoopState } from '../../../protocol/host-protocol';
 import { forkHost, ROOT, type HostClient } from './host-client';
+import { lineOf } from '../../source-line';
 
 const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
 const CALLBACKS = join(ROOT, 'runtime', 'crawler', 'callback-fetcher.ts');
-
-/** The 1-based line of `file` whose text contains `needle` (after line `from`). */
-function lineOf(file: string, needle: string, from = 0): number {
-  const lines = readFileSync(file, 'utf8').split('\n');
-  const i = lines.findIndex((l, n) => n >= from && l.includes(needle));
-  assert.ok(i >= 0, `${needle} in ${file}`);
-  return i + 1;
-}
 
 async function stepTo(host: HostClient, kind: 'over' | 'into' | 'out'): Promise<{ line: number; file: string; taskId: number | undefined; frames: string[] }> {
   const from = host.events.length;

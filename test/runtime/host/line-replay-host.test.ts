@@ -8,21 +8,16 @@
 // Runs against the bundle (the line debugger's worker and the replay host run the bundle).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { HostEvents } from '../../../protocol/host-protocol';
 import { RemoteError } from '../../../protocol/rpc';
 import { forkHost, ROOT, type HostClient } from './host-client';
+import { lineOf } from '../../source-line';
 
 const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
-
-function lineOf(needle: string): number {
-  const i = readFileSync(CRAWLER, 'utf8').split('\n').findIndex((l) => l.includes(needle));
-  assert.ok(i >= 0, needle);
-  return i + 1;
-}
 
 /** The processes the host has started (the line replay host among them). */
 function childrenOf(pid: number): number[] {
@@ -52,7 +47,7 @@ async function noChildren(host: HostClient): Promise<void> {
 async function stopAtBreakpoint(host: HostClient, record: boolean): Promise<HostEvents['paused']> {
   const from = host.events.length;
   await host.rpc.request('launch', { target: { kind: 'demo', pages: 20 }, options: { maxTasks: 2, stopOnEntry: true, record } });
-  const line = lineOf('let response: ClientResponse | null = null;');
+  const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
   await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
   await host.rpc.request('continue', {});
   const stop = await host.waitFor('paused', (b) => b.line !== undefined, 15000, from);
@@ -91,7 +86,7 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     const replayHosts = childrenOf(host.child.pid!);
     assert.equal(replayHosts.length, 1, 'one replay host for the stop');
     // next, to the line of the `yield*` that gets the page (the retry loop's head between): `response` was assigned null since.
-    const getLine = lineOf('response = yield* this.session.get(url, NO_REDIRECTS);');
+    const getLine = lineOf(CRAWLER, 'response = yield* this.session.get(url, NO_REDIRECTS);');
     let live = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
     for (let i = 0; i < 2 && live.line!.line !== getLine; i++) live = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
     assert.equal(live.line!.line, getLine);
@@ -156,7 +151,7 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
   test("the run's replay host is forked at its first stop, kept across its stops in later ticks, ended with the run", async () => {
     const from = host.events.length;
     await host.rpc.request('launch', { target: { kind: 'demo', pages: 300, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
-    const line = lineOf('let response: ClientResponse | null = null;');
+    const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
     await host.rpc.request('continue', {});
     const first = await host.waitFor('paused', (b) => b.line !== undefined, 15000, from);
@@ -183,7 +178,7 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     const from = host.events.length;
     await host.rpc.request('launch', { target: { kind: 'demo', pages: 20, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
     // Just after crawl() has created its workers.
-    const line = lineOf('let finished = false;');
+    const line = lineOf(CRAWLER, 'let finished = false;');
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
     await host.rpc.request('continue', {});
     await host.waitFor('paused', (b) => b.line !== undefined, 15000, from);
@@ -208,20 +203,20 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     const from = host.events.length;
     await host.rpc.request('launch', { target: { kind: 'demo', pages: 20, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
     // A stop on the line that calls `isRedirect(response)`, then a line step: the live stop is after the call returned (the page is no redirect).
-    const callLine = lineOf('if (isRedirect(response)) {');
+    const callLine = lineOf(CRAWLER, 'if (isRedirect(response)) {');
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: callLine }] });
     await host.rpc.request('continue', {});
     await host.waitFor('paused', (b) => b.line !== undefined, 15000, from);
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
     const live = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
-    assert.equal(live.line!.line, lineOf('let parsed: { stat: FetchStatistic; links: string[] };'));
+    assert.equal(live.line!.line, lineOf(CRAWLER, 'let parsed: { stat: FetchStatistic; links: string[] };'));
     const back = await moved(host, () => host.rpc.request('lineStepBack', {}));
     assert.equal(back.pastLine, true);
     assert.equal(back.line!.line, callLine);
     // Step in: inside isRedirect, as it ran then (its frames and locals are the replay's).
     const inside = await moved(host, () => host.rpc.request('lineStep', { kind: 'into' }));
     assert.equal(inside.pastLine, true, inside.description);
-    assert.equal(inside.line!.line, lineOf('return isRedirectStatus(response.status) && response.headers.has('));
+    assert.equal(inside.line!.line, lineOf(CRAWLER, 'return isRedirectStatus(response.status) && response.headers.has('));
     const stack = await host.rpc.request('lineStack', {});
     assert.deepEqual(stack.frames.slice(0, 2).map((f) => f.name), ['isRedirect', 'fetch']);
     assert.ok((await locals(host)).has('response'));

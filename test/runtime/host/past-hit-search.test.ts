@@ -6,26 +6,21 @@
 // line that never ran. Runs against the bundle (the line debugger's worker and the replay host
 // run the bundle).
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Breakpoint, BreakpointHitLanding } from '../../../protocol/host-protocol';
 import { RemoteError } from '../../../protocol/rpc';
 import { forkHost, ROOT, type HostClient } from './host-client';
+import { lineOf } from '../../source-line';
 
 const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
 
-function lineOf(needle: string): number {
-  const i = readFileSync(CRAWLER, 'utf8').split('\n').findIndex((l) => l.includes(needle));
-  assert.ok(i >= 0, needle);
-  return i + 1;
-}
-
 /** fetch's line after the page's links are parsed: once per page fetched, `url` its URL. */
-const PARSED = lineOf('const { stat, links } = parsed;');
+const PARSED = lineOf(CRAWLER, 'const { stat, links } = parsed;');
 /** A Location header that is not a URL: never on the demo site. */
-const NEVER = lineOf('this.recordFailure(url, new HttpProtocolError(url, `invalid Location');
+const NEVER = lineOf(CRAWLER, 'this.recordFailure(url, new HttpProtocolError(url, `invalid Location');
 
 async function localsOf(host: HostClient): Promise<Map<string, string>> {
   const stack = await host.rpc.request('lineStack', {});
