@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient } from './dap-client';
+import { DapClient, localsOf, stackOf } from './dap-client';
 import { lineOf } from '../../source-line';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
@@ -20,18 +20,6 @@ const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 const PARSED = lineOf(CRAWLER_TS, 'const { stat, links } = parsed;');
 /** A Location header that is not a URL: never on the demo site. */
 const NEVER = lineOf(CRAWLER_TS, 'this.recordFailure(url, new HttpProtocolError(url, `invalid Location');
-
-async function top(dap: DapClient, threadId: number): Promise<DebugProtocol.StackFrame[]> {
-  return (await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId, startFrame: 0, levels: 20 })).stackFrames;
-}
-
-async function localsOf(dap: DapClient, frameId: number): Promise<Map<string, string>> {
-  const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId });
-  const locals = scopes.find((s) => s.name === 'Locals');
-  assert.ok(locals, scopes.map((s) => s.name).join(', '));
-  const { variables } = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: locals.variablesReference });
-  return new Map(variables.map((v) => [v.name, v.value]));
-}
 
 async function breakpoints(dap: DapClient, bps: DebugProtocol.SourceBreakpoint[]): Promise<void> {
   await dap.request('setBreakpoints', { source: { path: CRAWLER_TS }, breakpoints: bps });
@@ -55,7 +43,7 @@ async function toEnd(dap: DapClient, threadId: number): Promise<void> {
 async function hitShown(dap: DapClient, stopped: DebugProtocol.StoppedEvent['body']): Promise<{ threadId: number; url: string; depth: string }> {
   assert.equal(stopped.reason, 'breakpoint', JSON.stringify(stopped));
   const threadId = Number(stopped.threadId);
-  const frames = await top(dap, threadId);
+  const frames = await stackOf(dap, threadId);
   assert.deepEqual(frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
   assert.equal(frames[0]!.line, PARSED);
   assert.equal(frames[0]!.source?.path, CRAWLER_TS);
@@ -106,7 +94,7 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     const last = await hitShown(dap, await moved(dap, 'reverseContinue', endThread));
     const back = await moved(dap, 'stepBack', last.threadId);
     assert.equal(back.reason, 'step');
-    const frames = await top(dap, last.threadId);
+    const frames = await stackOf(dap, last.threadId);
     assert.ok(frames.every((f) => f.line !== PARSED || f.name !== 'fetch'), 'a suspension, not the line');
     const earlier = await hitShown(dap, await moved(dap, 'reverseContinue', last.threadId));
     assert.notEqual(earlier.url, last.url);

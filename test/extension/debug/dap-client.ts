@@ -299,3 +299,17 @@ export async function continueThroughEnd(dap: DapClient, threadId: number, timeo
   await dap.request('continue', { threadId: Number(end.body.threadId) });
   await dap.waitForEvent('terminated', { from, timeoutMs });
 }
+
+/** A thread's stack, as the Call Stack view asks for it (the first 20 frames). */
+export async function stackOf(dap: DapClient, threadId: number): Promise<DebugProtocol.StackFrame[]> {
+  return (await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId, startFrame: 0, levels: 20 })).stackFrames;
+}
+
+/** A frame's Locals scope, name to shown value, as the Variables view reads it. */
+export async function localsOf(dap: DapClient, frameId: number): Promise<Map<string, string>> {
+  const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId });
+  const locals = scopes.find((s) => s.name === 'Locals');
+  if (locals === undefined) throw new Error(`no Locals scope among ${scopes.map((s) => s.name).join(', ')}`);
+  const { variables } = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: locals.variablesReference });
+  return new Map(variables.map((v) => [v.name, v.value]));
+}

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient, continueThroughEnd } from './dap-client';
+import { DapClient, continueThroughEnd, localsOf, stackOf } from './dap-client';
 import { lineOf } from '../../source-line';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
@@ -46,11 +46,6 @@ async function launchWithBreakpoint(dap: DapClient, args: Record<string, unknown
   return { threadId: Number(stopped.body.threadId) };
 }
 
-async function top(dap: DapClient, threadId: number): Promise<DebugProtocol.StackFrame[]> {
-  const { stackFrames } = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId });
-  return stackFrames;
-}
-
 async function threadName(dap: DapClient, threadId: number): Promise<string> {
   const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
   return threads.find((t) => t.id === threadId)?.name ?? `no thread ${threadId}`;
@@ -63,15 +58,7 @@ async function step(dap: DapClient, command: 'next' | 'stepIn' | 'stepOut', thre
   const stopped = await dap.waitForEvent('stopped', { from });
   assert.equal(stopped.body.reason, 'step');
   const t = Number(stopped.body.threadId);
-  return { threadId: t, frames: await top(dap, t) };
-}
-
-async function localsOf(dap: DapClient, frameId: number): Promise<Map<string, string>> {
-  const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId });
-  const locals = scopes.find((s) => s.name === 'Locals');
-  assert.ok(locals, scopes.map((s) => s.name).join(', '));
-  const { variables } = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: locals.variablesReference });
-  return new Map(variables.map((v) => [v.name, v.value]));
+  return { threadId: t, frames: await stackOf(dap, t) };
 }
 
 async function continueToEnd(dap: DapClient, file: string): Promise<void> {
@@ -96,7 +83,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 120_00
     it('breakpoint on fetch → locals → next ×3 → step in a yield* → step out → continue', async () => {
       const line = lineOf(CRAWLER_TS, 'let response: ClientResponse | null = null;');
       const { threadId } = await launchWithBreakpoint(dap, { crawl: 'demo', pages: 20, maxTasks: 2 }, CRAWLER_TS, line);
-      const frames = await top(dap, threadId);
+      const frames = await stackOf(dap, threadId);
       assert.deepEqual(frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
       assert.equal(frames[0]!.line, line);
       assert.equal(frames[0]!.source?.path, CRAWLER_TS);
@@ -109,7 +96,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 120_00
       const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
       const other = threads.find((t) => /^worker-\d+ \[/.test(t.name) && t.id !== threadId);
       assert.ok(other, threads.map((t) => t.name).join(' | '));
-      const otherFrames = await top(dap, other.id);
+      const otherFrames = await stackOf(dap, other.id);
       assert.ok(otherFrames.some((f) => f.name === 'work'), otherFrames.map((f) => f.name).join(' < '));
 
       // next, line by line (the declaration, the retry loop's head), to the body line with the yield*.
@@ -152,7 +139,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 120_00
       const stopped = await dap.waitForEvent('stopped', { from });
       assert.equal(stopped.body.reason, 'step');
       assert.equal(Number(stopped.body.threadId), threadId);
-      return top(dap, threadId);
+      return stackOf(dap, threadId);
     };
 
     it('breakpoint on fetch → next ×2 → stepBack ×2 (the earlier lines, their locals then) → next back to the live stop → stepBack at the first line: the previous suspension → continue', async () => {
@@ -202,7 +189,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 120_00
       const back = dap.mark();
       await dap.request('continue', { threadId });
       await dap.waitForEvent('stopped', { from: back });
-      const live = await top(dap, threadId);
+      const live = await stackOf(dap, threadId);
       assert.equal(live[0]!.line, getLine);
       await continueToEnd(dap, CRAWLER_TS);
     });
@@ -267,7 +254,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 120_00
       assert.equal(r.success, false);
       assert.match(JSON.stringify(r.body), /Step Back needs a recorded run: launch with record/);
       // The stop is still there.
-      assert.equal((await top(dap, threadId))[0]!.line, line);
+      assert.equal((await stackOf(dap, threadId))[0]!.line, line);
       await continueToEnd(dap, CRAWLER_TS);
     });
   });
@@ -285,7 +272,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 120_00
       const line = lineOf(CALLBACKS_TS, 'const sock = this.sock!;', lineOf(CALLBACKS_TS, 'connected(key: SelectorKey'));
       // Paused at entry: the sample's own loop has not started before the breakpoint is set.
       const { threadId } = await launchWithBreakpoint(dap, { sample: 'callbacks', stopOnEntry: true }, CALLBACKS_TS, line);
-      const frames = await top(dap, threadId);
+      const frames = await stackOf(dap, threadId);
       assert.equal(frames[0]!.name, 'connected');
       assert.ok(frames.some((f) => f.name === 'runCallbackLoop'), frames.map((f) => f.name).join(' < '));
       const locals = await localsOf(dap, frames[0]!.id);
