@@ -152,7 +152,7 @@ describe('a recorded launch stops at its end (standalone adapter)', { timeout: 1
     // The worker's row and the loop's say the tick viewed (the loop's no longer the end), the focus left on the worker.
     const shown = dap.events.slice(from).filter((e) => e.event === 'stopped').map((e) => e.body as DebugProtocol.StoppedEvent['body']);
     assert.equal(shown[0]!.description, `At tick ${tick} of ${end.tick} (replayed)`);
-    const loop = (await dap.waitForEvent('stopped', { from, predicate: (b) => b.threadId === end.threadId })).body as DebugProtocol.StoppedEvent['body'];
+    const loop = (await dap.waitForEvent('stopped', { from, relabels: true, predicate: (b) => b.threadId === end.threadId })).body as DebugProtocol.StoppedEvent['body'];
     assert.equal(loop.description, `At tick ${tick} of ${end.tick} (replayed)`);
     assert.equal(loop.preserveFocusHint, true);
     assert.notEqual(loop.allThreadsStopped, true);

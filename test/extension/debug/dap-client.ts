@@ -222,12 +222,14 @@ export class DapClient {
 
   /**
    * The first event named `name` (matching `predicate`) from index `from` on, waiting for it if
-   * needed. Without a predicate, a `stopped` that only relabels a thread (the loop's, beside a
-   * stop on a task's thread: focus kept, not every thread) is not the stop waited for.
+   * needed. A `stopped` that only relabels a thread (the loop's, sent right after a stop on a
+   * task's thread: focus kept, not every thread) is not the stop waited for unless `relabels`
+   * asks for it: it may arrive after the next step's mark (a split read), and a predicate such as
+   * `reason === 'step'` would take it for that step's stop.
    */
   async waitForEvent(
     name: string,
-    options: { from?: number; predicate?: (body: Record<string, unknown>) => boolean; timeoutMs?: number; failOn?: readonly string[] } = {},
+    options: { from?: number; predicate?: (body: Record<string, unknown>) => boolean; timeoutMs?: number; failOn?: readonly string[]; relabels?: boolean } = {},
   ): Promise<DapEvent> {
     const deadline = performance.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     let from = options.from ?? 0;
@@ -235,7 +237,7 @@ export class DapClient {
     for (;;) {
       for (; from < this.events.length; from++) {
         const e = this.events[from]!;
-        if (e.event === name && (options.predicate === undefined ? !relabel(e.body) : options.predicate(e.body))) return e;
+        if (e.event === name && (options.relabels === true || !relabel(e.body)) && (options.predicate === undefined || options.predicate(e.body))) return e;
         if (options.failOn?.includes(e.event)) {
           const seen = this.events.slice(Math.max(0, from - 10), from + 1).map((x) => `${x.event} ${JSON.stringify(x.body).slice(0, 200)}`);
           throw new Error(`got ${e.event} while waiting for the event ${name}; events before it:\n${seen.join('\n')}`);
