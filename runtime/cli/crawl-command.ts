@@ -17,7 +17,6 @@ import type { LaunchOptions } from '../../protocol/host-protocol';
 import type { Clock } from '../clock';
 import { CancelledError } from '../errors';
 import { EventLoop } from '../loop';
-import type { Task } from '../task';
 import { setCoroutineTracking } from '../coroutine';
 import { exceptionKind, formatReport, type FetchStatistic } from '../crawler/report';
 import { parseRoot } from '../crawler/roots';
@@ -25,14 +24,14 @@ import { crawlWithCallbacks } from '../crawler/callback-fetcher';
 import { crawlWithGenerators } from '../crawler/generator-fetcher';
 import { DEFAULT_DEMO_LATENCY, demoSiteOptions, describeDemoSite, startDemoSite, type DemoSite } from '../demo-site/index';
 import { formatPsTree } from '../inspect/dumps';
-import { TaskRecorder, cancelTaskAs } from '../inspect/task-recorder';
+import { TaskRecorder } from '../inspect/task-recorder';
 import { summarizeTasks } from '../inspect/task-summaries';
 import { cancelOriginLabel } from '../../protocol/cancel-origin-label';
 import { RunRecorder } from '../record/run-recorder';
 import { writeRecordingFile } from '../record/recording-file';
 import { packAwaitDetails } from '../record/await-details';
 import { programSources } from '../record/source-hashes';
-import { recordedProgram, startMain, type RecordedProgram } from '../host/launch-programs';
+import { cancelOnSignal, recordedProgram, startMain, type RecordedProgram } from '../host/launch-programs';
 import type { CrawlCommand } from './args';
 import { crawlJson, progressLine } from './crawl-output';
 
@@ -46,11 +45,6 @@ export interface CrawlLoopSetup {
    * replay, cancelOnSignal), or null; the replay's own process takes no signal as the crawl's.
    */
   readonly replayedSignal?: NodeJS.Signals | null;
-}
-
-/** The CLI's cancel of its crawl on a signal (made again as such by a replay of its recording). */
-export function cancelOnSignal(task: Task<unknown>, signal: NodeJS.Signals): void {
-  cancelTaskAs(task, 'cli', `interrupted (${signal})`);
 }
 
 export interface CrawlOutcome {
@@ -147,7 +141,7 @@ async function recordCrawl(cmd: CrawlCommand, file: string, program: RecordedPro
   const streams = recorder.finish();
   // The replay crawls the same roots (the demo site's URL of this run), without the site; `json`: how the CLI printed it.
   const bytes = writeRecordingFile(file, {
-    meta: { program: { ...recordedProgram(program), json: cmd.json, ...(outcome.interruptedBy === 'SIGINT' || outcome.interruptedBy === 'SIGTERM' ? { signal: outcome.interruptedBy } : {}) }, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString(), awaitDetails: packAwaitDetails(recorder.awaitDetails ?? []) },
+    meta: { program: { ...recordedProgram(outcome.interruptedBy === 'SIGINT' || outcome.interruptedBy === 'SIGTERM' ? { ...program, signal: outcome.interruptedBy } : program), json: cmd.json }, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString(), awaitDetails: packAwaitDetails(recorder.awaitDetails ?? []) },
     events: streams.events,
     gaps: streams.gaps,
     payload: streams.payload,

@@ -15,7 +15,7 @@
 // (not one, corrupt, changed sources) or a replay that diverged; 2 for bad arguments.
 
 import { parseArgs as parseCommandLine, UsageError, type CrawlCommand } from './args';
-import { cancelOnSignal, crawlWithCoroutines, printCrawlOutcome } from './crawl-command';
+import { crawlWithCoroutines, printCrawlOutcome } from './crawl-command';
 import type { EventLoop } from '../loop';
 import type { Task } from '../task';
 import { formatPsTree, IDLE_KINDS } from '../inspect/dumps';
@@ -26,7 +26,7 @@ import { readRecordingFile, type Recording } from '../record/recording-file';
 import { readRunLog } from '../record/run-log';
 import { RunReplay } from '../record/run-replay';
 import { checkSources, programSources } from '../record/source-hashes';
-import { readRecordedProgram, type RecordedProgram } from '../host/launch-programs';
+import { cancelOnSignal, readRecordedProgram, type RecordedProgram } from '../host/launch-programs';
 
 interface ReplayArgs {
   file: string;
@@ -79,7 +79,7 @@ export async function runReplayCommand(argv: readonly string[]): Promise<number>
     let stopped: ((loop: EventLoop) => void) | null = null;
     const atTick = new Promise<EventLoop>((resolve) => (stopped = resolve));
     // A crawl the CLI's signal interrupted: its cancel is made again as the CLI made it, and the replay ends as the crawl did.
-    const signal = rec.meta.program.signal === 'SIGINT' || rec.meta.program.signal === 'SIGTERM' ? rec.meta.program.signal : null;
+    const signal = program.signal ?? null;
     replay = new RunReplay(log, rec.events, args.file, {
       frames: rec.meta.program.frames === true,
       stopAfterTick: args.dumpAtTick ?? undefined,

@@ -15,6 +15,9 @@
 //   timers are cancelled when the main task ends (inside a tick: replayed alike).
 // - A recording whose program cannot be started here gets a RecordingError that says why
 //   (no launch named, a corrupt one, a sample that runs a loop of its own).
+// - A CLI crawl a signal interrupted names the signal (`program.signal`): its cancel from
+//   outside the loop is made again by every replay as the CLI made it (cancelOnSignal), so
+//   the CLI's replay and the host's views of an opened recording say the CLI cancelled it.
 
 import type { LaunchOptions, LaunchTarget } from '../../protocol/host-protocol';
 import { HOST_PARAMS_PARSERS } from '../../protocol/host-requests';
@@ -38,6 +41,14 @@ export function crawlerOptions(options: LaunchOptions): CrawlerOptions {
   // Only the total is set (the session's own connect and read timeouts stay), as the CLI's --timeout always did.
   if (options.timeout !== undefined) out.session = { timeout: { total: options.timeout } };
   return out;
+}
+
+/** The signals the CLI ends a crawl on (a recording of a crawl one interrupted names it). */
+export type CrawlSignal = 'SIGINT' | 'SIGTERM';
+
+/** The CLI's cancel of its crawl on a signal: made by the CLI, and again by every replay of its recording (the CLI's and the host's). */
+export function cancelOnSignal(task: Task<unknown>, signal: NodeJS.Signals): void {
+  cancelTaskAs(task, 'cli', `interrupted (${signal})`);
 }
 
 /** A program started on a loop: its main task and, for a crawl, its crawler. */
@@ -105,11 +116,13 @@ export interface RecordedProgram {
   readonly siteUrl: string | null;
   /** Recorded with frames (coroutine tracking on): a replay must track alike. */
   readonly frames: boolean;
+  /** The signal that interrupted the recorded CLI crawl: the cancel from outside the loop its replays make again (cancelOnSignal). */
+  readonly signal?: CrawlSignal;
 }
 
 /** The metadata's `program` for a run of `p` (its kind first: the file's readers list it). */
 export function recordedProgram(p: RecordedProgram): { kind: string; [key: string]: unknown } {
-  return { kind: p.target.kind, target: p.target, options: p.options, siteUrl: p.siteUrl, frames: p.frames };
+  return { kind: p.target.kind, target: p.target, options: p.options, siteUrl: p.siteUrl, frames: p.frames, ...(p.signal !== undefined ? { signal: p.signal } : {}) };
 }
 
 /** The program a recording names, checked as a launch is (`file` is named in every error). */
@@ -124,5 +137,7 @@ export function readRecordedProgram(program: { readonly kind: string; readonly [
   }
   const siteUrl = typeof program.siteUrl === 'string' ? program.siteUrl : null;
   if (launch.target.kind === 'demo' && siteUrl === null) throw new RecordingError(`${file} is corrupt: it records a demo crawl without the demo site's address`);
-  return { target: launch.target, options: { ...launch.options, inspect: frames }, siteUrl, frames };
+  const signal = program.signal === 'SIGINT' || program.signal === 'SIGTERM' ? program.signal : undefined;
+  if (program.signal !== undefined && signal === undefined) throw new RecordingError(`${file} is corrupt: the signal it records (${JSON.stringify(program.signal)}) is not one the CLI ends a crawl on`);
+  return { target: launch.target, options: { ...launch.options, inspect: frames }, siteUrl, frames, ...(signal !== undefined ? { signal } : {}) };
 }

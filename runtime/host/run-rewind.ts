@@ -34,6 +34,7 @@
 import type { Lint, TaskSummary } from '../../protocol/host-protocol';
 import { ProtocolError } from '../../protocol/rpc';
 import { EventLoop } from '../loop';
+import type { Task } from '../task';
 import type { Crawler } from '../crawler/crawler';
 import { TaskHistory } from '../inspect/history';
 import { TaskRecorder } from '../inspect/task-recorder';
@@ -49,6 +50,8 @@ const HISTORY = 1000;
 /** The recorded program, started again on a replay's loop exactly as the run started it. */
 export interface ReplayableProgram {
   start(loop: EventLoop): { crawler: Crawler | null; completion: Promise<unknown> };
+  /** Makes again a cancel asked from outside the loop as the recorded run's tool made it (RunReplayOptions.cancelFromOutside; absent: by no one). */
+  readonly cancelFromOutside?: (task: Task<unknown>) => void;
 }
 
 /** What a rewind needs of its run. */
@@ -112,6 +115,7 @@ class ReplaySession {
       frames: source.frames,
       stopAfterTick: tick,
       onStop: (at) => session?.stopped(at),
+      ...(source.program.cancelFromOutside !== undefined ? { cancelFromOutside: source.program.cancelFromOutside } : {}),
     });
     // Quiet: what the replayed loop would log (a callback's error) was logged by the run already.
     const loop = new EventLoop({ clock: replay.clock, debug: source.debug, logger: { warn: () => undefined, error: () => undefined } });

@@ -49,7 +49,7 @@ import { HitScan } from './hit-scan';
 import { RunTimeline } from '../record/run-timeline';
 import { wholeRecording } from '../record/run-log';
 import { findHostSample, SAMPLE_SITE } from './samples';
-import { startMain, startReplayed, type RecordedProgram } from './launch-programs';
+import { cancelOnSignal, startMain, startReplayed, type CrawlSignal, type RecordedProgram } from './launch-programs';
 
 export const TASK_EVENTS_PER_SECOND = 200;
 const EXCEPTION_EVENTS_PER_SECOND = 50;
@@ -125,6 +125,8 @@ export class Run {
   private openedLints: Lint[] = [];
   /** An opened recording's await details, as saved with it. */
   private openedAwaitDetails: readonly string[] | null = null;
+  /** The signal that interrupted an opened CLI recording's crawl: its replays make that cancel as the CLI did, and its timeline names it. */
+  openedSignal: CrawlSignal | null = null;
   readonly options: LaunchOptions;
   readonly controller: LoopController;
   readonly lints: LintCollector;
@@ -488,6 +490,7 @@ export class Run {
     const siteUrl = program.siteUrl;
     run.openedLints = lints;
     run.openedAwaitDetails = awaitDetails;
+    run.openedSignal = program.signal ?? null;
     run.recording = streams;
     if (siteUrl !== null) run.siteUrl = siteUrl;
     run.followPast();
@@ -534,7 +537,8 @@ export class Run {
   /** The run's timeline, or what is new after `sinceTick`; `taskId`: only that task's lane and marks. */
   timeline(sinceTick: number, taskId?: number): Timeline {
     this.recordedTicks('timeline');
-    const t = (this.timelineState ??= new RunTimeline(this.openedFrom ?? `run ${this.id}`));
+    const signal = this.openedSignal;
+    const t = (this.timelineState ??= new RunTimeline(this.openedFrom ?? `run ${this.id}`, signal === null ? null : { origin: { kind: 'cli' }, label: `the CLI (${signal})` }));
     const details = this.awaitDetails();
     if (this.recording !== null) t.update(this.recording.events, this.recording.events.length, details);
     else {
@@ -661,7 +665,8 @@ export class Run {
     const t = this.target;
     const options = this.options;
     const siteUrl = this.siteUrl ?? null;
-    return { start: (loop) => startReplayed(loop, t, options, siteUrl) };
+    const signal = this.openedSignal;
+    return { start: (loop) => startReplayed(loop, t, options, siteUrl), ...(signal !== null ? { cancelFromOutside: (task: Task<unknown>) => cancelOnSignal(task, signal) } : {}) };
   }
 
   /** Where a task of this run was created, while it is live (cached by id). */

@@ -22,7 +22,7 @@
 //   asked from outside the loop between ticks (a signal, a tool's cancelTask, a stop: the
 //   log's `cancelsBefore`), in their order among the socket inputs. Their origin (which tool) is not
 //   in the log: in a replay such a cancel has no requester ('unknown'), unless the tool that
-//   replays knows it (options.cancelFromOutside: the CLI, from its recording's metadata).
+//   replays knows it (options.cancelFromOutside: the CLI's replay and the host's, from a CLI recording's signal).
 // - verify() compares the replayed event log with the recorded one byte for byte and names
 //   the first tick where they differ.
 

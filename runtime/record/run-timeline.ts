@@ -8,6 +8,10 @@
 // the recorder's await details (RunRecorder.awaitDetails, one per SITE record), a suspended
 // segment also says what it awaited in the task table's words.
 //
+// A cancel asked from outside the loop between ticks (no requesting task, outside a tick) is
+// the recorded tool's: the log does not say which tool, so it reads as 'unknown' unless the
+// timeline is told (`outsideCancels`: the CLI's signal, which a CLI recording names).
+//
 // Invariants:
 // - Lanes and marks name tasks by the run's own task ids (the ids the CREATED records
 //   carry), never by the log's numbers.
@@ -68,6 +72,12 @@ interface LaneState {
   keptSince: number;
 }
 
+/** Who asked the cancels made from outside the loop in a recorded run, when its recording says: the origin, and how a mark names it ('the CLI (SIGTERM)'). */
+export interface OutsideCancels {
+  readonly origin: CancelOrigin;
+  readonly label: string;
+}
+
 export class RunTimeline implements RunLogVisitor {
   private readonly decoder: RunLogDecoder;
   private readonly lanes: LaneState[] = [];
@@ -84,8 +94,13 @@ export class RunTimeline implements RunLogVisitor {
   /** SITE records decoded so far (the index of the next one's await detail). */
   private sites = 0;
   private details: readonly string[] | null = null;
+  /** Between a TICK and its TICK_END (a cancel by no task outside one was asked from outside the loop). */
+  private inTick = false;
 
-  constructor(what: string) {
+  constructor(
+    what: string,
+    private readonly outsideCancels: OutsideCancels | null = null,
+  ) {
     this.decoder = new RunLogDecoder(this, what);
   }
 
@@ -131,6 +146,7 @@ export class RunTimeline implements RunLogVisitor {
 
   tick(tick: number, time: number): void {
     this.lastTick = tick;
+    this.inTick = true;
     this.times.push(time);
     this.timersThisTick = 0;
     for (const a of this.arriving) {
@@ -141,6 +157,7 @@ export class RunTimeline implements RunLogVisitor {
   }
 
   tickEnd(tick: number): void {
+    this.inTick = false;
     if (this.timersThisTick > 0) this.marks.push({ tick, kind: 'timer', detail: this.timersThisTick === 1 ? '1 timer' : `${this.timersThisTick} timers` });
   }
 
@@ -209,13 +226,14 @@ export class RunTimeline implements RunLogVisitor {
 
   cancel(task: number, by: number): void {
     const s = this.lanes[task - 1]!;
-    const origin: CancelOrigin = by === 0 ? { kind: 'unknown' } : { kind: 'task', taskId: this.lanes[by - 1]!.lane.taskId };
+    const outside = by === 0 && !this.inTick ? this.outsideCancels : null;
+    const origin: CancelOrigin = outside !== null ? outside.origin : by === 0 ? { kind: 'unknown' } : { kind: 'task', taskId: this.lanes[by - 1]!.lane.taskId };
     if (s.lane.cancelledTick === undefined) {
       s.lane.cancelledTick = this.lastTick;
       s.lane.cancelledBy = origin;
       s.changed = this.lastTick;
     }
-    const who = origin.kind === 'task' ? `by #${origin.taskId}` : 'from outside any task';
+    const who = outside !== null ? `by ${outside.label}` : origin.kind === 'task' ? `by #${origin.taskId}` : 'from outside any task';
     this.marks.push({ tick: this.lastTick, kind: 'cancel', taskId: s.lane.taskId, detail: `cancel of ${s.lane.name} asked ${who}` });
   }
 

@@ -74,6 +74,20 @@ function coroscope(args: string[]): Promise<{ status: number | null; stdout: str
   });
 }
 
+/** A CLI demo crawl, recorded to `file`, sent `signal` once its task dump (at 200 ms) is printed: the crawl is then mid-way (the demo site answers 100-800 ms late). */
+function interruptedCrawl(file: string, signal: NodeJS.Signals): Promise<{ status: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'coroscope.js'), 'crawl', '--demo', '--pages', '40', '--max-tasks', '4', '--dump-tasks-after', '200', '--quiet', '--record', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  child.stdout.on('data', (b: Buffer) => {
+    const first = !stdout.includes('*** Tasks after');
+    stdout += b.toString();
+    if (first && stdout.includes('*** Tasks after')) child.kill(signal);
+  });
+  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stderr })));
+}
+
 /** Seeks from the middle on until a worker is suspended in fetch: its detail there, and the tick. */
 async function workerFetchingFrom(host: HostClient, from: number, ticks: number): Promise<{ tick: number; detail: TaskDetail }> {
   for (let tick = from; tick <= ticks; tick++) {
@@ -147,19 +161,9 @@ describe('host: recordings written by the coroscope CLI', () => {
 
   test('a CLI crawl interrupted by Ctrl-C opens and seeks to its end: the signal\'s cancel is replayed', async () => {
     const file = join(dir, 'sigint.corotrace');
-    // The demo site answers 100-800 ms late: the crawl is mid-way when its task dump (at 200 ms) is printed; then Ctrl-C.
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'coroscope.js'), 'crawl', '--demo', '--pages', '40', '--max-tasks', '4', '--dump-tasks-after', '200', '--quiet', '--record', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const status = new Promise<number | null>((resolve) => child.on('close', resolve));
-    child.stdout.on('data', (b: Buffer) => {
-      const first = !stdout.includes('*** Tasks after');
-      stdout += b.toString();
-      if (first && stdout.includes('*** Tasks after')) child.kill('SIGINT');
-    });
-    assert.equal(await status, 130, stderr);
-    assert.match(stderr, /cancelled by the CLI/);
+    const run = await interruptedCrawl(file, 'SIGINT');
+    assert.equal(run.status, 130, run.stderr);
+    assert.match(run.stderr, /cancelled by the CLI/);
     const opened = await host.rpc.request('openRecording', { path: file });
     assert.equal(opened.program, 'demo');
     const tl = await host.rpc.request('timeline', {});
@@ -168,6 +172,45 @@ describe('host: recordings written by the coroscope CLI', () => {
     // Every tick after the Ctrl-C replays too (the replay is checked at each seek): the last one.
     assert.equal((await host.rpc.request('seekTick', { tick: opened.ticks })).tick, opened.ticks);
     assert.equal((await host.rpc.request('seekTick', { tick: Math.max(1, opened.ticks - 3) })).tick, Math.max(1, opened.ticks - 3));
+  });
+
+  test('a CLI crawl a real SIGTERM interrupted opens cancelled by the CLI (SIGTERM), as coroscope replay says, never by "unknown"', async () => {
+    const file = join(dir, 'sigterm.corotrace');
+    const run = await interruptedCrawl(file, 'SIGTERM');
+    assert.equal(run.status, 143, run.stderr);
+    assert.match(run.stderr, /the crawl was cancelled by the CLI/);
+    const replayed = await coroscope(['replay', file]);
+    assert.equal(replayed.status, 143, replayed.stderr);
+    assert.match(replayed.stderr, /the crawl was cancelled by the CLI/);
+
+    const opened = await host.rpc.request('openRecording', { path: file });
+    // The timeline: the crawl's lane, and the cancel's mark, say who asked.
+    const tl = await host.rpc.request('timeline', {});
+    const crawl = tl.lanes.find((l) => l.name === 'crawl');
+    assert.ok(crawl !== undefined);
+    assert.equal(crawl.endState, 'cancelled');
+    assert.deepEqual(crawl.cancelledBy, { kind: 'cli' });
+    const mark = tl.marks.find((m) => m.kind === 'cancel' && m.taskId === crawl.taskId);
+    assert.equal(mark?.detail, 'cancel of crawl asked by the CLI (SIGTERM)');
+    // The workers were cancelled by the crawl task (as recorded), not by the CLI.
+    const workers = tl.lanes.filter((l) => l.name.startsWith('worker-'));
+    assert.ok(workers.length > 0 && workers.every((w) => w.cancelledBy?.kind === 'task' && w.cancelledBy.taskId === crawl.taskId), JSON.stringify(workers.map((w) => w.cancelledBy)));
+
+    // The task table at its end (opened: shown at its last tick, replayed): the crawl cancelled by the CLI.
+    const end = await host.rpc.request('seekTick', { tick: null });
+    assert.equal(end.tick, opened.ticks);
+    const snap = await host.rpc.request('snapshot', {});
+    const task = snap.tasks.find((t) => t.id === crawl.taskId);
+    assert.equal(task?.state, 'cancelled');
+    assert.deepEqual(task?.cancelledBy, { kind: 'cli' });
+    // At the tick before the cancel was asked, no one had asked it yet.
+    await host.rpc.request('seekTick', { tick: crawl.cancelledTick! });
+    const before = (await host.rpc.request('snapshot', {})).tasks.find((t) => t.id === crawl.taskId);
+    assert.equal(before?.state, 'suspended');
+    assert.equal(before?.cancelledBy, undefined);
+    await host.rpc.request('seekTick', { tick: crawl.cancelledTick! + 1 });
+    const after = (await host.rpc.request('snapshot', {})).tasks.find((t) => t.id === crawl.taskId);
+    assert.deepEqual(after?.cancelledBy, { kind: 'cli' });
   });
 
   test('a CLI recording the host cannot start again is refused with the reason', async () => {
