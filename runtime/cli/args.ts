@@ -93,6 +93,8 @@ Replay (offline: the recorded inputs are fed back, the network is never used):
   coroscope replay FILE                  re-run a recording; prints the same report
   coroscope replay FILE --dump-tasks-at-tick N [--json]
                                          the tasks, their coroutine stacks and locals at tick N
+  Ctrl-C or SIGTERM stops a replay where it is (exit 130 or 143): it says at which tick, and
+  prints no report or dump (a replay cut short is not the recorded run).
 `;
 
 function intOption(name: string, value: string | undefined, min: number): number {

@@ -10,10 +10,15 @@
 // - With --dump-tasks-at-tick N: re-executes up to tick N and prints the tree of tasks
 //   with their coroutine stacks and the locals of every frame as they were then (--json:
 //   one JSON object on stdout).
+// - A replay sent SIGINT (Ctrl-C) or SIGTERM stops where it is and says so on stderr ("replay
+//   interrupted by SIGTERM at tick N of M"), and prints no report nor dump: a replay cut short
+//   is not the recorded run, and what it had reached is not what the recording says.
 // Exit codes: as crawl's for a full replay (a crawl a signal interrupted: 130 or 143, the
 // cancel named as the CLI's, as the recording says); 0 for a dump; 1 for a recording refused
-// (not one, corrupt, changed sources) or a replay that diverged; 2 for bad arguments.
+// (not one, corrupt, changed sources) or a replay that diverged; 2 for bad arguments; 130 or
+// 143 (128 + the signal's number) for a replay interrupted by a signal.
 
+import { constants as osConstants } from 'node:os';
 import { parseArgs as parseCommandLine, UsageError, type CrawlCommand } from './args';
 import { crawlWithCoroutines, printCrawlOutcome } from './crawl-command';
 import type { EventLoop } from '../loop';
@@ -63,8 +68,34 @@ function recordedCrawl(rec: Recording, file: string): { program: RecordedProgram
   return { program, cmd: { ...defaults, roots, demo: false, record: null, quiet: true, json, inspect: program.frames } };
 }
 
+/** Ctrl-C and SIGTERM, from now until remove(): `signal` resolves with the first one (this process's own, never the recorded crawl's). */
+function interruptions(): { readonly signal: Promise<NodeJS.Signals>; remove(): void } {
+  let heard: (sig: NodeJS.Signals) => void = () => undefined;
+  const signal = new Promise<NodeJS.Signals>((resolve) => (heard = resolve));
+  const on = (sig: NodeJS.Signals): void => heard(sig);
+  process.once('SIGINT', on);
+  process.once('SIGTERM', on);
+  return {
+    signal,
+    remove: () => {
+      process.removeListener('SIGINT', on);
+      process.removeListener('SIGTERM', on);
+    },
+  };
+}
+
 export async function runReplayCommand(argv: readonly string[]): Promise<number> {
   const args = parseReplayArgs(argv);
+  const interrupt = interruptions();
+  try {
+    return await replayFile(args, interrupt.signal);
+  } finally {
+    interrupt.remove();
+  }
+}
+
+/** Replays `args.file` (the report, or the dump at a tick); an `interrupted` signal stops it where it is. */
+async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>): Promise<number> {
   let replay: RunReplay;
   try {
     const rec = readRecordingFile(args.file);
@@ -91,15 +122,36 @@ export async function runReplayCommand(argv: readonly string[]): Promise<number>
       // stderr (json) so stdout holds only the dump; none of this changes the run.
       cmd = { ...cmd, inspect: true, json: true };
     }
-    const crawl = crawlWithCoroutines(cmd, program, { clock: replay.clock, attach: (loop) => replay.attach(loop), replayedSignal: signal });
+    let replayed: EventLoop | null = null;
+    const crawl = crawlWithCoroutines(cmd, program, {
+      clock: replay.clock,
+      attach: (loop) => {
+        replayed = loop;
+        replay.attach(loop);
+      },
+      replayedSignal: signal,
+    });
+    // Between two slices of ticks (a signal is heard only then): the replay is held where it is, and ends here.
+    const cut = interrupted.then((sig) => {
+      (replayed as EventLoop | null)?.pause();
+      return { sig };
+    });
+    const cutShort = (sig: NodeJS.Signals): number => {
+      const what = args.dumpAtTick !== null ? `no dump: it stopped before tick ${args.dumpAtTick}` : 'no report printed: a replay cut short is not the recorded run (replay it whole for its report)';
+      process.stderr.write(`coroscope replay: ${args.file}: replay interrupted by ${sig} at tick ${replay.ticksReplayed} of ${replay.ticks}; ${what}\n`);
+      return 128 + (osConstants.signals[sig] ?? 0);
+    };
     if (args.dumpAtTick !== null) {
-      const loop = await Promise.race([atTick, crawl.then(() => null)]);
+      const reached = await Promise.race([atTick, crawl.then(() => null), cut]);
+      if (reached !== null && 'sig' in reached) return cutShort(reached.sig);
+      const loop = reached;
       replay.verify();
       if (loop === null) throw new RecordingError(`${args.file}: the replayed crawl ended before tick ${args.dumpAtTick}`);
       process.stdout.write(args.json ? JSON.stringify(tasksAtTick(loop, args.dumpAtTick)) + '\n' : dumpText(loop, args.dumpAtTick));
       return 0;
     }
-    const outcome = await crawl;
+    const outcome = await Promise.race([crawl, cut]);
+    if ('sig' in outcome) return cutShort(outcome.sig);
     replay.verify();
     return printCrawlOutcome(cmd, cmd.roots, outcome);
   } catch (e) {

@@ -3,8 +3,9 @@
 // recording crawl: every replay runs with it stopped.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeRecording, encodeRecording, readRecordingFile } from '../../../runtime/record/recording-file';
@@ -84,4 +85,45 @@ test('--record is refused for the callback and generator stages; replay needs a 
   const none = coroscope(['replay']);
   assert.equal(none.status, 2);
   assert.match(none.stderr, /replay needs the \.corotrace file/);
+});
+
+/**
+ * `coroscope replay` of the recording, sent a real `signal` while it runs: the recording is
+ * given through a named pipe, and the signal is sent once the replay has opened it (its
+ * handlers are set by then) and before its bytes follow, so it is heard at the replay's
+ * first pause between ticks (a slice of them runs first), never after its end.
+ */
+async function replayInterrupted(signal: NodeJS.Signals, extra: string[]): Promise<{ status: number | null; killedBy: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  const fifo = join(dir, `${signal}.fifo`);
+  execFileSync('mkfifo', [fifo]);
+  const child = spawn(process.execPath, [cli, 'replay', fifo, ...extra], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  const ended = new Promise<{ status: number | null; killedBy: NodeJS.Signals | null }>((resolve) => child.on('close', (status, killedBy) => resolve({ status, killedBy })));
+  // Opening the pipe to write completes once the replay has opened it to read.
+  const pipe = await open(fifo, 'w');
+  assert.ok(child.kill(signal));
+  await pipe.writeFile(readFileSync(file));
+  await pipe.close();
+  return { ...(await ended), stdout, stderr };
+}
+
+test('a replay sent SIGTERM or SIGINT says where it was cut and that no report (or dump) follows: 143 / 130', { skip: process.platform === 'win32' ? 'named pipes (mkfifo)' : false, timeout: 60_000 }, async () => {
+  const ticks = readRecordingFile(file).meta.ticks;
+  const term = await replayInterrupted('SIGTERM', []);
+  assert.deepEqual([term.status, term.killedBy], [143, null], term.stderr);
+  assert.equal(term.stdout, '', 'a replay cut short prints no report');
+  const at = /^coroscope replay: .*SIGTERM\.fifo: replay interrupted by SIGTERM at tick (\d+) of (\d+); no report printed: a replay cut short is not the recorded run \(replay it whole for its report\)\n$/.exec(term.stderr);
+  assert.ok(at, term.stderr);
+  assert.equal(Number(at[2]), ticks);
+  assert.ok(Number(at[1]) < ticks, term.stderr);
+
+  const int = await replayInterrupted('SIGINT', ['--dump-tasks-at-tick', String(ticks), '--json']);
+  assert.deepEqual([int.status, int.killedBy], [130, null], int.stderr);
+  assert.equal(int.stdout, '', 'no dump of a tick the replay never reached');
+  const cut = /replay interrupted by SIGINT at tick (\d+) of (\d+); no dump: it stopped before tick (\d+)\n$/.exec(int.stderr);
+  assert.ok(cut, int.stderr);
+  assert.ok(Number(cut[1]) < ticks && Number(cut[3]) === ticks, int.stderr);
 });
