@@ -395,9 +395,13 @@ export interface LineStopPrint {
 
 /** Where a move through the replayed lines of a task's step landed (pastLine, lineStepBack). */
 export type PastLineLanding =
-  /** A past line, replayed: a `paused` event (reason 'step') shows it; lineStack, lineVariables, lineEvaluate answer for it. */
-  | { landed: 'line'; line: SourcePosition | null }
-  /** The live stop again (the present). */
+  /**
+   * A past line, replayed: a `paused` event (reason 'step') shows it; lineStack, lineVariables,
+   * lineEvaluate answer for it. From a breakpoint hit (pastHitLine) it may be in a later tick:
+   * `tick`, and the task that runs it (`taskId`, named `task`).
+   */
+  | { landed: 'line'; line: SourcePosition | null; tick?: number; taskId?: number; task?: string }
+  /** The live stop again (the present); from a breakpoint hit, a step that found no later line in the recording. */
   | { landed: 'present' }
   /** Before the task's first line of this step: its previous suspension (seekTick goes there). */
   | { landed: 'suspension' };
@@ -548,8 +552,13 @@ export interface HostMethods {
   /** Fetches `pages` pages of a demo site of its own (each response `latencyMs` late) with each
    *  approach of the comparison, in the article's order; independent of any run. */
   compare: { params: { pages: number; latencyMs: number }; result: { rows: ComparisonRowInfo[] } };
-  /** Stopped on a line: steps one line (over, into a call or a `yield*`, out of the frame). */
-  lineStep: { params: { kind: LineStepKind }; result: Record<string, never> };
+  /**
+   * Stopped on a line: steps one line (over, into a call or a `yield*`, out of the frame). At a
+   * breakpoint hit shown in the past (pastBreakpointHit), or a line reached from it, the step
+   * goes through the replayed lines (pastHitLine) and `landing` says where it went: a line (its
+   * `paused` shows it), or the present when the recording has no later line of the task.
+   */
+  lineStep: { params: { kind: LineStepKind }; result: { landing?: PastLineLanding } };
   /** Stopped on a line: the real frames and the task running them (null: outside any task). */
   lineStack: { params: Record<string, never>; result: { taskId: number | null; frames: LineFrameInfo[] } };
   /** Stopped on a line: the children of a scope or value handle of lineStack / lineEvaluate. */
@@ -573,6 +582,13 @@ export interface HostMethods {
    */
   pastLine: { params: { tick: number; taskId: number; stop: LineStopPrint; move: 'back' | 'leave' | LineStepKind }; result: PastLineLanding };
   /**
+   * A line replay host's own (asked by the live host's worker): a move through the lines of the
+   * task of the breakpoint hit it shows (pastHit) or of a line reached from it, as pastLine
+   * moves through a live stop's: back to the line before, forward by line past the hit (the
+   * traced replay goes on tick after tick, through `ceiling`, while the step is under way).
+   */
+  pastHitLine: { params: { move: 'back' | 'leave' | LineStepKind; ceiling: number }; result: PastLineLanding };
+  /**
    * Reverse Continue (and Continue from a past hit) to a line breakpoint's hit in the recorded
    * past: the host's line breakpoints (conditions, hit conditions counted from the run's
    * start; logpoints left out) are armed in a replay of the run, and the last hit strictly
@@ -590,7 +606,7 @@ export interface HostMethods {
   writeReplayCopy: { params: { path: string }; result: { runId: number; ticks: number; midTick: boolean } };
   /** A line replay host's main thread (asked by its worker): replays ticks from+1 .. to with the scan breakpoints counting hits (runtime/host/hit-scan.ts). */
   scanTicks: { params: ScanTicksParams; result: { hits: ScanHit[]; marked: number | null; stopped: boolean } };
-  /** A line replay host's main thread (asked by its worker): runs tick `tick` of the opened mid-tick recording once more, with its line debugger on. */
+  /** A line replay host's main thread (asked by its worker): runs tick `tick` of the opened recording once more, with its line debugger on (a mid-tick recording's open tick, or a breakpoint hit's tick and those after it). */
   replayLineTick: { params: { tick: number }; result: { tick: number } };
   /** Writes the finished run's recording (launched with options.record) to `path`, a .corotrace file. */
   saveRecording: { params: { path: string }; result: RecordingInfo };

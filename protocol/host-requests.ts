@@ -213,6 +213,13 @@ function objectsOf(method: string, path: string, p: Params, key: string): Params
   });
 }
 
+/** A move through replayed lines (pastLine, pastHitLine): back, a line step, or 'leave'. */
+function parsePastLineMove(method: string, p: Params): 'back' | 'leave' | LineStepKind {
+  const move = requireString(method, p, 'move');
+  if (move !== 'back' && move !== 'leave' && move !== 'over' && move !== 'into' && move !== 'out') throw new ProtocolError(`${method}: params.move must be 'back', 'leave', 'over', 'into' or 'out', got ${JSON.stringify(move)}`);
+  return move;
+}
+
 function parseLineStopPrint(p: Params, method = 'pastLine', path = 'stop'): LineStopPrint {
   const objects = (key: string): Params[] => objectsOf(method, path, p, key);
   const where = (key: string, i: number): string => nested(method, `${path}.${key}[${i}]`);
@@ -341,9 +348,11 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
   lineStepBack: none('lineStepBack'),
   pastLine: (raw) => {
     const p = paramsOf('pastLine', raw);
-    const move = requireString('pastLine', p, 'move');
-    if (move !== 'back' && move !== 'leave' && move !== 'over' && move !== 'into' && move !== 'out') throw new ProtocolError(`pastLine: params.move must be 'back', 'leave', 'over', 'into' or 'out', got ${JSON.stringify(move)}`);
-    return { tick: requireNumber('pastLine', p, 'tick', 'integer'), taskId: requireNumber('pastLine', p, 'taskId', 'id'), stop: parseLineStopPrint(requireObject('pastLine', p, 'stop')), move };
+    return { tick: requireNumber('pastLine', p, 'tick', 'integer'), taskId: requireNumber('pastLine', p, 'taskId', 'id'), stop: parseLineStopPrint(requireObject('pastLine', p, 'stop')), move: parsePastLineMove('pastLine', p) };
+  },
+  pastHitLine: (raw) => {
+    const p = paramsOf('pastHitLine', raw);
+    return { move: parsePastLineMove('pastHitLine', p), ceiling: requireNumber('pastHitLine', p, 'ceiling', 'id') };
   },
   pastBreakpointHit: (raw) => {
     const p = paramsOf('pastBreakpointHit', raw);

@@ -28,7 +28,9 @@
 // cancel) the recording holds whose exception filter is set, and a hit of the line
 // breakpoints set now, found by replaying the recording with them armed (the host's
 // pastBreakpointHit), shown as a line stop in the past with that moment's frames and locals
-// (time-travel.ts says where each lands). The host replays the
+// (time-travel.ts says where each lands); from such a hit, step back / next / step in / step
+// out go by line through its task's replayed lines (the host's lineStepBack / lineStep there),
+// across the task's suspensions, each line shown as the hit is. The host replays the
 // run to that tick (seekTick) and every view of the run shows it; the host's `viewedTick`
 // event, whoever asked (the panel's scrubber too), becomes a `stopped` event (reason 'step'
 // for this session's steps, 'goto' otherwise). From a past tick, continue goes forward to the
@@ -373,6 +375,8 @@ export class CoroscopeSession extends LoggingDebugSession {
   private pastHit: { tick: number } | null = null;
   /** This session's search landed on a hit: the host's viewedTick for it comes before its answer, which shows it. */
   private hitTravel = false;
+  /** This session's line move from a hit shown (stepAtHit) is under way: the host's viewedTick for it follows the line to its tick, and its `paused` shows it. */
+  private hitMove = false;
   /** A past line is shown (the host's `paused` said pastLine): the task table is of that moment. */
   private onPastLine = false;
   /** In phase atEnd: how the run ended (null: it had ended before this session attached). */
@@ -742,6 +746,11 @@ export class CoroscopeSession extends LoggingDebugSession {
   private onPaused(b: HostEvents['paused']): void {
     // The hold at entry during launch is the adapter's own; release() decides what to show.
     if (this.phase === 'launching' || this.phase === 'restarting') return;
+    if (b.pastLine === true && this.pastHit !== null) {
+      // A line reached by a step from the hit shown (or from a line reached so): shown like the hit.
+      this.showHitLine(b);
+      return;
+    }
     const stop = this.stopOf(b);
     const threadId = stop.threadId;
     if (b.reason === 'breakpoint' && b.line !== undefined) this.lineStopTicks.add(b.tick);
@@ -795,6 +804,11 @@ export class CoroscopeSession extends LoggingDebugSession {
   private onViewedTick(b: HostEvents['viewedTick']): void {
     if (b.runId !== this.runId || !this.showsRun()) return;
     this.recordedTicks = b.ticks;
+    if (this.hitMove && b.tick !== null) {
+      // The views follow a line move from the hit to its tick; the move's `paused` shows the line.
+      this.viewedTick = b.tick;
+      return;
+    }
     if (this.hitTravel && b.tick !== null) {
       // The views follow this session's search to the hit's tick; its answer shows the hit (showHit).
       this.hitTravel = false;
@@ -1393,6 +1407,10 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   protected override stepBackRequest(response: DebugProtocol.StepBackResponse, args: DebugProtocol.StepBackArguments): void {
     const threadId = args.threadId;
+    if (this.pastHit !== null && this.currentStop?.line !== undefined) {
+      this.stepAtHit(response, threadId, 'back');
+      return;
+    }
     if (this.currentStop?.line !== undefined && this.viewedTick === null) {
       this.stepBackAtLine(response, threadId);
       return;
@@ -1528,6 +1546,69 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.tasksChanged();
   }
 
+  /** Shows a line reached by a line move from the hit shown: a line stop in the past, the views at its tick. */
+  private showHitLine(b: HostEvents['paused']): void {
+    const stop = this.stopOf(b);
+    this.pastHit = { tick: b.tick };
+    this.viewedTick = b.tick;
+    this.invalidate();
+    this.tasks.clear();
+    this.currentStop = stop;
+    this.tasks.paused = true;
+    this.output(`Coroscope: ${b.description}`);
+    this.flushThreadEvents();
+    this.sendEvent(stoppedEvent('step', stop.threadId));
+    if (stop.threadId !== LOOP_THREAD_ID) this.sendEvent(loopStoppedEvent('step', pastTickLabel(b.tick, this.recordedTicks)));
+    this.tasksChanged();
+  }
+
+  /**
+   * At a breakpoint hit shown in the past (or a line reached from it): steps by line through
+   * its task's replayed lines (the host's lineStep / lineStepBack there, pastHitLine): back to
+   * the line before, over / into / out forward past the hit, across the task's suspensions
+   * (its next line once resumed). The line is shown by its `paused`; before the task's first
+   * line of the step, its previous suspension (a seek); with no later line in the recording,
+   * the present.
+   */
+  private stepAtHit(response: DebugProtocol.Response, threadId: number, move: 'back' | 'over' | 'into' | 'out'): void {
+    this.serve(response, async () => {
+      const stop = this.currentStop!;
+      const host = this.requireHost();
+      const taskId = stop.taskId ?? threadId;
+      const lane = move === 'back' && taskId < LOOP_THREAD_ID ? await this.laneOf(taskId, 'Step Back').catch(() => null) : null;
+      this.requestedThread = stop.threadId;
+      this.hitMove = true;
+      this.resumed();
+      this.sendResponse(response);
+      try {
+        const landing = move === 'back' ? await host.endpoint.request('lineStepBack', {}) : (await host.endpoint.request('lineStep', { kind: move })).landing;
+        this.hitMove = false;
+        if (landing === undefined || landing.landed === 'line') return;
+        let tick: number | null = null;
+        if (landing.landed === 'suspension') {
+          tick = lane === null ? null : previousSuspension(lane, stop.tick);
+          if (tick === null) throw new Error(`task #${taskId} has no earlier suspension in the recording`);
+          this.output(`Coroscope: before ${this.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick}`);
+        } else {
+          this.output('Coroscope: the recording has no later line of this task: back to the present');
+        }
+        // Off the lines: a past tick, or the present.
+        this.pastHit = null;
+        this.travel = { reason: 'step', threadId: stop.threadId };
+        if (tick === null && this.viewedTick === null) return;
+        await host.endpoint.request('seekTick', { tick });
+      } catch (e) {
+        this.hitMove = false;
+        this.travel = null;
+        this.output(`Coroscope: ${response.command} failed: ${message(e)}`, 'stderr');
+        if (host.isAlive() && this.showsRun() && this.currentStop === null) {
+          this.currentStop = stop;
+          this.sendEvent(stoppedEventOf(stop));
+        }
+      }
+    });
+  }
+
   /** Refuses a forward step at a finished run's end (nothing comes after it); true when refused. */
   private refusedAtEnd(response: DebugProtocol.Response, what: string): boolean {
     if (!this.atTheEnd()) return false;
@@ -1549,6 +1630,10 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   protected override nextRequest(response: DebugProtocol.NextResponse, args: DebugProtocol.NextArguments): void {
     if (this.refusedAtEnd(response, 'Step Over')) return;
+    if (this.pastHit !== null && this.currentStop?.line !== undefined) {
+      this.stepAtHit(response, args.threadId, 'over');
+      return;
+    }
     if (this.viewedTick !== null) {
       this.travelTo(response, args.threadId, 'step', async (now) => this.towardPresent(this.forwardFrom(now) + 1));
       return;
@@ -1560,6 +1645,10 @@ export class CoroscopeSession extends LoggingDebugSession {
   protected override stepInRequest(response: DebugProtocol.StepInResponse, args: DebugProtocol.StepInArguments): void {
     const taskId = args.threadId;
     if (this.refusedAtEnd(response, 'Step Into')) return;
+    if (this.pastHit !== null && this.currentStop?.line !== undefined) {
+      this.stepAtHit(response, args.threadId, 'into');
+      return;
+    }
     if (this.viewedTick !== null) {
       this.travelTo(response, taskId, 'step', async (now) => (taskId >= LOOP_THREAD_ID ? this.towardPresent(this.forwardFrom(now) + 1) : this.towardPresent(nextSuspension(await this.laneOf(taskId, 'Step Into'), this.forwardFrom(now)))));
       return;
@@ -1570,6 +1659,10 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   protected override stepOutRequest(response: DebugProtocol.StepOutResponse, args: DebugProtocol.StepOutArguments): void {
     if (this.refusedAtEnd(response, 'Step Out')) return;
+    if (this.pastHit !== null && this.currentStop?.line !== undefined) {
+      this.stepAtHit(response, args.threadId, 'out');
+      return;
+    }
     if (this.viewedTick !== null) {
       // From a past tick: to the suspension where the current frame has returned (or the task's end), by the recorded frame chains.
       const taskId = args.threadId;

@@ -17,7 +17,10 @@
 // - As a line replay host itself: pastLine walks the live host's stop (past-line-walk.ts),
 //   asking this host's main thread to replay the tick (replayLineTick, a request of its own);
 //   pastHit searches the replayed past for a line breakpoint's hit (past-hit-search.ts, with
-//   scanTicks).
+//   scanTicks); pastHitLine walks the lines of the hit's task from there (a walk anchored at
+//   the hit, on through the ticks after it while a step is under way).
+// - At a hit shown (and the lines reached from it), lineStep and lineStepBack are moves of
+//   that walk (pastHitLine); the views follow a line in another tick there.
 // - pastBreakpointHit (Reverse Continue to a breakpoint's hit) goes to the line stop's replay
 //   host, or with no line stop to a replay host of the recording so far (started at the first
 //   search, kept while the hit it shows or later searches need it, ended with the run).
@@ -293,6 +296,21 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     client.send({ kind: 'event', event: 'paused', body });
   };
 
+  /** A line reached from a breakpoint hit, in another tick maybe: the views follow to its tick (as to the hit's; a line stop holds the main thread, there they stay). */
+  const followHitLine = async (landing: PastLineLanding): Promise<void> => {
+    if (landing.landed === 'line' && landing.tick !== undefined && !dbg!.isStopped()) await askMain('seekTick', { tick: landing.tick });
+  };
+  /** Shows a line reached from a breakpoint hit: a `paused` of that past line (the present and a suspension are the client's to show). */
+  const showHitLanding = (landing: PastLineLanding): void => {
+    if (landing.landed !== 'line' || landing.tick === undefined) return;
+    const who = landing.task ?? (landing.taskId !== undefined ? `task #${landing.taskId}` : 'the main thread');
+    const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
+    const body: HostEvents['paused'] = { reason: 'step', tick: landing.tick, description: `${who} on a past line${at} (tick ${landing.tick}, replayed)`, pastLine: true };
+    if (landing.taskId !== undefined) body.taskId = landing.taskId;
+    if (landing.line !== null) body.line = landing.line;
+    client.send({ kind: 'event', event: 'paused', body });
+  };
+
   const own = async (m: RequestMessage): Promise<void> => {
     const d = dbg!;
     const past = replay?.pastLine === true ? replay : hitReplay?.pastLine === true ? hitReplay : null;
@@ -304,6 +322,12 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     switch (m.method) {
       case 'lineStep': {
         const { kind } = parseHostRequest('lineStep', m.params);
+        if (past?.atHit === true) {
+          const landing = await past.moveAtHit(kind);
+          await followHitLine(landing);
+          respond(m.id, { landing });
+          return showHitLanding(landing);
+        }
         if (past !== null) {
           const landing = await past.move(kind);
           respond(m.id, {});
@@ -317,6 +341,12 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       }
       case 'lineStepBack': {
         parseHostRequest('lineStepBack', m.params);
+        if (past?.atHit === true) {
+          const landing = await past.moveAtHit('back');
+          await followHitLine(landing);
+          respond(m.id, landing);
+          return showHitLanding(landing);
+        }
         const r = await replayOf('lineStepBack');
         const landing = await r.move('back');
         respond(m.id, landing);
@@ -358,6 +388,28 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         walk = null;
         hits ??= new PastHitSearch(d, async (params) => (await askMain('scanTicks', params)) as { hits: ScanHit[]; marked: number | null; stopped: boolean });
         return respond(m.id, await hits.find(p.direction, bound, p.floor, p.ceiling, p.breakpoints, shown));
+      }
+      case 'pastHitLine': {
+        // As a line replay host: a move through the lines of the task of the hit shown (a walk anchored there), or of a line reached from it.
+        const p = parseHostRequest('pastHitLine', m.params);
+        if (hits?.isStopped() === true) {
+          const at = await d.stopPrint();
+          if (at.taskId === null) throw new ProtocolError('pastHitLine: the hit shown is outside any task; its lines are walked through a task', 'badState');
+          await hits.leaveHit();
+          await walk?.dispose();
+          walk = new PastLineWalk(
+            d,
+            (tick) => askMain('replayLineTick', { tick }),
+            (tick) => askMain('seekTick', { tick }),
+            at.tick,
+            at.taskId,
+            at.print,
+            p.ceiling,
+          );
+        } else if (walk === null || walk.ceiling === null) {
+          throw new ProtocolError('pastHitLine: no breakpoint hit is shown', 'badState');
+        }
+        return respond(m.id, await walk.move(p.move));
       }
       case 'pastLine': {
         // As a line replay host: a move through the replayed lines of the live host's stop.

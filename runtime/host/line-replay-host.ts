@@ -17,7 +17,9 @@
 //
 // While a past line is shown, the line requests (lineStack, lineVariables, lineEvaluate) are
 // the replay host's; a step back or forward moves through the replayed lines (pastLine), and
-// reaching the live stop is the present again. A seek to a past tick (seekTick, e.g. a step
+// reaching the live stop is the present again. From a breakpoint hit shown (and the lines
+// reached from it: `atHit`), steps move through that task's lines around the hit instead
+// (pastHitLine), forward past it through the ticks before the present. A seek to a past tick (seekTick, e.g. a step
 // back from the task's first line of this step to its previous suspension) is also the
 // replay host's, and while one is viewed, so are the moment's queries (snapshot, taskDetail,
 // variables, graph, lints, evaluate); its `viewedTick` is told in the live run's id.
@@ -76,6 +78,8 @@ export class LineReplayHost {
   viewing = false;
   /** The past line shown is the stop's walk's (pastLine, not a breakpoint search's hit): the moment's queries are the replay host's too (its traced replay is its viewed moment). */
   walkedLine = false;
+  /** The past line shown is a breakpoint hit (findHit), or a line reached from one by line moves (moveAtHit). */
+  atHit = false;
   /** A newer live stop (a line step in the same tick) is shown: restop() before the next move. */
   stale = false;
   /** The live run's id (of the recording opened last). */
@@ -169,6 +173,7 @@ export class LineReplayHost {
     this.liveStop = null;
     this.pastLine = false;
     this.walkedLine = false;
+    this.atHit = false;
     this.viewing = false;
     this.stale = false;
   }
@@ -187,10 +192,23 @@ export class LineReplayHost {
   /** A move through the stopped task's replayed lines: back, forward ('over', 'into', 'out'), or 'leave' (the present again). */
   async move(move: 'back' | 'leave' | LineStepKind): Promise<PastLineLanding> {
     if (move === 'leave' && !this.pastLine) return { landed: 'present' };
+    if (this.atHit) return this.moveAtHit(move);
     this.viewing = false;
     const landing = await this.endpoint.request('pastLine', { tick: this.stop.tick, taskId: this.stop.taskId, stop: this.stop.print, move });
     this.pastLine = landing.landed === 'line';
     this.walkedLine = this.pastLine;
+    return landing;
+  }
+
+  /**
+   * A move through the lines of the task of the hit shown (pastHitLine): back, forward by line
+   * past it (through the last tick before the present), or 'leave'. Off a line (the present,
+   * the task's previous suspension), the hit is no longer shown.
+   */
+  async moveAtHit(move: 'back' | 'leave' | LineStepKind): Promise<PastLineLanding> {
+    const landing = await this.endpoint.request('pastHitLine', { move, ceiling: this.ticks });
+    this.pastLine = landing.landed === 'line';
+    this.atHit = this.pastLine;
     return landing;
   }
 
@@ -202,10 +220,13 @@ export class LineReplayHost {
     this.viewing = false;
     // A past line shown stays shown when no hit is found (the replay host stops on it again).
     const shown = this.pastLine;
+    const wasAtHit = this.atHit;
     this.pastLine = false;
     this.walkedLine = false;
+    this.atHit = false;
     const landing = await this.endpoint.request('pastHit', { ...params, shown });
     this.pastLine = landing.landed === 'line' || shown;
+    this.atHit = landing.landed === 'line' || (shown && wasAtHit);
     return landing;
   }
 

@@ -117,6 +117,12 @@ export class PastHitSearch {
     for (const id of planted.ids) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
   }
 
+  /** The line shown moves off the hit (a walk from it, past-line-walk.ts): its neighbours are no longer known from there. */
+  async leaveHit(): Promise<void> {
+    this.known = null;
+    await this.release();
+  }
+
   /** Whether the main thread is stopped on a hit this search found. */
   isStopped(): boolean {
     return this.planted !== null && this.dbg.isStopped();

@@ -17,7 +17,17 @@
 // those are not entries) included; there, steps (in, over, out) are line steps too, until one
 // stops on a line of the walk's functions: an entry again (the line that made the call, or a
 // later one), checked against the first walk's like any other, and the live stop's is the
-// present. A step back from inside such a call goes to the line that made it.
+// present. A step back from inside such a call goes to the line before in it: the walk keeps
+// the line steps taken since the line that made the call (`path`) and replays them but the
+// last (from the call's first line, the line that made it).
+//
+// A walk may also be anchored at a breakpoint hit the replay host found in the past
+// (past-hit-search.ts; `ceiling` set): the hit is then the walk's "live" entry, learnt alike,
+// but it is no present: forward steps go on past it by the replay host's own line step, and
+// the traced replay runs on tick after tick (through `ceiling`) while a step is under way, so
+// a step over a `yield*` that suspends lands on the task's next line once it is resumed (as
+// the live line debugger's stayWithTask does). Entries past the hit are learnt as walks first
+// reach them, and checked like the others after. Running out of the recording is the present.
 //
 // Invariants:
 // - Exact or refused: an entry is shown only when the walk reached it, and each walk must pass
@@ -32,13 +42,16 @@ import { ProtocolError } from '../../protocol/rpc';
 import type { CdpPaused, LineDebugger, WalkFrame, WalkVerdict } from './line-debugger';
 import { nextLine, previousLine, sameEntry, type PastLineEntry } from './past-lines';
 
-/** Where a walk is going: to learn the live stop, to an entry, or wherever the line step under way stops. */
-type Target = { kind: 'live' } | { kind: 'entry'; index: number } | { kind: 'step' };
+/** Where a walk is going: to learn the live stop (and stop there: `stop`), to an entry, or wherever the line step under way stops. */
+type Target = { kind: 'live'; stop?: boolean } | { kind: 'entry'; index: number } | { kind: 'step' };
+
+/** How a walk's move ended: reached (stopped there, or the live stop learnt), the recording ran out (a hit's walk: the present), or refused. */
+type Outcome = 'reached' | 'end' | Error;
 
 interface Walking {
   readonly entries: PastLineEntry[];
   target: Target;
-  settle: (outcome: 'reached' | Error) => void;
+  settle: (outcome: Outcome) => void;
 }
 
 export class PastLineWalk {
@@ -50,6 +63,8 @@ export class PastLineWalk {
   private at: number | null = null;
   /** Stopped inside a call entered by a step in (a line step's stop, not an entry): the entry of the line that made it. */
   private inCall: number | null = null;
+  /** Inside such a call: the line steps taken from that entry to the line shown (a step back replays them but the last). */
+  private path: LineStepKind[] = [];
   private landedAt: SourcePosition | null = null;
   private walking: Walking | null = null;
   /** The traced tick under way (replayLineTick), until it has run to its end. */
@@ -64,6 +79,8 @@ export class PastLineWalk {
     readonly tick: number,
     readonly taskId: number,
     readonly print: LineStopPrint,
+    /** Anchored at a breakpoint hit (null: at the live stop, the present): the last tick the walk's replay may run on to. */
+    readonly ceiling: number | null = null,
   ) {}
 
   /** Whether this walk is of that live stop. */
@@ -76,27 +93,65 @@ export class PastLineWalk {
       await this.release();
       return { landed: 'present' };
     }
+    const hit = this.ceiling !== null;
     if (this.trace === null) {
-      await this.walk({ kind: 'live' });
-      await this.release();
+      // A hit's walk stops on it to step on from there; a step back walks again, to the line before.
+      const stopThere = hit && move !== 'back';
+      if ((await this.walk({ kind: 'live', stop: stopThere })) === 'end') return this.ranOut();
+      if (!stopThere) await this.release();
     }
     const trace = this.trace!;
     if (move === 'back') {
+      if (this.inCall !== null && this.path.length > 1) return this.backInCall();
       const to = this.inCall ?? previousLine(trace, this.at ?? this.live);
       await this.release();
       if (to === null) return { landed: 'suspension' };
-      await this.walk({ kind: 'entry', index: to });
-      return { landed: 'line', line: this.landedAt };
+      if ((await this.walk({ kind: 'entry', index: to })) === 'end') return this.ranOut();
+      return this.landing();
     }
     if (this.at === null && this.inCall === null) throw new ProtocolError(`pastLine: ${move}: not on a past line`, 'badState');
-    if (move === 'into' || this.at === null) return this.lineStep(move);
+    // Past a hit, the walk has learnt no line yet: the replay host's own line step finds the next.
+    if (move === 'into' || this.at === null || (hit && this.at >= this.live)) return this.lineStep(move);
     const to = nextLine(trace, this.at, move, this.live);
-    if (to >= this.live) {
+    if (to >= this.live && !hit) {
       await this.release();
       return { landed: 'present' };
     }
-    await this.goOn(to);
-    return { landed: 'line', line: this.landedAt };
+    if ((await this.goOn(Math.min(to, this.live))) === 'end') return this.ranOut();
+    return this.landing();
+  }
+
+  /** A line shown: where (and, for a hit's walk, in which tick and task: it may be a later one). */
+  private async landing(): Promise<PastLineLanding> {
+    if (this.ceiling === null) return { landed: 'line', line: this.landedAt };
+    const w = (await this.dbg.callMain('where()').catch(() => null)) as { taskId?: unknown; taskName?: unknown; tick?: unknown } | null;
+    const landing: PastLineLanding = { landed: 'line', line: this.landedAt, tick: typeof w?.tick === 'number' ? w.tick : this.tick };
+    if (typeof w?.taskId === 'number') landing.taskId = w.taskId;
+    if (typeof w?.taskName === 'string') landing.task = w.taskName;
+    return landing;
+  }
+
+  /** A hit's walk ran to its ceiling with the step still under way: nothing later in the recording, the present. */
+  private async ranOut(): Promise<PastLineLanding> {
+    await this.release();
+    return { landed: 'present' };
+  }
+
+  /**
+   * A step back inside a call entered by a step in, past its first line: the walk stops on the
+   * line that made the call again and takes the same line steps but the last.
+   */
+  private async backInCall(): Promise<PastLineLanding> {
+    const path = this.path.slice(0, -1);
+    const from = this.inCall!;
+    await this.release();
+    if ((await this.walk({ kind: 'entry', index: from })) === 'end') return this.ranOut();
+    let landing: PastLineLanding = { landed: 'line', line: this.landedAt };
+    for (const kind of path) {
+      landing = await this.lineStep(kind);
+      if (landing.landed !== 'line') return landing;
+    }
+    return landing;
   }
 
   /** Lets the main thread go (breakpoints off) and waits for its traced tick to end. */
@@ -104,6 +159,7 @@ export class PastLineWalk {
     this.walking = null;
     this.at = null;
     this.inCall = null;
+    this.path = [];
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
     if (this.dbg.isStopped()) await this.dbg.resume(false);
     const run = this.tickRun;
@@ -144,43 +200,66 @@ export class PastLineWalk {
     );
   }
 
-  /** Runs the traced tick and walks it to `target`; resolves once reached (stopped there, or the live stop learnt). */
-  private async walk(target: Target): Promise<void> {
+  /** Runs the traced tick and walks it to `target`; resolves once reached (stopped there, or the live stop learnt), or 'end' (a hit's walk ran out of ticks). */
+  private async walk(target: Target): Promise<'reached' | 'end'> {
     await this.plant();
     // To the tick before with the breakpoints off (their conditions would slow every tick replayed), then the traced tick with them on.
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
     if (this.tick > 1) await this.seekTo(this.tick - 1);
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
-    const outcome = new Promise<'reached' | Error>((resolve) => {
+    const outcome = new Promise<Outcome>((resolve) => {
       this.walking = { entries: [], target, settle: resolve };
     });
     const walking = this.walking!;
-    this.tickRun = this.replayTick(this.tick).then(
-      () => walking.settle(new ProtocolError(`the replay of tick ${this.tick} ran to its end without reaching ${this.describe(target)}: it is not the run that was recorded`, 'replayFailed')),
-      (e: unknown) => walking.settle(e instanceof Error ? e : new Error(String(e))),
-    );
-    const r = await outcome;
+    this.tickRun = this.runTicks(walking);
+    return this.settled(await outcome);
+  }
+
+  /**
+   * The traced replay of the walk: tick `tick`, and for a hit's walk the ticks after it, one at
+   * a time, while the move under way has not stopped (through `ceiling`).
+   */
+  private async runTicks(walking: Walking): Promise<void> {
+    for (let tick = this.tick; ; tick++) {
+      try {
+        await this.replayTick(tick);
+      } catch (e) {
+        walking.settle(e instanceof Error ? e : new Error(String(e)));
+        return;
+      }
+      // Let go (released), or the live stop learnt: the walk is over.
+      if (this.walking !== walking) return;
+      if (this.ceiling === null) {
+        walking.settle(new ProtocolError(`the replay of tick ${this.tick} ran to its end without reaching ${this.describe(walking.target)}: it is not the run that was recorded`, 'replayFailed'));
+        return;
+      }
+      if (tick >= this.ceiling) {
+        walking.settle('end');
+        return;
+      }
+    }
+  }
+
+  /** A move's outcome: an error releases the thread and is thrown. */
+  private async settled(r: Outcome): Promise<'reached' | 'end'> {
     if (r instanceof Error) {
       await this.release().catch(() => undefined);
       throw r;
     }
+    return r;
   }
 
   /** From the entry stopped on, on in the same walk to entry `index`. */
-  private async goOn(index: number): Promise<void> {
+  private async goOn(index: number): Promise<'reached' | 'end'> {
     const walking = this.walking;
     if (walking === null) throw new ProtocolError('pastLine: the walk has ended', 'badState');
-    const outcome = new Promise<'reached' | Error>((resolve) => {
+    const outcome = new Promise<Outcome>((resolve) => {
       walking.settle = resolve;
     });
     walking.target = { kind: 'entry', index };
     this.at = null;
     await this.dbg.resume(false);
-    const r = await outcome;
-    if (r instanceof Error) {
-      await this.release().catch(() => undefined);
-      throw r;
-    }
+    return this.settled(await outcome);
   }
 
   /**
@@ -190,31 +269,32 @@ export class PastLineWalk {
   private async lineStep(kind: LineStepKind): Promise<PastLineLanding> {
     const walking = this.walking;
     if (walking === null) throw new ProtocolError('pastLine: the walk has ended', 'badState');
-    const outcome = new Promise<'reached' | Error>((resolve) => {
+    const outcome = new Promise<Outcome>((resolve) => {
       walking.settle = resolve;
     });
     walking.target = { kind: 'step' };
     const from = walking.entries.length - 1;
+    const path = this.inCall !== null ? this.path : [];
     this.at = null;
     this.inCall = null;
+    this.path = [];
     await this.dbg.lineStep(kind);
-    const r = await outcome;
-    if (r instanceof Error) {
-      await this.release().catch(() => undefined);
-      throw r;
-    }
+    if ((await this.settled(await outcome)) === 'end') return this.ranOut();
     const frames = this.dbg.stoppedFrames();
     const top = frames[0];
     const last = walking.entries[walking.entries.length - 1];
     // Stopped on the line of the last entry (back from the call it made) or by onHit on a new one: an entry; else inside a call.
     if (this.at === null && last !== undefined && top !== undefined && sameEntry(last, entryOf(frames, top))) this.at = walking.entries.length - 1;
-    if (this.at !== null && this.at >= this.live) {
+    if (this.at !== null && this.at >= this.live && this.ceiling === null) {
       await this.release();
       return { landed: 'present' };
     }
-    if (this.at === null) this.inCall = Math.max(0, from);
+    if (this.at === null) {
+      this.inCall = Math.max(0, from);
+      this.path = [...path, kind];
+    }
     this.landedAt = top === undefined ? null : this.dbg.positionOfFrame(top.frame);
-    return { landed: 'line', line: this.landedAt };
+    return this.landing();
   }
 
   private describe(target: Target): string {
@@ -236,7 +316,9 @@ export class PastLineWalk {
       const index = walking.entries.length;
       walking.entries.push(entry);
       const known = this.trace?.[index];
-      if (this.trace !== null && (known === undefined || !sameEntry(known, entry))) {
+      // A hit's walk learns the entries past the hit as it first reaches them.
+      if (this.trace !== null && known === undefined && this.ceiling !== null && index === this.trace.length) this.trace.push(entry);
+      else if (this.trace !== null && (known === undefined || !sameEntry(known, entry))) {
         walking.settle(new ProtocolError(`the replay of tick ${this.tick} diverged: line ${index + 1} of the task's step was ${known?.line ?? 'none'} and is ${entry.line} now`, 'replayFailed'));
         this.walking = null;
         return 'resume';
@@ -253,6 +335,11 @@ export class PastLineWalk {
     if (walking.target.kind === 'live' && (await isAtStop(this.dbg, frames, this.print))) {
       this.trace = walking.entries.slice();
       this.live = walking.entries.length - 1;
+      if (walking.target.stop === true) {
+        this.at = this.live;
+        this.landedAt = this.dbg.positionOfFrame(top.frame);
+        return 'stop';
+      }
       walking.settle('reached');
       this.walking = null;
       await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });

@@ -589,14 +589,14 @@ export class Run {
   }
 
   /**
-   * The line replay (an opened mid-tick recording, line-replay-host.ts): runs tick `tick` of a
-   * replay once more, with `tracedLoop` set to its loop meanwhile and its moment the viewed one
-   * (a past line shown: the other tasks, the graph, the lints as they were on it); resolves
-   * once it has run.
+   * The line replay (an opened recording, line-replay-host.ts: a mid-tick one's open tick, or
+   * the tick of a breakpoint hit and those after it): runs tick `tick` of a replay once more,
+   * with `tracedLoop` set to its loop meanwhile and its moment the viewed one (a past line
+   * shown: the other tasks, the graph, the lints as they were on it); resolves once it has run.
    */
   async replayLineTick(tick: number): Promise<{ tick: number }> {
     const ticks = this.recording?.ticks ?? 0;
-    if (this.recording?.openTick !== true || tick < 1 || tick > ticks) throw new ProtocolError(`replayLineTick: run ${this.id} is not a mid-tick recording with tick ${tick}`, 'badTick');
+    if (this.openedFrom === null || this.recording === null || tick < 1 || tick > ticks) throw new ProtocolError(`replayLineTick: run ${this.id} is not an opened recording with tick ${tick}`, 'badTick');
     const rewind = this.rewindOf();
     const job = this.seeks.then(() =>
       rewind.traceTick(tick, (loop, moment) => {

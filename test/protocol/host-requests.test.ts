@@ -62,6 +62,9 @@ test('bad params are refused with the method and the field named', () => {
   assert.deepEqual(parseHostRequest('pastLine', { tick: 3, taskId: 2, stop, move: 'back' }), { tick: 3, taskId: 2, stop, move: 'back' });
   refused(() => parseHostRequest('pastLine', { tick: 3, taskId: 2, stop, move: 'sideways' }), 'badRequest', /^pastLine: params\.move must be 'back', 'leave', 'over', 'into' or 'out'/);
   refused(() => parseHostRequest('pastLine', { tick: 3, taskId: 2, stop: { ...stop, frames: [{ url: 'a' }] }, move: 'back' }), 'badRequest', /^pastLine: params\.stop\.frames\[0\]\.functionLine must be a number/);
+  assert.deepEqual(parseHostRequest('pastHitLine', { move: 'over', ceiling: 40 }), { move: 'over', ceiling: 40 });
+  refused(() => parseHostRequest('pastHitLine', { move: 'sideways', ceiling: 40 }), 'badRequest', /^pastHitLine: params\.move must be 'back', 'leave', 'over', 'into' or 'out'/);
+  refused(() => parseHostRequest('pastHitLine', { move: 'back' }), 'badRequest', /^pastHitLine: params\.ceiling must be a number, got nothing/);
   refused(() => parseHostRequest('openRecording', { path: 'a', midTick: 1 }), 'badRequest', /^openRecording: params\.midTick must be a boolean/);
   refused(() => parseHostRequest('pause', [1]), 'badRequest', /^pause: params must be an object, got an array/);
 });
@@ -89,5 +92,5 @@ test('an unknown method is refused as unknown, and only the protocol methods are
   refused(() => parseHostRequest('toString', {}), 'unknownMethod', /unknown method "toString"/);
   assert.equal(isHostMethodName('snapshot'), true);
   assert.equal(isHostMethodName('__proto__'), false);
-  assert.equal(Object.keys(HOST_PARAMS_PARSERS).length, 38);
+  assert.equal(Object.keys(HOST_PARAMS_PARSERS).length, 39);
 });

@@ -2,7 +2,10 @@
 // debug adapter with real DAP messages and a real runtime host: a recorded demo crawl finishes
 // (the session stops at its end), a breakpoint is set in the crawler's fetch, and Reverse
 // Continue stops on its last hit with that moment's frames and locals (replayed), again on the
-// hit before (another URL), Continue goes forward to the later hit and then to the end; a
+// hit before (another URL), Continue goes forward to the later hit and then to the end; from a
+// hit, the steps go by line through the hit task's replayed lines (next, over a `yield*` that
+// suspends to the task's next line in a later tick, step in, step out, step back to the line
+// before and, before the task's first line of the step, its previous suspension); a
 // conditional breakpoint; an exception filter's recorded failure; the refusal when nothing
 // is hit, naming the breakpoint.
 
@@ -15,9 +18,17 @@ import { DapClient, localsOf, stackOf } from './dap-client';
 import { lineOf } from '../../source-line';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
+const SESSION_TS = join(PROJECT_ROOT, 'runtime', 'http', 'client-session.ts');
 
 /** fetch's line after the page's links are parsed: once per page, `url` its URL. */
 const PARSED = lineOf(CRAWLER_TS, 'const { stat, links } = parsed;');
+/** fetch's lines before and after its GET, which suspends the task. */
+const DECL = lineOf(CRAWLER_TS, 'let response: ClientResponse | null = null;');
+const FOR = lineOf(CRAWLER_TS, 'for (let tries = 1; ; tries++) {', DECL);
+const GET = lineOf(CRAWLER_TS, 'response = yield* this.session.get(url, NO_REDIRECTS);');
+const BREAK = lineOf(CRAWLER_TS, 'break;', GET);
+/** fetch's line before PARSED in the hit's tick: where parseLinks returned to. */
+const PARSE_LINKS = lineOf(CRAWLER_TS, 'parsed = yield* this.parseLinks(response, url);');
 /** A Location header that is not a URL: never on the demo site. */
 const NEVER = lineOf(CRAWLER_TS, 'this.recordFailure(url, new HttpProtocolError(url, `invalid Location');
 
@@ -89,16 +100,84 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     assert.equal(end.reason, 'end');
   });
 
-  it('Step Back from a hit goes to its task\'s previous suspension; Reverse Continue from a past tick finds the hit before it', async () => {
+  it("Step Back from a hit goes to its task's line before, then (its first line of the step) to its previous suspension; Reverse Continue from a past tick finds the hit before it", async () => {
     await breakpoints(dap, [{ line: PARSED }]);
     const last = await hitShown(dap, await moved(dap, 'reverseContinue', endThread));
-    const back = await moved(dap, 'stepBack', last.threadId);
+    let back = await moved(dap, 'stepBack', last.threadId);
     assert.equal(back.reason, 'step');
-    const frames = await stackOf(dap, last.threadId);
+    assert.equal(Number(back.threadId), last.threadId);
+    let frames = await stackOf(dap, last.threadId);
+    assert.deepEqual(frames.slice(0, 2).map((f) => `${f.name}:${f.line}`), [`fetch:${PARSE_LINKS}`, `work:${frames[1]!.line}`]);
+    assert.equal((await localsOf(dap, frames[0]!.id)).get('url'), last.url);
+    // Back through fetch's earlier lines of the step (each before the one shown), and before its first line, its previous suspension.
+    const lines = [PARSE_LINKS];
+    let said = '';
+    for (let i = 0; i < 20 && !/its previous suspension, at tick \d+/.test(said); i++) {
+      const from = dap.mark();
+      back = await moved(dap, 'stepBack', last.threadId);
+      assert.equal(back.reason, 'step');
+      said = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
+      if (/on a past line/.test(said)) {
+        const top = (await stackOf(dap, last.threadId))[0]!;
+        assert.equal(top.name, 'fetch');
+        assert.ok(top.line < lines[lines.length - 1]!, `back from ${lines.join(' < ')} to ${top.line}`);
+        lines.push(top.line);
+      }
+    }
+    assert.match(said, /its previous suspension, at tick \d+/);
+    frames = await stackOf(dap, last.threadId);
     assert.ok(frames.every((f) => f.line !== PARSED || f.name !== 'fetch'), 'a suspension, not the line');
     const earlier = await hitShown(dap, await moved(dap, 'reverseContinue', last.threadId));
     assert.notEqual(earlier.url, last.url);
     await toEnd(dap, earlier.threadId);
+  });
+
+  it("from a hit, next / step in / step out go by line: over a yield* that suspends to the task's next line in a later tick, into the call a line makes, out of it; step back across the suspension; continue to the next hit", async () => {
+    await breakpoints(dap, [{ line: DECL }]);
+    const hit = await moved(dap, 'reverseContinue', endThread);
+    assert.equal(hit.reason, 'breakpoint');
+    const threadId = Number(hit.threadId);
+    const top = async (): Promise<DebugProtocol.StackFrame[]> => stackOf(dap, threadId);
+    const hitFrames = await top();
+    assert.equal(hitFrames[0]!.line, DECL);
+    const url = (await localsOf(dap, hitFrames[0]!.id)).get('url');
+    const stepped = async (command: string): Promise<DebugProtocol.StackFrame[]> => {
+      const at = await moved(dap, command, threadId);
+      assert.equal(at.reason, 'step', JSON.stringify(at));
+      assert.equal(Number(at.threadId), threadId);
+      return top();
+    };
+    let frames = await stepped('next');
+    assert.deepEqual(frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+    assert.equal(frames[0]!.line, FOR);
+    frames = await stepped('next');
+    assert.equal(frames[0]!.line, GET);
+    assert.equal((await localsOf(dap, frames[0]!.id)).get('response'), 'null');
+    // Over the GET, which suspends the task: its next line once resumed (the same task, a later tick).
+    const said = dap.mark();
+    frames = await stepped('next');
+    assert.equal(frames[0]!.line, BREAK);
+    const locals = await localsOf(dap, frames[0]!.id);
+    assert.match(locals.get('response') ?? '', /ClientResponse/);
+    assert.equal(locals.get('url'), url);
+    assert.match(dap.events.slice(said).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join(''), /on a past line at .*crawler\.ts:\d+ \(tick \d+, replayed\)/);
+    // Back across the suspension: the GET's line, before its response.
+    frames = await stepped('stepBack');
+    assert.equal(frames[0]!.line, GET);
+    assert.equal((await localsOf(dap, frames[0]!.id)).get('response'), 'null');
+    // Into the call the line makes: the session's get, as it ran then; out again to fetch.
+    frames = await stepped('stepIn');
+    assert.equal(frames[0]!.source?.path, SESSION_TS);
+    assert.deepEqual(frames.slice(0, 3).map((f) => f.name), ['get', 'fetch', 'work']);
+    frames = await stepped('stepOut');
+    assert.equal(frames[0]!.name, 'fetch');
+    assert.ok(frames[0]!.line === GET || frames[0]!.line === BREAK, `${frames[0]!.line}`);
+    // Continue: the next hit (another URL), then the end.
+    await breakpoints(dap, [{ line: PARSED }]);
+    const next = await hitShown(dap, await moved(dap, 'continue', threadId));
+    assert.ok(next.url !== '');
+    await breakpoints(dap, []);
+    await toEnd(dap, next.threadId);
   });
 
   it('a conditional breakpoint: only its hits; before the first, refused naming the breakpoint', async () => {

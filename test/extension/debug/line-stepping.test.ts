@@ -4,7 +4,8 @@
 // delegated generator of a `yield*`; step out comes back to fetch in the same task; continue
 // runs to the end. Step Back at such a stop (a recorded launch) goes back line by line with
 // the locals of then, next comes forward to the live stop, and at the task's first line of the
-// step it goes to its previous suspension; a run not recorded refuses it. The same on the callbacks sample's hand-made loop, where the stack is the
+// step it goes to its previous suspension; step in at a past line enters the call it makes, and
+// a step back inside it goes to its line before; a run not recorded refuses it. The same on the callbacks sample's hand-made loop, where the stack is the
 // loop's own callback frames. The other tasks stay listed as threads, with their stacks.
 
 import assert from 'node:assert/strict';
@@ -242,6 +243,30 @@ describe('line stepping through the standalone debug adapter', { timeout: 120_00
       // At the present, a step back goes to the call's line again (the walk is of the live stop).
       frames = await stepBack(threadId);
       assert.equal(frames[0]!.line, callLine);
+      await continueToEnd(dap, CRAWLER_TS);
+    });
+
+    it("step back inside a call entered by step in at a past line goes to the callee's line before; from its first line, to the calling line", async () => {
+      await dap.close();
+      dap = await start();
+      const recordLine = lineOf(CRAWLER_TS, 'this.record(stat);', lineOf(CRAWLER_TS, 'const { stat, links } = parsed;'));
+      const releaseLine = lineOf(CRAWLER_TS, 'response.release();', recordLine);
+      const pushLine = lineOf(CRAWLER_TS, 'this.done.push(stat);');
+      const { threadId } = await launchWithBreakpoint(dap, { crawl: 'demo', pages: 20, maxTasks: 2 }, CRAWLER_TS, releaseLine);
+      let frames = await stepBack(threadId);
+      assert.equal(frames[0]!.line, recordLine);
+      // Into record, as it ran then: its first line, then over to its second.
+      let at = await step(dap, 'stepIn', threadId);
+      assert.deepEqual(at.frames.slice(0, 3).map((f) => `${f.name}:${f.line}`), [`record:${pushLine}`, `fetch:${recordLine}`, `work:${at.frames[2]!.line}`]);
+      at = await step(dap, 'next', threadId);
+      assert.equal(at.frames[0]!.name, 'record');
+      assert.equal(at.frames[0]!.line, pushLine + 1);
+      // Back: record's line before (not fetch's calling line), then the calling line.
+      frames = await stepBack(threadId);
+      assert.deepEqual(frames.slice(0, 2).map((f) => `${f.name}:${f.line}`), [`record:${pushLine}`, `fetch:${recordLine}`]);
+      frames = await stepBack(threadId);
+      assert.equal(frames[0]!.name, 'fetch');
+      assert.equal(frames[0]!.line, recordLine);
       await continueToEnd(dap, CRAWLER_TS);
     });
 

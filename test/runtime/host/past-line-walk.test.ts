@@ -1,0 +1,225 @@
+// The lines around a breakpoint hit found in the recorded past (runtime/host/past-line-walk.ts,
+// a walk anchored at the hit): a recorded demo crawl finishes, Reverse Continue
+// (pastBreakpointHit) stops on a hit in the crawler's fetch, and from there the line steps are
+// the hit task's lines, replayed: over goes to fetch's next line, and over a `yield*` that
+// suspends (the GET) to the same task's next line once it is resumed, in a later tick; a step
+// back comes back across that suspension to the GET's line, with the locals of then; into
+// enters the call the line makes, and a step back inside it goes to its line before (the
+// calling line only from its first line); before the task's first line of the step it is its
+// previous suspension. Runs against the bundle (the line debugger's worker and the replay
+// host run the bundle).
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { BreakpointHitLanding, HostEvents, HostMethods, PastLineLanding } from '../../../protocol/host-protocol';
+import { forkHost, ROOT, type HostClient } from './host-client';
+import { lineOf } from '../../source-line';
+
+const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
+const SESSION = join(ROOT, 'runtime', 'http', 'client-session.ts');
+
+const DECL = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
+const FOR = lineOf(CRAWLER, 'for (let tries = 1; ; tries++) {', DECL);
+const GET = lineOf(CRAWLER, 'response = yield* this.session.get(url, NO_REDIRECTS);');
+const BREAK = lineOf(CRAWLER, 'break;', GET);
+/** In the session's request coroutine: the send, which suspends, and its next line. */
+const SEND = lineOf(SESSION, 'const response = yield* send(session, method, target');
+const LOCATION = lineOf(SESSION, "const location = response.headers.get('location');", SEND);
+
+async function localsOf(host: HostClient): Promise<Map<string, string>> {
+  const stack = await host.rpc.request('lineStack', {});
+  const scope = stack.frames[0]!.scopes.find((s) => s.name === 'Locals') ?? stack.frames[0]!.scopes[0]!;
+  const r = await host.rpc.request('lineVariables', { handle: scope.handle });
+  return new Map(r.variables.map((v) => [v.name, v.value]));
+}
+
+/** The top frames shown: function names and the innermost's file and line. */
+async function shown(host: HostClient): Promise<{ names: string[]; file: string; line: number }> {
+  const stack = await host.rpc.request('lineStack', {});
+  const top = stack.frames[0]!;
+  return { names: stack.frames.map((f) => f.name), file: top.position?.file ?? '', line: top.position?.line ?? 0 };
+}
+
+/** A line move from the hit shown, and the `paused` of the line it lands on (none when it leaves the lines). */
+async function move(host: HostClient, ask: 'back' | HostMethods['lineStep']['params']['kind']): Promise<{ landing: PastLineLanding; paused: HostEvents['paused'] | null }> {
+  const from = host.events.length;
+  const landing = ask === 'back' ? await host.rpc.request('lineStepBack', {}) : (await host.rpc.request('lineStep', { kind: ask })).landing;
+  assert.ok(landing !== undefined, 'a step at a hit says where it landed');
+  const paused = landing.landed === 'line' ? await host.waitFor('paused', (b) => b.pastLine === true, 30_000, from) : null;
+  return { landing, paused };
+}
+
+function hitOf(landing: BreakpointHitLanding): Extract<BreakpointHitLanding, { landed: 'line' }> {
+  assert.equal(landing.landed, 'line', JSON.stringify(landing));
+  return landing as Extract<BreakpointHitLanding, { landed: 'line' }>;
+}
+
+describe('line steps from a breakpoint hit in the recorded past (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 240_000 }, () => {
+  let host: HostClient;
+  let ticks = 0;
+  before(async () => {
+    host = forkHost({ bundle: BUNDLE, pipe: true });
+    await host.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, record: true } });
+    await host.waitFor('finished', () => true, 60_000);
+    ticks = (await host.rpc.request('timeline', {})).ticks;
+  });
+  after(async () => {
+    await host.close();
+  });
+
+  test('over to the next lines, over a yield* that suspends to the task\'s next line in a later tick, back across it, then back to the hit and its previous suspension', async () => {
+    await host.rpc.request('seekTick', { tick: null });
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: DECL }] });
+    const hit = hitOf(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
+    assert.equal(hit.line?.line, DECL);
+    const url = (await localsOf(host)).get('url');
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+
+    // Over: fetch's next lines, in the hit's tick, the hit's task.
+    let at = await move(host, 'over');
+    assert.equal(at.paused?.line?.line, FOR, JSON.stringify(at));
+    assert.equal(at.paused?.tick, hit.tick);
+    assert.equal(at.paused?.taskId, hit.taskId);
+    assert.equal((await shown(host)).line, FOR);
+    at = await move(host, 'over');
+    assert.equal(at.paused?.line?.line, GET, JSON.stringify(at));
+    assert.equal((await localsOf(host)).get('response'), 'null');
+    // Over the GET, which suspends the task: its next line once resumed, a later tick.
+    at = await move(host, 'over');
+    assert.equal(at.paused?.line?.line, BREAK, JSON.stringify(at));
+    assert.equal(at.paused?.taskId, hit.taskId);
+    assert.ok((at.paused?.tick ?? 0) > hit.tick, `${at.paused?.tick} > ${hit.tick}`);
+    assert.match((await localsOf(host)).get('response') ?? '', /ClientResponse/);
+    assert.equal((await localsOf(host)).get('url'), url);
+    assert.deepEqual((await shown(host)).names.slice(0, 2), ['fetch', 'work']);
+
+    // Back across the suspension: the GET's line, the locals of then.
+    at = await move(host, 'back');
+    assert.equal(at.paused?.line?.line, GET, JSON.stringify(at));
+    assert.equal(at.paused?.tick, hit.tick);
+    assert.equal((await localsOf(host)).get('response'), 'null');
+    at = await move(host, 'back');
+    assert.equal(at.paused?.line?.line, FOR);
+    at = await move(host, 'back');
+    assert.equal(at.paused?.line?.line, DECL);
+    assert.equal((await localsOf(host)).get('response'), 'undefined');
+    // Back again until the task's first line of the step, then its previous suspension.
+    let landing = at.landing;
+    for (let i = 0; i < 10 && landing.landed === 'line'; i++) landing = (await move(host, 'back')).landing;
+    assert.equal(landing.landed, 'suspension');
+  });
+
+  test('into the call a line makes, over inside it, back to its line before (not the calling line), back to the calling line from its first line', async () => {
+    await host.rpc.request('seekTick', { tick: null });
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: DECL }] });
+    const hit = hitOf(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+    let at = await move(host, 'over');
+    if (at.paused?.line?.line !== GET) at = await move(host, 'over');
+    assert.equal(at.paused?.line?.line, GET);
+    // Into: the session's get, as it ran then.
+    at = await move(host, 'into');
+    const first = await shown(host);
+    assert.equal(first.file, SESSION, JSON.stringify(first));
+    assert.deepEqual(first.names.slice(0, 3), ['get', 'fetch', 'work']);
+    assert.equal(at.paused?.tick, hit.tick);
+    // Into again: the request coroutine get hands the GET to (it runs in fetch's yield*).
+    const lines: string[] = [`${first.names[0]}:${first.line}`];
+    for (let i = 0; i < 3; i++) {
+      at = await move(host, 'into');
+      const s = await shown(host);
+      lines.push(`${s.names[0]}:${s.line}`);
+      if (s.file === SESSION && s.names[0] === 'request') break;
+    }
+    const inRequest = await shown(host);
+    assert.equal(inRequest.names[0], 'request', lines.join(', '));
+    // Over, twice, inside the request coroutine.
+    at = await move(host, 'over');
+    const second = await shown(host);
+    at = await move(host, 'over');
+    const third = await shown(host);
+    assert.equal(third.names[0], 'request', JSON.stringify(third));
+    assert.ok(third.line > second.line && second.line > inRequest.line, `${inRequest.line} < ${second.line} < ${third.line}`);
+    // Back: the line before in the callee, twice; the locals of then.
+    at = await move(host, 'back');
+    assert.deepEqual(await shown(host), second);
+    at = await move(host, 'back');
+    assert.deepEqual(await shown(host), inRequest);
+    // Back from the steps' first line in the calls: the lines that led there, to the calling line.
+    for (let i = 0; i < 5 && (await shown(host)).names[0] !== 'fetch'; i++) at = await move(host, 'back');
+    const calling = await shown(host);
+    assert.equal(calling.names[0], 'fetch');
+    assert.equal(calling.line, GET);
+  });
+
+  test("inside a yield* coroutine entered by a step in (not on the hit's frames): over its own yield* that suspends to its next line once resumed, and back", async () => {
+    await host.rpc.request('seekTick', { tick: null });
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: DECL }] });
+    const hit = hitOf(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+    let at = await move(host, 'over');
+    if (at.paused?.line?.line !== GET) at = await move(host, 'over');
+    assert.equal(at.paused?.line?.line, GET);
+    for (let i = 0; i < 4 && (await shown(host)).names[0] !== 'request'; i++) at = await move(host, 'into');
+    assert.equal((await shown(host)).names[0], 'request');
+    const lines: string[] = [];
+    for (let i = 0; i < 12 && (await shown(host)).line !== SEND; i++) {
+      at = await move(host, 'over');
+      lines.push(String((await shown(host)).line));
+    }
+    assert.equal((await shown(host)).line, SEND, lines.join(', '));
+    assert.equal(at.paused?.tick, hit.tick);
+    // Over the send, which suspends the task: request's next line once resumed, a later tick, the same task.
+    at = await move(host, 'over');
+    const resumed = await shown(host);
+    assert.equal(resumed.file, SESSION);
+    assert.equal(resumed.line, LOCATION, JSON.stringify(resumed));
+    assert.deepEqual(resumed.names.slice(0, 3), ['request', 'fetch', 'work']);
+    assert.equal(at.paused?.taskId, hit.taskId);
+    assert.ok((at.paused?.tick ?? 0) > hit.tick, `${at.paused?.tick} > ${hit.tick}`);
+    // (`response` is a block's local there: evaluated in the frame.)
+    assert.match((await host.rpc.request('lineEvaluate', { expression: 'response' })).value, /ClientResponse/);
+    // Back: the send's line, in the hit's tick, before its response.
+    at = await move(host, 'back');
+    assert.equal((await shown(host)).line, SEND);
+    assert.equal(at.paused?.tick, hit.tick);
+    assert.equal((await host.rpc.request('lineEvaluate', { expression: 'typeof response' })).value, '"undefined"');
+    // Out of request: fetch, on past the GET (the rest of the `yield*`), the task's next line in fetch.
+    at = await move(host, 'out');
+    const out = await shown(host);
+    assert.equal(out.names[0], 'fetch', JSON.stringify(out));
+    assert.ok(out.line === GET || out.line === BREAK, `${out.line}`);
+  });
+
+  test("at a live line stop: from the hit before it, over goes to the hit task's next line, back to the hit's line, and continue goes on live", async () => {
+    const live = forkHost({ bundle: BUNDLE, pipe: true });
+    try {
+      await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: DECL }] });
+      const stop = async (): Promise<HostEvents['paused']> => {
+        const from = live.events.length;
+        await live.rpc.request('continue', {});
+        return live.waitFor('paused', (b) => b.line !== undefined, 30_000, from);
+      };
+      await stop();
+      await stop();
+      const second = await stop();
+      const hit = hitOf(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: second.tick }));
+      assert.ok(hit.tick < second.tick, `${hit.tick} < ${second.tick}`);
+      let at = await move(live, 'over');
+      assert.equal(at.paused?.line?.line, FOR, JSON.stringify(at));
+      assert.equal(at.paused?.tick, hit.tick);
+      at = await move(live, 'back');
+      assert.equal(at.paused?.line?.line, DECL, JSON.stringify(at));
+      assert.equal((await localsOf(live)).get('response'), 'undefined');
+      // Continue: the live stop goes on, to the next live hit.
+      const third = await stop();
+      assert.ok(third.tick >= second.tick);
+      await live.rpc.request('stop', {});
+    } finally {
+      await live.close();
+    }
+  });
+});
