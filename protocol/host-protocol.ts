@@ -354,6 +354,13 @@ export interface ViewedMoment {
   tick: number | null;
   /** Ticks recorded (the range a seek may ask for: 1 .. ticks). */
   ticks: number;
+  /**
+   * The moment is a line within the tick, replayed while a line stop holds the live main
+   * thread (a past line, or a breakpoint hit found in the past, of the line replay host): the
+   * views show it as that tick; a debugger shows the line itself (by its `paused`, or the
+   * pastBreakpointHit answer), not a tick.
+   */
+  line?: boolean;
 }
 
 export interface Breakpoint {

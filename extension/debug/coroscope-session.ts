@@ -803,6 +803,8 @@ export class CoroscopeSession extends LoggingDebugSession {
   /** Every view of the run now shows a past tick (or the present again): this session shows it as a stop. */
   private onViewedTick(b: HostEvents['viewedTick']): void {
     if (b.runId !== this.runId || !this.showsRun()) return;
+    // A line within a tick (a past line or hit while a line stop holds the run): this session shows the line itself, by its `paused` or its search's answer.
+    if (b.line === true) return;
     this.recordedTicks = b.ticks;
     if (this.hitMove && b.tick !== null) {
       // The views follow a line move from the hit to its tick; the move's `paused` shows the line.

@@ -46,7 +46,7 @@ import { LineDebugger } from './line-debugger';
 import { LINE_REPLAY_ARG, LineReplayHost, lineReplayFile, MOMENT_QUERIES } from './line-replay-host';
 import { PastLineWalk } from './past-line-walk';
 import { PastHitSearch } from './past-hit-search';
-import type { BreakpointHitLanding, HitBound, PastLineLanding, ScanHit } from '../../protocol/host-protocol';
+import type { BreakpointHitLanding, HitBound, PastLineLanding, ScanHit, ViewedMoment } from '../../protocol/host-protocol';
 
 /** Queries that are safe to answer twice (through the synchronous call, then late by message). */
 const READ_ONLY = new Set(['hello', 'snapshot', 'taskDetail', 'variables', 'graph', 'lints', 'samples', 'programLoops']);
@@ -282,13 +282,28 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     }
   };
 
+  /**
+   * The moment the views were told last while a line stop holds the main thread (the tick of
+   * a past line or hit the replay host shows; null: the present): the panel's cursor, table and
+   * stacks follow the debugger's past lines and hits there, and come back with it.
+   */
+  let toldPast: number | null = null;
+  const tellViewed = (r: LineReplayHost, tick: number | null): void => {
+    if (tick === toldPast) return;
+    toldPast = tick;
+    const body: ViewedMoment = { runId: r.runId, tick, ticks: Math.max(r.ticks, tick ?? 0), line: true };
+    client.send({ kind: 'event', event: 'viewedTick', body });
+  };
+
   /** Shows where a move through the replayed lines landed: a past line, or the live stop again. */
   const showLanding = (landing: PastLineLanding, r: LineReplayHost): void => {
     if (landing.landed === 'present' && livePaused !== null) {
+      tellViewed(r, null);
       client.send({ kind: 'event', event: 'paused', body: { ...livePaused, reason: 'step' } });
       return;
     }
     if (landing.landed !== 'line' || !r.hasLiveStop()) return;
+    tellViewed(r, r.stop.tick);
     const who = livePaused?.description.split(' stopped on a line')[0] ?? `task #${r.stop.taskId}`;
     const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
     const body: HostEvents['paused'] = { reason: 'step', tick: r.stop.tick, taskId: r.stop.taskId, description: `${who} on a past line${at} (tick ${r.stop.tick}, replayed)`, pastLine: true };
@@ -296,9 +311,11 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     client.send({ kind: 'event', event: 'paused', body });
   };
 
-  /** A line reached from a breakpoint hit, in another tick maybe: the views follow to its tick (as to the hit's; a line stop holds the main thread, there they stay). */
-  const followHitLine = async (landing: PastLineLanding): Promise<void> => {
-    if (landing.landed === 'line' && landing.tick !== undefined && !dbg!.isStopped()) await askMain('seekTick', { tick: landing.tick });
+  /** A line reached from a breakpoint hit, in another tick maybe: the views follow to its tick (as to the hit's). */
+  const followHitLine = async (landing: PastLineLanding, r: LineReplayHost): Promise<void> => {
+    if (landing.landed !== 'line' || landing.tick === undefined) return;
+    if (dbg!.isStopped()) tellViewed(r, landing.tick);
+    else await askMain('seekTick', { tick: landing.tick });
   };
   /** Shows a line reached from a breakpoint hit: a `paused` of that past line (the present and a suspension are the client's to show). */
   const showHitLanding = (landing: PastLineLanding): void => {
@@ -324,7 +341,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         const { kind } = parseHostRequest('lineStep', m.params);
         if (past?.atHit === true) {
           const landing = await past.moveAtHit(kind);
-          await followHitLine(landing);
+          await followHitLine(landing, past);
           respond(m.id, { landing });
           return showHitLanding(landing);
         }
@@ -343,7 +360,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         parseHostRequest('lineStepBack', m.params);
         if (past?.atHit === true) {
           const landing = await past.moveAtHit('back');
-          await followHitLine(landing);
+          await followHitLine(landing, past);
           respond(m.id, landing);
           return showHitLanding(landing);
         }
@@ -371,8 +388,9 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         // A live line stop's tick is open: forward, its hits after the live stop are not the past's.
         const ceiling = Math.min(p.ceiling ?? r.ticks, r.hasLiveStop() ? r.stop.tick - 1 : r.ticks);
         const landing = await r.findHit({ direction: p.direction, bound, floor: p.floor ?? 0, ceiling, breakpoints: armed });
-        // The views follow to the hit's tick (a line stop holds the main thread: there the views stay at the present).
-        if (landing.landed === 'line' && !d.isStopped()) await askMain('seekTick', { tick: landing.tick });
+        // The views follow to the hit's tick (the live host's own seek; while a line stop holds its main thread, the replay host's moment).
+        if (landing.landed === 'line' && d.isStopped()) tellViewed(r, landing.tick);
+        else if (landing.landed === 'line') await askMain('seekTick', { tick: landing.tick });
         return respond(m.id, landing);
       }
       case 'pastHit': {
@@ -459,7 +477,10 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       const tick = d.tick();
       respond(m.id, { tick });
       // From a past line or tick too: the live stop goes on, and its past with it (the replay host stays, for the run's next stops).
+      const shownPast = replay !== null && (replay.pastLine || replay.viewing);
       if (replay !== null && replay.hasLiveStop()) await replay.move('leave').catch(() => undefined);
+      if (replay !== null && (shownPast || toldPast !== null)) client.send({ kind: 'event', event: 'viewedTick', body: { runId: replay.runId, tick: null, ticks: replay.ticks } });
+      toldPast = null;
       replay?.forget();
       return d.resume();
     }
@@ -473,13 +494,17 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         return serveStopped(m);
       }
       const r = await replayOf('seekTick');
+      const leftLine = tick === null && r.pastLine;
       const moment = await r.seek(tick);
+      toldPast = tick;
       respond(m.id, moment);
       client.send({ kind: 'event', event: 'viewedTick', body: moment });
+      // Back to the present from a past line (the panel's "Back to present"): the live stop is shown again.
+      if (leftLine && livePaused !== null) client.send({ kind: 'event', event: 'paused', body: { ...livePaused, reason: 'step' } });
       return;
     }
     // A past tick viewed, or a past line shown: the moment's queries are the replay host's (the other tasks as they were then).
-    if (replay !== null && (replay.viewing || replay.walkedLine) && MOMENT_QUERIES.has(m.method)) {
+    if (replay !== null && (replay.viewing || replay.walkedLine || replay.atHit) && MOMENT_QUERIES.has(m.method)) {
       parseHostRequest(m.method, m.params);
       return respond(m.id, await replay.request(m.method, m.params));
     }

@@ -622,10 +622,12 @@ export class Run {
     const job = this.seeks.then(() =>
       rewind.traceTick(
         params.to,
-        (loop) => {
+        (loop, moment) => {
           this.tracedLoop = loop;
           scan.loop = loop;
           this.hitScan = loop === null ? null : scan;
+          // A scan that stops at a hit of tick `to` (or the line shown again): the moment's queries answer for it there (the other tasks as they were on it).
+          if (params.stop?.kind === 'nth' || params.stop?.kind === 'marker') this.viewed = moment;
         },
         params.from,
       ),

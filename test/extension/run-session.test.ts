@@ -2,7 +2,8 @@
 // (dist/runtime-host.js, built by `npm test` before the tests run): lazy start, launch, pause
 // at entry, step, continue to the end, a host killed mid-run, following a run another view
 // launched, and a launch that leaves another view's run alone; time travel: a seek of a
-// recorded run, Save Recording, and a recording opened as a run.
+// recorded run, Save Recording, and a recording opened as a run; the past lines and breakpoint
+// hits of a line stop the debugger holds, which every view follows.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import type { RunStatus } from '../../protocol/webview-protocol';
 import { RunRegistry } from '../../extension/runs/run-registry';
 import { RunSession } from '../../extension/run-session';
 import { until } from './wait-until';
+import { lineOf } from '../source-line';
 
 const HOST = join(__dirname, '..', '..', 'dist', 'runtime-host.js');
 
@@ -171,6 +173,46 @@ describe('RunSession time travel on the real runtime host: seek, save, open a re
     assert.equal(session.status.viewedTick, undefined);
     await until('the table of the present', () => [...session.mirror.tasks.values()].every((t) => t.state !== 'suspended') && session.mirror.tasks.size > 0);
     assert.deepEqual(viewed, [tick, null]);
+  });
+
+  it("a line stop the debugger holds: its past lines and breakpoint hits move every view there too (the tick, a table of that moment), and back to the present with it", async () => {
+    const other = await runs.start();
+    const detachOther = other.attach('debugger');
+    try {
+      await other.launch({ kind: 'demo', pages: 12, latency: 'instant' }, { maxTasks: 2, stopOnEntry: true, record: true }, 'debugger');
+      session.show(other);
+      const crawler = join(__dirname, '..', '..', 'runtime', 'crawler', 'crawler.ts');
+      const decl = lineOf(crawler, 'let response: ClientResponse | null = null;');
+      await other.endpoint.request('setBreakpoints', { file: crawler, breakpoints: [{ file: crawler, line: decl }] });
+      let stop = other.lastPause;
+      for (let i = 0; i < 3; i++) {
+        const before = stop;
+        await other.endpoint.request('continue', {});
+        await until('the next stop on the line', () => other.lastPause !== null && other.lastPause !== before && other.lastPause.line !== undefined, 30_000);
+        stop = other.lastPause;
+      }
+      assert.ok(stop !== null);
+      await until('the panel at the stop', () => session.status.phase === 'paused' && session.status.tick === stop!.tick);
+      assert.equal(session.status.viewedTick, undefined);
+      // The debugger's Step Back at the line: the panel shows that moment (its tick, replayed).
+      await other.endpoint.request('lineStepBack', {});
+      await until('the panel at the past line', () => session.status.viewedTick === stop!.tick);
+      await other.endpoint.request('lineStep', { kind: 'over' });
+      await until('the panel back at the present', () => session.status.viewedTick === undefined);
+      // Reverse Continue to the hit before: the panel at the hit's tick, a table of that moment.
+      const hit = await other.endpoint.request('pastBreakpointHit', { direction: 'back', tick: stop.tick });
+      assert.equal(hit.landed, 'line');
+      assert.ok(hit.landed === 'line' && hit.tick < stop.tick);
+      const hitTick = hit.landed === 'line' ? hit.tick : 0;
+      await until('the panel at the hit', () => session.status.viewedTick === hitTick && session.mirror.tick === hitTick);
+      // Continue: the run goes on, the panel with it.
+      await other.endpoint.request('setBreakpoints', { file: crawler, breakpoints: [] });
+      await other.endpoint.request('continue', {});
+      await until('the panel back at the present', () => session.status.viewedTick === undefined);
+      await until('the end of the crawl', () => session.status.phase === 'finished', 60_000);
+    } finally {
+      detachOther();
+    }
   });
 
   it('saves the recording, and opens it as a finished run with the same timeline; a corrupt file is refused naming it', async () => {

@@ -2,7 +2,8 @@
 // host's main thread is held on a line of the crawler's fetch, mid-tick; lineStepBack shows the
 // lines the task ran before, replayed in a replay host process of its own, with the locals they
 // had then; lineStep goes forward through them to the live stop again; a seek to a past tick
-// is served there too. The run's replay host is forked at its first stop on a line (idle until
+// is served there too, and every view is told the moment shown (viewedTick, a line within the
+// tick) and the present again. The run's replay host is forked at its first stop on a line (idle until
 // asked), kept across its stops (its run grown: a stop past tick 200 replays too), and ended
 // with the run. A run not recorded is refused, and gets no replay host.
 // Runs against the bundle (the line debugger's worker and the replay host run the bundle).
@@ -187,15 +188,21 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     const present = await workers();
     assert.deepEqual(present, ['worker-1 scheduled', 'worker-2 scheduled']);
     // Back to the loop that creates them, before it ran: no worker yet.
+    const viewed = (since: number): Array<HostEvents['viewedTick']> => host.events.slice(since).filter((e) => e.event === 'viewedTick').map((e) => e.body as HostEvents['viewedTick']);
+    const before = host.events.length;
     const back = await moved(host, () => host.rpc.request('lineStepBack', {}));
     assert.equal(back.pastLine, true);
     assert.equal(back.line!.line, line - 1);
     assert.deepEqual(await workers(), []);
-    // Forward to the live stop: the present's table again.
+    // Every view is told: the panel's cursor goes to that tick (a line within it), its table is that moment's.
+    assert.deepEqual(viewed(before).map((v) => [v.tick, v.line]), [[back.tick, true]]);
+    // Forward to the live stop: the present's table again, and the views back at the present.
+    const forward = host.events.length;
     const again = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
     assert.notEqual(again.pastLine, true);
     assert.equal(again.line!.line, line);
     assert.deepEqual(await workers(), present);
+    assert.deepEqual(viewed(forward).map((v) => v.tick), [null]);
     await host.rpc.request('stop', {});
   });
 

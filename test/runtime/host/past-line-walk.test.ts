@@ -193,7 +193,7 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
     assert.ok(out.line === GET || out.line === BREAK, `${out.line}`);
   });
 
-  test("at a live line stop: from the hit before it, over goes to the hit task's next line, back to the hit's line, and continue goes on live", async () => {
+  test("at a live line stop: every view follows to the hit before it, over goes to the hit task's next line, back to the hit's line, and continue goes on live, the views back at the present", async () => {
     const live = forkHost({ bundle: BUNDLE, pipe: true });
     try {
       await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
@@ -206,17 +206,25 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
       await stop();
       await stop();
       const second = await stop();
+      const viewed = (since: number): Array<HostEvents['viewedTick']> => live.events.slice(since).filter((e) => e.event === 'viewedTick').map((e) => e.body as HostEvents['viewedTick']);
+      const before = live.events.length;
       const hit = hitOf(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: second.tick }));
       assert.ok(hit.tick < second.tick, `${hit.tick} < ${second.tick}`);
+      // Every view follows to the hit's tick (a line within it): the task table is that moment's, not the live stop's.
+      assert.deepEqual(viewed(before).map((v) => [v.tick, v.line]), [[hit.tick, true]]);
+      assert.equal((await live.rpc.request('snapshot', {})).tick, hit.tick);
       let at = await move(live, 'over');
       assert.equal(at.paused?.line?.line, FOR, JSON.stringify(at));
       assert.equal(at.paused?.tick, hit.tick);
+      assert.equal((await live.rpc.request('snapshot', {})).tick, hit.tick);
       at = await move(live, 'back');
       assert.equal(at.paused?.line?.line, DECL, JSON.stringify(at));
       assert.equal((await localsOf(live)).get('response'), 'undefined');
-      // Continue: the live stop goes on, to the next live hit.
+      // Continue: the views back at the present, the live stop goes on, to the next live hit.
+      const going = live.events.length;
       const third = await stop();
       assert.ok(third.tick >= second.tick);
+      assert.deepEqual(viewed(going).map((v) => v.tick), [null]);
       await live.rpc.request('stop', {});
     } finally {
       await live.close();
