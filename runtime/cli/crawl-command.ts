@@ -16,7 +16,7 @@
 import type { LaunchOptions } from '../../protocol/host-protocol';
 import type { Clock } from '../clock';
 import { CancelledError } from '../errors';
-import { EventLoop } from '../loop';
+import { EventLoop, type LoopLogger } from '../loop';
 import { setCoroutineTracking } from '../coroutine';
 import { exceptionKind, formatReport, type FetchStatistic } from '../crawler/report';
 import { parseRoot } from '../crawler/roots';
@@ -45,6 +45,8 @@ export interface CrawlLoopSetup {
    * replay, cancelOnSignal), or null; the replay's own process takes no signal as the crawl's.
    */
   readonly replayedSignal?: NodeJS.Signals | null;
+  /** Where the loop's warnings go (default: stderr); a replay holds them until it is verified. */
+  readonly logger?: LoopLogger;
 }
 
 export interface CrawlOutcome {
@@ -167,7 +169,7 @@ function startProgress(cmd: CrawlCommand, read: () => { done: number; queued: nu
 /** The crawl `program` on the runtime's loop (started by launch-programs.ts, as the host starts it); `setup` records or replays it. */
 export async function crawlWithCoroutines(cmd: CrawlCommand, program: RecordedProgram, setup: CrawlLoopSetup | null = null): Promise<CrawlOutcome> {
   if (cmd.inspect) setCoroutineTracking(true);
-  const loop = new EventLoop(setup === null ? {} : { clock: setup.clock });
+  const loop = new EventLoop(setup === null ? {} : { clock: setup.clock, ...(setup.logger !== undefined ? { logger: setup.logger } : {}) });
   // Always attached (with or without --inspect: a WeakMap lookup and two clock reads per
   // step): it knows which task created which, so the dump nests workers under the crawl, and
   // who asked for each cancellation, so a cancel the CLI makes (Ctrl-C) reads as the CLI's.

@@ -27,8 +27,7 @@ import { formatPsTree, IDLE_KINDS } from '../inspect/dumps';
 import { framesOfTasks, type TaskFrame } from '../inspect/task-snapshot';
 import { summarizeTasks } from '../inspect/task-summaries';
 import { RecordingError } from '../record/recording-errors';
-import { readRecordingFile, type Recording } from '../record/recording-file';
-import { readRunLog } from '../record/run-log';
+import { readRecordingFile, readRecordingLog, type Recording } from '../record/recording-file';
 import { RunReplay } from '../record/run-replay';
 import { checkSources, programSources } from '../record/source-hashes';
 import { cancelOnSignal, readRecordedProgram, type RecordedProgram } from '../host/launch-programs';
@@ -103,7 +102,8 @@ async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>
     const recorded = recordedCrawl(rec, args.file);
     const program = recorded.program;
     let cmd = recorded.cmd;
-    const log = readRunLog(rec.events, rec.gaps, rec.payload, args.file);
+    if (rec.meta.openTick === true) throw new RecordingError(`${args.file} is the recording of a run stopped mid-tick (a line replay's), not a saved recording`);
+    const log = readRecordingLog(rec, args.file);
     if (args.dumpAtTick !== null && args.dumpAtTick > log.times.length) {
       throw new UsageError(`--dump-tasks-at-tick ${args.dumpAtTick}: ${args.file} has ${log.times.length} ticks`);
     }
@@ -123,8 +123,11 @@ async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>
       cmd = { ...cmd, inspect: true, json: true };
     }
     let replayed: EventLoop | null = null;
+    // What the replayed loop logs (a slow callback, a task destroyed pending) is the recorded run's only once the replay is verified: a replay that diverged says that alone.
+    const logged: string[] = [];
     const crawl = crawlWithCoroutines(cmd, program, {
       clock: replay.clock,
+      logger: { warn: (m) => void logged.push(m), error: (m) => void logged.push(m) },
       attach: (loop) => {
         replayed = loop;
         replay.attach(loop);
@@ -146,6 +149,7 @@ async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>
       if (reached !== null && 'sig' in reached) return cutShort(reached.sig);
       const loop = reached;
       replay.verify();
+      flush(logged);
       if (loop === null) throw new RecordingError(`${args.file}: the replayed crawl ended before tick ${args.dumpAtTick}`);
       process.stdout.write(args.json ? JSON.stringify(tasksAtTick(loop, args.dumpAtTick)) + '\n' : dumpText(loop, args.dumpAtTick));
       return 0;
@@ -153,6 +157,7 @@ async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>
     const outcome = await Promise.race([crawl, cut]);
     if ('sig' in outcome) return cutShort(outcome.sig);
     replay.verify();
+    flush(logged);
     return printCrawlOutcome(cmd, cmd.roots, outcome);
   } catch (e) {
     if (e instanceof RecordingError) {
@@ -161,6 +166,11 @@ async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>
     }
     throw e;
   }
+}
+
+/** The replayed loop's log lines, on stderr. */
+function flush(logged: readonly string[]): void {
+  for (const line of logged) process.stderr.write(`${line}\n`);
 }
 
 function frameText(f: TaskFrame): string {

@@ -24,6 +24,7 @@ import { HOST_PARAMS_PARSERS } from '../../protocol/host-requests';
 import type { EventLoop } from '../loop';
 import type { Task } from '../task';
 import { Crawler, type CrawlerOptions } from '../crawler/crawler';
+import { parseRoot } from '../crawler/roots';
 import type { FetchStatistic } from '../crawler/report';
 import { cancelTaskAs } from '../inspect/task-recorder';
 import { RecordingError } from '../record/recording-errors';
@@ -137,6 +138,15 @@ export function readRecordedProgram(program: { readonly kind: string; readonly [
   }
   const siteUrl = typeof program.siteUrl === 'string' ? program.siteUrl : null;
   if (launch.target.kind === 'demo' && siteUrl === null) throw new RecordingError(`${file} is corrupt: it records a demo crawl without the demo site's address`);
+  // Roots a crawl could not start from are refused here, not by the Crawler at the replay's start.
+  const roots = launch.target.kind === 'demo' ? [siteUrl!] : launch.target.kind === 'crawl' ? launch.target.urls : [];
+  for (const root of roots) {
+    try {
+      parseRoot(root);
+    } catch (e) {
+      throw new RecordingError(`${file} is corrupt: a crawl cannot start from the root it records (${e instanceof Error ? e.message : String(e)})`);
+    }
+  }
   const signal = program.signal === 'SIGINT' || program.signal === 'SIGTERM' ? program.signal : undefined;
   if (program.signal !== undefined && signal === undefined) throw new RecordingError(`${file} is corrupt: the signal it records (${JSON.stringify(program.signal)}) is not one the CLI ends a crawl on`);
   return { target: launch.target, options: { ...launch.options, inspect: frames }, siteUrl, frames, ...(signal !== undefined ? { signal } : {}) };

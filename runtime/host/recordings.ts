@@ -14,8 +14,7 @@ import type { Lint, LintKind, RecordingInfo } from '../../protocol/host-protocol
 import type { RecordedStreams } from '../record/run-recorder';
 import { ProtocolError } from '../../protocol/rpc';
 import { RecordingError } from '../record/recording-errors';
-import { readRecordingFile, writeRecordingFile, type RecordingMeta } from '../record/recording-file';
-import { readRunLog } from '../record/run-log';
+import { readRecordingFile, readRecordingLog, writeRecordingFile, type RecordingMeta } from '../record/recording-file';
 import { packAwaitDetails, unpackAwaitDetails } from '../record/await-details';
 import { checkSources, programSources } from '../record/source-hashes';
 import { readRecordedProgram, recordedProgram, type RecordedProgram } from './launch-programs';
@@ -106,7 +105,7 @@ export function openRecording(path: string, midTick = false): OpenedRecording {
     const open = rec.meta.openTick === true;
     if (open !== midTick) throw new RecordingError(open ? `${path} is the recording of a run stopped mid-tick (a line replay's), not a saved recording` : `${path} is not the recording of a run stopped mid-tick`);
     checkSources(rec.meta.sources, programSources(), path);
-    readRunLog(rec.events, rec.gaps, rec.payload, path, open);
+    readRecordingLog(rec, path);
     const program = readRecordedProgram(rec.meta.program, path);
     const streams: RecordedStreams = { events: rec.events, gaps: rec.gaps, payload: rec.payload, ticks: rec.meta.ticks, steps: rec.meta.steps, tasks: rec.meta.tasks, sockets: rec.meta.sockets, openTick: open };
     return { info: infoOf(path, statSync(path).size, rec.meta), streams, program, lints: savedLints(rec.meta.lints), awaitDetails: unpackAwaitDetails(rec.meta.awaitDetails) };

@@ -18,18 +18,33 @@
 // be read at once by another process (a line replay's recording through a stopped tick) the
 // fast setting (`fast`: quality 1, gzip 1 for the log).
 //
+// The metadata also says how many socket bytes there are and their CRC32 (`payload`, written
+// by encodeRecording, checked and taken off by decodeRecording; a file written before it was
+// added has none): brotli has no check of its own, so without it a corrupt payload that still
+// decompresses (about half of the single-byte changes to it do) would be fed to a replay.
+//
 // Invariants: the CRC covers everything after it (gzip's and brotli's own checks cover only
 // the uncompressed bytes, not their framing), so a truncated or altered file is refused with
-// a RecordingFormatError naming it (never another exception); the metadata is checked field
-// by field before anything trusts it; a file of another version is refused naming both.
+// a RecordingFormatError naming it (never another exception); behind it each part refuses
+// garbage by itself too (a file altered with its CRC made again): gzip's check of the log, the
+// payload's length and CRC, every section length against what holds it; nothing is inflated
+// past a bound (the log past MAX_LOG_BYTES, the socket bytes past the length the metadata
+// says), so a bogus length or a compression bomb never allocates gigabytes; the metadata is
+// checked field by field before anything trusts it; a file of another version is refused
+// naming both.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { brotliCompressSync, brotliDecompressSync, constants as zlib, crc32, gunzipSync, gzipSync } from 'node:zlib';
 import { RecordingError, RecordingFormatError } from './recording-errors';
+import { readRunLog, type RunLog } from './run-log';
 import type { SourceHash } from './source-hashes';
 
 /** 4: the socket bytes compressed apart, by brotli (3: one gzip of every section). */
 export const FORMAT_VERSION = 4;
+/** The most the gzipped part (metadata, event log, clock readings) may inflate to: a log takes about 15 bytes a task step. */
+const MAX_LOG_BYTES = 1 << 30;
+/** The most the socket bytes of a file whose metadata does not say their length (written before it did) may inflate to. */
+const MAX_PAYLOAD_BYTES = 2 ** 31 - 1;
 const MAGIC = Buffer.from('COROTRACE\n', 'latin1');
 
 export interface RecordingMeta {
@@ -49,6 +64,12 @@ export interface RecordingMeta {
   readonly awaitDetails?: unknown;
   /** The last tick is open (RecordedStreams.openTick): the recording of a run stopped mid-tick, for a line replay; never a saved file. */
   readonly openTick?: boolean;
+}
+
+/** The socket bytes' length and CRC32, as the file's metadata holds them (its `payload`; encodeRecording writes it, decodeRecording checks it). */
+interface PayloadCheck {
+  readonly bytes: number;
+  readonly crc32: number;
 }
 
 export interface Recording {
@@ -75,7 +96,9 @@ function payloadParams(fast: boolean, size: number): Record<number, number> {
 
 /** The file's bytes; `fast`: a file written only to be read at once by another process (larger, written in a fraction of the time). */
 export function encodeRecording(rec: Recording, fast = false): Buffer {
-  const log = gzipSync(Buffer.concat([...section(Buffer.from(JSON.stringify(rec.meta), 'utf8')), ...section(rec.events), ...section(rec.gaps)]), { level: fast ? 1 : 6 });
+  const check: PayloadCheck = { bytes: rec.payload.length, crc32: crc32(rec.payload) };
+  const meta = JSON.stringify({ ...rec.meta, payload: check });
+  const log = gzipSync(Buffer.concat([...section(Buffer.from(meta, 'utf8')), ...section(rec.events), ...section(rec.gaps)]), { level: fast ? 1 : 6 });
   const payload = brotliCompressSync(rec.payload, { params: payloadParams(fast, rec.payload.length) });
   const packed = Buffer.concat([...section(log), payload]);
   const head = Buffer.alloc(MAGIC.length + 5);
@@ -103,7 +126,9 @@ export function decodeRecording(bytes: Uint8Array, name: string): Recording {
     try {
       return inflate(bytes);
     } catch (e) {
-      throw new RecordingFormatError(`${name} is truncated or corrupt (its ${what}: ${(e as Error).message})`);
+      const code = (e as NodeJS.ErrnoException).code;
+      const why = code === 'ERR_BUFFER_TOO_LARGE' ? 'it inflates to more than it can hold' : (e as Error).message;
+      throw new RecordingFormatError(`${name} is truncated or corrupt (its ${what}: ${why})`);
     }
   };
   /** The sections of `body` in turn, each its u32 length and its bytes. */
@@ -123,27 +148,33 @@ export function decodeRecording(bytes: Uint8Array, name: string): Recording {
     };
   };
   const file = sections(packed);
-  const log = sections(unpack('log', file.next('log'), (b) => gunzipSync(b)));
-  const payload = unpack('socket bytes', packed.subarray(packed.length - file.left()), (b) => brotliDecompressSync(b));
+  const log = sections(unpack('log', file.next('log'), (b) => gunzipSync(b, { maxOutputLength: MAX_LOG_BYTES })));
   const metaBytes = log.next('metadata');
   const events = log.next('event log');
   const gaps = log.next('clock readings');
   if (log.left() !== 0) throw new RecordingFormatError(`${name} is corrupt: ${log.left()} bytes follow its last section`);
-  let meta: unknown;
+  let parsed: unknown;
   try {
-    meta = JSON.parse(metaBytes.toString('utf8'));
+    parsed = JSON.parse(metaBytes.toString('utf8'));
   } catch {
     throw new RecordingFormatError(`${name} is corrupt: its metadata is not valid JSON`);
   }
-  return { meta: checkMeta(meta, name), events, gaps, payload };
+  const { meta, payloadCheck } = checkMeta(parsed, name);
+  const limit = payloadCheck === null ? MAX_PAYLOAD_BYTES : payloadCheck.bytes;
+  const payload = unpack('socket bytes', packed.subarray(packed.length - file.left()), (b) => brotliDecompressSync(b, { maxOutputLength: Math.max(1, limit) }));
+  if (payloadCheck !== null && (payload.length !== payloadCheck.bytes || crc32(payload) !== payloadCheck.crc32)) {
+    throw new RecordingFormatError(`${name} is truncated or corrupt (its socket bytes do not match the length and checksum its metadata gives)`);
+  }
+  return { meta, events, gaps, payload };
 }
 
-function checkMeta(meta: unknown, name: string): RecordingMeta {
+/** The metadata checked field by field, without its payload check (taken off: encodeRecording writes it afresh). */
+function checkMeta(raw: unknown, name: string): { meta: RecordingMeta; payloadCheck: PayloadCheck | null } {
   const bad = (what: string): never => {
     throw new RecordingFormatError(`${name} is corrupt: its metadata has no valid ${what}`);
   };
-  if (typeof meta !== 'object' || meta === null) return bad('object');
-  const m = meta as Record<string, unknown>;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return bad('object');
+  const { payload, ...m } = raw as Record<string, unknown>;
   const program = m.program;
   if (typeof program !== 'object' || program === null || typeof (program as Record<string, unknown>).kind !== 'string') bad('program');
   const sources = m.sources;
@@ -153,7 +184,21 @@ function checkMeta(meta: unknown, name: string): RecordingMeta {
   }
   if (typeof m.recordedAt !== 'string') bad('date');
   if (m.openTick !== undefined && typeof m.openTick !== 'boolean') bad('open tick flag');
-  return meta as RecordingMeta;
+  let payloadCheck: PayloadCheck | null = null;
+  if (payload !== undefined) {
+    const p = payload as Record<string, unknown> | null;
+    if (typeof p !== 'object' || p === null || !Number.isSafeInteger(p.bytes) || (p.bytes as number) < 0 || (p.bytes as number) > MAX_PAYLOAD_BYTES || !Number.isInteger(p.crc32) || (p.crc32 as number) < 0 || (p.crc32 as number) > 0xffffffff) bad('socket bytes check');
+    payloadCheck = { bytes: p!.bytes as number, crc32: p!.crc32 as number };
+  }
+  return { meta: m as unknown as RecordingMeta, payloadCheck };
+}
+
+/** A recording's event log, decoded and checked whole (run-log.ts), holding the ticks its metadata says (what a seek trusts), one at least (a run recorded before its first tick has nothing to replay). */
+export function readRecordingLog(rec: Recording, name: string): RunLog {
+  const log = readRunLog(rec.events, rec.gaps, rec.payload, name, rec.meta.openTick === true);
+  if (log.times.length === 0) throw new RecordingFormatError(`${name} records no tick of its run: there is nothing to replay`);
+  if (log.times.length !== rec.meta.ticks) throw new RecordingFormatError(`${name} is corrupt: its metadata says ${rec.meta.ticks} ticks, its event log holds ${log.times.length}`);
+  return log;
 }
 
 export function writeRecordingFile(path: string, rec: Recording, fast = false): number {
@@ -168,7 +213,7 @@ export function readRecordingFile(path: string): Recording {
     bytes = readFileSync(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new RecordingError(code === 'ENOENT' ? `${path}: no such recording file` : `cannot read ${path}: ${(e as Error).message}`);
+    throw new RecordingError(code === 'ENOENT' ? `${path}: no such recording file` : code === 'EISDIR' ? `${path} is a directory, not a recording file` : code === 'EACCES' ? `cannot read ${path}: permission denied` : `cannot read ${path}: ${(e as Error).message}`);
   }
   return decodeRecording(bytes, path);
 }

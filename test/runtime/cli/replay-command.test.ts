@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeRecording, encodeRecording, readRecordingFile } from '../../../runtime/record/recording-file';
 import { unpackAwaitDetails } from '../../../runtime/record/await-details';
+import { cutCopies, flipCopies, oddCopies, sectionCopies, spread, type CorruptCopy } from '../record/corrupt-recordings';
 
 const root = join(__dirname, '..', '..', '..');
 const cli = join(root, 'bin', 'coroscope.js');
@@ -126,4 +127,32 @@ test('a replay sent SIGTERM or SIGINT says where it was cut and that no report (
   const cut = /replay interrupted by SIGINT at tick (\d+) of (\d+); no dump: it stopped before tick (\d+)\n$/.exec(int.stderr);
   assert.ok(cut, int.stderr);
   assert.ok(Number(cut[1]) < ticks && Number(cut[3]) === ticks, int.stderr);
+});
+
+test('bad recordings never crash or hang coroscope replay: one line on stderr naming the file, exit 1', { timeout: 600_000 }, () => {
+  const bytes = readFileSync(file);
+  const report = coroscope(['replay', file]).stdout;
+  /** Replays a copy: refused with one line naming it, or (`reads`: a change the format cannot tell) replayed to a report. */
+  const replayCopy = (copy: CorruptCopy, k: number, reads: 'same' | 'any' | 'never'): void => {
+    const path = join(dir, `bad-${k}.corotrace`);
+    writeFileSync(path, copy.bytes);
+    const r = coroscope(['replay', path]);
+    const what = `${copy.label}: exit ${r.status}, stderr ${JSON.stringify(r.stderr)}`;
+    if (r.status === 0 && reads !== 'never') {
+      if (reads === 'same') assert.equal(r.stdout, report, what);
+      else assert.match(r.stdout, /Finished \d+ urls in/, what);
+      return;
+    }
+    assert.equal(r.status, 1, what);
+    assert.equal(r.stdout, '', what);
+    assert.ok(r.stderr.startsWith('coroscope replay: ') && r.stderr.includes(path) && r.stderr.indexOf('\n') === r.stderr.length - 1, what);
+  };
+  let k = 0;
+  for (const copy of spread(cutCopies(bytes, 97), 6)) replayCopy(copy, k++, 'never');
+  for (const copy of spread(flipCopies(bytes, 7, true), 12)) replayCopy(copy, k++, 'same');
+  for (const copy of spread(sectionCopies(decodeRecording(bytes, file), 5), 12)) replayCopy(copy, k++, 'any');
+  for (const copy of oddCopies(bytes)) replayCopy(copy, k++, 'never');
+  const directory = coroscope(['replay', dir]);
+  assert.equal(directory.status, 1);
+  assert.equal(directory.stderr, `coroscope replay: ${dir} is a directory, not a recording file\n`);
 });

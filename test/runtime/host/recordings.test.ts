@@ -14,6 +14,7 @@ import { forkHost, ROOT, type HostClient } from './host-client';
 import { decodeRecording, encodeRecording, readRecordingFile } from '../../../runtime/record/recording-file';
 import { readRunLog } from '../../../runtime/record/run-log';
 import { startDemoSite } from '../../../runtime/demo-site/index';
+import { cutCopies, flipCopies, oddCopies, sectionCopies, spread, type CorruptCopy } from '../record/corrupt-recordings';
 
 async function rejectsWith(p: Promise<unknown>, code: string, message: RegExp): Promise<void> {
   await assert.rejects(p, (e: unknown) => e instanceof RemoteError && e.code === code && message.test(e.message));
@@ -211,6 +212,40 @@ describe('host: recordings written by the coroscope CLI', () => {
     await host.rpc.request('seekTick', { tick: crawl.cancelledTick! + 1 });
     const after = (await host.rpc.request('snapshot', {})).tasks.find((t) => t.id === crawl.taskId);
     assert.deepEqual(after?.cancelledBy, { kind: 'cli' });
+  });
+
+  test('bad recordings never crash or hang openRecording: refused with one line naming the file, and the host goes on', { timeout: 600_000 }, async () => {
+    const file = join(dir, 'demo.corotrace');
+    const bytes = readFileSync(file);
+    /** Opens a copy: refused with one line naming it, or (`reads`: a change the format cannot tell) opened and shown at its end. */
+    const openCopy = async (copy: CorruptCopy, k: number, reads: boolean): Promise<void> => {
+      const path = join(dir, `bad-${k}.corotrace`);
+      writeFileSync(path, copy.bytes);
+      let timer: NodeJS.Timeout | undefined;
+      const hang = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${copy.label}: openRecording did not answer in 60 s`)), 60_000)));
+      const answer = await Promise.race([host.rpc.request('openRecording', { path }), hang]).then(
+        (opened) => ({ opened }),
+        (e: unknown) => ({ error: e }),
+      );
+      clearTimeout(timer);
+      if ('opened' in answer) {
+        assert.ok(reads, `${copy.label}: opened`);
+        assert.equal((await host.rpc.request('timeline', {})).ticks, answer.opened.ticks, copy.label);
+        return;
+      }
+      const e = answer.error;
+      assert.ok(e instanceof RemoteError && (e.code === 'badRecording' || e.code === 'replayFailed'), `${copy.label}: ${e instanceof Error ? e.message : String(e)}`);
+      assert.ok(e.message.includes(path) && !e.message.includes('\n'), `${copy.label}: ${e.message}`);
+    };
+    let k = 0;
+    for (const copy of spread(cutCopies(bytes, 97), 8)) await openCopy(copy, k++, false);
+    for (const copy of spread(flipCopies(bytes, 7, true), 16)) await openCopy(copy, k++, true);
+    for (const copy of spread(sectionCopies(decodeRecording(bytes, file), 5), 16)) await openCopy(copy, k++, true);
+    for (const copy of oddCopies(bytes)) await openCopy(copy, k++, false);
+    await rejectsWith(host.rpc.request('openRecording', { path: dir }), 'badRecording', new RegExp(`${dir.replace(/[/.]/g, '\\$&')} is a directory, not a recording file`));
+    // The host goes on: the good recording opens and replays to its end.
+    const opened = await host.rpc.request('openRecording', { path: file });
+    assert.equal((await host.rpc.request('seekTick', { tick: opened.ticks })).tick, opened.ticks);
   });
 
   test('a CLI recording the host cannot start again is refused with the reason', async () => {

@@ -1,11 +1,13 @@
-import { test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeRecording, encodeRecording, FORMAT_VERSION, readRecordingFile, writeRecordingFile, type Recording } from '../../../runtime/record/recording-file';
+import { decodeRecording, encodeRecording, FORMAT_VERSION, readRecordingFile, readRecordingLog, writeRecordingFile, type Recording } from '../../../runtime/record/recording-file';
 import { RunLogWriter, readRunLog } from '../../../runtime/record/run-log';
 import { RecordingError, RecordingFormatError } from '../../../runtime/record/recording-errors';
+import { readRecordedProgram } from '../../../runtime/host/launch-programs';
+import { cutCopies, flipCopies, oddCopies, partsOf, recordDemoCrawl, sectionCopies, type CorruptCopy } from './corrupt-recordings';
 
 function sampleRecording(): Recording {
   const w = new RunLogWriter();
@@ -135,4 +137,113 @@ test('files: written and read back; a missing file is a RecordingError naming it
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+describe('a real recording (the CLI\'s) corrupted every way: a RecordingError naming the file, never another exception, never a hang', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'coroscope-corrupt-'));
+  const file = join(dir, 'real.corotrace');
+  let bytes: Buffer;
+  let original: Recording;
+  before(() => {
+    recordDemoCrawl(file);
+    bytes = readFileSync(file);
+    original = decodeRecording(bytes, file);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Reads a copy as the host and the CLI do before replaying it (its program and its whole log too); 'refused' or what it read, in bounded time. */
+  function readCopy(copy: CorruptCopy): Recording | 'refused' {
+    const name = `copy (${copy.label}).corotrace`;
+    const t0 = performance.now();
+    try {
+      const rec = decodeRecording(copy.bytes, name);
+      readRecordedProgram(rec.meta.program, name);
+      readRecordingLog(rec, name);
+      return rec;
+    } catch (e) {
+      assert.ok(e instanceof RecordingError, `${copy.label}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      assert.ok(e.message.includes(name) && !e.message.includes('\n'), `${copy.label}: ${e.message}`);
+      return 'refused';
+    } finally {
+      assert.ok(performance.now() - t0 < 5000, `${copy.label}: read in ${Math.round(performance.now() - t0)} ms`);
+    }
+  }
+
+  function assertSame(rec: Recording, label: string): void {
+    assert.ok(rec.events.equals(original.events) && rec.gaps.equals(original.gaps) && rec.payload.equals(original.payload), `${label}: read as another recording`);
+    assert.deepEqual(rec.meta, original.meta, label);
+  }
+
+  test('cut short anywhere (every 97 bytes and at each part\'s edges, inside the gzip and the brotli parts): refused', () => {
+    const { gzipAt, brotliAt } = partsOf(bytes);
+    assert.ok(gzipAt < brotliAt && brotliAt < bytes.length - 1000, 'a recording with both parts');
+    for (const copy of cutCopies(bytes, 97)) assert.equal(readCopy(copy), 'refused', copy.label);
+  });
+
+  test('a byte changed anywhere, its CRC left: refused by the CRC', () => {
+    for (const copy of flipCopies(bytes, 29, false)) assert.equal(readCopy(copy), 'refused', copy.label);
+  });
+
+  test('a byte changed anywhere with the CRC made again: gzip and the socket bytes\' own length and CRC refuse it (or it reads the same: a gzip header byte)', () => {
+    let refused = 0;
+    for (const copy of flipCopies(bytes, 7, true)) {
+      const rec = readCopy(copy);
+      if (rec === 'refused') refused++;
+      else assertSame(rec, copy.label);
+    }
+    assert.ok(refused > 0);
+  });
+
+  test('garbage inside the sections, compressed again (the metadata check and the log decoder get it): refused, or a log consistent in itself', () => {
+    // Each part's garbage reaches its reader: some of it is refused there (what the format cannot tell, a time a microsecond off, a hash's letter, reads).
+    const refused = new Map<string, number>();
+    for (const copy of sectionCopies(original, 3)) {
+      const part = copy.label.split(' ')[0]!;
+      refused.set(part, (refused.get(part) ?? 0) + (readCopy(copy) === 'refused' ? 1 : 0));
+    }
+    assert.deepEqual([...refused.keys()], ['events', 'gaps', 'meta']);
+    for (const [part, n] of refused) assert.ok(n > 0, `${part}: none refused`);
+  });
+
+  test('odd files: empty, another version, no tick, huge bogus lengths, a compression bomb: each refused with its reason', () => {
+    const reasons = new Map<string, RegExp>([
+      ['an empty file', /is not a Coroscope recording/],
+      ['the signature alone', /is not a Coroscope recording/],
+      ['format version 3', /is a recording in format version 3; this Coroscope reads version 4/],
+      ['format version 5', /is a recording in format version 5; this Coroscope reads version 4/],
+      ['no tick', /records no tick of its run: there is nothing to replay/],
+      ['a metadata tick count the log does not hold', /its metadata says \d+ ticks, its event log holds \d+/],
+      ['the log part\'s length 2^32 - 1, CRC made again', /its log is cut short/],
+      ['the metadata section\'s length 2^32 - 16', /its metadata is cut short/],
+      ['a string of 2^50 bytes in the event log', /truncated or corrupt/],
+      ['a data input of 2^52 bytes in the event log', /socket bytes are missing/],
+      ['socket bytes said to be 2^31 - 1 long', /its socket bytes do not match the length and checksum its metadata gives/],
+      ['socket bytes that inflate to 64 MiB, said to be 1,000', /its socket bytes: it inflates to more than it can hold/],
+      ['a root no crawl starts from', /is corrupt: a crawl cannot start from the root it records/],
+    ]);
+    const copies = oddCopies(bytes);
+    assert.deepEqual(copies.map((c) => c.label), [...reasons.keys()]);
+    for (const copy of copies) {
+      const name = `copy (${copy.label}).corotrace`;
+      assert.equal(readCopy(copy), 'refused', copy.label);
+      assert.throws(() => {
+        const rec = decodeRecording(copy.bytes, name);
+        readRecordedProgram(rec.meta.program, name);
+        readRecordingLog(rec, name);
+      }, (e: unknown) => e instanceof RecordingError && reasons.get(copy.label)!.test(e.message), copy.label);
+    }
+  });
+
+  test('a directory, and a file this user may not read: refused naming them', (t) => {
+    assert.throws(() => readRecordingFile(dir), (e: unknown) => e instanceof RecordingError && e.message === `${dir} is a directory, not a recording file`);
+    const locked = join(dir, 'locked.corotrace');
+    writeFileSync(locked, bytes);
+    chmodSync(locked, 0o000);
+    if (process.getuid?.() === 0) {
+      t.diagnostic('running as root: a file without permission can still be read');
+      assert.deepEqual(readRecordingFile(locked).meta, original.meta);
+      return;
+    }
+    assert.throws(() => readRecordingFile(locked), (e: unknown) => e instanceof RecordingError && e.message === `cannot read ${locked}: permission denied`);
+  });
 });
