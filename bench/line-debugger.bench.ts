@@ -17,14 +17,23 @@
 //    (the replay host may still be starting) and pressed after 1 s at the stop (a user reading
 //    it: the replay host is loaded) (target: a Step Back ≤ 1 s; medians of rounds);
 // 5. Reverse Continue to a breakpoint set after a recorded demo crawl ended (pastBreakpointHit,
-//    runtime/host/past-hit-search.ts): from the run's end (the first, the hit replay host
-//    started; the next, from that hit) and from a mid-run past tick, beside a seek to that
-//    tick in the same round (target ≤ 1 s; medians of rounds);
+//    runtime/host/past-hit-search.ts), the crawl debugged as a debug session does (its breaks
+//    set once launched: the run's replay host follows it, and is its hit replay host once it
+//    has finished): from the run's end (the first, pressed at once; the next, from that hit)
+//    and from a mid-run past tick, beside a seek to that tick in the same round, idle and with
+//    one busy loop beside (target ≤ 1 s; medians of rounds);
+// 6. the first Step Back at a deep line stop, pressed at once: a recorded 2,000-page demo crawl
+//    debugged (its breaks set once launched), stopped on fetch's line at its 1,450th fetch
+//    (about tick 1,250), Step Back asked as soon as the stop's `paused` arrives, to its
+//    `paused`; beside a live line step of the same round; idle and with one busy loop beside
+//    (target ≤ 1 s; medians of rounds);
 // 3. crawl rate with the line debugger attached (pipe, a breakpoint set on a line the crawl
 //    never runs) against the same host over its IPC channel without it, rounds alternated,
 //    the ratio of medians (target ≥ 0.9).
-// Usage: npm run bench:line [-- pages rounds]
+// Usage: npm run bench:line [-- pages rounds figures], figures a comma list of
+// start,steps,back,rc,deep,rate (default: all); e.g. npm run bench:line -- 1000 5 deep,rc
 
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { forkHost, median, ROOT, type HostClient } from '../test/runtime/host/host-client';
@@ -34,6 +43,17 @@ const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
 const pages = Number(process.argv[2] ?? 1000);
 const rounds = Number(process.argv[3] ?? 3);
+const figures = new Set((process.argv[4] ?? 'start,steps,back,rc,deep,rate').split(','));
+
+/** Runs `measure` with one busy loop beside it (a process spinning on a core), ended after. */
+async function besideBusyLoop<T>(measure: () => Promise<T>): Promise<T> {
+  const busy = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+  try {
+    return await measure();
+  } finally {
+    busy.kill();
+  }
+}
 
 function lineOf(needle: string): number {
   const i = readFileSync(CRAWLER, 'utf8').split('\n').findIndex((l) => l.includes(needle));
@@ -122,6 +142,8 @@ async function reverseContinueRound(): Promise<{ first: number; next: number; fr
   try {
     await hello(h);
     await h.rpc.request('launch', { target: { kind: 'demo', latency: 'instant' }, options: { record: true } });
+    // As a debug session does once it has launched the run.
+    await h.rpc.request('setExceptionBreaks', { taskFailed: true, taskCancelled: false });
     const done = await h.waitFor('finished', () => true, 120_000);
     const crawled = Number(/crawled (\d+) urls/.exec(done.summary)?.[1] ?? 0);
     const ticks = (await h.rpc.request('timeline', {})).ticks;
@@ -141,6 +163,41 @@ async function reverseContinueRound(): Promise<{ first: number; next: number; fr
     const seek = performance.now() - s0;
     const fromMid = await hit(mid);
     return { first, next, fromMid, seek, pages: crawled };
+  } finally {
+    await h.close();
+  }
+}
+
+/**
+ * One round of figure 6: a recorded 2,000-page demo crawl, debugged, stopped on fetch's line at
+ * its 1,450th fetch; the stop's first Step Back asked at once, to its `paused`; then a live line
+ * step (the peer) from the live stop.
+ */
+async function deepStepBackRound(): Promise<{ first: number; liveStep: number; tick: number }> {
+  const h = forkHost({ bundle: BUNDLE, pipe: true });
+  try {
+    await hello(h);
+    await h.rpc.request('launch', { target: { kind: 'demo', pages: 2000, latency: 'instant' }, options: { maxTasks: 5, stopOnEntry: true, record: true } });
+    await h.rpc.request('setExceptionBreaks', { taskFailed: true, taskCancelled: false });
+    const line = lineOf('let response: ClientResponse | null = null;');
+    await h.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line, hitCondition: '==1450' }] });
+    const from = h.events.length;
+    await h.rpc.request('continue', {});
+    const stop = await h.waitFor('paused', (b) => b.line !== undefined, 120_000, from);
+    const t0 = performance.now();
+    const r = await h.rpc.request('lineStepBack', {});
+    if (r.landed !== 'line') throw new Error(`Step Back landed on ${r.landed}, not a line`);
+    await h.waitFor('paused', (b) => b.line !== undefined && b.pastLine === true, 30_000, from);
+    const first = performance.now() - t0;
+    // Forward to the live stop again, then the peer: a live line step.
+    for (let i = 0; i < 20; i++) {
+      const at = h.events.length;
+      await h.rpc.request('lineStep', { kind: 'over' });
+      if ((await h.waitFor('paused', (b) => b.line !== undefined, 30_000, at)).pastLine !== true) break;
+    }
+    await h.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+    const liveStep = await toPaused(h, () => h.rpc.request('lineStep', { kind: 'over' }));
+    return { first, liveStep, tick: stop.tick };
   } finally {
     await h.close();
   }
@@ -171,6 +228,14 @@ async function crawlRate(attached: boolean): Promise<number> {
 }
 
 async function main(): Promise<void> {
+  if (figures.has('start') || figures.has('steps')) await startAndSteps();
+  if (figures.has('back')) await stepBacks();
+  if (figures.has('rc')) await reverseContinues();
+  if (figures.has('deep')) await deepStepBacks();
+  if (figures.has('rate')) await rates();
+}
+
+async function startAndSteps(): Promise<void> {
   const firsts: number[] = [];
   let steps: number[] = [];
   for (let r = 0; r < rounds; r++) {
@@ -181,6 +246,9 @@ async function main(): Promise<void> {
   console.log(`launch to the first line-breakpoint stop: median ${median(firsts).toFixed(0)} ms of ${rounds} (${firsts.map((x) => x.toFixed(0)).join(', ')}) (target ≤ 1000)`);
   const sorted = [...steps].sort((a, b) => a - b);
   console.log(`line step to its paused event: median ${median(steps).toFixed(1)} ms of ${steps.length}, p90 ${sorted[Math.floor(sorted.length * 0.9)]!.toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms (target median ≤ 200)`);
+}
+
+async function stepBacks(): Promise<void> {
   const backs: Array<Awaited<ReturnType<typeof stepBackRound>>> = [];
   const looked: Array<Awaited<ReturnType<typeof stepBackRound>>> = [];
   for (let r = 0; r < rounds; r++) {
@@ -191,12 +259,32 @@ async function main(): Promise<void> {
   console.log(
     `Step Back at a line (recorded demo crawl, 100th fetch): first of the stop ${m((x) => x.first).toFixed(0)} ms pressed at once, ${m((x) => x.first, looked).toFixed(0)} ms after 1 s at the stop; next ${m((x) => x.next).toFixed(0)} ms, a step forward from the past line ${m((x) => x.forward).toFixed(0)} ms, beside a live line step ${m((x) => x.liveStep).toFixed(0)} ms (medians of ${rounds}; ratios first/next ${(m((x) => x.first) / m((x) => x.next)).toFixed(1)} at once, ${(m((x) => x.first, looked) / m((x) => x.next, looked)).toFixed(1)} after 1 s) (target ≤ 1000)`,
   );
-  const reverse: Array<Awaited<ReturnType<typeof reverseContinueRound>>> = [];
-  for (let r = 0; r < rounds; r++) reverse.push(await reverseContinueRound());
-  const rc = (pick: (x: (typeof reverse)[number]) => number): number => median(reverse.map(pick));
-  console.log(
-    `Reverse Continue to a breakpoint set after a ${reverse[0]!.pages}-page demo crawl ended: from the end, first ${rc((x) => x.first).toFixed(0)} ms (the replay host started), next ${rc((x) => x.next).toFixed(0)} ms; from a mid-run tick ${rc((x) => x.fromMid).toFixed(0)} ms, beside a seek to that tick ${rc((x) => x.seek).toFixed(0)} ms (medians of ${rounds}; ratio from-mid/seek ${(rc((x) => x.fromMid) / rc((x) => x.seek)).toFixed(1)}) (target ≤ 1000)`,
-  );
+}
+
+async function reverseContinues(): Promise<void> {
+  for (const busy of [false, true]) {
+    const reverse: Array<Awaited<ReturnType<typeof reverseContinueRound>>> = [];
+    for (let r = 0; r < rounds; r++) reverse.push(busy ? await besideBusyLoop(reverseContinueRound) : await reverseContinueRound());
+    const rc = (pick: (x: (typeof reverse)[number]) => number): number => median(reverse.map(pick));
+    console.log(
+      `Reverse Continue to a breakpoint set after a ${reverse[0]!.pages}-page demo crawl ended${busy ? ', one busy loop beside' : ', idle'}: from the end, first ${rc((x) => x.first).toFixed(0)} ms pressed at once (${reverse.map((x) => x.first.toFixed(0)).join(', ')}), next ${rc((x) => x.next).toFixed(0)} ms; from a mid-run tick ${rc((x) => x.fromMid).toFixed(0)} ms, beside a seek to that tick ${rc((x) => x.seek).toFixed(0)} ms (medians of ${rounds}; ratios first/seek ${(rc((x) => x.first) / rc((x) => x.seek)).toFixed(1)}, from-mid/seek ${(rc((x) => x.fromMid) / rc((x) => x.seek)).toFixed(1)}) (target ≤ 1000)`,
+    );
+  }
+}
+
+async function deepStepBacks(): Promise<void> {
+  for (const busy of [false, true]) {
+    const deep: Array<Awaited<ReturnType<typeof deepStepBackRound>>> = [];
+    for (let r = 0; r < rounds; r++) deep.push(busy ? await besideBusyLoop(deepStepBackRound) : await deepStepBackRound());
+    const first = median(deep.map((x) => x.first));
+    const live = median(deep.map((x) => x.liveStep));
+    console.log(
+      `Step Back at a deep line stop (recorded 2000-page demo crawl, 1450th fetch, ticks ${deep.map((x) => x.tick).join(', ')})${busy ? ', one busy loop beside' : ', idle'}: first of the stop pressed at once ${first.toFixed(0)} ms (${deep.map((x) => x.first.toFixed(0)).join(', ')}), beside a live line step ${live.toFixed(0)} ms (medians of ${rounds}; ratio ${(first / live).toFixed(1)}) (target ≤ 1000)`,
+    );
+  }
+}
+
+async function rates(): Promise<void> {
   const plain: number[] = [];
   const withDebugger: number[] = [];
   for (let r = 0; r < rounds; r++) {

@@ -609,8 +609,8 @@ export interface HostMethods {
   pastBreakpointHit: { params: { direction: 'back' | 'forward'; tick: number; floor?: number; ceiling?: number }; result: BreakpointHitLanding };
   /** A line replay host's own (asked by the live host's worker): pastBreakpointHit in its opened recording, from `bound` (or, `shown`, the past line it is stopped on, shown again when nothing is found), with `breakpoints` armed. */
   pastHit: { params: { direction: 'back' | 'forward'; bound: HitBound; floor: number; ceiling: number; breakpoints: ArmedBreakpoint[]; shown?: boolean }; result: BreakpointHitLanding };
-  /** The live host's main thread (asked by its worker, for a line replay host): writes the run's recording so far to `path` (recordings.ts: writeReplayCopy). */
-  writeReplayCopy: { params: { path: string }; result: { runId: number; ticks: number; midTick: boolean } };
+  /** The live host's main thread (asked by its worker, for a line replay host): writes the run's recording so far to `path` (recordings.ts: writeReplayCopy); `writeMs`: the main thread's time writing it. */
+  writeReplayCopy: { params: { path: string }; result: { runId: number; ticks: number; midTick: boolean; writeMs?: number } };
   /** A line replay host's main thread (asked by its worker): replays ticks from+1 .. to with the scan breakpoints counting hits (runtime/host/hit-scan.ts). */
   scanTicks: { params: ScanTicksParams; result: { hits: ScanHit[]; marked: number | null; stopped: boolean } };
   /** A line replay host's main thread (asked by its worker): runs tick `tick` of the opened recording once more, with its line debugger on (a mid-tick recording's open tick, or a breakpoint hit's tick and those after it). */
@@ -626,9 +626,11 @@ export interface HostMethods {
    */
   /**
    * `midTick`: a line replay's recording of a run stopped on a line (runtime/host/line-replay-host.ts), not shown at its last tick;
-   * `unshown`: a line replay host's copy of a whole recording (its breakpoint searches), not shown at its last tick either (nothing replayed until asked).
+   * `unshown`: a line replay host's copy of a whole recording (its breakpoint searches), not shown at its last tick either (nothing replayed until asked);
+   * `live` (with `unshown`): the copy is of a run still going, followed (more of it will come): its replays keep up at a share of the time.
+   * A line replay host given the same run's recording again (midTick or unshown, its streams grown) keeps its run and its replays.
    */
-  openRecording: { params: { path: string; midTick?: boolean; unshown?: boolean }; result: RecordingInfo & { runId: number } };
+  openRecording: { params: { path: string; midTick?: boolean; unshown?: boolean; live?: boolean }; result: RecordingInfo & { runId: number } };
   /**
    * The recorded run's timeline (the current run, launched with options.record, or an opened
    * recording); `sinceTick` for what is new; `taskId`: only that task's lane and marks (the

@@ -341,8 +341,10 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     const out: HostParams<'openRecording'> = { path };
     const midTick = optionalBoolean('openRecording', p, 'midTick');
     const unshown = optionalBoolean('openRecording', p, 'unshown');
+    const live = optionalBoolean('openRecording', p, 'live');
     if (midTick !== undefined) out.midTick = midTick;
     if (unshown !== undefined) out.unshown = unshown;
+    if (live !== undefined) out.live = live;
     return out;
   },
   lineStepBack: none('lineStepBack'),

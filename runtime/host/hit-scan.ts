@@ -18,6 +18,9 @@ import type { EventLoop } from '../loop';
 import { parseHitCondition } from '../inspect/loop-control';
 import type { ScanHit, ScanTicksParams } from '../../protocol/host-protocol';
 
+/** Ticks of a backward search's first stretch, right before the moment searched from (past-hit-search.ts; each earlier one is twice as long). */
+export const FIRST_STRETCH = 64;
+
 export class HitScan {
   /** The replay's loop running the stretch (set once its replay is paused before it). */
   loop: EventLoop | null = null;

@@ -152,7 +152,7 @@ export class RuntimeHost {
     serve('saveRecording', (p) => saveRecording(this.requireRun('saveRecording'), p.path));
     serve('openRecording', (p) => {
       // Like a launch, it replaces the current run: serialised with launches.
-      const job = this.launching.then(() => this.openRecorded(p.path, p.midTick === true, p.unshown === true));
+      const job = this.launching.then(() => this.openRecorded(p.path, p.midTick === true, p.unshown === true, p.live === true));
       this.launching = job.catch(() => undefined);
       return job;
     });
@@ -317,16 +317,16 @@ export class RuntimeHost {
   }
 
   /** openRecording: the recording becomes the current run (finished, seekable), shown at its last tick. */
-  private async openRecorded(path: string, midTick: boolean, unshown = false): Promise<HostMethods['openRecording']['result']> {
+  private async openRecorded(path: string, midTick: boolean, unshown = false, live = false): Promise<HostMethods['openRecording']['result']> {
     const opened = openRecording(path, midTick);
-    // A line replay host given a later stop of the same live run: its run grows, its checkpoints kept.
+    // A line replay host given the same live run's recording again (followed, at a stop, at its end): its run grows, its checkpoints kept.
     const current = this.run;
-    if (midTick && current !== null && current.growOpened(opened.program, opened.streams, opened.lints, opened.awaitDetails)) return { ...opened.info, runId: current.id };
+    if ((midTick || unshown) && current !== null && current.growOpened(opened.program, opened.streams, opened.lints, opened.awaitDetails, live)) return { ...opened.info, runId: current.id };
     await this.stopRun();
     await this.run?.release();
     // An opened recording is always inspected, and its replays (checkpoints start at once) record frames as it did: tracking goes on first.
     this.setInspection(true);
-    const run = await Run.opened(this.nextRunId++, path, opened.program, opened.streams, opened.lints, opened.awaitDetails, this.services);
+    const run = await Run.opened(this.nextRunId++, path, opened.program, opened.streams, opened.lints, opened.awaitDetails, this.services, live);
     this.run = run;
     // A mid-tick recording (a line replay's) is walked line by line, a replay host's copy searched: neither is shown at a tick.
     if (opened.info.ticks > 0 && !midTick && !unshown) await run.seekTick(null);

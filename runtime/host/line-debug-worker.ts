@@ -10,10 +10,14 @@
 //   A run-changing request (launch, stop, shutdown) while stopped first lets the thread go
 //   with breakpoints off, and turns them back on once answered.
 // - Step Back at a line stop (lineStepBack) and every seek while stopped on a line go to the
-//   run's line replay host (line-replay-host.ts, a host process of its own, forked idle at the
-//   run's first stop on a line when the run is recorded, ended with the run), given the stop's
-//   past at its first use: while a past line is shown the line requests and line steps are
-//   its, while a past tick is viewed the moment's queries are.
+//   run's line replay host (line-replay-host.ts, a host process of its own, forked at the
+//   launch of a recorded run, else at its first stop on a line), given the stop's past at its
+//   first use: while a past line is shown the line requests and line steps are its, while a
+//   past tick is viewed the moment's queries are. A recorded run launched here is followed:
+//   its recording so far is handed to the replay host now and then (paced: writing it takes at
+//   most a share of the main thread), so the replays parked near its end (RunRewind's leaders)
+//   are there when it stops on a line; when it finishes, that replay host, given the whole
+//   recording, is its hit replay host.
 // - As a line replay host itself: pastLine walks the live host's stop (past-line-walk.ts),
 //   asking this host's main thread to replay the tick (replayLineTick, a request of its own);
 //   pastHit searches the replayed past for a line breakpoint's hit (past-hit-search.ts, with
@@ -43,13 +47,19 @@ import { StreamTransport } from '../../protocol/stream-transport';
 import { isSuspensionLine } from '../inspect/loop-control';
 import { isBridgeControl, type BridgeControl } from './line-debug-bridge';
 import { LineDebugger } from './line-debugger';
-import { LINE_REPLAY_ARG, LineReplayHost, lineReplayFile, MOMENT_QUERIES } from './line-replay-host';
+import { LINE_REPLAY_ARG, LineReplayHost, lineReplayFile, MOMENT_QUERIES, type ReplayCopy } from './line-replay-host';
 import { PastLineWalk } from './past-line-walk';
 import { PastHitSearch } from './past-hit-search';
 import type { BreakpointHitLanding, HitBound, PastLineLanding, ScanHit, ViewedMoment } from '../../protocol/host-protocol';
 
 /** Queries that are safe to answer twice (through the synchronous call, then late by message). */
 const READ_ONLY = new Set(['hello', 'snapshot', 'taskDetail', 'variables', 'graph', 'lints', 'samples', 'programLoops']);
+/** A followed run's recording is first handed to its replay host this soon after its launch (ms)... */
+const FIRST_FEED_MS = 100;
+/** ... then at most this often (ms)... */
+const FEED_MS = 500;
+/** ... and with at least this many times the main thread's time writing it between two. */
+const FEED_PACE = 20;
 /** Requests that change the run: while stopped, the thread goes first (breakpoints off). */
 const RUN_CHANGING = new Set(['launch', 'openRecording', 'stop', 'shutdown']);
 const LOOP_STEPS = new Set(['stepTick', 'stepTask', 'stepOut']);
@@ -94,6 +104,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
   /** This host is itself a line replay host: it starts none of its own ahead of need. */
   const isLineReplay = process.argv.includes(LINE_REPLAY_ARG);
   const endReplay = (): void => {
+    stopFollowing();
     replay?.close();
     replay = null;
     const forking = replayForking;
@@ -113,7 +124,8 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     replayForking = forking;
     forking.then(
       (r) => {
-        if (replayForking !== forking) return r.close();
+        // Ended meanwhile, unless handed on (the hit replay host of the run just finished).
+        if (replayForking !== forking) return handedOn.has(forking) ? undefined : r.close();
         replayForking = null;
         replay = r;
       },
@@ -133,6 +145,78 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     hitReplay?.close();
     hitReplay = null;
     hitReplayStarting = null;
+  };
+
+  /** Runs `use` of the replay host in turn with the other uses that give it a recording. */
+  const inReplayQueue = <T>(use: () => Promise<T>): Promise<T> => {
+    const job = replayQueue.then(use);
+    replayQueue = job.catch(() => undefined);
+    return job;
+  };
+
+  // The current run as launched or opened here: recorded (its past replayable), finished; and
+  // whether a debugger has set its breaks on this host (a debug session: the panel sets none).
+  let runRecorded = false;
+  let runFinished = false;
+  /** Its id, once the launch or open is answered (null: not yet). */
+  let runId: number | null = null;
+  let debugged = false;
+  // A recorded run launched here and debugged, followed: its replay host is given the recording so far now and then.
+  let followTimer: ReturnType<typeof setTimeout> | null = null;
+  let followed = false;
+  function stopFollowing(): void {
+    followed = false;
+    if (followTimer !== null) clearTimeout(followTimer);
+    followTimer = null;
+  }
+  /**
+   * Ahead of a debugger's use of the past: a recorded run going on is followed (its replay
+   * host forked now); a finished one's hit replay host is started now.
+   */
+  const prepareReplays = (): void => {
+    if (isLineReplay || hostStart === null || !debugged || !runRecorded || runId === null) return;
+    if (runFinished) {
+      if (hitReplay === null && hitReplayStarting === null) void hitReplayOf(0).catch(() => undefined);
+      return;
+    }
+    if (followed) return;
+    followed = true;
+    void forkReplay().catch(() => undefined);
+    scheduleFeed(FIRST_FEED_MS);
+  };
+  const scheduleFeed = (ms: number): void => {
+    followTimer = setTimeout(() => void feed(), ms);
+    followTimer.unref?.();
+  };
+  const feed = async (): Promise<void> => {
+    followTimer = null;
+    let writing = 0;
+    if (replay === null && replayForking !== null) await replayForking.catch(() => undefined);
+    // Not while stopped on a line (the stop's own recording is newer) or while its past is open.
+    if (followed && replay !== null && !replay.isClosed && !replay.hasLiveStop() && !dbg!.isStopped()) await handOver(replay, true, (ms) => (writing = ms)).catch(() => undefined);
+    if (followed) scheduleFeed(Math.max(FEED_MS, FEED_PACE * writing));
+  };
+  /**
+   * The run's recording so far (between ticks), written by the main thread and opened in
+   * replay host `r` (`live`: the run goes on): its run grows. Skipped when `r` has been given a
+   * stop's or a later recording meanwhile (never a shorter one). `wrote`: the main thread's time writing it (ms).
+   */
+  const handOver = async (r: LineReplayHost, live: boolean, wrote?: (ms: number) => void): Promise<LineReplayHost> => {
+    const path = lineReplayFile();
+    try {
+      const written = (await askMain('writeReplayCopy', { path })) as ReplayCopy & { writeMs?: number };
+      wrote?.(written.writeMs ?? 0);
+      return await inReplayQueue(async () => {
+        if (!r.isClosed && !r.hasLiveStop() && !written.midTick && written.runId === runId && written.ticks >= r.ticks && (replay === r || !live)) await r.open(null, path, written, live);
+        return r;
+      });
+    } finally {
+      try {
+        unlinkSync(path);
+      } catch {
+        // Not written, or gone already.
+      }
+    }
   };
 
   /** Requests of this worker's own to the main thread (negative ids, never a client's). */
@@ -231,11 +315,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
   };
 
   /** The run's replay host, holding the past of the current stop (given it at its first use). */
-  const replayOf = (method: string): Promise<LineReplayHost> => {
-    const job = replayQueue.then(() => replayOfStop(method));
-    replayQueue = job.catch(() => undefined);
-    return job;
-  };
+  const replayOf = (method: string): Promise<LineReplayHost> => inReplayQueue(() => replayOfStop(method));
   const replayOfStop = async (method: string): Promise<LineReplayHost> => {
     const d = dbg!;
     if (replay !== null && replay.hasLiveStop() && !replay.stale && !replay.isClosed) return replay;
@@ -267,7 +347,9 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
 
   /** The replay host of breakpoint searches with no line stop, started at the first use (again when the recording has grown past `tick`). */
   const hitReplayOf = async (tick: number): Promise<LineReplayHost> => {
-    if (hitReplay !== null && hitReplay.ticks >= tick) return hitReplay;
+    // The followed run's replay host, being given the whole recording as the run finished.
+    if (hitReplayStarting !== null) await hitReplayStarting.catch(() => undefined);
+    if (hitReplay !== null && !hitReplay.isClosed && hitReplay.ticks >= tick) return hitReplay;
     endHitReplay();
     if (hostStart === null) throw new ProtocolError('pastBreakpointHit: this host cannot start a replay host', 'replayFailed');
     const starting = (hitReplayStarting = LineReplayHost.start(hostStart, null, async (path) => (await askMain('writeReplayCopy', { path })) as { runId: number; ticks: number; midTick: boolean }));
@@ -293,6 +375,27 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     toldPast = tick;
     const body: ViewedMoment = { runId: r.runId, tick, ticks: Math.max(r.ticks, tick ?? 0), line: true };
     client.send({ kind: 'event', event: 'viewedTick', body });
+  };
+
+  /** Replay hosts (forked or being forked) handed on from the line stops' role to the hit searches'. */
+  const handedOn = new WeakSet<Promise<LineReplayHost>>();
+  /** The followed run's replay host, given the whole recording once the run has finished: the hit replay host. */
+  const keepForHits = (forked: Promise<LineReplayHost>): void => {
+    const starting = forked.then((r) => handOver(r, false).catch((e: unknown) => {
+      r.close();
+      throw e;
+    }));
+    hitReplayStarting = starting;
+    starting.then(
+      (started) => {
+        if (hitReplayStarting !== starting) return started.close();
+        hitReplayStarting = null;
+        hitReplay = started;
+      },
+      () => {
+        if (hitReplayStarting === starting) hitReplayStarting = null;
+      },
+    );
   };
 
   /** Shows where a move through the replayed lines landed: a past line, or the live stop again. */
@@ -465,6 +568,18 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
 
   const route = async (m: RequestMessage): Promise<void> => {
     const d = dbg!;
+    if (m.method === 'launch' || m.method === 'openRecording') {
+      // A new run: the previous one's replay hosts go; a recorded one is prepared for (when debugged).
+      endReplay();
+      endHitReplay();
+      runRecorded = m.method === 'openRecording' || (m.params as { options?: { record?: unknown } } | null)?.options?.record === true;
+      runFinished = m.method === 'openRecording';
+      runId = null;
+    }
+    if (m.method === 'setExceptionBreaks' || m.method === 'setBreakpoints') {
+      debugged = true;
+      prepareReplays();
+    }
     if (m.method.startsWith('line') || m.method === 'setLineStepMode' || m.method.startsWith('past')) return own(m);
     if (m.method === 'setBreakpoints') return setBreakpoints(m);
     if (hitReplay !== null && (LOOP_MOVES.has(m.method) || m.method === 'pause' || m.method === 'seekTick' || RUN_CHANGING.has(m.method))) {
@@ -509,7 +624,8 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       return respond(m.id, await replay.request(m.method, m.params));
     }
     if (RUN_CHANGING.has(m.method)) {
-      endReplay();
+      // A launch has ended the previous run's replay hosts already (and forked the next one's).
+      if (m.method !== 'launch') endReplay();
       await d.setBreakpointsActive(false);
       await d.resume();
       toMain(m);
@@ -551,11 +667,26 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       if (request === undefined) return;
       forwarded.delete(w.id);
       if (RUN_CHANGING.has(request.method)) void dbg!.setBreakpointsActive(true);
+      if ((request.method === 'launch' || request.method === 'openRecording') && w.ok) {
+        // The run is there now: its replays are prepared for (when debugged).
+        const id = (w.result as { runId?: unknown } | undefined)?.runId;
+        runId = typeof id === 'number' ? id : null;
+        prepareReplays();
+      }
     }
-    // The run ended: its line replay host with it.
+    // The run ended: its line replay host with it, unless it followed the run: given the whole recording, it is the hit replay host.
     if (typeof w !== 'string' && w.kind === 'event' && w.event === 'finished') {
+      // (Still being forked, maybe: a short run.)
+      const kept = followed && (w.body as { stopped?: unknown } | undefined)?.stopped !== true ? (replay !== null && !replay.isClosed ? Promise.resolve(replay) : replayForking) : null;
+      if (kept !== null) {
+        handedOn.add(kept);
+        replay = null;
+        replayForking = null;
+      }
       endReplay();
       endHitReplay();
+      runFinished = true;
+      if (kept !== null) keepForHits(kept);
     }
     deliver(m);
   });

@@ -2,13 +2,16 @@
 // (line-debug-worker.ts). The live main thread is held mid-tick on a line, so its past is
 // replayed elsewhere: a runtime host process of its own (this host's script, started with a
 // client pipe, so it has its own line debugger, and `--line-replay`: it reads its source maps
-// at once). The run's replay host is forked ahead of need (pre-warmed) at the first stop on a
-// line of a recorded run, and serves that run's stops until the run goes away: at a stop's
-// first use the live main thread writes the run's recording through the start of the stopped
-// tick (`__coroscopeLine.writeMidTick`, recordings.ts) to a temporary file and the replay host
-// opens it (openRecording midTick: the same run grown since its previous stop keeps the
-// replays it parked along the run, its checkpoints); then it walks the stopped task's lines of
-// that tick to the live stop (pastLine, past-line-walk.ts), stopping on the line asked for.
+// at once). The run's replay host is forked ahead of need (when a debugger sets its breaks on a
+// recorded run, else at its first stop on a line), follows the run while it goes (given its
+// recording so far now and then: open with `live`, the replays it keeps near the end advanced),
+// and serves that run's stops until the run goes away: at a stop's first use the live main
+// thread writes the run's recording through the start of the stopped tick
+// (`__coroscopeLine.writeMidTick`, recordings.ts) to a temporary file and the replay host opens
+// it (openRecording midTick: the same run grown keeps the replays it parked along the run, its
+// checkpoints); then it walks the stopped task's lines of that tick to the live stop (pastLine,
+// past-line-walk.ts), stopping on the line asked for. Once the run has finished it is the run's
+// hit replay host, given the whole recording.
 //
 // A replay host also serves Reverse Continue to a line breakpoint's earlier hit (findHit:
 // pastHit, past-hit-search.ts): of a line stop's past (this host), or, with no line stop (a
@@ -29,7 +32,7 @@
 // also ends when this process does (its IPC channel closes). Its past is of one stopped tick at
 // a time (`stop`): forgotten when the run goes on (continue, a stop in another tick; a line step
 // that stops again in the same tick keeps it: the recording through the start of the tick
-// still holds). A pre-warmed replay host replays nothing until given a stop (it only loads the
+// still holds). A replay host given no recording yet replays nothing (it only loads the
 // program). The network is never touched (the replay feeds the recorded inputs). The temporary
 // file is removed once the replay host has read it.
 
@@ -154,12 +157,14 @@ export class LineReplayHost {
 
   /**
    * Opens the live run's recording written to `path` (the caller removes the file): of live
-   * stop `stop` (its last tick open), or of the run between ticks (`stop` null).
+   * stop `stop` (its last tick open), or of the run between ticks (`stop` null; `live`: the run
+   * is still going and followed, more of it will come). The same run's recording opened again
+   * grows the replay host's run (its replays kept).
    */
-  async open(stop: Omit<LiveLineStop, 'runId'> | null, path: string, written: ReplayCopy): Promise<void> {
+  async open(stop: Omit<LiveLineStop, 'runId'> | null, path: string, written: ReplayCopy, live = false): Promise<void> {
     this.forget();
     try {
-      await this.endpoint.request('openRecording', written.midTick ? { path, midTick: true } : { path, unshown: true });
+      await this.endpoint.request('openRecording', written.midTick ? { path, midTick: true } : live ? { path, unshown: true, live: true } : { path, unshown: true });
     } catch (e) {
       throw new ProtocolError(`the line replay host cannot replay the run: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
     }

@@ -31,6 +31,7 @@ import type { ArmedBreakpoint, BreakpointHitLanding, HitBound, ScanHit, ScanTick
 import { ProtocolError } from '../../protocol/rpc';
 import type { CdpPaused, LineDebugger } from './line-debugger';
 import { isAtStop } from './past-line-walk';
+import { FIRST_STRETCH } from './hit-scan';
 
 type ScanResult = { hits: ScanHit[]; marked: number | null; stopped: boolean };
 
@@ -41,8 +42,6 @@ function ordinalOf(hits: readonly ScanHit[], index: number): number {
   return index - first;
 }
 
-/** Ticks of the first stretch scanned backwards (each earlier one is twice as long). */
-const FIRST_STRETCH = 64;
 
 interface Planted {
   readonly ids: Set<string>;

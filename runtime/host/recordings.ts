@@ -61,11 +61,12 @@ export function saveRecording(run: Run, path: string): RecordingInfo {
  * recording so far (a finished run's, an opened one's, a live run's through its last tick).
  * Never a saved recording.
  */
-export function writeReplayCopy(run: Run, path: string): { runId: number; ticks: number; midTick: boolean } {
+export function writeReplayCopy(run: Run, path: string): { runId: number; ticks: number; midTick: boolean; writeMs: number } {
+  const t0 = performance.now();
   const streams = run.recording ?? run.streamsMidTick();
   if (streams === null) throw new ProtocolError(`Step Back needs a recorded run: launch with record (run ${run.id} was not recorded)`, 'notRecorded');
   writeRecordingFile(path, { meta: metaOf(run, streams), events: streams.events, gaps: streams.gaps, payload: streams.payload }, true);
-  return { runId: run.id, ticks: streams.ticks, midTick: streams.openTick === true };
+  return { runId: run.id, ticks: streams.ticks, midTick: streams.openTick === true, writeMs: performance.now() - t0 };
 }
 /** A recording file read for the host: what it holds, and the program it recorded (by the host or the CLI). */
 export interface OpenedRecording {

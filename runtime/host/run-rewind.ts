@@ -15,6 +15,13 @@
 // most, none while the run's loop has work ready), so when the run ends its past is already
 // parked along it and the first seeks are short.
 //
+// Leaders (`lead`, a line replay host's opened copy of a live run, line-replay-host.ts): a few
+// replays are kept parked a little short of the recording's end (`lag` ticks), advanced as it
+// grows, before any checkpoint in the middle of a stretch. What the line replay and the
+// breakpoint search ask first is right there: a step back replays to the tick before a line
+// stop, and a Reverse Continue from the end scans the last stretch, then replays the hit's tick
+// again (each consumes a replay parked before its tick: hence more than one leader).
+//
 // traceTick runs one tick once more for the line replay (past-line-walk.ts): from a replay
 // paused right before it, with the replay host's line debugger on in that tick only (or a
 // stretch of ticks, for a breakpoint search: hit-scan.ts).
@@ -90,6 +97,8 @@ class ReplaySession {
   /** Paused right after stoppedAt, not failed: a seek may use it. */
   parked = false;
   private held = false;
+  /** Built as a leader (RunRewind's `lead`): advanced as the recording grows while it stays the furthest one. */
+  leader = false;
   /** Paused for the rest of a slice (a checkpoint built in a live run's idle time). */
   private resting: ReturnType<typeof setTimeout> | null = null;
   /** When set, the replay runs a slice at a time: asked after each tick whether to rest, and for how long (ms). */
@@ -281,6 +290,13 @@ const FOLLOW_MS = 250;
 /** The first checkpoint's tick, before the replay's speed is known. */
 const FIRST_CHECKPOINT = 200;
 
+/** Replays kept near the recording's end: how many, how many ticks short of it, and their share of the wall time while the run is live. */
+export interface Leaders {
+  readonly count: number;
+  readonly lag: number;
+  readonly share: number;
+}
+
 export class RunRewind {
   /** Every replay parked at a tick (the viewed moment's among them), and the one being built. */
   private sessions: ReplaySession[] = [];
@@ -301,6 +317,8 @@ export class RunRewind {
     private readonly source: RewindSource,
     /** Replay time between two checkpoints, at most (tests make it small). */
     private readonly gapMs = CHECKPOINT_GAP_MS,
+    /** Replays kept near the recording's end, built before any other checkpoint; null: none. */
+    private readonly lead: Leaders | null = null,
   ) {
     this.reader = new RunLogReader(source.what);
   }
@@ -494,6 +512,7 @@ export class RunRewind {
     const total = this.source.ticks();
     this.drop((s) => s.failed !== null);
     if (total < 2 || this.sessions.length >= MAX_SESSIONS) return;
+    if (this.buildLeader(total, live)) return;
     const gap = this.ticksPerMs === null ? FIRST_CHECKPOINT : Math.max(1, Math.floor(this.ticksPerMs * this.gapMs));
     const parked = this.sessions.filter((s) => s.parked).map((s) => s.stoppedAt);
     parked.push(0, total);
@@ -518,8 +537,13 @@ export class RunRewind {
     }
     const session = started.session;
     if (live !== null) session.pace = () => this.livePace(session);
+    this.settleBuilt(session, started.reached);
+  }
+
+  /** A checkpoint under way: parked once it reaches its tick (unless a seek took it), then the next one. */
+  private settleBuilt(session: ReplaySession, reached: Promise<void>): void {
     this.building = session;
-    started.reached.then(
+    reached.then(
       () => {
         if (this.building !== session) return; // taken by a seek
         this.building = null;
@@ -537,8 +561,43 @@ export class RunRewind {
     );
   }
 
+  /**
+   * Builds a leader when fewer than `lead.count` replays are parked within `lag` of the leaders'
+   * tick (`lag` short of the end): the furthest leader left behind as the recording grew goes
+   * on, else a new one starts. True: one is under way.
+   */
+  private buildLeader(total: number, live: { busy: boolean } | null): boolean {
+    const lead = this.lead;
+    if (lead === null) return false;
+    const at = Math.max(1, total - lead.lag);
+    const parked = this.sessions.filter((s) => s.parked && s.failed === null && s !== this.viewedSession);
+    if (parked.filter((s) => s.stoppedAt >= at - lead.lag && s.stoppedAt <= at).length >= lead.count) return false;
+    const behind = parked.filter((s) => s.leader && s.stoppedAt < at - lead.lag).sort((a, b) => b.stoppedAt - a.stoppedAt)[0];
+    let session: ReplaySession;
+    let reached: Promise<void>;
+    try {
+      if (behind !== undefined) {
+        session = behind;
+        this.sessions = this.sessions.filter((s) => s !== behind);
+        session.extend(this.read());
+        reached = session.advance(at);
+      } else {
+        const started = ReplaySession.start(this.source, this.read(), at);
+        session = started.session;
+        reached = started.reached;
+      }
+    } catch {
+      this.buildFailed = true;
+      return true;
+    }
+    session.leader = true;
+    if (live !== null) session.pace = () => this.livePace(session, lead.share);
+    this.settleBuilt(session, reached);
+    return true;
+  }
+
   /** A checkpoint replay's rest (ms) after a tick while the run is live: none while its slice lasts, then enough to keep to LIVE_SHARE. */
-  private livePace(session: ReplaySession): number {
+  private livePace(session: ReplaySession, share = LIVE_SHARE): number {
     const live = this.source.live?.() ?? null;
     if (live === null) {
       session.pace = null;
@@ -546,7 +605,7 @@ export class RunRewind {
     }
     const ms = session.sliceMs();
     if (ms < LIVE_SLICE_MS && !live.busy) return 0;
-    return Math.max(1, (ms * (1 - LIVE_SHARE)) / LIVE_SHARE);
+    return Math.max(1, (ms * (1 - share)) / share);
   }
 
   private drop(which: (s: ReplaySession) => boolean): void {

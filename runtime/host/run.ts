@@ -44,8 +44,8 @@ import { VariableStore } from './variables';
 import { liveTaskDetail } from './task-detail';
 import { CrawlProgressCounter } from './crawl-progress';
 import { PastMoment } from './past-moment';
-import { RunRewind, type ReplayableProgram } from './run-rewind';
-import { HitScan } from './hit-scan';
+import { RunRewind, type Leaders, type ReplayableProgram } from './run-rewind';
+import { FIRST_STRETCH, HitScan } from './hit-scan';
 import { RunTimeline } from '../record/run-timeline';
 import { wholeRecording } from '../record/run-log';
 import { findHostSample, SAMPLE_SITE } from './samples';
@@ -59,6 +59,13 @@ const RECENT_PAGES = 100;
 const HISTORY = 1000;
 /** How long stop() waits for cancelled tasks to finish before closing the loop anyway. */
 const STOP_GRACE_MS = 2000;
+/**
+ * An opened recording's replays kept near its end (RunRewind's leaders): two (a line replay
+ * host's step back, and a backward search from the end, each use up two), a search's first
+ * stretch short of the end; a copy of a live run followed by a line replay host (a process of
+ * its own) keeps them up at half the wall time.
+ */
+const OPENED_LEADERS: Leaders = { count: 2, lag: FIRST_STRETCH, share: 0.5 };
 
 type Emit = <E extends keyof HostEvents & string>(event: E, body: HostEvents[E]) => void;
 
@@ -127,6 +134,8 @@ export class Run {
   private openedAwaitDetails: readonly string[] | null = null;
   /** The signal that interrupted an opened CLI recording's crawl: its replays make that cancel as the CLI did, and its timeline names it. */
   openedSignal: CrawlSignal | null = null;
+  /** An opened copy of a run still going (a line replay host following it): its replays keep up at a share of the time, as a live run's do. */
+  private following = false;
   readonly options: LaunchOptions;
   readonly controller: LoopController;
   readonly lints: LintCollector;
@@ -482,7 +491,7 @@ export class Run {
    * replayable. It is inspected (frames and locals at every tick) whether or not the
    * recording holds frame chains (`framesRecorded`: what its replays record to compare).
    */
-  static async opened(id: number, path: string, program: RecordedProgram, streams: RecordedStreams, lints: Lint[], awaitDetails: readonly string[] | null, services: RunServices): Promise<Run> {
+  static async opened(id: number, path: string, program: RecordedProgram, streams: RecordedStreams, lints: Lint[], awaitDetails: readonly string[] | null, services: RunServices, following = false): Promise<Run> {
     const run = new Run(id, program.target, { ...program.options, inspect: true, record: false, stopOnEntry: false }, services);
     run.framesRecorded = program.frames;
     await run.abort();
@@ -492,27 +501,30 @@ export class Run {
     run.openedAwaitDetails = awaitDetails;
     run.openedSignal = program.signal ?? null;
     run.recording = streams;
+    run.following = following;
     if (siteUrl !== null) run.siteUrl = siteUrl;
     run.followPast();
     return run;
   }
 
   /**
-   * A line replay host's run (an opened mid-tick recording, line-replay-host.ts) given the same
-   * live run's recording taken at a later stop: it reads the longer one from now on, and the
-   * replays parked along it (its checkpoints) go on into it rather than starting again. False,
-   * nothing changed, when `streams` is not this run's recording grown (its streams a prefix of
-   * the new ones, the same program).
+   * A line replay host's run (an opened copy of a live run, line-replay-host.ts) given the same
+   * live run's recording taken later (followed as it runs, at a line stop through its open
+   * tick, or once it has finished): it reads the longer one from now on, and the replays parked
+   * along it (its checkpoints) go on into it rather than starting again. `following`: the run
+   * is still going (more will come). False, nothing changed, when `streams` is not this run's
+   * recording grown (its streams a prefix of the new ones, the same program).
    */
-  growOpened(program: RecordedProgram, streams: RecordedStreams, lints: Lint[], awaitDetails: readonly string[] | null): boolean {
+  growOpened(program: RecordedProgram, streams: RecordedStreams, lints: Lint[], awaitDetails: readonly string[] | null, following = false): boolean {
     const now = this.recording;
-    if (this.openedFrom === null || now === null || now.openTick !== true || streams.openTick !== true || streams.ticks <= now.ticks) return false;
+    if (this.openedFrom === null || now === null || streams.events.length < now.events.length) return false;
     if (JSON.stringify(program.target) !== JSON.stringify(this.target) || program.frames !== this.framesRecorded || (program.siteUrl ?? undefined) !== this.siteUrl) return false;
     const prefix = (a: Uint8Array, b: Uint8Array): boolean => a.length <= b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, a.length));
     if (!prefix(now.events, streams.events) || !prefix(now.gaps, streams.gaps) || !prefix(now.payload, streams.payload)) return false;
     this.recording = streams;
     this.openedLints = lints;
     this.openedAwaitDetails = awaitDetails;
+    this.following = following;
     this.rewind?.regrow();
     return true;
   }
@@ -646,10 +658,10 @@ export class Run {
       debug: this.inspect,
       recording: () => (this.recording !== null ? wholeRecording(this.recording) : this.runRecorder!.soFar()),
       ticks: () => this.recordedTicks('seekTick'),
-      live: () => (this.recording === null && this.runRecorder !== null && !this.finished ? { busy: this.loop.readyCount() > 0 } : null),
+      live: () => (this.recording === null && this.runRecorder !== null && !this.finished ? { busy: this.loop.readyCount() > 0 } : this.following ? { busy: false } : null),
       program: this.replayableProgram(),
       lints: () => (this.openedFrom !== null ? this.openedLints : this.lints.lints()),
-    });
+    }, undefined, this.openedFrom !== null ? OPENED_LEADERS : null);
     return this.rewind;
   }
 

@@ -149,7 +149,7 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     await noChildren(host);
   });
 
-  test("the run's replay host is forked at its first stop, kept across its stops in later ticks, ended with the run", async () => {
+  test("the run's replay host is forked ahead of its first stop, kept across its stops in later ticks, ended with the run", async () => {
     const from = host.events.length;
     await host.rpc.request('launch', { target: { kind: 'demo', pages: 300, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
     const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
@@ -158,7 +158,7 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     const first = await host.waitFor('paused', (b) => b.line !== undefined, 15000, from);
     // Forked ahead of need: before any Step Back.
     const forked = await childrenWithin(host, 15_000);
-    assert.equal(forked.length, 1, 'one replay host, forked at the first stop');
+    assert.equal(forked.length, 1, 'one replay host, forked ahead of the first stop');
     await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
     assert.equal((await host.rpc.request('lineStepBack', {})).landed, 'line');
     // Continue to a stop in a later tick, past tick 200 (the replay host's checkpoints are replays of it with frames recorded, as the run's).
@@ -171,6 +171,28 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     assert.equal(back.tick, again.tick);
     assert.equal(back.line!.line, line);
     assert.deepEqual(childrenOf(host.child.pid!), forked, 'the same replay host');
+    await host.rpc.request('stop', {});
+    await noChildren(host);
+  });
+
+  test("a debugged recorded run: its replay host is forked at once and follows it; when the run has finished it is the run's hit replay host", async () => {
+    await host.rpc.request('launch', { target: { kind: 'demo', pages: 300, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+    // A debugger sets its breaks (none on a line here): the replay host is forked now, before any stop on a line.
+    await host.rpc.request('setExceptionBreaks', { taskFailed: true, taskCancelled: false });
+    const forked = await childrenWithin(host, 15_000);
+    assert.equal(forked.length, 1, 'one replay host, forked before any stop');
+    const from = host.events.length;
+    await host.rpc.request('continue', {});
+    const done = await host.waitFor('finished', () => true, 60_000, from);
+    assert.equal(done.ok, true);
+    // The run has finished: the same process is kept, given the whole recording, for the searches of its past.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.deepEqual(childrenOf(host.child.pid!), forked, 'the same replay host, kept');
+    const ticks = (await host.rpc.request('timeline', {})).ticks;
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: lineOf(CRAWLER, 'const { stat, links } = parsed;') }] });
+    const hit = await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks });
+    assert.equal(hit.landed, 'line');
+    assert.deepEqual(childrenOf(host.child.pid!), forked, 'the search ran in it, no other started');
     await host.rpc.request('stop', {});
     await noChildren(host);
   });

@@ -206,9 +206,8 @@ async function recordPipeline(): Promise<RecordedStreams> {
   }
 }
 
-function rewindOf(streams: RecordedStreams, program = pipeline): RunRewind {
-  // A checkpoint every 2 ms of replaying: this small program replays in tens of milliseconds.
-  return new RunRewind({
+function rewindOfSource(streams: RecordedStreams, program = pipeline): ConstructorParameters<typeof RunRewind>[0] {
+  return {
     runId: 1,
     what: 'pipeline',
     frames: false,
@@ -217,7 +216,12 @@ function rewindOf(streams: RecordedStreams, program = pipeline): RunRewind {
     ticks: () => streams.ticks,
     program: { start: (loop) => ({ crawler: null, completion: loop.runUntilComplete(loop.createTask(program(), { name: 'pipeline' })) }) },
     lints: () => [],
-  }, 2);
+  };
+}
+
+function rewindOf(streams: RecordedStreams, program = pipeline): RunRewind {
+  // A checkpoint every 2 ms of replaying: this small program replays in tens of milliseconds.
+  return new RunRewind(rewindOfSource(streams, program), 2);
 }
 
 test('checkpoints: replays get parked along the run between seeks, and a seek from one shows what a replay from the start shows', async () => {
@@ -326,6 +330,54 @@ const drowsy = coroutine(function* drowsy(): Coroutine<number> {
   const consumer = loop.createTask(consumeAll(q, 599), { name: 'consumer' });
   for (const p of producers) yield* p;
   return first + (yield* consumer);
+});
+
+test("leaders: replays are kept parked a little short of the recording's end, first of all, and follow a live recording as it grows", async () => {
+  // A finished recording: the first two replays parked are the leaders, within a lag short of the end, before any checkpoint mid-run.
+  const streams = await recordPipeline();
+  const lead = { count: 2, lag: 5, share: 0.5 };
+  const finished = new RunRewind(rewindOfSource(streams), 2, lead);
+  try {
+    finished.follow();
+    const deadline = Date.now() + 60_000;
+    while (finished.parkedTicks().length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    const first = finished.parkedTicks().slice(0, 2);
+    assert.deepEqual(first, [streams.ticks - lead.lag, streams.ticks - lead.lag], `parked first: ${finished.parkedTicks().join(', ')} of ${streams.ticks} ticks`);
+    // A seek to the tick before the end goes on from a leader: what a replay from the start shows.
+    const viaLeader = (await finished.seek(streams.ticks - 1)).snapshot();
+    const fresh = rewindOf(streams);
+    const fromStart = (await fresh.seek(streams.ticks - 1)).snapshot();
+    fresh.close();
+    assert.deepEqual(viaLeader.tasks.map((t) => [t.id, t.state, t.steps]), fromStart.tasks.map((t) => [t.id, t.state, t.steps]));
+  } finally {
+    finished.close();
+  }
+
+  // A live recording: the leaders go on as it grows (at their share of the time), so when it ends they are near its end.
+  const rec = new RunRecorder();
+  const loop = new EventLoop({ clock: rec.clock });
+  rec.attach(loop);
+  let live = true;
+  const program = { start: (l: EventLoop) => ({ crawler: null, completion: l.runUntilComplete(l.createTask(bursts(), { name: 'bursts' })) }) };
+  const rewind = new RunRewind({ runId: 1, what: 'bursts', frames: false, debug: false, recording: () => rec.soFar(), ticks: () => rec.ticks, live: () => (live ? { busy: false } : null), program, lints: () => [] }, 1000, lead);
+  rewind.follow();
+  let ticks = 0;
+  try {
+    await loop.runUntilComplete(loop.createTask(bursts(), { name: 'bursts' }));
+    ticks = rec.ticks;
+    // The last stretch of the run: a little time for the leaders to catch up with it.
+    const deadline = Date.now() + 60_000;
+    const near = (): number => rewind.parkedTicks().filter((t) => t >= ticks - 2 * lead.lag && t <= ticks - lead.lag).length;
+    while (near() < lead.count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(near(), lead.count, `parked at ${rewind.parkedTicks().join(', ')} of ${ticks} ticks`);
+    // No checkpoint mid-run was built while it went (a gap of 1 s of replaying): every replay parked is a leader near the end or one left behind.
+    assert.ok(rewind.parkedTicks().length <= lead.count + 2, `parked at ${rewind.parkedTicks().join(', ')}`);
+  } finally {
+    live = false;
+    rec.detach();
+    loop.close();
+    rewind.close();
+  }
 });
 
 test('a seek whose replay is not the recorded run is refused, never shown', async () => {
