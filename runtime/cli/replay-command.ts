@@ -26,6 +26,7 @@ import type { Task } from '../task';
 import { formatPsTree, IDLE_KINDS } from '../inspect/dumps';
 import { framesOfTasks, type TaskFrame } from '../inspect/task-snapshot';
 import { summarizeTasks } from '../inspect/task-summaries';
+import type { TaskSummary } from '../../protocol/host-protocol';
 import { RecordingError } from '../record/recording-errors';
 import { readRecordingFile, readRecordingLog, type Recording } from '../record/recording-file';
 import { RunReplay } from '../record/run-replay';
@@ -44,7 +45,8 @@ function parseReplayArgs(args: readonly string[]): ReplayArgs {
     const a = args[i]!;
     if (a === '--dump-tasks-at-tick') {
       const v = args[++i];
-      if (v === undefined || !/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`--dump-tasks-at-tick needs a tick number (1 or more), got ${JSON.stringify(v ?? '')}`);
+      if (v === undefined) throw new UsageError('--dump-tasks-at-tick needs a tick number (1 or more) after it');
+      if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < 1) throw new UsageError(`--dump-tasks-at-tick needs a tick number (1 or more), got ${JSON.stringify(v)}`);
       out.dumpAtTick = Number(v);
     } else if (a === '--json') out.json = true;
     else if (a.startsWith('-')) throw new UsageError(`unknown option ${a} for replay (see coroscope --help)`);
@@ -105,7 +107,7 @@ async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>
     if (rec.meta.openTick === true) throw new RecordingError(`${args.file} is the recording of a run stopped mid-tick (a line replay's), not a saved recording`);
     const log = readRecordingLog(rec, args.file);
     if (args.dumpAtTick !== null && args.dumpAtTick > log.times.length) {
-      throw new UsageError(`--dump-tasks-at-tick ${args.dumpAtTick}: ${args.file} has ${log.times.length} ticks`);
+      throw new UsageError(`--dump-tasks-at-tick ${args.dumpAtTick}: ${args.file} has ${log.times.length} ticks (1 to ${log.times.length})`);
     }
     let stopped: ((loop: EventLoop) => void) | null = null;
     const atTick = new Promise<EventLoop>((resolve) => (stopped = resolve));
@@ -177,6 +179,11 @@ function frameText(f: TaskFrame): string {
   return `${f.functionName || '(anonymous)'} ${f.file === null ? '(no location)' : `${f.file}:${f.line}`}`;
 }
 
+function withoutBusyTime(summary: TaskSummary): Omit<TaskSummary, 'busyMs'> {
+  const { busyMs: _replayTime, ...rest } = summary;
+  return rest;
+}
+
 /** The task tree, then the locals of every frame of each task that is not parked waiting for work. */
 function dumpText(loop: EventLoop, tick: number): string {
   const out = [`*** Replayed to tick ${tick} ***`, formatPsTree(loop), '', 'Locals (tasks not parked waiting for work):'];
@@ -195,7 +202,11 @@ function dumpText(loop: EventLoop, tick: number): string {
   return out.join('\n') + '\n';
 }
 
-/** The --json form of the dump: every live task, its await, and its frames with locals. */
+/**
+ * The --json form of the dump: every live task, its await, and its frames with locals. The
+ * same at every replay of the tick: a task's busy time (busyMs), the replay's own CPU time and
+ * not the recorded run's, is left out.
+ */
 function tasksAtTick(loop: EventLoop, tick: number): unknown {
   const tasks = loop.allTasks();
   const summaries = summarizeTasks(tasks);
@@ -204,7 +215,7 @@ function tasksAtTick(loop: EventLoop, tick: number): unknown {
     tick,
     time: loop.time(),
     tasks: tasks.map((task, i) => ({
-      ...summaries[i]!,
+      ...withoutBusyTime(summaries[i]!),
       frames: (frames.get(task) ?? []).map((f) => ({
         function: f.functionName,
         file: f.file,

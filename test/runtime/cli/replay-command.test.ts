@@ -156,3 +156,55 @@ test('bad recordings never crash or hang coroscope replay: one line on stderr na
   assert.equal(directory.status, 1);
   assert.equal(directory.stderr, `coroscope replay: ${dir} is a directory, not a recording file\n`);
 });
+
+test('--dump-tasks-at-tick: out of range, not a number, negative or missing is refused (exit 2, stdout empty); the last tick dumps; --json\'s shape is fixed and the same at every replay', () => {
+  const ticks = readRecordingFile(file).meta.ticks;
+  for (const v of ['0', '-1', '-5', 'abc', '1.5', '1e2', ' 3', '', '999999999999999999999', '--json']) {
+    const r = coroscope(['replay', file, '--dump-tasks-at-tick', v]);
+    assert.equal(r.status, 2, v);
+    assert.equal(r.stdout, '', v);
+    assert.equal(r.stderr, `coroscope replay: --dump-tasks-at-tick needs a tick number (1 or more), got ${JSON.stringify(v)}\n`);
+  }
+  const missing = coroscope(['replay', file, '--dump-tasks-at-tick']);
+  assert.equal(missing.status, 2);
+  assert.equal(missing.stderr, 'coroscope replay: --dump-tasks-at-tick needs a tick number (1 or more) after it\n');
+  const beyond = coroscope(['replay', file, '--dump-tasks-at-tick', String(ticks + 1), '--json']);
+  assert.equal(beyond.status, 2);
+  assert.equal(beyond.stdout, '');
+  assert.equal(beyond.stderr, `coroscope replay: --dump-tasks-at-tick ${ticks + 1}: ${file} has ${ticks} ticks (1 to ${ticks})\n`);
+  const last = coroscope(['replay', file, '--dump-tasks-at-tick', String(ticks), '--json']);
+  assert.equal(last.status, 0, last.stderr);
+  assert.equal((JSON.parse(last.stdout) as { tick: number }).tick, ticks);
+
+  const first = coroscope(['replay', file, '--dump-tasks-at-tick', '30', '--json']);
+  assert.equal(first.status, 0, first.stderr);
+  // Nothing of the replay's own timing: every replay of the tick prints the same object.
+  assert.equal(coroscope(['replay', file, '--dump-tasks-at-tick', '30', '--json']).stdout, first.stdout);
+  const dump = JSON.parse(first.stdout) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(dump).sort(), ['tasks', 'tick', 'time']);
+  assert.equal(dump.tick, 30);
+  assert.ok(typeof dump.time === 'number' && dump.time > 0);
+  const tasks = dump.tasks as Array<Record<string, unknown>>;
+  assert.ok(Array.isArray(tasks) && tasks.length > 1);
+  const always = ['awaitedBy', 'awaiting', 'createdBy', 'frames', 'id', 'name', 'sinceResumedMs', 'state', 'steps'];
+  const sometimes = new Set(['location', 'outcome', 'cancelledBy']);
+  for (const t of tasks) {
+    const keys = Object.keys(t);
+    assert.deepEqual(keys.filter((k) => !sometimes.has(k)).sort(), always, JSON.stringify(t).slice(0, 300));
+    assert.ok(Number.isSafeInteger(t.id) && typeof t.name === 'string' && Number.isSafeInteger(t.steps));
+    assert.ok(['scheduled', 'running', 'suspended', 'done', 'failed', 'cancelled'].includes(t.state as string), String(t.state));
+    assert.ok(t.createdBy === null || Number.isSafeInteger(t.createdBy));
+    assert.ok(t.sinceResumedMs === null || typeof t.sinceResumedMs === 'number');
+    assert.ok(Array.isArray(t.awaitedBy) && (t.awaitedBy as unknown[]).every((x) => Number.isSafeInteger(x)));
+    const awaiting = t.awaiting as Record<string, unknown> | null;
+    assert.ok(awaiting === null || (typeof awaiting.kind === 'string' && typeof awaiting.detail === 'string'));
+    for (const f of t.frames as Array<Record<string, unknown>>) {
+      assert.deepEqual(Object.keys(f).sort(), ['column', 'file', 'function', 'line', 'locals', 'state']);
+      assert.ok(typeof f.function === 'string' && (f.file === null || typeof f.file === 'string'));
+      for (const l of f.locals as Array<Record<string, unknown>>) {
+        assert.deepEqual(Object.keys(l).sort(), ['name', 'scope', 'type', 'value']);
+        assert.ok(typeof l.name === 'string' && typeof l.type === 'string' && typeof l.value === 'string');
+      }
+    }
+  }
+});
