@@ -404,14 +404,15 @@ export interface LineStopPrint {
 export type PastLineLanding =
   /**
    * A past line, replayed: a `paused` event (reason 'step') shows it; lineStack, lineVariables,
-   * lineEvaluate answer for it. From a breakpoint hit (pastHitLine) it may be in a later tick:
-   * `tick`, and the task that runs it (`taskId`, named `task`).
+   * lineEvaluate answer for it. From a breakpoint hit (pastHitLine) it may be in another tick:
+   * `tick`, and the task that runs it (`taskId`, named `task`); `note` says why it is there
+   * when that is not plain (the last line of the task's step before the one stepped back from).
    */
-  | { landed: 'line'; line: SourcePosition | null; tick?: number; taskId?: number; task?: string }
+  | { landed: 'line'; line: SourcePosition | null; tick?: number; taskId?: number; task?: string; note?: string }
   /** The live stop again (the present); from a breakpoint hit, a step that found no later line in the recording. */
   | { landed: 'present' }
-  /** Before the task's first line of this step: its previous suspension (seekTick goes there). */
-  | { landed: 'suspension' };
+  /** Before the task's first line of this step: its previous suspension (seekTick goes there); `why` its lines before cannot be shown, when they were looked for. */
+  | { landed: 'suspension'; why?: string };
 
 /** A line breakpoint as a search of the recorded past arms it (logpoints never stop, so never are). */
 export interface ArmedBreakpoint {

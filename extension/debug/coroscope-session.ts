@@ -1589,8 +1589,8 @@ export class CoroscopeSession extends LoggingDebugSession {
         let tick: number | null = null;
         if (landing.landed === 'suspension') {
           tick = lane === null ? null : previousSuspension(lane, stop.tick);
-          if (tick === null) throw new Error(`task #${taskId} has no earlier suspension in the recording`);
-          this.output(`Coroscope: before ${this.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick}`);
+          if (tick === null) throw new Error(`${this.nameOf(taskId) ?? `task #${taskId}`} has no earlier suspension in the recording${landing.why !== undefined ? ` (${landing.why})` : ''}`);
+          this.output(`Coroscope: before ${this.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick}${landing.why !== undefined ? ` (${landing.why})` : ''}`);
         } else {
           this.output('Coroscope: the recording has no later line of this task: back to the present');
         }

@@ -50,7 +50,7 @@ import { LineDebugger } from './line-debugger';
 import { LINE_REPLAY_ARG, LineReplayHost, lineReplayFile, MOMENT_QUERIES, type ReplayCopy } from './line-replay-host';
 import { PastLineWalk } from './past-line-walk';
 import { PastHitSearch } from './past-hit-search';
-import type { BreakpointHitLanding, HitBound, PastLineLanding, ScanHit, ViewedMoment } from '../../protocol/host-protocol';
+import type { BreakpointHitLanding, HitBound, PastLineLanding, ScanHit, Timeline, ViewedMoment } from '../../protocol/host-protocol';
 
 /** Queries that are safe to answer twice (through the synchronous call, then late by message). */
 const READ_ONLY = new Set(['hello', 'snapshot', 'taskDetail', 'variables', 'graph', 'lints', 'samples', 'programLoops']);
@@ -233,6 +233,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
   const debuggerOf = (): LineDebugger => dbg!;
   dbg = new LineDebugger(session, {
     heldTime,
+    replayOnly: isLineReplay,
     emit: <E extends 'paused' | 'continued' | 'output'>(event: E, body: HostEvents[E]) => {
       if (event === 'paused') livePaused = body as HostEvents['paused'];
       client.send({ kind: 'event', event, body });
@@ -425,10 +426,40 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     if (landing.landed !== 'line' || landing.tick === undefined) return;
     const who = landing.task ?? (landing.taskId !== undefined ? `task #${landing.taskId}` : 'the main thread');
     const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
-    const body: HostEvents['paused'] = { reason: 'step', tick: landing.tick, description: `${who} on a past line${at} (tick ${landing.tick}, replayed)`, pastLine: true };
+    const note = landing.note === undefined ? '' : `: ${landing.note}`;
+    const body: HostEvents['paused'] = { reason: 'step', tick: landing.tick, description: `${who} on a past line${at} (tick ${landing.tick}, replayed)${note}`, pastLine: true };
     if (landing.taskId !== undefined) body.taskId = landing.taskId;
     if (landing.line !== null) body.line = landing.line;
     client.send({ kind: 'event', event: 'paused', body });
+  };
+
+  /**
+   * As a line replay host, a step back before a hit's task's first line of its step: the last
+   * line it ran in its step before (the tick its previous suspension began in), replayed, a
+   * walk anchored there; else its previous suspension, saying why.
+   */
+  const intoStepBefore = async (from: PastLineWalk, ceiling: number): Promise<PastLineLanding> => {
+    const timeline = (await askMain('timeline', { taskId: from.taskId })) as Timeline;
+    let before: number | null = null;
+    for (const s of timeline.lanes.find((l) => l.taskId === from.taskId)?.segments ?? []) if (s.state === 'suspended' && s.fromTick < from.tick && (before === null || s.fromTick > before)) before = s.fromTick;
+    if (before === null) return { landed: 'suspension', why: `its step at tick ${from.tick} is its first` };
+    await from.dispose();
+    const earlier = new PastLineWalk(
+      dbg!,
+      (tick) => askMain('replayLineTick', { tick }),
+      (tick) => askMain('seekTick', { tick }),
+      before,
+      from.taskId,
+      from.print,
+      ceiling,
+      true,
+    );
+    walk = earlier;
+    const landing = await earlier.enterLast(`the last line of its step at tick ${before}, before its step at tick ${from.tick}`);
+    if (landing !== null) return landing;
+    await earlier.dispose();
+    walk = null;
+    return { landed: 'suspension', why: `its step at tick ${before} ran no line of the functions on these frames` };
   };
 
   const own = async (m: RequestMessage): Promise<void> => {
@@ -530,7 +561,9 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         } else if (walk === null || walk.ceiling === null) {
           throw new ProtocolError('pastHitLine: no breakpoint hit is shown', 'badState');
         }
-        return respond(m.id, await walk.move(p.move));
+        const landing = await walk.move(p.move);
+        // Before the task's first line of this step: the last line of its step before, when it ran one the walk sees.
+        return respond(m.id, landing.landed === 'suspension' && p.move === 'back' ? await intoStepBefore(walk, p.ceiling) : landing);
       }
       case 'pastLine': {
         // As a line replay host: a move through the replayed lines of the live host's stop.

@@ -128,6 +128,12 @@ export interface LineDebuggerHost {
   stopped(): Promise<void>;
   /** The main thread's held-time counter (held-time.ts): each hold is added before the thread goes on. */
   readonly heldTime: SharedArrayBuffer | null;
+  /**
+   * A line replay host's (line-replay-host.ts): the thread stops only where a walk, a search or
+   * a line step asks; any other pause (a stepping V8 left behind, which breaks where a
+   * generator it stepped over resumes in a later replay) is let go.
+   */
+  readonly replayOnly?: boolean;
 }
 
 function cut(text: string): string {
@@ -456,6 +462,7 @@ export class LineDebugger {
       }
       return this.stop('step');
     }
+    if (this.host.replayOnly === true) return this.resume(false);
     return this.stop(ev.reason === 'other' ? 'pause' : 'breakpoint');
   }
 
@@ -502,6 +509,12 @@ export class LineDebugger {
     this.countHold();
     await this.post('Debugger.resume', {});
     if (announce) this.host.emit('continued', { tick: this.stopTick });
+  }
+
+  /** Drops the line step under way, if any, with its temporary breakpoints (a line replay's walk let go before the step stopped). */
+  async dropStep(): Promise<void> {
+    this.step = null;
+    await this.clearTemps();
   }
 
   /** Lets the program run with breakpoints off (a stop or a new launch while stopped); `on` turns them back. */

@@ -28,6 +28,10 @@
 // a step over a `yield*` that suspends lands on the task's next line once it is resumed (as
 // the live line debugger's stayWithTask does). Entries past the hit are learnt as walks first
 // reach them, and checked like the others after. Running out of the recording is the present.
+// Before the task's first line of a hit's step, a step back goes into the task's step before
+// (line-debug-worker.ts): a walk anchored at the last line the task ran in that earlier tick
+// (`lastOfTick`: its entries learnt by running the whole tick, then walked to the last one),
+// which goes on like a hit's.
 //
 // Invariants:
 // - Exact or refused: an entry is shown only when the walk reached it, and each walk must pass
@@ -81,7 +85,24 @@ export class PastLineWalk {
     readonly print: LineStopPrint,
     /** Anchored at a breakpoint hit (null: at the live stop, the present): the last tick the walk's replay may run on to. */
     readonly ceiling: number | null = null,
+    /** Anchored at the last line the task ran in `tick` (its step before a hit's), not at `print`'s stop: enterLast(). */
+    private readonly lastOfTick = false,
   ) {}
+
+  /**
+   * A walk anchored at the task's last line in its tick: learns the lines the task ran there
+   * (the whole tick) and stops on the last, with `note` on the landing; null when the task ran
+   * no line of the walk's functions in that tick.
+   */
+  async enterLast(note: string): Promise<PastLineLanding | null> {
+    if (!this.lastOfTick || this.trace !== null) throw new ProtocolError('pastLine: not a walk to the last line of a step', 'badState');
+    await this.walk({ kind: 'live' });
+    await this.release();
+    if (this.live < 0) return null;
+    if ((await this.walk({ kind: 'entry', index: this.live })) === 'end') return this.ranOut();
+    const landing = await this.landing();
+    return landing.landed === 'line' ? { ...landing, note } : landing;
+  }
 
   /** Whether this walk is of that live stop. */
   isOf(tick: number, taskId: number, print: LineStopPrint): boolean {
@@ -161,6 +182,8 @@ export class PastLineWalk {
     this.inCall = null;
     this.path = [];
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
+    // A line step that has not stopped (the recording ran out under it) is dropped with its temporaries.
+    await this.dbg.dropStep();
     if (this.dbg.isStopped()) await this.dbg.resume(false);
     const run = this.tickRun;
     this.tickRun = null;
@@ -229,6 +252,14 @@ export class PastLineWalk {
       }
       // Let go (released), or the live stop learnt: the walk is over.
       if (this.walking !== walking) return;
+      if (this.lastOfTick && this.trace === null) {
+        // The whole tick run: its last line is the walk's anchor.
+        this.trace = walking.entries.slice();
+        this.live = this.trace.length - 1;
+        this.walking = null;
+        walking.settle('reached');
+        return;
+      }
       if (this.ceiling === null) {
         walking.settle(new ProtocolError(`the replay of tick ${this.tick} ran to its end without reaching ${this.describe(walking.target)}: it is not the run that was recorded`, 'replayFailed'));
         return;
@@ -332,7 +363,7 @@ export class PastLineWalk {
     }
     // The line of the entry the step started from or came back to: the line step goes on or stops (lineStep sorts out which line it is).
     if (walking.target.kind === 'step') return 'step';
-    if (walking.target.kind === 'live' && (await isAtStop(this.dbg, frames, this.print))) {
+    if (walking.target.kind === 'live' && !this.lastOfTick && (await isAtStop(this.dbg, frames, this.print))) {
       this.trace = walking.entries.slice();
       this.live = walking.entries.length - 1;
       if (walking.target.stop === true) {

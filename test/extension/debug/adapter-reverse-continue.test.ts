@@ -5,11 +5,12 @@
 // hit before (another URL), Continue goes forward to the later hit and then to the end; from a
 // hit, the steps go by line through the hit task's replayed lines (next, over a `yield*` that
 // suspends to the task's next line in a later tick, step in, step out, step back to the line
-// before and, before the task's first line of the step, its previous suspension); a
+// before and, before the task's first line of the step, the last line of its step before); a
 // conditional breakpoint; an exception filter's recorded failure; the refusal when nothing
 // is hit, naming the breakpoint.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
@@ -100,7 +101,7 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     assert.equal(end.reason, 'end');
   });
 
-  it("Step Back from a hit goes to its task's line before, then (its first line of the step) to its previous suspension; Reverse Continue from a past tick finds the hit before it", async () => {
+  it("Step Back from a hit goes to its task's line before, then (before its first line of the step) to the last line of its step before, in an earlier tick; Reverse Continue from there finds the hit before it", async () => {
     await breakpoints(dap, [{ line: PARSED }]);
     const last = await hitShown(dap, await moved(dap, 'reverseContinue', endThread));
     let back = await moved(dap, 'stepBack', last.threadId);
@@ -109,24 +110,20 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     let frames = await stackOf(dap, last.threadId);
     assert.deepEqual(frames.slice(0, 2).map((f) => `${f.name}:${f.line}`), [`fetch:${PARSE_LINKS}`, `work:${frames[1]!.line}`]);
     assert.equal((await localsOf(dap, frames[0]!.id)).get('url'), last.url);
-    // Back through fetch's earlier lines of the step (each before the one shown), and before its first line, its previous suspension.
-    const lines = [PARSE_LINKS];
+    // Back through the task's earlier lines of the step, and before its first line, into its step before (an earlier tick: the line where it suspended).
     let said = '';
-    for (let i = 0; i < 20 && !/its previous suspension, at tick \d+/.test(said); i++) {
+    for (let i = 0; i < 20 && !/the last line of its step at tick \d+/.test(said); i++) {
       const from = dap.mark();
       back = await moved(dap, 'stepBack', last.threadId);
       assert.equal(back.reason, 'step');
+      assert.equal(Number(back.threadId), last.threadId);
       said = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
-      if (/on a past line/.test(said)) {
-        const top = (await stackOf(dap, last.threadId))[0]!;
-        assert.equal(top.name, 'fetch');
-        assert.ok(top.line < lines[lines.length - 1]!, `back from ${lines.join(' < ')} to ${top.line}`);
-        lines.push(top.line);
-      }
+      assert.match(said, /on a past line at .*crawler\.ts:\d+ \(tick \d+, replayed\)/);
     }
-    assert.match(said, /its previous suspension, at tick \d+/);
+    assert.match(said, /the last line of its step at tick \d+, before its step at tick \d+/);
     frames = await stackOf(dap, last.threadId);
-    assert.ok(frames.every((f) => f.line !== PARSED || f.name !== 'fetch'), 'a suspension, not the line');
+    assert.equal(frames[0]!.source?.path, CRAWLER_TS);
+    assert.match(readFileSync(CRAWLER_TS, 'utf8').split('\n')[frames[0]!.line - 1] ?? '', /yield\*/, 'where the task suspended');
     const earlier = await hitShown(dap, await moved(dap, 'reverseContinue', last.threadId));
     assert.notEqual(earlier.url, last.url);
     await toEnd(dap, earlier.threadId);

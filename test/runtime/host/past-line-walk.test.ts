@@ -5,11 +5,12 @@
 // suspends (the GET) to the same task's next line once it is resumed, in a later tick; a step
 // back comes back across that suspension to the GET's line, with the locals of then; into
 // enters the call the line makes, and a step back inside it goes to its line before (the
-// calling line only from its first line); before the task's first line of the step it is its
-// previous suspension. Runs against the bundle (the line debugger's worker and the replay
+// calling line only from its first line); before the task's first line of the step it is the
+// last line of the task's step before, in an earlier tick, and forward from there the step of
+// the hit again. Runs against the bundle (the line debugger's worker and the replay
 // host run the bundle).
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BreakpointHitLanding, HostEvents, HostMethods, PastLineLanding } from '../../../protocol/host-protocol';
@@ -69,7 +70,7 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
     await host.close();
   });
 
-  test('over to the next lines, over a yield* that suspends to the task\'s next line in a later tick, back across it, then back to the hit and its previous suspension', async () => {
+  test("over to the next lines, over a yield* that suspends to the task's next line in a later tick, back across it, back to the hit, into the task's step before (its last line, an earlier tick), and forward from there", async () => {
     await host.rpc.request('seekTick', { tick: null });
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: DECL }] });
     const hit = hitOf(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
@@ -105,10 +106,23 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
     at = await move(host, 'back');
     assert.equal(at.paused?.line?.line, DECL);
     assert.equal((await localsOf(host)).get('response'), 'undefined');
-    // Back again until the task's first line of the step, then its previous suspension.
-    let landing = at.landing;
-    for (let i = 0; i < 10 && landing.landed === 'line'; i++) landing = (await move(host, 'back')).landing;
-    assert.equal(landing.landed, 'suspension');
+    // Back again past the task's first line of the step: the last line of its step before (an earlier tick, where it suspended), replayed.
+    for (let i = 0; i < 10 && at.landing.landed === 'line' && at.paused?.tick === hit.tick; i++) at = await move(host, 'back');
+    assert.equal(at.landing.landed, 'line', JSON.stringify(at.landing));
+    const before = at.paused!;
+    assert.ok(before.tick < hit.tick, `${before.tick} < ${hit.tick}`);
+    assert.equal(before.taskId, hit.taskId);
+    assert.match(before.description, new RegExp(`on a past line at .*crawler\\.ts:\\d+ \\(tick ${before.tick}, replayed\\): the last line of its step at tick ${before.tick}, before its step at tick ${hit.tick}`));
+    const then = await shown(host);
+    assert.equal(then.file, CRAWLER, JSON.stringify(then));
+    assert.equal(then.names[then.names.length - 1], 'work', JSON.stringify(then));
+    // A line with a `yield*`: where the task suspended.
+    assert.match(readFileSync(CRAWLER, 'utf8').split('\n')[then.line - 1] ?? '', /yield\*/);
+    // Forward from there: on to the step of the hit, its first line (the same task, resumed).
+    at = await move(host, 'over');
+    assert.equal(at.landing.landed, 'line');
+    assert.ok((at.paused?.tick ?? 0) >= hit.tick, JSON.stringify(at.paused));
+    assert.equal(at.paused?.taskId, hit.taskId);
   });
 
   test('into the call a line makes, over inside it, back to its line before (not the calling line), back to the calling line from its first line', async () => {
@@ -191,6 +205,17 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
     const out = await shown(host);
     assert.equal(out.names[0], 'fetch', JSON.stringify(out));
     assert.ok(out.line === GET || out.line === BREAK, `${out.line}`);
+  });
+
+  test("before the first line of a task's first step there is no step before: its previous suspension, saying why", async () => {
+    await host.rpc.request('seekTick', { tick: null });
+    const first = lineOf(CRAWLER, 'let finished = false;');
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: first }] });
+    const hit = hitOf(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+    let at = await move(host, 'back');
+    for (let i = 0; i < 10 && at.landing.landed === 'line'; i++) at = await move(host, 'back');
+    assert.deepEqual(at.landing, { landed: 'suspension', why: `its step at tick ${hit.tick} is its first` });
   });
 
   test("at a live line stop: every view follows to the hit before it, over goes to the hit task's next line, back to the hit's line, and continue goes on live, the views back at the present", async () => {
