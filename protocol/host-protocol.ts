@@ -420,6 +420,13 @@ export interface ArmedBreakpoint {
   line: number;
   condition?: string;
   hitCondition?: string;
+  /**
+   * A hit condition set while the run went (at tick `tick`: stopped there, or running then)
+   * counts the hits since, as the live debugger does: those of later ticks, from `before` (the
+   * hits it counted live up to that tick's end). Absent: from the run's start (set before it
+   * started, or once it had finished: the whole past).
+   */
+  hitsSince?: { tick: number; before: number };
 }
 
 /** Where a search of the recorded past for a line breakpoint's hit landed (pastBreakpointHit, pastHit). */
@@ -449,8 +456,8 @@ export interface ScanTicksParams {
   /** Ticks from+1 .. to are replayed (from 0: from the run's start). */
   from: number;
   to: number;
-  /** The breakpoints armed, with their hit conditions (counted here). */
-  breakpoints: Array<{ hitCondition?: string }>;
+  /** The breakpoints armed, with their hit conditions (counted here): the hits in ticks up to `since` are neither counted nor recorded. */
+  breakpoints: Array<{ hitCondition?: string; since?: number }>;
   /** For each planted location (its index in scanHit calls), the breakpoints it holds, in the order of its `met` list. */
   locations: number[][];
   /** Pause at this location when task `taskId` runs it in tick `tick` (the worker checks whether it is the search's start). */

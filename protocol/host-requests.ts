@@ -149,6 +149,11 @@ function parseArmedBreakpoints(p: Params): ArmedBreakpoint[] {
     const hitCondition = optionalString(where, b, 'hitCondition');
     if (condition !== undefined) bp.condition = condition;
     if (hitCondition !== undefined) bp.hitCondition = hitCondition;
+    if (b.hitsSince !== undefined) {
+      const s = requireObject(where, b, 'hitsSince');
+      const at = nested(where, 'hitsSince');
+      bp.hitsSince = { tick: requireNumber(at, s, 'tick', 'id'), before: requireNumber(at, s, 'before', 'id') };
+    }
     return bp;
   });
 }
@@ -169,8 +174,10 @@ function parseScanTicks(raw: unknown): ScanTicksParams {
     from: requireNumber('scanTicks', p, 'from', 'id'),
     to: requireNumber('scanTicks', p, 'to', 'id'),
     breakpoints: objectsOf('scanTicks', 'breakpoints', { breakpoints: p.breakpoints }, 'breakpoints').map((b, i) => {
-      const hitCondition = optionalString(nested('scanTicks', `breakpoints[${i}]`), b, 'hitCondition');
-      return hitCondition === undefined ? {} : { hitCondition };
+      const where = nested('scanTicks', `breakpoints[${i}]`);
+      const hitCondition = optionalString(where, b, 'hitCondition');
+      const since = optionalNumber(where, b, 'since', 'id');
+      return { ...(hitCondition === undefined ? {} : { hitCondition }), ...(since === undefined ? {} : { since }) };
     }),
     locations: requireArray('scanTicks', p, 'locations').map((l, i) => {
       if (!Array.isArray(l) || !l.every((x) => Number.isSafeInteger(x) && (x as number) >= 0)) throw new ProtocolError(`scanTicks: params.locations[${i}] must be an array of breakpoint indexes`);

@@ -11,7 +11,9 @@
 // Invariants: hits are recorded in the order the replay runs them; only the scan's own loop
 // records (a checkpoint replay or any other loop runs the same lines untouched); a hit
 // condition counts the hits whose condition held, from `counts` (the hits before the stretch,
-// so a stretch from tick 0 counts from the run's start); the hits of the marker's own moment
+// so a stretch from tick 0 counts from the run's start; or the live debugger's count of a
+// breakpoint set while the run went, whose hits in ticks up to `since`, the tick it was set
+// in, are neither counted nor recorded: hits since set); the hits of the marker's own moment
 // are neither before nor after it, and are not recorded.
 
 import type { EventLoop } from '../loop';
@@ -31,6 +33,8 @@ export class HitScan {
   stopped = false;
   private readonly counts: number[];
   private readonly hitConditions: Array<((count: number) => boolean) | null>;
+  /** Per breakpoint with a hit condition: the tick it was set in (its hits up to it do not count). */
+  private readonly since: number[];
   /** At a pause for the marker: the hits met at that moment, recorded only if it is not the marker. */
   private pending: Array<{ bp: number }> | null = null;
   /** Why the thread is paused now (the worker asks: scanPause). */
@@ -42,6 +46,7 @@ export class HitScan {
   constructor(private readonly params: ScanTicksParams) {
     this.counts = params.breakpoints.map((_, i) => params.counts?.[i] ?? 0);
     this.hitConditions = params.breakpoints.map((b) => (b.hitCondition === undefined ? null : parseHitCondition(b.hitCondition)));
+    this.since = params.breakpoints.map((b) => (b.hitCondition === undefined ? 0 : (b.since ?? 0)));
   }
 
   /** A scan breakpoint's condition: the breakpoints of that location whose condition held (`met`); true pauses the thread. */
@@ -82,6 +87,7 @@ export class HitScan {
   private record(held: ReadonlyArray<{ bp: number }>, tick: number, taskId: number | null): boolean {
     let stop = false;
     for (const { bp } of held) {
+      if (tick <= this.since[bp]!) continue;
       const count = ++this.counts[bp]!;
       const hc = this.hitConditions[bp];
       if (hc !== undefined && hc !== null && !hc(count)) continue;

@@ -46,7 +46,7 @@ import { ProtocolError, parseWireMessage, type RequestMessage, type ResponseMess
 import { StreamTransport } from '../../protocol/stream-transport';
 import { isSuspensionLine } from '../inspect/loop-control';
 import { isBridgeControl, type BridgeControl } from './line-debug-bridge';
-import { LineDebugger } from './line-debugger';
+import { LineDebugger, type BreakpointsSetAt } from './line-debugger';
 import { LINE_REPLAY_ARG, LineReplayHost, lineReplayFile, MOMENT_QUERIES, type ReplayCopy } from './line-replay-host';
 import { PastLineWalk } from './past-line-walk';
 import { PastHitSearch } from './past-hit-search';
@@ -291,7 +291,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     const all = p.breakpoints as Breakpoint[];
     const suspension = all.filter((b) => typeof b === 'object' && b !== null && (lines.length === 0 || isSuspensionLine(lines[(b.line ?? 0) - 1] ?? 'yield')));
     const line = all.filter((b) => !suspension.includes(b));
-    const lineStatuses = await dbg!.setLineBreakpoints(file, line);
+    const lineStatuses = await dbg!.setLineBreakpoints(file, line, null, setAt(line));
     // The main thread's part, asked as a request of our own.
     const sub: RequestMessage = { kind: 'request', id: m.id, method: 'setBreakpoints', params: { file, breakpoints: suspension } };
     const mainStatuses = await new Promise<BreakpointStatus[] | Error>((resolve) => {
@@ -301,6 +301,17 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     });
     if (mainStatuses instanceof Error) return refuse(m.id, mainStatuses);
     respond(m.id, { breakpoints: all.map((b) => (suspension.includes(b) ? mainStatuses[suspension.indexOf(b)] : lineStatuses[line.indexOf(b)])) });
+  };
+  /**
+   * When line breakpoints are set, for their hit conditions (hits since set, as a search of the
+   * past counts them too): before the run or once it has finished, from its start; at a line
+   * stop, its tick; else the tick the main thread is at (its snapshot's, asked only for a hit
+   * condition).
+   */
+  const setAt = (breakpoints: readonly Breakpoint[]): BreakpointsSetAt => {
+    if (runFinished || runId === null || !breakpoints.some((b) => b.hitCondition !== undefined && b.hitCondition.trim() !== '')) return 'start';
+    if (dbg!.isStopped()) return { tick: dbg!.tick() };
+    return { telling: askMain('snapshot', {}).then((r) => (r as { tick: number }).tick) };
   };
   /** setBreakpoints answers of the main thread, merged before the client sees them. */
   const pendingMerges = new Map<number, (r: BreakpointStatus[] | Error) => void>();
@@ -608,6 +619,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       runRecorded = m.method === 'openRecording' || (m.params as { options?: { record?: unknown } } | null)?.options?.record === true;
       runFinished = m.method === 'openRecording';
       runId = null;
+      d.newRun();
     }
     if (m.method === 'setExceptionBreaks' || m.method === 'setBreakpoints') {
       debugged = true;

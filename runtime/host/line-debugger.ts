@@ -101,7 +101,23 @@ interface LineBreakpointEntry {
   readonly hit: ((count: number) => boolean) | null;
   hits: number;
   readonly cdpIds: string[];
+  /** A hit condition set while the run went: its hits count since then (armedBreakpoints tells a search of the past). */
+  counting: HitCounting | null;
 }
+
+/**
+ * Where a hit condition set while the run went counts from: the tick it was set in (null until
+ * the main thread has said it, for one set while it ran), and the ticks of the hits counted
+ * live while they may still be in that tick (its hits up to that tick's end are `before`).
+ */
+interface HitCounting {
+  since: number | null;
+  ticks: number[];
+  open: boolean;
+}
+
+/** When line breakpoints are set: before the run or once it has finished ('start': their hits count from its start), stopped in tick `tick`, or while it runs (the tick it was at, once told). */
+export type BreakpointsSetAt = 'start' | { tick: number } | { telling: Promise<number> };
 
 /**
  * The runtime's own library (queue.ts, lock.ts, sleep.ts, ...): a task the loop resumes is often
@@ -248,7 +264,7 @@ export class LineDebugger {
   }
 
   /** Sets the line breakpoints of `file` (replacing its previous ones). */
-  async setLineBreakpoints(file: string, breakpoints: readonly Breakpoint[], reuse: LineBreakpointEntry[] | null = null): Promise<BreakpointStatus[]> {
+  async setLineBreakpoints(file: string, breakpoints: readonly Breakpoint[], reuse: LineBreakpointEntry[] | null = null, setAt: BreakpointsSetAt = 'start'): Promise<BreakpointStatus[]> {
     await this.enabled;
     for (const old of this.wanted.get(file) ?? []) {
       for (const id of old.cdpIds) {
@@ -271,7 +287,7 @@ export class LineDebugger {
         statuses.push({ file, line: bp.line, verified: false, message: `hit condition ${JSON.stringify(bp.hitCondition)} is not one of N, >=N, >N, ==N, <N, <=N, %N` });
         continue;
       }
-      const entry: LineBreakpointEntry = reuse?.[i] ?? { file, line: bp.line, spec: bp, condition: conditionOf(bp), hit, hits: 0, cdpIds: [] };
+      const entry: LineBreakpointEntry = reuse?.[i] ?? { file, line: bp.line, spec: bp, condition: conditionOf(bp), hit, hits: 0, cdpIds: [], counting: hit === null ? null : countingFrom(setAt) };
       entries.push(entry);
       let placedLine: number | null = null;
       for (const at of this.generatedLocations(file, bp.line, text.length)) {
@@ -313,6 +329,16 @@ export class LineDebugger {
     return out;
   }
 
+  /** A new run (a launch, a recording opened): the breakpoints set count its hits from its start, as the loop's own do. */
+  newRun(): void {
+    for (const entries of this.wanted.values()) {
+      for (const e of entries) {
+        e.hits = 0;
+        e.counting = null;
+      }
+    }
+  }
+
   /** The line breakpoints set, as a search of the recorded past arms them: logpoints left out (they never stop). */
   armedBreakpoints(): ArmedBreakpoint[] {
     const out: ArmedBreakpoint[] = [];
@@ -322,6 +348,8 @@ export class LineDebugger {
         const bp: ArmedBreakpoint = { file: e.file, line: e.line };
         if (e.spec.condition !== undefined && e.spec.condition.trim() !== '') bp.condition = e.spec.condition;
         if (e.spec.hitCondition !== undefined && e.spec.hitCondition.trim() !== '') bp.hitCondition = e.spec.hitCondition;
+        const since = e.counting?.since ?? null;
+        if (bp.hitCondition !== undefined && since !== null) bp.hitsSince = { tick: since, before: e.counting!.ticks.filter((t) => t <= since).length };
         out.push(bp);
       }
     }
@@ -410,6 +438,7 @@ export class LineDebugger {
       let stop = false;
       for (const e of userHits) {
         e.hits++;
+        if (e.counting?.open === true) await this.noteHitTick(e.counting);
         if (e.hit === null || e.hit(e.hits)) stop = true;
       }
       if (stop) return this.stop('breakpoint');
@@ -464,6 +493,14 @@ export class LineDebugger {
     }
     if (this.host.replayOnly === true) return this.resume(false);
     return this.stop(ev.reason === 'other' ? 'pause' : 'breakpoint');
+  }
+
+  /** A hit counted live of a hit condition set while the run went: its tick, while it may be the one the breakpoint was set in. */
+  private async noteHitTick(counting: HitCounting): Promise<void> {
+    const w = (await this.callMain('where()').catch(() => null)) as { tick?: unknown } | null;
+    if (typeof w?.tick !== 'number') return;
+    counting.ticks.push(w.tick);
+    if (counting.since !== null && w.tick > counting.since) counting.open = false;
   }
 
   private async stop(reason: 'breakpoint' | 'step' | 'pause'): Promise<void> {
@@ -797,4 +834,22 @@ function conditionOf(bp: Breakpoint): string | null {
   const template = bp.logMessage.replace(/[`\\]/g, (c) => `\\${c}`).replace(/\$(?!\{)/g, '\\$').replace(/\{([^}]+)\}/g, '${$1}');
   const log = `(console.log(\`${template}\`), false)`;
   return cond === null ? log : `(${cond}) && ${log}`;
+}
+
+/** A hit condition's counting, as set at `setAt` (null: from the run's start). */
+function countingFrom(setAt: BreakpointsSetAt): HitCounting | null {
+  if (setAt === 'start') return null;
+  if ('tick' in setAt) return { since: setAt.tick, ticks: [], open: true };
+  const counting: HitCounting = { since: null, ticks: [], open: true };
+  void setAt.telling.then(
+    (tick) => {
+      counting.since = tick;
+      if (counting.ticks.some((t) => t > tick)) counting.open = false;
+    },
+    () => {
+      // Not told (the run went away): its hits count from the start.
+      counting.open = false;
+    },
+  );
+  return counting;
 }

@@ -22,7 +22,9 @@
 // - Exact or refused: a landing is answered only once the main thread is stopped on the hit;
 //   a replay that does not reach the moment searched from, or not the same hit twice, is
 //   refused with the reason (it is not the run that was recorded).
-// - Hit conditions count from the run's start: with one armed, every stretch starts at tick 0.
+// - Hit conditions count as the live debugger does, since the breakpoint was set: from the run's
+//   start (set before it started, or once it had finished) or from the tick it was set in
+//   (`hitsSince`, the live count up to it given): with one armed, every stretch starts there.
 // - The scan breakpoints exist only during a search and while stopped on its hit; release()
 //   lets the thread go and waits for its tick to end before another search or walk starts.
 
@@ -98,7 +100,7 @@ export class PastHitSearch {
     const marker = this.markerOf(bound, planted, bound.tick);
     if (marker === undefined) return;
     this.print = bound.print ?? null;
-    const r = await this.scan({ from: bound.tick - 1, to: bound.tick, breakpoints: this.hitConditions(breakpoints), locations: planted.locations, marker, stop: { kind: 'marker' } });
+    const r = await this.scan({ from: bound.tick - 1, to: bound.tick, breakpoints: this.hitConditions(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, marker, stop: { kind: 'marker' } });
     if (r !== 'stopped') throw new ProtocolError(`pastHit: the replay of tick ${bound.tick} did not reach the line shown again: it is not the run that was recorded`, 'replayFailed');
   }
 
@@ -128,16 +130,27 @@ export class PastHitSearch {
   }
 
   private hitConditions(breakpoints: readonly ArmedBreakpoint[]): ScanTicksParams['breakpoints'] {
-    return breakpoints.map((b) => (b.hitCondition === undefined ? {} : { hitCondition: b.hitCondition }));
+    return breakpoints.map((b) => (b.hitCondition === undefined ? {} : b.hitsSince === undefined ? { hitCondition: b.hitCondition } : { hitCondition: b.hitCondition, since: b.hitsSince.tick }));
+  }
+
+  /** Where a stretch that would start at `from` starts: no later than where the hit conditions count from (the run's start, or the tick each was set in). */
+  private countedFrom(breakpoints: readonly ArmedBreakpoint[], from: number): number {
+    let start = from;
+    for (const b of breakpoints) if (b.hitCondition !== undefined) start = Math.min(start, b.hitsSince?.tick ?? 0);
+    return start;
+  }
+
+  /** The hits counted before a stretch, per breakpoint: the live debugger's, for one set while the run went. */
+  private countsOf(breakpoints: readonly ArmedBreakpoint[]): number[] {
+    return breakpoints.map((b) => (b.hitCondition !== undefined ? (b.hitsSince?.before ?? 0) : 0));
   }
 
   private async back(bound: HitBound, floor: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted, key: string, known: PastHitSearch['known']): Promise<BreakpointHitLanding> {
-    const counted = breakpoints.some((b) => b.hitCondition !== undefined);
     if (known !== null && known.at > 0) {
       // The hit before the one shown was scanned already.
       const hit = known.hits[known.at - 1]!;
       if (hit.tick <= floor) return { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: floor, to: bound.tick };
-      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at - 1), counted ? 0 : hit.tick - 1, breakpoints, planted);
+      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at - 1), this.countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
       this.known = { ...known, at: known.at - 1 };
       return landing;
     }
@@ -145,8 +158,8 @@ export class PastHitSearch {
     let to = known !== null ? known.from : bound.tick;
     let stretch = FIRST_STRETCH;
     while (to > floor) {
-      const from = counted ? 0 : Math.max(floor, to - stretch);
-      const params: ScanTicksParams = { from, to, breakpoints: this.hitConditions(breakpoints), locations: planted.locations };
+      const from = this.countedFrom(breakpoints, Math.max(floor, to - stretch));
+      const params: ScanTicksParams = { from, to, breakpoints: this.hitConditions(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations };
       const marker = this.markerOf(bound, planted, to);
       if (marker !== undefined) params.marker = marker;
       const r = await this.scan(params);
@@ -160,7 +173,7 @@ export class PastHitSearch {
       const last = before.length - 1;
       if (last >= 0 && before[last]!.tick > floor) {
         const hit = before[last]!;
-        const landing = await this.stopAt(hit, ordinalOf(before, last), counted ? 0 : hit.tick - 1, breakpoints, planted);
+        const landing = await this.stopAt(hit, ordinalOf(before, last), this.countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
         this.known = { key, hits: before, from, at: last };
         return landing;
       }
@@ -172,19 +185,18 @@ export class PastHitSearch {
   }
 
   private async forward(bound: HitBound, ceiling: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted, known: PastHitSearch['known']): Promise<BreakpointHitLanding> {
-    const counted = breakpoints.some((b) => b.hitCondition !== undefined);
     const start = bound.print !== undefined ? bound.tick - 1 : bound.tick;
     const none: BreakpointHitLanding = { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: bound.tick, to: ceiling };
     if (known !== null && known.at + 1 < known.hits.length) {
       // The hit after the one shown was scanned already (no other comes between).
       const hit = known.hits[known.at + 1]!;
       if (hit.tick > ceiling) return none;
-      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at + 1), counted ? 0 : hit.tick - 1, breakpoints, planted);
+      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at + 1), this.countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
       this.known = { ...known, at: known.at + 1 };
       return landing;
     }
     if (start >= ceiling) return none;
-    const params: ScanTicksParams = { from: counted ? 0 : start, to: ceiling, breakpoints: this.hitConditions(breakpoints), locations: planted.locations, stop: { kind: 'first', afterTick: start } };
+    const params: ScanTicksParams = { from: this.countedFrom(breakpoints, start), to: ceiling, breakpoints: this.hitConditions(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, stop: { kind: 'first', afterTick: start } };
     const marker = this.markerOf(bound, planted, bound.tick);
     if (marker !== undefined) params.marker = marker;
     const r = await this.scan(params);
@@ -196,7 +208,7 @@ export class PastHitSearch {
   /** Replays the hit's tick once more and stops on it (the `ordinal`th hit of its tick). */
   private async stopAt(hit: ScanHit, ordinal: number, from: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted): Promise<BreakpointHitLanding> {
     this.print = null;
-    const r = await this.scan({ from, to: hit.tick, breakpoints: this.hitConditions(breakpoints), locations: planted.locations, stop: { kind: 'nth', tick: hit.tick, ordinal } });
+    const r = await this.scan({ from, to: hit.tick, breakpoints: this.hitConditions(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, stop: { kind: 'nth', tick: hit.tick, ordinal } });
     if (r !== 'stopped') throw new ProtocolError(`pastHit: the replay of tick ${hit.tick} did not hit the breakpoint at ${breakpoints[hit.bp]?.file}:${breakpoints[hit.bp]?.line} again: it is not the run that was recorded`, 'replayFailed');
     return this.landing(breakpoints);
   }

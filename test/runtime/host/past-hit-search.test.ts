@@ -156,6 +156,41 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
     }
   });
 
+  test("a hit condition set while the run went counts the hits since, in the past as live: Reverse Continue from the end lands on the hit the live run stopped at", async () => {
+    const live = forkHost({ bundle: BUNDLE, pipe: true });
+    try {
+      await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+      const stop = async (): Promise<{ tick: number; url: string }> => {
+        const from = live.events.length;
+        await live.rpc.request('continue', {});
+        const paused = await live.waitFor('paused', (b) => b.line !== undefined, 30_000, from);
+        return { tick: paused.tick, url: (await live.rpc.request('lineEvaluate', { expression: 'url' })).value };
+      };
+      // Set at the run's start: the 4th page parsed; then, set there (a line stop in the run), the 3rd page parsed since.
+      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: PARSED, hitCondition: '==4' }] });
+      const fourth = await stop();
+      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: PARSED, hitCondition: '==3' }] });
+      const thirdSince = await stop();
+      assert.ok(thirdSince.tick > fourth.tick);
+      const from = live.events.length;
+      await live.rpc.request('continue', {});
+      await live.waitFor('finished', () => true, 60_000, from);
+      const end = (await live.rpc.request('timeline', {})).ticks;
+      // The same breakpoint, searched for in the past: the hit the live run stopped at (the 3rd since it was set), not the run's 3rd.
+      const hit = line(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: end }));
+      assert.equal(hit.tick, thirdSince.tick);
+      assert.equal((await localsOf(live)).get('url'), thirdSince.url);
+      // Set again now that the run has finished: the whole past counts, from the run's start.
+      await live.rpc.request('seekTick', { tick: end });
+      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: PARSED, hitCondition: '==4' }] });
+      const again = line(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: end }));
+      assert.equal(again.tick, fourth.tick);
+      assert.equal((await localsOf(live)).get('url'), fourth.url);
+    } finally {
+      await live.close();
+    }
+  });
+
   test('a run not recorded is refused with the reason', async () => {
     const other = forkHost({ bundle: BUNDLE, pipe: true });
     try {
