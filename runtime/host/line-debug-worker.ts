@@ -731,6 +731,8 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       endReplay();
       endHitReplay();
       runFinished = true;
+      // Stopped by a view: its sessions end with it, none goes into its past.
+      if ((w.body as { stopped?: unknown } | undefined)?.stopped === true) runRecorded = false;
       if (kept !== null) keepForHits(kept);
     }
     deliver(m);

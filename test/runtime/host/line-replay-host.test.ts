@@ -176,6 +176,8 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
   });
 
   test("a debugged recorded run: its replay host is forked at once and follows it; when the run has finished it is the run's hit replay host", async () => {
+    // No line breakpoint left by the tests before (a new run counts their hits from its start again).
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
     await host.rpc.request('launch', { target: { kind: 'demo', pages: 300, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
     // A debugger sets its breaks (none on a line here): the replay host is forked now, before any stop on a line.
     await host.rpc.request('setExceptionBreaks', { taskFailed: true, taskCancelled: false });
