@@ -11,7 +11,9 @@
  * debugger, Step Back moves back a suspension: "Coroscope: Debug This Run" on the finished
  * crawl (stopped at its end), and a session launched from the coroscope configuration; a
  * breakpoint set in fetch after the crawl ended, the toolbar's Reverse Continue stops on its
- * last hit (replayed), the Call Stack and the editor on that line.
+ * last hit (replayed), the Call Stack and the editor on that line; from there F10 goes to
+ * fetch's next line (replayed: the editor, the Call Stack and the Variables on it) and Step
+ * Back to the hit's line again.
  *
  * Every wait is for what the screen shows (locators, the panel's own state), never a sleep.
  *
@@ -26,7 +28,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import { clickRowAction, debugViewRows, findWebviewFrame, launchBrowser, openWorkbench, runCommand, screenshot, until, waitForNotification, type Workbench } from './support/browser';
-import { editorOf, toggleBreakpointInGutter, topFrameText, waitForCurrentLine } from './support/line-debugging';
+import { debugKey, editorOf, toggleBreakpointInGutter, topFrameText, waitForCurrentLine } from './support/line-debugging';
 import { runtimeHostPids, startCodeServer, type CodeServer } from './support/code-server';
 
 const projectRoot = resolve(__dirname, '..', '..');
@@ -306,7 +308,7 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     await scrubberLabel(frame).filter({ hasText: /the present/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
   });
 
-  step('a breakpoint set in fetch after the crawl ended: the toolbar\'s Reverse Continue stops on its last hit, the Call Stack on that line', async () => {
+  step('a breakpoint set in fetch after the crawl ended: the toolbar\'s Reverse Continue stops on its last hit, the Call Stack on that line; F10 to the next line, Step Back to the hit\'s', async () => {
     const p = page();
     assert.ok(server);
     // The installed extension's crawler.ts: the file the bundle's source map points at.
@@ -329,6 +331,19 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     const frame = await showInspector(p);
     await scrubberLabel(frame).filter({ hasText: /Viewing tick \d+ of \d+ \(past\)/ }).waitFor({ timeout: STEP_TIMEOUT_MS });
     await screenshot(p, 'time-travel-reverse-continue-hit');
+    // From the hit, F10 goes by line: fetch's next line, replayed (the destructuring has run).
+    await debugKey(p, 'crawler.ts', 'F10');
+    // The pointer off the editor's text (the key's focus click left it there): no hover of the source covers what comes next.
+    await p.mouse.move(0, 0);
+    await waitForCurrentLine(p, 'crawler.ts', PARSED_LINE + 1, STEP_TIMEOUT_MS);
+    await until("the Call Stack on fetch's next line", async () => new RegExp(`fetch\\s*crawler\\.ts\\s*${PARSED_LINE + 1}:`).test((await topFrameText(p)) ?? ''), STEP_TIMEOUT_MS);
+    await debugViewRows(p, 'debug-variables', /^\s*stat\s*[:=]\s*Object/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await screenshot(p, 'time-travel-reverse-continue-hit-next-line');
+    // Step Back: the hit's line again, before the destructuring.
+    await p.locator('.debug-toolbar .action-item .codicon-debug-step-back').first().click();
+    await waitForCurrentLine(p, 'crawler.ts', PARSED_LINE, STEP_TIMEOUT_MS);
+    await until("the Call Stack on the hit's line again", async () => new RegExp(`fetch\\s*crawler\\.ts\\s*${PARSED_LINE}:`).test((await topFrameText(p)) ?? ''), STEP_TIMEOUT_MS);
+    await debugViewRows(p, 'debug-variables', /^\s*stat\s*[:=]\s*undefined/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
     await toggleBreakpointInGutter(p, 'crawler.ts', PARSED_LINE, 'removed');
     await runCommand(p, 'Debug: Disconnect');
     await p.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
