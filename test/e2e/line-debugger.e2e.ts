@@ -6,7 +6,8 @@
  *   beside it: a click in the gutter on an ordinary line of fetch, "Coroscope: Debug This Run",
  *   and the running crawl stops there; the Variables view shows fetch's locals, the panel
  *   shows the other workers at that same moment; F10 goes down fetch's lines, Step Back goes to
- *   the line before (replayed from the recording) and F10 forward again, F11 into the
+ *   the line before (replayed from the recording; the panel's scrubber follows to that moment)
+ *   and F10 forward again (the panel at the present again), F11 into the
  *   `yield*`'s generator (client-session.ts), Shift+F11 back out to fetch;
  * - the walkthrough's callbacks step opens its sample held at entry: a breakpoint on the line
  *   that starts the callback crawl, Debug This Run, Continue stops there; F11 enters
@@ -139,9 +140,13 @@ describe('line-by-line debugging in VS Code (code-server)', { timeout: 400_000 }
     const back = await waitForCurrentLine(p, 'crawler.ts', (n) => n >= FETCH_LINE && n < GET_LINE, STOP_TIMEOUT_MS);
     // The Call Stack too (the editor can move first): stepTo reads where the next F10 starts from there.
     await until('the Call Stack at the line before', async () => new RegExp(`crawler\\.ts\\s*${back}:`).test((await topFrameText(p)) ?? ''), STOP_TIMEOUT_MS);
+    // Every view follows the debugger there: the panel's scrubber shows that moment (replayed), and the present again with the live stop.
+    const panel = await inspectorPanel(p);
+    await panel.locator('.scrubber-label').filter({ hasText: /Viewing tick \d+ of \d+ \(past\)/ }).waitFor({ timeout: STOP_TIMEOUT_MS });
     await screenshot(p, 'line-debugger-crawler-step-back');
     await stepTo('crawler.ts', 'F10', (n) => n > back && n <= GET_LINE);
     await waitForCurrentLine(p, 'crawler.ts', GET_LINE, STOP_TIMEOUT_MS);
+    await panel.locator('.scrubber-label').filter({ hasText: /the present/ }).waitFor({ timeout: STOP_TIMEOUT_MS });
     await debugKey(p, 'crawler.ts', 'F11');
     await editorOf(p, 'client-session.ts').waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });
     await frameShown('get', 'client-session.ts');
