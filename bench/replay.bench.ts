@@ -3,8 +3,10 @@
 // of N pages (default 2000, the instant site), saved, then opened as a recording (its site
 // gone); --seeks seeks, one tick drawn in each of as many equal stretches of the run (the whole
 // recording covered) and taken in a seeded shuffled order, each timed to a task table
-// (seekTick + snapshot) and a worker's stack (taskDetail without locals), then that worker's
-// locals (taskDetail with locals): right after opening it (the checkpoints being built as the
+// (seekTick + snapshot) and a worker's stack (taskDetail without locals: function names, from
+// the recording's log, no replay), then to that stack with positions (once the replay to the
+// tick has landed: its viewedTick), then that worker's locals (taskDetail with locals): right
+// after opening it (the checkpoints being built as the
 // seeks go), then the same ticks again reshuffled (the checkpoints left). Prints the medians,
 // the 90th percentiles, the worst and which seeks were slowest, and the recording's bytes per
 // task step.
@@ -94,17 +96,38 @@ function quantile(xs: readonly number[], q: number): number {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 }
 
-/** One seek, timed to the task table and a suspended worker's stack, then to that worker's locals (null: no suspended worker there). */
-async function timeSeek(host: HostClient, tick: number): Promise<{ table: number; locals: number | null }> {
+/** What one seek is timed to (ms from the seek asked). */
+interface SeekTimes {
+  /** The task table and a suspended worker's stack by function names: from the recording's log (what the views show at once). */
+  table: number;
+  /** That stack with its frames' positions: once the replay to the tick has landed (the viewedTick that says so). */
+  positions: number;
+  /** That worker's locals (taskDetail with locals). */
+  locals: number;
+}
+
+/** One seek, timed to the task table and a suspended worker's stack, to that stack with positions, then to that worker's locals (no suspended worker there: all three are the table's). */
+async function timeSeek(host: HostClient, tick: number): Promise<SeekTimes> {
+  const from = host.events.length;
   const a = performance.now();
-  await host.rpc.request('seekTick', { tick });
+  const moment = await host.rpc.request('seekTick', { tick });
   const snap = await host.rpc.request('snapshot', {});
   const worker = snap.tasks.find((t) => t.name.startsWith('worker-') && t.state === 'suspended');
-  if (worker !== undefined) await host.rpc.request('taskDetail', { taskId: worker.id, locals: false });
+  if (worker !== undefined) {
+    const d = await host.rpc.request('taskDetail', { taskId: worker.id, locals: false });
+    if (d.frames.length === 0) throw new Error(`tick ${tick}: worker #${worker.id} has no stack`);
+  }
   const table = performance.now() - a;
-  if (worker === undefined) return { table, locals: null };
+  if (moment.replayed === false) await host.waitFor('viewedTick', (v) => v.tick === tick && (v.replayed === true || v.replayError !== undefined), 120_000, from);
+  if (worker === undefined) {
+    const landed = performance.now() - a;
+    return { table, positions: landed, locals: landed };
+  }
+  const d = await host.rpc.request('taskDetail', { taskId: worker.id, locals: false });
+  if (d.fromLog === true || d.frames.some((f) => f.position === null)) throw new Error(`tick ${tick}: worker #${worker.id}'s stack has no positions after the replay landed`);
+  const positions = performance.now() - a;
   await host.rpc.request('taskDetail', { taskId: worker.id, locals: true });
-  return { table, locals: performance.now() - a };
+  return { table, positions, locals: performance.now() - a };
 }
 
 /** A live demo crawl in the host, to its end: its URLs per second (from the launch to the finished event). */
@@ -156,24 +179,27 @@ async function bench(args: Args): Promise<void> {
     const ticks = spreadTicks(opened.ticks, args.seeks, random);
     for (const pass of ['first', 'second']) {
       const table: number[] = [];
+      const positions: number[] = [];
       const locals: number[] = [];
       for (const tick of pass === 'first' ? ticks : shuffled(ticks, random)) {
         const t = await timeSeek(host, tick);
         table.push(t.table);
-        locals.push(t.locals ?? t.table);
+        positions.push(t.positions);
+        locals.push(t.locals);
       }
       const slowest = table.map((ms, i) => ({ ms, i })).sort((a, b) => b.ms - a.ms).slice(0, 3);
       console.log(
         `${pass} pass: ${args.seeks} seeks, one in each ${args.seeks}th of its ${opened.ticks} ticks, shuffled${pass === 'first' ? ' (right after opening it)' : ' again (the checkpoints the first pass left)'}; slowest: ${slowest.map((s) => `#${s.i + 1} ${s.ms.toFixed(0)} ms`).join(', ')}`,
       );
-      line('seek + task table + a worker\'s stack', table, 300);
+      line('seek + task table + a worker\'s stack (names, log)', table, 300);
+      line('seek + ... + that stack with positions (replayed)', positions, 1000);
       line('seek + ... + that worker\'s locals', locals, 1000);
     }
 
     // Right after a live crawl ends.
-    const first: { table: number[]; locals: number[] } = { table: [], locals: [] };
-    const worst: { table: number[]; locals: number[] } = { table: [], locals: [] };
-    const all: { table: number[]; locals: number[] } = { table: [], locals: [] };
+    const first: { table: number[]; positions: number[]; locals: number[] } = { table: [], positions: [], locals: [] };
+    const worst: { table: number[]; positions: number[]; locals: number[] } = { table: [], positions: [], locals: [] };
+    const all: { table: number[]; positions: number[]; locals: number[] } = { table: [], positions: [], locals: [] };
     const rateRatios: number[] = [];
     const rates: { on: number[]; off: number[] } = { on: [], off: [] };
     let ticksSeen = 0;
@@ -185,14 +211,11 @@ async function bench(args: Args): Promise<void> {
       ticksSeen = ticks;
       const times = [];
       for (const tick of spreadTicks(ticks, FIRST_SEEKS, random)) times.push(await timeSeek(host, tick));
-      for (const t of times) {
-        all.table.push(t.table);
-        all.locals.push(t.locals ?? t.table);
+      for (const k of ['table', 'positions', 'locals'] as const) {
+        for (const t of times) all[k].push(t[k]);
+        first[k].push(times[0]![k]);
+        worst[k].push(Math.max(...times.map((t) => t[k])));
       }
-      first.table.push(times[0]!.table);
-      first.locals.push(times[0]!.locals ?? times[0]!.table);
-      worst.table.push(Math.max(...times.map((t) => t.table)));
-      worst.locals.push(Math.max(...times.map((t) => t.locals ?? t.table)));
       const offRate = (off ?? (await liveCrawl(host, args, false))).rate;
       rates.on.push(on.rate);
       rates.off.push(offRate);
@@ -202,12 +225,15 @@ async function bench(args: Args): Promise<void> {
       console.log(`${what.padEnd(58)} median ${median(xs).toFixed(0).padStart(5)} ms   rounds ${xs.map((x) => x.toFixed(0)).join(' ')}   (bound ${bound} ms)`);
     };
     console.log(`right after a live recorded crawl of ${args.pages} pages (${args.latency} site, ${ticksSeen} ticks) ends: ${FIRST_SEEKS} seeks at once, one in each ${FIRST_SEEKS}th of the run, ${args.rounds} rounds:`);
-    roundsLine('first seek: + task table + a worker\'s stack', first.table, 300);
+    roundsLine('first seek: + task table + a worker\'s stack (names, log)', first.table, 300);
+    roundsLine('first seek: + that stack with positions (replayed)', first.positions, 1000);
     roundsLine('first seek: + that worker\'s locals', first.locals, 1000);
-    roundsLine(`worst of the ${FIRST_SEEKS}: + task table + a worker's stack`, worst.table, 300);
+    roundsLine(`worst of the ${FIRST_SEEKS}: + task table + a worker's stack (names)`, worst.table, 300);
+    roundsLine(`worst of the ${FIRST_SEEKS}: + that stack with positions`, worst.positions, 1000);
     roundsLine(`worst of the ${FIRST_SEEKS}: + that worker's locals`, worst.locals, 1000);
-    line(`all ${all.table.length} of them: + task table + a worker's stack`, all.table, 300);
-    line(`all ${all.table.length} of them: + that worker's locals`, all.locals, 1000);
+    line(`all ${all.table.length}: + table + stack (names, log)`, all.table, 300);
+    line(`all ${all.table.length}: + stack with positions`, all.positions, 1000);
+    line(`all ${all.table.length}: + that worker's locals`, all.locals, 1000);
     console.log(
       `live crawl rate, recording on / off: median of the rounds' ratios ${median(rateRatios).toFixed(2)} (rounds ${rateRatios.map((x) => x.toFixed(2)).join(' ')}; on ${median(rates.on).toFixed(0)} urls/s, off ${median(rates.off).toFixed(0)} urls/s; bound 0.8)${args.busy > 0 ? `, ${args.busy} busy loop(s) beside it` : ''}`,
     );

@@ -258,7 +258,8 @@ export class InspectorPanel {
       };
     });
     ep.handle('taskDetail', async (raw) => {
-      const detail = await host('taskDetail', { taskId: narrow('taskDetail', raw).taskId, locals: true });
+      // At a past tick still being replayed: the stack by function names from the log at once (the panel asks again when the replay lands).
+      const detail = await host('taskDetail', { taskId: narrow('taskDetail', raw).taskId, locals: true, fromLogMeanwhile: true });
       this.deps.onTaskDetailShown(detail);
       return detail;
     });

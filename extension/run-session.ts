@@ -23,7 +23,7 @@
 //   `viewedTick` event or a seek's answer tells it, and each change refetches the whole task
 //   table, so every view of the session (panel, status bar, decorations) shows that tick.
 
-import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, HostMethods, LaunchOptions, LaunchTarget, Lint, ProgramLoopState, RecordingInfo, Snapshot } from '../protocol/host-protocol';
+import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, HostMethods, LaunchOptions, LaunchTarget, Lint, ProgramLoopState, RecordingInfo, Snapshot, ViewedMoment } from '../protocol/host-protocol';
 import { CoalescingPoll } from '../protocol/coalescing-poll';
 import { ProgressHistory } from '../protocol/progress-history';
 import { SnapshotMirror, type MirrorChange } from '../protocol/snapshot-mirror';
@@ -219,21 +219,33 @@ export class RunSession {
   /** Shows the run at `tick` in every view (null: back to the present). */
   async seek(tick: number | null): Promise<number | null> {
     const r = await this.request('seekTick', { tick });
-    if (r.runId === this.status.runId) this.applyViewed(r.tick);
+    if (r.runId === this.status.runId) this.applyViewed(r);
     return r.tick;
   }
 
-  /** The host says which moment is shown: the status, then a whole table of that moment. */
-  private applyViewed(tick: number | null): void {
+  /**
+   * The host says which moment is shown (and, for a past tick, whether its replay has landed):
+   * the status, then a whole table of that moment (again when the replay lands: the replayed
+   * one, with the timings the log lacks; the views then read stacks with positions and locals).
+   */
+  private applyViewed(moment: ViewedMoment): void {
+    const tick = moment.tick;
+    const replaying = tick !== null && moment.replayed === false;
+    const error = replaying ? moment.replayError : undefined;
     const now = this.status.viewedTick ?? null;
-    if (now === tick) return;
+    if (now === tick && (this.status.viewedReplaying === true) === replaying && this.status.viewedReplayError === error) return;
     const s: RunStatus = { ...this.status };
     if (tick === null) delete s.viewedTick;
     else s.viewedTick = tick;
+    if (replaying && error === undefined) s.viewedReplaying = true;
+    else delete s.viewedReplaying;
+    if (error !== undefined) s.viewedReplayError = error;
+    else delete s.viewedReplayError;
     // A full table of the moment shown (the host answers for it), not a delta of another.
     this.mirror.clear();
     this.setStatus(s);
-    this.onViewed.fire(tick);
+    // A new moment (not the same one's replay landing: its table comes whole all the same).
+    if (now !== tick) this.onViewed.fire(tick);
     this.schedulePoll(0);
   }
 
@@ -418,7 +430,7 @@ export class RunSession {
       }),
       ep.on('viewedTick', (b) => {
         if (this.status.phase === 'starting' || typeof b !== 'object' || b === null || b.runId !== this.status.runId) return;
-        this.applyViewed(typeof b.tick === 'number' ? b.tick : null);
+        this.applyViewed(b);
       }),
       ep.on('output', (b) => {
         if (typeof b === 'object' && b !== null && typeof b.text === 'string') this.onOutput.fire(b);

@@ -108,6 +108,12 @@ export interface TaskDetail {
   createdAt: SourcePosition | null;
   /** For failed tasks. */
   traceback: Traceback | null;
+  /**
+   * Answered from a recording's event log while the replay to the past tick viewed is under
+   * way (ViewedMoment.replayed false): frames by function name only (no positions, no
+   * locals); asked again once the replay has landed, it has them.
+   */
+  fromLog?: true;
 }
 
 export interface TraceFrame {
@@ -206,6 +212,13 @@ export interface Snapshot {
   removed: number[];
   counts: Record<TaskState, number>;
   progress: CrawlProgress | null;
+  /**
+   * Answered from a recording's event log while the replay to the past tick viewed is under
+   * way (ViewedMoment.replayed false): every row as the replay will say it, except busyMs
+   * (not in the log: 0) and an await's resourceId (absent); no crawl progress (null). Asked
+   * again once the replay has landed, it is the replayed moment's.
+   */
+  fromLog?: true;
 }
 
 /** How the demo site answers: 'realistic' (responses come 100-800 ms late) or 'instant'. */
@@ -361,6 +374,17 @@ export interface ViewedMoment {
    * pastBreakpointHit answer), not a tick.
    */
   line?: boolean;
+  /**
+   * A past tick only. false: known from the recording's event log, its replay under way:
+   * snapshot and taskDetail without locals answer at once from the log (Snapshot.fromLog,
+   * TaskDetail.fromLog), the requests that need the replayed program (taskDetail with locals,
+   * variables, graph, evaluate) wait for it. A `viewedTick` event with true follows when it
+   * has landed (for the tick still viewed), for the views to read frames with positions and
+   * locals. true (or absent): replayed.
+   */
+  replayed?: boolean;
+  /** With replayed false: the replay to this tick failed, and why (positions and locals cannot be shown; the log's table stands). */
+  replayError?: string;
 }
 
 export interface Breakpoint {
@@ -552,7 +576,12 @@ export interface HostMethods {
   /** Break when a task fails or is cancelled; `urlFailed`: when the crawler records a URL as failed (its worker catches the error, so no task fails). */
   setExceptionBreaks: { params: { taskFailed: boolean; taskCancelled: boolean; urlFailed?: boolean }; result: Record<string, never> };
   snapshot: { params: { since?: number }; result: Snapshot };
-  taskDetail: { params: { taskId: number; locals?: boolean }; result: TaskDetail };
+  /**
+   * `locals` (default true) waits, at a past tick not yet replayed, for its replay; with
+   * `fromLogMeanwhile` it answers at once from the log instead (TaskDetail.fromLog, no positions
+   * nor locals), as the panel asks: it asks again when the replay lands.
+   */
+  taskDetail: { params: { taskId: number; locals?: boolean; fromLogMeanwhile?: boolean }; result: TaskDetail };
   variables: { params: { handle: number }; result: { variables: VariableInfo[] } };
   graph: { params: Record<string, never>; result: AwaitGraph };
   traces: { params: { url?: string }; result: TracePair };
@@ -650,9 +679,13 @@ export interface HostMethods {
    * from the recording (inputs fed back, the network never touched; a live run goes on as it
    * was), or back to the present with null. From then on snapshot, taskDetail, variables,
    * graph, lints and evaluate answer for that moment; a `viewedTick` event tells every client.
-   * Refused (notRecorded, badTick) for a run not recorded or a tick out of range.
+   * A past tick is answered at once, known from the recording's event log (ViewedMoment
+   * replayed false), its replay going on in the background (a replay for a tick viewed before
+   * is dropped, or taken on to this one); `replayed`: answer only once the replay has landed.
+   * Refused (notRecorded, badTick) for a run not recorded or a tick out of range; with
+   * `replayed`, (replayFailed) for a replay that fails, (superseded) when the views moved on.
    */
-  seekTick: { params: { tick: number | null }; result: ViewedMoment };
+  seekTick: { params: { tick: number | null; replayed?: boolean }; result: ViewedMoment };
   /** Ends the current run (cancels its tasks, attributed to `by`, the view that asked; closes its loop); the host stays up. */
   stop: { params: { by?: CancelRequester }; result: Record<string, never> };
   /** Ends the host process. */

@@ -283,8 +283,9 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
   taskDetail: (raw) => {
     const p = paramsOf('taskDetail', raw);
     const locals = optionalBoolean('taskDetail', p, 'locals');
+    const fromLogMeanwhile = optionalBoolean('taskDetail', p, 'fromLogMeanwhile');
     const taskId = requireNumber('taskDetail', p, 'taskId', 'id');
-    return locals === undefined ? { taskId } : { taskId, locals };
+    return { taskId, ...(locals !== undefined ? { locals } : {}), ...(fromLogMeanwhile !== undefined ? { fromLogMeanwhile } : {}) };
   },
   variables: (raw) => {
     const handle = requireNumber('variables', paramsOf('variables', raw), 'handle', 'id');
@@ -393,8 +394,9 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
   },
   seekTick: (raw) => {
     const p = paramsOf('seekTick', raw);
-    if (p.tick === null) return { tick: null };
-    return { tick: requireNumber('seekTick', p, 'tick', 'integer') };
+    const replayed = optionalBoolean('seekTick', p, 'replayed');
+    const tick = p.tick === null ? null : requireNumber('seekTick', p, 'tick', 'integer');
+    return replayed === undefined ? { tick } : { tick, replayed };
   },
   stop: (raw) => {
     const p = paramsOf('stop', raw);

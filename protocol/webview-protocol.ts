@@ -57,6 +57,10 @@ export interface RunStatus {
   pausedTaskId?: number;
   /** The past tick every view shows (the run's one viewed moment, set by a seek); absent: the present. */
   viewedTick?: number;
+  /** The past tick shown is known from the recording's log, its replay under way: stacks by function name, positions and locals once it lands. */
+  viewedReplaying?: boolean;
+  /** The replay to the past tick shown failed, and why: the log's table stands, without positions or locals. */
+  viewedReplayError?: string;
   /** The run is recorded: the timeline can show it and the scrubber seek it. */
   recorded?: boolean;
   /** The run is a recording opened from this file (finished, nothing runs). */
@@ -324,6 +328,8 @@ export function narrowRunStatus(v: unknown): RunStatus | null {
   if (typeof v.pauseReason === 'string') s.pauseReason = v.pauseReason as StopReason;
   if (isInt(v.pausedTaskId)) s.pausedTaskId = v.pausedTaskId;
   if (isInt(v.viewedTick) && v.viewedTick >= 0) s.viewedTick = v.viewedTick;
+  if (s.viewedTick !== undefined && v.viewedReplaying === true) s.viewedReplaying = true;
+  if (s.viewedTick !== undefined && typeof v.viewedReplayError === 'string') s.viewedReplayError = v.viewedReplayError;
   if (v.recorded === true) s.recorded = true;
   if (typeof v.recordingFile === 'string') s.recordingFile = v.recordingFile;
   return s;

@@ -77,6 +77,7 @@
 // - Threads are listed from the host's snapshot (incremental), so 100+ tasks cost one delta;
 //   while running, thread events are coalesced (at most one batch per THREAD_EVENTS_MS).
 
+import { RemoteError } from '../../protocol/rpc';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import {
@@ -805,6 +806,9 @@ export class CoroscopeSession extends LoggingDebugSession {
     if (b.runId !== this.runId || !this.showsRun()) return;
     // A line within a tick (a past line or hit while a line stop holds the run): this session shows the line itself, by its `paused` or its search's answer.
     if (b.line === true) return;
+    // The replay of a tick shown has landed or failed: never a move (the host told the move before, replayed: false, and
+    // drops a landing once the views moved on); this session's stacks are asked with locals, which wait for the replay.
+    if (b.replayed === true || b.replayError !== undefined) return;
     this.recordedTicks = b.ticks;
     if (this.hitMove && b.tick !== null) {
       // The views follow a line move from the hit to its tick; the move's `paused` shows the line.
@@ -1370,8 +1374,11 @@ export class CoroscopeSession extends LoggingDebugSession {
       this.resumed();
       this.sendResponse(response);
       try {
-        await host.endpoint.request('seekTick', { tick });
+        // Answered once replayed: this session shows the tick's stacks with positions and locals, so it waits for them as it always did.
+        await host.endpoint.request('seekTick', { tick, replayed: true });
       } catch (e) {
+        // The views moved on (a later seek) before this tick was replayed: that move is shown, not this one's failure.
+        if (e instanceof RemoteError && e.code === 'superseded') return;
         this.travel = null;
         this.output(`Coroscope: ${response.command} failed: ${message(e)}`, 'stderr');
         if (stop !== null && host.isAlive() && this.showsRun()) {
@@ -1459,8 +1466,10 @@ export class CoroscopeSession extends LoggingDebugSession {
         if (tick === null) throw new Error(lane === null ? `task #${taskId} has no earlier suspension in the recording` : `${lane.name} (#${taskId}) has no earlier suspension in the recording (created at tick ${lane.createdTick})`);
         this.presentStop = stop;
         this.travel = { reason: 'step', threadId };
-        await host.endpoint.request('seekTick', { tick });
+        await host.endpoint.request('seekTick', { tick, replayed: true });
       } catch (e) {
+        // The views moved on (a later seek) before this tick was replayed: that move is shown, not this one's failure.
+        if (e instanceof RemoteError && e.code === 'superseded') return;
         this.travel = null;
         this.output(`Coroscope: stepBack failed: ${message(e)}`, 'stderr');
         if (host.isAlive() && this.phase === 'running' && this.currentStop === null && this.viewedTick === null) {
@@ -1598,8 +1607,10 @@ export class CoroscopeSession extends LoggingDebugSession {
         this.pastHit = null;
         this.travel = { reason: 'step', threadId: stop.threadId };
         if (tick === null && this.viewedTick === null) return;
-        await host.endpoint.request('seekTick', { tick });
+        await host.endpoint.request('seekTick', { tick, replayed: true });
       } catch (e) {
+        // The views moved on (a later seek) before this tick was replayed: that move is shown, not this one's failure.
+        if (e instanceof RemoteError && e.code === 'superseded') return;
         this.hitMove = false;
         this.travel = null;
         this.output(`Coroscope: ${response.command} failed: ${message(e)}`, 'stderr');

@@ -29,7 +29,7 @@ import { summarizeTasks } from '../inspect/task-summaries';
 import { cancelOriginLabel } from '../../protocol/cancel-origin-label';
 import { RunRecorder } from '../record/run-recorder';
 import { writeRecordingFile } from '../record/recording-file';
-import { packAwaitDetails } from '../record/await-details';
+import { packTableNotes } from '../record/await-details';
 import { programSources } from '../record/source-hashes';
 import { cancelOnSignal, recordedProgram, startMain, type RecordedProgram } from '../host/launch-programs';
 import type { CrawlCommand } from './args';
@@ -143,7 +143,7 @@ async function recordCrawl(cmd: CrawlCommand, file: string, program: RecordedPro
   const streams = recorder.finish();
   // The replay crawls the same roots (the demo site's URL of this run), without the site; `json`: how the CLI printed it.
   const bytes = writeRecordingFile(file, {
-    meta: { program: { ...recordedProgram(outcome.interruptedBy === 'SIGINT' || outcome.interruptedBy === 'SIGTERM' ? { ...program, signal: outcome.interruptedBy } : program), json: cmd.json }, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString(), awaitDetails: packAwaitDetails(recorder.awaitDetails ?? []) },
+    meta: { program: { ...recordedProgram(outcome.interruptedBy === 'SIGINT' || outcome.interruptedBy === 'SIGTERM' ? { ...program, signal: outcome.interruptedBy } : program), json: cmd.json }, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString(), ...packTableNotes(recorder.tableNotes()!) },
     events: streams.events,
     gaps: streams.gaps,
     payload: streams.payload,

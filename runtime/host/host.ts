@@ -36,6 +36,7 @@ import { ExceptionTracer, failingPageOf, tracePair } from '../inspect/traces';
 import { LoopControlError, checkBreakpoints } from '../inspect/loop-control';
 import { taskFrames } from '../inspect/task-snapshot';
 import { cancelTaskAs } from '../inspect/task-recorder';
+import { RecordedMoment } from './recorded-moment';
 import { Run, type RunServices } from './run';
 import { openRecording, saveRecording, writeReplayCopy } from './recordings';
 import { compareApproaches, listSamples } from '../samples/index';
@@ -157,7 +158,7 @@ export class RuntimeHost {
       return job;
     });
     serve('timeline', (p) => this.requireRun('timeline').timeline(p.sinceTick ?? 0, p.taskId));
-    serve('seekTick', (p) => this.requireRun('seekTick').seekTick(p.tick));
+    serve('seekTick', (p) => this.requireRun('seekTick').seekTick(p.tick, p.replayed ?? false));
     serve('replayLineTick', (p) => this.requireRun('replayLineTick').replayLineTick(p.tick));
     serve('scanTicks', (p) => this.requireRun('scanTicks').scanTicks(p));
     serve('writeReplayCopy', (p) => writeReplayCopy(this.requireRun('writeReplayCopy'), p.path));
@@ -226,31 +227,30 @@ export class RuntimeHost {
     });
 
     // The inspection requests answer for the moment the views show: the present, or a past tick (seekTick).
+    // A past tick whose replay is under way: the table and a stack by function names come from the log at once; what needs the replayed program waits for it.
     serve('snapshot', (p) => {
       const run = this.requireRun('snapshot');
-      return run.viewed !== null ? run.viewed.snapshot() : run.snapshot(p.since);
+      return run.momentNow()?.snapshot() ?? run.snapshot(p.since);
     });
 
     serve('taskDetail', (p) => {
       const run = this.requireRun('taskDetail');
-      return (run.viewed ?? run).taskDetail(p.taskId, (p.locals ?? true) && run.inspect);
+      const locals = (p.locals ?? true) && run.inspect;
+      const now = run.momentNow();
+      if (now instanceof RecordedMoment && (!locals || p.fromLogMeanwhile === true)) return now.taskDetail(p.taskId);
+      return run.withReplayed('taskDetail', (m) => m.taskDetail(p.taskId, locals));
     });
 
-    serve('variables', (p) => {
-      const run = this.requireRun('variables');
-      return { variables: (run.viewed ?? run).variables.children(p.handle) };
-    });
+    serve('variables', (p) => this.requireRun('variables').withReplayed('variables', (m) => ({ variables: m.variables.children(p.handle) })));
 
-    serve('graph', () => {
-      const run = this.requireRun('graph');
-      return (run.viewed ?? run).graph();
-    });
+    serve('graph', () => this.requireRun('graph').withReplayed('graph', (m) => m.graph()));
 
     serve('traces', async (p) => this.traces(p.url));
 
     serve('lints', () => {
       const run = this.requireRun('lints');
-      if (run.viewed !== null) return { lints: run.viewed.lints() };
+      const past = run.momentNow();
+      if (past !== null) return { lints: past.lints() };
       if (!run.loop.isClosed()) {
         run.lints.sweep();
         run.lints.checkWakeups();
@@ -259,10 +259,8 @@ export class RuntimeHost {
       return { lints: run.lints.lints() };
     });
 
-    serve('evaluate', (p) => {
+    serve('evaluate', (p) => this.requireRun('evaluate').withReplayed('evaluate', (run) => {
       const { expression, taskId, frameIndex } = p;
-      const present = this.requireRun('evaluate');
-      const run = present.viewed ?? present;
       if (taskId === undefined) {
         const live = run.liveTasks();
         const bindings: Array<readonly [string, unknown]> = [
@@ -291,7 +289,7 @@ export class RuntimeHost {
       }
       const note = cut.length > 0 && cut.some((n) => new RegExp(`\\b${n.replace(/\$/g, '\\$')}\\b`).test(expression)) ? `${cut.join(', ')} passed as cut previews` : null;
       return run.variables.evaluate(expression, bindings, self, note);
-    });
+    }));
 
     serve('cancelTask', (p) => {
       const run = this.requireActiveRun('cancelTask');
@@ -321,12 +319,12 @@ export class RuntimeHost {
     const opened = openRecording(path, midTick);
     // A line replay host given the same live run's recording again (followed, at a stop, at its end): its run grows, its checkpoints kept.
     const current = this.run;
-    if ((midTick || unshown) && current !== null && current.growOpened(opened.program, opened.streams, opened.lints, opened.awaitDetails, live)) return { ...opened.info, runId: current.id };
+    if ((midTick || unshown) && current !== null && current.growOpened(opened.program, opened.streams, opened.lints, opened.notes, live)) return { ...opened.info, runId: current.id };
     await this.stopRun();
     await this.run?.release();
     // An opened recording is always inspected, and its replays (checkpoints start at once) record frames as it did: tracking goes on first.
     this.setInspection(true);
-    const run = await Run.opened(this.nextRunId++, path, opened.program, opened.streams, opened.lints, opened.awaitDetails, this.services, live);
+    const run = await Run.opened(this.nextRunId++, path, opened.program, opened.streams, opened.lints, opened.notes, this.services, live);
     this.run = run;
     // A mid-tick recording (a line replay's) is walked line by line, a replay host's copy searched: neither is shown at a tick.
     if (opened.info.ticks > 0 && !midTick && !unshown) await run.seekTick(null);

@@ -241,7 +241,8 @@ export class LineReplayHost {
     if (tick === null) this.viewing = false;
     else {
       if (tick < 1 || tick > this.ticks) throw new ProtocolError(`seekTick: run ${this.runId} has ticks 1..${this.ticks} recorded before the tick stopped in, not ${tick}`, 'badTick');
-      await this.endpoint.request('seekTick', { tick });
+      // Replayed before it answers: the moment's queries are then the replay's, with positions and locals (no second viewedTick reaches the views from here).
+      await this.endpoint.request('seekTick', { tick, replayed: true });
       this.viewing = true;
     }
     return { runId: this.runId, tick, ticks: this.ticks };

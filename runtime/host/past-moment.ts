@@ -38,6 +38,8 @@ export class PastMoment {
     private readonly finished: TaskHistory<TaskSummary>,
     /** The lints the run reported (the present's, or those saved with an opened recording): those by this tick are shown. */
     private readonly lintsThen: () => Lint[],
+    /** The moment's "now" for the timings: the recorded time its tick began (seconds), as the log-side table (recorded-tasks.ts) counts too. */
+    private readonly now: number,
   ) {}
 
   liveTasks(): Task<unknown>[] {
@@ -52,7 +54,7 @@ export class PastMoment {
   }
 
   snapshot(): Snapshot {
-    const tasks = summarizeTasks(this.liveTasks(), { recorder: this.recorder });
+    const tasks = summarizeTasks(this.liveTasks(), { recorder: this.recorder, now: this.now });
     for (const s of this.finished.list()) tasks.push(s);
     const progress = this.crawler === null ? null : new CrawlProgressCounter(this.crawler).progress(this.crawler.elapsed());
     return this.snapshots.snapshot(undefined, tasks, { tick: this.tick, paused: true, progress });
@@ -66,7 +68,7 @@ export class PastMoment {
       return { task: past, frames: [], awaitChain: [], createdAt: null, traceback: null };
     }
     this.index ??= new AwaitIndex(this.liveTasks());
-    return liveTaskDetail(task, { recorder: this.recorder, index: this.index, variables: this.variables, locals, createdAt: null });
+    return liveTaskDetail(task, { recorder: this.recorder, index: this.index, variables: this.variables, locals, createdAt: null, now: this.now });
   }
 
   graph(): ReturnType<typeof buildAwaitGraph> {

@@ -15,7 +15,7 @@ import type { RecordedStreams } from '../record/run-recorder';
 import { ProtocolError } from '../../protocol/rpc';
 import { RecordingError } from '../record/recording-errors';
 import { readRecordingFile, readRecordingLog, writeRecordingFile, type RecordingMeta } from '../record/recording-file';
-import { packAwaitDetails, unpackAwaitDetails } from '../record/await-details';
+import { packTableNotes, unpackTableNotes, type TableNotes } from '../record/await-details';
 import { checkSources, programSources } from '../record/source-hashes';
 import { readRecordedProgram, recordedProgram, type RecordedProgram } from './launch-programs';
 import type { Run } from './run';
@@ -36,8 +36,8 @@ function metaOf(run: Run, streams: RecordedStreams): RecordingMeta {
     recordedAt: new Date().toISOString(),
     lints: run.lints.lints(),
   };
-  const details = run.awaitDetails();
-  if (details !== null) meta = { ...meta, awaitDetails: packAwaitDetails(details) };
+  const notes = run.tableNotes();
+  if (notes !== null) meta = { ...meta, ...packTableNotes(notes) };
   return streams.openTick === true ? { ...meta, openTick: true } : meta;
 }
 
@@ -75,8 +75,8 @@ export interface OpenedRecording {
   readonly program: RecordedProgram;
   /** The lints the run had reported (saved with it). */
   readonly lints: Lint[];
-  /** What each suspension awaited in the task table's words (saved with it), or null. */
-  readonly awaitDetails: string[] | null;
+  /** What the recorder kept beside the log for the task table (each suspension's await detail and awaited tasks, each task's outcome; saved with it), or null. */
+  readonly notes: TableNotes | null;
 }
 
 const LINT_KINDS: ReadonlySet<string> = new Set<LintKind>(['slowCallback', 'neverAwaited', 'destroyedPending', 'neverYields', 'lostWakeup', 'deadlock']);
@@ -109,7 +109,7 @@ export function openRecording(path: string, midTick = false): OpenedRecording {
     readRecordingLog(rec, path);
     const program = readRecordedProgram(rec.meta.program, path);
     const streams: RecordedStreams = { events: rec.events, gaps: rec.gaps, payload: rec.payload, ticks: rec.meta.ticks, steps: rec.meta.steps, tasks: rec.meta.tasks, sockets: rec.meta.sockets, openTick: open };
-    return { info: infoOf(path, statSync(path).size, rec.meta), streams, program, lints: savedLints(rec.meta.lints), awaitDetails: unpackAwaitDetails(rec.meta.awaitDetails) };
+    return { info: infoOf(path, statSync(path).size, rec.meta), streams, program, lints: savedLints(rec.meta.lints), notes: unpackTableNotes(rec.meta) };
   } catch (e) {
     if (e instanceof RecordingError) throw new ProtocolError(`openRecording: ${e.message}`, 'badRecording');
     throw e;

@@ -50,9 +50,8 @@ import { RecordingError } from '../record/recording-errors';
 import { RunLogReader, type RecordingSoFar, type RunLog } from '../record/run-log';
 import { RunReplay } from '../record/run-replay';
 import { PastMoment } from './past-moment';
+import { MOMENT_HISTORY } from './recorded-moment';
 
-/** Finished tasks a past moment lists (as many as the present's history keeps). */
-const HISTORY = 1000;
 
 /** The recorded program, started again on a replay's loop exactly as the run started it. */
 export interface ReplayableProgram {
@@ -90,7 +89,7 @@ interface LogReading {
 
 /** One replay of the run, paused after a tick. */
 class ReplaySession {
-  readonly finished = new TaskHistory<TaskSummary>(HISTORY);
+  readonly finished = new TaskHistory<TaskSummary>(MOMENT_HISTORY);
   private pending: { resolve: () => void; reject: (e: Error) => void } | null = null;
   private failure: Error | null = null;
   stoppedAt = 0;
@@ -179,6 +178,11 @@ class ReplaySession {
       this.fail(e);
       throw e;
     }
+  }
+
+  /** Going on to its tick (advance), not there yet: goes on to the later `tick` instead; false when it cannot. */
+  retarget(tick: number): boolean {
+    return !this.parked && this.failure === null && !this.held && this.replay.retarget(tick);
   }
 
   /** Goes on to a later tick (or stays, when it is there already), at full speed. */
@@ -302,6 +306,8 @@ export class RunRewind {
   private sessions: ReplaySession[] = [];
   private viewedSession: ReplaySession | null = null;
   private building: ReplaySession | null = null;
+  /** The seek's replay under way, and whether its tick is still wanted (a later seek may take it on: retarget). */
+  private advancing: { session: ReplaySession; wanted: () => boolean; retargeted: boolean } | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private seeking = 0;
   private closed = false;
@@ -333,11 +339,21 @@ export class RunRewind {
     this.reading = null;
   }
 
-  /** The run as it was right after `tick` (1 .. the ticks recorded). */
-  seek(tick: number): Promise<PastMoment> {
+  /**
+   * The run as it was right after `tick` (1 .. the ticks recorded). `wanted`: whether the tick
+   * is still asked for (the views may move on before it lands): a seek no longer wanted when
+   * its turn comes is refused (superseded) without replaying anything, and a replay under way
+   * for a tick no longer wanted is taken on to this later one instead (then refused too).
+   */
+  seek(tick: number, wanted: () => boolean = () => true): Promise<PastMoment> {
     this.seeking++;
     this.building?.hold();
-    const job = this.queue.then(() => this.seekNow(tick));
+    const going = this.advancing;
+    if (going !== null && !going.wanted() && going.session.retarget(tick)) going.retargeted = true;
+    const job = this.queue.then(() => {
+      if (!wanted()) throw new ProtocolError(`seekTick: tick ${tick} is no longer viewed`, 'superseded');
+      return this.seekNow(tick, wanted);
+    });
     this.queue = job.catch(() => undefined).finally(() => {
       if (--this.seeking === 0) {
         this.building?.release();
@@ -441,9 +457,10 @@ export class RunRewind {
     return this.reading;
   }
 
-  private async seekNow(tick: number): Promise<PastMoment> {
+  private async seekNow(tick: number, wanted: () => boolean = () => true): Promise<PastMoment> {
     if (this.closed) throw new ProtocolError(`seekTick: run ${this.source.runId} is gone`, 'noRun');
     let session: ReplaySession;
+    let retargeted = false;
     try {
       const reading = this.read();
       if (reading.ticks < tick) throw new RecordingError(`${this.source.what} has ${reading.ticks} ticks recorded, not ${tick}`);
@@ -461,12 +478,12 @@ export class RunRewind {
           this.sessions.push(session);
         }
         session.extend(reading);
-        if (!session.parked || session.stoppedAt !== tick) await this.timed(session, session.advance(tick));
+        if (!session.parked || session.stoppedAt !== tick) retargeted = await this.timed(session, session.advance(tick), wanted);
       } else {
         const started = ReplaySession.start(this.source, reading, tick);
         session = started.session;
         this.sessions.push(session);
-        await this.timed(session, started.reached);
+        retargeted = await this.timed(session, started.reached, wanted);
       }
       // Exact or refused: the replayed events so far must be the recorded ones.
       session.check();
@@ -476,19 +493,28 @@ export class RunRewind {
       if (e instanceof RecordingError) throw new ProtocolError(`seekTick: ${e.message}`, 'replayFailed');
       throw new ProtocolError(`seekTick: the replay of ${this.source.what} to tick ${tick} failed: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
     }
+    // Taken on to a later tick by a later seek: parked there, for that seek.
+    if (retargeted) throw new ProtocolError(`seekTick: tick ${tick} is no longer viewed (its replay went on to tick ${session.stoppedAt})`, 'superseded');
     this.viewedSession = session;
     return this.momentOf(session, tick);
   }
 
   /** A replay's moment, as the views ask it (at tick `tick`: right after it, or within it while traced). */
   private momentOf(session: ReplaySession, tick: number): PastMoment {
-    return new PastMoment(this.source.runId, tick, session.loop, session.crawler, session.recorder, session.finished, () => this.source.lints());
+    return new PastMoment(this.source.runId, tick, session.loop, session.crawler, session.recorder, session.finished, () => this.source.lints(), this.read().log.times[tick - 1] ?? session.loop.time());
   }
 
-  /** Waits for a replay to reach its tick, and learns the replay's speed from it. */
-  private async timed(session: ReplaySession, reached: Promise<void>): Promise<void> {
-    await reached;
+  /** Waits for a seek's replay to reach its tick (or the later one a later seek took it on to: true), and learns the replay's speed from it. */
+  private async timed(session: ReplaySession, reached: Promise<void>, wanted: () => boolean): Promise<boolean> {
+    const going = { session, wanted, retargeted: false };
+    this.advancing = going;
+    try {
+      await reached;
+    } finally {
+      if (this.advancing === going) this.advancing = null;
+    }
     this.learnSpeed(session);
+    return going.retargeted;
   }
 
   private learnSpeed(session: ReplaySession): void {

@@ -46,7 +46,10 @@ import { CrawlProgressCounter } from './crawl-progress';
 import { PastMoment } from './past-moment';
 import { RunRewind, type Leaders, type ReplayableProgram } from './run-rewind';
 import { FIRST_STRETCH, HitScan } from './hit-scan';
-import { RunTimeline } from '../record/run-timeline';
+import { RunTimeline, type OutsideCancels } from '../record/run-timeline';
+import { RecordedTasks } from '../record/recorded-tasks';
+import type { TableNotes } from '../record/await-details';
+import { RecordedMoment } from './recorded-moment';
 import { wholeRecording } from '../record/run-log';
 import { findHostSample, SAMPLE_SITE } from './samples';
 import { cancelOnSignal, startMain, startReplayed, type CrawlSignal, type RecordedProgram } from './launch-programs';
@@ -102,6 +105,17 @@ interface CreationSite {
   stack?: string;
 }
 
+/** A past tick viewed while its replay is under way (Run.viewPast). */
+interface PastView {
+  readonly tick: number;
+  /** The moment as the log tells it, meanwhile. */
+  readonly recorded: RecordedMoment;
+  /** The replay to it: its PastMoment once landed; rejected when it failed or the views moved on. */
+  landing: Promise<PastMoment>;
+  /** Why the replay failed (the views say so), null while under way. */
+  error: Error | null;
+}
+
 const HOST_FILES = /[\\/]runtime[\\/](inspect|host)[\\/]/;
 
 export class Run {
@@ -122,16 +136,20 @@ export class Run {
   hitScan: HitScan | null = null;
   /** Whether the recording holds frame chains (its replays must record alike); the run's own inspect unless opened. */
   private framesRecorded: boolean;
-  /** What the views show when not the present: a past tick, replayed (seekTick). */
+  /** What the views show when not the present: a past tick, replayed (seekTick), once its replay has landed. */
   viewed: PastMoment | null = null;
+  /** The past tick viewed while its replay is under way: known from the log meanwhile (RecordedMoment). */
+  private pastView: PastView | null = null;
+  /** The recording's task table by tick, read from its log (recorded-tasks.ts), fed as it grows. */
+  private recordedTasks: RecordedTasks | null = null;
   private rewind: RunRewind | null = null;
   private timelineState: RunTimeline | null = null;
   private seeks: Promise<unknown> = Promise.resolve();
   private readonly createdSites = new Map<number, SourcePosition | null>();
   /** An opened recording's lints, as saved with it. */
   private openedLints: Lint[] = [];
-  /** An opened recording's await details, as saved with it. */
-  private openedAwaitDetails: readonly string[] | null = null;
+  /** An opened recording's table notes (await details, awaited tasks, outcomes), as saved with it. */
+  private openedNotes: TableNotes | null = null;
   /** The signal that interrupted an opened CLI recording's crawl: its replays make that cancel as the CLI did, and its timeline names it. */
   openedSignal: CrawlSignal | null = null;
   /** An opened copy of a run still going (a line replay host following it): its replays keep up at a share of the time, as a live run's do. */
@@ -329,6 +347,7 @@ export class Run {
     this.rewind?.close();
     this.rewind = null;
     this.viewed = null;
+    this.pastView = null;
     const site = this.site;
     this.site = null;
     await site?.close().catch(() => undefined);
@@ -491,14 +510,14 @@ export class Run {
    * replayable. It is inspected (frames and locals at every tick) whether or not the
    * recording holds frame chains (`framesRecorded`: what its replays record to compare).
    */
-  static async opened(id: number, path: string, program: RecordedProgram, streams: RecordedStreams, lints: Lint[], awaitDetails: readonly string[] | null, services: RunServices, following = false): Promise<Run> {
+  static async opened(id: number, path: string, program: RecordedProgram, streams: RecordedStreams, lints: Lint[], notes: TableNotes | null, services: RunServices, following = false): Promise<Run> {
     const run = new Run(id, program.target, { ...program.options, inspect: true, record: false, stopOnEntry: false }, services);
     run.framesRecorded = program.frames;
     await run.abort();
     run.openedFrom = path;
     const siteUrl = program.siteUrl;
     run.openedLints = lints;
-    run.openedAwaitDetails = awaitDetails;
+    run.openedNotes = notes;
     run.openedSignal = program.signal ?? null;
     run.recording = streams;
     run.following = following;
@@ -515,7 +534,7 @@ export class Run {
    * is still going (more will come). False, nothing changed, when `streams` is not this run's
    * recording grown (its streams a prefix of the new ones, the same program).
    */
-  growOpened(program: RecordedProgram, streams: RecordedStreams, lints: Lint[], awaitDetails: readonly string[] | null, following = false): boolean {
+  growOpened(program: RecordedProgram, streams: RecordedStreams, lints: Lint[], notes: TableNotes | null, following = false): boolean {
     const now = this.recording;
     if (this.openedFrom === null || now === null || streams.events.length < now.events.length) return false;
     if (JSON.stringify(program.target) !== JSON.stringify(this.target) || program.frames !== this.framesRecorded || (program.siteUrl ?? undefined) !== this.siteUrl) return false;
@@ -523,9 +542,10 @@ export class Run {
     if (!prefix(now.events, streams.events) || !prefix(now.gaps, streams.gaps) || !prefix(now.payload, streams.payload)) return false;
     this.recording = streams;
     this.openedLints = lints;
-    this.openedAwaitDetails = awaitDetails;
+    this.openedNotes = notes;
     this.following = following;
     this.rewind?.regrow();
+    this.recordedTasks = null;
     return true;
   }
 
@@ -549,8 +569,7 @@ export class Run {
   /** The run's timeline, or what is new after `sinceTick`; `taskId`: only that task's lane and marks. */
   timeline(sinceTick: number, taskId?: number): Timeline {
     this.recordedTicks('timeline');
-    const signal = this.openedSignal;
-    const t = (this.timelineState ??= new RunTimeline(this.openedFrom ?? `run ${this.id}`, signal === null ? null : { origin: { kind: 'cli' }, label: `the CLI (${signal})` }));
+    const t = (this.timelineState ??= new RunTimeline(this.openedFrom ?? `run ${this.id}`, this.outsideCancels()));
     const details = this.awaitDetails();
     if (this.recording !== null) t.update(this.recording.events, this.recording.events.length, details);
     else {
@@ -565,24 +584,53 @@ export class Run {
     return timeline;
   }
 
-  /** What each suspension of the recording awaited in the task table's words (RunRecorder.awaitDetails, or as saved with an opened recording), or null. */
-  awaitDetails(): readonly string[] | null {
-    return this.runRecorder?.awaitDetails ?? this.openedAwaitDetails;
+  /** Who asked the cancels made from outside the loop, when the recording says: an opened CLI recording's signal. */
+  private outsideCancels(): OutsideCancels | null {
+    const signal = this.openedSignal;
+    return signal === null ? null : { origin: { kind: 'cli' }, label: `the CLI (${signal})` };
   }
 
-  /** The moment the views show: null for the present. */
+  /** What each suspension of the recording awaited in the task table's words (RunRecorder.awaitDetails, or as saved with an opened recording), or null. */
+  awaitDetails(): readonly string[] | null {
+    return this.tableNotes()?.details ?? null;
+  }
+
+  /** What the recording keeps beside its log for the task table (RunRecorder.tableNotes, or as saved with an opened recording), or null. */
+  tableNotes(): TableNotes | null {
+    return this.runRecorder?.tableNotes() ?? this.openedNotes;
+  }
+
+  /** The moment the views show: null for the present; a past tick, replayed or (replayed false) known from the log meanwhile. */
   viewedMoment(): ViewedMoment {
-    return { runId: this.id, tick: this.viewed?.tick ?? null, ticks: this.recording !== null ? this.recordedTicks('seekTick') : (this.runRecorder?.ticks ?? 0) };
+    const ticks = this.recording !== null ? this.recordedTicks('seekTick') : (this.runRecorder?.ticks ?? 0);
+    const past = this.pastView;
+    if (past !== null) {
+      const moment: ViewedMoment = { runId: this.id, tick: past.tick, ticks, replayed: false };
+      if (past.error !== null) moment.replayError = past.error.message;
+      return moment;
+    }
+    if (this.viewed === null) return { runId: this.id, tick: null, ticks };
+    return { runId: this.id, tick: this.viewed.tick, ticks, replayed: true };
   }
 
   /**
-   * Moves the viewed moment to right after `tick` (replayed), or back to the present (null;
-   * an opened recording's present is its last tick). Seeks are served in order.
+   * Moves the viewed moment to right after `tick`, or back to the present (null; an opened
+   * recording's present is its last tick). Seeks are served in order. A past tick is known at
+   * once from the log (the answer and a `viewedTick` event say replayed: false) while its
+   * replay goes on in the background; a second `viewedTick` says when it has landed
+   * (replayed: true) or failed (replayError). `replayed`: answer only once it has landed (or
+   * refuse with why it failed).
    */
-  seekTick(tick: number | null): Promise<ViewedMoment> {
+  seekTick(tick: number | null, replayed = false): Promise<ViewedMoment> {
     const job = this.seeks.then(() => this.seekNow(tick));
     this.seeks = job.catch(() => undefined);
-    return job;
+    if (!replayed) return job;
+    return job.then(async (moment) => {
+      const past = this.pastView;
+      if (moment.tick === null || past === null || past.tick !== moment.tick) return moment;
+      await past.landing;
+      return this.viewedMoment();
+    });
   }
 
   private async seekNow(asked: number | null): Promise<ViewedMoment> {
@@ -591,14 +639,85 @@ export class Run {
     if (tick === null && this.openedFrom !== null) tick = ticks;
     if (tick === null) {
       this.viewed = null;
+      this.pastView = null;
     } else {
       if (tick < 1 || tick > ticks) throw new ProtocolError(`seekTick: run ${this.id} has ticks 1..${ticks} recorded, not ${tick}`, 'badTick');
-      this.viewed = await this.rewindOf().seek(tick);
+      if (this.viewed === null || this.viewed.tick !== tick || this.pastView !== null) this.viewPast(tick);
     }
     const moment = this.viewedMoment();
     this.services.emit('viewedTick', moment);
     return moment;
   }
+
+  /** Views past tick `tick`: from the log at once, the replay to it started (the one to a tick viewed before dropped or retargeted: RunRewind.seek). */
+  private viewPast(tick: number): void {
+    const recorded = new RecordedMoment(this.id, tick, this.recordedTasksNow(), () => this.lintsThen());
+    this.viewed = null;
+    const view: PastView = { tick, recorded, landing: Promise.resolve(null as unknown as PastMoment), error: null };
+    this.pastView = view;
+    view.landing = this.rewindOf().seek(tick, () => this.pastView === view);
+    view.landing.then(
+      (moment) => {
+        if (this.pastView !== view) return;
+        this.pastView = null;
+        this.viewed = moment;
+        this.services.emit('viewedTick', this.viewedMoment());
+      },
+      (e: unknown) => {
+        if (this.pastView !== view) return;
+        view.error = e instanceof Error ? e : new Error(String(e));
+        this.services.emit('viewedTick', this.viewedMoment());
+      },
+    );
+  }
+
+  /** The recording's task table by tick, read up to its last complete tick (only what is new since the last reading). */
+  private recordedTasksNow(): RecordedTasks {
+    const t = (this.recordedTasks ??= new RecordedTasks(this.openedFrom ?? `run ${this.id}`, this.outsideCancels()));
+    const notes = this.tableNotes();
+    // (A mid-tick recording's open tick is read as started, nothing in it: never asked for.)
+    if (this.recording !== null) t.update(this.recording.events, this.recording.events.length, notes);
+    else {
+      const soFar = this.runRecorder!.eventsSoFar();
+      t.update(soFar.bytes, soFar.upTo, notes);
+    }
+    return t;
+  }
+
+  /** The lints the run reported, each with its tick (the present's, or those saved with an opened recording). */
+  private lintsThen(): Lint[] {
+    return this.openedFrom !== null ? this.openedLints : this.lints.lints();
+  }
+
+  /**
+   * The moment the views show, for what needs no replayed program (the task table, a task's
+   * detail without locals, lints): the replayed past tick, or the log's while its replay is
+   * under way; null for the present.
+   */
+  momentNow(): PastMoment | RecordedMoment | null {
+    return this.viewed ?? this.pastView?.recorded ?? null;
+  }
+
+  /**
+   * `answer` of the moment the views show, for what needs the replayed program (locals,
+   * variables, the await graph, evaluate): the present (the run itself) or the past tick viewed
+   * once replayed, at once (a line stop serves its queries synchronously, on its stopped
+   * thread), or once its replay has landed, waited for: a ProtocolError when it failed, or
+   * when the views moved on before it landed (never an answer for another tick).
+   */
+  withReplayed<T>(method: string, answer: (moment: PastMoment | Run) => T): T | Promise<T> {
+    const past = this.pastView;
+    if (past === null) return answer(this.viewed ?? this);
+    return past.landing.then(
+      (moment) => answer(moment),
+      (e: unknown) => {
+        if (e instanceof ProtocolError && e.code === 'superseded') throw new ProtocolError(`${method}: the views moved on from tick ${past.tick} before its replay landed`, 'superseded');
+        if (e instanceof ProtocolError) throw new ProtocolError(`${method}: ${e.message}`, e.code);
+        throw e;
+      },
+    );
+  }
+
 
   /**
    * The line replay (an opened recording, line-replay-host.ts: a mid-tick one's open tick, or
@@ -614,6 +733,7 @@ export class Run {
       rewind.traceTick(tick, (loop, moment) => {
         this.tracedLoop = loop;
         this.viewed = moment;
+        this.pastView = null;
       }),
     );
     this.seeks = job.catch(() => undefined);
@@ -639,7 +759,10 @@ export class Run {
           scan.loop = loop;
           this.hitScan = loop === null ? null : scan;
           // A scan that stops at a hit of tick `to` (or the line shown again): the moment's queries answer for it there (the other tasks as they were on it).
-          if (params.stop?.kind === 'nth' || params.stop?.kind === 'marker') this.viewed = moment;
+          if (params.stop?.kind === 'nth' || params.stop?.kind === 'marker') {
+            this.viewed = moment;
+            this.pastView = null;
+          }
         },
         params.from,
       ),
@@ -660,7 +783,7 @@ export class Run {
       ticks: () => this.recordedTicks('seekTick'),
       live: () => (this.recording === null && this.runRecorder !== null && !this.finished ? { busy: this.loop.readyCount() > 0 } : this.following ? { busy: false } : null),
       program: this.replayableProgram(),
-      lints: () => (this.openedFrom !== null ? this.openedLints : this.lints.lints()),
+      lints: () => this.lintsThen(),
     }, undefined, this.openedFrom !== null ? OPENED_LEADERS : null);
     return this.rewind;
   }

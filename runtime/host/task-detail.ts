@@ -18,10 +18,12 @@ export interface TaskDetailSources {
   readonly variables: VariableStore;
   readonly locals: boolean;
   readonly createdAt: SourcePosition | null;
+  /** The loop time the summary's sinceResumedMs counts to (a past moment's tick time); default now. */
+  readonly now?: number;
 }
 
 export function liveTaskDetail(task: Task<unknown>, s: TaskDetailSources): TaskDetail {
-  const summary = { ...summarizeTasks([task], { recorder: s.recorder })[0]!, awaitedBy: s.index.awaitedBy(task) };
+  const summary = { ...summarizeTasks([task], { recorder: s.recorder, ...(s.now !== undefined ? { now: s.now } : {}) })[0]!, awaitedBy: s.index.awaitedBy(task) };
   const sink = s.locals ? s.variables.newGroup() : undefined;
   const frames = taskFrames(task, { locals: s.locals, handles: sink });
   return {

@@ -90,6 +90,21 @@ export function awaitedTasks(fut: Future<unknown>): Task<unknown>[] {
   return out;
 }
 
+const awaitedIds = new WeakMap<Future<unknown>, readonly number[]>();
+
+/** The ids of awaitedTasks(fut), computed once per future (what it stands for does not change while a task waits on it). */
+export function awaitedTaskIds(fut: Future<unknown>): readonly number[] {
+  // Most futures stand for no task (a socket read, a sleep): nothing to keep for them.
+  if (!(fut instanceof Task) && fut[inspect]().inner().length === 0) return NO_TASKS;
+  let ids = awaitedIds.get(fut);
+  if (ids === undefined) {
+    const tasks = awaitedTasks(fut);
+    ids = tasks.length === 0 ? NO_TASKS : tasks.map((t) => t.id);
+    awaitedIds.set(fut, ids);
+  }
+  return ids;
+}
+
 function round2(x: number): number {
   return Math.round(x * 100) / 100;
 }
@@ -164,6 +179,8 @@ function computeAwaitInfo(fut: Future<unknown>): AwaitInfo {
 export interface SummaryOptions {
   /** Adds createdBy, cancelledBy and the timings. Default: the loop's attached recorder (TaskRecorder.of); null for none. */
   readonly recorder?: TaskRecorder | null;
+  /** The loop time sinceResumedMs counts to (seconds); default the loop's time() now. A past moment gives the time its tick began. */
+  readonly now?: number;
 }
 
 /**
@@ -187,7 +204,7 @@ export function summarizeTasks(tasks: readonly Task<unknown>[], options: Summary
     }
     if (!t.done()) for (const cb of t[inspect]().waitingTasks()) if (cb !== t) addEdge(t, cb.id);
   }
-  const now = tasks.length > 0 ? tasks[0]!.getLoop().time() : 0;
+  const now = options.now ?? (tasks.length > 0 ? tasks[0]!.getLoop().time() : 0);
   const out = new Array<TaskSummary>(tasks.length);
   for (let i = 0; i < tasks.length; i++) {
     const t = tasks[i]!;

@@ -62,6 +62,9 @@ export interface RecordingMeta {
   readonly lints?: unknown;
   /** What each suspension awaited in the task table's words (await-details.ts), for the timeline; unchecked here. */
   readonly awaitDetails?: unknown;
+  /** The ids of the tasks each suspension awaited, and how each task ended (await-details.ts TableNotes), for the task table of a past tick; unchecked here. */
+  readonly awaitTasks?: unknown;
+  readonly outcomes?: unknown;
   /** The last tick is open (RecordedStreams.openTick): the recording of a run stopped mid-tick, for a line replay; never a saved file. */
   readonly openTick?: boolean;
 }

@@ -56,6 +56,22 @@ export const enum Outcome {
   CANCELLED = 2,
 }
 
+/** The await kind of a SITE record's text ('queue.get', 'ready', 'done', ...). */
+export function siteKind(site: string): string {
+  const cut = site.indexOf(' @ ');
+  return cut < 0 ? site : site.slice(0, cut);
+}
+
+/** The frames of a SITE record's chain (function names, root first), and how many (from the root) were written before it; null without a chain. */
+export function siteChain(site: string): { frames: string[]; kept: number } | null {
+  const cut = site.indexOf(' @ ');
+  if (cut < 0) return null;
+  const chain = site.slice(cut + 3);
+  const bar = chain.indexOf('|');
+  const frames = chain.split(/[>|]/).filter((name) => name !== '');
+  return { frames, kept: bar < 0 ? frames.length : chain.slice(0, bar).split('>').filter((name) => name !== '').length };
+}
+
 /** `t` in whole microseconds when that is exact, else null (written as a float64). */
 function microseconds(t: number): number | null {
   const us = Math.round(t * 1e6);

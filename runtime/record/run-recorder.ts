@@ -28,7 +28,10 @@
 // - With `awaitDetails`, what each suspension awaited is also kept in the task table's words
 //   (the summarizer's AwaitInfo detail: a socket, a delay, the awaited task), one entry per
 //   SITE record, beside the log: never in it (the log is the same with or without them,
-//   which a replay's must be to compare, and stays small).
+//   which a replay's must be to compare, and stays small). With them go the ids of the
+//   tasks each await stands for (awaitTasks, per SITE) and how each task ended in the task
+//   table's words (outcomes, per DONE record): with the log, the whole task table of any
+//   tick without a replay (recorded-tasks.ts).
 // - With frames, a SITE record's chain ('a>b|c>d', root first) puts '|' after the frames
 //   that are the same calls as at the task's previous SITE record (still going since): a
 //   chain is a stack, so those are the ones written before, and a frame written once that is
@@ -47,7 +50,8 @@ import type { TimerHandle } from '../handle';
 import { RecordingClock } from './record-clocks';
 import { Outcome, RunLogWriter, WokenBy, type RecordingSoFar } from './run-log';
 import { RecordingError } from './recording-errors';
-import { awaitInfoOf } from '../inspect/task-summaries';
+import type { TableNotes } from './await-details';
+import { awaitedTaskIds, awaitInfoOf, outcomeOf } from '../inspect/task-summaries';
 
 export interface RunRecorderOptions {
   /** The clock the run really reads (default: the monotonic clock). */
@@ -84,6 +88,7 @@ export interface RecordedStreams {
 }
 
 const loopsRecorded = new WeakSet<EventLoop>();
+const NO_TASKS: readonly number[] = [];
 
 /** A step of the walk to a SITE text with frames: the next frame's function, or the text's string number by kept count. */
 interface SiteTextNode {
@@ -116,6 +121,10 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   private readonly frames: boolean;
   /** The detail of each SITE record's await ('' for none), in log order, when kept (options.awaitDetails). */
   readonly awaitDetails: string[] | null;
+  /** With awaitDetails: the ids of the tasks each SITE record's await stands for (awaitedTasks), in log order. */
+  readonly awaitTasks: Array<readonly number[]> | null;
+  /** With awaitDetails: how each task ended (outcomeOf), one per DONE record, in log order. */
+  readonly outcomes: string[] | null;
   private readonly detailTexts = new Map<string, string>();
   /** The SITE texts with frames interned so far, by kind, then function by function from the root (siteOf). */
   private readonly siteTexts = new Map<string, SiteTextNode>();
@@ -134,6 +143,13 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     this.taskNumbered = options.taskNumbered;
     this.frames = options.frames ?? false;
     this.awaitDetails = options.awaitDetails === true ? [] : null;
+    this.awaitTasks = options.awaitDetails === true ? [] : null;
+    this.outcomes = options.awaitDetails === true ? [] : null;
+  }
+
+  /** What is kept beside the log for the task table (with awaitDetails), or null. */
+  tableNotes(): TableNotes | null {
+    return this.awaitDetails === null ? null : { details: this.awaitDetails, awaitTasks: this.awaitTasks, outcomes: this.outcomes };
   }
 
   /** Starts recording `loop` (built on this recorder's clock) and every socket opened from now on. */
@@ -295,6 +311,7 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     this.flushStep();
     const outcome = task.cancelled() ? Outcome.CANCELLED : exceptionOf(task) !== undefined ? Outcome.EXCEPTION : Outcome.RESULT;
     this.log.done(this.numberOf(task), outcome);
+    this.outcomes?.push(outcomeOf(task) ?? '');
   }
 
   taskCancelRequested(task: Task<unknown>, by: Task<unknown> | null): void {
@@ -400,6 +417,7 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
       let kept = this.detailTexts.get(detail);
       if (kept === undefined) this.detailTexts.set(detail, (kept = detail));
       this.awaitDetails.push(kept);
+      this.awaitTasks!.push(waiter === null ? NO_TASKS : awaitedTaskIds(waiter));
     }
   }
 }

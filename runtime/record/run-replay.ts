@@ -110,6 +110,16 @@ export class RunReplay implements TickFeed {
   }
 
   /**
+   * A replay going on to its stop (continueTo, not there yet) is taken on to a later `tick`
+   * instead, within the recording; false (nothing changed) otherwise.
+   */
+  retarget(tick: number): boolean {
+    if (this.stopTick === undefined || !Number.isInteger(tick) || tick <= this.stopTick || this.fed >= this.stopTick || tick > this.log.times.length) return false;
+    this.stopTick = tick;
+    return true;
+  }
+
+  /**
    * The same recording, grown (a live run's, read again later): the replay may go on into its
    * new ticks. It must hold at least the ticks of the current one, with the same bytes (the
    * replayed ticks already checked are not compared again; the new ones are at the next check).

@@ -24,7 +24,7 @@
 //   since the task's previous suspension) only in one task's timeline (`taskId`).
 
 import type { CancelOrigin, Timeline, TimelineLane, TimelineMark, TimelineSegment, Waker } from '../../protocol/host-protocol';
-import { Outcome, RunLogDecoder, WokenBy, type RunLogVisitor } from './run-log';
+import { Outcome, RunLogDecoder, WokenBy, siteChain as chainOf, type RunLogVisitor } from './run-log';
 import type { SocketInputKind } from '../socket';
 
 /**
@@ -36,16 +36,6 @@ import type { SocketInputKind } from '../socket';
 interface BuiltSegment extends TimelineSegment {
   site?: string;
   kept?: number;
-}
-
-/** The frames of a SITE record's chain, and how many (from the root) were written before it. */
-function chainOf(site: string): { frames: string[]; kept: number } | null {
-  const cut = site.indexOf(' @ ');
-  if (cut < 0) return null;
-  const chain = site.slice(cut + 3);
-  const bar = chain.indexOf('|');
-  const frames = chain.split(/[>|]/).filter((name) => name !== '');
-  return { frames, kept: bar < 0 ? frames.length : chain.slice(0, bar).split('>').filter((name) => name !== '').length };
 }
 
 /** The protocol's copy of a built segment: its frames only for a one-task timeline. */

@@ -209,7 +209,9 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     await frame.locator('[data-action="tl-show-stack"]').click();
     await frame.locator('.detail-title', { hasText: 'worker-1' }).waitFor();
     await frame.locator('.run-detail', { hasText: `viewing tick ${tick} of` }).waitFor();
-    const fetchFrame = frame.locator('.stack-section .frame-list .frame', { has: frame.locator('.frame-name', { hasText: /^fetch$/ }) });
+    // The stack by function names comes from the recording at once; the frames with positions and
+    // locals (options to click) once the replay to that tick has landed: waited for, as a state.
+    const fetchFrame = frame.locator('.stack-section .frame-list .frame[role="option"]', { has: frame.locator('.frame-name', { hasText: /^fetch$/ }) });
     await fetchFrame.waitFor({ timeout: STEP_TIMEOUT_MS });
     await fetchFrame.click();
     const url = frame.locator('.locals-section .var-row', { has: frame.locator('.var-name', { hasText: /^url$/ }) }).locator('.var-value');

@@ -169,6 +169,9 @@ describe('RunSession time travel on the real runtime host: seek, save, open a re
     assert.equal(session.viewingPast(), true);
     // A whole table of that moment replaces the finished run's.
     await until('the table of the past tick', () => session.mirror.tick === tick && session.mirror.tasks.size > 0 && [...session.mirror.tasks.values()].some((t) => t.state === 'suspended'));
+    // Known from the log first; the replay lands after (the status says so), the same moment.
+    await until('the replay of the past tick landed', () => session.status.viewedReplaying === undefined && session.status.viewedTick === tick);
+    assert.equal(session.status.viewedReplayError, undefined);
     assert.equal(await session.seek(null), null);
     assert.equal(session.status.viewedTick, undefined);
     await until('the table of the present', () => [...session.mirror.tasks.values()].every((t) => t.state !== 'suspended') && session.mirror.tasks.size > 0);

@@ -166,6 +166,7 @@ export class TaskDetailView {
   private stackSection(t: TaskSummary, d: TaskDetail | null): HTMLElement {
     const section = h('section', { class: 'detail-section stack-section' });
     const frames: FrameInfo[] = d !== null ? d.frames : [];
+    if (d !== null && d.fromLog === true && frames.length > 0) return this.namesFromLog(section, frames);
     section.appendChild(h('h3', null, 'Coroutine stack', h('span', { class: 'section-note' }, frames.length > 0 ? ` ${frames.length} frame${frames.length === 1 ? '' : 's'}, innermost first` : '')));
     if (frames.length === 0) {
       if (t.frames.length > 0) {
@@ -208,6 +209,25 @@ export class TaskDetailView {
     else locals.appendChild(this.variableTree(frame.locals, 0));
     const wrap = h('div', null, section, locals);
     return wrap;
+  }
+
+  /**
+   * A past tick known from the recording's log, its replay under way (or failed): the frames by
+   * function name, innermost first, and what is being done about their positions and locals.
+   */
+  private namesFromLog(section: HTMLElement, frames: readonly FrameInfo[]): HTMLElement {
+    const status = this.app.data.status;
+    section.appendChild(h('h3', null, 'Coroutine stack', h('span', { class: 'section-note' }, ` ${frames.length} frame${frames.length === 1 ? '' : 's'}, innermost first, from the recording`)));
+    const list = h('ol', { class: 'frame-list summary-frames', attrs: { 'aria-label': 'Coroutine stack' } });
+    for (let i = frames.length - 1; i >= 0; i--) list.appendChild(h('li', { class: 'frame', attrs: { 'data-frame': String(i) } }, icon(i === frames.length - 1 ? 'debug-stackframe-focused' : 'debug-stackframe', 'frame-icon'), h('span', { class: 'frame-name' }, frames[i]!.name)));
+    section.appendChild(list);
+    const tick = status.viewedTick;
+    if (status.viewedReplayError !== undefined) {
+      section.appendChild(h('div', { class: 'inline-error replay-state', attrs: { role: 'status' } }, icon('warning'), ` No positions or locals: the replay to tick ${tick ?? '?'} failed: ${status.viewedReplayError}`));
+    } else {
+      section.appendChild(h('p', { class: 'muted replay-state', attrs: { role: 'status', 'aria-live': 'polite' } }, icon('loading', 'codicon-modifier-spin'), ` Replaying to tick ${tick ?? '?'}… positions and locals follow.`));
+    }
+    return section;
   }
 
   private frameClicked(f: FrameInfo): void {

@@ -152,12 +152,12 @@ describe('host: recordings written by the coroscope CLI', () => {
     const opened = await host.rpc.request('openRecording', { path: file });
     assert.equal(opened.program, 'demo');
     const mid = Math.floor(opened.ticks / 2);
-    assert.deepEqual(await host.rpc.request('seekTick', { tick: mid }), { runId: opened.runId, tick: mid, ticks: opened.ticks });
+    assert.deepEqual(await host.rpc.request('seekTick', { tick: mid }), { runId: opened.runId, tick: mid, ticks: opened.ticks, replayed: false });
     const snap = await host.rpc.request('snapshot', {});
     assert.ok(snap.tasks.some((t) => t.name === 'crawl' && t.state === 'suspended'), 'the crawl task is there mid-crawl');
     assert.ok(host.eventsOf('viewedTick').length > 0 && host.events.slice(from).some((e) => e.event === 'viewedTick'));
     // The replay is checked at every seek: the last tick too.
-    await host.rpc.request('seekTick', { tick: opened.ticks });
+    assert.equal((await host.rpc.request('seekTick', { tick: opened.ticks, replayed: true })).replayed, true);
   });
 
   test('a CLI crawl interrupted by Ctrl-C opens and seeks to its end: the signal\'s cancel is replayed', async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RemoteError } from '../../../protocol/rpc';
+import { ProtocolError, RemoteError } from '../../../protocol/rpc';
 import type { TaskDetail } from '../../../protocol/host-protocol';
 import { forkHost, type HostClient } from './host-client';
 import { EventLoop } from '../../../runtime/loop';
@@ -72,7 +72,8 @@ describe('host: the recorded past of a run', () => {
     let detail: TaskDetail | null = null;
     for (; at < tl.ticks && detail === null; at++) {
       const moment = await host.rpc.request('seekTick', { tick: at });
-      assert.deepEqual(moment, { runId: launched.runId, tick: at, ticks: tl.ticks });
+      // Known from the log at once, its replay under way (taskDetail with locals waits for it).
+      assert.deepEqual(moment, { runId: launched.runId, tick: at, ticks: tl.ticks, replayed: false });
       detail = await fetchingWorker(host);
     }
     assert.ok(detail !== null, 'a worker was fetching after the middle tick');
@@ -107,8 +108,10 @@ describe('host: the recorded past of a run', () => {
     const again = await fetchingWorker(host);
     assert.ok(again !== null && again.frames.find((f) => f.name === 'fetch')!.locals.find((l) => l.name === 'url')!.value === url.value, 'the same moment, the same locals');
 
-    const ticks = host.eventsOf('viewedTick').filter((v) => v.runId === launched.runId).map((v) => v.tick);
-    assert.deepEqual(ticks.slice(-2), [3, viewed]);
+    // Each seek: the moment from the log, then (for the tick still viewed) the replay landed.
+    const told = host.eventsOf('viewedTick').filter((v) => v.runId === launched.runId);
+    assert.deepEqual(told.filter((v) => v.replayed === false).map((v) => v.tick).slice(-2), [3, viewed]);
+    assert.deepEqual(told.at(-1), { runId: launched.runId, tick: viewed, ticks: tl.ticks, replayed: true });
     const back = await host.rpc.request('seekTick', { tick: null });
     assert.equal(back.tick, null);
     assert.equal(host.eventsOf('viewedTick').at(-1)!.tick, null);
@@ -127,15 +130,52 @@ describe('host: the recorded past of a run', () => {
     const opened = await host.rpc.request('openRecording', { path: file });
     assert.notEqual(opened.runId, launched.runId);
     const shown = await host.waitFor('viewedTick', (v) => v.runId === opened.runId, 20000, fromOpen);
-    assert.deepEqual(shown, { runId: opened.runId, tick: tl.ticks, ticks: tl.ticks });
+    assert.deepEqual(shown, { runId: opened.runId, tick: tl.ticks, ticks: tl.ticks, replayed: false });
     const tl2 = await host.rpc.request('timeline', {});
     assert.deepEqual({ ...tl2, runId: 0, lanes: tl2.lanes.map((l) => ({ ...l, createdSite: undefined })) }, { ...tl, runId: 0, lanes: tl.lanes.map((l) => ({ ...l, createdSite: undefined })) });
+    // The crawl's progress comes with the replay (the log's table has none).
+    await host.waitFor('viewedTick', (v) => v.runId === opened.runId && v.replayed === true, 60000, fromOpen);
     assert.equal((await host.rpc.request('snapshot', {})).progress!.done, present.progress!.done);
     assert.deepEqual((await host.rpc.request('lints', {})).lints, runLints.filter((l) => l.tick <= tl.ticks));
     await host.rpc.request('seekTick', { tick: viewed });
     const replayed = await fetchingWorker(host);
     assert.ok(replayed !== null && replayed.task.id === again.task.id);
     assert.equal(replayed.frames.find((f) => f.name === 'fetch')!.locals.find((l) => l.name === 'url')!.value, url.value);
+  });
+
+  test('fast scrubs right after opening a recording: each seek answers from the log at once, only the tick still viewed is told replayed, and locals asked meanwhile are that tick\'s', async () => {
+    const from = host.events.length;
+    const launched = await host.rpc.request('launch', { target: { kind: 'demo', pages: 60, latency: 'instant' }, options: { record: true, maxTasks: 4 } });
+    await host.waitFor('finished', (f) => f.runId === launched.runId, 30000, from);
+    const file = join(dir, 'scrub.corotrace');
+    await host.rpc.request('saveRecording', { path: file });
+    const opened = await host.rpc.request('openRecording', { path: file });
+    const scrubFrom = host.events.length;
+    // Forward (a replay under way is taken on to the later tick), then back (a queued one is dropped unreplayed), then forward.
+    const asked = [0.5, 0.7, 0.9, 0.3, 0.8].map((f) => Math.max(1, Math.floor(opened.ticks * f)));
+    for (const tick of asked) {
+      const moment = await host.rpc.request('seekTick', { tick });
+      assert.deepEqual([moment.tick, moment.replayed], [tick, false]);
+      const snap = await host.rpc.request('snapshot', {});
+      assert.equal(snap.tick, tick);
+    }
+    const last = asked.at(-1)!;
+    const snap = await host.rpc.request('snapshot', {});
+    const crawl = snap.tasks.find((t) => t.name === 'crawl')!;
+    const detail = await host.rpc.request('taskDetail', { taskId: crawl.id, locals: true });
+    assert.equal(detail.fromLog, undefined);
+    assert.ok(detail.frames.length > 0 && detail.frames.every((f) => f.position !== null), 'positions come with the replay');
+    assert.ok(detail.frames.some((f) => f.locals.length > 0), 'and locals');
+    assert.equal((await host.rpc.request('snapshot', {})).fromLog, undefined, 'once landed, the table is the replayed one');
+    // Never stale: a tick is told replayed only while it is the one viewed, and the last one is.
+    const told = host.eventsOf('viewedTick').slice(0).filter((v) => v.runId === opened.runId);
+    const since = host.events.slice(scrubFrom).filter((e) => e.event === 'viewedTick').map((e) => e.body as { tick: number | null; replayed?: boolean });
+    let viewing: number | null = null;
+    for (const v of since) {
+      if (v.replayed === false) viewing = v.tick;
+      else assert.equal(v.tick, viewing, `told replayed at tick ${String(v.tick)} while tick ${String(viewing)} was viewed`);
+    }
+    assert.deepEqual(told.at(-1), { runId: opened.runId, tick: last, ticks: opened.ticks, replayed: true });
   });
 
   test('a run not recorded is refused; a live run is viewed in the past while it goes on', async () => {
@@ -243,6 +283,41 @@ test('checkpoints: replays get parked along the run between seeks, and a seek fr
       const shape = (s: typeof viaCheckpoint): unknown => s.tasks.map((t) => [t.id, t.name, t.state, t.steps, t.awaiting?.kind ?? null]).sort();
       assert.equal(viaCheckpoint.tick, tick);
       assert.deepEqual(shape(viaCheckpoint), shape(fromStart), `tick ${tick}`);
+    }
+  } finally {
+    rewind.close();
+  }
+});
+
+test('a seek no longer wanted when its turn comes is dropped unreplayed; a replay under way for a tick no longer wanted goes on to the later one asked', async () => {
+  const streams = await recordPipeline();
+  const rewind = rewindOf(streams);
+  try {
+    let viewing = 1;
+    const quarter = Math.floor(streams.ticks / 4);
+    // Asked one after the other at once: the first is no longer wanted when its turn comes.
+    const dropped = rewind.seek(3 * quarter + 1, () => viewing === 1);
+    viewing = 2;
+    const kept = rewind.seek(quarter + 1, () => viewing === 2);
+    await assert.rejects(dropped, (e: unknown) => e instanceof ProtocolError && e.code === 'superseded');
+    assert.equal((await kept).tick, quarter + 1);
+    assert.ok(!rewind.parkedTicks().includes(3 * quarter + 1), 'nothing replayed for the dropped seek');
+    // A replay from the start under way to one tick, taken on to a later one by the next seek.
+    const fresh = rewindOf(streams);
+    try {
+      viewing = 3;
+      const first = fresh.seek(2 * quarter, () => viewing === 3);
+      await new Promise((resolve) => setImmediate(resolve));
+      viewing = 4;
+      const later = fresh.seek(3 * quarter, () => viewing === 4);
+      const outcome = await first.then(() => 'landed', (e: unknown) => (e instanceof ProtocolError ? e.code : String(e)));
+      const moment = await later;
+      assert.equal(moment.tick, 3 * quarter);
+      assert.equal(moment.snapshot().tick, 3 * quarter);
+      if (outcome === 'superseded') assert.ok(!fresh.parkedTicks().includes(2 * quarter), 'the replay went on past the tick no longer wanted');
+      else assert.equal(outcome, 'landed', 'it had landed before the next seek was asked');
+    } finally {
+      fresh.close();
     }
   } finally {
     rewind.close();
@@ -419,12 +494,20 @@ describe('host: every sample launched recorded is seekable (each replay checked 
       const { ticks } = await host.rpc.request('timeline', {});
       if (sample.ownLoop) {
         if (ticks === 0) return;
-        await rejectsWith(host.rpc.request('seekTick', { tick: ticks }), 'replayFailed', /runs a loop of its own/);
+        await rejectsWith(host.rpc.request('seekTick', { tick: ticks, replayed: true }), 'replayFailed', /runs a loop of its own/);
         return;
       }
       assert.ok(ticks > 0, `${sample.id} ran ticks`);
       if (NOT_REPLAYABLE.has(sample.id)) {
-        await rejectsWith(host.rpc.request('seekTick', { tick: ticks }), 'replayFailed', /not the run that was recorded|differs from the recorded one/);
+        await rejectsWith(host.rpc.request('seekTick', { tick: ticks, replayed: true }), 'replayFailed', /not the run that was recorded|differs from the recorded one/);
+        // Asked without waiting: the table from the log at once, then the views are told why there are no locals; what needs the replay is refused with it.
+        const seen = host.events.length;
+        const moment = await host.rpc.request('seekTick', { tick: ticks - 1 });
+        assert.deepEqual([moment.tick, moment.replayed], [ticks - 1, false]);
+        assert.equal((await host.rpc.request('snapshot', {})).fromLog, true);
+        const failed = await host.waitFor('viewedTick', (v) => v.tick === ticks - 1 && v.replayError !== undefined, 60_000, seen);
+        assert.match(failed.replayError!, /not the run that was recorded|differs from the recorded one/);
+        await rejectsWith(host.rpc.request('graph', {}), 'replayFailed', /graph: .*(not the run that was recorded|differs from the recorded one)/);
         return;
       }
       for (const tick of [Math.ceil(ticks / 2), ticks]) {

@@ -1,0 +1,174 @@
+// The log-derived task table is the replayed one: for EVERY tick of a recorded demo crawl and
+// of two samples (one with failing tasks, one gathering tasks), the rows the event log and
+// its table notes give (runtime/record/recorded-tasks.ts, served by recorded-moment.ts) equal
+// the snapshot of a replay paused right after that tick (past-moment.ts) on every field the
+// log says: all but busyMs and the await's resourceId. A task's detail without locals too:
+// its summary (awaitedBy from the await index), its frames' function names, its await chain.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Snapshot, TaskSummary } from '../../../protocol/host-protocol';
+import { EventLoop } from '../../../runtime/loop';
+import { setCoroutineTracking } from '../../../runtime/coroutine';
+import { startDemoSite, demoSiteOptions } from '../../../runtime/demo-site/index';
+import { RunRecorder } from '../../../runtime/record/run-recorder';
+import { wholeRecording } from '../../../runtime/record/run-log';
+import type { TableNotes } from '../../../runtime/record/await-details';
+import { RunRewind, type ReplayableProgram } from '../../../runtime/host/run-rewind';
+import { RecordedMoment } from '../../../runtime/host/recorded-moment';
+import { RecordedTasks } from '../../../runtime/record/recorded-tasks';
+import { startMain, startReplayed } from '../../../runtime/host/launch-programs';
+import { SAMPLES } from '../../../runtime/samples/index';
+import type { LaunchOptions, LaunchTarget } from '../../../protocol/host-protocol';
+import { VirtualClock } from '../../../runtime/clock';
+import { coroutine } from '../../../runtime/coroutine';
+import { sleep } from '../../../runtime/sleep';
+import { gather } from '../../../runtime/gather';
+import { waitFor } from '../../../runtime/wait-for';
+import { getRunningLoop } from '../../../runtime/running-loop';
+import type { Coroutine, Task } from '../../../runtime/task';
+
+before(() => setCoroutineTracking(true));
+after(() => setCoroutineTracking(false));
+
+interface Recorded {
+  readonly what: string;
+  readonly streams: ReturnType<RunRecorder['finish']>;
+  readonly notes: TableNotes;
+  readonly program: ReplayableProgram;
+}
+
+/** Records `run` on a fresh loop with frames and the table notes, as the host records a run. */
+async function record(what: string, run: (loop: EventLoop) => Promise<unknown>, program: ReplayableProgram, virtual = false): Promise<Recorded> {
+  const rec = new RunRecorder({ frames: true, awaitDetails: true, ...(virtual ? { clock: new VirtualClock() } : {}) });
+  const loop = new EventLoop({ clock: rec.clock, debug: true });
+  rec.attach(loop);
+  try {
+    await run(loop).catch(() => undefined);
+    const streams = rec.finish();
+    return { what, streams, notes: rec.tableNotes()!, program };
+  } finally {
+    rec.detach();
+    loop.close();
+  }
+}
+
+/** The fields of a row the log says (busyMs and resourceId are the replay's alone). */
+function logged(s: TaskSummary): unknown {
+  const { busyMs: _busy, awaiting, location: _location, ...rest } = s;
+  if (awaiting === null) return { ...rest, awaiting };
+  const { resourceId: _resource, ...await_ } = awaiting;
+  return { ...rest, awaiting: await_ };
+}
+
+function rowsOf(s: Snapshot): unknown[] {
+  return s.tasks.map(logged);
+}
+
+async function everyTickAgrees(r: Recorded): Promise<number> {
+  const rewind = new RunRewind({
+    runId: 1,
+    what: r.what,
+    frames: true,
+    debug: true,
+    recording: () => wholeRecording(r.streams),
+    ticks: () => r.streams.ticks,
+    program: r.program,
+    lints: () => [],
+  });
+  const past = new RecordedTasks(r.what);
+  past.update(r.streams.events, r.streams.events.length, r.notes);
+  let compared = 0;
+  try {
+    for (let tick = 1; tick <= r.streams.ticks; tick++) {
+      const replayed = await rewind.seek(tick);
+      const fromLog = new RecordedMoment(1, tick, past, () => []);
+      const a = replayed.snapshot();
+      const b = fromLog.snapshot();
+      assert.equal(b.fromLog, true);
+      assert.equal(b.tick, tick);
+      assert.deepEqual(rowsOf(b), rowsOf(a), `${r.what}: the task table right after tick ${tick}`);
+      assert.deepEqual(b.counts, a.counts, `${r.what}: counts at tick ${tick}`);
+      for (const t of a.tasks) {
+        const da = replayed.taskDetail(t.id, false);
+        const db = fromLog.taskDetail(t.id);
+        assert.deepEqual(logged(db.task), logged(da.task), `${r.what}: task #${t.id}'s detail at tick ${tick}`);
+        assert.deepEqual(db.frames.map((f) => f.name), da.frames.map((f) => f.name), `${r.what}: task #${t.id}'s frames at tick ${tick}`);
+        assert.deepEqual(db.awaitChain, da.awaitChain, `${r.what}: task #${t.id}'s await chain at tick ${tick}`);
+        assert.ok(db.frames.every((f) => f.position === null && f.locals.length === 0), 'no positions nor locals from the log');
+        compared++;
+      }
+    }
+  } finally {
+    rewind.close();
+  }
+  return compared;
+}
+
+test('a recorded demo crawl: at every tick the log-derived task table and details are the replayed ones', async () => {
+  const site = await startDemoSite(demoSiteOptions('instant', 24));
+  const target: LaunchTarget = { kind: 'demo', pages: 24, latency: 'instant' };
+  const options: LaunchOptions = { maxTasks: 3, record: true };
+  let r: Recorded;
+  try {
+    r = await record('demo crawl', (loop) => loop.runUntilComplete(startMain(loop, target, options, site.url).task), { start: (loop) => startReplayed(loop, target, options, site.url) });
+  } finally {
+    await site.close();
+  }
+  assert.ok(r.streams.ticks > 50, `${r.streams.ticks} ticks`);
+  const compared = await everyTickAgrees(r);
+  assert.ok(compared > r.streams.ticks, `${compared} task details compared`);
+});
+
+for (const id of ['exception-chain', 'gather-vs-ascompleted']) {
+  test(`sample ${id}: at every tick the log-derived task table and details are the replayed ones`, async () => {
+    const sample = SAMPLES.find((s) => s.id === id)!;
+    const site = await startDemoSite({ pages: 30 });
+    let r: Recorded;
+    try {
+      r = await record(id, (loop) => sample.run({ siteUrl: site.url, log: () => undefined, loop }), { start: (loop) => ({ crawler: null, completion: sample.run({ siteUrl: site.url, log: () => undefined, loop }) }) });
+    } finally {
+      await site.close();
+    }
+    assert.ok(r.streams.ticks >= 3, `${r.streams.ticks} ticks`);
+    await everyTickAgrees(r);
+  });
+}
+
+// A tangle of awaits and cancels: three tasks await one (its awaitedBy has three, in order),
+// a task cancelled by another takes a while to end (cancelledBy while still live), a gather
+// of several and a waitFor's timeout (a cancel from a callback), results and failures.
+const napper = coroutine(function* napper(seconds: number): Coroutine<string> {
+  try {
+    yield* sleep(seconds);
+  } catch (e) {
+    yield* sleep(0.002);
+    throw e;
+  }
+  return 'napped';
+});
+const awaitIt = coroutine(function* awaitIt(t: Task<string>): Coroutine<string> {
+  return yield* t;
+});
+const failing = coroutine(function* failing(): Coroutine<never> {
+  yield* sleep(0.003);
+  throw new RangeError('out of range on purpose');
+});
+const tangle = coroutine(function* tangle(): Coroutine<number> {
+  const loop = getRunningLoop();
+  const a = loop.createTask(napper(0.05), { name: 'a' });
+  const b = loop.createTask(napper(0.01), { name: 'b' });
+  const waiters = [0, 1, 2].map((k) => loop.createTask(awaitIt(a), { name: `await-a-${k}` }));
+  const bad = loop.createTask(failing(), { name: 'bad' });
+  yield* sleep(0.005);
+  a.cancel('enough');
+  const slow = loop.createTask(napper(1), { name: 'slow' });
+  const timedOut = loop.createTask(waitFor(slow, 0.02), { name: 'timed' });
+  const results = yield* gather(...waiters, b, bad, timedOut, { returnExceptions: true });
+  return results.length;
+});
+
+test('a tangle of awaits and cancels: at every tick the log-derived task table and details are the replayed ones', async () => {
+  const start = (loop: EventLoop): Promise<unknown> => loop.runUntilComplete(loop.createTask(tangle(), { name: 'tangle' }));
+  const r = await record('tangle', start, { start: (loop) => ({ crawler: null, completion: start(loop) }) }, true);
+  await everyTickAgrees(r);
+});
