@@ -56,8 +56,9 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
   });
   const { page, step } = suite;
 
+  /** The run's runtime hosts (a debugged recorded run's line replay host beside it is not one). */
   function hosts(): number[] {
-    return runtimeHostPids(suite.server().extensionsDir);
+    return runtimeHostPids(suite.server().extensionsDir, { lineReplay: false });
   }
   function panel(): Promise<Frame> {
     return inspectorPanel(page(), STEP_TIMEOUT_MS);

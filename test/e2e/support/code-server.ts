@@ -28,14 +28,20 @@ import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-/** Pids of runtime hosts started from this server's extensions folder (found in /proc). */
-export function runtimeHostPids(extensionsDir: string): number[] {
+/**
+ * Pids of runtime hosts started from this server's extensions folder (found in /proc).
+ * `lineReplay: false` leaves out the line replay hosts a debugged recorded run forks beside
+ * its own (`--line-replay`, runtime/host/line-replay-host.ts): the run's hosts only.
+ */
+export function runtimeHostPids(extensionsDir: string, options: { lineReplay?: boolean } = {}): number[] {
   const out: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
-      if (cmd.some((a) => a.startsWith(extensionsDir) && a.endsWith('runtime-host.js'))) out.push(Number(name));
+      if (!cmd.some((a) => a.startsWith(extensionsDir) && a.endsWith('runtime-host.js'))) continue;
+      if (options.lineReplay === false && cmd.includes('--line-replay')) continue;
+      out.push(Number(name));
     } catch {
       // gone meanwhile
     }
