@@ -11,7 +11,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RpcEndpoint, type Transport } from '../../../protocol/rpc';
 import { StreamTransport } from '../../../protocol/stream-transport';
-import type { HostEvents, HostMethods } from '../../../protocol/host-protocol';
+import assert from 'node:assert/strict';
+import type { BreakpointHitLanding, HostEvents, HostMethods } from '../../../protocol/host-protocol';
 
 export const ROOT = join(__dirname, '..', '..', '..');
 export const HOST_SOURCE = join(ROOT, 'runtime', 'host', 'main.ts');
@@ -140,4 +141,10 @@ export function ownCpuMs(): number {
 export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
+}
+
+/** A breakpoint search's or a past step's landing that must be on a line (else the test fails, printing what it was). */
+export function landedOnLine(landing: BreakpointHitLanding): Extract<BreakpointHitLanding, { landed: 'line' }> {
+  assert.equal(landing.landed, 'line', JSON.stringify(landing));
+  return landing as Extract<BreakpointHitLanding, { landed: 'line' }>;
 }

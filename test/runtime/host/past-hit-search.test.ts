@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Breakpoint, BreakpointHitLanding } from '../../../protocol/host-protocol';
+import type { Breakpoint } from '../../../protocol/host-protocol';
 import { RemoteError } from '../../../protocol/rpc';
-import { forkHost, ROOT, type HostClient } from './host-client';
+import { forkHost, landedOnLine, ROOT, type HostClient } from './host-client';
 import { lineOf } from '../../source-line';
 
 const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
@@ -38,10 +38,6 @@ async function shows(host: HostClient, tick: number | null): Promise<void> {
   await host.rpc.request('seekTick', { tick });
 }
 
-function line(landing: BreakpointHitLanding): Extract<BreakpointHitLanding, { landed: 'line' }> {
-  assert.equal(landing.landed, 'line', JSON.stringify(landing));
-  return landing as Extract<BreakpointHitLanding, { landed: 'line' }>;
-}
 
 describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 180_000 }, () => {
   let host: HostClient;
@@ -59,7 +55,7 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
   test('from the run end: the last hit, then the hit before (another URL), then forward to the last again', async () => {
     await shows(host, null);
     await armed(host, [{ line: PARSED }]);
-    const last = line(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
+    const last = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
     assert.equal(last.line?.line, PARSED);
     assert.equal(last.breakpoint.line, PARSED);
     assert.ok(last.tick >= 1 && last.tick <= ticks, `${last.tick}`);
@@ -71,12 +67,12 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
     assert.match(lastUrl ?? '', /^"http:\/\/127\.0\.0\.1:\d+\//);
     assert.equal((await host.rpc.request('lineEvaluate', { expression: 'parsed.stat.url' })).value, lastUrl);
 
-    const earlier = line(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
+    const earlier = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
     assert.ok(earlier.tick <= last.tick, `${earlier.tick} <= ${last.tick}`);
     const earlierUrl = (await localsOf(host)).get('url');
     assert.notEqual(earlierUrl, lastUrl);
 
-    const again = line(await host.rpc.request('pastBreakpointHit', { direction: 'forward', tick: ticks }));
+    const again = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'forward', tick: ticks }));
     assert.equal(again.tick, last.tick);
     assert.equal((await localsOf(host)).get('url'), lastUrl);
     // Nothing after the last hit: forward from it finds none (the caller goes back to the present).
@@ -88,7 +84,7 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
     await armed(host, [{ line: PARSED }]);
     const mid = Math.floor(ticks / 2);
     await shows(host, mid);
-    const hit = line(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: mid }));
+    const hit = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: mid }));
     assert.ok(hit.tick <= mid, `${hit.tick} <= ${mid}`);
     const none = await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: mid, floor: hit.tick });
     assert.equal(none.landed, 'none');
@@ -98,7 +94,7 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
     await shows(host, null);
     // The root page (depth 0) is fetched once, first.
     await armed(host, [{ line: PARSED, condition: 'depth === 0' }]);
-    const root = line(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
+    const root = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
     const rootLocals = await localsOf(host);
     assert.equal(rootLocals.get('depth'), '0');
     // From the root's hit there is no earlier depth-0 hit: none, and the hit stays shown.
@@ -108,7 +104,7 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
     // The first hit of the run is the root's (hits counted from the run's start).
     await shows(host, null);
     await armed(host, [{ line: PARSED, hitCondition: '==1' }]);
-    const first = line(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
+    const first = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
     assert.equal(first.tick, root.tick);
     assert.equal((await localsOf(host)).get('url'), rootLocals.get('url'));
     // A logpoint on the line is not a stop.
@@ -140,7 +136,7 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
       const first = await stop();
       const second = await stop();
       assert.notEqual(second.url, first.url);
-      const hit = line(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: second.tick }));
+      const hit = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: second.tick }));
       assert.ok(hit.tick <= second.tick, `${hit.tick} <= ${second.tick}`);
       assert.equal((await localsOf(live)).get('url'), first.url);
       // Nothing before the first hit: none, and the hit stays shown.
@@ -177,13 +173,13 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
       await live.waitFor('finished', () => true, 60_000, from);
       const end = (await live.rpc.request('timeline', {})).ticks;
       // The same breakpoint, searched for in the past: the hit the live run stopped at (the 3rd since it was set), not the run's 3rd.
-      const hit = line(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: end }));
+      const hit = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: end }));
       assert.equal(hit.tick, thirdSince.tick);
       assert.equal((await localsOf(live)).get('url'), thirdSince.url);
       // Set again now that the run has finished: the whole past counts, from the run's start.
       await live.rpc.request('seekTick', { tick: end });
       await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: PARSED, hitCondition: '==4' }] });
-      const again = line(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: end }));
+      const again = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: end }));
       assert.equal(again.tick, fourth.tick);
       assert.equal((await localsOf(live)).get('url'), fourth.url);
     } finally {

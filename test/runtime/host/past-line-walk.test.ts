@@ -13,8 +13,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { BreakpointHitLanding, HostEvents, HostMethods, PastLineLanding } from '../../../protocol/host-protocol';
-import { forkHost, ROOT, type HostClient } from './host-client';
+import type { HostEvents, HostMethods, PastLineLanding } from '../../../protocol/host-protocol';
+import { forkHost, landedOnLine, ROOT, type HostClient } from './host-client';
 import { lineOf } from '../../source-line';
 
 const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
@@ -52,10 +52,6 @@ async function move(host: HostClient, ask: 'back' | HostMethods['lineStep']['par
   return { landing, paused };
 }
 
-function hitOf(landing: BreakpointHitLanding): Extract<BreakpointHitLanding, { landed: 'line' }> {
-  assert.equal(landing.landed, 'line', JSON.stringify(landing));
-  return landing as Extract<BreakpointHitLanding, { landed: 'line' }>;
-}
 
 describe('line steps from a breakpoint hit in the recorded past (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 240_000 }, () => {
   let host: HostClient;
@@ -73,7 +69,7 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
   test("over to the next lines, over a yield* that suspends to the task's next line in a later tick, back across it, back to the hit, into the task's step before (its last line, an earlier tick), and forward from there", async () => {
     await host.rpc.request('seekTick', { tick: null });
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: DECL }] });
-    const hit = hitOf(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
+    const hit = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
     assert.equal(hit.line?.line, DECL);
     const url = (await localsOf(host)).get('url');
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
@@ -128,7 +124,7 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
   test('into the call a line makes, over inside it, back to its line before (not the calling line), back to the calling line from its first line', async () => {
     await host.rpc.request('seekTick', { tick: null });
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: DECL }] });
-    const hit = hitOf(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
+    const hit = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
     let at = await move(host, 'over');
     if (at.paused?.line?.line !== GET) at = await move(host, 'over');
@@ -171,7 +167,7 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
   test("inside a yield* coroutine entered by a step in (not on the hit's frames): over its own yield* that suspends to its next line once resumed, and back", async () => {
     await host.rpc.request('seekTick', { tick: null });
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: DECL }] });
-    const hit = hitOf(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
+    const hit = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
     let at = await move(host, 'over');
     if (at.paused?.line?.line !== GET) at = await move(host, 'over');
@@ -211,7 +207,7 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
     await host.rpc.request('seekTick', { tick: null });
     const first = lineOf(CRAWLER, 'let finished = false;');
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: first }] });
-    const hit = hitOf(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
+    const hit = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
     let at = await move(host, 'back');
     for (let i = 0; i < 10 && at.landing.landed === 'line'; i++) at = await move(host, 'back');
@@ -233,7 +229,7 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
       const second = await stop();
       const viewed = (since: number): Array<HostEvents['viewedTick']> => live.events.slice(since).filter((e) => e.event === 'viewedTick').map((e) => e.body as HostEvents['viewedTick']);
       const before = live.events.length;
-      const hit = hitOf(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: second.tick }));
+      const hit = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: second.tick }));
       assert.ok(hit.tick < second.tick, `${hit.tick} < ${second.tick}`);
       // Every view follows to the hit's tick (a line within it): the task table is that moment's, not the live stop's.
       assert.deepEqual(viewed(before).map((v) => [v.tick, v.line]), [[hit.tick, true]]);
