@@ -235,7 +235,12 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     heldTime,
     replayOnly: isLineReplay,
     emit: <E extends 'paused' | 'continued' | 'output'>(event: E, body: HostEvents[E]) => {
-      if (event === 'paused') livePaused = body as HostEvents['paused'];
+      if (event === 'paused') {
+        livePaused = body as HostEvents['paused'];
+        // A feed asked of the main thread while a line step runs would be stepped through (host code): the
+        // run is followed only until its first line stop; a Step Back hands the replay host the stop's recording.
+        stopFollowing();
+      }
       client.send({ kind: 'event', event, body });
     },
     stopped: async () => {
