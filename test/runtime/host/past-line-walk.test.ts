@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { HostEvents, HostMethods, PastLineLanding } from '../../../protocol/host-protocol';
+import type { BreakpointHitLanding, HostEvents, HostMethods, PastLineLanding } from '../../../protocol/host-protocol';
 import { forkHost, landedOnLine, ROOT, type HostClient } from './host-client';
 import { lineOf } from '../../source-line';
 
@@ -52,6 +52,18 @@ async function move(host: HostClient, ask: 'back' | HostMethods['lineStep']['par
   return { landing, paused };
 }
 
+
+/** From the run's end, Reverse Continue to fetch's last hit at DECL (the breakpoint then cleared), then over to its GET line. */
+async function lastHitThenOverToGet(host: HostClient, ticks: number): Promise<Extract<BreakpointHitLanding, { landed: 'line' }> & { atGet: Awaited<ReturnType<typeof move>> }> {
+  await host.rpc.request('seekTick', { tick: null });
+  await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: DECL }] });
+  const hit = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
+  await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+  let atGet = await move(host, 'over');
+  if (atGet.paused?.line?.line !== GET) atGet = await move(host, 'over');
+  assert.equal(atGet.paused?.line?.line, GET);
+  return { ...hit, atGet };
+}
 
 describe('line steps from a breakpoint hit in the recorded past (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 240_000 }, () => {
   let host: HostClient;
@@ -122,13 +134,8 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
   });
 
   test('into the call a line makes, over inside it, back to its line before (not the calling line), back to the calling line from its first line', async () => {
-    await host.rpc.request('seekTick', { tick: null });
-    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: DECL }] });
-    const hit = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
-    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
-    let at = await move(host, 'over');
-    if (at.paused?.line?.line !== GET) at = await move(host, 'over');
-    assert.equal(at.paused?.line?.line, GET);
+    const hit = await lastHitThenOverToGet(host, ticks);
+    let at = hit.atGet;
     // Into: the session's get, as it ran then.
     at = await move(host, 'into');
     const first = await shown(host);
@@ -165,13 +172,8 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
   });
 
   test("inside a yield* coroutine entered by a step in (not on the hit's frames): over its own yield* that suspends to its next line once resumed, and back", async () => {
-    await host.rpc.request('seekTick', { tick: null });
-    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: DECL }] });
-    const hit = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
-    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
-    let at = await move(host, 'over');
-    if (at.paused?.line?.line !== GET) at = await move(host, 'over');
-    assert.equal(at.paused?.line?.line, GET);
+    const hit = await lastHitThenOverToGet(host, ticks);
+    let at = hit.atGet;
     for (let i = 0; i < 4 && (await shown(host)).names[0] !== 'request'; i++) at = await move(host, 'into');
     assert.equal((await shown(host)).names[0], 'request');
     const lines: string[] = [];
