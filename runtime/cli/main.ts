@@ -1,6 +1,8 @@
 // `coroscope`: the command-line entry (bundled to dist/cli.js, run by bin/coroscope.js).
 // Parses the arguments, runs the command, and exits with its code: 2 for bad arguments,
-// with a message that names the problem.
+// with a message that names the problem. A reader that goes away (`coroscope replay x
+// --dump-tasks-at-tick 60 | head`) ends the command quietly, as it ends any Unix filter:
+// output nobody reads is not an error.
 
 import { parseArgs, UsageError, USAGE } from './args';
 import { runCrawlCommand } from './crawl-command';
@@ -70,6 +72,11 @@ async function runOther(name: string, args: string[]): Promise<number> {
     throw e;
   }
 }
+
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code !== 'EPIPE') throw e;
+  process.exit(process.exitCode ?? 0);
+});
 
 main(process.argv.slice(2)).then(
   (code) => {

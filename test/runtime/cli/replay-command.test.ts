@@ -57,6 +57,17 @@ test('replay --dump-tasks-at-tick N [--json]: the tasks, their stacks and locals
   assert.match(beyond.stderr, /has \d+ ticks/);
 });
 
+test('a reader that goes away (a pipe into head) ends the dump quietly: exit 0, nothing on stderr', async () => {
+  const child = spawn(process.execPath, [cli, 'replay', file, '--dump-tasks-at-tick', '30'], { cwd: root });
+  let stderr = '';
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
+  // As `head -1` does: read the first bytes, then close the pipe while the dump is still being written.
+  child.stdout.once('data', () => child.stdout.destroy());
+  const status = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  assert.equal(stderr, '');
+  assert.equal(status, 0);
+});
+
 test('a corrupted copy, a truncated copy and a copy with a changed source hash are refused with clear errors', () => {
   const bytes = readFileSync(file);
   const flipped = Buffer.from(bytes);
