@@ -28,7 +28,8 @@ import { TaskRecorder } from '../inspect/task-recorder';
 import { summarizeTasks } from '../inspect/task-summaries';
 import { cancelOriginLabel } from '../../protocol/cancel-origin-label';
 import { RunRecorder } from '../record/run-recorder';
-import { writeRecordingFile } from '../record/recording-file';
+import { RecordingError } from '../record/recording-errors';
+import { unwritableRecordingPath, writeRecordingFile } from '../record/recording-file';
 import { packTableNotes } from '../record/await-details';
 import { programSources } from '../record/source-hashes';
 import { cancelOnSignal, recordedProgram, startMain, type RecordedProgram } from '../host/launch-programs';
@@ -72,6 +73,12 @@ export async function runCrawlCommand(cmd: CrawlCommand): Promise<number> {
     process.stderr.write(`coroscope crawl: ${(e as Error).message}\n`);
     return 2;
   }
+  // A --record file that cannot be written is refused before the crawl, not after it.
+  const unwritable = cmd.record === null ? null : unwritableRecordingPath(cmd.record);
+  if (unwritable !== null) {
+    process.stderr.write(`coroscope crawl: --record ${cmd.record}: ${unwritable}\n`);
+    return 2;
+  }
   if (cmd.demo) {
     site = await startDemoSite(demoSiteOptions(cmd.instant ? 'instant' : DEFAULT_DEMO_LATENCY, cmd.pages));
     roots = [site.url];
@@ -79,7 +86,15 @@ export async function runCrawlCommand(cmd: CrawlCommand): Promise<number> {
   }
   try {
     const program = crawlProgram(cmd, roots, site);
-    const outcome = cmd.record !== null ? await recordCrawl(cmd, cmd.record, program) : cmd.stage === 'coroutines' ? await crawlWithCoroutines(cmd, program) : await crawlWithStage(cmd, roots);
+    if (cmd.record !== null) {
+      const recorded = await recordCrawl(cmd, cmd.record, program);
+      const code = printCrawlOutcome(cmd, roots, recorded.outcome);
+      // The report is printed all the same: a recording that could not be written loses only itself.
+      if (recorded.writeError === null) return code;
+      process.stderr.write(`coroscope crawl: ${recorded.writeError}\n`);
+      return code === 0 ? 1 : code;
+    }
+    const outcome = cmd.stage === 'coroutines' ? await crawlWithCoroutines(cmd, program) : await crawlWithStage(cmd, roots);
     return printCrawlOutcome(cmd, roots, outcome);
   } finally {
     await site?.close();
@@ -135,22 +150,32 @@ function rootFailure(s: FetchStatistic): string {
   return `the root ${s.url} answered${s.status === null ? '' : ` (HTTP ${s.status})`} but could not be crawled: ${s.exception}`;
 }
 
-/** The crawl, recorded to `file` (a .corotrace naming its program as a launch, with the hashes of the sources). */
-async function recordCrawl(cmd: CrawlCommand, file: string, program: RecordedProgram): Promise<CrawlOutcome> {
+/**
+ * The crawl, recorded to `file` (a .corotrace naming its program as a launch, with the hashes
+ * of the sources); `writeError`: why the file could not be written (the disk filled, the
+ * folder went away during the crawl), null when it was.
+ */
+async function recordCrawl(cmd: CrawlCommand, file: string, program: RecordedProgram): Promise<{ outcome: CrawlOutcome; writeError: string | null }> {
   // With what each suspension awaited, in the task table's words: the timeline of the recording opened in the extension says them.
   const recorder = new RunRecorder({ frames: cmd.inspect, awaitDetails: true });
   const outcome = await crawlWithCoroutines(cmd, program, { clock: recorder.clock, attach: (loop) => recorder.attach(loop) });
   const streams = recorder.finish();
   // The replay crawls the same roots (the demo site's URL of this run), without the site; `json`: how the CLI printed it.
-  const bytes = writeRecordingFile(file, {
-    meta: { program: { ...recordedProgram(outcome.interruptedBy === 'SIGINT' || outcome.interruptedBy === 'SIGTERM' ? { ...program, signal: outcome.interruptedBy } : program), json: cmd.json }, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString(), ...packTableNotes(recorder.tableNotes()!) },
-    events: streams.events,
-    gaps: streams.gaps,
-    payload: streams.payload,
-  });
+  let bytes: number;
+  try {
+    bytes = writeRecordingFile(file, {
+      meta: { program: { ...recordedProgram(outcome.interruptedBy === 'SIGINT' || outcome.interruptedBy === 'SIGTERM' ? { ...program, signal: outcome.interruptedBy } : program), json: cmd.json }, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString(), ...packTableNotes(recorder.tableNotes()!) },
+      events: streams.events,
+      gaps: streams.gaps,
+      payload: streams.payload,
+    });
+  } catch (e) {
+    if (e instanceof RecordingError) return { outcome, writeError: e.message };
+    throw e;
+  }
   const perStep = streams.steps > 0 ? (bytes / streams.steps).toFixed(1) : '0';
   process.stderr.write(`Recorded ${streams.ticks} ticks, ${streams.steps} task steps, ${streams.sockets} sockets to ${file} (${bytes} bytes, ${perStep} per step)\n`);
-  return outcome;
+  return { outcome, writeError: null };
 }
 
 /** Repaints one status line on stderr while a crawl runs (terminals only). */

@@ -50,7 +50,8 @@ export function saveRecording(run: Run, path: string): RecordingInfo {
     const bytes = writeRecordingFile(path, { meta, events: streams.events, gaps: streams.gaps, payload: streams.payload });
     return infoOf(path, bytes, meta);
   } catch (e) {
-    throw new ProtocolError(`saveRecording: cannot write ${path}: ${e instanceof Error ? e.message : String(e)}`, 'writeFailed');
+    // writeRecordingFile's refusals say why in a user's words (the folder is gone, the disk is full).
+    throw new ProtocolError(`saveRecording: ${e instanceof RecordingError ? e.message : `cannot write ${path}: ${e instanceof Error ? e.message : String(e)}`}`, 'writeFailed');
   }
 }
 

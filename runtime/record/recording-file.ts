@@ -33,7 +33,8 @@
 // checked field by field before anything trusts it; a file of another version is refused
 // naming both.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants as fsConstants, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, constants as zlib, crc32, gunzipSync, gzipSync } from 'node:zlib';
 import { RecordingError, RecordingFormatError } from './recording-errors';
 import { readRunLog, type RunLog } from './run-log';
@@ -204,9 +205,51 @@ export function readRecordingLog(rec: Recording, name: string): RunLog {
   return log;
 }
 
+/**
+ * Why a recording cannot be written to `path`, in a user's words (null: it can, as far as
+ * can be told before writing). Asked before a run is recorded (`coroscope crawl --record`),
+ * so a path that cannot hold the file is refused before the crawl, not after it.
+ */
+export function unwritableRecordingPath(path: string): string | null {
+  const folder = dirname(path);
+  try {
+    if (!statSync(folder).isDirectory()) return `${folder} is not a folder`;
+  } catch {
+    return `the folder ${folder} does not exist`;
+  }
+  try {
+    if (statSync(path).isDirectory()) return `${path} is a folder, not a file`;
+    accessSync(path, fsConstants.W_OK);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return `${path} cannot be written (permission denied)`;
+  }
+  try {
+    accessSync(folder, fsConstants.W_OK);
+  } catch {
+    return `nothing can be written in ${folder} (permission denied)`;
+  }
+  return null;
+}
+
+/**
+ * Writes the recording to `path`: whole or not at all. The bytes go to a file beside it,
+ * renamed over `path` once complete, so a failed write (a full disk) or a crash mid-write
+ * never leaves a truncated recording, nor destroys the one `path` held. A failure is a
+ * RecordingError that says why in a user's words.
+ */
 export function writeRecordingFile(path: string, rec: Recording, fast = false): number {
   const bytes = encodeRecording(rec, fast);
-  writeFileSync(path, bytes);
+  const unwritable = unwritableRecordingPath(path);
+  if (unwritable !== null) throw new RecordingError(`cannot write the recording: ${unwritable}`);
+  const partial = `${path}.${process.pid}.partial`;
+  try {
+    writeFileSync(partial, bytes);
+    renameSync(partial, path);
+  } catch (e) {
+    rmSync(partial, { force: true });
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new RecordingError(`cannot write the recording to ${path}: ${code === 'ENOSPC' ? 'the disk is full' : code === 'EDQUOT' ? 'the disk quota is used up' : (e as Error).message}`);
+  }
   return bytes.length;
 }
 

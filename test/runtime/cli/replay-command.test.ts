@@ -57,6 +57,18 @@ test('replay --dump-tasks-at-tick N [--json]: the tasks, their stacks and locals
   assert.match(beyond.stderr, /has \d+ ticks/);
 });
 
+test('a --record file that cannot be written is refused before the crawl starts, naming why', () => {
+  for (const [record, why] of [
+    [join(dir, 'gone', 'x.corotrace'), `the folder ${join(dir, 'gone')} does not exist`],
+    [dir, `${dir} is a folder, not a file`],
+  ] as const) {
+    const r = coroscope(['crawl', '--demo', '--pages', '5', '--quiet', '--record', record]);
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stderr, `coroscope crawl: --record ${record}: ${why}\n`);
+    assert.equal(r.stdout, '');
+  }
+});
+
 test('a reader that goes away (a pipe into head) ends the dump quietly: exit 0, nothing on stderr', async () => {
   const child = spawn(process.execPath, [cli, 'replay', file, '--dump-tasks-at-tick', '30'], { cwd: root });
   let stderr = '';

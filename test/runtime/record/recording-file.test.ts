@@ -1,9 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeRecording, encodeRecording, FORMAT_VERSION, readRecordingFile, readRecordingLog, writeRecordingFile, type Recording } from '../../../runtime/record/recording-file';
+import { decodeRecording, encodeRecording, FORMAT_VERSION, readRecordingFile, readRecordingLog, unwritableRecordingPath, writeRecordingFile, type Recording } from '../../../runtime/record/recording-file';
 import { RunLogWriter, readRunLog } from '../../../runtime/record/run-log';
 import { RecordingError, RecordingFormatError } from '../../../runtime/record/recording-errors';
 import { readRecordedProgram } from '../../../runtime/host/launch-programs';
@@ -134,6 +134,28 @@ test('files: written and read back; a missing file is a RecordingError naming it
     assert.throws(() => readRecordingFile(join(dir, 'none.corotrace')), (e: unknown) => e instanceof RecordingError && /none\.corotrace: no such recording file/.test(e.message));
     writeFileSync(path, '');
     assert.throws(() => readRecordingFile(path), RecordingFormatError);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('files are written whole or not at all: no partial file is left beside, and a path that cannot hold one is refused before anything is written', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'coroscope-rec-'));
+  try {
+    const path = join(dir, 'run.corotrace');
+    writeRecordingFile(path, sampleRecording());
+    // Written again over the first: still one file, whole.
+    writeRecordingFile(path, sampleRecording());
+    assert.deepEqual(readdirSync(dir), ['run.corotrace']);
+    assert.deepEqual(readRecordingFile(path).meta, sampleRecording().meta);
+    assert.equal(unwritableRecordingPath(path), null);
+    assert.equal(unwritableRecordingPath(join(dir, 'new.corotrace')), null);
+    const missing = join(dir, 'gone', 'run.corotrace');
+    assert.equal(unwritableRecordingPath(missing), `the folder ${join(dir, 'gone')} does not exist`);
+    assert.throws(() => writeRecordingFile(missing, sampleRecording()), (e: unknown) => e instanceof RecordingError && e.message === `cannot write the recording: the folder ${join(dir, 'gone')} does not exist`);
+    assert.equal(unwritableRecordingPath(dir), `${dir} is a folder, not a file`);
+    assert.equal(unwritableRecordingPath(join(path, 'x.corotrace')), `${path} is not a folder`);
+    assert.deepEqual(readdirSync(dir), ['run.corotrace']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
