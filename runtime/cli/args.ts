@@ -90,7 +90,8 @@ Crawl options:
   --help               this text
 
 Replay (offline: the recorded inputs are fed back, the network is never used):
-  coroscope replay FILE                  re-run a recording; prints the same report
+  coroscope replay FILE [--json]         re-run a recording; prints the same report
+                                         (--json: the crawl's JSON object, as crawl --json)
   coroscope replay FILE --dump-tasks-at-tick N [--json]
                                          the tasks, their coroutine stacks and locals at tick N
   Ctrl-C or SIGTERM stops a replay where it is (exit 130 or 143): it says at which tick, and

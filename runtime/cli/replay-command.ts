@@ -6,7 +6,8 @@
 // VS Code's "Coroscope: Open Recording…".
 //
 // - Without --dump-tasks-at-tick: prints what the recorded crawl printed (the report, or
-//   its JSON object), after checking that the replay re-ran the same run.
+//   its JSON object; --json: the JSON object either way), after checking that the replay
+//   re-ran the same run.
 // - With --dump-tasks-at-tick N: re-executes up to tick N and prints the tree of tasks
 //   with their coroutine stacks and the locals of every frame as they were then (--json:
 //   one JSON object on stdout).
@@ -123,6 +124,9 @@ async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>
       // Frames and who-created-whom are needed for the dump, and the run's own output goes to
       // stderr (json) so stdout holds only the dump; none of this changes the run.
       cmd = { ...cmd, inspect: true, json: true };
+    } else if (args.json) {
+      // The crawl's JSON object, whichever way the recording CLI printed it: output only, the run is the same.
+      cmd = { ...cmd, json: true };
     }
     let replayed: EventLoop | null = null;
     // What the replayed loop logs (a slow callback, a task destroyed pending) is the recorded run's only once the replay is verified: a replay that diverged says that alone.

@@ -38,6 +38,18 @@ test('crawl --demo --record, then replay: the same report, offline', () => {
   assert.ok(details.some((d) => /^<Socket fd=\d+ .*raddr=127\.0\.0\.1:\d+>$/.test(d)), details.slice(0, 20).join(' | '));
 });
 
+test('replay --json prints the replayed crawl as crawl --json prints it, whichever way the recording printed it', () => {
+  const text = coroscope(['replay', file]);
+  const json = coroscope(['replay', file, '--json']);
+  assert.equal(json.status, 0, json.stderr);
+  const j = JSON.parse(json.stdout) as { fetched: number; results: Array<{ url: string }> };
+  // The same crawl: every URL of the text report is in the object.
+  const urls = text.stdout.split('\n').filter((l) => /^http:\/\/127\.0\.0\.1:\d+\//.test(l)).map((l) => l.split(' ')[0]!);
+  assert.ok(urls.length > 10);
+  assert.equal(j.fetched, urls.length);
+  assert.deepEqual(j.results.map((r) => r.url).sort(), [...urls].sort());
+});
+
 test('replay --dump-tasks-at-tick N [--json]: the tasks, their stacks and locals at that tick', () => {
   const json = coroscope(['replay', file, '--dump-tasks-at-tick', '30', '--json']);
   assert.equal(json.status, 0, json.stderr);
