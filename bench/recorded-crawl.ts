@@ -65,7 +65,7 @@ export async function crawlRecorded(url: string, maxTasks: number, frames = fals
   const cpu = process.cpuUsage(c0);
   const t1 = performance.now();
   const file = join(dir, 'crawl.corotrace');
-  const fileBytes = writeRecordingFile(file, {
+  const { bytes: fileBytes } = writeRecordingFile(file, {
     meta: { program: { kind: 'bench-crawl', url, maxTasks }, sources: [], ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString() },
     events: streams.events,
     gaps: streams.gaps,

@@ -29,7 +29,7 @@ import { summarizeTasks } from '../inspect/task-summaries';
 import { cancelOriginLabel } from '../../protocol/cancel-origin-label';
 import { RunRecorder } from '../record/run-recorder';
 import { RecordingError } from '../record/recording-errors';
-import { unwritableRecordingPath, writeRecordingFile } from '../record/recording-file';
+import { unwritableRecordingPath, writeRecordingFile, type RecordingSize } from '../record/recording-file';
 import { packTableNotes } from '../record/await-details';
 import { programSources } from '../record/source-hashes';
 import { cancelOnSignal, recordedProgram, startMain, type RecordedProgram } from '../host/launch-programs';
@@ -161,9 +161,9 @@ async function recordCrawl(cmd: CrawlCommand, file: string, program: RecordedPro
   const outcome = await crawlWithCoroutines(cmd, program, { clock: recorder.clock, attach: (loop) => recorder.attach(loop) });
   const streams = recorder.finish();
   // The replay crawls the same roots (the demo site's URL of this run), without the site; `json`: how the CLI printed it.
-  let bytes: number;
+  let size: RecordingSize;
   try {
-    bytes = writeRecordingFile(file, {
+    size = writeRecordingFile(file, {
       meta: { program: { ...recordedProgram(outcome.interruptedBy === 'SIGINT' || outcome.interruptedBy === 'SIGTERM' ? { ...program, signal: outcome.interruptedBy } : program), json: cmd.json }, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString(), ...packTableNotes(recorder.tableNotes()!) },
       events: streams.events,
       gaps: streams.gaps,
@@ -173,9 +173,19 @@ async function recordCrawl(cmd: CrawlCommand, file: string, program: RecordedPro
     if (e instanceof RecordingError) return { outcome, writeError: e.message };
     throw e;
   }
-  const perStep = streams.steps > 0 ? (bytes / streams.steps).toFixed(1) : '0';
-  process.stderr.write(`Recorded ${streams.ticks} ticks, ${streams.steps} task steps, ${streams.sockets} sockets to ${file} (${bytes} bytes, ${perStep} per step)\n`);
+  process.stderr.write(`Recorded ${streams.ticks} ticks, ${streams.steps} task steps, ${streams.sockets} sockets to ${file} (${describeSize(size, streams.steps, streams.payload.length)})\n`);
   return { outcome, writeError: null };
+}
+
+/**
+ * A recording's size, per task step, told apart: the run's own record (what makes its
+ * timeline, stacks and replay) and the bytes its sockets received (the pages, which any
+ * recording that replays offline must hold), with how much they were compressed.
+ */
+function describeSize(size: RecordingSize, steps: number, received: number): string {
+  const perStep = (n: number): string => (steps > 0 ? (n / steps).toFixed(1) : '0');
+  const ratio = size.socketBytes > 0 ? (received / size.socketBytes).toFixed(1) : '1';
+  return `${size.bytes} bytes, ${perStep(size.bytes)} per step: the run ${perStep(size.bytes - size.socketBytes)} per step, the ${received} bytes received ${perStep(size.socketBytes)} per step (compressed ${ratio}x)`;
 }
 
 /** Repaints one status line on stderr while a crawl runs (terminals only). */

@@ -47,7 +47,7 @@ export function saveRecording(run: Run, path: string): RecordingInfo {
   if (streams === null) throw new ProtocolError(`saveRecording: run ${run.id} was not recorded: launch it with options.record`, 'notRecorded');
   const meta = metaOf(run, streams);
   try {
-    const bytes = writeRecordingFile(path, { meta, events: streams.events, gaps: streams.gaps, payload: streams.payload });
+    const { bytes } = writeRecordingFile(path, { meta, events: streams.events, gaps: streams.gaps, payload: streams.payload });
     return infoOf(path, bytes, meta);
   } catch (e) {
     // writeRecordingFile's refusals say why in a user's words (the folder is gone, the disk is full).

@@ -237,7 +237,7 @@ export function unwritableRecordingPath(path: string): string | null {
  * never leaves a truncated recording, nor destroys the one `path` held. A failure is a
  * RecordingError that says why in a user's words.
  */
-export function writeRecordingFile(path: string, rec: Recording, fast = false): number {
+export function writeRecordingFile(path: string, rec: Recording, fast = false): RecordingSize {
   const bytes = encodeRecording(rec, fast);
   const unwritable = unwritableRecordingPath(path);
   if (unwritable !== null) throw new RecordingError(`cannot write the recording: ${unwritable}`);
@@ -250,7 +250,19 @@ export function writeRecordingFile(path: string, rec: Recording, fast = false): 
     const code = (e as NodeJS.ErrnoException).code;
     throw new RecordingError(`cannot write the recording to ${path}: ${code === 'ENOSPC' ? 'the disk is full' : code === 'EDQUOT' ? 'the disk quota is used up' : (e as Error).message}`);
   }
-  return bytes.length;
+  return recordingSize(bytes);
+}
+
+/** A recording file's size, and the part of it that is the socket bytes (compressed): the rest is the run's own record (metadata, event log, clock readings). */
+export interface RecordingSize {
+  readonly bytes: number;
+  readonly socketBytes: number;
+}
+
+/** The size of an encoded recording (encodeRecording's bytes) and of its socket bytes' part. */
+export function recordingSize(file: Buffer): RecordingSize {
+  const packed = file.subarray(MAGIC.length + 5);
+  return { bytes: file.length, socketBytes: packed.length - 4 - packed.readUInt32LE(0) };
 }
 
 export function readRecordingFile(path: string): Recording {

@@ -27,7 +27,7 @@ process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 test('crawl --demo --record, then replay: the same report, offline', () => {
   const rec = coroscope(['crawl', '--demo', '--pages', '40', '--quiet', '--record', file]);
   assert.equal(rec.status, 0, rec.stderr);
-  assert.match(rec.stderr, /Recorded \d+ ticks, \d+ task steps, \d+ sockets to .*x\.corotrace \(\d+ bytes, [\d.]+ per step\)/);
+  assert.match(rec.stderr, /Recorded \d+ ticks, \d+ task steps, \d+ sockets to .*x\.corotrace \(\d+ bytes, [\d.]+ per step: the run [\d.]+ per step, the \d+ bytes received [\d.]+ per step \(compressed [\d.]+x\)\)/);
   assert.match(rec.stdout, /Finished \d+ urls in [\d.]+ secs/);
   const rep = coroscope(['replay', file]);
   assert.equal(rep.status, 0, rep.stderr);

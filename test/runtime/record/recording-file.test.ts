@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { brotliDecompressSync } from 'node:zlib';
 import { join } from 'node:path';
 import { decodeRecording, encodeRecording, FORMAT_VERSION, readRecordingFile, readRecordingLog, unwritableRecordingPath, writeRecordingFile, type Recording } from '../../../runtime/record/recording-file';
 import { RunLogWriter, readRunLog } from '../../../runtime/record/run-log';
@@ -129,7 +130,11 @@ test('files: written and read back; a missing file is a RecordingError naming it
   try {
     const path = join(dir, 'run.corotrace');
     const size = writeRecordingFile(path, sampleRecording());
-    assert.ok(size > 11);
+    assert.equal(size.bytes, readFileSync(path).length);
+    // The socket bytes' part is the brotli of the recording's payload, at the end of the file.
+    const payload = sampleRecording().payload;
+    assert.ok(size.socketBytes > 0 && size.socketBytes < size.bytes);
+    assert.deepEqual(brotliDecompressSync(readFileSync(path).subarray(size.bytes - size.socketBytes)), payload);
     assert.deepEqual(readRecordingFile(path).meta, sampleRecording().meta);
     assert.throws(() => readRecordingFile(join(dir, 'none.corotrace')), (e: unknown) => e instanceof RecordingError && /none\.corotrace: no such recording file/.test(e.message));
     writeFileSync(path, '');
