@@ -28,7 +28,11 @@
 //
 // Invariants:
 // - Seeks (and traced ticks) are served one at a time, in the order asked; a seek never waits for a checkpoint
-//   being built (it holds it, or goes on with it when it is at or before its tick).
+//   being built (it holds it, or goes on with it when it is at or before its tick), nor for the
+//   replay of a seek whose tick is no longer viewed (a scrub): that replay (run by the loop's
+//   driver in slices, between which the seek is asked) stops at the new tick instead when it has
+//   not replayed it yet, else at once where it is, between two ticks; either way it is parked (a
+//   checkpoint) and its seek refused as superseded.
 // - A replay that diverges from the recording, or ends before the tick, fails the seek with
 //   the replay's own message; nothing is answered for a moment that was not reached, nor for
 //   one whose replayed events differ from the recorded ones (checked at every seek).
@@ -106,6 +110,10 @@ class ReplaySession {
   /** Milliseconds spent running ticks, and the ticks run (the replay's speed). */
   busyMs = 0;
   private tickStartedAt = 0;
+  /** Inside one of its ticks (from the loop's tickStart to its tickEnd). */
+  private inTick = false;
+  /** Counts each tick the replay runs (RunRewind's total, for tests and the bench). */
+  onTick: (() => void) | null = null;
   /** The replayed crawl's crawler (its progress), when the run is a crawl. */
   crawler: Crawler | null = null;
 
@@ -117,7 +125,7 @@ class ReplaySession {
   ) {}
 
   /** `beforeStart`: called with the replay's loop before the program starts on it (before its first tick). */
-  static start(source: RewindSource, reading: LogReading, tick: number, beforeStart?: (loop: EventLoop) => void): { session: ReplaySession; reached: Promise<void> } {
+  static start(source: RewindSource, reading: LogReading, tick: number, beforeStart?: (loop: EventLoop) => void, onTick?: () => void): { session: ReplaySession; reached: Promise<void> } {
     let session: ReplaySession | null = null;
     const replay = new RunReplay(reading.log, reading.events, source.what, {
       frames: source.frames,
@@ -130,9 +138,13 @@ class ReplaySession {
     const recorder = TaskRecorder.attach(loop);
     replay.attach(loop);
     const s = (session = new ReplaySession(reading, replay, loop, recorder));
+    s.onTick = onTick ?? null;
     loop.addObserver({
       taskDone: (t) => void s.finished.add(summarizeTasks([t], { recorder })[0]!),
-      tickStart: () => void (s.tickStartedAt = performance.now()),
+      tickStart: () => {
+        s.inTick = true;
+        s.tickStartedAt = performance.now();
+      },
       tickEnd: () => s.afterTick(),
     });
     const reached = s.wait();
@@ -180,9 +192,22 @@ class ReplaySession {
     }
   }
 
-  /** Going on to its tick (advance), not there yet: goes on to the later `tick` instead; false when it cannot. */
+  /** Going on to its tick (advance), not there yet: stops at `tick` instead (later, or earlier and not begun yet); false when it cannot. */
   retarget(tick: number): boolean {
     return !this.parked && this.failure === null && !this.held && this.replay.retarget(tick);
+  }
+
+  /**
+   * Going on to its tick (advance), not there yet: stops where it is now, between two ticks
+   * (parked after the last one replayed, its wait resolved: a checkpoint like any other);
+   * false when it cannot (in a tick, parked, held, failed, or no tick replayed yet).
+   */
+  interrupt(): boolean {
+    const at = this.replay.ticksReplayed;
+    if (this.parked || this.failure !== null || this.held || this.inTick || at < 1) return false;
+    this.loop.pause();
+    this.stopped(at);
+    return true;
   }
 
   /** Goes on to a later tick (or stays, when it is there already), at full speed. */
@@ -227,7 +252,9 @@ class ReplaySession {
   /** After each replayed tick: its time, and a rest when paced and its slice is over. */
   private afterTick(): void {
     const now = performance.now();
+    this.inTick = false;
     this.busyMs += now - this.tickStartedAt;
+    this.onTick?.();
     if (this.pace === null || this.parked || this.held || this.resting !== null) return;
     const rest = this.pace();
     if (rest <= 0) return;
@@ -306,8 +333,10 @@ export class RunRewind {
   private sessions: ReplaySession[] = [];
   private viewedSession: ReplaySession | null = null;
   private building: ReplaySession | null = null;
-  /** The seek's replay under way, and whether its tick is still wanted (a later seek may take it on: retarget). */
-  private advancing: { session: ReplaySession; wanted: () => boolean; retargeted: boolean } | null = null;
+  /** The seek's replay under way, to `tick`, and whether that tick is still wanted (a later seek may retarget it, or stop it where it is). */
+  private advancing: { session: ReplaySession; tick: number; wanted: () => boolean; overtaken: boolean } | null = null;
+  /** Ticks run by every replay so far (for tests and the bench: the replay work a seek cost). */
+  private ticksRun = 0;
   private queue: Promise<unknown> = Promise.resolve();
   private seeking = 0;
   private closed = false;
@@ -349,7 +378,9 @@ export class RunRewind {
     this.seeking++;
     this.building?.hold();
     const going = this.advancing;
-    if (going !== null && !going.wanted() && going.session.retarget(tick)) going.retargeted = true;
+    // A seek under way for a tick no longer viewed never delays this one: its replay stops at
+    // this tick instead (later, or earlier and not begun yet), or else where it is, between two ticks.
+    if (going !== null && !going.overtaken && going.tick !== tick && !going.wanted()) going.overtaken = going.session.retarget(tick) || going.session.interrupt();
     const job = this.queue.then(() => {
       if (!wanted()) throw new ProtocolError(`seekTick: tick ${tick} is no longer viewed`, 'superseded');
       return this.seekNow(tick, wanted);
@@ -407,7 +438,7 @@ export class RunRewind {
       tracing(session.loop, this.momentOf(session, tick));
       reached = session.advance(tick);
     } else {
-      const started = ReplaySession.start(this.source, this.read(), tick, (loop) => tracing(loop, null));
+      const started = this.startReplay(this.read(), tick, (loop) => tracing(loop, null));
       session = started.session;
       reached = started.reached;
       tracing(session.loop, this.momentOf(session, tick));
@@ -430,6 +461,11 @@ export class RunRewind {
     }
   }
 
+  /** Ticks run by every replay of this run so far (for tests and the bench). */
+  ticksReplayed(): number {
+    return this.ticksRun;
+  }
+
   /** Ticks at which a replay is parked now (for tests and the bench). */
   parkedTicks(): number[] {
     return this.sessions.filter((s) => s.parked).map((s) => s.stoppedAt);
@@ -447,6 +483,11 @@ export class RunRewind {
     this.viewedSession = null;
   }
 
+  /** A replay from tick 0 to `tick` (ReplaySession.start), its ticks counted. */
+  private startReplay(reading: LogReading, tick: number, beforeStart?: (loop: EventLoop) => void): ReturnType<typeof ReplaySession.start> {
+    return ReplaySession.start(this.source, reading, tick, beforeStart, () => void this.ticksRun++);
+  }
+
   /** The recording as read now: read again only when it has grown, and then only what is new (RunLogReader). */
   private read(): LogReading {
     const ticks = this.source.ticks();
@@ -460,7 +501,7 @@ export class RunRewind {
   private async seekNow(tick: number, wanted: () => boolean = () => true): Promise<PastMoment> {
     if (this.closed) throw new ProtocolError(`seekTick: run ${this.source.runId} is gone`, 'noRun');
     let session: ReplaySession;
-    let retargeted = false;
+    let overtaken = false;
     try {
       const reading = this.read();
       if (reading.ticks < tick) throw new RecordingError(`${this.source.what} has ${reading.ticks} ticks recorded, not ${tick}`);
@@ -478,12 +519,12 @@ export class RunRewind {
           this.sessions.push(session);
         }
         session.extend(reading);
-        if (!session.parked || session.stoppedAt !== tick) retargeted = await this.timed(session, session.advance(tick), wanted);
+        if (!session.parked || session.stoppedAt !== tick) overtaken = await this.timed(session, tick, session.advance(tick), wanted);
       } else {
-        const started = ReplaySession.start(this.source, reading, tick);
+        const started = this.startReplay(reading, tick);
         session = started.session;
         this.sessions.push(session);
-        retargeted = await this.timed(session, started.reached, wanted);
+        overtaken = await this.timed(session, tick, started.reached, wanted);
       }
       // Exact or refused: the replayed events so far must be the recorded ones.
       session.check();
@@ -493,8 +534,8 @@ export class RunRewind {
       if (e instanceof RecordingError) throw new ProtocolError(`seekTick: ${e.message}`, 'replayFailed');
       throw new ProtocolError(`seekTick: the replay of ${this.source.what} to tick ${tick} failed: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
     }
-    // Taken on to a later tick by a later seek: parked there, for that seek.
-    if (retargeted) throw new ProtocolError(`seekTick: tick ${tick} is no longer viewed (its replay went on to tick ${session.stoppedAt})`, 'superseded');
+    // Overtaken by a later seek: parked at that seek's tick, or where it was stopped for it.
+    if (overtaken) throw new ProtocolError(`seekTick: tick ${tick} is no longer viewed (its replay ${session.stoppedAt > tick ? 'went on to' : 'stopped at'} tick ${session.stoppedAt})`, 'superseded');
     this.viewedSession = session;
     return this.momentOf(session, tick);
   }
@@ -504,9 +545,9 @@ export class RunRewind {
     return new PastMoment(this.source.runId, tick, session.loop, session.crawler, session.recorder, session.finished, () => this.source.lints(), this.read().log.times[tick - 1] ?? session.loop.time());
   }
 
-  /** Waits for a seek's replay to reach its tick (or the later one a later seek took it on to: true), and learns the replay's speed from it. */
-  private async timed(session: ReplaySession, reached: Promise<void>, wanted: () => boolean): Promise<boolean> {
-    const going = { session, wanted, retargeted: false };
+  /** Waits for a seek's replay to reach its tick (or to stop where a later seek had it stop: true), and learns the replay's speed from it. */
+  private async timed(session: ReplaySession, tick: number, reached: Promise<void>, wanted: () => boolean): Promise<boolean> {
+    const going = { session, tick, wanted, overtaken: false };
     this.advancing = going;
     try {
       await reached;
@@ -514,7 +555,7 @@ export class RunRewind {
       if (this.advancing === going) this.advancing = null;
     }
     this.learnSpeed(session);
-    return going.retargeted;
+    return going.overtaken;
   }
 
   private learnSpeed(session: ReplaySession): void {
@@ -556,7 +597,7 @@ export class RunRewind {
     const target = this.ticksPerMs === null && from === 0 ? Math.min(gap, total) : from + Math.floor(widest / 2);
     let started: ReturnType<typeof ReplaySession.start>;
     try {
-      started = ReplaySession.start(this.source, this.read(), target);
+      started = this.startReplay(this.read(), target);
     } catch {
       this.buildFailed = true;
       return;
@@ -608,7 +649,7 @@ export class RunRewind {
         session.extend(this.read());
         reached = session.advance(at);
       } else {
-        const started = ReplaySession.start(this.source, this.read(), at);
+        const started = this.startReplay(this.read(), at);
         session = started.session;
         reached = started.reached;
       }

@@ -110,11 +110,12 @@ export class RunReplay implements TickFeed {
   }
 
   /**
-   * A replay going on to its stop (continueTo, not there yet) is taken on to a later `tick`
-   * instead, within the recording; false (nothing changed) otherwise.
+   * A replay going on to its stop (continueTo, not there yet) stops at `tick` instead: a later
+   * one, within the recording, or an earlier one it has not begun to replay yet; false (nothing
+   * changed) otherwise.
    */
   retarget(tick: number): boolean {
-    if (this.stopTick === undefined || !Number.isInteger(tick) || tick <= this.stopTick || this.fed >= this.stopTick || tick > this.log.times.length) return false;
+    if (this.stopTick === undefined || !Number.isInteger(tick) || tick === this.stopTick || this.fed >= this.stopTick || tick <= this.fed || tick > this.log.times.length) return false;
     this.stopTick = tick;
     return true;
   }

@@ -224,21 +224,25 @@ const consumeAll = coroutine(function* consumeAll(q: Queue<number>, n: number): 
   for (let i = 0; i < n; i++) sum += yield* q.get();
   return sum;
 });
-const pipeline = coroutine(function* pipeline(): Coroutine<number> {
-  const loop = getRunningLoop();
-  const q = new Queue<number>(2);
-  const producers = [0, 1, 2].map((k) => loop.createTask(produce(q, 200), { name: `producer-${k}` }));
-  const consumer = loop.createTask(consumeAll(q, 600), { name: 'consumer' });
-  for (const p of producers) yield* p;
-  return yield* consumer;
-});
+const pipelineOf = (items: number): (() => Coroutine<number>) =>
+  coroutine(function* pipeline(): Coroutine<number> {
+    const loop = getRunningLoop();
+    const q = new Queue<number>(2);
+    const producers = [0, 1, 2].map((k) => loop.createTask(produce(q, items), { name: `producer-${k}` }));
+    const consumer = loop.createTask(consumeAll(q, 3 * items), { name: 'consumer' });
+    for (const p of producers) yield* p;
+    return yield* consumer;
+  });
+const pipeline = pipelineOf(200);
+// The same, ten times as long: a replay of it from the start runs for many of the loop's slices.
+const longPipeline = pipelineOf(2000);
 
-async function recordPipeline(): Promise<RecordedStreams> {
+async function recordPipeline(program = pipeline): Promise<RecordedStreams> {
   const rec = new RunRecorder({ clock: new VirtualClock() });
   const loop = new EventLoop({ clock: rec.clock });
   rec.attach(loop);
   try {
-    await loop.runUntilComplete(loop.createTask(pipeline(), { name: 'pipeline' }));
+    await loop.runUntilComplete(loop.createTask(program(), { name: 'pipeline' }));
     return rec.finish();
   } finally {
     rec.detach();
@@ -319,6 +323,62 @@ test('a seek no longer wanted when its turn comes is dropped unreplayed; a repla
     } finally {
       fresh.close();
     }
+  } finally {
+    rewind.close();
+  }
+});
+
+test('scrubbing back while a replay goes forward: the back seek does not wait for it (stopped where it is, parked there), and lands after replaying only its own ticks', async () => {
+  const streams = await recordPipeline(longPipeline);
+  // No checkpoints built between seeks (a gap wider than the run): each seek replays from a parked replay or from tick 0.
+  const rewind = new RunRewind(rewindOfSource(streams, longPipeline), 1e9);
+  try {
+    let viewing = 1;
+    const far = streams.ticks;
+    const forward = rewind.seek(far, () => viewing === 1);
+    // Under way: its replay has run some ticks (the loop's driver runs them in slices of a few milliseconds, and yields to Node between).
+    // (50 ticks at least: the replay's speed is then learnt from it, and no checkpoint is built between the seeks.)
+    while (rewind.ticksReplayed() < 50) await new Promise((resolve) => setImmediate(resolve));
+    const stoppedAt = rewind.ticksReplayed();
+    assert.ok(stoppedAt < far / 2, `the forward replay ran ${stoppedAt} of ${far} ticks in its first slice`);
+    viewing = 2;
+    const early = 5;
+    const t0 = performance.now();
+    const back = await rewind.seek(early, () => viewing === 2);
+    const backMs = performance.now() - t0;
+    // Its own ticks only, from tick 0: none more of the forward replay's.
+    assert.equal(rewind.ticksReplayed() - stoppedAt, early, 'ticks replayed from the back seek asked to its landing');
+    assert.equal(back.tick, early);
+    await assert.rejects(forward, (e: unknown) => e instanceof ProtocolError && e.code === 'superseded' && new RegExp(`stopped at tick ${stoppedAt}\\b`).test(e.message));
+    assert.deepEqual(rewind.parkedTicks().sort((a, b) => a - b), [early, stoppedAt], 'the forward replay parked where it stopped');
+    // The moment is exact: what a replay from the start shows; and the stopped replay is a checkpoint a later seek goes on from.
+    const fresh = new RunRewind(rewindOfSource(streams, longPipeline), 1e9);
+    try {
+      const shape = (m: Awaited<ReturnType<RunRewind['seek']>>): unknown => m.snapshot().tasks.map((t) => [t.id, t.state, t.steps]);
+      assert.deepEqual(shape(back), shape(await fresh.seek(early)));
+      const t1 = performance.now();
+      await fresh.seek(far);
+      const wholeMs = performance.now() - t1;
+      // Wall time only as a generous bound: the back seek took less than a replay of the whole run.
+      assert.ok(backMs < wholeMs, `back seek ${backMs.toFixed(0)} ms, a replay to tick ${far} ${wholeMs.toFixed(0)} ms`);
+      const before = rewind.ticksReplayed();
+      viewing = 3;
+      const later = stoppedAt + 10;
+      assert.deepEqual(shape(await rewind.seek(later, () => viewing === 3)), shape(await fresh.seek(later)));
+      assert.equal(rewind.ticksReplayed() - before, 10, 'went on from the stopped replay');
+    } finally {
+      fresh.close();
+    }
+    // Asked for a tick it has not replayed yet, a forward replay stops there instead (retargeted earlier), for the later seek.
+    const from = rewind.ticksReplayed();
+    viewing = 4;
+    const ahead = rewind.seek(far, () => viewing === 4);
+    while (rewind.ticksReplayed() === from) await new Promise((resolve) => setImmediate(resolve));
+    const between = stoppedAt + 10 + (rewind.ticksReplayed() - from) + 100;
+    viewing = 5;
+    assert.equal((await rewind.seek(between, () => viewing === 5)).tick, between);
+    await assert.rejects(ahead, (e: unknown) => e instanceof ProtocolError && e.code === 'superseded' && new RegExp(`stopped at tick ${between}\\b`).test(e.message));
+    assert.equal(rewind.ticksReplayed() - from, between - (stoppedAt + 10), 'one replay, from the checkpoint to the tick asked last');
   } finally {
     rewind.close();
   }
