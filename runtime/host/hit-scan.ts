@@ -37,6 +37,8 @@ export class HitScan {
   private readonly since: number[];
   /** At a pause for the marker: the hits met at that moment, recorded only if it is not the marker. */
   private pending: Array<{ bp: number }> | null = null;
+  /** Told the tick of the hit asked for when the scan stops there (a forward search's first hit: its moment becomes the viewed one). */
+  onStop: ((tick: number) => void) | null = null;
   /** Why the thread is paused now (the worker asks: scanPause). */
   pausedFor: 'marker' | 'stop' | null = null;
   /** The tick of the last hit recorded, and how many hits that tick has had. */
@@ -102,6 +104,7 @@ export class HitScan {
     if (stop) {
       this.stopped = true;
       this.pausedFor = 'stop';
+      this.onStop?.(tick);
     }
     return stop;
   }

@@ -413,9 +413,10 @@ export class RunRewind {
    * open one (RecordedStreams.openTick): then the replay is dropped after it, never a moment
    * shown nor a checkpoint; after a whole tick it is parked there, a checkpoint. Served in
    * turn with the seeks. With `from`, ticks from+1 .. `tick` run traced (a breakpoint search's
-   * stretch, hit-scan.ts).
+   * stretch, hit-scan.ts); `momentAt` is the replay's moment within one of them (a stop in a
+   * tick not known before: a forward search's first hit).
    */
-  traceTick(tick: number, tracing: (loop: EventLoop | null, moment: PastMoment | null) => void, from = tick - 1): Promise<void> {
+  traceTick(tick: number, tracing: (loop: EventLoop | null, moment: PastMoment | null, momentAt?: (within: number) => PastMoment) => void, from = tick - 1): Promise<void> {
     this.seeking++;
     this.building?.hold();
     const job = this.queue.then(() => this.traceNow(tick, tracing, from));
@@ -428,20 +429,20 @@ export class RunRewind {
     return job;
   }
 
-  private async traceNow(tick: number, tracing: (loop: EventLoop | null, moment: PastMoment | null) => void, from: number): Promise<void> {
+  private async traceNow(tick: number, tracing: (loop: EventLoop | null, moment: PastMoment | null, momentAt?: (within: number) => PastMoment) => void, from: number): Promise<void> {
     let session: ReplaySession;
     let reached: Promise<void>;
     if (from > 0) {
       await this.seekNow(from);
       session = this.viewedSession!;
       this.viewedSession = null;
-      tracing(session.loop, this.momentOf(session, tick));
+      tracing(session.loop, this.momentOf(session, tick), (within) => this.momentOf(session, within));
       reached = session.advance(tick);
     } else {
       const started = this.startReplay(this.read(), tick, (loop) => tracing(loop, null));
       session = started.session;
       reached = started.reached;
-      tracing(session.loop, this.momentOf(session, tick));
+      tracing(session.loop, this.momentOf(session, tick), (within) => this.momentOf(session, within));
     }
     this.sessions = this.sessions.filter((s) => s !== session);
     let keep = false;

@@ -754,7 +754,7 @@ export class Run {
     const job = this.seeks.then(() =>
       rewind.traceTick(
         params.to,
-        (loop, moment) => {
+        (loop, moment, momentAt) => {
           this.tracedLoop = loop;
           scan.loop = loop;
           this.hitScan = loop === null ? null : scan;
@@ -762,6 +762,16 @@ export class Run {
           if (params.stop?.kind === 'nth' || params.stop?.kind === 'marker') {
             this.viewed = moment;
             this.pastView = null;
+          } else if (params.stop?.kind === 'first') {
+            // A forward search's first hit: its tick is known once the scan stops there, and its moment is the viewed one from then (until the stretch has run).
+            if (loop === null && scan.stopped) this.viewed = null;
+            scan.onStop =
+              loop === null || momentAt === undefined
+                ? null
+                : (tick) => {
+                    this.viewed = momentAt(tick);
+                    this.pastView = null;
+                  };
           }
         },
         params.from,

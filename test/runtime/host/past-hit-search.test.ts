@@ -152,6 +152,47 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
     }
   });
 
+  test("at a live line stop: Continue from a hit shown finds a later one (another breakpoint, a later tick): every view is that moment's, the task table too", async () => {
+    const live = forkHost({ bundle: BUNDLE, pipe: true });
+    try {
+      await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+      await armed(live, [{ line: PARSED }]);
+      const stop = async (): Promise<number> => {
+        const from = live.events.length;
+        await live.rpc.request('continue', {});
+        return (await live.waitFor('paused', (b) => b.line !== undefined, 30_000, from)).tick;
+      };
+      await stop();
+      await stop();
+      const third = await stop();
+      const first = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: third }));
+      const second = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: first.tick }));
+      assert.ok(second.tick < first.tick, `${second.tick} < ${first.tick}`);
+      assert.equal((await live.rpc.request('snapshot', {})).tick, second.tick);
+      // Another breakpoint, hit in fetch before each page is parsed: forward from the hit shown, the first later hit (a tick of its own, found by a scan).
+      const DECL = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
+      await armed(live, [{ line: DECL }]);
+      // (Hits in the shown hit's own tick first, maybe: on to the first in a later one.)
+      let from = live.events.length;
+      let later = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'forward', tick: second.tick, ceiling: third - 1 }));
+      for (let i = 0; i < 4 && later.tick === second.tick; i++) {
+        from = live.events.length;
+        later = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'forward', tick: later.tick, ceiling: third - 1 }));
+      }
+      assert.ok(later.tick > second.tick && later.tick < third, `${second.tick} < ${later.tick} < ${third}`);
+      assert.equal(later.line?.line, DECL);
+      const told = live.events.slice(from).filter((e) => e.event === 'viewedTick').map((e) => (e.body as { tick: number | null }).tick);
+      assert.deepEqual(told, [later.tick]);
+      // The task table the views fetch now is that moment's: its tick, the hit's task running.
+      const snap = await live.rpc.request('snapshot', {});
+      assert.equal(snap.tick, later.tick);
+      assert.equal(snap.tasks.find((t) => t.id === later.taskId)?.state, 'running', JSON.stringify(snap.tasks.map((t) => [t.id, t.state])));
+      await live.rpc.request('stop', {});
+    } finally {
+      await live.close();
+    }
+  });
+
   test("a hit condition set while the run went counts the hits since, in the past as live: Reverse Continue from the end lands on the hit the live run stopped at", async () => {
     const live = forkHost({ bundle: BUNDLE, pipe: true });
     try {
