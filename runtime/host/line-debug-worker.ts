@@ -463,7 +463,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     const earlier = new PastLineWalk(
       dbg!,
       (tick) => askMain('replayLineTick', { tick }),
-      (tick) => askMain('seekTick', { tick }),
+      (tick) => askMain('seekTick', { tick, replayed: true }),
       before,
       from.taskId,
       from.print,
@@ -568,7 +568,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
           walk = new PastLineWalk(
             d,
             (tick) => askMain('replayLineTick', { tick }),
-            (tick) => askMain('seekTick', { tick }),
+            (tick) => askMain('seekTick', { tick, replayed: true }),
             at.tick,
             at.taskId,
             at.print,
@@ -590,7 +590,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
           walk = new PastLineWalk(
             d,
             (tick) => askMain('replayLineTick', { tick }),
-            (tick) => askMain('seekTick', { tick }),
+            (tick) => askMain('seekTick', { tick, replayed: true }),
             p.tick,
             p.taskId,
             p.stop,

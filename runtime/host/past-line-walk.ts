@@ -4,7 +4,9 @@
 // of that tick; each walk has its main thread run the tick once more (replayLineTick: from a
 // checkpoint to the tick before, then that tick, `traced`), stopping on breakpoints at every
 // break location of the functions on the live stop's chain, taken only while the task runs in
-// the traced tick (and off while the ticks before are replayed). Each stop is a line of the step (past-lines.ts makes them entries).
+// the traced tick (and not set at all while the ticks before are replayed: a function with a
+// breakpoint runs unoptimized and traps at each break location, so they are planted once the
+// seek to the tick before has landed). Each stop is a line of the step (past-lines.ts makes them entries).
 //
 // The first walk learns the entries, up to the live stop: matched by its frames' functions
 // and positions and by the innermost frame's locals (a line that runs again in a loop is the
@@ -78,7 +80,7 @@ export class PastLineWalk {
     private readonly dbg: LineDebugger,
     /** Asks the main thread to run tick `tick` again, traced (replayLineTick). */
     private readonly replayTick: (tick: number) => Promise<unknown>,
-    /** Asks the main thread to replay the run to right after `tick` (a seek), untraced. */
+    /** Asks the main thread to replay the run to right after `tick` (a seek), untraced; resolves once it has landed. */
     private readonly seekTo: (tick: number) => Promise<unknown>,
     readonly tick: number,
     readonly taskId: number,
@@ -193,10 +195,15 @@ export class PastLineWalk {
   /** Removes the walk's breakpoints (the replay host is ending or walks another stop). */
   async dispose(): Promise<void> {
     await this.release().catch(() => undefined);
+    await this.unplant();
+    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
+  }
+
+  /** Removes the walk's breakpoints (planted again by the next walk, once it has replayed the ticks before its own). */
+  private async unplant(): Promise<void> {
     this.dbg.setWalkHook(new Set(), null, null);
     for (const id of this.ids ?? []) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
     this.ids = null;
-    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
   }
 
   private async plant(): Promise<void> {
@@ -225,10 +232,14 @@ export class PastLineWalk {
 
   /** Runs the traced tick and walks it to `target`; resolves once reached (stopped there, or the live stop learnt), or 'end' (a hit's walk ran out of ticks). */
   private async walk(target: Target): Promise<'reached' | 'end'> {
-    await this.plant();
-    // To the tick before with the breakpoints off (their conditions would slow every tick replayed), then the traced tick with them on.
+    // To the tick before with none of the walk's breakpoints set (a function with a breakpoint
+    // set, active or not, runs unoptimized and traps at each of its break locations: every tick
+    // replayed would be many times slower) and any other off, then the walk's planted and the
+    // traced tick run with them on.
+    await this.unplant();
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
     if (this.tick > 1) await this.seekTo(this.tick - 1);
+    await this.plant();
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
     const outcome = new Promise<Outcome>((resolve) => {
       this.walking = { entries: [], target, settle: resolve };

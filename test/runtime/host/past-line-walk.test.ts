@@ -16,6 +16,8 @@ import { after, before, describe, test } from 'node:test';
 import type { BreakpointHitLanding, HostEvents, HostMethods, PastLineLanding } from '../../../protocol/host-protocol';
 import { forkHost, landedOnLine, ROOT, type HostClient } from './host-client';
 import { lineOf } from '../../source-line';
+import { PastLineWalk } from '../../../runtime/host/past-line-walk';
+import type { LineDebugger } from '../../../runtime/host/line-debugger';
 
 const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
@@ -253,4 +255,38 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
       await live.close();
     }
   });
+});
+
+// In-process, with a debugger that only notes what it is asked: the order of a walk's seek and breakpoints.
+test("a walk replays the ticks before its own with none of its breakpoints set (a function with a breakpoint runs unoptimized and traps at every break location): planted once the seek has landed, removed before the next walk's seek", async () => {
+  const asked: string[] = [];
+  let ids = 0;
+  const dbg = {
+    cdp: async (method: string): Promise<unknown> => {
+      asked.push(method.replace('Debugger.', ''));
+      return method === 'Debugger.setBreakpointByUrl' ? { breakpointId: `bp-${++ids}` } : {};
+    },
+    setWalkHook: (): void => undefined,
+    dropStep: async (): Promise<void> => undefined,
+    isStopped: (): boolean => false,
+    resume: async (): Promise<void> => undefined,
+  };
+  const seekTo = async (tick: number): Promise<void> => {
+    asked.push(`seek ${tick}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    asked.push(`landed ${tick}`);
+  };
+  // The traced tick fails at once: the walk ends there, refused with its reason.
+  const replayTick = async (tick: number): Promise<void> => {
+    asked.push(`traced ${tick}`);
+    throw new Error('no traced tick here');
+  };
+  const print = { frames: [], locals: [], locations: [{ url: 'file:///a.js', line: 3, column: 0 }, { url: 'file:///a.js', line: 4, column: 2 }] };
+  const walk = new PastLineWalk(dbg as unknown as LineDebugger, replayTick, seekTo, 10, 1, print);
+  for (let i = 0; i < 2; i++) await assert.rejects(walk.move('back'), /no traced tick here/);
+  const planted = ['setBreakpointByUrl', 'setBreakpointByUrl'];
+  const removed = ['removeBreakpoint', 'removeBreakpoint'];
+  const walkOf = (before: string[]): string[] => [...before, 'setBreakpointsActive', 'seek 9', 'landed 9', ...planted, 'setBreakpointsActive', 'traced 10'];
+  const release = ['setBreakpointsActive'];
+  assert.deepEqual(asked, [...walkOf([]), ...release, ...walkOf(removed), ...release]);
 });
