@@ -23,7 +23,6 @@ import { constants as osConstants } from 'node:os';
 import { parseArgs as parseCommandLine, UsageError, type CrawlCommand } from './args';
 import { crawlWithCoroutines, printCrawlOutcome } from './crawl-command';
 import type { EventLoop } from '../loop';
-import type { Task } from '../task';
 import { formatPsTree, IDLE_KINDS } from '../inspect/dumps';
 import { framesOfTasks, type TaskFrame } from '../inspect/task-snapshot';
 import { summarizeTasks } from '../inspect/task-summaries';
@@ -32,7 +31,8 @@ import { RecordingError } from '../record/recording-errors';
 import { readRecordingFile, readRecordingLog, type Recording } from '../record/recording-file';
 import { RunReplay } from '../record/run-replay';
 import { checkSources, programSources } from '../record/source-hashes';
-import { cancelOnSignal, readRecordedProgram, type RecordedProgram } from '../host/launch-programs';
+import { outsideCanceller, readRecordedProgram, type RecordedProgram } from '../host/launch-programs';
+import { unpackAskedCancels } from '../record/await-details';
 
 interface ReplayArgs {
   file: string;
@@ -118,7 +118,7 @@ async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>
       frames: rec.meta.program.frames === true,
       stopAfterTick: args.dumpAtTick ?? undefined,
       onStop: (_tick, loop) => stopped?.(loop),
-      ...(signal !== null ? { cancelFromOutside: (task: Task<unknown>) => cancelOnSignal(task, signal) } : {}),
+      cancelFromOutside: outsideCanceller(() => unpackAskedCancels(rec.meta.askedCancels), signal),
     });
     if (args.dumpAtTick !== null) {
       // Frames and who-created-whom are needed for the dump, and the run's own output goes to

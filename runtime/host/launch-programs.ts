@@ -26,7 +26,7 @@ import type { Task } from '../task';
 import { Crawler, type CrawlerOptions } from '../crawler/crawler';
 import { parseRoot } from '../crawler/roots';
 import type { FetchStatistic } from '../crawler/report';
-import { cancelTaskAs } from '../inspect/task-recorder';
+import { cancelTaskAs, type AskedCancel } from '../inspect/task-recorder';
 import { RecordingError } from '../record/recording-errors';
 import { loadProgram } from './program-loader';
 import { findHostSample } from './samples';
@@ -50,6 +50,20 @@ export type CrawlSignal = 'SIGINT' | 'SIGTERM';
 /** The CLI's cancel of its crawl on a signal: made by the CLI, and again by every replay of its recording (the CLI's and the host's). */
 export function cancelOnSignal(task: Task<unknown>, signal: NodeJS.Signals): void {
   cancelTaskAs(task, 'cli', `interrupted (${signal})`);
+}
+
+/**
+ * How a replay makes again its recording's cancels asked from outside the loop (RunReplay's
+ * cancelFromOutside): each as its asked cancel says (`asked()`: the recording's list so far,
+ * asked-cancels.ts: the tool and its message), else as the CLI's signal did, else by no one.
+ */
+export function outsideCanceller(asked: () => ReadonlyArray<AskedCancel | null> | null | undefined, signal: NodeJS.Signals | null): (task: Task<unknown>, noTask: number) => void {
+  return (task, noTask) => {
+    const a = asked()?.[noTask];
+    if (a !== undefined && a !== null) cancelTaskAs(task, a.by, a.message);
+    else if (signal !== null) cancelOnSignal(task, signal);
+    else task.cancel();
+  };
 }
 
 /** A program started on a loop: its main task and, for a crawl, its crawler. */

@@ -61,7 +61,7 @@ import { MOMENT_HISTORY } from './recorded-moment';
 export interface ReplayableProgram {
   start(loop: EventLoop): { crawler: Crawler | null; completion: Promise<unknown> };
   /** Makes again a cancel asked from outside the loop as the recorded run's tool made it (RunReplayOptions.cancelFromOutside; absent: by no one). */
-  readonly cancelFromOutside?: (task: Task<unknown>) => void;
+  readonly cancelFromOutside?: (task: Task<unknown>, noTask: number) => void;
 }
 
 /** What a rewind needs of its run. */

@@ -46,13 +46,14 @@ import { CrawlProgressCounter } from './crawl-progress';
 import { PastMoment } from './past-moment';
 import { RunRewind, type Leaders, type ReplayableProgram } from './run-rewind';
 import { FIRST_STRETCH, HitScan } from './hit-scan';
-import { RunTimeline, type OutsideCancels } from '../record/run-timeline';
+import { RunTimeline } from '../record/run-timeline';
+import type { OutsideCancels } from '../record/asked-cancels';
 import { RecordedTasks } from '../record/recorded-tasks';
 import type { TableNotes } from '../record/await-details';
 import { RecordedMoment } from './recorded-moment';
 import { wholeRecording } from '../record/run-log';
 import { findHostSample, SAMPLE_SITE } from './samples';
-import { cancelOnSignal, startMain, startReplayed, type CrawlSignal, type RecordedProgram } from './launch-programs';
+import { outsideCanceller, startMain, startReplayed, type CrawlSignal, type RecordedProgram } from './launch-programs';
 
 export const TASK_EVENTS_PER_SECOND = 200;
 const EXCEPTION_EVENTS_PER_SECOND = 50;
@@ -571,10 +572,11 @@ export class Run {
     this.recordedTicks('timeline');
     const t = (this.timelineState ??= new RunTimeline(this.openedFrom ?? `run ${this.id}`, this.outsideCancels()));
     const details = this.awaitDetails();
-    if (this.recording !== null) t.update(this.recording.events, this.recording.events.length, details);
+    const asked = this.tableNotes()?.cancels ?? null;
+    if (this.recording !== null) t.update(this.recording.events, this.recording.events.length, details, asked);
     else {
       const soFar = this.runRecorder!.eventsSoFar();
-      t.update(soFar.bytes, soFar.upTo, details);
+      t.update(soFar.bytes, soFar.upTo, details, asked);
     }
     const timeline = t.timeline(this.id, sinceTick, !this.finished, taskId);
     for (const lane of timeline.lanes) {
@@ -812,8 +814,7 @@ export class Run {
     const t = this.target;
     const options = this.options;
     const siteUrl = this.siteUrl ?? null;
-    const signal = this.openedSignal;
-    return { start: (loop) => startReplayed(loop, t, options, siteUrl), ...(signal !== null ? { cancelFromOutside: (task: Task<unknown>) => cancelOnSignal(task, signal) } : {}) };
+    return { start: (loop) => startReplayed(loop, t, options, siteUrl), cancelFromOutside: outsideCanceller(() => this.tableNotes()?.cancels, this.openedSignal) };
   }
 
   /** Where a task of this run was created, while it is live (cached by id). */

@@ -15,6 +15,8 @@
 //   attached (the loop tests its observer for null).
 // - A cancellation requested outside any task is attributed to the requester named by the
 //   innermost `cancelAs` running it, else to nobody (null: a callback, a timer).
+// - While cancelTaskAs runs, `cancelAskedNow()` says who asks and with what message (a run's
+//   recorder keeps it beside its log, so a replay makes the cancel again as it was asked).
 
 import type { LoopObserver, EventLoop } from '../loop';
 import type { Task } from '../task';
@@ -113,8 +115,27 @@ export class TaskRecorder implements LoopObserver {
   }
 }
 
+/** A cancel asked from outside any task by a tool or the crawl's deadline (cancelTaskAs): who asked, and the message it gave. */
+export interface AskedCancel {
+  readonly by: CancelCause;
+  readonly message: string;
+}
+
+let asking: AskedCancel | null = null;
+
+/** The cancelTaskAs running now (the cancels requested meanwhile are its), or null. */
+export function cancelAskedNow(): AskedCancel | null {
+  return asking;
+}
+
 /** Cancels `task` on behalf of `requester` (recorded by the loop's recorder, if one is attached). */
 export function cancelTaskAs(task: Task<unknown>, requester: CancelCause, message: string): boolean {
-  const recorder = TaskRecorder.of(task.getLoop());
-  return recorder === null ? task.cancel(message) : recorder.cancelAs(requester, () => task.cancel(message));
+  const outer = asking;
+  asking = { by: requester, message };
+  try {
+    const recorder = TaskRecorder.of(task.getLoop());
+    return recorder === null ? task.cancel(message) : recorder.cancelAs(requester, () => task.cancel(message));
+  } finally {
+    asking = outer;
+  }
 }

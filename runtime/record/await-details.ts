@@ -4,8 +4,14 @@
 // other table notes kept with them (TableNotes: the tasks each await stands for, how each task
 // ended), which recorded-tasks.ts reads with the log.
 //
+// So are the asked cancels (asked-cancels.ts): each entry read back a known requester and a
+// message, else none are.
+//
 // Invariant: what is read back is checked (a list of strings, indices within it); anything
 // else reads as no details (the timeline then says the kinds alone), never an exception.
+
+import type { CancelCause } from '../../protocol/host-protocol';
+import type { AskedCancel } from '../inspect/task-recorder';
 
 /** As the metadata holds them. */
 export interface PackedAwaitDetails {
@@ -54,6 +60,8 @@ export interface TableNotes {
   readonly details: readonly string[] | null;
   readonly awaitTasks: ReadonlyArray<readonly number[]> | null;
   readonly outcomes: readonly string[] | null;
+  /** Who asked each cancel by no task, per such CANCEL record (asked-cancels.ts); absent or null: not kept. */
+  readonly cancels?: ReadonlyArray<AskedCancel | null> | null;
 }
 
 /** The awaited task ids as a recording's metadata keeps them (each distinct list once, as text). */
@@ -80,17 +88,46 @@ export function unpackAwaitTasks(raw: unknown): Array<readonly number[]> | null 
   return out;
 }
 
-/** The table notes of a recording's metadata (its awaitDetails, awaitTasks, outcomes), or null with none. */
-export function unpackTableNotes(meta: { readonly awaitDetails?: unknown; readonly awaitTasks?: unknown; readonly outcomes?: unknown }): TableNotes | null {
+/** The table notes of a recording's metadata (its awaitDetails, awaitTasks, outcomes, askedCancels), or null with none. */
+export function unpackTableNotes(meta: { readonly awaitDetails?: unknown; readonly awaitTasks?: unknown; readonly outcomes?: unknown; readonly askedCancels?: unknown }): TableNotes | null {
   const details = unpackAwaitDetails(meta.awaitDetails);
   if (details === null) return null;
-  return { details, awaitTasks: unpackAwaitTasks(meta.awaitTasks), outcomes: unpackAwaitDetails(meta.outcomes) };
+  return { details, awaitTasks: unpackAwaitTasks(meta.awaitTasks), outcomes: unpackAwaitDetails(meta.outcomes), cancels: unpackAskedCancels(meta.askedCancels) };
 }
 
+type PackedTableNotes = { awaitDetails: PackedAwaitDetails; awaitTasks?: PackedAwaitDetails; outcomes?: PackedAwaitDetails; askedCancels?: PackedAwaitDetails };
+
 /** The metadata fields that keep a recorder's table notes. */
-export function packTableNotes(notes: TableNotes): { awaitDetails: PackedAwaitDetails; awaitTasks?: PackedAwaitDetails; outcomes?: PackedAwaitDetails } {
-  const out: { awaitDetails: PackedAwaitDetails; awaitTasks?: PackedAwaitDetails; outcomes?: PackedAwaitDetails } = { awaitDetails: packAwaitDetails(notes.details ?? []) };
+export function packTableNotes(notes: TableNotes): PackedTableNotes {
+  const out: PackedTableNotes = { awaitDetails: packAwaitDetails(notes.details ?? []) };
   if (notes.awaitTasks !== null) out.awaitTasks = packAwaitTasks(notes.awaitTasks);
   if (notes.outcomes !== null) out.outcomes = packAwaitDetails(notes.outcomes);
+  if (notes.cancels !== undefined && notes.cancels !== null) out.askedCancels = packAskedCancels(notes.cancels);
+  return out;
+}
+
+const CAUSES: ReadonlySet<string> = new Set<CancelCause>(['inspector', 'debugger', 'cli', 'deadline']);
+
+/** As a recording's metadata keeps them: each distinct "who\nmessage" once ('' for none). */
+export function packAskedCancels(asked: ReadonlyArray<AskedCancel | null>): PackedAwaitDetails {
+  return packAwaitDetails(asked.map((a) => (a === null ? '' : `${a.by}\n${a.message}`)));
+}
+
+/** The asked cancels of a recording's metadata, or null when absent or malformed. */
+export function unpackAskedCancels(raw: unknown): Array<AskedCancel | null> | null {
+  const texts = unpackAwaitDetails(raw);
+  if (texts === null) return null;
+  const out = new Array<AskedCancel | null>(texts.length);
+  for (let i = 0; i < texts.length; i++) {
+    const text = texts[i]!;
+    if (text === '') {
+      out[i] = null;
+      continue;
+    }
+    const cut = text.indexOf('\n');
+    const by = cut < 0 ? '' : text.slice(0, cut);
+    if (!CAUSES.has(by)) return null;
+    out[i] = { by: by as CancelCause, message: text.slice(cut + 1) };
+  }
   return out;
 }

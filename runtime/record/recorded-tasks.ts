@@ -14,8 +14,9 @@
 // the awaited task with the notes), awaitedBy (with the notes' awaited task ids), frames
 // (function names, with a recording made with frames), outcome (its words with the notes,
 // else 'returned' / 'failed' / 'cancelled'), cancelledBy (a cancel asked outside any task
-// reads 'unknown', as a replay says it, unless the recording names who asked it from outside
-// the loop: the CLI's signal, OutsideCancels, as the timeline and the replay say it), sinceResumedMs (against the
+// reads 'unknown', as a replay says it, unless the recording names who asked it: the tool
+// that asked a cancel by no task (asked-cancels.ts), or the CLI's signal, as the timeline and
+// the replay say it), sinceResumedMs (against the
 // time the tick began: a past moment's clock, PastMoment passes the same). What it does not:
 // busyMs (wall time of the recorded steps, never logged: 0 here, `Snapshot.fromLog` says so),
 // an await's resourceId (the await graph's numbering belongs to the replay), a rename after
@@ -28,7 +29,7 @@
 import type { AwaitInfo, CancelOrigin, TaskState, TaskSummary } from '../../protocol/host-protocol';
 import { Outcome, RunLogDecoder, siteChain, siteKind, type RunLogVisitor } from './run-log';
 import type { TableNotes } from './await-details';
-import type { OutsideCancels } from './run-timeline';
+import { NoTaskCancels, type OutsideCancels } from './asked-cancels';
 
 /** One task as the log tells it, over the whole recording read so far. */
 interface TaskLog {
@@ -107,13 +108,15 @@ export class RecordedTasks implements RunLogVisitor {
   private donesSeen = 0;
   private stepped: TaskLog | null = null;
   private notes: TableNotes | null = null;
+  private readonly noTaskCancels: NoTaskCancels;
 
   constructor(
     what: string,
     /** Who asked the cancels made from outside the loop, when the recording says (the CLI's signal): as its replays attribute them. */
-    private readonly outsideCancels: OutsideCancels | null = null,
+    outsideCancels: OutsideCancels | null = null,
   ) {
     this.decoder = new RunLogDecoder(this, what);
+    this.noTaskCancels = new NoTaskCancels(outsideCancels);
   }
 
   /** Ticks decoded so far. */
@@ -293,10 +296,11 @@ export class RecordedTasks implements RunLogVisitor {
 
   cancel(n: number, by: number): void {
     const t = this.tasks[n - 1]!;
+    // (Every cancel by no task is counted: the asked cancels are one per such record.)
+    const noTask = by === 0 ? this.noTaskCancels.next(this.inTick, this.notes?.cancels ?? null) : null;
     if (t.cancelTick !== null) return;
     t.cancelTick = this.at();
-    const outside = by === 0 && !this.inTick ? this.outsideCancels : null;
-    t.cancelBy = outside !== null ? outside.origin : by === 0 ? { kind: 'unknown' } : { kind: 'task', taskId: this.tasks[by - 1]!.id };
+    t.cancelBy = noTask !== null ? noTask.origin : { kind: 'task', taskId: this.tasks[by - 1]!.id };
   }
 
   // --- internals --------------------------------------------------------------------------

@@ -66,6 +66,8 @@ export interface RecordingMeta {
   /** The ids of the tasks each suspension awaited, and how each task ended (await-details.ts TableNotes), for the task table of a past tick; unchecked here. */
   readonly awaitTasks?: unknown;
   readonly outcomes?: unknown;
+  /** Who asked each cancel by no task (asked-cancels.ts, packed by await-details.ts); unchecked here. */
+  readonly askedCancels?: unknown;
   /** The last tick is open (RecordedStreams.openTick): the recording of a run stopped mid-tick, for a line replay; never a saved file. */
   readonly openTick?: boolean;
 }

@@ -486,10 +486,11 @@ const NO_INPUTS: readonly RecordedInput[] = [];
 const NO_READS: readonly number[] = [];
 const NO_CANCELS: readonly OutsideCancel[] = [];
 
-/** A cancel asked from outside the loop between ticks: the task's log number, and how many of the tick's socket inputs came before it. */
+/** A cancel asked from outside the loop between ticks: the task's log number, how many of the tick's socket inputs came before it, and its index among the log's cancels by no task (its asked cancel's: asked-cancels.ts). */
 export interface OutsideCancel {
   readonly task: number;
   readonly afterInputs: number;
+  readonly noTask: number;
 }
 
 /**
@@ -545,6 +546,8 @@ export class RunLogReader {
   private pending: RecordedInput[] = [];
   private readonly cancelsBefore: Array<readonly OutsideCancel[]> = [];
   private pendingCancels: OutsideCancel[] = [];
+  /** CANCEL records by no task so far. */
+  private noTaskCancels = 0;
   private inTick = false;
   private readonly gapReadsBefore: Array<readonly number[]> = [];
   private readonly sockets: Array<[string, number]> = [];
@@ -573,7 +576,9 @@ export class RunLogReader {
           this.inTick = false;
         },
         cancel: (task, by) => {
-          if (!this.inTick && by === 0) this.pendingCancels.push({ task, afterInputs: this.pending.length });
+          if (by !== 0) return;
+          const noTask = this.noTaskCancels++;
+          if (!this.inTick) this.pendingCancels.push({ task, afterInputs: this.pending.length, noTask });
         },
         step: () => this.steps++,
         created: (_task, _parent, name, id) => {

@@ -31,7 +31,8 @@
 //   which a replay's must be to compare, and stays small). With them go the ids of the
 //   tasks each await stands for (awaitTasks, per SITE) and how each task ended in the task
 //   table's words (outcomes, per DONE record): with the log, the whole task table of any
-//   tick without a replay (recorded-tasks.ts).
+//   tick without a replay (recorded-tasks.ts); and who asked each cancel by no task
+//   (askedCancels, per such CANCEL record: asked-cancels.ts).
 // - With frames, a SITE record's chain ('a>b|c>d', root first) puts '|' after the frames
 //   that are the same calls as at the task's previous SITE record (still going since): a
 //   chain is a stack, so those are the ones written before, and a frame written once that is
@@ -52,6 +53,7 @@ import { Outcome, RunLogWriter, WokenBy, type RecordingSoFar } from './run-log';
 import { RecordingError } from './recording-errors';
 import type { TableNotes } from './await-details';
 import { awaitedTaskIds, awaitInfoOf, outcomeOf } from '../inspect/task-summaries';
+import { cancelAskedNow, type AskedCancel } from '../inspect/task-recorder';
 
 export interface RunRecorderOptions {
   /** The clock the run really reads (default: the monotonic clock). */
@@ -125,6 +127,9 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   readonly awaitTasks: Array<readonly number[]> | null;
   /** With awaitDetails: how each task ended (outcomeOf), one per DONE record, in log order. */
   readonly outcomes: string[] | null;
+  /** With awaitDetails: who asked each cancel by no task (cancelAskedNow: a tool's cancelTaskAs, or null), one per such CANCEL record, in log order (asked-cancels.ts). */
+  readonly askedCancels: Array<AskedCancel | null> | null;
+  private noTaskCancelsWritten = 0;
   private readonly detailTexts = new Map<string, string>();
   /** The SITE texts with frames interned so far, by kind, then function by function from the root (siteOf). */
   private readonly siteTexts = new Map<string, SiteTextNode>();
@@ -145,11 +150,12 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     this.awaitDetails = options.awaitDetails === true ? [] : null;
     this.awaitTasks = options.awaitDetails === true ? [] : null;
     this.outcomes = options.awaitDetails === true ? [] : null;
+    this.askedCancels = options.awaitDetails === true ? [] : null;
   }
 
   /** What is kept beside the log for the task table (with awaitDetails), or null. */
   tableNotes(): TableNotes | null {
-    return this.awaitDetails === null ? null : { details: this.awaitDetails, awaitTasks: this.awaitTasks, outcomes: this.outcomes };
+    return this.awaitDetails === null ? null : { details: this.awaitDetails, awaitTasks: this.awaitTasks, outcomes: this.outcomes, cancels: this.askedCancels };
   }
 
   /** Starts recording `loop` (built on this recorder's clock) and every socket opened from now on. */
@@ -242,6 +248,11 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     return { bytes: this.log.events.bytes(), upTo: this.lastTickEnd };
   }
 
+  /** CANCEL records by no task written so far (a replay makes a cancel from outside once, not once per cancel it made in turn). */
+  get noTaskCancels(): number {
+    return this.noTaskCancelsWritten;
+  }
+
   /** Ticks recorded so far. */
   get ticks(): number {
     return this.ticksDone;
@@ -317,6 +328,9 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   taskCancelRequested(task: Task<unknown>, by: Task<unknown> | null): void {
     this.flushStep();
     this.log.cancel(this.numberOf(task), by === null ? 0 : this.numberOf(by));
+    if (by !== null) return;
+    this.noTaskCancelsWritten++;
+    this.askedCancels?.push(cancelAskedNow());
   }
 
   timerFired(_handle: TimerHandle): void {

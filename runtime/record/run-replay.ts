@@ -22,7 +22,9 @@
 //   asked from outside the loop between ticks (a signal, a tool's cancelTask, a stop: the
 //   log's `cancelsBefore`), in their order among the socket inputs. Their origin (which tool) is not
 //   in the log: in a replay such a cancel has no requester ('unknown'), unless the tool that
-//   replays knows it (options.cancelFromOutside: the CLI's replay and the host's, from a CLI recording's signal).
+//   replays knows it (options.cancelFromOutside: the CLI's replay and the host's, from the
+//   recording's asked cancels, asked-cancels.ts, or a CLI recording's signal). A cancel that
+//   cancels in turn what its task awaits (another task) was logged as several: it is made once.
 // - verify() compares the replayed event log with the recorded one byte for byte and names
 //   the first tick where they differ.
 
@@ -44,10 +46,11 @@ export interface RunReplayOptions {
   readonly onStop?: (tick: number, loop: EventLoop) => void;
   /**
    * Makes again a cancel asked from outside the loop (default: `task.cancel()`, by no one: the
-   * log does not say which tool asked). A tool that knows who asked in the recorded run (the
-   * CLI, the signal it was sent) makes it as that one did.
+   * log does not say which tool asked), the `noTask`-th of the log's cancels by no task. A tool
+   * that knows who asked in the recorded run (its asked cancels, the CLI's signal) makes it as
+   * that one did.
    */
-  readonly cancelFromOutside?: (task: Task<unknown>) => void;
+  readonly cancelFromOutside?: (task: Task<unknown>, noTask: number) => void;
 }
 
 const NO_READS: readonly number[] = [];
@@ -176,12 +179,15 @@ export class RunReplay implements TickFeed {
     let c = 0;
     for (let k = 0; k <= inputs.length; k++) {
       // The cancels asked after k of the inputs, then the next input.
-      for (; c < cancels.length && cancels[c]!.afterInputs === k; c++) {
+      while (c < cancels.length && cancels[c]!.afterInputs === k) {
         const n = cancels[c]!.task;
         const task = this.tasks[n - 1]?.deref();
         if (task === undefined) throw this.diverged(`task #${n} of the log was cancelled before tick ${i + 1}, and the replay has no such task`);
-        if (this.options.cancelFromOutside !== undefined) this.options.cancelFromOutside(task);
+        const made = this.recorder.noTaskCancels;
+        if (this.options.cancelFromOutside !== undefined) this.options.cancelFromOutside(task, cancels[c]!.noTask);
         else task.cancel();
+        // The cancels it made in turn (a task it awaits is cancelled with it) are the log's next ones: made already, not made twice.
+        c += Math.max(1, this.recorder.noTaskCancels - made);
       }
       if (k === inputs.length) break;
       const input = inputs[k]!;

@@ -26,6 +26,7 @@
 import type { CancelOrigin, Timeline, TimelineLane, TimelineMark, TimelineSegment, Waker } from '../../protocol/host-protocol';
 import { Outcome, RunLogDecoder, WokenBy, siteChain as chainOf, type RunLogVisitor } from './run-log';
 import type { SocketInputKind } from '../socket';
+import { NoTaskCancels, type AskedCancel, type OutsideCancels } from './asked-cancels';
 
 /**
  * A segment as built: a suspended one keeps the SITE record it began with ('queue.get @
@@ -62,11 +63,6 @@ interface LaneState {
   keptSince: number;
 }
 
-/** Who asked the cancels made from outside the loop in a recorded run, when its recording says: the origin, and how a mark names it ('the CLI (SIGTERM)'). */
-export interface OutsideCancels {
-  readonly origin: CancelOrigin;
-  readonly label: string;
-}
 
 export class RunTimeline implements RunLogVisitor {
   private readonly decoder: RunLogDecoder;
@@ -84,14 +80,17 @@ export class RunTimeline implements RunLogVisitor {
   /** SITE records decoded so far (the index of the next one's await detail). */
   private sites = 0;
   private details: readonly string[] | null = null;
+  private asked: ReadonlyArray<AskedCancel | null> | null = null;
+  private readonly noTaskCancels: NoTaskCancels;
   /** Between a TICK and its TICK_END (a cancel by no task outside one was asked from outside the loop). */
   private inTick = false;
 
   constructor(
     what: string,
-    private readonly outsideCancels: OutsideCancels | null = null,
+    outsideCancels: OutsideCancels | null = null,
   ) {
     this.decoder = new RunLogDecoder(this, what);
+    this.noTaskCancels = new NoTaskCancels(outsideCancels);
   }
 
   /** Ticks decoded so far. */
@@ -99,9 +98,10 @@ export class RunTimeline implements RunLogVisitor {
     return this.lastTick;
   }
 
-  /** Decodes the records written since the last call, up to `upTo` (the end of a tick). */
-  update(events: Uint8Array, upTo = events.length, details: readonly string[] | null = null): void {
+  /** Decodes the records written since the last call, up to `upTo` (the end of a tick); `asked`: who asked the cancels by no task so far (asked-cancels.ts). */
+  update(events: Uint8Array, upTo = events.length, details: readonly string[] | null = null, asked: ReadonlyArray<AskedCancel | null> | null = null): void {
     this.details = details;
+    this.asked = asked;
     this.decoder.decode(events, null, upTo);
   }
 
@@ -216,14 +216,15 @@ export class RunTimeline implements RunLogVisitor {
 
   cancel(task: number, by: number): void {
     const s = this.lanes[task - 1]!;
-    const outside = by === 0 && !this.inTick ? this.outsideCancels : null;
-    const origin: CancelOrigin = outside !== null ? outside.origin : by === 0 ? { kind: 'unknown' } : { kind: 'task', taskId: this.lanes[by - 1]!.lane.taskId };
+    const noTask = by === 0 ? this.noTaskCancels.next(this.inTick, this.asked) : null;
+    const byTask = by === 0 ? 0 : this.lanes[by - 1]!.lane.taskId;
+    const origin: CancelOrigin = noTask !== null ? noTask.origin : { kind: 'task', taskId: byTask };
     if (s.lane.cancelledTick === undefined) {
       s.lane.cancelledTick = this.lastTick;
       s.lane.cancelledBy = origin;
       s.changed = this.lastTick;
     }
-    const who = outside !== null ? `by ${outside.label}` : origin.kind === 'task' ? `by #${origin.taskId}` : 'from outside any task';
+    const who = noTask === null ? `by #${byTask}` : noTask.label !== null ? `by ${noTask.label}` : 'from outside any task';
     this.marks.push({ tick: this.lastTick, kind: 'cancel', taskId: s.lane.taskId, detail: `cancel of ${s.lane.name} asked ${who}` });
   }
 

@@ -4,12 +4,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeRecording, encodeRecording, readRecordingFile } from '../../../runtime/record/recording-file';
 import { unpackAwaitDetails } from '../../../runtime/record/await-details';
+import { PROTOCOL_VERSION } from '../../../protocol/host-protocol';
+import { forkHost } from '../host/host-client';
 import { cutCopies, flipCopies, oddCopies, sectionCopies, spread, type CorruptCopy } from '../record/corrupt-recordings';
 
 const root = join(__dirname, '..', '..', '..');
@@ -242,4 +244,41 @@ test('--dump-tasks-at-tick: out of range, not a number, negative or missing is r
       }
     }
   }
+});
+
+test("replay --dump-tasks-at-tick of a recording whose tasks a view cancelled: the dump says who, as the live run did", { skip: existsSync(join(root, 'dist', 'runtime-host.js')) ? false : 'no bundle: run npm run build' }, async () => {
+  const saved = join(dir, 'cancelled.corotrace');
+  const host = forkHost({ bundle: join(root, 'dist', 'runtime-host.js') });
+  let tick = 0;
+  let live: Array<{ id: number; cancelledBy?: unknown; outcome?: string }> = [];
+  try {
+    await host.rpc.request('hello', { client: 'test', protocolVersion: PROTOCOL_VERSION });
+    const run = await host.rpc.request('launch', { target: { kind: 'demo', latency: 'instant', pages: 40 }, options: { stopOnEntry: true, maxTasks: 3, record: true } });
+    await host.waitFor('paused', (p) => p.reason === 'entry');
+    for (let i = 0; i < 5; i++) await host.rpc.request('stepTick', {});
+    const [a, b] = (await host.rpc.request('snapshot', {})).tasks.filter((t) => t.name.startsWith('worker-'));
+    await host.rpc.request('cancelTask', { taskId: a!.id, by: 'inspector' });
+    await host.rpc.request('cancelTask', { taskId: b!.id, by: 'debugger', message: 'enough of b' });
+    tick = (await host.rpc.request('stepTick', {})).tick;
+    const rows = (await host.rpc.request('snapshot', {})).tasks;
+    live = [a!, b!].map((w) => rows.find((t) => t.id === w.id)!);
+    await host.rpc.request('continue', {});
+    await host.waitFor('finished', (f) => f.runId === run.runId);
+    await host.rpc.request('saveRecording', { path: saved });
+  } finally {
+    await host.close();
+  }
+  assert.deepEqual(live.map((t) => t.cancelledBy), [{ kind: 'inspector' }, { kind: 'debugger' }]);
+  // The dump lists the tasks still going at the tick (a cancelled worker that has ended is not there).
+  const going = live.filter((t) => t.outcome === undefined);
+  assert.ok(going.length > 0, 'a cancelled worker is still going one tick after the cancels');
+  const dumped = coroscope(['replay', saved, '--dump-tasks-at-tick', String(tick), '--json']);
+  assert.equal(dumped.status, 0, dumped.stderr);
+  const tasks = (JSON.parse(dumped.stdout) as { tasks: Array<{ id: number; cancelledBy?: unknown; outcome?: string }> }).tasks;
+  assert.deepEqual(
+    going.map((w) => tasks.find((t) => t.id === w.id)?.cancelledBy),
+    going.map((t) => t.cancelledBy),
+  );
+  const text = coroscope(['replay', saved, '--dump-tasks-at-tick', String(tick)]);
+  for (const t of going) assert.match(text.stdout, new RegExp(`#${t.id} .*cancel requested by the ${(t.cancelledBy as { kind: string }).kind}`));
 });

@@ -4,9 +4,11 @@
 // the snapshot of a replay paused right after that tick (past-moment.ts) on every field the
 // log says: all but busyMs and the await's resourceId. A task's detail without locals too:
 // its summary (awaitedBy from the await index), its frames' function names, its await chain.
+// Cancels a view asked (the host's cancelTask) read as the live run said them: in the log's
+// table, the timeline and the replayed moment.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Snapshot, TaskSummary } from '../../../protocol/host-protocol';
+import { PROTOCOL_VERSION, type Snapshot, type TaskSummary } from '../../../protocol/host-protocol';
 import { EventLoop } from '../../../runtime/loop';
 import { setCoroutineTracking } from '../../../runtime/coroutine';
 import { startDemoSite, demoSiteOptions } from '../../../runtime/demo-site/index';
@@ -26,6 +28,9 @@ import { gather } from '../../../runtime/gather';
 import { waitFor } from '../../../runtime/wait-for';
 import { getRunningLoop } from '../../../runtime/running-loop';
 import type { Coroutine, Task } from '../../../runtime/task';
+import { cancelTaskAs } from '../../../runtime/inspect/task-recorder';
+import { outsideCanceller } from '../../../runtime/host/launch-programs';
+import { forkHost } from './host-client';
 
 before(() => setCoroutineTracking(true));
 after(() => setCoroutineTracking(false));
@@ -171,4 +176,87 @@ test('a tangle of awaits and cancels: at every tick the log-derived task table a
   const start = (loop: EventLoop): Promise<unknown> => loop.runUntilComplete(loop.createTask(tangle(), { name: 'tangle' }));
   const r = await record('tangle', start, { start: (loop) => ({ crawler: null, completion: start(loop) }) }, true);
   await everyTickAgrees(r);
+});
+
+// Cancels asked from outside the loop by a tool (a view's cancelTask, the debugger's) between
+// ticks: the log's table names the tool, as the replay (which makes each again as it was asked)
+// does, at every tick; before the asked cancels were kept both said 'unknown'.
+test('cancels asked by tools between ticks: at every tick the log-derived table and the replayed one name the tool that asked', async () => {
+  const site = await startDemoSite(demoSiteOptions('instant', 24));
+  const target: LaunchTarget = { kind: 'demo', pages: 24, latency: 'instant' };
+  const options: LaunchOptions = { maxTasks: 3, record: true };
+  let asked: ReturnType<RunRecorder['tableNotes']> = null;
+  const program: ReplayableProgram = { start: (loop) => startReplayed(loop, target, options, site.url), cancelFromOutside: outsideCanceller(() => asked?.cancels, null) };
+  let r: Recorded;
+  const cancelled: string[] = [];
+  try {
+    r = await record(
+      'demo crawl with cancels',
+      async (loop) => {
+        const crawl = loop.runUntilComplete(startMain(loop, target, options, site.url).task);
+        // Between ticks (a timer of Node's, not of the loop): the views' cancels of two workers.
+        await new Promise((resolve) => setTimeout(resolve, 15));
+        const workers = loop.allTasks().filter((t) => t.name.startsWith('worker-') && !t.done());
+        assert.ok(workers.length >= 2, `${workers.length} workers going`);
+        cancelTaskAs(workers[0]!, 'inspector', 'cancelled by the inspector');
+        cancelTaskAs(workers[1]!, 'debugger', 'enough of this one');
+        cancelled.push(workers[0]!.name, workers[1]!.name);
+        return crawl;
+      },
+      program,
+    );
+  } finally {
+    await site.close();
+  }
+  asked = r.notes;
+  assert.deepEqual(r.notes.cancels, [{ by: 'inspector', message: 'cancelled by the inspector' }, { by: 'debugger', message: 'enough of this one' }]);
+  const past = new RecordedTasks(r.what);
+  past.update(r.streams.events, r.streams.events.length, r.notes);
+  const end = new RecordedMoment(1, r.streams.ticks, past, () => []).snapshot();
+  assert.deepEqual(
+    cancelled.map((name) => end.tasks.find((t) => t.name === name)?.cancelledBy),
+    [{ kind: 'inspector' }, { kind: 'debugger' }],
+  );
+  await everyTickAgrees(r);
+});
+
+test("a view's cancelTask in a recorded run: the replayed moment and the timeline say who cancelled, as the live run did", async () => {
+  const host = forkHost();
+  try {
+    await host.rpc.request('hello', { client: 'test', protocolVersion: PROTOCOL_VERSION });
+    const run = await host.rpc.request('launch', { target: { kind: 'demo', latency: 'instant', pages: 40 }, options: { stopOnEntry: true, maxTasks: 3, record: true } });
+    await host.waitFor('paused', (p) => p.reason === 'entry');
+    for (let i = 0; i < 5; i++) await host.rpc.request('stepTick', {});
+    const workers = (await host.rpc.request('snapshot', {})).tasks.filter((t) => t.name.startsWith('worker-'));
+    const [a, b] = workers as [TaskSummary, TaskSummary];
+    assert.deepEqual(await host.rpc.request('cancelTask', { taskId: a.id, by: 'inspector' }), { cancelled: true });
+    assert.deepEqual(await host.rpc.request('cancelTask', { taskId: b.id, by: 'debugger', message: 'enough of b' }), { cancelled: true });
+    let tick = 0;
+    let live: TaskSummary[] = [];
+    for (let i = 0; i < 50; i++) {
+      tick = (await host.rpc.request('stepTick', {})).tick;
+      const rows = (await host.rpc.request('snapshot', {})).tasks;
+      live = [a, b].map((w) => rows.find((t) => t.id === w.id)!);
+      if (live.every((t) => t.state !== 'suspended' && t.state !== 'scheduled' && t.state !== 'running')) break;
+    }
+    const said = (rows: TaskSummary[]): unknown[] => rows.map((t) => [t.id, t.state, t.cancelledBy, t.outcome]);
+    assert.deepEqual(live.map((t) => t.cancelledBy), [{ kind: 'inspector' }, { kind: 'debugger' }]);
+    await host.rpc.request('continue', {});
+    await host.waitFor('finished', (f) => f.runId === run.runId);
+    // The replayed moment of the tick the live run was paused at says what the live run said.
+    await host.rpc.request('seekTick', { tick, replayed: true });
+    const rows = (await host.rpc.request('snapshot', {})).tasks;
+    const replayed = [a, b].map((w) => rows.find((t) => t.id === w.id)!);
+    assert.deepEqual(said(replayed), said(live), `tick ${tick}: the replayed rows of the cancelled workers`);
+    // The timeline's lanes ("Cancelled by") and marks too.
+    const timeline = await host.rpc.request('timeline', {});
+    assert.deepEqual(
+      [a, b].map((w) => timeline.lanes.find((l) => l.taskId === w.id)?.cancelledBy),
+      [{ kind: 'inspector' }, { kind: 'debugger' }],
+    );
+    const marks = timeline.marks.filter((m) => m.kind === 'cancel').map((m) => m.detail);
+    assert.ok(marks.includes(`cancel of ${a.name} asked by the inspector`) && marks.includes(`cancel of ${b.name} asked by the debugger`), marks.join('; '));
+  } finally {
+    await host.close();
+  }
 });

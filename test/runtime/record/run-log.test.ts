@@ -31,7 +31,8 @@ test('a cancel between ticks is an input of the next tick, in its place among th
   w.tickEnd(0);
   const events = w.events.bytes();
   const log = readRunLog(events, w.gaps.bytes(), Buffer.concat(w.payloads), 'test.corotrace');
-  assert.deepEqual(log.cancelsBefore, [[], [{ task: 1, afterInputs: 1 }, { task: 2, afterInputs: 2 }]]);
+  // noTask: its index among the cancels by no task (the one inside tick 1 is the first), for its asked cancel.
+  assert.deepEqual(log.cancelsBefore, [[], [{ task: 1, afterInputs: 1, noTask: 1 }, { task: 2, afterInputs: 2, noTask: 2 }]]);
   assert.equal(log.inputsBefore[1]!.length, 2);
 });
 
