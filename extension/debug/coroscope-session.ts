@@ -40,9 +40,11 @@
 // frame chains the recording holds (or the task's end). At a stop on a line (mid-tick) the
 // host's line replay serves the past (runtime/host/line-replay-host.ts): stepBack goes to the
 // line the task ran before (replayed, its frames and locals then), again and again, and at the
-// task's first line of this step to its previous suspension; from a past line next / step in /
-// step out go forward line by line, back to the live stop; continue goes on from the live
-// stop; seeks (the panel's scrubber, reverseContinue) are served alike.
+// task's first line of this step into its step before, as from a hit: the line of the stop's
+// functions where it suspended (the `yield*`), in an earlier tick, every view there; only when
+// no earlier step ran one, its previous suspension; from a past line next / step in / step out
+// go forward line by line, back to the live stop; continue goes on from the live stop; seeks
+// (the panel's scrubber, reverseContinue) are served alike.
 //
 // The end of a recorded run (phase atEnd): when it finishes (its program ended, not a view's
 // Stop), a launch (`stopAtEnd`, on by default when `record` is) or an attach stays, stopped
@@ -768,6 +770,8 @@ export class CoroscopeSession extends LoggingDebugSession {
       this.onPastLine = b.pastLine === true;
       this.tasks.clear();
     }
+    // A past line: the console says which tick (an earlier step's too, a step back from the task's first line of its step: and why there), as at a hit's lines.
+    if (b.pastLine === true) this.output(`Coroscope: ${b.description}`);
     this.currentStop = stop;
     this.tasks.paused = true;
     // The host's URL-failed stop says "… failed to fetch <url>: <error>".
@@ -1438,9 +1442,11 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   /**
    * At a stop on a line (a live one, or a past line shown): the line the task ran before,
-   * replayed by the host's line replay (lineStepBack; its `paused` shows it); at the task's
-   * first line of this step, its previous suspension (a seek, as from a tick). The run must
-   * be recorded: asked first (its timeline), so a refusal is this request's error.
+   * replayed by the host's line replay (lineStepBack; its `paused` shows it); before the task's
+   * first line of this step, the last line it ran of these frames' functions in an earlier step
+   * (the host's walk into the step before, as from a hit: its `paused` too), and only when
+   * there is none, its previous suspension (a seek, as from a tick). The run must be recorded:
+   * asked first (its timeline), so a refusal is this request's error.
    */
   private stepBackAtLine(response: DebugProtocol.StepBackResponse, threadId: number): void {
     this.serve(response, async () => {
@@ -1464,6 +1470,7 @@ export class CoroscopeSession extends LoggingDebugSession {
         if (landing.landed !== 'suspension') return;
         const tick = lane === null ? null : previousSuspension(lane, stop.tick);
         if (tick === null) throw new Error(lane === null ? `task #${taskId} has no earlier suspension in the recording` : `${lane.name} (#${taskId}) has no earlier suspension in the recording (created at tick ${lane.createdTick})`);
+        if (landing.why !== undefined) this.output(`Coroscope: before ${this.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick} (${landing.why})`);
         this.presentStop = stop;
         this.travel = { reason: 'step', threadId };
         await host.endpoint.request('seekTick', { tick, replayed: true });

@@ -19,7 +19,9 @@
 //   are there when it stops on a line; when it finishes, that replay host, given the whole
 //   recording, is its hit replay host.
 // - As a line replay host itself: pastLine walks the live host's stop (past-line-walk.ts),
-//   asking this host's main thread to replay the tick (replayLineTick, a request of its own);
+//   asking this host's main thread to replay the tick (replayLineTick, a request of its own),
+//   and before the task's first line of the step into its step before (intoStepBefore, as
+//   from a hit);
 //   pastHit searches the replayed past for a line breakpoint's hit (past-hit-search.ts, with
 //   scanTicks); pastHitLine walks the lines of the hit's task from there (a walk anchored at
 //   the hit, on through the ticks after it while a step is under way).
@@ -49,8 +51,9 @@ import { isBridgeControl, type BridgeControl } from './line-debug-bridge';
 import { LineDebugger, type BreakpointsSetAt } from './line-debugger';
 import { LINE_REPLAY_ARG, LineReplayHost, lineReplayFile, MOMENT_QUERIES, type ReplayCopy } from './line-replay-host';
 import { PastLineWalk } from './past-line-walk';
+import { stepsBefore } from './past-lines';
 import { PastHitSearch } from './past-hit-search';
-import type { BreakpointHitLanding, HitBound, PastLineLanding, ScanHit, Timeline, ViewedMoment } from '../../protocol/host-protocol';
+import type { BreakpointHitLanding, HitBound, LineStopPrint, PastLineLanding, ScanHit, Timeline, ViewedMoment } from '../../protocol/host-protocol';
 
 /** Queries that are safe to answer twice (through the synchronous call, then late by message). */
 const READ_ONLY = new Set(['hello', 'snapshot', 'taskDetail', 'variables', 'graph', 'lints', 'samples', 'programLoops']);
@@ -60,6 +63,8 @@ const FIRST_FEED_MS = 100;
 const FEED_MS = 500;
 /** ... and with at least this many times the main thread's time writing it between two. */
 const FEED_PACE = 20;
+/** How many of a task's earlier steps a step back before its first line of a step replays to find its last line there (each a whole tick replayed). */
+const STEPS_BEFORE_TRIED = 3;
 /** Requests that change the run: while stopped, the thread goes first (breakpoints off). */
 const RUN_CHANGING = new Set(['launch', 'openRecording', 'stop', 'shutdown']);
 const LOOP_STEPS = new Set(['stepTick', 'stepTask', 'stepOut']);
@@ -137,6 +142,8 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
   };
   // As a line replay host: the walk through the replayed lines (past-line-walk.ts), and the breakpoint searches (past-hit-search.ts).
   let walk: PastLineWalk | null = null;
+  /** While `walk` is in an earlier step of a live stop's task (a step back from its first line of the step): the live stop's walk, where a step forward out of it goes on. */
+  let stopWalk: PastLineWalk | null = null;
   let hits: PastHitSearch | null = null;
   // With no line stop (a finished run, a loop-level stop): the replay host of breakpoint searches (pastBreakpointHit), over the recording as it was written.
   let hitReplay: LineReplayHost | null = null;
@@ -415,7 +422,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     );
   };
 
-  /** Shows where a move through the replayed lines landed: a past line, or the live stop again. */
+  /** Shows where a move through the replayed lines landed: a past line (in an earlier step of the task too), or the live stop again. */
   const showLanding = (landing: PastLineLanding, r: LineReplayHost): void => {
     if (landing.landed === 'present' && livePaused !== null) {
       tellViewed(r, null);
@@ -423,6 +430,11 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       return;
     }
     if (landing.landed !== 'line' || !r.hasLiveStop()) return;
+    if (landing.tick !== undefined) {
+      // In an earlier step (a walk anchored there, as at a hit): the views follow to its tick.
+      tellViewed(r, landing.tick);
+      return showHitLanding(landing);
+    }
     tellViewed(r, r.stop.tick);
     const who = livePaused?.description.split(' stopped on a line')[0] ?? `task #${r.stop.taskId}`;
     const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
@@ -449,33 +461,48 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     client.send({ kind: 'event', event: 'paused', body });
   };
 
+  /** As a line replay host: a walk through task `taskId`'s replayed lines in tick `tick` (past-line-walk.ts), its ticks replayed by this host's main thread. */
+  const walkOf = (tick: number, taskId: number, print: LineStopPrint, ceiling: number | null = null, lastOfTick = false): PastLineWalk =>
+    new PastLineWalk(
+      dbg!,
+      (t) => askMain('replayLineTick', { tick: t }),
+      (t) => askMain('seekTick', { tick: t, replayed: true }),
+      tick,
+      taskId,
+      print,
+      ceiling,
+      lastOfTick,
+    );
+
   /**
-   * As a line replay host, a step back before a hit's task's first line of its step: the last
-   * line it ran in its step before (the tick its previous suspension began in), replayed, a
-   * walk anchored there; else its previous suspension, saying why.
+   * As a line replay host, a step back before the task's first line of a step (a hit's, or the
+   * live stop's: pastHitLine, pastLine): the last line it ran of the walk's functions in an
+   * earlier step (past-lines.ts stepsBefore: the steps spent wholly in deeper calls passed over
+   * by their recorded frames), replayed, a walk anchored there that goes on like a hit's,
+   * through `ceiling`; else its previous suspension, saying why.
    */
   const intoStepBefore = async (from: PastLineWalk, ceiling: number): Promise<PastLineLanding> => {
     const timeline = (await askMain('timeline', { taskId: from.taskId })) as Timeline;
-    let before: number | null = null;
-    for (const s of timeline.lanes.find((l) => l.taskId === from.taskId)?.segments ?? []) if (s.state === 'suspended' && s.fromTick < from.tick && (before === null || s.fromTick > before)) before = s.fromTick;
-    if (before === null) return { landed: 'suspension', why: `its step at tick ${from.tick} is its first` };
+    const segments = timeline.lanes.find((l) => l.taskId === from.taskId)?.segments ?? [];
+    const steps = stepsBefore(segments, from.tick, from.print.frames.length);
+    if (steps.length === 0) {
+      const first = !segments.some((s) => s.state === 'suspended' && s.fromTick < from.tick);
+      return { landed: 'suspension', why: first ? `its step at tick ${from.tick} is its first` : `its steps before the one at tick ${from.tick} ran no line of the functions on these frames` };
+    }
     await from.dispose();
-    const earlier = new PastLineWalk(
-      dbg!,
-      (tick) => askMain('replayLineTick', { tick }),
-      (tick) => askMain('seekTick', { tick, replayed: true }),
-      before,
-      from.taskId,
-      from.print,
-      ceiling,
-      true,
-    );
-    walk = earlier;
-    const landing = await earlier.enterLast(`the last line of its step at tick ${before}, before its step at tick ${from.tick}`);
-    if (landing !== null) return landing;
-    await earlier.dispose();
     walk = null;
-    return { landed: 'suspension', why: `its step at tick ${before} ran no line of the functions on these frames` };
+    const tried: number[] = [];
+    for (const step of steps.slice(0, STEPS_BEFORE_TRIED)) {
+      const earlier = walkOf(step.tick, from.taskId, from.print, ceiling, true);
+      walk = earlier;
+      const between = step.passedOver === 0 ? '' : ` (its ${step.passedOver === 1 ? 'step' : `${step.passedOver} steps`} between ran only deeper calls)`;
+      const landing = await earlier.enterLast(`the last line of its step at tick ${step.tick}, before its step at tick ${from.tick}${between}`);
+      if (landing !== null) return landing;
+      await earlier.dispose();
+      walk = null;
+      tried.push(step.tick);
+    }
+    return { landed: 'suspension', why: `its step${tried.length === 1 ? '' : 's'} at tick${tried.length === 1 ? '' : 's'} ${tried.join(', ')} ran no line of the functions on these frames` };
   };
 
   const own = async (m: RequestMessage): Promise<void> => {
@@ -490,10 +517,12 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       case 'lineStep': {
         const { kind } = parseHostRequest('lineStep', m.params);
         if (past?.atHit === true) {
+          // From a line of an earlier step of the live stop's task, a step that comes to the present shows the live stop (a hit's client shows the present itself).
+          const beforeStop = past.beforeStop;
           const landing = await past.moveAtHit(kind);
           await followHitLine(landing, past);
           respond(m.id, { landing });
-          return showHitLanding(landing);
+          return beforeStop ? showLanding(landing, past) : showHitLanding(landing);
         }
         if (past !== null) {
           const landing = await past.move(kind);
@@ -509,10 +538,11 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       case 'lineStepBack': {
         parseHostRequest('lineStepBack', m.params);
         if (past?.atHit === true) {
+          const beforeStop = past.beforeStop;
           const landing = await past.moveAtHit('back');
           await followHitLine(landing, past);
           respond(m.id, landing);
-          return showHitLanding(landing);
+          return beforeStop ? showLanding(landing, past) : showHitLanding(landing);
         }
         const r = await replayOf('lineStepBack');
         const landing = await r.move('back');
@@ -554,6 +584,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         }
         await walk?.dispose();
         walk = null;
+        stopWalk = null;
         hits ??= new PastHitSearch(d, async (params) => (await askMain('scanTicks', params)) as { hits: ScanHit[]; marked: number | null; stopped: boolean });
         return respond(m.id, await hits.find(p.direction, bound, p.floor, p.ceiling, p.breakpoints, shown));
       }
@@ -565,19 +596,19 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
           if (at.taskId === null) throw new ProtocolError('pastHitLine: the hit shown is outside any task; its lines are walked through a task', 'badState');
           await hits.leaveHit();
           await walk?.dispose();
-          walk = new PastLineWalk(
-            d,
-            (tick) => askMain('replayLineTick', { tick }),
-            (tick) => askMain('seekTick', { tick, replayed: true }),
-            at.tick,
-            at.taskId,
-            at.print,
-            p.ceiling,
-          );
+          stopWalk = null;
+          walk = walkOf(at.tick, at.taskId, at.print, p.ceiling);
         } else if (walk === null || walk.ceiling === null) {
           throw new ProtocolError('pastHitLine: no breakpoint hit is shown', 'badState');
         }
-        const landing = await walk.move(p.move);
+        let landing = await walk.move(p.move);
+        if (landing.landed === 'present' && p.move !== 'back' && p.move !== 'leave' && stopWalk !== null) {
+          // Forward out of the live stop's task's step before, into the live stop's step: its first line (the present when that is the live stop).
+          await walk.dispose();
+          walk = stopWalk;
+          stopWalk = null;
+          landing = await walk.enterFirst();
+        }
         // Before the task's first line of this step: the last line of its step before, when it ran one the walk sees.
         return respond(m.id, landing.landed === 'suspension' && p.move === 'back' ? await intoStepBefore(walk, p.ceiling) : landing);
       }
@@ -587,16 +618,16 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         await hits?.release();
         if (walk === null || !walk.isOf(p.tick, p.taskId, p.stop)) {
           await walk?.dispose();
-          walk = new PastLineWalk(
-            d,
-            (tick) => askMain('replayLineTick', { tick }),
-            (tick) => askMain('seekTick', { tick, replayed: true }),
-            p.tick,
-            p.taskId,
-            p.stop,
-          );
+          stopWalk = null;
+          walk = walkOf(p.tick, p.taskId, p.stop);
         }
-        return respond(m.id, await walk.move(p.move));
+        const landing = await walk.move(p.move);
+        if (landing.landed !== 'suspension' || p.move !== 'back') return respond(m.id, landing);
+        // Before the task's first line of this step: the last line of its step before (a walk anchored there, as from a hit's), through the tick before the live stop's.
+        const live = walk;
+        const before = await intoStepBefore(live, p.tick - 1);
+        if (before.landed === 'line') stopWalk = live;
+        return respond(m.id, before);
       }
       case 'lineStack':
         parseHostRequest('lineStack', m.params);

@@ -20,10 +20,12 @@
 //
 // While a past line is shown, the line requests (lineStack, lineVariables, lineEvaluate) are
 // the replay host's; a step back or forward moves through the replayed lines (pastLine), and
-// reaching the live stop is the present again. From a breakpoint hit shown (and the lines
-// reached from it: `atHit`), steps move through that task's lines around the hit instead
-// (pastHitLine), forward past it through the ticks before the present. A seek to a past tick (seekTick, e.g. a step
-// back from the task's first line of this step to its previous suspension) is also the
+// reaching the live stop is the present again; a step back from the task's first line of this
+// step goes into its step before, an earlier tick (`beforeStop`), where moves go on as from a
+// hit. From a breakpoint hit shown (and the lines reached from it: `atHit`), steps move through
+// that task's lines around the hit instead (pastHitLine), forward past it through the ticks
+// before the present. A seek to a past tick (seekTick, e.g. a step back from the task's first
+// line of this step to its previous suspension, when no earlier step ran a line) is also the
 // replay host's, and while one is viewed, so are the moment's queries (snapshot, taskDetail,
 // variables, graph, lints, evaluate); its `viewedTick` is told in the live run's id.
 //
@@ -81,8 +83,14 @@ export class LineReplayHost {
   viewing = false;
   /** The past line shown is the stop's walk's (pastLine, not a breakpoint search's hit): the moment's queries are the replay host's too (its traced replay is its viewed moment). */
   walkedLine = false;
-  /** The past line shown is a breakpoint hit (findHit), or a line reached from one by line moves (moveAtHit). */
+  /**
+   * The past line shown is a breakpoint hit (findHit), or a line reached from one by line moves
+   * (moveAtHit), or a line of an earlier step of the live stop's task (`beforeStop`): moves
+   * from it are pastHitLine's.
+   */
   atHit = false;
+  /** The past line shown is in an earlier step of the live stop's task (a step back from its first line of this step): the present a move comes to is the live stop. */
+  beforeStop = false;
   /** A newer live stop (a line step in the same tick) is shown: restop() before the next move. */
   stale = false;
   /** The live run's id (of the recording opened last). */
@@ -179,6 +187,7 @@ export class LineReplayHost {
     this.pastLine = false;
     this.walkedLine = false;
     this.atHit = false;
+    this.beforeStop = false;
     this.viewing = false;
     this.stale = false;
   }
@@ -202,6 +211,9 @@ export class LineReplayHost {
     const landing = await this.endpoint.request('pastLine', { tick: this.stop.tick, taskId: this.stop.taskId, stop: this.stop.print, move });
     this.pastLine = landing.landed === 'line';
     this.walkedLine = this.pastLine;
+    // Back from the task's first line of this step into an earlier step: a walk anchored there (as at a hit) goes on.
+    this.atHit = landing.landed === 'line' && landing.tick !== undefined;
+    this.beforeStop = this.atHit;
     return landing;
   }
 
@@ -213,7 +225,11 @@ export class LineReplayHost {
   async moveAtHit(move: 'back' | 'leave' | LineStepKind): Promise<PastLineLanding> {
     const landing = await this.endpoint.request('pastHitLine', { move, ceiling: this.ticks });
     this.pastLine = landing.landed === 'line';
-    this.atHit = this.pastLine;
+    // From an earlier step of the live stop's task forward into the live stop's step: a line of that step (no tick: the stop's), the stop's own walk again.
+    const ofStop = this.beforeStop && landing.landed === 'line' && landing.tick === undefined;
+    this.atHit = this.pastLine && !ofStop;
+    if (!this.atHit) this.beforeStop = false;
+    this.walkedLine = this.pastLine && (ofStop || this.walkedLine);
     return landing;
   }
 
@@ -229,9 +245,12 @@ export class LineReplayHost {
     this.pastLine = false;
     this.walkedLine = false;
     this.atHit = false;
+    const wasBeforeStop = this.beforeStop;
+    this.beforeStop = false;
     const landing = await this.endpoint.request('pastHit', { ...params, shown });
     this.pastLine = landing.landed === 'line' || shown;
     this.atHit = landing.landed === 'line' || (shown && wasAtHit);
+    this.beforeStop = landing.landed !== 'line' && shown && wasBeforeStop;
     return landing;
   }
 

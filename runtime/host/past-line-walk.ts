@@ -30,10 +30,11 @@
 // a step over a `yield*` that suspends lands on the task's next line once it is resumed (as
 // the live line debugger's stayWithTask does). Entries past the hit are learnt as walks first
 // reach them, and checked like the others after. Running out of the recording is the present.
-// Before the task's first line of a hit's step, a step back goes into the task's step before
-// (line-debug-worker.ts): a walk anchored at the last line the task ran in that earlier tick
-// (`lastOfTick`: its entries learnt by running the whole tick, then walked to the last one),
-// which goes on like a hit's.
+// Before the task's first line of a hit's step (or of the live stop's), a step back goes into
+// the task's step before (line-debug-worker.ts): a walk anchored at the last line the task ran
+// in that earlier tick (`lastOfTick`: its entries learnt by running the whole tick, then walked
+// to the last one), which goes on like a hit's; a step forward out of it into the live stop's
+// step goes to that step's first line (enterFirst), the live stop's walk again.
 //
 // Invariants:
 // - Exact or refused: an entry is shown only when the walk reached it, and each walk must pass
@@ -104,6 +105,20 @@ export class PastLineWalk {
     if ((await this.walk({ kind: 'entry', index: this.live })) === 'end') return this.ranOut();
     const landing = await this.landing();
     return landing.landed === 'line' ? { ...landing, note } : landing;
+  }
+
+  /**
+   * The task's first line of the step, a step forward from its step before comes into (the
+   * present when that is the live stop itself).
+   */
+  async enterFirst(): Promise<PastLineLanding> {
+    if (this.trace === null) {
+      if ((await this.walk({ kind: 'live' })) === 'end') return this.ranOut();
+      await this.release();
+    }
+    if (this.live <= 0 && this.ceiling === null) return { landed: 'present' };
+    if ((await this.walk({ kind: 'entry', index: 0 })) === 'end') return this.ranOut();
+    return this.landing();
   }
 
   /** Whether this walk is of that live stop. */

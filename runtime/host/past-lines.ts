@@ -9,10 +9,20 @@
 // it: past-line-walk.ts); consecutive stops on the same line of the same chain are one
 // entry.
 //
+// Before the task's first line of a step, a step back goes to the last line of these functions
+// it ran in an earlier step (stepsBefore): the reverse of a step over, which goes across every
+// suspension of the call a line makes (the `yield*`) to the task's next line once resumed; so
+// steps spent wholly inside that call (reading a response's body, socket read after socket
+// read) are passed over, found by the recorded frame chains without replaying them.
+//
 // Invariants: a step back lands strictly before `from`, on a line of the same frame or of a
 // caller (an entry whose chain is `from`'s or a prefix of it), null when the step has none (the
 // task's first line of this step: before it is the task's previous suspension); a step forward
-// lands strictly after `from`, and never past the live stop (`live`, the last entry).
+// lands strictly after `from`, and never past the live stop (`live`, the last entry). A step
+// passed over by stepsBefore ran no line of the stop's frames (their calls and the innermost
+// one's callee all kept across it); in doubt (no frames recorded) a step is kept.
+
+import type { TimelineSegment } from '../../protocol/host-protocol';
 
 export interface PastLineEntry {
   /** The functions of the frames, outermost first (function keys: script and start). */
@@ -55,4 +65,27 @@ export function nextLine(entries: readonly PastLineEntry[], from: number, kind: 
     if (kind === 'out' && chain.length < at.chain.length && sameOrCaller(chain, at.chain)) return m;
   }
   return live;
+}
+
+/**
+ * The task's steps before its step at tick `tick` that may have run a line of the functions
+ * on a stop's `frames` real frames (the walk's): the ticks of its earlier suspensions, latest
+ * first (a suspended segment begins in the tick of the step that ended in it), with those passed
+ * over whose recorded chain kept `frames` + 1 calls from the root (the stop's frames and the
+ * innermost one's callee: none of them ran a line then), and how many were passed over before
+ * each one kept.
+ */
+export function stepsBefore(segments: readonly TimelineSegment[], tick: number, frames: number): Array<{ tick: number; passedOver: number }> {
+  const suspended = segments.filter((s) => s.state === 'suspended' && s.fromTick < tick).sort((a, b) => b.fromTick - a.fromTick);
+  const steps: Array<{ tick: number; passedOver: number }> = [];
+  let passedOver = 0;
+  for (const s of suspended) {
+    if (s.framesKept !== undefined && s.framesKept > frames) {
+      passedOver++;
+      continue;
+    }
+    steps.push({ tick: s.fromTick, passedOver });
+    passedOver = 0;
+  }
+  return steps;
 }

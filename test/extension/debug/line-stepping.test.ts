@@ -4,11 +4,13 @@
 // delegated generator of a `yield*`; step out comes back to fetch in the same task; continue
 // runs to the end. Step Back at such a stop (a recorded launch) goes back line by line with
 // the locals of then, next comes forward to the live stop, and at the task's first line of the
-// step it goes to its previous suspension; step in at a past line enters the call it makes, and
+// step it goes into its step before (the line where it suspended, an earlier tick), next from
+// there to the live stop; step in at a past line enters the call it makes, and
 // a step back inside it goes to its line before; a run not recorded refuses it. The same on the callbacks sample's hand-made loop, where the stack is the
 // loop's own callback frames. The other tasks stay listed as threads, with their stacks.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
@@ -178,20 +180,23 @@ describe('line stepping through the standalone debug adapter', { timeout: 120_00
       }
       assert.equal((await localsOf(dap, at.frames[0]!.id)).get('response'), 'null');
 
-      // At the task's first line of this step (fetch resumed from its robots.txt wait), a step back goes to its previous suspension.
+      // At the task's first line of this step (fetch resumed from its robots.txt wait), a step back goes into its step before:
+      // the line of fetch where it suspended (the `yield*` of the robots.txt check), in an earlier tick, with fetch's frames and locals of then.
       for (let i = lines.length - 2; i >= 0; i--) frames = await stepBack(threadId);
       assert.equal(frames[0]!.line, line);
       const from = dap.mark();
-      await dap.request('stepBack', { threadId });
-      await dap.waitForEvent('stopped', { from });
+      frames = await stepBack(threadId);
       const said = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
-      assert.match(said, /tick \d+ of \d+ \(replayed/);
-      // Continue: toward the present, the live stop; continue again: the run ends.
-      const back = dap.mark();
-      await dap.request('continue', { threadId });
-      await dap.waitForEvent('stopped', { from: back });
-      const live = await stackOf(dap, threadId);
-      assert.equal(live[0]!.line, getLine);
+      assert.match(said, /on a past line at .*crawler\.ts:\d+ \(tick \d+, replayed\): the last line of its step at tick \d+, before its step at tick \d+/);
+      assert.doesNotMatch(said, /previous suspension/);
+      assert.deepEqual(frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+      assert.equal(frames[0]!.source?.path, CRAWLER_TS);
+      assert.match(readFileSync(CRAWLER_TS, 'utf8').split('\n')[frames[0]!.line - 1] ?? '', /yield\*/);
+      assert.match((await localsOf(dap, frames[0]!.id)).get('url') ?? '', /^"http:\/\/127\.0\.0\.1:\d+\/"$/);
+      // Next from there: the task's next line once resumed, the live stop (the present) again.
+      at = await step(dap, 'next', threadId);
+      assert.equal(at.frames[0]!.line, line);
+      assert.equal((await localsOf(dap, at.frames[0]!.id)).get('response'), 'undefined');
       await continueToEnd(dap, CRAWLER_TS);
     });
 

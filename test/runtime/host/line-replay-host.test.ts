@@ -9,7 +9,7 @@
 // Runs against the bundle (the line debugger's worker and the replay host run the bundle).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { HostEvents } from '../../../protocol/host-protocol';
@@ -82,10 +82,28 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
   test('back line by line with the locals of then, forward to the live stop again, a past tick at the first line, continue keeps the replay host until the run ends', async () => {
     const first = await stopAtBreakpoint(host, true);
     const bpLine = first.line!.line;
-    // The breakpoint's line is the task's first line of this step (fetch resumed from its robots.txt wait): nothing before it in the step.
-    assert.deepEqual(await host.rpc.request('lineStepBack', {}), { landed: 'suspension' });
+    // The breakpoint's line is the task's first line of this step (fetch resumed from its robots.txt wait): a step back goes to
+    // the last line it ran in its step before, an earlier tick (the `yield*` it suspended at), replayed, every view there.
+    let from = host.events.length;
+    const into = await host.rpc.request('lineStepBack', {});
+    assert.equal(into.landed, 'line', JSON.stringify(into));
+    let p = await host.waitFor('paused', (b) => b.pastLine === true, 15000, from);
+    assert.ok(p.tick < first.tick, `${p.tick} < ${first.tick}`);
+    assert.equal(p.taskId, first.taskId);
+    assert.match(p.description, new RegExp(`on a past line at .*crawler\\.ts:\\d+ \\(tick ${p.tick}, replayed\\): the last line of its step at tick ${p.tick}, before its step at tick ${first.tick}`));
+    assert.match(readFileSync(CRAWLER, 'utf8').split('\n')[p.line!.line - 1] ?? '', /yield\*/);
+    assert.deepEqual((await host.rpc.request('lineStack', {})).frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+    assert.deepEqual(host.eventsOf('viewedTick').slice(-1).map((v) => [v.tick, v.line]), [[p.tick, true]]);
+    assert.equal((await host.rpc.request('snapshot', {})).tick, p.tick);
     const replayHosts = childrenOf(host.child.pid!);
     assert.equal(replayHosts.length, 1, 'one replay host for the stop');
+    // Over it: the task's next line once resumed is the live stop, the present again.
+    from = host.events.length;
+    p = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
+    assert.doesNotMatch(p.description, /past line/);
+    assert.deepEqual(p.line, first.line);
+    assert.deepEqual(host.eventsOf('viewedTick').slice(-1).map((v) => v.tick), [null]);
+    assert.equal((await host.rpc.request('snapshot', {})).tick, first.tick);
     // next, to the line of the `yield*` that gets the page (the retry loop's head between): `response` was assigned null since.
     const getLine = lineOf(CRAWLER, 'response = yield* this.session.get(url, NO_REDIRECTS);');
     let live = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
@@ -94,10 +112,10 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     assert.equal((await locals(host)).get('response') ?? (await host.rpc.request('lineEvaluate', { expression: 'response' })).value, 'null');
 
     // Back: the line before in fetch, replayed (the task's, in the same tick).
-    let from = host.events.length;
+    from = host.events.length;
     const back1 = await host.rpc.request('lineStepBack', {});
     assert.equal(back1.landed, 'line');
-    let p = await host.waitFor('paused', () => true, 15000, from);
+    p = await host.waitFor('paused', () => true, 15000, from);
     assert.equal(p.taskId, live.taskId);
     assert.equal(p.tick, live.tick);
     assert.ok(p.line!.line > bpLine && p.line!.line < live.line!.line, `${p.line!.line}`);
@@ -126,9 +144,24 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     assert.deepEqual(p.line, live.line);
     assert.equal((await locals(host)).get('response') ?? (await host.rpc.request('lineEvaluate', { expression: 'response' })).value, 'null');
 
-    // Back to the breakpoint's line, then once more: the task's first line of this step (fetch resumed from its robots.txt wait): its previous suspension.
-    for (let i = 0; i < 2; i++) await moved(host, () => host.rpc.request('lineStepBack', {}));
-    assert.deepEqual(await host.rpc.request('lineStepBack', {}), { landed: 'suspension' });
+    // Back to the breakpoint's line, once more into the step before, and on back line by line there: the lines before its `yield*` (work's call of fetch).
+    for (let i = 0; i < 3; i++) p = await moved(host, () => host.rpc.request('lineStepBack', {}));
+    assert.ok(p.tick < live.tick, `${p.tick} < ${live.tick}`);
+    const earlier = p.line!;
+    // Over from there: into the live stop's step, its first line (a past line: the live stop is further on in it).
+    p = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
+    assert.equal(p.pastLine, true);
+    assert.equal(p.tick, live.tick);
+    assert.equal(p.line!.line, bpLine);
+    assert.equal((await locals(host)).get('response'), 'undefined');
+    assert.deepEqual(host.eventsOf('viewedTick').slice(-1).map((v) => [v.tick, v.line]), [[live.tick, true]]);
+    // Back into the step before again, and once more there.
+    p = await moved(host, () => host.rpc.request('lineStepBack', {}));
+    assert.deepEqual(p.line, earlier);
+    p = await moved(host, () => host.rpc.request('lineStepBack', {}));
+    assert.equal(p.pastLine, true);
+    assert.ok(p.line!.line !== earlier.line || p.line!.file !== earlier.file, JSON.stringify([earlier, p.line]));
+    assert.equal(p.taskId, live.taskId);
     // A past tick at a line stop: served by the replay host, told in the live run's words.
     from = host.events.length;
     const moment = await host.rpc.request('seekTick', { tick: live.tick - 1 });

@@ -218,6 +218,58 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
     assert.deepEqual(at.landing, { landed: 'suspension', why: `its step at tick ${hit.tick} is its first` });
   });
 
+  test("at a live line stop, back before the task's first line of its step: the line it suspended at in the functions on the stop's frames (the GET), passing over its steps spent inside that call, every view at that tick; over from there is the live stop again", async () => {
+    const live = forkHost({ bundle: BUNDLE, pipe: true });
+    try {
+      await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: BREAK }] });
+      // The second worker's first page: its GET opens a connection of its own (the first worker's reuses robots.txt's), so it suspends more than once inside the session.
+      let from = live.events.length;
+      await live.rpc.request('continue', {});
+      const firstWorker = await live.waitFor('paused', (b) => b.line !== undefined, 30_000, from);
+      let stop = firstWorker;
+      for (let i = 0; i < 4 && stop.taskId === firstWorker.taskId; i++) {
+        from = live.events.length;
+        await live.rpc.request('continue', {});
+        stop = await live.waitFor('paused', (b) => b.line !== undefined, 30_000, from);
+      }
+      assert.notEqual(stop.taskId, firstWorker.taskId);
+      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+      assert.equal(stop.line?.line, BREAK);
+      assert.match((await localsOf(live)).get('response') ?? '', /ClientResponse/);
+      // Back, line by line, until the task's step before (an earlier tick).
+      let at = await move(live, 'back');
+      const lines: string[] = [JSON.stringify(at.landing)];
+      for (let i = 0; i < 6 && at.landing.landed === 'line' && at.paused?.tick === stop.tick; i++) {
+        at = await move(live, 'back');
+        lines.push(JSON.stringify(at.landing));
+      }
+      assert.equal(at.landing.landed, 'line', lines.join(' | '));
+      const before = at.paused!;
+      assert.ok(before.tick < stop.tick, `${before.tick} < ${stop.tick}`);
+      assert.equal(before.taskId, stop.taskId);
+      // fetch's GET, where it called the session (not a line inside the session's code): its response not there yet.
+      assert.equal(before.line?.line, GET, before.description);
+      assert.equal((await shown(live)).names[0], 'fetch');
+      assert.equal((await localsOf(live)).get('response'), 'null');
+      // The steps inside the GET (connecting, sending, reading) are passed over, by their recorded frames.
+      assert.match(before.description, new RegExp(`the last line of its step at tick ${before.tick}, before its step at tick ${stop.tick} \\(its (step|\\d+ steps) between ran only deeper calls\\)`));
+      assert.deepEqual(live.eventsOf('viewedTick').slice(-1).map((v) => [v.tick, v.line]), [[before.tick, true]]);
+      assert.equal((await live.rpc.request('snapshot', {})).tick, before.tick);
+      // Over the GET from there: the task's next line once resumed, in the stop's tick: the live stop again (the present).
+      from = live.events.length;
+      const over = await live.rpc.request('lineStep', { kind: 'over' });
+      assert.deepEqual(over.landing, { landed: 'present' });
+      const again = await live.waitFor('paused', () => true, 30_000, from);
+      assert.equal(again.pastLine, undefined);
+      assert.deepEqual(again.line, stop.line);
+      assert.deepEqual(live.eventsOf('viewedTick').slice(-1).map((v) => v.tick), [null]);
+      await live.rpc.request('stop', {});
+    } finally {
+      await live.close();
+    }
+  });
+
   test("at a live line stop: every view follows to the hit before it, over goes to the hit task's next line, back to the hit's line, and continue goes on live, the views back at the present", async () => {
     const live = forkHost({ bundle: BUNDLE, pipe: true });
     try {

@@ -3,7 +3,8 @@
 // over, into and out, never past the live stop.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { nextLine, previousLine, sameEntry, type PastLineEntry } from '../../../runtime/host/past-lines';
+import type { TimelineSegment } from '../../../protocol/host-protocol';
+import { nextLine, previousLine, sameEntry, stepsBefore, type PastLineEntry } from '../../../runtime/host/past-lines';
 
 const at = (chain: string, line: number): PastLineEntry => ({ chain: chain.split('>'), line: `f.ts:${line}` });
 
@@ -57,4 +58,30 @@ test('entries are the same line of the same chain', () => {
   assert.ok(!sameEntry(at('work>fetch', 20), at('work>fetch', 21)));
   assert.ok(!sameEntry(at('work>fetch', 20), at('work>get', 20)));
   assert.ok(!sameEntry(at('work', 20), at('work>fetch', 20)));
+});
+
+test("before a step's first line: the task's earlier steps latest first, those spent wholly inside a deeper call passed over by their recorded frames, none kept in doubt", () => {
+  const suspended = (fromTick: number, frames: string, framesKept?: number): TimelineSegment => {
+    const s: TimelineSegment = { fromTick, toTick: fromTick + 1, state: 'suspended', frames: frames.split('>') };
+    if (framesKept !== undefined) s.framesKept = framesKept;
+    return s;
+  };
+  const running = (fromTick: number): TimelineSegment => ({ fromTick, toTick: fromTick, state: 'running' });
+  // work got an item (tick 2), fetch called the session (5: connect), the session sent and read (7, 9: work, fetch, request kept), fetch resumed at 12.
+  const lane = [suspended(2, 'work>get', 0), running(4), suspended(5, 'work>fetch>request>connect', 1), suspended(7, 'work>fetch>request>read', 3), suspended(9, 'work>fetch>request>read', 4), running(12)];
+  // The stop's frames are fetch and work (2): the steps ending at 9 and 7 kept 3 and more calls from the root, fetch's callee included.
+  assert.deepEqual(stepsBefore(lane, 12, 2), [
+    { tick: 5, passedOver: 2 },
+    { tick: 2, passedOver: 0 },
+  ]);
+  // A stop three frames deep (in request): its step at 7 ran its lines (a new read), the one at 9 only inside the same read.
+  assert.deepEqual(stepsBefore(lane, 12, 3), [
+    { tick: 7, passedOver: 1 },
+    { tick: 5, passedOver: 0 },
+    { tick: 2, passedOver: 0 },
+  ]);
+  // Only the steps before the one stepped back from; a recording without frames passes none over.
+  assert.deepEqual(stepsBefore(lane, 7, 2), [{ tick: 5, passedOver: 0 }, { tick: 2, passedOver: 0 }]);
+  assert.deepEqual(stepsBefore([{ fromTick: 3, toTick: 4, state: 'suspended' }, { fromTick: 6, toTick: 7, state: 'suspended' }], 9, 1).map((s) => s.tick), [6, 3]);
+  assert.deepEqual(stepsBefore(lane, 2, 2), []);
 });
