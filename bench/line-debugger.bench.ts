@@ -30,16 +30,24 @@
 // 3. crawl rate with the line debugger attached (pipe, a breakpoint set on a line the crawl
 //    never runs) against the same host over its IPC channel without it, rounds alternated,
 //    the ratio of medians (target ≥ 0.9).
+// 7. the follower's cost: a recorded demo crawl (the site's realistic latency, 100 tasks: a
+//    long crawl) with the line debugger attached, debugged (a
+//    breakpoint set on a line the crawl never runs: its line replay host follows it, given the
+//    recording's growth now and then) against the same crawl not debugged (no follower),
+//    rounds alternated: the crawl rates and their ratio, and the host's main-thread CPU time
+//    over the crawl (from /proc), the difference of medians being what the feeds cost it.
 // Usage: npm run bench:line [-- pages rounds figures], figures a comma list of
-// start,steps,back,rc,deep,rate (default: all); e.g. npm run bench:line -- 1000 5 deep,rc
+// start,steps,back,rc,deep,rate,follow (default: all but follow); e.g. npm run bench:line --
+// 1000 5 deep,rc; npm run bench:line -- 2000 5 follow. COROSCOPE_HOST_BUNDLE: another host
+// bundle to run (a build of another commit, for a before/after).
 
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { forkHost, median, ROOT, type HostClient } from '../test/runtime/host/host-client';
+import { forkHost, median, processCpuMs, ROOT, type HostClient } from '../test/runtime/host/host-client';
 import { PROTOCOL_VERSION } from '../protocol/host-protocol';
 
-const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const BUNDLE = process.env.COROSCOPE_HOST_BUNDLE ?? join(ROOT, 'dist', 'runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
 const pages = Number(process.argv[2] ?? 1000);
 const rounds = Number(process.argv[3] ?? 3);
@@ -233,6 +241,7 @@ async function main(): Promise<void> {
   if (figures.has('rc')) await reverseContinues();
   if (figures.has('deep')) await deepStepBacks();
   if (figures.has('rate')) await rates();
+  if (figures.has('follow')) await follows();
 }
 
 async function startAndSteps(): Promise<void> {
@@ -293,6 +302,48 @@ async function rates(): Promise<void> {
   }
   const ratio = median(withDebugger) / median(plain);
   console.log(`crawl of ${pages} demo pages: ${median(withDebugger).toFixed(0)} pages/s with the line debugger attached vs ${median(plain).toFixed(0)} without (medians of ${rounds}): ratio ${ratio.toFixed(2)} (target ≥ 0.90)`);
+}
+
+/** One round of figure 7: a recorded demo crawl, debugged (followed) or not; its rate and the host's main-thread CPU time over it. */
+async function followRound(followed: boolean): Promise<{ rate: number; mainCpuMs: number }> {
+  const h = forkHost({ bundle: BUNDLE, pipe: true });
+  try {
+    await hello(h);
+    // The demo site's network-like latency: a long crawl (about 10 s for 2,000 pages), as a user's is.
+    await h.rpc.request('launch', { target: { kind: 'demo', pages, latency: 'realistic' }, options: { maxTasks: 100, stopOnEntry: true, record: true } });
+    if (followed) {
+      const never = lineOf("this.excluded.set(nextUrl, 'redirectLimit');");
+      const set = await h.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: never }] });
+      if (set.breakpoints[0]?.verified !== true) throw new Error('the never-hit breakpoint was not set');
+    }
+    const pid = h.child.pid!;
+    const from = h.events.length;
+    const cpu0 = processCpuMs(pid, pid);
+    const t0 = performance.now();
+    await h.rpc.request('continue', {});
+    await h.waitFor('finished', () => true, 600_000, from);
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu1 = processCpuMs(pid, pid);
+    if (cpu0 === null || cpu1 === null) throw new Error('no /proc: the main thread\'s CPU time cannot be read');
+    const last = h.eventsOf('progress').at(-1);
+    return { rate: (last?.done ?? pages) / seconds, mainCpuMs: cpu1 - cpu0 };
+  } finally {
+    await h.close();
+  }
+}
+
+async function follows(): Promise<void> {
+  const off: Array<{ rate: number; mainCpuMs: number }> = [];
+  const on: Array<{ rate: number; mainCpuMs: number }> = [];
+  for (let r = 0; r < rounds; r++) {
+    off.push(await followRound(false));
+    on.push(await followRound(true));
+  }
+  const rate = (xs: typeof on): number => median(xs.map((x) => x.rate));
+  const cpu = (xs: typeof on): number => median(xs.map((x) => x.mainCpuMs));
+  console.log(`recorded crawl of ${pages} demo pages (realistic latency), debugged (followed by its line replay host) vs not (medians of ${rounds}):`);
+  console.log(`  rate ${rate(on).toFixed(0)} vs ${rate(off).toFixed(0)} pages/s: ratio ${(rate(on) / rate(off)).toFixed(2)}`);
+  console.log(`  host main-thread CPU ${cpu(on).toFixed(0)} vs ${cpu(off).toFixed(0)} ms: the feeds ${(cpu(on) - cpu(off)).toFixed(0)} ms (ratio ${(cpu(on) / cpu(off)).toFixed(2)}) [on: ${on.map((x) => x.mainCpuMs.toFixed(0)).join(', ')}; off: ${off.map((x) => x.mainCpuMs.toFixed(0)).join(', ')}]`);
 }
 
 main().catch((e: unknown) => {

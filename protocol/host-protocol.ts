@@ -262,6 +262,18 @@ export interface LaunchOptions {
 }
 
 /** A recording file (`.corotrace`) and what it holds. */
+/** Where a live run's recording handed to a line replay host ends: bytes of its event log, clock readings and socket bytes, and entries of its table notes and lints (a growth goes on from there). */
+export interface RecordingMark {
+  events: number;
+  gaps: number;
+  payload: number;
+  details: number;
+  awaitTasks: number;
+  outcomes: number;
+  cancels: number;
+  lints: number;
+}
+
 export interface RecordingInfo {
   path: string;
   bytes: number;
@@ -646,8 +658,12 @@ export interface HostMethods {
   pastBreakpointHit: { params: { direction: 'back' | 'forward'; tick: number; floor?: number; ceiling?: number }; result: BreakpointHitLanding };
   /** A line replay host's own (asked by the live host's worker): pastBreakpointHit in its opened recording, from `bound` (or, `shown`, the past line it is stopped on, shown again when nothing is found), with `breakpoints` armed. */
   pastHit: { params: { direction: 'back' | 'forward'; bound: HitBound; floor: number; ceiling: number; breakpoints: ArmedBreakpoint[]; shown?: boolean }; result: BreakpointHitLanding };
-  /** The live host's main thread (asked by its worker, for a line replay host): writes the run's recording so far to `path` (recordings.ts: writeReplayCopy); `writeMs`: the main thread's time writing it. */
-  writeReplayCopy: { params: { path: string }; result: { runId: number; ticks: number; midTick: boolean; writeMs?: number } };
+  /** The live host's main thread (asked by its worker, for a line replay host): writes the run's recording so far to `path` (recordings.ts: writeReplayCopy); `writeMs`: the main thread's time writing it; `mark`: where the copy ends (between ticks; absent for a mid-tick copy), from which its growths go. */
+  writeReplayCopy: { params: { path: string }; result: { runId: number; ticks: number; midTick: boolean; writeMs?: number; mark?: RecordingMark } };
+  /** The live host's main thread (asked by its worker, for the line replay host following the run): writes what the run's recording gained since `from` (a mark of an earlier copy or growth) to `path` (recordings.ts: writeRecordingGrowth, runtime/record/recording-growth.ts); `to`: where it ends now; `writeMs`: the main thread's time on it. Refused (badState) when `from` is not a mark of this run's recording. */
+  writeRecordingGrowth: { params: { path: string; from: RecordingMark }; result: { runId: number; ticks: number; to: RecordingMark; bytes: number; writeMs: number } };
+  /** A line replay host's main thread (asked by the live host's worker): grows its opened copy of a live run in place by the growth written to `path` (writeRecordingGrowth), `live`: the run is still going. Refused (badState) when its recording does not end where the growth starts (the worker then hands the whole recording over again). */
+  growRecording: { params: { path: string; live: boolean }; result: { ticks: number } };
   /** A line replay host's main thread (asked by its worker): replays ticks from+1 .. to with the scan breakpoints counting hits (runtime/host/hit-scan.ts). */
   scanTicks: { params: ScanTicksParams; result: { hits: ScanHit[]; marked: number | null; stopped: boolean } };
   /** A line replay host's main thread (asked by its worker): runs tick `tick` of the opened recording once more, with its line debugger on (a mid-tick recording's open tick, or a breakpoint hit's tick and those after it). */

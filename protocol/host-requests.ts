@@ -20,6 +20,7 @@ import {
   type ArmedBreakpoint,
   type HitBound,
   type ScanTicksParams,
+  type RecordingMark,
 } from './host-protocol';
 import {
   nested,
@@ -382,6 +383,18 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
   },
   scanTicks: parseScanTicks,
   writeReplayCopy: (raw) => ({ path: requireString('writeReplayCopy', paramsOf('writeReplayCopy', raw), 'path') }),
+  writeRecordingGrowth: (raw) => {
+    const p = paramsOf('writeRecordingGrowth', raw);
+    const from = requireObject('writeRecordingGrowth', p, 'from');
+    const where = nested('writeRecordingGrowth', 'from');
+    const count = (key: keyof RecordingMark): number => requireNumber(where, from, key, 'id');
+    const mark: RecordingMark = { events: count('events'), gaps: count('gaps'), payload: count('payload'), details: count('details'), awaitTasks: count('awaitTasks'), outcomes: count('outcomes'), cancels: count('cancels'), lints: count('lints') };
+    return { path: requireString('writeRecordingGrowth', p, 'path'), from: mark };
+  },
+  growRecording: (raw) => {
+    const p = paramsOf('growRecording', raw);
+    return { path: requireString('growRecording', p, 'path'), live: requireBoolean('growRecording', p, 'live') };
+  },
   replayLineTick: (raw) => ({ tick: requireNumber('replayLineTick', paramsOf('replayLineTick', raw), 'tick', 'integer') }),
   timeline: (raw) => {
     const p = paramsOf('timeline', raw);

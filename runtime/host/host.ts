@@ -38,7 +38,7 @@ import { taskFrames } from '../inspect/task-snapshot';
 import { cancelTaskAs } from '../inspect/task-recorder';
 import { RecordedMoment } from './recorded-moment';
 import { Run, type RunServices } from './run';
-import { openRecording, saveRecording, writeReplayCopy } from './recordings';
+import { openRecording, readRecordingGrowth, saveRecording, writeRecordingGrowth, writeReplayCopy } from './recordings';
 import { compareApproaches, listSamples } from '../samples/index';
 import { programLoopStates } from '../inspect/program-loop-states';
 import { HOST_PARAMS_PARSERS, type HostMethodName, type HostParams } from '../../protocol/host-requests';
@@ -162,6 +162,11 @@ export class RuntimeHost {
     serve('replayLineTick', (p) => this.requireRun('replayLineTick').replayLineTick(p.tick));
     serve('scanTicks', (p) => this.requireRun('scanTicks').scanTicks(p));
     serve('writeReplayCopy', (p) => writeReplayCopy(this.requireRun('writeReplayCopy'), p.path));
+    serve('writeRecordingGrowth', (p) => writeRecordingGrowth(this.requireRun('writeRecordingGrowth'), p.path, p.from));
+    serve('growRecording', (p) => {
+      const growth = readRecordingGrowth(p.path);
+      return { ticks: this.requireRun('growRecording').growInPlace(growth, p.live) };
+    });
 
     serve('compare', async (p) => {
       const rows = await compareApproaches({ pages: p.pages, latencyMs: p.latencyMs });

@@ -16,8 +16,10 @@
 //   past tick is viewed the moment's queries are. A recorded run launched here is followed:
 //   its recording so far is handed to the replay host now and then (paced: writing it takes at
 //   most a share of the main thread), so the replays parked near its end (RunRewind's leaders)
-//   are there when it stops on a line; when it finishes, that replay host, given the whole
-//   recording, is its hit replay host.
+//   are there when it stops on a line; when it finishes, that replay host, given the rest of
+//   the recording, is its hit replay host. It is given the whole recording once, then only
+//   what was added since (the recording's growth, appended there in place), so a feed costs
+//   what is new.
 // - As a line replay host itself: pastLine walks the live host's stop (past-line-walk.ts),
 //   asking this host's main thread to replay the tick (replayLineTick, a request of its own),
 //   and before the task's first line of the step into its step before (intoStepBefore, as
@@ -49,7 +51,7 @@ import { StreamTransport } from '../../protocol/stream-transport';
 import { isSuspensionLine } from '../inspect/loop-control';
 import { isBridgeControl, type BridgeControl } from './line-debug-bridge';
 import { LineDebugger, type BreakpointsSetAt } from './line-debugger';
-import { LINE_REPLAY_ARG, LineReplayHost, lineReplayFile, MOMENT_QUERIES, type ReplayCopy } from './line-replay-host';
+import { LINE_REPLAY_ARG, LineReplayHost, lineReplayFile, MOMENT_QUERIES, type ReplayCopy, type ReplayGrowth } from './line-replay-host';
 import { PastLineWalk } from './past-line-walk';
 import { stepsBefore } from './past-lines';
 import { PastHitSearch } from './past-hit-search';
@@ -61,7 +63,7 @@ const READ_ONLY = new Set(['hello', 'snapshot', 'taskDetail', 'variables', 'grap
 const FIRST_FEED_MS = 100;
 /** ... then at most this often (ms)... */
 const FEED_MS = 500;
-/** ... and with at least this many times the main thread's time writing it between two. */
+/** ... and with at least this many times the main thread's time writing it between two (a growth's is what was added since the last: small). */
 const FEED_PACE = 20;
 /** How many of a task's earlier steps a step back before its first line of a step replays to find its last line there (each a whole tick replayed). */
 const STEPS_BEFORE_TRIED = 3;
@@ -200,15 +202,42 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     let writing = 0;
     if (replay === null && replayForking !== null) await replayForking.catch(() => undefined);
     // Not while stopped on a line (the stop's own recording is newer) or while its past is open.
-    if (followed && replay !== null && !replay.isClosed && !replay.hasLiveStop() && !dbg!.isStopped()) await handOver(replay, true, (ms) => (writing = ms)).catch(() => undefined);
+    if (followed && replay !== null && !replay.isClosed && !replay.hasLiveStop() && !dbg!.isStopped()) await handOver(replay, true, (ms) => (writing += ms)).catch(() => undefined);
     if (followed) scheduleFeed(Math.max(FEED_MS, FEED_PACE * writing));
   };
   /**
-   * The run's recording so far (between ticks), written by the main thread and opened in
-   * replay host `r` (`live`: the run goes on): its run grows. Skipped when `r` has been given a
-   * stop's or a later recording meanwhile (never a shorter one). `wrote`: the main thread's time writing it (ms).
+   * The run's recording so far (between ticks), handed to replay host `r` (`live`: the run goes
+   * on): its run grows. When `r` holds a copy between ticks (its mark), only what the recording
+   * gained since is written by the main thread and appended there in place (writeRecordingGrowth,
+   * growRecording: a feed costs what is new); else, or when that is refused, the whole recording
+   * is written and opened. Skipped when `r` has been given a stop's or a later recording
+   * meanwhile (never a shorter one). `wrote`: the main thread's time writing (ms), each time.
    */
   const handOver = async (r: LineReplayHost, live: boolean, wrote?: (ms: number) => void): Promise<LineReplayHost> => {
+    const from = r.mark;
+    if (from !== null && !r.hasLiveStop()) {
+      const path = lineReplayFile();
+      try {
+        const written = (await askMain('writeRecordingGrowth', { path, from })) as ReplayGrowth & { writeMs: number };
+        wrote?.(written.writeMs);
+        return await inReplayQueue(async () => {
+          if (!r.isClosed && !r.hasLiveStop() && r.mark === from && written.runId === runId && (replay === r || !live)) await r.grow(path, written, live);
+          return r;
+        });
+      } catch {
+        // Not a mark of the recording any more, or a growth the replay host refused (its mark is dropped): the whole recording, below.
+      } finally {
+        try {
+          unlinkSync(path);
+        } catch {
+          // Not written, or gone already.
+        }
+      }
+    }
+    return handOverWhole(r, live, wrote);
+  };
+  /** The run's recording so far (between ticks), written whole by the main thread and opened in replay host `r` (handOver). */
+  const handOverWhole = async (r: LineReplayHost, live: boolean, wrote?: (ms: number) => void): Promise<LineReplayHost> => {
     const path = lineReplayFile();
     try {
       const written = (await askMain('writeReplayCopy', { path })) as ReplayCopy & { writeMs?: number };

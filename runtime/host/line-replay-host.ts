@@ -5,7 +5,8 @@
 // at once). The run's replay host is forked ahead of need (when a debugger sets its breaks on a
 // recorded run, else at its first stop on a line), follows the run while it goes (given its
 // recording so far now and then: open with `live`, the replays it keeps near the end advanced),
-// and serves that run's stops until the run goes away: at a stop's first use the live main
+// (the whole recording once, then each time only its growth since: recording-growth.ts, grown
+// in place there, Run.growInPlace) and serves that run's stops until the run goes away: at a stop's first use the live main
 // thread writes the run's recording through the start of the stopped tick
 // (`__coroscopeLine.writeMidTick`, recordings.ts) to a temporary file and the replay host opens
 // it (openRecording midTick: the same run grown keeps the replays it parked along the run, its
@@ -43,7 +44,7 @@ import { unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { PROTOCOL_VERSION, type BreakpointHitLanding, type HostEvents, type HostMethods, type LineStepKind, type LineStopPrint, type PastLineLanding, type ViewedMoment } from '../../protocol/host-protocol';
+import { PROTOCOL_VERSION, type RecordingMark, type BreakpointHitLanding, type HostEvents, type HostMethods, type LineStepKind, type LineStopPrint, type PastLineLanding, type ViewedMoment } from '../../protocol/host-protocol';
 import { ProtocolError, RpcEndpoint } from '../../protocol/rpc';
 import { StreamTransport } from '../../protocol/stream-transport';
 
@@ -69,11 +70,19 @@ export interface LiveLineStop {
   readonly print: LineStopPrint;
 }
 
-/** A recording written for a replay host: the live run's id, its ticks, and whether its last tick is open (a line stop's). */
+/** A recording written for a replay host: the live run's id, its ticks, whether its last tick is open (a line stop's), and where it ends (between ticks: a growth goes on from there). */
 export interface ReplayCopy {
   readonly runId: number;
   readonly ticks: number;
   readonly midTick: boolean;
+  readonly mark?: RecordingMark;
+}
+
+/** A growth of the live run's recording written for a replay host (writeRecordingGrowth): the run's id, its ticks, where it ends. */
+export interface ReplayGrowth {
+  readonly runId: number;
+  readonly ticks: number;
+  readonly to: RecordingMark;
 }
 
 export class LineReplayHost {
@@ -97,6 +106,8 @@ export class LineReplayHost {
   runId = 0;
   /** Ticks of the recording before the stopped one (the ticks a seek may go to; a search's whole span). */
   ticks = 0;
+  /** Where the recording it holds ends, between ticks (a copy's or a growth's mark): the next growth goes on from there; null: none can (a mid-tick copy, none given yet, a growth refused). */
+  mark: RecordingMark | null = null;
   /** The live line stop it replays the past of; null: none (pre-warmed, the run went on, or a replay for breakpoint searches). */
   private liveStop: LiveLineStop | null = null;
   private closed = false;
@@ -171,6 +182,7 @@ export class LineReplayHost {
    */
   async open(stop: Omit<LiveLineStop, 'runId'> | null, path: string, written: ReplayCopy, live = false): Promise<void> {
     this.forget();
+    this.mark = null;
     try {
       await this.endpoint.request('openRecording', written.midTick ? { path, midTick: true } : live ? { path, unshown: true, live: true } : { path, unshown: true });
     } catch (e) {
@@ -178,7 +190,28 @@ export class LineReplayHost {
     }
     this.runId = written.runId;
     this.ticks = written.midTick ? written.ticks - 1 : written.ticks;
-    this.liveStop = stop === null ? null : { ...stop, runId: written.runId };
+    this.liveStop = stop === null ? null : { ...stop, runId: written.runId };    this.mark = written.midTick ? null : (written.mark ?? null);
+  }
+
+  /**
+   * Grows the recording it holds (opened between ticks, `mark`) in place by the growth written
+   * to `path` (the caller removes the file): the live run's recording since `mark`. `live`: the
+   * run is still going. Refused (the caller then opens the whole recording again), the mark is
+   * dropped.
+   */
+  async grow(path: string, written: ReplayGrowth, live: boolean): Promise<void> {
+    this.forget();
+    const mark = this.mark;
+    this.mark = null;
+    if (mark === null) throw new ProtocolError('the line replay host holds no recording a growth goes on from', 'badState');
+    try {
+      await this.endpoint.request('growRecording', { path, live });
+    } catch (e) {
+      throw new ProtocolError(`the line replay host cannot grow the run's recording: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
+    }
+    this.runId = written.runId;
+    this.ticks = written.ticks;
+    this.mark = written.to;
   }
 
   /** The run went on from the stop (or stopped in another tick): its past is opened again at the next use. */

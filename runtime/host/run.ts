@@ -18,7 +18,7 @@
 // - A crawl sends `progress` every PROGRESS_MS while it changes; each page finished is listed
 //   in exactly one progress event's `recent` (an event goes out early when 100 are waiting).
 
-import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, LaunchOptions, LaunchTarget, Lint, Snapshot, SourcePosition, TaskDetail, Timeline, TaskSummary, Traceback, ViewedMoment, ScanTicksParams } from '../../protocol/host-protocol';
+import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, LaunchOptions, LaunchTarget, Lint, Snapshot, SourcePosition, TaskDetail, Timeline, TaskSummary, Traceback, ViewedMoment, ScanTicksParams, RecordingMark } from '../../protocol/host-protocol';
 import { ProtocolError } from '../../protocol/rpc';
 import { CancelledError } from '../errors';
 import { EventLoop, type LoopLogger, type LoopObserver } from '../loop';
@@ -51,7 +51,11 @@ import type { OutsideCancels } from '../record/asked-cancels';
 import { RecordedTasks } from '../record/recorded-tasks';
 import type { TableNotes } from '../record/await-details';
 import { RecordedMoment } from './recorded-moment';
-import { wholeRecording } from '../record/run-log';
+import { wholeRecording, type RecordingSoFar } from '../record/run-log';
+import { GrowingRecording, type StreamCounts, type StreamMark } from '../record/recording-growth';
+import { RecordingError } from '../record/recording-errors';
+import type { AskedCancel } from '../record/asked-cancels';
+import type { ReadGrowth } from './recordings';
 import { findHostSample, SAMPLE_SITE } from './samples';
 import { outsideCanceller, startMain, startReplayed, type CrawlSignal, type RecordedProgram } from './launch-programs';
 
@@ -151,6 +155,9 @@ export class Run {
   private openedLints: Lint[] = [];
   /** An opened recording's table notes (await details, awaited tasks, outcomes), as saved with it. */
   private openedNotes: TableNotes | null = null;
+  /** An opened copy of a live run grown in place (growInPlace): its streams, and its notes' lists, which grow with them. */
+  private grown: GrowingRecording | null = null;
+  private grownNotes: { details: string[]; awaitTasks: Array<readonly number[]>; outcomes: string[]; cancels: Array<AskedCancel | null> } | null = null;
   /** The signal that interrupted an opened CLI recording's crawl: its replays make that cancel as the CLI did, and its timeline names it. */
   openedSignal: CrawlSignal | null = null;
   /** An opened copy of a run still going (a line replay host following it): its replays keep up at a share of the time, as a live run's do. */
@@ -544,15 +551,72 @@ export class Run {
     this.recording = streams;
     this.openedLints = lints;
     this.openedNotes = notes;
+    this.grown = null;
+    this.grownNotes = null;
     this.following = following;
     this.rewind?.regrow();
     this.recordedTasks = null;
     return true;
   }
 
+  /**
+   * A line replay host's run (an opened copy of a live run) grown in place by what the live
+   * run's recording gained since the copy or the last growth (recording-growth.ts, asked by the
+   * follower: growRecording): its streams, table notes and lints extended, its readers (the
+   * replays parked along it, the timeline, the log's table) going on from where they were. The
+   * recording must end where the growth starts (`from`), else it is refused (badState) and
+   * nothing changes; a growth that is not a valid continuation is refused (badRecording).
+   * `following`: the run is still going. Answers the ticks it has now.
+   */
+  growInPlace(growth: ReadGrowth, following: boolean): number {
+    const now = this.recording;
+    if (this.openedFrom === null || now === null || now.openTick === true) throw new ProtocolError(`growRecording: run ${this.id} is not an opened copy of a run between ticks`, 'badState');
+    const notes = this.openedNotes;
+    const at: RecordingMark = {
+      ...(this.grown?.mark() ?? { events: now.events.length, gaps: now.gaps.length, payload: now.payload.length }),
+      details: notes?.details?.length ?? 0,
+      awaitTasks: notes?.awaitTasks?.length ?? 0,
+      outcomes: notes?.outcomes?.length ?? 0,
+      cancels: notes?.cancels?.length ?? 0,
+      lints: this.openedLints.length,
+    };
+    if ((Object.keys(at) as Array<keyof RecordingMark>).some((k) => at[k] !== growth.from[k])) {
+      throw new ProtocolError(`growRecording: run ${this.id}'s recording ends at ${JSON.stringify(at)}, the growth starts at ${JSON.stringify(growth.from)}`, 'badState');
+    }
+    const grown = (this.grown ??= new GrowingRecording(now, this.openedFrom));
+    try {
+      grown.append(growth.from, growth.bytes, growth.counts);
+    } catch (e) {
+      if (e instanceof RecordingError) throw new ProtocolError(`growRecording: ${e.message}`, 'badRecording');
+      throw e;
+    }
+    // The notes' lists grow in place too (copied once, at the first growth): their readers hold them.
+    const lists = (this.grownNotes ??= { details: [...(notes?.details ?? [])], awaitTasks: [...(notes?.awaitTasks ?? [])], outcomes: [...(notes?.outcomes ?? [])], cancels: [...(notes?.cancels ?? [])] });
+    const added = growth.notes;
+    if (added !== null) {
+      for (const x of added.details ?? []) lists.details.push(x);
+      for (const x of added.awaitTasks ?? []) lists.awaitTasks.push(x);
+      for (const x of added.outcomes ?? []) lists.outcomes.push(x);
+      for (const x of added.cancels ?? []) lists.cancels.push(x);
+    }
+    this.openedNotes = lists;
+    for (const lint of growth.lints) this.openedLints.push(lint);
+    this.recording = grown.streams();
+    this.following = following;
+    return this.recording.ticks;
+  }
+
   /** The run is recorded (launched with options.record) or was opened from a recording. */
   get recorded(): boolean {
     return this.runRecorder !== null || this.recording !== null;
+  }
+
+  /** The recording so far between ticks (a live run's views through its last complete tick, a finished or opened run's streams), where it ends and its counts; null: not recorded. */
+  recordingNow(): { readonly soFar: RecordingSoFar; readonly mark: StreamMark; readonly counts: StreamCounts } | null {
+    const r = this.recording;
+    if (r !== null) return { soFar: wholeRecording(r), mark: { events: r.events.length, gaps: r.gaps.length, payload: r.payload.length }, counts: { ticks: r.ticks, steps: r.steps, tasks: r.tasks, sockets: r.sockets } };
+    if (this.runRecorder === null) return null;
+    return { soFar: this.runRecorder.soFar(), ...this.runRecorder.markSoFar() };
   }
 
   /** The recording through the start of the tick running now (a live run stopped on a line); null: not recorded. */

@@ -51,6 +51,7 @@ import type { TimerHandle } from '../handle';
 import { RecordingClock } from './record-clocks';
 import { Outcome, RunLogWriter, WokenBy, type RecordingSoFar } from './run-log';
 import { RecordingError } from './recording-errors';
+import type { StreamCounts, StreamMark } from './recording-growth';
 import type { TableNotes } from './await-details';
 import { awaitedTaskIds, awaitInfoOf, outcomeOf } from '../inspect/task-summaries';
 import { cancelAskedNow, type AskedCancel } from '../inspect/task-recorder';
@@ -241,6 +242,11 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
         return payloads.slice(first, end);
       },
     };
+  }
+
+  /** Where soFar() ends (its socket bytes: through the last complete tick's), and its counts. */
+  markSoFar(): { readonly mark: StreamMark; readonly counts: StreamCounts } {
+    return { mark: { events: this.lastTickEnd, gaps: this.log.gaps.length, payload: this.payloadAtTickEnd }, counts: { ticks: this.ticksDone, steps: this.log.steps, tasks: this.taskCount, sockets: this.socketCount } };
   }
 
   /** The event log so far without a copy (a view that stays valid): read it only up to `upTo`, the end of the last complete tick. */

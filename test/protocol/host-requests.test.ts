@@ -83,6 +83,12 @@ test('the breakpoint searches of the past: pastBreakpointHit, pastHit, scanTicks
   refused(() => parseHostRequest('scanTicks', { ...scan, locations: [[-1]] }), 'badRequest', /^scanTicks: params\.locations\[0\] must be an array of breakpoint indexes/);
   refused(() => parseHostRequest('scanTicks', { ...scan, stop: { kind: 'last' } }), 'badRequest', /^scanTicks: params\.stop\.kind must be 'nth', 'first' or 'marker'/);
   assert.deepEqual(parseHostRequest('writeReplayCopy', { path: '/tmp/x' }), { path: '/tmp/x' });
+  const mark = { events: 10, gaps: 2, payload: 300, details: 4, awaitTasks: 4, outcomes: 1, cancels: 0, lints: 0 };
+  assert.deepEqual(parseHostRequest('writeRecordingGrowth', { path: '/tmp/g', from: mark }), { path: '/tmp/g', from: mark });
+  refused(() => parseHostRequest('writeRecordingGrowth', { path: '/tmp/g', from: { ...mark, payload: -1 } }), 'badRequest', /^writeRecordingGrowth: params\.from\.payload must be >= 0/);
+  refused(() => parseHostRequest('writeRecordingGrowth', { path: '/tmp/g', from: { ...mark, lints: undefined } }), 'badRequest', /^writeRecordingGrowth: params\.from\.lints must be a number/);
+  assert.deepEqual(parseHostRequest('growRecording', { path: '/tmp/g', live: true }), { path: '/tmp/g', live: true });
+  refused(() => parseHostRequest('growRecording', { path: '/tmp/g' }), 'badRequest', /^growRecording: params\.live must be a boolean/);
   assert.deepEqual(parseHostRequest('openRecording', { path: '/tmp/x', unshown: true }), { path: '/tmp/x', unshown: true });
   refused(() => parseHostRequest('openRecording', { path: 'a', unshown: 'yes' }), 'badRequest', /^openRecording: params\.unshown must be a boolean/);
 });
@@ -92,5 +98,5 @@ test('an unknown method is refused as unknown, and only the protocol methods are
   refused(() => parseHostRequest('toString', {}), 'unknownMethod', /unknown method "toString"/);
   assert.equal(isHostMethodName('snapshot'), true);
   assert.equal(isHostMethodName('__proto__'), false);
-  assert.equal(Object.keys(HOST_PARAMS_PARSERS).length, 39);
+  assert.equal(Object.keys(HOST_PARAMS_PARSERS).length, 41);
 });

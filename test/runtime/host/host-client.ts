@@ -120,10 +120,10 @@ export function forkHost(options: { bundle?: string; pipe?: boolean } = {}): Hos
   return new HostClient(child);
 }
 
-/** CPU milliseconds (user + system, all threads) a process has used so far, from /proc; null where there is no /proc. */
-export function processCpuMs(pid: number): number | null {
+/** CPU milliseconds (user + system, all threads) a process has used so far, from /proc; null where there is no /proc. `thread`: only that thread's (its id; the main thread's is the pid). */
+export function processCpuMs(pid: number, thread?: number): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // Fields 14 and 15 of stat (utime, stime) are the 12th and 13th after the command name, in clock ticks (100 per second on Linux).
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RemoteError } from '../../../protocol/rpc';
-import type { TaskDetail } from '../../../protocol/host-protocol';
+import { PROTOCOL_VERSION, type RecordingMark, type TaskDetail } from '../../../protocol/host-protocol';
 import { forkHost, ROOT, type HostClient } from './host-client';
 import { decodeRecording, encodeRecording, readRecordingFile } from '../../../runtime/record/recording-file';
 import { readRunLog } from '../../../runtime/record/run-log';
@@ -99,6 +99,69 @@ async function workerFetchingFrom(host: HostClient, from: number, ticks: number)
   }
   throw new Error(`no worker was fetching from tick ${from} on`);
 }
+
+// The follower's handover (line-debug-worker.ts): a live recorded run's copy once
+// (writeReplayCopy, with its mark), then only its growths (writeRecordingGrowth), each
+// appended in place in a second host's opened copy (growRecording); the copy grown is the
+// run: its timeline is the live run's, and it replays to its last tick.
+describe('host: a live recording followed in growths', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'coroscope-host-grow-'));
+  let live: HostClient;
+  let copy: HostClient;
+  before(() => {
+    live = forkHost();
+    copy = forkHost();
+  });
+  after(async () => {
+    await live.close();
+    await copy.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a copy, then growths between ticks: each holds only what was added, the grown copy is the run, and a growth that does not fit is refused', async () => {
+    await live.rpc.request('hello', { client: 'test', protocolVersion: PROTOCOL_VERSION });
+    await copy.rpc.request('hello', { client: 'test', protocolVersion: PROTOCOL_VERSION });
+    const launched = await live.rpc.request('launch', { target: { kind: 'demo', pages: 300, latency: 'instant' }, options: { record: true, maxTasks: 20 } });
+    let n = 0;
+    const file = (): string => join(dir, `r${n++}`);
+    const first = file();
+    const written = await live.rpc.request('writeReplayCopy', { path: first });
+    assert.ok(written.mark !== undefined && !written.midTick, JSON.stringify(written));
+    await copy.rpc.request('openRecording', { path: first, unshown: true, live: true });
+    let mark: RecordingMark = written.mark;
+    const sizes: number[] = [];
+    let finished = false;
+    let stale: string | null = null;
+    for (let i = 0; !finished && i < 10_000; i++) {
+      finished = live.eventsOf('finished').some((f) => f.runId === launched.runId);
+      const path = file();
+      const grown = await live.rpc.request('writeRecordingGrowth', { path, from: mark });
+      assert.equal(grown.runId, launched.runId);
+      const added = grown.to.events - mark.events + grown.to.gaps - mark.gaps + grown.to.payload - mark.payload;
+      // A growth file is what was added (and a small header with the notes added), never the recording.
+      assert.ok(grown.bytes <= added + 1000 + 200 * (grown.to.details - mark.details + grown.to.outcomes - mark.outcomes + grown.to.lints - mark.lints), `${grown.bytes} bytes for ${added} added`);
+      sizes.push(grown.bytes);
+      assert.deepEqual(await copy.rpc.request('growRecording', { path, live: !finished }), { ticks: grown.ticks });
+      if (stale === null) stale = path;
+      mark = grown.to;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(finished && sizes.length >= 3, `${sizes.length} growths`);
+    // The first growth again: it starts where the copy ended, not where the grown copy does now.
+    await rejectsWith(copy.rpc.request('growRecording', { path: stale!, live: false }), 'badState', /recording ends at .* the growth starts at/);
+    await rejectsWith(live.rpc.request('writeRecordingGrowth', { path: file(), from: { ...mark, events: mark.events + 1 } }), 'badState', /not a mark of it/);
+    // The grown copy is the run: the same timeline, and it replays (checked against it) to its last tick.
+    const a = await live.rpc.request('timeline', {});
+    const b = await copy.rpc.request('timeline', {});
+    assert.equal(b.lanes.length, a.lanes.length);
+    assert.deepEqual(b.lanes.map((l) => [l.taskId, l.name, l.endState, l.segments.length]), a.lanes.map((l) => [l.taskId, l.name, l.endState, l.segments.length]));
+    assert.deepEqual(b.marks, a.marks);
+    const ticks = (await live.rpc.request('seekTick', { tick: null })).ticks;
+    assert.equal((await copy.rpc.request('seekTick', { tick: ticks, replayed: true })).tick, ticks);
+    const table = await copy.rpc.request('snapshot', {});
+    assert.equal(table.tick, ticks);
+  });
+});
 
 describe('host: recordings written by the coroscope CLI', () => {
   let host: HostClient;
