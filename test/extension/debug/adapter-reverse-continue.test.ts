@@ -7,7 +7,8 @@
 // suspends to the task's next line in a later tick, step in, step out, step back to the line
 // before and, before the task's first line of the step, the last line of its step before); a
 // conditional breakpoint; an exception filter's recorded failure; the refusal when nothing
-// is hit, naming the breakpoint.
+// is hit, naming the breakpoint. At a live line stop, Continue from a past hit to a later hit
+// of another breakpoint (a forward search's first hit): the Threads are that moment's.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -211,5 +212,64 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     r = await dap.requestRaw('reverseContinue', { threadId: endThread });
     assert.equal(r.success, false);
     assert.match(JSON.stringify(r.body), /no line breakpoint is set/);
+  });
+});
+
+describe('Continue from a past hit at a live line stop (standalone adapter)', { timeout: 180_000 }, () => {
+  let dap: DapClient;
+  before(async () => {
+    await buildAdapterAndHost();
+    dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
+    await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+  });
+  after(async () => {
+    await dap?.close();
+  });
+
+  it("a later hit of another breakpoint, in a later tick: the Threads are that moment's (its task running)", async () => {
+    const from = dap.mark();
+    const launched = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'demo', crawl: 'demo', pages: 12, demoLatency: 'instant', maxTasks: 2 });
+    await dap.waitForEvent('initialized');
+    await breakpoints(dap, [{ line: PARSED }]);
+    await dap.request('setExceptionBreakpoints', { filters: [] });
+    await dap.request('configurationDone');
+    await launched;
+    // The third page parsed, live: a line stop holding the run.
+    let live = (await dap.waitForEvent('stopped', { from, timeoutMs: 60_000, failOn: ['terminated'] })).body as DebugProtocol.StoppedEvent['body'];
+    for (let i = 0; i < 2; i++) live = await moved(dap, 'continue', Number(live.threadId));
+    assert.equal(live.reason, 'breakpoint');
+    assert.doesNotMatch(dap.outputText(), /on a past line/);
+    // Reverse Continue twice: the first page's hit, in the past; then another breakpoint and Continue, until a hit in a later tick than it.
+    let said = dap.mark();
+    let back = await moved(dap, 'reverseContinue', Number(live.threadId));
+    assert.equal(back.reason, 'breakpoint');
+    said = dap.mark();
+    back = await moved(dap, 'reverseContinue', Number(back.threadId));
+    assert.equal(back.reason, 'breakpoint');
+    const tickOf = (since: number): number => {
+      const all = [...dap.events.slice(since).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('').matchAll(/hit a breakpoint on a past line at [^\n]*\(tick (\d+), replayed\)/g)];
+      return Number(all[all.length - 1]?.[1] ?? NaN);
+    };
+    const backTick = tickOf(said);
+    assert.ok(backTick > 0, dap.outputText());
+    await breakpoints(dap, [{ line: DECL }]);
+    let later = back;
+    let laterTick = backTick;
+    for (let i = 0; i < 5 && laterTick === backTick; i++) {
+      const mark = dap.mark();
+      later = await moved(dap, 'continue', Number(later.threadId));
+      assert.equal(later.reason, 'breakpoint', JSON.stringify(later));
+      laterTick = tickOf(mark);
+    }
+    assert.ok(laterTick > backTick, `${laterTick} > ${backTick}`);
+    const frames = await stackOf(dap, Number(later.threadId));
+    assert.equal(frames[0]!.line, DECL);
+    // The Threads (the task table every view reads) are of the hit's moment: its task is the one running.
+    const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
+    const hitThread = threads.find((t) => t.id === Number(later.threadId));
+    assert.match(hitThread?.name ?? '', /\[running\]/, JSON.stringify(threads));
+    assert.ok(threads.filter((t) => /^worker-\d+ \[/.test(t.name)).length >= 2, JSON.stringify(threads));
+    await breakpoints(dap, []);
+    await dap.request('disconnect', { terminateDebuggee: true });
   });
 });
