@@ -306,12 +306,19 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     },
   });
 
-  // A line replay host's first walk maps its frames to TypeScript: its source maps are read now, while it waits.
-  if (isLineReplay) void dbg.warm().catch(() => undefined);
+  // A line replay host's first walk or search maps positions to TypeScript: its source maps are
+  // read ahead of it, once its first recording is on its way to the main thread. Read at once,
+  // they held up its hello and that open by the time they take (a third of its start), and so
+  // the replays the open starts (its leaders), while a short run's first search waited for them.
+  let mapsRead = !isLineReplay;
 
   const toMain = (m: RequestMessage): void => {
     forwarded.set(m.id, m);
     port.postMessage(m);
+    if (!mapsRead && m.method === 'openRecording') {
+      mapsRead = true;
+      setImmediate(() => void dbg!.warm().catch(() => undefined));
+    }
   };
 
   const setBreakpoints = async (m: RequestMessage): Promise<void> => {

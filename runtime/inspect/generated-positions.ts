@@ -98,6 +98,11 @@ export class GeneratedPositions {
     return this.linesOf(file)?.get(line - 1) ?? null;
   }
 
+  /** Decodes the map's mappings now, ahead of the first position asked (the decoding is most of the cost). */
+  decode(): void {
+    this.decoded();
+  }
+
   private decoded(): Segment[] {
     this.segments ??= decodeMappings(this.loaded.map.payload.mappings);
     return this.segments;
