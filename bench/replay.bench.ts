@@ -9,7 +9,10 @@
 // after opening it (the checkpoints being built as the
 // seeks go), then the same ticks again reshuffled (the checkpoints left). Prints the medians,
 // the 90th percentiles, the worst and which seeks were slowest, and the recording's bytes per
-// task step.
+// task step. Then --rounds scrubs back: the recording opened again (shown at its last tick, the
+// replay there under way) and at once a seek to a tick in its first tenth, timed to a worker's
+// locals, beside the replay to the last tick alone in the same round (a seek back must not wait
+// for the replay forward: run-rewind.ts).
 // Then the first seeks right after a live recorded crawl ends (the checkpoints are those
 // built while it ran, in its idle time): in each of --rounds rounds a new crawl (of
 // --live-max-tasks tasks: with `--latency realistic` and 100 tasks a 2,000-page crawl lasts
@@ -198,6 +201,25 @@ async function bench(args: Args): Promise<void> {
       line('seek + ... + that stack with positions (replayed)', positions, 1000);
       line('seek + ... + that worker\'s locals', locals, 1000);
     }
+
+    // Scrubbing back while a replay goes forward: the recording opened again (shown at its last
+    // tick, the replay there under way) and at once a seek to a tick in its first tenth, timed to
+    // that worker's locals; beside it, in the same round, the replay to the last tick alone (from
+    // the open asked to its landing).
+    const back: number[] = [];
+    const forward: number[] = [];
+    for (let r = 0; r < args.rounds; r++) {
+      const f0 = performance.now();
+      const from = host.events.length;
+      const shown = await host.rpc.request('openRecording', { path: file });
+      await host.waitFor('viewedTick', (v) => v.runId === shown.runId && v.tick === shown.ticks && (v.replayed === true || v.replayError !== undefined), 120_000, from);
+      forward.push(performance.now() - f0);
+      await host.rpc.request('openRecording', { path: file });
+      back.push((await timeSeek(host, 1 + Math.floor(random() * Math.floor(opened.ticks / 10)))).locals);
+    }
+    console.log(
+      `scrub back right after opening it (its last tick's replay under way): a seek to a tick in its first tenth + a worker's locals median ${median(back).toFixed(0)} ms (rounds ${back.map((x) => x.toFixed(0)).join(' ')}), the replay to its last tick alone ${median(forward).toFixed(0)} ms: ratio ${(median(back) / median(forward)).toFixed(2)}`,
+    );
 
     // Right after a live crawl ends.
     const first: { table: number[]; positions: number[]; locals: number[] } = { table: [], positions: [], locals: [] };
