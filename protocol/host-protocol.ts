@@ -371,6 +371,17 @@ export interface Timeline {
   marks: TimelineMark[];
   /** Milliseconds since the first tick at which each tick began, for ticks sinceTick+1 .. ticks. */
   tickTimes: number[];
+  /** The URLs a crawl recorded as failed after sinceTick (with `taskId`, that task's), where the `urlFailed` exception filter stops: the past's too (runtime/host/url-failures.ts). */
+  urlFailures?: UrlFailureMark[];
+}
+
+/** A URL the crawler recorded as failed (its worker caught the error, so no task failed) in tick `tick`, by task `taskId`. */
+export interface UrlFailureMark {
+  tick: number;
+  taskId?: number;
+  url: string;
+  /** As the live stop says it: 'Task #3 "worker-2" failed to fetch http://…: Error: …'. */
+  description: string;
 }
 
 /** What the views show: a past tick of the run (replayed), or null for the present. */

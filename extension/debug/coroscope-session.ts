@@ -170,6 +170,12 @@ type VarRef =
 /** Why the session shows a stop: the host's reasons, 'goto' for a past tick someone moved the views to, 'end' for a recorded run's end. */
 type ShownReason = StopReason | 'goto' | 'end';
 
+/** How a landing on a recorded stop's tick is shown: on its task's thread, in its words. */
+interface PastStop {
+  threadId: number;
+  said: string;
+}
+
 interface StopInfo {
   /** Set when the host's main thread is stopped on this line (steps go by line then). */
   line?: SourcePosition;
@@ -368,10 +374,10 @@ export class CoroscopeSession extends LoggingDebugSession {
   private recordedTicks = 0;
   /** While a past tick is shown: the present's stop (null: the run is running). */
   private presentStop: StopInfo | null = null;
-  /** This session's own move in time, whose viewedTick event comes next. */
-  private travel: { reason: 'step' | 'goto'; threadId: number } | null = null;
-  /** Ticks at which this session saw the run stop at a breakpoint (on a suspension) or an exception. */
-  private readonly stopTicks = new Set<number>();
+  /** This session's own move in time, whose viewedTick event comes next; `said`: what the recording says happened at that tick. */
+  private travel: { reason: 'step' | 'goto'; threadId: number; said?: string } | null = null;
+  /** Ticks at which this session saw the run stop at a breakpoint (on a suspension) or an exception, with the stop's thread and words. */
+  private readonly stopTicks = new Map<number, PastStop>();
   /** Ticks at which this session saw the run stop at a line breakpoint (found again by the breakpoint search while armed). */
   private readonly lineStopTicks = new Set<number>();
   /** A line breakpoint's hit in the past shown (pastBreakpointHit): the replay host is stopped on it, in tick `tick`. */
@@ -757,7 +763,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     const stop = this.stopOf(b);
     const threadId = stop.threadId;
     if (b.reason === 'breakpoint' && b.line !== undefined) this.lineStopTicks.add(b.tick);
-    else if (b.reason === 'breakpoint' || b.reason === 'exception' || b.reason === 'cancelled') this.stopTicks.add(b.tick);
+    else if (b.reason === 'breakpoint' || b.reason === 'exception' || b.reason === 'cancelled') this.stopTicks.set(b.tick, { threadId, said: b.description });
     if (this.viewedTick !== null) {
       // The present stopped while the views show a past tick: kept for the way back.
       this.presentStop = stop;
@@ -866,9 +872,10 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.tasks.clear();
     const threadId = travel?.threadId ?? this.currentStop?.threadId ?? LOOP_THREAD_ID;
     const reason = travel?.reason ?? 'goto';
-    this.currentStop = { reason, tick: b.tick, taskId: threadId < LOOP_THREAD_ID ? threadId : undefined, threadId, description: `tick ${b.tick} of ${b.ticks}, replayed from the recording` };
+    const said = travel?.said;
+    this.currentStop = { reason, tick: b.tick, taskId: threadId < LOOP_THREAD_ID ? threadId : undefined, threadId, description: said ?? `tick ${b.tick} of ${b.ticks}, replayed from the recording` };
     this.tasks.paused = true;
-    this.output(`Coroscope: tick ${b.tick} of ${b.ticks} (replayed from the recording)`);
+    this.output(said !== undefined ? `Coroscope: ${said}, at tick ${b.tick} of ${b.ticks} (replayed from the recording)` : `Coroscope: tick ${b.tick} of ${b.ticks} (replayed from the recording)`);
     this.flushThreadEvents();
     const stopped = stoppedEvent(reason, threadId);
     stopped.body.description = pastTickLabel(b.tick, b.ticks);
@@ -1337,7 +1344,8 @@ export class CoroscopeSession extends LoggingDebugSession {
     const threadId = this.currentStop?.threadId ?? LOOP_THREAD_ID;
     this.serve(response, async () => {
       const now = await this.momentShown();
-      const next = this.towardPresent(nextOf(await this.stopCandidates(), this.forwardFrom(now)));
+      const candidates = await this.stopCandidates();
+      const next = this.towardPresent(nextOf(candidates.keys(), this.forwardFrom(now)));
       const present = this.presentStop?.tick ?? this.recordedTicks;
       // Hits up to the next stop's tick come before it; a live line stop's own tick is not the past's.
       const ceiling = next ?? (this.presentStop?.line !== undefined ? present - 1 : present);
@@ -1347,8 +1355,14 @@ export class CoroscopeSession extends LoggingDebugSession {
         this.showHit(landing, threadId);
         return;
       }
-      this.travelTo(response, threadId, 'goto', async () => next);
+      this.landOn(response, threadId, candidates, next);
     });
+  }
+
+  /** Moves the views to a recorded stop's tick (null: the present), shown on its task's thread and in its words when the recording says them. */
+  private landOn(response: DebugProtocol.Response, threadId: number, candidates: ReadonlyMap<number, PastStop | null>, tick: number | null): void {
+    const stop = tick === null ? null : (candidates.get(tick) ?? null);
+    this.travelTo(response, stop?.threadId ?? threadId, 'goto', async () => tick, stop?.said);
   }
 
   /** The tick forward steps count from: at a hit shown (mid-tick), the tick before its own (its tick's end is still ahead). */
@@ -1363,7 +1377,7 @@ export class CoroscopeSession extends LoggingDebugSession {
    * tick shown now; a refusal (a thrown Error) is the request's error response. The response
    * goes before the host moves (the `stopped` comes with its viewedTick event).
    */
-  private travelTo(response: DebugProtocol.Response, threadId: number, reason: 'step' | 'goto', target: (now: number) => Promise<number | null>): void {
+  private travelTo(response: DebugProtocol.Response, threadId: number, reason: 'step' | 'goto', target: (now: number) => Promise<number | null>, said?: string): void {
     this.serve(response, async () => {
       // At a stop on a line too: the host's line replay serves the past while the stop holds the thread.
       const stop = this.currentStop;
@@ -1374,7 +1388,7 @@ export class CoroscopeSession extends LoggingDebugSession {
       const tick = await target(now);
       if (tick === null && this.viewedTick === null) throw new Error(`${response.command}: already at the present`);
       if (this.viewedTick === null) this.presentStop = stop;
-      this.travel = { reason, threadId };
+      this.travel = said === undefined ? { reason, threadId } : { reason, threadId, said };
       this.resumed();
       this.sendResponse(response);
       try {
@@ -1409,12 +1423,20 @@ export class CoroscopeSession extends LoggingDebugSession {
     return lane;
   }
 
-  /** Ticks a reverse continue (or a continue from the past) may land on: the stops this session saw, and the task failures (cancels) recorded while their exception filter is set. */
-  private async stopCandidates(): Promise<Set<number>> {
+  /**
+   * Ticks a reverse continue (or a continue from the past) may land on, with how each is shown
+   * when the recording says more than its tick: the stops this session saw, the task failures
+   * (cancels) recorded while their exception filter is set, and the URLs the crawl recorded as
+   * failed while `urlFailed` is (the first of a tick, as the live run stops on it).
+   */
+  private async stopCandidates(): Promise<Map<number, PastStop | null>> {
     const tl = await this.requireHost().endpoint.request('timeline', {});
     this.recordedTicks = tl.ticks;
-    const ticks = new Set(this.stopTicks);
-    for (const m of tl.marks) if ((m.kind === 'exception' && this.exceptionBreaks.taskFailed) || (m.kind === 'cancel' && this.exceptionBreaks.taskCancelled)) ticks.add(m.tick);
+    const ticks = new Map<number, PastStop | null>(this.stopTicks);
+    for (const m of tl.marks) if (!ticks.has(m.tick) && ((m.kind === 'exception' && this.exceptionBreaks.taskFailed) || (m.kind === 'cancel' && this.exceptionBreaks.taskCancelled))) ticks.set(m.tick, null);
+    if (this.exceptionBreaks.urlFailed === true) {
+      for (const f of tl.urlFailures ?? []) if (!ticks.has(f.tick)) ticks.set(f.tick, { threadId: f.taskId ?? LOOP_THREAD_ID, said: f.description });
+    }
     return ticks;
   }
 
@@ -1497,7 +1519,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.serve(response, async () => {
       const now = await this.momentShown();
       const candidates = await this.stopCandidates();
-      const tick = previousOf(candidates, now);
+      const tick = previousOf(candidates.keys(), now);
       const landing = await this.searchHit('back', now, tick === null ? {} : { floor: tick });
       if (landing.landed === 'line') {
         this.sendResponse(response);
@@ -1516,9 +1538,11 @@ export class CoroscopeSession extends LoggingDebugSession {
             if (this.currentStop === shown) this.sendEvent(stoppedEventOf(shown));
           });
         }
-        throw new Error(`Reverse Continue: no stop at a breakpoint or an exception before tick ${now} in the recording${armed.length > 0 ? `, and no hit of the breakpoint${armed.length > 1 ? 's' : ''} at ${armed.join(', ')} before it (replayed)` : ' (no line breakpoint is set)'}`);
+        const filters = Object.entries(this.exceptionBreaks).filter(([, on]) => on === true).map(([f]) => f);
+        const what = this.exceptionBreaks.urlFailed === true ? ', an exception or a failed URL' : ' or an exception';
+        throw new Error(`Reverse Continue: no stop at a breakpoint${what} before tick ${now} in the recording (exception filters: ${filters.length > 0 ? filters.join(', ') : 'none'})${armed.length > 0 ? `, and no hit of the breakpoint${armed.length > 1 ? 's' : ''} at ${armed.join(', ')} before it (replayed)` : ' (no line breakpoint is set)'}`);
       }
-      this.travelTo(response, args.threadId, 'goto', async () => earlier);
+      this.landOn(response, args.threadId, candidates, earlier);
     });
   }
 

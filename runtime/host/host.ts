@@ -324,12 +324,12 @@ export class RuntimeHost {
     const opened = openRecording(path, midTick);
     // A line replay host given the same live run's recording again (followed, at a stop, at its end): its run grows, its checkpoints kept.
     const current = this.run;
-    if ((midTick || unshown) && current !== null && current.growOpened(opened.program, opened.streams, opened.lints, opened.notes, live)) return { ...opened.info, runId: current.id };
+    if ((midTick || unshown) && current !== null && current.growOpened(opened, live)) return { ...opened.info, runId: current.id };
     await this.stopRun();
     await this.run?.release();
     // An opened recording is always inspected, and its replays (checkpoints start at once) record frames as it did: tracking goes on first.
     this.setInspection(true);
-    const run = await Run.opened(this.nextRunId++, path, opened.program, opened.streams, opened.lints, opened.notes, this.services, live);
+    const run = await Run.opened(this.nextRunId++, path, opened, this.services, live);
     this.run = run;
     // A mid-tick recording (a line replay's) is walked line by line, a replay host's copy searched: neither is shown at a tick.
     if (opened.info.ticks > 0 && !midTick && !unshown) await run.seekTick(null);

@@ -13,7 +13,7 @@
 // (readRecordingGrowth, Run.growInPlace).
 
 import { statSync } from 'node:fs';
-import type { Lint, LintKind, RecordingInfo, RecordingMark } from '../../protocol/host-protocol';
+import type { Lint, LintKind, RecordingInfo, RecordingMark, UrlFailureMark } from '../../protocol/host-protocol';
 import { bytesSince, readGrowthFile, writeGrowthFile, type StreamBytes, type StreamCounts, type StreamMark } from '../record/recording-growth';
 import type { RecordedStreams } from '../record/run-recorder';
 import { ProtocolError } from '../../protocol/rpc';
@@ -23,6 +23,7 @@ import { packTableNotes, unpackTableNotes, type TableNotes } from '../record/awa
 import { checkSources, programSources } from '../record/source-hashes';
 import { readRecordedProgram, recordedProgram, type RecordedProgram } from './launch-programs';
 import type { Run } from './run';
+import { savedUrlFailures } from './url-failures';
 
 function infoOf(path: string, bytes: number, meta: RecordingMeta): RecordingInfo {
   return { path, bytes, program: meta.program.kind, ticks: meta.ticks, steps: meta.steps, tasks: meta.tasks, sockets: meta.sockets, recordedAt: meta.recordedAt };
@@ -40,6 +41,8 @@ function metaOf(run: Run, streams: RecordedStreams): RecordingMeta {
     recordedAt: new Date().toISOString(),
     lints: run.lints.lints(),
   };
+  const failed = run.urlFailures.all();
+  if (failed.length > 0) meta = { ...meta, urlFailures: failed };
   const notes = run.tableNotes();
   if (notes !== null) meta = { ...meta, ...packTableNotes(notes) };
   return streams.openTick === true ? { ...meta, openTick: true } : meta;
@@ -180,6 +183,8 @@ export interface OpenedRecording {
   readonly lints: Lint[];
   /** What the recorder kept beside the log for the task table (each suspension's await detail and awaited tasks, each task's outcome; saved with it), or null. */
   readonly notes: TableNotes | null;
+  /** The URLs the crawl recorded as failed (saved with it). */
+  readonly urlFailures: UrlFailureMark[];
 }
 
 const LINT_KINDS: ReadonlySet<string> = new Set<LintKind>(['slowCallback', 'neverAwaited', 'destroyedPending', 'neverYields', 'lostWakeup', 'deadlock']);
@@ -212,7 +217,7 @@ export function openRecording(path: string, midTick = false): OpenedRecording {
     readRecordingLog(rec, path);
     const program = readRecordedProgram(rec.meta.program, path);
     const streams: RecordedStreams = { events: rec.events, gaps: rec.gaps, payload: rec.payload, ticks: rec.meta.ticks, steps: rec.meta.steps, tasks: rec.meta.tasks, sockets: rec.meta.sockets, openTick: open };
-    return { info: infoOf(path, statSync(path).size, rec.meta), streams, program, lints: savedLints(rec.meta.lints), notes: unpackTableNotes(rec.meta) };
+    return { info: infoOf(path, statSync(path).size, rec.meta), streams, program, lints: savedLints(rec.meta.lints), notes: unpackTableNotes(rec.meta), urlFailures: savedUrlFailures(rec.meta.urlFailures) };
   } catch (e) {
     if (e instanceof RecordingError) throw new ProtocolError(`openRecording: ${e.message}`, 'badRecording');
     throw e;

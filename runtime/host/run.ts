@@ -33,7 +33,7 @@ import { LoopController, type PauseInfo } from '../inspect/loop-control';
 import { LintCollector } from '../inspect/lints';
 import { TaskHistory } from '../inspect/history';
 import { ObserverFanout } from '../observer-fanout';
-import { ExceptionTracer, parseStack, tracebackFromError, wakingTasks } from '../inspect/traces';
+import { ExceptionTracer, errorText, parseStack, tracebackFromError, wakingTasks } from '../inspect/traces';
 import { buildAwaitGraph } from '../inspect/await-graph';
 import type { CoroutineHooksHub } from '../inspect/coroutine-hooks';
 import { sourcePositions } from '../inspect/source-positions';
@@ -56,8 +56,10 @@ import { GrowingRecording, type StreamCounts, type StreamMark } from '../record/
 import { RecordingError } from '../record/recording-errors';
 import type { AskedCancel } from '../record/asked-cancels';
 import type { ReadGrowth } from './recordings';
+import type { OpenedRecording } from './recordings';
+import { UrlFailures, urlFailedDescription } from './url-failures';
 import { findHostSample, SAMPLE_SITE } from './samples';
-import { outsideCanceller, startMain, startReplayed, type CrawlSignal, type RecordedProgram } from './launch-programs';
+import { outsideCanceller, startMain, startReplayed, type CrawlSignal } from './launch-programs';
 
 export const TASK_EVENTS_PER_SECOND = 200;
 const EXCEPTION_EVENTS_PER_SECOND = 50;
@@ -106,6 +108,9 @@ class RateLimit {
 }
 
 /** Where a task was created: the stack captured at creation (formatted lazily). */
+/** What an opened recording gives its run: the recording and what was saved beside it. */
+type SavedRecording = Pick<OpenedRecording, 'program' | 'streams' | 'lints' | 'notes' | 'urlFailures'>;
+
 interface CreationSite {
   stack?: string;
 }
@@ -177,6 +182,8 @@ export class Run {
   finished = false;
   /** Stop when the crawler records a URL as failed (setExceptionBreaks' `urlFailed`). */
   breakOnUrlFailed = false;
+  /** The URLs the crawl recorded as failed, kept with a recorded run's recording (or as saved with an opened one). */
+  urlFailures = new UrlFailures();
   private readonly services: RunServices;
   private readonly live = new Map<number, Task<unknown>>();
   /** Tracebacks of failed tasks, for as long as the history keeps them. */
@@ -465,7 +472,8 @@ export class Run {
     if (stat.exception !== null) page.error = stat.exception;
     this.recent.push(page);
     if (this.recent.length >= RECENT_PAGES) this.emitProgress(true);
-    if (!this.breakOnUrlFailed || stat.exception === null || this.crawler === null) return;
+    const recorded = this.runRecorder !== null;
+    if ((!this.breakOnUrlFailed && !recorded) || stat.exception === null || this.crawler === null) return;
     const errors = this.crawler.errors;
     let error: unknown = stat.exception;
     for (let i = errors.length - 1; i >= 0 && i >= errors.length - 4; i--) {
@@ -476,9 +484,12 @@ export class Run {
     }
     const task = this.loop.currentTask();
     const who = task === null ? 'a callback' : `Task #${task.id} ${JSON.stringify(task.name)}`;
+    const description = urlFailedDescription(who, stat.url, errorText(error));
+    if (recorded) this.urlFailures.add(task === null ? { tick: this.loop.tickCount(), url: stat.url, description } : { tick: this.loop.tickCount(), taskId: task.id, url: stat.url, description });
+    if (!this.breakOnUrlFailed) return;
     const traceback = tracebackFromError(error, `Coroutine traceback of ${who}, fetching ${stat.url}`);
     if (this.exceptionEvents.allow()) this.services.emit('exception', { taskId: task?.id ?? 0, traceback });
-    const info: Omit<PauseInfo, 'tick'> = { reason: 'exception', description: `${who} failed to fetch ${stat.url}: ${traceback.error}` };
+    const info: Omit<PauseInfo, 'tick'> = { reason: 'exception', description };
     if (task !== null) info.taskId = task.id;
     this.controller.stopAfterTick(info);
   }
@@ -518,16 +529,18 @@ export class Run {
    * replayable. It is inspected (frames and locals at every tick) whether or not the
    * recording holds frame chains (`framesRecorded`: what its replays record to compare).
    */
-  static async opened(id: number, path: string, program: RecordedProgram, streams: RecordedStreams, lints: Lint[], notes: TableNotes | null, services: RunServices, following = false): Promise<Run> {
+  static async opened(id: number, path: string, opened: SavedRecording, services: RunServices, following = false): Promise<Run> {
+    const { program } = opened;
     const run = new Run(id, program.target, { ...program.options, inspect: true, record: false, stopOnEntry: false }, services);
     run.framesRecorded = program.frames;
     await run.abort();
     run.openedFrom = path;
     const siteUrl = program.siteUrl;
-    run.openedLints = lints;
-    run.openedNotes = notes;
+    run.openedLints = opened.lints;
+    run.openedNotes = opened.notes;
+    run.urlFailures = new UrlFailures(opened.urlFailures);
     run.openedSignal = program.signal ?? null;
-    run.recording = streams;
+    run.recording = opened.streams;
     run.following = following;
     if (siteUrl !== null) run.siteUrl = siteUrl;
     run.followPast();
@@ -542,15 +555,17 @@ export class Run {
    * is still going (more will come). False, nothing changed, when `streams` is not this run's
    * recording grown (its streams a prefix of the new ones, the same program).
    */
-  growOpened(program: RecordedProgram, streams: RecordedStreams, lints: Lint[], notes: TableNotes | null, following = false): boolean {
+  growOpened(opened: SavedRecording, following = false): boolean {
+    const { program, streams } = opened;
     const now = this.recording;
     if (this.openedFrom === null || now === null || streams.events.length < now.events.length) return false;
     if (JSON.stringify(program.target) !== JSON.stringify(this.target) || program.frames !== this.framesRecorded || (program.siteUrl ?? undefined) !== this.siteUrl) return false;
     const prefix = (a: Uint8Array, b: Uint8Array): boolean => a.length <= b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, a.length));
     if (!prefix(now.events, streams.events) || !prefix(now.gaps, streams.gaps) || !prefix(now.payload, streams.payload)) return false;
     this.recording = streams;
-    this.openedLints = lints;
-    this.openedNotes = notes;
+    this.openedLints = opened.lints;
+    this.openedNotes = opened.notes;
+    this.urlFailures = new UrlFailures(opened.urlFailures);
     this.grown = null;
     this.grownNotes = null;
     this.following = following;
@@ -601,6 +616,7 @@ export class Run {
     }
     this.openedNotes = lists;
     for (const lint of growth.lints) this.openedLints.push(lint);
+    // Its failed URLs stay those of the copy: a replay host is never asked the timeline (the live host answers it, urlFailures too).
     this.recording = grown.streams();
     this.following = following;
     return this.recording.ticks;
@@ -643,6 +659,8 @@ export class Run {
       t.update(soFar.bytes, soFar.upTo, details, asked);
     }
     const timeline = t.timeline(this.id, sinceTick, !this.finished, taskId);
+    const failed = this.urlFailures.between(timeline.sinceTick, timeline.ticks, taskId);
+    if (failed.length > 0) timeline.urlFailures = failed;
     for (const lane of timeline.lanes) {
       const site = this.createdSiteOf(lane.taskId);
       if (site !== null) lane.createdSite = site;

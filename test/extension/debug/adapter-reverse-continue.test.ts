@@ -18,6 +18,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
 import { DapClient, localsOf, stackOf } from './dap-client';
 import { lineOf } from '../../source-line';
+import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 const SESSION_TS = join(PROJECT_ROOT, 'runtime', 'http', 'client-session.ts');
@@ -201,6 +202,34 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     assert.match(hit.url, /^"http:/);
     await dap.request('setExceptionBreakpoints', { filters: [] });
     await toEnd(dap, hit.threadId);
+  });
+
+  it('the urlFailed filter set now: Reverse Continue lands on the URL the crawl recorded as failed, named, on its worker; Continue from before it lands there again', async () => {
+    await breakpoints(dap, []);
+    await dap.request('setExceptionBreakpoints', { filters: ['urlFailed'] });
+    const failedAt = async (command: string, threadId: number): Promise<{ threadId: number; tick: number }> => {
+      const from = dap.mark();
+      const at = await moved(dap, command, threadId);
+      assert.equal(at.reason, 'goto', JSON.stringify(at));
+      const said = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
+      // The live stop's words: the worker, the URL (the demo site's /broken/ page), the error.
+      const m = /Task #(\d+) "worker-\d+" failed to fetch http:\/\/127\.0\.0\.1:\d+\/broken\/: UnknownCharsetError.*, at tick (\d+) of \d+ \(replayed/.exec(said);
+      assert.ok(m !== null, said);
+      assert.equal(Number(at.threadId), Number(m[1]));
+      return { threadId: Number(at.threadId), tick: Number(m[2]) };
+    };
+    const failed = await failedAt('reverseContinue', endThread);
+    // The tick before it, then forward: the failure again.
+    const from = dap.mark();
+    await moved(dap, 'stepBack', LOOP_THREAD_ID);
+    assert.ok(dap.events.slice(from).some((e) => e.event === 'output' && String(e.body.output).includes(`tick ${failed.tick - 1} of`)));
+    assert.deepEqual(await failedAt('continue', LOOP_THREAD_ID), failed);
+    // The only failure: nothing before it, and the refusal says what was looked for.
+    const r = await dap.requestRaw('reverseContinue', { threadId: failed.threadId });
+    assert.equal(r.success, false);
+    assert.match(JSON.stringify(r.body), /no stop at a breakpoint, an exception or a failed URL before tick \d+/);
+    await dap.request('setExceptionBreakpoints', { filters: [] });
+    await toEnd(dap, failed.threadId);
   });
 
   it('a line that never ran: refused, naming it; without any breakpoint: refused, saying none is set', async () => {

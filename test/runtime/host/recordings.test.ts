@@ -53,6 +53,29 @@ describe('host recordings', () => {
     await rejectsWith(host.rpc.request('saveRecording', { path: join(dir, 'plain.corotrace') }), 'notRecorded', /was not recorded: launch it with options\.record/);
   });
 
+  test("a recorded crawl's failed URLs are in its timeline with their tick and worker, saved with it and read back when opened", async () => {
+    const file = join(dir, 'failed.corotrace');
+    const from = host.events.length;
+    const launched = await host.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { record: true, maxTasks: 3 } });
+    await host.waitFor('finished', (f) => f.runId === launched.runId, 30000, from);
+    const live = await host.rpc.request('timeline', {});
+    // The demo site's /broken/ page: its links cannot be decoded, the worker records the URL as failed and goes on.
+    assert.equal(live.urlFailures?.length, 1, JSON.stringify(live.urlFailures));
+    const failed = live.urlFailures[0]!;
+    assert.match(failed.url, /^http:\/\/127\.0\.0\.1:\d+\/broken\/$/);
+    assert.ok(failed.tick >= 1 && failed.tick <= live.ticks);
+    const worker = live.lanes.find((l) => l.taskId === failed.taskId);
+    assert.match(worker?.name ?? '', /^worker-\d+$/);
+    assert.equal(failed.description, `Task #${failed.taskId} ${JSON.stringify(worker!.name)} failed to fetch ${failed.url}: ${failed.description.split(`${failed.url}: `)[1]}`);
+    assert.match(failed.description, /UnknownCharsetError/);
+    // Only after sinceTick, only the task asked for.
+    assert.equal((await host.rpc.request('timeline', { sinceTick: failed.tick })).urlFailures, undefined);
+    assert.deepEqual((await host.rpc.request('timeline', { taskId: failed.taskId! })).urlFailures, [failed]);
+    await host.rpc.request('saveRecording', { path: file });
+    await host.rpc.request('openRecording', { path: file });
+    assert.deepEqual((await host.rpc.request('timeline', {})).urlFailures, [failed]);
+  });
+
   test('openRecording refuses a missing, a corrupt and a foreign file with the reason', async () => {
     await rejectsWith(host.rpc.request('openRecording', { path: join(dir, 'none.corotrace') }), 'badRecording', /none\.corotrace: no such recording file/);
     const bad = join(dir, 'bad.corotrace');
