@@ -474,12 +474,20 @@ export interface ArmedBreakpoint {
    * started, or once it had finished: the whole past).
    */
   hitsSince?: { tick: number; before: number };
+  /**
+   * On a line with `yield`: the loop's own breakpoint (runtime/inspect/suspension-breakpoints.ts),
+   * hit where a task newly arrives at the line at the end of a step or resumes from it, and
+   * stopped at after that tick (not on the line, mid-tick).
+   */
+  atSuspension?: boolean;
 }
 
 /** Where a search of the recorded past for a line breakpoint's hit landed (pastBreakpointHit, pastHit). */
 export type BreakpointHitLanding =
   /** Stopped on the hit, replayed: lineStack, lineVariables and lineEvaluate answer for it. */
   | { landed: 'line'; tick: number; taskId: number | null; line: SourcePosition | null; breakpoint: { file: string; line: number }; description: string }
+  /** A breakpoint on a suspension point (atSuspension) hit in tick `tick`: the live run stops after that tick (seekTick shows it); `description` as its live stop says it. */
+  | { landed: 'tick'; tick: number; taskId: number; breakpoint: { file: string; line: number }; description: string }
   /** No hit in ticks from+1 .. to (the breakpoints armed named). */
   | { landed: 'none'; breakpoints: Array<{ file: string; line: number }>; from: number; to: number };
 
@@ -496,6 +504,19 @@ export interface ScanHit {
   tick: number;
   taskId: number | null;
   count: number;
+  /** A suspension breakpoint's hit (ScanTicksResult.tickHits), as the live stop says it. */
+  description?: string;
+}
+
+/** What a stretch scanned (scanTicks) holds: the line hits in replay order, and those of suspension breakpoints (at their ticks' ends). */
+export interface ScanTicksResult {
+  hits: ScanHit[];
+  /** Index in `hits` at which the marker's moment came; null: not reached (or no marker). */
+  marked: number | null;
+  /** The thread was stopped at the hit asked for. */
+  stopped: boolean;
+  /** Hits of the suspension breakpoints (atSuspension), in tick order: each stops the live run after its tick (the first of a tick is the stop). */
+  tickHits: ScanHit[];
 }
 
 /** What a line replay host's worker asks its main thread to scan (runtime/host/hit-scan.ts). */
@@ -503,8 +524,12 @@ export interface ScanTicksParams {
   /** Ticks from+1 .. to are replayed (from 0: from the run's start). */
   from: number;
   to: number;
-  /** The breakpoints armed, with their hit conditions (counted here): the hits in ticks up to `since` are neither counted nor recorded. */
-  breakpoints: Array<{ hitCondition?: string; since?: number }>;
+  /**
+   * The breakpoints armed, with their hit conditions (counted here): the hits in ticks up to
+   * `since` are neither counted nor recorded. `atSuspension`: a breakpoint on a line with
+   * `yield`, checked on the scan's loop by the live loop's own check (no location planted).
+   */
+  breakpoints: Array<{ hitCondition?: string; since?: number; atSuspension?: { file: string; line: number; condition?: string } }>;
   /** For each planted location (its index in scanHit calls), the breakpoints it holds, in the order of its `met` list. */
   locations: number[][];
   /** Pause at this location when task `taskId` runs it in tick `tick` (the worker checks whether it is the search's start). */
@@ -676,7 +701,7 @@ export interface HostMethods {
   /** A line replay host's main thread (asked by the live host's worker): grows its opened copy of a live run in place by the growth written to `path` (writeRecordingGrowth), `live`: the run is still going. Refused (badState) when its recording does not end where the growth starts (the worker then hands the whole recording over again). */
   growRecording: { params: { path: string; live: boolean }; result: { ticks: number } };
   /** A line replay host's main thread (asked by its worker): replays ticks from+1 .. to with the scan breakpoints counting hits (runtime/host/hit-scan.ts). */
-  scanTicks: { params: ScanTicksParams; result: { hits: ScanHit[]; marked: number | null; stopped: boolean } };
+  scanTicks: { params: ScanTicksParams; result: ScanTicksResult };
   /** A line replay host's main thread (asked by its worker): runs tick `tick` of the opened recording once more, with its line debugger on (a mid-tick recording's open tick, or a breakpoint hit's tick and those after it). */
   replayLineTick: { params: { tick: number }; result: { tick: number } };
   /** Writes the finished run's recording (launched with options.record) to `path`, a .corotrace file. */

@@ -155,6 +155,7 @@ function parseArmedBreakpoints(p: Params): ArmedBreakpoint[] {
       const at = nested(where, 'hitsSince');
       bp.hitsSince = { tick: requireNumber(at, s, 'tick', 'id'), before: requireNumber(at, s, 'before', 'id') };
     }
+    if (optionalBoolean(where, b, 'atSuspension') === true) bp.atSuspension = true;
     return bp;
   });
 }
@@ -178,7 +179,14 @@ function parseScanTicks(raw: unknown): ScanTicksParams {
       const where = nested('scanTicks', `breakpoints[${i}]`);
       const hitCondition = optionalString(where, b, 'hitCondition');
       const since = optionalNumber(where, b, 'since', 'id');
-      return { ...(hitCondition === undefined ? {} : { hitCondition }), ...(since === undefined ? {} : { since }) };
+      const out: ScanTicksParams['breakpoints'][number] = { ...(hitCondition === undefined ? {} : { hitCondition }), ...(since === undefined ? {} : { since }) };
+      if (b.atSuspension !== undefined) {
+        const a = requireObject(where, b, 'atSuspension');
+        const at = nested(where, 'atSuspension');
+        const condition = optionalString(at, a, 'condition');
+        out.atSuspension = { file: requireString(at, a, 'file'), line: requireNumber(at, a, 'line', 'integer'), ...(condition === undefined ? {} : { condition }) };
+      }
+      return out;
     }),
     locations: requireArray('scanTicks', p, 'locations').map((l, i) => {
       if (!Array.isArray(l) || !l.every((x) => Number.isSafeInteger(x) && (x as number) >= 0)) throw new ProtocolError(`scanTicks: params.locations[${i}] must be an array of breakpoint indexes`);

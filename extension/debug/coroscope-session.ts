@@ -25,10 +25,12 @@
 // Time travel (a recorded run, the default of extension launches): stepBack goes to the
 // thread's task's previous suspension (the loop thread: the previous tick), reverseContinue
 // to the latest of: a stop at a breakpoint or exception this session saw, a task failure (or
-// cancel) the recording holds whose exception filter is set, and a hit of the line
-// breakpoints set now, found by replaying the recording with them armed (the host's
-// pastBreakpointHit), shown as a line stop in the past with that moment's frames and locals
-// (time-travel.ts says where each lands); from such a hit, step back / next / step in / step
+// cancel) the recording holds whose exception filter is set, a URL the crawl recorded as
+// failed (urlFailed), and a hit of the breakpoints set now, found by replaying the recording
+// with them armed (the host's pastBreakpointHit): a V8 line breakpoint's shown as a line stop
+// in the past with that moment's frames and locals, a loop breakpoint's (a line with yield)
+// as its tick, like the recorded stops, on their task's thread in their live words
+// (time-travel.ts says where each lands); continue from the past goes forward over the same; from such a hit, step back / next / step in / step
 // out go by line through its task's replayed lines (the host's lineStepBack / lineStep there),
 // across the task's suspensions, each line shown as the hit is. The host replays the
 // run to that tick (seekTick) and every view of the run shows it; the host's `viewedTick`
@@ -1355,8 +1357,18 @@ export class CoroscopeSession extends LoggingDebugSession {
         this.showHit(landing, threadId);
         return;
       }
+      // A loop breakpoint's hit at the present's own tick is the present's stop.
+      if (landing.landed === 'tick' && this.towardPresent(landing.tick) !== null) {
+        this.landOnSuspensionHit(response, landing);
+        return;
+      }
       this.landOn(response, threadId, candidates, next);
     });
+  }
+
+  /** A hit of a breakpoint on a suspension point, found in the past: the live run stopped after its tick, so the views go there, on its task's thread, in its live words. */
+  private landOnSuspensionHit(response: DebugProtocol.Response, landing: Extract<BreakpointHitLanding, { landed: 'tick' }>): void {
+    this.travelTo(response, landing.taskId, 'goto', async () => landing.tick, landing.description);
   }
 
   /** Moves the views to a recorded stop's tick (null: the present), shown on its task's thread and in its words when the recording says them. */
@@ -1524,6 +1536,10 @@ export class CoroscopeSession extends LoggingDebugSession {
       if (landing.landed === 'line') {
         this.sendResponse(response);
         this.showHit(landing, args.threadId);
+        return;
+      }
+      if (landing.landed === 'tick') {
+        this.landOnSuspensionHit(response, landing);
         return;
       }
       // Line stops the run made at breakpoints no longer set still count (as their ticks).

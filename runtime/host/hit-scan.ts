@@ -8,6 +8,13 @@
 // line stop: the worker compares its frames and locals, then says scanMarked), and at the hit
 // asked for (`stop`: the nth hit of a tick, the first hit after the marker, or the marker).
 //
+// A breakpoint on a line with `yield` (`atSuspension`) is the loop's own, not a V8 one: the
+// scan runs the live loop's check on its loop (SuspensionBreakpoints, `observer`: a task
+// newly arrived at the line at the end of a step, or resuming from it, its condition over the
+// frame's locals), so its hits (`tickHits`) are the ones the live run stops at, after their
+// tick. What that check remembers (where each frame was, where a task stopped) starts with the
+// scan: a stretch with such a breakpoint starts at the run's start (past-hit-search.ts).
+//
 // Invariants: hits are recorded in the order the replay runs them; only the scan's own loop
 // records (a checkpoint replay or any other loop runs the same lines untouched); a hit
 // condition counts the hits whose condition held, from `counts` (the hits before the stretch,
@@ -16,9 +23,10 @@
 // in, are neither counted nor recorded: hits since set); the hits of the marker's own moment
 // are neither before nor after it, and are not recorded.
 
-import type { EventLoop } from '../loop';
-import { parseHitCondition } from '../inspect/loop-control';
-import type { ScanHit, ScanTicksParams } from '../../protocol/host-protocol';
+import { resolve as resolvePath } from 'node:path';
+import type { EventLoop, LoopObserver } from '../loop';
+import { parseHitCondition, SuspensionBreakpoints } from '../inspect/suspension-breakpoints';
+import type { Breakpoint, ScanHit, ScanTicksParams, ScanTicksResult } from '../../protocol/host-protocol';
 
 /** Ticks of a backward search's first stretch, right before the moment searched from (past-hit-search.ts; each earlier one is twice as long). */
 export const FIRST_STRETCH = 64;
@@ -27,6 +35,10 @@ export class HitScan {
   /** The replay's loop running the stretch (set once its replay is paused before it). */
   loop: EventLoop | null = null;
   readonly hits: ScanHit[] = [];
+  /** The hits of the suspension breakpoints, in tick order. */
+  readonly tickHits: ScanHit[] = [];
+  /** Checks the suspension breakpoints on the scan's loop (add it to the loop while the stretch runs); null: none armed. */
+  readonly observer: LoopObserver | null = null;
   /** Index in `hits` at which the marker's moment came (hits before it are before the search's start); null: not reached. */
   marked: number | null = null;
   /** Whether the thread was stopped at the hit asked for. */
@@ -49,6 +61,41 @@ export class HitScan {
     this.counts = params.breakpoints.map((_, i) => params.counts?.[i] ?? 0);
     this.hitConditions = params.breakpoints.map((b) => (b.hitCondition === undefined ? null : parseHitCondition(b.hitCondition)));
     this.since = params.breakpoints.map((b) => (b.hitCondition === undefined ? 0 : (b.since ?? 0)));
+    const index = new Map<string, number>();
+    const byFile = new Map<string, Breakpoint[]>();
+    params.breakpoints.forEach((b, i) => {
+      const at = b.atSuspension;
+      if (at === undefined) return;
+      const file = resolvePath(at.file);
+      index.set(`${file}:${at.line}`, i);
+      const bp: Breakpoint = at.condition === undefined ? { file, line: at.line } : { file, line: at.line, condition: at.condition };
+      byFile.set(file, [...(byFile.get(file) ?? []), bp]);
+    });
+    if (byFile.size > 0) {
+      const check = new SuspensionBreakpoints((bp, task, description) => this.suspensionHit(index.get(`${bp.file}:${bp.line}`)!, task.id, description));
+      for (const [file, bps] of byFile) check.set(file, bps);
+      this.observer = { taskStepStart: (task) => check.stepStarted(task), taskStepEnd: (task) => check.stepEnded(task) };
+    }
+  }
+
+  /** A suspension breakpoint's condition held for task `taskId` on the scan's loop: recorded when its hit condition lets it (true: the live run would stop there). */
+  private suspensionHit(bp: number, taskId: number, description: string): boolean {
+    const loop = this.loop;
+    if (loop === null) return false;
+    const tick = loop.tickCount();
+    const count = this.counted(bp, tick);
+    if (count === null) return false;
+    this.tickHits.push({ bp, tick, taskId, count, description });
+    return true;
+  }
+
+  /** Counts a hit of breakpoint `bp` in `tick` (since it was set, from `counts`): its count when its hit condition lets it through, else null. */
+  private counted(bp: number, tick: number): number | null {
+    if (tick <= this.since[bp]!) return null;
+    const count = ++this.counts[bp]!;
+    const hc = this.hitConditions[bp];
+    if (hc !== undefined && hc !== null && !hc(count)) return null;
+    return count;
   }
 
   /** A scan breakpoint's condition: the breakpoints of that location whose condition held (`met`); true pauses the thread. */
@@ -89,10 +136,8 @@ export class HitScan {
   private record(held: ReadonlyArray<{ bp: number }>, tick: number, taskId: number | null): boolean {
     let stop = false;
     for (const { bp } of held) {
-      if (tick <= this.since[bp]!) continue;
-      const count = ++this.counts[bp]!;
-      const hc = this.hitConditions[bp];
-      if (hc !== undefined && hc !== null && !hc(count)) continue;
+      const count = this.counted(bp, tick);
+      if (count === null) continue;
       if (tick !== this.lastTick) {
         this.lastTick = tick;
         this.inTick = 0;
@@ -119,7 +164,7 @@ export class HitScan {
   }
 
   /** What scanTicks answers. */
-  result(): { hits: ScanHit[]; marked: number | null; stopped: boolean } {
-    return { hits: this.hits, marked: this.marked, stopped: this.stopped };
+  result(): ScanTicksResult {
+    return { hits: this.hits, marked: this.marked, stopped: this.stopped, tickHits: this.tickHits };
   }
 }

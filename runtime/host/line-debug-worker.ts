@@ -29,7 +29,8 @@
 //   the hit, on through the ticks after it while a step is under way).
 // - At a hit shown (and the lines reached from it), lineStep and lineStepBack are moves of
 //   that walk (pastHitLine); the views follow a line in another tick there.
-// - pastBreakpointHit (Reverse Continue to a breakpoint's hit) goes to the line stop's replay
+// - pastBreakpointHit (Reverse Continue to a breakpoint's hit: the line debugger's and the
+//   loop's own, ArmedLoopBreakpoints, kept as setBreakpoints sends them on) goes to the line stop's replay
 //   host, or with no line stop to a replay host of the recording so far (started at the first
 //   search, kept while the hit it shows or later searches need it, ended with the run).
 // Whatever the main thread sends (responses, events) goes to the client as it is.
@@ -48,14 +49,15 @@ import type { Breakpoint, BreakpointStatus, HostEvents } from '../../protocol/ho
 import { parseHostRequest } from '../../protocol/host-requests';
 import { ProtocolError, parseWireMessage, type RequestMessage, type ResponseMessage } from '../../protocol/rpc';
 import { StreamTransport } from '../../protocol/stream-transport';
-import { isSuspensionLine } from '../inspect/loop-control';
+import { isSuspensionLine } from '../inspect/suspension-breakpoints';
 import { isBridgeControl, type BridgeControl } from './line-debug-bridge';
 import { LineDebugger, type BreakpointsSetAt } from './line-debugger';
 import { LINE_REPLAY_ARG, LineReplayHost, lineReplayFile, MOMENT_QUERIES, type ReplayCopy, type ReplayGrowth } from './line-replay-host';
 import { PastLineWalk } from './past-line-walk';
 import { stepsBefore } from './past-lines';
 import { PastHitSearch } from './past-hit-search';
-import type { BreakpointHitLanding, HitBound, LineStopPrint, PastLineLanding, ScanHit, Timeline, ViewedMoment } from '../../protocol/host-protocol';
+import { ArmedLoopBreakpoints } from './armed-loop-breakpoints';
+import type { BreakpointHitLanding, HitBound, LineStopPrint, PastLineLanding, ScanTicksResult, Timeline, ViewedMoment } from '../../protocol/host-protocol';
 
 /** Queries that are safe to answer twice (through the synchronous call, then late by message). */
 const READ_ONLY = new Set(['hello', 'snapshot', 'taskDetail', 'variables', 'graph', 'lints', 'samples', 'programLoops']);
@@ -348,6 +350,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       else port.postMessage(sub);
     });
     if (mainStatuses instanceof Error) return refuse(m.id, mainStatuses);
+    loopBreakpoints.set(file, suspension, mainStatuses, setAt(suspension));
     respond(m.id, { breakpoints: all.map((b) => (suspension.includes(b) ? mainStatuses[suspension.indexOf(b)] : lineStatuses[line.indexOf(b)])) });
   };
   /**
@@ -361,6 +364,8 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     if (dbg!.isStopped()) return { tick: dbg!.tick() };
     return { telling: askMain('snapshot', {}).then((r) => (r as { tick: number }).tick) };
   };
+  /** The breakpoints the loop stops at (lines with yield), as a search of the past arms them beside the line debugger's. */
+  const loopBreakpoints = new ArmedLoopBreakpoints();
   /** setBreakpoints answers of the main thread, merged before the client sees them. */
   const pendingMerges = new Map<number, (r: BreakpointStatus[] | Error) => void>();
   const takeMerge = (m: unknown): boolean => {
@@ -589,7 +594,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         // Reverse Continue (or Continue from a past hit) to a line breakpoint's hit, replayed: the
         // line stop's replay host, else the hit replay host of the recording so far.
         const p = parseHostRequest('pastBreakpointHit', m.params);
-        const armed = d.armedBreakpoints();
+        const armed = [...d.armedBreakpoints(), ...loopBreakpoints.armed()];
         // Nothing armed: nothing to replay for (a past line shown stays shown).
         if (armed.length === 0) return respond(m.id, { landed: 'none', breakpoints: [], from: p.floor ?? 0, to: p.tick } satisfies BreakpointHitLanding);
         let r: LineReplayHost;
@@ -621,7 +626,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         await walk?.dispose();
         walk = null;
         stopWalk = null;
-        hits ??= new PastHitSearch(d, async (params) => (await askMain('scanTicks', params)) as { hits: ScanHit[]; marked: number | null; stopped: boolean });
+        hits ??= new PastHitSearch(d, async (params) => (await askMain('scanTicks', params)) as ScanTicksResult);
         return respond(m.id, await hits.find(p.direction, bound, p.floor, p.ceiling, p.breakpoints, shown));
       }
       case 'pastHitLine': {
@@ -692,6 +697,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       runFinished = m.method === 'openRecording';
       runId = null;
       d.newRun();
+      loopBreakpoints.newRun();
     }
     if (m.method === 'setExceptionBreaks' || m.method === 'setBreakpoints') {
       debugged = true;

@@ -31,7 +31,7 @@ import { readFileSync } from 'node:fs';
 import type { ArmedBreakpoint, LineFrameInfo, LineStopPrint, LineStepKind, LineStepMode, SourcePosition, VariableInfo, Breakpoint, BreakpointStatus, HostEvents } from '../../protocol/host-protocol';
 import { SourcePositionMapper, urlToPath } from '../inspect/source-positions';
 import { GeneratedPositions } from '../inspect/generated-positions';
-import { parseHitCondition } from '../inspect/loop-control';
+import { parseHitCondition } from '../inspect/suspension-breakpoints';
 import { addHeldTime } from '../held-time';
 
 /** The CDP shapes used here (node:inspector's own protocol types, narrowed to what is read). */

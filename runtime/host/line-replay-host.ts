@@ -281,9 +281,11 @@ export class LineReplayHost {
     const wasBeforeStop = this.beforeStop;
     this.beforeStop = false;
     const landing = await this.endpoint.request('pastHit', { ...params, shown });
-    this.pastLine = landing.landed === 'line' || shown;
-    this.atHit = landing.landed === 'line' || (shown && wasAtHit);
-    this.beforeStop = landing.landed !== 'line' && shown && wasBeforeStop;
+    // A loop breakpoint's hit ('tick') leaves the line shown: the caller seeks to its tick.
+    const stays = shown && landing.landed === 'none';
+    this.pastLine = landing.landed === 'line' || stays;
+    this.atHit = landing.landed === 'line' || (stays && wasAtHit);
+    this.beforeStop = stays && wasBeforeStop;
     return landing;
   }
 

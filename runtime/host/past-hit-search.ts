@@ -18,6 +18,16 @@
 // last scanned are kept: Reverse Continue (or Continue) again from the hit shown, with the same
 // breakpoints, stops on its neighbour there with one replay of that tick, no scan.
 //
+// A breakpoint on a line with `yield` (`atSuspension`) is the loop's own: the live run stops
+// at it after the tick where a task newly arrived at the line or resumed from it, and so does
+// the search: no V8 breakpoint is planted for it, the scan runs the live loop's check on the
+// replay (hit-scan.ts), and a hit of it lands on its tick (`landed: 'tick'`: the caller seeks
+// there, the task's frames as they were after that tick), the first of its tick as the live
+// stop is. Whether a frame newly arrived depends on where it was before, so with one armed
+// every stretch starts at the run's start (a search replays the whole past before the moment),
+// and a line hit and a suspension hit of the same tick are ordered as the live run meets them:
+// the line hit first (the loop's stop comes at the tick's end).
+//
 // Invariants:
 // - Exact or refused: a landing is answered only once the main thread is stopped on the hit;
 //   a replay that does not reach the moment searched from, or not the same hit twice, is
@@ -29,13 +39,13 @@
 //   lets the thread go and waits for its tick to end before another search or walk starts.
 
 import { readFileSync } from 'node:fs';
-import type { ArmedBreakpoint, BreakpointHitLanding, HitBound, ScanHit, ScanTicksParams } from '../../protocol/host-protocol';
+import type { ArmedBreakpoint, BreakpointHitLanding, HitBound, ScanHit, ScanTicksParams, ScanTicksResult } from '../../protocol/host-protocol';
 import { ProtocolError } from '../../protocol/rpc';
 import type { CdpPaused, LineDebugger } from './line-debugger';
 import { isAtStop } from './past-line-walk';
 import { FIRST_STRETCH } from './hit-scan';
 
-type ScanResult = { hits: ScanHit[]; marked: number | null; stopped: boolean };
+type ScanResult = ScanTicksResult;
 
 /** Which hit of its tick `hits[index]` is (0: the first): the hits of a stretch come in replay order. */
 function ordinalOf(hits: readonly ScanHit[], index: number): number {
@@ -81,13 +91,14 @@ export class PastHitSearch {
     let landing: BreakpointHitLanding = { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: floor, to: bound.tick };
     this.print = bound.print ?? null;
     const key = JSON.stringify(breakpoints);
-    const known = shown && this.known?.key === key ? this.known : null;
+    // A neighbour known from the last scan holds only its line hits: with a suspension breakpoint armed, every search scans.
+    const known = shown && this.known?.key === key && !breakpoints.some((b) => b.atSuspension === true) ? this.known : null;
     this.known = null;
     const planted = await this.plant(breakpoints, bound);
     try {
       if (breakpoints.length > 0) landing = direction === 'back' ? await this.back(bound, floor, breakpoints, planted, key, known) : await this.forward(bound, ceiling, breakpoints, planted, known);
       if (landing.landed === 'none' && shown) await this.restop(bound, breakpoints, planted);
-      else if (landing.landed === 'none') await this.release();
+      else if (landing.landed !== 'line') await this.release();
       return landing;
     } catch (e) {
       await this.release();
@@ -100,7 +111,7 @@ export class PastHitSearch {
     const marker = this.markerOf(bound, planted, bound.tick);
     if (marker === undefined) return;
     this.print = bound.print ?? null;
-    const r = await this.scan({ from: bound.tick - 1, to: bound.tick, breakpoints: this.hitConditions(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, marker, stop: { kind: 'marker' } });
+    const r = await this.scan({ from: bound.tick - 1, to: bound.tick, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, marker, stop: { kind: 'marker' } });
     if (r !== 'stopped') throw new ProtocolError(`pastHit: the replay of tick ${bound.tick} did not reach the line shown again: it is not the run that was recorded`, 'replayFailed');
   }
 
@@ -129,15 +140,29 @@ export class PastHitSearch {
     return this.planted !== null && this.dbg.isStopped();
   }
 
-  private hitConditions(breakpoints: readonly ArmedBreakpoint[]): ScanTicksParams['breakpoints'] {
-    return breakpoints.map((b) => (b.hitCondition === undefined ? {} : b.hitsSince === undefined ? { hitCondition: b.hitCondition } : { hitCondition: b.hitCondition, since: b.hitsSince.tick }));
+  /** The breakpoints as a scan counts them (hit conditions), a suspension breakpoint with what the loop's check needs. */
+  private scanBreakpoints(breakpoints: readonly ArmedBreakpoint[]): ScanTicksParams['breakpoints'] {
+    return breakpoints.map((b) => {
+      const out: ScanTicksParams['breakpoints'][number] = b.hitCondition === undefined ? {} : b.hitsSince === undefined ? { hitCondition: b.hitCondition } : { hitCondition: b.hitCondition, since: b.hitsSince.tick };
+      if (b.atSuspension === true) out.atSuspension = b.condition === undefined ? { file: b.file, line: b.line } : { file: b.file, line: b.line, condition: b.condition };
+      return out;
+    });
   }
 
-  /** Where a stretch that would start at `from` starts: no later than where the hit conditions count from (the run's start, or the tick each was set in). */
+  /** Where a stretch that would start at `from` starts: no later than where the hit conditions count from (the run's start, or the tick each was set in); at the run's start with a suspension breakpoint armed. */
   private countedFrom(breakpoints: readonly ArmedBreakpoint[], from: number): number {
     let start = from;
-    for (const b of breakpoints) if (b.hitCondition !== undefined) start = Math.min(start, b.hitsSince?.tick ?? 0);
+    for (const b of breakpoints) {
+      if (b.atSuspension === true) return 0;
+      if (b.hitCondition !== undefined) start = Math.min(start, b.hitsSince?.tick ?? 0);
+    }
     return start;
+  }
+
+  /** A suspension breakpoint's hit, as answered: the caller shows its tick. */
+  private tickLanding(hit: ScanHit, breakpoints: readonly ArmedBreakpoint[]): BreakpointHitLanding {
+    const bp = breakpoints[hit.bp]!;
+    return { landed: 'tick', tick: hit.tick, taskId: hit.taskId ?? 0, breakpoint: { file: bp.file, line: bp.line }, description: hit.description ?? `a breakpoint at ${bp.file}:${bp.line}` };
   }
 
   /** The hits counted before a stretch, per breakpoint: the live debugger's, for one set while the run went. */
@@ -159,7 +184,7 @@ export class PastHitSearch {
     let stretch = FIRST_STRETCH;
     while (to > floor) {
       const from = this.countedFrom(breakpoints, Math.max(floor, to - stretch));
-      const params: ScanTicksParams = { from, to, breakpoints: this.hitConditions(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations };
+      const params: ScanTicksParams = { from, to, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations };
       const marker = this.markerOf(bound, planted, to);
       if (marker !== undefined) params.marker = marker;
       const r = await this.scan(params);
@@ -169,8 +194,11 @@ export class PastHitSearch {
         if (r.marked === null) throw new ProtocolError(`pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`, 'replayFailed');
         before = before.slice(0, r.marked);
       }
-      // Hits come in replay order: the last one is the latest.
+      // Hits come in replay order: the last one is the latest. A suspension breakpoint's is at its tick's end: after the line hits of its tick; the first of its tick is the stop.
       const last = before.length - 1;
+      const latestTick = r.tickHits.reduce((t, h) => (h.tick < bound.tick && h.tick > floor ? Math.max(t, h.tick) : t), -1);
+      const tickHit = r.tickHits.find((h) => h.tick === latestTick);
+      if (tickHit !== undefined && (last < 0 || tickHit.tick >= before[last]!.tick)) return this.tickLanding(tickHit, breakpoints);
       if (last >= 0 && before[last]!.tick > floor) {
         const hit = before[last]!;
         const landing = await this.stopAt(hit, ordinalOf(before, last), this.countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
@@ -196,7 +224,8 @@ export class PastHitSearch {
       return landing;
     }
     if (start >= ceiling) return none;
-    const params: ScanTicksParams = { from: this.countedFrom(breakpoints, start), to: ceiling, breakpoints: this.hitConditions(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, stop: { kind: 'first', afterTick: start } };
+    if (breakpoints.some((b) => b.atSuspension === true)) return this.forwardWithTicks(bound, start, ceiling, breakpoints, planted, none);
+    const params: ScanTicksParams = { from: this.countedFrom(breakpoints, start), to: ceiling, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, stop: { kind: 'first', afterTick: start } };
     const marker = this.markerOf(bound, planted, bound.tick);
     if (marker !== undefined) params.marker = marker;
     const r = await this.scan(params);
@@ -205,10 +234,32 @@ export class PastHitSearch {
     return none;
   }
 
+  /**
+   * Forward with a suspension breakpoint armed: the stretch to `ceiling` scanned whole (a
+   * suspension hit cannot stop the thread), then the earliest after the moment of its line hits
+   * (after the marker) and suspension hits (after `start`'s tick ends), a line hit first in
+   * the same tick; a line hit's tick is replayed once more to stop on it.
+   */
+  private async forwardWithTicks(bound: HitBound, start: number, ceiling: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted, none: BreakpointHitLanding): Promise<BreakpointHitLanding> {
+    const params: ScanTicksParams = { from: this.countedFrom(breakpoints, start), to: ceiling, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations };
+    const marker = this.markerOf(bound, planted, bound.tick);
+    if (marker !== undefined) params.marker = marker;
+    const r = await this.scan(params);
+    if (r === 'stopped') throw new ProtocolError('pastHit: the scan stopped on no hit asked for', 'replayFailed');
+    if (marker !== undefined && r.marked === null) throw new ProtocolError(`pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`, 'replayFailed');
+    let line = -1;
+    for (let i = r.marked ?? 0; i < r.hits.length && line < 0; i++) if (r.hits[i]!.tick > start) line = i;
+    const tickHit = r.tickHits.find((h) => h.tick > start);
+    if (tickHit !== undefined && (line < 0 || tickHit.tick < r.hits[line]!.tick)) return this.tickLanding(tickHit, breakpoints);
+    if (line < 0) return none;
+    const hit = r.hits[line]!;
+    return this.stopAt(hit, ordinalOf(r.hits, line), this.countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
+  }
+
   /** Replays the hit's tick once more and stops on it (the `ordinal`th hit of its tick). */
   private async stopAt(hit: ScanHit, ordinal: number, from: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted): Promise<BreakpointHitLanding> {
     this.print = null;
-    const r = await this.scan({ from, to: hit.tick, breakpoints: this.hitConditions(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, stop: { kind: 'nth', tick: hit.tick, ordinal } });
+    const r = await this.scan({ from, to: hit.tick, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, stop: { kind: 'nth', tick: hit.tick, ordinal } });
     if (r !== 'stopped') throw new ProtocolError(`pastHit: the replay of tick ${hit.tick} did not hit the breakpoint at ${breakpoints[hit.bp]?.file}:${breakpoints[hit.bp]?.line} again: it is not the run that was recorded`, 'replayFailed');
     return this.landing(breakpoints);
   }
@@ -252,6 +303,8 @@ export class PastHitSearch {
   private async plant(breakpoints: readonly ArmedBreakpoint[], bound: HitBound): Promise<Planted> {
     const wanted: Array<{ url: string; line0: number; column0: number; bp: number | null; condition: string }> = [];
     for (const [i, b] of breakpoints.entries()) {
+      // The loop's own (its hits are the scan's check on the replay's loop): nothing to plant.
+      if (b.atSuspension === true) continue;
       let lines = 0;
       try {
         lines = readFileSync(b.file, 'utf8').split('\n').length;

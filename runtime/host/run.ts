@@ -18,7 +18,7 @@
 // - A crawl sends `progress` every PROGRESS_MS while it changes; each page finished is listed
 //   in exactly one progress event's `recent` (an event goes out early when 100 are waiting).
 
-import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, LaunchOptions, LaunchTarget, Lint, Snapshot, SourcePosition, TaskDetail, Timeline, TaskSummary, Traceback, ViewedMoment, ScanTicksParams, RecordingMark } from '../../protocol/host-protocol';
+import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, LaunchOptions, LaunchTarget, Lint, Snapshot, SourcePosition, TaskDetail, Timeline, TaskSummary, Traceback, ViewedMoment, ScanTicksParams, ScanTicksResult, RecordingMark } from '../../protocol/host-protocol';
 import { ProtocolError } from '../../protocol/rpc';
 import { CancelledError } from '../errors';
 import { EventLoop, type LoopLogger, type LoopObserver } from '../loop';
@@ -830,7 +830,7 @@ export class Run {
    * to once more with `hitScan` counting the hits on its loop (`tracedLoop`, so the line
    * debugger may stop in it); resolves once it has run, with the hits.
    */
-  async scanTicks(params: ScanTicksParams): Promise<ReturnType<HitScan['result']>> {
+  async scanTicks(params: ScanTicksParams): Promise<ScanTicksResult> {
     const ticks = this.recording?.ticks ?? 0;
     if (this.openedFrom === null || params.from >= params.to || params.to > ticks) throw new ProtocolError(`scanTicks: run ${this.id} is not an opened recording with ticks ${params.from + 1}..${params.to}`, 'badTick');
     const scan = new HitScan(params);
@@ -839,6 +839,11 @@ export class Run {
       rewind.traceTick(
         params.to,
         (loop, moment, momentAt) => {
+          // The suspension breakpoints' check runs on the stretch's loop only.
+          if (scan.observer !== null) {
+            if (loop !== null) loop.addObserver(scan.observer);
+            else scan.loop?.removeObserver(scan.observer);
+          }
           this.tracedLoop = loop;
           scan.loop = loop;
           this.hitScan = loop === null ? null : scan;

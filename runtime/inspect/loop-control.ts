@@ -10,20 +10,14 @@
 // announces the stop (`paused` event) and settles the pending step request. Requests come in
 // between macrotasks, never inside a tick, so pause() from a client is immediate.
 //
-// Line breakpoints (TypeScript file:line):
-// - A task can only stop where it suspends, so a breakpoint must be on a line with `yield`
-//   (verified against the file's text). It hits when, at the end of a step, one of the task's
-//   frames has newly arrived at the line (its position changed since the last look, or the
-//   frame is new), and when a task resumes from the line (at the start of a step, its
-//   innermost frame is suspended there and it has not already stopped there).
-// - Cheap check: nothing at all while no breakpoint is set; otherwise only frames whose
-//   generator function is defined in a file with breakpoints (FunctionLocations, one
-//   inspector read per function) have their suspended position read (GeneratorReader).
-// - `condition`: a JS expression over the frame's locals, evaluated with `new Function` on a
-//   snapshot of their primitive values (numbers, strings, booleans, null, undefined, bigints;
-//   objects are not passed). V8 cannot evaluate on a suspended generator's frame. A condition
-//   that throws counts as a hit (the description says so), so a typo is noticed.
-// - `hitCondition`: `N` or `>=N` (from the Nth hit on), `>N`, `==N` / `=N`, `<N`, `<=N`, `%N`.
+// Line breakpoints (TypeScript file:line): a task can only stop where it suspends, so a
+// breakpoint must be on a line with `yield` (verified against the file's text). When one hits
+// (newly arrived at the line at the end of a step, or resuming from it; `condition` over the
+// frame's primitive locals) is SuspensionBreakpoints' check (suspension-breakpoints.ts, which a
+// breakpoint search of the recorded past runs on a replay's loop too); here a hit counts (since
+// the file's breakpoints were set) and stops the loop after its tick when its `hitCondition`
+// lets it: `N` or `>=N` (from the Nth hit on), `>N`, `==N` / `=N`, `<N`, `<=N`, `%N`. Nothing
+// at all is checked while no breakpoint is set.
 //
 // Event log (deterministic stepping): with `enableEventLog()`, every tick start and end, step
 // start and end, task creation, cancel request and the state each step left its task in are
@@ -34,21 +28,18 @@
 // active; the controller never resumes or throws into a task; every step request settles
 // (at the stop, on continue/pause, or when the run ends).
 
-import { readFileSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
 import type { Breakpoint, BreakpointStatus, StopReason } from '../../protocol/host-protocol';
 import type { CoroutineFrame, CoroutineTrackingHooks } from '../coroutine';
 import { isCoroutineTrackingOn } from '../coroutine';
 import { exceptionOf, inspect } from '../inspection';
 import type { EventLoop, LoopObserver } from '../loop';
 import { Task } from '../task';
-import { FunctionLocations, functionLocations } from './function-locations';
-import { errorText, evaluateOverLocals } from './local-expressions';
-import { generatorReader, type GeneratorReader, type LocalVariable } from './generator-reader';
-import { sourcePositions, type SourcePositionMapper } from './source-positions';
+import type { FunctionLocations } from './function-locations';
+import type { GeneratorReader } from './generator-reader';
+import type { SourcePositionMapper } from './source-positions';
+import { SuspensionBreakpoints, type BreakpointEntry } from './suspension-breakpoints';
 import type { TaskState } from '../../protocol/host-protocol';
 import { taskState } from './task-summaries';
-import { PREVIEW_STRING } from './value-preview';
 
 /** Why the loop stopped, as announced to clients. */
 export interface PauseInfo {
@@ -83,14 +74,6 @@ export function readyTasks(loop: EventLoop): Task<unknown>[] {
   return loop[inspect]().scheduledSteps().map((s) => s.task);
 }
 
-export interface BreakpointEntry {
-  readonly file: string;
-  readonly line: number;
-  readonly condition: string | null;
-  readonly hit: ((count: number) => boolean) | null;
-  hits: number;
-}
-
 type StepGoal =
   | { kind: 'tick' }
   | { kind: 'task'; task: Task<unknown>; started: boolean; met: boolean }
@@ -100,116 +83,6 @@ interface PendingStep {
   goal: StepGoal;
   resolve: (tick: number) => void;
   reject: (e: unknown) => void;
-}
-
-/** Parses a DAP-style hit condition; null if it is not one. */
-export function parseHitCondition(text: string): ((count: number) => boolean) | null {
-  const m = /^\s*(>=|<=|==|=|>|<|%)?\s*(\d+)\s*$/.exec(text);
-  if (m === null) return null;
-  const n = Number(m[2]);
-  switch (m[1]) {
-    case undefined:
-    case '>=':
-      return (c) => c >= n;
-    case '>':
-      return (c) => c > n;
-    case '=':
-    case '==':
-      return (c) => c === n;
-    case '<':
-      return (c) => c < n;
-    case '<=':
-      return (c) => c <= n;
-    case '%':
-      return n === 0 ? null : (c) => c % n === 0;
-    default:
-      return null;
-  }
-}
-
-/** The primitive value a local's preview stands for, or `undefined` with `ok: false` for objects and cut strings. */
-function primitiveOf(local: LocalVariable): { ok: boolean; value: unknown } {
-  const v = local.value;
-  switch (v.type) {
-    case 'undefined':
-      return { ok: true, value: undefined };
-    case 'null':
-      return { ok: true, value: null };
-    case 'boolean':
-      return { ok: true, value: v.text === 'true' };
-    case 'number':
-      return { ok: true, value: Number(v.text) };
-    case 'bigint':
-      return { ok: true, value: BigInt(v.text.replace(/n$/, '')) };
-    case 'string':
-      if (v.size !== null && v.size > PREVIEW_STRING) return { ok: false, value: undefined };
-      try {
-        return { ok: true, value: JSON.parse(v.text) as unknown };
-      } catch {
-        return { ok: false, value: undefined };
-      }
-    default:
-      return { ok: false, value: undefined };
-  }
-}
-
-/**
- * Evaluates a breakpoint condition over a frame's locals (primitives only). Returns whether it
- * holds, or the error text when it threw.
- */
-export function evaluateCondition(condition: string, locals: readonly LocalVariable[]): { value: boolean; error: string | null } {
-  const bindings = locals.map((l): readonly [string, unknown] => {
-    const p = primitiveOf(l);
-    return [l.name, p.ok ? p.value : undefined];
-  });
-  const r = evaluateOverLocals(condition, bindings, { strict: true });
-  return r.ok ? { value: Boolean(r.value), error: null } : { value: true, error: errorText(r.error) };
-}
-
-/**
- * Checks breakpoints against the file's text: a verified breakpoint is on a line with `yield`
- * (where a task can stop), with a parseable condition and hit condition.
- */
-/** True for a source line where a task can suspend (it has `yield`): its breakpoints stop at suspensions; others are line breakpoints. */
-export function isSuspensionLine(text: string): boolean {
-  return /\byield\b/.test(text);
-}
-
-export function checkBreakpoints(file: string, breakpoints: readonly Breakpoint[]): { statuses: BreakpointStatus[]; entries: BreakpointEntry[] } {
-  const path = resolvePath(file);
-  let lines: string[] | null = null;
-  let readError: string | null = null;
-  try {
-    lines = readFileSync(path, 'utf8').split('\n');
-  } catch (e) {
-    readError = e instanceof Error ? e.message : String(e);
-  }
-  const tracking = isCoroutineTrackingOn();
-  const entries: BreakpointEntry[] = [];
-  const statuses = breakpoints.map((bp): BreakpointStatus => {
-    const status = (verified: boolean, message?: string): BreakpointStatus => (message === undefined ? { file: path, line: bp.line, verified } : { file: path, line: bp.line, verified, message });
-    if (!Number.isInteger(bp.line) || bp.line < 1) return status(false, `line must be a positive integer, got ${String(bp.line)}`);
-    if (lines === null) return status(false, `cannot read ${path}: ${readError}`);
-    if (bp.line > lines.length) return status(false, `${path} has only ${lines.length} lines`);
-    if (!isSuspensionLine(lines[bp.line - 1]!)) return status(false, 'a task can only stop where it suspends: put the breakpoint on a line with yield*');
-    let hit: ((count: number) => boolean) | null = null;
-    if (bp.hitCondition !== undefined && bp.hitCondition.trim() !== '') {
-      hit = parseHitCondition(bp.hitCondition);
-      if (hit === null) return status(false, `hit condition ${JSON.stringify(bp.hitCondition)} is not one of N, >=N, >N, ==N, <N, <=N, %N`);
-    }
-    let condition: string | null = null;
-    if (bp.condition !== undefined && bp.condition.trim() !== '') {
-      try {
-        new Function(`return (${bp.condition});`);
-      } catch (e) {
-        return status(false, `condition does not parse: ${e instanceof Error ? e.message : String(e)}`);
-      }
-      condition = bp.condition;
-    }
-    entries.push({ file: path, line: bp.line, condition, hit, hits: 0 });
-    return tracking ? status(true) : status(true, 'inspection is off: frames are not tracked, so this breakpoint cannot hit until a run with inspection on');
-  });
-  return { statuses, entries };
 }
 
 export interface LoopControllerOptions {
@@ -222,20 +95,13 @@ export interface LoopControllerOptions {
 export class LoopController implements LoopObserver, CoroutineTrackingHooks {
   readonly loop: EventLoop;
   private readonly events: LoopControlEvents;
-  private readonly readerOption: GeneratorReader | undefined;
-  private readonly positionsOption: SourcePositionMapper | undefined;
-  private readonly functionsOption: FunctionLocations | undefined;
   // Stops.
   private pending: PendingStep | null = null;
   private stopRequest: PauseInfo | null = null;
   breakOnTaskFailed = false;
   breakOnTaskCancelled = false;
-  // Breakpoints by absolute file path.
-  private readonly breakpoints = new Map<string, BreakpointEntry[]>();
-  private breakpointCount = 0;
-  /** Last position seen of each generator checked (line, 1-based), and where a task last stopped. */
-  private readonly lastLine = new WeakMap<object, string>();
-  private readonly stoppedAt = new WeakMap<Task<unknown>, string>();
+  /** Line breakpoints on suspension points: a hit counts, and stops the loop after its tick when its hit condition lets it. */
+  private readonly breakpoints: SuspensionBreakpoints;
   // Event log.
   private log: LoopLogEntry[] | null = null;
   private logCapacity = 0;
@@ -245,19 +111,7 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
   constructor(loop: EventLoop, options: LoopControllerOptions = {}) {
     this.loop = loop;
     this.events = options.events ?? {};
-    this.readerOption = options.reader;
-    this.positionsOption = options.positions;
-    this.functionsOption = options.functions;
-  }
-
-  private get reader(): GeneratorReader {
-    return this.readerOption ?? generatorReader();
-  }
-  private get positions(): SourcePositionMapper {
-    return this.positionsOption ?? sourcePositions();
-  }
-  private get functions(): FunctionLocations {
-    return this.functionsOption ?? functionLocations();
+    this.breakpoints = new SuspensionBreakpoints((bp, task, description) => this.breakpointHit(bp, task, description), options);
   }
 
   // --- requests --------------------------------------------------------------------------
@@ -333,16 +187,7 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
 
   /** Replaces the breakpoints of `file`; says which are verified (lines where a task can stop). */
   setBreakpoints(file: string, breakpoints: readonly Breakpoint[]): BreakpointStatus[] {
-    const path = resolvePath(file);
-    const previous = this.breakpoints.get(path);
-    if (previous !== undefined) this.breakpointCount -= previous.length;
-    this.breakpoints.delete(path);
-    const { statuses, entries } = checkBreakpoints(path, breakpoints);
-    if (entries.length > 0) {
-      this.breakpoints.set(path, entries);
-      this.breakpointCount += entries.length;
-    }
-    return statuses;
+    return this.breakpoints.set(file, breakpoints);
   }
 
   /** Starts recording the event log (keeps the last `capacity` entries). */
@@ -469,7 +314,7 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
     }
     const g = this.pending?.goal;
     if (g !== undefined && g.kind === 'task' && g.task === task) g.started = true;
-    if (this.breakpointCount > 0) this.checkResume(task);
+    if (this.breakpoints.active) this.breakpoints.stepStarted(task);
   }
 
   taskStepEnd(task: Task<unknown>): void {
@@ -487,7 +332,7 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
         this.loop.pause();
       }
     }
-    if (this.breakpointCount > 0) this.checkSuspension(task);
+    if (this.breakpoints.active) this.breakpoints.stepEnded(task);
   }
 
   taskDone(task: Task<unknown>): void {
@@ -538,89 +383,11 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
 
   // --- breakpoints --------------------------------------------------------------------------
 
-  private fileHasBreakpoints(fn: object): string | null {
-    const file = this.functions.fileOf(fn);
-    return file !== null && this.breakpoints.has(file) ? file : null;
-  }
-
-  /** Reads the suspended line of the given frames (only those in files with breakpoints). */
-  private linesOf(frames: readonly CoroutineFrame[]): Array<{ frame: CoroutineFrame; file: string; line: number } | null> {
-    const wanted: number[] = [];
-    frames.forEach((f, i) => {
-      if (this.fileHasBreakpoints(f.fn) !== null) wanted.push(i);
-    });
-    const out: Array<{ frame: CoroutineFrame; file: string; line: number } | null> = frames.map(() => null);
-    if (wanted.length === 0) return out;
-    const read = this.reader.readGenerators(wanted.map((i) => frames[i]!.gen));
-    wanted.forEach((i, k) => {
-      const loc = read[k]?.location ?? null;
-      if (loc === null || loc.url === '' || read[k]!.state !== 'suspended') return;
-      const pos = this.positions.map(loc.url, loc.line0, loc.column0, loc.sourceMapURL);
-      out[i] = { frame: frames[i]!, file: resolvePath(pos.file), line: pos.line };
-    });
-    return out;
-  }
-
-  private breakpointAt(file: string, line: number): BreakpointEntry | undefined {
-    return this.breakpoints.get(file)?.find((b) => b.line === line);
-  }
-
-  /** Counts a hit of `bp` for `frame` and says whether to stop (condition, hit condition). */
-  private shouldStop(bp: BreakpointEntry, frame: CoroutineFrame): { stop: boolean; note: string } {
-    let note = '';
-    if (bp.condition !== null) {
-      const group = this.reader.newHandleGroup();
-      try {
-        const locals = this.reader.readGenerator(frame.gen, { locals: true, handles: { table: this.reader.handles, group } }).locals ?? [];
-        const r = evaluateCondition(bp.condition, locals);
-        if (!r.value) return { stop: false, note };
-        if (r.error !== null) note = ` (condition threw ${r.error})`;
-      } finally {
-        this.reader.releaseHandles(group);
-      }
-    }
+  /** A hit (its condition held): counted since the breakpoint was set; it stops the loop after this tick when its hit condition lets it. */
+  private breakpointHit(bp: BreakpointEntry, task: Task<unknown>, description: string): boolean {
     bp.hits++;
-    if (bp.hit !== null && !bp.hit(bp.hits)) return { stop: false, note };
-    return { stop: true, note };
-  }
-
-  private checkSuspension(task: Task<unknown>): void {
-    const frames = task[inspect]().frames;
-    if (frames === null || frames.length === 0 || task.done()) return;
-    const lines = this.linesOf(frames);
-    for (let i = lines.length - 1; i >= 0; i--) {
-      const l = lines[i];
-      if (l === null || l === undefined) continue;
-      const key = `${l.file}:${l.line}`;
-      const moved = this.lastLine.get(l.frame.gen) !== key;
-      this.lastLine.set(l.frame.gen, key);
-      if (!moved) continue;
-      const bp = this.breakpointAt(l.file, l.line);
-      if (bp === undefined) continue;
-      const { stop, note } = this.shouldStop(bp, l.frame);
-      if (!stop) continue;
-      this.stoppedAt.set(task, key);
-      this.stopAfterTick({ reason: 'breakpoint', taskId: task.id, description: `Task #${task.id} ${JSON.stringify(task.name)} suspended at ${key} in ${l.frame.fn.name || '<anonymous>'}${note}` });
-      return;
-    }
-  }
-
-  private checkResume(task: Task<unknown>): void {
-    const frames = task[inspect]().frames;
-    if (frames === null || frames.length === 0) return;
-    const inner = frames[frames.length - 1]!;
-    const [l] = this.linesOf([inner]);
-    if (l === null || l === undefined) return;
-    const key = `${l.file}:${l.line}`;
-    this.lastLine.set(inner.gen, key);
-    if (this.stoppedAt.get(task) === key) {
-      // It already stopped when it suspended here: resuming is the user's own step onwards.
-      this.stoppedAt.delete(task);
-      return;
-    }
-    const bp = this.breakpointAt(l.file, l.line);
-    if (bp === undefined) return;
-    const { stop, note } = this.shouldStop(bp, inner);
-    if (stop) this.stopAfterTick({ reason: 'breakpoint', taskId: task.id, description: `Task #${task.id} ${JSON.stringify(task.name)} resumed from ${key} in ${inner.fn.name || '<anonymous>'}${note}` });
+    if (bp.hit !== null && !bp.hit(bp.hits)) return false;
+    this.stopAfterTick({ reason: 'breakpoint', taskId: task.id, description });
+    return true;
   }
 }

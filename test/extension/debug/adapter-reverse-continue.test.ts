@@ -204,6 +204,59 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     await toEnd(dap, hit.threadId);
   });
 
+  it("a breakpoint on a yield* line (the loop's own, a stop after the tick): Reverse Continue lands on its last hit, on that worker with fetch at the line, then the hit before; Continue goes forward to the last again, then the end", async () => {
+    await breakpoints(dap, [{ line: GET }]);
+    const landed = async (command: string, threadId: number): Promise<{ threadId: number; tick: number; url: string }> => {
+      const from = dap.mark();
+      const at = await moved(dap, command, threadId);
+      assert.equal(at.reason, 'goto', JSON.stringify(at));
+      const said = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
+      // The live stop's words, and the tick.
+      const m = new RegExp(`Task #(\\d+) "worker-\\d+" suspended at .*crawler\\.ts:${GET} in fetch, at tick (\\d+) of \\d+ \\(replayed`).exec(said);
+      assert.ok(m !== null, said);
+      assert.equal(Number(at.threadId), Number(m[1]));
+      const frames = await stackOf(dap, Number(at.threadId));
+      const fetch = frames.find((f) => f.name === 'fetch');
+      assert.ok(fetch !== undefined, frames.map((f) => f.name).join(' > '));
+      assert.equal(fetch.line, GET);
+      assert.equal(fetch.source?.path, CRAWLER_TS);
+      const url = (await localsOf(dap, fetch.id)).get('url') ?? '';
+      assert.match(url, /^"http:/);
+      return { threadId: Number(at.threadId), tick: Number(m[2]), url };
+    };
+    const last = await landed('reverseContinue', endThread);
+    const before = await landed('reverseContinue', last.threadId);
+    assert.ok(before.tick < last.tick, `${before.tick} < ${last.tick}`);
+    assert.notEqual(before.url, last.url);
+    assert.deepEqual(await landed('continue', before.threadId), last);
+    const end = await moved(dap, 'continue', last.threadId);
+    assert.equal(end.reason, 'end');
+    await breakpoints(dap, []);
+  });
+
+  it("a line breakpoint and a loop breakpoint together, in the order the run met them: the root page parsed (a line), its GET before it (a tick), forward to the line again", async () => {
+    // Both on the root page's fetch only (depth 0): its GET suspends the worker before its page is parsed.
+    await breakpoints(dap, [{ line: PARSED, condition: 'depth === 0' }, { line: GET, condition: 'depth === 0' }]);
+    const root = await hitShown(dap, await moved(dap, 'reverseContinue', endThread));
+    assert.equal(root.depth, '0');
+    const from = dap.mark();
+    const get = await moved(dap, 'reverseContinue', root.threadId);
+    assert.equal(get.reason, 'goto', JSON.stringify(get));
+    assert.equal(Number(get.threadId), root.threadId);
+    assert.match(dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join(''), new RegExp(`suspended at .*crawler\\.ts:${GET} in fetch, at tick \\d+ of`));
+    const fetch = (await stackOf(dap, root.threadId)).find((f) => f.name === 'fetch');
+    assert.equal(fetch?.line, GET);
+    assert.equal((await localsOf(dap, fetch.id)).get('url'), root.url);
+    // Nothing before the root's GET.
+    const r = await dap.requestRaw('reverseContinue', { threadId: root.threadId });
+    assert.equal(r.success, false);
+    assert.match(JSON.stringify(r.body), /no hit of the breakpoints at /);
+    // Forward: the page parsed, a line stop again with its locals.
+    assert.equal((await hitShown(dap, await moved(dap, 'continue', root.threadId))).url, root.url);
+    await breakpoints(dap, []);
+    await toEnd(dap, root.threadId);
+  });
+
   it('the urlFailed filter set now: Reverse Continue lands on the URL the crawl recorded as failed, named, on its worker; Continue from before it lands there again', async () => {
     await breakpoints(dap, []);
     await dap.request('setExceptionBreakpoints', { filters: ['urlFailed'] });

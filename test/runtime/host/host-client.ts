@@ -84,6 +84,24 @@ export class HostClient {
     }
   }
 
+  /** Waits for the first event of one of `kinds` recorded at index `from` or later: it, with its index. */
+  async nextOf(kinds: readonly string[], from = 0, timeoutMs = 20000): Promise<RecordedEvent & { index: number }> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const index = this.events.findIndex((e, i) => i >= from && kinds.includes(e.event));
+      if (index >= 0) return { ...this.events[index]!, index };
+      const left = deadline - performance.now();
+      if (left <= 0) throw new Error(`no ${kinds.join(' or ')} event within ${timeoutMs} ms (events: ${this.events.map((e) => e.event).join(', ')})`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
   /** Output text of one category so far. */
   output(category: 'stdout' | 'stderr' | 'log'): string {
     return this.eventsOf('output')

@@ -3,13 +3,16 @@
 // a replay of the recording (a line replay host), and pastBreakpointHit stops on its last hit
 // before the moment shown, with that moment's frames and locals (the URL differs between
 // hits), then the hit before, then forward again; conditions, hit conditions, logpoints and a
-// line that never ran. Runs against the bundle (the line debugger's worker and the replay host
+// line that never ran. A breakpoint on a suspension point (a line with yield: the loop's own)
+// set before a live recorded run: every stop the live run made at it is found again in the
+// past, backwards and forwards, at its tick, on its task, in its words (a condition, a hit
+// condition, a task resuming from the line). Runs against the bundle (the line debugger's worker and the replay host
 // run the bundle).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Breakpoint } from '../../../protocol/host-protocol';
+import type { Breakpoint, HostEvents } from '../../../protocol/host-protocol';
 import { RemoteError } from '../../../protocol/rpc';
 import { forkHost, landedOnLine, ROOT, type HostClient } from './host-client';
 import { lineOf } from '../../source-line';
@@ -19,6 +22,11 @@ const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
 
 /** fetch's line after the page's links are parsed: once per page fetched, `url` its URL. */
 const PARSED = lineOf(CRAWLER, 'const { stat, links } = parsed;');
+/** fetch's GET: a suspension point (the loop's own breakpoint), where fetch's frame arrives once per try. */
+const GET = lineOf(CRAWLER, 'response = yield* this.session.get(url, NO_REDIRECTS);');
+const QUEUE = join(ROOT, 'runtime', 'queue.ts');
+/** queue.get's wait: the innermost frame of a worker waiting for a URL, which arrives there and resumes from it. */
+const GETTER = lineOf(QUEUE, 'yield* getter;');
 /** A Location header that is not a URL: never on the demo site. */
 const NEVER = lineOf(CRAWLER, 'this.recordFailure(url, new HttpProtocolError(url, `invalid Location');
 
@@ -38,6 +46,44 @@ async function shows(host: HostClient, tick: number | null): Promise<void> {
   await host.rpc.request('seekTick', { tick });
 }
 
+
+/** A stop at a breakpoint on a suspension point: after its tick, on its task, in the loop's words. */
+interface LoopStop {
+  tick: number;
+  taskId: number | undefined;
+  description: string;
+}
+
+/** A recorded demo crawl with `breakpoints` set in `file` before it: every stop the live run makes at them (continued each time). */
+async function liveStops(host: HostClient, file: string, breakpoints: Array<Omit<Breakpoint, 'file'>>): Promise<{ stops: LoopStop[]; ticks: number }> {
+  await host.rpc.request('setBreakpoints', { file, breakpoints: breakpoints.map((b) => ({ file, ...b })) });
+  let from = host.events.length;
+  await host.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, record: true } });
+  const stops: LoopStop[] = [];
+  for (;;) {
+    const e = await host.nextOf(['paused', 'finished'], from, 60_000);
+    from = e.index + 1;
+    if (e.event === 'finished') break;
+    const b = e.body as HostEvents['paused'];
+    assert.equal(b.reason, 'breakpoint', b.description);
+    stops.push({ tick: b.tick, taskId: b.taskId, description: b.description });
+    await host.rpc.request('continue', {});
+  }
+  return { stops, ticks: (await host.rpc.request('timeline', {})).ticks };
+}
+
+/** Every hit the search finds in the past, one search after the other from `tick` in `direction`: where each lands, in its words. */
+async function pastStops(host: HostClient, direction: 'back' | 'forward', tick: number): Promise<LoopStop[]> {
+  const out: LoopStop[] = [];
+  for (let at = tick; ; ) {
+    const landing = await host.rpc.request('pastBreakpointHit', { direction, tick: at });
+    if (landing.landed === 'none') return direction === 'back' ? out.reverse() : out;
+    assert.equal(landing.landed, 'tick', JSON.stringify(landing));
+    if (landing.landed !== 'tick') return out;
+    out.push({ tick: landing.tick, taskId: landing.taskId, description: landing.description });
+    at = landing.tick;
+  }
+}
 
 describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 180_000 }, () => {
   let host: HostClient;
@@ -238,5 +284,34 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
     } finally {
       await other.close();
     }
+  });
+
+  // A breakpoint on a suspension point (the loop's own): the past's hits are the live run's stops. These launch runs of their own on the host, last.
+  test("a yield* line in fetch: every live stop found again, backwards from the end and forwards from the start, each on its worker with the loop's words", async () => {
+    await host.rpc.request('setBreakpoints', { file: QUEUE, breakpoints: [] });
+    const { stops, ticks } = await liveStops(host, CRAWLER, [{ line: GET }]);
+    assert.ok(stops.length >= 10, JSON.stringify(stops));
+    for (const s of stops) assert.match(s.description, new RegExp(`^Task #${s.taskId} "worker-\\d+" suspended at .*crawler\\.ts:${GET} in fetch$`));
+    assert.deepEqual(await pastStops(host, 'back', ticks), stops);
+    assert.deepEqual(await pastStops(host, 'forward', 0), stops);
+  });
+
+  test("a condition over the frame's locals: only the broken page's fetch", async () => {
+    await host.rpc.request('setBreakpoints', { file: QUEUE, breakpoints: [] });
+    const { stops, ticks } = await liveStops(host, CRAWLER, [{ line: GET, condition: 'url.endsWith("/broken/")' }]);
+    assert.equal(stops.length, 1, JSON.stringify(stops));
+    assert.deepEqual(await pastStops(host, 'back', ticks), stops);
+  });
+
+  test('in queue.get, where a waiting worker arrives and resumes from (not again after it stopped there), with a hit condition: the same stops', async () => {
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+    const { stops, ticks } = await liveStops(host, QUEUE, [{ line: GETTER, hitCondition: '%2' }]);
+    assert.ok(stops.length >= 2, JSON.stringify(stops));
+    // worker-2 waits at the start (the queue holds the root only), not stopped there (its 1st hit): its resume is the 2nd hit, a stop.
+    assert.ok(stops.some((s) => / resumed from .*queue\.ts:\d+ in get$/.test(s.description)), JSON.stringify(stops));
+    assert.deepEqual(await pastStops(host, 'back', ticks), stops);
+    // From a moment in the middle: only the stops before it.
+    const mid = stops[Math.floor(stops.length / 2)]!;
+    assert.deepEqual(await pastStops(host, 'back', mid.tick), stops.filter((s) => s.tick < mid.tick));
   });
 });

@@ -14,7 +14,7 @@ import { CoroutineHooksHub } from '../../../runtime/inspect/coroutine-hooks';
 import { ObserverFanout } from '../../../runtime/observer-fanout';
 import { taskFrames } from '../../../runtime/inspect/task-snapshot';
 import { taskState } from '../../../runtime/inspect/task-summaries';
-import { LoopController, checkBreakpoints, evaluateCondition, parseHitCondition, readyTasks, type PauseInfo } from '../../../runtime/inspect/loop-control';
+import { LoopController, readyTasks, type PauseInfo } from '../../../runtime/inspect/loop-control';
 
 const CRAWLER_TS = join(__dirname, '..', '..', '..', 'runtime', 'crawler', 'crawler.ts');
 const crawlerLines = readFileSync(CRAWLER_TS, 'utf8').split('\n');
@@ -189,41 +189,6 @@ describe('loop control on a demo crawl', () => {
     const url = fetchFrame.locals!.find((l) => l.name === 'url')!;
     assert.match(url.value.text, /\/page\/\d+/);
     controller.setBreakpoints(CRAWLER_TS, []);
-  });
-});
-
-describe('breakpoint helpers', () => {
-  test('hit conditions', () => {
-    assert.equal(parseHitCondition('3')!(2), false);
-    assert.equal(parseHitCondition('3')!(3), true);
-    assert.equal(parseHitCondition('==2')!(3), false);
-    assert.equal(parseHitCondition('%2')!(4), true);
-    assert.equal(parseHitCondition('>1')!(1), false);
-    assert.equal(parseHitCondition('every other'), null);
-  });
-
-  test('conditions see the primitive locals; a throwing condition counts as a hit', () => {
-    const local = (name: string, type: 'number' | 'string' | 'object', text: string) => ({ name, scope: 'local' as const, value: { type, text, className: type === 'object' ? 'Object' : null, size: type === 'string' ? JSON.parse(text).length : null, handle: null } });
-    const locals = [local('n', 'number', '4'), local('url', 'string', '"http://x/page/3/"'), local('obj', 'object', '{}')];
-    assert.deepEqual(evaluateCondition('n > 3 && url.endsWith("/3/")', locals), { value: true, error: null });
-    assert.deepEqual(evaluateCondition('n === 5', locals), { value: false, error: null });
-    assert.equal(evaluateCondition('obj === undefined', locals).value, true);
-    const thrown = evaluateCondition('missing.x', locals);
-    assert.equal(thrown.value, true);
-    assert.match(thrown.error ?? '', /ReferenceError/);
-  });
-
-  test('checkBreakpoints verifies lines with yield only', () => {
-    const { statuses } = checkBreakpoints(CRAWLER_TS, [
-      { file: CRAWLER_TS, line: lineOf('yield* this.q.join();') },
-      { file: CRAWLER_TS, line: 100000 },
-      { file: CRAWLER_TS, line: lineOf('yield* this.q.join();'), hitCondition: 'sometimes' },
-      { file: CRAWLER_TS, line: lineOf('yield* this.q.join();'), condition: 'a +' },
-    ]);
-    assert.deepEqual(
-      statuses.map((s) => s.verified),
-      [true, false, false, false],
-    );
   });
 });
 

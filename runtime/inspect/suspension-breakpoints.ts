@@ -1,0 +1,289 @@
+// SuspensionBreakpoints: the line breakpoints a task can stop at only where it suspends (a line
+// with `yield`), checked against one loop's task steps. The live run's LoopController stops
+// the loop on them (loop-control.ts); a breakpoint search of the recorded past runs the same
+// check on a replay's loop (hit-scan.ts), so the hits it finds are the ones the live run stops
+// at: one implementation of when such a breakpoint hits.
+//
+// When it hits:
+// - at the end of a step, one of the task's frames has newly arrived at the line (its position
+//   changed since the last look, or the frame is new), innermost first, the first one only;
+// - at the start of a step, the task resumes from the line (its innermost frame is suspended
+//   there) and it did not already stop there when it suspended (resuming is then the user's own
+//   step onwards).
+// A hit whose `condition` (a JS expression over the frame's primitive locals) is false is none;
+// one whose condition throws is a hit (its description says so, so a typo is noticed). What a
+// hit counts for (the hit condition) and whether it stops is the owner's `hit` callback: the
+// loop controller counts and stops, a scan counts and records.
+//
+// Invariants: nothing is read while no breakpoint is set; only frames whose generator function
+// is defined in a file with breakpoints have their suspended position read (FunctionLocations,
+// one inspector read per function; GeneratorReader); the check never resumes or throws into a task.
+
+import { readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import type { Breakpoint, BreakpointStatus } from '../../protocol/host-protocol';
+import type { CoroutineFrame } from '../coroutine';
+import { isCoroutineTrackingOn } from '../coroutine';
+import { inspect } from '../inspection';
+import type { Task } from '../task';
+import { FunctionLocations, functionLocations } from './function-locations';
+import { errorText, evaluateOverLocals } from './local-expressions';
+import { generatorReader, type GeneratorReader, type LocalVariable } from './generator-reader';
+import { sourcePositions, type SourcePositionMapper } from './source-positions';
+import { PREVIEW_STRING } from './value-preview';
+
+export interface BreakpointEntry {
+  readonly file: string;
+  readonly line: number;
+  readonly condition: string | null;
+  readonly hit: ((count: number) => boolean) | null;
+  hits: number;
+}
+
+/** Parses a DAP-style hit condition; null if it is not one. */
+export function parseHitCondition(text: string): ((count: number) => boolean) | null {
+  const m = /^\s*(>=|<=|==|=|>|<|%)?\s*(\d+)\s*$/.exec(text);
+  if (m === null) return null;
+  const n = Number(m[2]);
+  switch (m[1]) {
+    case undefined:
+    case '>=':
+      return (c) => c >= n;
+    case '>':
+      return (c) => c > n;
+    case '=':
+    case '==':
+      return (c) => c === n;
+    case '<':
+      return (c) => c < n;
+    case '<=':
+      return (c) => c <= n;
+    case '%':
+      return n === 0 ? null : (c) => c % n === 0;
+    default:
+      return null;
+  }
+}
+
+/** The primitive value a local's preview stands for, or `undefined` with `ok: false` for objects and cut strings. */
+function primitiveOf(local: LocalVariable): { ok: boolean; value: unknown } {
+  const v = local.value;
+  switch (v.type) {
+    case 'undefined':
+      return { ok: true, value: undefined };
+    case 'null':
+      return { ok: true, value: null };
+    case 'boolean':
+      return { ok: true, value: v.text === 'true' };
+    case 'number':
+      return { ok: true, value: Number(v.text) };
+    case 'bigint':
+      return { ok: true, value: BigInt(v.text.replace(/n$/, '')) };
+    case 'string':
+      if (v.size !== null && v.size > PREVIEW_STRING) return { ok: false, value: undefined };
+      try {
+        return { ok: true, value: JSON.parse(v.text) as unknown };
+      } catch {
+        return { ok: false, value: undefined };
+      }
+    default:
+      return { ok: false, value: undefined };
+  }
+}
+
+/**
+ * Evaluates a breakpoint condition over a frame's locals (primitives only). Returns whether it
+ * holds, or the error text when it threw.
+ */
+export function evaluateCondition(condition: string, locals: readonly LocalVariable[]): { value: boolean; error: string | null } {
+  const bindings = locals.map((l): readonly [string, unknown] => {
+    const p = primitiveOf(l);
+    return [l.name, p.ok ? p.value : undefined];
+  });
+  const r = evaluateOverLocals(condition, bindings, { strict: true });
+  return r.ok ? { value: Boolean(r.value), error: null } : { value: true, error: errorText(r.error) };
+}
+
+/**
+ * Checks breakpoints against the file's text: a verified breakpoint is on a line with `yield`
+ * (where a task can stop), with a parseable condition and hit condition.
+ */
+/** True for a source line where a task can suspend (it has `yield`): its breakpoints stop at suspensions; others are line breakpoints. */
+export function isSuspensionLine(text: string): boolean {
+  return /\byield\b/.test(text);
+}
+
+export function checkBreakpoints(file: string, breakpoints: readonly Breakpoint[]): { statuses: BreakpointStatus[]; entries: BreakpointEntry[] } {
+  const path = resolvePath(file);
+  let lines: string[] | null = null;
+  let readError: string | null = null;
+  try {
+    lines = readFileSync(path, 'utf8').split('\n');
+  } catch (e) {
+    readError = e instanceof Error ? e.message : String(e);
+  }
+  const tracking = isCoroutineTrackingOn();
+  const entries: BreakpointEntry[] = [];
+  const statuses = breakpoints.map((bp): BreakpointStatus => {
+    const status = (verified: boolean, message?: string): BreakpointStatus => (message === undefined ? { file: path, line: bp.line, verified } : { file: path, line: bp.line, verified, message });
+    if (!Number.isInteger(bp.line) || bp.line < 1) return status(false, `line must be a positive integer, got ${String(bp.line)}`);
+    if (lines === null) return status(false, `cannot read ${path}: ${readError}`);
+    if (bp.line > lines.length) return status(false, `${path} has only ${lines.length} lines`);
+    if (!isSuspensionLine(lines[bp.line - 1]!)) return status(false, 'a task can only stop where it suspends: put the breakpoint on a line with yield*');
+    let hit: ((count: number) => boolean) | null = null;
+    if (bp.hitCondition !== undefined && bp.hitCondition.trim() !== '') {
+      hit = parseHitCondition(bp.hitCondition);
+      if (hit === null) return status(false, `hit condition ${JSON.stringify(bp.hitCondition)} is not one of N, >=N, >N, ==N, <N, <=N, %N`);
+    }
+    let condition: string | null = null;
+    if (bp.condition !== undefined && bp.condition.trim() !== '') {
+      try {
+        new Function(`return (${bp.condition});`);
+      } catch (e) {
+        return status(false, `condition does not parse: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      condition = bp.condition;
+    }
+    entries.push({ file: path, line: bp.line, condition, hit, hits: 0 });
+    return tracking ? status(true) : status(true, 'inspection is off: frames are not tracked, so this breakpoint cannot hit until a run with inspection on');
+  });
+  return { statuses, entries };
+}
+
+
+export interface SuspensionBreakpointsOptions {
+  reader?: GeneratorReader;
+  positions?: SourcePositionMapper;
+  functions?: FunctionLocations;
+}
+
+/** A breakpoint's condition held for `task` (`description` as the stop says it): true when the hit stops the task there. */
+export type SuspensionHit = (bp: BreakpointEntry, task: Task<unknown>, description: string) => boolean;
+
+export class SuspensionBreakpoints {
+  // Breakpoints by absolute file path.
+  private readonly breakpoints = new Map<string, BreakpointEntry[]>();
+  private breakpointCount = 0;
+  /** Last position seen of each generator checked (file:line), and where a task last stopped. */
+  private readonly lastLine = new WeakMap<object, string>();
+  private readonly stoppedAt = new WeakMap<Task<unknown>, string>();
+
+  constructor(
+    private readonly hit: SuspensionHit,
+    private readonly options: SuspensionBreakpointsOptions = {},
+  ) {}
+
+  private get reader(): GeneratorReader {
+    return this.options.reader ?? generatorReader();
+  }
+  private get positions(): SourcePositionMapper {
+    return this.options.positions ?? sourcePositions();
+  }
+  private get functions(): FunctionLocations {
+    return this.options.functions ?? functionLocations();
+  }
+
+  /** Whether any breakpoint is set (else a step costs nothing). */
+  get active(): boolean {
+    return this.breakpointCount > 0;
+  }
+
+  /** Replaces the breakpoints of `file`; says which are verified (lines where a task can stop). */
+  set(file: string, breakpoints: readonly Breakpoint[]): BreakpointStatus[] {
+    const path = resolvePath(file);
+    const previous = this.breakpoints.get(path);
+    if (previous !== undefined) this.breakpointCount -= previous.length;
+    this.breakpoints.delete(path);
+    const { statuses, entries } = checkBreakpoints(path, breakpoints);
+    if (entries.length > 0) {
+      this.breakpoints.set(path, entries);
+      this.breakpointCount += entries.length;
+    }
+    return statuses;
+  }
+
+  /** A task's step starts: does it resume from a breakpoint's line? */
+  stepStarted(task: Task<unknown>): void {
+    if (this.breakpointCount === 0) return;
+    const frames = task[inspect]().frames;
+    if (frames === null || frames.length === 0) return;
+    const inner = frames[frames.length - 1]!;
+    const [l] = this.linesOf([inner]);
+    if (l === null || l === undefined) return;
+    const key = `${l.file}:${l.line}`;
+    this.lastLine.set(inner.gen, key);
+    if (this.stoppedAt.get(task) === key) {
+      // It already stopped when it suspended here: resuming is the user's own step onwards.
+      this.stoppedAt.delete(task);
+      return;
+    }
+    const bp = this.breakpointAt(l.file, l.line);
+    if (bp === undefined) return;
+    const note = this.conditionNote(bp, inner);
+    if (note !== null) this.hit(bp, task, `Task #${task.id} ${JSON.stringify(task.name)} resumed from ${key} in ${inner.fn.name || '<anonymous>'}${note}`);
+  }
+
+  /** A task's step ended: has one of its frames newly arrived at a breakpoint's line? */
+  stepEnded(task: Task<unknown>): void {
+    if (this.breakpointCount === 0) return;
+    const frames = task[inspect]().frames;
+    if (frames === null || frames.length === 0 || task.done()) return;
+    const lines = this.linesOf(frames);
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const l = lines[i];
+      if (l === null || l === undefined) continue;
+      const key = `${l.file}:${l.line}`;
+      const moved = this.lastLine.get(l.frame.gen) !== key;
+      this.lastLine.set(l.frame.gen, key);
+      if (!moved) continue;
+      const bp = this.breakpointAt(l.file, l.line);
+      if (bp === undefined) continue;
+      const note = this.conditionNote(bp, l.frame);
+      if (note === null) continue;
+      if (!this.hit(bp, task, `Task #${task.id} ${JSON.stringify(task.name)} suspended at ${key} in ${l.frame.fn.name || '<anonymous>'}${note}`)) continue;
+      this.stoppedAt.set(task, key);
+      return;
+    }
+  }
+
+  private fileHasBreakpoints(fn: object): string | null {
+    const file = this.functions.fileOf(fn);
+    return file !== null && this.breakpoints.has(file) ? file : null;
+  }
+
+  /** Reads the suspended line of the given frames (only those in files with breakpoints). */
+  private linesOf(frames: readonly CoroutineFrame[]): Array<{ frame: CoroutineFrame; file: string; line: number } | null> {
+    const wanted: number[] = [];
+    frames.forEach((f, i) => {
+      if (this.fileHasBreakpoints(f.fn) !== null) wanted.push(i);
+    });
+    const out: Array<{ frame: CoroutineFrame; file: string; line: number } | null> = frames.map(() => null);
+    if (wanted.length === 0) return out;
+    const read = this.reader.readGenerators(wanted.map((i) => frames[i]!.gen));
+    wanted.forEach((i, k) => {
+      const loc = read[k]?.location ?? null;
+      if (loc === null || loc.url === '' || read[k]!.state !== 'suspended') return;
+      const pos = this.positions.map(loc.url, loc.line0, loc.column0, loc.sourceMapURL);
+      out[i] = { frame: frames[i]!, file: resolvePath(pos.file), line: pos.line };
+    });
+    return out;
+  }
+
+  private breakpointAt(file: string, line: number): BreakpointEntry | undefined {
+    return this.breakpoints.get(file)?.find((b) => b.line === line);
+  }
+
+  /** The breakpoint's condition over the frame's locals: null when it does not hold, else what the description adds ('' or that it threw). */
+  private conditionNote(bp: BreakpointEntry, frame: CoroutineFrame): string | null {
+    if (bp.condition === null) return '';
+    const group = this.reader.newHandleGroup();
+    try {
+      const locals = this.reader.readGenerator(frame.gen, { locals: true, handles: { table: this.reader.handles, group } }).locals ?? [];
+      const r = evaluateCondition(bp.condition, locals);
+      if (!r.value) return null;
+      return r.error !== null ? ` (condition threw ${r.error})` : '';
+    } finally {
+      this.reader.releaseHandles(group);
+    }
+  }
+}
