@@ -145,7 +145,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 120_00
       return stackOf(dap, threadId);
     };
 
-    it('breakpoint on fetch → next ×2 → stepBack ×2 (the earlier lines, their locals then) → next back to the live stop → stepBack at the first line: the previous suspension → continue', async () => {
+    it('breakpoint on fetch → next ×2 → stepBack ×2 (the earlier lines, their locals then) → next back to the live stop → stepBack at the first line: the last line of its step before (an earlier tick) → next: the first line of the stop\'s step → continue', async () => {
       const line = lineOf(CRAWLER_TS, 'let response: ClientResponse | null = null;');
       const getLine = lineOf(CRAWLER_TS, 'response = yield* this.session.get(url, NO_REDIRECTS);');
       const { threadId } = await launchWithBreakpoint(dap, { crawl: 'demo', pages: 20, maxTasks: 2 }, CRAWLER_TS, line);
