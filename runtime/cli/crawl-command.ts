@@ -22,6 +22,7 @@ import { exceptionKind, formatReport, type FetchStatistic } from '../crawler/rep
 import { parseRoot } from '../crawler/roots';
 import { crawlWithCallbacks } from '../crawler/callback-fetcher';
 import { crawlWithGenerators } from '../crawler/generator-fetcher';
+import type { Crawler } from '../crawler/crawler';
 import { DEFAULT_DEMO_LATENCY, demoSiteOptions, describeDemoSite, startDemoSite, type DemoSite } from '../demo-site/index';
 import { formatPsTree } from '../inspect/dumps';
 import { TaskRecorder } from '../inspect/task-recorder';
@@ -33,6 +34,7 @@ import { unwritableRecordingPath, writeRecordingFile, type RecordingSize } from 
 import { packTableNotes } from '../record/await-details';
 import { programSources } from '../record/source-hashes';
 import { cancelOnSignal, recordedProgram, startMain, type RecordedProgram } from '../host/launch-programs';
+import { UrlFailures, urlFailureNow } from '../host/url-failures';
 import type { CrawlCommand } from './args';
 import { crawlJson, progressLine } from './crawl-output';
 
@@ -48,6 +50,8 @@ export interface CrawlLoopSetup {
   readonly replayedSignal?: NodeJS.Signals | null;
   /** Where the loop's warnings go (default: stderr); a replay holds them until it is verified. */
   readonly logger?: LoopLogger;
+  /** Told of each URL the crawler finishes, in its tick (a recording keeps the failed ones). */
+  readonly onStatistic?: (stat: FetchStatistic, crawler: Crawler, loop: EventLoop) => void;
 }
 
 export interface CrawlOutcome {
@@ -158,13 +162,18 @@ function rootFailure(s: FetchStatistic): string {
 async function recordCrawl(cmd: CrawlCommand, file: string, program: RecordedProgram): Promise<{ outcome: CrawlOutcome; writeError: string | null }> {
   // With what each suspension awaited, in the task table's words: the timeline of the recording opened in the extension says them.
   const recorder = new RunRecorder({ frames: cmd.inspect, awaitDetails: true });
-  const outcome = await crawlWithCoroutines(cmd, program, { clock: recorder.clock, attach: (loop) => recorder.attach(loop) });
+  // Where each URL failed, as the host's run keeps it: Reverse Continue with the URL-failed filter lands there in VS Code.
+  const failures = new UrlFailures();
+  const onStatistic = (stat: FetchStatistic, crawler: Crawler, loop: EventLoop): void => {
+    if (stat.exception !== null) failures.add(urlFailureNow({ ...stat, exception: stat.exception }, crawler, loop).mark);
+  };
+  const outcome = await crawlWithCoroutines(cmd, program, { clock: recorder.clock, attach: (loop) => recorder.attach(loop), onStatistic });
   const streams = recorder.finish();
   // The replay crawls the same roots (the demo site's URL of this run), without the site; `json`: how the CLI printed it.
   let size: RecordingSize;
   try {
     size = writeRecordingFile(file, {
-      meta: { program: { ...recordedProgram(outcome.interruptedBy === 'SIGINT' || outcome.interruptedBy === 'SIGTERM' ? { ...program, signal: outcome.interruptedBy } : program), json: cmd.json }, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString(), ...packTableNotes(recorder.tableNotes()!) },
+      meta: { program: { ...recordedProgram(outcome.interruptedBy === 'SIGINT' || outcome.interruptedBy === 'SIGTERM' ? { ...program, signal: outcome.interruptedBy } : program), json: cmd.json }, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString(), ...packTableNotes(recorder.tableNotes()!), ...(failures.all().length > 0 ? { urlFailures: failures.all() } : {}) },
       events: streams.events,
       gaps: streams.gaps,
       payload: streams.payload,
@@ -220,10 +229,12 @@ export async function crawlWithCoroutines(cmd: CrawlCommand, program: RecordedPr
   // The dump's timer is the program's (options.dumpTasksAfter, armed by startMain: a replay
   // arms it too); only a crawl asked to dump prints (a replay's command asks for none).
   const dump = cmd.dumpTasksAfterMs;
+  const onStatistic = setup?.onStatistic;
   const { task, crawler: started } = startMain(loop, program.target, program.options, program.siteUrl, {
     onDumpTime: () => {
       if (dump !== null && !dumped) dumpTasks(`after ${dump} ms`);
     },
+    ...(onStatistic !== undefined ? { onStatistic: (stat: FetchStatistic) => onStatistic(stat, crawler, loop) } : {}),
   });
   const crawler = started!;
   const stopProgress = startProgress(cmd, () => crawler.progress(), t0);

@@ -33,7 +33,7 @@ import { LoopController, type PauseInfo } from '../inspect/loop-control';
 import { LintCollector } from '../inspect/lints';
 import { TaskHistory } from '../inspect/history';
 import { ObserverFanout } from '../observer-fanout';
-import { ExceptionTracer, errorText, parseStack, tracebackFromError, wakingTasks } from '../inspect/traces';
+import { ExceptionTracer, parseStack, tracebackFromError, wakingTasks } from '../inspect/traces';
 import { buildAwaitGraph } from '../inspect/await-graph';
 import type { CoroutineHooksHub } from '../inspect/coroutine-hooks';
 import { sourcePositions } from '../inspect/source-positions';
@@ -57,7 +57,7 @@ import { RecordingError } from '../record/recording-errors';
 import type { AskedCancel } from '../record/asked-cancels';
 import type { ReadGrowth } from './recordings';
 import type { OpenedRecording } from './recordings';
-import { UrlFailures, urlFailedDescription } from './url-failures';
+import { UrlFailures, urlFailureNow } from './url-failures';
 import { findHostSample, SAMPLE_SITE } from './samples';
 import { outsideCanceller, startMain, startReplayed, type CrawlSignal } from './launch-programs';
 
@@ -473,23 +473,14 @@ export class Run {
     this.recent.push(page);
     if (this.recent.length >= RECENT_PAGES) this.emitProgress(true);
     const recorded = this.runRecorder !== null;
-    if ((!this.breakOnUrlFailed && !recorded) || stat.exception === null || this.crawler === null) return;
-    const errors = this.crawler.errors;
-    let error: unknown = stat.exception;
-    for (let i = errors.length - 1; i >= 0 && i >= errors.length - 4; i--) {
-      if (errors[i]!.url === stat.url) {
-        error = errors[i]!.error;
-        break;
-      }
-    }
-    const task = this.loop.currentTask();
-    const who = task === null ? 'a callback' : `Task #${task.id} ${JSON.stringify(task.name)}`;
-    const description = urlFailedDescription(who, stat.url, errorText(error));
-    if (recorded) this.urlFailures.add(task === null ? { tick: this.loop.tickCount(), url: stat.url, description } : { tick: this.loop.tickCount(), taskId: task.id, url: stat.url, description });
+    const exception = stat.exception;
+    if ((!this.breakOnUrlFailed && !recorded) || exception === null || this.crawler === null) return;
+    const { mark, error, task, who } = urlFailureNow({ ...stat, exception }, this.crawler, this.loop);
+    if (recorded) this.urlFailures.add(mark);
     if (!this.breakOnUrlFailed) return;
     const traceback = tracebackFromError(error, `Coroutine traceback of ${who}, fetching ${stat.url}`);
     if (this.exceptionEvents.allow()) this.services.emit('exception', { taskId: task?.id ?? 0, traceback });
-    const info: Omit<PauseInfo, 'tick'> = { reason: 'exception', description };
+    const info: Omit<PauseInfo, 'tick'> = { reason: 'exception', description: mark.description };
     if (task !== null) info.taskId = task.id;
     this.controller.stopAfterTick(info);
   }

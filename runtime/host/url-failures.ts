@@ -10,10 +10,45 @@
 // back from a file is checked field by field (anything else is left out, never an exception).
 
 import type { UrlFailureMark } from '../../protocol/host-protocol';
+import type { EventLoop } from '../loop';
+import type { Task } from '../task';
+import type { Crawler } from '../crawler/crawler';
+import type { FetchStatistic } from '../crawler/report';
+import { errorText } from '../inspect/traces';
 
 /** How the live stop and the past's landing word a failed URL. */
 export function urlFailedDescription(who: string, url: string, error: string): string {
   return `${who} failed to fetch ${url}: ${error}`;
+}
+
+/** A URL failure as the crawler has just recorded it: its mark, the error it caught, and the task that fetched it (null: a callback). */
+export interface UrlFailureNow {
+  readonly mark: UrlFailureMark;
+  readonly error: unknown;
+  readonly task: Task<unknown> | null;
+  /** The task (or "a callback") in the live stop's words. */
+  readonly who: string;
+}
+
+/**
+ * The failure `stat` (an exception recorded by the crawler's onStatistic) reports, in the tick
+ * and task running now: the error is the one the crawler caught for that URL (among its last
+ * few), else the statistic's text. The host's run and the CLI's `crawl --record` mark alike.
+ */
+export function urlFailureNow(stat: FetchStatistic & { exception: string }, crawler: Crawler, loop: EventLoop): UrlFailureNow {
+  const errors = crawler.errors;
+  let error: unknown = stat.exception;
+  for (let i = errors.length - 1; i >= 0 && i >= errors.length - 4; i--) {
+    if (errors[i]!.url === stat.url) {
+      error = errors[i]!.error;
+      break;
+    }
+  }
+  const task = loop.currentTask();
+  const who = task === null ? 'a callback' : `Task #${task.id} ${JSON.stringify(task.name)}`;
+  const description = urlFailedDescription(who, stat.url, errorText(error));
+  const tick = loop.tickCount();
+  return { mark: task === null ? { tick, url: stat.url, description } : { tick, taskId: task.id, url: stat.url, description }, error, task, who };
 }
 
 export class UrlFailures {

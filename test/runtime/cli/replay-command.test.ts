@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeRecording, encodeRecording, readRecordingFile } from '../../../runtime/record/recording-file';
 import { unpackAwaitDetails } from '../../../runtime/record/await-details';
+import { savedUrlFailures } from '../../../runtime/host/url-failures';
 import { PROTOCOL_VERSION } from '../../../protocol/host-protocol';
 import { forkHost } from '../host/host-client';
 import { cutCopies, flipCopies, oddCopies, sectionCopies, spread, type CorruptCopy } from '../record/corrupt-recordings';
@@ -50,6 +51,19 @@ test('replay --json prints the replayed crawl as crawl --json prints it, whichev
   assert.ok(urls.length > 10);
   assert.equal(j.fetched, urls.length);
   assert.deepEqual(j.results.map((r) => r.url).sort(), [...urls].sort());
+});
+
+test('the recording keeps where each URL failed (tick, task, the live stop\'s words), as a host run does: VS Code\'s Reverse Continue with the URL-failed filter lands there', () => {
+  const rec = readRecordingFile(file);
+  const marks = savedUrlFailures(rec.meta.urlFailures);
+  const json = JSON.parse(coroscope(['replay', file, '--json']).stdout) as { results: Array<{ url: string; error?: string }> };
+  const failed = json.results.filter((r) => r.error !== undefined);
+  assert.ok(failed.length > 0, 'the demo site has a page that fails');
+  assert.deepEqual(marks.map((m) => m.url).sort(), failed.map((r) => r.url).sort());
+  for (const m of marks) {
+    assert.ok(m.tick >= 1 && m.tick <= rec.meta.ticks, `tick ${m.tick} of ${rec.meta.ticks}`);
+    assert.match(m.description, new RegExp(`^Task #${m.taskId} "worker-\\d+" failed to fetch ${m.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: \\w+Error: `));
+  }
 });
 
 test('replay --dump-tasks-at-tick N [--json]: the tasks, their stacks and locals at that tick', () => {
