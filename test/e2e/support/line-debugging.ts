@@ -67,6 +67,31 @@ export async function currentLine(editor: Locator): Promise<number | null> {
 }
 
 /**
+ * Where the editor of `fileName` shows the debugger's current position: "line:x", the line of
+ * its top-frame highlight and the left edge (px) of the column marker VS Code puts at the
+ * frame's column, so two statements of one line are told apart. Null while none shows. Read
+ * from the editor, not the Call Stack: the Call Stack is a virtualized list, and the stopped
+ * thread's frames may be scrolled out of it (an eleventh worker's), or another thread's shown
+ * first.
+ */
+export async function editorPosition(page: Page, fileName: string): Promise<string | null> {
+  const editor = editorOf(page, fileName);
+  const line = await currentLine(editor);
+  if (line === null) return null;
+  const marks = await editor.locator('.debug-top-stack-frame-column').evaluateAll((els) =>
+    els.map((e): [number, number] => {
+      const r = e.getBoundingClientRect();
+      return [Math.round(r.left), (r.top + r.bottom) / 2];
+    }),
+  );
+  // Both drawn, on the same line: between two stops the editor is redrawn piecemeal (the old
+  // line's highlight without its marker, for one), and a half-drawn position is no stop.
+  const mark = marks[0];
+  if (mark === undefined || (await lineAt(editor, mark[1])) !== line) return null;
+  return `${line}:${mark[0]}`;
+}
+
+/**
  * The top frame of the stopped thread as the Call Stack view shows it (the first frame row:
  * VS Code expands the stopped thread only): its text, with the file and the line:column the
  * adapter gave, so one stop is told from the next on the same line. Null while none shows.
