@@ -45,6 +45,12 @@ export interface AppContext {
   shownTick(): number;
   /** True when the views show a past tick. */
   viewingPast(): boolean;
+  /**
+   * The run's last tick as the views count it: the timeline's, or the tick shown when it is
+   * later (a past line of a live line stop is in the stop's own tick, not complete yet), so a
+   * view never says "tick N of N-1".
+   */
+  lastTick(): number;
 }
 
 export function errorText(e: unknown): string {

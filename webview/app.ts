@@ -192,6 +192,10 @@ export class App implements AppContext {
     return this.data.status.viewedTick ?? this.timeline.lastTick;
   }
 
+  lastTick(): number {
+    return Math.max(this.timeline.lastTick, this.shownTick());
+  }
+
   viewingPast(): boolean {
     const wanted = this.seeks.wanted;
     return wanted !== undefined ? wanted !== null : this.data.status.viewedTick !== undefined;
@@ -415,7 +419,7 @@ export class App implements AppContext {
     const live = counts.scheduled + counts.running + counts.suspended;
     const p = this.data.lastProgress;
     const facts: string[] = [];
-    if (s.runId !== null) facts.push(this.viewingPast() ? `viewing tick ${this.shownTick()} of ${this.timeline.lastTick} (past)` : `tick ${s.tick}`, `${live} live task${live === 1 ? '' : 's'}`);
+    if (s.runId !== null) facts.push(this.viewingPast() ? `viewing tick ${this.shownTick()} of ${this.lastTick()} (past)` : `tick ${s.tick}`, `${live} live task${live === 1 ? '' : 's'}`);
     if (p !== null) facts.push(`${p.done} pages`);
     const key = `${s.phase}|${s.title}|${s.detail}|${facts.join('|')}`;
     if (key !== this.headerKey) {

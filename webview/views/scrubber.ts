@@ -98,7 +98,7 @@ export class Scrubber {
 
   render(): void {
     const tl = this.app.timeline;
-    const last = tl.lastTick;
+    const last = this.app.lastTick();
     this.element.hidden = !tl.hasTicks;
     if (this.element.hidden) return;
     const tick = this.app.shownTick();
