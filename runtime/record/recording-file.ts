@@ -33,7 +33,7 @@
 // checked field by field before anything trusts it; a file of another version is refused
 // naming both.
 
-import { accessSync, constants as fsConstants, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants as fsConstants, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, constants as zlib, crc32, gunzipSync, gzipSync } from 'node:zlib';
 import { RecordingError, RecordingFormatError } from './recording-errors';
@@ -215,15 +215,17 @@ export function readRecordingLog(rec: Recording, name: string): RunLog {
  * so a path that cannot hold the file is refused before the crawl, not after it.
  */
 export function unwritableRecordingPath(path: string): string | null {
-  const folder = dirname(path);
+  const target = destinationOf(path);
+  if (target.special) return null; // a device or a pipe named on purpose (/dev/stdout): written into as it is
+  const folder = dirname(target.file);
   try {
     if (!statSync(folder).isDirectory()) return `${folder} is not a folder`;
   } catch {
     return `the folder ${folder} does not exist`;
   }
   try {
-    if (statSync(path).isDirectory()) return `${path} is a folder, not a file`;
-    accessSync(path, fsConstants.W_OK);
+    if (statSync(target.file).isDirectory()) return `${path} is a folder, not a file`;
+    accessSync(target.file, fsConstants.W_OK);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return `${path} cannot be written (permission denied)`;
   }
@@ -236,21 +238,48 @@ export function unwritableRecordingPath(path: string): string | null {
 }
 
 /**
+ * Where the bytes for `path` go. A symbolic link is followed, so the file it names is replaced
+ * and the link kept (renaming over the link would cut it off from its file). Something that is
+ * not a regular file (a device like /dev/stdout or /dev/null, a named pipe) is `special`: it is
+ * written into, since renaming a file over it would replace the device itself.
+ */
+function destinationOf(path: string): { readonly file: string; readonly special: boolean } {
+  let file = path;
+  try {
+    file = realpathSync(path);
+  } catch {
+    // Not there yet (or a link to nothing): the file is made at the path as named.
+  }
+  try {
+    const stat = statSync(file);
+    return { file, special: !stat.isFile() && !stat.isDirectory() };
+  } catch {
+    return { file, special: false };
+  }
+}
+
+/**
  * Writes the recording to `path`: whole or not at all. The bytes go to a file beside it,
  * renamed over `path` once complete, so a failed write (a full disk) or a crash mid-write
- * never leaves a truncated recording, nor destroys the one `path` held. A failure is a
- * RecordingError that says why in a user's words.
+ * never leaves a truncated recording, nor destroys the one `path` held. A symbolic link's
+ * file is the one replaced; a device or a named pipe is written into (nothing to rename over).
+ * A failure is a RecordingError that says why in a user's words.
  */
 export function writeRecordingFile(path: string, rec: Recording, fast = false): RecordingSize {
   const bytes = encodeRecording(rec, fast);
   const unwritable = unwritableRecordingPath(path);
   if (unwritable !== null) throw new RecordingError(`cannot write the recording: ${unwritable}`);
-  const partial = `${path}.${process.pid}.partial`;
+  const target = destinationOf(path);
+  const partial = `${target.file}.${process.pid}.partial`;
   try {
-    writeFileSync(partial, bytes);
-    renameSync(partial, path);
+    if (target.special) {
+      writeFileSync(target.file, bytes);
+    } else {
+      writeFileSync(partial, bytes);
+      renameSync(partial, target.file);
+    }
   } catch (e) {
-    rmSync(partial, { force: true });
+    if (!target.special) rmSync(partial, { force: true });
     const code = (e as NodeJS.ErrnoException).code;
     throw new RecordingError(`cannot write the recording to ${path}: ${code === 'ENOSPC' ? 'the disk is full' : code === 'EDQUOT' ? 'the disk quota is used up' : (e as Error).message}`);
   }

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { brotliDecompressSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -164,6 +165,39 @@ test('files are written whole or not at all: no partial file is left beside, and
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a symbolic link keeps naming the recording written through it; a named pipe is written into, never replaced by a file', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'coroscope-rec-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const rec = sampleRecording();
+  // A link to a file in another folder: the file is replaced, the link stays a link to it.
+  const store = join(dir, 'store');
+  execFileSync('mkdir', [store]);
+  writeFileSync(join(store, 'run.corotrace'), 'old');
+  const link = join(dir, 'latest.corotrace');
+  symlinkSync(join(store, 'run.corotrace'), link);
+  writeRecordingFile(link, rec);
+  assert.ok(lstatSync(link).isSymbolicLink(), 'the link is still a link');
+  assert.equal(readlinkSync(link), join(store, 'run.corotrace'));
+  assert.deepEqual(readRecordingFile(join(store, 'run.corotrace')).meta, rec.meta);
+  assert.deepEqual(readdirSync(dir).sort(), ['latest.corotrace', 'store']);
+  assert.deepEqual(readdirSync(store), ['run.corotrace']);
+  // A named pipe (as /dev/stdout or a device would be): its reader gets the file's bytes, and
+  // it is still a pipe after (renamed over, a device node itself would be gone).
+  const pipe = join(dir, 'pipe.corotrace');
+  execFileSync('mkfifo', [pipe]);
+  const reader = spawn('cat', [pipe], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const chunks: Buffer[] = [];
+  reader.stdout.on('data', (c: Buffer) => chunks.push(c));
+  const ended = new Promise<void>((resolve) => reader.on('close', () => resolve()));
+  const stuck = setTimeout(() => reader.kill(), 10_000); // without the fix cat waits on a pipe nobody opens
+  writeRecordingFile(pipe, rec);
+  await ended;
+  clearTimeout(stuck);
+  assert.ok(lstatSync(pipe).isFIFO(), 'the pipe is still a pipe');
+  assert.deepEqual(Buffer.concat(chunks), encodeRecording(rec));
+  assert.equal(unwritableRecordingPath(pipe), null);
 });
 
 describe('a real recording (the CLI\'s) corrupted every way: a RecordingError naming the file, never another exception, never a hang', () => {
