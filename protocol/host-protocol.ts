@@ -517,6 +517,8 @@ export interface ScanTicksResult {
   stopped: boolean;
   /** Hits of the suspension breakpoints (atSuspension), in tick order: each stops the live run after its tick (the first of a tick is the stop). */
   tickHits: ScanHit[];
+  /** With `until`: the live line stop was reached (the hits stop before it). */
+  untilReached?: boolean;
 }
 
 /** What a line replay host's worker asks its main thread to scan (runtime/host/hit-scan.ts). */
@@ -534,6 +536,12 @@ export interface ScanTicksParams {
   locations: number[][];
   /** Pause at this location when task `taskId` runs it in tick `tick` (the worker checks whether it is the search's start). */
   marker?: { location: number; tick: number; taskId: number };
+  /**
+   * A forward search's end within its last tick: the live line stop, where the live program is
+   * held (a search from a past line of it). Pause at this location when task `taskId` runs it in
+   * tick `tick` (the worker checks whether it is that stop); once reached, no hit is recorded.
+   */
+  until?: { location: number; tick: number; taskId: number };
   /** Pause at a hit: the `ordinal`th of tick `tick`, or the first one in a tick after `afterTick` and after the marker (if any); or at the marker itself. */
   stop?: { kind: 'nth'; tick: number; ordinal: number } | { kind: 'first'; afterTick: number } | { kind: 'marker' };
   /** Hits counted before the stretch, per breakpoint. */
@@ -693,7 +701,7 @@ export interface HostMethods {
    */
   pastBreakpointHit: { params: { direction: 'back' | 'forward'; tick: number; floor?: number; ceiling?: number }; result: BreakpointHitLanding };
   /** A line replay host's own (asked by the live host's worker): pastBreakpointHit in its opened recording, from `bound` (or, `shown`, the past line it is stopped on, shown again when nothing is found), with `breakpoints` armed. */
-  pastHit: { params: { direction: 'back' | 'forward'; bound: HitBound; floor: number; ceiling: number; breakpoints: ArmedBreakpoint[]; shown?: boolean }; result: BreakpointHitLanding };
+  pastHit: { params: { direction: 'back' | 'forward'; bound: HitBound; floor: number; ceiling: number; breakpoints: ArmedBreakpoint[]; shown?: boolean; until?: HitBound }; result: BreakpointHitLanding };
   /** The live host's main thread (asked by its worker, for a line replay host): writes the run's recording so far to `path` (recordings.ts: writeReplayCopy); `writeMs`: the main thread's time writing it; `mark`: where the copy ends (between ticks; absent for a mid-tick copy), from which its growths go. */
   writeReplayCopy: { params: { path: string }; result: { runId: number; ticks: number; midTick: boolean; writeMs?: number; mark?: RecordingMark } };
   /** The live host's main thread (asked by its worker, for the line replay host following the run): writes what the run's recording gained since `from` (a mark of an earlier copy or growth) to `path` (recordings.ts: writeRecordingGrowth, runtime/record/recording-growth.ts); `to`: where it ends now; `writeMs`: the main thread's time on it. Refused (badState) when `from` is not a mark of this run's recording. */

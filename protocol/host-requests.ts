@@ -160,13 +160,13 @@ function parseArmedBreakpoints(p: Params): ArmedBreakpoint[] {
   });
 }
 
-function parseHitBound(p: Params): HitBound {
-  const b = requireObject('pastHit', p, 'bound');
-  const where = nested('pastHit', 'bound');
+function parseHitBound(p: Params, key: 'bound' | 'until' = 'bound'): HitBound {
+  const b = requireObject('pastHit', p, key);
+  const where = nested('pastHit', key);
   const bound: HitBound = { tick: requireNumber(where, b, 'tick', 'integer') };
   const taskId = optionalNumber(where, b, 'taskId', 'id');
   if (taskId !== undefined) bound.taskId = taskId;
-  if (b.print !== undefined) bound.print = parseLineStopPrint(requireObject(where, b, 'print'), 'pastHit', 'bound.print');
+  if (b.print !== undefined) bound.print = parseLineStopPrint(requireObject(where, b, 'print'), 'pastHit', `${key}.print`);
   return bound;
 }
 
@@ -197,6 +197,11 @@ function parseScanTicks(raw: unknown): ScanTicksParams {
     const m = requireObject('scanTicks', p, 'marker');
     const where = nested('scanTicks', 'marker');
     out.marker = { location: requireNumber(where, m, 'location', 'id'), tick: requireNumber(where, m, 'tick', 'id'), taskId: requireNumber(where, m, 'taskId', 'id') };
+  }
+  if (p.until !== undefined) {
+    const u = requireObject('scanTicks', p, 'until');
+    const where = nested('scanTicks', 'until');
+    out.until = { location: requireNumber(where, u, 'location', 'id'), tick: requireNumber(where, u, 'tick', 'id'), taskId: requireNumber(where, u, 'taskId', 'id') };
   }
   if (p.stop !== undefined) {
     const st = requireObject('scanTicks', p, 'stop');
@@ -387,6 +392,7 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     const out: HostParams<'pastHit'> = { direction: parseDirection('pastHit', p), bound: parseHitBound(p), floor: requireNumber('pastHit', p, 'floor', 'id'), ceiling: requireNumber('pastHit', p, 'ceiling', 'id'), breakpoints: parseArmedBreakpoints(p) };
     const shown = optionalBoolean('pastHit', p, 'shown');
     if (shown !== undefined) out.shown = shown;
+    if (p.until !== undefined) out.until = parseHitBound(p, 'until');
     return out;
   },
   scanTicks: parseScanTicks,

@@ -45,8 +45,10 @@
 // task's first line of this step into its step before, as from a hit: the line of the stop's
 // functions where it suspended (the `yield*`), in an earlier tick, every view there; only when
 // no earlier step ran one, its previous suspension; from a past line next / step in / step out
-// go forward line by line, back to the live stop; continue goes on from the live stop; seeks
-// (the panel's scrubber, reverseContinue) are served alike.
+// go forward line by line, back to the live stop; continue from a past line goes forward
+// through the past to the first stop, exception or breakpoint hit before the live stop (the
+// host's search ends there), else back to the live stop, still held (a second continue runs
+// the program on); seeks (the panel's scrubber, reverseContinue) are served alike.
 //
 // The end of a recorded run (phase atEnd): when it finishes (its program ended, not a view's
 // Stop), a launch (`stopAtEnd`, on by default when `record` is) or an attach stays, stopped
@@ -390,6 +392,14 @@ export class CoroscopeSession extends LoggingDebugSession {
   private hitMove = false;
   /** A past line is shown (the host's `paused` said pastLine): the task table is of that moment. */
   private onPastLine = false;
+  /**
+   * While past lines of a live line stop are shown (Step Back at a line, and the lines and
+   * ticks reached from there): that live stop, where the live program is held. Continue from
+   * the past comes back to it when nothing stops before it; it is the present a seek leaves.
+   */
+  private liveLineStop: StopInfo | null = null;
+  /** A Continue from a past line found nothing before the live line stop: the live stop's `paused` that comes next is shown as it was (its own reason). */
+  private continuedToLive: StopInfo | null = null;
   /** In phase atEnd: how the run ended (null: it had ended before this session attached). */
   private finishedRun: HostEvents['finished'] | null = null;
 
@@ -773,6 +783,13 @@ export class CoroscopeSession extends LoggingDebugSession {
       return;
     }
     this.invalidate();
+    if (b.pastLine !== true) {
+      // A live stop (the one held, shown again, or a new one): no past line of it is shown.
+      const back = this.continuedToLive;
+      this.continuedToLive = null;
+      this.liveLineStop = null;
+      if (back !== null && b.line !== undefined && back.line !== undefined && back.tick === b.tick) stop.reason = back.reason;
+    }
     // Onto a past line or back from one: the tasks are another moment's (a whole table of it, not a delta).
     if ((b.pastLine === true) !== this.onPastLine) {
       this.onPastLine = b.pastLine === true;
@@ -794,7 +811,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     // stop's description beside the thread's name, so it goes to the console instead.
     if (b.reason === 'breakpoint' || b.reason === 'exception' || b.reason === 'cancelled') this.output(`Coroscope: ${b.description}`);
     this.flushThreadEvents();
-    this.sendEvent(stoppedEvent(b.reason, threadId, text));
+    this.sendEvent(stoppedEvent(stop.reason, threadId, text));
     this.tasksChanged();
   }
 
@@ -830,7 +847,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     if (this.hitTravel && b.tick !== null) {
       // The views follow this session's search to the hit's tick; its answer shows the hit (showHit).
       this.hitTravel = false;
-      if (this.viewedTick === null) this.presentStop = this.currentStop;
+      if (this.viewedTick === null) this.presentStop = this.liveLineStop ?? this.currentStop;
       this.viewedTick = b.tick;
       return;
     }
@@ -848,6 +865,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     }
     if (b.tick === null) {
       if (this.viewedTick === null) return;
+      this.liveLineStop = null;
       this.viewedTick = null;
       this.invalidate();
       this.tasks.clear();
@@ -1310,6 +1328,8 @@ export class CoroscopeSession extends LoggingDebugSession {
     }
     const previous = this.currentStop;
     this.requestedThread = threadId === CALLBACK_THREAD_ID ? LOOP_THREAD_ID : threadId;
+    // The live program goes on (or a line step moves through the past lines: the live stop stays held).
+    if (resumes && !this.onPastLine) this.liveLineStop = null;
     if (resumes) this.resumed();
     this.sendResponse(response);
     action(host).catch((e: unknown) => {
@@ -1330,7 +1350,7 @@ export class CoroscopeSession extends LoggingDebugSession {
       this.endSession(this.finishedRun?.ok ?? true);
       return;
     }
-    if (this.viewedTick !== null) {
+    if (this.viewedTick !== null || (this.onPastLine && this.liveLineStop !== null)) {
       this.continueInPast(response);
       return;
     }
@@ -1347,22 +1367,48 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.serve(response, async () => {
       const now = await this.momentShown();
       const candidates = await this.stopCandidates();
-      const next = this.towardPresent(nextOf(candidates.keys(), this.forwardFrom(now)));
-      const present = this.presentStop?.tick ?? this.recordedTicks;
-      // Hits up to the next stop's tick come before it; a live line stop's own tick is not the past's.
-      const ceiling = next ?? (this.presentStop?.line !== undefined ? present - 1 : present);
-      const landing = await this.searchHit('forward', now, { ceiling: Math.max(0, ceiling) });
-      if (landing.landed === 'line') {
+      const from = this.forwardFrom(now);
+      const next = this.towardPresent(nextOf(candidates.keys(), from));
+      const presentStop = this.presentStop ?? this.liveLineStop;
+      const present = presentStop?.tick ?? this.recordedTicks;
+      // Hits up to the next stop's tick come before it; in a live line stop's own tick, the host's search ends at that stop.
+      const ceiling = next ?? present;
+      const landing = ceiling > from ? await this.searchHit('forward', now, { ceiling: Math.max(0, ceiling) }) : null;
+      if (landing?.landed === 'line') {
         this.sendResponse(response);
         this.showHit(landing, threadId);
         return;
       }
       // A loop breakpoint's hit at the present's own tick is the present's stop.
-      if (landing.landed === 'tick' && this.towardPresent(landing.tick) !== null) {
+      if (landing?.landed === 'tick' && this.towardPresent(landing.tick) !== null) {
         this.landOnSuspensionHit(response, landing);
         return;
       }
+      if (next === null && this.viewedTick === null && this.liveLineStop !== null) {
+        // From a past line of the live line stop, nothing stops before it: that stop again, as it was (the live program is held there; a second Continue runs it on).
+        this.backToLiveLine(response);
+        return;
+      }
       this.landOn(response, threadId, candidates, next);
+    });
+  }
+
+  /** Leaves the past lines of the live line stop for that stop (the host's seekTick to the present: its `paused` shows it, in its own reason). */
+  private backToLiveLine(response: DebugProtocol.Response): void {
+    const live = this.liveLineStop!;
+    const host = this.requireHost();
+    this.output(`Coroscope: nothing stops between the past line shown and the live stop at tick ${live.tick}: back to the live stop (Continue again runs the program on)`);
+    this.continuedToLive = live;
+    this.requestedThread = live.threadId;
+    this.resumed();
+    this.sendResponse(response);
+    host.endpoint.request('seekTick', { tick: null }).catch((e: unknown) => {
+      this.continuedToLive = null;
+      this.output(`Coroscope: ${response.command} failed: ${message(e)}`, 'stderr');
+      if (host.isAlive() && this.showsRun() && this.currentStop === null) {
+        this.currentStop = live;
+        this.sendEvent(stoppedEventOf(live));
+      }
     });
   }
 
@@ -1377,9 +1423,9 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.travelTo(response, stop?.threadId ?? threadId, 'goto', async () => tick, stop?.said);
   }
 
-  /** The tick forward steps count from: at a hit shown (mid-tick), the tick before its own (its tick's end is still ahead). */
+  /** The tick forward steps count from: at a hit or a past line shown (mid-tick), the tick before its own (its tick's end is still ahead). */
   private forwardFrom(now: number): number {
-    return this.pastHit !== null ? now - 1 : now;
+    return this.pastHit !== null || (this.viewedTick === null && this.onPastLine) ? now - 1 : now;
   }
 
   // --- time travel ------------------------------------------------------------------------------
@@ -1399,7 +1445,7 @@ export class CoroscopeSession extends LoggingDebugSession {
       const now = this.viewedTick ?? (stop?.reason === 'end' ? stop.tick : this.tasks.tick);
       const tick = await target(now);
       if (tick === null && this.viewedTick === null) throw new Error(`${response.command}: already at the present`);
-      if (this.viewedTick === null) this.presentStop = stop;
+      if (this.viewedTick === null) this.presentStop = this.liveLineStop ?? stop;
       this.travel = said === undefined ? { reason, threadId } : { reason, threadId, said };
       this.resumed();
       this.sendResponse(response);
@@ -1421,7 +1467,7 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   /** A tick forward from the past, or the present (null) when the recording has nothing before the present's own stop. */
   private towardPresent(tick: number | null): number | null {
-    const present = this.presentStop?.tick ?? null;
+    const present = (this.presentStop ?? this.liveLineStop)?.tick ?? null;
     if (tick === null || tick > this.recordedTicks || (present !== null && tick >= present)) return null;
     return tick;
   }
@@ -1496,6 +1542,8 @@ export class CoroscopeSession extends LoggingDebugSession {
         if (!/is not in the recording/.test(message(e))) throw e;
         lane = null;
       }
+      // From the live stop itself: it is kept while its past lines are shown (Continue comes back to it).
+      if (!this.onPastLine) this.liveLineStop = stop;
       this.requestedThread = threadId;
       this.resumed();
       this.sendResponse(response);
@@ -1505,7 +1553,7 @@ export class CoroscopeSession extends LoggingDebugSession {
         const tick = lane === null ? null : previousSuspension(lane, stop.tick);
         if (tick === null) throw new Error(lane === null ? `task #${taskId} has no earlier suspension in the recording` : `${lane.name} (#${taskId}) has no earlier suspension in the recording (created at tick ${lane.createdTick})`);
         if (landing.why !== undefined) this.output(`Coroscope: before ${this.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick} (${landing.why})`);
-        this.presentStop = stop;
+        this.presentStop = this.liveLineStop ?? stop;
         this.travel = { reason: 'step', threadId };
         await host.endpoint.request('seekTick', { tick, replayed: true });
       } catch (e) {
@@ -1588,7 +1636,7 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   /** Shows a hit found in the past as a line stop (its frames and locals are the replay host's), the views at its tick. */
   private showHit(landing: Extract<BreakpointHitLanding, { landed: 'line' }>, threadId: number): void {
-    if (this.viewedTick === null && this.pastHit === null) this.presentStop = this.currentStop;
+    if (this.viewedTick === null && this.pastHit === null) this.presentStop = this.liveLineStop ?? this.currentStop;
     this.viewedTick = landing.tick;
     this.pastHit = { tick: landing.tick };
     this.invalidate();

@@ -7,6 +7,9 @@
 // worker must look (a real V8 stop): at the `marker` (the moment the search starts from, a
 // line stop: the worker compares its frames and locals, then says scanMarked), and at the hit
 // asked for (`stop`: the nth hit of a tick, the first hit after the marker, or the marker).
+// A forward search from a past line of a live line stop ends at that stop (`until`, in its
+// tick: the worker compares its frames and locals, then says scanUntil): from there on the
+// tick is the live run's present, not its past, and no hit is recorded.
 //
 // A breakpoint on a line with `yield` (`atSuspension`) is the loop's own, not a V8 one: the
 // scan runs the live loop's check on its loop (SuspensionBreakpoints, `observer`: a task
@@ -43,6 +46,8 @@ export class HitScan {
   marked: number | null = null;
   /** Whether the thread was stopped at the hit asked for. */
   stopped = false;
+  /** The live line stop the search ends at (`until`) was reached: nothing after it is the past's. */
+  untilReached = false;
   private readonly counts: number[];
   private readonly hitConditions: Array<((count: number) => boolean) | null>;
   /** Per breakpoint with a hit condition: the tick it was set in (its hits up to it do not count). */
@@ -52,7 +57,7 @@ export class HitScan {
   /** Told the tick of the hit asked for when the scan stops there (a forward search's first hit: its moment becomes the viewed one). */
   onStop: ((tick: number) => void) | null = null;
   /** Why the thread is paused now (the worker asks: scanPause). */
-  pausedFor: 'marker' | 'stop' | null = null;
+  pausedFor: 'marker' | 'until' | 'stop' | null = null;
   /** The tick of the last hit recorded, and how many hits that tick has had. */
   private lastTick = -1;
   private inTick = 0;
@@ -83,6 +88,9 @@ export class HitScan {
     const loop = this.loop;
     if (loop === null) return false;
     const tick = loop.tickCount();
+    // The loop stops after its tick: in the live stop's tick that is after the live stop.
+    const until = this.params.until;
+    if (until !== undefined && tick >= until.tick) return false;
     const count = this.counted(bp, tick);
     if (count === null) return false;
     this.tickHits.push({ bp, tick, taskId, count, description });
@@ -106,13 +114,35 @@ export class HitScan {
     const taskId = loop.currentTask()?.id ?? null;
     const bps = this.params.locations[location] ?? [];
     const held = bps.filter((_, i) => met[i] === true).map((bp) => ({ bp }));
+    if (this.untilReached) return false;
     const m = this.params.marker;
     if (m !== undefined && this.marked === null && m.location === location && m.tick === tick && m.taskId === taskId) {
       this.pending = held;
       this.pausedFor = 'marker';
       return true;
     }
+    const u = this.params.until;
+    if (u !== undefined && u.location === location && u.tick === tick && u.taskId === taskId) {
+      this.pending = held;
+      this.pausedFor = 'until';
+      return true;
+    }
     return this.record(held, tick, taskId);
+  }
+
+  /** The worker's verdict on an `until` pause: `matched`, the live line stop (nothing after it is recorded). True: stop here (the hit asked for). */
+  untilSeen(matched: boolean): boolean {
+    const held = this.pending ?? [];
+    this.pending = null;
+    this.pausedFor = null;
+    const loop = this.loop;
+    if (matched) {
+      // Its own hits are the live stop's, the present's.
+      this.untilReached = true;
+      return false;
+    }
+    if (loop === null) return false;
+    return this.record(held, loop.tickCount(), loop.currentTask()?.id ?? null);
   }
 
   /** The worker's verdict on the marker pause: `matched`, the moment the search starts from. True: stop here (the hit asked for). */
@@ -165,6 +195,8 @@ export class HitScan {
 
   /** What scanTicks answers. */
   result(): ScanTicksResult {
-    return { hits: this.hits, marked: this.marked, stopped: this.stopped, tickHits: this.tickHits };
+    const result: ScanTicksResult = { hits: this.hits, marked: this.marked, stopped: this.stopped, tickHits: this.tickHits };
+    if (this.params.until !== undefined) result.untilReached = this.untilReached;
+    return result;
   }
 }

@@ -9,7 +9,7 @@
 //   loop's tick (in a line replay host, of the traced replay's loop while it runs a tick);
 //   live(): whether a line breakpoint may stop now; traced(id): the line replay's walk;
 //   writeMidTick(path): the run's recording through the running tick, for a line replay host;
-//   scanHit, scanPause, scanMarked: a breakpoint search's scan of the replayed past (hit-scan.ts);
+//   scanHit, scanPause, scanMarked, scanUntil: a breakpoint search's scan of the replayed past (hit-scan.ts);
 //   suspension(id): a sentence on what that task now waits on and which task
 //   step the loop runs next ("worker-3 suspended on queue.get; the loop runs worker-5").
 //
@@ -128,6 +128,8 @@ export class LineDebugBridge implements Transport {
       // Why the scan paused here ('marker', 'stop'), and the worker's verdict on a marker pause (true: stop here).
       scanPause: (): string | null => currentRun()?.hitScan?.pausedFor ?? null,
       scanMarked: (matched: boolean): boolean => currentRun()?.hitScan?.markerSeen(matched) ?? false,
+      // ... and on a pause where a forward search ends (true: the live line stop, nothing after it counts).
+      scanUntil: (reached: boolean): boolean => currentRun()?.hitScan?.untilSeen(reached) ?? false,
       // The line replay (line-replay-host.ts): the run's recording through the start of the tick stopped in, for the replay host.
       writeMidTick: (path: string): { runId: number; ticks: number; midTick: boolean } | { refused: string } => {
         const run = currentRun();

@@ -45,7 +45,7 @@ import { Session } from 'node:inspector';
 import { Socket } from 'node:net';
 import { parentPort } from 'node:worker_threads';
 import { resolve as resolvePath } from 'node:path';
-import type { Breakpoint, BreakpointStatus, HostEvents } from '../../protocol/host-protocol';
+import type { Breakpoint, BreakpointStatus, HostEvents, HostMethods } from '../../protocol/host-protocol';
 import { parseHostRequest } from '../../protocol/host-requests';
 import { ProtocolError, parseWireMessage, type RequestMessage, type ResponseMessage } from '../../protocol/rpc';
 import { StreamTransport } from '../../protocol/stream-transport';
@@ -606,9 +606,13 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         } else {
           r = hitReplay?.pastLine === true ? hitReplay : await hitReplayOf(p.tick);
         }
-        // A live line stop's tick is open: forward, its hits after the live stop are not the past's.
-        const ceiling = Math.min(p.ceiling ?? r.ticks, r.hasLiveStop() ? r.stop.tick - 1 : r.ticks);
-        const landing = await r.findHit({ direction: p.direction, bound, floor: p.floor ?? 0, ceiling, breakpoints: armed });
+        // A live line stop's tick is open: forward, the search ends at the live stop in it (its hits after the live stop are the present's, not the past's).
+        const live = r.hasLiveStop() ? r.stop : null;
+        const end = live !== null ? live.tick : r.ticks;
+        const ceiling = Math.min(p.ceiling ?? end, end);
+        const params: HostMethods['pastHit']['params'] = { direction: p.direction, bound, floor: p.floor ?? 0, ceiling, breakpoints: armed };
+        if (live !== null && p.direction === 'forward' && ceiling === live.tick) params.until = { tick: live.tick, taskId: live.taskId, print: live.print };
+        const landing = await r.findHit(params);
         // The views follow to the hit's tick (the live host's own seek; while a line stop holds its main thread, the replay host's moment).
         if (landing.landed === 'line' && d.isStopped()) tellViewed(r, landing.tick);
         else if (landing.landed === 'line') await askMain('seekTick', { tick: landing.tick });
@@ -627,7 +631,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         walk = null;
         stopWalk = null;
         hits ??= new PastHitSearch(d, async (params) => (await askMain('scanTicks', params)) as ScanTicksResult);
-        return respond(m.id, await hits.find(p.direction, bound, p.floor, p.ceiling, p.breakpoints, shown));
+        return respond(m.id, await hits.find(p.direction, bound, p.floor, p.ceiling, p.breakpoints, shown, p.until ?? null));
       }
       case 'pastHitLine': {
         // As a line replay host: a move through the lines of the task of the hit shown (a walk anchored there), or of a line reached from it.

@@ -59,6 +59,8 @@ interface Planted {
   readonly ids: Set<string>;
   readonly locations: number[][];
   readonly markerLocation: number | null;
+  /** Where the live line stop a forward search ends at is (null: none). */
+  readonly untilLocation: number | null;
 }
 
 export class PastHitSearch {
@@ -68,6 +70,8 @@ export class PastHitSearch {
   private waiting: ((outcome: 'stopped' | ScanResult | Error) => void) | null = null;
   /** The line stop the search starts from (the marker's), during a scan. */
   private print: HitBound['print'] | null = null;
+  /** The live line stop a forward search ends at (the `until` marker's), during a scan. */
+  private untilPrint: HitBound['print'] | null = null;
   /**
    * The hits of the stretch the last search scanned (ticks from+1 .. its start), with the
    * breakpoints armed then (`key`) and the one stopped on (`at`): the next search from that hit
@@ -84,19 +88,22 @@ export class PastHitSearch {
   /**
    * The hit before (back) or after (forward) `bound`, within ticks floor+1 .. ceiling; the main
    * thread stopped on it. `shown`: the bound is the past line the thread was stopped on, and
-   * it is stopped there again when no hit is found (the line stays shown).
+   * it is stopped there again when no hit is found (the line stays shown). `until`: forward,
+   * the live line stop in tick `ceiling` the search ends at (only the hits before it count).
    */
-  async find(direction: 'back' | 'forward', bound: HitBound, floor: number, ceiling: number, breakpoints: readonly ArmedBreakpoint[], shown = false): Promise<BreakpointHitLanding> {
+  async find(direction: 'back' | 'forward', bound: HitBound, floor: number, ceiling: number, breakpoints: readonly ArmedBreakpoint[], shown = false, until: HitBound | null = null): Promise<BreakpointHitLanding> {
     await this.release();
+    const ending = direction === 'forward' && until !== null && until.tick === ceiling && until.print !== undefined && until.taskId !== undefined ? until : null;
+    this.untilPrint = ending?.print ?? null;
     let landing: BreakpointHitLanding = { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: floor, to: bound.tick };
     this.print = bound.print ?? null;
     const key = JSON.stringify(breakpoints);
     // A neighbour known from the last scan holds only its line hits: with a suspension breakpoint armed, every search scans.
     const known = shown && this.known?.key === key && !breakpoints.some((b) => b.atSuspension === true) ? this.known : null;
     this.known = null;
-    const planted = await this.plant(breakpoints, bound);
+    const planted = await this.plant(breakpoints, bound, ending);
     try {
-      if (breakpoints.length > 0) landing = direction === 'back' ? await this.back(bound, floor, breakpoints, planted, key, known) : await this.forward(bound, ceiling, breakpoints, planted, known);
+      if (breakpoints.length > 0) landing = direction === 'back' ? await this.back(bound, floor, breakpoints, planted, key, known) : await this.forward(bound, ceiling, breakpoints, planted, known, ending);
       if (landing.landed === 'none' && shown) await this.restop(bound, breakpoints, planted);
       else if (landing.landed !== 'line') await this.release();
       return landing;
@@ -212,7 +219,7 @@ export class PastHitSearch {
     return { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: floor, to: bound.tick };
   }
 
-  private async forward(bound: HitBound, ceiling: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted, known: PastHitSearch['known']): Promise<BreakpointHitLanding> {
+  private async forward(bound: HitBound, ceiling: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted, known: PastHitSearch['known'], ending: HitBound | null): Promise<BreakpointHitLanding> {
     const start = bound.print !== undefined ? bound.tick - 1 : bound.tick;
     const none: BreakpointHitLanding = { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: bound.tick, to: ceiling };
     if (known !== null && known.at + 1 < known.hits.length) {
@@ -224,14 +231,27 @@ export class PastHitSearch {
       return landing;
     }
     if (start >= ceiling) return none;
-    if (breakpoints.some((b) => b.atSuspension === true)) return this.forwardWithTicks(bound, start, ceiling, breakpoints, planted, none);
+    if (breakpoints.some((b) => b.atSuspension === true)) return this.forwardWithTicks(bound, start, ceiling, breakpoints, planted, none, ending);
     const params: ScanTicksParams = { from: this.countedFrom(breakpoints, start), to: ceiling, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, stop: { kind: 'first', afterTick: start } };
     const marker = this.markerOf(bound, planted, bound.tick);
     if (marker !== undefined) params.marker = marker;
+    this.endAt(params, ending, planted);
     const r = await this.scan(params);
     if (r === 'stopped') return this.landing(breakpoints);
     if (marker !== undefined && r.marked === null) throw new ProtocolError(`pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`, 'replayFailed');
+    this.checkEnded(params, r);
     return none;
+  }
+
+  /** A forward search from a past line of a live line stop ends at that stop, in its tick (`until`: hits after it are the present's). */
+  private endAt(params: ScanTicksParams, ending: HitBound | null, planted: Planted): void {
+    if (ending === null || ending.taskId === undefined || planted.untilLocation === null || params.to !== ending.tick) return;
+    params.until = { location: planted.untilLocation, tick: ending.tick, taskId: ending.taskId };
+  }
+
+  /** A scan that was to end at the live line stop ran its tick to the end without reaching it: refused. */
+  private checkEnded(params: ScanTicksParams, r: ScanResult): void {
+    if (params.until !== undefined && r.untilReached !== true) throw new ProtocolError(`pastHit: the replay of tick ${params.until.tick} ran to its end without reaching the live stop: it is not the run that was recorded`, 'replayFailed');
   }
 
   /**
@@ -240,13 +260,15 @@ export class PastHitSearch {
    * (after the marker) and suspension hits (after `start`'s tick ends), a line hit first in
    * the same tick; a line hit's tick is replayed once more to stop on it.
    */
-  private async forwardWithTicks(bound: HitBound, start: number, ceiling: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted, none: BreakpointHitLanding): Promise<BreakpointHitLanding> {
+  private async forwardWithTicks(bound: HitBound, start: number, ceiling: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted, none: BreakpointHitLanding, ending: HitBound | null): Promise<BreakpointHitLanding> {
     const params: ScanTicksParams = { from: this.countedFrom(breakpoints, start), to: ceiling, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations };
     const marker = this.markerOf(bound, planted, bound.tick);
     if (marker !== undefined) params.marker = marker;
+    this.endAt(params, ending, planted);
     const r = await this.scan(params);
     if (r === 'stopped') throw new ProtocolError('pastHit: the scan stopped on no hit asked for', 'replayFailed');
     if (marker !== undefined && r.marked === null) throw new ProtocolError(`pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`, 'replayFailed');
+    this.checkEnded(params, r);
     let line = -1;
     for (let i = r.marked ?? 0; i < r.hits.length && line < 0; i++) if (r.hits[i]!.tick > start) line = i;
     const tickHit = r.tickHits.find((h) => h.tick > start);
@@ -300,8 +322,8 @@ export class PastHitSearch {
   }
 
   /** One breakpoint per generated location of the breakpoints (and the marker's, where the search starts from a line stop), merged where V8 puts them at one place. */
-  private async plant(breakpoints: readonly ArmedBreakpoint[], bound: HitBound): Promise<Planted> {
-    const wanted: Array<{ url: string; line0: number; column0: number; bp: number | null; condition: string }> = [];
+  private async plant(breakpoints: readonly ArmedBreakpoint[], bound: HitBound, ending: HitBound | null = null): Promise<Planted> {
+    const wanted: Array<{ url: string; line0: number; column0: number; bp: number | 'marker' | 'until'; condition: string }> = [];
     for (const [i, b] of breakpoints.entries()) {
       // The loop's own (its hits are the scan's check on the replay's loop): nothing to plant.
       if (b.atSuspension === true) continue;
@@ -316,17 +338,20 @@ export class PastHitSearch {
       }
     }
     const top = bound.print?.frames[0];
-    if (top !== undefined) wanted.push({ url: top.url, line0: top.line, column0: top.column, bp: null, condition: '' });
-    // Where V8 puts each (a requested column slides to a break location): the marker and a breakpoint at one place are one breakpoint.
-    const byPlace = new Map<string, { url: string; line0: number; column0: number; bps: number[]; conditions: string[]; marker: boolean }>();
+    if (top !== undefined) wanted.push({ url: top.url, line0: top.line, column0: top.column, bp: 'marker', condition: '' });
+    const end = ending?.print?.frames[0];
+    if (end !== undefined) wanted.push({ url: end.url, line0: end.line, column0: end.column, bp: 'until', condition: '' });
+    // Where V8 puts each (a requested column slides to a break location): the markers and a breakpoint at one place are one breakpoint.
+    const byPlace = new Map<string, { url: string; line0: number; column0: number; bps: number[]; conditions: string[]; marker: boolean; until: boolean }>();
     for (const w of wanted) {
       const probe = await this.dbg.cdp<{ breakpointId: string; locations: Array<{ scriptId: string; lineNumber: number; columnNumber?: number }> }>('Debugger.setBreakpointByUrl', { url: w.url, lineNumber: w.line0, columnNumber: w.column0, condition: 'false' }).catch(() => null);
       if (probe !== null) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: probe.breakpointId }).catch(() => undefined);
       const at = probe?.locations[0];
       const key = at === undefined ? `${w.url}:${w.line0}:${w.column0}` : `${at.scriptId}:${at.lineNumber}:${at.columnNumber ?? 0}`;
       let place = byPlace.get(key);
-      if (place === undefined) byPlace.set(key, (place = { url: w.url, line0: at?.lineNumber ?? w.line0, column0: at?.columnNumber ?? w.column0, bps: [], conditions: [], marker: false }));
-      if (w.bp === null) place.marker = true;
+      if (place === undefined) byPlace.set(key, (place = { url: w.url, line0: at?.lineNumber ?? w.line0, column0: at?.columnNumber ?? w.column0, bps: [], conditions: [], marker: false, until: false }));
+      if (w.bp === 'marker') place.marker = true;
+      else if (w.bp === 'until') place.until = true;
       else if (!place.bps.includes(w.bp)) {
         place.bps.push(w.bp);
         place.conditions.push(w.condition);
@@ -335,10 +360,12 @@ export class PastHitSearch {
     const ids = new Set<string>();
     const locations: number[][] = [];
     let markerLocation: number | null = null;
+    let untilLocation: number | null = null;
     for (const [key, place] of byPlace) {
       const index = locations.length;
       locations.push(place.bps);
       if (place.marker) markerLocation = index;
+      if (place.until) untilLocation = index;
       const condition = `globalThis.__coroscopeLine.scanHit(${index}, [${place.conditions.join(', ')}])`;
       try {
         const r = await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', { url: place.url, lineNumber: place.line0, columnNumber: place.column0, condition });
@@ -348,7 +375,7 @@ export class PastHitSearch {
         throw new ProtocolError(`pastHit: cannot arm ${key}: ${e instanceof Error ? e.message : String(e)}`, 'failed');
       }
     }
-    const planted: Planted = { ids, locations, markerLocation };
+    const planted: Planted = { ids, locations, markerLocation, untilLocation };
     this.planted = planted;
     this.dbg.setWalkHook(
       ids,
@@ -359,10 +386,15 @@ export class PastHitSearch {
     return planted;
   }
 
-  /** A scan breakpoint paused the thread: the marker (is it the stop searched from?) or the hit asked for. */
+  /** A scan breakpoint paused the thread: the marker (is it the stop searched from?), the live stop a forward search ends at, or the hit asked for. */
   private async onHit(paused: CdpPaused): Promise<'resume' | 'stop'> {
     const why = await this.dbg.callMain('scanPause()').catch(() => null);
     if (why === 'stop') return 'stop';
+    if (why === 'until') {
+      const live = this.untilPrint;
+      const reached = live !== null && live !== undefined && (await isAtStop(this.dbg, this.dbg.walkFrames(paused), live));
+      return (await this.dbg.callMain(`scanUntil(${reached})`).catch(() => false)) === true ? 'stop' : 'resume';
+    }
     if (why !== 'marker') return 'resume';
     const print = this.print;
     const matched = print !== null && print !== undefined && (await isAtStop(this.dbg, this.dbg.walkFrames(paused), print));

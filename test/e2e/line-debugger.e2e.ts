@@ -7,7 +7,8 @@
  *   and the running crawl stops there; the Variables view shows fetch's locals, the panel
  *   shows the other workers at that same moment; F10 goes down fetch's lines, Step Back goes to
  *   the line before (replayed from the recording; the panel's scrubber follows to that moment)
- *   and F10 forward again (the panel at the present again), F11 into the
+ *   and F10 forward again (the panel at the present again); Step Back and Continue come back to
+ *   the live stop (no breakpoint between: held there, not run on), F11 into the
  *   `yield*`'s generator (client-session.ts), Shift+F11 back out to fetch;
  * - the walkthrough's callbacks step opens its sample held at entry: a breakpoint on the line
  *   that starts the callback crawl, Debug This Run, Continue stops there; F11 enters
@@ -146,6 +147,13 @@ describe('line-by-line debugging in VS Code (code-server)', { timeout: 400_000 }
     assert.ok(Number(viewed) <= Number(of), await label.innerText());
     await screenshot(p, 'line-debugger-crawler-step-back');
     await stepTo('crawler.ts', 'F10', (n) => n > back && n <= GET_LINE);
+    await waitForCurrentLine(p, 'crawler.ts', GET_LINE, STOP_TIMEOUT_MS);
+    await panel.locator('.scrubber-label').filter({ hasText: /the present/ }).waitFor({ timeout: STOP_TIMEOUT_MS });
+    // Step Back again, then Continue: no breakpoint is hit between that past line and the live stop, so the live stop again (held, not run on: the GET line, the present).
+    await p.locator('.debug-toolbar .action-item .codicon-debug-step-back').first().click();
+    await waitForCurrentLine(p, 'crawler.ts', (n) => n >= FETCH_LINE && n < GET_LINE, STOP_TIMEOUT_MS);
+    await label.waitFor({ timeout: STOP_TIMEOUT_MS });
+    await runCommand(p, 'Debug: Continue');
     await waitForCurrentLine(p, 'crawler.ts', GET_LINE, STOP_TIMEOUT_MS);
     await panel.locator('.scrubber-label').filter({ hasText: /the present/ }).waitFor({ timeout: STOP_TIMEOUT_MS });
     await debugKey(p, 'crawler.ts', 'F11');

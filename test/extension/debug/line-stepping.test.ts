@@ -6,7 +6,9 @@
 // the locals of then, next comes forward to the live stop, and at the task's first line of the
 // step it goes into its step before (the line where it suspended, an earlier tick), next from
 // there to the live stop; step in at a past line enters the call it makes, and
-// a step back inside it goes to its line before; a run not recorded refuses it. The same on the callbacks sample's hand-made loop, where the stack is the
+// a step back inside it goes to its line before; continue from a past line stops on a
+// breakpoint's hit between it and the live stop (in the stop's own tick), else comes back to the
+// live stop, held; a run not recorded refuses it. The same on the callbacks sample's hand-made loop, where the stack is the
 // loop's own callback frames. The other tasks stay listed as threads, with their stacks.
 
 import assert from 'node:assert/strict';
@@ -64,12 +66,20 @@ async function step(dap: DapClient, command: 'next' | 'stepIn' | 'stepOut', thre
   return { threadId: t, frames: await stackOf(dap, t) };
 }
 
+/** Continue from a past line with nothing before the live stop: the live stop again, still held (said in the console). */
+async function backToLiveStop(dap: DapClient, threadId: number): Promise<void> {
+  const from = dap.mark();
+  await dap.request('continue', { threadId });
+  await dap.waitForEvent('stopped', { from });
+  assert.match(dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join(''), /back to the live stop/);
+}
+
 async function continueToEnd(dap: DapClient, file: string): Promise<void> {
   await dap.request('setBreakpoints', { source: { path: file }, breakpoints: [] });
   await continueThroughEnd(dap, 0);
 }
 
-describe('line stepping through the standalone debug adapter', { timeout: 120_000 }, () => {
+describe('line stepping through the standalone debug adapter', { timeout: 240_000 }, () => {
   before(async () => {
     await buildAdapterAndHost();
   });
@@ -197,6 +207,60 @@ describe('line stepping through the standalone debug adapter', { timeout: 120_00
       at = await step(dap, 'next', threadId);
       assert.equal(at.frames[0]!.line, line);
       assert.equal((await localsOf(dap, at.frames[0]!.id)).get('response'), 'undefined');
+      // Still a past line (the first of the stop's step): Continue comes back to the live stop, then runs on.
+      await backToLiveStop(dap, threadId);
+      await continueToEnd(dap, CRAWLER_TS);
+    });
+
+    it("continue from a past line: to a breakpoint's hit between it and the live stop (replayed, in the live stop's own tick), then to the live stop again, held as it was; from a past line with nothing before the live stop, the live stop at once", async () => {
+      await dap.close();
+      dap = await start();
+      const line = lineOf(CRAWLER_TS, 'let response: ClientResponse | null = null;');
+      const forLine = lineOf(CRAWLER_TS, 'for (let tries = 1; ; tries++) {', line);
+      const getLine = lineOf(CRAWLER_TS, 'response = yield* this.session.get(url, NO_REDIRECTS);', line);
+      const { threadId } = await launchWithBreakpoint(dap, { crawl: 'demo', pages: 20, maxTasks: 2 }, CRAWLER_TS, line);
+      // The live stop: on to the GET, line by line (the same tick).
+      let at = await step(dap, 'next', threadId);
+      for (let i = 0; i < 2 && at.frames[0]!.line !== getLine; i++) at = await step(dap, 'next', threadId);
+      assert.equal(at.frames[0]!.line, getLine);
+      const url = (await localsOf(dap, at.frames[0]!.id)).get('url');
+      await dap.request('setBreakpoints', { source: { path: CRAWLER_TS }, breakpoints: [{ line }, { line: forLine }] });
+      // Back to fetch's first line of the step (a past line), then Continue: the `for` line's hit, which ran after it, before the live stop.
+      let frames = await stepBack(threadId);
+      for (let i = 0; i < 2 && frames[0]!.line !== line; i++) frames = await stepBack(threadId);
+      assert.equal(frames[0]!.line, line);
+      let from = dap.mark();
+      await dap.request('continue', { threadId });
+      let stopped = await dap.waitForEvent('stopped', { from });
+      assert.deepEqual([stopped.body.reason, Number(stopped.body.threadId)], ['breakpoint', threadId], dap.outputText());
+      frames = await stackOf(dap, threadId);
+      assert.equal(frames[0]!.line, forLine, 'the hit between the past line and the live stop');
+      assert.match(dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join(''), /hit a breakpoint on a past line/);
+      assert.equal((await localsOf(dap, frames[0]!.id)).get('url'), url);
+      // Continue again: no hit before the live stop, so the live stop itself, where the program is held (not run on).
+      from = dap.mark();
+      await dap.request('continue', { threadId });
+      stopped = await dap.waitForEvent('stopped', { from });
+      frames = await stackOf(dap, threadId);
+      assert.equal(frames[0]!.line, getLine, dap.outputText());
+      assert.equal((await localsOf(dap, frames[0]!.id)).get('url'), url);
+      assert.equal((await localsOf(dap, frames[0]!.id)).get('response'), 'null');
+      // From a past line after the last hit: the live stop at once, as it was (its reason), said in the console.
+      frames = await stepBack(threadId);
+      assert.equal(frames[0]!.line, forLine);
+      from = dap.mark();
+      await dap.request('continue', { threadId });
+      stopped = await dap.waitForEvent('stopped', { from });
+      assert.deepEqual([stopped.body.reason, Number(stopped.body.threadId)], ['step', threadId]);
+      frames = await stackOf(dap, threadId);
+      assert.equal(frames[0]!.line, getLine);
+      assert.match(dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join(''), /back to the live stop/);
+      // And Continue there runs the program on: the next hit is live (fetch's first line, not a past one).
+      from = dap.mark();
+      await dap.request('continue', { threadId });
+      stopped = await dap.waitForEvent('stopped', { from });
+      assert.equal(stopped.body.reason, 'breakpoint');
+      assert.doesNotMatch(dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join(''), /past line/);
       await continueToEnd(dap, CRAWLER_TS);
     });
 
@@ -248,6 +312,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 120_00
       // At the present, a step back goes to the call's line again (the walk is of the live stop).
       frames = await stepBack(threadId);
       assert.equal(frames[0]!.line, callLine);
+      await backToLiveStop(dap, threadId);
       await continueToEnd(dap, CRAWLER_TS);
     });
 
@@ -272,6 +337,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 120_00
       frames = await stepBack(threadId);
       assert.equal(frames[0]!.name, 'fetch');
       assert.equal(frames[0]!.line, recordLine);
+      await backToLiveStop(dap, threadId);
       await continueToEnd(dap, CRAWLER_TS);
     });
 
