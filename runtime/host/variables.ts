@@ -16,7 +16,7 @@ import { ProtocolError } from '../../protocol/rpc';
 import type { VariableInfo } from '../../protocol/host-protocol';
 import type { GeneratorReader, LocalVariable } from '../inspect/generator-reader';
 import { errorText, evaluateOverLocals } from '../inspect/local-expressions';
-import { PREVIEW_STRING, previewValue, type HandleSink, type NamedPreview, type ValuePreview } from '../inspect/value-preview';
+import { previewValue, valueOfPreview, type HandleSink, type NamedPreview, type ValuePreview } from '../inspect/value-preview';
 
 /** Handle groups kept alive (each taskDetail or evaluate makes one). */
 const GROUPS_KEPT = 64;
@@ -86,30 +86,7 @@ export class VariableStore {
   /** The real value behind a local (objects through their handle, primitives from the preview). */
   valueOfLocal(l: LocalVariable): { value: unknown; cut: boolean } {
     const v = l.value;
-    if (v.handle !== null) return { value: this.reader.handles.get(v.handle), cut: false };
-    switch (v.type) {
-      case 'undefined':
-        return { value: undefined, cut: false };
-      case 'null':
-        return { value: null, cut: false };
-      case 'boolean':
-        return { value: v.text === 'true', cut: false };
-      case 'number':
-        return { value: Number(v.text), cut: false };
-      case 'bigint':
-        return { value: BigInt(v.text.replace(/n$/, '')), cut: false };
-      case 'string': {
-        const cut = v.size !== null && v.size > PREVIEW_STRING;
-        const text = cut ? v.text.replace(/ \(\d+ chars\)$/, '').replace(/…"$/, '"') : v.text;
-        try {
-          return { value: JSON.parse(text) as unknown, cut };
-        } catch {
-          return { value: text, cut: true };
-        }
-      }
-      default:
-        return { value: undefined, cut: true };
-    }
+    return v.handle !== null ? { value: this.reader.handles.get(v.handle), cut: false } : valueOfPreview(v);
   }
 
   /** Evaluates `expression` with `bindings` as variables and `self` as `this`; the result as a variable. */

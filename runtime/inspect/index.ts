@@ -14,7 +14,7 @@ export {
   type ReadChildrenOptions,
   type ReadGeneratorOptions,
 } from './generator-reader';
-export { HandleTable, previewValue, childrenOf, classNameOf, PREVIEW_STRING, PREVIEW_TEXT, type ValuePreview, type NamedPreview, type ChildrenPage, type HandleSink, type ValueType } from './value-preview';
+export { HandleTable, previewValue, valueOfPreview, childrenOf, classNameOf, PREVIEW_STRING, PREVIEW_TEXT, type ValuePreview, type NamedPreview, type ChildrenPage, type HandleSink, type ValueType } from './value-preview';
 export { SourcePositionMapper, sourcePositions, sourceMappingUrlOf, sourceVariableName, urlToPath, type SourcePosition } from './source-positions';
 export { TaskRecorder, type TaskRecord } from './task-recorder';
 export { snapshotTasks, taskFrames, framesOfTasks, type TasksSnapshot, type TaskFrame, type FramesOptions } from './task-snapshot';

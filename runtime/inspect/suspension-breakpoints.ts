@@ -30,7 +30,7 @@ import { FunctionLocations, functionLocations } from './function-locations';
 import { errorText, evaluateOverLocals } from './local-expressions';
 import { generatorReader, type GeneratorReader, type LocalVariable } from './generator-reader';
 import { sourcePositions, type SourcePositionMapper } from './source-positions';
-import { PREVIEW_STRING } from './value-preview';
+import { valueOfPreview } from './value-preview';
 
 export interface BreakpointEntry {
   readonly file: string;
@@ -65,40 +65,14 @@ export function parseHitCondition(text: string): ((count: number) => boolean) | 
   }
 }
 
-/** The primitive value a local's preview stands for, or `undefined` with `ok: false` for objects and cut strings. */
-function primitiveOf(local: LocalVariable): { ok: boolean; value: unknown } {
-  const v = local.value;
-  switch (v.type) {
-    case 'undefined':
-      return { ok: true, value: undefined };
-    case 'null':
-      return { ok: true, value: null };
-    case 'boolean':
-      return { ok: true, value: v.text === 'true' };
-    case 'number':
-      return { ok: true, value: Number(v.text) };
-    case 'bigint':
-      return { ok: true, value: BigInt(v.text.replace(/n$/, '')) };
-    case 'string':
-      if (v.size !== null && v.size > PREVIEW_STRING) return { ok: false, value: undefined };
-      try {
-        return { ok: true, value: JSON.parse(v.text) as unknown };
-      } catch {
-        return { ok: false, value: undefined };
-      }
-    default:
-      return { ok: false, value: undefined };
-  }
-}
-
 /**
  * Evaluates a breakpoint condition over a frame's locals (primitives only). Returns whether it
  * holds, or the error text when it threw.
  */
 export function evaluateCondition(condition: string, locals: readonly LocalVariable[]): { value: boolean; error: string | null } {
   const bindings = locals.map((l): readonly [string, unknown] => {
-    const p = primitiveOf(l);
-    return [l.name, p.ok ? p.value : undefined];
+    const v = valueOfPreview(l.value);
+    return [l.name, v.cut ? undefined : v.value];
   });
   const r = evaluateOverLocals(condition, bindings, { strict: true });
   return r.ok ? { value: Boolean(r.value), error: null } : { value: true, error: errorText(r.error) };

@@ -1,4 +1,5 @@
-// Bounded previews of JS values, and the handle table that lets a client expand them later.
+// Bounded previews of JS values, the handle table that lets a client expand them later, and
+// the value a preview stands for (valueOfPreview: a primitive local read back from its preview).
 //
 // A preview is what a variables pane shows on one line: a string cut at PREVIEW_STRING
 // characters, an object as `ClassName {a: 1, b: "x", …}` one level deep, an array as
@@ -302,6 +303,39 @@ export function previewValue(value: unknown, sink: HandleSink | null): ValuePrev
       return objectPreview(value, sink);
     default:
       return { type: 'undefined', text: String(value), className: null, size: null, handle: null };
+  }
+}
+
+/**
+ * The value a preview stands for, read back from the preview alone (no handle): primitives
+ * whole; a cut string as the text its preview kept, `cut`; anything else (an object, a
+ * function, a symbol) undefined, `cut`. With `cut: false` the value is the one previewed, so
+ * what evaluates over a frame's locals (breakpoint conditions, evaluate) sees the same values.
+ */
+export function valueOfPreview(preview: ValuePreview): { value: unknown; cut: boolean } {
+  switch (preview.type) {
+    case 'undefined':
+      return { value: undefined, cut: false };
+    case 'null':
+      return { value: null, cut: false };
+    case 'boolean':
+      return { value: preview.text === 'true', cut: false };
+    case 'number':
+      return { value: Number(preview.text), cut: false };
+    case 'bigint':
+      return { value: BigInt(preview.text.replace(/n$/, '')), cut: false };
+    case 'string': {
+      const cut = preview.size !== null && preview.size > PREVIEW_STRING;
+      // A cut string's preview is its first PREVIEW_STRING characters and `…` quoted, then its length.
+      const text = cut ? preview.text.replace(/ \(\d+ chars\)$/, '').replace(/…"$/, '"') : preview.text;
+      try {
+        return { value: JSON.parse(text) as unknown, cut };
+      } catch {
+        return { value: text, cut: true };
+      }
+    }
+    default:
+      return { value: undefined, cut: true };
   }
 }
 

@@ -1,10 +1,10 @@
 // Tests of runtime/inspect/value-preview.ts: one-line previews of every kind of value, bounded
 // whatever the size, that never run program code (getters, Proxy traps, overridden
-// iterators), and children pages behind handles.
+// iterators), children pages behind handles, and the value a preview stands for.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventLoop, VirtualClock } from '../../../runtime/index';
-import { HandleTable, childrenOf, classNameOf, previewValue, type HandleSink } from '../../../runtime/inspect/index';
+import { HandleTable, childrenOf, classNameOf, previewValue, valueOfPreview, type HandleSink } from '../../../runtime/inspect/index';
 
 function sink(): HandleSink {
   const table = new HandleTable();
@@ -187,5 +187,28 @@ describe('handles and children', () => {
       childrenOf({ [sym]: 1, b: 2 }, s).children.map((c) => c.name),
       ['b', '[Symbol(tag)]'],
     );
+  });
+});
+
+describe('valueOfPreview', () => {
+  const back = (v: unknown): { value: unknown; cut: boolean } => valueOfPreview(previewValue(v, null));
+
+  test('a primitive comes back whole from its preview', () => {
+    for (const v of [undefined, null, true, false, 0, -0, 1.5, -7, NaN, Infinity, 12n, -3n, '', 'a"b\\c\n', 'é'.repeat(200)]) {
+      const r = back(v);
+      assert.equal(r.cut, false, String(v));
+      assert.ok(Object.is(r.value, v), `${String(v)} came back as ${String(r.value)}`);
+    }
+  });
+
+  test('a cut string comes back as the text its preview kept, marked cut', () => {
+    const long = 'x"'.repeat(150) + 'tail';
+    assert.deepEqual(back(long), { value: long.slice(0, 200), cut: true });
+  });
+
+  test('objects, functions and symbols are not in their preview: undefined, marked cut', () => {
+    for (const v of [{ a: 1 }, [1, 2], new Map(), function f(): void {}, Symbol('s')]) assert.deepEqual(back(v), { value: undefined, cut: true });
+    // A preview made with handles reads back the same: the handle is the caller's to follow.
+    assert.deepEqual(valueOfPreview(previewValue({ a: 1 }, sink())), { value: undefined, cut: true });
   });
 });
