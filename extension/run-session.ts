@@ -22,6 +22,9 @@
 //   the debugger's Step Back) is the host's: the status says it (`viewedTick`) as the host's
 //   `viewedTick` event or a seek's answer tells it, and each change refetches the whole task
 //   table, so every view of the session (panel, status bar, decorations) shows that tick.
+//   A seek's answer counts only when no `viewedTick` event came meanwhile: the host says the
+//   moment as an event before it answers, and a replay that lands at once (parked at that
+//   tick) can say so before the answer arrives, which then would undo "landed" for good.
 
 import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, HostMethods, LaunchOptions, LaunchTarget, Lint, ProgramLoopState, RecordingInfo, Snapshot, ViewedMoment } from '../protocol/host-protocol';
 import { CoalescingPoll } from '../protocol/coalescing-poll';
@@ -84,6 +87,8 @@ export class RunSession {
   private onPastLine = false;
   private finishedRun: number | null = null;
   private launchSeq = 0;
+  /** `viewedTick` events applied so far (a seek's answer is older than any heard after it was asked). */
+  private viewedEventsHeard = 0;
 
   constructor(
     private readonly registry: RunRegistry,
@@ -218,8 +223,9 @@ export class RunSession {
 
   /** Shows the run at `tick` in every view (null: back to the present). */
   async seek(tick: number | null): Promise<number | null> {
+    const heard = this.viewedEventsHeard;
     const r = await this.request('seekTick', { tick });
-    if (r.runId === this.status.runId) this.applyViewed(r);
+    if (r.runId === this.status.runId && this.viewedEventsHeard === heard) this.applyViewed(r);
     return r.tick;
   }
 
@@ -430,6 +436,7 @@ export class RunSession {
       }),
       ep.on('viewedTick', (b) => {
         if (this.status.phase === 'starting' || typeof b !== 'object' || b === null || b.runId !== this.status.runId) return;
+        this.viewedEventsHeard++;
         this.applyViewed(b);
       }),
       ep.on('output', (b) => {
