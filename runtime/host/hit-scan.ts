@@ -132,34 +132,33 @@ export class HitScan {
 
   /** The worker's verdict on an `until` pause: `matched`, the live line stop (nothing after it is recorded). True: stop here (the hit asked for). */
   untilSeen(matched: boolean): boolean {
-    const held = this.pending ?? [];
-    this.pending = null;
-    this.pausedFor = null;
-    const loop = this.loop;
-    if (matched) {
+    return this.paused(matched, () => {
       // Its own hits are the live stop's, the present's.
       this.untilReached = true;
       return false;
-    }
+    });
+  }
+
+  /** A pause for the worker's look (the marker, `until`) ends: `matched`, what `atMatch` does (true: stop here); else the hits met there are recorded as any. */
+  private paused(matched: boolean, atMatch: () => boolean): boolean {
+    const held = this.pending ?? [];
+    this.pending = null;
+    this.pausedFor = null;
+    if (matched) return atMatch();
+    const loop = this.loop;
     if (loop === null) return false;
     return this.record(held, loop.tickCount(), loop.currentTask()?.id ?? null);
   }
 
   /** The worker's verdict on the marker pause: `matched`, the moment the search starts from. True: stop here (the hit asked for). */
   markerSeen(matched: boolean): boolean {
-    const held = this.pending ?? [];
-    this.pending = null;
-    this.pausedFor = null;
-    const loop = this.loop;
-    if (matched) {
+    return this.paused(matched, () => {
       this.marked = this.hits.length;
       if (this.params.stop?.kind !== 'marker') return false;
       this.stopped = true;
       this.pausedFor = 'stop';
       return true;
-    }
-    if (loop === null) return false;
-    return this.record(held, loop.tickCount(), loop.currentTask()?.id ?? null);
+    });
   }
 
   /** Records the hits of one moment (those their hit condition lets through); true: the hit asked for is among them (pause). */

@@ -9,6 +9,8 @@
 //   loop's tick (in a line replay host, of the traced replay's loop while it runs a tick);
 //   live(): whether a line breakpoint may stop now; traced(id): the line replay's walk;
 //   writeMidTick(path): the run's recording through the running tick, for a line replay host;
+//   withdraw(id): drops a request of the worker's own it sent before this thread stopped, unread
+//   (a feed of the line replay host, needless once stopped on a line);
 //   scanHit, scanPause, scanMarked, scanUntil: a breakpoint search's scan of the replayed past (hit-scan.ts);
 //   suspension(id): a sentence on what that task now waits on and which task
 //   step the loop runs next ("worker-3 suspended on queue.get; the loop runs worker-5").
@@ -34,6 +36,13 @@ export type BridgeControl = { bridge: 'closed'; reason: string } | { bridge: 'di
 
 export function isBridgeControl(m: unknown): m is BridgeControl {
   return typeof m === 'object' && m !== null && typeof (m as { bridge?: unknown }).bridge === 'string';
+}
+
+/** The id of a request the worker sends of its own (negative, never a client's), else null. */
+function workerAskId(m: unknown): number | null {
+  if (typeof m !== 'object' || m === null) return null;
+  const w = m as { kind?: unknown; id?: unknown };
+  return w.kind === 'request' && typeof w.id === 'number' && w.id < 0 ? w.id : null;
 }
 
 const CLOSE_WAIT_MS = 500;
@@ -64,6 +73,10 @@ export class LineDebugBridge implements Transport {
   private captured: unknown[] | null = null;
   private disconnected: (() => void) | null = null;
   private closed = false;
+  /** The worker's own requests (negative ids) it withdrew before this thread read them (withdraw: a feed at a line stop): dropped unread. */
+  private readonly withdrawn = new Set<number>();
+  /** The id of the last of the worker's own requests this thread has read (0: none yet); theirs go -1, -2, ... in the order sent. */
+  private lastAskRead = 0;
 
   constructor(workerScript: string, fd: number, execArgv: string[]) {
     // The worker counts the time it holds this thread stopped on a line (see held-time.ts).
@@ -76,6 +89,11 @@ export class LineDebugBridge implements Transport {
         if (m.bridge === 'closed') this.markClosed(m.reason);
         else if (m.bridge === 'disconnected') this.disconnected?.();
         return;
+      }
+      const ask = workerAskId(m);
+      if (ask !== null) {
+        if (this.withdrawn.delete(ask)) return;
+        this.lastAskRead = ask;
       }
       for (const r of this.receivers) r(m);
     });
@@ -140,6 +158,8 @@ export class LineDebugBridge implements Transport {
           return { refused: e instanceof Error ? e.message : String(e) };
         }
       },
+      // The worker withdraws a request of its own it sent before this thread stopped (a feed of the line replay host that a line stop made needless): true when it was not read yet, and never will be.
+      withdraw: (id: number): boolean => this.withdraw(id),
       suspension: (taskId: number, yielded: unknown): string => {
         const run = currentRun();
         const task = run?.liveTasks().find((t) => t.id === taskId);
@@ -154,6 +174,13 @@ export class LineDebugBridge implements Transport {
       },
     };
     (globalThis as Record<string, unknown>).__coroscopeLine = handle;
+  }
+
+  /** Drops the worker's request `id` unread, if this thread has not read it yet (true then). */
+  private withdraw(id: number): boolean {
+    if (id >= 0 || (this.lastAskRead !== 0 && id >= this.lastAskRead)) return false;
+    this.withdrawn.add(id);
+    return true;
   }
 
   send(message: unknown): void {

@@ -220,13 +220,15 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     if (from !== null && !r.hasLiveStop()) {
       const path = lineReplayFile();
       try {
-        const written = (await askMain('writeRecordingGrowth', { path, from })) as ReplayGrowth & { writeMs: number };
+        const written = (await askMain('writeRecordingGrowth', { path, from }, live)) as ReplayGrowth & { writeMs: number };
         wrote?.(written.writeMs);
         return await inReplayQueue(async () => {
-          if (!r.isClosed && !r.hasLiveStop() && r.mark === from && written.runId === runId && (replay === r || !live)) await r.grow(path, written, live);
+          if (stillWanted(r, live) && r.mark === from && written.runId === runId) await r.grow(path, written, live);
           return r;
         });
-      } catch {
+      } catch (e) {
+        // Withdrawn at a line stop: no feed now (the replay host keeps its copy and mark).
+        if (e instanceof ProtocolError && e.code === 'superseded') return r;
         // Not a mark of the recording any more, or a growth the replay host refused (its mark is dropped): the whole recording, below.
       } finally {
         try {
@@ -238,16 +240,27 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     }
     return handOverWhole(r, live, wrote);
   };
+  /**
+   * Whether a recording written for replay host `r` is still to be handed over once its turn
+   * comes: `r` open, given no stop's recording meanwhile (never a shorter one), and for a feed
+   * (`live`) still the run's replay host and the run still followed (a line stop ends that: its
+   * own recording is newer, and the replay host is not kept busy with an older one).
+   */
+  const stillWanted = (r: LineReplayHost, live: boolean): boolean => !r.isClosed && !r.hasLiveStop() && (!live || (replay === r && followed));
   /** The run's recording so far (between ticks), written whole by the main thread and opened in replay host `r` (handOver). */
   const handOverWhole = async (r: LineReplayHost, live: boolean, wrote?: (ms: number) => void): Promise<LineReplayHost> => {
     const path = lineReplayFile();
     try {
-      const written = (await askMain('writeReplayCopy', { path })) as ReplayCopy & { writeMs?: number };
+      const written = (await askMain('writeReplayCopy', { path }, live)) as ReplayCopy & { writeMs?: number };
       wrote?.(written.writeMs ?? 0);
       return await inReplayQueue(async () => {
-        if (!r.isClosed && !r.hasLiveStop() && !written.midTick && written.runId === runId && written.ticks >= r.ticks && (replay === r || !live)) await r.open(null, path, written, live);
+        if (stillWanted(r, live) && !written.midTick && written.runId === runId && written.ticks >= r.ticks) await r.open(null, path, written, live);
         return r;
       });
+    } catch (e) {
+      // Withdrawn at a line stop: no feed now.
+      if (e instanceof ProtocolError && e.code === 'superseded') return r;
+      throw e;
     } finally {
       try {
         unlinkSync(path);
@@ -260,12 +273,33 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
   /** Requests of this worker's own to the main thread (negative ids, never a client's). */
   let askedIds = 0;
   const asked = new Map<number, (w: ResponseMessage) => void>();
-  const askMain = (method: string, params: unknown): Promise<unknown> =>
+  /** A feed's requests to the main thread not answered yet: a line stop withdraws those it has not read (withdrawFeeds). */
+  const feedAsks = new Set<number>();
+  const askMain = (method: string, params: unknown, feed = false): Promise<unknown> =>
     new Promise((resolve, reject) => {
       const id = --askedIds;
-      asked.set(id, (w) => (w.ok ? resolve(w.result) : reject(new ProtocolError(w.error?.message ?? `${method} failed`, w.error?.code ?? 'failed'))));
+      if (feed) feedAsks.add(id);
+      asked.set(id, (w) => {
+        feedAsks.delete(id);
+        if (w.ok) resolve(w.result);
+        else reject(new ProtocolError(w.error?.message ?? `${method} failed`, w.error?.code ?? 'failed'));
+      });
       port.postMessage({ kind: 'request', id, method, params } satisfies RequestMessage);
     });
+  /**
+   * At a line stop: the feeds asked of the main thread that it had not read before it stopped
+   * are withdrawn (through the synchronous call: it drops them unread), so none runs when it
+   * goes on (a line step would step through it): the stop's own recording supersedes them, and
+   * the replay host keeps its copy and mark, which the next whole copy or growth goes on from.
+   */
+  const withdrawFeeds = async (d: LineDebugger): Promise<void> => {
+    for (const id of [...feedAsks]) {
+      if ((await d.callMain(`withdraw(${id})`).catch(() => false)) !== true) continue;
+      const answer = asked.get(id);
+      asked.delete(id);
+      answer?.({ kind: 'response', id, ok: false, error: { message: 'the feed was withdrawn at a line stop', code: 'superseded' } });
+    }
+  };
 
   let dbg: LineDebugger | null = null;
   const debuggerOf = (): LineDebugger => dbg!;
@@ -273,15 +307,15 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     heldTime,
     replayOnly: isLineReplay,
     emit: <E extends 'paused' | 'continued' | 'output'>(event: E, body: HostEvents[E]) => {
-      if (event === 'paused') {
-        livePaused = body as HostEvents['paused'];
-        // A feed asked of the main thread while a line step runs would be stepped through (host code): the
-        // run is followed only until its first line stop; a Step Back hands the replay host the stop's recording.
-        stopFollowing();
-      }
+      if (event === 'paused') livePaused = body as HostEvents['paused'];
       client.send({ kind: 'event', event, body });
     },
     stopped: async () => {
+      // A feed asked of the main thread while a line step runs would be stepped through (host code): the
+      // run is followed only until its first line stop (a Step Back hands the replay host the stop's
+      // recording), and a feed asked before the stop but not read by the main thread yet is withdrawn.
+      stopFollowing();
+      await withdrawFeeds(debuggerOf());
       // A new stop: in another tick, the past of the previous one is gone; in the same tick (a line step), the replay host serves this one too.
       const held = replay !== null && replay.hasLiveStop() ? replay.stop : null;
       if (replay !== null && held !== null && held.tick !== debuggerOf().tick()) replay.forget();

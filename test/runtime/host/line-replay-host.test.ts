@@ -5,20 +5,24 @@
 // is served there too, and every view is told the moment shown (viewedTick, a line within the
 // tick) and the present again. The run's replay host is forked at its first stop on a line (idle until
 // asked), kept across its stops (its run grown: a stop past tick 200 replays too), and ended
-// with the run. A run not recorded is refused, and gets no replay host.
+// with the run. A run not recorded is refused, and gets no replay host. A feed of a followed
+// run's recording asked just before its first line stop is withdrawn, never run.
 // Runs against the bundle (the line debugger's worker and the replay host run the bundle).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync, fork } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { HostEvents } from '../../../protocol/host-protocol';
 import { RemoteError } from '../../../protocol/rpc';
-import { forkHost, ROOT, type HostClient } from './host-client';
+import { forkHost, HostClient, ROOT } from './host-client';
 import { lineOf } from '../../source-line';
 
 const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
+const BUSY_PROGRAM = join(__dirname, 'fixtures', 'busy-first-step.ts');
+const STOP_LINE = lineOf(BUSY_PROGRAM, 'const stoppedHere = 1;');
 
 /** The processes the host has started (the line replay host among them). */
 function childrenOf(pid: number): number[] {
@@ -315,4 +319,47 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     assert.deepEqual(childrenOf(host.child.pid!), [], 'no replay host for a run not recorded');
     await host.rpc.request('stop', {});
   });
+});
+
+test("a feed of the followed run's recording asked just before its first line stop is withdrawn: the main thread never writes it, not when the program goes on either (bundle)", { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 120_000 }, async () => {
+  // The host writes each recording it hands its replay host to a temporary file: in a folder of its own here, watched.
+  const dir = mkdtempSync(join(tmpdir(), 'coroscope-feeds-'));
+  const written = new Set<string>();
+  const watcher = watch(dir, (_event, name) => {
+    // (The program's own TypeScript loader keeps a cache there too.)
+    if (name !== null && /^coroscope-line-replay-|^sentinel$/.test(name)) written.add(String(name));
+  });
+  const child = fork(BUNDLE, ['--client-fd=4'], { cwd: ROOT, execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc', 'pipe'], env: { ...process.env, TMPDIR: dir } });
+  const host = new HostClient(child);
+  try {
+    // A debugger's breaks, then a recorded launch held at entry: the run is followed, its first feed (the whole recording so far) written meanwhile.
+    await host.rpc.request('setExceptionBreaks', { taskFailed: false, taskCancelled: false });
+    await host.rpc.request('launch', { target: { kind: 'program', path: BUSY_PROGRAM }, options: { stopOnEntry: true, record: true } });
+    const deadline = Date.now() + 30_000;
+    while (written.size === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(written.size > 0, 'the first feed was written');
+    await host.rpc.request('setBreakpoints', { file: BUSY_PROGRAM, breakpoints: [{ file: BUSY_PROGRAM, line: STOP_LINE }] });
+    // The first step holds the main thread for seconds (the next feed, asked meanwhile, waits unread), then stops on the line.
+    let from = host.events.length;
+    await host.rpc.request('continue', {});
+    const stop = await host.waitFor('paused', (b) => b.line !== undefined, 30_000, from);
+    assert.equal(stop.line?.line, STOP_LINE);
+    const before = [...written];
+    // On to the end: the withdrawn feed is not run by the main thread going on (nothing more is written).
+    from = host.events.length;
+    await host.rpc.request('continue', {});
+    await host.waitFor('finished', () => true, 30_000, from);
+    // A request the main thread reads after anything the worker asked it before (one port, in order)...
+    await host.rpc.request('snapshot', {});
+    // ... and a file of the test's own, whose event comes after any the host's writes made.
+    writeFileSync(join(dir, 'sentinel'), '');
+    const seen = Date.now() + 10_000;
+    while (!written.has('sentinel') && Date.now() < seen) await new Promise((resolve) => setTimeout(resolve, 20));
+    written.delete('sentinel');
+    assert.deepEqual([...written], before, 'no recording written after the line stop');
+  } finally {
+    watcher.close();
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
