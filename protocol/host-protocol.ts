@@ -445,6 +445,8 @@ export interface LineStopPrint {
   frames: Array<{ url: string; functionLine: number; functionColumn: number; line: number; column: number }>;
   locals: Array<{ name: string; value: string }>;
   locations: Array<{ url: string; line: number; column: number }>;
+  /** The frames' function names, innermost first: a step back before the first line of a step finds the task's step that ran one of them by the recorded frame chains. */
+  names?: string[];
 }
 
 /** Where a move through the replayed lines of a task's step landed (pastLine, lineStepBack). */

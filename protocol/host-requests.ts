@@ -244,7 +244,7 @@ function parsePastLineMove(method: string, p: Params): 'back' | 'leave' | LineSt
 function parseLineStopPrint(p: Params, method = 'pastLine', path = 'stop'): LineStopPrint {
   const objects = (key: string): Params[] => objectsOf(method, path, p, key);
   const where = (key: string, i: number): string => nested(method, `${path}.${key}[${i}]`);
-  return {
+  const print: LineStopPrint = {
     frames: objects('frames').map((f, i) => ({
       url: requireString(where('frames', i), f, 'url'),
       functionLine: requireNumber(where('frames', i), f, 'functionLine', 'id'),
@@ -255,6 +255,12 @@ function parseLineStopPrint(p: Params, method = 'pastLine', path = 'stop'): Line
     locals: objects('locals').map((l, i) => ({ name: requireString(where('locals', i), l, 'name'), value: requireString(where('locals', i), l, 'value') })),
     locations: objects('locations').map((l, i) => ({ url: requireString(where('locations', i), l, 'url'), line: requireNumber(where('locations', i), l, 'line', 'id'), column: requireNumber(where('locations', i), l, 'column', 'id') })),
   };
+  if (p.names !== undefined) {
+    const names = requireArray(method, p, 'names');
+    if (!names.every((n) => typeof n === 'string')) throw new ProtocolError(`${method}: params.${path}.names must be function names`);
+    print.names = names as string[];
+  }
+  return print;
 }
 
 /** The table: one parser per method of HostMethods. */

@@ -1515,7 +1515,7 @@ export class CoroscopeSession extends LoggingDebugSession {
       }
       const lane = await this.laneOf(threadId, 'Step Back');
       const tick = previousSuspension(lane, now);
-      if (tick === null) throw new Error(`Step Back: ${lane.name} (#${threadId}) has no earlier suspension in the recording (created at tick ${lane.createdTick})`);
+      if (tick === null) throw new Error(`Step Back: ${lane.name} (#${threadId}) is at its start (created at tick ${lane.createdTick}): it has no earlier suspension in the recording`);
       return tick;
     });
   }
@@ -1551,7 +1551,16 @@ export class CoroscopeSession extends LoggingDebugSession {
         const landing = await host.endpoint.request('lineStepBack', {});
         if (landing.landed !== 'suspension') return;
         const tick = lane === null ? null : previousSuspension(lane, stop.tick);
-        if (tick === null) throw new Error(lane === null ? `task #${taskId} has no earlier suspension in the recording` : `${lane.name} (#${taskId}) has no earlier suspension in the recording (created at tick ${lane.createdTick})`);
+        if (tick === null && lane !== null) {
+          // The first line of the task's first step: nothing of it ran before (as Step Back between suspensions says at its first).
+          this.output(`Coroscope: Step Back: ${lane.name} (#${taskId}) is at its start (created at tick ${lane.createdTick}): ${landing.why ?? 'nothing of it ran before'}`);
+          if (host.isAlive() && this.phase === 'running' && this.currentStop === null && this.viewedTick === null) {
+            this.currentStop = stop;
+            this.sendEvent(stoppedEventOf(stop));
+          }
+          return;
+        }
+        if (tick === null) throw new Error(`task #${taskId} has no earlier suspension in the recording`);
         if (landing.why !== undefined) this.output(`Coroscope: before ${this.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick} (${landing.why})`);
         this.presentStop = this.liveLineStop ?? stop;
         this.travel = { reason: 'step', threadId };

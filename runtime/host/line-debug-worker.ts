@@ -67,8 +67,6 @@ const FIRST_FEED_MS = 100;
 const FEED_MS = 500;
 /** ... and with at least this many times the main thread's time writing it between two (a growth's is what was added since the last: small). */
 const FEED_PACE = 20;
-/** How many of a task's earlier steps a step back before its first line of a step replays to find its last line there (each a whole tick replayed). */
-const STEPS_BEFORE_TRIED = 3;
 /** Requests that change the run: while stopped, the thread goes first (breakpoints off). */
 const RUN_CHANGING = new Set(['launch', 'openRecording', 'stop', 'shutdown']);
 const LOOP_STEPS = new Set(['stepTick', 'stepTask', 'stepOut']);
@@ -513,7 +511,8 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     tellViewed(r, r.stop.tick);
     const who = livePaused?.description.split(' stopped on a line')[0] ?? `task #${r.stop.taskId}`;
     const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
-    const body: HostEvents['paused'] = { reason: 'step', tick: r.stop.tick, taskId: r.stop.taskId, description: `${who} on a past line${at} (tick ${r.stop.tick}, replayed)`, pastLine: true };
+    const note = landing.note === undefined ? '' : `: ${landing.note}`;
+    const body: HostEvents['paused'] = { reason: 'step', tick: r.stop.tick, taskId: r.stop.taskId, description: `${who} on a past line${at} (tick ${r.stop.tick}, replayed)${note}`, pastLine: true };
     if (landing.line !== null) body.line = landing.line;
     client.send({ kind: 'event', event: 'paused', body });
   };
@@ -552,32 +551,46 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
   /**
    * As a line replay host, a step back before the task's first line of a step (a hit's, or the
    * live stop's: pastHitLine, pastLine): the last line it ran of the walk's functions in an
-   * earlier step (past-lines.ts stepsBefore: the steps spent wholly in deeper calls passed over
-   * by their recorded frames), replayed, a walk anchored there that goes on like a hit's,
-   * through `ceiling`; else its previous suspension, saying why.
+   * earlier step, however far back (past-lines.ts stepsBefore: the steps spent wholly in deeper
+   * calls, or in calls of none of the stop's functions, passed over by their recorded frames),
+   * replayed, a walk anchored there that goes on like a hit's, through `ceiling`; at the task's
+   * first step, the start of the task (startOfTask); else its previous suspension, saying why.
    */
   const intoStepBefore = async (from: PastLineWalk, ceiling: number): Promise<PastLineLanding> => {
     const timeline = (await askMain('timeline', { taskId: from.taskId })) as Timeline;
     const segments = timeline.lanes.find((l) => l.taskId === from.taskId)?.segments ?? [];
-    const steps = stepsBefore(segments, from.tick, from.print.frames.length);
-    if (steps.length === 0) {
-      const first = !segments.some((s) => s.state === 'suspended' && s.fromTick < from.tick);
-      return { landed: 'suspension', why: first ? `its step at tick ${from.tick} is its first` : `its steps before the one at tick ${from.tick} ran no line of the functions on these frames` };
-    }
+    if (!segments.some((s) => s.state === 'suspended' && s.fromTick < from.tick)) return startOfTask(from);
+    const steps = stepsBefore(segments, from.tick, from.print.frames.length, from.print.names);
+    if (steps.length === 0) return { landed: 'suspension', why: `its steps before the one at tick ${from.tick} ran no line of the functions on these frames` };
     await from.dispose();
     walk = null;
-    const tried: number[] = [];
-    for (const step of steps.slice(0, STEPS_BEFORE_TRIED)) {
+    // However far back: each step tried is one tick replayed, and the recorded chains leave only those that ran one of these functions.
+    let skipped = 0;
+    for (const step of steps) {
       const earlier = walkOf(step.tick, from.taskId, from.print, ceiling, true);
       walk = earlier;
-      const between = step.passedOver === 0 ? '' : ` (its ${step.passedOver === 1 ? 'step' : `${step.passedOver} steps`} between ran only deeper calls)`;
+      const passed = step.passedOver + skipped;
+      const between = passed === 0 ? '' : ` (its ${passed === 1 ? 'step' : `${passed} steps`} between ran no line of these frames' functions)`;
       const landing = await earlier.enterLast(`the last line of its step at tick ${step.tick}, before its step at tick ${from.tick}${between}`);
       if (landing !== null) return landing;
       await earlier.dispose();
       walk = null;
-      tried.push(step.tick);
+      skipped = passed + 1;
     }
-    return { landed: 'suspension', why: `its step${tried.length === 1 ? '' : 's'} at tick${tried.length === 1 ? '' : 's'} ${tried.join(', ')} ran no line of the functions on these frames` };
+    return { landed: 'suspension', why: `its steps before the one at tick ${from.tick} ran no line of the functions on these frames (${steps.length} replayed to see)` };
+  };
+
+  /**
+   * Before the first line of the task's first step: nothing of it ran before, it is the start
+   * of the task. The walk stops on that first line again, its landing saying so; when that line
+   * is the live stop itself, the answer is a suspension saying why (the client finds none
+   * before it, and says the task is at its start).
+   */
+  const startOfTask = async (from: PastLineWalk): Promise<PastLineLanding> => {
+    const start = `the start of the task: its step at tick ${from.tick} is its first, nothing of it ran before`;
+    const again = await from.enterFirst();
+    if (again.landed === 'line') return { ...again, note: start };
+    return { landed: 'suspension', why: start };
   };
 
   const own = async (m: RequestMessage): Promise<void> => {
@@ -705,7 +718,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         // Before the task's first line of this step: the last line of its step before (a walk anchored there, as from a hit's), through the tick before the live stop's.
         const live = walk;
         const before = await intoStepBefore(live, p.tick - 1);
-        if (before.landed === 'line') stopWalk = live;
+        if (before.landed === 'line' && before.tick !== undefined) stopWalk = live;
         return respond(m.id, before);
       }
       case 'lineStack':

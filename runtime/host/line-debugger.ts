@@ -732,7 +732,7 @@ export class LineDebugger {
       for (const loc of r.locations) locations.push({ url: f.url, line: loc.lineNumber, column: loc.columnNumber ?? 0 });
     }
     const locals = frames[0] === undefined ? [] : await this.localsOf(frames[0].frame);
-    return { taskId: this.stopTaskId, tick: this.stopTick, print: { frames: frames.map((f) => f.position), locals, locations } };
+    return { taskId: this.stopTaskId, tick: this.stopTick, print: { frames: frames.map((f) => f.position), locals, locations, names: frames.map((f) => f.frame.functionName) } };
   }
 
   // --- what a stop shows -------------------------------------------------------------------------

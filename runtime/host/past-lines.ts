@@ -20,7 +20,8 @@
 // task's first line of this step: before it is the task's previous suspension); a step forward
 // lands strictly after `from`, and never past the live stop (`live`, the last entry). A step
 // passed over by stepsBefore ran no line of the stop's frames (their calls and the innermost
-// one's callee all kept across it); in doubt (no frames recorded) a step is kept.
+// one's callee all kept across it, or none of the calls it ran is of their functions, by
+// name); in doubt (no frames recorded) a step is kept.
 
 import type { TimelineSegment } from '../../protocol/host-protocol';
 
@@ -69,18 +70,20 @@ export function nextLine(entries: readonly PastLineEntry[], from: number, kind: 
 
 /**
  * The task's steps before its step at tick `tick` that may have run a line of the functions
- * on a stop's `frames` real frames (the walk's): the ticks of its earlier suspensions, latest
- * first (a suspended segment begins in the tick of the step that ended in it), with those passed
- * over whose recorded chain kept `frames` + 1 calls from the root (the stop's frames and the
- * innermost one's callee: none of them ran a line then), and how many were passed over before
- * each one kept.
+ * on a stop's `frames` real frames (the walk's, named `names` when known): the ticks of its
+ * earlier suspensions, latest first (a suspended segment begins in the tick of the step that
+ * ended in it), however far back (down to the task's first step), with those passed over whose
+ * recorded chain kept `frames` + 1 calls from the root (the stop's frames and the innermost
+ * one's callee: none of them ran a line then), or, by name, ran none of those functions (the
+ * functions a step ran, as its chains show: the deepest call kept across it and the calls
+ * under it, before and after it), and how many were passed over before each one kept.
  */
-export function stepsBefore(segments: readonly TimelineSegment[], tick: number, frames: number): Array<{ tick: number; passedOver: number }> {
+export function stepsBefore(segments: readonly TimelineSegment[], tick: number, frames: number, names?: readonly string[]): Array<{ tick: number; passedOver: number }> {
   const suspended = segments.filter((s) => s.state === 'suspended' && s.fromTick < tick).sort((a, b) => b.fromTick - a.fromTick);
   const steps: Array<{ tick: number; passedOver: number }> = [];
   let passedOver = 0;
-  for (const s of suspended) {
-    if (s.framesKept !== undefined && s.framesKept > frames) {
+  for (const [i, s] of suspended.entries()) {
+    if ((s.framesKept !== undefined && s.framesKept > frames) || (names !== undefined && !ranAny(s, suspended[i + 1] ?? null, names))) {
       passedOver++;
       continue;
     }
@@ -88,4 +91,18 @@ export function stepsBefore(segments: readonly TimelineSegment[], tick: number, 
     passedOver = 0;
   }
   return steps;
+}
+
+/**
+ * Whether the step that ended in suspension `s` (after the task's previous one, `previous`;
+ * null: its first step) may have run one of the functions `names`: the calls it ran, as the
+ * recorded chains show, are the deepest one kept across it and those under it, in the chain it
+ * resumed (which returned) and in the one it suspended in (which it made). In doubt (no frames
+ * recorded) it may.
+ */
+function ranAny(s: TimelineSegment, previous: TimelineSegment | null, names: readonly string[]): boolean {
+  if (s.frames === undefined || s.framesKept === undefined || (previous !== null && previous.frames === undefined)) return true;
+  const from = Math.max(0, s.framesKept - 1);
+  const ran = [...s.frames.slice(from), ...(previous?.frames?.slice(from) ?? [])];
+  return ran.some((name) => names.includes(name));
 }

@@ -21,7 +21,7 @@ import { lineOf } from '../../source-line';
 
 const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
-const BUSY_PROGRAM = join(__dirname, 'fixtures', 'busy-first-step.ts');
+const BUSY_PROGRAM = join(ROOT, 'test', 'fixtures', 'busy-first-step.ts');
 const STOP_LINE = lineOf(BUSY_PROGRAM, 'const stoppedHere = 1;');
 
 /** The processes the host has started (the line replay host among them). */

@@ -30,6 +30,11 @@ const BREAK = lineOf(CRAWLER, 'break;', GET);
 /** In the session's request coroutine: the send, which suspends, and its next line. */
 const SEND = lineOf(SESSION, 'const response = yield* send(session, method, target');
 const LOCATION = lineOf(SESSION, "const location = response.headers.get('location');", SEND);
+/** A program whose main calls a helper that suspends five times, then inner, where the stop is. */
+const HELPER_PROGRAM = join(ROOT, 'test', 'fixtures', 'helper-steps.ts');
+const IN_INNER = lineOf(HELPER_PROGRAM, 'const inInner = 2;');
+const MAIN_FIRST = lineOf(HELPER_PROGRAM, 'yield* sleep(0.001);', lineOf(HELPER_PROGRAM, 'export const main'));
+const CALLS_HELPER = lineOf(HELPER_PROGRAM, 'yield* helper();');
 
 async function localsOf(host: HostClient): Promise<Map<string, string>> {
   const stack = await host.rpc.request('lineStack', {});
@@ -207,15 +212,22 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
     assert.ok(out.line === GET || out.line === BREAK, `${out.line}`);
   });
 
-  test("before the first line of a task's first step there is no step before: its previous suspension, saying why", async () => {
+  test("before the first line of a task's first step there is no step before: the start of the task, its first line shown again, saying so", async () => {
     await host.rpc.request('seekTick', { tick: null });
     const first = lineOf(CRAWLER, 'let finished = false;');
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: first }] });
     const hit = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
     let at = await move(host, 'back');
-    for (let i = 0; i < 10 && at.landing.landed === 'line'; i++) at = await move(host, 'back');
-    assert.deepEqual(at.landing, { landed: 'suspension', why: `its step at tick ${hit.tick} is its first` });
+    const lines: number[] = [];
+    for (let i = 0; i < 10 && at.landing.landed === 'line' && at.landing.note === undefined; i++) {
+      lines.push(at.paused?.line?.line ?? 0);
+      at = await move(host, 'back');
+    }
+    assert.equal(at.landing.landed, 'line', JSON.stringify(at.landing));
+    assert.equal(at.landing.landed === 'line' ? at.landing.note : '', `the start of the task: its step at tick ${hit.tick} is its first, nothing of it ran before`);
+    assert.equal(at.paused?.line?.line, lines[lines.length - 1] ?? hit.line?.line, 'the first line, shown again');
+    assert.match(at.paused?.description ?? '', /: the start of the task: its step at tick \d+ is its first/);
   });
 
   test("at a live line stop, back before the task's first line of its step: the line it suspended at in the functions on the stop's frames (the GET), passing over its steps spent inside that call, every view at that tick; over from there is the live stop again", async () => {
@@ -253,7 +265,7 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
       assert.equal((await shown(live)).names[0], 'fetch');
       assert.equal((await localsOf(live)).get('response'), 'null');
       // The steps inside the GET (connecting, sending, reading) are passed over, by their recorded frames.
-      assert.match(before.description, new RegExp(`the last line of its step at tick ${before.tick}, before its step at tick ${stop.tick} \\(its (step|\\d+ steps) between ran only deeper calls\\)`));
+      assert.match(before.description, new RegExp(`the last line of its step at tick ${before.tick}, before its step at tick ${stop.tick} \\(its (step|\\d+ steps) between ran no line of these frames' functions\\)`));
       assert.deepEqual(live.eventsOf('viewedTick').slice(-1).map((v) => [v.tick, v.line]), [[before.tick, true]]);
       assert.equal((await live.rpc.request('snapshot', {})).tick, before.tick);
       // Over the GET from there: the task's next line once resumed, in the stop's tick: the live stop again (the present).
@@ -264,6 +276,40 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
       assert.equal(again.pastLine, undefined);
       assert.deepEqual(again.line, stop.line);
       assert.deepEqual(live.eventsOf('viewedTick').slice(-1).map((v) => v.tick), [null]);
+      await live.rpc.request('stop', {});
+    } finally {
+      await live.close();
+    }
+  });
+
+  test("at a live line stop, back before the task's first line of its step, past any number of its steps in a call as deep as the stop's that ran none of its frames' functions (by the recorded chains' names): the line that made the call, then on back to the start of the task", async () => {
+    const live = forkHost({ bundle: BUNDLE, pipe: true });
+    try {
+      await live.rpc.request('launch', { target: { kind: 'program', path: HELPER_PROGRAM }, options: { stopOnEntry: true, record: true } });
+      await live.rpc.request('setBreakpoints', { file: HELPER_PROGRAM, breakpoints: [{ file: HELPER_PROGRAM, line: IN_INNER }] });
+      const from = live.events.length;
+      await live.rpc.request('continue', {});
+      const stop = await live.waitFor('paused', (b) => b.line !== undefined, 30_000, from);
+      assert.equal(stop.line?.line, IN_INNER);
+      let at = await move(live, 'back');
+      const seen: string[] = [JSON.stringify(at.landing)];
+      for (let i = 0; i < 6 && at.landing.landed === 'line' && at.paused?.tick === stop.tick; i++) {
+        at = await move(live, 'back');
+        seen.push(JSON.stringify(at.landing));
+      }
+      // helper's five steps (its last one the stop's own step before) are passed over: main's line that called it, an earlier tick.
+      assert.equal(at.landing.landed, 'line', seen.join(' | '));
+      assert.equal(at.paused?.line?.line, CALLS_HELPER, at.paused?.description);
+      assert.ok((at.paused?.tick ?? stop.tick) < stop.tick);
+      assert.match(at.paused?.description ?? '', /\(its 4 steps between ran no line of these frames' functions\)/);
+      // On back: main's first step, and before its first line the start of the task (that line again, saying so).
+      for (let i = 0; i < 6 && at.landing.landed === 'line' && at.landing.note?.startsWith('the start') !== true; i++) {
+        at = await move(live, 'back');
+        seen.push(JSON.stringify(at.landing));
+      }
+      assert.equal(at.landing.landed, 'line', seen.join(' | '));
+      assert.equal(at.paused?.line?.line, MAIN_FIRST, seen.join(' | '));
+      assert.match(at.paused?.description ?? '', /the start of the task: its step at tick \d+ is its first, nothing of it ran before/);
       await live.rpc.request('stop', {});
     } finally {
       await live.close();

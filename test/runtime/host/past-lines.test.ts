@@ -85,3 +85,21 @@ test("before a step's first line: the task's earlier steps latest first, those s
   assert.deepEqual(stepsBefore([{ fromTick: 3, toTick: 4, state: 'suspended' }, { fromTick: 6, toTick: 7, state: 'suspended' }], 9, 1).map((s) => s.tick), [6, 3]);
   assert.deepEqual(stepsBefore(lane, 2, 2), []);
 });
+
+test("before a step's first line, by name: the steps that ran none of the stop's functions (a helper's, as deep as the stop) are passed over however many, down to the task's first step", () => {
+  const suspended = (fromTick: number, frames: string, framesKept: number): TimelineSegment => ({ fromTick, toTick: fromTick + 1, state: 'suspended', frames: frames.split('>'), framesKept });
+  // main slept (tick 1), called helper, which slept five times (3, 5, 7, 9, 11: main and helper kept), then main called inner, where the stop is (tick 13).
+  const lane = [suspended(1, 'main>sleep', 0), suspended(3, 'main>helper>sleep', 1), ...[5, 7, 9, 11].map((t) => suspended(t, 'main>helper>sleep', 2))];
+  // The stop's frames are inner and main: the helper's steps ran only helper and sleep (as deep as inner: the frame count passes none of them over).
+  assert.deepEqual(stepsBefore(lane, 13, 2).map((s) => s.tick), [11, 9, 7, 5, 3, 1]);
+  assert.deepEqual(stepsBefore(lane, 13, 2, ['inner', 'main']), [
+    { tick: 3, passedOver: 4 },
+    { tick: 1, passedOver: 0 },
+  ]);
+  // A stop in helper itself: each of its steps ran it.
+  assert.deepEqual(stepsBefore(lane, 13, 2, ['helper', 'main']).map((s) => s.tick), [11, 9, 7, 5, 3, 1]);
+  // The task's first step ran its whole chain; a step with no frames recorded is kept in doubt.
+  assert.deepEqual(stepsBefore([suspended(1, 'main>sleep', 0)], 3, 1, ['main']).map((s) => s.tick), [1]);
+  assert.deepEqual(stepsBefore([{ fromTick: 1, toTick: 2, state: 'suspended' }, suspended(3, 'main>helper>sleep', 2)], 5, 2, ['inner', 'main']).map((s) => s.tick), [3, 1]);
+  assert.deepEqual(stepsBefore([suspended(1, 'main>helper>sleep', 1), { fromTick: 3, toTick: 4, state: 'suspended' }], 5, 2, ['inner', 'main']).map((s) => s.tick), [3, 1]);
+});
