@@ -28,7 +28,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import { clickRowAction, debugViewRows, findWebviewFrame, launchBrowser, openWorkbench, runCommand, screenshot, until, waitForNotification, type Workbench } from './support/browser';
-import { debugKey, editorOf, toggleBreakpointInGutter, topFrameText, waitForCurrentLine } from './support/line-debugging';
+import { debugKey, editorOf, threadTopFrameTexts, toggleBreakpointInGutter, waitForCurrentLine } from './support/line-debugging';
 import { runtimeHostPids, startCodeServer, type CodeServer } from './support/code-server';
 
 const projectRoot = resolve(__dirname, '..', '..');
@@ -321,11 +321,13 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     await editorOf(p, 'crawler.ts').waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
     await runCommand(p, 'Coroscope: Debug This Run');
     const rows = (text: RegExp): Locator => p.locator('.debug-call-stack .monaco-list-row').filter({ hasText: text });
+    /** The stopped thread's top frame in the Call Stack is fetch at `line` (no other thread's is: at a past tick the others are suspended at a yield). */
+    const fetchOnTop = async (line: number): Promise<boolean> => (await threadTopFrameTexts(p)).some((t) => new RegExp(`fetch\\s*crawler\\.ts\\s*${line}:`).test(t));
     await rows(/event loop \[finished\]/).first().waitFor({ timeout: STEP_TIMEOUT_MS });
     await toggleBreakpointInGutter(p, 'crawler.ts', PARSED_LINE, 'set');
     await p.locator('.debug-toolbar .action-item .codicon-debug-reverse-continue').first().click();
     await waitForCurrentLine(p, 'crawler.ts', PARSED_LINE, STEP_TIMEOUT_MS);
-    await until('the Call Stack on fetch\'s line', async () => new RegExp(`fetch\\s*crawler\\.ts\\s*${PARSED_LINE}:`).test((await topFrameText(p)) ?? ''), STEP_TIMEOUT_MS);
+    await until('the Call Stack on fetch\'s line', () => fetchOnTop(PARSED_LINE), STEP_TIMEOUT_MS);
     // The Variables of that moment (replayed): the page parsed, its destructuring not run yet.
     await debugViewRows(p, 'debug-variables', /^\s*parsed\s*[:=]\s*Object/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
     await debugViewRows(p, 'debug-variables', /^\s*stat\s*[:=]\s*undefined/).first().waitFor({ state: 'visible' });
@@ -338,13 +340,13 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     // The pointer off the editor's text (the key's focus click left it there): no hover of the source covers what comes next.
     await p.mouse.move(0, 0);
     await waitForCurrentLine(p, 'crawler.ts', PARSED_LINE + 1, STEP_TIMEOUT_MS);
-    await until("the Call Stack on fetch's next line", async () => new RegExp(`fetch\\s*crawler\\.ts\\s*${PARSED_LINE + 1}:`).test((await topFrameText(p)) ?? ''), STEP_TIMEOUT_MS);
+    await until("the Call Stack on fetch's next line", () => fetchOnTop(PARSED_LINE + 1), STEP_TIMEOUT_MS);
     await debugViewRows(p, 'debug-variables', /^\s*stat\s*[:=]\s*Object/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
     await screenshot(p, 'time-travel-reverse-continue-hit-next-line');
     // Step Back: the hit's line again, before the destructuring.
     await p.locator('.debug-toolbar .action-item .codicon-debug-step-back').first().click();
     await waitForCurrentLine(p, 'crawler.ts', PARSED_LINE, STEP_TIMEOUT_MS);
-    await until("the Call Stack on the hit's line again", async () => new RegExp(`fetch\\s*crawler\\.ts\\s*${PARSED_LINE}:`).test((await topFrameText(p)) ?? ''), STEP_TIMEOUT_MS);
+    await until("the Call Stack on the hit's line again", () => fetchOnTop(PARSED_LINE), STEP_TIMEOUT_MS);
     await debugViewRows(p, 'debug-variables', /^\s*stat\s*[:=]\s*undefined/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
     await toggleBreakpointInGutter(p, 'crawler.ts', PARSED_LINE, 'removed');
     await runCommand(p, 'Debug: Disconnect');

@@ -123,6 +123,12 @@ async function acceptRow(page: Page, label: string, timeout?: number): Promise<v
     await page.keyboard.press('Enter');
     return;
   }
+  // A hover the pointer left behind can cover the row: a tab that moved under a still pointer
+  // (the debugger opened a source where another tab was) shows its path over the palette, and
+  // a hover stays while the pointer is on it, where a click on the row would move it. So the
+  // pointer goes onto the palette's input first, away from what it hovered, and the hover goes.
+  await quickInput(page).hover({ timeout });
+  await page.locator('.context-view .hover-contents').first().waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
   await rowsLabelled(page, label, false).first().click({ timeout });
 }
 

@@ -92,13 +92,18 @@ export async function editorPosition(page: Page, fileName: string): Promise<stri
 }
 
 /**
- * The top frame of the stopped thread as the Call Stack view shows it (the first frame row:
- * VS Code expands the stopped thread only): its text, with the file and the line:column the
- * adapter gave, so one stop is told from the next on the same line. Null while none shows.
+ * The top frame of each thread expanded in the Call Stack view (VS Code expands the thread that
+ * stops): the row's text, with the file and the line:column the adapter gave. Read by the
+ * tree's own structure (a thread's first child row: aria-posinset 1), not as the list's first
+ * frame row, which may be another thread's, nor as the selected row: VS Code selects the
+ * focused frame, and a stop of the loop's thread that keeps the focus (a past tick's) replaces
+ * the frames the focus was on, so no row may be selected. Only the rows drawn are read (a
+ * virtualized list): fit for a Call Stack of a few threads.
  */
-export async function topFrameText(page: Page): Promise<string | null> {
-  const texts = await page.locator('.debug-call-stack .monaco-list-row .stack-frame').evaluateAll((els) => els.map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim()));
-  return texts[0] ?? null;
+export async function threadTopFrameTexts(page: Page): Promise<string[]> {
+  return page.locator('.debug-call-stack .monaco-list-row[aria-posinset="1"]').evaluateAll((els) =>
+    els.filter((e) => e.querySelector('.stack-frame') !== null).map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim()),
+  );
 }
 
 /** Waits until the debugger's current line in the editor of `fileName` is `line`. */
