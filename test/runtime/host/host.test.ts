@@ -313,9 +313,10 @@ describe('runtime host over IPC (from source)', () => {
     let samples = 0;
     let onIo = 0;
     let workers = 0;
-    // Sampled from 1 s to 3 s in: the instant site's crawl is long over by then.
+    // Sampled from 1 s to 3 s in (the instant site's crawl is long over by then), and on until
+    // five samples are taken: a busy machine answers fewer snapshots in those two seconds.
     await new Promise((r) => setTimeout(r, 1000));
-    while (performance.now() - t0 < 3000) {
+    while (samples < 5 || performance.now() - t0 < 3000) {
       const snap = await host.rpc.request('snapshot', {});
       for (const t of snap.tasks) {
         if (!t.name.startsWith('worker-') || t.state !== 'suspended') continue;
@@ -325,7 +326,7 @@ describe('runtime host over IPC (from source)', () => {
       samples++;
       await new Promise((r) => setTimeout(r, 200));
     }
-    assert.equal(host.events.slice(from).filter((e) => e.event === 'finished').length, 0, 'the crawl was over within 3 s');
+    assert.equal(host.events.slice(from).filter((e) => e.event === 'finished').length, 0, 'the crawl was over within 3 s, or before its fifth sample');
     assert.ok(samples >= 5 && workers >= samples * 8, `${workers} suspended workers in ${samples} snapshots`);
     assert.ok(onIo / workers >= 0.6, `only ${onIo} of ${workers} suspended workers were on a socket`);
     await host.rpc.request('stop', {});
@@ -545,6 +546,12 @@ describe('runtime host over IPC (from source)', () => {
     // CPU per snapshot, host and client together: what wall time would be on an idle machine.
     const hostCpu1 = processCpuMs(host.child.pid!);
     const cpuPerSnapshot = hostCpu0 === null || hostCpu1 === null ? null : (hostCpu1 - hostCpu0 + ownCpuMs() - ownCpu0) / rounds;
+    // Its peer, measured in this run: the CPU of one JSON round trip of the same snapshot (what
+    // its IPC costs at the least), so the bound holds on a slower machine as on this one.
+    const lastSnapshot = await host.rpc.request('snapshot', {});
+    const jsonCpu0 = ownCpuMs();
+    for (let i = 0; i < rounds; i++) JSON.parse(JSON.stringify(lastSnapshot));
+    const jsonPerSnapshot = (ownCpuMs() - jsonCpu0) / rounds;
     const delta: number[] = [];
     for (let i = 0; i < 5; i++) {
       const t0 = performance.now();
@@ -563,13 +570,14 @@ describe('runtime host over IPC (from source)', () => {
       assert.equal(d.frames[0]!.locals.find((l) => l.name === 'i')?.value, '5000');
     }, 20);
     process.stdout.write(
-      `# measured over IPC: full snapshot of 10001 tasks: median ${median(full).toFixed(1)} ms (min ${Math.min(...full).toFixed(1)}; CPU host+client ${cpuPerSnapshot === null ? 'n/a' : cpuPerSnapshot.toFixed(1)} ms per snapshot); ` +
+      `# measured over IPC: full snapshot of 10001 tasks: median ${median(full).toFixed(1)} ms (min ${Math.min(...full).toFixed(1)}; CPU host+client ${cpuPerSnapshot === null ? 'n/a' : cpuPerSnapshot.toFixed(1)} ms per snapshot, ${cpuPerSnapshot === null ? 'n/a' : (cpuPerSnapshot / jsonPerSnapshot).toFixed(1)} times a JSON round trip of it, ${jsonPerSnapshot.toFixed(1)} ms); ` +
         `delta snapshot: median ${median(delta).toFixed(1)} ms; taskDetail with locals (2 frames): median ${median(detail).toFixed(2)} ms (min ${Math.min(...detail).toFixed(2)} over ${detail.length} rounds)\n`,
     );
     // The targets are 50 ms and 5 ms. Wall times swing with the machine's load (other suites
-    // run beside this one), so the snapshot is held to its CPU cost (host and client), and the
-    // wall-time bounds only catch what no load explains.
-    if (cpuPerSnapshot !== null) assert.ok(cpuPerSnapshot <= 100, `CPU per full snapshot ${cpuPerSnapshot.toFixed(1)} ms`);
+    // run beside this one), so the snapshot is held to its CPU cost (host and client) against
+    // its peer's, and the wall-time bounds only catch what no load explains.
+    // 50 ms is about 3.5 JSON round trips of the snapshot here (2.5 to 4.4 measured): twice that at most.
+    if (cpuPerSnapshot !== null) assert.ok(cpuPerSnapshot <= 7 * jsonPerSnapshot, `CPU per full snapshot ${cpuPerSnapshot.toFixed(1)} ms, ${(cpuPerSnapshot / jsonPerSnapshot).toFixed(1)} times a JSON round trip of it (${jsonPerSnapshot.toFixed(1)} ms)`);
     assert.ok(Math.min(...full) <= 400, `full snapshot best ${Math.min(...full).toFixed(1)} ms`);
     assert.ok(Math.min(...detail) <= 20, `taskDetail best ${Math.min(...detail).toFixed(2)} ms`);
     await host.rpc.request('stop', {});
