@@ -3,16 +3,20 @@
 // the runtime library, CLI and runtime host run in Node (cjs); the extension runs in VS Code's
 // extension host (cjs, `vscode` external); the webview runs in a browser (iife).
 import { build } from 'esbuild';
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
-/** @type {Array<{in: string, out: string, platform: 'node' | 'browser', format?: 'cjs' | 'iife', external?: string[], loader?: Record<string, 'file'>}>} */
+/** @type {Array<{in: string, out: string, platform: 'node' | 'browser', format?: 'cjs' | 'iife', external?: string[], loader?: Record<string, 'file'>, sources?: boolean}>} */
 const entries = [
   { in: 'runtime/index.ts', out: 'dist/runtime/index.js', platform: 'node' },
-  { in: 'runtime/cli/main.ts', out: 'dist/cli.js', platform: 'node' },
-  { in: 'runtime/host/main.ts', out: 'dist/runtime-host.js', platform: 'node' },
+  // `sources`: the bundles that record runs get their sources' hashes written beside them (below).
+  { in: 'runtime/cli/main.ts', out: 'dist/cli.js', platform: 'node', sources: true },
+  { in: 'runtime/host/main.ts', out: 'dist/runtime-host.js', platform: 'node', sources: true },
+  // The runtime host's line debugger worker: its own bundle, a seventh of the host's (line-debug-worker-main.ts).
+  { in: 'runtime/host/line-debug-worker-main.ts', out: 'dist/line-debug-worker.js', platform: 'node' },
   { in: 'extension/extension.ts', out: 'dist/extension.js', platform: 'node', external: ['vscode'] },
   { in: 'extension/debug/standalone.ts', out: 'dist/debugAdapter.js', platform: 'node', external: ['vscode'] },
   // The webview's CSS (with the codicon font, copied beside it) goes to dist/webview/main.css.
@@ -45,4 +49,16 @@ await Promise.all(
     }),
   ),
 );
+// A recording names the sources it ran by their hashes (runtime/record/source-hashes.ts), taken
+// from the bundle's source map: hashed here once, beside the bundle with the bundle's own hash
+// (a bundle built again without this file is told by it), so that a runtime host does not parse
+// its 2 MB map and hash every source at its first recording copy or open.
+const sha256 = (data) => createHash('sha256').update(data).digest('hex');
+for (const e of present.filter((x) => x.sources === true)) {
+  const map = JSON.parse(readFileSync(`${e.out}.map`, 'utf8'));
+  const sources = map.sources.flatMap((path, i) => (typeof map.sourcesContent?.[i] === 'string' ? [{ path, sha256: sha256(map.sourcesContent[i]) }] : []));
+  const part = `${e.out}.sources.json.${process.pid}.part`;
+  writeFileSync(part, JSON.stringify({ bundleSha256: sha256(readFileSync(e.out)), sources }));
+  renameSync(part, `${e.out}.sources.json`);
+}
 console.log(`esbuild: built ${present.length} entr${present.length === 1 ? 'y' : 'ies'}: ${present.map((e) => e.out).join(', ')}`);

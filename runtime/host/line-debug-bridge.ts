@@ -21,6 +21,8 @@
 
 import { runningLoopOrNull } from '../running-loop';
 import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { RpcEndpoint, Transport } from '../../protocol/rpc';
 import type { Run } from './run';
@@ -30,13 +32,8 @@ import { inspect } from '../inspection';
 import { HELD_TIME_BYTES, shareHeldTime } from '../held-time';
 import type { EventLoop } from '../loop';
 import { writeReplayCopy } from './recordings';
+import { isBridgeControl, type BridgeControl } from './bridge-control';
 
-/** Messages of the bridge itself (everything else between the two threads is a wire message). */
-export type BridgeControl = { bridge: 'closed'; reason: string } | { bridge: 'disconnect' } | { bridge: 'disconnected' };
-
-export function isBridgeControl(m: unknown): m is BridgeControl {
-  return typeof m === 'object' && m !== null && typeof (m as { bridge?: unknown }).bridge === 'string';
-}
 
 /** The id of a request the worker sends of its own (negative, never a client's), else null. */
 function workerAskId(m: unknown): number | null {
@@ -66,6 +63,17 @@ function startWorker(script: string, options: ConstructorParameters<typeof Worke
   return new Worker(boot, { ...options, eval: true, execArgv: (options.execArgv ?? []).filter((a, i, all) => a !== '--import' && all[i - 1] !== '--import' && !a.startsWith('--import=')) });
 }
 
+/**
+ * The worker's script for host script `hostScript`: the worker's own bundle beside it
+ * (dist/line-debug-worker.js, a seventh of the host's: the worker loads only the line debugger
+ * and the protocol, not the runtime, the crawler and the samples), or its entry beside a
+ * TypeScript source (tsx); the host's own script where neither is there (a host bundled alone).
+ */
+export function lineDebugWorkerScript(hostScript: string): string {
+  const own = join(dirname(hostScript), /\.[cm]?ts$/.test(hostScript) ? 'line-debug-worker-main.ts' : 'line-debug-worker.js');
+  return existsSync(own) ? own : hostScript;
+}
+
 export class LineDebugBridge implements Transport {
   private readonly worker: Worker;
   private readonly receivers: Array<(message: unknown) => void> = [];
@@ -78,12 +86,13 @@ export class LineDebugBridge implements Transport {
   /** The id of the last of the worker's own requests this thread has read (0: none yet); theirs go -1, -2, ... in the order sent. */
   private lastAskRead = 0;
 
-  constructor(workerScript: string, fd: number, execArgv: string[]) {
+  /** `host`: the host's script (a line replay host is started from it) and its worker's (lineDebugWorkerScript). */
+  constructor(host: { script: string; worker: string }, fd: number, execArgv: string[]) {
     // The worker counts the time it holds this thread stopped on a line (see held-time.ts).
     const held = new SharedArrayBuffer(HELD_TIME_BYTES);
     shareHeldTime(held);
     // The host's script, arguments and node options go to the worker too: it starts line replay hosts (line-replay-host.ts) alike, and knows when it is one.
-    this.worker = startWorker(workerScript, { workerData: { coroscopeLineDebugFd: fd, coroscopeHeldTime: held, coroscopeHostScript: workerScript, coroscopeHostExecArgv: execArgv }, execArgv, argv: process.argv.slice(2), stdout: false, stderr: false });
+    this.worker = startWorker(host.worker, { workerData: { coroscopeLineDebugFd: fd, coroscopeHeldTime: held, coroscopeHostScript: host.script, coroscopeHostExecArgv: execArgv }, execArgv, argv: process.argv.slice(2), stdout: false, stderr: false });
     this.worker.on('message', (m: unknown) => {
       if (isBridgeControl(m)) {
         if (m.bridge === 'closed') this.markClosed(m.reason);

@@ -43,14 +43,14 @@
 import { readFileSync, unlinkSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { Socket } from 'node:net';
-import { parentPort } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { resolve as resolvePath } from 'node:path';
 import type { Breakpoint, BreakpointStatus, HostEvents, HostMethods } from '../../protocol/host-protocol';
 import { parseHostRequest } from '../../protocol/host-requests';
 import { ProtocolError, parseWireMessage, type RequestMessage, type ResponseMessage } from '../../protocol/rpc';
 import { StreamTransport } from '../../protocol/stream-transport';
 import { isSuspensionLine } from '../inspect/suspension-breakpoints';
-import { isBridgeControl, type BridgeControl } from './line-debug-bridge';
+import { isBridgeControl, type BridgeControl } from './bridge-control';
 import { LineDebugger, type BreakpointsSetAt } from './line-debugger';
 import { LINE_REPLAY_ARG, LineReplayHost, lineReplayFile, MOMENT_QUERIES, type ReplayCopy, type ReplayGrowth } from './line-replay-host';
 import { PastLineWalk } from './past-line-walk';
@@ -77,6 +77,23 @@ const LOOP_MOVES = new Set(['continue', ...LOOP_STEPS]);
 export interface HostStart {
   readonly script: string;
   readonly execArgv: readonly string[];
+}
+
+/**
+ * Serves the client's pipe as the line debugger's worker when this thread was started as one
+ * (line-debug-bridge.ts: its workerData names the pipe, the held-time counter and how the host
+ * was started); false on any other thread (the host's main thread: it serves itself).
+ */
+export function runLineDebugWorkerAsAsked(): boolean {
+  const data = isMainThread ? null : (workerData as { coroscopeLineDebugFd?: unknown; coroscopeHeldTime?: unknown; coroscopeHostScript?: unknown; coroscopeHostExecArgv?: unknown } | null);
+  const fd = data?.coroscopeLineDebugFd;
+  if (typeof fd !== 'number') return false;
+  const heldTime = data?.coroscopeHeldTime;
+  const script = data?.coroscopeHostScript;
+  const execArgv = data?.coroscopeHostExecArgv;
+  const hostStart = typeof script === 'string' && Array.isArray(execArgv) && execArgv.every((a) => typeof a === 'string') ? { script, execArgv: execArgv as string[] } : null;
+  runLineDebugWorker(fd, heldTime instanceof SharedArrayBuffer ? heldTime : null, hostStart);
+  return true;
 }
 
 export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | null, hostStart: HostStart | null): void {

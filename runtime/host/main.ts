@@ -4,8 +4,10 @@
 // - Transport: process.send / process 'message' (IpcTransport). Without an IPC channel the
 //   host says so on stderr and exits with code 2. Started with `--client-fd=N` (a pipe the
 //   client opened as that fd), the protocol goes over the pipe instead, served by a worker
-//   thread that also line-debugs this thread (line-debug-worker.ts; this file is that
-//   worker's script too), and the IPC channel only tells when the client goes away.
+//   thread that also line-debugs this thread (line-debug-worker.ts, bundled on its own to
+//   dist/line-debug-worker.js: a worker loads only what it runs; this file is that worker's
+//   script where that bundle is missing), and the IPC channel only tells when the client goes
+//   away.
 // - What the program prints (process.stdout / stderr writes, console.*) is also sent to the
 //   client as `output` events (and still written through to the inherited streams).
 // - An uncaught exception or unhandled rejection is reported as an `output` stderr event and
@@ -17,9 +19,8 @@ import { RpcEndpoint } from '../../protocol/rpc';
 import type { HostEvents, HostMethods } from '../../protocol/host-protocol';
 import { IpcTransport } from './ipc-transport';
 import { RuntimeHost, type HostEndpoint } from './host';
-import { isMainThread, workerData } from 'node:worker_threads';
-import { LineDebugBridge } from './line-debug-bridge';
-import { runLineDebugWorker } from './line-debug-worker';
+import { LineDebugBridge, lineDebugWorkerScript } from './line-debug-bridge';
+import { runLineDebugWorkerAsAsked } from './line-debug-worker';
 
 /** How long the host waits for the current run to stop before exiting anyway. */
 const EXIT_GRACE_MS = 1500;
@@ -38,7 +39,7 @@ function main(): void {
     process.exit(2);
   }
   const fd = clientFd();
-  const bridge = fd === null ? null : new LineDebugBridge(__filename, fd, process.execArgv);
+  const bridge = fd === null ? null : new LineDebugBridge({ script: __filename, worker: lineDebugWorkerScript(__filename) }, fd, process.execArgv);
   const transport = bridge ?? new IpcTransport();
   const endpoint: HostEndpoint = new RpcEndpoint<Record<string, never>, HostMethods, Record<string, never>, HostEvents>(transport);
   const host = new RuntimeHost(endpoint);
@@ -86,11 +87,5 @@ function main(): void {
   });
 }
 
-const lineDebugData = isMainThread ? null : (workerData as { coroscopeLineDebugFd?: unknown; coroscopeHeldTime?: unknown; coroscopeHostScript?: unknown; coroscopeHostExecArgv?: unknown } | null);
-const lineDebugFd = lineDebugData?.coroscopeLineDebugFd;
-const heldTime = lineDebugData?.coroscopeHeldTime;
-const hostScript = lineDebugData?.coroscopeHostScript;
-const hostExecArgv = lineDebugData?.coroscopeHostExecArgv;
-const hostStart = typeof hostScript === 'string' && Array.isArray(hostExecArgv) && hostExecArgv.every((a) => typeof a === 'string') ? { script: hostScript, execArgv: hostExecArgv as string[] } : null;
-if (typeof lineDebugFd === 'number') runLineDebugWorker(lineDebugFd, heldTime instanceof SharedArrayBuffer ? heldTime : null, hostStart);
-else main();
+// A line debugger's worker started on this script (a bundle without dist/line-debug-worker.js beside it) serves its pipe; else this is the host.
+if (!runLineDebugWorkerAsAsked()) main();

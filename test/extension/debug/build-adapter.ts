@@ -1,7 +1,8 @@
-// Builds the two bundles the adapter tests run, dist/debugAdapter.js and dist/runtime-host.js,
+// Builds the bundles the adapter tests run, dist/debugAdapter.js and dist/runtime-host.js with
+// its line debugger's worker (dist/line-debug-worker.js),
 // exactly as `node esbuild.mjs` builds those entries (same options), so that the tests always
 // drive the current sources even when the test runner is used without `npm run build`.
-// Only these two entries: a half-written entry of another layer cannot break these tests.
+// Only these entries: a half-written entry of another layer cannot break these tests.
 // Test files run two at a time and each builds in its `before`: every output file is written
 // beside its place and renamed there (atomic), so a host another file spawns meanwhile never
 // reads a half-written (or empty) bundle.
@@ -17,6 +18,7 @@ export const HOST_SCRIPT = join(PROJECT_ROOT, 'dist', 'runtime-host.js');
 export async function buildAdapterAndHost(): Promise<void> {
   const entries = [
     { in: 'runtime/host/main.ts', out: HOST_SCRIPT },
+    { in: 'runtime/host/line-debug-worker-main.ts', out: join(PROJECT_ROOT, 'dist', 'line-debug-worker.js') },
     { in: 'extension/debug/standalone.ts', out: ADAPTER_SCRIPT },
   ];
   const results = await Promise.all(

@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkSources, fileSources, programSources } from '../../../runtime/record/source-hashes';
+import { builtSourcesPath, bundleSources, checkSources, fileSources, programSources } from '../../../runtime/record/source-hashes';
 import { RecordingSourceMismatchError } from '../../../runtime/record/recording-errors';
 
 test('fileSources hashes files by relative path; checkSources names every changed and removed file and the recording, and lets a file the run never ran be', () => {
@@ -35,4 +36,48 @@ test('the program\'s sources (run from TypeScript: the runtime\'s files) leave o
   assert.ok(paths.includes('runtime/crawler/crawler.ts'));
   assert.ok(!paths.some((p) => /runtime\/(cli|inspect|host|record|demo-site)\/|^protocol\//.test(p)));
   assert.ok(sources.every((s) => /^[0-9a-f]{64}$/.test(s.sha256)));
+});
+
+const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+test("a bundle's sources come from the hashes its build wrote beside it, when they are of that very bundle; else (none, another build's, garbled) from its source map", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'coroscope-src-'));
+  try {
+    const bundle = join(dir, 'host.js');
+    writeFileSync(bundle, 'console.log(1);\n//# sourceMappingURL=host.js.map\n');
+    writeFileSync(`${bundle}.map`, JSON.stringify({ version: 3, sources: ['../runtime/loop.ts', '../runtime/host/run.ts'], sourcesContent: ['loop', 'run'], mappings: '' }));
+    const fromMap = [{ path: 'runtime/loop.ts', sha256: sha('loop') }];
+    assert.deepEqual(bundleSources(bundle), fromMap);
+    // Hashes the map does not give: which of the two was read shows.
+    const built = (bundleSha256: string): string => JSON.stringify({ bundleSha256, sources: [{ path: '../runtime/loop.ts', sha256: sha('as built') }, { path: '../runtime/host/run.ts', sha256: sha('run') }] });
+    writeFileSync(builtSourcesPath(bundle), built(sha('console.log(1);\n//# sourceMappingURL=host.js.map\n')));
+    assert.deepEqual(bundleSources(bundle), [{ path: 'runtime/loop.ts', sha256: sha('as built') }]);
+    // The bundle built again (without its hashes written again): they are another build's.
+    writeFileSync(bundle, 'console.log(2);\n//# sourceMappingURL=host.js.map\n');
+    assert.deepEqual(bundleSources(bundle), fromMap);
+    for (const garbled of ['{"bundleSha256":', 'null', '[]', JSON.stringify({ bundleSha256: sha('console.log(2);\n//# sourceMappingURL=host.js.map\n'), sources: [{ path: '../runtime/loop.ts', sha256: 'not a hash' }] })]) {
+      writeFileSync(builtSourcesPath(bundle), garbled);
+      assert.deepEqual(bundleSources(bundle), fromMap, garbled);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const HOST_BUNDLE = join(__dirname, '..', '..', '..', 'dist', 'runtime-host.js');
+
+test("the build's hashes of the host bundle's sources (esbuild.mjs) are the ones its source map gives", { skip: existsSync(builtSourcesPath(HOST_BUNDLE)) ? false : 'no bundle: run npm run build' }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'coroscope-src-'));
+  try {
+    const copy = join(dir, 'runtime-host.js');
+    copyFileSync(HOST_BUNDLE, copy);
+    copyFileSync(`${HOST_BUNDLE}.map`, `${copy}.map`);
+    const fromMap = bundleSources(copy);
+    assert.ok(fromMap !== null && fromMap.some((s) => s.path === 'runtime/crawler/crawler.ts'));
+    // Of this very bundle (esbuild builds the same bytes from the same sources), so read rather than the map.
+    assert.equal((JSON.parse(readFileSync(builtSourcesPath(HOST_BUNDLE), 'utf8')) as { bundleSha256: string }).bundleSha256, createHash('sha256').update(readFileSync(HOST_BUNDLE)).digest('hex'), 'the hashes beside dist/runtime-host.js are of another build: npm run build');
+    assert.deepEqual(bundleSources(HOST_BUNDLE), fromMap);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
