@@ -66,7 +66,14 @@ test("a bundle's sources come from the hashes its build wrote beside it, when th
 
 const HOST_BUNDLE = join(__dirname, '..', '..', '..', 'dist', 'runtime-host.js');
 
-test("the build's hashes of the host bundle's sources (esbuild.mjs) are the ones its source map gives", { skip: existsSync(builtSourcesPath(HOST_BUNDLE)) ? false : 'no bundle: run npm run build' }, () => {
+/** Why the build's hashes beside the host bundle cannot be checked: none, or of another build (the bundle built again alone, as the adapter tests build it from changed sources); null: they can. */
+function unbuilt(): string | null {
+  if (!existsSync(builtSourcesPath(HOST_BUNDLE))) return 'no bundle: run npm run build';
+  const built = (JSON.parse(readFileSync(builtSourcesPath(HOST_BUNDLE), 'utf8')) as { bundleSha256?: unknown }).bundleSha256;
+  return built === createHash('sha256').update(readFileSync(HOST_BUNDLE)).digest('hex') ? null : 'dist/runtime-host.js was built again without its sources\' hashes: npm run build writes both';
+}
+
+test("the build's hashes of the host bundle's sources (esbuild.mjs) are the ones its source map gives", { skip: unbuilt() ?? false }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'coroscope-src-'));
   try {
     const copy = join(dir, 'runtime-host.js');
@@ -74,9 +81,10 @@ test("the build's hashes of the host bundle's sources (esbuild.mjs) are the ones
     copyFileSync(`${HOST_BUNDLE}.map`, `${copy}.map`);
     const fromMap = bundleSources(copy);
     assert.ok(fromMap !== null && fromMap.some((s) => s.path === 'runtime/crawler/crawler.ts'));
-    // Of this very bundle (esbuild builds the same bytes from the same sources), so read rather than the map.
-    assert.equal((JSON.parse(readFileSync(builtSourcesPath(HOST_BUNDLE), 'utf8')) as { bundleSha256: string }).bundleSha256, createHash('sha256').update(readFileSync(HOST_BUNDLE)).digest('hex'), 'the hashes beside dist/runtime-host.js are of another build: npm run build');
-    assert.deepEqual(bundleSources(HOST_BUNDLE), fromMap);
+    // The map's hashes, read from the build's file (the map is not read: gone, the file still answers).
+    copyFileSync(builtSourcesPath(HOST_BUNDLE), builtSourcesPath(copy));
+    rmSync(`${copy}.map`);
+    assert.deepEqual(bundleSources(copy), fromMap);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
