@@ -3,12 +3,14 @@
 // positions a source map puts there, and the generated ranges a source file covers (so a
 // debugger can tell the runtime's machinery from the user's code by position).
 //
-// Node's SourceMap only maps generated → original, so the `mappings` string is decoded here
-// (base64 VLQ, the source map v3 format), once per map and file.
+// Node's SourceMap only maps generated → original: the map's segments are read from its
+// DecodedSourceMap (the one SourcePositionMapper loaded, else decoded here once), and indexed
+// once per file.
 //
 // Conventions: source lines given and returned 1-based; generated line and column 0-based,
 // as V8's Debugger domain counts them.
 
+import { DecodedSourceMap } from './decoded-source-map';
 import { resolveMapSource, type LoadedMap } from './source-positions';
 
 export interface GeneratedPosition {
@@ -16,70 +18,8 @@ export interface GeneratedPosition {
   readonly column0: number;
 }
 
-interface Segment {
-  readonly genLine: number;
-  readonly genCol: number;
-  readonly source: number;
-  readonly srcLine: number;
-}
-
-const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const DIGIT = new Int8Array(128).fill(-1);
-for (let i = 0; i < BASE64.length; i++) DIGIT[BASE64.charCodeAt(i)] = i;
-
-/** Decodes a v3 `mappings` string into segments that name a source (generated order). */
-export function decodeMappings(mappings: string): Segment[] {
-  const out: Segment[] = [];
-  let genLine = 0;
-  let genCol = 0;
-  let source = 0;
-  let srcLine = 0;
-  let srcCol = 0;
-  let name = 0;
-  const fields: number[] = [];
-  let i = 0;
-  const n = mappings.length;
-  while (i < n) {
-    const c = mappings.charCodeAt(i);
-    if (c === 59 /* ; */) {
-      genLine++;
-      genCol = 0;
-      i++;
-      continue;
-    }
-    if (c === 44 /* , */) {
-      i++;
-      continue;
-    }
-    fields.length = 0;
-    while (i < n) {
-      const ch = mappings.charCodeAt(i);
-      if (ch === 44 || ch === 59) break;
-      let value = 0;
-      let shift = 0;
-      for (;;) {
-        const digit = DIGIT[mappings.charCodeAt(i++)] ?? -1;
-        if (digit < 0) throw new Error(`bad base64 VLQ digit at ${i - 1}`);
-        value += (digit & 31) << shift;
-        shift += 5;
-        if ((digit & 32) === 0) break;
-      }
-      fields.push(value & 1 ? -(value >>> 1) : value >>> 1);
-    }
-    genCol += fields[0] ?? 0;
-    if (fields.length >= 4) {
-      source += fields[1]!;
-      srcLine += fields[2]!;
-      srcCol += fields[3]!;
-      if (fields.length >= 5) name += fields[4]!;
-      out.push({ genLine, genCol, source, srcLine });
-    }
-  }
-  return out;
-}
-
 export class GeneratedPositions {
-  private segments: Segment[] | null = null;
+  private segments: DecodedSourceMap | null = null;
   private readonly sourceIndex = new Map<string, number>();
   private readonly lines = new Map<number, Map<number, GeneratedPosition>>();
 
@@ -103,8 +43,9 @@ export class GeneratedPositions {
     this.decoded();
   }
 
-  private decoded(): Segment[] {
-    this.segments ??= decodeMappings(this.loaded.map.payload.mappings);
+  private decoded(): DecodedSourceMap {
+    const map = this.loaded.map;
+    this.segments ??= map instanceof DecodedSourceMap ? map : new DecodedSourceMap(map.payload);
     return this.segments;
   }
 
@@ -114,10 +55,14 @@ export class GeneratedPositions {
     let byLine = this.lines.get(index);
     if (byLine === undefined) {
       byLine = new Map();
-      for (const s of this.decoded()) {
-        if (s.source !== index) continue;
-        const known = byLine.get(s.srcLine);
-        if (known === undefined || s.genLine < known.line0 || (s.genLine === known.line0 && s.genCol < known.column0)) byLine.set(s.srcLine, { line0: s.genLine, column0: s.genCol });
+      const { source, srcLine, genLine, genCol } = this.decoded();
+      for (let i = 0; i < source.length; i++) {
+        if (source[i] !== index) continue;
+        const line = srcLine[i]!;
+        const known = byLine.get(line);
+        const l = genLine[i]!;
+        const c = genCol[i]!;
+        if (known === undefined || l < known.line0 || (l === known.line0 && c < known.column0)) byLine.set(line, { line0: l, column0: c });
       }
       this.lines.set(index, byLine);
     }

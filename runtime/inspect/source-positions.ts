@@ -9,7 +9,8 @@
 //    (tsx's inline maps) or a path relative to the script;
 // 3. the `//# sourceMappingURL=` comment at the end of the script file on disk (a bundle
 //    run without --enable-source-maps: `dist/x.js` → `dist/x.js.map`).
-// The map is parsed with Node's own `SourceMap` class; no source-map package.
+// The map is decoded once into typed arrays that serve both directions (decoded-source-map.ts,
+// answering as Node's own `SourceMap` does; an index map is Node's); no source-map package.
 //
 // Conventions: input line and column are 0-based, as V8 and source maps count; output line
 // and column are 1-based, as editors and `file.ts:line` show them. `file` is an absolute
@@ -18,6 +19,7 @@
 
 import { readFileSync } from 'node:fs';
 import { findSourceMap, SourceMap, type SourceMapPayload } from 'node:module';
+import { DecodedSourceMap, type PositionMap } from './decoded-source-map';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** A position in a source file, 1-based. */
@@ -30,7 +32,8 @@ export interface SourcePosition {
 }
 
 export interface LoadedMap {
-  readonly map: SourceMap;
+  /** Node's own (a module it loaded with source maps on) or, read here, a DecodedSourceMap (an index map: Node's). */
+  readonly map: PositionMap;
   /** What relative `sources` resolve against: the map's own URL (or the script's, when inline). */
   readonly base: string;
 }
@@ -163,7 +166,7 @@ export class SourcePositionMapper {
     }
     if (!isPayload(payload)) return null;
     try {
-      return { map: new SourceMap(payload), base };
+      return { map: 'sections' in payload ? new SourceMap(payload) : new DecodedSourceMap(payload), base };
     } catch {
       return null;
     }
