@@ -17,11 +17,14 @@
 //    (the replay host may still be starting) and pressed after 1 s at the stop (a user reading
 //    it: the replay host is loaded) (target: a Step Back ≤ 1 s; medians of rounds);
 // 5. Reverse Continue to a breakpoint set after a recorded demo crawl ended (pastBreakpointHit,
-//    runtime/host/past-hit-search.ts), the crawl debugged as a debug session does (its breaks
-//    set once launched: the run's replay host follows it, and is its hit replay host once it
-//    has finished): from the run's end (the first, pressed at once; the next, from that hit)
-//    and from a mid-run past tick, beside a seek to that tick in the same round, idle and with
-//    one busy loop beside (target ≤ 1 s; medians of rounds);
+//    runtime/host/past-hit-search.ts), the crawl (the default demo crawl: short, it can end
+//    before its replay host is ready) debugged as a debug session does (its breaks set once
+//    launched: the run's replay host follows it, and is its hit replay host once it has
+//    finished): the breakpoint's setting at the end, from the run's end (the first, pressed at
+//    once; the next, from that hit), the first Step Back from that hit (a past line), and from a
+//    mid-run past tick, beside a seek to that tick in the same round; Step Back at the end on a
+//    worker's thread (its previous suspension); each beside a live line step of the same round,
+//    idle and with one busy loop beside (target ≤ 1 s; medians of rounds);
 // 6. the first Step Back at a deep line stop, pressed at once: a recorded 2,000-page demo crawl
 //    debugged (its breaks set once launched), stopped on fetch's line at its 1,450th fetch
 //    (about tick 1,250), Step Back asked as soon as the stop's `paused` arrives, to its
@@ -46,6 +49,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { forkHost, median, processCpuMs, ROOT, type HostClient } from '../test/runtime/host/host-client';
 import { PROTOCOL_VERSION } from '../protocol/host-protocol';
+import { previousSuspension } from '../extension/debug/time-travel';
 
 const BUNDLE = process.env.COROSCOPE_HOST_BUNDLE ?? join(ROOT, 'dist', 'runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
@@ -138,14 +142,25 @@ async function stepBackRound(lookMs: number): Promise<{ first: number; next: num
   }
 }
 
+/** A live line step's time, the peer of the figures of the past: a demo crawl stopped on fetch's line, then `steps` line steps; their median. */
+async function liveLineStep(steps = 3): Promise<number> {
+  return median((await firstStopAndSteps(steps)).stepMs);
+}
+
 /**
- * One round of figure 5: the demo crawl of `coroscope crawl --demo` (its default pages),
- * recorded, finished; a breakpoint set then on fetch's line after a page is parsed; Reverse
- * Continue (pastBreakpointHit) timed from the run's end (the first: the replay host forked,
- * the recording written and opened; the next: from that hit) and from a mid-run past tick,
- * beside a plain seek to that tick (the peer) in the same round.
+ * One round of figure 5: the demo crawl of `coroscope crawl --demo` (its default pages, a
+ * short crawl: it may end before the run's replay host, forked when the debugger set its breaks
+ * at the launch, is ready), recorded, finished; a breakpoint set then on fetch's line after a
+ * page is parsed (timed: the live host's line debugger reads its source map for it); Reverse
+ * Continue (pastBreakpointHit) timed from the run's end (the first: whatever the replay host
+ * still had to do; the next: from that hit), the first Step Back from that hit (lineStepBack:
+ * its line before, replayed: the first past line), and from a mid-run past tick, beside a plain
+ * seek to that tick (a peer) in the same round; Step Back at the end on a worker's thread (its
+ * previous suspension, replayed: a seek of the live host, as the debugger asks it); and a live
+ * line step of another host in the same round (the peer the ratios are to).
  */
-async function reverseContinueRound(): Promise<{ first: number; next: number; fromMid: number; seek: number; pages: number }> {
+async function reverseContinueRound(): Promise<{ setBreakpoint: number; first: number; backFromHit: number; next: number; fromMid: number; seek: number; backAtEnd: number; liveStep: number; pages: number }> {
+  const liveStep = await liveLineStep();
   const h = forkHost({ bundle: BUNDLE, pipe: true });
   try {
     await hello(h);
@@ -154,8 +169,11 @@ async function reverseContinueRound(): Promise<{ first: number; next: number; fr
     await h.rpc.request('setExceptionBreaks', { taskFailed: true, taskCancelled: false });
     const done = await h.waitFor('finished', () => true, 120_000);
     const crawled = Number(/crawled (\d+) urls/.exec(done.summary)?.[1] ?? 0);
-    const ticks = (await h.rpc.request('timeline', {})).ticks;
+    const timeline = await h.rpc.request('timeline', {});
+    const ticks = timeline.ticks;
+    const b0 = performance.now();
     await h.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: lineOf('const { stat, links } = parsed;') }] });
+    const setBreakpoint = performance.now() - b0;
     const hit = async (tick: number): Promise<number> => {
       const t0 = performance.now();
       const r = await h.rpc.request('pastBreakpointHit', { direction: 'back', tick });
@@ -164,13 +182,27 @@ async function reverseContinueRound(): Promise<{ first: number; next: number; fr
       return performance.now() - t0;
     };
     const first = await hit(ticks);
+    const k0 = performance.now();
+    const back = await h.rpc.request('lineStepBack', {});
+    if (back.landed !== 'line') throw new Error(`Step Back from the hit landed on ${back.landed}, not a line`);
+    await h.rpc.request('lineStack', {});
+    const backFromHit = performance.now() - k0;
     const next = await hit(ticks);
     const mid = Math.floor(ticks / 2);
     const s0 = performance.now();
     await h.rpc.request('seekTick', { tick: mid });
     const seek = performance.now() - s0;
     const fromMid = await hit(mid);
-    return { first, next, fromMid, seek, pages: crawled };
+    // Step Back at the end on worker-1's thread: to its previous suspension, replayed (its frames with positions and locals).
+    const worker = timeline.lanes.find((l) => l.name === 'worker-1');
+    const before = worker === undefined ? null : previousSuspension(worker, ticks);
+    if (before === null) throw new Error('worker-1 has no suspension before the end');
+    await h.rpc.request('seekTick', { tick: null });
+    const e0 = performance.now();
+    await h.rpc.request('seekTick', { tick: before, replayed: true });
+    await h.rpc.request('taskDetail', { taskId: worker!.taskId, locals: true });
+    const backAtEnd = performance.now() - e0;
+    return { setBreakpoint, first, backFromHit, next, fromMid, seek, backAtEnd, liveStep, pages: crawled };
   } finally {
     await h.close();
   }
@@ -275,8 +307,12 @@ async function reverseContinues(): Promise<void> {
     const reverse: Array<Awaited<ReturnType<typeof reverseContinueRound>>> = [];
     for (let r = 0; r < rounds; r++) reverse.push(busy ? await besideBusyLoop(reverseContinueRound) : await reverseContinueRound());
     const rc = (pick: (x: (typeof reverse)[number]) => number): number => median(reverse.map(pick));
+    const live = rc((x) => x.liveStep);
     console.log(
-      `Reverse Continue to a breakpoint set after a ${reverse[0]!.pages}-page demo crawl ended${busy ? ', one busy loop beside' : ', idle'}: from the end, first ${rc((x) => x.first).toFixed(0)} ms pressed at once (${reverse.map((x) => x.first.toFixed(0)).join(', ')}), next ${rc((x) => x.next).toFixed(0)} ms; from a mid-run tick ${rc((x) => x.fromMid).toFixed(0)} ms, beside a seek to that tick ${rc((x) => x.seek).toFixed(0)} ms (medians of ${rounds}; ratios first/seek ${(rc((x) => x.first) / rc((x) => x.seek)).toFixed(1)}, from-mid/seek ${(rc((x) => x.fromMid) / rc((x) => x.seek)).toFixed(1)}) (target ≤ 1000)`,
+      `Reverse Continue to a breakpoint set after a ${reverse[0]!.pages}-page demo crawl ended${busy ? ', one busy loop beside' : ', idle'} (medians of ${rounds}; a live line step of the same rounds ${live.toFixed(0)} ms):\n` +
+        `  the breakpoint set at the end ${rc((x) => x.setBreakpoint).toFixed(0)} ms; from the end, first ${rc((x) => x.first).toFixed(0)} ms pressed at once (${reverse.map((x) => x.first.toFixed(0)).join(', ')}), ratio to the live step ${(rc((x) => x.first) / live).toFixed(1)} (target ≤ 1000)\n` +
+        `  the first Step Back from that hit (its line before) ${rc((x) => x.backFromHit).toFixed(0)} ms (${reverse.map((x) => x.backFromHit.toFixed(0)).join(', ')}), ratio ${(rc((x) => x.backFromHit) / live).toFixed(1)}; Step Back at the end on worker-1's thread (its previous suspension, replayed) ${rc((x) => x.backAtEnd).toFixed(0)} ms, ratio ${(rc((x) => x.backAtEnd) / live).toFixed(1)}\n` +
+        `  the next from the end ${rc((x) => x.next).toFixed(0)} ms; from a mid-run tick ${rc((x) => x.fromMid).toFixed(0)} ms, beside a seek to that tick ${rc((x) => x.seek).toFixed(0)} ms (ratios first/seek ${(rc((x) => x.first) / rc((x) => x.seek)).toFixed(1)}, from-mid/seek ${(rc((x) => x.fromMid) / rc((x) => x.seek)).toFixed(1)})`,
     );
   }
 }
