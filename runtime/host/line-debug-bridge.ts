@@ -34,7 +34,6 @@ import type { EventLoop } from '../loop';
 import { writeReplayCopy } from './recordings';
 import { isBridgeControl, type BridgeControl } from './bridge-control';
 
-
 /** The id of a request the worker sends of its own (negative, never a client's), else null. */
 function workerAskId(m: unknown): number | null {
   if (typeof m !== 'object' || m === null) return null;
