@@ -39,9 +39,14 @@
 //    recording's growth now and then) against the same crawl not debugged (no follower),
 //    rounds alternated: the crawl rates and their ratio, and the host's main-thread CPU time
 //    over the crawl (from /proc), the difference of medians being what the feeds cost it.
+// 8. Reverse Continue to a breakpoint on a line with `yield` (the loop's own, a suspension
+//    breakpoint: fetch's GET) set after a recorded `pages`-page instant demo crawl (5 workers)
+//    ended, from its end, pressed at once (the crawl debugged as a debug session does), beside
+//    Reverse Continue to fetch's ordinary line after the page is parsed (a line breakpoint, the
+//    peer) from the end of a crawl of its own in the same round (medians of rounds; the ratio).
 // Usage: npm run bench:line [-- pages rounds figures], figures a comma list of
-// start,steps,back,rc,deep,rate,follow (default: all but follow); e.g. npm run bench:line --
-// 1000 5 deep,rc; npm run bench:line -- 2000 5 follow. COROSCOPE_HOST_BUNDLE: another host
+// start,steps,back,rc,deep,rate,follow,rcyield (default: all but follow and rcyield); e.g. npm run bench:line --
+// 1000 5 deep,rc; npm run bench:line -- 2000 5 follow; npm run bench:line -- 2000 5 rcyield. COROSCOPE_HOST_BUNDLE: another host
 // bundle to run (a build of another commit, for a before/after).
 
 import { spawn } from 'node:child_process';
@@ -243,6 +248,35 @@ async function deepStepBackRound(): Promise<{ first: number; liveStep: number; t
   }
 }
 
+/**
+ * Half a round of figure 8: a recorded `pages`-page instant demo crawl (5 workers), debugged,
+ * finished; then, pressed at once, Reverse Continue from its end to a breakpoint on `line`.
+ */
+async function reverseContinueFromEnd(line: number, landed: 'tick' | 'line'): Promise<{ ms: number; ticks: number; hitTick: number }> {
+  const h = forkHost({ bundle: BUNDLE, pipe: true });
+  try {
+    await hello(h);
+    await h.rpc.request('launch', { target: { kind: 'demo', pages, latency: 'instant' }, options: { maxTasks: 5, record: true } });
+    await h.rpc.request('setExceptionBreaks', { taskFailed: true, taskCancelled: false });
+    await h.waitFor('finished', () => true, 300_000);
+    const ticks = (await h.rpc.request('timeline', {})).ticks;
+    await h.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
+    const t0 = performance.now();
+    const r = await h.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks });
+    if (r.landed !== landed) throw new Error(`Reverse Continue to line ${line} landed ${r.landed}, not ${landed}`);
+    return { ms: performance.now() - t0, ticks, hitTick: r.tick };
+  } finally {
+    await h.close();
+  }
+}
+
+/** One round of figure 8: to a breakpoint on fetch's GET (a line with yield), and to one on its line after the page is parsed (the peer), each in a crawl of its own. */
+async function yieldReverseContinueRound(): Promise<{ yieldMs: number; lineMs: number; ticks: number; hitTick: number }> {
+  const y = await reverseContinueFromEnd(lineOf('response = yield* this.session.get(url, NO_REDIRECTS);'), 'tick');
+  const l = await reverseContinueFromEnd(lineOf('const { stat, links } = parsed;'), 'line');
+  return { yieldMs: y.ms, lineMs: l.ms, ticks: y.ticks, hitTick: y.hitTick };
+}
+
 /** Pages per second of a demo crawl; `attached`: over the pipe with a breakpoint that never hits. */
 async function crawlRate(attached: boolean): Promise<number> {
   const h = forkHost(attached ? { bundle: BUNDLE, pipe: true } : { bundle: BUNDLE });
@@ -274,6 +308,17 @@ async function main(): Promise<void> {
   if (figures.has('deep')) await deepStepBacks();
   if (figures.has('rate')) await rates();
   if (figures.has('follow')) await follows();
+  if (figures.has('rcyield')) await yieldReverseContinues();
+}
+
+async function yieldReverseContinues(): Promise<void> {
+  const rs: Array<Awaited<ReturnType<typeof yieldReverseContinueRound>>> = [];
+  for (let r = 0; r < rounds; r++) rs.push(await yieldReverseContinueRound());
+  const y = median(rs.map((x) => x.yieldMs));
+  const l = median(rs.map((x) => x.lineMs));
+  console.log(
+    `Reverse Continue from the end of a recorded ${pages}-page instant demo crawl (ticks ${rs.map((x) => x.ticks).join(', ')}; hit at ${rs.map((x) => x.hitTick).join(', ')}): to a breakpoint on a yield line (fetch's GET) ${y.toFixed(0)} ms (${rs.map((x) => x.yieldMs.toFixed(0)).join(', ')}), to a line breakpoint (after the page is parsed) ${l.toFixed(0)} ms (${rs.map((x) => x.lineMs.toFixed(0)).join(', ')}) (medians of ${rounds}; ratio yield/line ${(y / l).toFixed(2)})`,
+  );
 }
 
 async function startAndSteps(): Promise<void> {

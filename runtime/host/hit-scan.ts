@@ -15,8 +15,11 @@
 // scan runs the live loop's check on its loop (SuspensionBreakpoints, `observer`: a task
 // newly arrived at the line at the end of a step, or resuming from it, its condition over the
 // frame's locals), so its hits (`tickHits`) are the ones the live run stops at, after their
-// tick. What that check remembers (where each frame was, where a task stopped) starts with the
-// scan: a stretch with such a breakpoint starts at the run's start (past-hit-search.ts).
+// tick. Whether a step hits depends on that step alone (its frames' lines are read where the
+// check has not looked yet), but for one thing the check remembers: where a task stopped when it
+// suspended, so that resuming from there is no hit. So a stretch starting at a checkpoint
+// begins earlier (`warmUpFrom`: the last step of each task then waiting on a breakpoint's line),
+// and its ticks up to `from` run the check with nothing counted nor recorded (a warm-up).
 //
 // Invariants: hits are recorded in the order the replay runs them; only the scan's own loop
 // records (a checkpoint replay or any other loop runs the same lines untouched); a hit
@@ -24,7 +27,8 @@
 // so a stretch from tick 0 counts from the run's start; or the live debugger's count of a
 // breakpoint set while the run went, whose hits in ticks up to `since`, the tick it was set
 // in, are neither counted nor recorded: hits since set); the hits of the marker's own moment
-// are neither before nor after it, and are not recorded.
+// are neither before nor after it, and are not recorded; nothing of a warm-up tick (up to
+// `from`) is counted or recorded.
 
 import { resolve as resolvePath } from 'node:path';
 import type { EventLoop, LoopObserver } from '../loop';
@@ -61,6 +65,8 @@ export class HitScan {
   /** The tick of the last hit recorded, and how many hits that tick has had. */
   private lastTick = -1;
   private inTick = 0;
+  /** The suspension breakpoints' check (null: none armed). */
+  private readonly check: SuspensionBreakpoints | null = null;
 
   constructor(private readonly params: ScanTicksParams) {
     this.counts = params.breakpoints.map((_, i) => params.counts?.[i] ?? 0);
@@ -79,8 +85,25 @@ export class HitScan {
     if (byFile.size > 0) {
       const check = new SuspensionBreakpoints((bp, task, description) => this.suspensionHit(index.get(`${bp.file}:${bp.line}`)!, task.id, description));
       for (const [file, bps] of byFile) check.set(file, bps);
+      this.check = check;
       this.observer = { taskStepStart: (task) => check.stepStarted(task), taskStepEnd: (task) => check.stepEnded(task) };
     }
+  }
+
+  /**
+   * Where the stretch must begin for the suspension breakpoints' check to be as the live one's at
+   * `from` (`loop`: a replay paused there): before the last step (`lastStep`, by the log) of each
+   * task waiting on a breakpoint's line then, whose resume hits unless that step stopped there.
+   */
+  warmUpFrom(loop: EventLoop, lastStep: (taskId: number) => number | null): number {
+    let start = this.params.from;
+    if (this.check === null) return start;
+    for (const task of loop.allTasks()) {
+      if (!this.check.resumesFromBreakpoint(task)) continue;
+      const t = lastStep(task.id);
+      if (t !== null && t > 0) start = Math.min(start, t - 1);
+    }
+    return start;
   }
 
   /** A suspension breakpoint's condition held for task `taskId` on the scan's loop: recorded when its hit condition lets it (true: the live run would stop there). */
@@ -88,6 +111,8 @@ export class HitScan {
     const loop = this.loop;
     if (loop === null) return false;
     const tick = loop.tickCount();
+    // A warm-up tick: where the live run stopped (no hit condition: at every hit), nothing counted.
+    if (tick <= this.params.from) return this.hitConditions[bp] === null && tick > this.since[bp]!;
     // The loop stops after its tick: in the live stop's tick that is after the live stop.
     const until = this.params.until;
     if (until !== undefined && tick >= until.tick) return false;
@@ -111,6 +136,8 @@ export class HitScan {
     const loop = this.loop;
     if (loop === null || this.stopped) return false;
     const tick = loop.tickCount();
+    // A warm-up tick (before the stretch, run for the suspension breakpoints' check): its line hits are not the stretch's.
+    if (tick <= this.params.from) return false;
     const taskId = loop.currentTask()?.id ?? null;
     const bps = this.params.locations[location] ?? [];
     const held = bps.filter((_, i) => met[i] === true).map((bp) => ({ bp }));

@@ -23,10 +23,11 @@
 // the search: no V8 breakpoint is planted for it, the scan runs the live loop's check on the
 // replay (hit-scan.ts), and a hit of it lands on its tick (`landed: 'tick'`: the caller seeks
 // there, the task's frames as they were after that tick), the first of its tick as the live
-// stop is. Whether a frame newly arrived depends on where it was before, so with one armed
-// every stretch starts at the run's start (a search replays the whole past before the moment),
-// and a line hit and a suspension hit of the same tick are ordered as the live run meets them:
-// the line hit first (the loop's stop comes at the tick's end).
+// stop is. Whether a step hits depends on that step alone but for where its task stopped
+// before, so a stretch starts from a checkpoint as with line breakpoints (the main thread
+// begins it a little earlier when a task waits on such a line: HitScan.warmUpFrom), and a
+// line hit and a suspension hit of the same tick are ordered as the live run meets them: the
+// line hit first (the loop's stop comes at the tick's end).
 //
 // Invariants:
 // - Exact or refused: a landing is answered only once the main thread is stopped on the hit;
@@ -34,7 +35,8 @@
 //   refused with the reason (it is not the run that was recorded).
 // - Hit conditions count as the live debugger does, since the breakpoint was set: from the run's
 //   start (set before it started, or once it had finished) or from the tick it was set in
-//   (`hitsSince`, the live count up to it given): with one armed, every stretch starts there.
+//   (`hitsSince`, the live count up to it given): with one armed, every stretch starts there
+//   (a suspension breakpoint's too: the loop's check forgets nothing that matters before it).
 // - The scan breakpoints exist only during a search and while stopped on its hit; release()
 //   lets the thread go and waits for its tick to end before another search or walk starts.
 
@@ -156,13 +158,10 @@ export class PastHitSearch {
     });
   }
 
-  /** Where a stretch that would start at `from` starts: no later than where the hit conditions count from (the run's start, or the tick each was set in); at the run's start with a suspension breakpoint armed. */
+  /** Where a stretch that would start at `from` starts: no later than where the hit conditions count from (the run's start, or the tick each was set in). */
   private countedFrom(breakpoints: readonly ArmedBreakpoint[], from: number): number {
     let start = from;
-    for (const b of breakpoints) {
-      if (b.atSuspension === true) return 0;
-      if (b.hitCondition !== undefined) start = Math.min(start, b.hitsSince?.tick ?? 0);
-    }
+    for (const b of breakpoints) if (b.hitCondition !== undefined) start = Math.min(start, b.hitsSince?.tick ?? 0);
     return start;
   }
 

@@ -414,12 +414,22 @@ export class RunRewind {
    * shown nor a checkpoint; after a whole tick it is parked there, a checkpoint. Served in
    * turn with the seeks. With `from`, ticks from+1 .. `tick` run traced (a breakpoint search's
    * stretch, hit-scan.ts); `momentAt` is the replay's moment within one of them (a stop in a
-   * tick not known before: a forward search's first hit).
+   * tick not known before: a forward search's first hit). `startAt`: asked of the replay paused
+   * after `from`, the tick the traced ticks must begin after instead (at most `from`: a stretch's
+   * warm-up; the replay at `from` stays parked, a checkpoint).
    */
-  traceTick(tick: number, tracing: (loop: EventLoop | null, moment: PastMoment | null, momentAt?: (within: number) => PastMoment) => void, from = tick - 1): Promise<void> {
+  traceTick(tick: number, tracing: (loop: EventLoop | null, moment: PastMoment | null, momentAt?: (within: number) => PastMoment) => void, from = tick - 1, startAt?: (loop: EventLoop) => number): Promise<void> {
     this.seeking++;
     this.building?.hold();
-    const job = this.queue.then(() => this.traceNow(tick, tracing, from));
+    const job = this.queue.then(async () => {
+      let start = from;
+      if (from > 0 && startAt !== undefined) {
+        await this.seekNow(from);
+        start = Math.max(0, Math.min(from, startAt(this.viewedSession!.loop)));
+        this.viewedSession = null;
+      }
+      return this.traceNow(tick, tracing, start);
+    });
     this.queue = job.catch(() => undefined).finally(() => {
       if (--this.seeking === 0) {
         this.building?.release();

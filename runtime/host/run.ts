@@ -855,6 +855,7 @@ export class Run {
           }
         },
         params.from,
+        scan.observer === null ? undefined : (loop) => scan.warmUpFrom(loop, (taskId) => this.recordedTasksNow().lastStepBy(taskId, params.from)),
       ),
     );
     this.seeks = job.catch(() => undefined);

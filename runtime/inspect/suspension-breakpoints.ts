@@ -5,11 +5,18 @@
 // at: one implementation of when such a breakpoint hits.
 //
 // When it hits:
-// - at the end of a step, one of the task's frames has newly arrived at the line (its position
-//   changed since the last look, or the frame is new), innermost first, the first one only;
+// - at the end of a step, one of the task's frames has newly arrived at the line (it is new in
+//   this step, or it made another call in it, or its line changed during it), innermost first,
+//   the first one only;
 // - at the start of a step, the task resumes from the line (its innermost frame is suspended
-//   there) and it did not already stop there when it suspended (resuming is then the user's own
-//   step onwards).
+//   there) and it did not already stop there when it suspended at the end of its step before
+//   (resuming is then the user's own step onwards).
+// So whether a step hits depends on that step alone, and on whether the task's step before
+// stopped where it resumes: not on when the check began to look (a breakpoint set while the
+// run went, a replay's stretch scanned from a checkpoint: hit-scan.ts) nor on the steps before.
+// A frame's line at the start of a step is its line when it last suspended: kept from the last
+// look, read at the step's start when never looked at (once per frame), and a frame whose
+// callee is the same call as at the step's start is still in that `yield*`, unmoved, unread.
 // A hit whose `condition` (a JS expression over the frame's primitive locals) is false is none;
 // one whose condition throws is a hit (its description says so, so a typo is noticed). What a
 // hit counts for (the hit condition) and whether it stops is the owner's `hit` callback: the
@@ -17,7 +24,10 @@
 //
 // Invariants: nothing is read while no breakpoint is set; only frames whose generator function
 // is defined in a file with breakpoints have their suspended position read (FunctionLocations,
-// one inspector read per function; GeneratorReader); the check never resumes or throws into a task.
+// one inspector read per function; GeneratorReader), and in a step only the frames that may have
+// moved (the innermost one whose callee changed, the new ones) or were never read; the lines
+// kept are every file's since the check last began looking at a file (a file armed anew forgets
+// them: its frames may have moved unseen); the check never resumes or throws into a task.
 
 import { readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
@@ -138,9 +148,12 @@ export class SuspensionBreakpoints {
   // Breakpoints by absolute file path.
   private readonly breakpoints = new Map<string, BreakpointEntry[]>();
   private breakpointCount = 0;
-  /** Last position seen of each generator checked (file:line), and where a task last stopped. */
-  private readonly lastLine = new WeakMap<object, string>();
+  /** The line (file:line) each generator of a file with breakpoints was last seen suspended at. */
+  private lastLine = new WeakMap<object, string>();
+  /** Where a task stopped at the end of its last step (taken at its next step's start). */
   private readonly stoppedAt = new WeakMap<Task<unknown>, string>();
+  /** The task stepping now and its frames' generators at its step's start. */
+  private stepping: { task: Task<unknown>; gens: object[] } | null = null;
 
   constructor(
     private readonly hit: SuspensionHit,
@@ -170,6 +183,8 @@ export class SuspensionBreakpoints {
     this.breakpoints.delete(path);
     const { statuses, entries } = checkBreakpoints(path, breakpoints);
     if (entries.length > 0) {
+      // A file armed anew: its frames went unseen meanwhile, the lines kept of them may be stale.
+      if (previous === undefined) this.lastLine = new WeakMap();
       this.breakpoints.set(path, entries);
       this.breakpointCount += entries.length;
     }
@@ -179,18 +194,24 @@ export class SuspensionBreakpoints {
   /** A task's step starts: does it resume from a breakpoint's line? */
   stepStarted(task: Task<unknown>): void {
     if (this.breakpointCount === 0) return;
+    const stopped = this.stoppedAt.get(task);
+    this.stoppedAt.delete(task);
     const frames = task[inspect]().frames;
-    if (frames === null || frames.length === 0) return;
-    const inner = frames[frames.length - 1]!;
-    const [l] = this.linesOf([inner]);
-    if (l === null || l === undefined) return;
-    const key = `${l.file}:${l.line}`;
-    this.lastLine.set(inner.gen, key);
-    if (this.stoppedAt.get(task) === key) {
-      // It already stopped when it suspended here: resuming is the user's own step onwards.
-      this.stoppedAt.delete(task);
+    if (frames === null || frames.length === 0) {
+      this.stepping = null;
       return;
     }
+    this.stepping = { task, gens: frames.map((f) => f.gen) };
+    // The innermost frame (where it resumes from), and the frames never looked at (their line now is where they last suspended).
+    const wanted = frames.filter((f, i) => i === frames.length - 1 || !this.lastLine.has(f.gen));
+    const lines = this.linesOf(wanted);
+    for (const l of lines) if (l !== null) this.lastLine.set(l.frame.gen, `${l.file}:${l.line}`);
+    const inner = frames[frames.length - 1]!;
+    const l = lines[lines.length - 1];
+    if (l === null || l === undefined || l.frame !== inner) return;
+    const key = `${l.file}:${l.line}`;
+    // It stopped here when it suspended: resuming is the user's own step onwards.
+    if (stopped === key) return;
     const bp = this.breakpointAt(l.file, l.line);
     if (bp === undefined) return;
     const note = this.conditionNote(bp, inner);
@@ -200,24 +221,56 @@ export class SuspensionBreakpoints {
   /** A task's step ended: has one of its frames newly arrived at a breakpoint's line? */
   stepEnded(task: Task<unknown>): void {
     if (this.breakpointCount === 0) return;
+    const start = this.stepping?.task === task ? this.stepping.gens : null;
+    this.stepping = null;
     const frames = task[inspect]().frames;
     if (frames === null || frames.length === 0 || task.done()) return;
-    const lines = this.linesOf(frames);
+    // Frames 0 .. same-1 are the calls of the step's start still in the same `yield*` (their callee
+    // too): unmoved. Frame `same`, the deepest call kept, went on if its callee is another call
+    // now (it made a new one, on the same line or not); the frames after it are new.
+    let same = 0;
+    let calleeChanged = start === null;
+    if (start !== null) {
+      const common = Math.min(start.length, frames.length);
+      let d = 0;
+      while (d < common && start[d] === frames[d]!.gen) d++;
+      same = Math.max(0, d - 1);
+      calleeChanged = d === 0 || (start[d] ?? null) !== (frames[d]?.gen ?? null);
+    }
+    const moved = new Set<object>();
+    const wanted = frames.filter((f, i) => i >= same || !this.lastLine.has(f.gen));
+    const lines = this.linesOf(wanted);
+    for (const l of lines) {
+      if (l === null) continue;
+      const key = `${l.file}:${l.line}`;
+      const i = frames.indexOf(l.frame);
+      if (i > same || (i === same && calleeChanged) || (i === same && this.lastLine.get(l.frame.gen) !== key)) moved.add(l.frame);
+      this.lastLine.set(l.frame.gen, key);
+    }
     for (let i = lines.length - 1; i >= 0; i--) {
       const l = lines[i];
-      if (l === null || l === undefined) continue;
-      const key = `${l.file}:${l.line}`;
-      const moved = this.lastLine.get(l.frame.gen) !== key;
-      this.lastLine.set(l.frame.gen, key);
-      if (!moved) continue;
+      if (l === null || l === undefined || !moved.has(l.frame)) continue;
       const bp = this.breakpointAt(l.file, l.line);
       if (bp === undefined) continue;
       const note = this.conditionNote(bp, l.frame);
       if (note === null) continue;
+      const key = `${l.file}:${l.line}`;
       if (!this.hit(bp, task, `Task #${task.id} ${JSON.stringify(task.name)} suspended at ${key} in ${l.frame.fn.name || '<anonymous>'}${note}`)) continue;
       this.stoppedAt.set(task, key);
       return;
     }
+  }
+
+  /**
+   * Whether `task` (suspended) waits in a frame on one of the breakpoints' lines, its innermost:
+   * where it resumes from at its next step, which hits unless it stopped there when it suspended.
+   */
+  resumesFromBreakpoint(task: Task<unknown>): boolean {
+    if (this.breakpointCount === 0 || task.done()) return false;
+    const frames = task[inspect]().frames;
+    if (frames === null || frames.length === 0) return false;
+    const [l] = this.linesOf([frames[frames.length - 1]!]);
+    return l !== null && l !== undefined && this.breakpointAt(l.file, l.line) !== undefined;
   }
 
   private fileHasBreakpoints(fn: object): string | null {

@@ -130,6 +130,14 @@ export class RecordedTasks implements RunLogVisitor {
     this.decoder.decode(events, null, upTo);
   }
 
+  /** The last tick up to `tick` in which task `id` (its recorded id) stepped; null: none (or no such task). */
+  lastStepBy(id: number, tick: number): number | null {
+    const steps = this.byId.get(id)?.stepTicks;
+    if (steps === undefined) return null;
+    const n = countUpTo(steps, tick);
+    return n === 0 ? null : steps[n - 1]!;
+  }
+
   /** Seconds at which tick `tick` began (1 .. ticks). */
   timeOf(tick: number): number {
     return this.times[tick - 1]!;

@@ -24,6 +24,9 @@ const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
 const PARSED = lineOf(CRAWLER, 'const { stat, links } = parsed;');
 /** fetch's GET: a suspension point (the loop's own breakpoint), where fetch's frame arrives once per try. */
 const GET = lineOf(CRAWLER, 'response = yield* this.session.get(url, NO_REDIRECTS);');
+const EVENT = join(ROOT, 'runtime', 'event.ts');
+/** Event.wait's wait: the innermost frame of the crawl task in q.join (it arrives there at the start and resumes from it at the end). */
+const EVENT_WAIT = lineOf(EVENT, 'yield* fut;');
 const QUEUE = join(ROOT, 'runtime', 'queue.ts');
 /** queue.get's wait: the innermost frame of a worker waiting for a URL, which arrives there and resumes from it. */
 const GETTER = lineOf(QUEUE, 'yield* getter;');
@@ -54,11 +57,38 @@ interface LoopStop {
   description: string;
 }
 
-/** A recorded demo crawl with `breakpoints` set in `file` before it: every stop the live run makes at them (continued each time). */
-async function liveStops(host: HostClient, file: string, breakpoints: Array<Omit<Breakpoint, 'file'>>): Promise<{ stops: LoopStop[]; ticks: number }> {
-  await host.rpc.request('setBreakpoints', { file, breakpoints: breakpoints.map((b) => ({ file, ...b })) });
+/** Whether a worker of the run is connecting in fetch's GET now (its frames): its next step is still in that GET. */
+async function aWorkerConnectingInGet(host: HostClient): Promise<boolean> {
+  for (const t of (await host.rpc.request('snapshot', {})).tasks) {
+    if (!t.name.startsWith('worker')) continue;
+    const frames = (await host.rpc.request('taskDetail', { taskId: t.id })).frames;
+    if (frames.some((f) => f.name === 'fetch' && f.position?.line === GET) && frames.some((f) => f.name === 'openConnection')) return true;
+  }
+  return false;
+}
+
+/**
+ * A recorded demo crawl (`pages`, 12 by default) with `breakpoints` set in `file`: every stop the
+ * live run makes at them (continued each time). Set before it, or with `setMidRun`, while it
+ * goes: held at entry, stepped tick by tick until a worker is connecting in fetch's GET (a frame
+ * the breakpoint's line holds since an earlier step), set there.
+ */
+async function liveStops(host: HostClient, file: string, breakpoints: Array<Omit<Breakpoint, 'file'>>, run: { pages?: number; setMidRun?: boolean } = {}): Promise<{ stops: LoopStop[]; ticks: number; setAt: number }> {
+  const set = (): Promise<unknown> => host.rpc.request('setBreakpoints', { file, breakpoints: breakpoints.map((b) => ({ file, ...b })) });
+  if (run.setMidRun !== true) await set();
   let from = host.events.length;
-  await host.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, record: true } });
+  await host.rpc.request('launch', { target: { kind: 'demo', pages: run.pages ?? 12, latency: 'instant' }, options: { maxTasks: 2, record: true, stopOnEntry: run.setMidRun === true } });
+  let setAt = 0;
+  if (run.setMidRun === true) {
+    await host.waitFor('paused', () => true, 30_000, from);
+    while (!(await aWorkerConnectingInGet(host))) {
+      setAt = (await host.rpc.request('stepTick', {})).tick;
+      assert.ok(setAt < 100, 'no worker connecting in fetch by tick 100');
+    }
+    await set();
+    from = host.events.length;
+    await host.rpc.request('continue', {});
+  }
   const stops: LoopStop[] = [];
   for (;;) {
     const e = await host.nextOf(['paused', 'finished'], from, 60_000);
@@ -69,7 +99,7 @@ async function liveStops(host: HostClient, file: string, breakpoints: Array<Omit
     stops.push({ tick: b.tick, taskId: b.taskId, description: b.description });
     await host.rpc.request('continue', {});
   }
-  return { stops, ticks: (await host.rpc.request('timeline', {})).ticks };
+  return { stops, ticks: (await host.rpc.request('timeline', {})).ticks, setAt };
 }
 
 /** Every hit the search finds in the past, one search after the other from `tick` in `direction`: where each lands, in its words. */
@@ -313,5 +343,25 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
     // From a moment in the middle: only the stops before it.
     const mid = stops[Math.floor(stops.length / 2)]!;
     assert.deepEqual(await pastStops(host, 'back', mid.tick), stops.filter((s) => s.tick < mid.tick));
+  });
+
+  test('set while the run went, with a hit condition (a worker already on the line then, inside its GET): the stops the live run made since, counted alike', async () => {
+    await host.rpc.request('setBreakpoints', { file: QUEUE, breakpoints: [] });
+    const { stops, ticks, setAt } = await liveStops(host, CRAWLER, [{ line: GET, hitCondition: '%2' }], { setMidRun: true });
+    assert.ok(stops.length >= 4, JSON.stringify(stops));
+    assert.ok(stops.every((s) => s.tick > setAt), `${setAt}: ${JSON.stringify(stops)}`);
+    assert.deepEqual(await pastStops(host, 'back', ticks), stops);
+    assert.deepEqual(await pastStops(host, 'forward', setAt), stops);
+  });
+
+  test('a task waiting on the line for longer than a searched stretch (the crawl in q.join, in Event.wait): its resume is no stop after it stopped there, as live', async () => {
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+    const { stops, ticks } = await liveStops(host, EVENT, [{ line: EVENT_WAIT }], { pages: 120 });
+    // Arrived at the start; its resume at the end stops nothing (it stopped there).
+    assert.equal(stops.length, 1, JSON.stringify(stops));
+    assert.match(stops[0]!.description, / suspended at .*event\.ts:\d+ in wait$/);
+    assert.ok(ticks - stops[0]!.tick > 64, `${stops[0]!.tick} of ${ticks}: longer than the first stretch searched`);
+    assert.deepEqual(await pastStops(host, 'back', ticks), stops);
+    await host.rpc.request('setBreakpoints', { file: EVENT, breakpoints: [] });
   });
 });

@@ -7,7 +7,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EventLoop, Queue, VirtualClock, coroutine, sleep, type Coroutine } from '../../../runtime/index';
+import { EventLoop, Queue, VirtualClock, coroutine, sleep, type Coroutine, type Task } from '../../../runtime/index';
 import { CoroutineHooksHub } from '../../../runtime/inspect/coroutine-hooks';
 import { SuspensionBreakpoints, checkBreakpoints, evaluateCondition, parseHitCondition } from '../../../runtime/inspect/suspension-breakpoints';
 
@@ -24,6 +24,19 @@ function lineIn(file: string, text: string): number {
 const lineOf = (text: string): number => lineIn(CRAWLER_TS, text);
 /** queue.get's wait for an item: the innermost frame of a consumer waiting on an empty queue. */
 const GETTER = lineIn(QUEUE_TS, 'yield* getter;');
+
+/** A call that suspends three times, and its caller's line (a breakpoint where a frame waits on a call it made). */
+const inner = coroutine(function* inner(): Coroutine<number> {
+  yield* sleep(1);
+  yield* sleep(1);
+  yield* sleep(1);
+  return 1;
+});
+const outer = coroutine(function* outer(): Coroutine<number> {
+  const got = yield* inner(); // outer's call
+  return got;
+});
+const OUTER_CALL = lineIn(__filename, 'const got = yield* inner(); // outer\'s call');
 
 describe('SuspensionBreakpoints on a loop', () => {
   const hub = new CoroutineHooksHub();
@@ -67,6 +80,36 @@ describe('SuspensionBreakpoints on a loop', () => {
 
   test('when a hit does not stop (a hit condition said no), the resume from the line is a hit too', async () => {
     assert.deepEqual(await hitsOf(false), [`"consumer" suspended at queue.ts:${GETTER} in get`, `"consumer" resumed from queue.ts:${GETTER} in get`, `"consumer" suspended at queue.ts:${GETTER} in get`, `"consumer" resumed from queue.ts:${GETTER} in get`]);
+  });
+
+  test('set while a frame already waits on the line (inside a call it made there): no hit until a frame newly arrives', async () => {
+    const loop = new EventLoop({ clock: new VirtualClock() });
+    const said: number[] = [];
+    const check = new SuspensionBreakpoints((_bp, _task, description) => {
+      said.push(loop.tickCount());
+      assert.match(description, / suspended at .*suspension-breakpoints\.test\.ts:\d+ in outer$/);
+      return true;
+    });
+    const observer = { taskStepStart: (t: Task<unknown>) => check.stepStarted(t), taskStepEnd: (t: Task<unknown>) => check.stepEnded(t) };
+    let arrivals = 0;
+    const main = coroutine(function* main(): Coroutine<void> {
+      yield* outer();
+      arrivals++;
+      // The check begins here, `outer` of the second call waiting on the line, inside `inner`.
+      yield* outer();
+    });
+    loop.addObserver({
+      taskStepEnd: () => {
+        if (arrivals === 1 && !check.active) {
+          check.set(__filename, [{ file: __filename, line: OUTER_CALL }]);
+          loop.addObserver(observer);
+        }
+      },
+    });
+    await loop.runUntilComplete(loop.createTask(main(), { name: 'main' }));
+    loop.close();
+    // The second call's outer frame arrived before the check began: none of its later steps is an arrival.
+    assert.deepEqual(said, []);
   });
 
   test('nothing is checked without a breakpoint', async () => {
