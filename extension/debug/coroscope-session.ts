@@ -35,7 +35,9 @@
 // across the task's suspensions, each line shown as the hit is. The host replays the
 // run to that tick (seekTick) and every view of the run shows it; the host's `viewedTick`
 // event, whoever asked (the panel's scrubber too), becomes a `stopped` event (reason 'step'
-// for this session's steps, 'goto' otherwise). From a past tick, continue goes forward to the
+// for this session's steps, the live stop's reason and words for a recorded stop landed on:
+// 'breakpoint' for a loop breakpoint's hit, 'exception' for a failed URL or task, 'goto'
+// otherwise). From a past tick, continue goes forward to the
 // next such stop, next to the next tick, step in to the task's next suspension, each back to
 // the present (the run's own stop, or running) when the recording has nothing before it;
 // step out to the first later suspension at which the current frame has returned, by the
@@ -173,11 +175,16 @@ type VarRef =
 
 /** Why the session shows a stop: the host's reasons, 'goto' for a past tick someone moved the views to, 'end' for a recorded run's end. */
 type ShownReason = StopReason | 'goto' | 'end';
+/** How a move in time of this session is shown: a step, a tick moved to, or a recorded stop landed on (in the live stop's reason). */
+type TravelReason = 'step' | 'goto' | StopReason;
 
 /** How a landing on a recorded stop's tick is shown: on its task's thread, in its words. */
 interface PastStop {
   threadId: number;
-  said: string;
+  /** The reason the live run stopped there with: a landing there is shown in it. */
+  reason: StopReason;
+  /** The live stop's words (absent: the recording says only the tick). */
+  said?: string;
 }
 
 interface StopInfo {
@@ -379,7 +386,7 @@ export class CoroscopeSession extends LoggingDebugSession {
   /** While a past tick is shown: the present's stop (null: the run is running). */
   private presentStop: StopInfo | null = null;
   /** This session's own move in time, whose viewedTick event comes next; `said`: what the recording says happened at that tick. */
-  private travel: { reason: 'step' | 'goto'; threadId: number; said?: string } | null = null;
+  private travel: { reason: TravelReason; threadId: number; said?: string } | null = null;
   /** Ticks at which this session saw the run stop at a breakpoint (on a suspension) or an exception, with the stop's thread and words. */
   private readonly stopTicks = new Map<number, PastStop>();
   /** Ticks at which this session saw the run stop at a line breakpoint (found again by the breakpoint search while armed). */
@@ -775,7 +782,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     const stop = this.stopOf(b);
     const threadId = stop.threadId;
     if (b.reason === 'breakpoint' && b.line !== undefined) this.lineStopTicks.add(b.tick);
-    else if (b.reason === 'breakpoint' || b.reason === 'exception' || b.reason === 'cancelled') this.stopTicks.set(b.tick, { threadId, said: b.description });
+    else if (b.reason === 'breakpoint' || b.reason === 'exception' || b.reason === 'cancelled') this.stopTicks.set(b.tick, { threadId, reason: b.reason, said: b.description });
     if (this.viewedTick !== null) {
       // The present stopped while the views show a past tick: kept for the way back.
       this.presentStop = stop;
@@ -897,8 +904,9 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.tasks.paused = true;
     this.output(said !== undefined ? `Coroscope: ${said}, at tick ${b.tick} of ${b.ticks} (replayed from the recording)` : `Coroscope: tick ${b.tick} of ${b.ticks} (replayed from the recording)`);
     this.flushThreadEvents();
-    const stopped = stoppedEvent(reason, threadId);
-    stopped.body.description = pastTickLabel(b.tick, b.ticks);
+    const stopped = stoppedEvent(reason, threadId, reason === 'exception' ? said : reason === 'cancelled' ? 'CancelledError' : undefined);
+    // A recorded stop landed on says it as the live stop did ('Paused on breakpoint'); a tick moved to, which tick.
+    if (reason === 'step' || reason === 'goto') stopped.body.description = pastTickLabel(b.tick, b.ticks);
     this.sendEvent(stopped);
     // The loop's row says the tick viewed too (not the end, or the moment it was stopped at before).
     if (threadId !== LOOP_THREAD_ID) this.sendEvent(loopStoppedEvent(reason, pastTickLabel(b.tick, b.ticks)));
@@ -1414,13 +1422,13 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   /** A hit of a breakpoint on a suspension point, found in the past: the live run stopped after its tick, so the views go there, on its task's thread, in its live words. */
   private landOnSuspensionHit(response: DebugProtocol.Response, landing: Extract<BreakpointHitLanding, { landed: 'tick' }>): void {
-    this.travelTo(response, landing.taskId, 'goto', async () => landing.tick, landing.description);
+    this.travelTo(response, landing.taskId, 'breakpoint', async () => landing.tick, landing.description);
   }
 
   /** Moves the views to a recorded stop's tick (null: the present), shown on its task's thread and in its words when the recording says them. */
   private landOn(response: DebugProtocol.Response, threadId: number, candidates: ReadonlyMap<number, PastStop | null>, tick: number | null): void {
     const stop = tick === null ? null : (candidates.get(tick) ?? null);
-    this.travelTo(response, stop?.threadId ?? threadId, 'goto', async () => tick, stop?.said);
+    this.travelTo(response, stop?.threadId ?? threadId, stop?.reason ?? 'goto', async () => tick, stop?.said);
   }
 
   /** The tick forward steps count from: at a hit or a past line shown (mid-tick), the tick before its own (its tick's end is still ahead). */
@@ -1435,7 +1443,7 @@ export class CoroscopeSession extends LoggingDebugSession {
    * tick shown now; a refusal (a thrown Error) is the request's error response. The response
    * goes before the host moves (the `stopped` comes with its viewedTick event).
    */
-  private travelTo(response: DebugProtocol.Response, threadId: number, reason: 'step' | 'goto', target: (now: number) => Promise<number | null>, said?: string): void {
+  private travelTo(response: DebugProtocol.Response, threadId: number, reason: TravelReason, target: (now: number) => Promise<number | null>, said?: string): void {
     this.serve(response, async () => {
       // At a stop on a line too: the host's line replay serves the past while the stop holds the thread.
       const stop = this.currentStop;
@@ -1491,9 +1499,14 @@ export class CoroscopeSession extends LoggingDebugSession {
     const tl = await this.requireHost().endpoint.request('timeline', {});
     this.recordedTicks = tl.ticks;
     const ticks = new Map<number, PastStop | null>(this.stopTicks);
-    for (const m of tl.marks) if (!ticks.has(m.tick) && ((m.kind === 'exception' && this.exceptionBreaks.taskFailed) || (m.kind === 'cancel' && this.exceptionBreaks.taskCancelled))) ticks.set(m.tick, null);
+    // A task's failure or cancel: shown as the live run stops on it, on its task's thread.
+    for (const m of tl.marks) {
+      if (ticks.has(m.tick) || !((m.kind === 'exception' && this.exceptionBreaks.taskFailed) || (m.kind === 'cancel' && this.exceptionBreaks.taskCancelled))) continue;
+      ticks.set(m.tick, m.taskId === undefined ? null : { threadId: m.taskId, reason: m.kind === 'cancel' ? 'cancelled' : 'exception' });
+    }
     if (this.exceptionBreaks.urlFailed === true) {
-      for (const f of tl.urlFailures ?? []) if (!ticks.has(f.tick)) ticks.set(f.tick, { threadId: f.taskId ?? LOOP_THREAD_ID, said: f.description });
+      // The live run stops on a failed URL as on an exception (the host's urlFailed stop).
+      for (const f of tl.urlFailures ?? []) if (!ticks.has(f.tick)) ticks.set(f.tick, { threadId: f.taskId ?? LOOP_THREAD_ID, reason: 'exception', said: f.description });
     }
     return ticks;
   }

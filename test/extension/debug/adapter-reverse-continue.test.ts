@@ -198,9 +198,11 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     await breakpoints(dap, [{ line: PARSED }]);
     await dap.request('setExceptionBreakpoints', { filters: ['taskCancelled'] });
     // The crawl ends by cancelling its workers: after the last page's hit.
+    // Each shown as the live stop was: an exception (a cancel's), 'Paused on task cancelled'.
     let at = await moved(dap, 'reverseContinue', endThread);
-    assert.equal(at.reason, 'goto', JSON.stringify(at));
-    for (let i = 0; i < 10 && at.reason === 'goto'; i++) at = await moved(dap, 'reverseContinue', Number(at.threadId));
+    assert.equal(at.reason, 'exception', JSON.stringify(at));
+    assert.equal(at.description, 'Paused on task cancelled');
+    for (let i = 0; i < 10 && at.reason === 'exception'; i++) at = await moved(dap, 'reverseContinue', Number(at.threadId));
     const hit = await hitShown(dap, at);
     assert.match(hit.url, /^"http:/);
     await dap.request('setExceptionBreakpoints', { filters: [] });
@@ -212,7 +214,9 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     const landed = async (command: string, threadId: number): Promise<{ threadId: number; tick: number; url: string }> => {
       const from = dap.mark();
       const at = await moved(dap, command, threadId);
-      assert.equal(at.reason, 'goto', JSON.stringify(at));
+      // As the live stop at it was: a breakpoint, in its words.
+      assert.equal(at.reason, 'breakpoint', JSON.stringify(at));
+      assert.equal(at.description, 'Paused on breakpoint');
       const said = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
       // The live stop's words, and the tick.
       const m = new RegExp(`Task #(\\d+) "worker-\\d+" suspended at .*crawler\\.ts:${GET} in fetch, at tick (\\d+) of \\d+ \\(replayed`).exec(said);
@@ -244,7 +248,7 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     assert.equal(root.depth, '0');
     const from = dap.mark();
     const get = await moved(dap, 'reverseContinue', root.threadId);
-    assert.equal(get.reason, 'goto', JSON.stringify(get));
+    assert.equal(get.reason, 'breakpoint', JSON.stringify(get));
     assert.equal(Number(get.threadId), root.threadId);
     assert.match(dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join(''), new RegExp(`suspended at .*crawler\\.ts:${GET} in fetch, at tick \\d+ of`));
     const fetch = (await stackOf(dap, root.threadId)).find((f) => f.name === 'fetch');
@@ -266,7 +270,10 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     const failedAt = async (command: string, threadId: number): Promise<{ threadId: number; tick: number }> => {
       const from = dap.mark();
       const at = await moved(dap, command, threadId);
-      assert.equal(at.reason, 'goto', JSON.stringify(at));
+      // As the live stop at it was: an exception, its text the live stop's words.
+      assert.equal(at.reason, 'exception', JSON.stringify(at));
+      assert.equal(at.description, 'Paused on exception');
+      assert.match(at.text ?? '', /failed to fetch http:\/\/127\.0\.0\.1:\d+\/broken\/: UnknownCharsetError/);
       const said = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
       // The live stop's words: the worker, the URL (the demo site's /broken/ page), the error.
       const m = /Task #(\d+) "worker-\d+" failed to fetch http:\/\/127\.0\.0\.1:\d+\/broken\/: UnknownCharsetError.*, at tick (\d+) of \d+ \(replayed/.exec(said);
