@@ -25,6 +25,8 @@
 //   A seek's answer counts only when no `viewedTick` event came meanwhile: the host says the
 //   moment as an event before it answers, and a replay that lands at once (parked at that
 //   tick) can say so before the answer arrives, which then would undo "landed" for good.
+//   The host's word of the tick shown again is another moment in it (a breakpoint hit or a past
+//   line of another task or line): `viewedMoment` counts it and the table is fetched again.
 
 import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, HostMethods, LaunchOptions, LaunchTarget, Lint, ProgramLoopState, RecordingInfo, Snapshot, ViewedMoment } from '../protocol/host-protocol';
 import { CoalescingPoll } from '../protocol/coalescing-poll';
@@ -234,15 +236,22 @@ export class RunSession {
    * the status, then a whole table of that moment (again when the replay lands: the replayed
    * one, with the timings the log lacks; the views then read stacks with positions and locals).
    */
-  private applyViewed(moment: ViewedMoment): void {
+  private applyViewed(moment: ViewedMoment, announced = false): void {
     const tick = moment.tick;
     const replaying = tick !== null && moment.replayed === false;
     const error = replaying ? moment.replayError : undefined;
     const now = this.status.viewedTick ?? null;
-    if (now === tick && (this.status.viewedReplaying === true) === replaying && this.status.viewedReplayError === error) return;
+    const same = now === tick && (this.status.viewedReplaying === true) === replaying && this.status.viewedReplayError === error;
+    // The host's word of the same moment again is another moment in that tick (a breakpoint hit, a past line); a seek's answer of it is not.
+    if (same && (!announced || tick === null)) return;
     const s: RunStatus = { ...this.status };
-    if (tick === null) delete s.viewedTick;
-    else s.viewedTick = tick;
+    if (tick === null) {
+      delete s.viewedTick;
+      delete s.viewedMoment;
+    } else {
+      s.viewedTick = tick;
+      if (same) s.viewedMoment = (s.viewedMoment ?? 0) + 1;
+    }
     if (replaying && error === undefined) s.viewedReplaying = true;
     else delete s.viewedReplaying;
     if (error !== undefined) s.viewedReplayError = error;
@@ -251,7 +260,7 @@ export class RunSession {
     this.mirror.clear();
     this.setStatus(s);
     // A new moment (not the same one's replay landing: its table comes whole all the same).
-    if (now !== tick) this.onViewed.fire(tick);
+    if (now !== tick || same) this.onViewed.fire(tick);
     this.schedulePoll(0);
   }
 
@@ -437,7 +446,7 @@ export class RunSession {
       ep.on('viewedTick', (b) => {
         if (this.status.phase === 'starting' || typeof b !== 'object' || b === null || b.runId !== this.status.runId) return;
         this.viewedEventsHeard++;
-        this.applyViewed(b);
+        this.applyViewed(b, true);
       }),
       ep.on('output', (b) => {
         if (typeof b === 'object' && b !== null && typeof b.text === 'string') this.onOutput.fire(b);

@@ -59,6 +59,8 @@ export interface RunStatus {
   viewedTick?: number;
   /** The past tick shown is known from the recording's log, its replay under way: stacks by function name, positions and locals once it lands. */
   viewedReplaying?: boolean;
+  /** Counts the moments announced while a past tick is shown: a new one in the same tick (a breakpoint hit, a past line: another task or line) changes it, so the views fetch that moment. */
+  viewedMoment?: number;
   /** The replay to the past tick shown failed, and why: the log's table stands, without positions or locals. */
   viewedReplayError?: string;
   /** The run is recorded: the timeline can show it and the scrubber seek it. */
@@ -330,6 +332,7 @@ export function narrowRunStatus(v: unknown): RunStatus | null {
   if (isInt(v.viewedTick) && v.viewedTick >= 0) s.viewedTick = v.viewedTick;
   if (s.viewedTick !== undefined && v.viewedReplaying === true) s.viewedReplaying = true;
   if (s.viewedTick !== undefined && typeof v.viewedReplayError === 'string') s.viewedReplayError = v.viewedReplayError;
+  if (s.viewedTick !== undefined && isInt(v.viewedMoment)) s.viewedMoment = v.viewedMoment;
   if (v.recorded === true) s.recorded = true;
   if (typeof v.recordingFile === 'string') s.recordingFile = v.recordingFile;
   return s;

@@ -243,7 +243,7 @@ export class App implements AppContext {
       if (s === null) return;
       const wasPaused = this.data.status.phase === 'paused';
       // A new moment shown, or the replay of the one shown landed (positions and locals to read) or failed.
-      const seeked = this.data.status.viewedTick !== s.viewedTick || this.data.status.viewedReplaying !== s.viewedReplaying || this.data.status.viewedReplayError !== s.viewedReplayError;
+      const seeked = this.data.status.viewedTick !== s.viewedTick || this.data.status.viewedMoment !== s.viewedMoment || this.data.status.viewedReplaying !== s.viewedReplaying || this.data.status.viewedReplayError !== s.viewedReplayError;
       this.data.status = s;
       this.feed.status(s);
       if (s.phase === 'paused' || wasPaused || seeked) this.detail.taskChanged();

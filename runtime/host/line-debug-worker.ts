@@ -485,7 +485,8 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
    */
   let toldPast: number | null = null;
   const tellViewed = (r: LineReplayHost, tick: number | null): void => {
-    if (tick === toldPast) return;
+    // Every landing is told, in the same tick too (another line, another task: another moment); the present once.
+    if (tick === null && toldPast === null) return;
     toldPast = tick;
     const body: ViewedMoment = { runId: r.runId, tick, ticks: Math.max(r.ticks, tick ?? 0), line: true };
     client.send({ kind: 'event', event: 'viewedTick', body });

@@ -13,6 +13,7 @@ import type { RunStatus } from '../../protocol/webview-protocol';
 import { RunRegistry } from '../../extension/runs/run-registry';
 import { RunSession } from '../../extension/run-session';
 import { until } from './wait-until';
+import type { BreakpointHitLanding } from '../../protocol/host-protocol';
 import { lineOf } from '../source-line';
 
 const HOST = join(__dirname, '..', '..', 'dist', 'runtime-host.js');
@@ -182,6 +183,41 @@ describe('RunSession time travel on the real runtime host: seek, save, open a re
     await until('the replay parked at the tick landed', () => session.status.viewedReplaying === undefined && session.status.viewedTick === tick, 5_000);
     assert.equal(await session.seek(null), null);
     assert.deepEqual(viewed, [tick, null, tick, null]);
+  });
+
+  it('a breakpoint hit found in the tick already shown is another moment: announced to the views (viewedMoment, onViewed), its table fetched again', async () => {
+    await session.launch({ kind: 'demo', pages: 40, latency: 'instant' }, { maxTasks: 5, record: true });
+    await until('the end of the crawl', () => session.status.phase === 'finished', 60_000);
+    const crawler = join(__dirname, '..', '..', 'runtime', 'crawler', 'crawler.ts');
+    await session.request('setBreakpoints', { file: crawler, breakpoints: [{ file: crawler, line: lineOf(crawler, 'const { stat, links } = parsed;') }] });
+    const ticks = (await session.request('timeline', {})).ticks;
+    const viewed: Array<number | null> = [];
+    const listening = session.onViewed.on((t) => viewed.push(t));
+    try {
+      // Reverse Continue from the end, hit after hit, until two in a row are in one tick (several pages are parsed in a tick of an instant crawl).
+      let previous: number | null = null;
+      for (let i = 0; i < 60; i++) {
+        // (The host tells the views before it answers.)
+        const counted = session.status.viewedMoment ?? 0;
+        const told = viewed.length;
+        const hit: BreakpointHitLanding = await session.request('pastBreakpointHit', { direction: 'back', tick: previous ?? ticks });
+        assert.equal(hit.landed, 'line', JSON.stringify(hit));
+        if (hit.landed !== 'line') return;
+        if (previous === null || hit.tick !== previous) {
+          await until('the panel at the hit', () => session.status.viewedTick === hit.tick);
+          previous = hit.tick;
+          continue;
+        }
+        // The same tick as the moment shown: a new moment all the same.
+        await until('the hit in the same tick announced', () => (session.status.viewedMoment ?? 0) > counted && viewed.length > told && session.status.viewedTick === hit.tick, 5_000);
+        await until('a table of that moment', () => session.mirror.tick === hit.tick && session.mirror.tasks.size > 0, 5_000);
+        return;
+      }
+      assert.fail('no two hits in one tick');
+    } finally {
+      listening();
+      await session.request('setBreakpoints', { file: crawler, breakpoints: [] });
+    }
   });
 
   it("a line stop the debugger holds: its past lines and breakpoint hits move every view there too (the tick, a table of that moment), and back to the present with it", async () => {
