@@ -689,7 +689,8 @@ export interface HostMethods {
    * moves through a live stop's: back to the line before, forward by line past the hit (the
    * traced replay goes on tick after tick, through `ceiling`, while the step is under way).
    */
-  pastHitLine: { params: { move: 'back' | 'leave' | LineStepKind; ceiling: number }; result: PastLineLanding };
+  /** `present`: the live line stop held (a hit's walk of its task goes on into its tick, and reaching it is the present). */
+  pastHitLine: { params: { move: 'back' | 'leave' | LineStepKind; ceiling: number; present?: HitBound }; result: PastLineLanding };
   /**
    * Reverse Continue (and Continue from a past hit) to a line breakpoint's hit in the recorded
    * past: the host's line breakpoints (conditions, hit conditions counted from the run's

@@ -160,13 +160,13 @@ function parseArmedBreakpoints(p: Params): ArmedBreakpoint[] {
   });
 }
 
-function parseHitBound(p: Params, key: 'bound' | 'until' = 'bound'): HitBound {
-  const b = requireObject('pastHit', p, key);
-  const where = nested('pastHit', key);
+function parseHitBound(p: Params, key: 'bound' | 'until' | 'present' = 'bound', method: 'pastHit' | 'pastHitLine' = 'pastHit'): HitBound {
+  const b = requireObject(method, p, key);
+  const where = nested(method, key);
   const bound: HitBound = { tick: requireNumber(where, b, 'tick', 'integer') };
   const taskId = optionalNumber(where, b, 'taskId', 'id');
   if (taskId !== undefined) bound.taskId = taskId;
-  if (b.print !== undefined) bound.print = parseLineStopPrint(requireObject(where, b, 'print'), 'pastHit', `${key}.print`);
+  if (b.print !== undefined) bound.print = parseLineStopPrint(requireObject(where, b, 'print'), method, `${key}.print`);
   return bound;
 }
 
@@ -382,7 +382,9 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
   },
   pastHitLine: (raw) => {
     const p = paramsOf('pastHitLine', raw);
-    return { move: parsePastLineMove('pastHitLine', p), ceiling: requireNumber('pastHitLine', p, 'ceiling', 'id') };
+    const out: HostParams<'pastHitLine'> = { move: parsePastLineMove('pastHitLine', p), ceiling: requireNumber('pastHitLine', p, 'ceiling', 'id') };
+    if (p.present !== undefined) out.present = parseHitBound(p, 'present', 'pastHitLine');
+    return out;
   },
   pastBreakpointHit: (raw) => {
     const p = paramsOf('pastBreakpointHit', raw);

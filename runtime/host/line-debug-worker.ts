@@ -554,7 +554,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
   };
 
   /** As a line replay host: a walk through task `taskId`'s replayed lines in tick `tick` (past-line-walk.ts), its ticks replayed by this host's main thread. */
-  const walkOf = (tick: number, taskId: number, print: LineStopPrint, ceiling: number | null = null, lastOfTick = false): PastLineWalk =>
+  const walkOf = (tick: number, taskId: number, print: LineStopPrint, ceiling: number | null = null, lastOfTick = false, present: HitBound | null = null): PastLineWalk =>
     new PastLineWalk(
       dbg!,
       (t) => askMain('replayLineTick', { tick: t }),
@@ -564,6 +564,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       print,
       ceiling,
       lastOfTick,
+      present,
     );
 
   /**
@@ -585,7 +586,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     // However far back: each step tried is one tick replayed, and the recorded chains leave only those that ran one of these functions.
     let skipped = 0;
     for (const step of steps) {
-      const earlier = walkOf(step.tick, from.taskId, from.print, ceiling, true);
+      const earlier = walkOf(step.tick, from.taskId, from.print, from.present !== null ? from.ceiling : ceiling, true, from.present);
       walk = earlier;
       const passed = step.passedOver + skipped;
       const between = passed === 0 ? '' : ` (its ${passed === 1 ? 'step' : `${passed} steps`} between ran no line of these frames' functions)`;
@@ -707,7 +708,9 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
           await hits.leaveHit();
           await walk?.dispose();
           stopWalk = null;
-          walk = walkOf(at.tick, at.taskId, at.print, p.ceiling);
+          // A hit of the live line stop's task: its walk goes on into the stop's tick, to the stop (the present).
+          const present = p.present !== undefined && p.present.taskId === at.taskId && p.present.print !== undefined ? p.present : null;
+          walk = walkOf(at.tick, at.taskId, at.print, present !== null ? Math.max(p.ceiling, present.tick) : p.ceiling, false, present);
         } else if (walk === null || walk.ceiling === null) {
           throw new ProtocolError('pastHitLine: no breakpoint hit is shown', 'badState');
         }

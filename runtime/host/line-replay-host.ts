@@ -256,7 +256,9 @@ export class LineReplayHost {
    * the task's previous suspension), the hit is no longer shown.
    */
   async moveAtHit(move: 'back' | 'leave' | LineStepKind): Promise<PastLineLanding> {
-    const landing = await this.endpoint.request('pastHitLine', { move, ceiling: this.ticks });
+    // A live line stop held: a walk of its task goes on into its tick to it, the present (what its tick runs after it is not the past).
+    const live = this.liveStop;
+    const landing = await this.endpoint.request('pastHitLine', live === null ? { move, ceiling: this.ticks } : { move, ceiling: this.ticks, present: { tick: live.tick, taskId: live.taskId, print: live.print } });
     this.pastLine = landing.landed === 'line';
     // From an earlier step of the live stop's task forward into the live stop's step: a line of that step (no tick: the stop's), the stop's own walk again.
     const ofStop = this.beforeStop && landing.landed === 'line' && landing.tick === undefined;

@@ -34,7 +34,9 @@
 // the task's step before (line-debug-worker.ts): a walk anchored at the last line the task ran
 // in that earlier tick (`lastOfTick`: its entries learnt by running the whole tick, then walked
 // to the last one), which goes on like a hit's; a step forward out of it into the live stop's
-// step goes to that step's first line (enterFirst), the live stop's walk again.
+// step goes to that step's first line (enterFirst), the live stop's walk again. A hit's walk of
+// the task of a live line stop held (`present`) runs on into the stop's tick, through the
+// task's lines there before it, and reaching the stop is the present.
 //
 // Invariants:
 // - Exact or refused: an entry is shown only when the walk reached it, and each walk must pass
@@ -44,7 +46,7 @@
 //   before another walk starts.
 // - A landing is answered only once the main thread is stopped there (its frames are served).
 
-import type { LineStepKind, LineStopPrint, PastLineLanding, SourcePosition } from '../../protocol/host-protocol';
+import type { HitBound, LineStepKind, LineStopPrint, PastLineLanding, SourcePosition } from '../../protocol/host-protocol';
 import { ProtocolError } from '../../protocol/rpc';
 import type { CdpPaused, LineDebugger, WalkFrame, WalkVerdict } from './line-debugger';
 import { nextLine, previousLine, sameEntry, type PastLineEntry } from './past-lines';
@@ -90,6 +92,8 @@ export class PastLineWalk {
     readonly ceiling: number | null = null,
     /** Anchored at the last line the task ran in `tick` (its step before a hit's), not at `print`'s stop: enterLast(). */
     private readonly lastOfTick = false,
+    /** A hit's walk of the task of a live line stop held (that stop; `ceiling` its tick): reaching it is the present, not a line of the past. */
+    readonly present: HitBound | null = null,
   ) {}
 
   /**
@@ -368,6 +372,12 @@ export class PastLineWalk {
     const top = frames[0];
     if (top === undefined) return 'resume';
     const entry = entryOf(frames, top);
+    if (walking.target.kind !== 'live' && (await this.atPresent(frames))) {
+      // On from a hit to the live line stop held: the present (ranOut), not a line of the past.
+      this.walking = null;
+      walking.settle('end');
+      return 'resume';
+    }
     const last = walking.entries[walking.entries.length - 1];
     if (last === undefined || !sameEntry(last, entry)) {
       const index = walking.entries.length;
@@ -402,6 +412,14 @@ export class PastLineWalk {
       await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
     }
     return 'resume';
+  }
+
+  /** Whether the paused thread is at the live line stop `present` (its frames and locals, in its tick). */
+  private async atPresent(frames: readonly WalkFrame[]): Promise<boolean> {
+    const present = this.present;
+    if (present === null || present.print === undefined || !(await isAtStop(this.dbg, frames, present.print))) return false;
+    const w = (await this.dbg.callMain('where()').catch(() => null)) as { tick?: unknown } | null;
+    return w?.tick === present.tick;
   }
 
   /** The main thread is stopped on the walk's target: the landing is answered now. */

@@ -237,7 +237,23 @@ describe('line stepping through the standalone debug adapter', { timeout: 240_00
       assert.equal(frames[0]!.line, forLine, 'the hit between the past line and the live stop');
       assert.match(dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join(''), /hit a breakpoint on a past line/);
       assert.equal((await localsOf(dap, frames[0]!.id)).get('url'), url);
-      // Continue again: no hit before the live stop, so the live stop itself, where the program is held (not run on).
+      // Next from that hit (the live stop's task, in its tick): the live stop, the present (not a replayed line of it, nor what the tick ran after it).
+      from = dap.mark();
+      await dap.request('next', { threadId });
+      await dap.waitForEvent('stopped', { from });
+      frames = await stackOf(dap, threadId);
+      assert.equal(frames[0]!.line, getLine);
+      const said = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
+      assert.match(said, /back to the present/);
+      assert.doesNotMatch(said, /on a past line/);
+      // To the hit again (back to fetch's first line, Continue), then Continue again: no hit before the live stop, so the live stop itself, where the program is held (not run on).
+      frames = await stepBack(threadId);
+      for (let i = 0; i < 2 && frames[0]!.line !== line; i++) frames = await stepBack(threadId);
+      assert.equal(frames[0]!.line, line);
+      from = dap.mark();
+      await dap.request('continue', { threadId });
+      await dap.waitForEvent('stopped', { from });
+      assert.equal((await stackOf(dap, threadId))[0]!.line, forLine);
       from = dap.mark();
       await dap.request('continue', { threadId });
       stopped = await dap.waitForEvent('stopped', { from });

@@ -316,6 +316,43 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
     }
   });
 
+  test("at a live line stop, a hit of its own task in an earlier tick: over goes on into the stop's tick, through the task's lines there before the stop (replayed), to the stop itself, the present", async () => {
+    const live = forkHost({ bundle: BUNDLE, pipe: true });
+    try {
+      await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+      const callLine = lineOf(CRAWLER, 'if (isRedirect(response)) {', GET);
+      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: callLine }] });
+      const from = live.events.length;
+      await live.rpc.request('continue', {});
+      const stop = await live.waitFor('paused', (b) => b.line !== undefined, 30_000, from);
+      const url = (await localsOf(live)).get('url')!;
+      // Its own fetch of that URL, in an earlier tick (a breakpoint whose condition names the URL), then over to the GET.
+      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: FOR, condition: `url === ${url}` }] });
+      const hit = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: stop.tick }));
+      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+      assert.equal(hit.taskId, stop.taskId);
+      assert.ok(hit.tick < stop.tick, `${hit.tick} < ${stop.tick}`);
+      let at = await move(live, 'over');
+      assert.equal(at.paused?.line?.line, GET, JSON.stringify(at.landing));
+      assert.equal(at.paused?.tick, hit.tick);
+      // Over the GET, which suspends: the task's next line once resumed, in the live stop's tick, replayed (before the stop).
+      at = await move(live, 'over');
+      assert.equal(at.paused?.line?.line, BREAK, JSON.stringify(at.landing));
+      assert.equal(at.paused?.tick, stop.tick);
+      // On: the live stop itself, the present (not its line replayed, nor what its tick ran after it).
+      const lines: string[] = [];
+      for (let i = 0; i < 4 && at.landing.landed === 'line'; i++) {
+        at = await move(live, 'over');
+        lines.push(JSON.stringify(at.landing));
+      }
+      assert.deepEqual(at.landing, { landed: 'present' }, lines.join(' | '));
+      assert.ok(lines.length <= 2, lines.join(' | '));
+      await live.rpc.request('stop', {});
+    } finally {
+      await live.close();
+    }
+  });
+
   test("at a live line stop: every view follows to the hit before it, over goes to the hit task's next line, back to the hit's line, and continue goes on live, the views back at the present", async () => {
     const live = forkHost({ bundle: BUNDLE, pipe: true });
     try {
