@@ -892,8 +892,8 @@ export class CoroscopeSession extends LoggingDebugSession {
       this.tasksChanged();
       return;
     }
-    // Entering the past from elsewhere (the panel's scrubber): the present's stop is kept.
-    if (this.viewedTick === null && travel === null) this.presentStop = this.currentStop;
+    // Entering the past from elsewhere (the panel's scrubber): the present's stop is kept (from a past line of a live line stop, that live stop).
+    if (this.viewedTick === null && travel === null) this.presentStop = this.liveLineStop ?? this.currentStop;
     this.viewedTick = b.tick;
     this.invalidate();
     this.tasks.clear();
