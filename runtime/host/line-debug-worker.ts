@@ -696,7 +696,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         await walk?.dispose();
         walk = null;
         stopWalk = null;
-        hits ??= new PastHitSearch(d, async (params) => (await askMain('scanTicks', params)) as ScanTicksResult);
+        hits ??= new PastHitSearch(d, async (params) => (await askMain('scanTicks', params)) as ScanTicksResult, (tick) => askMain('seekTick', { tick, replayed: true }));
         return respond(m.id, await hits.find(p.direction, bound, p.floor, p.ceiling, p.breakpoints, shown, p.until ?? null));
       }
       case 'pastHitLine': {

@@ -63,6 +63,7 @@ interface Planted {
   readonly markerLocation: number | null;
   /** Where the live line stop a forward search ends at is (null: none). */
   readonly untilLocation: number | null;
+  readonly places: Array<{ url: string; lineNumber: number; columnNumber: number; condition: string }>;
 }
 
 export class PastHitSearch {
@@ -85,6 +86,8 @@ export class PastHitSearch {
     private readonly dbg: LineDebugger,
     /** Asks the main thread to scan a stretch (scanTicks). */
     private readonly scanTicks: (params: ScanTicksParams) => Promise<ScanResult>,
+    /** Asks the main thread to replay the run to right after `tick` (a seek, untraced); resolves once it has landed. */
+    private readonly seekTo: (tick: number) => Promise<unknown>,
   ) {}
 
   /**
@@ -304,7 +307,15 @@ export class PastHitSearch {
   }
 
   /** Runs one scan: its result when it ran to its end, 'stopped' when the thread stopped on a hit (the scan goes on once released). */
-  private scan(params: ScanTicksParams): Promise<'stopped' | ScanResult> {
+  private async scan(params: ScanTicksParams): Promise<'stopped' | ScanResult> {
+    // The ticks before the stretch replayed without the scan breakpoints (a function with one runs unoptimized), set again for the stretch.
+    const planted = this.planted;
+    if (params.from > 0 && planted !== null && planted.ids.size > 0) {
+      for (const id of planted.ids) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
+      planted.ids.clear();
+      await this.seekTo(params.from);
+      for (const place of planted.places) planted.ids.add((await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', place)).breakpointId);
+    }
     const outcome = new Promise<'stopped' | ScanResult | Error>((resolve) => {
       this.waiting = resolve;
     });
@@ -314,10 +325,9 @@ export class PastHitSearch {
       w?.(o);
     };
     this.scanRun = this.scanTicks(params).then(settle, (e: unknown) => settle(e instanceof Error ? e : new Error(String(e))));
-    return outcome.then((o) => {
-      if (o instanceof Error) throw o instanceof ProtocolError ? o : new ProtocolError(`pastHit: ${o.message}`, 'replayFailed');
-      return o;
-    });
+    const o = await outcome;
+    if (o instanceof Error) throw o instanceof ProtocolError ? o : new ProtocolError(`pastHit: ${o.message}`, 'replayFailed');
+    return o;
   }
 
   /** One breakpoint per generated location of the breakpoints (and the marker's, where the search starts from a line stop), merged where V8 puts them at one place. */
@@ -359,6 +369,7 @@ export class PastHitSearch {
     const ids = new Set<string>();
     const locations: number[][] = [];
     let markerLocation: number | null = null;
+    const places: Planted['places'] = [];
     let untilLocation: number | null = null;
     for (const [key, place] of byPlace) {
       const index = locations.length;
@@ -367,14 +378,16 @@ export class PastHitSearch {
       if (place.until) untilLocation = index;
       const condition = `globalThis.__coroscopeLine.scanHit(${index}, [${place.conditions.join(', ')}])`;
       try {
-        const r = await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', { url: place.url, lineNumber: place.line0, columnNumber: place.column0, condition });
+        const at = { url: place.url, lineNumber: place.line0, columnNumber: place.column0, condition };
+        places.push(at);
+        const r = await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', at);
         ids.add(r.breakpointId);
       } catch (e) {
         for (const id of ids) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
         throw new ProtocolError(`pastHit: cannot arm ${key}: ${e instanceof Error ? e.message : String(e)}`, 'failed');
       }
     }
-    const planted: Planted = { ids, locations, markerLocation, untilLocation };
+    const planted: Planted = { ids, locations, markerLocation, untilLocation, places };
     this.planted = planted;
     this.dbg.setWalkHook(
       ids,

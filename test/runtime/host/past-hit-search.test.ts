@@ -16,6 +16,8 @@ import type { Breakpoint, HostEvents } from '../../../protocol/host-protocol';
 import { RemoteError } from '../../../protocol/rpc';
 import { forkHost, landedOnLine, ROOT, type HostClient } from './host-client';
 import { lineOf } from '../../source-line';
+import { PastHitSearch } from '../../../runtime/host/past-hit-search';
+import type { LineDebugger } from '../../../runtime/host/line-debugger';
 
 const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
@@ -364,4 +366,53 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
     assert.deepEqual(await pastStops(host, 'back', ticks), stops);
     await host.rpc.request('setBreakpoints', { file: EVENT, breakpoints: [] });
   });
+});
+
+// In-process, with a debugger that only notes what it is asked: the order of a search's seeks and scan breakpoints.
+test('a search replays the ticks before each stretch with its scan breakpoints removed (a function with a breakpoint runs unoptimized and traps at every break location), and sets them again for the stretch', async () => {
+  const asked: string[] = [];
+  let ids = 0;
+  const dbg = {
+    cdp: async (method: string, params: { breakpointId?: string; condition?: string }): Promise<unknown> => {
+      const name = method.replace('Debugger.', '');
+      if (name === 'setBreakpointByUrl') {
+        const id = `bp-${++ids}`;
+        asked.push(`${params.condition === 'false' ? 'probe' : 'set'} ${id}`);
+        return { breakpointId: id, locations: [{ scriptId: '1', lineNumber: 3, columnNumber: 0 }] };
+      }
+      asked.push(name === 'removeBreakpoint' ? `remove ${params.breakpointId}` : name);
+      return {};
+    },
+    generatedLocations: () => [{ url: 'file:///a.js', line0: 3, column0: 0, line: 4 }],
+    setWalkHook: (): void => undefined,
+    isStopped: (): boolean => false,
+    resume: async (): Promise<void> => undefined,
+  };
+  const scanTicks = async (params: { from: number; to: number }): Promise<{ hits: []; marked: null; stopped: false; tickHits: [] }> => {
+    asked.push(`scan ${params.from}..${params.to}`);
+    return { hits: [], marked: null, stopped: false, tickHits: [] };
+  };
+  const seekTo = async (tick: number): Promise<void> => {
+    asked.push(`seek ${tick}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    asked.push(`landed ${tick}`);
+  };
+  const search = new PastHitSearch(dbg as unknown as LineDebugger, scanTicks, seekTo);
+  const landing = await search.find('back', { tick: 100 }, 0, 100, [{ file: CRAWLER, line: 4 }]);
+  assert.equal(landing.landed, 'none');
+  assert.deepEqual(asked, [
+    'probe bp-1',
+    'remove bp-1',
+    'set bp-2',
+    'setBreakpointsActive',
+    // The last 64 ticks: the replay to their start made without the scan breakpoint.
+    'remove bp-2',
+    'seek 36',
+    'landed 36',
+    'set bp-3',
+    'scan 36..100',
+    // The stretch before, from tick 0: no tick before it to replay.
+    'scan 0..36',
+    'remove bp-3',
+  ]);
 });
