@@ -166,7 +166,7 @@ export class HitScan {
     });
   }
 
-  /** A pause for the worker's look (the marker, `until`) ends: `matched`, what `atMatch` does (true: stop here); else the hits met there are recorded as any. */
+  /** A pause for the worker's look (the marker, `until`) ends: `matched`, what `atMatch` does (true: stop here); else the hits met there are recorded as every other moment's are. */
   private paused(matched: boolean, atMatch: () => boolean): boolean {
     const held = this.pending ?? [];
     this.pending = null;

@@ -102,6 +102,21 @@ export class HostClient {
     }
   }
 
+  /** Continues the program and waits for its next line stop (a `paused` naming a line). */
+  async continueToLineStop(timeoutMs = 30_000): Promise<HostEvents['paused']> {
+    const from = this.events.length;
+    await this.rpc.request('continue', {});
+    return this.waitFor('paused', (b) => b.line !== undefined, timeoutMs, from);
+  }
+
+  /** The locals of the line stop's top frame shown (its Locals scope), by name: their values' text. */
+  async lineLocals(): Promise<Map<string, string>> {
+    const stack = await this.rpc.request('lineStack', {});
+    const scope = stack.frames[0]!.scopes.find((s) => s.name === 'Locals') ?? stack.frames[0]!.scopes[0]!;
+    const r = await this.rpc.request('lineVariables', { handle: scope.handle });
+    return new Map(r.variables.map((v) => [v.name, v.value]));
+  }
+
   /** Output text of one category so far. */
   output(category: 'stdout' | 'stderr' | 'log'): string {
     return this.eventsOf('output')

@@ -50,12 +50,10 @@ async function noChildren(host: HostClient): Promise<void> {
 }
 
 async function stopAtBreakpoint(host: HostClient, record: boolean): Promise<HostEvents['paused']> {
-  const from = host.events.length;
   await host.rpc.request('launch', { target: { kind: 'demo', pages: 20 }, options: { maxTasks: 2, stopOnEntry: true, record } });
   const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
   await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
-  await host.rpc.request('continue', {});
-  const stop = await host.waitFor('paused', (b) => b.line !== undefined, 15000, from);
+  const stop = await host.continueToLineStop(15_000);
   await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
   return stop;
 }
@@ -65,13 +63,6 @@ async function moved(host: HostClient, ask: () => Promise<unknown>): Promise<Hos
   const from = host.events.length;
   await ask();
   return host.waitFor('paused', () => true, 15000, from);
-}
-
-async function locals(host: HostClient): Promise<Map<string, string>> {
-  const stack = await host.rpc.request('lineStack', {});
-  const scope = stack.frames[0]!.scopes.find((s) => s.name === 'Locals') ?? stack.frames[0]!.scopes[0]!;
-  const r = await host.rpc.request('lineVariables', { handle: scope.handle });
-  return new Map(r.variables.map((v) => [v.name, v.value]));
 }
 
 describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 120_000 }, () => {
@@ -113,7 +104,7 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     let live = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
     for (let i = 0; i < 2 && live.line!.line !== getLine; i++) live = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
     assert.equal(live.line!.line, getLine);
-    assert.equal((await locals(host)).get('response') ?? (await host.rpc.request('lineEvaluate', { expression: 'response' })).value, 'null');
+    assert.equal((await host.lineLocals()).get('response') ?? (await host.rpc.request('lineEvaluate', { expression: 'response' })).value, 'null');
 
     // Back: the line before in fetch, replayed (the task's, in the same tick).
     from = host.events.length;
@@ -133,7 +124,7 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     assert.equal((await host.rpc.request('lineStepBack', {})).landed, 'line');
     p = await host.waitFor('paused', () => true, 15000, from);
     assert.equal(p.line!.line, bpLine);
-    const then = await locals(host);
+    const then = await host.lineLocals();
     assert.equal(then.get('response'), 'undefined');
     assert.match(then.get('url') ?? '', /^"http:\/\/127\.0\.0\.1:\d+\/"$/);
     assert.equal((await host.rpc.request('lineEvaluate', { expression: 'depth + 1' })).value, '1');
@@ -146,7 +137,7 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     p = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
     assert.doesNotMatch(p.description, /past line/);
     assert.deepEqual(p.line, live.line);
-    assert.equal((await locals(host)).get('response') ?? (await host.rpc.request('lineEvaluate', { expression: 'response' })).value, 'null');
+    assert.equal((await host.lineLocals()).get('response') ?? (await host.rpc.request('lineEvaluate', { expression: 'response' })).value, 'null');
 
     // Back to the breakpoint's line, once more into the step before, and on back line by line there: the lines before its `yield*` (work's call of fetch).
     for (let i = 0; i < 3; i++) p = await moved(host, () => host.rpc.request('lineStepBack', {}));
@@ -157,7 +148,7 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     assert.equal(p.pastLine, true);
     assert.equal(p.tick, live.tick);
     assert.equal(p.line!.line, bpLine);
-    assert.equal((await locals(host)).get('response'), 'undefined');
+    assert.equal((await host.lineLocals()).get('response'), 'undefined');
     assert.deepEqual(host.eventsOf('viewedTick').slice(-1).map((v) => [v.tick, v.line]), [[live.tick, true]]);
     // Back into the step before again, and once more there.
     p = await moved(host, () => host.rpc.request('lineStepBack', {}));
@@ -287,7 +278,7 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     assert.equal(inside.line!.line, lineOf(CRAWLER, 'return isRedirectStatus(response.status) && response.headers.has('));
     const stack = await host.rpc.request('lineStack', {});
     assert.deepEqual(stack.frames.slice(0, 2).map((f) => f.name), ['isRedirect', 'fetch']);
-    assert.ok((await locals(host)).has('response'));
+    assert.ok((await host.lineLocals()).has('response'));
     assert.equal((await host.rpc.request('lineEvaluate', { expression: 'response.status' })).value, '200');
     // Over, out of it: back in fetch (past lines), then the live stop, the present.
     const seen: string[] = [];

@@ -35,13 +35,6 @@ const GETTER = lineOf(QUEUE, 'yield* getter;');
 /** A Location header that is not a URL: never on the demo site. */
 const NEVER = lineOf(CRAWLER, 'this.recordFailure(url, new HttpProtocolError(url, `invalid Location');
 
-async function localsOf(host: HostClient): Promise<Map<string, string>> {
-  const stack = await host.rpc.request('lineStack', {});
-  const scope = stack.frames[0]!.scopes.find((s) => s.name === 'Locals') ?? stack.frames[0]!.scopes[0]!;
-  const r = await host.rpc.request('lineVariables', { handle: scope.handle });
-  return new Map(r.variables.map((v) => [v.name, v.value]));
-}
-
 async function armed(host: HostClient, breakpoints: Array<Omit<Breakpoint, 'file'>>): Promise<void> {
   await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: breakpoints.map((b) => ({ file: CRAWLER, ...b })) });
 }
@@ -141,18 +134,18 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
     const stack = await host.rpc.request('lineStack', {});
     assert.equal(stack.frames[0]!.name, 'fetch');
     assert.equal(stack.taskId, last.taskId);
-    const lastUrl = (await localsOf(host)).get('url');
+    const lastUrl = (await host.lineLocals()).get('url');
     assert.match(lastUrl ?? '', /^"http:\/\/127\.0\.0\.1:\d+\//);
     assert.equal((await host.rpc.request('lineEvaluate', { expression: 'parsed.stat.url' })).value, lastUrl);
 
     const earlier = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
     assert.ok(earlier.tick <= last.tick, `${earlier.tick} <= ${last.tick}`);
-    const earlierUrl = (await localsOf(host)).get('url');
+    const earlierUrl = (await host.lineLocals()).get('url');
     assert.notEqual(earlierUrl, lastUrl);
 
     const again = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'forward', tick: ticks }));
     assert.equal(again.tick, last.tick);
-    assert.equal((await localsOf(host)).get('url'), lastUrl);
+    assert.equal((await host.lineLocals()).get('url'), lastUrl);
     // Nothing after the last hit: forward from it finds none (the caller goes back to the present).
     const none = await host.rpc.request('pastBreakpointHit', { direction: 'forward', tick: ticks });
     assert.equal(none.landed, 'none');
@@ -173,18 +166,18 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
     // The root page (depth 0) is fetched once, first.
     await armed(host, [{ line: PARSED, condition: 'depth === 0' }]);
     const root = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
-    const rootLocals = await localsOf(host);
+    const rootLocals = await host.lineLocals();
     assert.equal(rootLocals.get('depth'), '0');
     // From the root's hit there is no earlier depth-0 hit: none, and the hit stays shown.
     const none = await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks });
     assert.equal(none.landed, 'none');
-    assert.equal((await localsOf(host)).get('url'), rootLocals.get('url'));
+    assert.equal((await host.lineLocals()).get('url'), rootLocals.get('url'));
     // The first hit of the run is the root's (hits counted from the run's start).
     await shows(host, null);
     await armed(host, [{ line: PARSED, hitCondition: '==1' }]);
     const first = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
     assert.equal(first.tick, root.tick);
-    assert.equal((await localsOf(host)).get('url'), rootLocals.get('url'));
+    assert.equal((await host.lineLocals()).get('url'), rootLocals.get('url'));
     // A logpoint on the line is not a stop.
     await shows(host, null);
     await armed(host, [{ line: PARSED, logMessage: 'fetched {url}' }]);
@@ -206,9 +199,7 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
       await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
       await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: PARSED }] });
       const stop = async (): Promise<{ tick: number; url: string }> => {
-        const from = live.events.length;
-        await live.rpc.request('continue', {});
-        const paused = await live.waitFor('paused', (b) => b.line !== undefined, 30_000, from);
+        const paused = await live.continueToLineStop();
         return { tick: paused.tick, url: (await live.rpc.request('lineEvaluate', { expression: 'url' })).value };
       };
       const first = await stop();
@@ -216,7 +207,7 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
       assert.notEqual(second.url, first.url);
       const hit = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: second.tick }));
       assert.ok(hit.tick <= second.tick, `${hit.tick} <= ${second.tick}`);
-      assert.equal((await localsOf(live)).get('url'), first.url);
+      assert.equal((await live.lineLocals()).get('url'), first.url);
       // Nothing before the first hit: none, and the hit stays shown.
       assert.equal((await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: second.tick })).landed, 'none');
       assert.equal((await live.rpc.request('lineEvaluate', { expression: 'url' })).value, first.url);
@@ -236,9 +227,7 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
       await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
       await armed(live, [{ line: PARSED }]);
       const stop = async (): Promise<number> => {
-        const from = live.events.length;
-        await live.rpc.request('continue', {});
-        return (await live.waitFor('paused', (b) => b.line !== undefined, 30_000, from)).tick;
+        return (await live.continueToLineStop()).tick;
       };
       await stop();
       await stop();
@@ -276,9 +265,7 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
     try {
       await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
       const stop = async (): Promise<{ tick: number; url: string }> => {
-        const from = live.events.length;
-        await live.rpc.request('continue', {});
-        const paused = await live.waitFor('paused', (b) => b.line !== undefined, 30_000, from);
+        const paused = await live.continueToLineStop();
         return { tick: paused.tick, url: (await live.rpc.request('lineEvaluate', { expression: 'url' })).value };
       };
       // Set at the run's start: the 4th page parsed; then, set there (a line stop in the run), the 3rd page parsed since.
@@ -294,13 +281,13 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
       // The same breakpoint, searched for in the past: the hit the live run stopped at (the 3rd since it was set), not the run's 3rd.
       const hit = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: end }));
       assert.equal(hit.tick, thirdSince.tick);
-      assert.equal((await localsOf(live)).get('url'), thirdSince.url);
+      assert.equal((await live.lineLocals()).get('url'), thirdSince.url);
       // Set again now that the run has finished: the whole past counts, from the run's start.
       await live.rpc.request('seekTick', { tick: end });
       await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: PARSED, hitCondition: '==4' }] });
       const again = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: end }));
       assert.equal(again.tick, fourth.tick);
-      assert.equal((await localsOf(live)).get('url'), fourth.url);
+      assert.equal((await live.lineLocals()).get('url'), fourth.url);
     } finally {
       await live.close();
     }

@@ -36,13 +36,6 @@ const IN_INNER = lineOf(HELPER_PROGRAM, 'const inInner = 2;');
 const MAIN_FIRST = lineOf(HELPER_PROGRAM, 'yield* sleep(0.001);', lineOf(HELPER_PROGRAM, 'export const main'));
 const CALLS_HELPER = lineOf(HELPER_PROGRAM, 'yield* helper();');
 
-async function localsOf(host: HostClient): Promise<Map<string, string>> {
-  const stack = await host.rpc.request('lineStack', {});
-  const scope = stack.frames[0]!.scopes.find((s) => s.name === 'Locals') ?? stack.frames[0]!.scopes[0]!;
-  const r = await host.rpc.request('lineVariables', { handle: scope.handle });
-  return new Map(r.variables.map((v) => [v.name, v.value]));
-}
-
 /** The top frames shown: function names and the innermost's file and line. */
 async function shown(host: HostClient): Promise<{ names: string[]; file: string; line: number }> {
   const stack = await host.rpc.request('lineStack', {});
@@ -90,7 +83,7 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: DECL }] });
     const hit = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
     assert.equal(hit.line?.line, DECL);
-    const url = (await localsOf(host)).get('url');
+    const url = (await host.lineLocals()).get('url');
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
 
     // Over: fetch's next lines, in the hit's tick, the hit's task.
@@ -101,26 +94,26 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
     assert.equal((await shown(host)).line, FOR);
     at = await move(host, 'over');
     assert.equal(at.paused?.line?.line, GET, JSON.stringify(at));
-    assert.equal((await localsOf(host)).get('response'), 'null');
+    assert.equal((await host.lineLocals()).get('response'), 'null');
     // Over the GET, which suspends the task: its next line once resumed, a later tick.
     at = await move(host, 'over');
     assert.equal(at.paused?.line?.line, BREAK, JSON.stringify(at));
     assert.equal(at.paused?.taskId, hit.taskId);
     assert.ok((at.paused?.tick ?? 0) > hit.tick, `${at.paused?.tick} > ${hit.tick}`);
-    assert.match((await localsOf(host)).get('response') ?? '', /ClientResponse/);
-    assert.equal((await localsOf(host)).get('url'), url);
+    assert.match((await host.lineLocals()).get('response') ?? '', /ClientResponse/);
+    assert.equal((await host.lineLocals()).get('url'), url);
     assert.deepEqual((await shown(host)).names.slice(0, 2), ['fetch', 'work']);
 
     // Back across the suspension: the GET's line, the locals of then.
     at = await move(host, 'back');
     assert.equal(at.paused?.line?.line, GET, JSON.stringify(at));
     assert.equal(at.paused?.tick, hit.tick);
-    assert.equal((await localsOf(host)).get('response'), 'null');
+    assert.equal((await host.lineLocals()).get('response'), 'null');
     at = await move(host, 'back');
     assert.equal(at.paused?.line?.line, FOR);
     at = await move(host, 'back');
     assert.equal(at.paused?.line?.line, DECL);
-    assert.equal((await localsOf(host)).get('response'), 'undefined');
+    assert.equal((await host.lineLocals()).get('response'), 'undefined');
     // Back again past the task's first line of the step: the last line of its step before (an earlier tick, where it suspended), replayed.
     for (let i = 0; i < 10 && at.landing.landed === 'line' && at.paused?.tick === hit.tick; i++) at = await move(host, 'back');
     assert.equal(at.landing.landed, 'line', JSON.stringify(at.landing));
@@ -236,19 +229,13 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
       await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
       await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: BREAK }] });
       // The second worker's first page: its GET opens a connection of its own (the first worker's reuses robots.txt's), so it suspends more than once inside the session.
-      let from = live.events.length;
-      await live.rpc.request('continue', {});
-      const firstWorker = await live.waitFor('paused', (b) => b.line !== undefined, 30_000, from);
+      const firstWorker = await live.continueToLineStop();
       let stop = firstWorker;
-      for (let i = 0; i < 4 && stop.taskId === firstWorker.taskId; i++) {
-        from = live.events.length;
-        await live.rpc.request('continue', {});
-        stop = await live.waitFor('paused', (b) => b.line !== undefined, 30_000, from);
-      }
+      for (let i = 0; i < 4 && stop.taskId === firstWorker.taskId; i++) stop = await live.continueToLineStop();
       assert.notEqual(stop.taskId, firstWorker.taskId);
       await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
       assert.equal(stop.line?.line, BREAK);
-      assert.match((await localsOf(live)).get('response') ?? '', /ClientResponse/);
+      assert.match((await live.lineLocals()).get('response') ?? '', /ClientResponse/);
       // Back, line by line, until the task's step before (an earlier tick).
       let at = await move(live, 'back');
       const lines: string[] = [JSON.stringify(at.landing)];
@@ -263,13 +250,13 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
       // fetch's GET, where it called the session (not a line inside the session's code): its response not there yet.
       assert.equal(before.line?.line, GET, before.description);
       assert.equal((await shown(live)).names[0], 'fetch');
-      assert.equal((await localsOf(live)).get('response'), 'null');
+      assert.equal((await live.lineLocals()).get('response'), 'null');
       // The steps inside the GET (connecting, sending, reading) are passed over, by their recorded frames.
       assert.match(before.description, new RegExp(`the last line of its step at tick ${before.tick}, before its step at tick ${stop.tick} \\(its (step|\\d+ steps) between ran no line of these frames' functions\\)`));
       assert.deepEqual(live.eventsOf('viewedTick').slice(-1).map((v) => [v.tick, v.line]), [[before.tick, true]]);
       assert.equal((await live.rpc.request('snapshot', {})).tick, before.tick);
       // Over the GET from there: the task's next line once resumed, in the stop's tick: the live stop again (the present).
-      from = live.events.length;
+      const from = live.events.length;
       const over = await live.rpc.request('lineStep', { kind: 'over' });
       assert.deepEqual(over.landing, { landed: 'present' });
       const again = await live.waitFor('paused', () => true, 30_000, from);
@@ -287,9 +274,7 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
     try {
       await live.rpc.request('launch', { target: { kind: 'program', path: HELPER_PROGRAM }, options: { stopOnEntry: true, record: true } });
       await live.rpc.request('setBreakpoints', { file: HELPER_PROGRAM, breakpoints: [{ file: HELPER_PROGRAM, line: IN_INNER }] });
-      const from = live.events.length;
-      await live.rpc.request('continue', {});
-      const stop = await live.waitFor('paused', (b) => b.line !== undefined, 30_000, from);
+      const stop = await live.continueToLineStop();
       assert.equal(stop.line?.line, IN_INNER);
       let at = await move(live, 'back');
       const seen: string[] = [JSON.stringify(at.landing)];
@@ -322,10 +307,8 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
       await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
       const callLine = lineOf(CRAWLER, 'if (isRedirect(response)) {', GET);
       await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: callLine }] });
-      const from = live.events.length;
-      await live.rpc.request('continue', {});
-      const stop = await live.waitFor('paused', (b) => b.line !== undefined, 30_000, from);
-      const url = (await localsOf(live)).get('url')!;
+      const stop = await live.continueToLineStop();
+      const url = (await live.lineLocals()).get('url')!;
       // Its own fetch of that URL, in an earlier tick (a breakpoint whose condition names the URL), then over to the GET.
       await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: FOR, condition: `url === ${url}` }] });
       const hit = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: stop.tick }));
@@ -358,11 +341,7 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
     try {
       await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
       await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: DECL }] });
-      const stop = async (): Promise<HostEvents['paused']> => {
-        const from = live.events.length;
-        await live.rpc.request('continue', {});
-        return live.waitFor('paused', (b) => b.line !== undefined, 30_000, from);
-      };
+      const stop = (): Promise<HostEvents['paused']> => live.continueToLineStop();
       await stop();
       await stop();
       const second = await stop();
@@ -379,7 +358,7 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
       assert.equal((await live.rpc.request('snapshot', {})).tick, hit.tick);
       at = await move(live, 'back');
       assert.equal(at.paused?.line?.line, DECL, JSON.stringify(at));
-      assert.equal((await localsOf(live)).get('response'), 'undefined');
+      assert.equal((await live.lineLocals()).get('response'), 'undefined');
       // Continue: the views back at the present, the live stop goes on, to the next live hit.
       const going = live.events.length;
       const third = await stop();
