@@ -267,13 +267,13 @@ export class EventLoop implements TimerCancelListener {
   }
 
   /**
-   * Runs the loop until stop() is called. Resolves when it has stopped; rejects only for
-   * misuse (closed, already running).
+   * Runs the loop until stop() is called. Resolves when it has stopped. Misuse (a closed loop,
+   * one already running, another loop running) throws RuntimeError at the call, as asyncio's
+   * run_forever raises it: a coroutine that calls it inside a running loop sees the error
+   * where it made the call, and fails with it.
    */
   runForever(): Promise<void> {
-    if (this._closed) return Promise.reject(new RuntimeError('Event loop is closed'));
-    if (this._running) return Promise.reject(new RuntimeError('This event loop is already running'));
-    if (this._anotherLoopRuns()) return Promise.reject(new RuntimeError('Cannot run the event loop while another loop is running'));
+    this._checkCanRun();
     this._running = true;
     const done = new Promise<void>((resolve, reject) => {
       this._runResolve = resolve;
@@ -283,18 +283,22 @@ export class EventLoop implements TimerCancelListener {
     return done;
   }
 
-  /** Runs the loop until the future or coroutine is done; resolves with its result or rejects with its exception. */
-  async runUntilComplete<T>(aw: Awaitable<T>): Promise<T> {
-    if (this._closed) {
+  /**
+   * Runs the loop until the future or coroutine is done; resolves with its result or rejects
+   * with its exception. Misuse throws RuntimeError at the call, as in runForever(), and a
+   * coroutine given to a loop that cannot run it is closed (asyncio leaves it never awaited).
+   */
+  runUntilComplete<T>(aw: Awaitable<T>): Promise<T> {
+    try {
+      this._checkCanRun();
+    } catch (e) {
       if (isCoroutine(aw)) aw.return(undefined as T);
-      throw new RuntimeError('Event loop is closed');
+      throw e;
     }
-    if (this._running) throw new RuntimeError('This event loop is already running');
-    if (this._anotherLoopRuns()) {
-      if (isCoroutine(aw)) aw.return(undefined as T);
-      throw new RuntimeError('Cannot run the event loop while another loop is running');
-    }
-    const fut = this.ensureFuture(aw);
+    return this._runUntilDone(this.ensureFuture(aw));
+  }
+
+  private async _runUntilDone<T>(fut: Future<T>): Promise<T> {
     const stopWhenDone = (): void => this.stop();
     fut.addDoneCallback(stopWhenDone);
     try {
@@ -304,6 +308,13 @@ export class EventLoop implements TimerCancelListener {
     }
     if (!fut.done()) throw new RuntimeError('Event loop stopped before Future completed.');
     return fut.result();
+  }
+
+  /** asyncio's _check_closed and _check_running: the reasons a loop cannot be run now. */
+  private _checkCanRun(): void {
+    if (this._closed) throw new RuntimeError('Event loop is closed');
+    if (this._running) throw new RuntimeError('This event loop is already running');
+    if (this._anotherLoopRuns()) throw new RuntimeError('Cannot run the event loop while another loop is running');
   }
 
   /** True inside another loop's tick: running this one there would nest loops, which asyncio forbids. */

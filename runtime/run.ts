@@ -1,6 +1,6 @@
 // run(): asyncio.run. A new loop runs the coroutine to completion; then every task still
 // pending is cancelled and given the chance to finish its cleanup, the loop gets asyncio's
-// shutdown ticks, and it is closed. Refused inside a running loop, as asyncio.run is.
+// shutdown ticks, and it is closed. Refused at the call inside a running loop, as asyncio.run is.
 
 import { RuntimeError } from './errors';
 import { EventLoop, type EventLoopOptions } from './loop';
@@ -8,11 +8,16 @@ import { gather } from './gather';
 import { runningLoopOrNull } from './running-loop';
 import { isCoroutine, type Coroutine } from './task';
 
-export async function run<T>(coro: Coroutine<T>, options: EventLoopOptions = {}): Promise<T> {
+/** Runs `coro` on a new loop. Inside a running loop it throws RuntimeError at the call, as asyncio.run raises it. */
+export function run<T>(coro: Coroutine<T>, options: EventLoopOptions = {}): Promise<T> {
   if (runningLoopOrNull() !== null) {
     if (isCoroutine(coro)) coro.return(undefined as T);
     throw new RuntimeError('run() cannot be called from a running event loop');
   }
+  return runOnNewLoop(coro, options);
+}
+
+async function runOnNewLoop<T>(coro: Coroutine<T>, options: EventLoopOptions): Promise<T> {
   const loop = new EventLoop(options);
   try {
     return await loop.runUntilComplete(coro);

@@ -290,7 +290,7 @@ describe('running and stopping', () => {
     loop.close();
   });
 
-  test('runUntilComplete on a closed loop rejects with RuntimeError and closes the coroutine', async () => {
+  test('runUntilComplete on a closed loop raises RuntimeError and closes the coroutine', async () => {
     const loop = virtualLoop();
     loop.close();
     const log: string[] = [];
@@ -299,31 +299,54 @@ describe('running and stopping', () => {
       yield;
     });
     const coro = main();
-    await assert.rejects(loop.runUntilComplete(coro), (e) => e instanceof RuntimeError && /closed/.test(e.message));
+    assert.throws(() => loop.runUntilComplete(coro), (e) => e instanceof RuntimeError && /closed/.test(e.message));
     assert.deepEqual(coro.next(), { value: undefined, done: true });
     assert.deepEqual(log, []);
-    await assert.rejects(loop.runForever(), RuntimeError);
+    assert.throws(() => loop.runForever(), RuntimeError);
     await assert.rejects(loop.runOnce(), RuntimeError);
     assert.throws(() => loop.callSoon(() => undefined), RuntimeError);
     assert.throws(() => loop.callLater(1, () => undefined), RuntimeError);
   });
 
-  test('running a loop that is already running rejects with RuntimeError', async () => {
+  test('running a loop that is already running raises RuntimeError at the call (runOnce rejects)', async () => {
     const loop = virtualLoop();
     const errors: unknown[] = [];
     const nested = coroutine(function* nested(): Coroutine<void> {
       yield;
     });
+    const leftOver = nested();
     const main = coroutine(function* main(): Coroutine<void> {
-      const p1 = loop.runUntilComplete(nested());
-      const p2 = loop.runForever();
-      const p3 = loop.runOnce();
-      for (const p of [p1, p2, p3]) p.catch((e: unknown) => errors.push(e));
+      for (const call of [() => loop.runUntilComplete(leftOver), () => loop.runForever()]) {
+        try {
+          void call();
+        } catch (e) {
+          errors.push(e);
+        }
+      }
+      loop.runOnce().catch((e: unknown) => errors.push(e));
       yield* sleep(1);
     });
     await loop.runUntilComplete(main());
     assert.equal(errors.length, 3);
     for (const e of errors) assert.ok(e instanceof RuntimeError && /already running|running/.test(e.message), String(e));
+    assert.deepEqual(leftOver.next(), { value: undefined, done: true }, 'the refused coroutine was closed, never run');
+    loop.close();
+  });
+
+  // CPython's test_base_events.test_run_until_complete_nesting: the RuntimeError is raised in
+  // the coroutine that made the nested call, so it fails, and the outer run fails with it.
+  test('runUntilComplete inside the running loop fails the calling coroutine and the outer run', async () => {
+    const loop = virtualLoop();
+    const coro1 = coroutine(function* coro1(): Coroutine<void> {
+      yield* sleep(0);
+    });
+    const coro2 = coroutine(function* coro2(): Coroutine<void> {
+      assert.ok(loop.isRunning());
+      void loop.runUntilComplete(coro1());
+      yield* sleep(0);
+    });
+    await assert.rejects(loop.runUntilComplete(coro2()), (e) => e instanceof RuntimeError && /already running/.test(e.message));
+    assert.equal(loop.isRunning(), false);
     loop.close();
   });
 
@@ -697,13 +720,19 @@ describe('loops do not nest, as in asyncio', () => {
     const child = coroutine(function* child(): Coroutine<string> {
       return 'ran';
     });
-    let attempts: Array<Promise<unknown>> = [];
+    const outcomes: string[] = [];
     const main = coroutine(function* main(): Coroutine<void> {
-      attempts = [inner.runUntilComplete(child()), inner.runForever()];
+      for (const call of [() => inner.runUntilComplete(child()), () => inner.runForever()]) {
+        try {
+          void call();
+          outcomes.push('returned');
+        } catch (e) {
+          outcomes.push(e instanceof RuntimeError ? e.message : 'other');
+        }
+      }
       yield* sleep(0);
     });
     await outer.runUntilComplete(main());
-    const outcomes = await Promise.all(attempts.map((p) => p.then(() => 'resolved', (e: unknown) => (e instanceof RuntimeError ? e.message : 'other'))));
     assert.deepEqual(outcomes, ['Cannot run the event loop while another loop is running', 'Cannot run the event loop while another loop is running']);
     assert.deepEqual(inner.allTasks(), [], 'no task was left on the refused loop');
     outer.close();
@@ -739,7 +768,7 @@ describe('CPython: a future of another loop', () => {
     const loop = virtualLoop();
     const other = virtualLoop();
     const fut = loop.createFuture<void>();
-    await assert.rejects(other.runUntilComplete(fut), (e) => e instanceof ValueError && /belongs to a different loop/.test(e.message));
+    assert.throws(() => other.runUntilComplete(fut), (e) => e instanceof ValueError && /belongs to a different loop/.test(e.message));
     fut.cancel();
     loop.close();
     other.close();

@@ -119,15 +119,15 @@ test('callbacks still queued when main returns run in the shutdown ticks, as wit
   assert.deepEqual(log, ['depth 2']);
 });
 
-test('run() inside a running loop is refused with RuntimeError', async () => {
-  let attempt: Promise<unknown> | null = null;
+test('run() inside a running loop raises RuntimeError in the caller, which fails with it', async () => {
   const inner = coroutine(function* inner(): Coroutine<string> {
     return 'never';
   });
+  const refused = inner();
   const main = coroutine(function* main(): Coroutine<void> {
-    attempt = run(inner());
+    void run(refused);
     yield* sleep(0);
   });
-  await run(main());
-  await assert.rejects(attempt!, (e) => e instanceof Error && e.name === 'RuntimeError' && /cannot be called from a running event loop/.test(e.message));
+  await assert.rejects(run(main()), (e) => e instanceof Error && e.name === 'RuntimeError' && /cannot be called from a running event loop/.test(e.message));
+  assert.deepEqual(refused.next(), { value: undefined, done: true }, 'the refused coroutine was closed, never run');
 });
