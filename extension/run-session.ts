@@ -543,7 +543,8 @@ export class RunSession {
       const snap = await run.endpoint.request('snapshot', since === undefined ? {} : { since });
       if (runId !== this.status.runId || run !== this.current) return null;
       const change = this.mirror.apply(snap);
-      if (this.viewingPast() || snap.fromLog === true) {
+      // A past tick's table (or an opened recording's: no present) says that moment's crawl numbers, not the live ones.
+      if (this.viewingPast() || snap.fromLog === true || this.status.recordingFile !== undefined) {
         if (snap.progress !== null) this.momentProgress = snap.progress;
       } else {
         if (snap.progress !== null && this.lastProgress === null) this.lastProgress = snap.progress;

@@ -11,7 +11,7 @@
 
 import type { CrawlProgress, SourcePosition } from '../protocol/host-protocol';
 import { ProgressHistory } from '../protocol/progress-history';
-import type { RunMoment } from '../protocol/run-moment';
+import { isRecordingRun, type RunMoment } from '../protocol/run-moment';
 import {
   narrowComparison,
   narrowException,
@@ -239,7 +239,7 @@ export class App implements AppContext {
       if (init.snapshot !== null) {
         this.snapshotReceivedAt = received;
         this.model.apply(init.snapshot);
-        this.moments.snapshot(init.snapshot, this.viewingPast());
+        this.moments.snapshot(init.snapshot, init.status.viewedTick !== undefined || isRecordingRun(init.status));
       }
       this.invalidate();
     } catch (e) {
@@ -291,7 +291,8 @@ export class App implements AppContext {
       this.snapshotReceivedAt ??= received;
       const change = this.model.apply(n.snapshot);
       // In the past, the crawl's numbers are the snapshot's (as they were at that tick); the present's stay apart.
-      this.moments.snapshot(n.snapshot, this.viewingPast());
+      // The extension's table is of the moment its status says (a seek asked meanwhile is not there yet).
+      this.moments.snapshot(n.snapshot, this.data.status.viewedTick !== undefined || isRecordingRun(this.data.status));
       if (n.snapshot.progress !== null && this.data.lastProgress === null) this.data.lastProgress = n.snapshot.progress;
       const sel = this.state.selectedTask;
       if (sel !== null && (change.upserted.includes(sel) || change.removed.includes(sel))) this.detail.taskChanged();
