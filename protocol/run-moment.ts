@@ -118,7 +118,7 @@ export function progressAt(m: RunMoment, live: CrawlProgress | null, ofMoment: C
   return m.kind === 'present' ? (live ?? ofMoment) : ofMoment;
 }
 
-/** "172 pages" (done) for the header and the status bar, with what was seen when it is more. */
+/** "172 pages": the pages done, as the header and the status bar say them. */
 export function pagesText(p: CrawlProgress): string {
   return `${p.done} pages`;
 }

@@ -12,7 +12,7 @@
 //   timeline's tick times); the present's elapsed time is the crawl's own, live.
 
 import type { CrawlProgress, Snapshot } from '../../protocol/host-protocol';
-import { elapsedMsAt, offersPresent, progressAt, runMoment, tickText, type MomentSources, type RunMoment } from '../../protocol/run-moment';
+import { elapsedMsAt, offersPresent, pagesText, progressAt, runMoment, tickText, type MomentSources, type RunMoment } from '../../protocol/run-moment';
 import type { ProgressPoint, RunStatus } from '../../protocol/webview-protocol';
 import { formatMs } from './format';
 
@@ -64,17 +64,12 @@ export class MomentTracker {
   progressAt(m: RunMoment): CrawlProgress | null {
     return progressAt(m, this.live, this.ofMoment);
   }
-
-  /** Whether the run is a crawl (some numbers heard, of any moment). */
-  get isCrawl(): boolean {
-    return this.live !== null || this.ofMoment !== null;
-  }
 }
 
 /** The facts the header says after the run's detail: the tick, the live tasks, the pages. */
 export function headerFacts(m: RunMoment, liveTasks: number, progress: CrawlProgress | null): string[] {
   const facts = [m.kind === 'past' ? `viewing ${tickText(m)}` : tickText(m), `${liveTasks} live task${liveTasks === 1 ? '' : 's'}`];
-  if (progress !== null) facts.push(`${progress.done} pages`);
+  if (progress !== null) facts.push(pagesText(progress));
   return facts;
 }
 
