@@ -18,7 +18,7 @@ import { RunRegistry } from '../../extension/runs/run-registry';
 import { RunSession } from '../../extension/run-session';
 import { statusText } from '../../extension/status-bar-text';
 import { loopThreadName } from '../../extension/debug/dap-mapping';
-import { dashboardSeconds, headerFacts, MomentTracker, momentElapsedMs, scrubberText } from '../../webview/state/moment-view';
+import { dashboardSeconds, headerFacts, MomentTracker, momentElapsedMs, pagesUpTo, scrubberText } from '../../webview/state/moment-view';
 import { TimelineModel } from '../../webview/state/timeline-model';
 import { readRecordingFile, readRecordingLog } from '../../runtime/record/recording-file';
 import { lineOf } from '../source-line';
@@ -98,6 +98,9 @@ describe('every view states the same moment of a recorded demo crawl', { skip: e
       assert.deepEqual(panel.header.filter((f) => f.includes('tick') || f.endsWith('pages')), [`viewing tick ${tick} of ${last} (past)`, `${p.done} pages`]);
       assert.ok(panel.scrubber.offersPresent);
       assert.match(panel.scrubber.label, new RegExp(`^Viewing tick ${tick} of ${last} \\(past\\) · `));
+      // The dashboard's list of pages: those finished by then.
+      assert.equal(session.pages.length, session.lastProgress!.done);
+      assert.equal(pagesUpTo(m, session.pages, session.lastProgress!.done, p).length, p.done);
       // The debugger's loop thread, from the table of the moment it is shown.
       assert.equal(loopThreadName({ tick: session.mirror.tick, paused: true, running: true }), `event loop [paused after tick ${tick}]`);
       // The scrubber's time and the dashboard's are the run's clock at the tick.

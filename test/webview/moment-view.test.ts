@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CrawlProgress, Snapshot } from '../../protocol/host-protocol';
 import type { ProgressPoint, RunStatus } from '../../protocol/webview-protocol';
-import { dashboardSeconds, headerFacts, MomentTracker, pointsUpTo, scrubberText } from '../../webview/state/moment-view';
+import { dashboardSeconds, headerFacts, MomentTracker, pagesUpTo, pointsUpTo, scrubberText } from '../../webview/state/moment-view';
 import { TimelineModel } from '../../webview/state/timeline-model';
 import { makeTimeline } from './fixtures-timeline';
 
@@ -93,5 +93,17 @@ describe('the panel says one moment', () => {
     const now = m.moment(status({ tick: 100 }), { timelineTicks: 100 });
     assert.equal(dashboardSeconds(now, progress(10, 0.25), tl), 0.25);
     assert.equal(pointsUpTo(now, points, tl).length, 4);
+  });
+
+  it("the dashboard's pages at a past tick: those finished by then, the list trimmed or not", () => {
+    const pages = Array.from({ length: 5 }, (_, i) => ({ url: `http://x/${i + 11}`, status: 200 }));
+    const past = status({ tick: 100, viewedTick: 40 });
+    const m = new MomentTracker().moment(past, {});
+    // The list holds pages 11..15 of 15: at a tick with 13 done, 11..13.
+    assert.deepEqual(pagesUpTo(m, pages, 15, progress(13, 1)).map((p) => p.url), ['http://x/11', 'http://x/12', 'http://x/13']);
+    assert.equal(pagesUpTo(m, pages, 15, progress(8, 1)).length, 0);
+    // The present, or counts that do not say: the whole list.
+    assert.equal(pagesUpTo(new MomentTracker().moment(status({ tick: 100 }), {}), pages, 15, progress(13, 1)).length, 5);
+    assert.equal(pagesUpTo(m, pages, null, progress(13, 1)).length, 5);
   });
 });

@@ -11,7 +11,7 @@
 // - Times shown for a moment are the run's clock at its tick (elapsedMsAt over the
 //   timeline's tick times); the present's elapsed time is the crawl's own, live.
 
-import type { CrawlProgress, Snapshot } from '../../protocol/host-protocol';
+import type { CrawledPage, CrawlProgress, Snapshot } from '../../protocol/host-protocol';
 import { elapsedMsAt, offersPresent, pagesText, progressAt, runMoment, tickText, type MomentSources, type RunMoment } from '../../protocol/run-moment';
 import type { ProgressPoint, RunStatus } from '../../protocol/webview-protocol';
 import { formatMs } from './format';
@@ -111,4 +111,16 @@ export function pointsUpTo(m: RunMoment, points: readonly ProgressPoint[], clock
   // Tick times are kept to the microsecond: a point of the tick itself is in.
   const seconds = ms / 1000 + 1e-6;
   return points.filter((pt) => pt.t <= seconds);
+}
+
+/**
+ * The crawled pages finished by moment `m`: the list holds the last `pages.length` of the
+ * `liveDone` pages finished so far, oldest first, so a past tick's are its first `done` of
+ * them. All of them in the present, or when the counts do not say (no live count, a list
+ * longer than it).
+ */
+export function pagesUpTo<P extends CrawledPage>(m: RunMoment, pages: readonly P[], liveDone: number | null, atMoment: CrawlProgress | null): readonly P[] {
+  if (m.kind === 'present' || atMoment === null || liveDone === null || liveDone < pages.length) return pages;
+  const firstNumber = liveDone - pages.length;
+  return pages.slice(0, Math.max(0, Math.min(pages.length, atMoment.done - firstNumber)));
 }

@@ -5,13 +5,13 @@
 // approaches, when one was asked for, comes first (views/comparison.ts). At a past tick, the
 // numbers and the time are that tick's (state/moment-view.ts), never the live ones.
 
-import type { CrawlProgress } from '../../protocol/host-protocol';
+import type { CrawledPage, CrawlProgress } from '../../protocol/host-protocol';
 import type { ProgressPoint } from '../../protocol/webview-protocol';
 import type { AppContext } from '../app-context';
 import { h, replace, svg, svgText } from '../dom';
 import { rateChart } from '../state/chart';
 import { formatCount, formatRate } from '../state/format';
-import { dashboardSeconds, pointsUpTo } from '../state/moment-view';
+import { dashboardSeconds, pagesUpTo, pointsUpTo } from '../state/moment-view';
 import { comparisonBox } from './comparison';
 
 function elapsedText(seconds: number): string {
@@ -104,17 +104,21 @@ export class DashboardView {
   }
 
   private pages(): HTMLElement {
-    const pages = this.app.data.pages;
+    const pages = this.shownPages();
     const last = pages[pages.length - 1];
     const key = `${pages.length}|${last?.url ?? ''}`;
     if (this.pagesBox !== null && key === this.pagesKey) return this.pagesBox;
     this.pagesKey = key;
-    this.pagesBox = this.buildPages();
+    this.pagesBox = this.buildPages(pages);
     return this.pagesBox;
   }
 
-  private buildPages(): HTMLElement {
-    const pages = this.app.data.pages;
+  /** The pages finished by the moment shown (a past tick's: not those finished after it). */
+  private shownPages(): readonly CrawledPage[] {
+    return pagesUpTo(this.app.moment(), this.app.data.pages, this.app.data.lastProgress?.done ?? null, this.app.shownProgress());
+  }
+
+  private buildPages(pages: readonly CrawledPage[]): HTMLElement {
     const box = h('div', { class: 'panel-box pages-box' }, h('h3', null, `Pages crawled${pages.length > 0 ? ` (latest ${Math.min(pages.length, PAGES_SHOWN)})` : ''}`));
     if (pages.length === 0) {
       box.appendChild(h('p', { class: 'muted' }, this.app.data.status.runId === null ? 'No crawl yet.' : 'No page finished yet (or the runtime host does not report pages).'));
