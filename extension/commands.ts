@@ -59,7 +59,7 @@ export class CoroscopeServices implements vscode.Disposable {
     this.session = new RunSession(runs, { snapshotRate: () => snapshotRate(settings()) });
     this.decorations = new SuspensionDecorations(this.session, context.extensionUri);
     const s = this.session;
-    const refreshBar = (): void => this.statusBar.update(s.status, s.lastProgress ?? s.mirror.progress, s.mirror.counts);
+    const refreshBar = (): void => this.statusBar.update(s.status, s.moment(), s.shownProgress(), s.mirror.counts);
     s.onStatus.on((status) => {
       this.contextKeys.set('coroscope.running', status.phase === 'running' || status.phase === 'paused' || status.phase === 'starting');
       this.contextKeys.set('coroscope.paused', status.phase === 'paused');

@@ -486,7 +486,7 @@ export class CoroscopeSession extends LoggingDebugSession {
   private loopState(): LoopState {
     // A finished run's past ticks show its loop as it was then, paused after the tick.
     const running = this.phase === 'running' || (this.phase === 'atEnd' && !this.atTheEnd());
-    return { tick: this.tasks.tick, paused: this.currentStop !== null || this.tasks.paused, running: running && this.host?.isAlive() === true };
+    return { tick: this.tasks.tick, paused: this.currentStop !== null || this.tasks.paused, onLine: this.currentStop?.line !== undefined, running: running && this.host?.isAlive() === true };
   }
 
   /** The session shows a run (live, or a finished recorded one it stays at): its events and stops count. */
