@@ -146,7 +146,7 @@ function assertSameMoment(past: readonly TaskDump[], live: readonly TaskDump[], 
   }
 }
 
-test('a recorded demo crawl: at sampled ticks the past (host replay, CLI replay) shows the tasks, frames and locals the live run held', { timeout: 240_000 }, async () => {
+test('a recorded demo crawl: at sampled ticks the past (host replay, CLI replay) shows the tasks, frames and locals the live run held', { timeout: 240_000 }, async (ctx) => {
   const dir = mkdtempSync(join(tmpdir(), 'coroscope-past-locals-'));
   const host = forkHost({ bundle: HOST_BUNDLE });
   try {
@@ -185,6 +185,8 @@ test('a recorded demo crawl: at sampled ticks the past (host replay, CLI replay)
     const file = join(dir, 'crawl.corotrace');
     await host.rpc.request('saveRecording', { path: file });
     for (const [at, dump] of live) assertSameMoment(cliDump(file, at), dump, `coroscope replay --dump-tasks-at-tick ${at}`);
+    const frames = [...live.values()].flat().flatMap((task) => task.frames);
+    ctx.diagnostic(`ticks ${[...live.keys()].join(', ')}: ${[...live.values()].flat().length} tasks, ${frames.length} frames, ${frames.reduce((n, f) => n + f.locals.length, 0)} locals, each the same live, in the host's past and in the CLI's`);
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });
