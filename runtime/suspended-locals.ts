@@ -11,8 +11,9 @@
 // in the live run's isolate, on the code the whole run made hot), at late ticks of long runs,
 // in a replay process after its first few hundred ticks. The fix is at that cause:
 // - TurboFan keeps every register at a suspension when it is built without liveness
-//   analysis (`--no-analyze-environment-liveness`: it then also keeps dead values in its
-//   deoptimization frames, which costs little);
+//   analysis (`--no-analyze-environment-liveness`; it then also keeps dead values in its
+//   deoptimization frames). Measured: CPU of a
+//   2,000-page `coroscope crawl --demo --instant --inspect`, median of 5, 2.22 -> 2.34 s;
 // - Maglev (on by default in newer V8s, Electron's among them) always drops the dead
 //   registers of a generator: it is turned off (`--no-maglev`); TurboFan optimizes instead.
 //
