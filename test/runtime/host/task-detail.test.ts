@@ -27,6 +27,10 @@ import { RunRecorder } from '../../../runtime/record/run-recorder';
 import { RunTimeline } from '../../../runtime/record/run-timeline';
 import { RecordedTasks } from '../../../runtime/record/recorded-tasks';
 import { RecordedMoment } from '../../../runtime/host/recorded-moment';
+import { startDemoSite, demoSiteOptions } from '../../../runtime/demo-site/index';
+import { startMain } from '../../../runtime/host/launch-programs';
+import type { LaunchOptions, LaunchTarget } from '../../../protocol/host-protocol';
+import type { CancelRequest } from '../../../runtime/cancel-request';
 
 /** A read whose first try hangs until its read timeout fires; the retry then takes long. */
 const readWithRetry = coroutine(function* readWithRetry(): Coroutine<string> {
@@ -124,4 +128,73 @@ test('a worker whose read timeout was taken back and that the crawl cancelled la
   assert.deepEqual(rowAt(seen.asked!.tick).cancelledBy, byCrawl, `the past at tick ${seen.asked!.tick} (asked)`);
   const last = rowAt(streams.ticks);
   assert.deepEqual([last.state, last.cancelledBy], ['cancelled', byCrawl], 'the past at the end');
+});
+
+// The same over a real demo crawl (instant site, its fault routes on, 0.3 s per request): the
+// stalled and endless bodies time out, each timeout's cancel is taken back and the URL tried
+// again; at the end the crawl task cancels its workers. A worker whose read timed out and was
+// retried reads "cancelled by #<crawl>" everywhere, not the timeout's 'unknown'.
+test('a demo crawl: workers whose read timeout fired and was retried are cancelled by the crawl task, in every view', { timeout: 60_000 }, async () => {
+  const site = await startDemoSite({ ...demoSiteOptions('instant', 12), faults: true });
+  const target: LaunchTarget = { kind: 'demo', pages: 12, latency: 'instant' };
+  const options: LaunchOptions = { maxTasks: 4, maxTries: 2, timeout: 0.3, record: true };
+  const rec = new RunRecorder({ awaitDetails: true });
+  const loop = new EventLoop({ clock: rec.clock });
+  rec.attach(loop);
+  const recorder = TaskRecorder.attach(loop);
+  // The workers, and who had a cancel taken back, read through the loop's observer interface (not the views').
+  const workers: Task<unknown>[] = [];
+  const takenBack = new Map<Task<unknown>, CancelRequest[]>();
+  const watcher = {
+    taskCreated: (task: Task<unknown>) => void (task.name.startsWith('worker-') && workers.push(task)),
+    taskUncancelled: (task: Task<unknown>, request: CancelRequest) => void takenBack.set(task, [...(takenBack.get(task) ?? []), request]),
+  };
+  loop.addObserver(watcher);
+  let crawl: Task<unknown> | null = null;
+  let timeouts = 0;
+  try {
+    const main = startMain(loop, target, options, site.url);
+    crawl = main.task;
+    await loop.runUntilComplete(crawl);
+    timeouts = main.crawler!.errors.filter((e) => /timed out/.test(String(e.error))).length;
+  } finally {
+    loop.removeObserver(watcher);
+    recorder.detach();
+    rec.detach();
+    await site.close();
+  }
+  const streams = rec.finish();
+  const notes = rec.tableNotes();
+  const crawlTask = crawl as Task<unknown> | null;
+  assert.ok(crawlTask !== null && crawlTask.done() && !crawlTask.cancelled());
+  assert.ok(timeouts >= 1, `a fetch timed out after its retry (${timeouts})`);
+  assert.ok(workers.length === options.maxTasks && workers.every((w) => w.done()), `${workers.length} workers, all finished`);
+  const byCrawl: CancelOrigin = { kind: 'task', taskId: crawlTask.id };
+  const tl = new RunTimeline('demo crawl');
+  tl.update(streams.events, streams.events.length, notes?.details ?? null, notes?.cancels ?? null);
+  const { lanes, marks } = tl.timeline(1, 0, false);
+  const past = new RecordedTasks('demo crawl');
+  past.update(streams.events, streams.events.length, notes);
+  const end = new RecordedMoment(1, streams.ticks, past, () => []);
+  // Every worker (those that timed out first) reads cancelled by the crawl.
+  for (const w of workers) {
+    const summary = summarizeTasks([w], { recorder })[0]!;
+    // (A worker takes the crawl's cancel and returns: it ends done, its cancel still asked by the crawl.)
+    assert.deepEqual([summary.state, summary.cancelledBy], [w.cancelled() ? 'cancelled' : 'done', byCrawl], `${w.name}: the snapshot`);
+    const detail = liveTaskDetail(w, { recorder, index: new AwaitIndex([]), variables: new VariableStore(generatorReader()), locals: false, createdAt: null });
+    assert.deepEqual(detail.task.cancelledBy, byCrawl, `${w.name}: the task detail`);
+    const lane = lanes.find((l) => l.taskId === w.id)!;
+    assert.deepEqual([lane.endState, lane.cancelledBy], [summary.state, byCrawl], `${w.name}: the timeline's lane`);
+    const lastTakenBack = Math.max(0, ...marks.filter((m) => m.taskId === w.id && /taken back/.test(m.detail)).map((m) => m.tick));
+    if (takenBack.has(w)) {
+      assert.ok(takenBack.get(w)!.every((r) => r.by === null), `${w.name}: the timeouts' cancels were a timer's`);
+      assert.ok(lastTakenBack > 0, `${w.name}: its timeouts' cancels are marked taken back`);
+    }
+    assert.ok(lane.cancelledTick !== undefined && lane.cancelledTick > lastTakenBack && lane.endTick !== null && lane.cancelledTick >= lane.endTick - 1, `${w.name}: "Cancelled by" jumps to the crawl's cancel at the end (tick ${lane.cancelledTick}, ended ${lane.endTick}, last timeout taken back at ${lastTakenBack})`);
+    assert.deepEqual(end.taskDetail(w.id).task.cancelledBy, byCrawl, `${w.name}: the recorded past`);
+    assert.equal(w.cancelInEffect()?.by, crawlTask, `${w.name}: the runtime's cancel in effect`);
+  }
+  const retried = workers.filter((w) => takenBack.has(w));
+  assert.ok(retried.length >= 1, `a worker's read timed out and was retried (${takenBack.size} tasks had a cancel taken back)`);
+  loop.close();
 });
