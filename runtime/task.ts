@@ -11,6 +11,9 @@
 //   `yield*` throw CancelledError at the suspension point, so try/finally blocks run. If the
 //   task is not suspended, CancelledError is thrown in at its next step. The task ends up
 //   cancelled only if the coroutine lets the CancelledError out.
+// - Each counted cancel() is kept as a CancelRequest until uncancel() takes it back
+//   (cancel-request.ts): cancelRequests() are as many as cancelling(), and cancelInEffect()
+//   names the one that took effect (never one taken back), for the inspector's "cancelled by".
 // - Anything else yielded (a value, a Future yielded without `yield*`, a generator) is an
 //   error thrown into the coroutine at its next step, with a message saying what was wrong.
 

@@ -240,8 +240,9 @@ export function summarizeTasks(tasks: readonly Task<unknown>[], options: Summary
 /**
  * Who asked for `task`'s cancel in effect (Task.cancelInEffect(): never one taken back by
  * uncancel()), live or done: the task that asked, or the tool the recorder noted,
- * unknown for a cancelled task it knows no requester of (a callback, a timer, no recorder);
- * undefined when no cancellation was asked for.
+ * unknown for a cancelled task it knows no requester of (a callback, a timer, a tool without
+ * a recorder); undefined for a task not cancelled with no cancel in effect (never asked, or
+ * every request taken back).
  */
 export function cancelOriginOf(task: Task<unknown>, recorder: TaskRecorder | null): CancelOrigin | undefined {
   const request = task.cancelInEffect();
