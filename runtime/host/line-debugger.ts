@@ -681,10 +681,17 @@ export class LineDebugger {
 
   // --- the line replay (line-replay-host.ts, past-line-walk.ts) ---------------------------------
 
-  /** A paused thread's frames outside the machinery, innermost first, as the line replay compares them. */
+  /**
+   * A paused thread's frames outside the machinery, innermost first, as the line replay compares
+   * them: a task's own, down to the Task._step that resumed it. What runs the loop below that
+   * step is no frame of the task, and differs between runs of the same tick: the live host's
+   * loop ticks from the event loop's callbacks, a replay's first tick inside the call that
+   * started the program (a sample's runUntilComplete, its `run` below it).
+   */
   walkFrames(paused: CdpPaused): WalkFrame[] {
     const out: WalkFrame[] = [];
     for (const f of paused.callFrames) {
+      if (f.functionName === '_step' && this.isMachinery(f)) break;
       if (this.isMachinery(f)) continue;
       const url = this.scripts.get(f.location.scriptId)?.url ?? '';
       const fn = f.functionLocation;
