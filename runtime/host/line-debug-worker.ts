@@ -435,7 +435,8 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     if (replay !== null && replay.hasLiveStop() && !replay.stale && !replay.isClosed) return replay;
     if (!d.isStopped()) throw new ProtocolError(`${method}: the program is not stopped on a line`, 'badState');
     const { taskId, tick, print } = await d.stopPrint();
-    if (taskId === null) throw new ProtocolError(`${method}: the stop is outside any task; the replay goes through a task's lines`, 'badState');
+    // Code no task of the runtime's loop runs (a loop, thread or process of the program's own, or its code around the loop): the recording holds the loop's ticks only.
+    if (taskId === null) throw new ProtocolError(`${method}: the stop is not in a task of the runtime's loop: the program runs this code on a loop, thread or process of its own (or outside its tasks), which the recording does not hold, so its past cannot be replayed`, 'notRecorded');
     if (replay !== null && replay.hasLiveStop() && !replay.isClosed && replay.stale && replay.stop.tick === tick) {
       await replay.restop({ tick, taskId, print });
       return replay;
