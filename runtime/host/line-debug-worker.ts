@@ -54,7 +54,7 @@ import { isBridgeControl, type BridgeControl } from './bridge-control';
 import { LineDebugger, type BreakpointsSetAt } from './line-debugger';
 import { LINE_REPLAY_ARG, LineReplayHost, lineReplayFile, MOMENT_QUERIES, type ReplayCopy, type ReplayGrowth } from './line-replay-host';
 import { PastLineWalk } from './past-line-walk';
-import { stepsBefore } from './past-lines';
+import { stepEnds, stepsBefore } from './past-lines';
 import { PastHitSearch } from './past-hit-search';
 import { ArmedLoopBreakpoints } from './armed-loop-breakpoints';
 import type { BreakpointHitLanding, HitBound, LineStopPrint, PastLineLanding, ScanTicksResult, Timeline, ViewedMoment } from '../../protocol/host-protocol';
@@ -579,7 +579,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
   const intoStepBefore = async (from: PastLineWalk, ceiling: number): Promise<PastLineLanding> => {
     const timeline = (await askMain('timeline', { taskId: from.taskId })) as Timeline;
     const segments = timeline.lanes.find((l) => l.taskId === from.taskId)?.segments ?? [];
-    if (!segments.some((s) => s.state === 'suspended' && s.fromTick < from.tick)) return startOfTask(from);
+    if (stepEnds(segments, from.tick).length === 0) return startOfTask(from);
     const steps = stepsBefore(segments, from.tick, from.print.frames.length, from.print.names);
     if (steps.length === 0) return { landed: 'suspension', why: `its steps before the one at tick ${from.tick} ran no line of the functions on these frames` };
     await from.dispose();
