@@ -1,4 +1,5 @@
-// Step Back and Reverse Continue at a line in each of the 13 tutorial samples (issue 25, item 1),
+// Step Back and Reverse Continue at a line in each of the 13 tutorial samples (issue 25, item 1)
+// and in a user's program launched with `program` (fixtures/queue-workers.ts),
 // through the standalone debug adapter over stdio, as VS Code drives it. For each sample: a
 // breakpoint on an ordinary line of the sample's own code, reached early; at the stop, step over
 // N times, keeping each position (source, line, top frame) and the top frame's locals; then Step
@@ -12,7 +13,7 @@
 // failed response (which VS Code shows), never a success with a console line.
 
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
@@ -22,8 +23,11 @@ import { lineOf } from '../../source-line';
 const SAMPLES_DIR = join(PROJECT_ROOT, 'runtime', 'samples');
 
 interface SampleCase {
+  /** A tutorial sample's id, or the name of a program case (PROGRAM_CASES). */
   sample: string;
-  /** The breakpoint: a line of this file (under runtime/samples) containing this text. */
+  /** The launch's target (default: the sample). */
+  launch?: Record<string, unknown>;
+  /** The breakpoint: a line of this file (under runtime/samples, or absolute) containing this text. */
   file: string;
   needle: string;
   /** Why this line: an ordinary line (no `yield`) of the sample's code, reached early, hit once before the steps. */
@@ -51,6 +55,13 @@ const CASES: readonly SampleCase[] = [
   { sample: 'exception-chain', file: 'exception-chain.ts', needle: 'const e = error as Error;', why: "C's catch, after A threw across B: a later tick of the task", steps: 3, expect: 'back' },
   { sample: 'gather-vs-ascompleted', file: 'gather-vs-ascompleted.ts', needle: 'const start = loop.time();', why: "compareWaits' first step: it reads the loop's clock", steps: 3, expect: 'back' },
   { sample: 'json-fetch', file: 'json-fetch.ts', needle: "t.log('headers:');", why: 'fetchJson after the headers were read off the socket: the loop over them', steps: 4, expect: 'back' },
+];
+
+const QUEUE_WORKERS_TS = join(__dirname, 'fixtures', 'queue-workers.ts');
+
+/** A user's program launched with `program`, as the samples are. */
+const PROGRAM_CASES: readonly SampleCase[] = [
+  { sample: 'program queue-workers', launch: { program: QUEUE_WORKERS_TS }, file: QUEUE_WORKERS_TS, needle: 'const q = new Queue<number>();', why: "main's first step, before it creates its five workers", steps: 3, expect: 'back' },
 ];
 
 interface Position {
@@ -94,7 +105,7 @@ describe('Step Back and Reverse Continue at a line in every tutorial sample', { 
     await buildAdapterAndHost();
   });
 
-  for (const c of CASES) {
+  for (const c of [...CASES, ...PROGRAM_CASES]) {
     describe(c.sample, () => {
       let dap: DapClient;
       before(async () => {
@@ -105,10 +116,10 @@ describe('Step Back and Reverse Continue at a line in every tutorial sample', { 
       });
 
       it(c.expect === 'back' ? `steps back ${c.steps} lines in exact reverse, Reverse Continue lands on the hit (${c.why})` : `refuses Step Back and Reverse Continue with the reason (${c.why})`, async () => {
-        const file = join(SAMPLES_DIR, c.file);
+        const file = isAbsolute(c.file) ? c.file : join(SAMPLES_DIR, c.file);
         const line = lineOf(file, c.needle);
         const from = dap.mark();
-        const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: c.sample, sample: c.sample });
+        const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: c.sample, ...(c.launch ?? { sample: c.sample }) });
         await dap.waitForEvent('initialized', { from });
         const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', { source: { path: file }, breakpoints: [{ line }] });
         assert.equal(set.breakpoints[0]!.verified, true, set.breakpoints[0]!.message);
