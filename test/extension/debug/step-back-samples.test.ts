@@ -47,7 +47,7 @@ const CASES: readonly SampleCase[] = [
   { sample: 'busy-nonblocking', file: 'busy-nonblocking.ts', needle: 'let wasted = 0;', why: 'a busy retry loop of its own, no task', steps: 3, expect: OWN_LOOP },
   { sample: 'callbacks', file: 'callbacks.ts', needle: 'const ok = crawl.stats.filter(', why: 'after the hand-made callback loop ran: no task', steps: 3, expect: OWN_LOOP },
   { sample: 'future-task', file: 'future-task.ts', needle: 'sock.setBlocking(false);', why: "the chapter's own Future and Task on stage 2's loop, not the runtime's", steps: 3, expect: OWN_LOOP },
-  { sample: 'crawler', file: 'full-crawler.ts', needle: 'const stats = crawler.stats;', why: "crawlAndReport once the crawl is done (under a second): plain lines over its results, after 10 workers ran (a step over the yield* sleep(0) of its first step lands inside sleep.ts instead)", steps: 4, expect: 'back' },
+  { sample: 'crawler', file: 'full-crawler.ts', needle: 'const crawler = new Crawler([siteUrl], { maxTasks: WORKERS });', why: "crawlAndReport's first step: the crawler built, its task created, then over its yield* sleep(0) into its second step (a tick later) and back across it", steps: 4, expect: 'back' },
   { sample: 'fib-threads', file: 'fib-threads.ts', needle: 'const loop = getRunningLoop();', why: "fibWhileTicking's first step, on the runtime's loop, before the thread answers", steps: 3, expect: 'back' },
   { sample: 'fib-loop', file: 'fib-loop.ts', needle: 'const previousDebug = loop.getDebug();', why: "fibBlockingTheLoop's first step, on the runtime's loop", steps: 3, expect: 'back' },
   { sample: 'timers-loop', file: 'timers-loop.ts', needle: 'const fired: string[] = [];', why: 'a hand-made callback loop with a timer heap: no task', steps: 3, expect: OWN_LOOP },
