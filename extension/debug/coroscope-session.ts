@@ -319,6 +319,9 @@ function endHint(tick: number): string {
   return `the run finished at tick ${tick}: Step Back or Reverse Continue to look at its past; Continue or Stop ends the session`;
 }
 
+/** The requests that move the views (in time, or the program): a refusal of one is shown to the user. */
+const MOVES: ReadonlySet<string> = new Set(['stepBack', 'reverseContinue', 'continue', 'next', 'stepIn', 'stepOut']);
+
 export class CoroscopeSession extends LoggingDebugSession {
   private readonly options: CoroscopeSessionOptions;
   private host: HostProcess | null = null;
@@ -429,7 +432,8 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   /** Runs a request handler; anything it throws becomes the request's error response. */
   private serve<R extends DebugProtocol.Response>(response: R, body: () => Promise<void>, errorId = ERR_HOST): void {
-    body().catch((e: unknown) => this.fail(response, errorId, message(e)));
+    // A refused move is said to the user (VS Code shows the message), not only answered.
+    body().catch((e: unknown) => this.fail(response, errorId, message(e), MOVES.has(response.command)));
   }
 
   private fail(response: DebugProtocol.Response, id: number, text: string, showUser = false): void {

@@ -90,8 +90,10 @@ async function move(dap: DapClient, command: string, threadId: number): Promise<
   const from = dap.mark();
   const r = await dap.requestRaw(command, { threadId }, 60_000);
   if (!r.success) {
-    const detail = (r.body as { error?: { format?: string } } | undefined)?.error?.format ?? r.message ?? '';
-    return { ok: false, message: detail };
+    const error = (r.body as { error?: { format?: string; showUser?: boolean } } | undefined)?.error;
+    // VS Code shows the refusal to the user.
+    assert.equal(error?.showUser, true, `${command}'s refusal is shown to the user: ${JSON.stringify(r.body)}`);
+    return { ok: false, message: error?.format ?? r.message ?? '' };
   }
   const stopped = await dap.waitForEvent('stopped', { from, timeoutMs: 60_000 });
   // A success never says in the console that it failed.
