@@ -2,7 +2,7 @@
  * Issue 27, a new user's own program from an empty folder: a fresh code-server with VS Code's
  * defaults, the packaged .vsix installed, an empty workspace; the palette's "Coroscope: New
  * Coroutine Program" opens coroutines.ts and debugs it stopped on main's first line; the
- * import of "coroscope" has IntelliSense (the hover of Queue is the runtime's class) and the
+ * import of "coroscope" has IntelliSense (the hover of Queue is the runtime's constructor) and the
  * Problems are none; Stop, then F5 (the launch configuration the command wrote) stops on that
  * line again.
  *
@@ -25,6 +25,8 @@ describe('New Coroutine Program from an empty folder (code-server)', { timeout: 
   const { page, step } = suite;
 
   step('the palette\'s "Coroscope: New Coroutine Program" opens the program, debugged, stopped on main\'s first line', async () => {
+    // As a person starts: once the workbench has opened its Welcome page.
+    await page().locator('.tabs-container .tab', { hasText: /Welcome|Walkthrough/ }).first().waitFor({ state: 'visible', timeout: 30_000 });
     const started = Date.now();
     await runCommand(page(), 'Coroscope: New Coroutine Program');
     await page().locator(`.tabs-container .tab[data-resource-name="${PROGRAM}"]`).first().waitFor({ state: 'visible', timeout: 30_000 });
@@ -36,7 +38,7 @@ describe('New Coroutine Program from an empty folder (code-server)', { timeout: 
     await screenshot(page(), 'new-program-stopped');
   });
 
-  step('"coroscope" resolves: the hover of Queue is the runtime\'s class, and there are no Problems', async () => {
+  step('"coroscope" resolves: the hover of Queue is the runtime\'s constructor, and there are no Problems', async () => {
     await focusEditor(page(), PROGRAM);
     await page().keyboard.press('Control+G');
     const input = page().locator('.quick-input-widget input');
@@ -44,12 +46,13 @@ describe('New Coroutine Program from an empty folder (code-server)', { timeout: 
     await input.fill(`:${STARTER_FIRST_LINE}:22`);
     await page().keyboard.press('Enter');
     await input.waitFor({ state: 'hidden' });
-    await until('the hover of Queue to show the runtime\'s class', async () => {
+    await until('the hover of Queue to show the runtime\'s constructor', async () => {
       await page().keyboard.press('Control+K');
       await page().keyboard.press('Control+I');
       const hover = page().locator('.monaco-hover:visible');
       const text = (await hover.count()) > 0 ? await hover.first().innerText() : '';
-      return /class Queue<T>/.test(text) ? text : false;
+      // TypeScript's hover of the constructor: the runtime's signature, not `any`.
+      return /new Queue<string \| null>\(maxsize\?: number\): Queue<string \| null>/.test(text) ? text : false;
     }, 60_000);
     await page().keyboard.press('Escape');
     const problems = page().locator('[id="status.problems"]').first();
