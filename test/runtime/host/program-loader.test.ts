@@ -102,6 +102,21 @@ describe('a .ts program from a folder with nothing installed, in the installed e
     await stopsOnItsLine(folder);
   });
 
+  test('a syntax error is said once, where it is and what to do', async () => {
+    const folder = join(root, 'broken');
+    mkdirSync(folder);
+    const program = join(folder, 'broken.ts');
+    writeFileSync(program, 'export const main = 1;\nconst total: number = ;\n');
+    const host = forkHost({ bundle: hostScript, pipe: true, cwd: folder });
+    hosts.push(host);
+    await assert.rejects(host.rpc.request('launch', { target: { kind: 'program', path: program }, options: {} }), (e: unknown) => {
+      const text = e instanceof Error ? e.message : String(e);
+      assert.match(text, new RegExp(`cannot compile ${program.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:23: Unexpected token: fix it and launch again$`));
+      assert.equal(text.split(program).length, 2, `the file named once: ${text}`);
+      return true;
+    });
+  });
+
   test("a folder with its own TypeScript: transpileModule loads it, lines as written", async () => {
     const folder = join(root, 'with-typescript');
     mkdirSync(join(folder, 'node_modules'), { recursive: true });
