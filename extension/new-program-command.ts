@@ -31,6 +31,10 @@ export async function newCoroutineProgram(extensionPath: string): Promise<void> 
   await vscode.workspace.fs.writeFile(programUri, encode(STARTER_PROGRAM));
 
   const tsconfig = starterTsconfig(extensionPath);
+  if (!existsSync(join(extensionPath, 'dist', 'types', 'coroscope', 'runtime', 'index.d.ts'))) {
+    // A development build (the .vsix always has them): the program runs, the editor lacks the types.
+    void vscode.window.showWarningMessage(`Coroscope: this build of the extension has no types in ${join(extensionPath, 'dist', 'types')}: run npm run build:types there for "coroscope" to resolve in the editor.`);
+  }
   if (!existsSync(join(dir, 'tsconfig.json')) && !existsSync(join(dir, 'jsconfig.json'))) {
     await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(folder.uri, 'tsconfig.json'), encode(`${JSON.stringify(tsconfig, null, 2)}\n`));
   } else {
