@@ -13,7 +13,7 @@
 // Invariant: now() never goes backwards (a reading made inside a hold counts from the hold's
 // start; one made while the debugger's hold is under way gives the last reading).
 
-import { heldMs, holdUnderWay } from './held-time';
+import { heldMs, holdStamp } from './held-time';
 
 export interface Clock {
   /** Current time in seconds. Never goes backwards. */
@@ -45,11 +45,19 @@ export class MonotonicClock implements Clock {
   /** heldMs() when the clock was made: holds before it are not its own. */
   private readonly lineHeldAtStart = heldMs();
   private last = 0;
+  /** holdStamp() and heldMs() as last read: the counter is read again only when the stamp moved. */
+  private stamp = holdStamp();
+  private lineMs = this.lineHeldAtStart;
 
   now(): number {
-    if (holdUnderWay()) return this.last;
+    const stamp = holdStamp();
+    if (stamp !== this.stamp) {
+      this.stamp = stamp;
+      this.lineMs = heldMs();
+    }
+    if ((stamp & 1) === 1) return this.last;
     const wall = performance.now();
-    const line = heldMs();
+    const line = this.lineMs;
     // A debugger's hold inside a pause() hold is in both: count it once.
     const paused = this.holds > 0 ? wall - this.holdStart - (line - this.holdStartLineMs) : 0;
     const t = (wall - (line - this.lineHeldAtStart) - this.loopHeldMs - paused) / 1000;

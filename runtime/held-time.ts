@@ -7,8 +7,8 @@
 // timer of the loop expires because of the stop.
 //
 // The debugger holding the thread cannot tell it anything while it is held, so it counts from
-// its own thread: shareHeldTime() gives this thread a counter in shared memory (Int64s written
-// with Atomics) that the debugger marks when a hold begins (holdBegan) and adds each hold to,
+// its own thread: shareHeldTime() gives this thread a counter in shared memory (written with
+// Atomics) that the debugger marks when a hold begins (holdBegan) and adds each hold to,
 // in microseconds, before it lets the thread go on (addHeldTime). Without a shared counter
 // nothing is held and runningNow() is performance.now().
 //
@@ -24,30 +24,39 @@
 // Invariants: heldMs() and holdCount() never decrease, so a duration measured with
 // runningNow() is never more than the same duration measured with performance.now(), and
 // never negative; holdUnderWay() is true only between holdBegan() and the addHeldTime() that
-// ends that hold (the thread runs in that window only for what the debugger evaluates in it).
+// ends that hold, and holdStamp() changes at both (the thread runs in that window only for what the debugger evaluates in it).
 
 let held: BigInt64Array | null = null;
+let stamps: Int32Array | null = null;
 
-/** Slots of the shared counter. */
+/** Int64 slots of the shared counter: microseconds held, holds ended. */
 const HELD_US = 0;
 const HOLDS = 1;
-const UNDER_WAY = 2;
+/** The Int32 at byte 16: a stamp that changes at every hold's start and end, odd while one is under way (one Int32 load tells a reader whether to read the rest). */
+const STAMP = 4;
 
-/** Bytes of the shared memory a debugger counts in (three Int64s). */
+/** Bytes of the shared memory a debugger counts in (two Int64s and the stamp). */
 export const HELD_TIME_BYTES = 24;
 
 function counter(buffer: SharedArrayBuffer): BigInt64Array {
-  return new BigInt64Array(buffer, 0, 3);
+  return new BigInt64Array(buffer, 0, 2);
+}
+
+function stampOf(buffer: SharedArrayBuffer): Int32Array {
+  return new Int32Array(buffer, 0, STAMP + 1);
 }
 
 /** Makes `buffer` (HELD_TIME_BYTES or more) this thread's held-time counter. */
 export function shareHeldTime(buffer: SharedArrayBuffer): void {
   held = counter(buffer);
+  stamps = stampOf(buffer);
 }
 
-/** A hold of the thread counting in `buffer` has begun (called by the thread that holds it). */
+/** A hold of the thread counting in `buffer` has begun (called by the thread that holds it, its only writer). */
 export function holdBegan(buffer: SharedArrayBuffer): void {
-  Atomics.store(counter(buffer), UNDER_WAY, 1n);
+  const s = stampOf(buffer);
+  const stamp = Atomics.load(s, STAMP);
+  if ((stamp & 1) === 0) Atomics.store(s, STAMP, stamp + 1);
 }
 
 /**
@@ -61,7 +70,9 @@ export function addHeldTime(buffer: SharedArrayBuffer, ms: number): void {
     Atomics.add(c, HELD_US, BigInt(Math.round(ms * 1000)));
     Atomics.add(c, HOLDS, 1n);
   }
-  Atomics.store(c, UNDER_WAY, 0n);
+  // Written last: a reader that sees the new stamp sees the new counts.
+  const s = stampOf(buffer);
+  Atomics.store(s, STAMP, (Atomics.load(s, STAMP) | 1) + 1);
 }
 
 /** Milliseconds this thread has been held by a debugger so far (holds that ended). */
@@ -74,9 +85,14 @@ export function holdCount(): number {
   return held === null ? 0 : Number(Atomics.load(held, HOLDS));
 }
 
+/** Changes at every start and end of a hold of this thread; odd while one is under way; 0 without a counter. */
+export function holdStamp(): number {
+  return stamps === null ? 0 : Atomics.load(stamps, STAMP);
+}
+
 /** True while a debugger holds this thread (it runs only what the debugger evaluates meanwhile). */
 export function holdUnderWay(): boolean {
-  return held !== null && Atomics.load(held, UNDER_WAY) !== 0n;
+  return (holdStamp() & 1) === 1;
 }
 
 /** performance.now() less the time held: the clock for how long code ran. */
