@@ -2,6 +2,18 @@
 // The VirtualClock is the fake clock for tests (trio's autojump clock): when the loop has
 // nothing ready and no socket in flight, it jumps straight to the next timer instead of
 // waiting in real time, so timer tests are exact and instant.
+//
+// Looking never changes the program: the MonotonicClock stands still while a view holds its
+// loop (the loop's pause(), told by hold()/release()) and while a debugger holds the thread
+// on a line (held-time.ts: holds counted in shared memory by the debugger's thread). So no
+// timer or timeout expires because a person was looking, and the time a run reads (and a
+// recording writes, RecordingClock sits above this clock) is the time it ran. What goes on
+// outside the loop meanwhile goes on: a server may close an idle keep-alive connection.
+//
+// Invariant: now() never goes backwards (a reading made inside a hold counts from the hold's
+// start; one made while the debugger's hold is under way gives the last reading).
+
+import { heldMs, holdStamp } from './held-time';
 
 export interface Clock {
   /** Current time in seconds. Never goes backwards. */
@@ -12,16 +24,60 @@ export interface Clock {
    */
   readonly virtual: boolean;
   advanceTo(when: number): void;
+  /**
+   * The loop is held by a view (paused between ticks) until release(): a clock that has these
+   * stands still meanwhile. Holds nest. A clock without them (a virtual one, a replay's) is
+   * not moved by a hold anyway, or runs through it.
+   */
+  hold?(): void;
+  release?(): void;
 }
 
-/** Real monotonic time from `performance.now()`. */
+/** Real monotonic time from `performance.now()`, less the time the loop or the thread was held. */
 export class MonotonicClock implements Clock {
   readonly virtual = false;
+  private holds = 0;
+  /** performance.now() and heldMs() when the outermost hold() began. */
+  private holdStart = 0;
+  private holdStartLineMs = 0;
+  /** Milliseconds of ended hold() holds, less the debugger's holds inside them (counted in heldMs() already). */
+  private loopHeldMs = 0;
+  /** heldMs() when the clock was made: holds before it are not its own. */
+  private readonly lineHeldAtStart = heldMs();
+  private last = 0;
+  /** holdStamp() and heldMs() as last read: the counter is read again only when the stamp moved. */
+  private stamp = holdStamp();
+  private lineMs = this.lineHeldAtStart;
+
   now(): number {
-    return performance.now() / 1000;
+    const stamp = holdStamp();
+    if (stamp !== this.stamp) {
+      this.stamp = stamp;
+      this.lineMs = heldMs();
+    }
+    if ((stamp & 1) === 1) return this.last;
+    const wall = performance.now();
+    const line = this.lineMs;
+    // A debugger's hold inside a pause() hold is in both: count it once.
+    const paused = this.holds > 0 ? wall - this.holdStart - (line - this.holdStartLineMs) : 0;
+    const t = (wall - (line - this.lineHeldAtStart) - this.loopHeldMs - paused) / 1000;
+    if (t > this.last) this.last = t;
+    return this.last;
   }
+
   advanceTo(_when: number): void {
     throw new Error('the monotonic clock cannot be advanced');
+  }
+
+  hold(): void {
+    if (this.holds++ > 0) return;
+    this.holdStart = performance.now();
+    this.holdStartLineMs = heldMs();
+  }
+
+  release(): void {
+    if (this.holds === 0 || --this.holds > 0) return;
+    this.loopHeldMs += Math.max(0, performance.now() - this.holdStart - (heldMs() - this.holdStartLineMs));
   }
 }
 

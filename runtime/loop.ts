@@ -22,7 +22,6 @@ import { Handle, TimerHandle, type TimerCancelListener } from './handle';
 import { inspect, type LoopInspection, type ScheduledStep } from './inspection';
 import { ObserverFanout } from './observer-fanout';
 import { ReadyQueue, type ReadyFn } from './ready-queue';
-import { heldMs } from './held-time';
 import { anchorShapes } from './shape-anchors';
 import { runningLoopOrNull, setRunningLoop } from './running-loop';
 import { DefaultSelector, EVENT_READ, EVENT_WRITE, type FileObject } from './selector';
@@ -154,11 +153,10 @@ export class EventLoop implements TimerCancelListener {
   private _stopping = false;
   private _debug: boolean;
   private _paused = false;
-  /** time() when pause() last held the loop (null while not held), and the seconds of earlier holds. */
-  private _heldSince: number | null = null;
-  private _heldSeconds = 0;
-  /** heldMs() when the loop was made, on a real clock (null on a virtual one, whose time a debugger's hold does not move). */
-  private readonly _lineHeldAtStart: number | null;
+  /** The clock is told the loop is held (clock.hold()): paused, and no runOnce() under way. */
+  private _clockHeld = false;
+  /** runOnce() calls whose tick has not run yet: the loop runs for them, its clock too. */
+  private _oneTicksPending = 0;
   private _exceptionHandler: ExceptionHandler | null = null;
   /** @internal The task running a step (Task._step sets it directly). */
   _current: Task<unknown> | null = null;
@@ -187,7 +185,6 @@ export class EventLoop implements TimerCancelListener {
 
   constructor(options: EventLoopOptions = {}) {
     this.clock = options.clock ?? new MonotonicClock();
-    this._lineHeldAtStart = this.clock.virtual ? null : heldMs();
     this._debug = options.debug ?? false;
     this.logger = options.logger ?? { warn: (m) => console.warn(m), error: (m) => console.error(m) };
     this._selector = new DefaultSelector();
@@ -202,7 +199,12 @@ export class EventLoop implements TimerCancelListener {
 
   // --- time and scheduling ------------------------------------------------------------
 
-  /** The loop's clock, in seconds. */
+  /**
+   * The loop's clock, in seconds. It stands still while a view holds the loop (pause(), a
+   * debugger stopped on a line) on a clock that knows holds (the MonotonicClock, and the
+   * RecordingClock over it): it counts the loop's own time, which timers, a crawl's elapsed
+   * time and its rate measure.
+   */
   time(): number {
     return this.clock.now();
   }
@@ -364,51 +366,58 @@ export class EventLoop implements TimerCancelListener {
   runOnce(): Promise<void> {
     if (this._closed) return Promise.reject(new RuntimeError('Event loop is closed'));
     if (this._running && !this._paused) return Promise.reject(new RuntimeError('runOnce(): the loop is running; pause it first'));
+    // A paused loop runs for this tick: its clock goes on until the tick has run (waiting for
+    // the next timer included, which is the program's own time).
+    this._oneTicksPending++;
+    this._syncClockHold();
     if (this._tickFeed !== null) {
       try {
         this._tickFeed.nextTick();
       } catch (e) {
+        this._oneTickDone();
         return Promise.reject(e);
       }
-      this._tickAsRunning();
+      this._oneTick();
       return Promise.resolve();
     }
     if (this._hasDueWork()) {
-      this._tickAsRunning();
+      this._oneTick();
       return Promise.resolve();
     }
     const next = this._timers.peek();
     if (next !== undefined && this.clock.virtual && !this._selector._hasInFlight()) {
       this.clock.advanceTo(next.when);
-      this._tickAsRunning();
+      this._oneTick();
       return Promise.resolve();
     }
     if (next === undefined && !this._selector._hasInFlight() && this._selector._registeredCount() === 0) {
       // Nothing could ever make work appear but a foreign callback: tick now (asyncio would block forever).
-      this._tickAsRunning();
+      this._oneTick();
       return Promise.resolve();
     }
     return new Promise<void>((resolve) => {
       this._stepWaiters.push(() => {
-        this._tickAsRunning();
+        this._oneTick();
         resolve();
       });
       this._suspendUntilWork();
     });
   }
 
-  /** Holds the loop after the current tick (loop control for the inspector and debugger). */
+  /**
+   * Holds the loop after the current tick (loop control for the inspector and debugger). Its
+   * clock stands still while it is held, but for the ticks runOnce() runs meanwhile.
+   */
   pause(): void {
-    if (!this._paused) this._heldSince = this.time();
     this._paused = true;
+    this._syncClockHold();
   }
 
   /** Resumes a loop held by pause(). */
   resume(): void {
     if (!this._paused) return;
     this._paused = false;
-    if (this._heldSince !== null) this._heldSeconds += this.time() - this._heldSince;
-    this._heldSince = null;
+    this._syncClockHold();
     if (this._running) this._scheduleDrive();
   }
 
@@ -416,17 +425,13 @@ export class EventLoop implements TimerCancelListener {
     return this._paused;
   }
 
-  /**
-   * time() less the seconds the loop has spent held by pause() (a hold under way included)
-   * and, on a real clock, by a debugger stopped on a line (held-time.ts; a hold under way is
-   * counted once it ends): the clock of the loop's own work, so that a rate or an elapsed
-   * time measured on it leaves out the time a person kept the loop paused. Equal to time()
-   * for a loop never held.
-   */
-  activeTime(): number {
-    const now = this.time();
-    const onLine = this._lineHeldAtStart === null ? 0 : (heldMs() - this._lineHeldAtStart) / 1000;
-    return now - this._heldSeconds - (this._heldSince !== null ? now - this._heldSince : 0) - onLine;
+  /** Tells the clock whether the loop is held: paused, with no runOnce() tick to run. */
+  private _syncClockHold(): void {
+    const held = this._paused && this._oneTicksPending === 0;
+    if (held === this._clockHeld) return;
+    this._clockHeld = held;
+    if (held) this.clock.hold?.();
+    else this.clock.release?.();
   }
 
   /** Closes the loop: drops what is scheduled and reports pending tasks and unretrieved exceptions. */
@@ -786,6 +791,20 @@ export class EventLoop implements TimerCancelListener {
     } else what = `<${fn.name || 'callback'}>`;
     this.logger.warn(`Executing ${what} took ${seconds.toFixed(3)} seconds`);
     this._observer?.slowCallback?.(what, seconds, task);
+  }
+
+  /** runOnce()'s tick: run, then the clock is held again if the loop is paused. */
+  private _oneTick(): void {
+    try {
+      this._tickAsRunning();
+    } finally {
+      this._oneTickDone();
+    }
+  }
+
+  private _oneTickDone(): void {
+    this._oneTicksPending--;
+    this._syncClockHold();
   }
 
   /** A tick run on behalf of runOnce(): marks the loop as the running one around it. */

@@ -14,7 +14,7 @@
 // that was run is cleared so the queue keeps nothing alive; the head segment is never
 // recycled while it still holds entries.
 
-import { runningNow } from './held-time';
+import { holdCount } from './held-time';
 
 export type ReadyFn = (a: unknown, b: unknown) => void;
 
@@ -67,7 +67,9 @@ export class ReadyQueue {
   /**
    * Runs the `count` entries at the head (taken before any of them runs); entries pushed
    * meanwhile stay for the next call. What an entry throws goes to `onError` (which must not
-   * throw) and the run goes on. With `timed` (debug mode) each entry's duration is reported.
+   * throw) and the run goes on. With `timed` (debug mode) each entry's duration is reported,
+   * but for an entry during which a debugger held the thread: it has no duration of its own
+   * to tell (held-time.ts).
    */
   run(count: number, onError: (error: unknown, fn: ReadyFn, a: unknown, b: unknown) => void, timed: ((fn: ReadyFn, a: unknown, seconds: number) => void) | null = null): void {
     for (let i = 0; i < count; i++) {
@@ -83,13 +85,14 @@ export class ReadyQueue {
       s[h] = s[h + 1] = s[h + 2] = undefined;
       this.headPos = h + 3;
       this.count--;
-      const t0 = timed === null ? 0 : runningNow();
+      const t0 = timed === null ? 0 : performance.now();
+      const holds = timed === null ? 0 : holdCount();
       try {
         fn(a, b);
       } catch (e) {
         onError(e, fn, a, b);
       }
-      if (timed !== null) timed(fn, a, (runningNow() - t0) / 1000);
+      if (timed !== null && holdCount() === holds) timed(fn, a, (performance.now() - t0) / 1000);
     }
     if (this.count === 0 && this.head === this.tail) this.headPos = this.tailPos = 0;
   }

@@ -150,8 +150,9 @@ export class Crawler {
   *crawl(): Coroutine<void> {
     const loop = getRunningLoop();
     this.clock = loop;
-    // The loop's active time: a crawl held paused in the inspector is not slower for it.
-    this.t0 = loop.activeTime();
+    // The loop's time stands still while a view holds the loop: a crawl held paused in the
+    // inspector is not slower for it.
+    this.t0 = loop.time();
     this.workers = [];
     for (let i = 0; i < this.maxTasks; i++) this.workers.push(loop.createTask(this.work(), { name: `worker-${i + 1}` }));
     let finished = false;
@@ -159,7 +160,7 @@ export class Crawler {
       yield* this.q.join();
       finished = true;
     } finally {
-      this.t1 = loop.activeTime();
+      this.t1 = loop.time();
       if (!finished) this.noteInterrupted();
       for (const w of this.workers) w.cancel();
       // Let the workers unwind (closing the connections they hold) before the crawl ends.
@@ -444,7 +445,7 @@ export class Crawler {
   /** Seconds since crawl() started (to its end once finished), without the time the loop was held paused. */
   elapsed(): number {
     if (this.t0 === 0) return 0;
-    return (this.t1 ?? (this.clock ?? getRunningLoop()).activeTime()) - this.t0;
+    return (this.t1 ?? (this.clock ?? getRunningLoop()).time()) - this.t0;
   }
 
   /** Live numbers for progress displays. */

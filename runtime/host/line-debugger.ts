@@ -32,7 +32,7 @@ import type { ArmedBreakpoint, LineFrameInfo, LineStopPrint, LineStepKind, LineS
 import { SourcePositionMapper, urlToPath } from '../inspect/source-positions';
 import { GeneratedPositions } from '../inspect/generated-positions';
 import { parseHitCondition } from '../inspect/suspension-breakpoints';
-import { addHeldTime } from '../held-time';
+import { addHeldTime, holdBegan } from '../held-time';
 
 /** The CDP shapes used here (node:inspector's own protocol types, narrowed to what is read). */
 interface CdpLocation {
@@ -410,7 +410,11 @@ export class LineDebugger {
   }
 
   private async onPaused(ev: CdpPaused): Promise<void> {
-    this.heldSince ??= performance.now();
+    if (this.heldSince === null) {
+      this.heldSince = performance.now();
+      // The loop's clock stands still from now on, for what is evaluated in the stop too.
+      if (this.host.heldTime !== null) holdBegan(this.host.heldTime);
+    }
     this.current = ev;
     const hits = ev.hitBreakpoints ?? [];
     const top = ev.callFrames[0];

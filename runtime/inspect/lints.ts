@@ -21,7 +21,9 @@
 // - neverYields: a task finished within its first step and that step took at least the slow
 //   threshold: it held the loop from start to end without a single suspension (a blocking
 //   computation or blocking I/O dressed as a coroutine). A step that long is also a
-//   slowCallback; this one says the task never gave the loop back at all.
+//   slowCallback; this one says the task never gave the loop back at all. A step during
+//   which a debugger held the thread is not timed (held-time.ts), as the loop does not time
+//   such a callback.
 // - lostWakeup (checkWakeups, between ticks): a task suspended on a pending future that does
 //   not have the task among its waiters (completing it will not wake the task); a task
 //   suspended on a future already done whose wake-up is not on the ready queue; a pending
@@ -36,7 +38,7 @@
 //
 // Invariants: every lint is reported once (`onLint`) and kept (bounded: MAX_LINTS, and at
 // most PER_KEY per kind and function/task); per-step cost is one field test and, for a
-// task's first step only, one clock read; per tick, two field tests while no coroutine
+// task's first step only, one clock read and one counter read; per tick, two field tests while no coroutine
 // waits unstarted; a coroutine started right after its creation costs two field writes,
 // one created earlier one Map insert and one delete.
 
@@ -51,7 +53,7 @@ import { buildAwaitGraph } from './await-graph';
 import { functionLocations, type FunctionLocations } from './function-locations';
 import { taskFrames } from './task-snapshot';
 import { describeTask, resourceOf } from './task-summaries';
-import { runningNow } from '../held-time';
+import { holdCount, runningNow } from '../held-time';
 
 export const MAX_LINTS = 1000;
 /** The runtime core's own files (runtime/*.ts): not where a program's slowness lives. */
@@ -72,7 +74,7 @@ export interface LintCollectorOptions {
   /** Wall seconds a coroutine may stay unstarted before it is reported (default 1). */
   neverAwaitedSeconds?: number;
   functions?: FunctionLocations;
-  /** Wall clock in ms (tests). */
+  /** Clock in ms (default runningNow(): wall time, a debugger's holds left out; tests give their own). */
   now?: () => number;
 }
 
@@ -89,7 +91,8 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
   private lastCreated: Coroutine<unknown> | null = null;
   private lastCreatedFn: CoroutineFn | null = null;
   private readonly taskCoroutine = new WeakMap<Task<unknown>, Coroutine<unknown>>();
-  private readonly firstStepStart = new WeakMap<Task<unknown>, number>();
+  /** When a task's first step started, and the debugger's holds of the thread then (holdCount): a held step is not timed. */
+  private readonly firstStepStart = new WeakMap<Task<unknown>, { readonly at: number; readonly holds: number }>();
   private readonly reportedWakeups = new WeakSet<object>();
   /** The deadlocks reported so far, by their sorted node ids. */
   private readonly reportedDeadlocks = new Set<string>();
@@ -180,7 +183,7 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
   }
 
   taskStepStart(task: Task<unknown>): void {
-    if (task.steps() === 0) this.firstStepStart.set(task, this.now());
+    if (task.steps() === 0) this.firstStepStart.set(task, { at: this.now(), holds: holdCount() });
   }
 
   taskDone(task: Task<unknown>): void {
@@ -191,9 +194,9 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
       this.unstarted.delete(coro);
       this.taskCoroutine.delete(task);
     }
-    const t0 = this.firstStepStart.get(task);
-    if (t0 !== undefined && task.steps() === 1) {
-      const seconds = (this.now() - t0) / 1000;
+    const start = this.firstStepStart.get(task);
+    if (start !== undefined && task.steps() === 1 && holdCount() === start.holds) {
+      const seconds = (this.now() - start.at) / 1000;
       if (seconds >= this.loop.slowCallbackDuration) {
         const name = task[inspect]().frames?.[0]?.fn.name ?? task.name;
         this.report('neverYields', `task:${task.name}`, {

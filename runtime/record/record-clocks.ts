@@ -14,6 +14,10 @@
 // last one (readings the replay makes and the recording did not, an inspector's, are
 // harmless; readings it skips are dropped at the next tick).
 //
+// A pause of the loop (hold/release) goes through the RecordingClock to the clock it wraps:
+// the real clock stands still while the loop is held (clock.ts), so what is written is the
+// time the run saw, holds left out; a ReplayClock ignores holds (its time is the recording's).
+//
 // Invariants: both clocks never go backwards; neither ever sleeps.
 
 import type { Clock } from '../clock';
@@ -85,6 +89,14 @@ export class RecordingClock implements Clock {
 
   advanceTo(when: number): void {
     this.base.advanceTo(when);
+  }
+
+  hold(): void {
+    this.base.hold?.();
+  }
+
+  release(): void {
+    this.base.release?.();
   }
 
   /** A tick starts: sample the time it runs at. */

@@ -352,6 +352,48 @@ describe('runtime host over IPC (from source)', () => {
     await host.waitFor('finished', (f) => f.runId === pausedDemoRun.runId, 10000, from);
   });
 
+  test('a realistic demo crawl paused longer than its request timeout and continued: the report of an unpaused crawl, every URL fetched on its first try', async () => {
+    // What a 60 s pause does to the default 15 s read timeout, in CI time: each request may
+    // take 3 s in all (launch option `timeout`), the host's pause holds the crawl 5 s, and
+    // with maxTries 1 a request that timed out is a failure in the report (no second try).
+    const options = { maxTasks: 10, timeout: 3, maxTries: 1 };
+    const reportOf = async (pauseMs: number): Promise<{ report: string; inFlightAtPause: number; elapsed: number; wall: number }> => {
+      const from = host.events.length;
+      const t0 = performance.now();
+      const run = await launch({ target: { kind: 'demo', pages: 30, latency: 'realistic' }, options });
+      let inFlightAtPause = 0;
+      if (pauseMs > 0) {
+        // Paused once the workers are fetching pages (not while the crawl reads robots.txt).
+        for (let polls = 0; polls < 400 && ((await host.rpc.request('snapshot', {})).progress?.inFlight ?? 0) < 5; polls++) await new Promise((r) => setTimeout(r, 25));
+        await host.rpc.request('pause', {});
+        inFlightAtPause = (await host.rpc.request('snapshot', {})).progress?.inFlight ?? 0;
+        await new Promise((r) => setTimeout(r, pauseMs));
+        await host.rpc.request('continue', {});
+      }
+      const finished = await host.waitFor('finished', (f) => f.runId === run.runId, 60000, from);
+      assert.equal(finished.ok, true, finished.summary);
+      const wall = (performance.now() - t0) / 1000;
+      const out = host.events.slice(from).filter((e) => e.event === 'output' && (e.body as HostEvents['output']).category === 'stdout').map((e) => (e.body as HostEvents['output']).text).join('');
+      const report = out.slice(out.indexOf('*** Report ***'));
+      const elapsed = Number(/^Finished \d+ urls in ([\d.]+) secs/m.exec(report)?.[1]);
+      return { report, inFlightAtPause, elapsed, wall };
+    };
+    // The same crawl either way but for its site's port, its time and the order pages were
+    // crawled in (which page first found a link: its "new" count).
+    const comparable = (report: string): string =>
+      report
+        .replace(/http:\/\/127\.0\.0\.1:\d+/g, 'SITE')
+        .replace(/; \d+\/(\d+) new urls/g, '; $1 urls')
+        .replace(/^Finished (\d+) urls in .*$/m, 'Finished $1 urls');
+    const unpaused = await reportOf(0);
+    const paused = await reportOf(5000);
+    assert.ok(paused.inFlightAtPause >= 5, `requests were in flight when the crawl was paused (${paused.inFlightAtPause})`);
+    assert.deepEqual(paused.report.split('\n').filter((l) => /Timeout/.test(l)), [], 'no request timed out');
+    assert.equal(comparable(paused.report), comparable(unpaused.report));
+    assert.match(unpaused.report, /^Finished [1-9]\d+ urls/m);
+    assert.ok(paused.elapsed < paused.wall - 4.5, `the crawl's ${paused.elapsed} s leave out the 5 s pause (${paused.wall.toFixed(3)} s of wall time)`);
+  });
+
   test('a sample with a loop of its own is held at entry by not starting it: it runs on continue', async () => {
     const from = host.events.length;
     const launched = await launch({ target: { kind: 'sample', id: 'timers-loop' }, options: { stopOnEntry: true } });

@@ -349,4 +349,30 @@ describe('time held on a line is not time the loop was blocked (bundle)', { skip
     const worker = (await host.rpc.request('snapshot', {})).tasks.find((t) => t.id === stop.taskId);
     assert.ok(worker !== undefined && worker.busyMs < HOLD_MS, `the held worker's busy time: ${worker?.busyMs} ms`);
   });
+
+  test('a realistic crawl stopped on a line longer than its request timeout: no request times out, the crawl\'s time leaves the stop out', async () => {
+    // Each request may take 3 s in all and is tried once (a timeout is a failure in the
+    // report); the main thread is held 5 s on a line of a worker's fetch once the crawl is
+    // fetching pages (the others' requests in flight).
+    const t0 = performance.now();
+    const launched = await host.rpc.request('launch', { target: { kind: 'demo', pages: 30, latency: 'realistic' }, options: { maxTasks: 10, timeout: 3, maxTries: 1, stopOnEntry: true } });
+    const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line, condition: "url.endsWith('/page/9/')" }] });
+    const from = host.events.length;
+    await host.rpc.request('continue', {});
+    await host.waitFor('paused', (b) => b.line !== undefined, 30000, from);
+    const inFlight = (await host.rpc.request('snapshot', {})).progress?.inFlight ?? 0;
+    await new Promise((r) => setTimeout(r, 5000));
+    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+    await host.rpc.request('continue', {});
+    const finished = await host.waitFor('finished', (f) => f.runId === launched.runId, 60000, from);
+    const wall = (performance.now() - t0) / 1000;
+    const out = host.events.slice(from).filter((e) => e.event === 'output' && (e.body as { category: string }).category === 'stdout').map((e) => (e.body as { text: string }).text).join('');
+    const report = out.slice(out.indexOf('*** Report ***'));
+    assert.ok(inFlight >= 2, `requests in flight at the stop: ${inFlight}`);
+    assert.deepEqual(report.split('\n').filter((l) => /Timeout/.test(l)), [], 'no request timed out');
+    assert.match(report, /^\s+1 failures$/m, 'the site\'s one broken page only');
+    const elapsed = Number(/^Finished \d+ urls in ([\d.]+) secs/m.exec(report)?.[1]);
+    assert.ok(elapsed < wall - 4.5, `the crawl's ${elapsed} s leave out the 5 s stop (${wall.toFixed(3)} s of wall time); ${finished.summary}`);
+  });
 });

@@ -332,3 +332,55 @@ test('a cancel asked from outside the loop between ticks (a signal, a tool, a st
     again.close();
   }
 });
+
+test('a crawl paused mid-run for longer than its request timeout: no request times out, and the recording replays to the same report and log', async () => {
+  // Each request may take 1 s in all (maxTries 1: a timeout is a failure in the report); the
+  // loop is paused 1.5 s (wall) while requests are in flight, as the panel's pause does.
+  const site = await startDemoSite({ pages: 60, latencyMs: 30 });
+  const start = (loop: EventLoop): { crawler: Crawler; task: ReturnType<EventLoop['createTask']> } => {
+    const crawler = new Crawler([site.url], { maxTasks: 3, maxTries: 1, session: { timeout: { total: 1 } } });
+    return { crawler, task: loop.createTask(crawler.crawl(), { name: 'crawl' }) };
+  };
+  const rec = new RunRecorder();
+  const loop = new EventLoop({ clock: rec.clock });
+  rec.attach(loop);
+  const recorded = start(loop);
+  let inFlightAtPause = -1;
+  const wall0 = performance.now();
+  const pauseTimer = setTimeout(() => {
+    loop.pause();
+    inFlightAtPause = recorded.crawler.progress().inFlight;
+    setTimeout(() => loop.resume(), 1500);
+  }, 150);
+  let streams: RecordedStreams;
+  try {
+    await loop.runUntilComplete(recorded.task);
+    streams = rec.finish();
+  } finally {
+    clearTimeout(pauseTimer);
+    rec.detach();
+    loop.close();
+    await site.close();
+  }
+  const wall = (performance.now() - wall0) / 1000;
+  const report = recorded.crawler.report();
+  assert.ok(inFlightAtPause > 0, `requests were in flight when the loop was paused (${inFlightAtPause})`);
+  const timedOut = report.split('\n').filter((l) => /Timeout/.test(l));
+  assert.deepEqual(timedOut, [], 'no request timed out');
+  assert.match(report, /^\s+1 failures$/m, 'the site\'s one broken page');
+  assert.ok(recorded.crawler.elapsed() < wall - 1.4, `the crawl's ${recorded.crawler.elapsed().toFixed(3)} s of loop time leave out the 1.5 s pause (${wall.toFixed(3)} s of wall time)`);
+
+  const log = readRunLog(streams.events, streams.gaps, streams.payload, 'paused.corotrace');
+  const r = new RunReplay(log, streams.events, 'paused.corotrace');
+  const again = new EventLoop({ clock: r.clock });
+  r.attach(again);
+  try {
+    const replayed = start(again);
+    await again.runUntilComplete(replayed.task);
+    r.verify();
+    assert.equal(replayed.crawler.report(), report);
+  } finally {
+    r.detach();
+    again.close();
+  }
+});

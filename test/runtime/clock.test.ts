@@ -1,0 +1,154 @@
+// Tests of runtime/clock.ts: looking never changes the program. The loop's real clock stands
+// still while a view holds the loop (pause() between ticks) and while a debugger holds the
+// thread (held time counted in shared memory), so a timer set before a hold waits the rest of
+// its delay after it, in loop time; the clock never goes backwards; a runOnce() tick of a
+// paused loop runs on the clock.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { EventLoop, MonotonicClock } from '../../runtime/index';
+import { HELD_TIME_BYTES, addHeldTime, holdBegan, shareHeldTime } from '../../runtime/held-time';
+
+const sleepWall = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function spin(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // the thread does nothing else meanwhile, as when a debugger holds it
+  }
+}
+
+function near(actual: number, expected: number, message = ''): void {
+  assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} s, not ${expected} s ${message}`);
+}
+
+/** Runs `body` with performance.now() stepped by hand (`step(ms)`), so the clock's readings are exact. */
+function withSteppedPerformance(body: (step: (ms: number) => void) => void): void {
+  let now = 1000;
+  const descriptor = Object.getOwnPropertyDescriptor(performance, 'now');
+  Object.defineProperty(performance, 'now', { configurable: true, writable: true, value: () => now });
+  try {
+    body((ms) => {
+      now += ms;
+    });
+  } finally {
+    if (descriptor === undefined) delete (performance as { now?: unknown }).now;
+    else Object.defineProperty(performance, 'now', descriptor);
+  }
+}
+
+test('a MonotonicClock stands still through its holds and a debugger\'s, counted once when they overlap, and never goes back', () => {
+  const buffer = new SharedArrayBuffer(HELD_TIME_BYTES);
+  shareHeldTime(buffer);
+  withSteppedPerformance((step) => {
+    const clock = new MonotonicClock();
+    const t0 = clock.now();
+    step(200);
+    near(clock.now() - t0, 0.2);
+    clock.hold();
+    step(500);
+    near(clock.now() - t0, 0.2, 'held by the loop: no time passes');
+    clock.hold();
+    clock.release();
+    step(100);
+    near(clock.now() - t0, 0.2, 'holds nest: the outer one still holds');
+    // A debugger holds the thread inside the loop's hold: 300 ms, counted from its thread.
+    holdBegan(buffer);
+    step(300);
+    near(clock.now() - t0, 0.2, 'a reading made while a debugger holds the thread (an evaluation in the stop) gives the last one');
+    addHeldTime(buffer, 300);
+    clock.release();
+    near(clock.now() - t0, 0.2, 'the overlap is left out once, not twice');
+    step(50);
+    near(clock.now() - t0, 0.25);
+    // A debugger's hold alone; its count misses a sliver of 2 ms, which the clock lets pass.
+    holdBegan(buffer);
+    step(1000);
+    addHeldTime(buffer, 998);
+    near(clock.now() - t0, 0.252);
+    // A counter that says more than passed (a new counter would, too) never takes the clock back.
+    const before = clock.now();
+    addHeldTime(buffer, 5000);
+    step(10);
+    assert.equal(clock.now(), before);
+    clock.release();
+    assert.equal(clock.now(), before, 'a release without a hold changes nothing');
+  });
+  shareHeldTime(new SharedArrayBuffer(HELD_TIME_BYTES));
+});
+
+test('a loop paused 0.5 s between ticks by pause(): its callLater(0.3) timer fires 0.3 s of loop time after it was set, the rest waited after resume', async () => {
+  const loop = new EventLoop({ clock: new MonotonicClock() });
+  const wall0 = performance.now();
+  let set = 0;
+  let fired: { loop: number; wall: number } | null = null;
+  const done = loop.createFuture<void>();
+  loop.callSoon(() => {
+    set = loop.time();
+    loop.callLater(0.3, () => {
+      fired = { loop: loop.time() - set, wall: performance.now() - wall0 };
+      done.setResult(undefined);
+    });
+  });
+  const run = loop.runUntilComplete(done);
+  await sleepWall(100);
+  loop.pause();
+  const pausedAt = loop.time();
+  await sleepWall(500);
+  assert.equal(loop.time(), pausedAt, 'the clock stood still while the loop was paused');
+  assert.equal(fired, null);
+  loop.resume();
+  await run;
+  loop.close();
+  const f = fired as { loop: number; wall: number } | null;
+  assert.ok(f !== null);
+  assert.ok(f.loop >= 0.3 && f.loop < 0.45, `fired ${f.loop.toFixed(3)} s of loop time after it was set`);
+  assert.ok(f.wall >= 0.3 + 0.5 - 0.01, `fired ${f.wall.toFixed(0)} ms of wall time after the start: the pause did not count toward the delay`);
+});
+
+test('a thread held 0.5 s by a debugger (held time shared by its thread): the loop\'s callLater(0.3) timer still waits the rest of its delay', async () => {
+  const buffer = new SharedArrayBuffer(HELD_TIME_BYTES);
+  shareHeldTime(buffer);
+  const loop = new EventLoop({ clock: new MonotonicClock() });
+  const wall0 = performance.now();
+  let set = 0;
+  let fired: { loop: number; wall: number } | null = null;
+  const done = loop.createFuture<void>();
+  loop.callSoon(() => {
+    set = loop.time();
+    loop.callLater(0.3, () => {
+      fired = { loop: loop.time() - set, wall: performance.now() - wall0 };
+      done.setResult(undefined);
+    });
+  });
+  const run = loop.runUntilComplete(done);
+  await sleepWall(100);
+  // The thread is held: nothing of it runs for 500 ms, and the holding thread counts the hold.
+  holdBegan(buffer);
+  const heldAt = performance.now();
+  spin(500);
+  addHeldTime(buffer, performance.now() - heldAt);
+  await run;
+  loop.close();
+  const f = fired as { loop: number; wall: number } | null;
+  assert.ok(f !== null);
+  assert.ok(f.loop >= 0.3 && f.loop < 0.45, `fired ${f.loop.toFixed(3)} s of loop time after it was set`);
+  assert.ok(f.wall >= 0.3 + 0.5 - 0.01, `fired ${f.wall.toFixed(0)} ms of wall time after the start`);
+});
+
+test('runOnce() on a paused loop runs on the clock: it waits for the next timer and runs it', async () => {
+  const loop = new EventLoop({ clock: new MonotonicClock() });
+  loop.pause();
+  let ran = false;
+  loop.callLater(0.05, () => {
+    ran = true;
+  });
+  const t0 = loop.time();
+  for (let i = 0; i < 10 && !ran; i++) await loop.runOnce();
+  assert.ok(ran, 'the timer ran in a runOnce() tick');
+  assert.ok(loop.time() - t0 >= 0.05);
+  const after = loop.time();
+  await sleepWall(100);
+  assert.equal(loop.time(), after, 'held again once the tick has run');
+  loop.resume();
+  loop.close();
+});
