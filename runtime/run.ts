@@ -19,12 +19,18 @@ export function run<T>(coro: Coroutine<T>, options: EventLoopOptions = {}): Prom
   const driver = runDriver();
   if (driver === null) return runOnLoop(new EventLoop(options), coro);
   const loop = driver.newLoop(options);
-  const ran = runOnLoop(loop, coro);
-  ran.then(
-    (value) => driver.ended?.(loop, { ok: true, value }),
-    (error: unknown) => driver.ended?.(loop, { ok: false, error }),
+  // The driver hears the outcome first; the program's promise settles as without a driver
+  // (a rejection it leaves unhandled is still unhandled).
+  return runOnLoop(loop, coro).then(
+    (value) => {
+      driver.ended?.(loop, { ok: true, value });
+      return value;
+    },
+    (error: unknown) => {
+      driver.ended?.(loop, { ok: false, error });
+      throw error;
+    },
   );
-  return ran;
 }
 
 /** @internal run()'s body on a loop made for it: runs `coro` to completion, cancels what is left, gives the shutdown ticks, closes the loop. */
