@@ -6,7 +6,7 @@
 // Exit codes: 0 printed; 1 refused, with one line on stderr that says why (no such process,
 // another user's, not started with --inspect, not answering); 2 bad arguments.
 
-import { existsSync, unlinkSync } from 'node:fs';
+import { existsSync, readFileSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { UsageError } from './args';
 import type { InspectCommand } from './inspect-endpoint';
@@ -17,14 +17,26 @@ const ANSWER_TIMEOUT_MS = 10_000;
 
 class Refusal extends Error {}
 
-/** Whether process `pid` exists and may be signalled by this user. */
+/** The real uid owning process `pid` (Linux's /proc), or null where that cannot be read. */
+function ownerOf(pid: number): number | null {
+  try {
+    const m = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m === null ? null : Number(m[1]);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether process `pid` exists and is this user's (another user's even when this user may signal it: root). */
 function processStatus(pid: number): 'mine' | 'gone' | 'foreign' {
   try {
     process.kill(pid, 0);
-    return 'mine';
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM' ? 'foreign' : 'gone';
   }
+  const owner = ownerOf(pid);
+  const me = typeof process.getuid === 'function' ? process.getuid() : null;
+  return owner !== null && me !== null && owner !== me ? 'foreign' : 'mine';
 }
 
 /** Sends `command` to the socket at `path` and resolves with the process's text. */

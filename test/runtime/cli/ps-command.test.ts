@@ -219,3 +219,20 @@ run(main());
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("another user's process is refused in one line", async (t) => {
+  // Starting a process as another user needs root; as any other user, process 1 (init) is root's.
+  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!asRoot && !existsSync('/proc/1/status')) return t.skip('needs root, or /proc to find a process of another user');
+  const other = asRoot ? spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore', uid: 65534, gid: 65534 }) : null;
+  try {
+    const pid = other?.pid ?? 1;
+    await new Promise((r) => setTimeout(r, 200));
+    const r = coroscope(['ps', String(pid)]);
+    assert.equal(r.status, 1);
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr, `coroscope ps: process ${pid} belongs to another user: only its owner can inspect it\n`);
+  } finally {
+    if (other !== null) await stop(other);
+  }
+});
