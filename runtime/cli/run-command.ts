@@ -92,8 +92,8 @@ export async function runRunCommand(argv: readonly string[]): Promise<number | n
     try {
       endpoint = await InspectEndpoint.open();
     } catch (e) {
-      process.stderr.write(`coroscope run: --inspect: ${e instanceof Error ? e.message : String(e)}\n`);
-      return 1;
+      // The program runs all the same (frames tracked); only ps/pstree cannot reach it.
+      process.stderr.write(`coroscope run: --inspect: coroscope ps/pstree will not answer: ${e instanceof Error ? e.message : String(e)}\n`);
     }
   }
   let recorder: RunRecorder | null = null;

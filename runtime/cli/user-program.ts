@@ -79,7 +79,8 @@ export function startUserProgram(file: string, exportName: string, argv: readonl
   try {
     program = loadProgram(path, exportName);
   } catch (e) {
-    // A program that ran itself need not export a main function; one that failed to load did not run.
+    // A program that ran itself need not export a main function (the loader's complaint that it
+    // has none is dropped); a require that threw ("loading … failed") is reported all the same.
     if (!(e instanceof ProgramLoadError) || runs === 0 || e.message.startsWith('loading ')) throw e;
     program = null;
   }

@@ -5,15 +5,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = join(__dirname, '..', '..', '..');
 const cli = join(root, 'bin', 'coroscope.js');
 
-function coroscope(args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', timeout: 60_000 });
+function coroscope(args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -152,5 +152,17 @@ test('coroscope run --record: coroscope replay re-runs the program from the reco
     const diverged = coroscope(['replay', 'run.corotrace'], dir);
     assert.equal(diverged.status, 1);
     assert.match(diverged.stderr, /diverge|differ/i);
+  });
+});
+
+test('coroscope run --inspect in a socket folder others can open: the program runs, ps is said not to answer', () => {
+  inFolder({ 'program.js': SELF_RUNNING }, (dir) => {
+    mkdirSync(join(dir, 'xdg', 'coroscope'), { recursive: true });
+    chmodSync(join(dir, 'xdg', 'coroscope'), 0o755);
+    const r = coroscope(['run', '--inspect', 'program.js'], dir, { ...process.env, XDG_RUNTIME_DIR: join(dir, 'xdg') });
+    assert.equal(r.status, 3);
+    assert.equal(r.stdout, 'a got 1\nb got 2\nargs \n');
+    assert.match(r.stderr, /^coroscope run: --inspect: coroscope ps\/pstree will not answer: refusing to open an inspect socket: .* is open to other users \(mode 755; it must be 700\)\n$/);
+    assert.deepEqual(readdirSync(join(dir, 'xdg', 'coroscope')), [], 'no socket was opened there');
   });
 });
