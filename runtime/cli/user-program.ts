@@ -79,9 +79,9 @@ export function startUserProgram(file: string, exportName: string, argv: readonl
   try {
     program = loadProgram(path, exportName);
   } catch (e) {
-    // A program that ran itself need not export a main function (the loader's complaint that it
-    // has none is dropped); a require that threw ("loading … failed") is reported all the same.
-    if (!(e instanceof ProgramLoadError) || runs === 0 || e.message.startsWith('loading ')) throw e;
+    // A program that ran itself need not export a main function: only the loader's complaint
+    // that it has none is dropped (a require that threw, a compile error are reported).
+    if (!(e instanceof ProgramLoadError) || runs === 0 || !/ has no export | exports nothing$/.test(e.message)) throw e;
     program = null;
   }
   const ranItself = runs > 0;
