@@ -9,7 +9,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
-/** @type {Array<{in: string, out: string, platform: 'node' | 'browser', format?: 'cjs' | 'iife', external?: string[], loader?: Record<string, 'file'>, sources?: boolean}>} */
+/** @type {Array<{in: string, out: string, platform: 'node' | 'browser', format?: 'cjs' | 'iife', external?: string[], loader?: Record<string, 'file'>, sources?: boolean, library?: boolean}>} */
 const entries = [
   { in: 'runtime/index.ts', out: 'dist/runtime/index.js', platform: 'node' },
   // `sources`: the bundles that record runs get their sources' hashes written beside them (below).
@@ -17,6 +17,10 @@ const entries = [
   { in: 'runtime/host/main.ts', out: 'dist/runtime-host.js', platform: 'node', sources: true },
   // The runtime host's line debugger worker: its own bundle, a seventh of the host's (line-debug-worker-main.ts).
   { in: 'runtime/host/line-debug-worker-main.ts', out: 'dist/line-debug-worker.js', platform: 'node' },
+  // The TypeScript transpiler a user's program gets when its folder has none (Sucrase,
+  // program-transpiler.ts): loaded only for a .ts program; `library`: minified, no source map
+  // (nobody steps into it), so the .vsix stays small.
+  { in: 'runtime/host/bundled-transpiler.ts', out: 'dist/typescript-transpiler.js', platform: 'node', library: true },
   { in: 'extension/extension.ts', out: 'dist/extension.js', platform: 'node', external: ['vscode'] },
   { in: 'extension/debug/standalone.ts', out: 'dist/debugAdapter.js', platform: 'node', external: ['vscode'] },
   // The webview's CSS (with the codicon font, copied beside it) goes to dist/webview/main.css.
@@ -38,10 +42,10 @@ await Promise.all(
       platform: e.platform,
       format: e.format ?? 'cjs',
       target: e.platform === 'node' ? 'node20' : 'es2022',
-      sourcemap: true,
+      sourcemap: e.library !== true,
       // Keep function names: the inspector shows them as frame names.
       keepNames: true,
-      minify: production,
+      minify: production || e.library === true,
       external: e.external ?? [],
       loader: e.loader ?? {},
       logLevel: 'warning',

@@ -19,6 +19,7 @@ export const COMMANDS = {
   showLog: 'coroscope.showLog',
   saveRecording: 'coroscope.saveRecording',
   openRecording: 'coroscope.openRecording',
+  newProgram: 'coroscope.newProgram',
 } as const;
 
 export const PANEL_VIEW_TYPE = 'coroscope.inspector';

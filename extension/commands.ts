@@ -27,6 +27,7 @@ import { CoroscopeStatusBar } from './status-bar';
 import { SuspensionDecorations } from './suspension-decorations';
 import { besideColumn, sampleIdArg, showsPausedWorkerStack, steppedContextKey, WORKER_STACK_SHOWN_KEY } from './walkthrough';
 import { attachConfiguration } from './debug/debug-configurations';
+import { newCoroutineProgram } from './new-program-command';
 import { proposedRecordingName, RECORDING_FILTERS, saveRefusal, withRecordingExtension } from './recording-files';
 
 
@@ -59,7 +60,7 @@ export class CoroscopeServices implements vscode.Disposable {
     this.session = new RunSession(runs, { snapshotRate: () => snapshotRate(settings()) });
     this.decorations = new SuspensionDecorations(this.session, context.extensionUri);
     const s = this.session;
-    const refreshBar = (): void => this.statusBar.update(s.status, s.lastProgress ?? s.mirror.progress, s.mirror.counts);
+    const refreshBar = (): void => this.statusBar.update(s.status, s.moment(), s.shownProgress(), s.mirror.counts);
     s.onStatus.on((status) => {
       this.contextKeys.set('coroscope.running', status.phase === 'running' || status.phase === 'paused' || status.phase === 'starting');
       this.contextKeys.set('coroscope.paused', status.phase === 'paused');
@@ -457,6 +458,7 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
         void vscode.window.showInformationMessage(`Coroscope: saved the recording (${info.ticks.toLocaleString('en-US')} ticks, ${info.tasks.toLocaleString('en-US')} tasks, ${kb} KiB) to ${info.path}.`);
       });
     },
+    [COMMANDS.newProgram]: () => newCoroutineProgram(services().context.extensionUri.fsPath),
     [COMMANDS.openRecording]: async (arg?: unknown) => {
       const s = services();
       let path = typeof arg === 'string' && arg !== '' ? arg : undefined;

@@ -31,6 +31,7 @@
 import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, HostMethods, LaunchOptions, LaunchTarget, Lint, ProgramLoopState, RecordingInfo, Snapshot, ViewedMoment } from '../protocol/host-protocol';
 import { CoalescingPoll } from '../protocol/coalescing-poll';
 import { ProgressHistory } from '../protocol/progress-history';
+import { progressAt, runMoment, type RunMoment } from '../protocol/run-moment';
 import { SnapshotMirror, type MirrorChange } from '../protocol/snapshot-mirror';
 import type { Comparison, ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
 import { Emitter } from './emitter';
@@ -54,7 +55,10 @@ export class RunSession {
   readonly history = new ProgressHistory();
   readonly exceptions: ExceptionEntry[] = [];
   readonly lints: Lint[] = [];
+  /** The present's latest crawl numbers (a past tick's are momentProgress: see shownProgress()). */
   lastProgress: CrawlProgress | null = null;
+  /** The crawl numbers of the past tick shown, null until its snapshot says them. */
+  private momentProgress: CrawlProgress | null = null;
   target: LaunchTarget | null = null;
 
   readonly onStatus = new Emitter<RunStatus>();
@@ -165,6 +169,7 @@ export class RunSession {
     this.exceptions.length = 0;
     this.lints.length = 0;
     this.lastProgress = null;
+    this.momentProgress = null;
     this.pendingPause = null;
     this.finishedRun = null;
     this.programLoops = [];
@@ -256,8 +261,9 @@ export class RunSession {
     else delete s.viewedReplaying;
     if (error !== undefined) s.viewedReplayError = error;
     else delete s.viewedReplayError;
-    // A full table of the moment shown (the host answers for it), not a delta of another.
+    // A full table of the moment shown (the host answers for it), not a delta of another; its crawl numbers with it.
     this.mirror.clear();
+    this.momentProgress = null;
     this.setStatus(s);
     // A new moment (not the same one's replay landing: its table comes whole all the same).
     if (now !== tick || same) this.onViewed.fire(tick);
@@ -267,6 +273,16 @@ export class RunSession {
   /** True while the views show a past tick. */
   viewingPast(): boolean {
     return this.status.viewedTick !== undefined;
+  }
+
+  /** The moment every view of the session shows (protocol/run-moment.ts). */
+  moment(): RunMoment {
+    return runMoment(this.status);
+  }
+
+  /** The crawl's numbers at the moment shown: the present's latest, or a past tick's (null until known); null for a run that is no crawl. */
+  shownProgress(): CrawlProgress | null {
+    return progressAt(this.moment(), this.lastProgress ?? (this.viewingPast() ? null : this.mirror.progress), this.momentProgress);
   }
 
   /** A launch answered: the status from the pause kept meanwhile (or running), then a poll. */
@@ -372,7 +388,7 @@ export class RunSession {
 
   private async control<M extends 'pause' | 'continue' | 'stepTick' | 'stepTask'>(method: M, params: HostMethods[M]['params']): Promise<{ tick: number }> {
     const r = (await this.request(method, params)) as { tick: number };
-    if (method === 'continue' && this.status.phase === 'paused') this.setStatus({ ...this.status, phase: 'running', detail: 'Running', tick: r.tick, pauseReason: undefined, pausedTaskId: undefined });
+    if (method === 'continue' && this.status.phase === 'paused') this.setStatus({ ...this.status, phase: 'running', detail: 'Running', tick: r.tick, pauseReason: undefined, pausedTaskId: undefined, onLine: undefined });
     this.schedulePoll(0);
     if (method === 'stepTick' || method === 'stepTask') this.onStepped.fire({ target: this.target, tick: r.tick });
     return r;
@@ -423,7 +439,7 @@ export class RunSession {
           this.onPastLine = false;
           this.mirror.clear();
         }
-        if (this.status.phase === 'paused') this.setStatus({ ...this.status, phase: 'running', detail: 'Running', tick: typeof b.tick === 'number' ? b.tick : this.status.tick, pauseReason: undefined, pausedTaskId: undefined });
+        if (this.status.phase === 'paused') this.setStatus({ ...this.status, phase: 'running', detail: 'Running', tick: typeof b.tick === 'number' ? b.tick : this.status.tick, pauseReason: undefined, pausedTaskId: undefined, onLine: undefined });
         this.schedulePoll(0);
       }),
       ep.on('progress', (p) => {
@@ -460,7 +476,7 @@ export class RunSession {
         }
         if (b.runId !== this.status.runId) return;
         this.finishedRun = b.runId;
-        this.setStatus({ ...this.status, phase: 'finished', detail: b.error !== undefined ? `${b.summary} (${b.error})` : b.summary, pauseReason: undefined, pausedTaskId: undefined });
+        this.setStatus({ ...this.status, phase: 'finished', detail: b.error !== undefined ? `${b.summary} (${b.error})` : b.summary, pauseReason: undefined, pausedTaskId: undefined, onLine: undefined });
         this.onFinished.fire(b);
         this.schedulePoll(0);
       }),
@@ -488,6 +504,9 @@ export class RunSession {
     const s: RunStatus = { ...base, phase: 'paused', detail: b.description, tick: b.tick, pauseReason: b.reason };
     if (typeof b.taskId === 'number') s.pausedTaskId = b.taskId;
     else delete s.pausedTaskId;
+    // On a line the loop is within its tick, not after it.
+    if (b.line !== undefined) s.onLine = true;
+    else delete s.onLine;
     this.setStatus(s);
   }
 
@@ -524,8 +543,18 @@ export class RunSession {
       const snap = await run.endpoint.request('snapshot', since === undefined ? {} : { since });
       if (runId !== this.status.runId || run !== this.current) return null;
       const change = this.mirror.apply(snap);
-      if (snap.progress !== null && this.lastProgress === null) this.lastProgress = snap.progress;
-      if (this.status.phase === 'running' && !this.viewingPast() && snap.tick !== this.status.tick) this.status = { ...this.status, tick: snap.tick };
+      // A past tick's table (or an opened recording's: no present) says that moment's crawl numbers, not the live ones.
+      if (this.viewingPast() || snap.fromLog === true || this.status.recordingFile !== undefined) {
+        if (snap.progress !== null) this.momentProgress = snap.progress;
+      } else {
+        if (snap.progress !== null && this.lastProgress === null) this.lastProgress = snap.progress;
+        // The present's tick is the newest the host has said (it only grows within a run): while running, as often as
+        // snapshots come (said to the views with them); otherwise (a step, the run's last ticks) as a status of its own.
+        if (snap.tick > this.status.tick) {
+          if (this.status.phase === 'running') this.status = { ...this.status, tick: snap.tick };
+          else if (this.status.phase === 'paused' || this.status.phase === 'finished') this.setStatus({ ...this.status, tick: snap.tick });
+        }
+      }
       if (change.full || change.upserted.length > 0 || change.removed.length > 0) this.onSnapshot.fire({ snapshot: snap, change });
       // A sample's own loop (sockets, ready list, timers, threads) changes with every step of it.
       if (this.target?.kind === 'sample') this.setProgramLoops((await run.endpoint.request('programLoops', {})).loops);

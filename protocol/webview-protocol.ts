@@ -55,6 +55,8 @@ export interface RunStatus {
   /** For a pause: why, and the task it concerns. */
   pauseReason?: StopReason;
   pausedTaskId?: number;
+  /** The pause is a stop on a line: the loop is within `tick`, not after it (protocol/run-moment.ts). */
+  onLine?: boolean;
   /** The past tick every view shows (the run's one viewed moment, set by a seek); absent: the present. */
   viewedTick?: number;
   /** The past tick shown is known from the recording's log, its replay under way: stacks by function name, positions and locals once it lands. */
@@ -329,6 +331,7 @@ export function narrowRunStatus(v: unknown): RunStatus | null {
   if (Array.isArray(v.lastLines)) s.lastLines = (v.lastLines as unknown[]).filter((l): l is string => typeof l === 'string');
   if (typeof v.pauseReason === 'string') s.pauseReason = v.pauseReason as StopReason;
   if (isInt(v.pausedTaskId)) s.pausedTaskId = v.pausedTaskId;
+  if (v.onLine === true) s.onLine = true;
   if (isInt(v.viewedTick) && v.viewedTick >= 0) s.viewedTick = v.viewedTick;
   if (s.viewedTick !== undefined && v.viewedReplaying === true) s.viewedReplaying = true;
   if (s.viewedTick !== undefined && typeof v.viewedReplayError === 'string') s.viewedReplayError = v.viewedReplayError;

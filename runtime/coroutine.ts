@@ -10,8 +10,11 @@
 //   on the running task's frame stack and pops it when the generator returns or throws.
 //   Recording happens at the first resume (not at creation) so a coroutine created in one
 //   task and handed to another (createTask, gather) lands in the task that runs it.
+// - Turning tracking on also makes V8 keep every local of a suspended generator in its
+//   optimized code (suspended-locals.ts), so frames read hot show what they hold.
 
 import { runningLoopOrNull } from './running-loop';
+import { keepSuspendedLocals } from './suspended-locals';
 import type { Coroutine, Task } from './task';
 
 /** One generator of a task's `yield*` chain. */
@@ -39,8 +42,12 @@ export interface CoroutineTrackingHooks {
 }
 let hooks: CoroutineTrackingHooks | null = null;
 
-/** Turns frame tracking on or off for coroutines created from now on. */
+/**
+ * Turns frame tracking on or off for coroutines created from now on. On, the frames will be
+ * read: V8 is told to keep every local of a suspended generator from then on (suspended-locals.ts).
+ */
 export function setCoroutineTracking(on: boolean, trackingHooks: CoroutineTrackingHooks | null = null): void {
+  if (on) keepSuspendedLocals();
   tracking = on;
   hooks = on ? trackingHooks : null;
 }

@@ -4,6 +4,7 @@
 export { EventLoop, type Awaitable, type EventLoopOptions, type ExceptionContext, type ExceptionHandler, type LoopObserver, type LoopLogger } from './loop';
 export { Future, isFuture, type DoneCallback, type FutureOrigin } from './future';
 export { Task, isCoroutine, type Coroutine } from './task';
+export { CancelRequest } from './cancel-request';
 export { coroutine, isCoroutineFunction, isTrackingWrapper, setCoroutineTracking, type CoroutineFrame } from './coroutine';
 export {
   inspect,

@@ -22,6 +22,7 @@
 import type { CoroutineFrame } from './coroutine';
 import type { Future } from './future';
 import type { Coroutine, Task } from './task';
+import type { CancelRequest } from './cancel-request';
 
 /** The method every inspectable object has (a symbol: it never clashes with a program's names). */
 export const inspect: unique symbol = Symbol('coroscope.inspect');
@@ -83,6 +84,8 @@ export interface TaskInspection extends FutureInspection {
   readonly coroutine: Coroutine<unknown>;
   /** True when that coroutine is coroutine()'s tracking wrapper: the program's generator it wraps is frames[0]. */
   readonly coroutineIsWrapper: boolean;
+  /** The cancel that took effect (Task.cancelInEffect()): a request withdrawn by uncancel() is never it; null: none. */
+  readonly cancelInEffect: CancelRequest | null;
 }
 
 export type Inspection = ResourceInspection | FutureInspection | TaskInspection;

@@ -27,6 +27,7 @@ import { anchorShapes } from './shape-anchors';
 import { runningLoopOrNull, setRunningLoop } from './running-loop';
 import { DefaultSelector, EVENT_READ, EVENT_WRITE, type FileObject } from './selector';
 import { Task, isCoroutine, type Coroutine } from './task';
+import type { CancelRequest } from './cancel-request';
 import { TimerHeap } from './timer-heap';
 import { flushWrites } from './write-batch';
 
@@ -66,7 +67,10 @@ export interface LoopObserver {
   /** `fut`, which `task` awaits, completed (or was already done): the task's step is queued. */
   taskWoken?(task: Task<unknown>, fut: Future<unknown>): void;
   taskDone?(task: Task<unknown>): void;
-  taskCancelRequested?(task: Task<unknown>, by: Task<unknown> | null): void;
+  /** A cancel of `task` was counted (`request`, by the task running: `by`); see cancel-request.ts. */
+  taskCancelRequested?(task: Task<unknown>, by: Task<unknown> | null, request: CancelRequest): void;
+  /** `request`, a pending cancel of `task`, was taken back (uncancel()): it no longer cancels the task. */
+  taskUncancelled?(task: Task<unknown>, request: CancelRequest): void;
   tickStart?(tick: number): void;
   tickEnd?(tick: number, callbacksRun: number): void;
   /** A due timer is about to run its callback. */
@@ -674,8 +678,13 @@ export class EventLoop implements TimerCancelListener {
   }
 
   /** @internal */
-  _taskCancelRequested(task: Task<unknown>): void {
-    this._observer?.taskCancelRequested?.(task, this._current);
+  _taskCancelRequested(task: Task<unknown>, request: CancelRequest): void {
+    this._observer?.taskCancelRequested?.(task, this._current, request);
+  }
+
+  /** @internal */
+  _taskUncancelled(task: Task<unknown>, request: CancelRequest): void {
+    this._observer?.taskUncancelled?.(task, request);
   }
 
   /** @internal A future got an exception: remember it until someone retrieves it. */

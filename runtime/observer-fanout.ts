@@ -13,9 +13,10 @@ import type { ExceptionContext, LoopObserver } from './loop';
 import type { Task } from './task';
 import type { Future } from './future';
 import type { TimerHandle } from './handle';
+import type { CancelRequest } from './cancel-request';
 
 type HookName = keyof LoopObserver;
-const HOOKS: readonly HookName[] = ['taskCreated', 'taskStepStart', 'taskStepEnd', 'taskSuspended', 'taskWoken', 'taskDone', 'taskCancelRequested', 'tickStart', 'tickEnd', 'timerFired', 'slowCallback', 'callbackError'];
+const HOOKS: readonly HookName[] = ['taskCreated', 'taskStepStart', 'taskStepEnd', 'taskSuspended', 'taskWoken', 'taskDone', 'taskCancelRequested', 'taskUncancelled', 'tickStart', 'tickEnd', 'timerFired', 'slowCallback', 'callbackError'];
 
 type AnyHook = (...args: never[]) => void;
 
@@ -26,7 +27,8 @@ export class ObserverFanout implements LoopObserver {
   taskSuspended?: (task: Task<unknown>, fut: Future<unknown>) => void;
   taskWoken?: (task: Task<unknown>, fut: Future<unknown>) => void;
   taskDone?: (task: Task<unknown>) => void;
-  taskCancelRequested?: (task: Task<unknown>, by: Task<unknown> | null) => void;
+  taskCancelRequested?: (task: Task<unknown>, by: Task<unknown> | null, request: CancelRequest) => void;
+  taskUncancelled?: (task: Task<unknown>, request: CancelRequest) => void;
   tickStart?: (tick: number) => void;
   tickEnd?: (tick: number, callbacksRun: number) => void;
   timerFired?: (handle: TimerHandle) => void;

@@ -25,6 +25,7 @@ import { Future } from './future';
 import type { EventLoop } from './loop';
 import { getRunningLoop } from './running-loop';
 import type { Coroutine, Task } from './task';
+import type { CancelRequest } from './cancel-request';
 
 /**
  * What the block waits on while children run: done when the last one is. For inspection it
@@ -51,6 +52,8 @@ export class TaskGroup {
   /** @internal */ _loop: EventLoop | null = null;
   /** @internal */ _parentTask: Task<unknown> | null = null;
   /** @internal */ _parentCancelRequested = false;
+  /** @internal The cancel of the parent it asked: the one it takes back at exit. */
+  _parentCancel: CancelRequest | null = null;
   /** @internal */ _tasks = new Set<Task<unknown>>();
   /** @internal */ _errors: unknown[] = [];
   /** @internal Resolved when the last child is done, while the block waits for them. */
@@ -128,7 +131,7 @@ export class TaskGroup {
       // Stop the body where it waits; the request is taken back when the block exits.
       this._abort();
       this._parentCancelRequested = true;
-      parent.cancel();
+      if (parent.cancel()) this._parentCancel = parent._lastCancelRequest();
     }
   }
 }
@@ -139,7 +142,7 @@ const exitTaskGroup = coroutine(function* exitTaskGroup(tg: TaskGroup, failed: b
   let propagateCancellation: CancelledError | null = failed && exc instanceof CancelledError ? exc : null;
   // Our own cancel of the parent must be taken back; if it was the only one, the
   // CancelledError it caused is not the block's to throw.
-  if (tg._parentCancelRequested && tg._parentTask!.uncancel() === 0) propagateCancellation = null;
+  if (tg._parentCancelRequested && tg._parentTask!._withdrawCancel(tg._parentCancel) === 0) propagateCancellation = null;
   if (failed && !tg._aborting) tg._abort();
   while (tg._tasks.size > 0) {
     tg._onCompletedFut ??= new ChildrenDone(tg._loop!, tg);

@@ -11,6 +11,9 @@
 //   `yield*` throw CancelledError at the suspension point, so try/finally blocks run. If the
 //   task is not suspended, CancelledError is thrown in at its next step. The task ends up
 //   cancelled only if the coroutine lets the CancelledError out.
+// - Each counted cancel() is kept as a CancelRequest until uncancel() takes it back
+//   (cancel-request.ts): cancelRequests() are as many as cancelling(), and cancelInEffect()
+//   names the one that took effect (never one taken back), for the inspector's "cancelled by".
 // - Anything else yielded (a value, a Future yielded without `yield*`, a generator) is an
 //   error thrown into the coroutine at its next step, with a message saying what was wrong.
 
@@ -20,6 +23,7 @@ import { inspect, type TaskInspection, type WokenBy } from './inspection';
 import type { EventLoop } from './loop';
 import { isTrackingWrapper, type CoroutineFrame } from './coroutine';
 import { addWakeupCallback, overridesAddDoneCallback, removeWakeup } from './wakeup-callback';
+import { CancelRequests, type CancelRequest } from './cancel-request';
 
 /** A generator coroutine, the thing `yield*` delegates to and a Task drives. */
 export type Coroutine<T = unknown> = Generator<unknown, T, unknown>;
@@ -56,6 +60,8 @@ export function uncountedTask<T>(build: () => Task<T>): Task<T> {
   return task;
 }
 
+const NO_REQUESTS: readonly CancelRequest[] = Object.freeze([]);
+
 function taskStep(task: unknown, exc: unknown): void {
   (task as Task<unknown>)._step(exc);
 }
@@ -72,6 +78,8 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
   /** @internal A cancel() arrived while not suspended: deliver at the next step. */
   _mustCancel = false;
   private _numCancelsRequested = 0;
+  /** @internal Its counted cancel requests (cancel-request.ts), from its first one. */
+  _cancelRequests: CancelRequests | null = null;
   private _inCancel = false;
   /** @internal Completed steps (resumes) so far. */
   _steps = 0;
@@ -148,7 +156,9 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
     this._loop._exceptionRetrieved(this as Task<unknown>);
     if (this._state !== 0) return false;
     this._numCancelsRequested++;
-    this._loop._taskCancelRequested(this as Task<unknown>);
+    const requests = (this._cancelRequests ??= new CancelRequests());
+    const request = requests.ask(this._loop._current, msg);
+    this._loop._taskCancelRequested(this as Task<unknown>, request);
     // Tasks awaiting each other in a cycle would pass the cancel round forever. When it
     // comes back here, stop waiting and take the CancelledError at a step of our own.
     if (this._waiter !== null && this._inCancel) {
@@ -156,21 +166,47 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
       this._waiter = null;
       this._mustCancel = true;
       this._cancelMessage = msg;
+      requests.delivered = request;
       this._loop._pushReady(taskStep, this, NO_EXCEPTION);
       return true;
     }
-    if (this._waiter !== null) {
+    const waiter = this._waiter;
+    if (waiter !== null) {
       this._inCancel = true;
       try {
         // Keep _waiter: it may be a task that swallows the cancellation and must be cancelled again.
-        if (this._waiter.cancel(msg)) return true;
+        if (waiter.cancel(msg)) {
+          requests.delivered = request;
+          return true;
+        }
       } finally {
         this._inCancel = false;
       }
     }
     this._mustCancel = true;
     this._cancelMessage = msg;
+    // The next step makes a CancelledError of this message, unless the awaited future's own
+    // CancelledError (an earlier request's) is still to be read there (see _step).
+    if (!(waiter !== null && waiter.done() && (waiter.cancelled() || waiter._exception instanceof CancelledError))) requests.delivered = request;
     return true;
+  }
+
+  /**
+   * The cancels asked of this task and not taken back (uncancel()), oldest first: as many as
+   * cancelling() counts. Each says which task asked it (null: a callback, a timer, outside the loop).
+   */
+  cancelRequests(): readonly CancelRequest[] {
+    return this._cancelRequests?.pending ?? NO_REQUESTS;
+  }
+
+  /**
+   * The cancel that took effect: for a task that ended cancelled, the request whose
+   * CancelledError ended it (when it was not taken back), else the oldest pending one; for
+   * any other task, the oldest pending request. Null when none is pending: never asked, or
+   * every request was taken back by uncancel() (a timeout that expired and was handled).
+   */
+  cancelInEffect(): CancelRequest | null {
+    return this._cancelRequests?.inEffect(this.cancelled()) ?? null;
   }
 
   /** Number of pending cancellation requests (asyncio's Task.cancelling()). */
@@ -180,11 +216,27 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
 
   /** Decrements the pending cancellation requests; returns the new count. */
   uncancel(): number {
+    return this._withdrawCancel(null);
+  }
+
+  /**
+   * @internal uncancel() of a given request: the one a Timeout or TaskGroup asked and takes
+   * back (null: the cancel in flight, else the oldest; cancel-request.ts).
+   */
+  _withdrawCancel(request: CancelRequest | null): number {
     if (this._numCancelsRequested > 0) {
       this._numCancelsRequested--;
       if (this._numCancelsRequested === 0) this._mustCancel = false;
+      const withdrawn = this._cancelRequests?.withdraw(request) ?? null;
+      if (withdrawn !== null) this._loop._taskUncancelled(this as Task<unknown>, withdrawn);
     }
     return this._numCancelsRequested;
+  }
+
+  /** @internal The request this task's last counted cancel() made (a Timeout's or TaskGroup's own, right after it asked). */
+  _lastCancelRequest(): CancelRequest | null {
+    const pending = this._cancelRequests?.pending;
+    return pending === undefined || pending.length === 0 ? null : pending[pending.length - 1]!;
   }
 
   /** @internal The awaited future completed (scheduled by it through the ready queue). */
@@ -338,6 +390,10 @@ class TaskView extends FutureView implements TaskInspection {
 
   get coroutineIsWrapper(): boolean {
     return isTrackingWrapper(this.task._coro);
+  }
+
+  get cancelInEffect(): CancelRequest | null {
+    return this.task.cancelInEffect();
   }
 }
 

@@ -16,6 +16,7 @@
 import { coroutine } from './coroutine';
 import { CancelledError, RuntimeError, TimeoutError } from './errors';
 import type { Handle } from './handle';
+import type { CancelRequest } from './cancel-request';
 import { getRunningLoop } from './running-loop';
 import { isCoroutine, type Coroutine, type Task } from './task';
 
@@ -30,6 +31,8 @@ export class Timeout {
   private _handle: Handle | null = null;
   private _task: Task<unknown> | null = null;
   private _cancellingBefore = 0;
+  // The cancel it asked when it expired: the one it takes back (not another party's).
+  private _request: CancelRequest | null = null;
   private readonly _message: string | undefined;
   // withTimeout's delay, turned into a deadline when the block starts (not when it is made).
   private readonly _delay: number | null;
@@ -94,7 +97,7 @@ export class Timeout {
     this._handle = null;
     if (this._state === 'expiring') {
       this._state = 'expired';
-      if (this._task!.uncancel() <= this._cancellingBefore && failed && err instanceof CancelledError) {
+      if (this._task!._withdrawCancel(this._request) <= this._cancellingBefore && failed && err instanceof CancelledError) {
         return new TimeoutError(this._message ?? `timed out (deadline ${this._when})`, { cause: err });
       }
     } else if (this._state === 'active') {
@@ -105,7 +108,7 @@ export class Timeout {
 
   /** @internal The deadline passed. */
   _expire(): void {
-    this._task!.cancel();
+    if (this._task!.cancel()) this._request = this._task!._lastCancelRequest();
     this._state = 'expiring';
     this._handle = null;
   }

@@ -3,6 +3,7 @@
 // Views hold no copy of these: they read them when they render.
 
 import type { CrawledPage, CrawlProgress, Lint, ProgramLoopState, SourcePosition } from '../protocol/host-protocol';
+import type { RunMoment } from '../protocol/run-moment';
 import type { Comparison, ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
 import type { PanelClient } from './host-bridge';
 import type { TaskTableModel } from './state/task-query';
@@ -13,6 +14,7 @@ export interface RunData {
   status: RunStatus;
   /** The chart's points (the panel's ProgressHistory: never replaced, only changed). */
   readonly progress: readonly ProgressPoint[];
+  /** The present's latest crawl numbers (views of a moment read AppContext.shownProgress()). */
   lastProgress: CrawlProgress | null;
   exceptions: ExceptionEntry[];
   lints: Lint[];
@@ -41,10 +43,14 @@ export interface AppContext {
   invalidate(): void;
   /** Moves the run's viewed moment to `tick` (null: back to the present); every view follows. */
   seek(tick: number | null): void;
-  /** The tick the views show: the one asked for by a seek under way, the viewed past tick, or the present. */
+  /** The moment the views show (protocol/run-moment.ts): the one asked for by a seek under way, the viewed past tick, or the present. */
+  moment(): RunMoment;
+  /** The moment's tick. */
   shownTick(): number;
-  /** True when the views show a past tick. */
+  /** True when the views show a past tick (or a tick of an opened recording: never the present). */
   viewingPast(): boolean;
+  /** The crawl's numbers at the moment shown (a past tick's: null until known), null for a run that is not a crawl. */
+  shownProgress(): CrawlProgress | null;
   /**
    * The run's last tick as the views count it: the timeline's, or the tick shown when it is
    * later (a past line of a live line stop is in the stop's own tick, not complete yet), so a

@@ -9,8 +9,9 @@
 // - On `ready` the extension sends everything it holds; the panel asks again whenever it
 //   boots, so it never depends on messages sent while it was hidden.
 
-import type { SourcePosition } from '../protocol/host-protocol';
+import type { CrawlProgress, SourcePosition } from '../protocol/host-protocol';
 import { ProgressHistory } from '../protocol/progress-history';
+import { isRecordingRun, type RunMoment } from '../protocol/run-moment';
 import {
   narrowComparison,
   narrowException,
@@ -36,6 +37,7 @@ import { TaskTableModel } from './state/task-query';
 import { TimelineModel } from './state/timeline-model';
 import { TimelineFeed } from './timeline-feed';
 import { restoreUi, uiReducer, type UiAction, type UiState } from './state/ui-state';
+import { headerFacts, MomentTracker } from './state/moment-view';
 import { AwaitGraphView } from './views/await-graph';
 import { DashboardView } from './views/dashboard';
 import { ExceptionsView } from './views/exceptions';
@@ -70,6 +72,8 @@ export class App implements AppContext {
   readonly timeline = new TimelineModel();
   /** The chart's points and the crawled pages, trimmed as the extension trims its copy; `data` shows its lists. */
   private readonly history = new ProgressHistory();
+  /** Where "now" is and the crawl's numbers of the moment shown (protocol/run-moment.ts). */
+  private readonly moments = new MomentTracker();
   readonly data: RunData = { status: { phase: 'idle', runId: null, title: 'No run', detail: '', tick: 0 }, progress: this.history.points, lastProgress: null, exceptions: [], lints: [], pages: this.history.pages, comparison: null, programLoops: [] };
   private state: UiState;
   private frame: number | null = null;
@@ -186,19 +190,24 @@ export class App implements AppContext {
     this.invalidate();
   }
 
+  moment(): RunMoment {
+    return this.moments.moment(this.data.status, { timelineTicks: this.timeline.lastTick, wantedTick: this.seeks.wanted });
+  }
+
   shownTick(): number {
-    const wanted = this.seeks.wanted;
-    if (wanted !== undefined) return wanted ?? this.timeline.lastTick;
-    return this.data.status.viewedTick ?? this.timeline.lastTick;
+    return this.moment().tick;
   }
 
   lastTick(): number {
-    return Math.max(this.timeline.lastTick, this.shownTick());
+    return this.moment().lastTick;
   }
 
   viewingPast(): boolean {
-    const wanted = this.seeks.wanted;
-    return wanted !== undefined ? wanted !== null : this.data.status.viewedTick !== undefined;
+    return this.moment().kind !== 'present';
+  }
+
+  shownProgress(): CrawlProgress | null {
+    return this.moments.progressAt(this.moment());
   }
 
   invalidate(): void {
@@ -218,6 +227,7 @@ export class App implements AppContext {
       const init = narrowPanelInit(raw);
       if (init === null) throw new Error('the extension sent a malformed initial state');
       this.data.status = init.status;
+      this.moments.reset(init.lastProgress);
       this.feed.status(init.status);
       this.history.reset(init.progress, init.pages);
       this.data.exceptions = init.exceptions;
@@ -229,6 +239,7 @@ export class App implements AppContext {
       if (init.snapshot !== null) {
         this.snapshotReceivedAt = received;
         this.model.apply(init.snapshot);
+        this.moments.snapshot(init.snapshot, init.status.viewedTick !== undefined || isRecordingRun(init.status));
       }
       this.invalidate();
     } catch (e) {
@@ -244,6 +255,7 @@ export class App implements AppContext {
       const wasPaused = this.data.status.phase === 'paused';
       // A new moment shown, or the replay of the one shown landed (positions and locals to read) or failed.
       const seeked = this.data.status.viewedTick !== s.viewedTick || this.data.status.viewedMoment !== s.viewedMoment || this.data.status.viewedReplaying !== s.viewedReplaying || this.data.status.viewedReplayError !== s.viewedReplayError;
+      this.moments.status(this.data.status, s);
       this.data.status = s;
       this.feed.status(s);
       if (s.phase === 'paused' || wasPaused || seeked) this.detail.taskChanged();
@@ -260,6 +272,7 @@ export class App implements AppContext {
       this.data.exceptions = [];
       this.data.lints = [];
       this.data.lastProgress = null;
+      this.moments.reset();
       this.data.programLoops = [];
       if (s !== null) {
         this.data.status = s;
@@ -277,8 +290,10 @@ export class App implements AppContext {
       if (n === null) return;
       this.snapshotReceivedAt ??= received;
       const change = this.model.apply(n.snapshot);
-      // In the past, the crawl's numbers are the snapshot's (as they were at that tick).
-      if (n.snapshot.progress !== null && (this.data.lastProgress === null || this.viewingPast())) this.data.lastProgress = n.snapshot.progress;
+      // In the past, the crawl's numbers are the snapshot's (as they were at that tick); the present's stay apart.
+      // The extension's table is of the moment its status says (a seek asked meanwhile is not there yet).
+      this.moments.snapshot(n.snapshot, this.data.status.viewedTick !== undefined || isRecordingRun(this.data.status));
+      if (n.snapshot.progress !== null && this.data.lastProgress === null) this.data.lastProgress = n.snapshot.progress;
       const sel = this.state.selectedTask;
       if (sel !== null && (change.upserted.includes(sel) || change.removed.includes(sel))) this.detail.taskChanged();
       if (this.state.view === 'graph') this.graph.refreshSoon();
@@ -292,6 +307,7 @@ export class App implements AppContext {
       if (progress === null) return;
       this.history.record(point, progress.recent);
       this.data.lastProgress = progress;
+      this.moments.progress(progress);
       if (this.state.view === 'dashboard') this.invalidate();
       else this.renderHeaderSoon();
     });
@@ -417,10 +433,7 @@ export class App implements AppContext {
     const ph = PHASE[s.phase];
     const counts = this.model.mirror.counts;
     const live = counts.scheduled + counts.running + counts.suspended;
-    const p = this.data.lastProgress;
-    const facts: string[] = [];
-    if (s.runId !== null) facts.push(this.viewingPast() ? `viewing tick ${this.shownTick()} of ${this.lastTick()} (past)` : `tick ${s.tick}`, `${live} live task${live === 1 ? '' : 's'}`);
-    if (p !== null) facts.push(`${p.done} pages`);
+    const facts: string[] = s.runId !== null ? headerFacts(this.moment(), live, this.shownProgress()) : [];
     const key = `${s.phase}|${s.title}|${s.detail}|${facts.join('|')}`;
     if (key !== this.headerKey) {
       this.headerKey = key;

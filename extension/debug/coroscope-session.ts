@@ -319,6 +319,9 @@ function endHint(tick: number): string {
   return `the run finished at tick ${tick}: Step Back or Reverse Continue to look at its past; Continue or Stop ends the session`;
 }
 
+/** The requests that move the views (in time, or the program): a refusal of one is shown to the user. */
+const MOVES: ReadonlySet<string> = new Set(['stepBack', 'reverseContinue', 'continue', 'next', 'stepIn', 'stepOut']);
+
 export class CoroscopeSession extends LoggingDebugSession {
   private readonly options: CoroscopeSessionOptions;
   private host: HostProcess | null = null;
@@ -429,11 +432,78 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   /** Runs a request handler; anything it throws becomes the request's error response. */
   private serve<R extends DebugProtocol.Response>(response: R, body: () => Promise<void>, errorId = ERR_HOST): void {
-    body().catch((e: unknown) => this.fail(response, errorId, message(e)));
+    // A refused move is said to the user (VS Code shows the message), not only answered.
+    body().catch((e: unknown) => this.fail(response, errorId, message(e), MOVES.has(response.command)));
   }
 
   private fail(response: DebugProtocol.Response, id: number, text: string, showUser = false): void {
     this.sendErrorResponse(response, { id, format: text, showUser });
+  }
+
+  /** Events held while a move in time is under way (answerOnceMoved): its answer goes first. */
+  private heldEvents: DebugProtocol.Event[] | null = null;
+
+  override sendEvent(event: DebugProtocol.Event): void {
+    if (this.heldEvents !== null) {
+      this.heldEvents.push(event);
+      return;
+    }
+    super.sendEvent(event);
+  }
+
+  /**
+   * Answers a move in time (Step Back, Reverse Continue, a step or continue through the past)
+   * only once it has moved: what the session says meanwhile (the landing's `stopped` above all)
+   * is held until the success response has gone, as VS Code takes a stop after the answer of
+   * the request that made it. A move that fails is the request's error (VS Code shows it): the
+   * position shown before is restored (`restore`) and shown again, and no `stopped` or
+   * `continued` of the move goes out: never a success that did not move.
+   */
+  private async answerOnceMoved(response: DebugProtocol.Response, restore: () => StopInfo | null, move: () => Promise<void>): Promise<void> {
+    const outer = this.heldEvents !== null;
+    if (!outer) this.heldEvents = [];
+    try {
+      await move();
+    } catch (e) {
+      const held = outer ? [] : (this.heldEvents ?? []);
+      if (!outer) this.heldEvents = null;
+      for (const ev of held) if (ev.event !== 'stopped' && ev.event !== 'continued') super.sendEvent(ev);
+      const reason = e instanceof RemoteError && e.code === 'superseded' ? `${response.command}: another move of the views came first (${message(e)})` : message(e);
+      this.fail(response, ERR_HOST, reason, true);
+      const stop = restore();
+      const host = this.host;
+      // The stop shown before, again: its frames and variables are asked anew (the move's start forgot them).
+      if (stop !== null && host !== null && host.isAlive() && this.showsRun()) this.sendEvent(stoppedEventOf(stop));
+      return;
+    }
+    const held = outer ? [] : (this.heldEvents ?? []);
+    if (!outer) this.heldEvents = null;
+    this.sendResponse(response);
+    for (const ev of held) super.sendEvent(ev);
+  }
+
+  /** The position shown now, kept before a move; the function puts it back (a move refused) and says the stop to show. */
+  private keepPosition(): () => StopInfo | null {
+    const stop = this.currentStop;
+    const liveLineStop = this.liveLineStop;
+    const onPastLine = this.onPastLine;
+    const pastHit = this.pastHit;
+    const presentStop = this.presentStop;
+    return () => {
+      this.travel = null;
+      this.hitMove = false;
+      this.requestedThread = null;
+      this.liveLineStop = liveLineStop;
+      this.pastHit = pastHit;
+      this.presentStop = presentStop;
+      if (this.onPastLine !== onPastLine) {
+        this.onPastLine = onPastLine;
+        this.tasks.clear();
+      }
+      if (this.currentStop === null) this.currentStop = stop;
+      this.invalidate();
+      return this.currentStop;
+    };
   }
 
   private requireHost(): HostProcess {
@@ -486,7 +556,7 @@ export class CoroscopeSession extends LoggingDebugSession {
   private loopState(): LoopState {
     // A finished run's past ticks show its loop as it was then, paused after the tick.
     const running = this.phase === 'running' || (this.phase === 'atEnd' && !this.atTheEnd());
-    return { tick: this.tasks.tick, paused: this.currentStop !== null || this.tasks.paused, running: running && this.host?.isAlive() === true };
+    return { tick: this.tasks.tick, paused: this.currentStop !== null || this.tasks.paused, onLine: this.currentStop?.line !== undefined, running: running && this.host?.isAlive() === true };
   }
 
   /** The session shows a run (live, or a finished recorded one it stays at): its events and stops count. */
@@ -1406,17 +1476,16 @@ export class CoroscopeSession extends LoggingDebugSession {
     const live = this.liveLineStop!;
     const host = this.requireHost();
     this.output(`Coroscope: nothing stops between the past line shown and the live stop at tick ${live.tick}: back to the live stop (Continue again runs the program on)`);
+    const keep = this.keepPosition();
+    const restore = (): StopInfo | null => {
+      this.continuedToLive = null;
+      return keep();
+    };
     this.continuedToLive = live;
     this.requestedThread = live.threadId;
     this.resumed();
-    this.sendResponse(response);
-    host.endpoint.request('seekTick', { tick: null }).catch((e: unknown) => {
-      this.continuedToLive = null;
-      this.output(`Coroscope: ${response.command} failed: ${message(e)}`, 'stderr');
-      if (host.isAlive() && this.showsRun() && this.currentStop === null) {
-        this.currentStop = live;
-        this.sendEvent(stoppedEventOf(live));
-      }
+    void this.answerOnceMoved(response, restore, async () => {
+      await host.endpoint.request('seekTick', { tick: null });
     });
   }
 
@@ -1453,23 +1522,14 @@ export class CoroscopeSession extends LoggingDebugSession {
       const now = this.viewedTick ?? (stop?.reason === 'end' ? stop.tick : this.tasks.tick);
       const tick = await target(now);
       if (tick === null && this.viewedTick === null) throw new Error(`${response.command}: already at the present`);
+      const restore = this.keepPosition();
       if (this.viewedTick === null) this.presentStop = this.liveLineStop ?? stop;
       this.travel = said === undefined ? { reason, threadId } : { reason, threadId, said };
       this.resumed();
-      this.sendResponse(response);
-      try {
-        // Answered once replayed: this session shows the tick's stacks with positions and locals, so it waits for them as it always did.
+      // Answered once replayed: this session shows the tick's stacks with positions and locals, so it waits for them as it always did.
+      await this.answerOnceMoved(response, restore, async () => {
         await host.endpoint.request('seekTick', { tick, replayed: true });
-      } catch (e) {
-        // The views moved on (a later seek) before this tick was replayed: that move is shown, not this one's failure.
-        if (e instanceof RemoteError && e.code === 'superseded') return;
-        this.travel = null;
-        this.output(`Coroscope: ${response.command} failed: ${message(e)}`, 'stderr');
-        if (stop !== null && host.isAlive() && this.showsRun()) {
-          this.currentStop = stop;
-          this.sendEvent(stoppedEventOf(stop));
-        }
-      }
+      });
     });
   }
 
@@ -1555,39 +1615,23 @@ export class CoroscopeSession extends LoggingDebugSession {
         if (!/is not in the recording/.test(message(e))) throw e;
         lane = null;
       }
+      const restore = this.keepPosition();
       // From the live stop itself: it is kept while its past lines are shown (Continue comes back to it).
       if (!this.onPastLine) this.liveLineStop = stop;
       this.requestedThread = threadId;
       this.resumed();
-      this.sendResponse(response);
-      try {
+      await this.answerOnceMoved(response, restore, async () => {
         const landing = await host.endpoint.request('lineStepBack', {});
         if (landing.landed !== 'suspension') return;
         const tick = lane === null ? null : previousSuspension(lane, stop.tick);
-        if (tick === null && lane !== null) {
-          // The first line of the task's first step: nothing of it ran before (as Step Back between suspensions says at its first).
-          this.output(`Coroscope: Step Back: ${lane.name} (#${taskId}) is at its start (created at tick ${lane.createdTick}): ${landing.why ?? 'nothing of it ran before'}`);
-          if (host.isAlive() && this.phase === 'running' && this.currentStop === null && this.viewedTick === null) {
-            this.currentStop = stop;
-            this.sendEvent(stoppedEventOf(stop));
-          }
-          return;
-        }
-        if (tick === null) throw new Error(`task #${taskId} has no earlier suspension in the recording`);
+        // The first line of the task's first step: nothing of it ran before (as Step Back between suspensions says at its first).
+        if (tick === null && lane !== null) throw new Error(`Step Back: ${lane.name} (#${taskId}) is at its start (created at tick ${lane.createdTick}): ${landing.why ?? 'nothing of it ran before'}`);
+        if (tick === null) throw new Error(`Step Back: task #${taskId} has no earlier suspension in the recording`);
         if (landing.why !== undefined) this.output(`Coroscope: before ${this.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick} (${landing.why})`);
         this.presentStop = this.liveLineStop ?? stop;
         this.travel = { reason: 'step', threadId };
         await host.endpoint.request('seekTick', { tick, replayed: true });
-      } catch (e) {
-        // The views moved on (a later seek) before this tick was replayed: that move is shown, not this one's failure.
-        if (e instanceof RemoteError && e.code === 'superseded') return;
-        this.travel = null;
-        this.output(`Coroscope: stepBack failed: ${message(e)}`, 'stderr');
-        if (host.isAlive() && this.phase === 'running' && this.currentStop === null && this.viewedTick === null) {
-          this.currentStop = stop;
-          this.sendEvent(stoppedEvent(stop.reason, stop.threadId));
-        }
-      }
+      });
     });
   }
 
@@ -1704,11 +1748,11 @@ export class CoroscopeSession extends LoggingDebugSession {
       const host = this.requireHost();
       const taskId = stop.taskId ?? threadId;
       const lane = move === 'back' && taskId < LOOP_THREAD_ID ? await this.laneOf(taskId, 'Step Back').catch(() => null) : null;
+      const restore = this.keepPosition();
       this.requestedThread = stop.threadId;
       this.hitMove = true;
       this.resumed();
-      this.sendResponse(response);
-      try {
+      await this.answerOnceMoved(response, restore, async () => {
         const landing = move === 'back' ? await host.endpoint.request('lineStepBack', {}) : (await host.endpoint.request('lineStep', { kind: move })).landing;
         this.hitMove = false;
         if (landing === undefined || landing.landed === 'line') return;
@@ -1725,17 +1769,7 @@ export class CoroscopeSession extends LoggingDebugSession {
         this.travel = { reason: 'step', threadId: stop.threadId };
         if (tick === null && this.viewedTick === null) return;
         await host.endpoint.request('seekTick', { tick, replayed: true });
-      } catch (e) {
-        // The views moved on (a later seek) before this tick was replayed: that move is shown, not this one's failure.
-        if (e instanceof RemoteError && e.code === 'superseded') return;
-        this.hitMove = false;
-        this.travel = null;
-        this.output(`Coroscope: ${response.command} failed: ${message(e)}`, 'stderr');
-        if (host.isAlive() && this.showsRun() && this.currentStop === null) {
-          this.currentStop = stop;
-          this.sendEvent(stoppedEventOf(stop));
-        }
-      }
+      });
     });
   }
 
@@ -1754,7 +1788,20 @@ export class CoroscopeSession extends LoggingDebugSession {
   /** At a stop on a line, next / stepIn / stepOut step by line (the host's lineStep). */
   private stepLine(response: DebugProtocol.Response, threadId: number, kind: 'over' | 'into' | 'out'): boolean {
     if (this.currentStop?.line === undefined) return false;
-    this.execute(response, threadId, (h) => h.endpoint.request('lineStep', { kind }), true);
+    if (!this.onPastLine) {
+      this.execute(response, threadId, (h) => h.endpoint.request('lineStep', { kind }), true);
+      return true;
+    }
+    // Through the past lines of the live stop (the replay host's, answered once landed): a move in time.
+    this.serve(response, async () => {
+      const host = this.requireHost();
+      const restore = this.keepPosition();
+      this.requestedThread = threadId;
+      this.resumed();
+      await this.answerOnceMoved(response, restore, async () => {
+        await host.endpoint.request('lineStep', { kind });
+      });
+    });
     return true;
   }
 

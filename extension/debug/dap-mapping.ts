@@ -27,6 +27,7 @@ import { basename, isAbsolute } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { AwaitInfo, FrameInfo, LineFrameInfo, SourcePosition, TaskDetail, TaskSummary, Traceback, TraceFrame } from '../../protocol/host-protocol';
 import { cancelOriginLabel } from '../../protocol/cancel-origin-label';
+import { loopTickText } from '../../protocol/run-moment';
 
 /** The thread id of the event loop pseudo-thread (above any task id the host gives out). */
 export const LOOP_THREAD_ID = 2_000_000_000;
@@ -54,15 +55,18 @@ export function threadName(t: TaskSummary): string {
 }
 
 export interface LoopState {
+  /** The loop's tick count at the moment shown (protocol/run-moment.ts): the last tick begun. */
   tick: number;
   paused: boolean;
+  /** Stopped on a line: within `tick`, not after it. */
+  onLine?: boolean;
   /** False once the run has finished. */
   running: boolean;
 }
 
 export function loopThreadName(loop: LoopState): string {
   if (!loop.running) return 'event loop [finished]';
-  return loop.paused ? `event loop [paused after tick ${loop.tick}]` : `event loop [running, tick ${loop.tick}]`;
+  return `event loop [${loopTickText(loop.tick, loop)}]`;
 }
 
 /**
@@ -263,7 +267,7 @@ export function callbackStackDrafts(tb: Traceback): FrameDraft[] {
 /** The loop thread's stack: the failure outside any task when there is one, else a label. */
 export function loopStackDrafts(loop: LoopState, callbackFailure: Traceback | null): FrameDraft[] {
   if (callbackFailure !== null) return [label(`raised in a callback: ${cut(callbackFailure.error, 80)}`, { kind: 'loop' }), ...tracebackDrafts(callbackFailure, null)];
-  return [label(loop.running ? `event loop: ${loop.paused ? 'paused after' : 'running'} tick ${loop.tick}` : 'event loop: the run has finished', { kind: 'loop' })];
+  return [label(loop.running ? `event loop: ${loopTickText(loop.tick, loop)}` : 'event loop: the run has finished', { kind: 'loop' })];
 }
 
 // --- variables ------------------------------------------------------------------------------

@@ -97,6 +97,21 @@ export function attachConfiguration(run: { key: number; title: string }): Corosc
 /** Written into a new launch.json. */
 export const INITIAL_CONFIGURATIONS: readonly CoroscopeConfiguration[] = [DEMO_CRAWL, PROGRAM_RUN];
 
+/**
+ * What the configuration provider answers (register.ts). For a new launch.json ('initial'),
+ * nothing: VS Code writes package.json's `initialConfigurations` (INITIAL_CONFIGURATIONS) and
+ * appends whatever the provider gives (newLaunchJsonConfigurations), so giving them here too
+ * wrote each configuration twice.
+ */
+export function providedConfigurations(trigger: 'initial' | 'dynamic', activeFileIsModule: boolean): CoroscopeConfiguration[] {
+  return trigger === 'initial' ? [] : dynamicConfigurations(activeFileIsModule);
+}
+
+/** The configurations "create a launch.json file" writes, put together as VS Code does: the contributed initial ones, then the provider's. */
+export function newLaunchJsonConfigurations(contributed: readonly CoroscopeConfiguration[], provided: readonly CoroscopeConfiguration[]): CoroscopeConfiguration[] {
+  return [...contributed, ...provided];
+}
+
 /** Dynamic configurations (the Run and Debug drop-down, "coroscope…"). */
 export function dynamicConfigurations(activeFileIsModule: boolean): CoroscopeConfiguration[] {
   const out: CoroscopeConfiguration[] = [DEMO_CRAWL];

@@ -17,7 +17,7 @@ import type { RunRegistry } from '../runs/run-registry';
 import { CoroscopeSession } from './coroscope-session';
 import { TASKS_REQUEST, narrowTasksBody } from './custom-requests';
 import { COROUTINES_VIEW_ID, CoroutinesTreeProvider, REFRESH_COMMAND, REVEAL_TASK_COMMAND, revealTask } from './coroutines-view';
-import { DEMO_CRAWL, INITIAL_CONFIGURATIONS, KNOWN_SAMPLES, PICK_RUN_COMMAND, dynamicConfigurations } from './debug-configurations';
+import { DEMO_CRAWL, KNOWN_SAMPLES, PICK_RUN_COMMAND, providedConfigurations } from './debug-configurations';
 
 export const DEBUG_TYPE = 'coroscope';
 
@@ -55,7 +55,7 @@ class CoroscopeConfigurationProvider implements vscode.DebugConfigurationProvide
   ) {}
 
   provideDebugConfigurations(): vscode.DebugConfiguration[] {
-    return this.dynamic ? dynamicConfigurations(activeModuleFile()) : [...INITIAL_CONFIGURATIONS];
+    return providedConfigurations(this.dynamic ? 'dynamic' : 'initial', activeModuleFile());
   }
 
   async resolveDebugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration | undefined> {

@@ -113,15 +113,20 @@ export function startMain(loop: EventLoop, target: LaunchTarget, options: Launch
 }
 
 /** The recorded program started again on a replay's loop, exactly as it was started. */
-export function startReplayed(loop: EventLoop, target: LaunchTarget, options: LaunchOptions, siteUrl: string | null): { crawler: Crawler | null; completion: Promise<unknown> } {
+export function startReplayed(loop: EventLoop, target: LaunchTarget, options: LaunchOptions, siteUrl: string | null, inputs: SampleInputs = {}): { crawler: Crawler | null; completion: Promise<unknown> } {
   if (target.kind === 'sample') {
     const sample = findHostSample(target.id);
     if (sample.ownLoop) throw new RecordingError(`sample ${target.id} runs a loop of its own, which is not recorded: its past cannot be replayed`);
-    return { crawler: null, completion: sample.run({ siteUrl: siteUrl ?? '', loop, log: () => undefined }) };
+    // What the run measured outside its loop, as it measured it (a recording from before they were kept: measured again).
+    const measured = (name: string, measure: () => number): number => inputs[name] ?? measure();
+    return { crawler: null, completion: sample.run({ siteUrl: siteUrl ?? '', loop, log: () => undefined, measured }) };
   }
   const main = startMain(loop, target, options, siteUrl);
   return { crawler: main.crawler, completion: loop.runUntilComplete(main.task) };
 }
+
+/** The numbers a sample's run measured outside its loop and ran by (SampleContext.measured), by name. */
+export type SampleInputs = Readonly<Record<string, number>>;
 
 /** How a recording names its program: what the host and the CLI need to start it again. */
 export interface RecordedProgram {
@@ -133,11 +138,13 @@ export interface RecordedProgram {
   readonly frames: boolean;
   /** The signal that interrupted the recorded CLI crawl: the cancel from outside the loop its replays make again (cancelOnSignal). */
   readonly signal?: CrawlSignal;
+  /** A sample's numbers measured outside its loop (SampleInputs): its replays run by the same. */
+  readonly inputs?: SampleInputs;
 }
 
 /** The metadata's `program` for a run of `p` (its kind first: the file's readers list it). */
 export function recordedProgram(p: RecordedProgram): { kind: string; [key: string]: unknown } {
-  return { kind: p.target.kind, target: p.target, options: p.options, siteUrl: p.siteUrl, frames: p.frames, ...(p.signal !== undefined ? { signal: p.signal } : {}) };
+  return { kind: p.target.kind, target: p.target, options: p.options, siteUrl: p.siteUrl, frames: p.frames, ...(p.signal !== undefined ? { signal: p.signal } : {}), ...(p.inputs !== undefined && Object.keys(p.inputs).length > 0 ? { inputs: p.inputs } : {}) };
 }
 
 /** The program a recording names, checked as a launch is (`file` is named in every error). */
@@ -163,5 +170,11 @@ export function readRecordedProgram(program: { readonly kind: string; readonly [
   }
   const signal = program.signal === 'SIGINT' || program.signal === 'SIGTERM' ? program.signal : undefined;
   if (program.signal !== undefined && signal === undefined) throw new RecordingError(`${file} is corrupt: the signal it records (${JSON.stringify(program.signal)}) is not one the CLI ends a crawl on`);
-  return { target: launch.target, options: { ...launch.options, inspect: frames }, siteUrl, frames, ...(signal !== undefined ? { signal } : {}) };
+  let inputs: Record<string, number> | undefined;
+  if (program.inputs !== undefined) {
+    const given = program.inputs;
+    if (typeof given !== 'object' || given === null || Array.isArray(given) || !Object.values(given).every((v) => typeof v === 'number' && Number.isFinite(v))) throw new RecordingError(`${file} is corrupt: the numbers its sample measured (${JSON.stringify(given)}) are not numbers by name`);
+    inputs = { ...(given as Record<string, number>) };
+  }
+  return { target: launch.target, options: { ...launch.options, inspect: frames }, siteUrl, frames, ...(signal !== undefined ? { signal } : {}), ...(inputs !== undefined ? { inputs } : {}) };
 }

@@ -54,7 +54,7 @@ import { isBridgeControl, type BridgeControl } from './bridge-control';
 import { LineDebugger, type BreakpointsSetAt } from './line-debugger';
 import { LINE_REPLAY_ARG, LineReplayHost, lineReplayFile, MOMENT_QUERIES, type ReplayCopy, type ReplayGrowth } from './line-replay-host';
 import { PastLineWalk } from './past-line-walk';
-import { stepsBefore } from './past-lines';
+import { stepEnds, stepsBefore } from './past-lines';
 import { PastHitSearch } from './past-hit-search';
 import { ArmedLoopBreakpoints } from './armed-loop-breakpoints';
 import type { BreakpointHitLanding, HitBound, LineStopPrint, PastLineLanding, ScanTicksResult, Timeline, ViewedMoment } from '../../protocol/host-protocol';
@@ -435,7 +435,8 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     if (replay !== null && replay.hasLiveStop() && !replay.stale && !replay.isClosed) return replay;
     if (!d.isStopped()) throw new ProtocolError(`${method}: the program is not stopped on a line`, 'badState');
     const { taskId, tick, print } = await d.stopPrint();
-    if (taskId === null) throw new ProtocolError(`${method}: the stop is outside any task; the replay goes through a task's lines`, 'badState');
+    // Code no task of the runtime's loop runs (a loop, thread or process of the program's own, or its code around the loop): the recording holds the loop's ticks only.
+    if (taskId === null) throw new ProtocolError(`${method}: the stop is not in a task of the runtime's loop: the program runs this code on a loop, thread or process of its own (or outside its tasks), which the recording does not hold, so its past cannot be replayed`, 'notRecorded');
     if (replay !== null && replay.hasLiveStop() && !replay.isClosed && replay.stale && replay.stop.tick === tick) {
       await replay.restop({ tick, taskId, print });
       return replay;
@@ -578,7 +579,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
   const intoStepBefore = async (from: PastLineWalk, ceiling: number): Promise<PastLineLanding> => {
     const timeline = (await askMain('timeline', { taskId: from.taskId })) as Timeline;
     const segments = timeline.lanes.find((l) => l.taskId === from.taskId)?.segments ?? [];
-    if (!segments.some((s) => s.state === 'suspended' && s.fromTick < from.tick)) return startOfTask(from);
+    if (stepEnds(segments, from.tick).length === 0) return startOfTask(from);
     const steps = stepsBefore(segments, from.tick, from.print.frames.length, from.print.names);
     if (steps.length === 0) return { landed: 'suspension', why: `its steps before the one at tick ${from.tick} ran no line of the functions on these frames` };
     await from.dispose();

@@ -135,6 +135,8 @@ interface StepState {
   /** The source line the step started on (lineOf: a whole module may be one generated line). */
   originLine: string | null;
   autoSteps: number;
+  /** A step over that was resumed inside a callee of its line and stepped out of it: back on that line, it steps over the rest. */
+  outOfCallee?: boolean;
 }
 
 export interface LineDebuggerHost {
@@ -482,6 +484,17 @@ export class LineDebugger {
         }
         // Back in the program: the task's first line after the `yield*` it resumed from.
       }
+      if (step.kind === 'over' && !tempHit && fnKey !== step.originFunction && ev.callFrames.slice(1).some((f) => !this.isMachinery(f) && functionKey(f) === step.originFunction) && ++step.autoSteps <= MAX_AUTO_STEPS) {
+        // Resumed inside a callee of the line stepped over: V8 breaks where the generator a
+        // `yield*` delegated to resumes (sleep's bare `yield`), which no step over stops in.
+        // Out of it, and on over the rest of the line (the temporaries catch it there too).
+        step.outOfCallee = true;
+        return this.stepRaw('out');
+      }
+      if (step.kind === 'over' && step.outOfCallee === true && fnKey === step.originFunction && this.lineOf(top) === step.originLine && ++step.autoSteps <= MAX_AUTO_STEPS) {
+        step.outOfCallee = false;
+        return this.stepRaw('over');
+      }
       if (step.kind === 'into' && fnKey === step.originFunction && this.lineOf(top) === step.originLine && ++step.autoSteps <= MAX_AUTO_STEPS) {
         // Back on the line from a call that only made a generator (the coroutine wrapper):
         // go on into, to where `yield*` runs it.
@@ -681,10 +694,17 @@ export class LineDebugger {
 
   // --- the line replay (line-replay-host.ts, past-line-walk.ts) ---------------------------------
 
-  /** A paused thread's frames outside the machinery, innermost first, as the line replay compares them. */
+  /**
+   * A paused thread's frames outside the machinery, innermost first, as the line replay compares
+   * them: a task's own, down to the Task._step that resumed it. What runs the loop below that
+   * step is no frame of the task, and differs between runs of the same tick: the live host's
+   * loop ticks from the event loop's callbacks, a replay's first tick inside the call that
+   * started the program (a sample's runUntilComplete, its `run` below it).
+   */
   walkFrames(paused: CdpPaused): WalkFrame[] {
     const out: WalkFrame[] = [];
     for (const f of paused.callFrames) {
+      if (f.functionName === '_step' && this.isMachinery(f)) break;
       if (this.isMachinery(f)) continue;
       const url = this.scripts.get(f.location.scriptId)?.url ?? '';
       const fn = f.functionLocation;
@@ -754,6 +774,8 @@ export class LineDebugger {
     const paused = this.requireStop('lineStack');
     const frames: LineFrameInfo[] = [];
     for (const f of paused.callFrames) {
+      // A task's frames end at the Task._step that resumed it (walkFrames says why).
+      if (f.functionName === '_step' && this.isMachinery(f)) break;
       if (this.isMachinery(f)) continue;
       const { position, generated } = this.positionOf(f.location);
       const scopes = f.scopeChain

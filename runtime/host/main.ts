@@ -21,6 +21,7 @@ import { IpcTransport } from './ipc-transport';
 import { RuntimeHost, type HostEndpoint } from './host';
 import { LineDebugBridge, lineDebugWorkerScript } from './line-debug-bridge';
 import { runLineDebugWorkerAsAsked } from './line-debug-worker';
+import { keepSuspendedLocals } from '../suspended-locals';
 
 /** How long the host waits for the current run to stop before exiting anyway. */
 const EXIT_GRACE_MS = 1500;
@@ -38,6 +39,9 @@ function main(): void {
     process.stderr.write('coroscope runtime host: start me with child_process.fork (I speak over the IPC channel)\n');
     process.exit(2);
   }
+  // Before any program runs here: the host reads suspended frames of the live run and of its
+  // replays, which share this isolate's optimized code (suspended-locals.ts).
+  keepSuspendedLocals();
   const fd = clientFd();
   const bridge = fd === null ? null : new LineDebugBridge({ script: __filename, worker: lineDebugWorkerScript(__filename) }, fd, process.execArgv);
   const transport = bridge ?? new IpcTransport();

@@ -79,7 +79,7 @@ export function nextLine(entries: readonly PastLineEntry[], from: number, kind: 
  * under it, before and after it), and how many were passed over before each one kept.
  */
 export function stepsBefore(segments: readonly TimelineSegment[], tick: number, frames: number, names?: readonly string[]): Array<{ tick: number; passedOver: number }> {
-  const suspended = segments.filter((s) => s.state === 'suspended' && s.fromTick < tick).sort((a, b) => b.fromTick - a.fromTick);
+  const suspended = stepEnds(segments, tick).sort((a, b) => b.fromTick - a.fromTick);
   const steps: Array<{ tick: number; passedOver: number }> = [];
   let passedOver = 0;
   for (const [i, s] of suspended.entries()) {
@@ -105,4 +105,20 @@ function ranAny(s: TimelineSegment, previous: TimelineSegment | null, names: rea
   const from = Math.max(0, s.framesKept - 1);
   const ran = [...s.frames.slice(from), ...(previous?.frames?.slice(from) ?? [])];
   return ran.some((name) => names.includes(name));
+}
+
+/**
+ * The segments that end a step of the task before tick `tick`: its suspensions, and its yields
+ * to the loop (a bare `yield`, `sleep(0)`: scheduled again at once, a `scheduled` segment after
+ * one of its `running` ones, where the one before its first step is its creation's). Each
+ * begins in the tick of the step it ended.
+ */
+export function stepEnds(segments: readonly TimelineSegment[], tick: number): TimelineSegment[] {
+  const out: TimelineSegment[] = [];
+  let ran = false;
+  for (const s of segments) {
+    if (s.fromTick < tick && (s.state === 'suspended' || (s.state === 'scheduled' && ran))) out.push(s);
+    if (s.state === 'running') ran = true;
+  }
+  return out;
 }

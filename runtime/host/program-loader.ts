@@ -1,7 +1,7 @@
 // Loads a user's program for `launch {kind: 'program'}`: a module exporting a main coroutine
 // function (`main`, or the export named), loaded with require(): .js/.cjs as is, .ts/.mts/
-// .cts/.tsx through tsx's CommonJS API (`tsx/cjs/api` register()), found next to the host
-// or next to the program.
+// .cts/.tsx through the compiler program-transpiler.ts chooses (the program's own tsx or
+// TypeScript, else the transpiler Coroscope brings), so a program runs from an empty folder.
 //
 // One runtime: the program must run on the host's runtime (its loop, Future and Task
 // classes, its coroutine tracking). When the host runs from the bundle (dist/), a program
@@ -20,6 +20,7 @@ import { existsSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import * as runtimeIndex from '../index';
 import { isCoroutine, type Coroutine } from '../task';
+import { ensureTypeScript, TS_EXTENSIONS, type TranspilerChoice } from './program-transpiler';
 
 export class ProgramLoadError extends Error {
   override readonly name = 'ProgramLoadError';
@@ -32,9 +33,7 @@ interface ModuleInternals {
   _resolveFilename: ResolveFn;
 }
 
-const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx']);
 let aliasInstalled = false;
-let tsxRegistered = false;
 
 /** True when this code runs from a bundle (dist/*.js) rather than from the TypeScript sources. */
 function runningFromBundle(): boolean {
@@ -72,33 +71,13 @@ function installRuntimeAlias(): void {
   };
 }
 
-/** Registers tsx's CommonJS loader unless .ts files can already be required (the host runs under tsx). */
-function ensureTypeScript(programPath: string): void {
-  if (tsxRegistered) return;
-  const extensions = (createRequire(__filename) as NodeJS.Require).extensions;
-  if (extensions['.ts'] !== undefined) {
-    tsxRegistered = true;
-    return;
-  }
-  const errors: string[] = [];
-  for (const from of [__filename, programPath, join(process.cwd(), 'index.js')]) {
-    try {
-      const api: unknown = createRequire(from)('tsx/cjs/api');
-      const register = (api as { register?: unknown }).register;
-      if (typeof register !== 'function') throw new Error('tsx/cjs/api has no register()');
-      (register as () => unknown)();
-      tsxRegistered = true;
-      return;
-    } catch (e) {
-      errors.push(e instanceof Error ? e.message.split('\n')[0]! : String(e));
-    }
-  }
-  throw new ProgramLoadError(`cannot load TypeScript program ${programPath}: tsx is not available (${errors.join('; ')}); install tsx or give a .js file`);
-}
-
 export interface LoadedProgram {
   readonly path: string;
   readonly exportName: string;
+  /** The compiler that loaded a TypeScript program (null for JavaScript). */
+  readonly transpiler: TranspilerChoice | null;
+  /** Workspace compilers passed over because they failed to load, with why. */
+  readonly passedOver: readonly string[];
   /** Calls the main coroutine function: the coroutine to run. */
   start(): Coroutine<unknown>;
 }
@@ -107,7 +86,15 @@ export interface LoadedProgram {
 export function loadProgram(path: string, exportName = 'main'): LoadedProgram {
   const abs = resolve(path);
   if (!existsSync(abs)) throw new ProgramLoadError(`program ${abs} does not exist`);
-  if (TS_EXTENSIONS.has(extname(abs))) ensureTypeScript(abs);
+  let transpiler: TranspilerChoice | null = null;
+  let passedOver: string[] = [];
+  if (TS_EXTENSIONS.includes(extname(abs))) {
+    try {
+      ({ choice: transpiler, passedOver } = ensureTypeScript(abs));
+    } catch (e) {
+      throw new ProgramLoadError(`cannot load TypeScript program ${abs}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
   installRuntimeAlias();
   const req = createRequire(abs);
   try {
@@ -119,6 +106,8 @@ export function loadProgram(path: string, exportName = 'main'): LoadedProgram {
   try {
     mod = req(abs);
   } catch (e) {
+    // A syntax error the transpiler found names its file:line:column already.
+    if (e instanceof Error && e.name === 'TranspileError') throw new ProgramLoadError(`cannot compile ${e.message}: fix it and launch again`);
     throw new ProgramLoadError(`loading ${abs} failed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
   }
   if (typeof mod !== 'object' && typeof mod !== 'function') throw new ProgramLoadError(`${abs} exports nothing`);
@@ -133,6 +122,8 @@ export function loadProgram(path: string, exportName = 'main'): LoadedProgram {
   return {
     path: abs,
     exportName,
+    transpiler,
+    passedOver,
     start(): Coroutine<unknown> {
       const coro = fn();
       if (!isCoroutine(coro)) {

@@ -32,7 +32,7 @@ function infoOf(path: string, bytes: number, meta: RecordingMeta): RecordingInfo
 /** The metadata a run's recording is written with. */
 function metaOf(run: Run, streams: RecordedStreams): RecordingMeta {
   let meta: RecordingMeta = {
-    program: recordedProgram({ target: run.target, options: run.options, siteUrl: run.siteUrl ?? null, frames: run.inspect, ...(run.openedSignal !== null ? { signal: run.openedSignal } : {}) }),
+    program: recordedProgram({ target: run.target, options: run.options, siteUrl: run.siteUrl ?? null, frames: run.inspect, ...(run.openedSignal !== null ? { signal: run.openedSignal } : {}), inputs: run.sampleInputs }),
     sources: programSources(),
     ticks: streams.ticks,
     steps: streams.steps,

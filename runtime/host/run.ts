@@ -176,6 +176,8 @@ export class Run {
   crawler: Crawler | null = null;
   site: DemoSite | null = null;
   siteUrl: string | undefined;
+  /** What a sample measured outside the loop and ran by (kept with the recording, given to its replays: launch-programs' SampleInputs). */
+  sampleInputs: Record<string, number> = {};
   /** Whether start() held the run before its first tick (see the launch result's heldAtEntry). */
   heldAtEntry = false;
   mainTask: Task<unknown> | null = null;
@@ -281,7 +283,7 @@ export class Run {
         // not hold it: it is held at entry by not starting it until continue or a step.
         const held = options.stopOnEntry === true && sample.ownLoop ? new Promise<void>((resolve) => (this.releaseEntry = resolve)) : Promise.resolve();
         this.completion = held
-          .then(() => (this.stopping ? null : sample.run({ siteUrl: site.url, loop: this.loop, log: (line: string) => this.services.emit('output', { category: 'stdout', text: `${line}\n` }) })))
+          .then(() => (this.stopping ? null : sample.run({ siteUrl: site.url, loop: this.loop, log: (line: string) => this.services.emit('output', { category: 'stdout', text: `${line}\n` }), measured: (name, measure) => (this.sampleInputs[name] = measure()) })))
           .then(
             (outcome) =>
               outcome === null ? this.finish(true, `sample ${t.id}: stopped before it started`) : this.finish(outcome.ok, `sample ${t.id}: ${outcome.ok ? 'ok' : 'not ok'} (${outcome.lines.length} lines)`),
@@ -534,6 +536,7 @@ export class Run {
     run.recording = opened.streams;
     run.following = following;
     if (siteUrl !== null) run.siteUrl = siteUrl;
+    run.sampleInputs = { ...program.inputs };
     run.followPast();
     return run;
   }
@@ -893,7 +896,7 @@ export class Run {
     const t = this.target;
     const options = this.options;
     const siteUrl = this.siteUrl ?? null;
-    return { start: (loop) => startReplayed(loop, t, options, siteUrl), cancelFromOutside: outsideCanceller(() => this.tableNotes()?.cancels, this.openedSignal) };
+    return { start: (loop) => startReplayed(loop, t, options, siteUrl, this.sampleInputs), cancelFromOutside: outsideCanceller(() => this.tableNotes()?.cancels, this.openedSignal) };
   }
 
   /** Where a task of this run was created, while it is live (cached by id). */

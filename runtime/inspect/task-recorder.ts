@@ -1,7 +1,8 @@
 // TaskRecorder: what the inspector learns about tasks from the loop's observer hooks and
 // cannot read afterwards: which task created which, when, how long each has run, when it
-// last resumed, and who requested a cancellation (a task, or a tool outside the program:
-// the inspector, the debugger, the CLI).
+// last resumed, and which tool asked a cancel from outside any task (the inspector, the
+// debugger, the CLI): with the task's cancel in effect (Task.cancelInEffect(), which names the
+// task that asked), who cancelled it.
 //
 // Invariants:
 // - Attached with `TaskRecorder.attach(loop)`: added as the loop's first observer (the
@@ -15,11 +16,14 @@
 //   attached (the loop tests its observer for null).
 // - A cancellation requested outside any task is attributed to the requester named by the
 //   innermost `cancelAs` running it, else to nobody (null: a callback, a timer).
+// - Who cancelled a task is the asker of its cancel in effect, read when asked: a cancel
+//   taken back (uncancel(): an expired timeout that was handled) is never named.
 // - While cancelTaskAs runs, `cancelAskedNow()` says who asks and with what message (a run's
 //   recorder keeps it beside its log, so a replay makes the cancel again as it was asked).
 
 import type { LoopObserver, EventLoop } from '../loop';
 import type { Task } from '../task';
+import type { CancelRequest } from '../cancel-request';
 import type { CancelCause } from '../../protocol/host-protocol';
 import { runningNow } from '../held-time';
 
@@ -32,8 +36,6 @@ export interface TaskRecord {
   busySeconds: number;
   /** Loop time of the tick of its last resume, or null if it never ran. */
   lastResumedAt: number | null;
-  /** Who asked for its cancellation first: a task, a tool (see cancelAs), null for a callback; undefined if never. */
-  cancelledBy: Task<unknown> | CancelCause | null | undefined;
 }
 
 const attachedRecorders = new WeakMap<EventLoop, TaskRecorder>();
@@ -48,6 +50,8 @@ export class TaskRecorder implements LoopObserver {
   private attached = true;
   /** The tool on whose behalf cancellations outside any task are being requested (cancelAs). */
   private requester: CancelCause | null = null;
+  /** The tool that asked each cancel request made outside any task under cancelAs. */
+  private readonly requesters = new WeakMap<CancelRequest, CancelCause>();
 
   private constructor(readonly loop: EventLoop) {}
 
@@ -78,7 +82,7 @@ export class TaskRecorder implements LoopObserver {
   }
 
   taskCreated(task: Task<unknown>): void {
-    this.records.set(task, { createdBy: this.loop.currentTask(), createdAt: this.loop.time(), busySeconds: 0, lastResumedAt: null, cancelledBy: undefined });
+    this.records.set(task, { createdBy: this.loop.currentTask(), createdAt: this.loop.time(), busySeconds: 0, lastResumedAt: null });
   }
 
   taskStepStart(task: Task<unknown>): void {
@@ -94,9 +98,19 @@ export class TaskRecorder implements LoopObserver {
     this.stepping = undefined;
   }
 
-  taskCancelRequested(task: Task<unknown>, by: Task<unknown> | null): void {
-    const r = this.records.get(task);
-    if (r !== undefined && r.cancelledBy === undefined) r.cancelledBy = by ?? this.requester;
+  taskCancelRequested(task: Task<unknown>, by: Task<unknown> | null, request: CancelRequest): void {
+    if (by === null && this.requester !== null) this.requesters.set(request, this.requester);
+  }
+
+  /**
+   * Who asked the cancel of `task` that took effect (Task.cancelInEffect(): a cancel taken
+   * back by uncancel() is never it): a task, a tool (see cancelAs), null for a callback or a
+   * timer; undefined when no cancel of it is in effect.
+   */
+  cancelledBy(task: Task<unknown>): Task<unknown> | CancelCause | null | undefined {
+    const request = task.cancelInEffect();
+    if (request === null) return undefined;
+    return request.by ?? this.requesters.get(request) ?? null;
   }
 
   /** Runs `cancel`, attributing the cancellations it requests outside any task to `requester`. */

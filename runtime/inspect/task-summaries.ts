@@ -228,7 +228,7 @@ export function summarizeTasks(tasks: readonly Task<unknown>[], options: Summary
     }
     // Who asked for its cancellation, as soon as it is asked (a live task still unwinding, or
     // held by a paused loop), and after (also when the coroutine caught it and returned).
-    if (t.done() || rec?.cancelledBy !== undefined) {
+    if (t.done() || t.cancelInEffect() !== null) {
       const origin = cancelOriginOf(t, recorder);
       if (origin !== undefined) s.cancelledBy = origin;
     }
@@ -238,12 +238,16 @@ export function summarizeTasks(tasks: readonly Task<unknown>[], options: Summary
 }
 
 /**
- * Who asked for `task`'s cancellation, live or done: what the recorder noted (a task, a tool),
- * unknown for a cancelled task it knows no requester of (a callback, a timer, no recorder);
- * undefined when no cancellation was asked for.
+ * Who asked for `task`'s cancel in effect (Task.cancelInEffect(): never one taken back by
+ * uncancel()), live or done: the task that asked, or the tool the recorder noted,
+ * unknown for a cancelled task it knows no requester of (a callback, a timer, a tool without
+ * a recorder); undefined for a task not cancelled with no cancel in effect (never asked, or
+ * every request taken back).
  */
 export function cancelOriginOf(task: Task<unknown>, recorder: TaskRecorder | null): CancelOrigin | undefined {
-  const by: Task<unknown> | CancelCause | null | undefined = recorder?.recordOf(task)?.cancelledBy;
+  const request = task.cancelInEffect();
+  // Without a recorder the runtime still names the task that asked (no tool is known).
+  const by: Task<unknown> | CancelCause | null | undefined = recorder !== null ? recorder.cancelledBy(task) : request === null ? undefined : request.by;
   if (!task.cancelled() && by === undefined) return undefined;
   if (by === undefined || by === null) return { kind: 'unknown' };
   if (by instanceof Task) return { kind: 'task', taskId: by.id };

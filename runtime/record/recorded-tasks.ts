@@ -8,12 +8,14 @@
 //
 // Fed incrementally like the timeline: `update(events, upTo, notes)` decodes only what was
 // added since the last call, keeping per task the ticks of its steps, its suspension sites
-// (each with its await's notes), its wakes, its end and the first cancel asked of it.
+// (each with its await's notes), its wakes, its end and its cancels (asked, taken back, the
+// one that ended it: logged-cancels.ts).
 //
 // What the log says exactly: id, name, state, steps, createdBy, awaiting (kind; detail and
 // the awaited task with the notes), awaitedBy (with the notes' awaited task ids), frames
 // (function names, with a recording made with frames), outcome (its words with the notes,
-// else 'returned' / 'failed' / 'cancelled'), cancelledBy (a cancel asked outside any task
+// else 'returned' / 'failed' / 'cancelled'), cancelledBy (the cancel in effect, never one
+// taken back by uncancel(); a cancel asked outside any task
 // reads 'unknown', as a replay says it, unless the recording names who asked it: the tool
 // that asked a cancel by no task (asked-cancels.ts), or the CLI's signal, as the timeline and
 // the replay say it), sinceResumedMs (against the
@@ -26,10 +28,11 @@
 // first tick) count for the next tick, as a replay feeds them before it; rows name tasks by
 // the run's ids (the CREATED records' ids), never the log's numbers.
 
-import type { AwaitInfo, CancelOrigin, TaskState, TaskSummary } from '../../protocol/host-protocol';
+import type { AwaitInfo, TaskState, TaskSummary } from '../../protocol/host-protocol';
 import { Outcome, RunLogDecoder, siteChain, siteKind, type RunLogVisitor } from './run-log';
 import type { TableNotes } from './await-details';
 import { NoTaskCancels, type OutsideCancels } from './asked-cancels';
+import { LoggedCancels } from './logged-cancels';
 
 /** One task as the log tells it, over the whole recording read so far. */
 interface TaskLog {
@@ -51,8 +54,8 @@ interface TaskLog {
   outcome: Outcome;
   /** The index of its DONE record among all (the notes' outcomes). */
   doneNote: number;
-  cancelTick: number | null;
-  cancelBy: CancelOrigin | null;
+  /** Its cancel requests (CANCEL, UNCANCEL, CANCEL_EFFECT records): which one was in effect when. */
+  readonly cancels: LoggedCancels;
 }
 
 /** Where a live task stands right after a tick, as the log says. */
@@ -263,8 +266,7 @@ export class RecordedTasks implements RunLogVisitor {
       doneTick: null,
       outcome: Outcome.RESULT,
       doneNote: -1,
-      cancelTick: null,
-      cancelBy: null,
+      cancels: new LoggedCancels(),
     };
     this.tasks.push(t);
     this.byId.set(id, t);
@@ -306,9 +308,15 @@ export class RecordedTasks implements RunLogVisitor {
     const t = this.tasks[n - 1]!;
     // (Every cancel by no task is counted: the asked cancels are one per such record.)
     const noTask = by === 0 ? this.noTaskCancels.next(this.inTick, this.notes?.cancels ?? null) : null;
-    if (t.cancelTick !== null) return;
-    t.cancelTick = this.at();
-    t.cancelBy = noTask !== null ? noTask.origin : { kind: 'task', taskId: this.tasks[by - 1]!.id };
+    t.cancels.asked(this.at(), noTask !== null ? noTask.origin : { kind: 'task', taskId: this.tasks[by - 1]!.id });
+  }
+
+  uncancel(n: number, k: number): void {
+    this.tasks[n - 1]!.cancels.withdrawn(k, this.at());
+  }
+
+  cancelEffect(n: number, k: number): void {
+    this.tasks[n - 1]!.cancels.endedBy(k);
   }
 
   // --- internals --------------------------------------------------------------------------
@@ -363,7 +371,8 @@ export class RecordedTasks implements RunLogVisitor {
       awaitedBy: awaitedBy as number[],
       frames: s.site < 0 ? [] : (siteChain(t.sites[s.site]!)?.frames ?? []),
     };
-    if (t.cancelBy !== null && t.cancelTick !== null && t.cancelTick <= s.tick) row.cancelledBy = t.cancelBy;
+    const cancel = t.cancels.inEffectAt(s.tick, false);
+    if (cancel !== null) row.cancelledBy = cancel.origin;
     return row;
   }
 
@@ -384,7 +393,8 @@ export class RecordedTasks implements RunLogVisitor {
       frames: [],
       outcome: this.notes?.outcomes?.[t.doneNote] ?? (state === 'done' ? 'returned' : state),
     };
-    if (t.cancelBy !== null) row.cancelledBy = t.cancelBy;
+    const cancel = t.cancels.inEffectAt(end, state === 'cancelled');
+    if (cancel !== null) row.cancelledBy = cancel.origin;
     else if (state === 'cancelled') row.cancelledBy = { kind: 'unknown' };
     return row;
   }

@@ -1,7 +1,7 @@
 // The .corotrace file: a recorded run as one compact, versioned file.
 //
 //   "COROTRACE\n"  (10 bytes, the magic)
-//   version        (1 byte; this build writes and reads FORMAT_VERSION)
+//   version        (1 byte; this build writes FORMAT_VERSION, reads it and OLDEST_READABLE_VERSION on)
 //   crc32          (4 bytes, little-endian: of every byte after it)
 //   u32 n          (the length of the gzip that follows)
 //   gzip of:       [u32 n][n bytes: metadata JSON]   what ran, the hashes of its sources, counts
@@ -40,8 +40,13 @@ import { RecordingError, RecordingFormatError } from './recording-errors';
 import { readRunLog, type RunLog } from './run-log';
 import type { SourceHash } from './source-hashes';
 
-/** 4: the socket bytes compressed apart, by brotli (3: one gzip of every section). */
-export const FORMAT_VERSION = 4;
+/**
+ * 5: the log may hold UNCANCEL and CANCEL_EFFECT records (who cancelled a task is the cancel in
+ * effect); 4: the socket bytes compressed apart, by brotli (3: one gzip of every section).
+ */
+export const FORMAT_VERSION = 5;
+/** A version-4 file is a version-5 file without the two cancel records: its readers take the oldest cancel not taken back. */
+export const OLDEST_READABLE_VERSION = 4;
 /** The most the gzipped part (metadata, event log, clock readings) may inflate to: a log takes about 15 bytes a task step. */
 const MAX_LOG_BYTES = 1 << 30;
 /** The most the socket bytes of a file whose metadata does not say their length (written before it did) may inflate to. */
@@ -123,8 +128,8 @@ export function decodeRecording(bytes: Uint8Array, name: string): Recording {
     throw new RecordingFormatError(`${name} is not a Coroscope recording (it does not start with the .corotrace signature)`);
   }
   const version = buf[MAGIC.length]!;
-  if (version !== FORMAT_VERSION) {
-    throw new RecordingFormatError(`${name} is a recording in format version ${version}; this Coroscope reads version ${FORMAT_VERSION}`);
+  if (version < OLDEST_READABLE_VERSION || version > FORMAT_VERSION) {
+    throw new RecordingFormatError(`${name} is a recording in format version ${version}; this Coroscope reads versions ${OLDEST_READABLE_VERSION} to ${FORMAT_VERSION}`);
   }
   const packed = buf.subarray(MAGIC.length + 5);
   if (buf.length < MAGIC.length + 5 || buf.readUInt32LE(MAGIC.length + 1) !== crc32(packed)) {

@@ -1,6 +1,6 @@
 // The event log of a recorded run: one byte stream of records in the order they happened
 // (ticks with their clock reading, task steps and where each suspended, tasks created (with
-// the id and name they had), done and cancelled, the futures tasks awaited completing (and
+// the id and name they had), done and cancelled, cancels asked and taken back (uncancel), the futures tasks awaited completing (and
 // by whom: a task, an I/O callback, a timer or another callback), timers fired, sockets
 // opened and every input they received), a side stream of the
 // clock readings made between ticks, and the bytes the sockets received (kept apart, so
@@ -35,6 +35,10 @@ export const enum Op {
   STRING = 11,
   WAKE = 12,
   TIMER = 13,
+  /** A pending cancel of a task was taken back (uncancel()): the task, and which of its CANCEL records (from 1). */
+  UNCANCEL = 14,
+  /** A task ending cancelled was ended by this one of its CANCEL records (from 1), not its oldest pending one: written before its DONE. */
+  CANCEL_EFFECT = 15,
 }
 
 /** Who completed a future a task awaited, as a WAKE record says: a task's log number, or one of these. */
@@ -170,6 +174,20 @@ export class RunLogWriter {
     this.events.uint(by);
   }
 
+  /** The `k`th cancel of `task` (its CANCEL records, from 1) was taken back. */
+  uncancel(task: number, k: number): void {
+    this.events.byte(Op.UNCANCEL);
+    this.events.uint(task);
+    this.events.uint(k);
+  }
+
+  /** `task`, about to end cancelled, was ended by its `k`th cancel (from 1). */
+  cancelEffect(task: number, k: number): void {
+    this.events.byte(Op.CANCEL_EFFECT);
+    this.events.uint(task);
+    this.events.uint(k);
+  }
+
   socket(host: string, port: number): void {
     const id = this.string(host);
     this.events.byte(Op.SOCKET);
@@ -265,6 +283,10 @@ export interface RunLogVisitor {
   created?(task: number, parent: number, name: string, id: number): void;
   done?(task: number, outcome: Outcome): void;
   cancel?(task: number, by: number): void;
+  /** The `k`th CANCEL record of `task` (from 1) was taken back (uncancel()). */
+  uncancel?(task: number, k: number): void;
+  /** `task` ends cancelled by its `k`th CANCEL record (its DONE follows). */
+  cancelEffect?(task: number, k: number): void;
   socket?(socket: number, host: string, port: number): void;
   /** `bytes`: how many bytes a data input brought (its payload is null when decoded without the bytes). */
   input?(socket: number, kind: SocketInputKind, payload: Buffer | Error | null, bytes: number): void;
@@ -467,6 +489,15 @@ export class RunLogDecoder {
         case Op.TIMER:
           v.timer?.();
           break;
+        case Op.UNCANCEL:
+        case Op.CANCEL_EFFECT: {
+          const task = taskRef(false);
+          const k = r.uint();
+          if (k === 0) corrupt(`a cancel of task #${task} numbered 0`);
+          if (op === Op.UNCANCEL) v.uncancel?.(task, k);
+          else v.cancelEffect?.(task, k);
+          break;
+        }
         default:
           corrupt(`unknown record type ${op}`);
       }

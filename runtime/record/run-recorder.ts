@@ -45,6 +45,7 @@ import type { EventLoop, LoopObserver } from '../loop';
 import { setSocketIoTap, type Socket, type SocketConnection, type SocketInputKind, type SocketIoTap } from '../socket';
 import { exceptionOf, inspect } from '../inspection';
 import type { Task } from '../task';
+import type { CancelRequest } from '../cancel-request';
 import type { CoroutineFrame } from '../coroutine';
 import type { Future } from '../future';
 import type { TimerHandle } from '../handle';
@@ -103,6 +104,9 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   readonly clock: RecordingClock;
   readonly log = new RunLogWriter();
   private readonly taskNumbers = new WeakMap<Task<unknown>, number>();
+  /** How many CANCEL records each task has, and each logged request's number among its task's (what UNCANCEL and CANCEL_EFFECT records say). */
+  private readonly cancelsLogged = new WeakMap<Task<unknown>, number>();
+  private readonly cancelNumbers = new WeakMap<CancelRequest, number>();
   private taskCount = 0;
   private readonly socketNumbers = new WeakMap<Socket, number>();
   private socketCount = 0;
@@ -326,17 +330,33 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
 
   taskDone(task: Task<unknown>): void {
     this.flushStep();
+    if (task.cancelled()) {
+      // Its readers take the oldest pending cancel as the one in effect; say so when another ended it.
+      const effect = task.cancelInEffect();
+      const k = effect === null || effect === task.cancelRequests()[0] ? undefined : this.cancelNumbers.get(effect);
+      if (k !== undefined) this.log.cancelEffect(this.numberOf(task), k);
+    }
     const outcome = task.cancelled() ? Outcome.CANCELLED : exceptionOf(task) !== undefined ? Outcome.EXCEPTION : Outcome.RESULT;
     this.log.done(this.numberOf(task), outcome);
     this.outcomes?.push(outcomeOf(task) ?? '');
   }
 
-  taskCancelRequested(task: Task<unknown>, by: Task<unknown> | null): void {
+  taskCancelRequested(task: Task<unknown>, by: Task<unknown> | null, request: CancelRequest): void {
     this.flushStep();
     this.log.cancel(this.numberOf(task), by === null ? 0 : this.numberOf(by));
+    const k = (this.cancelsLogged.get(task) ?? 0) + 1;
+    this.cancelsLogged.set(task, k);
+    this.cancelNumbers.set(request, k);
     if (by !== null) return;
     this.noTaskCancelsWritten++;
     this.askedCancels?.push(cancelAskedNow());
+  }
+
+  taskUncancelled(task: Task<unknown>, request: CancelRequest): void {
+    const k = this.cancelNumbers.get(request);
+    if (k === undefined) return; // asked before the recording began
+    this.flushStep();
+    this.log.uncancel(this.numberOf(task), k);
   }
 
   timerFired(_handle: TimerHandle): void {

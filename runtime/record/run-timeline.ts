@@ -1,6 +1,6 @@
 // RunTimeline: a recorded run's event log (run-log.ts) read as lanes over ticks, one per task
 // (created, its segments running / suspended on what / scheduled, who woke it and when, how
-// it ended, who cancelled it), marks (I/O that arrived, timers fired, failures, cancels) and
+// it ended, who cancelled it: the cancel in effect, never one taken back by uncancel()), marks (I/O that arrived, timers fired, failures, cancels) and
 // the time each tick began: the protocol's Timeline.
 //
 // Fed incrementally: `update(events, upTo)` decodes what a live run's recorder wrote since
@@ -27,6 +27,7 @@ import type { CancelOrigin, Timeline, TimelineLane, TimelineMark, TimelineSegmen
 import { Outcome, RunLogDecoder, WokenBy, siteChain as chainOf, type RunLogVisitor } from './run-log';
 import type { SocketInputKind } from '../socket';
 import { NoTaskCancels, type AskedCancel, type OutsideCancels } from './asked-cancels';
+import { LoggedCancels } from './logged-cancels';
 
 /**
  * A segment as built: a suspended one keeps the SITE record it began with ('queue.get @
@@ -61,6 +62,8 @@ interface LaneState {
   readonly segChanged: number[];
   /** The fewest frames kept by a 'ready' SITE since the lane's last suspension (Infinity: none). */
   keptSince: number;
+  /** Its cancels (asked, taken back, the one that ended it): the lane's cancelledBy is the one in effect. */
+  readonly cancels: LoggedCancels;
 }
 
 
@@ -153,7 +156,7 @@ export class RunTimeline implements RunLogVisitor {
 
   created(_task: number, parent: number, name: string, id: number): void {
     const lane: TimelineLane = { taskId: id, name, parentId: parent === 0 ? null : this.lanes[parent - 1]!.lane.taskId, createdTick: this.lastTick, endTick: null, endState: null, segmentsFrom: 0, segments: [] };
-    this.lanes.push({ lane, open: { fromTick: this.lastTick, toTick: this.lastTick, state: 'scheduled' }, changed: this.lastTick, segChanged: [], keptSince: Infinity });
+    this.lanes.push({ lane, open: { fromTick: this.lastTick, toTick: this.lastTick, state: 'scheduled' }, changed: this.lastTick, segChanged: [], keptSince: Infinity, cancels: new LoggedCancels() });
   }
 
   step(task: number): void {
@@ -211,6 +214,7 @@ export class RunTimeline implements RunLogVisitor {
     s.lane.endTick = this.lastTick;
     s.lane.endState = outcome === Outcome.RESULT ? 'done' : outcome === Outcome.EXCEPTION ? 'failed' : 'cancelled';
     s.changed = this.lastTick;
+    this.laneCancel(s);
     if (outcome === Outcome.EXCEPTION) this.marks.push({ tick: this.lastTick, kind: 'exception', taskId: s.lane.taskId, detail: `${s.lane.name} failed` });
   }
 
@@ -219,13 +223,21 @@ export class RunTimeline implements RunLogVisitor {
     const noTask = by === 0 ? this.noTaskCancels.next(this.inTick, this.asked) : null;
     const byTask = by === 0 ? 0 : this.lanes[by - 1]!.lane.taskId;
     const origin: CancelOrigin = noTask !== null ? noTask.origin : { kind: 'task', taskId: byTask };
-    if (s.lane.cancelledTick === undefined) {
-      s.lane.cancelledTick = this.lastTick;
-      s.lane.cancelledBy = origin;
-      s.changed = this.lastTick;
-    }
+    s.cancels.asked(this.lastTick, origin);
+    this.laneCancel(s);
     const who = noTask === null ? `by #${byTask}` : noTask.label !== null ? `by ${noTask.label}` : 'from outside any task';
     this.marks.push({ tick: this.lastTick, kind: 'cancel', taskId: s.lane.taskId, detail: `cancel of ${s.lane.name} asked ${who}` });
+  }
+
+  uncancel(task: number, k: number): void {
+    const s = this.lanes[task - 1]!;
+    const c = s.cancels.withdrawn(k, this.lastTick);
+    this.laneCancel(s);
+    if (c !== undefined) this.marks.push({ tick: this.lastTick, kind: 'cancel', taskId: s.lane.taskId, detail: `cancel of ${s.lane.name} asked at tick ${c.tick} taken back (uncancel)` });
+  }
+
+  cancelEffect(task: number, k: number): void {
+    this.lanes[task - 1]!.cancels.endedBy(k);
   }
 
   socket(_socket: number, host: string, port: number): void {
@@ -257,6 +269,22 @@ export class RunTimeline implements RunLogVisitor {
       open.toTick = until;
       this.push(s, open);
     }
+  }
+
+  /** Sets the lane's cancelledTick and cancelledBy to its cancel in effect now (none: a cancel taken back is not the task's canceller). */
+  private laneCancel(s: LaneState): void {
+    const c = s.cancels.inEffectAt(Infinity, s.lane.endState === 'cancelled');
+    const lane = s.lane;
+    if (c === null) {
+      if (lane.cancelledTick === undefined) return;
+      delete lane.cancelledTick;
+      delete lane.cancelledBy;
+    } else {
+      if (lane.cancelledTick === c.tick && lane.cancelledBy === c.origin) return;
+      lane.cancelledTick = c.tick;
+      lane.cancelledBy = c.origin;
+    }
+    s.changed = this.lastTick;
   }
 
   private push(s: LaneState, segment: BuiltSegment): void {

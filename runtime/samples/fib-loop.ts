@@ -9,7 +9,7 @@ import { sleep } from '../sleep';
 import type { Coroutine } from '../task';
 import { TICK_PERIOD_SECONDS, chooseFibN, fib } from './fib';
 import { runOnLoop } from './run-on-loop';
-import { SOURCES, type Sample } from './sample';
+import { SOURCES, measuredBy, type Sample } from './sample';
 import { ticker, type TickRecord } from './ticker';
 import { Transcript } from './transcript';
 
@@ -62,7 +62,7 @@ export const fibLoopSample: Sample = {
     'This is Node\'s situation too: one thread, so CPU-bound work belongs on a worker thread (fib-threads).',
   async run(ctx) {
     const t = new Transcript(ctx);
-    const n = chooseFibN(TICK_PERIOD_SECONDS * 1.5);
+    const n = measuredBy(ctx, 'fibN', () => chooseFibN(TICK_PERIOD_SECONDS * 1.5));
     t.note('n', n);
     const ticks: TickRecord = { count: 0, maxLateness: 0 };
     const warnings: string[] = [];

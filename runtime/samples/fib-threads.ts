@@ -9,7 +9,7 @@ import type { Coroutine } from '../task';
 import { startEvalWorker } from './eval-worker';
 import { TICK_PERIOD_SECONDS, chooseFibN } from './fib';
 import { runOnLoop } from './run-on-loop';
-import { SOURCES, type Sample } from './sample';
+import { SOURCES, measuredBy, type Sample } from './sample';
 import { ticker, type TickRecord } from './ticker';
 import { FIB_THREAD_SOURCE } from './worker-sources';
 import { Transcript } from './transcript';
@@ -58,7 +58,7 @@ export const fibThreadsSample: Sample = {
   async run(ctx) {
     const t = new Transcript(ctx);
     // Together they take well over a period, so ticks fall due while the thread computes.
-    const n = chooseFibN(TICK_PERIOD_SECONDS);
+    const n = measuredBy(ctx, 'fibN', () => chooseFibN(TICK_PERIOD_SECONDS));
     const ns = [n - 4, n - 2, n];
     t.note('n', n);
     const { worker } = await startEvalWorker<unknown>(FIB_THREAD_SOURCE);

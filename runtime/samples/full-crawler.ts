@@ -1,20 +1,39 @@
 // Sample 6, the chapter's third stage: the Crawler on the runtime, a Queue feeding worker
 // tasks, redirects followed through the queue, and the workers cancelled at the end.
+//
+// Invariant: everything it does runs on the loop it is given (the site's page list too, read
+// with the runtime's own client), so a recording of the run holds all of it and a replay
+// needs no site: Step Back in it replays the recorded bytes.
 
 import { coroutine } from '../coroutine';
 import { Crawler } from '../crawler/crawler';
+import { ClientSession } from '../http/client-session';
 import { gather } from '../gather';
 import { getRunningLoop } from '../running-loop';
 import { sleep } from '../sleep';
 import type { Coroutine, Task } from '../task';
 import { runOnLoop } from './run-on-loop';
 import { SOURCES, type Sample } from './sample';
-import { listPagePaths } from './site-pages';
+import { pagePathsOf } from './site-pages';
 import { Transcript, secs } from './transcript';
 
 const WORKERS = 10;
 
-const crawlAndReport = coroutine(function* crawlAndReport(t: Transcript, siteUrl: string, pagePaths: readonly string[]): Coroutine<void> {
+/** The paths of the site's content pages, from its `/api/pages.json`, read on the running loop. */
+const sitePagePaths = coroutine(function* sitePagePaths(siteUrl: string): Coroutine<string[]> {
+  const session = new ClientSession();
+  try {
+    const url = new URL('/api/pages.json', siteUrl).href;
+    const response = yield* session.get(url);
+    const body = yield* response.read();
+    if (response.status !== 200) throw new Error(`${url} answered ${response.status}`);
+    return pagePathsOf(url, body.toString('utf8'));
+  } finally {
+    session.close();
+  }
+});
+
+const crawlAndReport = coroutine(function* crawlAndReport(t: Transcript, siteUrl: string): Coroutine<void> {
   const loop = getRunningLoop();
   const crawler = new Crawler([siteUrl], { maxTasks: WORKERS });
   const crawl = loop.createTask(crawler.crawl(), { name: 'crawl' });
@@ -42,6 +61,7 @@ const crawlAndReport = coroutine(function* crawlAndReport(t: Transcript, siteUrl
   const ended = workers.filter((w) => w.done()).length;
   t.note('workersEnded', ended);
   t.log(`q.join() returned once every URL was done; crawl() then cancelled its ${workers.length} workers, all idle in q.get(): ${ended} of them have ended`);
+  const pagePaths = yield* sitePagePaths(siteUrl);
   const fetched = new Set(done.filter((s) => s.status === 200).map((s) => new URL(s.url).pathname));
   const missingPages = pagePaths.filter((p) => !fetched.has(p));
   t.check(missingPages.length === 0, `every content page was crawled (missing: ${missingPages.slice(0, 3).join(', ')})`);
@@ -63,8 +83,7 @@ export const crawlerSample: Sample = {
     'Then crawl() cancels the workers: CancelledError is thrown into each at its q.get(), and they end.',
   async run(ctx) {
     const t = new Transcript(ctx);
-    const pagePaths = await listPagePaths(ctx.siteUrl);
-    await runOnLoop(ctx.loop, crawlAndReport(t, ctx.siteUrl, pagePaths), 'crawler');
+    await runOnLoop(ctx.loop, crawlAndReport(t, ctx.siteUrl), 'crawler');
     return t.outcome();
   },
 };

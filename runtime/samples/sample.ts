@@ -13,6 +13,8 @@
 //   runtime coroutines run on that loop and the loop is left open; otherwise the sample makes
 //   and closes its own loops. The samples whose point is a loop other than the runtime's
 //   (blocking, busy-nonblocking, callbacks, future-task, timers-loop, trampoline) ignore it.
+// - What a sample on the runtime's loop measures outside it and runs by (a Fibonacci n fitted
+//   to this machine) goes through `measuredBy`, so a replay of its recording runs by the same.
 
 import type { EventLoop } from '../loop';
 
@@ -23,6 +25,17 @@ export interface SampleContext {
   log(line: string): void;
   /** The loop to run the sample's coroutines on (the inspector's, possibly paused). */
   readonly loop?: EventLoop;
+  /**
+   * A number the sample measures outside the loop (this machine's speed) and runs by: a host's
+   * run keeps what it measured with its recording, and a replay of that recording is given the
+   * recorded number instead of measuring again (which would make another run). Absent: measured.
+   */
+  measured?(name: string, measure: () => number): number;
+}
+
+/** `measure()`, as the context keeps or gives it (SampleContext.measured). */
+export function measuredBy(ctx: SampleContext, name: string, measure: () => number): number {
+  return ctx.measured !== undefined ? ctx.measured(name, measure) : measure();
 }
 
 export interface SampleOutcome {

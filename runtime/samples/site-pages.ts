@@ -31,7 +31,12 @@ export async function listPagePaths(siteUrl: string): Promise<string[]> {
   const url = new URL('/api/pages.json', siteUrl).href;
   const res = await plainGet(url);
   if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
-  const data: unknown = JSON.parse(res.body.toString('utf8'));
+  return pagePathsOf(url, res.body.toString('utf8'));
+}
+
+/** The content pages' paths in the text of the site's `/api/pages.json` (read from `url`). */
+export function pagePathsOf(url: string, text: string): string[] {
+  const data: unknown = JSON.parse(text);
   if (typeof data !== 'object' || data === null || !Array.isArray((data as { links?: unknown }).links)) {
     throw new Error(`${url} is not the demo site's page list`);
   }

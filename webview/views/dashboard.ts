@@ -2,15 +2,21 @@
 // crawl rate over time as a chart (SVG, smoothed over a few progress points); errors by kind
 // as bars; and the pages the crawler finished, with their titles when the host reports them
 // (titles come from crawled pages: shown as text, never as markup). The comparison of
-// approaches, when one was asked for, comes first (views/comparison.ts).
+// approaches, when one was asked for, comes first (views/comparison.ts). At a past tick, the
+// numbers and the time are that tick's (state/moment-view.ts), never the live ones.
 
-import type { CrawlProgress } from '../../protocol/host-protocol';
+import type { CrawledPage, CrawlProgress } from '../../protocol/host-protocol';
 import type { ProgressPoint } from '../../protocol/webview-protocol';
 import type { AppContext } from '../app-context';
 import { h, replace, svg, svgText } from '../dom';
 import { rateChart } from '../state/chart';
 import { formatCount, formatRate } from '../state/format';
+import { dashboardSeconds, pagesUpTo, pointsUpTo } from '../state/moment-view';
 import { comparisonBox } from './comparison';
+
+function elapsedText(seconds: number): string {
+  return `${seconds.toFixed(seconds < 10 ? 2 : 1)} s`;
+}
 
 const CHART_W = 560;
 const CHART_H = 160;
@@ -28,10 +34,11 @@ export class DashboardView {
   }
 
   render(): void {
-    const p: CrawlProgress | null = this.app.data.lastProgress;
+    const p: CrawlProgress | null = this.app.shownProgress();
     const comparison = this.app.data.comparison;
     if (p === null) {
-      const placeholder = h('div', { class: 'placeholder' }, h('p', null, this.app.data.status.runId === null ? 'Run a crawl to see its dashboard.' : 'This run is not a crawl: no crawl numbers.'));
+      const why = this.app.data.status.runId === null ? 'Run a crawl to see its dashboard.' : this.app.data.lastProgress !== null ? `The crawl's numbers at tick ${this.app.shownTick()} are on their way.` : 'This run is not a crawl: no crawl numbers.';
+      const placeholder = h('div', { class: 'placeholder' }, h('p', null, why));
       if (comparison !== null) replace(this.element, comparisonBox(comparison), placeholder);
       else replace(this.element, placeholder);
       return;
@@ -50,17 +57,14 @@ export class DashboardView {
       card('errors', formatCount(p.errors), p.errors > 0 ? 'card-errors' : ''),
       card('seen', formatCount(p.seen)),
       card('excluded', formatCount(p.excluded)),
-      card('elapsed', `${p.seconds.toFixed(p.seconds < 10 ? 2 : 1)} s`),
+      card('elapsed', elapsedText(dashboardSeconds(this.app.moment(), p, this.app.timeline))),
     );
     replace(this.element, comparison !== null ? comparisonBox(comparison) : null, cards, this.chart(), this.errorsByKind(p), this.pages());
   }
 
   /** The chart's points up to the viewed moment (all of them in the present). */
   private shownPoints(): readonly ProgressPoint[] {
-    const all = this.app.data.progress;
-    if (!this.app.viewingPast()) return all;
-    const seconds = this.app.timeline.msAt(this.app.shownTick() + 1) / 1000;
-    return all.filter((pt) => pt.t <= seconds);
+    return pointsUpTo(this.app.moment(), this.app.data.progress, this.app.timeline);
   }
 
   private chart(): HTMLElement {
@@ -100,17 +104,21 @@ export class DashboardView {
   }
 
   private pages(): HTMLElement {
-    const pages = this.app.data.pages;
+    const pages = this.shownPages();
     const last = pages[pages.length - 1];
     const key = `${pages.length}|${last?.url ?? ''}`;
     if (this.pagesBox !== null && key === this.pagesKey) return this.pagesBox;
     this.pagesKey = key;
-    this.pagesBox = this.buildPages();
+    this.pagesBox = this.buildPages(pages);
     return this.pagesBox;
   }
 
-  private buildPages(): HTMLElement {
-    const pages = this.app.data.pages;
+  /** The pages finished by the moment shown (a past tick's: not those finished after it). */
+  private shownPages(): readonly CrawledPage[] {
+    return pagesUpTo(this.app.moment(), this.app.data.pages, this.app.data.lastProgress?.done ?? null, this.app.shownProgress());
+  }
+
+  private buildPages(pages: readonly CrawledPage[]): HTMLElement {
     const box = h('div', { class: 'panel-box pages-box' }, h('h3', null, `Pages crawled${pages.length > 0 ? ` (latest ${Math.min(pages.length, PAGES_SHOWN)})` : ''}`));
     if (pages.length === 0) {
       box.appendChild(h('p', { class: 'muted' }, this.app.data.status.runId === null ? 'No crawl yet.' : 'No page finished yet (or the runtime host does not report pages).'));

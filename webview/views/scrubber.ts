@@ -1,15 +1,16 @@
 // The scrubber: a bar under the panel's header, in every view, that moves the run's viewed
 // moment. Drag or click it, or use the keys (arrows: a tick, Shift+arrows: ten, Page Up/Down:
 // a twentieth of the run, Home/End: the first and the last tick, Escape: back to the
-// present). It says which moment every view shows: "Viewing tick N of M (past) · Back to
-// present", or the present tick. A slider for assistive technology (aria-valuenow/-text).
+// present). It says which moment every view shows, in the words of state/moment-view.ts:
+// "Viewing tick N of M (past) · Back to present", the present tick, or an opened recording's
+// "Tick N of M" (no present: no way back to it). A slider for assistive technology.
 //
 // Invariants: the thumb shows the tick last asked for at once (the host's answer follows,
 // through the seek queue); it is hidden while the run has no timeline (not recorded).
 
 import type { AppContext } from '../app-context';
 import { h, icon, iconButton } from '../dom';
-import { formatMs } from '../state/format';
+import { scrubberText } from '../state/moment-view';
 import { FIRST_TICK } from '../state/timeline-model';
 import { shareOfTick, tickAtShare } from '../state/timeline-scale';
 
@@ -98,25 +99,23 @@ export class Scrubber {
 
   render(): void {
     const tl = this.app.timeline;
-    const last = this.app.lastTick();
     this.element.hidden = !tl.hasTicks;
     if (this.element.hidden) return;
-    const tick = this.app.shownTick();
-    const past = this.app.viewingPast();
-    const key = `${tick}|${last}|${past}`;
+    const m = this.app.moment();
+    const words = scrubberText(m, tl);
+    const key = `${m.kind}|${m.tick}|${m.lastTick}|${m.onLine}|${words.label}`;
     if (key === this.key) return;
     this.key = key;
-    const share = shareOfTick(tick, last);
+    const share = shareOfTick(m.tick, m.lastTick);
     this.fill.style.width = `${(share * 100).toFixed(3)}%`;
     this.thumb.style.left = `${(share * 100).toFixed(3)}%`;
-    this.element.classList.toggle('past', past);
-    const ms = tl.msAt(tick);
-    const text = past ? `Viewing tick ${tick} of ${last} (past) · ${formatMs(ms)} into the run` : `Tick ${tick} · the present`;
-    this.label.textContent = text;
+    this.element.classList.toggle('past', m.kind !== 'present');
+    this.label.textContent = words.label;
     this.track.setAttribute('aria-valuemin', String(FIRST_TICK));
-    this.track.setAttribute('aria-valuemax', String(last));
-    this.track.setAttribute('aria-valuenow', String(tick));
-    this.track.setAttribute('aria-valuetext', past ? `tick ${tick} of ${last}, in the past` : `tick ${tick}, the present`);
-    this.back.hidden = !past;
+    this.track.setAttribute('aria-valuemax', String(m.lastTick));
+    this.track.setAttribute('aria-valuenow', String(m.tick));
+    this.track.setAttribute('aria-valuetext', words.valueText);
+    // An opened recording has no present to go back to.
+    this.back.hidden = !words.offersPresent;
   }
 }

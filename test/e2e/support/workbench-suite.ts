@@ -13,7 +13,7 @@
  *   a process behind), in reverse order: workbench, browser, server, workspace.
  * - The packaged extension is built once per suite, unless E2E_SKIP_PACKAGE=1 and
  *   coroscope.vsix exists, or COROSCOPE_VSIX names a file to install as it is; either way it
- *   must fit in 2 MB.
+ *   must fit in 3 MB (it carries the TypeScript transpiler and the types of issue 27).
  * - A failed step's screenshot is `.test-artifacts/e2e/<name>-failed-<step title>.png`, its
  *   logs (code-server's, VS Code's) are kept beside it in `…-logs/`; both paths are printed.
  */
@@ -28,7 +28,7 @@ import { ARTIFACTS_DIR, launchBrowser, openWorkbench, runCommand, screenshot, un
 import { startCodeServer, type CodeServer, type CodeServerOptions } from './code-server';
 
 const projectRoot = resolve(__dirname, '..', '..', '..');
-const VSIX_LIMIT_BYTES = 2 * 1024 * 1024;
+const VSIX_LIMIT_BYTES = 3_000_000;
 
 /** The packaged extension to install: COROSCOPE_VSIX as it is, else <project>/coroscope.vsix,
  *  built by `npm run package` unless E2E_SKIP_PACKAGE=1 and it exists already. */
@@ -39,7 +39,7 @@ export function packagedVsix(): string {
     execFileSync('npm', ['run', 'package'], { cwd: projectRoot, stdio: ['ignore', 'ignore', 'inherit'] });
   }
   assert.ok(existsSync(vsix), `no packaged extension at ${vsix}`);
-  assert.ok(statSync(vsix).size <= VSIX_LIMIT_BYTES, `the .vsix is ${statSync(vsix).size} bytes, over 2 MB`);
+  assert.ok(statSync(vsix).size <= VSIX_LIMIT_BYTES, `the .vsix is ${statSync(vsix).size} bytes, over 3 MB`);
   return vsix;
 }
 

@@ -1,5 +1,6 @@
 // Builds the bundles the adapter tests run, dist/debugAdapter.js and dist/runtime-host.js with
-// its line debugger's worker (dist/line-debug-worker.js),
+// its line debugger's worker (dist/line-debug-worker.js) and the TypeScript transpiler a
+// program without one of its own gets (dist/typescript-transpiler.js),
 // exactly as `node esbuild.mjs` builds those entries (same options), so that the tests always
 // drive the current sources even when the test runner is used without `npm run build`.
 // Only these entries: a half-written entry of another layer cannot break these tests.
@@ -18,6 +19,7 @@ export const HOST_SCRIPT = join(PROJECT_ROOT, 'dist', 'runtime-host.js');
 export async function buildAdapterAndHost(): Promise<void> {
   const entries = [
     { in: 'runtime/host/main.ts', out: HOST_SCRIPT },
+    { in: 'runtime/host/bundled-transpiler.ts', out: join(PROJECT_ROOT, 'dist', 'typescript-transpiler.js'), library: true },
     { in: 'runtime/host/line-debug-worker-main.ts', out: join(PROJECT_ROOT, 'dist', 'line-debug-worker.js') },
     { in: 'extension/debug/standalone.ts', out: ADAPTER_SCRIPT },
   ];
@@ -31,7 +33,8 @@ export async function buildAdapterAndHost(): Promise<void> {
         platform: 'node',
         format: 'cjs',
         target: 'node20',
-        sourcemap: true,
+        sourcemap: !('library' in e),
+        minify: 'library' in e,
         keepNames: true,
         external: ['vscode'],
         logLevel: 'silent',

@@ -72,6 +72,8 @@ describe('thread lists', () => {
     assert.equal(threadsOf(tasks, loop)[0]!.name, 'event loop [paused after tick 7]');
     assert.equal(threadsOf(tasks, { tick: 9, paused: false, running: true })[0]!.name, 'event loop [running, tick 9]');
     assert.equal(threadsOf(tasks, { tick: 9, paused: false, running: false })[0]!.name, 'event loop [finished]');
+    // On a line the loop is within its tick, not after it (protocol/run-moment.ts), as the panel says it.
+    assert.equal(threadsOf(tasks, { tick: 4, paused: true, onLine: true, running: true })[0]!.name, 'event loop [stopped on a line in tick 4]');
   });
 
   it('stay one thread per task with 150 workers (ids unique, all present)', () => {

@@ -17,6 +17,9 @@ import {
   ATTACH_RUN,
   attachConfiguration,
   PICK_RUN_COMMAND,
+  newLaunchJsonConfigurations,
+  providedConfigurations,
+  type CoroscopeConfiguration,
 } from '../../../extension/debug/debug-configurations';
 import { applyDebugContributions } from '../../../extension/debug/package-contributions';
 import { attachRunKey, parseLaunchArguments } from '../../../extension/debug/launch-arguments';
@@ -61,6 +64,18 @@ describe('coroscope debug configurations', () => {
     assert.deepEqual(debuggers.find((d) => d.type === 'coroscope'), JSON.parse(JSON.stringify(debuggerContribution())));
     assert.ok((pkg.activationEvents as string[]).includes('onDebugResolve:coroscope'));
     assert.ok((pkg.activationEvents as string[]).includes('onDebugDynamicConfigurations:coroscope'));
+  });
+
+  it('"create a launch.json file" writes each configuration once (package.json\'s initial ones, then the provider\'s)', () => {
+    const pkg = JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { contributes: { debuggers: Array<{ type: string; initialConfigurations?: CoroscopeConfiguration[] }> } };
+    const contributed = pkg.contributes.debuggers.find((d) => d.type === 'coroscope')?.initialConfigurations ?? [];
+    for (const activeFileIsModule of [true, false]) {
+      const written = newLaunchJsonConfigurations(contributed, providedConfigurations('initial', activeFileIsModule));
+      assert.deepEqual(written.map((c) => c.name), INITIAL_CONFIGURATIONS.map((c) => c.name));
+      assert.equal(new Set(written.map((c) => JSON.stringify(c))).size, written.length);
+    }
+    // The Run and Debug drop-down still lists the dynamic ones.
+    assert.deepEqual(providedConfigurations('dynamic', true), dynamicConfigurations(true));
   });
 
   it('applying the contributions twice changes nothing and keeps others\' entries', () => {

@@ -3,7 +3,7 @@
 // `npm ci`), whose `coroscope` import runs with plain Node (CommonJS and ESM), type-checks
 // through the package's declarations (exports '.' types) with the user's own TypeScript, and
 // whose `coroscope` bin runs the same program (`npx coroscope run`). Needs `npm run build`
-// first (the bundles); the declarations are emitted here (`npm run emit-types`, which
+// first (the bundles); the declarations are emitted here (`npm run build:types`, which
 // `npm pack` runs as prepack), and the pack skips the scripts so the bundles other tests use
 // are not rebuilt under them.
 import { test } from 'node:test';
@@ -55,7 +55,7 @@ test('npm pack gives a tarball that a new project installs and runs with plain n
   assert.ok(existsSync(join(root, 'dist', 'cli.js')) && existsSync(join(root, 'dist', 'runtime', 'index.js')), 'run npm run build first');
   const work = mkdtempSync(join(tmpdir(), 'coroscope-pack-'));
   try {
-    const types = sh(npm, ['run', 'emit-types'], root);
+    const types = sh(npm, ['run', 'build:types'], root);
     assert.equal(types.status, 0, types.stderr);
     const pack = sh(npm, ['pack', '--ignore-scripts', '--pack-destination', work], root);
     assert.equal(pack.status, 0, pack.stderr);
@@ -69,7 +69,7 @@ test('npm pack gives a tarball that a new project installs and runs with plain n
     let install = sh(npm, ['install', '--offline', '--no-audit', tarball], app);
     if (install.status !== 0) install = sh(npm, ['install', '--prefer-offline', '--no-audit', tarball], app);
     assert.equal(install.status, 0, install.stderr);
-    assert.ok(existsSync(join(app, 'node_modules', 'coroscope', 'dist', 'types', 'runtime', 'index.d.ts')), 'the declarations are in the package');
+    assert.ok(existsSync(join(app, 'node_modules', 'coroscope', 'dist', 'types', 'coroscope', 'runtime', 'index.d.ts')), 'the declarations are in the package');
 
     writeFileSync(join(app, 'program.js'), PROGRAM_JS);
     const plain = sh(process.execPath, ['program.js'], app);

@@ -13,6 +13,8 @@ import { unpackAwaitDetails } from '../../../runtime/record/await-details';
 import { savedUrlFailures } from '../../../runtime/host/url-failures';
 import { PROTOCOL_VERSION } from '../../../protocol/host-protocol';
 import { forkHost } from '../host/host-client';
+import { RunTimeline } from '../../../runtime/record/run-timeline';
+import { startDemoSite, demoSiteOptions } from '../../../runtime/demo-site/index';
 import { cutCopies, flipCopies, oddCopies, sectionCopies, spread, type CorruptCopy } from '../record/corrupt-recordings';
 
 const root = join(__dirname, '..', '..', '..');
@@ -295,4 +297,49 @@ test("replay --dump-tasks-at-tick of a recording whose tasks a view cancelled: t
   );
   const text = coroscope(['replay', saved, '--dump-tasks-at-tick', String(tick)]);
   for (const t of going) assert.match(text.stdout, new RegExp(`#${t.id} .*cancel requested by the ${(t.cancelledBy as { kind: string }).kind}`));
+});
+
+// Issue 25, item 5: a crawl (CLI, recorded) of the demo site with its fault routes and 0.3 s
+// per request: the stalled bodies time out and are retried (each timeout's cancel taken back),
+// then the crawl task cancels its workers. Dumped at the tick of that cancel, every worker
+// still going reads "cancel requested by #<crawl> crawl", not the expired timeouts' 'unknown'.
+test('replay --dump-tasks-at-tick after read timeouts were retried: the workers\' cancel is the crawl task\'s', { timeout: 120_000 }, async () => {
+  const saved = join(dir, 'timeouts.corotrace');
+  const site = await startDemoSite({ ...demoSiteOptions('instant', 12), faults: true });
+  let crawled: { status: number | null; stdout: string; stderr: string };
+  try {
+    crawled = await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [cli, 'crawl', site.url, '--max-tasks', '3', '--max-tries', '2', '--timeout', '0.3', '--quiet', '--json', '--record', saved], { cwd: root });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (status) => resolve({ status, stdout, stderr }));
+    });
+  } finally {
+    await site.close();
+  }
+  assert.equal(crawled.status, 0, crawled.stderr);
+  assert.match(crawled.stdout, /timed out/, 'a request timed out');
+  const recording = readRecordingFile(saved);
+  const lanes = (() => {
+    const tl = new RunTimeline(saved);
+    tl.update(recording.events);
+    return tl.timeline(1, 0, false).lanes;
+  })();
+  const crawl = lanes.find((l) => l.name === 'crawl')!;
+  const workers = lanes.filter((l) => l.name.startsWith('worker-'));
+  assert.equal(workers.length, 3);
+  // The crawl cancels them all in one tick; they end in the next.
+  const tick = Math.min(...workers.map((w) => w.endTick!)) - 1;
+  const dumped = coroscope(['replay', saved, '--dump-tasks-at-tick', String(tick), '--json']);
+  assert.equal(dumped.status, 0, dumped.stderr);
+  const tasks = (JSON.parse(dumped.stdout) as { tasks: Array<{ id: number; name: string; cancelledBy?: unknown }> }).tasks.filter((t) => t.name.startsWith('worker-'));
+  assert.equal(tasks.length, 3, `the workers are going at tick ${tick}`);
+  for (const t of tasks) assert.deepEqual(t.cancelledBy, { kind: 'task', taskId: crawl.taskId }, `${t.name} at tick ${tick}`);
+  const text = coroscope(['replay', saved, '--dump-tasks-at-tick', String(tick)]);
+  // (The three idle workers may read as one collapsed entry.)
+  assert.match(text.stdout, new RegExp(`× 3 suspended, \\d+ steps, cancel requested by #${crawl.taskId} crawl: #\\d+ worker-`), text.stdout);
+  assert.doesNotMatch(text.stdout, /unknown/, text.stdout);
 });

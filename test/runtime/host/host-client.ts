@@ -143,12 +143,12 @@ export class HostClient {
  * Forks the host from its TypeScript source (tsx), or from a bundle when `bundle` is given.
  * `pipe`: speak over a client pipe (the host's line debugger serves it), not the IPC channel.
  */
-export function forkHost(options: { bundle?: string; pipe?: boolean } = {}): HostClient {
+export function forkHost(options: { bundle?: string; pipe?: boolean; cwd?: string } = {}): HostClient {
   const stdio: StdioOptions = options.pipe === true ? ['ignore', 'ignore', 'inherit', 'ipc', 'pipe'] : ['ignore', 'ignore', 'inherit', 'ipc'];
   const args = options.pipe === true ? ['--client-fd=4'] : [];
   const child =
     options.bundle !== undefined
-      ? fork(options.bundle, args, { cwd: ROOT, execArgv: [], stdio })
+      ? fork(options.bundle, args, { cwd: options.cwd ?? ROOT, execArgv: [], stdio })
       : fork(HOST_SOURCE, args, { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio });
   return new HostClient(child);
 }

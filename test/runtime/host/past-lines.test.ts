@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TimelineSegment } from '../../../protocol/host-protocol';
-import { nextLine, previousLine, sameEntry, stepsBefore, type PastLineEntry } from '../../../runtime/host/past-lines';
+import { nextLine, previousLine, sameEntry, stepEnds, stepsBefore, type PastLineEntry } from '../../../runtime/host/past-lines';
 
 const at = (chain: string, line: number): PastLineEntry => ({ chain: chain.split('>'), line: `f.ts:${line}` });
 
@@ -102,4 +102,20 @@ test("before a step's first line, by name: the steps that ran none of the stop's
   assert.deepEqual(stepsBefore([suspended(1, 'main>sleep', 0)], 3, 1, ['main']).map((s) => s.tick), [1]);
   assert.deepEqual(stepsBefore([{ fromTick: 1, toTick: 2, state: 'suspended' }, suspended(3, 'main>helper>sleep', 2)], 5, 2, ['inner', 'main']).map((s) => s.tick), [3, 1]);
   assert.deepEqual(stepsBefore([suspended(1, 'main>helper>sleep', 1), { fromTick: 3, toTick: 4, state: 'suspended' }], 5, 2, ['inner', 'main']).map((s) => s.tick), [3, 1]);
+});
+
+test('a yield to the loop (sleep(0): scheduled again at once, no suspension) ends a step as a suspension does; the scheduled segment before its first step (its creation) does not', () => {
+  // Created at tick 0, first step at tick 1 ends in a bare yield, stepped again at tick 2; then suspended at 3 until 5.
+  const lane: TimelineSegment[] = [
+    { fromTick: 0, toTick: 0, state: 'scheduled' },
+    { fromTick: 1, toTick: 1, state: 'running' },
+    { fromTick: 1, toTick: 1, state: 'scheduled' },
+    { fromTick: 2, toTick: 3, state: 'running' },
+    { fromTick: 3, toTick: 5, state: 'suspended' },
+    { fromTick: 6, toTick: 6, state: 'running' },
+  ];
+  assert.deepEqual(stepEnds(lane, 2).map((s) => s.fromTick), [1]);
+  assert.deepEqual(stepEnds(lane, 1), []);
+  assert.deepEqual(stepsBefore(lane, 6, 1).map((s) => s.tick), [3, 1]);
+  assert.deepEqual(stepsBefore(lane, 2, 1), [{ tick: 1, passedOver: 0 }]);
 });

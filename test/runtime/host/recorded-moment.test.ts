@@ -26,6 +26,8 @@ import { coroutine } from '../../../runtime/coroutine';
 import { sleep } from '../../../runtime/sleep';
 import { gather } from '../../../runtime/gather';
 import { waitFor } from '../../../runtime/wait-for';
+import { withTimeout } from '../../../runtime/timeout';
+import { TimeoutError } from '../../../runtime/errors';
 import { getRunningLoop } from '../../../runtime/running-loop';
 import type { Coroutine, Task } from '../../../runtime/task';
 import { cancelTaskAs } from '../../../runtime/inspect/task-recorder';
@@ -176,6 +178,69 @@ test('a tangle of awaits and cancels: at every tick the log-derived task table a
   const start = (loop: EventLoop): Promise<unknown> => loop.runUntilComplete(loop.createTask(tangle(), { name: 'tangle' }));
   const r = await record('tangle', start, { start: (loop) => ({ crawler: null, completion: start(loop) }) }, true);
   await everyTickAgrees(r);
+});
+
+// Cancels taken back and cancels in effect: a worker's read timeout expires and is taken back
+// (withTimeout's uncancel) before the crawl cancels it; another swallows one cancel and is
+// ended by a later one; a third has its cancel taken back by its handler and returns. At
+// every tick the log's table (UNCANCEL, CANCEL_EFFECT records) names who the replay's does.
+const retried = coroutine(function* retried(): Coroutine<string> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return yield* withTimeout(tries === 1 ? 0.01 : 5, sleep(10));
+    } catch (e) {
+      if (!(e instanceof TimeoutError)) throw e;
+    }
+  }
+});
+const swallowing = coroutine(function* swallowing(): Coroutine<void> {
+  try {
+    yield* sleep(10);
+  } catch {
+    // Swallowed: the request still counts.
+  }
+  yield* sleep(10);
+});
+const forgiving = coroutine(function* forgiving(): Coroutine<string> {
+  try {
+    yield* sleep(10);
+  } catch {
+    getRunningLoop().currentTask()!.uncancel();
+  }
+  yield* sleep(0.01);
+  return 'carried on';
+});
+const cancelsTakenBack = coroutine(function* cancelsTakenBack(): Coroutine<void> {
+  const loop = getRunningLoop();
+  const w = loop.createTask(retried(), { name: 'worker' });
+  const s = loop.createTask(swallowing(), { name: 'swallowing' });
+  const f = loop.createTask(forgiving(), { name: 'forgiving' });
+  yield* sleep(0.005);
+  s.cancel('first');
+  f.cancel('forgiven');
+  yield* sleep(0.02);
+  w.cancel('crawl done');
+  s.cancel('second');
+  yield* sleep(0.02);
+});
+
+test('cancels taken back: at every tick the log-derived task table and details are the replayed ones, naming the cancel in effect', async () => {
+  let main: Task<void> | null = null;
+  const start = (loop: EventLoop): Promise<unknown> => loop.runUntilComplete((main = loop.createTask(cancelsTakenBack(), { name: 'crawl' })));
+  const r = await record('cancels taken back', start, { start: (loop) => ({ crawler: null, completion: start(loop) }) }, true);
+  await everyTickAgrees(r);
+  const past = new RecordedTasks(r.what);
+  past.update(r.streams.events, r.streams.events.length, r.notes);
+  const rows = past.tableAt(r.streams.ticks, 100).rows;
+  const crawlId = rows.find((t) => t.name === 'crawl')!.id;
+  const by = (name: string): unknown => {
+    const row = rows.find((t) => t.name === name)!;
+    return [row.state, row.cancelledBy];
+  };
+  assert.deepEqual(by('worker'), ['cancelled', { kind: 'task', taskId: crawlId }]);
+  assert.deepEqual(by('swallowing'), ['cancelled', { kind: 'task', taskId: crawlId }]);
+  assert.deepEqual(by('forgiving'), ['done', undefined]);
+  assert.ok(main !== null);
 });
 
 // Cancels asked from outside the loop by a tool (a view's cancelTask, the debugger's) between

@@ -143,7 +143,7 @@ export function oddCopies(bytes: Buffer): CorruptCopy[] {
     { label: 'an empty file', bytes: Buffer.alloc(0) },
     { label: 'the signature alone', bytes: bytes.subarray(0, 10) },
     { label: 'format version 3', bytes: version(3) },
-    { label: 'format version 5', bytes: version(5) },
+    { label: 'format version 6', bytes: version(6) },
     { label: 'no tick', bytes: encodeRecording({ meta: { ...rec.meta, ticks: 0, steps: 0, tasks: 0, sockets: 0 }, events: Buffer.alloc(0), gaps: Buffer.alloc(0), payload: Buffer.alloc(0) }) },
     { label: 'a metadata tick count the log does not hold', bytes: encodeRecording({ ...rec, meta: { ...rec.meta, ticks: rec.meta.ticks + 1000 } }) },
     { label: 'the log part\'s length 2^32 - 1, CRC made again', bytes: withCrcAgain(outer) },

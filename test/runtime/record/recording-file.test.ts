@@ -97,10 +97,14 @@ test('another version, another file type, bad metadata: each refused with its re
   const bytes = encodeRecording(sampleRecording());
   const v2 = Buffer.from(bytes);
   v2[10] = FORMAT_VERSION + 1;
-  assert.throws(() => decodeRecording(v2, 'new.corotrace'), /new\.corotrace is a recording in format version 5; this Coroscope reads version 4/);
+  assert.throws(() => decodeRecording(v2, 'new.corotrace'), /new\.corotrace is a recording in format version 6; this Coroscope reads versions 4 to 5/);
   const v3 = Buffer.from(bytes);
   v3[10] = 3;
-  assert.throws(() => decodeRecording(v3, 'old.corotrace'), /old\.corotrace is a recording in format version 3; this Coroscope reads version 4/);
+  assert.throws(() => decodeRecording(v3, 'old.corotrace'), /old\.corotrace is a recording in format version 3; this Coroscope reads versions 4 to 5/);
+  // Version 4 is version 5 without the cancel records: still read.
+  const v4 = Buffer.from(bytes);
+  v4[10] = 4;
+  assert.equal(decodeRecording(v4, 'v4.corotrace').meta.ticks, sampleRecording().meta.ticks);
   assert.throws(() => decodeRecording(Buffer.from('{"json": true}'), 'j.corotrace'), /j\.corotrace is not a Coroscope recording/);
   const noProgram = { ...sampleRecording(), meta: { ...sampleRecording().meta, program: 3 } } as unknown as Recording;
   assert.throws(() => decodeRecording(encodeRecording(noProgram), 'm.corotrace'), /m\.corotrace is corrupt: its metadata has no valid program/);
@@ -270,8 +274,8 @@ describe('a real recording (the CLI\'s) corrupted every way: a RecordingError na
     const reasons = new Map<string, RegExp>([
       ['an empty file', /is not a Coroscope recording/],
       ['the signature alone', /is not a Coroscope recording/],
-      ['format version 3', /is a recording in format version 3; this Coroscope reads version 4/],
-      ['format version 5', /is a recording in format version 5; this Coroscope reads version 4/],
+      ['format version 3', /is a recording in format version 3; this Coroscope reads versions 4 to 5/],
+      ['format version 6', /is a recording in format version 6; this Coroscope reads versions 4 to 5/],
       ['no tick', /records no tick of its run: there is nothing to replay/],
       ['a metadata tick count the log does not hold', /its metadata says \d+ ticks, its event log holds \d+/],
       ['the log part\'s length 2^32 - 1, CRC made again', /its log is cut short/],

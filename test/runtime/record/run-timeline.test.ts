@@ -12,6 +12,7 @@ import { getRunningLoop } from '../../../runtime/running-loop';
 import type { Coroutine, Task } from '../../../runtime/task';
 import { RunRecorder, type RecordedStreams } from '../../../runtime/record/run-recorder';
 import { RunTimeline } from '../../../runtime/record/run-timeline';
+import { RecordedTasks } from '../../../runtime/record/recorded-tasks';
 import { readRunLog } from '../../../runtime/record/run-log';
 import type { Timeline, TimelineLane } from '../../../protocol/host-protocol';
 import { awaitInfoOf } from '../../../runtime/inspect/task-summaries';
@@ -247,4 +248,63 @@ test('a one-task timeline of a run recorded with frames gives each suspension it
     [['outer', 'inner', 'sleep'], 1],
   ]);
   assert.deepEqual(suspended(lane(tl.timeline(1, 0, false), 'outer')), Array(5).fill([undefined, undefined]));
+});
+
+// Who cancelled a task is the cancel that took effect (runtime/cancel-request.ts), in the log
+// too (UNCANCEL and CANCEL_EFFECT records): a worker swallows task A's cancel without taking it
+// back, then task B's cancel ends it; another worker's cancel by A is taken back (uncancel())
+// and it returns. The lanes and the past's task table say B, and nobody, as the runtime does.
+test('lanes and the past name the cancel in effect: the one that ended the task, none once taken back', async () => {
+  const rec = new RunRecorder({ clock: new VirtualClock() });
+  const loop = new EventLoop({ clock: rec.clock });
+  rec.attach(loop);
+  const swallows = loop.createTask(coroutine(function* swallows(): Coroutine<void> {
+    try {
+      yield* sleep(10);
+    } catch {
+      // Swallowed: A's request still counts.
+    }
+    yield* sleep(10);
+  })(), { name: 'swallows' });
+  const forgiven = loop.createTask(coroutine(function* forgiven(): Coroutine<string> {
+    try {
+      yield* sleep(10);
+    } catch {
+      getRunningLoop().currentTask()!.uncancel();
+    }
+    yield* sleep(1);
+    return 'carried on';
+  })(), { name: 'forgiven' });
+  const a = loop.createTask(coroutine(function* a(): Coroutine<void> {
+    yield* sleep(0.1);
+    swallows.cancel('a');
+    forgiven.cancel('a');
+  })(), { name: 'a' });
+  const b = loop.createTask(coroutine(function* b(): Coroutine<void> {
+    yield* sleep(0.5);
+    swallows.cancel('b');
+    yield* sleep(2);
+  })(), { name: 'b' });
+  try {
+    await loop.runUntilComplete(b);
+  } finally {
+    rec.detach();
+  }
+  const streams = rec.finish();
+  loop.close();
+  assert.ok(swallows.cancelled() && forgiven.result() === 'carried on');
+  assert.equal(swallows.cancelInEffect()?.by, b);
+  assert.equal(forgiven.cancelInEffect(), null);
+  const tl = new RunTimeline('test.corotrace');
+  tl.update(streams.events);
+  const t = tl.timeline(9, 0, false);
+  assert.deepEqual([lane(t, 'swallows').endState, lane(t, 'swallows').cancelledBy], ['cancelled', { kind: 'task', taskId: b.id }]);
+  assert.deepEqual([lane(t, 'forgiven').endState, lane(t, 'forgiven').cancelledBy, lane(t, 'forgiven').cancelledTick], ['done', undefined, undefined]);
+  const past = new RecordedTasks('test.corotrace');
+  past.update(streams.events);
+  const rows = past.tableAt(streams.ticks, 100).rows;
+  assert.deepEqual(rows.find((r) => r.id === swallows.id)?.cancelledBy, { kind: 'task', taskId: b.id });
+  const row = rows.find((r) => r.id === forgiven.id);
+  assert.deepEqual([row?.state, row?.cancelledBy], ['done', undefined]);
+  assert.ok(a.done());
 });

@@ -1,0 +1,124 @@
+// One clock and one count: the moment of a run every view states (the panel's header,
+// scrubber and dashboard, the status bar, the debugger's loop thread, the CLI replay), defined
+// once here so that they cannot disagree on when "now" is.
+//
+// - The tick shown is the loop's tick count at the moment: the last tick begun (0 before the
+//   first). Between ticks it has completed ("after tick N"); on a line (a line stop, live or
+//   replayed) it is still under way ("in tick N"). The present's is the newest count any
+//   source has reported for the run (the status, a snapshot of the present, the timeline's
+//   ticks): within one run they only grow, and each source lags the others at times.
+// - The run's elapsed time at tick N is its clock as the program read it in that tick: when
+//   tick N began, from the recorded tick times, since tick 1 began (every reading within a
+//   tick gives its start). A crawl's report measures the same clock from its first tick to
+//   its last, so a replay reports what the live run did. Paused time is not in it once the
+//   loop's clock leaves holds out (runtime/clock: a paused or line-held loop's clock stands).
+// - The crawl's numbers shown at a moment are that moment's: a past tick's are the past
+//   snapshot's (unknown, null, until it says them), never the live totals; the present's
+//   are the newest live ones.
+// - An opened recording has no present: its moments are "tick N of M", never "past", and
+//   nothing goes "back to the present".
+//
+// Pure: no I/O; read by the extension, the webview and the CLI.
+
+import type { CrawlProgress } from './host-protocol';
+import type { RunStatus } from './webview-protocol';
+
+/** What a view shows: the run as it is now, a past tick of a run that has a present, or a tick of an opened recording (which has none). */
+export type MomentKind = 'present' | 'past' | 'recording';
+
+export interface RunMoment {
+  kind: MomentKind;
+  /** The tick shown: the last tick begun at the moment (0: before the first). */
+  tick: number;
+  /** The run's ticks so far (never below `tick`): the range the views count in. */
+  lastTick: number;
+  /** The moment is on a line, within `tick` (not complete). */
+  onLine: boolean;
+}
+
+/** An opened recording (nothing runs; no present to go back to), or a live run (finished or not). */
+export function isRecordingRun(status: RunStatus): boolean {
+  return status.recordingFile !== undefined;
+}
+
+/** What a view knows of the run besides its status. */
+export interface MomentSources {
+  /** The tick of the newest snapshot of the present (null: none yet). */
+  presentSnapshotTick?: number | null;
+  /** Ticks the timeline holds (0: none, or not recorded). */
+  timelineTicks?: number;
+  /**
+   * The tick a view asked to show and the host has not answered yet (null: the present);
+   * undefined: none asked, the status's viewedTick stands.
+   */
+  wantedTick?: number | null;
+}
+
+/** The present's tick: the newest count reported by any source. */
+export function presentTick(status: RunStatus, sources: MomentSources = {}): number {
+  return Math.max(status.tick, sources.presentSnapshotTick ?? 0, sources.timelineTicks ?? 0);
+}
+
+/** The moment a view shows, from the run's status and what the view knows besides. */
+export function runMoment(status: RunStatus, sources: MomentSources = {}): RunMoment {
+  const present = presentTick(status, sources);
+  const viewed = sources.wantedTick !== undefined ? sources.wantedTick : (status.viewedTick ?? null);
+  const recording = isRecordingRun(status);
+  if (viewed === null) {
+    return { kind: recording ? 'recording' : 'present', tick: present, lastTick: present, onLine: status.onLine === true };
+  }
+  // A past line of a live line stop is in the stop's own tick, not complete yet: "tick N of N", never "of N-1".
+  return { kind: recording ? 'recording' : 'past', tick: viewed, lastTick: Math.max(present, viewed), onLine: false };
+}
+
+/** Whether a view offers "Back to present": only a past tick of a run that has a present. */
+export function offersPresent(m: RunMoment): boolean {
+  return m.kind === 'past';
+}
+
+/** "tick 71", "in tick 4 (on a line)", "tick 71 of 724 (past)", "tick 71 of 724" (a recording). */
+export function tickText(m: RunMoment): string {
+  switch (m.kind) {
+    case 'present':
+      return m.onLine ? `in tick ${m.tick} (on a line)` : `tick ${m.tick}`;
+    case 'past':
+      return `tick ${m.tick} of ${m.lastTick} (past)`;
+    case 'recording':
+      return `tick ${m.tick} of ${m.lastTick}`;
+  }
+}
+
+/** The event loop's own words for where it stands: "paused after tick 4", "stopped on a line in tick 4", "running, tick 9". */
+export function loopTickText(tick: number, state: { paused: boolean; onLine?: boolean }): string {
+  if (state.onLine === true) return `stopped on a line in tick ${tick}`;
+  return state.paused ? `paused after tick ${tick}` : `running, tick ${tick}`;
+}
+
+/**
+ * Milliseconds of the run's clock at tick `tick`: when it began, since tick 1 began.
+ * `tickStartMs(t)` is tick t's start (any origin, t >= 1); `ticks` the ticks known. Tick 0
+ * (before the first) and ticks not known (beyond `ticks`) are null.
+ */
+export function elapsedMsAt(tickStartMs: (tick: number) => number, ticks: number, tick: number): number | null {
+  if (!Number.isInteger(tick) || tick < 1 || tick > ticks) return null;
+  return Math.max(0, tickStartMs(tick) - tickStartMs(1));
+}
+
+/** Seconds of the run's clock at tick `tick`, from a recording's tick times (seconds, tick t at index t - 1). */
+export function elapsedSecondsAt(tickTimes: readonly number[], tick: number): number | null {
+  const ms = elapsedMsAt((t) => tickTimes[t - 1]! * 1000, tickTimes.length, tick);
+  return ms === null ? null : ms / 1000;
+}
+
+/**
+ * The crawl's numbers a view shows at moment `m`: the present's newest live ones (or, before
+ * any, the present snapshot's); a past or recorded tick's its snapshot's (null until known).
+ */
+export function progressAt(m: RunMoment, live: CrawlProgress | null, ofMoment: CrawlProgress | null): CrawlProgress | null {
+  return m.kind === 'present' ? (live ?? ofMoment) : ofMoment;
+}
+
+/** "172 pages": the pages done, as the header and the status bar say them. */
+export function pagesText(p: CrawlProgress): string {
+  return `${p.done} pages`;
+}
