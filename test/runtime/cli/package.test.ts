@@ -90,6 +90,10 @@ test('npm pack gives a tarball that a new project installs and runs with plain n
     // package's types. skipLibCheck as `tsc --init` sets it: the declarations, emitted with
     // stripInternal (tsconfig.types.json), lack @internal members some classes implement.
     writeFileSync(join(app, 'program.ts'), PROGRAM_TS);
+    // The .ts program through the CLI, with no TypeScript tooling installed in the project (the program loader's transpiler).
+    const tsViaCli = sh(npm, ['exec', '--offline', '--', 'coroscope', 'run', 'program.ts'], app);
+    assert.equal(tsViaCli.status, 0, tsViaCli.stderr);
+    assert.equal(tsViaCli.stdout, 'ts returned 42\n');
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'node16', moduleResolution: 'node16', target: 'es2022', outDir: 'out', skipLibCheck: true, types: ['node'], typeRoots: [join(root, 'node_modules', '@types')] }, files: ['program.ts'] }));
     const tsc = sh(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], app);
     assert.equal(tsc.status, 0, `${tsc.stdout}${tsc.stderr}`);
