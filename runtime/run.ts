@@ -1,11 +1,13 @@
 // run(): asyncio.run. A new loop runs the coroutine to completion; then every task still
 // pending is cancelled and given the chance to finish its cleanup, the loop gets asyncio's
 // shutdown ticks, and it is closed. Refused at the call inside a running loop, as asyncio.run is.
+// A tool running the program (run-driver.ts: `coroscope run`) may build and watch the loop.
 
 import { RuntimeError } from './errors';
 import { EventLoop, type EventLoopOptions } from './loop';
 import { gather } from './gather';
 import { runningLoopOrNull } from './running-loop';
+import { runDriver } from './run-driver';
 import { isCoroutine, type Coroutine } from './task';
 
 /** Runs `coro` on a new loop. Inside a running loop it throws RuntimeError at the call, as asyncio.run raises it. */
@@ -14,11 +16,25 @@ export function run<T>(coro: Coroutine<T>, options: EventLoopOptions = {}): Prom
     if (isCoroutine(coro)) coro.return(undefined as T);
     throw new RuntimeError('run() cannot be called from a running event loop');
   }
-  return runOnNewLoop(coro, options);
+  const driver = runDriver();
+  if (driver === null) return runOnLoop(new EventLoop(options), coro);
+  const loop = driver.newLoop(options);
+  // The driver hears the outcome first; the program's promise settles as without a driver
+  // (a rejection it leaves unhandled is still unhandled).
+  return runOnLoop(loop, coro).then(
+    (value) => {
+      driver.ended?.(loop, { ok: true, value });
+      return value;
+    },
+    (error: unknown) => {
+      driver.ended?.(loop, { ok: false, error });
+      throw error;
+    },
+  );
 }
 
-async function runOnNewLoop<T>(coro: Coroutine<T>, options: EventLoopOptions): Promise<T> {
-  const loop = new EventLoop(options);
+/** @internal run()'s body on a loop made for it: runs `coro` to completion, cancels what is left, gives the shutdown ticks, closes the loop. */
+export async function runOnLoop<T>(loop: EventLoop, coro: Coroutine<T>): Promise<T> {
   try {
     return await loop.runUntilComplete(coro);
   } finally {

@@ -60,6 +60,10 @@ Usage:
                                          serve the demo site until interrupted
   coroscope trace --demo                 a failure's coroutine traceback beside its callback trace
   coroscope replay <file.corotrace>      re-run a recorded crawl offline (see Replay below)
+  coroscope run <program.js|.ts> [--record FILE] [--inspect] [--export NAME] [-- ARGS...]
+                                         run your own coroutine program (see Run below)
+  coroscope ps <PID>                     the task table of a process started with --inspect
+  coroscope pstree <PID>                 its tasks as a tree (who awaits whom) with their coroutine stacks
   coroscope samples | sample <id> | compare [--pages N]
                                          the tutorial samples and the comparison of approaches
   coroscope --help | --version
@@ -84,13 +88,22 @@ Crawl options:
   --json               print one JSON object on stdout instead of the report
   --quiet              no live progress on stderr
   --inspect            track every coroutine frame (for the dumps below; coroutines stage)
+                       and answer \`coroscope ps/pstree PID\` on a socket only you can open
   --dump-tasks-after MS  print the tree of tasks and their frames at that moment (at Ctrl-C
                        if it comes first: then the dump says who cancelled what)
   --record FILE        record the run to FILE (a .corotrace) for \`coroscope replay\`
   --help               this text
 
+Run (a module that calls run(main()) itself, or exports its main coroutine function):
+  --inspect            answer \`coroscope ps PID\` and \`pstree PID\` from another terminal
+  --record FILE        record the program's first run() for \`coroscope replay FILE\`
+  --export NAME        the exported main coroutine function (default main)
+  Output and exit status are the program's; a failure of its run() is printed as a coroutine
+  traceback (exit 1). \`import ... from "coroscope"\` gets this runtime.
+
 Replay (offline: the recorded inputs are fed back, the network is never used):
-  coroscope replay FILE [--json]         re-run a recording; prints the same report
+  coroscope replay FILE [--json]         re-run a recording; prints the same report (a
+                                         \`coroscope run\` recording: re-runs the program)
                                          (--json: the crawl's JSON object, as crawl --json)
   coroscope replay FILE --dump-tasks-at-tick N [--json]
                                          the tasks, their coroutine stacks and locals at tick N

@@ -37,6 +37,7 @@ import { cancelOnSignal, recordedProgram, startMain, type RecordedProgram } from
 import { UrlFailures, urlFailureNow } from '../host/url-failures';
 import type { CrawlCommand } from './args';
 import { crawlJson, progressLine } from './crawl-output';
+import { InspectEndpoint } from './inspect-endpoint';
 
 /** How the crawl's loop is built and watched: recorded (RunRecorder) or replayed (RunReplay). */
 export interface CrawlLoopSetup {
@@ -88,19 +89,30 @@ export async function runCrawlCommand(cmd: CrawlCommand): Promise<number> {
     roots = [site.url];
     if (!cmd.json) process.stderr.write(`Crawling the embedded demo site at ${site.url}: ${describeDemoSite(site, cmd.instant ? 'instant' : DEFAULT_DEMO_LATENCY)}\n`);
   }
+  // --inspect: `coroscope ps/pstree PID` read the crawl's tasks on this process's inspect socket.
+  let endpoint: InspectEndpoint | null = null;
+  if (cmd.inspect && cmd.stage === 'coroutines') {
+    try {
+      endpoint = await InspectEndpoint.open();
+    } catch (e) {
+      // The crawl (and its --dump-tasks-after dump) goes on; only ps/pstree cannot reach it.
+      process.stderr.write(`coroscope crawl: --inspect: coroscope ps/pstree will not answer: ${e instanceof Error ? e.message : String(e)}\n`);
+    }
+  }
   try {
     const program = crawlProgram(cmd, roots, site);
     if (cmd.record !== null) {
-      const recorded = await recordCrawl(cmd, cmd.record, program);
+      const recorded = await recordCrawl(cmd, cmd.record, program, endpoint);
       const code = printCrawlOutcome(cmd, roots, recorded.outcome);
       // The report is printed all the same: a recording that could not be written loses only itself.
       if (recorded.writeError === null) return code;
       process.stderr.write(`coroscope crawl: ${recorded.writeError}\n`);
       return code === 0 ? 1 : code;
     }
-    const outcome = cmd.stage === 'coroutines' ? await crawlWithCoroutines(cmd, program) : await crawlWithStage(cmd, roots);
+    const outcome = cmd.stage === 'coroutines' ? await crawlWithCoroutines(cmd, program, null, endpoint) : await crawlWithStage(cmd, roots);
     return printCrawlOutcome(cmd, roots, outcome);
   } finally {
+    endpoint?.close();
     await site?.close();
   }
 }
@@ -159,7 +171,7 @@ function rootFailure(s: FetchStatistic): string {
  * of the sources); `writeError`: why the file could not be written (the disk filled, the
  * folder went away during the crawl), null when it was.
  */
-async function recordCrawl(cmd: CrawlCommand, file: string, program: RecordedProgram): Promise<{ outcome: CrawlOutcome; writeError: string | null }> {
+async function recordCrawl(cmd: CrawlCommand, file: string, program: RecordedProgram, endpoint: InspectEndpoint | null): Promise<{ outcome: CrawlOutcome; writeError: string | null }> {
   // With what each suspension awaited, in the task table's words: the timeline of the recording opened in the extension says them.
   const recorder = new RunRecorder({ frames: cmd.inspect, awaitDetails: true });
   // Where each URL failed, as the host's run keeps it: Reverse Continue with the URL-failed filter lands there in VS Code.
@@ -167,7 +179,7 @@ async function recordCrawl(cmd: CrawlCommand, file: string, program: RecordedPro
   const onStatistic = (stat: FetchStatistic, crawler: Crawler, loop: EventLoop): void => {
     if (stat.exception !== null) failures.add(urlFailureNow({ ...stat, exception: stat.exception }, crawler, loop).mark);
   };
-  const outcome = await crawlWithCoroutines(cmd, program, { clock: recorder.clock, attach: (loop) => recorder.attach(loop), onStatistic });
+  const outcome = await crawlWithCoroutines(cmd, program, { clock: recorder.clock, attach: (loop) => recorder.attach(loop), onStatistic }, endpoint);
   const streams = recorder.finish();
   // The replay crawls the same roots (the demo site's URL of this run), without the site; `json`: how the CLI printed it.
   let size: RecordingSize;
@@ -211,7 +223,7 @@ function startProgress(cmd: CrawlCommand, read: () => { done: number; queued: nu
 }
 
 /** The crawl `program` on the runtime's loop (started by launch-programs.ts, as the host starts it); `setup` records or replays it. */
-export async function crawlWithCoroutines(cmd: CrawlCommand, program: RecordedProgram, setup: CrawlLoopSetup | null = null): Promise<CrawlOutcome> {
+export async function crawlWithCoroutines(cmd: CrawlCommand, program: RecordedProgram, setup: CrawlLoopSetup | null = null, endpoint: InspectEndpoint | null = null): Promise<CrawlOutcome> {
   if (cmd.inspect) setCoroutineTracking(true);
   const loop = new EventLoop(setup === null ? {} : { clock: setup.clock, ...(setup.logger !== undefined ? { logger: setup.logger } : {}) });
   // Always attached (with or without --inspect: a WeakMap lookup and two clock reads per
@@ -219,6 +231,7 @@ export async function crawlWithCoroutines(cmd: CrawlCommand, program: RecordedPr
   // who asked for each cancellation, so a cancel the CLI makes (Ctrl-C) reads as the CLI's.
   const recorder = TaskRecorder.attach(loop);
   setup?.attach(loop);
+  endpoint?.watch(loop);
   const t0 = performance.now();
   let dumped = false;
   const dumpTasks = (title: string): void => {

@@ -8,12 +8,15 @@ import { parseArgs, UsageError, USAGE } from './args';
 import { runCrawlCommand } from './crawl-command';
 import { runDemoSiteCommand } from './demo-site-command';
 import { runReplayCommand } from './replay-command';
+import { runRunCommand } from './run-command';
+import { runPsCommand } from './ps-command';
 import { listSamplesText, runCompareCommand, runSampleCommand } from './samples-command';
 import { demoTracePair, formatTracePair, tracePair } from '../inspect/traces';
 
 const VERSION = '0.1.0';
 
-async function main(argv: string[]): Promise<number> {
+/** The exit code, or null when a program run by `coroscope run` sets its own. */
+async function main(argv: string[]): Promise<number | null> {
   let cmd;
   try {
     cmd = parseArgs(argv);
@@ -40,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function runOther(name: string, args: string[]): Promise<number> {
+async function runOther(name: string, args: string[]): Promise<number | null> {
   try {
     switch (name) {
       case 'samples':
@@ -53,6 +56,11 @@ async function runOther(name: string, args: string[]): Promise<number> {
         return await runCompareCommand(args);
       case 'replay':
         return await runReplayCommand(args);
+      case 'run':
+        return await runRunCommand(args);
+      case 'ps':
+      case 'pstree':
+        return await runPsCommand(name, args);
       case 'trace': {
         // The same failure as a coroutine traceback and as the callback stage's ripped trace.
         if (args.length !== 1) throw new UsageError('trace needs --demo or the URL of a failing page');
@@ -80,7 +88,7 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
 
 main(process.argv.slice(2)).then(
   (code) => {
-    process.exitCode = code;
+    if (code !== null) process.exitCode = code;
   },
   (e: unknown) => {
     process.stderr.write(`coroscope: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);

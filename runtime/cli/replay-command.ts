@@ -2,8 +2,9 @@
 // offline (runtime/record): the recorded clock readings and socket inputs are fed back, the
 // network is never used, and the replayed run is checked against the recording. A crawl
 // recorded by the CLI or saved by VS Code (a crawl or demo-crawl launch) replays alike: the
-// recording names its program as a launch (launch-programs.ts); samples and programs are for
-// VS Code's "Coroscope: Open Recording…".
+// recording names its program as a launch (launch-programs.ts); a program recorded by
+// `coroscope run --record` is run again (program-replay.ts); samples and the programs VS Code
+// ran are for VS Code's "Coroscope: Open Recording…".
 //
 // - Without --dump-tasks-at-tick: prints what the recorded crawl printed (the report, or
 //   its JSON object; --json: the JSON object either way), after checking that the replay
@@ -33,6 +34,7 @@ import { RunReplay } from '../record/run-replay';
 import { checkSources, programSources } from '../record/source-hashes';
 import { outsideCanceller, readRecordedProgram, type RecordedProgram } from '../host/launch-programs';
 import { unpackAskedCancels } from '../record/await-details';
+import { isRunRecording, replayRunRecording } from './program-replay';
 
 interface ReplayArgs {
   file: string;
@@ -102,6 +104,11 @@ async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>
   try {
     const rec = readRecordingFile(args.file);
     checkSources(rec.meta.sources, programSources(), args.file);
+    if (isRunRecording(rec)) {
+      if (args.dumpAtTick !== null || args.json) throw new UsageError(`${args.file} records a program run by coroscope run: replay it without --dump-tasks-at-tick and --json`);
+      if (rec.meta.openTick === true) throw new RecordingError(`${args.file} is the recording of a run stopped mid-tick (a line replay's), not a saved recording`);
+      return await replayRunRecording(rec, readRecordingLog(rec, args.file), args.file, readRecordedProgram(rec.meta.program, args.file));
+    }
     const recorded = recordedCrawl(rec, args.file);
     const program = recorded.program;
     let cmd = recorded.cmd;

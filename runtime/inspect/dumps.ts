@@ -12,6 +12,11 @@
 // awaits. Both say who asked for a task's cancellation when a TaskRecorder knows (a task,
 // the inspector, the debugger, the CLI: protocol/cancel-origin-label.ts words it). Frames are read with node:inspector and mapped to TypeScript.
 //
+// formatTaskTable: `coroscope ps PID`'s table: one row per live task (id, name, state, what it
+// awaits, who awaits it, its innermost frame as `file:line function`), none collapsed.
+// formatAwaitCycles: the deadlocks of the await graph (a cycle named task by task), printed
+// under either dump: a cyclic graph is shown, never refused.
+//
 // Both collapse groups of tasks that look the same and are parked waiting for work
 // (default: same parent, same frames, same await on the same object, awaiting one of
 // IDLE_KINDS) into one entry `× 97 …`, so 100 workers stay readable; a busy task (one
@@ -27,6 +32,7 @@ import type { SourcePositionMapper } from './source-positions';
 import { framesOfTasks, type TaskFrame } from './task-snapshot';
 import { awaitedTasks, cancelOriginOf, describeTarget, describeTask, summarizeTasks } from './task-summaries';
 import { TaskRecorder } from './task-recorder';
+import { buildAwaitGraph } from './await-graph';
 import { cancelOriginLabel } from '../../protocol/cancel-origin-label';
 
 /** Await kinds of a task parked waiting for work: candidates for collapsing. */
@@ -50,6 +56,11 @@ export interface DumpOptions {
   readonly tasks?: readonly Task<unknown>[];
   readonly reader?: GeneratorReader;
   readonly positions?: SourcePositionMapper;
+  /**
+   * The loop time the dump is taken at (default: the loop's time() now). A reader between
+   * ticks of a recorded run passes its last tick's time: a clock reading there would be logged.
+   */
+  readonly now?: number;
 }
 
 /**
@@ -126,7 +137,7 @@ function idList(tasks: readonly TaskSummary[], max = 4): string {
 /** A table of the live tasks, as Python's `asyncio ps`. */
 export function formatPsTable(loop: EventLoop, options: DumpOptions = {}): string {
   const tasks = options.tasks ?? loop.allTasks();
-  const summaries = summarizeTasks(tasks, { recorder: options.recorder });
+  const summaries = summarizeTasks(tasks, { recorder: options.recorder, ...(options.now !== undefined ? { now: options.now } : {}) });
   const origins = cancelOrigins(loop, tasks, options);
   const awaits = awaitTexts(tasks);
   const describeAwaitText = (s: TaskSummary): string => awaits.get(s.id) ?? '-';
@@ -172,6 +183,63 @@ export function formatPsTable(loop: EventLoop, options: DumpOptions = {}): strin
   return out.join('\n') + '\n';
 }
 
+/** Lays out rows under a header, columns padded to their widest cell (at most `maxWidth`, clipped with …), the last one unpadded. */
+function tableText(header: readonly string[], rows: readonly string[][], maxWidth = 48): string {
+  const widths = header.map((h, c) => (c === header.length - 1 ? 0 : Math.min(maxWidth, Math.max(h.length, ...rows.map((r) => r[c]!.length)))));
+  const clipCell = (v: string, c: number): string => (c < header.length - 1 && v.length > widths[c]! ? `${v.slice(0, widths[c]! - 1)}…` : v);
+  const line = (r: readonly string[]): string =>
+    r
+      .map((v, c) => (c === r.length - 1 ? v : pad(clipCell(v, c), widths[c]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), line(header.map((h, c) => '-'.repeat(c === header.length - 1 ? h.length : widths[c]!))), ...rows.map(line)].join('\n') + '\n';
+}
+
+/** A file name as the dumps print it (relative to `root` when under it, or its base name, or as is). */
+function shownPath(file: string, pathStyle: 'relative' | 'basename' | 'absolute', root: string): string {
+  if (pathStyle === 'basename') return basename(file);
+  if (pathStyle === 'relative' && isAbsolute(file)) {
+    const rel = relative(root, file);
+    if (!rel.startsWith('..') && !isAbsolute(rel)) return rel;
+  }
+  return file;
+}
+
+/**
+ * `coroscope ps`'s table, as Python's `asyncio ps`: every live task (none collapsed) with its
+ * state, what it awaits, who awaits it and its innermost frame (`file:line function`, read
+ * with node:inspector and mapped to the source).
+ */
+export function formatTaskTable(loop: EventLoop, options: DumpOptions = {}): string {
+  const tasks = options.tasks ?? loop.allTasks();
+  const summaries = summarizeTasks(tasks, { recorder: options.recorder, now: options.now ?? loop.time() });
+  const origins = cancelOrigins(loop, tasks, options);
+  const awaits = awaitTexts(tasks);
+  const frames = framesOfTasks(tasks, { reader: options.reader, positions: options.positions });
+  const byId = new Map(summaries.map((s) => [s.id, s]));
+  const root = options.root ?? process.cwd();
+  const pathStyle = options.paths ?? 'relative';
+  const innermost = (task: Task<unknown>, s: TaskSummary): string => {
+    const list = frames.get(task) ?? [];
+    const f = list[list.length - 1];
+    if (f === undefined) return s.state === 'scheduled' ? '(not started)' : '(no frames)';
+    const where = f.file === null ? '(no location)' : `${shownPath(f.file, pathStyle, root)}:${f.line}`;
+    return `${where} ${f.functionName || '(anonymous)'}${f.tracked ? '' : ' (untracked)'}`;
+  };
+  const rows = summaries.map((s, i) => {
+    const cancel = cancelText(s, origins, byId);
+    const awaitedBy = s.awaitedBy.length === 0 ? '-' : s.awaitedBy.map((id) => `#${id} ${byId.get(id)?.name ?? ''}`.trim()).join(', ');
+    return [String(s.id), s.name, cancel === '' ? s.state : `${s.state} (${cancel})`, awaits.get(s.id) ?? '-', awaitedBy, innermost(tasks[i]!, s)];
+  });
+  return tableText(['task id', 'task name', 'state', 'awaiting', 'awaited by', 'innermost frame'], rows, 60);
+}
+
+/** The await graph's deadlocks, one `cycle: …` (or `deadlock: …`) line each; '' when there is none. */
+export function formatAwaitCycles(loop: EventLoop): string {
+  const graph = buildAwaitGraph(loop);
+  return graph.deadlocks.map((d) => `${/cycle|awaits itself|which it holds itself/.test(d.reason) ? 'cycle' : 'deadlock'}: ${d.reason}\n`).join('');
+}
+
 /** Sort key of a table row: its task id, or the first id of a collapsed group. */
 function idOfRow(r: string[]): number {
   const n = Number(r[0]);
@@ -189,7 +257,8 @@ interface TreeNode {
 /** The tree of live tasks with their frames, as Python's `asyncio pstree`. */
 export function formatPsTree(loop: EventLoop, options: DumpOptions = {}): string {
   const tasks = options.tasks ?? loop.allTasks();
-  const summaries = summarizeTasks(tasks, { recorder: options.recorder });
+  const now = options.now ?? loop.time();
+  const summaries = summarizeTasks(tasks, { recorder: options.recorder, now });
   const origins = cancelOrigins(loop, tasks, options);
   const awaits = awaitTexts(tasks);
   const describeAwaitText = (s: TaskSummary): string => awaits.get(s.id) ?? '-';
@@ -240,7 +309,7 @@ export function formatPsTree(loop: EventLoop, options: DumpOptions = {}): string
 
   const out: string[] = [];
   const live = summaries.length;
-  out.push(`Tasks at loop time ${loop.time().toFixed(3)} s, tick ${loop.tickCount()}${loop.isPaused() ? ' (paused)' : ''}: ${live} live task${live === 1 ? '' : 's'}`);
+  out.push(`Tasks at loop time ${now.toFixed(3)} s, tick ${loop.tickCount()}${loop.isPaused() ? ' (paused)' : ''}: ${live} live task${live === 1 ? '' : 's'}`);
 
   const emit = (node: TreeNode | TreeNode[], prefix: string, last: boolean): void => {
     const group = Array.isArray(node) ? node : [node];

@@ -1,0 +1,66 @@
+// `coroscope replay FILE` of a `coroscope run --record` recording: the program is loaded and
+// run again exactly as `coroscope run` ran it (user-program.ts: the same steps, the same
+// arguments), its first run() on a loop fed by the recording (runtime/record: the recorded
+// clock and socket inputs, the network never used), and the replay is checked against the
+// recording. The program's output is printed again as it runs; a failure as its traceback.
+//
+// Exit codes: the program's own (process.exitCode) for a run that succeeded, 1 replayed a failed run (its traceback on
+// stderr) or the recording refused (corrupt, changed sources, the program gone) or the replay
+// diverged from it.
+
+import { setCoroutineTracking } from '../coroutine';
+import { EventLoop } from '../loop';
+import { TaskRecorder } from '../inspect/task-recorder';
+import { ExceptionTracer } from '../inspect/traces';
+import { ProgramLoadError } from '../host/program-loader';
+import { outsideCanceller, type RecordedProgram } from '../host/launch-programs';
+import { unpackAskedCancels } from '../record/await-details';
+import { RecordingError } from '../record/recording-errors';
+import type { Recording } from '../record/recording-file';
+import type { RunLog } from '../record/run-log';
+import { RunReplay } from '../record/run-replay';
+import { failureText } from './run-command';
+import { startUserProgram } from './user-program';
+
+/** True when the recording was made by `coroscope run --record`. */
+export function isRunRecording(rec: Recording): boolean {
+  return rec.meta.program.cli === 'run';
+}
+
+/** Replays a `coroscope run` recording; resolves with the exit code. */
+export async function replayRunRecording(rec: Recording, log: RunLog, file: string, program: RecordedProgram): Promise<number> {
+  const target = program.target;
+  if (target.kind !== 'program') throw new RecordingError(`${file} is corrupt: a coroscope run recording names a ${target.kind} launch`);
+  const argvValue: unknown = rec.meta.program.argv;
+  if (!Array.isArray(argvValue) || !argvValue.every((a): a is string => typeof a === 'string')) throw new RecordingError(`${file} is corrupt: the program's arguments it records are not a list of strings`);
+  const tracer = new ExceptionTracer();
+  tracer.install();
+  if (program.frames) setCoroutineTracking(true);
+  const replay = new RunReplay(log, rec.events, file, { frames: program.frames, cancelFromOutside: outsideCanceller(() => unpackAskedCancels(rec.meta.askedCancels), null) });
+  let started;
+  try {
+    started = startUserProgram(target.path, target.exportName ?? 'main', argvValue, {
+      newLoop(options, n) {
+        let loop: EventLoop;
+        if (n === 1) {
+          loop = new EventLoop({ ...options, clock: replay.clock });
+          replay.attach(loop);
+        } else loop = new EventLoop(options);
+        TaskRecorder.attach(loop);
+        return loop;
+      },
+    });
+  } catch (e) {
+    if (e instanceof ProgramLoadError) throw new RecordingError(`${file}: the program it records cannot be loaded again: ${e.message}`);
+    throw e;
+  }
+  // The run()'s own rejection is told by firstRun; a program that leaves it unhandled is not failing the replay twice.
+  const swallow = (reason: unknown): void => void reason;
+  process.on('unhandledRejection', swallow);
+  const { outcome, main } = await started.firstRun;
+  replay.verify();
+  // The program's own exit status, as `coroscope run` left it to the program.
+  if (outcome.ok) return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  process.stderr.write(failureText(tracer, outcome.error, main));
+  return 1;
+}

@@ -1,0 +1,168 @@
+// `coroscope run FILE` as a user runs it (the bundled CLI in a child process): the program's
+// own output and exit status, its failure printed as a coroutine traceback, a program that
+// can never go on told as such, and `--record` giving a recording `coroscope replay` re-runs.
+// Needs `npm run build` first.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..', '..', '..');
+const cli = join(root, 'bin', 'coroscope.js');
+
+function coroscope(args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function inFolder(files: Record<string, string>, body: (dir: string) => void): void {
+  const dir = mkdtempSync(join(tmpdir(), 'coroscope-run-'));
+  try {
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+    body(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// Calls run(main()) itself, as with plain node; prints its arguments; sets its exit status.
+const SELF_RUNNING = `const { run, sleep, coroutine, Queue } = require('coroscope');
+const worker = coroutine(function* worker(q, name) { const v = yield* q.get(); yield* sleep(0.002); console.log(name + ' got ' + v); });
+const main = coroutine(function* main() {
+  const q = new Queue();
+  const loop = require('coroscope').getRunningLoop();
+  const tasks = [loop.createTask(worker(q, 'a'), { name: 'a' }), loop.createTask(worker(q, 'b'), { name: 'b' })];
+  yield* q.put(1);
+  yield* q.put(2);
+  for (const t of tasks) yield* t;
+  console.log('args ' + process.argv.slice(2).join(' '));
+  process.exitCode = 3;
+});
+run(main());
+`;
+
+// Exports main only; fails three coroutines deep, inside a task main awaits.
+const FAILING = `const { sleep, coroutine, getRunningLoop } = require('coroscope');
+const parse = coroutine(function* parse(text) { yield* sleep(0.001); throw new SyntaxError('bad page: ' + text); });
+const fetchPage = coroutine(function* fetchPage(url) { return yield* parse(url); });
+const main = coroutine(function* main() {
+  console.log('starting');
+  const t = getRunningLoop().createTask(fetchPage('/broken'), { name: 'fetcher' });
+  yield* t;
+});
+module.exports = { main };
+`;
+
+test("coroscope run: the program's output, its arguments and its own exit status", () => {
+  inFolder({ 'program.js': SELF_RUNNING }, (dir) => {
+    const r = coroscope(['run', 'program.js', 'x', '--', '--y'], dir);
+    assert.equal(r.stderr, '');
+    assert.equal(r.stdout, 'a got 1\nb got 2\nargs x --y\n');
+    assert.equal(r.status, 3);
+  });
+});
+
+test('coroscope run: a failure is printed as a coroutine traceback through the tasks, exit 1', () => {
+  inFolder({ 'failing.js': FAILING }, (dir) => {
+    const r = coroscope(['run', 'failing.js'], dir);
+    assert.equal(r.status, 1, r.stderr);
+    assert.equal(r.stdout, 'starting\n');
+    assert.match(r.stderr, /^Coroutine traceback of task #\d+/);
+    // main's chain at its await, then the awaited task's frames down to the raise, with their lines.
+    const order = ['line 7, in main', 'line 3, in fetchPage', 'line 2, in parse', 'SyntaxError: bad page: /broken'].map((s) => r.stderr.indexOf(s));
+    assert.ok(order.every((i) => i >= 0), r.stderr);
+    assert.deepEqual([...order].sort((a, b) => a - b), order, r.stderr);
+  });
+});
+
+test('coroscope run: a self-running program whose run() rejects unhandled gets the traceback too', () => {
+  inFolder({ 'failing.js': FAILING + 'require("coroscope").run(module.exports.main());\n' }, (dir) => {
+    const r = coroscope(['run', 'failing.js'], dir);
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /Coroutine traceback[\s\S]*in parse[\s\S]*SyntaxError: bad page/);
+  });
+});
+
+test("coroscope run: a .ts program runs (the program loader's TypeScript)", () => {
+  const ts = `import { run, sleep, coroutine, type Coroutine } from 'coroscope';
+const main = coroutine(function* main(): Coroutine<void> { yield* sleep(0.001); const n: number = 41; console.log('ts ' + (n + 1)); });
+run(main());
+`;
+  inFolder({ 'program.ts': ts }, (dir) => {
+    const r = coroscope(['run', 'program.ts'], dir);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, 'ts 42\n');
+  });
+});
+
+test('coroscope run: a loop nothing can wake is told (the cycle named), not a silent exit 0', () => {
+  const deadlock = `const { run, sleep, coroutine, Lock, getRunningLoop } = require('coroscope');
+const ledger = new Lock(), audit = new Lock();
+const transfer = coroutine(function* transfer(a, b) { yield* a.acquire(); yield* sleep(0.001); yield* b.acquire(); });
+const main = coroutine(function* main() {
+  const loop = getRunningLoop();
+  const t1 = loop.createTask(transfer(ledger, audit), { name: 'transfer-1' });
+  const t2 = loop.createTask(transfer(audit, ledger), { name: 'transfer-2' });
+  yield* t1; yield* t2;
+});
+run(main());
+`;
+  inFolder({ 'deadlock.js': deadlock }, (dir) => {
+    const r = coroscope(['run', 'deadlock.js'], dir);
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /the program cannot go on/);
+    assert.match(r.stderr, /cycle: lock-order cycle: .*"transfer-1".*"transfer-2"/);
+  });
+});
+
+test('coroscope run: a program that cannot be loaded is refused in one line, exit 1', () => {
+  inFolder({ 'nomain.js': 'module.exports = { notMain: 1 };\n' }, (dir) => {
+    const missing = coroscope(['run', 'absent.js'], dir);
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /^coroscope run: program .*absent\.js does not exist\n$/);
+    const noMain = coroscope(['run', 'nomain.js'], dir);
+    assert.equal(noMain.status, 1);
+    assert.match(noMain.stderr, /has no export "main"/);
+    assert.equal(coroscope(['run'], dir).status, 2);
+  });
+});
+
+test('coroscope run --record: coroscope replay re-runs the program from the recording, output and exit status alike', () => {
+  inFolder({ 'program.js': SELF_RUNNING, 'failing.js': FAILING }, (dir) => {
+    const rec = coroscope(['run', 'program.js', 'x', '--record', 'run.corotrace'], dir);
+    assert.equal(rec.status, 3, rec.stderr);
+    assert.match(rec.stderr, /^coroscope run: recorded \d+ ticks, \d+ task steps, 0 sockets to run\.corotrace\n$/);
+    assert.ok(existsSync(join(dir, 'run.corotrace')));
+    const replay = coroscope(['replay', 'run.corotrace'], dir);
+    assert.equal(replay.stderr, '');
+    assert.equal(replay.stdout, rec.stdout);
+    assert.equal(replay.status, 3);
+
+    const failed = coroscope(['run', 'failing.js', '--inspect', '--record', 'failed.corotrace'], dir);
+    assert.equal(failed.status, 1);
+    const again = coroscope(['replay', 'failed.corotrace'], dir);
+    assert.equal(again.status, 1, again.stderr);
+    assert.equal(again.stdout, 'starting\n');
+    assert.match(again.stderr, /Coroutine traceback[\s\S]*in parse[\s\S]*SyntaxError: bad page: \/broken/);
+
+    // A replay whose program no longer does what was recorded is refused as diverged.
+    writeFileSync(join(dir, 'program.js'), SELF_RUNNING.replace('sleep(0.002)', 'sleep(0.002); yield* sleep(0.001)'));
+    const diverged = coroscope(['replay', 'run.corotrace'], dir);
+    assert.equal(diverged.status, 1);
+    assert.match(diverged.stderr, /diverge|differ/i);
+  });
+});
+
+test('coroscope run --inspect in a socket folder others can open: the program runs, ps is said not to answer', () => {
+  inFolder({ 'program.js': SELF_RUNNING }, (dir) => {
+    mkdirSync(join(dir, 'xdg', 'coroscope'), { recursive: true });
+    chmodSync(join(dir, 'xdg', 'coroscope'), 0o755);
+    const r = coroscope(['run', '--inspect', 'program.js'], dir, { ...process.env, XDG_RUNTIME_DIR: join(dir, 'xdg') });
+    assert.equal(r.status, 3);
+    assert.equal(r.stdout, 'a got 1\nb got 2\nargs \n');
+    assert.match(r.stderr, /^coroscope run: --inspect: coroscope ps\/pstree will not answer: refusing to open an inspect socket: .* is open to other users \(mode 755; it must be 700\)\n$/);
+    assert.deepEqual(readdirSync(join(dir, 'xdg', 'coroscope')), [], 'no socket was opened there');
+  });
+});
