@@ -1,7 +1,8 @@
 // Replay is exact for the tutorial samples: each sample that runs on the runtime's loop is
 // recorded against the demo site, the site is stopped, and the sample is run again on a
-// replaying loop; the replayed event log must equal the recorded one. Two samples take
-// inputs the loop cannot see, and a replay refuses them instead of pretending.
+// replaying loop; the replayed event log must equal the recorded one. What a sample measures
+// outside its loop (SampleContext.measured) is kept with the recording and given back to the
+// replay, as the host does. A sample whose results come from outside the loop is refused.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SAMPLES } from '../../../runtime/samples/index';
@@ -14,18 +15,25 @@ import type { Sample, SampleOutcome } from '../../../runtime/samples/sample';
 
 /** Samples with inputs from outside the loop's clock and sockets, and what they are. */
 const NOT_REPLAYABLE: Record<string, string> = {
-  crawler: 'lists the demo site\'s pages with node:http before its loop runs',
   'fib-threads': 'its results come from worker threads, not through the loop',
 };
 
-async function recordSample(sample: Sample): Promise<{ outcome: SampleOutcome; streams: RecordedStreams; siteUrl: string }> {
+type Measured = Map<string, number>;
+
+async function recordSample(sample: Sample): Promise<{ outcome: SampleOutcome; streams: RecordedStreams; siteUrl: string; measured: Measured }> {
   const site = await startDemoSite({ pages: 30 });
   const rec = new RunRecorder();
   const loop = new EventLoop({ clock: rec.clock });
   rec.attach(loop);
+  const kept: Measured = new Map();
+  const measured = (name: string, measure: () => number): number => {
+    const value = measure();
+    kept.set(name, value);
+    return value;
+  };
   try {
-    const outcome = await sample.run({ siteUrl: site.url, log: () => undefined, loop });
-    return { outcome, streams: rec.finish(), siteUrl: site.url };
+    const outcome = await sample.run({ siteUrl: site.url, log: () => undefined, loop, measured });
+    return { outcome, streams: rec.finish(), siteUrl: site.url, measured: kept };
   } finally {
     rec.detach();
     loop.close();
@@ -33,12 +41,13 @@ async function recordSample(sample: Sample): Promise<{ outcome: SampleOutcome; s
   }
 }
 
-async function replaySample(sample: Sample, streams: RecordedStreams, siteUrl: string): Promise<SampleOutcome> {
+async function replaySample(sample: Sample, streams: RecordedStreams, siteUrl: string, kept: Measured): Promise<SampleOutcome> {
   const replay = new RunReplay(readRunLog(streams.events, streams.gaps, streams.payload, sample.id), streams.events, `${sample.id}.corotrace`);
   const loop = new EventLoop({ clock: replay.clock });
   replay.attach(loop);
   try {
-    const outcome = await sample.run({ siteUrl, log: () => undefined, loop });
+    const measured = (name: string, measure: () => number): number => kept.get(name) ?? measure();
+    const outcome = await sample.run({ siteUrl, log: () => undefined, loop, measured });
     replay.verify();
     return outcome;
   } finally {
@@ -59,7 +68,7 @@ for (const sample of onLoop.filter((s) => !(s.id in NOT_REPLAYABLE))) {
     const recorded = await recordSample(sample);
     assert.ok(recorded.outcome.ok, recorded.outcome.lines.join('\n'));
     assert.ok(recorded.streams.ticks > 0);
-    const replayed = await replaySample(sample, recorded.streams, recorded.siteUrl);
+    const replayed = await replaySample(sample, recorded.streams, recorded.siteUrl, recorded.measured);
     assert.equal(replayed.ok, recorded.outcome.ok);
   });
 }
@@ -68,6 +77,6 @@ for (const [id, why] of Object.entries(NOT_REPLAYABLE)) {
   test(`sample ${id} is not replayable (${why}): the replay fails, it does not hang or pass`, async () => {
     const sample = onLoop.find((s) => s.id === id)!;
     const recorded = await recordSample(sample);
-    await assert.rejects(replaySample(sample, recorded.streams, recorded.siteUrl));
+    await assert.rejects(replaySample(sample, recorded.streams, recorded.siteUrl, recorded.measured));
   });
 }
