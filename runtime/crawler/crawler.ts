@@ -31,6 +31,7 @@ import { ClientSession, type ClientSessionOptions, type ClientResponse } from '.
 import { HttpProtocolError } from '../http/errors';
 import { isRedirectStatus } from '../http/redirect-statuses';
 import { Queue } from '../queue';
+import { shield } from '../shield';
 import { gather } from '../gather';
 import { getRunningLoop } from '../running-loop';
 import type { EventLoop } from '../loop';
@@ -163,8 +164,12 @@ export class Crawler {
       this.t1 = loop.time();
       if (!finished) this.noteInterrupted();
       for (const w of this.workers) w.cancel();
+      // A robots.txt task is every worker's, shielded from one worker's cancel: the crawl's end cancels it.
+      const robots = [...this.robotsByOrigin.values()].filter((r) => !r.done());
+      for (const r of robots) r.cancel();
       // Let the workers unwind (closing the connections they hold) before the crawl ends.
-      if (this.workers.length > 0) yield* gather(...this.workers, { returnExceptions: true });
+      const unwinding: Array<Future<unknown>> = [...this.workers, ...robots];
+      if (unwinding.length > 0) yield* gather(...unwinding, { returnExceptions: true });
       this.session.close();
     }
   }
@@ -311,7 +316,9 @@ export class Crawler {
       rules = getRunningLoop().createTask(this.loadRobots(u.origin), { name: `robots ${u.origin}` });
       this.robotsByOrigin.set(u.origin, rules);
     }
-    const r = yield* rules;
+    // Shielded: every worker of the origin awaits this one task, and a cancel of one worker (a
+    // view's Cancel Task) must not cancel it for the others, as awaiting it directly would.
+    const r = yield* shield(rules);
     return r.isAllowed(u.pathname + u.search);
   }
 

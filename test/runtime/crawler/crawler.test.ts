@@ -167,6 +167,33 @@ test('robots.txt disallowing the root: a notice names the root; --no-robots craw
   assert.equal(ignoring.done[0]?.status, 200);
 });
 
+// Every worker awaits the one robots.txt task of an origin. Cancelling one worker (a view's
+// Cancel Task) must not cancel that shared task, which asyncio's Task.cancel would do to a task
+// awaited directly: the crawler shields it, and the other workers get their answer.
+test('a worker cancelled while it waits for robots.txt leaves the shared robots task to the others', { timeout: 30_000 }, async (t) => {
+  const site = await rawSite(t, (path, socket) => {
+    if (path === '/robots.txt') {
+      setTimeout(() => page(socket, 'User-agent: *\nDisallow: /private\n', '200 OK', 'text/plain'), 300);
+      return;
+    }
+    page(socket, `<p>${path}</p>`);
+  });
+  const crawler = new Crawler([site.url('/a'), site.url('/b'), site.url('/c')], { maxTasks: 3 });
+  const loop = new EventLoop();
+  const crawl = loop.createTask(crawler.crawl(), { name: 'crawl' });
+  const done = loop.runUntilComplete(crawl);
+  while (site.hits.get('/robots.txt') === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+  const robots = loop.allTasks().find((task) => task.name.startsWith('robots '));
+  const worker = loop.allTasks().find((task) => task.name === 'worker-1');
+  assert.ok(robots !== undefined && worker !== undefined, 'the robots task and worker-1 exist');
+  worker.cancel('a view cancelled worker-1');
+  await done;
+  loop.close();
+  assert.equal(robots.cancelled(), false, 'the shared robots task was not cancelled with the worker');
+  const fetched = crawler.done.filter((d) => d.status === 200).map((d) => new URL(d.url).pathname).sort();
+  assert.equal(fetched.length, 2, `two of the three roots fetched by the other workers: ${fetched.join(', ')}`);
+});
+
 test('absurd options are refused with their documented bounds before anything is allocated', () => {
   assert.throws(() => new Crawler(['http://127.0.0.1:9/'], { maxTasks: 1e30 }), /RangeError|Crawler option maxTasks must be a whole number from 1 to 10000, got 1e\+30/);
   assert.throws(() => new Crawler(['http://127.0.0.1:9/'], { maxTasks: 1e30 }), RangeError);
