@@ -106,9 +106,10 @@ import {
   ThreadEvent,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { BreakpointHitLanding, CrawlProgress, HostEvents, HostMethods, LaunchTarget, LineFrameInfo, ProgramLoopState, SourcePosition, StopReason, TaskDetail, TimelineLane, Traceback, VariableInfo } from '../../protocol/host-protocol';
+import type { BreakpointHitLanding, CrawlProgress, HostEvents, HostMethods, LaunchTarget, LineFrameInfo, ProgramLoopState, StopReason, TaskDetail, TimelineLane, Traceback, VariableInfo } from '../../protocol/host-protocol';
 import { programLoopScope, programLoopVariables, type ProgramLoopPart } from './program-loop-variables';
 import { frameReturn, laneHasFrames, nextOf, nextSuspension, previousOf, previousSuspension } from './time-travel';
+import { RUNNING, canStepForward, endStopAt, forwardFrom, liveStop, type DebugPosition, type PositionStop, type Present, type ShownReason } from './debug-position';
 import type { HostExit, HostProcess } from '../host-client/host-process';
 import { LINE_STEP_MODE_REQUEST, TASKS_CHANGED_EVENT, TASKS_REQUEST, TRACES_REQUEST, narrowLineStepMode, type TasksBody } from './custom-requests';
 import {
@@ -173,8 +174,6 @@ type VarRef =
   /** A part of a program loop of the line stop (programLoops' index). */
   | { kind: 'programLoop'; index: number; part: ProgramLoopPart };
 
-/** Why the session shows a stop: the host's reasons, 'goto' for a past tick someone moved the views to, 'end' for a recorded run's end. */
-type ShownReason = StopReason | 'goto' | 'end';
 /** How a move in time of this session is shown: a step, a tick moved to, or a recorded stop landed on (in the live stop's reason). */
 type TravelReason = 'step' | 'goto' | StopReason;
 
@@ -187,15 +186,8 @@ interface PastStop {
   said?: string;
 }
 
-interface StopInfo {
-  /** Set when the host's main thread is stopped on this line (steps go by line then). */
-  line?: SourcePosition;
-  reason: ShownReason;
-  tick: number;
-  taskId: number | undefined;
-  threadId: number;
-  description: string;
-}
+/** A stop shown (on a line: the host's main thread is stopped there, steps go by line). */
+type StopInfo = PositionStop;
 
 /** atEnd: the recorded run has finished and the session stays, stopped at its end or a past tick of it (stopAtEnd, or an attach to a finished run). */
 type Phase = 'idle' | 'launching' | 'running' | 'restarting' | 'atEnd' | 'finished' | 'disposed';
@@ -311,7 +303,7 @@ function stoppedEventOf(stop: StopInfo): DebugProtocol.StoppedEvent {
 
 /** The stop a finished recorded run shows at its end (its last tick), on the loop's thread; what to do there is said in the console (endHint). */
 function endStop(tick: number): StopInfo {
-  return { reason: 'end', tick, taskId: undefined, threadId: LOOP_THREAD_ID, description: `Finished at tick ${tick}` };
+  return endStopAt(tick);
 }
 
 /** What the end of a recorded run offers, for the console. */
@@ -555,7 +547,7 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   private loopState(): LoopState {
     // A finished run's past ticks show its loop as it was then, paused after the tick.
-    const running = this.phase === 'running' || (this.phase === 'atEnd' && !this.atTheEnd());
+    const running = this.showsRun() && canStepForward(this.position());
     return { tick: this.tasks.tick, paused: this.currentStop !== null || this.tasks.paused, onLine: this.currentStop?.line !== undefined, running: running && this.host?.isAlive() === true };
   }
 
@@ -567,6 +559,27 @@ export class CoroscopeSession extends LoggingDebugSession {
   /** At the end of a finished recorded run (its present; an opened recording's present is its last tick): nothing comes after. */
   private atTheEnd(): boolean {
     return this.phase === 'atEnd' && this.pastHit === null && (this.viewedTick === null || this.viewedTick >= this.recordedTicks);
+  }
+
+  /**
+   * Where the debugger stands (debug-position.ts), read from the session's position fields:
+   * the requests below are answered by a switch on it.
+   */
+  private position(): DebugPosition {
+    const stop = this.currentStop;
+    if (this.atTheEnd()) {
+      // An opened recording (or a finished run attached to) has no present: its last tick is its end.
+      if (this.finishedRun === null && !this.owned) return { kind: 'recording', tick: Math.max(this.viewedTick ?? this.recordedTicks, this.recordedTicks), ticks: this.recordedTicks, stop };
+      return { kind: 'end', stop: stop ?? endStop(this.recordedTicks) };
+    }
+    const kept = this.presentStop ?? this.liveLineStop;
+    const present: Present =
+      kept === null ? (this.phase === 'atEnd' ? { kind: 'end', stop: endStop(this.recordedTicks) } : { kind: 'running' }) : kept.reason === 'end' ? { kind: 'end', stop: kept } : { kind: 'stopped', stop: kept };
+    // A hit's tick is the one viewed; a hit with neither (cleared by no move) is not shown.
+    if (this.pastHit !== null && (this.viewedTick !== null || stop?.line !== undefined)) return { kind: 'pastHit', tick: this.pastHit.tick, stop, present };
+    if (this.viewedTick !== null) return { kind: 'pastTick', tick: this.viewedTick, stop, present };
+    if (this.onPastLine) return { kind: 'pastLine', stop, live: this.liveLineStop };
+    return stop === null ? RUNNING : liveStop(stop);
   }
 
   // --- initialize and launch ----------------------------------------------------------------
@@ -1422,17 +1435,33 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   protected override continueRequest(response: DebugProtocol.ContinueResponse): void {
     response.body = { allThreadsContinued: true };
-    if (this.atTheEnd()) {
-      // Nothing comes after a finished run's end: Continue ends the session.
-      this.sendResponse(response);
-      this.endSession(this.finishedRun?.ok ?? true);
-      return;
+    const pos = this.position();
+    switch (pos.kind) {
+      case 'end':
+      case 'recording':
+        if (!canStepForward(pos)) {
+          // Nothing comes after a finished run's end: Continue ends the session.
+          this.sendResponse(response);
+          this.endSession(this.finishedRun?.ok ?? true);
+          return;
+        }
+        this.continueInPast(response);
+        return;
+      case 'pastTick':
+      case 'pastHit':
+        this.continueInPast(response);
+        return;
+      case 'pastLine':
+        // Through the past up to the live line stop held (not known: the live run goes on).
+        if (pos.live !== null) this.continueInPast(response);
+        else this.execute(response, null, (h) => h.endpoint.request('continue', {}), true);
+        return;
+      case 'running':
+      case 'paused':
+      case 'liveLine':
+        this.execute(response, null, (h) => h.endpoint.request('continue', {}), true);
+        return;
     }
-    if (this.viewedTick !== null || (this.onPastLine && this.liveLineStop !== null)) {
-      this.continueInPast(response);
-      return;
-    }
-    this.execute(response, null, (h) => h.endpoint.request('continue', {}), true);
   }
 
   /**
@@ -1502,7 +1531,7 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   /** The tick forward steps count from: at a hit or a past line shown (mid-tick), the tick before its own (its tick's end is still ahead). */
   private forwardFrom(now: number): number {
-    return this.pastHit !== null || (this.viewedTick === null && this.onPastLine) ? now - 1 : now;
+    return forwardFrom(this.position(), now);
   }
 
   // --- time travel ------------------------------------------------------------------------------
@@ -1573,13 +1602,28 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   protected override stepBackRequest(response: DebugProtocol.StepBackResponse, args: DebugProtocol.StepBackArguments): void {
     const threadId = args.threadId;
-    if (this.pastHit !== null && this.currentStop?.line !== undefined) {
-      this.stepAtHit(response, threadId, 'back');
-      return;
-    }
-    if (this.currentStop?.line !== undefined && this.viewedTick === null) {
-      this.stepBackAtLine(response, threadId);
-      return;
+    const pos = this.position();
+    switch (pos.kind) {
+      case 'pastHit':
+        // From the hit's line: the line before it (a hit without a line goes back as a tick).
+        if (pos.stop?.line !== undefined) {
+          this.stepAtHit(response, threadId, 'back');
+          return;
+        }
+        break;
+      case 'liveLine':
+      case 'pastLine':
+        if (pos.stop?.line !== undefined) {
+          this.stepBackAtLine(response, threadId);
+          return;
+        }
+        break;
+      case 'running':
+      case 'paused':
+      case 'pastTick':
+      case 'end':
+      case 'recording':
+        break;
     }
     this.travelTo(response, threadId, 'step', async (now) => {
       if (threadId >= LOOP_THREAD_ID) {
@@ -1775,7 +1819,7 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   /** Refuses a forward step at a finished run's end (nothing comes after it); true when refused. */
   private refusedAtEnd(response: DebugProtocol.Response, what: string): boolean {
-    if (!this.atTheEnd()) return false;
+    if (canStepForward(this.position())) return false;
     this.fail(response, ERR_NOT_RUNNING, `${what}: the run finished at tick ${this.recordedTicks}, nothing comes after it: Step Back or Reverse Continue go into its past, Continue ends the session`, true);
     return true;
   }
@@ -1785,14 +1829,42 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.execute(response, args.threadId, (h) => h.endpoint.request('pause', {}), false);
   }
 
-  /** At a stop on a line, next / stepIn / stepOut step by line (the host's lineStep). */
-  private stepLine(response: DebugProtocol.Response, threadId: number, kind: 'over' | 'into' | 'out'): boolean {
-    if (this.currentStop?.line === undefined) return false;
-    if (!this.onPastLine) {
-      this.execute(response, threadId, (h) => h.endpoint.request('lineStep', { kind }), true);
-      return true;
+  /**
+   * A forward step (next / stepIn / stepOut) by where the debugger stands: refused at the end,
+   * by line from a hit's line, by tick or suspension from a past tick (`fromPast`), by line at
+   * a stop on a line (live, or through its past lines), else by the live run (`live`).
+   */
+  private stepForward(response: DebugProtocol.Response, threadId: number, kind: 'over' | 'into' | 'out', what: string, fromPast: () => void, live: () => void): void {
+    const pos = this.position();
+    switch (pos.kind) {
+      case 'end':
+      case 'recording':
+        if (this.refusedAtEnd(response, what)) return;
+        fromPast();
+        return;
+      case 'pastHit':
+        if (pos.stop?.line !== undefined) this.stepAtHit(response, threadId, kind);
+        else fromPast();
+        return;
+      case 'pastTick':
+        fromPast();
+        return;
+      case 'pastLine':
+        if (pos.stop?.line !== undefined) this.stepPastLine(response, threadId, kind);
+        else live();
+        return;
+      case 'liveLine':
+        this.execute(response, threadId, (h) => h.endpoint.request('lineStep', { kind }), true);
+        return;
+      case 'running':
+      case 'paused':
+        live();
+        return;
     }
-    // Through the past lines of the live stop (the replay host's, answered once landed): a move in time.
+  }
+
+  /** Through the past lines of the live line stop (the replay host's lineStep, answered once landed): a move in time. */
+  private stepPastLine(response: DebugProtocol.Response, threadId: number, kind: 'over' | 'into' | 'out'): void {
     this.serve(response, async () => {
       const host = this.requireHost();
       const restore = this.keepPosition();
@@ -1802,60 +1874,52 @@ export class CoroscopeSession extends LoggingDebugSession {
         await host.endpoint.request('lineStep', { kind });
       });
     });
-    return true;
   }
 
   protected override nextRequest(response: DebugProtocol.NextResponse, args: DebugProtocol.NextArguments): void {
-    if (this.refusedAtEnd(response, 'Step Over')) return;
-    if (this.pastHit !== null && this.currentStop?.line !== undefined) {
-      this.stepAtHit(response, args.threadId, 'over');
-      return;
-    }
-    if (this.viewedTick !== null) {
-      this.travelTo(response, args.threadId, 'step', async (now) => this.towardPresent(this.forwardFrom(now) + 1));
-      return;
-    }
-    if (this.stepLine(response, args.threadId, 'over')) return;
-    this.execute(response, args.threadId, (h) => h.endpoint.request('stepTick', {}), true);
+    this.stepForward(
+      response,
+      args.threadId,
+      'over',
+      'Step Over',
+      () => this.travelTo(response, args.threadId, 'step', async (now) => this.towardPresent(this.forwardFrom(now) + 1)),
+      () => this.execute(response, args.threadId, (h) => h.endpoint.request('stepTick', {}), true),
+    );
   }
 
   protected override stepInRequest(response: DebugProtocol.StepInResponse, args: DebugProtocol.StepInArguments): void {
     const taskId = args.threadId;
-    if (this.refusedAtEnd(response, 'Step Into')) return;
-    if (this.pastHit !== null && this.currentStop?.line !== undefined) {
-      this.stepAtHit(response, args.threadId, 'into');
-      return;
-    }
-    if (this.viewedTick !== null) {
-      this.travelTo(response, taskId, 'step', async (now) => (taskId >= LOOP_THREAD_ID ? this.towardPresent(this.forwardFrom(now) + 1) : this.towardPresent(nextSuspension(await this.laneOf(taskId, 'Step Into'), this.forwardFrom(now)))));
-      return;
-    }
-    if (this.stepLine(response, args.threadId, 'into')) return;
-    this.execute(response, taskId, (h) => (taskId >= LOOP_THREAD_ID ? h.endpoint.request('stepTick', {}) : h.endpoint.request('stepTask', { taskId })), true);
+    this.stepForward(
+      response,
+      taskId,
+      'into',
+      'Step Into',
+      () => this.travelTo(response, taskId, 'step', async (now) => (taskId >= LOOP_THREAD_ID ? this.towardPresent(this.forwardFrom(now) + 1) : this.towardPresent(nextSuspension(await this.laneOf(taskId, 'Step Into'), this.forwardFrom(now))))),
+      () => this.execute(response, taskId, (h) => (taskId >= LOOP_THREAD_ID ? h.endpoint.request('stepTick', {}) : h.endpoint.request('stepTask', { taskId })), true),
+    );
   }
 
   protected override stepOutRequest(response: DebugProtocol.StepOutResponse, args: DebugProtocol.StepOutArguments): void {
-    if (this.refusedAtEnd(response, 'Step Out')) return;
-    if (this.pastHit !== null && this.currentStop?.line !== undefined) {
-      this.stepAtHit(response, args.threadId, 'out');
-      return;
-    }
-    if (this.viewedTick !== null) {
-      // From a past tick: to the suspension where the current frame has returned (or the task's end), by the recorded frame chains.
-      const taskId = args.threadId;
-      this.travelTo(response, taskId, 'step', async (now) => {
-        if (taskId >= LOOP_THREAD_ID) return this.towardPresent(this.forwardFrom(now) + 1);
-        const lane = await this.laneOf(taskId, 'Step Out');
-        if (!laneHasFrames(lane)) throw new Error(`Step Out: the recording of ${lane.name} (#${taskId}) holds no frames (recorded without coroutine tracking, "inspect": false): Step Into goes to its next suspension`);
-        return this.towardPresent(frameReturn(lane, this.forwardFrom(now)));
-      });
-      return;
-    }
-    if (this.stepLine(response, args.threadId, 'out')) return;
     const taskId = args.threadId;
-    // The current frame is the innermost of the chain (depth = chain length - 1).
-    const depth = Math.max(0, (this.tasks.tasks.get(taskId)?.frames.length ?? 1) - 1);
-    this.execute(response, taskId, (h) => (taskId >= LOOP_THREAD_ID ? h.endpoint.request('stepTick', {}) : h.endpoint.request('stepOut', { taskId, depth })), true);
+    this.stepForward(
+      response,
+      taskId,
+      'out',
+      'Step Out',
+      // From a past tick: to the suspension where the current frame has returned (or the task's end), by the recorded frame chains.
+      () =>
+        this.travelTo(response, taskId, 'step', async (now) => {
+          if (taskId >= LOOP_THREAD_ID) return this.towardPresent(this.forwardFrom(now) + 1);
+          const lane = await this.laneOf(taskId, 'Step Out');
+          if (!laneHasFrames(lane)) throw new Error(`Step Out: the recording of ${lane.name} (#${taskId}) holds no frames (recorded without coroutine tracking, "inspect": false): Step Into goes to its next suspension`);
+          return this.towardPresent(frameReturn(lane, this.forwardFrom(now)));
+        }),
+      () => {
+        // The current frame is the innermost of the chain (depth = chain length - 1).
+        const depth = Math.max(0, (this.tasks.tasks.get(taskId)?.frames.length ?? 1) - 1);
+        this.execute(response, taskId, (h) => (taskId >= LOOP_THREAD_ID ? h.endpoint.request('stepTick', {}) : h.endpoint.request('stepOut', { taskId, depth })), true);
+      },
+    );
   }
 
   // --- breakpoints ------------------------------------------------------------------------------

@@ -1,0 +1,238 @@
+// DebugPosition: where a debug view of a run stands, as one value. The debug adapter answers
+// each DAP request by a `switch` on it (coroscope-session.ts); the host's events and this
+// session's own moves become transitions here (pure functions: event or request in, next
+// position out), so the rules are tested apart from the adapter and its host.
+//
+//   kind       where                                      carries
+//   ---------  -----------------------------------------  -----------------------------------
+//   running    the live run goes on                       -
+//   paused     live, held between ticks                   the stop (tick, thread, reason)
+//   liveLine   live, held on a line (mid-tick)            the stop, with its line
+//   pastTick   a recorded tick before the present         tick, stop shown, present
+//   pastLine   a replayed line of the live line stop      the line shown, the live stop held
+//   pastHit    a breakpoint hit found in the past         tick, the hit's stop, present
+//   end        the end of a finished recorded run         the end's stop (its last tick)
+//   recording  a tick of an opened recording              tick, ticks, stop shown (no present)
+//
+// `present` is where a move forward out of the past comes back to: the live run going on, a
+// live stop held (between ticks or on a line), or the end of a finished run.
+//
+//   from                   event / request                to
+//   ---------------------  -----------------------------  ----------------------------------
+//   running/paused/line    onPaused(stop)                 paused, or liveLine (stop on a line)
+//   liveLine/pastLine      onPaused(stop, pastLine)       pastLine (live stop kept)
+//   pastHit                onPaused(stop, pastLine)       pastHit at that line's tick
+//   pastTick/pastHit       onPaused(stop)                 same view, present := stopped(stop)
+//   live                   onContinued                    running
+//   pastTick/pastHit       onContinued                    same view, present := running
+//   any but recording      onViewedTick(tick)             pastTick (present kept)
+//   past                   onViewedTick(null)             backToPresent
+//   finished run           onViewedTick(last tick)        end (a recording: recording at last)
+//   live                   onFinished (stays at end)      end
+//   pastTick/pastHit       onFinished (stays at end)      same view, present := end
+//   any                    landedInPast(hit)              pastHit (present kept)
+//   pastTick/pastHit/line  backToPresent                  present's position
+//
+// Invariants: a past position always knows its present, except `recording` (an opened
+// recording has none: its last tick is its end); `pastLine.live` is the live line stop the
+// program is held at (null only when it was not known); a transition never invents a stop.
+
+import type { SourcePosition, StopReason } from '../../protocol/host-protocol';
+import { LOOP_THREAD_ID } from './dap-mapping';
+
+/** Why a stop is shown: the host's reasons, 'goto' for a past tick someone moved the views to, 'end' for a recorded run's end. */
+export type ShownReason = StopReason | 'goto' | 'end';
+
+/** A stop as the debugger shows it. */
+export interface PositionStop {
+  /** Set when the stop is on a line (mid-tick): steps go by line there. */
+  line?: SourcePosition;
+  reason: ShownReason;
+  tick: number;
+  taskId: number | undefined;
+  threadId: number;
+  description: string;
+}
+
+/** Where a move forward out of the past comes back to. */
+export type Present = { kind: 'running' } | { kind: 'stopped'; stop: PositionStop } | { kind: 'end'; stop: PositionStop };
+
+export type DebugPosition =
+  | { kind: 'running' }
+  | { kind: 'paused'; stop: PositionStop }
+  | { kind: 'liveLine'; stop: PositionStop }
+  /** `stop`: the stop shown at the tick (null while a move is under way). */
+  | { kind: 'pastTick'; tick: number; stop: PositionStop | null; present: Present }
+  /** `stop`: the past line shown (null while a move is under way); `live`: the live line stop held. */
+  | { kind: 'pastLine'; stop: PositionStop | null; live: PositionStop | null }
+  /** `stop`: the hit, or a line reached from it (null while a move is under way). */
+  | { kind: 'pastHit'; tick: number; stop: PositionStop | null; present: Present }
+  | { kind: 'end'; stop: PositionStop }
+  | { kind: 'recording'; tick: number; ticks: number; stop: PositionStop | null };
+
+export const RUNNING: DebugPosition = { kind: 'running' };
+
+/** A live stop: on a line, or between ticks. */
+export function liveStop(stop: PositionStop): DebugPosition {
+  return stop.line !== undefined ? { kind: 'liveLine', stop } : { kind: 'paused', stop };
+}
+
+/** The stop shown now (null: running, or a move under way). */
+export function shownStop(pos: DebugPosition): PositionStop | null {
+  return pos.kind === 'running' ? null : pos.stop;
+}
+
+/** Whether the views show a moment before the present (an opened recording's ticks before its last too). */
+export function isPast(pos: DebugPosition): boolean {
+  switch (pos.kind) {
+    case 'pastTick':
+    case 'pastLine':
+    case 'pastHit':
+      return true;
+    case 'recording':
+      return pos.tick < pos.ticks;
+    default:
+      return false;
+  }
+}
+
+/** Where a move forward out of this position comes back to (null: an opened recording, which has none). */
+export function presentOf(pos: DebugPosition): Present | null {
+  switch (pos.kind) {
+    case 'running':
+      return { kind: 'running' };
+    case 'paused':
+    case 'liveLine':
+      return { kind: 'stopped', stop: pos.stop };
+    case 'pastLine':
+      return pos.live !== null ? { kind: 'stopped', stop: pos.live } : { kind: 'running' };
+    case 'pastTick':
+    case 'pastHit':
+      return pos.present;
+    case 'end':
+      return { kind: 'end', stop: pos.stop };
+    case 'recording':
+      return null;
+  }
+}
+
+/** The present's stop (null: the run is running, or there is no present). */
+export function presentStop(pos: DebugPosition): PositionStop | null {
+  const present = presentOf(pos);
+  return present === null || present.kind === 'running' ? null : present.stop;
+}
+
+/** Whether anything comes after the moment shown (false at a finished run's end, an opened recording's last tick). */
+export function canStepForward(pos: DebugPosition): boolean {
+  if (pos.kind === 'end') return false;
+  if (pos.kind === 'recording') return pos.tick < pos.ticks;
+  return true;
+}
+
+/** Whether a step back has somewhere to go: the moment shown is after the recording's first tick (running: it is asked of the host). */
+export function canStepBack(pos: DebugPosition): boolean {
+  const stop = shownStop(pos);
+  const tick = pos.kind === 'pastTick' || pos.kind === 'pastHit' || pos.kind === 'recording' ? pos.tick : stop?.tick;
+  return tick === undefined || tick > 1 || stop?.line !== undefined;
+}
+
+/** Whether steps go by line here (a live line stop, a past line of one, a hit's line). */
+export function stepsByLine(pos: DebugPosition): boolean {
+  return (pos.kind === 'liveLine' || pos.kind === 'pastLine' || pos.kind === 'pastHit') && pos.stop?.line !== undefined;
+}
+
+/** The tick forward steps count from: at a hit or a past line (mid-tick) the tick before its own, whose end is still ahead. */
+export function forwardFrom(pos: DebugPosition, now: number): number {
+  return pos.kind === 'pastHit' || pos.kind === 'pastLine' ? now - 1 : now;
+}
+
+// --- transitions ---------------------------------------------------------------------------
+
+/** The host's `paused`: the live run stopped (kept as the present while the past is shown), or a past line was reached. */
+export function onPaused(pos: DebugPosition, stop: PositionStop, pastLine: boolean): DebugPosition {
+  if (pastLine && pos.kind === 'pastHit') return { kind: 'pastHit', tick: stop.tick, stop, present: pos.present };
+  switch (pos.kind) {
+    case 'pastTick':
+    case 'pastHit':
+      return { ...pos, present: { kind: 'stopped', stop } };
+    case 'recording':
+      return pos;
+    default:
+      if (!pastLine) return liveStop(stop);
+      return { kind: 'pastLine', stop, live: pos.kind === 'liveLine' ? pos.stop : pos.kind === 'pastLine' ? pos.live : null };
+  }
+}
+
+/** The host's `continued`: the live run goes on (behind the past shown, which stays). */
+export function onContinued(pos: DebugPosition): DebugPosition {
+  switch (pos.kind) {
+    case 'pastTick':
+    case 'pastHit':
+      return { ...pos, present: { kind: 'running' } };
+    case 'end':
+    case 'recording':
+      return pos;
+    default:
+      return RUNNING;
+  }
+}
+
+/** Back out of the past to the present: the run going on, its live stop, or the end. */
+export function backToPresent(pos: DebugPosition): DebugPosition {
+  const present = presentOf(pos);
+  if (present === null) return pos;
+  switch (present.kind) {
+    case 'running':
+      return RUNNING;
+    case 'stopped':
+      return liveStop(present.stop);
+    case 'end':
+      return { kind: 'end', stop: present.stop };
+  }
+}
+
+/**
+ * The host's `viewedTick`: every view shows `tick` (null: the present). `finished`: the run has
+ * ended (then its last tick is its end); `shown`: the stop the session shows at that tick.
+ */
+export function onViewedTick(pos: DebugPosition, tick: number | null, ticks: number, finished: boolean, shown: PositionStop | null): DebugPosition {
+  if (pos.kind === 'recording') return tick === null ? pos : { kind: 'recording', tick: Math.min(tick, ticks), ticks, stop: shown };
+  if (tick === null) return isPast(pos) ? backToPresent(pos) : pos;
+  const present = presentOf(pos) ?? { kind: 'running' };
+  if (finished && tick >= ticks) return present.kind === 'end' ? { kind: 'end', stop: present.stop } : pos.kind === 'end' ? pos : { kind: 'end', stop: shown ?? endStopAt(ticks) };
+  return { kind: 'pastTick', tick, stop: shown, present };
+}
+
+/** The host's `finished`, when the session stays at the run's end: the end is the present (shown now unless the past is). */
+export function onFinished(pos: DebugPosition, end: PositionStop): DebugPosition {
+  switch (pos.kind) {
+    case 'pastTick':
+    case 'pastHit':
+      return { ...pos, present: { kind: 'end', stop: end } };
+    case 'pastLine':
+    case 'running':
+    case 'paused':
+    case 'liveLine':
+      return { kind: 'end', stop: end };
+    case 'end':
+    case 'recording':
+      return pos;
+  }
+}
+
+/** This session's search found a breakpoint's hit in the past (a line, `hit`) or moved to a tick: the views land there, the present kept. */
+export function landedInPast(pos: DebugPosition, tick: number, stop: PositionStop | null, hit: boolean): DebugPosition {
+  if (pos.kind === 'recording') return { kind: 'recording', tick, ticks: pos.ticks, stop };
+  const present = presentOf(pos) ?? { kind: 'running' };
+  return hit ? { kind: 'pastHit', tick, stop, present } : { kind: 'pastTick', tick, stop, present };
+}
+
+/** An opened recording (or a finished run attached to), shown at `tick` of its `ticks`. */
+export function openedRecording(tick: number, ticks: number, stop: PositionStop | null): DebugPosition {
+  return { kind: 'recording', tick, ticks, stop };
+}
+
+/** The stop a finished recorded run shows at its end (its last tick), on the loop's thread. */
+export function endStopAt(tick: number): PositionStop {
+  return { reason: 'end', tick, taskId: undefined, threadId: LOOP_THREAD_ID, description: `Finished at tick ${tick}` };
+}
