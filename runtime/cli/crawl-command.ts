@@ -33,8 +33,8 @@ import { RecordingError } from '../record/recording-errors';
 import { unwritableRecordingPath, writeRecordingFile, type RecordingSize } from '../record/recording-file';
 import { packTableNotes } from '../record/await-details';
 import { programSources } from '../record/source-hashes';
-import { cancelOnSignal, recordedProgram, startMain, type RecordedProgram } from '../host/launch-programs';
-import { UrlFailures, urlFailureNow } from '../host/url-failures';
+import { cancelOnSignal, recordedProgram, startMain, type RecordedProgram } from '../host/main-thread/launch-programs';
+import { UrlFailures, urlFailureNow } from '../host/main-thread/url-failures';
 import type { CrawlCommand } from './args';
 import { crawlJson, progressLine } from './crawl-output';
 

@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import type { BreakpointHitLanding, HostEvents, HostMethods } from '../../../protocol/host-protocol';
 
 export const ROOT = join(__dirname, '..', '..', '..');
-export const HOST_SOURCE = join(ROOT, 'runtime', 'host', 'main.ts');
+export const HOST_SOURCE = join(ROOT, 'runtime', 'host', 'main-thread', 'main.ts');
 
 export type ClientEndpoint = RpcEndpoint<HostMethods, Record<string, never>, HostEvents, Record<string, never>>;
 
