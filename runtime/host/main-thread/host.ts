@@ -43,8 +43,11 @@ import { openRecording, readRecordingGrowth, saveRecording, writeRecordingGrowth
 import { compareApproaches, listSamples } from '../../samples/index';
 import { programLoopStates } from '../../inspect/program-loop-states';
 import { HOST_PARAMS_PARSERS, type HostMethodName, type HostParams } from '../../../protocol/host-requests';
+import type { HostAndReplayHostMethods, ReplayHostMethods } from '../../../protocol/replay-host-protocol';
+import { REPLAY_HOST_PARAMS_PARSERS, type ReplayHostMethodName, type ReplayHostParams } from '../../../protocol/replay-host-requests';
 
-export type HostEndpoint = RpcEndpoint<Record<string, never>, HostMethods, Record<string, never>, HostEvents>;
+/** A host serves the public host protocol and, beside it, the replay-host protocol's methods (protocol/replay-host-protocol.ts). */
+export type HostEndpoint = RpcEndpoint<Record<string, never>, HostAndReplayHostMethods, Record<string, never>, HostEvents>;
 
 function hostVersion(): string {
   for (const candidate of [join(__dirname, '..', '..', '..', 'package.json'), join(__dirname, '..', 'package.json')]) {
@@ -122,6 +125,12 @@ export class RuntimeHost {
     this.endpoint.handle(method, (raw) => handler(parse(raw)));
   }
 
+  /** Serves replay-host method `method` (a line replay host's, or its worker's for one): its params pass through the replay-host table's parser first. */
+  private serveReplayMethod<M extends ReplayHostMethodName>(method: M, handler: (params: ReplayHostParams<M>) => ReplayHostMethods[M]['result'] | Promise<ReplayHostMethods[M]['result']>): void {
+    const parse = REPLAY_HOST_PARAMS_PARSERS[method];
+    this.endpoint.handle(method, (raw) => handler(parse(raw)));
+  }
+
   /** Inspection on for a run: tracking hooks, await-throw captures. */
   private setInspection(on: boolean): void {
     this.hub.enable(on);
@@ -160,11 +169,13 @@ export class RuntimeHost {
     });
     serve('timeline', (p) => this.requireRun('timeline').timeline(p.sinceTick ?? 0, p.taskId));
     serve('seekTick', (p) => this.requireRun('seekTick').seekTick(p.tick, p.replayed ?? false));
-    serve('replayLineTick', (p) => this.requireRun('replayLineTick').replayLineTick(p.tick));
-    serve('scanTicks', (p) => this.requireRun('scanTicks').scanTicks(p));
-    serve('writeReplayCopy', (p) => writeReplayCopy(this.requireRun('writeReplayCopy'), p.path));
-    serve('writeRecordingGrowth', (p) => writeRecordingGrowth(this.requireRun('writeRecordingGrowth'), p.path, p.from));
-    serve('growRecording', (p) => {
+    // The replay-host protocol's methods this thread answers (its worker, or a live host's worker, asks them).
+    const serveReplay = this.serveReplayMethod.bind(this);
+    serveReplay('replayLineTick', (p) => this.requireRun('replayLineTick').replayLineTick(p.tick));
+    serveReplay('scanTicks', (p) => this.requireRun('scanTicks').scanTicks(p));
+    serveReplay('writeReplayCopy', (p) => writeReplayCopy(this.requireRun('writeReplayCopy'), p.path));
+    serveReplay('writeRecordingGrowth', (p) => writeRecordingGrowth(this.requireRun('writeRecordingGrowth'), p.path, p.from));
+    serveReplay('growRecording', (p) => {
       const growth = readRecordingGrowth(p.path);
       return { ticks: this.requireRun('growRecording').growInPlace(growth, p.live) };
     });

@@ -16,7 +16,8 @@
 //   `shutdown` does the same after answering.
 
 import { RpcEndpoint } from '../../../protocol/rpc';
-import type { HostEvents, HostMethods } from '../../../protocol/host-protocol';
+import type { HostEvents } from '../../../protocol/host-protocol';
+import type { HostAndReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import { IpcTransport } from './ipc-transport';
 import { RuntimeHost, type HostEndpoint } from './host';
 import { LineDebugBridge, lineDebugWorkerScript } from './line-debug-bridge';
@@ -45,7 +46,7 @@ function main(): void {
   const fd = clientFd();
   const bridge = fd === null ? null : new LineDebugBridge({ script: __filename, worker: lineDebugWorkerScript(__filename) }, fd, process.execArgv);
   const transport = bridge ?? new IpcTransport();
-  const endpoint: HostEndpoint = new RpcEndpoint<Record<string, never>, HostMethods, Record<string, never>, HostEvents>(transport);
+  const endpoint: HostEndpoint = new RpcEndpoint<Record<string, never>, HostAndReplayHostMethods, Record<string, never>, HostEvents>(transport);
   const host = new RuntimeHost(endpoint);
   bridge?.attach(endpoint, () => host.currentRun());
   endpoint.onProtocolError = (problem) => host.log(`protocol: ${problem}`);

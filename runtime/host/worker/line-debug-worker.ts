@@ -45,8 +45,10 @@ import { Session } from 'node:inspector';
 import { Socket } from 'node:net';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { resolve as resolvePath } from 'node:path';
-import type { Breakpoint, BreakpointStatus, HostEvents, HostMethods } from '../../../protocol/host-protocol';
+import type { Breakpoint, BreakpointStatus, HostEvents } from '../../../protocol/host-protocol';
 import { parseHostRequest } from '../../../protocol/host-requests';
+import type { ReplayHostMethods } from '../../../protocol/replay-host-protocol';
+import { parseReplayHostRequest } from '../../../protocol/replay-host-requests';
 import { ProtocolError, parseWireMessage, type RequestMessage, type ResponseMessage } from '../../../protocol/rpc';
 import { StreamTransport } from '../../../protocol/stream-transport';
 import { isSuspensionLine } from '../../inspect/suspension-breakpoints';
@@ -677,7 +679,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         const live = r.hasLiveStop() ? r.stop : null;
         const end = live !== null ? live.tick : r.ticks;
         const ceiling = Math.min(p.ceiling ?? end, end);
-        const params: HostMethods['pastHit']['params'] = { direction: p.direction, bound, floor: p.floor ?? 0, ceiling, breakpoints: armed };
+        const params: ReplayHostMethods['pastHit']['params'] = { direction: p.direction, bound, floor: p.floor ?? 0, ceiling, breakpoints: armed };
         if (live !== null && p.direction === 'forward' && ceiling === live.tick) params.until = { tick: live.tick, taskId: live.taskId, print: live.print };
         const landing = await r.findHit(params);
         // The views follow to the hit's tick (the live host's own seek; while a line stop holds its main thread, the replay host's moment).
@@ -687,7 +689,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       }
       case 'pastHit': {
         // As a line replay host: a breakpoint search of the opened recording, from the past line shown if any.
-        const p = parseHostRequest('pastHit', m.params);
+        const p = parseReplayHostRequest('pastHit', m.params);
         let bound = p.bound;
         const shown = p.shown === true && d.isStopped();
         if (shown) {
@@ -702,7 +704,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       }
       case 'pastHitLine': {
         // As a line replay host: a move through the lines of the task of the hit shown (a walk anchored there), or of a line reached from it.
-        const p = parseHostRequest('pastHitLine', m.params);
+        const p = parseReplayHostRequest('pastHitLine', m.params);
         if (hits?.isStopped() === true) {
           const at = await d.stopPrint();
           if (at.taskId === null) throw new ProtocolError('pastHitLine: the hit shown is outside any task; its lines are walked through a task', 'badState');
@@ -728,7 +730,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       }
       case 'pastLine': {
         // As a line replay host: a move through the replayed lines of the live host's stop.
-        const p = parseHostRequest('pastLine', m.params);
+        const p = parseReplayHostRequest('pastLine', m.params);
         await hits?.release();
         if (walk === null || !walk.isOf(p.tick, p.taskId, p.stop)) {
           await walk?.dispose();

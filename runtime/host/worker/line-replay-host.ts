@@ -44,7 +44,8 @@ import { unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { PROTOCOL_VERSION, type RecordingMark, type BreakpointHitLanding, type HostEvents, type HostMethods, type LineStepKind, type LineStopPrint, type PastLineLanding, type ViewedMoment } from '../../../protocol/host-protocol';
+import { PROTOCOL_VERSION, type RecordingMark, type BreakpointHitLanding, type HostEvents, type LineStepKind, type LineStopPrint, type PastLineLanding, type ViewedMoment } from '../../../protocol/host-protocol';
+import type { HostAndReplayHostMethods, ReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import { ProtocolError, RpcEndpoint } from '../../../protocol/rpc';
 import { StreamTransport } from '../../../protocol/stream-transport';
 
@@ -114,13 +115,13 @@ export class LineReplayHost {
 
   private constructor(
     private readonly child: ChildProcess,
-    private readonly endpoint: RpcEndpoint<HostMethods, Record<string, never>, HostEvents, Record<string, never>>,
+    private readonly endpoint: RpcEndpoint<HostAndReplayHostMethods, Record<string, never>, HostEvents, Record<string, never>>,
   ) {}
 
   /** Forks a replay host: loaded and idle (it replays nothing until a recording is opened in it). */
   static async fork(host: { script: string; execArgv: readonly string[] }): Promise<LineReplayHost> {
     const child = fork(host.script, [`--client-fd=${CLIENT_FD}`, LINE_REPLAY_ARG], { execArgv: [...host.execArgv], stdio: ['ignore', 'ignore', 'ignore', 'ipc', 'pipe'], serialization: 'json' });
-    const endpoint = new RpcEndpoint<HostMethods, Record<string, never>, HostEvents, Record<string, never>>(new StreamTransport(child.stdio[CLIENT_FD] as Duplex));
+    const endpoint = new RpcEndpoint<HostAndReplayHostMethods, Record<string, never>, HostEvents, Record<string, never>>(new StreamTransport(child.stdio[CLIENT_FD] as Duplex));
     const replay = new LineReplayHost(child, endpoint);
     child.on('exit', () => {
       replay.closed = true;
@@ -272,7 +273,7 @@ export class LineReplayHost {
    * A search of the replayed past for a breakpoint's hit (pastHit, past-hit-search.ts): found,
    * the replay host is stopped on it and its frames are the line requests' (pastLine).
    */
-  async findHit(params: HostMethods['pastHit']['params']): Promise<BreakpointHitLanding> {
+  async findHit(params: ReplayHostMethods['pastHit']['params']): Promise<BreakpointHitLanding> {
     this.viewing = false;
     // A past line shown stays shown when no hit is found (the replay host stops on it again).
     const shown = this.pastLine;
