@@ -428,7 +428,7 @@ export interface BreakpointStatus {
 }
 
 /**
- * Line debugging (a host started with a client pipe, see runtime/host/main.ts): a breakpoint
+ * Line debugging (a host started with a client pipe, see runtime/host/main-thread/main.ts): a breakpoint
  * on a line without `yield` stops the host's main thread on that line, mid-tick, through
  * node:inspector. While so stopped every query is answered; the loop-level steps (stepTick,
  * stepTask, stepOut) are refused, the line steps below move.
@@ -438,7 +438,7 @@ export type LineStepKind = 'over' | 'into' | 'out';
 export type LineStepMode = 'stayWithTask' | 'followLoop';
 
 /**
- * A stop on a line as the line replay matches it (runtime/host/line-replay-host.ts): its frames
+ * A stop on a line as the line replay matches it (runtime/host/worker/line-replay-host.ts): its frames
  * outside the runtime's machinery, innermost first, by generated position (0-based; the
  * replay host runs the same scripts), the innermost frame's locals as shown, and every break
  * location of the frames' functions, where the replay stops to walk the task's lines.

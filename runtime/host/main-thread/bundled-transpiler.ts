@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread, from its own bundle (dist/typescript-transpiler.js), loaded for a .ts program.
+//
 // The TypeScript transpiler Coroscope brings for a user's program when the program's folder has
 // neither tsx nor TypeScript: Sucrase's TypeScript and ES-module transforms, built by esbuild
 // into a bundle of its own (dist/typescript-transpiler.js, minified, loaded only when a .ts

@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+//
 // A crawl's progress as the protocol's CrawlProgress: the crawler's counts, the seconds of
 // its loop's own work and the rate, and the errors counted by kind. One counter per crawler
 // (the present of a run, or a past moment of it), counting each error once.

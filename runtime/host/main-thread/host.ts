@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+//
 // RuntimeHost: serves protocol/host-protocol.ts over an RpcEndpoint. It holds the current Run
 // (one launch at a time: a new launch stops the previous run first), the breakpoints and
 // exception breaks (kept across runs), and the inspector's process-wide parts: the

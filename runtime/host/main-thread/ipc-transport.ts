@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+//
 // The runtime host's side of a child_process IPC channel, as an rpc Transport: messages go
 // out with process.send and come in on process 'message'; the parent going away
 // ('disconnect') closes the transport.

@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread (live or line replay), and in the CLI's process (runtime/cli).
+//
 // The programs a launch names (the protocol's LaunchTarget and LaunchOptions), started on a
 // loop: one registry for every door a program comes in by. The host's runs (Run.start), their
 // replays (RunRewind, for a live run and for an opened recording) and the CLI's crawl and

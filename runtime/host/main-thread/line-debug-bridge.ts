@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread: its end of the bridge to the line debugger's worker thread.
+//
 // LineDebugBridge: the main thread's side of a runtime host started with a client pipe.
 // The pipe belongs to a worker thread (line-debug-worker.ts) that also debugs this thread
 // through node:inspector; this bridge is the host endpoint's Transport to that worker

@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread: the host process's entry (and its worker's script where dist/line-debug-worker.js is missing).
+//
 // The runtime host process (bundled to dist/runtime-host.js): forked by a client with an IPC
 // channel (child_process.fork), it serves the runtime host protocol over that channel.
 //

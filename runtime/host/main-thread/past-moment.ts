@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+//
 // PastMoment: a past tick of a run, as the views ask about it. It wraps a replayed loop
 // paused right after that tick (run-rewind.ts) and answers the same queries as the run's
 // present (run.ts): snapshot, taskDetail with frames and locals, variables, the await graph,

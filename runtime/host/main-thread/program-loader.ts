@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+//
 // Loads a user's program for `launch {kind: 'program'}`: a module exporting a main coroutine
 // function (`main`, or the export named), loaded with require(): .js/.cjs as is, .ts/.mts/
 // .cts/.tsx through the compiler program-transpiler.ts chooses (the program's own tsx or

@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+//
 // Which TypeScript compiler loads a user's .ts program, and its registration as the require()
 // hook for .ts/.mts/.cts/.tsx. In order, first found wins:
 //   1. `host`: .ts files can already be required (the host runs from source under tsx);

@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+//
 // RecordedMoment: a past tick of a recorded run as its event log tells it, at once, with no
 // replay (recorded-tasks.ts): the task table and a task's detail with its frames by function
 // name, answered while the replay to that tick (run-rewind.ts, a PastMoment once it lands)

@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+//
 // The host's recording files: saveRecording writes a finished run's recording (a run
 // launched with options.record) as a .corotrace; openRecording reads one and checks it whole
 // (format, checksum, event log, that the sources it ran are this host's, and that it records

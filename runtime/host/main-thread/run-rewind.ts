@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+//
 // RunRewind: a recorded run's past, on demand. To show tick N it re-executes the run on a
 // loop of its own with the recorded inputs fed back (runtime/record's RunReplay: the
 // recorded clock, the recorded socket inputs, the network never touched), pauses that loop

@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread: a live host's run, and a line replay host's (scanTicks, replayLineTick, growInPlace).
+//
 // A Run: one launch in the runtime host. It owns the loop, everything the inspector attaches
 // to it (task recorder, loop controller, lints, finished-task history, snapshots), and what
 // the target needs (a crawler, the embedded demo site, a sample, a user's program). The

@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+//
 // The tutorial samples as the host launches them: `launch {kind: 'sample', id}` finds the
 // sample in the samples registry (runtime/samples/index.ts) and runs it against a demo site
 // of the registry's size (SAMPLE_SITE), with the run's loop in its context, so every

@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+//
 // SnapshotTracker: cheap, incremental snapshots. Each snapshot compares every task's summary
 // with what it was at the previous snapshot (field by field, on what a client shows: state,
 // steps, await, awaited-by, frames, outcome, creator, canceller) and stamps the changed ones with a new

@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+//
 // The detail of a live task as the protocol's TaskDetail: its summary (with who awaits it),
 // its frames with positions and locals, its await chain. One function for the present of a
 // run (run.ts) and for a past moment of it (past-moment.ts), so both show a task alike.

@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread (live or line replay), and in the CLI's process (runtime/cli).
+//
 // UrlFailures: the URLs a recorded crawl recorded as failed, each with the tick it failed in,
 // the task that fetched it and the words of the live `urlFailed` stop. The log of a recording
 // holds where tasks suspended, not what the crawler concluded (a failed URL is caught by its

@@ -1,3 +1,5 @@
+// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+//
 // Variables as the protocol shows them: numeric handles for the inspector's string handles
 // (value-preview.ts's HandleTable), locals and children as VariableInfo, and `evaluate`.
 //

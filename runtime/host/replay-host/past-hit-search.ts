@@ -1,3 +1,5 @@
+// Runs only on a line replay host's worker thread (a runtime host started with --line-replay).
+//
 // PastHitSearch: in a line replay host (a runtime host the live host's worker started,
 // line-replay-host.ts, with the live run's recording opened), the search of the recorded
 // past for the hits of the user's line breakpoints: Reverse Continue's last hit strictly

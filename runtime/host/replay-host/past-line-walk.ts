@@ -1,3 +1,5 @@
+// Runs only on a line replay host's worker thread (a runtime host started with --line-replay).
+//
 // PastLineWalk: in a line replay host (a runtime host the live host's worker started for one
 // stop on a line, line-replay-host.ts), the lines task `taskId` ran in tick `tick` up to that
 // live stop, replayed. The replay host has opened the live run's recording through the start

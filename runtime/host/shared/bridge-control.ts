@@ -1,3 +1,5 @@
+// Shared: loaded by a runtime host's main thread (line-debug-bridge.ts) and its worker thread (line-debug-worker.ts).
+//
 // The messages of the line debugger's bridge itself, between a runtime host's main thread
 // (line-debug-bridge.ts) and its worker thread (line-debug-worker.ts): everything else between
 // the two threads is a wire message of the host protocol. Its own module so that the worker's

@@ -1,3 +1,5 @@
+// Runs on a runtime host's line debugger worker thread (live or line replay host).
+//
 // ArmedLoopBreakpoints: the line breakpoints the host's worker sends on to the loop (lines with
 // `yield`: the LoopController stops after the tick where a task newly arrives at the line or
 // resumes from it), kept as a breakpoint search of the recorded past arms them

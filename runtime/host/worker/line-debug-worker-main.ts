@@ -1,3 +1,5 @@
+// Runs on a runtime host's line debugger worker thread (live or line replay host): the worker bundle's entry.
+//
 // The line debugger's worker thread's own entry (bundled to dist/line-debug-worker.js): a
 // runtime host started with a client pipe starts its worker on it (line-debug-bridge.ts), so
 // that the worker loads only what it runs (the line debugger, the line replay's client side,

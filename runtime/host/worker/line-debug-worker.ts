@@ -1,3 +1,5 @@
+// Runs on a runtime host's line debugger worker thread, in either role: a live host's, or a line replay host's (--line-replay).
+//
 // The runtime host's worker thread when it is started with a client pipe: it owns the pipe
 // (StreamTransport, one JSON message per line) and the LineDebugger, and routes the client's
 // requests:

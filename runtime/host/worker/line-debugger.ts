@@ -1,3 +1,5 @@
+// Runs on a runtime host's line debugger worker thread (live or line replay host), debugging the main thread through node:inspector.
+//
 // LineDebugger: line breakpoints and line steps on the runtime host's main thread, driven
 // from the host's worker thread through node:inspector (`Session.connectToMainThread()`).
 // It lives in the worker (line-debug-worker.ts) because a paused main thread runs nothing.

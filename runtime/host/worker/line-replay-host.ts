@@ -1,3 +1,5 @@
+// Runs on a live runtime host's line debugger worker thread: the client of the line replay host process it forks.
+//
 // LineReplayHost: the past of a live run's stops on a line, in the live runtime host's worker
 // (line-debug-worker.ts). The live main thread is held mid-tick on a line, so its past is
 // replayed elsewhere: a runtime host process of its own (this host's script, started with a

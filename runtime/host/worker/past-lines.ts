@@ -1,3 +1,5 @@
+// Runs on a runtime host's line debugger worker thread: a live host's step back, and a line replay host's walk.
+//
 // The lines of one task step, as the line replay walks them (past-line-walk.ts), and where a
 // step through them lands: pure functions over the walk's entries, so the rules are tested
 // apart from the replay.

@@ -1,5 +1,5 @@
 // A user's .ts program launched in the runtime host as the installed extension runs it
-// (runtime/host/program-loader.ts): the host's bundles copied into a folder with no
+// (runtime/host/main-thread/program-loader.ts): the host's bundles copied into a folder with no
 // node_modules (as the .vsix installs them), the program in an empty folder of its own, so
 // neither finds tsx or TypeScript and the bundled transpiler loads it; a breakpoint on a
 // TypeScript line (after type-only lines, which leave nothing behind) stops on that line.

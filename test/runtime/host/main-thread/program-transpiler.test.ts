@@ -1,6 +1,6 @@
-// Which compiler loads a user's .ts program (runtime/host/program-transpiler.ts): the host's
+// Which compiler loads a user's .ts program (runtime/host/main-thread/program-transpiler.ts): the host's
 // own when .ts is registered, else the program folder's tsx, else its TypeScript, else the
-// bundled Sucrase transpiler (runtime/host/bundled-transpiler.ts), whose output keeps every
+// bundled Sucrase transpiler (runtime/host/main-thread/bundled-transpiler.ts), whose output keeps every
 // line and carries an inline map that maps the columns back; a syntax error names file:line:col.
 // The workspaces are temp folders; a workspace's tsx or TypeScript is this project's own
 // package, linked into the folder's node_modules as `npm i` would put it there.

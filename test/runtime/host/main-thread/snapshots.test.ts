@@ -1,4 +1,4 @@
-// Tests of runtime/host/snapshots.ts: versions grow with changes only; a delta since a
+// Tests of runtime/host/main-thread/snapshots.ts: versions grow with changes only; a delta since a
 // version lists the tasks changed after it and the ids removed after it; timings alone are
 // no change; an unknown or too old `since` gets a full snapshot; a new tracker (a new run)
 // starts above every version given before.

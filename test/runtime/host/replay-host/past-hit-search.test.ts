@@ -1,4 +1,4 @@
-// Reverse Continue to a line breakpoint's earlier hits (runtime/host/past-hit-search.ts): a
+// Reverse Continue to a line breakpoint's earlier hits (runtime/host/replay-host/past-hit-search.ts): a
 // recorded demo crawl finishes; a breakpoint set afterwards in the crawler's fetch is armed in
 // a replay of the recording (a line replay host), and pastBreakpointHit stops on its last hit
 // before the moment shown, with that moment's frames and locals (the URL differs between

@@ -1,4 +1,4 @@
-// The lines around a breakpoint hit found in the recorded past (runtime/host/past-line-walk.ts,
+// The lines around a breakpoint hit found in the recorded past (runtime/host/replay-host/past-line-walk.ts,
 // a walk anchored at the hit): a recorded demo crawl finishes, Reverse Continue
 // (pastBreakpointHit) stops on a hit in the crawler's fetch, and from there the line steps are
 // the hit task's lines, replayed: over goes to fetch's next line, and over a `yield*` that

@@ -1,4 +1,4 @@
-// ArmedLoopBreakpoints (runtime/host/armed-loop-breakpoints.ts): the loop's breakpoints as a
+// ArmedLoopBreakpoints (runtime/host/worker/armed-loop-breakpoints.ts): the loop's breakpoints as a
 // search of the recorded past arms them: verified ones only, no logpoints, a file replaced
 // whole, and hit conditions counting as the loop's do (from the run's start, or since the
 // tick they were set in, the count starting again at 0).

@@ -1,4 +1,4 @@
-// The line debugger's worker's own entry (runtime/host/line-debug-worker-main.ts, bundled to
+// The line debugger's worker's own entry (runtime/host/worker/line-debug-worker-main.ts, bundled to
 // dist/line-debug-worker.js): every runtime host started with a client pipe, a line replay
 // host's included, starts its worker on it, so it must hold what the worker runs and nothing
 // of the host's main thread (the loop, the crawler and its HTML parser, the samples, the run,

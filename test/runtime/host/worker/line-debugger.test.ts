@@ -1,4 +1,4 @@
-// Line debugging in the runtime host (runtime/host/line-debugger.ts, served by the host's
+// Line debugging in the runtime host (runtime/host/worker/line-debugger.ts, served by the host's
 // worker thread over a client pipe): a breakpoint on an ordinary line of the crawler's fetch
 // stops the host's main thread there; the stop shows the task's real frames and locals and
 // answers the ordinary queries (snapshot) while stopped; line steps over, into a `yield*`

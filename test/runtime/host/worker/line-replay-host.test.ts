@@ -1,4 +1,4 @@
-// Step Back at a stop on a line (runtime/host/line-replay-host.ts, past-line-walk.ts): the live
+// Step Back at a stop on a line (runtime/host/worker/line-replay-host.ts, past-line-walk.ts): the live
 // host's main thread is held on a line of the crawler's fetch, mid-tick; lineStepBack shows the
 // lines the task ran before, replayed in a replay host process of its own, with the locals they
 // had then; lineStep goes forward through them to the live stop again; a seek to a past tick

@@ -1,4 +1,4 @@
-// Where steps through a task step's replayed lines land (runtime/host/past-lines.ts): back to
+// Where steps through a task step's replayed lines land (runtime/host/worker/past-lines.ts): back to
 // the previous line of the same frame or to the caller's line, never to a callee's; forward
 // over, into and out, never past the live stop.
 import assert from 'node:assert/strict';
