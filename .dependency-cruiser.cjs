@@ -9,6 +9,15 @@ const CORE = '^runtime/[^/]+\\.ts$';
 const CORE_PUBLIC_FACE = '^runtime/index\\.ts$';
 const LIBRARIES = '^runtime/(http|crawler|samples|demo-site)/';
 const INSPECTOR = '^runtime/(inspect|host|cli|record)/';
+// The runtime host, split by where its code runs (docs/ARCHITECTURE.md, "The runtime host by
+// place of execution"): a host's main thread, its line debugger's worker thread, the worker of
+// a line replay host (a host started with --line-replay), and code more than one of them loads.
+const HOST_MAIN_THREAD = '^runtime/host/main-thread/';
+const HOST_MAIN_ENTRY = '^runtime/host/main-thread/main\\.ts$';
+const HOST_WORKER = '^runtime/host/worker/';
+const HOST_WORKER_ENTRY = '^runtime/host/worker/line-debug-worker\\.ts$';
+const HOST_REPLAY = '^runtime/host/replay-host/';
+const HOST_SHARED = '^runtime/host/shared/';
 
 module.exports = {
   forbidden: [
@@ -53,6 +62,41 @@ module.exports = {
       severity: 'error',
       from: { path: '^webview/' },
       to: { path: '^(runtime|extension)/|^vscode$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'host-main-thread-not-into-the-worker',
+      comment: "A runtime host's main thread does not load its worker's code (nor a replay host's): the two threads share only shared/ and the protocol, talking over the bridge's messages. main.ts alone imports the worker's entry, because a host bundled without dist/line-debug-worker.js starts its worker on its own script.",
+      severity: 'error',
+      from: { path: HOST_MAIN_THREAD, pathNot: HOST_MAIN_ENTRY },
+      to: { path: `${HOST_WORKER}|${HOST_REPLAY}` },
+    },
+    {
+      name: 'host-worker-not-into-the-main-thread',
+      comment: "The line debugger's worker thread (worker/, replay-host/) loads no main-thread code: its bundle (dist/line-debug-worker.js) holds only the line debugger and the protocol, and the main thread's run, recordings and program loading are asked for over the bridge.",
+      severity: 'error',
+      from: { path: `${HOST_WORKER}|${HOST_REPLAY}` },
+      to: { path: HOST_MAIN_THREAD },
+    },
+    {
+      name: 'host-replay-only-through-the-worker-entry',
+      comment: "replay-host/ runs only in a line replay host's worker (the worker's replay role): only the worker's entry (line-debug-worker.ts, which takes that role on --line-replay) and replay-host/ itself import it, never a live host's main thread or the rest of the worker.",
+      severity: 'error',
+      from: { pathNot: `${HOST_REPLAY}|${HOST_WORKER_ENTRY}` },
+      to: { path: HOST_REPLAY },
+    },
+    {
+      name: 'host-shared-belongs-to-no-thread',
+      comment: 'runtime/host/shared/ is loaded by more than one place of execution, so it imports none of them (main-thread/, worker/, replay-host/).',
+      severity: 'error',
+      from: { path: HOST_SHARED },
+      to: { path: `${HOST_MAIN_THREAD}|${HOST_WORKER}|${HOST_REPLAY}` },
+    },
+    {
+      name: 'host-entries-are-not-imported',
+      comment: "The host's process and worker entries (main-thread/main.ts, worker/line-debug-worker-main.ts) run on load: nothing imports them (esbuild bundles them, a client forks them).",
+      severity: 'error',
+      from: {},
+      to: { path: '^runtime/host/(main-thread/main|worker/line-debug-worker-main)\\.ts$' },
     },
     {
       name: 'webview-no-node-builtins',

@@ -14,13 +14,13 @@ const entries = [
   { in: 'runtime/index.ts', out: 'dist/runtime/index.js', platform: 'node' },
   // `sources`: the bundles that record runs get their sources' hashes written beside them (below).
   { in: 'runtime/cli/main.ts', out: 'dist/cli.js', platform: 'node', sources: true },
-  { in: 'runtime/host/main.ts', out: 'dist/runtime-host.js', platform: 'node', sources: true },
+  { in: 'runtime/host/main-thread/main.ts', out: 'dist/runtime-host.js', platform: 'node', sources: true },
   // The runtime host's line debugger worker: its own bundle, a seventh of the host's (line-debug-worker-main.ts).
-  { in: 'runtime/host/line-debug-worker-main.ts', out: 'dist/line-debug-worker.js', platform: 'node' },
+  { in: 'runtime/host/worker/line-debug-worker-main.ts', out: 'dist/line-debug-worker.js', platform: 'node' },
   // The TypeScript transpiler a user's program gets when its folder has none (Sucrase,
   // program-transpiler.ts): loaded only for a .ts program; `library`: minified, no source map
   // (nobody steps into it), so the .vsix stays small.
-  { in: 'runtime/host/bundled-transpiler.ts', out: 'dist/typescript-transpiler.js', platform: 'node', library: true },
+  { in: 'runtime/host/main-thread/bundled-transpiler.ts', out: 'dist/typescript-transpiler.js', platform: 'node', library: true },
   { in: 'extension/extension.ts', out: 'dist/extension.js', platform: 'node', external: ['vscode'] },
   { in: 'extension/debug/standalone.ts', out: 'dist/debugAdapter.js', platform: 'node', external: ['vscode'] },
   // The webview's CSS (with the codicon font, copied beside it) goes to dist/webview/main.css.

@@ -10,7 +10,7 @@
 import { EventLoop } from '../runtime/loop';
 import { Crawler } from '../runtime/crawler/crawler';
 import { RunRecorder } from '../runtime/record/run-recorder';
-import { RunRewind } from '../runtime/host/run-rewind';
+import { RunRewind } from '../runtime/host/main-thread/run-rewind';
 import { RunLogReader, readRunLog } from '../runtime/record/run-log';
 import { startDemoSite } from '../runtime/demo-site/index';
 import { REALISTIC_TRANSPORT } from '../runtime/demo-site/latency';

@@ -8,7 +8,7 @@
 //    (target median ≤ 200 ms);
 // The demo site answers at once (latency 'instant'): the figures are the debugger's, not the
 // network's the demo site plays by default (100-800 ms a response would cap both rates alike).
-// 4. Step Back at a line stop (the line replay, runtime/host/line-replay-host.ts) on a recorded
+// 4. Step Back at a line stop (the line replay, runtime/host/worker/line-replay-host.ts) on a recorded
 //    demo crawl stopped at its 100th fetch, two lines into fetch: the stop's first Step Back
 //    (the recording written and opened in the run's replay host, forked at the run's first
 //    stop on a line, the walk to the live stop and the walk back), the next one (one walk), a
@@ -17,7 +17,7 @@
 //    (the replay host may still be starting) and pressed after 1 s at the stop (a user reading
 //    it: the replay host is loaded) (target: a Step Back ≤ 1 s; medians of rounds);
 // 5. Reverse Continue to a breakpoint set after a recorded demo crawl ended (pastBreakpointHit,
-//    runtime/host/past-hit-search.ts), the crawl (the default demo crawl: short, it can end
+//    runtime/host/replay-host/past-hit-search.ts), the crawl (the default demo crawl: short, it can end
 //    before its replay host is ready) debugged as a debug session does (its breaks set once
 //    launched: the run's replay host follows it, and is its hit replay host once it has
 //    finished): the breakpoint's setting at the end, from the run's end (the first, pressed at

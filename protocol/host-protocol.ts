@@ -1,7 +1,9 @@
 // The runtime host protocol: what the runtime host process (runtime/host) serves to its
 // clients (the extension, the debug adapter, the CLI, tests). One file, imported by every
 // side; messages travel through protocol/rpc.ts. Versioned: a client says the version it
-// speaks in `hello` and the host refuses a different major version.
+// speaks in `hello` and the host refuses a different major version. The host's internal
+// methods, which serve its line replay host, are a protocol of their own
+// (protocol/replay-host-protocol.ts), not under this version.
 //
 // The version rule: PROTOCOL_VERSION goes up by one, in the same commit, whenever a message
 // a peer of the previous version sends or reads stops meaning the same: a param becomes
@@ -371,7 +373,7 @@ export interface Timeline {
   marks: TimelineMark[];
   /** Milliseconds since the first tick at which each tick began, for ticks sinceTick+1 .. ticks. */
   tickTimes: number[];
-  /** The URLs a crawl recorded as failed after sinceTick (with `taskId`, that task's), where the `urlFailed` exception filter stops: the past's too (runtime/host/url-failures.ts). */
+  /** The URLs a crawl recorded as failed after sinceTick (with `taskId`, that task's), where the `urlFailed` exception filter stops: the past's too (runtime/host/main-thread/url-failures.ts). */
   urlFailures?: UrlFailureMark[];
 }
 
@@ -426,7 +428,7 @@ export interface BreakpointStatus {
 }
 
 /**
- * Line debugging (a host started with a client pipe, see runtime/host/main.ts): a breakpoint
+ * Line debugging (a host started with a client pipe, see runtime/host/main-thread/main.ts): a breakpoint
  * on a line without `yield` stops the host's main thread on that line, mid-tick, through
  * node:inspector. While so stopped every query is answered; the loop-level steps (stepTick,
  * stepTask, stepOut) are refused, the line steps below move.
@@ -436,7 +438,7 @@ export type LineStepKind = 'over' | 'into' | 'out';
 export type LineStepMode = 'stayWithTask' | 'followLoop';
 
 /**
- * A stop on a line as the line replay matches it (runtime/host/line-replay-host.ts): its frames
+ * A stop on a line as the line replay matches it (runtime/host/worker/line-replay-host.ts): its frames
  * outside the runtime's machinery, innermost first, by generated position (0-based; the
  * replay host runs the same scripts), the innermost frame's locals as shown, and every break
  * location of the frames' functions, where the replay stops to walk the task's lines.
@@ -523,7 +525,7 @@ export interface ScanTicksResult {
   untilReached?: boolean;
 }
 
-/** What a line replay host's worker asks its main thread to scan (runtime/host/hit-scan.ts). */
+/** What a line replay host's worker asks its main thread to scan (runtime/host/shared/hit-scan.ts). */
 export interface ScanTicksParams {
   /** Ticks from+1 .. to are replayed (from 0: from the run's start). */
   from: number;
@@ -671,26 +673,11 @@ export interface HostMethods {
   /**
    * Stopped on a line of a recorded run: goes back to the line the stopped task ran before
    * (in the same frame, or the caller's line at the first line of a function), replayed in a
-   * replay host of its own (runtime/host/line-replay-host.ts); from a past line, lineStep
+   * replay host of its own (runtime/host/worker/line-replay-host.ts); from a past line, lineStep
    * goes forward through the replayed lines to the live stop again, and continue goes on
    * from the live stop. Refused (notRecorded) for a run not recorded.
    */
   lineStepBack: { params: Record<string, never>; result: PastLineLanding };
-  /**
-   * A line replay host's own (asked by the live host's worker): walks task `taskId`'s lines in
-   * tick `tick` of the opened mid-tick recording to the live stop `stop`, and moves to the
-   * line before the one shown ('back') or after it ('over', 'into', 'out'), or lets the
-   * line shown go ('leave').
-   */
-  pastLine: { params: { tick: number; taskId: number; stop: LineStopPrint; move: 'back' | 'leave' | LineStepKind }; result: PastLineLanding };
-  /**
-   * A line replay host's own (asked by the live host's worker): a move through the lines of the
-   * task of the breakpoint hit it shows (pastHit) or of a line reached from it, as pastLine
-   * moves through a live stop's: back to the line before, forward by line past the hit (the
-   * traced replay goes on tick after tick, through `ceiling`, while the step is under way).
-   */
-  /** `present`: the live line stop held (a hit's walk of its task goes on into its tick, and reaching it is the present). */
-  pastHitLine: { params: { move: 'back' | 'leave' | LineStepKind; ceiling: number; present?: HitBound }; result: PastLineLanding };
   /**
    * Reverse Continue (and Continue from a past hit) to a line breakpoint's hit in the recorded
    * past: the host's line breakpoints (conditions, hit conditions counted from the run's
@@ -703,18 +690,6 @@ export interface HostMethods {
    * Refused (notRecorded) for a run not recorded; a replay that diverges, with its message.
    */
   pastBreakpointHit: { params: { direction: 'back' | 'forward'; tick: number; floor?: number; ceiling?: number }; result: BreakpointHitLanding };
-  /** A line replay host's own (asked by the live host's worker): pastBreakpointHit in its opened recording, from `bound` (or, `shown`, the past line it is stopped on, shown again when nothing is found), with `breakpoints` armed. */
-  pastHit: { params: { direction: 'back' | 'forward'; bound: HitBound; floor: number; ceiling: number; breakpoints: ArmedBreakpoint[]; shown?: boolean; until?: HitBound }; result: BreakpointHitLanding };
-  /** The live host's main thread (asked by its worker, for a line replay host): writes the run's recording so far to `path` (recordings.ts: writeReplayCopy); `writeMs`: the main thread's time writing it; `mark`: where the copy ends (between ticks; absent for a mid-tick copy), from which its growths go. */
-  writeReplayCopy: { params: { path: string }; result: { runId: number; ticks: number; midTick: boolean; writeMs?: number; mark?: RecordingMark } };
-  /** The live host's main thread (asked by its worker, for the line replay host following the run): writes what the run's recording gained since `from` (a mark of an earlier copy or growth) to `path` (recordings.ts: writeRecordingGrowth, runtime/record/recording-growth.ts); `to`: where it ends now; `writeMs`: the main thread's time on it. Refused (badState) when `from` is not a mark of this run's recording. */
-  writeRecordingGrowth: { params: { path: string; from: RecordingMark }; result: { runId: number; ticks: number; to: RecordingMark; bytes: number; writeMs: number } };
-  /** A line replay host's main thread (asked by the live host's worker): grows its opened copy of a live run in place by the growth written to `path` (writeRecordingGrowth), `live`: the run is still going. Refused (badState) when its recording does not end where the growth starts (the worker then hands the whole recording over again). */
-  growRecording: { params: { path: string; live: boolean }; result: { ticks: number } };
-  /** A line replay host's main thread (asked by its worker): replays ticks from+1 .. to with the scan breakpoints counting hits (runtime/host/hit-scan.ts). */
-  scanTicks: { params: ScanTicksParams; result: ScanTicksResult };
-  /** A line replay host's main thread (asked by its worker): runs tick `tick` of the opened recording once more, with its line debugger on (a mid-tick recording's open tick, or a breakpoint hit's tick and those after it). */
-  replayLineTick: { params: { tick: number }; result: { tick: number } };
   /** Writes the finished run's recording (launched with options.record) to `path`, a .corotrace file. */
   saveRecording: { params: { path: string }; result: RecordingInfo };
   /**
@@ -725,7 +700,7 @@ export interface HostMethods {
    * `viewedTick` event says so). The network is never used.
    */
   /**
-   * `midTick`: a line replay's recording of a run stopped on a line (runtime/host/line-replay-host.ts), not shown at its last tick;
+   * `midTick`: a line replay's recording of a run stopped on a line (runtime/host/worker/line-replay-host.ts), not shown at its last tick;
    * `unshown`: a line replay host's copy of a whole recording (its breakpoint searches), not shown at its last tick either (nothing replayed until asked);
    * `live` (with `unshown`): the copy is of a run still going, followed (more of it will come): its replays keep up at a share of the time.
    * A line replay host given the same run's recording again (midTick or unshown, its streams grown) keeps its run and its replays.

@@ -16,11 +16,6 @@ import {
   type LaunchOptions,
   type LaunchTarget,
   type LineStepKind,
-  type LineStopPrint,
-  type ArmedBreakpoint,
-  type HitBound,
-  type ScanTicksParams,
-  type RecordingMark,
 } from './host-protocol';
 import {
   nested,
@@ -136,88 +131,10 @@ function parseBreakpoints(p: Params, file: string): Breakpoint[] {
   });
 }
 
-function parseDirection(method: string, p: Params): 'back' | 'forward' {
+export function parseDirection(method: string, p: Params): 'back' | 'forward' {
   const direction = requireString(method, p, 'direction');
   if (direction !== 'back' && direction !== 'forward') throw new ProtocolError(`${method}: params.direction must be 'back' or 'forward', got ${JSON.stringify(direction)}`);
   return direction;
-}
-
-function parseArmedBreakpoints(p: Params): ArmedBreakpoint[] {
-  return objectsOf('pastHit', 'breakpoints', { breakpoints: p.breakpoints }, 'breakpoints').map((b, i) => {
-    const where = nested('pastHit', `breakpoints[${i}]`);
-    const bp: ArmedBreakpoint = { file: requireString(where, b, 'file'), line: requireNumber(where, b, 'line', 'integer') };
-    const condition = optionalString(where, b, 'condition');
-    const hitCondition = optionalString(where, b, 'hitCondition');
-    if (condition !== undefined) bp.condition = condition;
-    if (hitCondition !== undefined) bp.hitCondition = hitCondition;
-    if (b.hitsSince !== undefined) {
-      const s = requireObject(where, b, 'hitsSince');
-      const at = nested(where, 'hitsSince');
-      bp.hitsSince = { tick: requireNumber(at, s, 'tick', 'id'), before: requireNumber(at, s, 'before', 'id') };
-    }
-    if (optionalBoolean(where, b, 'atSuspension') === true) bp.atSuspension = true;
-    return bp;
-  });
-}
-
-function parseHitBound(p: Params, key: 'bound' | 'until' | 'present' = 'bound', method: 'pastHit' | 'pastHitLine' = 'pastHit'): HitBound {
-  const b = requireObject(method, p, key);
-  const where = nested(method, key);
-  const bound: HitBound = { tick: requireNumber(where, b, 'tick', 'integer') };
-  const taskId = optionalNumber(where, b, 'taskId', 'id');
-  if (taskId !== undefined) bound.taskId = taskId;
-  if (b.print !== undefined) bound.print = parseLineStopPrint(requireObject(where, b, 'print'), method, `${key}.print`);
-  return bound;
-}
-
-function parseScanTicks(raw: unknown): ScanTicksParams {
-  const p = paramsOf('scanTicks', raw);
-  const out: ScanTicksParams = {
-    from: requireNumber('scanTicks', p, 'from', 'id'),
-    to: requireNumber('scanTicks', p, 'to', 'id'),
-    breakpoints: objectsOf('scanTicks', 'breakpoints', { breakpoints: p.breakpoints }, 'breakpoints').map((b, i) => {
-      const where = nested('scanTicks', `breakpoints[${i}]`);
-      const hitCondition = optionalString(where, b, 'hitCondition');
-      const since = optionalNumber(where, b, 'since', 'id');
-      const out: ScanTicksParams['breakpoints'][number] = { ...(hitCondition === undefined ? {} : { hitCondition }), ...(since === undefined ? {} : { since }) };
-      if (b.atSuspension !== undefined) {
-        const a = requireObject(where, b, 'atSuspension');
-        const at = nested(where, 'atSuspension');
-        const condition = optionalString(at, a, 'condition');
-        out.atSuspension = { file: requireString(at, a, 'file'), line: requireNumber(at, a, 'line', 'integer'), ...(condition === undefined ? {} : { condition }) };
-      }
-      return out;
-    }),
-    locations: requireArray('scanTicks', p, 'locations').map((l, i) => {
-      if (!Array.isArray(l) || !l.every((x) => Number.isSafeInteger(x) && (x as number) >= 0)) throw new ProtocolError(`scanTicks: params.locations[${i}] must be an array of breakpoint indexes`);
-      return l as number[];
-    }),
-  };
-  if (p.marker !== undefined) {
-    const m = requireObject('scanTicks', p, 'marker');
-    const where = nested('scanTicks', 'marker');
-    out.marker = { location: requireNumber(where, m, 'location', 'id'), tick: requireNumber(where, m, 'tick', 'id'), taskId: requireNumber(where, m, 'taskId', 'id') };
-  }
-  if (p.until !== undefined) {
-    const u = requireObject('scanTicks', p, 'until');
-    const where = nested('scanTicks', 'until');
-    out.until = { location: requireNumber(where, u, 'location', 'id'), tick: requireNumber(where, u, 'tick', 'id'), taskId: requireNumber(where, u, 'taskId', 'id') };
-  }
-  if (p.stop !== undefined) {
-    const st = requireObject('scanTicks', p, 'stop');
-    const where = nested('scanTicks', 'stop');
-    const kind = requireString(where, st, 'kind');
-    if (kind === 'first') out.stop = { kind, afterTick: requireNumber(where, st, 'afterTick', 'id') };
-    else if (kind === 'marker') out.stop = { kind };
-    else if (kind === 'nth') out.stop = { kind, tick: requireNumber(where, st, 'tick', 'id'), ordinal: requireNumber(where, st, 'ordinal', 'id') };
-    else throw new ProtocolError(`scanTicks: params.stop.kind must be 'nth', 'first' or 'marker', got ${JSON.stringify(kind)}`);
-  }
-  if (p.counts !== undefined) {
-    const counts = requireArray('scanTicks', p, 'counts');
-    if (!counts.every((x) => Number.isSafeInteger(x) && (x as number) >= 0)) throw new ProtocolError('scanTicks: params.counts must be hit counts');
-    out.counts = counts as number[];
-  }
-  return out;
 }
 
 function parseLineStepKind(p: Params): LineStepKind {
@@ -227,40 +144,11 @@ function parseLineStepKind(p: Params): LineStepKind {
 }
 
 /** Each element of array `key` of `p`, checked to be an object (`where`: 'method: params.x' for messages). */
-function objectsOf(method: string, path: string, p: Params, key: string): Params[] {
+export function objectsOf(method: string, path: string, p: Params, key: string): Params[] {
   return requireArray(nested(method, path), p, key).map((x, i) => {
     if (typeof x !== 'object' || x === null || Array.isArray(x)) throw new ProtocolError(`${method}: params.${path}.${key}[${i}] must be an object`);
     return x as Params;
   });
-}
-
-/** A move through replayed lines (pastLine, pastHitLine): back, a line step, or 'leave'. */
-function parsePastLineMove(method: string, p: Params): 'back' | 'leave' | LineStepKind {
-  const move = requireString(method, p, 'move');
-  if (move !== 'back' && move !== 'leave' && move !== 'over' && move !== 'into' && move !== 'out') throw new ProtocolError(`${method}: params.move must be 'back', 'leave', 'over', 'into' or 'out', got ${JSON.stringify(move)}`);
-  return move;
-}
-
-function parseLineStopPrint(p: Params, method = 'pastLine', path = 'stop'): LineStopPrint {
-  const objects = (key: string): Params[] => objectsOf(method, path, p, key);
-  const where = (key: string, i: number): string => nested(method, `${path}.${key}[${i}]`);
-  const print: LineStopPrint = {
-    frames: objects('frames').map((f, i) => ({
-      url: requireString(where('frames', i), f, 'url'),
-      functionLine: requireNumber(where('frames', i), f, 'functionLine', 'id'),
-      functionColumn: requireNumber(where('frames', i), f, 'functionColumn', 'id'),
-      line: requireNumber(where('frames', i), f, 'line', 'id'),
-      column: requireNumber(where('frames', i), f, 'column', 'id'),
-    })),
-    locals: objects('locals').map((l, i) => ({ name: requireString(where('locals', i), l, 'name'), value: requireString(where('locals', i), l, 'value') })),
-    locations: objects('locations').map((l, i) => ({ url: requireString(where('locations', i), l, 'url'), line: requireNumber(where('locations', i), l, 'line', 'id'), column: requireNumber(where('locations', i), l, 'column', 'id') })),
-  };
-  if (p.names !== undefined) {
-    const names = requireArray(method, p, 'names');
-    if (!names.every((n) => typeof n === 'string')) throw new ProtocolError(`${method}: params.${path}.names must be function names`);
-    print.names = names as string[];
-  }
-  return print;
 }
 
 /** The table: one parser per method of HostMethods. */
@@ -376,16 +264,6 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     return out;
   },
   lineStepBack: none('lineStepBack'),
-  pastLine: (raw) => {
-    const p = paramsOf('pastLine', raw);
-    return { tick: requireNumber('pastLine', p, 'tick', 'integer'), taskId: requireNumber('pastLine', p, 'taskId', 'id'), stop: parseLineStopPrint(requireObject('pastLine', p, 'stop')), move: parsePastLineMove('pastLine', p) };
-  },
-  pastHitLine: (raw) => {
-    const p = paramsOf('pastHitLine', raw);
-    const out: HostParams<'pastHitLine'> = { move: parsePastLineMove('pastHitLine', p), ceiling: requireNumber('pastHitLine', p, 'ceiling', 'id') };
-    if (p.present !== undefined) out.present = parseHitBound(p, 'present', 'pastHitLine');
-    return out;
-  },
   pastBreakpointHit: (raw) => {
     const p = paramsOf('pastBreakpointHit', raw);
     const out: HostParams<'pastBreakpointHit'> = { direction: parseDirection('pastBreakpointHit', p), tick: requireNumber('pastBreakpointHit', p, 'tick', 'id') };
@@ -395,29 +273,6 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     if (ceiling !== undefined) out.ceiling = ceiling;
     return out;
   },
-  pastHit: (raw) => {
-    const p = paramsOf('pastHit', raw);
-    const out: HostParams<'pastHit'> = { direction: parseDirection('pastHit', p), bound: parseHitBound(p), floor: requireNumber('pastHit', p, 'floor', 'id'), ceiling: requireNumber('pastHit', p, 'ceiling', 'id'), breakpoints: parseArmedBreakpoints(p) };
-    const shown = optionalBoolean('pastHit', p, 'shown');
-    if (shown !== undefined) out.shown = shown;
-    if (p.until !== undefined) out.until = parseHitBound(p, 'until');
-    return out;
-  },
-  scanTicks: parseScanTicks,
-  writeReplayCopy: (raw) => ({ path: requireString('writeReplayCopy', paramsOf('writeReplayCopy', raw), 'path') }),
-  writeRecordingGrowth: (raw) => {
-    const p = paramsOf('writeRecordingGrowth', raw);
-    const from = requireObject('writeRecordingGrowth', p, 'from');
-    const where = nested('writeRecordingGrowth', 'from');
-    const count = (key: keyof RecordingMark): number => requireNumber(where, from, key, 'id');
-    const mark: RecordingMark = { events: count('events'), gaps: count('gaps'), payload: count('payload'), details: count('details'), awaitTasks: count('awaitTasks'), outcomes: count('outcomes'), cancels: count('cancels'), lints: count('lints') };
-    return { path: requireString('writeRecordingGrowth', p, 'path'), from: mark };
-  },
-  growRecording: (raw) => {
-    const p = paramsOf('growRecording', raw);
-    return { path: requireString('growRecording', p, 'path'), live: requireBoolean('growRecording', p, 'live') };
-  },
-  replayLineTick: (raw) => ({ tick: requireNumber('replayLineTick', paramsOf('replayLineTick', raw), 'tick', 'integer') }),
   timeline: (raw) => {
     const p = paramsOf('timeline', raw);
     const out: HostParams<'timeline'> = {};

@@ -1,7 +1,7 @@
 // StreamTransport: an rpc Transport over a byte stream (a pipe), one JSON message per line.
 // JSON.stringify never writes a raw newline, so a newline always ends a message. Used
 // between the runtime host and its clients when the host is started with a client pipe
-// (runtime/host/main.ts), because that pipe stays readable while the host's main thread is
+// (runtime/host/main-thread/main.ts), because that pipe stays readable while the host's main thread is
 // stopped on a line, unlike the IPC channel.
 //
 // Invariants: a message is delivered only once its line is complete; a line that is not

@@ -40,7 +40,7 @@ export interface HostProcessOptions {
 }
 
 const KEEP_LINES = 50;
-/** The host's end of the client pipe (runtime/host/main.ts `--client-fd`). */
+/** The host's end of the client pipe (runtime/host/main-thread/main.ts `--client-fd`). */
 const CLIENT_FD = 4;
 
 export class HostProcess {

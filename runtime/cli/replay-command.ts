@@ -32,7 +32,7 @@ import { RecordingError } from '../record/recording-errors';
 import { readRecordingFile, readRecordingLog, type Recording } from '../record/recording-file';
 import { RunReplay } from '../record/run-replay';
 import { checkSources, programSources } from '../record/source-hashes';
-import { outsideCanceller, readRecordedProgram, type RecordedProgram } from '../host/launch-programs';
+import { outsideCanceller, readRecordedProgram, type RecordedProgram } from '../host/main-thread/launch-programs';
 import { unpackAskedCancels } from '../record/await-details';
 import { isRunRecording, replayRunRecording } from './program-replay';
 

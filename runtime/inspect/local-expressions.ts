@@ -1,5 +1,5 @@
 // Expressions over a frame's locals: the one evaluator behind breakpoint conditions
-// (loop-control.ts) and the debugger's evaluate request (runtime/host/variables.ts).
+// (loop-control.ts) and the debugger's evaluate request (runtime/host/main-thread/variables.ts).
 //
 // V8 cannot evaluate on a suspended generator's frame, so the locals (read through
 // node:inspector) are bound as the parameters of a function made with `new Function`, whose

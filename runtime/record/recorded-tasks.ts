@@ -3,7 +3,7 @@
 // replay: the log-side rows of the one model of a task (protocol TaskSummary), as the
 // summarizer (runtime/inspect/task-summaries.ts) gives them for a replay paused right after
 // that tick (past-moment.ts), and the await index of a task's detail (who awaits it, its
-// await chain). test/runtime/host/recorded-moment.test.ts checks, for every tick of recorded
+// await chain). test/runtime/host/main-thread/recorded-moment.test.ts checks, for every tick of recorded
 // runs, that these rows equal the replayed moment's on every field the log says.
 //
 // Fed incrementally like the timeline: `update(events, upTo, notes)` decodes only what was

@@ -73,7 +73,7 @@ export interface RecordingMeta {
   readonly outcomes?: unknown;
   /** Who asked each cancel by no task (asked-cancels.ts, packed by await-details.ts); unchecked here. */
   readonly askedCancels?: unknown;
-  /** The URLs a crawl recorded as failed, each with its tick and task (runtime/host/url-failures.ts); unchecked here. */
+  /** The URLs a crawl recorded as failed, each with its tick and task (runtime/host/main-thread/url-failures.ts); unchecked here. */
   readonly urlFailures?: unknown;
   /** The last tick is open (RecordedStreams.openTick): the recording of a run stopped mid-tick, for a line replay; never a saved file. */
   readonly openTick?: boolean;

@@ -4,6 +4,7 @@
 // `@ts-expect-error` lines below stops being an error, the typecheck fails.
 
 import type { HostEvents, HostMethods } from '../../protocol/host-protocol';
+import type { HostAndReplayHostMethods } from '../../protocol/replay-host-protocol';
 import type { RpcEndpoint } from '../../protocol/rpc';
 
 type Client = RpcEndpoint<HostMethods, Record<string, never>, HostEvents, Record<string, never>>;
@@ -26,4 +27,11 @@ export function aServerCannotServeAnUnknownMethod(server: RpcEndpoint<Record<str
   server.handle('pasue', () => ({ tick: 0 }));
   // @ts-expect-error: not an event of HostEvents
   server.emit('progres', { done: 0 });
+}
+
+export async function theReplayHostMethodsAreNotPublic(client: Client, inside: RpcEndpoint<HostAndReplayHostMethods, Record<string, never>, HostEvents, Record<string, never>>): Promise<void> {
+  // @ts-expect-error: an internal replay-host method is not in the public host protocol
+  await client.request('pastLine', { tick: 1, taskId: 1, stop: { frames: [], locals: [], locations: [] }, move: 'back' });
+  // A live host's worker asks it over the protocol that adds them (protocol/replay-host-protocol.ts).
+  await inside.request('replayLineTick', { tick: 1 });
 }

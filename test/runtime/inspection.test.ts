@@ -448,7 +448,8 @@ describe('the boundary', () => {
     const root = join(__dirname, '..', '..', 'runtime');
     const violations: string[] = [];
     for (const dir of ['inspect', 'host', 'record']) {
-      for (const name of readdirSync(join(root, dir))) {
+      // Recursive: runtime/host/ is split into folders by place of execution.
+      for (const name of readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })) {
         if (!name.endsWith('.ts')) continue;
         const text = readFileSync(join(root, dir, name), 'utf8');
         // Comments may name fields; code may not reach them.

@@ -31,7 +31,7 @@ import { join, resolve } from 'node:path';
 /**
  * Pids of runtime hosts started from this server's extensions folder (found in /proc).
  * `lineReplay: false` leaves out the line replay hosts a debugged recorded run forks beside
- * its own (`--line-replay`, runtime/host/line-replay-host.ts): the run's hosts only.
+ * its own (`--line-replay`, runtime/host/worker/line-replay-host.ts): the run's hosts only.
  */
 export function runtimeHostPids(extensionsDir: string, options: { lineReplay?: boolean } = {}): number[] {
   const out: number[] = [];

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeRecording, encodeRecording, readRecordingFile } from '../../../runtime/record/recording-file';
 import { unpackAwaitDetails } from '../../../runtime/record/await-details';
-import { savedUrlFailures } from '../../../runtime/host/url-failures';
+import { savedUrlFailures } from '../../../runtime/host/main-thread/url-failures';
 import { PROTOCOL_VERSION } from '../../../protocol/host-protocol';
 import { forkHost } from '../host/host-client';
 import { RunTimeline } from '../../../runtime/record/run-timeline';

@@ -12,12 +12,14 @@ import { join } from 'node:path';
 import { RpcEndpoint, type Transport } from '../../../protocol/rpc';
 import { StreamTransport } from '../../../protocol/stream-transport';
 import assert from 'node:assert/strict';
-import type { BreakpointHitLanding, HostEvents, HostMethods } from '../../../protocol/host-protocol';
+import type { BreakpointHitLanding, HostEvents } from '../../../protocol/host-protocol';
+import type { HostAndReplayHostMethods } from '../../../protocol/replay-host-protocol';
 
 export const ROOT = join(__dirname, '..', '..', '..');
-export const HOST_SOURCE = join(ROOT, 'runtime', 'host', 'main.ts');
+export const HOST_SOURCE = join(ROOT, 'runtime', 'host', 'main-thread', 'main.ts');
 
-export type ClientEndpoint = RpcEndpoint<HostMethods, Record<string, never>, HostEvents, Record<string, never>>;
+/** The tests' client: the public host protocol, and the replay-host methods a live host's worker asks (protocol/replay-host-protocol.ts), which some tests ask as it does. */
+export type ClientEndpoint = RpcEndpoint<HostAndReplayHostMethods, Record<string, never>, HostEvents, Record<string, never>>;
 
 export interface RecordedEvent {
   readonly event: string;

@@ -27,7 +27,7 @@ function assertAnswersAsNode(payload: SourceMapPayload): DecodedSourceMap {
 }
 
 test("the runtime host's bundle map: every position answered as Node's SourceMap answers it", async () => {
-  const out = await build({ entryPoints: [join(ROOT, 'runtime', 'host', 'main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', sourcemap: true, keepNames: true, write: false, outfile: join(ROOT, 'dist', 'runtime-host.js'), logLevel: 'silent', absWorkingDir: ROOT });
+  const out = await build({ entryPoints: [join(ROOT, 'runtime', 'host', 'main-thread', 'main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', sourcemap: true, keepNames: true, write: false, outfile: join(ROOT, 'dist', 'runtime-host.js'), logLevel: 'silent', absWorkingDir: ROOT });
   const map = out.outputFiles.find((f) => f.path.endsWith('.map'))!;
   const decoded = assertAnswersAsNode(JSON.parse(map.text) as SourceMapPayload);
   assert.ok(decoded.length > 10_000, `${decoded.length} segments`);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { decodeRecording, encodeRecording, FORMAT_VERSION, readRecordingFile, readRecordingLog, unwritableRecordingPath, writeRecordingFile, type Recording } from '../../../runtime/record/recording-file';
 import { RunLogWriter, readRunLog } from '../../../runtime/record/run-log';
 import { RecordingError, RecordingFormatError } from '../../../runtime/record/recording-errors';
-import { readRecordedProgram } from '../../../runtime/host/launch-programs';
+import { readRecordedProgram } from '../../../runtime/host/main-thread/launch-programs';
 import { cutCopies, flipCopies, oddCopies, partsOf, recordDemoCrawl, sectionCopies, type CorruptCopy } from './corrupt-recordings';
 
 function sampleRecording(): Recording {

@@ -13,7 +13,7 @@ import { RecordingFormatError } from '../../../runtime/record/recording-errors';
 import { bytesSince, GrowingRecording, readGrowthFile, writeGrowthFile, type StreamMark } from '../../../runtime/record/recording-growth';
 import { readRunLog } from '../../../runtime/record/run-log';
 import { startDemoSite, demoSiteOptions } from '../../../runtime/demo-site/index';
-import { startMain } from '../../../runtime/host/launch-programs';
+import { startMain } from '../../../runtime/host/main-thread/launch-programs';
 
 const dir = mkdtempSync(join(tmpdir(), 'coroscope-growth-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));

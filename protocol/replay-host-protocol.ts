@@ -1,0 +1,49 @@
+// The replay-host protocol: the runtime host's internal methods, those that serve a line
+// replay host and are no public host client's. They are asked between the places a host's code
+// runs (runtime/host/): a live host's worker asks its main thread for copies and growths of the
+// run's recording (writeReplayCopy, writeRecordingGrowth) and asks its line replay host, a
+// runtime host process of its own (runtime/host/worker/line-replay-host.ts), to walk and search
+// the replayed past (pastLine, pastHitLine, pastHit, growRecording); the replay host's worker
+// asks its own main thread to run ticks again (replayLineTick, scanTicks).
+//
+// Invariants: a runtime host answers these beside HostMethods, over the same endpoint and
+// framing, as it did when they were listed there (the wire is unchanged); no method name is in
+// both tables. They are not under PROTOCOL_VERSION: a line replay host is forked from the live
+// host's own script, so both ends are always the same build, and a public client (the
+// extension, the CLI) never asks them. Their params are narrowed by protocol/replay-host-requests.ts.
+
+import type { ArmedBreakpoint, BreakpointHitLanding, HitBound, HostMethods, LineStepKind, LineStopPrint, PastLineLanding, RecordingMark, ScanTicksParams, ScanTicksResult } from './host-protocol';
+
+// No index signature: a misspelled method name is a type error at every caller.
+export interface ReplayHostMethods {
+  /**
+   * A line replay host's own (asked by the live host's worker): walks task `taskId`'s lines in
+   * tick `tick` of the opened mid-tick recording to the live stop `stop`, and moves to the
+   * line before the one shown ('back') or after it ('over', 'into', 'out'), or lets the
+   * line shown go ('leave').
+   */
+  pastLine: { params: { tick: number; taskId: number; stop: LineStopPrint; move: 'back' | 'leave' | LineStepKind }; result: PastLineLanding };
+  /**
+   * A line replay host's own (asked by the live host's worker): a move through the lines of the
+   * task of the breakpoint hit it shows (pastHit) or of a line reached from it, as pastLine
+   * moves through a live stop's: back to the line before, forward by line past the hit (the
+   * traced replay goes on tick after tick, through `ceiling`, while the step is under way).
+   */
+  /** `present`: the live line stop held (a hit's walk of its task goes on into its tick, and reaching it is the present). */
+  pastHitLine: { params: { move: 'back' | 'leave' | LineStepKind; ceiling: number; present?: HitBound }; result: PastLineLanding };
+  /** A line replay host's own (asked by the live host's worker): pastBreakpointHit in its opened recording, from `bound` (or, `shown`, the past line it is stopped on, shown again when nothing is found), with `breakpoints` armed. */
+  pastHit: { params: { direction: 'back' | 'forward'; bound: HitBound; floor: number; ceiling: number; breakpoints: ArmedBreakpoint[]; shown?: boolean; until?: HitBound }; result: BreakpointHitLanding };
+  /** The live host's main thread (asked by its worker, for a line replay host): writes the run's recording so far to `path` (recordings.ts: writeReplayCopy); `writeMs`: the main thread's time writing it; `mark`: where the copy ends (between ticks; absent for a mid-tick copy), from which its growths go. */
+  writeReplayCopy: { params: { path: string }; result: { runId: number; ticks: number; midTick: boolean; writeMs?: number; mark?: RecordingMark } };
+  /** The live host's main thread (asked by its worker, for the line replay host following the run): writes what the run's recording gained since `from` (a mark of an earlier copy or growth) to `path` (recordings.ts: writeRecordingGrowth, runtime/record/recording-growth.ts); `to`: where it ends now; `writeMs`: the main thread's time on it. Refused (badState) when `from` is not a mark of this run's recording. */
+  writeRecordingGrowth: { params: { path: string; from: RecordingMark }; result: { runId: number; ticks: number; to: RecordingMark; bytes: number; writeMs: number } };
+  /** A line replay host's main thread (asked by the live host's worker): grows its opened copy of a live run in place by the growth written to `path` (writeRecordingGrowth), `live`: the run is still going. Refused (badState) when its recording does not end where the growth starts (the worker then hands the whole recording over again). */
+  growRecording: { params: { path: string; live: boolean }; result: { ticks: number } };
+  /** A line replay host's main thread (asked by its worker): replays ticks from+1 .. to with the scan breakpoints counting hits (runtime/host/shared/hit-scan.ts). */
+  scanTicks: { params: ScanTicksParams; result: ScanTicksResult };
+  /** A line replay host's main thread (asked by its worker): runs tick `tick` of the opened recording once more, with its line debugger on (a mid-tick recording's open tick, or a breakpoint hit's tick and those after it). */
+  replayLineTick: { params: { tick: number }; result: { tick: number } };
+}
+
+/** What a runtime host answers in all: the public host protocol and its internal replay-host methods. */
+export type HostAndReplayHostMethods = HostMethods & ReplayHostMethods;

@@ -1,0 +1,62 @@
+// Runs on a runtime host's main thread, from its own bundle (dist/typescript-transpiler.js), loaded for a .ts program.
+//
+// The TypeScript transpiler Coroscope brings for a user's program when the program's folder has
+// neither tsx nor TypeScript: Sucrase's TypeScript and ES-module transforms, built by esbuild
+// into a bundle of its own (dist/typescript-transpiler.js, minified, loaded only when a .ts
+// program is launched), so the runtime host's bundle does not carry it.
+//
+// Why Sucrase (docs/ARCHITECTURE.md, "A user's program"): pure JavaScript (esbuild's transform
+// needs a native binary per platform; TypeScript's transpileModule is a 9 MB file), about
+// 300 kB minified, maintained, and it keeps every line where it was, so a breakpoint on a
+// TypeScript line is on the same generated line; its source map (inline, as tsx's) maps the
+// columns too.
+//
+// Invariants: the output is CommonJS with one generated line per source line; the map names
+// the source by its file: URL; a syntax error is thrown as TranspileError with the file, line
+// and column, said once.
+
+import { pathToFileURL } from 'node:url';
+
+/**
+ * Sucrase's transform, narrowed to what is used. Required, not imported: esbuild bundles it
+ * the same, and the source shipped in the .vsix (opened from a frame) needs no sucrase types.
+ */
+interface Sucrase {
+  transform(
+    code: string,
+    options: { transforms: string[]; filePath: string; sourceMapOptions: { compiledFilename: string }; disableESTransforms: boolean },
+  ): { code: string; sourceMap?: { version: number; file: string; sources: string[]; names: string[]; mappings: string } };
+}
+const sucrase: unknown = require('sucrase');
+const { transform } = sucrase as Sucrase;
+
+export class TranspileError extends Error {
+  override readonly name = 'TranspileError';
+}
+
+/** The transpiled module: CommonJS JavaScript ending in an inline source map. */
+export function transpileTypeScript(source: string, path: string): string {
+  const jsx = path.endsWith('.tsx');
+  let result: ReturnType<Sucrase['transform']>;
+  try {
+    result = transform(source, {
+      transforms: jsx ? ['typescript', 'imports', 'jsx'] : ['typescript', 'imports'],
+      filePath: path,
+      sourceMapOptions: { compiledFilename: path },
+      // A `declare` field or a type-only import is dropped as tsc drops it.
+      disableESTransforms: true,
+    });
+  } catch (e) {
+    // Sucrase says "Error transforming FILE: Unexpected token (12:4)": the file's line and
+    // column (1-based). Said once: FILE where an editor links it, then what is wrong.
+    const text = e instanceof Error ? e.message : String(e);
+    const at = /\((\d+):(\d+)\)\s*$/.exec(text);
+    const where = at === null ? path : `${path}:${at[1]}:${at[2]}`;
+    const what = text.replace(/^Error transforming .*?: /, '').replace(/\s*\(\d+:\d+\)\s*$/, '');
+    throw new TranspileError(`${where}: ${what}`);
+  }
+  const map = result.sourceMap;
+  if (map === undefined) return result.code;
+  const payload = { ...map, sources: [pathToFileURL(path).href] };
+  return `${result.code}\n//# sourceMappingURL=data:application/json;charset=utf-8;base64,${Buffer.from(JSON.stringify(payload)).toString('base64')}\n`;
+}

@@ -1,0 +1,232 @@
+// Runs on a runtime host's main thread: its end of the bridge to the line debugger's worker thread.
+//
+// LineDebugBridge: the main thread's side of a runtime host started with a client pipe.
+// The pipe belongs to a worker thread (line-debug-worker.ts) that also debugs this thread
+// through node:inspector; this bridge is the host endpoint's Transport to that worker
+// (postMessage while this thread runs) and installs `globalThis.__coroscopeLine`, what the
+// worker calls through `Debugger.evaluateOnCallFrame` while this thread is stopped on a line:
+// - serve(json): serves one protocol message synchronously and returns, as a JSON array,
+//   everything the endpoint sent meanwhile (its response, events);
+// - current(): the id of the task running now (null: none); where(): it, its name and the
+//   loop's tick (in a line replay host, of the traced replay's loop while it runs a tick);
+//   live(): whether a line breakpoint may stop now; traced(id): the line replay's walk;
+//   writeMidTick(path): the run's recording through the running tick, for a line replay host;
+//   withdraw(id): drops a request of the worker's own it sent before this thread stopped, unread
+//   (a feed of the line replay host, needless once stopped on a line);
+//   scanHit, scanPause, scanMarked, scanUntil: a breakpoint search's scan of the replayed past (hit-scan.ts);
+//   suspension(id): a sentence on what that task now waits on and which task
+//   step the loop runs next ("worker-3 suspended on queue.get; the loop runs worker-5").
+//
+// Invariants: while serve() runs, nothing the endpoint sends goes to the worker by message
+// (it is returned instead, in order); disconnect() disconnects the worker's inspector session
+// before the process exits (else node waits for the debugger to disconnect).
+
+import { runningLoopOrNull } from '../../running-loop';
+import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { RpcEndpoint, Transport } from '../../../protocol/rpc';
+import type { Run } from './run';
+import { awaitInfoOf, summarizeTasks } from '../../inspect/task-summaries';
+import { isFuture } from '../../future';
+import { inspect } from '../../inspection';
+import { HELD_TIME_BYTES, shareHeldTime } from '../../held-time';
+import type { EventLoop } from '../../loop';
+import { writeReplayCopy } from './recordings';
+import { isBridgeControl, type BridgeControl } from '../shared/bridge-control';
+
+/** The id of a request the worker sends of its own (negative, never a client's), else null. */
+function workerAskId(m: unknown): number | null {
+  if (typeof m !== 'object' || m === null) return null;
+  const w = m as { kind?: unknown; id?: unknown };
+  return w.kind === 'request' && typeof w.id === 'number' && w.id < 0 ? w.id : null;
+}
+
+const CLOSE_WAIT_MS = 500;
+
+/**
+ * Starts the worker on `script`. The bundle is plain JavaScript; a host run from its
+ * TypeScript source (tsx) cannot hand `--import tsx` to a worker on Node 20 (a worker's
+ * execArgv takes no module hooks), so that worker first registers tsx's CommonJS hooks itself,
+ * found from the script's own node_modules, then loads the script. Without tsx there the
+ * worker fails with the reason, and the client's pipe closes with it.
+ */
+function startWorker(script: string, options: ConstructorParameters<typeof Worker>[1] & object): Worker {
+  if (!/\.[cm]?ts$/.test(script)) return new Worker(script, options);
+  let tsx: string;
+  try {
+    tsx = createRequire(script).resolve('tsx/cjs/api');
+  } catch {
+    throw new Error(`the line debugger's worker cannot run ${script}: it is TypeScript and tsx is not installed beside it (build the bundle: npm run build)`);
+  }
+  const boot = `const { register } = require(${JSON.stringify(tsx)}); register(); require(${JSON.stringify(script)});`;
+  return new Worker(boot, { ...options, eval: true, execArgv: (options.execArgv ?? []).filter((a, i, all) => a !== '--import' && all[i - 1] !== '--import' && !a.startsWith('--import=')) });
+}
+
+/**
+ * The worker's script for host script `hostScript`: the worker's own bundle beside it
+ * (dist/line-debug-worker.js, a seventh of the host's: the worker loads only the line debugger
+ * and the protocol, not the runtime, the crawler and the samples), or, for a TypeScript source
+ * (tsx), its entry in the worker's folder (runtime/host/worker/); the host's own script where neither is there (a host bundled alone).
+ */
+export function lineDebugWorkerScript(hostScript: string): string {
+  const own = /\.[cm]?ts$/.test(hostScript) ? join(dirname(hostScript), '..', 'worker', 'line-debug-worker-main.ts') : join(dirname(hostScript), 'line-debug-worker.js');
+  return existsSync(own) ? own : hostScript;
+}
+
+export class LineDebugBridge implements Transport {
+  private readonly worker: Worker;
+  private readonly receivers: Array<(message: unknown) => void> = [];
+  private readonly closers: Array<(reason: string) => void> = [];
+  private captured: unknown[] | null = null;
+  private disconnected: (() => void) | null = null;
+  private closed = false;
+  /** The worker's own requests (negative ids) it withdrew before this thread read them (withdraw: a feed at a line stop): dropped unread. */
+  private readonly withdrawn = new Set<number>();
+  /** The id of the last of the worker's own requests this thread has read (0: none yet); theirs go -1, -2, ... in the order sent. */
+  private lastAskRead = 0;
+
+  /** `host`: the host's script (a line replay host is started from it) and its worker's (lineDebugWorkerScript). */
+  constructor(host: { script: string; worker: string }, fd: number, execArgv: string[]) {
+    // The worker counts the time it holds this thread stopped on a line (see held-time.ts).
+    const held = new SharedArrayBuffer(HELD_TIME_BYTES);
+    shareHeldTime(held);
+    // The host's script, arguments and node options go to the worker too: it starts line replay hosts (line-replay-host.ts) alike, and knows when it is one.
+    this.worker = startWorker(host.worker, { workerData: { coroscopeLineDebugFd: fd, coroscopeHeldTime: held, coroscopeHostScript: host.script, coroscopeHostExecArgv: execArgv }, execArgv, argv: process.argv.slice(2), stdout: false, stderr: false });
+    this.worker.on('message', (m: unknown) => {
+      if (isBridgeControl(m)) {
+        if (m.bridge === 'closed') this.markClosed(m.reason);
+        else if (m.bridge === 'disconnected') this.disconnected?.();
+        return;
+      }
+      const ask = workerAskId(m);
+      if (ask !== null) {
+        if (this.withdrawn.delete(ask)) return;
+        this.lastAskRead = ask;
+      }
+      for (const r of this.receivers) r(m);
+    });
+    this.worker.on('error', (e) => this.markClosed(`the line debugger's worker failed: ${e.message}`));
+    this.worker.on('exit', () => this.markClosed("the line debugger's worker exited"));
+  }
+
+  /** Installs the handle the worker calls while this thread is stopped. */
+  attach(endpoint: Pick<RpcEndpoint<object, object, object, object>, 'receiveNow'>, currentRun: () => Run | null): void {
+    /** The loop a stop is in: the run's, or the line replay's traced one while it runs. */
+    const loopNow = (): EventLoop | null => {
+      const run = currentRun();
+      const running = runningLoopOrNull();
+      return running !== null && running === run?.tracedLoop ? running : (run?.loop ?? null);
+    };
+    const handle = {
+      serve: (json: string): string => {
+        const out: unknown[] = [];
+        this.captured = out;
+        try {
+          endpoint.receiveNow(JSON.parse(json));
+        } finally {
+          this.captured = null;
+        }
+        return JSON.stringify(out);
+      },
+      current: (): number | null => loopNow()?.currentTask()?.id ?? null,
+      // False while another loop runs a tick: a replay of the run's past (run-rewind.ts) runs the same code, and must not stop on its lines.
+      // True in the tick a line replay host traces (replayLineTick): the line replay stops there.
+      live: (): boolean => {
+        const running = runningLoopOrNull();
+        const run = currentRun();
+        return running === null || running === run?.loop || running === run?.tracedLoop;
+      },
+      // The line replay's walk (past-line-walk.ts): task `taskId` runs in the traced tick.
+      traced: (taskId: number): boolean => {
+        const running = runningLoopOrNull();
+        return running !== null && running === currentRun()?.tracedLoop && running.currentTask()?.id === taskId;
+      },
+      where: (): { taskId: number | null; taskName: string | null; tick: number; recorded: boolean } => {
+        const loop = loopNow();
+        const task = loop?.currentTask() ?? null;
+        return { taskId: task?.id ?? null, taskName: task === null ? null : `${task.name}`, tick: loop?.tickCount() ?? 0, recorded: currentRun()?.recorded === true };
+      },
+      // A breakpoint search's scan breakpoints (hit-scan.ts): the breakpoints of `location` whose condition held; true pauses here.
+      scanHit: (location: number, met: boolean[]): boolean => {
+        const scan = currentRun()?.hitScan ?? null;
+        return scan !== null && runningLoopOrNull() === scan.loop && scan.hit(location, met);
+      },
+      // Why the scan paused here ('marker', 'stop'), and the worker's verdict on a marker pause (true: stop here).
+      scanPause: (): string | null => currentRun()?.hitScan?.pausedFor ?? null,
+      scanMarked: (matched: boolean): boolean => currentRun()?.hitScan?.markerSeen(matched) ?? false,
+      // ... and on a pause where a forward search ends (true: the live line stop, nothing after it counts).
+      scanUntil: (reached: boolean): boolean => currentRun()?.hitScan?.untilSeen(reached) ?? false,
+      // The line replay (line-replay-host.ts): the run's recording through the start of the tick stopped in, for the replay host.
+      writeMidTick: (path: string): { runId: number; ticks: number; midTick: boolean } | { refused: string } => {
+        const run = currentRun();
+        if (run === null) return { refused: 'nothing is running' };
+        try {
+          return writeReplayCopy(run, path);
+        } catch (e) {
+          return { refused: e instanceof Error ? e.message : String(e) };
+        }
+      },
+      // The worker withdraws a request of its own it sent before this thread stopped (a feed of the line replay host that a line stop made needless): true when it was not read yet, and never will be.
+      withdraw: (id: number): boolean => this.withdraw(id),
+      suspension: (taskId: number, yielded: unknown): string => {
+        const run = currentRun();
+        const task = run?.liveTasks().find((t) => t.id === taskId);
+        if (run === undefined || run === null || task === undefined) return `task #${taskId} ended`;
+        // Called just after the task's step returned: what it yielded is what it will wait on.
+        const awaiting = isFuture(yielded) ? awaitInfoOf(yielded) : (summarizeTasks([task])[0]?.awaiting ?? null);
+        const on = awaiting === null ? 'the loop' : `${awaiting.kind}${awaiting.detail !== '' ? ` (${awaiting.detail})` : ''}`;
+        // The next task step the loop will run: where "follow the loop" lands.
+        const following = run.loop[inspect]().scheduledSteps().find((step) => step.task.id !== taskId);
+        const next = following === undefined ? 'the loop waits for I/O or a timer' : `the loop runs ${following.task.name}`;
+        return `${task.name} suspended on ${on}; ${next}`;
+      },
+    };
+    (globalThis as Record<string, unknown>).__coroscopeLine = handle;
+  }
+
+  /** Drops the worker's request `id` unread, if this thread has not read it yet (true then). */
+  private withdraw(id: number): boolean {
+    if (id >= 0 || (this.lastAskRead !== 0 && id >= this.lastAskRead)) return false;
+    this.withdrawn.add(id);
+    return true;
+  }
+
+  send(message: unknown): void {
+    if (this.captured !== null) {
+      this.captured.push(message);
+      return;
+    }
+    if (this.closed) return;
+    this.worker.postMessage(message);
+  }
+
+  onMessage(receive: (message: unknown) => void): void {
+    this.receivers.push(receive);
+  }
+
+  onClose(closed: (reason: string) => void): void {
+    this.closers.push(closed);
+  }
+
+  private markClosed(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const c of this.closers) c(reason);
+  }
+
+  /** Disconnects the worker's inspector session (before the process exits). */
+  async disconnect(): Promise<void> {
+    const done = new Promise<void>((resolve) => {
+      this.disconnected = resolve;
+      setTimeout(resolve, CLOSE_WAIT_MS).unref();
+    });
+    try {
+      this.worker.postMessage({ bridge: 'disconnect' } satisfies BridgeControl);
+    } catch {
+      return;
+    }
+    await done;
+  }
+}

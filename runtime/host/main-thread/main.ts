@@ -1,0 +1,98 @@
+// Runs on a runtime host's main thread: the host process's entry (and its worker's script where dist/line-debug-worker.js is missing).
+//
+// The runtime host process (bundled to dist/runtime-host.js): forked by a client with an IPC
+// channel (child_process.fork), it serves the runtime host protocol over that channel.
+//
+// - Transport: process.send / process 'message' (IpcTransport). Without an IPC channel the
+//   host says so on stderr and exits with code 2. Started with `--client-fd=N` (a pipe the
+//   client opened as that fd), the protocol goes over the pipe instead, served by a worker
+//   thread that also line-debugs this thread (line-debug-worker.ts, bundled on its own to
+//   dist/line-debug-worker.js: a worker loads only what it runs; this file is that worker's
+//   script where that bundle is missing), and the IPC channel only tells when the client goes
+//   away.
+// - What the program prints (process.stdout / stderr writes, console.*) is also sent to the
+//   client as `output` events (and still written through to the inherited streams).
+// - An uncaught exception or unhandled rejection is reported as an `output` stderr event and
+//   the host stays up: one bad callback in a user's program must not take the session down.
+// - The client going away (the channel disconnects) stops the current run and exits with 0;
+//   `shutdown` does the same after answering.
+
+import { RpcEndpoint } from '../../../protocol/rpc';
+import type { HostEvents } from '../../../protocol/host-protocol';
+import type { HostAndReplayHostMethods } from '../../../protocol/replay-host-protocol';
+import { IpcTransport } from './ipc-transport';
+import { RuntimeHost, type HostEndpoint } from './host';
+import { LineDebugBridge, lineDebugWorkerScript } from './line-debug-bridge';
+import { runLineDebugWorkerAsAsked } from '../worker/line-debug-worker';
+import { keepSuspendedLocals } from '../../suspended-locals';
+
+/** How long the host waits for the current run to stop before exiting anyway. */
+const EXIT_GRACE_MS = 1500;
+
+/** `--client-fd=N`: the client's pipe, served by the line debugger's worker thread. */
+function clientFd(): number | null {
+  const arg = process.argv.find((a) => a.startsWith('--client-fd='));
+  if (arg === undefined) return null;
+  const fd = Number(arg.slice('--client-fd='.length));
+  return Number.isInteger(fd) && fd > 2 ? fd : null;
+}
+
+function main(): void {
+  if (typeof process.send !== 'function') {
+    process.stderr.write('coroscope runtime host: start me with child_process.fork (I speak over the IPC channel)\n');
+    process.exit(2);
+  }
+  // Before any program runs here: the host reads suspended frames of the live run and of its
+  // replays, which share this isolate's optimized code (suspended-locals.ts).
+  keepSuspendedLocals();
+  const fd = clientFd();
+  const bridge = fd === null ? null : new LineDebugBridge({ script: __filename, worker: lineDebugWorkerScript(__filename) }, fd, process.execArgv);
+  const transport = bridge ?? new IpcTransport();
+  const endpoint: HostEndpoint = new RpcEndpoint<Record<string, never>, HostAndReplayHostMethods, Record<string, never>, HostEvents>(transport);
+  const host = new RuntimeHost(endpoint);
+  bridge?.attach(endpoint, () => host.currentRun());
+  endpoint.onProtocolError = (problem) => host.log(`protocol: ${problem}`);
+
+  let exiting = false;
+  const exit = (code: number): void => {
+    if (exiting) return;
+    exiting = true;
+    const force = setTimeout(() => process.exit(code), EXIT_GRACE_MS);
+    force.unref();
+    host
+      .stopRun()
+      .catch(() => undefined)
+      .then(() => bridge?.disconnect())
+      .finally(() => process.exit(code));
+  };
+  transport.onClose(() => exit(0));
+  // With a client pipe, the IPC channel only tells that the client went away.
+  if (bridge !== null) process.on('disconnect', () => exit(0));
+  host.onShutdown = () => {
+    if (process.connected) process.disconnect();
+    exit(0);
+  };
+
+  // Program output also goes to the client.
+  for (const [stream, category] of [
+    [process.stdout, 'stdout'],
+    [process.stderr, 'stderr'],
+  ] as const) {
+    const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]): boolean => {
+      const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : String(chunk);
+      endpoint.emit('output', { category, text });
+      return write(chunk, ...rest);
+    }) as typeof stream.write;
+  }
+
+  process.on('uncaughtException', (e: unknown) => {
+    endpoint.emit('output', { category: 'stderr', text: `uncaught exception in the runtime host: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n` });
+  });
+  process.on('unhandledRejection', (e: unknown) => {
+    endpoint.emit('output', { category: 'stderr', text: `unhandled rejection in the runtime host: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n` });
+  });
+}
+
+// A line debugger's worker started on this script (a bundle without dist/line-debug-worker.js beside it) serves its pipe; else this is the host.
+if (!runLineDebugWorkerAsAsked()) main();

@@ -1,0 +1,137 @@
+// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+//
+// Loads a user's program for `launch {kind: 'program'}`: a module exporting a main coroutine
+// function (`main`, or the export named), loaded with require(): .js/.cjs as is, .ts/.mts/
+// .cts/.tsx through the compiler program-transpiler.ts chooses (the program's own tsx or
+// TypeScript, else the transpiler Coroscope brings), so a program runs from an empty folder.
+//
+// One runtime: the program must run on the host's runtime (its loop, Future and Task
+// classes, its coroutine tracking). When the host runs from the bundle (dist/), a program
+// importing the runtime's public entry (`runtime/index`, `dist/runtime/index.js`, or the
+// package name `coroscope`) is handed the host's own runtime module instead of a second
+// copy (any checkout's `runtime/index`, recognised by the runtime's coroutine module beside
+// it). Deep imports of other runtime files would load a second copy: use the public entry.
+// When the host runs from source (tsx), the program's imports are the host's modules anyway.
+//
+// Invariants: a program is loaded once per launch (its module cache entry is dropped first,
+// so an edited program is reloaded); the aliasing hook is installed once and only maps
+// those public-entry requests; errors say which file and which export went wrong.
+
+import Module, { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { extname, join, resolve } from 'node:path';
+import * as runtimeIndex from '../../index';
+import { isCoroutine, type Coroutine } from '../../task';
+import { ensureTypeScript, TS_EXTENSIONS, type TranspilerChoice } from './program-transpiler';
+
+export class ProgramLoadError extends Error {
+  override readonly name = 'ProgramLoadError';
+}
+
+type LoadFn = (request: string, parent: unknown, isMain: boolean) => unknown;
+type ResolveFn = (request: string, parent: unknown, isMain: boolean, options?: unknown) => string;
+interface ModuleInternals {
+  _load: LoadFn;
+  _resolveFilename: ResolveFn;
+}
+
+let aliasInstalled = false;
+
+/** True when this code runs from a bundle (dist/*.js) rather than from the TypeScript sources. */
+function runningFromBundle(): boolean {
+  return __filename.endsWith('.js');
+}
+
+/**
+ * Whether a resolved module path is a Coroscope runtime's public entry: `…/runtime/index.ts`
+ * (or .js) next to the runtime's `coroutine` module, or a build's `…/dist/runtime/index.js`.
+ */
+function isRuntimeEntry(path: string): boolean {
+  if (/[\\/]dist[\\/]runtime[\\/]index\.js$/.test(path)) return true;
+  const m = /^(.*[\\/]runtime)[\\/]index\.([cm]?[tj]s)$/.exec(path);
+  if (m === null) return false;
+  return ['coroutine.ts', 'coroutine.js'].some((f) => existsSync(join(m[1]!, f)));
+}
+
+/** Makes `require` of the runtime's public entry give the host's runtime (bundle mode only). */
+function installRuntimeAlias(): void {
+  if (aliasInstalled || !runningFromBundle()) return;
+  aliasInstalled = true;
+  const internals = Module as unknown as ModuleInternals;
+  const originalLoad = internals._load;
+  internals._load = function (this: unknown, request: string, parent: unknown, isMain: boolean): unknown {
+    if (request === 'coroscope' || request === 'coroscope/runtime') return runtimeIndex;
+    if (request.startsWith('.') || request.startsWith('/')) {
+      try {
+        const path = internals._resolveFilename(request, parent, isMain);
+        if (isRuntimeEntry(path)) return runtimeIndex;
+      } catch {
+        // Not resolvable here: let the original loader report it.
+      }
+    }
+    return originalLoad.call(this, request, parent, isMain);
+  };
+}
+
+export interface LoadedProgram {
+  readonly path: string;
+  readonly exportName: string;
+  /** The compiler that loaded a TypeScript program (null for JavaScript). */
+  readonly transpiler: TranspilerChoice | null;
+  /** Workspace compilers passed over because they failed to load, with why. */
+  readonly passedOver: readonly string[];
+  /** Calls the main coroutine function: the coroutine to run. */
+  start(): Coroutine<unknown>;
+}
+
+/** Loads the program at `path` (relative to the current directory) and finds its main coroutine function. */
+export function loadProgram(path: string, exportName = 'main'): LoadedProgram {
+  const abs = resolve(path);
+  if (!existsSync(abs)) throw new ProgramLoadError(`program ${abs} does not exist`);
+  let transpiler: TranspilerChoice | null = null;
+  let passedOver: string[] = [];
+  if (TS_EXTENSIONS.includes(extname(abs))) {
+    try {
+      ({ choice: transpiler, passedOver } = ensureTypeScript(abs));
+    } catch (e) {
+      throw new ProgramLoadError(`cannot load TypeScript program ${abs}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  installRuntimeAlias();
+  const req = createRequire(abs);
+  try {
+    delete req.cache[req.resolve(abs)];
+  } catch {
+    // Not cached yet.
+  }
+  let mod: unknown;
+  try {
+    mod = req(abs);
+  } catch (e) {
+    // A syntax error the transpiler found names its file:line:column already.
+    if (e instanceof Error && e.name === 'TranspileError') throw new ProgramLoadError(`cannot compile ${e.message}: fix it and launch again`);
+    throw new ProgramLoadError(`loading ${abs} failed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+  }
+  if (typeof mod !== 'object' && typeof mod !== 'function') throw new ProgramLoadError(`${abs} exports nothing`);
+  const exports = mod as Record<string, unknown>;
+  let main = exports[exportName];
+  if (main === undefined && exportName === 'main' && typeof exports.default === 'function') main = exports.default;
+  if (typeof main !== 'function') {
+    const names = Object.keys(exports).filter((k) => typeof exports[k] === 'function');
+    throw new ProgramLoadError(`${abs} has no export ${JSON.stringify(exportName)} that is a function (functions exported: ${names.length > 0 ? names.join(', ') : 'none'})`);
+  }
+  const fn = main as () => unknown;
+  return {
+    path: abs,
+    exportName,
+    transpiler,
+    passedOver,
+    start(): Coroutine<unknown> {
+      const coro = fn();
+      if (!isCoroutine(coro)) {
+        throw new ProgramLoadError(`${exportName}() of ${abs} did not return a coroutine (a generator object): write it as coroutine(function* ${exportName}() { ... })`);
+      }
+      return coro;
+    },
+  };
+}

@@ -1,0 +1,699 @@
+// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+//
+// RunRewind: a recorded run's past, on demand. To show tick N it re-executes the run on a
+// loop of its own with the recorded inputs fed back (runtime/record's RunReplay: the
+// recorded clock, the recorded socket inputs, the network never touched), pauses that loop
+// right after tick N and wraps it as a PastMoment (past-moment.ts). The run itself (a live
+// one still going, paused or not) is not touched.
+//
+// Checkpoints: replays are kept parked at ticks along the run. A seek takes the replay
+// nearest at or before the tick, parked or still being built, and goes on from it (only the
+// ticks between are re-executed); the replay it leaves is parked where the seek ended. One
+// replay at a time is built in the background, held while a seek runs, each parked in the
+// middle of the widest stretch of the run with no replay parked in it, until no stretch is
+// wider than CHECKPOINT_GAP_MS of replaying: so a seek anywhere costs at most about that
+// much replay. Building starts with the run (`follow`): while the run is live a checkpoint
+// replay runs only a slice at a time in the run's idle time (LIVE_SHARE of the wall time at
+// most, none while the run's loop has work ready), so when the run ends its past is already
+// parked along it and the first seeks are short.
+//
+// Leaders (`lead`, a line replay host's opened copy of a live run, line-replay-host.ts): a few
+// replays are kept parked a little short of the recording's end (`lag` ticks), advanced as it
+// grows, before any checkpoint in the middle of a stretch. What the line replay and the
+// breakpoint search ask first is right there: a step back replays to the tick before a line
+// stop, and a Reverse Continue from the end scans the last stretch, then replays the hit's tick
+// again (each consumes a replay parked before its tick: hence more than one leader).
+//
+// traceTick runs one tick once more for the line replay (past-line-walk.ts): from a replay
+// paused right before it, with the replay host's line debugger on in that tick only (or a
+// stretch of ticks, for a breakpoint search: hit-scan.ts).
+//
+// Invariants:
+// - Seeks (and traced ticks) are served one at a time, in the order asked; a seek never waits for a checkpoint
+//   being built (it holds it, or goes on with it when it is at or before its tick), nor for the
+//   replay of a seek whose tick is no longer viewed (a scrub): that replay (run by the loop's
+//   driver in slices, between which the seek is asked) stops at the new tick instead when it has
+//   not replayed it yet, else at once where it is, between two ticks; either way it is parked (a
+//   checkpoint) and its seek refused as superseded.
+// - A replay that diverges from the recording, or ends before the tick, fails the seek with
+//   the replay's own message; nothing is answered for a moment that was not reached, nor for
+//   one whose replayed events differ from the recorded ones (checked at every seek).
+// - A live run's recording is read up to its last complete tick, incrementally: each reading
+//   decodes only the records added since the one before (RunLogReader over views of the
+//   recorder's append-only streams, nothing copied), so reading it as it grows costs its
+//   length once, not once per checkpoint. A replay over a shorter reading is given the longer
+//   one (RunReplay.extend) when a seek takes it past its end.
+
+import type { Lint, TaskSummary } from '../../../protocol/host-protocol';
+import { ProtocolError } from '../../../protocol/rpc';
+import { EventLoop } from '../../loop';
+import type { Task } from '../../task';
+import type { Crawler } from '../../crawler/crawler';
+import { TaskHistory } from '../../inspect/history';
+import { TaskRecorder } from '../../inspect/task-recorder';
+import { summarizeTasks } from '../../inspect/task-summaries';
+import { RecordingError } from '../../record/recording-errors';
+import { RunLogReader, type RecordingSoFar, type RunLog } from '../../record/run-log';
+import { RunReplay } from '../../record/run-replay';
+import { PastMoment } from './past-moment';
+import { MOMENT_HISTORY } from './recorded-moment';
+
+
+/** The recorded program, started again on a replay's loop exactly as the run started it. */
+export interface ReplayableProgram {
+  start(loop: EventLoop): { crawler: Crawler | null; completion: Promise<unknown> };
+  /** Makes again a cancel asked from outside the loop as the recorded run's tool made it (RunReplayOptions.cancelFromOutside; absent: by no one). */
+  readonly cancelFromOutside?: (task: Task<unknown>, noTask: number) => void;
+}
+
+/** What a rewind needs of its run. */
+export interface RewindSource {
+  readonly runId: number;
+  /** The run or file, for messages ('run 3', 'crawl.corotrace'). */
+  readonly what: string;
+  /** Recorded with frames (coroutine tracking on): the replay must record alike. */
+  readonly frames: boolean;
+  /** The run's loop was in debug mode. */
+  readonly debug: boolean;
+  /** The recording up to its last complete tick: views of a live run's growing streams (read incrementally), or the whole of a finished one. */
+  recording(): RecordingSoFar;
+  /** Ticks recorded so far (cheaper than reading the recording). */
+  ticks(): number;
+  /** The run is live (still recording); `busy`: its loop has work ready now. Absent: a finished run. */
+  live?(): { busy: boolean } | null;
+  readonly program: ReplayableProgram;
+  /** The lints the run reported (each with its tick). */
+  lints(): Lint[];
+}
+
+/** A reading of the recording: its log, decoded once and shared by every replay over it. */
+interface LogReading {
+  readonly ticks: number;
+  readonly log: RunLog;
+  readonly events: Buffer;
+}
+
+/** One replay of the run, paused after a tick. */
+class ReplaySession {
+  readonly finished = new TaskHistory<TaskSummary>(MOMENT_HISTORY);
+  private pending: { resolve: () => void; reject: (e: Error) => void } | null = null;
+  private failure: Error | null = null;
+  stoppedAt = 0;
+  /** Paused right after stoppedAt, not failed: a seek may use it. */
+  parked = false;
+  private held = false;
+  /** Built as a leader (RunRewind's `lead`): advanced as the recording grows while it stays the furthest one. */
+  leader = false;
+  /** Paused for the rest of a slice (a checkpoint built in a live run's idle time). */
+  private resting: ReturnType<typeof setTimeout> | null = null;
+  /** When set, the replay runs a slice at a time: asked after each tick whether to rest, and for how long (ms). */
+  pace: (() => number) | null = null;
+  private sliceStart = 0;
+  /** Milliseconds spent running ticks, and the ticks run (the replay's speed). */
+  busyMs = 0;
+  private tickStartedAt = 0;
+  /** Inside one of its ticks (from the loop's tickStart to its tickEnd). */
+  private inTick = false;
+  /** Counts each tick the replay runs (RunRewind's total, for tests and the bench). */
+  onTick: (() => void) | null = null;
+  /** The replayed crawl's crawler (its progress), when the run is a crawl. */
+  crawler: Crawler | null = null;
+
+  private constructor(
+    private reading: LogReading,
+    readonly replay: RunReplay,
+    readonly loop: EventLoop,
+    readonly recorder: TaskRecorder,
+  ) {}
+
+  /** `beforeStart`: called with the replay's loop before the program starts on it (before its first tick). */
+  static start(source: RewindSource, reading: LogReading, tick: number, beforeStart?: (loop: EventLoop) => void, onTick?: () => void): { session: ReplaySession; reached: Promise<void> } {
+    let session: ReplaySession | null = null;
+    const replay = new RunReplay(reading.log, reading.events, source.what, {
+      frames: source.frames,
+      stopAfterTick: tick,
+      onStop: (at) => session?.stopped(at),
+      ...(source.program.cancelFromOutside !== undefined ? { cancelFromOutside: source.program.cancelFromOutside } : {}),
+    });
+    // Quiet: what the replayed loop would log (a callback's error) was logged by the run already.
+    const loop = new EventLoop({ clock: replay.clock, debug: source.debug, logger: { warn: () => undefined, error: () => undefined } });
+    const recorder = TaskRecorder.attach(loop);
+    replay.attach(loop);
+    const s = (session = new ReplaySession(reading, replay, loop, recorder));
+    s.onTick = onTick ?? null;
+    loop.addObserver({
+      taskDone: (t) => void s.finished.add(summarizeTasks([t], { recorder })[0]!),
+      tickStart: () => {
+        s.inTick = true;
+        s.tickStartedAt = performance.now();
+      },
+      tickEnd: () => s.afterTick(),
+    });
+    const reached = s.wait();
+    s.sliceStart = performance.now();
+    let program: ReturnType<ReplayableProgram['start']>;
+    try {
+      beforeStart?.(loop);
+      program = source.program.start(loop);
+    } catch (e) {
+      s.fail(e);
+      return { session: s, reached };
+    }
+    s.crawler = program.crawler;
+    program.completion.then(
+      () => s.fail(new RecordingError(`the replay of ${source.what} ended after tick ${replay.ticksReplayed} without pausing`)),
+      (e: unknown) => s.fail(e),
+    );
+    return { session: s, reached };
+  }
+
+  /** Ticks of the recording this replay reads. */
+  get ticks(): number {
+    return this.reading.ticks;
+  }
+
+  /** The tick it is at: parked there, or replayed up to (a checkpoint being built, held or not). */
+  get position(): number {
+    return this.parked ? this.stoppedAt : this.replay.ticksReplayed;
+  }
+
+  /** Reads a longer recording from here on (a live run's, read again). */
+  extend(reading: LogReading): void {
+    if (reading.ticks <= this.reading.ticks) return;
+    this.replay.extend(reading.log, reading.events);
+    this.reading = reading;
+  }
+
+  /** Checks the replayed events so far against the recording; a difference fails the session. */
+  check(): void {
+    try {
+      this.replay.checkSoFar();
+    } catch (e) {
+      this.fail(e);
+      throw e;
+    }
+  }
+
+  /** Going on to its tick (advance), not there yet: stops at `tick` instead (later, or earlier and not begun yet); false when it cannot. */
+  retarget(tick: number): boolean {
+    return !this.parked && this.failure === null && !this.held && this.replay.retarget(tick);
+  }
+
+  /**
+   * Going on to its tick (advance), not there yet: stops where it is now, between two ticks
+   * (parked after the last one replayed, its wait resolved: a checkpoint like any other);
+   * false when it cannot (in a tick, parked, held, failed, or no tick replayed yet).
+   */
+  interrupt(): boolean {
+    const at = this.replay.ticksReplayed;
+    if (this.parked || this.failure !== null || this.held || this.inTick || at < 1) return false;
+    this.loop.pause();
+    this.stopped(at);
+    return true;
+  }
+
+  /** Goes on to a later tick (or stays, when it is there already), at full speed. */
+  advance(tick: number): Promise<void> {
+    const reached = this.wait();
+    this.held = false;
+    this.pace = null;
+    this.stopRest();
+    if (this.position === tick) {
+      this.stopped(tick);
+      return reached;
+    }
+    this.parked = false;
+    this.sliceStart = performance.now();
+    this.replay.continueTo(tick);
+    return reached;
+  }
+
+  /** Holds a replay under way (a seek needs the process); release() lets it go on. */
+  hold(): void {
+    if (this.parked || this.held || this.failure !== null) return;
+    this.held = true;
+    this.loop.pause();
+  }
+
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    this.goOn();
+  }
+
+  get failed(): Error | null {
+    return this.failure;
+  }
+
+  close(): void {
+    this.stopRest();
+    this.replay.detach();
+    this.recorder.detach();
+  }
+
+  /** After each replayed tick: its time, and a rest when paced and its slice is over. */
+  private afterTick(): void {
+    const now = performance.now();
+    this.inTick = false;
+    this.busyMs += now - this.tickStartedAt;
+    this.onTick?.();
+    if (this.pace === null || this.parked || this.held || this.resting !== null) return;
+    const rest = this.pace();
+    if (rest <= 0) return;
+    this.loop.pause();
+    this.resting = setTimeout(() => {
+      this.resting = null;
+      this.goOn();
+    }, rest);
+  }
+
+  /** The milliseconds of this slice so far (a pace decides from it). */
+  sliceMs(): number {
+    return performance.now() - this.sliceStart;
+  }
+
+  private stopRest(): void {
+    if (this.resting === null) return;
+    clearTimeout(this.resting);
+    this.resting = null;
+  }
+
+  /** Runs on unless something holds it: parked, held by a seek, resting, or failed. */
+  private goOn(): void {
+    if (this.parked || this.held || this.resting !== null || this.failure !== null) return;
+    this.sliceStart = performance.now();
+    this.loop.resume();
+  }
+
+  private wait(): Promise<void> {
+    if (this.failure !== null) return Promise.reject(this.failure);
+    return new Promise<void>((resolve, reject) => (this.pending = { resolve, reject }));
+  }
+
+  private stopped(tick: number): void {
+    this.stoppedAt = tick;
+    this.parked = true;
+    this.stopRest();
+    const p = this.pending;
+    this.pending = null;
+    p?.resolve();
+  }
+
+  private fail(e: unknown): void {
+    const error = e instanceof Error ? e : new Error(String(e));
+    this.failure ??= error;
+    this.parked = false;
+    this.stopRest();
+    const p = this.pending;
+    this.pending = null;
+    p?.reject(error);
+  }
+}
+
+/** A replay from the start costs about this long per gap between two checkpoints, at most. */
+const CHECKPOINT_GAP_MS = 100;
+/** Replays kept parked at once (each holds the program's state at its tick). */
+const MAX_SESSIONS = 40;
+/** While the run is live, a checkpoint replay takes at most this share of the wall time... */
+const LIVE_SHARE = 0.2;
+/** ... in slices of about this long (ms), and none while the run's loop has work ready. */
+const LIVE_SLICE_MS = 4;
+/** How often a live run's recording is looked at for new ticks to build checkpoints over (ms). */
+const FOLLOW_MS = 250;
+/** The first checkpoint's tick, before the replay's speed is known. */
+const FIRST_CHECKPOINT = 200;
+
+/** Replays kept near the recording's end: how many, how many ticks short of it, and their share of the wall time while the run is live. */
+export interface Leaders {
+  readonly count: number;
+  readonly lag: number;
+  readonly share: number;
+}
+
+export class RunRewind {
+  /** Every replay parked at a tick (the viewed moment's among them), and the one being built. */
+  private sessions: ReplaySession[] = [];
+  private viewedSession: ReplaySession | null = null;
+  private building: ReplaySession | null = null;
+  /** The seek's replay under way, to `tick`, and whether that tick is still wanted (a later seek may retarget it, or stop it where it is). */
+  private advancing: { session: ReplaySession; tick: number; wanted: () => boolean; overtaken: boolean } | null = null;
+  /** Ticks run by every replay so far (for tests and the bench: the replay work a seek cost). */
+  private ticksRun = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+  private seeking = 0;
+  private closed = false;
+  private reading: LogReading | null = null;
+  private reader: RunLogReader;
+  private following: ReturnType<typeof setInterval> | null = null;
+  /** Replay speed, measured on the replays: ticks per millisecond of replaying. */
+  private ticksPerMs: number | null = null;
+  /** A checkpoint's replay failed (the run does not replay): none is built any more; seeks say why. */
+  private buildFailed = false;
+
+  constructor(
+    private readonly source: RewindSource,
+    /** Replay time between two checkpoints, at most (tests make it small). */
+    private readonly gapMs = CHECKPOINT_GAP_MS,
+    /** Replays kept near the recording's end, built before any other checkpoint; null: none. */
+    private readonly lead: Leaders | null = null,
+  ) {
+    this.reader = new RunLogReader(source.what);
+  }
+
+  /**
+   * The recording read through its open tick (a line stop's, RecordedStreams.openTick) has
+   * grown past it (the same run at a later stop: Run.growOpened): it is read again whole, and
+   * the replays parked along it go on into the longer one at their next seek.
+   */
+  regrow(): void {
+    this.reader = new RunLogReader(this.source.what);
+    this.reading = null;
+  }
+
+  /**
+   * The run as it was right after `tick` (1 .. the ticks recorded). `wanted`: whether the tick
+   * is still asked for (the views may move on before it lands): a seek no longer wanted when
+   * its turn comes is refused (superseded) without replaying anything, and a replay under way
+   * for a tick no longer wanted is taken on to this later one instead (then refused too).
+   */
+  seek(tick: number, wanted: () => boolean = () => true): Promise<PastMoment> {
+    this.seeking++;
+    this.building?.hold();
+    const going = this.advancing;
+    // A seek under way for a tick no longer viewed never delays this one: its replay stops at
+    // this tick instead (later, or earlier and not begun yet), or else where it is, between two ticks.
+    if (going !== null && !going.overtaken && going.tick !== tick && !going.wanted()) going.overtaken = going.session.retarget(tick) || going.session.interrupt();
+    const job = this.queue.then(() => {
+      if (!wanted()) throw new ProtocolError(`seekTick: tick ${tick} is no longer viewed`, 'superseded');
+      return this.seekNow(tick, wanted);
+    });
+    this.queue = job.catch(() => undefined).finally(() => {
+      if (--this.seeking === 0) {
+        this.building?.release();
+        this.buildCheckpoints();
+      }
+    });
+    return job;
+  }
+
+  /**
+   * Builds checkpoints from now on, as the recording grows (a live run: a slice at a time in
+   * its idle time), until close().
+   */
+  follow(): void {
+    if (this.closed || this.following !== null) return;
+    this.following = setInterval(() => this.buildCheckpoints(), FOLLOW_MS);
+    this.following.unref?.();
+    this.buildCheckpoints();
+  }
+
+  /**
+   * Runs tick `tick` of the recording once more for the line replay (line-replay-host.ts): a
+   * replay paused right before it (after tick - 1, from a checkpoint) goes on through that one
+   * tick with `tracing` given its loop first (the replay host's line debugger stops only in
+   * that loop), and null once the tick has run or failed. The tick may be the recording's
+   * open one (RecordedStreams.openTick): then the replay is dropped after it, never a moment
+   * shown nor a checkpoint; after a whole tick it is parked there, a checkpoint. Served in
+   * turn with the seeks. With `from`, ticks from+1 .. `tick` run traced (a breakpoint search's
+   * stretch, hit-scan.ts); `momentAt` is the replay's moment within one of them (a stop in a
+   * tick not known before: a forward search's first hit). `startAt`: asked of the replay paused
+   * after `from`, the tick the traced ticks must begin after instead (at most `from`: a stretch's
+   * warm-up; the replay at `from` stays parked, a checkpoint).
+   */
+  traceTick(tick: number, tracing: (loop: EventLoop | null, moment: PastMoment | null, momentAt?: (within: number) => PastMoment) => void, from = tick - 1, startAt?: (loop: EventLoop) => number): Promise<void> {
+    this.seeking++;
+    this.building?.hold();
+    const job = this.queue.then(async () => {
+      let start = from;
+      if (from > 0 && startAt !== undefined) {
+        await this.seekNow(from);
+        start = Math.max(0, Math.min(from, startAt(this.viewedSession!.loop)));
+        this.viewedSession = null;
+      }
+      return this.traceNow(tick, tracing, start);
+    });
+    this.queue = job.catch(() => undefined).finally(() => {
+      if (--this.seeking === 0) {
+        this.building?.release();
+        this.buildCheckpoints();
+      }
+    });
+    return job;
+  }
+
+  private async traceNow(tick: number, tracing: (loop: EventLoop | null, moment: PastMoment | null, momentAt?: (within: number) => PastMoment) => void, from: number): Promise<void> {
+    let session: ReplaySession;
+    let reached: Promise<void>;
+    if (from > 0) {
+      await this.seekNow(from);
+      session = this.viewedSession!;
+      this.viewedSession = null;
+      tracing(session.loop, this.momentOf(session, tick), (within) => this.momentOf(session, within));
+      reached = session.advance(tick);
+    } else {
+      const started = this.startReplay(this.read(), tick, (loop) => tracing(loop, null));
+      session = started.session;
+      reached = started.reached;
+      tracing(session.loop, this.momentOf(session, tick), (within) => this.momentOf(session, within));
+    }
+    this.sessions = this.sessions.filter((s) => s !== session);
+    let keep = false;
+    try {
+      await reached;
+      // A whole tick of the recording (not an open one), replayed exactly: parked there, a checkpoint for the next seek or stretch.
+      keep = tick <= this.source.ticks() && !this.closed && this.sessions.length < MAX_SESSIONS;
+      if (keep) session.check();
+    } catch (e) {
+      keep = false;
+      if (e instanceof RecordingError) throw new ProtocolError(`replayLineTick: ${e.message}`, 'replayFailed');
+      throw new ProtocolError(`replayLineTick: the replay of ${this.source.what} through tick ${tick} failed: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
+    } finally {
+      tracing(null, null);
+      if (keep) this.sessions.push(session);
+      else session.close();
+    }
+  }
+
+  /** Ticks run by every replay of this run so far (for tests and the bench). */
+  ticksReplayed(): number {
+    return this.ticksRun;
+  }
+
+  /** Ticks at which a replay is parked now (for tests and the bench). */
+  parkedTicks(): number[] {
+    return this.sessions.filter((s) => s.parked).map((s) => s.stoppedAt);
+  }
+
+  /** Drops the replays (the run is released, or replaced). */
+  close(): void {
+    this.closed = true;
+    if (this.following !== null) clearInterval(this.following);
+    this.following = null;
+    for (const s of this.sessions) s.close();
+    this.building?.close();
+    this.sessions = [];
+    this.building = null;
+    this.viewedSession = null;
+  }
+
+  /** A replay from tick 0 to `tick` (ReplaySession.start), its ticks counted. */
+  private startReplay(reading: LogReading, tick: number, beforeStart?: (loop: EventLoop) => void): ReturnType<typeof ReplaySession.start> {
+    return ReplaySession.start(this.source, reading, tick, beforeStart, () => void this.ticksRun++);
+  }
+
+  /** The recording as read now: read again only when it has grown, and then only what is new (RunLogReader). */
+  private read(): LogReading {
+    const ticks = this.source.ticks();
+    if (this.reading !== null && this.reading.ticks >= ticks) return this.reading;
+    const recording = this.source.recording();
+    const log = this.reader.read(recording);
+    this.reading = { ticks: log.times.length, log, events: recording.events };
+    return this.reading;
+  }
+
+  private async seekNow(tick: number, wanted: () => boolean = () => true): Promise<PastMoment> {
+    if (this.closed) throw new ProtocolError(`seekTick: run ${this.source.runId} is gone`, 'noRun');
+    let session: ReplaySession;
+    let overtaken = false;
+    try {
+      const reading = this.read();
+      if (reading.ticks < tick) throw new RecordingError(`${this.source.what} has ${reading.ticks} ticks recorded, not ${tick}`);
+      // The nearest replay at or before the tick: parked, or the checkpoint under way.
+      let best: ReplaySession | null = null;
+      for (const s of this.building === null ? this.sessions : [...this.sessions, this.building]) {
+        if ((!s.parked && s !== this.building) || s.failed !== null || s.position > tick) continue;
+        if (best === null || s.position > best.position) best = s;
+      }
+      if (best !== null) {
+        session = best;
+        if (session === this.building) {
+          // The checkpoint under way is this seek's now (parked where the seek ends).
+          this.building = null;
+          this.sessions.push(session);
+        }
+        session.extend(reading);
+        if (!session.parked || session.stoppedAt !== tick) overtaken = await this.timed(session, tick, session.advance(tick), wanted);
+      } else {
+        const started = this.startReplay(reading, tick);
+        session = started.session;
+        this.sessions.push(session);
+        overtaken = await this.timed(session, tick, started.reached, wanted);
+      }
+      // Exact or refused: the replayed events so far must be the recorded ones.
+      session.check();
+    } catch (e) {
+      this.drop((s) => s.failed !== null);
+      if (this.viewedSession === null || this.viewedSession.failed !== null) this.viewedSession = null;
+      if (e instanceof RecordingError) throw new ProtocolError(`seekTick: ${e.message}`, 'replayFailed');
+      throw new ProtocolError(`seekTick: the replay of ${this.source.what} to tick ${tick} failed: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
+    }
+    // Overtaken by a later seek: parked at that seek's tick, or where it was stopped for it.
+    if (overtaken) throw new ProtocolError(`seekTick: tick ${tick} is no longer viewed (its replay ${session.stoppedAt > tick ? 'went on to' : 'stopped at'} tick ${session.stoppedAt})`, 'superseded');
+    this.viewedSession = session;
+    return this.momentOf(session, tick);
+  }
+
+  /** A replay's moment, as the views ask it (at tick `tick`: right after it, or within it while traced). */
+  private momentOf(session: ReplaySession, tick: number): PastMoment {
+    return new PastMoment(this.source.runId, tick, session.loop, session.crawler, session.recorder, session.finished, () => this.source.lints(), this.read().log.times[tick - 1] ?? session.loop.time());
+  }
+
+  /** Waits for a seek's replay to reach its tick (or to stop where a later seek had it stop: true), and learns the replay's speed from it. */
+  private async timed(session: ReplaySession, tick: number, reached: Promise<void>, wanted: () => boolean): Promise<boolean> {
+    const going = { session, tick, wanted, overtaken: false };
+    this.advancing = going;
+    try {
+      await reached;
+    } finally {
+      if (this.advancing === going) this.advancing = null;
+    }
+    this.learnSpeed(session);
+    return going.overtaken;
+  }
+
+  private learnSpeed(session: ReplaySession): void {
+    const ticks = session.replay.ticksReplayed;
+    if (ticks >= 50 && session.busyMs > 0) this.ticksPerMs = ticks / session.busyMs;
+  }
+
+  /**
+   * Between seeks: park a replay in the middle of the widest stretch of the run with none
+   * parked (from tick 0 to the last tick recorded), one replay at a time, held while a seek
+   * runs, until no stretch is wider than a gap (gapMs of replaying) or MAX_SESSIONS are kept.
+   */
+  private buildCheckpoints(): void {
+    if (this.closed || this.buildFailed || this.building !== null || this.seeking > 0) return;
+    const live = this.source.live?.() ?? null;
+    if (live === null && this.following !== null) {
+      // The run has ended: its recording is whole; build on at full speed.
+      clearInterval(this.following);
+      this.following = null;
+    }
+    const total = this.source.ticks();
+    this.drop((s) => s.failed !== null);
+    if (total < 2 || this.sessions.length >= MAX_SESSIONS) return;
+    if (this.buildLeader(total, live)) return;
+    const gap = this.ticksPerMs === null ? FIRST_CHECKPOINT : Math.max(1, Math.floor(this.ticksPerMs * this.gapMs));
+    const parked = this.sessions.filter((s) => s.parked).map((s) => s.stoppedAt);
+    parked.push(0, total);
+    parked.sort((a, b) => a - b);
+    let from = 0;
+    let widest = 0;
+    for (let i = 1; i < parked.length; i++) {
+      const w = parked[i]! - parked[i - 1]!;
+      if (w > widest) {
+        widest = w;
+        from = parked[i - 1]!;
+      }
+    }
+    if (widest <= gap) return;
+    const target = this.ticksPerMs === null && from === 0 ? Math.min(gap, total) : from + Math.floor(widest / 2);
+    let started: ReturnType<typeof ReplaySession.start>;
+    try {
+      started = this.startReplay(this.read(), target);
+    } catch {
+      this.buildFailed = true;
+      return;
+    }
+    const session = started.session;
+    if (live !== null) session.pace = () => this.livePace(session);
+    this.settleBuilt(session, started.reached);
+  }
+
+  /** A checkpoint under way: parked once it reaches its tick (unless a seek took it), then the next one. */
+  private settleBuilt(session: ReplaySession, reached: Promise<void>): void {
+    this.building = session;
+    reached.then(
+      () => {
+        if (this.building !== session) return; // taken by a seek
+        this.building = null;
+        this.learnSpeed(session);
+        if (this.closed) session.close();
+        else this.sessions.push(session);
+        this.buildCheckpoints();
+      },
+      () => {
+        if (this.building !== session) return;
+        this.building = null;
+        this.buildFailed = true;
+        session.close();
+      },
+    );
+  }
+
+  /**
+   * Builds a leader when fewer than `lead.count` replays are parked within `lag` of the leaders'
+   * tick (`lag` short of the end): the furthest leader left behind as the recording grew goes
+   * on, else a new one starts. True: one is under way.
+   */
+  private buildLeader(total: number, live: { busy: boolean } | null): boolean {
+    const lead = this.lead;
+    if (lead === null) return false;
+    const at = Math.max(1, total - lead.lag);
+    const parked = this.sessions.filter((s) => s.parked && s.failed === null && s !== this.viewedSession);
+    if (parked.filter((s) => s.stoppedAt >= at - lead.lag && s.stoppedAt <= at).length >= lead.count) return false;
+    const behind = parked.filter((s) => s.leader && s.stoppedAt < at - lead.lag).sort((a, b) => b.stoppedAt - a.stoppedAt)[0];
+    let session: ReplaySession;
+    let reached: Promise<void>;
+    try {
+      if (behind !== undefined) {
+        session = behind;
+        this.sessions = this.sessions.filter((s) => s !== behind);
+        session.extend(this.read());
+        reached = session.advance(at);
+      } else {
+        const started = this.startReplay(this.read(), at);
+        session = started.session;
+        reached = started.reached;
+      }
+    } catch {
+      this.buildFailed = true;
+      return true;
+    }
+    session.leader = true;
+    if (live !== null) session.pace = () => this.livePace(session, lead.share);
+    this.settleBuilt(session, reached);
+    return true;
+  }
+
+  /** A checkpoint replay's rest (ms) after a tick while the run is live: none while its slice lasts, then enough to keep to LIVE_SHARE. */
+  private livePace(session: ReplaySession, share = LIVE_SHARE): number {
+    const live = this.source.live?.() ?? null;
+    if (live === null) {
+      session.pace = null;
+      return 0;
+    }
+    const ms = session.sliceMs();
+    if (ms < LIVE_SLICE_MS && !live.busy) return 0;
+    return Math.max(1, (ms * (1 - share)) / share);
+  }
+
+  private drop(which: (s: ReplaySession) => boolean): void {
+    const keep: ReplaySession[] = [];
+    for (const s of this.sessions) {
+      if (s !== this.viewedSession && which(s)) s.close();
+      else keep.push(s);
+    }
+    this.sessions = keep;
+  }
+}

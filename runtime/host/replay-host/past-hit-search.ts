@@ -1,0 +1,418 @@
+// Runs only on a line replay host's worker thread (a runtime host started with --line-replay).
+//
+// PastHitSearch: in a line replay host (a runtime host the live host's worker started,
+// line-replay-host.ts, with the live run's recording opened), the search of the recorded
+// past for the hits of the user's line breakpoints: Reverse Continue's last hit strictly
+// before the moment shown, or Continue's first hit after it (pastHit).
+//
+// How: the recording holds where tasks suspended, not which lines ran, so the run is replayed
+// with the breakpoints armed. One V8 breakpoint per generated location of the breakpoints;
+// its condition evaluates each breakpoint's own condition in the frame and tells the main
+// thread (hit-scan.ts: `__coroscopeLine.scanHit`), which records the hit and goes on, so a
+// stretch of the run replays with no stop of the thread. Backwards, the stretch right before
+// the moment is scanned first (from a checkpoint, RunRewind), then earlier ones, each twice
+// as long, until one has a hit: the common case replays only a short stretch. Then that
+// tick is replayed once more up to that hit (the nth of its tick), where the thread stops:
+// its real frames and locals are served (lineStack, lineVariables, lineEvaluate). When the
+// moment is a line stop (the live one, or a past line shown), the marker, a breakpoint where
+// that stop is, pauses when its task runs it in its tick, and its frames and locals say
+// whether it is that stop: the hits before it count, the others not. The hits of the stretch
+// last scanned are kept: Reverse Continue (or Continue) again from the hit shown, with the same
+// breakpoints, stops on its neighbour there with one replay of that tick, no scan.
+//
+// A breakpoint on a line with `yield` (`atSuspension`) is the loop's own: the live run stops
+// at it after the tick where a task newly arrived at the line or resumed from it, and so does
+// the search: no V8 breakpoint is planted for it, the scan runs the live loop's check on the
+// replay (hit-scan.ts), and a hit of it lands on its tick (`landed: 'tick'`: the caller seeks
+// there, the task's frames as they were after that tick), the first of its tick as the live
+// stop is. Whether a step hits depends on that step alone but for where its task stopped
+// before, so a stretch starts from a checkpoint as with line breakpoints (the main thread
+// begins it a little earlier when a task waits on such a line: HitScan.warmUpFrom), and a
+// line hit and a suspension hit of the same tick are ordered as the live run meets them: the
+// line hit first (the loop's stop comes at the tick's end).
+//
+// Invariants:
+// - Exact or refused: a landing is answered only once the main thread is stopped on the hit;
+//   a replay that does not reach the moment searched from, or not the same hit twice, is
+//   refused with the reason (it is not the run that was recorded).
+// - Hit conditions count as the live debugger does, since the breakpoint was set: from the run's
+//   start (set before it started, or once it had finished) or from the tick it was set in
+//   (`hitsSince`, the live count up to it given): with one armed, every stretch starts there
+//   (a suspension breakpoint's too: the loop's check forgets nothing that matters before it).
+// - The scan breakpoints exist only during a search and while stopped on its hit; release()
+//   lets the thread go and waits for its tick to end before another search or walk starts.
+
+import { readFileSync } from 'node:fs';
+import type { ArmedBreakpoint, BreakpointHitLanding, HitBound, ScanHit, ScanTicksParams, ScanTicksResult } from '../../../protocol/host-protocol';
+import { ProtocolError } from '../../../protocol/rpc';
+import type { CdpPaused, LineDebugger } from '../worker/line-debugger';
+import { isAtStop } from './past-line-walk';
+import { FIRST_STRETCH } from '../shared/hit-scan';
+
+type ScanResult = ScanTicksResult;
+
+/** Which hit of its tick `hits[index]` is (0: the first): the hits of a stretch come in replay order. */
+function ordinalOf(hits: readonly ScanHit[], index: number): number {
+  let first = index;
+  while (first > 0 && hits[first - 1]!.tick === hits[index]!.tick) first--;
+  return index - first;
+}
+
+
+interface Planted {
+  readonly ids: Set<string>;
+  readonly locations: number[][];
+  readonly markerLocation: number | null;
+  /** Where the live line stop a forward search ends at is (null: none). */
+  readonly untilLocation: number | null;
+  readonly places: Array<{ url: string; lineNumber: number; columnNumber: number; condition: string }>;
+}
+
+export class PastHitSearch {
+  private planted: Planted | null = null;
+  /** The scan under way (scanTicks), until it has run to its end. */
+  private scanRun: Promise<unknown> | null = null;
+  private waiting: ((outcome: 'stopped' | ScanResult | Error) => void) | null = null;
+  /** The line stop the search starts from (the marker's), during a scan. */
+  private print: HitBound['print'] | null = null;
+  /** The live line stop a forward search ends at (the `until` marker's), during a scan. */
+  private untilPrint: HitBound['print'] | null = null;
+  /**
+   * The hits of the stretch the last search scanned (ticks from+1 .. its start), with the
+   * breakpoints armed then (`key`) and the one stopped on (`at`): the next search from that hit
+   * with the same breakpoints takes its neighbour from here, without scanning again.
+   */
+  private known: { key: string; hits: ScanHit[]; from: number; at: number } | null = null;
+
+  constructor(
+    private readonly dbg: LineDebugger,
+    /** Asks the main thread to scan a stretch (scanTicks). */
+    private readonly scanTicks: (params: ScanTicksParams) => Promise<ScanResult>,
+    /** Asks the main thread to replay the run to right after `tick` (a seek, untraced); resolves once it has landed. */
+    private readonly seekTo: (tick: number) => Promise<unknown>,
+  ) {}
+
+  /**
+   * The hit before (back) or after (forward) `bound`, within ticks floor+1 .. ceiling; the main
+   * thread stopped on it. `shown`: the bound is the past line the thread was stopped on, and
+   * it is stopped there again when no hit is found (the line stays shown). `until`: forward,
+   * the live line stop in tick `ceiling` the search ends at (only the hits before it count).
+   */
+  async find(direction: 'back' | 'forward', bound: HitBound, floor: number, ceiling: number, breakpoints: readonly ArmedBreakpoint[], shown = false, until: HitBound | null = null): Promise<BreakpointHitLanding> {
+    await this.release();
+    const ending = direction === 'forward' && until !== null && until.tick === ceiling && until.print !== undefined && until.taskId !== undefined ? until : null;
+    this.untilPrint = ending?.print ?? null;
+    let landing: BreakpointHitLanding = { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: floor, to: bound.tick };
+    this.print = bound.print ?? null;
+    const key = JSON.stringify(breakpoints);
+    // A neighbour known from the last scan holds only its line hits: with a suspension breakpoint armed, every search scans.
+    const known = shown && this.known?.key === key && !breakpoints.some((b) => b.atSuspension === true) ? this.known : null;
+    this.known = null;
+    const planted = await this.plant(breakpoints, bound, ending);
+    try {
+      if (breakpoints.length > 0) landing = direction === 'back' ? await this.back(bound, floor, breakpoints, planted, key, known) : await this.forward(bound, ceiling, breakpoints, planted, known, ending);
+      if (landing.landed === 'none' && shown) await this.restop(bound, breakpoints, planted);
+      else if (landing.landed !== 'line') await this.release();
+      return landing;
+    } catch (e) {
+      await this.release();
+      throw e;
+    }
+  }
+
+  /** Stops on the line shown before the search again (its tick replayed to the marker). */
+  private async restop(bound: HitBound, breakpoints: readonly ArmedBreakpoint[], planted: Planted): Promise<void> {
+    const marker = this.markerOf(bound, planted, bound.tick);
+    if (marker === undefined) return;
+    this.print = bound.print ?? null;
+    const r = await this.scan({ from: bound.tick - 1, to: bound.tick, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, marker, stop: { kind: 'marker' } });
+    if (r !== 'stopped') throw new ProtocolError(`pastHit: the replay of tick ${bound.tick} did not reach the line shown again: it is not the run that was recorded`, 'replayFailed');
+  }
+
+  /** Lets the main thread go (off the hit), waits for its scan to end, and removes the scan breakpoints. */
+  async release(): Promise<void> {
+    this.waiting = null;
+    if (this.dbg.isStopped() && this.planted !== null) await this.dbg.resume(false);
+    const run = this.scanRun;
+    this.scanRun = null;
+    await run?.catch(() => undefined);
+    const planted = this.planted;
+    this.planted = null;
+    if (planted === null) return;
+    this.dbg.setWalkHook(new Set(), null, null);
+    for (const id of planted.ids) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
+  }
+
+  /** The line shown moves off the hit (a walk from it, past-line-walk.ts): its neighbours are no longer known from there. */
+  async leaveHit(): Promise<void> {
+    this.known = null;
+    await this.release();
+  }
+
+  /** Whether the main thread is stopped on a hit this search found. */
+  isStopped(): boolean {
+    return this.planted !== null && this.dbg.isStopped();
+  }
+
+  /** The breakpoints as a scan counts them (hit conditions), a suspension breakpoint with what the loop's check needs. */
+  private scanBreakpoints(breakpoints: readonly ArmedBreakpoint[]): ScanTicksParams['breakpoints'] {
+    return breakpoints.map((b) => {
+      const out: ScanTicksParams['breakpoints'][number] = b.hitCondition === undefined ? {} : b.hitsSince === undefined ? { hitCondition: b.hitCondition } : { hitCondition: b.hitCondition, since: b.hitsSince.tick };
+      if (b.atSuspension === true) out.atSuspension = b.condition === undefined ? { file: b.file, line: b.line } : { file: b.file, line: b.line, condition: b.condition };
+      return out;
+    });
+  }
+
+  /** Where a stretch that would start at `from` starts: no later than where the hit conditions count from (the run's start, or the tick each was set in). */
+  private countedFrom(breakpoints: readonly ArmedBreakpoint[], from: number): number {
+    let start = from;
+    for (const b of breakpoints) if (b.hitCondition !== undefined) start = Math.min(start, b.hitsSince?.tick ?? 0);
+    return start;
+  }
+
+  /** A suspension breakpoint's hit, as answered: the caller shows its tick. */
+  private tickLanding(hit: ScanHit, breakpoints: readonly ArmedBreakpoint[]): BreakpointHitLanding {
+    const bp = breakpoints[hit.bp]!;
+    return { landed: 'tick', tick: hit.tick, taskId: hit.taskId ?? 0, breakpoint: { file: bp.file, line: bp.line }, description: hit.description ?? `a breakpoint at ${bp.file}:${bp.line}` };
+  }
+
+  /** The hits counted before a stretch, per breakpoint: the live debugger's, for one set while the run went. */
+  private countsOf(breakpoints: readonly ArmedBreakpoint[]): number[] {
+    return breakpoints.map((b) => (b.hitCondition !== undefined ? (b.hitsSince?.before ?? 0) : 0));
+  }
+
+  private async back(bound: HitBound, floor: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted, key: string, known: PastHitSearch['known']): Promise<BreakpointHitLanding> {
+    if (known !== null && known.at > 0) {
+      // The hit before the one shown was scanned already.
+      const hit = known.hits[known.at - 1]!;
+      if (hit.tick <= floor) return { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: floor, to: bound.tick };
+      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at - 1), this.countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
+      this.known = { ...known, at: known.at - 1 };
+      return landing;
+    }
+    // Before the stretch known (its first hit shown): from its start down.
+    let to = known !== null ? known.from : bound.tick;
+    let stretch = FIRST_STRETCH;
+    while (to > floor) {
+      const from = this.countedFrom(breakpoints, Math.max(floor, to - stretch));
+      const params: ScanTicksParams = { from, to, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations };
+      const marker = this.markerOf(bound, planted, to);
+      if (marker !== undefined) params.marker = marker;
+      const r = await this.scan(params);
+      if (r === 'stopped') throw new ProtocolError('pastHit: the scan stopped on no hit asked for', 'replayFailed');
+      let before = r.hits;
+      if (marker !== undefined) {
+        if (r.marked === null) throw new ProtocolError(`pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`, 'replayFailed');
+        before = before.slice(0, r.marked);
+      }
+      // Hits come in replay order: the last one is the latest. A suspension breakpoint's is at its tick's end: after the line hits of its tick; the first of its tick is the stop.
+      const last = before.length - 1;
+      const latestTick = r.tickHits.reduce((t, h) => (h.tick < bound.tick && h.tick > floor ? Math.max(t, h.tick) : t), -1);
+      const tickHit = r.tickHits.find((h) => h.tick === latestTick);
+      if (tickHit !== undefined && (last < 0 || tickHit.tick >= before[last]!.tick)) return this.tickLanding(tickHit, breakpoints);
+      if (last >= 0 && before[last]!.tick > floor) {
+        const hit = before[last]!;
+        const landing = await this.stopAt(hit, ordinalOf(before, last), this.countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
+        this.known = { key, hits: before, from, at: last };
+        return landing;
+      }
+      if (from <= floor) break;
+      to = from;
+      stretch *= 2;
+    }
+    return { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: floor, to: bound.tick };
+  }
+
+  private async forward(bound: HitBound, ceiling: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted, known: PastHitSearch['known'], ending: HitBound | null): Promise<BreakpointHitLanding> {
+    const start = bound.print !== undefined ? bound.tick - 1 : bound.tick;
+    const none: BreakpointHitLanding = { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: bound.tick, to: ceiling };
+    if (known !== null && known.at + 1 < known.hits.length) {
+      // The hit after the one shown was scanned already (no other comes between).
+      const hit = known.hits[known.at + 1]!;
+      if (hit.tick > ceiling) return none;
+      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at + 1), this.countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
+      this.known = { ...known, at: known.at + 1 };
+      return landing;
+    }
+    if (start >= ceiling) return none;
+    if (breakpoints.some((b) => b.atSuspension === true)) return this.forwardWithTicks(bound, start, ceiling, breakpoints, planted, none, ending);
+    const params: ScanTicksParams = { from: this.countedFrom(breakpoints, start), to: ceiling, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, stop: { kind: 'first', afterTick: start } };
+    const marker = this.markerOf(bound, planted, bound.tick);
+    if (marker !== undefined) params.marker = marker;
+    this.endAt(params, ending, planted);
+    const r = await this.scan(params);
+    if (r === 'stopped') return this.landing(breakpoints);
+    if (marker !== undefined && r.marked === null) throw new ProtocolError(`pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`, 'replayFailed');
+    this.checkEnded(params, r);
+    return none;
+  }
+
+  /** A forward search from a past line of a live line stop ends at that stop, in its tick (`until`: hits after it are the present's). */
+  private endAt(params: ScanTicksParams, ending: HitBound | null, planted: Planted): void {
+    if (ending === null || ending.taskId === undefined || planted.untilLocation === null || params.to !== ending.tick) return;
+    params.until = { location: planted.untilLocation, tick: ending.tick, taskId: ending.taskId };
+  }
+
+  /** A scan that was to end at the live line stop ran its tick to the end without reaching it: refused. */
+  private checkEnded(params: ScanTicksParams, r: ScanResult): void {
+    if (params.until !== undefined && r.untilReached !== true) throw new ProtocolError(`pastHit: the replay of tick ${params.until.tick} ran to its end without reaching the live stop: it is not the run that was recorded`, 'replayFailed');
+  }
+
+  /**
+   * Forward with a suspension breakpoint armed: the stretch to `ceiling` scanned whole (a
+   * suspension hit cannot stop the thread), then the earliest after the moment of its line hits
+   * (after the marker) and suspension hits (after `start`'s tick ends), a line hit first in
+   * the same tick; a line hit's tick is replayed once more to stop on it.
+   */
+  private async forwardWithTicks(bound: HitBound, start: number, ceiling: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted, none: BreakpointHitLanding, ending: HitBound | null): Promise<BreakpointHitLanding> {
+    const params: ScanTicksParams = { from: this.countedFrom(breakpoints, start), to: ceiling, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations };
+    const marker = this.markerOf(bound, planted, bound.tick);
+    if (marker !== undefined) params.marker = marker;
+    this.endAt(params, ending, planted);
+    const r = await this.scan(params);
+    if (r === 'stopped') throw new ProtocolError('pastHit: the scan stopped on no hit asked for', 'replayFailed');
+    if (marker !== undefined && r.marked === null) throw new ProtocolError(`pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`, 'replayFailed');
+    this.checkEnded(params, r);
+    let line = -1;
+    for (let i = r.marked ?? 0; i < r.hits.length && line < 0; i++) if (r.hits[i]!.tick > start) line = i;
+    const tickHit = r.tickHits.find((h) => h.tick > start);
+    if (tickHit !== undefined && (line < 0 || tickHit.tick < r.hits[line]!.tick)) return this.tickLanding(tickHit, breakpoints);
+    if (line < 0) return none;
+    const hit = r.hits[line]!;
+    return this.stopAt(hit, ordinalOf(r.hits, line), this.countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
+  }
+
+  /** Replays the hit's tick once more and stops on it (the `ordinal`th hit of its tick). */
+  private async stopAt(hit: ScanHit, ordinal: number, from: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted): Promise<BreakpointHitLanding> {
+    this.print = null;
+    const r = await this.scan({ from, to: hit.tick, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, stop: { kind: 'nth', tick: hit.tick, ordinal } });
+    if (r !== 'stopped') throw new ProtocolError(`pastHit: the replay of tick ${hit.tick} did not hit the breakpoint at ${breakpoints[hit.bp]?.file}:${breakpoints[hit.bp]?.line} again: it is not the run that was recorded`, 'replayFailed');
+    return this.landing(breakpoints);
+  }
+
+  /** Where the main thread stopped on a hit, as answered. */
+  private async landing(breakpoints: readonly ArmedBreakpoint[]): Promise<BreakpointHitLanding> {
+    const w = (await this.dbg.callMain('where()').catch(() => null)) as { taskId?: unknown; taskName?: unknown; tick?: unknown } | null;
+    const top = this.dbg.stack().frames[0];
+    const line = top?.position ?? top?.generated ?? null;
+    const tick = typeof w?.tick === 'number' ? w.tick : 0;
+    const taskId = typeof w?.taskId === 'number' ? w.taskId : null;
+    const who = typeof w?.taskName === 'string' ? w.taskName : 'the main thread';
+    const bp = breakpoints.find((b) => line !== null && b.file === line.file && b.line <= line.line) ?? breakpoints[0]!;
+    const at = line === null ? '' : ` at ${line.file}:${line.line}`;
+    return { landed: 'line', tick, taskId, line, breakpoint: { file: bp.file, line: bp.line }, description: `${who} hit a breakpoint on a past line${at} (tick ${tick}, replayed)` };
+  }
+
+  private markerOf(bound: HitBound, planted: Planted, to: number): ScanTicksParams['marker'] {
+    if (bound.print === undefined || bound.taskId === undefined || planted.markerLocation === null || to !== bound.tick) return undefined;
+    return { location: planted.markerLocation, tick: bound.tick, taskId: bound.taskId };
+  }
+
+  /** Runs one scan: its result when it ran to its end, 'stopped' when the thread stopped on a hit (the scan goes on once released). */
+  private async scan(params: ScanTicksParams): Promise<'stopped' | ScanResult> {
+    // The ticks before the stretch replayed without the scan breakpoints (a function with one runs unoptimized), set again for the stretch.
+    const planted = this.planted;
+    if (params.from > 0 && planted !== null && planted.ids.size > 0) {
+      for (const id of planted.ids) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
+      planted.ids.clear();
+      await this.seekTo(params.from);
+      for (const place of planted.places) planted.ids.add((await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', place)).breakpointId);
+    }
+    const outcome = new Promise<'stopped' | ScanResult | Error>((resolve) => {
+      this.waiting = resolve;
+    });
+    const settle = (o: 'stopped' | ScanResult | Error): void => {
+      const w = this.waiting;
+      this.waiting = null;
+      w?.(o);
+    };
+    this.scanRun = this.scanTicks(params).then(settle, (e: unknown) => settle(e instanceof Error ? e : new Error(String(e))));
+    const o = await outcome;
+    if (o instanceof Error) throw o instanceof ProtocolError ? o : new ProtocolError(`pastHit: ${o.message}`, 'replayFailed');
+    return o;
+  }
+
+  /** One breakpoint per generated location of the breakpoints (and the marker's, where the search starts from a line stop), merged where V8 puts them at one place. */
+  private async plant(breakpoints: readonly ArmedBreakpoint[], bound: HitBound, ending: HitBound | null = null): Promise<Planted> {
+    const wanted: Array<{ url: string; line0: number; column0: number; bp: number | 'marker' | 'until'; condition: string }> = [];
+    for (const [i, b] of breakpoints.entries()) {
+      // The loop's own (its hits are the scan's check on the replay's loop): nothing to plant.
+      if (b.atSuspension === true) continue;
+      let lines = 0;
+      try {
+        lines = readFileSync(b.file, 'utf8').split('\n').length;
+      } catch {
+        // Unreadable: no line slides.
+      }
+      for (const at of this.dbg.generatedLocations(b.file, b.line, lines)) {
+        wanted.push({ url: at.url, line0: at.line0, column0: at.column0, bp: i, condition: b.condition === undefined ? 'true' : `(() => { try { return !!(${b.condition}); } catch { return false; } })()` });
+      }
+    }
+    const top = bound.print?.frames[0];
+    if (top !== undefined) wanted.push({ url: top.url, line0: top.line, column0: top.column, bp: 'marker', condition: '' });
+    const end = ending?.print?.frames[0];
+    if (end !== undefined) wanted.push({ url: end.url, line0: end.line, column0: end.column, bp: 'until', condition: '' });
+    // Where V8 puts each (a requested column slides to a break location): the markers and a breakpoint at one place are one breakpoint.
+    const byPlace = new Map<string, { url: string; line0: number; column0: number; bps: number[]; conditions: string[]; marker: boolean; until: boolean }>();
+    for (const w of wanted) {
+      const probe = await this.dbg.cdp<{ breakpointId: string; locations: Array<{ scriptId: string; lineNumber: number; columnNumber?: number }> }>('Debugger.setBreakpointByUrl', { url: w.url, lineNumber: w.line0, columnNumber: w.column0, condition: 'false' }).catch(() => null);
+      if (probe !== null) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: probe.breakpointId }).catch(() => undefined);
+      const at = probe?.locations[0];
+      const key = at === undefined ? `${w.url}:${w.line0}:${w.column0}` : `${at.scriptId}:${at.lineNumber}:${at.columnNumber ?? 0}`;
+      let place = byPlace.get(key);
+      if (place === undefined) byPlace.set(key, (place = { url: w.url, line0: at?.lineNumber ?? w.line0, column0: at?.columnNumber ?? w.column0, bps: [], conditions: [], marker: false, until: false }));
+      if (w.bp === 'marker') place.marker = true;
+      else if (w.bp === 'until') place.until = true;
+      else if (!place.bps.includes(w.bp)) {
+        place.bps.push(w.bp);
+        place.conditions.push(w.condition);
+      }
+    }
+    const ids = new Set<string>();
+    const locations: number[][] = [];
+    let markerLocation: number | null = null;
+    const places: Planted['places'] = [];
+    let untilLocation: number | null = null;
+    for (const [key, place] of byPlace) {
+      const index = locations.length;
+      locations.push(place.bps);
+      if (place.marker) markerLocation = index;
+      if (place.until) untilLocation = index;
+      const condition = `globalThis.__coroscopeLine.scanHit(${index}, [${place.conditions.join(', ')}])`;
+      try {
+        const at = { url: place.url, lineNumber: place.line0, columnNumber: place.column0, condition };
+        places.push(at);
+        const r = await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', at);
+        ids.add(r.breakpointId);
+      } catch (e) {
+        for (const id of ids) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
+        throw new ProtocolError(`pastHit: cannot arm ${key}: ${e instanceof Error ? e.message : String(e)}`, 'failed');
+      }
+    }
+    const planted: Planted = { ids, locations, markerLocation, untilLocation, places };
+    this.planted = planted;
+    this.dbg.setWalkHook(
+      ids,
+      (paused) => this.onHit(paused),
+      () => this.waiting?.('stopped'),
+    );
+    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
+    return planted;
+  }
+
+  /** A scan breakpoint paused the thread: the marker (is it the stop searched from?), the live stop a forward search ends at, or the hit asked for. */
+  private async onHit(paused: CdpPaused): Promise<'resume' | 'stop'> {
+    const why = await this.dbg.callMain('scanPause()').catch(() => null);
+    if (why === 'stop') return 'stop';
+    if (why === 'until') {
+      const live = this.untilPrint;
+      const reached = live !== null && live !== undefined && (await isAtStop(this.dbg, this.dbg.walkFrames(paused), live));
+      return (await this.dbg.callMain(`scanUntil(${reached})`).catch(() => false)) === true ? 'stop' : 'resume';
+    }
+    if (why !== 'marker') return 'resume';
+    const print = this.print;
+    const matched = print !== null && print !== undefined && (await isAtStop(this.dbg, this.dbg.walkFrames(paused), print));
+    const stop = await this.dbg.callMain(`scanMarked(${matched})`).catch(() => false);
+    return stop === true ? 'stop' : 'resume';
+  }
+}

@@ -1,0 +1,454 @@
+// Runs only on a line replay host's worker thread (a runtime host started with --line-replay).
+//
+// PastLineWalk: in a line replay host (a runtime host the live host's worker started for one
+// stop on a line, line-replay-host.ts), the lines task `taskId` ran in tick `tick` up to that
+// live stop, replayed. The replay host has opened the live run's recording through the start
+// of that tick; each walk has its main thread run the tick once more (replayLineTick: from a
+// checkpoint to the tick before, then that tick, `traced`), stopping on breakpoints at every
+// break location of the functions on the live stop's chain, taken only while the task runs in
+// the traced tick (and not set at all while the ticks before are replayed: a function with a
+// breakpoint runs unoptimized and traps at each break location, so they are planted once the
+// seek to the tick before has landed). Each stop is a line of the step (past-lines.ts makes them entries).
+//
+// The first walk learns the entries, up to the live stop: matched by its frames' functions
+// and positions and by the innermost frame's locals (a line that runs again in a loop is the
+// live stop only with the same locals), and runs on to the tick's end. A step back walks again
+// and stops the main thread on the entry before (past-lines.ts: previousLine); from there, a
+// step forward goes on in the same walk to the next entry, or to the live stop: the present.
+//
+// A step in from a past line is the replay host's own line step (LineDebugger.lineStep): it
+// enters whatever call the line makes, a function the walk has no breakpoints in (the lines of
+// those are not entries) included; there, steps (in, over, out) are line steps too, until one
+// stops on a line of the walk's functions: an entry again (the line that made the call, or a
+// later one), checked against the first walk's like any other, and the live stop's is the
+// present. A step back from inside such a call goes to the line before in it: the walk keeps
+// the line steps taken since the line that made the call (`path`) and replays them but the
+// last (from the call's first line, the line that made it).
+//
+// A walk may also be anchored at a breakpoint hit the replay host found in the past
+// (past-hit-search.ts; `ceiling` set): the hit is then the walk's "live" entry, learnt alike,
+// but it is no present: forward steps go on past it by the replay host's own line step, and
+// the traced replay runs on tick after tick (through `ceiling`) while a step is under way, so
+// a step over a `yield*` that suspends lands on the task's next line once it is resumed (as
+// the live line debugger's stayWithTask does). Entries past the hit are learnt as walks first
+// reach them, and checked like the others after. Running out of the recording is the present.
+// Before the task's first line of a hit's step (or of the live stop's), a step back goes into
+// the task's step before (line-debug-worker.ts): a walk anchored at the last line the task ran
+// in that earlier tick (`lastOfTick`: its entries learnt by running the whole tick, then walked
+// to the last one), which goes on like a hit's; a step forward out of it into the live stop's
+// step goes to that step's first line (enterFirst), the live stop's walk again. A hit's walk of
+// the task of a live line stop held (`present`) runs on into the stop's tick, through the
+// task's lines there before it, and reaching the stop is the present.
+//
+// Invariants:
+// - Exact or refused: an entry is shown only when the walk reached it, and each walk must pass
+//   the same entries as the first (else the replay diverged, and the move is refused with the
+//   reason); a tick that ends before the live stop is refused likewise.
+// - One walk at a time: the main thread is let go (breakpoints off) and its tick has ended
+//   before another walk starts.
+// - A landing is answered only once the main thread is stopped there (its frames are served).
+
+import type { HitBound, LineStepKind, LineStopPrint, PastLineLanding, SourcePosition } from '../../../protocol/host-protocol';
+import { ProtocolError } from '../../../protocol/rpc';
+import type { CdpPaused, LineDebugger, WalkFrame, WalkVerdict } from '../worker/line-debugger';
+import { nextLine, previousLine, sameEntry, type PastLineEntry } from '../worker/past-lines';
+
+/** Where a walk is going: to learn the live stop (and stop there: `stop`), to an entry, or wherever the line step under way stops. */
+type Target = { kind: 'live'; stop?: boolean } | { kind: 'entry'; index: number } | { kind: 'step' };
+
+/** How a walk's move ended: reached (stopped there, or the live stop learnt), the recording ran out (a hit's walk: the present), or refused. */
+type Outcome = 'reached' | 'end' | Error;
+
+interface Walking {
+  readonly entries: PastLineEntry[];
+  target: Target;
+  settle: (outcome: Outcome) => void;
+}
+
+export class PastLineWalk {
+  private ids: Set<string> | null = null;
+  /** The entries of the step up to the live stop (the first walk's), and the live stop's index. */
+  private trace: PastLineEntry[] | null = null;
+  private live = -1;
+  /** The entry the main thread is stopped on (null: not stopped by the walk, or inside a call). */
+  private at: number | null = null;
+  /** Stopped inside a call entered by a step in (a line step's stop, not an entry): the entry of the line that made it. */
+  private inCall: number | null = null;
+  /** Inside such a call: the line steps taken from that entry to the line shown (a step back replays them but the last). */
+  private path: LineStepKind[] = [];
+  private landedAt: SourcePosition | null = null;
+  private walking: Walking | null = null;
+  /** The traced tick under way (replayLineTick), until it has run to its end. */
+  private tickRun: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly dbg: LineDebugger,
+    /** Asks the main thread to run tick `tick` again, traced (replayLineTick). */
+    private readonly replayTick: (tick: number) => Promise<unknown>,
+    /** Asks the main thread to replay the run to right after `tick` (a seek), untraced; resolves once it has landed. */
+    private readonly seekTo: (tick: number) => Promise<unknown>,
+    readonly tick: number,
+    readonly taskId: number,
+    readonly print: LineStopPrint,
+    /** Anchored at a breakpoint hit (null: at the live stop, the present): the last tick the walk's replay may run on to. */
+    readonly ceiling: number | null = null,
+    /** Anchored at the last line the task ran in `tick` (its step before a hit's), not at `print`'s stop: enterLast(). */
+    private readonly lastOfTick = false,
+    /** A hit's walk of the task of a live line stop held (that stop; `ceiling` its tick): reaching it is the present, not a line of the past. */
+    readonly present: HitBound | null = null,
+  ) {}
+
+  /**
+   * A walk anchored at the task's last line in its tick: learns the lines the task ran there
+   * (the whole tick) and stops on the last, with `note` on the landing; null when the task ran
+   * no line of the walk's functions in that tick.
+   */
+  async enterLast(note: string): Promise<PastLineLanding | null> {
+    if (!this.lastOfTick || this.trace !== null) throw new ProtocolError('pastLine: not a walk to the last line of a step', 'badState');
+    await this.walk({ kind: 'live' });
+    await this.release();
+    if (this.live < 0) return null;
+    if ((await this.walk({ kind: 'entry', index: this.live })) === 'end') return this.ranOut();
+    const landing = await this.landing();
+    return landing.landed === 'line' ? { ...landing, note } : landing;
+  }
+
+  /**
+   * The task's first line of the step, a step forward from its step before comes into (the
+   * present when that is the live stop itself).
+   */
+  async enterFirst(): Promise<PastLineLanding> {
+    if (this.trace === null) {
+      if ((await this.walk({ kind: 'live' })) === 'end') return this.ranOut();
+      await this.release();
+    }
+    if (this.live <= 0 && this.ceiling === null) return { landed: 'present' };
+    if ((await this.walk({ kind: 'entry', index: 0 })) === 'end') return this.ranOut();
+    return this.landing();
+  }
+
+  /** Whether this walk is of that live stop. */
+  isOf(tick: number, taskId: number, print: LineStopPrint): boolean {
+    return tick === this.tick && taskId === this.taskId && JSON.stringify(print.frames) === JSON.stringify(this.print.frames) && JSON.stringify(print.locals) === JSON.stringify(this.print.locals);
+  }
+
+  async move(move: 'back' | 'leave' | LineStepKind): Promise<PastLineLanding> {
+    if (move === 'leave') {
+      await this.release();
+      return { landed: 'present' };
+    }
+    const hit = this.ceiling !== null;
+    if (this.trace === null) {
+      // A hit's walk stops on it to step on from there; a step back walks again, to the line before.
+      const stopThere = hit && move !== 'back';
+      if ((await this.walk({ kind: 'live', stop: stopThere })) === 'end') return this.ranOut();
+      if (!stopThere) await this.release();
+    }
+    const trace = this.trace!;
+    if (move === 'back') {
+      if (this.inCall !== null && this.path.length > 1) return this.backInCall();
+      const to = this.inCall ?? previousLine(trace, this.at ?? this.live);
+      await this.release();
+      if (to === null) return { landed: 'suspension' };
+      if ((await this.walk({ kind: 'entry', index: to })) === 'end') return this.ranOut();
+      return this.landing();
+    }
+    if (this.at === null && this.inCall === null) throw new ProtocolError(`pastLine: ${move}: not on a past line`, 'badState');
+    // Past a hit, the walk has learnt no line yet: the replay host's own line step finds the next.
+    if (move === 'into' || this.at === null || (hit && this.at >= this.live)) return this.lineStep(move);
+    const to = nextLine(trace, this.at, move, this.live);
+    if (to >= this.live && !hit) {
+      await this.release();
+      return { landed: 'present' };
+    }
+    if ((await this.goOn(Math.min(to, this.live))) === 'end') return this.ranOut();
+    return this.landing();
+  }
+
+  /** A line shown: where (and, for a hit's walk, in which tick and task: it may be a later one). */
+  private async landing(): Promise<PastLineLanding> {
+    if (this.ceiling === null) return { landed: 'line', line: this.landedAt };
+    const w = (await this.dbg.callMain('where()').catch(() => null)) as { taskId?: unknown; taskName?: unknown; tick?: unknown } | null;
+    const landing: PastLineLanding = { landed: 'line', line: this.landedAt, tick: typeof w?.tick === 'number' ? w.tick : this.tick };
+    if (typeof w?.taskId === 'number') landing.taskId = w.taskId;
+    if (typeof w?.taskName === 'string') landing.task = w.taskName;
+    return landing;
+  }
+
+  /** A hit's walk ran to its ceiling with the step still under way: nothing later in the recording, the present. */
+  private async ranOut(): Promise<PastLineLanding> {
+    await this.release();
+    return { landed: 'present' };
+  }
+
+  /**
+   * A step back inside a call entered by a step in, past its first line: the walk stops on the
+   * line that made the call again and takes the same line steps but the last.
+   */
+  private async backInCall(): Promise<PastLineLanding> {
+    const path = this.path.slice(0, -1);
+    const from = this.inCall!;
+    await this.release();
+    if ((await this.walk({ kind: 'entry', index: from })) === 'end') return this.ranOut();
+    let landing: PastLineLanding = { landed: 'line', line: this.landedAt };
+    for (const kind of path) {
+      landing = await this.lineStep(kind);
+      if (landing.landed !== 'line') return landing;
+    }
+    return landing;
+  }
+
+  /** Lets the main thread go (breakpoints off) and waits for its traced tick to end. */
+  async release(): Promise<void> {
+    this.walking = null;
+    this.at = null;
+    this.inCall = null;
+    this.path = [];
+    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
+    // A line step that has not stopped (the recording ran out under it) is dropped with its temporaries.
+    await this.dbg.dropStep();
+    if (this.dbg.isStopped()) await this.dbg.resume(false);
+    const run = this.tickRun;
+    this.tickRun = null;
+    await run;
+  }
+
+  /** Removes the walk's breakpoints (the replay host is ending or walks another stop). */
+  async dispose(): Promise<void> {
+    await this.release().catch(() => undefined);
+    await this.unplant();
+    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
+  }
+
+  /** Removes the walk's breakpoints (planted again by the next walk, once it has replayed the ticks before its own). */
+  private async unplant(): Promise<void> {
+    this.dbg.setWalkHook(new Set(), null, null);
+    for (const id of this.ids ?? []) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
+    this.ids = null;
+  }
+
+  private async plant(): Promise<void> {
+    if (this.ids !== null) return;
+    const ids = new Set<string>();
+    const condition = `globalThis.__coroscopeLine.traced(${this.taskId})`;
+    const seen = new Set<string>();
+    for (const loc of this.print.locations) {
+      const key = `${loc.url}:${loc.line}:${loc.column}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      try {
+        const r = await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', { url: loc.url, lineNumber: loc.line, columnNumber: loc.column, condition });
+        ids.add(r.breakpointId);
+      } catch {
+        // A location set twice: one breakpoint does.
+      }
+    }
+    this.ids = ids;
+    this.dbg.setWalkHook(
+      ids,
+      (paused) => this.onHit(paused),
+      () => this.onStopped(),
+    );
+  }
+
+  /** Runs the traced tick and walks it to `target`; resolves once reached (stopped there, or the live stop learnt), or 'end' (a hit's walk ran out of ticks). */
+  private async walk(target: Target): Promise<'reached' | 'end'> {
+    // To the tick before with none of the walk's breakpoints set (a function with a breakpoint
+    // set, active or not, runs unoptimized and traps at each of its break locations: every tick
+    // replayed would be many times slower) and any other off, then the walk's planted and the
+    // traced tick run with them on.
+    await this.unplant();
+    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
+    if (this.tick > 1) await this.seekTo(this.tick - 1);
+    await this.plant();
+    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
+    const outcome = new Promise<Outcome>((resolve) => {
+      this.walking = { entries: [], target, settle: resolve };
+    });
+    const walking = this.walking!;
+    this.tickRun = this.runTicks(walking);
+    return this.settled(await outcome);
+  }
+
+  /**
+   * The traced replay of the walk: tick `tick`, and for a hit's walk the ticks after it, one at
+   * a time, while the move under way has not stopped (through `ceiling`).
+   */
+  private async runTicks(walking: Walking): Promise<void> {
+    for (let tick = this.tick; ; tick++) {
+      try {
+        await this.replayTick(tick);
+      } catch (e) {
+        walking.settle(e instanceof Error ? e : new Error(String(e)));
+        return;
+      }
+      // Let go (released), or the live stop learnt: the walk is over.
+      if (this.walking !== walking) return;
+      if (this.lastOfTick && this.trace === null) {
+        // The whole tick run: its last line is the walk's anchor.
+        this.trace = walking.entries.slice();
+        this.live = this.trace.length - 1;
+        this.walking = null;
+        walking.settle('reached');
+        return;
+      }
+      if (this.ceiling === null) {
+        walking.settle(new ProtocolError(`the replay of tick ${this.tick} ran to its end without reaching ${this.describe(walking.target)}: it is not the run that was recorded`, 'replayFailed'));
+        return;
+      }
+      if (tick >= this.ceiling) {
+        walking.settle('end');
+        return;
+      }
+    }
+  }
+
+  /** A move's outcome: an error releases the thread and is thrown. */
+  private async settled(r: Outcome): Promise<'reached' | 'end'> {
+    if (r instanceof Error) {
+      await this.release().catch(() => undefined);
+      throw r;
+    }
+    return r;
+  }
+
+  /** From the entry stopped on, on in the same walk to entry `index`. */
+  private async goOn(index: number): Promise<'reached' | 'end'> {
+    const walking = this.walking;
+    if (walking === null) throw new ProtocolError('pastLine: the walk has ended', 'badState');
+    const outcome = new Promise<Outcome>((resolve) => {
+      walking.settle = resolve;
+    });
+    walking.target = { kind: 'entry', index };
+    this.at = null;
+    await this.dbg.resume(false);
+    return this.settled(await outcome);
+  }
+
+  /**
+   * From the line stopped on (an entry, or inside a call), the replay host's own line step: it
+   * lands on an entry (onHit stops there), or inside a call (the line debugger's stop).
+   */
+  private async lineStep(kind: LineStepKind): Promise<PastLineLanding> {
+    const walking = this.walking;
+    if (walking === null) throw new ProtocolError('pastLine: the walk has ended', 'badState');
+    const outcome = new Promise<Outcome>((resolve) => {
+      walking.settle = resolve;
+    });
+    walking.target = { kind: 'step' };
+    const from = walking.entries.length - 1;
+    const path = this.inCall !== null ? this.path : [];
+    this.at = null;
+    this.inCall = null;
+    this.path = [];
+    await this.dbg.lineStep(kind);
+    if ((await this.settled(await outcome)) === 'end') return this.ranOut();
+    const frames = this.dbg.stoppedFrames();
+    const top = frames[0];
+    const last = walking.entries[walking.entries.length - 1];
+    // Stopped on the line of the last entry (back from the call it made) or by onHit on a new one: an entry; else inside a call.
+    if (this.at === null && last !== undefined && top !== undefined && sameEntry(last, entryOf(frames, top))) this.at = walking.entries.length - 1;
+    if (this.at !== null && this.at >= this.live && this.ceiling === null) {
+      await this.release();
+      return { landed: 'present' };
+    }
+    if (this.at === null) {
+      this.inCall = Math.max(0, from);
+      this.path = [...path, kind];
+    }
+    this.landedAt = top === undefined ? null : this.dbg.positionOfFrame(top.frame);
+    return this.landing();
+  }
+
+  private describe(target: Target): string {
+    if (target.kind === 'entry') return `line ${target.index + 1} of the task's step`;
+    if (target.kind === 'step') return "the line step's stop";
+    const top = this.print.frames[0];
+    return top === undefined ? 'the live stop' : `the live stop (${top.url.replace(/^file:\/\//, '')}, generated line ${top.line + 1})`;
+  }
+
+  private async onHit(paused: CdpPaused): Promise<WalkVerdict> {
+    const walking = this.walking;
+    if (walking === null) return 'resume';
+    const frames = this.dbg.walkFrames(paused);
+    const top = frames[0];
+    if (top === undefined) return 'resume';
+    const entry = entryOf(frames, top);
+    if (walking.target.kind !== 'live' && (await this.atPresent(frames))) {
+      // On from a hit to the live line stop held: the present (ranOut), not a line of the past.
+      this.walking = null;
+      walking.settle('end');
+      return 'resume';
+    }
+    const last = walking.entries[walking.entries.length - 1];
+    if (last === undefined || !sameEntry(last, entry)) {
+      const index = walking.entries.length;
+      walking.entries.push(entry);
+      const known = this.trace?.[index];
+      // A hit's walk learns the entries past the hit as it first reaches them.
+      if (this.trace !== null && known === undefined && this.ceiling !== null && index === this.trace.length) this.trace.push(entry);
+      else if (this.trace !== null && (known === undefined || !sameEntry(known, entry))) {
+        walking.settle(new ProtocolError(`the replay of tick ${this.tick} diverged: line ${index + 1} of the task's step was ${known?.line ?? 'none'} and is ${entry.line} now`, 'replayFailed'));
+        this.walking = null;
+        return 'resume';
+      }
+      if (walking.target.kind === 'step' || (walking.target.kind === 'entry' && walking.target.index === index)) {
+        this.at = index;
+        const p = this.dbg.positionOfFrame(top.frame);
+        this.landedAt = p;
+        return 'stop';
+      }
+    }
+    // The line of the entry the step started from or came back to: the line step goes on or stops (lineStep sorts out which line it is).
+    if (walking.target.kind === 'step') return 'step';
+    if (walking.target.kind === 'live' && !this.lastOfTick && (await isAtStop(this.dbg, frames, this.print))) {
+      this.trace = walking.entries.slice();
+      this.live = walking.entries.length - 1;
+      if (walking.target.stop === true) {
+        this.at = this.live;
+        this.landedAt = this.dbg.positionOfFrame(top.frame);
+        return 'stop';
+      }
+      walking.settle('reached');
+      this.walking = null;
+      await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
+    }
+    return 'resume';
+  }
+
+  /** Whether the paused thread is at the live line stop `present` (its frames and locals, in its tick). */
+  private async atPresent(frames: readonly WalkFrame[]): Promise<boolean> {
+    const present = this.present;
+    if (present === null || present.print === undefined || !(await isAtStop(this.dbg, frames, present.print))) return false;
+    const w = (await this.dbg.callMain('where()').catch(() => null)) as { tick?: unknown } | null;
+    return w?.tick === present.tick;
+  }
+
+  /** The main thread is stopped on the walk's target: the landing is answered now. */
+  private onStopped(): void {
+    this.walking?.settle('reached');
+  }
+}
+
+/** The entry of a stop: its frames' functions, outermost first, and the innermost frame's line. */
+function entryOf(frames: readonly WalkFrame[], top: WalkFrame): PastLineEntry {
+  return { chain: frames.map((f) => f.functionKey).reverse(), line: top.line };
+}
+
+/**
+ * Whether the paused thread (its frames, the machinery left out) is at the line stop `print`:
+ * the same frames at the same generated positions, and the innermost frame's locals the same
+ * (a line run again in a loop is that stop only with the same locals).
+ */
+export async function isAtStop(dbg: LineDebugger, frames: readonly WalkFrame[], print: LineStopPrint): Promise<boolean> {
+  const live = print.frames;
+  if (frames.length !== live.length) return false;
+  const samePositions = frames.every((f, i) => {
+    const l = live[i]!;
+    const p = f.position;
+    return p.url === l.url && p.line === l.line && p.column === l.column && p.functionLine === l.functionLine && p.functionColumn === l.functionColumn;
+  });
+  if (!samePositions) return false;
+  const locals = await dbg.localsOf(frames[0]!.frame);
+  return JSON.stringify(locals) === JSON.stringify(print.locals);
+}

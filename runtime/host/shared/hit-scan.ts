@@ -1,0 +1,230 @@
+// Shared: runs on a line replay host's main thread (Run.scanTicks); its worker thread reads FIRST_STRETCH.
+//
+// HitScan: in a line replay host's main thread, the breakpoint hits of one replayed stretch of
+// the run (scanTicks: ticks from+1 .. to of a replay, run on a loop of its own). The worker
+// (past-hit-search.ts) plants one V8 breakpoint per generated location of the user's line
+// breakpoints; its condition evaluates each breakpoint's own condition in the frame and calls
+// `__coroscopeLine.scanHit(location, [met...])`, which lands here: a hit is recorded (the
+// breakpoint, the tick, the task, its count) and the thread goes on. It pauses only where the
+// worker must look (a real V8 stop): at the `marker` (the moment the search starts from, a
+// line stop: the worker compares its frames and locals, then says scanMarked), and at the hit
+// asked for (`stop`: the nth hit of a tick, the first hit after the marker, or the marker).
+// A forward search from a past line of a live line stop ends at that stop (`until`, in its
+// tick: the worker compares its frames and locals, then says scanUntil): from there on the
+// tick is the live run's present, not its past, and no hit is recorded.
+//
+// A breakpoint on a line with `yield` (`atSuspension`) is the loop's own, not a V8 one: the
+// scan runs the live loop's check on its loop (SuspensionBreakpoints, `observer`: a task
+// newly arrived at the line at the end of a step, or resuming from it, its condition over the
+// frame's locals), so its hits (`tickHits`) are the ones the live run stops at, after their
+// tick. Whether a step hits depends on that step alone (its frames' lines are read where the
+// check has not looked yet), but for one thing the check remembers: where a task stopped when it
+// suspended, so that resuming from there is no hit. So a stretch starting at a checkpoint
+// begins earlier (`warmUpFrom`: the last step of each task then waiting on a breakpoint's line),
+// and its ticks up to `from` run the check with nothing counted nor recorded (a warm-up).
+//
+// Invariants: hits are recorded in the order the replay runs them; only the scan's own loop
+// records (a checkpoint replay or any other loop runs the same lines untouched); a hit
+// condition counts the hits whose condition held, from `counts` (the hits before the stretch,
+// so a stretch from tick 0 counts from the run's start; or the live debugger's count of a
+// breakpoint set while the run went, whose hits in ticks up to `since`, the tick it was set
+// in, are neither counted nor recorded: hits since set); the hits of the marker's own moment
+// are neither before nor after it, and are not recorded; nothing of a warm-up tick (up to
+// `from`) is counted or recorded.
+
+import { resolve as resolvePath } from 'node:path';
+import type { EventLoop, LoopObserver } from '../../loop';
+import { parseHitCondition, SuspensionBreakpoints } from '../../inspect/suspension-breakpoints';
+import type { Breakpoint, ScanHit, ScanTicksParams, ScanTicksResult } from '../../../protocol/host-protocol';
+
+/** Ticks of a backward search's first stretch, right before the moment searched from (past-hit-search.ts; each earlier one is twice as long). */
+export const FIRST_STRETCH = 64;
+
+export class HitScan {
+  /** The replay's loop running the stretch (set once its replay is paused before it). */
+  loop: EventLoop | null = null;
+  readonly hits: ScanHit[] = [];
+  /** The hits of the suspension breakpoints, in tick order. */
+  readonly tickHits: ScanHit[] = [];
+  /** Checks the suspension breakpoints on the scan's loop (add it to the loop while the stretch runs); null: none armed. */
+  readonly observer: LoopObserver | null = null;
+  /** Index in `hits` at which the marker's moment came (hits before it are before the search's start); null: not reached. */
+  marked: number | null = null;
+  /** Whether the thread was stopped at the hit asked for. */
+  stopped = false;
+  /** The live line stop the search ends at (`until`) was reached: nothing after it is the past's. */
+  untilReached = false;
+  private readonly counts: number[];
+  private readonly hitConditions: Array<((count: number) => boolean) | null>;
+  /** Per breakpoint with a hit condition: the tick it was set in (its hits up to it do not count). */
+  private readonly since: number[];
+  /** At a pause for the marker: the hits met at that moment, recorded only if it is not the marker. */
+  private pending: Array<{ bp: number }> | null = null;
+  /** Told the tick of the hit asked for when the scan stops there (a forward search's first hit: its moment becomes the viewed one). */
+  onStop: ((tick: number) => void) | null = null;
+  /** Why the thread is paused now (the worker asks: scanPause). */
+  pausedFor: 'marker' | 'until' | 'stop' | null = null;
+  /** The tick of the last hit recorded, and how many hits that tick has had. */
+  private lastTick = -1;
+  private inTick = 0;
+  /** The suspension breakpoints' check (null: none armed). */
+  private readonly check: SuspensionBreakpoints | null = null;
+
+  constructor(private readonly params: ScanTicksParams) {
+    this.counts = params.breakpoints.map((_, i) => params.counts?.[i] ?? 0);
+    this.hitConditions = params.breakpoints.map((b) => (b.hitCondition === undefined ? null : parseHitCondition(b.hitCondition)));
+    this.since = params.breakpoints.map((b) => (b.hitCondition === undefined ? 0 : (b.since ?? 0)));
+    const index = new Map<string, number>();
+    const byFile = new Map<string, Breakpoint[]>();
+    params.breakpoints.forEach((b, i) => {
+      const at = b.atSuspension;
+      if (at === undefined) return;
+      const file = resolvePath(at.file);
+      index.set(`${file}:${at.line}`, i);
+      const bp: Breakpoint = at.condition === undefined ? { file, line: at.line } : { file, line: at.line, condition: at.condition };
+      byFile.set(file, [...(byFile.get(file) ?? []), bp]);
+    });
+    if (byFile.size > 0) {
+      const check = new SuspensionBreakpoints((bp, task, description) => this.suspensionHit(index.get(`${bp.file}:${bp.line}`)!, task.id, description));
+      for (const [file, bps] of byFile) check.set(file, bps);
+      this.check = check;
+      this.observer = { taskStepStart: (task) => check.stepStarted(task), taskStepEnd: (task) => check.stepEnded(task) };
+    }
+  }
+
+  /**
+   * Where the stretch must begin for the suspension breakpoints' check to be as the live one's at
+   * `from` (`loop`: a replay paused there): before the last step (`lastStep`, by the log) of each
+   * task waiting on a breakpoint's line then, whose resume hits unless that step stopped there.
+   */
+  warmUpFrom(loop: EventLoop, lastStep: (taskId: number) => number | null): number {
+    let start = this.params.from;
+    if (this.check === null) return start;
+    for (const task of loop.allTasks()) {
+      if (!this.check.resumesFromBreakpoint(task)) continue;
+      const t = lastStep(task.id);
+      if (t !== null && t > 0) start = Math.min(start, t - 1);
+    }
+    return start;
+  }
+
+  /** A suspension breakpoint's condition held for task `taskId` on the scan's loop: recorded when its hit condition lets it (true: the live run would stop there). */
+  private suspensionHit(bp: number, taskId: number, description: string): boolean {
+    const loop = this.loop;
+    if (loop === null) return false;
+    const tick = loop.tickCount();
+    // A warm-up tick: where the live run stopped (no hit condition: at every hit), nothing counted.
+    if (tick <= this.params.from) return this.hitConditions[bp] === null && tick > this.since[bp]!;
+    // The loop stops after its tick: in the live stop's tick that is after the live stop.
+    const until = this.params.until;
+    if (until !== undefined && tick >= until.tick) return false;
+    const count = this.counted(bp, tick);
+    if (count === null) return false;
+    this.tickHits.push({ bp, tick, taskId, count, description });
+    return true;
+  }
+
+  /** Counts a hit of breakpoint `bp` in `tick` (since it was set, from `counts`): its count when its hit condition lets it through, else null. */
+  private counted(bp: number, tick: number): number | null {
+    if (tick <= this.since[bp]!) return null;
+    const count = ++this.counts[bp]!;
+    const hc = this.hitConditions[bp];
+    if (hc !== undefined && hc !== null && !hc(count)) return null;
+    return count;
+  }
+
+  /** A scan breakpoint's condition: the breakpoints of that location whose condition held (`met`); true pauses the thread. */
+  hit(location: number, met: readonly boolean[]): boolean {
+    const loop = this.loop;
+    if (loop === null || this.stopped) return false;
+    const tick = loop.tickCount();
+    // A warm-up tick (before the stretch, run for the suspension breakpoints' check): its line hits are not the stretch's.
+    if (tick <= this.params.from) return false;
+    const taskId = loop.currentTask()?.id ?? null;
+    const bps = this.params.locations[location] ?? [];
+    const held = bps.filter((_, i) => met[i] === true).map((bp) => ({ bp }));
+    if (this.untilReached) return false;
+    const m = this.params.marker;
+    if (m !== undefined && this.marked === null && m.location === location && m.tick === tick && m.taskId === taskId) {
+      this.pending = held;
+      this.pausedFor = 'marker';
+      return true;
+    }
+    const u = this.params.until;
+    if (u !== undefined && u.location === location && u.tick === tick && u.taskId === taskId) {
+      this.pending = held;
+      this.pausedFor = 'until';
+      return true;
+    }
+    return this.record(held, tick, taskId);
+  }
+
+  /** The worker's verdict on an `until` pause: `matched`, the live line stop (nothing after it is recorded). True: stop here (the hit asked for). */
+  untilSeen(matched: boolean): boolean {
+    return this.paused(matched, () => {
+      // Its own hits are the live stop's, the present's.
+      this.untilReached = true;
+      return false;
+    });
+  }
+
+  /** A pause for the worker's look (the marker, `until`) ends: `matched`, what `atMatch` does (true: stop here); else the hits met there are recorded as every other moment's are. */
+  private paused(matched: boolean, atMatch: () => boolean): boolean {
+    const held = this.pending ?? [];
+    this.pending = null;
+    this.pausedFor = null;
+    if (matched) return atMatch();
+    const loop = this.loop;
+    if (loop === null) return false;
+    return this.record(held, loop.tickCount(), loop.currentTask()?.id ?? null);
+  }
+
+  /** The worker's verdict on the marker pause: `matched`, the moment the search starts from. True: stop here (the hit asked for). */
+  markerSeen(matched: boolean): boolean {
+    return this.paused(matched, () => {
+      this.marked = this.hits.length;
+      if (this.params.stop?.kind !== 'marker') return false;
+      this.stopped = true;
+      this.pausedFor = 'stop';
+      return true;
+    });
+  }
+
+  /** Records the hits of one moment (those their hit condition lets through); true: the hit asked for is among them (pause). */
+  private record(held: ReadonlyArray<{ bp: number }>, tick: number, taskId: number | null): boolean {
+    let stop = false;
+    for (const { bp } of held) {
+      const count = this.counted(bp, tick);
+      if (count === null) continue;
+      if (tick !== this.lastTick) {
+        this.lastTick = tick;
+        this.inTick = 0;
+      }
+      const ordinal = this.inTick++;
+      this.hits.push({ bp, tick, taskId, count });
+      if (this.isAsked(tick, ordinal)) stop = true;
+    }
+    if (stop) {
+      this.stopped = true;
+      this.pausedFor = 'stop';
+      this.onStop?.(tick);
+    }
+    return stop;
+  }
+
+  private isAsked(tick: number, ordinal: number): boolean {
+    const s = this.params.stop;
+    if (s === undefined) return false;
+    if (s.kind === 'nth') return s.tick === tick && s.ordinal === ordinal;
+    if (s.kind === 'marker') return false;
+    // The first hit after `afterTick` and the marker.
+    return tick > s.afterTick && (this.params.marker === undefined || this.marked !== null);
+  }
+
+  /** What scanTicks answers. */
+  result(): ScanTicksResult {
+    const result: ScanTicksResult = { hits: this.hits, marked: this.marked, stopped: this.stopped, tickHits: this.tickHits };
+    if (this.params.until !== undefined) result.untilReached = this.untilReached;
+    return result;
+  }
+}

@@ -1,0 +1,68 @@
+// Runs on a runtime host's line debugger worker thread (live or line replay host).
+//
+// ArmedLoopBreakpoints: the line breakpoints the host's worker sends on to the loop (lines with
+// `yield`: the LoopController stops after the tick where a task newly arrives at the line or
+// resumes from it), kept as a breakpoint search of the recorded past arms them
+// (ArmedBreakpoint.atSuspension, past-hit-search.ts), beside the line debugger's own
+// (LineDebugger.armedBreakpoints).
+//
+// Invariants: a file's breakpoints are replaced whole, as the loop's are; logpoints are left out
+// (they never stop); a hit condition counts as the loop's does: from the run's start when set
+// before it started or once it had finished (or in an opened recording), else the hits of the
+// ticks after the one it was set in (the loop's count starts again at each set of the file:
+// `hitsSince.before` is 0); a new run (newRun) counts from its start again.
+
+import { resolve as resolvePath } from 'node:path';
+import type { ArmedBreakpoint, Breakpoint, BreakpointStatus } from '../../../protocol/host-protocol';
+import type { BreakpointsSetAt } from './line-debugger';
+
+interface FileBreakpoints {
+  readonly breakpoints: ArmedBreakpoint[];
+  /** The tick the file's breakpoints were set in (null: count from the run's start; a promise until the main thread has said it). */
+  since: number | null;
+}
+
+export class ArmedLoopBreakpoints {
+  private readonly files = new Map<string, FileBreakpoints>();
+
+  /** The file's breakpoints as the loop verified them (`statuses`, in order), set at `setAt`. */
+  set(file: string, breakpoints: readonly Breakpoint[], statuses: readonly BreakpointStatus[], setAt: BreakpointsSetAt): void {
+    const path = resolvePath(file);
+    const armed: ArmedBreakpoint[] = [];
+    breakpoints.forEach((b, i) => {
+      if (statuses[i]?.verified !== true || (b.logMessage !== undefined && b.logMessage !== '')) return;
+      const bp: ArmedBreakpoint = { file: path, line: b.line, atSuspension: true };
+      if (b.condition !== undefined && b.condition.trim() !== '') bp.condition = b.condition;
+      if (b.hitCondition !== undefined && b.hitCondition.trim() !== '') bp.hitCondition = b.hitCondition;
+      armed.push(bp);
+    });
+    if (armed.length === 0) {
+      this.files.delete(path);
+      return;
+    }
+    const entry: FileBreakpoints = { breakpoints: armed, since: setAt === 'start' ? null : 'tick' in setAt ? setAt.tick : null };
+    this.files.set(path, entry);
+    if (setAt !== 'start' && 'telling' in setAt) {
+      void setAt.telling.then(
+        (tick) => {
+          if (this.files.get(path) === entry) entry.since = tick;
+        },
+        () => undefined,
+      );
+    }
+  }
+
+  /** A new run (a launch, a recording opened): the hit conditions count from its start. */
+  newRun(): void {
+    for (const f of this.files.values()) f.since = null;
+  }
+
+  /** The breakpoints set, as a search of the past arms them. */
+  armed(): ArmedBreakpoint[] {
+    const out: ArmedBreakpoint[] = [];
+    for (const f of this.files.values()) {
+      for (const b of f.breakpoints) out.push(b.hitCondition !== undefined && f.since !== null ? { ...b, hitsSince: { tick: f.since, before: 0 } } : { ...b });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,126 @@
+// A user's .ts program launched in the runtime host as the installed extension runs it
+// (runtime/host/main-thread/program-loader.ts): the host's bundles copied into a folder with no
+// node_modules (as the .vsix installs them), the program in an empty folder of its own, so
+// neither finds tsx or TypeScript and the bundled transpiler loads it; a breakpoint on a
+// TypeScript line (after type-only lines, which leave nothing behind) stops on that line.
+// The same with the folder's own TypeScript linked in: its transpileModule loads the program.
+
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { forkHost, ROOT, type HostClient } from '../host-client';
+import { lineOf } from '../../../source-line';
+
+const BUNDLES = ['runtime-host.js', 'runtime-host.js.map', 'runtime-host.js.sources.json', 'line-debug-worker.js', 'line-debug-worker.js.map', 'typescript-transpiler.js'];
+const built = BUNDLES.every((b) => existsSync(join(ROOT, 'dist', b)));
+
+const PROGRAM = [
+  "import { coroutine, sleep, Queue, Lock, type Coroutine } from 'coroscope';",
+  '',
+  'interface Job {',
+  '  readonly id: number;',
+  '}',
+  'type Label = string;',
+  '',
+  'const worker = coroutine(function* worker(jobs: Queue<Job>, lock: Lock, label: Label): Coroutine<number> {',
+  '  let done = 0;',
+  '  while (!jobs.empty()) {',
+  '    const job: Job = jobs.getNowait();',
+  '    yield* lock.acquire();',
+  '    try {',
+  '      const doubled: number = job.id * 2;',
+  '      yield* sleep(0.001);',
+  '      done += doubled;',
+  '    } finally {',
+  '      lock.release();',
+  '    }',
+  '  }',
+  '  console.log(`${label} did ${done}`);',
+  '  return done;',
+  '});',
+  '',
+  'export const main = coroutine(function* main(): Coroutine<number> {',
+  '  const jobs = new Queue<Job>();',
+  '  for (let id = 1; id <= 3; id++) jobs.putNowait({ id });',
+  "  return yield* worker(jobs, new Lock(), 'worker');",
+  '});',
+  '',
+].join('\n');
+
+describe('a .ts program from a folder with nothing installed, in the installed extension\'s host', { skip: built ? false : 'no bundle: run npm run build', timeout: 90_000 }, () => {
+  let root = '';
+  let hostScript = '';
+  const hosts: HostClient[] = [];
+
+  before(() => {
+    root = mkdtempSync(join(tmpdir(), 'coroscope-program-loader-'));
+    // The extension's install folder: its dist/ bundles and nothing else.
+    mkdirSync(join(root, 'extension', 'dist'), { recursive: true });
+    for (const b of BUNDLES) copyFileSync(join(ROOT, 'dist', b), join(root, 'extension', 'dist', b));
+    hostScript = join(root, 'extension', 'dist', 'runtime-host.js');
+  });
+  after(async () => {
+    for (const h of hosts) await h.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  async function stopsOnItsLine(folder: string): Promise<void> {
+    const program = join(folder, 'buggy.ts');
+    writeFileSync(program, PROGRAM);
+    const host = forkHost({ bundle: hostScript, pipe: true, cwd: folder });
+    hosts.push(host);
+    await host.rpc.request('launch', { target: { kind: 'program', path: program }, options: { stopOnEntry: true } });
+    const line = lineOf(program, 'const doubled: number = job.id * 2;');
+    const set = await host.rpc.request('setBreakpoints', { file: program, breakpoints: [{ file: program, line }] });
+    assert.deepEqual(set.breakpoints.map((b) => b.verified), [true]);
+    await host.rpc.request('continue', {});
+    const stop = await host.waitFor('paused', (b) => b.line !== undefined, 20000);
+    assert.equal(stop.reason, 'breakpoint');
+    assert.equal(stop.line?.file, program);
+    assert.equal(stop.line?.line, line);
+    const stack = await host.rpc.request('lineStack', {});
+    assert.deepEqual(stack.frames.slice(0, 2).map((f) => [f.name, f.position?.file, f.position?.line]), [['worker', program, line], ['main', program, lineOf(program, "return yield* worker(jobs, new Lock(), 'worker');")]]);
+    // The frame's names, scope by scope (the try block's, the loop's, the function's).
+    const names = new Map<string, string>();
+    for (const scope of stack.frames[0]!.scopes) {
+      for (const v of (await host.rpc.request('lineVariables', { handle: scope.handle })).variables) if (!names.has(v.name)) names.set(v.name, v.value);
+    }
+    assert.equal(names.get('label'), '"worker"', [...names.keys()].join(', '));
+    assert.equal(names.get('done'), '0');
+    await host.rpc.request('setBreakpoints', { file: program, breakpoints: [] });
+    const from = host.events.length;
+    await host.rpc.request('continue', {});
+    const done = await host.waitFor('finished', () => true, 20000, from);
+    assert.equal(done.ok, true);
+  }
+
+  test('an empty folder: the bundled transpiler loads it and a breakpoint stops on its TypeScript line', async () => {
+    const folder = join(root, 'empty');
+    mkdirSync(folder);
+    await stopsOnItsLine(folder);
+  });
+
+  test('a syntax error is said once, where it is and what to do', async () => {
+    const folder = join(root, 'broken');
+    mkdirSync(folder);
+    const program = join(folder, 'broken.ts');
+    writeFileSync(program, 'export const main = 1;\nconst total: number = ;\n');
+    const host = forkHost({ bundle: hostScript, pipe: true, cwd: folder });
+    hosts.push(host);
+    await assert.rejects(host.rpc.request('launch', { target: { kind: 'program', path: program }, options: {} }), (e: unknown) => {
+      const text = e instanceof Error ? e.message : String(e);
+      assert.match(text, new RegExp(`cannot compile ${program.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:23: Unexpected token: fix it and launch again$`));
+      assert.equal(text.split(program).length, 2, `the file named once: ${text}`);
+      return true;
+    });
+  });
+
+  test("a folder with its own TypeScript: transpileModule loads it, lines as written", async () => {
+    const folder = join(root, 'with-typescript');
+    mkdirSync(join(folder, 'node_modules'), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules', 'typescript'), join(folder, 'node_modules', 'typescript'), 'dir');
+    await stopsOnItsLine(folder);
+  });
+});
