@@ -42,7 +42,7 @@
 // the present (the run's own stop, or running) when the recording has nothing before it;
 // step out to the first later suspension at which the current frame has returned, by the
 // frame chains the recording holds (or the task's end). At a stop on a line (mid-tick) the
-// host's line replay serves the past (runtime/host/line-replay-host.ts): stepBack goes to the
+// host's line replay serves the past (runtime/host/worker/line-replay-host.ts): stepBack goes to the
 // line the task ran before (replayed, its frames and locals then), again and again, and at the
 // task's first line of this step into its step before, as from a hit: the line of the stop's
 // functions where it suspended (the `yield*`), in an earlier tick, every view there; only when
@@ -264,7 +264,7 @@ const STOP_DESCRIPTIONS: Partial<Record<StopReason, string>> = {
   cancelled: 'Paused on task cancelled',
 };
 
-/** How the host describes a URL-failed stop (runtime/host/run.ts, onStatistic). */
+/** How the host describes a URL-failed stop (runtime/host/main-thread/run.ts, onStatistic). */
 const FAILED_URL = /failed to fetch (\S+?): /;
 
 /** A `stopped` event: every task stops with the loop (allThreadsStopped). */

@@ -1,5 +1,5 @@
 // A user's program run by the CLI (`coroscope run`, and `coroscope replay` of its recording):
-// loaded with the program loader (runtime/host/program-loader.ts: .js as is, .ts through its
+// loaded with the program loader (runtime/host/main-thread/program-loader.ts: .js as is, .ts through its
 // transpiler; `import … from "coroscope"` gets the CLI's own runtime), under a run driver
 // (runtime/run-driver.ts) that builds and watches the loop of every run() the program makes.
 //
@@ -18,7 +18,7 @@ import type { EventLoop, EventLoopOptions } from '../loop';
 import { run } from '../run';
 import { setRunDriver, type RunDriver } from '../run-driver';
 import type { Task } from '../task';
-import { loadProgram, ProgramLoadError } from '../host/program-loader';
+import { loadProgram, ProgramLoadError } from '../host/main-thread/program-loader';
 
 export type RunOutcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
 
