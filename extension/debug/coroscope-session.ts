@@ -582,6 +582,22 @@ export class CoroscopeSession extends LoggingDebugSession {
     return stop === null ? RUNNING : liveStop(stop);
   }
 
+  /**
+   * A launch or restart (debug-position.ts onLaunched): nothing of the last run's position is
+   * kept (its past tick, hit, past line, live line stop, moves under way), so position() is running.
+   */
+  private startPositionOver(): void {
+    this.resumed();
+    this.viewedTick = null;
+    this.presentStop = null;
+    this.pastHit = null;
+    this.liveLineStop = null;
+    this.travel = null;
+    this.hitTravel = false;
+    this.hitMove = false;
+    this.continuedToLive = null;
+  }
+
   // --- initialize and launch ----------------------------------------------------------------
 
   protected override initializeRequest(response: DebugProtocol.InitializeResponse, args: DebugProtocol.InitializeRequestArguments): void {
@@ -795,11 +811,8 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.launchArgs = parsed;
     this.tasks.clear();
     this.exceptions.clear();
-    this.resumed();
     this.runId = null;
-    this.viewedTick = null;
-    this.presentStop = null;
-    this.travel = null;
+    this.startPositionOver();
     this.stopTicks.clear();
     this.lineStopTicks.clear();
     this.finishedRun = null;

@@ -32,6 +32,7 @@
 //   pastTick/pastHit       onFinished (stays at end)      same view, present := end
 //   any                    landedInPast(hit)              pastHit (present kept)
 //   pastTick/pastHit/line  backToPresent                  present's position
+//   any                    onLaunched (launch, restart)   running: nothing of the last run kept
 //
 // Invariants: a past position always knows its present, except `recording` (an opened
 // recording has none: its last tick is its end); `pastLine.live` is the live line stop the
@@ -225,6 +226,14 @@ export function landedInPast(pos: DebugPosition, tick: number, stop: PositionSto
   if (pos.kind === 'recording') return { kind: 'recording', tick, ticks: pos.ticks, stop };
   const present = presentOf(pos) ?? { kind: 'running' };
   return hit ? { kind: 'pastHit', tick, stop, present } : { kind: 'pastTick', tick, stop, present };
+}
+
+/**
+ * A launch or restart: a new run, so nothing of the last one is kept (its past shown, its hit,
+ * its live line stop, its end): the position starts over from running.
+ */
+export function onLaunched(_pos: DebugPosition): DebugPosition {
+  return RUNNING;
 }
 
 /** An opened recording (or a finished run attached to), shown at `tick` of its `ticks`. */

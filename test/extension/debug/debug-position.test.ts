@@ -13,6 +13,7 @@ import {
   liveStop,
   onContinued,
   onFinished,
+  onLaunched,
   onPaused,
   onViewedTick,
   openedRecording,
@@ -148,6 +149,16 @@ describe('debug position: finished, landed, back', () => {
     assert.deepEqual(backToPresent({ ...pastHit, present: { kind: 'end', stop: end } }), atEnd);
     assert.equal(backToPresent(recording), recording);
     assert.deepEqual(backToPresent(paused), paused);
+  });
+
+  it('a launch or restart starts over from running, whatever the last run showed', () => {
+    for (const pos of [RUNNING, paused, liveLine, pastLine, pastTick, pastHit, atEnd, recording]) {
+      const launched = onLaunched(pos);
+      assert.deepEqual(launched, RUNNING, pos.kind);
+      assert.equal(isPast(launched), false, pos.kind);
+      assert.equal(presentStop(launched), null, pos.kind);
+      assert.equal(stepsByLine(launched), false, pos.kind);
+    }
   });
 });
 
