@@ -436,7 +436,9 @@ export class CoroscopeSession extends LoggingDebugSession {
   private heldEvents: DebugProtocol.Event[] | null = null;
 
   override sendEvent(event: DebugProtocol.Event): void {
-    if (this.heldEvents !== null) {
+    // The session's end is never held behind a move: a move still under way when the user
+    // stops would otherwise keep `terminated` from VS Code, and the session open, for good.
+    if (this.heldEvents !== null && event.event !== 'terminated' && event.event !== 'exited') {
       this.heldEvents.push(event);
       return;
     }
