@@ -21,14 +21,14 @@ import {
   type WorkerPosition,
 } from '../../../../runtime/host/worker/worker-position';
 
-const AT = { file: '/src/app.ts', line: 7 };
+const AT = { file: '/src/app.ts', line: 7, column: 1 };
 const stopLine: PastLineLanding = { landed: 'line', line: AT };
 const earlierLine: PastLineLanding = { landed: 'line', line: AT, tick: 4, taskId: 2 };
 const present: PastLineLanding = { landed: 'present' };
 const suspension: PastLineLanding = { landed: 'suspension', why: 'its first step' };
-const hit: BreakpointHitLanding = { landed: 'line', tick: 3, taskId: 2, line: AT, breakpoint: AT, description: 'hit' };
-const none: BreakpointHitLanding = { landed: 'none', breakpoints: [AT], from: 0, to: 9 };
-const tickHit: BreakpointHitLanding = { landed: 'tick', tick: 5, taskId: 2, breakpoint: AT, description: 'suspended' };
+const hit: BreakpointHitLanding = { landed: 'line', tick: 3, taskId: 2, line: AT, breakpoint: { file: AT.file, line: AT.line }, description: 'hit' };
+const none: BreakpointHitLanding = { landed: 'none', breakpoints: [{ file: AT.file, line: AT.line }], from: 0, to: 9 };
+const tickHit: BreakpointHitLanding = { landed: 'tick', tick: 5, taskId: 2, breakpoint: { file: AT.file, line: AT.line }, description: 'suspended' };
 
 /** What the worker reads of a position: [host showing it, a line shown, moves walk from a hit, the moment's queries the stop replay host's]. */
 function reads(pos: WorkerPosition): [string | null, boolean, boolean, boolean] {
