@@ -17,6 +17,9 @@ import { afterHitWalk, afterSearch, afterSeek, afterStopWalk, dropped, hostOf, l
 
 export type PastMove = 'back' | 'leave' | LineStepKind;
 
+/** What a move asks of the replay host showing the past (LineReplayHost). */
+export type PastHost = Pick<LineReplayHost, 'walkStop' | 'walkFromHit' | 'searchHit' | 'seekPast' | 'runId' | 'ticks'>;
+
 export class PastView {
   private pos: WorkerPosition = LIVE;
 
@@ -25,7 +28,7 @@ export class PastView {
   }
 
   /** A move through the past lines on `r`, the stop's replay host: back, forward ('over', 'into', 'out'), or 'leave' (the present again). */
-  async move(r: LineReplayHost, move: PastMove): Promise<PastLineLanding> {
+  async move(r: PastHost, move: PastMove): Promise<PastLineLanding> {
     if (move === 'leave' && !showsLine(this.pos)) return { landed: 'present' };
     if (walksFromHit(this.pos)) return this.moveAtHit(r, move);
     this.pos = leaveTick(this.pos);
@@ -35,7 +38,7 @@ export class PastView {
   }
 
   /** A move through the lines of the task of the hit shown on `r` (or of an earlier step of the stop's task): off a line, the hit is no longer shown. */
-  async moveAtHit(r: LineReplayHost, move: PastMove): Promise<PastLineLanding> {
+  async moveAtHit(r: PastHost, move: PastMove): Promise<PastLineLanding> {
     const from = this.pos;
     const landing = await r.walkFromHit(move);
     this.pos = afterHitWalk(from, landing);
@@ -43,7 +46,7 @@ export class PastView {
   }
 
   /** A search of `r`'s replayed past (`on`: its role) for a breakpoint's hit, from the line shown if any: found, `r` is stopped on it. */
-  async findHit(r: LineReplayHost, on: ReplayRole, params: ReplayHostMethods['pastHit']['params']): Promise<BreakpointHitLanding> {
+  async findHit(r: PastHost, on: ReplayRole, params: ReplayHostMethods['pastHit']['params']): Promise<BreakpointHitLanding> {
     const from = this.pos;
     // A past line shown stays shown when no hit is found (the replay host stops on it again).
     const shown = showsLine(from) && hostOf(from) === on;
@@ -54,7 +57,7 @@ export class PastView {
   }
 
   /** Moves the viewed moment of `r`, the stop's replay host, to a past tick (null: the present), in the live run's words. */
-  async seek(r: LineReplayHost, tick: number | null): Promise<ViewedMoment> {
+  async seek(r: PastHost, tick: number | null): Promise<ViewedMoment> {
     await this.move(r, 'leave');
     if (tick === null) this.pos = afterSeek(this.pos, null);
     else {
