@@ -385,8 +385,7 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
 
   /** A hit (its condition held): counted since the breakpoint was set; it stops the loop after this tick when its hit condition lets it. */
   private breakpointHit(bp: BreakpointEntry, task: Task<unknown>, description: string): boolean {
-    bp.hits++;
-    if (bp.hit !== null && !bp.hit(bp.hits)) return false;
+    if (bp.hits.count() === null) return false;
     this.stopAfterTick({ reason: 'breakpoint', taskId: task.id, description });
     return true;
   }

@@ -37,6 +37,7 @@ import { isCoroutineTrackingOn } from '../coroutine';
 import { inspect } from '../inspection';
 import type { Task } from '../task';
 import { FunctionLocations, functionLocations } from './function-locations';
+import { HitCount, hitConditionOf } from './hit-count';
 import { errorText, evaluateOverLocals } from './local-expressions';
 import { generatorReader, type GeneratorReader, type LocalVariable } from './generator-reader';
 import { sourcePositions, type SourcePositionMapper } from './source-positions';
@@ -46,33 +47,8 @@ export interface BreakpointEntry {
   readonly file: string;
   readonly line: number;
   readonly condition: string | null;
-  readonly hit: ((count: number) => boolean) | null;
-  hits: number;
-}
-
-/** Parses a DAP-style hit condition; null if it is not one. */
-export function parseHitCondition(text: string): ((count: number) => boolean) | null {
-  const m = /^\s*(>=|<=|==|=|>|<|%)?\s*(\d+)\s*$/.exec(text);
-  if (m === null) return null;
-  const n = Number(m[2]);
-  switch (m[1]) {
-    case undefined:
-    case '>=':
-      return (c) => c >= n;
-    case '>':
-      return (c) => c > n;
-    case '=':
-    case '==':
-      return (c) => c === n;
-    case '<':
-      return (c) => c < n;
-    case '<=':
-      return (c) => c <= n;
-    case '%':
-      return n === 0 ? null : (c) => c % n === 0;
-    default:
-      return null;
-  }
+  /** Its hits since set, against its hit condition (hit-count.ts). */
+  readonly hits: HitCount;
 }
 
 /**
@@ -114,11 +90,8 @@ export function checkBreakpoints(file: string, breakpoints: readonly Breakpoint[
     if (lines === null) return status(false, `cannot read ${path}: ${readError}`);
     if (bp.line > lines.length) return status(false, `${path} has only ${lines.length} lines`);
     if (!isSuspensionLine(lines[bp.line - 1]!)) return status(false, 'a task can only stop where it suspends: put the breakpoint on a line with yield*');
-    let hit: ((count: number) => boolean) | null = null;
-    if (bp.hitCondition !== undefined && bp.hitCondition.trim() !== '') {
-      hit = parseHitCondition(bp.hitCondition);
-      if (hit === null) return status(false, `hit condition ${JSON.stringify(bp.hitCondition)} is not one of N, >=N, >N, ==N, <N, <=N, %N`);
-    }
+    const hitCondition = hitConditionOf(bp.hitCondition);
+    if ('refused' in hitCondition) return status(false, hitCondition.refused);
     let condition: string | null = null;
     if (bp.condition !== undefined && bp.condition.trim() !== '') {
       try {
@@ -128,7 +101,7 @@ export function checkBreakpoints(file: string, breakpoints: readonly Breakpoint[
       }
       condition = bp.condition;
     }
-    entries.push({ file: path, line: bp.line, condition, hit, hits: 0 });
+    entries.push({ file: path, line: bp.line, condition, hits: new HitCount(hitCondition.test) });
     return tracking ? status(true) : status(true, 'inspection is off: frames are not tracked, so this breakpoint cannot hit until a run with inspection on');
   });
   return { statuses, entries };

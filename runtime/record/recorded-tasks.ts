@@ -29,10 +29,11 @@
 // the run's ids (the CREATED records' ids), never the log's numbers.
 
 import type { AwaitInfo, TaskState, TaskSummary } from '../../protocol/host-protocol';
-import { Outcome, RunLogDecoder, siteChain, siteKind, type RunLogVisitor } from './run-log';
+import { Outcome, siteChain, siteKind, type RunLogVisitor } from './run-log';
 import type { TableNotes } from './await-details';
 import { NoTaskCancels, type OutsideCancels } from './asked-cancels';
 import { LoggedCancels } from './logged-cancels';
+import { RunLogFeed } from './run-log-feed';
 
 /** One task as the log tells it, over the whole recording read so far. */
 interface TaskLog {
@@ -96,7 +97,8 @@ export interface RecordedTable {
 }
 
 export class RecordedTasks implements RunLogVisitor {
-  private readonly decoder: RunLogDecoder;
+  /** The decode of the log it reads (shared with the run's other reader, when given one). */
+  private readonly feed: RunLogFeed;
   private readonly tasks: TaskLog[] = [];
   private readonly byId = new Map<number, TaskLog>();
   /** Tasks in the order they finished, with the tick each did. */
@@ -117,8 +119,11 @@ export class RecordedTasks implements RunLogVisitor {
     what: string,
     /** Who asked the cancels made from outside the loop, when the recording says (the CLI's signal): as its replays attribute them. */
     outsideCancels: OutsideCancels | null = null,
+    /** One decode of the run's log for its readers (run-log-feed.ts); default: a decode of its own. */
+    feed: RunLogFeed = new RunLogFeed(what),
   ) {
-    this.decoder = new RunLogDecoder(this, what);
+    this.feed = feed;
+    feed.join(this);
     this.noTaskCancels = new NoTaskCancels(outsideCancels);
   }
 
@@ -130,7 +135,7 @@ export class RecordedTasks implements RunLogVisitor {
   /** Decodes the records written since the last call, up to `upTo` (the end of a tick); `notes`: the table notes so far (they only grow). */
   update(events: Uint8Array, upTo = events.length, notes: TableNotes | null = null): void {
     this.notes = notes;
-    this.decoder.decode(events, null, upTo);
+    this.feed.update(events, upTo);
   }
 
   /** The last tick up to `tick` in which task `id` (its recorded id) stepped; null: none (or no such task). */

@@ -24,10 +24,11 @@
 //   since the task's previous suspension) only in one task's timeline (`taskId`).
 
 import type { CancelOrigin, Timeline, TimelineLane, TimelineMark, TimelineSegment, Waker } from '../../protocol/host-protocol';
-import { Outcome, RunLogDecoder, WokenBy, siteChain as chainOf, type RunLogVisitor } from './run-log';
+import { Outcome, WokenBy, siteChain as chainOf, type RunLogVisitor } from './run-log';
 import type { SocketInputKind } from '../socket';
 import { NoTaskCancels, type AskedCancel, type OutsideCancels } from './asked-cancels';
 import { LoggedCancels } from './logged-cancels';
+import { RunLogFeed } from './run-log-feed';
 
 /**
  * A segment as built: a suspended one keeps the SITE record it began with ('queue.get @
@@ -68,7 +69,8 @@ interface LaneState {
 
 
 export class RunTimeline implements RunLogVisitor {
-  private readonly decoder: RunLogDecoder;
+  /** The decode of the log it reads (shared with the run's other reader, when given one). */
+  private readonly feed: RunLogFeed;
   private readonly lanes: LaneState[] = [];
   private readonly marks: TimelineMark[] = [];
   /** Seconds of each tick's start, tick i at index i - 1. */
@@ -91,8 +93,11 @@ export class RunTimeline implements RunLogVisitor {
   constructor(
     what: string,
     outsideCancels: OutsideCancels | null = null,
+    /** One decode of the run's log for its readers (run-log-feed.ts); default: a decode of its own. */
+    feed: RunLogFeed = new RunLogFeed(what),
   ) {
-    this.decoder = new RunLogDecoder(this, what);
+    this.feed = feed;
+    feed.join(this);
     this.noTaskCancels = new NoTaskCancels(outsideCancels);
   }
 
@@ -105,7 +110,7 @@ export class RunTimeline implements RunLogVisitor {
   update(events: Uint8Array, upTo = events.length, details: readonly string[] | null = null, asked: ReadonlyArray<AskedCancel | null> | null = null): void {
     this.details = details;
     this.asked = asked;
-    this.decoder.decode(events, null, upTo);
+    this.feed.update(events, upTo);
   }
 
   /** The protocol's Timeline, or what changed after `sinceTick` (clamped to the ticks decoded); `taskId`: only that task's lane and marks. */

@@ -48,6 +48,7 @@ import { ProtocolError } from '../../../protocol/rpc';
 import type { CdpPaused, LineDebugger } from '../worker/line-debugger';
 import { isAtStop } from './past-line-walk';
 import { FIRST_STRETCH } from '../shared/hit-scan';
+import { countedFrom, scanCounting } from '../../inspect/hit-count';
 
 type ScanResult = ScanTicksResult;
 
@@ -154,20 +155,14 @@ export class PastHitSearch {
     return this.planted !== null && this.dbg.isStopped();
   }
 
-  /** The breakpoints as a scan counts them (hit conditions), a suspension breakpoint with what the loop's check needs. */
+  /** The breakpoints as a scan counts them (hit conditions: hit-count.ts), a suspension breakpoint with what the loop's check needs. */
   private scanBreakpoints(breakpoints: readonly ArmedBreakpoint[]): ScanTicksParams['breakpoints'] {
     return breakpoints.map((b) => {
-      const out: ScanTicksParams['breakpoints'][number] = b.hitCondition === undefined ? {} : b.hitsSince === undefined ? { hitCondition: b.hitCondition } : { hitCondition: b.hitCondition, since: b.hitsSince.tick };
+      const { hitCondition, since } = scanCounting(b);
+      const out: ScanTicksParams['breakpoints'][number] = hitCondition === undefined ? {} : since === undefined ? { hitCondition } : { hitCondition, since };
       if (b.atSuspension === true) out.atSuspension = b.condition === undefined ? { file: b.file, line: b.line } : { file: b.file, line: b.line, condition: b.condition };
       return out;
     });
-  }
-
-  /** Where a stretch that would start at `from` starts: no later than where the hit conditions count from (the run's start, or the tick each was set in). */
-  private countedFrom(breakpoints: readonly ArmedBreakpoint[], from: number): number {
-    let start = from;
-    for (const b of breakpoints) if (b.hitCondition !== undefined) start = Math.min(start, b.hitsSince?.tick ?? 0);
-    return start;
   }
 
   /** A suspension breakpoint's hit, as answered: the caller shows its tick. */
@@ -178,7 +173,7 @@ export class PastHitSearch {
 
   /** The hits counted before a stretch, per breakpoint: the live debugger's, for one set while the run went. */
   private countsOf(breakpoints: readonly ArmedBreakpoint[]): number[] {
-    return breakpoints.map((b) => (b.hitCondition !== undefined ? (b.hitsSince?.before ?? 0) : 0));
+    return breakpoints.map((b) => scanCounting(b).before);
   }
 
   private async back(bound: HitBound, floor: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted, key: string, known: PastHitSearch['known']): Promise<BreakpointHitLanding> {
@@ -186,7 +181,7 @@ export class PastHitSearch {
       // The hit before the one shown was scanned already.
       const hit = known.hits[known.at - 1]!;
       if (hit.tick <= floor) return { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: floor, to: bound.tick };
-      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at - 1), this.countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
+      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at - 1), countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
       this.known = { ...known, at: known.at - 1 };
       return landing;
     }
@@ -194,7 +189,7 @@ export class PastHitSearch {
     let to = known !== null ? known.from : bound.tick;
     let stretch = FIRST_STRETCH;
     while (to > floor) {
-      const from = this.countedFrom(breakpoints, Math.max(floor, to - stretch));
+      const from = countedFrom(breakpoints, Math.max(floor, to - stretch));
       const params: ScanTicksParams = { from, to, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations };
       const marker = this.markerOf(bound, planted, to);
       if (marker !== undefined) params.marker = marker;
@@ -212,7 +207,7 @@ export class PastHitSearch {
       if (tickHit !== undefined && (last < 0 || tickHit.tick >= before[last]!.tick)) return this.tickLanding(tickHit, breakpoints);
       if (last >= 0 && before[last]!.tick > floor) {
         const hit = before[last]!;
-        const landing = await this.stopAt(hit, ordinalOf(before, last), this.countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
+        const landing = await this.stopAt(hit, ordinalOf(before, last), countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
         this.known = { key, hits: before, from, at: last };
         return landing;
       }
@@ -230,13 +225,13 @@ export class PastHitSearch {
       // The hit after the one shown was scanned already (no other comes between).
       const hit = known.hits[known.at + 1]!;
       if (hit.tick > ceiling) return none;
-      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at + 1), this.countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
+      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at + 1), countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
       this.known = { ...known, at: known.at + 1 };
       return landing;
     }
     if (start >= ceiling) return none;
     if (breakpoints.some((b) => b.atSuspension === true)) return this.forwardWithTicks(bound, start, ceiling, breakpoints, planted, none, ending);
-    const params: ScanTicksParams = { from: this.countedFrom(breakpoints, start), to: ceiling, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, stop: { kind: 'first', afterTick: start } };
+    const params: ScanTicksParams = { from: countedFrom(breakpoints, start), to: ceiling, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, stop: { kind: 'first', afterTick: start } };
     const marker = this.markerOf(bound, planted, bound.tick);
     if (marker !== undefined) params.marker = marker;
     this.endAt(params, ending, planted);
@@ -265,7 +260,7 @@ export class PastHitSearch {
    * the same tick; a line hit's tick is replayed once more to stop on it.
    */
   private async forwardWithTicks(bound: HitBound, start: number, ceiling: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted, none: BreakpointHitLanding, ending: HitBound | null): Promise<BreakpointHitLanding> {
-    const params: ScanTicksParams = { from: this.countedFrom(breakpoints, start), to: ceiling, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations };
+    const params: ScanTicksParams = { from: countedFrom(breakpoints, start), to: ceiling, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations };
     const marker = this.markerOf(bound, planted, bound.tick);
     if (marker !== undefined) params.marker = marker;
     this.endAt(params, ending, planted);
@@ -279,7 +274,7 @@ export class PastHitSearch {
     if (tickHit !== undefined && (line < 0 || tickHit.tick < r.hits[line]!.tick)) return this.tickLanding(tickHit, breakpoints);
     if (line < 0) return none;
     const hit = r.hits[line]!;
-    return this.stopAt(hit, ordinalOf(r.hits, line), this.countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
+    return this.stopAt(hit, ordinalOf(r.hits, line), countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
   }
 
   /** Replays the hit's tick once more and stops on it (the `ordinal`th hit of its tick). */

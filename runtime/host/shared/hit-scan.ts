@@ -34,7 +34,8 @@
 
 import { resolve as resolvePath } from 'node:path';
 import type { EventLoop, LoopObserver } from '../../loop';
-import { parseHitCondition, SuspensionBreakpoints } from '../../inspect/suspension-breakpoints';
+import { scanCount, type HitCount } from '../../inspect/hit-count';
+import { SuspensionBreakpoints } from '../../inspect/suspension-breakpoints';
 import type { Breakpoint, ScanHit, ScanTicksParams, ScanTicksResult } from '../../../protocol/host-protocol';
 
 /** Ticks of a backward search's first stretch, right before the moment searched from (past-hit-search.ts; each earlier one is twice as long). */
@@ -54,10 +55,8 @@ export class HitScan {
   stopped = false;
   /** The live line stop the search ends at (`until`) was reached: nothing after it is the past's. */
   untilReached = false;
-  private readonly counts: number[];
-  private readonly hitConditions: Array<((count: number) => boolean) | null>;
-  /** Per breakpoint with a hit condition: the tick it was set in (its hits up to it do not count). */
-  private readonly since: number[];
+  /** Per breakpoint: its hits counted (hit-count.ts), from `counts`, those up to the tick it was set in (`since`) not counted. */
+  private readonly counters: HitCount[];
   /** At a pause for the marker: the hits met at that moment, recorded only if it is not the marker. */
   private pending: Array<{ bp: number }> | null = null;
   /** Told the tick of the hit asked for when the scan stops there (a forward search's first hit: its moment becomes the viewed one). */
@@ -71,9 +70,7 @@ export class HitScan {
   private readonly check: SuspensionBreakpoints | null = null;
 
   constructor(private readonly params: ScanTicksParams) {
-    this.counts = params.breakpoints.map((_, i) => params.counts?.[i] ?? 0);
-    this.hitConditions = params.breakpoints.map((b) => (b.hitCondition === undefined ? null : parseHitCondition(b.hitCondition)));
-    this.since = params.breakpoints.map((b) => (b.hitCondition === undefined ? 0 : (b.since ?? 0)));
+    this.counters = params.breakpoints.map((b, i) => scanCount(b, params.counts?.[i] ?? 0));
     const index = new Map<string, number>();
     const byFile = new Map<string, Breakpoint[]>();
     params.breakpoints.forEach((b, i) => {
@@ -114,23 +111,15 @@ export class HitScan {
     if (loop === null) return false;
     const tick = loop.tickCount();
     // A warm-up tick: where the live run stopped (no hit condition: at every hit), nothing counted.
-    if (tick <= this.params.from) return this.hitConditions[bp] === null && tick > this.since[bp]!;
+    const counter = this.counters[bp]!;
+    if (tick <= this.params.from) return counter.test === null && counter.countsIn(tick);
     // The loop stops after its tick: in the live stop's tick that is after the live stop.
     const until = this.params.until;
     if (until !== undefined && tick >= until.tick) return false;
-    const count = this.counted(bp, tick);
+    const count = counter.count(tick);
     if (count === null) return false;
     this.tickHits.push({ bp, tick, taskId, count, description });
     return true;
-  }
-
-  /** Counts a hit of breakpoint `bp` in `tick` (since it was set, from `counts`): its count when its hit condition lets it through, else null. */
-  private counted(bp: number, tick: number): number | null {
-    if (tick <= this.since[bp]!) return null;
-    const count = ++this.counts[bp]!;
-    const hc = this.hitConditions[bp];
-    if (hc !== undefined && hc !== null && !hc(count)) return null;
-    return count;
   }
 
   /** A scan breakpoint's condition: the breakpoints of that location whose condition held (`met`); true pauses the thread. */
@@ -194,7 +183,7 @@ export class HitScan {
   private record(held: ReadonlyArray<{ bp: number }>, tick: number, taskId: number | null): boolean {
     let stop = false;
     for (const { bp } of held) {
-      const count = this.counted(bp, tick);
+      const count = this.counters[bp]!.count(tick);
       if (count === null) continue;
       if (tick !== this.lastTick) {
         this.lastTick = tick;

@@ -14,12 +14,12 @@
 
 import { resolve as resolvePath } from 'node:path';
 import type { ArmedBreakpoint, Breakpoint, BreakpointStatus } from '../../../protocol/host-protocol';
-import type { BreakpointsSetAt } from './line-debugger';
+import { HitsSince, type BreakpointsSetAt } from '../../inspect/hit-count';
 
 interface FileBreakpoints {
   readonly breakpoints: ArmedBreakpoint[];
-  /** The tick the file's breakpoints were set in (null: count from the run's start; a promise until the main thread has said it). */
-  since: number | null;
+  /** Since when the file's hit conditions count (hit-count.ts; null: from the run's start; the tick unknown until the main thread has said it). */
+  since: HitsSince | null;
 }
 
 export class ArmedLoopBreakpoints {
@@ -40,16 +40,8 @@ export class ArmedLoopBreakpoints {
       this.files.delete(path);
       return;
     }
-    const entry: FileBreakpoints = { breakpoints: armed, since: setAt === 'start' ? null : 'tick' in setAt ? setAt.tick : null };
-    this.files.set(path, entry);
-    if (setAt !== 'start' && 'telling' in setAt) {
-      void setAt.telling.then(
-        (tick) => {
-          if (this.files.get(path) === entry) entry.since = tick;
-        },
-        () => undefined,
-      );
-    }
+    // The loop's count starts again at each set of the file: no hit of it is counted before (no tick noted).
+    this.files.set(path, { breakpoints: armed, since: HitsSince.from(setAt) });
   }
 
   /** A new run (a launch, a recording opened): the hit conditions count from its start. */
@@ -61,7 +53,8 @@ export class ArmedLoopBreakpoints {
   armed(): ArmedBreakpoint[] {
     const out: ArmedBreakpoint[] = [];
     for (const f of this.files.values()) {
-      for (const b of f.breakpoints) out.push(b.hitCondition !== undefined && f.since !== null ? { ...b, hitsSince: { tick: f.since, before: 0 } } : { ...b });
+      const since = f.since?.offset() ?? null;
+      for (const b of f.breakpoints) out.push(b.hitCondition !== undefined && since !== null ? { ...b, hitsSince: since } : { ...b });
     }
     return out;
   }

@@ -33,7 +33,7 @@ import { readFileSync } from 'node:fs';
 import type { ArmedBreakpoint, LineFrameInfo, LineStopPrint, LineStepKind, LineStepMode, SourcePosition, VariableInfo, Breakpoint, BreakpointStatus, HostEvents } from '../../../protocol/host-protocol';
 import { SourcePositionMapper, urlToPath } from '../../inspect/source-positions';
 import { GeneratedPositions } from '../../inspect/generated-positions';
-import { parseHitCondition } from '../../inspect/suspension-breakpoints';
+import { HitCount, hitConditionOf, HitsSince, type BreakpointsSetAt } from '../../inspect/hit-count';
 import { addHeldTime, holdBegan } from '../../held-time';
 
 /** The CDP shapes used here (node:inspector's own protocol types, narrowed to what is read). */
@@ -100,26 +100,14 @@ interface LineBreakpointEntry {
   /** As the client set it (a breakpoint search of the past arms it again: armedBreakpoints). */
   readonly spec: Breakpoint;
   readonly condition: string | null;
-  readonly hit: ((count: number) => boolean) | null;
-  hits: number;
+  /** Its hits, against its hit condition (hit-count.ts). */
+  readonly hits: HitCount;
   readonly cdpIds: string[];
   /** A hit condition set while the run went: its hits count since then (armedBreakpoints tells a search of the past). */
-  counting: HitCounting | null;
+  counting: HitsSince | null;
 }
 
-/**
- * Where a hit condition set while the run went counts from: the tick it was set in (null until
- * the main thread has said it, for one set while it ran), and the ticks of the hits counted
- * live while they may still be in that tick (its hits up to that tick's end are `before`).
- */
-interface HitCounting {
-  since: number | null;
-  ticks: number[];
-  open: boolean;
-}
-
-/** When line breakpoints are set: before the run or once it has finished ('start': their hits count from its start), stopped in tick `tick`, or while it runs (the tick it was at, once told). */
-export type BreakpointsSetAt = 'start' | { tick: number } | { telling: Promise<number> };
+export type { BreakpointsSetAt } from '../../inspect/hit-count';
 
 /**
  * The runtime's own library (queue.ts, lock.ts, sleep.ts, ...): a task the loop resumes is often
@@ -291,12 +279,13 @@ export class LineDebugger {
     const entries: LineBreakpointEntry[] = [];
     const statuses: BreakpointStatus[] = [];
     for (const [i, bp] of breakpoints.entries()) {
-      const hit = bp.hitCondition !== undefined && bp.hitCondition.trim() !== '' ? parseHitCondition(bp.hitCondition) : null;
-      if (bp.hitCondition !== undefined && bp.hitCondition.trim() !== '' && hit === null) {
-        statuses.push({ file, line: bp.line, verified: false, message: `hit condition ${JSON.stringify(bp.hitCondition)} is not one of N, >=N, >N, ==N, <N, <=N, %N` });
+      const hitCondition = hitConditionOf(bp.hitCondition);
+      if ('refused' in hitCondition) {
+        statuses.push({ file, line: bp.line, verified: false, message: hitCondition.refused });
         continue;
       }
-      const entry: LineBreakpointEntry = reuse?.[i] ?? { file, line: bp.line, spec: bp, condition: conditionOf(bp), hit, hits: 0, cdpIds: [], counting: hit === null ? null : countingFrom(setAt) };
+      const hit = hitCondition.test;
+      const entry: LineBreakpointEntry = reuse?.[i] ?? { file, line: bp.line, spec: bp, condition: conditionOf(bp), hits: new HitCount(hit), cdpIds: [], counting: hit === null ? null : HitsSince.from(setAt) };
       entries.push(entry);
       let placedLine: number | null = null;
       for (const at of this.generatedLocations(file, bp.line, text.length)) {
@@ -342,7 +331,7 @@ export class LineDebugger {
   newRun(): void {
     for (const entries of this.wanted.values()) {
       for (const e of entries) {
-        e.hits = 0;
+        e.hits.reset();
         e.counting = null;
       }
     }
@@ -357,8 +346,8 @@ export class LineDebugger {
         const bp: ArmedBreakpoint = { file: e.file, line: e.line };
         if (e.spec.condition !== undefined && e.spec.condition.trim() !== '') bp.condition = e.spec.condition;
         if (e.spec.hitCondition !== undefined && e.spec.hitCondition.trim() !== '') bp.hitCondition = e.spec.hitCondition;
-        const since = e.counting?.since ?? null;
-        if (bp.hitCondition !== undefined && since !== null) bp.hitsSince = { tick: since, before: e.counting!.ticks.filter((t) => t <= since).length };
+        const since = e.counting?.offset() ?? null;
+        if (bp.hitCondition !== undefined && since !== null) bp.hitsSince = since;
         out.push(bp);
       }
     }
@@ -450,9 +439,9 @@ export class LineDebugger {
     if (userHits.length > 0) {
       let stop = false;
       for (const e of userHits) {
-        e.hits++;
+        const count = e.hits.count();
         if (e.counting?.open === true) await this.noteHitTick(e.counting);
-        if (e.hit === null || e.hit(e.hits)) stop = true;
+        if (count !== null) stop = true;
       }
       if (stop) return this.stop('breakpoint');
       if (step === null) return this.resume(false);
@@ -520,11 +509,9 @@ export class LineDebugger {
   }
 
   /** A hit counted live of a hit condition set while the run went: its tick, while it may be the one the breakpoint was set in. */
-  private async noteHitTick(counting: HitCounting): Promise<void> {
+  private async noteHitTick(counting: HitsSince): Promise<void> {
     const w = (await this.callMain('where()').catch(() => null)) as { tick?: unknown } | null;
-    if (typeof w?.tick !== 'number') return;
-    counting.ticks.push(w.tick);
-    if (counting.since !== null && w.tick > counting.since) counting.open = false;
+    if (typeof w?.tick === 'number') counting.noteTick(w.tick);
   }
 
   private async stop(reason: 'breakpoint' | 'step' | 'pause'): Promise<void> {
@@ -867,22 +854,4 @@ function conditionOf(bp: Breakpoint): string | null {
   const template = bp.logMessage.replace(/[`\\]/g, (c) => `\\${c}`).replace(/\$(?!\{)/g, '\\$').replace(/\{([^}]+)\}/g, '${$1}');
   const log = `(console.log(\`${template}\`), false)`;
   return cond === null ? log : `(${cond}) && ${log}`;
-}
-
-/** A hit condition's counting, as set at `setAt` (null: from the run's start). */
-function countingFrom(setAt: BreakpointsSetAt): HitCounting | null {
-  if (setAt === 'start') return null;
-  if ('tick' in setAt) return { since: setAt.tick, ticks: [], open: true };
-  const counting: HitCounting = { since: null, ticks: [], open: true };
-  void setAt.telling.then(
-    (tick) => {
-      counting.since = tick;
-      if (counting.ticks.some((t) => t > tick)) counting.open = false;
-    },
-    () => {
-      // Not told (the run went away): its hits count from the start.
-      counting.open = false;
-    },
-  );
-  return counting;
 }

@@ -21,16 +21,12 @@
 // finished run, a loop-level stop), of the whole recording so far (the worker's hit replay,
 // started at the first search, whose copy is the run's recording between ticks).
 //
-// While a past line is shown, the line requests (lineStack, lineVariables, lineEvaluate) are
-// the replay host's; a step back or forward moves through the replayed lines (pastLine), and
-// reaching the live stop is the present again; a step back from the task's first line of this
-// step goes into its step before, an earlier tick (`beforeStop`), where moves go on as from a
-// hit. From a breakpoint hit shown (and the lines reached from it: `atHit`), steps move through
-// that task's lines around the hit instead (pastHitLine), forward past it through the ticks
-// before the present. A seek to a past tick (seekTick, e.g. a step back from the task's first
-// line of this step to its previous suspension, when no earlier step ran a line) is also the
-// replay host's, and while one is viewed, so are the moment's queries (snapshot, taskDetail,
-// variables, graph, lints, evaluate); its `viewedTick` is told in the live run's id.
+// It answers moves through the past: the live stop's walk (walkStop: pastLine, stepping back
+// from the task's first line of this step into its step before, an earlier tick), a walk
+// anchored at a hit (walkFromHit: pastHitLine), a seek to a past tick (seekPast), and the
+// line and moment queries while the past is shown (request); what it shows is the worker's
+// position (PastView, worker-position.ts), not kept here. Its `viewedTick` is told in the
+// live run's id.
 //
 // Invariants: the live worker keeps one line stop replay host per run at most, ended with the
 // run (a run-changing request, the run finishing) and when the client goes away; a replay host
@@ -46,7 +42,7 @@ import { unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { PROTOCOL_VERSION, type RecordingMark, type BreakpointHitLanding, type HostEvents, type LineStepKind, type LineStopPrint, type PastLineLanding, type ViewedMoment } from '../../../protocol/host-protocol';
+import { PROTOCOL_VERSION, type RecordingMark, type BreakpointHitLanding, type HostEvents, type LineStepKind, type LineStopPrint, type PastLineLanding } from '../../../protocol/host-protocol';
 import type { HostAndReplayHostMethods, ReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import { ProtocolError, RpcEndpoint } from '../../../protocol/rpc';
 import { StreamTransport } from '../../../protocol/stream-transport';
@@ -64,6 +60,12 @@ export function lineReplayFile(): string {
 
 /** Queries answered for the viewed past tick while one is viewed. */
 export const MOMENT_QUERIES: ReadonlySet<string> = new Set(['snapshot', 'taskDetail', 'variables', 'graph', 'lints', 'evaluate']);
+
+/** The host's script and node options: a line replay host is started alike. */
+export interface HostStart {
+  readonly script: string;
+  readonly execArgv: readonly string[];
+}
 
 /** The live stop the replay is of. */
 export interface LiveLineStop {
@@ -89,20 +91,6 @@ export interface ReplayGrowth {
 }
 
 export class LineReplayHost {
-  /** A past line is shown (the replay host is stopped on it). */
-  pastLine = false;
-  /** A past tick is viewed (seekTick): the moment's queries are the replay host's. */
-  viewing = false;
-  /** The past line shown is the stop's walk's (pastLine, not a breakpoint search's hit): the moment's queries are the replay host's too (its traced replay is its viewed moment). */
-  walkedLine = false;
-  /**
-   * The past line shown is a breakpoint hit (findHit), or a line reached from one by line moves
-   * (moveAtHit), or a line of an earlier step of the live stop's task (`beforeStop`): moves
-   * from it are pastHitLine's.
-   */
-  atHit = false;
-  /** The past line shown is in an earlier step of the live stop's task (a step back from its first line of this step): the present a move comes to is the live stop. */
-  beforeStop = false;
   /** A newer live stop (a line step in the same tick) is shown: restop() before the next move. */
   stale = false;
   /** The live run's id (of the recording opened last). */
@@ -121,7 +109,7 @@ export class LineReplayHost {
   ) {}
 
   /** Forks a replay host: loaded and idle (it replays nothing until a recording is opened in it). */
-  static async fork(host: { script: string; execArgv: readonly string[] }): Promise<LineReplayHost> {
+  static async fork(host: HostStart): Promise<LineReplayHost> {
     const child = fork(host.script, [`--client-fd=${CLIENT_FD}`, LINE_REPLAY_ARG], { execArgv: [...host.execArgv], stdio: ['ignore', 'ignore', 'ignore', 'ipc', 'pipe'], serialization: 'json' });
     const endpoint = new RpcEndpoint<HostAndReplayHostMethods, Record<string, never>, HostEvents, Record<string, never>>(new StreamTransport(child.stdio[CLIENT_FD] as Duplex));
     const replay = new LineReplayHost(child, endpoint);
@@ -142,7 +130,7 @@ export class LineReplayHost {
    * Writes the live run's recording (`writeCopy(path)`: a ProtocolError when the run was not
    * recorded), then forks a replay host and opens it there.
    */
-  static async start(host: { script: string; execArgv: readonly string[] }, stop: Omit<LiveLineStop, 'runId'> | null, writeCopy: (path: string) => Promise<ReplayCopy>): Promise<LineReplayHost> {
+  static async start(host: HostStart, stop: Omit<LiveLineStop, 'runId'> | null, writeCopy: (path: string) => Promise<ReplayCopy>): Promise<LineReplayHost> {
     const path = lineReplayFile();
     try {
       const written = await writeCopy(path);
@@ -217,94 +205,51 @@ export class LineReplayHost {
     this.mark = written.to;
   }
 
-  /** The run went on from the stop (or stopped in another tick): its past is opened again at the next use. */
+  /** The run went on from the stop (or stopped in another tick): its past is opened again at the next use (what it showed: PastView.drop). */
   forget(): void {
     this.liveStop = null;
-    this.pastLine = false;
-    this.walkedLine = false;
-    this.atHit = false;
-    this.beforeStop = false;
-    this.viewing = false;
     this.stale = false;
   }
 
   /**
    * The live thread stopped again in the same tick (a line step): the recording through the
-   * start of that tick still holds, so this replay host serves the new stop (a walk of its own).
+   * start of that tick still holds, so this replay host serves the new stop (a walk of its own;
+   * the caller has left the line shown: PastView).
    */
-  async restop(stop: Omit<LiveLineStop, 'runId'>): Promise<void> {
-    await this.move('leave');
-    this.viewing = false;
+  restop(stop: Omit<LiveLineStop, 'runId'>): void {
     this.liveStop = { ...stop, runId: this.runId };
     this.stale = false;
   }
 
-  /** A move through the stopped task's replayed lines: back, forward ('over', 'into', 'out'), or 'leave' (the present again). */
-  async move(move: 'back' | 'leave' | LineStepKind): Promise<PastLineLanding> {
-    if (move === 'leave' && !this.pastLine) return { landed: 'present' };
-    if (this.atHit) return this.moveAtHit(move);
-    this.viewing = false;
-    const landing = await this.endpoint.request('pastLine', { tick: this.stop.tick, taskId: this.stop.taskId, stop: this.stop.print, move });
-    this.pastLine = landing.landed === 'line';
-    this.walkedLine = this.pastLine;
-    // Back from the task's first line of this step into an earlier step: a walk anchored there (as at a hit) goes on.
-    this.atHit = landing.landed === 'line' && landing.tick !== undefined;
-    this.beforeStop = this.atHit;
-    return landing;
+  /** A move of the live stop's walk through its task's replayed lines (pastLine): back, forward ('over', 'into', 'out'), or 'leave'. */
+  walkStop(move: 'back' | 'leave' | LineStepKind): Promise<PastLineLanding> {
+    return this.endpoint.request('pastLine', { tick: this.stop.tick, taskId: this.stop.taskId, stop: this.stop.print, move });
   }
 
   /**
    * A move through the lines of the task of the hit shown (pastHitLine): back, forward by line
-   * past it (through the last tick before the present), or 'leave'. Off a line (the present,
-   * the task's previous suspension), the hit is no longer shown.
+   * past it (through the last tick before the present), or 'leave'.
    */
-  async moveAtHit(move: 'back' | 'leave' | LineStepKind): Promise<PastLineLanding> {
+  walkFromHit(move: 'back' | 'leave' | LineStepKind): Promise<PastLineLanding> {
     // A live line stop held: a walk of its task goes on into its tick to it, the present (what its tick runs after it is not the past).
     const live = this.liveStop;
-    const landing = await this.endpoint.request('pastHitLine', live === null ? { move, ceiling: this.ticks } : { move, ceiling: this.ticks, present: { tick: live.tick, taskId: live.taskId, print: live.print } });
-    this.pastLine = landing.landed === 'line';
-    // From an earlier step of the live stop's task forward into the live stop's step: a line of that step (no tick: the stop's), the stop's own walk again.
-    const ofStop = this.beforeStop && landing.landed === 'line' && landing.tick === undefined;
-    this.atHit = this.pastLine && !ofStop;
-    if (!this.atHit) this.beforeStop = false;
-    this.walkedLine = this.pastLine && (ofStop || this.walkedLine);
-    return landing;
+    return this.endpoint.request('pastHitLine', live === null ? { move, ceiling: this.ticks } : { move, ceiling: this.ticks, present: { tick: live.tick, taskId: live.taskId, print: live.print } });
   }
 
   /**
-   * A search of the replayed past for a breakpoint's hit (pastHit, past-hit-search.ts): found,
-   * the replay host is stopped on it and its frames are the line requests' (pastLine).
+   * A search of the replayed past for a breakpoint's hit (pastHit, past-hit-search.ts), from the
+   * past line shown (`shown`): found, the replay host is stopped on it and its frames are the
+   * line requests'; none found, it stops on the line shown again.
    */
-  async findHit(params: ReplayHostMethods['pastHit']['params']): Promise<BreakpointHitLanding> {
-    this.viewing = false;
-    // A past line shown stays shown when no hit is found (the replay host stops on it again).
-    const shown = this.pastLine;
-    const wasAtHit = this.atHit;
-    this.pastLine = false;
-    this.walkedLine = false;
-    this.atHit = false;
-    const wasBeforeStop = this.beforeStop;
-    this.beforeStop = false;
-    const landing = await this.endpoint.request('pastHit', { ...params, shown });
-    // A loop breakpoint's hit ('tick') leaves the line shown: the caller seeks to its tick.
-    const stays = shown && landing.landed === 'none';
-    this.pastLine = landing.landed === 'line' || stays;
-    this.atHit = landing.landed === 'line' || (stays && wasAtHit);
-    this.beforeStop = stays && wasBeforeStop;
-    return landing;
+  searchHit(params: ReplayHostMethods['pastHit']['params']): Promise<BreakpointHitLanding> {
+    return this.endpoint.request('pastHit', params);
   }
 
-  /** Moves the viewed moment to a past tick (null: the present), in the live run's words. */
-  async seek(tick: number | null): Promise<ViewedMoment> {
-    await this.move('leave');
-    if (tick === null) this.viewing = false;
-    else {
-      if (tick < 1 || tick > this.ticks) throw new ProtocolError(`seekTick: run ${this.runId} has ticks 1..${this.ticks} recorded before the tick stopped in, not ${tick}`, 'badTick');
-      // Replayed before it answers: the moment's queries are then the replay's, with positions and locals (no second viewedTick reaches the views from here).
-      await this.endpoint.request('seekTick', { tick, replayed: true });
-      this.viewing = true;
-    }
-    return { runId: this.runId, tick, ticks: this.ticks };
+  /** Replays past tick `tick` there (its moment's queries are then the replay's, with positions and locals). */
+  async seekPast(tick: number): Promise<void> {
+    if (tick < 1 || tick > this.ticks) throw new ProtocolError(`seekTick: run ${this.runId} has ticks 1..${this.ticks} recorded before the tick stopped in, not ${tick}`, 'badTick');
+    // Replayed before it answers (no second viewedTick reaches the views from here).
+    await this.endpoint.request('seekTick', { tick, replayed: true });
   }
 
   /** Asks the replay host (a line query at a past line, a moment's query at a past tick). */

@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventLoop, Queue, VirtualClock, coroutine, sleep, type Coroutine, type Task } from '../../../runtime/index';
 import { CoroutineHooksHub } from '../../../runtime/inspect/coroutine-hooks';
-import { SuspensionBreakpoints, checkBreakpoints, evaluateCondition, parseHitCondition } from '../../../runtime/inspect/suspension-breakpoints';
+import { SuspensionBreakpoints, checkBreakpoints, evaluateCondition } from '../../../runtime/inspect/suspension-breakpoints';
+import { parseHitCondition } from '../../../runtime/inspect/hit-count';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const CRAWLER_TS = join(ROOT, 'runtime', 'crawler', 'crawler.ts');

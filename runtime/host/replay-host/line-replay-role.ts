@@ -1,0 +1,160 @@
+// Runs on a line replay host's worker thread (a host started with --line-replay): its replay role.
+//
+// LineReplayRole: what a line replay host's worker answers its live host (line-replay-host.ts
+// is the other end): pastLine walks the live host's stop (past-line-walk.ts), asking this
+// host's main thread to replay the tick (replayLineTick), and before the task's first line of
+// the step into its step before (intoStepBefore, as from a hit); pastHit searches the replayed
+// past for a line breakpoint's hit (past-hit-search.ts, with scanTicks); pastHitLine walks the
+// lines of the hit's task from there (a walk anchored at the hit, on through the ticks after it
+// while a step is under way).
+//
+// Invariants: one walk at a time (`walk`, disposed before another is made); `stopWalk` is the
+// live stop's walk only while `walk` is in an earlier step of its task (a step forward out of
+// that step goes on in it); a search releases the walk, a walk releases the search's stop.
+
+import type { HitBound, LineStopPrint, PastLineLanding, ScanTicksResult, Timeline } from '../../../protocol/host-protocol';
+import { parseReplayHostRequest } from '../../../protocol/replay-host-requests';
+import { ProtocolError } from '../../../protocol/rpc';
+import type { LineDebugger } from '../worker/line-debugger';
+import { stepEnds, stepsBefore } from '../worker/past-lines';
+import { PastHitSearch } from './past-hit-search';
+import { PastLineWalk } from './past-line-walk';
+
+export class LineReplayRole {
+  /** The walk through the replayed lines (past-line-walk.ts). */
+  private walk: PastLineWalk | null = null;
+  /** While `walk` is in an earlier step of a live stop's task (a step back from its first line of the step): the live stop's walk, where a step forward out of it goes on. */
+  private stopWalk: PastLineWalk | null = null;
+  /** The breakpoint searches (past-hit-search.ts). */
+  private hits: PastHitSearch | null = null;
+
+  constructor(
+    private readonly lineDebugger: LineDebugger,
+    /** Asks this host's main thread. */
+    private readonly askMain: (method: string, params: unknown) => Promise<unknown>,
+  ) {}
+
+  /** pastHit: a breakpoint search of the opened recording, from the past line shown if any. */
+  async pastHit(params: unknown): Promise<unknown> {
+    const d = this.lineDebugger;
+    const p = parseReplayHostRequest('pastHit', params);
+    let bound = p.bound;
+    const shown = p.shown === true && d.isStopped();
+    if (shown) {
+      const at = await d.stopPrint();
+      bound = at.taskId === null ? { tick: at.tick } : { tick: at.tick, taskId: at.taskId, print: at.print };
+    }
+    await this.walk?.dispose();
+    this.walk = null;
+    this.stopWalk = null;
+    this.hits ??= new PastHitSearch(d, async (ps) => (await this.askMain('scanTicks', ps)) as ScanTicksResult, (tick) => this.askMain('seekTick', { tick, replayed: true }));
+    return this.hits.find(p.direction, bound, p.floor, p.ceiling, p.breakpoints, shown, p.until ?? null);
+  }
+
+  /** pastHitLine: a move through the lines of the task of the hit shown (a walk anchored there), or of a line reached from it. */
+  async pastHitLine(params: unknown): Promise<PastLineLanding> {
+    const d = this.lineDebugger;
+    const p = parseReplayHostRequest('pastHitLine', params);
+    if (this.hits?.isStopped() === true) {
+      const at = await d.stopPrint();
+      if (at.taskId === null) throw new ProtocolError('pastHitLine: the hit shown is outside any task; its lines are walked through a task', 'badState');
+      await this.hits.leaveHit();
+      await this.walk?.dispose();
+      this.stopWalk = null;
+      // A hit of the live line stop's task: its walk goes on into the stop's tick, to the stop (the present).
+      const present = p.present !== undefined && p.present.taskId === at.taskId && p.present.print !== undefined ? p.present : null;
+      this.walk = this.walkOf(at.tick, at.taskId, at.print, present !== null ? Math.max(p.ceiling, present.tick) : p.ceiling, false, present);
+    } else if (this.walk === null || this.walk.ceiling === null) {
+      throw new ProtocolError('pastHitLine: no breakpoint hit is shown', 'badState');
+    }
+    let walk = this.walk;
+    let landing = await walk.move(p.move);
+    if (landing.landed === 'present' && p.move !== 'back' && p.move !== 'leave' && this.stopWalk !== null) {
+      // Forward out of the live stop's task's step before, into the live stop's step: its first line (the present when that is the live stop).
+      await walk.dispose();
+      walk = this.walk = this.stopWalk;
+      this.stopWalk = null;
+      landing = await walk.enterFirst();
+    }
+    // Before the task's first line of this step: the last line of its step before, when it ran one the walk sees.
+    return landing.landed === 'suspension' && p.move === 'back' ? this.intoStepBefore(walk, p.ceiling) : landing;
+  }
+
+  /** pastLine: a move through the replayed lines of the live host's stop. */
+  async pastLine(params: unknown): Promise<PastLineLanding> {
+    const p = parseReplayHostRequest('pastLine', params);
+    await this.hits?.release();
+    let walk = this.walk;
+    if (walk === null || !walk.isOf(p.tick, p.taskId, p.stop)) {
+      await walk?.dispose();
+      this.stopWalk = null;
+      walk = this.walk = this.walkOf(p.tick, p.taskId, p.stop);
+    }
+    const landing = await walk.move(p.move);
+    if (landing.landed !== 'suspension' || p.move !== 'back') return landing;
+    // Before the task's first line of this step: the last line of its step before (a walk anchored there, as from a hit's), through the tick before the live stop's.
+    const before = await this.intoStepBefore(walk, p.tick - 1);
+    if (before.landed === 'line' && before.tick !== undefined) this.stopWalk = walk;
+    return before;
+  }
+
+  /** A walk through task `taskId`'s replayed lines in tick `tick` (past-line-walk.ts), its ticks replayed by this host's main thread. */
+  private walkOf(tick: number, taskId: number, print: LineStopPrint, ceiling: number | null = null, lastOfTick = false, present: HitBound | null = null): PastLineWalk {
+    return new PastLineWalk(
+      this.lineDebugger,
+      (t) => this.askMain('replayLineTick', { tick: t }),
+      (t) => this.askMain('seekTick', { tick: t, replayed: true }),
+      tick,
+      taskId,
+      print,
+      ceiling,
+      lastOfTick,
+      present,
+    );
+  }
+
+  /**
+   * A step back before the task's first line of a step (a hit's, or the live stop's:
+   * pastHitLine, pastLine): the last line it ran of the walk's functions in an earlier step,
+   * however far back (past-lines.ts stepsBefore: the steps spent wholly in deeper calls, or in
+   * calls of none of the stop's functions, passed over by their recorded frames), replayed, a
+   * walk anchored there that goes on like a hit's, through `ceiling`; at the task's first step,
+   * the start of the task (startOfTask); else its previous suspension, saying why.
+   */
+  private async intoStepBefore(from: PastLineWalk, ceiling: number): Promise<PastLineLanding> {
+    const timeline = (await this.askMain('timeline', { taskId: from.taskId })) as Timeline;
+    const segments = timeline.lanes.find((l) => l.taskId === from.taskId)?.segments ?? [];
+    if (stepEnds(segments, from.tick).length === 0) return this.startOfTask(from);
+    const steps = stepsBefore(segments, from.tick, from.print.frames.length, from.print.names);
+    if (steps.length === 0) return { landed: 'suspension', why: `its steps before the one at tick ${from.tick} ran no line of the functions on these frames` };
+    await from.dispose();
+    this.walk = null;
+    // However far back: each step tried is one tick replayed, and the recorded chains leave only those that ran one of these functions.
+    let skipped = 0;
+    for (const step of steps) {
+      const earlier = this.walkOf(step.tick, from.taskId, from.print, from.present !== null ? from.ceiling : ceiling, true, from.present);
+      this.walk = earlier;
+      const passed = step.passedOver + skipped;
+      const between = passed === 0 ? '' : ` (its ${passed === 1 ? 'step' : `${passed} steps`} between ran no line of these frames' functions)`;
+      const landing = await earlier.enterLast(`the last line of its step at tick ${step.tick}, before its step at tick ${from.tick}${between}`);
+      if (landing !== null) return landing;
+      await earlier.dispose();
+      this.walk = null;
+      skipped = passed + 1;
+    }
+    return { landed: 'suspension', why: `its steps before the one at tick ${from.tick} ran no line of the functions on these frames (${steps.length} replayed to see)` };
+  }
+
+  /**
+   * Before the first line of the task's first step: nothing of it ran before, it is the start
+   * of the task. The walk stops on that first line again, its landing saying so; when that line
+   * is the live stop itself, the answer is a suspension saying why (the client finds none
+   * before it, and says the task is at its start).
+   */
+  private async startOfTask(from: PastLineWalk): Promise<PastLineLanding> {
+    const start = `the start of the task: its step at tick ${from.tick} is its first, nothing of it ran before`;
+    const again = await from.enterFirst();
+    if (again.landed === 'line') return { ...again, note: start };
+    return { landed: 'suspension', why: start };
+  }
+}

@@ -1,0 +1,86 @@
+// Runs on a runtime host's line debugger worker thread (live or line replay host): a client's setBreakpoints, split in two.
+//
+// BreakpointSplit: a file's breakpoints, split by line: those on a line with `yield` go to the
+// main thread (the loop stops where a task suspends, runtime/inspect/loop-control.ts) and are
+// kept as a search of the past arms them (ArmedLoopBreakpoints); the others are the line
+// debugger's (V8 breakpoints). The two answers are merged in the client's order. When they
+// are set counts for their hit conditions (hits since set, as a search of the past counts
+// them too): setAt.
+//
+// Invariants: one answer per request, in the order the client gave the breakpoints; a request
+// the worker cannot split (no file, no list) goes to the main thread whole, whose checks word
+// the refusal.
+
+import { readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import type { ArmedBreakpoint, Breakpoint } from '../../../protocol/host-protocol';
+import type { RequestMessage } from '../../../protocol/rpc';
+import { isSuspensionLine } from '../../inspect/suspension-breakpoints';
+import { ArmedLoopBreakpoints } from './armed-loop-breakpoints';
+import type { ClientViews } from './client-views';
+import type { BreakpointsSetAt, LineDebugger } from './line-debugger';
+import type { MainThreadLink } from './main-thread-link';
+
+export class BreakpointSplit {
+  /** The breakpoints the loop stops at (lines with yield), as a search of the past arms them beside the line debugger's. */
+  private readonly loop = new ArmedLoopBreakpoints();
+
+  constructor(
+    private readonly lineDebugger: () => LineDebugger,
+    private readonly main: MainThreadLink,
+    private readonly client: ClientViews,
+    /** The current run: null before its launch is answered; finished (or opened). */
+    private readonly run: () => { readonly id: number | null; readonly finished: boolean },
+  ) {}
+
+  /** A new run: hit conditions count from its start. */
+  newRun(): void {
+    this.loop.newRun();
+  }
+
+  /** Every breakpoint set, as a search of the past arms them: the line debugger's and the loop's. */
+  armed(): ArmedBreakpoint[] {
+    return [...this.lineDebugger().armedBreakpoints(), ...this.loop.armed()];
+  }
+
+  async set(m: RequestMessage): Promise<void> {
+    const d = this.lineDebugger();
+    const p = (typeof m.params === 'object' && m.params !== null ? m.params : {}) as { file?: unknown; breakpoints?: unknown };
+    if (typeof p.file !== 'string' || !Array.isArray(p.breakpoints)) {
+      // Let the host's own checks word the refusal.
+      if (d.isStopped()) await this.main.serveStopped(m);
+      else this.main.forward(m);
+      return;
+    }
+    const file = resolvePath(p.file);
+    let lines: string[] = [];
+    try {
+      lines = readFileSync(file, 'utf8').split('\n');
+    } catch {
+      // The host's checks say it cannot read the file.
+    }
+    const all = p.breakpoints as Breakpoint[];
+    const suspension = all.filter((b) => typeof b === 'object' && b !== null && (lines.length === 0 || isSuspensionLine(lines[(b.line ?? 0) - 1] ?? 'yield')));
+    const line = all.filter((b) => !suspension.includes(b));
+    const lineStatuses = await d.setLineBreakpoints(file, line, null, this.setAt(line));
+    // The main thread's part, asked as a request of our own.
+    const sub: RequestMessage = { kind: 'request', id: m.id, method: 'setBreakpoints', params: { file, breakpoints: suspension } };
+    const mainStatuses = await this.main.askMerge(sub, d.isStopped());
+    if (mainStatuses instanceof Error) return this.client.refuse(m.id, mainStatuses);
+    this.loop.set(file, suspension, mainStatuses, this.setAt(suspension));
+    this.client.respond(m.id, { breakpoints: all.map((b) => (suspension.includes(b) ? mainStatuses[suspension.indexOf(b)] : lineStatuses[line.indexOf(b)])) });
+  }
+
+  /**
+   * When breakpoints are set, for their hit conditions: before the run or once it has
+   * finished, from its start; at a line stop, its tick; else the tick the main thread is at
+   * (its snapshot's, asked only for a hit condition).
+   */
+  private setAt(breakpoints: readonly Breakpoint[]): BreakpointsSetAt {
+    const d = this.lineDebugger();
+    const run = this.run();
+    if (run.finished || run.id === null || !breakpoints.some((b) => b.hitCondition !== undefined && b.hitCondition.trim() !== '')) return 'start';
+    if (d.isStopped()) return { tick: d.tick() };
+    return { telling: this.main.ask('snapshot', {}).then((r) => (r as { tick: number }).tick) };
+  }
+}

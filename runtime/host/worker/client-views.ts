@@ -1,0 +1,101 @@
+// Runs on a runtime host's line debugger worker thread (live or line replay host): what it tells its client.
+//
+// ClientViews: the worker's side of the client pipe (StreamTransport, one JSON message per
+// line): answers (respond, refuse), events, and what the views are told of the past the
+// replay hosts show while a line stop holds the main thread: the moment (`viewedTick`: the
+// panel's cursor, table and stacks follow the debugger's past lines and hits, and come back
+// with it) and the past line shown (a `paused` with `pastLine`), or the live stop again.
+//
+// Invariants: every landing on a past line is told, in the same tick too (another line,
+// another task: another moment); the present is told once (toldPast null: told already); the
+// live stop shown again is its own last `paused` (livePaused), as a step.
+
+import type { HostEvents, PastLineLanding, ViewedMoment } from '../../../protocol/host-protocol';
+import type { ResponseMessage } from '../../../protocol/rpc';
+import type { StreamTransport } from '../../../protocol/stream-transport';
+import type { LineReplayHost } from './line-replay-host';
+
+export class ClientViews {
+  /** The live line stop's own `paused`, as the line debugger told it last. */
+  livePaused: HostEvents['paused'] | null = null;
+  /** The moment the views were told last while a line stop holds the main thread (the tick of a past line, hit or tick the replay host shows; null: the present). */
+  toldPast: number | null = null;
+
+  constructor(private readonly client: StreamTransport) {}
+
+  send(m: unknown): void {
+    this.client.send(m);
+  }
+
+  respond(id: number, result: unknown): void {
+    this.client.send({ kind: 'response', id, ok: true, result } satisfies ResponseMessage);
+  }
+
+  refuse(id: number, e: unknown, code = 'failed'): void {
+    this.client.send({ kind: 'response', id, ok: false, error: { message: e instanceof Error ? e.message : String(e), code } } satisfies ResponseMessage);
+  }
+
+  event<E extends keyof HostEvents>(event: E, body: HostEvents[E]): void {
+    if (event === 'paused') this.livePaused = body as HostEvents['paused'];
+    this.client.send({ kind: 'event', event, body });
+  }
+
+  /** The views move to the moment `tick` of replay host `r` (null: the present, told once). */
+  tellViewed(r: LineReplayHost, tick: number | null): void {
+    if (tick === null && this.toldPast === null) return;
+    this.toldPast = tick;
+    const body: ViewedMoment = { runId: r.runId, tick, ticks: Math.max(r.ticks, tick ?? 0), line: true };
+    this.client.send({ kind: 'event', event: 'viewedTick', body });
+  }
+
+  /** A seek of replay host `r` moved the views to `moment` (told as it is). */
+  tellSeek(moment: ViewedMoment): void {
+    this.toldPast = moment.tick;
+    this.client.send({ kind: 'event', event: 'viewedTick', body: moment });
+  }
+
+  /** The live stop goes on (continue): the views come back to the present if they were told a past, or `shownPast`. */
+  leavePast(r: LineReplayHost | null, shownPast: boolean): void {
+    if (r !== null && (shownPast || this.toldPast !== null)) this.client.send({ kind: 'event', event: 'viewedTick', body: { runId: r.runId, tick: null, ticks: r.ticks } });
+    this.toldPast = null;
+  }
+
+  /** The live stop shown again (its own `paused`, as a step). */
+  showLiveStop(): void {
+    if (this.livePaused !== null) this.client.send({ kind: 'event', event: 'paused', body: { ...this.livePaused, reason: 'step' } });
+  }
+
+  /** Shows where a move through the replayed lines of `r`'s live stop landed: a past line (in an earlier step of the task too), or the live stop again. */
+  showLanding(landing: PastLineLanding, r: LineReplayHost): void {
+    if (landing.landed === 'present' && this.livePaused !== null) {
+      this.tellViewed(r, null);
+      this.showLiveStop();
+      return;
+    }
+    if (landing.landed !== 'line' || !r.hasLiveStop()) return;
+    if (landing.tick !== undefined) {
+      // In an earlier step (a walk anchored there, as at a hit): the views follow to its tick.
+      this.tellViewed(r, landing.tick);
+      return this.showHitLanding(landing);
+    }
+    this.tellViewed(r, r.stop.tick);
+    const who = this.livePaused?.description.split(' stopped on a line')[0] ?? `task #${r.stop.taskId}`;
+    const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
+    const note = landing.note === undefined ? '' : `: ${landing.note}`;
+    const body: HostEvents['paused'] = { reason: 'step', tick: r.stop.tick, taskId: r.stop.taskId, description: `${who} on a past line${at} (tick ${r.stop.tick}, replayed)${note}`, pastLine: true };
+    if (landing.line !== null) body.line = landing.line;
+    this.client.send({ kind: 'event', event: 'paused', body });
+  }
+
+  /** Shows a line reached from a breakpoint hit: a `paused` of that past line (the present and a suspension are the client's to show). */
+  showHitLanding(landing: PastLineLanding): void {
+    if (landing.landed !== 'line' || landing.tick === undefined) return;
+    const who = landing.task ?? (landing.taskId !== undefined ? `task #${landing.taskId}` : 'the main thread');
+    const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
+    const note = landing.note === undefined ? '' : `: ${landing.note}`;
+    const body: HostEvents['paused'] = { reason: 'step', tick: landing.tick, description: `${who} on a past line${at} (tick ${landing.tick}, replayed)${note}`, pastLine: true };
+    if (landing.taskId !== undefined) body.taskId = landing.taskId;
+    if (landing.line !== null) body.line = landing.line;
+    this.client.send({ kind: 'event', event: 'paused', body });
+  }
+}

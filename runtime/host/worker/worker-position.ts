@@ -1,0 +1,120 @@
+// Runs on a live runtime host's line debugger worker thread: where the worker stands, as one value.
+//
+// WorkerPosition: what of the past the worker's line replay hosts show, the host-side mirror of
+// the adapter's DebugPosition (extension/debug/debug-position.ts), with only the kinds the worker
+// tells apart. Whether the live thread is held on a line is the line debugger's own
+// (LineDebugger.isStopped), not kept twice here: `live` is the adapter's running, paused and
+// liveLine alike.
+//
+//   kind        shows                                          adapter's kind   on replay host
+//   ----------  ---------------------------------------------  ---------------  --------------
+//   live        nothing of the past: the live run              running/paused/  -
+//                                                              liveLine
+//   pastTick    a tick before the live line stop (seekTick)    pastTick         the stop's
+//   pastLine    a replayed line of the live line stop's walk   pastLine         the stop's
+//   stepBefore  a line of an earlier step of the stop's task   pastLine/pastHit the stop's
+//   pastHit     a breakpoint hit found, or a line reached      pastHit          `on`: the stop's,
+//               from it by line moves                                           or the searches'
+//
+//   from                     move (pure function below)          to
+//   -----------------------  ----------------------------------  -------------------------------
+//   pastTick                 leaveTick (a line move, a restop)   live
+//   live/pastLine/pastTick   afterStopWalk(landing)              pastLine, stepBefore (a line of
+//                                                                an earlier tick), else live
+//   stepBefore/pastHit       afterHitWalk(landing)               same kind on a line; stepBefore
+//                                                                into the stop's step: pastLine
+//   any                      afterSearch(from, on, landing)      pastHit on a hit; the line shown
+//                                                                before when none; else live
+//   any                      afterSeek(from, tick)               pastTick, or (null) from, off tick
+//   any on host h            dropped(h) (forgotten, ended)       live
+//
+// Invariants: a position on the stop's replay host (all but `live` and pastHit on 'search') has
+// that host holding a live stop (it is dropped when the stop's past is forgotten); the hit
+// replay host (no line stop) only ever shows pastHit; transitions are pure.
+
+import type { BreakpointHitLanding, PastLineLanding } from '../../../protocol/host-protocol';
+
+/** Which replay host shows the past: the live line stop's, or the hit searches' (no line stop: a finished run, a loop-level stop). */
+export type ReplayRole = 'stop' | 'search';
+
+export type WorkerPosition =
+  | { readonly kind: 'live' }
+  | { readonly kind: 'pastTick'; readonly tick: number }
+  /** `replayedMoment`: the moment's queries (snapshot, ...) are the replay host's (its traced replay of the walk); false after a search that found nothing from it. */
+  | { readonly kind: 'pastLine'; readonly replayedMoment: boolean }
+  | { readonly kind: 'stepBefore' }
+  | { readonly kind: 'pastHit'; readonly on: ReplayRole };
+
+export const LIVE: WorkerPosition = { kind: 'live' };
+
+/** The replay host showing the position (null: live). */
+export function hostOf(pos: WorkerPosition): ReplayRole | null {
+  switch (pos.kind) {
+    case 'live':
+      return null;
+    case 'pastHit':
+      return pos.on;
+    default:
+      return 'stop';
+  }
+}
+
+/** A past line is shown (the replay host is stopped on it): the line requests are its. */
+export function showsLine(pos: WorkerPosition): boolean {
+  return pos.kind === 'pastLine' || pos.kind === 'stepBefore' || pos.kind === 'pastHit';
+}
+
+/** Line moves from here are walks anchored at a hit (pastHitLine): a hit's lines, or an earlier step of the stop's task. */
+export function walksFromHit(pos: WorkerPosition): boolean {
+  return pos.kind === 'stepBefore' || pos.kind === 'pastHit';
+}
+
+/** The moment's queries (snapshot, taskDetail, ...) are the stop's replay host's: a past tick viewed, or a past line of it whose moment it replayed. */
+export function momentReplayed(pos: WorkerPosition): boolean {
+  switch (pos.kind) {
+    case 'pastTick':
+    case 'stepBefore':
+      return true;
+    case 'pastLine':
+      return pos.replayedMoment;
+    case 'pastHit':
+      return pos.on === 'stop';
+    default:
+      return false;
+  }
+}
+
+/** A past tick viewed is left (a move of the stop's walk starts, a newer stop in the same tick): nothing else changes. */
+export function leaveTick(pos: WorkerPosition): WorkerPosition {
+  return pos.kind === 'pastTick' ? LIVE : pos;
+}
+
+/** A move of the live stop's own walk (pastLine) landed: on a line of the stop's tick, of an earlier step (a tick of its own), or off the lines. */
+export function afterStopWalk(landing: PastLineLanding): WorkerPosition {
+  if (landing.landed !== 'line') return LIVE;
+  return landing.tick !== undefined ? { kind: 'stepBefore' } : { kind: 'pastLine', replayedMoment: true };
+}
+
+/** A move of a walk anchored at a hit (pastHitLine) landed; from an earlier step of the stop's task, a line of the stop's own step (no tick) is the stop's walk again. */
+export function afterHitWalk(from: WorkerPosition, landing: PastLineLanding): WorkerPosition {
+  if (landing.landed !== 'line') return LIVE;
+  if (from.kind === 'stepBefore') return landing.tick === undefined ? { kind: 'pastLine', replayedMoment: true } : from;
+  return from;
+}
+
+/** A breakpoint search on replay host `on` answered: a hit is shown; none found, the line shown before stays (its moment no longer the replay's); else live. */
+export function afterSearch(from: WorkerPosition, on: ReplayRole, landing: BreakpointHitLanding): WorkerPosition {
+  if (landing.landed === 'line') return { kind: 'pastHit', on };
+  if (landing.landed === 'none' && showsLine(from)) return from.kind === 'pastLine' ? { kind: 'pastLine', replayedMoment: false } : from;
+  return LIVE;
+}
+
+/** A seek of the stop's replay host (after leaving any line shown: `from`): a past tick, or (null) the present. */
+export function afterSeek(from: WorkerPosition, tick: number | null): WorkerPosition {
+  return tick === null ? leaveTick(from) : { kind: 'pastTick', tick };
+}
+
+/** Replay host `role` forgot its stop's past, or ended: what it showed is gone. */
+export function dropped(pos: WorkerPosition, role: ReplayRole): WorkerPosition {
+  return hostOf(pos) === role ? LIVE : pos;
+}

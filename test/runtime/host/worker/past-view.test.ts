@@ -1,0 +1,129 @@
+// PastView (runtime/host/worker/past-view.ts): the worker's moves through the past, each asked
+// of the replay host showing it, and the position each leaves. The replay host here answers
+// from a script (the landings a real one gives: line-replay-host.test.ts runs those), and
+// records which request each move made: a move from a hit or an earlier step walks from the
+// hit (pastHitLine), a move from a stop's line walks the stop (pastLine), a search says
+// whether a line is shown, and a move that fails leaves the position as it stood then.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { BreakpointHitLanding, PastLineLanding } from '../../../../protocol/host-protocol';
+import type { ReplayHostMethods } from '../../../../protocol/replay-host-protocol';
+import { PastView, type PastHost, type PastMove } from '../../../../runtime/host/worker/past-view';
+import { LIVE } from '../../../../runtime/host/worker/worker-position';
+
+const AT = { file: '/src/app.ts', line: 7, column: 1 };
+const stopLine: PastLineLanding = { landed: 'line', line: AT };
+const earlierLine: PastLineLanding = { landed: 'line', line: AT, tick: 4, taskId: 2 };
+const hit: BreakpointHitLanding = { landed: 'line', tick: 3, taskId: 2, line: AT, breakpoint: { file: AT.file, line: AT.line }, description: 'hit' };
+const none: BreakpointHitLanding = { landed: 'none', breakpoints: [], from: 0, to: 9 };
+
+/** A replay host answering from a script; `asked` lists the requests made. */
+class ScriptedHost implements PastHost {
+  runId = 5;
+  ticks = 9;
+  readonly asked: string[] = [];
+  walks: Array<PastLineLanding | Error> = [];
+  searches: BreakpointHitLanding[] = [];
+
+  walkStop(move: PastMove): Promise<PastLineLanding> {
+    this.asked.push(`pastLine ${move}`);
+    return this.next();
+  }
+
+  walkFromHit(move: PastMove): Promise<PastLineLanding> {
+    this.asked.push(`pastHitLine ${move}`);
+    return this.next();
+  }
+
+  searchHit(params: ReplayHostMethods['pastHit']['params']): Promise<BreakpointHitLanding> {
+    this.asked.push(`pastHit shown=${String(params.shown)}`);
+    return Promise.resolve(this.searches.shift()!);
+  }
+
+  async seekPast(tick: number): Promise<void> {
+    this.asked.push(`seekTick ${tick}`);
+  }
+
+  private next(): Promise<PastLineLanding> {
+    const w = this.walks.shift()!;
+    return w instanceof Error ? Promise.reject(w) : Promise.resolve(w);
+  }
+}
+
+const PARAMS: ReplayHostMethods['pastHit']['params'] = { direction: 'back', bound: { tick: 9 }, floor: 0, ceiling: 9, breakpoints: [] };
+
+describe('PastView', () => {
+  test("Step Back twice (into the step before), forward into the stop's step, forward to the present", async () => {
+    const view = new PastView();
+    const r = new ScriptedHost();
+    r.walks = [stopLine, earlierLine, stopLine, { landed: 'present' }];
+    await view.move(r, 'back');
+    assert.deepEqual(view.position, { kind: 'pastLine', replayedMoment: true });
+    await view.move(r, 'back');
+    assert.deepEqual(view.position, { kind: 'stepBefore' });
+    // From the step before: a walk from it (as from a hit), into the stop's own step.
+    await view.move(r, 'over');
+    assert.deepEqual(view.position, { kind: 'pastLine', replayedMoment: true });
+    await view.move(r, 'over');
+    assert.equal(view.position, LIVE);
+    assert.deepEqual(r.asked, ['pastLine back', 'pastLine back', 'pastHitLine over', 'pastLine over']);
+  });
+
+  test('leaving with nothing shown asks nothing; a search from a line says it is shown, and finding none keeps it', async () => {
+    const view = new PastView();
+    const r = new ScriptedHost();
+    assert.deepEqual(await view.move(r, 'leave'), { landed: 'present' });
+    assert.deepEqual(r.asked, []);
+    r.walks = [stopLine];
+    await view.move(r, 'back');
+    r.searches = [none, hit];
+    await view.findHit(r, 'stop', PARAMS);
+    assert.deepEqual(view.position, { kind: 'pastLine', replayedMoment: false });
+    await view.findHit(r, 'stop', PARAMS);
+    assert.deepEqual(view.position, { kind: 'pastHit', on: 'stop' });
+    // A search on the other replay host does not see the stop's line as shown.
+    r.searches = [none];
+    await view.findHit(r, 'search', PARAMS);
+    assert.deepEqual(r.asked, ['pastLine back', 'pastHit shown=true', 'pastHit shown=true', 'pastHit shown=false']);
+  });
+
+  test('a seek leaves the line shown first, then views the tick; back to the present leaves it', async () => {
+    const view = new PastView();
+    const r = new ScriptedHost();
+    r.walks = [stopLine, { landed: 'present' }];
+    await view.move(r, 'back');
+    assert.deepEqual(await view.seek(r, 6), { runId: 5, tick: 6, ticks: 9 });
+    assert.deepEqual(view.position, { kind: 'pastTick', tick: 6 });
+    await view.seek(r, null);
+    assert.equal(view.position, LIVE);
+    assert.deepEqual(r.asked, ['pastLine back', 'pastLine leave', 'seekTick 6']);
+  });
+
+  test('a move that fails leaves the position as it stood: a line stays, a tick viewed was left first', async () => {
+    const view = new PastView();
+    const r = new ScriptedHost();
+    r.walks = [stopLine, new Error('the replay host exited')];
+    await view.move(r, 'back');
+    await assert.rejects(view.move(r, 'back'), /exited/);
+    assert.deepEqual(view.position, { kind: 'pastLine', replayedMoment: true });
+    r.walks = [{ landed: 'present' }, new Error('gone')];
+    await view.seek(r, 3);
+    await assert.rejects(view.move(r, 'back'), /gone/);
+    assert.equal(view.position, LIVE);
+  });
+
+  test("a replay host dropped takes only what it showed; a newer stop leaves a tick viewed", async () => {
+    const view = new PastView();
+    const r = new ScriptedHost();
+    r.searches = [hit];
+    await view.findHit(r, 'search', PARAMS);
+    view.drop('stop');
+    assert.deepEqual(view.position, { kind: 'pastHit', on: 'search' });
+    view.drop('search');
+    assert.equal(view.position, LIVE);
+    r.walks = [{ landed: 'present' }];
+    await view.seek(r, 2);
+    view.leaveTick();
+    assert.equal(view.position, LIVE);
+  });
+});
