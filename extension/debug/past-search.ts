@@ -2,12 +2,12 @@
 // (reverse) continue may land on, a task's lane, a line breakpoint's hit found by replay
 // (the host's pastBreakpointHit), and the bounds of the past (towardPresent, forwardFrom).
 //
-// Invariants: asks only (no position changes, no events); a search marks the session's
-// viewedTick events as its own while it is under way.
+// Invariants: asks only (no events); a search is a move under way (debug-position.ts
+// 'moving', waiting for the hit's tick) until it answers, then the position it left.
 
 import type { BreakpointHitLanding, TimelineLane } from '../../protocol/host-protocol';
 import { LOOP_THREAD_ID } from './dap-mapping';
-import { forwardFrom } from './debug-position';
+import { forwardFrom, presentStop, refused, settled, startMove } from './debug-position';
 import type { SessionCore, PastStop } from './session-core';
 import type { SessionBreakpoints } from './session-breakpoints';
 import { message } from './stop-events';
@@ -20,12 +20,12 @@ export class PastSearch {
 
   /** The tick forward steps count from: at a hit or a past line shown (mid-tick), the tick before its own (its tick's end is still ahead). */
   forwardFrom(now: number): number {
-    return forwardFrom(this.core.position(), now);
+    return forwardFrom(settled(this.core.position), now);
   }
 
   /** A tick forward from the past, or the present (null) when the recording has nothing before the present's own stop. */
   towardPresent(tick: number | null): number | null {
-    const present = (this.core.presentStop ?? this.core.liveLineStop)?.tick ?? null;
+    const present = presentStop(this.core.position)?.tick ?? null;
     if (tick === null || tick > this.core.recordedTicks || (present !== null && tick >= present)) return null;
     return tick;
   }
@@ -63,25 +63,38 @@ export class PastSearch {
 
   /** The tick shown now: a past tick, a hit's, a finished run's end, or the present's tick. */
   async momentShown(): Promise<number> {
-    if (this.core.pastHit !== null) return this.core.pastHit.tick;
-    if (this.core.viewedTick !== null) return this.core.viewedTick;
-    const stop = this.core.currentStop;
-    if (stop?.reason === 'end') return stop.tick;
-    if (stop?.line !== undefined) return stop.tick;
+    const pos = settled(this.core.position);
+    switch (pos.kind) {
+      case 'pastTick':
+      case 'pastHit':
+      case 'recording':
+        return pos.tick;
+      case 'end':
+      case 'liveLine':
+        return pos.stop.tick;
+      case 'pastLine':
+        if (pos.stop !== null) return pos.stop.tick;
+        break;
+      case 'running':
+      case 'paused':
+        break;
+    }
     await this.core.refreshTasks();
     return this.core.tasks.tick;
   }
 
   /** Asks the host for a line breakpoint's hit in the past (its viewedTick, when it moves the views, is this search's). */
   async searchHit(direction: 'back' | 'forward', tick: number, bounds: { floor?: number; ceiling?: number }): Promise<BreakpointHitLanding> {
-    this.core.hitTravel = true;
+    // The search is a move under way: the views may follow it to the hit's tick (its viewedTick), the stop shown stays until it answers.
+    this.core.moveTo(startMove(this.core.position, { waits: 'search' }));
     try {
       return await this.core.requireHost().endpoint.request('pastBreakpointHit', { direction, tick, ...bounds });
     } catch (e) {
       if (/not recorded/.test(message(e))) throw new Error(`${direction === 'back' ? 'Reverse Continue' : 'Continue'} needs a recorded run: launch with record (${message(e)})`);
       throw e;
     } finally {
-      this.core.hitTravel = false;
+      const pos = this.core.position;
+      if (pos.kind === 'moving' && pos.move.waits === 'search') this.core.moveTo(refused(pos));
     }
   }
 }

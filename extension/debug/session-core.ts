@@ -17,12 +17,12 @@ import { Event, ExitedEvent, OutputEvent, ProgressEndEvent, ProgressStartEvent, 
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { CrawlProgress, HostEvents, LaunchTarget, StopReason, Traceback } from '../../protocol/host-protocol';
 import { SnapshotMirror } from '../../protocol/snapshot-mirror';
-import { RUNNING, canStepForward, liveStop, type DebugPosition, type Present } from './debug-position';
+import { RUNNING, canStepForward, isAtEnd, shownStop, type DebugPosition } from './debug-position';
 import type { DebugHost, DebuggedRun, DebugRuns } from './debug-host';
 import { LOOP_THREAD_ID, type LoopState } from './dap-mapping';
 import type { ParsedLaunch } from './launch-arguments';
 import { TASKS_CHANGED_EVENT } from './custom-requests';
-import { endStop, message, type StopInfo } from './stop-events';
+import { message, type StopInfo } from './stop-events';
 
 export interface CoroscopeSessionOptions<R extends DebuggedRun = DebuggedRun> {
   /** Path of dist/runtime-host.js (its source map lists the loaded sources). */
@@ -47,8 +47,6 @@ export interface DapSink {
   convertClientLineToDebugger(line: number): number;
 }
 
-/** How a move in time of this session is shown: a step, a tick moved to, or a recorded stop landed on (in the live stop's reason). */
-export type TravelReason = 'step' | 'goto' | StopReason;
 
 /** How a landing on a recorded stop's tick is shown: on its task's thread, in its words. */
 export interface PastStop {
@@ -146,7 +144,11 @@ export class SessionCore<R extends DebuggedRun = DebuggedRun> {
 
   readonly tasks = new SnapshotMirror();
 
-  currentStop: StopInfo | null = null;
+  /**
+   * Where the debugger stands (debug-position.ts): the one stored position, changed only by
+   * its transitions (moveTo(transition(position, ...))); every move request is a switch on it.
+   */
+  private stored: DebugPosition = RUNNING;
 
   /** Thread a step or pause was asked for (a stop without a task lands there). */
   requestedThread: number | null = null;
@@ -180,17 +182,8 @@ export class SessionCore<R extends DebuggedRun = DebuggedRun> {
 
   restartDone: (() => void) | null = null;
 
-  // Time travel.
-  /** The past tick every view of the run shows (the host's seekTick); null: the present. */
-  viewedTick: number | null = null;
-
+  /** Ticks recorded (the last timeline or viewedTick said). */
   recordedTicks = 0;
-
-  /** While a past tick is shown: the present's stop (null: the run is running). */
-  presentStop: StopInfo | null = null;
-
-  /** This session's own move in time, whose viewedTick event comes next; `said`: what the recording says happened at that tick. */
-  travel: { reason: TravelReason; threadId: number; said?: string } | null = null;
 
   /** Ticks at which this session saw the run stop at a breakpoint (on a suspension) or an exception, with the stop's thread and words. */
   readonly stopTicks = new Map<number, PastStop>();
@@ -198,30 +191,8 @@ export class SessionCore<R extends DebuggedRun = DebuggedRun> {
   /** Ticks at which this session saw the run stop at a line breakpoint (found again by the breakpoint search while armed). */
   readonly lineStopTicks = new Set<number>();
 
-  /** A line breakpoint's hit in the past shown (pastBreakpointHit): the replay host is stopped on it, in tick `tick`. */
-  pastHit: { tick: number } | null = null;
-
-  /** This session's search landed on a hit: the host's viewedTick for it comes before its answer, which shows it. */
-  hitTravel = false;
-
-  /** This session's line move from a hit shown (stepAtHit) is under way: the host's viewedTick for it follows the line to its tick, and its `paused` shows it. */
-  hitMove = false;
-
-  /** A past line is shown (the host's `paused` said pastLine): the task table is of that moment. */
-  onPastLine = false;
-
-  /**
-   * While past lines of a live line stop are shown (Step Back at a line, and the lines and
-   * ticks reached from there): that live stop, where the live program is held. Continue from
-   * the past comes back to it when nothing stops before it; it is the present a seek leaves.
-   */
-  liveLineStop: StopInfo | null = null;
-
-  /** A Continue from a past line found nothing before the live line stop: the live stop's `paused` that comes next is shown as it was (its own reason). */
-  continuedToLive: StopInfo | null = null;
-
-  /** In phase atEnd: how the run ended (null: it had ended before this session attached). */
-  finishedRun: HostEvents['finished'] | null = null;
+  /** How the run ended, once it has while the session stays at its end (null: not ended, or ended before this session attached). */
+  endedOk: boolean | null = null;
 
   /** Runs a request handler; anything it throws becomes the request's error response. */
   serve<R extends DebugProtocol.Response>(response: R, body: () => Promise<void>, errorId = ERR_HOST): void {
@@ -262,17 +233,32 @@ export class SessionCore<R extends DebuggedRun = DebuggedRun> {
     for (const reset of this.stopCaches) reset();
   }
 
+  /** Forgets what the stop shown had (its failure, failed URL, frames): the position has moved on. */
   resumed(): void {
-    this.currentStop = null;
     this.callbackFailure = null;
     this.failedUrl = null;
     this.callbackStage = null;
     this.invalidate();
-    // Gone on from a past line: the present's tasks again, a whole table.
-    if (this.onPastLine) {
-      this.onPastLine = false;
-      this.tasks.clear();
-    }
+  }
+
+  /** Where the debugger stands. */
+  get position(): DebugPosition {
+    return this.stored;
+  }
+
+  /** The stop shown now (null: running, or a move under way). */
+  get currentStop(): StopInfo | null {
+    return shownStop(this.stored);
+  }
+
+  /**
+   * Takes the next position (a transition's result, debug-position.ts). Onto a past line or
+   * off one, the task table is another moment's: cleared, a whole table of the new one follows.
+   */
+  moveTo(next: DebugPosition): void {
+    const wasPastLine = this.stored.kind === 'pastLine';
+    this.stored = next;
+    if (wasPastLine !== (next.kind === 'pastLine')) this.tasks.clear();
   }
 
   /** The callback stage's traceback of the failed URL of this stop (asked of the host once). */
@@ -290,7 +276,7 @@ export class SessionCore<R extends DebuggedRun = DebuggedRun> {
 
   loopState(): LoopState {
     // A finished run's past ticks show its loop as it was then, paused after the tick.
-    const running = this.showsRun() && canStepForward(this.position());
+    const running = this.showsRun() && canStepForward(this.stored);
     return { tick: this.tasks.tick, paused: this.currentStop !== null || this.tasks.paused, onLine: this.currentStop?.line !== undefined, running: running && this.host?.isAlive() === true };
   }
 
@@ -299,46 +285,9 @@ export class SessionCore<R extends DebuggedRun = DebuggedRun> {
     return this.phase === 'running' || this.phase === 'atEnd';
   }
 
-  /** At the end of a finished recorded run (its present; an opened recording's present is its last tick): nothing comes after. */
+  /** At the end of a finished recorded run (an opened recording's last tick is its end): nothing comes after. */
   atTheEnd(): boolean {
-    return this.phase === 'atEnd' && this.pastHit === null && (this.viewedTick === null || this.viewedTick >= this.recordedTicks);
-  }
-
-  /**
-   * Where the debugger stands (debug-position.ts), read from the session's position fields:
-   * the requests below are answered by a switch on it.
-   */
-  position(): DebugPosition {
-    const stop = this.currentStop;
-    if (this.atTheEnd()) {
-      // An opened recording (or a finished run attached to) has no present: its last tick is its end.
-      if (this.finishedRun === null && !this.owned) return { kind: 'recording', tick: Math.max(this.viewedTick ?? this.recordedTicks, this.recordedTicks), ticks: this.recordedTicks, stop };
-      return { kind: 'end', stop: stop ?? endStop(this.recordedTicks) };
-    }
-    const kept = this.presentStop ?? this.liveLineStop;
-    const present: Present =
-      kept === null ? (this.phase === 'atEnd' ? { kind: 'end', stop: endStop(this.recordedTicks) } : { kind: 'running' }) : kept.reason === 'end' ? { kind: 'end', stop: kept } : { kind: 'stopped', stop: kept };
-    // A hit's tick is the one viewed; a hit with neither (cleared by no move) is not shown.
-    if (this.pastHit !== null && (this.viewedTick !== null || stop?.line !== undefined)) return { kind: 'pastHit', tick: this.pastHit.tick, stop, present };
-    if (this.viewedTick !== null) return { kind: 'pastTick', tick: this.viewedTick, stop, present };
-    if (this.onPastLine) return { kind: 'pastLine', stop, live: this.liveLineStop };
-    return stop === null ? RUNNING : liveStop(stop);
-  }
-
-  /**
-   * A launch or restart (debug-position.ts onLaunched): nothing of the last run's position is
-   * kept (its past tick, hit, past line, live line stop, moves under way), so position() is running.
-   */
-  startPositionOver(): void {
-    this.resumed();
-    this.viewedTick = null;
-    this.presentStop = null;
-    this.pastHit = null;
-    this.liveLineStop = null;
-    this.travel = null;
-    this.hitTravel = false;
-    this.hitMove = false;
-    this.continuedToLive = null;
+    return this.phase === 'atEnd' && isAtEnd(this.stored);
   }
 
   /** Ticks recorded (the timeline's count, asked without any lane: a finished run has none open). */

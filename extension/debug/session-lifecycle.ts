@@ -19,6 +19,7 @@ import { ERR_LAUNCH, type SessionCore } from './session-core';
 import type { SessionBreakpoints } from './session-breakpoints';
 import { EXCEPTION_FILTERS } from './session-breakpoints';
 import type { PositionEvents } from './position-events';
+import { onFinished, onLaunched, onPaused, openedRecording, viewedTickOf } from './debug-position';
 import { endHint, endStop, message, stoppedEvent } from './stop-events';
 
 /** How long launch waits for configurationDone before letting the run go anyway. */
@@ -160,8 +161,11 @@ export class SessionLifecycle {
         this.core.sendEvent(new ThreadEvent('started', LOOP_THREAD_ID));
         const pause = run.phase === 'paused' ? run.lastPause : null;
         const viewed = run.viewedTick;
-        if (finished) this.core.currentStop = endStop(await this.core.recordedTickCount());
-        else if (pause !== null && viewed !== null) this.core.currentStop = this.core.stopOf(pause);
+        if (finished) {
+          // A finished run attached to is debugged as a recording: no present, its last tick is its end.
+          const ticks = await this.core.recordedTickCount();
+          this.core.moveTo(openedRecording(ticks, ticks, endStop(ticks)));
+        } else if (pause !== null && viewed !== null) this.core.moveTo(onPaused(this.core.position, this.core.stopOf(pause), false));
         if (viewed !== null) {
           // The views show a past tick (an opened recording's present is its last tick): so does the session.
           this.positionEvents.onViewedTick({ runId: run.runId ?? -1, tick: viewed, ticks: this.core.recordedTicks });
@@ -237,10 +241,12 @@ export class SessionLifecycle {
     this.core.tasks.clear();
     this.core.exceptions.clear();
     this.core.runId = null;
-    this.core.startPositionOver();
+    // A new run: nothing of the last one's position is kept (debug-position.ts onLaunched).
+    this.core.resumed();
+    this.core.moveTo(onLaunched(this.core.position));
     this.core.stopTicks.clear();
     this.core.lineStopTicks.clear();
-    this.core.finishedRun = null;
+    this.core.endedOk = null;
     this.core.recordedTicks = 0;
     const r = await run.launch(parsed.target, parsed.options, this.core.options.viewName ?? 'debugger');
     this.core.runId = r.runId;
@@ -273,7 +279,7 @@ export class SessionLifecycle {
       await this.core.refreshTasks();
       const first = this.core.tasks.liveTasks()[0];
       const threadId = first?.id ?? LOOP_THREAD_ID;
-      this.core.currentStop = { reason: 'entry', tick: this.core.tasks.tick, taskId: first?.id, threadId, description: 'Paused before the first tick' };
+      this.core.moveTo(onPaused(this.core.position, { reason: 'entry', tick: this.core.tasks.tick, taskId: first?.id, threadId, description: 'Paused before the first tick' }, false));
       this.core.sendEvent(stoppedEvent('entry', threadId));
       this.core.tasksChanged();
     } else {
@@ -294,7 +300,7 @@ export class SessionLifecycle {
     const stopAtEnd = this.core.owned ? this.core.launchArgs?.stopAtEnd === true : this.core.run?.recorded === true;
     if (stopAtEnd && b.stopped !== true && this.core.phase === 'running') {
       this.core.phase = 'atEnd';
-      this.core.finishedRun = b;
+      this.core.endedOk = b.ok;
       void this.stayAtEnd();
       return;
     }
@@ -307,16 +313,17 @@ export class SessionLifecycle {
     if (this.core.phase !== 'atEnd') return;
     if (ticks === 0) {
       // No tick recorded (a program that ran a loop of its own): no past to look at.
-      this.core.endSession(this.core.finishedRun?.ok ?? true);
+      this.core.endSession(this.core.endedOk ?? true);
       return;
     }
     const end = endStop(ticks);
-    if (this.core.viewedTick !== null) {
-      this.core.presentStop = end;
-      this.core.output(`Coroscope: ${endHint(ticks)}; the views show tick ${this.core.viewedTick}, replayed`);
+    const viewed = viewedTickOf(this.core.position);
+    // The end is the present now (a past tick shown stays shown, the end kept for the way forward).
+    this.core.moveTo(onFinished(this.core.position, end));
+    if (viewed !== null) {
+      this.core.output(`Coroscope: ${endHint(ticks)}; the views show tick ${viewed}, replayed`);
       return;
     }
-    this.core.currentStop = end;
     this.core.tasks.clear();
     await this.core.refreshTasks().catch(() => undefined);
     this.positionEvents.showEnd();

@@ -7,16 +7,17 @@
 // the answer before the `stopped` it causes); a move in time is answered only once it has
 // moved (answerOnceMoved: its events are held until then); a move that fails is an error
 // response shown to the user, the stop shown before is shown again, and no `stopped` or
-// `continued` of the move goes out.
+// `continued` of the move goes out. A move in time is the position `moving` (startMove) until
+// the host's answer lands it (position-events.ts); another move meanwhile is refused.
 
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { RemoteError } from '../../protocol/rpc';
 import type { BreakpointHitLanding, TimelineLane } from '../../protocol/host-protocol';
 import { frameReturn, laneHasFrames, nextOf, nextSuspension, previousOf, previousSuspension } from './time-travel';
-import { canStepForward } from './debug-position';
+import { canStepForward, onContinued, presentStop as presentStopOf, refused, retarget, startMove, viewedTickOf, type DebugPosition, type Move, type TravelReason } from './debug-position';
 import type { DebugHost } from './debug-host';
 import { CALLBACK_THREAD_ID, LOOP_THREAD_ID } from './dap-mapping';
-import { ERR_HOST, ERR_NOT_RUNNING, type PastStop, type SessionCore, type TravelReason } from './session-core';
+import { ERR_HOST, ERR_NOT_RUNNING, type PastStop, type SessionCore } from './session-core';
 import type { SessionBreakpoints } from './session-breakpoints';
 import type { PastSearch } from './past-search';
 import type { PositionEvents } from './position-events';
@@ -35,10 +36,10 @@ export class SessionMoves {
    * only once it has moved: what the session says meanwhile (the landing's `stopped` above all)
    * is held until the success response has gone, as VS Code takes a stop after the answer of
    * the request that made it. A move that fails is the request's error (VS Code shows it): the
-   * position shown before is restored (`restore`) and shown again, and no `stopped` or
-   * `continued` of the move goes out: never a success that did not move.
+   * position the move left is taken again (debug-position.ts refused) and its stop shown again,
+   * and no `stopped` or `continued` of the move goes out: never a success that did not move.
    */
-  private async answerOnceMoved(response: DebugProtocol.Response, restore: () => StopInfo | null, move: () => Promise<void>): Promise<void> {
+  private async answerOnceMoved(response: DebugProtocol.Response, move: () => Promise<void>): Promise<void> {
     const outer = this.core.heldEvents !== null;
     if (!outer) this.core.heldEvents = [];
     try {
@@ -49,40 +50,38 @@ export class SessionMoves {
       for (const ev of held) if (ev.event !== 'stopped' && ev.event !== 'continued') this.core.emitNow(ev);
       const reason = e instanceof RemoteError && e.code === 'superseded' ? `${response.command}: another move of the views came first (${message(e)})` : message(e);
       this.core.fail(response, ERR_HOST, reason, true);
-      const stop = restore();
+      const stop = this.refusedMove();
       const host = this.core.host;
       // The stop shown before, again: its frames and variables are asked anew (the move's start forgot them).
       if (stop !== null && host !== null && host.isAlive() && this.core.showsRun()) this.core.sendEvent(stoppedEventOf(stop));
       return;
     }
+    const pos = this.core.position;
+    // A seek is answered after its viewedTick (the host's order): one still waited for was not this session's to show (another run's, or a phase that shows none).
+    if (pos.kind === 'moving' && pos.move.waits === 'seek') this.core.moveTo(refused(pos));
     const held = outer ? [] : (this.core.heldEvents ?? []);
     if (!outer) this.core.heldEvents = null;
     this.core.sendResponse(response);
     for (const ev of held) this.core.emitNow(ev);
   }
 
-  /** The position shown now, kept before a move; the function puts it back (a move refused) and says the stop to show. */
-  private keepPosition(): () => StopInfo | null {
-    const stop = this.core.currentStop;
-    const liveLineStop = this.core.liveLineStop;
-    const onPastLine = this.core.onPastLine;
-    const pastHit = this.core.pastHit;
-    const presentStop = this.core.presentStop;
-    return () => {
-      this.core.travel = null;
-      this.core.hitMove = false;
-      this.core.requestedThread = null;
-      this.core.liveLineStop = liveLineStop;
-      this.core.pastHit = pastHit;
-      this.core.presentStop = presentStop;
-      if (this.core.onPastLine !== onPastLine) {
-        this.core.onPastLine = onPastLine;
-        this.core.tasks.clear();
-      }
-      if (this.core.currentStop === null) this.core.currentStop = stop;
-      this.core.invalidate();
-      return this.core.currentStop;
-    };
+  /** The host refused the move under way: the position it left again (an event that landed meanwhile stands); returns the stop to show again. */
+  private refusedMove(): StopInfo | null {
+    this.core.requestedThread = null;
+    this.core.moveTo(refused(this.core.position));
+    this.core.invalidate();
+    return this.core.currentStop;
+  }
+
+  /** This session starts a move in time: the position says it is under way, and what it waits for. */
+  private startMove(move: Move): void {
+    this.core.resumed();
+    this.core.moveTo(startMove(this.core.position, move));
+  }
+
+  /** A move request while one is under way: refused (where the views will stand is known only once the host has answered it). */
+  private refuseDuringMove(response: DebugProtocol.Response, pos: Extract<DebugPosition, { kind: 'moving' }>): void {
+    this.core.fail(response, ERR_HOST, `${response.command}: another move of this session is under way (waiting for the host: ${pos.move.waits}); try again once it has landed`, true);
   }
 
   /** Answers an execution request at once, then asks the host; a refusal is shown and the stop restored. */
@@ -94,32 +93,38 @@ export class SessionMoves {
       this.core.fail(response, ERR_NOT_RUNNING, message(e));
       return;
     }
-    const previous = this.core.currentStop;
+    const previous = this.core.position;
+    const previousStop = this.core.currentStop;
     this.core.requestedThread = threadId === CALLBACK_THREAD_ID ? LOOP_THREAD_ID : threadId;
-    // The live program goes on (or a line step moves through the past lines: the live stop stays held).
-    if (resumes && !this.core.onPastLine) this.core.liveLineStop = null;
-    if (resumes) this.core.resumed();
+    // The live program goes on: the host's `paused` says where it stops next.
+    if (resumes) {
+      this.core.resumed();
+      this.core.moveTo(onContinued(previous));
+    }
     this.core.sendResponse(response);
     action(host).catch((e: unknown) => {
       this.core.output(`Coroscope: ${response.command} failed: ${message(e)}`, 'stderr');
-      if (resumes && previous !== null && host.isAlive() && this.core.showsRun()) {
-        // Nothing moved: show the same stop again.
-        this.core.currentStop = previous;
-        this.core.sendEvent(stoppedEventOf(previous));
+      if (resumes && previousStop !== null && host.isAlive() && this.core.showsRun()) {
+        // Nothing moved (refused): the position before, its stop shown again.
+        this.core.moveTo(previous);
+        this.core.sendEvent(stoppedEventOf(previousStop));
       }
     });
   }
 
   continueRequest(response: DebugProtocol.ContinueResponse): void {
     response.body = { allThreadsContinued: true };
-    const pos = this.core.position();
+    const pos = this.core.position;
     switch (pos.kind) {
+      case 'moving':
+        this.refuseDuringMove(response, pos);
+        return;
       case 'end':
       case 'recording':
         if (!canStepForward(pos)) {
           // Nothing comes after a finished run's end: Continue ends the session.
           this.core.sendResponse(response);
-          this.core.endSession(this.core.finishedRun?.ok ?? true);
+          this.core.endSession(this.core.endedOk ?? true);
           return;
         }
         this.continueInPast(response);
@@ -153,8 +158,7 @@ export class SessionMoves {
       const candidates = await this.past.stopCandidates();
       const from = this.past.forwardFrom(now);
       const next = this.past.towardPresent(nextOf(candidates.keys(), from));
-      const presentStop = this.core.presentStop ?? this.core.liveLineStop;
-      const present = presentStop?.tick ?? this.core.recordedTicks;
+      const present = presentStopOf(this.core.position)?.tick ?? this.core.recordedTicks;
       // Hits up to the next stop's tick come before it; in a live line stop's own tick, the host's search ends at that stop.
       const ceiling = next ?? present;
       const landing = ceiling > from ? await this.past.searchHit('forward', now, { ceiling: Math.max(0, ceiling) }) : null;
@@ -168,9 +172,10 @@ export class SessionMoves {
         this.landOnSuspensionHit(response, landing);
         return;
       }
-      if (next === null && this.core.viewedTick === null && this.core.liveLineStop !== null) {
+      const pos = this.core.position;
+      if (next === null && pos.kind === 'pastLine' && pos.live !== null) {
         // From a past line of the live line stop, nothing stops before it: that stop again, as it was (the live program is held there; a second Continue runs it on).
-        this.backToLiveLine(response);
+        this.backToLiveLine(response, pos.live);
         return;
       }
       this.landOn(response, threadId, candidates, next);
@@ -178,19 +183,12 @@ export class SessionMoves {
   }
 
   /** Leaves the past lines of the live line stop for that stop (the host's seekTick to the present: its `paused` shows it, in its own reason). */
-  private backToLiveLine(response: DebugProtocol.Response): void {
-    const live = this.core.liveLineStop!;
+  private backToLiveLine(response: DebugProtocol.Response, live: StopInfo): void {
     const host = this.core.requireHost();
     this.core.output(`Coroscope: nothing stops between the past line shown and the live stop at tick ${live.tick}: back to the live stop (Continue again runs the program on)`);
-    const keep = this.keepPosition();
-    const restore = (): StopInfo | null => {
-      this.core.continuedToLive = null;
-      return keep();
-    };
-    this.core.continuedToLive = live;
     this.core.requestedThread = live.threadId;
-    this.core.resumed();
-    void this.answerOnceMoved(response, restore, async () => {
+    this.startMove({ waits: 'liveStop', live });
+    void this.answerOnceMoved(response, async () => {
       await host.endpoint.request('seekTick', { tick: null });
     });
   }
@@ -216,17 +214,16 @@ export class SessionMoves {
       // At a stop on a line too: the host's line replay serves the past while the stop holds the thread.
       const stop = this.core.currentStop;
       const host = this.core.requireHost();
-      if (this.core.viewedTick === null) await this.core.refreshTasks();
+      const viewed = viewedTickOf(this.core.position);
+      if (viewed === null) await this.core.refreshTasks();
       // At a finished run's end: its last recorded tick (the loop's count may stop short of it).
-      const now = this.core.viewedTick ?? (stop?.reason === 'end' ? stop.tick : this.core.tasks.tick);
+      const now = viewed ?? (stop?.reason === 'end' ? stop.tick : this.core.tasks.tick);
       const tick = await target(now);
-      if (tick === null && this.core.viewedTick === null) throw new Error(`${response.command}: already at the present`);
-      const restore = this.keepPosition();
-      if (this.core.viewedTick === null) this.core.presentStop = this.core.liveLineStop ?? stop;
-      this.core.travel = said === undefined ? { reason, threadId } : { reason, threadId, said };
-      this.core.resumed();
+      if (tick === null && viewed === null) throw new Error(`${response.command}: already at the present`);
+      // The present is kept by the position (debug-position.ts presentOf): the landing's viewedTick says where.
+      this.startMove(said === undefined ? { waits: 'seek', reason, threadId } : { waits: 'seek', reason, threadId, said });
       // Answered once replayed: this session shows the tick's stacks with positions and locals, so it waits for them as it always did.
-      await this.answerOnceMoved(response, restore, async () => {
+      await this.answerOnceMoved(response, async () => {
         await host.endpoint.request('seekTick', { tick, replayed: true });
       });
     });
@@ -234,8 +231,11 @@ export class SessionMoves {
 
   stepBackRequest(response: DebugProtocol.StepBackResponse, args: DebugProtocol.StepBackArguments): void {
     const threadId = args.threadId;
-    const pos = this.core.position();
+    const pos = this.core.position;
     switch (pos.kind) {
+      case 'moving':
+        this.refuseDuringMove(response, pos);
+        return;
       case 'pastHit':
         // From the hit's line: the line before it (a hit without a line goes back as a tick).
         if (pos.stop?.line !== undefined) {
@@ -291,12 +291,10 @@ export class SessionMoves {
         if (!/is not in the recording/.test(message(e))) throw e;
         lane = null;
       }
-      const restore = this.keepPosition();
-      // From the live stop itself: it is kept while its past lines are shown (Continue comes back to it).
-      if (!this.core.onPastLine) this.core.liveLineStop = stop;
+      // From the live stop itself, it is kept while its past lines are shown (debug-position.ts onPaused: pastLine's `live`; Continue comes back to it).
       this.core.requestedThread = threadId;
-      this.core.resumed();
-      await this.answerOnceMoved(response, restore, async () => {
+      this.startMove({ waits: 'pastLine' });
+      await this.answerOnceMoved(response, async () => {
         const landing = await host.endpoint.request('lineStepBack', {});
         if (landing.landed !== 'suspension') return;
         const tick = lane === null ? null : previousSuspension(lane, stop.tick);
@@ -304,8 +302,7 @@ export class SessionMoves {
         if (tick === null && lane !== null) throw new Error(`Step Back: ${lane.name} (#${taskId}) is at its start (created at tick ${lane.createdTick}): ${landing.why ?? 'nothing of it ran before'}`);
         if (tick === null) throw new Error(`Step Back: task #${taskId} has no earlier suspension in the recording`);
         if (landing.why !== undefined) this.core.output(`Coroscope: before ${this.core.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick} (${landing.why})`);
-        this.core.presentStop = this.core.liveLineStop ?? stop;
-        this.core.travel = { reason: 'step', threadId };
+        this.core.moveTo(retarget(this.core.position, { waits: 'seek', reason: 'step', threadId }));
         await host.endpoint.request('seekTick', { tick, replayed: true });
       });
     });
@@ -336,9 +333,10 @@ export class SessionMoves {
       const earlier = previousOf(tick === null ? this.core.lineStopTicks : [tick, ...this.core.lineStopTicks], now);
       if (earlier === null) {
         const armed = landing.breakpoints.map((b) => `${b.file}:${b.line}`);
-        if (this.core.pastHit !== null && this.core.currentStop !== null) {
+        const pos = this.core.position;
+        if (pos.kind === 'pastHit' && pos.stop !== null) {
           // The replay host stopped on the hit shown again (the search replayed past it): its frames are new.
-          const shown = this.core.currentStop;
+          const shown = pos.stop;
           this.core.invalidate();
           setImmediate(() => {
             if (this.core.currentStop === shown) this.core.sendEvent(stoppedEventOf(shown));
@@ -366,13 +364,10 @@ export class SessionMoves {
       const host = this.core.requireHost();
       const taskId = stop.taskId ?? threadId;
       const lane = move === 'back' && taskId < LOOP_THREAD_ID ? await this.past.laneOf(taskId, 'Step Back').catch(() => null) : null;
-      const restore = this.keepPosition();
       this.core.requestedThread = stop.threadId;
-      this.core.hitMove = true;
-      this.core.resumed();
-      await this.answerOnceMoved(response, restore, async () => {
+      this.startMove({ waits: 'hitLine' });
+      await this.answerOnceMoved(response, async () => {
         const landing = move === 'back' ? await host.endpoint.request('lineStepBack', {}) : (await host.endpoint.request('lineStep', { kind: move })).landing;
-        this.core.hitMove = false;
         if (landing === undefined || landing.landed === 'line') return;
         let tick: number | null = null;
         if (landing.landed === 'suspension') {
@@ -383,9 +378,7 @@ export class SessionMoves {
           this.core.output('Coroscope: the recording has no later line of this task: back to the present');
         }
         // Off the lines: a past tick, or the present.
-        this.core.pastHit = null;
-        this.core.travel = { reason: 'step', threadId: stop.threadId };
-        if (tick === null && this.core.viewedTick === null) return;
+        this.core.moveTo(retarget(this.core.position, { waits: 'seek', reason: 'step', threadId: stop.threadId }));
         await host.endpoint.request('seekTick', { tick, replayed: true });
       });
     });
@@ -393,7 +386,7 @@ export class SessionMoves {
 
   /** Refuses a forward step at a finished run's end (nothing comes after it); true when refused. */
   private refusedAtEnd(response: DebugProtocol.Response, what: string): boolean {
-    if (canStepForward(this.core.position())) return false;
+    if (canStepForward(this.core.position)) return false;
     this.core.fail(response, ERR_NOT_RUNNING, `${what}: the run finished at tick ${this.core.recordedTicks}, nothing comes after it: Step Back or Reverse Continue go into its past, Continue ends the session`, true);
     return true;
   }
@@ -409,8 +402,11 @@ export class SessionMoves {
    * a stop on a line (live, or through its past lines), else by the live run (`live`).
    */
   private stepForward(response: DebugProtocol.Response, threadId: number, kind: 'over' | 'into' | 'out', what: string, fromPast: () => void, live: () => void): void {
-    const pos = this.core.position();
+    const pos = this.core.position;
     switch (pos.kind) {
+      case 'moving':
+        this.refuseDuringMove(response, pos);
+        return;
       case 'end':
       case 'recording':
         if (this.refusedAtEnd(response, what)) return;
@@ -441,10 +437,9 @@ export class SessionMoves {
   private stepPastLine(response: DebugProtocol.Response, threadId: number, kind: 'over' | 'into' | 'out'): void {
     this.core.serve(response, async () => {
       const host = this.core.requireHost();
-      const restore = this.keepPosition();
       this.core.requestedThread = threadId;
-      this.core.resumed();
-      await this.answerOnceMoved(response, restore, async () => {
+      this.startMove({ waits: 'pastLine' });
+      await this.answerOnceMoved(response, async () => {
         await host.endpoint.request('lineStep', { kind });
       });
     });

@@ -175,6 +175,27 @@ describe('debug positions and moves against a fake host', () => {
     }
   });
 
+  it('a finished run attached to at a past tick: Continue forward lands at its end (its present)', async () => {
+    const run = new FakeRun('finished');
+    run.viewedTick = 5;
+    run.endpoint.serve('snapshot', () => snapshotAt(5, true));
+    run.endpoint.serve('timeline', () => timelineOf(7, 10));
+    run.endpoint.serve('pastBreakpointHit', (p) => ({ landed: 'none', breakpoints: [], from: p.tick, to: p.ceiling ?? p.tick }));
+    serveSeeks(run, 10);
+    const dap = await attached(run);
+    try {
+      const first = await stopped(dap, 0);
+      assert.equal(first.body.reason, 'goto');
+      const from = dap.mark();
+      await dap.request('continue', { threadId: LOOP_THREAD_ID });
+      assert.equal((await stopped(dap, from)).body.reason, 'end');
+      assert.deepEqual(seeks(run), [null]);
+      assert.ok(!dap.events.slice(from).some((e) => e.event === 'continued'), 'a finished run never runs on');
+    } finally {
+      await dap.close();
+    }
+  });
+
   it('a move the host refuses: an error shown to the user, the stop before shown again, no stop of the move', async () => {
     const run = new FakeRun('paused');
     run.lastPause = { reason: 'pause', tick: 5, description: 'Paused after tick 5' };
