@@ -221,6 +221,40 @@ describe('debug positions and moves against a fake host', () => {
     }
   });
 
+  it('a move asked while another is under way is refused with why; the first lands as asked', async () => {
+    const run = new FakeRun('paused');
+    run.lastPause = { reason: 'pause', tick: 5, description: 'Paused after tick 5' };
+    run.endpoint.serve('snapshot', () => snapshotAt(5, true));
+    let land: () => void = () => undefined;
+    run.endpoint.serve('seekTick', (p) => {
+      const moment = { runId: 7, tick: p.tick, ticks: 5 };
+      return new Promise((resolve) => {
+        land = () => {
+          run.endpoint.emit('viewedTick', { ...moment, replayed: false });
+          resolve(moment);
+        };
+      });
+    });
+    const dap = await attached(run);
+    try {
+      await stopped(dap, 0);
+      const from = dap.mark();
+      const first = dap.requestRaw('stepBack', { threadId: LOOP_THREAD_ID });
+      await until('the seek asked', () => seeks(run).length === 1, TIMEOUT);
+      const second = (await dap.requestRaw('next', { threadId: LOOP_THREAD_ID })) as DebugProtocol.ErrorResponse;
+      assert.equal(second.success, false);
+      assert.match(second.body.error?.format ?? '', /under way/);
+      assert.deepEqual(seeks(run), [4], 'the second move asked nothing of the host');
+      land();
+      assert.equal((await first).success, true);
+      const landed = await stopped(dap, from);
+      assert.equal(landed.body.reason, 'step');
+      assert.match(String(landed.body.description), /tick 4 of 5/);
+    } finally {
+      await dap.close();
+    }
+  });
+
   it('Stop during a move: the session ends (terminated is never held behind the move)', async () => {
     const run = new FakeRun('paused');
     run.lastPause = { reason: 'pause', tick: 5, description: 'Paused after tick 5' };
