@@ -1,7 +1,7 @@
-// DebugPosition: where a debug view of a run stands, as one value. The debug adapter answers
-// each DAP request by a `switch` on it (coroscope-session.ts); the host's events and this
-// session's own moves become transitions here (pure functions: event or request in, next
-// position out), so the rules are tested apart from the adapter and its host.
+// DebugPosition: where a debug view of a run stands, as one value. The debug adapter stores
+// one (session-core.ts) and answers each DAP move by a `switch` on it (session-moves.ts); the
+// host's events and this session's own moves become transitions here (pure functions: event
+// or request in, next position out), so the rules are tested apart from the adapter and its host.
 //
 //   kind       where                                      carries
 //   ---------  -----------------------------------------  -----------------------------------
@@ -13,6 +13,7 @@
 //   pastHit    a breakpoint hit found in the past         tick, the hit's stop, present
 //   end        the end of a finished recorded run         the end's stop (its last tick)
 //   recording  a tick of an opened recording              tick, ticks, stop shown (no present)
+//   moving     this session's move under way              the move (what it waits for), from, stop shown
 //
 // `present` is where a move forward out of the past comes back to: the live run going on, a
 // live stop held (between ticks or on a line), or the end of a finished run.
@@ -33,6 +34,14 @@
 //   any                    landedInPast(hit)              pastHit (present kept)
 //   pastTick/pastHit/line  backToPresent                  present's position
 //   any                    onLaunched (launch, restart)   running: nothing of the last run kept
+//   any but moving         startMove(move)                moving (from: the position left)
+//   moving                 an event answersMove           the landing (a transition above, from `from`)
+//   moving                 refused (the host said no)     from: the position left, unchanged
+//   moving                 other events                   moving, `from` updated by that event
+//
+// answersMove is the one place that decides whether a host event is the answer to this
+// session's move (today by what the move waits for; by the move's moment id once the host
+// echoes it in `paused` and `viewedTick`).
 //
 // Invariants: a past position always knows its present, except `recording` (an opened
 // recording has none: its last tick is its end); `pastLine.live` is the live line stop the
@@ -58,6 +67,22 @@ export interface PositionStop {
 /** Where a move forward out of the past comes back to. */
 export type Present = { kind: 'running' } | { kind: 'stopped'; stop: PositionStop } | { kind: 'end'; stop: PositionStop };
 
+/** How a move in time of this session is shown: a step, a tick moved to, or a recorded stop landed on (in the live stop's reason). */
+export type TravelReason = 'step' | 'goto' | StopReason;
+
+/** A move of this session under way, by what it waits for from the host. */
+export type Move =
+  /** A seek (seekTick): its `viewedTick` lands it, shown as `reason` on `threadId` (`said`: the recording's words for that tick). */
+  | { waits: 'seek'; reason: TravelReason; threadId: number; said?: string }
+  /** A search of the past for a breakpoint's hit (pastBreakpointHit): its `viewedTick` follows the hit's tick; its answer shows the hit. */
+  | { waits: 'search' }
+  /** A line move from a hit shown (lineStep / lineStepBack there): its `viewedTick` follows the line's tick, its `paused` (pastLine) shows the line. */
+  | { waits: 'hitLine' }
+  /** A line move through the past lines of a live line stop: its `paused` (pastLine) shows the line. */
+  | { waits: 'pastLine' }
+  /** Back from a past line to the live line stop held (seekTick to the present): its `paused` shows it, in its own reason. */
+  | { waits: 'liveStop'; live: PositionStop };
+
 export type DebugPosition =
   | { kind: 'running' }
   | { kind: 'paused'; stop: PositionStop }
@@ -69,7 +94,12 @@ export type DebugPosition =
   /** `stop`: the hit, or a line reached from it (null while a move is under way). */
   | { kind: 'pastHit'; tick: number; stop: PositionStop | null; present: Present }
   | { kind: 'end'; stop: PositionStop }
-  | { kind: 'recording'; tick: number; ticks: number; stop: PositionStop | null };
+  | { kind: 'recording'; tick: number; ticks: number; stop: PositionStop | null }
+  /** `from`: the position the move left (shown again if the move is refused); `stop`: what is shown meanwhile (a search keeps the stop shown). */
+  | { kind: 'moving'; move: Move; from: Exclude<DebugPosition, { kind: 'moving' }>; stop: PositionStop | null };
+
+/** A position that is not a move under way. */
+export type SettledPosition = Exclude<DebugPosition, { kind: 'moving' }>;
 
 export const RUNNING: DebugPosition = { kind: 'running' };
 
@@ -92,6 +122,8 @@ export function isPast(pos: DebugPosition): boolean {
       return true;
     case 'recording':
       return pos.tick < pos.ticks;
+    case 'moving':
+      return isPast(pos.from);
     default:
       return false;
   }
@@ -114,6 +146,8 @@ export function presentOf(pos: DebugPosition): Present | null {
       return { kind: 'end', stop: pos.stop };
     case 'recording':
       return null;
+    case 'moving':
+      return presentOf(pos.from);
   }
 }
 
@@ -125,6 +159,7 @@ export function presentStop(pos: DebugPosition): PositionStop | null {
 
 /** Whether anything comes after the moment shown (false at a finished run's end, an opened recording's last tick). */
 export function canStepForward(pos: DebugPosition): boolean {
+  if (pos.kind === 'moving') return canStepForward(pos.from);
   if (pos.kind === 'end') return false;
   if (pos.kind === 'recording') return pos.tick < pos.ticks;
   return true;
@@ -151,6 +186,11 @@ export function forwardFrom(pos: DebugPosition, now: number): number {
 
 /** The host's `paused`: the live run stopped (kept as the present while the past is shown), or a past line was reached. */
 export function onPaused(pos: DebugPosition, stop: PositionStop, pastLine: boolean): DebugPosition {
+  if (pos.kind === 'moving') {
+    // Not the move's answer (answersMove): the move goes on, from where the host now stands; a live stop is shown meanwhile.
+    const from = settled(onPaused(pos.from, stop, pastLine));
+    return { ...pos, from, stop: from.kind === 'pastTick' || from.kind === 'pastHit' ? pos.stop : shownStop(from) };
+  }
   if (pastLine && pos.kind === 'pastHit') return { kind: 'pastHit', tick: stop.tick, stop, present: pos.present };
   switch (pos.kind) {
     case 'pastTick':
@@ -167,6 +207,9 @@ export function onPaused(pos: DebugPosition, stop: PositionStop, pastLine: boole
 /** The host's `continued`: the live run goes on (behind the past shown, which stays). */
 export function onContinued(pos: DebugPosition): DebugPosition {
   switch (pos.kind) {
+    case 'moving':
+      // The present runs on behind a past shown; from a live stop, the move's own doing (its answer says where it lands).
+      return pos.from.kind === 'pastTick' || pos.from.kind === 'pastHit' ? { ...pos, from: settled(onContinued(pos.from)) } : pos;
     case 'pastTick':
     case 'pastHit':
       return { ...pos, present: { kind: 'running' } };
@@ -180,6 +223,7 @@ export function onContinued(pos: DebugPosition): DebugPosition {
 
 /** Back out of the past to the present: the run going on, its live stop, or the end. */
 export function backToPresent(pos: DebugPosition): DebugPosition {
+  if (pos.kind === 'moving') return backToPresent(pos.from);
   const present = presentOf(pos);
   if (present === null) return pos;
   switch (present.kind) {
@@ -197,6 +241,7 @@ export function backToPresent(pos: DebugPosition): DebugPosition {
  * ended (then its last tick is its end); `shown`: the stop the session shows at that tick.
  */
 export function onViewedTick(pos: DebugPosition, tick: number | null, ticks: number, finished: boolean, shown: PositionStop | null): DebugPosition {
+  if (pos.kind === 'moving') return onViewedTick(pos.from, tick, ticks, finished, shown);
   if (pos.kind === 'recording') return tick === null ? pos : { kind: 'recording', tick: Math.min(tick, ticks), ticks, stop: shown };
   if (tick === null) return isPast(pos) ? backToPresent(pos) : pos;
   const present = presentOf(pos) ?? { kind: 'running' };
@@ -207,6 +252,8 @@ export function onViewedTick(pos: DebugPosition, tick: number | null, ticks: num
 /** The host's `finished`, when the session stays at the run's end: the end is the present (shown now unless the past is). */
 export function onFinished(pos: DebugPosition, end: PositionStop): DebugPosition {
   switch (pos.kind) {
+    case 'moving':
+      return { ...pos, from: settled(onFinished(pos.from, end)) };
     case 'pastTick':
     case 'pastHit':
       return { ...pos, present: { kind: 'end', stop: end } };
@@ -223,6 +270,7 @@ export function onFinished(pos: DebugPosition, end: PositionStop): DebugPosition
 
 /** This session's search found a breakpoint's hit in the past (a line, `hit`) or moved to a tick: the views land there, the present kept. */
 export function landedInPast(pos: DebugPosition, tick: number, stop: PositionStop | null, hit: boolean): DebugPosition {
+  if (pos.kind === 'moving') return landedInPast(pos.from, tick, stop, hit);
   if (pos.kind === 'recording') return { kind: 'recording', tick, ticks: pos.ticks, stop };
   const present = presentOf(pos) ?? { kind: 'running' };
   return hit ? { kind: 'pastHit', tick, stop, present } : { kind: 'pastTick', tick, stop, present };
@@ -244,4 +292,67 @@ export function openedRecording(tick: number, ticks: number, stop: PositionStop 
 /** The stop a finished recorded run shows at its end (its last tick), on the loop's thread. */
 export function endStopAt(tick: number): PositionStop {
   return { reason: 'end', tick, taskId: undefined, threadId: LOOP_THREAD_ID, description: `Finished at tick ${tick}` };
+}
+
+/** What a move leaves from: the position itself (a move's `from` when one is under way already). */
+export function settled(pos: DebugPosition): SettledPosition {
+  return pos.kind === 'moving' ? pos.from : pos;
+}
+
+/** This session starts a move: under way until the host answers it (answersMove). A search keeps the stop shown; any other move shows none meanwhile. */
+export function startMove(pos: DebugPosition, move: Move): DebugPosition {
+  return { kind: 'moving', move, from: settled(pos), stop: move.waits === 'search' ? shownStop(pos) : null };
+}
+
+/** A move under way goes on as another (a line move that must seek after all): the position it left is kept. */
+export function retarget(pos: DebugPosition, move: Move): DebugPosition {
+  return pos.kind === 'moving' ? { ...pos, move, stop: null } : startMove(pos, move);
+}
+
+/** The host refused the move (or it ended without landing): the position it left, unchanged. */
+export function refused(pos: DebugPosition): DebugPosition {
+  return settled(pos);
+}
+
+/** The end of a recorded run shown (an opened recording: its last tick). */
+export function atEnd(pos: DebugPosition, end: PositionStop): DebugPosition {
+  const base = settled(pos);
+  return base.kind === 'recording' ? { kind: 'recording', tick: base.ticks, ticks: base.ticks, stop: end } : { kind: 'end', stop: end };
+}
+
+/** Whether the end of a finished run is shown (an opened recording's last tick is its end). */
+export function isAtEnd(pos: DebugPosition): boolean {
+  return pos.kind === 'end' || (pos.kind === 'recording' && pos.tick >= pos.ticks);
+}
+
+/** The past tick the views show (null: none; a past line's tick is the present's). */
+export function viewedTickOf(pos: DebugPosition): number | null {
+  const base = settled(pos);
+  return base.kind === 'pastTick' || base.kind === 'pastHit' || base.kind === 'recording' ? base.tick : null;
+}
+
+/** A host event that may answer a move: a `paused` (on a past line or not) or a `viewedTick`. */
+export type MoveAnswer = { event: 'paused'; pastLine: boolean } | { event: 'viewedTick'; tick: number | null };
+
+/**
+ * Whether a host event answers this session's move under way. The one place where that is
+ * decided: today by what the move waits for (the events come in order on one connection);
+ * once the host echoes a move's moment id in `paused` and `viewedTick`, by that id alone.
+ */
+export function answersMove(pos: DebugPosition, answer: MoveAnswer): boolean {
+  if (pos.kind !== 'moving') return false;
+  const move = pos.move;
+  switch (move.waits) {
+    case 'seek':
+      return answer.event === 'viewedTick';
+    case 'search':
+      return answer.event === 'viewedTick' && answer.tick !== null;
+    case 'hitLine':
+      return answer.event === 'paused' ? answer.pastLine : answer.tick !== null;
+    case 'pastLine':
+      // Another past line, or the live stop again (a step forward off the last past line).
+      return answer.event === 'paused';
+    case 'liveStop':
+      return answer.event === 'paused' && !answer.pastLine;
+  }
 }

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   RUNNING,
+  answersMove,
+  atEnd as endShown,
   backToPresent,
   canStepBack,
   canStepForward,
@@ -19,7 +21,11 @@ import {
   openedRecording,
   presentOf,
   presentStop,
+  refused,
+  retarget,
   shownStop,
+  startMove,
+  viewedTickOf,
   stepsByLine,
   type DebugPosition,
   type PositionStop,
@@ -196,5 +202,55 @@ describe('debug position: queries', () => {
     assert.equal(forwardFrom(pastTick, 9), 9);
     assert.equal(shownStop(RUNNING), null);
     assert.equal(shownStop(pastTick), gotoStop);
+  });
+});
+
+describe('debug position: a move under way', () => {
+  it('a move keeps the position it left, shows no stop meanwhile (a search keeps the one shown), and a refusal goes back to it', () => {
+    const seeking = startMove(paused, { waits: 'seek', reason: 'step', threadId: 3 });
+    assert.equal(seeking.kind, 'moving');
+    assert.equal(shownStop(seeking), null);
+    assert.deepEqual(presentOf(seeking), { kind: 'stopped', stop: between });
+    assert.equal(refused(seeking), paused);
+    const searching = startMove(pastHit, { waits: 'search' });
+    assert.equal(shownStop(searching), hitStop);
+    assert.equal(viewedTickOf(searching), 17);
+    // A line move that must seek after all still leaves from where it started.
+    const retargeted = retarget(startMove(pastHit, { waits: 'hitLine' }), { waits: 'seek', reason: 'step', threadId: 4 });
+    assert.equal(refused(retargeted), pastHit);
+    assert.equal(startMove(seeking, { waits: 'search' }).kind === 'moving' && refused(startMove(seeking, { waits: 'search' })), paused);
+  });
+  it('answersMove: each move is answered by its own event only', () => {
+    const seek = startMove(pastTick, { waits: 'seek', reason: 'step', threadId: 3 });
+    assert.equal(answersMove(seek, { event: 'viewedTick', tick: 8 }), true);
+    assert.equal(answersMove(seek, { event: 'paused', pastLine: false }), false);
+    const search = startMove(pastTick, { waits: 'search' });
+    assert.equal(answersMove(search, { event: 'viewedTick', tick: 5 }), true);
+    assert.equal(answersMove(search, { event: 'viewedTick', tick: null }), false);
+    const toLive = startMove(pastLine, { waits: 'liveStop', live: onLine });
+    assert.equal(answersMove(toLive, { event: 'paused', pastLine: false }), true);
+    assert.equal(answersMove(toLive, { event: 'paused', pastLine: true }), false);
+    assert.equal(answersMove(toLive, { event: 'viewedTick', tick: null }), false);
+    const line = startMove(liveLine, { waits: 'pastLine' });
+    assert.equal(answersMove(line, { event: 'paused', pastLine: true }), true);
+    assert.equal(answersMove(line, { event: 'viewedTick', tick: 40 }), false);
+    assert.equal(answersMove(pastTick, { event: 'viewedTick', tick: 8 }), false, 'no move under way: nothing is its answer');
+  });
+  it('the host goes on during a move: the move keeps going, from where the host now stands', () => {
+    const seek = startMove(pastTick, { waits: 'seek', reason: 'step', threadId: 3 });
+    const afterContinue = onContinued(seek);
+    assert.equal(afterContinue.kind, 'moving');
+    assert.deepEqual(presentOf(afterContinue), { kind: 'running' });
+    // From a live line stop the host's own continue is the move's doing: the live stop is still the present.
+    const fromLive = startMove(liveLine, { waits: 'pastLine' });
+    assert.equal(onContinued(fromLive), fromLive);
+    // The run finishing during a move: the end is the present it comes back to.
+    assert.deepEqual(presentOf(onFinished(seek, end)), { kind: 'end', stop: end });
+    // A viewedTick that is not the move's answer lands as any view's move does.
+    assert.equal(onViewedTick(seek, 5, 50, false, gotoStop).kind, 'pastTick');
+  });
+  it('the end shown: a finished run\'s end, or an opened recording\'s last tick', () => {
+    assert.deepEqual(endShown(pastTick, end), { kind: 'end', stop: end });
+    assert.deepEqual(endShown(openedRecording(3, 50, null), end), { kind: 'recording', tick: 50, ticks: 50, stop: end });
   });
 });

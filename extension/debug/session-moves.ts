@@ -1,0 +1,493 @@
+// SessionMoves: the DAP move requests (continue, next, stepIn, stepOut, stepBack,
+// reverseContinue, pause), each answered by a `switch` on where the debugger stands
+// (debug-position.ts): by the live run, by line at a line stop, or through the recorded past
+// (the host's seekTick, line replay and breakpoint search).
+//
+// Invariants: a live execution request is answered before the host is asked (VS Code must see
+// the answer before the `stopped` it causes); a move in time is answered only once it has
+// moved (answerOnceMoved: its events are held until then); a move that fails is an error
+// response shown to the user, the stop shown before is shown again, and no `stopped` or
+// `continued` of the move goes out. A move in time is the position `moving` (startMove) until
+// the host's answer lands it (position-events.ts); another move meanwhile is refused.
+
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { RemoteError } from '../../protocol/rpc';
+import type { BreakpointHitLanding, TimelineLane } from '../../protocol/host-protocol';
+import { frameReturn, laneHasFrames, nextOf, nextSuspension, previousOf, previousSuspension } from './time-travel';
+import { canStepForward, onContinued, presentStop as presentStopOf, refused, retarget, startMove, viewedTickOf, type DebugPosition, type Move, type TravelReason } from './debug-position';
+import type { DebugHost } from './debug-host';
+import { CALLBACK_THREAD_ID, LOOP_THREAD_ID } from './dap-mapping';
+import { ERR_HOST, ERR_NOT_RUNNING, type PastStop, type SessionCore } from './session-core';
+import type { SessionBreakpoints } from './session-breakpoints';
+import type { PastSearch } from './past-search';
+import type { PositionEvents } from './position-events';
+import { message, stoppedEventOf, type StopInfo } from './stop-events';
+
+export class SessionMoves {
+  constructor(
+    private readonly core: SessionCore,
+    private readonly breakpoints: SessionBreakpoints,
+    private readonly past: PastSearch,
+    private readonly positionEvents: PositionEvents,
+  ) {}
+
+  /**
+   * Answers a move in time (Step Back, Reverse Continue, a step or continue through the past)
+   * only once it has moved: what the session says meanwhile (the landing's `stopped` above all)
+   * is held until the success response has gone, as VS Code takes a stop after the answer of
+   * the request that made it. A move that fails is the request's error (VS Code shows it): the
+   * position the move left is taken again (debug-position.ts refused) and its stop shown again,
+   * and no `stopped` or `continued` of the move goes out: never a success that did not move.
+   */
+  private async answerOnceMoved(response: DebugProtocol.Response, move: () => Promise<void>): Promise<void> {
+    const outer = this.core.heldEvents !== null;
+    if (!outer) this.core.heldEvents = [];
+    try {
+      await move();
+    } catch (e) {
+      const held = outer ? [] : (this.core.heldEvents ?? []);
+      if (!outer) this.core.heldEvents = null;
+      for (const ev of held) if (ev.event !== 'stopped' && ev.event !== 'continued') this.core.emitNow(ev);
+      const reason = e instanceof RemoteError && e.code === 'superseded' ? `${response.command}: another move of the views came first (${message(e)})` : message(e);
+      this.core.fail(response, ERR_HOST, reason, true);
+      const stop = this.refusedMove();
+      const host = this.core.host;
+      // The stop shown before, again: its frames and variables are asked anew (the move's start forgot them).
+      if (stop !== null && host !== null && host.isAlive() && this.core.showsRun()) this.core.sendEvent(stoppedEventOf(stop));
+      return;
+    }
+    const pos = this.core.position;
+    // A seek is answered after its viewedTick (the host's order): one still waited for was not this session's to show (another run's, or a phase that shows none).
+    if (pos.kind === 'moving' && pos.move.waits === 'seek') this.core.moveTo(refused(pos));
+    const held = outer ? [] : (this.core.heldEvents ?? []);
+    if (!outer) this.core.heldEvents = null;
+    this.core.sendResponse(response);
+    for (const ev of held) this.core.emitNow(ev);
+  }
+
+  /** The host refused the move under way: the position it left again (an event that landed meanwhile stands); returns the stop to show again. */
+  private refusedMove(): StopInfo | null {
+    this.core.requestedThread = null;
+    this.core.moveTo(refused(this.core.position));
+    this.core.invalidate();
+    return this.core.currentStop;
+  }
+
+  /** This session starts a move in time: the position says it is under way, and what it waits for. */
+  private startMove(move: Move): void {
+    this.core.resumed();
+    this.core.moveTo(startMove(this.core.position, move));
+  }
+
+  /** A move request while one is under way: refused (where the views will stand is known only once the host has answered it). */
+  private refuseDuringMove(response: DebugProtocol.Response, pos: Extract<DebugPosition, { kind: 'moving' }>): void {
+    this.core.fail(response, ERR_HOST, `${response.command}: another move of this session is under way (waiting for the host: ${pos.move.waits}); try again once it has landed`, true);
+  }
+
+  /** Answers an execution request at once, then asks the host; a refusal is shown and the stop restored. */
+  private execute(response: DebugProtocol.Response, threadId: number | null, action: (host: DebugHost) => Promise<unknown>, resumes: boolean): void {
+    let host: DebugHost;
+    try {
+      host = this.core.requireHost();
+    } catch (e) {
+      this.core.fail(response, ERR_NOT_RUNNING, message(e));
+      return;
+    }
+    const previous = this.core.position;
+    const previousStop = this.core.currentStop;
+    this.core.requestedThread = threadId === CALLBACK_THREAD_ID ? LOOP_THREAD_ID : threadId;
+    // The live program goes on: the host's `paused` says where it stops next.
+    if (resumes) {
+      this.core.resumed();
+      this.core.moveTo(onContinued(previous));
+    }
+    this.core.sendResponse(response);
+    action(host).catch((e: unknown) => {
+      this.core.output(`Coroscope: ${response.command} failed: ${message(e)}`, 'stderr');
+      if (resumes && previousStop !== null && host.isAlive() && this.core.showsRun()) {
+        // Nothing moved (refused): the position before, its stop shown again.
+        this.core.moveTo(previous);
+        this.core.sendEvent(stoppedEventOf(previousStop));
+      }
+    });
+  }
+
+  continueRequest(response: DebugProtocol.ContinueResponse): void {
+    response.body = { allThreadsContinued: true };
+    const pos = this.core.position;
+    switch (pos.kind) {
+      case 'moving':
+        this.refuseDuringMove(response, pos);
+        return;
+      case 'end':
+      case 'recording':
+        if (!canStepForward(pos)) {
+          // Nothing comes after a finished run's end: Continue ends the session.
+          this.core.sendResponse(response);
+          this.core.endSession(this.core.endedOk ?? true);
+          return;
+        }
+        this.continueInPast(response);
+        return;
+      case 'pastTick':
+      case 'pastHit':
+        this.continueInPast(response);
+        return;
+      case 'pastLine':
+        // Through the past up to the live line stop held (not known: the live run goes on).
+        if (pos.live !== null) this.continueInPast(response);
+        else this.execute(response, null, (h) => h.endpoint.request('continue', {}), true);
+        return;
+      case 'running':
+      case 'paused':
+      case 'liveLine':
+        this.execute(response, null, (h) => h.endpoint.request('continue', {}), true);
+        return;
+    }
+  }
+
+  /**
+   * Continue from the past: to the earliest after the moment shown of the stops this session
+   * saw, the exceptions recorded and the hits of the line breakpoints set now (replayed: a line
+   * stop in the past), else back to the present.
+   */
+  private continueInPast(response: DebugProtocol.ContinueResponse): void {
+    const threadId = this.core.currentStop?.threadId ?? LOOP_THREAD_ID;
+    this.core.serve(response, async () => {
+      const now = await this.past.momentShown();
+      const candidates = await this.past.stopCandidates();
+      const from = this.past.forwardFrom(now);
+      const next = this.past.towardPresent(nextOf(candidates.keys(), from));
+      const present = presentStopOf(this.core.position)?.tick ?? this.core.recordedTicks;
+      // Hits up to the next stop's tick come before it; in a live line stop's own tick, the host's search ends at that stop.
+      const ceiling = next ?? present;
+      const landing = ceiling > from ? await this.past.searchHit('forward', now, { ceiling: Math.max(0, ceiling) }) : null;
+      if (landing?.landed === 'line') {
+        this.core.sendResponse(response);
+        this.positionEvents.showHit(landing, threadId);
+        return;
+      }
+      // A loop breakpoint's hit at the present's own tick is the present's stop.
+      if (landing?.landed === 'tick' && this.past.towardPresent(landing.tick) !== null) {
+        this.landOnSuspensionHit(response, landing);
+        return;
+      }
+      const pos = this.core.position;
+      if (next === null && pos.kind === 'pastLine' && pos.live !== null) {
+        // From a past line of the live line stop, nothing stops before it: that stop again, as it was (the live program is held there; a second Continue runs it on).
+        this.backToLiveLine(response, pos.live);
+        return;
+      }
+      this.landOn(response, threadId, candidates, next);
+    });
+  }
+
+  /** Leaves the past lines of the live line stop for that stop (the host's seekTick to the present: its `paused` shows it, in its own reason). */
+  private backToLiveLine(response: DebugProtocol.Response, live: StopInfo): void {
+    const host = this.core.requireHost();
+    this.core.output(`Coroscope: nothing stops between the past line shown and the live stop at tick ${live.tick}: back to the live stop (Continue again runs the program on)`);
+    this.core.requestedThread = live.threadId;
+    this.startMove({ waits: 'liveStop', live });
+    void this.answerOnceMoved(response, async () => {
+      await host.endpoint.request('seekTick', { tick: null });
+    });
+  }
+
+  /** A hit of a breakpoint on a suspension point, found in the past: the live run stopped after its tick, so the views go there, on its task's thread, in its live words. */
+  private landOnSuspensionHit(response: DebugProtocol.Response, landing: Extract<BreakpointHitLanding, { landed: 'tick' }>): void {
+    this.travelTo(response, landing.taskId, 'breakpoint', async () => landing.tick, landing.description);
+  }
+
+  /** Moves the views to a recorded stop's tick (null: the present), shown on its task's thread and in its words when the recording says them. */
+  private landOn(response: DebugProtocol.Response, threadId: number, candidates: ReadonlyMap<number, PastStop | null>, tick: number | null): void {
+    const stop = tick === null ? null : (candidates.get(tick) ?? null);
+    this.travelTo(response, stop?.threadId ?? threadId, stop?.reason ?? 'goto', async () => tick, stop?.said);
+  }
+
+  /**
+   * Moves every view of the run to a tick (null: the present) that `target` computes from the
+   * tick shown now; a refusal (a thrown Error) is the request's error response. The response
+   * goes before the host moves (the `stopped` comes with its viewedTick event).
+   */
+  private travelTo(response: DebugProtocol.Response, threadId: number, reason: TravelReason, target: (now: number) => Promise<number | null>, said?: string): void {
+    this.core.serve(response, async () => {
+      // At a stop on a line too: the host's line replay serves the past while the stop holds the thread.
+      const stop = this.core.currentStop;
+      const host = this.core.requireHost();
+      const viewed = viewedTickOf(this.core.position);
+      if (viewed === null) await this.core.refreshTasks();
+      // At a finished run's end: its last recorded tick (the loop's count may stop short of it).
+      const now = viewed ?? (stop?.reason === 'end' ? stop.tick : this.core.tasks.tick);
+      const tick = await target(now);
+      if (tick === null && viewed === null) throw new Error(`${response.command}: already at the present`);
+      // The present is kept by the position (debug-position.ts presentOf): the landing's viewedTick says where.
+      this.startMove(said === undefined ? { waits: 'seek', reason, threadId } : { waits: 'seek', reason, threadId, said });
+      // Answered once replayed: this session shows the tick's stacks with positions and locals, so it waits for them as it always did.
+      await this.answerOnceMoved(response, async () => {
+        await host.endpoint.request('seekTick', { tick, replayed: true });
+      });
+    });
+  }
+
+  stepBackRequest(response: DebugProtocol.StepBackResponse, args: DebugProtocol.StepBackArguments): void {
+    const threadId = args.threadId;
+    const pos = this.core.position;
+    switch (pos.kind) {
+      case 'moving':
+        this.refuseDuringMove(response, pos);
+        return;
+      case 'pastHit':
+        // From the hit's line: the line before it (a hit without a line goes back as a tick).
+        if (pos.stop?.line !== undefined) {
+          this.stepAtHit(response, threadId, 'back');
+          return;
+        }
+        break;
+      case 'liveLine':
+      case 'pastLine':
+        if (pos.stop?.line !== undefined) {
+          this.stepBackAtLine(response, threadId);
+          return;
+        }
+        break;
+      case 'running':
+      case 'paused':
+      case 'pastTick':
+      case 'end':
+      case 'recording':
+        break;
+    }
+    this.travelTo(response, threadId, 'step', async (now) => {
+      if (threadId >= LOOP_THREAD_ID) {
+        if (now <= 1) throw new Error('Step Back: the recording starts at tick 1');
+        return now - 1;
+      }
+      const lane = await this.past.laneOf(threadId, 'Step Back');
+      const tick = previousSuspension(lane, now);
+      if (tick === null) throw new Error(`Step Back: ${lane.name} (#${threadId}) is at its start (created at tick ${lane.createdTick}): it has no earlier suspension in the recording`);
+      return tick;
+    });
+  }
+
+  /**
+   * At a stop on a line (a live one, or a past line shown): the line the task ran before,
+   * replayed by the host's line replay (lineStepBack; its `paused` shows it); before the task's
+   * first line of this step, the last line it ran of these frames' functions in an earlier step
+   * (the host's walk into the step before, as from a hit: its `paused` too), and only when
+   * there is none, its previous suspension (a seek, as from a tick). The run must be recorded:
+   * asked first (its timeline), so a refusal is this request's error.
+   */
+  private stepBackAtLine(response: DebugProtocol.StepBackResponse, threadId: number): void {
+    this.core.serve(response, async () => {
+      const stop = this.core.currentStop!;
+      const host = this.core.requireHost();
+      const taskId = stop.taskId ?? threadId;
+      // The task's lane: for its previous suspension, at its first line of this step (a task whose first step this is has none yet: its lines replay all the same).
+      let lane: TimelineLane | null;
+      try {
+        lane = await this.past.laneOf(taskId, 'Step Back');
+      } catch (e) {
+        if (/not recorded/.test(message(e))) throw new Error(`Step Back needs a recorded run: launch with record (${message(e)})`);
+        if (!/is not in the recording/.test(message(e))) throw e;
+        lane = null;
+      }
+      // From the live stop itself, it is kept while its past lines are shown (debug-position.ts onPaused: pastLine's `live`; Continue comes back to it).
+      this.core.requestedThread = threadId;
+      this.startMove({ waits: 'pastLine' });
+      await this.answerOnceMoved(response, async () => {
+        const landing = await host.endpoint.request('lineStepBack', {});
+        if (landing.landed !== 'suspension') return;
+        const tick = lane === null ? null : previousSuspension(lane, stop.tick);
+        // The first line of the task's first step: nothing of it ran before (as Step Back between suspensions says at its first).
+        if (tick === null && lane !== null) throw new Error(`Step Back: ${lane.name} (#${taskId}) is at its start (created at tick ${lane.createdTick}): ${landing.why ?? 'nothing of it ran before'}`);
+        if (tick === null) throw new Error(`Step Back: task #${taskId} has no earlier suspension in the recording`);
+        if (landing.why !== undefined) this.core.output(`Coroscope: before ${this.core.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick} (${landing.why})`);
+        this.core.moveTo(retarget(this.core.position, { waits: 'seek', reason: 'step', threadId }));
+        await host.endpoint.request('seekTick', { tick, replayed: true });
+      });
+    });
+  }
+
+  /**
+   * To the latest before the moment shown of: the stops this session saw and the exceptions
+   * recorded (a tick), and the hits of the line breakpoints set now, found by replaying the
+   * recording with them armed (the host's pastBreakpointHit: a line stop in the past, shown
+   * with its frames and locals). Refused, naming the breakpoints, when there is none.
+   */
+  reverseContinueRequest(response: DebugProtocol.ReverseContinueResponse, args: DebugProtocol.ReverseContinueArguments): void {
+    this.core.serve(response, async () => {
+      const now = await this.past.momentShown();
+      const candidates = await this.past.stopCandidates();
+      const tick = previousOf(candidates.keys(), now);
+      const landing = await this.past.searchHit('back', now, tick === null ? {} : { floor: tick });
+      if (landing.landed === 'line') {
+        this.core.sendResponse(response);
+        this.positionEvents.showHit(landing, args.threadId);
+        return;
+      }
+      if (landing.landed === 'tick') {
+        this.landOnSuspensionHit(response, landing);
+        return;
+      }
+      // Line stops the run made at breakpoints no longer set still count (as their ticks).
+      const earlier = previousOf(tick === null ? this.core.lineStopTicks : [tick, ...this.core.lineStopTicks], now);
+      if (earlier === null) {
+        const armed = landing.breakpoints.map((b) => `${b.file}:${b.line}`);
+        const pos = this.core.position;
+        if (pos.kind === 'pastHit' && pos.stop !== null) {
+          // The replay host stopped on the hit shown again (the search replayed past it): its frames are new.
+          const shown = pos.stop;
+          this.core.invalidate();
+          setImmediate(() => {
+            if (this.core.currentStop === shown) this.core.sendEvent(stoppedEventOf(shown));
+          });
+        }
+        const filters = Object.entries(this.breakpoints.exceptionBreaks).filter(([, on]) => on === true).map(([f]) => f);
+        const what = this.breakpoints.exceptionBreaks.urlFailed === true ? ', an exception or a failed URL' : ' or an exception';
+        throw new Error(`Reverse Continue: no stop at a breakpoint${what} before tick ${now} in the recording (exception filters: ${filters.length > 0 ? filters.join(', ') : 'none'})${armed.length > 0 ? `, and no hit of the breakpoint${armed.length > 1 ? 's' : ''} at ${armed.join(', ')} before it (replayed)` : ' (no line breakpoint is set)'}`);
+      }
+      this.landOn(response, args.threadId, candidates, earlier);
+    });
+  }
+
+  /**
+   * At a breakpoint hit shown in the past (or a line reached from it): steps by line through
+   * its task's replayed lines (the host's lineStep / lineStepBack there, pastHitLine): back to
+   * the line before, over / into / out forward past the hit, across the task's suspensions
+   * (its next line once resumed). The line is shown by its `paused`; before the task's first
+   * line of the step, its previous suspension (a seek); with no later line in the recording,
+   * the present.
+   */
+  private stepAtHit(response: DebugProtocol.Response, threadId: number, move: 'back' | 'over' | 'into' | 'out'): void {
+    this.core.serve(response, async () => {
+      const stop = this.core.currentStop!;
+      const host = this.core.requireHost();
+      const taskId = stop.taskId ?? threadId;
+      const lane = move === 'back' && taskId < LOOP_THREAD_ID ? await this.past.laneOf(taskId, 'Step Back').catch(() => null) : null;
+      this.core.requestedThread = stop.threadId;
+      this.startMove({ waits: 'hitLine' });
+      await this.answerOnceMoved(response, async () => {
+        const landing = move === 'back' ? await host.endpoint.request('lineStepBack', {}) : (await host.endpoint.request('lineStep', { kind: move })).landing;
+        if (landing === undefined || landing.landed === 'line') return;
+        let tick: number | null = null;
+        if (landing.landed === 'suspension') {
+          tick = lane === null ? null : previousSuspension(lane, stop.tick);
+          if (tick === null) throw new Error(`${this.core.nameOf(taskId) ?? `task #${taskId}`} has no earlier suspension in the recording${landing.why !== undefined ? ` (${landing.why})` : ''}`);
+          this.core.output(`Coroscope: before ${this.core.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick}${landing.why !== undefined ? ` (${landing.why})` : ''}`);
+        } else {
+          this.core.output('Coroscope: the recording has no later line of this task: back to the present');
+        }
+        // Off the lines: a past tick, or the present.
+        this.core.moveTo(retarget(this.core.position, { waits: 'seek', reason: 'step', threadId: stop.threadId }));
+        await host.endpoint.request('seekTick', { tick, replayed: true });
+      });
+    });
+  }
+
+  /** Refuses a forward step at a finished run's end (nothing comes after it); true when refused. */
+  private refusedAtEnd(response: DebugProtocol.Response, what: string): boolean {
+    if (canStepForward(this.core.position)) return false;
+    this.core.fail(response, ERR_NOT_RUNNING, `${what}: the run finished at tick ${this.core.recordedTicks}, nothing comes after it: Step Back or Reverse Continue go into its past, Continue ends the session`, true);
+    return true;
+  }
+
+  pauseRequest(response: DebugProtocol.PauseResponse, args: DebugProtocol.PauseArguments): void {
+    if (this.refusedAtEnd(response, 'Pause')) return;
+    this.execute(response, args.threadId, (h) => h.endpoint.request('pause', {}), false);
+  }
+
+  /**
+   * A forward step (next / stepIn / stepOut) by where the debugger stands: refused at the end,
+   * by line from a hit's line, by tick or suspension from a past tick (`fromPast`), by line at
+   * a stop on a line (live, or through its past lines), else by the live run (`live`).
+   */
+  private stepForward(response: DebugProtocol.Response, threadId: number, kind: 'over' | 'into' | 'out', what: string, fromPast: () => void, live: () => void): void {
+    const pos = this.core.position;
+    switch (pos.kind) {
+      case 'moving':
+        this.refuseDuringMove(response, pos);
+        return;
+      case 'end':
+      case 'recording':
+        if (this.refusedAtEnd(response, what)) return;
+        fromPast();
+        return;
+      case 'pastHit':
+        if (pos.stop?.line !== undefined) this.stepAtHit(response, threadId, kind);
+        else fromPast();
+        return;
+      case 'pastTick':
+        fromPast();
+        return;
+      case 'pastLine':
+        if (pos.stop?.line !== undefined) this.stepPastLine(response, threadId, kind);
+        else live();
+        return;
+      case 'liveLine':
+        this.execute(response, threadId, (h) => h.endpoint.request('lineStep', { kind }), true);
+        return;
+      case 'running':
+      case 'paused':
+        live();
+        return;
+    }
+  }
+
+  /** Through the past lines of the live line stop (the replay host's lineStep, answered once landed): a move in time. */
+  private stepPastLine(response: DebugProtocol.Response, threadId: number, kind: 'over' | 'into' | 'out'): void {
+    this.core.serve(response, async () => {
+      const host = this.core.requireHost();
+      this.core.requestedThread = threadId;
+      this.startMove({ waits: 'pastLine' });
+      await this.answerOnceMoved(response, async () => {
+        await host.endpoint.request('lineStep', { kind });
+      });
+    });
+  }
+
+  nextRequest(response: DebugProtocol.NextResponse, args: DebugProtocol.NextArguments): void {
+    this.stepForward(
+      response,
+      args.threadId,
+      'over',
+      'Step Over',
+      () => this.travelTo(response, args.threadId, 'step', async (now) => this.past.towardPresent(this.past.forwardFrom(now) + 1)),
+      () => this.execute(response, args.threadId, (h) => h.endpoint.request('stepTick', {}), true),
+    );
+  }
+
+  stepInRequest(response: DebugProtocol.StepInResponse, args: DebugProtocol.StepInArguments): void {
+    const taskId = args.threadId;
+    this.stepForward(
+      response,
+      taskId,
+      'into',
+      'Step Into',
+      () => this.travelTo(response, taskId, 'step', async (now) => (taskId >= LOOP_THREAD_ID ? this.past.towardPresent(this.past.forwardFrom(now) + 1) : this.past.towardPresent(nextSuspension(await this.past.laneOf(taskId, 'Step Into'), this.past.forwardFrom(now))))),
+      () => this.execute(response, taskId, (h) => (taskId >= LOOP_THREAD_ID ? h.endpoint.request('stepTick', {}) : h.endpoint.request('stepTask', { taskId })), true),
+    );
+  }
+
+  stepOutRequest(response: DebugProtocol.StepOutResponse, args: DebugProtocol.StepOutArguments): void {
+    const taskId = args.threadId;
+    this.stepForward(
+      response,
+      taskId,
+      'out',
+      'Step Out',
+      // From a past tick: to the suspension where the current frame has returned (or the task's end), by the recorded frame chains.
+      () =>
+        this.travelTo(response, taskId, 'step', async (now) => {
+          if (taskId >= LOOP_THREAD_ID) return this.past.towardPresent(this.past.forwardFrom(now) + 1);
+          const lane = await this.past.laneOf(taskId, 'Step Out');
+          if (!laneHasFrames(lane)) throw new Error(`Step Out: the recording of ${lane.name} (#${taskId}) holds no frames (recorded without coroutine tracking, "inspect": false): Step Into goes to its next suspension`);
+          return this.past.towardPresent(frameReturn(lane, this.past.forwardFrom(now)));
+        }),
+      () => {
+        // The current frame is the innermost of the chain (depth = chain length - 1).
+        const depth = Math.max(0, (this.core.tasks.tasks.get(taskId)?.frames.length ?? 1) - 1);
+        this.execute(response, taskId, (h) => (taskId >= LOOP_THREAD_ID ? h.endpoint.request('stepTick', {}) : h.endpoint.request('stepOut', { taskId, depth })), true);
+      },
+    );
+  }
+}
