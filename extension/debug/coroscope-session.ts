@@ -550,7 +550,9 @@ export class CoroscopeSession extends LoggingDebugSession {
   private loopState(): LoopState {
     // A finished run's past ticks show its loop as it was then, paused after the tick.
     const running = this.showsRun() && canStepForward(this.position());
-    return { tick: this.tasks.tick, paused: this.currentStop !== null || this.tasks.paused, onLine: this.currentStop?.line !== undefined, running: running && this.host?.isAlive() === true };
+    // On a line, the tick is the stop's (a past line's table is another moment's, the tick boundary before).
+    const tick = this.currentStop?.line !== undefined ? this.currentStop.tick : this.tasks.tick;
+    return { tick, paused: this.currentStop !== null || this.tasks.paused, onLine: this.currentStop?.line !== undefined, running: running && this.host?.isAlive() === true };
   }
 
   /** The session shows a run (live, or a finished recorded one it stays at): its events and stops count. */
@@ -1158,6 +1160,9 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.tasks.apply(snap);
   }
 
+  /** The names of the tasks listed as threads (a past line's table may lack its own task). */
+  private readonly threadNames = new Map<number, string>();
+
   protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
     this.serve(response, async () => {
       try {
@@ -1169,7 +1174,11 @@ export class CoroscopeSession extends LoggingDebugSession {
       if (this.currentStop?.taskId !== undefined) include.add(this.currentStop.taskId);
       // At a finished run's end every task has ended: they are listed as they ended, to step back from.
       if (this.atTheEnd()) for (const t of this.tasks.allTasks()) include.add(t.id);
-      const threads = threadsOf(this.tasks.allTasks(), this.loopState(), include);
+      const stop = this.currentStop;
+      for (const t of this.tasks.allTasks()) this.threadNames.set(t.id, t.name);
+      // The line's task may be missing from the table shown (a past line's is the tick boundary before): named as last listed.
+      const lineStop = stop?.line !== undefined && stop.taskId !== undefined ? { taskId: stop.taskId, line: stop.line.line, name: this.threadNames.get(stop.taskId) } : null;
+      const threads = threadsOf(this.tasks.allTasks(), this.loopState(), include, lineStop);
       if (this.failedUrl !== null && (await this.callbackStageTrace()) !== null) threads.push({ id: CALLBACK_THREAD_ID, name: callbackThreadName(this.failedUrl) });
       response.body = { threads };
       this.sendResponse(response);
