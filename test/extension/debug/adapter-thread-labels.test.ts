@@ -92,6 +92,8 @@ describe('thread labels agree with the stops (generators sample)', { timeout: 18
     const live = await check('line', hit);
     const taskId = Number(hit.body.threadId);
     const taskName = live.name.replace(/ \[.*$/, '');
+    // The sample's task carries the name its text gives its coroutine (issue 26, item 5).
+    assert.equal(taskName, 'generatorTour');
     const stepped = await move('next', taskId);
     await check('line', stepped, live.tick!);
 
