@@ -61,6 +61,8 @@ import { PastLineWalk } from '../replay-host/past-line-walk';
 import { stepEnds, stepsBefore } from './past-lines';
 import { PastHitSearch } from '../replay-host/past-hit-search';
 import { ArmedLoopBreakpoints } from './armed-loop-breakpoints';
+import { isLineHandle, lineHandleOf, shiftedVariables, withLineFrames } from './line-task-detail';
+import { isTaskDetail } from '../../../protocol/webview-protocol';
 import type { BreakpointHitLanding, HitBound, LineStopPrint, PastLineLanding, ScanTicksResult, Timeline, ViewedMoment } from '../../../protocol/host-protocol';
 
 /** Queries that are safe to answer twice (through the synchronous call, then late by message). */
@@ -112,11 +114,17 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
   const refuse = (id: number, e: unknown, code = 'failed'): void =>
     client.send({ kind: 'response', id, ok: false, error: { message: e instanceof Error ? e.message : String(e), code } } satisfies ResponseMessage);
 
-  /** Serves a message on the stopped main thread; sends what it answered. */
-  const serveStopped = async (m: RequestMessage): Promise<void> => {
+  /** Serves a message on the stopped main thread; sends what it answered (its answer's result through `rewrite`, when given). */
+  const serveStopped = async (m: RequestMessage, rewrite?: (result: unknown) => Promise<unknown>): Promise<void> => {
     const raw = await debuggerOf().callMain(`serve(${JSON.stringify(JSON.stringify(m))})`);
     const out: unknown = typeof raw === 'string' ? JSON.parse(raw) : [];
-    if (Array.isArray(out)) for (const x of out) deliver(x);
+    if (Array.isArray(out)) for (const x of out) deliver(rewrite === undefined ? x : await rewrittenAnswer(x, m.id, rewrite));
+  };
+  const rewrittenAnswer = async (x: unknown, id: number, rewrite: (result: unknown) => Promise<unknown>): Promise<unknown> => {
+    if (typeof x !== 'object' || x === null) return x;
+    const r = x as { kind?: unknown; id?: unknown; ok?: unknown; result?: unknown };
+    if (r.kind !== 'response' || r.id !== id || r.ok !== true) return x;
+    return { ...r, result: await rewrite(r.result).catch(() => r.result) };
   };
   /** Something the main thread sent: a setBreakpoints part to merge, or for the client. */
   const deliver = (m: unknown): void => {
@@ -830,6 +838,15 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       await d.resume();
       toMain(m);
       return;
+    }
+    // The task running the line: its frames' lines and locals are the stopped thread's (line-task-detail.ts), as Variables shows them.
+    if (m.method === 'variables') {
+      const { handle } = parseHostRequest('variables', m.params);
+      if (isLineHandle(handle)) return respond(m.id, { variables: shiftedVariables(await d.variables(lineHandleOf(handle))) });
+    }
+    if (m.method === 'taskDetail') {
+      const locals = parseHostRequest('taskDetail', m.params).locals ?? true;
+      return serveStopped(m, async (detail) => (isTaskDetail(detail) ? withLineFrames(detail, d.stack(), locals, (h) => d.variables(h)) : detail));
     }
     return serveStopped(m);
   };
