@@ -227,6 +227,8 @@ export class App implements AppContext {
       const init = narrowPanelInit(raw);
       if (init === null) throw new Error('the extension sent a malformed initial state');
       this.data.status = init.status;
+      // A selection kept (setState) from another run than this one shows nothing of it.
+      this.dispatch({ type: 'run', runId: init.status.runId });
       this.moments.reset(init.lastProgress);
       this.feed.status(init.status);
       this.history.reset(init.progress, init.pages);
@@ -257,6 +259,7 @@ export class App implements AppContext {
       const seeked = this.data.status.viewedTick !== s.viewedTick || this.data.status.viewedMoment !== s.viewedMoment || this.data.status.viewedReplaying !== s.viewedReplaying || this.data.status.viewedReplayError !== s.viewedReplayError;
       this.moments.status(this.data.status, s);
       this.data.status = s;
+      this.dispatch({ type: 'run', runId: s.runId });
       this.feed.status(s);
       if (s.phase === 'paused' || wasPaused || seeked) this.detail.taskChanged();
       if (seeked) this.graph.refreshSoon();
@@ -282,6 +285,7 @@ export class App implements AppContext {
       this.graph.reset();
       this.exceptions.reset();
       this.dispatch({ type: 'reset' });
+      if (s !== null) this.dispatch({ type: 'run', runId: s.runId });
       this.invalidate();
     });
     c.on('snapshot', (raw) => {

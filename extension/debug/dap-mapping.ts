@@ -4,7 +4,8 @@
 //
 // The mapping:
 // - A thread is a task. Its name carries its state and what it awaits
-//   ("worker-3 [suspended: socket.read]"), since VS Code shows thread names as they are.
+//   ("worker-3 [suspended: socket.read]"), since VS Code shows thread names as they are; at
+//   a stop on a line, the task that runs it says so ("worker-3 [running: line 228]").
 //   One extra thread, the event loop itself, is always listed first: stops without a task
 //   (a paused tick, a callback-stage failure) land on it, and it is where one steps ticks.
 // - At a stop on an error a task raised and caught (a crawler's failed URL), the error's
@@ -69,17 +70,46 @@ export function loopThreadName(loop: LoopState): string {
   return `event loop [${loopTickText(loop.tick, loop)}]`;
 }
 
+/** A stop on a line of a task (live, or replayed in the past): that task is the one running, on that line. */
+export interface LineStopThread {
+  taskId: number;
+  line: number;
+  /** The task's name, when the table lacks its row (else `task #N`). */
+  name?: string | undefined;
+}
+
+/**
+ * "worker-9 [running: line 228]": the state of the task a line stop is in. Its summary may be
+ * another moment's (the table of the tick boundary before, where it was suspended): the task
+ * that runs the line is running, whatever the table says.
+ */
+export function lineThreadName(name: string, line: number): string {
+  return `${name} [running: line ${line}]`;
+}
+
 /**
  * The threads to list: the loop first, then every task that has not ended, by id, plus the
  * finished tasks named in `include` (the task a stop is about, e.g. one that just failed).
+ * At a stop on a line (`lineStop`), its task is listed as running that line (even when the
+ * table shown has no row for it: the stopped event names its thread, so it is listed).
  */
-export function threadsOf(tasks: readonly TaskSummary[], loop: LoopState, include: ReadonlySet<number> = new Set()): DebugProtocol.Thread[] {
+export function threadsOf(tasks: readonly TaskSummary[], loop: LoopState, include: ReadonlySet<number> = new Set(), lineStop: LineStopThread | null = null): DebugProtocol.Thread[] {
   const out: DebugProtocol.Thread[] = [{ id: LOOP_THREAD_ID, name: loopThreadName(loop) }];
   const sorted = [...tasks].sort((a, b) => a.id - b.id);
+  let lineTaskListed = false;
   for (const t of sorted) {
+    if (lineStop !== null && t.id === lineStop.taskId) {
+      out.push({ id: t.id, name: lineThreadName(t.name, lineStop.line) });
+      lineTaskListed = true;
+      continue;
+    }
     const ended = t.state === 'done' || t.state === 'cancelled' || t.state === 'failed';
     if (ended && !include.has(t.id)) continue;
     out.push({ id: t.id, name: threadName(t) });
+  }
+  if (lineStop !== null && !lineTaskListed) {
+    const at = out.findIndex((th) => th.id !== LOOP_THREAD_ID && th.id > lineStop.taskId);
+    out.splice(at < 0 ? out.length : at, 0, { id: lineStop.taskId, name: lineThreadName(lineStop.name ?? taskLabel(lineStop.taskId), lineStop.line) });
   }
   return out;
 }

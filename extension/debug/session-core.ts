@@ -277,7 +277,9 @@ export class SessionCore<R extends DebuggedRun = DebuggedRun> {
   loopState(): LoopState {
     // A finished run's past ticks show its loop as it was then, paused after the tick.
     const running = this.showsRun() && canStepForward(this.stored);
-    return { tick: this.tasks.tick, paused: this.currentStop !== null || this.tasks.paused, onLine: this.currentStop?.line !== undefined, running: running && this.host?.isAlive() === true };
+    // On a line, the tick is the stop's (a past line's table is another moment's, the tick boundary before).
+    const tick = this.currentStop?.line !== undefined ? this.currentStop.tick : this.tasks.tick;
+    return { tick, paused: this.currentStop !== null || this.tasks.paused, onLine: this.currentStop?.line !== undefined, running: running && this.host?.isAlive() === true };
   }
 
   /** The session shows a run (live, or a finished recorded one it stays at): its events and stops count. */

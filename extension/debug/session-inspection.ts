@@ -79,6 +79,9 @@ export class SessionInspection {
 
   private nextVarRef = 1;
 
+  /** The names of the tasks listed as threads (a past line's table may lack its own task). */
+  private readonly threadNames = new Map<number, string>();
+
   threadsRequest(response: DebugProtocol.ThreadsResponse): void {
     this.core.serve(response, async () => {
       try {
@@ -90,7 +93,11 @@ export class SessionInspection {
       if (this.core.currentStop?.taskId !== undefined) include.add(this.core.currentStop.taskId);
       // At a finished run's end every task has ended: they are listed as they ended, to step back from.
       if (this.core.atTheEnd()) for (const t of this.core.tasks.allTasks()) include.add(t.id);
-      const threads = threadsOf(this.core.tasks.allTasks(), this.core.loopState(), include);
+      const stop = this.core.currentStop;
+      for (const t of this.core.tasks.allTasks()) this.threadNames.set(t.id, t.name);
+      // The line's task may be missing from the table shown (a past line's is the tick boundary before): named as last listed.
+      const lineStop = stop?.line !== undefined && stop.taskId !== undefined ? { taskId: stop.taskId, line: stop.line.line, name: this.threadNames.get(stop.taskId) } : null;
+      const threads = threadsOf(this.core.tasks.allTasks(), this.core.loopState(), include, lineStop);
       if (this.core.failedUrl !== null && (await this.core.callbackStageTrace()) !== null) threads.push({ id: CALLBACK_THREAD_ID, name: callbackThreadName(this.core.failedUrl) });
       response.body = { threads };
       this.core.sendResponse(response);

@@ -47,7 +47,7 @@ export const exceptionChainSample: Sample = {
     'Its trace lists A, B and C: nothing was ripped, unlike the callback version.',
   async run(ctx) {
     const t = new Transcript(ctx);
-    const names = await runOnLoop(ctx.loop, catchInC(t), 'exception-chain');
+    const names = await runOnLoop(ctx.loop, catchInC(t), catchInC.name);
     t.check(names === 'A,B,C', 'the trace holds A, B and C, innermost first');
     return t.outcome();
   },

@@ -66,7 +66,7 @@ export const fibLoopSample: Sample = {
     t.note('n', n);
     const ticks: TickRecord = { count: 0, maxLateness: 0 };
     const warnings: string[] = [];
-    await runOnLoop(ctx.loop, fibBlockingTheLoop(t, n, ticks, warnings), 'fib-loop');
+    await runOnLoop(ctx.loop, fibBlockingTheLoop(t, n, ticks, warnings), fibBlockingTheLoop.name);
     t.note('ticks', ticks.count);
     t.note('maxLatenessSeconds', ticks.maxLateness);
     t.note('slowCallbackWarnings', warnings.length);

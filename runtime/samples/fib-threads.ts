@@ -64,7 +64,7 @@ export const fibThreadsSample: Sample = {
     const { worker } = await startEvalWorker<unknown>(FIB_THREAD_SOURCE);
     const ticks: TickRecord = { count: 0, maxLateness: 0 };
     try {
-      await runOnLoop(ctx.loop, fibWhileTicking(t, worker, ns, ticks), 'fib-threads');
+      await runOnLoop(ctx.loop, fibWhileTicking(t, worker, ns, ticks), fibWhileTicking.name);
     } finally {
       await worker.terminate();
     }

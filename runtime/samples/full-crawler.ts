@@ -83,7 +83,7 @@ export const crawlerSample: Sample = {
     'Then crawl() cancels the workers: CancelledError is thrown into each at its q.get(), and they end.',
   async run(ctx) {
     const t = new Transcript(ctx);
-    await runOnLoop(ctx.loop, crawlAndReport(t, ctx.siteUrl), 'crawler');
+    await runOnLoop(ctx.loop, crawlAndReport(t, ctx.siteUrl), crawlAndReport.name);
     return t.outcome();
   },
 };

@@ -54,7 +54,7 @@ export const gatherVsAsCompletedSample: Sample = {
     'Step through it and watch three tasks suspended in sleep at the same time.',
   async run(ctx) {
     const t = new Transcript(ctx);
-    const { completed, gathered } = await runOnLoop(ctx.loop, compareWaits(t), 'gather-vs-ascompleted');
+    const { completed, gathered } = await runOnLoop(ctx.loop, compareWaits(t), compareWaits.name);
     t.check(completed.join(',') === 'URL2,URL3,URL1', 'asCompleted gives completion order');
     t.check(gathered.join(',') === 'URL1,URL2,URL3', 'gather gives argument order');
     return t.outcome();

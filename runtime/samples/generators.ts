@@ -124,7 +124,7 @@ export const generatorsSample: Sample = {
     'In part 4, step into the chain and see the error travel leaf -> middle -> top as it would through ordinary calls.',
   async run(ctx) {
     const t = new Transcript(ctx);
-    await runOnLoop(ctx.loop, tour(t), 'generators');
+    await runOnLoop(ctx.loop, tour(t), tour.name);
     return t.outcome();
   },
 };

@@ -76,7 +76,7 @@ export const jsonFetchSample: Sample = {
     'The code reads like blocking code, but the loop is free at every one of those waits.',
   async run(ctx) {
     const t = new Transcript(ctx);
-    const data = await runOnLoop(ctx.loop, fetchJson(t, ctx.siteUrl), 'json-fetch');
+    const data = await runOnLoop(ctx.loop, fetchJson(t, ctx.siteUrl), fetchJson.name);
     t.note('pages', data.pages);
     t.log(`JSON: ${data.pages} pages, first ${data.links.slice(0, 3).join(', ')}`);
     t.check(data.links.length === data.pages, 'the JSON lists every page');

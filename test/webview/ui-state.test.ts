@@ -37,6 +37,20 @@ describe('panel UI state (reducer and restore)', () => {
     assert.deepEqual([s.view, s.query.search, s.selectedTask], ['exceptions', 'x', null]);
   });
 
+  it("a state kept from another run (a panel hidden or reloaded meanwhile) shows nothing of it; the same run's is kept", () => {
+    let s = uiReducer(INITIAL_UI, { type: 'run', runId: 4 });
+    s = uiReducer(uiReducer(uiReducer(s, { type: 'view', view: 'exceptions' }), { type: 'selectTask', id: 13 }), { type: 'selectException', index: 2 });
+    // Hidden (the webview is destroyed), shown again: the state comes back through setState/getState.
+    const kept = restoreUi(JSON.parse(JSON.stringify(s)));
+    assert.equal(uiReducer(kept, { type: 'run', runId: 4 }), kept, 'the same run: the selection stays');
+    assert.equal(kept.selectedTask, 13);
+    const next = uiReducer(kept, { type: 'run', runId: 5 });
+    assert.deepEqual([next.runId, next.view, next.selectedTask, next.selectedFrame, next.selectedException], [5, 'exceptions', null, null, null]);
+    // A state an older panel kept (no run id) is of no known run.
+    const older = restoreUi({ version: 1, view: 'tasks', selectedTask: 13 });
+    assert.equal(uiReducer(older, { type: 'run', runId: 1 }).selectedTask, null);
+  });
+
   it('the table width stays within bounds', () => {
     assert.equal(uiReducer(INITIAL_UI, { type: 'tableWidth', percent: 5 }).tableWidth, 25);
     assert.equal(uiReducer(INITIAL_UI, { type: 'tableWidth', percent: 99 }).tableWidth, 80);

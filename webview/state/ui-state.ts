@@ -4,13 +4,17 @@
 // the panel back with it). A reducer, pure: actions in, new state out.
 //
 // Invariants: restore() accepts any `unknown` (an older or damaged state) and returns a
-// valid UiState, field by field, with defaults for what it cannot use.
+// valid UiState, field by field, with defaults for what it cannot use. What the user looked
+// at (task, frame, exception, scroll) belongs to one run (`runId`): a state kept from another
+// run (a panel hidden, or reloaded, while a new run began) shows nothing of it.
 
 import { isViewId, type ViewId } from '../../protocol/webview-protocol';
 import { DEFAULT_QUERY, SORT_KEYS, STATE_FILTERS, toggleSort, type SortKey, type StateFilter, type TaskQuery } from './task-query';
 
 export interface UiState {
   version: 1;
+  /** The run the selections below are of (null: none yet, or a state kept by an older version). */
+  runId: number | null;
   view: ViewId;
   selectedTask: number | null;
   /** Index into the selected task's frames (0 = root), null = the innermost. */
@@ -25,6 +29,7 @@ export interface UiState {
 
 export const INITIAL_UI: UiState = {
   version: 1,
+  runId: null,
   view: 'tasks',
   selectedTask: null,
   selectedFrame: null,
@@ -44,7 +49,9 @@ export type UiAction =
   | { type: 'scroll'; top: number }
   | { type: 'tableWidth'; percent: number }
   | { type: 'selectException'; index: number | null }
-  | { type: 'reset' };
+  | { type: 'reset' }
+  /** The run shown: another run than the selections' forgets them. */
+  | { type: 'run'; runId: number | null };
 
 export function uiReducer(s: UiState, a: UiAction): UiState {
   switch (a.type) {
@@ -69,6 +76,9 @@ export function uiReducer(s: UiState, a: UiAction): UiState {
     case 'reset':
       // A new run: keep how the user looks (view, query), forget what they looked at.
       return { ...s, selectedTask: null, selectedFrame: null, scrollTop: 0, selectedException: null };
+    case 'run':
+      if (s.runId === a.runId) return s;
+      return { ...s, runId: a.runId, selectedTask: null, selectedFrame: null, scrollTop: 0, selectedException: null };
   }
 }
 
@@ -92,6 +102,7 @@ export function restoreUi(v: unknown): UiState {
   };
   return {
     version: 1,
+    runId: intOrNull(o.runId),
     view: isViewId(o.view) ? o.view : INITIAL_UI.view,
     selectedTask: intOrNull(o.selectedTask),
     selectedFrame: intOrNull(o.selectedFrame),

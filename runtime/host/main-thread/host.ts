@@ -28,6 +28,7 @@ import {
   type HostMethods,
   type LaunchOptions,
   type LaunchTarget,
+  type TaskDetail,
   type TracePair,
 } from '../../../protocol/host-protocol';
 import { ProtocolError, type RpcEndpoint } from '../../../protocol/rpc';
@@ -256,8 +257,10 @@ export class RuntimeHost {
       const run = this.requireRun('taskDetail');
       const locals = (p.locals ?? true) && run.inspect;
       const now = run.momentNow();
-      if (now instanceof RecordedMoment && (!locals || p.fromLogMeanwhile === true)) return now.taskDetail(p.taskId);
-      return run.withReplayed('taskDetail', (m) => m.taskDetail(p.taskId, locals));
+      // A past moment knows no creation sites: the run's (the same at every moment), so each view of the task says the same.
+      const sited = (d: TaskDetail): TaskDetail => (d.createdAt !== null ? d : { ...d, createdAt: run.creationSiteById(d.task.id) });
+      if (now instanceof RecordedMoment && (!locals || p.fromLogMeanwhile === true)) return sited(now.taskDetail(p.taskId));
+      return run.withReplayed('taskDetail', (m) => sited(m.taskDetail(p.taskId, locals)));
     });
 
     serve('variables', (p) => this.requireRun('variables').withReplayed('variables', (m) => ({ variables: m.variables.children(p.handle) })));

@@ -128,7 +128,8 @@ interface PastView {
   error: Error | null;
 }
 
-const HOST_FILES = /[\\/]runtime[\\/](inspect|host)[\\/]/;
+/** Files that are no creation site: the host's, the inspector's, and the samples' runOnLoop (the sample's line that calls it is). */
+const HOST_FILES = /[\\/]runtime[\\/](inspect|host)[\\/]|[\\/]runtime[\\/]samples[\\/]run-on-loop\.ts$/;
 
 export class Run {
   readonly id: number;
@@ -950,6 +951,15 @@ export class Run {
     const key = `${this.loop.tickCount()}|${this.live.size}`;
     if (this.awaitIndexCache === null || this.awaitIndexCache.key !== key) this.awaitIndexCache = { key, index: new AwaitIndex(this.liveTasks()) };
     return this.awaitIndexCache.index;
+  }
+
+  /**
+   * Where task #taskId (alive now) was created: a fact of the run, the same at every moment,
+   * for a past moment's detail, which has no creation stacks of its own.
+   */
+  creationSiteById(taskId: number): TaskDetail['createdAt'] {
+    const live = this.live.get(taskId);
+    return live === undefined ? null : this.creationSiteOf(live);
   }
 
   /** The first program frame of the stack captured when the task was created. */

@@ -40,6 +40,8 @@ import { ClientViews } from './client-views';
 import { LineDebugger } from './line-debugger';
 import { LINE_REPLAY_ARG, MOMENT_QUERIES, type HostStart, type LineReplayHost } from './line-replay-host';
 import { MainThreadLink } from './main-thread-link';
+import { isLineHandle, lineHandleOf, shiftedVariables, withLineFrames } from './line-task-detail';
+import { isTaskDetail } from '../../../protocol/webview-protocol';
 import { PastView } from './past-view';
 import { ReplayHosts } from './replay-hosts';
 import { hostOf, momentReplayed, showsLine, walksFromHit } from './worker-position';
@@ -216,6 +218,15 @@ class LineDebugWorker {
       await d.resume();
       this.forward(m);
       return;
+    }
+    // The task running the line: its frames' lines and locals are the stopped thread's (line-task-detail.ts), as Variables shows them.
+    if (m.method === 'variables') {
+      const { handle } = parseHostRequest('variables', m.params);
+      if (isLineHandle(handle)) return this.client.respond(m.id, { variables: shiftedVariables(await d.variables(lineHandleOf(handle))) });
+    }
+    if (m.method === 'taskDetail') {
+      const locals = parseHostRequest('taskDetail', m.params).locals ?? true;
+      return this.main.serveStopped(m, async (detail) => (isTaskDetail(detail) ? withLineFrames(detail, d.stack(), locals, (h) => d.variables(h)) : detail));
     }
     return this.main.serveStopped(m);
   }

@@ -76,11 +76,11 @@ export class MainThreadLink {
     }
   }
 
-  /** Serves a message on the stopped main thread; sends what it answered. */
-  async serveStopped(m: RequestMessage): Promise<void> {
+  /** Serves a message on the stopped main thread; sends what it answered (its answer's result through `rewrite`, when given). */
+  async serveStopped(m: RequestMessage, rewrite?: (result: unknown) => Promise<unknown>): Promise<void> {
     const raw = await this.lineDebugger().callMain(`serve(${JSON.stringify(JSON.stringify(m))})`);
     const out: unknown = typeof raw === 'string' ? JSON.parse(raw) : [];
-    if (Array.isArray(out)) for (const x of out) this.deliver(x);
+    if (Array.isArray(out)) for (const x of out) this.deliver(rewrite === undefined ? x : await rewrittenAnswer(x, m.id, rewrite));
   }
 
   /** The main thread's part of a client's setBreakpoints (`sub`, the client's id), its statuses merged by the caller. */
@@ -122,4 +122,12 @@ export class MainThreadLink {
     merge(w.ok && r?.breakpoints !== undefined ? r.breakpoints : new Error(w.error?.message ?? 'setBreakpoints failed'));
     return true;
   }
+}
+
+/** The main thread's answer to request `id`, its result passed through `rewrite` (anything else as it came). */
+async function rewrittenAnswer(x: unknown, id: number, rewrite: (result: unknown) => Promise<unknown>): Promise<unknown> {
+  if (typeof x !== 'object' || x === null) return x;
+  const r = x as { kind?: unknown; id?: unknown; ok?: unknown; result?: unknown };
+  if (r.kind !== 'response' || r.id !== id || r.ok !== true) return x;
+  return { ...r, result: await rewrite(r.result).catch(() => r.result) };
 }

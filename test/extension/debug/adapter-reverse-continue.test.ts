@@ -356,10 +356,10 @@ describe('Continue from a past hit at a live line stop (standalone adapter)', { 
     assert.ok(laterTick > backTick, `${laterTick} > ${backTick}`);
     const frames = await stackOf(dap, Number(later.threadId));
     assert.equal(frames[0]!.line, DECL);
-    // The Threads (the task table every view reads) are of the hit's moment: its task is the one running.
+    // The Threads (the task table every view reads) are of the hit's moment: its task is the one running, on the hit's line.
     const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
     const hitThread = threads.find((t) => t.id === Number(later.threadId));
-    assert.match(hitThread?.name ?? '', /\[running\]/, JSON.stringify(threads));
+    assert.match(hitThread?.name ?? '', new RegExp(`\\[running: line ${DECL}\\]$`), JSON.stringify(threads));
     assert.ok(threads.filter((t) => /^worker-\d+ \[/.test(t.name)).length >= 2, JSON.stringify(threads));
     await breakpoints(dap, []);
     await dap.request('disconnect', { terminateDebuggee: true });

@@ -17,6 +17,16 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 const HEADER_END = '\r\n\r\n';
 const DEFAULT_TIMEOUT_MS = 30_000;
 
+/** A response as it arrived: after the events before `afterEvents` (an index into `events`). */
+export interface DapAnswer {
+  command: string;
+  /** The request's arguments. */
+  args: unknown;
+  success: boolean;
+  body: Record<string, unknown>;
+  afterEvents: number;
+}
+
 export interface DapEvent {
   event: string;
   body: Record<string, unknown>;
@@ -50,9 +60,11 @@ interface AdapterLink {
 export class DapClient {
   private readonly link: AdapterLink;
   readonly events: DapEvent[] = [];
+  /** Every response, in arrival order among the events (VS Code acts on a move's answer as it comes). */
+  readonly answers: DapAnswer[] = [];
   private buffer = Buffer.alloc(0);
   private seq = 1;
-  private readonly pending = new Map<number, { resolve: (r: DebugProtocol.Response) => void; reject: (e: Error) => void; command: string }>();
+  private readonly pending = new Map<number, { resolve: (r: DebugProtocol.Response) => void; reject: (e: Error) => void; command: string; args: unknown }>();
   private readonly waiters: Array<() => void> = [];
   private stderr = '';
   private exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -157,6 +169,7 @@ export class DapClient {
     if (message.type === 'response') {
       const r = message as DebugProtocol.Response;
       const p = this.pending.get(r.request_seq);
+      this.answers.push({ command: r.command, args: p?.args, success: r.success, body: (r.body ?? {}) as Record<string, unknown>, afterEvents: this.events.length });
       if (p !== undefined) {
         this.pending.delete(r.request_seq);
         p.resolve(r);
@@ -200,6 +213,7 @@ export class DapClient {
           reject(e);
         },
         command,
+        args,
       });
       this.send(args === undefined ? { type: 'request', seq, command } : { type: 'request', seq, command, arguments: args });
     });

@@ -76,6 +76,19 @@ describe('thread lists', () => {
     assert.equal(threadsOf(tasks, { tick: 4, paused: true, onLine: true, running: true })[0]!.name, 'event loop [stopped on a line in tick 4]');
   });
 
+  it('at a line stop, name its task as running that line, whatever its row says, listed even without a row', () => {
+    // The row of another moment (the tick boundary before): suspended on the read it has resumed from.
+    const tasks = [summary({ id: 9, name: 'worker-9', awaiting: { kind: 'socket.read', detail: '' } }), summary({ id: 4, name: 'worker-4', awaiting: { kind: 'queue.get', detail: '' } })];
+    const loop = { tick: 14, paused: true, onLine: true, running: true };
+    assert.deepEqual(
+      threadsOf(tasks, loop, new Set(), { taskId: 9, line: 228 }).map((t) => t.name),
+      ['event loop [stopped on a line in tick 14]', 'worker-4 [suspended: queue.get]', 'worker-9 [running: line 228]'],
+    );
+    // A past line whose table has no row for its task: listed in id order, under the name given (else its id).
+    assert.deepEqual(threadsOf(tasks, loop, new Set(), { taskId: 7, line: 30, name: 'catchInC' }).map((t) => `${t.id} ${t.name}`), [`${LOOP_THREAD_ID} event loop [stopped on a line in tick 14]`, '4 worker-4 [suspended: queue.get]', '7 catchInC [running: line 30]', '9 worker-9 [suspended: socket.read]']);
+    assert.equal(threadsOf([], loop, new Set(), { taskId: 3, line: 5 })[1]!.name, 'task #3 [running: line 5]');
+  });
+
   it('stay one thread per task with 150 workers (ids unique, all present)', () => {
     const tasks = [summary({ id: 1, name: 'crawl', awaiting: { kind: 'queue.join', detail: '' } })];
     for (let i = 1; i <= 150; i++) tasks.push(summary({ id: i + 1, name: `worker-${i}`, awaiting: { kind: 'queue.get', detail: '<Queue>', resourceId: 'queue:1' } }));

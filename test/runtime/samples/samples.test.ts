@@ -3,6 +3,8 @@
 // handed in by an inspector (held paused and stepped by hand).
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { EventLoop } from '../../../runtime/loop';
 import { SAMPLES, findSample, listSamples, runSample } from '../../../runtime/samples/index';
@@ -141,4 +143,34 @@ test('a runtime sample on a loop handed in, held paused and stepped by hand: it 
   assert.equal(loop.isClosed(), false);
   assert.ok(loop.tickCount() > steps);
   loop.close();
+});
+
+/** The name each runtime sample's text gives its main coroutine (its generator function's name). */
+const MAIN_COROUTINE: Readonly<Record<string, { file: string; name: string }>> = {
+  generators: { file: 'generators.ts', name: 'generatorTour' },
+  crawler: { file: 'full-crawler.ts', name: 'crawlAndReport' },
+  'fib-threads': { file: 'fib-threads.ts', name: 'fibWhileTicking' },
+  'fib-loop': { file: 'fib-loop.ts', name: 'fibBlockingTheLoop' },
+  'exception-chain': { file: 'exception-chain.ts', name: 'C' },
+  'gather-vs-ascompleted': { file: 'gather-vs-ascompleted.ts', name: 'compareWaits' },
+  'json-fetch': { file: 'json-fetch.ts', name: 'fetchJson' },
+};
+
+test("a runtime sample's task on a loop handed in carries the name its text gives its coroutine, not Task-N", async () => {
+  const onRuntimeLoop = SAMPLES.filter((s) => !s.ownLoop).map((s) => s.id);
+  assert.deepEqual([...onRuntimeLoop].sort(), Object.keys(MAIN_COROUTINE).sort(), 'every sample on the runtime loop is listed');
+  for (const id of onRuntimeLoop) {
+    const { file, name } = MAIN_COROUTINE[id]!;
+    assert.match(readFileSync(join(__dirname, '..', '..', '..', 'runtime', 'samples', file), 'utf8'), new RegExp(`function\\* ${name}\\(`), `${file} defines ${name}`);
+    const loop = new EventLoop();
+    loop.pause();
+    const running = runSample(id, { loop });
+    while (!loop.isRunning()) await new Promise<void>((resolve) => setImmediate(resolve));
+    const first = loop.allTasks().sort((a, b) => a.id - b.id)[0];
+    assert.equal(first?.name, name, `${id}: ${loop.allTasks().map((t) => t.name).join(', ')}`);
+    loop.resume();
+    const outcome = await running;
+    assert.ok(outcome.ok, outcome.lines.join('\n'));
+    loop.close();
+  }
 });

@@ -1,0 +1,63 @@
+// The debugger's Task scope says where a task was created at every moment (issue 26, item 4),
+// through the standalone debug adapter over stdio: the generators sample stepped two ticks on
+// the loop's thread, then one tick back (replayed from the recording): the task's "created
+// at" is the file and line it says live (the sample's line that starts it) (the panel's detail says it so too: the host's
+// taskDetail serves both), and its stack still ends with its creation.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
+import { DapClient, stackOf } from './dap-client';
+import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
+
+describe('the Task scope at a past tick', { timeout: 120_000 }, () => {
+  let dap: DapClient;
+  before(async () => {
+    await buildAdapterAndHost();
+    dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
+    await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+  });
+  after(async () => {
+    await dap?.close();
+  });
+
+  async function move(command: string): Promise<void> {
+    const from = dap.mark();
+    await dap.request(command, { threadId: LOOP_THREAD_ID }, 60_000);
+    await dap.waitForEvent('stopped', { from, timeoutMs: 60_000 });
+  }
+
+  /** The Task scope of the task's top frame, by name; and the names of its stack's frames. */
+  async function taskScope(taskId: number): Promise<{ vars: Map<string, string>; frames: string[] }> {
+    const frames = await stackOf(dap, taskId);
+    const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId: frames[0]!.id });
+    const task = scopes.find((s) => s.name === 'Task');
+    assert.ok(task !== undefined, scopes.map((s) => s.name).join(', '));
+    const { variables } = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: task.variablesReference });
+    return { vars: new Map(variables.map((v) => [v.name, v.value])), frames: frames.map((f) => f.name) };
+  }
+
+  it('says the creation site live and replayed alike', async () => {
+    const from = dap.mark();
+    const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'task scope', sample: 'generators', stopOnEntry: true });
+    await dap.waitForEvent('initialized', { from });
+    await dap.request('setExceptionBreakpoints', { filters: [] });
+    await dap.request('configurationDone');
+    await launch;
+    await dap.waitForEvent('stopped', { from });
+    await move('next');
+    await move('next');
+    const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
+    const taskId = threads.find((t) => t.id !== LOOP_THREAD_ID)!.id;
+    const live = await taskScope(taskId);
+    const site = live.vars.get('created at') ?? '';
+    // The sample's own line that starts its task (runOnLoop is the samples' machinery, as the runtime's own files are).
+    assert.match(site, /^generators\.ts:\d+$/, 'the live task says where the sample created it');
+
+    await move('stepBack');
+    const past = await taskScope(taskId);
+    assert.equal(past.vars.get('created at'), site, [...past.vars].join(', '));
+    assert.equal(past.frames[past.frames.length - 1], live.frames[live.frames.length - 1], `the stack ends with the creation: ${past.frames.join(' < ')}`);
+  });
+});
