@@ -111,13 +111,15 @@ import { programLoopScope, programLoopVariables, type ProgramLoopPart } from './
 import { frameReturn, laneHasFrames, nextOf, nextSuspension, previousOf, previousSuspension } from './time-travel';
 import { RUNNING, canStepForward, endStopAt, forwardFrom, liveStop, type DebugPosition, type PositionStop, type Present, type ShownReason } from './debug-position';
 import type { HostExit, HostProcess } from '../host-client/host-process';
-import { LINE_STEP_MODE_REQUEST, TASKS_CHANGED_EVENT, TASKS_REQUEST, TRACES_REQUEST, narrowLineStepMode, type TasksBody } from './custom-requests';
+import { DEADLOCK_EVENT, LINE_STEP_MODE_REQUEST, TASKS_CHANGED_EVENT, TASKS_REQUEST, TRACES_REQUEST, narrowLineStepMode, type TasksBody } from './custom-requests';
 import {
   CALLBACK_THREAD_ID,
   LOOP_THREAD_ID,
   callbackStackDrafts,
   callbackThreadName,
   exceptionInfoOf,
+  deadlockExceptionInfo,
+  DEADLOCK_FILTER,
   lineStackDrafts,
   loopStackDrafts,
   splitError,
@@ -159,6 +161,7 @@ export const EXCEPTION_FILTERS: DebugProtocol.ExceptionBreakpointsFilter[] = [
     description: 'Stop where the crawler records a URL as failed: an error raised in a worker and caught by the crawler (the task goes on).',
     default: false,
   },
+  DEADLOCK_FILTER,
 ];
 
 /** The host's setExceptionBreaks params, with the URL-failed break the adapter asks for. */
@@ -362,7 +365,7 @@ export class CoroscopeSession extends LoggingDebugSession {
   private readonly breakpointLines = new Map<string, Set<number>>();
   private readonly pendingBreakpoints = new Map<string, { args: DebugProtocol.SetBreakpointsArguments; ids: number[] }>();
   private nextBreakpointId = 1;
-  private exceptionBreaks: ExceptionBreaksParams = { taskFailed: true, taskCancelled: false, urlFailed: false };
+  private exceptionBreaks: ExceptionBreaksParams = { taskFailed: true, taskCancelled: false, urlFailed: false, deadlock: true };
   // Thread events while running.
   private threadTimer: NodeJS.Timeout | null = null;
   private readonly createdSince = new Set<number>();
@@ -866,6 +869,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     this.requestedThread = null;
     const stop: StopInfo = { reason: b.reason, tick: b.tick, taskId: b.taskId, threadId, description: b.description };
     if (b.line !== undefined) stop.line = b.line;
+    if (b.deadlock !== undefined) stop.deadlock = b.deadlock;
     return stop;
   }
 
@@ -916,7 +920,14 @@ export class CoroscopeSession extends LoggingDebugSession {
     // stop's description beside the thread's name, so it goes to the console instead.
     if (b.reason === 'breakpoint' || b.reason === 'exception' || b.reason === 'cancelled') this.output(`Coroscope: ${b.description}`);
     this.flushThreadEvents();
-    this.sendEvent(stoppedEvent(stop.reason, threadId, text));
+    const stopped = stoppedEvent(stop.reason, threadId, b.deadlock !== undefined ? 'Deadlock' : text);
+    if (b.deadlock !== undefined) {
+      // The Call Stack says the cycle beside the thread; the extension shows a notification.
+      stopped.body.description = b.description;
+      this.output(b.deadlock.details);
+      this.sendEvent(new Event(DEADLOCK_EVENT, { summary: b.deadlock.summary, details: b.deadlock.details }));
+    }
+    this.sendEvent(stopped);
     this.tasksChanged();
   }
 
@@ -1988,7 +1999,7 @@ export class CoroscopeSession extends LoggingDebugSession {
   protected override setExceptionBreakPointsRequest(response: DebugProtocol.SetExceptionBreakpointsResponse, args: DebugProtocol.SetExceptionBreakpointsArguments): void {
     this.serve(response, async () => {
       const filters = new Set([...args.filters, ...(args.filterOptions ?? []).map((o) => o.filterId)]);
-      this.exceptionBreaks = { taskFailed: filters.has('taskFailed'), taskCancelled: filters.has('taskCancelled'), urlFailed: filters.has('urlFailed') };
+      this.exceptionBreaks = { taskFailed: filters.has('taskFailed'), taskCancelled: filters.has('taskCancelled'), urlFailed: filters.has('urlFailed'), deadlock: filters.has('deadlock') };
       if (this.host !== null && this.host.isAlive()) await this.host.endpoint.request('setExceptionBreaks', this.exceptionBreaks);
       response.body = { breakpoints: [...filters].map(() => ({ verified: true })) };
       this.sendResponse(response);
@@ -2004,6 +2015,11 @@ export class CoroscopeSession extends LoggingDebugSession {
         response.body = exceptionInfoOf(cb, 'always');
         this.sendResponse(response);
       });
+      return;
+    }
+    if (stop?.deadlock !== undefined && stop.threadId === args.threadId) {
+      response.body = deadlockExceptionInfo(stop.deadlock);
+      this.sendResponse(response);
       return;
     }
     const tb = args.threadId === LOOP_THREAD_ID ? this.callbackFailure : (this.exceptions.get(args.threadId) ?? null);
