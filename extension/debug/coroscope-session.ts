@@ -292,6 +292,16 @@ function loopStoppedEvent(reason: ShownReason, description: string): DebugProtoc
   return ev;
 }
 
+/**
+ * A move this session did not ask for (the panel's scrubber, another view's step): shown with
+ * preserveFocusHint, so VS Code updates the Call Stack without opening the moment's source
+ * in the active editor group, which is the panel's while the user drags its scrubber.
+ */
+function movedElsewhere(ev: DebugProtocol.StoppedEvent, elsewhere: boolean): DebugProtocol.StoppedEvent {
+  if (elsewhere) ev.body.preserveFocusHint = true;
+  return ev;
+}
+
 /** How a stop at a past tick is labelled on its thread, and on the loop's. */
 function pastTickLabel(tick: number, ticks: number): string {
   return `At tick ${tick} of ${ticks} (replayed)`;
@@ -991,7 +1001,7 @@ export class CoroscopeSession extends LoggingDebugSession {
       if (present !== null) {
         this.currentStop = present;
         this.tasks.paused = true;
-        this.sendEvent(stoppedEventOf(present));
+        this.sendEvent(movedElsewhere(stoppedEventOf(present), travel === null));
         if (present.threadId !== LOOP_THREAD_ID) this.sendEvent(loopStoppedEvent(present.reason, `Paused at tick ${present.tick}`));
       } else {
         this.currentStop = null;
@@ -1016,7 +1026,7 @@ export class CoroscopeSession extends LoggingDebugSession {
     const stopped = stoppedEvent(reason, threadId, reason === 'exception' ? said : reason === 'cancelled' ? 'CancelledError' : undefined);
     // A recorded stop landed on says it as the live stop did ('Paused on breakpoint'); a tick moved to, which tick.
     if (reason === 'step' || reason === 'goto') stopped.body.description = pastTickLabel(b.tick, b.ticks);
-    this.sendEvent(stopped);
+    this.sendEvent(movedElsewhere(stopped, travel === null));
     // The loop's row says the tick viewed too (not the end, or the moment it was stopped at before).
     if (threadId !== LOOP_THREAD_ID) this.sendEvent(loopStoppedEvent(reason, pastTickLabel(b.tick, b.ticks)));
     this.tasksChanged();
