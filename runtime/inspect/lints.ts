@@ -125,6 +125,14 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
     return this.functionsOption ?? functionLocations();
   }
 
+  /** The coroutine function a task will start at its first step, while that step has not run (entry-frame.ts); null otherwise. */
+  unstartedFunctionOf(task: Task<unknown>): CoroutineFn | null {
+    const coro = this.taskCoroutine.get(task);
+    if (coro === undefined) return null;
+    if (coro === this.lastCreated) return this.lastCreatedFn;
+    return this.unstarted.get(coro) ?? null;
+  }
+
   /** Every lint so far, oldest first. */
   lints(): Lint[] {
     return this.list.slice();

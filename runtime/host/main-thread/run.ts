@@ -34,6 +34,7 @@ import { generatorReader } from '../../inspect/generator-reader';
 import { LoopController, type PauseInfo } from '../../inspect/loop-control';
 import { LintCollector } from '../../inspect/lints';
 import { DeadlockWatch } from './deadlock-stop';
+import { entryFrameOf } from '../../inspect/entry-frame';
 import { TaskHistory } from '../../inspect/history';
 import { ObserverFanout } from '../../observer-fanout';
 import { ExceptionTracer, parseStack, tracebackFromError, wakingTasks } from '../../inspect/traces';
@@ -954,7 +955,10 @@ export class Run {
       if (past === undefined) throw new ProtocolError(`taskDetail: no task #${taskId} in run ${this.id}`, 'unknownTask');
       return { task: past, frames: [], awaitChain: [], createdAt: null, traceback: this.failures.get(taskId) ?? null };
     }
-    return liveTaskDetail(live, { recorder: this.recorder, index: this.awaitIndex(), variables: this.variables, locals, createdAt: this.creationSiteOf(live) });
+    // A task whose first step has not run (a launch held at entry) begins in its coroutine function's first statement.
+    const unstarted = live.steps() === 0 ? this.lints.unstartedFunctionOf(live) : null;
+    const entry = unstarted !== null ? entryFrameOf(unstarted) : null;
+    return liveTaskDetail(live, { recorder: this.recorder, index: this.awaitIndex(), variables: this.variables, locals, createdAt: this.creationSiteOf(live), entry });
   }
 
   /** Who awaits whom, rebuilt only when the loop has run since (or tasks came or went). */
