@@ -19,12 +19,12 @@ const created = new WeakMap<object, CapturedStack>();
 /** Frames kept: the primitive's own constructors (a subclass's too) and the program's line above them. */
 const FRAMES = 12;
 
-/** The stack now, without the frames of `below` and above it; null while tracking is off. */
-export function captureSite(below: (...args: never[]) => unknown): CapturedStack | null {
+/** The stack now, without the frames of `below` and above it, at most `frames` deep; null while tracking is off. */
+export function captureSite(below: (...args: never[]) => unknown, frames = FRAMES): CapturedStack | null {
   if (!isCoroutineTrackingOn()) return null;
   const site: { stack?: string } = {};
   const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = FRAMES;
+  Error.stackTraceLimit = frames;
   Error.captureStackTrace(site, below);
   Error.stackTraceLimit = limit;
   return site;

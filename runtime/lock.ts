@@ -76,7 +76,8 @@ export class Lock implements Inspectable {
   _take(): void {
     this._locked = true;
     this._holder = runningLoopOrNull()?.currentTask() ?? null;
-    this._takenAt = captureSite(lockTake);
+    // Few frames: above lockTake are the acquire coroutine, its tracking wrapper, then the program's line.
+    this._takenAt = captureSite(lockTake, ACQUIRE_FRAMES);
   }
   /** @internal */
   _enqueue(fut: Future<boolean>): void {
@@ -92,6 +93,9 @@ export class Lock implements Inspectable {
     if (first !== undefined && !first.done()) first.setResult(true);
   }
 }
+
+/** Frames captured where a Lock is taken (acquire, its tracking wrapper, the program's frame, and a spare). */
+const ACQUIRE_FRAMES = 5;
 
 /** The frame captureSite starts above: the acquire coroutine's frame, then the program's line that acquired. */
 function lockTake(lock: Lock): void {
