@@ -81,6 +81,19 @@ describe('RunSession on the RunRegistry with the real runtime host', { skip: exi
     await session.stopRun();
   });
 
+  it('no Deadlock stop for a worker left waiting when main has returned: the run finishes', async () => {
+    const program = join(__dirname, 'debug', 'fixtures', 'worker-left-waiting.ts');
+    await session.launch({ kind: 'program', path: program }, { stopOnEntry: true });
+    await until('the pause at entry', () => session.status.phase === 'paused');
+    await session.request('setExceptionBreaks', { taskFailed: true, taskCancelled: false, deadlock: true });
+    const reasons: Array<string | undefined> = [];
+    const listener = session.onStatus.on((s) => reasons.push(s.pauseReason));
+    await session.continue();
+    await until('the end of the run', () => session.status.phase === 'finished', 20_000);
+    listener();
+    assert.ok(!reasons.includes('exception'), JSON.stringify(reasons));
+  });
+
   it('a host killed mid-run: the status says so with its last lines, requests fail, the next launch gets a fresh host', async () => {
     await session.launch({ kind: 'demo', latency: 'instant' }, { maxTasks: 5, stopOnEntry: true });
     await until('the pause at entry', () => session.status.phase === 'paused');

@@ -10,6 +10,9 @@
 // and one line per task: where it is suspended, what it waits for, who holds that and since
 // which line (the exceptionInfo's details).
 //
+// Not once the run's main task has ended: the loop is stopping, and a worker it left waiting
+// on a queue is no hang.
+//
 // Invariants: each deadlock stops the run once (the lint collector reports each set of tasks
 // and resources once, and the stop is made from what it reports); nothing is computed at a
 // tick's end unless the break is on, the loop is quiet and some task is live.
@@ -66,17 +69,19 @@ export class DeadlockWatch {
     private readonly loop: EventLoop,
     private readonly lints: LintCollector,
     private readonly taskById: (id: number) => Task<unknown> | undefined,
+    /** The run's main task has ended: the loop is stopping, and tasks it left waiting are not a hang. */
+    private readonly ending: () => boolean = () => false,
   ) {}
 
   /** At a tick's end (LoopController.watchAtTickEnd): a stop when the loop is quiet and a deadlock is new. */
   atTickEnd(): Omit<PauseInfo, 'tick'> | null {
-    if (!this.on || this.loop.liveTaskCount() === 0 || !loopIsQuiescent(this.loop)) return null;
+    if (!this.on || this.loop.liveTaskCount() === 0 || this.ending() || !loopIsQuiescent(this.loop)) return null;
     return this.stopFor(this.lints.checkDeadlocks(true));
   }
 
   /** The periodic check's new deadlocks (between ticks): a stop, or null. */
   stopFor(fresh: AwaitGraph['deadlocks']): Omit<PauseInfo, 'tick'> | null {
-    if (!this.on || fresh.length === 0) return null;
+    if (!this.on || fresh.length === 0 || this.ending()) return null;
     return deadlockStopOf(fresh[0]!, this.taskById);
   }
 }

@@ -232,7 +232,7 @@ export class Run {
       },
     });
     this.lints = new LintCollector(this.loop, { onLint: (lint: Lint) => services.emit('lint', { lint }) });
-    this.deadlocks = new DeadlockWatch(this.loop, this.lints, (id) => this.live.get(id));
+    this.deadlocks = new DeadlockWatch(this.loop, this.lints, (id) => this.live.get(id), () => this.finished || (this.mainTask !== null && this.mainTask.done()));
     this.controller.setExceptionBreaks(options.breakOnTaskFailed ?? false, options.breakOnTaskCancelled ?? false);
     const feed: LoopObserver = {
       taskCreated: (task) => this.onTaskCreated(task),

@@ -1,6 +1,6 @@
 // stopOnEntry on a user's program through the STANDALONE debug adapter over DAP (issue 27):
 // the first stop (reason 'entry', before the first tick) shows the main task's frame at the
-// program's first line (main's first statement), not "no frames"; Step goes on from there.
+// program's first line (main's first statement), not "no frames".
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
