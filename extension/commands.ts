@@ -23,6 +23,7 @@ import { pickFocusSafe, showQuickPickFocusSafe } from './focus-safe-quick-pick';
 import { sampleList, type SampleEntry } from './sample-catalog';
 import { crawlSettings, parseCrawlInput, sampleOptions, snapshotRate, type SettingGetter } from './settings';
 import { openSourcePosition } from './source-opener';
+import { placeSource } from './source-column';
 import { CoroscopeStatusBar } from './status-bar';
 import { SuspensionDecorations } from './suspension-decorations';
 import { besideColumn, sampleIdArg, showsPausedWorkerStack, steppedContextKey, WORKER_STACK_SHOWN_KEY } from './walkthrough';
@@ -136,7 +137,7 @@ export class CoroscopeServices implements vscode.Disposable {
     return {
       extensionUri: this.context.extensionUri,
       session: this.session,
-      openSource: (position) => openSourcePosition(position, this.sourceColumn()),
+      openSource: (position) => this.openSourceFromPanel(position),
       runCommand: async (command: PanelCommand) => {
         const id = {
           runCrawl: COMMANDS.runCrawl,
@@ -160,6 +161,16 @@ export class CoroscopeServices implements vscode.Disposable {
    */
   stackShown(target: { readonly kind: string } | null, phase: string, detail: Parameters<typeof showsPausedWorkerStack>[2]): void {
     if (showsPausedWorkerStack(target, phase, detail)) this.contextKeys.set(WORKER_STACK_SHOWN_KEY, true);
+  }
+
+  /** Opens a position clicked in the panel: in another editor group, or beside the panel keeping most of its width (source-column.ts). */
+  async openSourceFromPanel(position: { file: string; line: number; column: number }): Promise<boolean> {
+    const place = placeSource(InspectorPanel.visiblePanel()?.panel.viewColumn, vscode.window.tabGroups.all.map((g) => g.viewColumn));
+    const opened = await openSourcePosition(position, place.column as vscode.ViewColumn);
+    if (opened && place.layout !== null && vscode.window.tabGroups.all.length === 2) {
+      await Promise.resolve(vscode.commands.executeCommand('vscode.setEditorLayout', place.layout)).catch(() => undefined);
+    }
+    return opened;
   }
 
   /** Where sources open: not in the panel's column (it would hide the panel). */

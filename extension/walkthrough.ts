@@ -23,6 +23,8 @@ export const WALKTHROUGH_ID = 'coroscope.tutorial';
 
 /** The first step's id: run the demo crawl, pause it, look at a worker's coroutine stack. */
 export const CRAWL_STEP_ID = 'crawl-pause-look';
+/** The walkthrough's last step: a program of your own (its button runs coroscope.newProgram; done once it ran). */
+export const OWN_PROGRAM_STEP_ID = 'own-program';
 
 /** Set once the panel showed a crawl worker's coroutine stack while the crawl was paused. */
 export const WORKER_STACK_SHOWN_KEY = 'coroscope.workerStackShown';

@@ -150,17 +150,23 @@ export interface GraphNode {
   kind: 'task' | 'future' | 'resource';
   label: string;
   state?: TaskState;
+  /** A resource's: the name the program gave it (the variable or attribute it was created into), when known. */
+  name?: string;
+  /** A resource's: where the program created it. */
+  createdAt?: SourcePosition;
 }
 export interface GraphEdge {
   from: string;
   to: string;
   kind: 'awaits' | 'waitsOn' | 'holds';
+  /** A 'holds' edge of a Lock: the program's line where the holder took it. */
+  at?: SourcePosition;
 }
 export interface AwaitGraph {
   nodes: GraphNode[];
   edges: GraphEdge[];
-  /** Each deadlock: the ids of the nodes involved, and why. */
-  deadlocks: Array<{ nodes: string[]; reason: string }>;
+  /** Each deadlock: the ids of the nodes involved, why (and in one short line), and where to look (a holder's acquire line, else a resource's creation line). */
+  deadlocks: Array<{ nodes: string[]; reason: string; position?: SourcePosition; summary?: string }>;
 }
 
 export type LintKind = 'slowCallback' | 'neverAwaited' | 'destroyedPending' | 'neverYields' | 'lostWakeup' | 'deadlock';
@@ -592,6 +598,21 @@ export interface ProgramLoopState {
 
 export type StopReason = 'entry' | 'pause' | 'step' | 'breakpoint' | 'exception' | 'cancelled';
 
+/**
+ * A stop of the Deadlock break (setExceptionBreaks' `deadlock`, reason 'exception'): live tasks
+ * that nothing can wake (runtime/host/main-thread/deadlock-stop.ts).
+ */
+export interface DeadlockStop {
+  /** One line naming the cycle: `lock-order cycle: transfer → audit → transfer (ledger, auditLog)`. */
+  summary: string;
+  /** The await graph's reason, every task and resource named. */
+  reason: string;
+  /** One line per task: where it is suspended, what it waits for, who holds that and since which line. */
+  details: string;
+  /** Where to look first (a holder's acquire line, else a creation line). */
+  position?: SourcePosition;
+}
+
 // --- methods (client → host) ------------------------------------------------------------
 
 /** One approach's measurement in a comparison (runtime/samples/compare.ts ComparisonRow). */
@@ -633,8 +654,8 @@ export interface HostMethods {
   /** Runs until the frame at `depth` of the task's chain returns. */
   stepOut: { params: { taskId: number; depth: number }; result: { tick: number } };
   setBreakpoints: { params: { file: string; breakpoints: Breakpoint[] }; result: { breakpoints: BreakpointStatus[] } };
-  /** Break when a task fails or is cancelled; `urlFailed`: when the crawler records a URL as failed (its worker catches the error, so no task fails). */
-  setExceptionBreaks: { params: { taskFailed: boolean; taskCancelled: boolean; urlFailed?: boolean }; result: Record<string, never> };
+  /** Break when a task fails or is cancelled; `urlFailed`: when the crawler records a URL as failed (its worker catches the error, so no task fails); `deadlock`: when live tasks are deadlocked (the paused event's `deadlock`). */
+  setExceptionBreaks: { params: { taskFailed: boolean; taskCancelled: boolean; urlFailed?: boolean; deadlock?: boolean }; result: Record<string, never> };
   snapshot: { params: { since?: number }; result: Snapshot };
   /**
    * `locals` (default true) waits, at a past tick not yet replayed, for its replay; with
@@ -739,7 +760,7 @@ export interface HostEvents {
   lint: { lint: Lint };
   /** `line`: stopped on this line by the line debugger (the loop is mid-tick). */
   /** `pastLine`: a past line shown (the line replay, lineStepBack): snapshot and the moment's queries answer for that moment until the next `paused` without it. */
-  paused: { reason: StopReason; tick: number; taskId?: number; description: string; line?: SourcePosition; pastLine?: boolean };
+  paused: { reason: StopReason; tick: number; taskId?: number; description: string; line?: SourcePosition; pastLine?: boolean; deadlock?: DeadlockStop };
   continued: { tick: number };
   progress: CrawlProgress;
   /** Text for the output channel: the crawler's report, sample output, host log lines. */

@@ -182,6 +182,8 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     };
     const urlFailed = optionalBoolean('setExceptionBreaks', p, 'urlFailed');
     if (urlFailed !== undefined) out.urlFailed = urlFailed;
+    const deadlock = optionalBoolean('setExceptionBreaks', p, 'deadlock');
+    if (deadlock !== undefined) out.deadlock = deadlock;
     return out;
   },
   snapshot: (raw) => {

@@ -11,6 +11,7 @@
 import { Condition } from './condition';
 import { coroutine } from './coroutine';
 import { BrokenBarrierError, ValueError } from './errors';
+import { noteCreationSite } from './creation-sites';
 import { inspect, type Inspectable, type ResourceInspection } from './inspection';
 import type { Coroutine } from './task';
 
@@ -25,6 +26,7 @@ export class Barrier implements Inspectable {
   constructor(parties: number) {
     if (!(parties >= 1)) throw new ValueError('parties must be > 0');
     this.parties = parties;
+    noteCreationSite(this);
   }
 
   /** Waits until `parties` tasks wait; evaluates to this task's index (0..parties-1). */

@@ -15,6 +15,7 @@ import { coroutine } from './coroutine';
 import { CancelledError, RuntimeError } from './errors';
 import { Fifo } from './fifo';
 import type { Future } from './future';
+import { noteCreationSite } from './creation-sites';
 import { inspect, type Inspectable, type ResourceInspection } from './inspection';
 import { Lock } from './lock';
 import { getRunningLoop } from './running-loop';
@@ -27,6 +28,7 @@ export class Condition implements Inspectable {
   /** A condition on `lock`, or on a new Lock of its own. */
   constructor(lock: Lock = new Lock()) {
     this._lock = lock;
+    noteCreationSite(this);
   }
 
   /** The underlying lock (shared when one was given). */

@@ -3,6 +3,7 @@
 
 import { coroutine } from './coroutine';
 import type { Future, FutureOrigin } from './future';
+import { noteCreationSite } from './creation-sites';
 import { inspect, type Inspectable, type ResourceInspection } from './inspection';
 import { getRunningLoop } from './running-loop';
 import type { Coroutine } from './task';
@@ -10,6 +11,10 @@ import type { Coroutine } from './task';
 export class Event implements Inspectable {
   private _value = false;
   private _waiters = new Set<Future<boolean>>();
+
+  constructor() {
+    noteCreationSite(this);
+  }
 
   isSet(): boolean {
     return this._value;

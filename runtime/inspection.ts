@@ -23,6 +23,7 @@ import type { CoroutineFrame } from './coroutine';
 import type { Future } from './future';
 import type { Coroutine, Task } from './task';
 import type { CancelRequest } from './cancel-request';
+import type { CapturedStack } from './creation-sites';
 
 /** The method every inspectable object has (a symbol: it never clashes with a program's names). */
 export const inspect: unique symbol = Symbol('coroscope.inspect');
@@ -42,6 +43,8 @@ export interface ResourceInspection {
   waiters(): Future<unknown>[];
   /** The tasks holding it (a Lock's owner, a Semaphore's slot holders; null: taken outside any task). */
   holders(): Array<Task<unknown> | null>;
+  /** A Lock's: the stack captured where its holder took it (null: not held, or taken while coroutine tracking was off). */
+  heldSince?(): CapturedStack | null;
 }
 
 /** How a future ended, read without marking an exception as retrieved. */

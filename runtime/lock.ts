@@ -9,6 +9,7 @@ import { coroutine } from './coroutine';
 import { CancelledError, RuntimeError } from './errors';
 import { Fifo } from './fifo';
 import type { Future } from './future';
+import { captureSite, noteCreationSite, type CapturedStack } from './creation-sites';
 import { inspect, type Inspectable, type ResourceInspection } from './inspection';
 import { getRunningLoop, runningLoopOrNull } from './running-loop';
 import type { Coroutine, Task } from './task';
@@ -18,6 +19,12 @@ export class Lock implements Inspectable {
   private _waiters = new Fifo<Future<boolean>>();
   /** The task that took it (null: taken outside any task); meaningful only while locked. */
   private _holder: Task<unknown> | null = null;
+  /** Where the holder took it (captured while coroutine tracking is on); meaningful only while locked. */
+  private _takenAt: CapturedStack | null = null;
+
+  constructor() {
+    noteCreationSite(this);
+  }
 
   locked(): boolean {
     return this._locked;
@@ -33,6 +40,7 @@ export class Lock implements Inspectable {
     if (!this._locked) throw new RuntimeError('Lock is not acquired.');
     this._locked = false;
     this._holder = null;
+    this._takenAt = null;
     this._wakeUpFirst();
   }
 
@@ -54,6 +62,7 @@ export class Lock implements Inspectable {
       description: () => this.toString(),
       waiters: () => Array.from(this._waiters).filter((f) => !f.done()),
       holders: () => (this._locked ? [this._holder] : []),
+      heldSince: () => (this._locked ? this._takenAt : null),
     };
   }
 
@@ -67,6 +76,8 @@ export class Lock implements Inspectable {
   _take(): void {
     this._locked = true;
     this._holder = runningLoopOrNull()?.currentTask() ?? null;
+    // Few frames: above lockTake are the acquire coroutine, its tracking wrapper, then the program's line.
+    this._takenAt = captureSite(lockTake, ACQUIRE_FRAMES);
   }
   /** @internal */
   _enqueue(fut: Future<boolean>): void {
@@ -83,9 +94,17 @@ export class Lock implements Inspectable {
   }
 }
 
+/** Frames captured where a Lock is taken (acquire, its tracking wrapper, the program's frame, and a spare). */
+const ACQUIRE_FRAMES = 5;
+
+/** The frame captureSite starts above: the acquire coroutine's frame, then the program's line that acquired. */
+function lockTake(lock: Lock): void {
+  lock._take();
+}
+
 const lockAcquire = coroutine(function* acquire(lock: Lock): Coroutine<boolean> {
   if (lock._canTakeNow()) {
-    lock._take();
+    lockTake(lock);
     return true;
   }
   const fut = getRunningLoop().createFuture<boolean>();
@@ -101,6 +120,6 @@ const lockAcquire = coroutine(function* acquire(lock: Lock): Coroutine<boolean> 
     if (e instanceof CancelledError && !lock.locked()) lock._wakeUpFirst();
     throw e;
   }
-  lock._take();
+  lockTake(lock);
   return true;
 });

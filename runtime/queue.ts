@@ -9,6 +9,7 @@ import { coroutine } from './coroutine';
 import { QueueEmpty, QueueFull, ValueError } from './errors';
 import { Fifo, wakeFirstPending } from './fifo';
 import type { Future } from './future';
+import { noteCreationSite } from './creation-sites';
 import { inspect, type Inspectable, type ResourceInspection } from './inspection';
 import { getRunningLoop } from './running-loop';
 import { Event } from './event';
@@ -29,6 +30,7 @@ export class Queue<T = unknown> implements Inspectable {
     if (typeof maxsize !== 'number' || Number.isNaN(maxsize)) throw new TypeError(`maxsize must be a number, got ${String(maxsize)}`);
     this.maxsize = maxsize;
     this._finished.set();
+    noteCreationSite(this);
   }
 
   /** Number of items in the queue. */

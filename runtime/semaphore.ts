@@ -7,6 +7,7 @@ import { coroutine } from './coroutine';
 import { CancelledError, ValueError } from './errors';
 import { Fifo } from './fifo';
 import type { Future } from './future';
+import { noteCreationSite } from './creation-sites';
 import { inspect, type Inspectable, type ResourceInspection } from './inspection';
 import { getRunningLoop, runningLoopOrNull } from './running-loop';
 import type { Coroutine, Task } from './task';
@@ -23,6 +24,7 @@ export class Semaphore implements Inspectable {
   constructor(value = 1) {
     if (!Number.isInteger(value) || value < 0) throw new ValueError(`Semaphore initial value must be >= 0, got ${String(value)}`);
     this._value = value;
+    noteCreationSite(this);
   }
 
   /** True if acquire() would wait. */

@@ -17,6 +17,8 @@ import type { AwaitInfo, LineStepMode, TaskState, TaskSummary } from '../../prot
 
 export const TASKS_REQUEST = 'coroscope/tasks';
 export const TASKS_CHANGED_EVENT = 'coroscope/tasksChanged';
+/** Event `coroscope/deadlock` {summary, details}: the run stopped on a deadlock (the extension shows a notification). */
+export const DEADLOCK_EVENT = 'coroscope/deadlock';
 export const TRACES_REQUEST = 'coroscope/traces';
 export const LINE_STEP_MODE_REQUEST = 'coroscope/setLineStepMode';
 

@@ -26,7 +26,7 @@
 
 import { basename, isAbsolute } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { AwaitInfo, FrameInfo, LineFrameInfo, SourcePosition, TaskDetail, TaskSummary, Traceback, TraceFrame } from '../../protocol/host-protocol';
+import type { AwaitInfo, DeadlockStop, FrameInfo, LineFrameInfo, SourcePosition, TaskDetail, TaskSummary, Traceback, TraceFrame } from '../../protocol/host-protocol';
 import { cancelOriginLabel } from '../../protocol/cancel-origin-label';
 import { loopTickText } from '../../protocol/run-moment';
 
@@ -348,5 +348,23 @@ export function exceptionInfoOf(tb: Traceback, breakMode: DebugProtocol.Exceptio
     description: tb.title === '' ? tb.error : `${tb.error} (${tb.title})`,
     breakMode,
     details: { message, typeName: name, fullTypeName: name, stackTrace: tb.text },
+  };
+}
+
+/** The exception filter of the Deadlock break (on by default): live tasks that nothing can wake. */
+export const DEADLOCK_FILTER: DebugProtocol.ExceptionBreakpointsFilter = {
+  filter: 'deadlock',
+  label: 'Deadlock',
+  description: 'Stop when live tasks wait for what nothing can give them: a lock-order or await cycle, a lock held by a task that ended, a queue whose producer died (nothing of the loop can run).',
+  default: true,
+};
+
+/** What exceptionInfo says at a Deadlock stop: the cycle in one line, the full reason, and one line per task. */
+export function deadlockExceptionInfo(d: DeadlockStop): DebugProtocol.ExceptionInfoResponse['body'] {
+  return {
+    exceptionId: 'Deadlock',
+    description: d.summary,
+    breakMode: 'always',
+    details: { message: d.reason, typeName: 'Deadlock', fullTypeName: 'Deadlock', stackTrace: d.details },
   };
 }

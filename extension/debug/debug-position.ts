@@ -47,7 +47,7 @@
 // recording has none: its last tick is its end); `pastLine.live` is the live line stop the
 // program is held at (null only when it was not known); a transition never invents a stop.
 
-import type { SourcePosition, StopReason } from '../../protocol/host-protocol';
+import type { DeadlockStop, SourcePosition, StopReason } from '../../protocol/host-protocol';
 import { LOOP_THREAD_ID } from './dap-mapping';
 
 /** Why a stop is shown: the host's reasons, 'goto' for a past tick someone moved the views to, 'end' for a recorded run's end. */
@@ -62,6 +62,8 @@ export interface PositionStop {
   taskId: number | undefined;
   threadId: number;
   description: string;
+  /** A Deadlock stop's report (the host's paused event's). */
+  deadlock?: DeadlockStop;
 }
 
 /** Where a move forward out of the past comes back to. */

@@ -10,12 +10,13 @@
 // tasks (the mirror is cleared, never mixed with the present's); events of another run
 // (runId) or while launching are ignored.
 
-import { ContinuedEvent } from '@vscode/debugadapter';
+import { ContinuedEvent, Event } from '@vscode/debugadapter';
+import { DEADLOCK_EVENT } from './custom-requests';
 import type { BreakpointHitLanding, HostEvents } from '../../protocol/host-protocol';
 import { LOOP_THREAD_ID } from './dap-mapping';
 import { answersMove, atEnd, backToPresent, landedInPast, onContinued, onPaused, onViewedTick, presentOf, settled, viewedTickOf, type SettledPosition } from './debug-position';
 import type { SessionCore } from './session-core';
-import { endHint, endStop, loopStoppedEvent, pastTickLabel, stoppedEvent, stoppedEventOf, type StopInfo } from './stop-events';
+import { endHint, endStop, loopStoppedEvent, movedElsewhere, pastTickLabel, stoppedEvent, stoppedEventOf, type StopInfo } from './stop-events';
 
 /** How the host describes a URL-failed stop (runtime/host/main-thread/run.ts, onStatistic). */
 const FAILED_URL = /failed to fetch (\S+?): /;
@@ -66,7 +67,14 @@ export class PositionEvents {
     // stop's description beside the thread's name, so it goes to the console instead.
     if (b.reason === 'breakpoint' || b.reason === 'exception' || b.reason === 'cancelled') this.core.output(`Coroscope: ${b.description}`);
     this.core.flushThreadEvents();
-    this.core.sendEvent(stoppedEvent(stop.reason, threadId, text));
+    const stopped = stoppedEvent(stop.reason, threadId, b.deadlock !== undefined ? 'Deadlock' : text);
+    if (b.deadlock !== undefined) {
+      // The Call Stack says the cycle beside the thread; the extension shows a notification.
+      stopped.body.description = b.description;
+      this.core.output(b.deadlock.details);
+      this.core.sendEvent(new Event(DEADLOCK_EVENT, { summary: b.deadlock.summary, details: b.deadlock.details }));
+    }
+    this.core.sendEvent(stopped);
     this.core.tasksChanged();
   }
 
@@ -113,7 +121,7 @@ export class PositionEvents {
         if (move !== null) this.core.moveTo(base);
         return;
       }
-      this.backToPresent(base);
+      this.backToPresent(base, move === null);
       return;
     }
     // Entering the past, or moving in it (this session's seek, or another view's: the panel's scrubber). The present is kept (debug-position.ts onViewedTick).
@@ -130,14 +138,14 @@ export class PositionEvents {
     const stopped = stoppedEvent(reason, threadId, reason === 'exception' ? said : reason === 'cancelled' ? 'CancelledError' : undefined);
     // A recorded stop landed on says it as the live stop did ('Paused on breakpoint'); a tick moved to, which tick.
     if (reason === 'step' || reason === 'goto') stopped.body.description = pastTickLabel(b.tick, b.ticks);
-    this.core.sendEvent(stopped);
+    this.core.sendEvent(movedElsewhere(stopped, move === null));
     // The loop's row says the tick viewed too (not the end, or the moment it was stopped at before).
     if (threadId !== LOOP_THREAD_ID) this.core.sendEvent(loopStoppedEvent(reason, pastTickLabel(b.tick, b.ticks)));
     this.core.tasksChanged();
   }
 
   /** Out of the past to its present: the run going on, its live stop held, or the end. */
-  private backToPresent(base: SettledPosition): void {
+  private backToPresent(base: SettledPosition, elsewhere: boolean): void {
     const present = presentOf(base);
     this.core.moveTo(backToPresent(base));
     this.core.invalidate();
@@ -146,7 +154,7 @@ export class PositionEvents {
     this.core.output(`Coroscope: back to the present${stop?.reason === 'end' ? `: ${endHint(stop.tick)}` : ''}`);
     if (stop !== null) {
       this.core.tasks.paused = true;
-      this.core.sendEvent(stoppedEventOf(stop));
+      this.core.sendEvent(movedElsewhere(stoppedEventOf(stop), elsewhere));
       if (stop.threadId !== LOOP_THREAD_ID) this.core.sendEvent(loopStoppedEvent(stop.reason, `Paused at tick ${stop.tick}`));
     } else {
       this.core.tasks.paused = false;

@@ -11,6 +11,7 @@
 // stackWatch)` with the path of dist/runtime-host.js and the extension's registry.
 // Everything registered is in context.subscriptions.
 
+import { watchDeadlockStops } from './deadlock-notice';
 import * as vscode from 'vscode';
 import type { Run } from '../runs/run';
 import type { RunRegistry } from '../runs/run-registry';
@@ -151,6 +152,7 @@ export function registerDebugger(context: vscode.ExtensionContext, hostScriptPat
     vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, factory),
     vscode.debug.onDidTerminateDebugSession((s) => factory.ended(s)),
     watchCallStackSelection(factory, stackWatch),
+    watchDeadlockStops(DEBUG_TYPE),
     vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new CoroscopeConfigurationProvider(false, runs), vscode.DebugConfigurationProviderTriggerKind.Initial),
     vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new CoroscopeConfigurationProvider(true, runs), vscode.DebugConfigurationProviderTriggerKind.Dynamic),
     vscode.commands.registerCommand(PICK_RUN_COMMAND, () => pickRun(runs)),

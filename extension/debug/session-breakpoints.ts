@@ -8,6 +8,7 @@
 import { resolve } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { HostMethods } from '../../protocol/host-protocol';
+import { DEADLOCK_FILTER } from './dap-mapping';
 import type { SessionCore } from './session-core';
 
 /**
@@ -24,6 +25,7 @@ export const EXCEPTION_FILTERS: DebugProtocol.ExceptionBreakpointsFilter[] = [
     description: 'Stop where the crawler records a URL as failed: an error raised in a worker and caught by the crawler (the task goes on).',
     default: false,
   },
+  DEADLOCK_FILTER,
 ];
 
 /** The host's setExceptionBreaks params, with the URL-failed break the adapter asks for. */
@@ -39,7 +41,7 @@ export class SessionBreakpoints {
 
   private nextBreakpointId = 1;
 
-  exceptionBreaks: ExceptionBreaksParams = { taskFailed: true, taskCancelled: false, urlFailed: false };
+  exceptionBreaks: ExceptionBreaksParams = { taskFailed: true, taskCancelled: false, urlFailed: false, deadlock: true };
 
   setBreakPointsRequest(response: DebugProtocol.SetBreakpointsResponse, args: DebugProtocol.SetBreakpointsArguments): void {
     this.core.serve(response, async () => {
@@ -90,7 +92,7 @@ export class SessionBreakpoints {
   setExceptionBreakPointsRequest(response: DebugProtocol.SetExceptionBreakpointsResponse, args: DebugProtocol.SetExceptionBreakpointsArguments): void {
     this.core.serve(response, async () => {
       const filters = new Set([...args.filters, ...(args.filterOptions ?? []).map((o) => o.filterId)]);
-      this.exceptionBreaks = { taskFailed: filters.has('taskFailed'), taskCancelled: filters.has('taskCancelled'), urlFailed: filters.has('urlFailed') };
+      this.exceptionBreaks = { taskFailed: filters.has('taskFailed'), taskCancelled: filters.has('taskCancelled'), urlFailed: filters.has('urlFailed'), deadlock: filters.has('deadlock') };
       if (this.core.host !== null && this.core.host.isAlive()) await this.core.host.endpoint.request('setExceptionBreaks', this.exceptionBreaks);
       response.body = { breakpoints: [...filters].map(() => ({ verified: true })) };
       this.core.sendResponse(response);

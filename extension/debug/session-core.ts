@@ -305,6 +305,7 @@ export class SessionCore<R extends DebuggedRun = DebuggedRun> {
     this.requestedThread = null;
     const stop: StopInfo = { reason: b.reason, tick: b.tick, taskId: b.taskId, threadId, description: b.description };
     if (b.line !== undefined) stop.line = b.line;
+    if (b.deadlock !== undefined) stop.deadlock = b.deadlock;
     return stop;
   }
 

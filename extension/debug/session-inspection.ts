@@ -17,6 +17,7 @@ import {
   LOOP_THREAD_ID,
   callbackStackDrafts,
   callbackThreadName,
+  deadlockExceptionInfo,
   exceptionInfoOf,
   lineStackDrafts,
   loopStackDrafts,
@@ -357,6 +358,11 @@ export class SessionInspection {
         response.body = exceptionInfoOf(cb, 'always');
         this.core.sendResponse(response);
       });
+      return;
+    }
+    if (stop?.deadlock !== undefined && stop.threadId === args.threadId) {
+      response.body = deadlockExceptionInfo(stop.deadlock);
+      this.core.sendResponse(response);
       return;
     }
     const tb = args.threadId === LOOP_THREAD_ID ? this.core.callbackFailure : (this.core.exceptions.get(args.threadId) ?? null);

@@ -67,3 +67,13 @@ export function endStop(tick: number): StopInfo {
 export function endHint(tick: number): string {
   return `the run finished at tick ${tick}: Step Back or Reverse Continue to look at its past; Continue or Stop ends the session`;
 }
+
+/**
+ * A move this session did not ask for (the panel's scrubber, another view's step): shown with
+ * preserveFocusHint, so VS Code updates the Call Stack without opening the moment's source
+ * in the active editor group, which is the panel's while the user drags its scrubber.
+ */
+export function movedElsewhere(ev: DebugProtocol.StoppedEvent, elsewhere: boolean): DebugProtocol.StoppedEvent {
+  if (elsewhere) ev.body.preserveFocusHint = true;
+  return ev;
+}

@@ -44,12 +44,13 @@
 // Anything else (a queue.get while some producer still runs, a sleep, a socket) is not
 // reported: some live task, timer or socket might still complete it.
 
-import type { AwaitGraph, GraphEdge, GraphNode } from '../../protocol/host-protocol';
+import type { AwaitGraph, GraphEdge, GraphNode, SourcePosition } from '../../protocol/host-protocol';
 import type { Future } from '../future';
 import { inspect, inspectResource, type Inspectable } from '../inspection';
 import type { EventLoop } from '../loop';
 import { Task } from '../task';
 import { futureNodeId, resourceIdOf, resourceKind } from './resource-ids';
+import { heldSinceOf, resourceLabel, resourceNamingOf, shortSite } from './resource-names';
 import { awaitedTasks, describeTarget, describeTask, resourceOf, taskState } from './task-summaries';
 
 /** The live tasks holding a resource, when exactly one does (null: none, several, or one outside any task). */
@@ -70,11 +71,11 @@ function addNode(b: Builder, node: GraphNode): void {
   if (!b.nodes.has(node.id)) b.nodes.set(node.id, node);
 }
 
-function addEdge(b: Builder, from: string, to: string, kind: GraphEdge['kind']): void {
+function addEdge(b: Builder, from: string, to: string, kind: GraphEdge['kind'], at?: GraphEdge['at']): void {
   const key = `${from}>${to}>${kind}`;
   if (b.edgeKeys.has(key)) return;
   b.edgeKeys.add(key);
-  b.edges.push({ from, to, kind });
+  b.edges.push(at === undefined ? { from, to, kind } : { from, to, kind, at });
 }
 
 function taskNode(t: Task<unknown>): GraphNode {
@@ -98,10 +99,28 @@ function addFuture(b: Builder, fut: Future<unknown>, depth: number): string {
   return id;
 }
 
+/** A resource as the program names it (resource-names.ts), else its own description. */
+function resourceText(res: Inspectable): string {
+  return resourceLabel(res) ?? describeTarget(res) ?? resourceKind(res);
+}
+
+/** A resource waited for, with its sole holder and where it took it: `auditLog (Lock, buggy.ts:9), held by Task #3 "audit" since buggy.ts:26`. */
+function heldResourceText(res: Inspectable): string {
+  const holder = soleHolder(res);
+  if (holder === null) return resourceText(res);
+  const since = heldSinceOf(res);
+  return `${resourceText(res)}, held by ${describeTask(holder)}${since !== null ? ` since ${shortSite(since)}` : ''}`;
+}
+
 /** Adds a resource node; returns its id. */
 function addResource(b: Builder, res: Inspectable): string {
   const rid = resourceIdOf(res);
-  addNode(b, { id: rid, kind: 'resource', label: describeTarget(res) ?? resourceKind(res) });
+  if (b.nodes.has(rid)) return rid;
+  const naming = resourceNamingOf(res);
+  const node: GraphNode = { id: rid, kind: 'resource', label: resourceText(res) };
+  if (naming.name !== null) node.name = naming.name;
+  if (naming.createdAt !== null) node.createdAt = naming.createdAt;
+  addNode(b, node);
   return rid;
 }
 
@@ -160,13 +179,22 @@ function cyclesOf(edges: Map<number, number[]>): number[][] {
   return out;
 }
 
+/** What a suspended task waits for, a held resource with its holder and acquire line (the Deadlock stop's details). */
+export function describeWaitOf(t: Task<unknown>): string {
+  const w = t.awaiting();
+  if (w === null || w instanceof Task) return describeWait(t);
+  const view = w[inspect]();
+  if (view.resource === null) return describeWait(t);
+  return `${describeTask(t)} waits on ${view.kind} ${heldResourceText(view.resource)}`;
+}
+
 function describeWait(t: Task<unknown>): string {
   const w = t.awaiting();
   if (w === null) return `${describeTask(t)} (not waiting)`;
   if (w instanceof Task) return `${describeTask(t)} awaits ${describeTask(w)}`;
   const view = w[inspect]();
   const kind = view.kind === 'future' ? 'a future' : view.kind;
-  return `${describeTask(t)} waits on ${kind}${view.resource !== null ? ` ${describeTarget(view.resource)}` : ''}`;
+  return `${describeTask(t)} waits on ${kind}${view.resource !== null ? ` ${resourceText(view.resource)}` : ''}`;
 }
 
 /** A future with no origin (made by loop.createFuture() and not by a primitive): kind 'future', no resource, nothing inside. */
@@ -183,8 +211,45 @@ export function loopIsQuiescent(loop: EventLoop): boolean {
   return view.pendingTimers() === 0 && !view.watchesIo();
 }
 
+export interface AwaitGraphOptions {
+  /** Tasks that failed recently (newest last): rule 3 names them, as the producer a starved waiter waits for may be one of them. */
+  failed?: readonly Task<unknown>[];
+}
+
+/** Where to look first for a deadlock: the line where a holder took a resource of it, else where one of them was made. */
+function deadlockPosition(resources: readonly Inspectable[]): SourcePosition | undefined {
+  for (const r of resources) {
+    const at = heldSinceOf(r);
+    if (at !== null) return at;
+  }
+  for (const r of resources) {
+    const at = resourceNamingOf(r).createdAt;
+    if (at !== null) return at;
+  }
+  return undefined;
+}
+
+/** A resource in a one-line summary: the program's name for it, else its class. */
+function shortName(res: Inspectable): string {
+  const n = resourceNamingOf(res);
+  return n.name ?? n.className;
+}
+
+/** Task names for a one-line summary (the first four). */
+function taskNames(tasks: readonly Task<unknown>[]): string {
+  return `${tasks.slice(0, 4).map((t) => t.name).join(', ')}${tasks.length > 4 ? `, … ${tasks.length - 4} more` : ''}`;
+}
+
+/** `Task #3 "producer" failed (Error: boom)` */
+function describeFailure(t: Task<unknown>): string {
+  const outcome = t[inspect]().outcome();
+  const error = outcome.state === 'exception' ? outcome.error : undefined;
+  const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return `${describeTask(t)} failed (${what.length > 120 ? `${what.slice(0, 119)}…` : what})`;
+}
+
 /** Builds the await graph of the loop's live tasks and finds the deadlocks among them. */
-export function buildAwaitGraph(loop: EventLoop): AwaitGraph {
+export function buildAwaitGraph(loop: EventLoop, options: AwaitGraphOptions = {}): AwaitGraph {
   const b: Builder = { nodes: new Map(), edges: [], edgeKeys: new Set() };
   const tasks = loop.allTasks();
   const waits = new Map<number, number[]>();
@@ -231,7 +296,8 @@ export function buildAwaitGraph(loop: EventLoop): AwaitGraph {
     for (const holder of holders) {
       if (holder === null) continue;
       addNode(b, taskNode(holder));
-      addEdge(b, `task:${holder.id}`, addResource(b, res), 'holds');
+      const since = heldSinceOf(res);
+      addEdge(b, `task:${holder.id}`, addResource(b, res), 'holds', since ?? undefined);
     }
   }
 
@@ -246,7 +312,7 @@ export function buildAwaitGraph(loop: EventLoop): AwaitGraph {
       const res = viaResource.get(id);
       const maker = viaFuture.get(id);
       const task = describeTask(byId.get(id)!);
-      if (res !== undefined) return `${task} (waiting for ${describeTarget(res)})`;
+      if (res !== undefined) return `${task} (waiting for ${heldResourceText(res)})`;
       return maker === undefined ? task : `${task} (awaiting a future only #${maker.id} would complete)`;
     });
     const what =
@@ -259,12 +325,18 @@ export function buildAwaitGraph(loop: EventLoop): AwaitGraph {
         : made.length === cycle.length
           ? 'future cycle: each task awaits a future only the next one would complete'
           : 'mixed cycle of tasks awaiting each other, the resources they hold and the futures they made';
+    const position = deadlockPosition(held);
+    const names = cycle.map((id) => byId.get(id)!.name);
+    const kind = made.length > 0 ? (made.length === cycle.length ? 'future cycle' : 'mixed cycle') : held.length === 0 ? 'await cycle' : held.length === cycle.length ? 'lock-order cycle' : 'mixed cycle';
+    const summary = `${kind}: ${[...names, names[0]].join(' → ')}${held.length > 0 ? ` over ${held.map(shortName).join(', ')}` : ''}`;
     deadlocks.push({
+      summary,
+      ...(position !== undefined ? { position } : {}),
       nodes: [...cycle.map((id) => `task:${id}`), ...held.map((r) => resourceIdOf(r)), ...made.map((id) => futureNodeId(byId.get(id)!.awaiting()!))],
       reason:
         cycle.length === 1
           ? held.length === 1
-            ? `${describeTask(byId.get(cycle[0]!)!)} waits for ${describeTarget(held[0])}, which it holds itself`
+            ? `${describeTask(byId.get(cycle[0]!)!)} waits for ${resourceText(held[0]!)}, which it holds itself${heldSinceOf(held[0]!) !== null ? ` since ${shortSite(heldSinceOf(held[0]!)!)}` : ''}`
             : `${steps[0]} awaits itself (through gather/waitFor/shield)`
           : `${what}: ${[...steps, describeTask(byId.get(cycle[0]!)!)].join(' → ')}`,
     });
@@ -280,9 +352,12 @@ export function buildAwaitGraph(loop: EventLoop): AwaitGraph {
     });
     if (waiters.length === 0) continue;
     for (const t of waiters) dead.add(t.id);
+    const position = deadlockPosition([res]);
     deadlocks.push({
+      summary: `${shortName(res)} held by ${holder.name}, which ended without releasing it; ${taskNames(waiters)} wait forever`,
+      ...(position !== undefined ? { position } : {}),
       nodes: [resourceIdOf(res), ...finished.map((h) => `task:${h.id}`), ...waiters.map((t) => `task:${t.id}`)],
-      reason: `${describeTarget(res)} is held by ${describeTask(holder)}, which ${taskState(holder) === 'done' ? 'returned' : taskState(holder) === 'failed' ? 'failed' : 'was cancelled'} without releasing it; ${waiters.map((t) => `#${t.id}`).join(', ')} wait for it forever`,
+      reason: `${resourceText(res)} is held by ${describeTask(holder)}, which ${taskState(holder) === 'done' ? 'returned' : taskState(holder) === 'failed' ? 'failed' : 'was cancelled'} without releasing it; ${waiters.map((t) => `#${t.id}`).join(', ')} wait for it forever`,
     });
   }
   // Rule 2: tasks awaiting only deadlocked tasks join them.
@@ -308,9 +383,15 @@ export function buildAwaitGraph(loop: EventLoop): AwaitGraph {
     });
     const rest = live.filter((t) => !dead.has(t.id));
     if (internal && rest.length > 0) {
+      const waitedOn = rest.map((t) => resourceOf(t.awaiting()!)).filter((r): r is Inspectable => r !== null);
+      const position = deadlockPosition(waitedOn);
+      const failed = (options.failed ?? []).slice(-3);
+      const died = failed.length === 0 ? '' : `; no live task is left to wake them, and ${failed.map(describeFailure).join(', ')} earlier`;
       deadlocks.push({
+        summary: `nothing can run: ${taskNames(rest)} wait forever${failed.length > 0 ? ` (${failed.map((t) => t.name).join(', ')} failed)` : ''}`,
+        ...(position !== undefined ? { position } : {}),
         nodes: rest.map((t) => `task:${t.id}`),
-        reason: `nothing can run: no task is ready, no timer is pending and no socket is watched, so every live task waits forever: ${rest.slice(0, 8).map(describeWait).join('; ')}${rest.length > 8 ? `; … ${rest.length - 8} more` : ''}`,
+        reason: `nothing can run: no task is ready, no timer is pending and no socket is watched, so every live task waits forever: ${rest.slice(0, 8).map(describeWait).join('; ')}${rest.length > 8 ? `; … ${rest.length - 8} more` : ''}${died}`,
       });
     }
   }

@@ -34,7 +34,9 @@
 //   ones, resources held by finished tasks, nothing left that can run), once per set of
 //   tasks and resources involved. Building the graph costs ~0.1-0.4 s for 10k tasks, so
 //   the periodic check waits 50 times its last cost before the next (at most 2% of the
-//   loop's time); a check asked for (the lints request) always runs.
+//   loop's time); a check asked for (the lints request) always runs. A lint says where to
+//   look (a holder's acquire line, else a resource's creation line) and, for a loop where
+//   nothing can run, the tasks that failed just before (a starved queue's dead producer).
 //
 // Invariants: every lint is reported once (`onLint`) and kept (bounded: MAX_LINTS, and at
 // most PER_KEY per kind and function/task); per-step cost is one field test and, for a
@@ -42,7 +44,7 @@
 // waits unstarted; a coroutine started right after its creation costs two field writes,
 // one created earlier one Map insert and one delete.
 
-import type { Lint, LintKind, SourcePosition as ProtocolPosition } from '../../protocol/host-protocol';
+import type { AwaitGraph, Lint, LintKind, SourcePosition as ProtocolPosition } from '../../protocol/host-protocol';
 import type { CoroutineFrame, CoroutineTrackingHooks } from '../coroutine';
 import type { Future } from '../future';
 import { inspect, inspectResource } from '../inspection';
@@ -59,6 +61,8 @@ export const MAX_LINTS = 1000;
 /** The runtime core's own files (runtime/*.ts): not where a program's slowness lives. */
 const CORE_FILES = /[\\/]runtime[\\/][^\\/]+\.[cm]?[tj]s$/;
 const PER_KEY = 20;
+/** Failed tasks kept for the deadlock reports. */
+const RECENT_FAILURES = 3;
 
 type CoroutineFn = (...args: never[]) => Coroutine<unknown>;
 
@@ -96,6 +100,8 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
   private readonly reportedWakeups = new WeakSet<object>();
   /** The deadlocks reported so far, by their sorted node ids. */
   private readonly reportedDeadlocks = new Set<string>();
+  /** The last tasks that failed (newest last), for the deadlock reports. */
+  private readonly recentFailures: Task<unknown>[] = [];
   /** When a periodic deadlock check may run again (see the header). */
   private deadlockCheckDue = 0;
   private readonly onLint: (lint: Lint) => void;
@@ -117,6 +123,14 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
 
   private get functions(): FunctionLocations {
     return this.functionsOption ?? functionLocations();
+  }
+
+  /** The coroutine function a task will start at its first step, while that step has not run (entry-frame.ts); null otherwise. */
+  unstartedFunctionOf(task: Task<unknown>): CoroutineFn | null {
+    const coro = this.taskCoroutine.get(task);
+    if (coro === undefined) return null;
+    if (coro === this.lastCreated) return this.lastCreatedFn;
+    return this.unstarted.get(coro) ?? null;
   }
 
   /** Every lint so far, oldest first. */
@@ -187,6 +201,11 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
   }
 
   taskDone(task: Task<unknown>): void {
+    if (!task.cancelled() && task[inspect]().outcome().state === 'exception') {
+      // A starved waiter's producer may be among them (the deadlock report names them).
+      this.recentFailures.push(task);
+      if (this.recentFailures.length > RECENT_FAILURES) this.recentFailures.shift();
+    }
     const coro = this.taskCoroutine.get(task);
     if (coro !== undefined) {
       // Ended without ever running its coroutine (cancelled before its first step): not a lint.
@@ -288,21 +307,28 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
 
   // --- deadlocks -----------------------------------------------------------------------------------
 
-  /** Reports each deadlock of the await graph not reported yet. Call between ticks; `asked`: run even if a periodic check would wait. */
-  checkDeadlocks(asked = false): void {
+  /**
+   * Reports each deadlock of the await graph not reported yet, and returns them (the host's
+   * Deadlock stop shows them). Call between ticks; `asked`: run even if a periodic check would wait.
+   */
+  checkDeadlocks(asked = false): AwaitGraph['deadlocks'] {
     const t0 = performance.now();
-    if (!asked && t0 < this.deadlockCheckDue) return;
-    const { deadlocks } = buildAwaitGraph(this.loop);
+    if (!asked && t0 < this.deadlockCheckDue) return [];
+    const { deadlocks } = buildAwaitGraph(this.loop, { failed: this.recentFailures });
     this.deadlockCheckDue = performance.now() + 50 * (performance.now() - t0);
+    const fresh: AwaitGraph['deadlocks'] = [];
     for (const d of deadlocks) {
       const key = [...d.nodes].sort().join(' ');
       if (this.reportedDeadlocks.has(key)) continue;
       this.reportedDeadlocks.add(key);
+      fresh.push(d);
       const first = d.nodes.find((id) => id.startsWith('task:'));
       const lint: Omit<Lint, 'kind' | 'tick'> = { message: `deadlock: ${d.reason}` };
       if (first !== undefined) lint.taskId = Number(first.slice('task:'.length));
+      if (d.position !== undefined) lint.position = d.position;
       this.report('deadlock', key, lint);
     }
+    return fresh;
   }
 
   // --- lost wake-ups ------------------------------------------------------------------------------

@@ -28,7 +28,7 @@
 // active; the controller never resumes or throws into a task; every step request settles
 // (at the stop, on continue/pause, or when the run ends).
 
-import type { Breakpoint, BreakpointStatus, StopReason } from '../../protocol/host-protocol';
+import type { Breakpoint, BreakpointStatus, DeadlockStop, StopReason } from '../../protocol/host-protocol';
 import type { CoroutineFrame, CoroutineTrackingHooks } from '../coroutine';
 import { isCoroutineTrackingOn } from '../coroutine';
 import { exceptionOf, inspect } from '../inspection';
@@ -47,6 +47,8 @@ export interface PauseInfo {
   tick: number;
   taskId?: number;
   description: string;
+  /** A Deadlock stop's report (the host's deadlock watch). */
+  deadlock?: DeadlockStop;
 }
 
 export interface LoopControlEvents {
@@ -100,6 +102,12 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
   private stopRequest: PauseInfo | null = null;
   breakOnTaskFailed = false;
   breakOnTaskCancelled = false;
+  /**
+   * Asked at every tick's end while set, when no other stop is due (the host's Deadlock
+   * break): a stop to make after this tick, or null. It must cost a few field tests when
+   * there is nothing to find.
+   */
+  watchAtTickEnd: (() => Omit<PauseInfo, 'tick'> | null) | null = null;
   /** Line breakpoints on suspension points: a hit counts, and stops the loop after its tick when its hit condition lets it. */
   private readonly breakpoints: SuspensionBreakpoints;
   // Event log.
@@ -172,6 +180,19 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
     if (!Number.isInteger(depth) || depth < 0) return Promise.reject(new LoopControlError(`depth must be an integer >= 0, got ${String(depth)}`));
     if (frames.length <= depth) return Promise.reject(new LoopControlError(`task #${task.id} has no frame at depth ${depth} (its chain has ${frames.length})`));
     return this.startStep({ kind: 'out', task, depth, met: false });
+  }
+
+  /**
+   * Holds the loop now and announces why, for a condition found between ticks (a deadlock
+   * the periodic check found while other tasks still run); nothing when already held.
+   */
+  stopBetweenTicks(info: Omit<PauseInfo, 'tick'>): void {
+    if (this.loop.isPaused() && this.pending === null) return;
+    const tick = this.loop.tickCount();
+    this.loop.pause();
+    this.stopRequest = null;
+    if (this.pending !== null) this.settle(tick);
+    this.announce({ ...info, tick });
   }
 
   /** The run ended (the loop stopped for good): settles a pending step. */
@@ -280,6 +301,10 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
     if (this.log !== null) {
       this.flushStepOutcome();
       this.append({ seq: 0, kind: 'tickEnd', tick, callbacks: callbacksRun });
+    }
+    if (this.stopRequest === null && this.watchAtTickEnd !== null) {
+      const watched = this.watchAtTickEnd();
+      if (watched !== null) this.stopRequest = { ...watched, tick };
     }
     const stop = this.stopRequest;
     const met = this.goalMet();

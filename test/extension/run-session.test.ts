@@ -1,7 +1,7 @@
 // The extension's run session on the run registry, against the real runtime host
 // (dist/runtime-host.js, built by `npm test` before the tests run): lazy start, launch, pause
 // at entry, step, continue to the end, a host killed mid-run, following a run another view
-// launched, and a launch that leaves another view's run alone; time travel: a seek of a
+// launched, and a launch that leaves another view's run alone; a Deadlock stop said in the status; time travel: a seek of a
 // recorded run, Save Recording, and a recording opened as a run; the past lines and breakpoint
 // hits of a line stop the debugger holds, which every view follows.
 import assert from 'node:assert/strict';
@@ -67,6 +67,31 @@ describe('RunSession on the RunRegistry with the real runtime host', { skip: exi
     for (let i = 1; i < pts.length; i++) assert.ok(pts[i]!.t > pts[i - 1]!.t);
     assert.ok(session.lastProgress !== null && session.lastProgress.done > 10);
     assert.ok(phases.includes('starting') && phases.includes('running') && phases.includes('finished'));
+  });
+
+  it("a Deadlock stop (a debugger's filter) is said in the panel's status: the cycle and both locks", async () => {
+    const program = join(__dirname, 'debug', 'fixtures', 'lock-order-deadlock.ts');
+    await session.launch({ kind: 'program', path: program }, { stopOnEntry: true });
+    await until('the pause at entry', () => session.status.phase === 'paused');
+    // The filter a debug session sets (on by default); every view of the run hears the stop.
+    await session.request('setExceptionBreaks', { taskFailed: true, taskCancelled: false, deadlock: true });
+    await session.continue();
+    await until('the deadlock stop', () => session.status.phase === 'paused' && session.status.pauseReason === 'exception', 20_000);
+    assert.match(session.status.detail, /^Deadlock: lock-order cycle: \w+ → \w+ → \w+ over (ledger, auditLog|auditLog, ledger)$/);
+    await session.stopRun();
+  });
+
+  it('no Deadlock stop for a worker left waiting when main has returned: the run finishes', async () => {
+    const program = join(__dirname, 'debug', 'fixtures', 'worker-left-waiting.ts');
+    await session.launch({ kind: 'program', path: program }, { stopOnEntry: true });
+    await until('the pause at entry', () => session.status.phase === 'paused');
+    await session.request('setExceptionBreaks', { taskFailed: true, taskCancelled: false, deadlock: true });
+    const reasons: Array<string | undefined> = [];
+    const listener = session.onStatus.on((s) => reasons.push(s.pauseReason));
+    await session.continue();
+    await until('the end of the run', () => session.status.phase === 'finished', 20_000);
+    listener();
+    assert.ok(!reasons.includes('exception'), JSON.stringify(reasons));
   });
 
   it('a host killed mid-run: the status says so with its last lines, requests fail, the next launch gets a fresh host', async () => {

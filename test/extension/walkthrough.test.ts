@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { COMMANDS } from '../../extension/command-ids';
-import { besideColumn, CRAWL_STEP_ID, sampleIdArg, showsPausedWorkerStack, steppedContextKey, WALKTHROUGH_ID, WORKER_STACK_SHOWN_KEY } from '../../extension/walkthrough';
+import { besideColumn, CRAWL_STEP_ID, OWN_PROGRAM_STEP_ID, sampleIdArg, showsPausedWorkerStack, steppedContextKey, WALKTHROUGH_ID, WORKER_STACK_SHOWN_KEY } from '../../extension/walkthrough';
 import { listSamples } from '../../runtime/samples/index';
 
 const root = join(__dirname, '..', '..');
@@ -29,14 +29,25 @@ function walkthrough(): { id: string; title: string; steps: Step[] } {
   return w;
 }
 
-/** The steps after the first: one per sample. */
+/** The steps between the first and the last: one per sample. */
 function sampleSteps(): Step[] {
-  return walkthrough().steps.slice(1);
+  return walkthrough().steps.slice(1, -1);
 }
 
 describe('walkthrough', () => {
-  it('starts with "crawl, pause, look", then one step per sample, in the registry\'s (the chapter\'s) order', () => {
-    assert.deepEqual(walkthrough().steps.map((s) => s.id), [CRAWL_STEP_ID, ...listSamples().map((s) => s.id)]);
+  it('starts with "crawl, pause, look", then one step per sample, in the registry\'s (the chapter\'s) order, and ends with your own program', () => {
+    assert.deepEqual(walkthrough().steps.map((s) => s.id), [CRAWL_STEP_ID, ...listSamples().map((s) => s.id), OWN_PROGRAM_STEP_ID]);
+  });
+
+  it('the last step creates a program of your own and says what the debugger shows of it', () => {
+    const last = walkthrough().steps.at(-1)!;
+    assert.equal(last.title, 'Debug your own program');
+    const link = /\[[^\]]+\]\(command:([\w.]+)\)/.exec(last.description);
+    assert.equal(link?.[1], COMMANDS.newProgram);
+    assert.match(last.description, /"coroscope".*launch configuration.*Look at:.*Deadlock.*coroscope run.*ps\/pstree/s);
+    assert.deepEqual(last.completionEvents, [`onCommand:${COMMANDS.newProgram}`]);
+    const text = readFileSync(join(root, last.media.markdown!), 'utf8');
+    for (const needle of ["from 'coroscope'", '"program"', 'New Coroutine Program', 'Deadlock', 'coroscope run', 'coroscope ps PID', 'pstree']) assert.ok(text.includes(needle), needle);
   });
 
   it('the first step runs the demo crawl, says to pause it and look at a worker, and completes once a worker\'s stack was shown', () => {

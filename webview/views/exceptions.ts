@@ -1,17 +1,20 @@
-// Exceptions: the coroutine traceback and the "stack-ripped" callback trace of the same
-// failure side by side (the host's `traces` pair: this run's own failure, or, with no crawl
-// run, a demonstration it says it is), each frame marked when the other trace lacks it; below
-// them the URLs that failed in this run (as many as the dashboard's error count) and the
-// exceptions its tasks raised, each with its coroutine traceback.
+// Exceptions: first the run's own failures, the URLs that failed in this run (as many as the
+// dashboard's error count) and the exceptions its tasks raised, each with its coroutine
+// traceback; then the coroutine traceback and the "stack-ripped" callback trace of the same
+// failure side by side (the host's `traces` pair: this run's own failed URL), each frame
+// marked when the other trace lacks it. A run with no failure offers the demonstration (a
+// crawl of a failing page on a demo site of its own) behind a button: what is shown and when
+// is webview/state/exceptions-plan.ts.
 //
-// Invariant: a pair that could not be had because the run had no failure yet is asked for
-// again once the run's error count grows.
+// Invariant: a pair that is not the run's own is asked for again once the run's error count
+// grows; the demonstration is never shown above, or beside, a failure of the run.
 
 import type { Traceback, TraceFrame, TracePair } from '../../protocol/host-protocol';
 import { isTracePair } from '../../protocol/webview-protocol';
 import { errorText, type AppContext } from '../app-context';
 import { h, icon, iconButton, replace } from '../dom';
 import { baseName, isOpenable } from '../state/format';
+import { planExceptions } from '../state/exceptions-plan';
 
 const KIND_LABEL: Record<TraceFrame['kind'], string> = { coroutine: 'coroutine', callback: 'callback', loop: 'loop', native: 'node' };
 
@@ -23,6 +26,8 @@ export class ExceptionsView {
   private errorsAtFetch = 0;
   private loading = false;
   private showMachinery = false;
+  /** The demonstration's button was pressed (until the next run). */
+  private demoAsked = false;
   private readonly pairHost: HTMLDivElement;
   private readonly listHost: HTMLDivElement;
 
@@ -34,8 +39,8 @@ export class ExceptionsView {
       'section',
       { class: 'exceptions-view', attrs: { 'aria-label': 'Exceptions' } },
       h('div', { class: 'view-toolbar' }, h('span', { class: 'view-title' }, 'Coroutine traceback vs callback trace'), h('span', { class: 'spacer' }), h('label', { class: 'check' }, machinery, ' Show loop and Node frames'), iconButton('refresh', 'Load the trace pair again', () => void this.fetch())),
-      this.pairHost,
       this.listHost,
+      this.pairHost,
     );
   }
 
@@ -43,6 +48,7 @@ export class ExceptionsView {
     this.pair = null;
     this.pairError = null;
     this.errorsAtFetch = 0;
+    this.demoAsked = false;
   }
 
   private errorCount(): number {
@@ -69,22 +75,38 @@ export class ExceptionsView {
 
   render(): void {
     const retry = this.pair === null && this.pairError !== null && this.errorCount() > this.errorsAtFetch;
-    if ((this.pair === null && this.pairError === null && !this.loading) || (retry && !this.loading)) void this.fetch();
-    if (this.pair !== null) {
+    const plan = planExceptions({
+      taskFailures: this.app.data.exceptions.length,
+      urlFailures: this.errorCount(),
+      pair: this.pair === null ? null : { own: this.pair.runId !== undefined },
+      urlFailuresAtFetch: this.errorsAtFetch,
+      demoAsked: this.demoAsked,
+      fetching: this.loading || (this.pairError !== null && !retry),
+    });
+    if (plan.fetchPair) void this.fetch();
+    if (plan.demoButton) {
+      replace(
+        this.pairHost,
+        h('p', { class: 'muted' }, 'This run has no failure. A demonstration shows a failure as the coroutine crawler and the callback crawler each report it: a crawl of a failing page on a demo site of its own.'),
+        h('button', { class: 'demo-button', on: { click: () => { this.demoAsked = true; this.render(); } } }, 'Show the demonstration'),
+      );
+    } else if (this.pair !== null && plan.showPair) {
       const p = this.pair;
       const whose =
         p.runId !== undefined
           ? ['The failure of this run at ', h('code', null, p.url), ', as the coroutine crawler raised it']
-          : ['No crawl has run yet, so this is a demonstration: a crawl of ', h('code', null, p.url), ' on a demo site of its own'];
+          : ['A demonstration: a crawl of ', h('code', null, p.url), ' on a demo site of its own'];
       replace(
         this.pairHost,
         h('p', { class: 'trace-intro' }, ...whose, ': on the left as the coroutine crawler sees it (the whole ', h('code', null, 'yield*'), ' chain), on the right as the callback crawler does fetching the same page (only the callback the loop called). Frames one trace lacks are marked.'),
         h('div', { class: 'trace-pair' }, this.traceColumn(p.coroutine, 'coroutine'), this.traceColumn(p.callback, 'callback')),
       );
-    } else if (this.pairError !== null) {
+    } else if (this.pairError !== null && (this.demoAsked || this.errorCount() > 0)) {
       replace(this.pairHost, h('div', { class: 'inline-error' }, icon('warning'), ' ', this.pairError));
-    } else {
+    } else if (this.loading) {
       replace(this.pairHost, h('p', { class: 'muted' }, 'Loading the trace pair…'));
+    } else {
+      replace(this.pairHost);
     }
     const list = this.app.data.exceptions;
     const items = h('ol', { class: 'exception-list' });

@@ -79,7 +79,7 @@ export class RuntimeHost {
   private run: Run | null = null;
   private nextRunId = 1;
   private readonly breakpoints = new Map<string, Breakpoint[]>();
-  private exceptionBreaks: { taskFailed: boolean; taskCancelled: boolean; urlFailed: boolean } | null = null;
+  private exceptionBreaks: { taskFailed: boolean; taskCancelled: boolean; urlFailed: boolean; deadlock: boolean } | null = null;
   private readonly hub = new CoroutineHooksHub();
   private readonly tracer = new ExceptionTracer();
   private readonly services: RunServices;
@@ -239,9 +239,14 @@ export class RuntimeHost {
       const { taskFailed, taskCancelled } = p;
       // `urlFailed`: stop where the crawler records a URL as failed.
       const urlFailed = p.urlFailed ?? false;
-      this.exceptionBreaks = { taskFailed, taskCancelled, urlFailed };
+      // `deadlock`: stop when live tasks wait for what nothing can give them (deadlock-stop.ts).
+      const deadlock = p.deadlock ?? false;
+      this.exceptionBreaks = { taskFailed, taskCancelled, urlFailed, deadlock };
       this.run?.controller.setExceptionBreaks(taskFailed, taskCancelled);
-      if (this.run !== null) this.run.breakOnUrlFailed = urlFailed;
+      if (this.run !== null) {
+        this.run.breakOnUrlFailed = urlFailed;
+        this.run.setBreakOnDeadlock(deadlock);
+      }
       this.tracer.captureCancellations = taskCancelled;
       return {};
     });
@@ -363,6 +368,7 @@ export class RuntimeHost {
       run.controller.setExceptionBreaks(this.exceptionBreaks.taskFailed, this.exceptionBreaks.taskCancelled);
     }
     run.breakOnUrlFailed = this.exceptionBreaks?.urlFailed ?? false;
+    run.setBreakOnDeadlock(this.exceptionBreaks?.deadlock ?? false);
     for (const [file, bps] of this.breakpoints) run.controller.setBreakpoints(file, bps);
     this.run = run;
     try {

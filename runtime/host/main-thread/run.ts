@@ -33,6 +33,8 @@ import { TaskRecorder, cancelTaskAs } from '../../inspect/task-recorder';
 import { generatorReader } from '../../inspect/generator-reader';
 import { LoopController, type PauseInfo } from '../../inspect/loop-control';
 import { LintCollector } from '../../inspect/lints';
+import { DeadlockWatch } from './deadlock-stop';
+import { entryFrameOf } from '../../inspect/entry-frame';
 import { TaskHistory } from '../../inspect/history';
 import { ObserverFanout } from '../../observer-fanout';
 import { ExceptionTracer, parseStack, tracebackFromError, wakingTasks } from '../../inspect/traces';
@@ -187,6 +189,8 @@ export class Run {
   finished = false;
   /** Stop when the crawler records a URL as failed (setExceptionBreaks' `urlFailed`). */
   breakOnUrlFailed = false;
+  /** The Deadlock break (setExceptionBreaks' `deadlock`): deadlock-stop.ts. */
+  private readonly deadlocks: DeadlockWatch;
   /** The URLs the crawl recorded as failed, kept with a recorded run's recording (or as saved with an opened one). */
   urlFailures = new UrlFailures();
   private readonly services: RunServices;
@@ -229,6 +233,7 @@ export class Run {
       },
     });
     this.lints = new LintCollector(this.loop, { onLint: (lint: Lint) => services.emit('lint', { lint }) });
+    this.deadlocks = new DeadlockWatch(this.loop, this.lints, (id) => this.live.get(id), () => this.finished || (this.mainTask !== null && this.mainTask.done()));
     this.controller.setExceptionBreaks(options.breakOnTaskFailed ?? false, options.breakOnTaskCancelled ?? false);
     const feed: LoopObserver = {
       taskCreated: (task) => this.onTaskCreated(task),
@@ -249,9 +254,16 @@ export class Run {
         if (this.loop.isClosed()) return;
         this.lints.sweep();
         this.lints.checkWakeups();
-        this.lints.checkDeadlocks();
+        const stop = this.deadlocks.stopFor(this.lints.checkDeadlocks());
+        if (stop !== null && !this.finished) this.controller.stopBetweenTicks(stop);
       }, 1000),
     );
+  }
+
+  /** Turns the Deadlock break on or off (setExceptionBreaks' `deadlock`). */
+  setBreakOnDeadlock(on: boolean): void {
+    this.deadlocks.on = on;
+    this.controller.watchAtTickEnd = on ? () => this.deadlocks.atTickEnd() : null;
   }
 
   // --- launching ----------------------------------------------------------------------------
@@ -432,6 +444,7 @@ export class Run {
   private onPaused(info: PauseInfo): void {
     const body: HostEvents['paused'] = { reason: info.reason, tick: info.tick, description: info.description };
     if (info.taskId !== undefined) body.taskId = info.taskId;
+    if (info.deadlock !== undefined) body.deadlock = info.deadlock;
     this.services.emit('paused', body);
     // A step that ended the main task: let the run finish instead of holding a done loop.
     if (this.mainTask !== null && this.mainTask.done() && !this.finished) setImmediate(() => this.controller.continue());
@@ -943,7 +956,10 @@ export class Run {
       if (past === undefined) throw new ProtocolError(`taskDetail: no task #${taskId} in run ${this.id}`, 'unknownTask');
       return { task: past, frames: [], awaitChain: [], createdAt: null, traceback: this.failures.get(taskId) ?? null };
     }
-    return liveTaskDetail(live, { recorder: this.recorder, index: this.awaitIndex(), variables: this.variables, locals, createdAt: this.creationSiteOf(live) });
+    // A task whose first step has not run (a launch held at entry) begins in its coroutine function's first statement.
+    const unstarted = live.steps() === 0 ? this.lints.unstartedFunctionOf(live) : null;
+    const entry = unstarted !== null ? entryFrameOf(unstarted) : null;
+    return liveTaskDetail(live, { recorder: this.recorder, index: this.awaitIndex(), variables: this.variables, locals, createdAt: this.creationSiteOf(live), entry });
   }
 
   /** Who awaits whom, rebuilt only when the loop has run since (or tasks came or went). */

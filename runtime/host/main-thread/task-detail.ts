@@ -7,7 +7,7 @@
 // Invariant: locals are read (node:inspector, about 160 µs a frame) only when asked; their
 // handles go to the given VariableStore, which the `variables` request then resolves.
 
-import type { SourcePosition, TaskDetail } from '../../../protocol/host-protocol';
+import type { FrameInfo, SourcePosition, TaskDetail } from '../../../protocol/host-protocol';
 import type { Task } from '../../task';
 import type { TaskRecorder } from '../../inspect/task-recorder';
 import { taskFrames } from '../../inspect/task-snapshot';
@@ -22,6 +22,8 @@ export interface TaskDetailSources {
   readonly createdAt: SourcePosition | null;
   /** The loop time the summary's sinceResumedMs counts to (a past moment's tick time); default now. */
   readonly now?: number;
+  /** The frame a task that has not started will begin in (entry-frame.ts), shown when it has no frames yet. */
+  readonly entry?: FrameInfo | null;
 }
 
 export function liveTaskDetail(task: Task<unknown>, s: TaskDetailSources): TaskDetail {
@@ -30,7 +32,7 @@ export function liveTaskDetail(task: Task<unknown>, s: TaskDetailSources): TaskD
   const frames = taskFrames(task, { locals: s.locals, handles: sink });
   return {
     task: summary,
-    frames: frames.map((f, index) => ({
+    frames: frames.length === 0 && s.entry !== undefined && s.entry !== null ? [s.entry] : frames.map((f, index) => ({
       index,
       name: f.functionName,
       position: f.file !== null && f.line !== null ? { file: f.file, line: f.line, column: f.column ?? 1 } : null,

@@ -8,7 +8,8 @@
 // shared with the panel's RunSession: an attach to the panel's finished recorded crawl starts
 // stopped at its end (or at the tick the panel's scrubber shows) and steps back; so does an
 // attach to an opened recording; an attach to a finished run that was not recorded is refused
-// with the reason.
+// with the reason. A seek from the panel moves an attached debugger's stop with
+// preserveFocusHint (its source is not opened over the panel); the debugger's own moves not.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -289,6 +290,31 @@ describe('attaching to a finished run (inline adapter, the panel\'s runs)', { ti
     const forward = dap.mark();
     await dap.request('continue', { threadId: Number(stopped.body.threadId) });
     assert.equal((await endStop(dap, forward)).tick, end.tick);
+    await dap.request('disconnect', {});
+  });
+
+  it("a seek from the panel moves the debugger's stop without opening its source over the panel", async () => {
+    const dap = await adapter('debug seek');
+    const from = dap.mark();
+    await attach(dap, key);
+    const first = await dap.waitForEvent('stopped', { from });
+    // The debugger's own move reveals its source (VS Code focuses the frame) ...
+    const back = dap.mark();
+    await dap.request('stepBack', { threadId: Number(first.body.threadId) });
+    const own = await dap.waitForEvent('stopped', { from: back });
+    assert.notEqual(own.body.preserveFocusHint, true);
+    // ... the panel's seek only updates the Call Stack (preserveFocusHint: no editor opened in the panel's group).
+    const tick = Math.max(1, Math.floor(end.tick / 3));
+    const seek = dap.mark();
+    await panel.seek(tick);
+    const moved = await dap.waitForEvent('stopped', { from: seek });
+    assert.equal(moved.body.reason, 'goto');
+    assert.equal(moved.body.preserveFocusHint, true);
+    assert.equal(shownTick(dap, seek), tick);
+    const present = dap.mark();
+    await panel.seek(null);
+    const again = await dap.waitForEvent('stopped', { from: present });
+    assert.equal(again.body.preserveFocusHint, true);
     await dap.request('disconnect', {});
   });
 

@@ -77,7 +77,7 @@ describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { 
     assert.equal(caps.supportsLoadedSourcesRequest, true);
     assert.deepEqual(
       (caps.exceptionBreakpointFilters ?? []).map((f) => f.filter),
-      ['taskFailed', 'taskCancelled', 'urlFailed'],
+      ['taskFailed', 'taskCancelled', 'urlFailed', 'deadlock'],
     );
   });
 

@@ -6,11 +6,12 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { basename } from 'node:path';
-import { EventLoop, Lock, VirtualClock, coroutine, sleep, type Coroutine, type Future, type Task } from '../../../runtime/index';
+import { EventLoop, Lock, Queue, VirtualClock, coroutine, sleep, type Coroutine, type Future, type Task } from '../../../runtime/index';
 import { CoroutineHooksHub } from '../../../runtime/inspect/coroutine-hooks';
 import { LintCollector } from '../../../runtime/inspect/lints';
 import { ObserverFanout } from '../../../runtime/observer-fanout';
 import type { Lint } from '../../../protocol/host-protocol';
+import { lineOf } from '../../source-line';
 
 function busyWait(ms: number): void {
   const end = performance.now() + ms;
@@ -158,6 +159,29 @@ describe('lints', () => {
     hub.enable(false);
   });
 
+  test('deadlock: a queue starved by a producer that died names the producer and the queue', async () => {
+    const { loop, lints, seen, done } = linted();
+    loop.setExceptionHandler(() => undefined);
+    const jobs = new Queue<number>();
+    const producer = coroutine(function* producer(): Coroutine<void> {
+      yield* sleep(0);
+      throw new Error('boom');
+    });
+    const consumer = coroutine(function* consumer(): Coroutine<void> {
+      yield* jobs.get();
+    });
+    loop.createTask(producer(), { name: 'producer' });
+    loop.createTask(consumer(), { name: 'consumer' });
+    for (let i = 0; i < 4; i++) await loop.runOnce();
+    lints.checkDeadlocks(true);
+    const dead = seen.filter((l) => l.kind === 'deadlock');
+    assert.equal(dead.length, 1, JSON.stringify(dead));
+    assert.match(dead[0]!.message, /nothing can run: .*"consumer" waits on queue\.get jobs \(Queue, lints\.test\.ts:\d+\); no live task is left to wake them, and Task #\d+ "producer" failed \(Error: boom\) earlier/);
+    assert.equal(dead[0]!.position?.line, lineOf(__filename, 'const jobs = new Queue<number>();'));
+    loop.close();
+    done();
+  });
+
   test('deadlock: a lock-order cycle, a future cycle and a mixed one are lints, each reported once', async () => {
     const { loop, lints, seen, done } = linted();
     loop.setExceptionHandler(() => undefined);
@@ -218,7 +242,10 @@ describe('lints', () => {
     dead = seen.filter((l) => l.kind === 'deadlock');
     assert.equal(dead.length, 3, JSON.stringify(dead));
     assert.ok(dead.some((l) => /^deadlock: future cycle: each task awaits a future only the next one would complete/.test(l.message)));
-    assert.ok(dead.some((l) => /^deadlock: cycle of tasks awaiting each other and the resources they hold: .*"needsLock" \(waiting for <Lock locked/.test(l.message)));
+    // The lock is named as the test names it, with its holder and the line where it took it; the lint points there.
+    const mixed = dead.find((l) => /^deadlock: cycle of tasks awaiting each other and the resources they hold: .*"needsLock" \(waiting for lock \(Lock, lints\.test\.ts:\d+\), held by Task #\d+ "holder" since lints\.test\.ts:\d+\)/.test(l.message));
+    assert.ok(mixed !== undefined, JSON.stringify(dead));
+    assert.equal(mixed.position?.line, lineOf(__filename, 'yield* lock.acquire();'));
     loop.close();
     done();
   });

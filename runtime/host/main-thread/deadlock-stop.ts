@@ -1,0 +1,87 @@
+// Runs on a runtime host's main thread. The Deadlock break (setExceptionBreaks' `deadlock`):
+// the run stops, reason 'exception', when live tasks wait for what nothing can give them:
+// - at a tick's end after which nothing of the loop can run (no ready callback, no timer, no
+//   watched socket) and the await graph finds a deadlock (a lock-order or await cycle, a
+//   resource held by a finished task, every live task waiting on what only the loop's own
+//   code completes: a queue starved by a producer that died);
+// - or when the periodic deadlock check (every second, at most 2% of the loop's time) finds
+//   a certain one (a cycle) while other tasks still run.
+// The stop names the deadlock in one line (the Call Stack's description), its full reason,
+// and one line per task: where it is suspended, what it waits for, who holds that and since
+// which line (the exceptionInfo's details).
+//
+// Not once the run's main task has ended: the loop is stopping, and a worker it left waiting
+// on a queue is no hang.
+//
+// Invariants: each deadlock stops the run once (the lint collector reports each set of tasks
+// and resources once, and the stop is made from what it reports); nothing is computed at a
+// tick's end unless the break is on, the loop is quiet and some task is live.
+
+import type { AwaitGraph, DeadlockStop } from '../../../protocol/host-protocol';
+import type { EventLoop } from '../../loop';
+import type { Task } from '../../task';
+import { describeWaitOf, loopIsQuiescent } from '../../inspect/await-graph';
+import type { LintCollector } from '../../inspect/lints';
+import type { PauseInfo } from '../../inspect/loop-control';
+import { shortSite } from '../../inspect/resource-names';
+import { taskFrames } from '../../inspect/task-snapshot';
+
+type Deadlock = AwaitGraph['deadlocks'][number];
+
+/** The task ids a deadlock involves, in its order. */
+function taskIdsOf(d: Deadlock): number[] {
+  return d.nodes.filter((id) => id.startsWith('task:')).map((id) => Number(id.slice('task:'.length)));
+}
+
+
+/** Where a task is suspended: its innermost frame with a position. */
+function suspendedAt(t: Task<unknown>): string {
+  try {
+    const frames = taskFrames(t).filter((f) => f.file !== null && f.line !== null);
+    const own = frames.filter((f) => !/[\\/]runtime[\\/][^\\/]+\.[cm]?[tj]s$/.test(f.file!));
+    const inner = own[own.length - 1] ?? frames[frames.length - 1];
+    return inner === undefined ? '' : ` at ${shortSite({ file: inner.file!, line: inner.line!, column: inner.column ?? 1 })}`;
+  } catch {
+    return '';
+  }
+}
+
+/** The stop a deadlock makes. */
+export function deadlockStopOf(d: Deadlock, taskById: (id: number) => Task<unknown> | undefined): Omit<PauseInfo, 'tick'> {
+  const tasks = taskIdsOf(d)
+    .map(taskById)
+    .filter((t): t is Task<unknown> => t !== undefined);
+  const summary = d.summary ?? d.reason.slice(0, 160);
+  const details = [`Deadlock: ${d.reason}`, '', ...tasks.map((t) => `  ${describeWaitOf(t)}${t.done() ? '' : `, suspended${suspendedAt(t)}`}`)].join('\n');
+  const deadlock: DeadlockStop = { summary, reason: d.reason, details };
+  if (d.position !== undefined) deadlock.position = d.position;
+  const info: Omit<PauseInfo, 'tick'> = { reason: 'exception', description: `Deadlock: ${summary}`, deadlock };
+  const first = tasks.find((t) => !t.done());
+  if (first !== undefined) info.taskId = first.id;
+  return info;
+}
+
+/** Watches a run's loop for deadlocks and makes the Deadlock stop. */
+export class DeadlockWatch {
+  on = false;
+
+  constructor(
+    private readonly loop: EventLoop,
+    private readonly lints: LintCollector,
+    private readonly taskById: (id: number) => Task<unknown> | undefined,
+    /** The run's main task has ended: the loop is stopping, and tasks it left waiting are not a hang. */
+    private readonly ending: () => boolean = () => false,
+  ) {}
+
+  /** At a tick's end (LoopController.watchAtTickEnd): a stop when the loop is quiet and a deadlock is new. */
+  atTickEnd(): Omit<PauseInfo, 'tick'> | null {
+    if (!this.on || this.loop.liveTaskCount() === 0 || this.ending() || !loopIsQuiescent(this.loop)) return null;
+    return this.stopFor(this.lints.checkDeadlocks(true));
+  }
+
+  /** The periodic check's new deadlocks (between ticks): a stop, or null. */
+  stopFor(fresh: AwaitGraph['deadlocks']): Omit<PauseInfo, 'tick'> | null {
+    if (!this.on || fresh.length === 0 || this.ending()) return null;
+    return deadlockStopOf(fresh[0]!, this.taskById);
+  }
+}
