@@ -61,6 +61,7 @@ import { PastLineWalk } from '../replay-host/past-line-walk';
 import { stepEnds, stepsBefore } from './past-lines';
 import { PastHitSearch } from '../replay-host/past-hit-search';
 import { ArmedLoopBreakpoints } from './armed-loop-breakpoints';
+import { stopPlace } from './stop-place';
 import type { BreakpointHitLanding, HitBound, LineStopPrint, PastLineLanding, ScanTicksResult, Timeline, ViewedMoment } from '../../../protocol/host-protocol';
 
 /** Queries that are safe to answer twice (through the synchronous call, then late by message). */
@@ -439,8 +440,8 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     if (replay !== null && replay.hasLiveStop() && !replay.stale && !replay.isClosed) return replay;
     if (!d.isStopped()) throw new ProtocolError(`${method}: the program is not stopped on a line`, 'badState');
     const { taskId, tick, print } = await d.stopPrint();
-    // Code no task of the runtime's loop runs (a loop, thread or process of the program's own, or its code around the loop): the recording holds the loop's ticks only.
-    if (taskId === null) throw new ProtocolError(`${method}: the stop is not in a task of the runtime's loop: the program runs this code on a loop, thread or process of its own (or outside its tasks), which the recording does not hold, so its past cannot be replayed`, 'notRecorded');
+    // Code no task of the runtime's loop runs (a loop, thread or process of the program's own, or its code around the loop): the recording holds the loop's ticks only. Said with the thread and who runs the code there.
+    if (taskId === null) throw new ProtocolError(`${method}: ${stopPlace(d.stopFrames(), tick)}, not in a task of the runtime's loop: the recording holds the loop's tasks only (not a loop, thread or process of the program's own, nor its code outside its tasks), so its past cannot be replayed`, 'notRecorded');
     if (replay !== null && replay.hasLiveStop() && !replay.isClosed && replay.stale && replay.stop.tick === tick) {
       await replay.restop({ tick, taskId, print });
       return replay;

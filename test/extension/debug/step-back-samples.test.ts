@@ -52,6 +52,7 @@ const CASES: readonly SampleCase[] = [
   { sample: 'future-task', file: 'future-task.ts', needle: 'sock.setBlocking(false);', why: "the chapter's own Future and Task on stage 2's loop, not the runtime's", steps: 3, expect: OWN_LOOP },
   { sample: 'crawler', file: 'full-crawler.ts', needle: 'const crawler = new Crawler([siteUrl], { maxTasks: WORKERS });', why: "crawlAndReport's first step: the crawler built, its task created, then over its yield* sleep(0) into its second step (a tick later) and back across it", steps: 4, expect: 'back' },
   { sample: 'fib-threads', file: 'fib-threads.ts', needle: 'const loop = getRunningLoop();', why: "fibWhileTicking's first step, on the runtime's loop, before the thread answers", steps: 3, expect: 'back' },
+  { sample: "fib-threads, a worker thread's answer", launch: { sample: 'fib-threads' }, file: 'fib-threads.ts', needle: 'loop.callSoon(() => answers.get(answer.n)?.setResult(answer));', why: "onAnswer: Node runs it for the worker thread's message, outside the loop's tasks; the refusal names the thread and who runs the code", steps: 0, expect: /the stop \(onAnswer at fib-threads\.ts:\d+\) is on the main thread \(the debugger's "event loop" thread\), in a handler of a message from one of the program's worker threads.*not in a task of the runtime's loop/ },
   { sample: 'fib-loop', file: 'fib-loop.ts', needle: 'const previousDebug = loop.getDebug();', why: "fibBlockingTheLoop's first step, on the runtime's loop", steps: 3, expect: 'back' },
   { sample: 'timers-loop', file: 'timers-loop.ts', needle: 'const fired: string[] = [];', why: 'a hand-made callback loop with a timer heap: no task', steps: 3, expect: OWN_LOOP },
   { sample: 'trampoline', file: 'trampoline.ts', needle: 'let fibDone = false;', why: 'a hand-made trampoline loop: no task', steps: 3, expect: OWN_LOOP },
@@ -109,7 +110,7 @@ async function move(dap: DapClient, command: string, threadId: number): Promise<
   return { ok: true, threadId: Number(stopped.body.threadId) };
 }
 
-describe('Step Back and Reverse Continue at a line in every tutorial sample', { timeout: 240_000 }, () => {
+describe('Step Back and Reverse Continue at a line in every tutorial sample', { timeout: 420_000 }, () => {
   before(async () => {
     await buildAdapterAndHost();
   });
