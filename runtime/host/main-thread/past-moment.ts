@@ -22,6 +22,7 @@ import { AwaitIndex, summarizeTasks } from '../../inspect/task-summaries';
 import { CrawlProgressCounter } from './crawl-progress';
 import { SnapshotTracker } from './snapshots';
 import { liveTaskDetail } from './task-detail';
+import type { CreationSites } from './creation-sites';
 import { VariableStore } from './variables';
 
 export class PastMoment {
@@ -42,6 +43,8 @@ export class PastMoment {
     private readonly lintsThen: () => Lint[],
     /** The moment's "now" for the timings: the recorded time its tick began (seconds), as the log-side table (recorded-tasks.ts) counts too. */
     private readonly now: number,
+    /** Where the replay created each task (the live run's creation sites, as the replay runs the same code). */
+    private readonly creationSites: CreationSites,
   ) {}
 
   liveTasks(): Task<unknown>[] {
@@ -70,7 +73,7 @@ export class PastMoment {
       return { task: past, frames: [], awaitChain: [], createdAt: null, traceback: null };
     }
     this.index ??= new AwaitIndex(this.liveTasks());
-    return liveTaskDetail(task, { recorder: this.recorder, index: this.index, variables: this.variables, locals, createdAt: null, now: this.now });
+    return liveTaskDetail(task, { recorder: this.recorder, index: this.index, variables: this.variables, locals, createdAt: this.creationSites.siteOf(task), now: this.now });
   }
 
   graph(): ReturnType<typeof buildAwaitGraph> {

@@ -51,6 +51,7 @@ import type { Task } from '../../task';
 import type { Crawler } from '../../crawler/crawler';
 import { TaskHistory } from '../../inspect/history';
 import { TaskRecorder } from '../../inspect/task-recorder';
+import { CreationSites } from './creation-sites';
 import { summarizeTasks } from '../../inspect/task-summaries';
 import { RecordingError } from '../../record/recording-errors';
 import { RunLogReader, type RecordingSoFar, type RunLog } from '../../record/run-log';
@@ -126,6 +127,9 @@ class ReplaySession {
     readonly recorder: TaskRecorder,
   ) {}
 
+  /** Where each replayed task was created (as the live run keeps them: its past moments show the same creation sites). */
+  readonly creationSites = new CreationSites();
+
   /** `beforeStart`: called with the replay's loop before the program starts on it (before its first tick). */
   static start(source: RewindSource, reading: LogReading, tick: number, beforeStart?: (loop: EventLoop) => void, onTick?: () => void): { session: ReplaySession; reached: Promise<void> } {
     let session: ReplaySession | null = null;
@@ -142,6 +146,8 @@ class ReplaySession {
     const s = (session = new ReplaySession(reading, replay, loop, recorder));
     s.onTick = onTick ?? null;
     loop.addObserver({
+      // As the live run, which captures them with inspection on (recorded with frames).
+      ...(source.frames ? { taskCreated: (t: Task<unknown>) => s.creationSites.capture(t) } : {}),
       taskDone: (t) => void s.finished.add(summarizeTasks([t], { recorder })[0]!),
       tickStart: () => {
         s.inTick = true;
@@ -555,7 +561,7 @@ export class RunRewind {
 
   /** A replay's moment, as the views ask it (at tick `tick`: right after it, or within it while traced). */
   private momentOf(session: ReplaySession, tick: number): PastMoment {
-    return new PastMoment(this.source.runId, tick, session.loop, session.crawler, session.recorder, session.finished, () => this.source.lints(), this.read().log.times[tick - 1] ?? session.loop.time());
+    return new PastMoment(this.source.runId, tick, session.loop, session.crawler, session.recorder, session.finished, () => this.source.lints(), this.read().log.times[tick - 1] ?? session.loop.time(), session.creationSites);
   }
 
   /** Waits for a seek's replay to reach its tick (or to stop where a later seek had it stop: true), and learns the replay's speed from it. */

@@ -37,15 +37,15 @@ import { DeadlockWatch } from './deadlock-stop';
 import { entryFrameOf } from '../../inspect/entry-frame';
 import { TaskHistory } from '../../inspect/history';
 import { ObserverFanout } from '../../observer-fanout';
-import { ExceptionTracer, parseStack, tracebackFromError, wakingTasks } from '../../inspect/traces';
+import { ExceptionTracer, tracebackFromError, wakingTasks } from '../../inspect/traces';
 import { buildAwaitGraph } from '../../inspect/await-graph';
 import type { CoroutineHooksHub } from '../../inspect/coroutine-hooks';
-import { sourcePositions } from '../../inspect/source-positions';
 import { SnapshotTracker } from './snapshots';
 import { RunRecorder, type RecordedStreams } from '../../record/run-recorder';
 import { AwaitIndex, summarizeTasks } from '../../inspect/task-summaries';
 import { VariableStore } from './variables';
 import { liveTaskDetail } from './task-detail';
+import { CreationSites } from './creation-sites';
 import { CrawlProgressCounter } from './crawl-progress';
 import { PastMoment } from './past-moment';
 import { RunRewind, type Leaders, type ReplayableProgram } from './run-rewind';
@@ -111,13 +111,8 @@ class RateLimit {
   }
 }
 
-/** Where a task was created: the stack captured at creation (formatted lazily). */
 /** What an opened recording gives its run: the recording and what was saved beside it. */
 type SavedRecording = Pick<OpenedRecording, 'program' | 'streams' | 'lints' | 'notes' | 'urlFailures'>;
-
-interface CreationSite {
-  stack?: string;
-}
 
 /** A past tick viewed while its replay is under way (Run.viewPast). */
 interface PastView {
@@ -129,9 +124,6 @@ interface PastView {
   /** Why the replay failed (the views say so), null while under way. */
   error: Error | null;
 }
-
-/** Files that are no creation site: the host's, the inspector's, and the samples' runOnLoop (the sample's line that calls it is). */
-const HOST_FILES = /[\\/]runtime[\\/](inspect|host)[\\/]|[\\/]runtime[\\/]samples[\\/]run-on-loop\.ts$/;
 
 export class Run {
   readonly id: number;
@@ -197,7 +189,7 @@ export class Run {
   private readonly live = new Map<number, Task<unknown>>();
   /** Tracebacks of failed tasks, for as long as the history keeps them. */
   private readonly failures = new Map<number, Traceback>();
-  private readonly creationSites = new WeakMap<Task<unknown>, CreationSite>();
+  private readonly creationSites = new CreationSites();
   private readonly createdEvents = new RateLimit(TASK_EVENTS_PER_SECOND);
   private readonly finishedEvents = new RateLimit(TASK_EVENTS_PER_SECOND);
   private readonly exceptionEvents = new RateLimit(EXCEPTION_EVENTS_PER_SECOND);
@@ -454,12 +446,7 @@ export class Run {
     this.live.set(task.id, task);
     if (!this.inspect) return;
     // Where it was created: a stack captured now, formatted only if a client asks.
-    const site: CreationSite = {};
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 16;
-    Error.captureStackTrace(site);
-    Error.stackTraceLimit = limit;
-    this.creationSites.set(task, site);
+    this.creationSites.capture(task);
     if (this.createdEvents.allow()) this.services.emit('taskCreated', { task: summarizeTasks([task], { recorder: this.recorder })[0]! });
   }
 
@@ -921,7 +908,7 @@ export class Run {
     if (known !== undefined) return known;
     const task = this.live.get(taskId);
     if (task === undefined) return null;
-    const site = this.creationSiteOf(task);
+    const site = this.creationSites.siteOf(task);
     this.createdSites.set(taskId, site);
     return site;
   }
@@ -959,7 +946,7 @@ export class Run {
     // A task whose first step has not run (a launch held at entry) begins in its coroutine function's first statement.
     const unstarted = live.steps() === 0 ? this.lints.unstartedFunctionOf(live) : null;
     const entry = unstarted !== null ? entryFrameOf(unstarted) : null;
-    return liveTaskDetail(live, { recorder: this.recorder, index: this.awaitIndex(), variables: this.variables, locals, createdAt: this.creationSiteOf(live), entry });
+    return liveTaskDetail(live, { recorder: this.recorder, index: this.awaitIndex(), variables: this.variables, locals, createdAt: this.creationSites.siteOf(live), entry });
   }
 
   /** Who awaits whom, rebuilt only when the loop has run since (or tasks came or went). */
@@ -971,32 +958,11 @@ export class Run {
 
   /**
    * Where task #taskId (alive now) was created: a fact of the run, the same at every moment,
-   * for a past moment's detail, which has no creation stacks of its own.
+   * for a past moment's detail that has none of its own.
    */
   creationSiteById(taskId: number): TaskDetail['createdAt'] {
     const live = this.live.get(taskId);
-    return live === undefined ? null : this.creationSiteOf(live);
-  }
-
-  /** The first program frame of the stack captured when the task was created. */
-  private creationSiteOf(task: Task<unknown>): TaskDetail['createdAt'] {
-    const stack = this.creationSites.get(task)?.stack;
-    if (typeof stack !== 'string') return null;
-    const positions = sourcePositions();
-    for (const l of parseStack(stack).lines) {
-      if (l.file === null || l.line === null || l.resume || l.file.startsWith('node:')) continue;
-      let file = l.file;
-      let line = l.line;
-      let column = l.column ?? 1;
-      if (/\.[cm]?js$/.test(file)) {
-        const p = positions.map(file, line - 1, column - 1);
-        if (p.mapped) ({ file, line, column } = p);
-      }
-      // The host's and the runtime core's own frames (the loop, tasks, the observer fanout) are no creation site.
-      if (HOST_FILES.test(file) || /[\\/]runtime[\\/][^\\/]+\.[cm]?ts$/.test(file)) continue;
-      return { file, line, column };
-    }
-    return null;
+    return live === undefined ? null : this.creationSites.siteOf(live);
   }
 
   graph(): ReturnType<typeof buildAwaitGraph> {

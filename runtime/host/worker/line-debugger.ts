@@ -35,6 +35,7 @@ import { SourcePositionMapper, urlToPath } from '../../inspect/source-positions'
 import { GeneratedPositions } from '../../inspect/generated-positions';
 import { HitCount, hitConditionOf, HitsSince, type BreakpointsSetAt } from '../../inspect/hit-count';
 import { addHeldTime, holdBegan } from '../../held-time';
+import type { StopFrame } from './stop-place';
 
 /** The CDP shapes used here (node:inspector's own protocol types, narrowed to what is read). */
 interface CdpLocation {
@@ -710,6 +711,15 @@ export class LineDebugger {
       });
     }
     return out;
+  }
+
+  /** Every frame of the current stop, Node's and the machinery's too, innermost first, as stop-place.ts reads them (empty: not stopped). */
+  stopFrames(): StopFrame[] {
+    return (this.current?.callFrames ?? []).map((f) => {
+      const { position, generated } = this.positionOf(f.location);
+      const at = position ?? generated;
+      return { functionName: f.functionName, url: this.scripts.get(f.location.scriptId)?.url ?? '', file: at?.file ?? null, line: at?.line ?? null };
+    });
   }
 
   /** The frames of the current stop outside the machinery, innermost first (empty: not stopped). */

@@ -19,6 +19,7 @@
 // stop's replay host a recording run one at a time (inQueue); a recording handed over is
 // never shorter than the one the replay host holds, nor one of another run.
 
+import { stopPlace } from './stop-place';
 import { unlinkSync } from 'node:fs';
 import { ProtocolError } from '../../../protocol/rpc';
 import type { LineDebugger } from './line-debugger';
@@ -203,8 +204,8 @@ export class ReplayHosts {
     if (replay !== null && replay.hasLiveStop() && !replay.stale && !replay.isClosed) return replay;
     if (!d.isStopped()) throw new ProtocolError(`${method}: the program is not stopped on a line`, 'badState');
     const { taskId, tick, print } = await d.stopPrint();
-    // Code no task of the runtime's loop runs (a loop, thread or process of the program's own, or its code around the loop): the recording holds the loop's ticks only.
-    if (taskId === null) throw new ProtocolError(`${method}: the stop is not in a task of the runtime's loop: the program runs this code on a loop, thread or process of its own (or outside its tasks), which the recording does not hold, so its past cannot be replayed`, 'notRecorded');
+    // Code no task of the runtime's loop runs (a loop, thread or process of the program's own, or its code around the loop): the recording holds the loop's ticks only. Said with the thread and who runs the code there.
+    if (taskId === null) throw new ProtocolError(`${method}: ${stopPlace(d.stopFrames(), tick)}, not in a task of the runtime's loop: the recording holds the loop's tasks only (not a loop, thread or process of the program's own, nor its code outside its tasks), so its past cannot be replayed`, 'notRecorded');
     if (replay !== null && replay.hasLiveStop() && !replay.isClosed && replay.stale && replay.stop.tick === tick) {
       await this.view.move(replay, 'leave');
       this.view.leaveTick();

@@ -1,11 +1,12 @@
 // Step Back and Reverse Continue at a line in each of the 13 tutorial samples (issue 25, item 1)
-// and in a user's program launched with `program` (fixtures/queue-workers.ts),
+// and in users' programs launched with `program` (fixtures/: queue-workers.ts, a lock-order
+// deadlock, a producer that fails while its consumers wait),
 // through the standalone debug adapter over stdio, as VS Code drives it. For each sample: a
 // breakpoint on an ordinary line of the sample's own code, reached early; at the stop, step over
 // N times, keeping each position (source, line, top frame) and the top frame's locals; then Step
 // Back N times: the same positions and locals in exact reverse; Continue comes back to the live
-// stop, and Reverse Continue from there lands on the breakpoint's hit the forward run made (the
-// first position, its locals). A sample whose stop is not on the runtime's loop (a loop, thread
+// stop, and Reverse Continue from there lands on the breakpoint's last hit the forward run made
+// (the last forward position on the breakpoint's line before the live stop, its locals). A sample whose stop is not on the runtime's loop (a loop, thread
 // or process of its own) cannot go back: there Step Back and Reverse Continue must be refused, a
 // failed response naming the reason, and nothing moves.
 //
@@ -36,6 +37,8 @@ interface SampleCase {
   steps: number;
   /** Going back works, or is refused with a message matching this. */
   expect: 'back' | RegExp;
+  /** The steps come to the breakpoint's line again (a second hit, where Reverse Continue must land). */
+  hitsAgain?: true;
 }
 
 /** A stop that cannot go back: the code runs on a loop, thread or process of the sample's own, not a task of the runtime's loop. */
@@ -49,6 +52,7 @@ const CASES: readonly SampleCase[] = [
   { sample: 'future-task', file: 'future-task.ts', needle: 'sock.setBlocking(false);', why: "the chapter's own Future and Task on stage 2's loop, not the runtime's", steps: 3, expect: OWN_LOOP },
   { sample: 'crawler', file: 'full-crawler.ts', needle: 'const crawler = new Crawler([siteUrl], { maxTasks: WORKERS });', why: "crawlAndReport's first step: the crawler built, its task created, then over its yield* sleep(0) into its second step (a tick later) and back across it", steps: 4, expect: 'back' },
   { sample: 'fib-threads', file: 'fib-threads.ts', needle: 'const loop = getRunningLoop();', why: "fibWhileTicking's first step, on the runtime's loop, before the thread answers", steps: 3, expect: 'back' },
+  { sample: "fib-threads, a worker thread's answer", launch: { sample: 'fib-threads' }, file: 'fib-threads.ts', needle: 'loop.callSoon(() => answers.get(answer.n)?.setResult(answer));', why: "onAnswer: Node runs it for the worker thread's message, outside the loop's tasks; the refusal names the thread and who runs the code", steps: 0, expect: /the stop \(onAnswer at fib-threads\.ts:\d+\) is on the main thread \(the debugger's "event loop" thread\), in a handler of a message from one of the program's worker threads.*not in a task of the runtime's loop/ },
   { sample: 'fib-loop', file: 'fib-loop.ts', needle: 'const previousDebug = loop.getDebug();', why: "fibBlockingTheLoop's first step, on the runtime's loop", steps: 3, expect: 'back' },
   { sample: 'timers-loop', file: 'timers-loop.ts', needle: 'const fired: string[] = [];', why: 'a hand-made callback loop with a timer heap: no task', steps: 3, expect: OWN_LOOP },
   { sample: 'trampoline', file: 'trampoline.ts', needle: 'let fibDone = false;', why: 'a hand-made trampoline loop: no task', steps: 3, expect: OWN_LOOP },
@@ -58,10 +62,14 @@ const CASES: readonly SampleCase[] = [
 ];
 
 const QUEUE_WORKERS_TS = join(__dirname, 'fixtures', 'queue-workers.ts');
+const LOCK_ORDER_DEADLOCK_TS = join(__dirname, 'fixtures', 'posting-deadlock.ts');
+const FAILING_PRODUCER_TS = join(__dirname, 'fixtures', 'failing-producer.ts');
 
 /** A user's program launched with `program`, as the samples are. */
 const PROGRAM_CASES: readonly SampleCase[] = [
   { sample: 'program queue-workers', launch: { program: QUEUE_WORKERS_TS }, file: QUEUE_WORKERS_TS, needle: 'const q = new Queue<number>();', why: "main's first step, before it creates its five workers", steps: 3, expect: 'back' },
+  { sample: 'program posting-deadlock', launch: { program: LOCK_ORDER_DEADLOCK_TS }, file: LOCK_ORDER_DEADLOCK_TS, needle: 'const entry = `entry-${entries.length + 1}`;', why: "post-entry holding ledger, over its sleep (a later tick) to the acquire of auditLog that audit-entries holds: the deadlock's line", steps: 2, expect: 'back' },
+  { sample: 'program failing-producer', launch: { program: FAILING_PRODUCER_TS }, file: FAILING_PRODUCER_TS, needle: 'const reading = source[i];', why: "the producer's first reading, over its put and sleep (a later tick) to its next reading: the breakpoint's line hit again", steps: 5, expect: 'back', hitsAgain: true },
 ];
 
 interface Position {
@@ -102,7 +110,7 @@ async function move(dap: DapClient, command: string, threadId: number): Promise<
   return { ok: true, threadId: Number(stopped.body.threadId) };
 }
 
-describe('Step Back and Reverse Continue at a line in every tutorial sample', { timeout: 240_000 }, () => {
+describe('Step Back and Reverse Continue at a line in every tutorial sample', { timeout: 420_000 }, () => {
   before(async () => {
     await buildAdapterAndHost();
   });
@@ -141,11 +149,15 @@ describe('Step Back and Reverse Continue at a line in every tutorial sample', { 
           const m = dap.mark();
           await dap.request('next', { threadId: thread });
           const s = await dap.waitForEvent('stopped', { from: m, timeoutMs: 60_000 });
-          assert.equal(s.body.reason, 'step');
           thread = Number(s.body.threadId);
-          forward.push(await positionOf(dap, thread));
+          const at = await positionOf(dap, thread);
+          // A step that comes to the breakpoint's line again stops there as its hit.
+          assert.equal(s.body.reason, at.source === hit.source && at.line === hit.line ? 'breakpoint' : 'step');
+          forward.push(at);
         }
         const live = forward.at(-1)!;
+        const hits = forward.slice(1).filter((p) => p.source === hit.source && p.line === hit.line).length;
+        assert.equal(hits > 0, c.hitsAgain === true, `the steps come to the breakpoint's line again: ${JSON.stringify(forward.map((p) => p.line))}`);
 
         if (c.expect !== 'back') {
           const back = await move(dap, 'stepBack', thread);
@@ -171,10 +183,12 @@ describe('Step Back and Reverse Continue at a line in every tutorial sample', { 
         assert.ok(again.ok);
         thread = again.threadId;
         assert.deepEqual(await positionOf(dap, thread), live, 'Continue from the past comes back to the live stop');
-        // Reverse Continue: the breakpoint's last hit before the live stop, as the forward run saw it.
+        // Reverse Continue: the breakpoint's last hit before the live stop, as the forward run saw it
+        // (a step may have come to the breakpoint's line again: that is its last hit).
+        const lastHit = forward.slice(0, -1).filter((p) => p.source === hit.source && p.line === hit.line).at(-1) ?? hit;
         const rc = await move(dap, 'reverseContinue', thread);
         assert.ok(rc.ok, rc.ok ? '' : rc.message);
-        assert.deepEqual(await positionOf(dap, rc.threadId), hit, 'Reverse Continue lands on the hit');
+        assert.deepEqual(await positionOf(dap, rc.threadId), lastHit, 'Reverse Continue lands on the last hit the forward run made');
       });
     });
   }
