@@ -189,6 +189,8 @@ export class LineDebugger {
   private heldSince: number | null = null;
   private enabled: Promise<void>;
   private walk: { ids: ReadonlySet<string>; hook: (paused: CdpPaused) => Promise<WalkVerdict>; stopped: () => void } | null = null;
+  /** The line step under way crossed a suspension of its task: the tick and every task's steps then (what ran meanwhile is said where it lands). */
+  private meanwhile: { taskId: number; tick: number; steps: Map<number, [string, number]> } | null = null;
 
   constructor(
     private readonly session: Session,
@@ -442,6 +444,11 @@ export class LineDebugger {
         // In `_step`, `r` is the resume's result (esbuild keeps the name): its value is the future the task waits on.
         const note = await this.callMain(`suspension(${step.taskId}, typeof r === 'object' && r !== null ? r.value : undefined)`).catch(() => null);
         if (typeof note === 'string') this.host.emit('output', { category: 'log', text: `${note}\n` });
+        if (this.meanwhile === null) {
+          const counts = await this.callMain('stepCounts()').catch(() => null);
+          const w = (await this.callMain('where()').catch(() => null)) as { tick?: unknown } | null;
+          if (Array.isArray(counts) && typeof w?.tick === 'number') this.meanwhile = { taskId: step.taskId, tick: w.tick, steps: new Map(stepCountsOf(counts).map(([id, name, n]) => [id, [name, n]])) };
+        }
         if (this.mode === 'followLoop') {
           await this.clearTemps();
           const stepFrame = ev.callFrames.find((f) => f.functionName === '_step' && this.isMachinery(f));
@@ -558,6 +565,8 @@ export class LineDebugger {
     this.stopTaskId = typeof w.taskId === 'number' ? w.taskId : null;
     this.stopTick = typeof w.tick === 'number' ? w.tick : 0;
     this.stopInRecorded = w.recorded === true;
+    if (this.meanwhile !== null && reason === 'step' && this.meanwhile.taskId === this.stopTaskId) await this.sayMeanwhile(this.meanwhile, typeof w.taskName === 'string' ? w.taskName : `task #${this.meanwhile.taskId}`);
+    this.meanwhile = null;
     await this.host.stopped();
     const top = this.current!.callFrames.find((f) => !this.isMachinery(f)) ?? this.current!.callFrames[0]!;
     const pos = this.positionOf(top.location);
@@ -569,6 +578,23 @@ export class LineDebugger {
     if (line !== null) body.line = line;
     this.host.emit('paused', body);
     this.walk?.stopped();
+  }
+
+  /** Says, at a step's landing across a suspension of its task, when the task was resumed and which other tasks the loop ran meanwhile. */
+  private async sayMeanwhile(since: { taskId: number; tick: number; steps: Map<number, [string, number]> }, task: string): Promise<void> {
+    const counts = await this.callMain('stepCounts()').catch(() => null);
+    if (!Array.isArray(counts)) return;
+    const now = stepCountsOf(counts);
+    const ran = now
+      .filter(([id]) => id !== since.taskId)
+      .map(([id, name, n]) => [name, n - (since.steps.get(id)?.[1] ?? 0)] as const)
+      .filter(([, n]) => n > 0)
+      .map(([name, n]) => `${name} (${n} step${n === 1 ? '' : 's'})`);
+    // A task live at the suspension and gone now ran to its end meanwhile.
+    for (const [id, [name]] of since.steps) if (id !== since.taskId && !now.some(([nowId]) => nowId === id)) ran.push(`${name} (to its end)`);
+    const ticks = this.stopTick - since.tick;
+    const when = `${task} resumed at tick ${this.stopTick}, ${ticks} tick${ticks === 1 ? '' : 's'} after it suspended`;
+    this.host.emit('output', { category: 'log', text: `${when}; meanwhile the loop ran ${ran.length === 0 ? 'no other task' : ran.join(', ')}\n` });
   }
 
   // --- execution --------------------------------------------------------------------------------
@@ -588,6 +614,7 @@ export class LineDebugger {
     if (announce) {
       await this.clearTemps();
       this.step = null;
+      this.meanwhile = null;
     }
     this.countHold();
     await this.post('Debugger.resume', {});
@@ -620,6 +647,7 @@ export class LineDebugger {
     const top = frames[Math.max(0, userIndex)]!;
     const taskId = this.stopTaskId;
     this.step = { kind, taskId, originFunction: functionKey(top), originLine: this.lineOf(top), autoSteps: 0 };
+    this.meanwhile = null;
     // The task's frames below the top one, innermost first: where the step lands when the top
     // one returns, or when an exception leaves it and travels up the `yield*` chain.
     const callers = this.chainOf(frames).filter((f) => f !== top && functionKey(f) !== functionKey(top));
@@ -888,6 +916,11 @@ export class LineDebugger {
     if (o.objectId === undefined) return String(o.value);
     return cut(o.description ?? o.className ?? o.type);
   }
+}
+
+/** The main thread's stepCounts() answer, narrowed: [task id, name, steps] rows. */
+function stepCountsOf(rows: unknown[]): Array<[number, string, number]> {
+  return rows.filter((r): r is [number, string, number] => Array.isArray(r) && typeof r[0] === 'number' && typeof r[1] === 'string' && typeof r[2] === 'number');
 }
 
 /** Identifies a function by where it starts. */

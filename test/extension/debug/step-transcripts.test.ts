@@ -2,7 +2,8 @@
 // adapter over stdio, as VS Code drives it: for each sample, a breakpoint on the first line of
 // its own code stops there before the line runs (a `yield*` line included), then F11 (stepIn)
 // once per entry; the positions visited are the transcript's, and the steps marked `~` (and only
-// those) were reached across a suspension the Debug Console names ("... suspended on ...").
+// those) were reached across a suspension the Debug Console names ("... suspended on ...",
+// then "... resumed at tick N, ...; meanwhile the loop ran ...").
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -14,8 +15,8 @@ import { STEP_TRANSCRIPTS } from './step-transcripts';
 import { lineOf } from '../../source-line';
 
 const SAMPLES_DIR = join(PROJECT_ROOT, 'runtime', 'samples');
-/** The Debug Console's words for a step that crossed a suspension of its task. */
-const SUSPENDED = /suspended on /;
+/** The Debug Console's words for a step that crossed a suspension of its task: on what it suspended, then what ran until it resumed. */
+const SUSPENDED = /suspended on [^]*resumed at tick \d+, \d+ ticks? after it suspended; meanwhile the loop ran /;
 
 async function start(): Promise<DapClient> {
   const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
