@@ -5,9 +5,9 @@
 // requests:
 // - the line requests (lineStep, lineStack, lineVariables, lineEvaluate, setLineStepMode)
 //   and `continue` / `pause` while stopped on a line are its own;
-// - `setBreakpoints`: every line is a line breakpoint, here, a line with `yield` included (it
-//   stops before the line runs); only a file it cannot read goes to the main thread, whose
-//   checks word the refusal;
+// - `setBreakpoints`: lines with `yield` go to the main thread (they stop where a task
+//   suspends, runtime/inspect/loop-control.ts) unless `yieldLines` is 'before' (the debug
+//   adapter's: they stop before the line runs), the others are line breakpoints, here;
 // - everything else goes to the main thread: by postMessage while it runs, through the
 //   line debugger's synchronous call (`__coroscopeLine.serve`) while it is stopped.
 //   A run-changing request (launch, stop, shutdown) while stopped first lets the thread go
@@ -54,6 +54,7 @@ import type { ReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import { parseReplayHostRequest } from '../../../protocol/replay-host-requests';
 import { ProtocolError, parseWireMessage, type RequestMessage, type ResponseMessage } from '../../../protocol/rpc';
 import { StreamTransport } from '../../../protocol/stream-transport';
+import { isSuspensionLine } from '../../inspect/suspension-breakpoints';
 import { isBridgeControl, type BridgeControl } from '../shared/bridge-control';
 import { LineDebugger, type BreakpointsSetAt } from './line-debugger';
 import { LINE_REPLAY_ARG, LineReplayHost, lineReplayFile, MOMENT_QUERIES, type ReplayCopy, type ReplayGrowth } from './line-replay-host';
@@ -377,7 +378,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
   };
 
   const setBreakpoints = async (m: RequestMessage): Promise<void> => {
-    const p = (typeof m.params === 'object' && m.params !== null ? m.params : {}) as { file?: unknown; breakpoints?: unknown };
+    const p = (typeof m.params === 'object' && m.params !== null ? m.params : {}) as { file?: unknown; breakpoints?: unknown; yieldLines?: unknown };
     if (typeof p.file !== 'string' || !Array.isArray(p.breakpoints)) {
       // Let the host's own checks word the refusal.
       if (dbg!.isStopped()) await serveStopped(m);
@@ -392,8 +393,9 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
       // The host's checks say it cannot read the file.
     }
     const all = p.breakpoints as Breakpoint[];
-    // Every line of a readable file is a line breakpoint, a `yield*` line included: it stops before the line runs (issue 26).
-    const suspension = all.filter((b) => typeof b === 'object' && b !== null && lines.length === 0);
+    // With yieldLines 'before', a line with `yield` is a line breakpoint too: it stops before the line runs (issue 26).
+    const before = p.yieldLines === 'before';
+    const suspension = all.filter((b) => typeof b === 'object' && b !== null && (lines.length === 0 || (!before && isSuspensionLine(lines[(b.line ?? 0) - 1] ?? 'yield'))));
     const line = all.filter((b) => !suspension.includes(b));
     const lineStatuses = await dbg!.setLineBreakpoints(file, line, null, setAt(line));
     // The main thread's part, asked as a request of our own.
