@@ -653,7 +653,13 @@ export interface HostMethods {
   stepTask: { params: { taskId: number }; result: { tick: number } };
   /** Runs until the frame at `depth` of the task's chain returns. */
   stepOut: { params: { taskId: number; depth: number }; result: { tick: number } };
-  setBreakpoints: { params: { file: string; breakpoints: Breakpoint[] }; result: { breakpoints: BreakpointStatus[] } };
+  /**
+   * `yieldLines`: where a breakpoint on a line with `yield` stops, on a host with a line
+   * debugger (a client pipe): 'suspension' (the default), the loop's own stop after the tick
+   * where a task arrives at the line or resumes from it; 'before', a line stop before the line
+   * runs, as on any other line (the debug adapter's, issue 26).
+   */
+  setBreakpoints: { params: { file: string; breakpoints: Breakpoint[]; yieldLines?: 'suspension' | 'before' }; result: { breakpoints: BreakpointStatus[] } };
   /** Break when a task fails or is cancelled; `urlFailed`: when the crawler records a URL as failed (its worker catches the error, so no task fails); `deadlock`: when live tasks are deadlocked (the paused event's `deadlock`). */
   setExceptionBreaks: { params: { taskFailed: boolean; taskCancelled: boolean; urlFailed?: boolean; deadlock?: boolean }; result: Record<string, never> };
   snapshot: { params: { since?: number }; result: Snapshot };

@@ -172,7 +172,9 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
   setBreakpoints: (raw) => {
     const p = paramsOf('setBreakpoints', raw);
     const file = requireString('setBreakpoints', p, 'file');
-    return { file, breakpoints: parseBreakpoints(p, file) };
+    const yieldLines = optionalString('setBreakpoints', p, 'yieldLines');
+    if (yieldLines !== undefined && yieldLines !== 'suspension' && yieldLines !== 'before') throw new ProtocolError('setBreakpoints: params.yieldLines must be "suspension" or "before"');
+    return yieldLines === undefined ? { file, breakpoints: parseBreakpoints(p, file) } : { file, breakpoints: parseBreakpoints(p, file), yieldLines };
   },
   setExceptionBreaks: (raw) => {
     const p = paramsOf('setExceptionBreaks', raw);

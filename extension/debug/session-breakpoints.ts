@@ -76,7 +76,8 @@ export class SessionBreakpoints {
       if (b.logMessage !== undefined && b.logMessage !== '') bp.logMessage = b.logMessage;
       return bp;
     });
-    const r = await this.core.requireHost().endpoint.request('setBreakpoints', { file, breakpoints });
+    // A breakpoint on a `yield*` line stops before the line runs, as on any line (issue 26).
+    const r = await this.core.requireHost().endpoint.request('setBreakpoints', { file, breakpoints, yieldLines: 'before' });
     const lines = new Set<number>();
     const out = r.breakpoints.map((s, i): DebugProtocol.Breakpoint => {
       if (s.verified) lines.add(s.line);

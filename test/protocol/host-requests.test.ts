@@ -32,6 +32,7 @@ test('good params pass, typed and with nothing extra', () => {
     file: '/a.ts',
     breakpoints: [{ file: '/a.ts', line: 3, condition: 'n > 1', logMessage: 'n={n}' }],
   });
+  assert.deepEqual(parseHostRequest('setBreakpoints', { file: '/a.ts', breakpoints: [{ line: 3 }], yieldLines: 'before' }), { file: '/a.ts', breakpoints: [{ file: '/a.ts', line: 3 }], yieldLines: 'before' });
   assert.deepEqual(parseHostRequest('evaluate', { expression: 'url', taskId: 2, frameIndex: 1 }), { expression: 'url', taskId: 2, frameIndex: 1 });
   assert.deepEqual(parseHostRequest('lineStep', { kind: 'into' }), { kind: 'into' });
   assert.deepEqual(parseHostRequest('setLineStepMode', { mode: 'followLoop' }), { mode: 'followLoop' });
@@ -47,6 +48,7 @@ test('bad params are refused with the method and the field named', () => {
   refused(() => parseHostRequest('launch', { target: { kind: 'crawl', urls: ['a', 3] } }), 'badRequest', /^launch: params\.target\.urls\[1\] must be a string/);
   refused(() => parseHostRequest('launch', { target: { kind: 'demo' }, options: { exclude: '(' } }), 'badRequest', /^launch: options\.exclude is not a regular expression/);
   refused(() => parseHostRequest('setBreakpoints', { file: '/a.ts', breakpoints: [{ line: 2 }, { line: 'x' }] }), 'badRequest', /^setBreakpoints: params\.breakpoints\[1\]\.line must be a number/);
+  refused(() => parseHostRequest('setBreakpoints', { file: '/a.ts', breakpoints: [], yieldLines: 'after' }), 'badRequest', /^setBreakpoints: params\.yieldLines must be "suspension" or "before"/);
   refused(() => parseHostRequest('setExceptionBreaks', { taskFailed: true }), 'badRequest', /^setExceptionBreaks: params\.taskCancelled must be a boolean/);
   refused(() => parseHostRequest('evaluate', { expression: '  ' }), 'badRequest', /^evaluate: the expression is empty/);
   refused(() => parseHostRequest('evaluate', { expression: 'x', frameIndex: 0 }), 'badRequest', /^evaluate: frameIndex needs a taskId/);

@@ -170,6 +170,8 @@ export class LineDebugBridge implements Transport {
       },
       // The worker withdraws a request of its own it sent before this thread stopped (a feed of the line replay host that a line stop made needless): true when it was not read yet, and never will be.
       withdraw: (id: number): boolean => this.withdraw(id),
+      // Each live task's steps run so far (id, name, steps): a line step across a suspension tells from two of these which tasks ran meanwhile.
+      stepCounts: (): Array<[number, string, number]> => (currentRun()?.liveTasks() ?? []).map((t): [number, string, number] => [t.id, t.name, t.steps()]),
       suspension: (taskId: number, yielded: unknown): string => {
         const run = currentRun();
         const task = run?.liveTasks().find((t) => t.id === taskId);

@@ -1,7 +1,9 @@
 // Runs on a runtime host's line debugger worker thread (live or line replay host): a client's setBreakpoints, split in two.
 //
 // BreakpointSplit: a file's breakpoints, split by line: those on a line with `yield` go to the
-// main thread (the loop stops where a task suspends, runtime/inspect/loop-control.ts) and are
+// main thread (the loop stops where a task suspends, runtime/inspect/loop-control.ts), unless
+// the client asks `yieldLines: 'before'` (the debug adapter does: they stop before the line
+// runs, as on any line), and are
 // kept as a search of the past arms them (ArmedLoopBreakpoints); the others are the line
 // debugger's (V8 breakpoints). The two answers are merged in the client's order. When they
 // are set counts for their hit conditions (hits since set, as a search of the past counts
@@ -45,7 +47,7 @@ export class BreakpointSplit {
 
   async set(m: RequestMessage): Promise<void> {
     const d = this.lineDebugger();
-    const p = (typeof m.params === 'object' && m.params !== null ? m.params : {}) as { file?: unknown; breakpoints?: unknown };
+    const p = (typeof m.params === 'object' && m.params !== null ? m.params : {}) as { file?: unknown; breakpoints?: unknown; yieldLines?: unknown };
     if (typeof p.file !== 'string' || !Array.isArray(p.breakpoints)) {
       // Let the host's own checks word the refusal.
       if (d.isStopped()) await this.main.serveStopped(m);
@@ -60,7 +62,9 @@ export class BreakpointSplit {
       // The host's checks say it cannot read the file.
     }
     const all = p.breakpoints as Breakpoint[];
-    const suspension = all.filter((b) => typeof b === 'object' && b !== null && (lines.length === 0 || isSuspensionLine(lines[(b.line ?? 0) - 1] ?? 'yield')));
+    // With yieldLines 'before', a line with `yield` is a line breakpoint too: it stops before the line runs (issue 26).
+    const before = p.yieldLines === 'before';
+    const suspension = all.filter((b) => typeof b === 'object' && b !== null && (lines.length === 0 || (!before && isSuspensionLine(lines[(b.line ?? 0) - 1] ?? 'yield'))));
     const line = all.filter((b) => !suspension.includes(b));
     const lineStatuses = await d.setLineBreakpoints(file, line, null, this.setAt(line));
     // The main thread's part, asked as a request of our own.

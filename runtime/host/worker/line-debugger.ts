@@ -16,7 +16,11 @@
 //   just after the resume returns, which reports the suspension ("worker-3 suspended on
 //   queue.get"). With "follow the loop", the suspension report plants a breakpoint where
 //   `_step` resumes any task and steps into it. Landing on the line the step started from
-//   (the `yield*` resumed) steps over it again.
+//   (the `yield*` resumed) steps over it again. Every frame of the task's `yield*` chain is
+//   planted, so an exception that leaves the top ones lands on the handler's first line.
+// - Step into follows the program: into a plain generator's first run through `yield*`
+//   (planted, as V8 does not step there), over the runtime's library in a task (a line that
+//   suspends lands on the task's next line), out of Node's scripts and the bundler's glue.
 // - The runtime's machinery (coroutine wrapper, task stepping, the loop, the host) is
 //   stepped through, never stopped in, and left out of the frames shown.
 // - The line replay (line-replay-host.ts): stopPrint() describes a stop for a replay host to
@@ -91,6 +95,8 @@ export interface WalkFrame {
 const MACHINERY = /[\\/]runtime[\\/](coroutine|running-loop|task|loop|handle|ready-queue|future|fifo|timer-heap|shape-anchors|observer-fanout|wakeup-callback)\.ts$|[\\/]runtime[\\/](inspect|host|record)[\\/]|[\\/]protocol[\\/]/;
 /** Task._step's comment on the line before its resume of the task: "follow the loop" steps into it. */
 const RESUME_MARK = /The resume \(the line debugger's "follow the loop"/;
+/** The callee of a `yield*` of a call on a line (`yield* middle(log)`, `yield* this.session.get(url)`): a name or a chain of property reads. */
+const DELEGATED_CALL = /yield\*\s*((?:this|[A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)*)\s*\(/;
 /** Auto steps through machinery before giving up on a step. */
 const MAX_AUTO_STEPS = 400;
 const MAX_VALUE = 200;
@@ -172,6 +178,8 @@ export class LineDebugger {
   private heldSince: number | null = null;
   private enabled: Promise<void>;
   private walk: { ids: ReadonlySet<string>; hook: (paused: CdpPaused) => Promise<WalkVerdict>; stopped: () => void } | null = null;
+  /** The line step under way crossed a suspension of its task: the tick and every task's steps then (what ran meanwhile is said where it lands). */
+  private meanwhile: { taskId: number; tick: number; steps: Map<number, [string, number]> } | null = null;
 
   constructor(
     private readonly session: Session,
@@ -426,6 +434,11 @@ export class LineDebugger {
         // In `_step`, `r` is the resume's result (esbuild keeps the name): its value is the future the task waits on.
         const note = await this.callMain(`suspension(${step.taskId}, typeof r === 'object' && r !== null ? r.value : undefined)`).catch(() => null);
         if (typeof note === 'string') this.host.emit('output', { category: 'log', text: `${note}\n` });
+        if (this.meanwhile === null) {
+          const counts = await this.callMain('stepCounts()').catch(() => null);
+          const w = (await this.callMain('where()').catch(() => null)) as { tick?: unknown } | null;
+          if (Array.isArray(counts) && typeof w?.tick === 'number') this.meanwhile = { taskId: step.taskId, tick: w.tick, steps: new Map(stepCountsOf(counts).map(([id, name, n]) => [id, [name, n]])) };
+        }
         if (this.mode === 'followLoop') {
           await this.clearTemps();
           const stepFrame = ev.callFrames.find((f) => f.functionName === '_step' && this.isMachinery(f));
@@ -460,11 +473,19 @@ export class LineDebugger {
           this.step = null;
           return this.resume(false);
         }
+        // Into a script of no source map (Node's own: what an `error.stack` read runs): out of
+        // it, as js-debug's skipFiles does.
+        if (step.kind === 'into' && !this.scripts.has(top.location.scriptId)) return this.stepRaw('out');
         // Into a call through the runtime's machinery (the coroutine wrapper): go on into.
         if (step.kind === 'into' || step.kind === 'follow' || step.kind === 'followInto' || step.kind === 'followOut') return this.stepRaw('into');
         // Out of the task's root (its generator returned) or of a callback: the temporaries
         // stay planted for "stay with this task"; otherwise run on.
         return this.resume(false);
+      }
+      if (this.positionOf(top.location).position === null && ++step.autoSteps <= MAX_AUTO_STEPS) {
+        // The bundler's own glue (esbuild's __name, __publicField, a module's export getter):
+        // no line of the program; a step into goes on through it, any other step out of it.
+        return this.stepRaw(step.kind === 'into' ? 'into' : 'out');
       }
       const fnKey = functionKey(top);
       if (step.kind === 'followInto' || step.kind === 'followOut') {
@@ -479,6 +500,14 @@ export class LineDebugger {
           return this.stepRaw('over');
         }
         // Back in the program: the task's first line after the `yield*` it resumed from.
+      }
+      if (step.kind === 'into' && step.taskId !== null && this.isLibrary(top) && functionKey(ev.callFrames.slice(1).find((f) => !this.isMachinery(f) && !this.isLibrary(f)) ?? top) === step.originFunction && ++step.autoSteps <= MAX_AUTO_STEPS) {
+        // Into the runtime's own library from a task's line (`yield* sleep(0.01)`, `q.get()`):
+        // stepped over as my code only, so a line that suspends lands on the task's next line
+        // once resumed (the suspension said in the output).
+        step.kind = 'over';
+        step.outOfCallee = true;
+        return this.stepRaw('out');
       }
       if (step.kind === 'over' && !tempHit && fnKey !== step.originFunction && ev.callFrames.slice(1).some((f) => !this.isMachinery(f) && functionKey(f) === step.originFunction) && ++step.autoSteps <= MAX_AUTO_STEPS) {
         // Resumed inside a callee of the line stepped over: V8 breaks where the generator a
@@ -500,7 +529,7 @@ export class LineDebugger {
         // The `yield*` the step started on resumed: step over the rest of it.
         if (++step.autoSteps > MAX_AUTO_STEPS) return this.stop('step');
         await this.clearTemps();
-        await this.plantStay(top, ev.callFrames, step.taskId);
+        for (const f of this.chainOf(ev.callFrames)) await this.plantStay(f, ev.callFrames, step.taskId);
         return this.stepRaw('over');
       }
       return this.stop('step');
@@ -524,6 +553,8 @@ export class LineDebugger {
     this.stopTaskId = typeof w.taskId === 'number' ? w.taskId : null;
     this.stopTick = typeof w.tick === 'number' ? w.tick : 0;
     this.stopInRecorded = w.recorded === true;
+    if (this.meanwhile !== null && reason === 'step' && this.meanwhile.taskId === this.stopTaskId) await this.sayMeanwhile(this.meanwhile, typeof w.taskName === 'string' ? w.taskName : `task #${this.meanwhile.taskId}`);
+    this.meanwhile = null;
     await this.host.stopped();
     const top = this.current!.callFrames.find((f) => !this.isMachinery(f)) ?? this.current!.callFrames[0]!;
     const pos = this.positionOf(top.location);
@@ -535,6 +566,23 @@ export class LineDebugger {
     if (line !== null) body.line = line;
     this.host.emit('paused', body);
     this.walk?.stopped();
+  }
+
+  /** Says, at a step's landing across a suspension of its task, when the task was resumed and which other tasks the loop ran meanwhile. */
+  private async sayMeanwhile(since: { taskId: number; tick: number; steps: Map<number, [string, number]> }, task: string): Promise<void> {
+    const counts = await this.callMain('stepCounts()').catch(() => null);
+    if (!Array.isArray(counts)) return;
+    const now = stepCountsOf(counts);
+    const ran = now
+      .filter(([id]) => id !== since.taskId)
+      .map(([id, name, n]) => [name, n - (since.steps.get(id)?.[1] ?? 0)] as const)
+      .filter(([, n]) => n > 0)
+      .map(([name, n]) => `${name} (${n} step${n === 1 ? '' : 's'})`);
+    // A task live at the suspension and gone now ran to its end meanwhile.
+    for (const [id, [name]] of since.steps) if (id !== since.taskId && !now.some(([nowId]) => nowId === id)) ran.push(`${name} (to its end)`);
+    const ticks = this.stopTick - since.tick;
+    const when = `${task} resumed at tick ${this.stopTick}, ${ticks} tick${ticks === 1 ? '' : 's'} after it suspended`;
+    this.host.emit('output', { category: 'log', text: `${when}; meanwhile the loop ran ${ran.length === 0 ? 'no other task' : ran.join(', ')}\n` });
   }
 
   // --- execution --------------------------------------------------------------------------------
@@ -554,6 +602,7 @@ export class LineDebugger {
     if (announce) {
       await this.clearTemps();
       this.step = null;
+      this.meanwhile = null;
     }
     this.countHold();
     await this.post('Debugger.resume', {});
@@ -586,25 +635,65 @@ export class LineDebugger {
     const top = frames[Math.max(0, userIndex)]!;
     const taskId = this.stopTaskId;
     this.step = { kind, taskId, originFunction: functionKey(top), originLine: this.lineOf(top), autoSteps: 0 };
+    this.meanwhile = null;
+    // The task's frames below the top one, innermost first: where the step lands when the top
+    // one returns, or when an exception leaves it and travels up the `yield*` chain.
+    const callers = this.chainOf(frames).filter((f) => f !== top && functionKey(f) !== functionKey(top));
     if (taskId !== null) {
       if (kind === 'out') {
-        const parent = frames.slice(userIndex + 1).find((f) => !this.isMachinery(f));
+        const parent = callers[0];
         if (parent !== undefined) {
           this.step.originFunction = functionKey(parent);
           this.step.originLine = this.lineOf(parent);
           this.step.kind = 'over';
-          await this.plantStay(parent, frames, taskId);
+          for (const f of callers) await this.plantStay(f, frames, taskId);
         }
       } else {
         await this.plantStay(top, frames, taskId);
-        // The frame may return once resumed: its caller's next line is where the step lands then.
-        const parent = frames.slice(userIndex + 1).find((f) => !this.isMachinery(f));
-        if (parent !== undefined && functionKey(parent) !== functionKey(top)) await this.plantStay(parent, frames, taskId);
+        for (const f of callers) await this.plantStay(f, frames, taskId);
       }
     }
+    // V8 does not step into the first run of a plain generator a `yield*` delegates to (it
+    // starts inside the builtin `next`): its first line is planted.
+    if (kind === 'into') await this.plantDelegate(top, taskId);
     this.host.emit('continued', { tick: this.stopTick });
     this.handles = new Map();
     await this.stepRaw(kind);
+  }
+
+  /** The program's frames of a stop down to the Task._step that resumed them (walkFrames), innermost first, one per function. */
+  private chainOf(frames: readonly CdpCallFrame[]): CdpCallFrame[] {
+    const out: CdpCallFrame[] = [];
+    const seen = new Set<string | null>();
+    for (const f of frames) {
+      if (f.functionName === '_step' && this.isMachinery(f)) break;
+      if (this.isMachinery(f) || seen.has(functionKey(f))) continue;
+      seen.add(functionKey(f));
+      out.push(f);
+    }
+    return out;
+  }
+
+  /**
+   * Step into a `yield*` of a generator call (`yield* middle(log)`): temporary breakpoints on
+   * every break location of the called generator function, read without side effects in the
+   * stopped frame, so its first line stops. A coroutine's wrapper (machinery) is left to V8,
+   * which steps through it into the coroutine.
+   */
+  private async plantDelegate(frame: CdpCallFrame, taskId: number | null): Promise<void> {
+    const callee = DELEGATED_CALL.exec(this.sourceText(frame.location))?.[1];
+    if (callee === undefined) return;
+    const r = await this.post<{ result: CdpRemoteObject; exceptionDetails?: unknown }>('Debugger.evaluateOnCallFrame', { callFrameId: frame.callFrameId, expression: callee, silent: true, throwOnSideEffect: true }).catch(() => null);
+    if (r === null || r.exceptionDetails !== undefined || r.result.type !== 'function' || r.result.objectId === undefined) return;
+    const props = await this.post<{ internalProperties?: Array<{ name: string; value?: { value?: unknown } }> }>('Runtime.getProperties', { objectId: r.result.objectId, ownProperties: true }).catch(() => null);
+    const at = props?.internalProperties?.find((p) => p.name === '[[FunctionLocation]]')?.value?.value as CdpLocation | undefined;
+    if (at === undefined || typeof at.scriptId !== 'string') return;
+    const probe: CdpCallFrame = { callFrameId: '', functionName: '', functionLocation: at, location: at, scopeChain: [] };
+    // A coroutine's wrapper is left to V8; the runtime's library, in a task, is stepped over.
+    if (this.isMachinery(probe) || (taskId !== null && this.isLibrary(probe))) return;
+    const condition = taskId === null ? null : `globalThis.__coroscopeLine.current() === ${taskId}`;
+    const locations = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', { start: at, restrictToFunction: true }).catch(() => ({ locations: [] }));
+    for (const loc of locations.locations) await this.plant(loc, condition);
   }
 
   /**
@@ -824,6 +913,11 @@ export class LineDebugger {
     if (o.objectId === undefined) return String(o.value);
     return cut(o.description ?? o.className ?? o.type);
   }
+}
+
+/** The main thread's stepCounts() answer, narrowed: [task id, name, steps] rows. */
+function stepCountsOf(rows: unknown[]): Array<[number, string, number]> {
+  return rows.filter((r): r is [number, string, number] => Array.isArray(r) && typeof r[0] === 'number' && typeof r[1] === 'string' && typeof r[2] === 'number');
 }
 
 /** Identifies a function by where it starts. */
