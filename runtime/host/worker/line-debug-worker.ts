@@ -489,11 +489,11 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
    * stacks follow the debugger's past lines and hits there, and come back with it.
    */
   let toldPast: number | null = null;
-  const tellViewed = (r: LineReplayHost, tick: number | null): void => {
+  const tellViewed = (r: LineReplayHost, tick: number | null, moment?: string): void => {
     // Every landing is told, in the same tick too (another line, another task: another moment); the present once.
     if (tick === null && toldPast === null) return;
     toldPast = tick;
-    const body: ViewedMoment = { runId: r.runId, tick, ticks: Math.max(r.ticks, tick ?? 0), line: true };
+    const body: ViewedMoment = { runId: r.runId, tick, ticks: Math.max(r.ticks, tick ?? 0), line: true, ...(moment === undefined ? {} : { moment }) };
     client.send({ kind: 'event', event: 'viewedTick', body });
   };
 
@@ -519,40 +519,41 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
   };
 
   /** Shows where a move through the replayed lines landed: a past line (in an earlier step of the task too), or the live stop again. */
-  const showLanding = (landing: PastLineLanding, r: LineReplayHost): void => {
+  const showLanding = (landing: PastLineLanding, r: LineReplayHost, moment?: string): void => {
+    const id = moment === undefined ? {} : { moment };
     if (landing.landed === 'present' && livePaused !== null) {
-      tellViewed(r, null);
-      client.send({ kind: 'event', event: 'paused', body: { ...livePaused, reason: 'step' } });
+      tellViewed(r, null, moment);
+      client.send({ kind: 'event', event: 'paused', body: { ...livePaused, reason: 'step', ...id } });
       return;
     }
     if (landing.landed !== 'line' || !r.hasLiveStop()) return;
     if (landing.tick !== undefined) {
       // In an earlier step (a walk anchored there, as at a hit): the views follow to its tick.
-      tellViewed(r, landing.tick);
-      return showHitLanding(landing);
+      tellViewed(r, landing.tick, moment);
+      return showHitLanding(landing, moment);
     }
-    tellViewed(r, r.stop.tick);
+    tellViewed(r, r.stop.tick, moment);
     const who = livePaused?.description.split(' stopped on a line')[0] ?? `task #${r.stop.taskId}`;
     const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
     const note = landing.note === undefined ? '' : `: ${landing.note}`;
-    const body: HostEvents['paused'] = { reason: 'step', tick: r.stop.tick, taskId: r.stop.taskId, description: `${who} on a past line${at} (tick ${r.stop.tick}, replayed)${note}`, pastLine: true };
+    const body: HostEvents['paused'] = { reason: 'step', tick: r.stop.tick, taskId: r.stop.taskId, description: `${who} on a past line${at} (tick ${r.stop.tick}, replayed)${note}`, pastLine: true, ...id };
     if (landing.line !== null) body.line = landing.line;
     client.send({ kind: 'event', event: 'paused', body });
   };
 
   /** A line reached from a breakpoint hit, in another tick maybe: the views follow to its tick (as to the hit's). */
-  const followHitLine = async (landing: PastLineLanding, r: LineReplayHost): Promise<void> => {
+  const followHitLine = async (landing: PastLineLanding, r: LineReplayHost, moment?: string): Promise<void> => {
     if (landing.landed !== 'line' || landing.tick === undefined) return;
-    if (dbg!.isStopped()) tellViewed(r, landing.tick);
-    else await askMain('seekTick', { tick: landing.tick });
+    if (dbg!.isStopped()) tellViewed(r, landing.tick, moment);
+    else await askMain('seekTick', { tick: landing.tick, ...(moment === undefined ? {} : { moment }) });
   };
   /** Shows a line reached from a breakpoint hit: a `paused` of that past line (the present and a suspension are the client's to show). */
-  const showHitLanding = (landing: PastLineLanding): void => {
+  const showHitLanding = (landing: PastLineLanding, moment?: string): void => {
     if (landing.landed !== 'line' || landing.tick === undefined) return;
     const who = landing.task ?? (landing.taskId !== undefined ? `task #${landing.taskId}` : 'the main thread');
     const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
     const note = landing.note === undefined ? '' : `: ${landing.note}`;
-    const body: HostEvents['paused'] = { reason: 'step', tick: landing.tick, description: `${who} on a past line${at} (tick ${landing.tick}, replayed)${note}`, pastLine: true };
+    const body: HostEvents['paused'] = { reason: 'step', tick: landing.tick, description: `${who} on a past line${at} (tick ${landing.tick}, replayed)${note}`, pastLine: true, ...(moment === undefined ? {} : { moment }) };
     if (landing.taskId !== undefined) body.taskId = landing.taskId;
     if (landing.line !== null) body.line = landing.line;
     client.send({ kind: 'event', event: 'paused', body });
@@ -627,19 +628,19 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     }
     switch (m.method) {
       case 'lineStep': {
-        const { kind } = parseHostRequest('lineStep', m.params);
+        const { kind, moment } = parseHostRequest('lineStep', m.params);
         if (past?.atHit === true) {
           // From a line of an earlier step of the live stop's task, a step that comes to the present shows the live stop (a hit's client shows the present itself).
           const beforeStop = past.beforeStop;
           const landing = await past.moveAtHit(kind);
-          await followHitLine(landing, past);
+          await followHitLine(landing, past, moment);
           respond(m.id, { landing });
-          return beforeStop ? showLanding(landing, past) : showHitLanding(landing);
+          return beforeStop ? showLanding(landing, past, moment) : showHitLanding(landing, moment);
         }
         if (past !== null) {
           const landing = await past.move(kind);
           respond(m.id, {});
-          return showLanding(landing, past);
+          return showLanding(landing, past, moment);
         }
         // The live thread goes on; the stop it comes to says whether the tick's past stays.
         if (replay !== null && replay.hasLiveStop()) await replay.move('leave').catch(() => undefined);
@@ -648,18 +649,18 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         return;
       }
       case 'lineStepBack': {
-        parseHostRequest('lineStepBack', m.params);
+        const { moment } = parseHostRequest('lineStepBack', m.params);
         if (past?.atHit === true) {
           const beforeStop = past.beforeStop;
           const landing = await past.moveAtHit('back');
-          await followHitLine(landing, past);
+          await followHitLine(landing, past, moment);
           respond(m.id, landing);
-          return beforeStop ? showLanding(landing, past) : showHitLanding(landing);
+          return beforeStop ? showLanding(landing, past, moment) : showHitLanding(landing, moment);
         }
         const r = await replayOf('lineStepBack');
         const landing = await r.move('back');
         respond(m.id, landing);
-        return showLanding(landing, r);
+        return showLanding(landing, r, moment);
       }
       case 'pastBreakpointHit': {
         // Reverse Continue (or Continue from a past hit) to a line breakpoint's hit, replayed: the
@@ -685,8 +686,8 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         if (live !== null && p.direction === 'forward' && ceiling === live.tick) params.until = { tick: live.tick, taskId: live.taskId, print: live.print };
         const landing = await r.findHit(params);
         // The views follow to the hit's tick (the live host's own seek; while a line stop holds its main thread, the replay host's moment).
-        if (landing.landed === 'line' && d.isStopped()) tellViewed(r, landing.tick);
-        else if (landing.landed === 'line') await askMain('seekTick', { tick: landing.tick });
+        if (landing.landed === 'line' && d.isStopped()) tellViewed(r, landing.tick, p.moment);
+        else if (landing.landed === 'line') await askMain('seekTick', { tick: landing.tick, ...(p.moment === undefined ? {} : { moment: p.moment }) });
         return respond(m.id, landing);
       }
       case 'pastHit': {
@@ -803,19 +804,19 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     if (LOOP_STEPS.has(m.method)) return refuse(m.id, new Error(`${m.method}: the program is stopped on a line: step by line (lineStep) or continue`), 'stoppedOnLine');
     // The main thread is held on this line: the past is replayed by the stop's replay host.
     if (m.method === 'seekTick') {
-      const { tick } = parseHostRequest('seekTick', m.params);
+      const { tick, moment: id } = parseHostRequest('seekTick', m.params);
       if (tick === null && (replay === null || !replay.hasLiveStop())) {
         // Nothing viewed: the present is what is shown.
         return serveStopped(m);
       }
       const r = await replayOf('seekTick');
       const leftLine = tick === null && r.pastLine;
-      const moment = await r.seek(tick);
+      const moment = await r.seek(tick, id);
       toldPast = tick;
       respond(m.id, moment);
       client.send({ kind: 'event', event: 'viewedTick', body: moment });
       // Back to the present from a past line (the panel's "Back to present"): the live stop is shown again.
-      if (leftLine && livePaused !== null) client.send({ kind: 'event', event: 'paused', body: { ...livePaused, reason: 'step' } });
+      if (leftLine && livePaused !== null) client.send({ kind: 'event', event: 'paused', body: { ...livePaused, reason: 'step', ...(id === undefined ? {} : { moment: id }) } });
       return;
     }
     // A past tick viewed, or a past line shown: the moment's queries are the replay host's (the other tasks as they were then).

@@ -295,16 +295,20 @@ export class LineReplayHost {
   }
 
   /** Moves the viewed moment to a past tick (null: the present), in the live run's words. */
-  async seek(tick: number | null): Promise<ViewedMoment> {
+  async seek(tick: number | null, moment?: string): Promise<ViewedMoment> {
     await this.move('leave');
+    const viewed: ViewedMoment = { runId: this.runId, tick, ticks: this.ticks };
+    if (moment !== undefined) viewed.moment = moment;
     if (tick === null) this.viewing = false;
     else {
       if (tick < 1 || tick > this.ticks) throw new ProtocolError(`seekTick: run ${this.runId} has ticks 1..${this.ticks} recorded before the tick stopped in, not ${tick}`, 'badTick');
       // Replayed before it answers: the moment's queries are then the replay's, with positions and locals (no second viewedTick reaches the views from here).
-      await this.endpoint.request('seekTick', { tick, replayed: true });
+      // The asker's id rides through the replay host and back: its answer is this seek's own landing.
+      const landed = await this.endpoint.request('seekTick', { tick, replayed: true, ...(moment === undefined ? {} : { moment }) });
+      if (landed.moment !== moment) throw new ProtocolError(`seekTick: the replay host answered moment ${String(landed.moment)} for ${String(moment)}`, 'replayFailed');
       this.viewing = true;
     }
-    return { runId: this.runId, tick, ticks: this.ticks };
+    return viewed;
   }
 
   /** Asks the replay host (a line query at a past line, a moment's query at a past tick). */
