@@ -22,15 +22,19 @@
 //   the debugger's Step Back) is the host's: the status says it (`viewedTick`) as the host's
 //   `viewedTick` event or a seek's answer tells it, and each change refetches the whole task
 //   table, so every view of the session (panel, status bar, decorations) shows that tick.
-//   A seek's answer counts only when no `viewedTick` event came meanwhile: the host says the
-//   moment as an event before it answers, and a replay that lands at once (parked at that
-//   tick) can say so before the answer arrives, which then would undo "landed" for good.
-//   The host's word of the tick shown again is another moment in it (a breakpoint hit or a past
-//   line of another task or line): `viewedMoment` counts it and the table is fetched again.
+//   Its seeks carry moment ids (protocol/moment-ids.ts): the host's events that echo one are
+//   its answer, whatever their order. A seek's answer counts only when its own `viewedTick`
+//   has not been heard (the host tells it before answering, except at a line stop, where the
+//   answer comes first): a replay that lands at once may have said "landed" meanwhile. A
+//   moment with the id of the one shown is that moment (its landing, its event after its
+//   answer); any other word of the tick shown is another moment in it (a breakpoint hit or a
+//   past line of another task or line, another view's seek): `viewedMoment` counts it and the
+//   table is fetched again. `status.momentId` says whose request made the moment shown.
 
 import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, HostMethods, LaunchOptions, LaunchTarget, Lint, ProgramLoopState, RecordingInfo, Snapshot, ViewedMoment } from '../protocol/host-protocol';
 import { CoalescingPoll } from '../protocol/coalescing-poll';
 import { ProgressHistory } from '../protocol/progress-history';
+import { MomentIds } from '../protocol/moment-ids';
 import { progressAt, runMoment, type RunMoment } from '../protocol/run-moment';
 import { SnapshotMirror, type MirrorChange } from '../protocol/snapshot-mirror';
 import type { Comparison, ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
@@ -42,6 +46,8 @@ import type { RunRegistry } from './runs/run-registry';
 const MAX_EXCEPTIONS = 200;
 const MAX_LINTS = 500;
 const PAUSED_POLL_MS = 1000;
+/** RunSessions made so far: each names its seeks apart ('panel', then 'panel 2', ...). */
+let sessionsMade = 0;
 
 export interface RunSessionOptions {
   /** Snapshots per second while the loop runs. */
@@ -93,13 +99,18 @@ export class RunSession {
   private onPastLine = false;
   private finishedRun: number | null = null;
   private launchSeq = 0;
-  /** `viewedTick` events applied so far (a seek's answer is older than any heard after it was asked). */
-  private viewedEventsHeard = 0;
+  /** The ids of this session's seeks (protocol/moment-ids.ts). */
+  private readonly momentIds: MomentIds;
+  /** This session's seeks in flight, by moment id: whether the host's `viewedTick` of it has been heard yet. */
+  private readonly seeksInFlight = new Map<string, boolean>();
 
   constructor(
     private readonly registry: RunRegistry,
     private readonly options: RunSessionOptions,
-  ) {}
+  ) {
+    sessionsMade++;
+    this.momentIds = new MomentIds(sessionsMade === 1 ? PANEL_VIEW : `${PANEL_VIEW} ${sessionsMade}`);
+  }
 
   /** The run shown, while its host is up. */
   get run(): Run | null {
@@ -228,11 +239,23 @@ export class RunSession {
     return info;
   }
 
-  /** Shows the run at `tick` in every view (null: back to the present). */
-  async seek(tick: number | null): Promise<number | null> {
-    const heard = this.viewedEventsHeard;
-    const r = await this.request('seekTick', { tick });
-    if (r.runId === this.status.runId && this.viewedEventsHeard === heard) this.applyViewed(r);
+  /**
+   * Shows the run at `tick` in every view (null: back to the present). `moment`: the id the
+   * panel chose for this seek (its SeekQueue's), else one of this session's.
+   */
+  async seek(tick: number | null, moment: string = this.momentIds.next()): Promise<number | null> {
+    this.seeksInFlight.set(moment, false);
+    let r: ViewedMoment;
+    try {
+      r = await this.request('seekTick', { tick, moment });
+    } catch (e) {
+      this.seeksInFlight.delete(moment);
+      throw e;
+    }
+    const heard = this.seeksInFlight.get(moment) === true;
+    this.seeksInFlight.delete(moment);
+    // Its own viewedTick heard already: that (and any landing after it) said the moment.
+    if (!heard && r.runId === this.status.runId) this.applyViewed(r);
     return r.tick;
   }
 
@@ -247,15 +270,23 @@ export class RunSession {
     const error = replaying ? moment.replayError : undefined;
     const now = this.status.viewedTick ?? null;
     const same = now === tick && (this.status.viewedReplaying === true) === replaying && this.status.viewedReplayError === error;
-    // The host's word of the same moment again is another moment in that tick (a breakpoint hit, a past line); a seek's answer of it is not.
-    if (same && (!announced || tick === null)) return;
+    const id = moment.moment;
+    // The moment shown, known by its id: its replay landing, or its event after its answer; never another moment.
+    const ofShown = id !== undefined && id === this.status.momentId;
+    if (same && ofShown) return;
+    // No id: the host's word of the same moment again is another moment in that tick (a breakpoint hit, a past line); a seek's answer of it is not.
+    if (same && id === undefined && (!announced || tick === null)) return;
+    // Another moment in the tick shown: another request's (by its id), or, with no id, the same words again.
+    const newInTick = tick !== null && now === tick && !ofShown && (id !== undefined || same);
     const s: RunStatus = { ...this.status };
+    if (id !== undefined) s.momentId = id;
+    else delete s.momentId;
     if (tick === null) {
       delete s.viewedTick;
       delete s.viewedMoment;
     } else {
       s.viewedTick = tick;
-      if (same) s.viewedMoment = (s.viewedMoment ?? 0) + 1;
+      if (newInTick) s.viewedMoment = (s.viewedMoment ?? 0) + 1;
     }
     if (replaying && error === undefined) s.viewedReplaying = true;
     else delete s.viewedReplaying;
@@ -266,7 +297,7 @@ export class RunSession {
     this.momentProgress = null;
     this.setStatus(s);
     // A new moment (not the same one's replay landing: its table comes whole all the same).
-    if (now !== tick || same) this.onViewed.fire(tick);
+    if (now !== tick || newInTick) this.onViewed.fire(tick);
     this.schedulePoll(0);
   }
 
@@ -461,7 +492,7 @@ export class RunSession {
       }),
       ep.on('viewedTick', (b) => {
         if (this.status.phase === 'starting' || typeof b !== 'object' || b === null || b.runId !== this.status.runId) return;
-        this.viewedEventsHeard++;
+        if (b.moment !== undefined && this.seeksInFlight.has(b.moment)) this.seeksInFlight.set(b.moment, true);
         this.applyViewed(b, true);
       }),
       ep.on('output', (b) => {
