@@ -2,7 +2,8 @@
 // process): the run the inspector panel, the status bar, the decorations, the progress
 // notification and the context keys show. It launches targets on a Run of its own (or
 // follows a run a debug session launched: show()), listens to the host's events, pulls
-// snapshot deltas at the configured rate into a SnapshotMirror, keeps the run's status, its
+// snapshot deltas at the configured rate into the Run's task table (Run.tasks, the one every
+// view of the run reads: a debug session's refreshes show here too), keeps the run's status, its
 // progress history, exceptions and lints, and tells its listeners about each change. Pause,
 // step and continue go to the run's host, so every other view of that run (a debug
 // session) moves with it. No `vscode` import: tested as it is.
@@ -40,7 +41,7 @@ import { SnapshotMirror, type MirrorChange } from '../protocol/snapshot-mirror';
 import type { Comparison, ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
 import { Emitter } from './emitter';
 import type { HostEndpoint } from './host-client/host-process';
-import { describeRecording, describeTarget, PANEL_VIEW, type Run } from './runs/run';
+import { describeRecording, describeTarget, PANEL_VIEW, type Run, type TasksRefresh } from './runs/run';
 import type { RunRegistry } from './runs/run-registry';
 
 const MAX_EXCEPTIONS = 200;
@@ -55,7 +56,10 @@ export interface RunSessionOptions {
 }
 
 export class RunSession {
-  readonly mirror = new SnapshotMirror();
+  /** Before any run is shown: an empty table. */
+  private readonly noRunTasks = new SnapshotMirror();
+  /** The task table of the run shown (the Run's own, shared with its other views); kept after its host ends. */
+  private shownTasks: SnapshotMirror = this.noRunTasks;
   status: RunStatus = { phase: 'idle', runId: null, title: 'No run', detail: 'Run a crawl or a sample to inspect it.', tick: 0 };
   /** The chart's points and the crawled pages (trimmed as the webview trims its copy). */
   readonly history = new ProgressHistory();
@@ -110,6 +114,11 @@ export class RunSession {
   ) {
     sessionsMade++;
     this.momentIds = new MomentIds(sessionsMade === 1 ? PANEL_VIEW : `${PANEL_VIEW} ${sessionsMade}`);
+  }
+
+  /** The task table of the run shown (Run.tasks: every view of the run reads the same one). */
+  get mirror(): SnapshotMirror {
+    return this.shownTasks;
   }
 
   /** The run shown, while its host is up. */
@@ -436,9 +445,11 @@ export class RunSession {
     if (this.current === run) return;
     this.unbindRun();
     this.current = run;
+    this.shownTasks = run.tasks;
     this.detach = run.attach(PANEL_VIEW);
     const ep = run.endpoint;
     this.unbind.push(
+      run.onTasks.on((refresh) => this.tasksRefreshed(run, refresh)),
       run.onDidEnd.on((exit) => {
         if (this.current !== run) return;
         this.unbindRun();
@@ -564,29 +575,14 @@ export class RunSession {
     this.polls.schedule(ms);
   }
 
-  /** One snapshot poll; the delay before the next (null: none until asked). */
+  /** One snapshot poll (the Run's refresh: joined with any other view's in flight); the delay before the next (null: none until asked). */
   private async poll(): Promise<number | null> {
     const run = this.run;
     if (run === null || this.status.runId === null) return null;
     const runId = this.status.runId;
     try {
-      const since = this.mirror.since;
-      const snap = await run.endpoint.request('snapshot', since === undefined ? {} : { since });
+      await run.refreshTasks();
       if (runId !== this.status.runId || run !== this.current) return null;
-      const change = this.mirror.apply(snap);
-      // A past tick's table (or an opened recording's: no present) says that moment's crawl numbers, not the live ones.
-      if (this.viewingPast() || snap.fromLog === true || this.status.recordingFile !== undefined) {
-        if (snap.progress !== null) this.momentProgress = snap.progress;
-      } else {
-        if (snap.progress !== null && this.lastProgress === null) this.lastProgress = snap.progress;
-        // The present's tick is the newest the host has said (it only grows within a run): while running, as often as
-        // snapshots come (said to the views with them); otherwise (a step, the run's last ticks) as a status of its own.
-        if (snap.tick > this.status.tick) {
-          if (this.status.phase === 'running') this.status = { ...this.status, tick: snap.tick };
-          else if (this.status.phase === 'paused' || this.status.phase === 'finished') this.setStatus({ ...this.status, tick: snap.tick });
-        }
-      }
-      if (change.full || change.upserted.length > 0 || change.removed.length > 0) this.onSnapshot.fire({ snapshot: snap, change });
       // A sample's own loop (sockets, ready list, timers, threads) changes with every step of it.
       if (this.target?.kind === 'sample') this.setProgramLoops((await run.endpoint.request('programLoops', {})).loops);
     } catch {
@@ -596,5 +592,23 @@ export class RunSession {
     if (phase === 'running') return Math.max(30, 1000 / Math.max(0.1, this.options.snapshotRate()));
     if (phase === 'paused') return PAUSED_POLL_MS;
     return null;
+  }
+
+  /** The run's table was refreshed (by this session's poll or another view's): the moment's numbers, the present's tick, the listeners. */
+  private tasksRefreshed(run: Run, { snapshot: snap, change }: TasksRefresh): void {
+    if (run !== this.current || this.status.runId === null || this.status.phase === 'starting') return;
+    // A past tick's table (or an opened recording's: no present) says that moment's crawl numbers, not the live ones.
+    if (this.viewingPast() || snap.fromLog === true || this.status.recordingFile !== undefined) {
+      if (snap.progress !== null) this.momentProgress = snap.progress;
+    } else {
+      if (snap.progress !== null && this.lastProgress === null) this.lastProgress = snap.progress;
+      // The present's tick is the newest the host has said (it only grows within a run): while running, as often as
+      // snapshots come (said to the views with them); otherwise (a step, the run's last ticks) as a status of its own.
+      if (snap.tick > this.status.tick) {
+        if (this.status.phase === 'running') this.status = { ...this.status, tick: snap.tick };
+        else if (this.status.phase === 'paused' || this.status.phase === 'finished') this.setStatus({ ...this.status, tick: snap.tick });
+      }
+    }
+    if (change.full || change.upserted.length > 0 || change.removed.length > 0) this.onSnapshot.fire({ snapshot: snap, change });
   }
 }

@@ -336,7 +336,11 @@ export class CoroscopeSession extends LoggingDebugSession {
   private configured: Promise<void>;
   private markConfigured: () => void = () => undefined;
 
-  private readonly tasks = new SnapshotMirror();
+  /** The run's task table, shared with its other views (Run.tasks); an empty one before a run is bound. */
+  private get tasks(): SnapshotMirror {
+    return this.run?.tasks ?? this.noRunTasks;
+  }
+  private readonly noRunTasks = new SnapshotMirror();
   private currentStop: StopInfo | null = null;
   /** Thread a step or pause was asked for (a stop without a task lands there). */
   private requestedThread: number | null = null;
@@ -1152,10 +1156,9 @@ export class CoroscopeSession extends LoggingDebugSession {
 
   private async refreshTasks(): Promise<void> {
     const h = this.host;
-    if (h === null || !h.isAlive() || this.phase === 'finished') return;
-    const since = this.tasks.since;
-    const snap = await h.endpoint.request('snapshot', since === undefined ? {} : { since });
-    this.tasks.apply(snap);
+    if (h === null || !h.isAlive() || this.phase === 'finished' || this.run === null) return;
+    // One request for every view of the run (joined with one in flight).
+    await this.run.refreshTasks();
   }
 
   protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {

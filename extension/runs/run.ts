@@ -14,11 +14,17 @@
 //   attaching mid-run shows the same stop as the others; `viewedTick` is the past tick every
 //   view shows (the host's last `viewedTick` event of the current run), so a view attaching
 //   shows that moment too.
+// - One task table per Run in the extension process (`tasks`, a SnapshotMirror): every view
+//   of the run (the panel's RunSession, each debug session) reads it and refreshes it through
+//   refreshTasks(), which keeps one snapshot request in flight (a view asking meanwhile joins
+//   it) and tells every view what changed (onTasks). A delta asked before a view cleared the
+//   table (a new moment shown) is not applied to it: a full table is asked instead.
 // - When the last view detaches, the host process ends (nobody could see or stop it).
 // - stop() ends the run and the host for every view; views hear `onDidEnd`.
 // - No `vscode` import: the debug adapter (inline and standalone) and tests use it as it is.
 
-import type { CancelRequester, HostEvents, HostMethods, LaunchOptions, LaunchTarget, RecordingInfo, ViewedMoment } from '../../protocol/host-protocol';
+import type { CancelRequester, HostEvents, HostMethods, LaunchOptions, LaunchTarget, RecordingInfo, Snapshot, ViewedMoment } from '../../protocol/host-protocol';
+import { SnapshotMirror, type MirrorChange } from '../../protocol/snapshot-mirror';
 import { Emitter } from '../emitter';
 import type { HostEndpoint, HostExit, HostProcess } from '../host-client/host-process';
 
@@ -48,6 +54,12 @@ export function describeRecording(info: RecordingInfo): string {
   return `Recording ${name} (${info.program}, ${info.ticks.toLocaleString('en-US')} ticks)`;
 }
 
+/** A refresh of a Run's task table: the host's snapshot and what it changed in the table. */
+export interface TasksRefresh {
+  snapshot: Snapshot;
+  change: MirrorChange;
+}
+
 /** What a Run tells the registry that made it. */
 export interface RunHooks {
   launched(run: Run, by: string): void;
@@ -70,6 +82,11 @@ export class Run {
   launchedBy: string | null = null;
   /** The host's last viewedTick event (it may come before the launch or openRecording that caused it is answered). */
   private lastViewed: ViewedMoment | null = null;
+  /** The run's task table, shared by every view of it (refreshTasks keeps it current). */
+  readonly tasks = new SnapshotMirror();
+  /** Each snapshot applied to `tasks`, whichever view asked for it. */
+  readonly onTasks = new Emitter<TasksRefresh>();
+  private tasksRefresh: Promise<TasksRefresh> | null = null;
   /** Any change of phase, target or viewers. */
   readonly onDidChange = new Emitter<Run>();
   readonly onDidEnd = new Emitter<HostExit>();
@@ -218,6 +235,7 @@ export class Run {
     this.lastPause = null;
     this.lastViewed = null;
     this.finishedEarly.clear();
+    this.tasks.clear();
     this.setPhase('launching');
     let answer: T;
     try {
@@ -227,6 +245,36 @@ export class Run {
       throw e;
     }
     return { answer, current: seq === this.launchSeq };
+  }
+
+  /**
+   * Brings `tasks` up to date: one snapshot request (a delta since the table's version), shared
+   * by every view that asks while it is in flight. Rejects when the host does (gone, no run).
+   */
+  refreshTasks(): Promise<TasksRefresh> {
+    if (this.tasksRefresh !== null) return this.tasksRefresh;
+    const refresh = this.askTasks().finally(() => {
+      if (this.tasksRefresh === refresh) this.tasksRefresh = null;
+    });
+    this.tasksRefresh = refresh;
+    return refresh;
+  }
+
+  private async askTasks(): Promise<TasksRefresh> {
+    for (;;) {
+      const clears = this.tasks.clears;
+      const launch = this.launchSeq;
+      const since = this.tasks.since;
+      const snapshot = await this.endpoint.request('snapshot', since === undefined ? {} : { since });
+      // Another run launched meanwhile: its table, not the one before's.
+      if (this.launchSeq !== launch) continue;
+      // Cleared meanwhile (another moment shown): a delta of the table before is not one of this.
+      if (this.tasks.clears !== clears && !snapshot.full) continue;
+      const change = this.tasks.apply(snapshot);
+      const refresh = { snapshot, change };
+      this.onTasks.fire(refresh);
+      return refresh;
+    }
   }
 
   /** Ends the run and its host process, for every view attached; `by` is the view that asked (the tasks' cancelledBy). */
