@@ -350,11 +350,11 @@ export class RunSession {
     const seq = ++this.launchSeq;
     this.bind(run);
     const title = run.title;
-    if (run.phase === 'launching' || run.runId === null) {
+    if (run.phase === 'starting' || run.runId === null) {
       this.resetData({ phase: 'starting', runId: null, title, detail: 'Starting…', tick: 0 }, run.target);
       // The launching view awaits the answer; this one hears it through the run.
       const off = run.onDidChange.on((r) => {
-        if (r.phase === 'launching') return;
+        if (r.phase === 'starting') return;
         off();
         if (seq !== this.launchSeq || this.current !== run) return;
         if (r.runId === null) this.setStatus({ ...this.status, phase: 'idle', detail: 'Launch failed.' });

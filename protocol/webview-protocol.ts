@@ -10,6 +10,7 @@
 // the data are untrusted (page titles, URLs, values): the webview shows them as text only.
 
 import { MAX_MOMENT_ID_LENGTH } from './moment-ids';
+import { isRunPhase, type RunPhase } from './run-phase';
 import type {
   AwaitGraph,
   CancelOrigin,
@@ -39,8 +40,8 @@ export const PANEL_PROTOCOL_VERSION = 1;
 export type ViewId = 'tasks' | 'timeline' | 'graph' | 'exceptions' | 'dashboard' | 'lints';
 export const VIEW_IDS: readonly ViewId[] = ['tasks', 'timeline', 'graph', 'exceptions', 'dashboard', 'lints'];
 
-/** Where the run is, as the panel shows it. */
-export type RunPhase = 'idle' | 'starting' | 'running' | 'paused' | 'finished' | 'hostDied';
+/** Where the run is, as the panel shows it (the Run's words: protocol/run-phase.ts). */
+export type { RunPhase } from './run-phase';
 
 export interface RunStatus {
   phase: RunPhase;
@@ -187,7 +188,6 @@ function isInt(v: unknown): v is number {
 const TASK_STATES: ReadonlySet<string> = new Set<TaskState>(['scheduled', 'running', 'suspended', 'done', 'cancelled', 'failed']);
 const CONTROL_ACTIONS: ReadonlySet<string> = new Set<ControlAction>(['pause', 'continue', 'stepTick', 'stepTask', 'stop']);
 const PANEL_COMMANDS: ReadonlySet<string> = new Set<PanelCommand>(['runCrawl', 'openSample', 'showTrace', 'showLog', 'debugRun', 'saveRecording', 'openRecording']);
-const RUN_PHASES: ReadonlySet<string> = new Set<RunPhase>(['idle', 'starting', 'running', 'paused', 'finished', 'hostDied']);
 
 export function isViewId(v: unknown): v is ViewId {
   return typeof v === 'string' && (VIEW_IDS as readonly string[]).includes(v);
@@ -329,9 +329,9 @@ export function narrowPages(v: unknown): CrawledPage[] {
 }
 
 export function narrowRunStatus(v: unknown): RunStatus | null {
-  if (!isObj(v) || typeof v.phase !== 'string' || !RUN_PHASES.has(v.phase)) return null;
+  if (!isObj(v) || !isRunPhase(v.phase)) return null;
   const s: RunStatus = {
-    phase: v.phase as RunPhase,
+    phase: v.phase,
     runId: isInt(v.runId) ? v.runId : null,
     title: typeof v.title === 'string' ? v.title : '',
     detail: typeof v.detail === 'string' ? v.detail : '',

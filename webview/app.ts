@@ -65,6 +65,7 @@ const PHASE: Record<RunStatus['phase'], { label: string; icon: string }> = {
   paused: { label: 'Paused', icon: 'debug-pause' },
   finished: { label: 'Finished', icon: 'pass-filled' },
   hostDied: { label: 'Host died', icon: 'error' },
+  ended: { label: 'Ended', icon: 'debug-stop' },
 };
 
 export class App implements AppContext {

@@ -25,11 +25,12 @@
 
 import type { CancelRequester, HostEvents, HostMethods, LaunchOptions, LaunchTarget, RecordingInfo, Snapshot, ViewedMoment } from '../../protocol/host-protocol';
 import { SnapshotMirror, type MirrorChange } from '../../protocol/snapshot-mirror';
+import { isHostGone, isLivePhase, type RunPhase } from '../../protocol/run-phase';
 import { Emitter } from '../emitter';
 import type { HostEndpoint, HostExit, HostProcess } from '../host-client/host-process';
 
-/** idle: no launch yet; launching: the host has not answered the launch; ended: the host process is gone. */
-export type RunPhase = 'idle' | 'launching' | 'running' | 'paused' | 'finished' | 'ended';
+/** idle: no launch yet; starting: the host has not answered the launch; hostDied / ended: the host process is gone, unasked / asked (protocol/run-phase.ts). */
+export type { RunPhase } from '../../protocol/run-phase';
 
 /** The name the inspector panel's RunSession attaches to runs with (it relaunches a run only it shows). */
 export const PANEL_VIEW = 'panel';
@@ -108,7 +109,7 @@ export class Run {
       if (this.phase === 'running' || this.phase === 'paused') this.setPhase('paused');
     });
     ep.on('continued', () => {
-      if (this.phase === 'launching') this.lastPause = null;
+      if (this.phase === 'starting') this.lastPause = null;
       if (this.phase !== 'paused') return;
       this.lastPause = null;
       this.setPhase('running');
@@ -117,7 +118,7 @@ export class Run {
       this.lastViewed = b;
     });
     ep.on('finished', (b) => {
-      if (this.phase === 'launching') this.finishedEarly.add(b.runId);
+      if (this.phase === 'starting') this.finishedEarly.add(b.runId);
       else if (b.runId === this.runId && (this.phase === 'running' || this.phase === 'paused')) {
         this.lastPause = null;
         this.setPhase('finished');
@@ -125,7 +126,7 @@ export class Run {
     });
     host.onExit((exit) => {
       this.lastPause = null;
-      this.phase = 'ended';
+      this.phase = exit.expected ? 'ended' : 'hostDied';
       this.onDidEnd.fire(exit);
       this.onDidChange.fire(this);
       this.hooks.ended(this, exit);
@@ -164,11 +165,11 @@ export class Run {
 
   /** True from a launch until the run finishes (running, paused, or still launching). */
   isLive(): boolean {
-    return this.phase === 'launching' || this.phase === 'running' || this.phase === 'paused';
+    return isLivePhase(this.phase);
   }
 
   isAlive(): boolean {
-    return this.phase !== 'ended' && this.host.isAlive();
+    return !isHostGone(this.phase) && this.host.isAlive();
   }
 
   /** The views attached now (their names: 'panel', 'debug 1', ...). */
@@ -198,7 +199,7 @@ export class Run {
     if (!current) return result;
     this.runId = result.runId;
     this.siteUrl = result.siteUrl;
-    if (this.phase === 'launching') this.setPhase(this.finishedEarly.has(result.runId) ? 'finished' : this.lastPause !== null ? 'paused' : 'running');
+    if (this.phase === 'starting') this.setPhase(this.finishedEarly.has(result.runId) ? 'finished' : this.lastPause !== null ? 'paused' : 'running');
     this.finishedEarly.clear();
     this.hooks.launched(this, by);
     return result;
@@ -221,7 +222,7 @@ export class Run {
 
   /**
    * What a launch and an opened recording share: the previous run's state forgotten, the
-   * phase 'launching' until the host answers `ask` (back to 'idle' if it refuses). `current`
+   * phase 'starting' until the host answers `ask` (back to 'idle' if it refuses). `current`
    * is false when a newer launch replaced this one meanwhile (its answer then changes nothing).
    */
   private async replaceRun<T>(by: string, target: LaunchTarget | null, options: LaunchOptions | null, ask: () => Promise<T>): Promise<{ answer: T; current: boolean }> {
@@ -236,12 +237,12 @@ export class Run {
     this.lastViewed = null;
     this.finishedEarly.clear();
     this.tasks.clear();
-    this.setPhase('launching');
+    this.setPhase('starting');
     let answer: T;
     try {
       answer = await ask();
     } catch (e) {
-      if (seq === this.launchSeq && this.phase === 'launching') this.setPhase('idle');
+      if (seq === this.launchSeq && this.phase === 'starting') this.setPhase('idle');
       throw e;
     }
     return { answer, current: seq === this.launchSeq };
