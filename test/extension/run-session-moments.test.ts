@@ -101,6 +101,21 @@ describe('RunSession knows its own moments by id', { skip: existsSync(HOST) ? fa
       assert.deepEqual(order.filter((o) => o.startsWith('onViewed')), [`onViewed ${t}`, `onViewed ${t}`]);
       for (const off of offs) off();
       await session.seek(null);
+      await until('the panel back at the present', () => session.status.viewedTick === undefined);
+      // The debugger's line moves name themselves too: through the worker and the line replay host and back.
+      const lineIds = new MomentIds('debugger lines');
+      const back = lineIds.next();
+      const heardLine: Array<{ event: string; moment?: string; pastLine?: boolean }> = [];
+      const offLine = [other.endpoint.on('viewedTick', (v) => heardLine.push({ event: 'viewedTick', moment: v.moment })), other.endpoint.on('paused', (p) => heardLine.push({ event: 'paused', moment: p.moment, pastLine: p.pastLine }))];
+      const landing = await other.endpoint.request('lineStepBack', { moment: back });
+      assert.equal((landing as { moment?: string }).moment, back, JSON.stringify(landing));
+      await until('the past line told', () => heardLine.some((e) => e.event === 'paused' && e.pastLine === true));
+      await until('the panel at the past line, named by the debugger\'s move', () => session.status.momentId === back);
+      const over = lineIds.next();
+      await other.endpoint.request('lineStep', { kind: 'over', moment: over });
+      await until('the present again', () => heardLine.some((e) => e.event === 'paused' && e.moment === over));
+      for (const off of offLine) off();
+      assert.ok(heardLine.every((e) => lineIds.isOwn(e.moment)), JSON.stringify(heardLine));
       await other.endpoint.request('setBreakpoints', { file: crawler, breakpoints: [] });
       await other.endpoint.request('continue', {});
       await until('the end of the crawl', () => session.status.phase === 'finished', 60_000);

@@ -30,3 +30,15 @@ describe('MomentIds', () => {
     assert.throws(() => parseHostRequest('seekTick', { tick: 1, moment: 'x'.repeat(MAX_MOMENT_ID_LENGTH + 1) }), /seekTick: params\.moment must be an id/);
   });
 });
+
+describe('moment ids in the replay-host protocol', () => {
+  it('pastLine, pastHitLine and pastHit take the moment id of the request they serve', async () => {
+    const { parseReplayHostRequest } = await import('../../protocol/replay-host-requests');
+    const stop = { frames: [], locals: [], locations: [] };
+    assert.equal((parseReplayHostRequest('pastLine', { tick: 3, taskId: 2, stop, move: 'back', moment: 'debug 1:2' }) as { moment?: string }).moment, 'debug 1:2');
+    assert.equal((parseReplayHostRequest('pastHitLine', { move: 'over', ceiling: 9, moment: 'debug 1:3' }) as { moment?: string }).moment, 'debug 1:3');
+    assert.equal((parseReplayHostRequest('pastHit', { direction: 'back', bound: { tick: 4 }, floor: 0, ceiling: 9, breakpoints: [], moment: 'd:1' }) as { moment?: string }).moment, 'd:1');
+    assert.equal((parseReplayHostRequest('pastHitLine', { move: 'over', ceiling: 9 }) as { moment?: string }).moment, undefined);
+    assert.throws(() => parseReplayHostRequest('pastLine', { tick: 3, taskId: 2, stop, move: 'back', moment: '' }), /pastLine: params\.moment must be an id/);
+  });
+});

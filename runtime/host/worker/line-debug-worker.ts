@@ -618,6 +618,8 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
     return { landed: 'suspension', why: start };
   };
 
+  /** A replay host's answer with the moment id of its request echoed (protocol/replay-host-protocol.ts). */
+  const echo = <T extends object>(answer: T, moment: string | undefined): T & { moment?: string } => (moment === undefined ? answer : { ...answer, moment });
   const own = async (m: RequestMessage): Promise<void> => {
     const d = dbg!;
     const past = replay?.pastLine === true ? replay : hitReplay?.pastLine === true ? hitReplay : null;
@@ -632,13 +634,13 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         if (past?.atHit === true) {
           // From a line of an earlier step of the live stop's task, a step that comes to the present shows the live stop (a hit's client shows the present itself).
           const beforeStop = past.beforeStop;
-          const landing = await past.moveAtHit(kind);
+          const landing = await past.moveAtHit(kind, moment);
           await followHitLine(landing, past, moment);
           respond(m.id, { landing });
           return beforeStop ? showLanding(landing, past, moment) : showHitLanding(landing, moment);
         }
         if (past !== null) {
-          const landing = await past.move(kind);
+          const landing = await past.move(kind, moment);
           respond(m.id, {});
           return showLanding(landing, past, moment);
         }
@@ -652,13 +654,13 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         const { moment } = parseHostRequest('lineStepBack', m.params);
         if (past?.atHit === true) {
           const beforeStop = past.beforeStop;
-          const landing = await past.moveAtHit('back');
+          const landing = await past.moveAtHit('back', moment);
           await followHitLine(landing, past, moment);
           respond(m.id, landing);
           return beforeStop ? showLanding(landing, past, moment) : showHitLanding(landing, moment);
         }
         const r = await replayOf('lineStepBack');
-        const landing = await r.move('back');
+        const landing = await r.move('back', moment);
         respond(m.id, landing);
         return showLanding(landing, r, moment);
       }
@@ -682,7 +684,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         const live = r.hasLiveStop() ? r.stop : null;
         const end = live !== null ? live.tick : r.ticks;
         const ceiling = Math.min(p.ceiling ?? end, end);
-        const params: ReplayHostMethods['pastHit']['params'] = { direction: p.direction, bound, floor: p.floor ?? 0, ceiling, breakpoints: armed };
+        const params: ReplayHostMethods['pastHit']['params'] = { direction: p.direction, bound, floor: p.floor ?? 0, ceiling, breakpoints: armed, ...(p.moment === undefined ? {} : { moment: p.moment }) };
         if (live !== null && p.direction === 'forward' && ceiling === live.tick) params.until = { tick: live.tick, taskId: live.taskId, print: live.print };
         const landing = await r.findHit(params);
         // The views follow to the hit's tick (the live host's own seek; while a line stop holds its main thread, the replay host's moment).
@@ -703,7 +705,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
         walk = null;
         stopWalk = null;
         hits ??= new PastHitSearch(d, async (params) => (await askMain('scanTicks', params)) as ScanTicksResult, (tick) => askMain('seekTick', { tick, replayed: true }));
-        return respond(m.id, await hits.find(p.direction, bound, p.floor, p.ceiling, p.breakpoints, shown, p.until ?? null));
+        return respond(m.id, echo(await hits.find(p.direction, bound, p.floor, p.ceiling, p.breakpoints, shown, p.until ?? null), p.moment));
       }
       case 'pastHitLine': {
         // As a line replay host: a move through the lines of the task of the hit shown (a walk anchored there), or of a line reached from it.
@@ -729,7 +731,7 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
           landing = await walk.enterFirst();
         }
         // Before the task's first line of this step: the last line of its step before, when it ran one the walk sees.
-        return respond(m.id, landing.landed === 'suspension' && p.move === 'back' ? await intoStepBefore(walk, p.ceiling) : landing);
+        return respond(m.id, echo(landing.landed === 'suspension' && p.move === 'back' ? await intoStepBefore(walk, p.ceiling) : landing, p.moment));
       }
       case 'pastLine': {
         // As a line replay host: a move through the replayed lines of the live host's stop.
@@ -741,12 +743,12 @@ export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | nul
           walk = walkOf(p.tick, p.taskId, p.stop);
         }
         const landing = await walk.move(p.move);
-        if (landing.landed !== 'suspension' || p.move !== 'back') return respond(m.id, landing);
+        if (landing.landed !== 'suspension' || p.move !== 'back') return respond(m.id, echo(landing, p.moment));
         // Before the task's first line of this step: the last line of its step before (a walk anchored there, as from a hit's), through the tick before the live stop's.
         const live = walk;
         const before = await intoStepBefore(live, p.tick - 1);
         if (before.landed === 'line' && before.tick !== undefined) stopWalk = live;
-        return respond(m.id, before);
+        return respond(m.id, echo(before, p.moment));
       }
       case 'lineStack':
         parseHostRequest('lineStack', m.params);

@@ -240,11 +240,11 @@ export class LineReplayHost {
   }
 
   /** A move through the stopped task's replayed lines: back, forward ('over', 'into', 'out'), or 'leave' (the present again). */
-  async move(move: 'back' | 'leave' | LineStepKind): Promise<PastLineLanding> {
+  async move(move: 'back' | 'leave' | LineStepKind, moment?: string): Promise<PastLineLanding> {
     if (move === 'leave' && !this.pastLine) return { landed: 'present' };
-    if (this.atHit) return this.moveAtHit(move);
+    if (this.atHit) return this.moveAtHit(move, moment);
     this.viewing = false;
-    const landing = await this.endpoint.request('pastLine', { tick: this.stop.tick, taskId: this.stop.taskId, stop: this.stop.print, move });
+    const landing = echoed(await this.endpoint.request('pastLine', { tick: this.stop.tick, taskId: this.stop.taskId, stop: this.stop.print, move, ...idOf(moment) }), moment);
     this.pastLine = landing.landed === 'line';
     this.walkedLine = this.pastLine;
     // Back from the task's first line of this step into an earlier step: a walk anchored there (as at a hit) goes on.
@@ -258,10 +258,10 @@ export class LineReplayHost {
    * past it (through the last tick before the present), or 'leave'. Off a line (the present,
    * the task's previous suspension), the hit is no longer shown.
    */
-  async moveAtHit(move: 'back' | 'leave' | LineStepKind): Promise<PastLineLanding> {
+  async moveAtHit(move: 'back' | 'leave' | LineStepKind, moment?: string): Promise<PastLineLanding> {
     // A live line stop held: a walk of its task goes on into its tick to it, the present (what its tick runs after it is not the past).
     const live = this.liveStop;
-    const landing = await this.endpoint.request('pastHitLine', live === null ? { move, ceiling: this.ticks } : { move, ceiling: this.ticks, present: { tick: live.tick, taskId: live.taskId, print: live.print } });
+    const landing = echoed(await this.endpoint.request('pastHitLine', live === null ? { move, ceiling: this.ticks, ...idOf(moment) } : { move, ceiling: this.ticks, present: { tick: live.tick, taskId: live.taskId, print: live.print }, ...idOf(moment) }), moment);
     this.pastLine = landing.landed === 'line';
     // From an earlier step of the live stop's task forward into the live stop's step: a line of that step (no tick: the stop's), the stop's own walk again.
     const ofStop = this.beforeStop && landing.landed === 'line' && landing.tick === undefined;
@@ -285,7 +285,7 @@ export class LineReplayHost {
     this.atHit = false;
     const wasBeforeStop = this.beforeStop;
     this.beforeStop = false;
-    const landing = await this.endpoint.request('pastHit', { ...params, shown });
+    const landing = echoed(await this.endpoint.request('pastHit', { ...params, shown }), params.moment);
     // A loop breakpoint's hit ('tick') leaves the line shown: the caller seeks to its tick.
     const stays = shown && landing.landed === 'none';
     this.pastLine = landing.landed === 'line' || stays;
@@ -323,4 +323,15 @@ export class LineReplayHost {
     this.endpoint.close('the line replay ended');
     this.child.kill();
   }
+}
+
+/** `{moment}` for a request when there is one. */
+function idOf(moment: string | undefined): { moment?: string } {
+  return moment === undefined ? {} : { moment };
+}
+
+/** The replay host's answer, checked to echo the moment id of its request (the id rides there and back). */
+function echoed<T extends { moment?: string }>(answer: T, moment: string | undefined): T {
+  if (answer.moment !== moment) throw new ProtocolError(`the line replay host answered moment ${String(answer.moment)} for ${String(moment)}`, 'replayFailed');
+  return answer;
 }
