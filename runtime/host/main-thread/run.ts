@@ -369,6 +369,7 @@ export class Run {
     this.rewind = null;
     this.viewed = null;
     this.pastView = null;
+    this.shownMoment = undefined;
     const site = this.site;
     this.site = null;
     await site?.close().catch(() => undefined);
@@ -825,6 +826,8 @@ export class Run {
         this.tracedLoop = loop;
         this.viewed = moment;
         this.pastView = null;
+        // A moment no seek made (a traced tick): no seek's id names it.
+        this.shownMoment = undefined;
       }),
     );
     this.seeks = job.catch(() => undefined);
@@ -858,6 +861,7 @@ export class Run {
           if (params.stop?.kind === 'nth' || params.stop?.kind === 'marker') {
             this.viewed = moment;
             this.pastView = null;
+            this.shownMoment = undefined;
           } else if (params.stop?.kind === 'first') {
             // A forward search's first hit: its tick is known once the scan stops there, and its moment is the viewed one from then (until the stretch has run).
             if (loop === null && scan.stopped) this.viewed = null;
@@ -867,6 +871,7 @@ export class Run {
                 : (tick) => {
                     this.viewed = momentAt(tick);
                     this.pastView = null;
+                    this.shownMoment = undefined;
                   };
           }
         },
