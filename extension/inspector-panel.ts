@@ -293,7 +293,11 @@ export class InspectorPanel {
       }
     });
     ep.handle('timeline', (raw) => host('timeline', narrow('timeline', raw)));
-    ep.handle('seek', async (raw) => ({ tick: await s.seek(narrow('seek', raw).tick) }));
+    ep.handle('seek', async (raw) => {
+      const { tick, moment } = narrow('seek', raw);
+      const shown = await s.seek(tick, moment);
+      return moment === undefined ? { tick: shown } : { tick: shown, moment };
+    });
     ep.handle('command', async (raw) => {
       await this.deps.runCommand(narrow('command', raw).command);
       return {};

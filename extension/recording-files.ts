@@ -20,6 +20,8 @@ export function saveRefusal(status: RunStatus, hostUp: boolean): string | null {
       return 'the run is still going: save its recording once it has finished (or stop waiting with Coroscope: Stop, which discards it).';
     case 'hostDied':
       return 'the runtime host died: its recording died with it.';
+    case 'ended':
+      return 'the runtime host of this run has ended: its recording is gone.';
     case 'finished':
       break;
   }

@@ -2,7 +2,8 @@
 // process): the run the inspector panel, the status bar, the decorations, the progress
 // notification and the context keys show. It launches targets on a Run of its own (or
 // follows a run a debug session launched: show()), listens to the host's events, pulls
-// snapshot deltas at the configured rate into a SnapshotMirror, keeps the run's status, its
+// snapshot deltas at the configured rate into the Run's task table (Run.tasks, the one every
+// view of the run reads: a debug session's refreshes show here too), keeps the run's status, its
 // progress history, exceptions and lints, and tells its listeners about each change. Pause,
 // step and continue go to the run's host, so every other view of that run (a debug
 // session) moves with it. No `vscode` import: tested as it is.
@@ -22,26 +23,32 @@
 //   the debugger's Step Back) is the host's: the status says it (`viewedTick`) as the host's
 //   `viewedTick` event or a seek's answer tells it, and each change refetches the whole task
 //   table, so every view of the session (panel, status bar, decorations) shows that tick.
-//   A seek's answer counts only when no `viewedTick` event came meanwhile: the host says the
-//   moment as an event before it answers, and a replay that lands at once (parked at that
-//   tick) can say so before the answer arrives, which then would undo "landed" for good.
-//   The host's word of the tick shown again is another moment in it (a breakpoint hit or a past
-//   line of another task or line): `viewedMoment` counts it and the table is fetched again.
+//   Its seeks carry moment ids (protocol/moment-ids.ts): the host's events that echo one are
+//   its answer, whatever their order. A seek's answer counts only when its own `viewedTick`
+//   has not been heard (the host tells it before answering, except at a line stop, where the
+//   answer comes first): a replay that lands at once may have said "landed" meanwhile. A
+//   moment with the id of the one shown is that moment (its landing, its event after its
+//   answer); any other word of the tick shown is another moment in it (a breakpoint hit or a
+//   past line of another task or line, another view's seek): `viewedMoment` counts it and the
+//   table is fetched again. `status.momentId` says whose request made the moment shown.
 
 import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, HostMethods, LaunchOptions, LaunchTarget, Lint, ProgramLoopState, RecordingInfo, Snapshot, ViewedMoment } from '../protocol/host-protocol';
 import { CoalescingPoll } from '../protocol/coalescing-poll';
 import { ProgressHistory } from '../protocol/progress-history';
+import { MomentIds } from '../protocol/moment-ids';
 import { progressAt, runMoment, type RunMoment } from '../protocol/run-moment';
 import { SnapshotMirror, type MirrorChange } from '../protocol/snapshot-mirror';
 import type { Comparison, ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
 import { Emitter } from './emitter';
 import type { HostEndpoint } from './host-client/host-process';
-import { describeRecording, describeTarget, PANEL_VIEW, type Run } from './runs/run';
+import { describeRecording, describeTarget, PANEL_VIEW, type Run, type TasksRefresh } from './runs/run';
 import type { RunRegistry } from './runs/run-registry';
 
 const MAX_EXCEPTIONS = 200;
 const MAX_LINTS = 500;
 const PAUSED_POLL_MS = 1000;
+/** RunSessions made so far: each names its seeks apart ('panel', then 'panel 2', ...). */
+let sessionsMade = 0;
 
 export interface RunSessionOptions {
   /** Snapshots per second while the loop runs. */
@@ -49,7 +56,10 @@ export interface RunSessionOptions {
 }
 
 export class RunSession {
-  readonly mirror = new SnapshotMirror();
+  /** Before any run is shown: an empty table. */
+  private readonly noRunTasks = new SnapshotMirror();
+  /** The task table of the run shown (the Run's own, shared with its other views); kept after its host ends. */
+  private shownTasks: SnapshotMirror = this.noRunTasks;
   status: RunStatus = { phase: 'idle', runId: null, title: 'No run', detail: 'Run a crawl or a sample to inspect it.', tick: 0 };
   /** The chart's points and the crawled pages (trimmed as the webview trims its copy). */
   readonly history = new ProgressHistory();
@@ -93,13 +103,23 @@ export class RunSession {
   private onPastLine = false;
   private finishedRun: number | null = null;
   private launchSeq = 0;
-  /** `viewedTick` events applied so far (a seek's answer is older than any heard after it was asked). */
-  private viewedEventsHeard = 0;
+  /** The ids of this session's seeks (protocol/moment-ids.ts). */
+  private readonly momentIds: MomentIds;
+  /** This session's seeks in flight, by moment id: whether the host's `viewedTick` of it has been heard yet. */
+  private readonly seeksInFlight = new Map<string, boolean>();
 
   constructor(
     private readonly registry: RunRegistry,
     private readonly options: RunSessionOptions,
-  ) {}
+  ) {
+    sessionsMade++;
+    this.momentIds = new MomentIds(sessionsMade === 1 ? PANEL_VIEW : `${PANEL_VIEW} ${sessionsMade}`);
+  }
+
+  /** The task table of the run shown (Run.tasks: every view of the run reads the same one). */
+  get mirror(): SnapshotMirror {
+    return this.shownTasks;
+  }
 
   /** The run shown, while its host is up. */
   get run(): Run | null {
@@ -228,11 +248,23 @@ export class RunSession {
     return info;
   }
 
-  /** Shows the run at `tick` in every view (null: back to the present). */
-  async seek(tick: number | null): Promise<number | null> {
-    const heard = this.viewedEventsHeard;
-    const r = await this.request('seekTick', { tick });
-    if (r.runId === this.status.runId && this.viewedEventsHeard === heard) this.applyViewed(r);
+  /**
+   * Shows the run at `tick` in every view (null: back to the present). `moment`: the id the
+   * panel chose for this seek (its SeekQueue's), else one of this session's.
+   */
+  async seek(tick: number | null, moment: string = this.momentIds.next()): Promise<number | null> {
+    this.seeksInFlight.set(moment, false);
+    let r: ViewedMoment;
+    try {
+      r = await this.request('seekTick', { tick, moment });
+    } catch (e) {
+      this.seeksInFlight.delete(moment);
+      throw e;
+    }
+    const heard = this.seeksInFlight.get(moment) === true;
+    this.seeksInFlight.delete(moment);
+    // Its own viewedTick heard already: that (and any landing after it) said the moment.
+    if (!heard && r.runId === this.status.runId) this.applyViewed(r);
     return r.tick;
   }
 
@@ -247,15 +279,23 @@ export class RunSession {
     const error = replaying ? moment.replayError : undefined;
     const now = this.status.viewedTick ?? null;
     const same = now === tick && (this.status.viewedReplaying === true) === replaying && this.status.viewedReplayError === error;
-    // The host's word of the same moment again is another moment in that tick (a breakpoint hit, a past line); a seek's answer of it is not.
-    if (same && (!announced || tick === null)) return;
+    const id = moment.moment;
+    // The moment shown, known by its id: its replay landing, or its event after its answer; never another moment.
+    const ofShown = id !== undefined && id === this.status.momentId;
+    if (same && ofShown) return;
+    // No id: the host's word of the same moment again is another moment in that tick (a breakpoint hit, a past line); a seek's answer of it is not.
+    if (same && id === undefined && (!announced || tick === null)) return;
+    // Another moment in the tick shown: another request's (by its id), or, with no id, the same words again.
+    const newInTick = tick !== null && now === tick && !ofShown && (id !== undefined || same);
     const s: RunStatus = { ...this.status };
+    if (id !== undefined) s.momentId = id;
+    else delete s.momentId;
     if (tick === null) {
       delete s.viewedTick;
       delete s.viewedMoment;
     } else {
       s.viewedTick = tick;
-      if (same) s.viewedMoment = (s.viewedMoment ?? 0) + 1;
+      if (newInTick) s.viewedMoment = (s.viewedMoment ?? 0) + 1;
     }
     if (replaying && error === undefined) s.viewedReplaying = true;
     else delete s.viewedReplaying;
@@ -266,7 +306,7 @@ export class RunSession {
     this.momentProgress = null;
     this.setStatus(s);
     // A new moment (not the same one's replay landing: its table comes whole all the same).
-    if (now !== tick || same) this.onViewed.fire(tick);
+    if (now !== tick || newInTick) this.onViewed.fire(tick);
     this.schedulePoll(0);
   }
 
@@ -310,11 +350,11 @@ export class RunSession {
     const seq = ++this.launchSeq;
     this.bind(run);
     const title = run.title;
-    if (run.phase === 'launching' || run.runId === null) {
+    if (run.phase === 'starting' || run.runId === null) {
       this.resetData({ phase: 'starting', runId: null, title, detail: 'Starting…', tick: 0 }, run.target);
       // The launching view awaits the answer; this one hears it through the run.
       const off = run.onDidChange.on((r) => {
-        if (r.phase === 'launching') return;
+        if (r.phase === 'starting') return;
         off();
         if (seq !== this.launchSeq || this.current !== run) return;
         if (r.runId === null) this.setStatus({ ...this.status, phase: 'idle', detail: 'Launch failed.' });
@@ -405,9 +445,11 @@ export class RunSession {
     if (this.current === run) return;
     this.unbindRun();
     this.current = run;
+    this.shownTasks = run.tasks;
     this.detach = run.attach(PANEL_VIEW);
     const ep = run.endpoint;
     this.unbind.push(
+      run.onTasks.on((refresh) => this.tasksRefreshed(run, refresh)),
       run.onDidEnd.on((exit) => {
         if (this.current !== run) return;
         this.unbindRun();
@@ -461,7 +503,7 @@ export class RunSession {
       }),
       ep.on('viewedTick', (b) => {
         if (this.status.phase === 'starting' || typeof b !== 'object' || b === null || b.runId !== this.status.runId) return;
-        this.viewedEventsHeard++;
+        if (b.moment !== undefined && this.seeksInFlight.has(b.moment)) this.seeksInFlight.set(b.moment, true);
         this.applyViewed(b, true);
       }),
       ep.on('output', (b) => {
@@ -533,29 +575,14 @@ export class RunSession {
     this.polls.schedule(ms);
   }
 
-  /** One snapshot poll; the delay before the next (null: none until asked). */
+  /** One snapshot poll (the Run's refresh: joined with any other view's in flight); the delay before the next (null: none until asked). */
   private async poll(): Promise<number | null> {
     const run = this.run;
     if (run === null || this.status.runId === null) return null;
     const runId = this.status.runId;
     try {
-      const since = this.mirror.since;
-      const snap = await run.endpoint.request('snapshot', since === undefined ? {} : { since });
+      await run.refreshTasks();
       if (runId !== this.status.runId || run !== this.current) return null;
-      const change = this.mirror.apply(snap);
-      // A past tick's table (or an opened recording's: no present) says that moment's crawl numbers, not the live ones.
-      if (this.viewingPast() || snap.fromLog === true || this.status.recordingFile !== undefined) {
-        if (snap.progress !== null) this.momentProgress = snap.progress;
-      } else {
-        if (snap.progress !== null && this.lastProgress === null) this.lastProgress = snap.progress;
-        // The present's tick is the newest the host has said (it only grows within a run): while running, as often as
-        // snapshots come (said to the views with them); otherwise (a step, the run's last ticks) as a status of its own.
-        if (snap.tick > this.status.tick) {
-          if (this.status.phase === 'running') this.status = { ...this.status, tick: snap.tick };
-          else if (this.status.phase === 'paused' || this.status.phase === 'finished') this.setStatus({ ...this.status, tick: snap.tick });
-        }
-      }
-      if (change.full || change.upserted.length > 0 || change.removed.length > 0) this.onSnapshot.fire({ snapshot: snap, change });
       // A sample's own loop (sockets, ready list, timers, threads) changes with every step of it.
       if (this.target?.kind === 'sample') this.setProgramLoops((await run.endpoint.request('programLoops', {})).loops);
     } catch {
@@ -565,5 +592,23 @@ export class RunSession {
     if (phase === 'running') return Math.max(30, 1000 / Math.max(0.1, this.options.snapshotRate()));
     if (phase === 'paused') return PAUSED_POLL_MS;
     return null;
+  }
+
+  /** The run's table was refreshed (by this session's poll or another view's): the moment's numbers, the present's tick, the listeners. */
+  private tasksRefreshed(run: Run, { snapshot: snap, change }: TasksRefresh): void {
+    if (run !== this.current || this.status.runId === null || this.status.phase === 'starting') return;
+    // A past tick's table (or an opened recording's: no present) says that moment's crawl numbers, not the live ones.
+    if (this.viewingPast() || snap.fromLog === true || this.status.recordingFile !== undefined) {
+      if (snap.progress !== null) this.momentProgress = snap.progress;
+    } else {
+      if (snap.progress !== null && this.lastProgress === null) this.lastProgress = snap.progress;
+      // The present's tick is the newest the host has said (it only grows within a run): while running, as often as
+      // snapshots come (said to the views with them); otherwise (a step, the run's last ticks) as a status of its own.
+      if (snap.tick > this.status.tick) {
+        if (this.status.phase === 'running') this.status = { ...this.status, tick: snap.tick };
+        else if (this.status.phase === 'paused' || this.status.phase === 'finished') this.setStatus({ ...this.status, tick: snap.tick });
+      }
+    }
+    if (change.full || change.upserted.length > 0 || change.removed.length > 0) this.onSnapshot.fire({ snapshot: snap, change });
   }
 }

@@ -12,6 +12,12 @@
 // result field) keep the version. PROTOCOL_HISTORY says what each version changed; the host's
 // refusal quotes it.
 //
+// Moment ids (protocol/moment-ids.ts): a move of the viewed moment (seekTick, lineStep,
+// lineStepBack, pastBreakpointHit) may carry `moment`, an id its asker chose (unique per
+// asker); the host echoes it on the moment that request made (ViewedMoment.moment on the
+// answer and on every `viewedTick` event it causes, `paused.moment` on the past line it
+// shows), and on nothing else. An optional param and new fields: the version stays.
+//
 // Design rules: summaries are cheap and incremental (snapshot deltas by version number, so
 // 10k tasks stay fluid); details (frames with locals, variables, graphs, traces) are only
 // computed on request. Every position is a TypeScript position when a source map allows.
@@ -416,6 +422,12 @@ export interface ViewedMoment {
   replayed?: boolean;
   /** With replayed false: the replay to this tick failed, and why (positions and locals cannot be shown; the log's table stands). */
   replayError?: string;
+  /**
+   * The id of the request that made this moment (seekTick's, or a line move's `moment`),
+   * echoed on its answer and on each `viewedTick` it causes (its replay landing too); absent
+   * when no request with an id made it (a live stop, the run going on, an anonymous seek).
+   */
+  moment?: string;
 }
 
 export interface Breakpoint {
@@ -689,7 +701,7 @@ export interface HostMethods {
    * goes through the replayed lines (pastHitLine) and `landing` says where it went: a line (its
    * `paused` shows it), or the present when the recording has no later line of the task.
    */
-  lineStep: { params: { kind: LineStepKind }; result: { landing?: PastLineLanding } };
+  lineStep: { params: { kind: LineStepKind; moment?: string }; result: { landing?: PastLineLanding } };
   /** Stopped on a line: the real frames and the task running them (null: outside any task). */
   lineStack: { params: Record<string, never>; result: { taskId: number | null; frames: LineFrameInfo[] } };
   /** Stopped on a line: the children of a scope or value handle of lineStack / lineEvaluate. */
@@ -704,7 +716,7 @@ export interface HostMethods {
    * goes forward through the replayed lines to the live stop again, and continue goes on
    * from the live stop. Refused (notRecorded) for a run not recorded.
    */
-  lineStepBack: { params: Record<string, never>; result: PastLineLanding };
+  lineStepBack: { params: { moment?: string }; result: PastLineLanding };
   /**
    * Reverse Continue (and Continue from a past hit) to a line breakpoint's hit in the recorded
    * past: the host's line breakpoints (conditions, hit conditions counted from the run's
@@ -716,7 +728,7 @@ export interface HostMethods {
    * ticks after `floor` only, 'forward' up to `ceiling` (each by default the whole run).
    * Refused (notRecorded) for a run not recorded; a replay that diverges, with its message.
    */
-  pastBreakpointHit: { params: { direction: 'back' | 'forward'; tick: number; floor?: number; ceiling?: number }; result: BreakpointHitLanding };
+  pastBreakpointHit: { params: { direction: 'back' | 'forward'; tick: number; floor?: number; ceiling?: number; moment?: string }; result: BreakpointHitLanding };
   /** Writes the finished run's recording (launched with options.record) to `path`, a .corotrace file. */
   saveRecording: { params: { path: string }; result: RecordingInfo };
   /**
@@ -749,8 +761,9 @@ export interface HostMethods {
    * is dropped, or taken on to this one); `replayed`: answer only once the replay has landed.
    * Refused (notRecorded, badTick) for a run not recorded or a tick out of range; with
    * `replayed`, (replayFailed) for a replay that fails, (superseded) when the views moved on.
+   * `moment`: the asker's id for this seek, echoed on the answer and the `viewedTick` events it causes.
    */
-  seekTick: { params: { tick: number | null; replayed?: boolean }; result: ViewedMoment };
+  seekTick: { params: { tick: number | null; replayed?: boolean; moment?: string }; result: ViewedMoment };
   /** Ends the current run (cancels its tasks, attributed to `by`, the view that asked; closes its loop); the host stays up. */
   stop: { params: { by?: CancelRequester }; result: Record<string, never> };
   /** Ends the host process. */
@@ -766,7 +779,8 @@ export interface HostEvents {
   lint: { lint: Lint };
   /** `line`: stopped on this line by the line debugger (the loop is mid-tick). */
   /** `pastLine`: a past line shown (the line replay, lineStepBack): snapshot and the moment's queries answer for that moment until the next `paused` without it. */
-  paused: { reason: StopReason; tick: number; taskId?: number; description: string; line?: SourcePosition; pastLine?: boolean; deadlock?: DeadlockStop };
+  /** `moment`: the id of the line move (lineStep, lineStepBack, pastBreakpointHit) that showed this past line; absent for a live stop. */
+  paused: { reason: StopReason; tick: number; taskId?: number; description: string; line?: SourcePosition; pastLine?: boolean; moment?: string; deadlock?: DeadlockStop };
   continued: { tick: number };
   progress: CrawlProgress;
   /** Text for the output channel: the crawler's report, sample output, host log lines. */

@@ -32,6 +32,7 @@ import {
   requireStringArray,
   type Params,
 } from './param-narrowing';
+import { MAX_MOMENT_ID_LENGTH } from './moment-ids';
 import { ProtocolError } from './rpc';
 
 /** Bounds of a `compare` request: 1,000 pages is the issue's large case; beyond, a request would hold the host for minutes. */
@@ -143,6 +144,18 @@ function parseLineStepKind(p: Params): LineStepKind {
   return kind;
 }
 
+/** The optional moment id of a move in time (protocol/moment-ids.ts): a non-empty string of bounded length. */
+export function optionalMomentId(method: string, p: Params): string | undefined {
+  const moment = optionalString(method, p, 'moment');
+  if (moment !== undefined && (moment.length === 0 || moment.length > MAX_MOMENT_ID_LENGTH)) throw new ProtocolError(`${method}: params.moment must be an id of 1..${MAX_MOMENT_ID_LENGTH} characters`);
+  return moment;
+}
+
+/** `out` with `moment` set when one was given. */
+function withMoment<T extends object>(out: T, moment: string | undefined): T & { moment?: string } {
+  return moment === undefined ? out : { ...out, moment };
+}
+
 /** Each element of array `key` of `p`, checked to be an object (`where`: 'method: params.x' for messages). */
 export function objectsOf(method: string, path: string, p: Params, key: string): Params[] {
   return requireArray(nested(method, path), p, key).map((x, i) => {
@@ -239,7 +252,10 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     if (latencyMs < 0 || latencyMs > MAX_COMPARE_LATENCY_MS) throw new ProtocolError(`compare: params.latencyMs must be 0..${MAX_COMPARE_LATENCY_MS}, got ${latencyMs}`);
     return { pages, latencyMs };
   },
-  lineStep: (raw) => ({ kind: parseLineStepKind(paramsOf('lineStep', raw)) }),
+  lineStep: (raw) => {
+    const p = paramsOf('lineStep', raw);
+    return withMoment({ kind: parseLineStepKind(p) }, optionalMomentId('lineStep', p));
+  },
   lineStack: none('lineStack'),
   lineVariables: (raw) => ({ handle: requireNumber('lineVariables', paramsOf('lineVariables', raw), 'handle', 'id') }),
   lineEvaluate: (raw) => {
@@ -267,7 +283,7 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     if (live !== undefined) out.live = live;
     return out;
   },
-  lineStepBack: none('lineStepBack'),
+  lineStepBack: (raw) => withMoment({}, optionalMomentId('lineStepBack', paramsOf('lineStepBack', raw))),
   pastBreakpointHit: (raw) => {
     const p = paramsOf('pastBreakpointHit', raw);
     const out: HostParams<'pastBreakpointHit'> = { direction: parseDirection('pastBreakpointHit', p), tick: requireNumber('pastBreakpointHit', p, 'tick', 'id') };
@@ -275,7 +291,7 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     const ceiling = optionalNumber('pastBreakpointHit', p, 'ceiling', 'id');
     if (floor !== undefined) out.floor = floor;
     if (ceiling !== undefined) out.ceiling = ceiling;
-    return out;
+    return withMoment(out, optionalMomentId('pastBreakpointHit', p));
   },
   timeline: (raw) => {
     const p = paramsOf('timeline', raw);
@@ -290,7 +306,7 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     const p = paramsOf('seekTick', raw);
     const replayed = optionalBoolean('seekTick', p, 'replayed');
     const tick = p.tick === null ? null : requireNumber('seekTick', p, 'tick', 'integer');
-    return replayed === undefined ? { tick } : { tick, replayed };
+    return withMoment(replayed === undefined ? { tick } : { tick, replayed }, optionalMomentId('seekTick', p));
   },
   stop: (raw) => {
     const p = paramsOf('stop', raw);

@@ -11,8 +11,14 @@
 // both tables. They are not under PROTOCOL_VERSION: a line replay host is forked from the live
 // host's own script, so both ends are always the same build, and a public client (the
 // extension, the CLI) never asks them. Their params are narrowed by protocol/replay-host-requests.ts.
+// The moves of a past line (pastLine, pastHitLine, pastHit) carry the moment id of the public
+// request they serve (lineStep, lineStepBack, pastBreakpointHit: protocol/moment-ids.ts), and the
+// replay host echoes it on its answer, so the id rides there and back.
 
 import type { ArmedBreakpoint, BreakpointHitLanding, HitBound, HostMethods, LineStepKind, LineStopPrint, PastLineLanding, RecordingMark, ScanTicksParams, ScanTicksResult } from './host-protocol';
+
+/** An answer of the replay host with the moment id of its request echoed (absent when none was given). */
+export type MomentEcho<T> = T & { moment?: string };
 
 // No index signature: a misspelled method name is a type error at every caller.
 export interface ReplayHostMethods {
@@ -22,7 +28,7 @@ export interface ReplayHostMethods {
    * line before the one shown ('back') or after it ('over', 'into', 'out'), or lets the
    * line shown go ('leave').
    */
-  pastLine: { params: { tick: number; taskId: number; stop: LineStopPrint; move: 'back' | 'leave' | LineStepKind }; result: PastLineLanding };
+  pastLine: { params: { tick: number; taskId: number; stop: LineStopPrint; move: 'back' | 'leave' | LineStepKind; moment?: string }; result: MomentEcho<PastLineLanding> };
   /**
    * A line replay host's own (asked by the live host's worker): a move through the lines of the
    * task of the breakpoint hit it shows (pastHit) or of a line reached from it, as pastLine
@@ -30,9 +36,9 @@ export interface ReplayHostMethods {
    * traced replay goes on tick after tick, through `ceiling`, while the step is under way).
    */
   /** `present`: the live line stop held (a hit's walk of its task goes on into its tick, and reaching it is the present). */
-  pastHitLine: { params: { move: 'back' | 'leave' | LineStepKind; ceiling: number; present?: HitBound }; result: PastLineLanding };
+  pastHitLine: { params: { move: 'back' | 'leave' | LineStepKind; ceiling: number; present?: HitBound; moment?: string }; result: MomentEcho<PastLineLanding> };
   /** A line replay host's own (asked by the live host's worker): pastBreakpointHit in its opened recording, from `bound` (or, `shown`, the past line it is stopped on, shown again when nothing is found), with `breakpoints` armed. */
-  pastHit: { params: { direction: 'back' | 'forward'; bound: HitBound; floor: number; ceiling: number; breakpoints: ArmedBreakpoint[]; shown?: boolean; until?: HitBound }; result: BreakpointHitLanding };
+  pastHit: { params: { direction: 'back' | 'forward'; bound: HitBound; floor: number; ceiling: number; breakpoints: ArmedBreakpoint[]; shown?: boolean; until?: HitBound; moment?: string }; result: MomentEcho<BreakpointHitLanding> };
   /** The live host's main thread (asked by its worker, for a line replay host): writes the run's recording so far to `path` (recordings.ts: writeReplayCopy); `writeMs`: the main thread's time writing it; `mark`: where the copy ends (between ticks; absent for a mid-tick copy), from which its growths go. */
   writeReplayCopy: { params: { path: string }; result: { runId: number; ticks: number; midTick: boolean; writeMs?: number; mark?: RecordingMark } };
   /** The live host's main thread (asked by its worker, for the line replay host following the run): writes what the run's recording gained since `from` (a mark of an earlier copy or growth) to `path` (recordings.ts: writeRecordingGrowth, runtime/record/recording-growth.ts); `to`: where it ends now; `writeMs`: the main thread's time on it. Refused (badState) when `from` is not a mark of this run's recording. */

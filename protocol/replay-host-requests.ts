@@ -10,7 +10,7 @@
 // host's table (the wire is unchanged).
 
 import type { ArmedBreakpoint, HitBound, LineStepKind, LineStopPrint, RecordingMark, ScanTicksParams } from './host-protocol';
-import { objectsOf, parseDirection } from './host-requests';
+import { objectsOf, optionalMomentId, parseDirection } from './host-requests';
 import { nested, optionalBoolean, optionalNumber, optionalString, paramsOf, requireArray, requireBoolean, requireNumber, requireObject, requireString, type Params } from './param-narrowing';
 import type { ReplayHostMethods } from './replay-host-protocol';
 import { ProtocolError } from './rpc';
@@ -134,12 +134,17 @@ function parseScanTicks(raw: unknown): ScanTicksParams {
 export const REPLAY_HOST_PARAMS_PARSERS: { readonly [M in ReplayHostMethodName]: ReplayHostParamsParser<M> } = {
   pastLine: (raw) => {
     const p = paramsOf('pastLine', raw);
-    return { tick: requireNumber('pastLine', p, 'tick', 'integer'), taskId: requireNumber('pastLine', p, 'taskId', 'id'), stop: parseLineStopPrint(requireObject('pastLine', p, 'stop')), move: parsePastLineMove('pastLine', p) };
+    const out: ReplayHostParams<'pastLine'> = { tick: requireNumber('pastLine', p, 'tick', 'integer'), taskId: requireNumber('pastLine', p, 'taskId', 'id'), stop: parseLineStopPrint(requireObject('pastLine', p, 'stop')), move: parsePastLineMove('pastLine', p) };
+    const moment = optionalMomentId('pastLine', p);
+    if (moment !== undefined) out.moment = moment;
+    return out;
   },
   pastHitLine: (raw) => {
     const p = paramsOf('pastHitLine', raw);
     const out: ReplayHostParams<'pastHitLine'> = { move: parsePastLineMove('pastHitLine', p), ceiling: requireNumber('pastHitLine', p, 'ceiling', 'id') };
     if (p.present !== undefined) out.present = parseHitBound(p, 'present', 'pastHitLine');
+    const moment = optionalMomentId('pastHitLine', p);
+    if (moment !== undefined) out.moment = moment;
     return out;
   },
   pastHit: (raw) => {
@@ -148,6 +153,8 @@ export const REPLAY_HOST_PARAMS_PARSERS: { readonly [M in ReplayHostMethodName]:
     const shown = optionalBoolean('pastHit', p, 'shown');
     if (shown !== undefined) out.shown = shown;
     if (p.until !== undefined) out.until = parseHitBound(p, 'until');
+    const moment = optionalMomentId('pastHit', p);
+    if (moment !== undefined) out.moment = moment;
     return out;
   },
   scanTicks: parseScanTicks,

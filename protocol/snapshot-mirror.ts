@@ -36,6 +36,8 @@ export class SnapshotMirror {
   paused = false;
   counts: Record<TaskState, number> = emptyCounts();
   progress: CrawlProgress | null = null;
+  /** How many times the table was forgotten (clear()): a delta asked before a clear is not one of the table held after it. */
+  clears = 0;
 
   /** The `since` to ask the host for (undefined: a full snapshot). */
   get since(): number | undefined {
@@ -71,6 +73,7 @@ export class SnapshotMirror {
 
   /** Forgets everything (a new run, or the host went away). */
   clear(): void {
+    this.clears++;
     this.tasks.clear();
     this.version = -1;
     this.tick = 0;

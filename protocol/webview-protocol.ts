@@ -9,6 +9,8 @@
 // it (a malformed message is answered with an error or dropped, never trusted); strings in
 // the data are untrusted (page titles, URLs, values): the webview shows them as text only.
 
+import { MAX_MOMENT_ID_LENGTH } from './moment-ids';
+import { isRunPhase, type RunPhase } from './run-phase';
 import type {
   AwaitGraph,
   CancelOrigin,
@@ -38,8 +40,8 @@ export const PANEL_PROTOCOL_VERSION = 1;
 export type ViewId = 'tasks' | 'timeline' | 'graph' | 'exceptions' | 'dashboard' | 'lints';
 export const VIEW_IDS: readonly ViewId[] = ['tasks', 'timeline', 'graph', 'exceptions', 'dashboard', 'lints'];
 
-/** Where the run is, as the panel shows it. */
-export type RunPhase = 'idle' | 'starting' | 'running' | 'paused' | 'finished' | 'hostDied';
+/** Where the run is, as the panel shows it (the Run's words: protocol/run-phase.ts). */
+export type { RunPhase } from './run-phase';
 
 export interface RunStatus {
   phase: RunPhase;
@@ -65,6 +67,8 @@ export interface RunStatus {
   viewedMoment?: number;
   /** The replay to the past tick shown failed, and why: the log's table stands, without positions or locals. */
   viewedReplayError?: string;
+  /** The id of the request (a seek, a line move: protocol/moment-ids.ts) that made the moment shown; absent: none with an id (a live stop, the run going on). */
+  momentId?: string;
   /** The run is recorded: the timeline can show it and the scrubber seek it. */
   recorded?: boolean;
   /** The run is a recording opened from this file (finished, nothing runs). */
@@ -134,8 +138,12 @@ export type PanelMethods = {
   command: { params: { command: PanelCommand }; result: Record<string, never> };
   /** The run's timeline, from `sinceTick` on (everything without it). */
   timeline: { params: { sinceTick?: number }; result: Timeline };
-  /** Shows the run at `tick` in every view (null: back to the present); answers the tick now shown. */
-  seek: { params: { tick: number | null }; result: { tick: number | null } };
+  /**
+   * Shows the run at `tick` in every view (null: back to the present); answers the tick now
+   * shown. `moment`: the panel's id of this seek (protocol/moment-ids.ts), echoed on the answer
+   * and as `RunStatus.momentId` once the status shows that moment (before the answer comes).
+   */
+  seek: { params: { tick: number | null; moment?: string }; result: { tick: number | null; moment?: string } };
 };
 export type PanelMethod = keyof PanelMethods & string;
 
@@ -180,7 +188,6 @@ function isInt(v: unknown): v is number {
 const TASK_STATES: ReadonlySet<string> = new Set<TaskState>(['scheduled', 'running', 'suspended', 'done', 'cancelled', 'failed']);
 const CONTROL_ACTIONS: ReadonlySet<string> = new Set<ControlAction>(['pause', 'continue', 'stepTick', 'stepTask', 'stop']);
 const PANEL_COMMANDS: ReadonlySet<string> = new Set<PanelCommand>(['runCrawl', 'openSample', 'showTrace', 'showLog', 'debugRun', 'saveRecording', 'openRecording']);
-const RUN_PHASES: ReadonlySet<string> = new Set<RunPhase>(['idle', 'starting', 'running', 'paused', 'finished', 'hostDied']);
 
 export function isViewId(v: unknown): v is ViewId {
   return typeof v === 'string' && (VIEW_IDS as readonly string[]).includes(v);
@@ -230,10 +237,12 @@ export function parsePanelRequest(method: string, params: unknown): PanelRequest
       if (p.sinceTick === undefined) return { method, params: {} };
       if (!isInt(p.sinceTick) || p.sinceTick < 0) return 'timeline: sinceTick must be a tick (an integer >= 0)';
       return { method, params: { sinceTick: p.sinceTick } };
-    case 'seek':
-      if (p.tick === null) return { method, params: { tick: null } };
-      if (!isInt(p.tick) || p.tick < 0) return 'seek: tick must be a tick (an integer >= 0) or null for the present';
-      return { method, params: { tick: p.tick } };
+    case 'seek': {
+      if (p.tick !== null && (!isInt(p.tick) || p.tick < 0)) return 'seek: tick must be a tick (an integer >= 0) or null for the present';
+      if (p.moment === undefined) return { method, params: { tick: p.tick } };
+      if (typeof p.moment !== 'string' || p.moment.length === 0 || p.moment.length > MAX_MOMENT_ID_LENGTH) return `seek: moment must be an id of 1..${MAX_MOMENT_ID_LENGTH} characters`;
+      return { method, params: { tick: p.tick, moment: p.moment } };
+    }
     default:
       return `unknown method ${JSON.stringify(method)}`;
   }
@@ -320,9 +329,9 @@ export function narrowPages(v: unknown): CrawledPage[] {
 }
 
 export function narrowRunStatus(v: unknown): RunStatus | null {
-  if (!isObj(v) || typeof v.phase !== 'string' || !RUN_PHASES.has(v.phase)) return null;
+  if (!isObj(v) || !isRunPhase(v.phase)) return null;
   const s: RunStatus = {
-    phase: v.phase as RunPhase,
+    phase: v.phase,
     runId: isInt(v.runId) ? v.runId : null,
     title: typeof v.title === 'string' ? v.title : '',
     detail: typeof v.detail === 'string' ? v.detail : '',
@@ -336,6 +345,7 @@ export function narrowRunStatus(v: unknown): RunStatus | null {
   if (s.viewedTick !== undefined && v.viewedReplaying === true) s.viewedReplaying = true;
   if (s.viewedTick !== undefined && typeof v.viewedReplayError === 'string') s.viewedReplayError = v.viewedReplayError;
   if (s.viewedTick !== undefined && isInt(v.viewedMoment)) s.viewedMoment = v.viewedMoment;
+  if (typeof v.momentId === 'string') s.momentId = v.momentId;
   if (v.recorded === true) s.recorded = true;
   if (typeof v.recordingFile === 'string') s.recordingFile = v.recordingFile;
   return s;

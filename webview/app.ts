@@ -33,6 +33,7 @@ import { errorText, type AppContext, type RunData } from './app-context';
 import { h, icon, iconButton, replace } from './dom';
 import { connect, vscodeApi, type PanelClient } from './host-bridge';
 import { SeekQueue } from './state/seek-queue';
+import { MomentIds } from '../protocol/moment-ids';
 import { TaskTableModel } from './state/task-query';
 import { TimelineModel } from './state/timeline-model';
 import { TimelineFeed } from './timeline-feed';
@@ -64,6 +65,7 @@ const PHASE: Record<RunStatus['phase'], { label: string; icon: string }> = {
   paused: { label: 'Paused', icon: 'debug-pause' },
   finished: { label: 'Finished', icon: 'pass-filled' },
   hostDied: { label: 'Host died', icon: 'error' },
+  ended: { label: 'Ended', icon: 'debug-stop' },
 };
 
 export class App implements AppContext {
@@ -119,11 +121,17 @@ export class App implements AppContext {
     this.scrubber = new Scrubber(this);
     this.feed = new TimelineFeed(this.client, this.timeline, () => this.invalidate());
     this.seeks = new SeekQueue(
-      (tick) => this.client.request('seek', { tick }).then(() => this.invalidate()),
+      (tick, moment) =>
+        this.client.request('seek', { tick, moment }).then((answer) => {
+          this.invalidate();
+          return answer;
+        }),
       (e) => {
         this.notify(`Could not show that tick: ${errorText(e)}`, 'error');
         this.invalidate();
       },
+      // A name of this panel's own: a panel opened again never reuses an id of the one before.
+      new MomentIds(`webview ${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`),
     );
     this.statusEl = h('div', { class: 'run-status', attrs: { role: 'status', 'aria-live': 'polite' } });
     this.controls = h('div', { class: 'loop-controls', attrs: { role: 'toolbar', 'aria-label': 'Loop controls' } });
@@ -260,6 +268,7 @@ export class App implements AppContext {
       this.moments.status(this.data.status, s);
       this.data.status = s;
       this.dispatch({ type: 'run', runId: s.runId });
+      this.seeks.shown(s.momentId);
       this.feed.status(s);
       if (s.phase === 'paused' || wasPaused || seeked) this.detail.taskChanged();
       if (seeked) this.graph.refreshSoon();
@@ -276,6 +285,7 @@ export class App implements AppContext {
       this.data.lints = [];
       this.data.lastProgress = null;
       this.moments.reset();
+      this.seeks.reset();
       this.data.programLoops = [];
       if (s !== null) {
         this.data.status = s;

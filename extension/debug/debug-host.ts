@@ -9,6 +9,7 @@
 
 import type { CancelRequester, HostEvents, HostMethods, LaunchOptions, LaunchTarget } from '../../protocol/host-protocol';
 import type { HostExit } from '../host-client/host-process';
+import type { SnapshotMirror } from '../../protocol/snapshot-mirror';
 
 /** The host protocol as the adapter uses it: requests, and listeners of events (each returns its removal). */
 export interface DebugHostEndpoint {
@@ -34,6 +35,10 @@ export interface DebuggedRun {
   readonly runId: number | null;
   readonly target: LaunchTarget | null;
   readonly lastPause: HostEvents['paused'] | null;
+  /** The run's task table, shared by every view of it. */
+  readonly tasks: SnapshotMirror;
+  /** Brings `tasks` up to date (one snapshot request for every view asking meanwhile). */
+  refreshTasks(): Promise<unknown>;
   /** The past tick every view shows (null: the present). */
   readonly viewedTick: number | null;
   readonly endpoint: DebugHostEndpoint;

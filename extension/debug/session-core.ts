@@ -142,7 +142,11 @@ export class SessionCore<R extends DebuggedRun = DebuggedRun> {
 
   clientSupportsProgress = false;
 
-  readonly tasks = new SnapshotMirror();
+  /** The run's task table, shared with its other views (Run.tasks); an empty one before a run is bound. */
+  get tasks(): SnapshotMirror {
+    return this.run?.tasks ?? this.noRunTasks;
+  }
+  private readonly noRunTasks = new SnapshotMirror();
 
   /**
    * Where the debugger stands (debug-position.ts): the one stored position, changed only by
@@ -396,9 +400,8 @@ export class SessionCore<R extends DebuggedRun = DebuggedRun> {
 
   async refreshTasks(): Promise<void> {
     const h = this.host;
-    if (h === null || !h.isAlive() || this.phase === 'finished') return;
-    const since = this.tasks.since;
-    const snap = await h.endpoint.request('snapshot', since === undefined ? {} : { since });
-    this.tasks.apply(snap);
+    if (h === null || !h.isAlive() || this.phase === 'finished' || this.run === null) return;
+    // One request for every view of the run (joined with one in flight).
+    await this.run.refreshTasks();
   }
 }

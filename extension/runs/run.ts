@@ -14,16 +14,23 @@
 //   attaching mid-run shows the same stop as the others; `viewedTick` is the past tick every
 //   view shows (the host's last `viewedTick` event of the current run), so a view attaching
 //   shows that moment too.
+// - One task table per Run in the extension process (`tasks`, a SnapshotMirror): every view
+//   of the run (the panel's RunSession, each debug session) reads it and refreshes it through
+//   refreshTasks(), which keeps one snapshot request in flight (a view asking meanwhile joins
+//   it) and tells every view what changed (onTasks). A delta asked before a view cleared the
+//   table (a new moment shown) is not applied to it: a full table is asked instead.
 // - When the last view detaches, the host process ends (nobody could see or stop it).
 // - stop() ends the run and the host for every view; views hear `onDidEnd`.
 // - No `vscode` import: the debug adapter (inline and standalone) and tests use it as it is.
 
-import type { CancelRequester, HostEvents, HostMethods, LaunchOptions, LaunchTarget, RecordingInfo, ViewedMoment } from '../../protocol/host-protocol';
+import type { CancelRequester, HostEvents, HostMethods, LaunchOptions, LaunchTarget, RecordingInfo, Snapshot, ViewedMoment } from '../../protocol/host-protocol';
+import { SnapshotMirror, type MirrorChange } from '../../protocol/snapshot-mirror';
+import { isHostGone, isLivePhase, type RunPhase } from '../../protocol/run-phase';
 import { Emitter } from '../emitter';
 import type { HostEndpoint, HostExit, HostProcess } from '../host-client/host-process';
 
-/** idle: no launch yet; launching: the host has not answered the launch; ended: the host process is gone. */
-export type RunPhase = 'idle' | 'launching' | 'running' | 'paused' | 'finished' | 'ended';
+/** idle: no launch yet; starting: the host has not answered the launch; hostDied / ended: the host process is gone, unasked / asked (protocol/run-phase.ts). */
+export type { RunPhase } from '../../protocol/run-phase';
 
 /** The name the inspector panel's RunSession attaches to runs with (it relaunches a run only it shows). */
 export const PANEL_VIEW = 'panel';
@@ -48,6 +55,12 @@ export function describeRecording(info: RecordingInfo): string {
   return `Recording ${name} (${info.program}, ${info.ticks.toLocaleString('en-US')} ticks)`;
 }
 
+/** A refresh of a Run's task table: the host's snapshot and what it changed in the table. */
+export interface TasksRefresh {
+  snapshot: Snapshot;
+  change: MirrorChange;
+}
+
 /** What a Run tells the registry that made it. */
 export interface RunHooks {
   launched(run: Run, by: string): void;
@@ -70,6 +83,11 @@ export class Run {
   launchedBy: string | null = null;
   /** The host's last viewedTick event (it may come before the launch or openRecording that caused it is answered). */
   private lastViewed: ViewedMoment | null = null;
+  /** The run's task table, shared by every view of it (refreshTasks keeps it current). */
+  readonly tasks = new SnapshotMirror();
+  /** Each snapshot applied to `tasks`, whichever view asked for it. */
+  readonly onTasks = new Emitter<TasksRefresh>();
+  private tasksRefresh: Promise<TasksRefresh> | null = null;
   /** Any change of phase, target or viewers. */
   readonly onDidChange = new Emitter<Run>();
   readonly onDidEnd = new Emitter<HostExit>();
@@ -91,7 +109,7 @@ export class Run {
       if (this.phase === 'running' || this.phase === 'paused') this.setPhase('paused');
     });
     ep.on('continued', () => {
-      if (this.phase === 'launching') this.lastPause = null;
+      if (this.phase === 'starting') this.lastPause = null;
       if (this.phase !== 'paused') return;
       this.lastPause = null;
       this.setPhase('running');
@@ -100,7 +118,7 @@ export class Run {
       this.lastViewed = b;
     });
     ep.on('finished', (b) => {
-      if (this.phase === 'launching') this.finishedEarly.add(b.runId);
+      if (this.phase === 'starting') this.finishedEarly.add(b.runId);
       else if (b.runId === this.runId && (this.phase === 'running' || this.phase === 'paused')) {
         this.lastPause = null;
         this.setPhase('finished');
@@ -108,7 +126,7 @@ export class Run {
     });
     host.onExit((exit) => {
       this.lastPause = null;
-      this.phase = 'ended';
+      this.phase = exit.expected ? 'ended' : 'hostDied';
       this.onDidEnd.fire(exit);
       this.onDidChange.fire(this);
       this.hooks.ended(this, exit);
@@ -147,11 +165,11 @@ export class Run {
 
   /** True from a launch until the run finishes (running, paused, or still launching). */
   isLive(): boolean {
-    return this.phase === 'launching' || this.phase === 'running' || this.phase === 'paused';
+    return isLivePhase(this.phase);
   }
 
   isAlive(): boolean {
-    return this.phase !== 'ended' && this.host.isAlive();
+    return !isHostGone(this.phase) && this.host.isAlive();
   }
 
   /** The views attached now (their names: 'panel', 'debug 1', ...). */
@@ -181,7 +199,7 @@ export class Run {
     if (!current) return result;
     this.runId = result.runId;
     this.siteUrl = result.siteUrl;
-    if (this.phase === 'launching') this.setPhase(this.finishedEarly.has(result.runId) ? 'finished' : this.lastPause !== null ? 'paused' : 'running');
+    if (this.phase === 'starting') this.setPhase(this.finishedEarly.has(result.runId) ? 'finished' : this.lastPause !== null ? 'paused' : 'running');
     this.finishedEarly.clear();
     this.hooks.launched(this, by);
     return result;
@@ -204,7 +222,7 @@ export class Run {
 
   /**
    * What a launch and an opened recording share: the previous run's state forgotten, the
-   * phase 'launching' until the host answers `ask` (back to 'idle' if it refuses). `current`
+   * phase 'starting' until the host answers `ask` (back to 'idle' if it refuses). `current`
    * is false when a newer launch replaced this one meanwhile (its answer then changes nothing).
    */
   private async replaceRun<T>(by: string, target: LaunchTarget | null, options: LaunchOptions | null, ask: () => Promise<T>): Promise<{ answer: T; current: boolean }> {
@@ -218,15 +236,46 @@ export class Run {
     this.lastPause = null;
     this.lastViewed = null;
     this.finishedEarly.clear();
-    this.setPhase('launching');
+    this.tasks.clear();
+    this.setPhase('starting');
     let answer: T;
     try {
       answer = await ask();
     } catch (e) {
-      if (seq === this.launchSeq && this.phase === 'launching') this.setPhase('idle');
+      if (seq === this.launchSeq && this.phase === 'starting') this.setPhase('idle');
       throw e;
     }
     return { answer, current: seq === this.launchSeq };
+  }
+
+  /**
+   * Brings `tasks` up to date: one snapshot request (a delta since the table's version), shared
+   * by every view that asks while it is in flight. Rejects when the host does (gone, no run).
+   */
+  refreshTasks(): Promise<TasksRefresh> {
+    if (this.tasksRefresh !== null) return this.tasksRefresh;
+    const refresh = this.askTasks().finally(() => {
+      if (this.tasksRefresh === refresh) this.tasksRefresh = null;
+    });
+    this.tasksRefresh = refresh;
+    return refresh;
+  }
+
+  private async askTasks(): Promise<TasksRefresh> {
+    for (;;) {
+      const clears = this.tasks.clears;
+      const launch = this.launchSeq;
+      const since = this.tasks.since;
+      const snapshot = await this.endpoint.request('snapshot', since === undefined ? {} : { since });
+      // Another run launched meanwhile: its table, not the one before's.
+      if (this.launchSeq !== launch) continue;
+      // Cleared meanwhile (another moment shown): a delta of the table before is not one of this.
+      if (this.tasks.clears !== clears && !snapshot.full) continue;
+      const change = this.tasks.apply(snapshot);
+      const refresh = { snapshot, change };
+      this.onTasks.fire(refresh);
+      return refresh;
+    }
   }
 
   /** Ends the run and its host process, for every view attached; `by` is the view that asked (the tasks' cancelledBy). */

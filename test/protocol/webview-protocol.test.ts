@@ -89,6 +89,10 @@ describe('panel protocol: time travel (timeline, seek, the viewed tick)', () => 
     assert.deepEqual(parsePanelRequest('timeline', { sinceTick: 40 }), { method: 'timeline', params: { sinceTick: 40 } });
     assert.deepEqual(parsePanelRequest('seek', { tick: 12 }), { method: 'seek', params: { tick: 12 } });
     assert.deepEqual(parsePanelRequest('seek', { tick: null }), { method: 'seek', params: { tick: null } });
+    assert.deepEqual(parsePanelRequest('seek', { tick: 3, moment: 'webview x:2' }), { method: 'seek', params: { tick: 3, moment: 'webview x:2' } });
+    assert.equal(typeof parsePanelRequest('seek', { tick: 3, moment: 2 }), 'string');
+    assert.equal(typeof parsePanelRequest('seek', { tick: 3, moment: '' }), 'string');
+    assert.equal(narrowRunStatus({ phase: 'finished', runId: 2, title: 't', detail: '', tick: 9, viewedTick: 4, momentId: 'panel:3' })?.momentId, 'panel:3');
     assert.deepEqual(parsePanelRequest('command', { command: 'openRecording' }), { method: 'command', params: { command: 'openRecording' } });
     for (const [m, p] of [['timeline', { sinceTick: -1 }], ['timeline', { sinceTick: 1.5 }], ['seek', {}], ['seek', { tick: '3' }], ['seek', { tick: -2 }]] as const) {
       assert.equal(typeof parsePanelRequest(m, p), 'string', `${m} ${JSON.stringify(p)}`);

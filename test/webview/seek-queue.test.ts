@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { MomentIds } from '../../protocol/moment-ids';
 import { SeekQueue, type SeekTarget } from '../../webview/state/seek-queue';
 
 function deferred(): { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } {
@@ -54,5 +55,45 @@ describe('SeekQueue (the scrubber drag)', () => {
     await flush();
     assert.deepEqual(sent, [5, null]);
     assert.equal(errors.length, 1);
+  });
+});
+
+describe('SeekQueue knows its own seeks by moment id', () => {
+  it('two views move the moment at once: only the status naming its own seek ends the wait, another view\'s never does', async () => {
+    const sent: Array<{ tick: SeekTarget; moment: string }> = [];
+    const answers: Array<() => void> = [];
+    const q = new SeekQueue(
+      (tick, moment) => {
+        sent.push({ tick, moment });
+        return new Promise((resolve) => answers.push(() => resolve({ tick, moment })));
+      },
+      () => assert.fail('no failure expected'),
+      new MomentIds('webview a'),
+    );
+    const debug = new MomentIds('debug 1');
+    q.ask(10);
+    assert.equal(sent[0]!.moment, 'webview a:1');
+    // The ordered log the panel hears: the debugger's Step Back shown first, then the answer to the panel's seek.
+    const debugId = debug.next();
+    q.shown(debugId);
+    assert.equal(q.isOwn(debugId), false);
+    assert.equal(q.wanted, 10, "another view's moment is not the panel's answer");
+    answers[0]!();
+    await flush();
+    assert.equal(q.wanted, 10, 'answered, but the status has not shown its moment yet');
+    q.shown(sent[0]!.moment);
+    assert.equal(q.isOwn(sent[0]!.moment), true);
+    assert.equal(q.wanted, undefined, 'its own moment shown');
+  });
+
+  it('the status naming its seek before the answer comes (as the extension sends them): settled with the answer', async () => {
+    const q = new SeekQueue(async (tick, moment) => {
+      q.shown(moment);
+      return { tick, moment };
+    }, () => assert.fail('no failure expected'));
+    q.ask(7);
+    assert.equal(q.wanted, 7);
+    await flush();
+    assert.equal(q.wanted, undefined);
   });
 });

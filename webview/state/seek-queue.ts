@@ -1,23 +1,39 @@
 // Coalesces the scrubber's seeks: a drag asks for a tick per pointer move, the host answers
 // each in some milliseconds, so at most one seek is in flight and only the latest tick asked
-// meanwhile follows it (the ticks in between are never sent). Pure: the sending is given.
+// meanwhile follows it (the ticks in between are never sent). Each seek carries a moment id
+// of this queue's own (protocol/moment-ids.ts), so the panel knows its own answer by id: the
+// status naming that id (`RunStatus.momentId`, said before the seek's answer comes) is its
+// seek shown; a status of another id is another view's move (the debugger's Step Back).
+// Pure: the sending is given.
 //
 // Invariants: after the last ask settles, the last tick sent is the last tick asked; a failed
 // seek is reported once and does not stop the next one; `wanted` is what the scrubber shows
-// while the host catches up.
+// while the host catches up: it stays until the status has shown the last seek's own moment
+// (or the seek failed, or its answer carries no id: a host that does not echo ids), never
+// ended by another view's moment.
+
+import { MomentIds } from '../../protocol/moment-ids';
 
 export type SeekTarget = number | null;
+
+/** What the extension answers a seek (PanelMethods.seek's result); `moment` echoes the id sent. */
+export interface SeekAnswer {
+  tick?: number | null;
+  moment?: string;
+}
 
 export class SeekQueue {
   private inFlight = false;
   private pending: { tick: SeekTarget } | null = null;
-  private lastSent: { tick: SeekTarget } | null = null;
-  /** The latest tick asked for (undefined: none asked since the last settle). */
+  private lastSent: { tick: SeekTarget; moment: string; shown: boolean } | null = null;
+  /** The latest tick asked for (undefined: none asked since the last seek was shown). */
   wanted: SeekTarget | undefined = undefined;
 
   constructor(
-    private readonly send: (tick: SeekTarget) => Promise<unknown>,
+    private readonly send: (tick: SeekTarget, moment: string) => Promise<SeekAnswer | void>,
     private readonly failed: (error: unknown) => void,
+    /** This panel's ids: a name no other view of the run uses. */
+    private readonly ids: MomentIds = new MomentIds('webview'),
   ) {}
 
   ask(tick: SeekTarget): void {
@@ -34,19 +50,44 @@ export class SeekQueue {
     return this.inFlight;
   }
 
+  /** True when `momentId` names a seek of this queue (the moment shown is the panel's own). */
+  isOwn(momentId: string | undefined): boolean {
+    return this.ids.isOwn(momentId);
+  }
+
+  /** The status says the moment shown and whose request made it: the last seek's own ends the wait. */
+  shown(momentId: string | undefined): void {
+    const last = this.lastSent;
+    if (last === null || momentId !== last.moment) return;
+    last.shown = true;
+    if (!this.inFlight && this.pending === null) this.wanted = undefined;
+  }
+
+  /** A new run (or none) shown: nothing of the previous one's seeks is waited for. */
+  reset(): void {
+    this.pending = null;
+    this.lastSent = null;
+    this.wanted = undefined;
+  }
+
   private async run(tick: SeekTarget): Promise<void> {
     this.inFlight = true;
-    this.lastSent = { tick };
+    const sent = { tick, moment: this.ids.next(), shown: false };
+    this.lastSent = sent;
+    let settled = false;
     try {
-      await this.send(tick);
+      const answer = await this.send(tick, sent.moment);
+      // A host that does not echo ids: its answer is all there is to wait for.
+      settled = sent.shown || answer?.moment !== sent.moment;
     } catch (e) {
       this.failed(e);
+      settled = true;
     } finally {
       this.inFlight = false;
     }
     const next = this.pending;
     this.pending = null;
-    if (next !== null && (this.lastSent === null || next.tick !== this.lastSent.tick)) void this.run(next.tick);
-    else this.wanted = undefined;
+    if (next !== null && next.tick !== sent.tick) void this.run(next.tick);
+    else if (settled) this.wanted = undefined;
   }
 }

@@ -171,7 +171,7 @@ export class RuntimeHost {
       return job;
     });
     serve('timeline', (p) => this.requireRun('timeline').timeline(p.sinceTick ?? 0, p.taskId));
-    serve('seekTick', (p) => this.requireRun('seekTick').seekTick(p.tick, p.replayed ?? false));
+    serve('seekTick', (p) => this.requireRun('seekTick').seekTick(p.tick, p.replayed ?? false, p.moment));
     // The replay-host protocol's methods this thread answers (its worker, or a live host's worker, asks them).
     const serveReplay = this.serveReplayMethod.bind(this);
     serveReplay('replayLineTick', (p) => this.requireRun('replayLineTick').replayLineTick(p.tick));

@@ -147,6 +147,8 @@ export class Run {
   viewed: PastMoment | null = null;
   /** The past tick viewed while its replay is under way: known from the log meanwhile (RecordedMoment). */
   private pastView: PastView | null = null;
+  /** The id of the seek that made the moment viewed now (protocol/moment-ids.ts); undefined: no seek with an id made it. */
+  private shownMoment: string | undefined = undefined;
   /** The recording's task table by tick, read from its log (recorded-tasks.ts), fed as it grows. */
   private recordedTasks: RecordedTasks | null = null;
   private rewind: RunRewind | null = null;
@@ -372,6 +374,7 @@ export class Run {
     this.rewind = null;
     this.viewed = null;
     this.pastView = null;
+    this.shownMoment = undefined;
     const site = this.site;
     this.site = null;
     await site?.close().catch(() => undefined);
@@ -685,13 +688,14 @@ export class Run {
   viewedMoment(): ViewedMoment {
     const ticks = this.recording !== null ? this.recordedTicks('seekTick') : (this.runRecorder?.ticks ?? 0);
     const past = this.pastView;
+    let moment: ViewedMoment;
     if (past !== null) {
-      const moment: ViewedMoment = { runId: this.id, tick: past.tick, ticks, replayed: false };
+      moment = { runId: this.id, tick: past.tick, ticks, replayed: false };
       if (past.error !== null) moment.replayError = past.error.message;
-      return moment;
-    }
-    if (this.viewed === null) return { runId: this.id, tick: null, ticks };
-    return { runId: this.id, tick: this.viewed.tick, ticks, replayed: true };
+    } else if (this.viewed === null) moment = { runId: this.id, tick: null, ticks };
+    else moment = { runId: this.id, tick: this.viewed.tick, ticks, replayed: true };
+    if (this.shownMoment !== undefined) moment.moment = this.shownMoment;
+    return moment;
   }
 
   /**
@@ -700,38 +704,45 @@ export class Run {
    * once from the log (the answer and a `viewedTick` event say replayed: false) while its
    * replay goes on in the background; a second `viewedTick` says when it has landed
    * (replayed: true) or failed (replayError). `replayed`: answer only once it has landed (or
-   * refuse with why it failed).
+   * refuse with why it failed). `moment`: the asker's id of this seek, on the answer and on
+   * every `viewedTick` the seek causes (its landing too); the answer with `replayed` is this
+   * seek's own landing, whatever the views were moved to since.
    */
-  seekTick(tick: number | null, replayed = false): Promise<ViewedMoment> {
-    const job = this.seeks.then(() => this.seekNow(tick));
+  seekTick(tick: number | null, replayed = false, moment?: string): Promise<ViewedMoment> {
+    const job = this.seeks.then(() => this.seekNow(tick, moment));
     this.seeks = job.catch(() => undefined);
-    if (!replayed) return job;
-    return job.then(async (moment) => {
-      const past = this.pastView;
-      if (moment.tick === null || past === null || past.tick !== moment.tick) return moment;
-      await past.landing;
-      return this.viewedMoment();
+    if (!replayed) return job.then((done) => done.moment);
+    return job.then(async ({ moment: answer, view }) => {
+      if (view === null) return answer;
+      await view.landing;
+      const landed: ViewedMoment = { runId: this.id, tick: view.tick, ticks: answer.ticks, replayed: true };
+      if (moment !== undefined) landed.moment = moment;
+      return landed;
     });
   }
 
-  private async seekNow(asked: number | null): Promise<ViewedMoment> {
+  /** One seek, in its turn: the moment it shows, and the past view it started (null: none, the present or the tick already viewed). */
+  private async seekNow(asked: number | null, id: string | undefined): Promise<{ moment: ViewedMoment; view: PastView | null }> {
     const ticks = this.recordedTicks('seekTick');
     let tick = asked;
     if (tick === null && this.openedFrom !== null) tick = ticks;
+    let view: PastView | null = null;
     if (tick === null) {
       this.viewed = null;
       this.pastView = null;
     } else {
       if (tick < 1 || tick > ticks) throw new ProtocolError(`seekTick: run ${this.id} has ticks 1..${ticks} recorded, not ${tick}`, 'badTick');
-      if (this.viewed === null || this.viewed.tick !== tick || this.pastView !== null) this.viewPast(tick);
+      if (this.viewed === null || this.viewed.tick !== tick || this.pastView !== null) view = this.viewPast(tick);
     }
+    // Set before the landing can be told (a replay parked at the tick lands within this seek's turn).
+    this.shownMoment = id;
     const moment = this.viewedMoment();
     this.services.emit('viewedTick', moment);
-    return moment;
+    return { moment, view };
   }
 
   /** Views past tick `tick`: from the log at once, the replay to it started (the one to a tick viewed before dropped or retargeted: RunRewind.seek). */
-  private viewPast(tick: number): void {
+  private viewPast(tick: number): PastView {
     const recorded = new RecordedMoment(this.id, tick, this.recordedTasksNow(), () => this.lintsThen());
     this.viewed = null;
     const view: PastView = { tick, recorded, landing: Promise.resolve(null as unknown as PastMoment), error: null };
@@ -750,6 +761,7 @@ export class Run {
         this.services.emit('viewedTick', this.viewedMoment());
       },
     );
+    return view;
   }
 
   /** The recording's task table by tick, read up to its last complete tick (only what is new since the last reading). */
@@ -815,6 +827,8 @@ export class Run {
         this.tracedLoop = loop;
         this.viewed = moment;
         this.pastView = null;
+        // A moment no seek made (a traced tick): no seek's id names it.
+        this.shownMoment = undefined;
       }),
     );
     this.seeks = job.catch(() => undefined);
@@ -848,6 +862,7 @@ export class Run {
           if (params.stop?.kind === 'nth' || params.stop?.kind === 'marker') {
             this.viewed = moment;
             this.pastView = null;
+            this.shownMoment = undefined;
           } else if (params.stop?.kind === 'first') {
             // A forward search's first hit: its tick is known once the scan stops there, and its moment is the viewed one from then (until the stretch has run).
             if (loop === null && scan.stopped) this.viewed = null;
@@ -857,6 +872,7 @@ export class Run {
                 : (tick) => {
                     this.viewed = momentAt(tick);
                     this.pastView = null;
+                    this.shownMoment = undefined;
                   };
           }
         },

@@ -10,6 +10,7 @@
 import type { HostEvents, HostMethods, LaunchOptions, LaunchTarget, Snapshot, Timeline, ViewedMoment } from '../../../protocol/host-protocol';
 import type { DebugHost, DebugHostEndpoint, DebuggedRun, DebugRuns } from '../../../extension/debug/debug-host';
 import type { HostExit } from '../../../extension/host-client/host-process';
+import { SnapshotMirror } from '../../../protocol/snapshot-mirror';
 
 type Method = keyof HostMethods & string;
 type Handler<M extends Method> = (params: HostMethods[M]['params']) => HostMethods[M]['result'] | Promise<HostMethods[M]['result']>;
@@ -75,6 +76,7 @@ export class FakeRun implements DebuggedRun {
   target: LaunchTarget | null = null;
   lastPause: HostEvents['paused'] | null = null;
   viewedTick: number | null = null;
+  readonly tasks = new SnapshotMirror();
   private readonly endListeners: Array<(exit: HostExit) => void> = [];
   readonly onDidEnd = {
     on: (listener: (exit: HostExit) => void): (() => void) => {
@@ -98,6 +100,10 @@ export class FakeRun implements DebuggedRun {
   }
   isAlive(): boolean {
     return this.host.alive;
+  }
+  async refreshTasks(): Promise<void> {
+    const since = this.tasks.since;
+    this.tasks.apply(await this.endpoint.request('snapshot', since === undefined ? {} : { since }));
   }
   attach(_view: string): () => void {
     return () => undefined;

@@ -67,7 +67,7 @@ describe('RunRegistry', { timeout: 60_000 }, () => {
     const ended = new Promise<{ key: number; expected: boolean }>((resolve) => runs.onDidEnd.on(({ run: r, exit }) => resolve({ key: r.key, expected: exit.expected })));
     process.kill(run.pid!, 'SIGKILL');
     assert.deepEqual(await ended, { key: run.key, expected: false });
-    assert.equal(run.phase, 'ended');
+    assert.equal(run.phase, 'hostDied');
     assert.equal(runs.get(run.key), undefined);
   });
 
