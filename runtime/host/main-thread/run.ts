@@ -53,6 +53,7 @@ import { FIRST_STRETCH, HitScan } from '../shared/hit-scan';
 import { RunTimeline } from '../../record/run-timeline';
 import type { OutsideCancels } from '../../record/asked-cancels';
 import { RecordedTasks } from '../../record/recorded-tasks';
+import { RunLogFeed } from '../../record/run-log-feed';
 import type { TableNotes } from '../../record/await-details';
 import { RecordedMoment } from './recorded-moment';
 import { wholeRecording, type RecordingSoFar } from '../../record/run-log';
@@ -153,6 +154,8 @@ export class Run {
   private recordedTasks: RecordedTasks | null = null;
   private rewind: RunRewind | null = null;
   private timelineState: RunTimeline | null = null;
+  /** The one decode of the run's log feeding its timeline and its task table by tick (run-log-feed.ts). */
+  private logFeed: RunLogFeed | null = null;
   private seeks: Promise<unknown> = Promise.resolve();
   private readonly createdSites = new Map<number, SourcePosition | null>();
   /** An opened recording's lints, as saved with it. */
@@ -571,6 +574,8 @@ export class Run {
     this.following = following;
     this.rewind?.regrow();
     this.recordedTasks = null;
+    // The table is read again whole from a feed of its own; the timeline goes on with the one it has.
+    this.logFeed = null;
     return true;
   }
 
@@ -650,7 +655,7 @@ export class Run {
   /** The run's timeline, or what is new after `sinceTick`; `taskId`: only that task's lane and marks. */
   timeline(sinceTick: number, taskId?: number): Timeline {
     this.recordedTicks('timeline');
-    const t = (this.timelineState ??= new RunTimeline(this.openedFrom ?? `run ${this.id}`, this.outsideCancels()));
+    const t = (this.timelineState ??= new RunTimeline(this.openedFrom ?? `run ${this.id}`, this.outsideCancels(), this.logFeedNow()));
     const details = this.awaitDetails();
     const asked = this.tableNotes()?.cancels ?? null;
     if (this.recording !== null) t.update(this.recording.events, this.recording.events.length, details, asked);
@@ -765,8 +770,13 @@ export class Run {
   }
 
   /** The recording's task table by tick, read up to its last complete tick (only what is new since the last reading). */
+  /** The run's one log decode, made when its first reader is. */
+  private logFeedNow(): RunLogFeed {
+    return (this.logFeed ??= new RunLogFeed(this.openedFrom ?? `run ${this.id}`));
+  }
+
   private recordedTasksNow(): RecordedTasks {
-    const t = (this.recordedTasks ??= new RecordedTasks(this.openedFrom ?? `run ${this.id}`, this.outsideCancels()));
+    const t = (this.recordedTasks ??= new RecordedTasks(this.openedFrom ?? `run ${this.id}`, this.outsideCancels(), this.logFeedNow()));
     const notes = this.tableNotes();
     // (A mid-tick recording's open tick is read as started, nothing in it: never asked for.)
     if (this.recording !== null) t.update(this.recording.events, this.recording.events.length, notes);
