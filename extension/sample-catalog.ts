@@ -1,6 +1,6 @@
 // The tutorial samples the Open Tutorial Sample… quick pick offers. The host is asked first
-// (a `samples` method: not yet in host-protocol.ts, so the call goes through the method
-// table's index signature and its answer is narrowed from `unknown`); a host without it gets
+// (host-protocol.ts's `samples` method; its answer is still narrowed from `unknown`, since an
+// older host may not know the method); a host without it gets
 // the static list below, which test/extension/sample-catalog.test.ts keeps equal to the
 // runtime's own registry (runtime/samples/index.ts listSamples()).
 //

@@ -1,4 +1,4 @@
-// The public face of Coroscope's runtime: every name docs/ARCHITECTURE.md promises, exported
+// The public face of Coroscope's runtime: every name docs/design/runs-and-programs.md promises, exported
 // from one place (built to dist/runtime/index.js). Tests outside the project import these.
 
 export { EventLoop, type Awaitable, type EventLoopOptions, type ExceptionContext, type ExceptionHandler, type LoopObserver, type LoopLogger } from './loop';

@@ -5,7 +5,7 @@
 // into a bundle of its own (dist/typescript-transpiler.js, minified, loaded only when a .ts
 // program is launched), so the runtime host's bundle does not carry it.
 //
-// Why Sucrase (docs/ARCHITECTURE.md, "A user's program"): pure JavaScript (esbuild's transform
+// Why Sucrase (docs/design/runs-and-programs.md, "A user's program"): pure JavaScript (esbuild's transform
 // needs a native binary per platform; TypeScript's transpileModule is a 9 MB file), about
 // 300 kB minified, maintained, and it keeps every line where it was, so a breakpoint on a
 // TypeScript line is on the same generated line; its source map (inline, as tsx's) maps the

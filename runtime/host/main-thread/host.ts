@@ -5,8 +5,8 @@
 // exception breaks (kept across runs), and the inspector's process-wide parts: the
 // coroutine tracking hooks hub and the exception tracer (await-throw hook).
 //
-// One extension beyond protocol/host-protocol.ts's params, asked for by the debug adapter:
-// setExceptionBreaks accepts `urlFailed` (stop where the crawler records a URL as failed).
+// setExceptionBreaks' optional filters (`urlFailed`: stop where the crawler records a URL as
+// failed; `deadlock`) are part of protocol/host-protocol.ts like every other param.
 //
 // Every request's params are narrowed by protocol/host-requests.ts's table before its handler
 // runs, and a bad one is answered with a ProtocolError naming the method and the field; a request that needs a run when there is none, or a
