@@ -112,7 +112,7 @@ export class PositionEvents {
       // The last tick of a finished run is its end; so is the present of a recording (a finished run attached to has no other).
       this.core.moveTo(base);
       this.core.tasks.clear();
-      this.showEnd();
+      this.showEnd(move === null);
       return;
     }
     if (b.tick === null) {
@@ -163,15 +163,15 @@ export class PositionEvents {
     this.core.tasksChanged();
   }
 
-  /** Shows the end of the finished run as the stop (an opened recording: its last tick). */
-  showEnd(): void {
+  /** Shows the end of the finished run as the stop (an opened recording: its last tick); `elsewhere`: another view moved there. */
+  showEnd(elsewhere = false): void {
     const end = endStop(this.core.recordedTicks);
     this.core.resumed();
     this.core.moveTo(atEnd(this.core.position, end));
     this.core.tasks.paused = true;
     this.core.output(`Coroscope: ${endHint(end.tick)}`);
     this.core.flushThreadEvents();
-    this.core.sendEvent(stoppedEventOf(end));
+    this.core.sendEvent(movedElsewhere(stoppedEventOf(end), elsewhere));
     this.core.tasksChanged();
   }
 

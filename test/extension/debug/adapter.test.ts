@@ -116,7 +116,7 @@ describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { 
     assert.ok(tasks.some((t) => /^crawl \[suspended: /.test(t.name)), `no crawl thread: ${tasks.map((t) => t.name).join(', ')}`);
     assert.equal(tasks.filter((t) => /^worker-\d+ \[/.test(t.name)).length, MAX_TASKS);
     const stoppedName = threads.find((t) => t.id === stoppedThread)?.name ?? '';
-    assert.match(stoppedName, /^worker-\d+ \[running\]/);
+    assert.match(stoppedName, /^worker-\d+ \[running: line \d+\]/);
     assert.equal(new Set(threads.map((t) => t.id)).size, threads.length, 'thread ids are unique');
   });
 

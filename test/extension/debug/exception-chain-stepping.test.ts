@@ -102,7 +102,7 @@ describe('exception-chain: stepping follows the yield* chain and the error up it
     await stoppedAt(B_YIELD, async (dap, threadId) => {
       const over = await step(dap, 'next', threadId);
       assert.deepEqual(at(over.frames, 1), [`C:${C_CATCH}`]);
-      assert.match(over.said, /Task-1 suspended on sleep[^]*Task-1 resumed at tick \d+, \d+ ticks? after it suspended; meanwhile the loop ran no other task\n/);
+      assert.match(over.said, /C suspended on sleep[^]*C resumed at tick \d+, \d+ ticks? after it suspended; meanwhile the loop ran no other task\n/);
     });
   });
 });
