@@ -18,11 +18,13 @@ import { lineOf } from '../../source-line';
 
 const SAMPLES_DIR = join(PROJECT_ROOT, 'runtime', 'samples');
 
-/** The transcripts replayed in the past (by their start line) and how many of their steps: those of the task's own coroutines. */
-const PAST_CASES: readonly { start: string; steps: number }[] = [
-  { start: 'const b = yield* passThroughB();', steps: 4 },
-  { start: 'const chain = top(lines);', steps: 5 },
-  { start: 'const site = new URL(siteUrl);', steps: 4 },
+/** The transcripts replayed in the past (by sample and start line) and how many of their steps: those of the task's own coroutines. */
+const PAST_CASES: readonly { sample: string; start: string; steps: number }[] = [
+  { sample: 'exception-chain', start: 'const b = yield* passThroughB();', steps: 4 },
+  { sample: 'generators', start: 'const chain = top(lines);', steps: 5 },
+  { sample: 'json-fetch', start: 'const site = new URL(siteUrl);', steps: 4 },
+  { sample: 'generators', start: "t.log('1. Values sent in", steps: 8 },
+  { sample: 'gather-vs-ascompleted', start: 'const loop = getRunningLoop();', steps: 12 },
 ];
 
 async function start(): Promise<DapClient> {
@@ -54,7 +56,7 @@ describe('golden step transcripts in the past: Step Back N, then F11 N lands as 
   });
 
   for (const c of PAST_CASES) {
-    const t = STEP_TRANSCRIPTS.find((x) => x.start === c.start);
+    const t = STEP_TRANSCRIPTS.find((x) => x.sample === c.sample && x.start === c.start);
     assert.ok(t !== undefined, c.start);
     it(`${t.sample} from "${t.start}", ${c.steps} steps`, async () => {
       const file = join(SAMPLES_DIR, t.file);
