@@ -69,8 +69,9 @@ export class LineReplayRole {
     }
     let walk = this.walk;
     let landing = await walk.move(p.move);
-    if (landing.landed === 'present' && p.move !== 'back' && p.move !== 'leave' && this.stopWalk !== null) {
+    if (landing.landed === 'present' && p.move !== 'back' && p.move !== 'leave' && this.stopWalk !== null && walk.present === null) {
       // Forward out of the live stop's task's step before, into the live stop's step: its first line (the present when that is the live stop).
+      // A walk with the live stop as its present ran on into the stop's tick itself: its present is that stop.
       await walk.dispose();
       walk = this.walk = this.stopWalk;
       this.stopWalk = null;
@@ -92,8 +93,10 @@ export class LineReplayRole {
     }
     const landing = await walk.move(p.move);
     if (landing.landed !== 'suspension' || p.move !== 'back') return landing;
-    // Before the task's first line of this step: the last line of its step before (a walk anchored there, as from a hit's), through the tick before the live stop's.
-    const before = await this.intoStepBefore(walk, p.tick - 1);
+    // Before the task's first line of this step: the last line of its step before (a walk anchored there, as from a hit's). It runs on
+    // into the live stop's tick with that stop as its present, so a step forward across the task's suspension lands on the task's next
+    // line there as live (a line of a function the live stop's frames do not hold included), and reaching the stop is the present.
+    const before = await this.intoStepBefore(walk, p.tick, { tick: p.tick, taskId: p.taskId, print: p.stop });
     if (before.landed === 'line' && before.tick !== undefined) this.stopWalk = walk;
     return before;
   }
@@ -118,10 +121,11 @@ export class LineReplayRole {
    * pastHitLine, pastLine): the last line it ran of the walk's functions in an earlier step,
    * however far back (past-lines.ts stepsBefore: the steps spent wholly in deeper calls, or in
    * calls of none of the stop's functions, passed over by their recorded frames), replayed, a
-   * walk anchored there that goes on like a hit's, through `ceiling`; at the task's first step,
+   * walk anchored there that goes on like a hit's, through `ceiling` (with `liveStop`, the live
+   * line stop held, as its present: reaching it is the present); at the task's first step,
    * the start of the task (startOfTask); else its previous suspension, saying why.
    */
-  private async intoStepBefore(from: PastLineWalk, ceiling: number): Promise<PastLineLanding> {
+  private async intoStepBefore(from: PastLineWalk, ceiling: number, liveStop: HitBound | null = null): Promise<PastLineLanding> {
     const timeline = (await this.askMain('timeline', { taskId: from.taskId })) as Timeline;
     const segments = timeline.lanes.find((l) => l.taskId === from.taskId)?.segments ?? [];
     if (stepEnds(segments, from.tick).length === 0) return this.startOfTask(from);
@@ -132,7 +136,8 @@ export class LineReplayRole {
     // However far back: each step tried is one tick replayed, and the recorded chains leave only those that ran one of these functions.
     let skipped = 0;
     for (const step of steps) {
-      const earlier = this.walkOf(step.tick, from.taskId, from.print, from.present !== null ? from.ceiling : ceiling, true, from.present);
+      const present = from.present ?? liveStop;
+      const earlier = this.walkOf(step.tick, from.taskId, from.print, from.present !== null ? from.ceiling : ceiling, true, present);
       this.walk = earlier;
       const passed = step.passedOver + skipped;
       const between = passed === 0 ? '' : ` (its ${passed === 1 ? 'step' : `${passed} steps`} between ran no line of these frames' functions)`;

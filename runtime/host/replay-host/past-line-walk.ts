@@ -38,7 +38,11 @@
 // to the last one), which goes on like a hit's; a step forward out of it into the live stop's
 // step goes to that step's first line (enterFirst), the live stop's walk again. A hit's walk of
 // the task of a live line stop held (`present`) runs on into the stop's tick, through the
-// task's lines there before it, and reaching the stop is the present.
+// task's lines there before it, and reaching the stop is the present; so does the walk of the
+// live stop's task's step before (line-replay-role.ts), so a step across the suspension lands
+// on the task's next line as live, in a function off the live stop's frames too. The live
+// stop's entry is the present only at the stop itself (its frames and locals): a line run
+// before a call and again after it, the live stop, is one entry, and a step in stops on both.
 //
 // Invariants:
 // - Exact or refused: an entry is shown only when the walk reached it, and each walk must pass
@@ -348,7 +352,8 @@ export class PastLineWalk {
     const last = walking.entries[walking.entries.length - 1];
     // Stopped on the line of the last entry (back from the call it made) or by onHit on a new one: an entry; else inside a call.
     if (this.at === null && last !== undefined && top !== undefined && sameEntry(last, entryOf(frames, top))) this.at = walking.entries.length - 1;
-    if (this.at !== null && this.at >= this.live && this.ceiling === null) {
+    // The live stop's entry is the present only at the stop itself: a line run before a call on it and again after (the live stop) is one entry, and a step in lands on its first run.
+    if (this.at !== null && this.at >= this.live && this.ceiling === null && top !== undefined && (await isAtStop(this.dbg, frames, this.print))) {
       await this.release();
       return { landed: 'present' };
     }

@@ -1,10 +1,12 @@
-// Time travel in the standalone debug adapter, with real DAP messages over stdio: a demo crawl
-// (recorded, as every launch is by default) stopped at a breakpoint; Step Back to the worker's
-// previous suspension (a replayed past tick: its stack and locals as they were), again, Next
-// forward one tick, Continue back to the present's breakpoint stop;
-// then on to a later hit and Reverse Continue to the first one; Step Back refused in a run
-// launched with record: false.
-
+// Time travel in the standalone debug adapter, with real DAP messages over stdio, on a demo
+// crawl (recorded, as every launch is by default).
+// Between ticks (a loop-level stop, reached by stepping the loop thread from the entry stop):
+// Step Back to the worker's previous suspension (a replayed past tick: its stack and locals as
+// they were), again, Next forward one tick, Continue back to the present's stop.
+// At a breakpoint on the GET's `yield*` line (a line stop before the line runs, issue 26):
+// Step Back goes by lines (the line the worker ran before, replayed in the stop's tick),
+// Continue from there comes back to the live line stop; on to a later hit, Reverse Continue
+// goes back to the first one. Step Back is refused in a run launched with record: false.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,6 +51,18 @@ async function stackOf(dap: DapClient, threadId: number): Promise<DebugProtocol.
   return (await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId, startFrame: 0, levels: 100 })).stackFrames;
 }
 
+/** The Debug Console's text since event index `from`. */
+function outputSince(dap: DapClient, from: number): string {
+  return dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
+}
+
+/** The task the adapter lists with the most steps whose name starts with `prefix`. */
+async function busiest(dap: DapClient, prefix: string): Promise<{ id: number; steps: number } | null> {
+  const body = await dap.request<TasksBody>(TASKS_REQUEST);
+  const rows = body.tasks.filter((t) => t.name.startsWith(prefix)).sort((a, b) => b.steps - a.steps);
+  return rows[0] === undefined ? null : { id: rows[0].id, steps: rows[0].steps };
+}
+
 describe('the debug adapter steps back through a recorded run', { timeout: 180_000 }, () => {
   let dap: DapClient;
   const line = fetchLine();
@@ -63,28 +77,32 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
 
   let thread = 0;
   let present = { tick: 0, steps: 0 };
+  let loopThread = 0;
 
-  it('advertises Step Back and stops at the breakpoint of a recorded launch', async () => {
-    const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'demo', crawl: 'demo', maxTasks: 3 });
+  it('advertises Step Back; stepping the loop thread from the entry stop stops between ticks', async () => {
+    const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'demo', crawl: 'demo', maxTasks: 3, stopOnEntry: true });
     await dap.waitForEvent('initialized');
-    const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', { source: { path: CRAWLER_TS }, breakpoints: [{ line }] });
-    assert.equal(set.breakpoints[0]!.verified, true);
     await dap.request('setExceptionBreakpoints', { filters: [] });
     await dap.request('configurationDone');
     await launch;
     let stopped = await dap.waitForEvent('stopped');
-    assert.equal(stopped.body.reason, 'breakpoint');
-    // On to a hit of a worker with a few suspensions behind it.
-    for (let i = 0; i < 30; i++) {
-      thread = Number(stopped.body.threadId);
-      if ((await moment(dap, thread)).steps >= 6) break;
+    loopThread = Number(stopped.body.threadId);
+    // Tick by tick (Step Over on the loop thread: the host's stepTick), until a worker has a few suspensions behind it.
+    for (let i = 0; i < 200; i++) {
+      const w = await busiest(dap, 'worker-');
+      if (w !== null && w.steps >= 6) {
+        thread = w.id;
+        break;
+      }
       const from = dap.mark();
-      await dap.request('continue', { threadId: thread });
+      await dap.request('next', { threadId: loopThread });
       stopped = await dap.waitForEvent('stopped', { from });
-      assert.equal(stopped.body.reason, 'breakpoint');
+      assert.equal(stopped.body.reason, 'step');
     }
+    assert.ok(thread > 0, 'a worker made 6 steps');
+    // Between ticks: the worker is suspended (its innermost frame awaits), no line stop holds it.
     const frames = await stackOf(dap, thread);
-    assert.ok(frames.some((f) => f.name === 'fetch' && f.line === line));
+    assert.match(frames[0]!.name, /^awaiting /);
     present = await moment(dap, thread);
     assert.ok(present.steps >= 6, `worker #${thread} made ${present.steps} steps`);
   });
@@ -100,7 +118,7 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
     // Every view shows that tick: the task table, with the worker one suspension behind.
     const then = await moment(dap, thread);
     assert.equal(then.tick, pastTick);
-    assert.ok(then.steps < present.steps, `${then.steps} steps then, ${present.steps} now`);
+    assert.equal(then.steps, present.steps - 1, `${then.steps} steps then, ${present.steps} now`);
     const frames = await stackOf(dap, thread);
     assert.match(frames[0]!.name, /^awaiting /);
     const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
@@ -113,46 +131,78 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
     await dap.waitForEvent('stopped', { from, predicate: (b) => b.reason === 'step' });
     const earlier = shownTick(dap, from);
     assert.ok(earlier < pastTick, `${earlier} < ${pastTick}`);
+    assert.equal((await moment(dap, thread)).steps, present.steps - 2);
     from = dap.mark();
     await dap.request('next', { threadId: thread });
     await dap.waitForEvent('stopped', { from, predicate: (b) => b.reason === 'step' });
     assert.equal(shownTick(dap, from), earlier + 1);
+    assert.equal((await moment(dap, thread)).tick, earlier + 1);
   });
 
-  it('Continue from the past returns to the present breakpoint stop; on to the next hit, Reverse Continue goes back to the stop before it', async () => {
-    // Forward through the earlier breakpoint stops (each a later tick, replayed, shown as the live stop was: 'breakpoint'), then the present's own stop.
-    let from = dap.mark();
-    let last = 0;
-    let back = null;
-    for (let i = 0; i < 40 && back === null; i++) {
-      from = dap.mark();
-      await dap.request('continue', { threadId: thread });
-      const stop = await dap.waitForEvent('stopped', { from });
-      assert.equal(stop.body.reason, 'breakpoint');
-      if (dap.events.slice(from).some((e) => e.event === 'output' && String(e.body.output).includes('back to the present'))) back = stop;
-      else {
-        const t = shownTick(dap, from);
-        assert.ok(t > last && t < present.tick, `${last} < ${t} < ${present.tick}`);
-        last = t;
-      }
-    }
-    assert.ok(back !== null);
-    assert.equal(back.body.threadId, thread);
-    assert.match(dap.outputText(), /back to the present/);
-    assert.deepEqual(await moment(dap, thread), present);
-    from = dap.mark();
+  it('Continue from the past returns to the present stop between ticks', async () => {
+    const from = dap.mark();
     await dap.request('continue', { threadId: thread });
+    await dap.waitForEvent('stopped', { from });
+    assert.ok(dap.events.slice(from).some((e) => e.event === 'output' && String(e.body.output).includes('back to the present')), 'back to the present');
+    assert.deepEqual(await moment(dap, thread), present);
+  });
+
+  let firstHit = { thread: 0, tick: 0 };
+  it('a breakpoint on the GET\'s yield* line is a line stop before the line runs; Step Back from it goes by lines; Continue comes back to it', async () => {
+    const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', { source: { path: CRAWLER_TS }, breakpoints: [{ line }] });
+    assert.equal(set.breakpoints[0]!.verified, true);
+    let from = dap.mark();
+    await dap.request('continue', { threadId: loopThread });
+    const stopped = await dap.waitForEvent('stopped', { from });
+    assert.equal(stopped.body.reason, 'breakpoint');
+    firstHit = { thread: Number(stopped.body.threadId), tick: (await dap.request<TasksBody>(TASKS_REQUEST)).tick };
+    const frames = await stackOf(dap, firstHit.thread);
+    assert.deepEqual([frames[0]!.name, frames[0]!.line], ['fetch', line], 'stopped on the line itself, before it runs');
+    // Step Back: the line the worker ran before, replayed within the stop's tick (not a previous suspension).
+    from = dap.mark();
+    await dap.request('stepBack', { threadId: firstHit.thread });
+    await dap.waitForEvent('stopped', { from, predicate: (b) => b.reason === 'step' });
+    const said = outputSince(dap, from);
+    const m = /on a past line at (\S+):(\d+) \(tick (\d+), replayed\)/.exec(said);
+    assert.ok(m !== null, `a past line was announced: ${said}`);
+    assert.deepEqual([m[1], Number(m[3])], [CRAWLER_TS, firstHit.tick]);
+    assert.ok(Number(m[2]) < line, `the line before the breakpoint's (${m[2]} < ${line})`);
+    const back = await stackOf(dap, firstHit.thread);
+    assert.deepEqual([back[0]!.name, back[0]!.line], ['fetch', Number(m[2])]);
+    // Continue: nothing stops between that line and the live stop: the live stop again, as it was.
+    from = dap.mark();
+    await dap.request('continue', { threadId: firstHit.thread });
+    const again = await dap.waitForEvent('stopped', { from });
+    assert.deepEqual([again.body.reason, again.body.threadId], ['breakpoint', firstHit.thread]);
+    assert.match(outputSince(dap, from), /back to the live stop/);
+    const live = await stackOf(dap, firstHit.thread);
+    assert.deepEqual([live[0]!.name, live[0]!.line], ['fetch', line]);
+  });
+
+  it('on to the next hit, Reverse Continue goes back to the first one, replayed, with its stack', async () => {
+    let from = dap.mark();
+    await dap.request('continue', { threadId: firstHit.thread });
     const second = await dap.waitForEvent('stopped', { from, predicate: (b) => b.reason === 'breakpoint' });
+    const secondTick = (await dap.request<TasksBody>(TASKS_REQUEST)).tick;
+    assert.ok(secondTick >= firstHit.tick, `${secondTick} >= ${firstHit.tick}`);
     from = dap.mark();
     await dap.request('reverseContinue', { threadId: Number(second.body.threadId) });
     const rewound = await dap.waitForEvent('stopped', { from });
     assert.equal(rewound.body.reason, 'breakpoint');
-    assert.equal(rewound.body.description, 'Paused on breakpoint');
-    const tick = shownTick(dap, from);
-    assert.ok(tick > pastTick, `the first breakpoint stop (tick ${tick}) is after the step-back ticks (${pastTick})`);
-    const frames = await stackOf(dap, thread);
-    assert.ok(frames.some((f) => f.name === 'fetch' && f.line === line), 'at the first stop the worker is at the breakpoint line again');
-    assert.equal(tick, present.tick);
+    assert.equal(rewound.body.threadId, firstHit.thread);
+    const frames = await stackOf(dap, firstHit.thread);
+    assert.deepEqual([frames[0]!.name, frames[0]!.line], ['fetch', line], 'at the first hit the worker is at the breakpoint line again');
+    assert.equal((await dap.request<TasksBody>(TASKS_REQUEST)).tick, firstHit.tick);
+    assert.ok(outputSince(dap, from).includes(`crawler.ts:${line}`), 'the console names the hit\'s line');
+    // From the hit found in the past, Step Back goes by lines too: the line its worker ran before.
+    from = dap.mark();
+    await dap.request('stepBack', { threadId: firstHit.thread });
+    await dap.waitForEvent('stopped', { from, predicate: (b) => b.reason === 'step' });
+    const m = /on a past line at \S+:(\d+) \(tick (\d+), replayed\)/.exec(outputSince(dap, from));
+    assert.ok(m !== null, `a past line was announced: ${outputSince(dap, from)}`);
+    assert.ok(Number(m[1]) < line && Number(m[2]) === firstHit.tick, `line ${m[1]} < ${line} at tick ${m[2]}`);
+    const before = await stackOf(dap, firstHit.thread);
+    assert.deepEqual([before[0]!.name, before[0]!.line], ['fetch', Number(m[1])]);
   });
 
   it('Step Back in a run launched with record: false says it was not recorded', async () => {
