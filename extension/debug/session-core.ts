@@ -16,6 +16,7 @@
 import { Event, ExitedEvent, OutputEvent, ProgressEndEvent, ProgressStartEvent, ProgressUpdateEvent, TerminatedEvent, ThreadEvent } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { CrawlProgress, HostEvents, LaunchTarget, StopReason, Traceback } from '../../protocol/host-protocol';
+import { MomentIds } from '../../protocol/moment-ids';
 import { SnapshotMirror } from '../../protocol/snapshot-mirror';
 import { RUNNING, canStepForward, isAtEnd, shownStop, type DebugPosition } from './debug-position';
 import type { DebugHost, DebuggedRun, DebugRuns } from './debug-host';
@@ -73,9 +74,14 @@ const EXCEPTIONS_KEPT = 200;
 /** The requests that move the views (in time, or the program): a refusal of one is shown to the user. */
 const MOVES: ReadonlySet<string> = new Set(['stepBack', 'reverseContinue', 'continue', 'next', 'stepIn', 'stepOut']);
 
+/** Debug sessions started in this process (each names its moves apart: its MomentIds asker). */
+let sessionsStarted = 0;
+
 export class SessionCore<R extends DebuggedRun = DebuggedRun> {
   /** Called by invalidate(): the per-stop caches of the rooms. */
   private readonly stopCaches: Array<() => void> = [];
+  /** This session's moment ids (protocol/moment-ids.ts): each move in time names its requests with the next; the host echoes it on their events. */
+  readonly momentIds = new MomentIds(`debug ${process.pid}.${++sessionsStarted}`);
 
   constructor(
     readonly dap: DapSink,

@@ -73,10 +73,19 @@ export class SessionMoves {
     return this.core.currentStop;
   }
 
-  /** This session starts a move in time: the position says it is under way, and what it waits for. */
-  private startMove(move: Move): void {
+  /** This session starts a move in time: the position says it is under way, what it waits for, and the moment id its requests carry (returned). */
+  private startMove(move: Move): string {
+    const moment = this.core.momentIds.next();
     this.core.resumed();
-    this.core.moveTo(startMove(this.core.position, move));
+    this.core.moveTo(startMove(this.core.position, move, moment));
+    return moment;
+  }
+
+  /** The move under way goes on as another (a line move that must seek after all), under a new moment id (returned). */
+  private retargetMove(move: Move): string {
+    const moment = this.core.momentIds.next();
+    this.core.moveTo(retarget(this.core.position, move, moment));
+    return moment;
   }
 
   /** A move request while one is under way: refused (where the views will stand is known only once the host has answered it). */
@@ -187,9 +196,9 @@ export class SessionMoves {
     const host = this.core.requireHost();
     this.core.output(`Coroscope: nothing stops between the past line shown and the live stop at tick ${live.tick}: back to the live stop (Continue again runs the program on)`);
     this.core.requestedThread = live.threadId;
-    this.startMove({ waits: 'liveStop', live });
+    const moment = this.startMove({ waits: 'liveStop', live });
     void this.answerOnceMoved(response, async () => {
-      await host.endpoint.request('seekTick', { tick: null });
+      await host.endpoint.request('seekTick', { tick: null, moment });
     });
   }
 
@@ -221,10 +230,10 @@ export class SessionMoves {
       const tick = await target(now);
       if (tick === null && viewed === null) throw new Error(`${response.command}: already at the present`);
       // The present is kept by the position (debug-position.ts presentOf): the landing's viewedTick says where.
-      this.startMove(said === undefined ? { waits: 'seek', reason, threadId } : { waits: 'seek', reason, threadId, said });
+      const moment = this.startMove(said === undefined ? { waits: 'seek', reason, threadId } : { waits: 'seek', reason, threadId, said });
       // Answered once replayed: this session shows the tick's stacks with positions and locals, so it waits for them as it always did.
       await this.answerOnceMoved(response, async () => {
-        await host.endpoint.request('seekTick', { tick, replayed: true });
+        await host.endpoint.request('seekTick', { tick, replayed: true, moment });
       });
     });
   }
@@ -293,17 +302,17 @@ export class SessionMoves {
       }
       // From the live stop itself, it is kept while its past lines are shown (debug-position.ts onPaused: pastLine's `live`; Continue comes back to it).
       this.core.requestedThread = threadId;
-      this.startMove({ waits: 'pastLine' });
+      const moment = this.startMove({ waits: 'pastLine' });
       await this.answerOnceMoved(response, async () => {
-        const landing = await host.endpoint.request('lineStepBack', {});
+        const landing = await host.endpoint.request('lineStepBack', { moment });
         if (landing.landed !== 'suspension') return;
         const tick = lane === null ? null : previousSuspension(lane, stop.tick);
         // The first line of the task's first step: nothing of it ran before (as Step Back between suspensions says at its first).
         if (tick === null && lane !== null) throw new Error(`Step Back: ${lane.name} (#${taskId}) is at its start (created at tick ${lane.createdTick}): ${landing.why ?? 'nothing of it ran before'}`);
         if (tick === null) throw new Error(`Step Back: task #${taskId} has no earlier suspension in the recording`);
         if (landing.why !== undefined) this.core.output(`Coroscope: before ${this.core.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick} (${landing.why})`);
-        this.core.moveTo(retarget(this.core.position, { waits: 'seek', reason: 'step', threadId }));
-        await host.endpoint.request('seekTick', { tick, replayed: true });
+        const seek = this.retargetMove({ waits: 'seek', reason: 'step', threadId });
+        await host.endpoint.request('seekTick', { tick, replayed: true, moment: seek });
       });
     });
   }
@@ -365,9 +374,9 @@ export class SessionMoves {
       const taskId = stop.taskId ?? threadId;
       const lane = move === 'back' && taskId < LOOP_THREAD_ID ? await this.past.laneOf(taskId, 'Step Back').catch(() => null) : null;
       this.core.requestedThread = stop.threadId;
-      this.startMove({ waits: 'hitLine' });
+      const moment = this.startMove({ waits: 'hitLine' });
       await this.answerOnceMoved(response, async () => {
-        const landing = move === 'back' ? await host.endpoint.request('lineStepBack', {}) : (await host.endpoint.request('lineStep', { kind: move })).landing;
+        const landing = move === 'back' ? await host.endpoint.request('lineStepBack', { moment }) : (await host.endpoint.request('lineStep', { kind: move, moment })).landing;
         if (landing === undefined || landing.landed === 'line') return;
         let tick: number | null = null;
         if (landing.landed === 'suspension') {
@@ -378,8 +387,8 @@ export class SessionMoves {
           this.core.output('Coroscope: the recording has no later line of this task: back to the present');
         }
         // Off the lines: a past tick, or the present.
-        this.core.moveTo(retarget(this.core.position, { waits: 'seek', reason: 'step', threadId: stop.threadId }));
-        await host.endpoint.request('seekTick', { tick, replayed: true });
+        const seek = this.retargetMove({ waits: 'seek', reason: 'step', threadId: stop.threadId });
+        await host.endpoint.request('seekTick', { tick, replayed: true, moment: seek });
       });
     });
   }
@@ -438,9 +447,9 @@ export class SessionMoves {
     this.core.serve(response, async () => {
       const host = this.core.requireHost();
       this.core.requestedThread = threadId;
-      this.startMove({ waits: 'pastLine' });
+      const moment = this.startMove({ waits: 'pastLine' });
       await this.answerOnceMoved(response, async () => {
-        await host.endpoint.request('lineStep', { kind });
+        await host.endpoint.request('lineStep', { kind, moment });
       });
     });
   }
