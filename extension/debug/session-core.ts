@@ -34,7 +34,12 @@ export interface CoroscopeSessionOptions<R extends DebuggedRun = DebuggedRun> {
   viewName?: string;
   /** Working directory for relative `program` paths and the host (default: the adapter's). */
   cwd?: string;
+  /** How long a move in time whose request the host answered waits for its landing event before it is given up (default MOVE_LANDING_MS). */
+  moveLandingMs?: number;
 }
+
+/** A move answered by the host whose landing event (its `paused`) has not come after this long is given up: the position it left is taken again. */
+export const MOVE_LANDING_MS = 30_000;
 
 /** What the rooms need of the DAP session object itself: its sends and its coordinate conversions. */
 export interface DapSink {

@@ -8,7 +8,10 @@
 // moved (answerOnceMoved: its events are held until then); a move that fails is an error
 // response shown to the user, the stop shown before is shown again, and no `stopped` or
 // `continued` of the move goes out. A move in time is the position `moving` (startMove) until
-// the host's answer lands it (position-events.ts); another move meanwhile is refused.
+// the host's answer lands it (position-events.ts); another move meanwhile is refused. Each
+// move names its requests with a moment id of the session's own (the host echoes it on the
+// events it causes: answersMove). A move the host answered whose landing event never comes is
+// given up after moveLandingMs (30 s): the position it left again, its stop shown again.
 
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { RemoteError } from '../../protocol/rpc';
@@ -17,7 +20,7 @@ import { frameReturn, laneHasFrames, nextOf, nextSuspension, previousOf, previou
 import { canStepForward, onContinued, presentStop as presentStopOf, refused, retarget, startMove, viewedTickOf, type DebugPosition, type Move, type TravelReason } from './debug-position';
 import type { DebugHost } from './debug-host';
 import { CALLBACK_THREAD_ID, LOOP_THREAD_ID } from './dap-mapping';
-import { ERR_HOST, ERR_NOT_RUNNING, type PastStop, type SessionCore } from './session-core';
+import { ERR_HOST, ERR_NOT_RUNNING, MOVE_LANDING_MS, type PastStop, type SessionCore } from './session-core';
 import type { SessionBreakpoints } from './session-breakpoints';
 import type { PastSearch } from './past-search';
 import type { PositionEvents } from './position-events';
@@ -59,10 +62,32 @@ export class SessionMoves {
     const pos = this.core.position;
     // A seek is answered after its viewedTick (the host's order): one still waited for was not this session's to show (another run's, or a phase that shows none).
     if (pos.kind === 'moving' && pos.move.waits === 'seek') this.core.moveTo(refused(pos));
+    // A line move's `paused` follows its answer: waited for, but not forever.
+    else if (pos.kind === 'moving') this.boundLanding(response.command, pos);
     const held = outer ? [] : (this.core.heldEvents ?? []);
     if (!outer) this.core.heldEvents = null;
     this.core.sendResponse(response);
     for (const ev of held) this.core.emitNow(ev);
+  }
+
+  /**
+   * A move the host answered whose landing event has not come yet (a line move's `paused`):
+   * if it has not come within moveLandingMs, the move is given up: the position it left is
+   * taken again, its stop shown again, and the console says why (the request was answered
+   * already; a move asked meanwhile was refused, saying what it waits for).
+   */
+  private boundLanding(command: string, pos: Extract<DebugPosition, { kind: 'moving' }>): void {
+    const ms = this.core.options.moveLandingMs ?? MOVE_LANDING_MS;
+    const timer = setTimeout(() => {
+      const now = this.core.position;
+      // Landed meanwhile, or another move under way (named otherwise): nothing to give up.
+      if (now.kind !== 'moving' || now.moment !== pos.moment || now.move !== pos.move) return;
+      this.core.output(`Coroscope: ${command}: the host answered but never showed where the move landed (no ${pos.move.waits === 'liveStop' ? 'live stop' : 'past line'} event for move ${pos.moment ?? '(unnamed)'} in ${ms / 1000} s): back where it was`, 'stderr');
+      const stop = this.refusedMove();
+      const host = this.core.host;
+      if (stop !== null && host !== null && host.isAlive() && this.core.showsRun()) this.core.sendEvent(stoppedEventOf(stop));
+    }, ms);
+    timer.unref?.();
   }
 
   /** The host refused the move under way: the position it left again (an event that landed meanwhile stands); returns the stop to show again. */
@@ -90,7 +115,8 @@ export class SessionMoves {
 
   /** A move request while one is under way: refused (where the views will stand is known only once the host has answered it). */
   private refuseDuringMove(response: DebugProtocol.Response, pos: Extract<DebugPosition, { kind: 'moving' }>): void {
-    this.core.fail(response, ERR_HOST, `${response.command}: another move of this session is under way (waiting for the host: ${pos.move.waits}); try again once it has landed`, true);
+    const bound = (this.core.options.moveLandingMs ?? MOVE_LANDING_MS) / 1000;
+    this.core.fail(response, ERR_HOST, `${response.command}: another move of this session is under way (waiting for the host: ${pos.move.waits}); try again once it has landed (given up after ${bound} s without its landing)`, true);
   }
 
   /** Answers an execution request at once, then asks the host; a refusal is shown and the stop restored. */

@@ -18,8 +18,8 @@ import { until } from '../wait-until';
 const TIMEOUT = 5000;
 
 /** Attaches a session to the fake run, as VS Code does (attach, configurationDone, the attach's answer). */
-async function attached(run: FakeRun): Promise<DapClient> {
-  const dap = DapClient.inProcess(new CoroscopeSession<FakeRun>({ hostScript: '/nonexistent/runtime-host.js', runs: new FakeRuns(run) }));
+async function attached(run: FakeRun, moveLandingMs?: number): Promise<DapClient> {
+  const dap = DapClient.inProcess(new CoroscopeSession<FakeRun>({ hostScript: '/nonexistent/runtime-host.js', runs: new FakeRuns(run), ...(moveLandingMs === undefined ? {} : { moveLandingMs }) }));
   await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
   const attach = dap.request('attach', { run: run.key });
   await dap.waitForEvent('initialized', { timeoutMs: TIMEOUT });
@@ -299,6 +299,55 @@ describe('debug positions and moves against a fake host', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it('a line move the host answers but never lands: refused meanwhile, then given up after its bound (back on the line it left)', async () => {
+    const file = '/work/prog.ts';
+    const at = (line: number): SourcePosition => ({ file, line, column: 3 });
+    const run = new FakeRun('paused');
+    run.lastPause = { reason: 'breakpoint', tick: 7, taskId: 2, description: 'Task #2 "worker-2" hit a breakpoint at prog.ts:12', line: at(12) };
+    run.endpoint.serve('snapshot', () => snapshotAt(7, true));
+    run.endpoint.serve('timeline', (p) => timelineOf(7, 7, p.taskId !== undefined ? { lanes: [laneOf(2)] } : {}));
+    run.endpoint.serve('lineStepBack', (p) => {
+      run.endpoint.emit('paused', { reason: 'step', tick: 7, taskId: 2, description: 'line 11 of task #2 (replayed)', line: at(11), pastLine: true, ...(p.moment === undefined ? {} : { moment: p.moment }) });
+      return { landed: 'line', line: at(11) };
+    });
+    // A host that answers the line step and then drops its `paused` (the first time).
+    let dropLanding = true;
+    run.endpoint.serve('lineStep', (p) => {
+      if (!dropLanding) run.endpoint.emit('paused', { reason: 'step', tick: 7, taskId: 2, description: 'line 12 of task #2 (replayed)', line: at(12), pastLine: true, ...(p.moment === undefined ? {} : { moment: p.moment }) });
+      return {};
+    });
+    const bound = 300;
+    const dap = await attached(run, bound);
+    try {
+      await stopped(dap, 0);
+      let from = dap.mark();
+      await dap.request('stepBack', { threadId: 2 });
+      assert.equal((await stopped(dap, from)).body.reason, 'step');
+      from = dap.mark();
+      const started = Date.now();
+      await dap.request('next', { threadId: 2 });
+      // Under way: another move is refused, saying what it waits for and its bound.
+      const refusedMove = (await dap.requestRaw('stepBack', { threadId: 2 })) as DebugProtocol.ErrorResponse;
+      assert.equal(refusedMove.success, false);
+      assert.match(refusedMove.body.error?.format ?? '', /under way \(waiting for the host: pastLine\).*given up after 0.3 s/);
+      // Given up: the past line it left shown again, the console saying why.
+      const again = await stopped(dap, from);
+      assert.ok(Date.now() - started >= bound - 20, 'not before its bound');
+      assert.equal(again.body.reason, 'step');
+      assert.equal(again.body.threadId, 2);
+      assert.match(consoleSince(dap, from), /never showed where the move landed/);
+      // The next move goes (not refused as under way), from the past line it left: a move through the past lines, not the live program going on.
+      dropLanding = false;
+      from = dap.mark();
+      await dap.request('next', { threadId: 2 });
+      assert.equal((await stopped(dap, from)).body.reason, 'step');
+      assert.equal(run.endpoint.asked().filter((m) => m === 'lineStep').length, 2);
+      assert.ok(!dap.events.slice(from).some((e) => e.event === 'continued'), 'stepped through the past lines (a live step would say continued)');
+    } finally {
+      await dap.close();
     }
   });
 
