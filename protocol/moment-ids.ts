@@ -43,3 +43,9 @@ export class MomentIds {
     return /^[1-9]\d*$/.test(n) && Number(n) <= this.count;
   }
 }
+
+/** `{ moment }` for a message when a move named itself, else nothing (no `moment: undefined` on the wire). */
+export function idOf(moment: string | undefined): { moment?: string } {
+  return moment === undefined ? {} : { moment };
+}
+

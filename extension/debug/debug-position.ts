@@ -40,8 +40,10 @@
 //   moving                 other events                   moving, `from` updated by that event
 //
 // answersMove is the one place that decides whether a host event is the answer to this
-// session's move (today by what the move waits for; by the move's moment id once the host
-// echoes it in `paused` and `viewedTick`).
+// session's move: each move names itself with a moment id (protocol/moment-ids.ts) the host
+// echoes on the events it causes; an event that carries an id answers only the move of that
+// id (another view's move never lands this one), and of its events the kind the move waits
+// for; an event without one (a host that does not echo ids) is judged by that kind alone.
 //
 // Invariants: a past position always knows its present, except `recording` (an opened
 // recording has none: its last tick is its end); `pastLine.live` is the live line stop the
@@ -97,8 +99,8 @@ export type DebugPosition =
   | { kind: 'pastHit'; tick: number; stop: PositionStop | null; present: Present }
   | { kind: 'end'; stop: PositionStop }
   | { kind: 'recording'; tick: number; ticks: number; stop: PositionStop | null }
-  /** `from`: the position the move left (shown again if the move is refused); `stop`: what is shown meanwhile (a search keeps the stop shown). */
-  | { kind: 'moving'; move: Move; from: Exclude<DebugPosition, { kind: 'moving' }>; stop: PositionStop | null };
+  /** `from`: the position the move left (shown again if the move is refused); `stop`: what is shown meanwhile (a search keeps the stop shown); `moment`: the id the move's requests carry (none: a move that did not name itself). */
+  | { kind: 'moving'; move: Move; from: Exclude<DebugPosition, { kind: 'moving' }>; stop: PositionStop | null; moment?: string };
 
 /** A position that is not a move under way. */
 export type SettledPosition = Exclude<DebugPosition, { kind: 'moving' }>;
@@ -270,6 +272,16 @@ export function onFinished(pos: DebugPosition, end: PositionStop): DebugPosition
   }
 }
 
+/**
+ * Where `next` (what an event made of the position) leaves this session: its own move's answer
+ * (`mine`) or no move under way, `next` itself; another view's move while this session's is
+ * under way, the move goes on from `next` (its own answer, named by its id, lands it later).
+ */
+export function aside(pos: DebugPosition, mine: boolean, next: DebugPosition): DebugPosition {
+  if (mine || pos.kind !== 'moving') return next;
+  return { ...pos, from: settled(next) };
+}
+
 /** This session's search found a breakpoint's hit in the past (a line, `hit`) or moved to a tick: the views land there, the present kept. */
 export function landedInPast(pos: DebugPosition, tick: number, stop: PositionStop | null, hit: boolean): DebugPosition {
   if (pos.kind === 'moving') return landedInPast(pos.from, tick, stop, hit);
@@ -301,14 +313,19 @@ export function settled(pos: DebugPosition): SettledPosition {
   return pos.kind === 'moving' ? pos.from : pos;
 }
 
-/** This session starts a move: under way until the host answers it (answersMove). A search keeps the stop shown; any other move shows none meanwhile. */
-export function startMove(pos: DebugPosition, move: Move): DebugPosition {
-  return { kind: 'moving', move, from: settled(pos), stop: move.waits === 'search' ? shownStop(pos) : null };
+/** This session starts a move named `moment`: under way until the host answers it (answersMove). A search keeps the stop shown; any other move shows none meanwhile. */
+export function startMove(pos: DebugPosition, move: Move, moment?: string): DebugPosition {
+  const moving: DebugPosition = { kind: 'moving', move, from: settled(pos), stop: move.waits === 'search' ? shownStop(pos) : null };
+  if (moment !== undefined) moving.moment = moment;
+  return moving;
 }
 
-/** A move under way goes on as another (a line move that must seek after all): the position it left is kept. */
-export function retarget(pos: DebugPosition, move: Move): DebugPosition {
-  return pos.kind === 'moving' ? { ...pos, move, stop: null } : startMove(pos, move);
+/** A move under way goes on as another, named `moment` (a line move that must seek after all): the position it left is kept. */
+export function retarget(pos: DebugPosition, move: Move, moment?: string): DebugPosition {
+  if (pos.kind !== 'moving') return startMove(pos, move, moment);
+  const next: DebugPosition = { kind: 'moving', move, from: pos.from, stop: null };
+  if (moment !== undefined) next.moment = moment;
+  return next;
 }
 
 /** The host refused the move (or it ended without landing): the position it left, unchanged. */
@@ -333,16 +350,20 @@ export function viewedTickOf(pos: DebugPosition): number | null {
   return base.kind === 'pastTick' || base.kind === 'pastHit' || base.kind === 'recording' ? base.tick : null;
 }
 
-/** A host event that may answer a move: a `paused` (on a past line or not) or a `viewedTick`. */
-export type MoveAnswer = { event: 'paused'; pastLine: boolean } | { event: 'viewedTick'; tick: number | null };
+/** A host event that may answer a move: a `paused` (on a past line or not) or a `viewedTick`, with the moment id it echoes (if any). */
+export type MoveAnswer = ({ event: 'paused'; pastLine: boolean } | { event: 'viewedTick'; tick: number | null }) & { moment?: string };
 
 /**
  * Whether a host event answers this session's move under way. The one place where that is
- * decided: today by what the move waits for (the events come in order on one connection);
- * once the host echoes a move's moment id in `paused` and `viewedTick`, by that id alone.
+ * decided: an event naming a move (its moment id) answers only the move of that id, whoever
+ * else moves the views meanwhile; of the move's events, the one of the kind it waits for
+ * lands it (a seek's id is on its `viewedTick`, and on the live stop's `paused` shown after it).
+ * An event naming none (a host that does not echo ids) is judged by that kind alone (the
+ * events come in order on one connection).
  */
 export function answersMove(pos: DebugPosition, answer: MoveAnswer): boolean {
   if (pos.kind !== 'moving') return false;
+  if (answer.moment !== undefined && answer.moment !== pos.moment) return false;
   const move = pos.move;
   switch (move.waits) {
     case 'seek':

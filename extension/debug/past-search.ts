@@ -86,9 +86,10 @@ export class PastSearch {
   /** Asks the host for a line breakpoint's hit in the past (its viewedTick, when it moves the views, is this search's). */
   async searchHit(direction: 'back' | 'forward', tick: number, bounds: { floor?: number; ceiling?: number }): Promise<BreakpointHitLanding> {
     // The search is a move under way: the views may follow it to the hit's tick (its viewedTick), the stop shown stays until it answers.
-    this.core.moveTo(startMove(this.core.position, { waits: 'search' }));
+    const moment = this.core.momentIds.next();
+    this.core.moveTo(startMove(this.core.position, { waits: 'search' }, moment));
     try {
-      return await this.core.requireHost().endpoint.request('pastBreakpointHit', { direction, tick, ...bounds });
+      return await this.core.requireHost().endpoint.request('pastBreakpointHit', { direction, tick, ...bounds, moment });
     } catch (e) {
       if (/not recorded/.test(message(e))) throw new Error(`${direction === 'back' ? 'Reverse Continue' : 'Continue'} needs a recorded run: launch with record (${message(e)})`);
       throw e;

@@ -4,7 +4,7 @@
 // session, the panel's scrubber, another debug session) the stop shown follows the host.
 //
 // Each event is a transition of the stored position (debug-position.ts); whether it answers
-// this session's move under way is decided by answersMove alone.
+// this session's move under way is decided by answersMove alone (by the moment id the event echoes).
 //
 // Invariants: a stop is shown once per landing; a past line or tick shows another moment's
 // tasks (the mirror is cleared, never mixed with the present's); events of another run
@@ -13,8 +13,9 @@
 import { ContinuedEvent, Event } from '@vscode/debugadapter';
 import { DEADLOCK_EVENT } from './custom-requests';
 import type { BreakpointHitLanding, HostEvents } from '../../protocol/host-protocol';
+import { idOf } from '../../protocol/moment-ids';
 import { LOOP_THREAD_ID } from './dap-mapping';
-import { answersMove, atEnd, backToPresent, landedInPast, onContinued, onPaused, onViewedTick, presentOf, settled, viewedTickOf, type SettledPosition } from './debug-position';
+import { answersMove, aside, atEnd, backToPresent, landedInPast, onContinued, onPaused, onViewedTick, presentOf, settled, viewedTickOf, type DebugPosition, type SettledPosition } from './debug-position';
 import type { SessionCore } from './session-core';
 import { endHint, endStop, loopStoppedEvent, movedElsewhere, pastTickLabel, stoppedEvent, stoppedEventOf, type StopInfo } from './stop-events';
 
@@ -31,7 +32,7 @@ export class PositionEvents {
     const pos = this.core.position;
     const base = settled(pos);
     const pastLine = b.pastLine === true;
-    const answer = answersMove(pos, { event: 'paused', pastLine });
+    const answer = answersMove(pos, { event: 'paused', pastLine, ...idOf(b.moment) });
     if (pastLine && base.kind === 'pastHit') {
       // A line reached by a step from the hit shown (or from a line reached so): shown like the hit.
       this.showHitLine(b);
@@ -103,7 +104,7 @@ export class PositionEvents {
     if (b.replayed === true || b.replayError !== undefined) return;
     this.core.recordedTicks = b.ticks;
     const pos = this.core.position;
-    const mine = answersMove(pos, { event: 'viewedTick', tick: b.tick });
+    const mine = answersMove(pos, { event: 'viewedTick', tick: b.tick, ...idOf(b.moment) });
     // The views follow this session's search to the hit's tick (its answer shows the hit), or a line move from a hit to the line's tick (its `paused` shows the line).
     if (mine && pos.kind === 'moving' && pos.move.waits !== 'seek') return;
     const move = mine && pos.kind === 'moving' && pos.move.waits === 'seek' ? pos.move : null;
@@ -121,7 +122,7 @@ export class PositionEvents {
         if (move !== null) this.core.moveTo(base);
         return;
       }
-      this.backToPresent(base, move === null);
+      this.backToPresent(base, move === null, pos);
       return;
     }
     // Entering the past, or moving in it (this session's seek, or another view's: the panel's scrubber). The present is kept (debug-position.ts onViewedTick).
@@ -131,7 +132,7 @@ export class PositionEvents {
     const reason = move?.reason ?? 'goto';
     const said = move?.said;
     const stop: StopInfo = { reason, tick: b.tick, taskId: threadId < LOOP_THREAD_ID ? threadId : undefined, threadId, description: said ?? `tick ${b.tick} of ${b.ticks}, replayed from the recording` };
-    this.core.moveTo(onViewedTick(base, b.tick, b.ticks, false, stop));
+    this.core.moveTo(aside(pos, mine, onViewedTick(base, b.tick, b.ticks, false, stop)));
     this.core.tasks.paused = true;
     this.core.output(said !== undefined ? `Coroscope: ${said}, at tick ${b.tick} of ${b.ticks} (replayed from the recording)` : `Coroscope: tick ${b.tick} of ${b.ticks} (replayed from the recording)`);
     this.core.flushThreadEvents();
@@ -145,9 +146,9 @@ export class PositionEvents {
   }
 
   /** Out of the past to its present: the run going on, its live stop held, or the end. */
-  private backToPresent(base: SettledPosition, elsewhere: boolean): void {
+  private backToPresent(base: SettledPosition, elsewhere: boolean, pos: DebugPosition): void {
     const present = presentOf(base);
-    this.core.moveTo(backToPresent(base));
+    this.core.moveTo(aside(pos, !elsewhere, backToPresent(base)));
     this.core.invalidate();
     this.core.tasks.clear();
     const stop = present === null || present.kind === 'running' ? null : present.stop;

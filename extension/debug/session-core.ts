@@ -16,6 +16,7 @@
 import { Event, ExitedEvent, OutputEvent, ProgressEndEvent, ProgressStartEvent, ProgressUpdateEvent, TerminatedEvent, ThreadEvent } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { CrawlProgress, HostEvents, LaunchTarget, StopReason, Traceback } from '../../protocol/host-protocol';
+import { MomentIds } from '../../protocol/moment-ids';
 import { SnapshotMirror } from '../../protocol/snapshot-mirror';
 import { RUNNING, canStepForward, isAtEnd, shownStop, type DebugPosition } from './debug-position';
 import type { DebugHost, DebuggedRun, DebugRuns } from './debug-host';
@@ -33,7 +34,12 @@ export interface CoroscopeSessionOptions<R extends DebuggedRun = DebuggedRun> {
   viewName?: string;
   /** Working directory for relative `program` paths and the host (default: the adapter's). */
   cwd?: string;
+  /** How long a move in time whose request the host answered waits for its landing event before it is given up (default MOVE_LANDING_MS). */
+  moveLandingMs?: number;
 }
+
+/** A move answered by the host whose landing event (its `paused`) has not come after this long is given up: the position it left is taken again. */
+export const MOVE_LANDING_MS = 30_000;
 
 /** What the rooms need of the DAP session object itself: its sends and its coordinate conversions. */
 export interface DapSink {
@@ -73,9 +79,14 @@ const EXCEPTIONS_KEPT = 200;
 /** The requests that move the views (in time, or the program): a refusal of one is shown to the user. */
 const MOVES: ReadonlySet<string> = new Set(['stepBack', 'reverseContinue', 'continue', 'next', 'stepIn', 'stepOut']);
 
+/** Debug sessions started in this process (each names its moves apart: its MomentIds asker). */
+let sessionsStarted = 0;
+
 export class SessionCore<R extends DebuggedRun = DebuggedRun> {
   /** Called by invalidate(): the per-stop caches of the rooms. */
   private readonly stopCaches: Array<() => void> = [];
+  /** This session's moment ids (protocol/moment-ids.ts): each move in time names its requests with the next; the host echoes it on their events. */
+  readonly momentIds = new MomentIds(`debug ${process.pid}.${++sessionsStarted}`);
 
   constructor(
     readonly dap: DapSink,

@@ -8,7 +8,10 @@
 // moved (answerOnceMoved: its events are held until then); a move that fails is an error
 // response shown to the user, the stop shown before is shown again, and no `stopped` or
 // `continued` of the move goes out. A move in time is the position `moving` (startMove) until
-// the host's answer lands it (position-events.ts); another move meanwhile is refused.
+// the host's answer lands it (position-events.ts); another move meanwhile is refused. Each
+// move names its requests with a moment id of the session's own (the host echoes it on the
+// events it causes: answersMove). A move the host answered whose landing event never comes is
+// given up after moveLandingMs (30 s): the position it left again, its stop shown again.
 
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { RemoteError } from '../../protocol/rpc';
@@ -17,7 +20,7 @@ import { frameReturn, laneHasFrames, nextOf, nextSuspension, previousOf, previou
 import { canStepForward, onContinued, presentStop as presentStopOf, refused, retarget, startMove, viewedTickOf, type DebugPosition, type Move, type TravelReason } from './debug-position';
 import type { DebugHost } from './debug-host';
 import { CALLBACK_THREAD_ID, LOOP_THREAD_ID } from './dap-mapping';
-import { ERR_HOST, ERR_NOT_RUNNING, type PastStop, type SessionCore } from './session-core';
+import { ERR_HOST, ERR_NOT_RUNNING, MOVE_LANDING_MS, type PastStop, type SessionCore } from './session-core';
 import type { SessionBreakpoints } from './session-breakpoints';
 import type { PastSearch } from './past-search';
 import type { PositionEvents } from './position-events';
@@ -59,10 +62,32 @@ export class SessionMoves {
     const pos = this.core.position;
     // A seek is answered after its viewedTick (the host's order): one still waited for was not this session's to show (another run's, or a phase that shows none).
     if (pos.kind === 'moving' && pos.move.waits === 'seek') this.core.moveTo(refused(pos));
+    // A line move's `paused` follows its answer: waited for, but not forever.
+    else if (pos.kind === 'moving') this.boundLanding(response.command, pos);
     const held = outer ? [] : (this.core.heldEvents ?? []);
     if (!outer) this.core.heldEvents = null;
     this.core.sendResponse(response);
     for (const ev of held) this.core.emitNow(ev);
+  }
+
+  /**
+   * A move the host answered whose landing event has not come yet (a line move's `paused`):
+   * if it has not come within moveLandingMs, the move is given up: the position it left is
+   * taken again, its stop shown again, and the console says why (the request was answered
+   * already; a move asked meanwhile was refused, saying what it waits for).
+   */
+  private boundLanding(command: string, pos: Extract<DebugPosition, { kind: 'moving' }>): void {
+    const ms = this.core.options.moveLandingMs ?? MOVE_LANDING_MS;
+    const timer = setTimeout(() => {
+      const now = this.core.position;
+      // Landed meanwhile, or another move under way (named otherwise): nothing to give up.
+      if (now.kind !== 'moving' || now.moment !== pos.moment || now.move !== pos.move) return;
+      this.core.output(`Coroscope: ${command}: the host answered but never showed where the move landed (no ${pos.move.waits === 'liveStop' ? 'live stop' : 'past line'} event for move ${pos.moment ?? '(unnamed)'} in ${ms / 1000} s): back where it was`, 'stderr');
+      const stop = this.refusedMove();
+      const host = this.core.host;
+      if (stop !== null && host !== null && host.isAlive() && this.core.showsRun()) this.core.sendEvent(stoppedEventOf(stop));
+    }, ms);
+    timer.unref?.();
   }
 
   /** The host refused the move under way: the position it left again (an event that landed meanwhile stands); returns the stop to show again. */
@@ -73,15 +98,25 @@ export class SessionMoves {
     return this.core.currentStop;
   }
 
-  /** This session starts a move in time: the position says it is under way, and what it waits for. */
-  private startMove(move: Move): void {
+  /** This session starts a move in time: the position says it is under way, what it waits for, and the moment id its requests carry (returned). */
+  private startMove(move: Move): string {
+    const moment = this.core.momentIds.next();
     this.core.resumed();
-    this.core.moveTo(startMove(this.core.position, move));
+    this.core.moveTo(startMove(this.core.position, move, moment));
+    return moment;
+  }
+
+  /** The move under way goes on as another (a line move that must seek after all), under a new moment id (returned). */
+  private retargetMove(move: Move): string {
+    const moment = this.core.momentIds.next();
+    this.core.moveTo(retarget(this.core.position, move, moment));
+    return moment;
   }
 
   /** A move request while one is under way: refused (where the views will stand is known only once the host has answered it). */
   private refuseDuringMove(response: DebugProtocol.Response, pos: Extract<DebugPosition, { kind: 'moving' }>): void {
-    this.core.fail(response, ERR_HOST, `${response.command}: another move of this session is under way (waiting for the host: ${pos.move.waits}); try again once it has landed`, true);
+    const bound = (this.core.options.moveLandingMs ?? MOVE_LANDING_MS) / 1000;
+    this.core.fail(response, ERR_HOST, `${response.command}: another move of this session is under way (waiting for the host: ${pos.move.waits}); try again once it has landed (given up after ${bound} s without its landing)`, true);
   }
 
   /** Answers an execution request at once, then asks the host; a refusal is shown and the stop restored. */
@@ -187,9 +222,9 @@ export class SessionMoves {
     const host = this.core.requireHost();
     this.core.output(`Coroscope: nothing stops between the past line shown and the live stop at tick ${live.tick}: back to the live stop (Continue again runs the program on)`);
     this.core.requestedThread = live.threadId;
-    this.startMove({ waits: 'liveStop', live });
+    const moment = this.startMove({ waits: 'liveStop', live });
     void this.answerOnceMoved(response, async () => {
-      await host.endpoint.request('seekTick', { tick: null });
+      await host.endpoint.request('seekTick', { tick: null, moment });
     });
   }
 
@@ -221,10 +256,10 @@ export class SessionMoves {
       const tick = await target(now);
       if (tick === null && viewed === null) throw new Error(`${response.command}: already at the present`);
       // The present is kept by the position (debug-position.ts presentOf): the landing's viewedTick says where.
-      this.startMove(said === undefined ? { waits: 'seek', reason, threadId } : { waits: 'seek', reason, threadId, said });
+      const moment = this.startMove(said === undefined ? { waits: 'seek', reason, threadId } : { waits: 'seek', reason, threadId, said });
       // Answered once replayed: this session shows the tick's stacks with positions and locals, so it waits for them as it always did.
       await this.answerOnceMoved(response, async () => {
-        await host.endpoint.request('seekTick', { tick, replayed: true });
+        await host.endpoint.request('seekTick', { tick, replayed: true, moment });
       });
     });
   }
@@ -293,17 +328,17 @@ export class SessionMoves {
       }
       // From the live stop itself, it is kept while its past lines are shown (debug-position.ts onPaused: pastLine's `live`; Continue comes back to it).
       this.core.requestedThread = threadId;
-      this.startMove({ waits: 'pastLine' });
+      const moment = this.startMove({ waits: 'pastLine' });
       await this.answerOnceMoved(response, async () => {
-        const landing = await host.endpoint.request('lineStepBack', {});
+        const landing = await host.endpoint.request('lineStepBack', { moment });
         if (landing.landed !== 'suspension') return;
         const tick = lane === null ? null : previousSuspension(lane, stop.tick);
         // The first line of the task's first step: nothing of it ran before (as Step Back between suspensions says at its first).
         if (tick === null && lane !== null) throw new Error(`Step Back: ${lane.name} (#${taskId}) is at its start (created at tick ${lane.createdTick}): ${landing.why ?? 'nothing of it ran before'}`);
         if (tick === null) throw new Error(`Step Back: task #${taskId} has no earlier suspension in the recording`);
         if (landing.why !== undefined) this.core.output(`Coroscope: before ${this.core.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick} (${landing.why})`);
-        this.core.moveTo(retarget(this.core.position, { waits: 'seek', reason: 'step', threadId }));
-        await host.endpoint.request('seekTick', { tick, replayed: true });
+        const seek = this.retargetMove({ waits: 'seek', reason: 'step', threadId });
+        await host.endpoint.request('seekTick', { tick, replayed: true, moment: seek });
       });
     });
   }
@@ -365,9 +400,9 @@ export class SessionMoves {
       const taskId = stop.taskId ?? threadId;
       const lane = move === 'back' && taskId < LOOP_THREAD_ID ? await this.past.laneOf(taskId, 'Step Back').catch(() => null) : null;
       this.core.requestedThread = stop.threadId;
-      this.startMove({ waits: 'hitLine' });
+      const moment = this.startMove({ waits: 'hitLine' });
       await this.answerOnceMoved(response, async () => {
-        const landing = move === 'back' ? await host.endpoint.request('lineStepBack', {}) : (await host.endpoint.request('lineStep', { kind: move })).landing;
+        const landing = move === 'back' ? await host.endpoint.request('lineStepBack', { moment }) : (await host.endpoint.request('lineStep', { kind: move, moment })).landing;
         if (landing === undefined || landing.landed === 'line') return;
         let tick: number | null = null;
         if (landing.landed === 'suspension') {
@@ -378,8 +413,8 @@ export class SessionMoves {
           this.core.output('Coroscope: the recording has no later line of this task: back to the present');
         }
         // Off the lines: a past tick, or the present.
-        this.core.moveTo(retarget(this.core.position, { waits: 'seek', reason: 'step', threadId: stop.threadId }));
-        await host.endpoint.request('seekTick', { tick, replayed: true });
+        const seek = this.retargetMove({ waits: 'seek', reason: 'step', threadId: stop.threadId });
+        await host.endpoint.request('seekTick', { tick, replayed: true, moment: seek });
       });
     });
   }
@@ -438,9 +473,9 @@ export class SessionMoves {
     this.core.serve(response, async () => {
       const host = this.core.requireHost();
       this.core.requestedThread = threadId;
-      this.startMove({ waits: 'pastLine' });
+      const moment = this.startMove({ waits: 'pastLine' });
       await this.answerOnceMoved(response, async () => {
-        await host.endpoint.request('lineStep', { kind });
+        await host.endpoint.request('lineStep', { kind, moment });
       });
     });
   }

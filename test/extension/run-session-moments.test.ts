@@ -100,8 +100,15 @@ describe('RunSession knows its own moments by id', { skip: existsSync(HOST) ? fa
       assert.equal(session.status.viewedMoment, 1);
       assert.deepEqual(order.filter((o) => o.startsWith('onViewed')), [`onViewed ${t}`, `onViewed ${t}`]);
       for (const off of offs) off();
+      // The other view hears the panel's way back too (its event may come after the panel's answer): heard before its own moves are listened to.
+      let otherAtPresent = false;
+      const offPresent = other.endpoint.on('viewedTick', (v) => {
+        if (v.tick === null) otherAtPresent = true;
+      });
       await session.seek(null);
       await until('the panel back at the present', () => session.status.viewedTick === undefined);
+      await until('the other view told the present', () => otherAtPresent);
+      offPresent();
       // The debugger's line moves name themselves too: through the worker and the line replay host and back.
       const lineIds = new MomentIds('debugger lines');
       const back = lineIds.next();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MomentIds } from '../../protocol/moment-ids';
-import { SeekQueue, type SeekTarget } from '../../webview/state/seek-queue';
+import { SeekQueue, SHOWN_WAIT_MS, type SeekTarget } from '../../webview/state/seek-queue';
 
 function deferred(): { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } {
   let resolve!: () => void;
@@ -94,6 +94,50 @@ describe('SeekQueue knows its own seeks by moment id', () => {
     q.ask(7);
     assert.equal(q.wanted, 7);
     await flush();
+    assert.equal(q.wanted, undefined);
+  });
+
+  it('an answer without its id (a host that drops it): the answer settles the seek at once', async () => {
+    const q = new SeekQueue(async (tick) => ({ tick }), () => assert.fail('no failure expected'), new MomentIds('webview b'), () => assert.fail('no timer expected'));
+    q.ask(4);
+    assert.equal(q.wanted, 4);
+    await flush();
+    assert.equal(q.wanted, undefined);
+    assert.equal(q.busy, false);
+  });
+
+  it('an answer with its id whose status never names it: the wait ends after the bound, not before, and only for the last seek', async () => {
+    const timers: Array<{ ms: number; fn: () => void }> = [];
+    const sent: string[] = [];
+    const q = new SeekQueue(
+      async (tick, moment) => {
+        sent.push(moment);
+        return { tick, moment };
+      },
+      () => assert.fail('no failure expected'),
+      new MomentIds('webview c'),
+      (ms, fn) => timers.push({ ms, fn }),
+    );
+    q.ask(9);
+    await flush();
+    assert.equal(q.wanted, 9, 'answered, its status not come yet: still waited for');
+    assert.deepEqual(timers.map((t) => t.ms), [SHOWN_WAIT_MS]);
+    // Another view's moment meanwhile does not end it; the bound does.
+    q.shown('debug 1:1');
+    assert.equal(q.wanted, 9);
+    timers[0]!.fn();
+    assert.equal(q.wanted, undefined, 'the status that never came is not waited for forever');
+    // A later seek is not ended by the bound of the one before.
+    q.ask(11);
+    await flush();
+    q.ask(12);
+    await flush();
+    assert.equal(timers.length, 3);
+    timers[1]!.fn();
+    assert.equal(q.wanted, 12, "the bound of a seek followed by another does not end the newer one's wait");
+    q.shown(sent[2]);
+    assert.equal(q.wanted, undefined);
+    timers[2]!.fn();
     assert.equal(q.wanted, undefined);
   });
 });

@@ -10,11 +10,19 @@
 // seek is reported once and does not stop the next one; `wanted` is what the scrubber shows
 // while the host catches up: it stays until the status has shown the last seek's own moment
 // (or the seek failed, or its answer carries no id: a host that does not echo ids), never
-// ended by another view's moment.
+// ended by another view's moment, and never waited for longer than SHOWN_WAIT_MS after the
+// answer came (a status naming it that never comes, dropped or coalesced: the answer is then
+// all there is, as for a host without ids).
 
 import { MomentIds } from '../../protocol/moment-ids';
 
 export type SeekTarget = number | null;
+
+/** How long after its answer a seek's own moment is waited for on the status, at most. */
+export const SHOWN_WAIT_MS = 2_000;
+
+/** Calls `fn` once after `ms` (the timer is given: tests run it by hand). */
+export type Later = (ms: number, fn: () => void) => void;
 
 /** What the extension answers a seek (PanelMethods.seek's result); `moment` echoes the id sent. */
 export interface SeekAnswer {
@@ -34,6 +42,7 @@ export class SeekQueue {
     private readonly failed: (error: unknown) => void,
     /** This panel's ids: a name no other view of the run uses. */
     private readonly ids: MomentIds = new MomentIds('webview'),
+    private readonly later: Later = (ms, fn) => void setTimeout(fn, ms),
   ) {}
 
   ask(tick: SeekTarget): void {
@@ -89,5 +98,13 @@ export class SeekQueue {
     this.pending = null;
     if (next !== null && next.tick !== sent.tick) void this.run(next.tick);
     else if (settled) this.wanted = undefined;
+    else this.later(SHOWN_WAIT_MS, () => this.giveUpWaiting(sent));
+  }
+
+  /** The status never named seek `sent` (answered): unless another seek followed it, the wait ends. */
+  private giveUpWaiting(sent: { moment: string; shown: boolean }): void {
+    if (this.lastSent !== sent || sent.shown || this.inFlight || this.pending !== null) return;
+    sent.shown = true;
+    this.wanted = undefined;
   }
 }

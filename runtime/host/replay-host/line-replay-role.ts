@@ -10,9 +10,12 @@
 //
 // Invariants: one walk at a time (`walk`, disposed before another is made); `stopWalk` is the
 // live stop's walk only while `walk` is in an earlier step of its task (a step forward out of
-// that step goes on in it); a search releases the walk, a walk releases the search's stop.
+// that step goes on in it); a search releases the walk, a walk releases the search's stop;
+// every answer echoes the moment id of its request (protocol/replay-host-protocol.ts).
 
 import type { HitBound, LineStopPrint, PastLineLanding, ScanTicksResult, Timeline } from '../../../protocol/host-protocol';
+import { idOf } from '../../../protocol/moment-ids';
+import type { MomentEcho, ReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import { parseReplayHostRequest } from '../../../protocol/replay-host-requests';
 import { ProtocolError } from '../../../protocol/rpc';
 import type { LineDebugger } from '../worker/line-debugger';
@@ -48,13 +51,17 @@ export class LineReplayRole {
     this.walk = null;
     this.stopWalk = null;
     this.hits ??= new PastHitSearch(d, async (ps) => (await this.askMain('scanTicks', ps)) as ScanTicksResult, (tick) => this.askMain('seekTick', { tick, replayed: true }));
-    return this.hits.find(p.direction, bound, p.floor, p.ceiling, p.breakpoints, shown, p.until ?? null);
+    return { ...(await this.hits.find(p.direction, bound, p.floor, p.ceiling, p.breakpoints, shown, p.until ?? null)), ...idOf(p.moment) };
   }
 
   /** pastHitLine: a move through the lines of the task of the hit shown (a walk anchored there), or of a line reached from it. */
-  async pastHitLine(params: unknown): Promise<PastLineLanding> {
-    const d = this.lineDebugger;
+  async pastHitLine(params: unknown): Promise<MomentEcho<PastLineLanding>> {
     const p = parseReplayHostRequest('pastHitLine', params);
+    return { ...(await this.hitLine(p)), ...idOf(p.moment) };
+  }
+
+  private async hitLine(p: ReplayHostMethods['pastHitLine']['params']): Promise<PastLineLanding> {
+    const d = this.lineDebugger;
     if (this.hits?.isStopped() === true) {
       const at = await d.stopPrint();
       if (at.taskId === null) throw new ProtocolError('pastHitLine: the hit shown is outside any task; its lines are walked through a task', 'badState');
@@ -82,8 +89,12 @@ export class LineReplayRole {
   }
 
   /** pastLine: a move through the replayed lines of the live host's stop. */
-  async pastLine(params: unknown): Promise<PastLineLanding> {
+  async pastLine(params: unknown): Promise<MomentEcho<PastLineLanding>> {
     const p = parseReplayHostRequest('pastLine', params);
+    return { ...(await this.stopLine(p)), ...idOf(p.moment) };
+  }
+
+  private async stopLine(p: ReplayHostMethods['pastLine']['params']): Promise<PastLineLanding> {
     await this.hits?.release();
     let walk = this.walk;
     if (walk === null || !walk.isOf(p.tick, p.taskId, p.stop)) {

@@ -8,9 +8,12 @@
 //
 // Invariants: every landing on a past line is told, in the same tick too (another line,
 // another task: another moment); the present is told once (toldPast null: told already); the
-// live stop shown again is its own last `paused` (livePaused), as a step.
+// live stop shown again is its own last `paused` (livePaused), as a step. A move's moment id
+// (protocol/moment-ids.ts) is echoed on every `viewedTick` and past line `paused` it causes;
+// what no move asked for (the run going on, a live stop) carries none.
 
 import type { HostEvents, PastLineLanding, ViewedMoment } from '../../../protocol/host-protocol';
+import { idOf } from '../../../protocol/moment-ids';
 import type { ResponseMessage } from '../../../protocol/rpc';
 import type { StreamTransport } from '../../../protocol/stream-transport';
 import type { LineReplayHost } from './line-replay-host';
@@ -40,11 +43,11 @@ export class ClientViews {
     this.client.send({ kind: 'event', event, body });
   }
 
-  /** The views move to the moment `tick` of replay host `r` (null: the present, told once). */
-  tellViewed(r: LineReplayHost, tick: number | null): void {
+  /** The views move to the moment `tick` of replay host `r` (null: the present, told once), made by the move named `moment`. */
+  tellViewed(r: LineReplayHost, tick: number | null, moment?: string): void {
     if (tick === null && this.toldPast === null) return;
     this.toldPast = tick;
-    const body: ViewedMoment = { runId: r.runId, tick, ticks: Math.max(r.ticks, tick ?? 0), line: true };
+    const body: ViewedMoment = { runId: r.runId, tick, ticks: Math.max(r.ticks, tick ?? 0), line: true, ...idOf(moment) };
     this.client.send({ kind: 'event', event: 'viewedTick', body });
   }
 
@@ -60,40 +63,40 @@ export class ClientViews {
     this.toldPast = null;
   }
 
-  /** The live stop shown again (its own `paused`, as a step). */
-  showLiveStop(): void {
-    if (this.livePaused !== null) this.client.send({ kind: 'event', event: 'paused', body: { ...this.livePaused, reason: 'step' } });
+  /** The live stop shown again (its own `paused`, as a step), by the move named `moment`. */
+  showLiveStop(moment?: string): void {
+    if (this.livePaused !== null) this.client.send({ kind: 'event', event: 'paused', body: { ...this.livePaused, reason: 'step', ...idOf(moment) } });
   }
 
   /** Shows where a move through the replayed lines of `r`'s live stop landed: a past line (in an earlier step of the task too), or the live stop again. */
-  showLanding(landing: PastLineLanding, r: LineReplayHost): void {
+  showLanding(landing: PastLineLanding, r: LineReplayHost, moment?: string): void {
     if (landing.landed === 'present' && this.livePaused !== null) {
-      this.tellViewed(r, null);
-      this.showLiveStop();
+      this.tellViewed(r, null, moment);
+      this.showLiveStop(moment);
       return;
     }
     if (landing.landed !== 'line' || !r.hasLiveStop()) return;
     if (landing.tick !== undefined) {
       // In an earlier step (a walk anchored there, as at a hit): the views follow to its tick.
-      this.tellViewed(r, landing.tick);
-      return this.showHitLanding(landing);
+      this.tellViewed(r, landing.tick, moment);
+      return this.showHitLanding(landing, moment);
     }
-    this.tellViewed(r, r.stop.tick);
+    this.tellViewed(r, r.stop.tick, moment);
     const who = this.livePaused?.description.split(' stopped on a line')[0] ?? `task #${r.stop.taskId}`;
     const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
     const note = landing.note === undefined ? '' : `: ${landing.note}`;
-    const body: HostEvents['paused'] = { reason: 'step', tick: r.stop.tick, taskId: r.stop.taskId, description: `${who} on a past line${at} (tick ${r.stop.tick}, replayed)${note}`, pastLine: true };
+    const body: HostEvents['paused'] = { reason: 'step', tick: r.stop.tick, taskId: r.stop.taskId, description: `${who} on a past line${at} (tick ${r.stop.tick}, replayed)${note}`, pastLine: true, ...idOf(moment) };
     if (landing.line !== null) body.line = landing.line;
     this.client.send({ kind: 'event', event: 'paused', body });
   }
 
   /** Shows a line reached from a breakpoint hit: a `paused` of that past line (the present and a suspension are the client's to show). */
-  showHitLanding(landing: PastLineLanding): void {
+  showHitLanding(landing: PastLineLanding, moment?: string): void {
     if (landing.landed !== 'line' || landing.tick === undefined) return;
     const who = landing.task ?? (landing.taskId !== undefined ? `task #${landing.taskId}` : 'the main thread');
     const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
     const note = landing.note === undefined ? '' : `: ${landing.note}`;
-    const body: HostEvents['paused'] = { reason: 'step', tick: landing.tick, description: `${who} on a past line${at} (tick ${landing.tick}, replayed)${note}`, pastLine: true };
+    const body: HostEvents['paused'] = { reason: 'step', tick: landing.tick, description: `${who} on a past line${at} (tick ${landing.tick}, replayed)${note}`, pastLine: true, ...idOf(moment) };
     if (landing.taskId !== undefined) body.taskId = landing.taskId;
     if (landing.line !== null) body.line = landing.line;
     this.client.send({ kind: 'event', event: 'paused', body });

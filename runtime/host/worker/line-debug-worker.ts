@@ -19,6 +19,9 @@
 // - As a line replay host itself: pastLine, pastHit, pastHitLine are its replay role's
 //   (replay-host/line-replay-role.ts).
 // Whatever the main thread sends (responses, events) goes to the client as it is.
+// A move's moment id (protocol/moment-ids.ts: seekTick, lineStep, lineStepBack,
+// pastBreakpointHit) rides to the replay host and back, and comes out on its answer, the
+// `viewedTick` events and the `paused` of the past line it shows (client-views.ts).
 //
 // Invariants: every client request gets one response; a forwarded query the main thread had
 // not read when it stopped is answered through the synchronous call, and a continue or loop
@@ -30,6 +33,7 @@ import { Socket } from 'node:net';
 import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { BreakpointHitLanding, HitBound, PastLineLanding } from '../../../protocol/host-protocol';
 import { parseHostRequest } from '../../../protocol/host-requests';
+import { idOf } from '../../../protocol/moment-ids';
 import type { ReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import { ProtocolError, parseWireMessage, type RequestMessage } from '../../../protocol/rpc';
 import { StreamTransport } from '../../../protocol/stream-transport';
@@ -192,17 +196,17 @@ class LineDebugWorker {
     if (LOOP_STEPS.has(m.method)) return this.client.refuse(m.id, new Error(`${m.method}: the program is stopped on a line: step by line (lineStep) or continue`), 'stoppedOnLine');
     // The main thread is held on this line: the past is replayed by the stop's replay host.
     if (m.method === 'seekTick') {
-      const { tick } = parseHostRequest('seekTick', m.params);
+      const { tick, moment: id } = parseHostRequest('seekTick', m.params);
       const held = this.replays.stop;
       // Nothing viewed: the present is what is shown.
       if (tick === null && (held === null || !held.hasLiveStop())) return this.main.serveStopped(m);
       const r = await this.replays.ofStop('seekTick');
       const leftLine = tick === null && showsLine(this.view.position) && hostOf(this.view.position) === 'stop';
-      const moment = await this.view.seek(r, tick);
+      const moment = await this.view.seek(r, tick, id);
       this.client.respond(m.id, moment);
       this.client.tellSeek(moment);
       // Back to the present from a past line (the panel's "Back to present"): the live stop is shown again.
-      if (leftLine) this.client.showLiveStop();
+      if (leftLine) this.client.showLiveStop(id);
       return;
     }
     // A past tick viewed, or a past line shown: the moment's queries are the replay host's (the other tasks as they were then).
@@ -249,19 +253,19 @@ class LineDebugWorker {
     }
     switch (m.method) {
       case 'lineStep': {
-        const { kind } = parseHostRequest('lineStep', m.params);
+        const { kind, moment } = parseHostRequest('lineStep', m.params);
         if (past !== null && walksFromHit(this.view.position)) {
           // From a line of an earlier step of the live stop's task, a step that comes to the present shows the live stop (a hit's client shows the present itself).
           const beforeStop = this.view.position.kind === 'stepBefore';
-          const landing = await this.view.moveAtHit(past, kind);
-          await this.followHitLine(landing, past);
+          const landing = await this.view.moveAtHit(past, kind, moment);
+          await this.followHitLine(landing, past, moment);
           this.client.respond(m.id, { landing });
-          return beforeStop ? this.client.showLanding(landing, past) : this.client.showHitLanding(landing);
+          return beforeStop ? this.client.showLanding(landing, past, moment) : this.client.showHitLanding(landing, moment);
         }
         if (past !== null) {
-          const landing = await this.view.move(past, kind);
+          const landing = await this.view.move(past, kind, moment);
           this.client.respond(m.id, {});
-          return this.client.showLanding(landing, past);
+          return this.client.showLanding(landing, past, moment);
         }
         // The live thread goes on; the stop it comes to says whether the tick's past stays.
         const replay = this.replays.stop;
@@ -271,18 +275,18 @@ class LineDebugWorker {
         return;
       }
       case 'lineStepBack': {
-        parseHostRequest('lineStepBack', m.params);
+        const { moment } = parseHostRequest('lineStepBack', m.params);
         if (past !== null && walksFromHit(this.view.position)) {
           const beforeStop = this.view.position.kind === 'stepBefore';
-          const landing = await this.view.moveAtHit(past, 'back');
-          await this.followHitLine(landing, past);
+          const landing = await this.view.moveAtHit(past, 'back', moment);
+          await this.followHitLine(landing, past, moment);
           this.client.respond(m.id, landing);
-          return beforeStop ? this.client.showLanding(landing, past) : this.client.showHitLanding(landing);
+          return beforeStop ? this.client.showLanding(landing, past, moment) : this.client.showHitLanding(landing, moment);
         }
         const r = await this.replays.ofStop('lineStepBack');
-        const landing = await this.view.move(r, 'back');
+        const landing = await this.view.move(r, 'back', moment);
         this.client.respond(m.id, landing);
-        return this.client.showLanding(landing, r);
+        return this.client.showLanding(landing, r, moment);
       }
       case 'pastBreakpointHit':
         return this.client.respond(m.id, await this.pastBreakpointHit(m.params));
@@ -337,20 +341,20 @@ class LineDebugWorker {
     const live = r.hasLiveStop() ? r.stop : null;
     const end = live !== null ? live.tick : r.ticks;
     const ceiling = Math.min(p.ceiling ?? end, end);
-    const search: ReplayHostMethods['pastHit']['params'] = { direction: p.direction, bound, floor: p.floor ?? 0, ceiling, breakpoints: armed };
+    const search: ReplayHostMethods['pastHit']['params'] = { direction: p.direction, bound, floor: p.floor ?? 0, ceiling, breakpoints: armed, ...idOf(p.moment) };
     if (live !== null && p.direction === 'forward' && ceiling === live.tick) search.until = { tick: live.tick, taskId: live.taskId, print: live.print };
     const landing = await this.view.findHit(r, held ? 'stop' : 'search', search);
     // The views follow to the hit's tick (the live host's own seek; while a line stop holds its main thread, the replay host's moment).
-    if (landing.landed === 'line' && d.isStopped()) this.client.tellViewed(r, landing.tick);
-    else if (landing.landed === 'line') await this.main.ask('seekTick', { tick: landing.tick });
+    if (landing.landed === 'line' && d.isStopped()) this.client.tellViewed(r, landing.tick, p.moment);
+    else if (landing.landed === 'line') await this.main.ask('seekTick', { tick: landing.tick, ...idOf(p.moment) });
     return landing;
   }
 
   /** A line reached from a breakpoint hit, in another tick maybe: the views follow to its tick (as to the hit's). */
-  private async followHitLine(landing: PastLineLanding, r: LineReplayHost): Promise<void> {
+  private async followHitLine(landing: PastLineLanding, r: LineReplayHost, moment: string | undefined): Promise<void> {
     if (landing.landed !== 'line' || landing.tick === undefined) return;
-    if (this.dbg.isStopped()) this.client.tellViewed(r, landing.tick);
-    else await this.main.ask('seekTick', { tick: landing.tick });
+    if (this.dbg.isStopped()) this.client.tellViewed(r, landing.tick, moment);
+    else await this.main.ask('seekTick', { tick: landing.tick, ...idOf(moment) });
   }
 
   /** A client's request for the main thread, while it runs. */

@@ -35,7 +35,8 @@
 // that stops again in the same tick keeps it: the recording through the start of the tick
 // still holds). A replay host given no recording yet replays nothing (it only loads the
 // program). The network is never touched (the replay feeds the recorded inputs). The temporary
-// file is removed once the replay host has read it.
+// file is removed once the replay host has read it. A move's moment id rides each walk, search
+// and seek to the replay host, and its answer must echo it (else the move fails: replayFailed).
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { unlinkSync } from 'node:fs';
@@ -44,6 +45,7 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { PROTOCOL_VERSION, type RecordingMark, type BreakpointHitLanding, type HostEvents, type LineStepKind, type LineStopPrint, type PastLineLanding } from '../../../protocol/host-protocol';
 import type { HostAndReplayHostMethods, ReplayHostMethods } from '../../../protocol/replay-host-protocol';
+import { idOf } from '../../../protocol/moment-ids';
 import { ProtocolError, RpcEndpoint } from '../../../protocol/rpc';
 import { StreamTransport } from '../../../protocol/stream-transport';
 
@@ -222,18 +224,19 @@ export class LineReplayHost {
   }
 
   /** A move of the live stop's walk through its task's replayed lines (pastLine): back, forward ('over', 'into', 'out'), or 'leave'. */
-  walkStop(move: 'back' | 'leave' | LineStepKind): Promise<PastLineLanding> {
-    return this.endpoint.request('pastLine', { tick: this.stop.tick, taskId: this.stop.taskId, stop: this.stop.print, move });
+  async walkStop(move: 'back' | 'leave' | LineStepKind, moment?: string): Promise<PastLineLanding> {
+    return echoed(await this.endpoint.request('pastLine', { tick: this.stop.tick, taskId: this.stop.taskId, stop: this.stop.print, move, ...idOf(moment) }), moment);
   }
 
   /**
    * A move through the lines of the task of the hit shown (pastHitLine): back, forward by line
    * past it (through the last tick before the present), or 'leave'.
    */
-  walkFromHit(move: 'back' | 'leave' | LineStepKind): Promise<PastLineLanding> {
+  async walkFromHit(move: 'back' | 'leave' | LineStepKind, moment?: string): Promise<PastLineLanding> {
     // A live line stop held: a walk of its task goes on into its tick to it, the present (what its tick runs after it is not the past).
     const live = this.liveStop;
-    return this.endpoint.request('pastHitLine', live === null ? { move, ceiling: this.ticks } : { move, ceiling: this.ticks, present: { tick: live.tick, taskId: live.taskId, print: live.print } });
+    const present = live === null ? {} : { present: { tick: live.tick, taskId: live.taskId, print: live.print } };
+    return echoed(await this.endpoint.request('pastHitLine', { move, ceiling: this.ticks, ...present, ...idOf(moment) }), moment);
   }
 
   /**
@@ -241,15 +244,15 @@ export class LineReplayHost {
    * past line shown (`shown`): found, the replay host is stopped on it and its frames are the
    * line requests'; none found, it stops on the line shown again.
    */
-  searchHit(params: ReplayHostMethods['pastHit']['params']): Promise<BreakpointHitLanding> {
-    return this.endpoint.request('pastHit', params);
+  async searchHit(params: ReplayHostMethods['pastHit']['params']): Promise<BreakpointHitLanding> {
+    return echoed(await this.endpoint.request('pastHit', params), params.moment);
   }
 
   /** Replays past tick `tick` there (its moment's queries are then the replay's, with positions and locals). */
-  async seekPast(tick: number): Promise<void> {
+  async seekPast(tick: number, moment?: string): Promise<void> {
     if (tick < 1 || tick > this.ticks) throw new ProtocolError(`seekTick: run ${this.runId} has ticks 1..${this.ticks} recorded before the tick stopped in, not ${tick}`, 'badTick');
-    // Replayed before it answers (no second viewedTick reaches the views from here).
-    await this.endpoint.request('seekTick', { tick, replayed: true });
+    // Replayed before it answers (no second viewedTick reaches the views from here); the asker's id rides there and back.
+    echoed(await this.endpoint.request('seekTick', { tick, replayed: true, ...idOf(moment) }), moment);
   }
 
   /** Asks the replay host (a line query at a past line, a moment's query at a past tick). */
@@ -264,4 +267,10 @@ export class LineReplayHost {
     this.endpoint.close('the line replay ended');
     this.child.kill();
   }
+}
+
+/** The replay host's answer, checked to echo the moment id of its request (protocol/replay-host-protocol.ts: the id rides there and back). */
+function echoed<T extends { moment?: string }>(answer: T, moment: string | undefined): T {
+  if (answer.moment !== moment) throw new ProtocolError(`the line replay host answered moment ${String(answer.moment)} for ${String(moment)}`, 'replayFailed');
+  return answer;
 }

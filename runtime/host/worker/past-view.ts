@@ -11,6 +11,7 @@
 // drops what it showed (dropped).
 
 import type { BreakpointHitLanding, LineStepKind, PastLineLanding, ViewedMoment } from '../../../protocol/host-protocol';
+import { idOf } from '../../../protocol/moment-ids';
 import type { ReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import type { LineReplayHost } from './line-replay-host';
 import { afterHitWalk, afterSearch, afterSeek, afterStopWalk, dropped, hostOf, leaveTick, LIVE, showsLine, walksFromHit, type ReplayRole, type WorkerPosition } from './worker-position';
@@ -28,19 +29,19 @@ export class PastView {
   }
 
   /** A move through the past lines on `r`, the stop's replay host: back, forward ('over', 'into', 'out'), or 'leave' (the present again). */
-  async move(r: PastHost, move: PastMove): Promise<PastLineLanding> {
+  async move(r: PastHost, move: PastMove, moment?: string): Promise<PastLineLanding> {
     if (move === 'leave' && !showsLine(this.pos)) return { landed: 'present' };
-    if (walksFromHit(this.pos)) return this.moveAtHit(r, move);
+    if (walksFromHit(this.pos)) return this.moveAtHit(r, move, moment);
     this.pos = leaveTick(this.pos);
-    const landing = await r.walkStop(move);
+    const landing = await r.walkStop(move, moment);
     this.pos = afterStopWalk(landing);
     return landing;
   }
 
   /** A move through the lines of the task of the hit shown on `r` (or of an earlier step of the stop's task): off a line, the hit is no longer shown. */
-  async moveAtHit(r: PastHost, move: PastMove): Promise<PastLineLanding> {
+  async moveAtHit(r: PastHost, move: PastMove, moment?: string): Promise<PastLineLanding> {
     const from = this.pos;
-    const landing = await r.walkFromHit(move);
+    const landing = await r.walkFromHit(move, moment);
     this.pos = afterHitWalk(from, landing);
     return landing;
   }
@@ -56,15 +57,15 @@ export class PastView {
     return landing;
   }
 
-  /** Moves the viewed moment of `r`, the stop's replay host, to a past tick (null: the present), in the live run's words. */
-  async seek(r: PastHost, tick: number | null): Promise<ViewedMoment> {
+  /** Moves the viewed moment of `r`, the stop's replay host, to a past tick (null: the present), in the live run's words (with the asker's `moment` id). */
+  async seek(r: PastHost, tick: number | null, moment?: string): Promise<ViewedMoment> {
     await this.move(r, 'leave');
     if (tick === null) this.pos = afterSeek(this.pos, null);
     else {
-      await r.seekPast(tick);
+      await r.seekPast(tick, moment);
       this.pos = afterSeek(this.pos, tick);
     }
-    return { runId: r.runId, tick, ticks: r.ticks };
+    return { runId: r.runId, tick, ticks: r.ticks, ...idOf(moment) };
   }
 
   /** A newer live stop in the same tick is shown: a past tick viewed is left. */

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import {
   RUNNING,
   answersMove,
+  aside,
   atEnd as endShown,
   backToPresent,
   canStepBack,
@@ -23,6 +24,7 @@ import {
   presentStop,
   refused,
   retarget,
+  settled,
   shownStop,
   startMove,
   viewedTickOf,
@@ -235,6 +237,33 @@ describe('debug position: a move under way', () => {
     assert.equal(answersMove(line, { event: 'paused', pastLine: true }), true);
     assert.equal(answersMove(line, { event: 'viewedTick', tick: 40 }), false);
     assert.equal(answersMove(pastTick, { event: 'viewedTick', tick: 8 }), false, 'no move under way: nothing is its answer');
+  });
+  it('answersMove by moment id: an event naming another move never answers this one; one naming none is judged by its kind', () => {
+    const seek = startMove(pastTick, { waits: 'seek', reason: 'step', threadId: 3 }, 'debug 1:4');
+    assert.equal(answersMove(seek, { event: 'viewedTick', tick: 8, moment: 'debug 1:4' }), true);
+    assert.equal(answersMove(seek, { event: 'viewedTick', tick: 8, moment: 'debug 2:4' }), false, "another session's seek to the same tick");
+    assert.equal(answersMove(seek, { event: 'viewedTick', tick: 8, moment: 'webview x:1' }), false, "the panel's seek");
+    assert.equal(answersMove(seek, { event: 'viewedTick', tick: 8 }), true, 'a host that does not echo ids: by kind');
+    assert.equal(answersMove(seek, { event: 'paused', pastLine: false, moment: 'debug 1:4' }), false, 'its own id on an event of another kind');
+    const line = startMove(liveLine, { waits: 'pastLine' }, 'debug 1:5');
+    assert.equal(answersMove(line, { event: 'paused', pastLine: true, moment: 'debug 2:1' }), false);
+    assert.equal(answersMove(line, { event: 'paused', pastLine: true, moment: 'debug 1:5' }), true);
+    // A line move that must seek after all goes on under a new id: the old one no longer answers it.
+    const seekAfter = retarget(line, { waits: 'seek', reason: 'step', threadId: 2 }, 'debug 1:6');
+    assert.equal(answersMove(seekAfter, { event: 'viewedTick', tick: 3, moment: 'debug 1:5' }), false);
+    assert.equal(answersMove(seekAfter, { event: 'viewedTick', tick: 3, moment: 'debug 1:6' }), true);
+    const anonymous = startMove(pastTick, { waits: 'seek', reason: 'step', threadId: 3 });
+    assert.equal(answersMove(anonymous, { event: 'viewedTick', tick: 8, moment: 'debug 1:4' }), false, 'a move without an id is answered by no named event');
+  });
+  it('another view moves the views during a move: the move goes on from there (aside)', () => {
+    const seek = startMove(paused, { waits: 'seek', reason: 'step', threadId: 3 }, 'debug 1:1');
+    const other = onViewedTick(settled(seek), 4, 10, false, null);
+    const next = aside(seek, false, other);
+    assert.equal(next.kind, 'moving');
+    assert.equal(next.kind === 'moving' && next.moment, 'debug 1:1');
+    assert.deepEqual(settled(next), other);
+    assert.deepEqual(aside(seek, true, other), other, 'its own answer lands it');
+    assert.deepEqual(aside(paused, false, other), other, 'no move under way: the event lands');
   });
   it('the host goes on during a move: the move keeps going, from where the host now stands', () => {
     const seek = startMove(pastTick, { waits: 'seek', reason: 'step', threadId: 3 });

@@ -3,7 +3,8 @@
 // of the host requests it expects (`serve`); a request with no answer given fails (the test
 // sees which), every request is logged, and `emit` sends a host event to the session.
 // seekTick is served as the real host does (runtime/host/main-thread/run.ts): the viewedTick
-// event (replayed: false) before the answer, an opened recording's present is its last tick.
+// event (replayed: false) before the answer, an opened recording's present is its last tick;
+// the seek's moment id echoed on both.
 //
 // Invariants: nothing here decides what the adapter shows; the fake only answers and emits.
 
@@ -151,6 +152,8 @@ export function serveSeeks(run: FakeRun, ticks: number, opened = false): void {
     const tick = p.tick === null && opened ? ticks : p.tick;
     if (tick !== null && (tick < 1 || tick > ticks)) throw new Error(`seekTick: run ${run.runId} has ticks 1..${ticks} recorded, not ${tick}`);
     const moment: ViewedMoment = tick === null ? { runId: run.runId!, tick: null, ticks } : { runId: run.runId!, tick, ticks, replayed: false };
+    // The asker's id, echoed on the answer and the events the seek causes (protocol/moment-ids.ts).
+    if (p.moment !== undefined) moment.moment = p.moment;
     run.viewedTick = tick;
     run.endpoint.emit('viewedTick', moment);
     if (tick === null) return moment;

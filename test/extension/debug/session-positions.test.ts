@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
 import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
-import type { SourcePosition, TimelineLane } from '../../../protocol/host-protocol';
+import type { SourcePosition, TimelineLane, ViewedMoment } from '../../../protocol/host-protocol';
 import { DapClient, type DapEvent } from './dap-client';
 import { FakeRun, FakeRuns, serveSeeks, snapshotAt, timelineOf } from './fake-debug-host';
 import { until } from '../wait-until';
@@ -18,8 +18,8 @@ import { until } from '../wait-until';
 const TIMEOUT = 5000;
 
 /** Attaches a session to the fake run, as VS Code does (attach, configurationDone, the attach's answer). */
-async function attached(run: FakeRun): Promise<DapClient> {
-  const dap = DapClient.inProcess(new CoroscopeSession<FakeRun>({ hostScript: '/nonexistent/runtime-host.js', runs: new FakeRuns(run) }));
+async function attached(run: FakeRun, moveLandingMs?: number): Promise<DapClient> {
+  const dap = DapClient.inProcess(new CoroscopeSession<FakeRun>({ hostScript: '/nonexistent/runtime-host.js', runs: new FakeRuns(run), ...(moveLandingMs === undefined ? {} : { moveLandingMs }) }));
   await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
   const attach = dap.request('attach', { run: run.key });
   await dap.waitForEvent('initialized', { timeoutMs: TIMEOUT });
@@ -250,6 +250,102 @@ describe('debug positions and moves against a fake host', () => {
       const landed = await stopped(dap, from);
       assert.equal(landed.body.reason, 'step');
       assert.match(String(landed.body.description), /tick 4 of 5/);
+    } finally {
+      await dap.close();
+    }
+  });
+
+  it('two sessions move the views at once: each takes only the answer named by its own moment id', async () => {
+    const run = new FakeRun('paused');
+    run.lastPause = { reason: 'pause', tick: 5, description: 'Paused after tick 5' };
+    run.endpoint.serve('snapshot', () => snapshotAt(5, true));
+    // Task #2 suspended at ticks 2 and 5: its Step Back from tick 5 goes to tick 2 (the loop's goes to tick 4).
+    const lane: TimelineLane = { ...laneOf(2), segments: [{ fromTick: 2, toTick: 3, state: 'suspended' }, { fromTick: 4, toTick: 4, state: 'running' }, { fromTick: 5, toTick: 5, state: 'suspended' }] };
+    run.endpoint.serve('timeline', () => timelineOf(7, 5, { lanes: [lane] }));
+    // The first seek is held until the second is asked: the first one's events then come while both sessions are moving.
+    const waiting: Array<{ moment: ViewedMoment; land: (m: ViewedMoment) => void }> = [];
+    run.endpoint.serve('seekTick', (p) => {
+      const moment: ViewedMoment = { runId: 7, tick: p.tick, ticks: 5, replayed: false };
+      if (p.moment !== undefined) moment.moment = p.moment;
+      return new Promise((land) => {
+        waiting.push({ moment, land });
+        if (waiting.length < 2) return;
+        for (const w of waiting) {
+          run.endpoint.emit('viewedTick', w.moment);
+          w.land(w.moment);
+        }
+      });
+    });
+    const a = await attached(run);
+    const b = await attached(run);
+    try {
+      await stopped(a, 0);
+      await stopped(b, 0);
+      const fromA = a.mark();
+      const fromB = b.mark();
+      await Promise.all([a.request('stepBack', { threadId: LOOP_THREAD_ID }), b.request('stepBack', { threadId: 2 })]);
+      const asked = run.endpoint.requests.filter((r) => r.method === 'seekTick').map((r) => r.params as { tick: number | null; moment?: string });
+      assert.deepEqual(asked.map((p) => p.tick).sort(), [2, 4]);
+      assert.ok(asked.every((p) => p.moment !== undefined) && asked[0]!.moment !== asked[1]!.moment, `each session names its seek: ${JSON.stringify(asked)}`);
+      for (const [dap, from, own, others] of [[a, fromA, 4, 2], [b, fromB, 2, 4]] as const) {
+        const at = (tick: number): DapEvent[] => dap.events.slice(from).filter((e) => e.event === 'stopped' && new RegExp(`tick ${tick} of 5`).test(String(e.body.description)));
+        await until('both moments shown', () => at(own).length > 0 && at(others).length > 0, TIMEOUT);
+        const shown = (tick: number): string => JSON.stringify(at(tick).map((e) => e.body));
+        // Its own landing is a step it made (focused); the other session's is another view's move (not focused), whichever came first.
+        // (A task's landing relabels the loop's row too, unfocused.)
+        assert.ok(at(own).every((e) => e.body.reason === 'step') && at(own)[0]!.body.preserveFocusHint !== true, `its own seek to tick ${own}: ${shown(own)}`);
+        assert.ok(at(others).every((e) => e.body.reason === 'goto' && e.body.preserveFocusHint === true), `the other session's seek to tick ${others}: ${shown(others)}`);
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('a line move the host answers but never lands: refused meanwhile, then given up after its bound (back on the line it left)', async () => {
+    const file = '/work/prog.ts';
+    const at = (line: number): SourcePosition => ({ file, line, column: 3 });
+    const run = new FakeRun('paused');
+    run.lastPause = { reason: 'breakpoint', tick: 7, taskId: 2, description: 'Task #2 "worker-2" hit a breakpoint at prog.ts:12', line: at(12) };
+    run.endpoint.serve('snapshot', () => snapshotAt(7, true));
+    run.endpoint.serve('timeline', (p) => timelineOf(7, 7, p.taskId !== undefined ? { lanes: [laneOf(2)] } : {}));
+    run.endpoint.serve('lineStepBack', (p) => {
+      run.endpoint.emit('paused', { reason: 'step', tick: 7, taskId: 2, description: 'line 11 of task #2 (replayed)', line: at(11), pastLine: true, ...(p.moment === undefined ? {} : { moment: p.moment }) });
+      return { landed: 'line', line: at(11) };
+    });
+    // A host that answers the line step and then drops its `paused` (the first time).
+    let dropLanding = true;
+    run.endpoint.serve('lineStep', (p) => {
+      if (!dropLanding) run.endpoint.emit('paused', { reason: 'step', tick: 7, taskId: 2, description: 'line 12 of task #2 (replayed)', line: at(12), pastLine: true, ...(p.moment === undefined ? {} : { moment: p.moment }) });
+      return {};
+    });
+    const bound = 300;
+    const dap = await attached(run, bound);
+    try {
+      await stopped(dap, 0);
+      let from = dap.mark();
+      await dap.request('stepBack', { threadId: 2 });
+      assert.equal((await stopped(dap, from)).body.reason, 'step');
+      from = dap.mark();
+      const started = Date.now();
+      await dap.request('next', { threadId: 2 });
+      // Under way: another move is refused, saying what it waits for and its bound.
+      const refusedMove = (await dap.requestRaw('stepBack', { threadId: 2 })) as DebugProtocol.ErrorResponse;
+      assert.equal(refusedMove.success, false);
+      assert.match(refusedMove.body.error?.format ?? '', /under way \(waiting for the host: pastLine\).*given up after 0.3 s/);
+      // Given up: the past line it left shown again, the console saying why.
+      const again = await stopped(dap, from);
+      assert.ok(Date.now() - started >= bound - 20, 'not before its bound');
+      assert.equal(again.body.reason, 'step');
+      assert.equal(again.body.threadId, 2);
+      assert.match(consoleSince(dap, from), /never showed where the move landed/);
+      // The next move goes (not refused as under way), from the past line it left: a move through the past lines, not the live program going on.
+      dropLanding = false;
+      from = dap.mark();
+      await dap.request('next', { threadId: 2 });
+      assert.equal((await stopped(dap, from)).body.reason, 'step');
+      assert.equal(run.endpoint.asked().filter((m) => m === 'lineStep').length, 2);
+      assert.ok(!dap.events.slice(from).some((e) => e.event === 'continued'), 'stepped through the past lines (a live step would say continued)');
     } finally {
       await dap.close();
     }

@@ -25,13 +25,18 @@ class ScriptedHost implements PastHost {
   walks: Array<PastLineLanding | Error> = [];
   searches: BreakpointHitLanding[] = [];
 
-  walkStop(move: PastMove): Promise<PastLineLanding> {
+  /** The moment id each request carried (undefined: none). */
+  readonly ids: Array<string | undefined> = [];
+
+  walkStop(move: PastMove, moment?: string): Promise<PastLineLanding> {
     this.asked.push(`pastLine ${move}`);
+    this.ids.push(moment);
     return this.next();
   }
 
-  walkFromHit(move: PastMove): Promise<PastLineLanding> {
+  walkFromHit(move: PastMove, moment?: string): Promise<PastLineLanding> {
     this.asked.push(`pastHitLine ${move}`);
+    this.ids.push(moment);
     return this.next();
   }
 
@@ -40,8 +45,9 @@ class ScriptedHost implements PastHost {
     return Promise.resolve(this.searches.shift()!);
   }
 
-  async seekPast(tick: number): Promise<void> {
+  async seekPast(tick: number, moment?: string): Promise<void> {
     this.asked.push(`seekTick ${tick}`);
+    this.ids.push(moment);
   }
 
   private next(): Promise<PastLineLanding> {
@@ -125,5 +131,22 @@ describe('PastView', () => {
     await view.seek(r, 2);
     view.leaveTick();
     assert.equal(view.position, LIVE);
+  });
+
+  test("a move's moment id rides each request it makes, and a seek's answer echoes it", async () => {
+    const view = new PastView();
+    const r = new ScriptedHost();
+    r.walks = [stopLine, earlierLine, stopLine, stopLine];
+    await view.move(r, 'back', 'debug 1:1');
+    await view.move(r, 'back', 'debug 1:2');
+    // From the step before: a walk from it, still named by its move.
+    await view.move(r, 'over', 'debug 1:3');
+    // A seek from a past line leaves it first (the walk's 'leave', named too), then replays the tick.
+    const moment = await view.seek(r, 3, 'panel:4');
+    assert.deepEqual(moment, { runId: 5, tick: 3, ticks: 9, moment: 'panel:4' });
+    assert.deepEqual(r.asked, ['pastLine back', 'pastLine back', 'pastHitLine over', 'pastLine leave', 'seekTick 3']);
+    assert.deepEqual(r.ids, ['debug 1:1', 'debug 1:2', 'debug 1:3', undefined, 'panel:4']);
+    // Without an id: none on the answer.
+    assert.equal('moment' in (await view.seek(r, null)), false);
   });
 });
