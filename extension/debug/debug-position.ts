@@ -196,6 +196,8 @@ export function onPaused(pos: DebugPosition, stop: PositionStop, pastLine: boole
     return { ...pos, from, stop: from.kind === 'pastTick' || from.kind === 'pastHit' ? pos.stop : shownStop(from) };
   }
   if (pastLine && pos.kind === 'pastHit') return { kind: 'pastHit', tick: stop.tick, stop, present: pos.present };
+  // A line reached from a hit shown in a recording (or a finished run attached to): the recording at that line's tick.
+  if (pastLine && pos.kind === 'recording') return { kind: 'recording', tick: stop.tick, ticks: pos.ticks, stop };
   switch (pos.kind) {
     case 'pastTick':
     case 'pastHit':

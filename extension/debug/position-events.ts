@@ -33,7 +33,7 @@ export class PositionEvents {
     const base = settled(pos);
     const pastLine = b.pastLine === true;
     const answer = answersMove(pos, { event: 'paused', pastLine, ...idOf(b.moment) });
-    if (pastLine && base.kind === 'pastHit') {
+    if (pastLine && (base.kind === 'pastHit' || (base.kind === 'recording' && base.stop?.line !== undefined))) {
       // A line reached by a step from the hit shown (or from a line reached so): shown like the hit.
       this.showHitLine(b);
       return;

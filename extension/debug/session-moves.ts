@@ -272,7 +272,8 @@ export class SessionMoves {
         this.refuseDuringMove(response, pos);
         return;
       case 'pastHit':
-        // From the hit's line: the line before it (a hit without a line goes back as a tick).
+      case 'recording':
+        // From a hit's line (a recording's too): the line before it (a hit without a line goes back as a tick).
         if (pos.stop?.line !== undefined) {
           this.stepAtHit(response, threadId, 'back');
           return;
@@ -289,7 +290,6 @@ export class SessionMoves {
       case 'paused':
       case 'pastTick':
       case 'end':
-      case 'recording':
         break;
     }
     this.travelTo(response, threadId, 'step', async (now) => {
@@ -444,6 +444,11 @@ export class SessionMoves {
         return;
       case 'end':
       case 'recording':
+        // A hit's line in a recording (or a finished run attached to): by line, as from any hit.
+        if (pos.kind === 'recording' && pos.stop?.line !== undefined) {
+          this.stepAtHit(response, threadId, kind);
+          return;
+        }
         if (this.refusedAtEnd(response, what)) return;
         fromPast();
         return;
