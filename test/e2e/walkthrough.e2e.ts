@@ -20,7 +20,7 @@
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 import type { Frame, Locator } from 'playwright-core';
-import { CRAWL_STEP_ID } from '../../extension/walkthrough';
+import { CRAWL_STEP_ID, OWN_PROGRAM_STEP_ID } from '../../extension/walkthrough';
 import { listSamples } from '../../runtime/samples/index';
 import { clearNotifications, screenshot, until } from './support/browser';
 import { inspectorPanel, panelPhase, selectTask, stackFrameNames, stepTick, stepUntilSuspended, taskRows, waitForPanelPhase } from './support/inspector-panel';
@@ -65,12 +65,13 @@ describe('the Coroscope walkthrough in VS Code (code-server)', { timeout: 300_00
     return runStepButtonOf(page(), stepId, button);
   }
 
-  step('opens from "Welcome: Open Walkthrough..." with "crawl, pause, look" first, then the samples in the chapter\'s order', async () => {
+  step('opens from "Welcome: Open Walkthrough..." with "crawl, pause, look" first, then the samples in the chapter\'s order, then your own program', async () => {
     await openWalkthrough(page());
     const ids = await page()
       .locator('.gettingStartedContainer button.getting-started-step[data-step-id*="coroscope.tutorial#"]')
       .evaluateAll((els) => els.map((el) => (el.getAttribute('data-step-id') ?? '').replace(/^.*#/, '')));
-    assert.deepEqual(ids, [CRAWL_STEP_ID, ...listSamples().map((s) => s.id)]);
+    // ... and last, the step for a user's own program.
+    assert.deepEqual(ids, [CRAWL_STEP_ID, ...listSamples().map((s) => s.id), OWN_PROGRAM_STEP_ID]);
     // Nothing done yet.
     assert.equal(await walkthroughStep(CRAWL_STEP_ID).getAttribute('aria-checked'), 'false');
     assert.equal(await walkthroughStep('crawler').getAttribute('aria-checked'), 'false');
