@@ -79,7 +79,7 @@ async function continueToEnd(dap: DapClient, file: string): Promise<void> {
   await continueThroughEnd(dap, 0);
 }
 
-describe('line stepping through the standalone debug adapter', { timeout: 240_000 }, () => {
+describe('line stepping through the standalone debug adapter', { timeout: 480_000 }, () => {
   before(async () => {
     await buildAdapterAndHost();
   });

@@ -50,7 +50,7 @@ async function move(dap: DapClient, command: 'stepIn' | 'stepBack', thread: numb
   return { thread: next, at: await positionOf(dap, next, file) };
 }
 
-describe('golden step transcripts in the past: Step Back N, then F11 N lands as live', { timeout: 300_000 }, () => {
+describe('golden step transcripts in the past: Step Back N, then F11 N lands as live', { timeout: 600_000 }, () => {
   before(async () => {
     await buildAdapterAndHost();
   });

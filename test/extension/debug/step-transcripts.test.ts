@@ -32,7 +32,7 @@ async function positionOf(dap: DapClient, threadId: number, sampleFile: string):
   return path === sampleFile ? `${top.name}:${top.line}` : `${top.name}@${path.split(/[\\/]/).pop() ?? ''}:${top.line}`;
 }
 
-describe('golden step transcripts: F11 from the first line of each sample', { timeout: 300_000 }, () => {
+describe('golden step transcripts: F11 from the first line of each sample', { timeout: 600_000 }, () => {
   before(async () => {
     await buildAdapterAndHost();
   });
