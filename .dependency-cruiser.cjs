@@ -23,14 +23,16 @@ module.exports = {
   forbidden: [
     {
       name: 'core-stays-at-the-bottom',
-      comment: 'The runtime core (loop, futures, tasks, primitives, sockets, streams) imports only node built-ins and itself: the inspector reads it through runtime/inspection.ts, never the other way.',
+      comment:
+        'The runtime core (loop, futures, tasks, primitives, sockets, streams) imports only node built-ins and itself: the inspector reads it through runtime/inspection.ts, never the other way.',
       severity: 'error',
       from: { path: CORE, pathNot: CORE_PUBLIC_FACE },
       to: { path: '^(runtime/[^/]+/|protocol/|extension/|webview/)' },
     },
     {
       name: 'libraries-below-the-inspector',
-      comment: 'HTTP, the crawlers, the samples and the demo site build on the core only: no inspector, host, CLI or recorder.',
+      comment:
+        'HTTP, the crawlers, the samples and the demo site build on the core only: no inspector, host, CLI or recorder.',
       severity: 'error',
       from: { path: LIBRARIES },
       to: { path: `${INSPECTOR}|^(extension|webview)/` },
@@ -51,49 +53,56 @@ module.exports = {
     },
     {
       name: 'extension-talks-to-the-host',
-      comment: 'The extension reaches the runtime through the host protocol (a process of its own), never by importing runtime code.',
+      comment:
+        'The extension reaches the runtime through the host protocol (a process of its own), never by importing runtime code.',
       severity: 'error',
       from: { path: '^extension/' },
       to: { path: '^(runtime|webview)/' },
     },
     {
       name: 'webview-is-a-browser-page',
-      comment: 'The webview runs in a browser frame: DOM and protocol types only, no node, vscode, runtime or extension code.',
+      comment:
+        'The webview runs in a browser frame: DOM and protocol types only, no node, vscode, runtime or extension code.',
       severity: 'error',
       from: { path: '^webview/' },
       to: { path: '^(runtime|extension)/|^vscode$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'host-main-thread-not-into-the-worker',
-      comment: "A runtime host's main thread does not load its worker's code (nor a replay host's): the two threads share only shared/ and the protocol, talking over the bridge's messages. main.ts alone imports the worker's entry, because a host bundled without dist/line-debug-worker.js starts its worker on its own script.",
+      comment:
+        "A runtime host's main thread does not load its worker's code (nor a replay host's): the two threads share only shared/ and the protocol, talking over the bridge's messages. main.ts alone imports the worker's entry, because a host bundled without dist/line-debug-worker.js starts its worker on its own script.",
       severity: 'error',
       from: { path: HOST_MAIN_THREAD, pathNot: HOST_MAIN_ENTRY },
       to: { path: `${HOST_WORKER}|${HOST_REPLAY}` },
     },
     {
       name: 'host-worker-not-into-the-main-thread',
-      comment: "The line debugger's worker thread (worker/, replay-host/) loads no main-thread code: its bundle (dist/line-debug-worker.js) holds only the line debugger and the protocol, and the main thread's run, recordings and program loading are asked for over the bridge.",
+      comment:
+        "The line debugger's worker thread (worker/, replay-host/) loads no main-thread code: its bundle (dist/line-debug-worker.js) holds only the line debugger and the protocol, and the main thread's run, recordings and program loading are asked for over the bridge.",
       severity: 'error',
       from: { path: `${HOST_WORKER}|${HOST_REPLAY}` },
       to: { path: HOST_MAIN_THREAD },
     },
     {
       name: 'host-replay-only-through-the-worker-entry',
-      comment: "replay-host/ runs only in a line replay host's worker (the worker's replay role): only the worker's entry (line-debug-worker.ts, which takes that role on --line-replay) and replay-host/ itself import it, never a live host's main thread or the rest of the worker.",
+      comment:
+        "replay-host/ runs only in a line replay host's worker (the worker's replay role): only the worker's entry (line-debug-worker.ts, which takes that role on --line-replay) and replay-host/ itself import it, never a live host's main thread or the rest of the worker.",
       severity: 'error',
       from: { pathNot: `${HOST_REPLAY}|${HOST_WORKER_ENTRY}` },
       to: { path: HOST_REPLAY },
     },
     {
       name: 'host-shared-belongs-to-no-thread',
-      comment: 'runtime/host/shared/ is loaded by more than one place of execution, so it imports none of them (main-thread/, worker/, replay-host/).',
+      comment:
+        'runtime/host/shared/ is loaded by more than one place of execution, so it imports none of them (main-thread/, worker/, replay-host/).',
       severity: 'error',
       from: { path: HOST_SHARED },
       to: { path: `${HOST_MAIN_THREAD}|${HOST_WORKER}|${HOST_REPLAY}` },
     },
     {
       name: 'host-entries-are-not-imported',
-      comment: "The host's process and worker entries (main-thread/main.ts, worker/line-debug-worker-main.ts) run on load: nothing imports them (esbuild bundles them, a client forks them).",
+      comment:
+        "The host's process and worker entries (main-thread/main.ts, worker/line-debug-worker-main.ts) run on load: nothing imports them (esbuild bundles them, a client forks them).",
       severity: 'error',
       from: {},
       to: { path: '^runtime/host/(main-thread/main|worker/line-debug-worker-main)\\.ts$' },

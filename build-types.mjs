@@ -13,7 +13,16 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } fr
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
-const TYPE_PACKAGES = ['@types/node', 'undici-types', 'htmlparser2', 'domhandler', 'domelementtype', 'domutils', 'entities', 'dom-serializer'];
+const TYPE_PACKAGES = [
+  '@types/node',
+  'undici-types',
+  'htmlparser2',
+  'domhandler',
+  'domelementtype',
+  'domutils',
+  'entities',
+  'dom-serializer',
+];
 const DECLARATION = /\.d\.[cm]?ts$/;
 const KEPT = /^(package\.json|LICEN[CS]E(\.\w+)?)$/i;
 
@@ -40,4 +49,6 @@ for (const pkg of TYPE_PACKAGES) {
   if (!existsSync(root)) throw new Error(`build-types: ${root} is missing: npm ci first`);
   copyTypes(root, join('dist', 'types', 'node_modules', pkg));
 }
-console.log(`build-types: dist/types/coroscope (declarations of runtime/index.ts), ${files} files of ${TYPE_PACKAGES.length} type packages in dist/types/node_modules`);
+console.log(
+  `build-types: dist/types/coroscope (declarations of runtime/index.ts), ${files} files of ${TYPE_PACKAGES.length} type packages in dist/types/node_modules`,
+);

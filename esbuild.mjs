@@ -9,7 +9,10 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
-/** @type {Array<{in: string, out: string, platform: 'node' | 'browser', format?: 'cjs' | 'iife', external?: string[], loader?: Record<string, 'file'>, sources?: boolean, library?: boolean}>} */
+/**
+ * @type {Array<{in: string, out: string, platform: 'node' | 'browser', format?: 'cjs' | 'iife', external?:
+ * string[], loader?: Record<string, 'file'>, sources?: boolean, library?: boolean}>}
+ */
 const entries = [
   { in: 'runtime/index.ts', out: 'dist/runtime/index.js', platform: 'node' },
   // `sources`: the bundles that record runs get their sources' hashes written beside them (below).
@@ -20,11 +23,22 @@ const entries = [
   // The TypeScript transpiler a user's program gets when its folder has none (Sucrase,
   // program-transpiler.ts): loaded only for a .ts program; `library`: minified, no source map
   // (nobody steps into it), so the .vsix stays small.
-  { in: 'runtime/host/main-thread/bundled-transpiler.ts', out: 'dist/typescript-transpiler.js', platform: 'node', library: true },
+  {
+    in: 'runtime/host/main-thread/bundled-transpiler.ts',
+    out: 'dist/typescript-transpiler.js',
+    platform: 'node',
+    library: true,
+  },
   { in: 'extension/extension.ts', out: 'dist/extension.js', platform: 'node', external: ['vscode'] },
   { in: 'extension/debug/standalone.ts', out: 'dist/debugAdapter.js', platform: 'node', external: ['vscode'] },
   // The webview's CSS (with the codicon font, copied beside it) goes to dist/webview/main.css.
-  { in: 'webview/main.ts', out: 'dist/webview/main.js', platform: 'browser', format: 'iife', loader: { '.ttf': 'file' } },
+  {
+    in: 'webview/main.ts',
+    out: 'dist/webview/main.js',
+    platform: 'browser',
+    format: 'iife',
+    loader: { '.ttf': 'file' },
+  },
   { in: 'bench/runtime.bench.ts', out: 'dist/bench/runtime.bench.js', platform: 'node' },
   { in: 'bench/crawl.bench.ts', out: 'dist/bench/crawl.bench.js', platform: 'node' },
 ];
@@ -60,9 +74,13 @@ await Promise.all(
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
 for (const e of present.filter((x) => x.sources === true)) {
   const map = JSON.parse(readFileSync(`${e.out}.map`, 'utf8'));
-  const sources = map.sources.flatMap((path, i) => (typeof map.sourcesContent?.[i] === 'string' ? [{ path, sha256: sha256(map.sourcesContent[i]) }] : []));
+  const sources = map.sources.flatMap((path, i) =>
+    typeof map.sourcesContent?.[i] === 'string' ? [{ path, sha256: sha256(map.sourcesContent[i]) }] : [],
+  );
   const part = `${e.out}.sources.json.${process.pid}.part`;
   writeFileSync(part, JSON.stringify({ bundleSha256: sha256(readFileSync(e.out)), sources }));
   renameSync(part, `${e.out}.sources.json`);
 }
-console.log(`esbuild: built ${present.length} entr${present.length === 1 ? 'y' : 'ies'}: ${present.map((e) => e.out).join(', ')}`);
+console.log(
+  `esbuild: built ${present.length} entr${present.length === 1 ? 'y' : 'ies'}: ${present.map((e) => e.out).join(', ')}`,
+);

@@ -29,7 +29,12 @@ function parseArgs(argv: readonly string[]): { pages: number; latency: number } 
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const site = await startDemoSite({ pages: args.pages, pageBytes: REALISTIC_TRANSPORT.pageBytes, latencyMs: args.latency, jitterMs: 2 * args.latency });
+  const site = await startDemoSite({
+    pages: args.pages,
+    pageBytes: REALISTIC_TRANSPORT.pageBytes,
+    latencyMs: args.latency,
+    jitterMs: 2 * args.latency,
+  });
   const rec = new RunRecorder();
   const loop = new EventLoop({ clock: rec.clock });
   rec.attach(loop);
@@ -53,7 +58,12 @@ async function main(): Promise<void> {
       const whole = rec.streamsSoFar();
       readRunLog(whole.events, whole.gaps, whole.payload, 'whole');
       const wholeMs = performance.now() - t1;
-      readings.push({ bytes: whole.events.length + whole.gaps.length + whole.payload.length, ticks: whole.ticks, incrementalMs, wholeMs });
+      readings.push({
+        bytes: whole.events.length + whole.gaps.length + whole.payload.length,
+        ticks: whole.ticks,
+        incrementalMs,
+        wholeMs,
+      });
       return rec.soFar();
     },
     ticks: () => rec.ticks,
@@ -74,10 +84,21 @@ async function main(): Promise<void> {
     await site.close();
   }
   const sum = (f: (r: (typeof readings)[number]) => number): number => readings.reduce((a, r) => a + f(r), 0);
-  console.log(`recorded crawl of the demo site (${args.pages} pages of ${REALISTIC_TRANSPORT.pageBytes} bytes, ${args.latency}-${3 * args.latency} ms a response): ${crawler.done.length} URLs in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${rec.ticks} ticks; the checkpoints read the recording ${readings.length} times:`);
+  console.log(
+    `recorded crawl of the demo site (${args.pages} pages of ${REALISTIC_TRANSPORT.pageBytes} bytes, ${args.latency}-${3 * args.latency} ms a response): ${crawler.done.length} URLs in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${rec.ticks} ticks; the checkpoints read the recording ${readings.length} times:`,
+  );
   console.log('  recording so far      ticks   incremental   whole (copied, decoded again)');
-  for (const r of readings) console.log(`  ${(r.bytes / 1e6).toFixed(1).padStart(8)} MB   ${String(r.ticks).padStart(10)}   ${r.incrementalMs.toFixed(1).padStart(8)} ms   ${r.wholeMs.toFixed(1).padStart(8)} ms`);
-  console.log(`  total                            ${sum((r) => r.incrementalMs).toFixed(0).padStart(8)} ms   ${sum((r) => r.wholeMs).toFixed(0).padStart(8)} ms`);
+  for (const r of readings)
+    console.log(
+      `  ${(r.bytes / 1e6).toFixed(1).padStart(8)} MB   ${String(r.ticks).padStart(10)}   ${r.incrementalMs.toFixed(1).padStart(8)} ms   ${r.wholeMs.toFixed(1).padStart(8)} ms`,
+    );
+  console.log(
+    `  total                            ${sum((r) => r.incrementalMs)
+      .toFixed(0)
+      .padStart(8)} ms   ${sum((r) => r.wholeMs)
+      .toFixed(0)
+      .padStart(8)} ms`,
+  );
 }
 
 main().catch((e: unknown) => {

@@ -19,7 +19,8 @@
 // must fetch as many URLs as Coroscope's warm-up crawl did.
 //
 // With --record, each round also crawls with recording on (runtime/record; writing the file
-// after it is timed apart); then, with the site stopped, the last recording is replayed: the ratio on / off (of the medians, and the median of each round's ratio) and the CPU per URL on and off,
+// after it is timed apart); then, with the site stopped, the last recording is replayed: the ratio on / off
+// (of the medians, and the median of each round's ratio) and the CPU per URL on and off,
 // the file's bytes per task step and the replay times are printed (bench/recorded-crawl.ts).
 // With --record and --inspect, each round also crawls inspected and recorded with frame
 // chains (each suspension's chain, the calls written before marked: format 3), given against
@@ -53,7 +54,16 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { sites: ALL_SITES, pages: 2000, rounds: 5, maxTasks: null, inspect: false, record: false, python: true, json: false };
+  const a: Args = {
+    sites: ALL_SITES,
+    pages: 2000,
+    rounds: 5,
+    maxTasks: null,
+    inspect: false,
+    record: false,
+    python: true,
+    json: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i];
     if (v === '--pages') a.pages = Number(argv[++i]);
@@ -61,7 +71,8 @@ function parseArgs(argv: string[]): Args {
     else if (v === '--max-tasks') a.maxTasks = Number(argv[++i]);
     else if (v === '--sites') {
       const names = (argv[++i] ?? '').split(',');
-      for (const n of names) if (!ALL_SITES.includes(n as SiteName)) throw new Error(`--sites: ${ALL_SITES.join(', ')}; not ${n}`);
+      for (const n of names)
+        if (!ALL_SITES.includes(n as SiteName)) throw new Error(`--sites: ${ALL_SITES.join(', ')}; not ${n}`);
       a.sites = names as SiteName[];
     } else if (v === '--inspect') a.inspect = true;
     else if (v === '--record') a.record = true;
@@ -98,7 +109,10 @@ interface BenchSite {
 async function serveFarm(pages: number, style: LinkFarmStyle): Promise<void> {
   const farm = await startLinkFarm({ pages, style });
   const e = farm.expected;
-  process.send?.({ url: farm.url, expected: { ok200: e.ok200, redirects301: e.redirects301, notFound404: e.notFound404, total: e.urls.size } });
+  process.send?.({
+    url: farm.url,
+    expected: { ok200: e.ok200, redirects301: e.redirects301, notFound404: e.notFound404, total: e.urls.size },
+  });
   process.on('message', () => process.send?.({ connections: farm.connections() }));
   process.on('disconnect', () => {
     void farm.close().then(() => process.exit(0));
@@ -112,8 +126,16 @@ function askConnections(child: ChildProcess): Promise<number> {
   });
 }
 
-async function startFarmProcess(name: SiteName, style: LinkFarmStyle, pages: number, maxTasks: number): Promise<BenchSite> {
-  const child = fork(process.argv[1]!, ['--serve-farm', String(pages), style], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: process.execArgv });
+async function startFarmProcess(
+  name: SiteName,
+  style: LinkFarmStyle,
+  pages: number,
+  maxTasks: number,
+): Promise<BenchSite> {
+  const child = fork(process.argv[1]!, ['--serve-farm', String(pages), style], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: process.execArgv,
+  });
   const first = await new Promise<{ url: string; expected: Expected }>((resolve, reject) => {
     child.once('message', (m: unknown) => resolve(m as { url: string; expected: Expected }));
     child.once('exit', (code) => reject(new Error(`the site process exited with ${code}`)));
@@ -207,13 +229,19 @@ function pythonHasAiohttp(): boolean {
 
 function crawlPython(url: string, maxTasks: number): Promise<CrawlRun> {
   return new Promise((resolve, reject) => {
-    const p = spawn('/usr/bin/python3', ['bench/peers/aiohttp_crawler.py', url, '--max-tasks', String(maxTasks)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn('/usr/bin/python3', ['bench/peers/aiohttp_crawler.py', url, '--max-tasks', String(maxTasks)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
     p.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`aiohttp crawler exited with ${code}`));
       try {
-        const j = JSON.parse(out.trim().split('\n').pop()!) as { seconds: number; rate: number; by_status: Record<string, number> };
+        const j = JSON.parse(out.trim().split('\n').pop()!) as {
+          seconds: number;
+          rate: number;
+          by_status: Record<string, number>;
+        };
         resolve({ seconds: j.seconds, rate: j.rate, byStatus: j.by_status });
       } catch (e) {
         reject(e);
@@ -226,10 +254,18 @@ function crawlPython(url: string, maxTasks: number): Promise<CrawlRun> {
 function check(name: string, run: CrawlRun, site: BenchSite, reference: CrawlRun): void {
   const e = site.expected;
   if (e !== null) {
-    const ok = (run.byStatus['200'] ?? 0) === e.ok200 && (run.byStatus['301'] ?? 0) === e.redirects301 && (run.byStatus['404'] ?? 0) === e.notFound404;
-    if (!ok) throw new Error(`${name} crawled ${site.name} incompletely: ${JSON.stringify(run.byStatus)} expected 200:${e.ok200} 301:${e.redirects301} 404:${e.notFound404}`);
+    const ok =
+      (run.byStatus['200'] ?? 0) === e.ok200 &&
+      (run.byStatus['301'] ?? 0) === e.redirects301 &&
+      (run.byStatus['404'] ?? 0) === e.notFound404;
+    if (!ok)
+      throw new Error(
+        `${name} crawled ${site.name} incompletely: ${JSON.stringify(run.byStatus)} expected 200:${e.ok200} 301:${e.redirects301} 404:${e.notFound404}`,
+      );
   } else if (fetchedCount(run) !== fetchedCount(reference)) {
-    throw new Error(`${name} fetched ${fetchedCount(run)} URLs from ${site.name} (${JSON.stringify(run.byStatus)}); coroscope's reference crawl fetched ${fetchedCount(reference)} (${JSON.stringify(reference.byStatus)})`);
+    throw new Error(
+      `${name} fetched ${fetchedCount(run)} URLs from ${site.name} (${JSON.stringify(run.byStatus)}); coroscope's reference crawl fetched ${fetchedCount(reference)} (${JSON.stringify(reference.byStatus)})`,
+    );
   }
 }
 
@@ -263,7 +299,8 @@ async function benchSite(site: BenchSite, args: Args, withPython: boolean): Prom
     [UNDICI, () => withCpu(() => crawlUndici(site.url, site.maxTasks))],
   ];
   if (args.inspect) crawlers.push([INSPECTED, () => withCpu(() => crawlCoroscope(site.url, site.maxTasks, true))]);
-  if (args.inspect && args.record) crawlers.push([RECORDED_FRAMES, () => withCpu(() => crawlRecorded(site.url, site.maxTasks, true))]);
+  if (args.inspect && args.record)
+    crawlers.push([RECORDED_FRAMES, () => withCpu(() => crawlRecorded(site.url, site.maxTasks, true))]);
   if (args.record) {
     crawlers.push([
       RECORDED,
@@ -276,7 +313,15 @@ async function benchSite(site: BenchSite, args: Args, withPython: boolean): Prom
     ]);
   }
   if (withPython) crawlers.push([AIOHTTP, () => crawlPython(site.url, site.maxTasks)]);
-  const result: SiteResult = { site: site.name, title: site.title, maxTasks: site.maxTasks, urls: 0, rates: {}, connections: {}, cpuPerUrlUs: {} };
+  const result: SiteResult = {
+    site: site.name,
+    title: site.title,
+    maxTasks: site.maxTasks,
+    urls: 0,
+    rates: {},
+    connections: {},
+    cpuPerUrlUs: {},
+  };
   for (const [name] of crawlers) {
     result.rates[name] = [];
     result.connections[name] = [];
@@ -312,31 +357,49 @@ function printSite(r: SiteResult, args: Args, withPython: boolean): void {
     const ratios = r.rates[COROSCOPE]!.map((x, i) => x / r.rates[name]![i]!);
     return `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
   };
-  console.log(`  ratio coroscope / undici:   ${(med(COROSCOPE) / med(UNDICI)).toFixed(2)}  (per round ${spread(UNDICI)})`);
-  if (withPython) console.log(`  ratio coroscope / aiohttp:  ${(med(COROSCOPE) / med(AIOHTTP)).toFixed(2)}  (per round ${spread(AIOHTTP)})`);
+  console.log(
+    `  ratio coroscope / undici:   ${(med(COROSCOPE) / med(UNDICI)).toFixed(2)}  (per round ${spread(UNDICI)})`,
+  );
+  if (withPython)
+    console.log(
+      `  ratio coroscope / aiohttp:  ${(med(COROSCOPE) / med(AIOHTTP)).toFixed(2)}  (per round ${spread(AIOHTTP)})`,
+    );
   const cpuOurs = median(r.cpuPerUrlUs[COROSCOPE]!);
   const cpuPeer = median(r.cpuPerUrlUs[UNDICI]!);
-  console.log(`  client CPU per URL:         coroscope ${cpuOurs.toFixed(0)} µs, undici ${cpuPeer.toFixed(0)} µs (undici / coroscope ${(cpuPeer / cpuOurs).toFixed(2)})`);
+  console.log(
+    `  client CPU per URL:         coroscope ${cpuOurs.toFixed(0)} µs, undici ${cpuPeer.toFixed(0)} µs (undici / coroscope ${(cpuPeer / cpuOurs).toFixed(2)})`,
+  );
   if (args.inspect) console.log(`  inspection on / off:        ${(med(INSPECTED) / med(COROSCOPE)).toFixed(2)}`);
   if (r.rates[RECORDED_FRAMES] !== undefined) {
     const perRound = (peer: string): number[] => r.rates[RECORDED_FRAMES]!.map((x, i) => x / r.rates[peer]![i]!);
-    const spread = (xs: number[]): string => `median of the rounds' ratios ${median(xs).toFixed(2)}, per round ${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
-    console.log(`  recording frames, inspected: on / off ${(med(RECORDED_FRAMES) / med(INSPECTED)).toFixed(2)} (${spread(perRound(INSPECTED))}); against plain ${(med(RECORDED_FRAMES) / med(COROSCOPE)).toFixed(2)} (${spread(perRound(COROSCOPE))})`);
+    const spread = (xs: number[]): string =>
+      `median of the rounds' ratios ${median(xs).toFixed(2)}, per round ${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
+    console.log(
+      `  recording frames, inspected: on / off ${(med(RECORDED_FRAMES) / med(INSPECTED)).toFixed(2)} (${spread(perRound(INSPECTED))}); against plain ${(med(RECORDED_FRAMES) / med(COROSCOPE)).toFixed(2)} (${spread(perRound(COROSCOPE))})`,
+    );
     const cpuFrames = median(r.cpuPerUrlUs[RECORDED_FRAMES]!);
     const cpuInspected = median(r.cpuPerUrlUs[INSPECTED]!);
-    console.log(`  client CPU per URL:         inspected and recording frames ${cpuFrames.toFixed(0)} µs, inspected ${cpuInspected.toFixed(0)} µs (off / on ${(cpuInspected / cpuFrames).toFixed(2)})`);
+    console.log(
+      `  client CPU per URL:         inspected and recording frames ${cpuFrames.toFixed(0)} µs, inspected ${cpuInspected.toFixed(0)} µs (off / on ${(cpuInspected / cpuFrames).toFixed(2)})`,
+    );
   }
   if (r.recorded !== undefined) {
     const rec = r.recorded;
     const perRound = r.rates[RECORDED]!.map((x, i) => x / r.rates[COROSCOPE]![i]!);
-    console.log(`  recording on / off:         ${(med(RECORDED) / med(COROSCOPE)).toFixed(2)}  (median of the rounds' ratios ${median(perRound).toFixed(2)}, per round ${Math.min(...perRound).toFixed(2)}-${Math.max(...perRound).toFixed(2)})`);
+    console.log(
+      `  recording on / off:         ${(med(RECORDED) / med(COROSCOPE)).toFixed(2)}  (median of the rounds' ratios ${median(perRound).toFixed(2)}, per round ${Math.min(...perRound).toFixed(2)}-${Math.max(...perRound).toFixed(2)})`,
+    );
     const cpuRecorded = median(r.cpuPerUrlUs[RECORDED]!);
     const cpuRatios = r.cpuPerUrlUs[COROSCOPE]!.map((off, i) => off / r.cpuPerUrlUs[RECORDED]![i]!);
     console.log(
       `  client CPU per URL:         recording on ${cpuRecorded.toFixed(0)} µs, off ${cpuOurs.toFixed(0)} µs (off / on ${(cpuOurs / cpuRecorded).toFixed(2)}; median of the rounds' ratios ${median(cpuRatios).toFixed(2)}, per round ${Math.min(...cpuRatios).toFixed(2)}-${Math.max(...cpuRatios).toFixed(2)}: steadier than rates on a busy machine)`,
     );
-    console.log(`  recording size:             ${rec.fileBytes} bytes for ${rec.steps} task steps, ${rec.ticks} ticks: ${(rec.fileBytes / rec.steps).toFixed(1)} bytes per step`);
-    console.log(`  writing the file:           ${(rec.writeSeconds * 1000).toFixed(0)} ms after the crawl (not in its rate; the extension writes a recording only when saved)`);
+    console.log(
+      `  recording size:             ${rec.fileBytes} bytes for ${rec.steps} task steps, ${rec.ticks} ticks: ${(rec.fileBytes / rec.steps).toFixed(1)} bytes per step`,
+    );
+    console.log(
+      `  writing the file:           ${(rec.writeSeconds * 1000).toFixed(0)} ms after the crawl (not in its rate; the extension writes a recording only when saved)`,
+    );
   }
 }
 
@@ -379,11 +442,22 @@ async function main(): Promise<void> {
     if (!args.json && last !== undefined && last.site === site.name) await printReplay(last, site.url);
   }
   if (args.json) {
-    const medians = (rec: Record<string, number[]>): Record<string, number> => Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, median(v)]));
-    console.log(JSON.stringify({ rounds: args.rounds, sites: results.map((r) => ({ ...r, medians: medians(r.rates), medianConnections: medians(r.connections) })) }));
+    const medians = (rec: Record<string, number[]>): Record<string, number> =>
+      Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, median(v)]));
+    console.log(
+      JSON.stringify({
+        rounds: args.rounds,
+        sites: results.map((r) => ({ ...r, medians: medians(r.rates), medianConnections: medians(r.connections) })),
+      }),
+    );
     return;
   }
-  if (!withPython) console.log(args.python ? '\n(aiohttp peer skipped: /usr/bin/python3 has no aiohttp; apt-get install python3-aiohttp)' : '\n(aiohttp peer not run: --no-python)');
+  if (!withPython)
+    console.log(
+      args.python
+        ? '\n(aiohttp peer skipped: /usr/bin/python3 has no aiohttp; apt-get install python3-aiohttp)'
+        : '\n(aiohttp peer not run: --no-python)',
+    );
 }
 
 main().catch((e) => {

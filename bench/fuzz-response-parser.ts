@@ -26,7 +26,18 @@
 import { Worker } from 'node:worker_threads';
 import * as net from 'node:net';
 import * as zlib from 'node:zlib';
-import { EventLoop, VirtualClock, coroutine, getRunningLoop, run, StreamReader, withTimeout, type Coroutine, type Task, type TimerHandle } from '../runtime/index';
+import {
+  EventLoop,
+  VirtualClock,
+  coroutine,
+  getRunningLoop,
+  run,
+  StreamReader,
+  withTimeout,
+  type Coroutine,
+  type Task,
+  type TimerHandle,
+} from '../runtime/index';
 import { ClientSession, readResponseHead } from '../runtime/http/client-session';
 import { decodeContent, readResponseBody, translateReadError } from '../runtime/http/client-response';
 import { bodyFraming, keepsAlive } from '../runtime/http/response-head';
@@ -41,7 +52,10 @@ export interface FuzzOptions {
   maxHeaderBytes?: number;
   /** Wall-clock milliseconds one input may take before it counts as a hang. Default 2000. */
   budgetMs?: number;
-  /** Milliseconds after which the watchdog thread kills a process stuck in one input (0: no watchdog). Default 20000. */
+  /**
+   * Milliseconds after which the watchdog thread kills a process stuck in one input (0: no watchdog). Default
+   * 20000.
+   */
   watchdogMs?: number;
   /** Inputs also sent through a real ClientSession and a loopback server. Default 0. */
   loopback?: number;
@@ -117,7 +131,11 @@ function chunked(body: Buffer, sizes: number[], trailers = ''): Buffer {
   let at = 0;
   for (let i = 0; at < body.length; i++) {
     const n = Math.min(sizes[i % sizes.length]!, body.length - at);
-    parts.push(Buffer.from(`${n.toString(16)}${i % 3 === 1 ? ';ext=1' : ''}\r\n`, 'latin1'), body.subarray(at, at + n), Buffer.from('\r\n'));
+    parts.push(
+      Buffer.from(`${n.toString(16)}${i % 3 === 1 ? ';ext=1' : ''}\r\n`, 'latin1'),
+      body.subarray(at, at + n),
+      Buffer.from('\r\n'),
+    );
     at += n;
   }
   parts.push(Buffer.from(`0\r\n${trailers}\r\n`, 'latin1'));
@@ -130,37 +148,102 @@ export function buildCorpus(): Buffer[] {
   const gz = zlib.gzipSync(page);
   return [
     withLength('HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {LEN}\r\n\r\n', page),
-    Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\nTrailer: X-Checksum\r\n\r\n'), chunked(page, [100, 7, 300], 'X-Checksum: 1234\r\nX-Other: two\r\n')]),
+    Buffer.concat([
+      Buffer.from(
+        'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\nTrailer: X-Checksum\r\n\r\n',
+      ),
+      chunked(page, [100, 7, 300], 'X-Checksum: 1234\r\nX-Other: two\r\n'),
+    ]),
     Buffer.concat([Buffer.from('HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n'), page]),
     Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n'), page]),
-    withLength('HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: {LEN}\r\n\r\n', gz),
-    Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n'), chunked(gz, [64, 200])]),
+    withLength(
+      'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nContent-Length: {LEN}\r\n\r\n',
+      gz,
+    ),
+    Buffer.concat([
+      Buffer.from('HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n'),
+      chunked(gz, [64, 200]),
+    ]),
     withLength('HTTP/1.1 200 OK\r\nContent-Encoding: deflate\r\nContent-Length: {LEN}\r\n\r\n', zlib.deflateSync(page)),
-    withLength('HTTP/1.1 200 OK\r\nContent-Encoding: deflate\r\nContent-Length: {LEN}\r\n\r\n', zlib.deflateRawSync(page)),
-    withLength('HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: {LEN}\r\n\r\n', zlib.gzipSync(Buffer.alloc(300_000, 0x61))),
+    withLength(
+      'HTTP/1.1 200 OK\r\nContent-Encoding: deflate\r\nContent-Length: {LEN}\r\n\r\n',
+      zlib.deflateRawSync(page),
+    ),
+    withLength(
+      'HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: {LEN}\r\n\r\n',
+      zlib.gzipSync(Buffer.alloc(300_000, 0x61)),
+    ),
     Buffer.from('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello'),
     Buffer.from('HTTP/1.1 204 No Content\r\nDate: Mon, 01 Jan 2024 00:00:00 GMT\r\n\r\n'),
     Buffer.from('HTTP/1.1 304 Not Modified\r\nETag: "abc"\r\nContent-Length: 1234\r\n\r\n'),
     Buffer.from('HTTP/1.1 301 Moved Permanently\r\nLocation: /elsewhere\r\nContent-Length: 0\r\n\r\n'),
     Buffer.from('HTTP/1.1 200 OK\nContent-Type: text/plain\nContent-Length: 3\n\nabc'),
-    Buffer.from('HTTP/1.1 200 OK\r\nX-Folded: first\r\n  second\r\n\tthird\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\nContent-Length: 2\r\n\r\nok'),
+    Buffer.from(
+      'HTTP/1.1 200 OK\r\nX-Folded: first\r\n  second\r\n\tthird\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\nContent-Length: 2\r\n\r\nok',
+    ),
     Buffer.from('HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 4\r\n\r\nkeep'),
-    Buffer.from('HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\nTransfer-Encoding: gzip, chunked\r\n\r\n4\r\nnope\r\n0\r\n\r\n'),
+    Buffer.from(
+      'HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\nTransfer-Encoding: gzip, chunked\r\n\r\n4\r\nnope\r\n0\r\n\r\n',
+    ),
   ];
 }
 
 // --- mutations --------------------------------------------------------------------------------
 
 const TOKENS = [
-  '\r\n', '\n', '\r', '\r\n\r\n', '\n\n', ' ', '\t', ':', ';', ',', '\0', '0', 'f', '-', '"',
-  'HTTP/1.1 ', 'HTTP/1.1 200 OK\r\n', 'HTTP/1.1 100 Continue\r\n\r\n',
-  'Transfer-Encoding: chunked\r\n', 'Transfer-Encoding: gzip\r\n', 'Content-Length: 0\r\n', 'Content-Length: 5\r\n',
-  'Content-Length: 18446744073709551616\r\n', 'Content-Length: -1\r\n', 'Content-Encoding: gzip\r\n',
-  'Content-Encoding: deflate\r\n', 'Content-Encoding: br\r\n', 'Content-Encoding: compress\r\n', 'Connection: close\r\n',
-  'Connection: keep-alive\r\n', 'Content-Type: text/html; charset=bogus\r\n', 'ffffffffffff\r\n', 'fffffffffffff\r\n',
-  '0\r\n\r\n', '1;a=b\r\nx\r\n', ' folded continuation\r\n', '\x1f\x8b\x08\x00', '\xff\xfe',
+  '\r\n',
+  '\n',
+  '\r',
+  '\r\n\r\n',
+  '\n\n',
+  ' ',
+  '\t',
+  ':',
+  ';',
+  ',',
+  '\0',
+  '0',
+  'f',
+  '-',
+  '"',
+  'HTTP/1.1 ',
+  'HTTP/1.1 200 OK\r\n',
+  'HTTP/1.1 100 Continue\r\n\r\n',
+  'Transfer-Encoding: chunked\r\n',
+  'Transfer-Encoding: gzip\r\n',
+  'Content-Length: 0\r\n',
+  'Content-Length: 5\r\n',
+  'Content-Length: 18446744073709551616\r\n',
+  'Content-Length: -1\r\n',
+  'Content-Encoding: gzip\r\n',
+  'Content-Encoding: deflate\r\n',
+  'Content-Encoding: br\r\n',
+  'Content-Encoding: compress\r\n',
+  'Connection: close\r\n',
+  'Connection: keep-alive\r\n',
+  'Content-Type: text/html; charset=bogus\r\n',
+  'ffffffffffff\r\n',
+  'fffffffffffff\r\n',
+  '0\r\n\r\n',
+  '1;a=b\r\nx\r\n',
+  ' folded continuation\r\n',
+  '\x1f\x8b\x08\x00',
+  '\xff\xfe',
 ];
-const NUMBERS = ['0', '1', '-1', '00', '4294967296', '9007199254740993', '999999999999999', '99999999999999999999', 'ffff', '1e3', ' 7 ', ''];
+const NUMBERS = [
+  '0',
+  '1',
+  '-1',
+  '00',
+  '4294967296',
+  '9007199254740993',
+  '999999999999999',
+  '99999999999999999999',
+  'ffff',
+  '1e3',
+  ' 7 ',
+  '',
+];
 
 type Mutation = (input: Buffer, rng: Rng, corpus: readonly Buffer[]) => Buffer;
 
@@ -173,79 +256,129 @@ function insert(input: Buffer, pos: number, bytes: Buffer): Buffer {
 }
 
 const MUTATIONS: Array<[string, Mutation]> = [
-  ['flip a bit', (input, rng) => {
-    if (input.length === 0) return input;
-    const out = Buffer.from(input);
-    out[rng.int(out.length)]! ^= 1 << rng.int(8);
-    return out;
-  }],
-  ['set a byte', (input, rng) => {
-    if (input.length === 0) return input;
-    const out = Buffer.from(input);
-    out[rng.int(out.length)] = rng.chance(0.5) ? rng.int(256) : rng.pick([0x0d, 0x0a, 0x20, 0x3a, 0x30, 0x3b, 0x00, 0x09, 0x7f, 0xff]);
-    return out;
-  }],
+  [
+    'flip a bit',
+    (input, rng) => {
+      if (input.length === 0) return input;
+      const out = Buffer.from(input);
+      out[rng.int(out.length)]! ^= 1 << rng.int(8);
+      return out;
+    },
+  ],
+  [
+    'set a byte',
+    (input, rng) => {
+      if (input.length === 0) return input;
+      const out = Buffer.from(input);
+      out[rng.int(out.length)] = rng.chance(0.5)
+        ? rng.int(256)
+        : rng.pick([0x0d, 0x0a, 0x20, 0x3a, 0x30, 0x3b, 0x00, 0x09, 0x7f, 0xff]);
+      return out;
+    },
+  ],
   ['insert a token', (input, rng) => insert(input, at(input, rng), Buffer.from(rng.pick(TOKENS), 'latin1'))],
-  ['overwrite with a token', (input, rng) => {
-    const token = Buffer.from(rng.pick(TOKENS), 'latin1');
-    const pos = at(input, rng);
-    return Buffer.concat([input.subarray(0, pos), token, input.subarray(Math.min(input.length, pos + token.length))]);
-  }],
-  ['delete a range', (input, rng) => {
-    const pos = at(input, rng);
-    const n = rng.chance(0.8) ? 1 + rng.int(16) : rng.int(input.length + 1);
-    return Buffer.concat([input.subarray(0, pos), input.subarray(pos + n)]);
-  }],
+  [
+    'overwrite with a token',
+    (input, rng) => {
+      const token = Buffer.from(rng.pick(TOKENS), 'latin1');
+      const pos = at(input, rng);
+      return Buffer.concat([input.subarray(0, pos), token, input.subarray(Math.min(input.length, pos + token.length))]);
+    },
+  ],
+  [
+    'delete a range',
+    (input, rng) => {
+      const pos = at(input, rng);
+      const n = rng.chance(0.8) ? 1 + rng.int(16) : rng.int(input.length + 1);
+      return Buffer.concat([input.subarray(0, pos), input.subarray(pos + n)]);
+    },
+  ],
   ['truncate', (input, rng) => input.subarray(0, at(input, rng))],
-  ['duplicate a header line', (input, rng) => {
-    const headEnd = input.indexOf('\n\n') >= 0 ? Math.min(input.indexOf('\r\n\r\n') >= 0 ? input.indexOf('\r\n\r\n') : Infinity, input.indexOf('\n\n')) : input.indexOf('\r\n\r\n');
-    const limit = headEnd < 0 ? input.length : headEnd;
-    const starts: number[] = [];
-    for (let i = input.indexOf('\n'); i >= 0 && i < limit; i = input.indexOf('\n', i + 1)) starts.push(i + 1);
-    if (starts.length === 0) return input;
-    const start = rng.pick(starts);
-    const end = input.indexOf('\n', start);
-    if (end < 0) return input;
-    const line = input.subarray(start, end + 1);
-    const copies = rng.chance(0.9) ? 1 : 1 + rng.int(2000);
-    return insert(input, start, Buffer.concat(Array.from({ length: copies }, () => line)));
-  }],
-  ['duplicate a range', (input, rng) => {
-    const pos = rng.int(input.length);
-    const n = 1 + rng.int(32);
-    const piece = input.subarray(pos, pos + n);
-    return insert(input, pos, Buffer.concat(Array.from({ length: 1 + rng.int(rng.chance(0.9) ? 4 : 3000) }, () => piece)));
-  }],
-  ['change a number', (input, rng) => {
-    const text = input.toString('latin1');
-    // Decimal numbers, and hex runs ending a line (chunk sizes). One linear pass: a lookahead
-    // after a greedy run would make this quadratic on long runs.
-    const runs = [...text.matchAll(/[0-9a-fA-F]+/g)].filter((m) => /^\d+$/.test(m[0]) || text[m.index! + m[0].length] === '\r' || text[m.index! + m[0].length] === '\n');
-    if (runs.length === 0) return input;
-    const m = rng.pick(runs);
-    const replacement = rng.chance(0.7) ? rng.pick(NUMBERS) : String(rng.int(1 << 30)).repeat(1 + rng.int(3));
-    return Buffer.from(text.slice(0, m.index) + replacement + text.slice(m.index! + m[0].length), 'latin1');
-  }],
-  ['insert a long line', (input, rng) => {
-    const n = rng.pick([100, 1000, 8191, 8192, 8193, 20_000, 70_000]);
-    return insert(input, at(input, rng), Buffer.alloc(n, rng.pick([0x41, 0x20, 0x30, 0x66])));
-  }],
-  ['splice another response', (input, rng, corpus) => {
-    const other = rng.pick(corpus);
-    return rng.chance(0.5) ? Buffer.concat([input, other]) : Buffer.concat([input.subarray(0, at(input, rng)), other.subarray(rng.int(other.length))]);
-  }],
-  ['change line ends', (input, rng) => {
-    const text = input.toString('latin1');
-    return Buffer.from(rng.chance(0.5) ? text.replace(/\r\n/g, '\n') : text.replace(/(?<!\r)\n/g, '\r\n'), 'latin1');
-  }],
-  ['change case', (input, rng) => {
-    const text = input.toString('latin1');
-    return Buffer.from(rng.chance(0.5) ? text.toUpperCase() : text.toLowerCase(), 'latin1');
-  }],
+  [
+    'duplicate a header line',
+    (input, rng) => {
+      const headEnd =
+        input.indexOf('\n\n') >= 0
+          ? Math.min(input.indexOf('\r\n\r\n') >= 0 ? input.indexOf('\r\n\r\n') : Infinity, input.indexOf('\n\n'))
+          : input.indexOf('\r\n\r\n');
+      const limit = headEnd < 0 ? input.length : headEnd;
+      const starts: number[] = [];
+      for (let i = input.indexOf('\n'); i >= 0 && i < limit; i = input.indexOf('\n', i + 1)) starts.push(i + 1);
+      if (starts.length === 0) return input;
+      const start = rng.pick(starts);
+      const end = input.indexOf('\n', start);
+      if (end < 0) return input;
+      const line = input.subarray(start, end + 1);
+      const copies = rng.chance(0.9) ? 1 : 1 + rng.int(2000);
+      return insert(input, start, Buffer.concat(Array.from({ length: copies }, () => line)));
+    },
+  ],
+  [
+    'duplicate a range',
+    (input, rng) => {
+      const pos = rng.int(input.length);
+      const n = 1 + rng.int(32);
+      const piece = input.subarray(pos, pos + n);
+      return insert(
+        input,
+        pos,
+        Buffer.concat(Array.from({ length: 1 + rng.int(rng.chance(0.9) ? 4 : 3000) }, () => piece)),
+      );
+    },
+  ],
+  [
+    'change a number',
+    (input, rng) => {
+      const text = input.toString('latin1');
+      // Decimal numbers, and hex runs ending a line (chunk sizes). One linear pass: a lookahead
+      // after a greedy run would make this quadratic on long runs.
+      const runs = [...text.matchAll(/[0-9a-fA-F]+/g)].filter(
+        (m) => /^\d+$/.test(m[0]) || text[m.index! + m[0].length] === '\r' || text[m.index! + m[0].length] === '\n',
+      );
+      if (runs.length === 0) return input;
+      const m = rng.pick(runs);
+      const replacement = rng.chance(0.7) ? rng.pick(NUMBERS) : String(rng.int(1 << 30)).repeat(1 + rng.int(3));
+      return Buffer.from(text.slice(0, m.index) + replacement + text.slice(m.index! + m[0].length), 'latin1');
+    },
+  ],
+  [
+    'insert a long line',
+    (input, rng) => {
+      const n = rng.pick([100, 1000, 8191, 8192, 8193, 20_000, 70_000]);
+      return insert(input, at(input, rng), Buffer.alloc(n, rng.pick([0x41, 0x20, 0x30, 0x66])));
+    },
+  ],
+  [
+    'splice another response',
+    (input, rng, corpus) => {
+      const other = rng.pick(corpus);
+      return rng.chance(0.5)
+        ? Buffer.concat([input, other])
+        : Buffer.concat([input.subarray(0, at(input, rng)), other.subarray(rng.int(other.length))]);
+    },
+  ],
+  [
+    'change line ends',
+    (input, rng) => {
+      const text = input.toString('latin1');
+      return Buffer.from(rng.chance(0.5) ? text.replace(/\r\n/g, '\n') : text.replace(/(?<!\r)\n/g, '\r\n'), 'latin1');
+    },
+  ],
+  [
+    'change case',
+    (input, rng) => {
+      const text = input.toString('latin1');
+      return Buffer.from(rng.chance(0.5) ? text.toUpperCase() : text.toLowerCase(), 'latin1');
+    },
+  ],
 ];
 
 /** The input number `index` of a run seeded with `seed` (deterministic). */
-export function generateInput(corpus: readonly Buffer[], seed: number, index: number): { bytes: Buffer; method: string; parts: number[]; eof: boolean } {
+export function generateInput(
+  corpus: readonly Buffer[],
+  seed: number,
+  index: number,
+): { bytes: Buffer; method: string; parts: number[]; eof: boolean } {
   const rng = new Rng(seed, index);
   let bytes: Buffer;
   if (rng.chance(0.03)) {
@@ -277,7 +410,12 @@ interface ReadResult {
 }
 
 /** What ClientSession does with a connection's reader, in the same order and with the same translations. */
-const readResponse = coroutine(function* readResponse(reader: StreamReader, method: string, maxBodyBytes: number, readTimeout: number): Coroutine<ReadResult> {
+const readResponse = coroutine(function* readResponse(
+  reader: StreamReader,
+  method: string,
+  maxBodyBytes: number,
+  readTimeout: number,
+): Coroutine<ReadResult> {
   let head;
   try {
     head = yield* withTimeout(readTimeout, readResponseHead(reader, URL_));
@@ -319,7 +457,12 @@ interface Checked {
 }
 
 /** Runs one input through the read path on `loop`, synchronously (virtual clock, no sockets). */
-function checkOne(loop: EventLoop, input: ReturnType<typeof generateInput>, maxBodyBytes: number, maxHeaderBytes: number): Checked {
+function checkOne(
+  loop: EventLoop,
+  input: ReturnType<typeof generateInput>,
+  maxBodyBytes: number,
+  maxHeaderBytes: number,
+): Checked {
   const reader = new StreamReader({ limit: maxHeaderBytes });
   const { bytes, parts, eof } = input;
   // Deliver the parts on successive virtual milliseconds, then EOF (if this input has one).
@@ -351,16 +494,25 @@ function checkOne(loop: EventLoop, input: ReturnType<typeof generateInput>, maxB
     if (!Number.isInteger(r.status) || r.status < 100 || r.status > 999) problems.push(`status ${r.status}`);
     if (r.body > maxBodyBytes) problems.push(`decoded body of ${r.body} bytes over the limit`);
     if (r.raw > maxBodyBytes) problems.push(`raw body of ${r.raw} bytes over the limit`);
-    if (r.declaredLength !== null && r.raw !== r.declaredLength) problems.push(`body of ${r.raw} bytes for a Content-Length of ${r.declaredLength}`);
+    if (r.declaredLength !== null && r.raw !== r.declaredLength)
+      problems.push(`body of ${r.raw} bytes for a Content-Length of ${r.declaredLength}`);
     if (r.framing === 'none' && r.raw !== 0) problems.push('a body where none is allowed');
     if (r.framing === 'close' && r.keepAlive) problems.push('keep-alive after a close-delimited body');
     return { label: `response (${r.framing})`, violation: problems.length > 0 ? problems.join('; ') : null };
   }
   if (!(error instanceof HttpError)) {
-    return { label: `untyped ${error instanceof Error ? error.name : typeof error}`, violation: `untyped error: ${error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error)}` };
+    return {
+      label: `untyped ${error instanceof Error ? error.name : typeof error}`,
+      violation: `untyped error: ${error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error)}`,
+    };
   }
-  if (!error.message.includes(URL_) || error.url !== URL_) return { label: errorLabel(error), violation: `the error does not name the URL: ${error.message}` };
-  if (error instanceof HttpTimeoutError && eof) return { label: errorLabel(error), violation: 'timed out although the whole input and EOF were there (a read waiting forever)' };
+  if (!error.message.includes(URL_) || error.url !== URL_)
+    return { label: errorLabel(error), violation: `the error does not name the URL: ${error.message}` };
+  if (error instanceof HttpTimeoutError && eof)
+    return {
+      label: errorLabel(error),
+      violation: 'timed out although the whole input and EOF were there (a read waiting forever)',
+    };
   return { label: errorLabel(error), violation: null };
 }
 
@@ -392,7 +544,11 @@ function startWatchdog(seed: number, limitMs: number): { beat: Float64Array; sto
 
 // --- loopback mode: a real ClientSession against a raw server -------------------------------------
 
-const readOverSocket = coroutine(function* readOverSocket(session: ClientSession, url: string, method: string): Coroutine<string> {
+const readOverSocket = coroutine(function* readOverSocket(
+  session: ClientSession,
+  url: string,
+  method: string,
+): Coroutine<string> {
   const response = yield* session.request(method, url, { allowRedirects: false });
   try {
     yield* response.text(); // decodes the charset of Content-Type too
@@ -405,8 +561,14 @@ const readOverSocket = coroutine(function* readOverSocket(session: ClientSession
   }
 });
 
-async function runLoopback(corpus: readonly Buffer[], options: Required<Omit<FuzzOptions, 'only'>>, violations: Violation[]): Promise<NonNullable<FuzzReport['loopback']>> {
-  const inputs = Array.from({ length: options.loopback }, (_, i) => generateInput(corpus, options.seed ^ 0x5bd1e995, i));
+async function runLoopback(
+  corpus: readonly Buffer[],
+  options: Required<Omit<FuzzOptions, 'only'>>,
+  violations: Violation[],
+): Promise<NonNullable<FuzzReport['loopback']>> {
+  const inputs = Array.from({ length: options.loopback }, (_, i) =>
+    generateInput(corpus, options.seed ^ 0x5bd1e995, i),
+  );
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     sockets.add(socket);
@@ -444,7 +606,11 @@ async function runLoopback(corpus: readonly Buffer[], options: Required<Omit<Fuz
   try {
     await run(
       coroutine(function* loopbackMain(): Coroutine<void> {
-        const session = new ClientSession({ maxBodyBytes: options.maxBodyBytes, maxHeaderBytes: options.maxHeaderBytes, timeout: { connect: 2, read: 1, total: 3 } });
+        const session = new ClientSession({
+          maxBodyBytes: options.maxBodyBytes,
+          maxHeaderBytes: options.maxHeaderBytes,
+          timeout: { connect: 2, read: 1, total: 3 },
+        });
         try {
           for (let i = 0; i < inputs.length; i++) {
             const url = `http://127.0.0.1:${port}/fuzz/${i}`;
@@ -455,11 +621,21 @@ async function runLoopback(corpus: readonly Buffer[], options: Required<Omit<Fuz
             } catch (e) {
               if (!(e instanceof HttpError)) {
                 label = `untyped ${e instanceof Error ? e.name : typeof e}`;
-                violations.push({ index: i, reason: `loopback: untyped error ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`, input: inputs[i]!.bytes.toString('latin1').slice(0, 300), length: inputs[i]!.bytes.length });
+                violations.push({
+                  index: i,
+                  reason: `loopback: untyped error ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`,
+                  input: inputs[i]!.bytes.toString('latin1').slice(0, 300),
+                  length: inputs[i]!.bytes.length,
+                });
               } else label = errorLabel(e);
             }
             if (getRunningLoop().time() - started > 5) {
-              violations.push({ index: i, reason: 'loopback: took more than 5 s with a total timeout of 3 s', input: inputs[i]!.bytes.toString('latin1').slice(0, 300), length: inputs[i]!.bytes.length });
+              violations.push({
+                index: i,
+                reason: 'loopback: took more than 5 s with a total timeout of 3 s',
+                input: inputs[i]!.bytes.toString('latin1').slice(0, 300),
+                length: inputs[i]!.bytes.length,
+              });
             }
             outcomes.set(label, (outcomes.get(label) ?? 0) + 1);
           }
@@ -479,7 +655,15 @@ async function runLoopback(corpus: readonly Buffer[], options: Required<Omit<Fuz
 
 /** Runs the fuzzer; never throws for a bad input (that is a violation in the report). */
 export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
-  const options = { maxBodyBytes: 256 * 1024, maxHeaderBytes: 8 * 1024, budgetMs: 2000, watchdogMs: 20_000, loopback: 0, only: null, ...opts };
+  const options = {
+    maxBodyBytes: 256 * 1024,
+    maxHeaderBytes: 8 * 1024,
+    budgetMs: 2000,
+    watchdogMs: 20_000,
+    loopback: 0,
+    only: null,
+    ...opts,
+  };
   const corpus = buildCorpus();
   const loop = new EventLoop({ clock: new VirtualClock() });
   const outcomes = new Map<string, number>();
@@ -507,8 +691,15 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
         slowest.ms = ms;
       }
       outcomes.set(label, (outcomes.get(label) ?? 0) + 1);
-      const reason = violation ?? (ms > options.budgetMs ? `took ${ms.toFixed(0)} ms (budget ${options.budgetMs} ms)` : null);
-      if (reason !== null) violations.push({ index, reason, input: input.bytes.toString('latin1').slice(0, 300), length: input.bytes.length });
+      const reason =
+        violation ?? (ms > options.budgetMs ? `took ${ms.toFixed(0)} ms (budget ${options.budgetMs} ms)` : null);
+      if (reason !== null)
+        violations.push({
+          index,
+          reason,
+          input: input.bytes.toString('latin1').slice(0, 300),
+          length: input.bytes.length,
+        });
       // Let Node breathe now and then (the watchdog's messages, signals).
       if ((index & 0xfff) === 0xfff) await new Promise((r) => setImmediate(r));
     }
@@ -517,7 +708,8 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
     await watchdog?.stop();
   }
   const seconds = (performance.now() - t0) / 1000;
-  const loopback = options.loopback > 0 && options.only === null ? await runLoopback(corpus, options, violations) : null;
+  const loopback =
+    options.loopback > 0 && options.only === null ? await runLoopback(corpus, options, violations) : null;
   return { inputs, seconds, outcomes, violations, slowest, loopback };
 }
 
@@ -535,11 +727,16 @@ export function formatReport(report: FuzzReport, seed: number): string {
   ];
   if (report.loopback !== null) {
     const lb = report.loopback;
-    lines.push(`loopback (real ClientSession, 127.0.0.1): ${lb.inputs} inputs in ${lb.seconds.toFixed(2)} s: ${Math.round(lb.inputs / Math.max(lb.seconds, 1e-9))} inputs/s`, formatOutcomes(lb.outcomes));
+    lines.push(
+      `loopback (real ClientSession, 127.0.0.1): ${lb.inputs} inputs in ${lb.seconds.toFixed(2)} s: ${Math.round(lb.inputs / Math.max(lb.seconds, 1e-9))} inputs/s`,
+      formatOutcomes(lb.outcomes),
+    );
   }
   lines.push(`violations: ${report.violations.length}`);
   for (const v of report.violations.slice(0, 20)) {
-    lines.push(`  #${v.index}: ${v.reason}\n    input (${v.length} bytes): ${JSON.stringify(v.input)}\n    reproduce: --seed ${seed} --only ${v.index}`);
+    lines.push(
+      `  #${v.index}: ${v.reason}\n    input (${v.length} bytes): ${JSON.stringify(v.input)}\n    reproduce: --seed ${seed} --only ${v.index}`,
+    );
   }
   return lines.join('\n');
 }
@@ -562,7 +759,9 @@ function parseArgs(argv: readonly string[]): FuzzOptions {
     else if (arg === '--max-body') options.maxBodyBytes = value();
     else if (arg === '--max-header') options.maxHeaderBytes = value();
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: node --import tsx bench/fuzz-response-parser.ts [--count N] [--seed S] [--loopback N] [--only INDEX] [--budget-ms MS] [--watchdog-ms MS] [--max-body BYTES] [--max-header BYTES]\n');
+      process.stdout.write(
+        'usage: node --import tsx bench/fuzz-response-parser.ts [--count N] [--seed S] [--loopback N] [--only INDEX] [--budget-ms MS] [--watchdog-ms MS] [--max-body BYTES] [--max-header BYTES]\n',
+      );
       process.exit(0);
     } else throw new Error(`unknown argument ${arg}`);
   }

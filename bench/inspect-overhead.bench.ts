@@ -10,7 +10,15 @@
 import { spawn } from 'node:child_process';
 import { Session } from 'node:inspector';
 import { createInterface } from 'node:readline';
-import { EventLoop, VirtualClock, Event, coroutine, setCoroutineTracking, type Coroutine, type Task } from '../runtime/index';
+import {
+  EventLoop,
+  VirtualClock,
+  Event,
+  coroutine,
+  setCoroutineTracking,
+  type Coroutine,
+  type Task,
+} from '../runtime/index';
 import { startDemoSite } from '../runtime/demo-site/index';
 import { Crawler } from '../runtime/crawler/crawler';
 import { TaskRecorder, formatPsTree, framesOfTasks, generatorReader, snapshotTasks } from '../runtime/inspect/index';
@@ -20,7 +28,10 @@ type Mode = 'off' | 'tracking' | 'tracking+recorder' | 'debugger enabled';
 const pages = Number(process.argv[2] === '--serve' ? 0 : (process.argv[2] ?? 2000));
 const rounds = Number(process.argv[3] ?? 3);
 
-/** CPU time of this process per page crawled, µs, per mode and round (less sensitive to other processes than wall time). */
+/**
+ * CPU time of this process per page crawled, µs, per mode and round (less sensitive to other processes than
+ * wall time).
+ */
 const cpuPerPage = new Map<Mode, number[]>([
   ['off', []],
   ['tracking', []],
@@ -75,7 +86,9 @@ async function framesMidCrawl(url: string): Promise<void> {
   const count = (m: Map<Task<unknown>, unknown[]>): number => [...m.values()].reduce((n, f) => n + f.length, 0);
   const loc = time(() => count(framesOfTasks(tasks)));
   const group = reader.newHandleGroup();
-  const withLocals = time(() => count(framesOfTasks(tasks, { locals: true, handles: { table: reader.handles, group } })));
+  const withLocals = time(() =>
+    count(framesOfTasks(tasks, { locals: true, handles: { table: reader.handles, group } })),
+  );
   reader.releaseHandles(group);
   const perTask: number[] = [];
   for (const t of tasks.filter((x) => (x._frames?.length ?? 0) > 3).slice(0, 30)) {
@@ -86,8 +99,12 @@ async function framesMidCrawl(url: string): Promise<void> {
     reader.releaseHandles(g);
   }
   const tree = time(() => formatPsTree(loop, { recorder }).split('\n').length);
-  console.log(`frames mid-crawl (${tasks.length} tasks, ${loc.frames} frames): location only ${((loc.ms * 1000) / loc.frames).toFixed(0)} µs/frame, with locals ${((withLocals.ms * 1000) / withLocals.frames).toFixed(0)} µs/frame`);
-  console.log(`frames with locals of one busy worker: median ${median(perTask).toFixed(2)} ms over ${perTask.length} workers`);
+  console.log(
+    `frames mid-crawl (${tasks.length} tasks, ${loc.frames} frames): location only ${((loc.ms * 1000) / loc.frames).toFixed(0)} µs/frame, with locals ${((withLocals.ms * 1000) / withLocals.frames).toFixed(0)} µs/frame`,
+  );
+  console.log(
+    `frames with locals of one busy worker: median ${median(perTask).toFixed(2)} ms over ${perTask.length} workers`,
+  );
   console.log(`pstree of ${tasks.length} tasks: ${tree.ms.toFixed(0)} ms, ${tree.frames} lines`);
   await loop.runUntilComplete(crawlTask);
   recorder.detach();
@@ -110,7 +127,9 @@ async function snapshot10k(): Promise<void> {
     snapshotTasks(loop);
     times.push(performance.now() - t0);
   }
-  console.log(`summary snapshot of 10k suspended tasks: median ${median(times).toFixed(1)} ms, best ${Math.min(...times).toFixed(1)} ms`);
+  console.log(
+    `summary snapshot of 10k suspended tasks: median ${median(times).toFixed(1)} ms, best ${Math.min(...times).toFixed(1)} ms`,
+  );
   ev.set();
   await loop.runOnce();
   loop.close();
@@ -127,7 +146,9 @@ async function serve(): Promise<void> {
 
 /** Starts the site in a child process; resolves with its URL and a stop function. */
 function startSiteProcess(): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [...process.execArgv, __filename, '--serve', String(pages)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...process.execArgv, __filename, '--serve', String(pages)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     createInterface({ input: child.stdout }).once('line', (url) => resolve({ url, stop: () => child.stdin.end() }));
@@ -151,7 +172,9 @@ async function main(): Promise<void> {
         `crawl rate ${m}: median ${median(rs).toFixed(0)} pages/s (${rs.map((x) => x.toFixed(0)).join(', ')}), ${(median(rs) / off).toFixed(2)}× off; per-round ratio median ${median(paired).toFixed(2)}×`,
       );
       const cpu = cpuPerPage.get(m)!;
-      console.log(`  crawler CPU per page ${m}: median ${median(cpu).toFixed(0)} µs (${(median(cpuPerPage.get('off')!) / median(cpu)).toFixed(2)}× off's rate at equal CPU)`);
+      console.log(
+        `  crawler CPU per page ${m}: median ${median(cpu).toFixed(0)} µs (${(median(cpuPerPage.get('off')!) / median(cpu)).toFixed(2)}× off's rate at equal CPU)`,
+      );
     }
     await framesMidCrawl(site.url);
     await snapshot10k();

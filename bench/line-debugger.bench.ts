@@ -46,7 +46,8 @@
 //    peer) from the end of a crawl of its own in the same round (medians of rounds; the ratio).
 // Usage: npm run bench:line [-- pages rounds figures], figures a comma list of
 // start,steps,back,rc,deep,rate,follow,rcyield (default: all but follow and rcyield); e.g. npm run bench:line --
-// 1000 5 deep,rc; npm run bench:line -- 2000 5 follow; npm run bench:line -- 2000 5 rcyield. COROSCOPE_HOST_BUNDLE: another host
+// 1000 5 deep,rc; npm run bench:line -- 2000 5 follow; npm run bench:line -- 2000 5 rcyield.
+// COROSCOPE_HOST_BUNDLE: another host
 // bundle to run (a build of another commit, for a before/after).
 
 import { spawn } from 'node:child_process';
@@ -73,7 +74,9 @@ async function besideBusyLoop<T>(measure: () => Promise<T>): Promise<T> {
 }
 
 function lineOf(needle: string): number {
-  const i = readFileSync(CRAWLER, 'utf8').split('\n').findIndex((l) => l.includes(needle));
+  const i = readFileSync(CRAWLER, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes(needle));
   if (i < 0) throw new Error(`crawler.ts has no line with ${needle}`);
   return i + 1;
 }
@@ -88,7 +91,10 @@ async function firstStopAndSteps(steps: number): Promise<{ firstStopMs: number; 
   const h = forkHost({ bundle: BUNDLE, pipe: true });
   try {
     await hello(h);
-    await h.rpc.request('launch', { target: { kind: 'demo', pages: 200, latency: 'instant' }, options: { maxTasks: 5, stopOnEntry: true } });
+    await h.rpc.request('launch', {
+      target: { kind: 'demo', pages: 200, latency: 'instant' },
+      options: { maxTasks: 5, stopOnEntry: true },
+    });
     const line = lineOf('let response: ClientResponse | null = null;');
     await h.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
     await h.rpc.request('continue', {});
@@ -119,13 +125,21 @@ async function toPaused(h: HostClient, ask: () => Promise<unknown>): Promise<num
 }
 
 /** One round of figure 4: a recorded crawl stopped on a line; its Step Backs timed. */
-async function stepBackRound(lookMs: number): Promise<{ first: number; next: number; forward: number; liveStep: number }> {
+async function stepBackRound(
+  lookMs: number,
+): Promise<{ first: number; next: number; forward: number; liveStep: number }> {
   const h = forkHost({ bundle: BUNDLE, pipe: true });
   try {
     await hello(h);
-    await h.rpc.request('launch', { target: { kind: 'demo', pages: 200, latency: 'instant' }, options: { maxTasks: 5, stopOnEntry: true, record: true } });
+    await h.rpc.request('launch', {
+      target: { kind: 'demo', pages: 200, latency: 'instant' },
+      options: { maxTasks: 5, stopOnEntry: true, record: true },
+    });
     const line = lineOf('let response: ClientResponse | null = null;');
-    await h.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line, hitCondition: '==100' }] });
+    await h.rpc.request('setBreakpoints', {
+      file: CRAWLER,
+      breakpoints: [{ file: CRAWLER, line, hitCondition: '==100' }],
+    });
     await toPaused(h, () => h.rpc.request('continue', {}));
     await toPaused(h, () => h.rpc.request('lineStep', { kind: 'over' }));
     const liveStep = await toPaused(h, () => h.rpc.request('lineStep', { kind: 'over' }));
@@ -147,7 +161,10 @@ async function stepBackRound(lookMs: number): Promise<{ first: number; next: num
   }
 }
 
-/** A live line step's time, the peer of the figures of the past: a demo crawl stopped on fetch's line, then `steps` line steps; their median. */
+/**
+ * A live line step's time, the peer of the figures of the past: a demo crawl stopped on fetch's line, then
+ * `steps` line steps; their median.
+ */
 async function liveLineStep(steps = 3): Promise<number> {
   return median((await firstStopAndSteps(steps)).stepMs);
 }
@@ -164,7 +181,17 @@ async function liveLineStep(steps = 3): Promise<number> {
  * previous suspension, replayed: a seek of the live host, as the debugger asks it); and a live
  * line step of another host in the same round (the peer the ratios are to).
  */
-async function reverseContinueRound(): Promise<{ setBreakpoint: number; first: number; backFromHit: number; next: number; fromMid: number; seek: number; backAtEnd: number; liveStep: number; pages: number }> {
+async function reverseContinueRound(): Promise<{
+  setBreakpoint: number;
+  first: number;
+  backFromHit: number;
+  next: number;
+  fromMid: number;
+  seek: number;
+  backAtEnd: number;
+  liveStep: number;
+  pages: number;
+}> {
   const liveStep = await liveLineStep();
   const h = forkHost({ bundle: BUNDLE, pipe: true });
   try {
@@ -177,7 +204,10 @@ async function reverseContinueRound(): Promise<{ setBreakpoint: number; first: n
     const timeline = await h.rpc.request('timeline', {});
     const ticks = timeline.ticks;
     const b0 = performance.now();
-    await h.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: lineOf('const { stat, links } = parsed;') }] });
+    await h.rpc.request('setBreakpoints', {
+      file: CRAWLER,
+      breakpoints: [{ file: CRAWLER, line: lineOf('const { stat, links } = parsed;') }],
+    });
     const setBreakpoint = performance.now() - b0;
     const hit = async (tick: number): Promise<number> => {
       const t0 = performance.now();
@@ -198,7 +228,8 @@ async function reverseContinueRound(): Promise<{ setBreakpoint: number; first: n
     await h.rpc.request('seekTick', { tick: mid });
     const seek = performance.now() - s0;
     const fromMid = await hit(mid);
-    // Step Back at the end on worker-1's thread: to its previous suspension, replayed (its frames with positions and locals).
+    // Step Back at the end on worker-1's thread: to its previous suspension, replayed (its frames with
+    // positions and locals).
     const worker = timeline.lanes.find((l) => l.name === 'worker-1');
     const before = worker === undefined ? null : previousSuspension(worker, ticks);
     if (before === null) throw new Error('worker-1 has no suspension before the end');
@@ -222,10 +253,16 @@ async function deepStepBackRound(): Promise<{ first: number; liveStep: number; t
   const h = forkHost({ bundle: BUNDLE, pipe: true });
   try {
     await hello(h);
-    await h.rpc.request('launch', { target: { kind: 'demo', pages: 2000, latency: 'instant' }, options: { maxTasks: 5, stopOnEntry: true, record: true } });
+    await h.rpc.request('launch', {
+      target: { kind: 'demo', pages: 2000, latency: 'instant' },
+      options: { maxTasks: 5, stopOnEntry: true, record: true },
+    });
     await h.rpc.request('setExceptionBreaks', { taskFailed: true, taskCancelled: false });
     const line = lineOf('let response: ClientResponse | null = null;');
-    await h.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line, hitCondition: '==1450' }] });
+    await h.rpc.request('setBreakpoints', {
+      file: CRAWLER,
+      breakpoints: [{ file: CRAWLER, line, hitCondition: '==1450' }],
+    });
     const from = h.events.length;
     await h.rpc.request('continue', {});
     const stop = await h.waitFor('paused', (b) => b.line !== undefined, 120_000, from);
@@ -252,11 +289,17 @@ async function deepStepBackRound(): Promise<{ first: number; liveStep: number; t
  * Half a round of figure 8: a recorded `pages`-page instant demo crawl (5 workers), debugged,
  * finished; then, pressed at once, Reverse Continue from its end to a breakpoint on `line`.
  */
-async function reverseContinueFromEnd(line: number, landed: 'tick' | 'line'): Promise<{ ms: number; ticks: number; hitTick: number }> {
+async function reverseContinueFromEnd(
+  line: number,
+  landed: 'tick' | 'line',
+): Promise<{ ms: number; ticks: number; hitTick: number }> {
   const h = forkHost({ bundle: BUNDLE, pipe: true });
   try {
     await hello(h);
-    await h.rpc.request('launch', { target: { kind: 'demo', pages, latency: 'instant' }, options: { maxTasks: 5, record: true } });
+    await h.rpc.request('launch', {
+      target: { kind: 'demo', pages, latency: 'instant' },
+      options: { maxTasks: 5, record: true },
+    });
     await h.rpc.request('setExceptionBreaks', { taskFailed: true, taskCancelled: false });
     await h.waitFor('finished', () => true, 300_000);
     const ticks = (await h.rpc.request('timeline', {})).ticks;
@@ -270,8 +313,16 @@ async function reverseContinueFromEnd(line: number, landed: 'tick' | 'line'): Pr
   }
 }
 
-/** One round of figure 8: to a breakpoint on fetch's GET (a line with yield), and to one on its line after the page is parsed (the peer), each in a crawl of its own. */
-async function yieldReverseContinueRound(): Promise<{ yieldMs: number; lineMs: number; ticks: number; hitTick: number }> {
+/**
+ * One round of figure 8: to a breakpoint on fetch's GET (a line with yield), and to one on its line after the
+ * page is parsed (the peer), each in a crawl of its own.
+ */
+async function yieldReverseContinueRound(): Promise<{
+  yieldMs: number;
+  lineMs: number;
+  ticks: number;
+  hitTick: number;
+}> {
   const y = await reverseContinueFromEnd(lineOf('response = yield* this.session.get(url, NO_REDIRECTS);'), 'tick');
   const l = await reverseContinueFromEnd(lineOf('const { stat, links } = parsed;'), 'line');
   return { yieldMs: y.ms, lineMs: l.ms, ticks: y.ticks, hitTick: y.hitTick };
@@ -282,10 +333,16 @@ async function crawlRate(attached: boolean): Promise<number> {
   const h = forkHost(attached ? { bundle: BUNDLE, pipe: true } : { bundle: BUNDLE });
   try {
     await hello(h);
-    await h.rpc.request('launch', { target: { kind: 'demo', pages, latency: 'instant' }, options: { maxTasks: 50, stopOnEntry: true } });
+    await h.rpc.request('launch', {
+      target: { kind: 'demo', pages, latency: 'instant' },
+      options: { maxTasks: 50, stopOnEntry: true },
+    });
     if (attached) {
       const never = lineOf("this.excluded.set(nextUrl, 'redirectLimit');");
-      const set = await h.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: never }] });
+      const set = await h.rpc.request('setBreakpoints', {
+        file: CRAWLER,
+        breakpoints: [{ file: CRAWLER, line: never }],
+      });
       if (set.breakpoints[0]?.verified !== true) throw new Error('the never-hit breakpoint was not set');
     }
     const from = h.events.length;
@@ -329,9 +386,13 @@ async function startAndSteps(): Promise<void> {
     firsts.push(m.firstStopMs);
     if (r === 0) steps = m.stepMs;
   }
-  console.log(`launch to the first line-breakpoint stop: median ${median(firsts).toFixed(0)} ms of ${rounds} (${firsts.map((x) => x.toFixed(0)).join(', ')}) (target ≤ 1000)`);
+  console.log(
+    `launch to the first line-breakpoint stop: median ${median(firsts).toFixed(0)} ms of ${rounds} (${firsts.map((x) => x.toFixed(0)).join(', ')}) (target ≤ 1000)`,
+  );
   const sorted = [...steps].sort((a, b) => a - b);
-  console.log(`line step to its paused event: median ${median(steps).toFixed(1)} ms of ${steps.length}, p90 ${sorted[Math.floor(sorted.length * 0.9)]!.toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms (target median ≤ 200)`);
+  console.log(
+    `line step to its paused event: median ${median(steps).toFixed(1)} ms of ${steps.length}, p90 ${sorted[Math.floor(sorted.length * 0.9)]!.toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms (target median ≤ 200)`,
+  );
 }
 
 async function stepBacks(): Promise<void> {
@@ -350,7 +411,8 @@ async function stepBacks(): Promise<void> {
 async function reverseContinues(): Promise<void> {
   for (const busy of [false, true]) {
     const reverse: Array<Awaited<ReturnType<typeof reverseContinueRound>>> = [];
-    for (let r = 0; r < rounds; r++) reverse.push(busy ? await besideBusyLoop(reverseContinueRound) : await reverseContinueRound());
+    for (let r = 0; r < rounds; r++)
+      reverse.push(busy ? await besideBusyLoop(reverseContinueRound) : await reverseContinueRound());
     const rc = (pick: (x: (typeof reverse)[number]) => number): number => median(reverse.map(pick));
     const live = rc((x) => x.liveStep);
     console.log(
@@ -365,7 +427,8 @@ async function reverseContinues(): Promise<void> {
 async function deepStepBacks(): Promise<void> {
   for (const busy of [false, true]) {
     const deep: Array<Awaited<ReturnType<typeof deepStepBackRound>>> = [];
-    for (let r = 0; r < rounds; r++) deep.push(busy ? await besideBusyLoop(deepStepBackRound) : await deepStepBackRound());
+    for (let r = 0; r < rounds; r++)
+      deep.push(busy ? await besideBusyLoop(deepStepBackRound) : await deepStepBackRound());
     const first = median(deep.map((x) => x.first));
     const live = median(deep.map((x) => x.liveStep));
     console.log(
@@ -382,19 +445,30 @@ async function rates(): Promise<void> {
     withDebugger.push(await crawlRate(true));
   }
   const ratio = median(withDebugger) / median(plain);
-  console.log(`crawl of ${pages} demo pages: ${median(withDebugger).toFixed(0)} pages/s with the line debugger attached vs ${median(plain).toFixed(0)} without (medians of ${rounds}): ratio ${ratio.toFixed(2)} (target ≥ 0.90)`);
+  console.log(
+    `crawl of ${pages} demo pages: ${median(withDebugger).toFixed(0)} pages/s with the line debugger attached vs ${median(plain).toFixed(0)} without (medians of ${rounds}): ratio ${ratio.toFixed(2)} (target ≥ 0.90)`,
+  );
 }
 
-/** One round of figure 7: a recorded demo crawl, debugged (followed) or not; its rate and the host's main-thread CPU time over it. */
+/**
+ * One round of figure 7: a recorded demo crawl, debugged (followed) or not; its rate and the host's
+ * main-thread CPU time over it.
+ */
 async function followRound(followed: boolean): Promise<{ rate: number; mainCpuMs: number }> {
   const h = forkHost({ bundle: BUNDLE, pipe: true });
   try {
     await hello(h);
     // The demo site's network-like latency: a long crawl (about 10 s for 2,000 pages), as a user's is.
-    await h.rpc.request('launch', { target: { kind: 'demo', pages, latency: 'realistic' }, options: { maxTasks: 100, stopOnEntry: true, record: true } });
+    await h.rpc.request('launch', {
+      target: { kind: 'demo', pages, latency: 'realistic' },
+      options: { maxTasks: 100, stopOnEntry: true, record: true },
+    });
     if (followed) {
       const never = lineOf("this.excluded.set(nextUrl, 'redirectLimit');");
-      const set = await h.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: never }] });
+      const set = await h.rpc.request('setBreakpoints', {
+        file: CRAWLER,
+        breakpoints: [{ file: CRAWLER, line: never }],
+      });
       if (set.breakpoints[0]?.verified !== true) throw new Error('the never-hit breakpoint was not set');
     }
     const pid = h.child.pid!;
@@ -405,7 +479,7 @@ async function followRound(followed: boolean): Promise<{ rate: number; mainCpuMs
     await h.waitFor('finished', () => true, 600_000, from);
     const seconds = (performance.now() - t0) / 1000;
     const cpu1 = processCpuMs(pid, pid);
-    if (cpu0 === null || cpu1 === null) throw new Error('no /proc: the main thread\'s CPU time cannot be read');
+    if (cpu0 === null || cpu1 === null) throw new Error("no /proc: the main thread's CPU time cannot be read");
     const last = h.eventsOf('progress').at(-1);
     return { rate: (last?.done ?? pages) / seconds, mainCpuMs: cpu1 - cpu0 };
   } finally {
@@ -422,9 +496,15 @@ async function follows(): Promise<void> {
   }
   const rate = (xs: typeof on): number => median(xs.map((x) => x.rate));
   const cpu = (xs: typeof on): number => median(xs.map((x) => x.mainCpuMs));
-  console.log(`recorded crawl of ${pages} demo pages (realistic latency), debugged (followed by its line replay host) vs not (medians of ${rounds}):`);
-  console.log(`  rate ${rate(on).toFixed(0)} vs ${rate(off).toFixed(0)} pages/s: ratio ${(rate(on) / rate(off)).toFixed(2)}`);
-  console.log(`  host main-thread CPU ${cpu(on).toFixed(0)} vs ${cpu(off).toFixed(0)} ms: the feeds ${(cpu(on) - cpu(off)).toFixed(0)} ms (ratio ${(cpu(on) / cpu(off)).toFixed(2)}) [on: ${on.map((x) => x.mainCpuMs.toFixed(0)).join(', ')}; off: ${off.map((x) => x.mainCpuMs.toFixed(0)).join(', ')}]`);
+  console.log(
+    `recorded crawl of ${pages} demo pages (realistic latency), debugged (followed by its line replay host) vs not (medians of ${rounds}):`,
+  );
+  console.log(
+    `  rate ${rate(on).toFixed(0)} vs ${rate(off).toFixed(0)} pages/s: ratio ${(rate(on) / rate(off)).toFixed(2)}`,
+  );
+  console.log(
+    `  host main-thread CPU ${cpu(on).toFixed(0)} vs ${cpu(off).toFixed(0)} ms: the feeds ${(cpu(on) - cpu(off)).toFixed(0)} ms (ratio ${(cpu(on) / cpu(off)).toFixed(2)}) [on: ${on.map((x) => x.mainCpuMs.toFixed(0)).join(', ')}; off: ${off.map((x) => x.mainCpuMs.toFixed(0)).join(', ')}]`,
+  );
 }
 
 main().catch((e: unknown) => {

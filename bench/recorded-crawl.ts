@@ -66,14 +66,32 @@ export async function crawlRecorded(url: string, maxTasks: number, frames = fals
   const t1 = performance.now();
   const file = join(dir, 'crawl.corotrace');
   const { bytes: fileBytes } = writeRecordingFile(file, {
-    meta: { program: { kind: 'bench-crawl', url, maxTasks }, sources: [], ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString() },
+    meta: {
+      program: { kind: 'bench-crawl', url, maxTasks },
+      sources: [],
+      ticks: streams.ticks,
+      steps: streams.steps,
+      tasks: streams.tasks,
+      sockets: streams.sockets,
+      recordedAt: new Date().toISOString(),
+    },
     events: streams.events,
     gaps: streams.gaps,
     payload: streams.payload,
   });
   const writeSeconds = (performance.now() - t1) / 1000;
   loop.close();
-  return { seconds, rate: crawler.done.length / seconds, writeSeconds, byStatus: statusCounts(crawler), file, fileBytes, steps: streams.steps, ticks: streams.ticks, cpuPerUrlUs: (cpu.user + cpu.system) / Math.max(1, crawler.done.length) };
+  return {
+    seconds,
+    rate: crawler.done.length / seconds,
+    writeSeconds,
+    byStatus: statusCounts(crawler),
+    file,
+    fileBytes,
+    steps: streams.steps,
+    ticks: streams.ticks,
+    cpuPerUrlUs: (cpu.user + cpu.system) / Math.max(1, crawler.done.length),
+  };
 }
 
 /**
@@ -110,7 +128,10 @@ export async function replayTimes(run: RecordedCrawlRun, url: string, maxTasks: 
   setCoroutineTracking(true);
   let stop: (loop: EventLoop) => void = () => undefined;
   const stopped = new Promise<EventLoop>((resolve) => (stop = resolve));
-  const mid = new RunReplay(readRunLog(rec.events, rec.gaps, rec.payload, run.file), rec.events, run.file, { stopAfterTick: midTick, onStop: (_t, l) => stop(l) });
+  const mid = new RunReplay(readRunLog(rec.events, rec.gaps, rec.payload, run.file), rec.events, run.file, {
+    stopAfterTick: midTick,
+    onStop: (_t, l) => stop(l),
+  });
   const midLoop = new EventLoop({ clock: mid.clock });
   mid.attach(midLoop);
   void midLoop.runUntilComplete(new Crawler([url], { maxTasks, robots: false }).crawl());

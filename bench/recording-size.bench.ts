@@ -64,18 +64,33 @@ async function measure(title: string, url: string, maxTasks: number): Promise<vo
   const kept = timed(() => encodeRecording(rec));
   const fast = timed(() => encodeRecording(rec, true));
   const v3 = timed(() => asFormat3(rec));
-  console.log(`\n${title}: ${Object.values(run.byStatus).reduce((a, b) => a + b, 0)} URLs, ${steps} task steps, ${rec.meta.ticks} ticks, ${rec.payload.length} bytes received`);
-  console.log(`  event log alone:             ${perStep(rec.events.length + rec.gaps.length)} raw, ${perStep(log)} gzipped`);
-  console.log(`  whole file, kept (format 4): ${perStep(kept.bytes)} (${kept.bytes} bytes, written in ${kept.ms.toFixed(0)} ms)`);
+  console.log(
+    `\n${title}: ${Object.values(run.byStatus).reduce((a, b) => a + b, 0)} URLs, ${steps} task steps, ${rec.meta.ticks} ticks, ${rec.payload.length} bytes received`,
+  );
+  console.log(
+    `  event log alone:             ${perStep(rec.events.length + rec.gaps.length)} raw, ${perStep(log)} gzipped`,
+  );
+  console.log(
+    `  whole file, kept (format 4): ${perStep(kept.bytes)} (${kept.bytes} bytes, written in ${kept.ms.toFixed(0)} ms)`,
+  );
   console.log(`  whole file, fast setting:    ${perStep(fast.bytes)} (${fast.bytes} bytes, ${fast.ms.toFixed(0)} ms)`);
-  console.log(`  one gzip of all (format 3):  ${perStep(v3.bytes)} (${v3.bytes} bytes, ${v3.ms.toFixed(0)} ms); kept / format 3: ${(kept.bytes / v3.bytes).toFixed(2)} the size, ${(kept.ms / v3.ms).toFixed(2)} the time`);
+  console.log(
+    `  one gzip of all (format 3):  ${perStep(v3.bytes)} (${v3.bytes} bytes, ${v3.ms.toFixed(0)} ms); kept / format 3: ${(kept.bytes / v3.bytes).toFixed(2)} the size, ${(kept.ms / v3.ms).toFixed(2)} the time`,
+  );
 }
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const demo = await startDemoSite({ pageBytes: REALISTIC_TRANSPORT.pageBytes, ...(args.pages !== undefined ? { pages: args.pages } : {}) });
+  const demo = await startDemoSite({
+    pageBytes: REALISTIC_TRANSPORT.pageBytes,
+    ...(args.pages !== undefined ? { pages: args.pages } : {}),
+  });
   try {
-    await measure(`demo site${args.pages !== undefined ? ` (${args.pages} pages)` : ''}, pages of ${REALISTIC_TRANSPORT.pageBytes} bytes`, demo.url, args.maxTasks);
+    await measure(
+      `demo site${args.pages !== undefined ? ` (${args.pages} pages)` : ''}, pages of ${REALISTIC_TRANSPORT.pageBytes} bytes`,
+      demo.url,
+      args.maxTasks,
+    );
   } finally {
     await demo.close();
   }

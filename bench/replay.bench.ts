@@ -1,5 +1,6 @@
 // Scrubbing a recorded crawl in the runtime host (`npm run bench:replay [-- --pages N
-// --seeks N --max-tasks N --live-max-tasks N --rounds N --latency instant|realistic --busy N --bundle FILE]`): a recorded demo crawl
+// --seeks N --max-tasks N --live-max-tasks N --rounds N --latency instant|realistic --busy N --bundle
+// FILE]`): a recorded demo crawl
 // of N pages (default 2000, the instant site), saved, then opened as a recording (its site
 // gone); --seeks seeks, one tick drawn in each of as many equal stretches of the run (the whole
 // recording covered) and taken in a seeded shuffled order, each timed to a task table
@@ -51,7 +52,16 @@ interface Args {
 const FIRST_SEEKS = 5;
 
 function parseArgs(argv: readonly string[]): Args {
-  const a: Args = { pages: 2000, seeks: 40, maxTasks: 10, liveMaxTasks: null, rounds: 5, latency: 'instant', busy: 0, bundle: join(ROOT, 'dist', 'runtime-host.js') };
+  const a: Args = {
+    pages: 2000,
+    seeks: 40,
+    maxTasks: 10,
+    liveMaxTasks: null,
+    rounds: 5,
+    latency: 'instant',
+    busy: 0,
+    bundle: join(ROOT, 'dist', 'runtime-host.js'),
+  };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i];
     const n = Number(argv[i + 1]);
@@ -101,7 +111,10 @@ function quantile(xs: readonly number[], q: number): number {
 
 /** What one seek is timed to (ms from the seek asked). */
 interface SeekTimes {
-  /** The task table and a suspended worker's stack by function names: from the recording's log (what the views show at once). */
+  /**
+   * The task table and a suspended worker's stack by function names: from the recording's log (what the views
+   * show at once).
+   */
   table: number;
   /** That stack with its frames' positions: once the replay to the tick has landed (the viewedTick that says so). */
   positions: number;
@@ -109,7 +122,10 @@ interface SeekTimes {
   locals: number;
 }
 
-/** One seek, timed to the task table and a suspended worker's stack, to that stack with positions, then to that worker's locals (no suspended worker there: all three are the table's). */
+/**
+ * One seek, timed to the task table and a suspended worker's stack, to that stack with positions, then to
+ * that worker's locals (no suspended worker there: all three are the table's).
+ */
 async function timeSeek(host: HostClient, tick: number): Promise<SeekTimes> {
   const from = host.events.length;
   const a = performance.now();
@@ -121,13 +137,20 @@ async function timeSeek(host: HostClient, tick: number): Promise<SeekTimes> {
     if (d.frames.length === 0) throw new Error(`tick ${tick}: worker #${worker.id} has no stack`);
   }
   const table = performance.now() - a;
-  if (moment.replayed === false) await host.waitFor('viewedTick', (v) => v.tick === tick && (v.replayed === true || v.replayError !== undefined), 120_000, from);
+  if (moment.replayed === false)
+    await host.waitFor(
+      'viewedTick',
+      (v) => v.tick === tick && (v.replayed === true || v.replayError !== undefined),
+      120_000,
+      from,
+    );
   if (worker === undefined) {
     const landed = performance.now() - a;
     return { table, positions: landed, locals: landed };
   }
   const d = await host.rpc.request('taskDetail', { taskId: worker.id, locals: false });
-  if (d.fromLog === true || d.frames.some((f) => f.position === null)) throw new Error(`tick ${tick}: worker #${worker.id}'s stack has no positions after the replay landed`);
+  if (d.fromLog === true || d.frames.some((f) => f.position === null))
+    throw new Error(`tick ${tick}: worker #${worker.id}'s stack has no positions after the replay landed`);
   const positions = performance.now() - a;
   await host.rpc.request('taskDetail', { taskId: worker.id, locals: true });
   return { table, positions, locals: performance.now() - a };
@@ -137,7 +160,10 @@ async function timeSeek(host: HostClient, tick: number): Promise<SeekTimes> {
 async function liveCrawl(host: HostClient, args: Args, record: boolean): Promise<{ rate: number; ticks: number }> {
   const from = host.events.length;
   const t0 = performance.now();
-  const live = await host.rpc.request('launch', { target: { kind: 'demo', pages: args.pages, latency: args.latency }, options: { record, maxTasks: args.liveMaxTasks ?? args.maxTasks } });
+  const live = await host.rpc.request('launch', {
+    target: { kind: 'demo', pages: args.pages, latency: args.latency },
+    options: { record, maxTasks: args.liveMaxTasks ?? args.maxTasks },
+  });
   await host.waitFor('finished', (f) => f.runId === live.runId, 1_800_000, from);
   const seconds = (performance.now() - t0) / 1000;
   const done = (await host.rpc.request('snapshot', {})).progress?.done ?? 0;
@@ -162,7 +188,10 @@ async function bench(args: Args): Promise<void> {
   try {
     await host.rpc.request('hello', { client: 'bench', protocolVersion: PROTOCOL_VERSION });
     const t0 = performance.now();
-    const launched = await host.rpc.request('launch', { target: { kind: 'demo', pages: args.pages, latency: 'instant' }, options: { record: true, maxTasks: args.maxTasks } });
+    const launched = await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: args.pages, latency: 'instant' },
+      options: { record: true, maxTasks: args.maxTasks },
+    });
     await host.waitFor('finished', (f) => f.runId === launched.runId, 600_000);
     const crawlSeconds = (performance.now() - t0) / 1000;
     const file = join(dir, 'crawl.corotrace');
@@ -172,14 +201,27 @@ async function bench(args: Args): Promise<void> {
     const opened = await host.rpc.request('openRecording', { path: file });
     const openMs = performance.now() - t1;
     // The crawl's progress comes with the replay of the tick shown (the log's table has none).
-    await host.waitFor('viewedTick', (v) => v.runId === opened.runId && (v.replayed === true || v.replayError !== undefined), 120_000, openedFrom);
+    await host.waitFor(
+      'viewedTick',
+      (v) => v.runId === opened.runId && (v.replayed === true || v.replayError !== undefined),
+      120_000,
+      openedFrom,
+    );
     const done = (await host.rpc.request('snapshot', {})).progress?.done ?? 0;
-    console.log(`recorded crawl: ${done} URLs in ${crawlSeconds.toFixed(1)} s; ${saved.ticks} ticks, ${saved.steps} task steps, ${saved.bytes} bytes: ${(saved.bytes / saved.steps).toFixed(1)} bytes per step`);
+    console.log(
+      `recorded crawl: ${done} URLs in ${crawlSeconds.toFixed(1)} s; ${saved.ticks} ticks, ${saved.steps} task steps, ${saved.bytes} bytes: ${(saved.bytes / saved.steps).toFixed(1)} bytes per step`,
+    );
     console.log(`openRecording (its site gone), shown at its last tick: ${openMs.toFixed(0)} ms`);
 
     const random = seeded(15);
     const line = (what: string, xs: number[], bound: number): void => {
-      console.log(`${what.padEnd(46)} median ${median(xs).toFixed(0).padStart(5)} ms   p90 ${quantile(xs, 0.9).toFixed(0).padStart(5)} ms   worst ${Math.max(...xs).toFixed(0).padStart(5)} ms   (bound ${bound} ms)`);
+      console.log(
+        `${what.padEnd(46)} median ${median(xs).toFixed(0).padStart(5)} ms   p90 ${quantile(xs, 0.9).toFixed(0).padStart(5)} ms   worst ${Math.max(
+          ...xs,
+        )
+          .toFixed(0)
+          .padStart(5)} ms   (bound ${bound} ms)`,
+      );
     };
     // One tick in each of `seeks` equal stretches of the run (the whole recording covered), in a shuffled order.
     const ticks = spreadTicks(opened.ticks, args.seeks, random);
@@ -193,13 +235,16 @@ async function bench(args: Args): Promise<void> {
         positions.push(t.positions);
         locals.push(t.locals);
       }
-      const slowest = table.map((ms, i) => ({ ms, i })).sort((a, b) => b.ms - a.ms).slice(0, 3);
+      const slowest = table
+        .map((ms, i) => ({ ms, i }))
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 3);
       console.log(
         `${pass} pass: ${args.seeks} seeks, one in each ${args.seeks}th of its ${opened.ticks} ticks, shuffled${pass === 'first' ? ' (right after opening it)' : ' again (the checkpoints the first pass left)'}; slowest: ${slowest.map((s) => `#${s.i + 1} ${s.ms.toFixed(0)} ms`).join(', ')}`,
       );
-      line('seek + task table + a worker\'s stack (names, log)', table, 300);
+      line("seek + task table + a worker's stack (names, log)", table, 300);
       line('seek + ... + that stack with positions (replayed)', positions, 1000);
-      line('seek + ... + that worker\'s locals', locals, 1000);
+      line("seek + ... + that worker's locals", locals, 1000);
     }
 
     // Scrubbing back while a replay goes forward: the recording opened again (shown at its last
@@ -212,7 +257,13 @@ async function bench(args: Args): Promise<void> {
       const f0 = performance.now();
       const from = host.events.length;
       const shown = await host.rpc.request('openRecording', { path: file });
-      await host.waitFor('viewedTick', (v) => v.runId === shown.runId && v.tick === shown.ticks && (v.replayed === true || v.replayError !== undefined), 120_000, from);
+      await host.waitFor(
+        'viewedTick',
+        (v) =>
+          v.runId === shown.runId && v.tick === shown.ticks && (v.replayed === true || v.replayError !== undefined),
+        120_000,
+        from,
+      );
       forward.push(performance.now() - f0);
       await host.rpc.request('openRecording', { path: file });
       back.push((await timeSeek(host, 1 + Math.floor(random() * Math.floor(opened.ticks / 10)))).locals);
@@ -247,12 +298,16 @@ async function bench(args: Args): Promise<void> {
       rateRatios.push(on.rate / offRate);
     }
     const roundsLine = (what: string, xs: number[], bound: number): void => {
-      console.log(`${what.padEnd(58)} median ${median(xs).toFixed(0).padStart(5)} ms   rounds ${xs.map((x) => x.toFixed(0)).join(' ')}   (bound ${bound} ms)`);
+      console.log(
+        `${what.padEnd(58)} median ${median(xs).toFixed(0).padStart(5)} ms   rounds ${xs.map((x) => x.toFixed(0)).join(' ')}   (bound ${bound} ms)`,
+      );
     };
-    console.log(`right after a live recorded crawl of ${args.pages} pages (${args.latency} site, ${ticksSeen} ticks) ends: ${FIRST_SEEKS} seeks at once, one in each ${FIRST_SEEKS}th of the run, ${args.rounds} rounds:`);
-    roundsLine('first seek: + task table + a worker\'s stack (names, log)', first.table, 300);
+    console.log(
+      `right after a live recorded crawl of ${args.pages} pages (${args.latency} site, ${ticksSeen} ticks) ends: ${FIRST_SEEKS} seeks at once, one in each ${FIRST_SEEKS}th of the run, ${args.rounds} rounds:`,
+    );
+    roundsLine("first seek: + task table + a worker's stack (names, log)", first.table, 300);
     roundsLine('first seek: + that stack with positions (replayed)', first.positions, 1000);
-    roundsLine('first seek: + that worker\'s locals', first.locals, 1000);
+    roundsLine("first seek: + that worker's locals", first.locals, 1000);
     roundsLine(`worst of the ${FIRST_SEEKS}: + task table + a worker's stack (names)`, worst.table, 300);
     roundsLine(`worst of the ${FIRST_SEEKS}: + that stack with positions`, worst.positions, 1000);
     roundsLine(`worst of the ${FIRST_SEEKS}: + that worker's locals`, worst.locals, 1000);

@@ -16,7 +16,17 @@
 // of the rounds' ratios.
 // Run: npm run bench:runtime  (node --expose-gc dist/bench/runtime.bench.js [--quick] [--json])
 
-import { EventLoop, coroutine, gather, getRunningLoop, run, sleep, type Coroutine, type Future, type Task } from '../runtime/index';
+import {
+  EventLoop,
+  coroutine,
+  gather,
+  getRunningLoop,
+  run,
+  sleep,
+  type Coroutine,
+  type Future,
+  type Task,
+} from '../runtime/index';
 
 const quick = process.argv.includes('--quick');
 const asJson = process.argv.includes('--json');
@@ -59,7 +69,11 @@ async function ourSwitch(n: number): Promise<{ nsPerSwitch: number; maxPollGapMs
   polling = false;
   loop.close();
   gaps.sort((a, b) => a - b);
-  return { nsPerSwitch: ns / n, maxPollGapMs: gaps[gaps.length - 1] ?? 0, p99PollGapMs: gaps[Math.floor(gaps.length * 0.99)] ?? 0 };
+  return {
+    nsPerSwitch: ns / n,
+    maxPollGapMs: gaps[gaps.length - 1] ?? 0,
+    p99PollGapMs: gaps[Math.floor(gaps.length * 0.99)] ?? 0,
+  };
 }
 
 async function nativeSwitch(n: number): Promise<number> {
@@ -299,17 +313,53 @@ async function main(): Promise<void> {
     return;
   }
   const rows: Array<[string, string, string, string, string]> = [
-    ['sleep(0) switch', `${results.sleep0_ns!.toFixed(0)} ns`, `${results.sleep0_native_ns!.toFixed(0)} ns`, ratio(results.sleep0_ns!, results.sleep0_native_ns!), '<= 0.50'],
-    ['resume 100k resolved', `${results.resume_ns!.toFixed(0)} ns`, `${results.resume_native_ns!.toFixed(0)} ns`, results.resume_ratio!.toFixed(2), '<= 1.50'],
-    ['  same, inside run()', `${results.resume_inside_ns!.toFixed(0)} ns`, `${results.resume_inside_native_ns!.toFixed(0)} ns`, results.resume_inside_ratio!.toFixed(2), '<= 1.50'],
-    ['heap per suspended task', `${results.heap_bytes_per_task!.toFixed(0)} B`, `${results.heap_bytes_per_native!.toFixed(0)} B`, results.heap_ratio!.toFixed(2), '<= 1.00'],
-    ['  vs the leanest native', `${results.heap_bytes_per_task!.toFixed(0)} B`, `${results.heap_bytes_per_native_lean!.toFixed(0)} B`, results.heap_ratio_lean!.toFixed(2), '<= 1.00'],
+    [
+      'sleep(0) switch',
+      `${results.sleep0_ns!.toFixed(0)} ns`,
+      `${results.sleep0_native_ns!.toFixed(0)} ns`,
+      ratio(results.sleep0_ns!, results.sleep0_native_ns!),
+      '<= 0.50',
+    ],
+    [
+      'resume 100k resolved',
+      `${results.resume_ns!.toFixed(0)} ns`,
+      `${results.resume_native_ns!.toFixed(0)} ns`,
+      results.resume_ratio!.toFixed(2),
+      '<= 1.50',
+    ],
+    [
+      '  same, inside run()',
+      `${results.resume_inside_ns!.toFixed(0)} ns`,
+      `${results.resume_inside_native_ns!.toFixed(0)} ns`,
+      results.resume_inside_ratio!.toFixed(2),
+      '<= 1.50',
+    ],
+    [
+      'heap per suspended task',
+      `${results.heap_bytes_per_task!.toFixed(0)} B`,
+      `${results.heap_bytes_per_native!.toFixed(0)} B`,
+      results.heap_ratio!.toFixed(2),
+      '<= 1.00',
+    ],
+    [
+      '  vs the leanest native',
+      `${results.heap_bytes_per_task!.toFixed(0)} B`,
+      `${results.heap_bytes_per_native_lean!.toFixed(0)} B`,
+      results.heap_ratio_lean!.toFixed(2),
+      '<= 1.00',
+    ],
   ];
   console.log('Coroscope runtime vs native async/await (same run, best of %d)', rounds);
-  console.log(['measure', 'coroscope', 'native', 'ratio', 'target'].map((s, i) => s.padEnd(i === 0 ? 26 : 12)).join(''));
+  console.log(
+    ['measure', 'coroscope', 'native', 'ratio', 'target'].map((s, i) => s.padEnd(i === 0 ? 26 : 12)).join(''),
+  );
   for (const row of rows) console.log(row.map((s, i) => s.padEnd(i === 0 ? 26 : 12)).join(''));
-  console.log(`gap between Node I/O polls while switching: p99 ${results.p99_io_poll_gap_ms!.toFixed(1)} ms, longest ${results.max_io_poll_gap_ms!.toFixed(1)} ms (slice 2 ms)`);
-  console.log(`${million.toLocaleString('en')} suspended tasks alive at once: ${results.million_tasks_heap_mib!.toFixed(0)} MiB of heap`);
+  console.log(
+    `gap between Node I/O polls while switching: p99 ${results.p99_io_poll_gap_ms!.toFixed(1)} ms, longest ${results.max_io_poll_gap_ms!.toFixed(1)} ms (slice 2 ms)`,
+  );
+  console.log(
+    `${million.toLocaleString('en')} suspended tasks alive at once: ${results.million_tasks_heap_mib!.toFixed(0)} MiB of heap`,
+  );
 }
 
 main().catch((e) => {

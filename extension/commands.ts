@@ -26,11 +26,16 @@ import { openSourcePosition } from './source-opener';
 import { placeSource } from './source-column';
 import { CoroscopeStatusBar } from './status-bar';
 import { SuspensionDecorations } from './suspension-decorations';
-import { besideColumn, sampleIdArg, showsPausedWorkerStack, steppedContextKey, WORKER_STACK_SHOWN_KEY } from './walkthrough';
+import {
+  besideColumn,
+  sampleIdArg,
+  showsPausedWorkerStack,
+  steppedContextKey,
+  WORKER_STACK_SHOWN_KEY,
+} from './walkthrough';
 import { attachConfiguration } from './debug/debug-configurations';
 import { newCoroutineProgram } from './new-program-command';
 import { proposedRecordingName, RECORDING_FILTERS, saveRefusal, withRecordingExtension } from './recording-files';
-
 
 function settings(): SettingGetter {
   const c = vscode.workspace.getConfiguration('coroscope');
@@ -63,7 +68,10 @@ export class CoroscopeServices implements vscode.Disposable {
     const s = this.session;
     const refreshBar = (): void => this.statusBar.update(s.status, s.moment(), s.shownProgress(), s.mirror.counts);
     s.onStatus.on((status) => {
-      this.contextKeys.set('coroscope.running', status.phase === 'running' || status.phase === 'paused' || status.phase === 'starting');
+      this.contextKeys.set(
+        'coroscope.running',
+        status.phase === 'running' || status.phase === 'paused' || status.phase === 'starting',
+      );
       this.contextKeys.set('coroscope.paused', status.phase === 'paused');
       this.contextKeys.set('coroscope.recordingSavable', saveRefusal(status, s.run !== null) === null);
       this.contextKeys.set('coroscope.debuggable', s.run?.isDebuggable() === true);
@@ -95,20 +103,26 @@ export class CoroscopeServices implements vscode.Disposable {
       if (o.category === 'log') output.hostLog(o.text);
       else output.append(o.text);
     });
-    s.onFinished.on((f) => output.line(`[coroscope] run ${f.runId} finished: ${f.summary}${f.error !== undefined ? ` (${f.error})` : ''}`));
+    s.onFinished.on((f) =>
+      output.line(`[coroscope] run ${f.runId} finished: ${f.summary}${f.error !== undefined ? ` (${f.error})` : ''}`),
+    );
     // Debuggable follows the Run's own phase too (it may turn 'finished' after the status said so).
     let offRunChange: (() => void) | null = null;
     s.onRun.on((run) => {
       this.contextKeys.set('coroscope.hostRunning', run !== null);
       offRunChange?.();
-      offRunChange = run?.onDidChange.on((r) => this.contextKeys.set('coroscope.debuggable', s.run === r && r.isDebuggable())) ?? null;
+      offRunChange =
+        run?.onDidChange.on((r) => this.contextKeys.set('coroscope.debuggable', s.run === r && r.isDebuggable())) ??
+        null;
       if (run !== null) return;
       this.contextKeys.set('coroscope.running', false);
       this.contextKeys.set('coroscope.paused', false);
       this.contextKeys.set('coroscope.recordingSavable', false);
       this.contextKeys.set('coroscope.debuggable', false);
     });
-    const offStart = runs.onDidStart.on((run) => output.line(`[coroscope] runtime host of run ${run.key} started (pid ${run.pid ?? '?'})`));
+    const offStart = runs.onDidStart.on((run) =>
+      output.line(`[coroscope] runtime host of run ${run.key} started (pid ${run.pid ?? '?'})`),
+    );
     const offEnd = runs.onDidEnd.on(({ run, exit }) => {
       if (exit.expected) {
         output.line(`[coroscope] runtime host of run ${run.key} stopped`);
@@ -119,13 +133,23 @@ export class CoroscopeServices implements vscode.Disposable {
       for (const l of exit.lastLines) output.line(`    ${l}`);
       const tail = exit.lastLines.slice(-3).join(' ⏎ ');
       void vscode.window
-        .showErrorMessage(`Coroscope: the runtime host ${how}.${tail !== '' ? ` Last lines: ${tail}` : ''} The next command starts a new one.`, 'Show Log', 'Open Inspector')
+        .showErrorMessage(
+          `Coroscope: the runtime host ${how}.${tail !== '' ? ` Last lines: ${tail}` : ''} The next command starts a new one.`,
+          'Show Log',
+          'Open Inspector',
+        )
         .then((choice) => {
           if (choice === 'Show Log') output.show();
           else if (choice === 'Open Inspector') this.showPanel();
         });
     });
-    this.disposables.push(this.statusBar, this.decorations, { dispose: () => s.dispose() }, { dispose: offStart }, { dispose: offEnd });
+    this.disposables.push(
+      this.statusBar,
+      this.decorations,
+      { dispose: () => s.dispose() },
+      { dispose: offStart },
+      { dispose: offEnd },
+    );
   }
 
   /** The serializer's way back in after a reload. */
@@ -159,16 +183,28 @@ export class CoroscopeServices implements vscode.Disposable {
    * A task's coroutine stack was shown, by the panel or by the debugger's Call Stack: the
    * walkthrough's first step is done when it was a paused crawl's worker.
    */
-  stackShown(target: { readonly kind: string } | null, phase: string, detail: Parameters<typeof showsPausedWorkerStack>[2]): void {
+  stackShown(
+    target: { readonly kind: string } | null,
+    phase: string,
+    detail: Parameters<typeof showsPausedWorkerStack>[2],
+  ): void {
     if (showsPausedWorkerStack(target, phase, detail)) this.contextKeys.set(WORKER_STACK_SHOWN_KEY, true);
   }
 
-  /** Opens a position clicked in the panel: in another editor group, or beside the panel keeping most of its width (source-column.ts). */
+  /**
+   * Opens a position clicked in the panel: in another editor group, or beside the panel keeping most of its
+   * width (source-column.ts).
+   */
   async openSourceFromPanel(position: { file: string; line: number; column: number }): Promise<boolean> {
-    const place = placeSource(InspectorPanel.visiblePanel()?.panel.viewColumn, vscode.window.tabGroups.all.map((g) => g.viewColumn));
+    const place = placeSource(
+      InspectorPanel.visiblePanel()?.panel.viewColumn,
+      vscode.window.tabGroups.all.map((g) => g.viewColumn),
+    );
     const opened = await openSourcePosition(position, place.column as vscode.ViewColumn);
     if (opened && place.layout !== null && vscode.window.tabGroups.all.length === 2) {
-      await Promise.resolve(vscode.commands.executeCommand('vscode.setEditorLayout', place.layout)).catch(() => undefined);
+      await Promise.resolve(vscode.commands.executeCommand('vscode.setEditorLayout', place.layout)).catch(
+        () => undefined,
+      );
     }
     return opened;
   }
@@ -196,9 +232,11 @@ export class CoroscopeServices implements vscode.Disposable {
     try {
       await this.session.launch(target, options);
     } catch (e) {
-      void vscode.window.showErrorMessage(`Coroscope: could not start ${describeTarget(target)}: ${message(e)}`, 'Show Log').then((c) => {
-        if (c === 'Show Log') this.output.show();
-      });
+      void vscode.window
+        .showErrorMessage(`Coroscope: could not start ${describeTarget(target)}: ${message(e)}`, 'Show Log')
+        .then((c) => {
+          if (c === 'Show Log') this.output.show();
+        });
       return;
     }
     if (this.session.status.phase !== 'finished') showCrawlProgress(this.session, this.session.status.title);
@@ -225,20 +263,28 @@ async function askCrawlTarget(): Promise<LaunchTarget | undefined> {
   const qp = vscode.window.createQuickPick<CrawlChoice>();
   qp.title = 'Coroscope: Run Crawl';
   qp.placeholder = 'Press Enter for the embedded demo site, or type URLs to crawl (separated by spaces)';
-  const demo: CrawlChoice = { label: '$(globe) The embedded demo site', description: 'offline, on loopback', detail: 'A generated site with slow pages, redirects, a broken page and a title with markup', choice: 'demo' };
+  const demo: CrawlChoice = {
+    label: '$(globe) The embedded demo site',
+    description: 'offline, on loopback',
+    detail: 'A generated site with slow pages, redirects, a broken page and a title with markup',
+    choice: 'demo',
+  };
   qp.items = [demo];
   qp.matchOnDescription = false;
   qp.onDidChangeValue((value) => {
     const parsed = parseCrawlInput(value);
-    if (value.trim() === '' || 'demo' in parsed && parsed.demo) qp.items = [demo];
-    else if ('error' in parsed) qp.items = [{ label: `$(warning) ${parsed.error}`, choice: 'urls', alwaysShow: true }, demo];
-    else qp.items = [{ label: `$(link-external) Crawl ${parsed.urls.join(' ')}`, choice: 'urls', alwaysShow: true }, demo];
+    if (value.trim() === '' || ('demo' in parsed && parsed.demo)) qp.items = [demo];
+    else if ('error' in parsed)
+      qp.items = [{ label: `$(warning) ${parsed.error}`, choice: 'urls', alwaysShow: true }, demo];
+    else
+      qp.items = [{ label: `$(link-external) Crawl ${parsed.urls.join(' ')}`, choice: 'urls', alwaysShow: true }, demo];
   });
   const picked = await pickFocusSafe(qp);
   if (!picked.accepted) return undefined;
   // Enter with no active item (a pick shown again can lose it) still means what the text says:
   // nothing typed is the demo site, as the placeholder promises.
-  if (picked.item?.choice === 'demo' || (picked.item === undefined && picked.value.trim() === '')) return { kind: 'demo' };
+  if (picked.item?.choice === 'demo' || (picked.item === undefined && picked.value.trim() === ''))
+    return { kind: 'demo' };
   const parsed = parseCrawlInput(picked.value);
   if ('error' in parsed) {
     void vscode.window.showErrorMessage(`Coroscope: ${parsed.error}`);
@@ -257,19 +303,29 @@ function taskLabel(t: TaskSummary): vscode.QuickPickItem & { taskId: number } {
   };
 }
 
-async function pickTask(services: CoroscopeServices, title: string, filter: (t: TaskSummary) => boolean): Promise<number | undefined> {
+async function pickTask(
+  services: CoroscopeServices,
+  title: string,
+  filter: (t: TaskSummary) => boolean,
+): Promise<number | undefined> {
   const tasks = services.session.mirror.liveTasks().filter(filter);
   if (tasks.length === 0) {
     void vscode.window.showInformationMessage('Coroscope: no live task to choose from.');
     return undefined;
   }
-  const picked = await showQuickPickFocusSafe(tasks.slice(0, 5000).map(taskLabel), { title, placeHolder: 'Type a task id or name', matchOnDescription: true, matchOnDetail: true });
+  const picked = await showQuickPickFocusSafe(tasks.slice(0, 5000).map(taskLabel), {
+    title,
+    placeHolder: 'Type a task id or name',
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
   return picked?.taskId;
 }
 
 function taskIdArg(arg: unknown): number | undefined {
   if (typeof arg === 'number' && Number.isInteger(arg)) return arg;
-  if (typeof arg === 'object' && arg !== null && typeof (arg as Record<string, unknown>).taskId === 'number') return (arg as Record<string, number>).taskId;
+  if (typeof arg === 'object' && arg !== null && typeof (arg as Record<string, unknown>).taskId === 'number')
+    return (arg as Record<string, number>).taskId;
   return undefined;
 }
 
@@ -281,7 +337,10 @@ async function guarded(what: string, fn: () => Promise<unknown>): Promise<void> 
   }
 }
 
-/** Latency of each demo-site response in a comparison (the CLI's default, runtime/samples/compare.ts DEFAULT_LATENCY_MS). */
+/**
+ * Latency of each demo-site response in a comparison (the CLI's default, runtime/samples/compare.ts
+ * DEFAULT_LATENCY_MS).
+ */
 const COMPARE_LATENCY_MS = 100;
 
 /** `{pages, latencyMs?}` given to the command (tests, links), if well formed. */
@@ -289,21 +348,35 @@ function compareArg(arg: unknown): { pages: number; latencyMs: number } | undefi
   if (typeof arg !== 'object' || arg === null) return undefined;
   const a = arg as Record<string, unknown>;
   if (typeof a.pages !== 'number' || !Number.isInteger(a.pages) || a.pages < 1) return undefined;
-  const latencyMs = typeof a.latencyMs === 'number' && Number.isFinite(a.latencyMs) && a.latencyMs >= 0 ? a.latencyMs : COMPARE_LATENCY_MS;
+  const latencyMs =
+    typeof a.latencyMs === 'number' && Number.isFinite(a.latencyMs) && a.latencyMs >= 0
+      ? a.latencyMs
+      : COMPARE_LATENCY_MS;
   return { pages: a.pages, latencyMs };
 }
 
 async function askComparison(): Promise<{ pages: number; latencyMs: number } | undefined> {
-  const items = [10, 100, 1000].map((pages) => ({ label: `${pages.toLocaleString('en-US')} pages`, description: `${COMPARE_LATENCY_MS} ms latency per response`, pages }));
+  const items = [10, 100, 1000].map((pages) => ({
+    label: `${pages.toLocaleString('en-US')} pages`,
+    description: `${COMPARE_LATENCY_MS} ms latency per response`,
+    pages,
+  }));
   const picked = await showQuickPickFocusSafe(items, {
     title: 'Coroscope: Compare Approaches',
-    placeHolder: 'Fetch how many demo-site pages with each approach (blocking, processes, threads, busy loop, callbacks, generators, runtime)?',
+    placeHolder:
+      'Fetch how many demo-site pages with each approach (blocking, processes, threads, busy loop, callbacks, generators, runtime)?',
   });
   return picked === undefined ? undefined : { pages: picked.pages, latencyMs: COMPARE_LATENCY_MS };
 }
 
 /** Opens the sample's TypeScript source (of the installed extension) in `column`, then runs it in the inspector. */
-async function openAndLaunchSample(s: CoroscopeServices, id: string, entry: SampleEntry | undefined, column: vscode.ViewColumn, options: LaunchOptions): Promise<void> {
+async function openAndLaunchSample(
+  s: CoroscopeServices,
+  id: string,
+  entry: SampleEntry | undefined,
+  column: vscode.ViewColumn,
+  options: LaunchOptions,
+): Promise<void> {
   if (entry?.file !== undefined) {
     const file = join(s.context.extensionUri.fsPath, 'runtime', 'samples', entry.file);
     await openSourcePosition({ file, line: 1, column: 1 }, column).catch(() => false);
@@ -312,21 +385,35 @@ async function openAndLaunchSample(s: CoroscopeServices, id: string, entry: Samp
 }
 
 /** Launches a crawl with the crawl settings (the demo site's pages and latency from them too), `override` on top. */
-async function launchCrawl(s: CoroscopeServices, target: LaunchTarget, get: SettingGetter, override: Partial<LaunchOptions>): Promise<void> {
+async function launchCrawl(
+  s: CoroscopeServices,
+  target: LaunchTarget,
+  get: SettingGetter,
+  override: Partial<LaunchOptions>,
+): Promise<void> {
   const cfg = crawlSettings(get);
   for (const p of cfg.problems) void vscode.window.showWarningMessage(`Coroscope: ${p}`);
-  const launched: LaunchTarget = target.kind !== 'demo' ? target : cfg.demoPages > 0 ? { kind: 'demo', pages: cfg.demoPages, latency: cfg.demoLatency } : { kind: 'demo', latency: cfg.demoLatency };
+  const launched: LaunchTarget =
+    target.kind !== 'demo'
+      ? target
+      : cfg.demoPages > 0
+        ? { kind: 'demo', pages: cfg.demoPages, latency: cfg.demoLatency }
+        : { kind: 'demo', latency: cfg.demoLatency };
   await s.launch(launched, { ...cfg.options, ...override });
 }
 
 /** The handler of each command, given the services (made on first use). */
-export function commandHandlers(services: () => CoroscopeServices): Record<string, (...args: unknown[]) => Promise<void>> {
+export function commandHandlers(
+  services: () => CoroscopeServices,
+): Record<string, (...args: unknown[]) => Promise<void>> {
   return {
     [COMMANDS.runCrawl]: async (arg?: unknown) => {
       const s = services();
       let target: LaunchTarget | undefined;
       if (typeof arg === 'string' || Array.isArray(arg)) {
-        const parsed = parseCrawlInput(Array.isArray(arg) ? arg.filter((x): x is string => typeof x === 'string').join(' ') : arg);
+        const parsed = parseCrawlInput(
+          Array.isArray(arg) ? arg.filter((x): x is string => typeof x === 'string').join(' ') : arg,
+        );
         if ('error' in parsed) {
           void vscode.window.showErrorMessage(`Coroscope: ${parsed.error}`);
           return;
@@ -342,8 +429,14 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
       // The walkthrough's first step: the crawler's source beside the walkthrough, and the demo
       // crawl running (not held at entry, whatever the setting: pausing it is the step's point).
       const s = services();
-      const column = besideColumn(vscode.window.tabGroups.activeTabGroup.viewColumn, InspectorPanel.visiblePanel()?.panel.viewColumn) as vscode.ViewColumn;
-      await openSourcePosition({ file: join(s.context.extensionUri.fsPath, 'runtime', 'crawler', 'crawler.ts'), line: 1, column: 1 }, column).catch(() => false);
+      const column = besideColumn(
+        vscode.window.tabGroups.activeTabGroup.viewColumn,
+        InspectorPanel.visiblePanel()?.panel.viewColumn,
+      ) as vscode.ViewColumn;
+      await openSourcePosition(
+        { file: join(s.context.extensionUri.fsPath, 'runtime', 'crawler', 'crawler.ts'), line: 1, column: 1 },
+        column,
+      ).catch(() => false);
       await launchCrawl(s, { kind: 'demo' }, settings(), { stopOnEntry: false });
     },
     [COMMANDS.openInspector]: async () => {
@@ -354,7 +447,9 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
     [COMMANDS.stepTick]: () => guarded('Step Tick', () => services().session.stepTick()),
     [COMMANDS.stepTask]: async (arg?: unknown) => {
       const s = services();
-      const id = taskIdArg(arg) ?? (await pickTask(s, 'Coroscope: Step which task?', (t) => t.state === 'suspended' || t.state === 'scheduled'));
+      const id =
+        taskIdArg(arg) ??
+        (await pickTask(s, 'Coroscope: Step which task?', (t) => t.state === 'suspended' || t.state === 'scheduled'));
       if (id !== undefined) await guarded('Step Task', () => s.session.stepTask(id));
     },
     [COMMANDS.cancelTask]: async (arg?: unknown) => {
@@ -363,7 +458,8 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
       if (id === undefined) return;
       await guarded('Cancel Task', async () => {
         const cancelled = await s.session.cancelTask(id, 'inspector');
-        if (!cancelled) void vscode.window.showInformationMessage(`Coroscope: task #${id} could not be cancelled (it has finished).`);
+        if (!cancelled)
+          void vscode.window.showInformationMessage(`Coroscope: task #${id} could not be cancelled (it has finished).`);
       });
     },
     [COMMANDS.showTrace]: async () => {
@@ -384,7 +480,12 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
       if (id === undefined) {
         const picked = await showQuickPickFocusSafe(
           samples.map((x) => ({ label: x.title, description: x.id, detail: x.chapter, entry: x })),
-          { title: 'Coroscope: Open Tutorial Sample', placeHolder: 'Pick a sample to run in the inspector', matchOnDescription: true, matchOnDetail: true },
+          {
+            title: 'Coroscope: Open Tutorial Sample',
+            placeHolder: 'Pick a sample to run in the inspector',
+            matchOnDescription: true,
+            matchOnDetail: true,
+          },
         );
         if (picked === undefined) return;
         entry = picked.entry;
@@ -404,7 +505,10 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
       }
       const { samples } = await sampleList(s.session.run?.endpoint ?? null);
       const entry = samples.find((x) => x.id === id);
-      const column = besideColumn(vscode.window.tabGroups.activeTabGroup.viewColumn, InspectorPanel.visiblePanel()?.panel.viewColumn) as vscode.ViewColumn;
+      const column = besideColumn(
+        vscode.window.tabGroups.activeTabGroup.viewColumn,
+        InspectorPanel.visiblePanel()?.panel.viewColumn,
+      ) as vscode.ViewColumn;
       await openAndLaunchSample(s, id, entry, column, { ...sampleOptions(settings()), stopOnEntry: true });
     },
     [COMMANDS.compareApproaches]: async (arg?: unknown) => {
@@ -413,10 +517,17 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
       if (asked === undefined) return;
       s.showPanel({ view: 'dashboard' });
       const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Coroscope: comparing the approaches on ${asked.pages} pages (${asked.latencyMs} ms latency)…` },
-        () => s.session.compare(asked.pages, asked.latencyMs).catch((e: unknown) => ({ state: 'failed' as const, error: message(e) })),
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: `Coroscope: comparing the approaches on ${asked.pages} pages (${asked.latencyMs} ms latency)…`,
+        },
+        () =>
+          s.session
+            .compare(asked.pages, asked.latencyMs)
+            .catch((e: unknown) => ({ state: 'failed' as const, error: message(e) })),
       );
-      if (result.state === 'failed') void vscode.window.showErrorMessage(`Coroscope: the comparison failed: ${result.error ?? 'unknown error'}`);
+      if (result.state === 'failed')
+        void vscode.window.showErrorMessage(`Coroscope: the comparison failed: ${result.error ?? 'unknown error'}`);
     },
     [COMMANDS.stop]: async () => {
       // Ends the run for every view of it: a debug session attached to it terminates too.
@@ -426,7 +537,10 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
       const s = services();
       const run = s.session.run;
       if (run === null || !run.isDebuggable()) {
-        const why = run !== null && run.phase === 'finished' ? 'the run has finished and was not recorded, so it has no past to step through (turn on the coroscope.record setting and run it again)' : 'start one first (Coroscope: Run Crawl, or a sample), or open a recording';
+        const why =
+          run !== null && run.phase === 'finished'
+            ? 'the run has finished and was not recorded, so it has no past to step through (turn on the coroscope.record setting and run it again)'
+            : 'start one first (Coroscope: Run Crawl, or a sample), or open a recording';
         void vscode.window.showInformationMessage(`Coroscope: no run to debug: ${why}.`);
         return;
       }
@@ -434,8 +548,12 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
         // The debugger opens each stop's source in the active editor group: not over the panel
         // when another group is there to take it.
         const panelColumn = InspectorPanel.visiblePanel()?.panel.viewColumn;
-        if (panelColumn !== undefined && panelColumn !== vscode.ViewColumn.One) await vscode.commands.executeCommand('workbench.action.focusFirstEditorGroup');
-        const started = await vscode.debug.startDebugging(vscode.workspace.workspaceFolders?.[0], attachConfiguration(run));
+        if (panelColumn !== undefined && panelColumn !== vscode.ViewColumn.One)
+          await vscode.commands.executeCommand('workbench.action.focusFirstEditorGroup');
+        const started = await vscode.debug.startDebugging(
+          vscode.workspace.workspaceFolders?.[0],
+          attachConfiguration(run),
+        );
         if (!started) throw new Error('the debug session did not start');
       });
     },
@@ -454,10 +572,17 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
       if (path === undefined) {
         const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
         const name = proposedRecordingName(s.session.status.title, new Date());
-        const uri = await vscode.window.showSaveDialog({ title: 'Coroscope: Save Recording', saveLabel: 'Save Recording', filters: RECORDING_FILTERS, defaultUri: folder !== undefined ? vscode.Uri.joinPath(folder, name) : undefined });
+        const uri = await vscode.window.showSaveDialog({
+          title: 'Coroscope: Save Recording',
+          saveLabel: 'Save Recording',
+          filters: RECORDING_FILTERS,
+          defaultUri: folder !== undefined ? vscode.Uri.joinPath(folder, name) : undefined,
+        });
         if (uri === undefined) return;
         if (uri.scheme !== 'file') {
-          void vscode.window.showErrorMessage(`Coroscope: a recording is written by the runtime host on this machine: choose a local file (not ${uri.scheme}:).`);
+          void vscode.window.showErrorMessage(
+            `Coroscope: a recording is written by the runtime host on this machine: choose a local file (not ${uri.scheme}:).`,
+          );
           return;
         }
         path = uri.fsPath;
@@ -466,7 +591,9 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
       await guarded('Save Recording', async () => {
         const info = await s.session.request('saveRecording', { path: target });
         const kb = (info.bytes / 1024).toFixed(info.bytes < 10_240 ? 1 : 0);
-        void vscode.window.showInformationMessage(`Coroscope: saved the recording (${info.ticks.toLocaleString('en-US')} ticks, ${info.tasks.toLocaleString('en-US')} tasks, ${kb} KiB) to ${info.path}.`);
+        void vscode.window.showInformationMessage(
+          `Coroscope: saved the recording (${info.ticks.toLocaleString('en-US')} ticks, ${info.tasks.toLocaleString('en-US')} tasks, ${kb} KiB) to ${info.path}.`,
+        );
       });
     },
     [COMMANDS.newProgram]: () => newCoroutineProgram(services().context.extensionUri.fsPath),
@@ -474,11 +601,19 @@ export function commandHandlers(services: () => CoroscopeServices): Record<strin
       const s = services();
       let path = typeof arg === 'string' && arg !== '' ? arg : undefined;
       if (path === undefined) {
-        const picked = await vscode.window.showOpenDialog({ title: 'Coroscope: Open Recording', openLabel: 'Open Recording', canSelectMany: false, filters: RECORDING_FILTERS, defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri });
+        const picked = await vscode.window.showOpenDialog({
+          title: 'Coroscope: Open Recording',
+          openLabel: 'Open Recording',
+          canSelectMany: false,
+          filters: RECORDING_FILTERS,
+          defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+        });
         const uri = picked?.[0];
         if (uri === undefined) return;
         if (uri.scheme !== 'file') {
-          void vscode.window.showErrorMessage(`Coroscope: a recording is read by the runtime host on this machine: choose a local file (not ${uri.scheme}:).`);
+          void vscode.window.showErrorMessage(
+            `Coroscope: a recording is read by the runtime host on this machine: choose a local file (not ${uri.scheme}:).`,
+          );
           return;
         }
         path = uri.fsPath;

@@ -16,7 +16,15 @@
 import * as vscode from 'vscode';
 import type { SteppedContextKey, WORKER_STACK_SHOWN_KEY } from './walkthrough';
 
-export type ContextKey = 'coroscope.hostRunning' | 'coroscope.running' | 'coroscope.paused' | 'coroscope.inspectorVisible' | 'coroscope.recordingSavable' | 'coroscope.debuggable' | typeof WORKER_STACK_SHOWN_KEY | SteppedContextKey;
+export type ContextKey =
+  | 'coroscope.hostRunning'
+  | 'coroscope.running'
+  | 'coroscope.paused'
+  | 'coroscope.inspectorVisible'
+  | 'coroscope.recordingSavable'
+  | 'coroscope.debuggable'
+  | typeof WORKER_STACK_SHOWN_KEY
+  | SteppedContextKey;
 
 export class ContextKeys {
   private readonly values = new Map<ContextKey, boolean>();

@@ -26,7 +26,10 @@ export function showCrawlProgress(session: RunSession, runTitle: string): void {
             const total = p.done + p.queued + p.inFlight;
             const increment = total > 0 ? ((p.done - lastDone) / total) * 100 : undefined;
             lastDone = p.done;
-            progress.report({ message: `${p.done} pages · ${p.queued} queued · ${p.inFlight} in flight · ${Math.round(p.rate)}/s${p.errors > 0 ? ` · ${p.errors} errors` : ''}`, increment });
+            progress.report({
+              message: `${p.done} pages · ${p.queued} queued · ${p.inFlight} in flight · ${Math.round(p.rate)}/s${p.errors > 0 ? ` · ${p.errors} errors` : ''}`,
+              increment,
+            });
           }),
           session.onStatus.on((s) => {
             if (s.phase === 'paused') progress.report({ message: `Paused: ${s.detail}` });

@@ -33,15 +33,23 @@ export let activationMs = -1;
 /** Of which activate() itself. */
 export let activateCallMs = -1;
 
-/** commands.ts and everything under it, loaded on first use (esbuild defers the module's evaluation to this require). */
+/**
+ * commands.ts and everything under it, loaded on first use (esbuild defers the module's evaluation to this
+ * require).
+ */
 function commandsModule(): typeof Commands {
   return require('./commands') as typeof Commands;
 }
 
 function debuggerDeclared(context: vscode.ExtensionContext): boolean {
   const pkg: unknown = context.extension.packageJSON;
-  const contributes = typeof pkg === 'object' && pkg !== null ? (pkg as Record<string, unknown>).contributes : undefined;
-  return typeof contributes === 'object' && contributes !== null && Array.isArray((contributes as Record<string, unknown>).debuggers);
+  const contributes =
+    typeof pkg === 'object' && pkg !== null ? (pkg as Record<string, unknown>).contributes : undefined;
+  return (
+    typeof contributes === 'object' &&
+    contributes !== null &&
+    Array.isArray((contributes as Record<string, unknown>).debuggers)
+  );
 }
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -49,7 +57,11 @@ export function activate(context: vscode.ExtensionContext): void {
   const output = new CoroscopeOutput();
   const hostScript = join(context.extensionUri.fsPath, 'dist', 'runtime-host.js');
   const workspace = vscode.workspace.workspaceFolders?.[0]?.uri;
-  const runs = new RunRegistry({ hostScript, cwd: workspace?.scheme === 'file' ? workspace.fsPath : undefined, clientName: 'coroscope-extension' });
+  const runs = new RunRegistry({
+    hostScript,
+    cwd: workspace?.scheme === 'file' ? workspace.fsPath : undefined,
+    clientName: 'coroscope-extension',
+  });
   registry = runs;
   const getServices = (): Commands.CoroscopeServices => {
     if (services === null) services = new (commandsModule().CoroscopeServices)(context, output, runs);
@@ -71,7 +83,10 @@ export function activate(context: vscode.ExtensionContext): void {
   }
   context.subscriptions.push(
     vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
-      deserializeWebviewPanel: (panel, state) => commandsModule().CoroscopeServices.serializer(() => getServices().panelDependencies()).deserializeWebviewPanel(panel, state),
+      deserializeWebviewPanel: (panel, state) =>
+        commandsModule()
+          .CoroscopeServices.serializer(() => getServices().panelDependencies())
+          .deserializeWebviewPanel(panel, state),
     }),
     output,
     { dispose: () => services?.dispose() },
@@ -85,7 +100,8 @@ export function activate(context: vscode.ExtensionContext): void {
       wanted: () => services === null || !services.contextKeys.get(WORKER_STACK_SHOWN_KEY),
       shown: (run, detail) => getServices().stackShown(run.target, run.phase, detail),
     };
-    if (debuggerDeclared(context)) (require('./debug/register') as typeof DebugRegister).registerDebugger(context, hostScript, runs, stackWatch);
+    if (debuggerDeclared(context))
+      (require('./debug/register') as typeof DebugRegister).registerDebugger(context, hostScript, runs, stackWatch);
   } catch (e) {
     output.note(`[coroscope] registering the debugger failed: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -93,7 +109,9 @@ export function activate(context: vscode.ExtensionContext): void {
   activateCallMs = end - t0;
   const modulesMs = modulesEvaluated - loadStart;
   activationMs = modulesMs + activateCallMs;
-  output.note(`[coroscope] activated in ${activationMs.toFixed(1)} ms (modules ${modulesMs.toFixed(1)} ms, activate() ${activateCallMs.toFixed(1)} ms)`);
+  output.note(
+    `[coroscope] activated in ${activationMs.toFixed(1)} ms (modules ${modulesMs.toFixed(1)} ms, activate() ${activateCallMs.toFixed(1)} ms)`,
+  );
 }
 
 export async function deactivate(): Promise<void> {

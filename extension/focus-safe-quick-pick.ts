@@ -35,7 +35,10 @@ export interface QuickPickOutcome<T extends vscode.QuickPickItem> {
  * Shows `qp` until the user accepts an item or dismisses it; then disposes of it.
  * `now` is the clock (milliseconds), for tests.
  */
-export function pickFocusSafe<T extends vscode.QuickPickItem>(qp: vscode.QuickPick<T>, now: () => number = () => performance.now()): Promise<QuickPickOutcome<T>> {
+export function pickFocusSafe<T extends vscode.QuickPickItem>(
+  qp: vscode.QuickPick<T>,
+  now: () => number = () => performance.now(),
+): Promise<QuickPickOutcome<T>> {
   return new Promise((resolve) => {
     let shownAt = now();
     let reshown = false;

@@ -46,7 +46,10 @@ export interface PanelDependencies {
   runCommand(command: PanelCommand): Promise<void>;
   /** The panel became visible or hidden (for the `coroscope.inspectorVisible` context key). */
   onVisibilityChanged(visible: boolean): void;
-  /** The panel is about to show a task's detail (its coroutine stack): the walkthrough's first step watches for a worker's. */
+  /**
+   * The panel is about to show a task's detail (its coroutine stack): the walkthrough's first step watches
+   * for a worker's.
+   */
   onTaskDetailShown(detail: TaskDetail): void;
 }
 
@@ -72,12 +75,25 @@ export class InspectorPanel {
    * a debug session launched: in the second column, without taking the focus, so that the
    * sources the debugger opens at each stop (in the first) do not cover it.
    */
-  static show(deps: PanelDependencies, reveal?: { view: ViewId; taskId?: number }, besideDebugger = false): InspectorPanel {
+  static show(
+    deps: PanelDependencies,
+    reveal?: { view: ViewId; taskId?: number },
+    besideDebugger = false,
+  ): InspectorPanel {
     let p = InspectorPanel.current;
     if (p === null) {
       // Beside the editor the user reads (frames clicked in the panel open there).
-      const column = besideDebugger ? vscode.ViewColumn.Two : vscode.window.activeTextEditor !== undefined ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
-      const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, PANEL_TITLE, { viewColumn: column, preserveFocus: besideDebugger }, InspectorPanel.options(deps.extensionUri));
+      const column = besideDebugger
+        ? vscode.ViewColumn.Two
+        : vscode.window.activeTextEditor !== undefined
+          ? vscode.ViewColumn.Beside
+          : vscode.ViewColumn.Active;
+      const panel = vscode.window.createWebviewPanel(
+        PANEL_VIEW_TYPE,
+        PANEL_TITLE,
+        { viewColumn: column, preserveFocus: besideDebugger },
+        InspectorPanel.options(deps.extensionUri),
+      );
       p = new InspectorPanel(panel, deps);
     } else {
       p.panel.reveal(undefined, besideDebugger);
@@ -127,7 +143,9 @@ export class InspectorPanel {
       dark: vscode.Uri.joinPath(deps.extensionUri, 'media', 'coroscope-dark.svg'),
     };
     this.loadHtml();
-    this.endpoint = new RpcEndpoint<WebviewMethods, PanelMethods, Record<string, never>, PanelEvents>(webviewTransport(panel));
+    this.endpoint = new RpcEndpoint<WebviewMethods, PanelMethods, Record<string, never>, PanelEvents>(
+      webviewTransport(panel),
+    );
     this.serve();
     this.subscribe();
     this.disposables.push(
@@ -213,7 +231,12 @@ export class InspectorPanel {
       const byId = new Map(prev.tasks.map((t) => [t.id, t]));
       for (const t of s.tasks) byId.set(t.id, t);
       for (const id of s.removed) byId.delete(id);
-      this.pendingSnapshot = { ...s, full: prev.full, tasks: [...byId.values()], removed: prev.removed.concat(s.removed) };
+      this.pendingSnapshot = {
+        ...s,
+        full: prev.full,
+        tasks: [...byId.values()],
+        removed: prev.removed.concat(s.removed),
+      };
     }
     if (this.snapshotTimer !== null) return;
     this.snapshotTimer = setTimeout(() => {
@@ -235,7 +258,10 @@ export class InspectorPanel {
       return r.params as PanelMethods[M]['params'];
     };
     const s = this.deps.session;
-    const host = <M extends keyof HostMethods & string>(method: M, params: HostMethods[M]['params']): Promise<HostMethods[M]['result']> => s.request(method, params);
+    const host = <M extends keyof HostMethods & string>(
+      method: M,
+      params: HostMethods[M]['params'],
+    ): Promise<HostMethods[M]['result']> => s.request(method, params);
 
     ep.handle('ready', (raw): PanelInit => {
       narrow('ready', raw);
@@ -258,8 +284,13 @@ export class InspectorPanel {
       };
     });
     ep.handle('taskDetail', async (raw) => {
-      // At a past tick still being replayed: the stack by function names from the log at once (the panel asks again when the replay lands).
-      const detail = await host('taskDetail', { taskId: narrow('taskDetail', raw).taskId, locals: true, fromLogMeanwhile: true });
+      // At a past tick still being replayed: the stack by function names from the log at once (the panel asks
+      // again when the replay lands).
+      const detail = await host('taskDetail', {
+        taskId: narrow('taskDetail', raw).taskId,
+        locals: true,
+        fromLogMeanwhile: true,
+      });
       this.deps.onTaskDetailShown(detail);
       return detail;
     });
@@ -273,8 +304,12 @@ export class InspectorPanel {
       narrow('lints', raw);
       return host('lints', {});
     });
-    ep.handle('openSource', async (raw) => ({ opened: await this.deps.openSource(narrow('openSource', raw).position) }));
-    ep.handle('cancelTask', async (raw) => ({ cancelled: await s.cancelTask(narrow('cancelTask', raw).taskId, 'inspector') }));
+    ep.handle('openSource', async (raw) => ({
+      opened: await this.deps.openSource(narrow('openSource', raw).position),
+    }));
+    ep.handle('cancelTask', async (raw) => ({
+      cancelled: await s.cancelTask(narrow('cancelTask', raw).taskId, 'inspector'),
+    }));
     ep.handle('control', async (raw) => {
       const p = narrow('control', raw);
       switch (p.action) {

@@ -10,7 +10,14 @@
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { STARTER_FIRST_LINE, STARTER_PROGRAM, programLaunchConfiguration, starterFileName, starterTsconfig, withLaunchConfiguration } from './new-program';
+import {
+  STARTER_FIRST_LINE,
+  STARTER_PROGRAM,
+  programLaunchConfiguration,
+  starterFileName,
+  starterTsconfig,
+  withLaunchConfiguration,
+} from './new-program';
 
 async function pickFolder(): Promise<vscode.WorkspaceFolder | undefined> {
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
@@ -21,7 +28,9 @@ async function pickFolder(): Promise<vscode.WorkspaceFolder | undefined> {
 export async function newCoroutineProgram(extensionPath: string): Promise<void> {
   const folder = await pickFolder();
   if (folder === undefined) {
-    void vscode.window.showErrorMessage('Coroscope: open a folder first (File > Open Folder…): the new program, its tsconfig.json and its launch configuration are written into it.');
+    void vscode.window.showErrorMessage(
+      'Coroscope: open a folder first (File > Open Folder…): the new program, its tsconfig.json and its launch configuration are written into it.',
+    );
     return;
   }
   const dir = folder.uri.fsPath;
@@ -33,10 +42,15 @@ export async function newCoroutineProgram(extensionPath: string): Promise<void> 
   const tsconfig = starterTsconfig(extensionPath);
   if (!existsSync(join(extensionPath, 'dist', 'types', 'coroscope', 'runtime', 'index.d.ts'))) {
     // A development build (the .vsix always has them): the program runs, the editor lacks the types.
-    void vscode.window.showWarningMessage(`Coroscope: this build of the extension has no types in ${join(extensionPath, 'dist', 'types')}: run npm run build:types there for "coroscope" to resolve in the editor.`);
+    void vscode.window.showWarningMessage(
+      `Coroscope: this build of the extension has no types in ${join(extensionPath, 'dist', 'types')}: run npm run build:types there for "coroscope" to resolve in the editor.`,
+    );
   }
   if (!existsSync(join(dir, 'tsconfig.json')) && !existsSync(join(dir, 'jsconfig.json'))) {
-    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(folder.uri, 'tsconfig.json'), encode(`${JSON.stringify(tsconfig, null, 2)}\n`));
+    await vscode.workspace.fs.writeFile(
+      vscode.Uri.joinPath(folder.uri, 'tsconfig.json'),
+      encode(`${JSON.stringify(tsconfig, null, 2)}\n`),
+    );
   } else {
     const options = tsconfig.compilerOptions as Record<string, unknown>;
     void vscode.window.showInformationMessage(
@@ -48,7 +62,8 @@ export async function newCoroutineProgram(extensionPath: string): Promise<void> 
   const launch = vscode.workspace.getConfiguration('launch', folder.uri);
   const configurations = withLaunchConfiguration(launch.get<unknown>('configurations'), config);
   if (configurations !== null) {
-    if (launch.get<unknown>('version') === undefined) await launch.update('version', '0.2.0', vscode.ConfigurationTarget.WorkspaceFolder);
+    if (launch.get<unknown>('version') === undefined)
+      await launch.update('version', '0.2.0', vscode.ConfigurationTarget.WorkspaceFolder);
     await launch.update('configurations', configurations, vscode.ConfigurationTarget.WorkspaceFolder);
   }
 

@@ -60,7 +60,8 @@ if (require.main === module) void run(main());
 `;
 
 /** The 1-based line of main's first statement in STARTER_PROGRAM: where the command stops. */
-export const STARTER_FIRST_LINE = STARTER_PROGRAM.split('\n').findIndex((l) => l.includes('const orders = new Queue')) + 1;
+export const STARTER_FIRST_LINE =
+  STARTER_PROGRAM.split('\n').findIndex((l) => l.includes('const orders = new Queue')) + 1;
 
 /**
  * The tsconfig.json of a folder without one: strict TypeScript for Node, `coroscope` mapped to
@@ -95,7 +96,13 @@ export interface LaunchConfiguration {
 
 /** The configuration that runs `fileName` of the folder. */
 export function programLaunchConfiguration(fileName: string): LaunchConfiguration {
-  return { type: 'coroscope', request: 'launch', name: `Coroscope: ${fileName}`, program: `\${workspaceFolder}/${fileName}`, stopOnEntry: false };
+  return {
+    type: 'coroscope',
+    request: 'launch',
+    name: `Coroscope: ${fileName}`,
+    program: `\${workspaceFolder}/${fileName}`,
+    stopOnEntry: false,
+  };
 }
 
 /**

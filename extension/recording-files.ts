@@ -13,7 +13,9 @@ export const RECORDING_FILTERS: Readonly<Record<string, string[]>> = { 'Coroscop
 export function saveRefusal(status: RunStatus, hostUp: boolean): string | null {
   switch (status.phase) {
     case 'idle':
-      return status.runId === null ? 'there is no run to save: run a crawl or a sample first.' : 'the run was stopped before it finished: nothing complete to save.';
+      return status.runId === null
+        ? 'there is no run to save: run a crawl or a sample first.'
+        : 'the run was stopped before it finished: nothing complete to save.';
     case 'starting':
     case 'running':
     case 'paused':
@@ -26,14 +28,17 @@ export function saveRefusal(status: RunStatus, hostUp: boolean): string | null {
       break;
   }
   if (status.recordingFile !== undefined) return `this run is the recording ${status.recordingFile} already.`;
-  if (status.recorded !== true) return 'this run was not recorded: turn on the coroscope.record setting and run it again.';
+  if (status.recorded !== true)
+    return 'this run was not recorded: turn on the coroscope.record setting and run it again.';
   if (!hostUp) return 'the runtime host of this run has ended: its recording is gone.';
   return null;
 }
 
 /** The name proposed for a recording of the run titled `title`, finished at `at`. */
 export function proposedRecordingName(title: string, at: Date): string {
-  const what = title.toLowerCase().includes('demo site') ? 'demo-crawl' : /^sample\s+(\S+)/i.exec(title)?.[1] ?? (title.toLowerCase().startsWith('crawl') ? 'crawl' : 'run');
+  const what = title.toLowerCase().includes('demo site')
+    ? 'demo-crawl'
+    : (/^sample\s+(\S+)/i.exec(title)?.[1] ?? (title.toLowerCase().startsWith('crawl') ? 'crawl' : 'run'));
   const stamp = at.toISOString().slice(0, 19).replace(/[:T]/g, '-');
   return `${what.replace(/[^\w.-]+/g, '-')}-${stamp}.${RECORDING_EXTENSION}`;
 }

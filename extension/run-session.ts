@@ -32,7 +32,20 @@
 //   past line of another task or line, another view's seek): `viewedMoment` counts it and the
 //   table is fetched again. `status.momentId` says whose request made the moment shown.
 
-import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, HostMethods, LaunchOptions, LaunchTarget, Lint, ProgramLoopState, RecordingInfo, Snapshot, ViewedMoment } from '../protocol/host-protocol';
+import type {
+  CancelRequester,
+  CrawledPage,
+  CrawlProgress,
+  HostEvents,
+  HostMethods,
+  LaunchOptions,
+  LaunchTarget,
+  Lint,
+  ProgramLoopState,
+  RecordingInfo,
+  Snapshot,
+  ViewedMoment,
+} from '../protocol/host-protocol';
 import { CoalescingPoll } from '../protocol/coalescing-poll';
 import { ProgressHistory } from '../protocol/progress-history';
 import { MomentIds } from '../protocol/moment-ids';
@@ -60,7 +73,13 @@ export class RunSession {
   private readonly noRunTasks = new SnapshotMirror();
   /** The task table of the run shown (the Run's own, shared with its other views); kept after its host ends. */
   private shownTasks: SnapshotMirror = this.noRunTasks;
-  status: RunStatus = { phase: 'idle', runId: null, title: 'No run', detail: 'Run a crawl or a sample to inspect it.', tick: 0 };
+  status: RunStatus = {
+    phase: 'idle',
+    runId: null,
+    title: 'No run',
+    detail: 'Run a crawl or a sample to inspect it.',
+    tick: 0,
+  };
   /** The chart's points and the crawled pages (trimmed as the webview trims its copy). */
   readonly history = new ProgressHistory();
   readonly exceptions: ExceptionEntry[] = [];
@@ -147,7 +166,10 @@ export class RunSession {
   }
 
   /** Calls a host method on the live host. */
-  request<M extends keyof HostMethods & string>(method: M, params: HostMethods[M]['params']): Promise<HostMethods[M]['result']> {
+  request<M extends keyof HostMethods & string>(
+    method: M,
+    params: HostMethods[M]['params'],
+  ): Promise<HostMethods[M]['result']> {
     try {
       return this.endpoint().request(method, params);
     } catch (e) {
@@ -200,7 +222,10 @@ export class RunSession {
 
   async launch(target: LaunchTarget, options: LaunchOptions): Promise<{ runId: number; siteUrl?: string }> {
     const seq = ++this.launchSeq;
-    this.resetData({ phase: 'starting', runId: null, title: describeTarget(target), detail: 'Starting…', tick: 0 }, target);
+    this.resetData(
+      { phase: 'starting', runId: null, title: describeTarget(target), detail: 'Starting…', tick: 0 },
+      target,
+    );
     let result: HostMethods['launch']['result'];
     try {
       // The run shown is relaunched only when this view holds it alone (a debug session's
@@ -211,7 +236,13 @@ export class RunSession {
       result = await run.launch(target, options, PANEL_VIEW);
     } catch (e) {
       if (seq === this.launchSeq && this.status.phase === 'starting') {
-        this.setStatus({ phase: 'idle', runId: null, title: describeTarget(target), detail: `Launch failed: ${e instanceof Error ? e.message : String(e)}`, tick: 0 });
+        this.setStatus({
+          phase: 'idle',
+          runId: null,
+          title: describeTarget(target),
+          detail: `Launch failed: ${e instanceof Error ? e.message : String(e)}`,
+          tick: 0,
+        });
       }
       throw e;
     }
@@ -239,11 +270,26 @@ export class RunSession {
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
       const text = why.includes(name) ? why : `${name}: ${why}`;
-      if (seq === this.launchSeq && this.status.phase === 'starting') this.setStatus({ phase: 'idle', runId: null, title: `Recording ${name}`, detail: `Could not open the recording: ${text}`, tick: 0 });
+      if (seq === this.launchSeq && this.status.phase === 'starting')
+        this.setStatus({
+          phase: 'idle',
+          runId: null,
+          title: `Recording ${name}`,
+          detail: `Could not open the recording: ${text}`,
+          tick: 0,
+        });
       throw new Error(text);
     }
     if (seq !== this.launchSeq) return info;
-    this.setStatus({ phase: 'finished', runId: info.runId, title: describeRecording(info), detail: `Opened from ${path}`, tick: info.ticks, recorded: true, recordingFile: path });
+    this.setStatus({
+      phase: 'finished',
+      runId: info.runId,
+      title: describeRecording(info),
+      detail: `Opened from ${path}`,
+      tick: info.ticks,
+      recorded: true,
+      recordingFile: path,
+    });
     this.schedulePoll(0);
     return info;
   }
@@ -278,12 +324,14 @@ export class RunSession {
     const replaying = tick !== null && moment.replayed === false;
     const error = replaying ? moment.replayError : undefined;
     const now = this.status.viewedTick ?? null;
-    const same = now === tick && (this.status.viewedReplaying === true) === replaying && this.status.viewedReplayError === error;
+    const same =
+      now === tick && (this.status.viewedReplaying === true) === replaying && this.status.viewedReplayError === error;
     const id = moment.moment;
     // The moment shown, known by its id: its replay landing, or its event after its answer; never another moment.
     const ofShown = id !== undefined && id === this.status.momentId;
     if (same && ofShown) return;
-    // No id: the host's word of the same moment again is another moment in that tick (a breakpoint hit, a past line); a seek's answer of it is not.
+    // No id: the host's word of the same moment again is another moment in that tick (a breakpoint hit, a
+    // past line); a seek's answer of it is not.
     if (same && id === undefined && (!announced || tick === null)) return;
     // Another moment in the tick shown: another request's (by its id), or, with no id, the same words again.
     const newInTick = tick !== null && now === tick && !ofShown && (id !== undefined || same);
@@ -320,9 +368,16 @@ export class RunSession {
     return runMoment(this.status);
   }
 
-  /** The crawl's numbers at the moment shown: the present's latest, or a past tick's (null until known); null for a run that is no crawl. */
+  /**
+   * The crawl's numbers at the moment shown: the present's latest, or a past tick's (null until known); null
+   * for a run that is no crawl.
+   */
   shownProgress(): CrawlProgress | null {
-    return progressAt(this.moment(), this.lastProgress ?? (this.viewingPast() ? null : this.mirror.progress), this.momentProgress);
+    return progressAt(
+      this.moment(),
+      this.lastProgress ?? (this.viewingPast() ? null : this.mirror.progress),
+      this.momentProgress,
+    );
   }
 
   /** A launch answered: the status from the pause kept meanwhile (or running), then a poll. */
@@ -362,7 +417,13 @@ export class RunSession {
       });
       return;
     }
-    const base: RunStatus = { phase: run.phase === 'finished' ? 'finished' : 'running', runId: run.runId, title, detail: run.phase === 'finished' ? 'Finished' : 'Running', tick: 0 };
+    const base: RunStatus = {
+      phase: run.phase === 'finished' ? 'finished' : 'running',
+      runId: run.runId,
+      title,
+      detail: run.phase === 'finished' ? 'Finished' : 'Running',
+      tick: 0,
+    };
     if (run.recorded) base.recorded = true;
     if (run.recording !== null) base.recordingFile = run.recording.path;
     this.resetData(base, run.target);
@@ -426,9 +487,21 @@ export class RunSession {
     await this.current?.stop('inspector');
   }
 
-  private async control<M extends 'pause' | 'continue' | 'stepTick' | 'stepTask'>(method: M, params: HostMethods[M]['params']): Promise<{ tick: number }> {
+  private async control<M extends 'pause' | 'continue' | 'stepTick' | 'stepTask'>(
+    method: M,
+    params: HostMethods[M]['params'],
+  ): Promise<{ tick: number }> {
     const r = (await this.request(method, params)) as { tick: number };
-    if (method === 'continue' && this.status.phase === 'paused') this.setStatus({ ...this.status, phase: 'running', detail: 'Running', tick: r.tick, pauseReason: undefined, pausedTaskId: undefined, onLine: undefined });
+    if (method === 'continue' && this.status.phase === 'paused')
+      this.setStatus({
+        ...this.status,
+        phase: 'running',
+        detail: 'Running',
+        tick: r.tick,
+        pauseReason: undefined,
+        pausedTaskId: undefined,
+        onLine: undefined,
+      });
     this.schedulePoll(0);
     if (method === 'stepTick' || method === 'stepTask') this.onStepped.fire({ target: this.target, tick: r.tick });
     return r;
@@ -455,10 +528,20 @@ export class RunSession {
         this.unbindRun();
         this.stopPolling();
         if (exit.expected) {
-          if (this.status.phase !== 'idle') this.setStatus({ ...this.status, phase: this.status.phase === 'finished' ? 'finished' : 'idle', detail: this.status.phase === 'finished' ? this.status.detail : 'Stopped.' });
+          if (this.status.phase !== 'idle')
+            this.setStatus({
+              ...this.status,
+              phase: this.status.phase === 'finished' ? 'finished' : 'idle',
+              detail: this.status.phase === 'finished' ? this.status.detail : 'Stopped.',
+            });
         } else {
           const how = exit.signal !== null ? `was killed (${exit.signal})` : `exited with code ${exit.code}`;
-          this.setStatus({ ...this.status, phase: 'hostDied', detail: `The runtime host ${how}.`, lastLines: exit.lastLines.slice(-20) });
+          this.setStatus({
+            ...this.status,
+            phase: 'hostDied',
+            detail: `The runtime host ${how}.`,
+            lastLines: exit.lastLines.slice(-20),
+          });
         }
         this.onRun.fire(null);
       }),
@@ -481,7 +564,16 @@ export class RunSession {
           this.onPastLine = false;
           this.mirror.clear();
         }
-        if (this.status.phase === 'paused') this.setStatus({ ...this.status, phase: 'running', detail: 'Running', tick: typeof b.tick === 'number' ? b.tick : this.status.tick, pauseReason: undefined, pausedTaskId: undefined, onLine: undefined });
+        if (this.status.phase === 'paused')
+          this.setStatus({
+            ...this.status,
+            phase: 'running',
+            detail: 'Running',
+            tick: typeof b.tick === 'number' ? b.tick : this.status.tick,
+            pauseReason: undefined,
+            pausedTaskId: undefined,
+            onLine: undefined,
+          });
         this.schedulePoll(0);
       }),
       ep.on('progress', (p) => {
@@ -489,7 +581,8 @@ export class RunSession {
         this.addProgress(p);
       }),
       ep.on('exception', (b) => {
-        if (this.status.phase === 'starting' || typeof b !== 'object' || b === null || typeof b.taskId !== 'number') return;
+        if (this.status.phase === 'starting' || typeof b !== 'object' || b === null || typeof b.taskId !== 'number')
+          return;
         const entry: ExceptionEntry = { taskId: b.taskId, traceback: b.traceback };
         this.exceptions.push(entry);
         if (this.exceptions.length > MAX_EXCEPTIONS) this.exceptions.shift();
@@ -502,7 +595,8 @@ export class RunSession {
         this.onLint.fire(b.lint);
       }),
       ep.on('viewedTick', (b) => {
-        if (this.status.phase === 'starting' || typeof b !== 'object' || b === null || b.runId !== this.status.runId) return;
+        if (this.status.phase === 'starting' || typeof b !== 'object' || b === null || b.runId !== this.status.runId)
+          return;
         if (b.moment !== undefined && this.seeksInFlight.has(b.moment)) this.seeksInFlight.set(b.moment, true);
         this.applyViewed(b, true);
       }),
@@ -518,7 +612,14 @@ export class RunSession {
         }
         if (b.runId !== this.status.runId) return;
         this.finishedRun = b.runId;
-        this.setStatus({ ...this.status, phase: 'finished', detail: b.error !== undefined ? `${b.summary} (${b.error})` : b.summary, pauseReason: undefined, pausedTaskId: undefined, onLine: undefined });
+        this.setStatus({
+          ...this.status,
+          phase: 'finished',
+          detail: b.error !== undefined ? `${b.summary} (${b.error})` : b.summary,
+          pauseReason: undefined,
+          pausedTaskId: undefined,
+          onLine: undefined,
+        });
         this.onFinished.fire(b);
         this.schedulePoll(0);
       }),
@@ -575,7 +676,10 @@ export class RunSession {
     this.polls.schedule(ms);
   }
 
-  /** One snapshot poll (the Run's refresh: joined with any other view's in flight); the delay before the next (null: none until asked). */
+  /**
+   * One snapshot poll (the Run's refresh: joined with any other view's in flight); the delay before the next
+   * (null: none until asked).
+   */
   private async poll(): Promise<number | null> {
     const run = this.run;
     if (run === null || this.status.runId === null) return null;
@@ -594,7 +698,10 @@ export class RunSession {
     return null;
   }
 
-  /** The run's table was refreshed (by this session's poll or another view's): the moment's numbers, the present's tick, the listeners. */
+  /**
+   * The run's table was refreshed (by this session's poll or another view's): the moment's numbers, the
+   * present's tick, the listeners.
+   */
   private tasksRefreshed(run: Run, { snapshot: snap, change }: TasksRefresh): void {
     if (run !== this.current || this.status.runId === null || this.status.phase === 'starting') return;
     // A past tick's table (or an opened recording's: no present) says that moment's crawl numbers, not the live ones.
@@ -606,9 +713,11 @@ export class RunSession {
       // snapshots come (said to the views with them); otherwise (a step, the run's last ticks) as a status of its own.
       if (snap.tick > this.status.tick) {
         if (this.status.phase === 'running') this.status = { ...this.status, tick: snap.tick };
-        else if (this.status.phase === 'paused' || this.status.phase === 'finished') this.setStatus({ ...this.status, tick: snap.tick });
+        else if (this.status.phase === 'paused' || this.status.phase === 'finished')
+          this.setStatus({ ...this.status, tick: snap.tick });
       }
     }
-    if (change.full || change.upserted.length > 0 || change.removed.length > 0) this.onSnapshot.fire({ snapshot: snap, change });
+    if (change.full || change.upserted.length > 0 || change.removed.length > 0)
+      this.onSnapshot.fire({ snapshot: snap, change });
   }
 }

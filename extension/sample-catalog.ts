@@ -17,19 +17,84 @@ export interface SampleEntry {
 }
 
 export const STATIC_SAMPLES: readonly SampleEntry[] = Object.freeze([
-  { id: 'generators', title: 'Generator basics: send, return, yield*, throw', chapter: 'The chapter: "How Python Generators Work", "Factoring Coroutines With yield from"', file: 'generators.ts' },
-  { id: 'blocking', title: 'Blocking fetches, then pools of threads and processes', chapter: 'The chapter: "The Traditional Approach"; from blocking sockets to asyncio', file: 'blocking.ts' },
-  { id: 'busy-nonblocking', title: 'A non-blocking socket and a busy retry loop', chapter: 'From blocking sockets to asyncio: the non-blocking way; the chapter: "Async"', file: 'busy-nonblocking.ts' },
-  { id: 'callbacks', title: 'The select loop with callbacks, and its ripped stack trace', chapter: 'The chapter: "Async", "Programming With Callbacks"', file: 'callbacks.ts' },
-  { id: 'future-task', title: 'Future + Task + a generator fetch, then factored with yield*', chapter: 'The chapter: "Building Coroutines With Generators", "Factoring Coroutines With yield from"', file: 'future-task.ts' },
-  { id: 'crawler', title: 'The full crawler: a queue, workers, redirects, cancellation', chapter: 'The chapter: "Coordinating Coroutines"', file: 'full-crawler.ts' },
-  { id: 'fib-threads', title: 'Printing on time while threads compute Fibonacci numbers', chapter: "asyncio compared with Node's event loop: Fibonacci on threads", file: 'fib-threads.ts' },
-  { id: 'fib-loop', title: 'One loop blocked by CPU work, caught by the slow-callback warning', chapter: "asyncio compared with Node's event loop: Fibonacci blocks the ticks", file: 'fib-loop.ts' },
-  { id: 'timers-loop', title: 'A callback event loop with a timer heap, built by hand', chapter: "asyncio compared with Node's event loop: callbacks and timers", file: 'timers-loop.ts' },
-  { id: 'trampoline', title: 'A coroutine loop with explicit stacks (a trampoline)', chapter: "asyncio compared with Node's event loop: PEP 342's trampoline", file: 'trampoline.ts' },
-  { id: 'exception-chain', title: 'An exception crossing coroutines A -> B -> C', chapter: "asyncio compared with Node's event loop: exceptions across coroutines", file: 'exception-chain.ts' },
-  { id: 'gather-vs-ascompleted', title: 'gather against asCompleted', chapter: "asyncio compared with Node's event loop: gather and as_completed", file: 'gather-vs-ascompleted.ts' },
-  { id: 'json-fetch', title: 'A JSON fetch over openConnection, HTTP by hand', chapter: "asyncio compared with Node's event loop: JSON over open_connection", file: 'json-fetch.ts' },
+  {
+    id: 'generators',
+    title: 'Generator basics: send, return, yield*, throw',
+    chapter: 'The chapter: "How Python Generators Work", "Factoring Coroutines With yield from"',
+    file: 'generators.ts',
+  },
+  {
+    id: 'blocking',
+    title: 'Blocking fetches, then pools of threads and processes',
+    chapter: 'The chapter: "The Traditional Approach"; from blocking sockets to asyncio',
+    file: 'blocking.ts',
+  },
+  {
+    id: 'busy-nonblocking',
+    title: 'A non-blocking socket and a busy retry loop',
+    chapter: 'From blocking sockets to asyncio: the non-blocking way; the chapter: "Async"',
+    file: 'busy-nonblocking.ts',
+  },
+  {
+    id: 'callbacks',
+    title: 'The select loop with callbacks, and its ripped stack trace',
+    chapter: 'The chapter: "Async", "Programming With Callbacks"',
+    file: 'callbacks.ts',
+  },
+  {
+    id: 'future-task',
+    title: 'Future + Task + a generator fetch, then factored with yield*',
+    chapter: 'The chapter: "Building Coroutines With Generators", "Factoring Coroutines With yield from"',
+    file: 'future-task.ts',
+  },
+  {
+    id: 'crawler',
+    title: 'The full crawler: a queue, workers, redirects, cancellation',
+    chapter: 'The chapter: "Coordinating Coroutines"',
+    file: 'full-crawler.ts',
+  },
+  {
+    id: 'fib-threads',
+    title: 'Printing on time while threads compute Fibonacci numbers',
+    chapter: "asyncio compared with Node's event loop: Fibonacci on threads",
+    file: 'fib-threads.ts',
+  },
+  {
+    id: 'fib-loop',
+    title: 'One loop blocked by CPU work, caught by the slow-callback warning',
+    chapter: "asyncio compared with Node's event loop: Fibonacci blocks the ticks",
+    file: 'fib-loop.ts',
+  },
+  {
+    id: 'timers-loop',
+    title: 'A callback event loop with a timer heap, built by hand',
+    chapter: "asyncio compared with Node's event loop: callbacks and timers",
+    file: 'timers-loop.ts',
+  },
+  {
+    id: 'trampoline',
+    title: 'A coroutine loop with explicit stacks (a trampoline)',
+    chapter: "asyncio compared with Node's event loop: PEP 342's trampoline",
+    file: 'trampoline.ts',
+  },
+  {
+    id: 'exception-chain',
+    title: 'An exception crossing coroutines A -> B -> C',
+    chapter: "asyncio compared with Node's event loop: exceptions across coroutines",
+    file: 'exception-chain.ts',
+  },
+  {
+    id: 'gather-vs-ascompleted',
+    title: 'gather against asCompleted',
+    chapter: "asyncio compared with Node's event loop: gather and as_completed",
+    file: 'gather-vs-ascompleted.ts',
+  },
+  {
+    id: 'json-fetch',
+    title: 'A JSON fetch over openConnection, HTTP by hand',
+    chapter: "asyncio compared with Node's event loop: JSON over open_connection",
+    file: 'json-fetch.ts',
+  },
 ]);
 
 /** Narrows a host's answer to `samples` ({samples: [{id, title, chapter?}]}). */
@@ -43,7 +108,11 @@ export function narrowSampleList(v: unknown): SampleEntry[] | null {
     const s = item as Record<string, unknown>;
     if (typeof s.id !== 'string' || s.id === '') continue;
     const known = STATIC_SAMPLES.find((k) => k.id === s.id);
-    const entry: SampleEntry = { id: s.id, title: typeof s.title === 'string' ? s.title : s.id, chapter: typeof s.chapter === 'string' ? s.chapter : '' };
+    const entry: SampleEntry = {
+      id: s.id,
+      title: typeof s.title === 'string' ? s.title : s.id,
+      chapter: typeof s.chapter === 'string' ? s.chapter : '',
+    };
     const file = typeof s.file === 'string' ? s.file : known?.file;
     if (file !== undefined) entry.file = file;
     out.push(entry);
@@ -52,7 +121,9 @@ export function narrowSampleList(v: unknown): SampleEntry[] | null {
 }
 
 /** The samples, from the host when it can say, else the static list. */
-export async function sampleList(endpoint: HostEndpoint | null): Promise<{ samples: readonly SampleEntry[]; fromHost: boolean }> {
+export async function sampleList(
+  endpoint: HostEndpoint | null,
+): Promise<{ samples: readonly SampleEntry[]; fromHost: boolean }> {
   if (endpoint !== null) {
     try {
       const answer: unknown = await endpoint.request('samples', {});

@@ -47,7 +47,10 @@ export function excludePattern(v: unknown): { pattern: string | null; problem?: 
     new RegExp(v);
     return { pattern: v };
   } catch (e) {
-    return { pattern: null, problem: `coroscope.exclude is not a regular expression (${e instanceof Error ? e.message : String(e)}): ignored` };
+    return {
+      pattern: null,
+      problem: `coroscope.exclude is not a regular expression (${e instanceof Error ? e.message : String(e)}): ignored`,
+    };
   }
 }
 
@@ -82,7 +85,11 @@ export function crawlSettings(get: SettingGetter): CrawlSettings {
 
 /** Launch options for a sample: only inspection and stop-on-entry apply. */
 export function sampleOptions(get: SettingGetter): LaunchOptions {
-  return { inspect: bool(get('inspection'), DEFAULTS.inspection), stopOnEntry: bool(get('stopOnEntry'), DEFAULTS.stopOnEntry), record: bool(get('record'), DEFAULTS.record) };
+  return {
+    inspect: bool(get('inspection'), DEFAULTS.inspection),
+    stopOnEntry: bool(get('stopOnEntry'), DEFAULTS.stopOnEntry),
+    record: bool(get('record'), DEFAULTS.record),
+  };
 }
 
 /** Snapshots per second (0.5 .. 30). */
@@ -110,7 +117,8 @@ export function parseCrawlInput(text: string): { demo: true } | { demo: false; u
     } catch {
       return { error: `Not a URL: ${p}` };
     }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return { error: `Only http and https URLs can be crawled: ${p}` };
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      return { error: `Only http and https URLs can be crawled: ${p}` };
     urls.push(u.href);
   }
   return { demo: false, urls };

@@ -27,7 +27,8 @@ export interface SourcePlacement {
 export function placeSource(panel: number | undefined, groups: readonly number[], lastOther?: number): SourcePlacement {
   if (panel === undefined) return { column: groups[0] ?? 1, layout: null };
   const others = groups.filter((g) => g !== panel);
-  if (others.length > 0) return { column: lastOther !== undefined && others.includes(lastOther) ? lastOther : others[0]!, layout: null };
+  if (others.length > 0)
+    return { column: lastOther !== undefined && others.includes(lastOther) ? lastOther : others[0]!, layout: null };
   // Only the panel's group: a new one beside it (to its right), the panel keeping most of the width.
   return { column: panel + 1, layout: { orientation: 0, groups: [{ size: PANEL_SHARE }, { size: 1 - PANEL_SHARE }] } };
 }

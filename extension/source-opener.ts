@@ -11,7 +11,10 @@ export function isOpenablePath(file: string): boolean {
   return isAbsolute(file) && !file.startsWith('node:') && existsSync(file);
 }
 
-export async function openSourcePosition(position: { file: string; line: number; column: number }, viewColumn?: vscode.ViewColumn): Promise<boolean> {
+export async function openSourcePosition(
+  position: { file: string; line: number; column: number },
+  viewColumn?: vscode.ViewColumn,
+): Promise<boolean> {
   let uri: vscode.Uri;
   if (position.file.startsWith('file://')) uri = vscode.Uri.parse(position.file);
   else if (isOpenablePath(position.file)) uri = vscode.Uri.file(position.file);

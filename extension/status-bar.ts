@@ -16,9 +16,19 @@ export class CoroscopeStatusBar implements vscode.Disposable {
   private item: vscode.StatusBarItem | null = null;
   private timer: NodeJS.Timeout | null = null;
   private last = 0;
-  private latest: { status: RunStatus; moment: RunMoment; progress: CrawlProgress | null; counts: Record<TaskState, number> } | null = null;
+  private latest: {
+    status: RunStatus;
+    moment: RunMoment;
+    progress: CrawlProgress | null;
+    counts: Record<TaskState, number>;
+  } | null = null;
 
-  update(status: RunStatus, moment: RunMoment, progress: CrawlProgress | null, counts: Record<TaskState, number>): void {
+  update(
+    status: RunStatus,
+    moment: RunMoment,
+    progress: CrawlProgress | null,
+    counts: Record<TaskState, number>,
+  ): void {
     this.latest = { status, moment, progress, counts };
     const now = Date.now();
     if (now - this.last >= MIN_INTERVAL_MS) this.render();
@@ -39,7 +49,12 @@ export class CoroscopeStatusBar implements vscode.Disposable {
     const { text, tooltip } = statusText(l.status, l.moment, l.progress, l.counts);
     this.item.text = text;
     this.item.tooltip = tooltip;
-    this.item.backgroundColor = l.status.phase === 'hostDied' ? new vscode.ThemeColor('statusBarItem.errorBackground') : l.status.phase === 'paused' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.backgroundColor =
+      l.status.phase === 'hostDied'
+        ? new vscode.ThemeColor('statusBarItem.errorBackground')
+        : l.status.phase === 'paused'
+          ? new vscode.ThemeColor('statusBarItem.warningBackground')
+          : undefined;
     this.item.show();
   }
 

@@ -81,7 +81,9 @@ export class SuspensionDecorations implements vscode.Disposable {
   }
 
   private tsEditorsVisible(): boolean {
-    return vscode.window.visibleTextEditors.some((e) => e.document.uri.scheme === 'file' && /\.[cm]?[tj]sx?$/.test(e.document.uri.fsPath));
+    return vscode.window.visibleTextEditors.some(
+      (e) => e.document.uri.scheme === 'file' && /\.[cm]?[tj]sx?$/.test(e.document.uri.fsPath),
+    );
   }
 
   /** A live run, or a moment of a run shown by the scrubber. */
@@ -98,19 +100,32 @@ export class SuspensionDecorations implements vscode.Disposable {
     }
     this.refreshing = true;
     try {
-      const suspended = [...this.session.mirror.tasks.values()].filter((t) => t.state === 'suspended').sort((a, b) => a.id - b.id);
+      const suspended = [...this.session.mirror.tasks.values()]
+        .filter((t) => t.state === 'suspended')
+        .sort((a, b) => a.id - b.id);
       const entries: Array<{ task: TaskSummary; frames: Array<{ name: string; file: string; line: number }> }> = [];
       let asked = 0;
       for (const task of suspended) {
         if (task.location !== undefined) {
-          entries.push({ task, frames: [{ name: task.frames[task.frames.length - 1] ?? task.name, file: task.location.file, line: task.location.line }] });
+          entries.push({
+            task,
+            frames: [
+              {
+                name: task.frames[task.frames.length - 1] ?? task.name,
+                file: task.location.file,
+                line: task.location.line,
+              },
+            ],
+          });
           continue;
         }
         if (asked >= MAX_DETAILS) continue;
         asked++;
         try {
           const d = await this.session.request('taskDetail', { taskId: task.id, locals: false });
-          const frames = d.frames.filter((f) => f.position !== null).map((f) => ({ name: f.name, file: f.position!.file, line: f.position!.line }));
+          const frames = d.frames
+            .filter((f) => f.position !== null)
+            .map((f) => ({ name: f.name, file: f.position!.file, line: f.position!.line }));
           if (frames.length > 0) entries.push({ task: d.task, frames });
         } catch {
           // The task finished meanwhile, or the host went away.

@@ -17,7 +17,9 @@ export interface LineMark {
 }
 
 /** Groups frame positions by file and line. Pure. */
-export function groupMarks(entries: Array<{ task: TaskSummary; frames: Array<{ name: string; file: string; line: number }> }>): Map<string, LineMark[]> {
+export function groupMarks(
+  entries: Array<{ task: TaskSummary; frames: Array<{ name: string; file: string; line: number }> }>,
+): Map<string, LineMark[]> {
   const byKey = new Map<string, LineMark>();
   for (const { task, frames } of entries) {
     const seen = new Set<string>();
@@ -27,7 +29,12 @@ export function groupMarks(entries: Array<{ task: TaskSummary; frames: Array<{ n
       seen.add(key);
       let m = byKey.get(key);
       if (m === undefined) byKey.set(key, (m = { file: f.file, line: f.line, waiting: [], delegating: [] }));
-      if (i === frames.length - 1) m.waiting.push({ id: task.id, name: task.name, awaiting: task.awaiting === null ? '' : `${task.awaiting.kind}` });
+      if (i === frames.length - 1)
+        m.waiting.push({
+          id: task.id,
+          name: task.name,
+          awaiting: task.awaiting === null ? '' : `${task.awaiting.kind}`,
+        });
       else m.delegating.push({ id: task.id, name: task.name, frame: f.name });
     });
   }
@@ -42,6 +49,7 @@ export function groupMarks(entries: Array<{ task: TaskSummary; frames: Array<{ n
 
 export function markLabel(m: LineMark): string {
   const n = m.waiting.length + m.delegating.length;
-  return m.waiting.length > 0 ? ` ‖ ${n} task${n === 1 ? '' : 's'} suspended here` : ` ‖ ${n} task${n === 1 ? '' : 's'} suspended in this call`;
+  return m.waiting.length > 0
+    ? ` ‖ ${n} task${n === 1 ? '' : 's'} suspended here`
+    : ` ‖ ${n} task${n === 1 ? '' : 's'} suspended in this call`;
 }
-

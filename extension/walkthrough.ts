@@ -38,7 +38,12 @@ export function showsPausedWorkerStack(
   phase: string,
   detail: { readonly task: { readonly name: string }; readonly frames: readonly unknown[] },
 ): boolean {
-  return (target?.kind === 'demo' || target?.kind === 'crawl') && phase === 'paused' && /^worker-\d+$/.test(detail.task.name) && detail.frames.length > 0;
+  return (
+    (target?.kind === 'demo' || target?.kind === 'crawl') &&
+    phase === 'paused' &&
+    /^worker-\d+$/.test(detail.task.name) &&
+    detail.frames.length > 0
+  );
 }
 
 export type SteppedContextKey = `coroscope.stepped.${string}`;

@@ -21,12 +21,16 @@ export interface PanelHtmlInput {
 
 /** A nonce: 128 random bits, base64 without padding characters that need escaping. */
 export function makeNonce(): string {
-  return randomBytes(16).toString('base64').replace(/[+/=]/g, (c) => (c === '+' ? '-' : c === '/' ? '_' : ''));
+  return randomBytes(16)
+    .toString('base64')
+    .replace(/[+/=]/g, (c) => (c === '+' ? '-' : c === '/' ? '_' : ''));
 }
 
 /** Escapes text for an HTML attribute value or text node. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&quot;' : '&#39;'));
+  return text.replace(/[&<>"']/g, (c) =>
+    c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&quot;' : '&#39;',
+  );
 }
 
 export function contentSecurityPolicy(cspSource: string, nonce: string): string {

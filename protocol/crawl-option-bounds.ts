@@ -41,7 +41,13 @@ export type CrawlOptionName = keyof typeof CRAWL_OPTION_BOUNDS;
 export function crawlOptionProblem(name: CrawlOptionName, value: unknown, label: string = name): string | null {
   const bound: OptionBound = CRAWL_OPTION_BOUNDS[name];
   const kind = bound.integer ? 'a whole number' : 'a number';
-  if (typeof value !== 'number' || !Number.isFinite(value) || (bound.integer && !Number.isInteger(value)) || value < bound.min || value > bound.max) {
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    (bound.integer && !Number.isInteger(value)) ||
+    value < bound.min ||
+    value > bound.max
+  ) {
     return `${label} must be ${kind} from ${bound.min} to ${bound.max}, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`;
   }
   return null;

@@ -36,7 +36,10 @@ export type TaskState = 'scheduled' | 'running' | 'suspended' | 'done' | 'cancel
 
 /** What a suspended task waits on. */
 export interface AwaitInfo {
-  /** 'sleep', 'queue.get', 'queue.put', 'queue.join', 'lock', 'event', 'semaphore', 'socket.read', 'socket.write', 'socket.connect', 'task', 'gather', 'waitFor', 'http.pool', ... */
+  /**
+   * 'sleep', 'queue.get', 'queue.put', 'queue.join', 'lock', 'event', 'semaphore', 'socket.read',
+   * 'socket.write', 'socket.connect', 'task', 'gather', 'waitFor', 'http.pool', ...
+   */
   kind: string;
   /** Human-readable detail (a due time, a socket peer, a URL). */
   detail: string;
@@ -85,7 +88,10 @@ export type CancelRequester = 'inspector' | 'debugger' | 'cli';
 /** Who cancels a task from outside any task: a tool (CancelRequester), or a crawl's own deadline (options.deadline). */
 export type CancelCause = CancelRequester | 'deadline';
 
-/** Who asked for a task's cancellation: another task, a tool outside the program, the crawl's deadline, or unknown (a callback, a timer). */
+/**
+ * Who asked for a task's cancellation: another task, a tool outside the program, the crawl's deadline, or
+ * unknown (a callback, a timer).
+ */
 export type CancelOrigin = { kind: 'task'; taskId: number } | { kind: CancelCause } | { kind: 'unknown' };
 
 export interface VariableInfo {
@@ -127,7 +133,10 @@ export interface TaskDetail {
 export interface TraceFrame {
   name: string;
   position: SourcePosition | null;
-  /** 'coroutine': a generator frame of the chain; 'callback': a plain function called by the loop; 'loop': runtime machinery; 'native': node internals. */
+  /**
+   * 'coroutine': a generator frame of the chain; 'callback': a plain function called by the loop; 'loop':
+   * runtime machinery; 'native': node internals.
+   */
   kind: 'coroutine' | 'callback' | 'loop' | 'native';
   /** True when the other trace of the pair lacks this frame (the contrast the panel marks). */
   missingInOther?: boolean;
@@ -147,7 +156,10 @@ export interface TracePair {
   url: string;
   coroutine: Traceback;
   callback: Traceback;
-  /** The run whose failure this is (its crawl failed at `url`); absent: a demonstration crawl of a demo site of its own, made because no crawl run exists. */
+  /**
+   * The run whose failure this is (its crawl failed at `url`); absent: a demonstration crawl of a demo site
+   * of its own, made because no crawl run exists.
+   */
   runId?: number;
 }
 
@@ -171,7 +183,10 @@ export interface GraphEdge {
 export interface AwaitGraph {
   nodes: GraphNode[];
   edges: GraphEdge[];
-  /** Each deadlock: the ids of the nodes involved, why (and in one short line), and where to look (a holder's acquire line, else a resource's creation line). */
+  /**
+   * Each deadlock: the ids of the nodes involved, why (and in one short line), and where to look (a holder's
+   * acquire line, else a resource's creation line).
+   */
   deadlocks: Array<{ nodes: string[]; reason: string; position?: SourcePosition; summary?: string }>;
 }
 
@@ -256,13 +271,19 @@ export interface LaunchOptions {
   exclude?: string | null;
   strict?: boolean;
   robots?: boolean;
-  /** URLs queued at most (0: no limit), links followed at most this deep, seconds per request (the CLI's --max-pages, --max-depth, --timeout). */
+  /**
+   * URLs queued at most (0: no limit), links followed at most this deep, seconds per request (the CLI's
+   * --max-pages, --max-depth, --timeout).
+   */
   maxPages?: number;
   maxDepth?: number;
   timeout?: number;
   /** Seconds the whole crawl may take (loop time): then it is cancelled, its cancel attributed to the deadline. */
   deadline?: number;
-  /** Seconds (loop time) after which the CLI prints a task dump (--dump-tasks-after): a timer of the run, kept in its replays so they re-run the same ticks. */
+  /**
+   * Seconds (loop time) after which the CLI prints a task dump (--dump-tasks-after): a timer of the run, kept
+   * in its replays so they re-run the same ticks.
+   */
   dumpTasksAfter?: number;
   /** Track frames (default true): without it only summaries are available. */
   inspect?: boolean;
@@ -276,7 +297,10 @@ export interface LaunchOptions {
 }
 
 /** A recording file (`.corotrace`) and what it holds. */
-/** Where a live run's recording handed to a line replay host ends: bytes of its event log, clock readings and socket bytes, and entries of its table notes and lints (a growth goes on from there). */
+/**
+ * Where a live run's recording handed to a line replay host ends: bytes of its event log, clock readings and
+ * socket bytes, and entries of its table notes and lints (a growth goes on from there).
+ */
 export interface RecordingMark {
   events: number;
   gaps: number;
@@ -317,9 +341,15 @@ export interface TimelineSegment {
   fromTick: number;
   toTick: number;
   state: 'scheduled' | 'running' | 'suspended';
-  /** Suspended: the kind of what it awaited (the task table's await kind: 'sleep', 'queue.get', 'socket.read', 'task', ...). */
+  /**
+   * Suspended: the kind of what it awaited (the task table's await kind: 'sleep', 'queue.get', 'socket.read',
+   * 'task', ...).
+   */
   awaiting?: string;
-  /** Suspended: the task table's detail of that await (AwaitInfo.detail: the socket, the delay, the awaited task), when the host knows it (a run recorded there). */
+  /**
+   * Suspended: the task table's detail of that await (AwaitInfo.detail: the socket, the delay, the awaited
+   * task), when the host knows it (a run recorded there).
+   */
   awaitDetail?: string;
   wokenTick?: number;
   wokenBy?: Waker;
@@ -358,7 +388,10 @@ export interface TimelineLane {
   segments: TimelineSegment[];
 }
 
-/** Something that happened at a tick: I/O that arrived before it, timers fired in it, a task failing, a cancel asked. */
+/**
+ * Something that happened at a tick: I/O that arrived before it, timers fired in it, a task failing, a cancel
+ * asked.
+ */
 export interface TimelineMark {
   tick: number;
   kind: 'io' | 'timer' | 'exception' | 'cancel';
@@ -385,11 +418,17 @@ export interface Timeline {
   marks: TimelineMark[];
   /** Milliseconds since the first tick at which each tick began, for ticks sinceTick+1 .. ticks. */
   tickTimes: number[];
-  /** The URLs a crawl recorded as failed after sinceTick (with `taskId`, that task's), where the `urlFailed` exception filter stops: the past's too (runtime/host/main-thread/url-failures.ts). */
+  /**
+   * The URLs a crawl recorded as failed after sinceTick (with `taskId`, that task's), where the `urlFailed`
+   * exception filter stops: the past's too (runtime/host/main-thread/url-failures.ts).
+   */
   urlFailures?: UrlFailureMark[];
 }
 
-/** A URL the crawler recorded as failed (its worker caught the error, so no task failed) in tick `tick`, by task `taskId`. */
+/**
+ * A URL the crawler recorded as failed (its worker caught the error, so no task failed) in tick `tick`, by
+ * task `taskId`.
+ */
 export interface UrlFailureMark {
   tick: number;
   taskId?: number;
@@ -420,7 +459,10 @@ export interface ViewedMoment {
    * locals. true (or absent): replayed.
    */
   replayed?: boolean;
-  /** With replayed false: the replay to this tick failed, and why (positions and locals cannot be shown; the log's table stands). */
+  /**
+   * With replayed false: the replay to this tick failed, and why (positions and locals cannot be shown; the
+   * log's table stands).
+   */
   replayError?: string;
   /**
    * The id of the request that made this moment (seekTick's, or a line move's `moment`),
@@ -465,7 +507,10 @@ export interface LineStopPrint {
   frames: Array<{ url: string; functionLine: number; functionColumn: number; line: number; column: number }>;
   locals: Array<{ name: string; value: string }>;
   locations: Array<{ url: string; line: number; column: number }>;
-  /** The frames' function names, innermost first: a step back before the first line of a step finds the task's step that ran one of them by the recorded frame chains. */
+  /**
+   * The frames' function names, innermost first: a step back before the first line of a step finds the task's
+   * step that ran one of them by the recorded frame chains.
+   */
   names?: string[];
 }
 
@@ -480,7 +525,10 @@ export type PastLineLanding =
   | { landed: 'line'; line: SourcePosition | null; tick?: number; taskId?: number; task?: string; note?: string }
   /** The live stop again (the present); from a breakpoint hit, a step that found no later line in the recording. */
   | { landed: 'present' }
-  /** Before the task's first line of this step: its previous suspension (seekTick goes there); `why` its lines before cannot be shown, when they were looked for. */
+  /**
+   * Before the task's first line of this step: its previous suspension (seekTick goes there); `why` its lines
+   * before cannot be shown, when they were looked for.
+   */
   | { landed: 'suspension'; why?: string };
 
 /** A line breakpoint as a search of the recorded past arms it (logpoints never stop, so never are). */
@@ -507,13 +555,26 @@ export interface ArmedBreakpoint {
 /** Where a search of the recorded past for a line breakpoint's hit landed (pastBreakpointHit, pastHit). */
 export type BreakpointHitLanding =
   /** Stopped on the hit, replayed: lineStack, lineVariables and lineEvaluate answer for it. */
-  | { landed: 'line'; tick: number; taskId: number | null; line: SourcePosition | null; breakpoint: { file: string; line: number }; description: string }
-  /** A breakpoint on a suspension point (atSuspension) hit in tick `tick`: the live run stops after that tick (seekTick shows it); `description` as its live stop says it. */
+  | {
+      landed: 'line';
+      tick: number;
+      taskId: number | null;
+      line: SourcePosition | null;
+      breakpoint: { file: string; line: number };
+      description: string;
+    }
+  /**
+   * A breakpoint on a suspension point (atSuspension) hit in tick `tick`: the live run stops after that tick
+   * (seekTick shows it); `description` as its live stop says it.
+   */
   | { landed: 'tick'; tick: number; taskId: number; breakpoint: { file: string; line: number }; description: string }
   /** No hit in ticks from+1 .. to (the breakpoints armed named). */
   | { landed: 'none'; breakpoints: Array<{ file: string; line: number }>; from: number; to: number };
 
-/** The moment a search of the past starts from: right after tick `tick`, or (with `print`) the line stop of task `taskId` in it. */
+/**
+ * The moment a search of the past starts from: right after tick `tick`, or (with `print`) the line stop of
+ * task `taskId` in it.
+ */
 export interface HitBound {
   tick: number;
   taskId?: number;
@@ -530,14 +591,20 @@ export interface ScanHit {
   description?: string;
 }
 
-/** What a stretch scanned (scanTicks) holds: the line hits in replay order, and those of suspension breakpoints (at their ticks' ends). */
+/**
+ * What a stretch scanned (scanTicks) holds: the line hits in replay order, and those of suspension
+ * breakpoints (at their ticks' ends).
+ */
 export interface ScanTicksResult {
   hits: ScanHit[];
   /** Index in `hits` at which the marker's moment came; null: not reached (or no marker). */
   marked: number | null;
   /** The thread was stopped at the hit asked for. */
   stopped: boolean;
-  /** Hits of the suspension breakpoints (atSuspension), in tick order: each stops the live run after its tick (the first of a tick is the stop). */
+  /**
+   * Hits of the suspension breakpoints (atSuspension), in tick order: each stops the live run after its tick
+   * (the first of a tick is the stop).
+   */
   tickHits: ScanHit[];
   /** With `until`: the live line stop was reached (the hits stop before it). */
   untilReached?: boolean;
@@ -553,10 +620,20 @@ export interface ScanTicksParams {
    * `since` are neither counted nor recorded. `atSuspension`: a breakpoint on a line with
    * `yield`, checked on the scan's loop by the live loop's own check (no location planted).
    */
-  breakpoints: Array<{ hitCondition?: string; since?: number; atSuspension?: { file: string; line: number; condition?: string } }>;
-  /** For each planted location (its index in scanHit calls), the breakpoints it holds, in the order of its `met` list. */
+  breakpoints: Array<{
+    hitCondition?: string;
+    since?: number;
+    atSuspension?: { file: string; line: number; condition?: string };
+  }>;
+  /**
+   * For each planted location (its index in scanHit calls), the breakpoints it holds, in the order of its
+   * `met` list.
+   */
   locations: number[][];
-  /** Pause at this location when task `taskId` runs it in tick `tick` (the worker checks whether it is the search's start). */
+  /**
+   * Pause at this location when task `taskId` runs it in tick `tick` (the worker checks whether it is the
+   * search's start).
+   */
   marker?: { location: number; tick: number; taskId: number };
   /**
    * A forward search's end within its last tick: the live line stop, where the live program is
@@ -564,7 +641,10 @@ export interface ScanTicksParams {
    * tick `tick` (the worker checks whether it is that stop); once reached, no hit is recorded.
    */
   until?: { location: number; tick: number; taskId: number };
-  /** Pause at a hit: the `ordinal`th of tick `tick`, or the first one in a tick after `afterTick` and after the marker (if any); or at the marker itself. */
+  /**
+   * Pause at a hit: the `ordinal`th of tick `tick`, or the first one in a tick after `afterTick` and after
+   * the marker (if any); or at the marker itself.
+   */
   stop?: { kind: 'nth'; tick: number; ordinal: number } | { kind: 'first'; afterTick: number } | { kind: 'marker' };
   /** Hits counted before the stretch, per breakpoint. */
   counts?: number[];
@@ -650,13 +730,19 @@ export interface ComparisonRowInfo {
 
 // No index signature: a misspelled method name is a type error at every caller.
 export interface HostMethods {
-  hello: { params: { client: string; protocolVersion: number }; result: { protocolVersion: number; hostVersion: string; pid: number } };
+  hello: {
+    params: { client: string; protocolVersion: number };
+    result: { protocolVersion: number; hostVersion: string; pid: number };
+  };
   /**
    * `heldAtEntry`: the run waits before its first tick (stopOnEntry): a run on the host's loop
    * is paused there, and a sample with a loop of its own (blocking, callbacks, ...) is not
    * started until continue or a step. Every sample is held so.
    */
-  launch: { params: { target: LaunchTarget; options: LaunchOptions }; result: { runId: number; siteUrl?: string; heldAtEntry: boolean } };
+  launch: {
+    params: { target: LaunchTarget; options: LaunchOptions };
+    result: { runId: number; siteUrl?: string; heldAtEntry: boolean };
+  };
   pause: { params: Record<string, never>; result: { tick: number } };
   continue: { params: Record<string, never>; result: { tick: number } };
   /** Runs exactly one loop tick. */
@@ -671,9 +757,19 @@ export interface HostMethods {
    * where a task arrives at the line or resumes from it; 'before', a line stop before the line
    * runs, as on any other line (the debug adapter's, issue 26).
    */
-  setBreakpoints: { params: { file: string; breakpoints: Breakpoint[]; yieldLines?: 'suspension' | 'before' }; result: { breakpoints: BreakpointStatus[] } };
-  /** Break when a task fails or is cancelled; `urlFailed`: when the crawler records a URL as failed (its worker catches the error, so no task fails); `deadlock`: when live tasks are deadlocked (the paused event's `deadlock`). */
-  setExceptionBreaks: { params: { taskFailed: boolean; taskCancelled: boolean; urlFailed?: boolean; deadlock?: boolean }; result: Record<string, never> };
+  setBreakpoints: {
+    params: { file: string; breakpoints: Breakpoint[]; yieldLines?: 'suspension' | 'before' };
+    result: { breakpoints: BreakpointStatus[] };
+  };
+  /**
+   * Break when a task fails or is cancelled; `urlFailed`: when the crawler records a URL as failed (its
+   * worker catches the error, so no task fails); `deadlock`: when live tasks are deadlocked (the paused
+   * event's `deadlock`).
+   */
+  setExceptionBreaks: {
+    params: { taskFailed: boolean; taskCancelled: boolean; urlFailed?: boolean; deadlock?: boolean };
+    result: Record<string, never>;
+  };
   snapshot: { params: { since?: number }; result: Snapshot };
   /**
    * `locals` (default true) waits, at a past tick not yet replayed, for its replay; with
@@ -685,13 +781,25 @@ export interface HostMethods {
   graph: { params: Record<string, never>; result: AwaitGraph };
   traces: { params: { url?: string }; result: TracePair };
   lints: { params: Record<string, never>; result: { lints: Lint[] } };
-  evaluate: { params: { expression: string; taskId?: number; frameIndex?: number }; result: { value: string; type: string; handle: number } };
-  /** `by`: the client asking (the inspector panel, the debug adapter); the task's summary reports it as `cancelledBy`. */
+  evaluate: {
+    params: { expression: string; taskId?: number; frameIndex?: number };
+    result: { value: string; type: string; handle: number };
+  };
+  /**
+   * `by`: the client asking (the inspector panel, the debug adapter); the task's summary reports it as
+   * `cancelledBy`.
+   */
   cancelTask: { params: { taskId: number; by: CancelRequester; message?: string }; result: { cancelled: boolean } };
-  /** The loops, threads and processes the program runs itself (a hand-made loop's sockets, ready list, timers), as they are now; empty when it runs only on the runtime's loop. Answered at a line stop too. */
+  /**
+   * The loops, threads and processes the program runs itself (a hand-made loop's sockets, ready list,
+   * timers), as they are now; empty when it runs only on the runtime's loop. Answered at a line stop too.
+   */
   programLoops: { params: Record<string, never>; result: { loops: ProgramLoopState[] } };
   /** The tutorial samples the host can launch with `{kind: 'sample', id}`. */
-  samples: { params: Record<string, never>; result: { samples: Array<{ id: string; title: string; chapter: string }> } };
+  samples: {
+    params: Record<string, never>;
+    result: { samples: Array<{ id: string; title: string; chapter: string }> };
+  };
   /** Fetches `pages` pages of a demo site of its own (each response `latencyMs` late) with each
    *  approach of the comparison, in the article's order; independent of any run. */
   compare: { params: { pages: number; latencyMs: number }; result: { rows: ComparisonRowInfo[] } };
@@ -707,7 +815,10 @@ export interface HostMethods {
   /** Stopped on a line: the children of a scope or value handle of lineStack / lineEvaluate. */
   lineVariables: { params: { handle: number }; result: { variables: VariableInfo[] } };
   /** Stopped on a line: evaluates in a real frame (default the innermost). */
-  lineEvaluate: { params: { expression: string; frameIndex?: number }; result: { value: string; type: string; handle: number } };
+  lineEvaluate: {
+    params: { expression: string; frameIndex?: number };
+    result: { value: string; type: string; handle: number };
+  };
   setLineStepMode: { params: { mode: LineStepMode }; result: Record<string, never> };
   /**
    * Stopped on a line of a recorded run: goes back to the line the stopped task ran before
@@ -728,7 +839,10 @@ export interface HostMethods {
    * ticks after `floor` only, 'forward' up to `ceiling` (each by default the whole run).
    * Refused (notRecorded) for a run not recorded; a replay that diverges, with its message.
    */
-  pastBreakpointHit: { params: { direction: 'back' | 'forward'; tick: number; floor?: number; ceiling?: number; moment?: string }; result: BreakpointHitLanding };
+  pastBreakpointHit: {
+    params: { direction: 'back' | 'forward'; tick: number; floor?: number; ceiling?: number; moment?: string };
+    result: BreakpointHitLanding;
+  };
   /** Writes the finished run's recording (launched with options.record) to `path`, a .corotrace file. */
   saveRecording: { params: { path: string }; result: RecordingInfo };
   /**
@@ -739,12 +853,19 @@ export interface HostMethods {
    * `viewedTick` event says so). The network is never used.
    */
   /**
-   * `midTick`: a line replay's recording of a run stopped on a line (runtime/host/worker/line-replay-host.ts), not shown at its last tick;
-   * `unshown`: a line replay host's copy of a whole recording (its breakpoint searches), not shown at its last tick either (nothing replayed until asked);
-   * `live` (with `unshown`): the copy is of a run still going, followed (more of it will come): its replays keep up at a share of the time.
-   * A line replay host given the same run's recording again (midTick or unshown, its streams grown) keeps its run and its replays.
+   * `midTick`: a line replay's recording of a run stopped on a line
+   * (runtime/host/worker/line-replay-host.ts), not shown at its last tick;
+   * `unshown`: a line replay host's copy of a whole recording (its breakpoint searches), not shown at its
+   * last tick either (nothing replayed until asked);
+   * `live` (with `unshown`): the copy is of a run still going, followed (more of it will come): its replays
+   * keep up at a share of the time.
+   * A line replay host given the same run's recording again (midTick or unshown, its streams grown) keeps its
+   * run and its replays.
    */
-  openRecording: { params: { path: string; midTick?: boolean; unshown?: boolean; live?: boolean }; result: RecordingInfo & { runId: number } };
+  openRecording: {
+    params: { path: string; midTick?: boolean; unshown?: boolean; live?: boolean };
+    result: RecordingInfo & { runId: number };
+  };
   /**
    * The recorded run's timeline (the current run, launched with options.record, or an opened
    * recording); `sinceTick` for what is new; `taskId`: only that task's lane and marks (the
@@ -764,7 +885,10 @@ export interface HostMethods {
    * `moment`: the asker's id for this seek, echoed on the answer and the `viewedTick` events it causes.
    */
   seekTick: { params: { tick: number | null; replayed?: boolean; moment?: string }; result: ViewedMoment };
-  /** Ends the current run (cancels its tasks, attributed to `by`, the view that asked; closes its loop); the host stays up. */
+  /**
+   * Ends the current run (cancels its tasks, attributed to `by`, the view that asked; closes its loop); the
+   * host stays up.
+   */
   stop: { params: { by?: CancelRequester }; result: Record<string, never> };
   /** Ends the host process. */
   shutdown: { params: Record<string, never>; result: Record<string, never> };
@@ -778,9 +902,24 @@ export interface HostEvents {
   exception: { taskId: number; traceback: Traceback };
   lint: { lint: Lint };
   /** `line`: stopped on this line by the line debugger (the loop is mid-tick). */
-  /** `pastLine`: a past line shown (the line replay, lineStepBack): snapshot and the moment's queries answer for that moment until the next `paused` without it. */
-  /** `moment`: the id of the line move (lineStep, lineStepBack, pastBreakpointHit) that showed this past line; absent for a live stop. */
-  paused: { reason: StopReason; tick: number; taskId?: number; description: string; line?: SourcePosition; pastLine?: boolean; moment?: string; deadlock?: DeadlockStop };
+  /**
+   * `pastLine`: a past line shown (the line replay, lineStepBack): snapshot and the moment's queries answer
+   * for that moment until the next `paused` without it.
+   */
+  /**
+   * `moment`: the id of the line move (lineStep, lineStepBack, pastBreakpointHit) that showed this past line;
+   * absent for a live stop.
+   */
+  paused: {
+    reason: StopReason;
+    tick: number;
+    taskId?: number;
+    description: string;
+    line?: SourcePosition;
+    pastLine?: boolean;
+    moment?: string;
+    deadlock?: DeadlockStop;
+  };
   continued: { tick: number };
   progress: CrawlProgress;
   /** Text for the output channel: the crawler's report, sample output, host log lines. */

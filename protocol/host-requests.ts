@@ -35,7 +35,10 @@ import {
 import { MAX_MOMENT_ID_LENGTH } from './moment-ids';
 import { ProtocolError } from './rpc';
 
-/** Bounds of a `compare` request: 1,000 pages is the issue's large case; beyond, a request would hold the host for minutes. */
+/**
+ * Bounds of a `compare` request: 1,000 pages is the issue's large case; beyond, a request would hold the host
+ * for minutes.
+ */
 export const MAX_COMPARE_PAGES = 2000;
 export const MAX_COMPARE_LATENCY_MS = 5000;
 
@@ -67,7 +70,10 @@ function parseTarget(p: Params): LaunchTarget {
       const problem = pages === undefined ? null : crawlOptionProblem('demoPages', pages, 'launch: target.pages');
       if (problem !== null) throw new ProtocolError(problem);
       const latency = optionalString(where, t, 'latency');
-      if (latency !== undefined && !isDemoLatency(latency)) throw new ProtocolError(`launch: target.latency must be 'realistic' or 'instant', got ${JSON.stringify(latency)}`);
+      if (latency !== undefined && !isDemoLatency(latency))
+        throw new ProtocolError(
+          `launch: target.latency must be 'realistic' or 'instant', got ${JSON.stringify(latency)}`,
+        );
       const target: LaunchTarget = { kind };
       if (pages !== undefined) target.pages = pages;
       if (latency !== undefined) target.latency = latency;
@@ -81,7 +87,9 @@ function parseTarget(p: Params): LaunchTarget {
       return exportName === undefined ? { kind, path } : { kind, path, exportName };
     }
     default:
-      throw new ProtocolError(`launch: target.kind must be 'crawl', 'demo', 'sample' or 'program', got ${JSON.stringify(kind)}`);
+      throw new ProtocolError(
+        `launch: target.kind must be 'crawl', 'demo', 'sample' or 'program', got ${JSON.stringify(kind)}`,
+      );
   }
 }
 
@@ -90,7 +98,16 @@ function parseOptions(p: Params): LaunchOptions {
   const o = requireObject('launch', p, 'options');
   const where = nested('launch', 'options');
   const out: LaunchOptions = {};
-  for (const key of ['maxTasks', 'maxRedirect', 'maxTries', 'maxPages', 'maxDepth', 'timeout', 'deadline', 'dumpTasksAfter'] as const) {
+  for (const key of [
+    'maxTasks',
+    'maxRedirect',
+    'maxTries',
+    'maxPages',
+    'maxDepth',
+    'timeout',
+    'deadline',
+    'dumpTasksAfter',
+  ] as const) {
     const v = optionalNumber(where, o, key, CRAWL_OPTION_BOUNDS[key].integer ? 'integer' : 'any');
     if (v !== undefined) {
       // The documented bounds: 1e30 workers would exhaust memory before the crawl began.
@@ -104,11 +121,21 @@ function parseOptions(p: Params): LaunchOptions {
     try {
       new RegExp(ex);
     } catch (e) {
-      throw new ProtocolError(`launch: options.exclude is not a regular expression: ${e instanceof Error ? e.message : String(e)}`);
+      throw new ProtocolError(
+        `launch: options.exclude is not a regular expression: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
     out.exclude = ex;
   }
-  for (const key of ['strict', 'robots', 'inspect', 'stopOnEntry', 'breakOnTaskFailed', 'breakOnTaskCancelled', 'record'] as const) {
+  for (const key of [
+    'strict',
+    'robots',
+    'inspect',
+    'stopOnEntry',
+    'breakOnTaskFailed',
+    'breakOnTaskCancelled',
+    'record',
+  ] as const) {
     const v = optionalBoolean(where, o, key);
     if (v !== undefined) out[key] = v;
   }
@@ -117,7 +144,8 @@ function parseOptions(p: Params): LaunchOptions {
 
 function parseBreakpoints(p: Params, file: string): Breakpoint[] {
   return requireArray('setBreakpoints', p, 'breakpoints').map((raw, i) => {
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ProtocolError(`setBreakpoints: params.breakpoints[${i}] must be an object`);
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      throw new ProtocolError(`setBreakpoints: params.breakpoints[${i}] must be an object`);
     const b = raw as Params;
     const where = nested('setBreakpoints', `breakpoints[${i}]`);
     const line = requireNumber(where, b, 'line', 'integer');
@@ -134,20 +162,25 @@ function parseBreakpoints(p: Params, file: string): Breakpoint[] {
 
 export function parseDirection(method: string, p: Params): 'back' | 'forward' {
   const direction = requireString(method, p, 'direction');
-  if (direction !== 'back' && direction !== 'forward') throw new ProtocolError(`${method}: params.direction must be 'back' or 'forward', got ${JSON.stringify(direction)}`);
+  if (direction !== 'back' && direction !== 'forward')
+    throw new ProtocolError(
+      `${method}: params.direction must be 'back' or 'forward', got ${JSON.stringify(direction)}`,
+    );
   return direction;
 }
 
 function parseLineStepKind(p: Params): LineStepKind {
   const kind = requireString('lineStep', p, 'kind');
-  if (kind !== 'over' && kind !== 'into' && kind !== 'out') throw new ProtocolError(`lineStep: params.kind must be 'over', 'into' or 'out', got ${JSON.stringify(kind)}`);
+  if (kind !== 'over' && kind !== 'into' && kind !== 'out')
+    throw new ProtocolError(`lineStep: params.kind must be 'over', 'into' or 'out', got ${JSON.stringify(kind)}`);
   return kind;
 }
 
 /** The optional moment id of a move in time (protocol/moment-ids.ts): a non-empty string of bounded length. */
 export function optionalMomentId(method: string, p: Params): string | undefined {
   const moment = optionalString(method, p, 'moment');
-  if (moment !== undefined && (moment.length === 0 || moment.length > MAX_MOMENT_ID_LENGTH)) throw new ProtocolError(`${method}: params.moment must be an id of 1..${MAX_MOMENT_ID_LENGTH} characters`);
+  if (moment !== undefined && (moment.length === 0 || moment.length > MAX_MOMENT_ID_LENGTH))
+    throw new ProtocolError(`${method}: params.moment must be an id of 1..${MAX_MOMENT_ID_LENGTH} characters`);
   return moment;
 }
 
@@ -159,7 +192,8 @@ function withMoment<T extends object>(out: T, moment: string | undefined): T & {
 /** Each element of array `key` of `p`, checked to be an object (`where`: 'method: params.x' for messages). */
 export function objectsOf(method: string, path: string, p: Params, key: string): Params[] {
   return requireArray(nested(method, path), p, key).map((x, i) => {
-    if (typeof x !== 'object' || x === null || Array.isArray(x)) throw new ProtocolError(`${method}: params.${path}.${key}[${i}] must be an object`);
+    if (typeof x !== 'object' || x === null || Array.isArray(x))
+      throw new ProtocolError(`${method}: params.${path}.${key}[${i}] must be an object`);
     return x as Params;
   });
 }
@@ -168,7 +202,10 @@ export function objectsOf(method: string, path: string, p: Params, key: string):
 export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsParser<M> } = {
   hello: (raw) => {
     const p = paramsOf('hello', raw);
-    return { client: requireString('hello', p, 'client'), protocolVersion: requireNumber('hello', p, 'protocolVersion', 'integer') };
+    return {
+      client: requireString('hello', p, 'client'),
+      protocolVersion: requireNumber('hello', p, 'protocolVersion', 'integer'),
+    };
   },
   launch: (raw) => {
     const p = paramsOf('launch', raw);
@@ -186,8 +223,11 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     const p = paramsOf('setBreakpoints', raw);
     const file = requireString('setBreakpoints', p, 'file');
     const yieldLines = optionalString('setBreakpoints', p, 'yieldLines');
-    if (yieldLines !== undefined && yieldLines !== 'suspension' && yieldLines !== 'before') throw new ProtocolError('setBreakpoints: params.yieldLines must be "suspension" or "before"');
-    return yieldLines === undefined ? { file, breakpoints: parseBreakpoints(p, file) } : { file, breakpoints: parseBreakpoints(p, file), yieldLines };
+    if (yieldLines !== undefined && yieldLines !== 'suspension' && yieldLines !== 'before')
+      throw new ProtocolError('setBreakpoints: params.yieldLines must be "suspension" or "before"');
+    return yieldLines === undefined
+      ? { file, breakpoints: parseBreakpoints(p, file) }
+      : { file, breakpoints: parseBreakpoints(p, file), yieldLines };
   },
   setExceptionBreaks: (raw) => {
     const p = paramsOf('setExceptionBreaks', raw);
@@ -210,7 +250,11 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     const locals = optionalBoolean('taskDetail', p, 'locals');
     const fromLogMeanwhile = optionalBoolean('taskDetail', p, 'fromLogMeanwhile');
     const taskId = requireNumber('taskDetail', p, 'taskId', 'id');
-    return { taskId, ...(locals !== undefined ? { locals } : {}), ...(fromLogMeanwhile !== undefined ? { fromLogMeanwhile } : {}) };
+    return {
+      taskId,
+      ...(locals !== undefined ? { locals } : {}),
+      ...(fromLogMeanwhile !== undefined ? { fromLogMeanwhile } : {}),
+    };
   },
   variables: (raw) => {
     const handle = requireNumber('variables', paramsOf('variables', raw), 'handle', 'id');
@@ -230,7 +274,8 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     const out: HostParams<'evaluate'> = { expression };
     const taskId = optionalNumber('evaluate', p, 'taskId', 'id');
     const frameIndex = optionalNumber('evaluate', p, 'frameIndex', 'id');
-    if (taskId === undefined && frameIndex !== undefined) throw new ProtocolError('evaluate: frameIndex needs a taskId');
+    if (taskId === undefined && frameIndex !== undefined)
+      throw new ProtocolError('evaluate: frameIndex needs a taskId');
     if (taskId !== undefined) out.taskId = taskId;
     if (frameIndex !== undefined) out.frameIndex = frameIndex;
     return out;
@@ -248,8 +293,10 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     const p = paramsOf('compare', raw);
     const pages = requireNumber('compare', p, 'pages', 'integer');
     const latencyMs = requireNumber('compare', p, 'latencyMs');
-    if (pages < 1 || pages > MAX_COMPARE_PAGES) throw new ProtocolError(`compare: params.pages must be 1..${MAX_COMPARE_PAGES}, got ${pages}`);
-    if (latencyMs < 0 || latencyMs > MAX_COMPARE_LATENCY_MS) throw new ProtocolError(`compare: params.latencyMs must be 0..${MAX_COMPARE_LATENCY_MS}, got ${latencyMs}`);
+    if (pages < 1 || pages > MAX_COMPARE_PAGES)
+      throw new ProtocolError(`compare: params.pages must be 1..${MAX_COMPARE_PAGES}, got ${pages}`);
+    if (latencyMs < 0 || latencyMs > MAX_COMPARE_LATENCY_MS)
+      throw new ProtocolError(`compare: params.latencyMs must be 0..${MAX_COMPARE_LATENCY_MS}, got ${latencyMs}`);
     return { pages, latencyMs };
   },
   lineStep: (raw) => {
@@ -267,7 +314,10 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
   },
   setLineStepMode: (raw) => {
     const mode = requireString('setLineStepMode', paramsOf('setLineStepMode', raw), 'mode');
-    if (mode !== 'stayWithTask' && mode !== 'followLoop') throw new ProtocolError(`setLineStepMode: params.mode must be 'stayWithTask' or 'followLoop', got ${JSON.stringify(mode)}`);
+    if (mode !== 'stayWithTask' && mode !== 'followLoop')
+      throw new ProtocolError(
+        `setLineStepMode: params.mode must be 'stayWithTask' or 'followLoop', got ${JSON.stringify(mode)}`,
+      );
     return { mode };
   },
   saveRecording: (raw) => ({ path: requireString('saveRecording', paramsOf('saveRecording', raw), 'path') }),
@@ -286,7 +336,10 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
   lineStepBack: (raw) => withMoment({}, optionalMomentId('lineStepBack', paramsOf('lineStepBack', raw))),
   pastBreakpointHit: (raw) => {
     const p = paramsOf('pastBreakpointHit', raw);
-    const out: HostParams<'pastBreakpointHit'> = { direction: parseDirection('pastBreakpointHit', p), tick: requireNumber('pastBreakpointHit', p, 'tick', 'id') };
+    const out: HostParams<'pastBreakpointHit'> = {
+      direction: parseDirection('pastBreakpointHit', p),
+      tick: requireNumber('pastBreakpointHit', p, 'tick', 'id'),
+    };
     const floor = optionalNumber('pastBreakpointHit', p, 'floor', 'id');
     const ceiling = optionalNumber('pastBreakpointHit', p, 'ceiling', 'id');
     if (floor !== undefined) out.floor = floor;
@@ -323,7 +376,11 @@ export function isHostMethodName(method: string): method is HostMethodName {
 export function parseHostRequest<M extends HostMethodName>(method: M, raw: unknown): HostParams<M>;
 export function parseHostRequest(method: string, raw: unknown): unknown;
 export function parseHostRequest(method: string, raw: unknown): unknown {
-  if (!isHostMethodName(method)) throw new ProtocolError(`unknown method ${JSON.stringify(method)}: the runtime host has no such method`, 'unknownMethod');
+  if (!isHostMethodName(method))
+    throw new ProtocolError(
+      `unknown method ${JSON.stringify(method)}: the runtime host has no such method`,
+      'unknownMethod',
+    );
   const parse: (raw: unknown) => unknown = HOST_PARAMS_PARSERS[method];
   return parse(raw);
 }

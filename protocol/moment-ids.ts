@@ -48,4 +48,3 @@ export class MomentIds {
 export function idOf(moment: string | undefined): { moment?: string } {
   return moment === undefined ? {} : { moment };
 }
-

@@ -31,25 +31,34 @@ function describe(v: unknown): string {
 /** The params object (absent params count as `{}`). */
 export function paramsOf(method: string, params: unknown): Params {
   if (params === undefined || params === null) return {};
-  if (typeof params !== 'object' || Array.isArray(params)) throw new ProtocolError(`${method}: params must be an object, got ${describe(params)}`);
+  if (typeof params !== 'object' || Array.isArray(params))
+    throw new ProtocolError(`${method}: params must be an object, got ${describe(params)}`);
   return params as Params;
 }
 
 export function requireNumber(method: string, p: Params, key: string, check: 'integer' | 'id' | 'any' = 'any'): number {
   const v = p[key];
-  if (typeof v !== 'number' || Number.isNaN(v)) throw new ProtocolError(`${at(method, key)} must be a number, got ${v === undefined ? 'nothing' : describe(v)}`);
-  if ((check === 'integer' || check === 'id') && !Number.isInteger(v)) throw new ProtocolError(`${at(method, key)} must be an integer, got ${v}`);
+  if (typeof v !== 'number' || Number.isNaN(v))
+    throw new ProtocolError(`${at(method, key)} must be a number, got ${v === undefined ? 'nothing' : describe(v)}`);
+  if ((check === 'integer' || check === 'id') && !Number.isInteger(v))
+    throw new ProtocolError(`${at(method, key)} must be an integer, got ${v}`);
   if (check === 'id' && v < 0) throw new ProtocolError(`${at(method, key)} must be >= 0, got ${v}`);
   return v;
 }
 
-export function optionalNumber(method: string, p: Params, key: string, check: 'integer' | 'id' | 'any' = 'any'): number | undefined {
+export function optionalNumber(
+  method: string,
+  p: Params,
+  key: string,
+  check: 'integer' | 'id' | 'any' = 'any',
+): number | undefined {
   return p[key] === undefined ? undefined : requireNumber(method, p, key, check);
 }
 
 export function requireString(method: string, p: Params, key: string): string {
   const v = p[key];
-  if (typeof v !== 'string') throw new ProtocolError(`${at(method, key)} must be a string, got ${v === undefined ? 'nothing' : describe(v)}`);
+  if (typeof v !== 'string')
+    throw new ProtocolError(`${at(method, key)} must be a string, got ${v === undefined ? 'nothing' : describe(v)}`);
   return v;
 }
 
@@ -62,13 +71,17 @@ const CANCEL_REQUESTERS: readonly CancelRequester[] = ['inspector', 'debugger', 
 export function requireCancelRequester(method: string, p: Params, key: string): CancelRequester {
   const v = requireString(method, p, key);
   const found = CANCEL_REQUESTERS.find((r) => r === v);
-  if (found === undefined) throw new ProtocolError(`${at(method, key)} must be one of ${CANCEL_REQUESTERS.map((r) => `'${r}'`).join(', ')}, got ${describe(v)}`);
+  if (found === undefined)
+    throw new ProtocolError(
+      `${at(method, key)} must be one of ${CANCEL_REQUESTERS.map((r) => `'${r}'`).join(', ')}, got ${describe(v)}`,
+    );
   return found;
 }
 
 export function requireBoolean(method: string, p: Params, key: string): boolean {
   const v = p[key];
-  if (typeof v !== 'boolean') throw new ProtocolError(`${at(method, key)} must be a boolean, got ${v === undefined ? 'nothing' : describe(v)}`);
+  if (typeof v !== 'boolean')
+    throw new ProtocolError(`${at(method, key)} must be a boolean, got ${v === undefined ? 'nothing' : describe(v)}`);
   return v;
 }
 
@@ -78,13 +91,15 @@ export function optionalBoolean(method: string, p: Params, key: string): boolean
 
 export function requireObject(method: string, p: Params, key: string): Params {
   const v = p[key];
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ProtocolError(`${at(method, key)} must be an object, got ${v === undefined ? 'nothing' : describe(v)}`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new ProtocolError(`${at(method, key)} must be an object, got ${v === undefined ? 'nothing' : describe(v)}`);
   return v as Params;
 }
 
 export function requireArray(method: string, p: Params, key: string): unknown[] {
   const v = p[key];
-  if (!Array.isArray(v)) throw new ProtocolError(`${at(method, key)} must be an array, got ${v === undefined ? 'nothing' : describe(v)}`);
+  if (!Array.isArray(v))
+    throw new ProtocolError(`${at(method, key)} must be an array, got ${v === undefined ? 'nothing' : describe(v)}`);
   return v as unknown[];
 }
 

@@ -23,8 +23,16 @@ export class ProgressHistory {
     const prev = this.points[this.points.length - 1];
     let rate = p.rate;
     if (prev !== undefined && p.seconds > prev.t) rate = (p.done - prev.done) / (p.seconds - prev.t);
-    const point: ProgressPoint = { t: p.seconds, done: p.done, rate: Math.max(0, rate), queued: p.queued, inFlight: p.inFlight };
-    const adds = prev === undefined || (p.seconds > prev.t && (p.done !== prev.done || p.queued !== prev.queued || p.inFlight !== prev.inFlight));
+    const point: ProgressPoint = {
+      t: p.seconds,
+      done: p.done,
+      rate: Math.max(0, rate),
+      queued: p.queued,
+      inFlight: p.inFlight,
+    };
+    const adds =
+      prev === undefined ||
+      (p.seconds > prev.t && (p.done !== prev.done || p.queued !== prev.queued || p.inFlight !== prev.inFlight));
     return adds ? point : null;
   }
 

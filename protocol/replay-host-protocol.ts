@@ -15,7 +15,18 @@
 // request they serve (lineStep, lineStepBack, pastBreakpointHit: protocol/moment-ids.ts), and the
 // replay host echoes it on its answer, so the id rides there and back.
 
-import type { ArmedBreakpoint, BreakpointHitLanding, HitBound, HostMethods, LineStepKind, LineStopPrint, PastLineLanding, RecordingMark, ScanTicksParams, ScanTicksResult } from './host-protocol';
+import type {
+  ArmedBreakpoint,
+  BreakpointHitLanding,
+  HitBound,
+  HostMethods,
+  LineStepKind,
+  LineStopPrint,
+  PastLineLanding,
+  RecordingMark,
+  ScanTicksParams,
+  ScanTicksResult,
+} from './host-protocol';
 
 /** An answer of the replay host with the moment id of its request echoed (absent when none was given). */
 export type MomentEcho<T> = T & { moment?: string };
@@ -28,26 +39,85 @@ export interface ReplayHostMethods {
    * line before the one shown ('back') or after it ('over', 'into', 'out'), or lets the
    * line shown go ('leave').
    */
-  pastLine: { params: { tick: number; taskId: number; stop: LineStopPrint; move: 'back' | 'leave' | LineStepKind; moment?: string }; result: MomentEcho<PastLineLanding> };
+  pastLine: {
+    params: {
+      tick: number;
+      taskId: number;
+      stop: LineStopPrint;
+      move: 'back' | 'leave' | LineStepKind;
+      moment?: string;
+    };
+    result: MomentEcho<PastLineLanding>;
+  };
   /**
    * A line replay host's own (asked by the live host's worker): a move through the lines of the
    * task of the breakpoint hit it shows (pastHit) or of a line reached from it, as pastLine
    * moves through a live stop's: back to the line before, forward by line past the hit (the
    * traced replay goes on tick after tick, through `ceiling`, while the step is under way).
    */
-  /** `present`: the live line stop held (a hit's walk of its task goes on into its tick, and reaching it is the present). */
-  pastHitLine: { params: { move: 'back' | 'leave' | LineStepKind; ceiling: number; present?: HitBound; moment?: string }; result: MomentEcho<PastLineLanding> };
-  /** A line replay host's own (asked by the live host's worker): pastBreakpointHit in its opened recording, from `bound` (or, `shown`, the past line it is stopped on, shown again when nothing is found), with `breakpoints` armed. */
-  pastHit: { params: { direction: 'back' | 'forward'; bound: HitBound; floor: number; ceiling: number; breakpoints: ArmedBreakpoint[]; shown?: boolean; until?: HitBound; moment?: string }; result: MomentEcho<BreakpointHitLanding> };
-  /** The live host's main thread (asked by its worker, for a line replay host): writes the run's recording so far to `path` (recordings.ts: writeReplayCopy); `writeMs`: the main thread's time writing it; `mark`: where the copy ends (between ticks; absent for a mid-tick copy), from which its growths go. */
-  writeReplayCopy: { params: { path: string }; result: { runId: number; ticks: number; midTick: boolean; writeMs?: number; mark?: RecordingMark } };
-  /** The live host's main thread (asked by its worker, for the line replay host following the run): writes what the run's recording gained since `from` (a mark of an earlier copy or growth) to `path` (recordings.ts: writeRecordingGrowth, runtime/record/recording-growth.ts); `to`: where it ends now; `writeMs`: the main thread's time on it. Refused (badState) when `from` is not a mark of this run's recording. */
-  writeRecordingGrowth: { params: { path: string; from: RecordingMark }; result: { runId: number; ticks: number; to: RecordingMark; bytes: number; writeMs: number } };
-  /** A line replay host's main thread (asked by the live host's worker): grows its opened copy of a live run in place by the growth written to `path` (writeRecordingGrowth), `live`: the run is still going. Refused (badState) when its recording does not end where the growth starts (the worker then hands the whole recording over again). */
+  /**
+   * `present`: the live line stop held (a hit's walk of its task goes on into its tick, and reaching it is
+   * the present).
+   */
+  pastHitLine: {
+    params: { move: 'back' | 'leave' | LineStepKind; ceiling: number; present?: HitBound; moment?: string };
+    result: MomentEcho<PastLineLanding>;
+  };
+  /**
+   * A line replay host's own (asked by the live host's worker): pastBreakpointHit in its opened recording,
+   * from `bound` (or, `shown`, the past line it is stopped on, shown again when nothing is found), with
+   * `breakpoints` armed.
+   */
+  pastHit: {
+    params: {
+      direction: 'back' | 'forward';
+      bound: HitBound;
+      floor: number;
+      ceiling: number;
+      breakpoints: ArmedBreakpoint[];
+      shown?: boolean;
+      until?: HitBound;
+      moment?: string;
+    };
+    result: MomentEcho<BreakpointHitLanding>;
+  };
+  /**
+   * The live host's main thread (asked by its worker, for a line replay host): writes the run's recording so
+   * far to `path` (recordings.ts: writeReplayCopy); `writeMs`: the main thread's time writing it; `mark`:
+   * where the copy ends (between ticks; absent for a mid-tick copy), from which its growths go.
+   */
+  writeReplayCopy: {
+    params: { path: string };
+    result: { runId: number; ticks: number; midTick: boolean; writeMs?: number; mark?: RecordingMark };
+  };
+  /**
+   * The live host's main thread (asked by its worker, for the line replay host following the run): writes
+   * what the run's recording gained since `from` (a mark of an earlier copy or growth) to `path`
+   * (recordings.ts: writeRecordingGrowth, runtime/record/recording-growth.ts); `to`: where it ends now;
+   * `writeMs`: the main thread's time on it. Refused (badState) when `from` is not a mark of this run's
+   * recording.
+   */
+  writeRecordingGrowth: {
+    params: { path: string; from: RecordingMark };
+    result: { runId: number; ticks: number; to: RecordingMark; bytes: number; writeMs: number };
+  };
+  /**
+   * A line replay host's main thread (asked by the live host's worker): grows its opened copy of a live run
+   * in place by the growth written to `path` (writeRecordingGrowth), `live`: the run is still going. Refused
+   * (badState) when its recording does not end where the growth starts (the worker then hands the whole
+   * recording over again).
+   */
   growRecording: { params: { path: string; live: boolean }; result: { ticks: number } };
-  /** A line replay host's main thread (asked by its worker): replays ticks from+1 .. to with the scan breakpoints counting hits (runtime/host/shared/hit-scan.ts). */
+  /**
+   * A line replay host's main thread (asked by its worker): replays ticks from+1 .. to with the scan
+   * breakpoints counting hits (runtime/host/shared/hit-scan.ts).
+   */
   scanTicks: { params: ScanTicksParams; result: ScanTicksResult };
-  /** A line replay host's main thread (asked by its worker): runs tick `tick` of the opened recording once more, with its line debugger on (a mid-tick recording's open tick, or a breakpoint hit's tick and those after it). */
+  /**
+   * A line replay host's main thread (asked by its worker): runs tick `tick` of the opened recording once
+   * more, with its line debugger on (a mid-tick recording's open tick, or a breakpoint hit's tick and those
+   * after it).
+   */
   replayLineTick: { params: { tick: number }; result: { tick: number } };
 }
 

@@ -9,9 +9,28 @@
 // types and bounds, never the host's state; the messages are those the methods had in the
 // host's table (the wire is unchanged).
 
-import type { ArmedBreakpoint, HitBound, LineStepKind, LineStopPrint, RecordingMark, ScanTicksParams } from './host-protocol';
+import type {
+  ArmedBreakpoint,
+  HitBound,
+  LineStepKind,
+  LineStopPrint,
+  RecordingMark,
+  ScanTicksParams,
+} from './host-protocol';
 import { objectsOf, optionalMomentId, parseDirection } from './host-requests';
-import { nested, optionalBoolean, optionalNumber, optionalString, paramsOf, requireArray, requireBoolean, requireNumber, requireObject, requireString, type Params } from './param-narrowing';
+import {
+  nested,
+  optionalBoolean,
+  optionalNumber,
+  optionalString,
+  paramsOf,
+  requireArray,
+  requireBoolean,
+  requireNumber,
+  requireObject,
+  requireString,
+  type Params,
+} from './param-narrowing';
 import type { ReplayHostMethods } from './replay-host-protocol';
 import { ProtocolError } from './rpc';
 
@@ -24,7 +43,10 @@ export type ReplayHostParamsParser<M extends ReplayHostMethodName> = (raw: unkno
 /** A move through replayed lines (pastLine, pastHitLine): back, a line step, or 'leave'. */
 function parsePastLineMove(method: string, p: Params): 'back' | 'leave' | LineStepKind {
   const move = requireString(method, p, 'move');
-  if (move !== 'back' && move !== 'leave' && move !== 'over' && move !== 'into' && move !== 'out') throw new ProtocolError(`${method}: params.move must be 'back', 'leave', 'over', 'into' or 'out', got ${JSON.stringify(move)}`);
+  if (move !== 'back' && move !== 'leave' && move !== 'over' && move !== 'into' && move !== 'out')
+    throw new ProtocolError(
+      `${method}: params.move must be 'back', 'leave', 'over', 'into' or 'out', got ${JSON.stringify(move)}`,
+    );
   return move;
 }
 
@@ -39,22 +61,32 @@ function parseLineStopPrint(p: Params, method = 'pastLine', path = 'stop'): Line
       line: requireNumber(where('frames', i), f, 'line', 'id'),
       column: requireNumber(where('frames', i), f, 'column', 'id'),
     })),
-    locals: objects('locals').map((l, i) => ({ name: requireString(where('locals', i), l, 'name'), value: requireString(where('locals', i), l, 'value') })),
-    locations: objects('locations').map((l, i) => ({ url: requireString(where('locations', i), l, 'url'), line: requireNumber(where('locations', i), l, 'line', 'id'), column: requireNumber(where('locations', i), l, 'column', 'id') })),
+    locals: objects('locals').map((l, i) => ({
+      name: requireString(where('locals', i), l, 'name'),
+      value: requireString(where('locals', i), l, 'value'),
+    })),
+    locations: objects('locations').map((l, i) => ({
+      url: requireString(where('locations', i), l, 'url'),
+      line: requireNumber(where('locations', i), l, 'line', 'id'),
+      column: requireNumber(where('locations', i), l, 'column', 'id'),
+    })),
   };
   if (p.names !== undefined) {
     const names = requireArray(method, p, 'names');
-    if (!names.every((n) => typeof n === 'string')) throw new ProtocolError(`${method}: params.${path}.names must be function names`);
+    if (!names.every((n) => typeof n === 'string'))
+      throw new ProtocolError(`${method}: params.${path}.names must be function names`);
     print.names = names as string[];
   }
   return print;
 }
 
-
 function parseArmedBreakpoints(p: Params): ArmedBreakpoint[] {
   return objectsOf('pastHit', 'breakpoints', { breakpoints: p.breakpoints }, 'breakpoints').map((b, i) => {
     const where = nested('pastHit', `breakpoints[${i}]`);
-    const bp: ArmedBreakpoint = { file: requireString(where, b, 'file'), line: requireNumber(where, b, 'line', 'integer') };
+    const bp: ArmedBreakpoint = {
+      file: requireString(where, b, 'file'),
+      line: requireNumber(where, b, 'line', 'integer'),
+    };
     const condition = optionalString(where, b, 'condition');
     const hitCondition = optionalString(where, b, 'hitCondition');
     if (condition !== undefined) bp.condition = condition;
@@ -69,7 +101,11 @@ function parseArmedBreakpoints(p: Params): ArmedBreakpoint[] {
   });
 }
 
-function parseHitBound(p: Params, key: 'bound' | 'until' | 'present' = 'bound', method: 'pastHit' | 'pastHitLine' = 'pastHit'): HitBound {
+function parseHitBound(
+  p: Params,
+  key: 'bound' | 'until' | 'present' = 'bound',
+  method: 'pastHit' | 'pastHitLine' = 'pastHit',
+): HitBound {
   const b = requireObject(method, p, key);
   const where = nested(method, key);
   const bound: HitBound = { tick: requireNumber(where, b, 'tick', 'integer') };
@@ -88,29 +124,45 @@ function parseScanTicks(raw: unknown): ScanTicksParams {
       const where = nested('scanTicks', `breakpoints[${i}]`);
       const hitCondition = optionalString(where, b, 'hitCondition');
       const since = optionalNumber(where, b, 'since', 'id');
-      const out: ScanTicksParams['breakpoints'][number] = { ...(hitCondition === undefined ? {} : { hitCondition }), ...(since === undefined ? {} : { since }) };
+      const out: ScanTicksParams['breakpoints'][number] = {
+        ...(hitCondition === undefined ? {} : { hitCondition }),
+        ...(since === undefined ? {} : { since }),
+      };
       if (b.atSuspension !== undefined) {
         const a = requireObject(where, b, 'atSuspension');
         const at = nested(where, 'atSuspension');
         const condition = optionalString(at, a, 'condition');
-        out.atSuspension = { file: requireString(at, a, 'file'), line: requireNumber(at, a, 'line', 'integer'), ...(condition === undefined ? {} : { condition }) };
+        out.atSuspension = {
+          file: requireString(at, a, 'file'),
+          line: requireNumber(at, a, 'line', 'integer'),
+          ...(condition === undefined ? {} : { condition }),
+        };
       }
       return out;
     }),
     locations: requireArray('scanTicks', p, 'locations').map((l, i) => {
-      if (!Array.isArray(l) || !l.every((x) => Number.isSafeInteger(x) && (x as number) >= 0)) throw new ProtocolError(`scanTicks: params.locations[${i}] must be an array of breakpoint indexes`);
+      if (!Array.isArray(l) || !l.every((x) => Number.isSafeInteger(x) && (x as number) >= 0))
+        throw new ProtocolError(`scanTicks: params.locations[${i}] must be an array of breakpoint indexes`);
       return l as number[];
     }),
   };
   if (p.marker !== undefined) {
     const m = requireObject('scanTicks', p, 'marker');
     const where = nested('scanTicks', 'marker');
-    out.marker = { location: requireNumber(where, m, 'location', 'id'), tick: requireNumber(where, m, 'tick', 'id'), taskId: requireNumber(where, m, 'taskId', 'id') };
+    out.marker = {
+      location: requireNumber(where, m, 'location', 'id'),
+      tick: requireNumber(where, m, 'tick', 'id'),
+      taskId: requireNumber(where, m, 'taskId', 'id'),
+    };
   }
   if (p.until !== undefined) {
     const u = requireObject('scanTicks', p, 'until');
     const where = nested('scanTicks', 'until');
-    out.until = { location: requireNumber(where, u, 'location', 'id'), tick: requireNumber(where, u, 'tick', 'id'), taskId: requireNumber(where, u, 'taskId', 'id') };
+    out.until = {
+      location: requireNumber(where, u, 'location', 'id'),
+      tick: requireNumber(where, u, 'tick', 'id'),
+      taskId: requireNumber(where, u, 'taskId', 'id'),
+    };
   }
   if (p.stop !== undefined) {
     const st = requireObject('scanTicks', p, 'stop');
@@ -118,30 +170,46 @@ function parseScanTicks(raw: unknown): ScanTicksParams {
     const kind = requireString(where, st, 'kind');
     if (kind === 'first') out.stop = { kind, afterTick: requireNumber(where, st, 'afterTick', 'id') };
     else if (kind === 'marker') out.stop = { kind };
-    else if (kind === 'nth') out.stop = { kind, tick: requireNumber(where, st, 'tick', 'id'), ordinal: requireNumber(where, st, 'ordinal', 'id') };
-    else throw new ProtocolError(`scanTicks: params.stop.kind must be 'nth', 'first' or 'marker', got ${JSON.stringify(kind)}`);
+    else if (kind === 'nth')
+      out.stop = {
+        kind,
+        tick: requireNumber(where, st, 'tick', 'id'),
+        ordinal: requireNumber(where, st, 'ordinal', 'id'),
+      };
+    else
+      throw new ProtocolError(
+        `scanTicks: params.stop.kind must be 'nth', 'first' or 'marker', got ${JSON.stringify(kind)}`,
+      );
   }
   if (p.counts !== undefined) {
     const counts = requireArray('scanTicks', p, 'counts');
-    if (!counts.every((x) => Number.isSafeInteger(x) && (x as number) >= 0)) throw new ProtocolError('scanTicks: params.counts must be hit counts');
+    if (!counts.every((x) => Number.isSafeInteger(x) && (x as number) >= 0))
+      throw new ProtocolError('scanTicks: params.counts must be hit counts');
     out.counts = counts as number[];
   }
   return out;
 }
 
-
 /** The table: one parser per method of ReplayHostMethods. */
 export const REPLAY_HOST_PARAMS_PARSERS: { readonly [M in ReplayHostMethodName]: ReplayHostParamsParser<M> } = {
   pastLine: (raw) => {
     const p = paramsOf('pastLine', raw);
-    const out: ReplayHostParams<'pastLine'> = { tick: requireNumber('pastLine', p, 'tick', 'integer'), taskId: requireNumber('pastLine', p, 'taskId', 'id'), stop: parseLineStopPrint(requireObject('pastLine', p, 'stop')), move: parsePastLineMove('pastLine', p) };
+    const out: ReplayHostParams<'pastLine'> = {
+      tick: requireNumber('pastLine', p, 'tick', 'integer'),
+      taskId: requireNumber('pastLine', p, 'taskId', 'id'),
+      stop: parseLineStopPrint(requireObject('pastLine', p, 'stop')),
+      move: parsePastLineMove('pastLine', p),
+    };
     const moment = optionalMomentId('pastLine', p);
     if (moment !== undefined) out.moment = moment;
     return out;
   },
   pastHitLine: (raw) => {
     const p = paramsOf('pastHitLine', raw);
-    const out: ReplayHostParams<'pastHitLine'> = { move: parsePastLineMove('pastHitLine', p), ceiling: requireNumber('pastHitLine', p, 'ceiling', 'id') };
+    const out: ReplayHostParams<'pastHitLine'> = {
+      move: parsePastLineMove('pastHitLine', p),
+      ceiling: requireNumber('pastHitLine', p, 'ceiling', 'id'),
+    };
     if (p.present !== undefined) out.present = parseHitBound(p, 'present', 'pastHitLine');
     const moment = optionalMomentId('pastHitLine', p);
     if (moment !== undefined) out.moment = moment;
@@ -149,7 +217,13 @@ export const REPLAY_HOST_PARAMS_PARSERS: { readonly [M in ReplayHostMethodName]:
   },
   pastHit: (raw) => {
     const p = paramsOf('pastHit', raw);
-    const out: ReplayHostParams<'pastHit'> = { direction: parseDirection('pastHit', p), bound: parseHitBound(p), floor: requireNumber('pastHit', p, 'floor', 'id'), ceiling: requireNumber('pastHit', p, 'ceiling', 'id'), breakpoints: parseArmedBreakpoints(p) };
+    const out: ReplayHostParams<'pastHit'> = {
+      direction: parseDirection('pastHit', p),
+      bound: parseHitBound(p),
+      floor: requireNumber('pastHit', p, 'floor', 'id'),
+      ceiling: requireNumber('pastHit', p, 'ceiling', 'id'),
+      breakpoints: parseArmedBreakpoints(p),
+    };
     const shown = optionalBoolean('pastHit', p, 'shown');
     if (shown !== undefined) out.shown = shown;
     if (p.until !== undefined) out.until = parseHitBound(p, 'until');
@@ -164,14 +238,25 @@ export const REPLAY_HOST_PARAMS_PARSERS: { readonly [M in ReplayHostMethodName]:
     const from = requireObject('writeRecordingGrowth', p, 'from');
     const where = nested('writeRecordingGrowth', 'from');
     const count = (key: keyof RecordingMark): number => requireNumber(where, from, key, 'id');
-    const mark: RecordingMark = { events: count('events'), gaps: count('gaps'), payload: count('payload'), details: count('details'), awaitTasks: count('awaitTasks'), outcomes: count('outcomes'), cancels: count('cancels'), lints: count('lints') };
+    const mark: RecordingMark = {
+      events: count('events'),
+      gaps: count('gaps'),
+      payload: count('payload'),
+      details: count('details'),
+      awaitTasks: count('awaitTasks'),
+      outcomes: count('outcomes'),
+      cancels: count('cancels'),
+      lints: count('lints'),
+    };
     return { path: requireString('writeRecordingGrowth', p, 'path'), from: mark };
   },
   growRecording: (raw) => {
     const p = paramsOf('growRecording', raw);
     return { path: requireString('growRecording', p, 'path'), live: requireBoolean('growRecording', p, 'live') };
   },
-  replayLineTick: (raw) => ({ tick: requireNumber('replayLineTick', paramsOf('replayLineTick', raw), 'tick', 'integer') }),
+  replayLineTick: (raw) => ({
+    tick: requireNumber('replayLineTick', paramsOf('replayLineTick', raw), 'tick', 'integer'),
+  }),
 };
 
 export function isReplayHostMethodName(method: string): method is ReplayHostMethodName {
@@ -182,7 +267,11 @@ export function isReplayHostMethodName(method: string): method is ReplayHostMeth
 export function parseReplayHostRequest<M extends ReplayHostMethodName>(method: M, raw: unknown): ReplayHostParams<M>;
 export function parseReplayHostRequest(method: string, raw: unknown): unknown;
 export function parseReplayHostRequest(method: string, raw: unknown): unknown {
-  if (!isReplayHostMethodName(method)) throw new ProtocolError(`unknown method ${JSON.stringify(method)}: the replay-host protocol has no such method`, 'unknownMethod');
+  if (!isReplayHostMethodName(method))
+    throw new ProtocolError(
+      `unknown method ${JSON.stringify(method)}: the replay-host protocol has no such method`,
+      'unknownMethod',
+    );
   const parse: (raw: unknown) => unknown = REPLAY_HOST_PARAMS_PARSERS[method];
   return parse(raw);
 }

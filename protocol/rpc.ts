@@ -73,7 +73,10 @@ export function parseWireMessage(value: unknown): WireMessage | string {
         id: m.id,
         ok: m.ok,
         result: m.result,
-        error: err && typeof err === 'object' ? { message: String(err.message ?? 'error'), code: String(err.code ?? 'error') } : undefined,
+        error:
+          err && typeof err === 'object'
+            ? { message: String(err.message ?? 'error'), code: String(err.code ?? 'error') }
+            : undefined,
       };
     }
     case 'event':
@@ -90,9 +93,17 @@ type Handler = (params: unknown) => unknown | Promise<unknown>;
  * One side of a connection. `Out` are the methods this side calls, `In` those it serves;
  * `OutEvents` the events it receives, `InEvents` those it emits.
  */
-export class RpcEndpoint<Out extends MethodTable<Out>, In extends MethodTable<In>, OutEvents extends EventTable<OutEvents>, InEvents extends EventTable<InEvents>> {
+export class RpcEndpoint<
+  Out extends MethodTable<Out>,
+  In extends MethodTable<In>,
+  OutEvents extends EventTable<OutEvents>,
+  InEvents extends EventTable<InEvents>,
+> {
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void; method: string }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: unknown) => void; method: string }
+  >();
   private readonly handlers = new Map<string, Handler>();
   private readonly eventListeners = new Map<string, Array<(body: unknown) => void>>();
   private closed: string | null = null;
@@ -120,7 +131,10 @@ export class RpcEndpoint<Out extends MethodTable<Out>, In extends MethodTable<In
   }
 
   /** Serves `method`; the handler's value (or promise) is the result, a throw the error. */
-  handle<M extends keyof In & string>(method: M, handler: (params: unknown) => In[M]['result'] | Promise<In[M]['result']>): void {
+  handle<M extends keyof In & string>(
+    method: M,
+    handler: (params: unknown) => In[M]['result'] | Promise<In[M]['result']>,
+  ): void {
     this.handlers.set(method, handler);
   }
 
@@ -137,7 +151,11 @@ export class RpcEndpoint<Out extends MethodTable<Out>, In extends MethodTable<In
     this.eventListeners.set(event, list);
     return () => {
       const l = this.eventListeners.get(event);
-      if (l) this.eventListeners.set(event, l.filter((x) => x !== listener));
+      if (l)
+        this.eventListeners.set(
+          event,
+          l.filter((x) => x !== listener),
+        );
     };
   }
 
@@ -148,7 +166,8 @@ export class RpcEndpoint<Out extends MethodTable<Out>, In extends MethodTable<In
   close(reason: string): void {
     if (this.closed !== null) return;
     this.closed = reason;
-    for (const [, p] of this.pending) p.reject(new RemoteError(`connection closed while waiting for ${p.method}: ${reason}`, 'closed'));
+    for (const [, p] of this.pending)
+      p.reject(new RemoteError(`connection closed while waiting for ${p.method}: ${reason}`, 'closed'));
     this.pending.clear();
   }
 
@@ -189,19 +208,37 @@ export class RpcEndpoint<Out extends MethodTable<Out>, In extends MethodTable<In
     const handler = this.handlers.get(m.method);
     let response: ResponseMessage;
     if (handler === undefined) {
-      response = { kind: 'response', id: m.id, ok: false, error: { message: `unknown method ${JSON.stringify(m.method)}`, code: 'unknownMethod' } };
+      response = {
+        kind: 'response',
+        id: m.id,
+        ok: false,
+        error: { message: `unknown method ${JSON.stringify(m.method)}`, code: 'unknownMethod' },
+      };
     } else {
       try {
         const result = handler(m.params);
         if (result instanceof Promise) {
           result.catch(() => undefined);
-          response = { kind: 'response', id: m.id, ok: false, error: { message: `${m.method} cannot be answered while the program is stopped on a line`, code: 'notWhileStopped' } };
+          response = {
+            kind: 'response',
+            id: m.id,
+            ok: false,
+            error: {
+              message: `${m.method} cannot be answered while the program is stopped on a line`,
+              code: 'notWhileStopped',
+            },
+          };
         } else {
           response = { kind: 'response', id: m.id, ok: true, result };
         }
       } catch (e) {
         const code = e instanceof ProtocolError ? e.code : 'failed';
-        response = { kind: 'response', id: m.id, ok: false, error: { message: e instanceof Error ? e.message : String(e), code } };
+        response = {
+          kind: 'response',
+          id: m.id,
+          ok: false,
+          error: { message: e instanceof Error ? e.message : String(e), code },
+        };
       }
     }
     if (this.closed === null) this.transport.send(response);
@@ -211,13 +248,23 @@ export class RpcEndpoint<Out extends MethodTable<Out>, In extends MethodTable<In
     const handler = this.handlers.get(m.method);
     let response: ResponseMessage;
     if (handler === undefined) {
-      response = { kind: 'response', id: m.id, ok: false, error: { message: `unknown method ${JSON.stringify(m.method)}`, code: 'unknownMethod' } };
+      response = {
+        kind: 'response',
+        id: m.id,
+        ok: false,
+        error: { message: `unknown method ${JSON.stringify(m.method)}`, code: 'unknownMethod' },
+      };
     } else {
       try {
         response = { kind: 'response', id: m.id, ok: true, result: await handler(m.params) };
       } catch (e) {
         const code = e instanceof ProtocolError ? e.code : 'failed';
-        response = { kind: 'response', id: m.id, ok: false, error: { message: e instanceof Error ? e.message : String(e), code } };
+        response = {
+          kind: 'response',
+          id: m.id,
+          ok: false,
+          error: { message: e instanceof Error ? e.message : String(e), code },
+        };
       }
     }
     if (this.closed === null) this.transport.send(response);

@@ -23,7 +23,10 @@
 import type { CrawlProgress } from './host-protocol';
 import type { RunStatus } from './webview-protocol';
 
-/** What a view shows: the run as it is now, a past tick of a run that has a present, or a tick of an opened recording (which has none). */
+/**
+ * What a view shows: the run as it is now, a past tick of a run that has a present, or a tick of an opened
+ * recording (which has none).
+ */
 export type MomentKind = 'present' | 'past' | 'recording';
 
 export interface RunMoment {
@@ -65,7 +68,12 @@ export function runMoment(status: RunStatus, sources: MomentSources = {}): RunMo
   const viewed = sources.wantedTick !== undefined ? sources.wantedTick : (status.viewedTick ?? null);
   const recording = isRecordingRun(status);
   if (viewed === null) {
-    return { kind: recording ? 'recording' : 'present', tick: present, lastTick: present, onLine: status.onLine === true };
+    return {
+      kind: recording ? 'recording' : 'present',
+      tick: present,
+      lastTick: present,
+      onLine: status.onLine === true,
+    };
   }
   // A past line of a live line stop is in the stop's own tick, not complete yet: "tick N of N", never "of N-1".
   return { kind: recording ? 'recording' : 'past', tick: viewed, lastTick: Math.max(present, viewed), onLine: false };
@@ -88,7 +96,10 @@ export function tickText(m: RunMoment): string {
   }
 }
 
-/** The event loop's own words for where it stands: "paused after tick 4", "stopped on a line in tick 4", "running, tick 9". */
+/**
+ * The event loop's own words for where it stands: "paused after tick 4", "stopped on a line in tick 4",
+ * "running, tick 9".
+ */
 export function loopTickText(tick: number, state: { paused: boolean; onLine?: boolean }): string {
   if (state.onLine === true) return `stopped on a line in tick ${tick}`;
   return state.paused ? `paused after tick ${tick}` : `running, tick ${tick}`;
@@ -114,7 +125,11 @@ export function elapsedSecondsAt(tickTimes: readonly number[], tick: number): nu
  * The crawl's numbers a view shows at moment `m`: the present's newest live ones (or, before
  * any, the present snapshot's); a past or recorded tick's its snapshot's (null until known).
  */
-export function progressAt(m: RunMoment, live: CrawlProgress | null, ofMoment: CrawlProgress | null): CrawlProgress | null {
+export function progressAt(
+  m: RunMoment,
+  live: CrawlProgress | null,
+  ofMoment: CrawlProgress | null,
+): CrawlProgress | null {
   return m.kind === 'present' ? (live ?? ofMoment) : ofMoment;
 }
 

@@ -11,7 +11,15 @@
 
 export type RunPhase = 'idle' | 'starting' | 'running' | 'paused' | 'finished' | 'hostDied' | 'ended';
 
-export const RUN_PHASES: readonly RunPhase[] = ['idle', 'starting', 'running', 'paused', 'finished', 'hostDied', 'ended'];
+export const RUN_PHASES: readonly RunPhase[] = [
+  'idle',
+  'starting',
+  'running',
+  'paused',
+  'finished',
+  'hostDied',
+  'ended',
+];
 
 const PHASE_SET: ReadonlySet<string> = new Set(RUN_PHASES);
 

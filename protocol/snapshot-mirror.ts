@@ -36,7 +36,10 @@ export class SnapshotMirror {
   paused = false;
   counts: Record<TaskState, number> = emptyCounts();
   progress: CrawlProgress | null = null;
-  /** How many times the table was forgotten (clear()): a delta asked before a clear is not one of the table held after it. */
+  /**
+   * How many times the table was forgotten (clear()): a delta asked before a clear is not one of the table
+   * held after it.
+   */
   clears = 0;
 
   /** The `since` to ask the host for (undefined: a full snapshot). */

@@ -61,13 +61,22 @@ export interface RunStatus {
   onLine?: boolean;
   /** The past tick every view shows (the run's one viewed moment, set by a seek); absent: the present. */
   viewedTick?: number;
-  /** The past tick shown is known from the recording's log, its replay under way: stacks by function name, positions and locals once it lands. */
+  /**
+   * The past tick shown is known from the recording's log, its replay under way: stacks by function name,
+   * positions and locals once it lands.
+   */
   viewedReplaying?: boolean;
-  /** Counts the moments announced while a past tick is shown: a new one in the same tick (a breakpoint hit, a past line: another task or line) changes it, so the views fetch that moment. */
+  /**
+   * Counts the moments announced while a past tick is shown: a new one in the same tick (a breakpoint hit, a
+   * past line: another task or line) changes it, so the views fetch that moment.
+   */
   viewedMoment?: number;
   /** The replay to the past tick shown failed, and why: the log's table stands, without positions or locals. */
   viewedReplayError?: string;
-  /** The id of the request (a seek, a line move: protocol/moment-ids.ts) that made the moment shown; absent: none with an id (a live stop, the run going on). */
+  /**
+   * The id of the request (a seek, a line move: protocol/moment-ids.ts) that made the moment shown; absent:
+   * none with an id (a live stop, the run going on).
+   */
   momentId?: string;
   /** The run is recorded: the timeline can show it and the scrubber seek it. */
   recorded?: boolean;
@@ -120,7 +129,14 @@ export interface PanelInit {
 }
 
 export type ControlAction = 'pause' | 'continue' | 'stepTick' | 'stepTask' | 'stop';
-export type PanelCommand = 'runCrawl' | 'openSample' | 'showTrace' | 'showLog' | 'debugRun' | 'saveRecording' | 'openRecording';
+export type PanelCommand =
+  | 'runCrawl'
+  | 'openSample'
+  | 'showTrace'
+  | 'showLog'
+  | 'debugRun'
+  | 'saveRecording'
+  | 'openRecording';
 
 // --- webview → extension -----------------------------------------------------------------
 
@@ -166,10 +182,14 @@ export type PanelEvents = {
   reveal: { view: ViewId; taskId?: number };
   /** A comparison of approaches started, finished or failed. */
   comparison: Comparison;
-  /** The loops, threads and processes the program runs itself, as they are now (the host's programLoops; empty: none). */
+  /**
+   * The loops, threads and processes the program runs itself, as they are now (the host's programLoops;
+   * empty: none).
+   */
   programLoops: { loops: ProgramLoopState[] };
 };
-export type PanelEvent = { [E in keyof PanelEvents & string]: { event: E; body: PanelEvents[E] } }[keyof PanelEvents & string];
+export type PanelEvent = { [E in keyof PanelEvents & string]: { event: E; body: PanelEvents[E] } }[keyof PanelEvents &
+  string];
 
 /** Nothing is served by the webview: the extension only pushes events. */
 export type WebviewMethods = Record<string, never>;
@@ -185,9 +205,30 @@ function isInt(v: unknown): v is number {
   return typeof v === 'number' && Number.isInteger(v);
 }
 
-const TASK_STATES: ReadonlySet<string> = new Set<TaskState>(['scheduled', 'running', 'suspended', 'done', 'cancelled', 'failed']);
-const CONTROL_ACTIONS: ReadonlySet<string> = new Set<ControlAction>(['pause', 'continue', 'stepTick', 'stepTask', 'stop']);
-const PANEL_COMMANDS: ReadonlySet<string> = new Set<PanelCommand>(['runCrawl', 'openSample', 'showTrace', 'showLog', 'debugRun', 'saveRecording', 'openRecording']);
+const TASK_STATES: ReadonlySet<string> = new Set<TaskState>([
+  'scheduled',
+  'running',
+  'suspended',
+  'done',
+  'cancelled',
+  'failed',
+]);
+const CONTROL_ACTIONS: ReadonlySet<string> = new Set<ControlAction>([
+  'pause',
+  'continue',
+  'stepTick',
+  'stepTask',
+  'stop',
+]);
+const PANEL_COMMANDS: ReadonlySet<string> = new Set<PanelCommand>([
+  'runCrawl',
+  'openSample',
+  'showTrace',
+  'showLog',
+  'debugRun',
+  'saveRecording',
+  'openRecording',
+]);
 
 export function isViewId(v: unknown): v is ViewId {
   return typeof v === 'string' && (VIEW_IDS as readonly string[]).includes(v);
@@ -217,9 +258,13 @@ export function parsePanelRequest(method: string, params: unknown): PanelRequest
       return { method, params: { handle: p.handle } };
     case 'openSource':
       if (!isSourcePosition(p.position)) return 'openSource: position must be {file, line, column}';
-      return { method, params: { position: { file: p.position.file, line: p.position.line, column: p.position.column } } };
+      return {
+        method,
+        params: { position: { file: p.position.file, line: p.position.line, column: p.position.column } },
+      };
     case 'control': {
-      if (typeof p.action !== 'string' || !CONTROL_ACTIONS.has(p.action)) return `control: unknown action ${JSON.stringify(p.action)}`;
+      if (typeof p.action !== 'string' || !CONTROL_ACTIONS.has(p.action))
+        return `control: unknown action ${JSON.stringify(p.action)}`;
       const action = p.action as ControlAction;
       if (action === 'stepTask') {
         if (!isInt(p.taskId)) return 'control: stepTask needs a taskId';
@@ -231,16 +276,19 @@ export function parsePanelRequest(method: string, params: unknown): PanelRequest
       if (p.url !== undefined && typeof p.url !== 'string') return 'traces: url must be a string';
       return typeof p.url === 'string' ? { method, params: { url: p.url } } : { method, params: {} };
     case 'command':
-      if (typeof p.command !== 'string' || !PANEL_COMMANDS.has(p.command)) return `command: unknown command ${JSON.stringify(p.command)}`;
+      if (typeof p.command !== 'string' || !PANEL_COMMANDS.has(p.command))
+        return `command: unknown command ${JSON.stringify(p.command)}`;
       return { method, params: { command: p.command as PanelCommand } };
     case 'timeline':
       if (p.sinceTick === undefined) return { method, params: {} };
       if (!isInt(p.sinceTick) || p.sinceTick < 0) return 'timeline: sinceTick must be a tick (an integer >= 0)';
       return { method, params: { sinceTick: p.sinceTick } };
     case 'seek': {
-      if (p.tick !== null && (!isInt(p.tick) || p.tick < 0)) return 'seek: tick must be a tick (an integer >= 0) or null for the present';
+      if (p.tick !== null && (!isInt(p.tick) || p.tick < 0))
+        return 'seek: tick must be a tick (an integer >= 0) or null for the present';
       if (p.moment === undefined) return { method, params: { tick: p.tick } };
-      if (typeof p.moment !== 'string' || p.moment.length === 0 || p.moment.length > MAX_MOMENT_ID_LENGTH) return `seek: moment must be an id of 1..${MAX_MOMENT_ID_LENGTH} characters`;
+      if (typeof p.moment !== 'string' || p.moment.length === 0 || p.moment.length > MAX_MOMENT_ID_LENGTH)
+        return `seek: moment must be an id of 1..${MAX_MOMENT_ID_LENGTH} characters`;
       return { method, params: { tick: p.tick, moment: p.moment } };
     }
     default:
@@ -260,13 +308,22 @@ export function isTaskSummary(v: unknown): v is TaskSummary {
     typeof v.busyMs === 'number' &&
     Array.isArray(v.frames) &&
     Array.isArray(v.awaitedBy) &&
-    (v.awaiting === null || (isObj(v.awaiting) && typeof v.awaiting.kind === 'string' && typeof v.awaiting.detail === 'string'))
+    (v.awaiting === null ||
+      (isObj(v.awaiting) && typeof v.awaiting.kind === 'string' && typeof v.awaiting.detail === 'string'))
   );
 }
 
 /** A snapshot, with the tasks that fail isTaskSummary dropped (and counted in `dropped`). */
 export function narrowSnapshot(v: unknown): { snapshot: Snapshot; dropped: number } | null {
-  if (!isObj(v) || !isInt(v.version) || typeof v.full !== 'boolean' || !Array.isArray(v.tasks) || !Array.isArray(v.removed) || !isObj(v.counts)) return null;
+  if (
+    !isObj(v) ||
+    !isInt(v.version) ||
+    typeof v.full !== 'boolean' ||
+    !Array.isArray(v.tasks) ||
+    !Array.isArray(v.removed) ||
+    !isObj(v.counts)
+  )
+    return null;
   const tasks: TaskSummary[] = [];
   let dropped = 0;
   for (const t of v.tasks as unknown[]) {
@@ -298,7 +355,8 @@ export function narrowProgress(v: unknown): CrawlProgress | null {
   if (!isObj(v)) return null;
   const num = (k: string): number => (typeof v[k] === 'number' && Number.isFinite(v[k]) ? (v[k] as number) : 0);
   const byKind: Record<string, number> = {};
-  if (isObj(v.errorsByKind)) for (const [k, n] of Object.entries(v.errorsByKind)) if (typeof n === 'number') byKind[k] = n;
+  if (isObj(v.errorsByKind))
+    for (const [k, n] of Object.entries(v.errorsByKind)) if (typeof n === 'number') byKind[k] = n;
   const out: CrawlProgress = {
     done: num('done'),
     queued: num('queued'),
@@ -337,7 +395,8 @@ export function narrowRunStatus(v: unknown): RunStatus | null {
     detail: typeof v.detail === 'string' ? v.detail : '',
     tick: isInt(v.tick) ? v.tick : 0,
   };
-  if (Array.isArray(v.lastLines)) s.lastLines = (v.lastLines as unknown[]).filter((l): l is string => typeof l === 'string');
+  if (Array.isArray(v.lastLines))
+    s.lastLines = (v.lastLines as unknown[]).filter((l): l is string => typeof l === 'string');
   if (typeof v.pauseReason === 'string') s.pauseReason = v.pauseReason as StopReason;
   if (isInt(v.pausedTaskId)) s.pausedTaskId = v.pausedTaskId;
   if (v.onLine === true) s.onLine = true;
@@ -352,7 +411,13 @@ export function narrowRunStatus(v: unknown): RunStatus | null {
 }
 
 export function isTraceback(v: unknown): v is Traceback {
-  return isObj(v) && typeof v.title === 'string' && typeof v.error === 'string' && typeof v.text === 'string' && Array.isArray(v.frames);
+  return (
+    isObj(v) &&
+    typeof v.title === 'string' &&
+    typeof v.error === 'string' &&
+    typeof v.text === 'string' &&
+    Array.isArray(v.frames)
+  );
 }
 
 export function narrowException(v: unknown): ExceptionEntry | null {
@@ -366,11 +431,39 @@ function isStringArray(v: unknown): v is string[] {
 
 /** A program loop as the panel receives it (untrusted until narrowed: its texts hold socket peers and page paths). */
 export function isProgramLoopState(v: unknown): v is ProgramLoopState {
-  if (!isObj(v) || typeof v.kind !== 'string' || typeof v.title !== 'string' || !(v.running === null || typeof v.running === 'string')) return false;
-  if (!isStringArray(v.ready) || !isStringArray(v.notes) || !Array.isArray(v.sockets) || !Array.isArray(v.timers) || !Array.isArray(v.workers)) return false;
-  const sockets = (v.sockets as unknown[]).every((x) => isObj(x) && typeof x.fd === 'number' && typeof x.events === 'string' && typeof x.callback === 'string' && typeof x.socket === 'string');
-  const timers = (v.timers as unknown[]).every((x) => isObj(x) && typeof x.dueInMs === 'number' && typeof x.callback === 'string');
-  const workers = (v.workers as unknown[]).every((x) => isObj(x) && (x.kind === 'thread' || x.kind === 'process') && typeof x.name === 'string' && typeof x.state === 'string');
+  if (
+    !isObj(v) ||
+    typeof v.kind !== 'string' ||
+    typeof v.title !== 'string' ||
+    !(v.running === null || typeof v.running === 'string')
+  )
+    return false;
+  if (
+    !isStringArray(v.ready) ||
+    !isStringArray(v.notes) ||
+    !Array.isArray(v.sockets) ||
+    !Array.isArray(v.timers) ||
+    !Array.isArray(v.workers)
+  )
+    return false;
+  const sockets = (v.sockets as unknown[]).every(
+    (x) =>
+      isObj(x) &&
+      typeof x.fd === 'number' &&
+      typeof x.events === 'string' &&
+      typeof x.callback === 'string' &&
+      typeof x.socket === 'string',
+  );
+  const timers = (v.timers as unknown[]).every(
+    (x) => isObj(x) && typeof x.dueInMs === 'number' && typeof x.callback === 'string',
+  );
+  const workers = (v.workers as unknown[]).every(
+    (x) =>
+      isObj(x) &&
+      (x.kind === 'thread' || x.kind === 'process') &&
+      typeof x.name === 'string' &&
+      typeof x.state === 'string',
+  );
   return sockets && timers && workers;
 }
 
@@ -382,20 +475,30 @@ export function narrowProgressPoint(v: unknown): ProgressPoint | null {
   if (!isObj(v)) return null;
   const keys = ['t', 'done', 'rate', 'queued', 'inFlight'] as const;
   for (const k of keys) if (typeof v[k] !== 'number') return null;
-  return { t: v.t as number, done: v.done as number, rate: v.rate as number, queued: v.queued as number, inFlight: v.inFlight as number };
+  return {
+    t: v.t as number,
+    done: v.done as number,
+    rate: v.rate as number,
+    queued: v.queued as number,
+    inFlight: v.inFlight as number,
+  };
 }
 
 export function narrowPanelInit(v: unknown): PanelInit | null {
   if (!isObj(v) || v.protocolVersion !== PANEL_PROTOCOL_VERSION) return null;
   const status = narrowRunStatus(v.status);
   if (status === null) return null;
-  const snap = v.snapshot === null ? null : narrowSnapshot(v.snapshot)?.snapshot ?? null;
+  const snap = v.snapshot === null ? null : (narrowSnapshot(v.snapshot)?.snapshot ?? null);
   return {
     protocolVersion: PANEL_PROTOCOL_VERSION,
     status,
     snapshot: snap,
-    progress: Array.isArray(v.progress) ? (v.progress as unknown[]).map(narrowProgressPoint).filter((p): p is ProgressPoint => p !== null) : [],
-    exceptions: Array.isArray(v.exceptions) ? (v.exceptions as unknown[]).map(narrowException).filter((e): e is ExceptionEntry => e !== null) : [],
+    progress: Array.isArray(v.progress)
+      ? (v.progress as unknown[]).map(narrowProgressPoint).filter((p): p is ProgressPoint => p !== null)
+      : [],
+    exceptions: Array.isArray(v.exceptions)
+      ? (v.exceptions as unknown[]).map(narrowException).filter((e): e is ExceptionEntry => e !== null)
+      : [],
     lints: Array.isArray(v.lints) ? (v.lints as unknown[]).filter(isLint) : [],
     pages: narrowPages(v.pages),
     lastProgress: narrowProgress(v.lastProgress),
@@ -431,7 +534,9 @@ function narrowComparisonRow(v: unknown): ComparisonRowInfo | null {
 export function narrowComparison(v: unknown): Comparison | null {
   if (!isObj(v) || !isFiniteNumber(v.pages) || !isFiniteNumber(v.latencyMs)) return null;
   if (v.state !== 'running' && v.state !== 'done' && v.state !== 'failed') return null;
-  const rows = Array.isArray(v.rows) ? (v.rows as unknown[]).map(narrowComparisonRow).filter((r): r is ComparisonRowInfo => r !== null) : [];
+  const rows = Array.isArray(v.rows)
+    ? (v.rows as unknown[]).map(narrowComparisonRow).filter((r): r is ComparisonRowInfo => r !== null)
+    : [];
   const c: Comparison = { pages: v.pages, latencyMs: v.latencyMs, state: v.state, rows };
   if (typeof v.error === 'string') c.error = v.error;
   return c;
@@ -450,7 +555,13 @@ export function isTracePair(v: unknown): v is TracePair {
 }
 
 export function isVariableList(v: unknown): v is { variables: VariableInfo[] } {
-  return isObj(v) && Array.isArray(v.variables) && (v.variables as unknown[]).every((x) => isObj(x) && typeof x.name === 'string' && typeof x.value === 'string' && isInt(x.handle));
+  return (
+    isObj(v) &&
+    Array.isArray(v.variables) &&
+    (v.variables as unknown[]).every(
+      (x) => isObj(x) && typeof x.name === 'string' && typeof x.value === 'string' && isInt(x.handle),
+    )
+  );
 }
 
 // --- the timeline --------------------------------------------------------------------------
@@ -463,17 +574,27 @@ const END_STATES: ReadonlySet<string> = new Set<NonNullable<TimelineLane['endSta
 function narrowCancelOrigin(v: unknown): CancelOrigin | undefined {
   if (!isObj(v) || typeof v.kind !== 'string') return undefined;
   if (v.kind === 'task') return isInt(v.taskId) ? { kind: 'task', taskId: v.taskId } : { kind: 'unknown' };
-  if (v.kind === 'inspector' || v.kind === 'debugger' || v.kind === 'cli' || v.kind === 'deadline') return { kind: v.kind };
+  if (v.kind === 'inspector' || v.kind === 'debugger' || v.kind === 'cli' || v.kind === 'deadline')
+    return { kind: v.kind };
   return { kind: 'unknown' };
 }
 
 function narrowSegment(v: unknown): TimelineSegment | null {
-  if (!isObj(v) || !isInt(v.fromTick) || !isInt(v.toTick) || v.toTick < v.fromTick || typeof v.state !== 'string' || !SEGMENT_STATES.has(v.state)) return null;
+  if (
+    !isObj(v) ||
+    !isInt(v.fromTick) ||
+    !isInt(v.toTick) ||
+    v.toTick < v.fromTick ||
+    typeof v.state !== 'string' ||
+    !SEGMENT_STATES.has(v.state)
+  )
+    return null;
   const s: TimelineSegment = { fromTick: v.fromTick, toTick: v.toTick, state: v.state as TimelineSegment['state'] };
   if (typeof v.awaiting === 'string') s.awaiting = v.awaiting;
   if (typeof v.awaitDetail === 'string' && v.awaitDetail !== '') s.awaitDetail = v.awaitDetail;
   if (isInt(v.wokenTick)) s.wokenTick = v.wokenTick;
-  if (isInt(v.wokenBy) || v.wokenBy === 'io' || v.wokenBy === 'timer' || v.wokenBy === 'callback') s.wokenBy = v.wokenBy;
+  if (isInt(v.wokenBy) || v.wokenBy === 'io' || v.wokenBy === 'timer' || v.wokenBy === 'callback')
+    s.wokenBy = v.wokenBy;
   if (v.open === true) s.open = true;
   return s;
 }
@@ -496,10 +617,12 @@ function narrowLane(v: unknown): TimelineLane | null {
     createdTick: v.createdTick,
     segmentsFrom: isInt(v.segmentsFrom) && v.segmentsFrom >= 0 ? v.segmentsFrom : 0,
     endTick: isInt(v.endTick) ? v.endTick : null,
-    endState: typeof v.endState === 'string' && END_STATES.has(v.endState) ? (v.endState as TimelineLane['endState']) : null,
+    endState:
+      typeof v.endState === 'string' && END_STATES.has(v.endState) ? (v.endState as TimelineLane['endState']) : null,
     segments,
   };
-  if (isSourcePosition(v.createdSite)) lane.createdSite = { file: v.createdSite.file, line: v.createdSite.line, column: v.createdSite.column };
+  if (isSourcePosition(v.createdSite))
+    lane.createdSite = { file: v.createdSite.file, line: v.createdSite.line, column: v.createdSite.column };
   if (isInt(v.cancelledTick)) lane.cancelledTick = v.cancelledTick;
   const by = narrowCancelOrigin(v.cancelledBy);
   if (by !== undefined) lane.cancelledBy = by;
@@ -514,12 +637,18 @@ export function narrowTimeline(v: unknown): Timeline | null {
   if (Array.isArray(v.marks)) {
     for (const m of v.marks as unknown[]) {
       if (!isObj(m) || !isInt(m.tick) || typeof m.kind !== 'string' || !MARK_KINDS.has(m.kind)) continue;
-      const mark: TimelineMark = { tick: m.tick, kind: m.kind as MarkKind, detail: typeof m.detail === 'string' ? m.detail : '' };
+      const mark: TimelineMark = {
+        tick: m.tick,
+        kind: m.kind as MarkKind,
+        detail: typeof m.detail === 'string' ? m.detail : '',
+      };
       if (isInt(m.taskId)) mark.taskId = m.taskId;
       marks.push(mark);
     }
   }
-  const tickTimes = Array.isArray(v.tickTimes) ? (v.tickTimes as unknown[]).map((x) => (isFiniteNumber(x) && x >= 0 ? x : 0)) : [];
+  const tickTimes = Array.isArray(v.tickTimes)
+    ? (v.tickTimes as unknown[]).map((x) => (isFiniteNumber(x) && x >= 0 ? x : 0))
+    : [];
   return {
     runId: isInt(v.runId) ? v.runId : 0,
     ticks: v.ticks,

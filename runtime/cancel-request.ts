@@ -50,7 +50,10 @@ export class CancelRequests {
     return request;
   }
 
-  /** Takes back `request` (null: the delivered one if pending, else the oldest); returns the one taken back, or null if none was pending. */
+  /**
+   * Takes back `request` (null: the delivered one if pending, else the oldest); returns the one taken back,
+   * or null if none was pending.
+   */
   withdraw(request: CancelRequest | null): CancelRequest | null {
     let i = request === null ? -1 : this.pending.indexOf(request);
     if (i < 0 && this.delivered !== null) i = this.pending.indexOf(this.delivered);

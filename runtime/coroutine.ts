@@ -78,7 +78,13 @@ function* trackedFrame<R>(gen: Coroutine<R>, fn: (...args: never[]) => Coroutine
     frames = task._frames ??= [];
     parent = frames.length > 0 ? frames[frames.length - 1]! : null;
   }
-  const frame: CoroutineFrame = { gen: gen as Coroutine<unknown>, fn, task, parent, depth: parent === null ? 0 : parent.depth + 1 };
+  const frame: CoroutineFrame = {
+    gen: gen as Coroutine<unknown>,
+    fn,
+    task,
+    parent,
+    depth: parent === null ? 0 : parent.depth + 1,
+  };
   frames?.push(frame);
   hooks?.started?.(frame);
   try {
@@ -108,7 +114,10 @@ export function isTrackingWrapper(gen: unknown): boolean {
  * `const fetch = coroutine(function* fetch(url: string) { ... })`. It is also a method
  * decorator: `@coroutine *fetch(url: string) { ... }` inside a class.
  */
-export function coroutine<This, A extends unknown[], R>(fn: GeneratorFunction<This, A, R>, _decoratorContext?: ClassMethodDecoratorContext): GeneratorFunction<This, A, R> {
+export function coroutine<This, A extends unknown[], R>(
+  fn: GeneratorFunction<This, A, R>,
+  _decoratorContext?: ClassMethodDecoratorContext,
+): GeneratorFunction<This, A, R> {
   const wrapped = function (this: This): Coroutine<R> {
     // `arguments` with apply is optimised by V8 without materialising an array.
     // eslint-disable-next-line prefer-rest-params

@@ -39,7 +39,10 @@ export class ValueError extends RangeError {
 /** asyncio.BrokenBarrierError (a RuntimeError): the Barrier was aborted, or reset while this task waited at it. */
 export class BrokenBarrierError extends RuntimeError {}
 
-/** Python's KeyError, as the selectors module raises it: registering twice, or unregistering or modifying what is not registered. */
+/**
+ * Python's KeyError, as the selectors module raises it: registering twice, or unregistering or modifying what
+ * is not registered.
+ */
 export class KeyError extends CoroscopeError {}
 
 /** An operation on a Future or Task that is not allowed in its current state. */

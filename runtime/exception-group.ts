@@ -7,13 +7,19 @@
 // `except*`), and give null where nothing matches.
 
 /** Which exceptions a subgroup() or split() keeps: a class, several classes, or a test. */
-export type ExceptionMatcher = (abstract new (...args: never[]) => unknown) | ReadonlyArray<abstract new (...args: never[]) => unknown> | ((exc: unknown) => boolean);
+export type ExceptionMatcher =
+  | (abstract new (
+      ...args: never[]
+    ) => unknown)
+  | ReadonlyArray<abstract new (...args: never[]) => unknown>
+  | ((exc: unknown) => boolean);
 
 function matcherTest(matcher: ExceptionMatcher): (exc: unknown) => boolean {
   if (Array.isArray(matcher)) return (exc) => matcher.some((cls) => exc instanceof cls);
   const fn = matcher as ((exc: unknown) => boolean) | (abstract new (...args: never[]) => unknown);
   // A class (has a prototype that is an Error's or any object's) versus an arrow test.
-  if (typeof fn === 'function' && fn.prototype !== undefined) return (exc) => exc instanceof (fn as abstract new (...args: never[]) => unknown);
+  if (typeof fn === 'function' && fn.prototype !== undefined)
+    return (exc) => exc instanceof (fn as abstract new (...args: never[]) => unknown);
   return fn as (exc: unknown) => boolean;
 }
 
@@ -22,7 +28,8 @@ export class BaseExceptionGroup extends AggregateError {
 
   constructor(message: string, exceptions: readonly unknown[]) {
     if (typeof message !== 'string') throw new TypeError('an exception group needs a message string');
-    if (!Array.isArray(exceptions) || exceptions.length === 0) throw new TypeError('an exception group needs a non-empty array of exceptions');
+    if (!Array.isArray(exceptions) || exceptions.length === 0)
+      throw new TypeError('an exception group needs a non-empty array of exceptions');
     super(exceptions, message);
     this.name = new.target.name;
     this.exceptions = Object.freeze([...exceptions]);
@@ -30,7 +37,10 @@ export class BaseExceptionGroup extends AggregateError {
 
   /** A group of the same kind and message holding `exceptions` (Python's derive()). */
   derive(exceptions: readonly unknown[]): BaseExceptionGroup {
-    return new (this.constructor as new (m: string, e: readonly unknown[]) => BaseExceptionGroup)(this.message, exceptions);
+    return new (this.constructor as new (m: string, e: readonly unknown[]) => BaseExceptionGroup)(
+      this.message,
+      exceptions,
+    );
   }
 
   /** The exceptions that match, with this group's nesting; null if none does. */
@@ -55,7 +65,12 @@ export class BaseExceptionGroup extends AggregateError {
         rest.push(exc);
       }
     }
-    const part = (list: unknown[]): BaseExceptionGroup | null => (list.length === 0 ? null : list.length === this.exceptions.length && list.every((e, i) => e === this.exceptions[i]) ? this : this.derive(list));
+    const part = (list: unknown[]): BaseExceptionGroup | null =>
+      list.length === 0
+        ? null
+        : list.length === this.exceptions.length && list.every((e, i) => e === this.exceptions[i])
+          ? this
+          : this.derive(list);
     return [part(matched), part(rest)];
   }
 

@@ -57,7 +57,9 @@ export class Fifo<T> implements Iterable<T> {
  * Wakes the first waiter still pending, dropping the ones already done (a waiter cancelled
  * with its coroutine): the wake-up is never spent on a waiter that cannot use it.
  */
-export function wakeFirstPending(waiters: { shift(): { done(): boolean; setResult(v: undefined): void } | undefined }): void {
+export function wakeFirstPending(waiters: {
+  shift(): { done(): boolean; setResult(v: undefined): void } | undefined;
+}): void {
   for (;;) {
     const w = waiters.shift();
     if (w === undefined) return;

@@ -13,7 +13,14 @@
 //   when it closes: "Future exception was never retrieved" ("Task ..." for a task).
 
 import { CancelledError, InvalidStateError, RuntimeError } from './errors';
-import { inspect, isInspectable, type FutureInspection, type FutureOutcome, type Inspectable, type WokenBy } from './inspection';
+import {
+  inspect,
+  isInspectable,
+  type FutureInspection,
+  type FutureOutcome,
+  type Inspectable,
+  type WokenBy,
+} from './inspection';
 import type { EventLoop } from './loop';
 import type { ReadyFn } from './ready-queue';
 import type { Task } from './task';
@@ -72,7 +79,10 @@ export interface FutureOrigin {
   readonly detail?: string;
 }
 
-/** Hook the inspector sets to see an exception arrive at a suspension point with the whole `yield*` chain on the stack. */
+/**
+ * Hook the inspector sets to see an exception arrive at a suspension point with the whole `yield*` chain on
+ * the stack.
+ */
 export type AwaitThrowHook = (fut: Future<unknown> | null, err: unknown) => void;
 let awaitThrowHook: AwaitThrowHook | null = null;
 /** @internal */
@@ -110,7 +120,10 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown>, Ins
   _cancelledExc: CancelledError | null = null;
   /** @internal What this future stands for (inspection). */
   _origin: FutureOrigin | null = null;
-  /** @internal The task running when loop.createFuture() made it (inspection: who is likely to complete a bare future). */
+  /**
+   * @internal The task running when loop.createFuture() made it (inspection: who is likely to complete a bare
+   * future).
+   */
   _createdBy: Task<unknown> | null = null;
 
   constructor(loop: EventLoop) {
@@ -236,7 +249,8 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown>, Ins
       this._cb0Step =
         typeof cb === 'function'
           ? null
-          : ((cb as FutureWaiter)._wakeStep ?? ((cb as CompletionRecorder)._recordCompletion !== undefined ? recordCompletion : null));
+          : ((cb as FutureWaiter)._wakeStep ??
+            ((cb as CompletionRecorder)._recordCompletion !== undefined ? recordCompletion : null));
     } else {
       (this._cbs ??= []).push(cb);
     }
@@ -247,15 +261,19 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown>, Ins
     else if ((cb as FutureWaiter)._wakeStep !== undefined) {
       this._loop._pushReady((cb as FutureWaiter)._wakeStep!, cb, NO_EXCEPTION);
       this._taskWoken(cb);
-    }
-    else if ((cb as CompletionRecorder)._recordCompletion !== undefined) (cb as CompletionRecorder)._recordCompletion(this as Future<unknown>);
+    } else if ((cb as CompletionRecorder)._recordCompletion !== undefined)
+      (cb as CompletionRecorder)._recordCompletion(this as Future<unknown>);
     else this._loop._pushReady(wakeWaiter as ReadyFn, cb, this);
   }
 
-  /** A task waiting on this future was just queued to wake: the loop's observer hears it (a recording: who woke whom). */
+  /**
+   * A task waiting on this future was just queued to wake: the loop's observer hears it (a recording: who
+   * woke whom).
+   */
   private _taskWoken(waiter: StoredCallback): void {
     const observer = this._loop._observer;
-    if (observer !== null && observer.taskWoken !== undefined) observer.taskWoken(waiter as unknown as Task<unknown>, this as Future<unknown>);
+    if (observer !== null && observer.taskWoken !== undefined)
+      observer.taskWoken(waiter as unknown as Task<unknown>, this as Future<unknown>);
   }
 
   private _scheduleCallbacks(): void {
@@ -305,7 +323,10 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown>, Ins
     const state = this.stateName().toLowerCase();
     let extra = '';
     if (this._state === FINISHED) {
-      extra = this._exception !== undefined ? ` exception=${describeValue(this._exception)}` : ` result=${describeValue(this._result)}`;
+      extra =
+        this._exception !== undefined
+          ? ` exception=${describeValue(this._exception)}`
+          : ` result=${describeValue(this._result)}`;
     } else if (this._origin !== null) {
       extra = ` ${this._origin.kind}${this._origin.detail ? ` ${this._origin.detail}` : ''}`;
     }
@@ -398,7 +419,9 @@ export class FutureView implements FutureInspection {
     const f = this.fut;
     if (f._state === PENDING) return { state: 'pending' };
     if (f._state === CANCELLED) return { state: 'cancelled', message: f._cancelMessage };
-    return f._exception !== undefined ? { state: 'exception', error: f._exception } : { state: 'result', value: f._result };
+    return f._exception !== undefined
+      ? { state: 'exception', error: f._exception }
+      : { state: 'result', value: f._result };
   }
 
   createdBy(): Task<unknown> | null {
@@ -422,7 +445,8 @@ function innerFuturesOf(fut: Future<unknown>): readonly Future<unknown>[] {
 
 /** A short, bounded description of a value for messages (never the whole of a big object). */
 export function describeValue(v: unknown): string {
-  if (v instanceof Error) return `${v.name}(${JSON.stringify(v.message.length > 80 ? v.message.slice(0, 77) + '...' : v.message)})`;
+  if (v instanceof Error)
+    return `${v.name}(${JSON.stringify(v.message.length > 80 ? v.message.slice(0, 77) + '...' : v.message)})`;
   if (typeof v === 'string') return JSON.stringify(v.length > 40 ? v.slice(0, 37) + '...' : v);
   if (v === null || typeof v !== 'object') return String(v);
   if (Array.isArray(v)) return `Array(${v.length})`;

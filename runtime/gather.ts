@@ -113,7 +113,10 @@ function markRetrieved(child: Future<unknown>): void {
   if (!child.cancelled()) child.exception();
 }
 
-/** Next tick after a child failed or was cancelled (without returnExceptions): the gather fails with it, unless it already ended. */
+/**
+ * Next tick after a child failed or was cancelled (without returnExceptions): the gather fails with it,
+ * unless it already ended.
+ */
 function failWithChild(outerArg: unknown, childArg: unknown): void {
   const outer = outerArg as GatheringFuture<unknown[]>;
   const child = childArg as Future<unknown>;
@@ -140,7 +143,9 @@ function isGatherOptions(v: unknown): v is GatherOptions {
 type Results<T extends readonly unknown[]> = { -readonly [K in keyof T]: T[K] extends Awaitable<infer R> ? R : never };
 
 /** Runs the awaitables concurrently; `yield* gather(a, b)` gives [resultA, resultB]. */
-export function gather<T extends readonly Awaitable<unknown>[]>(...args: [...T] | [...T, GatherOptions]): GatheringFuture<Results<T>> {
+export function gather<T extends readonly Awaitable<unknown>[]>(
+  ...args: [...T] | [...T, GatherOptions]
+): GatheringFuture<Results<T>> {
   let options: GatherOptions = {};
   let aws = args as unknown[];
   if (aws.length > 0 && isGatherOptions(aws[aws.length - 1])) {

@@ -67,7 +67,13 @@ export class TimerHandle extends Handle {
   scheduled = true;
   private readonly owner: TimerCancelListener | null;
 
-  constructor(when: number, seq: number, callback: (...args: unknown[]) => unknown, args: unknown[], owner: TimerCancelListener | null) {
+  constructor(
+    when: number,
+    seq: number,
+    callback: (...args: unknown[]) => unknown,
+    args: unknown[],
+    owner: TimerCancelListener | null,
+  ) {
     super(callback, args);
     this.when = when;
     this.seq = seq;

@@ -17,14 +17,16 @@
 // through the runtime's machinery is a hold, V8 runs stepped code with its break checks, and
 // the pauses and resumes travel between the threads as messages (measured on the demo crawl,
 // 12 line steps: 0.42 s of a task step's 1.2 s not counted over its 16 holds, 0.48 s of another's
-// 0.65 s over 5, one gap of 0.37 s between a resume and the next stop). A callback during which the thread was held has no
+// 0.65 s over 5, one gap of 0.37 s between a resume and the next stop). A callback during which the thread
+// was held has no
 // duration of its own to tell, so holds are counted too (holdCount) and such a callback is
 // not timed (the slow-callback report, the never-yields lint).
 //
 // Invariants: heldMs() and holdCount() never decrease, so a duration measured with
 // runningNow() is never more than the same duration measured with performance.now(), and
 // never negative; holdUnderWay() is true only between holdBegan() and the addHeldTime() that
-// ends that hold, and holdStamp() changes at both (the thread runs in that window only for what the debugger evaluates in it).
+// ends that hold, and holdStamp() changes at both (the thread runs in that window only for what the debugger
+// evaluates in it).
 
 let held: BigInt64Array | null = null;
 let stamps: Int32Array | null = null;
@@ -32,7 +34,10 @@ let stamps: Int32Array | null = null;
 /** Int64 slots of the shared counter: microseconds held, holds ended. */
 const HELD_US = 0;
 const HOLDS = 1;
-/** The Int32 at byte 16: a stamp that changes at every hold's start and end, odd while one is under way (one Int32 load tells a reader whether to read the rest). */
+/**
+ * The Int32 at byte 16: a stamp that changes at every hold's start and end, odd while one is under way (one
+ * Int32 load tells a reader whether to read the rest).
+ */
 const STAMP = 4;
 
 /** Bytes of the shared memory a debugger counts in (two Int64s and the stamp). */
@@ -99,4 +104,3 @@ export function holdUnderWay(): boolean {
 export function runningNow(): number {
   return held === null ? performance.now() : performance.now() - heldMs();
 }
-

@@ -1,11 +1,25 @@
 // The public face of Coroscope's runtime: every name docs/design/runs-and-programs.md promises, exported
 // from one place (built to dist/runtime/index.js). Tests outside the project import these.
 
-export { EventLoop, type Awaitable, type EventLoopOptions, type ExceptionContext, type ExceptionHandler, type LoopObserver, type LoopLogger } from './loop';
+export {
+  EventLoop,
+  type Awaitable,
+  type EventLoopOptions,
+  type ExceptionContext,
+  type ExceptionHandler,
+  type LoopObserver,
+  type LoopLogger,
+} from './loop';
 export { Future, isFuture, type DoneCallback, type FutureOrigin } from './future';
 export { Task, isCoroutine, type Coroutine } from './task';
 export { CancelRequest } from './cancel-request';
-export { coroutine, isCoroutineFunction, isTrackingWrapper, setCoroutineTracking, type CoroutineFrame } from './coroutine';
+export {
+  coroutine,
+  isCoroutineFunction,
+  isTrackingWrapper,
+  setCoroutineTracking,
+  type CoroutineFrame,
+} from './coroutine';
 export {
   inspect,
   isInspectable,

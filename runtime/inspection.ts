@@ -43,7 +43,10 @@ export interface ResourceInspection {
   waiters(): Future<unknown>[];
   /** The tasks holding it (a Lock's owner, a Semaphore's slot holders; null: taken outside any task). */
   holders(): Array<Task<unknown> | null>;
-  /** A Lock's: the stack captured where its holder took it (null: not held, or taken while coroutine tracking was off). */
+  /**
+   * A Lock's: the stack captured where its holder took it (null: not held, or taken while coroutine tracking
+   * was off).
+   */
   heldSince?(): CapturedStack | null;
 }
 
@@ -63,12 +66,18 @@ export interface FutureInspection {
   readonly detail: string | null;
   /** The resource it belongs to (the Queue, the Lock, the socket, the timer), or null. */
   readonly resource: Inspectable | null;
-  /** The futures it stands for in turn: gather's children, waitFor's and shield's inner awaitable (not a copy: do not change it). */
+  /**
+   * The futures it stands for in turn: gather's children, waitFor's and shield's inner awaitable (not a copy:
+   * do not change it).
+   */
   inner(): readonly Future<unknown>[];
   /** The tasks suspended on it (registered as its waiters), in registration order. */
   waitingTasks(): Task<unknown>[];
   outcome(): FutureOutcome;
-  /** The task that was running when loop.createFuture() made it (null: made outside any task, or not by createFuture). */
+  /**
+   * The task that was running when loop.createFuture() made it (null: made outside any task, or not by
+   * createFuture).
+   */
   createdBy(): Task<unknown> | null;
   /** Who will complete it: a task or the resource's owner inside the loop, or the outside world. */
   wokenBy(): WokenBy;
@@ -117,7 +126,11 @@ export interface Inspectable {
 
 /** True for anything implementing the interface. */
 export function isInspectable(x: unknown): x is Inspectable {
-  return (typeof x === 'object' || typeof x === 'function') && x !== null && typeof (x as Partial<Inspectable>)[inspect] === 'function';
+  return (
+    (typeof x === 'object' || typeof x === 'function') &&
+    x !== null &&
+    typeof (x as Partial<Inspectable>)[inspect] === 'function'
+  );
 }
 
 /** The exception a done future failed with, read without marking it retrieved; undefined if none. */

@@ -168,7 +168,8 @@ export class EventLoop implements TimerCancelListener {
   private _liveCount = 0;
   private _unretrieved = new Set<Future<unknown>>();
   private _tickCount = 0;
-  /** @internal The slot the hot path tests: the one observer, or a fanout of several. */ _observer: LoopObserver | null = null;
+  /** @internal The slot the hot path tests: the one observer, or a fanout of several. */ _observer: LoopObserver | null =
+    null;
   private _observers: LoopObserver[] = [];
   /** Set by a replay (setTickFeed): ticks come from the recording, never from waiting. */
   private _tickFeed: TickFeed | null = null;
@@ -220,14 +221,16 @@ export class EventLoop implements TimerCancelListener {
 
   /** Runs `fn(...args)` after `delay` seconds. */
   callLater<A extends unknown[]>(delay: number, fn: (...args: A) => unknown, ...args: A): TimerHandle {
-    if (typeof delay !== 'number' || Number.isNaN(delay)) throw new TypeError(`callLater() needs a delay in seconds, got ${describeValue(delay)}`);
+    if (typeof delay !== 'number' || Number.isNaN(delay))
+      throw new TypeError(`callLater() needs a delay in seconds, got ${describeValue(delay)}`);
     return this.callAt(this.time() + delay, fn, ...args);
   }
 
   /** Runs `fn(...args)` when the loop's time reaches `when` (seconds). */
   callAt<A extends unknown[]>(when: number, fn: (...args: A) => unknown, ...args: A): TimerHandle {
     this._checkClosed();
-    if (typeof when !== 'number' || Number.isNaN(when)) throw new TypeError(`callAt() needs a time in seconds, got ${describeValue(when)}`);
+    if (typeof when !== 'number' || Number.isNaN(when))
+      throw new TypeError(`callAt() needs a time in seconds, got ${describeValue(when)}`);
     if (typeof fn !== 'function') throw new TypeError(`callAt() needs a function, got ${describeValue(fn)}`);
     const h = new TimerHandle(when, this._timerSeq++, fn as (...a: unknown[]) => unknown, args, this);
     this._timers.push(h);
@@ -255,7 +258,8 @@ export class EventLoop implements TimerCancelListener {
   /** A Future as is, or a coroutine wrapped in a Task (asyncio.ensure_future). */
   ensureFuture<T>(aw: Awaitable<T>): Future<T> {
     if (aw instanceof Future) {
-      if (aw._loop !== this) throw new ValueError('The future belongs to a different loop than the one specified as the loop argument');
+      if (aw._loop !== this)
+        throw new ValueError('The future belongs to a different loop than the one specified as the loop argument');
       return aw;
     }
     if (isCoroutine(aw)) return this.createTask(aw);
@@ -343,12 +347,18 @@ export class EventLoop implements TimerCancelListener {
     this._tickFeed = feed;
   }
 
-  /** @internal For a replay (runtime/record): tasks created from now on are numbered by `numbering` (null: as usual). */
+  /**
+   * @internal For a replay (runtime/record): tasks created from now on are numbered by `numbering` (null: as
+   * usual).
+   */
   setTaskNumbering(numbering: TaskNumbering | null): void {
     this._taskNumbering = numbering;
   }
 
-  /** With no task running (currentTask() null): whether the running callback is an I/O callback, a due timer's, or another. */
+  /**
+   * With no task running (currentTask() null): whether the running callback is an I/O callback, a due
+   * timer's, or another.
+   */
   callbackSource(): CallbackSource {
     return this._callbackSource;
   }
@@ -365,7 +375,8 @@ export class EventLoop implements TimerCancelListener {
    */
   runOnce(): Promise<void> {
     if (this._closed) return Promise.reject(new RuntimeError('Event loop is closed'));
-    if (this._running && !this._paused) return Promise.reject(new RuntimeError('runOnce(): the loop is running; pause it first'));
+    if (this._running && !this._paused)
+      return Promise.reject(new RuntimeError('runOnce(): the loop is running; pause it first'));
     // A paused loop runs for this tick: its clock goes on until the tick has run (waiting for
     // the next timer included, which is the program's own time).
     this._oneTicksPending++;
@@ -445,7 +456,11 @@ export class EventLoop implements TimerCancelListener {
     for (const fut of this._unretrieved) {
       // asyncio names the class: "Task exception ..." for a task nobody awaited.
       const what = fut instanceof Task ? 'Task' : 'Future';
-      this.callExceptionHandler({ message: `${what} exception was never retrieved`, exception: fut._exception, future: fut });
+      this.callExceptionHandler({
+        message: `${what} exception was never retrieved`,
+        exception: fut._exception,
+        future: fut,
+      });
     }
     this._unretrieved.clear();
     this._ready.clear();
@@ -463,7 +478,8 @@ export class EventLoop implements TimerCancelListener {
   }
 
   setExceptionHandler(handler: ExceptionHandler | null): void {
-    if (handler !== null && typeof handler !== 'function') throw new TypeError('the exception handler must be a function or null');
+    if (handler !== null && typeof handler !== 'function')
+      throw new TypeError('the exception handler must be a function or null');
     this._exceptionHandler = handler;
   }
 
@@ -561,7 +577,11 @@ export class EventLoop implements TimerCancelListener {
         ? null
         : list.length === 1
           ? list[0]!
-          : new ObserverFanout(list, (e, hook) => this.logger.error(`loop observer ${hook} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`));
+          : new ObserverFanout(list, (e, hook) =>
+              this.logger.error(
+                `loop observer ${hook} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`,
+              ),
+            );
   }
 
   /** The inspection interface (runtime/inspection.ts): what the next tick will step, what may still wake a task. */
@@ -574,7 +594,10 @@ export class EventLoop implements TimerCancelListener {
           // A task woken by the future it awaited is queued as (its step, task, NO_EXCEPTION)
           // and still names that future until the step runs.
           const w = a.awaiting();
-          out.push({ task: a, wokenBy: b === NO_EXCEPTION && w !== null && w.done() ? w : b instanceof Future ? b : null });
+          out.push({
+            task: a,
+            wokenBy: b === NO_EXCEPTION && w !== null && w.done() ? w : b instanceof Future ? b : null,
+          });
         });
         return out;
       },
@@ -929,4 +952,3 @@ export class EventLoop implements TimerCancelListener {
     }
   }
 }
-

@@ -16,7 +16,21 @@ import type { TimerHandle } from './handle';
 import type { CancelRequest } from './cancel-request';
 
 type HookName = keyof LoopObserver;
-const HOOKS: readonly HookName[] = ['taskCreated', 'taskStepStart', 'taskStepEnd', 'taskSuspended', 'taskWoken', 'taskDone', 'taskCancelRequested', 'taskUncancelled', 'tickStart', 'tickEnd', 'timerFired', 'slowCallback', 'callbackError'];
+const HOOKS: readonly HookName[] = [
+  'taskCreated',
+  'taskStepStart',
+  'taskStepEnd',
+  'taskSuspended',
+  'taskWoken',
+  'taskDone',
+  'taskCancelRequested',
+  'taskUncancelled',
+  'tickStart',
+  'tickEnd',
+  'timerFired',
+  'slowCallback',
+  'callbackError',
+];
 
 type AnyHook = (...args: never[]) => void;
 

@@ -26,7 +26,9 @@ export function comparePriority(a: unknown, b: unknown): number {
   if ((numeric(ta) && numeric(typeof b)) || (ta === 'string' && typeof b === 'string')) {
     return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
   }
-  throw new TypeError(`'<' not supported between ${describeKind(a)} and ${describeKind(b)}: give PriorityQueue a compare function`);
+  throw new TypeError(
+    `'<' not supported between ${describeKind(a)} and ${describeKind(b)}: give PriorityQueue a compare function`,
+  );
 }
 
 function describeKind(v: unknown): string {

@@ -96,7 +96,9 @@ export function callbackName(fn: unknown): string {
 export function selectorSockets(selector: DefaultSelector): ProgramLoopSocket[] {
   return [...selector.getMap().values()].map((key) => ({
     fd: key.fd,
-    events: [key.events & EVENT_READ ? 'read' : null, key.events & EVENT_WRITE ? 'write' : null].filter((w) => w !== null).join('+'),
+    events: [key.events & EVENT_READ ? 'read' : null, key.events & EVENT_WRITE ? 'write' : null]
+      .filter((w) => w !== null)
+      .join('+'),
     callback: callbackName(key.data),
     socket: inspectResource(key.fileobj)?.description() ?? `fd ${key.fd}`,
   }));

@@ -27,7 +27,8 @@ export class Queue<T = unknown> implements Inspectable {
 
   constructor(maxsize = 0) {
     // asyncio takes any number (full() compares qsize() >= maxsize, so 1.3 holds two items).
-    if (typeof maxsize !== 'number' || Number.isNaN(maxsize)) throw new TypeError(`maxsize must be a number, got ${String(maxsize)}`);
+    if (typeof maxsize !== 'number' || Number.isNaN(maxsize))
+      throw new TypeError(`maxsize must be a number, got ${String(maxsize)}`);
     this.maxsize = maxsize;
     this._finished.set();
     noteCreationSite(this);
@@ -89,7 +90,8 @@ export class Queue<T = unknown> implements Inspectable {
 
   /** Marks one item taken with get() as processed. */
   taskDone(): void {
-    if (this._unfinished <= 0) throw new ValueError('taskDone() called too many times: every call must match an item put');
+    if (this._unfinished <= 0)
+      throw new ValueError('taskDone() called too many times: every call must match an item put');
     this._unfinished--;
     if (this._unfinished === 0) this._finished.set();
   }
@@ -131,7 +133,12 @@ export class Queue<T = unknown> implements Inspectable {
   }
 
   /** @internal */
-  static _internals<T>(q: Queue<T>): { getters: Fifo<Future<void>>; putters: Fifo<Future<void>>; finished: Event; items: Fifo<T> } {
+  static _internals<T>(q: Queue<T>): {
+    getters: Fifo<Future<void>>;
+    putters: Fifo<Future<void>>;
+    finished: Event;
+    items: Fifo<T>;
+  } {
     return { getters: q._getters, putters: q._putters, finished: q._finished, items: q._items };
   }
 }

@@ -71,7 +71,11 @@ export class ReadyQueue {
    * but for an entry during which a debugger held the thread: it has no duration of its own
    * to tell (held-time.ts).
    */
-  run(count: number, onError: (error: unknown, fn: ReadyFn, a: unknown, b: unknown) => void, timed: ((fn: ReadyFn, a: unknown, seconds: number) => void) | null = null): void {
+  run(
+    count: number,
+    onError: (error: unknown, fn: ReadyFn, a: unknown, b: unknown) => void,
+    timed: ((fn: ReadyFn, a: unknown, seconds: number) => void) | null = null,
+  ): void {
     for (let i = 0; i < count; i++) {
       let h = this.headPos;
       if (h === SEGMENT_SLOTS) {

@@ -13,7 +13,10 @@ export interface RunDriver {
   /** The loop a run() call runs on (built from the program's own options, which it may extend). */
   newLoop(options: EventLoopOptions): EventLoop;
   /** Told once the run() on `loop` has ended (its loop closed), with its outcome. */
-  ended?(loop: EventLoop, outcome: { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown }): void;
+  ended?(
+    loop: EventLoop,
+    outcome: { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown },
+  ): void;
 }
 
 let installed: RunDriver | null = null;

@@ -33,7 +33,10 @@ export function run<T>(coro: Coroutine<T>, options: EventLoopOptions = {}): Prom
   );
 }
 
-/** @internal run()'s body on a loop made for it: runs `coro` to completion, cancels what is left, gives the shutdown ticks, closes the loop. */
+/**
+ * @internal run()'s body on a loop made for it: runs `coro` to completion, cancels what is left, gives the
+ * shutdown ticks, closes the loop.
+ */
 export async function runOnLoop<T>(loop: EventLoop, coro: Coroutine<T>): Promise<T> {
   try {
     return await loop.runUntilComplete(coro);
@@ -63,6 +66,7 @@ export async function cancelAllTasks(loop: EventLoop): Promise<void> {
   for (const t of pending) {
     if (t.cancelled()) continue;
     const exc = t.exception();
-    if (exc !== undefined) loop.callExceptionHandler({ message: 'unhandled exception during run() shutdown', exception: exc, task: t });
+    if (exc !== undefined)
+      loop.callExceptionHandler({ message: 'unhandled exception during run() shutdown', exception: exc, task: t });
   }
 }

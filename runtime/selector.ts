@@ -84,7 +84,12 @@ function resolveSocket(fileobj: FileObject): Selectable {
     if (sock === undefined) throw new OSError('EBADF', `Bad file descriptor: ${fileobj} is not an open socket`);
     return sock;
   }
-  if (fileobj === null || typeof fileobj !== 'object' || typeof fileobj.fileno !== 'function' || typeof fileobj._readyMask !== 'function') {
+  if (
+    fileobj === null ||
+    typeof fileobj !== 'object' ||
+    typeof fileobj.fileno !== 'function' ||
+    typeof fileobj._readyMask !== 'function'
+  ) {
     throw new TypeError(`a Socket or its fileno() was expected, got ${String(fileobj)}`);
   }
   return fileobj;
@@ -164,10 +169,13 @@ export class DefaultSelector {
       };
       // A timeout longer than a Node timer can hold (about 24.8 days) waits like no timeout.
       if (timeout !== undefined && timeout !== null && timeout * 1000 <= 2 ** 31 - 1) {
-        timer = setTimeout(() => {
-          timer = null;
-          finish();
-        }, Math.ceil(timeout * 1000));
+        timer = setTimeout(
+          () => {
+            timer = null;
+            finish();
+          },
+          Math.ceil(timeout * 1000),
+        );
       }
       this._waiter = () => {
         if (timer === null && !this._closed) {

@@ -22,7 +22,8 @@ export class Semaphore implements Inspectable {
   private _holders: Array<Task<unknown> | null> = [];
 
   constructor(value = 1) {
-    if (!Number.isInteger(value) || value < 0) throw new ValueError(`Semaphore initial value must be >= 0, got ${String(value)}`);
+    if (!Number.isInteger(value) || value < 0)
+      throw new ValueError(`Semaphore initial value must be >= 0, got ${String(value)}`);
     this._value = value;
     noteCreationSite(this);
   }

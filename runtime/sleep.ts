@@ -12,7 +12,8 @@ function wakeSleeper(fut: Future<unknown>, value: unknown): void {
 
 /** Suspends for `delay` seconds, then evaluates to `value`. */
 export const sleep = coroutine(function* sleep<T = undefined>(delay: number, value?: T) {
-  if (typeof delay !== 'number' || Number.isNaN(delay)) throw new TypeError(`sleep() needs a delay in seconds, got ${String(delay)}`);
+  if (typeof delay !== 'number' || Number.isNaN(delay))
+    throw new TypeError(`sleep() needs a delay in seconds, got ${String(delay)}`);
   if (delay <= 0) {
     yield;
     return value as T;

@@ -18,7 +18,10 @@ function settle(fut: Future<void>): void {
 }
 
 /** Waits until `sock` is readable (or writable). */
-export const waitReadable = coroutine(function* waitReadable(sock: Socket, kind: string = 'socket.read'): Coroutine<void> {
+export const waitReadable = coroutine(function* waitReadable(
+  sock: Socket,
+  kind: string = 'socket.read',
+): Coroutine<void> {
   const loop: EventLoop = getRunningLoop();
   const fut = loop.createFuture<void>();
   fut._origin = { kind, target: sock, detail: sock.toString() };
@@ -32,7 +35,10 @@ export const waitReadable = coroutine(function* waitReadable(sock: Socket, kind:
   }
 });
 
-export const waitWritable = coroutine(function* waitWritable(sock: Socket, kind: string = 'socket.write'): Coroutine<void> {
+export const waitWritable = coroutine(function* waitWritable(
+  sock: Socket,
+  kind: string = 'socket.write',
+): Coroutine<void> {
   const loop: EventLoop = getRunningLoop();
   const fut = loop.createFuture<void>();
   fut._origin = { kind, target: sock, detail: sock.toString() };

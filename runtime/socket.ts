@@ -29,7 +29,14 @@ import { inspect, type Inspectable, type ResourceInspection } from './inspection
 import type { EventLoop } from './loop';
 import { runningLoopOrNull } from './running-loop';
 import { batchWrite } from './write-batch';
-import { EVENT_READ, EVENT_WRITE, trackOpenSocket, untrackOpenSocket, type DefaultSelector, type Selectable } from './selector';
+import {
+  EVENT_READ,
+  EVENT_WRITE,
+  trackOpenSocket,
+  untrackOpenSocket,
+  type DefaultSelector,
+  type Selectable,
+} from './selector';
 
 const RECV_HIGH_WATER = 1 << 20;
 /** Where Node reads TCP data for every socket; each read is copied out before the next one. */
@@ -104,7 +111,6 @@ function tapForOpening(): SocketIoTap | null {
   return ioTaps.size === 1 ? ioTaps.values().next().value! : null;
 }
 
-
 export type SocketAddress = readonly [host: string, port: number];
 
 export interface SocketOptions {
@@ -159,7 +165,12 @@ export class Socket implements Selectable, Inspectable {
   /** Starts connecting to [host, port]; throws BlockingIOError while in progress. */
   connect(address: SocketAddress): never | void {
     this._checkNonBlocking('connect');
-    if (!Array.isArray(address) || address.length !== 2 || typeof address[0] !== 'string' || !Number.isInteger(address[1])) {
+    if (
+      !Array.isArray(address) ||
+      address.length !== 2 ||
+      typeof address[0] !== 'string' ||
+      !Number.isInteger(address[1])
+    ) {
       throw new TypeError(`connect() needs a [host, port] pair, got ${JSON.stringify(address)}`);
     }
     const [host, port] = address;
@@ -183,8 +194,18 @@ export class Socket implements Selectable, Inspectable {
     const conn =
       this._tap?.opening(this, host, port) ??
       (this._tls
-        ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...(typeof this._tls === 'object' ? this._tls : {}) })
-        : net.connect({ host, port, allowHalfOpen: true, onread: { buffer: sharedReadBuffer, callback: (n: number, buf: Uint8Array) => this._receivedInto(n, buf) } }));
+        ? tls.connect({
+            host,
+            port,
+            servername: net.isIP(host) ? undefined : host,
+            ...(typeof this._tls === 'object' ? this._tls : {}),
+          })
+        : net.connect({
+            host,
+            port,
+            allowHalfOpen: true,
+            onread: { buffer: sharedReadBuffer, callback: (n: number, buf: Uint8Array) => this._receivedInto(n, buf) },
+          }));
     this._conn = conn;
     conn.setNoDelay(true);
     conn.once(this._tls ? 'secureConnect' : 'connect', () => this._input('connect', null));
@@ -196,7 +217,10 @@ export class Socket implements Selectable, Inspectable {
     throw new BlockingIOError('EINPROGRESS', 'Operation now in progress');
   }
 
-  /** Bytes arrived in the shared read buffer: keep a copy (the buffer is reused at once); _received pauses the socket when too much waits. */
+  /**
+   * Bytes arrived in the shared read buffer: keep a copy (the buffer is reused at once); _received pauses the
+   * socket when too much waits.
+   */
   private _receivedInto(n: number, buf: Uint8Array): boolean {
     if (n > 0) this._received(Buffer.from(buf.subarray(0, n)));
     return true;
@@ -225,7 +249,10 @@ export class Socket implements Selectable, Inspectable {
       case 'error':
         if (this._error === null) {
           const [host, port] = this._peer ?? ['?', 0];
-          this._error = osErrorFromNode(payload, `${this._state === 'connecting' ? 'connect to' : 'socket'} ${host}:${port}`);
+          this._error = osErrorFromNode(
+            payload,
+            `${this._state === 'connecting' ? 'connect to' : 'socket'} ${host}:${port}`,
+          );
         }
         break;
       case 'end':
@@ -274,7 +301,8 @@ export class Socket implements Selectable, Inspectable {
     if (this._state === 'closed') throw new OSError('EBADF', 'Bad file descriptor: the socket is closed');
     if (this._error !== null) throw this._error;
     if (this._state === 'connecting') throw new BlockingIOError('EAGAIN', 'Resource temporarily unavailable');
-    if (this._state !== 'connected' || this._conn === null) throw new OSError('ENOTCONN', 'Transport endpoint is not connected');
+    if (this._state !== 'connected' || this._conn === null)
+      throw new OSError('ENOTCONN', 'Transport endpoint is not connected');
     const conn = this._conn;
     if (conn.writableEnded || conn.destroyed) throw new OSError('EPIPE', 'Broken pipe');
     if (bytes.length === 0) return 0;
@@ -369,7 +397,8 @@ export class Socket implements Selectable, Inspectable {
     if (this._error !== null) return EVENT_READ | EVENT_WRITE;
     let mask = 0;
     if (this._buffered > 0 || this._eof) mask |= EVENT_READ;
-    if (this._state === 'connected' && this._conn !== null && this._conn.writableLength < SEND_HIGH_WATER) mask |= EVENT_WRITE;
+    if (this._state === 'connected' && this._conn !== null && this._conn.writableLength < SEND_HIGH_WATER)
+      mask |= EVENT_WRITE;
     return mask;
   }
 

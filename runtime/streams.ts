@@ -22,7 +22,14 @@
 // bytes), so a parse loop over what one connection sends cannot hold the loop for longer.
 
 import { coroutine } from './coroutine';
-import { BlockingIOError, ConnectionResetError, IncompleteReadError, LimitOverrunError, RuntimeError, ValueError } from './errors';
+import {
+  BlockingIOError,
+  ConnectionResetError,
+  IncompleteReadError,
+  LimitOverrunError,
+  RuntimeError,
+  ValueError,
+} from './errors';
 import type { Future } from './future';
 import { inspect, type Inspectable, type ResourceInspection } from './inspection';
 import type { EventLoop } from './loop';
@@ -74,7 +81,8 @@ export class StreamReader implements Inspectable {
 
   constructor(options: StreamReaderOptions = {}) {
     const limit = options.limit ?? DEFAULT_LIMIT;
-    if (!Number.isInteger(limit) || limit <= 0) throw new RangeError(`limit must be a positive integer, got ${String(limit)}`);
+    if (!Number.isInteger(limit) || limit <= 0)
+      throw new RangeError(`limit must be a positive integer, got ${String(limit)}`);
     this.limit = limit;
     this._source = options.source ?? null;
   }
@@ -150,7 +158,10 @@ export class StreamReader implements Inspectable {
    */
   readuntil(separator: Uint8Array | string | ReadonlyArray<Uint8Array | string> = '\n'): Coroutine<Buffer> {
     const seps = (Array.isArray(separator) ? separator : [separator]) as Array<Uint8Array | string>;
-    return streamReaduntil(this, seps.map((s) => (typeof s === 'string' ? Buffer.from(s) : Buffer.from(s))));
+    return streamReaduntil(
+      this,
+      seps.map((s) => (typeof s === 'string' ? Buffer.from(s) : Buffer.from(s))),
+    );
   }
 
   /** One line including its '\n'; at EOF the partial last line (or an empty Buffer). */
@@ -213,7 +224,8 @@ export class StreamReader implements Inspectable {
    */
   _pullReady(): boolean {
     const source = this._source;
-    if (source === null || this._eof || this._exception !== undefined || source.isClosed()) return this._exception === undefined;
+    if (source === null || this._eof || this._exception !== undefined || source.isClosed())
+      return this._exception === undefined;
     if ((source._readyMask() & EVENT_READ) === 0) return true;
     try {
       const chunk = source.recv(RECV_CHUNK);
@@ -268,7 +280,8 @@ export class StreamReader implements Inspectable {
    * second coroutine waiting at the same time could not know which of them gets the bytes.
    */
   private _beginWait(funcName: string): void {
-    if (this._waiting) throw new RuntimeError(`${funcName}() called while another coroutine is already waiting for incoming data`);
+    if (this._waiting)
+      throw new RuntimeError(`${funcName}() called while another coroutine is already waiting for incoming data`);
     this._waiting = true;
   }
 
@@ -362,7 +375,8 @@ const streamReadexactly = coroutine(function* readexactly(reader: StreamReader, 
 });
 
 const streamReaduntil = coroutine(function* readuntil(reader: StreamReader, seps: Buffer[]): Coroutine<Buffer> {
-  if (seps.length === 0 || seps.some((s) => s.length === 0)) throw new RangeError('a separator must be at least one byte');
+  if (seps.length === 0 || seps.some((s) => s.length === 0))
+    throw new RangeError('a separator must be at least one byte');
   const longest = Math.max(...seps.map((s) => s.length));
   if (reader._owesTurn()) yield;
   reader._check();
@@ -388,12 +402,20 @@ const streamReaduntil = coroutine(function* readuntil(reader: StreamReader, seps
     }
     // asyncio's bounds: at most `limit` bytes before the separator (which may end past it).
     if (i >= 0) {
-      if (i > reader.limit) throw new LimitOverrunError(`the separator was found, but the chunk (${i} bytes before it) is longer than the limit (${reader.limit})`, i);
+      if (i > reader.limit)
+        throw new LimitOverrunError(
+          `the separator was found, but the chunk (${i} bytes before it) is longer than the limit (${reader.limit})`,
+          i,
+        );
       return reader._take(end);
     }
     // The next search starts here: no separator begins before it.
     from = Math.max(0, avail - longest + 1);
-    if (from > reader.limit) throw new LimitOverrunError(`the separator was not found and the chunk exceeds the limit (${reader.limit} bytes)`, from);
+    if (from > reader.limit)
+      throw new LimitOverrunError(
+        `the separator was not found and the chunk exceeds the limit (${reader.limit} bytes)`,
+        from,
+      );
     if (reader._isEof()) {
       const partial = Buffer.from(reader._take(avail));
       throw new IncompleteReadError(partial, null);
@@ -483,7 +505,8 @@ export class StreamWriter implements Inspectable {
       role: 'resource',
       kind: 'stream',
       wokenBy: 'outside',
-      description: () => `<StreamWriter pending=${this._pendingBytes}${this._closing ? ' closing' : ''} ${this._sock.toString()}>`,
+      description: () =>
+        `<StreamWriter pending=${this._pendingBytes}${this._closing ? ' closing' : ''} ${this._sock.toString()}>`,
       waiters: () => [...this._drainWaiters, ...this._closedWaiters].filter((f) => !f.done()),
       holders: () => [],
     };

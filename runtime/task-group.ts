@@ -101,7 +101,8 @@ export class TaskGroup {
     if (this._entered) throw new RuntimeError(`TaskGroup ${this.toString()} has already been entered`);
     this._loop = getRunningLoop();
     this._parentTask = this._loop.currentTask();
-    if (this._parentTask === null) throw new RuntimeError(`TaskGroup ${this.toString()} cannot determine the parent task`);
+    if (this._parentTask === null)
+      throw new RuntimeError(`TaskGroup ${this.toString()} cannot determine the parent task`);
     this._entered = true;
   }
 
@@ -113,7 +114,8 @@ export class TaskGroup {
 
   private _childDone(task: Task<unknown>): void {
     this._tasks.delete(task);
-    if (this._onCompletedFut !== null && this._tasks.size === 0 && !this._onCompletedFut.done()) this._onCompletedFut.setResult(true);
+    if (this._onCompletedFut !== null && this._tasks.size === 0 && !this._onCompletedFut.done())
+      this._onCompletedFut.setResult(true);
     if (task.cancelled()) return;
     const exc = task.exception();
     if (exc === undefined) return;
@@ -142,7 +144,8 @@ const exitTaskGroup = coroutine(function* exitTaskGroup(tg: TaskGroup, failed: b
   let propagateCancellation: CancelledError | null = failed && exc instanceof CancelledError ? exc : null;
   // Our own cancel of the parent must be taken back; if it was the only one, the
   // CancelledError it caused is not the block's to throw.
-  if (tg._parentCancelRequested && tg._parentTask!._withdrawCancel(tg._parentCancel) === 0) propagateCancellation = null;
+  if (tg._parentCancelRequested && tg._parentTask!._withdrawCancel(tg._parentCancel) === 0)
+    propagateCancellation = null;
   if (failed && !tg._aborting) tg._abort();
   while (tg._tasks.size > 0) {
     tg._onCompletedFut ??= new ChildrenDone(tg._loop!, tg);
@@ -167,7 +170,10 @@ const exitTaskGroup = coroutine(function* exitTaskGroup(tg: TaskGroup, failed: b
   }
 });
 
-const runTaskGroup = coroutine(function* taskGroup(tg: TaskGroup, body: (group: TaskGroup) => Coroutine<unknown>): Coroutine<unknown> {
+const runTaskGroup = coroutine(function* taskGroup(
+  tg: TaskGroup,
+  body: (group: TaskGroup) => Coroutine<unknown>,
+): Coroutine<unknown> {
   tg._enter();
   let result: unknown;
   let failed = false;

@@ -92,7 +92,9 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
   constructor(coro: Coroutine<T>, loop: EventLoop, name?: string) {
     super(loop);
     if (!isCoroutine(coro)) {
-      throw new TypeError(`a coroutine was expected, got ${describeValue(coro)}: call the generator function (createTask(work()), not createTask(work))`);
+      throw new TypeError(
+        `a coroutine was expected, got ${describeValue(coro)}: call the generator function (createTask(work()), not createTask(work))`,
+      );
     }
     const given = loop._taskNumbering === null ? null : loop._taskNumbering.next();
     if (given === null) {
@@ -187,7 +189,8 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
     this._cancelMessage = msg;
     // The next step makes a CancelledError of this message, unless the awaited future's own
     // CancelledError (an earlier request's) is still to be read there (see _step).
-    if (!(waiter !== null && waiter.done() && (waiter.cancelled() || waiter._exception instanceof CancelledError))) requests.delivered = request;
+    if (!(waiter !== null && waiter.done() && (waiter.cancelled() || waiter._exception instanceof CancelledError)))
+      requests.delivered = request;
     return true;
   }
 
@@ -233,7 +236,10 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
     return this._numCancelsRequested;
   }
 
-  /** @internal The request this task's last counted cancel() made (a Timeout's or TaskGroup's own, right after it asked). */
+  /**
+   * @internal The request this task's last counted cancel() made (a Timeout's or TaskGroup's own, right after
+   * it asked).
+   */
   _lastCancelRequest(): CancelRequest | null {
     const pending = this._cancelRequests?.pending;
     return pending === undefined || pending.length === 0 ? null : pending[pending.length - 1]!;
@@ -308,9 +314,15 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
       const blocking = yielded._blocking;
       yielded._blocking = false;
       if (yielded._loop !== loop) {
-        this._stepSoonWithError(new RuntimeError(`Task ${this.toString()} got Future ${yielded.toString()} attached to a different loop`));
+        this._stepSoonWithError(
+          new RuntimeError(`Task ${this.toString()} got Future ${yielded.toString()} attached to a different loop`),
+        );
       } else if (!blocking) {
-        this._stepSoonWithError(new RuntimeError(`yield was used instead of yield* in task ${this.toString()} with ${yielded.toString()}: write \`yield* fut\``));
+        this._stepSoonWithError(
+          new RuntimeError(
+            `yield was used instead of yield* in task ${this.toString()} with ${yielded.toString()}: write \`yield* fut\``,
+          ),
+        );
       } else if (yielded === this) {
         this._stepSoonWithError(new RuntimeError(`Task cannot await on itself: ${this.toString()}`));
       } else {
@@ -325,9 +337,17 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
       // A bare `yield` gives up the loop for one tick (sleep(0)).
       loop._pushReady(taskStep, this, NO_EXCEPTION);
     } else if (isCoroutine(yielded)) {
-      this._stepSoonWithError(new RuntimeError(`yield was used instead of yield* for a coroutine in task ${this.toString()}: write \`yield* coro\``));
+      this._stepSoonWithError(
+        new RuntimeError(
+          `yield was used instead of yield* for a coroutine in task ${this.toString()}: write \`yield* coro\``,
+        ),
+      );
     } else {
-      this._stepSoonWithError(new RuntimeError(`Task got bad yield: ${describeValue(yielded)}: a coroutine may only yield* Futures, Tasks and coroutines`));
+      this._stepSoonWithError(
+        new RuntimeError(
+          `Task got bad yield: ${describeValue(yielded)}: a coroutine may only yield* Futures, Tasks and coroutines`,
+        ),
+      );
     }
   }
 

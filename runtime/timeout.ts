@@ -70,7 +70,10 @@ export class Timeout {
     return this._state === 'expiring' || this._state === 'expired';
   }
 
-  /** Runs `coro` (or the coroutine of `coro(this)`) in the current task under this deadline (the `async with` block). */
+  /**
+   * Runs `coro` (or the coroutine of `coro(this)`) in the current task under this deadline (the `async with`
+   * block).
+   */
   run<T>(coro: TimeoutBody<T>): Coroutine<T> {
     return runUnderTimeout(this, coro) as Coroutine<T>;
   }
@@ -97,7 +100,11 @@ export class Timeout {
     this._handle = null;
     if (this._state === 'expiring') {
       this._state = 'expired';
-      if (this._task!._withdrawCancel(this._request) <= this._cancellingBefore && failed && err instanceof CancelledError) {
+      if (
+        this._task!._withdrawCancel(this._request) <= this._cancellingBefore &&
+        failed &&
+        err instanceof CancelledError
+      ) {
         return new TimeoutError(this._message ?? `timed out (deadline ${this._when})`, { cause: err });
       }
     } else if (this._state === 'active') {
@@ -121,11 +128,14 @@ function expire(timeout: Timeout): void {
 // The block itself, whichever way it was asked for. Its frame is named withTimeout, the
 // name programs use most, and it delegates straight to the body: the inspector shows
 // `withTimeout → body`, as before the handle existed.
-const runUnderTimeout = coroutine(function* withTimeout(timeout: Timeout, coro: TimeoutBody<unknown>): Coroutine<unknown> {
+const runUnderTimeout = coroutine(function* withTimeout(
+  timeout: Timeout,
+  coro: TimeoutBody<unknown>,
+): Coroutine<unknown> {
   timeout._enter();
   let result: unknown;
   try {
-    result = yield* (isCoroutine(coro) ? coro : coro(timeout));
+    result = yield* isCoroutine(coro) ? coro : coro(timeout);
   } catch (e) {
     throw timeout._exit(e, true);
   }
@@ -145,7 +155,10 @@ export function withTimeout<T>(delay: number | null, coro: TimeoutBody<T>, messa
   return new Timeout(null, message ?? `timed out after ${delay}s`, delay).run(coro);
 }
 
-/** Like withTimeout, with the deadline as a loop time (`loop.time()` seconds) instead of a delay (asyncio.timeout_at). */
+/**
+ * Like withTimeout, with the deadline as a loop time (`loop.time()` seconds) instead of a delay
+ * (asyncio.timeout_at).
+ */
 export function timeoutAt<T>(when: number | null, coro: TimeoutBody<T>, message?: string): Coroutine<T> {
   return new Timeout(when, message).run(coro);
 }

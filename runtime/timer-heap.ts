@@ -62,7 +62,7 @@ export class TimerHeap {
       else kept.push(h);
     }
     const removed = this.items.length - kept.length;
-    kept.sort((a, b) => (a.when - b.when) || (a.seq - b.seq));
+    kept.sort((a, b) => a.when - b.when || a.seq - b.seq);
     this.items = kept;
     return removed;
   }

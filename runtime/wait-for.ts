@@ -43,11 +43,14 @@ function resultOrTimeout<T>(fut: Future<T>, timeout: number): T {
   }
 }
 
-/** Awaits `aw`, throwing TimeoutError (after cancelling it) if it takes longer than `timeout` seconds. null waits forever. */
+/**
+ * Awaits `aw`, throwing TimeoutError (after cancelling it) if it takes longer than `timeout` seconds. null
+ * waits forever.
+ */
 export const waitFor = coroutine(function* waitFor<T>(aw: Awaitable<T>, timeout: number | null): Coroutine<T> {
   const loop = getRunningLoop();
   // No deadline: await it right here, a coroutine in the caller's own task (asyncio's `return await fut`).
-  if (timeout === null || timeout === undefined) return yield* (isCoroutine(aw) ? aw : loop.ensureFuture(aw));
+  if (timeout === null || timeout === undefined) return yield* isCoroutine(aw) ? aw : loop.ensureFuture(aw);
   const fut = loop.ensureFuture(aw);
   if (timeout <= 0) {
     if (fut.done()) return fut.result();

@@ -26,8 +26,12 @@ export interface WaitOptions {
 }
 
 /** `const [done, pending] = yield* wait(tasks, { returnWhen: FIRST_COMPLETED })`. */
-export function wait<F extends Future<unknown>>(fs: Iterable<F>, options: WaitOptions = {}): Coroutine<[Set<F>, Set<F>]> {
-  if (fs instanceof Future || isCoroutine(fs)) throw new TypeError(`wait() expects an iterable of futures, not ${describeValue(fs)}`);
+export function wait<F extends Future<unknown>>(
+  fs: Iterable<F>,
+  options: WaitOptions = {},
+): Coroutine<[Set<F>, Set<F>]> {
+  if (fs instanceof Future || isCoroutine(fs))
+    throw new TypeError(`wait() expects an iterable of futures, not ${describeValue(fs)}`);
   const returnWhen = options.returnWhen ?? ALL_COMPLETED;
   if (returnWhen !== FIRST_COMPLETED && returnWhen !== FIRST_EXCEPTION && returnWhen !== ALL_COMPLETED) {
     throw new ValueError(`Invalid returnWhen value: ${String(returnWhen)}`);
@@ -57,7 +61,11 @@ class WaitingFor extends Future<void> {
   }
 }
 
-const waitUntil = coroutine(function* wait<F extends Future<unknown>>(fs: Set<F>, timeout: number | null, returnWhen: ReturnWhen): Coroutine<[Set<F>, Set<F>]> {
+const waitUntil = coroutine(function* wait<F extends Future<unknown>>(
+  fs: Set<F>,
+  timeout: number | null,
+  returnWhen: ReturnWhen,
+): Coroutine<[Set<F>, Set<F>]> {
   const loop = getRunningLoop();
   // With a timeout its timer (an outside waker) is what it stands for; without, the futures.
   const waiter: Future<void> = timeout === null ? new WaitingFor(loop, fs, returnWhen) : loop.createFuture<void>();
@@ -65,11 +73,20 @@ const waitUntil = coroutine(function* wait<F extends Future<unknown>>(fs: Set<F>
     if (!waiter.done()) waiter.setResult(undefined);
   };
   const timeoutHandle = timeout === null ? null : loop.callLater(timeout, release);
-  if (timeoutHandle !== null) waiter._origin = { kind: 'wait', target: timeoutHandle, detail: `${returnWhen}, ${fs.size} futures, timeout ${timeout}s` };
+  if (timeoutHandle !== null)
+    waiter._origin = {
+      kind: 'wait',
+      target: timeoutHandle,
+      detail: `${returnWhen}, ${fs.size} futures, timeout ${timeout}s`,
+    };
   let counter = fs.size;
   const onCompletion = (f: Future<unknown>): void => {
     counter--;
-    if (counter <= 0 || returnWhen === FIRST_COMPLETED || (returnWhen === FIRST_EXCEPTION && !f.cancelled() && f.exception() !== undefined)) {
+    if (
+      counter <= 0 ||
+      returnWhen === FIRST_COMPLETED ||
+      (returnWhen === FIRST_EXCEPTION && !f.cancelled() && f.exception() !== undefined)
+    ) {
       timeoutHandle?.cancel();
       release();
     }

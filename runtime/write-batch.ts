@@ -4,7 +4,6 @@
 // loops), in a microtask after the current synchronous run. The peer then wakes once per
 // batch instead of once per send, while no write waits longer than one tick.
 
-
 /** The part of a node:net socket batching uses (a replay's stand-in connection has it too). */
 export interface CorkableConnection {
   cork(): void;

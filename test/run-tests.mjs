@@ -21,7 +21,9 @@ function collect(dir, out) {
   return out;
 }
 
-const files = collect(join(root, 'test'), []).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x))).sort();
+const files = collect(join(root, 'test'), [])
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .sort();
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);

@@ -43,7 +43,10 @@ export interface AppContext {
   invalidate(): void;
   /** Moves the run's viewed moment to `tick` (null: back to the present); every view follows. */
   seek(tick: number | null): void;
-  /** The moment the views show (protocol/run-moment.ts): the one asked for by a seek under way, the viewed past tick, or the present. */
+  /**
+   * The moment the views show (protocol/run-moment.ts): the one asked for by a seek under way, the viewed
+   * past tick, or the present.
+   */
   moment(): RunMoment;
   /** The moment's tick. */
   shownTick(): number;

@@ -76,7 +76,16 @@ export class App implements AppContext {
   private readonly history = new ProgressHistory();
   /** Where "now" is and the crawl's numbers of the moment shown (protocol/run-moment.ts). */
   private readonly moments = new MomentTracker();
-  readonly data: RunData = { status: { phase: 'idle', runId: null, title: 'No run', detail: '', tick: 0 }, progress: this.history.points, lastProgress: null, exceptions: [], lints: [], pages: this.history.pages, comparison: null, programLoops: [] };
+  readonly data: RunData = {
+    status: { phase: 'idle', runId: null, title: 'No run', detail: '', tick: 0 },
+    progress: this.history.points,
+    lastProgress: null,
+    exceptions: [],
+    lints: [],
+    pages: this.history.pages,
+    comparison: null,
+    programLoops: [],
+  };
   private state: UiState;
   private frame: number | null = null;
   private saveTimer: number | null = null;
@@ -138,17 +147,40 @@ export class App implements AppContext {
     this.tabs = h('nav', { class: 'tabs', attrs: { role: 'tablist', 'aria-label': 'Inspector views' } });
     this.banner = h('div', { class: 'banner', attrs: { role: 'alert' } });
     this.message = h('div', { class: 'message-bar', attrs: { role: 'status' } });
-    const splitter = h('div', { class: 'splitter', attrs: { role: 'separator', 'aria-orientation': 'vertical', tabindex: '0', 'aria-label': 'Resize the task table' } });
+    const splitter = h('div', {
+      class: 'splitter',
+      attrs: {
+        role: 'separator',
+        'aria-orientation': 'vertical',
+        tabindex: '0',
+        'aria-label': 'Resize the task table',
+      },
+    });
     this.tasksSplit = h('div', { class: 'tasks-view' }, this.table.element, splitter, this.detail.element);
     this.setupSplitter(splitter);
-    this.views = { tasks: this.tasksSplit, timeline: this.timelineView.element, graph: this.graph.element, exceptions: this.exceptions.element, dashboard: this.dashboard.element, lints: this.lints.element };
+    this.views = {
+      tasks: this.tasksSplit,
+      timeline: this.timelineView.element,
+      graph: this.graph.element,
+      exceptions: this.exceptions.element,
+      dashboard: this.dashboard.element,
+      lints: this.lints.element,
+    };
     const main = h('main', { class: 'views' }, ...VIEW_IDS.map((v) => this.views[v]));
     for (const v of VIEW_IDS) {
       this.views[v].setAttribute('role', 'tabpanel');
       this.views[v].id = `view-${v}`;
     }
     this.buildChrome();
-    root.append(h('header', { class: 'panel-header' }, this.statusEl, this.controls), this.scrubber.element, this.banner, this.programLoops.element, this.tabs, this.message, main);
+    root.append(
+      h('header', { class: 'panel-header' }, this.statusEl, this.controls),
+      this.scrubber.element,
+      this.banner,
+      this.programLoops.element,
+      this.tabs,
+      this.message,
+      main,
+    );
     this.listen();
     this.render();
     void this.boot();
@@ -187,7 +219,12 @@ export class App implements AppContext {
   }
 
   notify(text: string, kind: 'error' | 'info' = 'info'): void {
-    replace(this.message, icon(kind === 'error' ? 'error' : 'info'), h('span', null, text), iconButton('close', 'Dismiss', () => replace(this.message)));
+    replace(
+      this.message,
+      icon(kind === 'error' ? 'error' : 'info'),
+      h('span', null, text),
+      iconButton('close', 'Dismiss', () => replace(this.message)),
+    );
     this.message.className = `message-bar ${kind}`;
     if (this.messageTimer !== null) clearTimeout(this.messageTimer);
     this.messageTimer = window.setTimeout(() => replace(this.message), kind === 'error' ? 10_000 : 4_000);
@@ -199,7 +236,10 @@ export class App implements AppContext {
   }
 
   moment(): RunMoment {
-    return this.moments.moment(this.data.status, { timelineTicks: this.timeline.lastTick, wantedTick: this.seeks.wanted });
+    return this.moments.moment(this.data.status, {
+      timelineTicks: this.timeline.lastTick,
+      wantedTick: this.seeks.wanted,
+    });
   }
 
   shownTick(): number {
@@ -264,7 +304,11 @@ export class App implements AppContext {
       if (s === null) return;
       const wasPaused = this.data.status.phase === 'paused';
       // A new moment shown, or the replay of the one shown landed (positions and locals to read) or failed.
-      const seeked = this.data.status.viewedTick !== s.viewedTick || this.data.status.viewedMoment !== s.viewedMoment || this.data.status.viewedReplaying !== s.viewedReplaying || this.data.status.viewedReplayError !== s.viewedReplayError;
+      const seeked =
+        this.data.status.viewedTick !== s.viewedTick ||
+        this.data.status.viewedMoment !== s.viewedMoment ||
+        this.data.status.viewedReplaying !== s.viewedReplaying ||
+        this.data.status.viewedReplayError !== s.viewedReplayError;
       this.moments.status(this.data.status, s);
       this.data.status = s;
       this.dispatch({ type: 'run', runId: s.runId });
@@ -411,10 +455,18 @@ export class App implements AppContext {
       this.buttons.set(action, b);
       return b;
     };
-    const run = iconButton('play', 'Run a crawl', () => this.command('runCrawl'), { text: 'Run Crawl…', id: 'run-crawl' });
+    const run = iconButton('play', 'Run a crawl', () => this.command('runCrawl'), {
+      text: 'Run Crawl…',
+      id: 'run-crawl',
+    });
     this.buttons.set('runCrawl', run);
     // The same run in Run and Debug: its tasks as threads, stepping from either place.
-    const debug = iconButton('debug-alt', 'Debug this run in Run and Debug (its tasks as threads)', () => this.command('debugRun'), { text: 'Debug', id: 'debugRun' });
+    const debug = iconButton(
+      'debug-alt',
+      'Debug this run in Run and Debug (its tasks as threads)',
+      () => this.command('debugRun'),
+      { text: 'Debug', id: 'debugRun' },
+    );
     this.buttons.set('debugRun', debug);
     this.controls.append(
       ctl('pause', 'debug-pause', 'Pause the loop (F6)', 'Pause'),
@@ -432,7 +484,11 @@ export class App implements AppContext {
       const count = h('span', { class: 'tab-count' });
       const tab = h(
         'button',
-        { class: 'tab', attrs: { role: 'tab', type: 'button', 'aria-controls': `view-${v}`, 'data-view': v }, on: { click: () => this.dispatch({ type: 'view', view: v }) } },
+        {
+          class: 'tab',
+          attrs: { role: 'tab', type: 'button', 'aria-controls': `view-${v}`, 'data-view': v },
+          on: { click: () => this.dispatch({ type: 'view', view: v }) },
+        },
         icon(VIEW_LABELS[v].icon),
         h('span', null, VIEW_LABELS[v].label),
         count,
@@ -453,8 +509,18 @@ export class App implements AppContext {
       this.headerKey = key;
       replace(
         this.statusEl,
-        h('span', { class: `phase-badge phase-${s.phase}`, attrs: { 'data-phase': s.phase } }, icon(ph.icon, s.phase === 'starting' ? 'codicon-modifier-spin' : ''), h('span', null, ph.label)),
-        h('div', { class: 'run-text' }, h('div', { class: 'run-title' }, s.title), h('div', { class: 'run-detail' }, [s.detail, ...facts].filter((x) => x !== '').join(' · '))),
+        h(
+          'span',
+          { class: `phase-badge phase-${s.phase}`, attrs: { 'data-phase': s.phase } },
+          icon(ph.icon, s.phase === 'starting' ? 'codicon-modifier-spin' : ''),
+          h('span', null, ph.label),
+        ),
+        h(
+          'div',
+          { class: 'run-text' },
+          h('div', { class: 'run-title' }, s.title),
+          h('div', { class: 'run-detail' }, [s.detail, ...facts].filter((x) => x !== '').join(' · ')),
+        ),
       );
     }
     // Loop controls act on the present: in the past they wait for "Back to present".
@@ -481,8 +547,17 @@ export class App implements AppContext {
         this.banner.hidden = false;
         replace(
           this.banner,
-          h('div', { class: 'banner-head' }, icon('error'), ' ', h('strong', null, s.detail), ' What the panel shows is how the run stood then. The next command starts a new host.'),
-          s.lastLines !== undefined && s.lastLines.length > 0 ? h('pre', { class: 'last-lines' }, s.lastLines.join('\n')) : null,
+          h(
+            'div',
+            { class: 'banner-head' },
+            icon('error'),
+            ' ',
+            h('strong', null, s.detail),
+            ' What the panel shows is how the run stood then. The next command starts a new host.',
+          ),
+          s.lastLines !== undefined && s.lastLines.length > 0
+            ? h('pre', { class: 'last-lines' }, s.lastLines.join('\n'))
+            : null,
         );
       }
     } else {
@@ -491,7 +566,11 @@ export class App implements AppContext {
   }
 
   private renderTabs(): void {
-    const counts: Partial<Record<ViewId, number>> = { tasks: this.model.mirror.tasks.size, exceptions: this.data.exceptions.length, lints: this.data.lints.length };
+    const counts: Partial<Record<ViewId, number>> = {
+      tasks: this.model.mirror.tasks.size,
+      exceptions: this.data.exceptions.length,
+      lints: this.data.lints.length,
+    };
     for (const [v, { tab, count }] of this.tabButtons) {
       const active = v === this.state.view;
       tab.classList.toggle('active', active);
@@ -505,7 +584,10 @@ export class App implements AppContext {
 
   private control(action: ControlAction): void {
     const taskId = this.state.selectedTask;
-    const req = action === 'stepTask' && taskId !== null ? this.client.request('control', { action, taskId }) : this.client.request('control', { action });
+    const req =
+      action === 'stepTask' && taskId !== null
+        ? this.client.request('control', { action, taskId })
+        : this.client.request('control', { action });
     req.then(
       () => this.detail.taskChanged(),
       (e: unknown) => this.notify(errorText(e), 'error'),
@@ -548,4 +630,3 @@ export class App implements AppContext {
     });
   }
 }
-

@@ -18,7 +18,8 @@ export interface Props {
 }
 
 function safeAttr(name: string): void {
-  if (/^on/i.test(name) || name.toLowerCase() === 'style' || name.toLowerCase() === 'srcdoc') throw new Error(`refused attribute ${name}`);
+  if (/^on/i.test(name) || name.toLowerCase() === 'style' || name.toLowerCase() === 'srcdoc')
+    throw new Error(`refused attribute ${name}`);
 }
 
 export function append(parent: Node, children: readonly Child[]): void {
@@ -28,7 +29,11 @@ export function append(parent: Node, children: readonly Child[]): void {
   }
 }
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props | null = null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props | null = null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   if (props !== null) {
     if (props.class !== undefined) el.className = props.class;
@@ -49,7 +54,11 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props | 
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
-export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}, ...children: Array<SVGElement | Text | null>): SVGElementTagNameMap[K] {
+export function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | number> = {},
+  ...children: Array<SVGElement | Text | null>
+): SVGElementTagNameMap[K] {
   const el = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attrs)) {
     safeAttr(k);
@@ -84,12 +93,22 @@ export function replace(el: Element, ...children: Child[]): void {
 }
 
 /** A toolbar-style icon button (codicon + accessible label). */
-export function iconButton(iconName: string, label: string, onClick: () => void, opts: { text?: string; primary?: boolean; id?: string } = {}): HTMLButtonElement {
-  const b = h('button', {
-    class: `icon-button${opts.text !== undefined ? ' with-text' : ''}${opts.primary === true ? ' primary' : ''}`,
-    title: label,
-    attrs: { type: 'button', 'aria-label': label, ...(opts.id !== undefined ? { 'data-action': opts.id } : {}) },
-    on: { click: () => onClick() },
-  }, icon(iconName), opts.text !== undefined ? h('span', { class: 'button-text' }, opts.text) : null);
+export function iconButton(
+  iconName: string,
+  label: string,
+  onClick: () => void,
+  opts: { text?: string; primary?: boolean; id?: string } = {},
+): HTMLButtonElement {
+  const b = h(
+    'button',
+    {
+      class: `icon-button${opts.text !== undefined ? ' with-text' : ''}${opts.primary === true ? ' primary' : ''}`,
+      title: label,
+      attrs: { type: 'button', 'aria-label': label, ...(opts.id !== undefined ? { 'data-action': opts.id } : {}) },
+      on: { click: () => onClick() },
+    },
+    icon(iconName),
+    opts.text !== undefined ? h('span', { class: 'button-text' }, opts.text) : null,
+  );
   return b;
 }

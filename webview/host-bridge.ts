@@ -32,7 +32,9 @@ export function connect(): PanelClient {
     onMessage: (receive) => window.addEventListener('message', (e: MessageEvent<unknown>) => receive(e.data)),
     onClose: () => undefined,
   };
-  const client: PanelClient = new RpcEndpoint<PanelMethods, WebviewMethods, PanelEvents, Record<string, never>>(transport);
+  const client: PanelClient = new RpcEndpoint<PanelMethods, WebviewMethods, PanelEvents, Record<string, never>>(
+    transport,
+  );
   client.onProtocolError = (problem) => console.warn(`coroscope panel: ${problem}`);
   return client;
 }

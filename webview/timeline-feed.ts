@@ -47,7 +47,8 @@ export class TimelineFeed {
       this.reset();
     }
     this.phase = s.phase;
-    if (s.runId !== null && (s.phase === 'running' || s.phase === 'paused' || s.phase === 'finished')) this.fetchSoon(0);
+    if (s.runId !== null && (s.phase === 'running' || s.phase === 'paused' || s.phase === 'finished'))
+      this.fetchSoon(0);
   }
 
   private live(): boolean {

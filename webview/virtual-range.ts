@@ -14,7 +14,13 @@ export interface RowRange {
   total: number;
 }
 
-export function visibleRange(scrollTop: number, viewportHeight: number, rowHeight: number, count: number, overscan = 8): RowRange {
+export function visibleRange(
+  scrollTop: number,
+  viewportHeight: number,
+  rowHeight: number,
+  count: number,
+  overscan = 8,
+): RowRange {
   const total = Math.max(0, count) * rowHeight;
   if (count <= 0 || rowHeight <= 0) return { start: 0, end: 0, offset: 0, total: 0 };
   const maxScroll = Math.max(0, total - viewportHeight);

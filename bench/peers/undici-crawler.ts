@@ -133,7 +133,10 @@ function mediaType(contentType: string | string[] | undefined): string {
 const REQUEST_HEADERS = { 'accept-encoding': 'gzip, deflate' };
 
 /** The body as UTF-8 text, gzip or deflate undone. */
-async function bodyText(body: { arrayBuffer(): Promise<ArrayBuffer>; text(): Promise<string> }, contentEncoding: string | string[] | undefined): Promise<string> {
+async function bodyText(
+  body: { arrayBuffer(): Promise<ArrayBuffer>; text(): Promise<string> },
+  contentEncoding: string | string[] | undefined,
+): Promise<string> {
   const coding = (Array.isArray(contentEncoding) ? contentEncoding[0] : contentEncoding)?.trim().toLowerCase();
   if (coding === undefined || coding === '' || coding === 'identity') return body.text();
   const raw = Buffer.from(await body.arrayBuffer());
@@ -166,7 +169,10 @@ function defragmented(url: URL): string {
   return hash < 0 ? href : href.slice(0, hash);
 }
 
-export async function crawlWithUndici(roots: readonly string[], opts: UndiciCrawlOptions = {}): Promise<UndiciCrawlResult> {
+export async function crawlWithUndici(
+  roots: readonly string[],
+  opts: UndiciCrawlOptions = {},
+): Promise<UndiciCrawlResult> {
   const { maxRedirect = 10, maxTries = 4, maxTasks = 100, strict = true } = opts;
   // A global or sticky RegExp keeps state between test() calls; use a stateless copy.
   const exclude =
@@ -323,7 +329,10 @@ function parseCli(argv: readonly string[]): { roots: string[]; opts: UndiciCrawl
         roots.push(/^https?:\/\//.test(arg) ? arg : `http://${arg}`);
     }
   }
-  if (roots.length === 0) throw new Error('usage: undici-crawler.ts URL... [--max-tasks N] [--max-tries N] [--max-redirect N] [--exclude REGEX] [--lenient]');
+  if (roots.length === 0)
+    throw new Error(
+      'usage: undici-crawler.ts URL... [--max-tasks N] [--max-tries N] [--max-redirect N] [--exclude REGEX] [--lenient]',
+    );
   return { roots, opts };
 }
 
@@ -337,7 +346,9 @@ if (/(^|[\\/])undici-crawler\.[cm]?[jt]s$/.test(process.argv[1] ?? '')) {
     const cpu = process.cpuUsage(cpuBefore);
     // CPU seconds of this process during the crawl: steadier than wall time on a busy machine.
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-    process.stdout.write(`${JSON.stringify({ fetched, seconds, rate, byStatus, distinctUrls: urls.size, cpuSeconds })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ fetched, seconds, rate, byStatus, distinctUrls: urls.size, cpuSeconds })}\n`,
+    );
   })().catch((error: unknown) => {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

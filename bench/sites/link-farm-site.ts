@@ -114,7 +114,13 @@ const FILLER_WORDS = (
 ).split(' ');
 
 /** The link graph: for each page, its listed links. Pure function of the options. */
-function buildLinkGraph(pages: number, linksPerPage: number, redirectFraction: number, missingFraction: number, random: () => number): FarmLink[][] {
+function buildLinkGraph(
+  pages: number,
+  linksPerPage: number,
+  redirectFraction: number,
+  missingFraction: number,
+  random: () => number,
+): FarmLink[][] {
   const fanOut = Math.min(linksPerPage, 2);
   const pick = (): number => Math.floor(random() * pages);
   const graph: FarmLink[][] = [];
@@ -126,7 +132,10 @@ function buildLinkGraph(pages: number, linksPerPage: number, redirectFraction: n
       const roll = random();
       if (isTreeLink) {
         const viaRedirect = roll < redirectFraction;
-        links.push({ path: `${viaRedirect ? '/r/' : '/p/'}${child}`, label: `page ${child}${viaRedirect ? ' (moved)' : ''}` });
+        links.push({
+          path: `${viaRedirect ? '/r/' : '/p/'}${child}`,
+          label: `page ${child}${viaRedirect ? ' (moved)' : ''}`,
+        });
       } else if (roll < missingFraction) {
         // Missing pages live past the last real page; drawing from a range of `pages` ids
         // lets some missing URLs be linked more than once.
@@ -199,7 +208,9 @@ function renderLargePage(n: number, links: readonly FarmLink[], random: () => nu
     sections.push(section);
     size += section.length;
   }
-  const items = links.map((link) => `<li class="toctree-l1"><a class="farm" href="${link.path}">${link.label}</a></li>`).join('\n');
+  const items = links
+    .map((link) => `<li class="toctree-l1"><a class="farm" href="${link.path}">${link.label}</a></li>`)
+    .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Link farm: page ${n}</title><script src="/static/site.js"></script></head>
@@ -224,7 +235,11 @@ function pathNumber(path: string, prefix: '/p/' | '/r/'): number {
 }
 
 /** Walks the graph from /p/0 the way the chapter's crawler does; returns paths by status. */
-function expectedCrawl(graph: readonly FarmLink[][]): { ok: Set<string>; redirects: Set<string>; missing: Set<string> } {
+function expectedCrawl(graph: readonly FarmLink[][]): {
+  ok: Set<string>;
+  redirects: Set<string>;
+  missing: Set<string>;
+} {
   const pages = graph.length;
   const ok = new Set<string>();
   const redirects = new Set<string>();
@@ -259,9 +274,18 @@ function expectedCrawl(graph: readonly FarmLink[][]): { ok: Set<string>; redirec
 }
 
 export async function startLinkFarm(options: LinkFarmOptions = {}): Promise<LinkFarm> {
-  const { pages = 2000, linksPerPage = 10, redirectFraction = 1 / 3, missingFraction = 0.02, port = 0, seed = 0x5eed, style = 'prepared' } = options;
+  const {
+    pages = 2000,
+    linksPerPage = 10,
+    redirectFraction = 1 / 3,
+    missingFraction = 0.02,
+    port = 0,
+    seed = 0x5eed,
+    style = 'prepared',
+  } = options;
   if (!Number.isInteger(pages) || pages < 1) throw new RangeError(`pages must be a positive integer, got ${pages}`);
-  if (!Number.isInteger(linksPerPage) || linksPerPage < 1) throw new RangeError(`linksPerPage must be a positive integer, got ${linksPerPage}`);
+  if (!Number.isInteger(linksPerPage) || linksPerPage < 1)
+    throw new RangeError(`linksPerPage must be a positive integer, got ${linksPerPage}`);
   if (!(redirectFraction >= 0 && missingFraction >= 0 && redirectFraction + missingFraction <= 1)) {
     throw new RangeError('redirectFraction and missingFraction must be >= 0 and sum to at most 1');
   }
@@ -274,18 +298,27 @@ export async function startLinkFarm(options: LinkFarmOptions = {}): Promise<Link
   for (let n = 0; n < pages; n++) {
     if (nodeApp) {
       const body = Buffer.from(renderLargePage(n, graph[n], random, 10_000 + Math.floor(random() * 90_000)), 'utf8');
-      routes.set(`/p/${n}`, { status: 200, headers: { 'Content-Type': 'text/html; charset=utf-8', Vary: 'Accept-Encoding' }, body, gzipped: zlib.gzipSync(body) });
+      routes.set(`/p/${n}`, {
+        status: 200,
+        headers: { 'Content-Type': 'text/html; charset=utf-8', Vary: 'Accept-Encoding' },
+        body,
+        gzipped: zlib.gzipSync(body),
+      });
       routes.set(`/r/${n}`, { status: 301, headers: { Location: `/p/${n}` }, body: EMPTY_BODY });
     } else {
       routes.set(`/p/${n}`, htmlResponse(200, renderPage(n, graph[n], fillerParagraph(random, 60))));
       routes.set(
         `/r/${n}`,
-        htmlResponse(301, `<!doctype html><title>Moved</title><p>Moved to <a href="/p/${n}">page ${n}</a>.</p>\n`, { Location: `/p/${n}` }),
+        htmlResponse(301, `<!doctype html><title>Moved</title><p>Moved to <a href="/p/${n}">page ${n}</a>.</p>\n`, {
+          Location: `/p/${n}`,
+        }),
       );
     }
   }
   const notFoundHtml = '<!doctype html><title>Not found</title><p>No such page. <a href="/p/0">Home</a>.</p>\n';
-  const notFound = nodeApp ? { status: 404, headers: { 'Content-Type': 'text/html; charset=utf-8' }, body: Buffer.from(notFoundHtml) } : htmlResponse(404, notFoundHtml);
+  const notFound = nodeApp
+    ? { status: 404, headers: { 'Content-Type': 'text/html; charset=utf-8' }, body: Buffer.from(notFoundHtml) }
+    : htmlResponse(404, notFoundHtml);
 
   const server = http.createServer((req, res) => {
     const prepared = routes.get(req.url ?? '') ?? notFound;
@@ -367,7 +400,9 @@ async function main(argv: readonly string[]): Promise<void> {
   });
   const { ok200, redirects301, notFound404, urls } = farm.expected;
   process.stdout.write(`${farm.url}\n`);
-  process.stderr.write(`link farm: ${urls.size} URLs in a full crawl (200: ${ok200}, 301: ${redirects301}, 404: ${notFound404})\n`);
+  process.stderr.write(
+    `link farm: ${urls.size} URLs in a full crawl (200: ${ok200}, 301: ${redirects301}, 404: ${notFound404})\n`,
+  );
   const stop = (): void => {
     void farm.close().then(() => process.exit(0));
   };

@@ -141,33 +141,54 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
   }
 
   // --- lifecycle ---
-  protected override initializeRequest(response: DebugProtocol.InitializeResponse, args: DebugProtocol.InitializeRequestArguments): void {
+  protected override initializeRequest(
+    response: DebugProtocol.InitializeResponse,
+    args: DebugProtocol.InitializeRequestArguments,
+  ): void {
     this.lifecycle.initializeRequest(response, args);
   }
   protected override configurationDoneRequest(response: DebugProtocol.ConfigurationDoneResponse): void {
     this.lifecycle.configurationDoneRequest(response);
   }
-  protected override launchRequest(response: DebugProtocol.LaunchResponse, args: DebugProtocol.LaunchRequestArguments): void {
+  protected override launchRequest(
+    response: DebugProtocol.LaunchResponse,
+    args: DebugProtocol.LaunchRequestArguments,
+  ): void {
     this.lifecycle.launchRequest(response, args);
   }
-  protected override attachRequest(response: DebugProtocol.AttachResponse, args: DebugProtocol.AttachRequestArguments): void {
+  protected override attachRequest(
+    response: DebugProtocol.AttachResponse,
+    args: DebugProtocol.AttachRequestArguments,
+  ): void {
     this.lifecycle.attachRequest(response, args);
   }
-  protected override restartRequest(response: DebugProtocol.RestartResponse, args: DebugProtocol.RestartArguments): void {
+  protected override restartRequest(
+    response: DebugProtocol.RestartResponse,
+    args: DebugProtocol.RestartArguments,
+  ): void {
     this.lifecycle.restartRequest(response, args);
   }
   protected override terminateRequest(response: DebugProtocol.TerminateResponse): void {
     this.lifecycle.terminateRequest(response);
   }
-  protected override disconnectRequest(response: DebugProtocol.DisconnectResponse, args: DebugProtocol.DisconnectArguments): void {
+  protected override disconnectRequest(
+    response: DebugProtocol.DisconnectResponse,
+    args: DebugProtocol.DisconnectArguments,
+  ): void {
     this.lifecycle.disconnectRequest(response, args);
   }
 
   // --- breakpoints, sources ---
-  protected override setBreakPointsRequest(response: DebugProtocol.SetBreakpointsResponse, args: DebugProtocol.SetBreakpointsArguments): void {
+  protected override setBreakPointsRequest(
+    response: DebugProtocol.SetBreakpointsResponse,
+    args: DebugProtocol.SetBreakpointsArguments,
+  ): void {
     this.breakpoints.setBreakPointsRequest(response, args);
   }
-  protected override setExceptionBreakPointsRequest(response: DebugProtocol.SetExceptionBreakpointsResponse, args: DebugProtocol.SetExceptionBreakpointsArguments): void {
+  protected override setExceptionBreakPointsRequest(
+    response: DebugProtocol.SetExceptionBreakpointsResponse,
+    args: DebugProtocol.SetExceptionBreakpointsArguments,
+  ): void {
     this.breakpoints.setExceptionBreakPointsRequest(response, args);
   }
   protected override loadedSourcesRequest(response: DebugProtocol.LoadedSourcesResponse): void {
@@ -178,22 +199,37 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
   protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
     this.inspection.threadsRequest(response);
   }
-  protected override stackTraceRequest(response: DebugProtocol.StackTraceResponse, args: DebugProtocol.StackTraceArguments): void {
+  protected override stackTraceRequest(
+    response: DebugProtocol.StackTraceResponse,
+    args: DebugProtocol.StackTraceArguments,
+  ): void {
     this.inspection.stackTraceRequest(response, args);
   }
   protected override scopesRequest(response: DebugProtocol.ScopesResponse, args: DebugProtocol.ScopesArguments): void {
     this.inspection.scopesRequest(response, args);
   }
-  protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
+  protected override variablesRequest(
+    response: DebugProtocol.VariablesResponse,
+    args: DebugProtocol.VariablesArguments,
+  ): void {
     this.inspection.variablesRequest(response, args);
   }
-  protected override evaluateRequest(response: DebugProtocol.EvaluateResponse, args: DebugProtocol.EvaluateArguments): void {
+  protected override evaluateRequest(
+    response: DebugProtocol.EvaluateResponse,
+    args: DebugProtocol.EvaluateArguments,
+  ): void {
     this.inspection.evaluateRequest(response, args);
   }
-  protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse, args: DebugProtocol.ExceptionInfoArguments): void {
+  protected override exceptionInfoRequest(
+    response: DebugProtocol.ExceptionInfoResponse,
+    args: DebugProtocol.ExceptionInfoArguments,
+  ): void {
     this.inspection.exceptionInfoRequest(response, args);
   }
-  protected override terminateThreadsRequest(response: DebugProtocol.TerminateThreadsResponse, args: DebugProtocol.TerminateThreadsArguments): void {
+  protected override terminateThreadsRequest(
+    response: DebugProtocol.TerminateThreadsResponse,
+    args: DebugProtocol.TerminateThreadsArguments,
+  ): void {
     this.inspection.terminateThreadsRequest(response, args);
   }
   protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
@@ -210,13 +246,22 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
   protected override stepInRequest(response: DebugProtocol.StepInResponse, args: DebugProtocol.StepInArguments): void {
     this.moves.stepInRequest(response, args);
   }
-  protected override stepOutRequest(response: DebugProtocol.StepOutResponse, args: DebugProtocol.StepOutArguments): void {
+  protected override stepOutRequest(
+    response: DebugProtocol.StepOutResponse,
+    args: DebugProtocol.StepOutArguments,
+  ): void {
     this.moves.stepOutRequest(response, args);
   }
-  protected override stepBackRequest(response: DebugProtocol.StepBackResponse, args: DebugProtocol.StepBackArguments): void {
+  protected override stepBackRequest(
+    response: DebugProtocol.StepBackResponse,
+    args: DebugProtocol.StepBackArguments,
+  ): void {
     this.moves.stepBackRequest(response, args);
   }
-  protected override reverseContinueRequest(response: DebugProtocol.ReverseContinueResponse, args: DebugProtocol.ReverseContinueArguments): void {
+  protected override reverseContinueRequest(
+    response: DebugProtocol.ReverseContinueResponse,
+    args: DebugProtocol.ReverseContinueArguments,
+  ): void {
     this.moves.reverseContinueRequest(response, args);
   }
   protected override pauseRequest(response: DebugProtocol.PauseResponse, args: DebugProtocol.PauseArguments): void {

@@ -33,7 +33,11 @@ export interface StateGroup {
 function awaitKey(t: TaskRow): { key: string; label: string } {
   const a = t.awaiting;
   if (a === null) return { key: 'nothing', label: 'nothing known' };
-  if (a.resourceId !== undefined) return { key: `resource:${a.resourceId}:${a.kind}`, label: a.detail === '' ? a.kind : `${a.kind} ${shorten(a.detail)}` };
+  if (a.resourceId !== undefined)
+    return {
+      key: `resource:${a.resourceId}:${a.kind}`,
+      label: a.detail === '' ? a.kind : `${a.kind} ${shorten(a.detail)}`,
+    };
   if (a.taskId !== undefined) return { key: `task:${a.taskId}`, label: `${a.kind} → task #${a.taskId}` };
   return { key: `kind:${a.kind}`, label: a.kind };
 }
@@ -63,7 +67,9 @@ export function groupTasks(rows: readonly TaskRow[]): StateGroup[] {
         if (g === undefined) groups.set(key, (g = { key, label, tasks: [] }));
         g.tasks.push(t);
       }
-      awaits.push(...[...groups.values()].sort((a, b) => b.tasks.length - a.tasks.length || a.label.localeCompare(b.label)));
+      awaits.push(
+        ...[...groups.values()].sort((a, b) => b.tasks.length - a.tasks.length || a.label.localeCompare(b.label)),
+      );
     }
     out.push({ state, awaits, tasks });
   }

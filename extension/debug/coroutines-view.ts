@@ -16,7 +16,10 @@ import { REVEAL_TASK_COMMAND } from './coroutines-view-ids';
 
 export { COROUTINES_VIEW_ID, REFRESH_COMMAND, REVEAL_TASK_COMMAND } from './coroutines-view-ids';
 
-type Node = { kind: 'state'; group: StateGroup } | { kind: 'await'; group: AwaitGroup } | { kind: 'task'; task: TaskRow };
+type Node =
+  | { kind: 'state'; group: StateGroup }
+  | { kind: 'await'; group: AwaitGroup }
+  | { kind: 'task'; task: TaskRow };
 
 const STATE_ICONS: Record<string, string> = {
   running: 'debug-start',
@@ -43,7 +46,12 @@ export class CoroutinesTreeProvider implements vscode.TreeDataProvider<Node>, vs
       vscode.debug.onDidChangeActiveDebugSession(() => this.refresh()),
       vscode.debug.onDidTerminateDebugSession(() => this.refresh()),
       vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => {
-        if (e.session.type === 'coroscope' && e.event === TASKS_CHANGED_EVENT && e.session === vscode.debug.activeDebugSession) this.refresh();
+        if (
+          e.session.type === 'coroscope' &&
+          e.event === TASKS_CHANGED_EVENT &&
+          e.session === vscode.debug.activeDebugSession
+        )
+          this.refresh();
       }),
     );
   }
@@ -84,8 +92,15 @@ export class CoroutinesTreeProvider implements vscode.TreeDataProvider<Node>, vs
   private show(body: TasksBody | null, message: string | undefined): void {
     this.groups = body === null ? [] : groupTasks(body.tasks);
     if (this.view !== null) {
-      const live = body === null ? 0 : body.tasks.filter((t) => t.state !== 'done' && t.state !== 'failed' && t.state !== 'cancelled').length;
-      this.view.message = message ?? (body === null ? undefined : `${live} live tasks · tick ${body.tick}${body.running ? (body.paused ? ' · paused' : ' · running') : ' · finished'}`);
+      const live =
+        body === null
+          ? 0
+          : body.tasks.filter((t) => t.state !== 'done' && t.state !== 'failed' && t.state !== 'cancelled').length;
+      this.view.message =
+        message ??
+        (body === null
+          ? undefined
+          : `${live} live tasks · tick ${body.tick}${body.running ? (body.paused ? ' · paused' : ' · running') : ' · finished'}`);
       this.view.description = body === null ? undefined : `${body.tasks.length} tasks`;
     }
     this.changed.fire(undefined);
@@ -104,7 +119,12 @@ export class CoroutinesTreeProvider implements vscode.TreeDataProvider<Node>, vs
   getTreeItem(node: Node): vscode.TreeItem {
     if (node.kind === 'state') {
       const g = node.group;
-      const item = new vscode.TreeItem(`${g.state} (${g.tasks.length})`, g.state === 'done' || g.state === 'cancelled' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
+      const item = new vscode.TreeItem(
+        `${g.state} (${g.tasks.length})`,
+        g.state === 'done' || g.state === 'cancelled'
+          ? vscode.TreeItemCollapsibleState.Collapsed
+          : vscode.TreeItemCollapsibleState.Expanded,
+      );
       item.iconPath = new vscode.ThemeIcon(STATE_ICONS[g.state] ?? 'circle-outline');
       item.id = `state:${g.state}`;
       item.contextValue = 'coroscopeState';
@@ -112,7 +132,10 @@ export class CoroutinesTreeProvider implements vscode.TreeDataProvider<Node>, vs
     }
     if (node.kind === 'await') {
       const g = node.group;
-      const item = new vscode.TreeItem(`${g.label} (${g.tasks.length})`, g.tasks.length > 20 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
+      const item = new vscode.TreeItem(
+        `${g.label} (${g.tasks.length})`,
+        g.tasks.length > 20 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded,
+      );
       item.iconPath = new vscode.ThemeIcon('watch');
       item.id = `await:${g.key}`;
       item.tooltip = `${g.tasks.length} task(s) awaiting ${g.label}`;
@@ -122,12 +145,16 @@ export class CoroutinesTreeProvider implements vscode.TreeDataProvider<Node>, vs
     const t = node.task;
     const item = new vscode.TreeItem(`${t.name} #${t.id}`, vscode.TreeItemCollapsibleState.None);
     item.id = `task:${t.id}`;
-    item.description = t.awaiting !== null ? `${t.awaiting.kind}${t.awaiting.detail !== '' ? ` ${t.awaiting.detail}` : ''}` : (t.outcome ?? '');
+    item.description =
+      t.awaiting !== null
+        ? `${t.awaiting.kind}${t.awaiting.detail !== '' ? ` ${t.awaiting.detail}` : ''}`
+        : (t.outcome ?? '');
     const chain = t.frames.length > 0 ? `\n${t.frames.join(' → ')}` : '';
     item.tooltip = `${t.name} #${t.id}: ${t.state}, ${t.steps} steps${t.createdBy !== null ? `, created by #${t.createdBy}` : ''}${t.awaitedBy.length > 0 ? `, awaited by ${t.awaitedBy.map((i) => `#${i}`).join(', ')}` : ''}${chain}`;
     item.iconPath = new vscode.ThemeIcon(STATE_ICONS[t.state] ?? 'circle-outline');
     item.contextValue = 'coroscopeTask';
-    if (t.location !== undefined) item.command = { command: REVEAL_TASK_COMMAND, title: 'Show where the task is', arguments: [t] };
+    if (t.location !== undefined)
+      item.command = { command: REVEAL_TASK_COMMAND, title: 'Show where the task is', arguments: [t] };
     return item;
   }
 }

@@ -17,7 +17,10 @@ import type { AwaitInfo, LineStepMode, TaskState, TaskSummary } from '../../prot
 
 export const TASKS_REQUEST = 'coroscope/tasks';
 export const TASKS_CHANGED_EVENT = 'coroscope/tasksChanged';
-/** Event `coroscope/deadlock` {summary, details}: the run stopped on a deadlock (the extension shows a notification). */
+/**
+ * Event `coroscope/deadlock` {summary, details}: the run stopped on a deadlock (the extension shows a
+ * notification).
+ */
 export const DEADLOCK_EVENT = 'coroscope/deadlock';
 export const TRACES_REQUEST = 'coroscope/traces';
 export const LINE_STEP_MODE_REQUEST = 'coroscope/setLineStepMode';
@@ -29,7 +32,10 @@ export function narrowLineStepMode(v: unknown): LineStepMode | null {
 }
 
 /** The part of a TaskSummary the views use. */
-export type TaskRow = Pick<TaskSummary, 'id' | 'name' | 'state' | 'steps' | 'awaiting' | 'awaitedBy' | 'createdBy' | 'frames' | 'location' | 'outcome'>;
+export type TaskRow = Pick<
+  TaskSummary,
+  'id' | 'name' | 'state' | 'steps' | 'awaiting' | 'awaitedBy' | 'createdBy' | 'frames' | 'location' | 'outcome'
+>;
 
 export interface TasksBody {
   tasks: TaskRow[];
@@ -39,7 +45,14 @@ export interface TasksBody {
   running: boolean;
 }
 
-const STATES: ReadonlySet<string> = new Set<TaskState>(['scheduled', 'running', 'suspended', 'done', 'cancelled', 'failed']);
+const STATES: ReadonlySet<string> = new Set<TaskState>([
+  'scheduled',
+  'running',
+  'suspended',
+  'done',
+  'cancelled',
+  'failed',
+]);
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -54,7 +67,14 @@ function narrowAwait(v: unknown): AwaitInfo | null {
 }
 
 function narrowRow(v: unknown): TaskRow | null {
-  if (!isRecord(v) || typeof v.id !== 'number' || typeof v.name !== 'string' || typeof v.state !== 'string' || !STATES.has(v.state)) return null;
+  if (
+    !isRecord(v) ||
+    typeof v.id !== 'number' ||
+    typeof v.name !== 'string' ||
+    typeof v.state !== 'string' ||
+    !STATES.has(v.state)
+  )
+    return null;
   const row: TaskRow = {
     id: v.id,
     name: v.name,
@@ -66,7 +86,8 @@ function narrowRow(v: unknown): TaskRow | null {
     frames: Array.isArray(v.frames) ? v.frames.filter((x): x is string => typeof x === 'string') : [],
   };
   const loc = v.location;
-  if (isRecord(loc) && typeof loc.file === 'string' && typeof loc.line === 'number') row.location = { file: loc.file, line: loc.line, column: typeof loc.column === 'number' ? loc.column : 1 };
+  if (isRecord(loc) && typeof loc.file === 'string' && typeof loc.line === 'number')
+    row.location = { file: loc.file, line: loc.line, column: typeof loc.column === 'number' ? loc.column : 1 };
   if (typeof v.outcome === 'string') row.outcome = v.outcome;
   return row;
 }
@@ -79,5 +100,10 @@ export function narrowTasksBody(v: unknown): TasksBody | null {
     const row = narrowRow(raw);
     if (row !== null) tasks.push(row);
   }
-  return { tasks, tick: typeof v.tick === 'number' ? v.tick : 0, paused: v.paused === true, running: v.running !== false };
+  return {
+    tasks,
+    tick: typeof v.tick === 'number' ? v.tick : 0,
+    paused: v.paused === true,
+    running: v.running !== false,
+  };
 }

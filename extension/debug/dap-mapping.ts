@@ -26,7 +26,17 @@
 
 import { basename, isAbsolute } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { AwaitInfo, DeadlockStop, FrameInfo, LineFrameInfo, SourcePosition, TaskDetail, TaskSummary, Traceback, TraceFrame } from '../../protocol/host-protocol';
+import type {
+  AwaitInfo,
+  DeadlockStop,
+  FrameInfo,
+  LineFrameInfo,
+  SourcePosition,
+  TaskDetail,
+  TaskSummary,
+  Traceback,
+  TraceFrame,
+} from '../../protocol/host-protocol';
 import { cancelOriginLabel } from '../../protocol/cancel-origin-label';
 import { loopTickText } from '../../protocol/run-moment';
 
@@ -51,7 +61,8 @@ function cut(text: string, max = MAX_DETAIL): string {
 export function threadName(t: TaskSummary): string {
   let state: string = t.state;
   if (t.state === 'suspended' && t.awaiting !== null) state = `suspended: ${t.awaiting.kind}`;
-  else if ((t.state === 'failed' || t.state === 'cancelled') && t.outcome !== undefined && t.outcome !== 'cancelled') state = `${t.state}: ${cut(t.outcome.replace(/^cancelled \((.*)\)$/, '$1'), 50)}`;
+  else if ((t.state === 'failed' || t.state === 'cancelled') && t.outcome !== undefined && t.outcome !== 'cancelled')
+    state = `${t.state}: ${cut(t.outcome.replace(/^cancelled \((.*)\)$/, '$1'), 50)}`;
   return `${t.name} [${state}]`;
 }
 
@@ -93,7 +104,12 @@ export function lineThreadName(name: string, line: number): string {
  * At a stop on a line (`lineStop`), its task is listed as running that line (even when the
  * table shown has no row for it: the stopped event names its thread, so it is listed).
  */
-export function threadsOf(tasks: readonly TaskSummary[], loop: LoopState, include: ReadonlySet<number> = new Set(), lineStop: LineStopThread | null = null): DebugProtocol.Thread[] {
+export function threadsOf(
+  tasks: readonly TaskSummary[],
+  loop: LoopState,
+  include: ReadonlySet<number> = new Set(),
+  lineStop: LineStopThread | null = null,
+): DebugProtocol.Thread[] {
   const out: DebugProtocol.Thread[] = [{ id: LOOP_THREAD_ID, name: loopThreadName(loop) }];
   const sorted = [...tasks].sort((a, b) => a.id - b.id);
   let lineTaskListed = false;
@@ -109,7 +125,10 @@ export function threadsOf(tasks: readonly TaskSummary[], loop: LoopState, includ
   }
   if (lineStop !== null && !lineTaskListed) {
     const at = out.findIndex((th) => th.id !== LOOP_THREAD_ID && th.id > lineStop.taskId);
-    out.splice(at < 0 ? out.length : at, 0, { id: lineStop.taskId, name: lineThreadName(lineStop.name ?? taskLabel(lineStop.taskId), lineStop.line) });
+    out.splice(at < 0 ? out.length : at, 0, {
+      id: lineStop.taskId,
+      name: lineThreadName(lineStop.name ?? taskLabel(lineStop.taskId), lineStop.line),
+    });
   }
   return out;
 }
@@ -128,7 +147,10 @@ export type FrameRef =
   | { kind: 'trace'; taskId: number | null; index: number }
   /** The event loop thread's own label. */
   | { kind: 'loop' }
-  /** A real frame of the host's main thread stopped on a line (`frameIndex`: 0 = innermost); `taskId` null outside any task. */
+  /**
+   * A real frame of the host's main thread stopped on a line (`frameIndex`: 0 = innermost); `taskId` null
+   * outside any task.
+   */
   | { kind: 'line'; taskId: number | null; frameIndex: number };
 
 export type StackFrameDraft = Omit<DebugProtocol.StackFrame, 'id'>;
@@ -168,7 +190,10 @@ export interface StackOptions {
   focus?: { file: string; line: number } | null;
 }
 
-export function sourceOf(position: SourcePosition, hint?: DebugProtocol.Source['presentationHint']): DebugProtocol.Source {
+export function sourceOf(
+  position: SourcePosition,
+  hint?: DebugProtocol.Source['presentationHint'],
+): DebugProtocol.Source {
   const s: DebugProtocol.Source = { name: basename(position.file), path: position.file };
   if (hint !== undefined) s.presentationHint = hint;
   return s;
@@ -192,8 +217,17 @@ function label(name: string, ref: FrameRef): FrameDraft {
   return { ref, frame: { name, line: 0, column: 0, presentationHint: 'label' } };
 }
 
-function positioned(name: string, position: SourcePosition | null, ref: FrameRef, hint?: DebugProtocol.StackFrame['presentationHint'], sourceHint?: DebugProtocol.Source['presentationHint']): FrameDraft {
-  const frame: StackFrameDraft = position === null ? { name, line: 0, column: 0 } : { name, source: sourceOf(position, sourceHint), line: position.line, column: position.column };
+function positioned(
+  name: string,
+  position: SourcePosition | null,
+  ref: FrameRef,
+  hint?: DebugProtocol.StackFrame['presentationHint'],
+  sourceHint?: DebugProtocol.Source['presentationHint'],
+): FrameDraft {
+  const frame: StackFrameDraft =
+    position === null
+      ? { name, line: 0, column: 0 }
+      : { name, source: sourceOf(position, sourceHint), line: position.line, column: position.column };
   if (hint !== undefined) frame.presentationHint = hint;
   return { ref, frame };
 }
@@ -206,7 +240,9 @@ function positioned(name: string, position: SourcePosition | null, ref: FrameRef
 export function lineStackDrafts(frames: readonly LineFrameInfo[], taskId: number | null): FrameDraft[] {
   return frames.map((f) => {
     const ref: FrameRef = { kind: 'line', taskId, frameIndex: f.index };
-    return f.position !== null ? positioned(f.name, f.position, ref) : positioned(f.name, f.generated, ref, 'subtle', 'deemphasize');
+    return f.position !== null
+      ? positioned(f.name, f.position, ref)
+      : positioned(f.name, f.generated, ref, 'subtle', 'deemphasize');
   });
 }
 
@@ -232,7 +268,15 @@ export function tracebackDrafts(tb: Traceback, taskId: number | null): FrameDraf
     const machinery = f.kind === 'loop' || f.kind === 'native';
     // node:internal/… and <anonymous> are not files a client can open.
     const position = f.position !== null && isAbsolute(f.position.file) ? f.position : null;
-    out.push(positioned(f.name, position, { kind: 'trace', taskId, index: i }, machinery ? 'subtle' : 'normal', machinery ? 'deemphasize' : undefined));
+    out.push(
+      positioned(
+        f.name,
+        position,
+        { kind: 'trace', taskId, index: i },
+        machinery ? 'subtle' : 'normal',
+        machinery ? 'deemphasize' : undefined,
+      ),
+    );
   }
   return out;
 }
@@ -241,16 +285,29 @@ export function tracebackDrafts(tb: Traceback, taskId: number | null): FrameDraf
  * A task's stack, innermost first: [await label], its chain's frames, then its creation
  * chain. A task without frames shows its traceback (if any) or a label with its state.
  */
-export function taskStackDrafts(detail: TaskDetail, options: StackOptions = {}, nameOf?: (taskId: number) => string | undefined): FrameDraft[] {
+export function taskStackDrafts(
+  detail: TaskDetail,
+  options: StackOptions = {},
+  nameOf?: (taskId: number) => string | undefined,
+): FrameDraft[] {
   const t = detail.task;
   const out: FrameDraft[] = [];
   if (detail.frames.length === 0) {
     const tb = options.traceback ?? detail.traceback;
     if (tb !== null && tb !== undefined) {
-      out.push(label(`${t.state === 'failed' ? 'failed' : 'raised'}: ${cut(tb.error, 80)}`, { kind: 'trace', taskId: t.id, index: -1 }));
+      out.push(
+        label(`${t.state === 'failed' ? 'failed' : 'raised'}: ${cut(tb.error, 80)}`, {
+          kind: 'trace',
+          taskId: t.id,
+          index: -1,
+        }),
+      );
       out.push(...tracebackDrafts(tb, t.id));
     } else {
-      const why = t.state === 'suspended' || t.state === 'scheduled' || t.state === 'running' ? 'no frames (inspection is off, or the task has not started)' : (t.outcome ?? t.state);
+      const why =
+        t.state === 'suspended' || t.state === 'scheduled' || t.state === 'running'
+          ? 'no frames (inspection is off, or the task has not started)'
+          : (t.outcome ?? t.state);
       out.push(label(`${t.state}: ${cut(why, 80)}`, { kind: 'await', taskId: t.id }));
     }
   } else {
@@ -260,7 +317,8 @@ export function taskStackDrafts(detail: TaskDetail, options: StackOptions = {}, 
       out.push(...tracebackDrafts(raised, t.id));
       out.push(label('caught; the task went on, and now:', { kind: 'await', taskId: t.id }));
     }
-    if (t.awaiting !== null) out.push(label(`awaiting ${describeAwait(t.awaiting, nameOf)}`, { kind: 'await', taskId: t.id }));
+    if (t.awaiting !== null)
+      out.push(label(`awaiting ${describeAwait(t.awaiting, nameOf)}`, { kind: 'await', taskId: t.id }));
     // Innermost first.
     const chain: FrameDraft[] = [];
     for (let i = detail.frames.length - 1; i >= 0; i--) {
@@ -278,9 +336,20 @@ export function taskStackDrafts(detail: TaskDetail, options: StackOptions = {}, 
     out.push(...chain);
   }
   for (const link of options.creation ?? []) {
-    const who = link.creatorId === null ? 'outside any task' : taskLabel(link.creatorId, (id) => (id === link.creatorId ? (link.creatorName ?? undefined) : nameOf?.(id)));
+    const who =
+      link.creatorId === null
+        ? 'outside any task'
+        : taskLabel(link.creatorId, (id) => (id === link.creatorId ? (link.creatorName ?? undefined) : nameOf?.(id)));
     out.push(label(`created by ${who}`, { kind: 'creation', taskId: link.childId, creatorId: link.creatorId }));
-    if (link.createdAt !== null) out.push(positioned(creatorFunction(link), link.createdAt, { kind: 'creation', taskId: link.childId, creatorId: link.creatorId }, 'subtle'));
+    if (link.createdAt !== null)
+      out.push(
+        positioned(
+          creatorFunction(link),
+          link.createdAt,
+          { kind: 'creation', taskId: link.childId, creatorId: link.creatorId },
+          'subtle',
+        ),
+      );
   }
   return out;
 }
@@ -291,20 +360,35 @@ export function callbackThreadName(url: string): string {
 
 /** The callback stage's stack for the same failure: as the ripped stack really is (no coroutine above the callback). */
 export function callbackStackDrafts(tb: Traceback): FrameDraft[] {
-  return [label(`callback stage: ${cut(tb.error, 80)}`, { kind: 'trace', taskId: null, index: -1 }), ...tracebackDrafts(tb, null)];
+  return [
+    label(`callback stage: ${cut(tb.error, 80)}`, { kind: 'trace', taskId: null, index: -1 }),
+    ...tracebackDrafts(tb, null),
+  ];
 }
 
 /** The loop thread's stack: the failure outside any task when there is one, else a label. */
 export function loopStackDrafts(loop: LoopState, callbackFailure: Traceback | null): FrameDraft[] {
-  if (callbackFailure !== null) return [label(`raised in a callback: ${cut(callbackFailure.error, 80)}`, { kind: 'loop' }), ...tracebackDrafts(callbackFailure, null)];
-  return [label(loop.running ? `event loop: ${loopTickText(loop.tick, loop)}` : 'event loop: the run has finished', { kind: 'loop' })];
+  if (callbackFailure !== null)
+    return [
+      label(`raised in a callback: ${cut(callbackFailure.error, 80)}`, { kind: 'loop' }),
+      ...tracebackDrafts(callbackFailure, null),
+    ];
+  return [
+    label(loop.running ? `event loop: ${loopTickText(loop.tick, loop)}` : 'event loop: the run has finished', {
+      kind: 'loop',
+    }),
+  ];
 }
 
 // --- variables ------------------------------------------------------------------------------
 
 function ms(value: number | null): string {
   if (value === null) return 'never';
-  return value < 1 ? `${(value * 1000).toFixed(0)} µs` : value < 1000 ? `${value.toFixed(1)} ms` : `${(value / 1000).toFixed(2)} s`;
+  return value < 1
+    ? `${(value * 1000).toFixed(0)} µs`
+    : value < 1000
+      ? `${value.toFixed(1)} ms`
+      : `${(value / 1000).toFixed(2)} s`;
 }
 
 function where(p: SourcePosition | null): string {
@@ -312,8 +396,17 @@ function where(p: SourcePosition | null): string {
 }
 
 /** The "Task" scope: what the Tasks window of Visual Studio shows, for one task. */
-export function taskScopeVariables(t: TaskSummary, detail: TaskDetail | null, nameOf?: (taskId: number) => string | undefined): DebugProtocol.Variable[] {
-  const v = (name: string, value: string): DebugProtocol.Variable => ({ name, value, variablesReference: 0, presentationHint: { attributes: ['readOnly'] } });
+export function taskScopeVariables(
+  t: TaskSummary,
+  detail: TaskDetail | null,
+  nameOf?: (taskId: number) => string | undefined,
+): DebugProtocol.Variable[] {
+  const v = (name: string, value: string): DebugProtocol.Variable => ({
+    name,
+    value,
+    variablesReference: 0,
+    presentationHint: { attributes: ['readOnly'] },
+  });
   const out: DebugProtocol.Variable[] = [
     v('id', String(t.id)),
     v('name', JSON.stringify(t.name)),
@@ -326,9 +419,16 @@ export function taskScopeVariables(t: TaskSummary, detail: TaskDetail | null, na
   if (detail !== null) out.push(v('created at', where(detail.createdAt)));
   out.push(v('busy', ms(t.busyMs)), v('since resumed', ms(t.sinceResumedMs)));
   if (t.frames.length > 0) out.push(v('coroutine chain', t.frames.join(' → ')));
-  if (detail !== null && detail.awaitChain.length > 0) out.push(v('await chain', detail.awaitChain.map((id) => taskLabel(id, nameOf)).join(', ')));
+  if (detail !== null && detail.awaitChain.length > 0)
+    out.push(v('await chain', detail.awaitChain.map((id) => taskLabel(id, nameOf)).join(', ')));
   if (t.outcome !== undefined) out.push(v('outcome', t.outcome));
-  if (t.cancelledBy !== undefined) out.push(v('cancelled by', cancelOriginLabel(t.cancelledBy, (id) => taskLabel(id, nameOf))));
+  if (t.cancelledBy !== undefined)
+    out.push(
+      v(
+        'cancelled by',
+        cancelOriginLabel(t.cancelledBy, (id) => taskLabel(id, nameOf)),
+      ),
+    );
   return out;
 }
 
@@ -341,7 +441,10 @@ export function splitError(error: string): { name: string; message: string } {
   return { name: m[1]!, message: m[2] ?? '' };
 }
 
-export function exceptionInfoOf(tb: Traceback, breakMode: DebugProtocol.ExceptionBreakMode): DebugProtocol.ExceptionInfoResponse['body'] {
+export function exceptionInfoOf(
+  tb: Traceback,
+  breakMode: DebugProtocol.ExceptionBreakMode,
+): DebugProtocol.ExceptionInfoResponse['body'] {
   const { name, message } = splitError(tb.error);
   return {
     exceptionId: name,
@@ -355,7 +458,8 @@ export function exceptionInfoOf(tb: Traceback, breakMode: DebugProtocol.Exceptio
 export const DEADLOCK_FILTER: DebugProtocol.ExceptionBreakpointsFilter = {
   filter: 'deadlock',
   label: 'Deadlock',
-  description: 'Stop when live tasks wait for what nothing can give them: a lock-order or await cycle, a lock held by a task that ended, a queue whose producer died (nothing of the loop can run).',
+  description:
+    'Stop when live tasks wait for what nothing can give them: a lock-order or await cycle, a lock held by a task that ended, a queue whose producer died (nothing of the loop can run).',
   default: true,
 };
 

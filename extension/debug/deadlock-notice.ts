@@ -21,8 +21,10 @@ export function watchDeadlockStops(debugType: string): vscode.Disposable {
     if (e.session.type !== debugType || e.event !== DEADLOCK_EVENT) return;
     const summary = deadlockSummaryOf(e.body);
     if (summary === null) return;
-    void vscode.window.showWarningMessage(`Coroscope: the run stopped on a deadlock: ${summary}`, 'Show Details').then((pick) => {
-      if (pick === 'Show Details') void vscode.commands.executeCommand('workbench.debug.action.toggleRepl');
-    });
+    void vscode.window
+      .showWarningMessage(`Coroscope: the run stopped on a deadlock: ${summary}`, 'Show Details')
+      .then((pick) => {
+        if (pick === 'Show Details') void vscode.commands.executeCommand('workbench.debug.action.toggleRepl');
+      });
   });
 }

@@ -73,12 +73,15 @@ export const SAMPLE_RUN: CoroscopeConfiguration = {
 export const PROGRAM_RUN: CoroscopeConfiguration = {
   type: 'coroscope',
   request: 'launch',
-  name: 'Coroscope: run this module\'s main coroutine',
+  name: "Coroscope: run this module's main coroutine",
   program: '${file}',
   stopOnEntry: true,
 };
 
-/** The command that lists the live runs and gives the key of the one picked (`${command:…}` in an attach configuration). */
+/**
+ * The command that lists the live runs and gives the key of the one picked (`${command:…}` in an attach
+ * configuration).
+ */
 export const PICK_RUN_COMMAND = 'coroscope.pickRun';
 
 /** Attaches to a run already going (the panel's crawl, a sample): the one picked from the live runs. */
@@ -103,12 +106,21 @@ export const INITIAL_CONFIGURATIONS: readonly CoroscopeConfiguration[] = [DEMO_C
  * appends whatever the provider gives (newLaunchJsonConfigurations), so giving them here too
  * wrote each configuration twice.
  */
-export function providedConfigurations(trigger: 'initial' | 'dynamic', activeFileIsModule: boolean): CoroscopeConfiguration[] {
+export function providedConfigurations(
+  trigger: 'initial' | 'dynamic',
+  activeFileIsModule: boolean,
+): CoroscopeConfiguration[] {
   return trigger === 'initial' ? [] : dynamicConfigurations(activeFileIsModule);
 }
 
-/** The configurations "create a launch.json file" writes, put together as VS Code does: the contributed initial ones, then the provider's. */
-export function newLaunchJsonConfigurations(contributed: readonly CoroscopeConfiguration[], provided: readonly CoroscopeConfiguration[]): CoroscopeConfiguration[] {
+/**
+ * The configurations "create a launch.json file" writes, put together as VS Code does: the contributed
+ * initial ones, then the provider's.
+ */
+export function newLaunchJsonConfigurations(
+  contributed: readonly CoroscopeConfiguration[],
+  provided: readonly CoroscopeConfiguration[],
+): CoroscopeConfiguration[] {
   return [...contributed, ...provided];
 }
 
@@ -117,7 +129,14 @@ export function dynamicConfigurations(activeFileIsModule: boolean): CoroscopeCon
   const out: CoroscopeConfiguration[] = [DEMO_CRAWL];
   if (activeFileIsModule) out.push(PROGRAM_RUN);
   out.push(ATTACH_RUN);
-  for (const s of KNOWN_SAMPLES) out.push({ type: 'coroscope', request: 'launch', name: `Coroscope sample: ${s.title}`, sample: s.id, stopOnEntry: true });
+  for (const s of KNOWN_SAMPLES)
+    out.push({
+      type: 'coroscope',
+      request: 'launch',
+      name: `Coroscope sample: ${s.title}`,
+      sample: s.id,
+      stopOnEntry: true,
+    });
   return out;
 }
 
@@ -132,27 +151,60 @@ export const CONFIGURATION_SNIPPETS: readonly ConfigurationSnippet[] = [
   {
     label: 'Coroscope: Crawl the demo site',
     description: 'Crawl the embedded demo website, with its tasks as threads.',
-    body: { type: 'coroscope', request: 'launch', name: 'Coroscope: crawl the demo site', crawl: 'demo', maxTasks: 10, stopOnEntry: false },
+    body: {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'Coroscope: crawl the demo site',
+      crawl: 'demo',
+      maxTasks: 10,
+      stopOnEntry: false,
+    },
   },
   {
     label: 'Coroscope: Crawl a URL',
-    description: 'Crawl a website with the chapter\'s crawler (maxTasks workers).',
-    body: { type: 'coroscope', request: 'launch', name: 'Coroscope: crawl ${1:a site}', crawl: '${2:http://localhost:8080/}', maxTasks: 100, stopOnEntry: false },
+    description: "Crawl a website with the chapter's crawler (maxTasks workers).",
+    body: {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'Coroscope: crawl ${1:a site}',
+      crawl: '${2:http://localhost:8080/}',
+      maxTasks: 100,
+      stopOnEntry: false,
+    },
   },
   {
     label: 'Coroscope: Run a tutorial sample',
     description: 'Run one of the tutorial samples, stopped before its first tick.',
-    body: { type: 'coroscope', request: 'launch', name: 'Coroscope: sample ${1:future-task}', sample: '${1:future-task}', stopOnEntry: true },
+    body: {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'Coroscope: sample ${1:future-task}',
+      sample: '${1:future-task}',
+      stopOnEntry: true,
+    },
   },
   {
-    label: 'Coroscope: Run a module\'s main coroutine',
+    label: "Coroscope: Run a module's main coroutine",
     description: 'Run a TypeScript or JavaScript module that exports a main coroutine function.',
-    body: { type: 'coroscope', request: 'launch', name: 'Coroscope: run ${1:main}', program: '^"\\${workspaceFolder}/${2:src/main.ts}"', exportName: '${1:main}', stopOnEntry: true },
+    body: {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'Coroscope: run ${1:main}',
+      program: '^"\\${workspaceFolder}/${2:src/main.ts}"',
+      exportName: '${1:main}',
+      stopOnEntry: true,
+    },
   },
   {
     label: 'Coroscope: Attach to a run',
-    description: 'Debug a run started from the Coroscope panel or the command palette (a pick list when several are live).',
-    body: { type: 'coroscope', request: 'attach', name: 'Coroscope: attach to a run', run: `^"\\\${command:${PICK_RUN_COMMAND}}"` },
+    description:
+      'Debug a run started from the Coroscope panel or the command palette (a pick list when several are live).',
+    body: {
+      type: 'coroscope',
+      request: 'attach',
+      name: 'Coroscope: attach to a run',
+      run: `^"\\\${command:${PICK_RUN_COMMAND}}"`,
+    },
   },
 ];
 
@@ -162,7 +214,8 @@ export const ATTACH_ATTRIBUTES = {
     run: {
       type: ['integer', 'string'],
       default: `\${command:${PICK_RUN_COMMAND}}`,
-      description: 'The run to debug: its number (the panel and "Coroscope: Debug This Run" name it), or "${command:coroscope.pickRun}" to pick one of the runs (live, or finished and recorded: then stopped at the tick the views show, to step back through). Without it: the only such run.',
+      description:
+        'The run to debug: its number (the panel and "Coroscope: Debug This Run" name it), or "${command:coroscope.pickRun}" to pick one of the runs (live, or finished and recorded: then stopped at the tick the views show, to step back through). Without it: the only such run.',
     },
   },
 } as const;
@@ -173,7 +226,8 @@ export const LAUNCH_ATTRIBUTES = {
     crawl: {
       type: ['string', 'array'],
       items: { type: 'string' },
-      description: 'What to crawl: a URL (or a list of root URLs), or "demo" for the embedded demo website. Exactly one of crawl, sample, program.',
+      description:
+        'What to crawl: a URL (or a list of root URLs), or "demo" for the embedded demo website. Exactly one of crawl, sample, program.',
     },
     sample: {
       type: 'string',
@@ -183,42 +237,89 @@ export const LAUNCH_ATTRIBUTES = {
     },
     program: {
       type: 'string',
-      description: 'A TypeScript or JavaScript module exporting a main coroutine function (a generator function wrapped with coroutine()). Exactly one of crawl, sample, program.',
+      description:
+        'A TypeScript or JavaScript module exporting a main coroutine function (a generator function wrapped with coroutine()). Exactly one of crawl, sample, program.',
     },
-    exportName: { type: 'string', default: 'main', description: 'The export of "program" to run as the main coroutine.' },
-    maxTasks: { type: 'integer', ...schemaBounds('maxTasks'), default: 100, description: 'Crawler worker tasks (each one is a thread in the Call Stack view).' },
-    maxRedirect: { type: 'integer', ...schemaBounds('maxRedirect'), default: 10, description: 'Redirects followed from one URL.' },
-    maxTries: { type: 'integer', ...schemaBounds('maxTries'), default: 4, description: 'Tries per URL: connection failures up to this many, a stalled server twice at most, a malformed answer once.' },
+    exportName: {
+      type: 'string',
+      default: 'main',
+      description: 'The export of "program" to run as the main coroutine.',
+    },
+    maxTasks: {
+      type: 'integer',
+      ...schemaBounds('maxTasks'),
+      default: 100,
+      description: 'Crawler worker tasks (each one is a thread in the Call Stack view).',
+    },
+    maxRedirect: {
+      type: 'integer',
+      ...schemaBounds('maxRedirect'),
+      default: 10,
+      description: 'Redirects followed from one URL.',
+    },
+    maxTries: {
+      type: 'integer',
+      ...schemaBounds('maxTries'),
+      default: 4,
+      description:
+        'Tries per URL: connection failures up to this many, a stalled server twice at most, a malformed answer once.',
+    },
     exclude: { type: 'string', description: 'A regular expression: URLs matching it are not crawled.' },
-    strict: { type: 'boolean', default: true, description: 'Strict host matching (only the roots\' hosts); false also follows subdomains.' },
+    strict: {
+      type: 'boolean',
+      default: true,
+      description: "Strict host matching (only the roots' hosts); false also follows subdomains.",
+    },
     robots: { type: 'boolean', default: true, description: 'Respect robots.txt.' },
-    pages: { type: 'integer', ...schemaBounds('demoPages'), description: 'Number of content pages of the demo site (crawl: "demo" only).' },
+    pages: {
+      type: 'integer',
+      ...schemaBounds('demoPages'),
+      description: 'Number of content pages of the demo site (crawl: "demo" only).',
+    },
     demoLatency: {
       type: 'string',
       enum: ['realistic', 'instant'],
       default: 'realistic',
-      enumDescriptions: ['Every response 100-800 ms late, pages of 24 KiB: a crawl lasts long enough to pause it.', 'Answers at once with small pages: for benchmarks and tests.'],
+      enumDescriptions: [
+        'Every response 100-800 ms late, pages of 24 KiB: a crawl lasts long enough to pause it.',
+        'Answers at once with small pages: for benchmarks and tests.',
+      ],
       description: 'How the demo site answers (crawl: "demo" only).',
     },
-    inspect: { type: 'boolean', default: true, description: 'Track coroutine frames (stacks, locals, line breakpoints). Off: only task summaries, for speed.' },
-    record: { type: 'boolean', default: true, description: 'Record the run (clock, socket inputs, every task step) so Step Back, Reverse Continue and the panel\'s timeline can replay any past tick. Default: the coroscope.record setting (on).' },
-    stopOnEntry: { type: 'boolean', default: false, description: 'Stop before the event loop\'s first tick.' },
+    inspect: {
+      type: 'boolean',
+      default: true,
+      description: 'Track coroutine frames (stacks, locals, line breakpoints). Off: only task summaries, for speed.',
+    },
+    record: {
+      type: 'boolean',
+      default: true,
+      description:
+        "Record the run (clock, socket inputs, every task step) so Step Back, Reverse Continue and the panel's timeline can replay any past tick. Default: the coroscope.record setting (on).",
+    },
+    stopOnEntry: { type: 'boolean', default: false, description: "Stop before the event loop's first tick." },
     stopAtEnd: {
       type: 'boolean',
       default: true,
-      description: 'When the recorded run finishes, stop at its last tick instead of ending the session: Step Back and Reverse Continue go through its past; Continue or Stop then ends the session. Ignored when "record" is off.',
+      description:
+        'When the recorded run finishes, stop at its last tick instead of ending the session: Step Back and Reverse Continue go through its past; Continue or Stop then ends the session. Ignored when "record" is off.',
     },
     lineStepMode: {
       type: 'string',
       enum: ['stayWithTask', 'followLoop'],
       default: 'stayWithTask',
       enumDescriptions: [
-        'Step over a yield* that suspends lands on the same task\'s next line, once the loop resumes it.',
+        "Step over a yield* that suspends lands on the same task's next line, once the loop resumes it.",
         'Step over a yield* that suspends lands on the next line the loop runs, in whichever task it resumes next.',
       ],
-      description: 'Where a line step (F10) over a yield* that suspends its task lands. The Debug Console says which task suspended and which one the loop runs.',
+      description:
+        'Where a line step (F10) over a yield* that suspends its task lands. The Debug Console says which task suspended and which one the loop runs.',
     },
-    cwd: { type: 'string', default: '${workspaceFolder}', description: 'Working directory of the runtime host; a relative "program" is resolved against it.' },
+    cwd: {
+      type: 'string',
+      default: '${workspaceFolder}',
+      description: 'Working directory of the runtime host; a relative "program" is resolved against it.',
+    },
   },
 } as const;
 

@@ -7,13 +7,22 @@
 // protocol's requests and events, protocol/host-protocol.ts); `isAlive()` is false once the
 // host is gone, and then no request is sent.
 
-import type { CancelRequester, HostEvents, HostMethods, LaunchOptions, LaunchTarget } from '../../protocol/host-protocol';
+import type {
+  CancelRequester,
+  HostEvents,
+  HostMethods,
+  LaunchOptions,
+  LaunchTarget,
+} from '../../protocol/host-protocol';
 import type { HostExit } from '../host-client/host-process';
 import type { SnapshotMirror } from '../../protocol/snapshot-mirror';
 
 /** The host protocol as the adapter uses it: requests, and listeners of events (each returns its removal). */
 export interface DebugHostEndpoint {
-  request<M extends keyof HostMethods & string>(method: M, params: HostMethods[M]['params']): Promise<HostMethods[M]['result']>;
+  request<M extends keyof HostMethods & string>(
+    method: M,
+    params: HostMethods[M]['params'],
+  ): Promise<HostMethods[M]['result']>;
   on<E extends keyof HostEvents & string>(event: E, listener: (body: HostEvents[E]) => void): () => void;
 }
 

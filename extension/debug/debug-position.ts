@@ -52,7 +52,10 @@
 import type { DeadlockStop, SourcePosition, StopReason } from '../../protocol/host-protocol';
 import { LOOP_THREAD_ID } from './dap-mapping';
 
-/** Why a stop is shown: the host's reasons, 'goto' for a past tick someone moved the views to, 'end' for a recorded run's end. */
+/**
+ * Why a stop is shown: the host's reasons, 'goto' for a past tick someone moved the views to, 'end' for a
+ * recorded run's end.
+ */
 export type ShownReason = StopReason | 'goto' | 'end';
 
 /** A stop as the debugger shows it. */
@@ -69,22 +72,40 @@ export interface PositionStop {
 }
 
 /** Where a move forward out of the past comes back to. */
-export type Present = { kind: 'running' } | { kind: 'stopped'; stop: PositionStop } | { kind: 'end'; stop: PositionStop };
+export type Present =
+  | { kind: 'running' }
+  | { kind: 'stopped'; stop: PositionStop }
+  | { kind: 'end'; stop: PositionStop };
 
-/** How a move in time of this session is shown: a step, a tick moved to, or a recorded stop landed on (in the live stop's reason). */
+/**
+ * How a move in time of this session is shown: a step, a tick moved to, or a recorded stop landed on (in the
+ * live stop's reason).
+ */
 export type TravelReason = 'step' | 'goto' | StopReason;
 
 /** A move of this session under way, by what it waits for from the host. */
 export type Move =
-  /** A seek (seekTick): its `viewedTick` lands it, shown as `reason` on `threadId` (`said`: the recording's words for that tick). */
+  /**
+   * A seek (seekTick): its `viewedTick` lands it, shown as `reason` on `threadId` (`said`: the recording's
+   * words for that tick).
+   */
   | { waits: 'seek'; reason: TravelReason; threadId: number; said?: string }
-  /** A search of the past for a breakpoint's hit (pastBreakpointHit): its `viewedTick` follows the hit's tick; its answer shows the hit. */
+  /**
+   * A search of the past for a breakpoint's hit (pastBreakpointHit): its `viewedTick` follows the hit's tick;
+   * its answer shows the hit.
+   */
   | { waits: 'search' }
-  /** A line move from a hit shown (lineStep / lineStepBack there): its `viewedTick` follows the line's tick, its `paused` (pastLine) shows the line. */
+  /**
+   * A line move from a hit shown (lineStep / lineStepBack there): its `viewedTick` follows the line's tick,
+   * its `paused` (pastLine) shows the line.
+   */
   | { waits: 'hitLine' }
   /** A line move through the past lines of a live line stop: its `paused` (pastLine) shows the line. */
   | { waits: 'pastLine' }
-  /** Back from a past line to the live line stop held (seekTick to the present): its `paused` shows it, in its own reason. */
+  /**
+   * Back from a past line to the live line stop held (seekTick to the present): its `paused` shows it, in its
+   * own reason.
+   */
   | { waits: 'liveStop'; live: PositionStop };
 
 export type DebugPosition =
@@ -99,8 +120,18 @@ export type DebugPosition =
   | { kind: 'pastHit'; tick: number; stop: PositionStop | null; present: Present }
   | { kind: 'end'; stop: PositionStop }
   | { kind: 'recording'; tick: number; ticks: number; stop: PositionStop | null }
-  /** `from`: the position the move left (shown again if the move is refused); `stop`: what is shown meanwhile (a search keeps the stop shown); `moment`: the id the move's requests carry (none: a move that did not name itself). */
-  | { kind: 'moving'; move: Move; from: Exclude<DebugPosition, { kind: 'moving' }>; stop: PositionStop | null; moment?: string };
+  /**
+   * `from`: the position the move left (shown again if the move is refused); `stop`: what is shown meanwhile
+   * (a search keeps the stop shown); `moment`: the id the move's requests carry (none: a move that did not
+   * name itself).
+   */
+  | {
+      kind: 'moving';
+      move: Move;
+      from: Exclude<DebugPosition, { kind: 'moving' }>;
+      stop: PositionStop | null;
+      moment?: string;
+    };
 
 /** A position that is not a move under way. */
 export type SettledPosition = Exclude<DebugPosition, { kind: 'moving' }>;
@@ -169,7 +200,10 @@ export function canStepForward(pos: DebugPosition): boolean {
   return true;
 }
 
-/** Whether a step back has somewhere to go: the moment shown is after the recording's first tick (running: it is asked of the host). */
+/**
+ * Whether a step back has somewhere to go: the moment shown is after the recording's first tick (running: it
+ * is asked of the host).
+ */
 export function canStepBack(pos: DebugPosition): boolean {
   const stop = shownStop(pos);
   const tick = pos.kind === 'pastTick' || pos.kind === 'pastHit' || pos.kind === 'recording' ? pos.tick : stop?.tick;
@@ -181,17 +215,24 @@ export function stepsByLine(pos: DebugPosition): boolean {
   return (pos.kind === 'liveLine' || pos.kind === 'pastLine' || pos.kind === 'pastHit') && pos.stop?.line !== undefined;
 }
 
-/** The tick forward steps count from: at a hit or a past line (mid-tick) the tick before its own, whose end is still ahead. */
+/**
+ * The tick forward steps count from: at a hit or a past line (mid-tick) the tick before its own, whose end is
+ * still ahead.
+ */
 export function forwardFrom(pos: DebugPosition, now: number): number {
   return pos.kind === 'pastHit' || pos.kind === 'pastLine' ? now - 1 : now;
 }
 
 // --- transitions ---------------------------------------------------------------------------
 
-/** The host's `paused`: the live run stopped (kept as the present while the past is shown), or a past line was reached. */
+/**
+ * The host's `paused`: the live run stopped (kept as the present while the past is shown), or a past line was
+ * reached.
+ */
 export function onPaused(pos: DebugPosition, stop: PositionStop, pastLine: boolean): DebugPosition {
   if (pos.kind === 'moving') {
-    // Not the move's answer (answersMove): the move goes on, from where the host now stands; a live stop is shown meanwhile.
+    // Not the move's answer (answersMove): the move goes on, from where the host now stands; a live stop is
+    // shown meanwhile.
     const from = settled(onPaused(pos.from, stop, pastLine));
     return { ...pos, from, stop: from.kind === 'pastTick' || from.kind === 'pastHit' ? pos.stop : shownStop(from) };
   }
@@ -206,7 +247,11 @@ export function onPaused(pos: DebugPosition, stop: PositionStop, pastLine: boole
       return pos;
     default:
       if (!pastLine) return liveStop(stop);
-      return { kind: 'pastLine', stop, live: pos.kind === 'liveLine' ? pos.stop : pos.kind === 'pastLine' ? pos.live : null };
+      return {
+        kind: 'pastLine',
+        stop,
+        live: pos.kind === 'liveLine' ? pos.stop : pos.kind === 'pastLine' ? pos.live : null,
+      };
   }
 }
 
@@ -214,8 +259,11 @@ export function onPaused(pos: DebugPosition, stop: PositionStop, pastLine: boole
 export function onContinued(pos: DebugPosition): DebugPosition {
   switch (pos.kind) {
     case 'moving':
-      // The present runs on behind a past shown; from a live stop, the move's own doing (its answer says where it lands).
-      return pos.from.kind === 'pastTick' || pos.from.kind === 'pastHit' ? { ...pos, from: settled(onContinued(pos.from)) } : pos;
+      // The present runs on behind a past shown; from a live stop, the move's own doing (its answer says
+      // where it lands).
+      return pos.from.kind === 'pastTick' || pos.from.kind === 'pastHit'
+        ? { ...pos, from: settled(onContinued(pos.from)) }
+        : pos;
     case 'pastTick':
     case 'pastHit':
       return { ...pos, present: { kind: 'running' } };
@@ -246,16 +294,31 @@ export function backToPresent(pos: DebugPosition): DebugPosition {
  * The host's `viewedTick`: every view shows `tick` (null: the present). `finished`: the run has
  * ended (then its last tick is its end); `shown`: the stop the session shows at that tick.
  */
-export function onViewedTick(pos: DebugPosition, tick: number | null, ticks: number, finished: boolean, shown: PositionStop | null): DebugPosition {
+export function onViewedTick(
+  pos: DebugPosition,
+  tick: number | null,
+  ticks: number,
+  finished: boolean,
+  shown: PositionStop | null,
+): DebugPosition {
   if (pos.kind === 'moving') return onViewedTick(pos.from, tick, ticks, finished, shown);
-  if (pos.kind === 'recording') return tick === null ? pos : { kind: 'recording', tick: Math.min(tick, ticks), ticks, stop: shown };
+  if (pos.kind === 'recording')
+    return tick === null ? pos : { kind: 'recording', tick: Math.min(tick, ticks), ticks, stop: shown };
   if (tick === null) return isPast(pos) ? backToPresent(pos) : pos;
   const present = presentOf(pos) ?? { kind: 'running' };
-  if (finished && tick >= ticks) return present.kind === 'end' ? { kind: 'end', stop: present.stop } : pos.kind === 'end' ? pos : { kind: 'end', stop: shown ?? endStopAt(ticks) };
+  if (finished && tick >= ticks)
+    return present.kind === 'end'
+      ? { kind: 'end', stop: present.stop }
+      : pos.kind === 'end'
+        ? pos
+        : { kind: 'end', stop: shown ?? endStopAt(ticks) };
   return { kind: 'pastTick', tick, stop: shown, present };
 }
 
-/** The host's `finished`, when the session stays at the run's end: the end is the present (shown now unless the past is). */
+/**
+ * The host's `finished`, when the session stays at the run's end: the end is the present (shown now unless
+ * the past is).
+ */
 export function onFinished(pos: DebugPosition, end: PositionStop): DebugPosition {
   switch (pos.kind) {
     case 'moving':
@@ -284,7 +347,10 @@ export function aside(pos: DebugPosition, mine: boolean, next: DebugPosition): D
   return { ...pos, from: settled(next) };
 }
 
-/** This session's search found a breakpoint's hit in the past (a line, `hit`) or moved to a tick: the views land there, the present kept. */
+/**
+ * This session's search found a breakpoint's hit in the past (a line, `hit`) or moved to a tick: the views
+ * land there, the present kept.
+ */
 export function landedInPast(pos: DebugPosition, tick: number, stop: PositionStop | null, hit: boolean): DebugPosition {
   if (pos.kind === 'moving') return landedInPast(pos.from, tick, stop, hit);
   if (pos.kind === 'recording') return { kind: 'recording', tick, ticks: pos.ticks, stop };
@@ -315,14 +381,25 @@ export function settled(pos: DebugPosition): SettledPosition {
   return pos.kind === 'moving' ? pos.from : pos;
 }
 
-/** This session starts a move named `moment`: under way until the host answers it (answersMove). A search keeps the stop shown; any other move shows none meanwhile. */
+/**
+ * This session starts a move named `moment`: under way until the host answers it (answersMove). A search
+ * keeps the stop shown; any other move shows none meanwhile.
+ */
 export function startMove(pos: DebugPosition, move: Move, moment?: string): DebugPosition {
-  const moving: DebugPosition = { kind: 'moving', move, from: settled(pos), stop: move.waits === 'search' ? shownStop(pos) : null };
+  const moving: DebugPosition = {
+    kind: 'moving',
+    move,
+    from: settled(pos),
+    stop: move.waits === 'search' ? shownStop(pos) : null,
+  };
   if (moment !== undefined) moving.moment = moment;
   return moving;
 }
 
-/** A move under way goes on as another, named `moment` (a line move that must seek after all): the position it left is kept. */
+/**
+ * A move under way goes on as another, named `moment` (a line move that must seek after all): the position it
+ * left is kept.
+ */
 export function retarget(pos: DebugPosition, move: Move, moment?: string): DebugPosition {
   if (pos.kind !== 'moving') return startMove(pos, move, moment);
   const next: DebugPosition = { kind: 'moving', move, from: pos.from, stop: null };
@@ -338,7 +415,9 @@ export function refused(pos: DebugPosition): DebugPosition {
 /** The end of a recorded run shown (an opened recording: its last tick). */
 export function atEnd(pos: DebugPosition, end: PositionStop): DebugPosition {
   const base = settled(pos);
-  return base.kind === 'recording' ? { kind: 'recording', tick: base.ticks, ticks: base.ticks, stop: end } : { kind: 'end', stop: end };
+  return base.kind === 'recording'
+    ? { kind: 'recording', tick: base.ticks, ticks: base.ticks, stop: end }
+    : { kind: 'end', stop: end };
 }
 
 /** Whether the end of a finished run is shown (an opened recording's last tick is its end). */
@@ -352,8 +431,13 @@ export function viewedTickOf(pos: DebugPosition): number | null {
   return base.kind === 'pastTick' || base.kind === 'pastHit' || base.kind === 'recording' ? base.tick : null;
 }
 
-/** A host event that may answer a move: a `paused` (on a past line or not) or a `viewedTick`, with the moment id it echoes (if any). */
-export type MoveAnswer = ({ event: 'paused'; pastLine: boolean } | { event: 'viewedTick'; tick: number | null }) & { moment?: string };
+/**
+ * A host event that may answer a move: a `paused` (on a past line or not) or a `viewedTick`, with the moment
+ * id it echoes (if any).
+ */
+export type MoveAnswer = ({ event: 'paused'; pastLine: boolean } | { event: 'viewedTick'; tick: number | null }) & {
+  moment?: string;
+};
 
 /**
  * Whether a host event answers this session's move under way. The one place where that is

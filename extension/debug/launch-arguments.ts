@@ -1,4 +1,5 @@
-// The launch arguments of a `coroscope` debug configuration (and the run an attach names), narrowed from what the client
+// The launch arguments of a `coroscope` debug configuration (and the run an attach names), narrowed from what
+// the client
 // sent (launch.json is user-written JSON: every field is `unknown` until checked here) and
 // turned into the runtime host's LaunchTarget and LaunchOptions.
 //
@@ -43,7 +44,10 @@ export interface CoroscopeLaunchArguments {
   inspect?: boolean;
   /** Stop before the first loop tick. */
   stopOnEntry?: boolean;
-  /** A recorded run that finishes stops at its end (Step Back into its past) instead of ending the session (default true). */
+  /**
+   * A recorded run that finishes stops at its end (Step Back into its past) instead of ending the session
+   * (default true).
+   */
   stopAtEnd?: boolean;
   /** Where a line step over a `yield*` that suspends lands: "stayWithTask" (the default) or "followLoop". */
   lineStepMode?: LineStepMode;
@@ -57,7 +61,10 @@ export interface ParsedLaunch {
   options: LaunchOptions;
   /** Whether the user asked to stop on entry. */
   stopOnEntry: boolean;
-  /** Whether the session stops at the run's end (a recorded run, unless `stopAtEnd: false`) rather than ending with it. */
+  /**
+   * Whether the session stops at the run's end (a recorded run, unless `stopAtEnd: false`) rather than ending
+   * with it.
+   */
   stopAtEnd: boolean;
   /** Where line steps over a suspending `yield*` land (the host's setLineStepMode). */
   lineStepMode: LineStepMode;
@@ -87,7 +94,8 @@ function optionalString(f: Fields, key: string): string | undefined {
 function optionalBounded(f: Fields, key: string, bound: CrawlOptionName): number | undefined {
   const v = f[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new LaunchArgumentError(`"${key}" must be an integer, got ${describe(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v))
+    throw new LaunchArgumentError(`"${key}" must be an integer, got ${describe(v)}`);
   const problem = crawlOptionProblem(bound, v, `"${key}"`);
   if (problem !== null) throw new LaunchArgumentError(problem);
   return v;
@@ -104,9 +112,11 @@ function crawlRoots(f: Fields): string[] | undefined {
   const v = f.crawl;
   if (v === undefined || v === null) return undefined;
   const list = typeof v === 'string' ? [v] : Array.isArray(v) ? (v as unknown[]) : null;
-  if (list === null) throw new LaunchArgumentError(`"crawl" must be a URL, a list of URLs or "demo", got ${describe(v)}`);
+  if (list === null)
+    throw new LaunchArgumentError(`"crawl" must be a URL, a list of URLs or "demo", got ${describe(v)}`);
   const roots = list.map((x, i) => {
-    if (typeof x !== 'string' || x.trim() === '') throw new LaunchArgumentError(`"crawl"[${i}] must be a non-empty string, got ${describe(x)}`);
+    if (typeof x !== 'string' || x.trim() === '')
+      throw new LaunchArgumentError(`"crawl"[${i}] must be a non-empty string, got ${describe(x)}`);
     return x.trim();
   });
   if (roots.length === 0) throw new LaunchArgumentError('"crawl" must name at least one URL (or "demo")');
@@ -117,16 +127,31 @@ function crawlRoots(f: Fields): string[] | undefined {
  * Narrows launch arguments. Returns the parsed launch, or an error message for the user.
  * `defaultCwd` resolves a relative `program` when the configuration has no `cwd`.
  */
-export function parseLaunchArguments(raw: unknown, defaultCwd: string = process.cwd()): ParsedLaunch | { error: string } {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { error: 'the launch arguments must be an object' };
+export function parseLaunchArguments(
+  raw: unknown,
+  defaultCwd: string = process.cwd(),
+): ParsedLaunch | { error: string } {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { error: 'the launch arguments must be an object' };
   const f = raw as Fields;
   try {
     const roots = crawlRoots(f);
     const sample = optionalString(f, 'sample');
     const program = optionalString(f, 'program');
-    const given = [roots !== undefined ? 'crawl' : null, sample !== undefined ? 'sample' : null, program !== undefined ? 'program' : null].filter((x) => x !== null);
-    if (given.length === 0) return { error: 'say what to run: "crawl" (a URL or "demo"), "sample" (a tutorial sample id) or "program" (a module exporting a main coroutine)' };
-    if (given.length > 1) return { error: `give only one of "crawl", "sample", "program" (this configuration has ${given.map((g) => `"${g}"`).join(' and ')})` };
+    const given = [
+      roots !== undefined ? 'crawl' : null,
+      sample !== undefined ? 'sample' : null,
+      program !== undefined ? 'program' : null,
+    ].filter((x) => x !== null);
+    if (given.length === 0)
+      return {
+        error:
+          'say what to run: "crawl" (a URL or "demo"), "sample" (a tutorial sample id) or "program" (a module exporting a main coroutine)',
+      };
+    if (given.length > 1)
+      return {
+        error: `give only one of "crawl", "sample", "program" (this configuration has ${given.map((g) => `"${g}"`).join(' and ')})`,
+      };
     const cwdField = optionalString(f, 'cwd');
     const cwd = cwdField === undefined || cwdField === '' ? undefined : resolve(defaultCwd, cwdField);
 
@@ -136,13 +161,15 @@ export function parseLaunchArguments(raw: unknown, defaultCwd: string = process.
       if (roots.length === 1 && roots[0]!.toLowerCase() === 'demo') {
         const pages = optionalBounded(f, 'pages', 'demoPages');
         const latency = optionalString(f, 'demoLatency');
-        if (latency !== undefined && latency !== 'realistic' && latency !== 'instant') return { error: `"demoLatency" must be "realistic" or "instant", got ${describe(latency)}` };
+        if (latency !== undefined && latency !== 'realistic' && latency !== 'instant')
+          return { error: `"demoLatency" must be "realistic" or "instant", got ${describe(latency)}` };
         target = { kind: 'demo' };
         if (pages !== undefined) target.pages = pages;
         if (latency !== undefined) target.latency = latency;
         description = 'crawl of the embedded demo site';
       } else {
-        if (roots.some((r) => r.toLowerCase() === 'demo')) return { error: '"demo" cannot be mixed with URLs in "crawl"' };
+        if (roots.some((r) => r.toLowerCase() === 'demo'))
+          return { error: '"demo" cannot be mixed with URLs in "crawl"' };
         target = { kind: 'crawl', urls: roots };
         description = `crawl of ${roots.join(', ')}`;
       }
@@ -155,7 +182,10 @@ export function parseLaunchArguments(raw: unknown, defaultCwd: string = process.
       if (p === '') return { error: '"program" must be the path of a module exporting a main coroutine' };
       const path = isAbsolute(p) ? p : resolve(cwd ?? defaultCwd, p);
       const exportName = optionalString(f, 'exportName');
-      target = exportName === undefined || exportName === '' ? { kind: 'program', path } : { kind: 'program', path, exportName };
+      target =
+        exportName === undefined || exportName === ''
+          ? { kind: 'program', path }
+          : { kind: 'program', path, exportName };
       description = `${exportName ?? 'main'}() of ${path}`;
     }
 
@@ -184,20 +214,36 @@ export function parseLaunchArguments(raw: unknown, defaultCwd: string = process.
     // Recorded unless told not to: Step Back and the timeline replay the recording.
     options.record = optionalBoolean(f, 'record') ?? true;
     const lineStepMode = optionalString(f, 'lineStepMode') ?? 'stayWithTask';
-    if (lineStepMode !== 'stayWithTask' && lineStepMode !== 'followLoop') return { error: `"lineStepMode" must be "stayWithTask" or "followLoop", got ${describe(lineStepMode)}` };
+    if (lineStepMode !== 'stayWithTask' && lineStepMode !== 'followLoop')
+      return { error: `"lineStepMode" must be "stayWithTask" or "followLoop", got ${describe(lineStepMode)}` };
     const stopAtEnd = options.record && (optionalBoolean(f, 'stopAtEnd') ?? true);
-    return { target, options, stopOnEntry: optionalBoolean(f, 'stopOnEntry') ?? false, stopAtEnd, lineStepMode, cwd, description };
+    return {
+      target,
+      options,
+      stopOnEntry: optionalBoolean(f, 'stopOnEntry') ?? false,
+      stopAtEnd,
+      lineStepMode,
+      cwd,
+      description,
+    };
   } catch (e) {
     if (e instanceof LaunchArgumentError) return { error: e.message };
     throw e;
   }
 }
 
-/** What an `attach` request names: the run's key in the registry (a number, or its decimal text from a pick-list command). */
+/**
+ * What an `attach` request names: the run's key in the registry (a number, or its decimal text from a
+ * pick-list command).
+ */
 export function attachRunKey(args: unknown): number | undefined | { error: string } {
   const raw = typeof args === 'object' && args !== null ? (args as Record<string, unknown>).run : undefined;
   if (raw === undefined || raw === null || raw === '') return undefined;
-  const key = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
-  if (!Number.isInteger(key) || key <= 0) return { error: `"run" must be the number of a run (as "Coroscope: Pick a Run to Debug" gives), got ${JSON.stringify(raw)}` };
+  const key =
+    typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (!Number.isInteger(key) || key <= 0)
+    return {
+      error: `"run" must be the number of a run (as "Coroscope: Pick a Run to Debug" gives), got ${JSON.stringify(raw)}`,
+    };
   return key;
 }

@@ -21,13 +21,24 @@ export const COROUTINES_VIEW = { id: COROUTINES_VIEW_ID, name: 'Coroutines', whe
 
 export const DEBUG_COMMANDS = [
   { command: REFRESH_COMMAND, title: 'Refresh Coroutines', category: 'Coroscope', icon: '$(refresh)' },
-  { command: REVEAL_TASK_COMMAND, title: 'Show Where the Task Is Suspended', category: 'Coroscope', icon: '$(go-to-file)' },
+  {
+    command: REVEAL_TASK_COMMAND,
+    title: 'Show Where the Task Is Suspended',
+    category: 'Coroscope',
+    icon: '$(go-to-file)',
+  },
   { command: PICK_RUN_COMMAND, title: 'Pick a Run to Debug', category: 'Coroscope' },
 ];
 
 export const DEBUG_MENUS: Record<string, Json[]> = {
   'view/title': [{ command: REFRESH_COMMAND, when: `view == ${COROUTINES_VIEW_ID}`, group: 'navigation' }],
-  'view/item/context': [{ command: REVEAL_TASK_COMMAND, when: `view == ${COROUTINES_VIEW_ID} && viewItem == coroscopeTask`, group: 'inline' }],
+  'view/item/context': [
+    {
+      command: REVEAL_TASK_COMMAND,
+      when: `view == ${COROUTINES_VIEW_ID} && viewItem == coroscopeTask`,
+      group: 'inline',
+    },
+  ],
   commandPalette: [
     { command: REFRESH_COMMAND, when: 'debugType == coroscope' },
     { command: REVEAL_TASK_COMMAND, when: 'false' },
@@ -64,9 +75,14 @@ export function applyDebugContributions(pkg: Json): Json {
   const activation = array(pkg, 'activationEvents');
   for (const e of ACTIVATION_EVENTS) if (!activation.includes(e)) activation.push(e);
   const contributes = object(pkg, 'contributes');
-  upsert(array(contributes, 'debuggers'), JSON.parse(JSON.stringify(debuggerContribution())) as Json, (x) => x.type === 'coroscope');
+  upsert(
+    array(contributes, 'debuggers'),
+    JSON.parse(JSON.stringify(debuggerContribution())) as Json,
+    (x) => x.type === 'coroscope',
+  );
   const breakpoints = array(contributes, 'breakpoints');
-  for (const language of ['typescript', 'javascript']) upsert(breakpoints, { language }, (x) => x.language === language);
+  for (const language of ['typescript', 'javascript'])
+    upsert(breakpoints, { language }, (x) => x.language === language);
   upsert(array(object(contributes, 'views'), 'debug'), { ...COROUTINES_VIEW }, (x) => x.id === COROUTINES_VIEW_ID);
   const commands = array(contributes, 'commands');
   for (const c of DEBUG_COMMANDS) upsert(commands, { ...c }, (x) => x.command === c.command);

@@ -18,12 +18,18 @@ export class PastSearch {
     private readonly breakpoints: SessionBreakpoints,
   ) {}
 
-  /** The tick forward steps count from: at a hit or a past line shown (mid-tick), the tick before its own (its tick's end is still ahead). */
+  /**
+   * The tick forward steps count from: at a hit or a past line shown (mid-tick), the tick before its own (its
+   * tick's end is still ahead).
+   */
   forwardFrom(now: number): number {
     return forwardFrom(settled(this.core.position), now);
   }
 
-  /** A tick forward from the past, or the present (null) when the recording has nothing before the present's own stop. */
+  /**
+   * A tick forward from the past, or the present (null) when the recording has nothing before the present's
+   * own stop.
+   */
   towardPresent(tick: number | null): number | null {
     const present = presentStop(this.core.position)?.tick ?? null;
     if (tick === null || tick > this.core.recordedTicks || (present !== null && tick >= present)) return null;
@@ -51,12 +57,24 @@ export class PastSearch {
     const ticks = new Map<number, PastStop | null>(this.core.stopTicks);
     // A task's failure or cancel: shown as the live run stops on it, on its task's thread.
     for (const m of tl.marks) {
-      if (ticks.has(m.tick) || !((m.kind === 'exception' && this.breakpoints.exceptionBreaks.taskFailed) || (m.kind === 'cancel' && this.breakpoints.exceptionBreaks.taskCancelled))) continue;
-      ticks.set(m.tick, m.taskId === undefined ? null : { threadId: m.taskId, reason: m.kind === 'cancel' ? 'cancelled' : 'exception' });
+      if (
+        ticks.has(m.tick) ||
+        !(
+          (m.kind === 'exception' && this.breakpoints.exceptionBreaks.taskFailed) ||
+          (m.kind === 'cancel' && this.breakpoints.exceptionBreaks.taskCancelled)
+        )
+      )
+        continue;
+      ticks.set(
+        m.tick,
+        m.taskId === undefined ? null : { threadId: m.taskId, reason: m.kind === 'cancel' ? 'cancelled' : 'exception' },
+      );
     }
     if (this.breakpoints.exceptionBreaks.urlFailed === true) {
       // The live run stops on a failed URL as on an exception (the host's urlFailed stop).
-      for (const f of tl.urlFailures ?? []) if (!ticks.has(f.tick)) ticks.set(f.tick, { threadId: f.taskId ?? LOOP_THREAD_ID, reason: 'exception', said: f.description });
+      for (const f of tl.urlFailures ?? [])
+        if (!ticks.has(f.tick))
+          ticks.set(f.tick, { threadId: f.taskId ?? LOOP_THREAD_ID, reason: 'exception', said: f.description });
     }
     return ticks;
   }
@@ -83,15 +101,28 @@ export class PastSearch {
     return this.core.tasks.tick;
   }
 
-  /** Asks the host for a line breakpoint's hit in the past (its viewedTick, when it moves the views, is this search's). */
-  async searchHit(direction: 'back' | 'forward', tick: number, bounds: { floor?: number; ceiling?: number }): Promise<BreakpointHitLanding> {
-    // The search is a move under way: the views may follow it to the hit's tick (its viewedTick), the stop shown stays until it answers.
+  /**
+   * Asks the host for a line breakpoint's hit in the past (its viewedTick, when it moves the views, is this
+   * search's).
+   */
+  async searchHit(
+    direction: 'back' | 'forward',
+    tick: number,
+    bounds: { floor?: number; ceiling?: number },
+  ): Promise<BreakpointHitLanding> {
+    // The search is a move under way: the views may follow it to the hit's tick (its viewedTick), the stop
+    // shown stays until it answers.
     const moment = this.core.momentIds.next();
     this.core.moveTo(startMove(this.core.position, { waits: 'search' }, moment));
     try {
-      return await this.core.requireHost().endpoint.request('pastBreakpointHit', { direction, tick, ...bounds, moment });
+      return await this.core
+        .requireHost()
+        .endpoint.request('pastBreakpointHit', { direction, tick, ...bounds, moment });
     } catch (e) {
-      if (/not recorded/.test(message(e))) throw new Error(`${direction === 'back' ? 'Reverse Continue' : 'Continue'} needs a recorded run: launch with record (${message(e)})`);
+      if (/not recorded/.test(message(e)))
+        throw new Error(
+          `${direction === 'back' ? 'Reverse Continue' : 'Continue'} needs a recorded run: launch with record (${message(e)})`,
+        );
       throw e;
     } finally {
       const pos = this.core.position;

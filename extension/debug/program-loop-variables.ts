@@ -25,15 +25,38 @@ export function programLoopScope(loop: ProgramLoopState, ref: number): DebugProt
 }
 
 /** The variables of a part of one loop. */
-export function programLoopVariables(loop: ProgramLoopState, part: ProgramLoopPart, refOf: (part: ProgramLoopPart) => number): DebugProtocol.Variable[] {
+export function programLoopVariables(
+  loop: ProgramLoopState,
+  part: ProgramLoopPart,
+  refOf: (part: ProgramLoopPart) => number,
+): DebugProtocol.Variable[] {
   switch (part) {
     case 'loop': {
       const out: DebugProtocol.Variable[] = [leaf('running', loop.running ?? '(nothing: between callbacks)')];
-      out.push({ name: 'ready', value: plural(loop.ready.length, 'entry', 'entries'), variablesReference: loop.ready.length > 0 ? refOf('ready') : 0 });
-      if (loop.sockets.length > 0 || loop.kind === 'selector' || loop.kind === 'busy') out.push({ name: 'sockets', value: plural(loop.sockets.length, 'socket registered', 'sockets registered'), variablesReference: loop.sockets.length > 0 ? refOf('sockets') : 0 });
-      out.push({ name: 'timers', value: plural(loop.timers.length, 'timer', 'timers'), variablesReference: loop.timers.length > 0 ? refOf('timers') : 0 });
-      if (loop.workers.length > 0) out.push({ name: loop.kind === 'processes' ? 'processes' : 'threads', value: String(loop.workers.length), variablesReference: refOf('workers') });
-      for (const [i, note] of loop.notes.entries()) out.push(leaf(loop.notes.length === 1 ? 'note' : `note ${i + 1}`, note));
+      out.push({
+        name: 'ready',
+        value: plural(loop.ready.length, 'entry', 'entries'),
+        variablesReference: loop.ready.length > 0 ? refOf('ready') : 0,
+      });
+      if (loop.sockets.length > 0 || loop.kind === 'selector' || loop.kind === 'busy')
+        out.push({
+          name: 'sockets',
+          value: plural(loop.sockets.length, 'socket registered', 'sockets registered'),
+          variablesReference: loop.sockets.length > 0 ? refOf('sockets') : 0,
+        });
+      out.push({
+        name: 'timers',
+        value: plural(loop.timers.length, 'timer', 'timers'),
+        variablesReference: loop.timers.length > 0 ? refOf('timers') : 0,
+      });
+      if (loop.workers.length > 0)
+        out.push({
+          name: loop.kind === 'processes' ? 'processes' : 'threads',
+          value: String(loop.workers.length),
+          variablesReference: refOf('workers'),
+        });
+      for (const [i, note] of loop.notes.entries())
+        out.push(leaf(loop.notes.length === 1 ? 'note' : `note ${i + 1}`, note));
       return out;
     }
     case 'ready':

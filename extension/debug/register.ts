@@ -17,7 +17,13 @@ import type { Run } from '../runs/run';
 import type { RunRegistry } from '../runs/run-registry';
 import { CoroscopeSession } from './coroscope-session';
 import { TASKS_REQUEST, narrowTasksBody } from './custom-requests';
-import { COROUTINES_VIEW_ID, CoroutinesTreeProvider, REFRESH_COMMAND, REVEAL_TASK_COMMAND, revealTask } from './coroutines-view';
+import {
+  COROUTINES_VIEW_ID,
+  CoroutinesTreeProvider,
+  REFRESH_COMMAND,
+  REVEAL_TASK_COMMAND,
+  revealTask,
+} from './coroutines-view';
 import { DEMO_CRAWL, KNOWN_SAMPLES, PICK_RUN_COMMAND, providedConfigurations } from './debug-configurations';
 
 export const DEBUG_TYPE = 'coroscope';
@@ -29,11 +35,16 @@ function activeModuleFile(): boolean {
   return doc !== undefined && doc.uri.scheme === 'file' && MODULE_LANGUAGES.has(doc.languageId);
 }
 
-/** Asks which run to debug, of those a debugger can attach to (none asked when there is one); undefined when there is none or the user cancels. */
+/**
+ * Asks which run to debug, of those a debugger can attach to (none asked when there is one); undefined when
+ * there is none or the user cancels.
+ */
 async function pickRun(runs: RunRegistry): Promise<string | undefined> {
   const candidates = runs.debuggable();
   if (candidates.length === 0) {
-    void vscode.window.showErrorMessage('Coroscope: there is no run to attach to: start one first (Coroscope: Run Crawl, or a sample), or open a recording (a finished run can be debugged only when it was recorded).');
+    void vscode.window.showErrorMessage(
+      'Coroscope: there is no run to attach to: start one first (Coroscope: Run Crawl, or a sample), or open a recording (a finished run can be debugged only when it was recorded).',
+    );
     return undefined;
   }
   if (candidates.length === 1) return String(candidates[0]!.key);
@@ -59,12 +70,20 @@ class CoroscopeConfigurationProvider implements vscode.DebugConfigurationProvide
     return providedConfigurations(this.dynamic ? 'dynamic' : 'initial', activeModuleFile());
   }
 
-  async resolveDebugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration | undefined> {
+  async resolveDebugConfiguration(
+    folder: vscode.WorkspaceFolder | undefined,
+    config: vscode.DebugConfiguration,
+  ): Promise<vscode.DebugConfiguration | undefined> {
     // F5 without a launch.json: crawl the demo site.
     if (config.type === undefined && config.request === undefined && config.name === undefined) {
       return { ...DEMO_CRAWL };
     }
-    const out: vscode.DebugConfiguration = { ...config, type: DEBUG_TYPE, request: config.request ?? 'launch', name: config.name ?? 'Coroscope' };
+    const out: vscode.DebugConfiguration = {
+      ...config,
+      type: DEBUG_TYPE,
+      request: config.request ?? 'launch',
+      name: config.name ?? 'Coroscope',
+    };
     // `"sample": ""` asks which one.
     if (out.sample === '') {
       const pick = await vscode.window.showQuickPick(
@@ -101,7 +120,12 @@ class CoroscopeAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
 
   createDebugAdapterDescriptor(session: vscode.DebugSession): vscode.DebugAdapterDescriptor {
     const cwd = session.workspaceFolder?.uri.fsPath ?? vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const adapter = new CoroscopeSession({ hostScript: this.hostScriptPath, runs: this.runs, viewName: `debug session "${session.name}"`, ...(cwd !== undefined ? { cwd } : {}) });
+    const adapter = new CoroscopeSession({
+      hostScript: this.hostScriptPath,
+      runs: this.runs,
+      viewName: `debug session "${session.name}"`,
+      ...(cwd !== undefined ? { cwd } : {}),
+    });
     this.adapters.set(session.id, adapter);
     return new vscode.DebugAdapterInlineImplementation(adapter);
   }
@@ -143,7 +167,12 @@ export interface StackWatch {
   shown(run: Run, detail: { task: { name: string }; frames: readonly string[] }): void;
 }
 
-export function registerDebugger(context: vscode.ExtensionContext, hostScriptPath: string, runs: RunRegistry, stackWatch: StackWatch): void {
+export function registerDebugger(
+  context: vscode.ExtensionContext,
+  hostScriptPath: string,
+  runs: RunRegistry,
+  stackWatch: StackWatch,
+): void {
   const tree = new CoroutinesTreeProvider();
   const view = vscode.window.createTreeView(COROUTINES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
   tree.view = view;
@@ -153,8 +182,16 @@ export function registerDebugger(context: vscode.ExtensionContext, hostScriptPat
     vscode.debug.onDidTerminateDebugSession((s) => factory.ended(s)),
     watchCallStackSelection(factory, stackWatch),
     watchDeadlockStops(DEBUG_TYPE),
-    vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new CoroscopeConfigurationProvider(false, runs), vscode.DebugConfigurationProviderTriggerKind.Initial),
-    vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new CoroscopeConfigurationProvider(true, runs), vscode.DebugConfigurationProviderTriggerKind.Dynamic),
+    vscode.debug.registerDebugConfigurationProvider(
+      DEBUG_TYPE,
+      new CoroscopeConfigurationProvider(false, runs),
+      vscode.DebugConfigurationProviderTriggerKind.Initial,
+    ),
+    vscode.debug.registerDebugConfigurationProvider(
+      DEBUG_TYPE,
+      new CoroscopeConfigurationProvider(true, runs),
+      vscode.DebugConfigurationProviderTriggerKind.Dynamic,
+    ),
     vscode.commands.registerCommand(PICK_RUN_COMMAND, () => pickRun(runs)),
     tree,
     view,

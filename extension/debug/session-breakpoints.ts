@@ -17,12 +17,23 @@ import type { SessionCore } from './session-core';
  * stops on a failing page; this one does, with the error's coroutine traceback.
  */
 export const EXCEPTION_FILTERS: DebugProtocol.ExceptionBreakpointsFilter[] = [
-  { filter: 'taskFailed', label: 'Task failed', description: 'Stop when a task ends with an exception (an uncaught error in its coroutine chain).', default: true },
-  { filter: 'taskCancelled', label: 'Task cancelled', description: 'Stop when a task ends cancelled (CancelledError).', default: false },
+  {
+    filter: 'taskFailed',
+    label: 'Task failed',
+    description: 'Stop when a task ends with an exception (an uncaught error in its coroutine chain).',
+    default: true,
+  },
+  {
+    filter: 'taskCancelled',
+    label: 'Task cancelled',
+    description: 'Stop when a task ends cancelled (CancelledError).',
+    default: false,
+  },
   {
     filter: 'urlFailed',
     label: 'URL failed (crawler)',
-    description: 'Stop where the crawler records a URL as failed: an error raised in a worker and caught by the crawler (the task goes on).',
+    description:
+      'Stop where the crawler records a URL as failed: an error raised in a worker and caught by the crawler (the task goes on).',
     default: false,
   },
   DEADLOCK_FILTER,
@@ -43,20 +54,38 @@ export class SessionBreakpoints {
 
   exceptionBreaks: ExceptionBreaksParams = { taskFailed: true, taskCancelled: false, urlFailed: false, deadlock: true };
 
-  setBreakPointsRequest(response: DebugProtocol.SetBreakpointsResponse, args: DebugProtocol.SetBreakpointsArguments): void {
+  setBreakPointsRequest(
+    response: DebugProtocol.SetBreakpointsResponse,
+    args: DebugProtocol.SetBreakpointsArguments,
+  ): void {
     this.core.serve(response, async () => {
       const path = args.source.path;
-      const requested: DebugProtocol.SourceBreakpoint[] = args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
+      const requested: DebugProtocol.SourceBreakpoint[] =
+        args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
       const ids = requested.map(() => this.nextBreakpointId++);
       if (path === undefined) {
-        response.body = { breakpoints: requested.map((b, i) => ({ id: ids[i], verified: false, line: b.line, message: 'Coroscope only sets breakpoints in files on disk' })) };
+        response.body = {
+          breakpoints: requested.map((b, i) => ({
+            id: ids[i],
+            verified: false,
+            line: b.line,
+            message: 'Coroscope only sets breakpoints in files on disk',
+          })),
+        };
         this.core.sendResponse(response);
         return;
       }
       if (this.core.host === null || !this.core.host.isAlive()) {
         // Before launch: kept, applied (and reported with breakpoint events) once the host runs.
         this.pendingBreakpoints.set(resolve(this.core.convertClientPathToDebugger(path)), { args, ids });
-        response.body = { breakpoints: requested.map((b, i) => ({ id: ids[i], verified: false, line: b.line, message: 'set when the run starts' })) };
+        response.body = {
+          breakpoints: requested.map((b, i) => ({
+            id: ids[i],
+            verified: false,
+            line: b.line,
+            message: 'set when the run starts',
+          })),
+        };
         this.core.sendResponse(response);
         return;
       }
@@ -65,23 +94,37 @@ export class SessionBreakpoints {
     });
   }
 
-  async applyBreakpoints(args: DebugProtocol.SetBreakpointsArguments, ids: number[]): Promise<DebugProtocol.Breakpoint[]> {
+  async applyBreakpoints(
+    args: DebugProtocol.SetBreakpointsArguments,
+    ids: number[],
+  ): Promise<DebugProtocol.Breakpoint[]> {
     const clientPath = args.source.path!;
     const file = resolve(this.core.convertClientPathToDebugger(clientPath));
-    const requested: DebugProtocol.SourceBreakpoint[] = args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
+    const requested: DebugProtocol.SourceBreakpoint[] =
+      args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
     const breakpoints = requested.map((b) => {
-      const bp: HostMethods['setBreakpoints']['params']['breakpoints'][number] = { file, line: this.core.convertClientLineToDebugger(b.line) };
+      const bp: HostMethods['setBreakpoints']['params']['breakpoints'][number] = {
+        file,
+        line: this.core.convertClientLineToDebugger(b.line),
+      };
       if (b.condition !== undefined && b.condition !== '') bp.condition = b.condition;
       if (b.hitCondition !== undefined && b.hitCondition !== '') bp.hitCondition = b.hitCondition;
       if (b.logMessage !== undefined && b.logMessage !== '') bp.logMessage = b.logMessage;
       return bp;
     });
     // A breakpoint on a `yield*` line stops before the line runs, as on any line (issue 26).
-    const r = await this.core.requireHost().endpoint.request('setBreakpoints', { file, breakpoints, yieldLines: 'before' });
+    const r = await this.core
+      .requireHost()
+      .endpoint.request('setBreakpoints', { file, breakpoints, yieldLines: 'before' });
     const lines = new Set<number>();
     const out = r.breakpoints.map((s, i): DebugProtocol.Breakpoint => {
       if (s.verified) lines.add(s.line);
-      const bp: DebugProtocol.Breakpoint = { id: ids[i], verified: s.verified, line: this.core.convertDebuggerLineToClient(s.line), source: { ...args.source, path: clientPath } };
+      const bp: DebugProtocol.Breakpoint = {
+        id: ids[i],
+        verified: s.verified,
+        line: this.core.convertDebuggerLineToClient(s.line),
+        source: { ...args.source, path: clientPath },
+      };
       if (s.message !== undefined) bp.message = s.message;
       return bp;
     });
@@ -90,11 +133,20 @@ export class SessionBreakpoints {
     return out;
   }
 
-  setExceptionBreakPointsRequest(response: DebugProtocol.SetExceptionBreakpointsResponse, args: DebugProtocol.SetExceptionBreakpointsArguments): void {
+  setExceptionBreakPointsRequest(
+    response: DebugProtocol.SetExceptionBreakpointsResponse,
+    args: DebugProtocol.SetExceptionBreakpointsArguments,
+  ): void {
     this.core.serve(response, async () => {
       const filters = new Set([...args.filters, ...(args.filterOptions ?? []).map((o) => o.filterId)]);
-      this.exceptionBreaks = { taskFailed: filters.has('taskFailed'), taskCancelled: filters.has('taskCancelled'), urlFailed: filters.has('urlFailed'), deadlock: filters.has('deadlock') };
-      if (this.core.host !== null && this.core.host.isAlive()) await this.core.host.endpoint.request('setExceptionBreaks', this.exceptionBreaks);
+      this.exceptionBreaks = {
+        taskFailed: filters.has('taskFailed'),
+        taskCancelled: filters.has('taskCancelled'),
+        urlFailed: filters.has('urlFailed'),
+        deadlock: filters.has('deadlock'),
+      };
+      if (this.core.host !== null && this.core.host.isAlive())
+        await this.core.host.endpoint.request('setExceptionBreaks', this.exceptionBreaks);
       response.body = { breakpoints: [...filters].map(() => ({ verified: true })) };
       this.core.sendResponse(response);
     });

@@ -13,7 +13,16 @@
 // - Threads come from the host's snapshot (incremental); while running, thread events are
 //   coalesced (at most one batch per THREAD_EVENTS_MS).
 
-import { Event, ExitedEvent, OutputEvent, ProgressEndEvent, ProgressStartEvent, ProgressUpdateEvent, TerminatedEvent, ThreadEvent } from '@vscode/debugadapter';
+import {
+  Event,
+  ExitedEvent,
+  OutputEvent,
+  ProgressEndEvent,
+  ProgressStartEvent,
+  ProgressUpdateEvent,
+  TerminatedEvent,
+  ThreadEvent,
+} from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { CrawlProgress, HostEvents, LaunchTarget, StopReason, Traceback } from '../../protocol/host-protocol';
 import { MomentIds } from '../../protocol/moment-ids';
@@ -34,11 +43,17 @@ export interface CoroscopeSessionOptions<R extends DebuggedRun = DebuggedRun> {
   viewName?: string;
   /** Working directory for relative `program` paths and the host (default: the adapter's). */
   cwd?: string;
-  /** How long a move in time whose request the host answered waits for its landing event before it is given up (default MOVE_LANDING_MS). */
+  /**
+   * How long a move in time whose request the host answered waits for its landing event before it is given up
+   * (default MOVE_LANDING_MS).
+   */
   moveLandingMs?: number;
 }
 
-/** A move answered by the host whose landing event (its `paused`) has not come after this long is given up: the position it left is taken again. */
+/**
+ * A move answered by the host whose landing event (its `paused`) has not come after this long is given up:
+ * the position it left is taken again.
+ */
 export const MOVE_LANDING_MS = 30_000;
 
 /** What the rooms need of the DAP session object itself: its sends and its coordinate conversions. */
@@ -53,7 +68,6 @@ export interface DapSink {
   convertClientLineToDebugger(line: number): number;
 }
 
-
 /** How a landing on a recorded stop's tick is shown: on its task's thread, in its words. */
 export interface PastStop {
   threadId: number;
@@ -63,7 +77,10 @@ export interface PastStop {
   said?: string;
 }
 
-/** atEnd: the recorded run has finished and the session stays, stopped at its end or a past tick of it (stopAtEnd, or an attach to a finished run). */
+/**
+ * atEnd: the recorded run has finished and the session stays, stopped at its end or a past tick of it
+ * (stopAtEnd, or an attach to a finished run).
+ */
 export type Phase = 'idle' | 'launching' | 'running' | 'restarting' | 'atEnd' | 'finished' | 'disposed';
 
 export const ERR_LAUNCH = 1001;
@@ -85,7 +102,10 @@ let sessionsStarted = 0;
 export class SessionCore<R extends DebuggedRun = DebuggedRun> {
   /** Called by invalidate(): the per-stop caches of the rooms. */
   private readonly stopCaches: Array<() => void> = [];
-  /** This session's moment ids (protocol/moment-ids.ts): each move in time names its requests with the next; the host echoes it on their events. */
+  /**
+   * This session's moment ids (protocol/moment-ids.ts): each move in time names its requests with the next;
+   * the host echoes it on their events.
+   */
   readonly momentIds = new MomentIds(`debug ${process.pid}.${++sessionsStarted}`);
 
   constructor(
@@ -200,13 +220,22 @@ export class SessionCore<R extends DebuggedRun = DebuggedRun> {
   /** Ticks recorded (the last timeline or viewedTick said). */
   recordedTicks = 0;
 
-  /** Ticks at which this session saw the run stop at a breakpoint (on a suspension) or an exception, with the stop's thread and words. */
+  /**
+   * Ticks at which this session saw the run stop at a breakpoint (on a suspension) or an exception, with the
+   * stop's thread and words.
+   */
   readonly stopTicks = new Map<number, PastStop>();
 
-  /** Ticks at which this session saw the run stop at a line breakpoint (found again by the breakpoint search while armed). */
+  /**
+   * Ticks at which this session saw the run stop at a line breakpoint (found again by the breakpoint search
+   * while armed).
+   */
   readonly lineStopTicks = new Set<number>();
 
-  /** How the run ended, once it has while the session stays at its end (null: not ended, or ended before this session attached). */
+  /**
+   * How the run ended, once it has while the session stays at its end (null: not ended, or ended before this
+   * session attached).
+   */
   endedOk: boolean | null = null;
 
   /** Runs a request handler; anything it throws becomes the request's error response. */
@@ -294,7 +323,12 @@ export class SessionCore<R extends DebuggedRun = DebuggedRun> {
     const running = this.showsRun() && canStepForward(this.stored);
     // On a line, the tick is the stop's (a past line's table is another moment's, the tick boundary before).
     const tick = this.currentStop?.line !== undefined ? this.currentStop.tick : this.tasks.tick;
-    return { tick, paused: this.currentStop !== null || this.tasks.paused, onLine: this.currentStop?.line !== undefined, running: running && this.host?.isAlive() === true };
+    return {
+      tick,
+      paused: this.currentStop !== null || this.tasks.paused,
+      onLine: this.currentStop?.line !== undefined,
+      running: running && this.host?.isAlive() === true,
+    };
   }
 
   /** The session shows a run (live, or a finished recorded one it stays at): its events and stops count. */
@@ -400,7 +434,12 @@ export class SessionCore<R extends DebuggedRun = DebuggedRun> {
     const now = performance.now();
     if (now - this.lastProgressAt < PROGRESS_MS) return;
     this.lastProgressAt = now;
-    this.sendEvent(new ProgressUpdateEvent(this.progressId, `${p.done} done, ${p.queued} queued, ${p.inFlight} in flight, ${p.errors} errors (${p.rate.toFixed(0)}/s)`));
+    this.sendEvent(
+      new ProgressUpdateEvent(
+        this.progressId,
+        `${p.done} done, ${p.queued} queued, ${p.inFlight} in flight, ${p.errors} errors (${p.rate.toFixed(0)}/s)`,
+      ),
+    );
   }
 
   endProgress(summary: string): void {

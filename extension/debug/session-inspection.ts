@@ -9,9 +9,21 @@
 
 import { resolve } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { HostMethods, LineFrameInfo, ProgramLoopState, TaskDetail, VariableInfo } from '../../protocol/host-protocol';
+import type {
+  HostMethods,
+  LineFrameInfo,
+  ProgramLoopState,
+  TaskDetail,
+  VariableInfo,
+} from '../../protocol/host-protocol';
 import { programLoopScope, programLoopVariables, type ProgramLoopPart } from './program-loop-variables';
-import { LINE_STEP_MODE_REQUEST, TASKS_REQUEST, TRACES_REQUEST, narrowLineStepMode, type TasksBody } from './custom-requests';
+import {
+  LINE_STEP_MODE_REQUEST,
+  TASKS_REQUEST,
+  TRACES_REQUEST,
+  narrowLineStepMode,
+  type TasksBody,
+} from './custom-requests';
 import {
   CALLBACK_THREAD_ID,
   LOOP_THREAD_ID,
@@ -96,10 +108,15 @@ export class SessionInspection {
       if (this.core.atTheEnd()) for (const t of this.core.tasks.allTasks()) include.add(t.id);
       const stop = this.core.currentStop;
       for (const t of this.core.tasks.allTasks()) this.threadNames.set(t.id, t.name);
-      // The line's task may be missing from the table shown (a past line's is the tick boundary before): named as last listed.
-      const lineStop = stop?.line !== undefined && stop.taskId !== undefined ? { taskId: stop.taskId, line: stop.line.line, name: this.threadNames.get(stop.taskId) } : null;
+      // The line's task may be missing from the table shown (a past line's is the tick boundary before):
+      // named as last listed.
+      const lineStop =
+        stop?.line !== undefined && stop.taskId !== undefined
+          ? { taskId: stop.taskId, line: stop.line.line, name: this.threadNames.get(stop.taskId) }
+          : null;
       const threads = threadsOf(this.core.tasks.allTasks(), this.core.loopState(), include, lineStop);
-      if (this.core.failedUrl !== null && (await this.core.callbackStageTrace()) !== null) threads.push({ id: CALLBACK_THREAD_ID, name: callbackThreadName(this.core.failedUrl) });
+      if (this.core.failedUrl !== null && (await this.core.callbackStageTrace()) !== null)
+        threads.push({ id: CALLBACK_THREAD_ID, name: callbackThreadName(this.core.failedUrl) });
       response.body = { threads };
       this.core.sendResponse(response);
     });
@@ -124,7 +141,8 @@ export class SessionInspection {
     if (this.core.currentStop?.reason !== 'breakpoint' || this.core.currentStop.taskId !== detail.task.id) return null;
     for (let i = detail.frames.length - 1; i >= 0; i--) {
       const p = detail.frames[i]!.position;
-      if (p !== null && this.breakpoints.breakpointLines.get(resolve(p.file))?.has(p.line)) return { file: p.file, line: p.line };
+      if (p !== null && this.breakpoints.breakpointLines.get(resolve(p.file))?.has(p.line))
+        return { file: p.file, line: p.line };
     }
     return null;
   }
@@ -135,7 +153,14 @@ export class SessionInspection {
     for (let depth = 0; child !== null && depth < CREATION_DEPTH; depth++) {
       const creatorId: number | null = child.task.createdBy;
       if (creatorId === null) {
-        if (child.createdAt !== null) links.push({ childId: child.task.id, creatorId: null, creatorName: null, createdAt: child.createdAt, creatorFrames: [] });
+        if (child.createdAt !== null)
+          links.push({
+            childId: child.task.id,
+            creatorId: null,
+            creatorName: null,
+            createdAt: child.createdAt,
+            creatorFrames: [],
+          });
         break;
       }
       const creator: TaskDetail | null = await this.detailOf(creatorId, false).catch(() => null);
@@ -169,7 +194,8 @@ export class SessionInspection {
 
   /** The loops, threads and processes the program runs itself, at this line stop. */
   private loopsAtStop(): Promise<ProgramLoopState[]> {
-    this.programLoops ??= this.core.requireHost()
+    this.programLoops ??= this.core
+      .requireHost()
       .endpoint.request('programLoops', {})
       .then((r) => r.loops);
     return this.programLoops;
@@ -184,7 +210,11 @@ export class SessionInspection {
       this.sourceFiles.noteSources(drafts);
       return drafts;
     }
-    if (threadId === LOOP_THREAD_ID) return loopStackDrafts(this.core.loopState(), this.core.currentStop?.threadId === LOOP_THREAD_ID ? this.core.callbackFailure : null);
+    if (threadId === LOOP_THREAD_ID)
+      return loopStackDrafts(
+        this.core.loopState(),
+        this.core.currentStop?.threadId === LOOP_THREAD_ID ? this.core.callbackFailure : null,
+      );
     if (threadId === CALLBACK_THREAD_ID) {
       const tb = await this.core.callbackStageTrace();
       if (tb === null) throw new Error('no callback-stage trace at this stop');
@@ -194,10 +224,16 @@ export class SessionInspection {
     }
     const detail = await this.detailOf(threadId, true);
     const creation = await this.creationOf(detail);
-    const raisedNow = stop !== null && stop.reason === 'exception' && stop.taskId === threadId && detail.frames.length > 0;
+    const raisedNow =
+      stop !== null && stop.reason === 'exception' && stop.taskId === threadId && detail.frames.length > 0;
     const drafts = taskStackDrafts(
       detail,
-      { creation, traceback: this.core.exceptions.get(threadId) ?? null, raised: raisedNow ? (this.core.exceptions.get(threadId) ?? null) : null, focus: this.focusOf(detail) },
+      {
+        creation,
+        traceback: this.core.exceptions.get(threadId) ?? null,
+        raised: raisedNow ? (this.core.exceptions.get(threadId) ?? null) : null,
+        focus: this.focusOf(detail),
+      },
       this.core.nameOf,
     );
     this.sourceFiles.noteSources(drafts);
@@ -211,7 +247,12 @@ export class SessionInspection {
       try {
         drafts = await this.stackOf(args.threadId);
       } catch (e) {
-        drafts = [{ ref: { kind: 'loop' }, frame: { name: `no stack: ${message(e)}`, line: 0, column: 0, presentationHint: 'label' } }];
+        drafts = [
+          {
+            ref: { kind: 'loop' },
+            frame: { name: `no stack: ${message(e)}`, line: 0, column: 0, presentationHint: 'label' },
+          },
+        ];
       }
       const start = args.startFrame ?? 0;
       const levels = args.levels === undefined || args.levels === 0 ? drafts.length : args.levels;
@@ -220,7 +261,8 @@ export class SessionInspection {
         const f: DebugProtocol.StackFrame = { ...d.frame, id };
         if (f.line > 0) f.line = this.core.convertDebuggerLineToClient(f.line);
         if (f.column > 0) f.column = this.core.convertDebuggerColumnToClient(f.column);
-        if (f.source?.path !== undefined) f.source = { ...f.source, path: this.core.convertDebuggerPathToClient(f.source.path) };
+        if (f.source?.path !== undefined)
+          f.source = { ...f.source, path: this.core.convertDebuggerPathToClient(f.source.path) };
         return f;
       });
       response.body = { stackFrames: frames, totalFrames: drafts.length };
@@ -261,8 +303,14 @@ export class SessionInspection {
           expensive: i > 0,
           ...(i === 0 ? { presentationHint: 'locals' as const } : {}),
         }));
-        if (ref.taskId !== null) lineScopes.push({ name: 'Task', variablesReference: this.varRef({ kind: 'task', taskId: ref.taskId }), expensive: false });
-        for (const [index, loop] of (await this.loopsAtStop()).entries()) lineScopes.push(programLoopScope(loop, this.varRef({ kind: 'programLoop', index, part: 'loop' })));
+        if (ref.taskId !== null)
+          lineScopes.push({
+            name: 'Task',
+            variablesReference: this.varRef({ kind: 'task', taskId: ref.taskId }),
+            expensive: false,
+          });
+        for (const [index, loop] of (await this.loopsAtStop()).entries())
+          lineScopes.push(programLoopScope(loop, this.varRef({ kind: 'programLoop', index, part: 'loop' })));
         response.body = { scopes: lineScopes };
         this.core.sendResponse(response);
       });
@@ -270,19 +318,36 @@ export class SessionInspection {
     }
     if (ref !== undefined) {
       if (ref.kind === 'coroutine') {
-        scopes.push({ name: 'Locals', presentationHint: 'locals', variablesReference: this.varRef({ kind: 'locals', taskId: ref.taskId, frameIndex: ref.frameIndex }), expensive: false });
+        scopes.push({
+          name: 'Locals',
+          presentationHint: 'locals',
+          variablesReference: this.varRef({ kind: 'locals', taskId: ref.taskId, frameIndex: ref.frameIndex }),
+          expensive: false,
+        });
       }
       const taskId = ref.kind === 'loop' ? null : ref.taskId;
-      if (taskId !== null) scopes.push({ name: 'Task', variablesReference: this.varRef({ kind: 'task', taskId }), expensive: false });
-      if (ref.kind === 'creation' && ref.creatorId !== null) scopes.push({ name: 'Creator task', variablesReference: this.varRef({ kind: 'task', taskId: ref.creatorId }), expensive: false });
-      if (ref.kind === 'loop' || (ref.kind === 'trace' && ref.taskId === null)) scopes.push({ name: 'Event loop', variablesReference: this.varRef({ kind: 'loop' }), expensive: false });
+      if (taskId !== null)
+        scopes.push({ name: 'Task', variablesReference: this.varRef({ kind: 'task', taskId }), expensive: false });
+      if (ref.kind === 'creation' && ref.creatorId !== null)
+        scopes.push({
+          name: 'Creator task',
+          variablesReference: this.varRef({ kind: 'task', taskId: ref.creatorId }),
+          expensive: false,
+        });
+      if (ref.kind === 'loop' || (ref.kind === 'trace' && ref.taskId === null))
+        scopes.push({ name: 'Event loop', variablesReference: this.varRef({ kind: 'loop' }), expensive: false });
     }
     response.body = { scopes };
     this.core.sendResponse(response);
   }
 
   private variableOf(v: VariableInfo, evaluateName?: string): DebugProtocol.Variable {
-    const out: DebugProtocol.Variable = { name: v.name, value: v.value, type: v.type, variablesReference: v.handle > 0 ? this.varRef({ kind: 'host', handle: v.handle }) : 0 };
+    const out: DebugProtocol.Variable = {
+      name: v.name,
+      value: v.value,
+      type: v.type,
+      variablesReference: v.handle > 0 ? this.varRef({ kind: 'host', handle: v.handle }) : 0,
+    };
     if (evaluateName !== undefined) out.evaluateName = evaluateName;
     return out;
   }
@@ -299,13 +364,23 @@ export class SessionInspection {
         variables = (frame?.locals ?? []).map((l) => this.variableOf(l, l.name));
       } else if (ref.kind === 'line') {
         const r = await this.core.requireHost().endpoint.request('lineVariables', { handle: ref.handle });
-        variables = r.variables.map((l) => ({ name: l.name, value: l.value, type: l.type, variablesReference: l.handle > 0 ? this.varRef({ kind: 'line', handle: l.handle }) : 0 }));
+        variables = r.variables.map((l) => ({
+          name: l.name,
+          value: l.value,
+          type: l.type,
+          variablesReference: l.handle > 0 ? this.varRef({ kind: 'line', handle: l.handle }) : 0,
+        }));
       } else if (ref.kind === 'host') {
         const r = await this.core.requireHost().endpoint.request('variables', { handle: ref.handle });
         variables = r.variables.map((l) => this.variableOf(l));
       } else if (ref.kind === 'programLoop') {
         const loop = (await this.loopsAtStop())[ref.index];
-        variables = loop === undefined ? [] : programLoopVariables(loop, ref.part, (part) => this.varRef({ kind: 'programLoop', index: ref.index, part }));
+        variables =
+          loop === undefined
+            ? []
+            : programLoopVariables(loop, ref.part, (part) =>
+                this.varRef({ kind: 'programLoop', index: ref.index, part }),
+              );
       } else if (ref.kind === 'task') {
         const detail = await this.detailOf(ref.taskId, false).catch(() => null);
         const summary = detail?.task ?? this.core.tasks.tasks.get(ref.taskId);
@@ -314,12 +389,27 @@ export class SessionInspection {
         await this.core.refreshTasks().catch(() => undefined);
         const v = (name: string, value: string): DebugProtocol.Variable => ({ name, value, variablesReference: 0 });
         const loop = this.core.loopState();
-        variables = [v('tick', String(loop.tick)), v('paused', String(loop.paused)), ...Object.entries(this.core.tasks.counts).map(([state, n]) => v(`tasks ${state}`, String(n)))];
+        variables = [
+          v('tick', String(loop.tick)),
+          v('paused', String(loop.paused)),
+          ...Object.entries(this.core.tasks.counts).map(([state, n]) => v(`tasks ${state}`, String(n))),
+        ];
         const p = this.core.tasks.progress;
-        if (p !== null) variables.push(v('crawl', `${p.done} done, ${p.queued} queued, ${p.inFlight} in flight, ${p.errors} errors, ${p.seen} seen`));
+        if (p !== null)
+          variables.push(
+            v(
+              'crawl',
+              `${p.done} done, ${p.queued} queued, ${p.inFlight} in flight, ${p.errors} errors, ${p.seen} seen`,
+            ),
+          );
       }
       const start = args.start ?? 0;
-      response.body = { variables: args.count !== undefined && args.count > 0 ? variables.slice(start, start + args.count) : variables.slice(start) };
+      response.body = {
+        variables:
+          args.count !== undefined && args.count > 0
+            ? variables.slice(start, start + args.count)
+            : variables.slice(start),
+      };
       this.core.sendResponse(response);
     });
   }
@@ -331,8 +421,15 @@ export class SessionInspection {
         const ref = args.frameId !== undefined ? this.frameRefs.get(args.frameId) : undefined;
         if (ref?.kind === 'line' || (ref === undefined && this.core.currentStop?.line !== undefined)) {
           // Stopped on a line: evaluate in the real frame (its locals, closures, `this`).
-          const r = await this.core.requireHost().endpoint.request('lineEvaluate', { expression: args.expression, frameIndex: ref?.kind === 'line' ? ref.frameIndex : 0 });
-          response.body = { result: r.value, type: r.type, variablesReference: r.handle > 0 ? this.varRef({ kind: 'line', handle: r.handle }) : 0 };
+          const r = await this.core.requireHost().endpoint.request('lineEvaluate', {
+            expression: args.expression,
+            frameIndex: ref?.kind === 'line' ? ref.frameIndex : 0,
+          });
+          response.body = {
+            result: r.value,
+            type: r.type,
+            variablesReference: r.handle > 0 ? this.varRef({ kind: 'line', handle: r.handle }) : 0,
+          };
           this.core.sendResponse(response);
           return;
         }
@@ -342,14 +439,21 @@ export class SessionInspection {
           params.frameIndex = ref.frameIndex;
         }
         const r = await this.core.requireHost().endpoint.request('evaluate', params);
-        response.body = { result: r.value, type: r.type, variablesReference: r.handle > 0 ? this.varRef({ kind: 'host', handle: r.handle }) : 0 };
+        response.body = {
+          result: r.value,
+          type: r.type,
+          variablesReference: r.handle > 0 ? this.varRef({ kind: 'host', handle: r.handle }) : 0,
+        };
         this.core.sendResponse(response);
       },
       ERR_EVALUATE,
     );
   }
 
-  exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse, args: DebugProtocol.ExceptionInfoArguments): void {
+  exceptionInfoRequest(
+    response: DebugProtocol.ExceptionInfoResponse,
+    args: DebugProtocol.ExceptionInfoArguments,
+  ): void {
     const stop = this.core.currentStop;
     if (args.threadId === CALLBACK_THREAD_ID) {
       this.core.serve(response, async () => {
@@ -365,13 +469,25 @@ export class SessionInspection {
       this.core.sendResponse(response);
       return;
     }
-    const tb = args.threadId === LOOP_THREAD_ID ? this.core.callbackFailure : (this.core.exceptions.get(args.threadId) ?? null);
-    const caught = stop !== null && stop.taskId === args.threadId && stop.reason === 'exception' && this.core.tasks.tasks.get(args.threadId)?.state !== 'failed';
+    const tb =
+      args.threadId === LOOP_THREAD_ID ? this.core.callbackFailure : (this.core.exceptions.get(args.threadId) ?? null);
+    const caught =
+      stop !== null &&
+      stop.taskId === args.threadId &&
+      stop.reason === 'exception' &&
+      this.core.tasks.tasks.get(args.threadId)?.state !== 'failed';
     const breakMode: DebugProtocol.ExceptionBreakMode = stop?.reason === 'cancelled' || caught ? 'always' : 'unhandled';
     if (tb !== null) {
       response.body = exceptionInfoOf(tb, breakMode);
-    } else if (stop !== null && stop.threadId === args.threadId && (stop.reason === 'exception' || stop.reason === 'cancelled')) {
-      const { name } = stop.reason === 'cancelled' ? { name: 'CancelledError' } : splitError(stop.description.replace(/^.*?failed: /, ''));
+    } else if (
+      stop !== null &&
+      stop.threadId === args.threadId &&
+      (stop.reason === 'exception' || stop.reason === 'cancelled')
+    ) {
+      const { name } =
+        stop.reason === 'cancelled'
+          ? { name: 'CancelledError' }
+          : splitError(stop.description.replace(/^.*?failed: /, ''));
       response.body = { exceptionId: name, description: stop.description, breakMode };
     } else {
       this.core.fail(response, ERR_NOT_RUNNING, 'no exception on this thread');
@@ -380,17 +496,30 @@ export class SessionInspection {
     this.core.sendResponse(response);
   }
 
-  /** Cancels the tasks of the threads, on behalf of the debugger; the loop's threads are not tasks and finished tasks cannot be cancelled: refused. */
-  terminateThreadsRequest(response: DebugProtocol.TerminateThreadsResponse, args: DebugProtocol.TerminateThreadsArguments): void {
+  /**
+   * Cancels the tasks of the threads, on behalf of the debugger; the loop's threads are not tasks and
+   * finished tasks cannot be cancelled: refused.
+   */
+  terminateThreadsRequest(
+    response: DebugProtocol.TerminateThreadsResponse,
+    args: DebugProtocol.TerminateThreadsArguments,
+  ): void {
     this.core.serve(response, async () => {
       const ids = args.threadIds ?? [];
       if (ids.length === 0) throw new Error('Terminate Thread: no thread given');
       const notTasks = ids.filter((id) => id >= LOOP_THREAD_ID);
-      if (notTasks.length > 0) throw new Error('Terminate Thread: the event loop and its callbacks are not tasks; only a task can be cancelled');
+      if (notTasks.length > 0)
+        throw new Error(
+          'Terminate Thread: the event loop and its callbacks are not tasks; only a task can be cancelled',
+        );
       const host = this.core.requireHost();
       const finished: number[] = [];
-      for (const taskId of ids) if (!(await host.endpoint.request('cancelTask', { taskId, by: 'debugger' })).cancelled) finished.push(taskId);
-      if (finished.length > 0) throw new Error(`Terminate Thread: task ${finished.map((id) => `#${id}`).join(', ')} had already finished; nothing to cancel`);
+      for (const taskId of ids)
+        if (!(await host.endpoint.request('cancelTask', { taskId, by: 'debugger' })).cancelled) finished.push(taskId);
+      if (finished.length > 0)
+        throw new Error(
+          `Terminate Thread: task ${finished.map((id) => `#${id}`).join(', ')} had already finished; nothing to cancel`,
+        );
       this.core.sendResponse(response);
     });
   }
@@ -400,7 +529,12 @@ export class SessionInspection {
     if (command === TASKS_REQUEST) {
       this.core.serve(response, async () => {
         await this.core.refreshTasks().catch(() => undefined);
-        const body: TasksBody = { tasks: this.core.tasks.allTasks(), tick: this.core.tasks.tick, paused: this.core.loopState().paused, running: this.core.loopState().running };
+        const body: TasksBody = {
+          tasks: this.core.tasks.allTasks(),
+          tick: this.core.tasks.tick,
+          paused: this.core.loopState().paused,
+          running: this.core.loopState().running,
+        };
         response.body = body;
         this.core.sendResponse(response);
       });
@@ -414,7 +548,9 @@ export class SessionInspection {
     } else if (command === TRACES_REQUEST) {
       this.core.serve(response, async () => {
         const a = (typeof args === 'object' && args !== null ? args : {}) as { url?: unknown };
-        response.body = await this.core.requireHost().endpoint.request('traces', typeof a.url === 'string' ? { url: a.url } : {});
+        response.body = await this.core
+          .requireHost()
+          .endpoint.request('traces', typeof a.url === 'string' ? { url: a.url } : {});
         this.core.sendResponse(response);
       });
     } else {

@@ -60,14 +60,18 @@ export class SessionLifecycle {
       supportsDelayedStackTraceLoading: true,
       // A recorded run (extension launches record by default) is replayed to a past tick.
       supportsStepBack: true,
-      // disconnect honours terminateDebuggee: end the run (default for a launch) or leave it to the other views (default for an attach).
+      // disconnect honours terminateDebuggee: end the run (default for a launch) or leave it to the other
+      // views (default for an attach).
       supportTerminateDebuggee: true,
       exceptionBreakpointFilters: EXCEPTION_FILTERS,
     };
     this.core.sendResponse(response);
   }
 
-  /** Tells the client it may configure (breakpoints, exception filters), then waits for configurationDone (or the timeout). */
+  /**
+   * Tells the client it may configure (breakpoints, exception filters), then waits for configurationDone (or
+   * the timeout).
+   */
   private async configuration(): Promise<void> {
     this.core.sendEvent(new InitializedEvent());
     await Promise.race([this.configured, new Promise<void>((r) => setTimeout(r, CONFIGURATION_TIMEOUT_MS).unref())]);
@@ -93,7 +97,9 @@ export class SessionLifecycle {
       const started = performance.now();
       await this.startHost(parsed);
       await this.launchRun(parsed);
-      this.core.output(`Coroscope: ${parsed.description} (runtime host pid ${this.core.hostPid ?? '?'}, started in ${(performance.now() - started).toFixed(0)} ms)`);
+      this.core.output(
+        `Coroscope: ${parsed.description} (runtime host pid ${this.core.hostPid ?? '?'}, started in ${(performance.now() - started).toFixed(0)} ms)`,
+      );
       await this.configuration();
       answered = true;
       this.core.sendResponse(response);
@@ -135,10 +141,14 @@ export class SessionLifecycle {
         if (key !== undefined) {
           run = this.core.options.runs.get(key);
           if (run !== undefined && run.phase === 'finished' && !run.recorded) {
-            throw new Error(`run ${key} (${run.title}) has finished and was not recorded: it has no past to step through (run it again with recording on: the launch attribute "record", the coroscope.record setting)`);
+            throw new Error(
+              `run ${key} (${run.title}) has finished and was not recorded: it has no past to step through (run it again with recording on: the launch attribute "record", the coroscope.record setting)`,
+            );
           }
           if (run === undefined || !run.isDebuggable()) {
-            throw new Error(`there is no run ${key} to debug${candidates.length > 0 ? ` (runs: ${candidates.map(describe).join('; ')})` : ''}`);
+            throw new Error(
+              `there is no run ${key} to debug${candidates.length > 0 ? ` (runs: ${candidates.map(describe).join('; ')})` : ''}`,
+            );
           }
         } else if (candidates.length === 1) {
           run = candidates[0]!;
@@ -154,7 +164,9 @@ export class SessionLifecycle {
         const finished = run.phase === 'finished';
         this.core.phase = finished ? 'atEnd' : 'running';
         if (!finished) this.core.startProgress(run.target, 'attached');
-        this.core.output(`Coroscope: attached to run ${run.key}, ${run.title}${finished ? ', finished: its recording is replayed' : ''} (runtime host pid ${this.core.hostPid ?? '?'})`);
+        this.core.output(
+          `Coroscope: attached to run ${run.key}, ${run.title}${finished ? ', finished: its recording is replayed' : ''} (runtime host pid ${this.core.hostPid ?? '?'})`,
+        );
         await this.configuration();
         this.core.sendResponse(response);
         await this.core.refreshTasks().catch(() => undefined);
@@ -165,7 +177,8 @@ export class SessionLifecycle {
           // A finished run attached to is debugged as a recording: no present, its last tick is its end.
           const ticks = await this.core.recordedTickCount();
           this.core.moveTo(openedRecording(ticks, ticks, endStop(ticks)));
-        } else if (pause !== null && viewed !== null) this.core.moveTo(onPaused(this.core.position, this.core.stopOf(pause), false));
+        } else if (pause !== null && viewed !== null)
+          this.core.moveTo(onPaused(this.core.position, this.core.stopOf(pause), false));
         if (viewed !== null) {
           // The views show a past tick (an opened recording's present is its last tick): so does the session.
           this.positionEvents.onViewedTick({ runId: run.runId ?? -1, tick: viewed, ticks: this.core.recordedTicks });
@@ -210,7 +223,14 @@ export class SessionLifecycle {
       for (const off of offs) off();
       detach();
     };
-    this.core.sendEvent(new Event('process', { name: 'coroscope runtime host', systemProcessId: host.pid, isLocalProcess: true, startMethod: owned ? 'launch' : 'attach' }));
+    this.core.sendEvent(
+      new Event('process', {
+        name: 'coroscope runtime host',
+        systemProcessId: host.pid,
+        isLocalProcess: true,
+        startMethod: owned ? 'launch' : 'attach',
+      }),
+    );
   }
 
   /** The run's host process ended: asked by another view (the panel's Stop), or it died. */
@@ -221,7 +241,10 @@ export class SessionLifecycle {
       this.core.output('Coroscope: the run was stopped');
     } else {
       const why = exit.signal ?? `code ${exit.code}`;
-      this.core.output(`Coroscope: the runtime host exited (${why})\n${exit.lastLines.slice(-10).join('\n')}`, 'stderr');
+      this.core.output(
+        `Coroscope: the runtime host exited (${why})\n${exit.lastLines.slice(-10).join('\n')}`,
+        'stderr',
+      );
     }
     this.core.phase = 'finished';
     this.core.endProgress('ended');
@@ -271,7 +294,9 @@ export class SessionLifecycle {
     this.core.phase = 'running';
     if (!this.core.heldAtEntry) {
       if (parsed.stopOnEntry) {
-        this.core.output(`Coroscope: not paused at entry: the ${parsed.description} runs a loop of its own (sockets, threads or processes), with no task on the runtime's loop to hold; it runs to its end.`);
+        this.core.output(
+          `Coroscope: not paused at entry: the ${parsed.description} runs a loop of its own (sockets, threads or processes), with no task on the runtime's loop to hold; it runs to its end.`,
+        );
       }
       return;
     }
@@ -279,7 +304,19 @@ export class SessionLifecycle {
       await this.core.refreshTasks();
       const first = this.core.tasks.liveTasks()[0];
       const threadId = first?.id ?? LOOP_THREAD_ID;
-      this.core.moveTo(onPaused(this.core.position, { reason: 'entry', tick: this.core.tasks.tick, taskId: first?.id, threadId, description: 'Paused before the first tick' }, false));
+      this.core.moveTo(
+        onPaused(
+          this.core.position,
+          {
+            reason: 'entry',
+            tick: this.core.tasks.tick,
+            taskId: first?.id,
+            threadId,
+            description: 'Paused before the first tick',
+          },
+          false,
+        ),
+      );
       this.core.sendEvent(stoppedEvent('entry', threadId));
       this.core.tasksChanged();
     } else {
@@ -295,7 +332,10 @@ export class SessionLifecycle {
     }
     if (this.core.phase === 'disposed') return;
     this.core.endProgress(b.summary);
-    this.core.output(`Coroscope: ${b.summary}${b.error !== undefined ? ` (${b.error})` : ''}`, b.ok ? 'console' : 'important');
+    this.core.output(
+      `Coroscope: ${b.summary}${b.error !== undefined ? ` (${b.error})` : ''}`,
+      b.ok ? 'console' : 'important',
+    );
     // A recorded run its program ended stays open at its end (a stop asked by a view ends the session).
     const stopAtEnd = this.core.owned ? this.core.launchArgs?.stopAtEnd === true : this.core.run?.recorded === true;
     if (stopAtEnd && b.stopped !== true && this.core.phase === 'running') {
@@ -307,7 +347,10 @@ export class SessionLifecycle {
     this.core.endSession(b.ok);
   }
 
-  /** The run finished: the session stops at its end (or keeps the past tick shown, the end kept for the way forward). */
+  /**
+   * The run finished: the session stops at its end (or keeps the past tick shown, the end kept for the way
+   * forward).
+   */
   private async stayAtEnd(): Promise<void> {
     const ticks = await this.core.recordedTickCount().catch(() => 0);
     if (this.core.phase !== 'atEnd') return;
@@ -349,7 +392,10 @@ export class SessionLifecycle {
       response,
       async () => {
         const host = this.core.requireHost();
-        if (!this.core.owned) throw new Error('this session attached to a run another view launched: restart it from there (or launch it from Run and Debug)');
+        if (!this.core.owned)
+          throw new Error(
+            'this session attached to a run another view launched: restart it from there (or launch it from Run and Debug)',
+          );
         const raw = args.arguments ?? null;
         const parsed = raw !== null ? parseLaunchArguments(raw, this.core.options.cwd) : this.core.launchArgs;
         if (parsed === null) throw new Error('nothing to restart: no launch yet');
@@ -397,13 +443,17 @@ export class SessionLifecycle {
     if (run === null || detachRun === null || !run.isAlive()) return;
     this.core.phase = 'disposed';
     const ep = run.endpoint;
-    for (const file of this.breakpoints.breakpointLines.keys()) await ep.request('setBreakpoints', { file, breakpoints: [] }).catch(() => undefined);
+    for (const file of this.breakpoints.breakpointLines.keys())
+      await ep.request('setBreakpoints', { file, breakpoints: [] }).catch(() => undefined);
     if (run.phase === 'paused') await ep.request('continue', {}).catch(() => undefined);
     this.core.detachRun = null;
     detachRun();
   }
 
-  /** Ends the session's hold on its run; `endRun` (by default: a run it launched) ends the run and its host process, resolving once it is gone. */
+  /**
+   * Ends the session's hold on its run; `endRun` (by default: a run it launched) ends the run and its host
+   * process, resolving once it is gone.
+   */
   async disposeHost(endRun = this.core.owned): Promise<void> {
     this.core.phase = 'disposed';
     if (this.core.threadTimer !== null) clearTimeout(this.core.threadTimer);

@@ -17,7 +17,18 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { RemoteError } from '../../protocol/rpc';
 import type { BreakpointHitLanding, TimelineLane } from '../../protocol/host-protocol';
 import { frameReturn, laneHasFrames, nextOf, nextSuspension, previousOf, previousSuspension } from './time-travel';
-import { canStepForward, onContinued, presentStop as presentStopOf, refused, retarget, startMove, viewedTickOf, type DebugPosition, type Move, type TravelReason } from './debug-position';
+import {
+  canStepForward,
+  onContinued,
+  presentStop as presentStopOf,
+  refused,
+  retarget,
+  startMove,
+  viewedTickOf,
+  type DebugPosition,
+  type Move,
+  type TravelReason,
+} from './debug-position';
 import type { DebugHost } from './debug-host';
 import { CALLBACK_THREAD_ID, LOOP_THREAD_ID } from './dap-mapping';
 import { ERR_HOST, ERR_NOT_RUNNING, MOVE_LANDING_MS, type PastStop, type SessionCore } from './session-core';
@@ -51,16 +62,21 @@ export class SessionMoves {
       const held = outer ? [] : (this.core.heldEvents ?? []);
       if (!outer) this.core.heldEvents = null;
       for (const ev of held) if (ev.event !== 'stopped' && ev.event !== 'continued') this.core.emitNow(ev);
-      const reason = e instanceof RemoteError && e.code === 'superseded' ? `${response.command}: another move of the views came first (${message(e)})` : message(e);
+      const reason =
+        e instanceof RemoteError && e.code === 'superseded'
+          ? `${response.command}: another move of the views came first (${message(e)})`
+          : message(e);
       this.core.fail(response, ERR_HOST, reason, true);
       const stop = this.refusedMove();
       const host = this.core.host;
       // The stop shown before, again: its frames and variables are asked anew (the move's start forgot them).
-      if (stop !== null && host !== null && host.isAlive() && this.core.showsRun()) this.core.sendEvent(stoppedEventOf(stop));
+      if (stop !== null && host !== null && host.isAlive() && this.core.showsRun())
+        this.core.sendEvent(stoppedEventOf(stop));
       return;
     }
     const pos = this.core.position;
-    // A seek is answered after its viewedTick (the host's order): one still waited for was not this session's to show (another run's, or a phase that shows none).
+    // A seek is answered after its viewedTick (the host's order): one still waited for was not this session's
+    // to show (another run's, or a phase that shows none).
     if (pos.kind === 'moving' && pos.move.waits === 'seek') this.core.moveTo(refused(pos));
     // A line move's `paused` follows its answer: waited for, but not forever.
     else if (pos.kind === 'moving') this.boundLanding(response.command, pos);
@@ -82,15 +98,22 @@ export class SessionMoves {
       const now = this.core.position;
       // Landed meanwhile, or another move under way (named otherwise): nothing to give up.
       if (now.kind !== 'moving' || now.moment !== pos.moment || now.move !== pos.move) return;
-      this.core.output(`Coroscope: ${command}: the host answered but never showed where the move landed (no ${pos.move.waits === 'liveStop' ? 'live stop' : 'past line'} event for move ${pos.moment ?? '(unnamed)'} in ${ms / 1000} s): back where it was`, 'stderr');
+      this.core.output(
+        `Coroscope: ${command}: the host answered but never showed where the move landed (no ${pos.move.waits === 'liveStop' ? 'live stop' : 'past line'} event for move ${pos.moment ?? '(unnamed)'} in ${ms / 1000} s): back where it was`,
+        'stderr',
+      );
       const stop = this.refusedMove();
       const host = this.core.host;
-      if (stop !== null && host !== null && host.isAlive() && this.core.showsRun()) this.core.sendEvent(stoppedEventOf(stop));
+      if (stop !== null && host !== null && host.isAlive() && this.core.showsRun())
+        this.core.sendEvent(stoppedEventOf(stop));
     }, ms);
     timer.unref?.();
   }
 
-  /** The host refused the move under way: the position it left again (an event that landed meanwhile stands); returns the stop to show again. */
+  /**
+   * The host refused the move under way: the position it left again (an event that landed meanwhile stands);
+   * returns the stop to show again.
+   */
   private refusedMove(): StopInfo | null {
     this.core.requestedThread = null;
     this.core.moveTo(refused(this.core.position));
@@ -98,7 +121,10 @@ export class SessionMoves {
     return this.core.currentStop;
   }
 
-  /** This session starts a move in time: the position says it is under way, what it waits for, and the moment id its requests carry (returned). */
+  /**
+   * This session starts a move in time: the position says it is under way, what it waits for, and the moment
+   * id its requests carry (returned).
+   */
   private startMove(move: Move): string {
     const moment = this.core.momentIds.next();
     this.core.resumed();
@@ -113,14 +139,27 @@ export class SessionMoves {
     return moment;
   }
 
-  /** A move request while one is under way: refused (where the views will stand is known only once the host has answered it). */
+  /**
+   * A move request while one is under way: refused (where the views will stand is known only once the host
+   * has answered it).
+   */
   private refuseDuringMove(response: DebugProtocol.Response, pos: Extract<DebugPosition, { kind: 'moving' }>): void {
     const bound = (this.core.options.moveLandingMs ?? MOVE_LANDING_MS) / 1000;
-    this.core.fail(response, ERR_HOST, `${response.command}: another move of this session is under way (waiting for the host: ${pos.move.waits}); try again once it has landed (given up after ${bound} s without its landing)`, true);
+    this.core.fail(
+      response,
+      ERR_HOST,
+      `${response.command}: another move of this session is under way (waiting for the host: ${pos.move.waits}); try again once it has landed (given up after ${bound} s without its landing)`,
+      true,
+    );
   }
 
   /** Answers an execution request at once, then asks the host; a refusal is shown and the stop restored. */
-  private execute(response: DebugProtocol.Response, threadId: number | null, action: (host: DebugHost) => Promise<unknown>, resumes: boolean): void {
+  private execute(
+    response: DebugProtocol.Response,
+    threadId: number | null,
+    action: (host: DebugHost) => Promise<unknown>,
+    resumes: boolean,
+  ): void {
     let host: DebugHost;
     try {
       host = this.core.requireHost();
@@ -194,9 +233,11 @@ export class SessionMoves {
       const from = this.past.forwardFrom(now);
       const next = this.past.towardPresent(nextOf(candidates.keys(), from));
       const present = presentStopOf(this.core.position)?.tick ?? this.core.recordedTicks;
-      // Hits up to the next stop's tick come before it; in a live line stop's own tick, the host's search ends at that stop.
+      // Hits up to the next stop's tick come before it; in a live line stop's own tick, the host's search
+      // ends at that stop.
       const ceiling = next ?? present;
-      const landing = ceiling > from ? await this.past.searchHit('forward', now, { ceiling: Math.max(0, ceiling) }) : null;
+      const landing =
+        ceiling > from ? await this.past.searchHit('forward', now, { ceiling: Math.max(0, ceiling) }) : null;
       if (landing?.landed === 'line') {
         this.core.sendResponse(response);
         this.positionEvents.showHit(landing, threadId);
@@ -209,7 +250,8 @@ export class SessionMoves {
       }
       const pos = this.core.position;
       if (next === null && pos.kind === 'pastLine' && pos.live !== null) {
-        // From a past line of the live line stop, nothing stops before it: that stop again, as it was (the live program is held there; a second Continue runs it on).
+        // From a past line of the live line stop, nothing stops before it: that stop again, as it was (the
+        // live program is held there; a second Continue runs it on).
         this.backToLiveLine(response, pos.live);
         return;
       }
@@ -217,10 +259,15 @@ export class SessionMoves {
     });
   }
 
-  /** Leaves the past lines of the live line stop for that stop (the host's seekTick to the present: its `paused` shows it, in its own reason). */
+  /**
+   * Leaves the past lines of the live line stop for that stop (the host's seekTick to the present: its
+   * `paused` shows it, in its own reason).
+   */
   private backToLiveLine(response: DebugProtocol.Response, live: StopInfo): void {
     const host = this.core.requireHost();
-    this.core.output(`Coroscope: nothing stops between the past line shown and the live stop at tick ${live.tick}: back to the live stop (Continue again runs the program on)`);
+    this.core.output(
+      `Coroscope: nothing stops between the past line shown and the live stop at tick ${live.tick}: back to the live stop (Continue again runs the program on)`,
+    );
     this.core.requestedThread = live.threadId;
     const moment = this.startMove({ waits: 'liveStop', live });
     void this.answerOnceMoved(response, async () => {
@@ -228,13 +275,27 @@ export class SessionMoves {
     });
   }
 
-  /** A hit of a breakpoint on a suspension point, found in the past: the live run stopped after its tick, so the views go there, on its task's thread, in its live words. */
-  private landOnSuspensionHit(response: DebugProtocol.Response, landing: Extract<BreakpointHitLanding, { landed: 'tick' }>): void {
+  /**
+   * A hit of a breakpoint on a suspension point, found in the past: the live run stopped after its tick, so
+   * the views go there, on its task's thread, in its live words.
+   */
+  private landOnSuspensionHit(
+    response: DebugProtocol.Response,
+    landing: Extract<BreakpointHitLanding, { landed: 'tick' }>,
+  ): void {
     this.travelTo(response, landing.taskId, 'breakpoint', async () => landing.tick, landing.description);
   }
 
-  /** Moves the views to a recorded stop's tick (null: the present), shown on its task's thread and in its words when the recording says them. */
-  private landOn(response: DebugProtocol.Response, threadId: number, candidates: ReadonlyMap<number, PastStop | null>, tick: number | null): void {
+  /**
+   * Moves the views to a recorded stop's tick (null: the present), shown on its task's thread and in its
+   * words when the recording says them.
+   */
+  private landOn(
+    response: DebugProtocol.Response,
+    threadId: number,
+    candidates: ReadonlyMap<number, PastStop | null>,
+    tick: number | null,
+  ): void {
     const stop = tick === null ? null : (candidates.get(tick) ?? null);
     this.travelTo(response, stop?.threadId ?? threadId, stop?.reason ?? 'goto', async () => tick, stop?.said);
   }
@@ -244,7 +305,13 @@ export class SessionMoves {
    * tick shown now; a refusal (a thrown Error) is the request's error response. The response
    * goes before the host moves (the `stopped` comes with its viewedTick event).
    */
-  private travelTo(response: DebugProtocol.Response, threadId: number, reason: TravelReason, target: (now: number) => Promise<number | null>, said?: string): void {
+  private travelTo(
+    response: DebugProtocol.Response,
+    threadId: number,
+    reason: TravelReason,
+    target: (now: number) => Promise<number | null>,
+    said?: string,
+  ): void {
     this.core.serve(response, async () => {
       // At a stop on a line too: the host's line replay serves the past while the stop holds the thread.
       const stop = this.core.currentStop;
@@ -256,8 +323,11 @@ export class SessionMoves {
       const tick = await target(now);
       if (tick === null && viewed === null) throw new Error(`${response.command}: already at the present`);
       // The present is kept by the position (debug-position.ts presentOf): the landing's viewedTick says where.
-      const moment = this.startMove(said === undefined ? { waits: 'seek', reason, threadId } : { waits: 'seek', reason, threadId, said });
-      // Answered once replayed: this session shows the tick's stacks with positions and locals, so it waits for them as it always did.
+      const moment = this.startMove(
+        said === undefined ? { waits: 'seek', reason, threadId } : { waits: 'seek', reason, threadId, said },
+      );
+      // Answered once replayed: this session shows the tick's stacks with positions and locals, so it waits
+      // for them as it always did.
       await this.answerOnceMoved(response, async () => {
         await host.endpoint.request('seekTick', { tick, replayed: true, moment });
       });
@@ -299,7 +369,10 @@ export class SessionMoves {
       }
       const lane = await this.past.laneOf(threadId, 'Step Back');
       const tick = previousSuspension(lane, now);
-      if (tick === null) throw new Error(`Step Back: ${lane.name} (#${threadId}) is at its start (created at tick ${lane.createdTick}): it has no earlier suspension in the recording`);
+      if (tick === null)
+        throw new Error(
+          `Step Back: ${lane.name} (#${threadId}) is at its start (created at tick ${lane.createdTick}): it has no earlier suspension in the recording`,
+        );
       return tick;
     });
   }
@@ -317,26 +390,36 @@ export class SessionMoves {
       const stop = this.core.currentStop!;
       const host = this.core.requireHost();
       const taskId = stop.taskId ?? threadId;
-      // The task's lane: for its previous suspension, at its first line of this step (a task whose first step this is has none yet: its lines replay all the same).
+      // The task's lane: for its previous suspension, at its first line of this step (a task whose first step
+      // this is has none yet: its lines replay all the same).
       let lane: TimelineLane | null;
       try {
         lane = await this.past.laneOf(taskId, 'Step Back');
       } catch (e) {
-        if (/not recorded/.test(message(e))) throw new Error(`Step Back needs a recorded run: launch with record (${message(e)})`);
+        if (/not recorded/.test(message(e)))
+          throw new Error(`Step Back needs a recorded run: launch with record (${message(e)})`);
         if (!/is not in the recording/.test(message(e))) throw e;
         lane = null;
       }
-      // From the live stop itself, it is kept while its past lines are shown (debug-position.ts onPaused: pastLine's `live`; Continue comes back to it).
+      // From the live stop itself, it is kept while its past lines are shown (debug-position.ts onPaused:
+      // pastLine's `live`; Continue comes back to it).
       this.core.requestedThread = threadId;
       const moment = this.startMove({ waits: 'pastLine' });
       await this.answerOnceMoved(response, async () => {
         const landing = await host.endpoint.request('lineStepBack', { moment });
         if (landing.landed !== 'suspension') return;
         const tick = lane === null ? null : previousSuspension(lane, stop.tick);
-        // The first line of the task's first step: nothing of it ran before (as Step Back between suspensions says at its first).
-        if (tick === null && lane !== null) throw new Error(`Step Back: ${lane.name} (#${taskId}) is at its start (created at tick ${lane.createdTick}): ${landing.why ?? 'nothing of it ran before'}`);
+        // The first line of the task's first step: nothing of it ran before (as Step Back between suspensions
+        // says at its first).
+        if (tick === null && lane !== null)
+          throw new Error(
+            `Step Back: ${lane.name} (#${taskId}) is at its start (created at tick ${lane.createdTick}): ${landing.why ?? 'nothing of it ran before'}`,
+          );
         if (tick === null) throw new Error(`Step Back: task #${taskId} has no earlier suspension in the recording`);
-        if (landing.why !== undefined) this.core.output(`Coroscope: before ${this.core.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick} (${landing.why})`);
+        if (landing.why !== undefined)
+          this.core.output(
+            `Coroscope: before ${this.core.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick} (${landing.why})`,
+          );
         const seek = this.retargetMove({ waits: 'seek', reason: 'step', threadId });
         await host.endpoint.request('seekTick', { tick, replayed: true, moment: seek });
       });
@@ -349,7 +432,10 @@ export class SessionMoves {
    * recording with them armed (the host's pastBreakpointHit: a line stop in the past, shown
    * with its frames and locals). Refused, naming the breakpoints, when there is none.
    */
-  reverseContinueRequest(response: DebugProtocol.ReverseContinueResponse, args: DebugProtocol.ReverseContinueArguments): void {
+  reverseContinueRequest(
+    response: DebugProtocol.ReverseContinueResponse,
+    args: DebugProtocol.ReverseContinueArguments,
+  ): void {
     this.core.serve(response, async () => {
       const now = await this.past.momentShown();
       const candidates = await this.past.stopCandidates();
@@ -377,9 +463,14 @@ export class SessionMoves {
             if (this.core.currentStop === shown) this.core.sendEvent(stoppedEventOf(shown));
           });
         }
-        const filters = Object.entries(this.breakpoints.exceptionBreaks).filter(([, on]) => on === true).map(([f]) => f);
-        const what = this.breakpoints.exceptionBreaks.urlFailed === true ? ', an exception or a failed URL' : ' or an exception';
-        throw new Error(`Reverse Continue: no stop at a breakpoint${what} before tick ${now} in the recording (exception filters: ${filters.length > 0 ? filters.join(', ') : 'none'})${armed.length > 0 ? `, and no hit of the breakpoint${armed.length > 1 ? 's' : ''} at ${armed.join(', ')} before it (replayed)` : ' (no line breakpoint is set)'}`);
+        const filters = Object.entries(this.breakpoints.exceptionBreaks)
+          .filter(([, on]) => on === true)
+          .map(([f]) => f);
+        const what =
+          this.breakpoints.exceptionBreaks.urlFailed === true ? ', an exception or a failed URL' : ' or an exception';
+        throw new Error(
+          `Reverse Continue: no stop at a breakpoint${what} before tick ${now} in the recording (exception filters: ${filters.length > 0 ? filters.join(', ') : 'none'})${armed.length > 0 ? `, and no hit of the breakpoint${armed.length > 1 ? 's' : ''} at ${armed.join(', ')} before it (replayed)` : ' (no line breakpoint is set)'}`,
+        );
       }
       this.landOn(response, args.threadId, candidates, earlier);
     });
@@ -398,17 +489,28 @@ export class SessionMoves {
       const stop = this.core.currentStop!;
       const host = this.core.requireHost();
       const taskId = stop.taskId ?? threadId;
-      const lane = move === 'back' && taskId < LOOP_THREAD_ID ? await this.past.laneOf(taskId, 'Step Back').catch(() => null) : null;
+      const lane =
+        move === 'back' && taskId < LOOP_THREAD_ID
+          ? await this.past.laneOf(taskId, 'Step Back').catch(() => null)
+          : null;
       this.core.requestedThread = stop.threadId;
       const moment = this.startMove({ waits: 'hitLine' });
       await this.answerOnceMoved(response, async () => {
-        const landing = move === 'back' ? await host.endpoint.request('lineStepBack', { moment }) : (await host.endpoint.request('lineStep', { kind: move, moment })).landing;
+        const landing =
+          move === 'back'
+            ? await host.endpoint.request('lineStepBack', { moment })
+            : (await host.endpoint.request('lineStep', { kind: move, moment })).landing;
         if (landing === undefined || landing.landed === 'line') return;
         let tick: number | null = null;
         if (landing.landed === 'suspension') {
           tick = lane === null ? null : previousSuspension(lane, stop.tick);
-          if (tick === null) throw new Error(`${this.core.nameOf(taskId) ?? `task #${taskId}`} has no earlier suspension in the recording${landing.why !== undefined ? ` (${landing.why})` : ''}`);
-          this.core.output(`Coroscope: before ${this.core.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick}${landing.why !== undefined ? ` (${landing.why})` : ''}`);
+          if (tick === null)
+            throw new Error(
+              `${this.core.nameOf(taskId) ?? `task #${taskId}`} has no earlier suspension in the recording${landing.why !== undefined ? ` (${landing.why})` : ''}`,
+            );
+          this.core.output(
+            `Coroscope: before ${this.core.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick}${landing.why !== undefined ? ` (${landing.why})` : ''}`,
+          );
         } else {
           this.core.output('Coroscope: the recording has no later line of this task: back to the present');
         }
@@ -422,7 +524,12 @@ export class SessionMoves {
   /** Refuses a forward step at a finished run's end (nothing comes after it); true when refused. */
   private refusedAtEnd(response: DebugProtocol.Response, what: string): boolean {
     if (canStepForward(this.core.position)) return false;
-    this.core.fail(response, ERR_NOT_RUNNING, `${what}: the run finished at tick ${this.core.recordedTicks}, nothing comes after it: Step Back or Reverse Continue go into its past, Continue ends the session`, true);
+    this.core.fail(
+      response,
+      ERR_NOT_RUNNING,
+      `${what}: the run finished at tick ${this.core.recordedTicks}, nothing comes after it: Step Back or Reverse Continue go into its past, Continue ends the session`,
+      true,
+    );
     return true;
   }
 
@@ -436,7 +543,14 @@ export class SessionMoves {
    * by line from a hit's line, by tick or suspension from a past tick (`fromPast`), by line at
    * a stop on a line (live, or through its past lines), else by the live run (`live`).
    */
-  private stepForward(response: DebugProtocol.Response, threadId: number, kind: 'over' | 'into' | 'out', what: string, fromPast: () => void, live: () => void): void {
+  private stepForward(
+    response: DebugProtocol.Response,
+    threadId: number,
+    kind: 'over' | 'into' | 'out',
+    what: string,
+    fromPast: () => void,
+    live: () => void,
+  ): void {
     const pos = this.core.position;
     switch (pos.kind) {
       case 'moving':
@@ -473,7 +587,10 @@ export class SessionMoves {
     }
   }
 
-  /** Through the past lines of the live line stop (the replay host's lineStep, answered once landed): a move in time. */
+  /**
+   * Through the past lines of the live line stop (the replay host's lineStep, answered once landed): a move
+   * in time.
+   */
   private stepPastLine(response: DebugProtocol.Response, threadId: number, kind: 'over' | 'into' | 'out'): void {
     this.core.serve(response, async () => {
       const host = this.core.requireHost();
@@ -491,7 +608,10 @@ export class SessionMoves {
       args.threadId,
       'over',
       'Step Over',
-      () => this.travelTo(response, args.threadId, 'step', async (now) => this.past.towardPresent(this.past.forwardFrom(now) + 1)),
+      () =>
+        this.travelTo(response, args.threadId, 'step', async (now) =>
+          this.past.towardPresent(this.past.forwardFrom(now) + 1),
+        ),
       () => this.execute(response, args.threadId, (h) => h.endpoint.request('stepTick', {}), true),
     );
   }
@@ -503,8 +623,22 @@ export class SessionMoves {
       taskId,
       'into',
       'Step Into',
-      () => this.travelTo(response, taskId, 'step', async (now) => (taskId >= LOOP_THREAD_ID ? this.past.towardPresent(this.past.forwardFrom(now) + 1) : this.past.towardPresent(nextSuspension(await this.past.laneOf(taskId, 'Step Into'), this.past.forwardFrom(now))))),
-      () => this.execute(response, taskId, (h) => (taskId >= LOOP_THREAD_ID ? h.endpoint.request('stepTick', {}) : h.endpoint.request('stepTask', { taskId })), true),
+      () =>
+        this.travelTo(response, taskId, 'step', async (now) =>
+          taskId >= LOOP_THREAD_ID
+            ? this.past.towardPresent(this.past.forwardFrom(now) + 1)
+            : this.past.towardPresent(
+                nextSuspension(await this.past.laneOf(taskId, 'Step Into'), this.past.forwardFrom(now)),
+              ),
+        ),
+      () =>
+        this.execute(
+          response,
+          taskId,
+          (h) =>
+            taskId >= LOOP_THREAD_ID ? h.endpoint.request('stepTick', {}) : h.endpoint.request('stepTask', { taskId }),
+          true,
+        ),
     );
   }
 
@@ -515,18 +649,30 @@ export class SessionMoves {
       taskId,
       'out',
       'Step Out',
-      // From a past tick: to the suspension where the current frame has returned (or the task's end), by the recorded frame chains.
+      // From a past tick: to the suspension where the current frame has returned (or the task's end), by the
+      // recorded frame chains.
       () =>
         this.travelTo(response, taskId, 'step', async (now) => {
           if (taskId >= LOOP_THREAD_ID) return this.past.towardPresent(this.past.forwardFrom(now) + 1);
           const lane = await this.past.laneOf(taskId, 'Step Out');
-          if (!laneHasFrames(lane)) throw new Error(`Step Out: the recording of ${lane.name} (#${taskId}) holds no frames (recorded without coroutine tracking, "inspect": false): Step Into goes to its next suspension`);
+          if (!laneHasFrames(lane))
+            throw new Error(
+              `Step Out: the recording of ${lane.name} (#${taskId}) holds no frames (recorded without coroutine tracking, "inspect": false): Step Into goes to its next suspension`,
+            );
           return this.past.towardPresent(frameReturn(lane, this.past.forwardFrom(now)));
         }),
       () => {
         // The current frame is the innermost of the chain (depth = chain length - 1).
         const depth = Math.max(0, (this.core.tasks.tasks.get(taskId)?.frames.length ?? 1) - 1);
-        this.execute(response, taskId, (h) => (taskId >= LOOP_THREAD_ID ? h.endpoint.request('stepTick', {}) : h.endpoint.request('stepOut', { taskId, depth })), true);
+        this.execute(
+          response,
+          taskId,
+          (h) =>
+            taskId >= LOOP_THREAD_ID
+              ? h.endpoint.request('stepTick', {})
+              : h.endpoint.request('stepOut', { taskId, depth }),
+          true,
+        );
       },
     );
   }

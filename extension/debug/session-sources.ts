@@ -51,7 +51,12 @@ export class LoadedSources {
   }
 
   loadedSourcesRequest(response: DebugProtocol.LoadedSourcesResponse): void {
-    response.body = { sources: [...this.sources().values()].map((s) => ({ ...s, path: s.path === undefined ? undefined : this.core.convertDebuggerPathToClient(s.path) })) };
+    response.body = {
+      sources: [...this.sources().values()].map((s) => ({
+        ...s,
+        path: s.path === undefined ? undefined : this.core.convertDebuggerPathToClient(s.path),
+      })),
+    };
     this.core.sendResponse(response);
   }
 }

@@ -3,7 +3,8 @@
 // DAP client (and the adapter tests) can drive it: `node dist/debugAdapter.js`.
 //
 // It owns its runs: a RunRegistry of its own starts the runtime host (dist/runtime-host.js
-// next to this file; COROSCOPE_HOST_SCRIPT overrides it), so `attach` finds no run here. stdout is the protocol channel: console output goes to stderr. The process
+// next to this file; COROSCOPE_HOST_SCRIPT overrides it), so `attach` finds no run here. stdout is the
+// protocol channel: console output goes to stderr. The process
 // exits once the client disconnects or closes stdin (after ending the runtime host), or on
 // SIGTERM.
 

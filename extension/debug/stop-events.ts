@@ -26,9 +26,14 @@ const STOP_DESCRIPTIONS: Partial<Record<StopReason, string>> = {
 
 /** A `stopped` event: every task stops with the loop (allThreadsStopped). */
 export function stoppedEvent(reason: ShownReason, threadId: number, text?: string): DebugProtocol.StoppedEvent {
-  const ev = new StoppedEvent(reason === 'cancelled' ? 'exception' : reason, threadId, text) as DebugProtocol.StoppedEvent;
+  const ev = new StoppedEvent(
+    reason === 'cancelled' ? 'exception' : reason,
+    threadId,
+    text,
+  ) as DebugProtocol.StoppedEvent;
   ev.body.allThreadsStopped = true;
-  const description = reason === 'goto' ? 'Paused at a replayed tick' : reason === 'end' ? undefined : STOP_DESCRIPTIONS[reason];
+  const description =
+    reason === 'goto' ? 'Paused at a replayed tick' : reason === 'end' ? undefined : STOP_DESCRIPTIONS[reason];
   if (description !== undefined) ev.body.description = description;
   return ev;
 }
@@ -58,7 +63,10 @@ export function stoppedEventOf(stop: StopInfo): DebugProtocol.StoppedEvent {
   return ev;
 }
 
-/** The stop a finished recorded run shows at its end (its last tick), on the loop's thread; what to do there is said in the console (endHint). */
+/**
+ * The stop a finished recorded run shows at its end (its last tick), on the loop's thread; what to do there
+ * is said in the console (endHint).
+ */
 export function endStop(tick: number): StopInfo {
   return endStopAt(tick);
 }

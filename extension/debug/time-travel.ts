@@ -21,7 +21,8 @@ import type { TimelineLane } from '../../protocol/host-protocol';
 /** The ticks at which the task suspended, in order. */
 function suspensionTicks(lane: TimelineLane): number[] {
   const out: number[] = [];
-  for (const s of lane.segments) if (s.state === 'suspended' && (out.length === 0 || out[out.length - 1] !== s.fromTick)) out.push(s.fromTick);
+  for (const s of lane.segments)
+    if (s.state === 'suspended' && (out.length === 0 || out[out.length - 1] !== s.fromTick)) out.push(s.fromTick);
   return out;
 }
 

@@ -98,8 +98,12 @@ export class HostProcess {
     });
     const host = new HostProcess(child, options);
     try {
-      const hello = await host.endpoint.request('hello', { client: options.clientName, protocolVersion: PROTOCOL_VERSION });
-      if (hello.protocolVersion !== PROTOCOL_VERSION) throw new Error(`the runtime host speaks protocol ${hello.protocolVersion}, this client ${PROTOCOL_VERSION}`);
+      const hello = await host.endpoint.request('hello', {
+        client: options.clientName,
+        protocolVersion: PROTOCOL_VERSION,
+      });
+      if (hello.protocolVersion !== PROTOCOL_VERSION)
+        throw new Error(`the runtime host speaks protocol ${hello.protocolVersion}, this client ${PROTOCOL_VERSION}`);
     } catch (e) {
       host.kill();
       const detail = host.lines.length > 0 ? `\n${host.lines.slice(-10).join('\n')}` : '';

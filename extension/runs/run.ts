@@ -23,13 +23,25 @@
 // - stop() ends the run and the host for every view; views hear `onDidEnd`.
 // - No `vscode` import: the debug adapter (inline and standalone) and tests use it as it is.
 
-import type { CancelRequester, HostEvents, HostMethods, LaunchOptions, LaunchTarget, RecordingInfo, Snapshot, ViewedMoment } from '../../protocol/host-protocol';
+import type {
+  CancelRequester,
+  HostEvents,
+  HostMethods,
+  LaunchOptions,
+  LaunchTarget,
+  RecordingInfo,
+  Snapshot,
+  ViewedMoment,
+} from '../../protocol/host-protocol';
 import { SnapshotMirror, type MirrorChange } from '../../protocol/snapshot-mirror';
 import { isHostGone, isLivePhase, type RunPhase } from '../../protocol/run-phase';
 import { Emitter } from '../emitter';
 import type { HostEndpoint, HostExit, HostProcess } from '../host-client/host-process';
 
-/** idle: no launch yet; starting: the host has not answered the launch; hostDied / ended: the host process is gone, unasked / asked (protocol/run-phase.ts). */
+/**
+ * idle: no launch yet; starting: the host has not answered the launch; hostDied / ended: the host process is
+ * gone, unasked / asked (protocol/run-phase.ts).
+ */
 export type { RunPhase } from '../../protocol/run-phase';
 
 /** The name the inspector panel's RunSession attaches to runs with (it relaunches a run only it shows). */
@@ -152,7 +164,10 @@ export class Run {
     return this.recording !== null || this.options?.record === true;
   }
 
-  /** The past tick every view of the current run shows (an opened recording's last tick when at its present); null: the present. */
+  /**
+   * The past tick every view of the current run shows (an opened recording's last tick when at its present);
+   * null: the present.
+   */
   get viewedTick(): number | null {
     const v = this.lastViewed;
     return v !== null && v.runId === this.runId ? v.tick : null;
@@ -195,11 +210,14 @@ export class Run {
    * already), 'running' or 'finished'.
    */
   async launch(target: LaunchTarget, options: LaunchOptions, by: string): Promise<HostMethods['launch']['result']> {
-    const { answer: result, current } = await this.replaceRun(by, target, options, () => this.endpoint.request('launch', { target, options }));
+    const { answer: result, current } = await this.replaceRun(by, target, options, () =>
+      this.endpoint.request('launch', { target, options }),
+    );
     if (!current) return result;
     this.runId = result.runId;
     this.siteUrl = result.siteUrl;
-    if (this.phase === 'starting') this.setPhase(this.finishedEarly.has(result.runId) ? 'finished' : this.lastPause !== null ? 'paused' : 'running');
+    if (this.phase === 'starting')
+      this.setPhase(this.finishedEarly.has(result.runId) ? 'finished' : this.lastPause !== null ? 'paused' : 'running');
     this.finishedEarly.clear();
     this.hooks.launched(this, by);
     return result;
@@ -211,7 +229,9 @@ export class Run {
    * network. Rejects with the host's reason (a corrupt file, changed sources: named).
    */
   async openRecording(path: string, by: string): Promise<RecordingInfo & { runId: number }> {
-    const { answer: info, current } = await this.replaceRun(by, null, null, () => this.endpoint.request('openRecording', { path }));
+    const { answer: info, current } = await this.replaceRun(by, null, null, () =>
+      this.endpoint.request('openRecording', { path }),
+    );
     if (!current) return info;
     this.recording = info;
     this.runId = info.runId;
@@ -225,7 +245,12 @@ export class Run {
    * phase 'starting' until the host answers `ask` (back to 'idle' if it refuses). `current`
    * is false when a newer launch replaced this one meanwhile (its answer then changes nothing).
    */
-  private async replaceRun<T>(by: string, target: LaunchTarget | null, options: LaunchOptions | null, ask: () => Promise<T>): Promise<{ answer: T; current: boolean }> {
+  private async replaceRun<T>(
+    by: string,
+    target: LaunchTarget | null,
+    options: LaunchOptions | null,
+    ask: () => Promise<T>,
+  ): Promise<{ answer: T; current: boolean }> {
     const seq = ++this.launchSeq;
     this.target = target;
     this.options = options;
@@ -278,7 +303,10 @@ export class Run {
     }
   }
 
-  /** Ends the run and its host process, for every view attached; `by` is the view that asked (the tasks' cancelledBy). */
+  /**
+   * Ends the run and its host process, for every view attached; `by` is the view that asked (the tasks'
+   * cancelledBy).
+   */
   async stop(by: CancelRequester, graceMs = 2000): Promise<void> {
     if (!this.isAlive()) return;
     if (this.isLive()) await this.endpoint.request('stop', { by }).catch(() => undefined);

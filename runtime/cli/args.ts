@@ -47,7 +47,12 @@ export interface DemoSiteCommand {
   faults: boolean;
 }
 
-export type Command = CrawlCommand | DemoSiteCommand | { kind: 'help'; topic?: string } | { kind: 'version' } | { kind: 'other'; name: string; args: string[] };
+export type Command =
+  | CrawlCommand
+  | DemoSiteCommand
+  | { kind: 'help'; topic?: string }
+  | { kind: 'version' }
+  | { kind: 'other'; name: string; args: string[] };
 
 export const USAGE = `coroscope: a web crawler on generator coroutines, and an inspector for them
 
@@ -124,13 +129,18 @@ function boundedOption(flag: string, value: string | undefined, bound: CrawlOpti
   if (value === undefined) throw new UsageError(`${flag} needs a value`);
   const n = value.trim() === '' ? NaN : Number(value);
   const problem = crawlOptionProblem(bound, n, flag);
-  if (problem !== null) throw new UsageError(Number.isNaN(n) ? `${flag} needs ${CRAWL_OPTION_BOUNDS[bound].integer ? 'a whole number' : 'a number'}, got ${JSON.stringify(value)}` : problem);
+  if (problem !== null)
+    throw new UsageError(
+      Number.isNaN(n)
+        ? `${flag} needs ${CRAWL_OPTION_BOUNDS[bound].integer ? 'a whole number' : 'a number'}, got ${JSON.stringify(value)}`
+        : problem,
+    );
   return n;
 }
 
 /** Options only the coroutines stage has (the teaching stages start a fetch per URL, once). */
 const COROUTINES_ONLY: Readonly<Record<string, string>> = {
-  '--max-tasks': 'they start one fetch per URL, with no worker pool (as the chapter\'s)',
+  '--max-tasks': "they start one fetch per URL, with no worker pool (as the chapter's)",
   '--max-tries': 'they try each URL once',
   '--inspect': 'they do not run on the inspected runtime',
   '--dump-tasks-after': 'they do not run on the inspected runtime',
@@ -138,12 +148,15 @@ const COROUTINES_ONLY: Readonly<Record<string, string>> = {
 };
 
 export function parseArgs(argv: readonly string[]): Command {
-  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') return { kind: 'help', topic: argv[1] };
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help')
+    return { kind: 'help', topic: argv[1] };
   if (argv[0] === '--version' || argv[0] === '-v') return { kind: 'version' };
   const [name, ...rest] = argv;
-  if (name === 'crawl') return rest.includes('--help') || rest.includes('-h') ? { kind: 'help', topic: 'crawl' } : parseCrawl(rest);
+  if (name === 'crawl')
+    return rest.includes('--help') || rest.includes('-h') ? { kind: 'help', topic: 'crawl' } : parseCrawl(rest);
   if (name === 'demo-site') return parseDemoSite(rest);
-  if (name!.startsWith('-')) throw new UsageError(`unknown option ${name}; the command comes first (coroscope crawl ...)`);
+  if (name!.startsWith('-'))
+    throw new UsageError(`unknown option ${name}; the command comes first (coroscope crawl ...)`);
   return { kind: 'other', name: name!, args: rest };
 }
 
@@ -233,7 +246,8 @@ function parseCrawl(args: string[]): CrawlCommand {
         break;
       case '--stage': {
         const v = value();
-        if (v !== 'callbacks' && v !== 'generators' && v !== 'coroutines') throw new UsageError(`--stage must be callbacks, generators or coroutines, got ${JSON.stringify(v ?? '')}`);
+        if (v !== 'callbacks' && v !== 'generators' && v !== 'coroutines')
+          throw new UsageError(`--stage must be callbacks, generators or coroutines, got ${JSON.stringify(v ?? '')}`);
         cmd.stage = v;
         break;
       }
@@ -253,7 +267,8 @@ function parseCrawl(args: string[]): CrawlCommand {
         break;
       case '--record': {
         const v = value();
-        if (v === undefined || v === '' || v.startsWith('-')) throw new UsageError('--record needs the name of the .corotrace file to write');
+        if (v === undefined || v === '' || v.startsWith('-'))
+          throw new UsageError('--record needs the name of the .corotrace file to write');
         cmd.record = v;
         break;
       }
@@ -263,12 +278,17 @@ function parseCrawl(args: string[]): CrawlCommand {
     }
   }
   if (cmd.demo && cmd.roots.length > 0) throw new UsageError('give either root URLs or --demo, not both');
-  if (cmd.record !== null && cmd.stage !== 'coroutines') throw new UsageError('--record records the coroutines stage (the runtime\'s loop); drop --stage or --record');
+  if (cmd.record !== null && cmd.stage !== 'coroutines')
+    throw new UsageError("--record records the coroutines stage (the runtime's loop); drop --stage or --record");
   if (cmd.instant && !cmd.demo) throw new UsageError('--instant is for the embedded demo site: add --demo');
-  if (!cmd.demo && cmd.roots.length === 0) throw new UsageError('crawl needs at least one root URL, or --demo for the embedded demo site');
+  if (!cmd.demo && cmd.roots.length === 0)
+    throw new UsageError('crawl needs at least one root URL, or --demo for the embedded demo site');
   if (cmd.stage !== 'coroutines') {
     for (const flag of Object.keys(COROUTINES_ONLY)) {
-      if (given.has(flag)) throw new UsageError(`${flag} applies to --stage coroutines only: the ${cmd.stage} stage cannot honour it (${COROUTINES_ONLY[flag]})`);
+      if (given.has(flag))
+        throw new UsageError(
+          `${flag} applies to --stage coroutines only: the ${cmd.stage} stage cannot honour it (${COROUTINES_ONLY[flag]})`,
+        );
     }
   }
   return cmd;

@@ -23,7 +23,13 @@ import { parseRoot } from '../crawler/roots';
 import { crawlWithCallbacks } from '../crawler/callback-fetcher';
 import { crawlWithGenerators } from '../crawler/generator-fetcher';
 import type { Crawler } from '../crawler/crawler';
-import { DEFAULT_DEMO_LATENCY, demoSiteOptions, describeDemoSite, startDemoSite, type DemoSite } from '../demo-site/index';
+import {
+  DEFAULT_DEMO_LATENCY,
+  demoSiteOptions,
+  describeDemoSite,
+  startDemoSite,
+  type DemoSite,
+} from '../demo-site/index';
 import { formatPsTree } from '../inspect/dumps';
 import { TaskRecorder } from '../inspect/task-recorder';
 import { summarizeTasks } from '../inspect/task-summaries';
@@ -87,7 +93,10 @@ export async function runCrawlCommand(cmd: CrawlCommand): Promise<number> {
   if (cmd.demo) {
     site = await startDemoSite(demoSiteOptions(cmd.instant ? 'instant' : DEFAULT_DEMO_LATENCY, cmd.pages));
     roots = [site.url];
-    if (!cmd.json) process.stderr.write(`Crawling the embedded demo site at ${site.url}: ${describeDemoSite(site, cmd.instant ? 'instant' : DEFAULT_DEMO_LATENCY)}\n`);
+    if (!cmd.json)
+      process.stderr.write(
+        `Crawling the embedded demo site at ${site.url}: ${describeDemoSite(site, cmd.instant ? 'instant' : DEFAULT_DEMO_LATENCY)}\n`,
+      );
   }
   // --inspect: `coroscope ps/pstree PID` read the crawl's tasks on this process's inspect socket.
   let endpoint: InspectEndpoint | null = null;
@@ -96,7 +105,9 @@ export async function runCrawlCommand(cmd: CrawlCommand): Promise<number> {
       endpoint = await InspectEndpoint.open();
     } catch (e) {
       // The crawl (and its --dump-tasks-after dump) goes on; only ps/pstree cannot reach it.
-      process.stderr.write(`coroscope crawl: --inspect: coroscope ps/pstree will not answer: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.stderr.write(
+        `coroscope crawl: --inspect: coroscope ps/pstree will not answer: ${e instanceof Error ? e.message : String(e)}\n`,
+      );
     }
   }
   try {
@@ -109,7 +120,10 @@ export async function runCrawlCommand(cmd: CrawlCommand): Promise<number> {
       process.stderr.write(`coroscope crawl: ${recorded.writeError}\n`);
       return code === 0 ? 1 : code;
     }
-    const outcome = cmd.stage === 'coroutines' ? await crawlWithCoroutines(cmd, program, null, endpoint) : await crawlWithStage(cmd, roots);
+    const outcome =
+      cmd.stage === 'coroutines'
+        ? await crawlWithCoroutines(cmd, program, null, endpoint)
+        : await crawlWithStage(cmd, roots);
     return printCrawlOutcome(cmd, roots, outcome);
   } finally {
     endpoint?.close();
@@ -117,15 +131,30 @@ export async function runCrawlCommand(cmd: CrawlCommand): Promise<number> {
   }
 }
 
-/** The program a crawl command runs, as a launch names it (launch-programs.ts): the CLI's crawl and the host's are one. */
+/**
+ * The program a crawl command runs, as a launch names it (launch-programs.ts): the CLI's crawl and the host's
+ * are one.
+ */
 export function crawlProgram(cmd: CrawlCommand, roots: readonly string[], site: DemoSite | null): RecordedProgram {
-  const options: LaunchOptions = { maxTasks: cmd.maxTasks, maxRedirect: cmd.maxRedirect, maxTries: cmd.maxTries, exclude: cmd.exclude, strict: cmd.strict, robots: cmd.robots, timeout: cmd.timeout, inspect: cmd.inspect };
+  const options: LaunchOptions = {
+    maxTasks: cmd.maxTasks,
+    maxRedirect: cmd.maxRedirect,
+    maxTries: cmd.maxTries,
+    exclude: cmd.exclude,
+    strict: cmd.strict,
+    robots: cmd.robots,
+    timeout: cmd.timeout,
+    inspect: cmd.inspect,
+  };
   if (cmd.maxPages > 0) options.maxPages = cmd.maxPages;
   if (cmd.maxDepth !== null) options.maxDepth = cmd.maxDepth;
   if (cmd.deadline !== null) options.deadline = cmd.deadline;
   if (cmd.dumpTasksAfterMs !== null) options.dumpTasksAfter = cmd.dumpTasksAfterMs / 1000;
   if (cmd.record !== null) options.record = true;
-  const target: RecordedProgram['target'] = site !== null ? { kind: 'demo', pages: cmd.pages, latency: cmd.instant ? 'instant' : DEFAULT_DEMO_LATENCY } : { kind: 'crawl', urls: [...roots] };
+  const target: RecordedProgram['target'] =
+    site !== null
+      ? { kind: 'demo', pages: cmd.pages, latency: cmd.instant ? 'instant' : DEFAULT_DEMO_LATENCY }
+      : { kind: 'crawl', urls: [...roots] };
   return { target, options, siteUrl: site?.url ?? null, frames: cmd.inspect };
 }
 
@@ -134,10 +163,17 @@ function interruptedCode(by: CrawlOutcome['interruptedBy']): number {
   return by === 'SIGTERM' ? 143 : by === 'deadline' ? 124 : 130;
 }
 
-/** Prints the report (or the JSON object); the exit code: 0, 1 when no root could be reached, 130/143/124 when interrupted or cut. */
+/**
+ * Prints the report (or the JSON object); the exit code: 0, 1 when no root could be reached, 130/143/124 when
+ * interrupted or cut.
+ */
 export function printCrawlOutcome(cmd: CrawlCommand, roots: readonly string[], outcome: CrawlOutcome): number {
   if (cmd.json) {
-    process.stdout.write(JSON.stringify(crawlJson(outcome.stats, outcome.seconds, outcome.excluded, cmd.stage, outcome.interrupted, outcome.notices)) + '\n');
+    process.stdout.write(
+      JSON.stringify(
+        crawlJson(outcome.stats, outcome.seconds, outcome.excluded, cmd.stage, outcome.interrupted, outcome.notices),
+      ) + '\n',
+    );
   } else {
     process.stdout.write(outcome.report);
     const rate = outcome.seconds > 0 ? outcome.stats.length / outcome.seconds : 0;
@@ -151,7 +187,8 @@ export function printCrawlOutcome(cmd: CrawlCommand, roots: readonly string[], o
   for (const notice of outcome.notices) process.stderr.write(`coroscope crawl: ${notice}\n`);
   for (const root of roots) {
     const why = outcome.excluded.get(root);
-    if (why !== undefined && why !== 'robots') process.stderr.write(`coroscope crawl: the root ${root} was not fetched (${why})\n`);
+    if (why !== undefined && why !== 'robots')
+      process.stderr.write(`coroscope crawl: the root ${root} was not fetched (${why})\n`);
   }
   return 1;
 }
@@ -162,7 +199,8 @@ const UNREACHABLE_KINDS = /Connection|Timeout|OSError|gaierror|Refused|Reset/;
 /** Why a root failed: "cannot reach" only when the server never answered. */
 function rootFailure(s: FetchStatistic): string {
   const kind = exceptionKind(s.exception ?? '');
-  if (s.status === null && UNREACHABLE_KINDS.test(kind) && !/too large|longer than/i.test(s.exception ?? '')) return `cannot reach ${s.url}: ${s.exception}`;
+  if (s.status === null && UNREACHABLE_KINDS.test(kind) && !/too large|longer than/i.test(s.exception ?? ''))
+    return `cannot reach ${s.url}: ${s.exception}`;
   return `the root ${s.url} answered${s.status === null ? '' : ` (HTTP ${s.status})`} but could not be crawled: ${s.exception}`;
 }
 
@@ -171,21 +209,52 @@ function rootFailure(s: FetchStatistic): string {
  * of the sources); `writeError`: why the file could not be written (the disk filled, the
  * folder went away during the crawl), null when it was.
  */
-async function recordCrawl(cmd: CrawlCommand, file: string, program: RecordedProgram, endpoint: InspectEndpoint | null): Promise<{ outcome: CrawlOutcome; writeError: string | null }> {
-  // With what each suspension awaited, in the task table's words: the timeline of the recording opened in the extension says them.
+async function recordCrawl(
+  cmd: CrawlCommand,
+  file: string,
+  program: RecordedProgram,
+  endpoint: InspectEndpoint | null,
+): Promise<{ outcome: CrawlOutcome; writeError: string | null }> {
+  // With what each suspension awaited, in the task table's words: the timeline of the recording opened in the
+  // extension says them.
   const recorder = new RunRecorder({ frames: cmd.inspect, awaitDetails: true });
-  // Where each URL failed, as the host's run keeps it: Reverse Continue with the URL-failed filter lands there in VS Code.
+  // Where each URL failed, as the host's run keeps it: Reverse Continue with the URL-failed filter lands
+  // there in VS Code.
   const failures = new UrlFailures();
   const onStatistic = (stat: FetchStatistic, crawler: Crawler, loop: EventLoop): void => {
-    if (stat.exception !== null) failures.add(urlFailureNow({ ...stat, exception: stat.exception }, crawler, loop).mark);
+    if (stat.exception !== null)
+      failures.add(urlFailureNow({ ...stat, exception: stat.exception }, crawler, loop).mark);
   };
-  const outcome = await crawlWithCoroutines(cmd, program, { clock: recorder.clock, attach: (loop) => recorder.attach(loop), onStatistic }, endpoint);
+  const outcome = await crawlWithCoroutines(
+    cmd,
+    program,
+    { clock: recorder.clock, attach: (loop) => recorder.attach(loop), onStatistic },
+    endpoint,
+  );
   const streams = recorder.finish();
-  // The replay crawls the same roots (the demo site's URL of this run), without the site; `json`: how the CLI printed it.
+  // The replay crawls the same roots (the demo site's URL of this run), without the site; `json`: how the CLI
+  // printed it.
   let size: RecordingSize;
   try {
     size = writeRecordingFile(file, {
-      meta: { program: { ...recordedProgram(outcome.interruptedBy === 'SIGINT' || outcome.interruptedBy === 'SIGTERM' ? { ...program, signal: outcome.interruptedBy } : program), json: cmd.json }, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString(), ...packTableNotes(recorder.tableNotes()!), ...(failures.all().length > 0 ? { urlFailures: failures.all() } : {}) },
+      meta: {
+        program: {
+          ...recordedProgram(
+            outcome.interruptedBy === 'SIGINT' || outcome.interruptedBy === 'SIGTERM'
+              ? { ...program, signal: outcome.interruptedBy }
+              : program,
+          ),
+          json: cmd.json,
+        },
+        sources: programSources(),
+        ticks: streams.ticks,
+        steps: streams.steps,
+        tasks: streams.tasks,
+        sockets: streams.sockets,
+        recordedAt: new Date().toISOString(),
+        ...packTableNotes(recorder.tableNotes()!),
+        ...(failures.all().length > 0 ? { urlFailures: failures.all() } : {}),
+      },
       events: streams.events,
       gaps: streams.gaps,
       payload: streams.payload,
@@ -194,7 +263,9 @@ async function recordCrawl(cmd: CrawlCommand, file: string, program: RecordedPro
     if (e instanceof RecordingError) return { outcome, writeError: e.message };
     throw e;
   }
-  process.stderr.write(`Recorded ${streams.ticks} ticks, ${streams.steps} task steps, ${streams.sockets} sockets to ${file} (${describeSize(size, streams.steps, streams.payload.length)})\n`);
+  process.stderr.write(
+    `Recorded ${streams.ticks} ticks, ${streams.steps} task steps, ${streams.sockets} sockets to ${file} (${describeSize(size, streams.steps, streams.payload.length)})\n`,
+  );
   return { outcome, writeError: null };
 }
 
@@ -210,7 +281,11 @@ function describeSize(size: RecordingSize, steps: number, received: number): str
 }
 
 /** Repaints one status line on stderr while a crawl runs (terminals only). */
-function startProgress(cmd: CrawlCommand, read: () => { done: number; queued: number; inFlight: number; errors: number }, t0: number): () => void {
+function startProgress(
+  cmd: CrawlCommand,
+  read: () => { done: number; queued: number; inFlight: number; errors: number },
+  t0: number,
+): () => void {
   if (cmd.quiet || cmd.json || !process.stderr.isTTY) return () => undefined;
   const timer = setInterval(() => {
     process.stderr.write(`\r\x1b[K${progressLine(read(), (performance.now() - t0) / 1000)}`);
@@ -222,10 +297,20 @@ function startProgress(cmd: CrawlCommand, read: () => { done: number; queued: nu
   };
 }
 
-/** The crawl `program` on the runtime's loop (started by launch-programs.ts, as the host starts it); `setup` records or replays it. */
-export async function crawlWithCoroutines(cmd: CrawlCommand, program: RecordedProgram, setup: CrawlLoopSetup | null = null, endpoint: InspectEndpoint | null = null): Promise<CrawlOutcome> {
+/**
+ * The crawl `program` on the runtime's loop (started by launch-programs.ts, as the host starts it); `setup`
+ * records or replays it.
+ */
+export async function crawlWithCoroutines(
+  cmd: CrawlCommand,
+  program: RecordedProgram,
+  setup: CrawlLoopSetup | null = null,
+  endpoint: InspectEndpoint | null = null,
+): Promise<CrawlOutcome> {
   if (cmd.inspect) setCoroutineTracking(true);
-  const loop = new EventLoop(setup === null ? {} : { clock: setup.clock, ...(setup.logger !== undefined ? { logger: setup.logger } : {}) });
+  const loop = new EventLoop(
+    setup === null ? {} : { clock: setup.clock, ...(setup.logger !== undefined ? { logger: setup.logger } : {}) },
+  );
   // Always attached (with or without --inspect: a WeakMap lookup and two clock reads per
   // step): it knows which task created which, so the dump nests workers under the crawl, and
   // who asked for each cancellation, so a cancel the CLI makes (Ctrl-C) reads as the CLI's.
@@ -276,7 +361,10 @@ export async function crawlWithCoroutines(cmd: CrawlCommand, program: RecordedPr
     interrupted = true;
     const origin = summarizeTasks([task], { recorder })[0]?.cancelledBy ?? { kind: 'unknown' };
     interruptedBy = origin.kind === 'deadline' ? 'deadline' : signal;
-    const how = origin.kind === 'deadline' ? `cut at its deadline (${program.options.deadline} s): cancelled by the crawl deadline` : `interrupted: the crawl was cancelled by ${cancelOriginLabel(origin, (id) => `task #${id}`)}`;
+    const how =
+      origin.kind === 'deadline'
+        ? `cut at its deadline (${program.options.deadline} s): cancelled by the crawl deadline`
+        : `interrupted: the crawl was cancelled by ${cancelOriginLabel(origin, (id) => `task #${id}`)}`;
     process.stderr.write(`coroscope crawl: ${how}; report of what was done:\n`);
   } finally {
     process.removeListener('SIGINT', onSignal);
@@ -307,9 +395,23 @@ async function crawlWithStage(cmd: CrawlCommand, roots: string[]): Promise<Crawl
     robots: cmd.robots,
     timeout: cmd.timeout,
   };
-  const result = cmd.stage === 'callbacks' ? await crawlWithCallbacks(roots, options) : await crawlWithGenerators(roots, options);
+  const result =
+    cmd.stage === 'callbacks' ? await crawlWithCallbacks(roots, options) : await crawlWithGenerators(roots, options);
   // A root kept out by robots.txt is said, as stage 3 says it.
-  const notices = roots.filter((r) => result.exclusions.get(r) === 'robots').map((r) => `robots.txt of ${new URL(r).origin} disallows the root ${r} (or answered 5xx): it was not fetched (--no-robots crawls it anyway)`);
+  const notices = roots
+    .filter((r) => result.exclusions.get(r) === 'robots')
+    .map(
+      (r) =>
+        `robots.txt of ${new URL(r).origin} disallows the root ${r} (or answered 5xx): it was not fetched (--no-robots crawls it anyway)`,
+    );
   const report = formatReport(result.stats, { seconds: result.seconds, todo: 0, busy: 0, maxTasks: 1, notices });
-  return { stats: result.stats, seconds: result.seconds, excluded: result.exclusions, report, interrupted: null, interruptedBy: null, notices };
+  return {
+    stats: result.stats,
+    seconds: result.seconds,
+    excluded: result.exclusions,
+    report,
+    interrupted: null,
+    interruptedBy: null,
+    notices,
+  };
 }

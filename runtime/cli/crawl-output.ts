@@ -65,8 +65,12 @@ export function crawlJson(
     errors,
     redirects,
     excluded: excluded.size,
-    excludedUrls: [...excluded].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([url, reason]) => ({ url, reason })),
-    ...(interrupted === null ? {} : { interrupted: { cancelled: [...interrupted.inFlight].sort(), notFetched: [...interrupted.queued].sort() } }),
+    excludedUrls: [...excluded]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([url, reason]) => ({ url, reason })),
+    ...(interrupted === null
+      ? {}
+      : { interrupted: { cancelled: [...interrupted.inFlight].sort(), notFetched: [...interrupted.queued].sort() } }),
     notices: [...notices],
     seconds: Number(seconds.toFixed(3)),
     rate: seconds > 0 ? Number((stats.length / seconds).toFixed(1)) : 0,
@@ -76,7 +80,10 @@ export function crawlJson(
 }
 
 /** One status line: pages done, rate, queue and in-flight counts. */
-export function progressLine(p: { done: number; queued: number; inFlight: number; errors: number }, seconds: number): string {
+export function progressLine(
+  p: { done: number; queued: number; inFlight: number; errors: number },
+  seconds: number,
+): string {
   const rate = seconds > 0 ? p.done / seconds : 0;
   return `${p.done} done  ${rate.toFixed(0)} pages/s  queue ${p.queued}  in flight ${p.inFlight}  errors ${p.errors}  ${seconds.toFixed(1)}s`;
 }

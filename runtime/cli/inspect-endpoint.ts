@@ -136,12 +136,16 @@ export class InspectEndpoint {
   /** The table or tree of every watched loop still open. */
   report(command: InspectCommand): string {
     const open = this.loops.filter((w) => !w.loop.isClosed());
-    if (open.length === 0) return `process ${process.pid}: no event loop is running (none started yet, or the program's have ended)\n`;
+    if (open.length === 0)
+      return `process ${process.pid}: no event loop is running (none started yet, or the program's have ended)\n`;
     return open
       .map((w, i) => {
         const now = w.tickTime ?? 0;
         const head = open.length > 1 ? `=== loop ${i + 1} of ${open.length} ===\n` : '';
-        const body = command === 'ps' ? `Tasks at tick ${w.loop.tickCount()}, loop time ${now.toFixed(3)} s\n${formatTaskTable(w.loop, { now })}` : formatPsTree(w.loop, { now });
+        const body =
+          command === 'ps'
+            ? `Tasks at tick ${w.loop.tickCount()}, loop time ${now.toFixed(3)} s\n${formatTaskTable(w.loop, { now })}`
+            : formatPsTree(w.loop, { now });
         return head + body + formatAwaitCycles(w.loop);
       })
       .join('\n');

@@ -24,7 +24,10 @@ export function inspectSocketPath(pid: number, dir: string = inspectSocketDir())
   return join(dir, `${pid}.sock`);
 }
 
-/** Why `dir` may not hold inspect sockets (owned by someone else, open to others, not a directory), or null when it may. */
+/**
+ * Why `dir` may not hold inspect sockets (owned by someone else, open to others, not a directory), or null
+ * when it may.
+ */
 export function unsafeSocketDir(dir: string): string | null {
   let st;
   try {
@@ -35,7 +38,8 @@ export function unsafeSocketDir(dir: string): string | null {
   if (!st.isDirectory()) return `${dir} is not a directory`;
   const uid = typeof process.getuid === 'function' ? process.getuid() : st.uid;
   if (st.uid !== uid) return `${dir} belongs to another user (uid ${st.uid})`;
-  if ((st.mode & 0o077) !== 0) return `${dir} is open to other users (mode ${(st.mode & 0o777).toString(8)}; it must be 700)`;
+  if ((st.mode & 0o077) !== 0)
+    return `${dir} is open to other users (mode ${(st.mode & 0o777).toString(8)}; it must be 700)`;
   return null;
 }
 
@@ -44,7 +48,8 @@ export function ensureInspectSocketDir(dir: string = inspectSocketDir()): string
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`cannot create ${dir}: ${(e as Error).message}`);
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST')
+      throw new Error(`cannot create ${dir}: ${(e as Error).message}`);
   }
   const unsafe = unsafeSocketDir(dir);
   if (unsafe !== null) throw new Error(`refusing to open an inspect socket: ${unsafe}`);

@@ -28,15 +28,25 @@ export function isRunRecording(rec: Recording): boolean {
 }
 
 /** Replays a `coroscope run` recording; resolves with the exit code. */
-export async function replayRunRecording(rec: Recording, log: RunLog, file: string, program: RecordedProgram): Promise<number> {
+export async function replayRunRecording(
+  rec: Recording,
+  log: RunLog,
+  file: string,
+  program: RecordedProgram,
+): Promise<number> {
   const target = program.target;
-  if (target.kind !== 'program') throw new RecordingError(`${file} is corrupt: a coroscope run recording names a ${target.kind} launch`);
+  if (target.kind !== 'program')
+    throw new RecordingError(`${file} is corrupt: a coroscope run recording names a ${target.kind} launch`);
   const argvValue: unknown = rec.meta.program.argv;
-  if (!Array.isArray(argvValue) || !argvValue.every((a): a is string => typeof a === 'string')) throw new RecordingError(`${file} is corrupt: the program's arguments it records are not a list of strings`);
+  if (!Array.isArray(argvValue) || !argvValue.every((a): a is string => typeof a === 'string'))
+    throw new RecordingError(`${file} is corrupt: the program's arguments it records are not a list of strings`);
   const tracer = new ExceptionTracer();
   tracer.install();
   if (program.frames) setCoroutineTracking(true);
-  const replay = new RunReplay(log, rec.events, file, { frames: program.frames, cancelFromOutside: outsideCanceller(() => unpackAskedCancels(rec.meta.askedCancels), null) });
+  const replay = new RunReplay(log, rec.events, file, {
+    frames: program.frames,
+    cancelFromOutside: outsideCanceller(() => unpackAskedCancels(rec.meta.askedCancels), null),
+  });
   let started;
   try {
     started = startUserProgram(target.path, target.exportName ?? 'main', argvValue, {
@@ -51,7 +61,8 @@ export async function replayRunRecording(rec: Recording, log: RunLog, file: stri
       },
     });
   } catch (e) {
-    if (e instanceof ProgramLoadError) throw new RecordingError(`${file}: the program it records cannot be loaded again: ${e.message}`);
+    if (e instanceof ProgramLoadError)
+      throw new RecordingError(`${file}: the program it records cannot be loaded again: ${e.message}`);
     throw e;
   }
   // The run()'s own rejection is told by firstRun; a program that leaves it unhandled is not failing the replay twice.

@@ -12,7 +12,10 @@ import { UsageError } from './args';
 import type { InspectCommand } from './inspect-endpoint';
 import { inspectSocketDir, inspectSocketPath, unsafeSocketDir } from './inspect-socket-path';
 
-/** How long the process may take to answer (its loop answers between slices of ticks: a step that computes for long delays it). */
+/**
+ * How long the process may take to answer (its loop answers between slices of ticks: a step that computes for
+ * long delays it).
+ */
 const ANSWER_TIMEOUT_MS = 10_000;
 
 class Refusal extends Error {}
@@ -46,14 +49,24 @@ function ask(path: string, pid: number, command: InspectCommand): Promise<string
     let reply = '';
     const timer = setTimeout(() => {
       sock.destroy();
-      reject(new Refusal(`process ${pid} did not answer within ${ANSWER_TIMEOUT_MS / 1000} s (its loop may be busy in one long step)`));
+      reject(
+        new Refusal(
+          `process ${pid} did not answer within ${ANSWER_TIMEOUT_MS / 1000} s (its loop may be busy in one long step)`,
+        ),
+      );
     }, ANSWER_TIMEOUT_MS);
     sock.setEncoding('utf8');
     sock.on('connect', () => sock.write(JSON.stringify({ command }) + '\n'));
     sock.on('data', (chunk: string) => (reply += chunk));
     sock.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(new Refusal(e.code === 'ECONNREFUSED' ? `process ${pid} is not answering on ${path} (a socket left by an earlier process with this PID?)` : `cannot reach process ${pid} on ${path}: ${e.message}`));
+      reject(
+        new Refusal(
+          e.code === 'ECONNREFUSED'
+            ? `process ${pid} is not answering on ${path} (a socket left by an earlier process with this PID?)`
+            : `cannot reach process ${pid} on ${path}: ${e.message}`,
+        ),
+      );
     });
     sock.on('end', () => {
       clearTimeout(timer);
@@ -75,19 +88,24 @@ function ask(path: string, pid: number, command: InspectCommand): Promise<string
 export async function runPsCommand(command: InspectCommand, args: readonly string[]): Promise<number> {
   if (args.length !== 1) throw new UsageError(`${command} needs the PID of a process started with --inspect`);
   const arg = args[0]!;
-  if (!/^\d+$/.test(arg) || Number(arg) < 1 || !Number.isSafeInteger(Number(arg))) throw new UsageError(`${command} needs a process id (a positive whole number), got ${JSON.stringify(arg)}`);
+  if (!/^\d+$/.test(arg) || Number(arg) < 1 || !Number.isSafeInteger(Number(arg)))
+    throw new UsageError(`${command} needs a process id (a positive whole number), got ${JSON.stringify(arg)}`);
   const pid = Number(arg);
   try {
     const dir = inspectSocketDir();
     const path = inspectSocketPath(pid, dir);
     const status = processStatus(pid);
-    if (status === 'foreign') throw new Refusal(`process ${pid} belongs to another user: only its owner can inspect it`);
+    if (status === 'foreign')
+      throw new Refusal(`process ${pid} belongs to another user: only its owner can inspect it`);
     if (status === 'gone') {
       // A socket its process left when it was killed: nobody will answer on it again.
       if (existsSync(path) && unsafeSocketDir(dir) === null) unlinkSync(path);
       throw new Refusal(`no process with PID ${pid} is running`);
     }
-    if (!existsSync(path)) throw new Refusal(`process ${pid} was not started with --inspect (coroscope run --inspect, coroscope crawl --inspect): it has no inspect socket in ${dir}`);
+    if (!existsSync(path))
+      throw new Refusal(
+        `process ${pid} was not started with --inspect (coroscope run --inspect, coroscope crawl --inspect): it has no inspect socket in ${dir}`,
+      );
     const unsafe = unsafeSocketDir(dir);
     if (unsafe !== null) throw new Refusal(`refusing to use ${path}: ${unsafe}`);
     process.stdout.write(await ask(path, pid, command));

@@ -49,7 +49,8 @@ function parseReplayArgs(args: readonly string[]): ReplayArgs {
     if (a === '--dump-tasks-at-tick') {
       const v = args[++i];
       if (v === undefined) throw new UsageError('--dump-tasks-at-tick needs a tick number (1 or more) after it');
-      if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < 1) throw new UsageError(`--dump-tasks-at-tick needs a tick number (1 or more), got ${JSON.stringify(v)}`);
+      if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < 1)
+        throw new UsageError(`--dump-tasks-at-tick needs a tick number (1 or more), got ${JSON.stringify(v)}`);
       out.dumpAtTick = Number(v);
     } else if (a === '--json') out.json = true;
     else if (a.startsWith('-')) throw new UsageError(`unknown option ${a} for replay (see coroscope --help)`);
@@ -64,15 +65,24 @@ function parseReplayArgs(args: readonly string[]): ReplayArgs {
 function recordedCrawl(rec: Recording, file: string): { program: RecordedProgram; cmd: CrawlCommand } {
   const program = readRecordedProgram(rec.meta.program, file);
   const kind = program.target.kind;
-  if (kind !== 'crawl' && kind !== 'demo') throw new RecordingError(`${file} records a ${kind} run; coroscope replay re-runs crawls (open it in VS Code: Coroscope: Open Recording…)`);
+  if (kind !== 'crawl' && kind !== 'demo')
+    throw new RecordingError(
+      `${file} records a ${kind} run; coroscope replay re-runs crawls (open it in VS Code: Coroscope: Open Recording…)`,
+    );
   const defaults = parseCommandLine(['crawl', '--demo']) as CrawlCommand;
   // How the recording CLI printed it (a recording VS Code saved: as text).
   const json = rec.meta.program.json === true;
   const roots = kind === 'demo' ? [program.siteUrl!] : program.target.kind === 'crawl' ? program.target.urls : [];
-  return { program, cmd: { ...defaults, roots, demo: false, record: null, quiet: true, json, inspect: program.frames } };
+  return {
+    program,
+    cmd: { ...defaults, roots, demo: false, record: null, quiet: true, json, inspect: program.frames },
+  };
 }
 
-/** Ctrl-C and SIGTERM, from now until remove(): `signal` resolves with the first one (this process's own, never the recorded crawl's). */
+/**
+ * Ctrl-C and SIGTERM, from now until remove(): `signal` resolves with the first one (this process's own,
+ * never the recorded crawl's).
+ */
 function interruptions(): { readonly signal: Promise<NodeJS.Signals>; remove(): void } {
   let heard: (sig: NodeJS.Signals) => void = () => undefined;
   const signal = new Promise<NodeJS.Signals>((resolve) => (heard = resolve));
@@ -105,21 +115,38 @@ async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>
     const rec = readRecordingFile(args.file);
     checkSources(rec.meta.sources, programSources(), args.file);
     if (isRunRecording(rec)) {
-      if (args.dumpAtTick !== null || args.json) throw new UsageError(`${args.file} records a program run by coroscope run: replay it without --dump-tasks-at-tick and --json`);
-      if (rec.meta.openTick === true) throw new RecordingError(`${args.file} is the recording of a run stopped mid-tick (a line replay's), not a saved recording`);
-      return await replayRunRecording(rec, readRecordingLog(rec, args.file), args.file, readRecordedProgram(rec.meta.program, args.file));
+      if (args.dumpAtTick !== null || args.json)
+        throw new UsageError(
+          `${args.file} records a program run by coroscope run: replay it without --dump-tasks-at-tick and --json`,
+        );
+      if (rec.meta.openTick === true)
+        throw new RecordingError(
+          `${args.file} is the recording of a run stopped mid-tick (a line replay's), not a saved recording`,
+        );
+      return await replayRunRecording(
+        rec,
+        readRecordingLog(rec, args.file),
+        args.file,
+        readRecordedProgram(rec.meta.program, args.file),
+      );
     }
     const recorded = recordedCrawl(rec, args.file);
     const program = recorded.program;
     let cmd = recorded.cmd;
-    if (rec.meta.openTick === true) throw new RecordingError(`${args.file} is the recording of a run stopped mid-tick (a line replay's), not a saved recording`);
+    if (rec.meta.openTick === true)
+      throw new RecordingError(
+        `${args.file} is the recording of a run stopped mid-tick (a line replay's), not a saved recording`,
+      );
     const log = readRecordingLog(rec, args.file);
     if (args.dumpAtTick !== null && args.dumpAtTick > log.times.length) {
-      throw new UsageError(`--dump-tasks-at-tick ${args.dumpAtTick}: ${args.file} has ${log.times.length} ticks (1 to ${log.times.length})`);
+      throw new UsageError(
+        `--dump-tasks-at-tick ${args.dumpAtTick}: ${args.file} has ${log.times.length} ticks (1 to ${log.times.length})`,
+      );
     }
     let stopped: ((loop: EventLoop) => void) | null = null;
     const atTick = new Promise<EventLoop>((resolve) => (stopped = resolve));
-    // A crawl the CLI's signal interrupted: its cancel is made again as the CLI made it, and the replay ends as the crawl did.
+    // A crawl the CLI's signal interrupted: its cancel is made again as the CLI made it, and the replay ends
+    // as the crawl did.
     const signal = program.signal ?? null;
     replay = new RunReplay(log, rec.events, args.file, {
       frames: rec.meta.program.frames === true,
@@ -136,7 +163,8 @@ async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>
       cmd = { ...cmd, json: true };
     }
     let replayed: EventLoop | null = null;
-    // What the replayed loop logs (a slow callback, a task destroyed pending) is the recorded run's only once the replay is verified: a replay that diverged says that alone.
+    // What the replayed loop logs (a slow callback, a task destroyed pending) is the recorded run's only once
+    // the replay is verified: a replay that diverged says that alone.
     const logged: string[] = [];
     const crawl = crawlWithCoroutines(cmd, program, {
       clock: replay.clock,
@@ -153,8 +181,13 @@ async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>
       return { sig };
     });
     const cutShort = (sig: NodeJS.Signals): number => {
-      const what = args.dumpAtTick !== null ? `no dump: it stopped before tick ${args.dumpAtTick}` : 'no report printed: a replay cut short is not the recorded run (replay it whole for its report)';
-      process.stderr.write(`coroscope replay: ${args.file}: replay interrupted by ${sig} at tick ${replay.ticksReplayed} of ${replay.ticks}; ${what}\n`);
+      const what =
+        args.dumpAtTick !== null
+          ? `no dump: it stopped before tick ${args.dumpAtTick}`
+          : 'no report printed: a replay cut short is not the recorded run (replay it whole for its report)';
+      process.stderr.write(
+        `coroscope replay: ${args.file}: replay interrupted by ${sig} at tick ${replay.ticksReplayed} of ${replay.ticks}; ${what}\n`,
+      );
       return 128 + (osConstants.signals[sig] ?? 0);
     };
     if (args.dumpAtTick !== null) {
@@ -163,8 +196,11 @@ async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>
       const loop = reached;
       replay.verify();
       flush(logged);
-      if (loop === null) throw new RecordingError(`${args.file}: the replayed crawl ended before tick ${args.dumpAtTick}`);
-      process.stdout.write(args.json ? JSON.stringify(tasksAtTick(loop, args.dumpAtTick)) + '\n' : dumpText(loop, args.dumpAtTick));
+      if (loop === null)
+        throw new RecordingError(`${args.file}: the replayed crawl ended before tick ${args.dumpAtTick}`);
+      process.stdout.write(
+        args.json ? JSON.stringify(tasksAtTick(loop, args.dumpAtTick)) + '\n' : dumpText(loop, args.dumpAtTick),
+      );
       return 0;
     }
     const outcome = await Promise.race([crawl, cut]);
@@ -197,7 +233,12 @@ function withoutBusyTime(summary: TaskSummary): Omit<TaskSummary, 'busyMs'> {
 
 /** The task tree, then the locals of every frame of each task that is not parked waiting for work. */
 function dumpText(loop: EventLoop, tick: number): string {
-  const out = [`*** Replayed to tick ${tick} ***`, formatPsTree(loop), '', 'Locals (tasks not parked waiting for work):'];
+  const out = [
+    `*** Replayed to tick ${tick} ***`,
+    formatPsTree(loop),
+    '',
+    'Locals (tasks not parked waiting for work):',
+  ];
   const tasks = loop.allTasks();
   const summaries = summarizeTasks(tasks);
   const frames = framesOfTasks(tasks, { locals: true });
@@ -233,7 +274,12 @@ function tasksAtTick(loop: EventLoop, tick: number): unknown {
         line: f.line,
         column: f.column,
         state: f.state,
-        locals: (f.locals ?? []).map((l) => ({ name: l.name, scope: l.scope, type: l.value.type, value: l.value.text })),
+        locals: (f.locals ?? []).map((l) => ({
+          name: l.name,
+          scope: l.scope,
+          type: l.value.type,
+          value: l.value.text,
+        })),
       })),
     })),
   };

@@ -43,7 +43,10 @@ export interface RunArgs {
   programArgs: string[];
 }
 
-/** Options anywhere before `--` (the file is the first word that is not one); words after `--` and after the file's arguments go to the program. */
+/**
+ * Options anywhere before `--` (the file is the first word that is not one); words after `--` and after the
+ * file's arguments go to the program.
+ */
 export function parseRunArgs(args: readonly string[]): RunArgs {
   const out: RunArgs = { file: '', exportName: 'main', record: null, inspect: false, programArgs: [] };
   for (let i = 0; i < args.length; i++) {
@@ -55,13 +58,16 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
     if (a === '--inspect') out.inspect = true;
     else if (a === '--record') {
       const v = args[++i];
-      if (v === undefined || v === '' || v.startsWith('-')) throw new UsageError('--record needs the name of the .corotrace file to write');
+      if (v === undefined || v === '' || v.startsWith('-'))
+        throw new UsageError('--record needs the name of the .corotrace file to write');
       out.record = v;
     } else if (a === '--export') {
       const v = args[++i];
-      if (v === undefined || !/^[A-Za-z_$][\w$]*$/.test(v)) throw new UsageError('--export needs the name of the exported main coroutine function');
+      if (v === undefined || !/^[A-Za-z_$][\w$]*$/.test(v))
+        throw new UsageError('--export needs the name of the exported main coroutine function');
       out.exportName = v;
-    } else if (a.startsWith('-')) throw new UsageError(`unknown option ${a} for run (see coroscope --help; the program's own options go after --)`);
+    } else if (a.startsWith('-'))
+      throw new UsageError(`unknown option ${a} for run (see coroscope --help; the program's own options go after --)`);
     else if (out.file === '') out.file = a;
     else out.programArgs.push(a);
   }
@@ -93,7 +99,9 @@ export async function runRunCommand(argv: readonly string[]): Promise<number | n
       endpoint = await InspectEndpoint.open();
     } catch (e) {
       // The program runs all the same (frames tracked); only ps/pstree cannot reach it.
-      process.stderr.write(`coroscope run: --inspect: coroscope ps/pstree will not answer: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.stderr.write(
+        `coroscope run: --inspect: coroscope ps/pstree will not answer: ${e instanceof Error ? e.message : String(e)}\n`,
+      );
     }
   }
   let recorder: RunRecorder | null = null;
@@ -129,14 +137,19 @@ export async function runRunCommand(argv: readonly string[]): Promise<number | n
   // A run() whose rejection the program leaves unhandled ends the process as Node would (exit
   // 1), its failure printed as a coroutine traceback instead of a bare stack.
   process.on('unhandledRejection', (reason) => {
-    process.stderr.write(failures.get(reason) ?? `Uncaught (in promise) ${reason instanceof Error ? (reason.stack ?? errorText(reason)) : errorText(reason)}\n`);
+    process.stderr.write(
+      failures.get(reason) ??
+        `Uncaught (in promise) ${reason instanceof Error ? (reason.stack ?? errorText(reason)) : errorText(reason)}\n`,
+    );
     process.exit(1);
   });
   // Node is about to exit while a run() waits: nothing (timer, socket, ready task) can wake its loop again.
   process.on('beforeExit', () => {
     const loops = program.pendingLoops().filter((l) => !l.isClosed());
     if (loops.length === 0) return;
-    process.stderr.write(`coroscope run: the program cannot go on: its loop waits, and no timer, socket or ready task can wake it\n`);
+    process.stderr.write(
+      `coroscope run: the program cannot go on: its loop waits, and no timer, socket or ready task can wake it\n`,
+    );
     for (const loop of loops) process.stderr.write(formatPsTree(loop) + formatAwaitCycles(loop));
     process.exit(1);
   });
@@ -147,19 +160,38 @@ export async function runRunCommand(argv: readonly string[]): Promise<number | n
   return 1;
 }
 
-/** Writes the first run()'s recording; a recording that cannot be written is said on stderr (the run itself is unchanged). */
+/**
+ * Writes the first run()'s recording; a recording that cannot be written is said on stderr (the run itself is
+ * unchanged).
+ */
 function writeRecording(recorder: RunRecorder, args: RunArgs, outcome: RunOutcome): void {
   const file = args.record!;
   const streams = recorder.finish();
-  const program = recordedProgram({ target: { kind: 'program', path: resolve(args.file), exportName: args.exportName }, options: { inspect: args.inspect, record: true }, siteUrl: null, frames: args.inspect });
+  const program = recordedProgram({
+    target: { kind: 'program', path: resolve(args.file), exportName: args.exportName },
+    options: { inspect: args.inspect, record: true },
+    siteUrl: null,
+    frames: args.inspect,
+  });
   try {
     writeRecordingFile(file, {
-      meta: { program: { ...program, cli: 'run', argv: args.programArgs, failed: !outcome.ok }, sources: programSources(), ticks: streams.ticks, steps: streams.steps, tasks: streams.tasks, sockets: streams.sockets, recordedAt: new Date().toISOString(), ...packTableNotes(recorder.tableNotes()!) },
+      meta: {
+        program: { ...program, cli: 'run', argv: args.programArgs, failed: !outcome.ok },
+        sources: programSources(),
+        ticks: streams.ticks,
+        steps: streams.steps,
+        tasks: streams.tasks,
+        sockets: streams.sockets,
+        recordedAt: new Date().toISOString(),
+        ...packTableNotes(recorder.tableNotes()!),
+      },
       events: streams.events,
       gaps: streams.gaps,
       payload: streams.payload,
     });
-    process.stderr.write(`coroscope run: recorded ${streams.ticks} ticks, ${streams.steps} task steps, ${streams.sockets} sockets to ${file}\n`);
+    process.stderr.write(
+      `coroscope run: recorded ${streams.ticks} ticks, ${streams.steps} task steps, ${streams.sockets} sockets to ${file}\n`,
+    );
   } catch (e) {
     if (!(e instanceof RecordingError)) throw e;
     process.stderr.write(`coroscope run: ${e.message}\n`);

@@ -16,7 +16,8 @@ export async function runSampleCommand(args: readonly string[]): Promise<number>
   if (id === undefined) throw new UsageError(`sample needs an id; one of: ${SAMPLES.map((s) => s.id).join(', ')}`);
   if (args.length > 1) throw new UsageError(`sample takes one id, got ${args.length}`);
   const sample = findSample(id);
-  if (sample === undefined) throw new UsageError(`unknown sample ${JSON.stringify(id)}; one of: ${SAMPLES.map((s) => s.id).join(', ')}`);
+  if (sample === undefined)
+    throw new UsageError(`unknown sample ${JSON.stringify(id)}; one of: ${SAMPLES.map((s) => s.id).join(', ')}`);
   process.stdout.write(`# ${sample.title}\n# ${sample.chapter}\n\n`);
   const outcome = await runSample(id, { log: (line) => process.stdout.write(line + '\n') });
   if (!outcome.ok) {
@@ -33,7 +34,8 @@ export async function runCompareCommand(args: readonly string[]): Promise<number
     const a = args[i]!;
     const v = args[i + 1];
     if (a === '--pages' || a === '--latency') {
-      if (v === undefined || !/^\d+$/.test(v) || Number(v) < (a === '--pages' ? 1 : 0)) throw new UsageError(`${a} needs a whole number`);
+      if (v === undefined || !/^\d+$/.test(v) || Number(v) < (a === '--pages' ? 1 : 0))
+        throw new UsageError(`${a} needs a whole number`);
       if (a === '--pages') pages = Number(v);
       else latencyMs = Number(v);
       i++;

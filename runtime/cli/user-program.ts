@@ -20,7 +20,9 @@ import { setRunDriver, type RunDriver } from '../run-driver';
 import type { Task } from '../task';
 import { loadProgram, ProgramLoadError } from '../host/main-thread/program-loader';
 
-export type RunOutcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
+export type RunOutcome =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: unknown };
 
 export interface ProgramLoopSetup {
   /** The loop of the program's `n`-th run() (1-based), built from the program's options. */
@@ -47,7 +49,12 @@ export interface StartedProgram {
  * (process.argv as `node file …args` would give them); runs its exported main coroutine
  * function if loading it did not call run(). Throws ProgramLoadError when it cannot be loaded.
  */
-export function startUserProgram(file: string, exportName: string, argv: readonly string[], setup: ProgramLoopSetup): StartedProgram {
+export function startUserProgram(
+  file: string,
+  exportName: string,
+  argv: readonly string[],
+  setup: ProgramLoopSetup,
+): StartedProgram {
   const path = resolve(file);
   let runs = 0;
   const pending = new Set<EventLoop>();

@@ -24,7 +24,9 @@ export function describeDemoSite(site: DemoSite, latency: DemoLatency): string {
   const counts = new Map<ExpectedOutcome['kind'], number>();
   for (const o of outcomes.values()) counts.set(o.kind, (counts.get(o.kind) ?? 0) + 1);
   const robots = counts.get('excluded-by-robots') ?? 0;
-  const parts = [...counts].filter(([kind]) => kind !== 'excluded-by-robots').map(([kind, n]) => `${n} ${KIND_WORDS[kind][n === 1 ? 0 : 1]}`);
+  const parts = [...counts]
+    .filter(([kind]) => kind !== 'excluded-by-robots')
+    .map(([kind, n]) => `${n} ${KIND_WORDS[kind][n === 1 ? 0 : 1]}`);
   const crawled = outcomes.size - robots;
   const skipped = robots > 0 ? `, and ${robots} more ${KIND_WORDS['excluded-by-robots'][0]}` : '';
   const speed =

@@ -6,7 +6,14 @@
 
 export { startDemoSite, DEFAULT_SLOW_MS, type DemoSite, type DemoSiteOptions } from './server';
 export { describeDemoSite } from './description';
-export { DEMO_LATENCIES, DEFAULT_DEMO_LATENCY, REALISTIC_TRANSPORT, demoSiteOptions, isDemoLatency, type DemoLatency } from './latency';
+export {
+  DEMO_LATENCIES,
+  DEFAULT_DEMO_LATENCY,
+  REALISTIC_TRANSPORT,
+  demoSiteOptions,
+  isDemoLatency,
+  type DemoLatency,
+} from './latency';
 export {
   SiteModel,
   DeterministicRandom,

@@ -204,7 +204,8 @@ export function renderContentPage(model: SiteModel, n: number): string {
     const heading = headings.splice(rng.int(0, headings.length - 1), 1)[0];
     body += `<h2 id="section-${s + 1}">${heading}</h2>\n<p>${sentence(rng)}`;
     links.forEach((link, i) => {
-      if (Math.floor((i * SECTIONS_PER_PAGE) / links.length) === s) body += ` ${sentence(rng)} ${linkSentence(link, rng)}`;
+      if (Math.floor((i * SECTIONS_PER_PAGE) / links.length) === s)
+        body += ` ${sentence(rng)} ${linkSentence(link, rng)}`;
     });
     body += '</p>\n';
   }
@@ -263,7 +264,13 @@ export function renderHomePage(model: SiteModel): string {
 }
 
 /** A short page: a title, some paragraphs, then a paragraph per link of its route. */
-function smallPage(model: SiteModel, route: SiteRoute, title: string, paragraphs: readonly string[], charset?: string): string {
+function smallPage(
+  model: SiteModel,
+  route: SiteRoute,
+  title: string,
+  paragraphs: readonly string[],
+  charset?: string,
+): string {
   const links = model.linksAt(route).map((link) => `Back to ${anchor(link, 'the home page')}.`);
   return (
     documentStart(title, charset) +
@@ -312,7 +319,11 @@ export function renderPrivatePage(model: SiteModel): string {
 
 /** The body of every 404. It carries no links. */
 export function renderNotFoundPage(): string {
-  return documentStart('404 Not Found') + '<h1>Not Found</h1>\n<p>The demo site has no page at this address.</p>\n' + documentEnd(SITE_NAME);
+  return (
+    documentStart('404 Not Found') +
+    '<h1>Not Found</h1>\n<p>The demo site has no page at this address.</p>\n' +
+    documentEnd(SITE_NAME)
+  );
 }
 
 /** The body of a 301 to the root-relative `location`. */

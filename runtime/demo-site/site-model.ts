@@ -117,15 +117,16 @@ export function faultPath(fault: FaultName): string {
 export const REDIRECT_LOOP_B_PATH = '/fault/redirect-loop/b';
 
 /** What the server does with each fault route, and the status line it sends first. */
-export const FAULT_BEHAVIOUR: Readonly<Record<StreamFault, { readonly status: 200 | 301; readonly description: string }>> =
-  Object.freeze({
-    reset: { status: 200, description: 'headers and part of the body, then a TCP reset' },
-    stall: { status: 200, description: 'headers, then nothing until the client gives up' },
-    'bad-chunk': { status: 200, description: 'chunked body with an invalid chunk-size line' },
-    endless: { status: 200, description: 'a chunked body that never ends' },
-    'no-location': { status: 301, description: 'a 301 redirect without a Location header' },
-    'wrong-length': { status: 200, description: 'Content-Length larger than the body, then close' },
-  });
+export const FAULT_BEHAVIOUR: Readonly<
+  Record<StreamFault, { readonly status: 200 | 301; readonly description: string }>
+> = Object.freeze({
+  reset: { status: 200, description: 'headers and part of the body, then a TCP reset' },
+  stall: { status: 200, description: 'headers, then nothing until the client gives up' },
+  'bad-chunk': { status: 200, description: 'chunked body with an invalid chunk-size line' },
+  endless: { status: 200, description: 'a chunked body that never ends' },
+  'no-location': { status: 301, description: 'a 301 redirect without a Location header' },
+  'wrong-length': { status: 200, description: 'Content-Length larger than the body, then close' },
+});
 
 /** What a request path is, for the server. Paths are compared exactly (no normalisation). */
 export type SiteRoute =

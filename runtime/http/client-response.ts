@@ -53,7 +53,16 @@ export class ClientResponse {
   private _body: Buffer | null = null;
   private _released = false;
 
-  constructor(method: string, url: string, head: ResponseHead, framing: BodyFraming, conn: HttpConnection, pool: ConnectionPool, limits: ResponseLimits, history: readonly ClientResponse[] = []) {
+  constructor(
+    method: string,
+    url: string,
+    head: ResponseHead,
+    framing: BodyFraming,
+    conn: HttpConnection,
+    pool: ConnectionPool,
+    limits: ResponseLimits,
+    history: readonly ClientResponse[] = [],
+  ) {
     this.method = method;
     this.url = url;
     this.status = head.status;
@@ -207,17 +216,26 @@ function isTooLarge(e: unknown): boolean {
  * `framing`, never more than `maxBodyBytes`. Needs no connection: a reader fed by hand
  * (feedData/feedEof) works too, which is how the response fuzzer drives it.
  */
-export const readResponseBody = coroutine(function* readBody(reader: StreamReader, framing: BodyFraming, url: string, maxBodyBytes: number): Coroutine<Buffer> {
+export const readResponseBody = coroutine(function* readBody(
+  reader: StreamReader,
+  framing: BodyFraming,
+  url: string,
+  maxBodyBytes: number,
+): Coroutine<Buffer> {
   const max = maxBodyBytes;
   switch (framing.kind) {
     case 'none':
       return EMPTY;
     case 'length': {
-      if (framing.length > max) throw new HttpTooLargeError(url, `body of ${framing.length} bytes exceeds the limit of ${max}`);
+      if (framing.length > max)
+        throw new HttpTooLargeError(url, `body of ${framing.length} bytes exceeds the limit of ${max}`);
       try {
         return yield* reader.readexactly(framing.length);
       } catch (e) {
-        if (e instanceof IncompleteReadError) throw new HttpProtocolError(url, `body ended after ${e.partial.length} of ${framing.length} bytes`, { cause: e });
+        if (e instanceof IncompleteReadError)
+          throw new HttpProtocolError(url, `body ended after ${e.partial.length} of ${framing.length} bytes`, {
+            cause: e,
+          });
         throw e;
       }
     }
@@ -230,7 +248,8 @@ export const readResponseBody = coroutine(function* readBody(reader: StreamReade
         total += size;
         if (total > max) throw new HttpTooLargeError(url, `chunked body exceeds the limit of ${max} bytes`);
         parts.push(yield* reader.readexactly(size));
-        if (!isLineEnd(yield* reader.readuntil(CRLF_OR_LF))) throw new HttpProtocolError(url, 'chunk data longer than its size');
+        if (!isLineEnd(yield* reader.readuntil(CRLF_OR_LF)))
+          throw new HttpProtocolError(url, 'chunk data longer than its size');
       }
       // Trailer fields, up to the blank line; ignored.
       for (;;) {
@@ -259,7 +278,12 @@ export const readResponseBody = coroutine(function* readBody(reader: StreamReade
  * connection back to the pool; discards it if the rest is late, too long or malformed.
  * Runs as a task of its own (nobody awaits it); the pool slot stays taken until it ends.
  */
-const drainRemainder = coroutine(function* drainRemainder(conn: HttpConnection, framing: BodyFraming, url: string, pool: ConnectionPool): Coroutine<void> {
+const drainRemainder = coroutine(function* drainRemainder(
+  conn: HttpConnection,
+  framing: BodyFraming,
+  url: string,
+  pool: ConnectionPool,
+): Coroutine<void> {
   try {
     yield* withTimeout(DRAIN_TIMEOUT, readResponseBody(conn.reader, framing, url, DRAIN_LIMIT));
   } catch (e) {
@@ -279,12 +303,19 @@ const responseRead = coroutine(function* read(response: ClientResponse): Corouti
   const timeout = Math.min(limits.readTimeout ?? Infinity, left);
   let raw: Buffer;
   try {
-    if (framing.kind === 'length' && framing.length <= limits.maxBodyBytes && conn.reader.bufferedBytes() >= framing.length) {
+    if (
+      framing.kind === 'length' &&
+      framing.length <= limits.maxBodyBytes &&
+      conn.reader.bufferedBytes() >= framing.length
+    ) {
       // The whole body is here already (the usual case for a page): nothing to wait for,
       // so no deadline timer either.
       raw = conn.reader.readNowait(framing.length);
     } else {
-      raw = yield* withTimeout(timeout === Infinity ? null : Math.max(0, timeout), readResponseBody(conn.reader, framing, response.url, limits.maxBodyBytes));
+      raw = yield* withTimeout(
+        timeout === Infinity ? null : Math.max(0, timeout),
+        readResponseBody(conn.reader, framing, response.url, limits.maxBodyBytes),
+      );
     }
   } catch (e) {
     response.close();
@@ -312,7 +343,13 @@ const responseText = coroutine(function* text(response: ClientResponse, encoding
 
 /** Maps stream and socket failures to the client's typed errors. */
 export function translateReadError(e: unknown, url: string, what: string): unknown {
-  if (e instanceof HttpProtocolError || e instanceof HttpTooLargeError || e instanceof HttpTimeoutError || e instanceof HttpConnectionError) return e;
+  if (
+    e instanceof HttpProtocolError ||
+    e instanceof HttpTooLargeError ||
+    e instanceof HttpTimeoutError ||
+    e instanceof HttpConnectionError
+  )
+    return e;
   if (e instanceof TimeoutError) return new HttpTimeoutError(url, `timed out ${what}`, { cause: e });
   if (e instanceof LimitOverrunError) return new HttpTooLargeError(url, `line too long ${what}`, { cause: e });
   if (e instanceof IncompleteReadError) return new HttpProtocolError(url, `connection closed ${what}`, { cause: e });

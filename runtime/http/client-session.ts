@@ -27,7 +27,13 @@ import type { Coroutine } from '../task';
 import { ClientResponse, translateReadError, type ResponseLimits } from './client-response';
 import type { HttpConnection } from './connection';
 import { ConnectionPool, type ConnectionPoolOptions, type Origin } from './connection-pool';
-import { HttpConnectionError, HttpProtocolError, HttpTimeoutError, InvalidUrlError, TooManyRedirectsError } from './errors';
+import {
+  HttpConnectionError,
+  HttpProtocolError,
+  HttpTimeoutError,
+  InvalidUrlError,
+  TooManyRedirectsError,
+} from './errors';
 import { bodyFraming, parseResponseHead, type ResponseHead } from './response-head';
 import { TimeoutError } from '../errors';
 import { isRedirectStatus } from './redirect-statuses';
@@ -86,7 +92,8 @@ export function parseHttpUrl(url: string): URL {
   } catch {
     throw new InvalidUrlError(String(url), 'invalid URL');
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new InvalidUrlError(url, `unsupported scheme ${JSON.stringify(u.protocol.slice(0, -1))}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new InvalidUrlError(url, `unsupported scheme ${JSON.stringify(u.protocol.slice(0, -1))}`);
   if (u.hostname === '') throw new InvalidUrlError(url, 'URL has no host');
   return u;
 }
@@ -103,17 +110,23 @@ function targetOfUrl(u: URL): RequestTarget {
   const port = u.port === '' ? (tls ? 443 : 80) : Number(u.port);
   // WHATWG URL keeps IPv6 literals in brackets; sockets want them bare.
   const host = u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname;
-  return { origin: { key: `${u.protocol}//${host}:${port}`, host, port, tls }, hostHeader: u.host, path: (u.pathname || '/') + u.search };
+  return {
+    origin: { key: `${u.protocol}//${host}:${port}`, host, port, tls },
+    hostHeader: u.host,
+    path: (u.pathname || '/') + u.search,
+  };
 }
 
 // An absolute URL already in WHATWG's normal form (what a crawler's links are): lower-case
 // host name, explicit non-default port or none, a path of unreserved and percent-encoded
 // characters without dot segments. Such a URL needs no `new URL` (about a tenth of a
 // request's cost); anything else goes through it.
-const NORMAL_URL = /^(https?):\/\/([a-z0-9-]+(?:\.[a-z0-9-]+)*)(?::([1-9]\d{0,4}))?(\/(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)$/;
+const NORMAL_URL =
+  /^(https?):\/\/([a-z0-9-]+(?:\.[a-z0-9-]+)*)(?::([1-9]\d{0,4}))?(\/(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)$/;
 
 function checkUrlLength(url: string): void {
-  if (url.length > MAX_URL_LENGTH) throw new InvalidUrlError(url, `URL of ${url.length} characters is longer than the limit of ${MAX_URL_LENGTH}`);
+  if (url.length > MAX_URL_LENGTH)
+    throw new InvalidUrlError(url, `URL of ${url.length} characters is longer than the limit of ${MAX_URL_LENGTH}`);
 }
 
 /** The request target of a URL, checking it as parseHttpUrl does. */
@@ -128,7 +141,11 @@ export function requestTargetOf(url: string): RequestTarget {
     if (explicit === null || (explicit !== defaultPort && explicit <= 65535)) {
       const host = m[2]!;
       const port = explicit ?? defaultPort;
-      return { origin: { key: `${m[1]}://${host}:${port}`, host, port, tls }, hostHeader: explicit === null ? host : `${host}:${port}`, path: m[4]! };
+      return {
+        origin: { key: `${m[1]}://${host}:${port}`, host, port, tls },
+        hostHeader: explicit === null ? host : `${host}:${port}`,
+        path: m[4]!,
+      };
     }
   }
   return targetOfUrl(parseHttpUrl(url));
@@ -190,7 +207,12 @@ export class ClientSession {
   }
 }
 
-const sessionRequest = coroutine(function* request(session: ClientSession, method: string, url: string, options: RequestOptions): Coroutine<ClientResponse> {
+const sessionRequest = coroutine(function* request(
+  session: ClientSession,
+  method: string,
+  url: string,
+  options: RequestOptions,
+): Coroutine<ClientResponse> {
   if (session.isClosed()) throw new HttpConnectionError(url, 'the session is closed');
   const timeout = options.timeout === undefined ? session.timeout : { ...session.timeout, ...options.timeout };
   const loop = getRunningLoop();
@@ -200,11 +222,22 @@ const sessionRequest = coroutine(function* request(session: ClientSession, metho
   for (;;) {
     const target = requestTargetOf(current);
     const limits: ResponseLimits = { maxBodyBytes: session.maxBodyBytes, readTimeout: timeout.read, deadline };
-    const response = yield* send(session, method, target, current, options.headers, timeout, limits, history.length === 0 ? NO_HISTORY : history.slice());
+    const response = yield* send(
+      session,
+      method,
+      target,
+      current,
+      options.headers,
+      timeout,
+      limits,
+      history.length === 0 ? NO_HISTORY : history.slice(),
+    );
     const location = response.headers.get('location');
-    if (options.allowRedirects === false || !isRedirectStatus(response.status) || location === undefined) return response;
+    if (options.allowRedirects === false || !isRedirectStatus(response.status) || location === undefined)
+      return response;
     response.release();
-    if (history.length >= session.maxRedirects) throw new TooManyRedirectsError(url, `more than ${session.maxRedirects} redirects`);
+    if (history.length >= session.maxRedirects)
+      throw new TooManyRedirectsError(url, `more than ${session.maxRedirects} redirects`);
     history.push(response);
     try {
       current = new URL(location, current).href;
@@ -234,10 +267,13 @@ const send = coroutine(function* send(
     let conn: HttpConnection;
     try {
       // An idle keep-alive connection needs no waiting, hence no connect timer.
-      conn = session.pool._takeIdle(origin.key, loop.time()) ?? (yield* withTimeout(minTimeout(timeout.connect, left), session.pool.acquire(origin)));
+      conn =
+        session.pool._takeIdle(origin.key, loop.time()) ??
+        (yield* withTimeout(minTimeout(timeout.connect, left), session.pool.acquire(origin)));
     } catch (e) {
       // The pool closed under a request waiting for a slot: say so, typed.
-      if (session.isClosed() && !(e instanceof CancelledError)) throw new HttpConnectionError(url, 'the session is closed', { cause: e });
+      if (session.isClosed() && !(e instanceof CancelledError))
+        throw new HttpConnectionError(url, 'the session is closed', { cause: e });
       throw connectError(e, url);
     }
     const reused = conn.requests > 0;
@@ -248,7 +284,8 @@ const send = coroutine(function* send(
       // A request the socket did not take whole (huge, or a server that does not read) is
       // still being sent: that wait is under the same deadline as the head. The usual small
       // request is gone already and costs no extra coroutine.
-      const exchange = conn.writer.bufferedBytes() === 0 ? readResponseHead(conn.reader, url) : sendRestThenReadHead(conn, url);
+      const exchange =
+        conn.writer.bufferedBytes() === 0 ? readResponseHead(conn.reader, url) : sendRestThenReadHead(conn, url);
       head = yield* withTimeout(minTimeout(timeout.read, limits.deadline - loop.time()), exchange);
     } catch (e) {
       session.pool.discard(conn);
@@ -270,9 +307,13 @@ const send = coroutine(function* send(
  * Reads the status line and headers from `reader`, skipping 1xx interim responses. Needs no
  * connection (a reader fed by hand works), which is how the response fuzzer drives it.
  */
-export const readResponseHead = coroutine(function* readHead(reader: StreamReader, url: string): Coroutine<ResponseHead> {
+export const readResponseHead = coroutine(function* readHead(
+  reader: StreamReader,
+  url: string,
+): Coroutine<ResponseHead> {
   for (let interim = 0; ; interim++) {
-    if (interim > MAX_INTERIM_RESPONSES) throw new HttpProtocolError(url, `more than ${MAX_INTERIM_RESPONSES} interim (1xx) responses`);
+    if (interim > MAX_INTERIM_RESPONSES)
+      throw new HttpProtocolError(url, `more than ${MAX_INTERIM_RESPONSES} interim (1xx) responses`);
     const bytes = yield* reader.readuntil(HEAD_END);
     const head = parseResponseHead(bytes, url);
     if (head.status >= 100 && head.status < 200 && head.status !== 101) continue;
@@ -281,7 +322,10 @@ export const readResponseHead = coroutine(function* readHead(reader: StreamReade
 });
 
 /** Waits until the rest of the request is sent, then reads the response head. */
-const sendRestThenReadHead = coroutine(function* sendRestThenReadHead(conn: HttpConnection, url: string): Coroutine<ResponseHead> {
+const sendRestThenReadHead = coroutine(function* sendRestThenReadHead(
+  conn: HttpConnection,
+  url: string,
+): Coroutine<ResponseHead> {
   yield* conn.writer.drain();
   return yield* readResponseHead(conn.reader, url);
 });

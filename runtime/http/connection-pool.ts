@@ -219,7 +219,8 @@ export class ConnectionPool implements Inspectable {
         left += keep.length;
       }
     }
-    if (left > 0 && !this._closed) this._sweeper = getRunningLoop().callLater(this.keepAliveTimeout, () => this._sweep());
+    if (left > 0 && !this._closed)
+      this._sweeper = getRunningLoop().callLater(this.keepAliveTimeout, () => this._sweep());
   }
 }
 

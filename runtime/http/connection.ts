@@ -33,7 +33,12 @@ export class HttpConnection {
     if (this.isClosed()) return false;
     const sock = this.writer.socket;
     const reader = this.reader;
-    return reader.bufferedBytes() === 0 && !reader._isEof() && reader.exception() === undefined && (sock._readyMask() & EVENT_READ) === 0;
+    return (
+      reader.bufferedBytes() === 0 &&
+      !reader._isEof() &&
+      reader.exception() === undefined &&
+      (sock._readyMask() & EVENT_READ) === 0
+    );
   }
 
   close(): void {

@@ -77,7 +77,10 @@ export function bodyFraming(head: ResponseHead, method: string, url: string): Bo
   if (method === 'HEAD' || (status >= 100 && status < 200) || status === 204 || status === 304) return { kind: 'none' };
   const te = headers.get('transfer-encoding');
   if (te !== undefined) {
-    const codings = te.split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '');
+    const codings = te
+      .split(',')
+      .map((c) => c.trim().toLowerCase())
+      .filter((c) => c !== '');
     if (codings[codings.length - 1] === 'chunked') return { kind: 'chunked' };
     // Not chunked last: the body runs until the connection closes.
     return { kind: 'close' };
@@ -86,9 +89,11 @@ export function bodyFraming(head: ResponseHead, method: string, url: string): Bo
   if (lengths.length === 1 && DIGITS.test(lengths[0]!)) return { kind: 'length', length: Number(lengths[0]) };
   if (lengths.length > 0) {
     const values = new Set(lengths.flatMap((v) => v.split(',').map((x) => x.trim())));
-    if (values.size !== 1) throw new HttpProtocolError(url, `conflicting Content-Length values ${JSON.stringify([...values])}`);
+    if (values.size !== 1)
+      throw new HttpProtocolError(url, `conflicting Content-Length values ${JSON.stringify([...values])}`);
     const v = [...values][0]!;
-    if (!/^\d{1,15}$/.test(v)) throw new HttpProtocolError(url, `invalid Content-Length ${JSON.stringify(v.slice(0, 40))}`);
+    if (!/^\d{1,15}$/.test(v))
+      throw new HttpProtocolError(url, `invalid Content-Length ${JSON.stringify(v.slice(0, 40))}`);
     return { kind: 'length', length: Number(v) };
   }
   return { kind: 'close' };
@@ -110,7 +115,16 @@ export function keepsAlive(head: ResponseHead, framing: BodyFraming): boolean {
 /** Parses a chunk-size line ("1a3;ext=1"); throws on anything else. */
 export function parseChunkSize(line: Buffer, url: string): number {
   const size = chunkSizeOf(line);
-  if (size < 0) throw new HttpProtocolError(url, `invalid chunk size ${JSON.stringify(line.toString('latin1').replace(/\r?\n$/, '').slice(0, 40))}`);
+  if (size < 0)
+    throw new HttpProtocolError(
+      url,
+      `invalid chunk size ${JSON.stringify(
+        line
+          .toString('latin1')
+          .replace(/\r?\n$/, '')
+          .slice(0, 40),
+      )}`,
+    );
   return size;
 }
 

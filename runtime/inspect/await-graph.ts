@@ -91,10 +91,12 @@ function addFuture(b: Builder, fut: Future<unknown>, depth: number): string {
   const id = futureNodeId(fut);
   if (b.nodes.has(id)) return id;
   const view = fut[inspect]();
-  const label = view.kind === 'future' && view.detail === null ? 'future' : `${view.kind}${view.detail ? ` ${view.detail}` : ''}`;
+  const label =
+    view.kind === 'future' && view.detail === null ? 'future' : `${view.kind}${view.detail ? ` ${view.detail}` : ''}`;
   addNode(b, { id, kind: 'future', label });
   if (depth > 16) return id;
-  for (const child of view.inner()) if (!child.done() || child instanceof Task) addEdge(b, id, addFuture(b, child, depth + 1), 'awaits');
+  for (const child of view.inner())
+    if (!child.done() || child instanceof Task) addEdge(b, id, addFuture(b, child, depth + 1), 'awaits');
   if (view.resource !== null) addEdge(b, id, addResource(b, view.resource), 'waitsOn');
   return id;
 }
@@ -104,7 +106,10 @@ function resourceText(res: Inspectable): string {
   return resourceLabel(res) ?? describeTarget(res) ?? resourceKind(res);
 }
 
-/** A resource waited for, with its sole holder and where it took it: `auditLog (Lock, buggy.ts:9), held by Task #3 "audit" since buggy.ts:26`. */
+/**
+ * A resource waited for, with its sole holder and where it took it: `auditLog (Lock, buggy.ts:9), held by
+ * Task #3 "audit" since buggy.ts:26`.
+ */
 function heldResourceText(res: Inspectable): string {
   const holder = soleHolder(res);
   if (holder === null) return resourceText(res);
@@ -197,7 +202,10 @@ function describeWait(t: Task<unknown>): string {
   return `${describeTask(t)} waits on ${kind}${view.resource !== null ? ` ${resourceText(view.resource)}` : ''}`;
 }
 
-/** A future with no origin (made by loop.createFuture() and not by a primitive): kind 'future', no resource, nothing inside. */
+/**
+ * A future with no origin (made by loop.createFuture() and not by a primitive): kind 'future', no resource,
+ * nothing inside.
+ */
 function isBareFuture(fut: Future<unknown>): boolean {
   if (fut instanceof Task) return false;
   const view = fut[inspect]();
@@ -212,11 +220,17 @@ export function loopIsQuiescent(loop: EventLoop): boolean {
 }
 
 export interface AwaitGraphOptions {
-  /** Tasks that failed recently (newest last): rule 3 names them, as the producer a starved waiter waits for may be one of them. */
+  /**
+   * Tasks that failed recently (newest last): rule 3 names them, as the producer a starved waiter waits for
+   * may be one of them.
+   */
   failed?: readonly Task<unknown>[];
 }
 
-/** Where to look first for a deadlock: the line where a holder took a resource of it, else where one of them was made. */
+/**
+ * Where to look first for a deadlock: the line where a holder took a resource of it, else where one of them
+ * was made.
+ */
 function deadlockPosition(resources: readonly Inspectable[]): SourcePosition | undefined {
   for (const r of resources) {
     const at = heldSinceOf(r);
@@ -237,7 +251,10 @@ function shortName(res: Inspectable): string {
 
 /** Task names for a one-line summary (the first four). */
 function taskNames(tasks: readonly Task<unknown>[]): string {
-  return `${tasks.slice(0, 4).map((t) => t.name).join(', ')}${tasks.length > 4 ? `, … ${tasks.length - 4} more` : ''}`;
+  return `${tasks
+    .slice(0, 4)
+    .map((t) => t.name)
+    .join(', ')}${tasks.length > 4 ? `, … ${tasks.length - 4} more` : ''}`;
 }
 
 /** `Task #3 "producer" failed (Error: boom)` */
@@ -285,7 +302,10 @@ export function buildAwaitGraph(loop: EventLoop, options: AwaitGraphOptions = {}
         }
       }
       for (const x of behind) if (!byId.has(x.id)) byId.set(x.id, x);
-      waits.set(t.id, behind.filter((x) => !x.done()).map((x) => x.id));
+      waits.set(
+        t.id,
+        behind.filter((x) => !x.done()).map((x) => x.id),
+      );
     }
   }
   // Holders of the resources waited on.
@@ -327,12 +347,25 @@ export function buildAwaitGraph(loop: EventLoop, options: AwaitGraphOptions = {}
           : 'mixed cycle of tasks awaiting each other, the resources they hold and the futures they made';
     const position = deadlockPosition(held);
     const names = cycle.map((id) => byId.get(id)!.name);
-    const kind = made.length > 0 ? (made.length === cycle.length ? 'future cycle' : 'mixed cycle') : held.length === 0 ? 'await cycle' : held.length === cycle.length ? 'lock-order cycle' : 'mixed cycle';
+    const kind =
+      made.length > 0
+        ? made.length === cycle.length
+          ? 'future cycle'
+          : 'mixed cycle'
+        : held.length === 0
+          ? 'await cycle'
+          : held.length === cycle.length
+            ? 'lock-order cycle'
+            : 'mixed cycle';
     const summary = `${kind}: ${[...names, names[0]].join(' → ')}${held.length > 0 ? ` over ${held.map(shortName).join(', ')}` : ''}`;
     deadlocks.push({
       summary,
       ...(position !== undefined ? { position } : {}),
-      nodes: [...cycle.map((id) => `task:${id}`), ...held.map((r) => resourceIdOf(r)), ...made.map((id) => futureNodeId(byId.get(id)!.awaiting()!))],
+      nodes: [
+        ...cycle.map((id) => `task:${id}`),
+        ...held.map((r) => resourceIdOf(r)),
+        ...made.map((id) => futureNodeId(byId.get(id)!.awaiting()!)),
+      ],
       reason:
         cycle.length === 1
           ? held.length === 1
@@ -386,7 +419,10 @@ export function buildAwaitGraph(loop: EventLoop, options: AwaitGraphOptions = {}
       const waitedOn = rest.map((t) => resourceOf(t.awaiting()!)).filter((r): r is Inspectable => r !== null);
       const position = deadlockPosition(waitedOn);
       const failed = (options.failed ?? []).slice(-3);
-      const died = failed.length === 0 ? '' : `; no live task is left to wake them, and ${failed.map(describeFailure).join(', ')} earlier`;
+      const died =
+        failed.length === 0
+          ? ''
+          : `; no live task is left to wake them, and ${failed.map(describeFailure).join(', ')} earlier`;
       deadlocks.push({
         summary: `nothing can run: ${taskNames(rest)} wait forever${failed.length > 0 ? ` (${failed.map((t) => t.name).join(', ')} failed)` : ''}`,
         ...(position !== undefined ? { position } : {}),

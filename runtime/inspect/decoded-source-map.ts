@@ -28,7 +28,10 @@ export interface PositionMap {
 }
 
 export class DecodedSourceMap implements PositionMap {
-  /** Segments, generated order: generated line and column; source index (-1: a segment naming no source), its line and column; name index (-1: none). */
+  /**
+   * Segments, generated order: generated line and column; source index (-1: a segment naming no source), its
+   * line and column; name index (-1: none).
+   */
   readonly genLine: Int32Array;
   readonly genCol: Int32Array;
   readonly source: Int32Array;
@@ -72,7 +75,8 @@ export class DecodedSourceMap implements PositionMap {
       }
       return value & 1 ? -(value >>> 1) : value >>> 1;
     };
-    const separator = (): boolean => i < end && (mappings.charCodeAt(i) === 44 /* , */ || mappings.charCodeAt(i) === 59); /* ; */
+    const separator = (): boolean =>
+      i < end && (mappings.charCodeAt(i) === 44 /* , */ || mappings.charCodeAt(i) === 59); /* ; */
     while (i < end) {
       const c = mappings.charCodeAt(i);
       if (c === 59 /* ; */) {
@@ -143,7 +147,15 @@ export class DecodedSourceMap implements PositionMap {
     const s = this.source[first]!;
     const nameIndex = this.name[first]!;
     // A segment naming no source: Node's answer has its generated position only.
-    if (s < 0) return { generatedLine: l, generatedColumn: this.genCol[first]!, originalSource: undefined, originalLine: undefined, originalColumn: undefined, name: undefined } as unknown as SourceMapping;
+    if (s < 0)
+      return {
+        generatedLine: l,
+        generatedColumn: this.genCol[first]!,
+        originalSource: undefined,
+        originalLine: undefined,
+        originalColumn: undefined,
+        name: undefined,
+      } as unknown as SourceMapping;
     return {
       generatedLine: l,
       generatedColumn: this.genCol[first]!,

@@ -10,7 +10,8 @@
 // task that created it when a TaskRecorder knows, else at the top), each with its frames
 // one per line, root first and innermost last, as `function file.ts:line`, then what it
 // awaits. Both say who asked for a task's cancellation when a TaskRecorder knows (a task,
-// the inspector, the debugger, the CLI: protocol/cancel-origin-label.ts words it). Frames are read with node:inspector and mapped to TypeScript.
+// the inspector, the debugger, the CLI: protocol/cancel-origin-label.ts words it). Frames are read with
+// node:inspector and mapped to TypeScript.
 //
 // formatTaskTable: `coroscope ps PID`'s table: one row per live task (id, name, state, what it
 // awaits, who awaits it, its innermost frame as `file:line function`), none collapsed.
@@ -36,10 +37,21 @@ import { buildAwaitGraph } from './await-graph';
 import { cancelOriginLabel } from '../../protocol/cancel-origin-label';
 
 /** Await kinds of a task parked waiting for work: candidates for collapsing. */
-export const IDLE_KINDS: ReadonlySet<string> = new Set(['queue.get', 'queue.put', 'queue.join', 'event', 'lock', 'semaphore', 'sleep']);
+export const IDLE_KINDS: ReadonlySet<string> = new Set([
+  'queue.get',
+  'queue.put',
+  'queue.join',
+  'event',
+  'lock',
+  'semaphore',
+  'sleep',
+]);
 
 export interface DumpOptions {
-  /** Adds "created by" (tree parents for tasks nobody awaits). Default: the loop's attached recorder (TaskRecorder.of). */
+  /**
+   * Adds "created by" (tree parents for tasks nobody awaits). Default: the loop's attached recorder
+   * (TaskRecorder.of).
+   */
   readonly recorder?: TaskRecorder | null;
   /** How file names are printed: relative to `root` (default), base name only, or absolute. */
   readonly paths?: 'relative' | 'basename' | 'absolute';
@@ -78,7 +90,14 @@ function awaitText(task: Task<unknown>): string {
   const behind = inner.length > 1 ? awaitedTasks(fut) : [];
   if (behind.length > 0) parts.push(`of ${behind.map((t) => `#${t.id}`).join(', ')}`);
   else {
-    const target = view.resource !== null ? describeTarget(view.resource) : inner.length === 1 ? describeTarget(inner[0]) : view.kind === 'future' ? describeTarget(fut) : null;
+    const target =
+      view.resource !== null
+        ? describeTarget(view.resource)
+        : inner.length === 1
+          ? describeTarget(inner[0])
+          : view.kind === 'future'
+            ? describeTarget(fut)
+            : null;
     if (target !== null) parts.push(target);
   }
   if (view.detail !== null && !view.kind.startsWith('socket.')) parts.push(`(${view.detail})`);
@@ -91,7 +110,11 @@ function awaitTexts(tasks: readonly Task<unknown>[]): Map<number, string> {
 }
 
 /** Who asked for each task's cancellation (live tasks too), by task id, as the recorder knows. */
-function cancelOrigins(loop: EventLoop, tasks: readonly Task<unknown>[], options: DumpOptions): Map<number, CancelOrigin> {
+function cancelOrigins(
+  loop: EventLoop,
+  tasks: readonly Task<unknown>[],
+  options: DumpOptions,
+): Map<number, CancelOrigin> {
   const recorder = options.recorder !== undefined ? options.recorder : TaskRecorder.of(loop);
   const out = new Map<number, CancelOrigin>();
   for (const t of tasks) {
@@ -103,7 +126,11 @@ function cancelOrigins(loop: EventLoop, tasks: readonly Task<unknown>[], options
 
 /** Who asked for the task's cancellation, in words ('' when nobody did): "cancel requested by
  *  the CLI" while it runs on, "cancelled by …" once it ended so. Tasks are named from `byId`. */
-function cancelText(s: TaskSummary, origins: ReadonlyMap<number, CancelOrigin>, byId: ReadonlyMap<number, TaskSummary>): string {
+function cancelText(
+  s: TaskSummary,
+  origins: ReadonlyMap<number, CancelOrigin>,
+  byId: ReadonlyMap<number, TaskSummary>,
+): string {
   const origin = origins.get(s.id);
   if (origin === undefined) return '';
   const who = cancelOriginLabel(origin, (id) => {
@@ -131,13 +158,18 @@ function pad(s: string, n: number): string {
 /** Ids as a short list: `#5, #6, … #99 (90 tasks)`. */
 function idList(tasks: readonly TaskSummary[], max = 4): string {
   const shown = tasks.slice(0, max).map((t) => `#${t.id} ${t.name}`);
-  return tasks.length > max ? `${shown.join(', ')}, … #${tasks[tasks.length - 1]!.id} ${tasks[tasks.length - 1]!.name}` : shown.join(', ');
+  return tasks.length > max
+    ? `${shown.join(', ')}, … #${tasks[tasks.length - 1]!.id} ${tasks[tasks.length - 1]!.name}`
+    : shown.join(', ');
 }
 
 /** A table of the live tasks, as Python's `asyncio ps`. */
 export function formatPsTable(loop: EventLoop, options: DumpOptions = {}): string {
   const tasks = options.tasks ?? loop.allTasks();
-  const summaries = summarizeTasks(tasks, { recorder: options.recorder, ...(options.now !== undefined ? { now: options.now } : {}) });
+  const summaries = summarizeTasks(tasks, {
+    recorder: options.recorder,
+    ...(options.now !== undefined ? { now: options.now } : {}),
+  });
   const origins = cancelOrigins(loop, tasks, options);
   const awaits = awaitTexts(tasks);
   const describeAwaitText = (s: TaskSummary): string => awaits.get(s.id) ?? '-';
@@ -148,11 +180,14 @@ export function formatPsTable(loop: EventLoop, options: DumpOptions = {}): strin
     const cancel = cancelText(s, origins, byId);
     return cancel === '' ? s.state : `${s.state} (${cancel})`;
   };
-  const awaitedByText = (s: TaskSummary): string => (s.awaitedBy.length === 0 ? '-' : s.awaitedBy.map((id) => `#${id} ${byId.get(id)?.name ?? ''}`.trim()).join(', '));
+  const awaitedByText = (s: TaskSummary): string =>
+    s.awaitedBy.length === 0 ? '-' : s.awaitedBy.map((id) => `#${id} ${byId.get(id)?.name ?? ''}`.trim()).join(', ');
   // Group look-alikes (same state, stack, await and awaiters), keeping first-seen order.
   const groups = new Map<string, TaskSummary[]>();
   for (const s of summaries) {
-    const key = shouldCollapse(s.awaiting, mode) ? `${s.state}|${cancelText(s, origins, byId)}|${stackText(s)}|${describeAwaitText(s)}|${awaitedByText(s)}` : `#${s.id}`;
+    const key = shouldCollapse(s.awaiting, mode)
+      ? `${s.state}|${cancelText(s, origins, byId)}|${stackText(s)}|${describeAwaitText(s)}|${awaitedByText(s)}`
+      : `#${s.id}`;
     let g = groups.get(key);
     if (g === undefined) groups.set(key, (g = []));
     g.push(s);
@@ -164,15 +199,43 @@ export function formatPsTable(loop: EventLoop, options: DumpOptions = {}): strin
       const lo = Math.min(...g.map((t) => t.steps));
       const hi = Math.max(...g.map((t) => t.steps));
       const last = g[g.length - 1]!;
-      rows.push([`×${g.length}`, `#${s.id} ${s.name} … #${last.id} ${last.name}`, stateCell(s), lo === hi ? String(lo) : `${lo}-${hi}`, describeAwaitText(s), awaitedByText(s), stackText(s)]);
+      rows.push([
+        `×${g.length}`,
+        `#${s.id} ${s.name} … #${last.id} ${last.name}`,
+        stateCell(s),
+        lo === hi ? String(lo) : `${lo}-${hi}`,
+        describeAwaitText(s),
+        awaitedByText(s),
+        stackText(s),
+      ]);
     } else {
-      for (const t of g) rows.push([String(t.id), t.name, stateCell(t), String(t.steps), describeAwaitText(t), awaitedByText(t), stackText(t)]);
+      for (const t of g)
+        rows.push([
+          String(t.id),
+          t.name,
+          stateCell(t),
+          String(t.steps),
+          describeAwaitText(t),
+          awaitedByText(t),
+          stackText(t),
+        ]);
     }
   }
   rows.sort((a, b) => idOfRow(a) - idOfRow(b));
-  const header = ['task id', 'task name', 'state', 'steps', 'awaiting', 'awaited by', 'coroutine stack (innermost first)'];
-  const widths = header.map((h, c) => (c === header.length - 1 ? 0 : Math.min(c === 4 ? 70 : 48, Math.max(h.length, ...rows.map((r) => r[c]!.length)))));
-  const clipCell = (v: string, c: number): string => (c < header.length - 1 && v.length > widths[c]! ? `${v.slice(0, widths[c]! - 1)}…` : v);
+  const header = [
+    'task id',
+    'task name',
+    'state',
+    'steps',
+    'awaiting',
+    'awaited by',
+    'coroutine stack (innermost first)',
+  ];
+  const widths = header.map((h, c) =>
+    c === header.length - 1 ? 0 : Math.min(c === 4 ? 70 : 48, Math.max(h.length, ...rows.map((r) => r[c]!.length))),
+  );
+  const clipCell = (v: string, c: number): string =>
+    c < header.length - 1 && v.length > widths[c]! ? `${v.slice(0, widths[c]! - 1)}…` : v;
   const line = (r: string[]): string =>
     r
       .map((v, c) => (c === r.length - 1 ? v : pad(clipCell(v, c), widths[c]!)))
@@ -183,16 +246,28 @@ export function formatPsTable(loop: EventLoop, options: DumpOptions = {}): strin
   return out.join('\n') + '\n';
 }
 
-/** Lays out rows under a header, columns padded to their widest cell (at most `maxWidth`, clipped with …), the last one unpadded. */
+/**
+ * Lays out rows under a header, columns padded to their widest cell (at most `maxWidth`, clipped with …), the
+ * last one unpadded.
+ */
 function tableText(header: readonly string[], rows: readonly string[][], maxWidth = 48): string {
-  const widths = header.map((h, c) => (c === header.length - 1 ? 0 : Math.min(maxWidth, Math.max(h.length, ...rows.map((r) => r[c]!.length)))));
-  const clipCell = (v: string, c: number): string => (c < header.length - 1 && v.length > widths[c]! ? `${v.slice(0, widths[c]! - 1)}…` : v);
+  const widths = header.map((h, c) =>
+    c === header.length - 1 ? 0 : Math.min(maxWidth, Math.max(h.length, ...rows.map((r) => r[c]!.length))),
+  );
+  const clipCell = (v: string, c: number): string =>
+    c < header.length - 1 && v.length > widths[c]! ? `${v.slice(0, widths[c]! - 1)}…` : v;
   const line = (r: readonly string[]): string =>
     r
       .map((v, c) => (c === r.length - 1 ? v : pad(clipCell(v, c), widths[c]!)))
       .join('  ')
       .trimEnd();
-  return [line(header), line(header.map((h, c) => '-'.repeat(c === header.length - 1 ? h.length : widths[c]!))), ...rows.map(line)].join('\n') + '\n';
+  return (
+    [
+      line(header),
+      line(header.map((h, c) => '-'.repeat(c === header.length - 1 ? h.length : widths[c]!))),
+      ...rows.map(line),
+    ].join('\n') + '\n'
+  );
 }
 
 /** A file name as the dumps print it (relative to `root` when under it, or its base name, or as is). */
@@ -228,8 +303,16 @@ export function formatTaskTable(loop: EventLoop, options: DumpOptions = {}): str
   };
   const rows = summaries.map((s, i) => {
     const cancel = cancelText(s, origins, byId);
-    const awaitedBy = s.awaitedBy.length === 0 ? '-' : s.awaitedBy.map((id) => `#${id} ${byId.get(id)?.name ?? ''}`.trim()).join(', ');
-    return [String(s.id), s.name, cancel === '' ? s.state : `${s.state} (${cancel})`, awaits.get(s.id) ?? '-', awaitedBy, innermost(tasks[i]!, s)];
+    const awaitedBy =
+      s.awaitedBy.length === 0 ? '-' : s.awaitedBy.map((id) => `#${id} ${byId.get(id)?.name ?? ''}`.trim()).join(', ');
+    return [
+      String(s.id),
+      s.name,
+      cancel === '' ? s.state : `${s.state} (${cancel})`,
+      awaits.get(s.id) ?? '-',
+      awaitedBy,
+      innermost(tasks[i]!, s),
+    ];
   });
   return tableText(['task id', 'task name', 'state', 'awaiting', 'awaited by', 'innermost frame'], rows, 60);
 }
@@ -237,7 +320,9 @@ export function formatTaskTable(loop: EventLoop, options: DumpOptions = {}): str
 /** The await graph's deadlocks, one `cycle: …` (or `deadlock: …`) line each; '' when there is none. */
 export function formatAwaitCycles(loop: EventLoop): string {
   const graph = buildAwaitGraph(loop);
-  return graph.deadlocks.map((d) => `${/cycle|awaits itself|which it holds itself/.test(d.reason) ? 'cycle' : 'deadlock'}: ${d.reason}\n`).join('');
+  return graph.deadlocks
+    .map((d) => `${/cycle|awaits itself|which it holds itself/.test(d.reason) ? 'cycle' : 'deadlock'}: ${d.reason}\n`)
+    .join('');
 }
 
 /** Sort key of a table row: its task id, or the first id of a collapsed group. */
@@ -299,7 +384,8 @@ export function formatPsTree(loop: EventLoop, options: DumpOptions = {}): string
     }
     return f.mapped ? `${file}:${f.line}` : `${file}:${f.line}:${f.column} (no source map)`;
   };
-  const frameLine = (f: TaskFrame): string => `${f.functionName || '(anonymous)'} ${fileText(f)}${f.state === 'running' ? ' (running)' : ''}${f.tracked ? '' : ' (untracked)'}`;
+  const frameLine = (f: TaskFrame): string =>
+    `${f.functionName || '(anonymous)'} ${fileText(f)}${f.state === 'running' ? ' (running)' : ''}${f.tracked ? '' : ' (untracked)'}`;
   const framesKey = (n: TreeNode): string => n.frames.map(frameLine).join('\n');
   const byId = new Map(summaries.map((s) => [s.id, s]));
   const taskHead = (s: TaskSummary): string => {
@@ -309,7 +395,9 @@ export function formatPsTree(loop: EventLoop, options: DumpOptions = {}): string
 
   const out: string[] = [];
   const live = summaries.length;
-  out.push(`Tasks at loop time ${now.toFixed(3)} s, tick ${loop.tickCount()}${loop.isPaused() ? ' (paused)' : ''}: ${live} live task${live === 1 ? '' : 's'}`);
+  out.push(
+    `Tasks at loop time ${now.toFixed(3)} s, tick ${loop.tickCount()}${loop.isPaused() ? ' (paused)' : ''}: ${live} live task${live === 1 ? '' : 's'}`,
+  );
 
   const emit = (node: TreeNode | TreeNode[], prefix: string, last: boolean): void => {
     const group = Array.isArray(node) ? node : [node];
@@ -324,9 +412,11 @@ export function formatPsTree(loop: EventLoop, options: DumpOptions = {}): string
     }
     const kids = groupChildren(first.children);
     const framePrefix = body + (kids.length > 0 ? '│   ' : '    ');
-    if (first.frames.length === 0) out.push(`${framePrefix}${s.state === 'scheduled' ? '(not started yet)' : '(no frames)'}`);
+    if (first.frames.length === 0)
+      out.push(`${framePrefix}${s.state === 'scheduled' ? '(not started yet)' : '(no frames)'}`);
     for (const f of first.frames) out.push(`${framePrefix}${frameLine(f)}`);
-    if (s.frames.length === 0 && first.frames.length > 0 && s.state !== 'running') out.push(`${framePrefix}(coroutine tracking off: inner frames are not visible)`);
+    if (s.frames.length === 0 && first.frames.length > 0 && s.state !== 'running')
+      out.push(`${framePrefix}(coroutine tracking off: inner frames are not visible)`);
     if (s.awaiting !== null) out.push(`${framePrefix}awaits ${describeAwaitText(s)}`);
     kids.forEach((k, i) => emit(k, body, i === kids.length - 1));
   };

@@ -32,7 +32,10 @@ function linesOf(file: string): string[] | null {
   return lines;
 }
 
-/** The 1-based line of the first statement of the function defined at `line` (1-based) of `lines`; `line` when none is found. */
+/**
+ * The 1-based line of the first statement of the function defined at `line` (1-based) of `lines`; `line` when
+ * none is found.
+ */
 export function firstStatementLine(lines: readonly string[], line: number): number {
   let open = -1;
   for (let i = line - 1; i < lines.length && i < line - 1 + 20; i++) {

@@ -62,7 +62,8 @@ export class GeneratedPositions {
         const known = byLine.get(line);
         const l = genLine[i]!;
         const c = genCol[i]!;
-        if (known === undefined || l < known.line0 || (l === known.line0 && c < known.column0)) byLine.set(line, { line0: l, column0: c });
+        if (known === undefined || l < known.line0 || (l === known.line0 && c < known.column0))
+          byLine.set(line, { line0: l, column0: c });
       }
       this.lines.set(index, byLine);
     }

@@ -23,7 +23,15 @@
 import { types } from 'node:util';
 import type { Runtime } from 'node:inspector';
 import { inspectorSession, type InspectorSession } from './inspector-session';
-import { childrenOf, HandleTable, previewValue, type ChildrenPage, type HandleSink, type NamedPreview, type ValuePreview } from './value-preview';
+import {
+  childrenOf,
+  HandleTable,
+  previewValue,
+  type ChildrenPage,
+  type HandleSink,
+  type NamedPreview,
+  type ValuePreview,
+} from './value-preview';
 
 /** Where a generator is suspended, in the generated JavaScript (0-based, as V8 counts). */
 export interface GeneratorLocation {
@@ -104,7 +112,14 @@ function asScopeEntries(v: unknown): ScopeEntry[] {
     if (typeof e !== 'object' || e === null) continue;
     const d = Object.getOwnPropertyDescriptor(e, 'description');
     const o = Object.getOwnPropertyDescriptor(e, 'object');
-    if (d === undefined || o === undefined || typeof d.value !== 'string' || typeof o.value !== 'object' || o.value === null) continue;
+    if (
+      d === undefined ||
+      o === undefined ||
+      typeof d.value !== 'string' ||
+      typeof o.value !== 'object' ||
+      o.value === null
+    )
+      continue;
     out.push({ description: d.value, object: o.value as object });
   }
   return out;
@@ -167,7 +182,12 @@ export class GeneratorReader {
     return out;
   }
 
-  private readOne(remote: Runtime.RemoteObject, functionName: string, wantLocals: boolean, sink: HandleSink | null): GeneratorFrame {
+  private readOne(
+    remote: Runtime.RemoteObject,
+    functionName: string,
+    wantLocals: boolean,
+    sink: HandleSink | null,
+  ): GeneratorFrame {
     if (remote.objectId === undefined || remote.subtype !== 'generator') {
       return { functionName, state: 'unknown', location: null, locals: null };
     }
@@ -210,20 +230,38 @@ export class GeneratorReader {
     return { functionName, state, location, locals };
   }
 
-  private readLocals(scopesId: string, receiver: Runtime.RemoteObject | undefined, sink: HandleSink | null): LocalVariable[] {
-    return this.rawLocals(scopesId, receiver).map(([name, scope, value]) => ({ name, scope, value: previewValue(value, sink) }));
+  private readLocals(
+    scopesId: string,
+    receiver: Runtime.RemoteObject | undefined,
+    sink: HandleSink | null,
+  ): LocalVariable[] {
+    return this.rawLocals(scopesId, receiver).map(([name, scope, value]) => ({
+      name,
+      scope,
+      value: previewValue(value, sink),
+    }));
   }
 
   /** The frame's variables as JS values (see the header for which scopes count). */
-  private rawLocals(scopesId: string, receiver: Runtime.RemoteObject | undefined): Array<[string, LocalVariable['scope'], unknown]> {
+  private rawLocals(
+    scopesId: string,
+    receiver: Runtime.RemoteObject | undefined,
+  ): Array<[string, LocalVariable['scope'], unknown]> {
     const args: Runtime.CallArgument[] = receiver?.objectId !== undefined ? [{ objectId: receiver.objectId }] : [];
     const { self, args: values } = this.session.valuesOf(scopesId, args);
     const out: Array<[string, LocalVariable['scope'], unknown]> = [];
     const thisValue = values[0];
-    if (typeof thisValue === 'object' && thisValue !== null && thisValue !== globalThis) out.push(['this', 'this', thisValue]);
+    if (typeof thisValue === 'object' && thisValue !== null && thisValue !== globalThis)
+      out.push(['this', 'this', thisValue]);
     const seen = new Set<string>();
     for (const scope of asScopeEntries(self)) {
-      const kind = scope.description.startsWith('Local') ? 'local' : scope.description.startsWith('Block') ? 'block' : scope.description.startsWith('Catch') ? 'catch' : null;
+      const kind = scope.description.startsWith('Local')
+        ? 'local'
+        : scope.description.startsWith('Block')
+          ? 'block'
+          : scope.description.startsWith('Catch')
+            ? 'catch'
+            : null;
       if (kind === null) break;
       for (const name of Object.keys(scope.object)) {
         if (seen.has(name)) continue;
@@ -246,9 +284,16 @@ export class GeneratorReader {
     const sink: HandleSink = { table: this.handles, group: this.handles.groupOf(handle) };
     const offset = options.offset ?? 0;
     const page = childrenOf(value, sink, offset, options.limit ?? 100);
-    if ((options.privateFields ?? true) && offset === 0 && typeof value === 'object' && value !== null && !types.isProxy(value)) {
+    if (
+      (options.privateFields ?? true) &&
+      offset === 0 &&
+      typeof value === 'object' &&
+      value !== null &&
+      !types.isProxy(value)
+    ) {
       const privates = this.privateFieldsOf(value, sink);
-      if (privates.length > 0) return { children: [...privates, ...page.children], total: page.total + privates.length, offset };
+      if (privates.length > 0)
+        return { children: [...privates, ...page.children], total: page.total + privates.length, offset };
     }
     return page;
   }
@@ -268,12 +313,18 @@ export class GeneratorReader {
         const remote = typeof rec.value === 'object' && rec.value !== null ? (rec.value as Runtime.RemoteObject) : null;
         named.push({ name: rec.name, remote });
       }
-      const objectArgs = named.filter((n) => n.remote?.objectId !== undefined).map((n) => ({ objectId: n.remote!.objectId! }));
+      const objectArgs = named
+        .filter((n) => n.remote?.objectId !== undefined)
+        .map((n) => ({ objectId: n.remote!.objectId! }));
       const values = objectArgs.length > 0 ? this.session.valuesOf(objectId, objectArgs).args : [];
       let next = 0;
       return named.map(({ name, remote }): NamedPreview => {
         if (remote === null) {
-          return { name, kind: 'accessor', value: { type: 'function', text: '(accessor)', className: null, size: null, handle: null } };
+          return {
+            name,
+            kind: 'accessor',
+            value: { type: 'function', text: '(accessor)', className: null, size: null, handle: null },
+          };
         }
         const v = remote.objectId !== undefined ? values[next++] : primitiveOf(remote);
         return { name, kind: 'private', value: previewValue(v, sink) };

@@ -10,7 +10,8 @@ export class TaskHistory<S extends { readonly id: number }> {
   private readonly entries = new Map<number, S>();
 
   constructor(readonly capacity = 1000) {
-    if (!Number.isInteger(capacity) || capacity < 0) throw new RangeError(`capacity must be an integer >= 0, got ${String(capacity)}`);
+    if (!Number.isInteger(capacity) || capacity < 0)
+      throw new RangeError(`capacity must be an integer >= 0, got ${String(capacity)}`);
   }
 
   /** Records a finished task's summary; returns the ids evicted to make room. */

@@ -21,10 +21,16 @@
 /** Whether a hit whose count is `count` stops (or is recorded). */
 export type HitTest = (count: number) => boolean;
 
-/** When breakpoints are set: before the run or once it has finished ('start': their hits count from its start), stopped in tick `tick`, or while it runs (the tick it was at, once told). */
+/**
+ * When breakpoints are set: before the run or once it has finished ('start': their hits count from its
+ * start), stopped in tick `tick`, or while it runs (the tick it was at, once told).
+ */
 export type BreakpointsSetAt = 'start' | { tick: number } | { telling: Promise<number> };
 
-/** A hit condition set while the run went, as a search of the past is told it: counted after tick `tick`, from `before` (the hits counted live up to that tick's end). */
+/**
+ * A hit condition set while the run went, as a search of the past is told it: counted after tick `tick`, from
+ * `before` (the hits counted live up to that tick's end).
+ */
 export interface HitsSinceOffset {
   tick: number;
   before: number;
@@ -59,7 +65,9 @@ export function parseHitCondition(text: string): HitTest | null {
 export function hitConditionOf(text: string | undefined): { test: HitTest | null } | { refused: string } {
   if (text === undefined || text.trim() === '') return { test: null };
   const test = parseHitCondition(text);
-  return test === null ? { refused: `hit condition ${JSON.stringify(text)} is not one of N, >=N, >N, ==N, <N, <=N, %N` } : { test };
+  return test === null
+    ? { refused: `hit condition ${JSON.stringify(text)} is not one of N, >=N, >N, ==N, <N, <=N, %N` }
+    : { test };
 }
 
 /** A breakpoint's hits, counted against its hit condition (`test`; null: every hit lets through). */
@@ -81,7 +89,10 @@ export class HitCount {
     return tick > this.since;
   }
 
-  /** Counts a hit (in tick `tick`, when known): its count when the hit condition lets it through, else null (a hit before `since` is not counted). */
+  /**
+   * Counts a hit (in tick `tick`, when known): its count when the hit condition lets it through, else null (a
+   * hit before `since` is not counted).
+   */
   count(tick = Infinity): number | null {
     if (!this.countsIn(tick)) return null;
     const count = ++this.n;
@@ -144,20 +155,42 @@ export class HitsSince {
   }
 }
 
-/** How a scan of the past counts an armed breakpoint's hits: its hit condition, the tick it was set in (`since`), the hits before (`before`). */
-export function scanCounting(b: { hitCondition?: string; hitsSince?: HitsSinceOffset }): { hitCondition?: string; since?: number; before: number } {
+/**
+ * How a scan of the past counts an armed breakpoint's hits: its hit condition, the tick it was set in
+ * (`since`), the hits before (`before`).
+ */
+export function scanCounting(b: { hitCondition?: string; hitsSince?: HitsSinceOffset }): {
+  hitCondition?: string;
+  since?: number;
+  before: number;
+} {
   if (b.hitCondition === undefined) return { before: 0 };
-  return b.hitsSince === undefined ? { hitCondition: b.hitCondition, before: 0 } : { hitCondition: b.hitCondition, since: b.hitsSince.tick, before: b.hitsSince.before };
+  return b.hitsSince === undefined
+    ? { hitCondition: b.hitCondition, before: 0 }
+    : { hitCondition: b.hitCondition, since: b.hitsSince.tick, before: b.hitsSince.before };
 }
 
-/** Where a scan that would start at `from` starts: no later than where the hit conditions count from (the run's start, or the tick each was set in). */
-export function countedFrom(breakpoints: ReadonlyArray<{ hitCondition?: string; hitsSince?: HitsSinceOffset }>, from: number): number {
+/**
+ * Where a scan that would start at `from` starts: no later than where the hit conditions count from (the
+ * run's start, or the tick each was set in).
+ */
+export function countedFrom(
+  breakpoints: ReadonlyArray<{ hitCondition?: string; hitsSince?: HitsSinceOffset }>,
+  from: number,
+): number {
   let start = from;
   for (const b of breakpoints) if (b.hitCondition !== undefined) start = Math.min(start, b.hitsSince?.tick ?? 0);
   return start;
 }
 
-/** A scan's counter of a breakpoint (its hit condition and `since` as scanTicks is given them; `before`: the hits before the stretch). */
+/**
+ * A scan's counter of a breakpoint (its hit condition and `since` as scanTicks is given them; `before`: the
+ * hits before the stretch).
+ */
 export function scanCount(b: { hitCondition?: string; since?: number }, before: number): HitCount {
-  return new HitCount(b.hitCondition === undefined ? null : parseHitCondition(b.hitCondition), before, b.hitCondition === undefined ? 0 : (b.since ?? 0));
+  return new HitCount(
+    b.hitCondition === undefined ? null : parseHitCondition(b.hitCondition),
+    before,
+    b.hitCondition === undefined ? 0 : (b.since ?? 0),
+  );
 }

@@ -61,7 +61,12 @@ export class InspectorSession {
     this.session = new Session();
     this.session.connect();
     this.session.on('Debugger.scriptParsed', (m) => this.onScriptParsed(m.params));
-    Object.defineProperty(globalThis, SLOT, { value: undefined, writable: true, configurable: true, enumerable: false });
+    Object.defineProperty(globalThis, SLOT, {
+      value: undefined,
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
   }
 
   /** Calls a protocol method and returns its answer, which must arrive synchronously. */
@@ -75,7 +80,10 @@ export class InspectorSession {
       error = err;
       result = res;
     });
-    if (!answered) throw new InspectorError(`node:inspector did not answer ${method} synchronously: this Node version is not supported`);
+    if (!answered)
+      throw new InspectorError(
+        `node:inspector did not answer ${method} synchronously: this Node version is not supported`,
+      );
     if (error !== null) throw new InspectorError(`${method}: ${(error as Error).message}`);
     return result as R;
   }
@@ -85,13 +93,18 @@ export class InspectorSession {
   }
 
   callFunctionOn(params: Runtime.CallFunctionOnParameterType): Runtime.CallFunctionOnReturnType {
-    const r = this.sync<Runtime.CallFunctionOnReturnType>('Runtime.callFunctionOn', (cb) => this.session.post('Runtime.callFunctionOn', params, cb));
-    if (r.exceptionDetails !== undefined) throw new InspectorError(`Runtime.callFunctionOn threw: ${r.exceptionDetails.text}`);
+    const r = this.sync<Runtime.CallFunctionOnReturnType>('Runtime.callFunctionOn', (cb) =>
+      this.session.post('Runtime.callFunctionOn', params, cb),
+    );
+    if (r.exceptionDetails !== undefined)
+      throw new InspectorError(`Runtime.callFunctionOn threw: ${r.exceptionDetails.text}`);
     return r;
   }
 
   releaseObjectGroup(objectGroup: string): void {
-    this.sync<null>('Runtime.releaseObjectGroup', (cb) => this.session.post('Runtime.releaseObjectGroup', { objectGroup }, (err) => cb(err, null)));
+    this.sync<null>('Runtime.releaseObjectGroup', (cb) =>
+      this.session.post('Runtime.releaseObjectGroup', { objectGroup }, (err) => cb(err, null)),
+    );
   }
 
   /** A fresh object group name; pass it to withObjectGroup. */
@@ -114,7 +127,11 @@ export class InspectorSession {
     writeSlot(value);
     try {
       const r = this.sync<Runtime.EvaluateReturnType>('Runtime.evaluate', (cb) =>
-        this.session.post('Runtime.evaluate', { expression: `globalThis.${SLOT}`, objectGroup: group, silent: true }, cb),
+        this.session.post(
+          'Runtime.evaluate',
+          { expression: `globalThis.${SLOT}`, objectGroup: group, silent: true },
+          cb,
+        ),
       );
       const id = r.result.objectId;
       if (id === undefined) throw new InspectorError('Runtime.evaluate gave no objectId for an object');
@@ -136,7 +153,11 @@ export class InspectorSession {
       writeSlot(values[0]);
       try {
         const r = this.sync<Runtime.EvaluateReturnType>('Runtime.evaluate', (cb) =>
-          this.session.post('Runtime.evaluate', { expression: `globalThis.${SLOT}`, objectGroup: group, silent: true }, cb),
+          this.session.post(
+            'Runtime.evaluate',
+            { expression: `globalThis.${SLOT}`, objectGroup: group, silent: true },
+            cb,
+          ),
         );
         return [r.result];
       } finally {
@@ -150,7 +171,8 @@ export class InspectorSession {
       const i = Number(p.name);
       if (Number.isInteger(i) && i >= 0 && i < values.length && p.value !== undefined) out[i] = p.value;
     }
-    for (let i = 0; i < out.length; i++) if (out[i] === undefined) throw new InspectorError(`no remote object for element ${i}`);
+    for (let i = 0; i < out.length; i++)
+      if (out[i] === undefined) throw new InspectorError(`no remote object for element ${i}`);
     return out;
   }
 
@@ -192,7 +214,8 @@ export class InspectorSession {
   private onScriptParsed(p: Debugger.ScriptParsedEventDataType): void {
     if (this.scripts.has(p.scriptId)) return;
     // Node's own scripts never have maps; skip keeping their (absent) map URLs.
-    const mapUrl = p.url.startsWith('node:') || p.sourceMapURL === undefined || p.sourceMapURL === '' ? null : p.sourceMapURL;
+    const mapUrl =
+      p.url.startsWith('node:') || p.sourceMapURL === undefined || p.sourceMapURL === '' ? null : p.sourceMapURL;
     this.scripts.set(p.scriptId, { scriptId: p.scriptId, url: p.url, sourceMapURL: mapUrl });
   }
 }

@@ -82,7 +82,9 @@ export interface LintCollectorOptions {
   now?: () => number;
 }
 
-function toPosition(p: { file: string; line: number; column: number } | null | undefined): ProtocolPosition | undefined {
+function toPosition(
+  p: { file: string; line: number; column: number } | null | undefined,
+): ProtocolPosition | undefined {
   return p === null || p === undefined ? undefined : { file: p.file, line: p.line, column: p.column };
 }
 
@@ -95,7 +97,10 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
   private lastCreated: Coroutine<unknown> | null = null;
   private lastCreatedFn: CoroutineFn | null = null;
   private readonly taskCoroutine = new WeakMap<Task<unknown>, Coroutine<unknown>>();
-  /** When a task's first step started, and the debugger's holds of the thread then (holdCount): a held step is not timed. */
+  /**
+   * When a task's first step started, and the debugger's holds of the thread then (holdCount): a held step is
+   * not timed.
+   */
   private readonly firstStepStart = new WeakMap<Task<unknown>, { readonly at: number; readonly holds: number }>();
   private readonly reportedWakeups = new WeakSet<object>();
   /** The deadlocks reported so far, by their sorted node ids. */
@@ -125,7 +130,10 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
     return this.functionsOption ?? functionLocations();
   }
 
-  /** The coroutine function a task will start at its first step, while that step has not run (entry-frame.ts); null otherwise. */
+  /**
+   * The coroutine function a task will start at its first step, while that step has not run (entry-frame.ts);
+   * null otherwise.
+   */
   unstartedFunctionOf(task: Task<unknown>): CoroutineFn | null {
     const coro = this.taskCoroutine.get(task);
     if (coro === undefined) return null;
@@ -168,7 +176,10 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
       }
     }
     const where = position !== undefined ? ` (it then suspended at ${position.file}:${position.line})` : '';
-    const lint: Omit<Lint, 'kind' | 'tick'> = { message: `Executing ${description} took ${seconds.toFixed(3)} seconds: the loop was blocked${where}`, seconds };
+    const lint: Omit<Lint, 'kind' | 'tick'> = {
+      message: `Executing ${description} took ${seconds.toFixed(3)} seconds: the loop was blocked${where}`,
+      seconds,
+    };
     if (task !== null) lint.taskId = task.id;
     if (position !== undefined) lint.position = position;
     this.report('slowCallback', task !== null ? `task:${task.name}` : description, lint);
@@ -179,7 +190,10 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
     if (task === undefined || !/destroyed but it is pending/i.test(context.message)) return;
     const frames = task[inspect]().frames;
     const chain = frames !== null && frames.length > 0 ? ` in ${frames.map((f) => f.fn.name).join(' → ')}` : '';
-    this.report('destroyedPending', `task:${task.id}`, { message: `${describeTask(task)} was destroyed but it is pending${chain}: the loop closed before it finished`, taskId: task.id });
+    this.report('destroyedPending', `task:${task.id}`, {
+      message: `${describeTask(task)} was destroyed but it is pending${chain}: the loop closed before it finished`,
+      taskId: task.id,
+    });
   }
 
   taskCreated(task: Task<unknown>): void {
@@ -336,7 +350,11 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
   /** Looks for lost wake-ups among the live tasks and the futures they wait on. Call between ticks. */
   checkWakeups(): void {
     const tasks = this.loop.allTasks();
-    const ready = new Set<Task<unknown>>(this.loop[inspect]().scheduledSteps().map((s) => s.task));
+    const ready = new Set<Task<unknown>>(
+      this.loop[inspect]()
+        .scheduledSteps()
+        .map((s) => s.task),
+    );
     const futures = new Set<Future<unknown>>();
     const addFutures = (fut: Future<unknown>, depth = 0): void => {
       if (futures.has(fut) || depth > 8) return;

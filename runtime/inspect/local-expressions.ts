@@ -9,9 +9,60 @@
 // parenthesis; a parse failure and a throw are told apart, never thrown at the caller.
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-const RESERVED = new Set(['this', 'arguments', 'eval', 'await', 'yield', 'let', 'static', 'enum', 'implements', 'interface', 'package', 'private', 'protected', 'public', 'null', 'true', 'false', 'new', 'delete', 'typeof', 'void', 'in', 'instanceof', 'function', 'class', 'const', 'var', 'return', 'if', 'else', 'for', 'while', 'do', 'switch', 'case', 'default', 'break', 'continue', 'throw', 'try', 'catch', 'finally', 'with', 'debugger', 'super', 'import', 'export', 'extends']);
+const RESERVED = new Set([
+  'this',
+  'arguments',
+  'eval',
+  'await',
+  'yield',
+  'let',
+  'static',
+  'enum',
+  'implements',
+  'interface',
+  'package',
+  'private',
+  'protected',
+  'public',
+  'null',
+  'true',
+  'false',
+  'new',
+  'delete',
+  'typeof',
+  'void',
+  'in',
+  'instanceof',
+  'function',
+  'class',
+  'const',
+  'var',
+  'return',
+  'if',
+  'else',
+  'for',
+  'while',
+  'do',
+  'switch',
+  'case',
+  'default',
+  'break',
+  'continue',
+  'throw',
+  'try',
+  'catch',
+  'finally',
+  'with',
+  'debugger',
+  'super',
+  'import',
+  'export',
+  'extends',
+]);
 
-export type LocalsEvaluation = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly stage: 'parse' | 'run'; readonly error: unknown };
+export type LocalsEvaluation =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly stage: 'parse' | 'run'; readonly error: unknown };
 
 export interface LocalsEvaluationOptions {
   /** `this` inside the expression (default undefined). */
@@ -21,7 +72,11 @@ export interface LocalsEvaluationOptions {
 }
 
 /** Evaluates `expression` with `bindings` (name, value; innermost first) as variables. */
-export function evaluateOverLocals(expression: string, bindings: Iterable<readonly [string, unknown]>, options: LocalsEvaluationOptions = {}): LocalsEvaluation {
+export function evaluateOverLocals(
+  expression: string,
+  bindings: Iterable<readonly [string, unknown]>,
+  options: LocalsEvaluationOptions = {},
+): LocalsEvaluation {
   const names: string[] = [];
   const values: unknown[] = [];
   for (const [name, value] of bindings) {
@@ -31,7 +86,9 @@ export function evaluateOverLocals(expression: string, bindings: Iterable<readon
   }
   let fn: (...args: unknown[]) => unknown;
   try {
-    fn = new Function(...names, `${options.strict === true ? '"use strict"; ' : ''}return (${expression}\n);`) as (...args: unknown[]) => unknown;
+    fn = new Function(...names, `${options.strict === true ? '"use strict"; ' : ''}return (${expression}\n);`) as (
+      ...args: unknown[]
+    ) => unknown;
   } catch (error) {
     return { ok: false, stage: 'parse', error };
   }

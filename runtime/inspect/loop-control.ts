@@ -73,7 +73,9 @@ export type LoopLogEntry =
 
 /** The tasks the next tick will step, in order: the task entries of the loop's ready queue. */
 export function readyTasks(loop: EventLoop): Task<unknown>[] {
-  return loop[inspect]().scheduledSteps().map((s) => s.task);
+  return loop[inspect]()
+    .scheduledSteps()
+    .map((s) => s.task);
 }
 
 type StepGoal =
@@ -108,7 +110,10 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
    * there is nothing to find.
    */
   watchAtTickEnd: (() => Omit<PauseInfo, 'tick'> | null) | null = null;
-  /** Line breakpoints on suspension points: a hit counts, and stops the loop after its tick when its hit condition lets it. */
+  /**
+   * Line breakpoints on suspension points: a hit counts, and stops the loop after its tick when its hit
+   * condition lets it.
+   */
   private readonly breakpoints: SuspensionBreakpoints;
   // Event log.
   private log: LoopLogEntry[] | null = null;
@@ -119,7 +124,10 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
   constructor(loop: EventLoop, options: LoopControllerOptions = {}) {
     this.loop = loop;
     this.events = options.events ?? {};
-    this.breakpoints = new SuspensionBreakpoints((bp, task, description) => this.breakpointHit(bp, task, description), options);
+    this.breakpoints = new SuspensionBreakpoints(
+      (bp, task, description) => this.breakpointHit(bp, task, description),
+      options,
+    );
   }
 
   // --- requests --------------------------------------------------------------------------
@@ -172,13 +180,23 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
     return this.startStep({ kind: 'task', task, started: false, met: false });
   }
 
-  /** Runs until the frame at `depth` of the task's chain has returned (its chain is `depth` frames or fewer), or the task finished. */
+  /**
+   * Runs until the frame at `depth` of the task's chain has returned (its chain is `depth` frames or fewer),
+   * or the task finished.
+   */
   stepOut(task: Task<unknown>, depth: number): Promise<number> {
     if (task.done()) return Promise.reject(new LoopControlError(`task #${task.id} is already ${taskState(task)}`));
     const frames = task[inspect]().frames;
-    if (!isCoroutineTrackingOn() || frames === null) return Promise.reject(new LoopControlError('step out needs coroutine tracking (inspection on) and a tracked task'));
-    if (!Number.isInteger(depth) || depth < 0) return Promise.reject(new LoopControlError(`depth must be an integer >= 0, got ${String(depth)}`));
-    if (frames.length <= depth) return Promise.reject(new LoopControlError(`task #${task.id} has no frame at depth ${depth} (its chain has ${frames.length})`));
+    if (!isCoroutineTrackingOn() || frames === null)
+      return Promise.reject(
+        new LoopControlError('step out needs coroutine tracking (inspection on) and a tracked task'),
+      );
+    if (!Number.isInteger(depth) || depth < 0)
+      return Promise.reject(new LoopControlError(`depth must be an integer >= 0, got ${String(depth)}`));
+    if (frames.length <= depth)
+      return Promise.reject(
+        new LoopControlError(`task #${task.id} has no frame at depth ${depth} (its chain has ${frames.length})`),
+      );
     return this.startStep({ kind: 'out', task, depth, met: false });
   }
 
@@ -232,7 +250,8 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
   private startStep(goal: StepGoal): Promise<number> {
     if (this.loop.isClosed()) return Promise.reject(new LoopControlError('the loop is closed'));
     if (this.pending !== null) return Promise.reject(new LoopControlError('a step is already under way'));
-    if (goal.kind === 'tick' && this.loop.isRunning() && !this.loop.isPaused()) return Promise.reject(new LoopControlError('stepTick needs a paused loop: pause first'));
+    if (goal.kind === 'tick' && this.loop.isRunning() && !this.loop.isPaused())
+      return Promise.reject(new LoopControlError('stepTick needs a paused loop: pause first'));
     const promise = new Promise<number>((resolve, reject) => {
       this.pending = { goal, resolve, reject };
     });
@@ -316,8 +335,14 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
     else {
       const g = this.pending!.goal;
       const taskId = g.kind === 'tick' ? undefined : g.task.id;
-      const description = g.kind === 'tick' ? `Stepped tick ${tick}` : g.kind === 'task' ? `Task #${g.task.id} ${JSON.stringify(g.task.name)} ${g.task.done() ? 'finished' : 'suspended again'}` : `Stepped out to depth ${g.depth} of task #${g.task.id}`;
-      info = taskId === undefined ? { reason: 'step', tick, description } : { reason: 'step', tick, taskId, description };
+      const description =
+        g.kind === 'tick'
+          ? `Stepped tick ${tick}`
+          : g.kind === 'task'
+            ? `Task #${g.task.id} ${JSON.stringify(g.task.name)} ${g.task.done() ? 'finished' : 'suspended again'}`
+            : `Stepped out to depth ${g.depth} of task #${g.task.id}`;
+      info =
+        taskId === undefined ? { reason: 'step', tick, description } : { reason: 'step', tick, taskId, description };
     }
     if (this.pending !== null) this.settle(tick);
     this.announce(info);
@@ -368,18 +393,33 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
       this.loop.pause();
     }
     if (task.cancelled()) {
-      if (this.breakOnTaskCancelled) this.stopAfterTick({ reason: 'cancelled', taskId: task.id, description: `Task #${task.id} ${JSON.stringify(task.name)} was cancelled` });
+      if (this.breakOnTaskCancelled)
+        this.stopAfterTick({
+          reason: 'cancelled',
+          taskId: task.id,
+          description: `Task #${task.id} ${JSON.stringify(task.name)} was cancelled`,
+        });
     } else if (this.breakOnTaskFailed && exceptionOf(task) !== undefined) {
       const e = exceptionOf(task);
       const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-      this.stopAfterTick({ reason: 'exception', taskId: task.id, description: `Task #${task.id} ${JSON.stringify(task.name)} failed: ${what}` });
+      this.stopAfterTick({
+        reason: 'exception',
+        taskId: task.id,
+        description: `Task #${task.id} ${JSON.stringify(task.name)} failed: ${what}`,
+      });
     }
   }
 
   taskCancelRequested(task: Task<unknown>, by: Task<unknown> | null): void {
     if (this.log !== null) {
       this.flushStepOutcome();
-      this.append({ seq: 0, kind: 'cancelRequested', tick: this.loop.tickCount(), taskId: task.id, by: by?.id ?? null });
+      this.append({
+        seq: 0,
+        kind: 'cancelRequested',
+        tick: this.loop.tickCount(),
+        taskId: task.id,
+        by: by?.id ?? null,
+      });
     }
   }
 
@@ -408,7 +448,10 @@ export class LoopController implements LoopObserver, CoroutineTrackingHooks {
 
   // --- breakpoints --------------------------------------------------------------------------
 
-  /** A hit (its condition held): counted since the breakpoint was set; it stops the loop after this tick when its hit condition lets it. */
+  /**
+   * A hit (its condition held): counted since the breakpoint was set; it stops the loop after this tick when
+   * its hit condition lets it.
+   */
   private breakpointHit(bp: BreakpointEntry, task: Task<unknown>, description: string): boolean {
     if (bp.hits.count() === null) return false;
     this.stopAfterTick({ reason: 'breakpoint', taskId: task.id, description });

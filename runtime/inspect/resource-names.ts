@@ -30,8 +30,12 @@ export interface ResourceNaming {
 }
 
 /** This runtime's folder (`…/runtime/`), from its sources or from a bundle in dist/ (whose frames map to them). */
-const RUNTIME_ROOT = (/[\\/]runtime[\\/]inspect$/.test(__dirname) ? dirname(__dirname) : join(__dirname, '..', 'runtime')) + sep;
-/** The core and the inspector, host, recorder and CLI: never the program's creation or acquire site (the crawler and samples may be). */
+const RUNTIME_ROOT =
+  (/[\\/]runtime[\\/]inspect$/.test(__dirname) ? dirname(__dirname) : join(__dirname, '..', 'runtime')) + sep;
+/**
+ * The core and the inspector, host, recorder and CLI: never the program's creation or acquire site (the
+ * crawler and samples may be).
+ */
 const RUNTIME_OWN = /^(?:(?:inspect|host|record|cli)[\\/].*|[^\\/]+)$/;
 function isRuntimeFile(file: string): boolean {
   return file.startsWith(RUNTIME_ROOT) && RUNTIME_OWN.test(file.slice(RUNTIME_ROOT.length));
@@ -55,7 +59,9 @@ export function bindingNameAt(line: string, className: string, column: number | 
   else if (news.length === 1) at = news[0];
   if (at === undefined) return null;
   const before = line.slice(0, at).replace(/\s+$/, '');
-  const declared = new RegExp(`(?:^|[^\\w$.#])(?:(?:const|let|var)\\s+|(?:(?:private|public|protected|readonly|static|declare|override|accessor)\\s+)*)#?(${IDENT})[!?]?(?:\\s*:\\s*[^=]+?)?\\s*=$`).exec(before);
+  const declared = new RegExp(
+    `(?:^|[^\\w$.#])(?:(?:const|let|var)\\s+|(?:(?:private|public|protected|readonly|static|declare|override|accessor)\\s+)*)#?(${IDENT})[!?]?(?:\\s*:\\s*[^=]+?)?\\s*=$`,
+  ).exec(before);
   if (declared !== null && !/^(?:return|yield|await|typeof|case|in|of|new)$/.test(declared[1]!)) return declared[1]!;
   const member = new RegExp(`(?:${IDENT}|\\])\\s*(?:\\?\\.|\\.)\\s*#?(${IDENT})\\s*=$`).exec(before);
   if (member !== null) return member[1]!;
@@ -64,13 +70,17 @@ export function bindingNameAt(line: string, className: string, column: number | 
   return null;
 }
 
-/** The program's frame of a captured stack: the first outside the runtime, mapped to its source when a map covers it. */
+/**
+ * The program's frame of a captured stack: the first outside the runtime, mapped to its source when a map
+ * covers it.
+ */
 export function programSiteOf(captured: CapturedStack | null): SourcePosition | null {
   const stack = captured?.stack;
   if (typeof stack !== 'string') return null;
   const positions = sourcePositions();
   for (const l of parseStack(stack).lines) {
-    if (l.file === null || l.line === null || l.resume || l.file.startsWith('node:') || l.file.includes('node_modules')) continue;
+    if (l.file === null || l.line === null || l.resume || l.file.startsWith('node:') || l.file.includes('node_modules'))
+      continue;
     let file = l.file;
     let line = l.line;
     let column = l.column ?? 1;
@@ -107,7 +117,9 @@ function sourceLine(file: string, line: number): string | null {
 /** The class a resource was made from (its constructor's name; its inspection's kind else). */
 function classNameOf(resource: object): string {
   const ctor = (resource as { constructor?: { name?: unknown } }).constructor;
-  return typeof ctor?.name === 'string' && ctor.name !== '' && ctor.name !== 'Object' ? ctor.name : (inspectResource(resource)?.kind ?? 'object');
+  return typeof ctor?.name === 'string' && ctor.name !== '' && ctor.name !== 'Object'
+    ? ctor.name
+    : (inspectResource(resource)?.kind ?? 'object');
 }
 
 const namings = new WeakMap<object, ResourceNaming>();
@@ -119,7 +131,11 @@ export function resourceNamingOf(resource: object): ResourceNaming {
   const className = classNameOf(resource);
   const createdAt = programSiteOf(creationStackOf(resource));
   const text = createdAt === null ? null : sourceLine(createdAt.file, createdAt.line);
-  const naming: ResourceNaming = { className, name: text === null ? null : bindingNameAt(text, className, createdAt!.column), createdAt };
+  const naming: ResourceNaming = {
+    className,
+    name: text === null ? null : bindingNameAt(text, className, createdAt!.column),
+    createdAt,
+  };
   namings.set(resource, naming);
   return naming;
 }

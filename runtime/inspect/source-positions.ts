@@ -95,7 +95,12 @@ export class SourcePositionMapper {
     if (loaded !== null) {
       const entry = loaded.map.findEntry(line0, column0);
       if ('originalSource' in entry && typeof entry.originalSource === 'string') {
-        return { file: this.resolveSource(entry.originalSource, loaded), line: entry.originalLine + 1, column: entry.originalColumn + 1, mapped: true };
+        return {
+          file: this.resolveSource(entry.originalSource, loaded),
+          line: entry.originalLine + 1,
+          column: entry.originalColumn + 1,
+          mapped: true,
+        };
       }
     }
     return { file: urlToPath(scriptUrl), line: line0 + 1, column: column0 + 1, mapped: false };

@@ -55,7 +55,10 @@ export interface BreakpointEntry {
  * Evaluates a breakpoint condition over a frame's locals (primitives only). Returns whether it
  * holds, or the error text when it threw.
  */
-export function evaluateCondition(condition: string, locals: readonly LocalVariable[]): { value: boolean; error: string | null } {
+export function evaluateCondition(
+  condition: string,
+  locals: readonly LocalVariable[],
+): { value: boolean; error: string | null } {
   const bindings = locals.map((l): readonly [string, unknown] => {
     const v = valueOfPreview(l.value);
     return [l.name, v.cut ? undefined : v.value];
@@ -68,12 +71,18 @@ export function evaluateCondition(condition: string, locals: readonly LocalVaria
  * Checks breakpoints against the file's text: a verified breakpoint is on a line with `yield`
  * (where a task can stop), with a parseable condition and hit condition.
  */
-/** True for a source line where a task can suspend (it has `yield`): its breakpoints stop at suspensions; others are line breakpoints. */
+/**
+ * True for a source line where a task can suspend (it has `yield`): its breakpoints stop at suspensions;
+ * others are line breakpoints.
+ */
 export function isSuspensionLine(text: string): boolean {
   return /\byield\b/.test(text);
 }
 
-export function checkBreakpoints(file: string, breakpoints: readonly Breakpoint[]): { statuses: BreakpointStatus[]; entries: BreakpointEntry[] } {
+export function checkBreakpoints(
+  file: string,
+  breakpoints: readonly Breakpoint[],
+): { statuses: BreakpointStatus[]; entries: BreakpointEntry[] } {
   const path = resolvePath(file);
   let lines: string[] | null = null;
   let readError: string | null = null;
@@ -85,11 +94,16 @@ export function checkBreakpoints(file: string, breakpoints: readonly Breakpoint[
   const tracking = isCoroutineTrackingOn();
   const entries: BreakpointEntry[] = [];
   const statuses = breakpoints.map((bp): BreakpointStatus => {
-    const status = (verified: boolean, message?: string): BreakpointStatus => (message === undefined ? { file: path, line: bp.line, verified } : { file: path, line: bp.line, verified, message });
-    if (!Number.isInteger(bp.line) || bp.line < 1) return status(false, `line must be a positive integer, got ${String(bp.line)}`);
+    const status = (verified: boolean, message?: string): BreakpointStatus =>
+      message === undefined
+        ? { file: path, line: bp.line, verified }
+        : { file: path, line: bp.line, verified, message };
+    if (!Number.isInteger(bp.line) || bp.line < 1)
+      return status(false, `line must be a positive integer, got ${String(bp.line)}`);
     if (lines === null) return status(false, `cannot read ${path}: ${readError}`);
     if (bp.line > lines.length) return status(false, `${path} has only ${lines.length} lines`);
-    if (!isSuspensionLine(lines[bp.line - 1]!)) return status(false, 'a task can only stop where it suspends: put the breakpoint on a line with yield*');
+    if (!isSuspensionLine(lines[bp.line - 1]!))
+      return status(false, 'a task can only stop where it suspends: put the breakpoint on a line with yield*');
     const hitCondition = hitConditionOf(bp.hitCondition);
     if ('refused' in hitCondition) return status(false, hitCondition.refused);
     let condition: string | null = null;
@@ -102,11 +116,15 @@ export function checkBreakpoints(file: string, breakpoints: readonly Breakpoint[
       condition = bp.condition;
     }
     entries.push({ file: path, line: bp.line, condition, hits: new HitCount(hitCondition.test) });
-    return tracking ? status(true) : status(true, 'inspection is off: frames are not tracked, so this breakpoint cannot hit until a run with inspection on');
+    return tracking
+      ? status(true)
+      : status(
+          true,
+          'inspection is off: frames are not tracked, so this breakpoint cannot hit until a run with inspection on',
+        );
   });
   return { statuses, entries };
 }
-
 
 export interface SuspensionBreakpointsOptions {
   reader?: GeneratorReader;
@@ -114,7 +132,10 @@ export interface SuspensionBreakpointsOptions {
   functions?: FunctionLocations;
 }
 
-/** A breakpoint's condition held for `task` (`description` as the stop says it): true when the hit stops the task there. */
+/**
+ * A breakpoint's condition held for `task` (`description` as the stop says it): true when the hit stops the
+ * task there.
+ */
 export type SuspensionHit = (bp: BreakpointEntry, task: Task<unknown>, description: string) => boolean;
 
 export class SuspensionBreakpoints {
@@ -175,7 +196,8 @@ export class SuspensionBreakpoints {
       return;
     }
     this.stepping = { task, gens: frames.map((f) => f.gen) };
-    // The innermost frame (where it resumes from), and the frames never looked at (their line now is where they last suspended).
+    // The innermost frame (where it resumes from), and the frames never looked at (their line now is where
+    // they last suspended).
     const wanted = frames.filter((f, i) => i === frames.length - 1 || !this.lastLine.has(f.gen));
     const lines = this.linesOf(wanted);
     for (const l of lines) if (l !== null) this.lastLine.set(l.frame.gen, `${l.file}:${l.line}`);
@@ -188,7 +210,12 @@ export class SuspensionBreakpoints {
     const bp = this.breakpointAt(l.file, l.line);
     if (bp === undefined) return;
     const note = this.conditionNote(bp, inner);
-    if (note !== null) this.hit(bp, task, `Task #${task.id} ${JSON.stringify(task.name)} resumed from ${key} in ${inner.fn.name || '<anonymous>'}${note}`);
+    if (note !== null)
+      this.hit(
+        bp,
+        task,
+        `Task #${task.id} ${JSON.stringify(task.name)} resumed from ${key} in ${inner.fn.name || '<anonymous>'}${note}`,
+      );
   }
 
   /** A task's step ended: has one of its frames newly arrived at a breakpoint's line? */
@@ -217,7 +244,8 @@ export class SuspensionBreakpoints {
       if (l === null) continue;
       const key = `${l.file}:${l.line}`;
       const i = frames.indexOf(l.frame);
-      if (i > same || (i === same && calleeChanged) || (i === same && this.lastLine.get(l.frame.gen) !== key)) moved.add(l.frame);
+      if (i > same || (i === same && calleeChanged) || (i === same && this.lastLine.get(l.frame.gen) !== key))
+        moved.add(l.frame);
       this.lastLine.set(l.frame.gen, key);
     }
     for (let i = lines.length - 1; i >= 0; i--) {
@@ -228,7 +256,14 @@ export class SuspensionBreakpoints {
       const note = this.conditionNote(bp, l.frame);
       if (note === null) continue;
       const key = `${l.file}:${l.line}`;
-      if (!this.hit(bp, task, `Task #${task.id} ${JSON.stringify(task.name)} suspended at ${key} in ${l.frame.fn.name || '<anonymous>'}${note}`)) continue;
+      if (
+        !this.hit(
+          bp,
+          task,
+          `Task #${task.id} ${JSON.stringify(task.name)} suspended at ${key} in ${l.frame.fn.name || '<anonymous>'}${note}`,
+        )
+      )
+        continue;
       this.stoppedAt.set(task, key);
       return;
     }
@@ -252,7 +287,9 @@ export class SuspensionBreakpoints {
   }
 
   /** Reads the suspended line of the given frames (only those in files with breakpoints). */
-  private linesOf(frames: readonly CoroutineFrame[]): Array<{ frame: CoroutineFrame; file: string; line: number } | null> {
+  private linesOf(
+    frames: readonly CoroutineFrame[],
+  ): Array<{ frame: CoroutineFrame; file: string; line: number } | null> {
     const wanted: number[] = [];
     frames.forEach((f, i) => {
       if (this.fileHasBreakpoints(f.fn) !== null) wanted.push(i);
@@ -273,12 +310,17 @@ export class SuspensionBreakpoints {
     return this.breakpoints.get(file)?.find((b) => b.line === line);
   }
 
-  /** The breakpoint's condition over the frame's locals: null when it does not hold, else what the description adds ('' or that it threw). */
+  /**
+   * The breakpoint's condition over the frame's locals: null when it does not hold, else what the description
+   * adds ('' or that it threw).
+   */
   private conditionNote(bp: BreakpointEntry, frame: CoroutineFrame): string | null {
     if (bp.condition === null) return '';
     const group = this.reader.newHandleGroup();
     try {
-      const locals = this.reader.readGenerator(frame.gen, { locals: true, handles: { table: this.reader.handles, group } }).locals ?? [];
+      const locals =
+        this.reader.readGenerator(frame.gen, { locals: true, handles: { table: this.reader.handles, group } }).locals ??
+        [];
       const r = evaluateCondition(bp.condition, locals);
       if (!r.value) return null;
       return r.error !== null ? ` (condition threw ${r.error})` : '';

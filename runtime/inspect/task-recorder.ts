@@ -82,7 +82,12 @@ export class TaskRecorder implements LoopObserver {
   }
 
   taskCreated(task: Task<unknown>): void {
-    this.records.set(task, { createdBy: this.loop.currentTask(), createdAt: this.loop.time(), busySeconds: 0, lastResumedAt: null });
+    this.records.set(task, {
+      createdBy: this.loop.currentTask(),
+      createdAt: this.loop.time(),
+      busySeconds: 0,
+      lastResumedAt: null,
+    });
   }
 
   taskStepStart(task: Task<unknown>): void {
@@ -129,7 +134,10 @@ export class TaskRecorder implements LoopObserver {
   }
 }
 
-/** A cancel asked from outside any task by a tool or the crawl's deadline (cancelTaskAs): who asked, and the message it gave. */
+/**
+ * A cancel asked from outside any task by a tool or the crawl's deadline (cancelTaskAs): who asked, and the
+ * message it gave.
+ */
 export interface AskedCancel {
   readonly by: CancelCause;
   readonly message: string;

@@ -11,7 +11,13 @@ import type { TaskSummary } from '../../protocol/host-protocol';
 import { inspect } from '../inspection';
 import type { EventLoop } from '../loop';
 import type { Task } from '../task';
-import { generatorReader, type GeneratorLocation, type GeneratorReader, type GeneratorState, type LocalVariable } from './generator-reader';
+import {
+  generatorReader,
+  type GeneratorLocation,
+  type GeneratorReader,
+  type GeneratorState,
+  type LocalVariable,
+} from './generator-reader';
 import { sourcePositions, sourceVariableName, type SourcePositionMapper } from './source-positions';
 import { summarizeTasks, type SummaryOptions } from './task-summaries';
 import type { HandleSink } from './value-preview';
@@ -26,7 +32,12 @@ export interface TasksSnapshot {
 
 /** A summary of every live task of the loop, in creation order. */
 export function snapshotTasks(loop: EventLoop, options: SummaryOptions = {}): TasksSnapshot {
-  return { time: loop.time(), tick: loop.tickCount(), paused: loop.isPaused(), tasks: summarizeTasks(loop.allTasks(), options) };
+  return {
+    time: loop.time(),
+    tick: loop.tickCount(),
+    paused: loop.isPaused(),
+    tasks: summarizeTasks(loop.allTasks(), options),
+  };
 }
 
 // --- frames ------------------------------------------------------------------------------
@@ -110,7 +121,10 @@ export function taskFrames(task: Task<unknown>, options: FramesOptions = {}): Ta
 }
 
 /** The frames of many tasks, read in one batch. Done tasks have no frames. */
-export function framesOfTasks(tasks: readonly Task<unknown>[], options: FramesOptions = {}): Map<Task<unknown>, TaskFrame[]> {
+export function framesOfTasks(
+  tasks: readonly Task<unknown>[],
+  options: FramesOptions = {},
+): Map<Task<unknown>, TaskFrame[]> {
   const reader = options.reader ?? generatorReader();
   const positions = options.positions ?? sourcePositions();
   const chains = chainsOf(tasks);
@@ -120,7 +134,11 @@ export function framesOfTasks(tasks: readonly Task<unknown>[], options: FramesOp
     allGens.push(...c.gens);
     allNames.push(...c.names);
   }
-  const read = reader.readGenerators(allGens, { locals: options.locals ?? false, handles: options.handles, functionNames: allNames });
+  const read = reader.readGenerators(allGens, {
+    locals: options.locals ?? false,
+    handles: options.handles,
+    functionNames: allNames,
+  });
   const out = new Map<Task<unknown>, TaskFrame[]>();
   let k = 0;
   tasks.forEach((t, i) => {
@@ -129,7 +147,8 @@ export function framesOfTasks(tasks: readonly Task<unknown>[], options: FramesOp
     for (let d = 0; d < c.gens.length; d++) {
       const g = read[k++]!;
       const loc = g.location;
-      const pos = loc !== null && loc.url !== '' ? positions.map(loc.url, loc.line0, loc.column0, loc.sourceMapURL) : null;
+      const pos =
+        loc !== null && loc.url !== '' ? positions.map(loc.url, loc.line0, loc.column0, loc.sourceMapURL) : null;
       frames.push({
         depth: d,
         functionName: g.functionName,

@@ -92,7 +92,10 @@ export function awaitedTasks(fut: Future<unknown>): Task<unknown>[] {
 
 const awaitedIds = new WeakMap<Future<unknown>, readonly number[]>();
 
-/** The ids of awaitedTasks(fut), computed once per future (what it stands for does not change while a task waits on it). */
+/**
+ * The ids of awaitedTasks(fut), computed once per future (what it stands for does not change while a task
+ * waits on it).
+ */
 export function awaitedTaskIds(fut: Future<unknown>): readonly number[] {
   // Most futures stand for no task (a socket read, a sleep): nothing to keep for them.
   if (!(fut instanceof Task) && fut[inspect]().inner().length === 0) return NO_TASKS;
@@ -177,9 +180,15 @@ function computeAwaitInfo(fut: Future<unknown>): AwaitInfo {
 }
 
 export interface SummaryOptions {
-  /** Adds createdBy, cancelledBy and the timings. Default: the loop's attached recorder (TaskRecorder.of); null for none. */
+  /**
+   * Adds createdBy, cancelledBy and the timings. Default: the loop's attached recorder (TaskRecorder.of);
+   * null for none.
+   */
   readonly recorder?: TaskRecorder | null;
-  /** The loop time sinceResumedMs counts to (seconds); default the loop's time() now. A past moment gives the time its tick began. */
+  /**
+   * The loop time sinceResumedMs counts to (seconds); default the loop's time() now. A past moment gives the
+   * time its tick began.
+   */
   readonly now?: number;
 }
 
@@ -189,7 +198,8 @@ export interface SummaryOptions {
  * summary 10k-task snapshots are made of. Timings from the TaskRecorder (rounded to 0.01 ms).
  */
 export function summarizeTasks(tasks: readonly Task<unknown>[], options: SummaryOptions = {}): TaskSummary[] {
-  const recorder = options.recorder !== undefined ? options.recorder : tasks.length > 0 ? TaskRecorder.of(tasks[0]!.getLoop()) : null;
+  const recorder =
+    options.recorder !== undefined ? options.recorder : tasks.length > 0 ? TaskRecorder.of(tasks[0]!.getLoop()) : null;
   const awaitedBy = new Map<Task<unknown>, number[]>();
   const addEdge = (awaited: Task<unknown>, by: number): void => {
     let list = awaitedBy.get(awaited);
@@ -216,7 +226,8 @@ export function summarizeTasks(tasks: readonly Task<unknown>[], options: Summary
       state: taskState(t),
       steps: t.steps(),
       busyMs: rec === undefined ? 0 : round2(rec.busySeconds * 1000),
-      sinceResumedMs: rec === undefined || rec.lastResumedAt === null ? null : Math.round((now - rec.lastResumedAt) * 1000),
+      sinceResumedMs:
+        rec === undefined || rec.lastResumedAt === null ? null : Math.round((now - rec.lastResumedAt) * 1000),
       createdBy: rec?.createdBy?.id ?? null,
       awaiting: w !== null && !t.done() ? awaitInfoOf(w) : null,
       awaitedBy: awaitedBy.get(t) ?? NO_TASKS,
@@ -247,7 +258,8 @@ export function summarizeTasks(tasks: readonly Task<unknown>[], options: Summary
 export function cancelOriginOf(task: Task<unknown>, recorder: TaskRecorder | null): CancelOrigin | undefined {
   const request = task.cancelInEffect();
   // Without a recorder the runtime still names the task that asked (no tool is known).
-  const by: Task<unknown> | CancelCause | null | undefined = recorder !== null ? recorder.cancelledBy(task) : request === null ? undefined : request.by;
+  const by: Task<unknown> | CancelCause | null | undefined =
+    recorder !== null ? recorder.cancelledBy(task) : request === null ? undefined : request.by;
   if (!task.cancelled() && by === undefined) return undefined;
   if (by === undefined || by === null) return { kind: 'unknown' };
   if (by instanceof Task) return { kind: 'task', taskId: by.id };
@@ -275,7 +287,10 @@ export class AwaitIndex {
     }
   }
 
-  /** Ids of the live tasks awaiting `task` directly (or through gather/waitFor/shield), and tasks registered as its waiters. */
+  /**
+   * Ids of the live tasks awaiting `task` directly (or through gather/waitFor/shield), and tasks registered
+   * as its waiters.
+   */
   awaitedBy(task: Task<unknown>): number[] {
     const out = (this.up.get(task) ?? []).map((t) => t.id);
     for (const cb of task[inspect]().waitingTasks()) if (cb !== task && !out.includes(cb.id)) out.push(cb.id);

@@ -80,19 +80,35 @@ export function parseStack(stack: string): { header: string; lines: StackLine[] 
     const loc = LOCATION.exec(where.replace(/^async /, ''));
     const file = loc !== null ? loc[1]! : where === '' || where === '<anonymous>' || where === 'native' ? null : where;
     const resume = file === null && RESUME_NAME.test(name);
-    lines.push({ name: name === '' ? '<anonymous>' : name, file, line: loc !== null ? Number(loc[2]) : null, column: loc !== null ? Number(loc[3]) : null, resume, async: isAsync });
+    lines.push({
+      name: name === '' ? '<anonymous>' : name,
+      file,
+      line: loc !== null ? Number(loc[2]) : null,
+      column: loc !== null ? Number(loc[3]) : null,
+      resume,
+      async: isAsync,
+    });
   }
   return { header, lines };
 }
 
-const MACHINERY_FILES = /[\\/]runtime[\\/](loop|task|future|ready-queue|handle|running-loop|selector|run|timer-heap|coroutine)\.[cm]?[tj]s$/;
+const MACHINERY_FILES =
+  /[\\/]runtime[\\/](loop|task|future|ready-queue|handle|running-loop|selector|run|timer-heap|coroutine)\.[cm]?[tj]s$/;
 /** The inspector's own sources (this directory; from a bundle in dist/, ../runtime/inspect). */
-const INSPECTOR_DIRS = [__dirname, join(__dirname, '..', 'runtime', 'inspect')].filter((d) => /[\\/]runtime[\\/]inspect$/.test(d)).map((d) => d + sep);
+const INSPECTOR_DIRS = [__dirname, join(__dirname, '..', 'runtime', 'inspect')]
+  .filter((d) => /[\\/]runtime[\\/]inspect$/.test(d))
+  .map((d) => d + sep);
 function isInspectorFile(file: string): boolean {
   return INSPECTOR_DIRS.some((d) => file.startsWith(d));
 }
 /** Functions of the crawler's teaching stages that are their event loops. */
-const LOOP_FUNCTIONS = new Set(['runCallbackLoop', 'runSelectorLoop', 'SimpleTask.step', 'SimpleTask.run', 'SimpleTask.throwInto']);
+const LOOP_FUNCTIONS = new Set([
+  'runCallbackLoop',
+  'runSelectorLoop',
+  'SimpleTask.step',
+  'SimpleTask.run',
+  'SimpleTask.throwInto',
+]);
 
 /** The function's name without its receiver's class: `_Crawler.fetch` → `fetch`; `new Foo` stays. */
 function shortName(name: string): string {
@@ -149,7 +165,15 @@ function classify(lines: readonly StackLine[], positions: SourcePositionMapper):
     if (/^trackedFrame\d*$/.test(shortName(l.name))) continue;
     if (file !== null && isInspectorFile(file)) continue;
     // Program frames by their function's name (as Python prints co_name); machinery with its class.
-    out.push({ name: kind === 'loop' || kind === 'native' ? qualified : shortName(l.name), qualified, file, line, column, kind, async: l.async });
+    out.push({
+      name: kind === 'loop' || kind === 'native' ? qualified : shortName(l.name),
+      qualified,
+      file,
+      line,
+      column,
+      kind,
+      async: l.async,
+    });
   }
   return out;
 }
@@ -163,7 +187,11 @@ function trimOuter(frames: Classified[]): Classified[] {
 }
 
 function toTraceFrame(c: Classified): TraceFrame {
-  return { name: c.name, position: c.file !== null && c.line !== null ? { file: c.file, line: c.line, column: c.column ?? 1 } : null, kind: c.kind };
+  return {
+    name: c.name,
+    position: c.file !== null && c.line !== null ? { file: c.file, line: c.line, column: c.column ?? 1 } : null,
+    kind: c.kind,
+  };
 }
 
 /** `Name: message` of a thrown value. */
@@ -215,7 +243,8 @@ export function formatTraceback(tb: Pick<Traceback, 'frames' | 'error'>, notes: 
     if (f.kind === 'loop' || f.kind === 'native') {
       let j = i;
       const names: string[] = [];
-      while (j < frames.length && (frames[j]!.kind === 'loop' || frames[j]!.kind === 'native')) names.push(frames[j++]!.name);
+      while (j < frames.length && (frames[j]!.kind === 'loop' || frames[j]!.kind === 'native'))
+        names.push(frames[j++]!.name);
       const kinds = new Set(frames.slice(i, j).map((x) => x.kind));
       out.push(`  [${[...kinds].join(' and ')}: ${names.join(' → ')}]`);
       i = j;
@@ -223,7 +252,9 @@ export function formatTraceback(tb: Pick<Traceback, 'frames' | 'error'>, notes: 
     }
     const mark = f.missingInOther === true ? '*' : ' ';
     if (f.position !== null) {
-      out.push(`${mark} File "${displayPath(f.position.file)}", line ${f.position.line}, in ${f.name}${f.kind === 'coroutine' ? '  (coroutine)' : ''}`);
+      out.push(
+        `${mark} File "${displayPath(f.position.file)}", line ${f.position.line}, in ${f.name}${f.kind === 'coroutine' ? '  (coroutine)' : ''}`,
+      );
       const text = sourceLine(f.position.file, f.position.line);
       if (text !== null && text !== '') out.push(`      ${text}`);
     } else {
@@ -239,9 +270,18 @@ export function formatTraceback(tb: Pick<Traceback, 'frames' | 'error'>, notes: 
 // --- tracebacks ---------------------------------------------------------------------------------
 
 /** The traceback of an error from its own stack (where it was thrown). */
-export function tracebackFromError(error: unknown, title: string, positions: SourcePositionMapper = sourcePositions()): Traceback {
+export function tracebackFromError(
+  error: unknown,
+  title: string,
+  positions: SourcePositionMapper = sourcePositions(),
+): Traceback {
   const stack = stackOf(error);
-  const frames = stack === null ? [] : trimOuter(classify(parseStack(stack).lines, positions)).reverse().map(toTraceFrame);
+  const frames =
+    stack === null
+      ? []
+      : trimOuter(classify(parseStack(stack).lines, positions))
+          .reverse()
+          .map(toTraceFrame);
   const tb = { title, error: errorText(error), frames, text: '' };
   tb.text = formatTraceback(tb);
   return tb;
@@ -301,7 +341,11 @@ export class ExceptionTracer {
    * came from an awaited future), then the frames of every task it passed through, then
    * where it was raised. `awaitedBy`: tasks that were waiting on this one.
    */
-  tracebackOf(task: Task<unknown>, error: unknown = exceptionOf(task), awaitedBy: ReadonlyArray<Task<unknown>> = []): Traceback {
+  tracebackOf(
+    task: Task<unknown>,
+    error: unknown = exceptionOf(task),
+    awaitedBy: ReadonlyArray<Task<unknown>> = [],
+  ): Traceback {
     const title = `Coroutine traceback of task #${task.id} ${JSON.stringify(task.name)}`;
     const own = stackOf(error);
     const raised = own === null ? [] : trimOuter(classify(parseStack(own).lines, this.positions));
@@ -321,10 +365,16 @@ export class ExceptionTracer {
         const mid = classify(parseStack(captures[i]!.stack).lines, this.positions).reverse();
         frames.push(...mid.filter((f) => f.kind === 'coroutine' || f.kind === 'callback'));
       }
-      frames.push(...raised.slice().reverse().filter((f) => f.kind === 'coroutine' || f.kind === 'callback'));
+      frames.push(
+        ...raised
+          .slice()
+          .reverse()
+          .filter((f) => f.kind === 'coroutine' || f.kind === 'callback'),
+      );
     }
     const notes: string[] = [];
-    if (awaitedBy.length > 0) notes.push(`Awaited by: ${awaitedBy.map((t) => `task #${t.id} ${JSON.stringify(t.name)}`).join(', ')}`);
+    if (awaitedBy.length > 0)
+      notes.push(`Awaited by: ${awaitedBy.map((t) => `task #${t.id} ${JSON.stringify(t.name)}`).join(', ')}`);
     const tb: Traceback = { title, error: errorText(error), frames: frames.map(toTraceFrame), text: '' };
     tb.text = `${title}\n${formatTraceback(tb, notes)}`;
     return tb;
@@ -334,7 +384,8 @@ export class ExceptionTracer {
 /** The tasks a done future's completion is about to wake (its waiters, now on the ready queue). */
 export function wakingTasks(fut: Future<unknown>): Task<unknown>[] {
   const out: Task<unknown>[] = [];
-  for (const s of fut.getLoop()[inspect]().scheduledSteps()) if (s.wokenBy === fut && !out.includes(s.task)) out.push(s.task);
+  for (const s of fut.getLoop()[inspect]().scheduledSteps())
+    if (s.wokenBy === fut && !out.includes(s.task)) out.push(s.task);
   return out;
 }
 
@@ -398,7 +449,10 @@ export async function tracePair(siteOrPageUrl: string, options: TracePairOptions
         loop.close();
       }
       const found = crawler.errors.find((e) => e.url === url);
-      if (found === undefined) throw new Error(`the coroutine crawler did not fail on ${url} (${crawler.done.length} fetched, ${crawler.errors.length} errors)`);
+      if (found === undefined)
+        throw new Error(
+          `the coroutine crawler did not fail on ${url} (${crawler.done.length} fetched, ${crawler.errors.length} errors)`,
+        );
       coroutineError = found.error;
     }
     const result = await crawlWithCallbacks([url], { maxPages: 1 });

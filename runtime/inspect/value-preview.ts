@@ -29,7 +29,16 @@ const PREVIEW_ELEMENTS = 10;
 /** Strings nested inside an object preview are cut shorter. */
 const NESTED_STRING = 40;
 
-export type ValueType = 'undefined' | 'null' | 'boolean' | 'number' | 'bigint' | 'string' | 'symbol' | 'function' | 'object';
+export type ValueType =
+  | 'undefined'
+  | 'null'
+  | 'boolean'
+  | 'number'
+  | 'bigint'
+  | 'string'
+  | 'symbol'
+  | 'function'
+  | 'object';
 
 /** One value as a variables pane shows it. */
 export interface ValuePreview {
@@ -271,7 +280,8 @@ function objectPreview(obj: object, sink: HandleSink | null): ValuePreview {
   if (types.isNativeError(obj)) return make(errorText(obj, 150), classNameOf(obj), null);
   if (types.isPromise(obj)) return make('Promise', classNameOf(obj), null, false);
   if (types.isWeakMap(obj) || types.isWeakSet(obj)) return make(classNameOf(obj), classNameOf(obj), null, false);
-  if (types.isBoxedPrimitive(obj)) return make(`[${classNameOf(obj)}: ${nestedText(obj.valueOf())}]`, classNameOf(obj), null, false);
+  if (types.isBoxedPrimitive(obj))
+    return make(`[${classNameOf(obj)}: ${nestedText(obj.valueOf())}]`, classNameOf(obj), null, false);
   if (obj instanceof URL) return make(`URL ${cutString(obj.href, PREVIEW_STRING - 10)}`, 'URL', null);
   const cls = classNameOf(obj);
   if (types.isGeneratorObject(obj)) return make('Generator', cls, null);
@@ -287,17 +297,32 @@ export function previewValue(value: unknown, sink: HandleSink | null): ValuePrev
     case 'boolean':
       return { type: 'boolean', text: String(value), className: null, size: null, handle: null };
     case 'number':
-      return { type: 'number', text: Object.is(value, -0) ? '-0' : String(value), className: null, size: null, handle: null };
+      return {
+        type: 'number',
+        text: Object.is(value, -0) ? '-0' : String(value),
+        className: null,
+        size: null,
+        handle: null,
+      };
     case 'bigint':
       return { type: 'bigint', text: `${value}n`, className: null, size: null, handle: null };
     case 'symbol':
       return { type: 'symbol', text: clip(value.toString()), className: null, size: null, handle: null };
     case 'string': {
-      const text = value.length > PREVIEW_STRING ? `${cutString(value, PREVIEW_STRING)} (${value.length} chars)` : JSON.stringify(value);
+      const text =
+        value.length > PREVIEW_STRING
+          ? `${cutString(value, PREVIEW_STRING)} (${value.length} chars)`
+          : JSON.stringify(value);
       return { type: 'string', text, className: null, size: value.length, handle: null };
     }
     case 'function':
-      return { type: 'function', text: clip(functionText(value)), className: classNameOf(value), size: null, handle: sink === null ? null : sink.table.register(sink.group, value) };
+      return {
+        type: 'function',
+        text: clip(functionText(value)),
+        className: classNameOf(value),
+        size: null,
+        handle: sink === null ? null : sink.table.register(sink.group, value),
+      };
     case 'object':
       if (value === null) return { type: 'null', text: 'null', className: null, size: null, handle: null };
       return objectPreview(value, sink);
@@ -344,7 +369,8 @@ function property(obj: object, key: string | symbol, sink: HandleSink): NamedPre
   if (d === undefined) return null;
   const name = typeof key === 'symbol' ? `[${key.toString()}]` : key;
   if ('value' in d) return { name, kind: 'property', value: previewValue(d.value, sink) };
-  const text = d.get !== undefined && d.set !== undefined ? '(getter/setter)' : d.get !== undefined ? '(getter)' : '(setter)';
+  const text =
+    d.get !== undefined && d.set !== undefined ? '(getter/setter)' : d.get !== undefined ? '(getter)' : '(setter)';
   return { name, kind: 'accessor', value: { type: 'function', text, className: null, size: null, handle: null } };
 }
 
@@ -363,7 +389,8 @@ export function childrenOf(value: unknown, sink: HandleSink, offset = 0, limit =
     const arr = value as ArrayLike<unknown>;
     for (let i = offset; i < Math.min(end, arr.length); i++) {
       const d = Object.getOwnPropertyDescriptor(arr, i);
-      if (d !== undefined && 'value' in d) out.push({ name: String(i), kind: 'element', value: previewValue(d.value, sink) });
+      if (d !== undefined && 'value' in d)
+        out.push({ name: String(i), kind: 'element', value: previewValue(d.value, sink) });
     }
     return { children: out, total: arr.length, offset };
   }

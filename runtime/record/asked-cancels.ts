@@ -18,13 +18,19 @@ import type { AskedCancel } from '../inspect/task-recorder';
 
 export type { AskedCancel };
 
-/** Who asked a cancel by no task, as the log's readers say it: the origin, and how a timeline mark names it (null: 'from outside any task'). */
+/**
+ * Who asked a cancel by no task, as the log's readers say it: the origin, and how a timeline mark names it
+ * (null: 'from outside any task').
+ */
 export interface NoTaskCancel {
   readonly origin: CancelOrigin;
   readonly label: string | null;
 }
 
-/** How a recording names who asked its cancels from outside the loop when it keeps no asked cancels: a CLI recording's signal. */
+/**
+ * How a recording names who asked its cancels from outside the loop when it keeps no asked cancels: a CLI
+ * recording's signal.
+ */
 export interface OutsideCancels {
   readonly origin: CancelOrigin;
   readonly label: string;
@@ -42,7 +48,10 @@ export class NoTaskCancels {
 
   constructor(private readonly outside: OutsideCancels | null) {}
 
-  /** The next CANCEL record by no task (`inTick`: asked inside a tick, by a callback or a timer); `asked`: the recording's list so far, or null. */
+  /**
+   * The next CANCEL record by no task (`inTick`: asked inside a tick, by a callback or a timer); `asked`: the
+   * recording's list so far, or null.
+   */
   next(inTick: boolean, asked: ReadonlyArray<AskedCancel | null> | null): NoTaskCancel {
     const a = asked?.[this.seen++];
     // (A CLI recording's signal names the signal too.)

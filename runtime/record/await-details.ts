@@ -88,14 +88,32 @@ export function unpackAwaitTasks(raw: unknown): Array<readonly number[]> | null 
   return out;
 }
 
-/** The table notes of a recording's metadata (its awaitDetails, awaitTasks, outcomes, askedCancels), or null with none. */
-export function unpackTableNotes(meta: { readonly awaitDetails?: unknown; readonly awaitTasks?: unknown; readonly outcomes?: unknown; readonly askedCancels?: unknown }): TableNotes | null {
+/**
+ * The table notes of a recording's metadata (its awaitDetails, awaitTasks, outcomes, askedCancels), or null
+ * with none.
+ */
+export function unpackTableNotes(meta: {
+  readonly awaitDetails?: unknown;
+  readonly awaitTasks?: unknown;
+  readonly outcomes?: unknown;
+  readonly askedCancels?: unknown;
+}): TableNotes | null {
   const details = unpackAwaitDetails(meta.awaitDetails);
   if (details === null) return null;
-  return { details, awaitTasks: unpackAwaitTasks(meta.awaitTasks), outcomes: unpackAwaitDetails(meta.outcomes), cancels: unpackAskedCancels(meta.askedCancels) };
+  return {
+    details,
+    awaitTasks: unpackAwaitTasks(meta.awaitTasks),
+    outcomes: unpackAwaitDetails(meta.outcomes),
+    cancels: unpackAskedCancels(meta.askedCancels),
+  };
 }
 
-type PackedTableNotes = { awaitDetails: PackedAwaitDetails; awaitTasks?: PackedAwaitDetails; outcomes?: PackedAwaitDetails; askedCancels?: PackedAwaitDetails };
+type PackedTableNotes = {
+  awaitDetails: PackedAwaitDetails;
+  awaitTasks?: PackedAwaitDetails;
+  outcomes?: PackedAwaitDetails;
+  askedCancels?: PackedAwaitDetails;
+};
 
 /** The metadata fields that keep a recorder's table notes. */
 export function packTableNotes(notes: TableNotes): PackedTableNotes {

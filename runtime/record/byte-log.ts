@@ -85,7 +85,9 @@ export class ByteReader {
   }
 
   private truncated(): never {
-    throw new RecordingFormatError(`${this.what} is truncated or corrupt (it ends at byte ${this.buf.length} in the middle of a record)`);
+    throw new RecordingFormatError(
+      `${this.what} is truncated or corrupt (it ends at byte ${this.buf.length} in the middle of a record)`,
+    );
   }
 
   byte(): number {
@@ -102,7 +104,8 @@ export class ByteReader {
       n += (b & 0x7f) * scale;
       if (b < 0x80) return n;
       scale *= 0x80;
-      if (scale > 2 ** 53) throw new RecordingFormatError(`${this.what} is corrupt (a number at byte ${this.pos} is too long)`);
+      if (scale > 2 ** 53)
+        throw new RecordingFormatError(`${this.what} is corrupt (a number at byte ${this.pos} is too long)`);
     }
   }
 

@@ -48,9 +48,13 @@ export class LoggedCancels {
     if (k >= 1 && k <= this.requests.length) this.ended = k - 1;
   }
 
-  /** The request in effect right after `tick` (Infinity: after everything read); `endedCancelled`: the task had ended cancelled by then. */
+  /**
+   * The request in effect right after `tick` (Infinity: after everything read); `endedCancelled`: the task
+   * had ended cancelled by then.
+   */
   inEffectAt(tick: number, endedCancelled: boolean): LoggedCancel | null {
-    const pending = (c: LoggedCancel): boolean => c.tick <= tick && (c.withdrawnTick === null || c.withdrawnTick > tick);
+    const pending = (c: LoggedCancel): boolean =>
+      c.tick <= tick && (c.withdrawnTick === null || c.withdrawnTick > tick);
     if (endedCancelled && this.ended >= 0 && pending(this.requests[this.ended]!)) return this.requests[this.ended]!;
     for (const c of this.requests) if (pending(c)) return c;
     return null;

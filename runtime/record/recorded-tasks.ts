@@ -44,7 +44,10 @@ interface TaskLog {
   /** The first tick after which it exists. */
   readonly from: number;
   readonly stepTicks: number[];
-  /** Its SITE records: the tick, the text, the index among all SITE records (the notes'), and the record's sequence number. */
+  /**
+   * Its SITE records: the tick, the text, the index among all SITE records (the notes'), and the record's
+   * sequence number.
+   */
   readonly siteTicks: number[];
   readonly sites: string[];
   readonly siteNotes: number[];
@@ -90,9 +93,15 @@ function countUpTo(xs: readonly number[], x: number): number {
 /** The live tasks right after a tick, with the await index among them (AwaitIndex's, from the log). */
 export interface RecordedTable {
   readonly tick: number;
-  /** Live tasks in creation order, then the finished ones (the last `history` to finish, oldest first): the snapshot's rows. */
+  /**
+   * Live tasks in creation order, then the finished ones (the last `history` to finish, oldest first): the
+   * snapshot's rows.
+   */
   readonly rows: TaskSummary[];
-  /** A task's detail as the log says it (the row with the await index's awaitedBy; its frames; its await chain), or undefined for a task unknown then. */
+  /**
+   * A task's detail as the log says it (the row with the await index's awaitedBy; its frames; its await
+   * chain), or undefined for a task unknown then.
+   */
   detailOf(taskId: number): { task: TaskSummary; frames: string[]; awaitChain: number[]; live: boolean } | undefined;
 }
 
@@ -117,7 +126,10 @@ export class RecordedTasks implements RunLogVisitor {
 
   constructor(
     what: string,
-    /** Who asked the cancels made from outside the loop, when the recording says (the CLI's signal): as its replays attribute them. */
+    /**
+     * Who asked the cancels made from outside the loop, when the recording says (the CLI's signal): as its
+     * replays attribute them.
+     */
     outsideCancels: OutsideCancels | null = null,
     /** One decode of the run's log for its readers (run-log-feed.ts); default: a decode of its own. */
     feed: RunLogFeed = new RunLogFeed(what),
@@ -132,7 +144,10 @@ export class RecordedTasks implements RunLogVisitor {
     return this.lastTick;
   }
 
-  /** Decodes the records written since the last call, up to `upTo` (the end of a tick); `notes`: the table notes so far (they only grow). */
+  /**
+   * Decodes the records written since the last call, up to `upTo` (the end of a tick); `notes`: the table
+   * notes so far (they only grow).
+   */
   update(events: Uint8Array, upTo = events.length, notes: TableNotes | null = null): void {
     this.notes = notes;
     this.feed.update(events, upTo);
@@ -151,9 +166,13 @@ export class RecordedTasks implements RunLogVisitor {
     return this.times[tick - 1]!;
   }
 
-  /** The task table right after tick `tick` (1 .. ticks); `history`: finished tasks listed at most (the past moment's TaskHistory). */
+  /**
+   * The task table right after tick `tick` (1 .. ticks); `history`: finished tasks listed at most (the past
+   * moment's TaskHistory).
+   */
   tableAt(tick: number, history: number): RecordedTable {
-    if (!Number.isInteger(tick) || tick < 1 || tick > this.lastTick) throw new RangeError(`tableAt: tick ${tick} is not within the ${this.lastTick} decoded`);
+    if (!Number.isInteger(tick) || tick < 1 || tick > this.lastTick)
+      throw new RangeError(`tableAt: tick ${tick} is not within the ${this.lastTick} decoded`);
     const now = this.times[tick - 1]!;
     const live: Standing[] = [];
     for (const t of this.tasks) {
@@ -384,7 +403,8 @@ export class RecordedTasks implements RunLogVisitor {
   private finishedRow(t: TaskLog): TaskSummary {
     const end = t.doneTick!;
     const last = t.stepTicks.length === 0 ? null : t.stepTicks[t.stepTicks.length - 1]!;
-    const state: TaskState = t.outcome === Outcome.RESULT ? 'done' : t.outcome === Outcome.EXCEPTION ? 'failed' : 'cancelled';
+    const state: TaskState =
+      t.outcome === Outcome.RESULT ? 'done' : t.outcome === Outcome.EXCEPTION ? 'failed' : 'cancelled';
     const row: TaskSummary = {
       id: t.id,
       name: t.name,

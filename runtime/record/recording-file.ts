@@ -33,7 +33,16 @@
 // checked field by field before anything trusts it; a file of another version is refused
 // naming both.
 
-import { accessSync, constants as fsConstants, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants as fsConstants,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, constants as zlib, crc32, gunzipSync, gzipSync } from 'node:zlib';
 import { RecordingError, RecordingFormatError } from './recording-errors';
@@ -45,11 +54,20 @@ import type { SourceHash } from './source-hashes';
  * effect); 4: the socket bytes compressed apart, by brotli (3: one gzip of every section).
  */
 export const FORMAT_VERSION = 5;
-/** A version-4 file is a version-5 file without the two cancel records: its readers take the oldest cancel not taken back. */
+/**
+ * A version-4 file is a version-5 file without the two cancel records: its readers take the oldest cancel not
+ * taken back.
+ */
 export const OLDEST_READABLE_VERSION = 4;
-/** The most the gzipped part (metadata, event log, clock readings) may inflate to: a log takes about 15 bytes a task step. */
+/**
+ * The most the gzipped part (metadata, event log, clock readings) may inflate to: a log takes about 15 bytes
+ * a task step.
+ */
 const MAX_LOG_BYTES = 1 << 30;
-/** The most the socket bytes of a file whose metadata does not say their length (written before it did) may inflate to. */
+/**
+ * The most the socket bytes of a file whose metadata does not say their length (written before it did) may
+ * inflate to.
+ */
 const MAX_PAYLOAD_BYTES = 2 ** 31 - 1;
 const MAGIC = Buffer.from('COROTRACE\n', 'latin1');
 
@@ -64,22 +82,37 @@ export interface RecordingMeta {
   readonly sockets: number;
   /** ISO date of the recording. */
   readonly recordedAt: string;
-  /** What the inspector reported during the run (the host's lints, each with its tick); unchecked here: its reader narrows it. */
+  /**
+   * What the inspector reported during the run (the host's lints, each with its tick); unchecked here: its
+   * reader narrows it.
+   */
   readonly lints?: unknown;
   /** What each suspension awaited in the task table's words (await-details.ts), for the timeline; unchecked here. */
   readonly awaitDetails?: unknown;
-  /** The ids of the tasks each suspension awaited, and how each task ended (await-details.ts TableNotes), for the task table of a past tick; unchecked here. */
+  /**
+   * The ids of the tasks each suspension awaited, and how each task ended (await-details.ts TableNotes), for
+   * the task table of a past tick; unchecked here.
+   */
   readonly awaitTasks?: unknown;
   readonly outcomes?: unknown;
   /** Who asked each cancel by no task (asked-cancels.ts, packed by await-details.ts); unchecked here. */
   readonly askedCancels?: unknown;
-  /** The URLs a crawl recorded as failed, each with its tick and task (runtime/host/main-thread/url-failures.ts); unchecked here. */
+  /**
+   * The URLs a crawl recorded as failed, each with its tick and task
+   * (runtime/host/main-thread/url-failures.ts); unchecked here.
+   */
   readonly urlFailures?: unknown;
-  /** The last tick is open (RecordedStreams.openTick): the recording of a run stopped mid-tick, for a line replay; never a saved file. */
+  /**
+   * The last tick is open (RecordedStreams.openTick): the recording of a run stopped mid-tick, for a line
+   * replay; never a saved file.
+   */
   readonly openTick?: boolean;
 }
 
-/** The socket bytes' length and CRC32, as the file's metadata holds them (its `payload`; encodeRecording writes it, decodeRecording checks it). */
+/**
+ * The socket bytes' length and CRC32, as the file's metadata holds them (its `payload`; encodeRecording
+ * writes it, decodeRecording checks it).
+ */
 interface PayloadCheck {
   readonly bytes: number;
   readonly crc32: number;
@@ -107,11 +140,17 @@ function payloadParams(fast: boolean, size: number): Record<number, number> {
   };
 }
 
-/** The file's bytes; `fast`: a file written only to be read at once by another process (larger, written in a fraction of the time). */
+/**
+ * The file's bytes; `fast`: a file written only to be read at once by another process (larger, written in a
+ * fraction of the time).
+ */
 export function encodeRecording(rec: Recording, fast = false): Buffer {
   const check: PayloadCheck = { bytes: rec.payload.length, crc32: crc32(rec.payload) };
   const meta = JSON.stringify({ ...rec.meta, payload: check });
-  const log = gzipSync(Buffer.concat([...section(Buffer.from(meta, 'utf8')), ...section(rec.events), ...section(rec.gaps)]), { level: fast ? 1 : 6 });
+  const log = gzipSync(
+    Buffer.concat([...section(Buffer.from(meta, 'utf8')), ...section(rec.events), ...section(rec.gaps)]),
+    { level: fast ? 1 : 6 },
+  );
   const payload = brotliCompressSync(rec.payload, { params: payloadParams(fast, rec.payload.length) });
   const packed = Buffer.concat([...section(log), payload]);
   const head = Buffer.alloc(MAGIC.length + 5);
@@ -125,11 +164,15 @@ export function encodeRecording(rec: Recording, fast = false): Buffer {
 export function decodeRecording(bytes: Uint8Array, name: string): Recording {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   if (buf.length < MAGIC.length + 1 || !buf.subarray(0, MAGIC.length).equals(MAGIC)) {
-    throw new RecordingFormatError(`${name} is not a Coroscope recording (it does not start with the .corotrace signature)`);
+    throw new RecordingFormatError(
+      `${name} is not a Coroscope recording (it does not start with the .corotrace signature)`,
+    );
   }
   const version = buf[MAGIC.length]!;
   if (version < OLDEST_READABLE_VERSION || version > FORMAT_VERSION) {
-    throw new RecordingFormatError(`${name} is a recording in format version ${version}; this Coroscope reads versions ${OLDEST_READABLE_VERSION} to ${FORMAT_VERSION}`);
+    throw new RecordingFormatError(
+      `${name} is a recording in format version ${version}; this Coroscope reads versions ${OLDEST_READABLE_VERSION} to ${FORMAT_VERSION}`,
+    );
   }
   const packed = buf.subarray(MAGIC.length + 5);
   if (buf.length < MAGIC.length + 5 || buf.readUInt32LE(MAGIC.length + 1) !== crc32(packed)) {
@@ -165,7 +208,8 @@ export function decodeRecording(bytes: Uint8Array, name: string): Recording {
   const metaBytes = log.next('metadata');
   const events = log.next('event log');
   const gaps = log.next('clock readings');
-  if (log.left() !== 0) throw new RecordingFormatError(`${name} is corrupt: ${log.left()} bytes follow its last section`);
+  if (log.left() !== 0)
+    throw new RecordingFormatError(`${name} is corrupt: ${log.left()} bytes follow its last section`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(metaBytes.toString('utf8'));
@@ -174,9 +218,13 @@ export function decodeRecording(bytes: Uint8Array, name: string): Recording {
   }
   const { meta, payloadCheck } = checkMeta(parsed, name);
   const limit = payloadCheck === null ? MAX_PAYLOAD_BYTES : payloadCheck.bytes;
-  const payload = unpack('socket bytes', packed.subarray(packed.length - file.left()), (b) => brotliDecompressSync(b, { maxOutputLength: Math.max(1, limit) }));
+  const payload = unpack('socket bytes', packed.subarray(packed.length - file.left()), (b) =>
+    brotliDecompressSync(b, { maxOutputLength: Math.max(1, limit) }),
+  );
   if (payloadCheck !== null && (payload.length !== payloadCheck.bytes || crc32(payload) !== payloadCheck.crc32)) {
-    throw new RecordingFormatError(`${name} is truncated or corrupt (its socket bytes do not match the length and checksum its metadata gives)`);
+    throw new RecordingFormatError(
+      `${name} is truncated or corrupt (its socket bytes do not match the length and checksum its metadata gives)`,
+    );
   }
   return { meta, events, gaps, payload };
 }
@@ -189,9 +237,20 @@ function checkMeta(raw: unknown, name: string): { meta: RecordingMeta; payloadCh
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return bad('object');
   const { payload, ...m } = raw as Record<string, unknown>;
   const program = m.program;
-  if (typeof program !== 'object' || program === null || typeof (program as Record<string, unknown>).kind !== 'string') bad('program');
+  if (typeof program !== 'object' || program === null || typeof (program as Record<string, unknown>).kind !== 'string')
+    bad('program');
   const sources = m.sources;
-  if (!Array.isArray(sources) || !sources.every((s: unknown) => typeof s === 'object' && s !== null && typeof (s as SourceHash).path === 'string' && typeof (s as SourceHash).sha256 === 'string')) bad('source hashes');
+  if (
+    !Array.isArray(sources) ||
+    !sources.every(
+      (s: unknown) =>
+        typeof s === 'object' &&
+        s !== null &&
+        typeof (s as SourceHash).path === 'string' &&
+        typeof (s as SourceHash).sha256 === 'string',
+    )
+  )
+    bad('source hashes');
   for (const key of ['ticks', 'steps', 'tasks', 'sockets'] as const) {
     if (!Number.isSafeInteger(m[key]) || (m[key] as number) < 0) bad(key);
   }
@@ -200,17 +259,34 @@ function checkMeta(raw: unknown, name: string): { meta: RecordingMeta; payloadCh
   let payloadCheck: PayloadCheck | null = null;
   if (payload !== undefined) {
     const p = payload as Record<string, unknown> | null;
-    if (typeof p !== 'object' || p === null || !Number.isSafeInteger(p.bytes) || (p.bytes as number) < 0 || (p.bytes as number) > MAX_PAYLOAD_BYTES || !Number.isInteger(p.crc32) || (p.crc32 as number) < 0 || (p.crc32 as number) > 0xffffffff) bad('socket bytes check');
+    if (
+      typeof p !== 'object' ||
+      p === null ||
+      !Number.isSafeInteger(p.bytes) ||
+      (p.bytes as number) < 0 ||
+      (p.bytes as number) > MAX_PAYLOAD_BYTES ||
+      !Number.isInteger(p.crc32) ||
+      (p.crc32 as number) < 0 ||
+      (p.crc32 as number) > 0xffffffff
+    )
+      bad('socket bytes check');
     payloadCheck = { bytes: p!.bytes as number, crc32: p!.crc32 as number };
   }
   return { meta: m as unknown as RecordingMeta, payloadCheck };
 }
 
-/** A recording's event log, decoded and checked whole (run-log.ts), holding the ticks its metadata says (what a seek trusts), one at least (a run recorded before its first tick has nothing to replay). */
+/**
+ * A recording's event log, decoded and checked whole (run-log.ts), holding the ticks its metadata says (what
+ * a seek trusts), one at least (a run recorded before its first tick has nothing to replay).
+ */
 export function readRecordingLog(rec: Recording, name: string): RunLog {
   const log = readRunLog(rec.events, rec.gaps, rec.payload, name, rec.meta.openTick === true);
-  if (log.times.length === 0) throw new RecordingFormatError(`${name} records no tick of its run: there is nothing to replay`);
-  if (log.times.length !== rec.meta.ticks) throw new RecordingFormatError(`${name} is corrupt: its metadata says ${rec.meta.ticks} ticks, its event log holds ${log.times.length}`);
+  if (log.times.length === 0)
+    throw new RecordingFormatError(`${name} records no tick of its run: there is nothing to replay`);
+  if (log.times.length !== rec.meta.ticks)
+    throw new RecordingFormatError(
+      `${name} is corrupt: its metadata says ${rec.meta.ticks} ticks, its event log holds ${log.times.length}`,
+    );
   return log;
 }
 
@@ -286,12 +362,17 @@ export function writeRecordingFile(path: string, rec: Recording, fast = false): 
   } catch (e) {
     if (!target.special) rmSync(partial, { force: true });
     const code = (e as NodeJS.ErrnoException).code;
-    throw new RecordingError(`cannot write the recording to ${path}: ${code === 'ENOSPC' ? 'the disk is full' : code === 'EDQUOT' ? 'the disk quota is used up' : (e as Error).message}`);
+    throw new RecordingError(
+      `cannot write the recording to ${path}: ${code === 'ENOSPC' ? 'the disk is full' : code === 'EDQUOT' ? 'the disk quota is used up' : (e as Error).message}`,
+    );
   }
   return recordingSize(bytes);
 }
 
-/** A recording file's size, and the part of it that is the socket bytes (compressed): the rest is the run's own record (metadata, event log, clock readings). */
+/**
+ * A recording file's size, and the part of it that is the socket bytes (compressed): the rest is the run's
+ * own record (metadata, event log, clock readings).
+ */
 export interface RecordingSize {
   readonly bytes: number;
   readonly socketBytes: number;
@@ -309,7 +390,15 @@ export function readRecordingFile(path: string): Recording {
     bytes = readFileSync(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new RecordingError(code === 'ENOENT' ? `${path}: no such recording file` : code === 'EISDIR' ? `${path} is a directory, not a recording file` : code === 'EACCES' ? `cannot read ${path}: permission denied` : `cannot read ${path}: ${(e as Error).message}`);
+    throw new RecordingError(
+      code === 'ENOENT'
+        ? `${path}: no such recording file`
+        : code === 'EISDIR'
+          ? `${path} is a directory, not a recording file`
+          : code === 'EACCES'
+            ? `cannot read ${path}: permission denied`
+            : `cannot read ${path}: ${(e as Error).message}`,
+    );
   }
   return decodeRecording(bytes, path);
 }

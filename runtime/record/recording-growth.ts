@@ -55,13 +55,22 @@ export function markOf(soFar: RecordingSoFar, payloadBytes: number): StreamMark 
   return { events: soFar.events.length, gaps: soFar.gaps.length, payload: payloadBytes };
 }
 
-/** What `soFar` holds beyond `from` (views, or one copy of the socket bytes' chunks), and where it ends; a RangeError when `from` is not within it. */
+/**
+ * What `soFar` holds beyond `from` (views, or one copy of the socket bytes' chunks), and where it ends; a
+ * RangeError when `from` is not within it.
+ */
 export function bytesSince(soFar: RecordingSoFar, from: StreamMark): { bytes: StreamBytes; to: StreamMark } {
-  if (from.events > soFar.events.length || from.gaps > soFar.gaps.length) throw new RangeError(`the recording has ${soFar.events.length} event bytes and ${soFar.gaps.length} clock bytes, not ${from.events} and ${from.gaps}`);
+  if (from.events > soFar.events.length || from.gaps > soFar.gaps.length)
+    throw new RangeError(
+      `the recording has ${soFar.events.length} event bytes and ${soFar.gaps.length} clock bytes, not ${from.events} and ${from.gaps}`,
+    );
   const chunks = soFar.payloadFrom(from.payload);
   const payload = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   const bytes = { events: soFar.events.subarray(from.events), gaps: soFar.gaps.subarray(from.gaps), payload };
-  return { bytes, to: { events: soFar.events.length, gaps: soFar.gaps.length, payload: from.payload + payload.length } };
+  return {
+    bytes,
+    to: { events: soFar.events.length, gaps: soFar.gaps.length, payload: from.payload + payload.length },
+  };
 }
 
 /** Writes a growth file: `head` (JSON) and the new bytes; answers its size. */
@@ -91,10 +100,14 @@ export function writeGrowthFile(path: string, head: unknown, bytes: StreamBytes)
   return size;
 }
 
-/** Reads a growth file: its header (unchecked JSON: its reader narrows it) and its bytes; a RecordingFormatError naming `what` when it is not one. */
+/**
+ * Reads a growth file: its header (unchecked JSON: its reader narrows it) and its bytes; a
+ * RecordingFormatError naming `what` when it is not one.
+ */
 export function readGrowthFile(path: string, what: string): { head: unknown; bytes: StreamBytes } {
   const buf = readFileSync(path);
-  if (buf.length < MAGIC.length || !buf.subarray(0, MAGIC.length).equals(MAGIC)) throw new RecordingFormatError(`${what} is not a recording's growth`);
+  if (buf.length < MAGIC.length || !buf.subarray(0, MAGIC.length).equals(MAGIC))
+    throw new RecordingFormatError(`${what} is not a recording's growth`);
   let at = MAGIC.length;
   const section = (name: string): Buffer => {
     if (at + 4 > buf.length) throw new RecordingFormatError(`${what} is cut short before its ${name}`);
@@ -112,7 +125,8 @@ export function readGrowthFile(path: string, what: string): { head: unknown; byt
     throw new RecordingFormatError(`${what} is corrupt: its header is not JSON`);
   }
   const bytes = { events: section('event log'), gaps: section('clock readings'), payload: section('socket bytes') };
-  if (at !== buf.length) throw new RecordingFormatError(`${what} is corrupt: ${buf.length - at} bytes after its sections`);
+  if (at !== buf.length)
+    throw new RecordingFormatError(`${what} is corrupt: ${buf.length - at} bytes after its sections`);
   return { head, bytes };
 }
 
@@ -145,12 +159,18 @@ export class GrowingRecording {
     return { events: this.events.length, gaps: this.gaps.length, payload: this.payload.length };
   }
 
-  /** Appends a growth from `from` (this recording's mark) with the counts it brings the recording to; refused (RecordingFormatError) when it does not fit or is not a valid continuation. */
+  /**
+   * Appends a growth from `from` (this recording's mark) with the counts it brings the recording to; refused
+   * (RecordingFormatError) when it does not fit or is not a valid continuation.
+   */
   append(from: StreamMark, bytes: StreamBytes, counts: StreamCounts): void {
-    if (this.broken !== null) throw new RecordingFormatError(`${this.what} refused a growth before (${this.broken}): it is given whole again`);
+    if (this.broken !== null)
+      throw new RecordingFormatError(`${this.what} refused a growth before (${this.broken}): it is given whole again`);
     const at = this.mark();
     if (from.events !== at.events || from.gaps !== at.gaps || from.payload !== at.payload) {
-      throw new RecordingFormatError(`${this.what}: a growth from ${JSON.stringify(from)} does not fit a recording that ends at ${JSON.stringify(at)}`);
+      throw new RecordingFormatError(
+        `${this.what}: a growth from ${JSON.stringify(from)} does not fit a recording that ends at ${JSON.stringify(at)}`,
+      );
     }
     this.events.raw(bytes.events);
     this.gaps.raw(bytes.gaps);
@@ -158,7 +178,10 @@ export class GrowingRecording {
     try {
       this.decoder.decode(this.events.bytes(), null);
       this.decoder.finish(this.payload.length);
-      if (this.decoder.tickCount !== counts.ticks) throw new RecordingFormatError(`${this.what} is corrupt: a growth says ${counts.ticks} ticks, its event log ${this.decoder.tickCount}`);
+      if (this.decoder.tickCount !== counts.ticks)
+        throw new RecordingFormatError(
+          `${this.what} is corrupt: a growth says ${counts.ticks} ticks, its event log ${this.decoder.tickCount}`,
+        );
     } catch (e) {
       this.events.truncate(at.events);
       this.gaps.truncate(at.gaps);

@@ -16,7 +16,21 @@
 import { RunLogDecoder, type RunLogVisitor } from './run-log';
 
 /** The records a RunLogVisitor is told of (its methods). */
-const RECORDS = ['tick', 'tickEnd', 'step', 'site', 'created', 'done', 'cancel', 'uncancel', 'cancelEffect', 'socket', 'input', 'wake', 'timer'] as const satisfies ReadonlyArray<keyof RunLogVisitor>;
+const RECORDS = [
+  'tick',
+  'tickEnd',
+  'step',
+  'site',
+  'created',
+  'done',
+  'cancel',
+  'uncancel',
+  'cancelEffect',
+  'socket',
+  'input',
+  'wake',
+  'timer',
+] as const satisfies ReadonlyArray<keyof RunLogVisitor>;
 
 export class RunLogFeed {
   private readonly readers: RunLogVisitor[] = [];

@@ -1,6 +1,7 @@
 // The event log of a recorded run: one byte stream of records in the order they happened
 // (ticks with their clock reading, task steps and where each suspended, tasks created (with
-// the id and name they had), done and cancelled, cancels asked and taken back (uncancel), the futures tasks awaited completing (and
+// the id and name they had), done and cancelled, cancels asked and taken back (uncancel), the futures tasks
+// awaited completing (and
 // by whom: a task, an I/O callback, a timer or another callback), timers fired, sockets
 // opened and every input they received), a side stream of the
 // clock readings made between ticks, and the bytes the sockets received (kept apart, so
@@ -37,7 +38,10 @@ export const enum Op {
   TIMER = 13,
   /** A pending cancel of a task was taken back (uncancel()): the task, and which of its CANCEL records (from 1). */
   UNCANCEL = 14,
-  /** A task ending cancelled was ended by this one of its CANCEL records (from 1), not its oldest pending one: written before its DONE. */
+  /**
+   * A task ending cancelled was ended by this one of its CANCEL records (from 1), not its oldest pending one:
+   * written before its DONE.
+   */
   CANCEL_EFFECT = 15,
 }
 
@@ -66,14 +70,26 @@ export function siteKind(site: string): string {
   return cut < 0 ? site : site.slice(0, cut);
 }
 
-/** The frames of a SITE record's chain (function names, root first), and how many (from the root) were written before it; null without a chain. */
+/**
+ * The frames of a SITE record's chain (function names, root first), and how many (from the root) were written
+ * before it; null without a chain.
+ */
 export function siteChain(site: string): { frames: string[]; kept: number } | null {
   const cut = site.indexOf(' @ ');
   if (cut < 0) return null;
   const chain = site.slice(cut + 3);
   const bar = chain.indexOf('|');
   const frames = chain.split(/[>|]/).filter((name) => name !== '');
-  return { frames, kept: bar < 0 ? frames.length : chain.slice(0, bar).split('>').filter((name) => name !== '').length };
+  return {
+    frames,
+    kept:
+      bar < 0
+        ? frames.length
+        : chain
+            .slice(0, bar)
+            .split('>')
+            .filter((name) => name !== '').length,
+  };
 }
 
 /** `t` in whole microseconds when that is exact, else null (written as a float64). */
@@ -278,7 +294,10 @@ export interface RunLogVisitor {
   /** Tick `tick` ended; its records end at byte `end`. */
   tickEnd?(tick: number, end: number): void;
   step?(task: number): void;
-  /** Where the last stepped task suspended: the await's kind, then ' @ ' and its frame chain when recorded ('a>b|c', '|' after the calls going since its previous SITE). */
+  /**
+   * Where the last stepped task suspended: the await's kind, then ' @ ' and its frame chain when recorded
+   * ('a>b|c', '|' after the calls going since its previous SITE).
+   */
   site?(site: string): void;
   created?(task: number, parent: number, name: string, id: number): void;
   done?(task: number, outcome: Outcome): void;
@@ -301,7 +320,10 @@ class PayloadChunks {
 
   constructor(private readonly chunks: readonly Buffer[]) {}
 
-  /** The next `n` bytes (one chunk's or a part of one, without a copy, when they lie in one), or null when there are fewer. */
+  /**
+   * The next `n` bytes (one chunk's or a part of one, without a copy, when they lie in one), or null when
+   * there are fewer.
+   */
   take(n: number): Buffer | null {
     const chunks = this.chunks;
     while (this.chunk < chunks.length && this.at === chunks[this.chunk]!.length) {
@@ -482,7 +504,8 @@ export class RunLogDecoder {
         case Op.WAKE: {
           const task = taskRef(false);
           const by = r.uint();
-          if (by >= WokenBy.TASK_BASE && by - WokenBy.TASK_BASE > this.tasks) corrupt(`task #${by - WokenBy.TASK_BASE} does not exist`);
+          if (by >= WokenBy.TASK_BASE && by - WokenBy.TASK_BASE > this.tasks)
+            corrupt(`task #${by - WokenBy.TASK_BASE} does not exist`);
           v.wake?.(task, by);
           break;
         }
@@ -505,11 +528,21 @@ export class RunLogDecoder {
     this.pos = r.pos;
   }
 
-  /** Checks that the log decoded so far is whole: its last tick ended (or only started, `openTick`), each of the `payloadBytes` socket bytes used. */
+  /**
+   * Checks that the log decoded so far is whole: its last tick ended (or only started, `openTick`), each of
+   * the `payloadBytes` socket bytes used.
+   */
   finish(payloadBytes: number, openTick = false): void {
-    if (openTick && (this.ticks === 0 || this.ended !== this.ticks - 1)) throw new RecordingFormatError(`${this.what} is corrupt: it should end with the start of a tick (event log byte ${this.pos})`);
-    if (!openTick && this.ended !== this.ticks) throw new RecordingFormatError(`${this.what} is corrupt: the last tick never ends (event log byte ${this.pos})`);
-    if (this.payloadAt !== payloadBytes) throw new RecordingFormatError(`${this.what} is corrupt: ${payloadBytes - this.payloadAt} socket bytes belong to no input (event log byte ${this.pos})`);
+    if (openTick && (this.ticks === 0 || this.ended !== this.ticks - 1))
+      throw new RecordingFormatError(
+        `${this.what} is corrupt: it should end with the start of a tick (event log byte ${this.pos})`,
+      );
+    if (!openTick && this.ended !== this.ticks)
+      throw new RecordingFormatError(`${this.what} is corrupt: the last tick never ends (event log byte ${this.pos})`);
+    if (this.payloadAt !== payloadBytes)
+      throw new RecordingFormatError(
+        `${this.what} is corrupt: ${payloadBytes - this.payloadAt} socket bytes belong to no input (event log byte ${this.pos})`,
+      );
   }
 }
 
@@ -517,7 +550,11 @@ const NO_INPUTS: readonly RecordedInput[] = [];
 const NO_READS: readonly number[] = [];
 const NO_CANCELS: readonly OutsideCancel[] = [];
 
-/** A cancel asked from outside the loop between ticks: the task's log number, how many of the tick's socket inputs came before it, and its index among the log's cancels by no task (its asked cancel's: asked-cancels.ts). */
+/**
+ * A cancel asked from outside the loop between ticks: the task's log number, how many of the tick's socket
+ * inputs came before it, and its index among the log's cancels by no task (its asked cancel's:
+ * asked-cancels.ts).
+ */
 export interface OutsideCancel {
   readonly task: number;
   readonly afterInputs: number;
@@ -540,14 +577,27 @@ export interface RecordingSoFar {
 }
 
 /** The whole streams of a finished recording, read as a RecordingSoFar. */
-export function wholeRecording(streams: { readonly events: Buffer; readonly gaps: Uint8Array; readonly payload: Buffer; readonly openTick?: boolean }): RecordingSoFar {
-  return { events: streams.events, gaps: streams.gaps, payloadFrom: (from) => [streams.payload.subarray(from)], openTick: streams.openTick === true };
+export function wholeRecording(streams: {
+  readonly events: Buffer;
+  readonly gaps: Uint8Array;
+  readonly payload: Buffer;
+  readonly openTick?: boolean;
+}): RecordingSoFar {
+  return {
+    events: streams.events,
+    gaps: streams.gaps,
+    payloadFrom: (from) => [streams.payload.subarray(from)],
+    openTick: streams.openTick === true,
+  };
 }
 
 /** A Float64Array or Uint32Array that grows by doubling; `view()` is the values so far (no copy). */
 class GrowingNumbers<A extends Float64Array | Uint32Array> {
   private length = 0;
-  constructor(private values: A, private readonly make: (n: number) => A) {}
+  constructor(
+    private values: A,
+    private readonly make: (n: number) => A,
+  ) {}
   push(x: number): void {
     if (this.length === this.values.length) {
       const next = this.make(this.values.length * 2);
@@ -668,7 +718,8 @@ export class RunLogReader {
       if (form > 1) throw new RecordingFormatError(`${this.what} is corrupt: a clock reading of an unknown form`);
       const t = form === 0 ? (this.gapPrevUs += g.int()) / 1e6 : g.f64();
       // Numbered by the ticks started when read: never behind the last one.
-      if (before < this.gapReadsBefore.length - 1) throw new RecordingFormatError(`${this.what} is corrupt: the clock readings go back in ticks`);
+      if (before < this.gapReadsBefore.length - 1)
+        throw new RecordingFormatError(`${this.what} is corrupt: the clock readings go back in ticks`);
       while (this.gapReadsBefore.length <= before) this.gapReadsBefore.push(NO_READS);
       if (this.gapReadsBefore[before] === NO_READS) this.gapReadsBefore[before] = [];
       (this.gapReadsBefore[before] as number[]).push(t);
@@ -683,6 +734,14 @@ export class RunLogReader {
  * were taken (RecordedStreams.openTick): its time and inputs are read, and `tickEnds` has one
  * tick fewer.
  */
-export function readRunLog(events: Uint8Array, gaps: Uint8Array, payload: Buffer, what: string, openTick = false): RunLog {
-  return new RunLogReader(what).read(wholeRecording({ events: Buffer.from(events.buffer, events.byteOffset, events.length), gaps, payload, openTick }));
+export function readRunLog(
+  events: Uint8Array,
+  gaps: Uint8Array,
+  payload: Buffer,
+  what: string,
+  openTick = false,
+): RunLog {
+  return new RunLogReader(what).read(
+    wholeRecording({ events: Buffer.from(events.buffer, events.byteOffset, events.length), gaps, payload, openTick }),
+  );
 }

@@ -94,7 +94,10 @@ export interface RecordedStreams {
 const loopsRecorded = new WeakSet<EventLoop>();
 const NO_TASKS: readonly number[] = [];
 
-/** A step of the walk to a SITE text with frames: the next frame's function, or the text's string number by kept count. */
+/**
+ * A step of the walk to a SITE text with frames: the next frame's function, or the text's string number by
+ * kept count.
+ */
 interface SiteTextNode {
   readonly next: Map<CoroutineFrame['fn'], SiteTextNode>;
   readonly ids: number[];
@@ -104,7 +107,10 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   readonly clock: RecordingClock;
   readonly log = new RunLogWriter();
   private readonly taskNumbers = new WeakMap<Task<unknown>, number>();
-  /** How many CANCEL records each task has, and each logged request's number among its task's (what UNCANCEL and CANCEL_EFFECT records say). */
+  /**
+   * How many CANCEL records each task has, and each logged request's number among its task's (what UNCANCEL
+   * and CANCEL_EFFECT records say).
+   */
   private readonly cancelsLogged = new WeakMap<Task<unknown>, number>();
   private readonly cancelNumbers = new WeakMap<CancelRequest, number>();
   private taskCount = 0;
@@ -132,7 +138,10 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   readonly awaitTasks: Array<readonly number[]> | null;
   /** With awaitDetails: how each task ended (outcomeOf), one per DONE record, in log order. */
   readonly outcomes: string[] | null;
-  /** With awaitDetails: who asked each cancel by no task (cancelAskedNow: a tool's cancelTaskAs, or null), one per such CANCEL record, in log order (asked-cancels.ts). */
+  /**
+   * With awaitDetails: who asked each cancel by no task (cancelAskedNow: a tool's cancelTaskAs, or null), one
+   * per such CANCEL record, in log order (asked-cancels.ts).
+   */
   readonly askedCancels: Array<AskedCancel | null> | null;
   private noTaskCancelsWritten = 0;
   private readonly detailTexts = new Map<string, string>();
@@ -160,12 +169,22 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
 
   /** What is kept beside the log for the task table (with awaitDetails), or null. */
   tableNotes(): TableNotes | null {
-    return this.awaitDetails === null ? null : { details: this.awaitDetails, awaitTasks: this.awaitTasks, outcomes: this.outcomes, cancels: this.askedCancels };
+    return this.awaitDetails === null
+      ? null
+      : {
+          details: this.awaitDetails,
+          awaitTasks: this.awaitTasks,
+          outcomes: this.outcomes,
+          cancels: this.askedCancels,
+        };
   }
 
   /** Starts recording `loop` (built on this recorder's clock) and every socket opened from now on. */
   attach(loop: EventLoop): this {
-    if (loop.clock !== this.clock) throw new RecordingError('the loop must be built on the recorder\'s clock: new EventLoop({ clock: recorder.clock })');
+    if (loop.clock !== this.clock)
+      throw new RecordingError(
+        "the loop must be built on the recorder's clock: new EventLoop({ clock: recorder.clock })",
+      );
     if (loopsRecorded.has(loop)) throw new RecordingError('this loop is being recorded already');
     loopsRecorded.add(loop);
     this.attached = true;
@@ -238,7 +257,8 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
       events: this.log.events.bytes().subarray(0, this.lastTickEnd),
       gaps: this.log.gaps.bytes(),
       payloadFrom: (from) => {
-        // The chunks after `from` (one per data input, so `from` falls between two), found from the end: only the new ones are looked at.
+        // The chunks after `from` (one per data input, so `from` falls between two), found from the end: only
+        // the new ones are looked at.
         let first = end;
         let size = 0;
         while (first > 0 && size < bytes - from) size += payloads[--first]!.length;
@@ -250,15 +270,24 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
 
   /** Where soFar() ends (its socket bytes: through the last complete tick's), and its counts. */
   markSoFar(): { readonly mark: StreamMark; readonly counts: StreamCounts } {
-    return { mark: { events: this.lastTickEnd, gaps: this.log.gaps.length, payload: this.payloadAtTickEnd }, counts: { ticks: this.ticksDone, steps: this.log.steps, tasks: this.taskCount, sockets: this.socketCount } };
+    return {
+      mark: { events: this.lastTickEnd, gaps: this.log.gaps.length, payload: this.payloadAtTickEnd },
+      counts: { ticks: this.ticksDone, steps: this.log.steps, tasks: this.taskCount, sockets: this.socketCount },
+    };
   }
 
-  /** The event log so far without a copy (a view that stays valid): read it only up to `upTo`, the end of the last complete tick. */
+  /**
+   * The event log so far without a copy (a view that stays valid): read it only up to `upTo`, the end of the
+   * last complete tick.
+   */
   eventsSoFar(): { readonly bytes: Buffer; readonly upTo: number } {
     return { bytes: this.log.events.bytes(), upTo: this.lastTickEnd };
   }
 
-  /** CANCEL records by no task written so far (a replay makes a cancel from outside once, not once per cancel it made in turn). */
+  /**
+   * CANCEL records by no task written so far (a replay makes a cancel from outside once, not once per cancel
+   * it made in turn).
+   */
   get noTaskCancels(): number {
     return this.noTaskCancelsWritten;
   }
@@ -336,7 +365,11 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
       const k = effect === null || effect === task.cancelRequests()[0] ? undefined : this.cancelNumbers.get(effect);
       if (k !== undefined) this.log.cancelEffect(this.numberOf(task), k);
     }
-    const outcome = task.cancelled() ? Outcome.CANCELLED : exceptionOf(task) !== undefined ? Outcome.EXCEPTION : Outcome.RESULT;
+    const outcome = task.cancelled()
+      ? Outcome.CANCELLED
+      : exceptionOf(task) !== undefined
+        ? Outcome.EXCEPTION
+        : Outcome.RESULT;
     this.log.done(this.numberOf(task), outcome);
     this.outcomes?.push(outcomeOf(task) ?? '');
   }
@@ -364,7 +397,10 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     this.log.timer();
   }
 
-  /** The future `task` awaits has just completed (its step is queued): by the running task, or by which kind of callback. */
+  /**
+   * The future `task` awaits has just completed (its step is queued): by the running task, or by which kind
+   * of callback.
+   */
   taskWoken(task: Task<unknown>, fut: Future<unknown>): void {
     // Only its current await wakes it (a task stepped by other means is not woken by an old one).
     if (task.awaiting() !== fut) return;
@@ -438,7 +474,8 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     if (task === null) return;
     this.stepped = null;
     const waiter = task.awaiting();
-    // A view is one small object whose getters read the future (nothing copied); its kind is the origin's, or 'task'/'future'.
+    // A view is one small object whose getters read the future (nothing copied); its kind is the origin's, or
+    // 'task'/'future'.
     const kind = waiter === null ? (task.done() ? 'done' : 'ready') : waiter[inspect]().kind;
     const frames = this.frames ? task[inspect]().frames : null;
     if (frames !== null && frames.length > 0) {

@@ -61,7 +61,10 @@ export class RunReplay implements TickFeed {
   private readonly replayClock: ReplayClock;
   private readonly recorder: RunRecorder;
   private readonly sockets: Socket[] = [];
-  /** Every replayed task by log number - 1 (weakly: a task the loop has let go is done, and no cancel reaches it), for the cancels from outside. */
+  /**
+   * Every replayed task by log number - 1 (weakly: a task the loop has let go is done, and no cancel reaches
+   * it), for the cancels from outside.
+   */
   private readonly tasks: Array<WeakRef<Task<unknown>>> = [];
   private fed = 0;
   private loop: EventLoop | null = null;
@@ -84,7 +87,8 @@ export class RunReplay implements TickFeed {
       connections: (sock, n) => {
         this.sockets[n - 1] = sock;
         const recorded = this.log.sockets[n - 1];
-        if (recorded === undefined) throw this.diverged(`the replay opened socket #${n}, which the recording never opened`);
+        if (recorded === undefined)
+          throw this.diverged(`the replay opened socket #${n}, which the recording never opened`);
         return new ReplayConnection();
       },
       taskNumbered: (task, n) => {
@@ -107,7 +111,10 @@ export class RunReplay implements TickFeed {
    */
   continueTo(tick: number): void {
     if (this.loop === null) throw new RangeError('continueTo: the replay is not attached to a loop');
-    if (!Number.isInteger(tick) || tick <= this.fed || tick > this.log.times.length) throw new RangeError(`continueTo: tick ${tick} is not after tick ${this.fed} and within the recording's ${this.log.times.length}`);
+    if (!Number.isInteger(tick) || tick <= this.fed || tick > this.log.times.length)
+      throw new RangeError(
+        `continueTo: tick ${tick} is not after tick ${this.fed} and within the recording's ${this.log.times.length}`,
+      );
     this.stopTick = tick;
     this.loop.resume();
   }
@@ -118,7 +125,15 @@ export class RunReplay implements TickFeed {
    * changed) otherwise.
    */
   retarget(tick: number): boolean {
-    if (this.stopTick === undefined || !Number.isInteger(tick) || tick === this.stopTick || this.fed >= this.stopTick || tick <= this.fed || tick > this.log.times.length) return false;
+    if (
+      this.stopTick === undefined ||
+      !Number.isInteger(tick) ||
+      tick === this.stopTick ||
+      this.fed >= this.stopTick ||
+      tick <= this.fed ||
+      tick > this.log.times.length
+    )
+      return false;
     this.stopTick = tick;
     return true;
   }
@@ -129,7 +144,10 @@ export class RunReplay implements TickFeed {
    * replayed ticks already checked are not compared again; the new ones are at the next check).
    */
   extend(log: RunLog, recordedEvents: Buffer): void {
-    if (log.times.length < this.log.times.length) throw new RangeError(`extend: a recording of ${log.times.length} ticks does not extend one of ${this.log.times.length}`);
+    if (log.times.length < this.log.times.length)
+      throw new RangeError(
+        `extend: a recording of ${log.times.length} ticks does not extend one of ${this.log.times.length}`,
+      );
     this.log = log;
     this.recordedEvents = recordedEvents;
   }
@@ -173,7 +191,8 @@ export class RunReplay implements TickFeed {
   /** loop.TickFeed: the next recorded tick is about to run: its inputs, then its time. */
   nextTick(): void {
     const i = this.fed;
-    if (i >= this.log.times.length) throw this.diverged(`the replayed run went on after the last recorded tick (${this.log.times.length})`);
+    if (i >= this.log.times.length)
+      throw this.diverged(`the replayed run went on after the last recorded tick (${this.log.times.length})`);
     const inputs = this.log.inputsBefore[i]!;
     const cancels = this.log.cancelsBefore[i]!;
     let c = 0;
@@ -182,11 +201,15 @@ export class RunReplay implements TickFeed {
       while (c < cancels.length && cancels[c]!.afterInputs === k) {
         const n = cancels[c]!.task;
         const task = this.tasks[n - 1]?.deref();
-        if (task === undefined) throw this.diverged(`task #${n} of the log was cancelled before tick ${i + 1}, and the replay has no such task`);
+        if (task === undefined)
+          throw this.diverged(
+            `task #${n} of the log was cancelled before tick ${i + 1}, and the replay has no such task`,
+          );
         const made = this.recorder.noTaskCancels;
         if (this.options.cancelFromOutside !== undefined) this.options.cancelFromOutside(task, cancels[c]!.noTask);
         else task.cancel();
-        // The cancels it made in turn (a task it awaits is cancelled with it) are the log's next ones: made already, not made twice.
+        // The cancels it made in turn (a task it awaits is cancelled with it) are the log's next ones: made
+        // already, not made twice.
         c += Math.max(1, this.recorder.noTaskCancels - made);
       }
       if (k === inputs.length) break;
@@ -199,7 +222,10 @@ export class RunReplay implements TickFeed {
     this.fed = i + 1;
   }
 
-  /** The clock readings before tick index `i` (0-based), when the recording has that tick (a live run's next gap may still grow). */
+  /**
+   * The clock readings before tick index `i` (0-based), when the recording has that tick (a live run's next
+   * gap may still grow).
+   */
   private gapBefore(i: number): readonly number[] {
     return i < this.log.times.length ? (this.log.gapReadsBefore[i] ?? NO_READS) : NO_READS;
   }
@@ -224,7 +250,12 @@ export class RunReplay implements TickFeed {
   private compare(all: Uint8Array): void {
     // An open last tick (RecordedStreams.openTick) has no recorded end: the check goes up to the last tick that ended.
     const ended = Math.min(this.fed, this.log.tickEnds.length);
-    const upTo = ended === 0 ? 0 : this.fed >= this.log.times.length && this.log.tickEnds.length === this.log.times.length ? this.recordedEvents.length : this.log.tickEnds[ended - 1]!;
+    const upTo =
+      ended === 0
+        ? 0
+        : this.fed >= this.log.times.length && this.log.tickEnds.length === this.log.times.length
+          ? this.recordedEvents.length
+          : this.log.tickEnds[ended - 1]!;
     const replayed = this.fed > this.log.tickEnds.length ? all.subarray(0, upTo) : all;
     const expected = this.recordedEvents.subarray(0, upTo);
     const n = Math.min(replayed.length, expected.length);
@@ -236,7 +267,10 @@ export class RunReplay implements TickFeed {
     }
     while (at < n && replayed[at] === expected[at]) at++;
     if (at === expected.length && replayed.length === expected.length) return;
-    throw this.diverged(`the replayed run differs from the recorded one at tick ${this.tickAt(at)} (event log byte ${at})`, this.tickAt(at));
+    throw this.diverged(
+      `the replayed run differs from the recorded one at tick ${this.tickAt(at)} (event log byte ${at})`,
+      this.tickAt(at),
+    );
   }
 
   private tickAt(offset: number): number {

@@ -1,6 +1,7 @@
 // RunTimeline: a recorded run's event log (run-log.ts) read as lanes over ticks, one per task
 // (created, its segments running / suspended on what / scheduled, who woke it and when, how
-// it ended, who cancelled it: the cancel in effect, never one taken back by uncancel()), marks (I/O that arrived, timers fired, failures, cancels) and
+// it ended, who cancelled it: the cancel in effect, never one taken back by uncancel()), marks (I/O that
+// arrived, timers fired, failures, cancels) and
 // the time each tick began: the protocol's Timeline.
 //
 // Fed incrementally: `update(events, upTo)` decodes what a live run's recorder wrote since
@@ -23,7 +24,14 @@
 //   nothing copied); its frame chain goes out as `frames` (with `framesKept`, the calls going
 //   since the task's previous suspension) only in one task's timeline (`taskId`).
 
-import type { CancelOrigin, Timeline, TimelineLane, TimelineMark, TimelineSegment, Waker } from '../../protocol/host-protocol';
+import type {
+  CancelOrigin,
+  Timeline,
+  TimelineLane,
+  TimelineMark,
+  TimelineSegment,
+  Waker,
+} from '../../protocol/host-protocol';
 import { Outcome, WokenBy, siteChain as chainOf, type RunLogVisitor } from './run-log';
 import type { SocketInputKind } from '../socket';
 import { NoTaskCancels, type AskedCancel, type OutsideCancels } from './asked-cancels';
@@ -67,7 +75,6 @@ interface LaneState {
   readonly cancels: LoggedCancels;
 }
 
-
 export class RunTimeline implements RunLogVisitor {
   /** The decode of the log it reads (shared with the run's other reader, when given one). */
   private readonly feed: RunLogFeed;
@@ -106,14 +113,25 @@ export class RunTimeline implements RunLogVisitor {
     return this.lastTick;
   }
 
-  /** Decodes the records written since the last call, up to `upTo` (the end of a tick); `asked`: who asked the cancels by no task so far (asked-cancels.ts). */
-  update(events: Uint8Array, upTo = events.length, details: readonly string[] | null = null, asked: ReadonlyArray<AskedCancel | null> | null = null): void {
+  /**
+   * Decodes the records written since the last call, up to `upTo` (the end of a tick); `asked`: who asked the
+   * cancels by no task so far (asked-cancels.ts).
+   */
+  update(
+    events: Uint8Array,
+    upTo = events.length,
+    details: readonly string[] | null = null,
+    asked: ReadonlyArray<AskedCancel | null> | null = null,
+  ): void {
     this.details = details;
     this.asked = asked;
     this.feed.update(events, upTo);
   }
 
-  /** The protocol's Timeline, or what changed after `sinceTick` (clamped to the ticks decoded); `taskId`: only that task's lane and marks. */
+  /**
+   * The protocol's Timeline, or what changed after `sinceTick` (clamped to the ticks decoded); `taskId`: only
+   * that task's lane and marks.
+   */
   timeline(runId: number, sinceTick: number, live: boolean, taskId?: number): Timeline {
     const since = Math.min(Math.max(0, sinceTick), this.lastTick);
     const lanes: TimelineLane[] = [];
@@ -127,7 +145,12 @@ export class RunTimeline implements RunLogVisitor {
       // Copies: the last one may still grow.
       const withFrames = taskId !== undefined;
       const segments = all.slice(i).map((x) => segmentOut(x, withFrames));
-      if (s.open !== null) segments.push({ ...segmentOut(s.open, withFrames), toTick: Math.max(s.open.fromTick, this.lastTick), open: true });
+      if (s.open !== null)
+        segments.push({
+          ...segmentOut(s.open, withFrames),
+          toTick: Math.max(s.open.fromTick, this.lastTick),
+          open: true,
+        });
       lanes.push({ ...s.lane, segmentsFrom: i, segments });
     }
     let m = this.marks.length;
@@ -136,11 +159,18 @@ export class RunTimeline implements RunLogVisitor {
     const tickTimes: number[] = [];
     for (let t = since; t < this.lastTick; t++) tickTimes.push(Math.round((this.times[t]! - t0) * 1e6) / 1e3);
     const marks = this.marks.slice(m);
-    return { runId, ticks: this.lastTick, sinceTick: since, live, lanes, marks: taskId === undefined ? marks : marks.filter((x) => x.taskId === taskId), tickTimes };
+    return {
+      runId,
+      ticks: this.lastTick,
+      sinceTick: since,
+      live,
+      lanes,
+      marks: taskId === undefined ? marks : marks.filter((x) => x.taskId === taskId),
+      tickTimes,
+    };
   }
 
   // --- RunLogVisitor --------------------------------------------------------------------
-
 
   tick(tick: number, time: number): void {
     this.lastTick = tick;
@@ -149,19 +179,44 @@ export class RunTimeline implements RunLogVisitor {
     this.timersThisTick = 0;
     for (const a of this.arriving) {
       const peer = this.sockets[a.socket - 1] ?? `socket #${a.socket}`;
-      this.marks.push({ tick, kind: 'io', detail: a.kind === 'data' ? `data ${a.bytes} bytes ${peer}` : `${a.kind} ${peer}` });
+      this.marks.push({
+        tick,
+        kind: 'io',
+        detail: a.kind === 'data' ? `data ${a.bytes} bytes ${peer}` : `${a.kind} ${peer}`,
+      });
     }
     this.arriving = [];
   }
 
   tickEnd(tick: number): void {
     this.inTick = false;
-    if (this.timersThisTick > 0) this.marks.push({ tick, kind: 'timer', detail: this.timersThisTick === 1 ? '1 timer' : `${this.timersThisTick} timers` });
+    if (this.timersThisTick > 0)
+      this.marks.push({
+        tick,
+        kind: 'timer',
+        detail: this.timersThisTick === 1 ? '1 timer' : `${this.timersThisTick} timers`,
+      });
   }
 
   created(_task: number, parent: number, name: string, id: number): void {
-    const lane: TimelineLane = { taskId: id, name, parentId: parent === 0 ? null : this.lanes[parent - 1]!.lane.taskId, createdTick: this.lastTick, endTick: null, endState: null, segmentsFrom: 0, segments: [] };
-    this.lanes.push({ lane, open: { fromTick: this.lastTick, toTick: this.lastTick, state: 'scheduled' }, changed: this.lastTick, segChanged: [], keptSince: Infinity, cancels: new LoggedCancels() });
+    const lane: TimelineLane = {
+      taskId: id,
+      name,
+      parentId: parent === 0 ? null : this.lanes[parent - 1]!.lane.taskId,
+      createdTick: this.lastTick,
+      endTick: null,
+      endState: null,
+      segmentsFrom: 0,
+      segments: [],
+    };
+    this.lanes.push({
+      lane,
+      open: { fromTick: this.lastTick, toTick: this.lastTick, state: 'scheduled' },
+      changed: this.lastTick,
+      segChanged: [],
+      keptSince: Infinity,
+      cancels: new LoggedCancels(),
+    });
   }
 
   step(task: number): void {
@@ -220,7 +275,13 @@ export class RunTimeline implements RunLogVisitor {
     s.lane.endState = outcome === Outcome.RESULT ? 'done' : outcome === Outcome.EXCEPTION ? 'failed' : 'cancelled';
     s.changed = this.lastTick;
     this.laneCancel(s);
-    if (outcome === Outcome.EXCEPTION) this.marks.push({ tick: this.lastTick, kind: 'exception', taskId: s.lane.taskId, detail: `${s.lane.name} failed` });
+    if (outcome === Outcome.EXCEPTION)
+      this.marks.push({
+        tick: this.lastTick,
+        kind: 'exception',
+        taskId: s.lane.taskId,
+        detail: `${s.lane.name} failed`,
+      });
   }
 
   cancel(task: number, by: number): void {
@@ -230,15 +291,27 @@ export class RunTimeline implements RunLogVisitor {
     const origin: CancelOrigin = noTask !== null ? noTask.origin : { kind: 'task', taskId: byTask };
     s.cancels.asked(this.lastTick, origin);
     this.laneCancel(s);
-    const who = noTask === null ? `by #${byTask}` : noTask.label !== null ? `by ${noTask.label}` : 'from outside any task';
-    this.marks.push({ tick: this.lastTick, kind: 'cancel', taskId: s.lane.taskId, detail: `cancel of ${s.lane.name} asked ${who}` });
+    const who =
+      noTask === null ? `by #${byTask}` : noTask.label !== null ? `by ${noTask.label}` : 'from outside any task';
+    this.marks.push({
+      tick: this.lastTick,
+      kind: 'cancel',
+      taskId: s.lane.taskId,
+      detail: `cancel of ${s.lane.name} asked ${who}`,
+    });
   }
 
   uncancel(task: number, k: number): void {
     const s = this.lanes[task - 1]!;
     const c = s.cancels.withdrawn(k, this.lastTick);
     this.laneCancel(s);
-    if (c !== undefined) this.marks.push({ tick: this.lastTick, kind: 'cancel', taskId: s.lane.taskId, detail: `cancel of ${s.lane.name} asked at tick ${c.tick} taken back (uncancel)` });
+    if (c !== undefined)
+      this.marks.push({
+        tick: this.lastTick,
+        kind: 'cancel',
+        taskId: s.lane.taskId,
+        detail: `cancel of ${s.lane.name} asked at tick ${c.tick} taken back (uncancel)`,
+      });
   }
 
   cancelEffect(task: number, k: number): void {
@@ -269,14 +342,18 @@ export class RunTimeline implements RunLogVisitor {
       open.toTick = Math.max(open.fromTick, end);
       this.push(s, open);
       // Woken, but stepped only later (the loop was held, or its queue was long): scheduled meanwhile.
-      if (open.wokenTick !== undefined && until > open.wokenTick) this.push(s, { fromTick: open.wokenTick + 1, toTick: until, state: 'scheduled' });
+      if (open.wokenTick !== undefined && until > open.wokenTick)
+        this.push(s, { fromTick: open.wokenTick + 1, toTick: until, state: 'scheduled' });
     } else if (until >= open.fromTick) {
       open.toTick = until;
       this.push(s, open);
     }
   }
 
-  /** Sets the lane's cancelledTick and cancelledBy to its cancel in effect now (none: a cancel taken back is not the task's canceller). */
+  /**
+   * Sets the lane's cancelledTick and cancelledBy to its cancel in effect now (none: a cancel taken back is
+   * not the task's canceller).
+   */
   private laneCancel(s: LaneState): void {
     const c = s.cancels.inEffectAt(Infinity, s.lane.endState === 'cancelled');
     const lane = s.lane;

@@ -6,7 +6,8 @@
 // ran, whatever the files on disk say now; the build hashes them once and writes them beside
 // the bundle (`x.js.sources.json`, with the bundle's own hash: a stale or garbled one is
 // ignored, the map read instead). Unbundled (tests, tsx), the runtime's .ts files
-// on disk are hashed (or the files a caller names). Sources of the tools watching the run (the CLI, the inspector, the runtime host,
+// on disk are hashed (or the files a caller names). Sources of the tools watching the run (the CLI, the
+// inspector, the runtime host,
 // the recorder, the protocol they speak) and the demo site (a server outside the run: what it
 // answered is recorded) are left out: changing them does not change the run.
 //
@@ -36,7 +37,10 @@ function sha256(text: string | Buffer): string {
 }
 
 function normalize(path: string): string {
-  return path.split(sep).join('/').replace(/^(\.\.\/)+/, '');
+  return path
+    .split(sep)
+    .join('/')
+    .replace(/^(\.\.\/)+/, '');
 }
 
 function finish(list: SourceHash[]): SourceHash[] {
@@ -65,7 +69,16 @@ function builtSources(bundle: string): SourceHash[] | null {
   }
   if (typeof built !== 'object' || built === null || !Array.isArray(built.sources)) return null;
   const listed = built.sources as unknown[];
-  if (!listed.every((s) => typeof s === 'object' && s !== null && typeof (s as SourceHash).path === 'string' && /^[0-9a-f]{64}$/.test(String((s as SourceHash).sha256)))) return null;
+  if (
+    !listed.every(
+      (s) =>
+        typeof s === 'object' &&
+        s !== null &&
+        typeof (s as SourceHash).path === 'string' &&
+        /^[0-9a-f]{64}$/.test(String((s as SourceHash).sha256)),
+    )
+  )
+    return null;
   try {
     if (built.bundleSha256 !== sha256(readFileSync(bundle))) return null;
   } catch {
@@ -74,7 +87,10 @@ function builtSources(bundle: string): SourceHash[] | null {
   return finish((listed as SourceHash[]).map((s) => ({ path: normalize(s.path), sha256: s.sha256 })));
 }
 
-/** The sources of a bundled script: as its build hashed them, else from its source map; null when it has none with contents. */
+/**
+ * The sources of a bundled script: as its build hashed them, else from its source map; null when it has none
+ * with contents.
+ */
 export function bundleSources(bundle: string): SourceHash[] | null {
   const built = builtSources(bundle);
   if (built !== null) return built;
@@ -123,12 +139,20 @@ export function programSources(): SourceHash[] {
 }
 
 function sourcesNow(): SourceHash[] {
-  if (__filename.endsWith('.js')) return bundleSources(__filename) ?? [{ path: normalize(relative(process.cwd(), __filename)), sha256: sha256(readFileSync(__filename)) }];
+  if (__filename.endsWith('.js'))
+    return (
+      bundleSources(__filename) ?? [
+        { path: normalize(relative(process.cwd(), __filename)), sha256: sha256(readFileSync(__filename)) },
+      ]
+    );
   const runtimeDir = join(__dirname, '..');
   return fileSources(tsFilesUnder(runtimeDir, []), join(runtimeDir, '..'));
 }
 
-/** Throws RecordingSourceMismatchError unless `current` has every recorded source with its hash (observers left out on both sides). */
+/**
+ * Throws RecordingSourceMismatchError unless `current` has every recorded source with its hash (observers
+ * left out on both sides).
+ */
 export function checkSources(recorded: readonly SourceHash[], current: readonly SourceHash[], recording: string): void {
   const now = new Map(current.map((s) => [s.path, s.sha256]));
   const changed: string[] = [];

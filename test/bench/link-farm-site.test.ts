@@ -24,7 +24,9 @@ function get(url: string, agent: http.Agent): Promise<RawResponse> {
       .get(url, { agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', reject);
       })
       .on('error', reject);
@@ -87,7 +89,11 @@ test("the 'node-app' style: everything chunked, empty chunked 301s, 10-100 KB pa
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const paths = (urls: Set<string>, origin: string): string[] => [...urls].map((u) => u.slice(origin.length)).sort();
-    assert.deepEqual(paths(farm.expected.urls, farm.origin), paths(prepared.expected.urls, prepared.origin), 'the same link graph');
+    assert.deepEqual(
+      paths(farm.expected.urls, farm.origin),
+      paths(prepared.expected.urls, prepared.origin),
+      'the same link graph',
+    );
 
     const page = await get(farm.url, agent);
     assert.equal(page.status, 200);
@@ -139,13 +145,19 @@ test('the crawler keeps to its host and honours exclude', async () => {
 const PYTHON = '/usr/bin/python3';
 const hasAiohttp = spawnSync(PYTHON, ['-c', 'import aiohttp'], { stdio: 'ignore' }).status === 0;
 
-test('the aiohttp peer sees the same counts by status', { skip: hasAiohttp ? false : 'no aiohttp for /usr/bin/python3' }, async () => {
+test('the aiohttp peer sees the same counts by status', {
+  skip: hasAiohttp ? false : 'no aiohttp for /usr/bin/python3',
+}, async () => {
   const farm = await startLinkFarm({ pages: 200 });
   try {
     // Asynchronous on purpose: the farm is served by this process's event loop.
-    const { stdout } = await promisify(execFile)(PYTHON, ['bench/peers/aiohttp_crawler.py', farm.url, '--max-tasks', '20'], {
-      cwd: `${__dirname}/../..`,
-    });
+    const { stdout } = await promisify(execFile)(
+      PYTHON,
+      ['bench/peers/aiohttp_crawler.py', farm.url, '--max-tasks', '20'],
+      {
+        cwd: `${__dirname}/../..`,
+      },
+    );
     const report: unknown = JSON.parse(stdout);
     assert.ok(typeof report === 'object' && report !== null && 'by_status' in report && 'fetched' in report);
     assert.deepEqual(report.by_status, {

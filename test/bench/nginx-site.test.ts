@@ -23,7 +23,9 @@ function get(url: string, agent: http.Agent): Promise<{ res: http.IncomingMessag
   });
 }
 
-test('nginx serves the Python docs with keep-alive and gzip, counts connections, and cleans up', { skip: !nginxAvailable() && 'nginx-light or python3.11-doc not installed' }, async () => {
+test('nginx serves the Python docs with keep-alive and gzip, counts connections, and cleans up', {
+  skip: !nginxAvailable() && 'nginx-light or python3.11-doc not installed',
+}, async () => {
   const site = await startNginxSite();
   assert.ok(fs.existsSync(`${site.directory}/nginx.conf`));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });

@@ -30,13 +30,24 @@ describe('"Coroscope: Compare Approaches…" in VS Code (code-server)', { timeou
     const frame = await findWebviewFrame(page(), '.comparison-box', 30_000);
     await frame.locator('.comparison-box[data-state="done"]').waitFor({ timeout: 120_000 });
     const seconds = frame.locator('.comparison-bars[data-chart="seconds"] .bar-row');
-    assert.deepEqual(await seconds.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-approach'))), [...APPROACHES]);
-    const memory = await frame.locator('.comparison-bars[data-chart="memory"] .bar-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-approach')));
-    for (const a of ['processes', 'threads', 'callbacks', 'generators', 'runtime']) assert.ok(memory.includes(a), `memory bar for ${a}: ${memory.join(', ')}`);
+    assert.deepEqual(await seconds.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-approach'))), [
+      ...APPROACHES,
+    ]);
+    const memory = await frame
+      .locator('.comparison-bars[data-chart="memory"] .bar-row')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-approach')));
+    for (const a of ['processes', 'threads', 'callbacks', 'generators', 'runtime'])
+      assert.ok(memory.includes(a), `memory bar for ${a}: ${memory.join(', ')}`);
     // The article's ordering: the blocking bar is longer than every event-loop approach's.
-    const secondsOf = async (a: string): Promise<number> => Number.parseFloat(await frame.locator(`.comparison-bars[data-chart="seconds"] .bar-row[data-approach="${a}"] .bar-count`).innerText());
+    const secondsOf = async (a: string): Promise<number> =>
+      Number.parseFloat(
+        await frame
+          .locator(`.comparison-bars[data-chart="seconds"] .bar-row[data-approach="${a}"] .bar-count`)
+          .innerText(),
+      );
     const blocking = await secondsOf('blocking');
-    for (const a of ['callbacks', 'generators', 'runtime']) assert.ok((await secondsOf(a)) < blocking, `${a} faster than blocking`);
+    for (const a of ['callbacks', 'generators', 'runtime'])
+      assert.ok((await secondsOf(a)) < blocking, `${a} faster than blocking`);
     await screenshot(page(), 'compare-dashboard');
   });
 

@@ -27,7 +27,14 @@ import { join } from 'node:path';
 import { describe } from 'node:test';
 import { clearNotifications, debugViewRows, runCommand, screenshot, until } from './support/browser';
 import { inspectorPanel, waitForPanelPhase } from './support/inspector-panel';
-import { debugKey, editorOf, editorPosition, threadTopFrameTexts, toggleBreakpointInGutter, waitForCurrentLine } from './support/line-debugging';
+import {
+  debugKey,
+  editorOf,
+  editorPosition,
+  threadTopFrameTexts,
+  toggleBreakpointInGutter,
+  waitForCurrentLine,
+} from './support/line-debugging';
 import { openWalkthrough, runStepButton } from './support/walkthrough';
 import { useWorkbenchSuite } from './support/workbench-suite';
 
@@ -37,7 +44,9 @@ const STOP_TIMEOUT_MS = 60_000;
 
 /** The 1-based line of the sample (this repository's copy: the same text as the installed one) holding `needle`. */
 function lineOf(needle: string): number {
-  const i = readFileSync(join(ROOT, 'runtime', 'samples', FILE_NAME), 'utf8').split('\n').findIndex((l) => l.includes(needle));
+  const i = readFileSync(join(ROOT, 'runtime', 'samples', FILE_NAME), 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes(needle));
   assert.ok(i >= 0, `${FILE_NAME} has no line with ${needle}`);
   return i + 1;
 }
@@ -54,7 +63,7 @@ function frameRow(name: string, line: number): RegExp {
   return new RegExp(`^\\s*(\\S+\\.)?${name}\\s*exception-chain\\.ts\\s*${line}:`);
 }
 
-describe('exception-chain: F11 from C\'s yield* to C\'s catch in VS Code (code-server)', { timeout: 300_000 }, () => {
+describe("exception-chain: F11 from C's yield* to C's catch in VS Code (code-server)", { timeout: 300_000 }, () => {
   const { page, step, leftNoExtensionErrors } = useWorkbenchSuite({
     name: 'exception-chain-stepping',
     files: { 'notes.md': '# Coroscope exception-chain workspace\n' },
@@ -74,9 +83,15 @@ describe('exception-chain: F11 from C\'s yield* to C\'s catch in VS Code (code-s
   async function callStackShows(chain: ReadonlyArray<readonly [string, number]>): Promise<void> {
     const [top, ...under] = chain;
     assert.ok(top !== undefined);
-    await until(`the Call Stack's top frame to be ${top.join(':')}`, async () => (await threadTopFrameTexts(page())).some((t) => frameRow(top[0], top[1]).test(t)), STOP_TIMEOUT_MS);
+    await until(
+      `the Call Stack's top frame to be ${top.join(':')}`,
+      async () => (await threadTopFrameTexts(page())).some((t) => frameRow(top[0], top[1]).test(t)),
+      STOP_TIMEOUT_MS,
+    );
     for (const [name, line] of under) {
-      await debugViewRows(page(), 'debug-call-stack', frameRow(name, line)).first().waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });
+      await debugViewRows(page(), 'debug-call-stack', frameRow(name, line))
+        .first()
+        .waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });
     }
   }
 
@@ -91,68 +106,104 @@ describe('exception-chain: F11 from C\'s yield* to C\'s catch in VS Code (code-s
     const p = page();
     const before = await editorPosition(p, FILE_NAME);
     await debugKey(p, FILE_NAME, 'F11');
-    const now = await until(`a stop after F11 from ${before ?? 'nowhere'}`, async () => {
-      const at = await editorPosition(p, FILE_NAME);
-      return at !== null && at !== before ? at : false;
-    }, STOP_TIMEOUT_MS);
+    const now = await until(
+      `a stop after F11 from ${before ?? 'nowhere'}`,
+      async () => {
+        const at = await editorPosition(p, FILE_NAME);
+        return at !== null && at !== before ? at : false;
+      },
+      STOP_TIMEOUT_MS,
+    );
     assert.equal(Number(now.split(':')[0]), line, `F11 from ${before ?? '?'} stopped at ${now}, not on line ${line}`);
   }
 
-  step("the walkthrough's step opens the sample held at entry; a gutter breakpoint on C's yield*, Debug This Run, Continue: it stops there before the line runs", async () => {
-    const p = page();
-    await openWalkthrough(p);
-    await runStepButton(p, 'exception-chain');
-    // The panel's frame is found again at each look: it is reloaded when the sample's run starts.
-    await until('the exception-chain sample in the panel', async () => /Sample exception-chain/.test(await (await inspectorPanel(p)).locator('.run-title').innerText()), 30_000);
-    await waitForPanelPhase(await inspectorPanel(p), 'paused');
-    await editorOf(p, FILE_NAME).waitFor({ state: 'visible' });
-    await toggleBreakpointInGutter(p, FILE_NAME, C_YIELD, 'set');
-    await runCommand(p, 'Coroscope: Debug This Run');
-    await debugViewRows(p, 'debug-call-stack', /event loop|Paused/i).first().waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });
-    await runCommand(p, 'Debug: Continue');
-    await waitForCurrentLine(p, FILE_NAME, C_YIELD, STOP_TIMEOUT_MS);
-    await callStackShows([['C', C_YIELD]]);
-    // Before the line runs: B and A are not called yet.
-    await noFrameOf('B');
-    await noFrameOf('A');
-    await clearNotifications(p);
-    await screenshot(p, 'exception-chain-stepping-c-yield');
-  });
+  step(
+    "the walkthrough's step opens the sample held at entry; a gutter breakpoint on C's yield*, Debug This Run, Continue: it stops there before the line runs",
+    async () => {
+      const p = page();
+      await openWalkthrough(p);
+      await runStepButton(p, 'exception-chain');
+      // The panel's frame is found again at each look: it is reloaded when the sample's run starts.
+      await until(
+        'the exception-chain sample in the panel',
+        async () => /Sample exception-chain/.test(await (await inspectorPanel(p)).locator('.run-title').innerText()),
+        30_000,
+      );
+      await waitForPanelPhase(await inspectorPanel(p), 'paused');
+      await editorOf(p, FILE_NAME).waitFor({ state: 'visible' });
+      await toggleBreakpointInGutter(p, FILE_NAME, C_YIELD, 'set');
+      await runCommand(p, 'Coroscope: Debug This Run');
+      await debugViewRows(p, 'debug-call-stack', /event loop|Paused/i)
+        .first()
+        .waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });
+      await runCommand(p, 'Debug: Continue');
+      await waitForCurrentLine(p, FILE_NAME, C_YIELD, STOP_TIMEOUT_MS);
+      await callStackShows([['C', C_YIELD]]);
+      // Before the line runs: B and A are not called yet.
+      await noFrameOf('B');
+      await noFrameOf('A');
+      await clearNotifications(p);
+      await screenshot(p, 'exception-chain-stepping-c-yield');
+    },
+  );
 
   step("F11 goes down the yield* chain: B's yield*, then A's sleep, with A on B on C in the Call Stack", async () => {
     await f11To(B_YIELD);
-    await callStackShows([['B', B_YIELD], ['C', C_YIELD]]);
+    await callStackShows([
+      ['B', B_YIELD],
+      ['C', C_YIELD],
+    ]);
     await f11To(A_SLEEP);
-    await callStackShows([['A', A_SLEEP], ['B', B_YIELD], ['C', C_YIELD]]);
+    await callStackShows([
+      ['A', A_SLEEP],
+      ['B', B_YIELD],
+      ['C', C_YIELD],
+    ]);
   });
 
-  step("F11 on A's sleep follows the task across its suspension to A's throw, the chain still A on B on C", async () => {
-    await f11To(A_THROW);
-    await callStackShows([['A', A_THROW], ['B', B_YIELD], ['C', C_YIELD]]);
-  });
+  step(
+    "F11 on A's sleep follows the task across its suspension to A's throw, the chain still A on B on C",
+    async () => {
+      await f11To(A_THROW);
+      await callStackShows([
+        ['A', A_THROW],
+        ['B', B_YIELD],
+        ['C', C_YIELD],
+      ]);
+    },
+  );
 
-  step("F11 on A's throw lands on C's catch, its first line (B crossed); Variables shows the caught error's message", async () => {
-    const p = page();
-    await f11To(C_CATCH);
-    await callStackShows([['C', C_CATCH]]);
-    await noFrameOf('A');
-    await noFrameOf('B');
-    // `e` is not assigned yet (the line has not run); the caught error is in the Catch scope,
-    // which VS Code shows collapsed: opened with a click, as a user does.
-    await debugViewRows(p, 'debug-variables', /^\s*e\s*[:=]\s*undefined/).first().waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });
-    const catchScope = debugViewRows(p, 'debug-variables', /^\s*Catch\s*$/).first();
-    await catchScope.waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });
-    if ((await catchScope.getAttribute('aria-expanded')) !== 'true') await catchScope.click();
-    await debugViewRows(p, 'debug-variables', /^\s*error\s*[:=].*Something went wrong in A/).first().waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });
-    await clearNotifications(p);
-    await screenshot(p, 'exception-chain-stepping-c-catch');
-  });
+  step(
+    "F11 on A's throw lands on C's catch, its first line (B crossed); Variables shows the caught error's message",
+    async () => {
+      const p = page();
+      await f11To(C_CATCH);
+      await callStackShows([['C', C_CATCH]]);
+      await noFrameOf('A');
+      await noFrameOf('B');
+      // `e` is not assigned yet (the line has not run); the caught error is in the Catch scope,
+      // which VS Code shows collapsed: opened with a click, as a user does.
+      await debugViewRows(p, 'debug-variables', /^\s*e\s*[:=]\s*undefined/)
+        .first()
+        .waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });
+      const catchScope = debugViewRows(p, 'debug-variables', /^\s*Catch\s*$/).first();
+      await catchScope.waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });
+      if ((await catchScope.getAttribute('aria-expanded')) !== 'true') await catchScope.click();
+      await debugViewRows(p, 'debug-variables', /^\s*error\s*[:=].*Something went wrong in A/)
+        .first()
+        .waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });
+      await clearNotifications(p);
+      await screenshot(p, 'exception-chain-stepping-c-catch');
+    },
+  );
 
   step('F11 again: the line after, with e set to the caught error', async () => {
     const p = page();
     await f11To(C_LOG);
     await callStackShows([['C', C_LOG]]);
-    await debugViewRows(p, 'debug-variables', /^\s*e\s*[:=].*Something went wrong in A/).first().waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });
+    await debugViewRows(p, 'debug-variables', /^\s*e\s*[:=].*Something went wrong in A/)
+      .first()
+      .waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });
   });
 
   step('without the breakpoint, Continue runs the sample to its end', async () => {

@@ -18,7 +18,11 @@ const projectRoot = resolve(__dirname, '..', '..');
 
 describe('extension tests in the extension host (code-server)', { timeout: 180_000 }, () => {
   // No workbench of its own: the tests' page is opened by runExtensionTests.
-  const suite = useWorkbenchSuite({ name: 'host', files: { 'README.md': '# extension host tests\n' }, openWorkbench: false });
+  const suite = useWorkbenchSuite({
+    name: 'host',
+    files: { 'README.md': '# extension host tests\n' },
+    openWorkbench: false,
+  });
 
   it('runs the suite against the real vscode API and passes', async () => {
     const tests = await bundleSuite();
@@ -27,6 +31,9 @@ describe('extension tests in the extension host (code-server)', { timeout: 180_0
     const lines = result.log.filter((l) => /ok - |not ok - |coroscope/i.test(l));
     console.log(lines.join('\n'));
     assert.equal(result.exitCode, 0, result.log.join('\n'));
-    assert.ok(lines.some((l) => l.includes('ok - Open Tutorial Sample')), 'the last test ran');
+    assert.ok(
+      lines.some((l) => l.includes('ok - Open Tutorial Sample')),
+      'the last test ran',
+    );
   });
 });

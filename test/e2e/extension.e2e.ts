@@ -19,9 +19,23 @@ import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { describe } from 'node:test';
 import type { Frame } from 'playwright-core';
-import { clearNotifications, runCommand, screenshot, setColorTheme, waitForNotification, waitForWorkbench, until } from './support/browser';
+import {
+  clearNotifications,
+  runCommand,
+  screenshot,
+  setColorTheme,
+  waitForNotification,
+  waitForWorkbench,
+  until,
+} from './support/browser';
 import { runtimeHostPids } from './support/code-server';
-import { inspectorPanel, selectTask, startDemoCrawl, stepUntilSuspended, waitForPanelPhase } from './support/inspector-panel';
+import {
+  inspectorPanel,
+  selectTask,
+  startDemoCrawl,
+  stepUntilSuspended,
+  waitForPanelPhase,
+} from './support/inspector-panel';
 import { useWorkbenchSuite } from './support/workbench-suite';
 
 /** The demo site's /titles/markup/ title (runtime/demo-site/site-model.ts MARKUP_TITLE_TEXT). */
@@ -66,7 +80,10 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
   }
   async function selectWorker1(frame: Frame): Promise<void> {
     await selectTask(frame, 'worker-1');
-    await until('frames of worker-1', async () => (await frame.locator('.stack-section .frame-list .frame').count()) >= 2);
+    await until(
+      'frames of worker-1',
+      async () => (await frame.locator('.stack-section .frame-list .frame').count()) >= 2,
+    );
   }
   function runCrawl(): Promise<Frame> {
     return startDemoCrawl(page());
@@ -83,8 +100,12 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
     assert.match(await frame.locator('.run-title').innerText(), /Crawl of the demo site/);
     assert.equal(runtimeHostPids(extensionsDir()).length, 1, 'one runtime host runs');
     // The crawl's progress notification (with its Cancel button) and the status bar item.
-    await page().locator('.notifications-toasts .notification-toast', { hasText: 'Coroscope: Crawl of the demo site' }).waitFor();
-    await page().locator('.statusbar-item', { hasText: /tasks? · paused/ }).waitFor();
+    await page()
+      .locator('.notifications-toasts .notification-toast', { hasText: 'Coroscope: Crawl of the demo site' })
+      .waitFor();
+    await page()
+      .locator('.statusbar-item', { hasText: /tasks? · paused/ })
+      .waitFor();
     await screenshot(page(), 'extension-dark-started');
   });
 
@@ -119,7 +140,7 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
     assert.ok((await rowCount(frame)) > before, 'the workers appeared in the table');
   });
 
-  step('shows a task\'s coroutine stack and locals', async () => {
+  step("shows a task's coroutine stack and locals", async () => {
     const frame = await panel();
     await selectWorker1(frame);
     const names = await frame.locator('.stack-section .frame-list .frame .frame-name').allInnerTexts();
@@ -137,7 +158,9 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
 
   step('clicking a frame opens the TypeScript source of the installed extension at that line', async () => {
     const frame = await panel();
-    const work = frame.locator('.stack-section .frame-list .frame', { has: frame.locator('.frame-name', { hasText: /^work$/ }) });
+    const work = frame.locator('.stack-section .frame-list .frame', {
+      has: frame.locator('.frame-name', { hasText: /^work$/ }),
+    });
     const line = Number(await work.getAttribute('data-line'));
     assert.ok(line > 0);
     await work.click();
@@ -146,24 +169,41 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
     const selection = page().locator('[id="status.editor.selection"]');
     await until(`the cursor on line ${line}`, async () => new RegExp(`Ln ${line},`).test(await selection.innerText()));
     // The file opened is the one inside the installed extension (its breadcrumbs show the path).
-    const crumbs = (await page().locator('.editor-group-container.active .breadcrumbs-control').innerText()).replace(/\s+/g, ' ');
+    const crumbs = (await page().locator('.editor-group-container.active .breadcrumbs-control').innerText()).replace(
+      /\s+/g,
+      ' ',
+    );
     assert.match(crumbs, /coroscope\.coroscope-[\d.]+ runtime crawler crawler\.ts/);
     // The line where tasks are suspended now is marked: its hover counts them.
-    const suspendedLine = page().locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'yield* this.fetch(' });
+    const suspendedLine = page().locator('.editor-group-container.active .monaco-editor .view-line', {
+      hasText: 'yield* this.fetch(',
+    });
     let attempt = 0;
-    await until('the suspension hover', async () => {
-      // Move the mouse a little each time: a hover only comes with a mouse move.
-      await page().mouse.move(0, 0);
-      await suspendedLine.hover({ position: { x: 60 + (attempt++ % 4) * 25, y: 6 } });
-      // VS Code shows a hover some time after the mouse stops (editor.hover.delay); a loaded machine takes longer.
-      return page().locator('.monaco-hover', { hasText: /tasks? suspended at this line/ }).first().waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
-    }, 30_000);
+    await until(
+      'the suspension hover',
+      async () => {
+        // Move the mouse a little each time: a hover only comes with a mouse move.
+        await page().mouse.move(0, 0);
+        await suspendedLine.hover({ position: { x: 60 + (attempt++ % 4) * 25, y: 6 } });
+        // VS Code shows a hover some time after the mouse stops (editor.hover.delay); a loaded machine takes longer.
+        return page()
+          .locator('.monaco-hover', { hasText: /tasks? suspended at this line/ })
+          .first()
+          .waitFor({ state: 'visible', timeout: 5_000 })
+          .then(
+            () => true,
+            () => false,
+          );
+      },
+      30_000,
+    );
     await page().keyboard.press('Escape');
   });
 
   step('F10 steps one tick (a keybinding while the loop is paused)', async () => {
     const frame = await panel();
-    const tick = async (): Promise<number> => Number(/tick (\d+)/.exec(await frame.locator('.run-detail').innerText())?.[1] ?? -1);
+    const tick = async (): Promise<number> =>
+      Number(/tick (\d+)/.exec(await frame.locator('.run-detail').innerText())?.[1] ?? -1);
     const before = await tick();
     await page().locator('.editor-group-container.active .monaco-editor .view-lines').click();
     await page().keyboard.press('F10');
@@ -196,7 +236,12 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
     await frame.locator('.dashboard .card-done .card-value').waitFor();
     const done = Number((await frame.locator('.dashboard .card-done .card-value').innerText()).replace(/,/g, ''));
     assert.ok(done > 10, `pages done: ${done}`);
-    dashboardErrors = Number(await frame.locator('.dashboard .card', { has: frame.locator('.card-label', { hasText: /^errors$/ }) }).locator('.card-value').innerText());
+    dashboardErrors = Number(
+      await frame
+        .locator('.dashboard .card', { has: frame.locator('.card-label', { hasText: /^errors$/ }) })
+        .locator('.card-value')
+        .innerText(),
+    );
     await frame.locator('.dashboard svg.chart path.chart-line').waitFor({ state: 'attached' });
     await hideToasts();
     await screenshot(page(), 'extension-dark-dashboard');
@@ -213,25 +258,36 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
     assert.ok((await callback.locator('.trace-frame').count()) >= 1);
     assert.match(await coroutine.locator('.trace-error').innerText(), /\w+Error/);
     // The frames each trace lacks are marked.
-    assert.ok((await coroutine.locator('.trace-frame.only-here').count()) >= 1, 'coroutine frames missing from the callback trace are marked');
+    assert.ok(
+      (await coroutine.locator('.trace-frame.only-here').count()) >= 1,
+      'coroutine frames missing from the callback trace are marked',
+    );
     await frame.locator('.exception-list-host .section-title').first().waitFor();
     // This run's own failure, on its own demo site, and as many failed URLs as the dashboard counted.
-    assert.match(await frame.locator('.trace-intro').innerText(), /^The failure of this run at http:\/\/127\.0\.0\.1:\d+\/broken\//);
+    assert.match(
+      await frame.locator('.trace-intro').innerText(),
+      /^The failure of this run at http:\/\/127\.0\.0\.1:\d+\/broken\//,
+    );
     assert.ok(dashboardErrors >= 1, `the dashboard counted ${dashboardErrors} errors`);
-    assert.equal(await frame.locator('.failed-urls-title').textContent(), `URLs that failed in this run (${dashboardErrors})`);
+    assert.equal(
+      await frame.locator('.failed-urls-title').textContent(),
+      `URLs that failed in this run (${dashboardErrors})`,
+    );
     assert.equal(await frame.locator('.failed-url-list .failed-url').count(), dashboardErrors);
     await hideToasts();
     await screenshot(page(), 'extension-dark-exceptions');
   });
 
-  step('strings from crawled pages show as text (the demo site\'s title with markup)', async () => {
+  step("strings from crawled pages show as text (the demo site's title with markup)", async () => {
     const frame = await panel();
     // Nothing from a page became markup in the panel: no image, no dialog.
     assert.equal(await frame.locator('img').count(), 0);
     assert.deepEqual(suite.workbench().dialogs, []);
     await frame.locator('.tab[data-view="dashboard"]').click();
     // The crawled pages (CrawlProgress.recent) list /titles/markup/; its title is shown as text.
-    const row = frame.locator('.pages-table tr', { has: frame.locator('.page-url', { hasText: /\/titles\/markup\/$/ }) });
+    const row = frame.locator('.pages-table tr', {
+      has: frame.locator('.page-url', { hasText: /\/titles\/markup\/$/ }),
+    });
     await row.waitFor({ timeout: 15_000 });
     const title = await row.locator('.page-title').innerText();
     assert.equal(await row.locator('.page-title *').count(), 0, 'the title cell holds text only');
@@ -252,7 +308,9 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
     await selectTask(frame, 'worker-2');
     await frame.locator('.detail-actions button[data-action="cancel-task"]').click();
     await frame.locator('.loop-controls button[data-action="stepTick"]').click();
-    await until('worker-2 to end', async () => ['Cancelled', 'Done'].includes(await frame.locator('.detail-header .badge').innerText()));
+    await until('worker-2 to end', async () =>
+      ['Cancelled', 'Done'].includes(await frame.locator('.detail-header .badge').innerText()),
+    );
     // The detail says who cancelled it: the inspector, not an unknown caller.
     await frame.locator('.facts .cancel-origin.origin-inspector', { hasText: 'the inspector' }).waitFor();
     await selectWorker1(frame);
@@ -261,8 +319,11 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
     await hideToasts();
     await screenshot(page(), 'extension-light-graph');
     await frame.locator('.tab[data-view="exceptions"]').click();
-    // This run, paused early, has no failure yet: the view says so and offers the demonstration as a button, never by itself.
-    await frame.locator('.exceptions-view .demo-button', { hasText: 'Show the demonstration' }).waitFor({ timeout: 30_000 });
+    // This run, paused early, has no failure yet: the view says so and offers the demonstration as a button,
+    // never by itself.
+    await frame
+      .locator('.exceptions-view .demo-button', { hasText: 'Show the demonstration' })
+      .waitFor({ timeout: 30_000 });
     assert.equal(await frame.locator('.exceptions-view .trace-pair').count(), 0, 'no demonstration shown unasked');
     await hideToasts();
     await screenshot(page(), 'extension-light-exceptions');

@@ -20,9 +20,23 @@
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
 import type { Frame, Locator } from 'playwright-core';
-import { debugViewRows, expandedViewPane, quickOpen, runCommand, screenshot, startDebugConfiguration, until } from './support/browser';
+import {
+  debugViewRows,
+  expandedViewPane,
+  quickOpen,
+  runCommand,
+  screenshot,
+  startDebugConfiguration,
+  until,
+} from './support/browser';
 import { runtimeHostPids } from './support/code-server';
-import { inspectorPanel, runDetail, stackFrameNames, startDemoCrawl, waitForPanelPhase } from './support/inspector-panel';
+import {
+  inspectorPanel,
+  runDetail,
+  stackFrameNames,
+  startDemoCrawl,
+  waitForPanelPhase,
+} from './support/inspector-panel';
 import { useWorkbenchSuite } from './support/workbench-suite';
 
 const MAX_TASKS = 3;
@@ -30,7 +44,16 @@ const STEP_TIMEOUT_MS = 30_000;
 
 const LAUNCH_JSON = {
   version: '0.2.0',
-  configurations: [{ type: 'coroscope', request: 'launch', name: 'Coroscope: crawl the demo site', crawl: 'demo', maxTasks: MAX_TASKS, stopOnEntry: true }],
+  configurations: [
+    {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'Coroscope: crawl the demo site',
+      crawl: 'demo',
+      maxTasks: MAX_TASKS,
+      stopOnEntry: true,
+    },
+  ],
 };
 
 describe('one run seen by the panel and the debugger (code-server)', { timeout: 300_000 }, () => {
@@ -80,7 +103,11 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
   async function panelTasks(frame: Frame): Promise<Map<number, string>> {
     const pairs = await frame
       .locator('.vrows .task-row[data-id]')
-      .evaluateAll((els) => els.map((r) => [Number(r.getAttribute('data-id')), r.querySelector('.c-name')?.textContent ?? ''] as [number, string]));
+      .evaluateAll((els) =>
+        els.map(
+          (r) => [Number(r.getAttribute('data-id')), r.querySelector('.c-name')?.textContent ?? ''] as [number, string],
+        ),
+      );
     return new Map(pairs);
   }
   /** The tick the panel shows ("… · tick N · …"). */
@@ -119,7 +146,9 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
     // A file open, as when one debugs: the panel comes beside it, the debugger's sources open in its group.
     await quickOpen(p, 'README.md');
     await startDebugConfiguration(p, LAUNCH_JSON.configurations[0]!.name, STEP_TIMEOUT_MS);
-    await debugViewRows(p, 'debug-call-stack', /crawl \[scheduled\]/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await debugViewRows(p, 'debug-call-stack', /crawl \[scheduled\]/)
+      .first()
+      .waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
     const frame = await panel();
     await waitPhase(frame, /^paused$/);
     assert.match(await frame.locator('.run-title').innerText(), /Crawl of the demo site/);
@@ -132,12 +161,16 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
       const v = await coroutinesViewTasks();
       return v.has(crawlId) ? v : null;
     });
-    assert.equal(view.get(crawlId), 'crawl', `the same id for crawl: panel ${JSON.stringify([...tasks])}, debugger ${JSON.stringify([...view])}`);
+    assert.equal(
+      view.get(crawlId),
+      'crawl',
+      `the same id for crawl: panel ${JSON.stringify([...tasks])}, debugger ${JSON.stringify([...view])}`,
+    );
     assert.equal(hosts().length, 1, 'one runtime host process for the run');
     await screenshot(p, 'shared-run-launch');
   });
 
-  step('Step Over in Run and Debug changes the panel\'s tick and stacks, task for task', async () => {
+  step("Step Over in Run and Debug changes the panel's tick and stacks, task for task", async () => {
     const p = page();
     const frame = await panel();
     await frame.locator('.vrows .task-row', { has: frame.locator('.c-name', { hasText: /^crawl$/ }) }).click();
@@ -147,15 +180,24 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
     const tick0 = await panelTick(frame);
     const stack0 = await panelStack(frame);
     // Tick by tick until crawl has started its workers and awaits the queue.
-    for (let i = 0; i < 6 && !(await debugViewRows(p, 'debug-call-stack', /crawl \[suspended/).first().isVisible()); i++) {
+    for (
+      let i = 0;
+      i < 6 &&
+      !(await debugViewRows(p, 'debug-call-stack', /crawl \[suspended/)
+        .first()
+        .isVisible());
+      i++
+    ) {
       const before = await panelTick(frame);
       await debugToolbar('continue').waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
       await runCommand(p, 'Debug: Step Over');
-      await until('the panel\'s tick to move with the debugger\'s step', async () => (await panelTick(frame)) > before);
+      await until("the panel's tick to move with the debugger's step", async () => (await panelTick(frame)) > before);
     }
-    await debugViewRows(p, 'debug-call-stack', /crawl \[suspended: queue\.join\]/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await debugViewRows(p, 'debug-call-stack', /crawl \[suspended: queue\.join\]/)
+      .first()
+      .waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
     assert.ok((await panelTick(frame)) > tick0);
-    await until('the panel\'s crawl stack to change', async () => {
+    await until("the panel's crawl stack to change", async () => {
       const s = await panelStack(frame);
       return s !== stack0 && /crawl/.test(s) ? s : null;
     });
@@ -169,7 +211,8 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
       return [...v.values()].some((n) => /^worker-\d+$/.test(n)) ? v : null;
     });
     // The view lists what fits on screen: each task it shows is the panel's, id for id.
-    for (const [id, name] of view) assert.equal(tasks.get(id), name, `task #${id}: debugger ${name}, panel ${String(tasks.get(id))}`);
+    for (const [id, name] of view)
+      assert.equal(tasks.get(id), name, `task #${id}: debugger ${name}, panel ${String(tasks.get(id))}`);
     assert.equal(hosts().length, 1, 'still one runtime host process');
     await screenshot(p, 'shared-run-stepped');
   });
@@ -177,7 +220,9 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
   step('Debug: Stop ends the run for the panel too', async () => {
     const p = page();
     await runCommand(p, 'Debug: Stop');
-    await debugViewRows(p, 'debug-call-stack', /crawl \[/).first().waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
+    await debugViewRows(p, 'debug-call-stack', /crawl \[/)
+      .first()
+      .waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
     await waitPhase(await revealPanel(), /^(idle|finished)$/);
     // The finished run stays inspectable in the panel (its host holds it); nothing runs beside it.
     assert.ok(hosts().length <= 1, `runtime hosts: ${hosts().join(', ')}`);
@@ -193,8 +238,12 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
     const pid = hosts()[0];
     await focusEditor();
     await runCommand(p, 'Coroscope: Debug This Run');
-    await debugViewRows(p, 'debug-call-stack', /crawl \[scheduled\]/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-    await debugViewRows(p, 'debug-call-stack', /event loop \[paused/).first().waitFor({ state: 'visible' });
+    await debugViewRows(p, 'debug-call-stack', /crawl \[scheduled\]/)
+      .first()
+      .waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await debugViewRows(p, 'debug-call-stack', /event loop \[paused/)
+      .first()
+      .waitFor({ state: 'visible' });
     // Both views settle on the new run's tasks: the same crawl task, by id.
     const [shown, view] = await until('the crawl task, the same in the panel and the Coroutines view', async () => {
       const [t, v] = [await panelTasks(frame), await coroutinesViewTasks()];
@@ -212,12 +261,19 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
     await frame.locator('button[data-action="continue"]').click();
     await waitPhase(frame, /^running$/);
     await debugToolbar('pause').waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-    await debugViewRows(page(), 'debug-call-stack', /worker-1 \[/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS }).catch(() => undefined);
+    await debugViewRows(page(), 'debug-call-stack', /worker-1 \[/)
+      .first()
+      .waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS })
+      .catch(() => undefined);
     await frame.locator('button[data-action="pause"]').click();
     // The debugger shows the stop (its source may now cover the panel: read the panel after).
     await debugToolbar('continue').waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-    await debugViewRows(page(), 'debug-call-stack', /event loop \[paused/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-    await debugViewRows(page(), 'debug-call-stack', /worker-1 \[/).first().waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await debugViewRows(page(), 'debug-call-stack', /event loop \[paused/)
+      .first()
+      .waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    await debugViewRows(page(), 'debug-call-stack', /worker-1 \[/)
+      .first()
+      .waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
     await waitPhase(await revealPanel(), /^paused$/);
     assert.equal(hosts().length, 1);
     await screenshot(page(), 'shared-run-paused-from-panel');
@@ -226,7 +282,9 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
   step('Stop in the panel ends the debug session', async () => {
     const frame = await revealPanel();
     await frame.locator('button[data-action="stop"]').click();
-    await debugViewRows(page(), 'debug-call-stack', /crawl \[/).first().waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
+    await debugViewRows(page(), 'debug-call-stack', /crawl \[/)
+      .first()
+      .waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
     await debugToolbar('continue').waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
     await waitPhase(frame, /^(finished|idle)$/);
   });

@@ -12,14 +12,25 @@
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { activeEditorLines, quickOpen, runCommand, screenshot, setColorTheme, waitForThemeKind } from './support/browser';
+import {
+  activeEditorLines,
+  quickOpen,
+  runCommand,
+  screenshot,
+  setColorTheme,
+  waitForThemeKind,
+} from './support/browser';
 import { useWorkbenchSuite } from './support/workbench-suite';
 
 const FILE_NAME = 'coroutines.ts';
 const FILE_TEXT = 'export const greeting = "hello from Coroscope";\n';
 
 describe('VS Code (code-server) smoke', { timeout: 120_000 }, () => {
-  const suite = useWorkbenchSuite({ name: 'smoke', files: { [FILE_NAME]: FILE_TEXT }, settings: { 'workbench.colorTheme': 'Default Dark Modern' } });
+  const suite = useWorkbenchSuite({
+    name: 'smoke',
+    files: { [FILE_NAME]: FILE_TEXT },
+    settings: { 'workbench.colorTheme': 'Default Dark Modern' },
+  });
   const { page, step } = suite;
 
   step('opens a workspace file with Quick Open and shows its text in the editor', async () => {

@@ -26,7 +26,10 @@ const WORKERS = 2000;
 const TICKS = 30_000;
 const MARKUP = '<img src=x onerror=alert(1)>';
 
-/** The stand-in: a finished recorded crawl, generated in the page (3 million segments would not travel well as JSON). */
+/**
+ * The stand-in: a finished recorded crawl, generated in the page (3 million segments would not travel well as
+ * JSON).
+ */
 function stubScript(): string {
   return `(() => {
   const W = ${WORKERS}, T = ${TICKS};
@@ -76,7 +79,9 @@ function stubScript(): string {
 })();`;
 }
 
-describe(`inspector webview: the timeline of ${WORKERS + 1} tasks over ${TICKS.toLocaleString('en-US')} ticks`, { timeout: 180_000 }, () => {
+describe(`inspector webview: the timeline of ${WORKERS + 1} tasks over ${TICKS.toLocaleString('en-US')} ticks`, {
+  timeout: 180_000,
+}, () => {
   let browser: Browser | undefined;
   let page: Page | undefined;
   const harnesses: WebviewHarness[] = [];
@@ -129,14 +134,18 @@ describe(`inspector webview: the timeline of ${WORKERS + 1} tasks over ${TICKS.t
   });
 
   it('scrolls the lanes with draws of ≤ 100 ms (p95)', async () => {
-    const stats = JSON.parse(String(await p().evaluate(`(async () => {
+    const stats = JSON.parse(
+      String(
+        await p().evaluate(`(async () => {
       const s = document.querySelector('.tl-scroll');
       const frame = () => new Promise((r) => requestAnimationFrame(r));
       const draws = [];
       for (let i = 0; i < 80; i++) { s.scrollTop += 450; await frame(); draws.push(Number(document.body.dataset.timelineDrawMs)); }
       draws.sort((a, b) => a - b);
       return JSON.stringify({ median: draws[40], p95: draws[76], top: s.scrollTop });
-    })()`))) as { median: number; p95: number; top: number };
+    })()`),
+      ),
+    ) as { median: number; p95: number; top: number };
     results.scrollDrawMedianMs = stats.median;
     results.scrollDrawP95Ms = stats.p95;
     assert.ok(stats.top > 30_000, 'it scrolled far');
@@ -152,13 +161,21 @@ describe(`inspector webview: the timeline of ${WORKERS + 1} tasks over ${TICKS.t
     await p().waitForFunction('window.__seeks.length === 1');
     const tick = Number(await p().evaluate('window.__seeks[0]'));
     assert.ok(tick > 700 && tick < 1100, `seeked tick ${tick}`);
-    await p().locator('.scrubber-label', { hasText: `Viewing tick ${tick} of 30000 (past)` }).waitFor();
-    await p().locator('.run-detail', { hasText: `viewing tick ${tick} of 30000 (past)` }).waitFor();
+    await p()
+      .locator('.scrubber-label', { hasText: `Viewing tick ${tick} of 30000 (past)` })
+      .waitFor();
+    await p()
+      .locator('.run-detail', { hasText: `viewing tick ${tick} of 30000 (past)` })
+      .waitFor();
     await p().locator('.tl-label.selected[data-task="4"]').waitFor();
-    const detail = await until('the lane detail of the tick', async () => {
-      const text = (await p().locator('.tl-lane-detail').innerText()).replace(/\s+/g, ' ');
-      return text.includes(`#4 worker-3 at tick ${tick}`) ? text : undefined;
-    }, 10_000).catch(async (e: unknown) => {
+    const detail = await until(
+      'the lane detail of the tick',
+      async () => {
+        const text = (await p().locator('.tl-lane-detail').innerText()).replace(/\s+/g, ' ');
+        return text.includes(`#4 worker-3 at tick ${tick}`) ? text : undefined;
+      },
+      10_000,
+    ).catch(async (e: unknown) => {
       throw new Error(`${String(e)}; the lane detail is: ${await p().locator('.tl-lane-detail').innerHTML()}`);
     });
     assert.match(detail, /Created here/);
@@ -178,7 +195,9 @@ describe(`inspector webview: the timeline of ${WORKERS + 1} tasks over ${TICKS.t
     await jump.click();
     await p().waitForFunction(`window.__seeks.length === ${n + 1}`);
     assert.equal(Number(await p().evaluate(`window.__seeks[${n}]`)), woken);
-    await p().locator('.scrubber-label', { hasText: `Viewing tick ${woken} of 30000 (past)` }).waitFor();
+    await p()
+      .locator('.scrubber-label', { hasText: `Viewing tick ${woken} of 30000 (past)` })
+      .waitFor();
   });
 
   it('the scrubber: keys move the viewed tick; Back to present asks for the present', async () => {
@@ -186,7 +205,9 @@ describe(`inspector webview: the timeline of ${WORKERS + 1} tasks over ${TICKS.t
     await track.focus();
     const before = Number(await track.getAttribute('aria-valuenow'));
     await track.press('Shift+ArrowLeft');
-    await p().locator(`.scrubber-track[aria-valuenow="${before - 10}"]`).waitFor();
+    await p()
+      .locator(`.scrubber-track[aria-valuenow="${before - 10}"]`)
+      .waitFor();
     await track.press('Home');
     await p().locator('.scrubber-track[aria-valuenow="1"]').waitFor();
     await p().locator('[data-action="back-to-present"]').click();
@@ -207,7 +228,11 @@ describe(`inspector webview: the timeline of ${WORKERS + 1} tasks over ${TICKS.t
   for (const theme of ['light', 'high-contrast'] as const) {
     it(`draws with the ${theme} theme's colours`, async () => {
       const q = await open(theme);
-      const colours = String(await q.evaluate(`['--tl-running', '--tl-io', '--tl-sync', '--tl-cursor'].map((v) => getComputedStyle(document.querySelector('.timeline-view')).getPropertyValue(v).trim()).join(' ')`));
+      const colours = String(
+        await q.evaluate(
+          `['--tl-running', '--tl-io', '--tl-sync', '--tl-cursor'].map((v) => getComputedStyle(document.querySelector('.timeline-view')).getPropertyValue(v).trim()).join(' ')`,
+        ),
+      );
       results[`${theme}Colours`] = colours;
       assert.doesNotMatch(colours, /var\(|^\s*$/);
       await q.screenshot({ path: join(ARTIFACTS_DIR, `timeline-2k-${theme}.png`) });

@@ -106,7 +106,8 @@ describe('inspector webview: 10,000 tasks', { timeout: 120_000 }, () => {
   });
 
   it('scrolls through them smoothly (frame time while scrolling)', async () => {
-    // In-page code as a string: the page has no TypeScript helpers (and the DOM types are not in this project's Node tsconfig).
+    // In-page code as a string: the page has no TypeScript helpers (and the DOM types are not in this
+    // project's Node tsconfig).
     const scrollDown = `(async () => {
       const body = document.querySelector('.vbody');
       body.scrollTop = 0;
@@ -128,15 +129,22 @@ describe('inspector webview: 10,000 tasks', { timeout: 120_000 }, () => {
     // best of up to three passes (a pass within it ends the measuring).
     type ScrollStats = { median: number; p95: number; last: number };
     const passes: ScrollStats[] = [];
-    for (let pass = 0; pass < 3 && !passes.some((s) => s.p95 < 50); pass++) passes.push((await p().evaluate(scrollDown)) as ScrollStats);
+    for (let pass = 0; pass < 3 && !passes.some((s) => s.p95 < 50); pass++)
+      passes.push((await p().evaluate(scrollDown)) as ScrollStats);
     const stats = passes.reduce((best, s) => (s.p95 < best.p95 ? s : best));
     results.scrollFrameMedianMs = stats.median;
     results.scrollFrameP95Ms = stats.p95;
     results.scrollPasses = passes.length;
     assert.ok(stats.last > 100_000, 'it scrolled far');
-    assert.ok(stats.p95 < 50, `frames while scrolling: p95 ${passes.map((s) => s.p95).join(', ')} ms in ${passes.length} passes`);
+    assert.ok(
+      stats.p95 < 50,
+      `frames while scrolling: p95 ${passes.map((s) => s.p95).join(', ')} ms in ${passes.length} passes`,
+    );
     const ids = await p().locator('.vrows .task-row:not([hidden]) .c-id').allInnerTexts();
-    assert.ok(ids.some((id) => Number(id.slice(1)) > 4000), `rows shown after scrolling: ${ids.slice(0, 3).join(', ')}`);
+    assert.ok(
+      ids.some((id) => Number(id.slice(1)) > 4000),
+      `rows shown after scrolling: ${ids.slice(0, 3).join(', ')}`,
+    );
   });
 
   it('applies snapshot deltas while a crawl updates the table and stays responsive', async () => {
@@ -168,13 +176,17 @@ describe('inspector webview: 10,000 tasks', { timeout: 120_000 }, () => {
     // to the budget (a pass within it ends the measuring).
     type DeltaStats = { maxRender: number; medianRender: number; p95Frame: number };
     const passes: DeltaStats[] = [];
-    for (let pass = 0; pass < 3 && !passes.some((s) => s.maxRender < 100); pass++) passes.push((await p().evaluate(deltas(pass * 40))) as DeltaStats);
+    for (let pass = 0; pass < 3 && !passes.some((s) => s.maxRender < 100); pass++)
+      passes.push((await p().evaluate(deltas(pass * 40))) as DeltaStats);
     const stats = passes.reduce((best, s) => (s.maxRender < best.maxRender ? s : best));
     results.deltaRenderMedianMs = stats.medianRender;
     results.deltaRenderMaxMs = stats.maxRender;
     results.deltaFrameP95Ms = stats.p95Frame;
     results.deltaPasses = passes.length;
-    assert.ok(stats.maxRender < 100, `a delta of 500 tasks took up to ${passes.map((s) => s.maxRender).join(', ')} ms in ${passes.length} passes`);
+    assert.ok(
+      stats.maxRender < 100,
+      `a delta of 500 tasks took up to ${passes.map((s) => s.maxRender).join(', ')} ms in ${passes.length} passes`,
+    );
     // A click still lands during the updates.
     await p().locator('.vrows .task-row:not([hidden])').first().click();
     await p().locator('.detail-title').waitFor();
@@ -187,7 +199,9 @@ describe('inspector webview: 10,000 tasks', { timeout: 120_000 }, () => {
     await p().locator('.vrows .task-row[data-id="7"]').click();
     await p().locator('.detail-title', { hasText: 'onerror' }).waitFor();
     await p().locator('.tab[data-view="dashboard"]').click();
-    const title = p().locator('.pages-table tr', { has: p().locator('.page-url', { hasText: '/titles/markup/' }) }).locator('.page-title');
+    const title = p()
+      .locator('.pages-table tr', { has: p().locator('.page-url', { hasText: '/titles/markup/' }) })
+      .locator('.page-title');
     assert.equal(await title.innerText(), MARKUP);
     assert.equal(await p().locator('img').count(), 0, 'no element was made from the markup');
     assert.equal(results.dialogs ?? 0, 0, 'no script ran from it');

@@ -18,7 +18,14 @@ import { RunRegistry } from '../../extension/runs/run-registry';
 import { RunSession } from '../../extension/run-session';
 import { statusText } from '../../extension/status-bar-text';
 import { loopThreadName } from '../../extension/debug/dap-mapping';
-import { dashboardSeconds, headerFacts, MomentTracker, momentElapsedMs, pagesUpTo, scrubberText } from '../../webview/state/moment-view';
+import {
+  dashboardSeconds,
+  headerFacts,
+  MomentTracker,
+  momentElapsedMs,
+  pagesUpTo,
+  scrubberText,
+} from '../../webview/state/moment-view';
 import { TimelineModel } from '../../webview/state/timeline-model';
 import { readRecordingFile, readRecordingLog } from '../../runtime/record/recording-file';
 import { lineOf } from '../source-line';
@@ -29,7 +36,10 @@ const HOST = join(ROOT, 'dist', 'runtime-host.js');
 const CLI = join(ROOT, 'bin', 'coroscope.js');
 
 /** The panel's models as app.ts feeds them: the session's status, its table's snapshot, its progress. */
-function panelOf(session: RunSession, timeline: TimelineModel): { header: string[]; scrubber: ReturnType<typeof scrubberText>; seconds: number | null } {
+function panelOf(
+  session: RunSession,
+  timeline: TimelineModel,
+): { header: string[]; scrubber: ReturnType<typeof scrubberText>; seconds: number | null } {
   const tracker = new MomentTracker();
   if (session.lastProgress !== null) tracker.progress(session.lastProgress);
   const snap = session.mirror.toFullSnapshot();
@@ -38,10 +48,17 @@ function panelOf(session: RunSession, timeline: TimelineModel): { header: string
   const m = tracker.moment(status, { timelineTicks: timeline.lastTick });
   const p = tracker.progressAt(m);
   const live = session.mirror.counts.scheduled + session.mirror.counts.running + session.mirror.counts.suspended;
-  return { header: headerFacts(m, live, p), scrubber: scrubberText(m, timeline), seconds: p === null ? null : dashboardSeconds(m, p, timeline) };
+  return {
+    header: headerFacts(m, live, p),
+    scrubber: scrubberText(m, timeline),
+    seconds: p === null ? null : dashboardSeconds(m, p, timeline),
+  };
 }
 
-describe('every view states the same moment of a recorded demo crawl', { skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)', timeout: 120_000 }, () => {
+describe('every view states the same moment of a recorded demo crawl', {
+  skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)',
+  timeout: 120_000,
+}, () => {
   let runs: RunRegistry;
   let session: RunSession;
   let timeline: Timeline;
@@ -68,7 +85,8 @@ describe('every view states the same moment of a recorded demo crawl', { skip: e
     const last = timeline.ticks;
     const p = session.lastProgress;
     assert.ok(p !== null && p.done > 10);
-    // The status (the status bar's and every later panel's source) counts to the run's last tick, as the timeline and the table do.
+    // The status (the status bar's and every later panel's source) counts to the run's last tick, as the
+    // timeline and the table do.
     assert.equal(session.status.tick, last);
     const m = session.moment();
     assert.deepEqual(m, { kind: 'present', tick: last, lastTick: last, onLine: false });
@@ -76,7 +94,10 @@ describe('every view states the same moment of a recorded demo crawl', { skip: e
     assert.match(bar.text, new RegExp(`^\\$\\(pulse\\) ${p.done} pages · `));
     assert.match(bar.tooltip, new RegExp(`Now: tick ${last}\\n`));
     const panel = panelOf(session, model);
-    assert.deepEqual(panel.header.filter((f) => f.startsWith('tick') || f.endsWith('pages')), [`tick ${last}`, `${p.done} pages`]);
+    assert.deepEqual(
+      panel.header.filter((f) => f.startsWith('tick') || f.endsWith('pages')),
+      [`tick ${last}`, `${p.done} pages`],
+    );
     assert.equal(panel.scrubber.label, `Tick ${last} · the present`);
     assert.equal(panel.seconds, p.seconds);
   });
@@ -86,23 +107,40 @@ describe('every view states the same moment of a recorded demo crawl', { skip: e
       const last = timeline.ticks;
       const tick = Math.max(2, Math.round(last * share));
       await session.seek(tick);
-      await until(`tick ${tick} replayed, with its crawl numbers`, () => session.status.viewedTick === tick && session.status.viewedReplaying !== true && session.mirror.tick === tick && session.shownProgress() !== null, 20_000);
+      await until(
+        `tick ${tick} replayed, with its crawl numbers`,
+        () =>
+          session.status.viewedTick === tick &&
+          session.status.viewedReplaying !== true &&
+          session.mirror.tick === tick &&
+          session.shownProgress() !== null,
+        20_000,
+      );
       const m = session.moment();
       assert.deepEqual(m, { kind: 'past', tick, lastTick: last, onLine: false });
       const p = session.shownProgress()!;
       // A past tick's pages, not the live totals.
-      assert.ok(p.done < session.lastProgress!.done, `${p.done} pages at tick ${tick}, ${session.lastProgress!.done} at the end`);
+      assert.ok(
+        p.done < session.lastProgress!.done,
+        `${p.done} pages at tick ${tick}, ${session.lastProgress!.done} at the end`,
+      );
       const bar = statusText(session.status, m, p, session.mirror.counts);
       assert.match(bar.text, new RegExp(`^\\$\\(history\\) tick ${tick} of ${last} \\(past\\) · ${p.done} pages · `));
       const panel = panelOf(session, model);
-      assert.deepEqual(panel.header.filter((f) => f.includes('tick') || f.endsWith('pages')), [`viewing tick ${tick} of ${last} (past)`, `${p.done} pages`]);
+      assert.deepEqual(
+        panel.header.filter((f) => f.includes('tick') || f.endsWith('pages')),
+        [`viewing tick ${tick} of ${last} (past)`, `${p.done} pages`],
+      );
       assert.ok(panel.scrubber.offersPresent);
       assert.match(panel.scrubber.label, new RegExp(`^Viewing tick ${tick} of ${last} \\(past\\) · `));
       // The dashboard's list of pages: those finished by then.
       assert.equal(session.pages.length, session.lastProgress!.done);
       assert.equal(pagesUpTo(m, session.pages, session.lastProgress!.done, p).length, p.done);
       // The debugger's loop thread, from the table of the moment it is shown.
-      assert.equal(loopThreadName({ tick: session.mirror.tick, paused: true, running: true }), `event loop [paused after tick ${tick}]`);
+      assert.equal(
+        loopThreadName({ tick: session.mirror.tick, paused: true, running: true }),
+        `event loop [paused after tick ${tick}]`,
+      );
       // The scrubber's time and the dashboard's are the run's clock at the tick.
       const ms = momentElapsedMs(m, model);
       assert.ok(ms !== null);
@@ -112,16 +150,27 @@ describe('every view states the same moment of a recorded demo crawl', { skip: e
 
   it('coroscope replay of the saved crawl reports the time the live crawl did, the recorded clock from its first tick to its last', async () => {
     await session.seek(null);
-    await until('back at the present', () => session.status.viewedTick === undefined && session.shownProgress() === session.lastProgress);
+    await until(
+      'back at the present',
+      () => session.status.viewedTick === undefined && session.shownProgress() === session.lastProgress,
+    );
     // Back at the present: the live pages again, not the past tick's.
-    assert.match(statusText(session.status, session.moment(), session.shownProgress(), session.mirror.counts).text, new RegExp(` ${session.lastProgress!.done} pages · `));
+    assert.match(
+      statusText(session.status, session.moment(), session.shownProgress(), session.mirror.counts).text,
+      new RegExp(` ${session.lastProgress!.done} pages · `),
+    );
     await session.request('saveRecording', { path: file });
-    const replay = spawnSync(process.execPath, [CLI, 'replay', file, '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    const replay = spawnSync(process.execPath, [CLI, 'replay', file, '--json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(replay.status, 0, replay.stderr);
     const report = JSON.parse(replay.stdout) as { seconds: number; fetched: number };
     const live = session.lastProgress!;
     assert.equal(report.seconds, Number(live.seconds.toFixed(3)));
-    // The crawl task's first step and its step after the queue's join (where the crawl takes its end time), on the recording's clock (the one the scrubber reads).
+    // The crawl task's first step and its step after the queue's join (where the crawl takes its end time),
+    // on the recording's clock (the one the scrubber reads).
     const crawl = timeline.lanes.find((l) => l.name === 'crawl');
     assert.ok(crawl !== undefined);
     const first = crawl.segments.find((s) => s.state === 'running')!.fromTick;
@@ -130,16 +179,26 @@ describe('every view states the same moment of a recorded demo crawl', { skip: e
     const end = joined + 1;
     const times = Array.from(readRecordingLog(readRecordingFile(file), file).times);
     const seconds = elapsedSecondsAt(times, end)! - elapsedSecondsAt(times, first)!;
-    assert.ok(Math.abs(seconds - report.seconds) < 0.0015, `the recorded clock says ${seconds} s, the replay ${report.seconds} s`);
-    const at = (tick: number): number => momentElapsedMs({ kind: 'past', tick, lastTick: timeline.ticks, onLine: false }, model)! / 1000;
-    assert.ok(Math.abs(at(end) - at(first) - report.seconds) < 0.0015, `the scrubber says ${at(end) - at(first)} s, the replay ${report.seconds} s`);
+    assert.ok(
+      Math.abs(seconds - report.seconds) < 0.0015,
+      `the recorded clock says ${seconds} s, the replay ${report.seconds} s`,
+    );
+    const at = (tick: number): number =>
+      momentElapsedMs({ kind: 'past', tick, lastTick: timeline.ticks, onLine: false }, model)! / 1000;
+    assert.ok(
+      Math.abs(at(end) - at(first) - report.seconds) < 0.0015,
+      `the scrubber says ${at(end) - at(first)} s, the replay ${report.seconds} s`,
+    );
   });
 
   it('an opened recording: "tick N of M" at its end, never past, no way back', async () => {
     const other = new RunSession(runs, { snapshotRate: () => 20 });
     try {
       await other.openRecording(file);
-      await until('the recording shown at its end', () => other.status.viewedTick === timeline.ticks && other.status.viewedReplaying !== true);
+      await until(
+        'the recording shown at its end',
+        () => other.status.viewedTick === timeline.ticks && other.status.viewedReplaying !== true,
+      );
       const m = other.moment();
       assert.deepEqual(m, { kind: 'recording', tick: timeline.ticks, lastTick: timeline.ticks, onLine: false });
       assert.equal(tickText(m), `tick ${timeline.ticks} of ${timeline.ticks}`);
@@ -150,7 +209,12 @@ describe('every view states the same moment of a recorded demo crawl', { skip: e
       await until("the recording's crawl numbers at its end", () => other.shownProgress() !== null);
       assert.equal(other.shownProgress()!.done, session.lastProgress!.done);
       const bar = statusText(other.status, m, other.shownProgress(), other.mirror.counts).text;
-      assert.match(bar, new RegExp(`^\\$\\(history\\) tick ${timeline.ticks} of ${timeline.ticks} · ${session.lastProgress!.done} pages · `));
+      assert.match(
+        bar,
+        new RegExp(
+          `^\\$\\(history\\) tick ${timeline.ticks} of ${timeline.ticks} · ${session.lastProgress!.done} pages · `,
+        ),
+      );
       assert.doesNotMatch(bar, /past/);
     } finally {
       other.dispose();
@@ -158,7 +222,10 @@ describe('every view states the same moment of a recorded demo crawl', { skip: e
   });
 });
 
-describe('a stop on a line: every view says the tick it stands in', { skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)', timeout: 120_000 }, () => {
+describe('a stop on a line: every view says the tick it stands in', {
+  skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)',
+  timeout: 120_000,
+}, () => {
   let runs: RunRegistry;
   let session: RunSession;
 
@@ -172,15 +239,25 @@ describe('a stop on a line: every view says the tick it stands in', { skip: exis
   });
 
   it('the panel and the debugger: "in tick N", the tick the loop is in, though the timeline holds only the ticks before it', async () => {
-    await session.launch({ kind: 'demo', pages: 12, latency: 'instant' }, { maxTasks: 2, stopOnEntry: true, record: true });
+    await session.launch(
+      { kind: 'demo', pages: 12, latency: 'instant' },
+      { maxTasks: 2, stopOnEntry: true, record: true },
+    );
     await until('the pause at entry', () => session.status.phase === 'paused');
     const crawler = join(__dirname, '..', '..', 'runtime', 'crawler', 'crawler.ts');
-    await session.request('setBreakpoints', { file: crawler, breakpoints: [{ file: crawler, line: lineOf(crawler, 'let response: ClientResponse | null = null;') }] });
+    await session.request('setBreakpoints', {
+      file: crawler,
+      breakpoints: [{ file: crawler, line: lineOf(crawler, 'let response: ClientResponse | null = null;') }],
+    });
     await session.continue();
-    await until('the stop on the line', () => session.status.phase === 'paused' && session.status.pauseReason !== 'entry', 30_000);
+    await until(
+      'the stop on the line',
+      () => session.status.phase === 'paused' && session.status.pauseReason !== 'entry',
+      30_000,
+    );
     const stopTick = session.status.tick;
     assert.equal(session.status.onLine, true);
-    await until("the table at the stop", () => session.mirror.tick === stopTick);
+    await until('the table at the stop', () => session.mirror.tick === stopTick);
     const timeline = await session.request('timeline', {});
     // The tick under way is not recorded yet: the timeline ends with the tick before.
     assert.equal(timeline.ticks, stopTick - 1);
@@ -191,8 +268,14 @@ describe('a stop on a line: every view says the tick it stands in', { skip: exis
     const panel = panelOf(session, model);
     assert.equal(panel.header[0], `in tick ${stopTick} (on a line)`);
     assert.equal(panel.scrubber.label, `In tick ${stopTick} (on a line) · the present`);
-    assert.equal(loopThreadName({ tick: session.mirror.tick, paused: true, onLine: true, running: true }), `event loop [stopped on a line in tick ${stopTick}]`);
-    assert.match(statusText(session.status, m, session.shownProgress(), session.mirror.counts).tooltip, new RegExp(`Now: in tick ${stopTick} \\(on a line\\)`));
+    assert.equal(
+      loopThreadName({ tick: session.mirror.tick, paused: true, onLine: true, running: true }),
+      `event loop [stopped on a line in tick ${stopTick}]`,
+    );
+    assert.match(
+      statusText(session.status, m, session.shownProgress(), session.mirror.counts).tooltip,
+      new RegExp(`Now: in tick ${stopTick} \\(on a line\\)`),
+    );
     await session.request('setBreakpoints', { file: crawler, breakpoints: [] });
     await session.continue();
     await until('the end of the crawl', () => session.status.phase === 'finished', 60_000);
@@ -200,7 +283,10 @@ describe('a stop on a line: every view says the tick it stands in', { skip: exis
   });
 });
 
-describe('paused time is in no view\'s clock', { skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)', timeout: 120_000 }, () => {
+describe("paused time is in no view's clock", {
+  skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)',
+  timeout: 120_000,
+}, () => {
   let runs: RunRegistry;
   let session: RunSession;
   const dir = mkdtempSync(join(tmpdir(), 'coroscope-moment-held-'));
@@ -231,11 +317,19 @@ describe('paused time is in no view\'s clock', { skip: existsSync(HOST) ? false 
     const crawl = timeline.lanes.find((l) => l.name === 'crawl')!;
     const first = crawl.segments.find((s) => s.state === 'running')!.fromTick;
     const end = crawl.segments.find((s) => s.state === 'suspended' && s.awaiting === 'queue.join')!.wokenTick! + 1;
-    const at = (tick: number): number => momentElapsedMs({ kind: 'past', tick, lastTick: timeline.ticks, onLine: false }, model)! / 1000;
-    assert.ok(Math.abs(at(end) - at(first) - live.seconds) < 0.0015, `the scrubber says ${at(end) - at(first)} s, the dashboard ${live.seconds} s`);
+    const at = (tick: number): number =>
+      momentElapsedMs({ kind: 'past', tick, lastTick: timeline.ticks, onLine: false }, model)! / 1000;
+    assert.ok(
+      Math.abs(at(end) - at(first) - live.seconds) < 0.0015,
+      `the scrubber says ${at(end) - at(first)} s, the dashboard ${live.seconds} s`,
+    );
     const file = join(dir, 'held.corotrace');
     await session.request('saveRecording', { path: file });
-    const replay = spawnSync(process.execPath, [CLI, 'replay', file, '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    const replay = spawnSync(process.execPath, [CLI, 'replay', file, '--json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(replay.status, 0, replay.stderr);
     assert.equal((JSON.parse(replay.stdout) as { seconds: number }).seconds, Number(live.seconds.toFixed(3)));
   });

@@ -17,7 +17,10 @@ import { until } from './wait-until';
 
 const HOST = join(__dirname, '..', '..', 'dist', 'runtime-host.js');
 
-describe('RunSession knows its own moments by id', { skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)', timeout: 120_000 }, () => {
+describe('RunSession knows its own moments by id', {
+  skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)',
+  timeout: 120_000,
+}, () => {
   let runs: RunRegistry;
   let session: RunSession;
 
@@ -40,21 +43,36 @@ describe('RunSession knows its own moments by id', { skip: existsSync(HOST) ? fa
       const debugIds = new MomentIds('debug 1');
       const log: string[] = [];
       const heard: ViewedMoment[] = [];
-      const offs = [session.onViewed.on((t) => log.push(`viewed ${t} by ${session.status.momentId}`)), run.endpoint.on('viewedTick', (v) => heard.push(v))];
+      const offs = [
+        session.onViewed.on((t) => log.push(`viewed ${t} by ${session.status.momentId}`)),
+        run.endpoint.on('viewedTick', (v) => heard.push(v)),
+      ];
       const a = Math.floor(ticks / 3);
       const b = Math.floor((2 * ticks) / 3);
       const debugId = debugIds.next();
-      const [panelTick, debugAnswer] = await Promise.all([session.seek(a), run.endpoint.request('seekTick', { tick: b, moment: debugId })]);
+      const [panelTick, debugAnswer] = await Promise.all([
+        session.seek(a),
+        run.endpoint.request('seekTick', { tick: b, moment: debugId }),
+      ]);
       assert.equal(panelTick, a);
       assert.deepEqual([debugAnswer.tick, debugAnswer.moment], [b, debugId]);
-      await until('the debug session\'s moment landed', () => session.status.viewedTick === b && session.status.viewedReplaying === undefined && session.status.momentId === debugId);
+      await until(
+        "the debug session's moment landed",
+        () =>
+          session.status.viewedTick === b &&
+          session.status.viewedReplaying === undefined &&
+          session.status.momentId === debugId,
+      );
       for (const off of offs) off();
       // The panel's seek, then the debugger's: each moment once, named by its own request.
       const panelId = heard[0]?.moment;
       assert.ok(panelId !== undefined && panelId !== debugId && !debugIds.isOwn(panelId), JSON.stringify(heard));
       assert.deepEqual(log, [`viewed ${a} by ${panelId}`, `viewed ${b} by ${debugId}`]);
       // The debug session recognises only its own (the tick b and its landing), never the panel's.
-      assert.deepEqual(heard.filter((v) => debugIds.isOwn(v.moment)).map((v) => v.tick), [b, b]);
+      assert.deepEqual(
+        heard.filter((v) => debugIds.isOwn(v.moment)).map((v) => v.tick),
+        [b, b],
+      );
       assert.ok(heard.filter((v) => !debugIds.isOwn(v.moment)).every((v) => v.tick === a && v.moment === panelId));
       assert.equal(await session.seek(null), null);
       assert.equal(session.status.momentId?.startsWith('panel'), true);
@@ -63,11 +81,15 @@ describe('RunSession knows its own moments by id', { skip: existsSync(HOST) ? fa
     }
   });
 
-  it('at a line stop the debugger holds (answer before event): the panel\'s seek is one moment, another view\'s in the same tick another', async () => {
+  it("at a line stop the debugger holds (answer before event): the panel's seek is one moment, another view's in the same tick another", async () => {
     const other = await runs.start();
     const detachOther = other.attach('debugger');
     try {
-      await other.launch({ kind: 'demo', pages: 12, latency: 'instant' }, { maxTasks: 2, stopOnEntry: true, record: true }, 'debugger');
+      await other.launch(
+        { kind: 'demo', pages: 12, latency: 'instant' },
+        { maxTasks: 2, stopOnEntry: true, record: true },
+        'debugger',
+      );
       session.show(other);
       const crawler = join(__dirname, '..', '..', 'runtime', 'crawler', 'crawler.ts');
       const decl = lineOf(crawler, 'let response: ClientResponse | null = null;');
@@ -76,13 +98,23 @@ describe('RunSession knows its own moments by id', { skip: existsSync(HOST) ? fa
       for (let i = 0; i < 3; i++) {
         const before = stop;
         await other.endpoint.request('continue', {});
-        await until('the next stop on the line', () => other.lastPause !== null && other.lastPause !== before && other.lastPause.line !== undefined, 30_000);
+        await until(
+          'the next stop on the line',
+          () => other.lastPause !== null && other.lastPause !== before && other.lastPause.line !== undefined,
+          30_000,
+        );
         stop = other.lastPause;
       }
       assert.ok(stop !== null && stop.tick > 3);
-      await until('the panel at the stop', () => session.status.phase === 'paused' && session.status.tick === stop!.tick);
+      await until(
+        'the panel at the stop',
+        () => session.status.phase === 'paused' && session.status.tick === stop!.tick,
+      );
       const order: string[] = [];
-      const offs = [session.onViewed.on((t) => order.push(`onViewed ${t}`)), other.endpoint.on('viewedTick', (v) => order.push(`event ${v.tick} ${v.moment ?? '-'}`))];
+      const offs = [
+        session.onViewed.on((t) => order.push(`onViewed ${t}`)),
+        other.endpoint.on('viewedTick', (v) => order.push(`event ${v.tick} ${v.moment ?? '-'}`)),
+      ];
       const t = stop.tick - 2;
       assert.equal(await session.seek(t), t);
       const panelId = session.status.momentId;
@@ -96,11 +128,15 @@ describe('RunSession knows its own moments by id', { skip: existsSync(HOST) ? fa
       const debugId = new MomentIds('debugger').next();
       const answer = await other.endpoint.request('seekTick', { tick: t, moment: debugId });
       assert.equal(answer.moment, debugId);
-      await until('the debugger\'s moment shown', () => session.status.momentId === debugId);
+      await until("the debugger's moment shown", () => session.status.momentId === debugId);
       assert.equal(session.status.viewedMoment, 1);
-      assert.deepEqual(order.filter((o) => o.startsWith('onViewed')), [`onViewed ${t}`, `onViewed ${t}`]);
+      assert.deepEqual(
+        order.filter((o) => o.startsWith('onViewed')),
+        [`onViewed ${t}`, `onViewed ${t}`],
+      );
       for (const off of offs) off();
-      // The other view hears the panel's way back too (its event may come after the panel's answer): heard before its own moves are listened to.
+      // The other view hears the panel's way back too (its event may come after the panel's answer): heard
+      // before its own moves are listened to.
       let otherAtPresent = false;
       const offPresent = other.endpoint.on('viewedTick', (v) => {
         if (v.tick === null) otherAtPresent = true;
@@ -113,16 +149,22 @@ describe('RunSession knows its own moments by id', { skip: existsSync(HOST) ? fa
       const lineIds = new MomentIds('debugger lines');
       const back = lineIds.next();
       const heardLine: Array<{ event: string; moment?: string; pastLine?: boolean }> = [];
-      const offLine = [other.endpoint.on('viewedTick', (v) => heardLine.push({ event: 'viewedTick', moment: v.moment })), other.endpoint.on('paused', (p) => heardLine.push({ event: 'paused', moment: p.moment, pastLine: p.pastLine }))];
+      const offLine = [
+        other.endpoint.on('viewedTick', (v) => heardLine.push({ event: 'viewedTick', moment: v.moment })),
+        other.endpoint.on('paused', (p) => heardLine.push({ event: 'paused', moment: p.moment, pastLine: p.pastLine })),
+      ];
       const landing = await other.endpoint.request('lineStepBack', { moment: back });
       assert.equal((landing as { moment?: string }).moment, back, JSON.stringify(landing));
       await until('the past line told', () => heardLine.some((e) => e.event === 'paused' && e.pastLine === true));
-      await until('the panel at the past line, named by the debugger\'s move', () => session.status.momentId === back);
+      await until("the panel at the past line, named by the debugger's move", () => session.status.momentId === back);
       const over = lineIds.next();
       await other.endpoint.request('lineStep', { kind: 'over', moment: over });
       await until('the present again', () => heardLine.some((e) => e.event === 'paused' && e.moment === over));
       for (const off of offLine) off();
-      assert.ok(heardLine.every((e) => lineIds.isOwn(e.moment)), JSON.stringify(heardLine));
+      assert.ok(
+        heardLine.every((e) => lineIds.isOwn(e.moment)),
+        JSON.stringify(heardLine),
+      );
       await other.endpoint.request('setBreakpoints', { file: crawler, breakpoints: [] });
       await other.endpoint.request('continue', {});
       await until('the end of the crawl', () => session.status.phase === 'finished', 60_000);

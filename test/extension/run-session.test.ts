@@ -1,7 +1,8 @@
 // The extension's run session on the run registry, against the real runtime host
 // (dist/runtime-host.js, built by `npm test` before the tests run): lazy start, launch, pause
 // at entry, step, continue to the end, a host killed mid-run, following a run another view
-// launched, and a launch that leaves another view's run alone; a Deadlock stop said in the status; time travel: a seek of a
+// launched, and a launch that leaves another view's run alone; a Deadlock stop said in the status; time
+// travel: a seek of a
 // recorded run, Save Recording, and a recording opened as a run; the past lines and breakpoint
 // hits of a line stop the debugger holds, which every view follows.
 import assert from 'node:assert/strict';
@@ -18,7 +19,10 @@ import { lineOf } from '../source-line';
 
 const HOST = join(__dirname, '..', '..', 'dist', 'runtime-host.js');
 
-describe('RunSession on the RunRegistry with the real runtime host', { skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)', timeout: 60_000 }, () => {
+describe('RunSession on the RunRegistry with the real runtime host', {
+  skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)',
+  timeout: 60_000,
+}, () => {
   let runs: RunRegistry;
   let session: RunSession;
   const phases: RunStatus['phase'][] = [];
@@ -76,8 +80,15 @@ describe('RunSession on the RunRegistry with the real runtime host', { skip: exi
     // The filter a debug session sets (on by default); every view of the run hears the stop.
     await session.request('setExceptionBreaks', { taskFailed: true, taskCancelled: false, deadlock: true });
     await session.continue();
-    await until('the deadlock stop', () => session.status.phase === 'paused' && session.status.pauseReason === 'exception', 20_000);
-    assert.match(session.status.detail, /^Deadlock: lock-order cycle: \w+ → \w+ → \w+ over (ledger, auditLog|auditLog, ledger)$/);
+    await until(
+      'the deadlock stop',
+      () => session.status.phase === 'paused' && session.status.pauseReason === 'exception',
+      20_000,
+    );
+    assert.match(
+      session.status.detail,
+      /^Deadlock: lock-order cycle: \w+ → \w+ → \w+ over (ledger, auditLog|auditLog, ledger)$/,
+    );
     await session.stopRun();
   });
 
@@ -121,7 +132,9 @@ describe('RunSession on the RunRegistry with the real runtime host', { skip: exi
 
   it('a host that dies on its own (SIGKILL from outside) is reported as unexpected', async () => {
     const host = await session.ensureRun();
-    const got = new Promise<{ expected: boolean; signal: string | null }>((resolve) => runs.onDidEnd.on(({ exit }) => resolve({ expected: exit.expected, signal: exit.signal })));
+    const got = new Promise<{ expected: boolean; signal: string | null }>((resolve) =>
+      runs.onDidEnd.on(({ exit }) => resolve({ expected: exit.expected, signal: exit.signal })),
+    );
     process.kill(host.pid!, 'SIGKILL');
     const exit = await got;
     assert.deepEqual(exit, { expected: false, signal: 'SIGKILL' });
@@ -150,22 +163,28 @@ describe('RunSession on the RunRegistry with the real runtime host', { skip: exi
     await other.endpoint.request('continue', {});
     await until('running in the panel', () => session.status.phase === 'running');
     await other.endpoint.request('pause', {});
-    await until('paused in the panel', () => session.status.phase === 'paused' && session.status.pauseReason === 'pause');
+    await until(
+      'paused in the panel',
+      () => session.status.phase === 'paused' && session.status.pauseReason === 'pause',
+    );
     // A launch from the panel now leaves the other view's run alone: a run of its own.
     await session.launch({ kind: 'demo' }, { maxTasks: 2, stopOnEntry: true });
     const own = session.run;
     assert.ok(own !== null && own !== other);
-    assert.ok(other.isAlive(), 'the debugger\'s run goes on');
+    assert.ok(other.isAlive(), "the debugger's run goes on");
     assert.deepEqual(other.viewers(), ['debugger']);
     assert.equal(other.phase, 'paused');
     // The last view gone, its host ends.
     detachOther();
-    await until('the other run\'s host gone', () => !other.isAlive());
+    await until("the other run's host gone", () => !other.isAlive());
     await session.stop();
   });
 });
 
-describe('RunSession time travel on the real runtime host: seek, save, open a recording', { skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)', timeout: 120_000 }, () => {
+describe('RunSession time travel on the real runtime host: seek, save, open a recording', {
+  skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)',
+  timeout: 120_000,
+}, () => {
   let runs: RunRegistry;
   let session: RunSession;
   let dir = '';
@@ -194,18 +213,34 @@ describe('RunSession time travel on the real runtime host: seek, save, open a re
     assert.equal(session.status.viewedTick, tick);
     assert.equal(session.viewingPast(), true);
     // A whole table of that moment replaces the finished run's.
-    await until('the table of the past tick', () => session.mirror.tick === tick && session.mirror.tasks.size > 0 && [...session.mirror.tasks.values()].some((t) => t.state === 'suspended'));
+    await until(
+      'the table of the past tick',
+      () =>
+        session.mirror.tick === tick &&
+        session.mirror.tasks.size > 0 &&
+        [...session.mirror.tasks.values()].some((t) => t.state === 'suspended'),
+    );
     // Known from the log first; the replay lands after (the status says so), the same moment.
-    await until('the replay of the past tick landed', () => session.status.viewedReplaying === undefined && session.status.viewedTick === tick);
+    await until(
+      'the replay of the past tick landed',
+      () => session.status.viewedReplaying === undefined && session.status.viewedTick === tick,
+    );
     assert.equal(session.status.viewedReplayError, undefined);
     assert.equal(await session.seek(null), null);
     assert.equal(session.status.viewedTick, undefined);
-    await until('the table of the present', () => [...session.mirror.tasks.values()].every((t) => t.state !== 'suspended') && session.mirror.tasks.size > 0);
+    await until(
+      'the table of the present',
+      () => [...session.mirror.tasks.values()].every((t) => t.state !== 'suspended') && session.mirror.tasks.size > 0,
+    );
     // The same tick again: a replay is parked right there, so it lands at once, within the
     // seek itself; the status still ends at "landed", whatever came first, the seek's answer
     // (known from the log) or the host's word that it landed.
     assert.equal(await session.seek(tick), tick);
-    await until('the replay parked at the tick landed', () => session.status.viewedReplaying === undefined && session.status.viewedTick === tick, 5_000);
+    await until(
+      'the replay parked at the tick landed',
+      () => session.status.viewedReplaying === undefined && session.status.viewedTick === tick,
+      5_000,
+    );
     assert.equal(await session.seek(null), null);
     assert.deepEqual(viewed, [tick, null, tick, null]);
   });
@@ -214,18 +249,25 @@ describe('RunSession time travel on the real runtime host: seek, save, open a re
     await session.launch({ kind: 'demo', pages: 40, latency: 'instant' }, { maxTasks: 5, record: true });
     await until('the end of the crawl', () => session.status.phase === 'finished', 60_000);
     const crawler = join(__dirname, '..', '..', 'runtime', 'crawler', 'crawler.ts');
-    await session.request('setBreakpoints', { file: crawler, breakpoints: [{ file: crawler, line: lineOf(crawler, 'const { stat, links } = parsed;') }] });
+    await session.request('setBreakpoints', {
+      file: crawler,
+      breakpoints: [{ file: crawler, line: lineOf(crawler, 'const { stat, links } = parsed;') }],
+    });
     const ticks = (await session.request('timeline', {})).ticks;
     const viewed: Array<number | null> = [];
     const listening = session.onViewed.on((t) => viewed.push(t));
     try {
-      // Reverse Continue from the end, hit after hit, until two in a row are in one tick (several pages are parsed in a tick of an instant crawl).
+      // Reverse Continue from the end, hit after hit, until two in a row are in one tick (several pages are
+      // parsed in a tick of an instant crawl).
       let previous: number | null = null;
       for (let i = 0; i < 60; i++) {
         // (The host tells the views before it answers.)
         const counted = session.status.viewedMoment ?? 0;
         const told = viewed.length;
-        const hit: BreakpointHitLanding = await session.request('pastBreakpointHit', { direction: 'back', tick: previous ?? ticks });
+        const hit: BreakpointHitLanding = await session.request('pastBreakpointHit', {
+          direction: 'back',
+          tick: previous ?? ticks,
+        });
         assert.equal(hit.landed, 'line', JSON.stringify(hit));
         if (hit.landed !== 'line') return;
         if (previous === null || hit.tick !== previous) {
@@ -234,8 +276,19 @@ describe('RunSession time travel on the real runtime host: seek, save, open a re
           continue;
         }
         // The same tick as the moment shown: a new moment all the same.
-        await until('the hit in the same tick announced', () => (session.status.viewedMoment ?? 0) > counted && viewed.length > told && session.status.viewedTick === hit.tick, 5_000);
-        await until('a table of that moment', () => session.mirror.tick === hit.tick && session.mirror.tasks.size > 0, 5_000);
+        await until(
+          'the hit in the same tick announced',
+          () =>
+            (session.status.viewedMoment ?? 0) > counted &&
+            viewed.length > told &&
+            session.status.viewedTick === hit.tick,
+          5_000,
+        );
+        await until(
+          'a table of that moment',
+          () => session.mirror.tick === hit.tick && session.mirror.tasks.size > 0,
+          5_000,
+        );
         return;
       }
       assert.fail('no two hits in one tick');
@@ -245,11 +298,15 @@ describe('RunSession time travel on the real runtime host: seek, save, open a re
     }
   });
 
-  it("a line stop the debugger holds: its past lines and breakpoint hits move every view there too (the tick, a table of that moment), and back to the present with it", async () => {
+  it('a line stop the debugger holds: its past lines and breakpoint hits move every view there too (the tick, a table of that moment), and back to the present with it', async () => {
     const other = await runs.start();
     const detachOther = other.attach('debugger');
     try {
-      await other.launch({ kind: 'demo', pages: 12, latency: 'instant' }, { maxTasks: 2, stopOnEntry: true, record: true }, 'debugger');
+      await other.launch(
+        { kind: 'demo', pages: 12, latency: 'instant' },
+        { maxTasks: 2, stopOnEntry: true, record: true },
+        'debugger',
+      );
       session.show(other);
       const crawler = join(__dirname, '..', '..', 'runtime', 'crawler', 'crawler.ts');
       const decl = lineOf(crawler, 'let response: ClientResponse | null = null;');
@@ -258,11 +315,18 @@ describe('RunSession time travel on the real runtime host: seek, save, open a re
       for (let i = 0; i < 3; i++) {
         const before = stop;
         await other.endpoint.request('continue', {});
-        await until('the next stop on the line', () => other.lastPause !== null && other.lastPause !== before && other.lastPause.line !== undefined, 30_000);
+        await until(
+          'the next stop on the line',
+          () => other.lastPause !== null && other.lastPause !== before && other.lastPause.line !== undefined,
+          30_000,
+        );
         stop = other.lastPause;
       }
       assert.ok(stop !== null);
-      await until('the panel at the stop', () => session.status.phase === 'paused' && session.status.tick === stop!.tick);
+      await until(
+        'the panel at the stop',
+        () => session.status.phase === 'paused' && session.status.tick === stop!.tick,
+      );
       assert.equal(session.status.viewedTick, undefined);
       // The debugger's Step Back at the line: the panel shows that moment (its tick, replayed).
       await other.endpoint.request('lineStepBack', {});
@@ -274,7 +338,10 @@ describe('RunSession time travel on the real runtime host: seek, save, open a re
       assert.equal(hit.landed, 'line');
       assert.ok(hit.landed === 'line' && hit.tick < stop.tick);
       const hitTick = hit.landed === 'line' ? hit.tick : 0;
-      await until('the panel at the hit', () => session.status.viewedTick === hitTick && session.mirror.tick === hitTick);
+      await until(
+        'the panel at the hit',
+        () => session.status.viewedTick === hitTick && session.mirror.tick === hitTick,
+      );
       // Continue: the run goes on, the panel with it.
       await other.endpoint.request('setBreakpoints', { file: crawler, breakpoints: [] });
       await other.endpoint.request('continue', {});
@@ -299,7 +366,10 @@ describe('RunSession time travel on the real runtime host: seek, save, open a re
       assert.match(other.status.title, /^Recording demo\.corotrace/);
       const again = await other.request('timeline', {});
       assert.equal(again.ticks, before.ticks);
-      assert.deepEqual(again.lanes.map((l) => [l.taskId, l.name, l.segments.length]), before.lanes.map((l) => [l.taskId, l.name, l.segments.length]));
+      assert.deepEqual(
+        again.lanes.map((l) => [l.taskId, l.name, l.segments.length]),
+        before.lanes.map((l) => [l.taskId, l.name, l.segments.length]),
+      );
       const bad = join(dir, 'bad.corotrace');
       writeFileSync(bad, readFileSync(file).subarray(0, 40));
       await assert.rejects(other.openRecording(bad), /bad\.corotrace/);

@@ -8,21 +8,27 @@ import { narrowSampleList, STATIC_SAMPLES } from '../../extension/sample-catalog
 import { listSamples } from '../../runtime/samples/index';
 
 describe('sample catalog', () => {
-  it('lists the runtime\'s samples, in order, with their titles', () => {
+  it("lists the runtime's samples, in order, with their titles", () => {
     assert.deepEqual(
       STATIC_SAMPLES.map((s) => [s.id, s.title]),
       listSamples().map((s) => [s.id, s.title]),
     );
   });
 
-  it('names each sample\'s source file', () => {
+  it("names each sample's source file", () => {
     for (const s of STATIC_SAMPLES) {
-      assert.ok(s.file !== undefined && existsSync(join(__dirname, '..', '..', 'runtime', 'samples', s.file)), `${s.id}: ${s.file}`);
+      assert.ok(
+        s.file !== undefined && existsSync(join(__dirname, '..', '..', 'runtime', 'samples', s.file)),
+        `${s.id}: ${s.file}`,
+      );
     }
   });
 
-  it('narrows a host\'s answer, dropping malformed entries', () => {
-    assert.deepEqual(narrowSampleList({ samples: [{ id: 'crawler', title: 'T' }, { id: 3 }, null, { title: 'no id' }] }), [{ id: 'crawler', title: 'T', chapter: '', file: 'full-crawler.ts' }]);
+  it("narrows a host's answer, dropping malformed entries", () => {
+    assert.deepEqual(
+      narrowSampleList({ samples: [{ id: 'crawler', title: 'T' }, { id: 3 }, null, { title: 'no id' }] }),
+      [{ id: 'crawler', title: 'T', chapter: '', file: 'full-crawler.ts' }],
+    );
     assert.equal(narrowSampleList({ samples: [] }), null);
     assert.equal(narrowSampleList('nope'), null);
   });

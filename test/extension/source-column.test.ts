@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { PANEL_SHARE, placeSource } from '../../extension/source-column';
 
 describe('placeSource', () => {
-  it('never the panel\'s group: another group when there is one, nothing resized', () => {
+  it("never the panel's group: another group when there is one, nothing resized", () => {
     assert.deepEqual(placeSource(2, [1, 2]), { column: 1, layout: null });
     assert.deepEqual(placeSource(1, [1, 2]), { column: 2, layout: null });
     assert.deepEqual(placeSource(1, [1, 2, 3], 3), { column: 3, layout: null });

@@ -20,14 +20,25 @@ describe('suspension marks for the editor', () => {
     assert.equal(crawler[0]!.delegating.length, 2);
     assert.equal(crawler[0]!.waiting.length, 0);
     const queue = marks.get('/x/queue.ts')![0]!;
-    assert.deepEqual(queue.waiting.map((w) => w.id), [2, 4]);
+    assert.deepEqual(
+      queue.waiting.map((w) => w.id),
+      [2, 4],
+    );
     assert.equal(markLabel(queue), ' ‖ 2 tasks suspended here');
     assert.equal(markLabel(crawler[0]!), ' ‖ 2 tasks suspended in this call');
   });
 
   it('a recursive chain on one line counts the task once', () => {
     const t = makeTask(2);
-    const m = groupMarks([{ task: t, frames: [{ name: 'f', file: '/a.ts', line: 3 }, { name: 'f', file: '/a.ts', line: 3 }] }]);
+    const m = groupMarks([
+      {
+        task: t,
+        frames: [
+          { name: 'f', file: '/a.ts', line: 3 },
+          { name: 'f', file: '/a.ts', line: 3 },
+        ],
+      },
+    ]);
     const only = m.get('/a.ts')![0]!;
     assert.equal(only.waiting.length + only.delegating.length, 1);
   });

@@ -9,7 +9,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { COMMANDS } from '../../extension/command-ids';
-import { besideColumn, CRAWL_STEP_ID, OWN_PROGRAM_STEP_ID, sampleIdArg, showsPausedWorkerStack, steppedContextKey, WALKTHROUGH_ID, WORKER_STACK_SHOWN_KEY } from '../../extension/walkthrough';
+import {
+  besideColumn,
+  CRAWL_STEP_ID,
+  OWN_PROGRAM_STEP_ID,
+  sampleIdArg,
+  showsPausedWorkerStack,
+  steppedContextKey,
+  WALKTHROUGH_ID,
+  WORKER_STACK_SHOWN_KEY,
+} from '../../extension/walkthrough';
 import { listSamples } from '../../runtime/samples/index';
 
 const root = join(__dirname, '..', '..');
@@ -23,7 +32,9 @@ interface Step {
 }
 
 function walkthrough(): { id: string; title: string; steps: Step[] } {
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { contributes: { walkthroughs: Array<{ id: string; title: string; steps: Step[] }> } };
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    contributes: { walkthroughs: Array<{ id: string; title: string; steps: Step[] }> };
+  };
   const w = pkg.contributes.walkthroughs.find((x) => x.id === WALKTHROUGH_ID);
   assert.ok(w !== undefined, 'no coroscope.tutorial walkthrough');
   return w;
@@ -36,7 +47,10 @@ function sampleSteps(): Step[] {
 
 describe('walkthrough', () => {
   it('starts with "crawl, pause, look", then one step per sample, in the registry\'s (the chapter\'s) order, and ends with your own program', () => {
-    assert.deepEqual(walkthrough().steps.map((s) => s.id), [CRAWL_STEP_ID, ...listSamples().map((s) => s.id), OWN_PROGRAM_STEP_ID]);
+    assert.deepEqual(
+      walkthrough().steps.map((s) => s.id),
+      [CRAWL_STEP_ID, ...listSamples().map((s) => s.id), OWN_PROGRAM_STEP_ID],
+    );
   });
 
   it('the last step creates a program of your own and says what the debugger shows of it', () => {
@@ -47,10 +61,19 @@ describe('walkthrough', () => {
     assert.match(last.description, /"coroscope".*launch configuration.*Look at:.*Deadlock.*coroscope run.*ps\/pstree/s);
     assert.deepEqual(last.completionEvents, [`onCommand:${COMMANDS.newProgram}`]);
     const text = readFileSync(join(root, last.media.markdown!), 'utf8');
-    for (const needle of ["from 'coroscope'", '"program"', 'New Coroutine Program', 'Deadlock', 'coroscope run', 'coroscope ps PID', 'pstree']) assert.ok(text.includes(needle), needle);
+    for (const needle of [
+      "from 'coroscope'",
+      '"program"',
+      'New Coroutine Program',
+      'Deadlock',
+      'coroscope run',
+      'coroscope ps PID',
+      'pstree',
+    ])
+      assert.ok(text.includes(needle), needle);
   });
 
-  it('the first step runs the demo crawl, says to pause it and look at a worker, and completes once a worker\'s stack was shown', () => {
+  it("the first step runs the demo crawl, says to pause it and look at a worker, and completes once a worker's stack was shown", () => {
     const first = walkthrough().steps[0]!;
     assert.equal(first.title, 'Crawl, pause, look');
     const link = /\[[^\]]+\]\(command:([\w.]+)\)/.exec(first.description);
@@ -59,15 +82,23 @@ describe('walkthrough', () => {
     assert.deepEqual(first.completionEvents, [`onContext:${WORKER_STACK_SHOWN_KEY}`]);
   });
 
-  it('the first step completes on a paused crawl\'s worker stack only', () => {
+  it("the first step completes on a paused crawl's worker stack only", () => {
     const worker = { task: { name: 'worker-3' }, frames: [{}, {}] };
     assert.equal(showsPausedWorkerStack({ kind: 'demo' }, 'paused', worker), true);
     assert.equal(showsPausedWorkerStack({ kind: 'crawl' }, 'paused', worker), true);
     assert.equal(showsPausedWorkerStack({ kind: 'demo' }, 'running', worker), false, 'not paused');
-    assert.equal(showsPausedWorkerStack({ kind: 'sample' }, 'paused', worker), false, 'a sample\'s worker');
+    assert.equal(showsPausedWorkerStack({ kind: 'sample' }, 'paused', worker), false, "a sample's worker");
     assert.equal(showsPausedWorkerStack(null, 'paused', worker), false);
-    assert.equal(showsPausedWorkerStack({ kind: 'demo' }, 'paused', { task: { name: 'crawl' }, frames: [{}] }), false, 'not a worker');
-    assert.equal(showsPausedWorkerStack({ kind: 'demo' }, 'paused', { task: { name: 'worker-1' }, frames: [] }), false, 'no stack to show');
+    assert.equal(
+      showsPausedWorkerStack({ kind: 'demo' }, 'paused', { task: { name: 'crawl' }, frames: [{}] }),
+      false,
+      'not a worker',
+    );
+    assert.equal(
+      showsPausedWorkerStack({ kind: 'demo' }, 'paused', { task: { name: 'worker-1' }, frames: [] }),
+      false,
+      'no stack to show',
+    );
   });
 
   it('each sample step has a button that opens its sample paused, and says what to look at', () => {
@@ -108,14 +139,25 @@ describe('walkthrough', () => {
   });
 
   it('declares the step commands, hidden from the palette', () => {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { contributes: { commands: Array<{ command: string }>; menus: { commandPalette: Array<{ command: string; when: string }> } } };
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      contributes: {
+        commands: Array<{ command: string }>;
+        menus: { commandPalette: Array<{ command: string; when: string }> };
+      };
+    };
     for (const id of [COMMANDS.openSampleStep, COMMANDS.crawlStep]) {
-      assert.ok(pkg.contributes.commands.some((c) => c.command === id), id);
-      assert.ok(pkg.contributes.menus.commandPalette.some((c) => c.command === id && c.when === 'false'), id);
+      assert.ok(
+        pkg.contributes.commands.some((c) => c.command === id),
+        id,
+      );
+      assert.ok(
+        pkg.contributes.menus.commandPalette.some((c) => c.command === id && c.when === 'false'),
+        id,
+      );
     }
   });
 
-  it('reads the sample id from the link\'s argument', () => {
+  it("reads the sample id from the link's argument", () => {
     assert.equal(sampleIdArg('crawler'), 'crawler');
     assert.equal(sampleIdArg({ id: 'crawler' }), 'crawler');
     assert.equal(sampleIdArg(''), undefined);
@@ -123,7 +165,7 @@ describe('walkthrough', () => {
     assert.equal(sampleIdArg(undefined), undefined);
   });
 
-  it('opens the source beside the walkthrough, never in the panel\'s column', () => {
+  it("opens the source beside the walkthrough, never in the panel's column", () => {
     assert.equal(besideColumn(1, undefined), 2);
     assert.equal(besideColumn(1, 2), 3);
     assert.equal(besideColumn(1, 3), 2);

@@ -3,7 +3,12 @@ import { describe, it } from 'node:test';
 import { contentSecurityPolicy, escapeHtml, makeNonce, panelHtml } from '../../extension/webview-html';
 
 describe('inspector panel HTML', () => {
-  const html = panelHtml({ cspSource: 'https://file+.vscode-resource.vscode-cdn.net', scriptUri: 'https://x/dist/webview/main.js', styleUri: 'https://x/dist/webview/main.css', nonce: 'abc123' });
+  const html = panelHtml({
+    cspSource: 'https://file+.vscode-resource.vscode-cdn.net',
+    scriptUri: 'https://x/dist/webview/main.js',
+    styleUri: 'https://x/dist/webview/main.css',
+    nonce: 'abc123',
+  });
 
   it('has a strict CSP: nothing by default, our script by nonce, our styles and font only', () => {
     const csp = (/http-equiv="Content-Security-Policy" content="([^"]*)"/.exec(html)?.[1] ?? '').replace(/&#39;/g, "'");
@@ -22,7 +27,10 @@ describe('inspector panel HTML', () => {
   });
 
   it('escapes what it interpolates', () => {
-    assert.equal(escapeHtml(`<img src=x onerror="alert('1')"> & co`), '&lt;img src=x onerror=&quot;alert(&#39;1&#39;)&quot;&gt; &amp; co');
+    assert.equal(
+      escapeHtml(`<img src=x onerror="alert('1')"> & co`),
+      '&lt;img src=x onerror=&quot;alert(&#39;1&#39;)&quot;&gt; &amp; co',
+    );
     const hostile = panelHtml({ cspSource: 'a', scriptUri: '"><script>alert(1)</script>', styleUri: 's', nonce: 'n' });
     assert.equal(hostile.match(/<script/g)?.length, 1);
     assert.equal(contentSecurityPolicy('x', 'n').includes("default-src 'none'"), true);

@@ -17,7 +17,9 @@ import { STARTER_PROGRAM, starterTsconfig } from '../../extension/new-program';
 
 const ROOT = join(__dirname, '..', '..');
 const MAX_BYTES = 3_000_000;
-const built = ['extension.js', 'runtime-host.js', 'debugAdapter.js', 'typescript-transpiler.js'].every((b) => existsSync(join(ROOT, 'dist', b)));
+const built = ['extension.js', 'runtime-host.js', 'debugAdapter.js', 'typescript-transpiler.js'].every((b) =>
+  existsSync(join(ROOT, 'dist', b)),
+);
 
 function run(command: string, args: readonly string[], cwd: string): { status: number | null; output: string } {
   const r = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -34,7 +36,11 @@ describe('the packaged .vsix', { skip: built ? false : 'no bundles: run npm run 
     vsix = join(dir, 'coroscope.vsix');
     const types = run(process.execPath, ['build-types.mjs'], ROOT);
     assert.equal(types.status, 0, types.output);
-    const packaged = run(process.execPath, [join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--out', vsix], ROOT);
+    const packaged = run(
+      process.execPath,
+      [join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--out', vsix],
+      ROOT,
+    );
     assert.equal(packaged.status, 0, packaged.output);
     const listed = run('unzip', ['-Z1', vsix], dir);
     assert.equal(listed.status, 0, listed.output);
@@ -66,7 +72,11 @@ describe('the packaged .vsix', { skip: built ? false : 'no bundles: run npm run 
 
   it('its shipped sources type-check with its own tsconfig.json, as installed', () => {
     const extension = join(dir, 'installed', 'extension');
-    const checked = run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', join(extension, 'tsconfig.json')], extension);
+    const checked = run(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', join(extension, 'tsconfig.json')],
+      extension,
+    );
     assert.equal(checked.status, 0, checked.output.slice(0, 4000));
   });
 
@@ -74,12 +84,26 @@ describe('the packaged .vsix', { skip: built ? false : 'no bundles: run npm run 
     const folder = join(dir, 'empty-folder');
     mkdirSync(folder);
     writeFileSync(join(folder, 'coroutines.ts'), STARTER_PROGRAM);
-    writeFileSync(join(folder, 'tsconfig.json'), JSON.stringify(starterTsconfig(join(dir, 'installed', 'extension')), null, 2));
-    const checked = run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', join(folder, 'tsconfig.json')], folder);
+    writeFileSync(
+      join(folder, 'tsconfig.json'),
+      JSON.stringify(starterTsconfig(join(dir, 'installed', 'extension')), null, 2),
+    );
+    const checked = run(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', join(folder, 'tsconfig.json')],
+      folder,
+    );
     assert.equal(checked.status, 0, checked.output.slice(0, 4000));
     // And an error is one: the types are real, not `any`.
-    writeFileSync(join(folder, 'wrong.ts'), "import { Lock } from 'coroscope';\nexport const held: string = new Lock().locked();\n");
-    const wrong = run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', join(folder, 'tsconfig.json')], folder);
+    writeFileSync(
+      join(folder, 'wrong.ts'),
+      "import { Lock } from 'coroscope';\nexport const held: string = new Lock().locked();\n",
+    );
+    const wrong = run(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', join(folder, 'tsconfig.json')],
+      folder,
+    );
     assert.notEqual(wrong.status, 0);
     assert.match(wrong.output, /wrong\.ts\(2,14\): error TS2322: Type 'boolean' is not assignable to type 'string'/);
   });

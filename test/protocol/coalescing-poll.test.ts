@@ -34,13 +34,19 @@ class FakeTimers implements PollTimers {
 }
 
 /** A poll whose answers the test gives, one by one. */
-function scriptedPoll(): { once: () => Promise<number | null>; started: () => number; answer: (next: number | null | Error) => Promise<void> } {
+function scriptedPoll(): {
+  once: () => Promise<number | null>;
+  started: () => number;
+  answer: (next: number | null | Error) => Promise<void>;
+} {
   let started = 0;
   const waiting: Array<(v: number | null | Error) => void> = [];
   return {
     once: () => {
       started++;
-      return new Promise<number | null>((resolve, reject) => waiting.push((v) => (v instanceof Error ? reject(v) : resolve(v))));
+      return new Promise<number | null>((resolve, reject) =>
+        waiting.push((v) => (v instanceof Error ? reject(v) : resolve(v))),
+      );
     },
     started: () => started,
     answer: async (next) => {

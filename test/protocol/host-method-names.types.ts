@@ -21,7 +21,9 @@ export async function misspelledNamesDoNotTypeCheck(client: Client): Promise<voi
   client.on('finishd', () => undefined);
 }
 
-export function aServerCannotServeAnUnknownMethod(server: RpcEndpoint<Record<string, never>, HostMethods, Record<string, never>, HostEvents>): void {
+export function aServerCannotServeAnUnknownMethod(
+  server: RpcEndpoint<Record<string, never>, HostMethods, Record<string, never>, HostEvents>,
+): void {
   server.handle('pause', () => ({ tick: 0 }));
   // @ts-expect-error: not a method of HostMethods
   server.handle('pasue', () => ({ tick: 0 }));
@@ -29,9 +31,17 @@ export function aServerCannotServeAnUnknownMethod(server: RpcEndpoint<Record<str
   server.emit('progres', { done: 0 });
 }
 
-export async function theReplayHostMethodsAreNotPublic(client: Client, inside: RpcEndpoint<HostAndReplayHostMethods, Record<string, never>, HostEvents, Record<string, never>>): Promise<void> {
+export async function theReplayHostMethodsAreNotPublic(
+  client: Client,
+  inside: RpcEndpoint<HostAndReplayHostMethods, Record<string, never>, HostEvents, Record<string, never>>,
+): Promise<void> {
   // @ts-expect-error: an internal replay-host method is not in the public host protocol
-  await client.request('pastLine', { tick: 1, taskId: 1, stop: { frames: [], locals: [], locations: [] }, move: 'back' });
+  await client.request('pastLine', {
+    tick: 1,
+    taskId: 1,
+    stop: { frames: [], locals: [], locations: [] },
+    move: 'back',
+  });
   // A live host's worker asks it over the protocol that adds them (protocol/replay-host-protocol.ts).
   await inside.request('replayLineTick', { tick: 1 });
 }

@@ -7,7 +7,18 @@ import type { CrawlProgress } from '../../protocol/host-protocol';
 import { MAX_PAGES, MAX_POINTS, ProgressHistory } from '../../protocol/progress-history';
 
 function report(seconds: number, done: number, over: Partial<CrawlProgress> = {}): CrawlProgress {
-  return { done, queued: 1, inFlight: 1, errors: 0, seen: done + 2, excluded: 0, seconds, rate: 7, errorsByKind: {}, ...over };
+  return {
+    done,
+    queued: 1,
+    inFlight: 1,
+    errors: 0,
+    seen: done + 2,
+    excluded: 0,
+    seconds,
+    rate: 7,
+    errorsByKind: {},
+    ...over,
+  };
 }
 
 describe('ProgressHistory', () => {
@@ -22,12 +33,16 @@ describe('ProgressHistory', () => {
     assert.equal(h.pointOf(report(4, 30)), null, 'nothing new');
     assert.equal(h.pointOf(report(2, 99)), null, 'earlier than the last point');
     h.record({ t: 2, done: 1, rate: 0, queued: 0, inFlight: 0 }, undefined);
-    assert.deepEqual(h.points.map((p) => p.t), [1, 3]);
+    assert.deepEqual(
+      h.points.map((p) => p.t),
+      [1, 3],
+    );
   });
 
   it('keeps at most MAX_POINTS points and MAX_PAGES pages, the newest', () => {
     const h = new ProgressHistory();
-    for (let i = 1; i <= MAX_POINTS + 5; i++) h.record({ t: i, done: i, rate: 1, queued: 0, inFlight: 0 }, [{ url: `http://x/${i}`, status: 200 }]);
+    for (let i = 1; i <= MAX_POINTS + 5; i++)
+      h.record({ t: i, done: i, rate: 1, queued: 0, inFlight: 0 }, [{ url: `http://x/${i}`, status: 200 }]);
     assert.equal(h.points.length, MAX_POINTS);
     assert.equal(h.points[0]!.t, 6);
     assert.equal(h.pages.length, MAX_PAGES);

@@ -4,7 +4,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CrawlProgress } from '../../protocol/host-protocol';
-import { elapsedSecondsAt, loopTickText, offersPresent, progressAt, presentTick, runMoment, tickText } from '../../protocol/run-moment';
+import {
+  elapsedSecondsAt,
+  loopTickText,
+  offersPresent,
+  progressAt,
+  presentTick,
+  runMoment,
+  tickText,
+} from '../../protocol/run-moment';
 import type { RunStatus } from '../../protocol/webview-protocol';
 
 function status(over: Partial<RunStatus> = {}): RunStatus {
@@ -51,7 +59,13 @@ describe('the moment the views show', () => {
   });
 
   it('an opened recording has no present: "tick N of M", never past, no way back', () => {
-    const opened = status({ phase: 'finished', tick: 724, viewedTick: 724, recorded: true, recordingFile: '/tmp/crawl.corotrace' });
+    const opened = status({
+      phase: 'finished',
+      tick: 724,
+      viewedTick: 724,
+      recorded: true,
+      recordingFile: '/tmp/crawl.corotrace',
+    });
     const end = runMoment(opened);
     assert.deepEqual(end, { kind: 'recording', tick: 724, lastTick: 724, onLine: false });
     assert.equal(tickText(end), 'tick 724 of 724');

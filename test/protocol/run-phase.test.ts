@@ -5,8 +5,9 @@ import { isHostGone, isLivePhase, isRunPhase, RUN_PHASES } from '../../protocol/
 import { narrowRunStatus } from '../../protocol/webview-protocol';
 
 describe('RunPhase', () => {
-  it('every phase passes the panel\'s narrowing, nothing else does', () => {
-    for (const phase of RUN_PHASES) assert.equal(narrowRunStatus({ phase, runId: 1, title: '', detail: '', tick: 0 })?.phase, phase);
+  it("every phase passes the panel's narrowing, nothing else does", () => {
+    for (const phase of RUN_PHASES)
+      assert.equal(narrowRunStatus({ phase, runId: 1, title: '', detail: '', tick: 0 })?.phase, phase);
     for (const bad of ['launching', 'done', '', 3, null]) {
       assert.equal(isRunPhase(bad), false);
       assert.equal(narrowRunStatus({ phase: bad, runId: 1, title: '', detail: '', tick: 0 }), null);

@@ -8,7 +8,17 @@ import { isFinished, SnapshotMirror } from '../../protocol/snapshot-mirror';
 import { fullSnapshot, makeTask } from '../webview/fixtures-tasks';
 
 function snap(over: Partial<Snapshot>): Snapshot {
-  return { version: 1, full: true, tick: 0, paused: false, tasks: [], removed: [], counts: { scheduled: 0, running: 0, suspended: 0, done: 0, cancelled: 0, failed: 0 }, progress: null, ...over };
+  return {
+    version: 1,
+    full: true,
+    tick: 0,
+    paused: false,
+    tasks: [],
+    removed: [],
+    counts: { scheduled: 0, running: 0, suspended: 0, done: 0, cancelled: 0, failed: 0 },
+    progress: null,
+    ...over,
+  };
 }
 
 function task(id: number, state: TaskSummary['state'] = 'suspended'): TaskSummary {
@@ -31,7 +41,10 @@ describe('SnapshotMirror', () => {
     c = m.apply(fullSnapshot(2, 3));
     assert.deepEqual(c.removed.sort(), [3, 4]);
     assert.equal(m.toFullSnapshot().tasks.length, 2);
-    assert.deepEqual(m.liveTasks().map((t) => t.id), [1, 2]);
+    assert.deepEqual(
+      m.liveTasks().map((t) => t.id),
+      [1, 2],
+    );
   });
 
   it('asks for a full snapshot first, then deltas since the last version', () => {
@@ -42,10 +55,22 @@ describe('SnapshotMirror', () => {
     assert.equal(m.tick, 3);
     assert.equal(m.paused, true);
     m.apply(snap({ version: 7, full: false, tasks: [task(2, 'done'), task(3)], removed: [1] }));
-    assert.deepEqual(m.allTasks().map((x) => [x.id, x.state]), [[2, 'done'], [3, 'suspended']]);
-    assert.deepEqual(m.liveTasks().map((x) => x.id), [3]);
+    assert.deepEqual(
+      m.allTasks().map((x) => [x.id, x.state]),
+      [
+        [2, 'done'],
+        [3, 'suspended'],
+      ],
+    );
+    assert.deepEqual(
+      m.liveTasks().map((x) => x.id),
+      [3],
+    );
     m.apply(snap({ version: 9, full: true, tasks: [task(8)] }));
-    assert.deepEqual(m.allTasks().map((x) => x.id), [8]);
+    assert.deepEqual(
+      m.allTasks().map((x) => x.id),
+      [8],
+    );
   });
 
   it('keeps summaries that came with events, and forgets everything on clear (a new run)', () => {

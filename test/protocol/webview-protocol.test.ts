@@ -1,14 +1,32 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isProgramLoopState, narrowPanelInit, narrowProgress, narrowRunStatus, narrowSnapshot, narrowTimeline, parsePanelRequest, PANEL_PROTOCOL_VERSION } from '../../protocol/webview-protocol';
+import {
+  isProgramLoopState,
+  narrowPanelInit,
+  narrowProgress,
+  narrowRunStatus,
+  narrowSnapshot,
+  narrowTimeline,
+  parsePanelRequest,
+  PANEL_PROTOCOL_VERSION,
+} from '../../protocol/webview-protocol';
 import { fullSnapshot, makeTask } from '../webview/fixtures-tasks';
 
 describe('panel protocol: narrowing what the webview asks', () => {
   it('accepts well-formed requests', () => {
     assert.deepEqual(parsePanelRequest('taskDetail', { taskId: 3 }), { method: 'taskDetail', params: { taskId: 3 } });
-    assert.deepEqual(parsePanelRequest('control', { action: 'stepTask', taskId: 2 }), { method: 'control', params: { action: 'stepTask', taskId: 2 } });
-    assert.deepEqual(parsePanelRequest('control', { action: 'pause', taskId: 2 }), { method: 'control', params: { action: 'pause' } });
-    assert.deepEqual(parsePanelRequest('openSource', { position: { file: '/a.ts', line: 3, column: 1, extra: 1 } }), { method: 'openSource', params: { position: { file: '/a.ts', line: 3, column: 1 } } });
+    assert.deepEqual(parsePanelRequest('control', { action: 'stepTask', taskId: 2 }), {
+      method: 'control',
+      params: { action: 'stepTask', taskId: 2 },
+    });
+    assert.deepEqual(parsePanelRequest('control', { action: 'pause', taskId: 2 }), {
+      method: 'control',
+      params: { action: 'pause' },
+    });
+    assert.deepEqual(parsePanelRequest('openSource', { position: { file: '/a.ts', line: 3, column: 1, extra: 1 } }), {
+      method: 'openSource',
+      params: { position: { file: '/a.ts', line: 3, column: 1 } },
+    });
     assert.deepEqual(parsePanelRequest('ready', undefined), { method: 'ready', params: {} });
   });
 
@@ -40,7 +58,12 @@ describe('panel protocol: narrowing what the extension sends', () => {
   });
 
   it('narrows progress and its pages; titles stay strings (shown as text)', () => {
-    const p = narrowProgress({ done: 3, queued: 'x', errorsByKind: { A: 1, B: 'no' }, recent: [{ url: 'http://a/', status: 200, title: '<b>t</b>' }, { nope: 1 }] });
+    const p = narrowProgress({
+      done: 3,
+      queued: 'x',
+      errorsByKind: { A: 1, B: 'no' },
+      recent: [{ url: 'http://a/', status: 200, title: '<b>t</b>' }, { nope: 1 }],
+    });
     assert.ok(p !== null);
     assert.equal(p.done, 3);
     assert.equal(p.queued, 0);
@@ -49,7 +72,16 @@ describe('panel protocol: narrowing what the extension sends', () => {
   });
 
   it('refuses an initial state of another protocol version', () => {
-    const init = { protocolVersion: PANEL_PROTOCOL_VERSION, status: { phase: 'idle', runId: null, title: '', detail: '', tick: 0 }, snapshot: null, progress: [], exceptions: [], lints: [], pages: [], lastProgress: null };
+    const init = {
+      protocolVersion: PANEL_PROTOCOL_VERSION,
+      status: { phase: 'idle', runId: null, title: '', detail: '', tick: 0 },
+      snapshot: null,
+      progress: [],
+      exceptions: [],
+      lints: [],
+      pages: [],
+      lastProgress: null,
+    };
     assert.ok(narrowPanelInit(init) !== null);
     assert.equal(narrowPanelInit({ ...init, protocolVersion: 99 }), null);
     assert.equal(narrowPanelInit({ ...init, status: { phase: 'weird' } }), null);
@@ -62,7 +94,9 @@ describe('program loops in the panel protocol', () => {
     title: "the callback crawl's select loop",
     running: 'fd 3 writable: bound connected',
     ready: ['fd 4 readable: bound readResponse'],
-    sockets: [{ fd: 3, events: 'write', callback: 'bound connected', socket: '<Socket fd=3 connected raddr=127.0.0.1:5000>' }],
+    sockets: [
+      { fd: 3, events: 'write', callback: 'bound connected', socket: '<Socket fd=3 connected raddr=127.0.0.1:5000>' },
+    ],
     timers: [{ dueInMs: 9800, callback: 'timeout of the fetch of http://127.0.0.1:5000/' }],
     workers: [{ kind: 'thread', name: 'thread 3', state: 'idle' }],
     notes: ['1 URLs done'],
@@ -78,7 +112,12 @@ describe('program loops in the panel protocol', () => {
   });
 
   it('the initial state keeps the well-formed loops only', () => {
-    const init = narrowPanelInit({ protocolVersion: PANEL_PROTOCOL_VERSION, status: { phase: 'paused', runId: 1, title: 'sample', detail: '', tick: 0 }, snapshot: null, programLoops: [loop, { kind: 'broken' }] });
+    const init = narrowPanelInit({
+      protocolVersion: PANEL_PROTOCOL_VERSION,
+      status: { phase: 'paused', runId: 1, title: 'sample', detail: '', tick: 0 },
+      snapshot: null,
+      programLoops: [loop, { kind: 'broken' }],
+    });
     assert.deepEqual(init?.programLoops, [loop]);
   });
 });
@@ -86,53 +125,126 @@ describe('program loops in the panel protocol', () => {
 describe('panel protocol: time travel (timeline, seek, the viewed tick)', () => {
   it('narrows timeline and seek requests', () => {
     assert.deepEqual(parsePanelRequest('timeline', {}), { method: 'timeline', params: {} });
-    assert.deepEqual(parsePanelRequest('timeline', { sinceTick: 40 }), { method: 'timeline', params: { sinceTick: 40 } });
+    assert.deepEqual(parsePanelRequest('timeline', { sinceTick: 40 }), {
+      method: 'timeline',
+      params: { sinceTick: 40 },
+    });
     assert.deepEqual(parsePanelRequest('seek', { tick: 12 }), { method: 'seek', params: { tick: 12 } });
     assert.deepEqual(parsePanelRequest('seek', { tick: null }), { method: 'seek', params: { tick: null } });
-    assert.deepEqual(parsePanelRequest('seek', { tick: 3, moment: 'webview x:2' }), { method: 'seek', params: { tick: 3, moment: 'webview x:2' } });
+    assert.deepEqual(parsePanelRequest('seek', { tick: 3, moment: 'webview x:2' }), {
+      method: 'seek',
+      params: { tick: 3, moment: 'webview x:2' },
+    });
     assert.equal(typeof parsePanelRequest('seek', { tick: 3, moment: 2 }), 'string');
     assert.equal(typeof parsePanelRequest('seek', { tick: 3, moment: '' }), 'string');
-    assert.equal(narrowRunStatus({ phase: 'finished', runId: 2, title: 't', detail: '', tick: 9, viewedTick: 4, momentId: 'panel:3' })?.momentId, 'panel:3');
-    assert.deepEqual(parsePanelRequest('command', { command: 'openRecording' }), { method: 'command', params: { command: 'openRecording' } });
-    for (const [m, p] of [['timeline', { sinceTick: -1 }], ['timeline', { sinceTick: 1.5 }], ['seek', {}], ['seek', { tick: '3' }], ['seek', { tick: -2 }]] as const) {
+    assert.equal(
+      narrowRunStatus({
+        phase: 'finished',
+        runId: 2,
+        title: 't',
+        detail: '',
+        tick: 9,
+        viewedTick: 4,
+        momentId: 'panel:3',
+      })?.momentId,
+      'panel:3',
+    );
+    assert.deepEqual(parsePanelRequest('command', { command: 'openRecording' }), {
+      method: 'command',
+      params: { command: 'openRecording' },
+    });
+    for (const [m, p] of [
+      ['timeline', { sinceTick: -1 }],
+      ['timeline', { sinceTick: 1.5 }],
+      ['seek', {}],
+      ['seek', { tick: '3' }],
+      ['seek', { tick: -2 }],
+    ] as const) {
       assert.equal(typeof parsePanelRequest(m, p), 'string', `${m} ${JSON.stringify(p)}`);
     }
   });
 
   it('keeps the viewed tick and the recording in the status', () => {
-    const s = narrowRunStatus({ phase: 'finished', runId: 2, title: 't', detail: '', tick: 9, viewedTick: 4, recorded: true, recordingFile: '/x.corotrace' });
+    const s = narrowRunStatus({
+      phase: 'finished',
+      runId: 2,
+      title: 't',
+      detail: '',
+      tick: 9,
+      viewedTick: 4,
+      recorded: true,
+      recordingFile: '/x.corotrace',
+    });
     assert.equal(s?.viewedTick, 4);
     assert.equal(s?.recorded, true);
     assert.equal(s?.recordingFile, '/x.corotrace');
-    assert.equal(narrowRunStatus({ phase: 'finished', runId: 2, title: 't', detail: '', tick: 9, viewedTick: -1 })?.viewedTick, undefined);
+    assert.equal(
+      narrowRunStatus({ phase: 'finished', runId: 2, title: 't', detail: '', tick: 9, viewedTick: -1 })?.viewedTick,
+      undefined,
+    );
   });
 
   it('narrows a timeline, dropping lanes with malformed or unordered segments and unknown marks', () => {
-    const seg = (fromTick: number, toTick: number, state = 'suspended'): Record<string, unknown> => ({ fromTick, toTick, state, awaiting: '<img src=x>', awaitDetail: '<Socket fd=3 raddr=127.0.0.1:80>', wokenTick: 7, wokenBy: 'io' });
+    const seg = (fromTick: number, toTick: number, state = 'suspended'): Record<string, unknown> => ({
+      fromTick,
+      toTick,
+      state,
+      awaiting: '<img src=x>',
+      awaitDetail: '<Socket fd=3 raddr=127.0.0.1:80>',
+      wokenTick: 7,
+      wokenBy: 'io',
+    });
     const t = narrowTimeline({
       runId: 4,
       ticks: 9,
       sinceTick: 0,
       live: false,
       lanes: [
-        { taskId: 1, name: 'crawl', parentId: null, createdTick: 0, endTick: null, endState: null, segments: [seg(1, 4), { ...seg(4, 9, 'running'), open: true, wokenBy: 'aliens' }] },
+        {
+          taskId: 1,
+          name: 'crawl',
+          parentId: null,
+          createdTick: 0,
+          endTick: null,
+          endState: null,
+          segments: [seg(1, 4), { ...seg(4, 9, 'running'), open: true, wokenBy: 'aliens' }],
+        },
         { taskId: 2, name: 'bad', createdTick: 0, segments: [seg(5, 6), seg(1, 2)] },
         { taskId: 3, name: 'bad state', createdTick: 0, segments: [seg(1, 1, 'done')] },
         { taskId: 5, name: 'backwards', createdTick: 0, segments: [seg(4, 3)] },
-        { taskId: 4, name: 'cancelled', parentId: 1, createdTick: 1, endTick: 5, endState: 'cancelled', cancelledTick: 5, cancelledBy: { kind: 'task', taskId: 1 }, segments: [] },
+        {
+          taskId: 4,
+          name: 'cancelled',
+          parentId: 1,
+          createdTick: 1,
+          endTick: 5,
+          endState: 'cancelled',
+          cancelledTick: 5,
+          cancelledBy: { kind: 'task', taskId: 1 },
+          segments: [],
+        },
       ],
-      marks: [{ tick: 3, kind: 'io', detail: 'data 300 bytes' }, { tick: 4, kind: 'rm -rf', taskId: 1 }],
+      marks: [
+        { tick: 3, kind: 'io', detail: 'data 300 bytes' },
+        { tick: 4, kind: 'rm -rf', taskId: 1 },
+      ],
       tickTimes: [0, 'x', -3, 2],
     });
     assert.ok(t !== null);
-    assert.deepEqual(t.lanes.map((l) => l.taskId), [1, 4]);
+    assert.deepEqual(
+      t.lanes.map((l) => l.taskId),
+      [1, 4],
+    );
     assert.equal(t.lanes[0]!.segments[0]!.awaiting, '<img src=x>');
     assert.equal(t.lanes[0]!.segments[0]!.awaitDetail, '<Socket fd=3 raddr=127.0.0.1:80>');
     assert.equal(t.lanes[0]!.segments[1]!.open, true);
     assert.equal(t.lanes[0]!.segments[1]!.wokenBy, undefined);
     assert.deepEqual(t.lanes[1]!.cancelledBy, { kind: 'task', taskId: 1 });
     assert.equal(t.lanes[1]!.endState, 'cancelled');
-    assert.deepEqual(t.marks.map((m) => m.kind), ['io']);
+    assert.deepEqual(
+      t.marks.map((m) => m.kind),
+      ['io'],
+    );
     assert.deepEqual(t.tickTimes, [0, 0, 0, 2]);
     assert.equal(t.runId, 4);
     assert.equal(narrowTimeline({ lanes: [] }), null);

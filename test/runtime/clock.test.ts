@@ -36,7 +36,7 @@ function withSteppedPerformance(body: (step: (ms: number) => void) => void): voi
   }
 }
 
-test('a MonotonicClock stands still through its holds and a debugger\'s, counted once when they overlap, and never goes back', () => {
+test("a MonotonicClock stands still through its holds and a debugger's, counted once when they overlap, and never goes back", () => {
   const buffer = new SharedArrayBuffer(HELD_TIME_BYTES);
   shareHeldTime(buffer);
   withSteppedPerformance((step) => {
@@ -54,7 +54,11 @@ test('a MonotonicClock stands still through its holds and a debugger\'s, counted
     // A debugger holds the thread inside the loop's hold: 300 ms, counted from its thread.
     holdBegan(buffer);
     step(300);
-    near(clock.now() - t0, 0.2, 'a reading made while a debugger holds the thread (an evaluation in the stop) gives the last one');
+    near(
+      clock.now() - t0,
+      0.2,
+      'a reading made while a debugger holds the thread (an evaluation in the stop) gives the last one',
+    );
     addHeldTime(buffer, 300);
     clock.release();
     near(clock.now() - t0, 0.2, 'the overlap is left out once, not twice');
@@ -103,8 +107,14 @@ async function timerAcrossHold(hold: (loop: EventLoop) => Promise<void>): Promis
   const f = fired as { loopSeconds: number; wallMs: number } | null;
   assert.ok(f !== null);
   // Below 0.3 + the hold: the hold did not count (a loaded machine may add a little, not 0.5 s).
-  assert.ok(f.loopSeconds >= 0.3 && f.loopSeconds < 0.3 + HOLD_MS / 1000, `fired ${f.loopSeconds.toFixed(3)} s of loop time after it was set`);
-  assert.ok(f.wallMs >= 300 + HOLD_MS - 10, `fired ${f.wallMs.toFixed(0)} ms of wall time after the start: the hold did not count toward the delay`);
+  assert.ok(
+    f.loopSeconds >= 0.3 && f.loopSeconds < 0.3 + HOLD_MS / 1000,
+    `fired ${f.loopSeconds.toFixed(3)} s of loop time after it was set`,
+  );
+  assert.ok(
+    f.wallMs >= 300 + HOLD_MS - 10,
+    `fired ${f.wallMs.toFixed(0)} ms of wall time after the start: the hold did not count toward the delay`,
+  );
 }
 
 test('a loop paused 0.5 s between ticks by pause(): its callLater(0.3) timer fires 0.3 s of loop time after it was set, the rest waited after resume', async () => {
@@ -117,7 +127,7 @@ test('a loop paused 0.5 s between ticks by pause(): its callLater(0.3) timer fir
   });
 });
 
-test('a thread held 0.5 s by a debugger (held time shared by its thread): the loop\'s callLater(0.3) timer still waits the rest of its delay', async () => {
+test("a thread held 0.5 s by a debugger (held time shared by its thread): the loop's callLater(0.3) timer still waits the rest of its delay", async () => {
   const buffer = new SharedArrayBuffer(HELD_TIME_BYTES);
   shareHeldTime(buffer);
   await timerAcrossHold(async () => {

@@ -159,7 +159,10 @@ describe('ConditionTests (CPython test_locks.py)', () => {
   test('test_wait_unacquired: wait() without the lock is a RuntimeError', async () => {
     const loop = virtualLoop();
     const cond = new Condition();
-    await assert.rejects(loop.runUntilComplete(cond.wait()), (e) => e instanceof RuntimeError && /un-acquired lock/.test(e.message));
+    await assert.rejects(
+      loop.runUntilComplete(cond.wait()),
+      (e) => e instanceof RuntimeError && /un-acquired lock/.test(e.message),
+    );
     loop.close();
   });
 
@@ -232,7 +235,10 @@ describe('ConditionTests (CPython test_locks.py)', () => {
 
   test('test_notify_unacquired / test_notify_all_unacquired: RuntimeError', () => {
     const cond = new Condition();
-    assert.throws(() => cond.notify(), (e) => e instanceof RuntimeError && /un-acquired lock/.test(e.message));
+    assert.throws(
+      () => cond.notify(),
+      (e) => e instanceof RuntimeError && /un-acquired lock/.test(e.message),
+    );
     assert.throws(() => cond.notifyAll(), RuntimeError);
   });
 
@@ -359,7 +365,10 @@ describe('Condition: the inspection interface', () => {
     const view = inspectResource(cond)!;
     assert.equal(view.kind, 'condition');
     assert.equal(view.wokenBy, 'loop');
-    assert.deepEqual(view.waiters().map((f) => f[inspect]().waitingTasks()[0]), tasks);
+    assert.deepEqual(
+      view.waiters().map((f) => f[inspect]().waitingTasks()[0]),
+      tasks,
+    );
     assert.deepEqual(view.holders(), []);
     const holder = loop.createTask(cond.acquire());
     await runTicks(loop, 1);

@@ -113,10 +113,7 @@ describe('frame tracking', () => {
     await loop.runOnce();
     assert.deepEqual(frameNames(task), ['root', 'sleep']);
     assert.equal(await loop.runUntilComplete(task), 2);
-    assert.deepEqual(snapshots, [
-      ['root', 'middle'],
-      ['root'],
-    ]);
+    assert.deepEqual(snapshots, [['root', 'middle'], ['root']]);
     assert.deepEqual(frameNames(task), []);
     loop.close();
   });

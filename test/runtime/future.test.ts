@@ -59,7 +59,10 @@ describe('state', () => {
     assert.equal(fut.done(), true);
     assert.equal(fut.cancelled(), false);
     assert.equal(fut.exception(), err);
-    assert.throws(() => fut.result(), (e) => e === err);
+    assert.throws(
+      () => fut.result(),
+      (e) => e === err,
+    );
     assert.throws(() => fut.setResult(1), InvalidStateError);
     loop.close();
   });
@@ -79,7 +82,10 @@ describe('state', () => {
     assert.equal(fut.done(), true);
     assert.equal(fut.cancelled(), true);
     assert.equal(fut.stateName(), 'CANCELLED');
-    assert.throws(() => fut.result(), (e) => e instanceof CancelledError && e.message === 'stop it');
+    assert.throws(
+      () => fut.result(),
+      (e) => e instanceof CancelledError && e.message === 'stop it',
+    );
     assert.throws(() => fut.exception(), CancelledError);
     assert.equal(fut.cancel(), false, 'cancelling twice returns false');
     assert.throws(() => fut.setResult(1), InvalidStateError);

@@ -149,7 +149,11 @@ describe('gather', () => {
       const started = loop.allTasks().filter((t) => !before.has(t));
       assert.equal(started.length, 2);
       yield* sleep(10);
-      assert.equal(started[0]!.done() && !started[0]!.cancelled(), true, 'as in asyncio, the started task ran to its end');
+      assert.equal(
+        started[0]!.done() && !started[0]!.cancelled(),
+        true,
+        'as in asyncio, the started task ran to its end',
+      );
       fut.setResult(1);
       yield* sleep(0);
       return fut.result();

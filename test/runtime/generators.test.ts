@@ -75,7 +75,11 @@ describe('yield* is yield from', () => {
     assert.deepEqual(caller.next(), { value: 1, done: false });
     assert.deepEqual(caller.next('hello'), { value: 2, done: false });
     assert.deepEqual(caller.next('goodbye'), { value: undefined, done: true });
-    assert.deepEqual(log, ['result of yield: hello', 'result of 2nd yield: goodbye', 'return value of yield-from: done']);
+    assert.deepEqual(log, [
+      'result of yield: hello',
+      'result of 2nd yield: goodbye',
+      'return value of yield-from: done',
+    ]);
   });
 
   test('a chain of yield* passes values through every level', () => {
@@ -186,7 +190,10 @@ describe('throw() into a suspended generator', () => {
     const gen = makeGenFn(log)();
     gen.next();
     const err = new Error('error');
-    assert.throws(() => gen.throw(err), (e) => e === err);
+    assert.throws(
+      () => gen.throw(err),
+      (e) => e === err,
+    );
     // The generator is finished afterwards.
     assert.deepEqual(gen.next(), { value: undefined, done: true });
   });

@@ -7,7 +7,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { EventLoop, VirtualClock, coroutine, gather, type Coroutine } from '../../runtime/index';
-import { HELD_TIME_BYTES, addHeldTime, heldMs, holdBegan, holdCount, runningNow, shareHeldTime } from '../../runtime/held-time';
+import {
+  HELD_TIME_BYTES,
+  addHeldTime,
+  heldMs,
+  holdBegan,
+  holdCount,
+  runningNow,
+  shareHeldTime,
+} from '../../runtime/held-time';
 import { LintCollector } from '../../runtime/inspect/lints';
 import { ObserverFanout } from '../../runtime/observer-fanout';
 import type { Lint } from '../../protocol/host-protocol';
@@ -65,7 +73,11 @@ test('a loop in debug mode does not call a held callback slow; one that ran as l
   const buffer = new SharedArrayBuffer(HELD_TIME_BYTES);
   shareHeldTime(buffer);
   const warnings: string[] = [];
-  const loop = new EventLoop({ clock: new VirtualClock(), debug: true, logger: { warn: (m) => warnings.push(m), error: () => undefined } });
+  const loop = new EventLoop({
+    clock: new VirtualClock(),
+    debug: true,
+    logger: { warn: (m) => warnings.push(m), error: () => undefined },
+  });
   loop.slowCallbackDuration = 0.3;
   await withSteppedPerformanceClock(async (run) => {
     loop.callSoon(function held() {
@@ -86,14 +98,19 @@ test('a loop in debug mode does not call a held callback slow; one that ran as l
   assert.equal(about[0], 'Executing <Handle ran> took 0.400 seconds');
 });
 
-
 /**
  * A line step through a task as the line debugger makes it: `holds` holds of `holdMs` each, of
  * which the debugger's thread counted `countedMs` (a pause and a resume travel between the
  * threads as messages, and V8 runs the stepped code with its break checks: measured on the
  * demo crawl, 0.42 s of a task step's 1.2 s went uncounted over its 16 holds).
  */
-function stepThroughLines(buffer: SharedArrayBuffer, run: (ms: number) => void, holds: number, holdMs: number, countedMs: number): void {
+function stepThroughLines(
+  buffer: SharedArrayBuffer,
+  run: (ms: number) => void,
+  holds: number,
+  holdMs: number,
+  countedMs: number,
+): void {
   for (let i = 0; i < holds; i++) {
     holdBegan(buffer);
     run(holdMs);
@@ -101,11 +118,15 @@ function stepThroughLines(buffer: SharedArrayBuffer, run: (ms: number) => void, 
   }
 }
 
-test('a callback stepped through line by line is not reported slow for what the holds\' counting missed; one that ran slow unheld is', async () => {
+test("a callback stepped through line by line is not reported slow for what the holds' counting missed; one that ran slow unheld is", async () => {
   const buffer = new SharedArrayBuffer(HELD_TIME_BYTES);
   shareHeldTime(buffer);
   const warnings: string[] = [];
-  const loop = new EventLoop({ clock: new VirtualClock(), debug: true, logger: { warn: (m) => warnings.push(m), error: () => undefined } });
+  const loop = new EventLoop({
+    clock: new VirtualClock(),
+    debug: true,
+    logger: { warn: (m) => warnings.push(m), error: () => undefined },
+  });
   assert.equal(loop.slowCallbackDuration, 0.1);
   await withSteppedPerformanceClock(async (run) => {
     loop.callSoon(function stepped() {
@@ -129,7 +150,11 @@ test('a task whose only step was stepped through line by line is neither a slow 
   const buffer = new SharedArrayBuffer(HELD_TIME_BYTES);
   shareHeldTime(buffer);
   const lints: Lint[] = [];
-  const loop = new EventLoop({ clock: new VirtualClock(), debug: true, logger: { warn: () => undefined, error: () => undefined } });
+  const loop = new EventLoop({
+    clock: new VirtualClock(),
+    debug: true,
+    logger: { warn: () => undefined, error: () => undefined },
+  });
   const collector = new LintCollector(loop, { onLint: (l) => lints.push(l) });
   loop.setObserver(new ObserverFanout([collector]));
   await withSteppedPerformanceClock(async (run) => {
@@ -148,9 +173,20 @@ test('a task whose only step was stepped through line by line is neither a slow 
     await loop.runUntilComplete(gather(stepped, blocking));
   });
   loop.close();
-  const slow = lints.filter((l) => l.kind === 'slowCallback' || l.kind === 'neverYields').map((l) => `${l.kind} ${l.message}`);
+  const slow = lints
+    .filter((l) => l.kind === 'slowCallback' || l.kind === 'neverYields')
+    .map((l) => `${l.kind} ${l.message}`);
   assert.equal(slow.length, 2, slow.join('\n'));
-  assert.ok(slow.every((m) => m.includes('"blocking"')), slow.join('\n'));
-  assert.ok(slow.some((m) => m.startsWith('slowCallback Executing step of <Task') && m.includes('took 0.150 seconds')), slow.join('\n'));
-  assert.ok(slow.some((m) => m.startsWith('neverYields')), slow.join('\n'));
+  assert.ok(
+    slow.every((m) => m.includes('"blocking"')),
+    slow.join('\n'),
+  );
+  assert.ok(
+    slow.some((m) => m.startsWith('slowCallback Executing step of <Task') && m.includes('took 0.150 seconds')),
+    slow.join('\n'),
+  );
+  assert.ok(
+    slow.some((m) => m.startsWith('neverYields')),
+    slow.join('\n'),
+  );
 });

@@ -74,7 +74,6 @@ function resourceAwaitedBy(task: Task<unknown>): unknown {
   return futureView(w).resource;
 }
 
-
 /** Runs the loop (real clock) until `cond` holds, at most ~5 s. */
 async function runUntil(loop: EventLoop, cond: () => boolean): Promise<void> {
   for (let i = 0; i < 5000 && !cond(); i++) {
@@ -104,7 +103,8 @@ describe('futures and tasks', () => {
     assert.equal(view.wokenBy(), 'outside', 'a bare future may be completed from outside the loop');
     assert.ok(isInspectable(fut) && isInspectable(t));
 
-    // A future whose class overrides addDoneCallback: the task registers a closure through it, and is listed all the same.
+    // A future whose class overrides addDoneCallback: the task registers a closure through it, and is listed
+    // all the same.
     const seen: unknown[] = [];
     class LoggingFuture<T> extends Future<T> {
       override addDoneCallback(cb: DoneCallback<T>): void {
@@ -113,9 +113,12 @@ describe('futures and tasks', () => {
       }
     }
     const logged = new LoggingFuture<number>(loop);
-    const t2 = loop.createTask(coroutine(function* viaOverride(): Coroutine<number> {
-      return yield* logged;
-    })(), { name: 'via-override' });
+    const t2 = loop.createTask(
+      coroutine(function* viaOverride(): Coroutine<number> {
+        return yield* logged;
+      })(),
+      { name: 'via-override' },
+    );
     await ticks(loop, 1);
     assert.equal(seen.length, 1, 'the override saw the registration');
     assert.deepEqual(futureView(logged).waitingTasks(), [t2]);
@@ -190,7 +193,7 @@ describe('futures and tasks', () => {
     }
   });
 
-  test("gather and waitFor: the futures they stand for, woken by the loop", async () => {
+  test('gather and waitFor: the futures they stand for, woken by the loop', async () => {
     const loop = virtualLoop();
     const a = loop.createTask(sleep(1, 'a'), { name: 'a' });
     const b = loop.createTask(sleep(2, 'b'), { name: 'b' });
@@ -316,7 +319,10 @@ describe('resources: who waits, who holds', () => {
       assert.deepEqual(view.waiters(), [tasks[2]!.awaiting()]);
       await loop.runUntilComplete(tasks[0]!);
       await ticks(loop, 1);
-      assert.deepEqual(view.holders().map((h) => h?.name), ['h1', 'h2']);
+      assert.deepEqual(
+        view.holders().map((h) => h?.name),
+        ['h1', 'h2'],
+      );
       await loop.runUntilComplete(gather(...tasks));
       assert.deepEqual(view.holders(), []);
       loop.close();
@@ -356,7 +362,10 @@ describe('resources: who waits, who holds', () => {
       })(),
       { name: 'reader' },
     );
-    await runUntil(loop, () => release !== null && reader.awaiting() !== null && futureView(reader.awaiting()!).kind === 'socket.read');
+    await runUntil(
+      loop,
+      () => release !== null && reader.awaiting() !== null && futureView(reader.awaiting()!).kind === 'socket.read',
+    );
     const view = resourceView(sock);
     assert.equal(view.kind, 'socket');
     assert.equal(view.wokenBy, 'outside');
@@ -423,7 +432,9 @@ describe('the loop', () => {
     );
     const fresh = loop.createTask(sleep(0), { name: 'fresh' });
     assert.deepEqual(
-      loop[inspect]().scheduledSteps().map((s) => [s.task, s.wokenBy]),
+      loop[inspect]()
+        .scheduledSteps()
+        .map((s) => [s.task, s.wokenBy]),
       [
         [waiter, null],
         [fresh, null],
@@ -432,7 +443,9 @@ describe('the loop', () => {
     await ticks(loop, 2);
     fut.setResult(1);
     assert.deepEqual(
-      loop[inspect]().scheduledSteps().map((s) => [s.task.name, s.wokenBy]),
+      loop[inspect]()
+        .scheduledSteps()
+        .map((s) => [s.task.name, s.wokenBy]),
       [['waiter', fut]],
     );
     await ticks(loop, 1);

@@ -3,7 +3,16 @@
 // RuntimeError, and cancellation never loses the lock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventLoop, VirtualClock, Lock, RuntimeError, CancelledError, coroutine, sleep, type Coroutine } from '../../runtime/index';
+import {
+  EventLoop,
+  VirtualClock,
+  Lock,
+  RuntimeError,
+  CancelledError,
+  coroutine,
+  sleep,
+  type Coroutine,
+} from '../../runtime/index';
 
 function virtualLoop(): EventLoop {
   return new EventLoop({ clock: new VirtualClock() });
@@ -25,7 +34,10 @@ test('acquire() of a free lock takes it at once; release() frees it', async () =
 
 test('release() of an unlocked lock throws RuntimeError', () => {
   const lock = new Lock();
-  assert.throws(() => lock.release(), (e) => e instanceof RuntimeError && e.message === 'Lock is not acquired.');
+  assert.throws(
+    () => lock.release(),
+    (e) => e instanceof RuntimeError && e.message === 'Lock is not acquired.',
+  );
 });
 
 test('critical sections never overlap, and waiters get the lock in arrival order', async () => {

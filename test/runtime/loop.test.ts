@@ -287,7 +287,10 @@ describe('running and stopping', () => {
   test('runUntilComplete rejects with RuntimeError if the loop stops before the future is done', async () => {
     const loop = virtualLoop();
     loop.callLater(1, () => loop.stop());
-    await assert.rejects(loop.runUntilComplete(sleep(5)), (e) => e instanceof RuntimeError && /stopped before/.test(e.message));
+    await assert.rejects(
+      loop.runUntilComplete(sleep(5)),
+      (e) => e instanceof RuntimeError && /stopped before/.test(e.message),
+    );
     loop.close();
   });
 
@@ -300,7 +303,10 @@ describe('running and stopping', () => {
       yield;
     });
     const coro = main();
-    assert.throws(() => loop.runUntilComplete(coro), (e) => e instanceof RuntimeError && /closed/.test(e.message));
+    assert.throws(
+      () => loop.runUntilComplete(coro),
+      (e) => e instanceof RuntimeError && /closed/.test(e.message),
+    );
     assert.deepEqual(coro.next(), { value: undefined, done: true });
     assert.deepEqual(log, []);
     assert.throws(() => loop.runForever(), RuntimeError);
@@ -329,7 +335,8 @@ describe('running and stopping', () => {
     });
     await loop.runUntilComplete(main());
     assert.equal(errors.length, 3);
-    for (const e of errors) assert.ok(e instanceof RuntimeError && /already running|running/.test(e.message), String(e));
+    for (const e of errors)
+      assert.ok(e instanceof RuntimeError && /already running|running/.test(e.message), String(e));
     assert.deepEqual(leftOver.next(), { value: undefined, done: true }, 'the refused coroutine was closed, never run');
     loop.close();
   });
@@ -346,7 +353,10 @@ describe('running and stopping', () => {
       void loop.runUntilComplete(coro1());
       yield* sleep(0);
     });
-    await assert.rejects(loop.runUntilComplete(coro2()), (e) => e instanceof RuntimeError && /already running/.test(e.message));
+    await assert.rejects(
+      loop.runUntilComplete(coro2()),
+      (e) => e instanceof RuntimeError && /already running/.test(e.message),
+    );
     assert.equal(loop.isRunning(), false);
     loop.close();
   });
@@ -734,14 +744,17 @@ describe('loops do not nest, as in asyncio', () => {
       yield* sleep(0);
     });
     await outer.runUntilComplete(main());
-    assert.deepEqual(outcomes, ['Cannot run the event loop while another loop is running', 'Cannot run the event loop while another loop is running']);
+    assert.deepEqual(outcomes, [
+      'Cannot run the event loop while another loop is running',
+      'Cannot run the event loop while another loop is running',
+    ]);
     assert.deepEqual(inner.allTasks(), [], 'no task was left on the refused loop');
     outer.close();
     inner.close();
   });
 });
 
-describe('errors in a future\'s done callbacks', () => {
+describe("errors in a future's done callbacks", () => {
   test('are reported with a handle naming the callback, and the run goes on', async () => {
     const loop = virtualLoop();
     const contexts: ExceptionContext[] = [];
@@ -765,17 +778,20 @@ describe('errors in a future\'s done callbacks', () => {
 
 // CPython 3.11, Lib/test/test_asyncio/test_base_events.py and test_tasks.py, rewritten for this runtime.
 describe('CPython: a future of another loop', () => {
-  test('test_run_until_complete_loop: runUntilComplete of another loop\'s future is a ValueError', async () => {
+  test("test_run_until_complete_loop: runUntilComplete of another loop's future is a ValueError", async () => {
     const loop = virtualLoop();
     const other = virtualLoop();
     const fut = loop.createFuture<void>();
-    assert.throws(() => other.runUntilComplete(fut), (e) => e instanceof ValueError && /belongs to a different loop/.test(e.message));
+    assert.throws(
+      () => other.runUntilComplete(fut),
+      (e) => e instanceof ValueError && /belongs to a different loop/.test(e.message),
+    );
     fut.cancel();
     loop.close();
     other.close();
   });
 
-  test('test_ensure_future_future: ensureFuture keeps its own future and refuses another loop\'s with ValueError', () => {
+  test("test_ensure_future_future: ensureFuture keeps its own future and refuses another loop's with ValueError", () => {
     const loop = virtualLoop();
     const other = virtualLoop();
     const fut = loop.createFuture<string>();
@@ -790,7 +806,10 @@ describe('CPython: a future of another loop', () => {
 describe('observers', () => {
   test('added observers share the slot: each hears every hook, `first` goes first, removal leaves the others', async () => {
     const errors: string[] = [];
-    const loop = new EventLoop({ clock: new VirtualClock(), logger: { warn: () => undefined, error: (m) => errors.push(m) } });
+    const loop = new EventLoop({
+      clock: new VirtualClock(),
+      logger: { warn: () => undefined, error: (m) => errors.push(m) },
+    });
     const heard: string[] = [];
     const a: LoopObserver = { taskCreated: (t) => heard.push(`a ${t.name}`) };
     const b: LoopObserver = { taskCreated: (t) => heard.push(`b ${t.name}`) };
@@ -818,7 +837,7 @@ describe('observers', () => {
   });
 });
 
-describe('time(): the loop\'s clock stands still while pause() holds the loop', () => {
+describe("time(): the loop's clock stands still while pause() holds the loop", () => {
   test('on the real clock a hold does not count, the one under way included; pausing twice is one hold; a virtual clock ignores holds', () => {
     let wall = 1000;
     const descriptor = Object.getOwnPropertyDescriptor(performance, 'now');

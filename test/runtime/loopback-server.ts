@@ -14,8 +14,14 @@ export interface LoopbackServer {
   close(): Promise<void>;
 }
 
-/** A loopback server on an ephemeral port running `onConnection` for each client; closed after test `t` even if it fails. */
-export function startLoopbackServer(t: TestContext | null, onConnection: (conn: net.Socket) => void): Promise<LoopbackServer> {
+/**
+ * A loopback server on an ephemeral port running `onConnection` for each client; closed after test `t` even
+ * if it fails.
+ */
+export function startLoopbackServer(
+  t: TestContext | null,
+  onConnection: (conn: net.Socket) => void,
+): Promise<LoopbackServer> {
   const conns = new Set<net.Socket>();
   const server = net.createServer((conn) => {
     conns.add(conn);

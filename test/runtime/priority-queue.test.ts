@@ -3,7 +3,14 @@
 // runs for every queue class) and rewritten in this runtime's API.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventLoop, VirtualClock, PriorityQueue, comparePriority, coroutine, type Coroutine } from '../../runtime/index';
+import {
+  EventLoop,
+  VirtualClock,
+  PriorityQueue,
+  comparePriority,
+  coroutine,
+  type Coroutine,
+} from '../../runtime/index';
 
 function virtualLoop(): EventLoop {
   return new EventLoop({ clock: new VirtualClock() });
@@ -13,7 +20,10 @@ describe('PriorityQueueTests (CPython test_queues.py)', () => {
   test('test_order: the smallest item comes out first', () => {
     const q = new PriorityQueue<number>();
     for (const i of [1, 3, 2]) q.putNowait(i);
-    assert.deepEqual([1, 2, 3].map(() => q.getNowait()), [1, 2, 3]);
+    assert.deepEqual(
+      [1, 2, 3].map(() => q.getNowait()),
+      [1, 2, 3],
+    );
   });
 
   test('tuples as arrays: (priority, data) ordered element by element', () => {
@@ -38,7 +48,10 @@ describe('PriorityQueueTests (CPython test_queues.py)', () => {
     assert.equal(q.qsize(), 500);
     const out: number[] = [];
     while (!q.empty()) out.push(q.getNowait());
-    assert.deepEqual(out, [...values].sort((a, b) => a - b));
+    assert.deepEqual(
+      out,
+      [...values].sort((a, b) => a - b),
+    );
   });
 
   test('unorderable entries are a TypeError, as Python refuses them; a compare function orders anything', () => {

@@ -24,7 +24,10 @@ describe('ReadyQueue', () => {
     assert.equal(q.length, 5000);
     q.run(q.length, noError);
     assert.equal(q.length, 0);
-    assert.deepEqual(log, Array.from({ length: 5000 }, (_, i) => [i, -i]));
+    assert.deepEqual(
+      log,
+      Array.from({ length: 5000 }, (_, i) => [i, -i]),
+    );
   });
 
   test('a run takes only the entries present when it began; pushes meanwhile wait', () => {
@@ -40,7 +43,10 @@ describe('ReadyQueue', () => {
     assert.equal(q.length, 3000);
     q.run(q.length, noError);
     assert.equal(q.length, 0);
-    assert.deepEqual(log.slice(3000), Array.from({ length: 3000 }, (_, i) => i + 3000));
+    assert.deepEqual(
+      log.slice(3000),
+      Array.from({ length: 3000 }, (_, i) => i + 3000),
+    );
   });
 
   test('a partial run leaves the rest in order, across a segment boundary', () => {
@@ -52,7 +58,10 @@ describe('ReadyQueue', () => {
     assert.equal(q.length, 1000);
     const waiting: unknown[] = [];
     q.forEach((_fn, a) => waiting.push(a));
-    assert.deepEqual(waiting, Array.from({ length: 1000 }, (_, i) => i + 1500));
+    assert.deepEqual(
+      waiting,
+      Array.from({ length: 1000 }, (_, i) => i + 1500),
+    );
     q.run(1000, noError);
     assert.deepEqual(
       log.map((e) => (e as unknown[])[0]),

@@ -128,6 +128,10 @@ test('run() inside a running loop raises RuntimeError in the caller, which fails
     void run(refused);
     yield* sleep(0);
   });
-  await assert.rejects(run(main()), (e) => e instanceof Error && e.name === 'RuntimeError' && /cannot be called from a running event loop/.test(e.message));
+  await assert.rejects(
+    run(main()),
+    (e) =>
+      e instanceof Error && e.name === 'RuntimeError' && /cannot be called from a running event loop/.test(e.message),
+  );
   assert.deepEqual(refused.next(), { value: undefined, done: true }, 'the refused coroutine was closed, never run');
 });

@@ -5,12 +5,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
-import { Socket, DefaultSelector, EVENT_READ, EVENT_WRITE, BlockingIOError, OSError, KeyError, ValueError, type SelectorKey } from '../../runtime/index';
+import {
+  Socket,
+  DefaultSelector,
+  EVENT_READ,
+  EVENT_WRITE,
+  BlockingIOError,
+  OSError,
+  KeyError,
+  ValueError,
+  type SelectorKey,
+} from '../../runtime/index';
 import { startServer } from './loopback-server';
 
 /** Network tests fail after this long instead of hanging the run (their servers are still closed). */
 const NET = { timeout: 20_000 };
-
 
 /** A non-blocking socket connecting to the port (connect's BlockingIOError swallowed). */
 function connecting(port: number): Socket {
@@ -178,12 +187,21 @@ test('misuse: double register, unknown fileno, bad events, unregistering what is
   const sel = new DefaultSelector();
   const sock = connecting(port);
   sel.register(sock, EVENT_READ);
-  assert.throws(() => sel.register(sock.fileno(), EVENT_WRITE), (e) => e instanceof KeyError && /already registered/.test(e.message));
-  assert.throws(() => sel.register(999999, EVENT_READ), (e) => e instanceof OSError && e.code === 'EBADF');
+  assert.throws(
+    () => sel.register(sock.fileno(), EVENT_WRITE),
+    (e) => e instanceof KeyError && /already registered/.test(e.message),
+  );
+  assert.throws(
+    () => sel.register(999999, EVENT_READ),
+    (e) => e instanceof OSError && e.code === 'EBADF',
+  );
   const other = connecting(port);
   assert.throws(() => sel.register(other, 0), ValueError);
   assert.throws(() => sel.register(other, 4), RangeError, 'a ValueError is a RangeError too');
-  assert.throws(() => sel.unregister(other), (e) => e instanceof KeyError && /not registered/.test(e.message));
+  assert.throws(
+    () => sel.unregister(other),
+    (e) => e instanceof KeyError && /not registered/.test(e.message),
+  );
   assert.throws(() => sel.modify(other, EVENT_READ), KeyError);
   assert.equal(sel.getKey(other), undefined);
   const key = sel.unregister(sock);

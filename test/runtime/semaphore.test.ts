@@ -3,7 +3,17 @@
 // cancellation never loses a slot.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventLoop, VirtualClock, Semaphore, BoundedSemaphore, ValueError, CancelledError, coroutine, sleep, type Coroutine } from '../../runtime/index';
+import {
+  EventLoop,
+  VirtualClock,
+  Semaphore,
+  BoundedSemaphore,
+  ValueError,
+  CancelledError,
+  coroutine,
+  sleep,
+  type Coroutine,
+} from '../../runtime/index';
 
 function virtualLoop(): EventLoop {
   return new EventLoop({ clock: new VirtualClock() });
@@ -132,7 +142,10 @@ test('a negative value is a ValueError (also a RangeError)', () => {
 test('BoundedSemaphore: releasing above the initial value is a ValueError and changes nothing', async () => {
   const loop = new EventLoop({ clock: new VirtualClock() });
   const sem = new BoundedSemaphore(2);
-  assert.throws(() => sem.release(), (e) => e instanceof ValueError && /released too many times/.test((e as Error).message));
+  assert.throws(
+    () => sem.release(),
+    (e) => e instanceof ValueError && /released too many times/.test((e as Error).message),
+  );
   const main = coroutine(function* main(): Coroutine<number> {
     yield* sem.acquire();
     yield* sem.acquire();

@@ -4,7 +4,19 @@
 // task is #1).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventLoop, Future, GatheringFuture, Handle, Task, TimerHandle, VirtualClock, coroutine, getRunningLoop, sleep, type Coroutine } from '../../runtime/index';
+import {
+  EventLoop,
+  Future,
+  GatheringFuture,
+  Handle,
+  Task,
+  TimerHandle,
+  VirtualClock,
+  coroutine,
+  getRunningLoop,
+  sleep,
+  type Coroutine,
+} from '../../runtime/index';
 import { shapeAnchors } from '../../runtime/shape-anchors';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -17,9 +29,13 @@ describe('shape anchors', () => {
     assert.ok(anchorLoop !== undefined);
     assert.notEqual(anchorLoop, user);
     for (const cls of [Future, Task, GatheringFuture, Handle, TimerHandle]) {
-      assert.ok(anchors.some((a) => a instanceof cls), `an anchored ${cls.name}`);
+      assert.ok(
+        anchors.some((a) => a instanceof cls),
+        `an anchored ${cls.name}`,
+      );
     }
-    for (const a of anchors) if (a instanceof Future) assert.equal(a.getLoop(), anchorLoop, 'anchors belong to the inert loop');
+    for (const a of anchors)
+      if (a instanceof Future) assert.equal(a.getLoop(), anchorLoop, 'anchors belong to the inert loop');
     const again = new EventLoop();
     assert.equal(shapeAnchors(), anchors, 'anchoring happens once');
     again.close();
@@ -28,7 +44,10 @@ describe('shape anchors', () => {
 
   test('the anchor task is never stepped and a user loop reports nothing of it', async () => {
     const warnings: string[] = [];
-    const loop = new EventLoop({ clock: new VirtualClock(), logger: { warn: (m) => warnings.push(m), error: (m) => warnings.push(m) } });
+    const loop = new EventLoop({
+      clock: new VirtualClock(),
+      logger: { warn: (m) => warnings.push(m), error: (m) => warnings.push(m) },
+    });
     const main = coroutine(function* main(): Coroutine<EventLoop> {
       yield* sleep(1);
       return getRunningLoop();
@@ -51,7 +70,10 @@ describe('shape anchors', () => {
         const t = currentTask();
         return [t.id, t.name];
       })()).then((r) => process.stdout.write(JSON.stringify(r)));`;
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     assert.deepEqual(JSON.parse(out), [1, 'Task-1']);
     const anchor = shapeAnchors().find((a) => a instanceof Task) as Task<unknown>;
     assert.equal(anchor.id, 0);

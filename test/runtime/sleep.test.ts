@@ -36,7 +36,12 @@ test('concurrent sleepers wake in order of their deadlines', async () => {
     yield* sleep(delay);
     log.push(`${name}@${loop.time()}`);
   });
-  const tasks = [loop.createTask(sleeper('c', 3)), loop.createTask(sleeper('a', 1)), loop.createTask(sleeper('b', 2)), loop.createTask(sleeper('a2', 1))];
+  const tasks = [
+    loop.createTask(sleeper('c', 3)),
+    loop.createTask(sleeper('a', 1)),
+    loop.createTask(sleeper('b', 2)),
+    loop.createTask(sleeper('a2', 1)),
+  ];
   for (const t of tasks) await loop.runUntilComplete(t);
   assert.deepEqual(log, ['a@1', 'a2@1', 'b@2', 'c@3']);
   loop.close();

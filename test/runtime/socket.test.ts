@@ -60,7 +60,10 @@ describe("the chapter's non-blocking socket with a selector, no event loop", () 
     const sock = new Socket();
     sock.setBlocking(false);
     const log: string[] = [];
-    assert.throws(() => sock.connect(['127.0.0.1', server.port]), (e) => e instanceof BlockingIOError && e.code === 'EINPROGRESS');
+    assert.throws(
+      () => sock.connect(['127.0.0.1', server.port]),
+      (e) => e instanceof BlockingIOError && e.code === 'EINPROGRESS',
+    );
     // Nothing has arrived yet: recv() would block.
     assert.throws(() => sock.recv(4096), BlockingIOError);
     const chunks: Buffer[] = [];
@@ -122,40 +125,48 @@ describe("the chapter's non-blocking socket with a selector, no event loop", () 
     await server.close();
   });
 
-  test('recv(0) on a connected socket with nothing buffered returns empty bytes; recv(1) would block', NET, async (t) => {
-    const server = await startLoopbackServer(t, () => undefined);
-    const sel = new DefaultSelector();
-    const sock = new Socket();
-    sock.setBlocking(false);
-    assert.throws(() => sock.connect(['127.0.0.1', server.port]), BlockingIOError);
-    sel.register(sock, EVENT_WRITE);
-    await sel.select();
-    sel.unregister(sock);
-    assert.equal(sock.recv(0).length, 0);
-    assert.throws(() => sock.recv(1), BlockingIOError);
-    sock.close();
-    sel.close();
-    await server.close();
-  });
+  test(
+    'recv(0) on a connected socket with nothing buffered returns empty bytes; recv(1) would block',
+    NET,
+    async (t) => {
+      const server = await startLoopbackServer(t, () => undefined);
+      const sel = new DefaultSelector();
+      const sock = new Socket();
+      sock.setBlocking(false);
+      assert.throws(() => sock.connect(['127.0.0.1', server.port]), BlockingIOError);
+      sel.register(sock, EVENT_WRITE);
+      await sel.select();
+      sel.unregister(sock);
+      assert.equal(sock.recv(0).length, 0);
+      assert.throws(() => sock.recv(1), BlockingIOError);
+      sock.close();
+      sel.close();
+      await server.close();
+    },
+  );
 
-  test('connection refused: the socket turns ready and the next recv/send throws ConnectionRefusedError', NET, async () => {
-    const port = await closedPort();
-    const sel = new DefaultSelector();
-    const sock = new Socket();
-    sock.setBlocking(false);
-    assert.throws(() => sock.connect(['127.0.0.1', port]), BlockingIOError);
-    sel.register(sock.fileno(), EVENT_WRITE);
-    const events = await sel.select();
-    assert.equal(events.length, 1);
-    assert.ok(sock.error() instanceof ConnectionRefusedError);
-    assert.equal(sock.error()!.code, 'ECONNREFUSED');
-    assert.throws(() => sock.recv(10), ConnectionRefusedError);
-    assert.throws(() => sock.send('x'), ConnectionRefusedError);
-    assert.equal(sock.isConnected(), false);
-    sel.unregister(sock.fileno());
-    sock.close();
-    sel.close();
-  });
+  test(
+    'connection refused: the socket turns ready and the next recv/send throws ConnectionRefusedError',
+    NET,
+    async () => {
+      const port = await closedPort();
+      const sel = new DefaultSelector();
+      const sock = new Socket();
+      sock.setBlocking(false);
+      assert.throws(() => sock.connect(['127.0.0.1', port]), BlockingIOError);
+      sel.register(sock.fileno(), EVENT_WRITE);
+      const events = await sel.select();
+      assert.equal(events.length, 1);
+      assert.ok(sock.error() instanceof ConnectionRefusedError);
+      assert.equal(sock.error()!.code, 'ECONNREFUSED');
+      assert.throws(() => sock.recv(10), ConnectionRefusedError);
+      assert.throws(() => sock.send('x'), ConnectionRefusedError);
+      assert.equal(sock.isConnected(), false);
+      sel.unregister(sock.fileno());
+      sock.close();
+      sel.close();
+    },
+  );
 });
 
 describe('sockets through the event loop', () => {
@@ -392,17 +403,32 @@ describe('misuse and closed sockets', () => {
   test('operations on a blocking socket throw a clear RuntimeError', NET, () => {
     const sock = new Socket();
     assert.equal(sock.getBlocking(), true);
-    assert.throws(() => sock.connect(['127.0.0.1', 1]), (e) => e instanceof RuntimeError && /setBlocking\(false\)/.test(e.message));
-    assert.throws(() => sock.recv(1), (e) => e instanceof RuntimeError && /blocking socket/.test(e.message));
-    assert.throws(() => sock.send('x'), (e) => e instanceof RuntimeError && /blocking socket/.test(e.message));
+    assert.throws(
+      () => sock.connect(['127.0.0.1', 1]),
+      (e) => e instanceof RuntimeError && /setBlocking\(false\)/.test(e.message),
+    );
+    assert.throws(
+      () => sock.recv(1),
+      (e) => e instanceof RuntimeError && /blocking socket/.test(e.message),
+    );
+    assert.throws(
+      () => sock.send('x'),
+      (e) => e instanceof RuntimeError && /blocking socket/.test(e.message),
+    );
     sock.close();
   });
 
   test('a socket not connected: recv and send throw ENOTCONN, connect checks its address', NET, () => {
     const sock = new Socket();
     sock.setBlocking(false);
-    assert.throws(() => sock.recv(1), (e) => e instanceof OSError && e.code === 'ENOTCONN');
-    assert.throws(() => sock.send('x'), (e) => e instanceof OSError && e.code === 'ENOTCONN');
+    assert.throws(
+      () => sock.recv(1),
+      (e) => e instanceof OSError && e.code === 'ENOTCONN',
+    );
+    assert.throws(
+      () => sock.send('x'),
+      (e) => e instanceof OSError && e.code === 'ENOTCONN',
+    );
     assert.throws(() => sock.connect(['127.0.0.1'] as unknown as [string, number]), TypeError);
     assert.throws(() => sock.connect(['127.0.0.1', 70000]), RangeError);
     assert.throws(() => sock.getpeername(), OSError);
@@ -415,7 +441,10 @@ describe('misuse and closed sockets', () => {
     sock.setBlocking(false);
     assert.throws(() => sock.connect(['127.0.0.1', server.port]), BlockingIOError);
     assert.throws(() => sock.send('x'), BlockingIOError);
-    assert.throws(() => sock.connect(['127.0.0.1', server.port]), (e) => e instanceof BlockingIOError && e.code === 'EINPROGRESS');
+    assert.throws(
+      () => sock.connect(['127.0.0.1', server.port]),
+      (e) => e instanceof BlockingIOError && e.code === 'EINPROGRESS',
+    );
     sock.close();
     await server.close();
   });
@@ -428,14 +457,26 @@ describe('misuse and closed sockets', () => {
     sock.close(); // twice is harmless
     assert.equal(sock.isClosed(), true);
     assert.equal(sock.fileno(), -1);
-    assert.throws(() => sock.recv(1), (e) => e instanceof OSError && e.code === 'EBADF');
-    assert.throws(() => sock.send('x'), (e) => e instanceof OSError && e.code === 'EBADF');
-    assert.throws(() => sock.connect(['127.0.0.1', 1]), (e) => e instanceof OSError && e.code === 'EBADF');
-    assert.throws(() => new DefaultSelector().register(sock, EVENT_READ), (e) => e instanceof OSError && e.code === 'EBADF');
+    assert.throws(
+      () => sock.recv(1),
+      (e) => e instanceof OSError && e.code === 'EBADF',
+    );
+    assert.throws(
+      () => sock.send('x'),
+      (e) => e instanceof OSError && e.code === 'EBADF',
+    );
+    assert.throws(
+      () => sock.connect(['127.0.0.1', 1]),
+      (e) => e instanceof OSError && e.code === 'EBADF',
+    );
+    assert.throws(
+      () => new DefaultSelector().register(sock, EVENT_READ),
+      (e) => e instanceof OSError && e.code === 'EBADF',
+    );
   });
 });
 
-test('file numbers are counted per loop, from 3, by the loop whose tick makes the socket (a replay numbers its sockets as the run did); a number names the running loop\'s socket', async () => {
+test("file numbers are counted per loop, from 3, by the loop whose tick makes the socket (a replay numbers its sockets as the run did); a number names the running loop's socket", async () => {
   const made = (loop: EventLoop, n: number): Promise<Socket[]> =>
     loop.runUntilComplete(
       coroutine(function* make(): Coroutine<Socket[]> {
@@ -447,8 +488,14 @@ test('file numbers are counted per loop, from 3, by the loop whose tick makes th
   const b = new EventLoop({ clock: new VirtualClock() });
   const inA = await made(a, 2);
   const inB = await made(b, 1);
-  assert.deepEqual(inA.map((s) => s.fileno()), [3, 4]);
-  assert.deepEqual(inB.map((s) => s.fileno()), [3]);
+  assert.deepEqual(
+    inA.map((s) => s.fileno()),
+    [3, 4],
+  );
+  assert.deepEqual(
+    inB.map((s) => s.fileno()),
+    [3],
+  );
   // Number 3 in each loop's tick is that loop's socket.
   const registered = (loop: EventLoop, sel: DefaultSelector): Promise<void> =>
     loop.runUntilComplete(

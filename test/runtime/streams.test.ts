@@ -36,7 +36,10 @@ function serveOnce(t: TestContext, data: string | Buffer): Promise<{ port: numbe
   return startLoopbackServer(t, (conn) => conn.end(data));
 }
 
-/** Waits (at most about 5 s) until `n` bytes have arrived in the socket, so a read sees them all at once, as asyncio's buffer would. */
+/**
+ * Waits (at most about 5 s) until `n` bytes have arrived in the socket, so a read sees them all at once, as
+ * asyncio's buffer would.
+ */
 const waitArrived = coroutine(function* waitArrived(writer: StreamWriter, n: number): Coroutine<void> {
   for (let i = 0; i < 1000 && writer.socket.bufferedBytes() < n; i++) yield* sleep(0.005);
   assert.ok(writer.socket.bufferedBytes() >= n, `${n} bytes arrived`);
@@ -81,7 +84,15 @@ describe('reading from a connection', () => {
       writer.close();
       return out;
     });
-    assert.deepEqual(await runOnLoop(main()), ['HEADER\r\n\r\n', '0123', '456', '789', 'rest of the body', '[0]', '[0]']);
+    assert.deepEqual(await runOnLoop(main()), [
+      'HEADER\r\n\r\n',
+      '0123',
+      '456',
+      '789',
+      'rest of the body',
+      '[0]',
+      '[0]',
+    ]);
   });
 
   test('a separator split across two TCP segments is found', NET, async (t) => {
@@ -301,38 +312,42 @@ describe('limits', () => {
     assert.deepEqual(await runOnLoop(main()), ['ok1', 'ValueError', 'ok2', 'ValueError', 'ok3']);
   });
 
-  test('readline over the limit with no newline in sight clears the buffer; reading resumes after it', NET, async (t) => {
-    const { port } = await startLoopbackServer(t, (conn) => {
-      conn.write('z'.repeat(200));
-      // The rest comes only when the client asks, so the first readline sees no newline.
-      conn.once('data', () => conn.end('\nnext\n'));
-    });
-    const main = coroutine(function* main(): Coroutine<string[]> {
-      const [reader, writer] = yield* openConnection('127.0.0.1', port, { limit: 16 });
-      const out: string[] = [];
-      let asked = false;
-      for (let i = 0; i < 20; i++) {
-        try {
-          const line = (yield* reader.readline()).toString();
-          if (line === '') break;
-          // What is left of the long line ends at its newline; then the next line.
-          if (line !== '\n' && !/^z+\n$/.test(line)) out.push(line);
-        } catch (e) {
-          assert.ok(e instanceof ValueError, String(e));
-          if (!asked) assert.equal(reader.bufferedBytes(), 0, 'the buffer was cleared');
-          if (out.at(-1) !== 'ValueError') out.push('ValueError');
+  test(
+    'readline over the limit with no newline in sight clears the buffer; reading resumes after it',
+    NET,
+    async (t) => {
+      const { port } = await startLoopbackServer(t, (conn) => {
+        conn.write('z'.repeat(200));
+        // The rest comes only when the client asks, so the first readline sees no newline.
+        conn.once('data', () => conn.end('\nnext\n'));
+      });
+      const main = coroutine(function* main(): Coroutine<string[]> {
+        const [reader, writer] = yield* openConnection('127.0.0.1', port, { limit: 16 });
+        const out: string[] = [];
+        let asked = false;
+        for (let i = 0; i < 20; i++) {
+          try {
+            const line = (yield* reader.readline()).toString();
+            if (line === '') break;
+            // What is left of the long line ends at its newline; then the next line.
+            if (line !== '\n' && !/^z+\n$/.test(line)) out.push(line);
+          } catch (e) {
+            assert.ok(e instanceof ValueError, String(e));
+            if (!asked) assert.equal(reader.bufferedBytes(), 0, 'the buffer was cleared');
+            if (out.at(-1) !== 'ValueError') out.push('ValueError');
+          }
+          if (!asked) {
+            asked = true;
+            writer.write('more please');
+            yield* writer.drain();
+          }
         }
-        if (!asked) {
-          asked = true;
-          writer.write('more please');
-          yield* writer.drain();
-        }
-      }
-      writer.close();
-      return out;
-    });
-    assert.deepEqual(await runOnLoop(main()), ['ValueError', 'next\n']);
-  });
+        writer.close();
+        return out;
+      });
+      assert.deepEqual(await runOnLoop(main()), ['ValueError', 'next\n']);
+    },
+  );
 
   test('readline over the limit, fed by hand: the same discarding as asyncio', async () => {
     const loop = new EventLoop({ clock: new VirtualClock() });
@@ -395,7 +410,11 @@ describe('limits', () => {
       }
       return out;
     });
-    assert.deepEqual(await loop.runUntilComplete(main()), ['abcd\r\n', 'found but too long, consumed=5', 'not found, over the limit']);
+    assert.deepEqual(await loop.runUntilComplete(main()), [
+      'abcd\r\n',
+      'found but too long, consumed=5',
+      'not found, over the limit',
+    ]);
     loop.close();
   });
 
@@ -420,47 +439,55 @@ describe('limits', () => {
 });
 
 describe('writing', () => {
-  test('write + drain against a peer that does not read: drain waits until it reads, and every byte arrives', NET, async (t) => {
-    const SIZE = 24 * 1024 * 1024; // more than the kernel's loopback buffers can hold
-    let serverConn: net.Socket | null = null;
-    let received: Promise<string> | null = null;
-    const { port } = await startLoopbackServer(t, (conn) => {
-      serverConn = conn;
-      conn.pause();
-      received = new Promise((resolve) => {
-        const hash = createHash('sha256');
-        let n = 0;
-        conn.on('data', (d: Buffer) => {
-          hash.update(d);
-          n += d.length;
+  test(
+    'write + drain against a peer that does not read: drain waits until it reads, and every byte arrives',
+    NET,
+    async (t) => {
+      const SIZE = 24 * 1024 * 1024; // more than the kernel's loopback buffers can hold
+      let serverConn: net.Socket | null = null;
+      let received: Promise<string> | null = null;
+      const { port } = await startLoopbackServer(t, (conn) => {
+        serverConn = conn;
+        conn.pause();
+        received = new Promise((resolve) => {
+          const hash = createHash('sha256');
+          let n = 0;
+          conn.on('data', (d: Buffer) => {
+            hash.update(d);
+            n += d.length;
+          });
+          conn.on('end', () => resolve(`${n}:${hash.digest('hex')}`));
         });
-        conn.on('end', () => resolve(`${n}:${hash.digest('hex')}`));
       });
-    });
-    const data = Buffer.alloc(SIZE);
-    for (let i = 0; i < SIZE; i++) data[i] = (i * 17 + 1) & 0xff;
-    const loop = new EventLoop();
-    const log: string[] = [];
-    const main = coroutine(function* main(): Coroutine<void> {
-      const [, writer] = yield* openConnection('127.0.0.1', port);
-      writer.write(data);
-      assert.ok(writer.bufferedBytes() > StreamWriter.highWater, 'most of it waits in the writer');
-      const drain = loop.createTask(writer.drain());
-      // The peer reads nothing: drain cannot finish whatever the time given.
-      yield* sleep(0.05);
-      log.push(`drain done while the peer does not read: ${drain.done()}`);
-      serverConn!.resume();
-      yield* drain;
-      log.push(`drained, buffered <= high water: ${writer.bufferedBytes() <= StreamWriter.highWater}`);
-      writer.close();
-      yield* writer.waitClosed();
-      log.push(`closed: ${writer.isClosing()}`);
-    });
-    await loop.runUntilComplete(main());
-    loop.close();
-    assert.deepEqual(log, ['drain done while the peer does not read: false', 'drained, buffered <= high water: true', 'closed: true']);
-    assert.equal(await received!, `${SIZE}:${createHash('sha256').update(data).digest('hex')}`);
-  });
+      const data = Buffer.alloc(SIZE);
+      for (let i = 0; i < SIZE; i++) data[i] = (i * 17 + 1) & 0xff;
+      const loop = new EventLoop();
+      const log: string[] = [];
+      const main = coroutine(function* main(): Coroutine<void> {
+        const [, writer] = yield* openConnection('127.0.0.1', port);
+        writer.write(data);
+        assert.ok(writer.bufferedBytes() > StreamWriter.highWater, 'most of it waits in the writer');
+        const drain = loop.createTask(writer.drain());
+        // The peer reads nothing: drain cannot finish whatever the time given.
+        yield* sleep(0.05);
+        log.push(`drain done while the peer does not read: ${drain.done()}`);
+        serverConn!.resume();
+        yield* drain;
+        log.push(`drained, buffered <= high water: ${writer.bufferedBytes() <= StreamWriter.highWater}`);
+        writer.close();
+        yield* writer.waitClosed();
+        log.push(`closed: ${writer.isClosing()}`);
+      });
+      await loop.runUntilComplete(main());
+      loop.close();
+      assert.deepEqual(log, [
+        'drain done while the peer does not read: false',
+        'drained, buffered <= high water: true',
+        'closed: true',
+      ]);
+      assert.equal(await received!, `${SIZE}:${createHash('sha256').update(data).digest('hex')}`);
+    },
+  );
 
   test('drain with little buffered returns at once; close() flushes before closing', NET, async (t) => {
     let received: Promise<string> | null = null;
@@ -500,7 +527,10 @@ describe('writing', () => {
       writer.writeEof();
       writer.writeEof(); // twice is harmless
       assert.equal(writer.isClosing(), false, 'a half-close is not a close');
-      assert.throws(() => writer.write('more'), (e) => e instanceof RuntimeError && e.message === 'Cannot call write() after write_eof()');
+      assert.throws(
+        () => writer.write('more'),
+        (e) => e instanceof RuntimeError && e.message === 'Cannot call write() after write_eof()',
+      );
       yield* writer.drain();
       out.push((yield* reader.read(-1)).toString());
       out.push(`atEof: ${reader.atEof()}`);
@@ -719,7 +749,10 @@ describe('drain after close', () => {
       return out;
     });
     try {
-      assert.deepEqual(await loop.runUntilComplete(main()), ['ConnectionResetError, after another callback ran: true', 'ConnectionResetError']);
+      assert.deepEqual(await loop.runUntilComplete(main()), [
+        'ConnectionResetError, after another callback ran: true',
+        'ConnectionResetError',
+      ]);
     } finally {
       loop.close();
     }
@@ -803,7 +836,10 @@ describe('a StreamReader fed by hand', () => {
       reader.feedData(Buffer.from('x'));
       reader.feedEof();
     });
-    await assert.rejects(loop.runUntilComplete(second), (e) => e instanceof RuntimeError && /already waiting/.test(e.message));
+    await assert.rejects(
+      loop.runUntilComplete(second),
+      (e) => e instanceof RuntimeError && /already waiting/.test(e.message),
+    );
     assert.equal((await loop.runUntilComplete(first)).toString(), 'x');
     loop.close();
   });
@@ -830,7 +866,10 @@ describe('a StreamReader fed by hand', () => {
       loop.close();
     }
     const total = piece.length * pieces;
-    assert.ok(allocated <= 4 * total, `buffering ${total} bytes allocated ${allocated} bytes (${(allocated / total).toFixed(1)}× the body)`);
+    assert.ok(
+      allocated <= 4 * total,
+      `buffering ${total} bytes allocated ${allocated} bytes (${(allocated / total).toFixed(1)}× the body)`,
+    );
   });
 });
 
@@ -887,4 +926,3 @@ describe('a connection that is always ready', () => {
     assert.ok(got.otherTurns >= 50, `the other task had ${got.otherTurns} turns while the reader parsed 1 MB`);
   });
 });
-

@@ -74,7 +74,10 @@ test('a coroutine suspended in optimized code shows the locals it no longer read
   }
   optimizeOnNextCall(fn);
   const hot = suspendedRead(7);
-  assert.ok((optimizationStatus(fn) & OPTIMIZED) !== 0, `waitsOn was optimized (V8 status ${optimizationStatus(fn).toString(2)})`);
+  assert.ok(
+    (optimizationStatus(fn) & OPTIMIZED) !== 0,
+    `waitsOn was optimized (V8 status ${optimizationStatus(fn).toString(2)})`,
+  );
   assert.deepEqual(
     [...hot],
     [...cold].map(([name, text]) => [name, text.replace('fd: 3', 'fd: 7')]),

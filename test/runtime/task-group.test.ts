@@ -41,7 +41,10 @@ const valueAfter = coroutine(function* valueAfter<T>(delay: number, value: T): C
   yield* sleep(delay);
   return value;
 });
-const crashAfter = coroutine(function* crashAfter(delay: number, make: () => Error = () => new ZeroDivisionError('1 / 0')): Coroutine<never> {
+const crashAfter = coroutine(function* crashAfter(
+  delay: number,
+  make: () => Error = () => new ZeroDivisionError('1 / 0'),
+): Coroutine<never> {
   yield* sleep(delay);
   throw make();
 });
@@ -210,7 +213,7 @@ describe('TestTaskGroup (CPython test_taskgroups.py)', () => {
     assert.equal(num, 5);
   });
 
-  test('test_taskgroup_07: the body and the children all see the parent\'s cancellation', async () => {
+  test("test_taskgroup_07: the body and the children all see the parent's cancellation", async () => {
     let num = 0;
     const foo = coroutine(function* foo(): Coroutine<void> {
       try {
@@ -243,7 +246,7 @@ describe('TestTaskGroup (CPython test_taskgroups.py)', () => {
     assert.equal(num, 15);
   });
 
-  test('test_cancellation_in_body: a cancel from outside wins over the children\'s errors that it caused', async () => {
+  test("test_cancellation_in_body: a cancel from outside wins over the children's errors that it caused", async () => {
     const runner = coroutine(function* runner(): Coroutine<void> {
       yield* new TaskGroup().run(function* body(g) {
         for (let i = 0; i < 5; i++) g.createTask(crashAfter(0.1));
@@ -457,7 +460,7 @@ describe('TestTaskGroup (CPython test_taskgroups.py)', () => {
     assert.equal(num, 10);
   });
 
-  test('test_taskgroup_19: the body\'s error and the child\'s error are thrown together', async () => {
+  test("test_taskgroup_19: the body's error and the child's error are thrown together", async () => {
     const nested = coroutine(function* nested(): Coroutine<void> {
       try {
         yield* sleep(10);
@@ -567,7 +570,7 @@ describe('TestTaskGroup (CPython test_taskgroups.py)', () => {
   });
 });
 
-describe('TaskGroup: entering, refusals and the parent\'s cancel bookkeeping', () => {
+describe("TaskGroup: entering, refusals and the parent's cancel bookkeeping", () => {
   test('test_taskgroup_double_enter: a group runs once', async () => {
     const r = await outcome(
       coroutine(function* main(): Coroutine<void> {
@@ -589,7 +592,10 @@ describe('TaskGroup: entering, refusals and the parent\'s cancel bookkeeping', (
         closed.push('closed');
       }
     });
-    assert.throws(() => g.createTask(child()), (e) => e instanceof RuntimeError && /has not been entered/.test(e.message));
+    assert.throws(
+      () => g.createTask(child()),
+      (e) => e instanceof RuntimeError && /has not been entered/.test(e.message),
+    );
     const r = await outcome(
       coroutine(function* main(): Coroutine<void> {
         yield* g.run(function* body() {});
@@ -622,7 +628,7 @@ describe('TaskGroup: entering, refusals and the parent\'s cancel bookkeeping', (
     assert.ok(refusal instanceof RuntimeError && /shutting down/.test(refusal.message));
   });
 
-  test('test_taskgroup_uncancel: the parent task catching the group\'s error is not left cancelling', async () => {
+  test("test_taskgroup_uncancel: the parent task catching the group's error is not left cancelling", async () => {
     const r = await outcome(
       coroutine(function* main(): Coroutine<[number, number, string]> {
         const me = getRunningLoop().currentTask()!;

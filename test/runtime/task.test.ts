@@ -478,7 +478,10 @@ describe('misuse is reported clearly', () => {
     const wrong = coroutine(function* wrong(): Coroutine<void> {
       yield sleep(1);
     });
-    await assert.rejects(loop.runUntilComplete(wrong()), (e) => e instanceof RuntimeError && /yield\* coro/.test(e.message));
+    await assert.rejects(
+      loop.runUntilComplete(wrong()),
+      (e) => e instanceof RuntimeError && /yield\* coro/.test(e.message),
+    );
     loop.close();
   });
 
@@ -487,7 +490,10 @@ describe('misuse is reported clearly', () => {
     const wrong = coroutine(function* wrong(): Coroutine<void> {
       yield 42;
     });
-    await assert.rejects(loop.runUntilComplete(wrong()), (e) => e instanceof RuntimeError && /bad yield: 42/.test(e.message));
+    await assert.rejects(
+      loop.runUntilComplete(wrong()),
+      (e) => e instanceof RuntimeError && /bad yield: 42/.test(e.message),
+    );
     loop.close();
   });
 
@@ -496,7 +502,10 @@ describe('misuse is reported clearly', () => {
     const selfish = coroutine(function* selfish(): Coroutine<void> {
       yield* currentTask()!;
     });
-    await assert.rejects(loop.runUntilComplete(selfish()), (e) => e instanceof RuntimeError && /cannot await on itself/.test(e.message));
+    await assert.rejects(
+      loop.runUntilComplete(selfish()),
+      (e) => e instanceof RuntimeError && /cannot await on itself/.test(e.message),
+    );
     loop.close();
   });
 
@@ -507,7 +516,10 @@ describe('misuse is reported clearly', () => {
     const wrong = coroutine(function* wrong(): Coroutine<void> {
       yield* foreign;
     });
-    await assert.rejects(loop.runUntilComplete(wrong()), (e) => e instanceof RuntimeError && /different loop/.test(e.message));
+    await assert.rejects(
+      loop.runUntilComplete(wrong()),
+      (e) => e instanceof RuntimeError && /different loop/.test(e.message),
+    );
     loop.close();
     other.close();
   });
@@ -518,7 +530,10 @@ describe('misuse is reported clearly', () => {
       yield;
     });
     assert.throws(() => loop.createTask(42 as unknown as Coroutine<void>), TypeError);
-    assert.throws(() => loop.createTask(fn as unknown as Coroutine<void>), (e) => e instanceof TypeError && /createTask\(work\(\)\)/.test(e.message));
+    assert.throws(
+      () => loop.createTask(fn as unknown as Coroutine<void>),
+      (e) => e instanceof TypeError && /createTask\(work\(\)\)/.test(e.message),
+    );
     assert.throws(() => loop.createTask(Promise.resolve() as unknown as Coroutine<void>), TypeError);
     assert.equal(loop.allTasks().length, 0);
     loop.close();
@@ -542,7 +557,10 @@ test('cancelling one of two tasks that await each other ends instead of recursin
   loop.close();
 });
 
-function gatherBoth(loop: import('../../runtime/index').EventLoop, tasks: Array<import('../../runtime/index').Task<unknown>>) {
+function gatherBoth(
+  loop: import('../../runtime/index').EventLoop,
+  tasks: Array<import('../../runtime/index').Task<unknown>>,
+) {
   return loop.createTask(
     (function* () {
       const out: unknown[] = [];

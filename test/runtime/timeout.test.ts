@@ -5,7 +5,21 @@
 // the next tick; a cancellation from elsewhere stays a CancelledError.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventLoop, VirtualClock, CancelledError, TimeoutError, RuntimeError, Timeout, coroutine, currentTask, sleep, timeoutAt, withTimeout, getRunningLoop, type Coroutine } from '../../runtime/index';
+import {
+  EventLoop,
+  VirtualClock,
+  CancelledError,
+  TimeoutError,
+  RuntimeError,
+  Timeout,
+  coroutine,
+  currentTask,
+  sleep,
+  timeoutAt,
+  withTimeout,
+  getRunningLoop,
+  type Coroutine,
+} from '../../runtime/index';
 
 function virtualLoop(): EventLoop {
   return new EventLoop({ clock: new VirtualClock() });
@@ -17,7 +31,7 @@ const delayed = coroutine(function* delayed<T>(delay: number, value: T): Corouti
 });
 
 describe('withTimeout', () => {
-  test('gives the result in time, in the caller\'s own task', async () => {
+  test("gives the result in time, in the caller's own task", async () => {
     const loop = virtualLoop();
     const main = coroutine(function* main(): Coroutine<[string, boolean]> {
       const me = currentTask();
@@ -392,7 +406,10 @@ describe('TimeoutTests (CPython test_timeouts.py)', () => {
       coroutine(function* main(): Coroutine<void> {
         const loop = getRunningLoop();
         const cm = new Timeout(null);
-        assert.throws(() => cm.reschedule(1), (e) => e instanceof RuntimeError && /not been entered/.test(e.message));
+        assert.throws(
+          () => cm.reschedule(1),
+          (e) => e instanceof RuntimeError && /not been entered/.test(e.message),
+        );
         const t0 = loop.time();
         try {
           yield* cm.run(function* block(handle) {
@@ -413,8 +430,14 @@ describe('TimeoutTests (CPython test_timeouts.py)', () => {
           assert.ok(e instanceof TimeoutError);
         }
         assert.equal(Math.round((loop.time() - t0) * 10) / 10, 1.8);
-        assert.throws(() => cm.reschedule(1), (e) => e instanceof RuntimeError && /Cannot change state of expired Timeout/.test(e.message));
-        assert.throws(() => cm.run(sleep(0)).next(), (e) => e instanceof RuntimeError && /already been entered/.test(e.message));
+        assert.throws(
+          () => cm.reschedule(1),
+          (e) => e instanceof RuntimeError && /Cannot change state of expired Timeout/.test(e.message),
+        );
+        assert.throws(
+          () => cm.run(sleep(0)).next(),
+          (e) => e instanceof RuntimeError && /already been entered/.test(e.message),
+        );
       }),
     );
   });
@@ -447,7 +470,10 @@ describe('TimeoutTests (CPython test_timeouts.py)', () => {
   test('test_timeout_without_task: a Timeout needs a task', async () => {
     const loop = virtualLoop();
     loop.callSoon(() => {
-      assert.throws(() => new Timeout(null).run(sleep(0)).next(), (e) => e instanceof RuntimeError && /inside a task/.test(e.message));
+      assert.throws(
+        () => new Timeout(null).run(sleep(0)).next(),
+        (e) => e instanceof RuntimeError && /inside a task/.test(e.message),
+      );
     });
     await loop.runUntilComplete(
       coroutine(function* main(): Coroutine<void> {

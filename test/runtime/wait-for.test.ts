@@ -185,7 +185,7 @@ test('cancelling the caller cancels the inner and waits for it', async () => {
   loop.close();
 });
 
-test('without a deadline a coroutine is awaited in the caller\'s own task, with no extra ticks', async () => {
+test("without a deadline a coroutine is awaited in the caller's own task, with no extra ticks", async () => {
   const loop = virtualLoop();
   const log: string[] = [];
   const tick = (i: number): void => {

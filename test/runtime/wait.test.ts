@@ -73,10 +73,16 @@ describe('test_wait* (CPython test_tasks.py)', () => {
       coroutine(function* main(): Coroutine<void> {
         assert.throws(() => wait(new Set<Future<unknown>>()), ValueError);
         const fut = getRunningLoop().createFuture<number>();
-        assert.throws(() => wait([fut], { returnWhen: 'bad' as ReturnWhen }), (e) => e instanceof ValueError && /Invalid returnWhen/.test(e.message));
+        assert.throws(
+          () => wait([fut], { returnWhen: 'bad' as ReturnWhen }),
+          (e) => e instanceof ValueError && /Invalid returnWhen/.test(e.message),
+        );
         assert.throws(() => wait(fut as unknown as Iterable<Future<number>>), TypeError);
         const coro = valueAfter(1, 1);
-        assert.throws(() => wait([coro as unknown as Future<number>]), (e) => e instanceof TypeError && /coroutines is forbidden/.test(e.message));
+        assert.throws(
+          () => wait([coro as unknown as Future<number>]),
+          (e) => e instanceof TypeError && /coroutines is forbidden/.test(e.message),
+        );
         coro.return(0);
         fut.cancel();
       }),

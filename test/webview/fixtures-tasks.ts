@@ -2,7 +2,16 @@
 
 import type { Snapshot, TaskState, TaskSummary } from '../../protocol/host-protocol';
 
-const STATES: TaskState[] = ['suspended', 'suspended', 'suspended', 'scheduled', 'done', 'failed', 'cancelled', 'running'];
+const STATES: TaskState[] = [
+  'suspended',
+  'suspended',
+  'suspended',
+  'scheduled',
+  'done',
+  'failed',
+  'cancelled',
+  'running',
+];
 
 export function makeTask(id: number, over: Partial<TaskSummary> = {}): TaskSummary {
   const state = STATES[id % STATES.length]!;
@@ -14,7 +23,14 @@ export function makeTask(id: number, over: Partial<TaskSummary> = {}): TaskSumma
     busyMs: ((id * 13) % 1000) / 10,
     sinceResumedMs: state === 'suspended' ? 5 : null,
     createdBy: id === 1 ? null : 1,
-    awaiting: state === 'suspended' ? { kind: id % 2 === 0 ? 'queue.get' : 'socket.read', detail: `<Queue size=${id % 9}>`, resourceId: 'resource:queue:1' } : null,
+    awaiting:
+      state === 'suspended'
+        ? {
+            kind: id % 2 === 0 ? 'queue.get' : 'socket.read',
+            detail: `<Queue size=${id % 9}>`,
+            resourceId: 'resource:queue:1',
+          }
+        : null,
     awaitedBy: [],
     frames: ['work', 'fetch', id % 3 === 0 ? 'readuntil' : 'get'],
     ...over,

@@ -4,7 +4,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CrawlProgress, Snapshot } from '../../protocol/host-protocol';
 import type { ProgressPoint, RunStatus } from '../../protocol/webview-protocol';
-import { dashboardSeconds, headerFacts, MomentTracker, pagesUpTo, pointsUpTo, scrubberText } from '../../webview/state/moment-view';
+import {
+  dashboardSeconds,
+  headerFacts,
+  MomentTracker,
+  pagesUpTo,
+  pointsUpTo,
+  scrubberText,
+} from '../../webview/state/moment-view';
 import { TimelineModel } from '../../webview/state/timeline-model';
 import { makeTimeline } from './fixtures-timeline';
 
@@ -15,7 +22,16 @@ function progress(done: number, seconds: number): CrawlProgress {
   return { done, queued: 0, inFlight: 0, errors: 0, seen: done, excluded: 0, seconds, rate: 0, errorsByKind: {} };
 }
 function snapshot(tick: number, p: CrawlProgress | null): Snapshot {
-  return { version: tick, full: true, tick, paused: false, tasks: [], removed: [], counts: { scheduled: 0, running: 0, suspended: 0, done: 0, cancelled: 0, failed: 0 }, progress: p };
+  return {
+    version: tick,
+    full: true,
+    tick,
+    paused: false,
+    tasks: [],
+    removed: [],
+    counts: { scheduled: 0, running: 0, suspended: 0, done: 0, cancelled: 0, failed: 0 },
+    progress: p,
+  };
 }
 /** A timeline of `ticks` ticks, tick t beginning 2 (t - 1) ms after tick 1. */
 function timeline(ticks: number): TimelineModel {
@@ -43,7 +59,11 @@ describe('the panel says one moment', () => {
     m.status(status({ tick: 200 }), pastStatus);
     m.snapshot(snapshot(150, progress(72, 3)), true);
     const past = m.moment(pastStatus, { timelineTicks: tl.lastTick });
-    assert.deepEqual(headerFacts(past, 5, m.progressAt(past)), ['viewing tick 150 of 372 (past)', '5 live tasks', '72 pages']);
+    assert.deepEqual(headerFacts(past, 5, m.progressAt(past)), [
+      'viewing tick 150 of 372 (past)',
+      '5 live tasks',
+      '72 pages',
+    ]);
     // Meanwhile the live crawl went on.
     m.progress(progress(372, 17.9));
     const present = status({ tick: 372, phase: 'finished' });
@@ -68,7 +88,13 @@ describe('the panel says one moment', () => {
   it('an opened recording: "Tick N of M", no "(past)", no Back to present', () => {
     const tl = timeline(724);
     const m = new MomentTracker();
-    const s = status({ phase: 'finished', tick: 724, viewedTick: 724, recorded: true, recordingFile: '/tmp/c.corotrace' });
+    const s = status({
+      phase: 'finished',
+      tick: 724,
+      viewedTick: 724,
+      recorded: true,
+      recordingFile: '/tmp/c.corotrace',
+    });
     const end = m.moment(s, { timelineTicks: tl.lastTick });
     const words = scrubberText(end, tl);
     assert.match(words.label, /^Tick 724 of 724 · /);
@@ -76,7 +102,10 @@ describe('the panel says one moment', () => {
     assert.equal(words.offersPresent, false);
     assert.equal(headerFacts(end, 0, null)[0], 'tick 724 of 724');
     // A live run's past tick offers the way back.
-    assert.equal(scrubberText(m.moment({ ...s, recordingFile: undefined }, { timelineTicks: 724 }), tl).offersPresent, true);
+    assert.equal(
+      scrubberText(m.moment({ ...s, recordingFile: undefined }, { timelineTicks: 724 }), tl).offersPresent,
+      true,
+    );
   });
 
   it('the scrubber and the dashboard say the same time at a past tick, and the chart stops there', () => {
@@ -87,8 +116,17 @@ describe('the panel says one moment', () => {
     assert.match(scrubberText(at, tl).label, /· 100 ms into the run$/);
     // The past snapshot's own clock reading (a replay's, between ticks) is not the tick's time.
     assert.equal(dashboardSeconds(at, progress(10, 0.1037), tl), 0.1);
-    const points: ProgressPoint[] = [0.05, 0.1, 0.102, 0.15].map((t) => ({ t, done: 1, rate: 1, queued: 0, inFlight: 0 }));
-    assert.deepEqual(pointsUpTo(at, points, tl).map((p) => p.t), [0.05, 0.1]);
+    const points: ProgressPoint[] = [0.05, 0.1, 0.102, 0.15].map((t) => ({
+      t,
+      done: 1,
+      rate: 1,
+      queued: 0,
+      inFlight: 0,
+    }));
+    assert.deepEqual(
+      pointsUpTo(at, points, tl).map((p) => p.t),
+      [0.05, 0.1],
+    );
     // The present: the crawl's own live time, every point.
     const now = m.moment(status({ tick: 100 }), { timelineTicks: 100 });
     assert.equal(dashboardSeconds(now, progress(10, 0.25), tl), 0.25);
@@ -100,10 +138,16 @@ describe('the panel says one moment', () => {
     const past = status({ tick: 100, viewedTick: 40 });
     const m = new MomentTracker().moment(past, {});
     // The list holds pages 11..15 of 15: at a tick with 13 done, 11..13.
-    assert.deepEqual(pagesUpTo(m, pages, 15, progress(13, 1)).map((p) => p.url), ['http://x/11', 'http://x/12', 'http://x/13']);
+    assert.deepEqual(
+      pagesUpTo(m, pages, 15, progress(13, 1)).map((p) => p.url),
+      ['http://x/11', 'http://x/12', 'http://x/13'],
+    );
     assert.equal(pagesUpTo(m, pages, 15, progress(8, 1)).length, 0);
     // The present, or counts that do not say: the whole list.
-    assert.equal(pagesUpTo(new MomentTracker().moment(status({ tick: 100 }), {}), pages, 15, progress(13, 1)).length, 5);
+    assert.equal(
+      pagesUpTo(new MomentTracker().moment(status({ tick: 100 }), {}), pages, 15, progress(13, 1)).length,
+      5,
+    );
     assert.equal(pagesUpTo(m, pages, null, progress(13, 1)).length, 5);
   });
 });

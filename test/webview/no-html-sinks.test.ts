@@ -19,7 +19,8 @@ function sources(dir: string): string[] {
 
 describe('webview sources use no HTML sinks', () => {
   it('no innerHTML, outerHTML, insertAdjacentHTML, document.write, eval or Function()', () => {
-    const sinks = /\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|document\.write|\beval\(|new Function\(|createContextualFragment|setAttribute\(\s*['"](on\w+|style|srcdoc)['"]/;
+    const sinks =
+      /\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|document\.write|\beval\(|new Function\(|createContextualFragment|setAttribute\(\s*['"](on\w+|style|srcdoc)['"]/;
     const offenders: string[] = [];
     for (const file of sources(root)) {
       readFileSync(file, 'utf8')

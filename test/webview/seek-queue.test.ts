@@ -19,12 +19,15 @@ describe('SeekQueue (the scrubber drag)', () => {
   it('sends one seek at a time and then only the latest tick asked meanwhile', async () => {
     const sent: SeekTarget[] = [];
     const waits: Array<ReturnType<typeof deferred>> = [];
-    const q = new SeekQueue((t) => {
-      sent.push(t);
-      const d = deferred();
-      waits.push(d);
-      return d.promise;
-    }, () => assert.fail('no failure expected'));
+    const q = new SeekQueue(
+      (t) => {
+        sent.push(t);
+        const d = deferred();
+        waits.push(d);
+        return d.promise;
+      },
+      () => assert.fail('no failure expected'),
+    );
     q.ask(10);
     q.ask(11);
     q.ask(12);
@@ -45,10 +48,13 @@ describe('SeekQueue (the scrubber drag)', () => {
     const errors: unknown[] = [];
     const sent: SeekTarget[] = [];
     let n = 0;
-    const q = new SeekQueue(async (t) => {
-      sent.push(t);
-      if (n++ === 0) throw new Error('no such tick');
-    }, (e) => errors.push(e));
+    const q = new SeekQueue(
+      async (t) => {
+        sent.push(t);
+        if (n++ === 0) throw new Error('no such tick');
+      },
+      (e) => errors.push(e),
+    );
     q.ask(5);
     q.ask(null);
     await flush();
@@ -59,7 +65,7 @@ describe('SeekQueue (the scrubber drag)', () => {
 });
 
 describe('SeekQueue knows its own seeks by moment id', () => {
-  it('two views move the moment at once: only the status naming its own seek ends the wait, another view\'s never does', async () => {
+  it("two views move the moment at once: only the status naming its own seek ends the wait, another view's never does", async () => {
     const sent: Array<{ tick: SeekTarget; moment: string }> = [];
     const answers: Array<() => void> = [];
     const q = new SeekQueue(
@@ -87,10 +93,13 @@ describe('SeekQueue knows its own seeks by moment id', () => {
   });
 
   it('the status naming its seek before the answer comes (as the extension sends them): settled with the answer', async () => {
-    const q = new SeekQueue(async (tick, moment) => {
-      q.shown(moment);
-      return { tick, moment };
-    }, () => assert.fail('no failure expected'));
+    const q = new SeekQueue(
+      async (tick, moment) => {
+        q.shown(moment);
+        return { tick, moment };
+      },
+      () => assert.fail('no failure expected'),
+    );
     q.ask(7);
     assert.equal(q.wanted, 7);
     await flush();
@@ -98,7 +107,12 @@ describe('SeekQueue knows its own seeks by moment id', () => {
   });
 
   it('an answer without its id (a host that drops it): the answer settles the seek at once', async () => {
-    const q = new SeekQueue(async (tick) => ({ tick }), () => assert.fail('no failure expected'), new MomentIds('webview b'), () => assert.fail('no timer expected'));
+    const q = new SeekQueue(
+      async (tick) => ({ tick }),
+      () => assert.fail('no failure expected'),
+      new MomentIds('webview b'),
+      () => assert.fail('no timer expected'),
+    );
     q.ask(4);
     assert.equal(q.wanted, 4);
     await flush();
@@ -121,7 +135,10 @@ describe('SeekQueue knows its own seeks by moment id', () => {
     q.ask(9);
     await flush();
     assert.equal(q.wanted, 9, 'answered, its status not come yet: still waited for');
-    assert.deepEqual(timers.map((t) => t.ms), [SHOWN_WAIT_MS]);
+    assert.deepEqual(
+      timers.map((t) => t.ms),
+      [SHOWN_WAIT_MS],
+    );
     // Another view's moment meanwhile does not end it; the bound does.
     q.shown('debug 1:1');
     assert.equal(q.wanted, 9);

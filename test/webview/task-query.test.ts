@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_QUERY, matchesFilter, selectRows, TaskTableModel, toggleSort, type TaskQuery } from '../../webview/state/task-query';
+import {
+  DEFAULT_QUERY,
+  matchesFilter,
+  selectRows,
+  TaskTableModel,
+  toggleSort,
+  type TaskQuery,
+} from '../../webview/state/task-query';
 import { fullSnapshot, makeTask } from './fixtures-tasks';
 
 describe('task table query (sort, filter, search)', () => {
@@ -29,7 +36,10 @@ describe('task table query (sort, filter, search)', () => {
   });
 
   it('searches id, name, await and frames; every term must match, case-insensitively', () => {
-    assert.deepEqual(selectRows(tasks, { ...DEFAULT_QUERY, search: '#7' }).map((t) => t.id), [7]);
+    assert.deepEqual(
+      selectRows(tasks, { ...DEFAULT_QUERY, search: '#7' }).map((t) => t.id),
+      [7],
+    );
     const sockets = selectRows(tasks, { ...DEFAULT_QUERY, search: 'SOCKET.read' });
     assert.ok(sockets.length > 0 && sockets.every((t) => t.awaiting?.kind === 'socket.read'));
     const both = selectRows(tasks, { ...DEFAULT_QUERY, search: 'readuntil socket' });
@@ -53,7 +63,16 @@ describe('task table query (sort, filter, search)', () => {
     const rows = m.rows();
     assert.equal(rows.length, 10);
     assert.equal(m.rows(), rows, 'same array while nothing changed');
-    m.apply({ version: 2, full: false, tick: 11, paused: false, tasks: [makeTask(3, { name: 'renamed' }), makeTask(11)], removed: [4], counts: fullSnapshot(0).counts, progress: null });
+    m.apply({
+      version: 2,
+      full: false,
+      tick: 11,
+      paused: false,
+      tasks: [makeTask(3, { name: 'renamed' }), makeTask(11)],
+      removed: [4],
+      counts: fullSnapshot(0).counts,
+      progress: null,
+    });
     const next = m.rows();
     assert.notEqual(next, rows);
     assert.equal(next.length, 10);

@@ -5,10 +5,35 @@ import type { RunStatus } from '../../protocol/webview-protocol';
 import { TimelineModel } from '../../webview/state/timeline-model';
 import { TimelineFeed, type TimelineSource } from '../../webview/timeline-feed';
 
-const status = (phase: RunStatus['phase'], runId: number | null = 1): RunStatus => ({ phase, runId, title: 't', detail: '', tick: 0 });
+const status = (phase: RunStatus['phase'], runId: number | null = 1): RunStatus => ({
+  phase,
+  runId,
+  title: 't',
+  detail: '',
+  tick: 0,
+});
 
 function timeline(ticks: number, since: number, live: boolean): Timeline {
-  return { runId: 1, ticks, sinceTick: since, live, lanes: [{ taskId: 1, name: 'crawl', parentId: null, createdTick: 0, segmentsFrom: 0, endTick: null, endState: null, segments: [{ fromTick: 1, toTick: ticks, state: 'suspended', awaiting: 'queue.join', open: live }] }], marks: [], tickTimes: [] };
+  return {
+    runId: 1,
+    ticks,
+    sinceTick: since,
+    live,
+    lanes: [
+      {
+        taskId: 1,
+        name: 'crawl',
+        parentId: null,
+        createdTick: 0,
+        segmentsFrom: 0,
+        endTick: null,
+        endState: null,
+        segments: [{ fromTick: 1, toTick: ticks, state: 'suspended', awaiting: 'queue.join', open: live }],
+      },
+    ],
+    marks: [],
+    tickTimes: [],
+  };
 }
 
 /** A source answering from a script of timelines (or errors), recording what was asked. */
@@ -52,7 +77,7 @@ describe('TimelineFeed', () => {
     feed.reset();
   });
 
-  it('a run that is not recorded: the host\'s reason is kept and nothing more is asked', async () => {
+  it("a run that is not recorded: the host's reason is kept and nothing more is asked", async () => {
     const { src, asked } = source([new Error('the run was not recorded (launch it with options.record)')]);
     const model = new TimelineModel();
     const feed = new TimelineFeed(src, model, () => undefined);
@@ -65,7 +90,7 @@ describe('TimelineFeed', () => {
     feed.reset();
   });
 
-  it('a new run forgets the previous one\'s timeline', async () => {
+  it("a new run forgets the previous one's timeline", async () => {
     const { src } = source([timeline(7, 0, false), timeline(3, 0, false)]);
     const model = new TimelineModel();
     const feed = new TimelineFeed(src, model, () => undefined);

@@ -56,7 +56,14 @@ describe('TimelineModel', () => {
 
   it('answers the jumps: who woke it, where it was created, who cancelled it', () => {
     const m = new TimelineModel();
-    m.apply(update({ lanes: [lane({ endTick: 12, endState: 'cancelled', cancelledTick: 11, cancelledBy: { kind: 'task', taskId: 1 } }), lane({ taskId: 6, createdTick: 0 })] }));
+    m.apply(
+      update({
+        lanes: [
+          lane({ endTick: 12, endState: 'cancelled', cancelledTick: 11, cancelledBy: { kind: 'task', taskId: 1 } }),
+          lane({ taskId: 6, createdTick: 0 }),
+        ],
+      }),
+    );
     const l = m.lane(5)!;
     const j = m.jumps(l, 4);
     assert.deepEqual(j.woken, { tick: 8, by: 'io' });
@@ -76,15 +83,29 @@ describe('TimelineModel', () => {
     const next = update({
       sinceTick: 10,
       ticks: 14,
-      lanes: [lane({ segmentsFrom: 3, segments: [
-        { fromTick: 9, toTick: 12, state: 'suspended', awaiting: 'queue.get', wokenTick: 12, wokenBy: 1 },
-        { fromTick: 13, toTick: 14, state: 'running', open: true },
-      ] })],
+      lanes: [
+        lane({
+          segmentsFrom: 3,
+          segments: [
+            { fromTick: 9, toTick: 12, state: 'suspended', awaiting: 'queue.get', wokenTick: 12, wokenBy: 1 },
+            { fromTick: 13, toTick: 14, state: 'running', open: true },
+          ],
+        }),
+      ],
     });
     m.apply(next);
     m.apply(next);
     const segs = m.lane(5)!.segments;
-    assert.deepEqual(segs.map((s) => [s.fromTick, s.toTick, s.state]), [[2, 3, 'running'], [3, 8, 'suspended'], [9, 9, 'running'], [9, 12, 'suspended'], [13, 14, 'running']]);
+    assert.deepEqual(
+      segs.map((s) => [s.fromTick, s.toTick, s.state]),
+      [
+        [2, 3, 'running'],
+        [3, 8, 'suspended'],
+        [9, 9, 'running'],
+        [9, 12, 'suspended'],
+        [13, 14, 'running'],
+      ],
+    );
     assert.equal(m.lastTick, 14);
     assert.equal(m.sinceTick, 14);
     assert.equal(m.finished, false);
@@ -92,12 +113,33 @@ describe('TimelineModel', () => {
     assert.equal(m.finished, true);
   });
 
-  it('keeps marks sorted and replaces those after the update\'s sinceTick', () => {
+  it("keeps marks sorted and replaces those after the update's sinceTick", () => {
     const m = new TimelineModel();
-    m.apply(update({ marks: [{ tick: 1, kind: 'io', taskId: 5, detail: 'a' }, { tick: 6, kind: 'timer', detail: 'b' }] }));
-    m.apply(update({ sinceTick: 5, marks: [{ tick: 7, kind: 'io', taskId: 5, detail: 'c' }, { tick: 6, kind: 'cancel', taskId: 5, detail: 'd' }] }));
-    assert.deepEqual(m.marks.map((x) => x.detail), ['a', 'd', 'c']);
-    assert.deepEqual(m.marksIn(2, 7).map((x) => x.detail), ['d']);
+    m.apply(
+      update({
+        marks: [
+          { tick: 1, kind: 'io', taskId: 5, detail: 'a' },
+          { tick: 6, kind: 'timer', detail: 'b' },
+        ],
+      }),
+    );
+    m.apply(
+      update({
+        sinceTick: 5,
+        marks: [
+          { tick: 7, kind: 'io', taskId: 5, detail: 'c' },
+          { tick: 6, kind: 'cancel', taskId: 5, detail: 'd' },
+        ],
+      }),
+    );
+    assert.deepEqual(
+      m.marks.map((x) => x.detail),
+      ['a', 'd', 'c'],
+    );
+    assert.deepEqual(
+      m.marksIn(2, 7).map((x) => x.detail),
+      ['d'],
+    );
   });
 
   it('maps ticks to wall time and back, updated incrementally', () => {
@@ -120,8 +162,14 @@ describe('TimelineModel', () => {
     const m = new TimelineModel();
     m.apply(makeTimeline(12, 50));
     assert.equal(m.visibleLanes('').length, 13);
-    assert.deepEqual(m.visibleLanes('worker-1').map((l) => l.name), ['worker-1', 'worker-10', 'worker-11', 'worker-12']);
-    assert.deepEqual(m.visibleLanes('#1 crawl').map((l) => l.taskId), [1]);
+    assert.deepEqual(
+      m.visibleLanes('worker-1').map((l) => l.name),
+      ['worker-1', 'worker-10', 'worker-11', 'worker-12'],
+    );
+    assert.deepEqual(
+      m.visibleLanes('#1 crawl').map((l) => l.taskId),
+      [1],
+    );
   });
 
   it('clear() forgets the run', () => {

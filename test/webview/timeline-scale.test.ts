@@ -2,7 +2,18 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TimelineSegment } from '../../protocol/host-protocol';
 import { TimelineModel } from '../../webview/state/timeline-model';
-import { clampWindow, laneRuns, niceStep, panWindow, shareOfTick, TickScale, tickAtShare, wholeRun, windowShowing, zoomWindow } from '../../webview/state/timeline-scale';
+import {
+  clampWindow,
+  laneRuns,
+  niceStep,
+  panWindow,
+  shareOfTick,
+  TickScale,
+  tickAtShare,
+  wholeRun,
+  windowShowing,
+  zoomWindow,
+} from '../../webview/state/timeline-scale';
 import { makeTimeline } from './fixtures-timeline';
 
 describe('timeline scale', () => {
@@ -45,7 +56,10 @@ describe('timeline scale', () => {
     for (let i = 1; i < runs.length; i++) assert.ok(runs[i]!.x0 >= runs[i - 1]!.x1 && runs[i]!.x1 > runs[i]!.x0);
     // Zoomed in to ten pixels a tick, each stretch is its own run (a one-tick step between two waits shows).
     const zoomed = laneRuns(lane, new TickScale(m, 'ticks', { from: 100, to: 180 }, 800), m.lastTick);
-    assert.ok(zoomed.some((r) => r.kind === 'running' && r.x1 - r.x0 === 10), JSON.stringify(zoomed.slice(0, 6)));
+    assert.ok(
+      zoomed.some((r) => r.kind === 'running' && r.x1 - r.x0 === 10),
+      JSON.stringify(zoomed.slice(0, 6)),
+    );
     assert.ok(zoomed.some((r) => r.kind === 'io') && zoomed.some((r) => r.kind === 'sync'));
   });
 
@@ -54,9 +68,26 @@ describe('timeline scale', () => {
     const segments: TimelineSegment[] = [];
     for (let t = 1; t <= 3100; t += 31) {
       segments.push({ fromTick: t, toTick: t, state: 'running' });
-      segments.push({ fromTick: t + 1, toTick: t + 30, state: 'suspended', awaiting: 'socket.read', wokenTick: t + 30, wokenBy: 'io' });
+      segments.push({
+        fromTick: t + 1,
+        toTick: t + 30,
+        state: 'suspended',
+        awaiting: 'socket.read',
+        wokenTick: t + 30,
+        wokenBy: 'io',
+      });
     }
-    m.apply({ runId: 1, ticks: 3100, sinceTick: 0, live: false, lanes: [{ taskId: 2, name: 'w', parentId: 1, createdTick: 0, segmentsFrom: 0, endTick: null, endState: null, segments }], marks: [], tickTimes: [] });
+    m.apply({
+      runId: 1,
+      ticks: 3100,
+      sinceTick: 0,
+      live: false,
+      lanes: [
+        { taskId: 2, name: 'w', parentId: 1, createdTick: 0, segmentsFrom: 0, endTick: null, endState: null, segments },
+      ],
+      marks: [],
+      tickTimes: [],
+    });
     const runs = laneRuns(m.lane(2)!, new TickScale(m, 'ticks', wholeRun(3100), 100), m.lastTick);
     const io = runs.filter((r) => r.kind === 'io').reduce((n, r) => n + r.x1 - r.x0, 0);
     assert.ok(io >= 90, `${io} of 100 pixels show the socket wait`);

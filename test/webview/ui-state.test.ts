@@ -39,13 +39,19 @@ describe('panel UI state (reducer and restore)', () => {
 
   it("a state kept from another run (a panel hidden or reloaded meanwhile) shows nothing of it; the same run's is kept", () => {
     let s = uiReducer(INITIAL_UI, { type: 'run', runId: 4 });
-    s = uiReducer(uiReducer(uiReducer(s, { type: 'view', view: 'exceptions' }), { type: 'selectTask', id: 13 }), { type: 'selectException', index: 2 });
+    s = uiReducer(uiReducer(uiReducer(s, { type: 'view', view: 'exceptions' }), { type: 'selectTask', id: 13 }), {
+      type: 'selectException',
+      index: 2,
+    });
     // Hidden (the webview is destroyed), shown again: the state comes back through setState/getState.
     const kept = restoreUi(JSON.parse(JSON.stringify(s)));
     assert.equal(uiReducer(kept, { type: 'run', runId: 4 }), kept, 'the same run: the selection stays');
     assert.equal(kept.selectedTask, 13);
     const next = uiReducer(kept, { type: 'run', runId: 5 });
-    assert.deepEqual([next.runId, next.view, next.selectedTask, next.selectedFrame, next.selectedException], [5, 'exceptions', null, null, null]);
+    assert.deepEqual(
+      [next.runId, next.view, next.selectedTask, next.selectedFrame, next.selectedException],
+      [5, 'exceptions', null, null, null],
+    );
     // A state an older panel kept (no run id) is of no known run.
     const older = restoreUi({ version: 1, view: 'tasks', selectedTask: 13 });
     assert.equal(uiReducer(older, { type: 'run', runId: 1 }).selectedTask, null);
@@ -61,7 +67,13 @@ describe('panel UI state (reducer and restore)', () => {
     assert.deepEqual(restoreUi(JSON.parse(JSON.stringify(saved))), saved);
     assert.deepEqual(restoreUi(undefined), INITIAL_UI);
     assert.deepEqual(restoreUi('nonsense'), INITIAL_UI);
-    const odd = restoreUi({ view: 'nope', selectedTask: -3, query: { sort: 'evil', dir: 'sideways', filter: 42, search: 7 }, scrollTop: 'x', tableWidth: 1000 });
+    const odd = restoreUi({
+      view: 'nope',
+      selectedTask: -3,
+      query: { sort: 'evil', dir: 'sideways', filter: 42, search: 7 },
+      scrollTop: 'x',
+      tableWidth: 1000,
+    });
     assert.deepEqual(odd, { ...INITIAL_UI, tableWidth: 80 });
   });
 });

@@ -21,7 +21,12 @@ export interface ChartGeometry {
   yTicks: number[];
 }
 
-export function rateChart(points: readonly ProgressPoint[], width: number, height: number, smoothing = 3): ChartGeometry {
+export function rateChart(
+  points: readonly ProgressPoint[],
+  width: number,
+  height: number,
+  smoothing = 3,
+): ChartGeometry {
   const rates: number[] = points.map((_, i) => {
     const from = Math.max(0, i - smoothing + 1);
     let s = 0;
@@ -36,6 +41,9 @@ export function rateChart(points: readonly ProgressPoint[], width: number, heigh
   points.forEach((p, i) => {
     path += `${i === 0 ? 'M' : ' L'}${x(p.t).toFixed(1)} ${y(rates[i]!).toFixed(1)}`;
   });
-  const area = points.length > 0 ? `${path} L${x(points[points.length - 1]!.t).toFixed(1)} ${height} L${x(points[0]!.t).toFixed(1)} ${height} Z` : '';
+  const area =
+    points.length > 0
+      ? `${path} L${x(points[points.length - 1]!.t).toFixed(1)} ${height} L${x(points[0]!.t).toFixed(1)} ${height} Z`
+      : '';
   return { path, area, yMax, tMax, yTicks: [0, yMax / 2, yMax] };
 }

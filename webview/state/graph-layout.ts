@@ -81,14 +81,25 @@ export function layoutGraph(g: AwaitGraph, maxNodes = 800): GraphLayout {
   let height = 0;
   columns.forEach((col, ci) => {
     col.forEach((n, i) => {
-      const p: PlacedNode = { node: n, layer: ci, x: PAD + ci * (NODE_W + COL_GAP), y: PAD + i * (NODE_H + ROW_GAP), inDeadlock: deadlocked.has(n.id) };
+      const p: PlacedNode = {
+        node: n,
+        layer: ci,
+        x: PAD + ci * (NODE_W + COL_GAP),
+        y: PAD + i * (NODE_H + ROW_GAP),
+        inDeadlock: deadlocked.has(n.id),
+      };
       placed.set(n.id, p);
       height = Math.max(height, p.y + NODE_H + PAD);
     });
   });
   return {
     nodes: [...placed.values()],
-    edges: edges.map((e) => ({ from: placed.get(e.from)!, to: placed.get(e.to)!, kind: e.kind, inDeadlock: deadlocked.has(e.from) && deadlocked.has(e.to) })),
+    edges: edges.map((e) => ({
+      from: placed.get(e.from)!,
+      to: placed.get(e.to)!,
+      kind: e.kind,
+      inDeadlock: deadlocked.has(e.from) && deadlocked.has(e.to),
+    })),
     width: PAD * 2 + Math.max(1, columns.length) * NODE_W + Math.max(0, columns.length - 1) * COL_GAP,
     height: Math.max(height, PAD * 2 + NODE_H),
     truncated: g.nodes.length - kept.length,

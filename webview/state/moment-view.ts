@@ -12,7 +12,16 @@
 //   timeline's tick times); the present's elapsed time is the crawl's own, live.
 
 import type { CrawledPage, CrawlProgress, Snapshot } from '../../protocol/host-protocol';
-import { elapsedMsAt, offersPresent, pagesText, progressAt, runMoment, tickText, type MomentSources, type RunMoment } from '../../protocol/run-moment';
+import {
+  elapsedMsAt,
+  offersPresent,
+  pagesText,
+  progressAt,
+  runMoment,
+  tickText,
+  type MomentSources,
+  type RunMoment,
+} from '../../protocol/run-moment';
 import type { ProgressPoint, RunStatus } from '../../protocol/webview-protocol';
 import { formatMs } from './format';
 
@@ -38,7 +47,12 @@ export class MomentTracker {
 
   /** The status changed: a new moment shown forgets the previous one's numbers. */
   status(prev: RunStatus, next: RunStatus): void {
-    if (prev.viewedTick !== next.viewedTick || prev.viewedMoment !== next.viewedMoment || prev.viewedReplaying !== next.viewedReplaying) this.ofMoment = null;
+    if (
+      prev.viewedTick !== next.viewedTick ||
+      prev.viewedMoment !== next.viewedMoment ||
+      prev.viewedReplaying !== next.viewedReplaying
+    )
+      this.ofMoment = null;
   }
 
   /** A snapshot: of the moment shown when `past`, else of the present. */
@@ -68,7 +82,10 @@ export class MomentTracker {
 
 /** The facts the header says after the run's detail: the tick, the live tasks, the pages. */
 export function headerFacts(m: RunMoment, liveTasks: number, progress: CrawlProgress | null): string[] {
-  const facts = [m.kind === 'past' ? `viewing ${tickText(m)}` : tickText(m), `${liveTasks} live task${liveTasks === 1 ? '' : 's'}`];
+  const facts = [
+    m.kind === 'past' ? `viewing ${tickText(m)}` : tickText(m),
+    `${liveTasks} live task${liveTasks === 1 ? '' : 's'}`,
+  ];
   if (progress !== null) facts.push(pagesText(progress));
   return facts;
 }
@@ -79,16 +96,31 @@ export function momentElapsedMs(m: RunMoment, clock: TickClock): number | null {
 }
 
 /** The scrubber's words: its label, its slider's value text, and whether it offers "Back to present". */
-export function scrubberText(m: RunMoment, clock: TickClock): { label: string; valueText: string; offersPresent: boolean } {
+export function scrubberText(
+  m: RunMoment,
+  clock: TickClock,
+): { label: string; valueText: string; offersPresent: boolean } {
   const ms = momentElapsedMs(m, clock);
   const into = ms === null ? '' : ` · ${formatMs(ms)} into the run`;
   switch (m.kind) {
     case 'past':
-      return { label: `Viewing ${tickText(m)}${into}`, valueText: `tick ${m.tick} of ${m.lastTick}, in the past`, offersPresent: offersPresent(m) };
+      return {
+        label: `Viewing ${tickText(m)}${into}`,
+        valueText: `tick ${m.tick} of ${m.lastTick}, in the past`,
+        offersPresent: offersPresent(m),
+      };
     case 'recording':
-      return { label: `${capitalized(tickText(m))}${into}`, valueText: `tick ${m.tick} of ${m.lastTick}`, offersPresent: offersPresent(m) };
+      return {
+        label: `${capitalized(tickText(m))}${into}`,
+        valueText: `tick ${m.tick} of ${m.lastTick}`,
+        offersPresent: offersPresent(m),
+      };
     case 'present':
-      return { label: `${capitalized(tickText(m))} · the present`, valueText: `tick ${m.tick}, the present`, offersPresent: offersPresent(m) };
+      return {
+        label: `${capitalized(tickText(m))} · the present`,
+        valueText: `tick ${m.tick}, the present`,
+        offersPresent: offersPresent(m),
+      };
   }
 }
 
@@ -96,7 +128,10 @@ function capitalized(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-/** Seconds the dashboard says elapsed at `m`: the crawl's own in the present, the run's clock at a past or recorded tick. */
+/**
+ * Seconds the dashboard says elapsed at `m`: the crawl's own in the present, the run's clock at a past or
+ * recorded tick.
+ */
 export function dashboardSeconds(m: RunMoment, progress: CrawlProgress, clock: TickClock): number {
   if (m.kind === 'present') return progress.seconds;
   const ms = momentElapsedMs(m, clock);
@@ -119,7 +154,12 @@ export function pointsUpTo(m: RunMoment, points: readonly ProgressPoint[], clock
  * them. All of them in the present, or when the counts do not say (no live count, a list
  * longer than it).
  */
-export function pagesUpTo<P extends CrawledPage>(m: RunMoment, pages: readonly P[], liveDone: number | null, atMoment: CrawlProgress | null): readonly P[] {
+export function pagesUpTo<P extends CrawledPage>(
+  m: RunMoment,
+  pages: readonly P[],
+  liveDone: number | null,
+  atMoment: CrawlProgress | null,
+): readonly P[] {
   if (m.kind === 'present' || atMoment === null || liveDone === null || liveDone < pages.length) return pages;
   const firstNumber = liveDone - pages.length;
   return pages.slice(0, Math.max(0, Math.min(pages.length, atMoment.done - firstNumber)));

@@ -17,7 +17,17 @@ export type SortDir = 'asc' | 'desc';
 export type StateFilter = 'all' | 'live' | 'finished' | TaskState;
 
 export const SORT_KEYS: readonly SortKey[] = ['id', 'name', 'state', 'awaiting', 'steps', 'busy', 'createdBy'];
-export const STATE_FILTERS: readonly StateFilter[] = ['all', 'live', 'suspended', 'scheduled', 'running', 'finished', 'done', 'failed', 'cancelled'];
+export const STATE_FILTERS: readonly StateFilter[] = [
+  'all',
+  'live',
+  'suspended',
+  'scheduled',
+  'running',
+  'finished',
+  'done',
+  'failed',
+  'cancelled',
+];
 
 export interface TaskQuery {
   sort: SortKey;
@@ -28,7 +38,14 @@ export interface TaskQuery {
 
 export const DEFAULT_QUERY: TaskQuery = { sort: 'id', dir: 'asc', filter: 'all', search: '' };
 
-const STATE_ORDER: Record<TaskState, number> = { running: 0, scheduled: 1, suspended: 2, failed: 3, cancelled: 4, done: 5 };
+const STATE_ORDER: Record<TaskState, number> = {
+  running: 0,
+  scheduled: 1,
+  suspended: 2,
+  failed: 3,
+  cancelled: 4,
+  done: 5,
+};
 const LIVE: ReadonlySet<TaskState> = new Set<TaskState>(['scheduled', 'running', 'suspended']);
 
 export function matchesFilter(t: TaskSummary, f: StateFilter): boolean {
@@ -92,7 +109,9 @@ export function selectRows(tasks: Iterable<TaskSummary>, q: TaskQuery): TaskSumm
 
 /** The next query after a click on a column header: same column flips, another sorts ascending. */
 export function toggleSort(q: TaskQuery, key: SortKey): TaskQuery {
-  return q.sort === key ? { ...q, dir: q.dir === 'asc' ? 'desc' : 'asc' } : { ...q, sort: key, dir: key === 'steps' || key === 'busy' ? 'desc' : 'asc' };
+  return q.sort === key
+    ? { ...q, dir: q.dir === 'asc' ? 'desc' : 'asc' }
+    : { ...q, sort: key, dir: key === 'steps' || key === 'busy' ? 'desc' : 'asc' };
 }
 
 /** The panel's task table: a mirror plus the cached rows of the current query. */
@@ -115,7 +134,13 @@ export class TaskTableModel {
   }
 
   setQuery(q: TaskQuery): void {
-    if (q.sort === this.query.sort && q.dir === this.query.dir && q.filter === this.query.filter && q.search === this.query.search) return;
+    if (
+      q.sort === this.query.sort &&
+      q.dir === this.query.dir &&
+      q.filter === this.query.filter &&
+      q.search === this.query.search
+    )
+      return;
     this.query = q;
     this.dirty = true;
   }

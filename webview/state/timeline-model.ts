@@ -16,9 +16,30 @@
 import type { Timeline, TimelineLane, TimelineMark, TimelineSegment, Waker } from '../../protocol/host-protocol';
 
 /** What a stretch of a lane is drawn as: its state, and for a wait, what kind of thing it waits on. */
-export type SegmentKind = 'running' | 'scheduled' | 'io' | 'timer' | 'sync' | 'task' | 'wait' | 'failed' | 'cancelled' | 'done';
+export type SegmentKind =
+  | 'running'
+  | 'scheduled'
+  | 'io'
+  | 'timer'
+  | 'sync'
+  | 'task'
+  | 'wait'
+  | 'failed'
+  | 'cancelled'
+  | 'done';
 
-export const SEGMENT_KINDS: readonly SegmentKind[] = ['running', 'scheduled', 'io', 'timer', 'sync', 'task', 'wait', 'failed', 'cancelled', 'done'];
+export const SEGMENT_KINDS: readonly SegmentKind[] = [
+  'running',
+  'scheduled',
+  'io',
+  'timer',
+  'sync',
+  'task',
+  'wait',
+  'failed',
+  'cancelled',
+  'done',
+];
 
 export const SEGMENT_LABELS: Readonly<Record<SegmentKind, string>> = {
   running: 'Running',
@@ -168,12 +189,18 @@ export class TimelineModel {
   visibleLanes(filter: string): readonly TimelineLane[] {
     const key = `${this.version}\u0000${filter}`;
     if (this.filtered?.key === key) return this.filtered.lanes;
-    const terms = filter.toLowerCase().split(/\s+/).filter((x) => x !== '');
+    const terms = filter
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((x) => x !== '');
     const all = this.lanes();
-    const lanes = terms.length === 0 ? all.slice() : all.filter((l) => {
-      const text = `#${l.taskId} ${l.name}`.toLowerCase();
-      return terms.every((term) => text.includes(term));
-    });
+    const lanes =
+      terms.length === 0
+        ? all.slice()
+        : all.filter((l) => {
+            const text = `#${l.taskId} ${l.name}`.toLowerCase();
+            return terms.every((term) => text.includes(term));
+          });
     this.filtered = { key, lanes };
     return lanes;
   }
@@ -192,7 +219,8 @@ export class TimelineModel {
   jumps(lane: TimelineLane, tick: number): LaneJumps {
     const at = this.stateAt(lane, tick);
     let woken: LaneJumps['woken'] = null;
-    if (at.kind === 'segment' && at.segment.state === 'suspended' && at.segment.wokenTick !== undefined) woken = { tick: at.segment.wokenTick, by: at.segment.wokenBy ?? null };
+    if (at.kind === 'segment' && at.segment.state === 'suspended' && at.segment.wokenTick !== undefined)
+      woken = { tick: at.segment.wokenTick, by: at.segment.wokenBy ?? null };
     const cancelled = lane.cancelledTick !== undefined ? { tick: lane.cancelledTick } : null;
     return { woken, created: Math.max(FIRST_TICK, lane.createdTick), cancelled };
   }

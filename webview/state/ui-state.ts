@@ -9,7 +9,15 @@
 // run (a panel hidden, or reloaded, while a new run began) shows nothing of it.
 
 import { isViewId, type ViewId } from '../../protocol/webview-protocol';
-import { DEFAULT_QUERY, SORT_KEYS, STATE_FILTERS, toggleSort, type SortKey, type StateFilter, type TaskQuery } from './task-query';
+import {
+  DEFAULT_QUERY,
+  SORT_KEYS,
+  STATE_FILTERS,
+  toggleSort,
+  type SortKey,
+  type StateFilter,
+  type TaskQuery,
+} from './task-query';
 
 export interface UiState {
   version: 1;
@@ -95,9 +103,15 @@ export function restoreUi(v: unknown): UiState {
   const o = v as Record<string, unknown>;
   const q = typeof o.query === 'object' && o.query !== null ? (o.query as Record<string, unknown>) : {};
   const query: TaskQuery = {
-    sort: typeof q.sort === 'string' && (SORT_KEYS as readonly string[]).includes(q.sort) ? (q.sort as SortKey) : DEFAULT_QUERY.sort,
+    sort:
+      typeof q.sort === 'string' && (SORT_KEYS as readonly string[]).includes(q.sort)
+        ? (q.sort as SortKey)
+        : DEFAULT_QUERY.sort,
     dir: q.dir === 'desc' ? 'desc' : 'asc',
-    filter: typeof q.filter === 'string' && (STATE_FILTERS as readonly string[]).includes(q.filter) ? (q.filter as StateFilter) : DEFAULT_QUERY.filter,
+    filter:
+      typeof q.filter === 'string' && (STATE_FILTERS as readonly string[]).includes(q.filter)
+        ? (q.filter as StateFilter)
+        : DEFAULT_QUERY.filter,
     search: typeof q.search === 'string' ? q.search.slice(0, 500) : '',
   };
   return {

@@ -29,7 +29,21 @@ export class AwaitGraphView {
     this.element = h(
       'section',
       { class: 'graph-view', attrs: { 'aria-label': 'Await graph' } },
-      h('div', { class: 'view-toolbar' }, h('span', { class: 'view-title' }, 'Await graph'), h('span', { class: 'legend' }, legendItem('task', 'Task'), legendItem('future', 'Future'), legendItem('resource', 'Resource'), legendItem('deadlock', 'Deadlock')), h('span', { class: 'spacer' }), iconButton('refresh', 'Refresh the graph', () => void this.fetch())),
+      h(
+        'div',
+        { class: 'view-toolbar' },
+        h('span', { class: 'view-title' }, 'Await graph'),
+        h(
+          'span',
+          { class: 'legend' },
+          legendItem('task', 'Task'),
+          legendItem('future', 'Future'),
+          legendItem('resource', 'Resource'),
+          legendItem('deadlock', 'Deadlock'),
+        ),
+        h('span', { class: 'spacer' }),
+        iconButton('refresh', 'Refresh the graph', () => void this.fetch()),
+      ),
       this.info,
       this.canvas,
     );
@@ -82,17 +96,68 @@ export class AwaitGraphView {
     const layout = layoutGraph(g);
     const infoParts: Array<HTMLElement | string> = [];
     if (this.error !== null) infoParts.push(h('div', { class: 'inline-error' }, icon('warning'), ' ', this.error));
-    for (const d of g.deadlocks) infoParts.push(h('div', { class: 'deadlock-note' }, icon('error'), h('strong', null, ' Deadlock: '), d.reason, ` (${d.nodes.length} nodes)`));
+    for (const d of g.deadlocks)
+      infoParts.push(
+        h(
+          'div',
+          { class: 'deadlock-note' },
+          icon('error'),
+          h('strong', null, ' Deadlock: '),
+          d.reason,
+          ` (${d.nodes.length} nodes)`,
+        ),
+      );
     const taskCount = g.nodes.filter((n) => n.kind === 'task').length;
-    infoParts.push(h('span', { class: 'muted' }, `${taskCount} tasks, ${g.nodes.length - taskCount} futures and resources, ${g.edges.length} edges${layout.truncated > 0 ? ` (${layout.truncated} nodes not drawn)` : ''}`));
+    infoParts.push(
+      h(
+        'span',
+        { class: 'muted' },
+        `${taskCount} tasks, ${g.nodes.length - taskCount} futures and resources, ${g.edges.length} edges${layout.truncated > 0 ? ` (${layout.truncated} nodes not drawn)` : ''}`,
+      ),
+    );
     replace(this.info, ...infoParts);
     if (g.nodes.length === 0) {
       replace(this.canvas, h('p', { class: 'muted placeholder-text' }, 'Nothing awaits anything right now.'));
       return;
     }
-    const marker = svg('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow-head' }));
-    const markerDead = svg('marker', { id: 'arrow-dead', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow-head deadlock' }));
-    const root = svg('svg', { class: 'graph-svg', width: layout.width, height: layout.height, viewBox: `0 0 ${layout.width} ${layout.height}`, role: 'img', 'aria-label': `Await graph: ${g.nodes.length} nodes` }, svg('defs', {}, marker, markerDead));
+    const marker = svg(
+      'marker',
+      {
+        id: 'arrow',
+        viewBox: '0 0 10 10',
+        refX: 9,
+        refY: 5,
+        markerWidth: 7,
+        markerHeight: 7,
+        orient: 'auto-start-reverse',
+      },
+      svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow-head' }),
+    );
+    const markerDead = svg(
+      'marker',
+      {
+        id: 'arrow-dead',
+        viewBox: '0 0 10 10',
+        refX: 9,
+        refY: 5,
+        markerWidth: 7,
+        markerHeight: 7,
+        orient: 'auto-start-reverse',
+      },
+      svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow-head deadlock' }),
+    );
+    const root = svg(
+      'svg',
+      {
+        class: 'graph-svg',
+        width: layout.width,
+        height: layout.height,
+        viewBox: `0 0 ${layout.width} ${layout.height}`,
+        role: 'img',
+        'aria-label': `Await graph: ${g.nodes.length} nodes`,
+      },
+      svg('defs', {}, marker, markerDead),
+    );
     const edgeLayer = svg('g', { class: 'edges' });
     for (const e of layout.edges) {
       const forward = e.to.x > e.from.x;
@@ -101,16 +166,33 @@ export class AwaitGraphView {
       const x2 = forward ? e.to.x : e.to.x + NODE_W;
       const y2 = e.to.y + NODE_H / 2;
       const dx = Math.max(30, Math.abs(x2 - x1) / 2) * (forward ? 1 : -1);
-      const d = e.from.x === e.to.x ? `M ${x1} ${y1} C ${x1 - 50} ${y1}, ${x2 - 50} ${y2}, ${x2} ${y2}` : `M ${x1} ${y1} C ${x1 + dx} ${y1}, ${x2 - dx} ${y2}, ${x2} ${y2}`;
-      const path = svg('path', { d, class: `edge edge-${e.kind}${e.inDeadlock ? ' deadlock' : ''}`, 'marker-end': e.inDeadlock ? 'url(#arrow-dead)' : 'url(#arrow)' });
+      const d =
+        e.from.x === e.to.x
+          ? `M ${x1} ${y1} C ${x1 - 50} ${y1}, ${x2 - 50} ${y2}, ${x2} ${y2}`
+          : `M ${x1} ${y1} C ${x1 + dx} ${y1}, ${x2 - dx} ${y2}, ${x2} ${y2}`;
+      const path = svg('path', {
+        d,
+        class: `edge edge-${e.kind}${e.inDeadlock ? ' deadlock' : ''}`,
+        'marker-end': e.inDeadlock ? 'url(#arrow-dead)' : 'url(#arrow)',
+      });
       path.appendChild(svgText(`${e.from.node.label} ${e.kind} ${e.to.node.label}`, {}));
       edgeLayer.appendChild(path);
     }
     const nodeLayer = svg('g', { class: 'nodes' });
     for (const n of layout.nodes) {
       const cls = `node node-${n.node.kind}${n.node.state !== undefined ? ` state-${n.node.state}` : ''}${n.inDeadlock ? ' deadlock' : ''}`;
-      const group = svg('g', { class: cls, transform: `translate(${n.x},${n.y})`, tabindex: n.node.kind === 'task' ? 0 : -1 });
-      group.appendChild(svg('rect', { width: NODE_W, height: NODE_H, rx: n.node.kind === 'resource' ? 2 : n.node.kind === 'future' ? 13 : 4 }));
+      const group = svg('g', {
+        class: cls,
+        transform: `translate(${n.x},${n.y})`,
+        tabindex: n.node.kind === 'task' ? 0 : -1,
+      });
+      group.appendChild(
+        svg('rect', {
+          width: NODE_W,
+          height: NODE_H,
+          rx: n.node.kind === 'resource' ? 2 : n.node.kind === 'future' ? 13 : 4,
+        }),
+      );
       const label = `${KIND_ICONS[n.node.kind] ?? ''} ${n.node.label}`;
       group.appendChild(svgText(label.length > 30 ? `${label.slice(0, 29)}…` : label, { x: 8, y: NODE_H / 2 + 4 }));
       const title = svg('title');

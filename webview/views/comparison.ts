@@ -35,7 +35,10 @@ export function formatSeconds(s: number): string {
 }
 
 /** One bar chart: a row per (label, value), the bar's width relative to the largest value. */
-function bars(kind: string, rows: ReadonlyArray<{ approach: string; value: number; text: string; note?: string }>): HTMLElement {
+function bars(
+  kind: string,
+  rows: ReadonlyArray<{ approach: string; value: number; text: string; note?: string }>,
+): HTMLElement {
   const max = Math.max(...rows.map((r) => r.value), Number.MIN_VALUE);
   const list = h('div', { class: `bars comparison-bars`, attrs: { 'data-chart': kind } });
   for (const r of rows) {
@@ -64,13 +67,19 @@ function secondsNote(r: ComparisonRowInfo): string {
 
 /** The comparison's box for the dashboard. */
 export function comparisonBox(c: Comparison): HTMLElement {
-  const box = h('div', { class: 'panel-box comparison-box', attrs: { 'data-state': c.state } }, h('h3', null, `Approaches compared: ${c.pages.toLocaleString('en-US')} pages, ${c.latencyMs} ms latency each`));
+  const box = h(
+    'div',
+    { class: 'panel-box comparison-box', attrs: { 'data-state': c.state } },
+    h('h3', null, `Approaches compared: ${c.pages.toLocaleString('en-US')} pages, ${c.latencyMs} ms latency each`),
+  );
   if (c.state === 'running') {
     box.appendChild(h('p', { class: 'muted' }, 'Measuring: each approach fetches the pages of a demo site in turn…'));
     return box;
   }
   if (c.state === 'failed') {
-    box.appendChild(h('p', { class: 'muted comparison-error' }, `The comparison failed: ${c.error ?? 'unknown error'}`));
+    box.appendChild(
+      h('p', { class: 'muted comparison-error' }, `The comparison failed: ${c.error ?? 'unknown error'}`),
+    );
     return box;
   }
   const blocking = c.rows.find((r) => r.approach === 'blocking');
@@ -86,9 +95,21 @@ export function comparisonBox(c: Comparison): HTMLElement {
       })),
     ),
   );
-  const withMemory = c.rows.filter((r): r is ComparisonRowInfo & { memoryPerFetchBytes: number } => r.memoryPerFetchBytes !== undefined);
+  const withMemory = c.rows.filter(
+    (r): r is ComparisonRowInfo & { memoryPerFetchBytes: number } => r.memoryPerFetchBytes !== undefined,
+  );
   box.appendChild(h('h4', null, 'Memory per concurrent fetch (smaller is better)'));
   if (withMemory.length === 0) box.appendChild(h('p', { class: 'muted' }, 'Not measured.'));
-  else box.appendChild(bars('memory', withMemory.map((r) => ({ approach: r.approach, value: r.memoryPerFetchBytes, text: formatBytes(r.memoryPerFetchBytes) }))));
+  else
+    box.appendChild(
+      bars(
+        'memory',
+        withMemory.map((r) => ({
+          approach: r.approach,
+          value: r.memoryPerFetchBytes,
+          text: formatBytes(r.memoryPerFetchBytes),
+        })),
+      ),
+    );
   return box;
 }

@@ -37,13 +37,24 @@ export class DashboardView {
     const p: CrawlProgress | null = this.app.shownProgress();
     const comparison = this.app.data.comparison;
     if (p === null) {
-      const why = this.app.data.status.runId === null ? 'Run a crawl to see its dashboard.' : this.app.data.lastProgress !== null ? `The crawl's numbers at tick ${this.app.shownTick()} are on their way.` : 'This run is not a crawl: no crawl numbers.';
+      const why =
+        this.app.data.status.runId === null
+          ? 'Run a crawl to see its dashboard.'
+          : this.app.data.lastProgress !== null
+            ? `The crawl's numbers at tick ${this.app.shownTick()} are on their way.`
+            : 'This run is not a crawl: no crawl numbers.';
       const placeholder = h('div', { class: 'placeholder' }, h('p', null, why));
       if (comparison !== null) replace(this.element, comparisonBox(comparison), placeholder);
       else replace(this.element, placeholder);
       return;
     }
-    const card = (label: string, value: string, cls = ''): HTMLElement => h('div', { class: `card ${cls}` }, h('div', { class: 'card-value' }, value), h('div', { class: 'card-label' }, label));
+    const card = (label: string, value: string, cls = ''): HTMLElement =>
+      h(
+        'div',
+        { class: `card ${cls}` },
+        h('div', { class: 'card-value' }, value),
+        h('div', { class: 'card-label' }, label),
+      );
     const points = this.shownPoints();
     const lastRate = points.length > 0 ? points[points.length - 1]!.rate : p.rate;
     const cards = h(
@@ -59,7 +70,14 @@ export class DashboardView {
       card('excluded', formatCount(p.excluded)),
       card('elapsed', elapsedText(dashboardSeconds(this.app.moment(), p, this.app.timeline))),
     );
-    replace(this.element, comparison !== null ? comparisonBox(comparison) : null, cards, this.chart(), this.errorsByKind(p), this.pages());
+    replace(
+      this.element,
+      comparison !== null ? comparisonBox(comparison) : null,
+      cards,
+      this.chart(),
+      this.errorsByKind(p),
+      this.pages(),
+    );
   }
 
   /** The chart's points up to the viewed moment (all of them in the present). */
@@ -70,19 +88,36 @@ export class DashboardView {
   private chart(): HTMLElement {
     const points = this.shownPoints();
     const geo = rateChart(points, CHART_W, CHART_H);
-    const root = svg('svg', { class: 'chart', viewBox: `-48 -10 ${CHART_W + 60} ${CHART_H + 34}`, role: 'img', 'aria-label': `Crawl rate over time, up to ${formatRate(geo.yMax)}` });
+    const root = svg('svg', {
+      class: 'chart',
+      viewBox: `-48 -10 ${CHART_W + 60} ${CHART_H + 34}`,
+      role: 'img',
+      'aria-label': `Crawl rate over time, up to ${formatRate(geo.yMax)}`,
+    });
     for (const v of geo.yTicks) {
       const y = CHART_H - (v / geo.yMax) * CHART_H;
       root.appendChild(svg('line', { class: 'grid-line', x1: 0, x2: CHART_W, y1: y, y2: y }));
       root.appendChild(svgText(formatRate(v), { class: 'axis-label', x: -6, y: y + 4, 'text-anchor': 'end' }));
     }
     root.appendChild(svgText('0 s', { class: 'axis-label', x: 0, y: CHART_H + 18 }));
-    root.appendChild(svgText(`${geo.tMax.toFixed(geo.tMax < 10 ? 1 : 0)} s`, { class: 'axis-label', x: CHART_W, y: CHART_H + 18, 'text-anchor': 'end' }));
+    root.appendChild(
+      svgText(`${geo.tMax.toFixed(geo.tMax < 10 ? 1 : 0)} s`, {
+        class: 'axis-label',
+        x: CHART_W,
+        y: CHART_H + 18,
+        'text-anchor': 'end',
+      }),
+    );
     if (points.length > 1) {
       root.appendChild(svg('path', { class: 'chart-area', d: geo.area }));
       root.appendChild(svg('path', { class: 'chart-line', d: geo.path }));
     }
-    return h('div', { class: 'panel-box chart-box' }, h('h3', null, 'Pages per second'), points.length > 1 ? root : h('p', { class: 'muted' }, 'The chart fills in as the crawl reports progress.'));
+    return h(
+      'div',
+      { class: 'panel-box chart-box' },
+      h('h3', null, 'Pages per second'),
+      points.length > 1 ? root : h('p', { class: 'muted' }, 'The chart fills in as the crawl reports progress.'),
+    );
   }
 
   private errorsByKind(p: CrawlProgress): HTMLElement {
@@ -97,7 +132,15 @@ export class DashboardView {
     for (const [kind, n] of entries) {
       const bar = h('span', { class: 'bar' });
       bar.style.width = `${Math.max(2, (n / max) * 100)}%`;
-      list.appendChild(h('div', { class: 'bar-row' }, h('span', { class: 'bar-label' }, kind), h('span', { class: 'bar-track' }, bar), h('span', { class: 'bar-count' }, formatCount(n))));
+      list.appendChild(
+        h(
+          'div',
+          { class: 'bar-row' },
+          h('span', { class: 'bar-label' }, kind),
+          h('span', { class: 'bar-track' }, bar),
+          h('span', { class: 'bar-count' }, formatCount(n)),
+        ),
+      );
     }
     box.appendChild(list);
     return box;
@@ -115,16 +158,37 @@ export class DashboardView {
 
   /** The pages finished by the moment shown (a past tick's: not those finished after it). */
   private shownPages(): readonly CrawledPage[] {
-    return pagesUpTo(this.app.moment(), this.app.data.pages, this.app.data.lastProgress?.done ?? null, this.app.shownProgress());
+    return pagesUpTo(
+      this.app.moment(),
+      this.app.data.pages,
+      this.app.data.lastProgress?.done ?? null,
+      this.app.shownProgress(),
+    );
   }
 
   private buildPages(pages: readonly CrawledPage[]): HTMLElement {
-    const box = h('div', { class: 'panel-box pages-box' }, h('h3', null, `Pages crawled${pages.length > 0 ? ` (latest ${Math.min(pages.length, PAGES_SHOWN)})` : ''}`));
+    const box = h(
+      'div',
+      { class: 'panel-box pages-box' },
+      h('h3', null, `Pages crawled${pages.length > 0 ? ` (latest ${Math.min(pages.length, PAGES_SHOWN)})` : ''}`),
+    );
     if (pages.length === 0) {
-      box.appendChild(h('p', { class: 'muted' }, this.app.data.status.runId === null ? 'No crawl yet.' : 'No page finished yet (or the runtime host does not report pages).'));
+      box.appendChild(
+        h(
+          'p',
+          { class: 'muted' },
+          this.app.data.status.runId === null
+            ? 'No crawl yet.'
+            : 'No page finished yet (or the runtime host does not report pages).',
+        ),
+      );
       return box;
     }
-    const table = h('table', { class: 'pages-table' }, h('thead', null, h('tr', null, h('th', null, 'Status'), h('th', null, 'Title'), h('th', null, 'URL'))));
+    const table = h(
+      'table',
+      { class: 'pages-table' },
+      h('thead', null, h('tr', null, h('th', null, 'Status'), h('th', null, 'Title'), h('th', null, 'URL'))),
+    );
     const body = h('tbody');
     for (const page of pages.slice(-PAGES_SHOWN).reverse()) {
       body.appendChild(

@@ -16,7 +16,12 @@ import { h, icon, iconButton, replace } from '../dom';
 import { baseName, isOpenable } from '../state/format';
 import { planExceptions } from '../state/exceptions-plan';
 
-const KIND_LABEL: Record<TraceFrame['kind'], string> = { coroutine: 'coroutine', callback: 'callback', loop: 'loop', native: 'node' };
+const KIND_LABEL: Record<TraceFrame['kind'], string> = {
+  coroutine: 'coroutine',
+  callback: 'callback',
+  loop: 'loop',
+  native: 'node',
+};
 
 export class ExceptionsView {
   readonly element: HTMLElement;
@@ -34,11 +39,26 @@ export class ExceptionsView {
   constructor(private readonly app: AppContext) {
     this.pairHost = h('div', { class: 'trace-pair-host' });
     this.listHost = h('div', { class: 'exception-list-host' });
-    const machinery = h('input', { attrs: { type: 'checkbox', id: 'show-machinery' }, on: { change: () => { this.showMachinery = machinery.checked; this.render(); } } });
+    const machinery = h('input', {
+      attrs: { type: 'checkbox', id: 'show-machinery' },
+      on: {
+        change: () => {
+          this.showMachinery = machinery.checked;
+          this.render();
+        },
+      },
+    });
     this.element = h(
       'section',
       { class: 'exceptions-view', attrs: { 'aria-label': 'Exceptions' } },
-      h('div', { class: 'view-toolbar' }, h('span', { class: 'view-title' }, 'Coroutine traceback vs callback trace'), h('span', { class: 'spacer' }), h('label', { class: 'check' }, machinery, ' Show loop and Node frames'), iconButton('refresh', 'Load the trace pair again', () => void this.fetch())),
+      h(
+        'div',
+        { class: 'view-toolbar' },
+        h('span', { class: 'view-title' }, 'Coroutine traceback vs callback trace'),
+        h('span', { class: 'spacer' }),
+        h('label', { class: 'check' }, machinery, ' Show loop and Node frames'),
+        iconButton('refresh', 'Load the trace pair again', () => void this.fetch()),
+      ),
       this.listHost,
       this.pairHost,
     );
@@ -87,8 +107,24 @@ export class ExceptionsView {
     if (plan.demoButton) {
       replace(
         this.pairHost,
-        h('p', { class: 'muted' }, 'This run has no failure. A demonstration shows a failure as the coroutine crawler and the callback crawler each report it: a crawl of a failing page on a demo site of its own.'),
-        h('button', { class: 'demo-button', on: { click: () => { this.demoAsked = true; this.render(); } } }, 'Show the demonstration'),
+        h(
+          'p',
+          { class: 'muted' },
+          'This run has no failure. A demonstration shows a failure as the coroutine crawler and the callback crawler each report it: a crawl of a failing page on a demo site of its own.',
+        ),
+        h(
+          'button',
+          {
+            class: 'demo-button',
+            on: {
+              click: () => {
+                this.demoAsked = true;
+                this.render();
+              },
+            },
+          },
+          'Show the demonstration',
+        ),
       );
     } else if (this.pair !== null && plan.showPair) {
       const p = this.pair;
@@ -98,8 +134,20 @@ export class ExceptionsView {
           : ['A demonstration: a crawl of ', h('code', null, p.url), ' on a demo site of its own'];
       replace(
         this.pairHost,
-        h('p', { class: 'trace-intro' }, ...whose, ': on the left as the coroutine crawler sees it (the whole ', h('code', null, 'yield*'), ' chain), on the right as the callback crawler does fetching the same page (only the callback the loop called). Frames one trace lacks are marked.'),
-        h('div', { class: 'trace-pair' }, this.traceColumn(p.coroutine, 'coroutine'), this.traceColumn(p.callback, 'callback')),
+        h(
+          'p',
+          { class: 'trace-intro' },
+          ...whose,
+          ': on the left as the coroutine crawler sees it (the whole ',
+          h('code', null, 'yield*'),
+          ' chain), on the right as the callback crawler does fetching the same page (only the callback the loop called). Frames one trace lacks are marked.',
+        ),
+        h(
+          'div',
+          { class: 'trace-pair' },
+          this.traceColumn(p.coroutine, 'coroutine'),
+          this.traceColumn(p.callback, 'callback'),
+        ),
       );
     } else if (this.pairError !== null && (this.demoAsked || this.errorCount() > 0)) {
       replace(this.pairHost, h('div', { class: 'inline-error' }, icon('warning'), ' ', this.pairError));
@@ -118,10 +166,33 @@ export class ExceptionsView {
         { class: `exception-item${open ? ' open' : ''}` },
         h(
           'div',
-          { class: 'exception-head', attrs: { tabindex: '0', role: 'button', 'aria-expanded': String(open) }, on: { click: () => this.app.dispatch({ type: 'selectException', index: open ? null : i }), keydown: (e) => { if (e.key === 'Enter') this.app.dispatch({ type: 'selectException', index: open ? null : i }); } } },
+          {
+            class: 'exception-head',
+            attrs: { tabindex: '0', role: 'button', 'aria-expanded': String(open) },
+            on: {
+              click: () => this.app.dispatch({ type: 'selectException', index: open ? null : i }),
+              keydown: (e) => {
+                if (e.key === 'Enter') this.app.dispatch({ type: 'selectException', index: open ? null : i });
+              },
+            },
+          },
           icon(open ? 'chevron-down' : 'chevron-right'),
           icon('error', 'state-failed'),
-          h('a', { class: 'task-link', attrs: { href: '#' }, on: { click: (e) => { e.preventDefault(); e.stopPropagation(); this.app.showTask(x.taskId); } } }, `#${x.taskId}`),
+          h(
+            'a',
+            {
+              class: 'task-link',
+              attrs: { href: '#' },
+              on: {
+                click: (e) => {
+                  e.preventDefault();
+                  e.stopPropagation();
+                  this.app.showTask(x.taskId);
+                },
+              },
+            },
+            `#${x.taskId}`,
+          ),
           h('span', { class: 'exception-error' }, x.traceback.error),
         ),
       );
@@ -132,7 +203,13 @@ export class ExceptionsView {
       this.listHost,
       ...this.failedUrls(),
       h('h3', { class: 'section-title' }, `Tasks that failed in this run (${list.length})`),
-      list.length === 0 ? h('p', { class: 'muted' }, 'No task has failed in this run (a crawler\'s worker catches the error of a URL and goes on).') : items,
+      list.length === 0
+        ? h(
+            'p',
+            { class: 'muted' },
+            "No task has failed in this run (a crawler's worker catches the error of a URL and goes on).",
+          )
+        : items,
     );
   }
 
@@ -141,15 +218,34 @@ export class ExceptionsView {
     const count = this.errorCount();
     const failed = this.app.data.pages.filter((p) => p.error !== undefined);
     const title = h('h3', { class: 'section-title failed-urls-title' }, `URLs that failed in this run (${count})`);
-    if (count === 0) return this.app.data.lastProgress === null ? [] : [title, h('p', { class: 'muted' }, 'No URL has failed in this run.')];
+    if (count === 0)
+      return this.app.data.lastProgress === null
+        ? []
+        : [title, h('p', { class: 'muted' }, 'No URL has failed in this run.')];
     const list = h('ol', { class: 'failed-url-list' });
-    for (const p of failed.slice(-50)) list.appendChild(h('li', { class: 'failed-url' }, icon('error', 'state-failed'), ' ', h('code', null, p.url), ' ', h('span', { class: 'exception-error' }, p.error ?? '')));
-    const note = failed.length < count ? [h('p', { class: 'muted' }, `${failed.length} of them among the pages the panel keeps.`)] : [];
+    for (const p of failed.slice(-50))
+      list.appendChild(
+        h(
+          'li',
+          { class: 'failed-url' },
+          icon('error', 'state-failed'),
+          ' ',
+          h('code', null, p.url),
+          ' ',
+          h('span', { class: 'exception-error' }, p.error ?? ''),
+        ),
+      );
+    const note =
+      failed.length < count
+        ? [h('p', { class: 'muted' }, `${failed.length} of them among the pages the panel keeps.`)]
+        : [];
     return [title, list, ...note];
   }
 
   private traceColumn(t: Traceback, kind: 'coroutine' | 'callback', withTitle = true): HTMLElement {
-    const frames = this.showMachinery ? t.frames : t.frames.filter((f) => f.kind === 'coroutine' || f.kind === 'callback' || f.missingInOther === true);
+    const frames = this.showMachinery
+      ? t.frames
+      : t.frames.filter((f) => f.kind === 'coroutine' || f.kind === 'callback' || f.missingInOther === true);
     const hidden = t.frames.length - frames.length;
     const list = h('ol', { class: 'trace-frames' });
     for (const f of frames) {
@@ -158,21 +254,47 @@ export class ExceptionsView {
       list.appendChild(
         h(
           'li',
-          { class: `trace-frame kind-${f.kind}${f.missingInOther === true ? ' only-here' : ''}${openable ? ' openable' : ''}`, title: pos !== null ? `${pos.file}:${pos.line}:${pos.column}` : '', on: openable ? { click: () => this.app.openSource(pos) } : {} },
+          {
+            class: `trace-frame kind-${f.kind}${f.missingInOther === true ? ' only-here' : ''}${openable ? ' openable' : ''}`,
+            title: pos !== null ? `${pos.file}:${pos.line}:${pos.column}` : '',
+            on: openable ? { click: () => this.app.openSource(pos) } : {},
+          },
           h('span', { class: 'frame-kind' }, KIND_LABEL[f.kind]),
           h('span', { class: 'frame-name' }, f.name),
           h('span', { class: 'frame-pos' }, pos !== null ? `${baseName(pos.file)}:${pos.line}` : ''),
-          f.missingInOther === true ? h('span', { class: 'only-badge', title: kind === 'coroutine' ? 'The callback trace lacks this frame' : 'The coroutine traceback lacks this frame' }, kind === 'coroutine' ? 'lost in callbacks' : 'only in callbacks') : null,
+          f.missingInOther === true
+            ? h(
+                'span',
+                {
+                  class: 'only-badge',
+                  title:
+                    kind === 'coroutine'
+                      ? 'The callback trace lacks this frame'
+                      : 'The coroutine traceback lacks this frame',
+                },
+                kind === 'coroutine' ? 'lost in callbacks' : 'only in callbacks',
+              )
+            : null,
         ),
       );
     }
     return h(
       'div',
       { class: `trace-column trace-${kind}`, attrs: { 'data-trace': kind } },
-      withTitle ? h('h3', null, icon(kind === 'coroutine' ? 'debug-stackframe' : 'debug-disconnect'), ' ', kind === 'coroutine' ? 'Coroutine traceback' : 'Callback trace (stack-ripped)') : null,
+      withTitle
+        ? h(
+            'h3',
+            null,
+            icon(kind === 'coroutine' ? 'debug-stackframe' : 'debug-disconnect'),
+            ' ',
+            kind === 'coroutine' ? 'Coroutine traceback' : 'Callback trace (stack-ripped)',
+          )
+        : null,
       h('div', { class: 'trace-error' }, t.error),
       list,
-      hidden > 0 ? h('p', { class: 'muted small' }, `${hidden} loop and Node frame${hidden === 1 ? '' : 's'} hidden`) : null,
+      hidden > 0
+        ? h('p', { class: 'muted small' }, `${hidden} loop and Node frame${hidden === 1 ? '' : 's'} hidden`)
+        : null,
     );
   }
 }

@@ -21,15 +21,45 @@ function list(title: string, items: string[], empty: string): HTMLElement {
 }
 
 function loopElement(loop: ProgramLoopState): HTMLElement {
-  const parts: HTMLElement[] = [h('div', { class: 'program-loop-running' }, `Running: ${loop.running ?? 'nothing (between callbacks, or waiting)'}`)];
+  const parts: HTMLElement[] = [
+    h(
+      'div',
+      { class: 'program-loop-running' },
+      `Running: ${loop.running ?? 'nothing (between callbacks, or waiting)'}`,
+    ),
+  ];
   parts.push(list('Ready', loop.ready, 'nothing ready'));
   if (loop.kind === 'selector' || loop.kind === 'busy' || loop.sockets.length > 0) {
-    parts.push(list('Sockets', loop.sockets.map((s) => `fd ${s.fd} ${s.events} → ${s.callback}: ${s.socket}`), 'no socket registered'));
+    parts.push(
+      list(
+        'Sockets',
+        loop.sockets.map((s) => `fd ${s.fd} ${s.events} → ${s.callback}: ${s.socket}`),
+        'no socket registered',
+      ),
+    );
   }
-  parts.push(list('Timers', loop.timers.map((t) => `in ${Math.round(t.dueInMs)} ms → ${t.callback}`), 'no timer'));
-  if (loop.workers.length > 0) parts.push(list(loop.kind === 'processes' ? 'Processes' : 'Threads', loop.workers.map((w) => `${w.name}: ${w.state}`), ''));
+  parts.push(
+    list(
+      'Timers',
+      loop.timers.map((t) => `in ${Math.round(t.dueInMs)} ms → ${t.callback}`),
+      'no timer',
+    ),
+  );
+  if (loop.workers.length > 0)
+    parts.push(
+      list(
+        loop.kind === 'processes' ? 'Processes' : 'Threads',
+        loop.workers.map((w) => `${w.name}: ${w.state}`),
+        '',
+      ),
+    );
   for (const note of loop.notes) parts.push(h('div', { class: 'muted' }, note));
-  return h('section', { class: 'program-loop', attrs: { 'aria-label': `Program loop: ${loop.title}` } }, h('div', { class: 'view-title' }, `The program's own loop: ${loop.title}`), ...parts);
+  return h(
+    'section',
+    { class: 'program-loop', attrs: { 'aria-label': `Program loop: ${loop.title}` } },
+    h('div', { class: 'view-title' }, `The program's own loop: ${loop.title}`),
+    ...parts,
+  );
 }
 
 export class ProgramLoopsView {

@@ -27,13 +27,35 @@ export class Scrubber {
   constructor(private readonly app: AppContext) {
     this.fill = h('div', { class: 'scrubber-fill' });
     this.thumb = h('div', { class: 'scrubber-thumb' });
-    this.track = h('div', {
-      class: 'scrubber-track',
-      attrs: { role: 'slider', tabindex: '0', 'aria-label': 'Viewed tick of the run', 'aria-orientation': 'horizontal' },
-    }, this.fill, this.thumb);
+    this.track = h(
+      'div',
+      {
+        class: 'scrubber-track',
+        attrs: {
+          role: 'slider',
+          tabindex: '0',
+          'aria-label': 'Viewed tick of the run',
+          'aria-orientation': 'horizontal',
+        },
+      },
+      this.fill,
+      this.thumb,
+    );
     this.label = h('span', { class: 'scrubber-label', attrs: { 'aria-live': 'polite' } });
-    this.back = iconButton('debug-step-over', 'Back to the present: every view shows the run as it is now', () => app.seek(null), { text: 'Back to present', id: 'back-to-present' });
-    this.element = h('div', { class: 'scrubber', attrs: { role: 'group', 'aria-label': 'Time travel' } }, icon('history', 'scrubber-icon'), this.track, this.label, this.back);
+    this.back = iconButton(
+      'debug-step-over',
+      'Back to the present: every view shows the run as it is now',
+      () => app.seek(null),
+      { text: 'Back to present', id: 'back-to-present' },
+    );
+    this.element = h(
+      'div',
+      { class: 'scrubber', attrs: { role: 'group', 'aria-label': 'Time travel' } },
+      icon('history', 'scrubber-icon'),
+      this.track,
+      this.label,
+      this.back,
+    );
     this.track.addEventListener('pointerdown', (e) => {
       if (e.button !== 0) return;
       this.dragging = true;

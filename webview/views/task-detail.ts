@@ -14,7 +14,16 @@ import { isTaskDetail, isVariableList } from '../../protocol/webview-protocol';
 import { errorText, type AppContext } from '../app-context';
 import { h, icon, iconButton, replace, type Child } from '../dom';
 import { timelineJumps } from './timeline-jumps';
-import { baseName, formatCount, formatMs, isOpenable, positionText, shortPath, STATE_ICONS, STATE_LABELS } from '../state/format';
+import {
+  baseName,
+  formatCount,
+  formatMs,
+  isOpenable,
+  positionText,
+  shortPath,
+  STATE_ICONS,
+  STATE_LABELS,
+} from '../state/format';
 
 const REFRESH_MS = 400;
 
@@ -75,15 +84,27 @@ export class TaskDetailView {
   render(): void {
     const id = this.app.ui().selectedTask;
     if (id === null) {
-      replace(this.element, h('div', { class: 'placeholder' }, icon('debug-stackframe'), h('p', null, 'Select a task to see its coroutine stack, its locals and what it awaits.')));
+      replace(
+        this.element,
+        h(
+          'div',
+          { class: 'placeholder' },
+          icon('debug-stackframe'),
+          h('p', null, 'Select a task to see its coroutine stack, its locals and what it awaits.'),
+        ),
+      );
       return;
     }
     if (this.detailFor !== id && this.loading !== id) void this.fetch(id);
-    const summary: TaskSummary | undefined = this.detailFor === id && this.detail !== null ? this.detail.task : this.app.model.get(id);
+    const summary: TaskSummary | undefined =
+      this.detailFor === id && this.detail !== null ? this.detail.task : this.app.model.get(id);
     // Prefer the newest summary from the table (the detail may be a moment older).
     const live = this.app.model.get(id) ?? summary;
     if (live === undefined) {
-      replace(this.element, h('div', { class: 'placeholder' }, h('p', null, `Task #${id} is not in this run any more.`)));
+      replace(
+        this.element,
+        h('div', { class: 'placeholder' }, h('p', null, `Task #${id} is not in this run any more.`)),
+      );
       return;
     }
     const d = this.detailFor === id ? this.detail : null;
@@ -92,11 +113,23 @@ export class TaskDetailView {
     const actions = h('div', { class: 'detail-actions' });
     if (isLive && paused) {
       actions.appendChild(
-        iconButton('debug-step-into', `Step task #${live.id}: run until it suspends again`, () => this.control(() => this.app.client.request('control', { action: 'stepTask', taskId: live.id })), { text: 'Step Task', id: 'step-task' }),
+        iconButton(
+          'debug-step-into',
+          `Step task #${live.id}: run until it suspends again`,
+          () => this.control(() => this.app.client.request('control', { action: 'stepTask', taskId: live.id })),
+          { text: 'Step Task', id: 'step-task' },
+        ),
       );
     }
     if (isLive && !this.app.viewingPast() && (this.app.data.status.phase === 'running' || paused)) {
-      actions.appendChild(iconButton('circle-slash', `Cancel task #${live.id}`, () => this.control(() => this.app.client.request('cancelTask', { taskId: live.id })), { text: 'Cancel', id: 'cancel-task' }));
+      actions.appendChild(
+        iconButton(
+          'circle-slash',
+          `Cancel task #${live.id}`,
+          () => this.control(() => this.app.client.request('cancelTask', { taskId: live.id })),
+          { text: 'Cancel', id: 'cancel-task' },
+        ),
+      );
     }
     const header = h(
       'div',
@@ -116,7 +149,13 @@ export class TaskDetailView {
     if (live.createdBy !== null) fact('Created by', this.taskLink(live.createdBy));
     if (d?.createdAt) fact('Created at', this.positionLink(d.createdAt));
     if (live.awaiting !== null) {
-      fact('Awaiting', h('span', { class: 'await-kind' }, live.awaiting.kind), ' ', h('span', { class: 'await-detail' }, live.awaiting.detail), live.awaiting.taskId !== undefined ? h('span', null, ' → ', this.taskLink(live.awaiting.taskId)) : null);
+      fact(
+        'Awaiting',
+        h('span', { class: 'await-kind' }, live.awaiting.kind),
+        ' ',
+        h('span', { class: 'await-detail' }, live.awaiting.detail),
+        live.awaiting.taskId !== undefined ? h('span', null, ' → ', this.taskLink(live.awaiting.taskId)) : null,
+      );
     }
     if (live.awaitedBy.length > 0) fact('Awaited by', ...this.taskLinks(live.awaitedBy));
     if (d !== null && d.awaitChain.length > 0) fact('Await chain', ...this.taskLinks(d.awaitChain));
@@ -124,15 +163,35 @@ export class TaskDetailView {
     if (live.cancelledBy !== undefined) {
       const by = live.cancelledBy;
       // A live task's cancel was asked and has not reached it yet (or it is unwinding).
-      fact(live.state === 'cancelled' || live.state === 'done' || live.state === 'failed' ? 'Cancelled by' : 'Cancel requested by', by.kind === 'task' ? this.taskLink(by.taskId) : h('span', { class: `cancel-origin origin-${by.kind}` }, cancelOriginLabel(by, (taskId) => `#${taskId}`)));
+      fact(
+        live.state === 'cancelled' || live.state === 'done' || live.state === 'failed'
+          ? 'Cancelled by'
+          : 'Cancel requested by',
+        by.kind === 'task'
+          ? this.taskLink(by.taskId)
+          : h(
+              'span',
+              { class: `cancel-origin origin-${by.kind}` },
+              cancelOriginLabel(by, (taskId) => `#${taskId}`),
+            ),
+      );
     }
 
     const parts: Child[] = [header, facts];
     const jumps = timelineJumps(this.app, live.id);
     if (jumps !== null) parts.push(jumps);
-    if (this.error !== null && this.detailFor !== id) parts.push(h('div', { class: 'inline-error' }, icon('warning'), ' ', this.error));
+    if (this.error !== null && this.detailFor !== id)
+      parts.push(h('div', { class: 'inline-error' }, icon('warning'), ' ', this.error));
     parts.push(this.stackSection(live, d));
-    if (d?.traceback) parts.push(h('section', { class: 'detail-section' }, h('h3', null, 'Traceback'), h('pre', { class: 'traceback-text' }, d.traceback.text)));
+    if (d?.traceback)
+      parts.push(
+        h(
+          'section',
+          { class: 'detail-section' },
+          h('h3', null, 'Traceback'),
+          h('pre', { class: 'traceback-text' }, d.traceback.text),
+        ),
+      );
     replace(this.element, ...parts);
   }
 
@@ -145,7 +204,21 @@ export class TaskDetailView {
 
   private taskLink(id: number): HTMLElement {
     const t = this.app.model.get(id);
-    return h('a', { class: 'task-link', attrs: { href: '#', role: 'link', 'data-task': String(id) }, title: t !== undefined ? `${t.name} (${t.state})` : `task #${id}`, on: { click: (e) => { e.preventDefault(); this.app.showTask(id); } } }, `#${id}${t !== undefined ? ` ${t.name}` : ''}`);
+    return h(
+      'a',
+      {
+        class: 'task-link',
+        attrs: { href: '#', role: 'link', 'data-task': String(id) },
+        title: t !== undefined ? `${t.name} (${t.state})` : `task #${id}`,
+        on: {
+          click: (e) => {
+            e.preventDefault();
+            this.app.showTask(id);
+          },
+        },
+      },
+      `#${id}${t !== undefined ? ` ${t.name}` : ''}`,
+    );
   }
 
   private taskLinks(ids: readonly number[]): Child[] {
@@ -160,25 +233,64 @@ export class TaskDetailView {
 
   private positionLink(p: SourcePosition): HTMLElement {
     if (!isOpenable(p)) return h('span', { class: 'position' }, positionText(p));
-    return h('a', { class: 'position-link', attrs: { href: '#', role: 'link' }, title: `${p.file}:${p.line}:${p.column}`, on: { click: (e) => { e.preventDefault(); this.app.openSource(p); } } }, `${shortPath(p.file)}:${p.line}`);
+    return h(
+      'a',
+      {
+        class: 'position-link',
+        attrs: { href: '#', role: 'link' },
+        title: `${p.file}:${p.line}:${p.column}`,
+        on: {
+          click: (e) => {
+            e.preventDefault();
+            this.app.openSource(p);
+          },
+        },
+      },
+      `${shortPath(p.file)}:${p.line}`,
+    );
   }
 
   private stackSection(t: TaskSummary, d: TaskDetail | null): HTMLElement {
     const section = h('section', { class: 'detail-section stack-section' });
     const frames: FrameInfo[] = d !== null ? d.frames : [];
     if (d !== null && d.fromLog === true && frames.length > 0) return this.namesFromLog(section, frames);
-    section.appendChild(h('h3', null, 'Coroutine stack', h('span', { class: 'section-note' }, frames.length > 0 ? ` ${frames.length} frame${frames.length === 1 ? '' : 's'}, innermost first` : '')));
+    section.appendChild(
+      h(
+        'h3',
+        null,
+        'Coroutine stack',
+        h(
+          'span',
+          { class: 'section-note' },
+          frames.length > 0 ? ` ${frames.length} frame${frames.length === 1 ? '' : 's'}, innermost first` : '',
+        ),
+      ),
+    );
     if (frames.length === 0) {
       if (t.frames.length > 0) {
         const list = h('ol', { class: 'frame-list summary-frames' });
-        for (const name of [...t.frames].reverse()) list.appendChild(h('li', { class: 'frame' }, icon('debug-stackframe'), h('span', { class: 'frame-name' }, name)));
+        for (const name of [...t.frames].reverse())
+          list.appendChild(
+            h('li', { class: 'frame' }, icon('debug-stackframe'), h('span', { class: 'frame-name' }, name)),
+          );
         section.appendChild(list);
       }
-      section.appendChild(h('p', { class: 'muted' }, this.loading === t.id ? 'Loading frames…' : t.state === 'done' || t.state === 'failed' || t.state === 'cancelled' ? 'The task has finished: no frames to inspect.' : 'No frames (inspection off, or not started yet).'));
+      section.appendChild(
+        h(
+          'p',
+          { class: 'muted' },
+          this.loading === t.id
+            ? 'Loading frames…'
+            : t.state === 'done' || t.state === 'failed' || t.state === 'cancelled'
+              ? 'The task has finished: no frames to inspect.'
+              : 'No frames (inspection off, or not started yet).',
+        ),
+      );
       return section;
     }
     const ui = this.app.ui();
-    const selected = ui.selectedFrame !== null && ui.selectedFrame < frames.length ? ui.selectedFrame : frames.length - 1;
+    const selected =
+      ui.selectedFrame !== null && ui.selectedFrame < frames.length ? ui.selectedFrame : frames.length - 1;
     const list = h('ol', { class: 'frame-list', attrs: { role: 'listbox', 'aria-label': 'Coroutine stack' } });
     for (let i = frames.length - 1; i >= 0; i--) {
       const f = frames[i]!;
@@ -187,7 +299,13 @@ export class TaskDetailView {
         'li',
         {
           class: `frame${i === selected ? ' selected' : ''}${isOpenable(f.position) ? ' openable' : ''}`,
-          attrs: { role: 'option', tabindex: '0', 'aria-selected': String(i === selected), 'data-frame': String(i), 'data-line': f.position !== null ? String(f.position.line) : '' },
+          attrs: {
+            role: 'option',
+            tabindex: '0',
+            'aria-selected': String(i === selected),
+            'data-frame': String(i),
+            'data-line': f.position !== null ? String(f.position.line) : '',
+          },
           title: f.position !== null ? `${f.position.file}:${f.position.line}:${f.position.column}` : f.name,
           on: {
             click: () => this.frameClicked(f),
@@ -198,13 +316,21 @@ export class TaskDetailView {
         },
         icon(innermost ? 'debug-stackframe-focused' : 'debug-stackframe', 'frame-icon'),
         h('span', { class: 'frame-name' }, f.name),
-        h('span', { class: 'frame-pos' }, f.position !== null ? `${baseName(f.position.file)}:${f.position.line}` : 'unknown position'),
+        h(
+          'span',
+          { class: 'frame-pos' },
+          f.position !== null ? `${baseName(f.position.file)}:${f.position.line}` : 'unknown position',
+        ),
       );
       list.appendChild(row);
     }
     section.appendChild(list);
     const frame = frames[selected]!;
-    const locals = h('section', { class: 'detail-section locals-section' }, h('h3', null, 'Locals', h('span', { class: 'section-note' }, ` of ${frame.name}`)));
+    const locals = h(
+      'section',
+      { class: 'detail-section locals-section' },
+      h('h3', null, 'Locals', h('span', { class: 'section-note' }, ` of ${frame.name}`)),
+    );
     if (frame.locals.length === 0) locals.appendChild(h('p', { class: 'muted' }, 'No locals.'));
     else locals.appendChild(this.variableTree(frame.locals, 0));
     const wrap = h('div', null, section, locals);
@@ -217,15 +343,48 @@ export class TaskDetailView {
    */
   private namesFromLog(section: HTMLElement, frames: readonly FrameInfo[]): HTMLElement {
     const status = this.app.data.status;
-    section.appendChild(h('h3', null, 'Coroutine stack', h('span', { class: 'section-note' }, ` ${frames.length} frame${frames.length === 1 ? '' : 's'}, innermost first, from the recording`)));
+    section.appendChild(
+      h(
+        'h3',
+        null,
+        'Coroutine stack',
+        h(
+          'span',
+          { class: 'section-note' },
+          ` ${frames.length} frame${frames.length === 1 ? '' : 's'}, innermost first, from the recording`,
+        ),
+      ),
+    );
     const list = h('ol', { class: 'frame-list summary-frames', attrs: { 'aria-label': 'Coroutine stack' } });
-    for (let i = frames.length - 1; i >= 0; i--) list.appendChild(h('li', { class: 'frame', attrs: { 'data-frame': String(i) } }, icon(i === frames.length - 1 ? 'debug-stackframe-focused' : 'debug-stackframe', 'frame-icon'), h('span', { class: 'frame-name' }, frames[i]!.name)));
+    for (let i = frames.length - 1; i >= 0; i--)
+      list.appendChild(
+        h(
+          'li',
+          { class: 'frame', attrs: { 'data-frame': String(i) } },
+          icon(i === frames.length - 1 ? 'debug-stackframe-focused' : 'debug-stackframe', 'frame-icon'),
+          h('span', { class: 'frame-name' }, frames[i]!.name),
+        ),
+      );
     section.appendChild(list);
     const tick = status.viewedTick;
     if (status.viewedReplayError !== undefined) {
-      section.appendChild(h('div', { class: 'inline-error replay-state', attrs: { role: 'status' } }, icon('warning'), ` No positions or locals: the replay to tick ${tick ?? '?'} failed: ${status.viewedReplayError}`));
+      section.appendChild(
+        h(
+          'div',
+          { class: 'inline-error replay-state', attrs: { role: 'status' } },
+          icon('warning'),
+          ` No positions or locals: the replay to tick ${tick ?? '?'} failed: ${status.viewedReplayError}`,
+        ),
+      );
     } else {
-      section.appendChild(h('p', { class: 'muted replay-state', attrs: { role: 'status', 'aria-live': 'polite' } }, icon('loading', 'codicon-modifier-spin'), ` Replaying to tick ${tick ?? '?'}… positions and locals follow.`));
+      section.appendChild(
+        h(
+          'p',
+          { class: 'muted replay-state', attrs: { role: 'status', 'aria-live': 'polite' } },
+          icon('loading', 'codicon-modifier-spin'),
+          ` Replaying to tick ${tick ?? '?'}… positions and locals follow.`,
+        ),
+      );
     }
     return section;
   }
@@ -235,7 +394,11 @@ export class TaskDetailView {
     if (isOpenable(f.position)) this.app.openSource(f.position);
   }
 
-  private variableTree(vars: readonly VariableInfo[], depth: number, parentPath = `${this.app.ui().selectedFrame ?? 'top'}`): HTMLElement {
+  private variableTree(
+    vars: readonly VariableInfo[],
+    depth: number,
+    parentPath = `${this.app.ui().selectedFrame ?? 'top'}`,
+  ): HTMLElement {
     const ul = h('ul', { class: 'var-tree', attrs: { role: depth === 0 ? 'tree' : 'group' } });
     for (const v of vars) {
       const path = `${parentPath}/${v.name}`;

@@ -67,39 +67,60 @@ export class TaskTable {
   constructor(private readonly app: AppContext) {
     this.search = h('input', {
       class: 'search',
-      attrs: { type: 'search', placeholder: 'Search tasks (id, name, await, frame)', 'aria-label': 'Search tasks', spellcheck: 'false' },
+      attrs: {
+        type: 'search',
+        placeholder: 'Search tasks (id, name, await, frame)',
+        'aria-label': 'Search tasks',
+        spellcheck: 'false',
+      },
       on: { input: () => app.dispatch({ type: 'search', search: this.search.value }) },
     });
-    this.filter = h('select', { class: 'filter', attrs: { 'aria-label': 'Filter by state' }, on: { change: () => app.dispatch({ type: 'filter', filter: this.filter.value as StateFilter }) } });
+    this.filter = h('select', {
+      class: 'filter',
+      attrs: { 'aria-label': 'Filter by state' },
+      on: { change: () => app.dispatch({ type: 'filter', filter: this.filter.value as StateFilter }) },
+    });
     for (const f of STATE_FILTERS) this.filter.appendChild(h('option', { attrs: { value: f } }, FILTER_LABELS[f]));
     this.countLabel = h('span', { class: 'count-label', attrs: { 'aria-live': 'polite' } });
     this.header = h('div', { class: 'task-row task-header', attrs: { role: 'row' } });
     for (const c of COLUMNS) {
       this.header.appendChild(
-        h('span', {
-          class: `cell ${c.cls} sortable`,
-          attrs: { role: 'columnheader', tabindex: '0', 'data-sort': c.key },
-          on: {
-            click: () => app.dispatch({ type: 'sort', key: c.key }),
-            keydown: (e) => {
-              if (e.key === 'Enter' || e.key === ' ') {
-                e.preventDefault();
-                app.dispatch({ type: 'sort', key: c.key });
-              }
+        h(
+          'span',
+          {
+            class: `cell ${c.cls} sortable`,
+            attrs: { role: 'columnheader', tabindex: '0', 'data-sort': c.key },
+            on: {
+              click: () => app.dispatch({ type: 'sort', key: c.key }),
+              keydown: (e) => {
+                if (e.key === 'Enter' || e.key === ' ') {
+                  e.preventDefault();
+                  app.dispatch({ type: 'sort', key: c.key });
+                }
+              },
             },
           },
-        }, c.label, icon('blank', 'sort-icon')),
+          c.label,
+          icon('blank', 'sort-icon'),
+        ),
       );
     }
     this.spacer = h('div', { class: 'vspacer' });
     this.rowsHost = h('div', { class: 'vrows', attrs: { role: 'rowgroup' } });
     this.empty = h('div', { class: 'empty-note' });
-    this.body = h('div', { class: 'vbody', attrs: { tabindex: '0', role: 'grid', 'aria-label': 'Tasks' } }, this.spacer, this.rowsHost, this.empty);
+    this.body = h(
+      'div',
+      { class: 'vbody', attrs: { tabindex: '0', role: 'grid', 'aria-label': 'Tasks' } },
+      this.spacer,
+      this.rowsHost,
+      this.empty,
+    );
     this.body.addEventListener('scroll', () => this.onScroll(), { passive: true });
     this.body.addEventListener('keydown', (e) => this.onKey(e));
     this.body.addEventListener('click', (e) => {
       const row = (e.target as Element | null)?.closest('.task-row[data-id]');
-      if (row instanceof HTMLElement && row.dataset.id !== undefined) app.dispatch({ type: 'selectTask', id: Number(row.dataset.id) });
+      if (row instanceof HTMLElement && row.dataset.id !== undefined)
+        app.dispatch({ type: 'selectTask', id: Number(row.dataset.id) });
     });
     this.element = h(
       'section',
@@ -181,8 +202,8 @@ export class TaskTable {
     s.stateIcon.className = `codicon codicon-${STATE_ICONS[t.state]} state-icon state-${t.state}`;
     s.stateText.textContent = STATE_LABELS[t.state];
     const aw = awaitingText(t.awaiting);
-    s.cells[3]!.textContent = aw !== '' ? aw : t.outcome ?? '';
-    s.cells[3]!.title = aw !== '' ? aw : t.outcome ?? '';
+    s.cells[3]!.textContent = aw !== '' ? aw : (t.outcome ?? '');
+    s.cells[3]!.title = aw !== '' ? aw : (t.outcome ?? '');
     s.cells[4]!.textContent = formatCount(t.steps);
     s.cells[5]!.textContent = formatMs(t.busyMs);
     s.cells[6]!.textContent = t.createdBy === null ? '' : `#${t.createdBy}`;
@@ -194,7 +215,8 @@ export class TaskTable {
     const model = this.app.model;
     model.setQuery(ui.query);
     const rows = model.rows();
-    if (this.search.value !== ui.query.search && document.activeElement !== this.search) this.search.value = ui.query.search;
+    if (this.search.value !== ui.query.search && document.activeElement !== this.search)
+      this.search.value = ui.query.search;
     if (this.filter.value !== ui.query.filter) this.filter.value = ui.query.filter;
     for (const cell of Array.from(this.header.children)) {
       if (!(cell instanceof HTMLElement)) continue;
@@ -203,10 +225,14 @@ export class TaskTable {
       const active = key === ui.query.sort;
       cell.classList.toggle('sorted', active);
       cell.setAttribute('aria-sort', active ? (ui.query.dir === 'asc' ? 'ascending' : 'descending') : 'none');
-      if (iconEl !== null) iconEl.className = `codicon sort-icon codicon-${active ? (ui.query.dir === 'asc' ? 'arrow-up' : 'arrow-down') : 'blank'}`;
+      if (iconEl !== null)
+        iconEl.className = `codicon sort-icon codicon-${active ? (ui.query.dir === 'asc' ? 'arrow-up' : 'arrow-down') : 'blank'}`;
     }
     const total = model.mirror.tasks.size;
-    this.countLabel.textContent = rows.length === total ? `${formatCount(total)} task${total === 1 ? '' : 's'}` : `${formatCount(rows.length)} of ${formatCount(total)} tasks`;
+    this.countLabel.textContent =
+      rows.length === total
+        ? `${formatCount(total)} task${total === 1 ? '' : 's'}`
+        : `${formatCount(rows.length)} of ${formatCount(total)} tasks`;
     this.body.setAttribute('aria-rowcount', String(rows.length));
     const filterKey = `${ui.query.filter}\u0000${ui.query.search}`;
     if (!this.restoredScroll && rows.length > 0) {

@@ -30,19 +30,37 @@ export function timelineJumps(app: AppContext, taskId: number): HTMLElement | nu
   if (lane === undefined) return null;
   const tick = app.shownTick();
   const j = app.timeline.jumps(lane, tick);
-  const box = h('div', { class: 'timeline-jumps', attrs: { role: 'group', 'aria-label': `Moments of task #${taskId}` } });
+  const box = h('div', {
+    class: 'timeline-jumps',
+    attrs: { role: 'group', 'aria-label': `Moments of task #${taskId}` },
+  });
   if (j.woken !== null) {
     const by = wakerText(j.woken.by);
-    const b = iconButton('debug-step-back', `Who woke this? Go to tick ${j.woken.tick}, where ${by} completed what task #${taskId} awaits`, () => app.seek(j.woken!.tick), { text: 'Who woke this?', id: 'jump-woken' });
+    const b = iconButton(
+      'debug-step-back',
+      `Who woke this? Go to tick ${j.woken.tick}, where ${by} completed what task #${taskId} awaits`,
+      () => app.seek(j.woken!.tick),
+      { text: 'Who woke this?', id: 'jump-woken' },
+    );
     b.dataset.tick = String(j.woken.tick);
     box.appendChild(b);
   }
-  const created = iconButton('symbol-event', `Created here: go to tick ${j.created}, where task #${taskId} was created`, () => app.seek(j.created), { text: 'Created here', id: 'jump-created' });
+  const created = iconButton(
+    'symbol-event',
+    `Created here: go to tick ${j.created}, where task #${taskId} was created`,
+    () => app.seek(j.created),
+    { text: 'Created here', id: 'jump-created' },
+  );
   created.dataset.tick = String(j.created);
   box.appendChild(created);
   if (j.cancelled !== null) {
     const who = lane.cancelledBy !== undefined ? cancelOriginLabel(lane.cancelledBy, (id) => `task #${id}`) : 'someone';
-    const c = iconButton('circle-slash', `Cancelled by ${who}: go to tick ${j.cancelled.tick}`, () => app.seek(j.cancelled!.tick), { text: 'Cancelled by', id: 'jump-cancelled' });
+    const c = iconButton(
+      'circle-slash',
+      `Cancelled by ${who}: go to tick ${j.cancelled.tick}`,
+      () => app.seek(j.cancelled!.tick),
+      { text: 'Cancelled by', id: 'jump-cancelled' },
+    );
     c.dataset.tick = String(j.cancelled.tick);
     box.appendChild(c);
   }

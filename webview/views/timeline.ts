@@ -20,14 +20,28 @@ import type { AppContext } from '../app-context';
 import { h, icon, iconButton, replace } from '../dom';
 import { STATE_LABELS, awaitingText } from '../state/format';
 import { FIRST_TICK, SEGMENT_KINDS, SEGMENT_LABELS, type SegmentKind } from '../state/timeline-model';
-import { wholeRun, clampWindow, laneRuns, niceStep, panWindow, TickScale, windowShowing, zoomWindow, type AxisMode, type TickWindow } from '../state/timeline-scale';
+import {
+  wholeRun,
+  clampWindow,
+  laneRuns,
+  niceStep,
+  panWindow,
+  TickScale,
+  windowShowing,
+  zoomWindow,
+  type AxisMode,
+  type TickWindow,
+} from '../state/timeline-scale';
 import { visibleRange } from '../virtual-range';
 import { timelineJumps, wakerText } from './timeline-jumps';
 
 export const LANE_HEIGHT = 18;
 const AXIS_HEIGHT = 30;
 
-type Palette = Record<SegmentKind | 'cursor' | 'grid' | 'text' | 'selected' | `mark-${TimelineMarkKind}` | 'border', string>;
+type Palette = Record<
+  SegmentKind | 'cursor' | 'grid' | 'text' | 'selected' | `mark-${TimelineMarkKind}` | 'border',
+  string
+>;
 
 type TimelineMarkKind = TimelineMark['kind'];
 const MARK_KINDS: readonly TimelineMarkKind[] = ['io', 'timer', 'exception', 'cancel'];
@@ -64,17 +78,46 @@ export class TimelineView {
   constructor(private readonly app: AppContext) {
     this.filter = h('input', {
       class: 'tl-filter',
-      attrs: { type: 'search', placeholder: 'Filter lanes (id, name)', 'aria-label': 'Filter the timeline lanes', spellcheck: 'false' },
-      on: { input: () => { this.filterText = this.filter.value; this.app.invalidate(); } },
+      attrs: {
+        type: 'search',
+        placeholder: 'Filter lanes (id, name)',
+        'aria-label': 'Filter the timeline lanes',
+        spellcheck: 'false',
+      },
+      on: {
+        input: () => {
+          this.filterText = this.filter.value;
+          this.app.invalidate();
+        },
+      },
     });
-    this.axisSelect = h('select', { class: 'tl-axis-mode', attrs: { 'aria-label': 'Timeline axis' }, on: { change: () => { this.mode = this.axisSelect.value === 'time' ? 'time' : 'ticks'; this.app.invalidate(); } } },
+    this.axisSelect = h(
+      'select',
+      {
+        class: 'tl-axis-mode',
+        attrs: { 'aria-label': 'Timeline axis' },
+        on: {
+          change: () => {
+            this.mode = this.axisSelect.value === 'time' ? 'time' : 'ticks';
+            this.app.invalidate();
+          },
+        },
+      },
       h('option', { attrs: { value: 'ticks' } }, 'Axis: loop ticks'),
-      h('option', { attrs: { value: 'time' } }, 'Axis: wall time'));
+      h('option', { attrs: { value: 'time' } }, 'Axis: wall time'),
+    );
     this.summary = h('span', { class: 'tl-count', attrs: { 'aria-live': 'polite' } });
     const legend = h('div', { class: 'tl-legend', attrs: { role: 'list', 'aria-label': 'Legend' } });
     for (const k of SEGMENT_KINDS) {
       if (k === 'done') continue;
-      legend.appendChild(h('span', { class: 'tl-legend-item', attrs: { role: 'listitem' } }, h('span', { class: `tl-swatch tl-${k}`, attrs: { 'aria-hidden': 'true' } }), SEGMENT_LABELS[k]));
+      legend.appendChild(
+        h(
+          'span',
+          { class: 'tl-legend-item', attrs: { role: 'listitem' } },
+          h('span', { class: `tl-swatch tl-${k}`, attrs: { 'aria-hidden': 'true' } }),
+          SEGMENT_LABELS[k],
+        ),
+      );
     }
     const toolbar = h(
       'div',
@@ -84,15 +127,40 @@ export class TimelineView {
       this.axisSelect,
       iconButton('zoom-in', 'Zoom in around the viewed tick (+)', () => this.zoom(0.5), { id: 'tl-zoom-in' }),
       iconButton('zoom-out', 'Zoom out (-)', () => this.zoom(2), { id: 'tl-zoom-out' }),
-      iconButton('screen-full', 'Fit the whole run (0)', () => { this.fit = true; this.app.invalidate(); }, { id: 'tl-fit' }),
+      iconButton(
+        'screen-full',
+        'Fit the whole run (0)',
+        () => {
+          this.fit = true;
+          this.app.invalidate();
+        },
+        { id: 'tl-fit' },
+      ),
       this.summary,
     );
-    this.axis = h('canvas', { class: 'tl-axis', attrs: { role: 'img', 'aria-label': 'Tick axis with I/O, timer, exception and cancel marks' } });
+    this.axis = h('canvas', {
+      class: 'tl-axis',
+      attrs: { role: 'img', 'aria-label': 'Tick axis with I/O, timer, exception and cancel marks' },
+    });
     this.lanesCanvas = h('canvas', { class: 'tl-canvas', attrs: { 'aria-hidden': 'true' } });
-    this.labels = h('div', { class: 'tl-labels', attrs: { role: 'listbox', 'aria-label': 'Task lanes (the task at the viewed tick)' } });
+    this.labels = h('div', {
+      class: 'tl-labels',
+      attrs: { role: 'listbox', 'aria-label': 'Task lanes (the task at the viewed tick)' },
+    });
     this.sticky = h('div', { class: 'tl-sticky' }, this.labels, this.lanesCanvas);
     this.spacer = h('div', { class: 'tl-spacer' });
-    this.scroller = h('div', { class: 'tl-scroll', attrs: { tabindex: '0', 'aria-label': 'Timeline lanes: arrows move the viewed tick and the selected lane, + and - zoom' } }, this.sticky, this.spacer);
+    this.scroller = h(
+      'div',
+      {
+        class: 'tl-scroll',
+        attrs: {
+          tabindex: '0',
+          'aria-label': 'Timeline lanes: arrows move the viewed tick and the selected lane, + and - zoom',
+        },
+      },
+      this.sticky,
+      this.spacer,
+    );
     this.empty = h('div', { class: 'empty-note' });
     this.laneDetail = h('div', { class: 'tl-lane-detail', attrs: { 'aria-live': 'polite' } });
     this.element = h(
@@ -113,16 +181,24 @@ export class TimelineView {
       c.addEventListener('pointermove', (e) => {
         if (this.dragging) this.onPointer(e, c, false);
       });
-      c.addEventListener('pointerup', () => { this.dragging = false; });
-      c.addEventListener('pointercancel', () => { this.dragging = false; });
+      c.addEventListener('pointerup', () => {
+        this.dragging = false;
+      });
+      c.addEventListener('pointercancel', () => {
+        this.dragging = false;
+      });
     }
     this.labels.addEventListener('click', (e) => {
       const row = (e.target as Element | null)?.closest('.tl-label[data-task]');
-      if (row instanceof HTMLElement && row.dataset.task !== undefined) this.app.dispatch({ type: 'selectTask', id: Number(row.dataset.task) });
+      if (row instanceof HTMLElement && row.dataset.task !== undefined)
+        this.app.dispatch({ type: 'selectTask', id: Number(row.dataset.task) });
     });
     new ResizeObserver(() => this.draw()).observe(this.scroller);
     // The theme changes by the body's class: read the colours again.
-    new MutationObserver(() => { this.palette = null; this.draw(); }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+    new MutationObserver(() => {
+      this.palette = null;
+      this.draw();
+    }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
   }
 
   /** A new run: the whole run in view again. */
@@ -247,12 +323,20 @@ export class TimelineView {
     const recorded = tl.hasTicks;
     this.empty.hidden = recorded;
     if (!recorded) {
-      replace(this.empty, this.app.data.status.runId === null ? 'Run a crawl or a sample (or open a recording) to see its timeline.' : 'This run is not recorded: turn on the coroscope.record setting and run it again to see its timeline.');
+      replace(
+        this.empty,
+        this.app.data.status.runId === null
+          ? 'Run a crawl or a sample (or open a recording) to see its timeline.'
+          : 'This run is not recorded: turn on the coroscope.record setting and run it again to see its timeline.',
+      );
     }
     const lanes = this.lanes();
-    this.summary.textContent = recorded ? `${lanes.length.toLocaleString('en-US')} lane${lanes.length === 1 ? '' : 's'} · ${tl.lastTick.toLocaleString('en-US')} ticks` : '';
+    this.summary.textContent = recorded
+      ? `${lanes.length.toLocaleString('en-US')} lane${lanes.length === 1 ? '' : 's'} · ${tl.lastTick.toLocaleString('en-US')} ticks`
+      : '';
     // The viewed tick stays in the window when zoomed.
-    if (!this.fit && this.window !== null) this.window = windowShowing(clampWindow(this.window, tl.lastTick), this.app.shownTick(), tl.lastTick);
+    if (!this.fit && this.window !== null)
+      this.window = windowShowing(clampWindow(this.window, tl.lastTick), this.app.shownTick(), tl.lastTick);
     this.draw();
     this.renderLaneDetail();
   }
@@ -328,7 +412,8 @@ export class TimelineView {
         ctx.fillRect(0, y, width, LANE_HEIGHT);
       }
       for (const run of laneRuns(lane, scale, present)) {
-        const full = run.kind === 'running' || run.kind === 'scheduled' || run.kind === 'failed' || run.kind === 'cancelled';
+        const full =
+          run.kind === 'running' || run.kind === 'scheduled' || run.kind === 'failed' || run.kind === 'cancelled';
         ctx.fillStyle = p[run.kind];
         if (full) ctx.fillRect(run.x0, y + 2, run.x1 - run.x0, LANE_HEIGHT - 4);
         else ctx.fillRect(run.x0, y + 5, run.x1 - run.x0, LANE_HEIGHT - 10);
@@ -401,7 +486,11 @@ export class TimelineView {
         ctx.moveTo(x, 12);
         ctx.lineTo(x, AXIS_HEIGHT);
         ctx.stroke();
-        ctx.fillText(ms >= 1000 ? `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s` : `${Math.round(ms)} ms`, x + 2, 1);
+        ctx.fillText(
+          ms >= 1000 ? `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s` : `${Math.round(ms)} ms`,
+          x + 2,
+          1,
+        );
       }
     }
     // Every mark of the window on the axis, one per pixel and kind.
@@ -460,7 +549,8 @@ export class TimelineView {
     if (at.kind === 'notCreated') return `not created yet (created at tick ${lane.createdTick})`;
     if (at.kind === 'ended') return `${STATE_LABELS[at.state].toLowerCase()} (ended at tick ${lane.endTick ?? '?'})`;
     const s = at.segment;
-    if (s.state === 'suspended') return `suspended${s.awaiting !== undefined ? `, awaiting ${awaitingText({ kind: s.awaiting, detail: s.awaitDetail ?? '' })}` : ''}${s.wokenTick !== undefined ? ` (woken at tick ${s.wokenTick} by ${wakerText(s.wokenBy ?? null)})` : ''}`;
+    if (s.state === 'suspended')
+      return `suspended${s.awaiting !== undefined ? `, awaiting ${awaitingText({ kind: s.awaiting, detail: s.awaitDetail ?? '' })}` : ''}${s.wokenTick !== undefined ? ` (woken at tick ${s.wokenTick} by ${wakerText(s.wokenBy ?? null)})` : ''}`;
     return STATE_LABELS[s.state].toLowerCase();
   }
 
@@ -472,10 +562,22 @@ export class TimelineView {
     if (key === this.detailKey) return;
     this.detailKey = key;
     if (lane === undefined) {
-      replace(this.laneDetail, h('span', { class: 'muted' }, 'Select a lane (click it, or the arrows) to see what its task did at the viewed tick and where it came from.'));
+      replace(
+        this.laneDetail,
+        h(
+          'span',
+          { class: 'muted' },
+          'Select a lane (click it, or the arrows) to see what its task did at the viewed tick and where it came from.',
+        ),
+      );
       return;
     }
-    const showStack = iconButton('debug-stackframe', `Show task #${lane.taskId}'s coroutine stack at tick ${tick}`, () => this.app.showTask(lane.taskId), { text: 'Show stack', id: 'tl-show-stack' });
+    const showStack = iconButton(
+      'debug-stackframe',
+      `Show task #${lane.taskId}'s coroutine stack at tick ${tick}`,
+      () => this.app.showTask(lane.taskId),
+      { text: 'Show stack', id: 'tl-show-stack' },
+    );
     replace(
       this.laneDetail,
       icon('symbol-class'),

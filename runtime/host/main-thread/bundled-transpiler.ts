@@ -24,8 +24,16 @@ import { pathToFileURL } from 'node:url';
 interface Sucrase {
   transform(
     code: string,
-    options: { transforms: string[]; filePath: string; sourceMapOptions: { compiledFilename: string }; disableESTransforms: boolean },
-  ): { code: string; sourceMap?: { version: number; file: string; sources: string[]; names: string[]; mappings: string } };
+    options: {
+      transforms: string[];
+      filePath: string;
+      sourceMapOptions: { compiledFilename: string };
+      disableESTransforms: boolean;
+    },
+  ): {
+    code: string;
+    sourceMap?: { version: number; file: string; sources: string[]; names: string[]; mappings: string };
+  };
 }
 const sucrase: unknown = require('sucrase');
 const { transform } = sucrase as Sucrase;

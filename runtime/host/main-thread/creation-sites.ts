@@ -16,7 +16,10 @@ import type { Task } from '../../task';
 import { parseStack } from '../../inspect/traces';
 import { sourcePositions } from '../../inspect/source-positions';
 
-/** The host's and the inspector's files, and the samples' runOnLoop (the sample's line that calls it is): no creation site. */
+/**
+ * The host's and the inspector's files, and the samples' runOnLoop (the sample's line that calls it is): no
+ * creation site.
+ */
 const HOST_FILES = /[\\/]runtime[\\/](inspect|host)[\\/]|[\\/]runtime[\\/]samples[\\/]run-on-loop\.ts$/;
 /** The runtime core's own files (the loop, tasks, the observer fanout): no creation site. */
 const CORE_FILE = /[\\/]runtime[\\/][^\\/]+\.[cm]?ts$/;

@@ -33,26 +33,34 @@ function taskIdsOf(d: Deadlock): number[] {
   return d.nodes.filter((id) => id.startsWith('task:')).map((id) => Number(id.slice('task:'.length)));
 }
 
-
 /** Where a task is suspended: its innermost frame with a position. */
 function suspendedAt(t: Task<unknown>): string {
   try {
     const frames = taskFrames(t).filter((f) => f.file !== null && f.line !== null);
     const own = frames.filter((f) => !/[\\/]runtime[\\/][^\\/]+\.[cm]?[tj]s$/.test(f.file!));
     const inner = own[own.length - 1] ?? frames[frames.length - 1];
-    return inner === undefined ? '' : ` at ${shortSite({ file: inner.file!, line: inner.line!, column: inner.column ?? 1 })}`;
+    return inner === undefined
+      ? ''
+      : ` at ${shortSite({ file: inner.file!, line: inner.line!, column: inner.column ?? 1 })}`;
   } catch {
     return '';
   }
 }
 
 /** The stop a deadlock makes. */
-export function deadlockStopOf(d: Deadlock, taskById: (id: number) => Task<unknown> | undefined): Omit<PauseInfo, 'tick'> {
+export function deadlockStopOf(
+  d: Deadlock,
+  taskById: (id: number) => Task<unknown> | undefined,
+): Omit<PauseInfo, 'tick'> {
   const tasks = taskIdsOf(d)
     .map(taskById)
     .filter((t): t is Task<unknown> => t !== undefined);
   const summary = d.summary ?? d.reason.slice(0, 160);
-  const details = [`Deadlock: ${d.reason}`, '', ...tasks.map((t) => `  ${describeWaitOf(t)}${t.done() ? '' : `, suspended${suspendedAt(t)}`}`)].join('\n');
+  const details = [
+    `Deadlock: ${d.reason}`,
+    '',
+    ...tasks.map((t) => `  ${describeWaitOf(t)}${t.done() ? '' : `, suspended${suspendedAt(t)}`}`),
+  ].join('\n');
   const deadlock: DeadlockStop = { summary, reason: d.reason, details };
   if (d.position !== undefined) deadlock.position = d.position;
   const info: Omit<PauseInfo, 'tick'> = { reason: 'exception', description: `Deadlock: ${summary}`, deadlock };

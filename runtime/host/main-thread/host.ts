@@ -9,7 +9,8 @@
 // failed; `deadlock`) are part of protocol/host-protocol.ts like every other param.
 //
 // Every request's params are narrowed by protocol/host-requests.ts's table before its handler
-// runs, and a bad one is answered with a ProtocolError naming the method and the field; a request that needs a run when there is none, or a
+// runs, and a bad one is answered with a ProtocolError naming the method and the field; a request that needs
+// a run when there is none, or a
 // paused loop when it runs, is answered with a ProtocolError too (codes: badRequest,
 // noRun, notPaused, unknownTask, taskFinished, ...).
 //
@@ -47,10 +48,22 @@ import { compareApproaches, listSamples } from '../../samples/index';
 import { programLoopStates } from '../../inspect/program-loop-states';
 import { HOST_PARAMS_PARSERS, type HostMethodName, type HostParams } from '../../../protocol/host-requests';
 import type { HostAndReplayHostMethods, ReplayHostMethods } from '../../../protocol/replay-host-protocol';
-import { REPLAY_HOST_PARAMS_PARSERS, type ReplayHostMethodName, type ReplayHostParams } from '../../../protocol/replay-host-requests';
+import {
+  REPLAY_HOST_PARAMS_PARSERS,
+  type ReplayHostMethodName,
+  type ReplayHostParams,
+} from '../../../protocol/replay-host-requests';
 
-/** A host serves the public host protocol and, beside it, the replay-host protocol's methods (protocol/replay-host-protocol.ts). */
-export type HostEndpoint = RpcEndpoint<Record<string, never>, HostAndReplayHostMethods, Record<string, never>, HostEvents>;
+/**
+ * A host serves the public host protocol and, beside it, the replay-host protocol's methods
+ * (protocol/replay-host-protocol.ts).
+ */
+export type HostEndpoint = RpcEndpoint<
+  Record<string, never>,
+  HostAndReplayHostMethods,
+  Record<string, never>,
+  HostEvents
+>;
 
 function hostVersion(): string {
   for (const candidate of [join(__dirname, '..', '..', '..', 'package.json'), join(__dirname, '..', 'package.json')]) {
@@ -79,7 +92,12 @@ export class RuntimeHost {
   private run: Run | null = null;
   private nextRunId = 1;
   private readonly breakpoints = new Map<string, Breakpoint[]>();
-  private exceptionBreaks: { taskFailed: boolean; taskCancelled: boolean; urlFailed: boolean; deadlock: boolean } | null = null;
+  private exceptionBreaks: {
+    taskFailed: boolean;
+    taskCancelled: boolean;
+    urlFailed: boolean;
+    deadlock: boolean;
+  } | null = null;
   private readonly hub = new CoroutineHooksHub();
   private readonly tracer = new ExceptionTracer();
   private readonly services: RunServices;
@@ -94,7 +112,8 @@ export class RuntimeHost {
       tracer: this.tracer,
       log: (text) => this.log(text),
     };
-    this.hub.onError = (e) => this.log(`coroutine tracking hook failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    this.hub.onError = (e) =>
+      this.log(`coroutine tracking hook failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     this.serve();
   }
 
@@ -123,13 +142,22 @@ export class RuntimeHost {
   }
 
   /** Serves `method`: its params pass through the method's parser of the table first. */
-  private serveMethod<M extends HostMethodName>(method: M, handler: (params: HostParams<M>) => HostMethods[M]['result'] | Promise<HostMethods[M]['result']>): void {
+  private serveMethod<M extends HostMethodName>(
+    method: M,
+    handler: (params: HostParams<M>) => HostMethods[M]['result'] | Promise<HostMethods[M]['result']>,
+  ): void {
     const parse = HOST_PARAMS_PARSERS[method];
     this.endpoint.handle(method, (raw) => handler(parse(raw)));
   }
 
-  /** Serves replay-host method `method` (a line replay host's, or its worker's for one): its params pass through the replay-host table's parser first. */
-  private serveReplayMethod<M extends ReplayHostMethodName>(method: M, handler: (params: ReplayHostParams<M>) => ReplayHostMethods[M]['result'] | Promise<ReplayHostMethods[M]['result']>): void {
+  /**
+   * Serves replay-host method `method` (a line replay host's, or its worker's for one): its params pass
+   * through the replay-host table's parser first.
+   */
+  private serveReplayMethod<M extends ReplayHostMethodName>(
+    method: M,
+    handler: (params: ReplayHostParams<M>) => ReplayHostMethods[M]['result'] | Promise<ReplayHostMethods[M]['result']>,
+  ): void {
     const parse = REPLAY_HOST_PARAMS_PARSERS[method];
     this.endpoint.handle(method, (raw) => handler(parse(raw)));
   }
@@ -155,8 +183,13 @@ export class RuntimeHost {
     serve('hello', (p) => {
       if (p.protocolVersion !== PROTOCOL_VERSION) {
         // What changed since the client's version, so that an old client's author knows what to update.
-        const changes = Object.entries(PROTOCOL_HISTORY).filter(([v]) => Number(v) > p.protocolVersion && Number(v) <= PROTOCOL_VERSION).map(([v, what]) => `version ${v}: ${what}`);
-        throw new ProtocolError(`hello: this host speaks protocol version ${PROTOCOL_VERSION}, the client ${p.protocolVersion}${changes.length > 0 ? ` (${changes.join('; ')})` : ''}`, 'versionMismatch');
+        const changes = Object.entries(PROTOCOL_HISTORY)
+          .filter(([v]) => Number(v) > p.protocolVersion && Number(v) <= PROTOCOL_VERSION)
+          .map(([v, what]) => `version ${v}: ${what}`);
+        throw new ProtocolError(
+          `hello: this host speaks protocol version ${PROTOCOL_VERSION}, the client ${p.protocolVersion}${changes.length > 0 ? ` (${changes.join('; ')})` : ''}`,
+          'versionMismatch',
+        );
       }
       return { protocolVersion: PROTOCOL_VERSION, hostVersion: hostVersion(), pid: process.pid };
     });
@@ -166,7 +199,9 @@ export class RuntimeHost {
     serve('saveRecording', (p) => saveRecording(this.requireRun('saveRecording'), p.path));
     serve('openRecording', (p) => {
       // Like a launch, it replaces the current run: serialised with launches.
-      const job = this.launching.then(() => this.openRecorded(p.path, p.midTick === true, p.unshown === true, p.live === true));
+      const job = this.launching.then(() =>
+        this.openRecorded(p.path, p.midTick === true, p.unshown === true, p.live === true),
+      );
       this.launching = job.catch(() => undefined);
       return job;
     });
@@ -177,7 +212,9 @@ export class RuntimeHost {
     serveReplay('replayLineTick', (p) => this.requireRun('replayLineTick').replayLineTick(p.tick));
     serveReplay('scanTicks', (p) => this.requireRun('scanTicks').scanTicks(p));
     serveReplay('writeReplayCopy', (p) => writeReplayCopy(this.requireRun('writeReplayCopy'), p.path));
-    serveReplay('writeRecordingGrowth', (p) => writeRecordingGrowth(this.requireRun('writeRecordingGrowth'), p.path, p.from));
+    serveReplay('writeRecordingGrowth', (p) =>
+      writeRecordingGrowth(this.requireRun('writeRecordingGrowth'), p.path, p.from),
+    );
     serveReplay('growRecording', (p) => {
       const growth = readRecordingGrowth(p.path);
       return { ticks: this.requireRun('growRecording').growInPlace(growth, p.live) };
@@ -206,7 +243,8 @@ export class RuntimeHost {
     serve('stepTick', () =>
       control(async () => {
         const run = this.requireActiveRun('stepTick');
-        if (!run.controller.isPaused()) throw new ProtocolError('stepTick: the loop is running: pause first', 'notPaused');
+        if (!run.controller.isPaused())
+          throw new ProtocolError('stepTick: the loop is running: pause first', 'notPaused');
         run.releaseEntry();
         return { tick: await run.controller.stepTick() };
       }),
@@ -252,7 +290,8 @@ export class RuntimeHost {
     });
 
     // The inspection requests answer for the moment the views show: the present, or a past tick (seekTick).
-    // A past tick whose replay is under way: the table and a stack by function names come from the log at once; what needs the replayed program waits for it.
+    // A past tick whose replay is under way: the table and a stack by function names come from the log at
+    // once; what needs the replayed program waits for it.
     serve('snapshot', (p) => {
       const run = this.requireRun('snapshot');
       return run.momentNow()?.snapshot() ?? run.snapshot(p.since);
@@ -262,13 +301,18 @@ export class RuntimeHost {
       const run = this.requireRun('taskDetail');
       const locals = (p.locals ?? true) && run.inspect;
       const now = run.momentNow();
-      // A past moment knows no creation sites: the run's (the same at every moment), so each view of the task says the same.
-      const sited = (d: TaskDetail): TaskDetail => (d.createdAt !== null ? d : { ...d, createdAt: run.creationSiteById(d.task.id) });
-      if (now instanceof RecordedMoment && (!locals || p.fromLogMeanwhile === true)) return sited(now.taskDetail(p.taskId));
+      // A past moment knows no creation sites: the run's (the same at every moment), so each view of the task
+      // says the same.
+      const sited = (d: TaskDetail): TaskDetail =>
+        d.createdAt !== null ? d : { ...d, createdAt: run.creationSiteById(d.task.id) };
+      if (now instanceof RecordedMoment && (!locals || p.fromLogMeanwhile === true))
+        return sited(now.taskDetail(p.taskId));
       return run.withReplayed('taskDetail', (m) => sited(m.taskDetail(p.taskId, locals)));
     });
 
-    serve('variables', (p) => this.requireRun('variables').withReplayed('variables', (m) => ({ variables: m.variables.children(p.handle) })));
+    serve('variables', (p) =>
+      this.requireRun('variables').withReplayed('variables', (m) => ({ variables: m.variables.children(p.handle) })),
+    );
 
     serve('graph', () => this.requireRun('graph').withReplayed('graph', (m) => m.graph()));
 
@@ -286,37 +330,46 @@ export class RuntimeHost {
       return { lints: run.lints.lints() };
     });
 
-    serve('evaluate', (p) => this.requireRun('evaluate').withReplayed('evaluate', (run) => {
-      const { expression, taskId, frameIndex } = p;
-      if (taskId === undefined) {
-        const live = run.liveTasks();
-        const bindings: Array<readonly [string, unknown]> = [
-          ['loop', run.loop],
-          ['tasks', live],
-          ['task', (id: number) => live.find((t) => t.id === id)],
-          ['crawler', run.crawler],
-        ];
-        return run.variables.evaluate(expression, bindings, undefined, null);
-      }
-      const task = run.liveTask(taskId, 'evaluate');
-      const sink = run.variables.newGroup();
-      const frames = taskFrames(task, { locals: true, handles: sink });
-      if (frames.length === 0) throw new ProtocolError(`evaluate: task #${taskId} has no frames to evaluate in (inspection off, or not started)`);
-      const index = frameIndex ?? frames.length - 1;
-      const frame = frames[index];
-      if (frame === undefined) throw new ProtocolError(`evaluate: task #${taskId} has frames 0..${frames.length - 1}, not ${index}`);
-      const bindings: Array<readonly [string, unknown]> = [];
-      let self: unknown = undefined;
-      const cut: string[] = [];
-      for (const l of frame.locals ?? []) {
-        const v = run.variables.valueOfLocal(l);
-        if (v.cut) cut.push(l.name);
-        if (l.name === 'this') self = v.value;
-        else bindings.push([l.name, v.value]);
-      }
-      const note = cut.length > 0 && cut.some((n) => new RegExp(`\\b${n.replace(/\$/g, '\\$')}\\b`).test(expression)) ? `${cut.join(', ')} passed as cut previews` : null;
-      return run.variables.evaluate(expression, bindings, self, note);
-    }));
+    serve('evaluate', (p) =>
+      this.requireRun('evaluate').withReplayed('evaluate', (run) => {
+        const { expression, taskId, frameIndex } = p;
+        if (taskId === undefined) {
+          const live = run.liveTasks();
+          const bindings: Array<readonly [string, unknown]> = [
+            ['loop', run.loop],
+            ['tasks', live],
+            ['task', (id: number) => live.find((t) => t.id === id)],
+            ['crawler', run.crawler],
+          ];
+          return run.variables.evaluate(expression, bindings, undefined, null);
+        }
+        const task = run.liveTask(taskId, 'evaluate');
+        const sink = run.variables.newGroup();
+        const frames = taskFrames(task, { locals: true, handles: sink });
+        if (frames.length === 0)
+          throw new ProtocolError(
+            `evaluate: task #${taskId} has no frames to evaluate in (inspection off, or not started)`,
+          );
+        const index = frameIndex ?? frames.length - 1;
+        const frame = frames[index];
+        if (frame === undefined)
+          throw new ProtocolError(`evaluate: task #${taskId} has frames 0..${frames.length - 1}, not ${index}`);
+        const bindings: Array<readonly [string, unknown]> = [];
+        let self: unknown = undefined;
+        const cut: string[] = [];
+        for (const l of frame.locals ?? []) {
+          const v = run.variables.valueOfLocal(l);
+          if (v.cut) cut.push(l.name);
+          if (l.name === 'this') self = v.value;
+          else bindings.push([l.name, v.value]);
+        }
+        const note =
+          cut.length > 0 && cut.some((n) => new RegExp(`\\b${n.replace(/\$/g, '\\$')}\\b`).test(expression))
+            ? `${cut.join(', ')} passed as cut previews`
+            : null;
+        return run.variables.evaluate(expression, bindings, self, note);
+      }),
+    );
 
     serve('cancelTask', (p) => {
       const run = this.requireActiveRun('cancelTask');
@@ -324,7 +377,10 @@ export class RuntimeHost {
       try {
         return { cancelled: cancelTaskAs(task, p.by, p.message ?? `cancelled by the ${p.by}`) };
       } catch (err) {
-        throw new ProtocolError(`cancelTask: cancelling task #${task.id} failed: ${err instanceof Error ? err.message : String(err)}`, 'cancelFailed');
+        throw new ProtocolError(
+          `cancelTask: cancelling task #${task.id} failed: ${err instanceof Error ? err.message : String(err)}`,
+          'cancelFailed',
+        );
       }
     });
 
@@ -342,18 +398,27 @@ export class RuntimeHost {
   }
 
   /** openRecording: the recording becomes the current run (finished, seekable), shown at its last tick. */
-  private async openRecorded(path: string, midTick: boolean, unshown = false, live = false): Promise<HostMethods['openRecording']['result']> {
+  private async openRecorded(
+    path: string,
+    midTick: boolean,
+    unshown = false,
+    live = false,
+  ): Promise<HostMethods['openRecording']['result']> {
     const opened = openRecording(path, midTick);
-    // A line replay host given the same live run's recording again (followed, at a stop, at its end): its run grows, its checkpoints kept.
+    // A line replay host given the same live run's recording again (followed, at a stop, at its end): its run
+    // grows, its checkpoints kept.
     const current = this.run;
-    if ((midTick || unshown) && current !== null && current.growOpened(opened, live)) return { ...opened.info, runId: current.id };
+    if ((midTick || unshown) && current !== null && current.growOpened(opened, live))
+      return { ...opened.info, runId: current.id };
     await this.stopRun();
     await this.run?.release();
-    // An opened recording is always inspected, and its replays (checkpoints start at once) record frames as it did: tracking goes on first.
+    // An opened recording is always inspected, and its replays (checkpoints start at once) record frames as
+    // it did: tracking goes on first.
     this.setInspection(true);
     const run = await Run.opened(this.nextRunId++, path, opened, this.services, live);
     this.run = run;
-    // A mid-tick recording (a line replay's) is walked line by line, a replay host's copy searched: neither is shown at a tick.
+    // A mid-tick recording (a line replay's) is walked line by line, a replay host's copy searched: neither
+    // is shown at a tick.
     if (opened.info.ticks > 0 && !midTick && !unshown) await run.seekTick(null);
     return { ...opened.info, runId: run.id };
   }
@@ -364,7 +429,11 @@ export class RuntimeHost {
     const inspect = options.inspect ?? true;
     this.setInspection(inspect);
     const run = new Run(this.nextRunId++, target, options, this.services);
-    if (this.exceptionBreaks !== null && options.breakOnTaskFailed === undefined && options.breakOnTaskCancelled === undefined) {
+    if (
+      this.exceptionBreaks !== null &&
+      options.breakOnTaskFailed === undefined &&
+      options.breakOnTaskCancelled === undefined
+    ) {
       run.controller.setExceptionBreaks(this.exceptionBreaks.taskFailed, this.exceptionBreaks.taskCancelled);
     }
     run.breakOnUrlFailed = this.exceptionBreaks?.urlFailed ?? false;
@@ -395,7 +464,10 @@ export class RuntimeHost {
       const errors = run.crawler.errors;
       const failure = errors.find((x) => new URL(x.url).pathname === SITE_PATHS.broken) ?? errors[0];
       if (failure === undefined) {
-        throw new ProtocolError(`traces: no URL has failed in run ${run.id} yet (${run.crawler.progress().done} fetched); the pair of traces comes once one does`, 'noFailure');
+        throw new ProtocolError(
+          `traces: no URL has failed in run ${run.id} yet (${run.crawler.progress().done} fetched); the pair of traces comes once one does`,
+          'noFailure',
+        );
       }
       try {
         return { ...(await tracePair(failure.url, { coroutineError: failure.error })), runId: run.id };

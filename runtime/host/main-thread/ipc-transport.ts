@@ -17,7 +17,8 @@ export class IpcTransport implements Transport {
 
   constructor(proc: NodeJS.Process = process) {
     this.proc = proc;
-    if (typeof proc.send !== 'function') throw new Error('the runtime host must be started with an IPC channel (child_process.fork)');
+    if (typeof proc.send !== 'function')
+      throw new Error('the runtime host must be started with an IPC channel (child_process.fork)');
     proc.on('message', (m: unknown) => {
       for (const r of this.receivers) r(m);
     });

@@ -38,7 +38,14 @@ export const DEADLINE_MESSAGE = 'crawl deadline';
 
 /** The crawler's options of a launch. */
 export function crawlerOptions(options: LaunchOptions): CrawlerOptions {
-  const out: CrawlerOptions = { maxTasks: options.maxTasks, maxRedirect: options.maxRedirect, maxTries: options.maxTries, exclude: options.exclude ?? null, strict: options.strict, robots: options.robots };
+  const out: CrawlerOptions = {
+    maxTasks: options.maxTasks,
+    maxRedirect: options.maxRedirect,
+    maxTries: options.maxTries,
+    exclude: options.exclude ?? null,
+    strict: options.strict,
+    robots: options.robots,
+  };
   if (options.maxPages !== undefined) out.maxPages = options.maxPages;
   if (options.maxDepth !== undefined) out.maxDepth = options.maxDepth;
   // Only the total is set (the session's own connect and read timeouts stay), as the CLI's --timeout always did.
@@ -49,7 +56,10 @@ export function crawlerOptions(options: LaunchOptions): CrawlerOptions {
 /** The signals the CLI ends a crawl on (a recording of a crawl one interrupted names it). */
 export type CrawlSignal = 'SIGINT' | 'SIGTERM';
 
-/** The CLI's cancel of its crawl on a signal: made by the CLI, and again by every replay of its recording (the CLI's and the host's). */
+/**
+ * The CLI's cancel of its crawl on a signal: made by the CLI, and again by every replay of its recording (the
+ * CLI's and the host's).
+ */
 export function cancelOnSignal(task: Task<unknown>, signal: NodeJS.Signals): void {
   cancelTaskAs(task, 'cli', `interrupted (${signal})`);
 }
@@ -59,7 +69,10 @@ export function cancelOnSignal(task: Task<unknown>, signal: NodeJS.Signals): voi
  * cancelFromOutside): each as its asked cancel says (`asked()`: the recording's list so far,
  * asked-cancels.ts: the tool and its message), else as the CLI's signal did, else by no one.
  */
-export function outsideCanceller(asked: () => ReadonlyArray<AskedCancel | null> | null | undefined, signal: NodeJS.Signals | null): (task: Task<unknown>, noTask: number) => void {
+export function outsideCanceller(
+  asked: () => ReadonlyArray<AskedCancel | null> | null | undefined,
+  signal: NodeJS.Signals | null,
+): (task: Task<unknown>, noTask: number) => void {
   return (task, noTask) => {
     const a = asked()?.[noTask];
     if (a !== undefined && a !== null) cancelTaskAs(task, a.by, a.message);
@@ -93,13 +106,23 @@ function armWithTask(loop: EventLoop, task: Task<unknown>, seconds: number | und
  * startReplayed or the host's own sample runner). `siteUrl`: the demo site's address the
  * crawl goes to (the live one, or the recorded one in a replay).
  */
-export function startMain(loop: EventLoop, target: LaunchTarget, options: LaunchOptions, siteUrl: string | null, hooks: MainHooks = {}): StartedMain {
+export function startMain(
+  loop: EventLoop,
+  target: LaunchTarget,
+  options: LaunchOptions,
+  siteUrl: string | null,
+  hooks: MainHooks = {},
+): StartedMain {
   switch (target.kind) {
     case 'crawl':
     case 'demo': {
-      if (target.kind === 'demo' && siteUrl === null) throw new RecordingError('a demo crawl needs its demo site\'s address');
+      if (target.kind === 'demo' && siteUrl === null)
+        throw new RecordingError("a demo crawl needs its demo site's address");
       const roots = target.kind === 'demo' ? [siteUrl!] : target.urls;
-      const crawler = new Crawler(roots, { ...crawlerOptions(options), ...(hooks.onStatistic !== undefined ? { onStatistic: hooks.onStatistic } : {}) });
+      const crawler = new Crawler(roots, {
+        ...crawlerOptions(options),
+        ...(hooks.onStatistic !== undefined ? { onStatistic: hooks.onStatistic } : {}),
+      });
       const task = loop.createTask(crawler.crawl(), { name: 'crawl' });
       armWithTask(loop, task, options.deadline, () => cancelTaskAs(task, 'deadline', DEADLINE_MESSAGE));
       armWithTask(loop, task, options.dumpTasksAfter, () => hooks.onDumpTime?.());
@@ -115,11 +138,21 @@ export function startMain(loop: EventLoop, target: LaunchTarget, options: Launch
 }
 
 /** The recorded program started again on a replay's loop, exactly as it was started. */
-export function startReplayed(loop: EventLoop, target: LaunchTarget, options: LaunchOptions, siteUrl: string | null, inputs: SampleInputs = {}): { crawler: Crawler | null; completion: Promise<unknown> } {
+export function startReplayed(
+  loop: EventLoop,
+  target: LaunchTarget,
+  options: LaunchOptions,
+  siteUrl: string | null,
+  inputs: SampleInputs = {},
+): { crawler: Crawler | null; completion: Promise<unknown> } {
   if (target.kind === 'sample') {
     const sample = findHostSample(target.id);
-    if (sample.ownLoop) throw new RecordingError(`sample ${target.id} runs a loop of its own, which is not recorded: its past cannot be replayed`);
-    // What the run measured outside its loop, as it measured it (a recording from before they were kept: measured again).
+    if (sample.ownLoop)
+      throw new RecordingError(
+        `sample ${target.id} runs a loop of its own, which is not recorded: its past cannot be replayed`,
+      );
+    // What the run measured outside its loop, as it measured it (a recording from before they were kept:
+    // measured again).
     const measured = (name: string, measure: () => number): number => inputs[name] ?? measure();
     return { crawler: null, completion: sample.run({ siteUrl: siteUrl ?? '', loop, log: () => undefined, measured }) };
   }
@@ -138,7 +171,10 @@ export interface RecordedProgram {
   readonly siteUrl: string | null;
   /** Recorded with frames (coroutine tracking on): a replay must track alike. */
   readonly frames: boolean;
-  /** The signal that interrupted the recorded CLI crawl: the cancel from outside the loop its replays make again (cancelOnSignal). */
+  /**
+   * The signal that interrupted the recorded CLI crawl: the cancel from outside the loop its replays make
+   * again (cancelOnSignal).
+   */
   readonly signal?: CrawlSignal;
   /** A sample's numbers measured outside its loop (SampleInputs): its replays run by the same. */
   readonly inputs?: SampleInputs;
@@ -146,37 +182,72 @@ export interface RecordedProgram {
 
 /** The metadata's `program` for a run of `p` (its kind first: the file's readers list it). */
 export function recordedProgram(p: RecordedProgram): { kind: string; [key: string]: unknown } {
-  return { kind: p.target.kind, target: p.target, options: p.options, siteUrl: p.siteUrl, frames: p.frames, ...(p.signal !== undefined ? { signal: p.signal } : {}), ...(p.inputs !== undefined && Object.keys(p.inputs).length > 0 ? { inputs: p.inputs } : {}) };
+  return {
+    kind: p.target.kind,
+    target: p.target,
+    options: p.options,
+    siteUrl: p.siteUrl,
+    frames: p.frames,
+    ...(p.signal !== undefined ? { signal: p.signal } : {}),
+    ...(p.inputs !== undefined && Object.keys(p.inputs).length > 0 ? { inputs: p.inputs } : {}),
+  };
 }
 
 /** The program a recording names, checked as a launch is (`file` is named in every error). */
-export function readRecordedProgram(program: { readonly kind: string; readonly [key: string]: unknown }, file: string): RecordedProgram {
+export function readRecordedProgram(
+  program: { readonly kind: string; readonly [key: string]: unknown },
+  file: string,
+): RecordedProgram {
   const frames = program.frames === true;
-  if (program.target === undefined) throw new RecordingError(`${file} records a ${program.kind} run that names no launch: it cannot be started again`);
+  if (program.target === undefined)
+    throw new RecordingError(`${file} records a ${program.kind} run that names no launch: it cannot be started again`);
   let launch: { target: LaunchTarget; options: LaunchOptions };
   try {
     launch = HOST_PARAMS_PARSERS.launch({ target: program.target, options: program.options });
   } catch (e) {
-    throw new RecordingError(`${file} is corrupt: the launch it records is not valid (${e instanceof Error ? e.message : String(e)})`);
+    throw new RecordingError(
+      `${file} is corrupt: the launch it records is not valid (${e instanceof Error ? e.message : String(e)})`,
+    );
   }
   const siteUrl = typeof program.siteUrl === 'string' ? program.siteUrl : null;
-  if (launch.target.kind === 'demo' && siteUrl === null) throw new RecordingError(`${file} is corrupt: it records a demo crawl without the demo site's address`);
+  if (launch.target.kind === 'demo' && siteUrl === null)
+    throw new RecordingError(`${file} is corrupt: it records a demo crawl without the demo site's address`);
   // Roots a crawl could not start from are refused here, not by the Crawler at the replay's start.
   const roots = launch.target.kind === 'demo' ? [siteUrl!] : launch.target.kind === 'crawl' ? launch.target.urls : [];
   for (const root of roots) {
     try {
       parseRoot(root);
     } catch (e) {
-      throw new RecordingError(`${file} is corrupt: a crawl cannot start from the root it records (${e instanceof Error ? e.message : String(e)})`);
+      throw new RecordingError(
+        `${file} is corrupt: a crawl cannot start from the root it records (${e instanceof Error ? e.message : String(e)})`,
+      );
     }
   }
   const signal = program.signal === 'SIGINT' || program.signal === 'SIGTERM' ? program.signal : undefined;
-  if (program.signal !== undefined && signal === undefined) throw new RecordingError(`${file} is corrupt: the signal it records (${JSON.stringify(program.signal)}) is not one the CLI ends a crawl on`);
+  if (program.signal !== undefined && signal === undefined)
+    throw new RecordingError(
+      `${file} is corrupt: the signal it records (${JSON.stringify(program.signal)}) is not one the CLI ends a crawl on`,
+    );
   let inputs: Record<string, number> | undefined;
   if (program.inputs !== undefined) {
     const given = program.inputs;
-    if (typeof given !== 'object' || given === null || Array.isArray(given) || !Object.values(given).every((v) => typeof v === 'number' && Number.isFinite(v))) throw new RecordingError(`${file} is corrupt: the numbers its sample measured (${JSON.stringify(given)}) are not numbers by name`);
+    if (
+      typeof given !== 'object' ||
+      given === null ||
+      Array.isArray(given) ||
+      !Object.values(given).every((v) => typeof v === 'number' && Number.isFinite(v))
+    )
+      throw new RecordingError(
+        `${file} is corrupt: the numbers its sample measured (${JSON.stringify(given)}) are not numbers by name`,
+      );
     inputs = { ...(given as Record<string, number>) };
   }
-  return { target: launch.target, options: { ...launch.options, inspect: frames }, siteUrl, frames, ...(signal !== undefined ? { signal } : {}), ...(inputs !== undefined ? { inputs } : {}) };
+  return {
+    target: launch.target,
+    options: { ...launch.options, inspect: frames },
+    siteUrl,
+    frames,
+    ...(signal !== undefined ? { signal } : {}),
+    ...(inputs !== undefined ? { inputs } : {}),
+  };
 }

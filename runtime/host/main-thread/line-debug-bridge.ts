@@ -58,20 +58,31 @@ function startWorker(script: string, options: ConstructorParameters<typeof Worke
   try {
     tsx = createRequire(script).resolve('tsx/cjs/api');
   } catch {
-    throw new Error(`the line debugger's worker cannot run ${script}: it is TypeScript and tsx is not installed beside it (build the bundle: npm run build)`);
+    throw new Error(
+      `the line debugger's worker cannot run ${script}: it is TypeScript and tsx is not installed beside it (build the bundle: npm run build)`,
+    );
   }
   const boot = `const { register } = require(${JSON.stringify(tsx)}); register(); require(${JSON.stringify(script)});`;
-  return new Worker(boot, { ...options, eval: true, execArgv: (options.execArgv ?? []).filter((a, i, all) => a !== '--import' && all[i - 1] !== '--import' && !a.startsWith('--import=')) });
+  return new Worker(boot, {
+    ...options,
+    eval: true,
+    execArgv: (options.execArgv ?? []).filter(
+      (a, i, all) => a !== '--import' && all[i - 1] !== '--import' && !a.startsWith('--import='),
+    ),
+  });
 }
 
 /**
  * The worker's script for host script `hostScript`: the worker's own bundle beside it
  * (dist/line-debug-worker.js, a seventh of the host's: the worker loads only the line debugger
  * and the protocol, not the runtime, the crawler and the samples), or, for a TypeScript source
- * (tsx), its entry in the worker's folder (runtime/host/worker/); the host's own script where neither is there (a host bundled alone).
+ * (tsx), its entry in the worker's folder (runtime/host/worker/); the host's own script where neither is
+ * there (a host bundled alone).
  */
 export function lineDebugWorkerScript(hostScript: string): string {
-  const own = /\.[cm]?ts$/.test(hostScript) ? join(dirname(hostScript), '..', 'worker', 'line-debug-worker-main.ts') : join(dirname(hostScript), 'line-debug-worker.js');
+  const own = /\.[cm]?ts$/.test(hostScript)
+    ? join(dirname(hostScript), '..', 'worker', 'line-debug-worker-main.ts')
+    : join(dirname(hostScript), 'line-debug-worker.js');
   return existsSync(own) ? own : hostScript;
 }
 
@@ -82,9 +93,15 @@ export class LineDebugBridge implements Transport {
   private captured: unknown[] | null = null;
   private disconnected: (() => void) | null = null;
   private closed = false;
-  /** The worker's own requests (negative ids) it withdrew before this thread read them (withdraw: a feed at a line stop): dropped unread. */
+  /**
+   * The worker's own requests (negative ids) it withdrew before this thread read them (withdraw: a feed at a
+   * line stop): dropped unread.
+   */
   private readonly withdrawn = new Set<number>();
-  /** The id of the last of the worker's own requests this thread has read (0: none yet); theirs go -1, -2, ... in the order sent. */
+  /**
+   * The id of the last of the worker's own requests this thread has read (0: none yet); theirs go -1, -2, ...
+   * in the order sent.
+   */
   private lastAskRead = 0;
 
   /** `host`: the host's script (a line replay host is started from it) and its worker's (lineDebugWorkerScript). */
@@ -92,8 +109,20 @@ export class LineDebugBridge implements Transport {
     // The worker counts the time it holds this thread stopped on a line (see held-time.ts).
     const held = new SharedArrayBuffer(HELD_TIME_BYTES);
     shareHeldTime(held);
-    // The host's script, arguments and node options go to the worker too: it starts line replay hosts (line-replay-host.ts) alike, and knows when it is one.
-    this.worker = startWorker(host.worker, { workerData: { coroscopeLineDebugFd: fd, coroscopeHeldTime: held, coroscopeHostScript: host.script, coroscopeHostExecArgv: execArgv }, execArgv, argv: process.argv.slice(2), stdout: false, stderr: false });
+    // The host's script, arguments and node options go to the worker too: it starts line replay hosts
+    // (line-replay-host.ts) alike, and knows when it is one.
+    this.worker = startWorker(host.worker, {
+      workerData: {
+        coroscopeLineDebugFd: fd,
+        coroscopeHeldTime: held,
+        coroscopeHostScript: host.script,
+        coroscopeHostExecArgv: execArgv,
+      },
+      execArgv,
+      argv: process.argv.slice(2),
+      stdout: false,
+      stderr: false,
+    });
     this.worker.on('message', (m: unknown) => {
       if (isBridgeControl(m)) {
         if (m.bridge === 'closed') this.markClosed(m.reason);
@@ -112,7 +141,10 @@ export class LineDebugBridge implements Transport {
   }
 
   /** Installs the handle the worker calls while this thread is stopped. */
-  attach(endpoint: Pick<RpcEndpoint<object, object, object, object>, 'receiveNow'>, currentRun: () => Run | null): void {
+  attach(
+    endpoint: Pick<RpcEndpoint<object, object, object, object>, 'receiveNow'>,
+    currentRun: () => Run | null,
+  ): void {
     /** The loop a stop is in: the run's, or the line replay's traced one while it runs. */
     const loopNow = (): EventLoop | null => {
       const run = currentRun();
@@ -131,7 +163,8 @@ export class LineDebugBridge implements Transport {
         return JSON.stringify(out);
       },
       current: (): number | null => loopNow()?.currentTask()?.id ?? null,
-      // False while another loop runs a tick: a replay of the run's past (run-rewind.ts) runs the same code, and must not stop on its lines.
+      // False while another loop runs a tick: a replay of the run's past (run-rewind.ts) runs the same code,
+      // and must not stop on its lines.
       // True in the tick a line replay host traces (replayLineTick): the line replay stops there.
       live: (): boolean => {
         const running = runningLoopOrNull();
@@ -146,9 +179,15 @@ export class LineDebugBridge implements Transport {
       where: (): { taskId: number | null; taskName: string | null; tick: number; recorded: boolean } => {
         const loop = loopNow();
         const task = loop?.currentTask() ?? null;
-        return { taskId: task?.id ?? null, taskName: task === null ? null : `${task.name}`, tick: loop?.tickCount() ?? 0, recorded: currentRun()?.recorded === true };
+        return {
+          taskId: task?.id ?? null,
+          taskName: task === null ? null : `${task.name}`,
+          tick: loop?.tickCount() ?? 0,
+          recorded: currentRun()?.recorded === true,
+        };
       },
-      // A breakpoint search's scan breakpoints (hit-scan.ts): the breakpoints of `location` whose condition held; true pauses here.
+      // A breakpoint search's scan breakpoints (hit-scan.ts): the breakpoints of `location` whose condition
+      // held; true pauses here.
       scanHit: (location: number, met: boolean[]): boolean => {
         const scan = currentRun()?.hitScan ?? null;
         return scan !== null && runningLoopOrNull() === scan.loop && scan.hit(location, met);
@@ -158,7 +197,8 @@ export class LineDebugBridge implements Transport {
       scanMarked: (matched: boolean): boolean => currentRun()?.hitScan?.markerSeen(matched) ?? false,
       // ... and on a pause where a forward search ends (true: the live line stop, nothing after it counts).
       scanUntil: (reached: boolean): boolean => currentRun()?.hitScan?.untilSeen(reached) ?? false,
-      // The line replay (line-replay-host.ts): the run's recording through the start of the tick stopped in, for the replay host.
+      // The line replay (line-replay-host.ts): the run's recording through the start of the tick stopped in,
+      // for the replay host.
       writeMidTick: (path: string): { runId: number; ticks: number; midTick: boolean } | { refused: string } => {
         const run = currentRun();
         if (run === null) return { refused: 'nothing is running' };
@@ -168,20 +208,27 @@ export class LineDebugBridge implements Transport {
           return { refused: e instanceof Error ? e.message : String(e) };
         }
       },
-      // The worker withdraws a request of its own it sent before this thread stopped (a feed of the line replay host that a line stop made needless): true when it was not read yet, and never will be.
+      // The worker withdraws a request of its own it sent before this thread stopped (a feed of the line
+      // replay host that a line stop made needless): true when it was not read yet, and never will be.
       withdraw: (id: number): boolean => this.withdraw(id),
-      // Each live task's steps run so far (id, name, steps): a line step across a suspension tells from two of these which tasks ran meanwhile.
-      stepCounts: (): Array<[number, string, number]> => (currentRun()?.liveTasks() ?? []).map((t): [number, string, number] => [t.id, t.name, t.steps()]),
+      // Each live task's steps run so far (id, name, steps): a line step across a suspension tells from two
+      // of these which tasks ran meanwhile.
+      stepCounts: (): Array<[number, string, number]> =>
+        (currentRun()?.liveTasks() ?? []).map((t): [number, string, number] => [t.id, t.name, t.steps()]),
       suspension: (taskId: number, yielded: unknown): string => {
         const run = currentRun();
         const task = run?.liveTasks().find((t) => t.id === taskId);
         if (run === undefined || run === null || task === undefined) return `task #${taskId} ended`;
         // Called just after the task's step returned: what it yielded is what it will wait on.
         const awaiting = isFuture(yielded) ? awaitInfoOf(yielded) : (summarizeTasks([task])[0]?.awaiting ?? null);
-        const on = awaiting === null ? 'the loop' : `${awaiting.kind}${awaiting.detail !== '' ? ` (${awaiting.detail})` : ''}`;
+        const on =
+          awaiting === null ? 'the loop' : `${awaiting.kind}${awaiting.detail !== '' ? ` (${awaiting.detail})` : ''}`;
         // The next task step the loop will run: where "follow the loop" lands.
-        const following = run.loop[inspect]().scheduledSteps().find((step) => step.task.id !== taskId);
-        const next = following === undefined ? 'the loop waits for I/O or a timer' : `the loop runs ${following.task.name}`;
+        const following = run.loop[inspect]()
+          .scheduledSteps()
+          .find((step) => step.task.id !== taskId);
+        const next =
+          following === undefined ? 'the loop waits for I/O or a timer' : `the loop runs ${following.task.name}`;
         return `${task.name} suspended on ${on}; ${next}`;
       },
     };

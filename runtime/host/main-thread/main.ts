@@ -1,4 +1,5 @@
-// Runs on a runtime host's main thread: the host process's entry (and its worker's script where dist/line-debug-worker.js is missing).
+// Runs on a runtime host's main thread: the host process's entry (and its worker's script where
+// dist/line-debug-worker.js is missing).
 //
 // The runtime host process (bundled to dist/runtime-host.js): forked by a client with an IPC
 // channel (child_process.fork), it serves the runtime host protocol over that channel.
@@ -46,9 +47,17 @@ function main(): void {
   // replays, which share this isolate's optimized code (suspended-locals.ts).
   keepSuspendedLocals();
   const fd = clientFd();
-  const bridge = fd === null ? null : new LineDebugBridge({ script: __filename, worker: lineDebugWorkerScript(__filename) }, fd, process.execArgv);
+  const bridge =
+    fd === null
+      ? null
+      : new LineDebugBridge({ script: __filename, worker: lineDebugWorkerScript(__filename) }, fd, process.execArgv);
   const transport = bridge ?? new IpcTransport();
-  const endpoint: HostEndpoint = new RpcEndpoint<Record<string, never>, HostAndReplayHostMethods, Record<string, never>, HostEvents>(transport);
+  const endpoint: HostEndpoint = new RpcEndpoint<
+    Record<string, never>,
+    HostAndReplayHostMethods,
+    Record<string, never>,
+    HostEvents
+  >(transport);
   const host = new RuntimeHost(endpoint);
   bridge?.attach(endpoint, () => host.currentRun());
   endpoint.onProtocolError = (problem) => host.log(`protocol: ${problem}`);
@@ -80,19 +89,31 @@ function main(): void {
   ] as const) {
     const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
     stream.write = ((chunk: unknown, ...rest: unknown[]): boolean => {
-      const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : String(chunk);
+      const text =
+        typeof chunk === 'string'
+          ? chunk
+          : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array
+            ? Buffer.from(chunk).toString('utf8')
+            : String(chunk);
       endpoint.emit('output', { category, text });
       return write(chunk, ...rest);
     }) as typeof stream.write;
   }
 
   process.on('uncaughtException', (e: unknown) => {
-    endpoint.emit('output', { category: 'stderr', text: `uncaught exception in the runtime host: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n` });
+    endpoint.emit('output', {
+      category: 'stderr',
+      text: `uncaught exception in the runtime host: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+    });
   });
   process.on('unhandledRejection', (e: unknown) => {
-    endpoint.emit('output', { category: 'stderr', text: `unhandled rejection in the runtime host: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n` });
+    endpoint.emit('output', {
+      category: 'stderr',
+      text: `unhandled rejection in the runtime host: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+    });
   });
 }
 
-// A line debugger's worker started on this script (a bundle without dist/line-debug-worker.js beside it) serves its pipe; else this is the host.
+// A line debugger's worker started on this script (a bundle without dist/line-debug-worker.js beside it)
+// serves its pipe; else this is the host.
 if (!runLineDebugWorkerAsAsked()) main();

@@ -39,9 +39,15 @@ export class PastMoment {
     private readonly recorder: TaskRecorder | null,
     /** Tasks finished by this tick (their summaries). */
     private readonly finished: TaskHistory<TaskSummary>,
-    /** The lints the run reported (the present's, or those saved with an opened recording): those by this tick are shown. */
+    /**
+     * The lints the run reported (the present's, or those saved with an opened recording): those by this tick
+     * are shown.
+     */
     private readonly lintsThen: () => Lint[],
-    /** The moment's "now" for the timings: the recorded time its tick began (seconds), as the log-side table (recorded-tasks.ts) counts too. */
+    /**
+     * The moment's "now" for the timings: the recorded time its tick began (seconds), as the log-side table
+     * (recorded-tasks.ts) counts too.
+     */
     private readonly now: number,
     /** Where the replay created each task (the live run's creation sites, as the replay runs the same code). */
     private readonly creationSites: CreationSites,
@@ -54,14 +60,19 @@ export class PastMoment {
   liveTask(taskId: number, method: string): Task<unknown> {
     for (const t of this.loop.allTasks()) if (t.id === taskId) return t;
     const past = this.finished.get(taskId);
-    if (past !== undefined) throw new ProtocolError(`${method}: at tick ${this.tick} task #${taskId} had finished (${past.state})`, 'taskFinished');
+    if (past !== undefined)
+      throw new ProtocolError(
+        `${method}: at tick ${this.tick} task #${taskId} had finished (${past.state})`,
+        'taskFinished',
+      );
     throw new ProtocolError(`${method}: no task #${taskId} at tick ${this.tick} of run ${this.runId}`, 'unknownTask');
   }
 
   snapshot(): Snapshot {
     const tasks = summarizeTasks(this.liveTasks(), { recorder: this.recorder, now: this.now });
     for (const s of this.finished.list()) tasks.push(s);
-    const progress = this.crawler === null ? null : new CrawlProgressCounter(this.crawler).progress(this.crawler.elapsed());
+    const progress =
+      this.crawler === null ? null : new CrawlProgressCounter(this.crawler).progress(this.crawler.elapsed());
     return this.snapshots.snapshot(undefined, tasks, { tick: this.tick, paused: true, progress });
   }
 
@@ -69,11 +80,22 @@ export class PastMoment {
     const task = this.loop.allTasks().find((t) => t.id === taskId);
     if (task === undefined) {
       const past = this.finished.get(taskId);
-      if (past === undefined) throw new ProtocolError(`taskDetail: no task #${taskId} at tick ${this.tick} of run ${this.runId}`, 'unknownTask');
+      if (past === undefined)
+        throw new ProtocolError(
+          `taskDetail: no task #${taskId} at tick ${this.tick} of run ${this.runId}`,
+          'unknownTask',
+        );
       return { task: past, frames: [], awaitChain: [], createdAt: null, traceback: null };
     }
     this.index ??= new AwaitIndex(this.liveTasks());
-    return liveTaskDetail(task, { recorder: this.recorder, index: this.index, variables: this.variables, locals, createdAt: this.creationSites.siteOf(task), now: this.now });
+    return liveTaskDetail(task, {
+      recorder: this.recorder,
+      index: this.index,
+      variables: this.variables,
+      locals,
+      createdAt: this.creationSites.siteOf(task),
+      now: this.now,
+    });
   }
 
   graph(): ReturnType<typeof buildAwaitGraph> {

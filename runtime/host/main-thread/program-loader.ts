@@ -94,7 +94,9 @@ export function loadProgram(path: string, exportName = 'main'): LoadedProgram {
     try {
       ({ choice: transpiler, passedOver } = ensureTypeScript(abs));
     } catch (e) {
-      throw new ProgramLoadError(`cannot load TypeScript program ${abs}: ${e instanceof Error ? e.message : String(e)}`);
+      throw new ProgramLoadError(
+        `cannot load TypeScript program ${abs}: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
   }
   installRuntimeAlias();
@@ -109,7 +111,8 @@ export function loadProgram(path: string, exportName = 'main'): LoadedProgram {
     mod = req(abs);
   } catch (e) {
     // A syntax error the transpiler found names its file:line:column already.
-    if (e instanceof Error && e.name === 'TranspileError') throw new ProgramLoadError(`cannot compile ${e.message}: fix it and launch again`);
+    if (e instanceof Error && e.name === 'TranspileError')
+      throw new ProgramLoadError(`cannot compile ${e.message}: fix it and launch again`);
     throw new ProgramLoadError(`loading ${abs} failed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
   }
   if (typeof mod !== 'object' && typeof mod !== 'function') throw new ProgramLoadError(`${abs} exports nothing`);
@@ -118,7 +121,9 @@ export function loadProgram(path: string, exportName = 'main'): LoadedProgram {
   if (main === undefined && exportName === 'main' && typeof exports.default === 'function') main = exports.default;
   if (typeof main !== 'function') {
     const names = Object.keys(exports).filter((k) => typeof exports[k] === 'function');
-    throw new ProgramLoadError(`${abs} has no export ${JSON.stringify(exportName)} that is a function (functions exported: ${names.length > 0 ? names.join(', ') : 'none'})`);
+    throw new ProgramLoadError(
+      `${abs} has no export ${JSON.stringify(exportName)} that is a function (functions exported: ${names.length > 0 ? names.join(', ') : 'none'})`,
+    );
   }
   const fn = main as () => unknown;
   return {
@@ -129,7 +134,9 @@ export function loadProgram(path: string, exportName = 'main'): LoadedProgram {
     start(): Coroutine<unknown> {
       const coro = fn();
       if (!isCoroutine(coro)) {
-        throw new ProgramLoadError(`${exportName}() of ${abs} did not return a coroutine (a generator object): write it as coroutine(function* ${exportName}() { ... })`);
+        throw new ProgramLoadError(
+          `${exportName}() of ${abs} did not return a coroutine (a generator object): write it as coroutine(function* ${exportName}() { ... })`,
+        );
       }
       return coro;
     },

@@ -39,7 +39,10 @@ interface BundledTranspiler {
 
 /** The TypeScript API used, narrowed to transpileModule. */
 interface TypeScriptApi {
-  transpileModule(source: string, options: { fileName: string; compilerOptions: Record<string, unknown> }): { outputText: string };
+  transpileModule(
+    source: string,
+    options: { fileName: string; compilerOptions: Record<string, unknown> },
+  ): { outputText: string };
   ModuleKind: { CommonJS: number };
   ScriptTarget: { ES2022?: number; ESNext: number };
   JsxEmit?: { React?: number };
@@ -76,7 +79,10 @@ export function bundledTranspilerPath(): string {
  * own when .ts is already registered, else the program's tsx, else its TypeScript, else the
  * bundled one. `hostCompilesTs` is given by tests; it defaults to this process's state.
  */
-export function chooseTranspiler(programPath: string, hostCompilesTs = requireExtensions()['.ts'] !== undefined): TranspilerChoice {
+export function chooseTranspiler(
+  programPath: string,
+  hostCompilesTs = requireExtensions()['.ts'] !== undefined,
+): TranspilerChoice {
   if (hostCompilesTs) return { kind: 'host', module: null };
   const tsx = resolveFrom(programPath, 'tsx/cjs/api');
   if (tsx !== null) return { kind: 'tsx', module: tsx };
@@ -120,11 +126,16 @@ function registerTypeScript(path: string): void {
 
 function registerBundled(path: string): void {
   if (!existsSync(path)) {
-    throw new TranspilerUnavailableError(`Coroscope's TypeScript transpiler ${path} is missing: rebuild (npm run build) or reinstall the extension, or give a .js program`);
+    throw new TranspilerUnavailableError(
+      `Coroscope's TypeScript transpiler ${path} is missing: rebuild (npm run build) or reinstall the extension, or give a .js program`,
+    );
   }
   const bundled = createRequire(__filename)(path) as Partial<BundledTranspiler>;
   const transpile = bundled.transpileTypeScript;
-  if (typeof transpile !== 'function') throw new TranspilerUnavailableError(`${path} exports no transpileTypeScript(): rebuild (npm run build) or reinstall the extension`);
+  if (typeof transpile !== 'function')
+    throw new TranspilerUnavailableError(
+      `${path} exports no transpileTypeScript(): rebuild (npm run build) or reinstall the extension`,
+    );
   hookExtensions(transpile);
 }
 
@@ -143,7 +154,10 @@ export function ensureTypeScript(programPath: string): { choice: TranspilerChoic
     } catch (e) {
       passedOver.push(`tsx (${choice.module}): ${firstLine(e)}`);
       const typescript = resolveFrom(programPath, 'typescript');
-      choice = typescript !== null ? { kind: 'typescript', module: typescript } : { kind: 'bundled', module: bundledTranspilerPath() };
+      choice =
+        typescript !== null
+          ? { kind: 'typescript', module: typescript }
+          : { kind: 'bundled', module: bundledTranspilerPath() };
     }
   }
   if (choice.kind === 'typescript' && choice.module !== null) {

@@ -32,14 +32,22 @@ export class RecordedMoment {
   ) {}
 
   snapshot(): Snapshot {
-    const snapshot = this.snapshots.snapshot(undefined, this.tableNow().rows, { tick: this.tick, paused: true, progress: null });
+    const snapshot = this.snapshots.snapshot(undefined, this.tableNow().rows, {
+      tick: this.tick,
+      paused: true,
+      progress: null,
+    });
     snapshot.fromLog = true;
     return snapshot;
   }
 
   taskDetail(taskId: number): TaskDetail {
     const d = this.tableNow().detailOf(taskId);
-    if (d === undefined) throw new ProtocolError(`taskDetail: no task #${taskId} at tick ${this.tick} of run ${this.runId}`, 'unknownTask');
+    if (d === undefined)
+      throw new ProtocolError(
+        `taskDetail: no task #${taskId} at tick ${this.tick} of run ${this.runId}`,
+        'unknownTask',
+      );
     return {
       task: d.task,
       frames: d.frames.map((name, index) => ({ index, name, position: null, generated: null, locals: [] })),

@@ -59,11 +59,13 @@ import { RunReplay } from '../../record/run-replay';
 import { PastMoment } from './past-moment';
 import { MOMENT_HISTORY } from './recorded-moment';
 
-
 /** The recorded program, started again on a replay's loop exactly as the run started it. */
 export interface ReplayableProgram {
   start(loop: EventLoop): { crawler: Crawler | null; completion: Promise<unknown> };
-  /** Makes again a cancel asked from outside the loop as the recorded run's tool made it (RunReplayOptions.cancelFromOutside; absent: by no one). */
+  /**
+   * Makes again a cancel asked from outside the loop as the recorded run's tool made it
+   * (RunReplayOptions.cancelFromOutside; absent: by no one).
+   */
   readonly cancelFromOutside?: (task: Task<unknown>, noTask: number) => void;
 }
 
@@ -76,7 +78,10 @@ export interface RewindSource {
   readonly frames: boolean;
   /** The run's loop was in debug mode. */
   readonly debug: boolean;
-  /** The recording up to its last complete tick: views of a live run's growing streams (read incrementally), or the whole of a finished one. */
+  /**
+   * The recording up to its last complete tick: views of a live run's growing streams (read incrementally),
+   * or the whole of a finished one.
+   */
   recording(): RecordingSoFar;
   /** Ticks recorded so far (cheaper than reading the recording). */
   ticks(): number;
@@ -127,20 +132,35 @@ class ReplaySession {
     readonly recorder: TaskRecorder,
   ) {}
 
-  /** Where each replayed task was created (as the live run keeps them: its past moments show the same creation sites). */
+  /**
+   * Where each replayed task was created (as the live run keeps them: its past moments show the same creation
+   * sites).
+   */
   readonly creationSites = new CreationSites();
 
   /** `beforeStart`: called with the replay's loop before the program starts on it (before its first tick). */
-  static start(source: RewindSource, reading: LogReading, tick: number, beforeStart?: (loop: EventLoop) => void, onTick?: () => void): { session: ReplaySession; reached: Promise<void> } {
+  static start(
+    source: RewindSource,
+    reading: LogReading,
+    tick: number,
+    beforeStart?: (loop: EventLoop) => void,
+    onTick?: () => void,
+  ): { session: ReplaySession; reached: Promise<void> } {
     let session: ReplaySession | null = null;
     const replay = new RunReplay(reading.log, reading.events, source.what, {
       frames: source.frames,
       stopAfterTick: tick,
       onStop: (at) => session?.stopped(at),
-      ...(source.program.cancelFromOutside !== undefined ? { cancelFromOutside: source.program.cancelFromOutside } : {}),
+      ...(source.program.cancelFromOutside !== undefined
+        ? { cancelFromOutside: source.program.cancelFromOutside }
+        : {}),
     });
     // Quiet: what the replayed loop would log (a callback's error) was logged by the run already.
-    const loop = new EventLoop({ clock: replay.clock, debug: source.debug, logger: { warn: () => undefined, error: () => undefined } });
+    const loop = new EventLoop({
+      clock: replay.clock,
+      debug: source.debug,
+      logger: { warn: () => undefined, error: () => undefined },
+    });
     const recorder = TaskRecorder.attach(loop);
     replay.attach(loop);
     const s = (session = new ReplaySession(reading, replay, loop, recorder));
@@ -167,7 +187,10 @@ class ReplaySession {
     }
     s.crawler = program.crawler;
     program.completion.then(
-      () => s.fail(new RecordingError(`the replay of ${source.what} ended after tick ${replay.ticksReplayed} without pausing`)),
+      () =>
+        s.fail(
+          new RecordingError(`the replay of ${source.what} ended after tick ${replay.ticksReplayed} without pausing`),
+        ),
       (e: unknown) => s.fail(e),
     );
     return { session: s, reached };
@@ -200,7 +223,10 @@ class ReplaySession {
     }
   }
 
-  /** Going on to its tick (advance), not there yet: stops at `tick` instead (later, or earlier and not begun yet); false when it cannot. */
+  /**
+   * Going on to its tick (advance), not there yet: stops at `tick` instead (later, or earlier and not begun
+   * yet); false when it cannot.
+   */
   retarget(tick: number): boolean {
     return !this.parked && this.failure === null && !this.held && this.replay.retarget(tick);
   }
@@ -329,7 +355,10 @@ const FOLLOW_MS = 250;
 /** The first checkpoint's tick, before the replay's speed is known. */
 const FIRST_CHECKPOINT = 200;
 
-/** Replays kept near the recording's end: how many, how many ticks short of it, and their share of the wall time while the run is live. */
+/**
+ * Replays kept near the recording's end: how many, how many ticks short of it, and their share of the wall
+ * time while the run is live.
+ */
 export interface Leaders {
   readonly count: number;
   readonly lag: number;
@@ -341,7 +370,10 @@ export class RunRewind {
   private sessions: ReplaySession[] = [];
   private viewedSession: ReplaySession | null = null;
   private building: ReplaySession | null = null;
-  /** The seek's replay under way, to `tick`, and whether that tick is still wanted (a later seek may retarget it, or stop it where it is). */
+  /**
+   * The seek's replay under way, to `tick`, and whether that tick is still wanted (a later seek may retarget
+   * it, or stop it where it is).
+   */
   private advancing: { session: ReplaySession; tick: number; wanted: () => boolean; overtaken: boolean } | null = null;
   /** Ticks run by every replay so far (for tests and the bench: the replay work a seek cost). */
   private ticksRun = 0;
@@ -388,17 +420,20 @@ export class RunRewind {
     const going = this.advancing;
     // A seek under way for a tick no longer viewed never delays this one: its replay stops at
     // this tick instead (later, or earlier and not begun yet), or else where it is, between two ticks.
-    if (going !== null && !going.overtaken && going.tick !== tick && !going.wanted()) going.overtaken = going.session.retarget(tick) || going.session.interrupt();
+    if (going !== null && !going.overtaken && going.tick !== tick && !going.wanted())
+      going.overtaken = going.session.retarget(tick) || going.session.interrupt();
     const job = this.queue.then(() => {
       if (!wanted()) throw new ProtocolError(`seekTick: tick ${tick} is no longer viewed`, 'superseded');
       return this.seekNow(tick, wanted);
     });
-    this.queue = job.catch(() => undefined).finally(() => {
-      if (--this.seeking === 0) {
-        this.building?.release();
-        this.buildCheckpoints();
-      }
-    });
+    this.queue = job
+      .catch(() => undefined)
+      .finally(() => {
+        if (--this.seeking === 0) {
+          this.building?.release();
+          this.buildCheckpoints();
+        }
+      });
     return job;
   }
 
@@ -426,7 +461,12 @@ export class RunRewind {
    * after `from`, the tick the traced ticks must begin after instead (at most `from`: a stretch's
    * warm-up; the replay at `from` stays parked, a checkpoint).
    */
-  traceTick(tick: number, tracing: (loop: EventLoop | null, moment: PastMoment | null, momentAt?: (within: number) => PastMoment) => void, from = tick - 1, startAt?: (loop: EventLoop) => number): Promise<void> {
+  traceTick(
+    tick: number,
+    tracing: (loop: EventLoop | null, moment: PastMoment | null, momentAt?: (within: number) => PastMoment) => void,
+    from = tick - 1,
+    startAt?: (loop: EventLoop) => number,
+  ): Promise<void> {
     this.seeking++;
     this.building?.hold();
     const job = this.queue.then(async () => {
@@ -438,16 +478,22 @@ export class RunRewind {
       }
       return this.traceNow(tick, tracing, start);
     });
-    this.queue = job.catch(() => undefined).finally(() => {
-      if (--this.seeking === 0) {
-        this.building?.release();
-        this.buildCheckpoints();
-      }
-    });
+    this.queue = job
+      .catch(() => undefined)
+      .finally(() => {
+        if (--this.seeking === 0) {
+          this.building?.release();
+          this.buildCheckpoints();
+        }
+      });
     return job;
   }
 
-  private async traceNow(tick: number, tracing: (loop: EventLoop | null, moment: PastMoment | null, momentAt?: (within: number) => PastMoment) => void, from: number): Promise<void> {
+  private async traceNow(
+    tick: number,
+    tracing: (loop: EventLoop | null, moment: PastMoment | null, momentAt?: (within: number) => PastMoment) => void,
+    from: number,
+  ): Promise<void> {
     let session: ReplaySession;
     let reached: Promise<void>;
     if (from > 0) {
@@ -466,13 +512,17 @@ export class RunRewind {
     let keep = false;
     try {
       await reached;
-      // A whole tick of the recording (not an open one), replayed exactly: parked there, a checkpoint for the next seek or stretch.
+      // A whole tick of the recording (not an open one), replayed exactly: parked there, a checkpoint for the
+      // next seek or stretch.
       keep = tick <= this.source.ticks() && !this.closed && this.sessions.length < MAX_SESSIONS;
       if (keep) session.check();
     } catch (e) {
       keep = false;
       if (e instanceof RecordingError) throw new ProtocolError(`replayLineTick: ${e.message}`, 'replayFailed');
-      throw new ProtocolError(`replayLineTick: the replay of ${this.source.what} through tick ${tick} failed: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
+      throw new ProtocolError(
+        `replayLineTick: the replay of ${this.source.what} through tick ${tick} failed: ${e instanceof Error ? e.message : String(e)}`,
+        'replayFailed',
+      );
     } finally {
       tracing(null, null);
       if (keep) this.sessions.push(session);
@@ -503,7 +553,11 @@ export class RunRewind {
   }
 
   /** A replay from tick 0 to `tick` (ReplaySession.start), its ticks counted. */
-  private startReplay(reading: LogReading, tick: number, beforeStart?: (loop: EventLoop) => void): ReturnType<typeof ReplaySession.start> {
+  private startReplay(
+    reading: LogReading,
+    tick: number,
+    beforeStart?: (loop: EventLoop) => void,
+  ): ReturnType<typeof ReplaySession.start> {
     return ReplaySession.start(this.source, reading, tick, beforeStart, () => void this.ticksRun++);
   }
 
@@ -523,7 +577,8 @@ export class RunRewind {
     let overtaken = false;
     try {
       const reading = this.read();
-      if (reading.ticks < tick) throw new RecordingError(`${this.source.what} has ${reading.ticks} ticks recorded, not ${tick}`);
+      if (reading.ticks < tick)
+        throw new RecordingError(`${this.source.what} has ${reading.ticks} ticks recorded, not ${tick}`);
       // The nearest replay at or before the tick: parked, or the checkpoint under way.
       let best: ReplaySession | null = null;
       for (const s of this.building === null ? this.sessions : [...this.sessions, this.building]) {
@@ -538,7 +593,8 @@ export class RunRewind {
           this.sessions.push(session);
         }
         session.extend(reading);
-        if (!session.parked || session.stoppedAt !== tick) overtaken = await this.timed(session, tick, session.advance(tick), wanted);
+        if (!session.parked || session.stoppedAt !== tick)
+          overtaken = await this.timed(session, tick, session.advance(tick), wanted);
       } else {
         const started = this.startReplay(reading, tick);
         session = started.session;
@@ -551,21 +607,46 @@ export class RunRewind {
       this.drop((s) => s.failed !== null);
       if (this.viewedSession === null || this.viewedSession.failed !== null) this.viewedSession = null;
       if (e instanceof RecordingError) throw new ProtocolError(`seekTick: ${e.message}`, 'replayFailed');
-      throw new ProtocolError(`seekTick: the replay of ${this.source.what} to tick ${tick} failed: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
+      throw new ProtocolError(
+        `seekTick: the replay of ${this.source.what} to tick ${tick} failed: ${e instanceof Error ? e.message : String(e)}`,
+        'replayFailed',
+      );
     }
     // Overtaken by a later seek: parked at that seek's tick, or where it was stopped for it.
-    if (overtaken) throw new ProtocolError(`seekTick: tick ${tick} is no longer viewed (its replay ${session.stoppedAt > tick ? 'went on to' : 'stopped at'} tick ${session.stoppedAt})`, 'superseded');
+    if (overtaken)
+      throw new ProtocolError(
+        `seekTick: tick ${tick} is no longer viewed (its replay ${session.stoppedAt > tick ? 'went on to' : 'stopped at'} tick ${session.stoppedAt})`,
+        'superseded',
+      );
     this.viewedSession = session;
     return this.momentOf(session, tick);
   }
 
   /** A replay's moment, as the views ask it (at tick `tick`: right after it, or within it while traced). */
   private momentOf(session: ReplaySession, tick: number): PastMoment {
-    return new PastMoment(this.source.runId, tick, session.loop, session.crawler, session.recorder, session.finished, () => this.source.lints(), this.read().log.times[tick - 1] ?? session.loop.time(), session.creationSites);
+    return new PastMoment(
+      this.source.runId,
+      tick,
+      session.loop,
+      session.crawler,
+      session.recorder,
+      session.finished,
+      () => this.source.lints(),
+      this.read().log.times[tick - 1] ?? session.loop.time(),
+      session.creationSites,
+    );
   }
 
-  /** Waits for a seek's replay to reach its tick (or to stop where a later seek had it stop: true), and learns the replay's speed from it. */
-  private async timed(session: ReplaySession, tick: number, reached: Promise<void>, wanted: () => boolean): Promise<boolean> {
+  /**
+   * Waits for a seek's replay to reach its tick (or to stop where a later seek had it stop: true), and learns
+   * the replay's speed from it.
+   */
+  private async timed(
+    session: ReplaySession,
+    tick: number,
+    reached: Promise<void>,
+    wanted: () => boolean,
+  ): Promise<boolean> {
     const going = { session, tick, wanted, overtaken: false };
     this.advancing = going;
     try {
@@ -658,7 +739,9 @@ export class RunRewind {
     const at = Math.max(1, total - lead.lag);
     const parked = this.sessions.filter((s) => s.parked && s.failed === null && s !== this.viewedSession);
     if (parked.filter((s) => s.stoppedAt >= at - lead.lag && s.stoppedAt <= at).length >= lead.count) return false;
-    const behind = parked.filter((s) => s.leader && s.stoppedAt < at - lead.lag).sort((a, b) => b.stoppedAt - a.stoppedAt)[0];
+    const behind = parked
+      .filter((s) => s.leader && s.stoppedAt < at - lead.lag)
+      .sort((a, b) => b.stoppedAt - a.stoppedAt)[0];
     let session: ReplaySession;
     let reached: Promise<void>;
     try {
@@ -682,7 +765,10 @@ export class RunRewind {
     return true;
   }
 
-  /** A checkpoint replay's rest (ms) after a tick while the run is live: none while its slice lasts, then enough to keep to LIVE_SHARE. */
+  /**
+   * A checkpoint replay's rest (ms) after a tick while the run is live: none while its slice lasts, then
+   * enough to keep to LIVE_SHARE.
+   */
   private livePace(session: ReplaySession, share = LIVE_SHARE): number {
     const live = this.source.live?.() ?? null;
     if (live === null) {

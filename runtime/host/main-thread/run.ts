@@ -1,4 +1,5 @@
-// Runs on a runtime host's main thread: a live host's run, and a line replay host's (scanTicks, replayLineTick, growInPlace).
+// Runs on a runtime host's main thread: a live host's run, and a line replay host's (scanTicks,
+// replayLineTick, growInPlace).
 //
 // A Run: one launch in the runtime host. It owns the loop, everything the inspector attaches
 // to it (task recorder, loop controller, lints, finished-task history, snapshots), and what
@@ -20,7 +21,25 @@
 // - A crawl sends `progress` every PROGRESS_MS while it changes; each page finished is listed
 //   in exactly one progress event's `recent` (an event goes out early when 100 are waiting).
 
-import type { CancelRequester, CrawledPage, CrawlProgress, HostEvents, LaunchOptions, LaunchTarget, Lint, Snapshot, SourcePosition, TaskDetail, Timeline, TaskSummary, Traceback, ViewedMoment, ScanTicksParams, ScanTicksResult, RecordingMark } from '../../../protocol/host-protocol';
+import type {
+  CancelRequester,
+  CrawledPage,
+  CrawlProgress,
+  HostEvents,
+  LaunchOptions,
+  LaunchTarget,
+  Lint,
+  Snapshot,
+  SourcePosition,
+  TaskDetail,
+  Timeline,
+  TaskSummary,
+  Traceback,
+  ViewedMoment,
+  ScanTicksParams,
+  ScanTicksResult,
+  RecordingMark,
+} from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';
 import { CancelledError } from '../../errors';
 import { EventLoop, type LoopLogger, type LoopObserver } from '../../loop';
@@ -148,7 +167,10 @@ export class Run {
   viewed: PastMoment | null = null;
   /** The past tick viewed while its replay is under way: known from the log meanwhile (RecordedMoment). */
   private pastView: PastView | null = null;
-  /** The id of the seek that made the moment viewed now (protocol/moment-ids.ts); undefined: no seek with an id made it. */
+  /**
+   * The id of the seek that made the moment viewed now (protocol/moment-ids.ts); undefined: no seek with an
+   * id made it.
+   */
   private shownMoment: string | undefined = undefined;
   /** The recording's task table by tick, read from its log (recorded-tasks.ts), fed as it grows. */
   private recordedTasks: RecordedTasks | null = null;
@@ -162,12 +184,26 @@ export class Run {
   private openedLints: Lint[] = [];
   /** An opened recording's table notes (await details, awaited tasks, outcomes), as saved with it. */
   private openedNotes: TableNotes | null = null;
-  /** An opened copy of a live run grown in place (growInPlace): its streams, and its notes' lists, which grow with them. */
+  /**
+   * An opened copy of a live run grown in place (growInPlace): its streams, and its notes' lists, which grow
+   * with them.
+   */
   private grown: GrowingRecording | null = null;
-  private grownNotes: { details: string[]; awaitTasks: Array<readonly number[]>; outcomes: string[]; cancels: Array<AskedCancel | null> } | null = null;
-  /** The signal that interrupted an opened CLI recording's crawl: its replays make that cancel as the CLI did, and its timeline names it. */
+  private grownNotes: {
+    details: string[];
+    awaitTasks: Array<readonly number[]>;
+    outcomes: string[];
+    cancels: Array<AskedCancel | null>;
+  } | null = null;
+  /**
+   * The signal that interrupted an opened CLI recording's crawl: its replays make that cancel as the CLI did,
+   * and its timeline names it.
+   */
   openedSignal: CrawlSignal | null = null;
-  /** An opened copy of a run still going (a line replay host following it): its replays keep up at a share of the time, as a live run's do. */
+  /**
+   * An opened copy of a run still going (a line replay host following it): its replays keep up at a share of
+   * the time, as a live run's do.
+   */
   private following = false;
   readonly options: LaunchOptions;
   readonly controller: LoopController;
@@ -178,7 +214,10 @@ export class Run {
   crawler: Crawler | null = null;
   site: DemoSite | null = null;
   siteUrl: string | undefined;
-  /** What a sample measured outside the loop and ran by (kept with the recording, given to its replays: launch-programs' SampleInputs). */
+  /**
+   * What a sample measured outside the loop and ran by (kept with the recording, given to its replays:
+   * launch-programs' SampleInputs).
+   */
   sampleInputs: Record<string, number> = {};
   /** Whether start() held the run before its first tick (see the launch result's heldAtEntry). */
   heldAtEntry = false;
@@ -222,7 +261,11 @@ export class Run {
     };
     this.options = options;
     this.runRecorder = options.record === true ? new RunRecorder({ frames: this.inspect, awaitDetails: true }) : null;
-    this.loop = new EventLoop({ logger, debug: this.inspect, ...(this.runRecorder !== null ? { clock: this.runRecorder.clock } : {}) });
+    this.loop = new EventLoop({
+      logger,
+      debug: this.inspect,
+      ...(this.runRecorder !== null ? { clock: this.runRecorder.clock } : {}),
+    });
     this.controller = new LoopController(this.loop, {
       events: {
         paused: (info: PauseInfo) => this.onPaused(info),
@@ -230,17 +273,29 @@ export class Run {
       },
     });
     this.lints = new LintCollector(this.loop, { onLint: (lint: Lint) => services.emit('lint', { lint }) });
-    this.deadlocks = new DeadlockWatch(this.loop, this.lints, (id) => this.live.get(id), () => this.finished || (this.mainTask !== null && this.mainTask.done()));
+    this.deadlocks = new DeadlockWatch(
+      this.loop,
+      this.lints,
+      (id) => this.live.get(id),
+      () => this.finished || (this.mainTask !== null && this.mainTask.done()),
+    );
     this.controller.setExceptionBreaks(options.breakOnTaskFailed ?? false, options.breakOnTaskCancelled ?? false);
     const feed: LoopObserver = {
       taskCreated: (task) => this.onTaskCreated(task),
       taskDone: (task) => this.onTaskDone(task),
     };
-    this.loop.setObserver(new ObserverFanout([this.controller, this.lints, feed], (e, hook) => services.log(`inspector observer ${hook} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)));
+    this.loop.setObserver(
+      new ObserverFanout([this.controller, this.lints, feed], (e, hook) =>
+        services.log(`inspector observer ${hook} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+      ),
+    );
     this.recorder = this.inspect ? TaskRecorder.attach(this.loop) : null;
     this.runRecorder?.attach(this.loop);
     // Straight to the parts (no closure in between): `created` runs for every coroutine call.
-    const removeLints = services.hub.add({ created: this.lints.created.bind(this.lints), started: this.lints.started.bind(this.lints) });
+    const removeLints = services.hub.add({
+      created: this.lints.created.bind(this.lints),
+      started: this.lints.started.bind(this.lints),
+    });
     const removeControl = services.hub.add({ finished: this.controller.finished.bind(this.controller) });
     this.removeHooks = () => {
       removeLints();
@@ -275,7 +330,9 @@ export class Run {
           this.site = await startDemoSite(demoSiteOptions(t.latency ?? DEFAULT_DEMO_LATENCY, t.pages));
           this.siteUrl = this.site.url;
         }
-        const main = startMain(this.loop, t, options, this.siteUrl ?? null, { onStatistic: (stat) => this.onStatistic(stat) });
+        const main = startMain(this.loop, t, options, this.siteUrl ?? null, {
+          onStatistic: (stat) => this.onStatistic(stat),
+        });
         this.crawler = main.crawler;
         this.runMain(main.task, options);
         this.timers.push(setInterval(() => this.emitProgress(false), PROGRESS_MS));
@@ -293,12 +350,29 @@ export class Run {
         const site = this.site;
         // A sample with a loop of its own puts nothing on this loop, so holding this loop does
         // not hold it: it is held at entry by not starting it until continue or a step.
-        const held = options.stopOnEntry === true && sample.ownLoop ? new Promise<void>((resolve) => (this.releaseEntry = resolve)) : Promise.resolve();
+        const held =
+          options.stopOnEntry === true && sample.ownLoop
+            ? new Promise<void>((resolve) => (this.releaseEntry = resolve))
+            : Promise.resolve();
         this.completion = held
-          .then(() => (this.stopping ? null : sample.run({ siteUrl: site.url, loop: this.loop, log: (line: string) => this.services.emit('output', { category: 'stdout', text: `${line}\n` }), measured: (name, measure) => (this.sampleInputs[name] = measure()) })))
+          .then(() =>
+            this.stopping
+              ? null
+              : sample.run({
+                  siteUrl: site.url,
+                  loop: this.loop,
+                  log: (line: string) => this.services.emit('output', { category: 'stdout', text: `${line}\n` }),
+                  measured: (name, measure) => (this.sampleInputs[name] = measure()),
+                }),
+          )
           .then(
             (outcome) =>
-              outcome === null ? this.finish(true, `sample ${t.id}: stopped before it started`) : this.finish(outcome.ok, `sample ${t.id}: ${outcome.ok ? 'ok' : 'not ok'} (${outcome.lines.length} lines)`),
+              outcome === null
+                ? this.finish(true, `sample ${t.id}: stopped before it started`)
+                : this.finish(
+                    outcome.ok,
+                    `sample ${t.id}: ${outcome.ok ? 'ok' : 'not ok'} (${outcome.lines.length} lines)`,
+                  ),
             (e: unknown) => this.finish(false, `sample ${t.id} failed`, e),
           );
         return;
@@ -327,7 +401,11 @@ export class Run {
     }
     const t = this.mainTask;
     if (t === null) return 'finished';
-    return t.cancelled() ? `${t.name} was cancelled` : exceptionOf(t) !== undefined ? `${t.name} failed` : `${t.name} returned`;
+    return t.cancelled()
+      ? `${t.name} was cancelled`
+      : exceptionOf(t) !== undefined
+        ? `${t.name} failed`
+        : `${t.name} returned`;
   }
 
   private async finish(ok: boolean, summary: string, error?: unknown): Promise<void> {
@@ -351,9 +429,14 @@ export class Run {
     this.recorder?.detach();
     this.loop.setObserver(null);
     this.variables.clear();
-    const body: HostEvents['finished'] = { runId: this.id, ok: ok && !this.stopping, summary: this.stopping ? `stopped: ${summary}` : summary };
+    const body: HostEvents['finished'] = {
+      runId: this.id,
+      ok: ok && !this.stopping,
+      summary: this.stopping ? `stopped: ${summary}` : summary,
+    };
     if (this.stopping) body.stopped = true;
-    if (error !== undefined && !(error instanceof CancelledError && this.stopping)) body.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    if (error !== undefined && !(error instanceof CancelledError && this.stopping))
+      body.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     this.services.emit('finished', body);
   }
 
@@ -445,7 +528,8 @@ export class Run {
     if (info.deadlock !== undefined) body.deadlock = info.deadlock;
     this.services.emit('paused', body);
     // A step that ended the main task: let the run finish instead of holding a done loop.
-    if (this.mainTask !== null && this.mainTask.done() && !this.finished) setImmediate(() => this.controller.continue());
+    if (this.mainTask !== null && this.mainTask.done() && !this.finished)
+      setImmediate(() => this.controller.continue());
   }
 
   private onTaskCreated(task: Task<unknown>): void {
@@ -453,7 +537,8 @@ export class Run {
     if (!this.inspect) return;
     // Where it was created: a stack captured now, formatted only if a client asks.
     this.creationSites.capture(task);
-    if (this.createdEvents.allow()) this.services.emit('taskCreated', { task: summarizeTasks([task], { recorder: this.recorder })[0]! });
+    if (this.createdEvents.allow())
+      this.services.emit('taskCreated', { task: summarizeTasks([task], { recorder: this.recorder })[0]! });
   }
 
   private onTaskDone(task: Task<unknown>): void {
@@ -470,7 +555,8 @@ export class Run {
   }
 
   /**
-   * A URL finished: it goes into the next progress event's `recent` pages. With the URL-failed break on (an extension of setExceptionBreaks the
+   * A URL finished: it goes into the next progress event's `recent` pages. With the URL-failed break on (an
+   * extension of setExceptionBreaks the
    * debug adapter asks for), a URL the crawler records as failed stops the loop after this
    * tick like a failed task: the worker running now is the task, the error (caught by the
    * crawler, the task goes on) gives the traceback, sent first as an `exception` event.
@@ -531,9 +617,20 @@ export class Run {
    * replayable. It is inspected (frames and locals at every tick) whether or not the
    * recording holds frame chains (`framesRecorded`: what its replays record to compare).
    */
-  static async opened(id: number, path: string, opened: SavedRecording, services: RunServices, following = false): Promise<Run> {
+  static async opened(
+    id: number,
+    path: string,
+    opened: SavedRecording,
+    services: RunServices,
+    following = false,
+  ): Promise<Run> {
     const { program } = opened;
-    const run = new Run(id, program.target, { ...program.options, inspect: true, record: false, stopOnEntry: false }, services);
+    const run = new Run(
+      id,
+      program.target,
+      { ...program.options, inspect: true, record: false, stopOnEntry: false },
+      services,
+    );
     run.framesRecorded = program.frames;
     await run.abort();
     run.openedFrom = path;
@@ -562,9 +659,17 @@ export class Run {
     const { program, streams } = opened;
     const now = this.recording;
     if (this.openedFrom === null || now === null || streams.events.length < now.events.length) return false;
-    if (JSON.stringify(program.target) !== JSON.stringify(this.target) || program.frames !== this.framesRecorded || (program.siteUrl ?? undefined) !== this.siteUrl) return false;
-    const prefix = (a: Uint8Array, b: Uint8Array): boolean => a.length <= b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, a.length));
-    if (!prefix(now.events, streams.events) || !prefix(now.gaps, streams.gaps) || !prefix(now.payload, streams.payload)) return false;
+    if (
+      JSON.stringify(program.target) !== JSON.stringify(this.target) ||
+      program.frames !== this.framesRecorded ||
+      (program.siteUrl ?? undefined) !== this.siteUrl
+    )
+      return false;
+    const prefix = (a: Uint8Array, b: Uint8Array): boolean =>
+      a.length <= b.length &&
+      Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, a.length));
+    if (!prefix(now.events, streams.events) || !prefix(now.gaps, streams.gaps) || !prefix(now.payload, streams.payload))
+      return false;
     this.recording = streams;
     this.openedLints = opened.lints;
     this.openedNotes = opened.notes;
@@ -590,7 +695,8 @@ export class Run {
    */
   growInPlace(growth: ReadGrowth, following: boolean): number {
     const now = this.recording;
-    if (this.openedFrom === null || now === null || now.openTick === true) throw new ProtocolError(`growRecording: run ${this.id} is not an opened copy of a run between ticks`, 'badState');
+    if (this.openedFrom === null || now === null || now.openTick === true)
+      throw new ProtocolError(`growRecording: run ${this.id} is not an opened copy of a run between ticks`, 'badState');
     const notes = this.openedNotes;
     const at: RecordingMark = {
       ...(this.grown?.mark() ?? { events: now.events.length, gaps: now.gaps.length, payload: now.payload.length }),
@@ -601,7 +707,10 @@ export class Run {
       lints: this.openedLints.length,
     };
     if ((Object.keys(at) as Array<keyof RecordingMark>).some((k) => at[k] !== growth.from[k])) {
-      throw new ProtocolError(`growRecording: run ${this.id}'s recording ends at ${JSON.stringify(at)}, the growth starts at ${JSON.stringify(growth.from)}`, 'badState');
+      throw new ProtocolError(
+        `growRecording: run ${this.id}'s recording ends at ${JSON.stringify(at)}, the growth starts at ${JSON.stringify(growth.from)}`,
+        'badState',
+      );
     }
     const grown = (this.grown ??= new GrowingRecording(now, this.openedFrom));
     try {
@@ -611,7 +720,12 @@ export class Run {
       throw e;
     }
     // The notes' lists grow in place too (copied once, at the first growth): their readers hold them.
-    const lists = (this.grownNotes ??= { details: [...(notes?.details ?? [])], awaitTasks: [...(notes?.awaitTasks ?? [])], outcomes: [...(notes?.outcomes ?? [])], cancels: [...(notes?.cancels ?? [])] });
+    const lists = (this.grownNotes ??= {
+      details: [...(notes?.details ?? [])],
+      awaitTasks: [...(notes?.awaitTasks ?? [])],
+      outcomes: [...(notes?.outcomes ?? [])],
+      cancels: [...(notes?.cancels ?? [])],
+    });
     const added = growth.notes;
     if (added !== null) {
       for (const x of added.details ?? []) lists.details.push(x);
@@ -621,7 +735,8 @@ export class Run {
     }
     this.openedNotes = lists;
     for (const lint of growth.lints) this.openedLints.push(lint);
-    // Its failed URLs stay those of the copy: a replay host is never asked the timeline (the live host answers it, urlFailures too).
+    // Its failed URLs stay those of the copy: a replay host is never asked the timeline (the live host
+    // answers it, urlFailures too).
     this.recording = grown.streams();
     this.following = following;
     return this.recording.ticks;
@@ -632,10 +747,18 @@ export class Run {
     return this.runRecorder !== null || this.recording !== null;
   }
 
-  /** The recording so far between ticks (a live run's views through its last complete tick, a finished or opened run's streams), where it ends and its counts; null: not recorded. */
+  /**
+   * The recording so far between ticks (a live run's views through its last complete tick, a finished or
+   * opened run's streams), where it ends and its counts; null: not recorded.
+   */
   recordingNow(): { readonly soFar: RecordingSoFar; readonly mark: StreamMark; readonly counts: StreamCounts } | null {
     const r = this.recording;
-    if (r !== null) return { soFar: wholeRecording(r), mark: { events: r.events.length, gaps: r.gaps.length, payload: r.payload.length }, counts: { ticks: r.ticks, steps: r.steps, tasks: r.tasks, sockets: r.sockets } };
+    if (r !== null)
+      return {
+        soFar: wholeRecording(r),
+        mark: { events: r.events.length, gaps: r.gaps.length, payload: r.payload.length },
+        counts: { ticks: r.ticks, steps: r.steps, tasks: r.tasks, sockets: r.sockets },
+      };
     if (this.runRecorder === null) return null;
     return { soFar: this.runRecorder.soFar(), ...this.runRecorder.markSoFar() };
   }
@@ -647,15 +770,23 @@ export class Run {
 
   /** Ticks recorded so far (a ProtocolError for a run not recorded); a mid-tick recording's open tick is not one. */
   recordedTicks(method: string): number {
-    if (this.recording !== null) return this.recording.openTick === true ? this.recording.ticks - 1 : this.recording.ticks;
+    if (this.recording !== null)
+      return this.recording.openTick === true ? this.recording.ticks - 1 : this.recording.ticks;
     if (this.runRecorder !== null) return this.runRecorder.ticks;
-    throw new ProtocolError(`${method}: run ${this.id} was not recorded: launch it with options.record (the extension's coroscope.record setting)`, 'notRecorded');
+    throw new ProtocolError(
+      `${method}: run ${this.id} was not recorded: launch it with options.record (the extension's coroscope.record setting)`,
+      'notRecorded',
+    );
   }
 
   /** The run's timeline, or what is new after `sinceTick`; `taskId`: only that task's lane and marks. */
   timeline(sinceTick: number, taskId?: number): Timeline {
     this.recordedTicks('timeline');
-    const t = (this.timelineState ??= new RunTimeline(this.openedFrom ?? `run ${this.id}`, this.outsideCancels(), this.logFeedNow()));
+    const t = (this.timelineState ??= new RunTimeline(
+      this.openedFrom ?? `run ${this.id}`,
+      this.outsideCancels(),
+      this.logFeedNow(),
+    ));
     const details = this.awaitDetails();
     const asked = this.tableNotes()?.cancels ?? null;
     if (this.recording !== null) t.update(this.recording.events, this.recording.events.length, details, asked);
@@ -679,17 +810,26 @@ export class Run {
     return signal === null ? null : { origin: { kind: 'cli' }, label: `the CLI (${signal})` };
   }
 
-  /** What each suspension of the recording awaited in the task table's words (RunRecorder.awaitDetails, or as saved with an opened recording), or null. */
+  /**
+   * What each suspension of the recording awaited in the task table's words (RunRecorder.awaitDetails, or as
+   * saved with an opened recording), or null.
+   */
   awaitDetails(): readonly string[] | null {
     return this.tableNotes()?.details ?? null;
   }
 
-  /** What the recording keeps beside its log for the task table (RunRecorder.tableNotes, or as saved with an opened recording), or null. */
+  /**
+   * What the recording keeps beside its log for the task table (RunRecorder.tableNotes, or as saved with an
+   * opened recording), or null.
+   */
   tableNotes(): TableNotes | null {
     return this.runRecorder?.tableNotes() ?? this.openedNotes;
   }
 
-  /** The moment the views show: null for the present; a past tick, replayed or (replayed false) known from the log meanwhile. */
+  /**
+   * The moment the views show: null for the present; a past tick, replayed or (replayed false) known from the
+   * log meanwhile.
+   */
   viewedMoment(): ViewedMoment {
     const ticks = this.recording !== null ? this.recordedTicks('seekTick') : (this.runRecorder?.ticks ?? 0);
     const past = this.pastView;
@@ -726,8 +866,14 @@ export class Run {
     });
   }
 
-  /** One seek, in its turn: the moment it shows, and the past view it started (null: none, the present or the tick already viewed). */
-  private async seekNow(asked: number | null, id: string | undefined): Promise<{ moment: ViewedMoment; view: PastView | null }> {
+  /**
+   * One seek, in its turn: the moment it shows, and the past view it started (null: none, the present or the
+   * tick already viewed).
+   */
+  private async seekNow(
+    asked: number | null,
+    id: string | undefined,
+  ): Promise<{ moment: ViewedMoment; view: PastView | null }> {
     const ticks = this.recordedTicks('seekTick');
     let tick = asked;
     if (tick === null && this.openedFrom !== null) tick = ticks;
@@ -736,7 +882,8 @@ export class Run {
       this.viewed = null;
       this.pastView = null;
     } else {
-      if (tick < 1 || tick > ticks) throw new ProtocolError(`seekTick: run ${this.id} has ticks 1..${ticks} recorded, not ${tick}`, 'badTick');
+      if (tick < 1 || tick > ticks)
+        throw new ProtocolError(`seekTick: run ${this.id} has ticks 1..${ticks} recorded, not ${tick}`, 'badTick');
       if (this.viewed === null || this.viewed.tick !== tick || this.pastView !== null) view = this.viewPast(tick);
     }
     // Set before the landing can be told (a replay parked at the tick lands within this seek's turn).
@@ -746,7 +893,10 @@ export class Run {
     return { moment, view };
   }
 
-  /** Views past tick `tick`: from the log at once, the replay to it started (the one to a tick viewed before dropped or retargeted: RunRewind.seek). */
+  /**
+   * Views past tick `tick`: from the log at once, the replay to it started (the one to a tick viewed before
+   * dropped or retargeted: RunRewind.seek).
+   */
   private viewPast(tick: number): PastView {
     const recorded = new RecordedMoment(this.id, tick, this.recordedTasksNow(), () => this.lintsThen());
     this.viewed = null;
@@ -769,14 +919,21 @@ export class Run {
     return view;
   }
 
-  /** The recording's task table by tick, read up to its last complete tick (only what is new since the last reading). */
+  /**
+   * The recording's task table by tick, read up to its last complete tick (only what is new since the last
+   * reading).
+   */
   /** The run's one log decode, made when its first reader is. */
   private logFeedNow(): RunLogFeed {
     return (this.logFeed ??= new RunLogFeed(this.openedFrom ?? `run ${this.id}`));
   }
 
   private recordedTasksNow(): RecordedTasks {
-    const t = (this.recordedTasks ??= new RecordedTasks(this.openedFrom ?? `run ${this.id}`, this.outsideCancels(), this.logFeedNow()));
+    const t = (this.recordedTasks ??= new RecordedTasks(
+      this.openedFrom ?? `run ${this.id}`,
+      this.outsideCancels(),
+      this.logFeedNow(),
+    ));
     const notes = this.tableNotes();
     // (A mid-tick recording's open tick is read as started, nothing in it: never asked for.)
     if (this.recording !== null) t.update(this.recording.events, this.recording.events.length, notes);
@@ -814,13 +971,16 @@ export class Run {
     return past.landing.then(
       (moment) => answer(moment),
       (e: unknown) => {
-        if (e instanceof ProtocolError && e.code === 'superseded') throw new ProtocolError(`${method}: the views moved on from tick ${past.tick} before its replay landed`, 'superseded');
+        if (e instanceof ProtocolError && e.code === 'superseded')
+          throw new ProtocolError(
+            `${method}: the views moved on from tick ${past.tick} before its replay landed`,
+            'superseded',
+          );
         if (e instanceof ProtocolError) throw new ProtocolError(`${method}: ${e.message}`, e.code);
         throw e;
       },
     );
   }
-
 
   /**
    * The line replay (an opened recording, line-replay-host.ts: a mid-tick one's open tick, or
@@ -830,7 +990,8 @@ export class Run {
    */
   async replayLineTick(tick: number): Promise<{ tick: number }> {
     const ticks = this.recording?.ticks ?? 0;
-    if (this.openedFrom === null || this.recording === null || tick < 1 || tick > ticks) throw new ProtocolError(`replayLineTick: run ${this.id} is not an opened recording with tick ${tick}`, 'badTick');
+    if (this.openedFrom === null || this.recording === null || tick < 1 || tick > ticks)
+      throw new ProtocolError(`replayLineTick: run ${this.id} is not an opened recording with tick ${tick}`, 'badTick');
     const rewind = this.rewindOf();
     const job = this.seeks.then(() =>
       rewind.traceTick(tick, (loop, moment) => {
@@ -853,7 +1014,11 @@ export class Run {
    */
   async scanTicks(params: ScanTicksParams): Promise<ScanTicksResult> {
     const ticks = this.recording?.ticks ?? 0;
-    if (this.openedFrom === null || params.from >= params.to || params.to > ticks) throw new ProtocolError(`scanTicks: run ${this.id} is not an opened recording with ticks ${params.from + 1}..${params.to}`, 'badTick');
+    if (this.openedFrom === null || params.from >= params.to || params.to > ticks)
+      throw new ProtocolError(
+        `scanTicks: run ${this.id} is not an opened recording with ticks ${params.from + 1}..${params.to}`,
+        'badTick',
+      );
     const scan = new HitScan(params);
     const rewind = this.rewindOf();
     const job = this.seeks.then(() =>
@@ -868,13 +1033,15 @@ export class Run {
           this.tracedLoop = loop;
           scan.loop = loop;
           this.hitScan = loop === null ? null : scan;
-          // A scan that stops at a hit of tick `to` (or the line shown again): the moment's queries answer for it there (the other tasks as they were on it).
+          // A scan that stops at a hit of tick `to` (or the line shown again): the moment's queries answer
+          // for it there (the other tasks as they were on it).
           if (params.stop?.kind === 'nth' || params.stop?.kind === 'marker') {
             this.viewed = moment;
             this.pastView = null;
             this.shownMoment = undefined;
           } else if (params.stop?.kind === 'first') {
-            // A forward search's first hit: its tick is known once the scan stops there, and its moment is the viewed one from then (until the stretch has run).
+            // A forward search's first hit: its tick is known once the scan stops there, and its moment is
+            // the viewed one from then (until the stretch has run).
             if (loop === null && scan.stopped) this.viewed = null;
             scan.onStop =
               loop === null || momentAt === undefined
@@ -887,7 +1054,9 @@ export class Run {
           }
         },
         params.from,
-        scan.observer === null ? undefined : (loop) => scan.warmUpFrom(loop, (taskId) => this.recordedTasksNow().lastStepBy(taskId, params.from)),
+        scan.observer === null
+          ? undefined
+          : (loop) => scan.warmUpFrom(loop, (taskId) => this.recordedTasksNow().lastStepBy(taskId, params.from)),
       ),
     );
     this.seeks = job.catch(() => undefined);
@@ -897,17 +1066,26 @@ export class Run {
 
   /** The run's past, replayed on demand (created on first use). */
   private rewindOf(): RunRewind {
-    this.rewind ??= new RunRewind({
-      runId: this.id,
-      what: this.openedFrom ?? `run ${this.id}`,
-      frames: this.framesRecorded,
-      debug: this.inspect,
-      recording: () => (this.recording !== null ? wholeRecording(this.recording) : this.runRecorder!.soFar()),
-      ticks: () => this.recordedTicks('seekTick'),
-      live: () => (this.recording === null && this.runRecorder !== null && !this.finished ? { busy: this.loop.readyCount() > 0 } : this.following ? { busy: false } : null),
-      program: this.replayableProgram(),
-      lints: () => this.lintsThen(),
-    }, undefined, this.openedFrom !== null ? OPENED_LEADERS : null);
+    this.rewind ??= new RunRewind(
+      {
+        runId: this.id,
+        what: this.openedFrom ?? `run ${this.id}`,
+        frames: this.framesRecorded,
+        debug: this.inspect,
+        recording: () => (this.recording !== null ? wholeRecording(this.recording) : this.runRecorder!.soFar()),
+        ticks: () => this.recordedTicks('seekTick'),
+        live: () =>
+          this.recording === null && this.runRecorder !== null && !this.finished
+            ? { busy: this.loop.readyCount() > 0 }
+            : this.following
+              ? { busy: false }
+              : null,
+        program: this.replayableProgram(),
+        lints: () => this.lintsThen(),
+      },
+      undefined,
+      this.openedFrom !== null ? OPENED_LEADERS : null,
+    );
     return this.rewind;
   }
 
@@ -925,7 +1103,10 @@ export class Run {
     const t = this.target;
     const options = this.options;
     const siteUrl = this.siteUrl ?? null;
-    return { start: (loop) => startReplayed(loop, t, options, siteUrl, this.sampleInputs), cancelFromOutside: outsideCanceller(() => this.tableNotes()?.cancels, this.openedSignal) };
+    return {
+      start: (loop) => startReplayed(loop, t, options, siteUrl, this.sampleInputs),
+      cancelFromOutside: outsideCanceller(() => this.tableNotes()?.cancels, this.openedSignal),
+    };
   }
 
   /** Where a task of this run was created, while it is live (cached by id). */
@@ -945,7 +1126,11 @@ export class Run {
   liveTask(taskId: number, method: string): Task<unknown> {
     const t = this.live.get(taskId);
     if (t === undefined) {
-      if (this.history.has(taskId)) throw new ProtocolError(`${method}: task #${taskId} has finished (${this.history.get(taskId)!.state})`, 'taskFinished');
+      if (this.history.has(taskId))
+        throw new ProtocolError(
+          `${method}: task #${taskId} has finished (${this.history.get(taskId)!.state})`,
+          'taskFinished',
+        );
       throw new ProtocolError(`${method}: no task #${taskId} in run ${this.id}`, 'unknownTask');
     }
     return t;
@@ -959,26 +1144,39 @@ export class Run {
     const live = summarizeTasks(this.liveTasks(), { recorder: this.recorder });
     // The history only holds finished tasks, never a live one (ids are never reused).
     if (this.history.size > 0) for (const s of this.history.list()) live.push(s);
-    return this.snapshots.snapshot(since, live, { tick: this.loop.tickCount(), paused: this.loop.isPaused(), progress: this.progress() });
+    return this.snapshots.snapshot(since, live, {
+      tick: this.loop.tickCount(),
+      paused: this.loop.isPaused(),
+      progress: this.progress(),
+    });
   }
 
   taskDetail(taskId: number, locals: boolean): TaskDetail {
     const live = this.live.get(taskId);
     if (live === undefined) {
       const past = this.history.get(taskId);
-      if (past === undefined) throw new ProtocolError(`taskDetail: no task #${taskId} in run ${this.id}`, 'unknownTask');
+      if (past === undefined)
+        throw new ProtocolError(`taskDetail: no task #${taskId} in run ${this.id}`, 'unknownTask');
       return { task: past, frames: [], awaitChain: [], createdAt: null, traceback: this.failures.get(taskId) ?? null };
     }
     // A task whose first step has not run (a launch held at entry) begins in its coroutine function's first statement.
     const unstarted = live.steps() === 0 ? this.lints.unstartedFunctionOf(live) : null;
     const entry = unstarted !== null ? entryFrameOf(unstarted) : null;
-    return liveTaskDetail(live, { recorder: this.recorder, index: this.awaitIndex(), variables: this.variables, locals, createdAt: this.creationSites.siteOf(live), entry });
+    return liveTaskDetail(live, {
+      recorder: this.recorder,
+      index: this.awaitIndex(),
+      variables: this.variables,
+      locals,
+      createdAt: this.creationSites.siteOf(live),
+      entry,
+    });
   }
 
   /** Who awaits whom, rebuilt only when the loop has run since (or tasks came or went). */
   private awaitIndex(): AwaitIndex {
     const key = `${this.loop.tickCount()}|${this.live.size}`;
-    if (this.awaitIndexCache === null || this.awaitIndexCache.key !== key) this.awaitIndexCache = { key, index: new AwaitIndex(this.liveTasks()) };
+    if (this.awaitIndexCache === null || this.awaitIndexCache.key !== key)
+      this.awaitIndexCache = { key, index: new AwaitIndex(this.liveTasks()) };
     return this.awaitIndexCache.index;
   }
 

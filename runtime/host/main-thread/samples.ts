@@ -20,6 +20,10 @@ export function sampleIds(): string[] {
 /** The sample `id`, or a ProtocolError saying which ones exist. */
 export function findHostSample(id: string): Sample {
   const s = findSample(id);
-  if (s === undefined) throw new ProtocolError(`launch: no sample ${JSON.stringify(id)} (samples: ${sampleIds().join(', ')})`, 'unknownSample');
+  if (s === undefined)
+    throw new ProtocolError(
+      `launch: no sample ${JSON.stringify(id)} (samples: ${sampleIds().join(', ')})`,
+      'unknownSample',
+    );
   return s;
 }

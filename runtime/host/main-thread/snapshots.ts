@@ -32,14 +32,23 @@ function sameCancelOrigin(a: CancelOrigin | undefined, b: CancelOrigin | undefin
 
 /** Whether two summaries of a task differ in what a client shows (timings aside). */
 function changed(a: TaskSummary, b: TaskSummary): boolean {
-  if (a.state !== b.state || a.steps !== b.steps || a.name !== b.name || a.outcome !== b.outcome || !sameCancelOrigin(a.cancelledBy, b.cancelledBy) || a.createdBy !== b.createdBy) return true;
+  if (
+    a.state !== b.state ||
+    a.steps !== b.steps ||
+    a.name !== b.name ||
+    a.outcome !== b.outcome ||
+    !sameCancelOrigin(a.cancelledBy, b.cancelledBy) ||
+    a.createdBy !== b.createdBy
+  )
+    return true;
   const x = a.awaiting;
   const y = b.awaiting;
   if (x === y) {
     // The same await (summaries share one AwaitInfo per awaited future).
   } else if (x === null || y === null) {
     if (x !== y) return true;
-  } else if (x.kind !== y.kind || x.detail !== y.detail || x.taskId !== y.taskId || x.resourceId !== y.resourceId) return true;
+  } else if (x.kind !== y.kind || x.detail !== y.detail || x.taskId !== y.taskId || x.resourceId !== y.resourceId)
+    return true;
   return !sameList(a.awaitedBy, b.awaitedBy) || !sameList(a.frames, b.frames);
 }
 
@@ -68,7 +77,11 @@ export class SnapshotTracker {
    * A snapshot of `tasks` (the live ones and the history of finished ones, each id once).
    * `since` undefined: full.
    */
-  snapshot(since: number | undefined, tasks: readonly TaskSummary[], info: { tick: number; paused: boolean; progress: CrawlProgress | null }): Snapshot {
+  snapshot(
+    since: number | undefined,
+    tasks: readonly TaskSummary[],
+    info: { tick: number; paused: boolean; progress: CrawlProgress | null },
+  ): Snapshot {
     const next = this.version + 1;
     const generation = ++this.generation;
     let anyChange = false;
@@ -117,6 +130,15 @@ export class SnapshotTracker {
       for (let i = 0; i < tasks.length; i++) if (stamps[i]! > since) out.push(tasks[i]!);
     }
     const removed = full ? [] : this.removedLog.filter((r) => r.at > since).map((r) => r.id);
-    return { version: this.version, full, tick: info.tick, paused: info.paused, tasks: out, removed, counts, progress: info.progress };
+    return {
+      version: this.version,
+      full,
+      tick: info.tick,
+      paused: info.paused,
+      tasks: out,
+      removed,
+      counts,
+      progress: info.progress,
+    };
   }
 }

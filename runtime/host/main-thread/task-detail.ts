@@ -27,18 +27,27 @@ export interface TaskDetailSources {
 }
 
 export function liveTaskDetail(task: Task<unknown>, s: TaskDetailSources): TaskDetail {
-  const summary = { ...summarizeTasks([task], { recorder: s.recorder, ...(s.now !== undefined ? { now: s.now } : {}) })[0]!, awaitedBy: s.index.awaitedBy(task) };
+  const summary = {
+    ...summarizeTasks([task], { recorder: s.recorder, ...(s.now !== undefined ? { now: s.now } : {}) })[0]!,
+    awaitedBy: s.index.awaitedBy(task),
+  };
   const sink = s.locals ? s.variables.newGroup() : undefined;
   const frames = taskFrames(task, { locals: s.locals, handles: sink });
   return {
     task: summary,
-    frames: frames.length === 0 && s.entry !== undefined && s.entry !== null ? [s.entry] : frames.map((f, index) => ({
-      index,
-      name: f.functionName,
-      position: f.file !== null && f.line !== null ? { file: f.file, line: f.line, column: f.column ?? 1 } : null,
-      generated: f.generated !== null ? { file: f.generated.url, line: f.generated.line0 + 1, column: f.generated.column0 + 1 } : null,
-      locals: f.locals === null ? [] : s.variables.localsOf(f.locals),
-    })),
+    frames:
+      frames.length === 0 && s.entry !== undefined && s.entry !== null
+        ? [s.entry]
+        : frames.map((f, index) => ({
+            index,
+            name: f.functionName,
+            position: f.file !== null && f.line !== null ? { file: f.file, line: f.line, column: f.column ?? 1 } : null,
+            generated:
+              f.generated !== null
+                ? { file: f.generated.url, line: f.generated.line0 + 1, column: f.generated.column0 + 1 }
+                : null,
+            locals: f.locals === null ? [] : s.variables.localsOf(f.locals),
+          })),
     awaitChain: s.index.chain(task),
     createdAt: s.createdAt,
     traceback: null,

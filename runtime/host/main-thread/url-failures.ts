@@ -23,7 +23,10 @@ export function urlFailedDescription(who: string, url: string, error: string): s
   return `${who} failed to fetch ${url}: ${error}`;
 }
 
-/** A URL failure as the crawler has just recorded it: its mark, the error it caught, and the task that fetched it (null: a callback). */
+/**
+ * A URL failure as the crawler has just recorded it: its mark, the error it caught, and the task that fetched
+ * it (null: a callback).
+ */
 export interface UrlFailureNow {
   readonly mark: UrlFailureMark;
   readonly error: unknown;
@@ -37,7 +40,11 @@ export interface UrlFailureNow {
  * and task running now: the error is the one the crawler caught for that URL (among its last
  * few), else the statistic's text. The host's run and the CLI's `crawl --record` mark alike.
  */
-export function urlFailureNow(stat: FetchStatistic & { exception: string }, crawler: Crawler, loop: EventLoop): UrlFailureNow {
+export function urlFailureNow(
+  stat: FetchStatistic & { exception: string },
+  crawler: Crawler,
+  loop: EventLoop,
+): UrlFailureNow {
   const errors = crawler.errors;
   let error: unknown = stat.exception;
   for (let i = errors.length - 1; i >= 0 && i >= errors.length - 4; i--) {
@@ -50,7 +57,12 @@ export function urlFailureNow(stat: FetchStatistic & { exception: string }, craw
   const who = task === null ? 'a callback' : `Task #${task.id} ${JSON.stringify(task.name)}`;
   const description = urlFailedDescription(who, stat.url, errorText(error));
   const tick = loop.tickCount();
-  return { mark: task === null ? { tick, url: stat.url, description } : { tick, taskId: task.id, url: stat.url, description }, error, task, who };
+  return {
+    mark: task === null ? { tick, url: stat.url, description } : { tick, taskId: task.id, url: stat.url, description },
+    error,
+    task,
+    who,
+  };
 }
 
 export class UrlFailures {
@@ -71,7 +83,9 @@ export class UrlFailures {
 
   /** Those after `sinceTick` (and up to `toTick`, the ticks a timeline covers); `taskId`: that task's only. */
   between(sinceTick: number, toTick: number, taskId?: number): UrlFailureMark[] {
-    return this.marks.filter((m) => m.tick > sinceTick && m.tick <= toTick && (taskId === undefined || m.taskId === taskId));
+    return this.marks.filter(
+      (m) => m.tick > sinceTick && m.tick <= toTick && (taskId === undefined || m.taskId === taskId),
+    );
   }
 }
 

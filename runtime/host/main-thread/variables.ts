@@ -18,11 +18,16 @@ import { ProtocolError } from '../../../protocol/rpc';
 import type { VariableInfo } from '../../../protocol/host-protocol';
 import type { GeneratorReader, LocalVariable } from '../../inspect/generator-reader';
 import { errorText, evaluateOverLocals } from '../../inspect/local-expressions';
-import { previewValue, valueOfPreview, type HandleSink, type NamedPreview, type ValuePreview } from '../../inspect/value-preview';
+import {
+  previewValue,
+  valueOfPreview,
+  type HandleSink,
+  type NamedPreview,
+  type ValuePreview,
+} from '../../inspect/value-preview';
 
 /** Handle groups kept alive (each taskDetail or evaluate makes one). */
 const GROUPS_KEPT = 64;
-
 
 export class VariableStore {
   private nextHandle = 1;
@@ -80,7 +85,10 @@ export class VariableStore {
   /** The children of a handle's value. */
   children(handle: number): VariableInfo[] {
     const s = this.toInspector.get(handle);
-    if (s === undefined || !this.reader.handles.has(s)) throw new ProtocolError(`variables: handle ${handle} is unknown or expired (handles live for the last ${GROUPS_KEPT} taskDetail/evaluate requests)`);
+    if (s === undefined || !this.reader.handles.has(s))
+      throw new ProtocolError(
+        `variables: handle ${handle} is unknown or expired (handles live for the last ${GROUPS_KEPT} taskDetail/evaluate requests)`,
+      );
     const page = this.reader.readChildren(s);
     return page.children.map((c: NamedPreview) => this.info(c.name, c.value));
   }
@@ -92,9 +100,17 @@ export class VariableStore {
   }
 
   /** Evaluates `expression` with `bindings` as variables and `self` as `this`; the result as a variable. */
-  evaluate(expression: string, bindings: ReadonlyArray<readonly [string, unknown]>, self: unknown, note: string | null): { value: string; type: string; handle: number } {
+  evaluate(
+    expression: string,
+    bindings: ReadonlyArray<readonly [string, unknown]>,
+    self: unknown,
+    note: string | null,
+  ): { value: string; type: string; handle: number } {
     const r = evaluateOverLocals(expression, bindings, { self });
-    if (!r.ok && r.stage === 'parse') throw new ProtocolError(`evaluate: the expression does not parse: ${r.error instanceof Error ? r.error.message : String(r.error)}`);
+    if (!r.ok && r.stage === 'parse')
+      throw new ProtocolError(
+        `evaluate: the expression does not parse: ${r.error instanceof Error ? r.error.message : String(r.error)}`,
+      );
     if (!r.ok) throw new ProtocolError(`evaluate: the expression threw ${errorText(r.error)}`, 'evaluationFailed');
     const result = r.value;
     const sink = this.newGroup();

@@ -13,7 +13,13 @@
 // that step goes on in it); a search releases the walk, a walk releases the search's stop;
 // every answer echoes the moment id of its request (protocol/replay-host-protocol.ts).
 
-import type { HitBound, LineStopPrint, PastLineLanding, ScanTicksResult, Timeline } from '../../../protocol/host-protocol';
+import type {
+  HitBound,
+  LineStopPrint,
+  PastLineLanding,
+  ScanTicksResult,
+  Timeline,
+} from '../../../protocol/host-protocol';
 import { idOf } from '../../../protocol/moment-ids';
 import type { MomentEcho, ReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import { parseReplayHostRequest } from '../../../protocol/replay-host-requests';
@@ -26,7 +32,10 @@ import { PastLineWalk } from './past-line-walk';
 export class LineReplayRole {
   /** The walk through the replayed lines (past-line-walk.ts). */
   private walk: PastLineWalk | null = null;
-  /** While `walk` is in an earlier step of a live stop's task (a step back from its first line of the step): the live stop's walk, where a step forward out of it goes on. */
+  /**
+   * While `walk` is in an earlier step of a live stop's task (a step back from its first line of the step):
+   * the live stop's walk, where a step forward out of it goes on.
+   */
   private stopWalk: PastLineWalk | null = null;
   /** The breakpoint searches (past-hit-search.ts). */
   private hits: PastHitSearch | null = null;
@@ -50,11 +59,21 @@ export class LineReplayRole {
     await this.walk?.dispose();
     this.walk = null;
     this.stopWalk = null;
-    this.hits ??= new PastHitSearch(d, async (ps) => (await this.askMain('scanTicks', ps)) as ScanTicksResult, (tick) => this.askMain('seekTick', { tick, replayed: true }));
-    return { ...(await this.hits.find(p.direction, bound, p.floor, p.ceiling, p.breakpoints, shown, p.until ?? null)), ...idOf(p.moment) };
+    this.hits ??= new PastHitSearch(
+      d,
+      async (ps) => (await this.askMain('scanTicks', ps)) as ScanTicksResult,
+      (tick) => this.askMain('seekTick', { tick, replayed: true }),
+    );
+    return {
+      ...(await this.hits.find(p.direction, bound, p.floor, p.ceiling, p.breakpoints, shown, p.until ?? null)),
+      ...idOf(p.moment),
+    };
   }
 
-  /** pastHitLine: a move through the lines of the task of the hit shown (a walk anchored there), or of a line reached from it. */
+  /**
+   * pastHitLine: a move through the lines of the task of the hit shown (a walk anchored there), or of a line
+   * reached from it.
+   */
   async pastHitLine(params: unknown): Promise<MomentEcho<PastLineLanding>> {
     const p = parseReplayHostRequest('pastHitLine', params);
     return { ...(await this.hitLine(p)), ...idOf(p.moment) };
@@ -64,20 +83,39 @@ export class LineReplayRole {
     const d = this.lineDebugger;
     if (this.hits?.isStopped() === true) {
       const at = await d.stopPrint();
-      if (at.taskId === null) throw new ProtocolError('pastHitLine: the hit shown is outside any task; its lines are walked through a task', 'badState');
+      if (at.taskId === null)
+        throw new ProtocolError(
+          'pastHitLine: the hit shown is outside any task; its lines are walked through a task',
+          'badState',
+        );
       await this.hits.leaveHit();
       await this.walk?.dispose();
       this.stopWalk = null;
       // A hit of the live line stop's task: its walk goes on into the stop's tick, to the stop (the present).
-      const present = p.present !== undefined && p.present.taskId === at.taskId && p.present.print !== undefined ? p.present : null;
-      this.walk = this.walkOf(at.tick, at.taskId, at.print, present !== null ? Math.max(p.ceiling, present.tick) : p.ceiling, false, present);
+      const present =
+        p.present !== undefined && p.present.taskId === at.taskId && p.present.print !== undefined ? p.present : null;
+      this.walk = this.walkOf(
+        at.tick,
+        at.taskId,
+        at.print,
+        present !== null ? Math.max(p.ceiling, present.tick) : p.ceiling,
+        false,
+        present,
+      );
     } else if (this.walk === null || this.walk.ceiling === null) {
       throw new ProtocolError('pastHitLine: no breakpoint hit is shown', 'badState');
     }
     let walk = this.walk;
     let landing = await walk.move(p.move);
-    if (landing.landed === 'present' && p.move !== 'back' && p.move !== 'leave' && this.stopWalk !== null && walk.present === null) {
-      // Forward out of the live stop's task's step before, into the live stop's step: its first line (the present when that is the live stop).
+    if (
+      landing.landed === 'present' &&
+      p.move !== 'back' &&
+      p.move !== 'leave' &&
+      this.stopWalk !== null &&
+      walk.present === null
+    ) {
+      // Forward out of the live stop's task's step before, into the live stop's step: its first line (the
+      // present when that is the live stop).
       // A walk with the live stop as its present ran on into the stop's tick itself: its present is that stop.
       await walk.dispose();
       walk = this.walk = this.stopWalk;
@@ -104,16 +142,29 @@ export class LineReplayRole {
     }
     const landing = await walk.move(p.move);
     if (landing.landed !== 'suspension' || p.move !== 'back') return landing;
-    // Before the task's first line of this step: the last line of its step before (a walk anchored there, as from a hit's). It runs on
-    // into the live stop's tick with that stop as its present, so a step forward across the task's suspension lands on the task's next
-    // line there as live (a line of a function the live stop's frames do not hold included), and reaching the stop is the present.
+    // Before the task's first line of this step: the last line of its step before (a walk anchored there, as
+    // from a hit's). It runs on
+    // into the live stop's tick with that stop as its present, so a step forward across the task's suspension
+    // lands on the task's next
+    // line there as live (a line of a function the live stop's frames do not hold included), and reaching the
+    // stop is the present.
     const before = await this.intoStepBefore(walk, p.tick, { tick: p.tick, taskId: p.taskId, print: p.stop });
     if (before.landed === 'line' && before.tick !== undefined) this.stopWalk = walk;
     return before;
   }
 
-  /** A walk through task `taskId`'s replayed lines in tick `tick` (past-line-walk.ts), its ticks replayed by this host's main thread. */
-  private walkOf(tick: number, taskId: number, print: LineStopPrint, ceiling: number | null = null, lastOfTick = false, present: HitBound | null = null): PastLineWalk {
+  /**
+   * A walk through task `taskId`'s replayed lines in tick `tick` (past-line-walk.ts), its ticks replayed by
+   * this host's main thread.
+   */
+  private walkOf(
+    tick: number,
+    taskId: number,
+    print: LineStopPrint,
+    ceiling: number | null = null,
+    lastOfTick = false,
+    present: HitBound | null = null,
+  ): PastLineWalk {
     return new PastLineWalk(
       this.lineDebugger,
       (t) => this.askMain('replayLineTick', { tick: t }),
@@ -136,29 +187,53 @@ export class LineReplayRole {
    * line stop held, as its present: reaching it is the present); at the task's first step,
    * the start of the task (startOfTask); else its previous suspension, saying why.
    */
-  private async intoStepBefore(from: PastLineWalk, ceiling: number, liveStop: HitBound | null = null): Promise<PastLineLanding> {
+  private async intoStepBefore(
+    from: PastLineWalk,
+    ceiling: number,
+    liveStop: HitBound | null = null,
+  ): Promise<PastLineLanding> {
     const timeline = (await this.askMain('timeline', { taskId: from.taskId })) as Timeline;
     const segments = timeline.lanes.find((l) => l.taskId === from.taskId)?.segments ?? [];
     if (stepEnds(segments, from.tick).length === 0) return this.startOfTask(from);
     const steps = stepsBefore(segments, from.tick, from.print.frames.length, from.print.names);
-    if (steps.length === 0) return { landed: 'suspension', why: `its steps before the one at tick ${from.tick} ran no line of the functions on these frames` };
+    if (steps.length === 0)
+      return {
+        landed: 'suspension',
+        why: `its steps before the one at tick ${from.tick} ran no line of the functions on these frames`,
+      };
     await from.dispose();
     this.walk = null;
-    // However far back: each step tried is one tick replayed, and the recorded chains leave only those that ran one of these functions.
+    // However far back: each step tried is one tick replayed, and the recorded chains leave only those that
+    // ran one of these functions.
     let skipped = 0;
     for (const step of steps) {
       const present = from.present ?? liveStop;
-      const earlier = this.walkOf(step.tick, from.taskId, from.print, from.present !== null ? from.ceiling : ceiling, true, present);
+      const earlier = this.walkOf(
+        step.tick,
+        from.taskId,
+        from.print,
+        from.present !== null ? from.ceiling : ceiling,
+        true,
+        present,
+      );
       this.walk = earlier;
       const passed = step.passedOver + skipped;
-      const between = passed === 0 ? '' : ` (its ${passed === 1 ? 'step' : `${passed} steps`} between ran no line of these frames' functions)`;
-      const landing = await earlier.enterLast(`the last line of its step at tick ${step.tick}, before its step at tick ${from.tick}${between}`);
+      const between =
+        passed === 0
+          ? ''
+          : ` (its ${passed === 1 ? 'step' : `${passed} steps`} between ran no line of these frames' functions)`;
+      const landing = await earlier.enterLast(
+        `the last line of its step at tick ${step.tick}, before its step at tick ${from.tick}${between}`,
+      );
       if (landing !== null) return landing;
       await earlier.dispose();
       this.walk = null;
       skipped = passed + 1;
     }
-    return { landed: 'suspension', why: `its steps before the one at tick ${from.tick} ran no line of the functions on these frames (${steps.length} replayed to see)` };
+    return {
+      landed: 'suspension',
+      why: `its steps before the one at tick ${from.tick} ran no line of the functions on these frames (${steps.length} replayed to see)`,
+    };
   }
 
   /**

@@ -43,7 +43,14 @@
 //   lets the thread go and waits for its tick to end before another search or walk starts.
 
 import { readFileSync } from 'node:fs';
-import type { ArmedBreakpoint, BreakpointHitLanding, HitBound, ScanHit, ScanTicksParams, ScanTicksResult } from '../../../protocol/host-protocol';
+import type {
+  ArmedBreakpoint,
+  BreakpointHitLanding,
+  HitBound,
+  ScanHit,
+  ScanTicksParams,
+  ScanTicksResult,
+} from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';
 import type { CdpPaused, LineDebugger } from '../worker/line-debugger';
 import { isAtStop } from './past-line-walk';
@@ -58,7 +65,6 @@ function ordinalOf(hits: readonly ScanHit[], index: number): number {
   while (first > 0 && hits[first - 1]!.tick === hits[index]!.tick) first--;
   return index - first;
 }
-
 
 interface Planted {
   readonly ids: Set<string>;
@@ -99,19 +105,45 @@ export class PastHitSearch {
    * it is stopped there again when no hit is found (the line stays shown). `until`: forward,
    * the live line stop in tick `ceiling` the search ends at (only the hits before it count).
    */
-  async find(direction: 'back' | 'forward', bound: HitBound, floor: number, ceiling: number, breakpoints: readonly ArmedBreakpoint[], shown = false, until: HitBound | null = null): Promise<BreakpointHitLanding> {
+  async find(
+    direction: 'back' | 'forward',
+    bound: HitBound,
+    floor: number,
+    ceiling: number,
+    breakpoints: readonly ArmedBreakpoint[],
+    shown = false,
+    until: HitBound | null = null,
+  ): Promise<BreakpointHitLanding> {
     await this.release();
-    const ending = direction === 'forward' && until !== null && until.tick === ceiling && until.print !== undefined && until.taskId !== undefined ? until : null;
+    const ending =
+      direction === 'forward' &&
+      until !== null &&
+      until.tick === ceiling &&
+      until.print !== undefined &&
+      until.taskId !== undefined
+        ? until
+        : null;
     this.untilPrint = ending?.print ?? null;
-    let landing: BreakpointHitLanding = { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: floor, to: bound.tick };
+    let landing: BreakpointHitLanding = {
+      landed: 'none',
+      breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })),
+      from: floor,
+      to: bound.tick,
+    };
     this.print = bound.print ?? null;
     const key = JSON.stringify(breakpoints);
-    // A neighbour known from the last scan holds only its line hits: with a suspension breakpoint armed, every search scans.
-    const known = shown && this.known?.key === key && !breakpoints.some((b) => b.atSuspension === true) ? this.known : null;
+    // A neighbour known from the last scan holds only its line hits: with a suspension breakpoint armed,
+    // every search scans.
+    const known =
+      shown && this.known?.key === key && !breakpoints.some((b) => b.atSuspension === true) ? this.known : null;
     this.known = null;
     const planted = await this.plant(breakpoints, bound, ending);
     try {
-      if (breakpoints.length > 0) landing = direction === 'back' ? await this.back(bound, floor, breakpoints, planted, key, known) : await this.forward(bound, ceiling, breakpoints, planted, known, ending);
+      if (breakpoints.length > 0)
+        landing =
+          direction === 'back'
+            ? await this.back(bound, floor, breakpoints, planted, key, known)
+            : await this.forward(bound, ceiling, breakpoints, planted, known, ending);
       if (landing.landed === 'none' && shown) await this.restop(bound, breakpoints, planted);
       else if (landing.landed !== 'line') await this.release();
       return landing;
@@ -126,8 +158,20 @@ export class PastHitSearch {
     const marker = this.markerOf(bound, planted, bound.tick);
     if (marker === undefined) return;
     this.print = bound.print ?? null;
-    const r = await this.scan({ from: bound.tick - 1, to: bound.tick, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, marker, stop: { kind: 'marker' } });
-    if (r !== 'stopped') throw new ProtocolError(`pastHit: the replay of tick ${bound.tick} did not reach the line shown again: it is not the run that was recorded`, 'replayFailed');
+    const r = await this.scan({
+      from: bound.tick - 1,
+      to: bound.tick,
+      breakpoints: this.scanBreakpoints(breakpoints),
+      counts: this.countsOf(breakpoints),
+      locations: planted.locations,
+      marker,
+      stop: { kind: 'marker' },
+    });
+    if (r !== 'stopped')
+      throw new ProtocolError(
+        `pastHit: the replay of tick ${bound.tick} did not reach the line shown again: it is not the run that was recorded`,
+        'replayFailed',
+      );
   }
 
   /** Lets the main thread go (off the hit), waits for its scan to end, and removes the scan breakpoints. */
@@ -141,10 +185,14 @@ export class PastHitSearch {
     this.planted = null;
     if (planted === null) return;
     this.dbg.setWalkHook(new Set(), null, null);
-    for (const id of planted.ids) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
+    for (const id of planted.ids)
+      await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
   }
 
-  /** The line shown moves off the hit (a walk from it, past-line-walk.ts): its neighbours are no longer known from there. */
+  /**
+   * The line shown moves off the hit (a walk from it, past-line-walk.ts): its neighbours are no longer known
+   * from there.
+   */
   async leaveHit(): Promise<void> {
     this.known = null;
     await this.release();
@@ -155,12 +203,20 @@ export class PastHitSearch {
     return this.planted !== null && this.dbg.isStopped();
   }
 
-  /** The breakpoints as a scan counts them (hit conditions: hit-count.ts), a suspension breakpoint with what the loop's check needs. */
+  /**
+   * The breakpoints as a scan counts them (hit conditions: hit-count.ts), a suspension breakpoint with what
+   * the loop's check needs.
+   */
   private scanBreakpoints(breakpoints: readonly ArmedBreakpoint[]): ScanTicksParams['breakpoints'] {
     return breakpoints.map((b) => {
       const { hitCondition, since } = scanCounting(b);
-      const out: ScanTicksParams['breakpoints'][number] = hitCondition === undefined ? {} : since === undefined ? { hitCondition } : { hitCondition, since };
-      if (b.atSuspension === true) out.atSuspension = b.condition === undefined ? { file: b.file, line: b.line } : { file: b.file, line: b.line, condition: b.condition };
+      const out: ScanTicksParams['breakpoints'][number] =
+        hitCondition === undefined ? {} : since === undefined ? { hitCondition } : { hitCondition, since };
+      if (b.atSuspension === true)
+        out.atSuspension =
+          b.condition === undefined
+            ? { file: b.file, line: b.line }
+            : { file: b.file, line: b.line, condition: b.condition };
       return out;
     });
   }
@@ -168,7 +224,13 @@ export class PastHitSearch {
   /** A suspension breakpoint's hit, as answered: the caller shows its tick. */
   private tickLanding(hit: ScanHit, breakpoints: readonly ArmedBreakpoint[]): BreakpointHitLanding {
     const bp = breakpoints[hit.bp]!;
-    return { landed: 'tick', tick: hit.tick, taskId: hit.taskId ?? 0, breakpoint: { file: bp.file, line: bp.line }, description: hit.description ?? `a breakpoint at ${bp.file}:${bp.line}` };
+    return {
+      landed: 'tick',
+      tick: hit.tick,
+      taskId: hit.taskId ?? 0,
+      breakpoint: { file: bp.file, line: bp.line },
+      description: hit.description ?? `a breakpoint at ${bp.file}:${bp.line}`,
+    };
   }
 
   /** The hits counted before a stretch, per breakpoint: the live debugger's, for one set while the run went. */
@@ -176,12 +238,31 @@ export class PastHitSearch {
     return breakpoints.map((b) => scanCounting(b).before);
   }
 
-  private async back(bound: HitBound, floor: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted, key: string, known: PastHitSearch['known']): Promise<BreakpointHitLanding> {
+  private async back(
+    bound: HitBound,
+    floor: number,
+    breakpoints: readonly ArmedBreakpoint[],
+    planted: Planted,
+    key: string,
+    known: PastHitSearch['known'],
+  ): Promise<BreakpointHitLanding> {
     if (known !== null && known.at > 0) {
       // The hit before the one shown was scanned already.
       const hit = known.hits[known.at - 1]!;
-      if (hit.tick <= floor) return { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: floor, to: bound.tick };
-      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at - 1), countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
+      if (hit.tick <= floor)
+        return {
+          landed: 'none',
+          breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })),
+          from: floor,
+          to: bound.tick,
+        };
+      const landing = await this.stopAt(
+        hit,
+        ordinalOf(known.hits, known.at - 1),
+        countedFrom(breakpoints, hit.tick - 1),
+        breakpoints,
+        planted,
+      );
       this.known = { ...known, at: known.at - 1 };
       return landing;
     }
@@ -190,24 +271,45 @@ export class PastHitSearch {
     let stretch = FIRST_STRETCH;
     while (to > floor) {
       const from = countedFrom(breakpoints, Math.max(floor, to - stretch));
-      const params: ScanTicksParams = { from, to, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations };
+      const params: ScanTicksParams = {
+        from,
+        to,
+        breakpoints: this.scanBreakpoints(breakpoints),
+        counts: this.countsOf(breakpoints),
+        locations: planted.locations,
+      };
       const marker = this.markerOf(bound, planted, to);
       if (marker !== undefined) params.marker = marker;
       const r = await this.scan(params);
       if (r === 'stopped') throw new ProtocolError('pastHit: the scan stopped on no hit asked for', 'replayFailed');
       let before = r.hits;
       if (marker !== undefined) {
-        if (r.marked === null) throw new ProtocolError(`pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`, 'replayFailed');
+        if (r.marked === null)
+          throw new ProtocolError(
+            `pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`,
+            'replayFailed',
+          );
         before = before.slice(0, r.marked);
       }
-      // Hits come in replay order: the last one is the latest. A suspension breakpoint's is at its tick's end: after the line hits of its tick; the first of its tick is the stop.
+      // Hits come in replay order: the last one is the latest. A suspension breakpoint's is at its tick's
+      // end: after the line hits of its tick; the first of its tick is the stop.
       const last = before.length - 1;
-      const latestTick = r.tickHits.reduce((t, h) => (h.tick < bound.tick && h.tick > floor ? Math.max(t, h.tick) : t), -1);
+      const latestTick = r.tickHits.reduce(
+        (t, h) => (h.tick < bound.tick && h.tick > floor ? Math.max(t, h.tick) : t),
+        -1,
+      );
       const tickHit = r.tickHits.find((h) => h.tick === latestTick);
-      if (tickHit !== undefined && (last < 0 || tickHit.tick >= before[last]!.tick)) return this.tickLanding(tickHit, breakpoints);
+      if (tickHit !== undefined && (last < 0 || tickHit.tick >= before[last]!.tick))
+        return this.tickLanding(tickHit, breakpoints);
       if (last >= 0 && before[last]!.tick > floor) {
         const hit = before[last]!;
-        const landing = await this.stopAt(hit, ordinalOf(before, last), countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
+        const landing = await this.stopAt(
+          hit,
+          ordinalOf(before, last),
+          countedFrom(breakpoints, hit.tick - 1),
+          breakpoints,
+          planted,
+        );
         this.known = { key, hits: before, from, at: last };
         return landing;
       }
@@ -215,42 +317,85 @@ export class PastHitSearch {
       to = from;
       stretch *= 2;
     }
-    return { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: floor, to: bound.tick };
+    return {
+      landed: 'none',
+      breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })),
+      from: floor,
+      to: bound.tick,
+    };
   }
 
-  private async forward(bound: HitBound, ceiling: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted, known: PastHitSearch['known'], ending: HitBound | null): Promise<BreakpointHitLanding> {
+  private async forward(
+    bound: HitBound,
+    ceiling: number,
+    breakpoints: readonly ArmedBreakpoint[],
+    planted: Planted,
+    known: PastHitSearch['known'],
+    ending: HitBound | null,
+  ): Promise<BreakpointHitLanding> {
     const start = bound.print !== undefined ? bound.tick - 1 : bound.tick;
-    const none: BreakpointHitLanding = { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from: bound.tick, to: ceiling };
+    const none: BreakpointHitLanding = {
+      landed: 'none',
+      breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })),
+      from: bound.tick,
+      to: ceiling,
+    };
     if (known !== null && known.at + 1 < known.hits.length) {
       // The hit after the one shown was scanned already (no other comes between).
       const hit = known.hits[known.at + 1]!;
       if (hit.tick > ceiling) return none;
-      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at + 1), countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
+      const landing = await this.stopAt(
+        hit,
+        ordinalOf(known.hits, known.at + 1),
+        countedFrom(breakpoints, hit.tick - 1),
+        breakpoints,
+        planted,
+      );
       this.known = { ...known, at: known.at + 1 };
       return landing;
     }
     if (start >= ceiling) return none;
-    if (breakpoints.some((b) => b.atSuspension === true)) return this.forwardWithTicks(bound, start, ceiling, breakpoints, planted, none, ending);
-    const params: ScanTicksParams = { from: countedFrom(breakpoints, start), to: ceiling, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, stop: { kind: 'first', afterTick: start } };
+    if (breakpoints.some((b) => b.atSuspension === true))
+      return this.forwardWithTicks(bound, start, ceiling, breakpoints, planted, none, ending);
+    const params: ScanTicksParams = {
+      from: countedFrom(breakpoints, start),
+      to: ceiling,
+      breakpoints: this.scanBreakpoints(breakpoints),
+      counts: this.countsOf(breakpoints),
+      locations: planted.locations,
+      stop: { kind: 'first', afterTick: start },
+    };
     const marker = this.markerOf(bound, planted, bound.tick);
     if (marker !== undefined) params.marker = marker;
     this.endAt(params, ending, planted);
     const r = await this.scan(params);
     if (r === 'stopped') return this.landing(breakpoints);
-    if (marker !== undefined && r.marked === null) throw new ProtocolError(`pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`, 'replayFailed');
+    if (marker !== undefined && r.marked === null)
+      throw new ProtocolError(
+        `pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`,
+        'replayFailed',
+      );
     this.checkEnded(params, r);
     return none;
   }
 
-  /** A forward search from a past line of a live line stop ends at that stop, in its tick (`until`: hits after it are the present's). */
+  /**
+   * A forward search from a past line of a live line stop ends at that stop, in its tick (`until`: hits after
+   * it are the present's).
+   */
   private endAt(params: ScanTicksParams, ending: HitBound | null, planted: Planted): void {
-    if (ending === null || ending.taskId === undefined || planted.untilLocation === null || params.to !== ending.tick) return;
+    if (ending === null || ending.taskId === undefined || planted.untilLocation === null || params.to !== ending.tick)
+      return;
     params.until = { location: planted.untilLocation, tick: ending.tick, taskId: ending.taskId };
   }
 
   /** A scan that was to end at the live line stop ran its tick to the end without reaching it: refused. */
   private checkEnded(params: ScanTicksParams, r: ScanResult): void {
-    if (params.until !== undefined && r.untilReached !== true) throw new ProtocolError(`pastHit: the replay of tick ${params.until.tick} ran to its end without reaching the live stop: it is not the run that was recorded`, 'replayFailed');
+    if (params.until !== undefined && r.untilReached !== true)
+      throw new ProtocolError(
+        `pastHit: the replay of tick ${params.until.tick} ran to its end without reaching the live stop: it is not the run that was recorded`,
+        'replayFailed',
+      );
   }
 
   /**
@@ -259,35 +404,75 @@ export class PastHitSearch {
    * (after the marker) and suspension hits (after `start`'s tick ends), a line hit first in
    * the same tick; a line hit's tick is replayed once more to stop on it.
    */
-  private async forwardWithTicks(bound: HitBound, start: number, ceiling: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted, none: BreakpointHitLanding, ending: HitBound | null): Promise<BreakpointHitLanding> {
-    const params: ScanTicksParams = { from: countedFrom(breakpoints, start), to: ceiling, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations };
+  private async forwardWithTicks(
+    bound: HitBound,
+    start: number,
+    ceiling: number,
+    breakpoints: readonly ArmedBreakpoint[],
+    planted: Planted,
+    none: BreakpointHitLanding,
+    ending: HitBound | null,
+  ): Promise<BreakpointHitLanding> {
+    const params: ScanTicksParams = {
+      from: countedFrom(breakpoints, start),
+      to: ceiling,
+      breakpoints: this.scanBreakpoints(breakpoints),
+      counts: this.countsOf(breakpoints),
+      locations: planted.locations,
+    };
     const marker = this.markerOf(bound, planted, bound.tick);
     if (marker !== undefined) params.marker = marker;
     this.endAt(params, ending, planted);
     const r = await this.scan(params);
     if (r === 'stopped') throw new ProtocolError('pastHit: the scan stopped on no hit asked for', 'replayFailed');
-    if (marker !== undefined && r.marked === null) throw new ProtocolError(`pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`, 'replayFailed');
+    if (marker !== undefined && r.marked === null)
+      throw new ProtocolError(
+        `pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`,
+        'replayFailed',
+      );
     this.checkEnded(params, r);
     let line = -1;
     for (let i = r.marked ?? 0; i < r.hits.length && line < 0; i++) if (r.hits[i]!.tick > start) line = i;
     const tickHit = r.tickHits.find((h) => h.tick > start);
-    if (tickHit !== undefined && (line < 0 || tickHit.tick < r.hits[line]!.tick)) return this.tickLanding(tickHit, breakpoints);
+    if (tickHit !== undefined && (line < 0 || tickHit.tick < r.hits[line]!.tick))
+      return this.tickLanding(tickHit, breakpoints);
     if (line < 0) return none;
     const hit = r.hits[line]!;
     return this.stopAt(hit, ordinalOf(r.hits, line), countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
   }
 
   /** Replays the hit's tick once more and stops on it (the `ordinal`th hit of its tick). */
-  private async stopAt(hit: ScanHit, ordinal: number, from: number, breakpoints: readonly ArmedBreakpoint[], planted: Planted): Promise<BreakpointHitLanding> {
+  private async stopAt(
+    hit: ScanHit,
+    ordinal: number,
+    from: number,
+    breakpoints: readonly ArmedBreakpoint[],
+    planted: Planted,
+  ): Promise<BreakpointHitLanding> {
     this.print = null;
-    const r = await this.scan({ from, to: hit.tick, breakpoints: this.scanBreakpoints(breakpoints), counts: this.countsOf(breakpoints), locations: planted.locations, stop: { kind: 'nth', tick: hit.tick, ordinal } });
-    if (r !== 'stopped') throw new ProtocolError(`pastHit: the replay of tick ${hit.tick} did not hit the breakpoint at ${breakpoints[hit.bp]?.file}:${breakpoints[hit.bp]?.line} again: it is not the run that was recorded`, 'replayFailed');
+    const r = await this.scan({
+      from,
+      to: hit.tick,
+      breakpoints: this.scanBreakpoints(breakpoints),
+      counts: this.countsOf(breakpoints),
+      locations: planted.locations,
+      stop: { kind: 'nth', tick: hit.tick, ordinal },
+    });
+    if (r !== 'stopped')
+      throw new ProtocolError(
+        `pastHit: the replay of tick ${hit.tick} did not hit the breakpoint at ${breakpoints[hit.bp]?.file}:${breakpoints[hit.bp]?.line} again: it is not the run that was recorded`,
+        'replayFailed',
+      );
     return this.landing(breakpoints);
   }
 
   /** Where the main thread stopped on a hit, as answered. */
   private async landing(breakpoints: readonly ArmedBreakpoint[]): Promise<BreakpointHitLanding> {
-    const w = (await this.dbg.callMain('where()').catch(() => null)) as { taskId?: unknown; taskName?: unknown; tick?: unknown } | null;
+    const w = (await this.dbg.callMain('where()').catch(() => null)) as {
+      taskId?: unknown;
+      taskName?: unknown;
+      tick?: unknown;
+    } | null;
     const top = this.dbg.stack().frames[0];
     const line = top?.position ?? top?.generated ?? null;
     const tick = typeof w?.tick === 'number' ? w.tick : 0;
@@ -295,23 +480,39 @@ export class PastHitSearch {
     const who = typeof w?.taskName === 'string' ? w.taskName : 'the main thread';
     const bp = breakpoints.find((b) => line !== null && b.file === line.file && b.line <= line.line) ?? breakpoints[0]!;
     const at = line === null ? '' : ` at ${line.file}:${line.line}`;
-    return { landed: 'line', tick, taskId, line, breakpoint: { file: bp.file, line: bp.line }, description: `${who} hit a breakpoint on a past line${at} (tick ${tick}, replayed)` };
+    return {
+      landed: 'line',
+      tick,
+      taskId,
+      line,
+      breakpoint: { file: bp.file, line: bp.line },
+      description: `${who} hit a breakpoint on a past line${at} (tick ${tick}, replayed)`,
+    };
   }
 
   private markerOf(bound: HitBound, planted: Planted, to: number): ScanTicksParams['marker'] {
-    if (bound.print === undefined || bound.taskId === undefined || planted.markerLocation === null || to !== bound.tick) return undefined;
+    if (bound.print === undefined || bound.taskId === undefined || planted.markerLocation === null || to !== bound.tick)
+      return undefined;
     return { location: planted.markerLocation, tick: bound.tick, taskId: bound.taskId };
   }
 
-  /** Runs one scan: its result when it ran to its end, 'stopped' when the thread stopped on a hit (the scan goes on once released). */
+  /**
+   * Runs one scan: its result when it ran to its end, 'stopped' when the thread stopped on a hit (the scan
+   * goes on once released).
+   */
   private async scan(params: ScanTicksParams): Promise<'stopped' | ScanResult> {
-    // The ticks before the stretch replayed without the scan breakpoints (a function with one runs unoptimized), set again for the stretch.
+    // The ticks before the stretch replayed without the scan breakpoints (a function with one runs
+    // unoptimized), set again for the stretch.
     const planted = this.planted;
     if (params.from > 0 && planted !== null && planted.ids.size > 0) {
-      for (const id of planted.ids) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
+      for (const id of planted.ids)
+        await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
       planted.ids.clear();
       await this.seekTo(params.from);
-      for (const place of planted.places) planted.ids.add((await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', place)).breakpointId);
+      for (const place of planted.places)
+        planted.ids.add(
+          (await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', place)).breakpointId,
+        );
     }
     const outcome = new Promise<'stopped' | ScanResult | Error>((resolve) => {
       this.waiting = resolve;
@@ -321,15 +522,31 @@ export class PastHitSearch {
       this.waiting = null;
       w?.(o);
     };
-    this.scanRun = this.scanTicks(params).then(settle, (e: unknown) => settle(e instanceof Error ? e : new Error(String(e))));
+    this.scanRun = this.scanTicks(params).then(settle, (e: unknown) =>
+      settle(e instanceof Error ? e : new Error(String(e))),
+    );
     const o = await outcome;
-    if (o instanceof Error) throw o instanceof ProtocolError ? o : new ProtocolError(`pastHit: ${o.message}`, 'replayFailed');
+    if (o instanceof Error)
+      throw o instanceof ProtocolError ? o : new ProtocolError(`pastHit: ${o.message}`, 'replayFailed');
     return o;
   }
 
-  /** One breakpoint per generated location of the breakpoints (and the marker's, where the search starts from a line stop), merged where V8 puts them at one place. */
-  private async plant(breakpoints: readonly ArmedBreakpoint[], bound: HitBound, ending: HitBound | null = null): Promise<Planted> {
-    const wanted: Array<{ url: string; line0: number; column0: number; bp: number | 'marker' | 'until'; condition: string }> = [];
+  /**
+   * One breakpoint per generated location of the breakpoints (and the marker's, where the search starts from
+   * a line stop), merged where V8 puts them at one place.
+   */
+  private async plant(
+    breakpoints: readonly ArmedBreakpoint[],
+    bound: HitBound,
+    ending: HitBound | null = null,
+  ): Promise<Planted> {
+    const wanted: Array<{
+      url: string;
+      line0: number;
+      column0: number;
+      bp: number | 'marker' | 'until';
+      condition: string;
+    }> = [];
     for (const [i, b] of breakpoints.entries()) {
       // The loop's own (its hits are the scan's check on the replay's loop): nothing to plant.
       if (b.atSuspension === true) continue;
@@ -340,22 +557,71 @@ export class PastHitSearch {
         // Unreadable: no line slides.
       }
       for (const at of this.dbg.generatedLocations(b.file, b.line, lines)) {
-        wanted.push({ url: at.url, line0: at.line0, column0: at.column0, bp: i, condition: b.condition === undefined ? 'true' : `(() => { try { return !!(${b.condition}); } catch { return false; } })()` });
+        wanted.push({
+          url: at.url,
+          line0: at.line0,
+          column0: at.column0,
+          bp: i,
+          condition:
+            b.condition === undefined
+              ? 'true'
+              : `(() => { try { return !!(${b.condition}); } catch { return false; } })()`,
+        });
       }
     }
     const top = bound.print?.frames[0];
-    if (top !== undefined) wanted.push({ url: top.url, line0: top.line, column0: top.column, bp: 'marker', condition: '' });
+    if (top !== undefined)
+      wanted.push({ url: top.url, line0: top.line, column0: top.column, bp: 'marker', condition: '' });
     const end = ending?.print?.frames[0];
-    if (end !== undefined) wanted.push({ url: end.url, line0: end.line, column0: end.column, bp: 'until', condition: '' });
-    // Where V8 puts each (a requested column slides to a break location): the markers and a breakpoint at one place are one breakpoint.
-    const byPlace = new Map<string, { url: string; line0: number; column0: number; bps: number[]; conditions: string[]; marker: boolean; until: boolean }>();
+    if (end !== undefined)
+      wanted.push({ url: end.url, line0: end.line, column0: end.column, bp: 'until', condition: '' });
+    // Where V8 puts each (a requested column slides to a break location): the markers and a breakpoint at one
+    // place are one breakpoint.
+    const byPlace = new Map<
+      string,
+      {
+        url: string;
+        line0: number;
+        column0: number;
+        bps: number[];
+        conditions: string[];
+        marker: boolean;
+        until: boolean;
+      }
+    >();
     for (const w of wanted) {
-      const probe = await this.dbg.cdp<{ breakpointId: string; locations: Array<{ scriptId: string; lineNumber: number; columnNumber?: number }> }>('Debugger.setBreakpointByUrl', { url: w.url, lineNumber: w.line0, columnNumber: w.column0, condition: 'false' }).catch(() => null);
-      if (probe !== null) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: probe.breakpointId }).catch(() => undefined);
+      const probe = await this.dbg
+        .cdp<{
+          breakpointId: string;
+          locations: Array<{ scriptId: string; lineNumber: number; columnNumber?: number }>;
+        }>('Debugger.setBreakpointByUrl', {
+          url: w.url,
+          lineNumber: w.line0,
+          columnNumber: w.column0,
+          condition: 'false',
+        })
+        .catch(() => null);
+      if (probe !== null)
+        await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: probe.breakpointId }).catch(() => undefined);
       const at = probe?.locations[0];
-      const key = at === undefined ? `${w.url}:${w.line0}:${w.column0}` : `${at.scriptId}:${at.lineNumber}:${at.columnNumber ?? 0}`;
+      const key =
+        at === undefined
+          ? `${w.url}:${w.line0}:${w.column0}`
+          : `${at.scriptId}:${at.lineNumber}:${at.columnNumber ?? 0}`;
       let place = byPlace.get(key);
-      if (place === undefined) byPlace.set(key, (place = { url: w.url, line0: at?.lineNumber ?? w.line0, column0: at?.columnNumber ?? w.column0, bps: [], conditions: [], marker: false, until: false }));
+      if (place === undefined)
+        byPlace.set(
+          key,
+          (place = {
+            url: w.url,
+            line0: at?.lineNumber ?? w.line0,
+            column0: at?.columnNumber ?? w.column0,
+            bps: [],
+            conditions: [],
+            marker: false,
+            until: false,
+          }),
+        );
       if (w.bp === 'marker') place.marker = true;
       else if (w.bp === 'until') place.until = true;
       else if (!place.bps.includes(w.bp)) {
@@ -380,7 +646,8 @@ export class PastHitSearch {
         const r = await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', at);
         ids.add(r.breakpointId);
       } catch (e) {
-        for (const id of ids) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
+        for (const id of ids)
+          await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
         throw new ProtocolError(`pastHit: cannot arm ${key}: ${e instanceof Error ? e.message : String(e)}`, 'failed');
       }
     }
@@ -395,18 +662,23 @@ export class PastHitSearch {
     return planted;
   }
 
-  /** A scan breakpoint paused the thread: the marker (is it the stop searched from?), the live stop a forward search ends at, or the hit asked for. */
+  /**
+   * A scan breakpoint paused the thread: the marker (is it the stop searched from?), the live stop a forward
+   * search ends at, or the hit asked for.
+   */
   private async onHit(paused: CdpPaused): Promise<'resume' | 'stop'> {
     const why = await this.dbg.callMain('scanPause()').catch(() => null);
     if (why === 'stop') return 'stop';
     if (why === 'until') {
       const live = this.untilPrint;
-      const reached = live !== null && live !== undefined && (await isAtStop(this.dbg, this.dbg.walkFrames(paused), live));
+      const reached =
+        live !== null && live !== undefined && (await isAtStop(this.dbg, this.dbg.walkFrames(paused), live));
       return (await this.dbg.callMain(`scanUntil(${reached})`).catch(() => false)) === true ? 'stop' : 'resume';
     }
     if (why !== 'marker') return 'resume';
     const print = this.print;
-    const matched = print !== null && print !== undefined && (await isAtStop(this.dbg, this.dbg.walkFrames(paused), print));
+    const matched =
+      print !== null && print !== undefined && (await isAtStop(this.dbg, this.dbg.walkFrames(paused), print));
     const stop = await this.dbg.callMain(`scanMarked(${matched})`).catch(() => false);
     return stop === true ? 'stop' : 'resume';
   }

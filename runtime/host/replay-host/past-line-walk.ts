@@ -52,15 +52,27 @@
 //   before another walk starts.
 // - A landing is answered only once the main thread is stopped there (its frames are served).
 
-import type { HitBound, LineStepKind, LineStopPrint, PastLineLanding, SourcePosition } from '../../../protocol/host-protocol';
+import type {
+  HitBound,
+  LineStepKind,
+  LineStopPrint,
+  PastLineLanding,
+  SourcePosition,
+} from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';
 import type { CdpPaused, LineDebugger, WalkFrame, WalkVerdict } from '../worker/line-debugger';
 import { nextLine, previousLine, sameEntry, type PastLineEntry } from '../worker/past-lines';
 
-/** Where a walk is going: to learn the live stop (and stop there: `stop`), to an entry, or wherever the line step under way stops. */
+/**
+ * Where a walk is going: to learn the live stop (and stop there: `stop`), to an entry, or wherever the line
+ * step under way stops.
+ */
 type Target = { kind: 'live'; stop?: boolean } | { kind: 'entry'; index: number } | { kind: 'step' };
 
-/** How a walk's move ended: reached (stopped there, or the live stop learnt), the recording ran out (a hit's walk: the present), or refused. */
+/**
+ * How a walk's move ended: reached (stopped there, or the live stop learnt), the recording ran out (a hit's
+ * walk: the present), or refused.
+ */
 type Outcome = 'reached' | 'end' | Error;
 
 interface Walking {
@@ -76,9 +88,15 @@ export class PastLineWalk {
   private live = -1;
   /** The entry the main thread is stopped on (null: not stopped by the walk, or inside a call). */
   private at: number | null = null;
-  /** Stopped inside a call entered by a step in (a line step's stop, not an entry): the entry of the line that made it. */
+  /**
+   * Stopped inside a call entered by a step in (a line step's stop, not an entry): the entry of the line that
+   * made it.
+   */
   private inCall: number | null = null;
-  /** Inside such a call: the line steps taken from that entry to the line shown (a step back replays them but the last). */
+  /**
+   * Inside such a call: the line steps taken from that entry to the line shown (a step back replays them but
+   * the last).
+   */
   private path: LineStepKind[] = [];
   private landedAt: SourcePosition | null = null;
   private walking: Walking | null = null;
@@ -94,11 +112,20 @@ export class PastLineWalk {
     readonly tick: number,
     readonly taskId: number,
     readonly print: LineStopPrint,
-    /** Anchored at a breakpoint hit (null: at the live stop, the present): the last tick the walk's replay may run on to. */
+    /**
+     * Anchored at a breakpoint hit (null: at the live stop, the present): the last tick the walk's replay may
+     * run on to.
+     */
     readonly ceiling: number | null = null,
-    /** Anchored at the last line the task ran in `tick` (its step before a hit's), not at `print`'s stop: enterLast(). */
+    /**
+     * Anchored at the last line the task ran in `tick` (its step before a hit's), not at `print`'s stop:
+     * enterLast().
+     */
     private readonly lastOfTick = false,
-    /** A hit's walk of the task of a live line stop held (that stop; `ceiling` its tick): reaching it is the present, not a line of the past. */
+    /**
+     * A hit's walk of the task of a live line stop held (that stop; `ceiling` its tick): reaching it is the
+     * present, not a line of the past.
+     */
     readonly present: HitBound | null = null,
   ) {}
 
@@ -108,7 +135,8 @@ export class PastLineWalk {
    * no line of the walk's functions in that tick.
    */
   async enterLast(note: string): Promise<PastLineLanding | null> {
-    if (!this.lastOfTick || this.trace !== null) throw new ProtocolError('pastLine: not a walk to the last line of a step', 'badState');
+    if (!this.lastOfTick || this.trace !== null)
+      throw new ProtocolError('pastLine: not a walk to the last line of a step', 'badState');
     await this.walk({ kind: 'live' });
     await this.release();
     if (this.live < 0) return null;
@@ -133,7 +161,12 @@ export class PastLineWalk {
 
   /** Whether this walk is of that live stop. */
   isOf(tick: number, taskId: number, print: LineStopPrint): boolean {
-    return tick === this.tick && taskId === this.taskId && JSON.stringify(print.frames) === JSON.stringify(this.print.frames) && JSON.stringify(print.locals) === JSON.stringify(this.print.locals);
+    return (
+      tick === this.tick &&
+      taskId === this.taskId &&
+      JSON.stringify(print.frames) === JSON.stringify(this.print.frames) &&
+      JSON.stringify(print.locals) === JSON.stringify(this.print.locals)
+    );
   }
 
   async move(move: 'back' | 'leave' | LineStepKind): Promise<PastLineLanding> {
@@ -157,7 +190,8 @@ export class PastLineWalk {
       if ((await this.walk({ kind: 'entry', index: to })) === 'end') return this.ranOut();
       return this.landing();
     }
-    if (this.at === null && this.inCall === null) throw new ProtocolError(`pastLine: ${move}: not on a past line`, 'badState');
+    if (this.at === null && this.inCall === null)
+      throw new ProtocolError(`pastLine: ${move}: not on a past line`, 'badState');
     // Past a hit, the walk has learnt no line yet: the replay host's own line step finds the next.
     if (move === 'into' || this.at === null || (hit && this.at >= this.live)) return this.lineStep(move);
     const to = nextLine(trace, this.at, move, this.live);
@@ -172,8 +206,16 @@ export class PastLineWalk {
   /** A line shown: where (and, for a hit's walk, in which tick and task: it may be a later one). */
   private async landing(): Promise<PastLineLanding> {
     if (this.ceiling === null) return { landed: 'line', line: this.landedAt };
-    const w = (await this.dbg.callMain('where()').catch(() => null)) as { taskId?: unknown; taskName?: unknown; tick?: unknown } | null;
-    const landing: PastLineLanding = { landed: 'line', line: this.landedAt, tick: typeof w?.tick === 'number' ? w.tick : this.tick };
+    const w = (await this.dbg.callMain('where()').catch(() => null)) as {
+      taskId?: unknown;
+      taskName?: unknown;
+      tick?: unknown;
+    } | null;
+    const landing: PastLineLanding = {
+      landed: 'line',
+      line: this.landedAt,
+      tick: typeof w?.tick === 'number' ? w.tick : this.tick,
+    };
     if (typeof w?.taskId === 'number') landing.taskId = w.taskId;
     if (typeof w?.taskName === 'string') landing.task = w.taskName;
     return landing;
@@ -227,7 +269,8 @@ export class PastLineWalk {
   /** Removes the walk's breakpoints (planted again by the next walk, once it has replayed the ticks before its own). */
   private async unplant(): Promise<void> {
     this.dbg.setWalkHook(new Set(), null, null);
-    for (const id of this.ids ?? []) await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
+    for (const id of this.ids ?? [])
+      await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
     this.ids = null;
   }
 
@@ -241,7 +284,12 @@ export class PastLineWalk {
       if (seen.has(key)) continue;
       seen.add(key);
       try {
-        const r = await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', { url: loc.url, lineNumber: loc.line, columnNumber: loc.column, condition });
+        const r = await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', {
+          url: loc.url,
+          lineNumber: loc.line,
+          columnNumber: loc.column,
+          condition,
+        });
         ids.add(r.breakpointId);
       } catch {
         // A location set twice: one breakpoint does.
@@ -255,7 +303,10 @@ export class PastLineWalk {
     );
   }
 
-  /** Runs the traced tick and walks it to `target`; resolves once reached (stopped there, or the live stop learnt), or 'end' (a hit's walk ran out of ticks). */
+  /**
+   * Runs the traced tick and walks it to `target`; resolves once reached (stopped there, or the live stop
+   * learnt), or 'end' (a hit's walk ran out of ticks).
+   */
   private async walk(target: Target): Promise<'reached' | 'end'> {
     // To the tick before with none of the walk's breakpoints set (a function with a breakpoint
     // set, active or not, runs unoptimized and traps at each of its break locations: every tick
@@ -297,7 +348,12 @@ export class PastLineWalk {
         return;
       }
       if (this.ceiling === null) {
-        walking.settle(new ProtocolError(`the replay of tick ${this.tick} ran to its end without reaching ${this.describe(walking.target)}: it is not the run that was recorded`, 'replayFailed'));
+        walking.settle(
+          new ProtocolError(
+            `the replay of tick ${this.tick} ran to its end without reaching ${this.describe(walking.target)}: it is not the run that was recorded`,
+            'replayFailed',
+          ),
+        );
         return;
       }
       if (tick >= this.ceiling) {
@@ -350,10 +406,19 @@ export class PastLineWalk {
     const frames = this.dbg.stoppedFrames();
     const top = frames[0];
     const last = walking.entries[walking.entries.length - 1];
-    // Stopped on the line of the last entry (back from the call it made) or by onHit on a new one: an entry; else inside a call.
-    if (this.at === null && last !== undefined && top !== undefined && sameEntry(last, entryOf(frames, top))) this.at = walking.entries.length - 1;
-    // The live stop's entry is the present only at the stop itself: a line run before a call on it and again after (the live stop) is one entry, and a step in lands on its first run.
-    if (this.at !== null && this.at >= this.live && this.ceiling === null && top !== undefined && (await isAtStop(this.dbg, frames, this.print))) {
+    // Stopped on the line of the last entry (back from the call it made) or by onHit on a new one: an entry;
+    // else inside a call.
+    if (this.at === null && last !== undefined && top !== undefined && sameEntry(last, entryOf(frames, top)))
+      this.at = walking.entries.length - 1;
+    // The live stop's entry is the present only at the stop itself: a line run before a call on it and again
+    // after (the live stop) is one entry, and a step in lands on its first run.
+    if (
+      this.at !== null &&
+      this.at >= this.live &&
+      this.ceiling === null &&
+      top !== undefined &&
+      (await isAtStop(this.dbg, frames, this.print))
+    ) {
       await this.release();
       return { landed: 'present' };
     }
@@ -369,7 +434,9 @@ export class PastLineWalk {
     if (target.kind === 'entry') return `line ${target.index + 1} of the task's step`;
     if (target.kind === 'step') return "the line step's stop";
     const top = this.print.frames[0];
-    return top === undefined ? 'the live stop' : `the live stop (${top.url.replace(/^file:\/\//, '')}, generated line ${top.line + 1})`;
+    return top === undefined
+      ? 'the live stop'
+      : `the live stop (${top.url.replace(/^file:\/\//, '')}, generated line ${top.line + 1})`;
   }
 
   private async onHit(paused: CdpPaused): Promise<WalkVerdict> {
@@ -391,9 +458,15 @@ export class PastLineWalk {
       walking.entries.push(entry);
       const known = this.trace?.[index];
       // A hit's walk learns the entries past the hit as it first reaches them.
-      if (this.trace !== null && known === undefined && this.ceiling !== null && index === this.trace.length) this.trace.push(entry);
+      if (this.trace !== null && known === undefined && this.ceiling !== null && index === this.trace.length)
+        this.trace.push(entry);
       else if (this.trace !== null && (known === undefined || !sameEntry(known, entry))) {
-        walking.settle(new ProtocolError(`the replay of tick ${this.tick} diverged: line ${index + 1} of the task's step was ${known?.line ?? 'none'} and is ${entry.line} now`, 'replayFailed'));
+        walking.settle(
+          new ProtocolError(
+            `the replay of tick ${this.tick} diverged: line ${index + 1} of the task's step was ${known?.line ?? 'none'} and is ${entry.line} now`,
+            'replayFailed',
+          ),
+        );
         this.walking = null;
         return 'resume';
       }
@@ -404,7 +477,8 @@ export class PastLineWalk {
         return 'stop';
       }
     }
-    // The line of the entry the step started from or came back to: the line step goes on or stops (lineStep sorts out which line it is).
+    // The line of the entry the step started from or came back to: the line step goes on or stops (lineStep
+    // sorts out which line it is).
     if (walking.target.kind === 'step') return 'step';
     if (walking.target.kind === 'live' && !this.lastOfTick && (await isAtStop(this.dbg, frames, this.print))) {
       this.trace = walking.entries.slice();
@@ -424,7 +498,8 @@ export class PastLineWalk {
   /** Whether the paused thread is at the live line stop `present` (its frames and locals, in its tick). */
   private async atPresent(frames: readonly WalkFrame[]): Promise<boolean> {
     const present = this.present;
-    if (present === null || present.print === undefined || !(await isAtStop(this.dbg, frames, present.print))) return false;
+    if (present === null || present.print === undefined || !(await isAtStop(this.dbg, frames, present.print)))
+      return false;
     const w = (await this.dbg.callMain('where()').catch(() => null)) as { tick?: unknown } | null;
     return w?.tick === present.tick;
   }
@@ -445,13 +520,23 @@ function entryOf(frames: readonly WalkFrame[], top: WalkFrame): PastLineEntry {
  * the same frames at the same generated positions, and the innermost frame's locals the same
  * (a line run again in a loop is that stop only with the same locals).
  */
-export async function isAtStop(dbg: LineDebugger, frames: readonly WalkFrame[], print: LineStopPrint): Promise<boolean> {
+export async function isAtStop(
+  dbg: LineDebugger,
+  frames: readonly WalkFrame[],
+  print: LineStopPrint,
+): Promise<boolean> {
   const live = print.frames;
   if (frames.length !== live.length) return false;
   const samePositions = frames.every((f, i) => {
     const l = live[i]!;
     const p = f.position;
-    return p.url === l.url && p.line === l.line && p.column === l.column && p.functionLine === l.functionLine && p.functionColumn === l.functionColumn;
+    return (
+      p.url === l.url &&
+      p.line === l.line &&
+      p.column === l.column &&
+      p.functionLine === l.functionLine &&
+      p.functionColumn === l.functionColumn
+    );
   });
   if (!samePositions) return false;
   const locals = await dbg.localsOf(frames[0]!.frame);

@@ -5,7 +5,10 @@
 // the two threads is a wire message of the host protocol. Its own module so that the worker's
 // bundle (dist/line-debug-worker.js) holds none of the main thread's runtime.
 
-export type BridgeControl = { bridge: 'closed'; reason: string } | { bridge: 'disconnect' } | { bridge: 'disconnected' };
+export type BridgeControl =
+  | { bridge: 'closed'; reason: string }
+  | { bridge: 'disconnect' }
+  | { bridge: 'disconnected' };
 
 export function isBridgeControl(m: unknown): m is BridgeControl {
   return typeof m === 'object' && m !== null && typeof (m as { bridge?: unknown }).bridge === 'string';

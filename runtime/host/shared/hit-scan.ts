@@ -38,7 +38,10 @@ import { scanCount, type HitCount } from '../../inspect/hit-count';
 import { SuspensionBreakpoints } from '../../inspect/suspension-breakpoints';
 import type { Breakpoint, ScanHit, ScanTicksParams, ScanTicksResult } from '../../../protocol/host-protocol';
 
-/** Ticks of a backward search's first stretch, right before the moment searched from (past-hit-search.ts; each earlier one is twice as long). */
+/**
+ * Ticks of a backward search's first stretch, right before the moment searched from (past-hit-search.ts; each
+ * earlier one is twice as long).
+ */
 export const FIRST_STRETCH = 64;
 
 export class HitScan {
@@ -47,19 +50,31 @@ export class HitScan {
   readonly hits: ScanHit[] = [];
   /** The hits of the suspension breakpoints, in tick order. */
   readonly tickHits: ScanHit[] = [];
-  /** Checks the suspension breakpoints on the scan's loop (add it to the loop while the stretch runs); null: none armed. */
+  /**
+   * Checks the suspension breakpoints on the scan's loop (add it to the loop while the stretch runs); null:
+   * none armed.
+   */
   readonly observer: LoopObserver | null = null;
-  /** Index in `hits` at which the marker's moment came (hits before it are before the search's start); null: not reached. */
+  /**
+   * Index in `hits` at which the marker's moment came (hits before it are before the search's start); null:
+   * not reached.
+   */
   marked: number | null = null;
   /** Whether the thread was stopped at the hit asked for. */
   stopped = false;
   /** The live line stop the search ends at (`until`) was reached: nothing after it is the past's. */
   untilReached = false;
-  /** Per breakpoint: its hits counted (hit-count.ts), from `counts`, those up to the tick it was set in (`since`) not counted. */
+  /**
+   * Per breakpoint: its hits counted (hit-count.ts), from `counts`, those up to the tick it was set in
+   * (`since`) not counted.
+   */
   private readonly counters: HitCount[];
   /** At a pause for the marker: the hits met at that moment, recorded only if it is not the marker. */
   private pending: Array<{ bp: number }> | null = null;
-  /** Told the tick of the hit asked for when the scan stops there (a forward search's first hit: its moment becomes the viewed one). */
+  /**
+   * Told the tick of the hit asked for when the scan stops there (a forward search's first hit: its moment
+   * becomes the viewed one).
+   */
   onStop: ((tick: number) => void) | null = null;
   /** Why the thread is paused now (the worker asks: scanPause). */
   pausedFor: 'marker' | 'until' | 'stop' | null = null;
@@ -78,14 +93,20 @@ export class HitScan {
       if (at === undefined) return;
       const file = resolvePath(at.file);
       index.set(`${file}:${at.line}`, i);
-      const bp: Breakpoint = at.condition === undefined ? { file, line: at.line } : { file, line: at.line, condition: at.condition };
+      const bp: Breakpoint =
+        at.condition === undefined ? { file, line: at.line } : { file, line: at.line, condition: at.condition };
       byFile.set(file, [...(byFile.get(file) ?? []), bp]);
     });
     if (byFile.size > 0) {
-      const check = new SuspensionBreakpoints((bp, task, description) => this.suspensionHit(index.get(`${bp.file}:${bp.line}`)!, task.id, description));
+      const check = new SuspensionBreakpoints((bp, task, description) =>
+        this.suspensionHit(index.get(`${bp.file}:${bp.line}`)!, task.id, description),
+      );
       for (const [file, bps] of byFile) check.set(file, bps);
       this.check = check;
-      this.observer = { taskStepStart: (task) => check.stepStarted(task), taskStepEnd: (task) => check.stepEnded(task) };
+      this.observer = {
+        taskStepStart: (task) => check.stepStarted(task),
+        taskStepEnd: (task) => check.stepEnded(task),
+      };
     }
   }
 
@@ -105,7 +126,10 @@ export class HitScan {
     return start;
   }
 
-  /** A suspension breakpoint's condition held for task `taskId` on the scan's loop: recorded when its hit condition lets it (true: the live run would stop there). */
+  /**
+   * A suspension breakpoint's condition held for task `taskId` on the scan's loop: recorded when its hit
+   * condition lets it (true: the live run would stop there).
+   */
   private suspensionHit(bp: number, taskId: number, description: string): boolean {
     const loop = this.loop;
     if (loop === null) return false;
@@ -122,12 +146,16 @@ export class HitScan {
     return true;
   }
 
-  /** A scan breakpoint's condition: the breakpoints of that location whose condition held (`met`); true pauses the thread. */
+  /**
+   * A scan breakpoint's condition: the breakpoints of that location whose condition held (`met`); true pauses
+   * the thread.
+   */
   hit(location: number, met: readonly boolean[]): boolean {
     const loop = this.loop;
     if (loop === null || this.stopped) return false;
     const tick = loop.tickCount();
-    // A warm-up tick (before the stretch, run for the suspension breakpoints' check): its line hits are not the stretch's.
+    // A warm-up tick (before the stretch, run for the suspension breakpoints' check): its line hits are not
+    // the stretch's.
     if (tick <= this.params.from) return false;
     const taskId = loop.currentTask()?.id ?? null;
     const bps = this.params.locations[location] ?? [];
@@ -148,7 +176,10 @@ export class HitScan {
     return this.record(held, tick, taskId);
   }
 
-  /** The worker's verdict on an `until` pause: `matched`, the live line stop (nothing after it is recorded). True: stop here (the hit asked for). */
+  /**
+   * The worker's verdict on an `until` pause: `matched`, the live line stop (nothing after it is recorded).
+   * True: stop here (the hit asked for).
+   */
   untilSeen(matched: boolean): boolean {
     return this.paused(matched, () => {
       // Its own hits are the live stop's, the present's.
@@ -157,7 +188,10 @@ export class HitScan {
     });
   }
 
-  /** A pause for the worker's look (the marker, `until`) ends: `matched`, what `atMatch` does (true: stop here); else the hits met there are recorded as every other moment's are. */
+  /**
+   * A pause for the worker's look (the marker, `until`) ends: `matched`, what `atMatch` does (true: stop
+   * here); else the hits met there are recorded as every other moment's are.
+   */
   private paused(matched: boolean, atMatch: () => boolean): boolean {
     const held = this.pending ?? [];
     this.pending = null;
@@ -168,7 +202,10 @@ export class HitScan {
     return this.record(held, loop.tickCount(), loop.currentTask()?.id ?? null);
   }
 
-  /** The worker's verdict on the marker pause: `matched`, the moment the search starts from. True: stop here (the hit asked for). */
+  /**
+   * The worker's verdict on the marker pause: `matched`, the moment the search starts from. True: stop here
+   * (the hit asked for).
+   */
   markerSeen(matched: boolean): boolean {
     return this.paused(matched, () => {
       this.marked = this.hits.length;
@@ -179,7 +216,10 @@ export class HitScan {
     });
   }
 
-  /** Records the hits of one moment (those their hit condition lets through); true: the hit asked for is among them (pause). */
+  /**
+   * Records the hits of one moment (those their hit condition lets through); true: the hit asked for is among
+   * them (pause).
+   */
   private record(held: ReadonlyArray<{ bp: number }>, tick: number, taskId: number | null): boolean {
     let stop = false;
     for (const { bp } of held) {
@@ -212,7 +252,12 @@ export class HitScan {
 
   /** What scanTicks answers. */
   result(): ScanTicksResult {
-    const result: ScanTicksResult = { hits: this.hits, marked: this.marked, stopped: this.stopped, tickHits: this.tickHits };
+    const result: ScanTicksResult = {
+      hits: this.hits,
+      marked: this.marked,
+      stopped: this.stopped,
+      tickHits: this.tickHits,
+    };
     if (this.params.until !== undefined) result.untilReached = this.untilReached;
     return result;
   }

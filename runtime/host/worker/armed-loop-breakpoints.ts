@@ -18,7 +18,10 @@ import { HitsSince, type BreakpointsSetAt } from '../../inspect/hit-count';
 
 interface FileBreakpoints {
   readonly breakpoints: ArmedBreakpoint[];
-  /** Since when the file's hit conditions count (hit-count.ts; null: from the run's start; the tick unknown until the main thread has said it). */
+  /**
+   * Since when the file's hit conditions count (hit-count.ts; null: from the run's start; the tick unknown
+   * until the main thread has said it).
+   */
   since: HitsSince | null;
 }
 
@@ -26,7 +29,12 @@ export class ArmedLoopBreakpoints {
   private readonly files = new Map<string, FileBreakpoints>();
 
   /** The file's breakpoints as the loop verified them (`statuses`, in order), set at `setAt`. */
-  set(file: string, breakpoints: readonly Breakpoint[], statuses: readonly BreakpointStatus[], setAt: BreakpointsSetAt): void {
+  set(
+    file: string,
+    breakpoints: readonly Breakpoint[],
+    statuses: readonly BreakpointStatus[],
+    setAt: BreakpointsSetAt,
+  ): void {
     const path = resolvePath(file);
     const armed: ArmedBreakpoint[] = [];
     breakpoints.forEach((b, i) => {
@@ -54,7 +62,8 @@ export class ArmedLoopBreakpoints {
     const out: ArmedBreakpoint[] = [];
     for (const f of this.files.values()) {
       const since = f.since?.offset() ?? null;
-      for (const b of f.breakpoints) out.push(b.hitCondition !== undefined && since !== null ? { ...b, hitsSince: since } : { ...b });
+      for (const b of f.breakpoints)
+        out.push(b.hitCondition !== undefined && since !== null ? { ...b, hitsSince: since } : { ...b });
     }
     return out;
   }

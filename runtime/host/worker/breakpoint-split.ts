@@ -1,4 +1,5 @@
-// Runs on a runtime host's line debugger worker thread (live or line replay host): a client's setBreakpoints, split in two.
+// Runs on a runtime host's line debugger worker thread (live or line replay host): a client's setBreakpoints,
+// split in two.
 //
 // BreakpointSplit: a file's breakpoints, split by line: those on a line with `yield` go to the
 // main thread (the loop stops where a task suspends, runtime/inspect/loop-control.ts), unless
@@ -24,7 +25,10 @@ import type { BreakpointsSetAt, LineDebugger } from './line-debugger';
 import type { MainThreadLink } from './main-thread-link';
 
 export class BreakpointSplit {
-  /** The breakpoints the loop stops at (lines with yield), as a search of the past arms them beside the line debugger's. */
+  /**
+   * The breakpoints the loop stops at (lines with yield), as a search of the past arms them beside the line
+   * debugger's.
+   */
   private readonly loop = new ArmedLoopBreakpoints();
 
   constructor(
@@ -47,7 +51,11 @@ export class BreakpointSplit {
 
   async set(m: RequestMessage): Promise<void> {
     const d = this.lineDebugger();
-    const p = (typeof m.params === 'object' && m.params !== null ? m.params : {}) as { file?: unknown; breakpoints?: unknown; yieldLines?: unknown };
+    const p = (typeof m.params === 'object' && m.params !== null ? m.params : {}) as {
+      file?: unknown;
+      breakpoints?: unknown;
+      yieldLines?: unknown;
+    };
     if (typeof p.file !== 'string' || !Array.isArray(p.breakpoints)) {
       // Let the host's own checks word the refusal.
       if (d.isStopped()) await this.main.serveStopped(m);
@@ -64,15 +72,29 @@ export class BreakpointSplit {
     const all = p.breakpoints as Breakpoint[];
     // With yieldLines 'before', a line with `yield` is a line breakpoint too: it stops before the line runs (issue 26).
     const before = p.yieldLines === 'before';
-    const suspension = all.filter((b) => typeof b === 'object' && b !== null && (lines.length === 0 || (!before && isSuspensionLine(lines[(b.line ?? 0) - 1] ?? 'yield'))));
+    const suspension = all.filter(
+      (b) =>
+        typeof b === 'object' &&
+        b !== null &&
+        (lines.length === 0 || (!before && isSuspensionLine(lines[(b.line ?? 0) - 1] ?? 'yield'))),
+    );
     const line = all.filter((b) => !suspension.includes(b));
     const lineStatuses = await d.setLineBreakpoints(file, line, null, this.setAt(line));
     // The main thread's part, asked as a request of our own.
-    const sub: RequestMessage = { kind: 'request', id: m.id, method: 'setBreakpoints', params: { file, breakpoints: suspension } };
+    const sub: RequestMessage = {
+      kind: 'request',
+      id: m.id,
+      method: 'setBreakpoints',
+      params: { file, breakpoints: suspension },
+    };
     const mainStatuses = await this.main.askMerge(sub, d.isStopped());
     if (mainStatuses instanceof Error) return this.client.refuse(m.id, mainStatuses);
     this.loop.set(file, suspension, mainStatuses, this.setAt(suspension));
-    this.client.respond(m.id, { breakpoints: all.map((b) => (suspension.includes(b) ? mainStatuses[suspension.indexOf(b)] : lineStatuses[line.indexOf(b)])) });
+    this.client.respond(m.id, {
+      breakpoints: all.map((b) =>
+        suspension.includes(b) ? mainStatuses[suspension.indexOf(b)] : lineStatuses[line.indexOf(b)],
+      ),
+    });
   }
 
   /**
@@ -83,7 +105,12 @@ export class BreakpointSplit {
   private setAt(breakpoints: readonly Breakpoint[]): BreakpointsSetAt {
     const d = this.lineDebugger();
     const run = this.run();
-    if (run.finished || run.id === null || !breakpoints.some((b) => b.hitCondition !== undefined && b.hitCondition.trim() !== '')) return 'start';
+    if (
+      run.finished ||
+      run.id === null ||
+      !breakpoints.some((b) => b.hitCondition !== undefined && b.hitCondition.trim() !== '')
+    )
+      return 'start';
     if (d.isStopped()) return { tick: d.tick() };
     return { telling: this.main.ask('snapshot', {}).then((r) => (r as { tick: number }).tick) };
   }

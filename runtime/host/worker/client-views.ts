@@ -21,7 +21,10 @@ import type { LineReplayHost } from './line-replay-host';
 export class ClientViews {
   /** The live line stop's own `paused`, as the line debugger told it last. */
   livePaused: HostEvents['paused'] | null = null;
-  /** The moment the views were told last while a line stop holds the main thread (the tick of a past line, hit or tick the replay host shows; null: the present). */
+  /**
+   * The moment the views were told last while a line stop holds the main thread (the tick of a past line, hit
+   * or tick the replay host shows; null: the present).
+   */
   toldPast: number | null = null;
 
   constructor(private readonly client: StreamTransport) {}
@@ -35,7 +38,12 @@ export class ClientViews {
   }
 
   refuse(id: number, e: unknown, code = 'failed'): void {
-    this.client.send({ kind: 'response', id, ok: false, error: { message: e instanceof Error ? e.message : String(e), code } } satisfies ResponseMessage);
+    this.client.send({
+      kind: 'response',
+      id,
+      ok: false,
+      error: { message: e instanceof Error ? e.message : String(e), code },
+    } satisfies ResponseMessage);
   }
 
   event<E extends keyof HostEvents>(event: E, body: HostEvents[E]): void {
@@ -43,11 +51,20 @@ export class ClientViews {
     this.client.send({ kind: 'event', event, body });
   }
 
-  /** The views move to the moment `tick` of replay host `r` (null: the present, told once), made by the move named `moment`. */
+  /**
+   * The views move to the moment `tick` of replay host `r` (null: the present, told once), made by the move
+   * named `moment`.
+   */
   tellViewed(r: LineReplayHost, tick: number | null, moment?: string): void {
     if (tick === null && this.toldPast === null) return;
     this.toldPast = tick;
-    const body: ViewedMoment = { runId: r.runId, tick, ticks: Math.max(r.ticks, tick ?? 0), line: true, ...idOf(moment) };
+    const body: ViewedMoment = {
+      runId: r.runId,
+      tick,
+      ticks: Math.max(r.ticks, tick ?? 0),
+      line: true,
+      ...idOf(moment),
+    };
     this.client.send({ kind: 'event', event: 'viewedTick', body });
   }
 
@@ -59,16 +76,25 @@ export class ClientViews {
 
   /** The live stop goes on (continue): the views come back to the present if they were told a past, or `shownPast`. */
   leavePast(r: LineReplayHost | null, shownPast: boolean): void {
-    if (r !== null && (shownPast || this.toldPast !== null)) this.client.send({ kind: 'event', event: 'viewedTick', body: { runId: r.runId, tick: null, ticks: r.ticks } });
+    if (r !== null && (shownPast || this.toldPast !== null))
+      this.client.send({ kind: 'event', event: 'viewedTick', body: { runId: r.runId, tick: null, ticks: r.ticks } });
     this.toldPast = null;
   }
 
   /** The live stop shown again (its own `paused`, as a step), by the move named `moment`. */
   showLiveStop(moment?: string): void {
-    if (this.livePaused !== null) this.client.send({ kind: 'event', event: 'paused', body: { ...this.livePaused, reason: 'step', ...idOf(moment) } });
+    if (this.livePaused !== null)
+      this.client.send({
+        kind: 'event',
+        event: 'paused',
+        body: { ...this.livePaused, reason: 'step', ...idOf(moment) },
+      });
   }
 
-  /** Shows where a move through the replayed lines of `r`'s live stop landed: a past line (in an earlier step of the task too), or the live stop again. */
+  /**
+   * Shows where a move through the replayed lines of `r`'s live stop landed: a past line (in an earlier step
+   * of the task too), or the live stop again.
+   */
   showLanding(landing: PastLineLanding, r: LineReplayHost, moment?: string): void {
     if (landing.landed === 'present' && this.livePaused !== null) {
       this.tellViewed(r, null, moment);
@@ -85,18 +111,34 @@ export class ClientViews {
     const who = this.livePaused?.description.split(' stopped on a line')[0] ?? `task #${r.stop.taskId}`;
     const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
     const note = landing.note === undefined ? '' : `: ${landing.note}`;
-    const body: HostEvents['paused'] = { reason: 'step', tick: r.stop.tick, taskId: r.stop.taskId, description: `${who} on a past line${at} (tick ${r.stop.tick}, replayed)${note}`, pastLine: true, ...idOf(moment) };
+    const body: HostEvents['paused'] = {
+      reason: 'step',
+      tick: r.stop.tick,
+      taskId: r.stop.taskId,
+      description: `${who} on a past line${at} (tick ${r.stop.tick}, replayed)${note}`,
+      pastLine: true,
+      ...idOf(moment),
+    };
     if (landing.line !== null) body.line = landing.line;
     this.client.send({ kind: 'event', event: 'paused', body });
   }
 
-  /** Shows a line reached from a breakpoint hit: a `paused` of that past line (the present and a suspension are the client's to show). */
+  /**
+   * Shows a line reached from a breakpoint hit: a `paused` of that past line (the present and a suspension
+   * are the client's to show).
+   */
   showHitLanding(landing: PastLineLanding, moment?: string): void {
     if (landing.landed !== 'line' || landing.tick === undefined) return;
     const who = landing.task ?? (landing.taskId !== undefined ? `task #${landing.taskId}` : 'the main thread');
     const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
     const note = landing.note === undefined ? '' : `: ${landing.note}`;
-    const body: HostEvents['paused'] = { reason: 'step', tick: landing.tick, description: `${who} on a past line${at} (tick ${landing.tick}, replayed)${note}`, pastLine: true, ...idOf(moment) };
+    const body: HostEvents['paused'] = {
+      reason: 'step',
+      tick: landing.tick,
+      description: `${who} on a past line${at} (tick ${landing.tick}, replayed)${note}`,
+      pastLine: true,
+      ...idOf(moment),
+    };
     if (landing.taskId !== undefined) body.taskId = landing.taskId;
     if (landing.line !== null) body.line = landing.line;
     this.client.send({ kind: 'event', event: 'paused', body });

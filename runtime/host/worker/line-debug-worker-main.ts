@@ -9,4 +9,7 @@
 
 import { runLineDebugWorkerAsAsked } from './line-debug-worker';
 
-if (!runLineDebugWorkerAsAsked()) throw new Error("line-debug-worker: this is the runtime host's line debugger worker; the host starts it (runtime-host.js --client-fd=N)");
+if (!runLineDebugWorkerAsAsked())
+  throw new Error(
+    "line-debug-worker: this is the runtime host's line debugger worker; the host starts it (runtime-host.js --client-fd=N)",
+  );

@@ -1,4 +1,5 @@
-// Runs on a runtime host's line debugger worker thread, in either role: a live host's, or a line replay host's (--line-replay).
+// Runs on a runtime host's line debugger worker thread, in either role: a live host's, or a line replay
+// host's (--line-replay).
 //
 // The runtime host's worker thread when it is started with a client pipe: it owns the pipe and
 // the LineDebugger, and routes the client's requests in one place (LineDebugWorker.route):
@@ -53,7 +54,16 @@ import { hostOf, momentReplayed, showsLine, walksFromHit } from './worker-positi
 export type { HostStart } from './line-replay-host';
 
 /** Queries that are safe to answer twice (through the synchronous call, then late by message). */
-const READ_ONLY = new Set(['hello', 'snapshot', 'taskDetail', 'variables', 'graph', 'lints', 'samples', 'programLoops']);
+const READ_ONLY = new Set([
+  'hello',
+  'snapshot',
+  'taskDetail',
+  'variables',
+  'graph',
+  'lints',
+  'samples',
+  'programLoops',
+]);
 /** Requests that change the run: while stopped, the thread goes first (breakpoints off). */
 const RUN_CHANGING = new Set(['launch', 'openRecording', 'stop', 'shutdown']);
 const LOOP_STEPS = new Set(['stepTick', 'stepTask', 'stepOut']);
@@ -66,13 +76,23 @@ const LOOP_MOVES = new Set(['continue', ...LOOP_STEPS]);
  * was started); false on any other thread (the host's main thread: it serves itself).
  */
 export function runLineDebugWorkerAsAsked(): boolean {
-  const data = isMainThread ? null : (workerData as { coroscopeLineDebugFd?: unknown; coroscopeHeldTime?: unknown; coroscopeHostScript?: unknown; coroscopeHostExecArgv?: unknown } | null);
+  const data = isMainThread
+    ? null
+    : (workerData as {
+        coroscopeLineDebugFd?: unknown;
+        coroscopeHeldTime?: unknown;
+        coroscopeHostScript?: unknown;
+        coroscopeHostExecArgv?: unknown;
+      } | null);
   const fd = data?.coroscopeLineDebugFd;
   if (typeof fd !== 'number') return false;
   const heldTime = data?.coroscopeHeldTime;
   const script = data?.coroscopeHostScript;
   const execArgv = data?.coroscopeHostExecArgv;
-  const hostStart = typeof script === 'string' && Array.isArray(execArgv) && execArgv.every((a) => typeof a === 'string') ? { script, execArgv: execArgv as string[] } : null;
+  const hostStart =
+    typeof script === 'string' && Array.isArray(execArgv) && execArgv.every((a) => typeof a === 'string')
+      ? { script, execArgv: execArgv as string[] }
+      : null;
   runLineDebugWorker(fd, heldTime instanceof SharedArrayBuffer ? heldTime : null, hostStart);
   return true;
 }
@@ -80,7 +100,12 @@ export function runLineDebugWorkerAsAsked(): boolean {
 export function runLineDebugWorker(fd: number, heldTime: SharedArrayBuffer | null, hostStart: HostStart | null): void {
   const port = parentPort;
   if (port === null) throw new Error('runLineDebugWorker runs in a worker thread');
-  new LineDebugWorker(port, new StreamTransport(new Socket({ fd, readable: true, writable: true })), heldTime, hostStart);
+  new LineDebugWorker(
+    port,
+    new StreamTransport(new Socket({ fd, readable: true, writable: true })),
+    heldTime,
+    hostStart,
+  );
 }
 
 /** The worker: its parts wired, and the one dispatch of the client's requests and the main thread's messages. */
@@ -112,9 +137,18 @@ class LineDebugWorker {
     this.mapsRead = !isLineReplay;
     this.session.connectToMainThread();
     this.client = new ClientViews(transport);
-    this.main = new MainThreadLink(port, () => this.dbg, (m) => this.client.send(m));
+    this.main = new MainThreadLink(
+      port,
+      () => this.dbg,
+      (m) => this.client.send(m),
+    );
     this.replays = new ReplayHosts(hostStart, isLineReplay, this.main, () => this.dbg, this.view);
-    this.breakpoints = new BreakpointSplit(() => this.dbg, this.main, this.client, () => ({ id: this.replays.runId, finished: this.replays.runFinished }));
+    this.breakpoints = new BreakpointSplit(
+      () => this.dbg,
+      this.main,
+      this.client,
+      () => ({ id: this.replays.runId, finished: this.replays.runFinished }),
+    );
     this.dbg = new LineDebugger(this.session, {
       heldTime,
       replayOnly: isLineReplay,
@@ -125,7 +159,13 @@ class LineDebugWorker {
     transport.onMessage((raw) => {
       const m = parseWireMessage(raw);
       if (typeof m === 'string' || m.kind !== 'request') return;
-      this.route(m).catch((e: unknown) => this.client.refuse(m.id, e, e instanceof ProtocolError ? e.code : m.method.startsWith('line') ? 'badRequest' : 'failed'));
+      this.route(m).catch((e: unknown) =>
+        this.client.refuse(
+          m.id,
+          e,
+          e instanceof ProtocolError ? e.code : m.method.startsWith('line') ? 'badRequest' : 'failed',
+        ),
+      );
     });
     transport.onClose((reason) => {
       this.replays.endAll();
@@ -166,7 +206,11 @@ class LineDebugWorker {
     const d = this.dbg;
     if (m.method === 'launch' || m.method === 'openRecording') {
       // A new run: the previous one's replay hosts go; a recorded one is prepared for (when debugged).
-      this.replays.newRun(m.method === 'openRecording' || (m.params as { options?: { record?: unknown } } | null)?.options?.record === true, m.method === 'openRecording');
+      this.replays.newRun(
+        m.method === 'openRecording' ||
+          (m.params as { options?: { record?: unknown } } | null)?.options?.record === true,
+        m.method === 'openRecording',
+      );
       d.newRun();
       this.breakpoints.newRun();
     }
@@ -174,9 +218,13 @@ class LineDebugWorker {
       this.replays.debugged = true;
       this.replays.prepare();
     }
-    if (m.method.startsWith('line') || m.method === 'setLineStepMode' || m.method.startsWith('past')) return this.own(m);
+    if (m.method.startsWith('line') || m.method === 'setLineStepMode' || m.method.startsWith('past'))
+      return this.own(m);
     if (m.method === 'setBreakpoints') return this.breakpoints.set(m);
-    if (this.replays.hits !== null && (LOOP_MOVES.has(m.method) || m.method === 'pause' || m.method === 'seekTick' || RUN_CHANGING.has(m.method))) {
+    if (
+      this.replays.hits !== null &&
+      (LOOP_MOVES.has(m.method) || m.method === 'pause' || m.method === 'seekTick' || RUN_CHANGING.has(m.method))
+    ) {
       // The views move (a seek, the run going on): the hit shown is left; a new run drops its replay.
       this.view.drop('search');
       if (RUN_CHANGING.has(m.method)) this.replays.endHits();
@@ -184,7 +232,8 @@ class LineDebugWorker {
     if (!d.isStopped()) return this.forward(m);
     if (m.method === 'continue') {
       this.client.respond(m.id, { tick: d.tick() });
-      // From a past line or tick too: the live stop goes on, and its past with it (the replay host stays, for the run's next stops).
+      // From a past line or tick too: the live stop goes on, and its past with it (the replay host stays, for
+      // the run's next stops).
       const replay = this.replays.stop;
       const shownPast = replay !== null && hostOf(this.view.position) === 'stop';
       if (replay !== null && replay.hasLiveStop()) await this.view.move(replay, 'leave').catch(() => undefined);
@@ -193,7 +242,12 @@ class LineDebugWorker {
       return d.resume();
     }
     if (m.method === 'pause') return this.client.respond(m.id, { tick: d.tick() });
-    if (LOOP_STEPS.has(m.method)) return this.client.refuse(m.id, new Error(`${m.method}: the program is stopped on a line: step by line (lineStep) or continue`), 'stoppedOnLine');
+    if (LOOP_STEPS.has(m.method))
+      return this.client.refuse(
+        m.id,
+        new Error(`${m.method}: the program is stopped on a line: step by line (lineStep) or continue`),
+        'stoppedOnLine',
+      );
     // The main thread is held on this line: the past is replayed by the stop's replay host.
     if (m.method === 'seekTick') {
       const { tick, moment: id } = parseHostRequest('seekTick', m.params);
@@ -209,7 +263,8 @@ class LineDebugWorker {
       if (leftLine) this.client.showLiveStop(id);
       return;
     }
-    // A past tick viewed, or a past line shown: the moment's queries are the replay host's (the other tasks as they were then).
+    // A past tick viewed, or a past line shown: the moment's queries are the replay host's (the other tasks
+    // as they were then).
     const replay = this.replays.stop;
     if (replay !== null && momentReplayed(this.view.position) && MOMENT_QUERIES.has(m.method)) {
       parseHostRequest(m.method, m.params);
@@ -223,14 +278,18 @@ class LineDebugWorker {
       this.forward(m);
       return;
     }
-    // The task running the line: its frames' lines and locals are the stopped thread's (line-task-detail.ts), as Variables shows them.
+    // The task running the line: its frames' lines and locals are the stopped thread's (line-task-detail.ts),
+    // as Variables shows them.
     if (m.method === 'variables') {
       const { handle } = parseHostRequest('variables', m.params);
-      if (isLineHandle(handle)) return this.client.respond(m.id, { variables: shiftedVariables(await d.variables(lineHandleOf(handle))) });
+      if (isLineHandle(handle))
+        return this.client.respond(m.id, { variables: shiftedVariables(await d.variables(lineHandleOf(handle))) });
     }
     if (m.method === 'taskDetail') {
       const locals = parseHostRequest('taskDetail', m.params).locals ?? true;
-      return this.main.serveStopped(m, async (detail) => (isTaskDetail(detail) ? withLineFrames(detail, d.stack(), locals, (h) => d.variables(h)) : detail));
+      return this.main.serveStopped(m, async (detail) =>
+        isTaskDetail(detail) ? withLineFrames(detail, d.stack(), locals, (h) => d.variables(h)) : detail,
+      );
     }
     return this.main.serveStopped(m);
   }
@@ -255,12 +314,15 @@ class LineDebugWorker {
       case 'lineStep': {
         const { kind, moment } = parseHostRequest('lineStep', m.params);
         if (past !== null && walksFromHit(this.view.position)) {
-          // From a line of an earlier step of the live stop's task, a step that comes to the present shows the live stop (a hit's client shows the present itself).
+          // From a line of an earlier step of the live stop's task, a step that comes to the present shows
+          // the live stop (a hit's client shows the present itself).
           const beforeStop = this.view.position.kind === 'stepBefore';
           const landing = await this.view.moveAtHit(past, kind, moment);
           await this.followHitLine(landing, past, moment);
           this.client.respond(m.id, { landing });
-          return beforeStop ? this.client.showLanding(landing, past, moment) : this.client.showHitLanding(landing, moment);
+          return beforeStop
+            ? this.client.showLanding(landing, past, moment)
+            : this.client.showHitLanding(landing, moment);
         }
         if (past !== null) {
           const landing = await this.view.move(past, kind, moment);
@@ -281,7 +343,9 @@ class LineDebugWorker {
           const landing = await this.view.moveAtHit(past, 'back', moment);
           await this.followHitLine(landing, past, moment);
           this.client.respond(m.id, landing);
-          return beforeStop ? this.client.showLanding(landing, past, moment) : this.client.showHitLanding(landing, moment);
+          return beforeStop
+            ? this.client.showLanding(landing, past, moment)
+            : this.client.showHitLanding(landing, moment);
         }
         const r = await this.replays.ofStop('lineStepBack');
         const landing = await this.view.move(r, 'back', moment);
@@ -295,13 +359,22 @@ class LineDebugWorker {
       case 'pastLine': {
         // As a line replay host: its replay role's.
         const role = this.replayRole;
-        return this.client.respond(m.id, await (m.method === 'pastHit' ? role.pastHit(m.params) : m.method === 'pastHitLine' ? role.pastHitLine(m.params) : role.pastLine(m.params)));
+        return this.client.respond(
+          m.id,
+          await (m.method === 'pastHit'
+            ? role.pastHit(m.params)
+            : m.method === 'pastHitLine'
+              ? role.pastHitLine(m.params)
+              : role.pastLine(m.params)),
+        );
       }
       case 'lineStack':
         parseHostRequest('lineStack', m.params);
         return this.client.respond(m.id, d.stack());
       case 'lineVariables':
-        return this.client.respond(m.id, { variables: await d.variables(parseHostRequest('lineVariables', m.params).handle) });
+        return this.client.respond(m.id, {
+          variables: await d.variables(parseHostRequest('lineVariables', m.params).handle),
+        });
       case 'lineEvaluate': {
         const p = parseHostRequest('lineEvaluate', m.params);
         return this.client.respond(m.id, await d.evaluate(p.expression, p.frameIndex ?? 0));
@@ -310,7 +383,10 @@ class LineDebugWorker {
         d.setMode(parseHostRequest('setLineStepMode', m.params).mode);
         return this.client.respond(m.id, {});
       default:
-        throw new ProtocolError(`unknown method ${JSON.stringify(m.method)}: the runtime host has no such method`, 'unknownMethod');
+        throw new ProtocolError(
+          `unknown method ${JSON.stringify(m.method)}: the runtime host has no such method`,
+          'unknownMethod',
+        );
     }
   }
 
@@ -330,21 +406,34 @@ class LineDebugWorker {
     const held = d.isStopped();
     if (held) {
       const shown = this.replays.stop;
-      r = shown !== null && showsLine(pos) && hostOf(pos) === 'stop' ? shown : await this.replays.ofStop('pastBreakpointHit');
+      r =
+        shown !== null && showsLine(pos) && hostOf(pos) === 'stop'
+          ? shown
+          : await this.replays.ofStop('pastBreakpointHit');
       // A past line shown: the replay host starts from it (it is stopped there).
       bound = { tick: r.stop.tick, taskId: r.stop.taskId, print: r.stop.print };
     } else {
       const shown = this.replays.hits;
       r = shown !== null && showsLine(pos) && hostOf(pos) === 'search' ? shown : await this.replays.hitsFrom(p.tick);
     }
-    // A live line stop's tick is open: forward, the search ends at the live stop in it (its hits after the live stop are the present's, not the past's).
+    // A live line stop's tick is open: forward, the search ends at the live stop in it (its hits after the
+    // live stop are the present's, not the past's).
     const live = r.hasLiveStop() ? r.stop : null;
     const end = live !== null ? live.tick : r.ticks;
     const ceiling = Math.min(p.ceiling ?? end, end);
-    const search: ReplayHostMethods['pastHit']['params'] = { direction: p.direction, bound, floor: p.floor ?? 0, ceiling, breakpoints: armed, ...idOf(p.moment) };
-    if (live !== null && p.direction === 'forward' && ceiling === live.tick) search.until = { tick: live.tick, taskId: live.taskId, print: live.print };
+    const search: ReplayHostMethods['pastHit']['params'] = {
+      direction: p.direction,
+      bound,
+      floor: p.floor ?? 0,
+      ceiling,
+      breakpoints: armed,
+      ...idOf(p.moment),
+    };
+    if (live !== null && p.direction === 'forward' && ceiling === live.tick)
+      search.until = { tick: live.tick, taskId: live.taskId, print: live.print };
     const landing = await this.view.findHit(r, held ? 'stop' : 'search', search);
-    // The views follow to the hit's tick (the live host's own seek; while a line stop holds its main thread, the replay host's moment).
+    // The views follow to the hit's tick (the live host's own seek; while a line stop holds its main thread,
+    // the replay host's moment).
     if (landing.landed === 'line' && d.isStopped()) this.client.tellViewed(r, landing.tick, p.moment);
     else if (landing.landed === 'line') await this.main.ask('seekTick', { tick: landing.tick, ...idOf(p.moment) });
     return landing;
@@ -366,7 +455,10 @@ class LineDebugWorker {
     }
   }
 
-  /** The one dispatch of what the main thread sends: bridge control, answers to the worker's own requests, the client's answers and events. */
+  /**
+   * The one dispatch of what the main thread sends: bridge control, answers to the worker's own requests, the
+   * client's answers and events.
+   */
   private fromMain(m: unknown): void {
     if (isBridgeControl(m)) {
       if (m.bridge === 'disconnect') {
@@ -390,8 +482,10 @@ class LineDebugWorker {
         this.replays.prepare();
       }
     }
-    // The run ended: its line replay host with it, unless it followed the run: given the whole recording, it is the hit replay host.
-    if (typeof w !== 'string' && w.kind === 'event' && w.event === 'finished') this.replays.runEnded((w.body as { stopped?: unknown } | undefined)?.stopped === true);
+    // The run ended: its line replay host with it, unless it followed the run: given the whole recording, it
+    // is the hit replay host.
+    if (typeof w !== 'string' && w.kind === 'event' && w.event === 'finished')
+      this.replays.runEnded((w.body as { stopped?: unknown } | undefined)?.stopped === true);
     this.client.send(m);
   }
 }

@@ -1,4 +1,5 @@
-// Runs on a runtime host's line debugger worker thread (live or line replay host), debugging the main thread through node:inspector.
+// Runs on a runtime host's line debugger worker thread (live or line replay host), debugging the main thread
+// through node:inspector.
 //
 // LineDebugger: line breakpoints and line steps on the runtime host's main thread, driven
 // from the host's worker thread through node:inspector (`Session.connectToMainThread()`).
@@ -34,7 +35,18 @@
 
 import type { Session } from 'node:inspector';
 import { readFileSync } from 'node:fs';
-import type { ArmedBreakpoint, LineFrameInfo, LineStopPrint, LineStepKind, LineStepMode, SourcePosition, VariableInfo, Breakpoint, BreakpointStatus, HostEvents } from '../../../protocol/host-protocol';
+import type {
+  ArmedBreakpoint,
+  LineFrameInfo,
+  LineStopPrint,
+  LineStepKind,
+  LineStepMode,
+  SourcePosition,
+  VariableInfo,
+  Breakpoint,
+  BreakpointStatus,
+  HostEvents,
+} from '../../../protocol/host-protocol';
 import { SourcePositionMapper, urlToPath } from '../../inspect/source-positions';
 import { GeneratedPositions } from '../../inspect/generated-positions';
 import { HitCount, hitConditionOf, HitsSince, type BreakpointsSetAt } from '../../inspect/hit-count';
@@ -79,8 +91,14 @@ interface CdpPropertyDescriptor {
   get?: CdpRemoteObject;
 }
 
-/** A frame as the line replay compares it: its function (by script and start), its source line, its generated position. */
-/** What the line replay's walk does with a stop at one of its breakpoints: go on, stop there, or leave it to the line step under way. */
+/**
+ * A frame as the line replay compares it: its function (by script and start), its source line, its generated
+ * position.
+ */
+/**
+ * What the line replay's walk does with a stop at one of its breakpoints: go on, stop there, or leave it to
+ * the line step under way.
+ */
 export type WalkVerdict = 'resume' | 'stop' | 'step';
 
 export interface WalkFrame {
@@ -92,10 +110,14 @@ export interface WalkFrame {
 }
 
 /** Sources whose frames are the runtime's machinery: stepped through, not shown. */
-const MACHINERY = /[\\/]runtime[\\/](coroutine|running-loop|task|loop|handle|ready-queue|future|fifo|timer-heap|shape-anchors|observer-fanout|wakeup-callback)\.ts$|[\\/]runtime[\\/](inspect|host|record)[\\/]|[\\/]protocol[\\/]/;
+const MACHINERY =
+  /[\\/]runtime[\\/](coroutine|running-loop|task|loop|handle|ready-queue|future|fifo|timer-heap|shape-anchors|observer-fanout|wakeup-callback)\.ts$|[\\/]runtime[\\/](inspect|host|record)[\\/]|[\\/]protocol[\\/]/;
 /** Task._step's comment on the line before its resume of the task: "follow the loop" steps into it. */
 const RESUME_MARK = /The resume \(the line debugger's "follow the loop"/;
-/** The callee of a `yield*` of a call on a line (`yield* middle(log)`, `yield* this.session.get(url)`): a name or a chain of property reads. */
+/**
+ * The callee of a `yield*` of a call on a line (`yield* middle(log)`, `yield* this.session.get(url)`): a name
+ * or a chain of property reads.
+ */
 const DELEGATED_CALL = /yield\*\s*((?:this|[A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)*)\s*\(/;
 /** Auto steps through machinery before giving up on a step. */
 const MAX_AUTO_STEPS = 400;
@@ -110,7 +132,10 @@ interface LineBreakpointEntry {
   /** Its hits, against its hit condition (hit-count.ts). */
   readonly hits: HitCount;
   readonly cdpIds: string[];
-  /** A hit condition set while the run went: its hits count since then (armedBreakpoints tells a search of the past). */
+  /**
+   * A hit condition set while the run went: its hits count since then (armedBreakpoints tells a search of the
+   * past).
+   */
   counting: HitsSince | null;
 }
 
@@ -123,7 +148,10 @@ export type { BreakpointsSetAt } from '../../inspect/hit-count';
 const LIBRARY = /[\\/]runtime[\\/][^\\/]+\.ts$/;
 
 interface StepState {
-  /** 'follow': waiting for `_step` to resume the next task; 'followInto': going into it; 'followOut': coming out of the runtime's library into the program. */
+  /**
+   * 'follow': waiting for `_step` to resume the next task; 'followInto': going into it; 'followOut': coming
+   * out of the runtime's library into the program.
+   */
   kind: LineStepKind | 'follow' | 'followInto' | 'followOut';
   /** The task the step belongs to (null: outside any task). */
   taskId: number | null;
@@ -132,7 +160,10 @@ interface StepState {
   /** The source line the step started on (lineOf: a whole module may be one generated line). */
   originLine: string | null;
   autoSteps: number;
-  /** A step over that was resumed inside a callee of its line and stepped out of it: back on that line, it steps over the rest. */
+  /**
+   * A step over that was resumed inside a callee of its line and stepped out of it: back on that line, it
+   * steps over the rest.
+   */
   outOfCallee?: boolean;
 }
 
@@ -177,17 +208,28 @@ export class LineDebugger {
   /** When (this thread's clock) the main thread was paused; null while it runs. */
   private heldSince: number | null = null;
   private enabled: Promise<void>;
-  private walk: { ids: ReadonlySet<string>; hook: (paused: CdpPaused) => Promise<WalkVerdict>; stopped: () => void } | null = null;
-  /** The line step under way crossed a suspension of its task: the tick and every task's steps then (what ran meanwhile is said where it lands). */
+  private walk: {
+    ids: ReadonlySet<string>;
+    hook: (paused: CdpPaused) => Promise<WalkVerdict>;
+    stopped: () => void;
+  } | null = null;
+  /**
+   * The line step under way crossed a suspension of its task: the tick and every task's steps then (what ran
+   * meanwhile is said where it lands).
+   */
   private meanwhile: { taskId: number; tick: number; steps: Map<number, [string, number]> } | null = null;
 
   constructor(
     private readonly session: Session,
     private readonly host: LineDebuggerHost,
   ) {
-    session.on('Debugger.scriptParsed', (m: { params: { scriptId: string; url: string; sourceMapURL?: string } }) => this.onScript(m.params));
+    session.on('Debugger.scriptParsed', (m: { params: { scriptId: string; url: string; sourceMapURL?: string } }) =>
+      this.onScript(m.params),
+    );
     session.on('Debugger.paused', (m: { params: CdpPaused }) => {
-      this.onPaused(m.params).catch((e: unknown) => this.log(`line debugger: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`));
+      this.onPaused(m.params).catch((e: unknown) =>
+        this.log(`line debugger: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+      );
     });
     this.enabled = this.post('Debugger.enable', {}).then(() => undefined);
   }
@@ -202,13 +244,19 @@ export class LineDebugger {
    * instead, which says whether the main thread goes on or stops there (a stop like a step's),
    * or leaves the stop to the line step under way ('step'). `stopped` is told of every stop.
    */
-  setWalkHook(ids: ReadonlySet<string>, hook: ((paused: CdpPaused) => Promise<WalkVerdict>) | null, stopped: (() => void) | null): void {
+  setWalkHook(
+    ids: ReadonlySet<string>,
+    hook: ((paused: CdpPaused) => Promise<WalkVerdict>) | null,
+    stopped: (() => void) | null,
+  ): void {
     this.walk = hook === null ? null : { ids, hook, stopped: stopped ?? (() => undefined) };
   }
 
   private post<T>(method: string, params: object): Promise<T> {
     return new Promise((resolve, reject) => {
-      this.session.post(method, params, (err: Error | null, result?: object) => (err !== null && err !== undefined ? reject(err) : resolve(result as T)));
+      this.session.post(method, params, (err: Error | null, result?: object) =>
+        err !== null && err !== undefined ? reject(err) : resolve(result as T),
+      );
     });
   }
 
@@ -254,7 +302,12 @@ export class LineDebugger {
     this.scripts.set(p.scriptId, { url: p.url, sourceMapURL: p.sourceMapURL });
     // A program loaded after its breakpoints were set.
     for (const [file, entries] of this.wanted) {
-      if (entries.some((e) => e.cdpIds.length === 0) && this.reverseOf(p.scriptId)?.covers(file)) void this.setLineBreakpoints(file, entries.map((e) => ({ file, line: e.line })), entries);
+      if (entries.some((e) => e.cdpIds.length === 0) && this.reverseOf(p.scriptId)?.covers(file))
+        void this.setLineBreakpoints(
+          file,
+          entries.map((e) => ({ file, line: e.line })),
+          entries,
+        );
     }
   }
 
@@ -270,7 +323,12 @@ export class LineDebugger {
   }
 
   /** Sets the line breakpoints of `file` (replacing its previous ones). */
-  async setLineBreakpoints(file: string, breakpoints: readonly Breakpoint[], reuse: LineBreakpointEntry[] | null = null, setAt: BreakpointsSetAt = 'start'): Promise<BreakpointStatus[]> {
+  async setLineBreakpoints(
+    file: string,
+    breakpoints: readonly Breakpoint[],
+    reuse: LineBreakpointEntry[] | null = null,
+    setAt: BreakpointsSetAt = 'start',
+  ): Promise<BreakpointStatus[]> {
     await this.enabled;
     for (const old of this.wanted.get(file) ?? []) {
       for (const id of old.cdpIds) {
@@ -294,14 +352,25 @@ export class LineDebugger {
         continue;
       }
       const hit = hitCondition.test;
-      const entry: LineBreakpointEntry = reuse?.[i] ?? { file, line: bp.line, spec: bp, condition: conditionOf(bp), hits: new HitCount(hit), cdpIds: [], counting: hit === null ? null : HitsSince.from(setAt) };
+      const entry: LineBreakpointEntry = reuse?.[i] ?? {
+        file,
+        line: bp.line,
+        spec: bp,
+        condition: conditionOf(bp),
+        hits: new HitCount(hit),
+        cdpIds: [],
+        counting: hit === null ? null : HitsSince.from(setAt),
+      };
       entries.push(entry);
       let placedLine: number | null = null;
       for (const at of this.generatedLocations(file, bp.line, text.length)) {
         const params: Record<string, unknown> = { url: at.url, lineNumber: at.line0, columnNumber: at.column0 };
         params.condition = liveOnly(entry.condition);
         try {
-          const r = await this.post<{ breakpointId: string; locations: CdpLocation[] }>('Debugger.setBreakpointByUrl', params);
+          const r = await this.post<{ breakpointId: string; locations: CdpLocation[] }>(
+            'Debugger.setBreakpointByUrl',
+            params,
+          );
           entry.cdpIds.push(r.breakpointId);
           this.byCdpId.set(r.breakpointId, entry);
           placedLine = at.line;
@@ -309,8 +378,27 @@ export class LineDebugger {
           // Already set at that position by another entry: keep going.
         }
       }
-      if (placedLine !== null) statuses.push(placedLine === bp.line ? { file, line: bp.line, verified: true } : { file, line: placedLine, verified: true, message: `moved to line ${placedLine}, the next line with code` });
-      else statuses.push({ file, line: bp.line, verified: false, message: text.length === 0 ? `cannot read ${file}` : `no loaded code on ${file}:${bp.line} (set again once its module is loaded)` });
+      if (placedLine !== null)
+        statuses.push(
+          placedLine === bp.line
+            ? { file, line: bp.line, verified: true }
+            : {
+                file,
+                line: placedLine,
+                verified: true,
+                message: `moved to line ${placedLine}, the next line with code`,
+              },
+        );
+      else
+        statuses.push({
+          file,
+          line: bp.line,
+          verified: false,
+          message:
+            text.length === 0
+              ? `cannot read ${file}`
+              : `no loaded code on ${file}:${bp.line} (set again once its module is loaded)`,
+        });
     }
     this.wanted.set(file, entries);
     return statuses;
@@ -321,7 +409,11 @@ export class LineDebugger {
    * line without code (blank, a comment, a brace) slid to the next line with code (`line`: the
    * line it slid to; `fileLines`: the file's length, which bounds the slide).
    */
-  generatedLocations(file: string, line: number, fileLines: number): Array<{ url: string; line0: number; column0: number; line: number }> {
+  generatedLocations(
+    file: string,
+    line: number,
+    fileLines: number,
+  ): Array<{ url: string; line0: number; column0: number; line: number }> {
     const out: Array<{ url: string; line0: number; column0: number; line: number }> = [];
     for (const [scriptId, script] of this.scripts) {
       const rev = this.reverseOf(scriptId);
@@ -336,7 +428,10 @@ export class LineDebugger {
     return out;
   }
 
-  /** A new run (a launch, a recording opened): the breakpoints set count its hits from its start, as the loop's own do. */
+  /**
+   * A new run (a launch, a recording opened): the breakpoints set count its hits from its start, as the
+   * loop's own do.
+   */
   newRun(): void {
     for (const entries of this.wanted.values()) {
       for (const e of entries) {
@@ -354,7 +449,8 @@ export class LineDebugger {
         if (e.spec.logMessage !== undefined && e.spec.logMessage !== '') continue;
         const bp: ArmedBreakpoint = { file: e.file, line: e.line };
         if (e.spec.condition !== undefined && e.spec.condition.trim() !== '') bp.condition = e.spec.condition;
-        if (e.spec.hitCondition !== undefined && e.spec.hitCondition.trim() !== '') bp.hitCondition = e.spec.hitCondition;
+        if (e.spec.hitCondition !== undefined && e.spec.hitCondition.trim() !== '')
+          bp.hitCondition = e.spec.hitCondition;
         const since = e.counting?.offset() ?? null;
         if (bp.hitCondition !== undefined && since !== null) bp.hitsSince = since;
         out.push(bp);
@@ -399,13 +495,17 @@ export class LineDebugger {
   async callMain(expression: string): Promise<unknown> {
     const frame = this.current?.callFrames[0];
     if (frame === undefined) throw new Error('not stopped on a line');
-    const r = await this.post<{ result: CdpRemoteObject; exceptionDetails?: { text: string; exception?: CdpRemoteObject } }>('Debugger.evaluateOnCallFrame', {
+    const r = await this.post<{
+      result: CdpRemoteObject;
+      exceptionDetails?: { text: string; exception?: CdpRemoteObject };
+    }>('Debugger.evaluateOnCallFrame', {
       callFrameId: frame.callFrameId,
       expression: `globalThis.__coroscopeLine.${expression}`,
       returnByValue: true,
       silent: true,
     });
-    if (r.exceptionDetails !== undefined) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
+    if (r.exceptionDetails !== undefined)
+      throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
     return r.result.value;
   }
 
@@ -432,12 +532,19 @@ export class LineDebugger {
       this.markers = new Set();
       if (step !== null && step.taskId !== null) {
         // In `_step`, `r` is the resume's result (esbuild keeps the name): its value is the future the task waits on.
-        const note = await this.callMain(`suspension(${step.taskId}, typeof r === 'object' && r !== null ? r.value : undefined)`).catch(() => null);
+        const note = await this.callMain(
+          `suspension(${step.taskId}, typeof r === 'object' && r !== null ? r.value : undefined)`,
+        ).catch(() => null);
         if (typeof note === 'string') this.host.emit('output', { category: 'log', text: `${note}\n` });
         if (this.meanwhile === null) {
           const counts = await this.callMain('stepCounts()').catch(() => null);
           const w = (await this.callMain('where()').catch(() => null)) as { tick?: unknown } | null;
-          if (Array.isArray(counts) && typeof w?.tick === 'number') this.meanwhile = { taskId: step.taskId, tick: w.tick, steps: new Map(stepCountsOf(counts).map(([id, name, n]) => [id, [name, n]])) };
+          if (Array.isArray(counts) && typeof w?.tick === 'number')
+            this.meanwhile = {
+              taskId: step.taskId,
+              tick: w.tick,
+              steps: new Map(stepCountsOf(counts).map(([id, name, n]) => [id, [name, n]])),
+            };
         }
         if (this.mode === 'followLoop') {
           await this.clearTemps();
@@ -477,7 +584,8 @@ export class LineDebugger {
         // it, as js-debug's skipFiles does.
         if (step.kind === 'into' && !this.scripts.has(top.location.scriptId)) return this.stepRaw('out');
         // Into a call through the runtime's machinery (the coroutine wrapper): go on into.
-        if (step.kind === 'into' || step.kind === 'follow' || step.kind === 'followInto' || step.kind === 'followOut') return this.stepRaw('into');
+        if (step.kind === 'into' || step.kind === 'follow' || step.kind === 'followInto' || step.kind === 'followOut')
+          return this.stepRaw('into');
         // Out of the task's root (its generator returned) or of a callback: the temporaries
         // stay planted for "stay with this task"; otherwise run on.
         return this.resume(false);
@@ -494,14 +602,23 @@ export class LineDebugger {
           // frame below it): over its lines, back to the program. Library code `_step` itself
           // calls before it resumes the task is stepped out of, going on into the task after.
           const stepAt = ev.callFrames.findIndex((f) => f.functionName === '_step' && this.isMachinery(f));
-          const inTask = ev.callFrames.slice(1, stepAt < 0 ? undefined : stepAt).some((f) => !this.isMachinery(f) && !this.isLibrary(f));
+          const inTask = ev.callFrames
+            .slice(1, stepAt < 0 ? undefined : stepAt)
+            .some((f) => !this.isMachinery(f) && !this.isLibrary(f));
           if (!inTask) return this.stepRaw('out');
           step.kind = 'followOut';
           return this.stepRaw('over');
         }
         // Back in the program: the task's first line after the `yield*` it resumed from.
       }
-      if (step.kind === 'into' && step.taskId !== null && this.isLibrary(top) && functionKey(ev.callFrames.slice(1).find((f) => !this.isMachinery(f) && !this.isLibrary(f)) ?? top) === step.originFunction && ++step.autoSteps <= MAX_AUTO_STEPS) {
+      if (
+        step.kind === 'into' &&
+        step.taskId !== null &&
+        this.isLibrary(top) &&
+        functionKey(ev.callFrames.slice(1).find((f) => !this.isMachinery(f) && !this.isLibrary(f)) ?? top) ===
+          step.originFunction &&
+        ++step.autoSteps <= MAX_AUTO_STEPS
+      ) {
         // Into the runtime's own library from a task's line (`yield* sleep(0.01)`, `q.get()`):
         // stepped over as my code only, so a line that suspends lands on the task's next line
         // once resumed (the suspension said in the output).
@@ -509,18 +626,35 @@ export class LineDebugger {
         step.outOfCallee = true;
         return this.stepRaw('out');
       }
-      if (step.kind === 'over' && !tempHit && fnKey !== step.originFunction && ev.callFrames.slice(1).some((f) => !this.isMachinery(f) && functionKey(f) === step.originFunction) && ++step.autoSteps <= MAX_AUTO_STEPS) {
+      if (
+        step.kind === 'over' &&
+        !tempHit &&
+        fnKey !== step.originFunction &&
+        ev.callFrames.slice(1).some((f) => !this.isMachinery(f) && functionKey(f) === step.originFunction) &&
+        ++step.autoSteps <= MAX_AUTO_STEPS
+      ) {
         // Resumed inside a callee of the line stepped over: V8 breaks where the generator a
         // `yield*` delegated to resumes (sleep's bare `yield`), which no step over stops in.
         // Out of it, and on over the rest of the line (the temporaries catch it there too).
         step.outOfCallee = true;
         return this.stepRaw('out');
       }
-      if (step.kind === 'over' && step.outOfCallee === true && fnKey === step.originFunction && this.lineOf(top) === step.originLine && ++step.autoSteps <= MAX_AUTO_STEPS) {
+      if (
+        step.kind === 'over' &&
+        step.outOfCallee === true &&
+        fnKey === step.originFunction &&
+        this.lineOf(top) === step.originLine &&
+        ++step.autoSteps <= MAX_AUTO_STEPS
+      ) {
         step.outOfCallee = false;
         return this.stepRaw('over');
       }
-      if (step.kind === 'into' && fnKey === step.originFunction && this.lineOf(top) === step.originLine && ++step.autoSteps <= MAX_AUTO_STEPS) {
+      if (
+        step.kind === 'into' &&
+        fnKey === step.originFunction &&
+        this.lineOf(top) === step.originLine &&
+        ++step.autoSteps <= MAX_AUTO_STEPS
+      ) {
         // Back on the line from a call that only made a generator (the coroutine wrapper):
         // go on into, to where `yield*` runs it.
         return this.stepRaw('into');
@@ -538,7 +672,10 @@ export class LineDebugger {
     return this.stop(ev.reason === 'other' ? 'pause' : 'breakpoint');
   }
 
-  /** A hit counted live of a hit condition set while the run went: its tick, while it may be the one the breakpoint was set in. */
+  /**
+   * A hit counted live of a hit condition set while the run went: its tick, while it may be the one the
+   * breakpoint was set in.
+   */
   private async noteHitTick(counting: HitsSince): Promise<void> {
     const w = (await this.callMain('where()').catch(() => null)) as { tick?: unknown } | null;
     if (typeof w?.tick === 'number') counting.noteTick(w.tick);
@@ -549,11 +686,20 @@ export class LineDebugger {
     this.step = null;
     this.handles = new Map();
     const where = await this.callMain('where()').catch(() => null);
-    const w = (typeof where === 'object' && where !== null ? where : {}) as { taskId?: unknown; tick?: unknown; taskName?: unknown; recorded?: unknown };
+    const w = (typeof where === 'object' && where !== null ? where : {}) as {
+      taskId?: unknown;
+      tick?: unknown;
+      taskName?: unknown;
+      recorded?: unknown;
+    };
     this.stopTaskId = typeof w.taskId === 'number' ? w.taskId : null;
     this.stopTick = typeof w.tick === 'number' ? w.tick : 0;
     this.stopInRecorded = w.recorded === true;
-    if (this.meanwhile !== null && reason === 'step' && this.meanwhile.taskId === this.stopTaskId) await this.sayMeanwhile(this.meanwhile, typeof w.taskName === 'string' ? w.taskName : `task #${this.meanwhile.taskId}`);
+    if (this.meanwhile !== null && reason === 'step' && this.meanwhile.taskId === this.stopTaskId)
+      await this.sayMeanwhile(
+        this.meanwhile,
+        typeof w.taskName === 'string' ? w.taskName : `task #${this.meanwhile.taskId}`,
+      );
     this.meanwhile = null;
     await this.host.stopped();
     const top = this.current!.callFrames.find((f) => !this.isMachinery(f)) ?? this.current!.callFrames[0]!;
@@ -568,8 +714,14 @@ export class LineDebugger {
     this.walk?.stopped();
   }
 
-  /** Says, at a step's landing across a suspension of its task, when the task was resumed and which other tasks the loop ran meanwhile. */
-  private async sayMeanwhile(since: { taskId: number; tick: number; steps: Map<number, [string, number]> }, task: string): Promise<void> {
+  /**
+   * Says, at a step's landing across a suspension of its task, when the task was resumed and which other
+   * tasks the loop ran meanwhile.
+   */
+  private async sayMeanwhile(
+    since: { taskId: number; tick: number; steps: Map<number, [string, number]> },
+    task: string,
+  ): Promise<void> {
     const counts = await this.callMain('stepCounts()').catch(() => null);
     if (!Array.isArray(counts)) return;
     const now = stepCountsOf(counts);
@@ -579,10 +731,14 @@ export class LineDebugger {
       .filter(([, n]) => n > 0)
       .map(([name, n]) => `${name} (${n} step${n === 1 ? '' : 's'})`);
     // A task live at the suspension and gone now ran to its end meanwhile.
-    for (const [id, [name]] of since.steps) if (id !== since.taskId && !now.some(([nowId]) => nowId === id)) ran.push(`${name} (to its end)`);
+    for (const [id, [name]] of since.steps)
+      if (id !== since.taskId && !now.some(([nowId]) => nowId === id)) ran.push(`${name} (to its end)`);
     const ticks = this.stopTick - since.tick;
     const when = `${task} resumed at tick ${this.stopTick}, ${ticks} tick${ticks === 1 ? '' : 's'} after it suspended`;
-    this.host.emit('output', { category: 'log', text: `${when}; meanwhile the loop ran ${ran.length === 0 ? 'no other task' : ran.join(', ')}\n` });
+    this.host.emit('output', {
+      category: 'log',
+      text: `${when}; meanwhile the loop ran ${ran.length === 0 ? 'no other task' : ran.join(', ')}\n`,
+    });
   }
 
   // --- execution --------------------------------------------------------------------------------
@@ -609,7 +765,10 @@ export class LineDebugger {
     if (announce) this.host.emit('continued', { tick: this.stopTick });
   }
 
-  /** Drops the line step under way, if any, with its temporary breakpoints (a line replay's walk let go before the step stopped). */
+  /**
+   * Drops the line step under way, if any, with its temporary breakpoints (a line replay's walk let go before
+   * the step stopped).
+   */
   async dropStep(): Promise<void> {
     this.step = null;
     await this.clearTemps();
@@ -623,7 +782,10 @@ export class LineDebugger {
   private async stepRaw(kind: LineStepKind): Promise<void> {
     this.current = null;
     this.countHold();
-    await this.post(kind === 'over' ? 'Debugger.stepOver' : kind === 'into' ? 'Debugger.stepInto' : 'Debugger.stepOut', {});
+    await this.post(
+      kind === 'over' ? 'Debugger.stepOver' : kind === 'into' ? 'Debugger.stepInto' : 'Debugger.stepOut',
+      {},
+    );
   }
 
   /** One line step from the current stop. */
@@ -661,7 +823,10 @@ export class LineDebugger {
     await this.stepRaw(kind);
   }
 
-  /** The program's frames of a stop down to the Task._step that resumed them (walkFrames), innermost first, one per function. */
+  /**
+   * The program's frames of a stop down to the Task._step that resumed them (walkFrames), innermost first,
+   * one per function.
+   */
   private chainOf(frames: readonly CdpCallFrame[]): CdpCallFrame[] {
     const out: CdpCallFrame[] = [];
     const seen = new Set<string | null>();
@@ -683,16 +848,41 @@ export class LineDebugger {
   private async plantDelegate(frame: CdpCallFrame, taskId: number | null): Promise<void> {
     const callee = DELEGATED_CALL.exec(this.sourceText(frame.location))?.[1];
     if (callee === undefined) return;
-    const r = await this.post<{ result: CdpRemoteObject; exceptionDetails?: unknown }>('Debugger.evaluateOnCallFrame', { callFrameId: frame.callFrameId, expression: callee, silent: true, throwOnSideEffect: true }).catch(() => null);
-    if (r === null || r.exceptionDetails !== undefined || r.result.type !== 'function' || r.result.objectId === undefined) return;
-    const props = await this.post<{ internalProperties?: Array<{ name: string; value?: { value?: unknown } }> }>('Runtime.getProperties', { objectId: r.result.objectId, ownProperties: true }).catch(() => null);
-    const at = props?.internalProperties?.find((p) => p.name === '[[FunctionLocation]]')?.value?.value as CdpLocation | undefined;
+    const r = await this.post<{ result: CdpRemoteObject; exceptionDetails?: unknown }>('Debugger.evaluateOnCallFrame', {
+      callFrameId: frame.callFrameId,
+      expression: callee,
+      silent: true,
+      throwOnSideEffect: true,
+    }).catch(() => null);
+    if (
+      r === null ||
+      r.exceptionDetails !== undefined ||
+      r.result.type !== 'function' ||
+      r.result.objectId === undefined
+    )
+      return;
+    const props = await this.post<{ internalProperties?: Array<{ name: string; value?: { value?: unknown } }> }>(
+      'Runtime.getProperties',
+      { objectId: r.result.objectId, ownProperties: true },
+    ).catch(() => null);
+    const at = props?.internalProperties?.find((p) => p.name === '[[FunctionLocation]]')?.value?.value as
+      | CdpLocation
+      | undefined;
     if (at === undefined || typeof at.scriptId !== 'string') return;
-    const probe: CdpCallFrame = { callFrameId: '', functionName: '', functionLocation: at, location: at, scopeChain: [] };
+    const probe: CdpCallFrame = {
+      callFrameId: '',
+      functionName: '',
+      functionLocation: at,
+      location: at,
+      scopeChain: [],
+    };
     // A coroutine's wrapper is left to V8; the runtime's library, in a task, is stepped over.
     if (this.isMachinery(probe) || (taskId !== null && this.isLibrary(probe))) return;
     const condition = taskId === null ? null : `globalThis.__coroscopeLine.current() === ${taskId}`;
-    const locations = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', { start: at, restrictToFunction: true }).catch(() => ({ locations: [] }));
+    const locations = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
+      start: at,
+      restrictToFunction: true,
+    }).catch(() => ({ locations: [] }));
     for (const loc of locations.locations) await this.plant(loc, condition);
   }
 
@@ -704,7 +894,10 @@ export class LineDebugger {
   private async plantStay(frame: CdpCallFrame, frames: readonly CdpCallFrame[], taskId: number | null): Promise<void> {
     if (taskId === null || frame.functionLocation === undefined) return;
     const condition = `globalThis.__coroscopeLine.current() === ${taskId}`;
-    const r = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', { start: frame.functionLocation, restrictToFunction: true });
+    const r = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
+      start: frame.functionLocation,
+      restrictToFunction: true,
+    });
     for (const loc of r.locations) await this.plant(loc, condition);
     const stepFrame = frames.find((f) => f.functionName === '_step' && this.isMachinery(f));
     if (stepFrame !== undefined && this.markers.size === 0) {
@@ -721,7 +914,10 @@ export class LineDebugger {
   /** "Follow the loop": a temporary breakpoint where `_step` resumes whichever task comes next. */
   private async plantResumeOfAnyTask(stepFrame: CdpCallFrame): Promise<void> {
     if (stepFrame.functionLocation === undefined) return;
-    const r = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', { start: stepFrame.functionLocation, restrictToFunction: true });
+    const r = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
+      start: stepFrame.functionLocation,
+      restrictToFunction: true,
+    });
     const resumes = r.locations.filter((loc) => RESUME_MARK.test(this.sourceText(loc, -1)));
     // Without the source (no map): from the start of `_step`, stepping into the resume.
     for (const loc of resumes.length > 0 ? resumes : r.locations.slice(0, 1)) await this.plant(loc, null);
@@ -755,7 +951,10 @@ export class LineDebugger {
 
   private async plant(location: CdpLocation, condition: string | null): Promise<string | null> {
     try {
-      const r = await this.post<{ breakpointId: string }>('Debugger.setBreakpoint', { location, condition: liveOnly(condition) });
+      const r = await this.post<{ breakpointId: string }>('Debugger.setBreakpoint', {
+        location,
+        condition: liveOnly(condition),
+      });
       this.temps.add(r.breakpointId);
       return r.breakpointId;
     } catch {
@@ -796,18 +995,32 @@ export class LineDebugger {
         url,
         functionKey: fn === undefined ? `${url}:?` : `${url}:${fn.lineNumber}:${fn.columnNumber ?? 0}`,
         line: this.lineOf(f),
-        position: { url, functionLine: fn?.lineNumber ?? 0, functionColumn: fn?.columnNumber ?? 0, line: f.location.lineNumber, column: f.location.columnNumber ?? 0 },
+        position: {
+          url,
+          functionLine: fn?.lineNumber ?? 0,
+          functionColumn: fn?.columnNumber ?? 0,
+          line: f.location.lineNumber,
+          column: f.location.columnNumber ?? 0,
+        },
       });
     }
     return out;
   }
 
-  /** Every frame of the current stop, Node's and the machinery's too, innermost first, as stop-place.ts reads them (empty: not stopped). */
+  /**
+   * Every frame of the current stop, Node's and the machinery's too, innermost first, as stop-place.ts reads
+   * them (empty: not stopped).
+   */
   stopFrames(): StopFrame[] {
     return (this.current?.callFrames ?? []).map((f) => {
       const { position, generated } = this.positionOf(f.location);
       const at = position ?? generated;
-      return { functionName: f.functionName, url: this.scripts.get(f.location.scriptId)?.url ?? '', file: at?.file ?? null, line: at?.line ?? null };
+      return {
+        functionName: f.functionName,
+        url: this.scripts.get(f.location.scriptId)?.url ?? '',
+        file: at?.file ?? null,
+        line: at?.line ?? null,
+      };
     });
   }
 
@@ -826,11 +1039,20 @@ export class LineDebugger {
   async localsOf(frame: CdpCallFrame): Promise<Array<{ name: string; value: string }>> {
     const local = frame.scopeChain.find((sc) => sc.type === 'local');
     if (local?.object.objectId === undefined) return [];
-    const r = await this.post<{ result: CdpPropertyDescriptor[] }>('Runtime.getProperties', { objectId: local.object.objectId, ownProperties: true, generatePreview: false });
-    return r.result.filter((p) => p.value !== undefined).map((p) => ({ name: p.name, value: this.valueText(p.value!) }));
+    const r = await this.post<{ result: CdpPropertyDescriptor[] }>('Runtime.getProperties', {
+      objectId: local.object.objectId,
+      ownProperties: true,
+      generatePreview: false,
+    });
+    return r.result
+      .filter((p) => p.value !== undefined)
+      .map((p) => ({ name: p.name, value: this.valueText(p.value!) }));
   }
 
-  /** The current stop as the line replay matches it (LineStopPrint): frames, the innermost's locals, its functions' break locations. */
+  /**
+   * The current stop as the line replay matches it (LineStopPrint): frames, the innermost's locals, its
+   * functions' break locations.
+   */
   async stopPrint(): Promise<{ taskId: number | null; tick: number; print: LineStopPrint }> {
     const paused = this.requireStop('lineStepBack');
     const frames = this.walkFrames(paused);
@@ -840,11 +1062,24 @@ export class LineDebugger {
       const fn = f.frame.functionLocation;
       if (fn === undefined || seen.has(f.functionKey)) continue;
       seen.add(f.functionKey);
-      const r = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', { start: fn, restrictToFunction: true });
-      for (const loc of r.locations) locations.push({ url: f.url, line: loc.lineNumber, column: loc.columnNumber ?? 0 });
+      const r = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
+        start: fn,
+        restrictToFunction: true,
+      });
+      for (const loc of r.locations)
+        locations.push({ url: f.url, line: loc.lineNumber, column: loc.columnNumber ?? 0 });
     }
     const locals = frames[0] === undefined ? [] : await this.localsOf(frames[0].frame);
-    return { taskId: this.stopTaskId, tick: this.stopTick, print: { frames: frames.map((f) => f.position), locals, locations, names: frames.map((f) => f.frame.functionName) } };
+    return {
+      taskId: this.stopTaskId,
+      tick: this.stopTick,
+      print: {
+        frames: frames.map((f) => f.position),
+        locals,
+        locations,
+        names: frames.map((f) => f.frame.functionName),
+      },
+    };
   }
 
   // --- what a stop shows -------------------------------------------------------------------------
@@ -873,7 +1108,13 @@ export class LineDebugger {
       const scopes = f.scopeChain
         .filter((s) => s.type !== 'global')
         .map((s) => ({ name: scopeName(s), handle: this.handleOf(s.object.objectId) }));
-      frames.push({ index: frames.length, name: f.functionName === '' ? '(anonymous)' : f.functionName, position, generated, scopes });
+      frames.push({
+        index: frames.length,
+        name: f.functionName === '' ? '(anonymous)' : f.functionName,
+        position,
+        generated,
+        scopes,
+      });
     }
     return { taskId: this.stopTaskId, frames };
   }
@@ -889,20 +1130,28 @@ export class LineDebugger {
     this.requireStop('lineVariables');
     const objectId = this.handles.get(handle);
     if (objectId === undefined) throw new Error(`lineVariables: handle ${handle} is not valid at this stop`);
-    const r = await this.post<{ result: CdpPropertyDescriptor[] }>('Runtime.getProperties', { objectId, ownProperties: true, generatePreview: false });
+    const r = await this.post<{ result: CdpPropertyDescriptor[] }>('Runtime.getProperties', {
+      objectId,
+      ownProperties: true,
+      generatePreview: false,
+    });
     return r.result.filter((p) => p.value !== undefined).map((p) => this.variableOf(p.name, p.value!));
   }
 
   async evaluate(expression: string, frameIndex: number): Promise<{ value: string; type: string; handle: number }> {
     const frame = this.frameAt('lineEvaluate', frameIndex);
-    const r = await this.post<{ result: CdpRemoteObject; exceptionDetails?: { text: string; exception?: CdpRemoteObject } }>('Debugger.evaluateOnCallFrame', { callFrameId: frame.callFrameId, expression, silent: true });
-    if (r.exceptionDetails !== undefined) throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
+    const r = await this.post<{
+      result: CdpRemoteObject;
+      exceptionDetails?: { text: string; exception?: CdpRemoteObject };
+    }>('Debugger.evaluateOnCallFrame', { callFrameId: frame.callFrameId, expression, silent: true });
+    if (r.exceptionDetails !== undefined)
+      throw new Error(r.exceptionDetails.exception?.description ?? r.exceptionDetails.text);
     const v = this.variableOf('', r.result);
     return { value: v.value, type: v.type, handle: v.handle };
   }
 
   private variableOf(name: string, o: CdpRemoteObject): VariableInfo {
-    const type = o.subtype !== undefined ? o.subtype : o.className ?? o.type;
+    const type = o.subtype !== undefined ? o.subtype : (o.className ?? o.type);
     return { name, value: this.valueText(o), type, handle: o.type === 'function' ? 0 : this.handleOf(o.objectId) };
   }
 
@@ -917,7 +1166,10 @@ export class LineDebugger {
 
 /** The main thread's stepCounts() answer, narrowed: [task id, name, steps] rows. */
 function stepCountsOf(rows: unknown[]): Array<[number, string, number]> {
-  return rows.filter((r): r is [number, string, number] => Array.isArray(r) && typeof r[0] === 'number' && typeof r[1] === 'string' && typeof r[2] === 'number');
+  return rows.filter(
+    (r): r is [number, string, number] =>
+      Array.isArray(r) && typeof r[0] === 'number' && typeof r[1] === 'string' && typeof r[2] === 'number',
+  );
 }
 
 /** Identifies a function by where it starts. */
@@ -945,7 +1197,10 @@ function scopeName(s: CdpScope): string {
   }
 }
 
-/** A breakpoint's V8 condition, true only on the run's own loop: a replay of its past (seekTick) runs the same lines, and never stops on them. */
+/**
+ * A breakpoint's V8 condition, true only on the run's own loop: a replay of its past (seekTick) runs the same
+ * lines, and never stops on them.
+ */
 function liveOnly(condition: string | null): string {
   const live = 'globalThis.__coroscopeLine.live()';
   return condition === null ? live : `${live} && (${condition})`;
@@ -955,7 +1210,10 @@ function liveOnly(condition: string | null): string {
 function conditionOf(bp: Breakpoint): string | null {
   const cond = bp.condition !== undefined && bp.condition.trim() !== '' ? bp.condition : null;
   if (bp.logMessage === undefined || bp.logMessage === '') return cond;
-  const template = bp.logMessage.replace(/[`\\]/g, (c) => `\\${c}`).replace(/\$(?!\{)/g, '\\$').replace(/\{([^}]+)\}/g, '${$1}');
+  const template = bp.logMessage
+    .replace(/[`\\]/g, (c) => `\\${c}`)
+    .replace(/\$(?!\{)/g, '\\$')
+    .replace(/\{([^}]+)\}/g, '${$1}');
   const log = `(console.log(\`${template}\`), false)`;
   return cond === null ? log : `(${cond}) && ${log}`;
 }

@@ -8,7 +8,8 @@
 // recorded run, else at its first stop on a line), follows the run while it goes (given its
 // recording so far now and then: open with `live`, the replays it keeps near the end advanced),
 // (the whole recording once, then each time only its growth since: recording-growth.ts, grown
-// in place there, Run.growInPlace) and serves that run's stops until the run goes away: at a stop's first use the live main
+// in place there, Run.growInPlace) and serves that run's stops until the run goes away: at a stop's first use
+// the live main
 // thread writes the run's recording through the start of the stopped tick
 // (`__coroscopeLine.writeMidTick`, recordings.ts) to a temporary file and the replay host opens
 // it (openRecording midTick: the same run grown keeps the replays it parked along the run, its
@@ -43,7 +44,15 @@ import { unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { PROTOCOL_VERSION, type RecordingMark, type BreakpointHitLanding, type HostEvents, type LineStepKind, type LineStopPrint, type PastLineLanding } from '../../../protocol/host-protocol';
+import {
+  PROTOCOL_VERSION,
+  type RecordingMark,
+  type BreakpointHitLanding,
+  type HostEvents,
+  type LineStepKind,
+  type LineStopPrint,
+  type PastLineLanding,
+} from '../../../protocol/host-protocol';
 import type { HostAndReplayHostMethods, ReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import { idOf } from '../../../protocol/moment-ids';
 import { ProtocolError, RpcEndpoint } from '../../../protocol/rpc';
@@ -61,7 +70,14 @@ export function lineReplayFile(): string {
 }
 
 /** Queries answered for the viewed past tick while one is viewed. */
-export const MOMENT_QUERIES: ReadonlySet<string> = new Set(['snapshot', 'taskDetail', 'variables', 'graph', 'lints', 'evaluate']);
+export const MOMENT_QUERIES: ReadonlySet<string> = new Set([
+  'snapshot',
+  'taskDetail',
+  'variables',
+  'graph',
+  'lints',
+  'evaluate',
+]);
 
 /** The host's script and node options: a line replay host is started alike. */
 export interface HostStart {
@@ -77,7 +93,10 @@ export interface LiveLineStop {
   readonly print: LineStopPrint;
 }
 
-/** A recording written for a replay host: the live run's id, its ticks, whether its last tick is open (a line stop's), and where it ends (between ticks: a growth goes on from there). */
+/**
+ * A recording written for a replay host: the live run's id, its ticks, whether its last tick is open (a line
+ * stop's), and where it ends (between ticks: a growth goes on from there).
+ */
 export interface ReplayCopy {
   readonly runId: number;
   readonly ticks: number;
@@ -85,7 +104,10 @@ export interface ReplayCopy {
   readonly mark?: RecordingMark;
 }
 
-/** A growth of the live run's recording written for a replay host (writeRecordingGrowth): the run's id, its ticks, where it ends. */
+/**
+ * A growth of the live run's recording written for a replay host (writeRecordingGrowth): the run's id, its
+ * ticks, where it ends.
+ */
 export interface ReplayGrowth {
   readonly runId: number;
   readonly ticks: number;
@@ -99,21 +121,41 @@ export class LineReplayHost {
   runId = 0;
   /** Ticks of the recording before the stopped one (the ticks a seek may go to; a search's whole span). */
   ticks = 0;
-  /** Where the recording it holds ends, between ticks (a copy's or a growth's mark): the next growth goes on from there; null: none can (a mid-tick copy, none given yet, a growth refused). */
+  /**
+   * Where the recording it holds ends, between ticks (a copy's or a growth's mark): the next growth goes on
+   * from there; null: none can (a mid-tick copy, none given yet, a growth refused).
+   */
   mark: RecordingMark | null = null;
-  /** The live line stop it replays the past of; null: none (pre-warmed, the run went on, or a replay for breakpoint searches). */
+  /**
+   * The live line stop it replays the past of; null: none (pre-warmed, the run went on, or a replay for
+   * breakpoint searches).
+   */
   private liveStop: LiveLineStop | null = null;
   private closed = false;
 
   private constructor(
     private readonly child: ChildProcess,
-    private readonly endpoint: RpcEndpoint<HostAndReplayHostMethods, Record<string, never>, HostEvents, Record<string, never>>,
+    private readonly endpoint: RpcEndpoint<
+      HostAndReplayHostMethods,
+      Record<string, never>,
+      HostEvents,
+      Record<string, never>
+    >,
   ) {}
 
   /** Forks a replay host: loaded and idle (it replays nothing until a recording is opened in it). */
   static async fork(host: HostStart): Promise<LineReplayHost> {
-    const child = fork(host.script, [`--client-fd=${CLIENT_FD}`, LINE_REPLAY_ARG], { execArgv: [...host.execArgv], stdio: ['ignore', 'ignore', 'ignore', 'ipc', 'pipe'], serialization: 'json' });
-    const endpoint = new RpcEndpoint<HostAndReplayHostMethods, Record<string, never>, HostEvents, Record<string, never>>(new StreamTransport(child.stdio[CLIENT_FD] as Duplex));
+    const child = fork(host.script, [`--client-fd=${CLIENT_FD}`, LINE_REPLAY_ARG], {
+      execArgv: [...host.execArgv],
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc', 'pipe'],
+      serialization: 'json',
+    });
+    const endpoint = new RpcEndpoint<
+      HostAndReplayHostMethods,
+      Record<string, never>,
+      HostEvents,
+      Record<string, never>
+    >(new StreamTransport(child.stdio[CLIENT_FD] as Duplex));
     const replay = new LineReplayHost(child, endpoint);
     child.on('exit', () => {
       replay.closed = true;
@@ -123,7 +165,10 @@ export class LineReplayHost {
       await endpoint.request('hello', { client: 'line replay', protocolVersion: PROTOCOL_VERSION });
     } catch (e) {
       replay.close();
-      throw new ProtocolError(`the line replay host did not start: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
+      throw new ProtocolError(
+        `the line replay host did not start: ${e instanceof Error ? e.message : String(e)}`,
+        'replayFailed',
+      );
     }
     return replay;
   }
@@ -132,7 +177,11 @@ export class LineReplayHost {
    * Writes the live run's recording (`writeCopy(path)`: a ProtocolError when the run was not
    * recorded), then forks a replay host and opens it there.
    */
-  static async start(host: HostStart, stop: Omit<LiveLineStop, 'runId'> | null, writeCopy: (path: string) => Promise<ReplayCopy>): Promise<LineReplayHost> {
+  static async start(
+    host: HostStart,
+    stop: Omit<LiveLineStop, 'runId'> | null,
+    writeCopy: (path: string) => Promise<ReplayCopy>,
+  ): Promise<LineReplayHost> {
     const path = lineReplayFile();
     try {
       const written = await writeCopy(path);
@@ -159,7 +208,11 @@ export class LineReplayHost {
 
   /** The live stop it replays the past of. */
   get stop(): LiveLineStop {
-    if (this.liveStop === null) throw new ProtocolError('the line replay holds no live stop (the run went on, or a replay for breakpoint searches)', 'badState');
+    if (this.liveStop === null)
+      throw new ProtocolError(
+        'the line replay holds no live stop (the run went on, or a replay for breakpoint searches)',
+        'badState',
+      );
     return this.liveStop;
   }
 
@@ -177,13 +230,24 @@ export class LineReplayHost {
     this.forget();
     this.mark = null;
     try {
-      await this.endpoint.request('openRecording', written.midTick ? { path, midTick: true } : live ? { path, unshown: true, live: true } : { path, unshown: true });
+      await this.endpoint.request(
+        'openRecording',
+        written.midTick
+          ? { path, midTick: true }
+          : live
+            ? { path, unshown: true, live: true }
+            : { path, unshown: true },
+      );
     } catch (e) {
-      throw new ProtocolError(`the line replay host cannot replay the run: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
+      throw new ProtocolError(
+        `the line replay host cannot replay the run: ${e instanceof Error ? e.message : String(e)}`,
+        'replayFailed',
+      );
     }
     this.runId = written.runId;
     this.ticks = written.midTick ? written.ticks - 1 : written.ticks;
-    this.liveStop = stop === null ? null : { ...stop, runId: written.runId };    this.mark = written.midTick ? null : (written.mark ?? null);
+    this.liveStop = stop === null ? null : { ...stop, runId: written.runId };
+    this.mark = written.midTick ? null : (written.mark ?? null);
   }
 
   /**
@@ -196,18 +260,25 @@ export class LineReplayHost {
     this.forget();
     const mark = this.mark;
     this.mark = null;
-    if (mark === null) throw new ProtocolError('the line replay host holds no recording a growth goes on from', 'badState');
+    if (mark === null)
+      throw new ProtocolError('the line replay host holds no recording a growth goes on from', 'badState');
     try {
       await this.endpoint.request('growRecording', { path, live });
     } catch (e) {
-      throw new ProtocolError(`the line replay host cannot grow the run's recording: ${e instanceof Error ? e.message : String(e)}`, 'replayFailed');
+      throw new ProtocolError(
+        `the line replay host cannot grow the run's recording: ${e instanceof Error ? e.message : String(e)}`,
+        'replayFailed',
+      );
     }
     this.runId = written.runId;
     this.ticks = written.ticks;
     this.mark = written.to;
   }
 
-  /** The run went on from the stop (or stopped in another tick): its past is opened again at the next use (what it showed: PastView.drop). */
+  /**
+   * The run went on from the stop (or stopped in another tick): its past is opened again at the next use
+   * (what it showed: PastView.drop).
+   */
   forget(): void {
     this.liveStop = null;
     this.stale = false;
@@ -223,9 +294,21 @@ export class LineReplayHost {
     this.stale = false;
   }
 
-  /** A move of the live stop's walk through its task's replayed lines (pastLine): back, forward ('over', 'into', 'out'), or 'leave'. */
+  /**
+   * A move of the live stop's walk through its task's replayed lines (pastLine): back, forward ('over',
+   * 'into', 'out'), or 'leave'.
+   */
   async walkStop(move: 'back' | 'leave' | LineStepKind, moment?: string): Promise<PastLineLanding> {
-    return echoed(await this.endpoint.request('pastLine', { tick: this.stop.tick, taskId: this.stop.taskId, stop: this.stop.print, move, ...idOf(moment) }), moment);
+    return echoed(
+      await this.endpoint.request('pastLine', {
+        tick: this.stop.tick,
+        taskId: this.stop.taskId,
+        stop: this.stop.print,
+        move,
+        ...idOf(moment),
+      }),
+      moment,
+    );
   }
 
   /**
@@ -233,10 +316,14 @@ export class LineReplayHost {
    * past it (through the last tick before the present), or 'leave'.
    */
   async walkFromHit(move: 'back' | 'leave' | LineStepKind, moment?: string): Promise<PastLineLanding> {
-    // A live line stop held: a walk of its task goes on into its tick to it, the present (what its tick runs after it is not the past).
+    // A live line stop held: a walk of its task goes on into its tick to it, the present (what its tick runs
+    // after it is not the past).
     const live = this.liveStop;
     const present = live === null ? {} : { present: { tick: live.tick, taskId: live.taskId, print: live.print } };
-    return echoed(await this.endpoint.request('pastHitLine', { move, ceiling: this.ticks, ...present, ...idOf(moment) }), moment);
+    return echoed(
+      await this.endpoint.request('pastHitLine', { move, ceiling: this.ticks, ...present, ...idOf(moment) }),
+      moment,
+    );
   }
 
   /**
@@ -250,8 +337,13 @@ export class LineReplayHost {
 
   /** Replays past tick `tick` there (its moment's queries are then the replay's, with positions and locals). */
   async seekPast(tick: number, moment?: string): Promise<void> {
-    if (tick < 1 || tick > this.ticks) throw new ProtocolError(`seekTick: run ${this.runId} has ticks 1..${this.ticks} recorded before the tick stopped in, not ${tick}`, 'badTick');
-    // Replayed before it answers (no second viewedTick reaches the views from here); the asker's id rides there and back.
+    if (tick < 1 || tick > this.ticks)
+      throw new ProtocolError(
+        `seekTick: run ${this.runId} has ticks 1..${this.ticks} recorded before the tick stopped in, not ${tick}`,
+        'badTick',
+      );
+    // Replayed before it answers (no second viewedTick reaches the views from here); the asker's id rides
+    // there and back.
     echoed(await this.endpoint.request('seekTick', { tick, replayed: true, ...idOf(moment) }), moment);
   }
 
@@ -269,8 +361,15 @@ export class LineReplayHost {
   }
 }
 
-/** The replay host's answer, checked to echo the moment id of its request (protocol/replay-host-protocol.ts: the id rides there and back). */
+/**
+ * The replay host's answer, checked to echo the moment id of its request (protocol/replay-host-protocol.ts:
+ * the id rides there and back).
+ */
 function echoed<T extends { moment?: string }>(answer: T, moment: string | undefined): T {
-  if (answer.moment !== moment) throw new ProtocolError(`the line replay host answered moment ${String(answer.moment)} for ${String(moment)}`, 'replayFailed');
+  if (answer.moment !== moment)
+    throw new ProtocolError(
+      `the line replay host answered moment ${String(answer.moment)} for ${String(moment)}`,
+      'replayFailed',
+    );
   return answer;
 }

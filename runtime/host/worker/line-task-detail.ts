@@ -39,7 +39,12 @@ export function lineHandleOf(handle: number): number {
  * answer; `variablesOf` lists a line handle's children (lineVariables). Only for the task
  * that runs the line (`stack.taskId`); any other detail is returned as it is.
  */
-export async function withLineFrames(detail: TaskDetail, stack: { taskId: number | null; frames: readonly LineFrameInfo[] }, locals: boolean, variablesOf: (handle: number) => Promise<VariableInfo[]>): Promise<TaskDetail> {
+export async function withLineFrames(
+  detail: TaskDetail,
+  stack: { taskId: number | null; frames: readonly LineFrameInfo[] },
+  locals: boolean,
+  variablesOf: (handle: number) => Promise<VariableInfo[]>,
+): Promise<TaskDetail> {
   if (stack.taskId === null || stack.taskId !== detail.task.id || detail.frames.length === 0) return detail;
   const frames = detail.frames.map((f) => ({ ...f }));
   let next = 0;

@@ -1,4 +1,5 @@
-// Runs on a runtime host's line debugger worker thread (live or line replay host): its channel to the host's main thread.
+// Runs on a runtime host's line debugger worker thread (live or line replay host): its channel to the host's
+// main thread.
 //
 // MainThreadLink: the two ways the worker reaches the host's main thread, and what comes back.
 // While it runs, by message over the worker's port: a client's request forwarded (forward),
@@ -23,7 +24,10 @@ export class MainThreadLink {
   /** Requests of this worker's own to the main thread (negative ids, never a client's). */
   private askedIds = 0;
   private readonly asked = new Map<number, (w: ResponseMessage) => void>();
-  /** A feed's requests to the main thread not answered yet: a line stop withdraws those it has not read (withdrawFeeds). */
+  /**
+   * A feed's requests to the main thread not answered yet: a line stop withdraws those it has not read
+   * (withdrawFeeds).
+   */
   private readonly feedAsks = new Set<number>();
   /** setBreakpoints answers of the main thread, merged before the client sees them. */
   private readonly pendingMerges = new Map<number, (r: BreakpointStatus[] | Error) => void>();
@@ -72,18 +76,30 @@ export class MainThreadLink {
       if ((await d.callMain(`withdraw(${id})`).catch(() => false)) !== true) continue;
       const answer = this.asked.get(id);
       this.asked.delete(id);
-      answer?.({ kind: 'response', id, ok: false, error: { message: 'the feed was withdrawn at a line stop', code: 'superseded' } });
+      answer?.({
+        kind: 'response',
+        id,
+        ok: false,
+        error: { message: 'the feed was withdrawn at a line stop', code: 'superseded' },
+      });
     }
   }
 
-  /** Serves a message on the stopped main thread; sends what it answered (its answer's result through `rewrite`, when given). */
+  /**
+   * Serves a message on the stopped main thread; sends what it answered (its answer's result through
+   * `rewrite`, when given).
+   */
   async serveStopped(m: RequestMessage, rewrite?: (result: unknown) => Promise<unknown>): Promise<void> {
     const raw = await this.lineDebugger().callMain(`serve(${JSON.stringify(JSON.stringify(m))})`);
     const out: unknown = typeof raw === 'string' ? JSON.parse(raw) : [];
-    if (Array.isArray(out)) for (const x of out) this.deliver(rewrite === undefined ? x : await rewrittenAnswer(x, m.id, rewrite));
+    if (Array.isArray(out))
+      for (const x of out) this.deliver(rewrite === undefined ? x : await rewrittenAnswer(x, m.id, rewrite));
   }
 
-  /** The main thread's part of a client's setBreakpoints (`sub`, the client's id), its statuses merged by the caller. */
+  /**
+   * The main thread's part of a client's setBreakpoints (`sub`, the client's id), its statuses merged by the
+   * caller.
+   */
   askMerge(sub: RequestMessage, stopped: boolean): Promise<BreakpointStatus[] | Error> {
     return new Promise<BreakpointStatus[] | Error>((resolve) => {
       this.pendingMerges.set(sub.id, resolve);
@@ -119,13 +135,19 @@ export class MainThreadLink {
     if (merge === undefined) return false;
     this.pendingMerges.delete(w.id);
     const r = w.result as { breakpoints?: BreakpointStatus[] } | undefined;
-    merge(w.ok && r?.breakpoints !== undefined ? r.breakpoints : new Error(w.error?.message ?? 'setBreakpoints failed'));
+    merge(
+      w.ok && r?.breakpoints !== undefined ? r.breakpoints : new Error(w.error?.message ?? 'setBreakpoints failed'),
+    );
     return true;
   }
 }
 
 /** The main thread's answer to request `id`, its result passed through `rewrite` (anything else as it came). */
-async function rewrittenAnswer(x: unknown, id: number, rewrite: (result: unknown) => Promise<unknown>): Promise<unknown> {
+async function rewrittenAnswer(
+  x: unknown,
+  id: number,
+  rewrite: (result: unknown) => Promise<unknown>,
+): Promise<unknown> {
   if (typeof x !== 'object' || x === null) return x;
   const r = x as { kind?: unknown; id?: unknown; ok?: unknown; result?: unknown };
   if (r.kind !== 'response' || r.id !== id || r.ok !== true) return x;

@@ -45,7 +45,10 @@ export function sameEntry(a: PastLineEntry, b: PastLineEntry): boolean {
   return a.line === b.line && a.chain.length === b.chain.length && sameOrCaller(a.chain, b.chain);
 }
 
-/** The line the task ran before entry `from`: in the same frame, or the caller's line when `from` is the first of its function; null: none in this step. */
+/**
+ * The line the task ran before entry `from`: in the same frame, or the caller's line when `from` is the first
+ * of its function; null: none in this step.
+ */
 export function previousLine(entries: readonly PastLineEntry[], from: number): number | null {
   const at = entries[from];
   if (at === undefined) return null;
@@ -58,7 +61,12 @@ export function previousLine(entries: readonly PastLineEntry[], from: number): n
  * line of the same frame or a caller, 'out' the next line of a caller; `live` (the live
  * stop's entry) when it comes first or nothing else does.
  */
-export function nextLine(entries: readonly PastLineEntry[], from: number, kind: 'over' | 'into' | 'out', live: number): number {
+export function nextLine(
+  entries: readonly PastLineEntry[],
+  from: number,
+  kind: 'over' | 'into' | 'out',
+  live: number,
+): number {
   const at = entries[from];
   if (at === undefined) return live;
   for (let m = from + 1; m < live; m++) {
@@ -80,12 +88,20 @@ export function nextLine(entries: readonly PastLineEntry[], from: number, kind: 
  * functions a step ran, as its chains show: the deepest call kept across it and the calls
  * under it, before and after it), and how many were passed over before each one kept.
  */
-export function stepsBefore(segments: readonly TimelineSegment[], tick: number, frames: number, names?: readonly string[]): Array<{ tick: number; passedOver: number }> {
+export function stepsBefore(
+  segments: readonly TimelineSegment[],
+  tick: number,
+  frames: number,
+  names?: readonly string[],
+): Array<{ tick: number; passedOver: number }> {
   const suspended = stepEnds(segments, tick).sort((a, b) => b.fromTick - a.fromTick);
   const steps: Array<{ tick: number; passedOver: number }> = [];
   let passedOver = 0;
   for (const [i, s] of suspended.entries()) {
-    if ((s.framesKept !== undefined && s.framesKept > frames) || (names !== undefined && !ranAny(s, suspended[i + 1] ?? null, names))) {
+    if (
+      (s.framesKept !== undefined && s.framesKept > frames) ||
+      (names !== undefined && !ranAny(s, suspended[i + 1] ?? null, names))
+    ) {
       passedOver++;
       continue;
     }
@@ -103,7 +119,8 @@ export function stepsBefore(segments: readonly TimelineSegment[], tick: number, 
  * recorded) it may.
  */
 function ranAny(s: TimelineSegment, previous: TimelineSegment | null, names: readonly string[]): boolean {
-  if (s.frames === undefined || s.framesKept === undefined || (previous !== null && previous.frames === undefined)) return true;
+  if (s.frames === undefined || s.framesKept === undefined || (previous !== null && previous.frames === undefined))
+    return true;
   const from = Math.max(0, s.framesKept - 1);
   const ran = [...s.frames.slice(from), ...(previous?.frames?.slice(from) ?? [])];
   return ran.some((name) => names.includes(name));

@@ -10,11 +10,29 @@
 // past tick first; a search starts from live); a replay host forgetting its stop, or ending,
 // drops what it showed (dropped).
 
-import type { BreakpointHitLanding, LineStepKind, PastLineLanding, ViewedMoment } from '../../../protocol/host-protocol';
+import type {
+  BreakpointHitLanding,
+  LineStepKind,
+  PastLineLanding,
+  ViewedMoment,
+} from '../../../protocol/host-protocol';
 import { idOf } from '../../../protocol/moment-ids';
 import type { ReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import type { LineReplayHost } from './line-replay-host';
-import { afterHitWalk, afterSearch, afterSeek, afterStopWalk, dropped, hostOf, leaveTick, LIVE, showsLine, walksFromHit, type ReplayRole, type WorkerPosition } from './worker-position';
+import {
+  afterHitWalk,
+  afterSearch,
+  afterSeek,
+  afterStopWalk,
+  dropped,
+  hostOf,
+  leaveTick,
+  LIVE,
+  showsLine,
+  walksFromHit,
+  type ReplayRole,
+  type WorkerPosition,
+} from './worker-position';
 
 export type PastMove = 'back' | 'leave' | LineStepKind;
 
@@ -28,7 +46,10 @@ export class PastView {
     return this.pos;
   }
 
-  /** A move through the past lines on `r`, the stop's replay host: back, forward ('over', 'into', 'out'), or 'leave' (the present again). */
+  /**
+   * A move through the past lines on `r`, the stop's replay host: back, forward ('over', 'into', 'out'), or
+   * 'leave' (the present again).
+   */
   async move(r: PastHost, move: PastMove, moment?: string): Promise<PastLineLanding> {
     if (move === 'leave' && !showsLine(this.pos)) return { landed: 'present' };
     if (walksFromHit(this.pos)) return this.moveAtHit(r, move, moment);
@@ -38,7 +59,10 @@ export class PastView {
     return landing;
   }
 
-  /** A move through the lines of the task of the hit shown on `r` (or of an earlier step of the stop's task): off a line, the hit is no longer shown. */
+  /**
+   * A move through the lines of the task of the hit shown on `r` (or of an earlier step of the stop's task):
+   * off a line, the hit is no longer shown.
+   */
   async moveAtHit(r: PastHost, move: PastMove, moment?: string): Promise<PastLineLanding> {
     const from = this.pos;
     const landing = await r.walkFromHit(move, moment);
@@ -46,8 +70,15 @@ export class PastView {
     return landing;
   }
 
-  /** A search of `r`'s replayed past (`on`: its role) for a breakpoint's hit, from the line shown if any: found, `r` is stopped on it. */
-  async findHit(r: PastHost, on: ReplayRole, params: ReplayHostMethods['pastHit']['params']): Promise<BreakpointHitLanding> {
+  /**
+   * A search of `r`'s replayed past (`on`: its role) for a breakpoint's hit, from the line shown if any:
+   * found, `r` is stopped on it.
+   */
+  async findHit(
+    r: PastHost,
+    on: ReplayRole,
+    params: ReplayHostMethods['pastHit']['params'],
+  ): Promise<BreakpointHitLanding> {
     const from = this.pos;
     // A past line shown stays shown when no hit is found (the replay host stops on it again).
     const shown = showsLine(from) && hostOf(from) === on;
@@ -57,7 +88,10 @@ export class PastView {
     return landing;
   }
 
-  /** Moves the viewed moment of `r`, the stop's replay host, to a past tick (null: the present), in the live run's words (with the asker's `moment` id). */
+  /**
+   * Moves the viewed moment of `r`, the stop's replay host, to a past tick (null: the present), in the live
+   * run's words (with the asker's `moment` id).
+   */
   async seek(r: PastHost, tick: number | null, moment?: string): Promise<ViewedMoment> {
     await this.move(r, 'leave');
     if (tick === null) this.pos = afterSeek(this.pos, null);

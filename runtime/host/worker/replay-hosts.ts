@@ -31,7 +31,10 @@ import type { PastView } from './past-view';
 const FIRST_FEED_MS = 100;
 /** ... then at most this often (ms)... */
 const FEED_MS = 500;
-/** ... and with at least this many times the main thread's time writing it between two (a growth's is what was added since the last: small). */
+/**
+ * ... and with at least this many times the main thread's time writing it between two (a growth's is what was
+ * added since the last: small).
+ */
 const FEED_PACE = 20;
 
 export class ReplayHosts {
@@ -91,7 +94,12 @@ export class ReplayHosts {
    * is the hit replay host (still being forked, maybe: a short run).
    */
   runEnded(stopped: boolean): void {
-    const kept = this.followed && !stopped ? (this.replay !== null && !this.replay.isClosed ? Promise.resolve(this.replay) : this.replayForking) : null;
+    const kept =
+      this.followed && !stopped
+        ? this.replay !== null && !this.replay.isClosed
+          ? Promise.resolve(this.replay)
+          : this.replayForking
+        : null;
     if (kept !== null) {
       this.handedOn.add(kept);
       this.view.drop('stop');
@@ -155,7 +163,14 @@ export class ReplayHosts {
       r.stale = true;
       this.view.leaveTick();
     }
-    if (!this.isLineReplay && this.hostStart !== null && this.replay === null && this.replayForking === null && stopRecorded) void this.fork().catch(() => undefined);
+    if (
+      !this.isLineReplay &&
+      this.hostStart !== null &&
+      this.replay === null &&
+      this.replayForking === null &&
+      stopRecorded
+    )
+      void this.fork().catch(() => undefined);
   }
 
   /**
@@ -163,7 +178,8 @@ export class ReplayHosts {
    * host forked now); a finished one's hit replay host is started now.
    */
   prepare(): void {
-    if (this.isLineReplay || this.hostStart === null || !this.debugged || !this.runRecorded || this.runId === null) return;
+    if (this.isLineReplay || this.hostStart === null || !this.debugged || !this.runRecorded || this.runId === null)
+      return;
     if (this.runFinished) {
       if (this.hitReplay === null && this.hitReplayStarting === null) void this.hitsFrom(0).catch(() => undefined);
       return;
@@ -179,14 +195,23 @@ export class ReplayHosts {
     return this.inQueue(() => this.ofStopNow(method));
   }
 
-  /** The hit replay host of breakpoint searches with no line stop, started at the first use (again when the recording has grown past `tick`). */
+  /**
+   * The hit replay host of breakpoint searches with no line stop, started at the first use (again when the
+   * recording has grown past `tick`).
+   */
   async hitsFrom(tick: number): Promise<LineReplayHost> {
     // The followed run's replay host, being given the whole recording as the run finished.
     if (this.hitReplayStarting !== null) await this.hitReplayStarting.catch(() => undefined);
     if (this.hitReplay !== null && !this.hitReplay.isClosed && this.hitReplay.ticks >= tick) return this.hitReplay;
     this.endHits();
-    if (this.hostStart === null) throw new ProtocolError('pastBreakpointHit: this host cannot start a replay host', 'replayFailed');
-    const starting = (this.hitReplayStarting = LineReplayHost.start(this.hostStart, null, async (path) => (await this.main.ask('writeReplayCopy', { path })) as { runId: number; ticks: number; midTick: boolean }));
+    if (this.hostStart === null)
+      throw new ProtocolError('pastBreakpointHit: this host cannot start a replay host', 'replayFailed');
+    const starting = (this.hitReplayStarting = LineReplayHost.start(
+      this.hostStart,
+      null,
+      async (path) =>
+        (await this.main.ask('writeReplayCopy', { path })) as { runId: number; ticks: number; midTick: boolean },
+    ));
     try {
       const started = await starting;
       if (this.hitReplayStarting === starting) this.hitReplay = started;
@@ -204,21 +229,34 @@ export class ReplayHosts {
     if (replay !== null && replay.hasLiveStop() && !replay.stale && !replay.isClosed) return replay;
     if (!d.isStopped()) throw new ProtocolError(`${method}: the program is not stopped on a line`, 'badState');
     const { taskId, tick, print } = await d.stopPrint();
-    // Code no task of the runtime's loop runs (a loop, thread or process of the program's own, or its code around the loop): the recording holds the loop's ticks only. Said with the thread and who runs the code there.
-    if (taskId === null) throw new ProtocolError(`${method}: ${stopPlace(d.stopFrames(), tick)}, not in a task of the runtime's loop: the recording holds the loop's tasks only (not a loop, thread or process of the program's own, nor its code outside its tasks), so its past cannot be replayed`, 'notRecorded');
+    // Code no task of the runtime's loop runs (a loop, thread or process of the program's own, or its code
+    // around the loop): the recording holds the loop's ticks only. Said with the thread and who runs the code
+    // there.
+    if (taskId === null)
+      throw new ProtocolError(
+        `${method}: ${stopPlace(d.stopFrames(), tick)}, not in a task of the runtime's loop: the recording holds the loop's tasks only (not a loop, thread or process of the program's own, nor its code outside its tasks), so its past cannot be replayed`,
+        'notRecorded',
+      );
     if (replay !== null && replay.hasLiveStop() && !replay.isClosed && replay.stale && replay.stop.tick === tick) {
       await this.view.move(replay, 'leave');
       this.view.leaveTick();
       replay.restop({ tick, taskId, print });
       return replay;
     }
-    if (this.hostStart === null) throw new ProtocolError(`${method}: this host cannot start a replay host`, 'replayFailed');
+    if (this.hostStart === null)
+      throw new ProtocolError(`${method}: this host cannot start a replay host`, 'replayFailed');
     // The recording first: a run not recorded is refused before any replay host is forked.
     const path = lineReplayFile();
     try {
-      const r = (await d.callMain(`writeMidTick(${JSON.stringify(path)})`)) as { runId?: unknown; ticks?: unknown; midTick?: unknown; refused?: unknown } | null;
+      const r = (await d.callMain(`writeMidTick(${JSON.stringify(path)})`)) as {
+        runId?: unknown;
+        ticks?: unknown;
+        midTick?: unknown;
+        refused?: unknown;
+      } | null;
       if (typeof r?.refused === 'string') throw new ProtocolError(r.refused, 'notRecorded');
-      if (typeof r?.runId !== 'number' || typeof r.ticks !== 'number') throw new ProtocolError(`${method}: the run's recording could not be written`, 'replayFailed');
+      if (typeof r?.runId !== 'number' || typeof r.ticks !== 'number')
+        throw new ProtocolError(`${method}: the run's recording could not be written`, 'replayFailed');
       const host = await this.fork();
       this.view.drop('stop');
       await host.open({ tick, taskId, print }, path, { runId: r.runId, ticks: r.ticks, midTick: r.midTick === true });
@@ -240,7 +278,8 @@ export class ReplayHosts {
     if (this.replay !== null && !this.replay.isClosed) return Promise.resolve(this.replay);
     this.replay = null;
     if (this.replayForking !== null) return this.replayForking;
-    if (this.hostStart === null) return Promise.reject(new ProtocolError('this host cannot start a line replay host', 'replayFailed'));
+    if (this.hostStart === null)
+      return Promise.reject(new ProtocolError('this host cannot start a line replay host', 'replayFailed'));
     const forking = LineReplayHost.fork(this.hostStart);
     this.replayForking = forking;
     forking.then(
@@ -295,7 +334,8 @@ export class ReplayHosts {
     if (this.replay === null && this.replayForking !== null) await this.replayForking.catch(() => undefined);
     // Not while stopped on a line (the stop's own recording is newer) or while its past is open.
     const r = this.replay;
-    if (this.followed && r !== null && !r.isClosed && !r.hasLiveStop() && !this.lineDebugger().isStopped()) await this.handOver(r, true, (ms) => (writing += ms)).catch(() => undefined);
+    if (this.followed && r !== null && !r.isClosed && !r.hasLiveStop() && !this.lineDebugger().isStopped())
+      await this.handOver(r, true, (ms) => (writing += ms)).catch(() => undefined);
     if (this.followed) this.scheduleFeed(Math.max(FEED_MS, FEED_PACE * writing));
   }
 
@@ -312,16 +352,20 @@ export class ReplayHosts {
     if (from !== null && !r.hasLiveStop()) {
       const path = lineReplayFile();
       try {
-        const written = (await this.main.ask('writeRecordingGrowth', { path, from }, live)) as ReplayGrowth & { writeMs: number };
+        const written = (await this.main.ask('writeRecordingGrowth', { path, from }, live)) as ReplayGrowth & {
+          writeMs: number;
+        };
         wrote?.(written.writeMs);
         return await this.inQueue(async () => {
-          if (this.stillWanted(r, live) && r.mark === from && written.runId === this.runId) await r.grow(path, written, live);
+          if (this.stillWanted(r, live) && r.mark === from && written.runId === this.runId)
+            await r.grow(path, written, live);
           return r;
         });
       } catch (e) {
         // Withdrawn at a line stop: no feed now (the replay host keeps its copy and mark).
         if (e instanceof ProtocolError && e.code === 'superseded') return r;
-        // Not a mark of the recording any more, or a growth the replay host refused (its mark is dropped): the whole recording, below.
+        // Not a mark of the recording any more, or a growth the replay host refused (its mark is dropped):
+        // the whole recording, below.
       } finally {
         removeFile(path);
       }
@@ -339,14 +383,18 @@ export class ReplayHosts {
     return !r.isClosed && !r.hasLiveStop() && (!live || (this.replay === r && this.followed));
   }
 
-  /** The run's recording so far (between ticks), written whole by the main thread and opened in replay host `r` (handOver). */
+  /**
+   * The run's recording so far (between ticks), written whole by the main thread and opened in replay host
+   * `r` (handOver).
+   */
   private async handOverWhole(r: LineReplayHost, live: boolean, wrote?: (ms: number) => void): Promise<LineReplayHost> {
     const path = lineReplayFile();
     try {
       const written = (await this.main.ask('writeReplayCopy', { path }, live)) as ReplayCopy & { writeMs?: number };
       wrote?.(written.writeMs ?? 0);
       return await this.inQueue(async () => {
-        if (this.stillWanted(r, live) && !written.midTick && written.runId === this.runId && written.ticks >= r.ticks) await r.open(null, path, written, live);
+        if (this.stillWanted(r, live) && !written.midTick && written.runId === this.runId && written.ticks >= r.ticks)
+          await r.open(null, path, written, live);
         return r;
       });
     } catch (e) {

@@ -34,13 +34,19 @@
 
 import type { BreakpointHitLanding, PastLineLanding } from '../../../protocol/host-protocol';
 
-/** Which replay host shows the past: the live line stop's, or the hit searches' (no line stop: a finished run, a loop-level stop). */
+/**
+ * Which replay host shows the past: the live line stop's, or the hit searches' (no line stop: a finished run,
+ * a loop-level stop).
+ */
 export type ReplayRole = 'stop' | 'search';
 
 export type WorkerPosition =
   | { readonly kind: 'live' }
   | { readonly kind: 'pastTick'; readonly tick: number }
-  /** `replayedMoment`: the moment's queries (snapshot, ...) are the replay host's (its traced replay of the walk); false after a search that found nothing from it. */
+  /**
+   * `replayedMoment`: the moment's queries (snapshot, ...) are the replay host's (its traced replay of the
+   * walk); false after a search that found nothing from it.
+   */
   | { readonly kind: 'pastLine'; readonly replayedMoment: boolean }
   | { readonly kind: 'stepBefore' }
   | { readonly kind: 'pastHit'; readonly on: ReplayRole };
@@ -64,12 +70,18 @@ export function showsLine(pos: WorkerPosition): boolean {
   return pos.kind === 'pastLine' || pos.kind === 'stepBefore' || pos.kind === 'pastHit';
 }
 
-/** Line moves from here are walks anchored at a hit (pastHitLine): a hit's lines, or an earlier step of the stop's task. */
+/**
+ * Line moves from here are walks anchored at a hit (pastHitLine): a hit's lines, or an earlier step of the
+ * stop's task.
+ */
 export function walksFromHit(pos: WorkerPosition): boolean {
   return pos.kind === 'stepBefore' || pos.kind === 'pastHit';
 }
 
-/** The moment's queries (snapshot, taskDetail, ...) are the stop's replay host's: a past tick viewed, or a past line of it whose moment it replayed. */
+/**
+ * The moment's queries (snapshot, taskDetail, ...) are the stop's replay host's: a past tick viewed, or a
+ * past line of it whose moment it replayed.
+ */
 export function momentReplayed(pos: WorkerPosition): boolean {
   switch (pos.kind) {
     case 'pastTick':
@@ -84,28 +96,41 @@ export function momentReplayed(pos: WorkerPosition): boolean {
   }
 }
 
-/** A past tick viewed is left (a move of the stop's walk starts, a newer stop in the same tick): nothing else changes. */
+/**
+ * A past tick viewed is left (a move of the stop's walk starts, a newer stop in the same tick): nothing else
+ * changes.
+ */
 export function leaveTick(pos: WorkerPosition): WorkerPosition {
   return pos.kind === 'pastTick' ? LIVE : pos;
 }
 
-/** A move of the live stop's own walk (pastLine) landed: on a line of the stop's tick, of an earlier step (a tick of its own), or off the lines. */
+/**
+ * A move of the live stop's own walk (pastLine) landed: on a line of the stop's tick, of an earlier step (a
+ * tick of its own), or off the lines.
+ */
 export function afterStopWalk(landing: PastLineLanding): WorkerPosition {
   if (landing.landed !== 'line') return LIVE;
   return landing.tick !== undefined ? { kind: 'stepBefore' } : { kind: 'pastLine', replayedMoment: true };
 }
 
-/** A move of a walk anchored at a hit (pastHitLine) landed; from an earlier step of the stop's task, a line of the stop's own step (no tick) is the stop's walk again. */
+/**
+ * A move of a walk anchored at a hit (pastHitLine) landed; from an earlier step of the stop's task, a line of
+ * the stop's own step (no tick) is the stop's walk again.
+ */
 export function afterHitWalk(from: WorkerPosition, landing: PastLineLanding): WorkerPosition {
   if (landing.landed !== 'line') return LIVE;
   if (from.kind === 'stepBefore') return landing.tick === undefined ? { kind: 'pastLine', replayedMoment: true } : from;
   return from;
 }
 
-/** A breakpoint search on replay host `on` answered: a hit is shown; none found, the line shown before stays (its moment no longer the replay's); else live. */
+/**
+ * A breakpoint search on replay host `on` answered: a hit is shown; none found, the line shown before stays
+ * (its moment no longer the replay's); else live.
+ */
 export function afterSearch(from: WorkerPosition, on: ReplayRole, landing: BreakpointHitLanding): WorkerPosition {
   if (landing.landed === 'line') return { kind: 'pastHit', on };
-  if (landing.landed === 'none' && showsLine(from)) return from.kind === 'pastLine' ? { kind: 'pastLine', replayedMoment: false } : from;
+  if (landing.landed === 'none' && showsLine(from))
+    return from.kind === 'pastLine' ? { kind: 'pastLine', replayedMoment: false } : from;
   return LIVE;
 }
 

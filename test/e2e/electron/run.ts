@@ -16,7 +16,17 @@ const projectRoot = resolve(__dirname, '..', '..', '..');
 
 export async function bundleSuite(): Promise<string> {
   const out = join(projectRoot, 'dist', 'test', 'electron-suite.js');
-  await build({ entryPoints: [join(__dirname, 'suite.ts')], outfile: out, bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'], sourcemap: true, logLevel: 'warning' });
+  await build({
+    entryPoints: [join(__dirname, 'suite.ts')],
+    outfile: out,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+    sourcemap: true,
+    logLevel: 'warning',
+  });
   return out;
 }
 
@@ -29,7 +39,13 @@ async function main(): Promise<void> {
       version: process.env.VSCODE_VERSION ?? 'stable',
       extensionDevelopmentPath: projectRoot,
       extensionTestsPath,
-      launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes'],
+      launchArgs: [
+        workspace,
+        '--disable-extensions',
+        '--disable-workspace-trust',
+        '--skip-welcome',
+        '--skip-release-notes',
+      ],
     });
   } finally {
     rmSync(workspace, { recursive: true, force: true });

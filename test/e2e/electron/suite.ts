@@ -21,7 +21,9 @@ async function until(what: string, probe: () => boolean, timeoutMs = 20_000): Pr
 }
 
 function inspectorTabOpen(): boolean {
-  return vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('coroscope.inspector')));
+  return vscode.window.tabGroups.all.some((g) =>
+    g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('coroscope.inspector')),
+  );
 }
 
 async function test(name: string, body: () => Promise<void>): Promise<void> {
@@ -44,7 +46,17 @@ export async function run(): Promise<void> {
     await ext.activate();
     console.log(`coroscope activated in ${Date.now() - t0} ms (as seen from the tests)`);
     const commands = await vscode.commands.getCommands(true);
-    for (const id of ['coroscope.runCrawl', 'coroscope.openInspector', 'coroscope.pause', 'coroscope.stepTick', 'coroscope.continue', 'coroscope.cancelTask', 'coroscope.showTrace', 'coroscope.openSample', 'coroscope.stop']) {
+    for (const id of [
+      'coroscope.runCrawl',
+      'coroscope.openInspector',
+      'coroscope.pause',
+      'coroscope.stepTick',
+      'coroscope.continue',
+      'coroscope.cancelTask',
+      'coroscope.showTrace',
+      'coroscope.openSample',
+      'coroscope.stop',
+    ]) {
       assert.ok(commands.includes(id), `command ${id}`);
     }
     const config = vscode.workspace.getConfiguration('coroscope');
@@ -70,7 +82,9 @@ export async function run(): Promise<void> {
 
   await test('Open Tutorial Sample runs a sample by id and opens its source', async () => {
     await vscode.commands.executeCommand('coroscope.openSample', 'generators');
-    await until('the sample source', () => vscode.window.visibleTextEditors.some((e) => e.document.uri.path.endsWith('/runtime/samples/generators.ts')));
+    await until('the sample source', () =>
+      vscode.window.visibleTextEditors.some((e) => e.document.uri.path.endsWith('/runtime/samples/generators.ts')),
+    );
     await vscode.commands.executeCommand('coroscope.stop');
   });
 }

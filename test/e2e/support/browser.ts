@@ -17,7 +17,15 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Frame, type Locator, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type ConsoleMessage,
+  type Frame,
+  type Locator,
+  type Page,
+} from 'playwright-core';
 
 const projectRoot = resolve(__dirname, '..', '..', '..');
 export const ARTIFACTS_DIR = join(projectRoot, '.test-artifacts', 'e2e');
@@ -78,7 +86,9 @@ export async function openWorkbench(browser: Browser, url: string, options: Work
     await waitForWorkbench(page, options.timeoutMs ?? WORKBENCH_TIMEOUT_MS);
   } catch (error) {
     await context.close();
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- page errors ---\n${errors.join('\n')}`);
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}\n--- page errors ---\n${errors.join('\n')}`,
+    );
   }
   return { context, page, errors, dialogs, close: () => context.close() };
 }
@@ -90,11 +100,18 @@ export async function waitForWorkbench(page: Page, timeoutMs = WORKBENCH_TIMEOUT
 }
 
 export type ThemeKind = 'dark' | 'light' | 'high-contrast-dark' | 'high-contrast-light';
-const THEME_CLASS: Record<ThemeKind, string> = { dark: 'vs-dark', light: 'vs', 'high-contrast-dark': 'hc-black', 'high-contrast-light': 'hc-light' };
+const THEME_CLASS: Record<ThemeKind, string> = {
+  dark: 'vs-dark',
+  light: 'vs',
+  'high-contrast-dark': 'hc-black',
+  'high-contrast-light': 'hc-light',
+};
 
 /** Waits until a theme of the given kind, contributed by an extension, is applied. */
 export async function waitForThemeKind(page: Page, kind: ThemeKind, timeoutMs = ACTION_TIMEOUT_MS): Promise<void> {
-  await page.locator(`.monaco-workbench.${THEME_CLASS[kind]}[class*="vscode-theme-"]`).waitFor({ state: 'attached', timeout: timeoutMs });
+  await page
+    .locator(`.monaco-workbench.${THEME_CLASS[kind]}[class*="vscode-theme-"]`)
+    .waitFor({ state: 'attached', timeout: timeoutMs });
 }
 
 // --- quick input: command palette, Quick Open, quick picks --------------------------------
@@ -128,17 +145,26 @@ async function acceptRow(page: Page, label: string, timeout?: number): Promise<v
   // a hover stays while the pointer is on it, where a click on the row would move it. So the
   // pointer goes onto the palette's input first, away from what it hovered, and the hover goes.
   await quickInput(page).hover({ timeout });
-  await page.locator('.context-view .hover-contents').first().waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+  await page
+    .locator('.context-view .hover-contents')
+    .first()
+    .waitFor({ state: 'hidden', timeout: 5_000 })
+    .catch(() => undefined);
   await rowsLabelled(page, label, false).first().click({ timeout });
 }
 
 /** Types `filter` into the open quick input (replacing its text) and picks the row labelled
  *  exactly `label`. `placeholder` (part of the input's placeholder text) tells which quick
  *  pick to wait for, so as not to type into the command palette that opened it. */
-export async function pickQuickInputItem(page: Page, label: string, options: { filter?: string; placeholder?: string } = {}): Promise<void> {
-  const input = options.placeholder === undefined
-    ? quickInput(page)
-    : quickInput(page).and(page.locator(`[placeholder*="${cssString(options.placeholder)}"]`));
+export async function pickQuickInputItem(
+  page: Page,
+  label: string,
+  options: { filter?: string; placeholder?: string } = {},
+): Promise<void> {
+  const input =
+    options.placeholder === undefined
+      ? quickInput(page)
+      : quickInput(page).and(page.locator(`[placeholder*="${cssString(options.placeholder)}"]`));
   await input.waitFor({ state: 'visible' });
   await input.fill(options.filter ?? label);
   await acceptRow(page, label);
@@ -194,7 +220,9 @@ export async function quickOpen(page: Page, fileName: string): Promise<void> {
   await input.waitFor({ state: 'visible' });
   await input.fill(fileName);
   await acceptRow(page, fileName);
-  await page.locator(`.tabs-container .tab.active[data-resource-name="${cssString(fileName)}"]`).waitFor({ state: 'visible' });
+  await page
+    .locator(`.tabs-container .tab.active[data-resource-name="${cssString(fileName)}"]`)
+    .waitFor({ state: 'visible' });
 }
 
 async function closeQuickInput(page: Page): Promise<void> {
@@ -220,7 +248,11 @@ export function activeEditorLines(page: Page): Locator {
 }
 
 /** Waits for a notification toast whose message contains `text`. */
-export async function waitForNotification(page: Page, text: string | RegExp, timeoutMs = ACTION_TIMEOUT_MS): Promise<Locator> {
+export async function waitForNotification(
+  page: Page,
+  text: string | RegExp,
+  timeoutMs = ACTION_TIMEOUT_MS,
+): Promise<Locator> {
   const toast = page.locator('.notifications-toasts .notification-toast').filter({ hasText: text });
   await toast.first().waitFor({ state: 'visible', timeout: timeoutMs });
   return toast.first();
@@ -230,7 +262,11 @@ export async function waitForNotification(page: Page, text: string | RegExp, tim
 export async function clearNotifications(page: Page): Promise<void> {
   if ((await page.locator('.notifications-toasts .notification-toast').count()) > 0) {
     await runCommand(page, 'Notifications: Clear All Notifications');
-    await page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'detached', timeout: 5_000 }).catch(() => undefined);
+    await page
+      .locator('.notifications-toasts .notification-toast')
+      .first()
+      .waitFor({ state: 'detached', timeout: 5_000 })
+      .catch(() => undefined);
   }
 }
 
@@ -244,7 +280,10 @@ export function debugViewRows(page: Page, paneClass: string, text: string | RegE
  *  the green start button. */
 export async function startDebugConfiguration(page: Page, name: string, timeoutMs = 30_000): Promise<void> {
   await runCommand(page, 'View: Show Run and Debug');
-  await page.locator(`.part.sidebar .start-debug-action-item select option[value="${cssString(name)}"]`).first().waitFor({ state: 'attached', timeout: timeoutMs });
+  await page
+    .locator(`.part.sidebar .start-debug-action-item select option[value="${cssString(name)}"]`)
+    .first()
+    .waitFor({ state: 'attached', timeout: timeoutMs });
   await page.locator('.part.sidebar .start-debug-action-item .codicon-debug-start').first().click();
 }
 
@@ -269,7 +308,11 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 
 /** Polls page.frames() until `predicate` holds for one (a predicate that throws, e.g. on a
  *  frame detached meanwhile, counts as false). */
-export async function findFrame(page: Page, predicate: (frame: Frame) => boolean | Promise<boolean>, timeoutMs = ACTION_TIMEOUT_MS): Promise<Frame> {
+export async function findFrame(
+  page: Page,
+  predicate: (frame: Frame) => boolean | Promise<boolean>,
+  timeoutMs = ACTION_TIMEOUT_MS,
+): Promise<Frame> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     for (const frame of page.frames()) {
@@ -281,7 +324,12 @@ export async function findFrame(page: Page, predicate: (frame: Frame) => boolean
       }
     }
     if (Date.now() > deadline) {
-      throw new Error(`no frame matched within ${timeoutMs} ms; frames: ${page.frames().map((f) => f.url()).join(', ')}`);
+      throw new Error(
+        `no frame matched within ${timeoutMs} ms; frames: ${page
+          .frames()
+          .map((f) => f.url())
+          .join(', ')}`,
+      );
     }
     await page.waitForTimeout(100);
   }
@@ -317,7 +365,11 @@ export interface ExtensionTestsResult {
  *  extensionTestsPath }) and waits for the extension host to exit after running the tests
  *  module, as VS Code's own browser integration tests do: the workbench reports through the
  *  `codeAutomationLog` and `codeAutomationExit` functions it finds on `window`. */
-export async function runExtensionTests(browser: Browser, url: string, timeoutMs = 120_000): Promise<ExtensionTestsResult> {
+export async function runExtensionTests(
+  browser: Browser,
+  url: string,
+  timeoutMs = 120_000,
+): Promise<ExtensionTestsResult> {
   const context = await browser.newContext();
   const page = await context.newPage();
   const log: string[] = [];
@@ -327,14 +379,19 @@ export async function runExtensionTests(browser: Browser, url: string, timeoutMs
   });
   try {
     await page.exposeFunction('codeAutomationLog', (type: unknown, args: unknown) => {
-      const parts = Array.isArray(args) ? args.map((arg: unknown) => (typeof arg === 'string' ? arg : JSON.stringify(arg))) : [String(args)];
+      const parts = Array.isArray(args)
+        ? args.map((arg: unknown) => (typeof arg === 'string' ? arg : JSON.stringify(arg)))
+        : [String(args)];
       log.push(`[${String(type)}] ${parts.join(' ')}`);
     });
     await page.exposeFunction('codeAutomationExit', (code: unknown) => reportExit(typeof code === 'number' ? code : 1));
     await page.goto(url);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`extension tests did not finish within ${timeoutMs} ms\n${log.join('\n')}`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`extension tests did not finish within ${timeoutMs} ms\n${log.join('\n')}`)),
+        timeoutMs,
+      );
     });
     try {
       return { exitCode: await Promise.race([exited, timedOut]), log };
@@ -356,8 +413,15 @@ function cssString(text: string): string {
   return text.replace(/["\\]/g, '\\$&');
 }
 
-/** Polls `probe` every 100 ms until it gives a value (not undefined/null/false); fails after `timeoutMs` with the last error seen. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 15_000): Promise<T> {
+/**
+ * Polls `probe` every 100 ms until it gives a value (not undefined/null/false); fails after `timeoutMs` with
+ * the last error seen.
+ */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -367,7 +431,8 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
     } catch (e) {
       last = e;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last !== undefined ? ` (last error: ${String(last)})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last !== undefined ? ` (last error: ${String(last)})` : ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -399,8 +464,19 @@ export function unexpectedExtensionErrors(errors: readonly string[], alsoExpecte
  * nothing, so the action never runs twice.
  */
 export async function clickRowAction(row: Locator, action: string, timeoutMs = 15_000): Promise<void> {
-  await until(`the row's ${action} button taken`, async () => {
-    await row.hover();
-    return row.locator(action).first().click({ timeout: 2_000 }).then(() => true, () => false);
-  }, timeoutMs);
+  await until(
+    `the row's ${action} button taken`,
+    async () => {
+      await row.hover();
+      return row
+        .locator(action)
+        .first()
+        .click({ timeout: 2_000 })
+        .then(
+          () => true,
+          () => false,
+        );
+    },
+    timeoutMs,
+  );
 }

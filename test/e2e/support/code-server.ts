@@ -23,7 +23,16 @@
  *   interrupted is killed then.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -137,7 +146,8 @@ export function developmentUrl(server: CodeServer, extension: DevelopmentExtensi
   const remote = (path: string): string =>
     `vscode-remote://127.0.0.1:${server.port}${resolve(path).split('/').map(encodeURIComponent).join('/')}`;
   const payload: [string, string][] = [['extensionDevelopmentPath', remote(extension.extensionDevelopmentPath)]];
-  if (extension.extensionTestsPath !== undefined) payload.push(['extensionTestsPath', remote(extension.extensionTestsPath)]);
+  if (extension.extensionTestsPath !== undefined)
+    payload.push(['extensionTestsPath', remote(extension.extensionTestsPath)]);
   return `${server.url}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 }
 
@@ -150,8 +160,14 @@ export function codeServerEntry(): string {
   const home = codeServerHome();
   const entry = join(home, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
   const marker = join(home, '.coroscope-installed');
-  if (!existsSync(entry) || !existsSync(marker) || !readFileSync(marker, 'utf8').includes(`code-server=${CODE_SERVER_VERSION} `)) {
-    throw new Error(`code-server ${CODE_SERVER_VERSION} is not installed in ${home}: run \`bash ${INSTALL_SCRIPT}\` (as root) first`);
+  if (
+    !existsSync(entry) ||
+    !existsSync(marker) ||
+    !readFileSync(marker, 'utf8').includes(`code-server=${CODE_SERVER_VERSION} `)
+  ) {
+    throw new Error(
+      `code-server ${CODE_SERVER_VERSION} is not installed in ${home}: run \`bash ${INSTALL_SCRIPT}\` (as root) first`,
+    );
   }
   return entry;
 }
@@ -165,13 +181,22 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   const userDataDir = join(tempDir, 'user-data');
   const extensionsDir = join(tempDir, 'extensions');
   const configFile = join(tempDir, 'config.yaml');
-  for (const dir of [userDataDir, extensionsDir, join(userDataDir, 'User'), join(tempDir, 'xdg-config'), join(tempDir, 'xdg-data'), join(tempDir, 'xdg-cache')]) {
+  for (const dir of [
+    userDataDir,
+    extensionsDir,
+    join(userDataDir, 'User'),
+    join(tempDir, 'xdg-config'),
+    join(tempDir, 'xdg-data'),
+    join(tempDir, 'xdg-cache'),
+  ]) {
     mkdirSync(dir, { recursive: true });
   }
   // Our own config file, so that code-server does not write one with a password to ~/.config.
   writeFileSync(configFile, 'auth: none\ncert: false\n');
-  let settings: Record<string, unknown> = options.noSettingsFile === true ? {} : { ...QUIET_SETTINGS, ...options.settings };
-  const writeSettings = (): void => writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2) + '\n');
+  let settings: Record<string, unknown> =
+    options.noSettingsFile === true ? {} : { ...QUIET_SETTINGS, ...options.settings };
+  const writeSettings = (): void =>
+    writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2) + '\n');
   if (options.noSettingsFile === true) {
     if (options.settings !== undefined) throw new Error('noSettingsFile and settings exclude each other');
   } else {
@@ -189,7 +214,17 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     ...options.env,
   };
   // Variables of an outer VS Code / code-server would confuse this one.
-  for (const name of ['VSCODE_IPC_HOOK_CLI', 'VSCODE_PID', 'VSCODE_CWD', 'VSCODE_NLS_CONFIG', 'ELECTRON_RUN_AS_NODE', 'CODE_SERVER_PARENT_PID', 'PASSWORD', 'HASHED_PASSWORD', 'PORT']) {
+  for (const name of [
+    'VSCODE_IPC_HOOK_CLI',
+    'VSCODE_PID',
+    'VSCODE_CWD',
+    'VSCODE_NLS_CONFIG',
+    'ELECTRON_RUN_AS_NODE',
+    'CODE_SERVER_PARENT_PID',
+    'PASSWORD',
+    'HASHED_PASSWORD',
+    'PORT',
+  ]) {
     delete env[name];
   }
   const commonArgs = ['--config', configFile, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
@@ -213,8 +248,10 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     [
       entry,
       ...commonArgs,
-      '--auth', 'none',
-      '--bind-addr', '127.0.0.1:0',
+      '--auth',
+      'none',
+      '--bind-addr',
+      '127.0.0.1:0',
       '--disable-telemetry',
       '--disable-update-check',
       '--disable-workspace-trust',
@@ -279,9 +316,17 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
 }
 
 /** Runs `code-server --install-extension file.vsix` against the given dirs and waits for it. */
-async function installExtension(entry: string, commonArgs: readonly string[], vsix: string, env: NodeJS.ProcessEnv): Promise<void> {
+async function installExtension(
+  entry: string,
+  commonArgs: readonly string[],
+  vsix: string,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
   if (!existsSync(vsix)) throw new Error(`no such .vsix: ${vsix}`);
-  const child = spawn(process.execPath, [entry, ...commonArgs, '--install-extension', vsix, '--force'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [entry, ...commonArgs, '--install-extension', vsix, '--force'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output = new OutputBuffer();
   child.stdout.on('data', (chunk: Buffer) => output.append(chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => output.append(chunk.toString('utf8')));
@@ -328,10 +373,12 @@ function waitForListeningPort(child: ChildProcess, output: OutputBuffer, timeout
 async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error('code-server exited before answering HTTP');
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error('code-server exited before answering HTTP');
     const status = await httpStatus(url).catch(() => undefined);
     if (status === 200) return;
-    if (Date.now() > deadline) throw new Error(`code-server did not answer ${url} within ${timeoutMs} ms (last status ${status})`);
+    if (Date.now() > deadline)
+      throw new Error(`code-server did not answer ${url} within ${timeoutMs} ms (last status ${status})`);
     await delay(100);
   }
 }

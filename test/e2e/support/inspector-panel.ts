@@ -34,10 +34,14 @@ export async function panelPhase(frame: Frame): Promise<string> {
 
 /** Waits for the phase badge to say `wanted` (exactly, or matching the RegExp). */
 export async function waitForPanelPhase(frame: Frame, wanted: string | RegExp, timeoutMs = 30_000): Promise<void> {
-  await until(`the panel to say ${String(wanted)}`, async () => {
-    const phase = await panelPhase(frame);
-    return typeof wanted === 'string' ? phase === wanted : wanted.test(phase);
-  }, timeoutMs);
+  await until(
+    `the panel to say ${String(wanted)}`,
+    async () => {
+      const phase = await panelPhase(frame);
+      return typeof wanted === 'string' ? phase === wanted : wanted.test(phase);
+    },
+    timeoutMs,
+  );
 }
 
 /** The run's detail line ("… · tick N · …"). */
@@ -61,7 +65,11 @@ export async function stepUntilSuspended(frame: Frame, name: string, maxTicks = 
 /** The task table's rows shown now (the table is virtualised: the rows in view). */
 export function taskRows(frame: Frame): Promise<TaskRow[]> {
   return frame.locator('.vrows .task-row[data-id]:not([hidden])').evaluateAll((els) =>
-    els.map((el) => ({ id: el.getAttribute('data-id') ?? '', name: el.querySelector('.c-name')?.textContent ?? '', state: el.getAttribute('data-state') ?? '' })),
+    els.map((el) => ({
+      id: el.getAttribute('data-id') ?? '',
+      name: el.querySelector('.c-name')?.textContent ?? '',
+      state: el.getAttribute('data-state') ?? '',
+    })),
   );
 }
 
@@ -72,7 +80,9 @@ export async function taskState(frame: Frame, name: string): Promise<string | nu
 
 /** Clicks the task row named exactly `name` and waits for its detail. */
 export async function selectTask(frame: Frame, name: string): Promise<void> {
-  await frame.locator('.vrows .task-row', { has: frame.locator('.c-name', { hasText: new RegExp(`^${escapeRegExp(name)}$`) }) }).click();
+  await frame
+    .locator('.vrows .task-row', { has: frame.locator('.c-name', { hasText: new RegExp(`^${escapeRegExp(name)}$`) }) })
+    .click();
   await frame.locator('.detail-title', { hasText: name }).waitFor();
 }
 

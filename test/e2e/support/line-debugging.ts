@@ -10,7 +10,12 @@ import { until } from './browser';
 
 /** The editor (Monaco) of the editor group whose active tab shows `fileName`. */
 export function editorOf(page: Page, fileName: string): Locator {
-  return page.locator('.editor-group-container', { has: page.locator(`.tabs-container .tab.active[data-resource-name="${fileName}"]`) }).locator('.monaco-editor').first();
+  return page
+    .locator('.editor-group-container', {
+      has: page.locator(`.tabs-container .tab.active[data-resource-name="${fileName}"]`),
+    })
+    .locator('.monaco-editor')
+    .first();
 }
 
 /** Each element's [top, bottom] on the page, read in one go (the editor re-renders: elements come and go). */
@@ -25,7 +30,9 @@ function spans(elements: Locator): Promise<Array<[number, number, string]>> {
 
 /** The 1-based line of the line number shown at height `y` (null: none there). */
 async function lineAt(editor: Locator, y: number): Promise<number | null> {
-  const at = (await spans(editor.locator('.margin-view-overlays .line-numbers'))).find(([top, bottom]) => y >= top && y < bottom);
+  const at = (await spans(editor.locator('.margin-view-overlays .line-numbers'))).find(
+    ([top, bottom]) => y >= top && y < bottom,
+  );
   const n = at === undefined ? NaN : Number(at[2].trim());
   return Number.isInteger(n) && n > 0 ? n : null;
 }
@@ -39,13 +46,21 @@ async function lineNumber(page: Page, fileName: string, line: number): Promise<L
   await input.fill(`:${line}`);
   await page.keyboard.press('Enter');
   await input.waitFor({ state: 'hidden' });
-  const el = editor.locator('.margin-view-overlays .line-numbers').filter({ hasText: new RegExp(`^\\s*${line}\\s*$`) }).first();
+  const el = editor
+    .locator('.margin-view-overlays .line-numbers')
+    .filter({ hasText: new RegExp(`^\\s*${line}\\s*$`) })
+    .first();
   await el.waitFor({ state: 'visible' });
   return el;
 }
 
 /** Clicks the gutter (glyph margin) beside `line`, and waits for the breakpoint glyph to show or go. */
-export async function toggleBreakpointInGutter(page: Page, fileName: string, line: number, expect: 'set' | 'removed'): Promise<void> {
+export async function toggleBreakpointInGutter(
+  page: Page,
+  fileName: string,
+  line: number,
+  expect: 'set' | 'removed',
+): Promise<void> {
   const number = await lineNumber(page, fileName, line);
   const editor = editorOf(page, fileName);
   const box = await number.boundingBox();
@@ -55,7 +70,9 @@ export async function toggleBreakpointInGutter(page: Page, fileName: string, lin
   await page.mouse.click(margin.x + 8, y);
   await until(`the breakpoint on line ${line} to be ${expect}`, async () => {
     // Any breakpoint glyph (verified or not, or drawn with the current line's arrow).
-    const found = (await spans(editor.locator('[class*="codicon-debug-breakpoint"]'))).some(([top, bottom]) => y >= top && y < bottom);
+    const found = (await spans(editor.locator('[class*="codicon-debug-breakpoint"]'))).some(
+      ([top, bottom]) => y >= top && y < bottom,
+    );
     return expect === 'set' ? found : !found;
   });
 }
@@ -101,18 +118,31 @@ export async function editorPosition(page: Page, fileName: string): Promise<stri
  * virtualized list): fit for a Call Stack of a few threads.
  */
 export async function threadTopFrameTexts(page: Page): Promise<string[]> {
-  return page.locator('.debug-call-stack .monaco-list-row[aria-posinset="1"]').evaluateAll((els) =>
-    els.filter((e) => e.querySelector('.stack-frame') !== null).map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim()),
-  );
+  return page
+    .locator('.debug-call-stack .monaco-list-row[aria-posinset="1"]')
+    .evaluateAll((els) =>
+      els
+        .filter((e) => e.querySelector('.stack-frame') !== null)
+        .map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim()),
+    );
 }
 
 /** Waits until the debugger's current line in the editor of `fileName` is `line`. */
-export async function waitForCurrentLine(page: Page, fileName: string, line: number | ((n: number) => boolean), timeoutMs = 30_000): Promise<number> {
+export async function waitForCurrentLine(
+  page: Page,
+  fileName: string,
+  line: number | ((n: number) => boolean),
+  timeoutMs = 30_000,
+): Promise<number> {
   const ok = typeof line === 'number' ? (n: number) => n === line : line;
-  return until(`the current line of ${fileName} to be ${typeof line === 'number' ? line : 'as expected'}`, async () => {
-    const n = await currentLine(editorOf(page, fileName));
-    return n !== null && ok(n) ? n : false;
-  }, timeoutMs);
+  return until(
+    `the current line of ${fileName} to be ${typeof line === 'number' ? line : 'as expected'}`,
+    async () => {
+      const n = await currentLine(editorOf(page, fileName));
+      return n !== null && ok(n) ? n : false;
+    },
+    timeoutMs,
+  );
 }
 
 /** Clicks in the text of the editor of `fileName` (showing its tab first), as a person does before a key. */

@@ -13,12 +13,16 @@ export const SAMPLE_STEP_BUTTON = 'Open and Run Paused';
 export async function openWalkthrough(page: Page): Promise<void> {
   await runCommand(page, 'Welcome: Open Walkthrough...');
   await pickQuickInputItem(page, WALKTHROUGH_TITLE, { filter: 'Coroutines', placeholder: 'Select a walkthrough' });
-  await page.locator('.gettingStartedContainer h2.category-title', { hasText: WALKTHROUGH_TITLE }).waitFor({ state: 'visible', timeout: 30_000 });
+  await page
+    .locator('.gettingStartedContainer h2.category-title', { hasText: WALKTHROUGH_TITLE })
+    .waitFor({ state: 'visible', timeout: 30_000 });
 }
 
 /** The walkthrough's step (a sample's, or the first) (VS Code qualifies its id: publisher.name#walkthrough#step). */
 export function walkthroughStep(page: Page, stepId: string): Locator {
-  return page.locator(`.gettingStartedContainer button.getting-started-step[data-step-id$="coroscope.tutorial#${stepId}"]`);
+  return page.locator(
+    `.gettingStartedContainer button.getting-started-step[data-step-id$="coroscope.tutorial#${stepId}"]`,
+  );
 }
 
 /** Expands a step of the walkthrough and clicks its button. */

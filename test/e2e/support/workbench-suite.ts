@@ -19,12 +19,30 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { after, before, it, type TestContext } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS_DIR, launchBrowser, openWorkbench, runCommand, screenshot, unexpectedExtensionErrors, type Workbench } from './browser';
+import {
+  ARTIFACTS_DIR,
+  launchBrowser,
+  openWorkbench,
+  runCommand,
+  screenshot,
+  unexpectedExtensionErrors,
+  type Workbench,
+} from './browser';
 import { startCodeServer, type CodeServer, type CodeServerOptions } from './code-server';
 
 const projectRoot = resolve(__dirname, '..', '..', '..');
@@ -57,8 +75,13 @@ function keepLogs(server: CodeServer, name: string): void {
     const vscodeLogs = join(server.userDataDir, 'logs');
     if (existsSync(vscodeLogs)) cpSync(vscodeLogs, join(dir, 'vscode'), { recursive: true });
     console.log(`--- logs kept in ${dir}`);
-    const own = existsSync(join(dir, 'vscode')) ? readdirSync(join(dir, 'vscode'), { recursive: true, encoding: 'utf8' }).filter((f) => /coroscope/i.test(basename(f)) && f.endsWith('.log')) : [];
-    for (const f of own) console.log(`--- ${f} (tail) ---\n${readFileSync(join(dir, 'vscode', f), 'utf8').slice(-3000)}`);
+    const own = existsSync(join(dir, 'vscode'))
+      ? readdirSync(join(dir, 'vscode'), { recursive: true, encoding: 'utf8' }).filter(
+          (f) => /coroscope/i.test(basename(f)) && f.endsWith('.log'),
+        )
+      : [];
+    for (const f of own)
+      console.log(`--- ${f} (tail) ---\n${readFileSync(join(dir, 'vscode', f), 'utf8').slice(-3000)}`);
   } catch (e) {
     console.log(`--- the logs could not be kept: ${String(e)}`);
   }
@@ -116,7 +139,11 @@ export function useWorkbenchSuite(options: WorkbenchSuiteOptions): WorkbenchSuit
     });
     browser = await launchBrowser();
     if (options.openWorkbench === false) return;
-    workbench = await openWorkbench(browser, server.url, options.viewport === undefined ? {} : { viewport: options.viewport });
+    workbench = await openWorkbench(
+      browser,
+      server.url,
+      options.viewport === undefined ? {} : { viewport: options.viewport },
+    );
     if (options.hideSideBar === true) await runCommand(workbench.page, 'View: Toggle Primary Side Bar Visibility');
   });
 
@@ -149,11 +176,14 @@ export function useWorkbenchSuite(options: WorkbenchSuiteOptions): WorkbenchSuit
           await body(t);
         } catch (error) {
           if (workbench) {
-            const shot = await screenshot(workbench.page, `${options.name}-failed-${name}`).catch((e: unknown) => `none (${String(e)})`);
+            const shot = await screenshot(workbench.page, `${options.name}-failed-${name}`).catch(
+              (e: unknown) => `none (${String(e)})`,
+            );
             console.log(`--- step failed: "${name}"; screenshot: ${shot}`);
           }
           if (server) keepLogs(server, `${options.name}-failed-${name}`);
-          if (options.logServerOnFailure === true && server) console.log(`--- code-server output (tail) ---\n${server.output().slice(-4000)}`);
+          if (options.logServerOnFailure === true && server)
+            console.log(`--- code-server output (tail) ---\n${server.output().slice(-4000)}`);
           throw error;
         }
       });

@@ -32,7 +32,13 @@ describe('the Deadlock exception filter', { timeout: 90_000 }, () => {
   before(async () => {
     await buildAdapterAndHost();
     dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-    capabilities = await dap.request<DebugProtocol.Capabilities>('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+    capabilities = await dap.request<DebugProtocol.Capabilities>('initialize', {
+      clientID: 'coroscope-tests',
+      adapterID: 'coroscope',
+      linesStartAt1: true,
+      columnsStartAt1: true,
+      pathFormat: 'path',
+    });
   });
 
   after(async () => {
@@ -52,12 +58,17 @@ describe('the Deadlock exception filter', { timeout: 90_000 }, () => {
     assert.equal(stopped.body.reason, 'exception', dap.outputText().slice(-800));
     assert.equal(stopped.body.text, 'Deadlock');
     const description = String(stopped.body.description);
-    assert.match(description, /^Deadlock: lock-order cycle: (transfer → audit → transfer|audit → transfer → audit) over (ledger, auditLog|auditLog, ledger)$/);
+    assert.match(
+      description,
+      /^Deadlock: lock-order cycle: (transfer → audit → transfer|audit → transfer → audit) over (ledger, auditLog|auditLog, ledger)$/,
+    );
     const notice = dap.events.slice(from).find((e) => e.event === 'coroscope/deadlock');
     assert.ok(notice !== undefined, 'no coroscope/deadlock event');
     assert.equal(notice.body.summary, description.replace(/^Deadlock: /, ''));
 
-    const info = await dap.request<DebugProtocol.ExceptionInfoResponse['body']>('exceptionInfo', { threadId: Number(stopped.body.threadId) });
+    const info = await dap.request<DebugProtocol.ExceptionInfoResponse['body']>('exceptionInfo', {
+      threadId: Number(stopped.body.threadId),
+    });
     assert.equal(info.exceptionId, 'Deadlock');
     const details = info.details?.stackTrace ?? '';
     const ledgerAt = `${NAME}:${lineOf(PROGRAM, 'const ledger = new Lock();')}`;
@@ -65,9 +76,26 @@ describe('the Deadlock exception filter', { timeout: 90_000 }, () => {
     const transferTook = `${NAME}:${lineOf(PROGRAM, '// transfer takes the ledger')}`;
     const auditTook = `${NAME}:${lineOf(PROGRAM, '// audit takes the audit log')}`;
     // Each task waits for the lock the other holds, named by its variable, with where the holder took it.
-    assert.match(details, new RegExp(`"transfer" waits on lock auditLog \\(Lock, ${auditLogAt.replace('.', '\\.')}\\), held by Task #\\d+ "audit" since ${auditTook.replace('.', '\\.')}`), details);
-    assert.match(details, new RegExp(`"audit" waits on lock ledger \\(Lock, ${ledgerAt.replace('.', '\\.')}\\), held by Task #\\d+ "transfer" since ${transferTook.replace('.', '\\.')}`), details);
-    assert.match(details, new RegExp(`"transfer" waits on .*suspended at ${NAME.replace('.', '\\.')}:${lineOf(PROGRAM, '// transfer waits for the audit log')}`));
+    assert.match(
+      details,
+      new RegExp(
+        `"transfer" waits on lock auditLog \\(Lock, ${auditLogAt.replace('.', '\\.')}\\), held by Task #\\d+ "audit" since ${auditTook.replace('.', '\\.')}`,
+      ),
+      details,
+    );
+    assert.match(
+      details,
+      new RegExp(
+        `"audit" waits on lock ledger \\(Lock, ${ledgerAt.replace('.', '\\.')}\\), held by Task #\\d+ "transfer" since ${transferTook.replace('.', '\\.')}`,
+      ),
+      details,
+    );
+    assert.match(
+      details,
+      new RegExp(
+        `"transfer" waits on .*suspended at ${NAME.replace('.', '\\.')}:${lineOf(PROGRAM, '// transfer waits for the audit log')}`,
+      ),
+    );
     assert.match(dap.outputText(), /Deadlock: lock-order cycle/);
     await dap.request('terminate', {}).catch(() => undefined);
     await dap.waitForEvent('terminated', { from, timeoutMs: 20_000 });

@@ -71,7 +71,14 @@ function sameMomentText(text: string): string {
 
 async function start(): Promise<DapClient> {
   const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-  await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path', supportsVariableType: true });
+  await dap.request('initialize', {
+    clientID: 'coroscope-tests',
+    adapterID: 'coroscope',
+    linesStartAt1: true,
+    columnsStartAt1: true,
+    pathFormat: 'path',
+    supportsVariableType: true,
+  });
   return dap;
 }
 
@@ -80,19 +87,33 @@ async function tickShown(dap: DapClient): Promise<number> {
   return (await dap.request<TasksBody>(TASKS_REQUEST)).tick;
 }
 
-/** Every thread of the moment shown, with its frames and each frame's scopes and variables, as VS Code asks for them. */
+/**
+ * Every thread of the moment shown, with its frames and each frame's scopes and variables, as VS Code asks
+ * for them.
+ */
 async function debuggerView(dap: DapClient): Promise<ThreadView[]> {
   const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
   const out: ThreadView[] = [];
   for (const t of threads) {
-    const { stackFrames } = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId: t.id, startFrame: 0, levels: 100 });
+    const { stackFrames } = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', {
+      threadId: t.id,
+      startFrame: 0,
+      levels: 100,
+    });
     const frames: FrameView[] = [];
     for (const f of stackFrames) {
       const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId: f.id });
       const shown: Array<readonly [string, readonly VariableView[]]> = [];
       for (const s of scopes) {
-        const { variables } = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: s.variablesReference });
-        shown.push([s.name, variables.filter((v) => !(TASK_SCOPES.has(s.name) && TIMINGS.has(v.name))).map((v) => [v.name, sameMomentText(v.value)] as const)]);
+        const { variables } = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', {
+          variablesReference: s.variablesReference,
+        });
+        shown.push([
+          s.name,
+          variables
+            .filter((v) => !(TASK_SCOPES.has(s.name) && TIMINGS.has(v.name)))
+            .map((v) => [v.name, sameMomentText(v.value)] as const),
+        ]);
       }
       frames.push({ name: f.name, source: f.source?.path ?? null, line: f.line, scopes: shown });
     }
@@ -131,7 +152,11 @@ function assertSameView(past: readonly ThreadView[], live: readonly ThreadView[]
         for (const [name, value] of variables) {
           if (value === 'undefined') continue;
           const then = pastVariables.find(([n]) => n === name)?.[1];
-          assert.notEqual(then, 'undefined', `${what}: ${l.name} ${lf.name}'s ${scope} ${name} reads undefined in the past; live it was ${value}`);
+          assert.notEqual(
+            then,
+            'undefined',
+            `${what}: ${l.name} ${lf.name}'s ${scope} ${name} reads undefined in the past; live it was ${value}`,
+          );
         }
         assert.deepEqual(pastVariables, variables, `${what}: ${l.name} ${lf.name}'s ${scope}`);
       }
@@ -148,7 +173,9 @@ async function moveLoop(dap: DapClient, command: 'next' | 'stepBack'): Promise<n
   return tickShown(dap);
 }
 
-describe("a recorded demo crawl: at sampled ticks, the debugger's past frames and Variables equal what it showed live", { timeout: 300_000 }, () => {
+describe("a recorded demo crawl: at sampled ticks, the debugger's past frames and Variables equal what it showed live", {
+  timeout: 300_000,
+}, () => {
   let dap: DapClient;
   before(async () => {
     await buildAdapterAndHost();
@@ -160,7 +187,17 @@ describe("a recorded demo crawl: at sampled ticks, the debugger's past frames an
 
   it('reads threads, stacks, scopes and variables live at each sampled tick, and the same after Step Back to it', async (ctx) => {
     const from = dap.mark();
-    const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'demo', crawl: 'demo', pages: 600, demoLatency: 'instant', maxTasks: 10, stopOnEntry: true, record: true });
+    const launch = dap.request('launch', {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'demo',
+      crawl: 'demo',
+      pages: 600,
+      demoLatency: 'instant',
+      maxTasks: 10,
+      stopOnEntry: true,
+      record: true,
+    });
     await dap.waitForEvent('initialized', { from });
     await dap.request('setExceptionBreakpoints', { filters: [] });
     await dap.request('configurationDone');
@@ -183,7 +220,11 @@ describe("a recorded demo crawl: at sampled ticks, the debugger's past frames an
     assert.ok(waiting.length >= 20, `${waiting.length} waitReadable frames shown live`);
     for (const f of waiting) {
       const locals = new Map(f.scopes.find(([s]) => s === 'Locals')?.[1] ?? []);
-      assert.match(locals.get('fut') ?? '', /^<Future (pending socket\.read|finished)/, `live: waitReadable's fut (${JSON.stringify([...locals])})`);
+      assert.match(
+        locals.get('fut') ?? '',
+        /^<Future (pending socket\.read|finished)/,
+        `live: waitReadable's fut (${JSON.stringify([...locals])})`,
+      );
       assert.equal(locals.get('kind'), '"socket.read"', "live: waitReadable's kind");
     }
 

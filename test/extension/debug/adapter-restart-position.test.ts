@@ -13,7 +13,15 @@ import { lineOf } from '../../source-line';
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 /** fetch's line after the page's links are parsed: once per page. */
 const PARSED = lineOf(CRAWLER_TS, 'const { stat, links } = parsed;');
-const LAUNCH = { type: 'coroscope', request: 'launch', name: 'demo', crawl: 'demo', pages: 12, demoLatency: 'instant', maxTasks: 3 };
+const LAUNCH = {
+  type: 'coroscope',
+  request: 'launch',
+  name: 'demo',
+  crawl: 'demo',
+  pages: 12,
+  demoLatency: 'instant',
+  maxTasks: 3,
+};
 
 async function moved(dap: DapClient, command: string, threadId: number): Promise<DebugProtocol.StoppedEvent['body']> {
   const from = dap.mark();
@@ -34,7 +42,13 @@ describe('restart after a hit found in the past (standalone adapter)', { timeout
   before(async () => {
     await buildAdapterAndHost();
     dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-    await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+    await dap.request('initialize', {
+      clientID: 'coroscope-tests',
+      adapterID: 'coroscope',
+      linesStartAt1: true,
+      columnsStartAt1: true,
+      pathFormat: 'path',
+    });
     const from = dap.mark();
     const launched = dap.request('launch', LAUNCH);
     await dap.waitForEvent('initialized');
@@ -49,15 +63,17 @@ describe('restart after a hit found in the past (standalone adapter)', { timeout
     await dap?.close();
   });
 
-  it('the new run\'s live line stop is live: Continue goes on to the next page\'s stop', async () => {
+  it("the new run's live line stop is live: Continue goes on to the next page's stop", async () => {
     await dap.request('setBreakpoints', { source: { path: CRAWLER_TS }, breakpoints: [{ line: PARSED }] });
     const hit = await moved(dap, 'reverseContinue', endThread);
     assert.equal(hit.reason, 'breakpoint', JSON.stringify(hit));
     const from = dap.mark();
     await dap.request('restart', { arguments: LAUNCH });
-    const first = (await dap.waitForEvent('stopped', { from, timeoutMs: 60_000, failOn: ['terminated'] })).body as DebugProtocol.StoppedEvent['body'];
+    const first = (await dap.waitForEvent('stopped', { from, timeoutMs: 60_000, failOn: ['terminated'] }))
+      .body as DebugProtocol.StoppedEvent['body'];
     const firstUrl = await urlAt(dap, Number(first.threadId));
-    // Before launch reset the position, the last run's hit made this stop a past hit: refused, "already at the present".
+    // Before launch reset the position, the last run's hit made this stop a past hit: refused, "already at
+    // the present".
     const next = await moved(dap, 'continue', Number(first.threadId));
     assert.equal(next.reason, 'breakpoint', JSON.stringify(next));
     const nextUrl = await urlAt(dap, Number(next.threadId));

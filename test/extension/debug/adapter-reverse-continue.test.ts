@@ -54,15 +54,25 @@ async function toEnd(dap: DapClient, threadId: number): Promise<void> {
 }
 
 /** At a hit: the thread's top frame (fetch on the breakpoint's line) and its locals. */
-async function hitShown(dap: DapClient, stopped: DebugProtocol.StoppedEvent['body']): Promise<{ threadId: number; url: string; depth: string }> {
+async function hitShown(
+  dap: DapClient,
+  stopped: DebugProtocol.StoppedEvent['body'],
+): Promise<{ threadId: number; url: string; depth: string }> {
   assert.equal(stopped.reason, 'breakpoint', JSON.stringify(stopped));
   const threadId = Number(stopped.threadId);
   const frames = await stackOf(dap, threadId);
-  assert.deepEqual(frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+  assert.deepEqual(
+    frames.slice(0, 2).map((f) => f.name),
+    ['fetch', 'work'],
+  );
   assert.equal(frames[0]!.line, PARSED);
   assert.equal(frames[0]!.source?.path, CRAWLER_TS);
   const locals = await localsOf(dap, frames[0]!.id);
-  const ev = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', { expression: 'url', frameId: frames[0]!.id, context: 'repl' });
+  const ev = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', {
+    expression: 'url',
+    frameId: frames[0]!.id,
+    context: 'repl',
+  });
   assert.equal(ev.result, locals.get('url'));
   return { threadId, url: locals.get('url') ?? '', depth: locals.get('depth') ?? '' };
 }
@@ -74,9 +84,23 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
   before(async () => {
     await buildAdapterAndHost();
     dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-    await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+    await dap.request('initialize', {
+      clientID: 'coroscope-tests',
+      adapterID: 'coroscope',
+      linesStartAt1: true,
+      columnsStartAt1: true,
+      pathFormat: 'path',
+    });
     const from = dap.mark();
-    const launched = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'demo', crawl: 'demo', pages: 12, demoLatency: 'instant', maxTasks: 3 });
+    const launched = dap.request('launch', {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'demo',
+      crawl: 'demo',
+      pages: 12,
+      demoLatency: 'instant',
+      maxTasks: 3,
+    });
     await dap.waitForEvent('initialized');
     await dap.request('setExceptionBreakpoints', { filters: [] });
     await dap.request('configurationDone');
@@ -110,22 +134,34 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     assert.equal(back.reason, 'step');
     assert.equal(Number(back.threadId), last.threadId);
     let frames = await stackOf(dap, last.threadId);
-    assert.deepEqual(frames.slice(0, 2).map((f) => `${f.name}:${f.line}`), [`fetch:${PARSE_LINKS}`, `work:${frames[1]!.line}`]);
+    assert.deepEqual(
+      frames.slice(0, 2).map((f) => `${f.name}:${f.line}`),
+      [`fetch:${PARSE_LINKS}`, `work:${frames[1]!.line}`],
+    );
     assert.equal((await localsOf(dap, frames[0]!.id)).get('url'), last.url);
-    // Back through the task's earlier lines of the step, and before its first line, into its step before (an earlier tick: the line where it suspended).
+    // Back through the task's earlier lines of the step, and before its first line, into its step before (an
+    // earlier tick: the line where it suspended).
     let said = '';
     for (let i = 0; i < 20 && !/the last line of its step at tick \d+/.test(said); i++) {
       const from = dap.mark();
       back = await moved(dap, 'stepBack', last.threadId);
       assert.equal(back.reason, 'step');
       assert.equal(Number(back.threadId), last.threadId);
-      said = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
+      said = dap.events
+        .slice(from)
+        .filter((e) => e.event === 'output')
+        .map((e) => String(e.body.output))
+        .join('');
       assert.match(said, /on a past line at .*crawler\.ts:\d+ \(tick \d+, replayed\)/);
     }
     assert.match(said, /the last line of its step at tick \d+, before its step at tick \d+/);
     frames = await stackOf(dap, last.threadId);
     assert.equal(frames[0]!.source?.path, CRAWLER_TS);
-    assert.match(readFileSync(CRAWLER_TS, 'utf8').split('\n')[frames[0]!.line - 1] ?? '', /yield\*/, 'where the task suspended');
+    assert.match(
+      readFileSync(CRAWLER_TS, 'utf8').split('\n')[frames[0]!.line - 1] ?? '',
+      /yield\*/,
+      'where the task suspended',
+    );
     const earlier = await hitShown(dap, await moved(dap, 'reverseContinue', last.threadId));
     assert.notEqual(earlier.url, last.url);
     await toEnd(dap, earlier.threadId);
@@ -150,7 +186,10 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
       return top();
     };
     let frames = await stepped('next');
-    assert.deepEqual(frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+    assert.deepEqual(
+      frames.slice(0, 2).map((f) => f.name),
+      ['fetch', 'work'],
+    );
     assert.equal(frames[0]!.line, FOR);
     frames = await stepped('next');
     assert.equal(frames[0]!.line, GET);
@@ -162,7 +201,14 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     const locals = await localsOf(dap, frames[0]!.id);
     assert.match(locals.get('response') ?? '', /ClientResponse/);
     assert.equal(locals.get('url'), url);
-    assert.match(dap.events.slice(said).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join(''), /on a past line at .*crawler\.ts:\d+ \(tick \d+, replayed\)/);
+    assert.match(
+      dap.events
+        .slice(said)
+        .filter((e) => e.event === 'output')
+        .map((e) => String(e.body.output))
+        .join(''),
+      /on a past line at .*crawler\.ts:\d+ \(tick \d+, replayed\)/,
+    );
     // Back across the suspension: the GET's line, before its response.
     frames = await stepped('stepBack');
     assert.equal(frames[0]!.line, GET);
@@ -170,7 +216,10 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     // Into the call the line makes: the session's get, as it ran then; out again to fetch.
     frames = await stepped('stepIn');
     assert.equal(frames[0]!.source?.path, SESSION_TS);
-    assert.deepEqual(frames.slice(0, 3).map((f) => f.name), ['get', 'fetch', 'work']);
+    assert.deepEqual(
+      frames.slice(0, 3).map((f) => f.name),
+      ['get', 'fetch', 'work'],
+    );
     frames = await stepped('stepOut');
     assert.equal(frames[0]!.name, 'fetch');
     assert.ok(frames[0]!.line === GET || frames[0]!.line === BREAK, `${frames[0]!.line}`);
@@ -188,7 +237,10 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     assert.equal(root.depth, '0');
     const r = await dap.requestRaw('reverseContinue', { threadId: root.threadId });
     assert.equal(r.success, false);
-    assert.match(JSON.stringify(r.body), new RegExp(`no hit of the breakpoint at ${CRAWLER_TS.replace(/[.\\/]/g, (c) => `\\${c}`)}:${PARSED} before it`));
+    assert.match(
+      JSON.stringify(r.body),
+      new RegExp(`no hit of the breakpoint at ${CRAWLER_TS.replace(/[.\\/]/g, (c) => `\\${c}`)}:${PARSED} before it`),
+    );
     // Still at the root's hit.
     assert.equal((await hitShown(dap, { reason: 'breakpoint', threadId: root.threadId })).url, root.url);
     await toEnd(dap, root.threadId);
@@ -202,25 +254,38 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     let at = await moved(dap, 'reverseContinue', endThread);
     assert.equal(at.reason, 'exception', JSON.stringify(at));
     assert.equal(at.description, 'Paused on task cancelled');
-    for (let i = 0; i < 10 && at.reason === 'exception'; i++) at = await moved(dap, 'reverseContinue', Number(at.threadId));
+    for (let i = 0; i < 10 && at.reason === 'exception'; i++)
+      at = await moved(dap, 'reverseContinue', Number(at.threadId));
     const hit = await hitShown(dap, at);
     assert.match(hit.url, /^"http:/);
     await dap.request('setExceptionBreakpoints', { filters: [] });
     await toEnd(dap, hit.threadId);
   });
 
-  it("a breakpoint on a yield* line (a line stop before it runs, issue 26): Reverse Continue lands on its last hit, on that worker with fetch at the line, then the hit before; Continue goes forward to the last again, then the end", async () => {
+  it('a breakpoint on a yield* line (a line stop before it runs, issue 26): Reverse Continue lands on its last hit, on that worker with fetch at the line, then the hit before; Continue goes forward to the last again, then the end', async () => {
     await breakpoints(dap, [{ line: GET }]);
-    const landed = async (command: string, threadId: number): Promise<{ threadId: number; tick: number; url: string }> => {
+    const landed = async (
+      command: string,
+      threadId: number,
+    ): Promise<{ threadId: number; tick: number; url: string }> => {
       const from = dap.mark();
       const at = await moved(dap, command, threadId);
       assert.equal(at.reason, 'breakpoint', JSON.stringify(at));
-      const said = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
+      const said = dap.events
+        .slice(from)
+        .filter((e) => e.event === 'output')
+        .map((e) => String(e.body.output))
+        .join('');
       // A hit of a line breakpoint in the past: the line not run yet (the GET not sent), and the tick.
-      const m = new RegExp(`worker-\\d+ hit a breakpoint on a past line at .*crawler\\.ts:${GET} \\(tick (\\d+), replayed`).exec(said);
+      const m = new RegExp(
+        `worker-\\d+ hit a breakpoint on a past line at .*crawler\\.ts:${GET} \\(tick (\\d+), replayed`,
+      ).exec(said);
       assert.ok(m !== null, said);
       const frames = await stackOf(dap, Number(at.threadId));
-      assert.deepEqual(frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+      assert.deepEqual(
+        frames.slice(0, 2).map((f) => f.name),
+        ['fetch', 'work'],
+      );
       assert.equal(frames[0]!.line, GET);
       assert.equal(frames[0]!.source?.path, CRAWLER_TS);
       const locals = await localsOf(dap, frames[0]!.id);
@@ -238,16 +303,26 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     await toEnd(dap, last.threadId);
   });
 
-  it("two line breakpoints, one on a yield* line, in the order the run met them: the root page parsed, its GET before it, forward to the parsed line again", async () => {
+  it('two line breakpoints, one on a yield* line, in the order the run met them: the root page parsed, its GET before it, forward to the parsed line again', async () => {
     // Both on the root page's fetch only (depth 0): its GET comes before its page is parsed.
-    await breakpoints(dap, [{ line: PARSED, condition: 'depth === 0' }, { line: GET, condition: 'depth === 0' }]);
+    await breakpoints(dap, [
+      { line: PARSED, condition: 'depth === 0' },
+      { line: GET, condition: 'depth === 0' },
+    ]);
     const root = await hitShown(dap, await moved(dap, 'reverseContinue', endThread));
     assert.equal(root.depth, '0');
     const from = dap.mark();
     const get = await moved(dap, 'reverseContinue', root.threadId);
     assert.equal(get.reason, 'breakpoint', JSON.stringify(get));
     assert.equal(Number(get.threadId), root.threadId);
-    assert.match(dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join(''), new RegExp(`hit a breakpoint on a past line at .*crawler\\.ts:${GET} `));
+    assert.match(
+      dap.events
+        .slice(from)
+        .filter((e) => e.event === 'output')
+        .map((e) => String(e.body.output))
+        .join(''),
+      new RegExp(`hit a breakpoint on a past line at .*crawler\\.ts:${GET} `),
+    );
     const fetch = (await stackOf(dap, root.threadId)).find((f) => f.name === 'fetch');
     assert.equal(fetch?.line, GET);
     assert.equal((await localsOf(dap, fetch.id)).get('url'), root.url);
@@ -271,9 +346,16 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
       assert.equal(at.reason, 'exception', JSON.stringify(at));
       assert.equal(at.description, 'Paused on exception');
       assert.match(at.text ?? '', /failed to fetch http:\/\/127\.0\.0\.1:\d+\/broken\/: UnknownCharsetError/);
-      const said = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
+      const said = dap.events
+        .slice(from)
+        .filter((e) => e.event === 'output')
+        .map((e) => String(e.body.output))
+        .join('');
       // The live stop's words: the worker, the URL (the demo site's /broken/ page), the error.
-      const m = /Task #(\d+) "worker-\d+" failed to fetch http:\/\/127\.0\.0\.1:\d+\/broken\/: UnknownCharsetError.*, at tick (\d+) of \d+ \(replayed/.exec(said);
+      const m =
+        /Task #(\d+) "worker-\d+" failed to fetch http:\/\/127\.0\.0\.1:\d+\/broken\/: UnknownCharsetError.*, at tick (\d+) of \d+ \(replayed/.exec(
+          said,
+        );
       assert.ok(m !== null, said);
       assert.equal(Number(at.threadId), Number(m[1]));
       return { threadId: Number(at.threadId), tick: Number(m[2]) };
@@ -282,7 +364,11 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     // The tick before it, then forward: the failure again.
     const from = dap.mark();
     await moved(dap, 'stepBack', LOOP_THREAD_ID);
-    assert.ok(dap.events.slice(from).some((e) => e.event === 'output' && String(e.body.output).includes(`tick ${failed.tick - 1} of`)));
+    assert.ok(
+      dap.events
+        .slice(from)
+        .some((e) => e.event === 'output' && String(e.body.output).includes(`tick ${failed.tick - 1} of`)),
+    );
     assert.deepEqual(await failedAt('continue', LOOP_THREAD_ID), failed);
     // The only failure: nothing before it, and the refusal says what was looked for.
     const r = await dap.requestRaw('reverseContinue', { threadId: failed.threadId });
@@ -309,7 +395,13 @@ describe('Continue from a past hit at a live line stop (standalone adapter)', { 
   before(async () => {
     await buildAdapterAndHost();
     dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-    await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+    await dap.request('initialize', {
+      clientID: 'coroscope-tests',
+      adapterID: 'coroscope',
+      linesStartAt1: true,
+      columnsStartAt1: true,
+      pathFormat: 'path',
+    });
   });
   after(async () => {
     await dap?.close();
@@ -317,18 +409,28 @@ describe('Continue from a past hit at a live line stop (standalone adapter)', { 
 
   it("a later hit of another breakpoint, in a later tick: the Threads are that moment's (its task running)", async () => {
     const from = dap.mark();
-    const launched = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'demo', crawl: 'demo', pages: 12, demoLatency: 'instant', maxTasks: 2 });
+    const launched = dap.request('launch', {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'demo',
+      crawl: 'demo',
+      pages: 12,
+      demoLatency: 'instant',
+      maxTasks: 2,
+    });
     await dap.waitForEvent('initialized');
     await breakpoints(dap, [{ line: PARSED }]);
     await dap.request('setExceptionBreakpoints', { filters: [] });
     await dap.request('configurationDone');
     await launched;
     // The third page parsed, live: a line stop holding the run.
-    let live = (await dap.waitForEvent('stopped', { from, timeoutMs: 60_000, failOn: ['terminated'] })).body as DebugProtocol.StoppedEvent['body'];
+    let live = (await dap.waitForEvent('stopped', { from, timeoutMs: 60_000, failOn: ['terminated'] }))
+      .body as DebugProtocol.StoppedEvent['body'];
     for (let i = 0; i < 2; i++) live = await moved(dap, 'continue', Number(live.threadId));
     assert.equal(live.reason, 'breakpoint');
     assert.doesNotMatch(dap.outputText(), /on a past line/);
-    // Reverse Continue twice: the first page's hit, in the past; then another breakpoint and Continue, until a hit in a later tick than it.
+    // Reverse Continue twice: the first page's hit, in the past; then another breakpoint and Continue, until
+    // a hit in a later tick than it.
     let said = dap.mark();
     let back = await moved(dap, 'reverseContinue', Number(live.threadId));
     assert.equal(back.reason, 'breakpoint');
@@ -336,7 +438,14 @@ describe('Continue from a past hit at a live line stop (standalone adapter)', { 
     back = await moved(dap, 'reverseContinue', Number(back.threadId));
     assert.equal(back.reason, 'breakpoint');
     const tickOf = (since: number): number => {
-      const all = [...dap.events.slice(since).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('').matchAll(/hit a breakpoint on a past line at [^\n]*\(tick (\d+), replayed\)/g)];
+      const all = [
+        ...dap.events
+          .slice(since)
+          .filter((e) => e.event === 'output')
+          .map((e) => String(e.body.output))
+          .join('')
+          .matchAll(/hit a breakpoint on a past line at [^\n]*\(tick (\d+), replayed\)/g),
+      ];
       return Number(all[all.length - 1]?.[1] ?? NaN);
     };
     const backTick = tickOf(said);
@@ -353,7 +462,8 @@ describe('Continue from a past hit at a live line stop (standalone adapter)', { 
     assert.ok(laterTick > backTick, `${laterTick} > ${backTick}`);
     const frames = await stackOf(dap, Number(later.threadId));
     assert.equal(frames[0]!.line, DECL);
-    // The Threads (the task table every view reads) are of the hit's moment: its task is the one running, on the hit's line.
+    // The Threads (the task table every view reads) are of the hit's moment: its task is the one running, on
+    // the hit's line.
     const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
     const hitThread = threads.find((t) => t.id === Number(later.threadId));
     assert.match(hitThread?.name ?? '', new RegExp(`\\[running: line ${DECL}\\]$`), JSON.stringify(threads));

@@ -2,7 +2,8 @@
 // hosts. Standalone over stdio: a recorded demo crawl that finishes stops at its end (reason
 // 'end', its workers listed as they ended) instead of terminating; Step Back goes into its past;
 // Step Out at a past tick lands at the first suspension where the worker's current frame has
-// returned (by the recorded frame chains and the calls kept between suspensions); Continue goes forward to the end again, and
+// returned (by the recorded frame chains and the calls kept between suspensions); Continue goes forward to
+// the end again, and
 // Continue at the end ends the session (exited, terminated); forward steps at the end are
 // refused. `stopAtEnd: false` ends the session as the run finishes. Inline, on a registry
 // shared with the panel's RunSession: an attach to the panel's finished recorded crawl starts
@@ -25,11 +26,25 @@ import { ADAPTER_SCRIPT, HOST_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from '
 import { DapClient } from './dap-client';
 import { until } from '../wait-until';
 
-const DEMO = { type: 'coroscope', request: 'launch', name: 'demo', crawl: 'demo', pages: 12, demoLatency: 'instant', maxTasks: 3 };
+const DEMO = {
+  type: 'coroscope',
+  request: 'launch',
+  name: 'demo',
+  crawl: 'demo',
+  pages: 12,
+  demoLatency: 'instant',
+  maxTasks: 3,
+};
 const END = /^Finished at tick (\d+)$/;
 
 async function initialize(dap: DapClient): Promise<void> {
-  await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+  await dap.request('initialize', {
+    clientID: 'coroscope-tests',
+    adapterID: 'coroscope',
+    linesStartAt1: true,
+    columnsStartAt1: true,
+    pathFormat: 'path',
+  });
 }
 
 /** A launch as VS Code does it: launch, initialized, configurationDone, the launch's response. */
@@ -57,14 +72,23 @@ async function endStop(dap: DapClient, from: number): Promise<{ threadId: number
   const m = END.exec(String(stopped.body.description));
   assert.ok(m !== null, String(stopped.body.description));
   const hint = `the run finished at tick ${m[1]}: Step Back or Reverse Continue to look at its past; Continue or Stop ends the session`;
-  assert.ok(dap.events.slice(from).some((e) => e.event === 'output' && String(e.body.output).includes(hint)), `the console says: ${hint}`);
+  assert.ok(
+    dap.events.slice(from).some((e) => e.event === 'output' && String(e.body.output).includes(hint)),
+    `the console says: ${hint}`,
+  );
   return { threadId: Number(stopped.body.threadId), tick: Number(m[1]) };
 }
 
 /** The tick the adapter said it shows (its console line for a replayed tick) after event index `from`. */
 function shownTick(dap: DapClient, from: number): number {
-  const lines = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output));
-  const m = lines.map((l) => /tick (\d+) of \d+ \(replayed/.exec(l)).filter((x) => x !== null).at(-1);
+  const lines = dap.events
+    .slice(from)
+    .filter((e) => e.event === 'output')
+    .map((e) => String(e.body.output));
+  const m = lines
+    .map((l) => /tick (\d+) of \d+ \(replayed/.exec(l))
+    .filter((x) => x !== null)
+    .at(-1);
   assert.ok(m !== undefined, `no replayed tick announced: ${lines.join('')}`);
   return Number(m[1]);
 }
@@ -80,7 +104,9 @@ async function worker1(dap: DapClient): Promise<number> {
 }
 
 async function stackOf(dap: DapClient, threadId: number): Promise<DebugProtocol.StackFrame[]> {
-  return (await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId, startFrame: 0, levels: 100 })).stackFrames;
+  return (
+    await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId, startFrame: 0, levels: 100 })
+  ).stackFrames;
 }
 
 /** The names of the task's `yield*` chain, root first (the frames between its 'awaiting' label and its creation). */
@@ -134,7 +160,7 @@ describe('a recorded launch stops at its end (standalone adapter)', { timeout: 1
     await launch(dap, DEMO);
     end = await endStop(dap, from);
     assert.equal(dap.events.slice(from).filter((e) => e.event === 'terminated' || e.event === 'exited').length, 0);
-    assert.match(dap.outputText(), /Coroscope: crawled \d+ urls/, 'the run\'s summary');
+    assert.match(dap.outputText(), /Coroscope: crawled \d+ urls/, "the run's summary");
     worker = await worker1(dap);
     assert.match((await threads(dap)).find((t) => t.id === worker)!.name, /\[(cancelled|done)/);
     for (const command of ['next', 'stepIn', 'stepOut']) {
@@ -145,15 +171,20 @@ describe('a recorded launch stops at its end (standalone adapter)', { timeout: 1
   });
 
   let inFetch = 0;
-  it('Step Back from the end goes to the worker\'s last suspension, then further back into a fetch', async () => {
+  it("Step Back from the end goes to the worker's last suspension, then further back into a fetch", async () => {
     const last = await steps(dap, worker);
     const from = dap.mark();
     let tick = await stepBack(dap, worker);
     assert.ok(tick < end.tick, `${tick} < ${end.tick}`);
     // The worker's row and the loop's say the tick viewed (the loop's no longer the end), the focus left on the worker.
-    const shown = dap.events.slice(from).filter((e) => e.event === 'stopped').map((e) => e.body as DebugProtocol.StoppedEvent['body']);
+    const shown = dap.events
+      .slice(from)
+      .filter((e) => e.event === 'stopped')
+      .map((e) => e.body as DebugProtocol.StoppedEvent['body']);
     assert.equal(shown[0]!.description, `At tick ${tick} of ${end.tick} (replayed)`);
-    const loop = (await dap.waitForEvent('stopped', { from, relabels: true, predicate: (b) => b.threadId === end.threadId })).body as DebugProtocol.StoppedEvent['body'];
+    const loop = (
+      await dap.waitForEvent('stopped', { from, relabels: true, predicate: (b) => b.threadId === end.threadId })
+    ).body as DebugProtocol.StoppedEvent['body'];
     assert.equal(loop.description, `At tick ${tick} of ${end.tick} (replayed)`);
     assert.equal(loop.preserveFocusHint, true);
     assert.notEqual(loop.allThreadsStopped, true);
@@ -208,7 +239,7 @@ describe('a recorded launch stops at its end (standalone adapter)', { timeout: 1
   });
 });
 
-describe('attaching to a finished run (inline adapter, the panel\'s runs)', { timeout: 180_000 }, () => {
+describe("attaching to a finished run (inline adapter, the panel's runs)", { timeout: 180_000 }, () => {
   let runs: RunRegistry;
   let panel: RunSession;
   let dir = '';
@@ -228,7 +259,9 @@ describe('attaching to a finished run (inline adapter, the panel\'s runs)', { ti
   });
 
   async function adapter(name: string): Promise<DapClient> {
-    const dap = DapClient.inProcess(new CoroscopeSession({ hostScript: HOST_SCRIPT, runs, viewName: name, cwd: PROJECT_ROOT }));
+    const dap = DapClient.inProcess(
+      new CoroscopeSession({ hostScript: HOST_SCRIPT, runs, viewName: name, cwd: PROJECT_ROOT }),
+    );
     clients.push(dap);
     await initialize(dap);
     return dap;
@@ -244,20 +277,25 @@ describe('attaching to a finished run (inline adapter, the panel\'s runs)', { ti
 
   let key = 0;
   let end = { threadId: 0, tick: 0 };
-  it('attaches to the panel\'s finished recorded crawl, stopped at its end; Step Back moves every view', async () => {
+  it("attaches to the panel's finished recorded crawl, stopped at its end; Step Back moves every view", async () => {
     key = await crawlToEnd(true);
     const dap = await adapter('debug 1');
     const from = dap.mark();
     await attach(dap, key);
     end = await endStop(dap, from);
-    assert.equal(end.tick, (await panel.run!.endpoint.request('timeline', { sinceTick: end.tick })).ticks, 'the recording\'s last tick');
+    assert.equal(
+      end.tick,
+      (await panel.run!.endpoint.request('timeline', { sinceTick: end.tick })).ticks,
+      "the recording's last tick",
+    );
     const worker = await worker1(dap);
     const tick = await stepBack(dap, worker);
     assert.ok(tick < end.tick);
     await until('the panel to show that tick', () => panel.status.viewedTick === tick);
     // Back into a fetch (its calls below the worker's loop).
     let inFetch = tick;
-    for (let i = 0; i < 40 && !(await chainOf(dap, worker)).includes('fetch'); i++) inFetch = await stepBack(dap, worker);
+    for (let i = 0; i < 40 && !(await chainOf(dap, worker)).includes('fetch'); i++)
+      inFetch = await stepBack(dap, worker);
     // Step Out there lands where the recording says the worker's current call returned: the
     // first later suspension at which fewer of its calls have been going all along.
     const { lanes } = await panel.run!.endpoint.request('timeline', { taskId: worker });
@@ -265,11 +303,16 @@ describe('attaching to a finished run (inline adapter, the panel\'s runs)', { ti
     const current = suspensions.filter((s) => s.fromTick <= inFetch).at(-1)!;
     const depth = current.frames!.length;
     let going = depth;
-    const returned = suspensions.find((s) => s.fromTick > inFetch && (going = Math.min(going, s.framesKept!)) < depth)?.fromTick ?? lanes[0]!.endTick;
+    const returned =
+      suspensions.find((s) => s.fromTick > inFetch && (going = Math.min(going, s.framesKept!)) < depth)?.fromTick ??
+      lanes[0]!.endTick;
     const out = dap.mark();
     await dap.request('stepOut', { threadId: worker });
     await dap.waitForEvent('stopped', { from: out, predicate: (b) => b.reason === 'step' });
-    assert.ok(returned !== null && returned < end.tick, `worker-1's call at tick ${inFetch} returned before the end (${returned})`);
+    assert.ok(
+      returned !== null && returned < end.tick,
+      `worker-1's call at tick ${inFetch} returned before the end (${returned})`,
+    );
     assert.equal(shownTick(dap, out), returned);
     // Detaching leaves the run to the panel.
     await dap.request('disconnect', {});
@@ -337,6 +380,11 @@ describe('attaching to a finished run (inline adapter, the panel\'s runs)', { ti
     const dap = await adapter('debug 4');
     const r = await dap.requestRaw('attach', { type: 'coroscope', request: 'attach', name: 'a', run: unrecorded });
     assert.equal(r.success, false);
-    assert.match(JSON.stringify(r.body), new RegExp(`run ${unrecorded} \\(Crawl of the demo site.*\\) has finished and was not recorded: it has no past to step through`));
+    assert.match(
+      JSON.stringify(r.body),
+      new RegExp(
+        `run ${unrecorded} \\(Crawl of the demo site.*\\) has finished and was not recorded: it has no past to step through`,
+      ),
+    );
   });
 });

@@ -18,11 +18,19 @@ import { DapClient, processExists } from './dap-client';
 import { until } from '../wait-until';
 
 function inlineAdapter(runs: RunRegistry, name: string): DapClient {
-  return DapClient.inProcess(new CoroscopeSession({ hostScript: HOST_SCRIPT, runs, viewName: name, cwd: PROJECT_ROOT }));
+  return DapClient.inProcess(
+    new CoroscopeSession({ hostScript: HOST_SCRIPT, runs, viewName: name, cwd: PROJECT_ROOT }),
+  );
 }
 
 async function initialize(dap: DapClient): Promise<void> {
-  await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+  await dap.request('initialize', {
+    clientID: 'coroscope-tests',
+    adapterID: 'coroscope',
+    linesStartAt1: true,
+    columnsStartAt1: true,
+    pathFormat: 'path',
+  });
 }
 
 /** An attach as VS Code does it: attach, initialized, configurationDone, the attach's response. */
@@ -40,7 +48,7 @@ async function threadIds(dap: DapClient): Promise<Map<number, string>> {
   return new Map(threads.map((t) => [t.id, t.name]));
 }
 
-describe('the debug adapter attached to the panel\'s run (one run, two views)', { timeout: 120_000 }, () => {
+describe("the debug adapter attached to the panel's run (one run, two views)", { timeout: 120_000 }, () => {
   let runs: RunRegistry;
   let panel: RunSession;
   let dap: DapClient;
@@ -72,7 +80,7 @@ describe('the debug adapter attached to the panel\'s run (one run, two views)', 
     }
   });
 
-  it('attaches to the panel\'s crawl, paused at entry: the same run, the same tasks, one host process', async () => {
+  it("attaches to the panel's crawl, paused at entry: the same run, the same tasks, one host process", async () => {
     await panel.launch({ kind: 'demo' }, { maxTasks: 3, stopOnEntry: true });
     await until('the pause at entry', () => panel.status.phase === 'paused');
     for (let i = 0; i < 3; i++) await panel.stepTick();
@@ -90,10 +98,11 @@ describe('the debug adapter attached to the panel\'s run (one run, two views)', 
     assert.equal(stopped.body.reason, 'step');
     assert.deepEqual(run.viewers().sort(), ['debug 1', 'panel']);
     assert.equal(runs.list().length, 1, 'one runtime host process for the run');
-    await until('the panel\'s mirror', () => panel.mirror.tasks.size >= 4);
+    await until("the panel's mirror", () => panel.mirror.tasks.size >= 4);
     const threads = await threadIds(dap);
     const panelIds = panel.mirror.allTasks().map((t) => t.id);
-    for (const id of panelIds) assert.ok(threads.has(id), `task #${id} is a thread (threads: ${[...threads.values()].join(', ')})`);
+    for (const id of panelIds)
+      assert.ok(threads.has(id), `task #${id} is a thread (threads: ${[...threads.values()].join(', ')})`);
     assert.ok([...threads.values()].some((n) => /^worker-1 \[/.test(n)));
   });
 
@@ -112,12 +121,12 @@ describe('the debug adapter attached to the panel\'s run (one run, two views)', 
     assert.equal(stepped.body.reason, 'step');
   });
 
-  it('a step over in the debugger moves the panel\'s tick', async () => {
+  it("a step over in the debugger moves the panel's tick", async () => {
     const tick0 = panel.status.tick;
     const from = dap.mark();
     await dap.request('next', { threadId: 2_000_000_000 });
     await dap.waitForEvent('stopped', { from });
-    await until('the panel\'s tick to move', () => panel.status.phase === 'paused' && panel.status.tick > tick0);
+    await until("the panel's tick to move", () => panel.status.phase === 'paused' && panel.status.tick > tick0);
   });
 
   it('attach without "run" while several runs are live lists them', async () => {
@@ -146,7 +155,7 @@ describe('the debug adapter attached to the panel\'s run (one run, two views)', 
   });
 });
 
-describe('a debug session that detaches from the panel\'s run', { timeout: 120_000 }, () => {
+describe("a debug session that detaches from the panel's run", { timeout: 120_000 }, () => {
   let runs: RunRegistry;
   let panel: RunSession;
 
@@ -179,7 +188,11 @@ describe('a debug session that detaches from the panel\'s run', { timeout: 120_0
       await panel.pause();
       await until('paused in the panel', () => panel.status.phase === 'paused');
       await new Promise((r) => setTimeout(r, 300));
-      assert.deepEqual(dap.events.slice(mark).map((e) => e.event), [], 'the detached session hears nothing more');
+      assert.deepEqual(
+        dap.events.slice(mark).map((e) => e.event),
+        [],
+        'the detached session hears nothing more',
+      );
     } finally {
       await dap.close();
     }
@@ -218,18 +231,25 @@ describe('a run launched by a debug session, seen in the panel', { timeout: 120_
     await runs?.dispose();
   });
 
-  it('the panel lists the debugger\'s tasks with the same ids, and its stop', async () => {
+  it("the panel lists the debugger's tasks with the same ids, and its stop", async () => {
     dap = inlineAdapter(runs, 'debug 1');
     await initialize(dap);
     const from = dap.mark();
-    const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'l', crawl: 'demo', maxTasks: 3, stopOnEntry: true });
+    const launch = dap.request('launch', {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'l',
+      crawl: 'demo',
+      maxTasks: 3,
+      stopOnEntry: true,
+    });
     await dap.waitForEvent('initialized', { from });
     await dap.request('configurationDone');
     await launch;
     const entry = await dap.waitForEvent('stopped', { from });
     assert.equal(entry.body.reason, 'entry');
     const run = panel.run;
-    assert.ok(run !== null, 'the panel follows the debugger\'s run');
+    assert.ok(run !== null, "the panel follows the debugger's run");
     assert.equal(runs.list().length, 1, 'one runtime host process');
     assert.equal((await dap.waitForEvent('process', { from })).body.systemProcessId, run.pid);
     assert.equal(panel.status.phase, 'paused');
@@ -237,17 +257,17 @@ describe('a run launched by a debug session, seen in the panel', { timeout: 120_
     await dap.request('next', { threadId: 2_000_000_000 });
     await dap.waitForEvent('stopped', { from: stepFrom });
     await dap.request('next', { threadId: 2_000_000_000 });
-    await until('the panel\'s workers', () => panel.mirror.allTasks().some((t) => t.name === 'worker-1'));
+    await until("the panel's workers", () => panel.mirror.allTasks().some((t) => t.name === 'worker-1'));
     const threads = await threadIds(dap);
     for (const t of panel.mirror.allTasks()) assert.ok(threads.has(t.id), `task #${t.id} ${t.name} is a thread`);
   });
 
-  it('the debugger\'s disconnect ends the run it launched, for the panel too', async () => {
+  it("the debugger's disconnect ends the run it launched, for the panel too", async () => {
     const run = panel.run;
     assert.ok(run !== null);
     const pid = run.pid!;
     await dap.request('disconnect', { terminateDebuggee: true });
-    await until('the run\'s host gone', () => !run.isAlive());
+    await until("the run's host gone", () => !run.isAlive());
     assert.equal(processExists(pid), false);
     await until('the panel to say stopped', () => panel.status.phase !== 'paused' && panel.status.phase !== 'running');
     assert.equal(panel.run, null);

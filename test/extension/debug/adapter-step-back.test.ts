@@ -27,14 +27,26 @@ function fetchLine(): number {
 
 async function start(): Promise<DapClient> {
   const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-  await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+  await dap.request('initialize', {
+    clientID: 'coroscope-tests',
+    adapterID: 'coroscope',
+    linesStartAt1: true,
+    columnsStartAt1: true,
+    pathFormat: 'path',
+  });
   return dap;
 }
 
 /** The tick the adapter said it shows (its console line for a replayed tick) after event index `from`. */
 function shownTick(dap: DapClient, from: number): number {
-  const lines = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output));
-  const m = lines.map((l) => /tick (\d+) of \d+ \(replayed/.exec(l)).filter((x) => x !== null).at(-1);
+  const lines = dap.events
+    .slice(from)
+    .filter((e) => e.event === 'output')
+    .map((e) => String(e.body.output));
+  const m = lines
+    .map((l) => /tick (\d+) of \d+ \(replayed/.exec(l))
+    .filter((x) => x !== null)
+    .at(-1);
   assert.ok(m !== undefined, `no replayed tick announced: ${lines.join('')}`);
   return Number(m[1]);
 }
@@ -48,12 +60,18 @@ async function moment(dap: DapClient, taskId: number): Promise<{ tick: number; s
 }
 
 async function stackOf(dap: DapClient, threadId: number): Promise<DebugProtocol.StackFrame[]> {
-  return (await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId, startFrame: 0, levels: 100 })).stackFrames;
+  return (
+    await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId, startFrame: 0, levels: 100 })
+  ).stackFrames;
 }
 
 /** The Debug Console's text since event index `from`. */
 function outputSince(dap: DapClient, from: number): string {
-  return dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
+  return dap.events
+    .slice(from)
+    .filter((e) => e.event === 'output')
+    .map((e) => String(e.body.output))
+    .join('');
 }
 
 /** The task the adapter lists with the most steps whose name starts with `prefix`. */
@@ -80,7 +98,14 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
   let loopThread = 0;
 
   it('advertises Step Back; stepping the loop thread from the entry stop stops between ticks', async () => {
-    const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'demo', crawl: 'demo', maxTasks: 3, stopOnEntry: true });
+    const launch = dap.request('launch', {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'demo',
+      crawl: 'demo',
+      maxTasks: 3,
+      stopOnEntry: true,
+    });
     await dap.waitForEvent('initialized');
     await dap.request('setExceptionBreakpoints', { filters: [] });
     await dap.request('configurationDone');
@@ -122,7 +147,10 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
     const frames = await stackOf(dap, thread);
     assert.match(frames[0]!.name, /^awaiting /);
     const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
-    assert.ok(threads.some((t) => t.id === thread), 'the worker is a thread at the past tick');
+    assert.ok(
+      threads.some((t) => t.id === thread),
+      'the worker is a thread at the past tick',
+    );
   });
 
   it('Step Back again goes further back; Next moves forward one tick', async () => {
@@ -143,13 +171,19 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
     const from = dap.mark();
     await dap.request('continue', { threadId: thread });
     await dap.waitForEvent('stopped', { from });
-    assert.ok(dap.events.slice(from).some((e) => e.event === 'output' && String(e.body.output).includes('back to the present')), 'back to the present');
+    assert.ok(
+      dap.events.slice(from).some((e) => e.event === 'output' && String(e.body.output).includes('back to the present')),
+      'back to the present',
+    );
     assert.deepEqual(await moment(dap, thread), present);
   });
 
   let firstHit = { thread: 0, tick: 0 };
-  it('a breakpoint on the GET\'s yield* line is a line stop before the line runs; Step Back from it goes by lines; Continue comes back to it', async () => {
-    const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', { source: { path: CRAWLER_TS }, breakpoints: [{ line }] });
+  it("a breakpoint on the GET's yield* line is a line stop before the line runs; Step Back from it goes by lines; Continue comes back to it", async () => {
+    const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
+      source: { path: CRAWLER_TS },
+      breakpoints: [{ line }],
+    });
     assert.equal(set.breakpoints[0]!.verified, true);
     let from = dap.mark();
     await dap.request('continue', { threadId: loopThread });
@@ -191,9 +225,13 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
     assert.equal(rewound.body.reason, 'breakpoint');
     assert.equal(rewound.body.threadId, firstHit.thread);
     const frames = await stackOf(dap, firstHit.thread);
-    assert.deepEqual([frames[0]!.name, frames[0]!.line], ['fetch', line], 'at the first hit the worker is at the breakpoint line again');
+    assert.deepEqual(
+      [frames[0]!.name, frames[0]!.line],
+      ['fetch', line],
+      'at the first hit the worker is at the breakpoint line again',
+    );
     assert.equal((await dap.request<TasksBody>(TASKS_REQUEST)).tick, firstHit.tick);
-    assert.ok(outputSince(dap, from).includes(`crawler.ts:${line}`), 'the console names the hit\'s line');
+    assert.ok(outputSince(dap, from).includes(`crawler.ts:${line}`), "the console names the hit's line");
     // From the hit found in the past, Step Back goes by lines too: the line its worker ran before.
     from = dap.mark();
     await dap.request('stepBack', { threadId: firstHit.thread });
@@ -209,7 +247,15 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
     await dap.request('disconnect', {});
     await dap.close();
     dap = await start();
-    const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'demo', crawl: 'demo', maxTasks: 2, record: false, stopOnEntry: true });
+    const launch = dap.request('launch', {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'demo',
+      crawl: 'demo',
+      maxTasks: 2,
+      record: false,
+      stopOnEntry: true,
+    });
     await dap.waitForEvent('initialized');
     await dap.request('configurationDone');
     await launch;

@@ -18,7 +18,13 @@ describe('stopOnEntry on a user program', { timeout: 90_000 }, () => {
   before(async () => {
     await buildAdapterAndHost();
     dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-    await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+    await dap.request('initialize', {
+      clientID: 'coroscope-tests',
+      adapterID: 'coroscope',
+      linesStartAt1: true,
+      columnsStartAt1: true,
+      pathFormat: 'path',
+    });
   });
 
   after(async () => {
@@ -27,7 +33,13 @@ describe('stopOnEntry on a user program', { timeout: 90_000 }, () => {
 
   it("shows main's frame at the program's first line", async () => {
     const from = dap.mark();
-    const launched = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'entry', program: PROGRAM, stopOnEntry: true });
+    const launched = dap.request('launch', {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'entry',
+      program: PROGRAM,
+      stopOnEntry: true,
+    });
     await dap.waitForEvent('initialized', { from });
     await dap.request('configurationDone');
     await launched;
@@ -35,7 +47,10 @@ describe('stopOnEntry on a user program', { timeout: 90_000 }, () => {
     assert.equal(stopped.body.reason, 'entry');
     const threadId = Number(stopped.body.threadId);
     const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
-    assert.ok(threads.some((t) => t.id === threadId && /main/.test(t.name)), JSON.stringify(threads));
+    assert.ok(
+      threads.some((t) => t.id === threadId && /main/.test(t.name)),
+      JSON.stringify(threads),
+    );
     const frames = await stackOf(dap, threadId);
     assert.deepEqual(
       frames.slice(0, 1).map((f) => [f.name, f.source?.path, f.line]),

@@ -1,7 +1,8 @@
 // The debugger's Task scope says where a task was created at every moment (issue 26, item 4),
 // through the standalone debug adapter over stdio: the generators sample stepped two ticks on
 // the loop's thread, then one tick back (replayed from the recording): the task's "created
-// at" is the file and line it says live (the sample's line that starts it) (the panel's detail says it so too: the host's
+// at" is the file and line it says live (the sample's line that starts it) (the panel's detail says it so
+// too: the host's
 // taskDetail serves both), and its stack still ends with its creation.
 
 import assert from 'node:assert/strict';
@@ -16,7 +17,13 @@ describe('the Task scope at a past tick', { timeout: 120_000 }, () => {
   before(async () => {
     await buildAdapterAndHost();
     dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-    await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+    await dap.request('initialize', {
+      clientID: 'coroscope-tests',
+      adapterID: 'coroscope',
+      linesStartAt1: true,
+      columnsStartAt1: true,
+      pathFormat: 'path',
+    });
   });
   after(async () => {
     await dap?.close();
@@ -34,13 +41,21 @@ describe('the Task scope at a past tick', { timeout: 120_000 }, () => {
     const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId: frames[0]!.id });
     const task = scopes.find((s) => s.name === 'Task');
     assert.ok(task !== undefined, scopes.map((s) => s.name).join(', '));
-    const { variables } = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: task.variablesReference });
+    const { variables } = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', {
+      variablesReference: task.variablesReference,
+    });
     return { vars: new Map(variables.map((v) => [v.name, v.value])), frames: frames.map((f) => f.name) };
   }
 
   it('says the creation site live and replayed alike', async () => {
     const from = dap.mark();
-    const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'task scope', sample: 'generators', stopOnEntry: true });
+    const launch = dap.request('launch', {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'task scope',
+      sample: 'generators',
+      stopOnEntry: true,
+    });
     await dap.waitForEvent('initialized', { from });
     await dap.request('setExceptionBreakpoints', { filters: [] });
     await dap.request('configurationDone');
@@ -58,6 +73,10 @@ describe('the Task scope at a past tick', { timeout: 120_000 }, () => {
     await move('stepBack');
     const past = await taskScope(taskId);
     assert.equal(past.vars.get('created at'), site, [...past.vars].join(', '));
-    assert.equal(past.frames[past.frames.length - 1], live.frames[live.frames.length - 1], `the stack ends with the creation: ${past.frames.join(' < ')}`);
+    assert.equal(
+      past.frames[past.frames.length - 1],
+      live.frames[live.frames.length - 1],
+      `the stack ends with the creation: ${past.frames.join(' < ')}`,
+    );
   });
 });

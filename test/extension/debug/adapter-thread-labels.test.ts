@@ -28,7 +28,13 @@ describe('thread labels agree with the stops (generators sample)', { timeout: 18
     await buildAdapterAndHost();
     dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
     states = new ClientThreadStates(dap);
-    await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+    await dap.request('initialize', {
+      clientID: 'coroscope-tests',
+      adapterID: 'coroscope',
+      linesStartAt1: true,
+      columnsStartAt1: true,
+      pathFormat: 'path',
+    });
   });
   after(async () => {
     await dap?.close();
@@ -42,7 +48,11 @@ describe('thread labels agree with the stops (generators sample)', { timeout: 18
   }
 
   /** Checks the stop, the threads listed and their names; returns the stopped thread's name. */
-  async function check(kind: StopKind, stopped: DapEvent, lineTick?: number): Promise<{ name: string; tick: number | null }> {
+  async function check(
+    kind: StopKind,
+    stopped: DapEvent,
+    lineTick?: number,
+  ): Promise<{ name: string; tick: number | null }> {
     assert.equal(stopped.body.allThreadsStopped, true, `a stop stops every thread: ${JSON.stringify(stopped.body)}`);
     const threadId = Number(stopped.body.threadId);
     // Whatever came with the stop (the loop's relabel) has arrived before VS Code lists the threads.
@@ -52,7 +62,8 @@ describe('thread labels agree with the stops (generators sample)', { timeout: 18
     const said = threads.map((t) => `${t.id}: ${t.name} (${states.stateOf(t.id)})`).join(' | ');
     const stoppedThread = threads.find((t) => t.id === threadId);
     assert.ok(stoppedThread !== undefined, `the stop's thread ${threadId} is listed: ${said}`);
-    for (const t of threads) assert.equal(states.stateOf(t.id), 'paused', `every thread is paused at a ${kind} stop: ${said}`);
+    for (const t of threads)
+      assert.equal(states.stateOf(t.id), 'paused', `every thread is paused at a ${kind} stop: ${said}`);
     const loop = threads.find((t) => t.id === LOOP_THREAD_ID)!.name;
     let tick: number | null = null;
     if (kind === 'end') assert.equal(loop, 'event loop [finished]', said);
@@ -63,16 +74,30 @@ describe('thread labels agree with the stops (generators sample)', { timeout: 18
       tick = Number(m[1]);
       if (lineTick !== undefined) assert.equal(tick, lineTick, `the line's tick, live and replayed: ${said}`);
       const top = (await stackOf(dap, threadId))[0]!;
-      assert.match(stoppedThread.name, new RegExp(`^\\S+ \\[running: line ${top.line}\\]$`), `the task on the line says it runs it: ${said}`);
+      assert.match(
+        stoppedThread.name,
+        new RegExp(`^\\S+ \\[running: line ${top.line}\\]$`),
+        `the task on the line says it runs it: ${said}`,
+      );
     }
     const running = threads.filter((t) => / \[running/.test(t.name) && (kind !== 'line' || t.id !== threadId));
-    assert.deepEqual(running.map((t) => t.name), [], `no other task says it runs: ${said}`);
+    assert.deepEqual(
+      running.map((t) => t.name),
+      [],
+      `no other task says it runs: ${said}`,
+    );
     return { name: stoppedThread.name, tick };
   }
 
   it('between ticks, on a line live and replayed, at the end and at a past tick', async () => {
     const from = dap.mark();
-    const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'labels', sample: 'generators', stopOnEntry: true });
+    const launch = dap.request('launch', {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'labels',
+      sample: 'generators',
+      stopOnEntry: true,
+    });
     await dap.waitForEvent('initialized', { from });
     await dap.request('setExceptionBreakpoints', { filters: [] });
     await dap.request('configurationDone');

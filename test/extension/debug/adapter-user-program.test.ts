@@ -16,7 +16,14 @@ import { PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
 import { DapClient, continueThroughEnd, stackOf } from './dap-client';
 import { lineOf } from '../../source-line';
 
-const BUNDLES = ['debugAdapter.js', 'runtime-host.js', 'runtime-host.js.map', 'line-debug-worker.js', 'line-debug-worker.js.map', 'typescript-transpiler.js'];
+const BUNDLES = [
+  'debugAdapter.js',
+  'runtime-host.js',
+  'runtime-host.js.map',
+  'line-debug-worker.js',
+  'line-debug-worker.js.map',
+  'typescript-transpiler.js',
+];
 
 const PROGRAM = [
   "import { coroutine, sleep, Lock, type Coroutine } from 'coroscope';",
@@ -44,7 +51,9 @@ const PROGRAM = [
   '',
 ].join('\n');
 
-describe('the debug adapter installed as the extension is, on a .ts program in an empty folder', { timeout: 90_000 }, () => {
+describe('the debug adapter installed as the extension is, on a .ts program in an empty folder', {
+  timeout: 90_000,
+}, () => {
   let root = '';
   let dap: DapClient;
 
@@ -56,8 +65,17 @@ describe('the debug adapter installed as the extension is, on a .ts program in a
     mkdirSync(join(root, 'workspace'));
     writeFileSync(join(root, 'workspace', 'buggy.ts'), PROGRAM);
     const { COROSCOPE_HOST_SCRIPT: _ignored, ...env } = process.env;
-    dap = DapClient.spawn(process.execPath, [join(root, 'extension', 'dist', 'debugAdapter.js')], { cwd: join(root, 'workspace'), env });
-    await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+    dap = DapClient.spawn(process.execPath, [join(root, 'extension', 'dist', 'debugAdapter.js')], {
+      cwd: join(root, 'workspace'),
+      env,
+    });
+    await dap.request('initialize', {
+      clientID: 'coroscope-tests',
+      adapterID: 'coroscope',
+      linesStartAt1: true,
+      columnsStartAt1: true,
+      pathFormat: 'path',
+    });
   });
 
   after(async () => {
@@ -69,9 +87,18 @@ describe('the debug adapter installed as the extension is, on a .ts program in a
     const program = join(root, 'workspace', 'buggy.ts');
     const line = lineOf(program, 'const before: number = account.balance;');
     const launchedAt = performance.now();
-    const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'Coroscope: run this module\'s main coroutine', program, cwd: join(root, 'workspace') });
+    const launch = dap.request('launch', {
+      type: 'coroscope',
+      request: 'launch',
+      name: "Coroscope: run this module's main coroutine",
+      program,
+      cwd: join(root, 'workspace'),
+    });
     await dap.waitForEvent('initialized');
-    const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', { source: { path: program, name: 'buggy.ts' }, breakpoints: [{ line }] });
+    const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
+      source: { path: program, name: 'buggy.ts' },
+      breakpoints: [{ line }],
+    });
     assert.equal(set.breakpoints[0]?.verified, true, `breakpoint not verified: ${set.breakpoints[0]?.message ?? ''}`);
     await dap.request('configurationDone');
     await launch;
@@ -79,10 +106,13 @@ describe('the debug adapter installed as the extension is, on a .ts program in a
     console.log(`launch to the first stop on buggy.ts:${line}: ${Math.round(stopped.at - launchedAt)} ms`);
     assert.equal(stopped.body.reason, 'breakpoint', dap.outputText().slice(-500));
     const frames = await stackOf(dap, Number(stopped.body.threadId));
-    assert.deepEqual(frames.slice(0, 2).map((f) => [f.name, f.source?.path, f.line]), [
-      ['deposit', program, line],
-      ['main', program, lineOf(program, 'yield* deposit(account, lock, 5);')],
-    ]);
+    assert.deepEqual(
+      frames.slice(0, 2).map((f) => [f.name, f.source?.path, f.line]),
+      [
+        ['deposit', program, line],
+        ['main', program, lineOf(program, 'yield* deposit(account, lock, 5);')],
+      ],
+    );
     assert.doesNotMatch(dap.outputText(), /tsx|launch failed/);
     await dap.request('setBreakpoints', { source: { path: program }, breakpoints: [] });
     await continueThroughEnd(dap, Number(stopped.body.threadId));

@@ -83,13 +83,22 @@ describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { 
 
   it('launches the demo crawl, sets the breakpoint on the fetch line and stops there', async () => {
     launchedAt = performance.now();
-    const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'demo', crawl: 'demo', maxTasks: MAX_TASKS });
+    const launch = dap.request('launch', {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'demo',
+      crawl: 'demo',
+      maxTasks: MAX_TASKS,
+    });
     await dap.waitForEvent('initialized');
     const proc = await dap.waitForEvent('process');
     hostPid = Number(proc.body.systemProcessId);
     assert.ok(hostPid > 0 && processExists(hostPid), 'the runtime host runs');
 
-    const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', { source: { path: CRAWLER_TS, name: 'crawler.ts' }, breakpoints: [{ line }] });
+    const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
+      source: { path: CRAWLER_TS, name: 'crawler.ts' },
+      breakpoints: [{ line }],
+    });
     assert.equal(set.breakpoints.length, 1);
     assert.equal(set.breakpoints[0]!.verified, true, `breakpoint not verified: ${set.breakpoints[0]!.message}`);
     assert.equal(set.breakpoints[0]!.line, line);
@@ -99,7 +108,11 @@ describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { 
 
     const stopped = await dap.waitForEvent('stopped');
     figures.msLaunchToFirstStop = Math.round(stopped.at - launchedAt);
-    assert.equal(stopped.body.reason, 'breakpoint', `stopped for ${String(stopped.body.reason)}: ${dap.outputText().slice(-500)}`);
+    assert.equal(
+      stopped.body.reason,
+      'breakpoint',
+      `stopped for ${String(stopped.body.reason)}: ${dap.outputText().slice(-500)}`,
+    );
     // Before the line runs (issue 26): a line stop on the GET's `yield*`, the worker running.
     assert.match(dap.outputText(), new RegExp(`worker-\\d+ stopped on a line at .*crawler\\.ts:${line}\\n`));
     assert.equal(stopped.body.allThreadsStopped, true);
@@ -111,9 +124,18 @@ describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { 
     const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
     const tasks = threads.filter((t) => t.id !== LOOP_THREAD_ID);
     figures.threads = threads.length;
-    assert.ok(tasks.length >= MAX_TASKS + 1, `only ${tasks.length} task threads: ${threads.map((t) => t.name).join(', ')}`);
-    assert.ok(threads.some((t) => t.id === LOOP_THREAD_ID && /^event loop \[stopped on a line/.test(t.name)), 'the event loop thread is listed, stopped on the line');
-    assert.ok(tasks.some((t) => /^crawl \[suspended: /.test(t.name)), `no crawl thread: ${tasks.map((t) => t.name).join(', ')}`);
+    assert.ok(
+      tasks.length >= MAX_TASKS + 1,
+      `only ${tasks.length} task threads: ${threads.map((t) => t.name).join(', ')}`,
+    );
+    assert.ok(
+      threads.some((t) => t.id === LOOP_THREAD_ID && /^event loop \[stopped on a line/.test(t.name)),
+      'the event loop thread is listed, stopped on the line',
+    );
+    assert.ok(
+      tasks.some((t) => /^crawl \[suspended: /.test(t.name)),
+      `no crawl thread: ${tasks.map((t) => t.name).join(', ')}`,
+    );
     assert.equal(tasks.filter((t) => /^worker-\d+ \[/.test(t.name)).length, MAX_TASKS);
     const stoppedName = threads.find((t) => t.id === stoppedThread)?.name ?? '';
     assert.match(stoppedName, /^worker-\d+ \[running: line \d+\]/);
@@ -121,7 +143,11 @@ describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { 
   });
 
   it('shows the stack work / fetch with TypeScript paths and lines', async () => {
-    const body = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId: stoppedThread, startFrame: 0, levels: 100 });
+    const body = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', {
+      threadId: stoppedThread,
+      startFrame: 0,
+      levels: 100,
+    });
     const frames = body.stackFrames;
     const names = frames.map((f) => f.name);
     const fetch = frames.find((f) => f.name === 'fetch');
@@ -133,25 +159,38 @@ describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { 
     assert.equal(fetch.source?.path, CRAWLER_TS);
     assert.equal(fetch.line, line);
     assert.ok(work.source?.path?.endsWith('crawler.ts') && work.line > 0);
-    for (const f of frames) if (f.source?.path !== undefined) assert.match(f.source.path, /\.ts$/, `${f.name} is not in a TypeScript file: ${f.source.path}`);
+    for (const f of frames)
+      if (f.source?.path !== undefined)
+        assert.match(f.source.path, /\.ts$/, `${f.name} is not in a TypeScript file: ${f.source.path}`);
     assert.equal(body.totalFrames, frames.length);
     fetchFrameId = fetch.id;
     // Delayed loading: the first frame alone, then the rest.
-    const first = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId: stoppedThread, startFrame: 0, levels: 1 });
+    const first = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', {
+      threadId: stoppedThread,
+      startFrame: 0,
+      levels: 1,
+    });
     assert.equal(first.stackFrames.length, 1);
     assert.equal(first.stackFrames[0]!.id, frames[0]!.id, 'frame ids are stable within a stop');
   });
 
-  it('shows the URL being fetched in the fetch frame\'s locals, and a Task scope', async () => {
+  it("shows the URL being fetched in the fetch frame's locals, and a Task scope", async () => {
     const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId: fetchFrameId });
-    assert.deepEqual(scopes.map((s) => s.name).filter((n) => n === 'Locals' || n === 'Task'), ['Locals', 'Task']);
+    assert.deepEqual(
+      scopes.map((s) => s.name).filter((n) => n === 'Locals' || n === 'Task'),
+      ['Locals', 'Task'],
+    );
     const localsScope = scopes.find((sc) => sc.name === 'Locals')!;
     const taskScope = scopes.find((sc) => sc.name === 'Task')!;
-    const locals = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: localsScope.variablesReference });
+    const locals = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', {
+      variablesReference: localsScope.variablesReference,
+    });
     const url = locals.variables.find((v) => v.name === 'url');
     assert.ok(url, `locals: ${locals.variables.map((v) => v.name).join(', ')}`);
     assert.match(url.value, /http:\/\/127\.0\.0\.1:\d+\//);
-    const task = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: taskScope.variablesReference });
+    const task = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', {
+      variablesReference: taskScope.variablesReference,
+    });
     const byName = new Map(task.variables.map((v) => [v.name, v.value]));
     assert.equal(byName.get('state'), 'running');
     assert.match(byName.get('created by') ?? '', /^crawl #\d+$/);
@@ -159,10 +198,16 @@ describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { 
     // An object local expands through the host's handles.
     const expandable = locals.variables.find((v) => v.variablesReference > 0);
     if (expandable !== undefined) {
-      const children = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: expandable.variablesReference });
+      const children = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', {
+        variablesReference: expandable.variablesReference,
+      });
       assert.ok(children.variables.length > 0, `${expandable.name} has no children`);
     }
-    const evaluated = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', { expression: 'url.length', frameId: fetchFrameId, context: 'repl' });
+    const evaluated = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', {
+      expression: 'url.length',
+      frameId: fetchFrameId,
+      context: 'repl',
+    });
     assert.equal(evaluated.result, String(url.value.replace(/^"|"$/g, '').length));
   });
 
@@ -172,10 +217,17 @@ describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { 
     const stopped = await dap.waitForEvent('stopped', { from });
     assert.equal(stopped.body.reason, 'step');
     assert.equal(Number(stopped.body.threadId), stoppedThread, 'the step stop stays on the thread stepped');
-    assert.match(dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join(''), /worker-\d+ suspended on socket\./);
+    assert.match(
+      dap.events
+        .slice(from)
+        .filter((e) => e.event === 'output')
+        .map((e) => String(e.body.output))
+        .join(''),
+      /worker-\d+ suspended on socket\./,
+    );
   });
 
-  it('continues to the failing page\'s exception and gives its coroutine traceback', async () => {
+  it("continues to the failing page's exception and gives its coroutine traceback", async () => {
     await dap.request('setBreakpoints', { source: { path: CRAWLER_TS }, breakpoints: [] });
     let info: DebugProtocol.ExceptionInfoResponse['body'] | null = null;
     let thread = 0;
@@ -183,9 +235,15 @@ describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { 
       const from = dap.mark();
       await dap.request('continue', { threadId: stoppedThread });
       const stopped = await dap.waitForEvent('stopped', { from, timeoutMs: 60_000, failOn: ['terminated'] });
-      assert.equal(stopped.body.reason, 'exception', `stopped for ${String(stopped.body.reason)}: ${dap.outputText().slice(-500)}`);
+      assert.equal(
+        stopped.body.reason,
+        'exception',
+        `stopped for ${String(stopped.body.reason)}: ${dap.outputText().slice(-500)}`,
+      );
       thread = Number(stopped.body.threadId);
-      const body = await dap.request<DebugProtocol.ExceptionInfoResponse['body']>('exceptionInfo', { threadId: thread });
+      const body = await dap.request<DebugProtocol.ExceptionInfoResponse['body']>('exceptionInfo', {
+        threadId: thread,
+      });
       if (body.exceptionId === 'UnknownCharsetError') info = body;
     }
     assert.ok(info, 'never stopped on the UnknownCharsetError of /broken/');
@@ -196,10 +254,15 @@ describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { 
     assert.match(trace, /crawler\.ts/);
     assert.match(trace, /broken/);
     const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
-    assert.ok(threads.some((t) => t.id === thread), 'the thread of the exception is listed');
+    assert.ok(
+      threads.some((t) => t.id === thread),
+      'the thread of the exception is listed',
+    );
     // The stack starts where the error was raised (the client shows the exception there),
     // through the coroutine chain that caught it, then the worker's chain as it is now.
-    const { stackFrames } = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId: thread });
+    const { stackFrames } = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', {
+      threadId: thread,
+    });
     const names = stackFrames.map((f) => f.name);
     assert.match(stackFrames[0]!.name, /^raised: UnknownCharsetError/);
     assert.equal(stackFrames[1]!.name, 'decodeBody');
@@ -215,10 +278,18 @@ describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { 
     const ripped = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId: callback.id });
     const rippedNames = ripped.stackFrames.map((f) => f.name);
     assert.equal(ripped.stackFrames[0]!.presentationHint, 'label');
-    assert.ok(ripped.stackFrames.some((f) => f.source?.path?.endsWith('callback-fetcher.ts')), rippedNames.join(' | '));
+    assert.ok(
+      ripped.stackFrames.some((f) => f.source?.path?.endsWith('callback-fetcher.ts')),
+      rippedNames.join(' | '),
+    );
     assert.ok(rippedNames.includes('decodeBody'), rippedNames.join(' | '));
-    assert.ok(!rippedNames.includes('work') && !rippedNames.includes('fetch'), `the ripped stack has no coroutine chain: ${rippedNames.join(' | ')}`);
-    const rippedInfo = await dap.request<DebugProtocol.ExceptionInfoResponse['body']>('exceptionInfo', { threadId: callback.id });
+    assert.ok(
+      !rippedNames.includes('work') && !rippedNames.includes('fetch'),
+      `the ripped stack has no coroutine chain: ${rippedNames.join(' | ')}`,
+    );
+    const rippedInfo = await dap.request<DebugProtocol.ExceptionInfoResponse['body']>('exceptionInfo', {
+      threadId: callback.id,
+    });
     assert.equal(rippedInfo.exceptionId, 'UnknownCharsetError');
   });
 
@@ -233,7 +304,9 @@ describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { 
   });
 });
 
-describe('the standalone debug adapter: entry, stepping, evaluate, views, restart, terminate', { timeout: 120_000 }, () => {
+describe('the standalone debug adapter: entry, stepping, evaluate, views, restart, terminate', {
+  timeout: 120_000,
+}, () => {
   let dap: DapClient;
   let crawlThread = 0;
   let workerThread = 0;
@@ -280,8 +353,13 @@ describe('the standalone debug adapter: entry, stepping, evaluate, views, restar
     const stopped = await dap.waitForEvent('stopped', { from });
     assert.equal(stopped.body.reason, 'step');
     assert.equal(Number(stopped.body.threadId), crawlThread);
-    const { stackFrames } = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId: crawlThread });
-    assert.ok(stackFrames.some((f) => f.name === 'crawl' && f.source?.path === CRAWLER_TS), stackFrames.map((f) => f.name).join(' | '));
+    const { stackFrames } = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', {
+      threadId: crawlThread,
+    });
+    assert.ok(
+      stackFrames.some((f) => f.name === 'crawl' && f.source?.path === CRAWLER_TS),
+      stackFrames.map((f) => f.name).join(' | '),
+    );
     const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
     const workers = threads.filter((t) => /^worker-\d+ \[/.test(t.name));
     assert.equal(workers.length, 3, 'crawl created its 3 workers');
@@ -289,7 +367,10 @@ describe('the standalone debug adapter: entry, stepping, evaluate, views, restar
   });
 
   it('evaluates in the runtime host, with and without a frame', async () => {
-    const global = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', { expression: 'tasks.length', context: 'repl' });
+    const global = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', {
+      expression: 'tasks.length',
+      context: 'repl',
+    });
     assert.match(global.result, /^\d+$/);
     assert.ok(Number(global.result) >= 4);
     const bad = await dap.requestRaw('evaluate', { expression: 'no_such_name', context: 'repl' });
@@ -303,7 +384,9 @@ describe('the standalone debug adapter: entry, stepping, evaluate, views, restar
     let stopped = await dap.waitForEvent('stopped', { from });
     assert.equal(stopped.body.reason, 'step');
     assert.equal(Number(stopped.body.threadId), workerThread);
-    const before = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId: workerThread });
+    const before = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', {
+      threadId: workerThread,
+    });
     const chain = before.stackFrames.filter((f) => f.presentationHint !== 'label' && f.presentationHint !== 'subtle');
     assert.ok(chain.length >= 2, before.stackFrames.map((f) => f.name).join(' | '));
     from = dap.mark();
@@ -334,13 +417,21 @@ describe('the standalone debug adapter: entry, stepping, evaluate, views, restar
     assert.deepEqual(ended.cancelledBy, { kind: 'debugger' });
   });
 
-  it('answers the Coroutines view\'s coroscope/tasks request and lists loaded sources', async () => {
-    const body = await dap.request<{ tasks: Array<{ id: number; name: string; state: string }>; tick: number; paused: boolean; running: boolean }>('coroscope/tasks');
+  it("answers the Coroutines view's coroscope/tasks request and lists loaded sources", async () => {
+    const body = await dap.request<{
+      tasks: Array<{ id: number; name: string; state: string }>;
+      tick: number;
+      paused: boolean;
+      running: boolean;
+    }>('coroscope/tasks');
     assert.ok(body.tasks.some((t) => t.name === 'crawl'));
     assert.equal(body.paused, true);
     assert.equal(body.running, true);
     const { sources } = await dap.request<DebugProtocol.LoadedSourcesResponse['body']>('loadedSources');
-    assert.ok(sources.some((s) => s.path === CRAWLER_TS), 'crawler.ts is a loaded source');
+    assert.ok(
+      sources.some((s) => s.path === CRAWLER_TS),
+      'crawler.ts is a loaded source',
+    );
     assert.ok(sources.every((s) => s.path === undefined || s.path.endsWith('.ts')));
   });
 
@@ -358,12 +449,21 @@ describe('the standalone debug adapter: entry, stepping, evaluate, views, restar
 
   it('restarts the launch (a new run, stopped on entry again)', async () => {
     const from = dap.mark();
-    await dap.request('restart', { arguments: { type: 'coroscope', request: 'launch', name: 't', crawl: 'demo', maxTasks: 2, stopOnEntry: true } });
+    await dap.request('restart', {
+      arguments: { type: 'coroscope', request: 'launch', name: 't', crawl: 'demo', maxTasks: 2, stopOnEntry: true },
+    });
     const stopped = await dap.waitForEvent('stopped', { from });
     assert.equal(stopped.body.reason, 'entry');
     const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
-    assert.ok(threads.some((t) => /^crawl \[scheduled\]/.test(t.name)), threads.map((t) => t.name).join(', '));
-    assert.equal(dap.events.slice(from).filter((e) => e.event === 'terminated').length, 0, 'a restart does not end the session');
+    assert.ok(
+      threads.some((t) => /^crawl \[scheduled\]/.test(t.name)),
+      threads.map((t) => t.name).join(', '),
+    );
+    assert.equal(
+      dap.events.slice(from).filter((e) => e.event === 'terminated').length,
+      0,
+      'a restart does not end the session',
+    );
   });
 
   it('terminates: the run ends, the session gets terminated, the host ends on disconnect', async () => {
@@ -377,7 +477,9 @@ describe('the standalone debug adapter: entry, stepping, evaluate, views, restar
   });
 });
 
-describe('the standalone debug adapter: conditions, hit counts, 120 workers, inspection off', { timeout: 120_000 }, () => {
+describe('the standalone debug adapter: conditions, hit counts, 120 workers, inspection off', {
+  timeout: 120_000,
+}, () => {
   let dap: DapClient;
   let line = 0;
 
@@ -394,7 +496,13 @@ describe('the standalone debug adapter: conditions, hit counts, 120 workers, ins
 
   it('stops only where the condition holds, on the hit asked for; refuses lines past the end of the file', async () => {
     const from = dap.mark();
-    const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'c', crawl: 'demo', maxTasks: 120 });
+    const launch = dap.request('launch', {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'c',
+      crawl: 'demo',
+      maxTasks: 120,
+    });
     await dap.waitForEvent('initialized', { from });
     const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
       source: { path: CRAWLER_TS },
@@ -415,7 +523,9 @@ describe('the standalone debug adapter: conditions, hit counts, 120 workers, ins
     const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId: fetch.id });
     const localsScope = scopes.find((sc) => sc.name === 'Locals');
     assert.ok(localsScope, scopes.map((sc) => sc.name).join(', '));
-    const locals = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: localsScope.variablesReference });
+    const locals = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', {
+      variablesReference: localsScope.variablesReference,
+    });
     assert.match(locals.variables.find((v) => v.name === 'url')?.value ?? '', /\/page\//);
   });
 
@@ -434,7 +544,17 @@ describe('the standalone debug adapter: conditions, hit counts, 120 workers, ins
   it('with inspection off, lists the tasks without stacks', async () => {
     await dap.request('setBreakpoints', { source: { path: CRAWLER_TS }, breakpoints: [] });
     const from = dap.mark();
-    await dap.request('restart', { arguments: { type: 'coroscope', request: 'launch', name: 'c', crawl: 'demo', maxTasks: 3, inspect: false, stopOnEntry: true } });
+    await dap.request('restart', {
+      arguments: {
+        type: 'coroscope',
+        request: 'launch',
+        name: 'c',
+        crawl: 'demo',
+        maxTasks: 3,
+        inspect: false,
+        stopOnEntry: true,
+      },
+    });
     await dap.waitForEvent('stopped', { from });
     const step = dap.mark();
     const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
@@ -444,13 +564,15 @@ describe('the standalone debug adapter: conditions, hit counts, 120 workers, ins
     await dap.waitForEvent('stopped', { from: step });
     const after = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
     assert.equal(after.threads.filter((t) => /^worker-\d+ \[/.test(t.name)).length, 3);
-    const { stackFrames } = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId: crawl.id });
+    const { stackFrames } = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', {
+      threadId: crawl.id,
+    });
     assert.ok(stackFrames.length >= 1);
     await dap.request('disconnect', {});
   });
 });
 
-describe('the standalone debug adapter on a user\'s program', { timeout: 60_000 }, () => {
+describe("the standalone debug adapter on a user's program", { timeout: 60_000 }, () => {
   let dap: DapClient;
   let dir = '';
 
@@ -485,9 +607,16 @@ describe('the standalone debug adapter on a user\'s program', { timeout: 60_000 
     if (dir !== '') rmSync(dir, { recursive: true, force: true });
   });
 
-  it('runs the module\'s main coroutine: its tasks are threads with the module\'s frames and locals', async () => {
+  it("runs the module's main coroutine: its tasks are threads with the module's frames and locals", async () => {
     const from = dap.mark();
-    const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'p', program: 'main.ts', cwd: dir, stopOnEntry: true });
+    const launch = dap.request('launch', {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'p',
+      program: 'main.ts',
+      cwd: dir,
+      stopOnEntry: true,
+    });
     await dap.waitForEvent('initialized', { from });
     await dap.request('configurationDone');
     await launch;
@@ -498,14 +627,21 @@ describe('the standalone debug adapter on a user\'s program', { timeout: 60_000 
     await dap.request('stepIn', { threadId: mainThread });
     await dap.waitForEvent('stopped', { from: mark });
     const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
-    assert.deepEqual(threads.filter((t) => /^child-\d \[/.test(t.name)).map((t) => t.name.replace(/ .*/, '')), ['child-1', 'child-2', 'child-3']);
-    const { stackFrames } = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId: mainThread });
+    assert.deepEqual(
+      threads.filter((t) => /^child-\d \[/.test(t.name)).map((t) => t.name.replace(/ .*/, '')),
+      ['child-1', 'child-2', 'child-3'],
+    );
+    const { stackFrames } = await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', {
+      threadId: mainThread,
+    });
     const main = stackFrames.find((f) => f.name === 'main');
     assert.ok(main, stackFrames.map((f) => f.name).join(' | '));
     assert.equal(main.source?.path, join(dir, 'main.ts'));
     assert.equal(main.line, 10);
     const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId: main.id });
-    const locals = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: scopes[0]!.variablesReference });
+    const locals = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', {
+      variablesReference: scopes[0]!.variablesReference,
+    });
     const names = locals.variables.map((v) => v.name);
     assert.ok(names.includes('tasks') && names.includes('total'), names.join(', '));
     await continueThroughEnd(dap, mainThread);
@@ -516,7 +652,9 @@ describe('the standalone debug adapter on a user\'s program', { timeout: 60_000 
 
 type DapEvent = Awaited<ReturnType<DapClient['waitForEvent']>>;
 
-describe('the standalone debug adapter: what it does not support, failed launches, entry for every sample', { timeout: 120_000 }, () => {
+describe('the standalone debug adapter: what it does not support, failed launches, entry for every sample', {
+  timeout: 120_000,
+}, () => {
   let dir = '';
   const clients: DapClient[] = [];
 
@@ -541,7 +679,15 @@ describe('the standalone debug adapter: what it does not support, failed launche
     const dap = await started();
     const caps = await initialize(dap);
     assert.equal(caps.supportsStepBack, true);
-    for (const cap of ['supportsRestartFrame', 'supportsGotoTargetsRequest', 'supportsSetVariable', 'supportsSetExpression', 'supportsCancelRequest', 'supportsFunctionBreakpoints', 'supportsDataBreakpoints']) {
+    for (const cap of [
+      'supportsRestartFrame',
+      'supportsGotoTargetsRequest',
+      'supportsSetVariable',
+      'supportsSetExpression',
+      'supportsCancelRequest',
+      'supportsFunctionBreakpoints',
+      'supportsDataBreakpoints',
+    ]) {
       assert.notEqual((caps as Record<string, unknown>)[cap], true, `${cap} is advertised`);
     }
     const refusals: Array<[string, RegExp]> = [
@@ -568,13 +714,22 @@ describe('the standalone debug adapter: what it does not support, failed launche
   it('ends the session with the reason when the launch fails (a main that is an async function)', async () => {
     const dap = await started();
     await initialize(dap);
-    const r = await dap.requestRaw('launch', { type: 'coroscope', request: 'launch', name: 'p', program: join(dir, 'async-main.ts'), stopOnEntry: true });
+    const r = await dap.requestRaw('launch', {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'p',
+      program: join(dir, 'async-main.ts'),
+      stopOnEntry: true,
+    });
     assert.equal(r.success, false);
     assert.match(JSON.stringify(r.body), /did not return a coroutine/);
     await dap.waitForEvent('terminated');
     assert.match(dap.outputText(), /the launch failed: .*did not return a coroutine/);
     const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
-    assert.ok(!threads.some((t) => /running/.test(t.name)), `a failed launch still lists ${threads.map((t) => t.name).join(', ')}`);
+    assert.ok(
+      !threads.some((t) => /running/.test(t.name)),
+      `a failed launch still lists ${threads.map((t) => t.name).join(', ')}`,
+    );
     await dap.request('disconnect', {});
   });
 
@@ -591,7 +746,13 @@ describe('the standalone debug adapter: what it does not support, failed launche
     it(`stops on entry for the ${sample} sample (${sample === 'trampoline' ? 'a loop of its own, not started yet' : "tasks on the runtime's loop"}), and holds it there`, async () => {
       const dap = await started();
       await initialize(dap);
-      const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 's', sample, stopOnEntry: true });
+      const launch = dap.request('launch', {
+        type: 'coroscope',
+        request: 'launch',
+        name: 's',
+        sample,
+        stopOnEntry: true,
+      });
       await dap.waitForEvent('initialized');
       await dap.request('configurationDone');
       await launch;

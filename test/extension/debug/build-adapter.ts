@@ -19,7 +19,11 @@ export const HOST_SCRIPT = join(PROJECT_ROOT, 'dist', 'runtime-host.js');
 export async function buildAdapterAndHost(): Promise<void> {
   const entries = [
     { in: 'runtime/host/main-thread/main.ts', out: HOST_SCRIPT },
-    { in: 'runtime/host/main-thread/bundled-transpiler.ts', out: join(PROJECT_ROOT, 'dist', 'typescript-transpiler.js'), library: true },
+    {
+      in: 'runtime/host/main-thread/bundled-transpiler.ts',
+      out: join(PROJECT_ROOT, 'dist', 'typescript-transpiler.js'),
+      library: true,
+    },
     { in: 'runtime/host/worker/line-debug-worker-main.ts', out: join(PROJECT_ROOT, 'dist', 'line-debug-worker.js') },
     { in: 'extension/debug/standalone.ts', out: ADAPTER_SCRIPT },
   ];

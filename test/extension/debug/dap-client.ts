@@ -64,7 +64,10 @@ export class DapClient {
   readonly answers: DapAnswer[] = [];
   private buffer = Buffer.alloc(0);
   private seq = 1;
-  private readonly pending = new Map<number, { resolve: (r: DebugProtocol.Response) => void; reject: (e: Error) => void; command: string; args: unknown }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (r: DebugProtocol.Response) => void; reject: (e: Error) => void; command: string; args: unknown }
+  >();
   private readonly waiters: Array<() => void> = [];
   private stderr = '';
   private exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -76,8 +79,16 @@ export class DapClient {
   }
 
   /** A client of an adapter program, started as a process (`node dist/debugAdapter.js`). */
-  static spawn(command: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): DapClient {
-    const child = spawn(command, [...args], { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  static spawn(
+    command: string,
+    args: readonly string[],
+    options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  ): DapClient {
+    const child = spawn(command, [...args], {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     return new DapClient({
       send: (message) => {
         const json = JSON.stringify(message);
@@ -105,7 +116,8 @@ export class DapClient {
       // A copy, as if it had crossed a wire.
       send: (message) => adapter.handleMessage(JSON.parse(JSON.stringify(message)) as DebugProtocol.ProtocolMessage),
       output: null,
-      listen: (receive) => adapter.onDidSendMessage((m) => receive(JSON.parse(JSON.stringify(m)) as DebugProtocol.ProtocolMessage)),
+      listen: (receive) =>
+        adapter.onDidSendMessage((m) => receive(JSON.parse(JSON.stringify(m)) as DebugProtocol.ProtocolMessage)),
       stderr: null,
       onExit: (l) => exitListeners.push(l),
       end,
@@ -123,7 +135,8 @@ export class DapClient {
     return new Promise((resolve) => {
       this.link.onExit((code, signal) => {
         this.exited = { code, signal };
-        for (const [, p] of this.pending) p.reject(new Error(`the adapter exited (${signal ?? code}) while waiting for ${p.command}\n${this.stderr}`));
+        for (const [, p] of this.pending)
+          p.reject(new Error(`the adapter exited (${signal ?? code}) while waiting for ${p.command}\n${this.stderr}`));
         this.pending.clear();
         this.wake();
         resolve();
@@ -169,19 +182,37 @@ export class DapClient {
     if (message.type === 'response') {
       const r = message as DebugProtocol.Response;
       const p = this.pending.get(r.request_seq);
-      this.answers.push({ command: r.command, args: p?.args, success: r.success, body: (r.body ?? {}) as Record<string, unknown>, afterEvents: this.events.length });
+      this.answers.push({
+        command: r.command,
+        args: p?.args,
+        success: r.success,
+        body: (r.body ?? {}) as Record<string, unknown>,
+        afterEvents: this.events.length,
+      });
       if (p !== undefined) {
         this.pending.delete(r.request_seq);
         p.resolve(r);
       }
     } else if (message.type === 'event') {
       const e = message as DebugProtocol.Event;
-      this.events.push({ event: e.event, body: (e.body ?? {}) as Record<string, unknown>, index: this.events.length, at: performance.now() });
+      this.events.push({
+        event: e.event,
+        body: (e.body ?? {}) as Record<string, unknown>,
+        index: this.events.length,
+        at: performance.now(),
+      });
       this.wake();
     } else if (message.type === 'request') {
       // Reverse requests (runInTerminal, startDebugging): not used by this adapter; refuse.
       const r = message as DebugProtocol.Request;
-      this.send({ type: 'response', seq: this.seq++, request_seq: r.seq, success: false, command: r.command, message: 'not supported by the test client' });
+      this.send({
+        type: 'response',
+        seq: this.seq++,
+        request_seq: r.seq,
+        success: false,
+        command: r.command,
+        message: 'not supported by the test client',
+      });
     }
   }
 
@@ -192,7 +223,6 @@ export class DapClient {
   private send(message: object): void {
     this.link.send(message);
   }
-
 
   /** Sends a request; resolves with its response, successful or not. */
   requestRaw(command: string, args?: unknown, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<DebugProtocol.Response> {
@@ -215,12 +245,18 @@ export class DapClient {
         command,
         args,
       });
-      this.send(args === undefined ? { type: 'request', seq, command } : { type: 'request', seq, command, arguments: args });
+      this.send(
+        args === undefined ? { type: 'request', seq, command } : { type: 'request', seq, command, arguments: args },
+      );
     });
   }
 
   /** Sends a request; resolves with the response's body, rejects with the adapter's message if it failed. */
-  async request<B = Record<string, unknown>>(command: string, args?: unknown, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<B> {
+  async request<B = Record<string, unknown>>(
+    command: string,
+    args?: unknown,
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+  ): Promise<B> {
     const r = await this.requestRaw(command, args, timeoutMs);
     if (!r.success) {
       const detail = (r.body as { error?: { format?: string } } | undefined)?.error?.format;
@@ -243,25 +279,42 @@ export class DapClient {
    */
   async waitForEvent(
     name: string,
-    options: { from?: number; predicate?: (body: Record<string, unknown>) => boolean; timeoutMs?: number; failOn?: readonly string[]; relabels?: boolean } = {},
+    options: {
+      from?: number;
+      predicate?: (body: Record<string, unknown>) => boolean;
+      timeoutMs?: number;
+      failOn?: readonly string[];
+      relabels?: boolean;
+    } = {},
   ): Promise<DapEvent> {
     const deadline = performance.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     let from = options.from ?? 0;
-    const relabel = (body: Record<string, unknown>): boolean => name === 'stopped' && body.preserveFocusHint === true && body.allThreadsStopped !== true;
+    const relabel = (body: Record<string, unknown>): boolean =>
+      name === 'stopped' && body.preserveFocusHint === true && body.allThreadsStopped !== true;
     for (;;) {
       for (; from < this.events.length; from++) {
         const e = this.events[from]!;
-        if (e.event === name && (options.relabels === true || !relabel(e.body)) && (options.predicate === undefined || options.predicate(e.body))) return e;
+        if (
+          e.event === name &&
+          (options.relabels === true || !relabel(e.body)) &&
+          (options.predicate === undefined || options.predicate(e.body))
+        )
+          return e;
         if (options.failOn?.includes(e.event)) {
-          const seen = this.events.slice(Math.max(0, from - 10), from + 1).map((x) => `${x.event} ${JSON.stringify(x.body).slice(0, 200)}`);
+          const seen = this.events
+            .slice(Math.max(0, from - 10), from + 1)
+            .map((x) => `${x.event} ${JSON.stringify(x.body).slice(0, 200)}`);
           throw new Error(`got ${e.event} while waiting for the event ${name}; events before it:\n${seen.join('\n')}`);
         }
       }
-      if (this.exited !== null) throw new Error(`the adapter exited while waiting for the event ${name}\n${this.stderr}`);
+      if (this.exited !== null)
+        throw new Error(`the adapter exited while waiting for the event ${name}\n${this.stderr}`);
       const left = deadline - performance.now();
       if (left <= 0) {
         const seen = this.events.slice(-15).map((e) => `${e.event} ${JSON.stringify(e.body).slice(0, 200)}`);
-        throw new Error(`no ${name} event within ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms; last events:\n${seen.join('\n')}\n--- adapter stderr ---\n${this.stderr}`);
+        throw new Error(
+          `no ${name} event within ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms; last events:\n${seen.join('\n')}\n--- adapter stderr ---\n${this.stderr}`,
+        );
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
@@ -306,10 +359,12 @@ export function processExists(pid: number): boolean {
 export async function continueThroughEnd(dap: DapClient, threadId: number, timeoutMs = 60_000): Promise<void> {
   let from = dap.mark();
   await dap.request('continue', { threadId });
-  const end = await dap.waitForEvent('stopped', { from, timeoutMs, predicate: (b) => b.reason === 'end', failOn: ['terminated'] }).catch((e: unknown) => {
-    if (dap.events.slice(from).some((x) => x.event === 'terminated')) return null;
-    throw e;
-  });
+  const end = await dap
+    .waitForEvent('stopped', { from, timeoutMs, predicate: (b) => b.reason === 'end', failOn: ['terminated'] })
+    .catch((e: unknown) => {
+      if (dap.events.slice(from).some((x) => x.event === 'terminated')) return null;
+      throw e;
+    });
   if (end === null) return;
   from = dap.mark();
   await dap.request('continue', { threadId: Number(end.body.threadId) });
@@ -318,7 +373,9 @@ export async function continueThroughEnd(dap: DapClient, threadId: number, timeo
 
 /** A thread's stack, as the Call Stack view asks for it (the first 20 frames). */
 export async function stackOf(dap: DapClient, threadId: number): Promise<DebugProtocol.StackFrame[]> {
-  return (await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId, startFrame: 0, levels: 20 })).stackFrames;
+  return (
+    await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId, startFrame: 0, levels: 20 })
+  ).stackFrames;
 }
 
 /** A frame's Locals scope, name to shown value, as the Variables view reads it. */
@@ -326,6 +383,8 @@ export async function localsOf(dap: DapClient, frameId: number): Promise<Map<str
   const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId });
   const locals = scopes.find((s) => s.name === 'Locals');
   if (locals === undefined) throw new Error(`no Locals scope among ${scopes.map((s) => s.name).join(', ')}`);
-  const { variables } = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: locals.variablesReference });
+  const { variables } = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', {
+    variablesReference: locals.variablesReference,
+  });
   return new Map(variables.map((v) => [v.name, v.value]));
 }

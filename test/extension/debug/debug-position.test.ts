@@ -34,22 +34,60 @@ import {
 } from '../../../extension/debug/debug-position';
 import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
 
-const between: PositionStop = { reason: 'breakpoint', tick: 40, taskId: 3, threadId: 3, description: 'worker-1 suspended at fetch' };
-const onLine: PositionStop = { reason: 'breakpoint', tick: 40, taskId: 3, threadId: 3, description: 'line 12', line: { file: '/p/crawl.ts', line: 12, column: 1 } };
-const pastLineStop: PositionStop = { reason: 'step', tick: 40, taskId: 3, threadId: 3, description: 'line 11 (replayed)', line: { file: '/p/crawl.ts', line: 11, column: 1 } };
-const hitStop: PositionStop = { reason: 'breakpoint', tick: 17, taskId: 4, threadId: 4, description: 'hit at line 20', line: { file: '/p/crawl.ts', line: 20, column: 1 } };
-const gotoStop: PositionStop = { reason: 'goto', tick: 9, taskId: undefined, threadId: LOOP_THREAD_ID, description: 'tick 9 of 50' };
+const between: PositionStop = {
+  reason: 'breakpoint',
+  tick: 40,
+  taskId: 3,
+  threadId: 3,
+  description: 'worker-1 suspended at fetch',
+};
+const onLine: PositionStop = {
+  reason: 'breakpoint',
+  tick: 40,
+  taskId: 3,
+  threadId: 3,
+  description: 'line 12',
+  line: { file: '/p/crawl.ts', line: 12, column: 1 },
+};
+const pastLineStop: PositionStop = {
+  reason: 'step',
+  tick: 40,
+  taskId: 3,
+  threadId: 3,
+  description: 'line 11 (replayed)',
+  line: { file: '/p/crawl.ts', line: 11, column: 1 },
+};
+const hitStop: PositionStop = {
+  reason: 'breakpoint',
+  tick: 17,
+  taskId: 4,
+  threadId: 4,
+  description: 'hit at line 20',
+  line: { file: '/p/crawl.ts', line: 20, column: 1 },
+};
+const gotoStop: PositionStop = {
+  reason: 'goto',
+  tick: 9,
+  taskId: undefined,
+  threadId: LOOP_THREAD_ID,
+  description: 'tick 9 of 50',
+};
 const end = endStopAt(50);
 
 const paused: DebugPosition = { kind: 'paused', stop: between };
 const liveLine: DebugPosition = { kind: 'liveLine', stop: onLine };
 const pastLine: DebugPosition = { kind: 'pastLine', stop: pastLineStop, live: onLine };
-const pastTick: DebugPosition = { kind: 'pastTick', tick: 9, stop: gotoStop, present: { kind: 'stopped', stop: between } };
+const pastTick: DebugPosition = {
+  kind: 'pastTick',
+  tick: 9,
+  stop: gotoStop,
+  present: { kind: 'stopped', stop: between },
+};
 const pastHit: DebugPosition = { kind: 'pastHit', tick: 17, stop: hitStop, present: { kind: 'stopped', stop: onLine } };
 const atEnd: DebugPosition = { kind: 'end', stop: end };
 const recording: DebugPosition = openedRecording(9, 50, gotoStop);
 
-describe('debug position: the host\'s paused', () => {
+describe("debug position: the host's paused", () => {
   it('a live stop between ticks is paused, on a line is liveLine', () => {
     assert.deepEqual(onPaused(RUNNING, between, false), { kind: 'paused', stop: between });
     assert.deepEqual(onPaused(RUNNING, onLine, false), { kind: 'liveLine', stop: onLine });
@@ -66,7 +104,12 @@ describe('debug position: the host\'s paused', () => {
 
   it('a line reached from a hit is shown like the hit, at its tick', () => {
     const next = { ...hitStop, tick: 18, reason: 'step' as const };
-    assert.deepEqual(onPaused(pastHit, next, true), { kind: 'pastHit', tick: 18, stop: next, present: pastHit.present });
+    assert.deepEqual(onPaused(pastHit, next, true), {
+      kind: 'pastHit',
+      tick: 18,
+      stop: next,
+      present: pastHit.present,
+    });
   });
 
   it('the live run stopping while the past is shown becomes the present, the view stays', () => {
@@ -80,7 +123,7 @@ describe('debug position: the host\'s paused', () => {
   });
 });
 
-describe('debug position: the host\'s continued', () => {
+describe("debug position: the host's continued", () => {
   it('live positions run', () => {
     for (const p of [paused, liveLine, pastLine, RUNNING]) assert.deepEqual(onContinued(p), RUNNING);
   });
@@ -94,20 +137,40 @@ describe('debug position: the host\'s continued', () => {
   });
 });
 
-describe('debug position: the host\'s viewedTick', () => {
+describe("debug position: the host's viewedTick", () => {
   it('a tick moved to from the present keeps the present to come back to', () => {
     assert.deepEqual(onViewedTick(paused, 9, 50, false, gotoStop), pastTick);
-    assert.deepEqual(onViewedTick(RUNNING, 9, 50, false, gotoStop), { kind: 'pastTick', tick: 9, stop: gotoStop, present: { kind: 'running' } });
+    assert.deepEqual(onViewedTick(RUNNING, 9, 50, false, gotoStop), {
+      kind: 'pastTick',
+      tick: 9,
+      stop: gotoStop,
+      present: { kind: 'running' },
+    });
     // From a past line the present is the live line stop, not the line shown.
-    assert.deepEqual(onViewedTick(pastLine, 9, 50, false, gotoStop), { kind: 'pastTick', tick: 9, stop: gotoStop, present: { kind: 'stopped', stop: onLine } });
+    assert.deepEqual(onViewedTick(pastLine, 9, 50, false, gotoStop), {
+      kind: 'pastTick',
+      tick: 9,
+      stop: gotoStop,
+      present: { kind: 'stopped', stop: onLine },
+    });
     // From the end, the end.
-    assert.deepEqual(onViewedTick(atEnd, 9, 50, true, gotoStop), { kind: 'pastTick', tick: 9, stop: gotoStop, present: { kind: 'end', stop: end } });
+    assert.deepEqual(onViewedTick(atEnd, 9, 50, true, gotoStop), {
+      kind: 'pastTick',
+      tick: 9,
+      stop: gotoStop,
+      present: { kind: 'end', stop: end },
+    });
   });
 
   it('a tick moved to from the past keeps its present (a hit shown is left)', () => {
     const other = { ...gotoStop, tick: 12 };
     assert.deepEqual(onViewedTick(pastTick, 12, 50, false, other), { ...pastTick, tick: 12, stop: other });
-    assert.deepEqual(onViewedTick(pastHit, 12, 50, false, other), { kind: 'pastTick', tick: 12, stop: other, present: pastHit.present });
+    assert.deepEqual(onViewedTick(pastHit, 12, 50, false, other), {
+      kind: 'pastTick',
+      tick: 12,
+      stop: other,
+      present: pastHit.present,
+    });
   });
 
   it('null is the present again', () => {
@@ -117,7 +180,7 @@ describe('debug position: the host\'s viewedTick', () => {
     assert.equal(onViewedTick(paused, null, 50, false, null), paused);
   });
 
-  it('a finished run\'s last tick is its end', () => {
+  it("a finished run's last tick is its end", () => {
     const past: DebugPosition = { ...pastTick, present: { kind: 'end', stop: end } };
     assert.deepEqual(onViewedTick(past, 50, 50, true, gotoStop), atEnd);
     assert.deepEqual(onViewedTick(atEnd, 50, 50, true, null), atEnd);
@@ -145,7 +208,12 @@ describe('debug position: finished, landed, back', () => {
 
   it('a search landing in the past keeps the present', () => {
     assert.deepEqual(landedInPast(liveLine, 17, hitStop, true), pastHit);
-    assert.deepEqual(landedInPast(pastTick, 17, hitStop, true), { kind: 'pastHit', tick: 17, stop: hitStop, present: pastTick.present });
+    assert.deepEqual(landedInPast(pastTick, 17, hitStop, true), {
+      kind: 'pastHit',
+      tick: 17,
+      stop: hitStop,
+      present: pastTick.present,
+    });
     assert.deepEqual(landedInPast(paused, 9, gotoStop, false), pastTick);
     assert.deepEqual(landedInPast(recording, 17, hitStop, true), openedRecording(17, 50, hitStop));
   });
@@ -173,7 +241,9 @@ describe('debug position: finished, landed, back', () => {
 describe('debug position: queries', () => {
   it('isPast', () => {
     assert.deepEqual(
-      [RUNNING, paused, liveLine, pastTick, pastLine, pastHit, atEnd, recording, openedRecording(50, 50, null)].map(isPast),
+      [RUNNING, paused, liveLine, pastTick, pastLine, pastHit, atEnd, recording, openedRecording(50, 50, null)].map(
+        isPast,
+      ),
       [false, false, false, true, true, true, false, true, false],
     );
   });
@@ -196,7 +266,14 @@ describe('debug position: queries', () => {
     assert.equal(canStepBack(liveStop({ ...onLine, tick: 1 })), true);
     assert.equal(canStepBack(liveStop({ ...between, tick: 1 })), false);
     assert.equal(canStepBack(RUNNING), true);
-    assert.deepEqual([liveLine, pastLine, pastHit, pastTick, paused, { ...pastHit, stop: null }].map(stepsByLine), [true, true, true, false, false, false]);
+    assert.deepEqual([liveLine, pastLine, pastHit, pastTick, paused, { ...pastHit, stop: null }].map(stepsByLine), [
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
   it('forward steps from mid-tick count from the tick before', () => {
     assert.equal(forwardFrom(pastHit, 17), 16);
@@ -218,9 +295,16 @@ describe('debug position: a move under way', () => {
     assert.equal(shownStop(searching), hitStop);
     assert.equal(viewedTickOf(searching), 17);
     // A line move that must seek after all still leaves from where it started.
-    const retargeted = retarget(startMove(pastHit, { waits: 'hitLine' }), { waits: 'seek', reason: 'step', threadId: 4 });
+    const retargeted = retarget(startMove(pastHit, { waits: 'hitLine' }), {
+      waits: 'seek',
+      reason: 'step',
+      threadId: 4,
+    });
     assert.equal(refused(retargeted), pastHit);
-    assert.equal(startMove(seeking, { waits: 'search' }).kind === 'moving' && refused(startMove(seeking, { waits: 'search' })), paused);
+    assert.equal(
+      startMove(seeking, { waits: 'search' }).kind === 'moving' && refused(startMove(seeking, { waits: 'search' })),
+      paused,
+    );
   });
   it('answersMove: each move is answered by its own event only', () => {
     const seek = startMove(pastTick, { waits: 'seek', reason: 'step', threadId: 3 });
@@ -236,15 +320,27 @@ describe('debug position: a move under way', () => {
     const line = startMove(liveLine, { waits: 'pastLine' });
     assert.equal(answersMove(line, { event: 'paused', pastLine: true }), true);
     assert.equal(answersMove(line, { event: 'viewedTick', tick: 40 }), false);
-    assert.equal(answersMove(pastTick, { event: 'viewedTick', tick: 8 }), false, 'no move under way: nothing is its answer');
+    assert.equal(
+      answersMove(pastTick, { event: 'viewedTick', tick: 8 }),
+      false,
+      'no move under way: nothing is its answer',
+    );
   });
   it('answersMove by moment id: an event naming another move never answers this one; one naming none is judged by its kind', () => {
     const seek = startMove(pastTick, { waits: 'seek', reason: 'step', threadId: 3 }, 'debug 1:4');
     assert.equal(answersMove(seek, { event: 'viewedTick', tick: 8, moment: 'debug 1:4' }), true);
-    assert.equal(answersMove(seek, { event: 'viewedTick', tick: 8, moment: 'debug 2:4' }), false, "another session's seek to the same tick");
+    assert.equal(
+      answersMove(seek, { event: 'viewedTick', tick: 8, moment: 'debug 2:4' }),
+      false,
+      "another session's seek to the same tick",
+    );
     assert.equal(answersMove(seek, { event: 'viewedTick', tick: 8, moment: 'webview x:1' }), false, "the panel's seek");
     assert.equal(answersMove(seek, { event: 'viewedTick', tick: 8 }), true, 'a host that does not echo ids: by kind');
-    assert.equal(answersMove(seek, { event: 'paused', pastLine: false, moment: 'debug 1:4' }), false, 'its own id on an event of another kind');
+    assert.equal(
+      answersMove(seek, { event: 'paused', pastLine: false, moment: 'debug 1:4' }),
+      false,
+      'its own id on an event of another kind',
+    );
     const line = startMove(liveLine, { waits: 'pastLine' }, 'debug 1:5');
     assert.equal(answersMove(line, { event: 'paused', pastLine: true, moment: 'debug 2:1' }), false);
     assert.equal(answersMove(line, { event: 'paused', pastLine: true, moment: 'debug 1:5' }), true);
@@ -253,7 +349,11 @@ describe('debug position: a move under way', () => {
     assert.equal(answersMove(seekAfter, { event: 'viewedTick', tick: 3, moment: 'debug 1:5' }), false);
     assert.equal(answersMove(seekAfter, { event: 'viewedTick', tick: 3, moment: 'debug 1:6' }), true);
     const anonymous = startMove(pastTick, { waits: 'seek', reason: 'step', threadId: 3 });
-    assert.equal(answersMove(anonymous, { event: 'viewedTick', tick: 8, moment: 'debug 1:4' }), false, 'a move without an id is answered by no named event');
+    assert.equal(
+      answersMove(anonymous, { event: 'viewedTick', tick: 8, moment: 'debug 1:4' }),
+      false,
+      'a move without an id is answered by no named event',
+    );
   });
   it('another view moves the views during a move: the move goes on from there (aside)', () => {
     const seek = startMove(paused, { waits: 'seek', reason: 'step', threadId: 3 }, 'debug 1:1');
@@ -278,8 +378,13 @@ describe('debug position: a move under way', () => {
     // A viewedTick that is not the move's answer lands as any view's move does.
     assert.equal(onViewedTick(seek, 5, 50, false, gotoStop).kind, 'pastTick');
   });
-  it('the end shown: a finished run\'s end, or an opened recording\'s last tick', () => {
+  it("the end shown: a finished run's end, or an opened recording's last tick", () => {
     assert.deepEqual(endShown(pastTick, end), { kind: 'end', stop: end });
-    assert.deepEqual(endShown(openedRecording(3, 50, null), end), { kind: 'recording', tick: 50, ticks: 50, stop: end });
+    assert.deepEqual(endShown(openedRecording(3, 50, null), end), {
+      kind: 'recording',
+      tick: 50,
+      ticks: 50,
+      stop: end,
+    });
   });
 });

@@ -22,12 +22,31 @@ const C_CATCH = lineOf(FILE, 'const e = error as Error;');
 async function stoppedAt(line: number, run: (dap: DapClient, threadId: number) => Promise<void>): Promise<void> {
   const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
   try {
-    await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path', supportsVariableType: true });
+    await dap.request('initialize', {
+      clientID: 'coroscope-tests',
+      adapterID: 'coroscope',
+      linesStartAt1: true,
+      columnsStartAt1: true,
+      pathFormat: 'path',
+      supportsVariableType: true,
+    });
     const from = dap.mark();
-    const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'exception-chain', sample: 'exception-chain' });
+    const launch = dap.request('launch', {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'exception-chain',
+      sample: 'exception-chain',
+    });
     await dap.waitForEvent('initialized', { from });
-    const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', { source: { path: FILE }, breakpoints: [{ line }] });
-    assert.deepEqual([set.breakpoints[0]!.verified, set.breakpoints[0]!.line], [true, line], set.breakpoints[0]!.message);
+    const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
+      source: { path: FILE },
+      breakpoints: [{ line }],
+    });
+    assert.deepEqual(
+      [set.breakpoints[0]!.verified, set.breakpoints[0]!.line],
+      [true, line],
+      set.breakpoints[0]!.message,
+    );
     await dap.request('setExceptionBreakpoints', { filters: [] });
     await dap.request('configurationDone');
     await launch;
@@ -42,17 +61,26 @@ async function stoppedAt(line: number, run: (dap: DapClient, threadId: number) =
 }
 
 /** One step; the new top frames and what the Debug Console said meanwhile. */
-async function step(dap: DapClient, command: 'next' | 'stepIn' | 'stepOut', threadId: number): Promise<{ threadId: number; frames: DebugProtocol.StackFrame[]; said: string }> {
+async function step(
+  dap: DapClient,
+  command: 'next' | 'stepIn' | 'stepOut',
+  threadId: number,
+): Promise<{ threadId: number; frames: DebugProtocol.StackFrame[]; said: string }> {
   const from = dap.mark();
   await dap.request(command, { threadId });
   const stopped = await dap.waitForEvent('stopped', { from, timeoutMs: 30_000 });
   assert.equal(stopped.body.reason, 'step');
   const t = Number(stopped.body.threadId);
-  const said = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
+  const said = dap.events
+    .slice(from)
+    .filter((e) => e.event === 'output')
+    .map((e) => String(e.body.output))
+    .join('');
   return { threadId: t, frames: await stackOf(dap, t), said };
 }
 
-const at = (frames: readonly DebugProtocol.StackFrame[], n: number): string[] => frames.slice(0, n).map((f) => `${f.name}:${f.line}`);
+const at = (frames: readonly DebugProtocol.StackFrame[], n: number): string[] =>
+  frames.slice(0, n).map((f) => `${f.name}:${f.line}`);
 
 describe('exception-chain: stepping follows the yield* chain and the error up it', { timeout: 120_000 }, () => {
   before(async () => {
@@ -65,7 +93,11 @@ describe('exception-chain: stepping follows the yield* chain and the error up it
       assert.deepEqual([frames[0]!.name, frames[0]!.line, frames[0]!.source?.path], ['C', C_YIELD, FILE]);
       assert.ok(!frames.some((f) => f.name === 'B' || f.name === 'A'), frames.map((f) => f.name).join(' < '));
       // `b` is not assigned yet: the line has not run.
-      const b = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', { expression: 'typeof b', frameId: frames[0]!.id, context: 'repl' });
+      const b = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', {
+        expression: 'typeof b',
+        frameId: frames[0]!.id,
+        context: 'repl',
+      });
       assert.equal(b.result, '"undefined"');
       assert.doesNotMatch(dap.outputText(), /suspended/);
     });
@@ -76,7 +108,11 @@ describe('exception-chain: stepping follows the yield* chain and the error up it
       assert.deepEqual(at(await stackOf(dap, threadId), 3), [`A:${A_THROW}`, `B:${B_YIELD}`, `C:${C_YIELD}`]);
       const inCatch = await step(dap, 'next', threadId);
       assert.deepEqual(at(inCatch.frames, 1), [`C:${C_CATCH}`]);
-      const error = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', { expression: 'error.message', frameId: inCatch.frames[0]!.id, context: 'repl' });
+      const error = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', {
+        expression: 'error.message',
+        frameId: inCatch.frames[0]!.id,
+        context: 'repl',
+      });
       assert.equal(error.result, '"Something went wrong in A"');
       const after = await step(dap, 'next', inCatch.threadId);
       assert.deepEqual(at(after.frames, 1), [`C:${C_CATCH + 1}`]);
@@ -102,7 +138,10 @@ describe('exception-chain: stepping follows the yield* chain and the error up it
     await stoppedAt(B_YIELD, async (dap, threadId) => {
       const over = await step(dap, 'next', threadId);
       assert.deepEqual(at(over.frames, 1), [`C:${C_CATCH}`]);
-      assert.match(over.said, /C suspended on sleep[^]*C resumed at tick \d+, \d+ ticks? after it suspended; meanwhile the loop ran no other task\n/);
+      assert.match(
+        over.said,
+        /C suspended on sleep[^]*C resumed at tick \d+, \d+ ticks? after it suspended; meanwhile the loop ran no other task\n/,
+      );
     });
   });
 });

@@ -8,13 +8,23 @@
 //
 // Invariants: nothing here decides what the adapter shows; the fake only answers and emits.
 
-import type { HostEvents, HostMethods, LaunchOptions, LaunchTarget, Snapshot, Timeline, ViewedMoment } from '../../../protocol/host-protocol';
+import type {
+  HostEvents,
+  HostMethods,
+  LaunchOptions,
+  LaunchTarget,
+  Snapshot,
+  Timeline,
+  ViewedMoment,
+} from '../../../protocol/host-protocol';
 import type { DebugHost, DebugHostEndpoint, DebuggedRun, DebugRuns } from '../../../extension/debug/debug-host';
 import type { HostExit } from '../../../extension/host-client/host-process';
 import { SnapshotMirror } from '../../../protocol/snapshot-mirror';
 
 type Method = keyof HostMethods & string;
-type Handler<M extends Method> = (params: HostMethods[M]['params']) => HostMethods[M]['result'] | Promise<HostMethods[M]['result']>;
+type Handler<M extends Method> = (
+  params: HostMethods[M]['params'],
+) => HostMethods[M]['result'] | Promise<HostMethods[M]['result']>;
 type HandlerMap = { [M in Method]?: Handler<M> };
 
 export class FakeHostEndpoint implements DebugHostEndpoint {
@@ -134,11 +144,24 @@ export class FakeRuns implements DebugRuns<FakeRun> {
 
 /** A snapshot of a loop at `tick` with no task (the adapter lists the loop's thread). */
 export function snapshotAt(tick: number, paused: boolean): Snapshot {
-  return { version: tick, full: true, tick, paused, tasks: [], removed: [], counts: { scheduled: 0, running: 0, suspended: 0, done: 0, cancelled: 0, failed: 0 }, progress: null };
+  return {
+    version: tick,
+    full: true,
+    tick,
+    paused,
+    tasks: [],
+    removed: [],
+    counts: { scheduled: 0, running: 0, suspended: 0, done: 0, cancelled: 0, failed: 0 },
+    progress: null,
+  };
 }
 
 /** A timeline of `ticks` ticks with the given lanes and marks. */
-export function timelineOf(runId: number, ticks: number, parts: Partial<Pick<Timeline, 'lanes' | 'marks'>> = {}): Timeline {
+export function timelineOf(
+  runId: number,
+  ticks: number,
+  parts: Partial<Pick<Timeline, 'lanes' | 'marks'>> = {},
+): Timeline {
   return { runId, ticks, sinceTick: 0, live: false, lanes: parts.lanes ?? [], marks: parts.marks ?? [], tickTimes: [] };
 }
 
@@ -150,8 +173,10 @@ export function timelineOf(runId: number, ticks: number, parts: Partial<Pick<Tim
 export function serveSeeks(run: FakeRun, ticks: number, opened = false): void {
   run.endpoint.serve('seekTick', (p) => {
     const tick = p.tick === null && opened ? ticks : p.tick;
-    if (tick !== null && (tick < 1 || tick > ticks)) throw new Error(`seekTick: run ${run.runId} has ticks 1..${ticks} recorded, not ${tick}`);
-    const moment: ViewedMoment = tick === null ? { runId: run.runId!, tick: null, ticks } : { runId: run.runId!, tick, ticks, replayed: false };
+    if (tick !== null && (tick < 1 || tick > ticks))
+      throw new Error(`seekTick: run ${run.runId} has ticks 1..${ticks} recorded, not ${tick}`);
+    const moment: ViewedMoment =
+      tick === null ? { runId: run.runId!, tick: null, ticks } : { runId: run.runId!, tick, ticks, replayed: false };
     // The asker's id, echoed on the answer and the events the seek causes (protocol/moment-ids.ts).
     if (p.moment !== undefined) moment.moment = p.moment;
     run.viewedTick = tick;

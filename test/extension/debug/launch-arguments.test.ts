@@ -29,21 +29,46 @@ describe('launch arguments', () => {
 
   it('crawl a URL or several', () => {
     assert.deepEqual(ok({ crawl: 'http://example.com/' }).target, { kind: 'crawl', urls: ['http://example.com/'] });
-    assert.deepEqual(ok({ crawl: ['a.example', ' b.example '] }).target, { kind: 'crawl', urls: ['a.example', 'b.example'] });
+    assert.deepEqual(ok({ crawl: ['a.example', ' b.example '] }).target, {
+      kind: 'crawl',
+      urls: ['a.example', 'b.example'],
+    });
   });
 
   it('sample and program (a relative program is made absolute against cwd)', () => {
     assert.deepEqual(ok({ sample: 'future-task', stopOnEntry: true }).target, { kind: 'sample', id: 'future-task' });
     assert.equal(ok({ sample: 'x', stopOnEntry: true }).stopOnEntry, true);
     assert.deepEqual(ok({ program: 'src/main.ts' }).target, { kind: 'program', path: '/work/ws/src/main.ts' });
-    assert.deepEqual(ok({ program: 'main.ts', cwd: 'sub', exportName: 'go' }).target, { kind: 'program', path: '/work/ws/sub/main.ts', exportName: 'go' });
+    assert.deepEqual(ok({ program: 'main.ts', cwd: 'sub', exportName: 'go' }).target, {
+      kind: 'program',
+      path: '/work/ws/sub/main.ts',
+      exportName: 'go',
+    });
     assert.equal(ok({ program: '/abs/m.js' }).cwd, undefined);
     assert.equal(ok({ program: 'm.js', cwd: '/elsewhere' }).cwd, '/elsewhere');
   });
 
   it('passes the crawler and inspection options through', () => {
-    const r = ok({ crawl: 'demo', maxRedirect: 0, maxTries: 2, exclude: '\\.png$', strict: false, robots: false, inspect: false, record: false });
-    assert.deepEqual(r.options, { stopOnEntry: true, maxRedirect: 0, maxTries: 2, exclude: '\\.png$', strict: false, robots: false, inspect: false, record: false });
+    const r = ok({
+      crawl: 'demo',
+      maxRedirect: 0,
+      maxTries: 2,
+      exclude: '\\.png$',
+      strict: false,
+      robots: false,
+      inspect: false,
+      record: false,
+    });
+    assert.deepEqual(r.options, {
+      stopOnEntry: true,
+      maxRedirect: 0,
+      maxTries: 2,
+      exclude: '\\.png$',
+      strict: false,
+      robots: false,
+      inspect: false,
+      record: false,
+    });
   });
 
   it('says what is wrong', () => {
@@ -53,7 +78,10 @@ describe('launch arguments', () => {
     assert.match(error({ crawl: [] }), /at least one/);
     assert.match(error({ crawl: ['demo', 'http://x/'] }), /cannot be mixed/);
     assert.match(error({ crawl: 'demo', maxTasks: 0 }), /"maxTasks" must be a whole number from 1 to 10000, got 0/);
-    assert.match(error({ crawl: 'demo', maxTasks: 1e30 }), /"maxTasks" must be a whole number from 1 to 10000, got 1e\+30/);
+    assert.match(
+      error({ crawl: 'demo', maxTasks: 1e30 }),
+      /"maxTasks" must be a whole number from 1 to 10000, got 1e\+30/,
+    );
     assert.match(error({ crawl: 'demo', pages: 1e9 }), /"pages" must be a whole number from 1 to 100000/);
     assert.match(error({ crawl: 'demo', maxTasks: 2.5 }), /"maxTasks" must be an integer/);
     assert.match(error({ crawl: 'demo', stopOnEntry: 'yes' }), /"stopOnEntry" must be true or false/);

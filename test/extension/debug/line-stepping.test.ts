@@ -8,7 +8,8 @@
 // there to the live stop; step in at a past line enters the call it makes, and
 // a step back inside it goes to its line before; continue from a past line stops on a
 // breakpoint's hit between it and the live stop (in the stop's own tick), else comes back to the
-// live stop, held; a run not recorded refuses it. The same on the callbacks sample's hand-made loop, where the stack is the
+// live stop, held; a run not recorded refuses it. The same on the callbacks sample's hand-made loop, where
+// the stack is the
 // loop's own callback frames. The other tasks stay listed as threads, with their stacks.
 
 import assert from 'node:assert/strict';
@@ -26,15 +27,31 @@ const QUEUE_WORKERS_TS = join(__dirname, 'fixtures', 'queue-workers.ts');
 
 async function start(): Promise<DapClient> {
   const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-  await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path', supportsVariableType: true });
+  await dap.request('initialize', {
+    clientID: 'coroscope-tests',
+    adapterID: 'coroscope',
+    linesStartAt1: true,
+    columnsStartAt1: true,
+    pathFormat: 'path',
+    supportsVariableType: true,
+  });
   return dap;
 }
 
-async function launchWithBreakpoint(dap: DapClient, args: Record<string, unknown>, file: string, line: number, condition?: string): Promise<{ threadId: number }> {
+async function launchWithBreakpoint(
+  dap: DapClient,
+  args: Record<string, unknown>,
+  file: string,
+  line: number,
+  condition?: string,
+): Promise<{ threadId: number }> {
   const from = dap.mark();
   const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'line', ...args });
   await dap.waitForEvent('initialized', { from });
-  const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', { source: { path: file }, breakpoints: [condition === undefined ? { line } : { line, condition }] });
+  const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
+    source: { path: file },
+    breakpoints: [condition === undefined ? { line } : { line, condition }],
+  });
   assert.equal(set.breakpoints[0]!.verified, true, set.breakpoints[0]!.message);
   assert.equal(set.breakpoints[0]!.line, line);
   await dap.request('setExceptionBreakpoints', { filters: [] });
@@ -57,7 +74,11 @@ async function threadName(dap: DapClient, threadId: number): Promise<string> {
 }
 
 /** Sends a step and waits for its `stopped`; returns the new top frames. */
-async function step(dap: DapClient, command: 'next' | 'stepIn' | 'stepOut', threadId: number): Promise<{ threadId: number; frames: DebugProtocol.StackFrame[] }> {
+async function step(
+  dap: DapClient,
+  command: 'next' | 'stepIn' | 'stepOut',
+  threadId: number,
+): Promise<{ threadId: number; frames: DebugProtocol.StackFrame[] }> {
   const from = dap.mark();
   await dap.request(command, { threadId });
   const stopped = await dap.waitForEvent('stopped', { from });
@@ -66,12 +87,22 @@ async function step(dap: DapClient, command: 'next' | 'stepIn' | 'stepOut', thre
   return { threadId: t, frames: await stackOf(dap, t) };
 }
 
-/** Continue from a past line with nothing before the live stop: the live stop again, still held (said in the console). */
+/**
+ * Continue from a past line with nothing before the live stop: the live stop again, still held (said in the
+ * console).
+ */
 async function backToLiveStop(dap: DapClient, threadId: number): Promise<void> {
   const from = dap.mark();
   await dap.request('continue', { threadId });
   await dap.waitForEvent('stopped', { from });
-  assert.match(dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join(''), /back to the live stop/);
+  assert.match(
+    dap.events
+      .slice(from)
+      .filter((e) => e.event === 'output')
+      .map((e) => String(e.body.output))
+      .join(''),
+    /back to the live stop/,
+  );
 }
 
 async function continueToEnd(dap: DapClient, file: string): Promise<void> {
@@ -97,20 +128,30 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       const line = lineOf(CRAWLER_TS, 'let response: ClientResponse | null = null;');
       const { threadId } = await launchWithBreakpoint(dap, { crawl: 'demo', pages: 20, maxTasks: 2 }, CRAWLER_TS, line);
       const frames = await stackOf(dap, threadId);
-      assert.deepEqual(frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+      assert.deepEqual(
+        frames.slice(0, 2).map((f) => f.name),
+        ['fetch', 'work'],
+      );
       assert.equal(frames[0]!.line, line);
       assert.equal(frames[0]!.source?.path, CRAWLER_TS);
       const locals = await localsOf(dap, frames[0]!.id);
       assert.match(locals.get('url') ?? '', /^"http:\/\/127\.0\.0\.1:\d+\/"$/);
       assert.equal(locals.get('response'), 'undefined');
-      const ev = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', { expression: 'depth + 1', frameId: frames[0]!.id, context: 'repl' });
+      const ev = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', {
+        expression: 'depth + 1',
+        frameId: frames[0]!.id,
+        context: 'repl',
+      });
       assert.equal(ev.result, '1');
       // The other worker is a thread too, with its reconstructed coroutine stack.
       const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
       const other = threads.find((t) => /^worker-\d+ \[/.test(t.name) && t.id !== threadId);
       assert.ok(other, threads.map((t) => t.name).join(' | '));
       const otherFrames = await stackOf(dap, other.id);
-      assert.ok(otherFrames.some((f) => f.name === 'work'), otherFrames.map((f) => f.name).join(' < '));
+      assert.ok(
+        otherFrames.some((f) => f.name === 'work'),
+        otherFrames.map((f) => f.name).join(' < '),
+      );
 
       // next, line by line (the declaration, the retry loop's head), to the body line with the yield*.
       const getLine = lineOf(CRAWLER_TS, 'response = yield* this.session.get(url, NO_REDIRECTS);');
@@ -118,14 +159,20 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       assert.equal(at.frames[0]!.line, line + 1);
       for (let i = 0; i < 2 && at.frames[0]!.line !== getLine; i++) {
         const next = await step(dap, 'next', threadId);
-        assert.ok(next.frames[0]!.line > at.frames[0]!.line && next.frames[0]!.line <= getLine, `a step over goes down fetch's lines: ${at.frames[0]!.line} → ${next.frames[0]!.line}`);
+        assert.ok(
+          next.frames[0]!.line > at.frames[0]!.line && next.frames[0]!.line <= getLine,
+          `a step over goes down fetch's lines: ${at.frames[0]!.line} → ${next.frames[0]!.line}`,
+        );
         at = next;
       }
       assert.equal(at.frames[0]!.line, getLine);
       const inGet = await step(dap, 'stepIn', threadId);
       assert.equal(inGet.threadId, threadId);
       assert.match(inGet.frames[0]!.source?.path ?? '', /runtime[\\/]http[\\/]client-session\.ts$/);
-      assert.deepEqual(inGet.frames.slice(0, 3).map((f) => f.name), ['get', 'fetch', 'work']);
+      assert.deepEqual(
+        inGet.frames.slice(0, 3).map((f) => f.name),
+        ['get', 'fetch', 'work'],
+      );
       const back = await step(dap, 'stepOut', threadId);
       assert.equal(back.threadId, threadId);
       assert.equal(back.frames[0]!.name, 'fetch');
@@ -155,7 +202,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       return stackOf(dap, threadId);
     };
 
-    it('breakpoint on fetch → next ×2 → stepBack ×2 (the earlier lines, their locals then) → next back to the live stop → stepBack at the first line: the last line of its step before (an earlier tick) → next: the first line of the stop\'s step → continue', async () => {
+    it("breakpoint on fetch → next ×2 → stepBack ×2 (the earlier lines, their locals then) → next back to the live stop → stepBack at the first line: the last line of its step before (an earlier tick) → next: the first line of the stop's step → continue", async () => {
       const line = lineOf(CRAWLER_TS, 'let response: ClientResponse | null = null;');
       const getLine = lineOf(CRAWLER_TS, 'response = yield* this.session.get(url, NO_REDIRECTS);');
       const { threadId } = await launchWithBreakpoint(dap, { crawl: 'demo', pages: 20, maxTasks: 2 }, CRAWLER_TS, line);
@@ -173,14 +220,21 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
 
       // Back, line by line: the lines fetch ran before, replayed, with the locals they had then.
       let frames = await stepBack(threadId);
-      assert.equal(frames[0]!.line, lines[lines.length - 2], `lines ${lines.join(",")}`);
-      assert.deepEqual(frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+      assert.equal(frames[0]!.line, lines[lines.length - 2], `lines ${lines.join(',')}`);
+      assert.deepEqual(
+        frames.slice(0, 2).map((f) => f.name),
+        ['fetch', 'work'],
+      );
       for (let i = lines.length - 3; i >= 0; i--) frames = await stepBack(threadId);
       assert.equal(frames[0]!.line, line);
       const then = await localsOf(dap, frames[0]!.id);
       assert.equal(then.get('response'), 'undefined', 'response as it was before its line ran');
       assert.match(then.get('url') ?? '', /^"http:\/\/127\.0\.0\.1:\d+\/"$/);
-      const ev = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', { expression: 'depth + 1', frameId: frames[0]!.id, context: 'repl' });
+      const ev = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', {
+        expression: 'depth + 1',
+        frameId: frames[0]!.id,
+        context: 'repl',
+      });
       assert.equal(ev.result, '1');
 
       // Forward again, line by line, to the live stop (the present).
@@ -190,16 +244,28 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       }
       assert.equal((await localsOf(dap, at.frames[0]!.id)).get('response'), 'null');
 
-      // At the task's first line of this step (fetch resumed from its robots.txt wait), a step back goes into its step before:
-      // the line of fetch where it suspended (the `yield*` of the robots.txt check), in an earlier tick, with fetch's frames and locals of then.
+      // At the task's first line of this step (fetch resumed from its robots.txt wait), a step back goes into
+      // its step before:
+      // the line of fetch where it suspended (the `yield*` of the robots.txt check), in an earlier tick, with
+      // fetch's frames and locals of then.
       for (let i = lines.length - 2; i >= 0; i--) frames = await stepBack(threadId);
       assert.equal(frames[0]!.line, line);
       const from = dap.mark();
       frames = await stepBack(threadId);
-      const said = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
-      assert.match(said, /on a past line at .*crawler\.ts:\d+ \(tick \d+, replayed\): the last line of its step at tick \d+, before its step at tick \d+/);
+      const said = dap.events
+        .slice(from)
+        .filter((e) => e.event === 'output')
+        .map((e) => String(e.body.output))
+        .join('');
+      assert.match(
+        said,
+        /on a past line at .*crawler\.ts:\d+ \(tick \d+, replayed\): the last line of its step at tick \d+, before its step at tick \d+/,
+      );
       assert.doesNotMatch(said, /previous suspension/);
-      assert.deepEqual(frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+      assert.deepEqual(
+        frames.slice(0, 2).map((f) => f.name),
+        ['fetch', 'work'],
+      );
       assert.equal(frames[0]!.source?.path, CRAWLER_TS);
       assert.match(readFileSync(CRAWLER_TS, 'utf8').split('\n')[frames[0]!.line - 1] ?? '', /yield\*/);
       assert.match((await localsOf(dap, frames[0]!.id)).get('url') ?? '', /^"http:\/\/127\.0\.0\.1:\d+\/"$/);
@@ -225,28 +291,46 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       assert.equal(at.frames[0]!.line, getLine);
       const url = (await localsOf(dap, at.frames[0]!.id)).get('url');
       await dap.request('setBreakpoints', { source: { path: CRAWLER_TS }, breakpoints: [{ line }, { line: forLine }] });
-      // Back to fetch's first line of the step (a past line), then Continue: the `for` line's hit, which ran after it, before the live stop.
+      // Back to fetch's first line of the step (a past line), then Continue: the `for` line's hit, which ran
+      // after it, before the live stop.
       let frames = await stepBack(threadId);
       for (let i = 0; i < 2 && frames[0]!.line !== line; i++) frames = await stepBack(threadId);
       assert.equal(frames[0]!.line, line);
       let from = dap.mark();
       await dap.request('continue', { threadId });
       let stopped = await dap.waitForEvent('stopped', { from });
-      assert.deepEqual([stopped.body.reason, Number(stopped.body.threadId)], ['breakpoint', threadId], dap.outputText());
+      assert.deepEqual(
+        [stopped.body.reason, Number(stopped.body.threadId)],
+        ['breakpoint', threadId],
+        dap.outputText(),
+      );
       frames = await stackOf(dap, threadId);
       assert.equal(frames[0]!.line, forLine, 'the hit between the past line and the live stop');
-      assert.match(dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join(''), /hit a breakpoint on a past line/);
+      assert.match(
+        dap.events
+          .slice(from)
+          .filter((e) => e.event === 'output')
+          .map((e) => String(e.body.output))
+          .join(''),
+        /hit a breakpoint on a past line/,
+      );
       assert.equal((await localsOf(dap, frames[0]!.id)).get('url'), url);
-      // Next from that hit (the live stop's task, in its tick): the live stop, the present (not a replayed line of it, nor what the tick ran after it).
+      // Next from that hit (the live stop's task, in its tick): the live stop, the present (not a replayed
+      // line of it, nor what the tick ran after it).
       from = dap.mark();
       await dap.request('next', { threadId });
       await dap.waitForEvent('stopped', { from });
       frames = await stackOf(dap, threadId);
       assert.equal(frames[0]!.line, getLine);
-      const said = dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
+      const said = dap.events
+        .slice(from)
+        .filter((e) => e.event === 'output')
+        .map((e) => String(e.body.output))
+        .join('');
       assert.match(said, /back to the present/);
       assert.doesNotMatch(said, /on a past line/);
-      // To the hit again (back to fetch's first line, Continue), then Continue again: no hit before the live stop, so the live stop itself, where the program is held (not run on).
+      // To the hit again (back to fetch's first line, Continue), then Continue again: no hit before the live
+      // stop, so the live stop itself, where the program is held (not run on).
       frames = await stepBack(threadId);
       for (let i = 0; i < 2 && frames[0]!.line !== line; i++) frames = await stepBack(threadId);
       assert.equal(frames[0]!.line, line);
@@ -270,13 +354,27 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       assert.deepEqual([stopped.body.reason, Number(stopped.body.threadId)], ['step', threadId]);
       frames = await stackOf(dap, threadId);
       assert.equal(frames[0]!.line, getLine);
-      assert.match(dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join(''), /back to the live stop/);
+      assert.match(
+        dap.events
+          .slice(from)
+          .filter((e) => e.event === 'output')
+          .map((e) => String(e.body.output))
+          .join(''),
+        /back to the live stop/,
+      );
       // And Continue there runs the program on: the next hit is live (fetch's first line, not a past one).
       from = dap.mark();
       await dap.request('continue', { threadId });
       stopped = await dap.waitForEvent('stopped', { from });
       assert.equal(stopped.body.reason, 'breakpoint');
-      assert.doesNotMatch(dap.events.slice(from).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join(''), /past line/);
+      assert.doesNotMatch(
+        dap.events
+          .slice(from)
+          .filter((e) => e.event === 'output')
+          .map((e) => String(e.body.output))
+          .join(''),
+        /past line/,
+      );
       await continueToEnd(dap, CRAWLER_TS);
     });
 
@@ -285,7 +383,10 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       dap = await start();
       const line = lineOf(CRAWLER_TS, 'let finished = false;');
       const { threadId } = await launchWithBreakpoint(dap, { crawl: 'demo', pages: 20, maxTasks: 2 }, CRAWLER_TS, line);
-      const workers = async (): Promise<string[]> => (await dap.request<DebugProtocol.ThreadsResponse['body']>('threads')).threads.map((t) => t.name).filter((n) => /^worker-\d+ \[/.test(n));
+      const workers = async (): Promise<string[]> =>
+        (await dap.request<DebugProtocol.ThreadsResponse['body']>('threads')).threads
+          .map((t) => t.name)
+          .filter((n) => /^worker-\d+ \[/.test(n));
       assert.equal((await workers()).length, 2);
       const frames = await stepBack(threadId);
       assert.equal(frames[0]!.line, line - 1, 'the loop that creates the workers, before it ran');
@@ -300,7 +401,12 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       await dap.close();
       dap = await start();
       const callLine = lineOf(CRAWLER_TS, 'if (isRedirect(response)) {');
-      const { threadId } = await launchWithBreakpoint(dap, { crawl: 'demo', pages: 20, maxTasks: 2 }, CRAWLER_TS, callLine);
+      const { threadId } = await launchWithBreakpoint(
+        dap,
+        { crawl: 'demo', pages: 20, maxTasks: 2 },
+        CRAWLER_TS,
+        callLine,
+      );
       // The live stop: the line after the call, which returned (the page is no redirect).
       const live = await step(dap, 'next', threadId);
       assert.equal(live.frames[0]!.line, lineOf(CRAWLER_TS, 'let parsed: { stat: FetchStatistic; links: string[] };'));
@@ -308,10 +414,20 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       assert.equal(frames[0]!.line, callLine);
       // Step in: isRedirect as it ran then, replayed.
       let at = await step(dap, 'stepIn', threadId);
-      assert.deepEqual(at.frames.slice(0, 3).map((f) => f.name), ['isRedirect', 'fetch', 'work']);
-      assert.equal(at.frames[0]!.line, lineOf(CRAWLER_TS, 'return isRedirectStatus(response.status) && response.headers.has('));
+      assert.deepEqual(
+        at.frames.slice(0, 3).map((f) => f.name),
+        ['isRedirect', 'fetch', 'work'],
+      );
+      assert.equal(
+        at.frames[0]!.line,
+        lineOf(CRAWLER_TS, 'return isRedirectStatus(response.status) && response.headers.has('),
+      );
       assert.ok((await localsOf(dap, at.frames[0]!.id)).has('response'));
-      const ev = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', { expression: 'response.status', frameId: at.frames[0]!.id, context: 'repl' });
+      const ev = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', {
+        expression: 'response.status',
+        frameId: at.frames[0]!.id,
+        context: 'repl',
+      });
       assert.equal(ev.result, '200');
       // Next, out of it into fetch (past lines), until the live stop: the present (a live frame, its locals).
       const lines: string[] = [];
@@ -324,7 +440,10 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
         lines.push(`${at.frames[0]!.name}:${at.frames[0]!.line}`);
       }
       assert.equal(at.frames[0]!.line, live.frames[0]!.line, lines.join(', '));
-      assert.deepEqual(at.frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+      assert.deepEqual(
+        at.frames.slice(0, 2).map((f) => f.name),
+        ['fetch', 'work'],
+      );
       // At the present, a step back goes to the call's line again (the walk is of the live stop).
       frames = await stepBack(threadId);
       assert.equal(frames[0]!.line, callLine);
@@ -335,21 +454,36 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
     it("step back inside a call entered by step in at a past line goes to the callee's line before; from its first line, to the calling line", async () => {
       await dap.close();
       dap = await start();
-      const recordLine = lineOf(CRAWLER_TS, 'this.record(stat);', lineOf(CRAWLER_TS, 'const { stat, links } = parsed;'));
+      const recordLine = lineOf(
+        CRAWLER_TS,
+        'this.record(stat);',
+        lineOf(CRAWLER_TS, 'const { stat, links } = parsed;'),
+      );
       const releaseLine = lineOf(CRAWLER_TS, 'response.release();', recordLine);
       const pushLine = lineOf(CRAWLER_TS, 'this.done.push(stat);');
-      const { threadId } = await launchWithBreakpoint(dap, { crawl: 'demo', pages: 20, maxTasks: 2 }, CRAWLER_TS, releaseLine);
+      const { threadId } = await launchWithBreakpoint(
+        dap,
+        { crawl: 'demo', pages: 20, maxTasks: 2 },
+        CRAWLER_TS,
+        releaseLine,
+      );
       let frames = await stepBack(threadId);
       assert.equal(frames[0]!.line, recordLine);
       // Into record, as it ran then: its first line, then over to its second.
       let at = await step(dap, 'stepIn', threadId);
-      assert.deepEqual(at.frames.slice(0, 3).map((f) => `${f.name}:${f.line}`), [`record:${pushLine}`, `fetch:${recordLine}`, `work:${at.frames[2]!.line}`]);
+      assert.deepEqual(
+        at.frames.slice(0, 3).map((f) => `${f.name}:${f.line}`),
+        [`record:${pushLine}`, `fetch:${recordLine}`, `work:${at.frames[2]!.line}`],
+      );
       at = await step(dap, 'next', threadId);
       assert.equal(at.frames[0]!.name, 'record');
       assert.equal(at.frames[0]!.line, pushLine + 1);
       // Back: record's line before (not fetch's calling line), then the calling line.
       frames = await stepBack(threadId);
-      assert.deepEqual(frames.slice(0, 2).map((f) => `${f.name}:${f.line}`), [`record:${pushLine}`, `fetch:${recordLine}`]);
+      assert.deepEqual(
+        frames.slice(0, 2).map((f) => `${f.name}:${f.line}`),
+        [`record:${pushLine}`, `fetch:${recordLine}`],
+      );
       frames = await stepBack(threadId);
       assert.equal(frames[0]!.name, 'fetch');
       assert.equal(frames[0]!.line, recordLine);
@@ -361,7 +495,12 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       await dap.close();
       dap = await start();
       const line = lineOf(CRAWLER_TS, 'let response: ClientResponse | null = null;');
-      const { threadId } = await launchWithBreakpoint(dap, { crawl: 'demo', pages: 20, maxTasks: 2, record: false }, CRAWLER_TS, line);
+      const { threadId } = await launchWithBreakpoint(
+        dap,
+        { crawl: 'demo', pages: 20, maxTasks: 2, record: false },
+        CRAWLER_TS,
+        line,
+      );
       const r = await dap.requestRaw('stepBack', { threadId });
       assert.equal(r.success, false);
       assert.match(JSON.stringify(r.body), /Step Back needs a recorded run: launch with record/);
@@ -383,24 +522,45 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
     it('breakpoint in a callback → locals → next ×3 → step in → step out → continue', async () => {
       const line = lineOf(CALLBACKS_TS, 'const sock = this.sock!;', lineOf(CALLBACKS_TS, 'connected(key: SelectorKey'));
       // Paused at entry: the sample's own loop has not started before the breakpoint is set.
-      const { threadId } = await launchWithBreakpoint(dap, { sample: 'callbacks', stopOnEntry: true }, CALLBACKS_TS, line);
+      const { threadId } = await launchWithBreakpoint(
+        dap,
+        { sample: 'callbacks', stopOnEntry: true },
+        CALLBACKS_TS,
+        line,
+      );
       const frames = await stackOf(dap, threadId);
       assert.equal(frames[0]!.name, 'connected');
-      assert.ok(frames.some((f) => f.name === 'runCallbackLoop'), frames.map((f) => f.name).join(' < '));
+      assert.ok(
+        frames.some((f) => f.name === 'runCallbackLoop'),
+        frames.map((f) => f.name).join(' < '),
+      );
       const locals = await localsOf(dap, frames[0]!.id);
       assert.ok(locals.has('key') && locals.has('mask'), [...locals.keys()].join(', '));
       // The hand-made loop's own state: a scope of its own, with its sockets and their callbacks.
       const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId: frames[0]!.id });
       const loopScope = scopes.find((sc) => sc.name === "Program loop: the callback crawl's select loop");
       assert.ok(loopScope, scopes.map((sc) => sc.name).join(', '));
-      const loopVars = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: loopScope.variablesReference });
+      const loopVars = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', {
+        variablesReference: loopScope.variablesReference,
+      });
       const byName = new Map(loopVars.variables.map((v) => [v.name, v]));
       assert.match(byName.get('running')?.value ?? '', /^fd \d+ writable: bound connected$/);
       const socketsVar = byName.get('sockets');
       assert.ok(socketsVar !== undefined && socketsVar.variablesReference > 0, JSON.stringify(loopVars.variables));
-      const sockets = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', { variablesReference: socketsVar.variablesReference });
-      assert.ok(sockets.variables.some((v) => /^fd \d+$/.test(v.name) && /^write → bound connected: <Socket fd=\d+ /.test(v.value)), JSON.stringify(sockets.variables));
-      for (const next of ['this.crawl.selector.unregister(key.fd);', 'const failure = sock.error();', 'if (failure !== null) throw failure;']) {
+      const sockets = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', {
+        variablesReference: socketsVar.variablesReference,
+      });
+      assert.ok(
+        sockets.variables.some(
+          (v) => /^fd \d+$/.test(v.name) && /^write → bound connected: <Socket fd=\d+ /.test(v.value),
+        ),
+        JSON.stringify(sockets.variables),
+      );
+      for (const next of [
+        'this.crawl.selector.unregister(key.fd);',
+        'const failure = sock.error();',
+        'if (failure !== null) throw failure;',
+      ]) {
         const at = await step(dap, 'next', threadId);
         assert.equal(at.frames[0]!.line, lineOf(CALLBACKS_TS, next, line));
       }
@@ -426,7 +586,13 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
     const SUSPENDED = /worker-3 suspended on queue\.get; the loop runs worker-5\n/;
 
     async function toSecondGet(dap: DapClient, lineStepMode: string): Promise<number> {
-      const { threadId } = await launchWithBreakpoint(dap, { program: QUEUE_WORKERS_TS, lineStepMode }, QUEUE_WORKERS_TS, labelLine, 'n === 3');
+      const { threadId } = await launchWithBreakpoint(
+        dap,
+        { program: QUEUE_WORKERS_TS, lineStepMode },
+        QUEUE_WORKERS_TS,
+        labelLine,
+        'n === 3',
+      );
       assert.match(await threadName(dap, threadId), /^worker-3\b/);
       const at = await step(dap, 'next', threadId);
       assert.equal(at.frames[0]!.line, getLine);
@@ -435,7 +601,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       return threadId;
     }
 
-    it('stayWithTask: lands on the same worker\'s next line once the loop resumes it', async () => {
+    it("stayWithTask: lands on the same worker's next line once the loop resumes it", async () => {
       const dap = await start();
       try {
         const worker3 = await toSecondGet(dap, 'stayWithTask');
@@ -464,7 +630,10 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
         assert.equal((await localsOf(dap, landed.frames[0]!.id)).get('n'), '5');
         // Back to staying with the task, set while stopped: the next suspension keeps to worker-5.
         await dap.request('coroscope/setLineStepMode', { mode: 'stayWithTask' });
-        await assert.rejects(dap.request('coroscope/setLineStepMode', { mode: 'sideways' }), /"mode" must be "stayWithTask" or "followLoop"/);
+        await assert.rejects(
+          dap.request('coroscope/setLineStepMode', { mode: 'sideways' }),
+          /"mode" must be "stayWithTask" or "followLoop"/,
+        );
         assert.equal((await step(dap, 'next', landed.threadId)).frames[0]!.line, getLine);
         const again = await step(dap, 'next', landed.threadId);
         assert.equal(again.threadId, landed.threadId);

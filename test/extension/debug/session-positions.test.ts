@@ -19,8 +19,20 @@ const TIMEOUT = 5000;
 
 /** Attaches a session to the fake run, as VS Code does (attach, configurationDone, the attach's answer). */
 async function attached(run: FakeRun, moveLandingMs?: number): Promise<DapClient> {
-  const dap = DapClient.inProcess(new CoroscopeSession<FakeRun>({ hostScript: '/nonexistent/runtime-host.js', runs: new FakeRuns(run), ...(moveLandingMs === undefined ? {} : { moveLandingMs }) }));
-  await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+  const dap = DapClient.inProcess(
+    new CoroscopeSession<FakeRun>({
+      hostScript: '/nonexistent/runtime-host.js',
+      runs: new FakeRuns(run),
+      ...(moveLandingMs === undefined ? {} : { moveLandingMs }),
+    }),
+  );
+  await dap.request('initialize', {
+    clientID: 'coroscope-tests',
+    adapterID: 'coroscope',
+    linesStartAt1: true,
+    columnsStartAt1: true,
+    pathFormat: 'path',
+  });
   const attach = dap.request('attach', { run: run.key });
   await dap.waitForEvent('initialized', { timeoutMs: TIMEOUT });
   await dap.request('configurationDone');
@@ -42,11 +54,22 @@ function consoleSince(dap: DapClient, from: number): string {
 }
 
 function seeks(run: FakeRun): Array<number | null> {
-  return run.endpoint.requests.filter((r) => r.method === 'seekTick').map((r) => (r.params as { tick: number | null }).tick);
+  return run.endpoint.requests
+    .filter((r) => r.method === 'seekTick')
+    .map((r) => (r.params as { tick: number | null }).tick);
 }
 
 function laneOf(taskId: number): TimelineLane {
-  return { taskId, name: `worker-${taskId}`, parentId: null, createdTick: 1, endTick: null, endState: null, segmentsFrom: 0, segments: [] };
+  return {
+    taskId,
+    name: `worker-${taskId}`,
+    parentId: null,
+    createdTick: 1,
+    endTick: null,
+    endState: null,
+    segmentsFrom: 0,
+    segments: [],
+  };
 }
 
 describe('debug positions and moves against a fake host', () => {
@@ -80,19 +103,43 @@ describe('debug positions and moves against a fake host', () => {
     const file = '/work/prog.ts';
     const at = (line: number): SourcePosition => ({ file, line, column: 3 });
     const run = new FakeRun('paused');
-    run.lastPause = { reason: 'breakpoint', tick: 7, taskId: 2, description: 'Task #2 "worker-2" hit a breakpoint at prog.ts:12', line: at(12) };
+    run.lastPause = {
+      reason: 'breakpoint',
+      tick: 7,
+      taskId: 2,
+      description: 'Task #2 "worker-2" hit a breakpoint at prog.ts:12',
+      line: at(12),
+    };
     run.endpoint.serve('snapshot', () => snapshotAt(7, true));
     run.endpoint.serve('timeline', (p) => timelineOf(7, 7, p.taskId !== undefined ? { lanes: [laneOf(2)] } : {}));
     run.endpoint.serve('lineStepBack', () => {
-      run.endpoint.emit('paused', { reason: 'step', tick: 7, taskId: 2, description: 'line 11 of task #2 (replayed)', line: at(11), pastLine: true });
+      run.endpoint.emit('paused', {
+        reason: 'step',
+        tick: 7,
+        taskId: 2,
+        description: 'line 11 of task #2 (replayed)',
+        line: at(11),
+        pastLine: true,
+      });
       return { landed: 'line', line: at(11) };
     });
-    run.endpoint.serve('pastBreakpointHit', (p) => ({ landed: 'none', breakpoints: [], from: p.tick, to: p.ceiling ?? p.tick }));
+    run.endpoint.serve('pastBreakpointHit', (p) => ({
+      landed: 'none',
+      breakpoints: [],
+      from: p.tick,
+      to: p.ceiling ?? p.tick,
+    }));
     // Back to the present from a past line: the views' present, and the live stop's `paused` again.
     run.endpoint.serve('seekTick', (p) => {
       assert.equal(p.tick, null);
       run.endpoint.emit('viewedTick', { runId: 7, tick: null, ticks: 7 });
-      run.endpoint.emit('paused', { reason: 'step', tick: 7, taskId: 2, description: 'Task #2 at prog.ts:12', line: at(12) });
+      run.endpoint.emit('paused', {
+        reason: 'step',
+        tick: 7,
+        taskId: 2,
+        description: 'Task #2 at prog.ts:12',
+        line: at(12),
+      });
       return { runId: 7, tick: null, ticks: 7 };
     });
     const dap = await attached(run);
@@ -118,8 +165,21 @@ describe('debug positions and moves against a fake host', () => {
   it('the end of a finished run: Reverse Continue to a recorded exception, Continue back to the end, Continue ends', async () => {
     const run = new FakeRun('running');
     run.endpoint.serve('snapshot', () => snapshotAt(10, false));
-    run.endpoint.serve('timeline', (p) => timelineOf(7, 10, p.sinceTick !== undefined ? {} : { marks: [{ tick: 6, kind: 'exception', taskId: 3, detail: 'Task #3 failed' }] }));
-    run.endpoint.serve('pastBreakpointHit', (p) => ({ landed: 'none', breakpoints: [], from: p.floor ?? 0, to: p.tick }));
+    run.endpoint.serve('timeline', (p) =>
+      timelineOf(
+        7,
+        10,
+        p.sinceTick !== undefined
+          ? {}
+          : { marks: [{ tick: 6, kind: 'exception', taskId: 3, detail: 'Task #3 failed' }] },
+      ),
+    );
+    run.endpoint.serve('pastBreakpointHit', (p) => ({
+      landed: 'none',
+      breakpoints: [],
+      from: p.floor ?? 0,
+      to: p.tick,
+    }));
     serveSeeks(run, 10);
     const dap = await attached(run);
     try {
@@ -132,7 +192,7 @@ describe('debug positions and moves against a fake host', () => {
       await dap.request('reverseContinue', { threadId: LOOP_THREAD_ID });
       const exception = await stopped(dap, from);
       assert.equal(exception.body.reason, 'exception');
-      assert.equal(exception.body.threadId, 3, 'on the failed task\'s thread');
+      assert.equal(exception.body.threadId, 3, "on the failed task's thread");
       assert.deepEqual(seeks(run), [6]);
 
       from = dap.mark();
@@ -180,7 +240,12 @@ describe('debug positions and moves against a fake host', () => {
     run.viewedTick = 5;
     run.endpoint.serve('snapshot', () => snapshotAt(5, true));
     run.endpoint.serve('timeline', () => timelineOf(7, 10));
-    run.endpoint.serve('pastBreakpointHit', (p) => ({ landed: 'none', breakpoints: [], from: p.tick, to: p.ceiling ?? p.tick }));
+    run.endpoint.serve('pastBreakpointHit', (p) => ({
+      landed: 'none',
+      breakpoints: [],
+      from: p.tick,
+      to: p.ceiling ?? p.tick,
+    }));
     serveSeeks(run, 10);
     const dap = await attached(run);
     try {
@@ -214,7 +279,10 @@ describe('debug positions and moves against a fake host', () => {
       const again = await stopped(dap, from);
       assert.equal(again.body.reason, 'pause', 'the pause shown again');
       await new Promise((resolve) => setTimeout(resolve, 50));
-      const reasons = dap.events.slice(from).filter((e) => e.event === 'stopped' || e.event === 'continued').map((e) => `${e.event}:${String(e.body.reason ?? '')}`);
+      const reasons = dap.events
+        .slice(from)
+        .filter((e) => e.event === 'stopped' || e.event === 'continued')
+        .map((e) => `${e.event}:${String(e.body.reason ?? '')}`);
       assert.deepEqual(reasons, ['stopped:pause'], 'no stop or continue of the refused move');
     } finally {
       await dap.close();
@@ -260,9 +328,17 @@ describe('debug positions and moves against a fake host', () => {
     run.lastPause = { reason: 'pause', tick: 5, description: 'Paused after tick 5' };
     run.endpoint.serve('snapshot', () => snapshotAt(5, true));
     // Task #2 suspended at ticks 2 and 5: its Step Back from tick 5 goes to tick 2 (the loop's goes to tick 4).
-    const lane: TimelineLane = { ...laneOf(2), segments: [{ fromTick: 2, toTick: 3, state: 'suspended' }, { fromTick: 4, toTick: 4, state: 'running' }, { fromTick: 5, toTick: 5, state: 'suspended' }] };
+    const lane: TimelineLane = {
+      ...laneOf(2),
+      segments: [
+        { fromTick: 2, toTick: 3, state: 'suspended' },
+        { fromTick: 4, toTick: 4, state: 'running' },
+        { fromTick: 5, toTick: 5, state: 'suspended' },
+      ],
+    };
     run.endpoint.serve('timeline', () => timelineOf(7, 5, { lanes: [lane] }));
-    // The first seek is held until the second is asked: the first one's events then come while both sessions are moving.
+    // The first seek is held until the second is asked: the first one's events then come while both sessions
+    // are moving.
     const waiting: Array<{ moment: ViewedMoment; land: (m: ViewedMoment) => void }> = [];
     run.endpoint.serve('seekTick', (p) => {
       const moment: ViewedMoment = { runId: 7, tick: p.tick, ticks: 5, replayed: false };
@@ -284,17 +360,35 @@ describe('debug positions and moves against a fake host', () => {
       const fromA = a.mark();
       const fromB = b.mark();
       await Promise.all([a.request('stepBack', { threadId: LOOP_THREAD_ID }), b.request('stepBack', { threadId: 2 })]);
-      const asked = run.endpoint.requests.filter((r) => r.method === 'seekTick').map((r) => r.params as { tick: number | null; moment?: string });
+      const asked = run.endpoint.requests
+        .filter((r) => r.method === 'seekTick')
+        .map((r) => r.params as { tick: number | null; moment?: string });
       assert.deepEqual(asked.map((p) => p.tick).sort(), [2, 4]);
-      assert.ok(asked.every((p) => p.moment !== undefined) && asked[0]!.moment !== asked[1]!.moment, `each session names its seek: ${JSON.stringify(asked)}`);
-      for (const [dap, from, own, others] of [[a, fromA, 4, 2], [b, fromB, 2, 4]] as const) {
-        const at = (tick: number): DapEvent[] => dap.events.slice(from).filter((e) => e.event === 'stopped' && new RegExp(`tick ${tick} of 5`).test(String(e.body.description)));
+      assert.ok(
+        asked.every((p) => p.moment !== undefined) && asked[0]!.moment !== asked[1]!.moment,
+        `each session names its seek: ${JSON.stringify(asked)}`,
+      );
+      for (const [dap, from, own, others] of [
+        [a, fromA, 4, 2],
+        [b, fromB, 2, 4],
+      ] as const) {
+        const at = (tick: number): DapEvent[] =>
+          dap.events
+            .slice(from)
+            .filter((e) => e.event === 'stopped' && new RegExp(`tick ${tick} of 5`).test(String(e.body.description)));
         await until('both moments shown', () => at(own).length > 0 && at(others).length > 0, TIMEOUT);
         const shown = (tick: number): string => JSON.stringify(at(tick).map((e) => e.body));
-        // Its own landing is a step it made (focused); the other session's is another view's move (not focused), whichever came first.
+        // Its own landing is a step it made (focused); the other session's is another view's move (not
+        // focused), whichever came first.
         // (A task's landing relabels the loop's row too, unfocused.)
-        assert.ok(at(own).every((e) => e.body.reason === 'step') && at(own)[0]!.body.preserveFocusHint !== true, `its own seek to tick ${own}: ${shown(own)}`);
-        assert.ok(at(others).every((e) => e.body.reason === 'goto' && e.body.preserveFocusHint === true), `the other session's seek to tick ${others}: ${shown(others)}`);
+        assert.ok(
+          at(own).every((e) => e.body.reason === 'step') && at(own)[0]!.body.preserveFocusHint !== true,
+          `its own seek to tick ${own}: ${shown(own)}`,
+        );
+        assert.ok(
+          at(others).every((e) => e.body.reason === 'goto' && e.body.preserveFocusHint === true),
+          `the other session's seek to tick ${others}: ${shown(others)}`,
+        );
       }
     } finally {
       await a.close();
@@ -306,17 +400,40 @@ describe('debug positions and moves against a fake host', () => {
     const file = '/work/prog.ts';
     const at = (line: number): SourcePosition => ({ file, line, column: 3 });
     const run = new FakeRun('paused');
-    run.lastPause = { reason: 'breakpoint', tick: 7, taskId: 2, description: 'Task #2 "worker-2" hit a breakpoint at prog.ts:12', line: at(12) };
+    run.lastPause = {
+      reason: 'breakpoint',
+      tick: 7,
+      taskId: 2,
+      description: 'Task #2 "worker-2" hit a breakpoint at prog.ts:12',
+      line: at(12),
+    };
     run.endpoint.serve('snapshot', () => snapshotAt(7, true));
     run.endpoint.serve('timeline', (p) => timelineOf(7, 7, p.taskId !== undefined ? { lanes: [laneOf(2)] } : {}));
     run.endpoint.serve('lineStepBack', (p) => {
-      run.endpoint.emit('paused', { reason: 'step', tick: 7, taskId: 2, description: 'line 11 of task #2 (replayed)', line: at(11), pastLine: true, ...(p.moment === undefined ? {} : { moment: p.moment }) });
+      run.endpoint.emit('paused', {
+        reason: 'step',
+        tick: 7,
+        taskId: 2,
+        description: 'line 11 of task #2 (replayed)',
+        line: at(11),
+        pastLine: true,
+        ...(p.moment === undefined ? {} : { moment: p.moment }),
+      });
       return { landed: 'line', line: at(11) };
     });
     // A host that answers the line step and then drops its `paused` (the first time).
     let dropLanding = true;
     run.endpoint.serve('lineStep', (p) => {
-      if (!dropLanding) run.endpoint.emit('paused', { reason: 'step', tick: 7, taskId: 2, description: 'line 12 of task #2 (replayed)', line: at(12), pastLine: true, ...(p.moment === undefined ? {} : { moment: p.moment }) });
+      if (!dropLanding)
+        run.endpoint.emit('paused', {
+          reason: 'step',
+          tick: 7,
+          taskId: 2,
+          description: 'line 12 of task #2 (replayed)',
+          line: at(12),
+          pastLine: true,
+          ...(p.moment === undefined ? {} : { moment: p.moment }),
+        });
       return {};
     });
     const bound = 300;
@@ -332,20 +449,27 @@ describe('debug positions and moves against a fake host', () => {
       // Under way: another move is refused, saying what it waits for and its bound.
       const refusedMove = (await dap.requestRaw('stepBack', { threadId: 2 })) as DebugProtocol.ErrorResponse;
       assert.equal(refusedMove.success, false);
-      assert.match(refusedMove.body.error?.format ?? '', /under way \(waiting for the host: pastLine\).*given up after 0.3 s/);
+      assert.match(
+        refusedMove.body.error?.format ?? '',
+        /under way \(waiting for the host: pastLine\).*given up after 0.3 s/,
+      );
       // Given up: the past line it left shown again, the console saying why.
       const again = await stopped(dap, from);
       assert.ok(Date.now() - started >= bound - 20, 'not before its bound');
       assert.equal(again.body.reason, 'step');
       assert.equal(again.body.threadId, 2);
       assert.match(consoleSince(dap, from), /never showed where the move landed/);
-      // The next move goes (not refused as under way), from the past line it left: a move through the past lines, not the live program going on.
+      // The next move goes (not refused as under way), from the past line it left: a move through the past
+      // lines, not the live program going on.
       dropLanding = false;
       from = dap.mark();
       await dap.request('next', { threadId: 2 });
       assert.equal((await stopped(dap, from)).body.reason, 'step');
       assert.equal(run.endpoint.asked().filter((m) => m === 'lineStep').length, 2);
-      assert.ok(!dap.events.slice(from).some((e) => e.event === 'continued'), 'stepped through the past lines (a live step would say continued)');
+      assert.ok(
+        !dap.events.slice(from).some((e) => e.event === 'continued'),
+        'stepped through the past lines (a live step would say continued)',
+      );
     } finally {
       await dap.close();
     }
@@ -356,7 +480,10 @@ describe('debug positions and moves against a fake host', () => {
     run.lastPause = { reason: 'pause', tick: 5, description: 'Paused after tick 5' };
     run.endpoint.serve('snapshot', () => snapshotAt(5, true));
     let release: () => void = () => undefined;
-    run.endpoint.serve('seekTick', () => new Promise((resolve) => (release = () => resolve({ runId: 7, tick: 4, ticks: 5 }))));
+    run.endpoint.serve(
+      'seekTick',
+      () => new Promise((resolve) => (release = () => resolve({ runId: 7, tick: 4, ticks: 5 }))),
+    );
     run.endpoint.serve('stop', () => {
       run.endpoint.emit('finished', { runId: 7, ok: true, summary: 'stopped', stopped: true });
       return {};

@@ -18,7 +18,10 @@ import { lineOf } from '../../source-line';
 
 const SAMPLES_DIR = join(PROJECT_ROOT, 'runtime', 'samples');
 
-/** The transcripts replayed in the past (by sample and start line) and how many of their steps: those of the task's own coroutines. */
+/**
+ * The transcripts replayed in the past (by sample and start line) and how many of their steps: those of the
+ * task's own coroutines.
+ */
 const PAST_CASES: readonly { sample: string; start: string; steps: number }[] = [
   { sample: 'exception-chain', start: 'const b = yield* passThroughB();', steps: 4 },
   { sample: 'generators', start: 'const chain = top(lines);', steps: 5 },
@@ -29,7 +32,13 @@ const PAST_CASES: readonly { sample: string; start: string; steps: number }[] = 
 
 async function start(): Promise<DapClient> {
   const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-  await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+  await dap.request('initialize', {
+    clientID: 'coroscope-tests',
+    adapterID: 'coroscope',
+    linesStartAt1: true,
+    columnsStartAt1: true,
+    pathFormat: 'path',
+  });
   return dap;
 }
 
@@ -41,7 +50,12 @@ async function positionOf(dap: DapClient, threadId: number, sampleFile: string):
 }
 
 /** One move (stepIn or stepBack) and the position it lands on. */
-async function move(dap: DapClient, command: 'stepIn' | 'stepBack', thread: number, file: string): Promise<{ thread: number; at: string }> {
+async function move(
+  dap: DapClient,
+  command: 'stepIn' | 'stepBack',
+  thread: number,
+  file: string,
+): Promise<{ thread: number; at: string }> {
   const m = dap.mark();
   const r = await dap.requestRaw(command, { threadId: thread });
   assert.equal(r.success, true, `${command} refused: ${JSON.stringify(r.body)}`);
@@ -64,9 +78,17 @@ describe('golden step transcripts in the past: Step Back N, then F11 N lands as 
       const dap = await start();
       try {
         const from = dap.mark();
-        const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: t.sample, sample: t.sample });
+        const launch = dap.request('launch', {
+          type: 'coroscope',
+          request: 'launch',
+          name: t.sample,
+          sample: t.sample,
+        });
         await dap.waitForEvent('initialized', { from });
-        await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', { source: { path: file }, breakpoints: [{ line }] });
+        await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
+          source: { path: file },
+          breakpoints: [{ line }],
+        });
         await dap.request('setExceptionBreakpoints', { filters: [] });
         await dap.request('configurationDone');
         await launch;
@@ -78,8 +100,13 @@ describe('golden step transcripts in the past: Step Back N, then F11 N lands as 
           thread = r.thread;
           live.push(r.at);
         }
-        assert.deepEqual(live, t.steps.slice(0, c.steps + 1).map((s) => s.replace(/^~/, '')), 'live F11 follows the transcript');
-        // Step Back (the reverse of a step over: lines of the same frame or a caller) until the breakpoint's line again.
+        assert.deepEqual(
+          live,
+          t.steps.slice(0, c.steps + 1).map((s) => s.replace(/^~/, '')),
+          'live F11 follows the transcript',
+        );
+        // Step Back (the reverse of a step over: lines of the same frame or a caller) until the breakpoint's
+        // line again.
         const back: string[] = [];
         for (let i = 0; i < c.steps + 2 && back.at(-1) !== live[0]; i++) {
           const r = await move(dap, 'stepBack', thread, file);

@@ -15,12 +15,22 @@ import { STEP_TRANSCRIPTS } from './step-transcripts';
 import { lineOf } from '../../source-line';
 
 const SAMPLES_DIR = join(PROJECT_ROOT, 'runtime', 'samples');
-/** The Debug Console's words for a step that crossed a suspension of its task: on what it suspended, then what ran until it resumed. */
+/**
+ * The Debug Console's words for a step that crossed a suspension of its task: on what it suspended, then what
+ * ran until it resumed.
+ */
 const SUSPENDED = /suspended on [^]*resumed at tick \d+, \d+ ticks? after it suspended; meanwhile the loop ran /;
 
 async function start(): Promise<DapClient> {
   const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-  await dap.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path', supportsVariableType: true });
+  await dap.request('initialize', {
+    clientID: 'coroscope-tests',
+    adapterID: 'coroscope',
+    linesStartAt1: true,
+    columnsStartAt1: true,
+    pathFormat: 'path',
+    supportsVariableType: true,
+  });
   return dap;
 }
 
@@ -49,10 +59,22 @@ describe('golden step transcripts: F11 from the first line of each sample', { ti
       const dap = await start();
       try {
         const from = dap.mark();
-        const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: t.sample, sample: t.sample });
+        const launch = dap.request('launch', {
+          type: 'coroscope',
+          request: 'launch',
+          name: t.sample,
+          sample: t.sample,
+        });
         await dap.waitForEvent('initialized', { from });
-        const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', { source: { path: file }, breakpoints: [{ line }] });
-        assert.deepEqual([set.breakpoints[0]!.verified, set.breakpoints[0]!.line], [true, line], set.breakpoints[0]!.message);
+        const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
+          source: { path: file },
+          breakpoints: [{ line }],
+        });
+        assert.deepEqual(
+          [set.breakpoints[0]!.verified, set.breakpoints[0]!.line],
+          [true, line],
+          set.breakpoints[0]!.message,
+        );
         await dap.request('setExceptionBreakpoints', { filters: [] });
         await dap.request('configurationDone');
         await launch;
@@ -66,7 +88,11 @@ describe('golden step transcripts: F11 from the first line of each sample', { ti
           const s = await dap.waitForEvent('stopped', { from: m, timeoutMs: 30_000 });
           assert.equal(s.body.reason, 'step', `step ${i}: ${visited.join(', ')}`);
           thread = Number(s.body.threadId);
-          const said = dap.events.slice(m).filter((e) => e.event === 'output').map((e) => String(e.body.output)).join('');
+          const said = dap.events
+            .slice(m)
+            .filter((e) => e.event === 'output')
+            .map((e) => String(e.body.output))
+            .join('');
           visited.push(`${SUSPENDED.test(said) ? '~' : ''}${await positionOf(dap, thread, file)}`);
         }
         assert.deepEqual(visited, t.steps);

@@ -2,10 +2,26 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TimelineLane, TimelineSegment } from '../../../protocol/host-protocol';
-import { frameReturn, laneHasFrames, nextOf, nextSuspension, previousOf, previousSuspension } from '../../../extension/debug/time-travel';
+import {
+  frameReturn,
+  laneHasFrames,
+  nextOf,
+  nextSuspension,
+  previousOf,
+  previousSuspension,
+} from '../../../extension/debug/time-travel';
 
 function lane(segments: TimelineSegment[]): TimelineLane {
-  return { taskId: 3, name: 'worker-1', parentId: 1, createdTick: 1, endTick: null, endState: null, segmentsFrom: 0, segments };
+  return {
+    taskId: 3,
+    name: 'worker-1',
+    parentId: 1,
+    createdTick: 1,
+    endTick: null,
+    endState: null,
+    segmentsFrom: 0,
+    segments,
+  };
 }
 
 // Scheduled at 1, runs at 2 and suspends on the queue until 10 (woken), runs at 11, suspends
@@ -48,22 +64,38 @@ describe('time travel in a recording', () => {
 
   // A worker: its loop (root) awaits the queue, then fetch > get reads twice, fetch > text
   // reads once, then back at the queue; it ends at 30.
-  const fetching = { ...lane([
-    { fromTick: 1, toTick: 1, state: 'scheduled' },
-    { fromTick: 2, toTick: 2, state: 'running' },
-    { fromTick: 2, toTick: 4, state: 'suspended', awaiting: 'queue.get', frames: ['work'] },
-    { fromTick: 5, toTick: 5, state: 'running' },
-    { fromTick: 5, toTick: 7, state: 'suspended', awaiting: 'socket.read', frames: ['work', 'fetch', 'get', 'read'] },
-    { fromTick: 8, toTick: 8, state: 'running' },
-    { fromTick: 8, toTick: 10, state: 'suspended', awaiting: 'socket.read', frames: ['work', 'fetch', 'get', 'read'] },
-    { fromTick: 11, toTick: 11, state: 'running' },
-    { fromTick: 11, toTick: 13, state: 'suspended', awaiting: 'socket.read', frames: ['work', 'fetch', 'text', 'read'] },
-    { fromTick: 14, toTick: 14, state: 'running' },
-    { fromTick: 14, toTick: 29, state: 'suspended', awaiting: 'queue.get', frames: ['work'] },
-    { fromTick: 30, toTick: 30, state: 'running' },
-  ]), endTick: 30, endState: 'cancelled' as const };
+  const fetching = {
+    ...lane([
+      { fromTick: 1, toTick: 1, state: 'scheduled' },
+      { fromTick: 2, toTick: 2, state: 'running' },
+      { fromTick: 2, toTick: 4, state: 'suspended', awaiting: 'queue.get', frames: ['work'] },
+      { fromTick: 5, toTick: 5, state: 'running' },
+      { fromTick: 5, toTick: 7, state: 'suspended', awaiting: 'socket.read', frames: ['work', 'fetch', 'get', 'read'] },
+      { fromTick: 8, toTick: 8, state: 'running' },
+      {
+        fromTick: 8,
+        toTick: 10,
+        state: 'suspended',
+        awaiting: 'socket.read',
+        frames: ['work', 'fetch', 'get', 'read'],
+      },
+      { fromTick: 11, toTick: 11, state: 'running' },
+      {
+        fromTick: 11,
+        toTick: 13,
+        state: 'suspended',
+        awaiting: 'socket.read',
+        frames: ['work', 'fetch', 'text', 'read'],
+      },
+      { fromTick: 14, toTick: 14, state: 'running' },
+      { fromTick: 14, toTick: 29, state: 'suspended', awaiting: 'queue.get', frames: ['work'] },
+      { fromTick: 30, toTick: 30, state: 'running' },
+    ]),
+    endTick: 30,
+    endState: 'cancelled' as const,
+  };
 
-  it('a step out goes to the first later suspension where the current frame has returned, else the task\'s end', () => {
+  it("a step out goes to the first later suspension where the current frame has returned, else the task's end", () => {
     assert.equal(laneHasFrames(fetching), true);
     assert.equal(laneHasFrames(worker), false);
     // In read (under get): the next read is a new call at the same depth under the same
@@ -86,7 +118,10 @@ describe('time travel in a recording', () => {
   it('with the calls kept at each suspension, a step out tells a call made again by the same names', () => {
     // As `fetching`, recorded with framesKept: the second read (at 8) is a new call of read.
     const kept = [undefined, undefined, 0, undefined, 1, undefined, 3, undefined, 2, undefined, 1, undefined];
-    const exact = { ...fetching, segments: fetching.segments.map((s, i) => (kept[i] === undefined ? s : { ...s, framesKept: kept[i] })) };
+    const exact = {
+      ...fetching,
+      segments: fetching.segments.map((s, i) => (kept[i] === undefined ? s : { ...s, framesKept: kept[i] })),
+    };
     assert.equal(frameReturn(exact, 5), 8);
     // In the second read: get is still going, text's read shows get returned... and the read with it.
     assert.equal(frameReturn(exact, 9), 11);

@@ -32,7 +32,10 @@ describe('RunRegistry', { timeout: 60_000 }, () => {
     assert.notEqual(a.pid, b.pid);
     assert.ok(a.pid !== undefined && processExists(a.pid) && b.pid !== undefined && processExists(b.pid));
     assert.deepEqual(started.sort(), [a.key, b.key].sort());
-    assert.deepEqual(runs.list(), [a, b].sort((x, y) => x.key - y.key));
+    assert.deepEqual(
+      runs.list(),
+      [a, b].sort((x, y) => x.key - y.key),
+    );
     assert.equal(runs.get(a.key), a);
     assert.deepEqual(runs.live(), [], 'nothing launched yet');
     await Promise.all([a.stop('inspector'), b.stop('inspector')]);
@@ -64,7 +67,9 @@ describe('RunRegistry', { timeout: 60_000 }, () => {
 
   it('a run whose host dies leaves the registry, reported as unexpected', async () => {
     const run = await runs.start();
-    const ended = new Promise<{ key: number; expected: boolean }>((resolve) => runs.onDidEnd.on(({ run: r, exit }) => resolve({ key: r.key, expected: exit.expected })));
+    const ended = new Promise<{ key: number; expected: boolean }>((resolve) =>
+      runs.onDidEnd.on(({ run: r, exit }) => resolve({ key: r.key, expected: exit.expected })),
+    );
     process.kill(run.pid!, 'SIGKILL');
     assert.deepEqual(await ended, { key: run.key, expected: false });
     assert.equal(run.phase, 'hostDied');

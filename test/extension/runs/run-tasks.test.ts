@@ -52,17 +52,30 @@ describe('one task table per Run, shared by the panel and a debug session', { ti
     await until('the pause at entry', () => panel.status.phase === 'paused');
     for (let i = 0; i < 3; i++) await panel.stepTick();
     const run = panel.run!;
-    const client = DapClient.inProcess(new CoroscopeSession({ hostScript: HOST_SCRIPT, runs, viewName: 'debug 1', cwd: PROJECT_ROOT }));
+    const client = DapClient.inProcess(
+      new CoroscopeSession({ hostScript: HOST_SCRIPT, runs, viewName: 'debug 1', cwd: PROJECT_ROOT }),
+    );
     dap = client;
-    await client.request('initialize', { clientID: 'coroscope-tests', adapterID: 'coroscope', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+    await client.request('initialize', {
+      clientID: 'coroscope-tests',
+      adapterID: 'coroscope',
+      linesStartAt1: true,
+      columnsStartAt1: true,
+      pathFormat: 'path',
+    });
     const from = client.mark();
-    const attached = client.request('attach', { type: 'coroscope', request: 'attach', name: 'attach', run: String(run.key) });
+    const attached = client.request('attach', {
+      type: 'coroscope',
+      request: 'attach',
+      name: 'attach',
+      run: String(run.key),
+    });
     await client.waitForEvent('initialized', { from });
     await client.request('setExceptionBreakpoints', { filters: [] });
     await client.request('configurationDone');
     await attached;
-    await until('the panel\'s table', () => panel.mirror.tasks.size >= 4);
-    assert.equal(panel.mirror, run.tasks, 'the panel reads the Run\'s table');
+    await until("the panel's table", () => panel.mirror.tasks.size >= 4);
+    assert.equal(panel.mirror, run.tasks, "the panel reads the Run's table");
 
     // Both views refresh at once (the panel's poll and the debugger's): one request, one version for both.
     await panel.stepTick();
@@ -84,11 +97,15 @@ describe('one task table per Run, shared by the panel and a debug session', { ti
     const before = snapshots.count;
     const threads = await client.request<DebugProtocol.ThreadsResponse['body']>('threads');
     off();
-    assert.equal(snapshots.count - before, 1, 'one request for the debugger\'s Threads');
-    assert.ok(heard.length >= 1, 'the panel heard the debugger\'s refresh');
+    assert.equal(snapshots.count - before, 1, "one request for the debugger's Threads");
+    assert.ok(heard.length >= 1, "the panel heard the debugger's refresh");
     assert.equal(panel.mirror.version, heard[heard.length - 1]);
     assert.equal(panel.mirror.version, run.tasks.version);
-    for (const t of panel.mirror.liveTasks()) assert.ok(threads.threads.some((th) => th.id === t.id), `task #${t.id} is a thread`);
+    for (const t of panel.mirror.liveTasks())
+      assert.ok(
+        threads.threads.some((th) => th.id === t.id),
+        `task #${t.id} is a thread`,
+      );
     rate = 20;
     await panel.pause();
     await until('paused again', () => panel.status.phase === 'paused');

@@ -15,7 +15,31 @@ test('crawl defaults follow the chapter: 100 tasks, 10 redirects, 4 tries, stric
 });
 
 test('every crawl option is parsed, with --flag=value too', () => {
-  const cmd = parseArgs(['crawl', 'http://a.test/', 'b.test', '--max-tasks=7', '--max-redirect', '2', '--max-tries', '1', '--exclude', '\\.pdf$', '--lenient', '--max-pages', '50', '--max-depth', '3', '--no-robots', '--stage', 'coroutines', '--json', '--timeout', '2.5', '--dump-tasks-after', '100']) as CrawlCommand;
+  const cmd = parseArgs([
+    'crawl',
+    'http://a.test/',
+    'b.test',
+    '--max-tasks=7',
+    '--max-redirect',
+    '2',
+    '--max-tries',
+    '1',
+    '--exclude',
+    '\\.pdf$',
+    '--lenient',
+    '--max-pages',
+    '50',
+    '--max-depth',
+    '3',
+    '--no-robots',
+    '--stage',
+    'coroutines',
+    '--json',
+    '--timeout',
+    '2.5',
+    '--dump-tasks-after',
+    '100',
+  ]) as CrawlCommand;
   assert.deepEqual(cmd.roots, ['http://a.test/', 'b.test']);
   assert.equal(cmd.maxTasks, 7);
   assert.equal(cmd.maxRedirect, 2);
@@ -45,7 +69,12 @@ test('bad arguments are UsageErrors that name the problem', () => {
     [['demo-site', '--port', '70000'], /at most 65535/],
     [['--bogus'], /unknown option/],
   ];
-  for (const [argv, message] of cases) assert.throws(() => parseArgs(argv), (e: unknown) => e instanceof UsageError && message.test(e.message), argv.join(' '));
+  for (const [argv, message] of cases)
+    assert.throws(
+      () => parseArgs(argv),
+      (e: unknown) => e instanceof UsageError && message.test(e.message),
+      argv.join(' '),
+    );
 });
 
 test('help, version and other commands', () => {
@@ -57,7 +86,10 @@ test('help, version and other commands', () => {
 
 test('absurd numbers are refused with the documented bounds (1e30 workers once exhausted the heap)', () => {
   const cases: Array<[string[], RegExp]> = [
-    [['crawl', '--demo', '--max-tasks', '1e30'], /--max-tasks needs a whole number, got "1e30"|--max-tasks must be a whole number from 1 to 10000/],
+    [
+      ['crawl', '--demo', '--max-tasks', '1e30'],
+      /--max-tasks needs a whole number, got "1e30"|--max-tasks must be a whole number from 1 to 10000/,
+    ],
     [['crawl', '--demo', '--max-tasks', '1000000'], /--max-tasks must be a whole number from 1 to 10000, got 1000000/],
     [['crawl', '--demo', '--max-tries', '101'], /--max-tries must be a whole number from 1 to 100, got 101/],
     [['crawl', '--demo', '--max-redirect', '1000'], /--max-redirect must be a whole number from 0 to 100/],
@@ -67,8 +99,17 @@ test('absurd numbers are refused with the documented bounds (1e30 workers once e
     [['crawl', '--demo', '--timeout', 'soon'], /--timeout needs a number, got "soon"/],
     [['crawl', '--demo', '--pages', '1000000000'], /--pages must be a whole number from 1 to 100000/],
   ];
-  for (const [argv, message] of cases) assert.throws(() => parseArgs(argv), (e: unknown) => e instanceof UsageError && message.test(e.message), argv.join(' '));
-  assert.equal((parseArgs(['crawl', '--demo', '--max-tasks', '10000']) as CrawlCommand).maxTasks, 10000, 'the bound itself is accepted');
+  for (const [argv, message] of cases)
+    assert.throws(
+      () => parseArgs(argv),
+      (e: unknown) => e instanceof UsageError && message.test(e.message),
+      argv.join(' '),
+    );
+  assert.equal(
+    (parseArgs(['crawl', '--demo', '--max-tasks', '10000']) as CrawlCommand).maxTasks,
+    10000,
+    'the bound itself is accepted',
+  );
 });
 
 test('crawl --help is help, not an unknown option', () => {
@@ -78,15 +119,35 @@ test('crawl --help is help, not an unknown option', () => {
 
 test('the teaching stages refuse options they cannot honour, and take the ones they can', () => {
   for (const stage of ['callbacks', 'generators']) {
-    for (const [flag, value] of [['--max-tasks', '5'], ['--max-tries', '2'], ['--dump-tasks-after', '10']] as const) {
+    for (const [flag, value] of [
+      ['--max-tasks', '5'],
+      ['--max-tries', '2'],
+      ['--dump-tasks-after', '10'],
+    ] as const) {
       assert.throws(
         () => parseArgs(['crawl', '--demo', '--stage', stage, flag, value]),
-        (e: unknown) => e instanceof UsageError && e.message.startsWith(`${flag} applies to --stage coroutines only: the ${stage} stage cannot honour it`),
+        (e: unknown) =>
+          e instanceof UsageError &&
+          e.message.startsWith(`${flag} applies to --stage coroutines only: the ${stage} stage cannot honour it`),
         `${stage} ${flag}`,
       );
     }
-    assert.throws(() => parseArgs(['crawl', '--demo', '--stage', stage, '--inspect']), /--inspect applies to --stage coroutines only/);
-    const cmd = parseArgs(['crawl', '--demo', '--stage', stage, '--max-depth', '1', '--timeout', '3', '--max-pages', '9']) as CrawlCommand;
+    assert.throws(
+      () => parseArgs(['crawl', '--demo', '--stage', stage, '--inspect']),
+      /--inspect applies to --stage coroutines only/,
+    );
+    const cmd = parseArgs([
+      'crawl',
+      '--demo',
+      '--stage',
+      stage,
+      '--max-depth',
+      '1',
+      '--timeout',
+      '3',
+      '--max-pages',
+      '9',
+    ]) as CrawlCommand;
     assert.deepEqual([cmd.maxDepth, cmd.timeout, cmd.maxPages, cmd.robots], [1, 3, 9, true]);
   }
 });

@@ -35,11 +35,25 @@ test('--json prints exactly one object with the documented fields, for each stag
     const r = coroscope(['crawl', '--demo', '--instant', '--pages', '30', '--json', '--no-robots', '--stage', stage]);
     assert.equal(r.status, 0, r.stderr);
     const j = JSON.parse(r.stdout) as Record<string, unknown>;
-    for (const k of ['pages', 'fetched', 'errors', 'redirects', 'seconds', 'rate', 'results']) assert.ok(k in j, `${stage}: ${k}`);
-    const results = j.results as Array<{ url: string; status: number | null; contentType: string | null; bytes: number; nextUrl?: string; error?: string }>;
+    for (const k of ['pages', 'fetched', 'errors', 'redirects', 'seconds', 'rate', 'results'])
+      assert.ok(k in j, `${stage}: ${k}`);
+    const results = j.results as Array<{
+      url: string;
+      status: number | null;
+      contentType: string | null;
+      bytes: number;
+      nextUrl?: string;
+      error?: string;
+    }>;
     assert.equal(results.length, j.fetched);
-    assert.ok(results.some((x) => x.nextUrl !== undefined), 'redirects are listed');
-    assert.ok(results.some((x) => x.error !== undefined && /UnknownCharsetError/.test(x.error)), 'the broken page failed');
+    assert.ok(
+      results.some((x) => x.nextUrl !== undefined),
+      'redirects are listed',
+    );
+    assert.ok(
+      results.some((x) => x.error !== undefined && /UnknownCharsetError/.test(x.error)),
+      'the broken page failed',
+    );
     // Ports differ per run: compare paths.
     seen[stage] = results.map((x) => new URL(x.url).pathname).sort();
   }
@@ -81,7 +95,8 @@ test('trace --demo prints the coroutine traceback, then the callback traceback o
   const cb = r.stdout.indexOf('Callback traceback');
   assert.ok(co >= 0 && cb > co, r.stdout);
   const coroutinePart = r.stdout.slice(co, cb);
-  for (const frame of ['in work', 'in fetch', 'in parseLinks', 'in extractLinks', 'in decodeBody']) assert.ok(coroutinePart.includes(frame), frame);
+  for (const frame of ['in work', 'in fetch', 'in parseLinks', 'in extractLinks', 'in decodeBody'])
+    assert.ok(coroutinePart.includes(frame), frame);
   assert.ok(!r.stdout.slice(cb).includes('in fetch'), 'the callback trace is ripped: no fetch frame');
   assert.match(r.stdout, /UnknownCharsetError/);
 });
@@ -89,16 +104,22 @@ test('trace --demo prints the coroutine traceback, then the callback traceback o
 test('crawl --demo announces what the crawl will meet, and the report ends in that many URLs', () => {
   const r = coroscope(['crawl', '--demo', '--instant', '--quiet']);
   assert.equal(r.status, 0, r.stderr);
-  const announced = /Crawling the embedded demo site at \S+: 200 content pages; a crawl from \/ meets (\d+) URLs \((\d+) HTML pages, /.exec(r.stderr);
+  const announced =
+    /Crawling the embedded demo site at \S+: 200 content pages; a crawl from \/ meets (\d+) URLs \((\d+) HTML pages, /.exec(
+      r.stderr,
+    );
   assert.ok(announced, r.stderr);
   const finished = /Finished (\d+) urls/.exec(r.stdout);
   assert.ok(finished, r.stdout);
   assert.equal(Number(finished[1]), Number(announced[1]), `announced ${announced[1]} URLs, crawled ${finished[1]}`);
   const html = /(\d+) content-type text\/html/.exec(r.stdout);
-  assert.ok(html !== null && Number(html[1]) > Number(announced[2]), 'the HTML count of the report includes the 404 pages');
+  assert.ok(
+    html !== null && Number(html[1]) > Number(announced[2]),
+    'the HTML count of the report includes the 404 pages',
+  );
 });
 
-test('crawl --demo answers with a network\'s latency (--instant: at once), and both crawls end in the same counts', () => {
+test("crawl --demo answers with a network's latency (--instant: at once), and both crawls end in the same counts", () => {
   const realistic = coroscope(['crawl', '--demo', '--pages', '20', '--json']);
   const instant = coroscope(['crawl', '--demo', '--pages', '20', '--json', '--instant']);
   assert.equal(realistic.status, 0, realistic.stderr);
@@ -108,5 +129,8 @@ test('crawl --demo answers with a network\'s latency (--instant: at once), and b
   for (const k of ['pages', 'fetched', 'errors', 'redirects']) assert.equal(a[k], b[k], k);
   assert.ok(a.seconds! >= 1, `the realistic crawl took ${a.seconds} s`);
   assert.ok(b.seconds! < a.seconds!, `instant ${b.seconds} s, realistic ${a.seconds} s`);
-  assert.match(coroscope(['crawl', 'http://127.0.0.1:1/', '--instant']).stderr, /--instant is for the embedded demo site/);
+  assert.match(
+    coroscope(['crawl', 'http://127.0.0.1:1/', '--instant']).stderr,
+    /--instant is for the embedded demo site/,
+  );
 });

@@ -26,7 +26,11 @@ interface Ran {
 }
 
 /** Runs the CLI; `whileRunning` may act on the child (send SIGINT). */
-function coroscope(args: string[], whileRunning?: (child: ReturnType<typeof spawn>, stdout: () => string) => void, timeoutMs = 60_000): Promise<Ran> {
+function coroscope(
+  args: string[],
+  whileRunning?: (child: ReturnType<typeof spawn>, stdout: () => string) => void,
+  timeoutMs = 60_000,
+): Promise<Ran> {
   return new Promise((resolve) => {
     const t0 = performance.now();
     const child = spawn(process.execPath, [cli, ...args], { cwd: root });
@@ -52,7 +56,10 @@ const NO_ROBOTS_FILE = (path: string, socket: net.Socket): boolean => {
 test('mailto: and ht!tp://:::: roots are refused (exit 2) instead of being looked up as http URLs', async () => {
   const mail = await coroscope(['crawl', 'mailto:a@b.invalid', '--quiet']);
   assert.equal(mail.status, 2);
-  assert.match(mail.stderr, /coroscope crawl: unsupported scheme "mailto" for a root: only http and https can be crawled \(mailto:a@b\.invalid\)/);
+  assert.match(
+    mail.stderr,
+    /coroscope crawl: unsupported scheme "mailto" for a root: only http and https can be crawled \(mailto:a@b\.invalid\)/,
+  );
   const bad = await coroscope(['crawl', 'ht!tp://::::', '--quiet']);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /invalid root URL: the part before :\/\/ is not a scheme/);
@@ -72,20 +79,33 @@ test('--max-tasks 1e30 is refused with its bounds (exit 2), not a heap exhausted
 });
 
 test('a robots.txt answering 500 ends with exit 1 and says why, in the report and on stderr', async (t) => {
-  const site = await rawSite(t, (path, socket) => (path === '/robots.txt' ? page(socket, 'down', '500 Internal Server Error', 'text/plain') : page(socket, '<p>home</p>')));
+  const site = await rawSite(t, (path, socket) =>
+    path === '/robots.txt'
+      ? page(socket, 'down', '500 Internal Server Error', 'text/plain')
+      : page(socket, '<p>home</p>'),
+  );
   const r = await coroscope(['crawl', site.url('/'), '--quiet']);
   assert.equal(r.status, 1, r.stderr);
-  assert.match(r.stderr, /coroscope crawl: robots\.txt of http:\/\/127\.0\.0\.1:\d+ answered HTTP 500: RFC 9309 reads an unreachable robots\.txt as disallowing everything/);
+  assert.match(
+    r.stderr,
+    /coroscope crawl: robots\.txt of http:\/\/127\.0\.0\.1:\d+ answered HTTP 500: RFC 9309 reads an unreachable robots\.txt as disallowing everything/,
+  );
   assert.match(r.stdout, /\*\*\* Notices \*\*\*\nrobots\.txt of .* answered HTTP 500/);
   assert.equal(site.hits.get('/'), undefined);
 });
 
 test('a root that answered too much is not "cannot reach"', async (t) => {
-  const site = await rawSite(t, (path, socket) => NO_ROBOTS_FILE(path, socket) || page(socket, Buffer.alloc(11 << 20, 0x20)));
+  const site = await rawSite(
+    t,
+    (path, socket) => NO_ROBOTS_FILE(path, socket) || page(socket, Buffer.alloc(11 << 20, 0x20)),
+  );
   const r = await coroscope(['crawl', site.url('/'), '--quiet', '--max-tries', '1']);
   assert.equal(r.status, 1);
   assert.doesNotMatch(r.stderr, /cannot reach/);
-  assert.match(r.stderr, /the root http:\/\/127\.0\.0\.1:\d+\/ answered \(HTTP 200\) but could not be crawled: HttpTooLargeError/);
+  assert.match(
+    r.stderr,
+    /the root http:\/\/127\.0\.0\.1:\d+\/ answered \(HTTP 200\) but could not be crawled: HttpTooLargeError/,
+  );
 });
 
 test('the teaching stages honour --timeout, --max-depth and robots.txt', async (t) => {
@@ -98,10 +118,23 @@ test('the teaching stages honour --timeout, --max-depth and robots.txt', async (
   });
   for (const stage of ['callbacks', 'generators']) {
     site.hits.clear();
-    const r = await coroscope(['crawl', site.url('/'), '--stage', stage, '--timeout', '1', '--max-depth', '1', '--json']);
+    const r = await coroscope([
+      'crawl',
+      site.url('/'),
+      '--stage',
+      stage,
+      '--timeout',
+      '1',
+      '--max-depth',
+      '1',
+      '--json',
+    ]);
     assert.equal(r.status, 0, r.stderr);
     assert.ok(r.seconds < 8, `${stage}: --timeout 1 took ${r.seconds} s (the stage's own default is 10 s)`);
-    const j = JSON.parse(r.stdout) as { results: Array<{ url: string; error?: string }>; excludedUrls: Array<{ url: string; reason: string }> };
+    const j = JSON.parse(r.stdout) as {
+      results: Array<{ url: string; error?: string }>;
+      excludedUrls: Array<{ url: string; reason: string }>;
+    };
     const stall = j.results.find((x) => x.url === site.url('/stall'));
     assert.match(stall?.error ?? '', /TimeoutError: no complete response from .* within 1 s/, stage);
     assert.equal(site.hits.get('/private/x'), undefined, `${stage}: robots.txt disallows /private/`);
@@ -118,7 +151,17 @@ test('the teaching stages honour --timeout, --max-depth and robots.txt', async (
 });
 
 test('--json lists every excluded URL with its reason', async (t) => {
-  const site = await rawSite(t, (path, socket) => NO_ROBOTS_FILE(path, socket) || page(socket, path === '/' ? '<a href="/skip.pdf">pdf</a> <a href="http://other.invalid/">other</a> <a href="/ok">ok</a>' : '<p>ok</p>'));
+  const site = await rawSite(
+    t,
+    (path, socket) =>
+      NO_ROBOTS_FILE(path, socket) ||
+      page(
+        socket,
+        path === '/'
+          ? '<a href="/skip.pdf">pdf</a> <a href="http://other.invalid/">other</a> <a href="/ok">ok</a>'
+          : '<p>ok</p>',
+      ),
+  );
   const r = await coroscope(['crawl', site.url('/'), '--json', '--exclude', '\\.pdf$']);
   assert.equal(r.status, 0, r.stderr);
   const j = JSON.parse(r.stdout) as { excluded: number; excludedUrls: Array<{ url: string; reason: string }> };
@@ -132,7 +175,13 @@ test('--json lists every excluded URL with its reason', async (t) => {
 /** Crawls a site whose root links to `pages` pages it never answers, with `workers` workers,
  *  and sends the CLI `signal` once every worker is waiting for one of them (none: the crawl
  *  ends by itself, e.g. at its --deadline). */
-async function interruptedCrawl(t: TestContext, pages: number, workers: number, args: string[] = [], signal: NodeJS.Signals | null = 'SIGINT'): Promise<{ r: Ran; site: RawSite }> {
+async function interruptedCrawl(
+  t: TestContext,
+  pages: number,
+  workers: number,
+  args: string[] = [],
+  signal: NodeJS.Signals | null = 'SIGINT',
+): Promise<{ r: Ran; site: RawSite }> {
   const links = Array.from({ length: pages }, (_, i) => `<a href="/slow/${i}">${i}</a>`).join(' ');
   let slow = 0;
   const site = await rawSite(t, (path, socket) => {
@@ -152,19 +201,24 @@ async function interruptedCrawl(t: TestContext, pages: number, workers: number, 
   return { r, site };
 }
 
-test('after SIGINT the report names every URL seen: done, cancelled in flight, or not fetched', { timeout: 60_000 }, async (t) => {
+test('after SIGINT the report names every URL seen: done, cancelled in flight, or not fetched', {
+  timeout: 60_000,
+}, async (t) => {
   const { r, site } = await interruptedCrawl(t, 30, 8);
   assert.equal(r.status, 130, r.stderr);
   assert.match(r.stdout, /Todo: 22\nBusy: 8\nDone: 1\n/);
   const cancelled = r.stdout.match(/ cancelled: being fetched when the crawl was interrupted\n/g) ?? [];
   const queued = r.stdout.match(/ not fetched: queued when the crawl was interrupted\n/g) ?? [];
   assert.deepEqual([cancelled.length, queued.length], [8, 22]);
-  for (let i = 0; i < 30; i++) assert.ok(r.stdout.includes(`${site.url(`/slow/${i}`)} `), `/slow/${i} is in the report`);
+  for (let i = 0; i < 30; i++)
+    assert.ok(r.stdout.includes(`${site.url(`/slow/${i}`)} `), `/slow/${i} is in the report`);
   // Without --inspect, the cancel is still the CLI's, and said so.
   assert.match(r.stderr, /coroscope crawl: interrupted: the crawl was cancelled by the CLI; report of what was done:/);
 });
 
-test('Ctrl-C before --dump-tasks-after\'s time: the dump is taken at the interruption and says the CLI cancelled the crawl', { timeout: 60_000 }, async (t) => {
+test("Ctrl-C before --dump-tasks-after's time: the dump is taken at the interruption and says the CLI cancelled the crawl", {
+  timeout: 60_000,
+}, async (t) => {
   const { r } = await interruptedCrawl(t, 6, 3, ['--dump-tasks-after', '600000']);
   assert.equal(r.status, 130, r.stderr);
   assert.match(r.stdout, /^\*\*\* Tasks at the interruption, after \d+ ms \*\*\*$/m);
@@ -175,16 +229,22 @@ test('Ctrl-C before --dump-tasks-after\'s time: the dump is taken at the interru
   assert.match(r.stderr, /interrupted: the crawl was cancelled by the CLI/);
 });
 
-/** The report of a crawl of `interruptedCrawl`'s site cut with every worker in a fetch: each URL is in it, cancelled or not fetched. */
+/**
+ * The report of a crawl of `interruptedCrawl`'s site cut with every worker in a fetch: each URL is in it,
+ * cancelled or not fetched.
+ */
 function assertEveryUrlReported(r: Ran, site: RawSite, pages: number, workers: number): void {
   assert.match(r.stdout, new RegExp(`Todo: ${pages - workers}\nBusy: ${workers}\nDone: 1\n`));
   const cancelled = r.stdout.match(/ cancelled: being fetched when the crawl was interrupted\n/g) ?? [];
   const queued = r.stdout.match(/ not fetched: queued when the crawl was interrupted\n/g) ?? [];
   assert.deepEqual([cancelled.length, queued.length], [workers, pages - workers]);
-  for (let i = 0; i < pages; i++) assert.ok(r.stdout.includes(`${site.url(`/slow/${i}`)} `), `/slow/${i} is in the report`);
+  for (let i = 0; i < pages; i++)
+    assert.ok(r.stdout.includes(`${site.url(`/slow/${i}`)} `), `/slow/${i} is in the report`);
 }
 
-test('SIGTERM ends the crawl as cleanly as Ctrl-C: cancelled by the CLI, the report of every URL, the recording written and replayable (exit 143)', { timeout: 60_000 }, async (t) => {
+test('SIGTERM ends the crawl as cleanly as Ctrl-C: cancelled by the CLI, the report of every URL, the recording written and replayable (exit 143)', {
+  timeout: 60_000,
+}, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'coroscope-sigterm-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'term.corotrace');
@@ -194,22 +254,31 @@ test('SIGTERM ends the crawl as cleanly as Ctrl-C: cancelled by the CLI, the rep
   assert.match(r.stderr, /coroscope crawl: interrupted: the crawl was cancelled by the CLI; report of what was done:/);
   assert.match(r.stderr, /Recorded \d+ ticks, \d+ task steps, \d+ sockets to .*term\.corotrace/);
   assert.ok(existsSync(file));
-  // The signal's cancel is recorded as an input of the run: the recording replays, offline, to the same report, and ends as the crawl did (the CLI's cancel, 143).
+  // The signal's cancel is recorded as an input of the run: the recording replays, offline, to the same
+  // report, and ends as the crawl did (the CLI's cancel, 143).
   const replay = await coroscope(['replay', file]);
   assert.equal(replay.stdout, r.stdout, replay.stderr);
   assert.equal(replay.status, 143, replay.stderr);
-  assert.match(replay.stderr, /coroscope crawl: interrupted: the crawl was cancelled by the CLI; report of what was done:/);
+  assert.match(
+    replay.stderr,
+    /coroscope crawl: interrupted: the crawl was cancelled by the CLI; report of what was done:/,
+  );
   assert.doesNotMatch(replay.stderr, /unknown/);
 });
 
-test('--deadline cuts the whole crawl: its cancels are the crawl deadline\'s, the report lists every URL (exit 124), and a recording of it replays to the same report', { timeout: 60_000 }, async (t) => {
+test("--deadline cuts the whole crawl: its cancels are the crawl deadline's, the report lists every URL (exit 124), and a recording of it replays to the same report", {
+  timeout: 60_000,
+}, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'coroscope-deadline-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'deadline.corotrace');
   const { r, site } = await interruptedCrawl(t, 10, 3, ['--deadline', '1.5', '--record', file], null);
   assert.equal(r.status, 124, r.stderr);
   assertEveryUrlReported(r, site, 10, 3);
-  assert.match(r.stderr, /coroscope crawl: cut at its deadline \(1\.5 s\): cancelled by the crawl deadline; report of what was done:/);
+  assert.match(
+    r.stderr,
+    /coroscope crawl: cut at its deadline \(1\.5 s\): cancelled by the crawl deadline; report of what was done:/,
+  );
   assert.doesNotMatch(r.stdout + r.stderr, /unknown/);
   const replay = await coroscope(['replay', file]);
   assert.equal(replay.status, 124, replay.stderr);

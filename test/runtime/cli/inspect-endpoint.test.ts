@@ -35,7 +35,10 @@ test('the endpoint answers ps and pstree for its loops on a socket only its owne
     assert.equal(statSync(join(base, 'coroscope')).mode & 0o777, 0o700);
     assert.equal(statSync(endpoint.path).mode & 0o777, 0o600);
 
-    assert.deepEqual(await ask(endpoint.path, '{"command":"ps"}\n'), { ok: true, text: `process ${process.pid}: no event loop is running (none started yet, or the program's have ended)\n` });
+    assert.deepEqual(await ask(endpoint.path, '{"command":"ps"}\n'), {
+      ok: true,
+      text: `process ${process.pid}: no event loop is running (none started yet, or the program's have ended)\n`,
+    });
 
     const loop = new EventLoop();
     endpoint.watch(loop);
@@ -49,10 +52,16 @@ test('the endpoint answers ps and pstree for its loops on a socket only its owne
     assert.equal(ps.ok, true);
     assert.match(ps.text, /^Tasks at tick \d+, loop time [\d.]+ s\n/);
     // Coroutine tracking is off here: the innermost frame known is the task's own generator.
-    assert.match(ps.text, /^\d+\s+napper\s+suspended\s+sleep .*\s+test\/runtime\/cli\/inspect-endpoint\.test\.ts:\d+ napper\d* \(untracked\)$/m);
+    assert.match(
+      ps.text,
+      /^\d+\s+napper\s+suspended\s+sleep .*\s+test\/runtime\/cli\/inspect-endpoint\.test\.ts:\d+ napper\d* \(untracked\)$/m,
+    );
     const tree = (await ask(endpoint.path, '{"command":"pstree"}\n')) as { ok: boolean; text: string };
     assert.match(tree.text, /└── \(T\) #\d+ napper \[suspended, 1 step\]/);
-    assert.deepEqual(await ask(endpoint.path, '{"command":"rm -rf"}\n'), { ok: false, error: 'unknown command "rm -rf" (ps or pstree)' });
+    assert.deepEqual(await ask(endpoint.path, '{"command":"rm -rf"}\n'), {
+      ok: false,
+      error: 'unknown command "rm -rf" (ps or pstree)',
+    });
     assert.deepEqual(await ask(endpoint.path, 'ps\n'), { ok: false, error: 'the request is not JSON' });
     task.cancel();
     await assert.rejects(running, { name: 'CancelledError' });

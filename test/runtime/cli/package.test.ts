@@ -16,9 +16,23 @@ import { join } from 'node:path';
 const root = join(__dirname, '..', '..', '..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
-function sh(cmd: string, args: string[], cwd: string, timeoutMs = 240_000): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false' } });
-  return { status: r.status, stdout: r.stdout ?? '', stderr: `${r.stderr ?? ''}${r.error !== undefined ? String(r.error) : ''}` };
+function sh(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  timeoutMs = 240_000,
+): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false' },
+  });
+  return {
+    status: r.status,
+    stdout: r.stdout ?? '',
+    stderr: `${r.stderr ?? ''}${r.error !== undefined ? String(r.error) : ''}`,
+  };
 }
 
 const PROGRAM_JS = `const { run, sleep, coroutine, Queue } = require('coroscope');
@@ -51,8 +65,13 @@ const main = coroutine(function* main(): Coroutine<number> {
 run(main()).then((n: number) => console.log('ts returned ' + n));
 `;
 
-test('npm pack gives a tarball that a new project installs and runs with plain node, its TypeScript and npx coroscope run', { timeout: 600_000 }, () => {
-  assert.ok(existsSync(join(root, 'dist', 'cli.js')) && existsSync(join(root, 'dist', 'runtime', 'index.js')), 'run npm run build first');
+test('npm pack gives a tarball that a new project installs and runs with plain node, its TypeScript and npx coroscope run', {
+  timeout: 600_000,
+}, () => {
+  assert.ok(
+    existsSync(join(root, 'dist', 'cli.js')) && existsSync(join(root, 'dist', 'runtime', 'index.js')),
+    'run npm run build first',
+  );
   const work = mkdtempSync(join(tmpdir(), 'coroscope-pack-'));
   try {
     const types = sh(npm, ['run', 'build:types'], root);
@@ -65,11 +84,17 @@ test('npm pack gives a tarball that a new project installs and runs with plain n
 
     const app = join(work, 'app');
     spawnSync('mkdir', [app]);
-    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-coroutines', version: '1.0.0', private: true }));
+    writeFileSync(
+      join(app, 'package.json'),
+      JSON.stringify({ name: 'my-coroutines', version: '1.0.0', private: true }),
+    );
     let install = sh(npm, ['install', '--offline', '--no-audit', tarball], app);
     if (install.status !== 0) install = sh(npm, ['install', '--prefer-offline', '--no-audit', tarball], app);
     assert.equal(install.status, 0, install.stderr);
-    assert.ok(existsSync(join(app, 'node_modules', 'coroscope', 'dist', 'types', 'coroscope', 'runtime', 'index.d.ts')), 'the declarations are in the package');
+    assert.ok(
+      existsSync(join(app, 'node_modules', 'coroscope', 'dist', 'types', 'coroscope', 'runtime', 'index.d.ts')),
+      'the declarations are in the package',
+    );
 
     writeFileSync(join(app, 'program.js'), PROGRAM_JS);
     const plain = sh(process.execPath, ['program.js'], app);
@@ -90,11 +115,27 @@ test('npm pack gives a tarball that a new project installs and runs with plain n
     // package's types. skipLibCheck as `tsc --init` sets it: the declarations, emitted with
     // stripInternal (tsconfig.types.json), lack @internal members some classes implement.
     writeFileSync(join(app, 'program.ts'), PROGRAM_TS);
-    // The .ts program through the CLI, with no TypeScript tooling installed in the project (the program loader's transpiler).
+    // The .ts program through the CLI, with no TypeScript tooling installed in the project (the program
+    // loader's transpiler).
     const tsViaCli = sh(npm, ['exec', '--offline', '--', 'coroscope', 'run', 'program.ts'], app);
     assert.equal(tsViaCli.status, 0, tsViaCli.stderr);
     assert.equal(tsViaCli.stdout, 'ts returned 42\n');
-    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'node16', moduleResolution: 'node16', target: 'es2022', outDir: 'out', skipLibCheck: true, types: ['node'], typeRoots: [join(root, 'node_modules', '@types')] }, files: ['program.ts'] }));
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: 'node16',
+          moduleResolution: 'node16',
+          target: 'es2022',
+          outDir: 'out',
+          skipLibCheck: true,
+          types: ['node'],
+          typeRoots: [join(root, 'node_modules', '@types')],
+        },
+        files: ['program.ts'],
+      }),
+    );
     const tsc = sh(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], app);
     assert.equal(tsc.status, 0, `${tsc.stdout}${tsc.stderr}`);
     const compiled = sh(process.execPath, [join('out', 'program.js')], app);
@@ -103,7 +144,11 @@ test('npm pack gives a tarball that a new project installs and runs with plain n
 
     // A type error in the user's program is found through the same declarations.
     writeFileSync(join(app, 'program.ts'), PROGRAM_TS.replace('q.put(41)', "q.put('41')"));
-    const wrong = sh(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.', '--noEmit'], app);
+    const wrong = sh(
+      process.execPath,
+      [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.', '--noEmit'],
+      app,
+    );
     assert.notEqual(wrong.status, 0);
     assert.match(wrong.stdout, /program\.ts\(4,\d+\): error TS2345/);
   } finally {

@@ -19,7 +19,10 @@ function coroscope(args: string[], cwd = root): { status: number | null; stdout:
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Starts `args` (a coroscope command) and resolves once `ready` appears on its stdout (or its inspect socket exists). */
+/**
+ * Starts `args` (a coroscope command) and resolves once `ready` appears on its stdout (or its inspect socket
+ * exists).
+ */
 function startInspected(args: string[], cwd: string, ready: RegExp | 'socket'): Promise<ChildProcess> {
   const child = spawn(process.execPath, [cli, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -89,20 +92,28 @@ test('ps and pstree print the tasks of a running coroscope run --inspect, the lo
     assert.equal(ps.status, 0, ps.stderr);
     const rows = ps.stdout.split('\n');
     assert.match(rows[1]!, /^task id\s+task name\s+state\s+awaiting\s+awaited by\s+innermost frame$/);
-    const row = (name: string): string => rows.find((r) => new RegExp(`^\\d+\\s+${name}\\s`).test(r)) ?? assert.fail(`no row for ${name}:\n${ps.stdout}`);
+    const row = (name: string): string =>
+      rows.find((r) => new RegExp(`^\\d+\\s+${name}\\s`).test(r)) ?? assert.fail(`no row for ${name}:\n${ps.stdout}`);
     assert.match(row('consumer'), /suspended\s+queue\.get <Queue/);
     assert.match(row('waiter'), /suspended\s+event <Event unset/);
     assert.match(row('debit'), /suspended\s+lock <Lock locked/);
     assert.match(row('credit'), /suspended\s+lock <Lock locked/);
     assert.match(row('Task-\\d+'), /suspended\s+sleep .*\s+\S*sleep\.ts:\d+ sleep/);
-    assert.match(ps.stdout, /^cycle: lock-order cycle: each task holds what the next one waits for: .*"debit".*"credit"/m);
+    assert.match(
+      ps.stdout,
+      /^cycle: lock-order cycle: each task holds what the next one waits for: .*"debit".*"credit"/m,
+    );
 
     const tree = coroscope(['pstree', String(child.pid)], dir);
     assert.equal(tree.status, 0, tree.stderr);
     assert.match(tree.stdout, /^Tasks at loop time [\d.]+ s, tick \d+: 5 live tasks$/m);
-    // Each task under main (which created them), with its coroutine stack: its own frame in waiting.js, then the runtime's.
+    // Each task under main (which created them), with its coroutine stack: its own frame in waiting.js, then
+    // the runtime's.
     assert.match(tree.stdout, /└── \(T\) #\d+ Task-\d+ \[suspended/);
-    assert.match(tree.stdout, /├── \(T\) #\d+ debit \[suspended, 2 steps\]\n\s*│\s+transfer waiting\.js:9:\d+ \(no source map\)\n\s*│\s+acquire \S*lock\.ts:\d+\n\s*│\s+awaits lock <Lock locked/);
+    assert.match(
+      tree.stdout,
+      /├── \(T\) #\d+ debit \[suspended, 2 steps\]\n\s*│\s+transfer waiting\.js:9:\d+ \(no source map\)\n\s*│\s+acquire \S*lock\.ts:\d+\n\s*│\s+awaits lock <Lock locked/,
+    );
     assert.match(tree.stdout, /consumer waiting\.js:4:\d+/);
     assert.match(tree.stdout, /^cycle: lock-order cycle: .*"debit".*"credit"/m);
 
@@ -139,7 +150,10 @@ run(main());
     assert.equal(tree.status, 0, tree.stderr);
     assert.match(tree.stdout, /\(T\) #\d+ ping \[suspended/);
     assert.match(tree.stdout, /\(T\) #\d+ pong \[suspended/);
-    assert.match(tree.stdout, /^cycle: cycle of tasks awaiting each other: Task #\d+ "p[io]ng" → Task #\d+ "p[io]ng" → Task #\d+ "p[io]ng"$/m);
+    assert.match(
+      tree.stdout,
+      /^cycle: cycle of tasks awaiting each other: Task #\d+ "p[io]ng" → Task #\d+ "p[io]ng" → Task #\d+ "p[io]ng"$/m,
+    );
     const ps = coroscope(['ps', String(child.pid)], dir);
     assert.equal(ps.status, 0, ps.stderr);
     assert.match(ps.stdout, /^\d+\s+ping\s+suspended\s+Task #\d+ "pong"/m);
@@ -151,7 +165,11 @@ run(main());
 });
 
 test('ps answers for a coroscope crawl --inspect too', async () => {
-  const child = await startInspected(['crawl', '--demo', '--pages', '200', '--quiet', '--inspect', '--max-tasks', '5'], root, 'socket');
+  const child = await startInspected(
+    ['crawl', '--demo', '--pages', '200', '--quiet', '--inspect', '--max-tasks', '5'],
+    root,
+    'socket',
+  );
   try {
     // The socket is open before the crawl's first tick: ask until its workers have started.
     let ps = coroscope(['ps', String(child.pid)]);
@@ -224,7 +242,9 @@ test("another user's process is refused in one line", async (t) => {
   // Starting a process as another user needs root; as any other user, process 1 (init) is root's.
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!asRoot && !existsSync('/proc/1/status')) return t.skip('needs root, or /proc to find a process of another user');
-  const other = asRoot ? spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore', uid: 65534, gid: 65534 }) : null;
+  const other = asRoot
+    ? spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore', uid: 65534, gid: 65534 })
+    : null;
   try {
     const pid = other?.pid ?? 1;
     await new Promise((r) => setTimeout(r, 200));

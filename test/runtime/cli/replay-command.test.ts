@@ -15,7 +15,14 @@ import { PROTOCOL_VERSION } from '../../../protocol/host-protocol';
 import { forkHost } from '../host/host-client';
 import { RunTimeline } from '../../../runtime/record/run-timeline';
 import { startDemoSite, demoSiteOptions } from '../../../runtime/demo-site/index';
-import { cutCopies, flipCopies, oddCopies, sectionCopies, spread, type CorruptCopy } from '../record/corrupt-recordings';
+import {
+  cutCopies,
+  flipCopies,
+  oddCopies,
+  sectionCopies,
+  spread,
+  type CorruptCopy,
+} from '../record/corrupt-recordings';
 
 const root = join(__dirname, '..', '..', '..');
 const cli = join(root, 'bin', 'coroscope.js');
@@ -32,7 +39,10 @@ process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 test('crawl --demo --record, then replay: the same report, offline', () => {
   const rec = coroscope(['crawl', '--demo', '--pages', '40', '--quiet', '--record', file]);
   assert.equal(rec.status, 0, rec.stderr);
-  assert.match(rec.stderr, /Recorded \d+ ticks, \d+ task steps, \d+ sockets to .*x\.corotrace \(\d+ bytes, [\d.]+ per step: the run [\d.]+ per step, the \d+ bytes received [\d.]+ per step \(compressed [\d.]+x\)\)/);
+  assert.match(
+    rec.stderr,
+    /Recorded \d+ ticks, \d+ task steps, \d+ sockets to .*x\.corotrace \(\d+ bytes, [\d.]+ per step: the run [\d.]+ per step, the \d+ bytes received [\d.]+ per step \(compressed [\d.]+x\)\)/,
+  );
   assert.match(rec.stdout, /Finished \d+ urls in [\d.]+ secs/);
   const rep = coroscope(['replay', file]);
   assert.equal(rep.status, 0, rep.stderr);
@@ -40,7 +50,10 @@ test('crawl --demo --record, then replay: the same report, offline', () => {
   // What each suspension awaited, in the task table's words, is kept for the timeline.
   const details = unpackAwaitDetails(readRecordingFile(file).meta.awaitDetails);
   assert.ok(details !== null && details.length > 0);
-  assert.ok(details.some((d) => /^<Socket fd=\d+ .*raddr=127\.0\.0\.1:\d+>$/.test(d)), details.slice(0, 20).join(' | '));
+  assert.ok(
+    details.some((d) => /^<Socket fd=\d+ .*raddr=127\.0\.0\.1:\d+>$/.test(d)),
+    details.slice(0, 20).join(' | '),
+  );
 });
 
 test('replay --json prints the replayed crawl as crawl --json prints it, whichever way the recording printed it', () => {
@@ -49,29 +62,45 @@ test('replay --json prints the replayed crawl as crawl --json prints it, whichev
   assert.equal(json.status, 0, json.stderr);
   const j = JSON.parse(json.stdout) as { fetched: number; results: Array<{ url: string }> };
   // The same crawl: every URL of the text report is in the object.
-  const urls = text.stdout.split('\n').filter((l) => /^http:\/\/127\.0\.0\.1:\d+\//.test(l)).map((l) => l.split(' ')[0]!);
+  const urls = text.stdout
+    .split('\n')
+    .filter((l) => /^http:\/\/127\.0\.0\.1:\d+\//.test(l))
+    .map((l) => l.split(' ')[0]!);
   assert.ok(urls.length > 10);
   assert.equal(j.fetched, urls.length);
   assert.deepEqual(j.results.map((r) => r.url).sort(), [...urls].sort());
 });
 
-test('the recording keeps where each URL failed (tick, task, the live stop\'s words), as a host run does: VS Code\'s Reverse Continue with the URL-failed filter lands there', () => {
+test("the recording keeps where each URL failed (tick, task, the live stop's words), as a host run does: VS Code's Reverse Continue with the URL-failed filter lands there", () => {
   const rec = readRecordingFile(file);
   const marks = savedUrlFailures(rec.meta.urlFailures);
-  const json = JSON.parse(coroscope(['replay', file, '--json']).stdout) as { results: Array<{ url: string; error?: string }> };
+  const json = JSON.parse(coroscope(['replay', file, '--json']).stdout) as {
+    results: Array<{ url: string; error?: string }>;
+  };
   const failed = json.results.filter((r) => r.error !== undefined);
   assert.ok(failed.length > 0, 'the demo site has a page that fails');
   assert.deepEqual(marks.map((m) => m.url).sort(), failed.map((r) => r.url).sort());
   for (const m of marks) {
     assert.ok(m.tick >= 1 && m.tick <= rec.meta.ticks, `tick ${m.tick} of ${rec.meta.ticks}`);
-    assert.match(m.description, new RegExp(`^Task #${m.taskId} "worker-\\d+" failed to fetch ${m.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: \\w+Error: `));
+    assert.match(
+      m.description,
+      new RegExp(
+        `^Task #${m.taskId} "worker-\\d+" failed to fetch ${m.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: \\w+Error: `,
+      ),
+    );
   }
 });
 
 test('replay --dump-tasks-at-tick N [--json]: the tasks, their stacks and locals at that tick', () => {
   const json = coroscope(['replay', file, '--dump-tasks-at-tick', '30', '--json']);
   assert.equal(json.status, 0, json.stderr);
-  const dump = JSON.parse(json.stdout) as { tick: number; tasks: Array<{ name: string; frames: Array<{ function: string; file: string | null; locals: Array<{ name: string; value: string }> }> }> };
+  const dump = JSON.parse(json.stdout) as {
+    tick: number;
+    tasks: Array<{
+      name: string;
+      frames: Array<{ function: string; file: string | null; locals: Array<{ name: string; value: string }> }>;
+    }>;
+  };
   assert.equal(dump.tick, 30);
   const worker = dump.tasks.find((t) => t.name.startsWith('worker-') && t.frames.some((f) => f.function === 'fetch'));
   assert.ok(worker, 'a worker is fetching at tick 30');
@@ -123,12 +152,17 @@ test('a corrupted copy, a truncated copy and a copy with a changed source hash a
   assert.equal(cut.status, 1);
   assert.match(cut.stderr, /cut\.corotrace is truncated or corrupt/);
   const rec = decodeRecording(bytes, 'x');
-  const sources = rec.meta.sources.map((s) => (s.path === 'runtime/crawler/crawler.ts' ? { ...s, sha256: '0'.repeat(64) } : s));
-  assert.notDeepEqual(sources, rec.meta.sources, 'the recording lists the crawler\'s source');
+  const sources = rec.meta.sources.map((s) =>
+    s.path === 'runtime/crawler/crawler.ts' ? { ...s, sha256: '0'.repeat(64) } : s,
+  );
+  assert.notDeepEqual(sources, rec.meta.sources, "the recording lists the crawler's source");
   writeFileSync(join(dir, 'changed.corotrace'), encodeRecording({ ...rec, meta: { ...rec.meta, sources } }));
   const changed = coroscope(['replay', join(dir, 'changed.corotrace')]);
   assert.equal(changed.status, 1);
-  assert.match(changed.stderr, /changed\.corotrace was recorded from sources that have changed since: runtime\/crawler\/crawler\.ts\b/);
+  assert.match(
+    changed.stderr,
+    /changed\.corotrace was recorded from sources that have changed since: runtime\/crawler\/crawler\.ts\b/,
+  );
   assert.equal(changed.stdout, '');
 });
 
@@ -147,15 +181,23 @@ test('--record is refused for the callback and generator stages; replay needs a 
  * handlers are set by then) and before its bytes follow, so it is heard at the replay's
  * first pause between ticks (a slice of them runs first), never after its end.
  */
-async function replayInterrupted(signal: NodeJS.Signals, extra: string[]): Promise<{ status: number | null; killedBy: NodeJS.Signals | null; stdout: string; stderr: string }> {
+async function replayInterrupted(
+  signal: NodeJS.Signals,
+  extra: string[],
+): Promise<{ status: number | null; killedBy: NodeJS.Signals | null; stdout: string; stderr: string }> {
   const fifo = join(dir, `${signal}.fifo`);
   execFileSync('mkfifo', [fifo]);
-  const child = spawn(process.execPath, [cli, 'replay', fifo, ...extra], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, 'replay', fifo, ...extra], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
   child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  const ended = new Promise<{ status: number | null; killedBy: NodeJS.Signals | null }>((resolve) => child.on('close', (status, killedBy) => resolve({ status, killedBy })));
+  const ended = new Promise<{ status: number | null; killedBy: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (status, killedBy) => resolve({ status, killedBy })),
+  );
   // Opening the pipe to write completes once the replay has opened it to read.
   const pipe = await open(fifo, 'w');
   assert.ok(child.kill(signal));
@@ -164,12 +206,18 @@ async function replayInterrupted(signal: NodeJS.Signals, extra: string[]): Promi
   return { ...(await ended), stdout, stderr };
 }
 
-test('a replay sent SIGTERM or SIGINT says where it was cut and that no report (or dump) follows: 143 / 130', { skip: process.platform === 'win32' ? 'named pipes (mkfifo)' : false, timeout: 60_000 }, async () => {
+test('a replay sent SIGTERM or SIGINT says where it was cut and that no report (or dump) follows: 143 / 130', {
+  skip: process.platform === 'win32' ? 'named pipes (mkfifo)' : false,
+  timeout: 60_000,
+}, async () => {
   const ticks = readRecordingFile(file).meta.ticks;
   const term = await replayInterrupted('SIGTERM', []);
   assert.deepEqual([term.status, term.killedBy], [143, null], term.stderr);
   assert.equal(term.stdout, '', 'a replay cut short prints no report');
-  const at = /^coroscope replay: .*SIGTERM\.fifo: replay interrupted by SIGTERM at tick (\d+) of (\d+); no report printed: a replay cut short is not the recorded run \(replay it whole for its report\)\n$/.exec(term.stderr);
+  const at =
+    /^coroscope replay: .*SIGTERM\.fifo: replay interrupted by SIGTERM at tick (\d+) of (\d+); no report printed: a replay cut short is not the recorded run \(replay it whole for its report\)\n$/.exec(
+      term.stderr,
+    );
   assert.ok(at, term.stderr);
   assert.equal(Number(at[2]), ticks);
   assert.ok(Number(at[1]) < ticks, term.stderr);
@@ -177,15 +225,22 @@ test('a replay sent SIGTERM or SIGINT says where it was cut and that no report (
   const int = await replayInterrupted('SIGINT', ['--dump-tasks-at-tick', String(ticks), '--json']);
   assert.deepEqual([int.status, int.killedBy], [130, null], int.stderr);
   assert.equal(int.stdout, '', 'no dump of a tick the replay never reached');
-  const cut = /replay interrupted by SIGINT at tick (\d+) of (\d+); no dump: it stopped before tick (\d+)\n$/.exec(int.stderr);
+  const cut = /replay interrupted by SIGINT at tick (\d+) of (\d+); no dump: it stopped before tick (\d+)\n$/.exec(
+    int.stderr,
+  );
   assert.ok(cut, int.stderr);
   assert.ok(Number(cut[1]) < ticks && Number(cut[3]) === ticks, int.stderr);
 });
 
-test('bad recordings never crash or hang coroscope replay: one line on stderr naming the file, exit 1', { timeout: 600_000 }, () => {
+test('bad recordings never crash or hang coroscope replay: one line on stderr naming the file, exit 1', {
+  timeout: 600_000,
+}, () => {
   const bytes = readFileSync(file);
   const report = coroscope(['replay', file]).stdout;
-  /** Replays a copy: refused with one line naming it, or (`reads`: a change the format cannot tell) replayed to a report. */
+  /**
+   * Replays a copy: refused with one line naming it, or (`reads`: a change the format cannot tell) replayed
+   * to a report.
+   */
   const replayCopy = (copy: CorruptCopy, k: number, reads: 'same' | 'any' | 'never'): void => {
     const path = join(dir, `bad-${k}.corotrace`);
     writeFileSync(path, copy.bytes);
@@ -198,7 +253,12 @@ test('bad recordings never crash or hang coroscope replay: one line on stderr na
     }
     assert.equal(r.status, 1, what);
     assert.equal(r.stdout, '', what);
-    assert.ok(r.stderr.startsWith('coroscope replay: ') && r.stderr.includes(path) && r.stderr.indexOf('\n') === r.stderr.length - 1, what);
+    assert.ok(
+      r.stderr.startsWith('coroscope replay: ') &&
+        r.stderr.includes(path) &&
+        r.stderr.indexOf('\n') === r.stderr.length - 1,
+      what,
+    );
   };
   let k = 0;
   for (const copy of spread(cutCopies(bytes, 97), 6)) replayCopy(copy, k++, 'never');
@@ -210,13 +270,16 @@ test('bad recordings never crash or hang coroscope replay: one line on stderr na
   assert.equal(directory.stderr, `coroscope replay: ${dir} is a directory, not a recording file\n`);
 });
 
-test('--dump-tasks-at-tick: out of range, not a number, negative or missing is refused (exit 2, stdout empty); the last tick dumps; --json\'s shape is fixed and the same at every replay', () => {
+test("--dump-tasks-at-tick: out of range, not a number, negative or missing is refused (exit 2, stdout empty); the last tick dumps; --json's shape is fixed and the same at every replay", () => {
   const ticks = readRecordingFile(file).meta.ticks;
   for (const v of ['0', '-1', '-5', 'abc', '1.5', '1e2', ' 3', '', '999999999999999999999', '--json']) {
     const r = coroscope(['replay', file, '--dump-tasks-at-tick', v]);
     assert.equal(r.status, 2, v);
     assert.equal(r.stdout, '', v);
-    assert.equal(r.stderr, `coroscope replay: --dump-tasks-at-tick needs a tick number (1 or more), got ${JSON.stringify(v)}\n`);
+    assert.equal(
+      r.stderr,
+      `coroscope replay: --dump-tasks-at-tick needs a tick number (1 or more), got ${JSON.stringify(v)}\n`,
+    );
   }
   const missing = coroscope(['replay', file, '--dump-tasks-at-tick']);
   assert.equal(missing.status, 2);
@@ -224,7 +287,10 @@ test('--dump-tasks-at-tick: out of range, not a number, negative or missing is r
   const beyond = coroscope(['replay', file, '--dump-tasks-at-tick', String(ticks + 1), '--json']);
   assert.equal(beyond.status, 2);
   assert.equal(beyond.stdout, '');
-  assert.equal(beyond.stderr, `coroscope replay: --dump-tasks-at-tick ${ticks + 1}: ${file} has ${ticks} ticks (1 to ${ticks})\n`);
+  assert.equal(
+    beyond.stderr,
+    `coroscope replay: --dump-tasks-at-tick ${ticks + 1}: ${file} has ${ticks} ticks (1 to ${ticks})\n`,
+  );
   const last = coroscope(['replay', file, '--dump-tasks-at-tick', String(ticks), '--json']);
   assert.equal(last.status, 0, last.stderr);
   assert.equal((JSON.parse(last.stdout) as { tick: number }).tick, ticks);
@@ -245,7 +311,10 @@ test('--dump-tasks-at-tick: out of range, not a number, negative or missing is r
     const keys = Object.keys(t);
     assert.deepEqual(keys.filter((k) => !sometimes.has(k)).sort(), always, JSON.stringify(t).slice(0, 300));
     assert.ok(Number.isSafeInteger(t.id) && typeof t.name === 'string' && Number.isSafeInteger(t.steps));
-    assert.ok(['scheduled', 'running', 'suspended', 'done', 'failed', 'cancelled'].includes(t.state as string), String(t.state));
+    assert.ok(
+      ['scheduled', 'running', 'suspended', 'done', 'failed', 'cancelled'].includes(t.state as string),
+      String(t.state),
+    );
     assert.ok(t.createdBy === null || Number.isSafeInteger(t.createdBy));
     assert.ok(t.sinceResumedMs === null || typeof t.sinceResumedMs === 'number');
     assert.ok(Array.isArray(t.awaitedBy) && (t.awaitedBy as unknown[]).every((x) => Number.isSafeInteger(x)));
@@ -262,14 +331,19 @@ test('--dump-tasks-at-tick: out of range, not a number, negative or missing is r
   }
 });
 
-test("replay --dump-tasks-at-tick of a recording whose tasks a view cancelled: the dump says who, as the live run did", { skip: existsSync(join(root, 'dist', 'runtime-host.js')) ? false : 'no bundle: run npm run build' }, async () => {
+test('replay --dump-tasks-at-tick of a recording whose tasks a view cancelled: the dump says who, as the live run did', {
+  skip: existsSync(join(root, 'dist', 'runtime-host.js')) ? false : 'no bundle: run npm run build',
+}, async () => {
   const saved = join(dir, 'cancelled.corotrace');
   const host = forkHost({ bundle: join(root, 'dist', 'runtime-host.js') });
   let tick = 0;
   let live: Array<{ id: number; cancelledBy?: unknown; outcome?: string }> = [];
   try {
     await host.rpc.request('hello', { client: 'test', protocolVersion: PROTOCOL_VERSION });
-    const run = await host.rpc.request('launch', { target: { kind: 'demo', latency: 'instant', pages: 40 }, options: { stopOnEntry: true, maxTasks: 3, record: true } });
+    const run = await host.rpc.request('launch', {
+      target: { kind: 'demo', latency: 'instant', pages: 40 },
+      options: { stopOnEntry: true, maxTasks: 3, record: true },
+    });
     await host.waitFor('paused', (p) => p.reason === 'entry');
     for (let i = 0; i < 5; i++) await host.rpc.request('stepTick', {});
     // The crawl task unwinds over several ticks (it cancels its workers and waits for them), so
@@ -288,32 +362,60 @@ test("replay --dump-tasks-at-tick of a recording whose tasks a view cancelled: t
   } finally {
     await host.close();
   }
-  assert.deepEqual(live.map((t) => t.cancelledBy), [{ kind: 'inspector' }, { kind: 'debugger' }]);
+  assert.deepEqual(
+    live.map((t) => t.cancelledBy),
+    [{ kind: 'inspector' }, { kind: 'debugger' }],
+  );
   // The dump lists the tasks still going at the tick (a cancelled worker that has ended is not there).
   const going = live.filter((t) => t.outcome === undefined);
   assert.ok(going.length > 0, 'a cancelled task is still going one tick after the cancels');
   const dumped = coroscope(['replay', saved, '--dump-tasks-at-tick', String(tick), '--json']);
   assert.equal(dumped.status, 0, dumped.stderr);
-  const tasks = (JSON.parse(dumped.stdout) as { tasks: Array<{ id: number; cancelledBy?: unknown; outcome?: string }> }).tasks;
+  const tasks = (JSON.parse(dumped.stdout) as { tasks: Array<{ id: number; cancelledBy?: unknown; outcome?: string }> })
+    .tasks;
   assert.deepEqual(
     going.map((w) => tasks.find((t) => t.id === w.id)?.cancelledBy),
     going.map((t) => t.cancelledBy),
   );
   const text = coroscope(['replay', saved, '--dump-tasks-at-tick', String(tick)]);
-  for (const t of going) assert.match(text.stdout, new RegExp(`#${t.id} .*cancel requested by the ${(t.cancelledBy as { kind: string }).kind}`));
+  for (const t of going)
+    assert.match(
+      text.stdout,
+      new RegExp(`#${t.id} .*cancel requested by the ${(t.cancelledBy as { kind: string }).kind}`),
+    );
 });
 
 // Issue 25, item 5: a crawl (CLI, recorded) of the demo site with its fault routes and 0.3 s
 // per request: the stalled bodies time out and are retried (each timeout's cancel taken back),
 // then the crawl task cancels its workers. Dumped at the tick of that cancel, every worker
 // still going reads "cancel requested by #<crawl> crawl", not the expired timeouts' 'unknown'.
-test('replay --dump-tasks-at-tick after read timeouts were retried: the workers\' cancel is the crawl task\'s', { timeout: 120_000 }, async () => {
+test("replay --dump-tasks-at-tick after read timeouts were retried: the workers' cancel is the crawl task's", {
+  timeout: 120_000,
+}, async () => {
   const saved = join(dir, 'timeouts.corotrace');
   const site = await startDemoSite({ ...demoSiteOptions('instant', 12), faults: true });
   let crawled: { status: number | null; stdout: string; stderr: string };
   try {
     crawled = await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [cli, 'crawl', site.url, '--max-tasks', '3', '--max-tries', '2', '--timeout', '0.3', '--quiet', '--json', '--record', saved], { cwd: root });
+      const child = spawn(
+        process.execPath,
+        [
+          cli,
+          'crawl',
+          site.url,
+          '--max-tasks',
+          '3',
+          '--max-tries',
+          '2',
+          '--timeout',
+          '0.3',
+          '--quiet',
+          '--json',
+          '--record',
+          saved,
+        ],
+        { cwd: root },
+      );
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -339,11 +441,18 @@ test('replay --dump-tasks-at-tick after read timeouts were retried: the workers\
   const tick = Math.min(...workers.map((w) => w.endTick!)) - 1;
   const dumped = coroscope(['replay', saved, '--dump-tasks-at-tick', String(tick), '--json']);
   assert.equal(dumped.status, 0, dumped.stderr);
-  const tasks = (JSON.parse(dumped.stdout) as { tasks: Array<{ id: number; name: string; cancelledBy?: unknown }> }).tasks.filter((t) => t.name.startsWith('worker-'));
+  const tasks = (
+    JSON.parse(dumped.stdout) as { tasks: Array<{ id: number; name: string; cancelledBy?: unknown }> }
+  ).tasks.filter((t) => t.name.startsWith('worker-'));
   assert.equal(tasks.length, 3, `the workers are going at tick ${tick}`);
-  for (const t of tasks) assert.deepEqual(t.cancelledBy, { kind: 'task', taskId: crawl.taskId }, `${t.name} at tick ${tick}`);
+  for (const t of tasks)
+    assert.deepEqual(t.cancelledBy, { kind: 'task', taskId: crawl.taskId }, `${t.name} at tick ${tick}`);
   const text = coroscope(['replay', saved, '--dump-tasks-at-tick', String(tick)]);
   // (The three idle workers may read as one collapsed entry.)
-  assert.match(text.stdout, new RegExp(`× 3 suspended, \\d+ steps, cancel requested by #${crawl.taskId} crawl: #\\d+ worker-`), text.stdout);
+  assert.match(
+    text.stdout,
+    new RegExp(`× 3 suspended, \\d+ steps, cancel requested by #${crawl.taskId} crawl: #\\d+ worker-`),
+    text.stdout,
+  );
   assert.doesNotMatch(text.stdout, /unknown/, text.stdout);
 });

@@ -42,7 +42,12 @@ function coroscope(args: string[]): Promise<{ status: number | null; stdout: str
 }
 
 /** Records a crawl of `url`, runs `stop` (the site goes), replays: both reports, and the recording's figures. */
-async function recordThenReplay(name: string, url: string, stop: () => Promise<void>, options: string[] = []): Promise<{ recorded: string; replayed: string; steps: number; bytes: number }> {
+async function recordThenReplay(
+  name: string,
+  url: string,
+  stop: () => Promise<void>,
+  options: string[] = [],
+): Promise<{ recorded: string; replayed: string; steps: number; bytes: number }> {
   const file = join(dir, `${name}.corotrace`);
   let rec: Awaited<ReturnType<typeof coroscope>>;
   try {
@@ -117,8 +122,13 @@ test('node:http (chunked pages, redirects without Content-Length, bodies ended b
   assert.equal(r.replayed, r.recorded);
 });
 
-test('nginx serving the Python documentation: a recorded crawl replays with nginx stopped to the identical report', { skip: existsSync(NGINX_BINARY) ? false : `nginx is not installed (${NGINX_BINARY}): apt-get install nginx-light` }, async () => {
-  assert.ok(existsSync(join(PYTHON_DOCS, 'index.html')), `the Python documentation is not installed (${PYTHON_DOCS}): apt-get install python3.11-doc`);
+test('nginx serving the Python documentation: a recorded crawl replays with nginx stopped to the identical report', {
+  skip: existsSync(NGINX_BINARY) ? false : `nginx is not installed (${NGINX_BINARY}): apt-get install nginx-light`,
+}, async () => {
+  assert.ok(
+    existsSync(join(PYTHON_DOCS, 'index.html')),
+    `the Python documentation is not installed (${PYTHON_DOCS}): apt-get install python3.11-doc`,
+  );
   const site = await startNginxSite(PYTHON_DOCS);
   const r = await recordThenReplay('nginx', site.url, () => site.close(), ['--max-tasks', '50']);
   const done = /Done: (\d+)/.exec(r.recorded);

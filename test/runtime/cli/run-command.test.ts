@@ -12,7 +12,11 @@ import { join } from 'node:path';
 const root = join(__dirname, '..', '..', '..');
 const cli = join(root, 'bin', 'coroscope.js');
 
-function coroscope(args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): { status: number | null; stdout: string; stderr: string } {
+function coroscope(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -71,9 +75,18 @@ test('coroscope run: a failure is printed as a coroutine traceback through the t
     assert.equal(r.stdout, 'starting\n');
     assert.match(r.stderr, /^Coroutine traceback of task #\d+/);
     // main's chain at its await, then the awaited task's frames down to the raise, with their lines.
-    const order = ['line 7, in main', 'line 3, in fetchPage', 'line 2, in parse', 'SyntaxError: bad page: /broken'].map((s) => r.stderr.indexOf(s));
-    assert.ok(order.every((i) => i >= 0), r.stderr);
-    assert.deepEqual([...order].sort((a, b) => a - b), order, r.stderr);
+    const order = ['line 7, in main', 'line 3, in fetchPage', 'line 2, in parse', 'SyntaxError: bad page: /broken'].map(
+      (s) => r.stderr.indexOf(s),
+    );
+    assert.ok(
+      order.every((i) => i >= 0),
+      r.stderr,
+    );
+    assert.deepEqual(
+      [...order].sort((a, b) => a - b),
+      order,
+      r.stderr,
+    );
   });
 });
 
@@ -162,7 +175,10 @@ test('coroscope run --inspect in a socket folder others can open: the program ru
     const r = coroscope(['run', '--inspect', 'program.js'], dir, { ...process.env, XDG_RUNTIME_DIR: join(dir, 'xdg') });
     assert.equal(r.status, 3);
     assert.equal(r.stdout, 'a got 1\nb got 2\nargs \n');
-    assert.match(r.stderr, /^coroscope run: --inspect: coroscope ps\/pstree will not answer: refusing to open an inspect socket: .* is open to other users \(mode 755; it must be 700\)\n$/);
+    assert.match(
+      r.stderr,
+      /^coroscope run: --inspect: coroscope ps\/pstree will not answer: refusing to open an inspect socket: .* is open to other users \(mode 755; it must be 700\)\n$/,
+    );
     assert.deepEqual(readdirSync(join(dir, 'xdg', 'coroscope')), [], 'no socket was opened there');
   });
 });

@@ -13,10 +13,17 @@ teachingStageSuite('callback stage', crawlWithCallbacks, (error) => {
   const readResponse = names.indexOf('Fetcher.readResponse');
   assert.ok(readResponse >= 0, `thrown under readResponse:\n${error.stack}`);
   assert.equal(names[readResponse + 1], 'runCallbackLoop', 'called by the loop itself');
-  assert.ok(names.slice(0, readResponse).some((n) => n === 'extractLinks'), 'thrown while parsing');
+  assert.ok(
+    names.slice(0, readResponse).some((n) => n === 'extractLinks'),
+    'thrown while parsing',
+  );
   // Ripped: neither the fetch that started this chain nor the crawl that asked for it.
   for (const name of names) {
-    assert.doesNotMatch(name, /(?:^|\.)fetch$|Fetcher\.connected|^new Fetcher|crawlWithCallbacks/, `unexpected frame ${name}`);
+    assert.doesNotMatch(
+      name,
+      /(?:^|\.)fetch$|Fetcher\.connected|^new Fetcher|crawlWithCallbacks/,
+      `unexpected frame ${name}`,
+    );
   }
 });
 

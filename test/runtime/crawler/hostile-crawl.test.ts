@@ -13,10 +13,24 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import * as zlib from 'node:zlib';
-import { CancelledError, EventLoop, coroutine, getRunningLoop, run, sleep, type Coroutine } from '../../../runtime/index';
+import {
+  CancelledError,
+  EventLoop,
+  coroutine,
+  getRunningLoop,
+  run,
+  sleep,
+  type Coroutine,
+} from '../../../runtime/index';
 import { Crawler } from '../../../runtime/crawler/crawler';
 import { rawSite } from './raw-site';
-import { HttpConnectionError, HttpError, HttpProtocolError, HttpTimeoutError, HttpTooLargeError } from '../../../runtime/http/errors';
+import {
+  HttpConnectionError,
+  HttpError,
+  HttpProtocolError,
+  HttpTimeoutError,
+  HttpTooLargeError,
+} from '../../../runtime/http/errors';
 
 interface Site {
   readonly port: number;
@@ -28,7 +42,10 @@ interface Site {
 }
 
 /** Starts a node:http server on 127.0.0.1:0 that tracks its sockets and timers; the test closes it. */
-async function startSite(t: TestContext, handler: (req: http.IncomingMessage, res: http.ServerResponse, timers: Set<NodeJS.Timeout>) => void): Promise<Site> {
+async function startSite(
+  t: TestContext,
+  handler: (req: http.IncomingMessage, res: http.ServerResponse, timers: Set<NodeJS.Timeout>) => void,
+): Promise<Site> {
   const sockets = new Set<net.Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const hits = new Map<string, number>();
@@ -87,7 +104,9 @@ const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n<a href="/from-pdf">not a link</a>\n%%EOF\n');
 
 /** The hostile site's pages. */
-function hostileHandler(refusedPort: number): (req: http.IncomingMessage, res: http.ServerResponse, timers: Set<NodeJS.Timeout>) => void {
+function hostileHandler(
+  refusedPort: number,
+): (req: http.IncomingMessage, res: http.ServerResponse, timers: Set<NodeJS.Timeout>) => void {
   const home = `<!DOCTYPE html><title>hostile</title>
     <a href="/page1">normal</a> <a href="/page1#again">same page</a>
     <a href="/slow-headers">slow headers</a>
@@ -115,7 +134,8 @@ function hostileHandler(refusedPort: number): (req: http.IncomingMessage, res: h
         return html(res, '<p>a leaf</p><a href="/page1">back</a>');
       case '/slow-headers': {
         // Raw: the head arrives one byte every 200 ms (a whole head would take ~15 s).
-        const head = rawHead('200 OK', ['Content-Type: text/html', 'Content-Length: 2', 'X-Padding: ' + 'p'.repeat(20)]) + 'ok';
+        const head =
+          rawHead('200 OK', ['Content-Type: text/html', 'Content-Length: 2', 'X-Padding: ' + 'p'.repeat(20)]) + 'ok';
         let i = 0;
         const timer = setInterval(() => {
           if (socket.destroyed || i >= head.length) {
@@ -151,7 +171,10 @@ function hostileHandler(refusedPort: number): (req: http.IncomingMessage, res: h
         socket.end(Buffer.alloc(2048, 0x61));
         return;
       case '/bad-chunk':
-        socket.end(rawHead('200 OK', ['Content-Type: text/html', 'Transfer-Encoding: chunked', 'Connection: close']) + '5\r\n<p>x\r\nzz-not-a-chunk-size\r\ngarbage\r\n0\r\n\r\n');
+        socket.end(
+          rawHead('200 OK', ['Content-Type: text/html', 'Transfer-Encoding: chunked', 'Connection: close']) +
+            '5\r\n<p>x\r\nzz-not-a-chunk-size\r\ngarbage\r\n0\r\n\r\n',
+        );
         return;
       case '/big-header':
         socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Big: ');
@@ -195,7 +218,12 @@ function hostileHandler(refusedPort: number): (req: http.IncomingMessage, res: h
 }
 
 /** Asserts a failed URL's recorded error: its class, the URL in its message, and a pattern. */
-function assertFailure(crawler: Crawler, url: string, classes: Array<new (...args: never[]) => HttpError>, pattern: RegExp): void {
+function assertFailure(
+  crawler: Crawler,
+  url: string,
+  classes: Array<new (...args: never[]) => HttpError>,
+  pattern: RegExp,
+): void {
   const entries = crawler.errors.filter((e) => e.url === url);
   assert.equal(entries.length, 1, `${url} failed once`);
   const error = entries[0]!.error;
@@ -211,7 +239,9 @@ function assertFailure(crawler: Crawler, url: string, classes: Array<new (...arg
   assert.equal(stat.size, 0);
 }
 
-test('the crawler survives a hostile site: bounded time, every URL accounted for, typed errors, no socket left', { timeout: 60_000 }, async (t) => {
+test('the crawler survives a hostile site: bounded time, every URL accounted for, typed errors, no socket left', {
+  timeout: 60_000,
+}, async (t) => {
   const refusedPort = await closedPort();
   const site = await startSite(t, hostileHandler(refusedPort));
   const refusedRoot = `http://127.0.0.1:${refusedPort}/`;
@@ -263,7 +293,11 @@ test('the crawler survives a hostile site: bounded time, every URL accounted for
   assert.ok(!crawler.seenUrls.has('http://example.com/elsewhere'));
   assert.ok([undefined, 'host'].includes(crawler.excluded.get('http://example.com/elsewhere')));
   for (const url of [...crawler.seenUrls, ...crawler.excluded.keys()]) {
-    assert.doesNotMatch(url, /javascript:|mailto:|exa mple|exa%20mple|^http:\/\/\[/, `invalid href ${url} was never queued`);
+    assert.doesNotMatch(
+      url,
+      /javascript:|mailto:|exa mple|exa%20mple|^http:\/\/\[/,
+      `invalid href ${url} was never queued`,
+    );
   }
 
   // Pages, redirects and non-HTML.
@@ -278,12 +312,21 @@ test('the crawler survives a hostile site: bounded time, every URL accounted for
   assert.equal(stat('/redirect-loop-a').nextUrl, site.url('/redirect-loop-b'));
   assert.equal(stat('/redirect-loop-b').status, 301);
   assert.equal(stat('/redirect-loop-b').nextUrl, site.url('/redirect-loop-a'), 'the loop stops at a URL already seen');
-  assert.ok((site.hits.get('/redirect-loop-a') ?? 0) <= 2, 'fetched once (twice if a try timed out on a loaded machine)');
+  assert.ok(
+    (site.hits.get('/redirect-loop-a') ?? 0) <= 2,
+    'fetched once (twice if a try timed out on a loaded machine)',
+  );
   assert.equal(stat('/no-location').status, 301);
   assert.equal(stat('/no-location').nextUrl, null);
   assert.equal(stat('/no-location').numUrls, 0, 'links of a non-200 page are not followed');
-  assert.deepEqual([stat('/image.png').status, stat('/image.png').contentType, stat('/image.png').size, stat('/image.png').numUrls], [200, 'image/png', PNG.length, 0]);
-  assert.deepEqual([stat('/doc.pdf').status, stat('/doc.pdf').contentType, stat('/doc.pdf').numUrls], [200, 'application/pdf', 0]);
+  assert.deepEqual(
+    [stat('/image.png').status, stat('/image.png').contentType, stat('/image.png').size, stat('/image.png').numUrls],
+    [200, 'image/png', PNG.length, 0],
+  );
+  assert.deepEqual(
+    [stat('/doc.pdf').status, stat('/doc.pdf').contentType, stat('/doc.pdf').numUrls],
+    [200, 'application/pdf', 0],
+  );
   const huge = stat('/huge');
   if (huge.exception === null) assert.deepEqual([huge.status, huge.size], [200, HUGE_BYTES]);
   // On a very loaded machine 5 MB may not arrive within the 2 s read timeout: then it is a typed timeout.
@@ -292,13 +335,23 @@ test('the crawler survives a hostile site: bounded time, every URL accounted for
   // Failures: typed, with the URL and a clear reason.
   assertFailure(crawler, site.url('/slow-headers'), [HttpTimeoutError], /timed out reading the response head/);
   assert.equal(site.hits.get('/slow-headers'), 2, 'a timeout is retried (maxTries 2)');
-  assertFailure(crawler, site.url('/endless'), [HttpTooLargeError, HttpTimeoutError], /exceeds the limit of 8388608 bytes|timed out reading the body/);
+  assertFailure(
+    crawler,
+    site.url('/endless'),
+    [HttpTooLargeError, HttpTimeoutError],
+    /exceeds the limit of 8388608 bytes|timed out reading the body/,
+  );
   assertFailure(crawler, site.url('/wrong-length'), [HttpProtocolError], /body ended after 2048 of 4096 bytes/);
   assertFailure(crawler, site.url('/bad-chunk'), [HttpProtocolError], /invalid chunk size "zz-not-a-chunk-size"/);
   assertFailure(crawler, site.url('/big-header'), [HttpTooLargeError], /line too long reading the response head/);
   // A reset that arrives while the received bytes are still unread is reported by libuv as a
   // plain EOF (POLLHUP after a partial read) instead of ECONNRESET: both are typed and clear.
-  assertFailure(crawler, site.url('/reset'), [HttpConnectionError, HttpProtocolError], /ECONNRESET|body ended after 50000 of 100000 bytes/);
+  assertFailure(
+    crawler,
+    site.url('/reset'),
+    [HttpConnectionError, HttpProtocolError],
+    /ECONNRESET|body ended after 50000 of 100000 bytes/,
+  );
   assertFailure(crawler, refusedRoot, [HttpConnectionError], /cannot connect: .*ECONNREFUSED/);
   assert.equal(crawler.errors.length, 7 + (huge.exception === null ? 0 : 1));
   for (const { url, error } of crawler.errors) {
@@ -310,12 +363,21 @@ test('the crawler survives a hostile site: bounded time, every URL accounted for
   assert.match(report, /^\*\*\* Report \*\*\*/);
   assert.match(report, new RegExp(`Done: ${crawler.done.length}\\n`));
   assert.match(report, /Todo: 0\nBusy: 0\n/);
-  assert.deepEqual(crawler.progress(), { done: 16, queued: 0, inFlight: 0, errors: crawler.errors.length, seen: 16, excluded: crawler.excluded.size });
+  assert.deepEqual(crawler.progress(), {
+    done: 16,
+    queued: 0,
+    inFlight: 0,
+    errors: crawler.errors.length,
+    seen: 16,
+    excluded: crawler.excluded.size,
+  });
   assert.ok(crawler.excluded.size <= 1);
   await allClosedWithin(site, 1000);
 });
 
-test('cancelling a crawl midway closes every socket within a second; report() still works', { timeout: 60_000 }, async (t) => {
+test('cancelling a crawl midway closes every socket within a second; report() still works', {
+  timeout: 60_000,
+}, async (t) => {
   const site = await startSite(t, (req, res, timers) => {
     if (req.url === '/') {
       const links = Array.from({ length: 30 }, (_, i) => `<a href="/slow/${i}">slow ${i}</a>`).join('\n');
@@ -331,14 +393,24 @@ test('cancelling a crawl midway closes every socket within a second; report() st
     res.writeHead(404, { 'Content-Length': 0 });
     res.end();
   });
-  const crawler = new Crawler([site.url('/')], { maxTasks: 8, maxTries: 1, session: { timeout: { connect: 5, read: 30, total: 60 } } });
+  const crawler = new Crawler([site.url('/')], {
+    maxTasks: 8,
+    maxTries: 1,
+    session: { timeout: { connect: 5, read: 30, total: 60 } },
+  });
   const got = await run(
-    coroutine(function* main(): Coroutine<{ cancelled: boolean; inFlightAtCancel: number; secondsToClose: number; reportInside: string }> {
+    coroutine(function* main(): Coroutine<{
+      cancelled: boolean;
+      inFlightAtCancel: number;
+      secondsToClose: number;
+      reportInside: string;
+    }> {
       const loop = getRunningLoop();
       const task = loop.createTask(crawler.crawl(), { name: 'crawl' });
       yield* sleep(0.2);
       // On a loaded machine the slow pages may not be requested yet at 200 ms: wait for some.
-      for (let i = 0; i < 500 && [...site.hits.keys()].filter((k) => k.startsWith('/slow/')).length < 8; i++) yield* sleep(0.01);
+      for (let i = 0; i < 500 && [...site.hits.keys()].filter((k) => k.startsWith('/slow/')).length < 8; i++)
+        yield* sleep(0.01);
       const inFlightAtCancel = site.open();
       task.cancel();
       let cancelled = false;
@@ -365,7 +437,13 @@ test('cancelling a crawl midway closes every socket within a second; report() st
     // Truthful at the moment of the interruption: 8 workers were fetching, the rest queued.
     assert.match(report, /Todo: 22\nBusy: 8\nDone: 1\n/);
     // Every URL seen has its line: done, cancelled in flight, or never fetched.
-    for (let i = 0; i < 30; i++) assert.match(report, new RegExp(`${site.url(`/slow/${i}`)} (cancelled: being fetched|not fetched: queued) when the crawl was interrupted\n`));
+    for (let i = 0; i < 30; i++)
+      assert.match(
+        report,
+        new RegExp(
+          `${site.url(`/slow/${i}`)} (cancelled: being fetched|not fetched: queued) when the crawl was interrupted\n`,
+        ),
+      );
   }
   assert.equal(crawler.interrupted?.inFlight.length, 8);
   assert.equal(crawler.interrupted?.queued.length, 22);
@@ -375,10 +453,13 @@ test('cancelling a crawl midway closes every socket within a second; report() st
   assert.ok(crawler.elapsed() >= 0.2 && crawler.elapsed() < 10, `elapsed ${crawler.elapsed()}`);
 });
 
-test('a crawl cancelled the way the CLI runs it (runUntilComplete, then close) leaves no task pending and no socket open', { timeout: 60_000 }, async (t) => {
+test('a crawl cancelled the way the CLI runs it (runUntilComplete, then close) leaves no task pending and no socket open', {
+  timeout: 60_000,
+}, async (t) => {
   let slowRequests = 0;
   const site = await startSite(t, (req, res, timers) => {
-    if (req.url === '/') return html(res, Array.from({ length: 10 }, (_, i) => `<a href="/slow/${i}">slow ${i}</a>`).join('\n'));
+    if (req.url === '/')
+      return html(res, Array.from({ length: 10 }, (_, i) => `<a href="/slow/${i}">slow ${i}</a>`).join('\n'));
     if (req.url?.startsWith('/slow/')) {
       slowRequests++;
       const timer = setTimeout(() => html(res, '<p>finally</p>'), 10_000);
@@ -413,8 +494,10 @@ test('a crawl cancelled the way the CLI runs it (runUntilComplete, then close) l
 
 /** Every fault of issue 17's hostile server that a crawl can meet, one path each, raw bytes. */
 function answerHostile(path: string, socket: net.Socket, timers: Set<NodeJS.Timeout>): void {
-  const head = (status: string, fields: string[]): string => `HTTP/1.1 ${status}\r\n${fields.map((f) => `${f}\r\n`).join('')}\r\n`;
-  const html = (body: string): void => void socket.write(head('200 OK', ['Content-Type: text/html', `Content-Length: ${Buffer.byteLength(body)}`]) + body);
+  const head = (status: string, fields: string[]): string =>
+    `HTTP/1.1 ${status}\r\n${fields.map((f) => `${f}\r\n`).join('')}\r\n`;
+  const html = (body: string): void =>
+    void socket.write(head('200 OK', ['Content-Type: text/html', `Content-Length: ${Buffer.byteLength(body)}`]) + body);
   const pump = (chunk: Buffer): void => {
     const go = (): void => {
       while (!socket.destroyed && socket.write(chunk));
@@ -428,10 +511,28 @@ function answerHostile(path: string, socket: net.Socket, timers: Set<NodeJS.Time
     case '/':
       return html(
         [
-          '/stall', '/reset', '/bad-status', '/bad-header', '/bad-chunk', '/continue-storm', '/endless', '/big', '/gzip-bomb',
-          '/loop-a', '/no-location', '/no-content-with-body', '/unknown-charset', '/many-links', '/ok',
+          '/stall',
+          '/reset',
+          '/bad-status',
+          '/bad-header',
+          '/bad-chunk',
+          '/continue-storm',
+          '/endless',
+          '/big',
+          '/gzip-bomb',
+          '/loop-a',
+          '/no-location',
+          '/no-content-with-body',
+          '/unknown-charset',
+          '/many-links',
+          '/ok',
           // Over the 64 KiB URL limit (the 8 MB case, with default timeouts, is in crawler.test.ts).
-          `/${'u'.repeat(100_000)}`, 'mailto:a@b.invalid', 'javascript:void(0)', 'ht!tp://::::', 'http://[', 'http://elsewhere.invalid/',
+          `/${'u'.repeat(100_000)}`,
+          'mailto:a@b.invalid',
+          'javascript:void(0)',
+          'ht!tp://::::',
+          'http://[',
+          'http://elsewhere.invalid/',
         ]
           .map((href) => `<a href="${href}">x</a>`)
           .join('\n'),
@@ -446,7 +547,9 @@ function answerHostile(path: string, socket: net.Socket, timers: Set<NodeJS.Time
     case '/bad-header':
       return void socket.write('HTTP/1.1 200 OK\r\nX Bad: 1\r\nContent-Length: 0\r\n\r\n');
     case '/bad-chunk':
-      return void socket.write(head('200 OK', ['Content-Type: text/html', 'Transfer-Encoding: chunked']) + 'zz\r\nnope\r\n0\r\n\r\n');
+      return void socket.write(
+        head('200 OK', ['Content-Type: text/html', 'Transfer-Encoding: chunked']) + 'zz\r\nnope\r\n0\r\n\r\n',
+      );
     case '/continue-storm':
       return pump(Buffer.from('HTTP/1.1 100 Continue\r\n\r\n'.repeat(1000)));
     case '/endless':
@@ -457,7 +560,14 @@ function answerHostile(path: string, socket: net.Socket, timers: Set<NodeJS.Time
       return pump(Buffer.alloc(1 << 16, 0x20));
     case '/gzip-bomb': {
       const bomb = zlib.gzipSync(Buffer.alloc(64 << 20));
-      return void socket.write(Buffer.concat([Buffer.from(head('200 OK', ['Content-Type: text/html', 'Content-Encoding: gzip', `Content-Length: ${bomb.length}`])), bomb]));
+      return void socket.write(
+        Buffer.concat([
+          Buffer.from(
+            head('200 OK', ['Content-Type: text/html', 'Content-Encoding: gzip', `Content-Length: ${bomb.length}`]),
+          ),
+          bomb,
+        ]),
+      );
     }
     case '/loop-a':
       return void socket.write(head('302 Found', ['Location: /loop-b', 'Content-Length: 0']));
@@ -476,7 +586,9 @@ function answerHostile(path: string, socket: net.Socket, timers: Set<NodeJS.Time
   }
 }
 
-test("issue 17's hostile server, all faults together: the crawl ends, and every URL seen is fetched, failed, excluded or cancelled in the report", { timeout: 120_000 }, async (t) => {
+test("issue 17's hostile server, all faults together: the crawl ends, and every URL seen is fetched, failed, excluded or cancelled in the report", {
+  timeout: 120_000,
+}, async (t) => {
   const timers = new Set<NodeJS.Timeout>();
   t.after(() => {
     for (const timer of timers) clearTimeout(timer);
@@ -498,9 +610,14 @@ test("issue 17's hostile server, all faults together: the crawl ends, and every 
   // The stall is tried twice (3 s each); everything else ends sooner.
   assert.ok(seconds < 40, `the crawl took ${seconds} s`);
   const done = new Set(crawler.done.map((s) => s.url));
-  for (const url of crawler.seenUrls) assert.ok(done.has(url) || crawler.excluded.has(url), `${url.slice(0, 100)} is accounted for`);
+  for (const url of crawler.seenUrls)
+    assert.ok(done.has(url) || crawler.excluded.has(url), `${url.slice(0, 100)} is accounted for`);
   const report = crawler.report();
-  for (const url of done) assert.ok(report.includes(`${url.length > 200 ? url.slice(0, 200) : url}`), `${url.slice(0, 100)} is in the report`);
+  for (const url of done)
+    assert.ok(
+      report.includes(`${url.length > 200 ? url.slice(0, 200) : url}`),
+      `${url.slice(0, 100)} is in the report`,
+    );
   const failed = (path: string, pattern: RegExp): void => {
     const stat = crawler.done.find((s) => s.url === new URL(path, rootUrl).href);
     assert.ok(stat !== undefined, `${path.slice(0, 40)} was fetched`);
@@ -519,7 +636,8 @@ test("issue 17's hostile server, all faults together: the crawl ends, and every 
   failed('/unknown-charset', /charset/i);
   assert.equal(crawler.done.find((s) => s.url === `${rootUrl}ok`)?.status, 200);
   assert.equal(crawler.excluded.get('http://elsewhere.invalid/'), 'host');
-  for (const { url, error } of crawler.errors) assert.ok(!(error instanceof RangeError), `${url.slice(0, 60)}: ${String(error).slice(0, 200)}`);
+  for (const { url, error } of crawler.errors)
+    assert.ok(!(error instanceof RangeError), `${url.slice(0, 60)}: ${String(error).slice(0, 200)}`);
 
   // Interrupted after a moment: every URL seen is fetched, failed, excluded, cancelled in flight or not fetched.
   const cut = new Crawler([rootUrl], { maxTasks: 5, session: { timeout: { connect: 2, read: 5, total: 10 } } });
@@ -546,6 +664,7 @@ test("issue 17's hostile server, all faults together: the crawl ends, and every 
   }
   const cutReport = cut.report();
   assert.match(cutReport, new RegExp(`Todo: ${queued.size}\\nBusy: ${cancelled.size}\\n`));
-  for (const url of cancelled) assert.ok(cutReport.includes(`${url} cancelled: being fetched when the crawl was interrupted`));
+  for (const url of cancelled)
+    assert.ok(cutReport.includes(`${url} cancelled: being fetched when the crawl was interrupted`));
   for (const url of queued) assert.ok(cutReport.includes(`${url.slice(0, 200)}`));
 });

@@ -104,7 +104,10 @@ describe('strict HostMatcher', () => {
   });
 
   test('roots may be bare hosts; unusable roots are ignored', () => {
-    const bare = new HostMatcher(['example.net/start', '127.0.0.1:5000', 'localhost:3000', 'mailto:x@y.z', 'nonsense://', ''], true);
+    const bare = new HostMatcher(
+      ['example.net/start', '127.0.0.1:5000', 'localhost:3000', 'mailto:x@y.z', 'nonsense://', ''],
+      true,
+    );
     assert.equal(bare.matches('http://www.example.net/'), true);
     assert.equal(bare.matches('http://127.0.0.1:5000/'), true);
     assert.equal(bare.matches('http://localhost:3000/'), true);

@@ -15,11 +15,14 @@ const parse = (text: string) => parseHttp10Response(Buffer.from(text, 'latin1'))
 
 function rejects(text: string | Buffer, message: RegExp): void {
   const raw = typeof text === 'string' ? Buffer.from(text, 'latin1') : text;
-  assert.throws(() => parseHttp10Response(raw), (error: unknown) => {
-    assert.ok(error instanceof MalformedResponseError, `MalformedResponseError, got ${String(error)}`);
-    assert.match(error.message, message);
-    return true;
-  });
+  assert.throws(
+    () => parseHttp10Response(raw),
+    (error: unknown) => {
+      assert.ok(error instanceof MalformedResponseError, `MalformedResponseError, got ${String(error)}`);
+      assert.match(error.message, message);
+      return true;
+    },
+  );
 }
 
 describe('buildHttp10Request', () => {
@@ -29,7 +32,10 @@ describe('buildHttp10Request', () => {
       request,
       'GET /a/b?x=1&y=%20 HTTP/1.0\r\nHost: 127.0.0.1:8080\r\nUser-Agent: coroscope-teaching-crawler/0.1\r\nAccept: */*\r\nConnection: close\r\n\r\n',
     );
-    assert.match(buildHttp10Request(new URL('https://example.com/é')).toString('latin1'), /^GET \/%C3%A9 HTTP\/1\.0\r\nHost: example\.com\r\n/);
+    assert.match(
+      buildHttp10Request(new URL('https://example.com/é')).toString('latin1'),
+      /^GET \/%C3%A9 HTTP\/1\.0\r\nHost: example\.com\r\n/,
+    );
   });
 
   test('refuses absurdly long targets', () => {
@@ -70,10 +76,15 @@ describe('parseHttp10Response', () => {
   });
 
   test('chunked bodies are decoded (extensions and trailers ignored)', () => {
-    const response = parse('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\nA\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\n');
+    const response = parse(
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\nA\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\n',
+    );
     assert.equal(response.body.toString(), 'abc0123456789');
     rejects('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', /malformed chunk-size line: "zz"/);
-    rejects('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nabc', /ended early, inside a chunk of 16 bytes/);
+    rejects(
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nabc',
+      /ended early, inside a chunk of 16 bytes/,
+    );
     rejects('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n', /ended early, after 3 bytes/);
     rejects('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX', /not followed by a line end/);
   });

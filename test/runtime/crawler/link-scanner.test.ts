@@ -72,7 +72,8 @@ const PAGE = 'http://127.0.0.1:8080/dir/page.html';
 function assertSameTitle(html: string, label: string): void {
   const ref = reference(html).title;
   const got = extractLinks(Buffer.from(html), 'text/html', PAGE).title;
-  const collapse = (t: string | undefined): string | undefined => t?.replace(/[\t\n\f\r ]+/g, ' ').replace(/^ | $/g, '');
+  const collapse = (t: string | undefined): string | undefined =>
+    t?.replace(/[\t\n\f\r ]+/g, ' ').replace(/^ | $/g, '');
   if (ref !== undefined && ref.includes('&')) return; // decoded differently on purpose (entities)
   assert.equal(got, collapse(ref), `title of ${label}: ${JSON.stringify(html.slice(0, 300))}`);
 }
@@ -133,12 +134,81 @@ test('hand-written edge cases: raw-text elements and their end tags', () => {
 });
 
 const FRAGMENTS = [
-  '<a href="/d">', "<A HREF='/s'>", '<a href=/u>', '<a href>', '<a =href=/e>', '<a/href=/sl>', '<area href="/ar">', '<link rel=x href=/l>',
-  '<base href="/b/">', '<lin\u212Ak href=/k>', '<a href="/1" href="/2">', '<a hre', 'f="/y">', 'href=', ' href="/h"', '<a ', '<a', '<a\n',
-  '<script>', '</script>', '</script ', '</SCRIPT>', '<script/>', '<style>', '</style>', '<title>', '</title>', '<title/>', '<textarea>',
-  '</textarea>', '<xmp>', '</xmp>', '<scriptx>', '<!--', '-->', '<!-->', '<!--->', '<!', '<!-', '<![CDATA[', ']]>', '<![CDAT', '<?', '?>',
-  '>', '<', '</', '</ ', '</1', '"', "'", '=', '/', '/>', ' ', '\n', '\t', 'text', '&amp;', '<svg>', '</svg>', '<p>', '</p>', '<div class="a>b">',
-  '\u001c/script>', '\u001c', '<br/>', '</br>', '</a>', '<img src="/i.png">', '<a href="/q?x=1&amp;y=2">', 'é', '<A', ' HREF', '="/z"',
+  '<a href="/d">',
+  "<A HREF='/s'>",
+  '<a href=/u>',
+  '<a href>',
+  '<a =href=/e>',
+  '<a/href=/sl>',
+  '<area href="/ar">',
+  '<link rel=x href=/l>',
+  '<base href="/b/">',
+  '<lin\u212Ak href=/k>',
+  '<a href="/1" href="/2">',
+  '<a hre',
+  'f="/y">',
+  'href=',
+  ' href="/h"',
+  '<a ',
+  '<a',
+  '<a\n',
+  '<script>',
+  '</script>',
+  '</script ',
+  '</SCRIPT>',
+  '<script/>',
+  '<style>',
+  '</style>',
+  '<title>',
+  '</title>',
+  '<title/>',
+  '<textarea>',
+  '</textarea>',
+  '<xmp>',
+  '</xmp>',
+  '<scriptx>',
+  '<!--',
+  '-->',
+  '<!-->',
+  '<!--->',
+  '<!',
+  '<!-',
+  '<![CDATA[',
+  ']]>',
+  '<![CDAT',
+  '<?',
+  '?>',
+  '>',
+  '<',
+  '</',
+  '</ ',
+  '</1',
+  '"',
+  "'",
+  '=',
+  '/',
+  '/>',
+  ' ',
+  '\n',
+  '\t',
+  'text',
+  '&amp;',
+  '<svg>',
+  '</svg>',
+  '<p>',
+  '</p>',
+  '<div class="a>b">',
+  '\u001c/script>',
+  '\u001c',
+  '<br/>',
+  '</br>',
+  '</a>',
+  '<img src="/i.png">',
+  '<a href="/q?x=1&amp;y=2">',
+  'é',
+  '<A',
+  ' HREF',
+  '="/z"',
 ];
 
 test('5,000 generated documents of tricky fragments: the same hrefs, base and title as htmlparser2', () => {
@@ -170,7 +240,9 @@ test('the link-farm pages of both styles: the same hrefs as htmlparser2', async 
 
 const PYTHON_DOCS = '/usr/share/doc/python3.11/html';
 
-test('every page of the Python 3.11 documentation (python3.11-doc): the same hrefs, base and title', { skip: !fs.existsSync(PYTHON_DOCS) && 'python3.11-doc not installed' }, () => {
+test('every page of the Python 3.11 documentation (python3.11-doc): the same hrefs, base and title', {
+  skip: !fs.existsSync(PYTHON_DOCS) && 'python3.11-doc not installed',
+}, () => {
   const files: string[] = [];
   const walk = (dir: string): void => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {

@@ -63,7 +63,11 @@ describe('non-HTML bodies', () => {
   });
 
   test('XHTML is HTML', () => {
-    const result = extractLinks(Buffer.from('<html xmlns="http://www.w3.org/1999/xhtml"><a href="x"/></html>'), 'application/xhtml+xml', PAGE);
+    const result = extractLinks(
+      Buffer.from('<html xmlns="http://www.w3.org/1999/xhtml"><a href="x"/></html>'),
+      'application/xhtml+xml',
+      PAGE,
+    );
     assert.equal(result.isHtml, true);
     assert.deepEqual(result.links, ['http://127.0.0.1:8080/dir/x']);
   });
@@ -110,10 +114,10 @@ describe('link collection', () => {
   });
 
   test('unique, in document order, fragments dropped before deduplication', () => {
-    assert.deepEqual(links('<a href="/b#1"></a><a href="/a"></a><a href="/b#2"></a><a href="/a"></a><a href="/b"></a>'), [
-      'http://127.0.0.1:8080/b',
-      'http://127.0.0.1:8080/a',
-    ]);
+    assert.deepEqual(
+      links('<a href="/b#1"></a><a href="/a"></a><a href="/b#2"></a><a href="/a"></a><a href="/b"></a>'),
+      ['http://127.0.0.1:8080/b', 'http://127.0.0.1:8080/a'],
+    );
   });
 
   test('fragment-only and empty hrefs refer to the page itself', () => {
@@ -162,7 +166,9 @@ describe('link collection', () => {
   });
 
   test('an invalid page URL still yields the absolute links', () => {
-    assert.deepEqual(links('<a href="/rel">r</a><a href="http://example.com/abs">a</a>', 'not a url'), ['http://example.com/abs']);
+    assert.deepEqual(links('<a href="/rel">r</a><a href="http://example.com/abs">a</a>', 'not a url'), [
+      'http://example.com/abs',
+    ]);
   });
 
   test('whitespace around hrefs is stripped, tabs and newlines inside removed, spaces encoded', () => {
@@ -191,7 +197,7 @@ describe('entities in hrefs', () => {
         'http://127.0.0.1:8080/hex/dec',
         'http://127.0.0.1:8080/say?w=%22hi%22',
         'http://127.0.0.1:8080/lt?x=%3Cy%3E',
-        "http://127.0.0.1:8080/apos?x=%27",
+        'http://127.0.0.1:8080/apos?x=%27',
         'http://127.0.0.1:8080/dash%E2%80%94x',
       ],
     );
@@ -213,25 +219,26 @@ describe('entities in hrefs', () => {
   });
 
   test('the same href written differently is one link', () => {
-    assert.deepEqual(links('<a href="/a?x=1&amp;y=2">1</a><a href="/a?x=1&y=2">2</a><a href=\'/a?x=1&#38;y=2\'>3</a>'), [
-      'http://127.0.0.1:8080/a?x=1&y=2',
-    ]);
+    assert.deepEqual(
+      links('<a href="/a?x=1&amp;y=2">1</a><a href="/a?x=1&y=2">2</a><a href=\'/a?x=1&#38;y=2\'>3</a>'),
+      ['http://127.0.0.1:8080/a?x=1&y=2'],
+    );
   });
 });
 
 describe('base href', () => {
   test('a relative base is resolved against the page and used for every link', () => {
-    assert.deepEqual(links('<a href="before">b</a><base href="/other/dir/"><a href="after">a</a><a href="/abs">c</a>'), [
-      'http://127.0.0.1:8080/other/dir/before',
-      'http://127.0.0.1:8080/other/dir/after',
-      'http://127.0.0.1:8080/abs',
-    ]);
+    assert.deepEqual(
+      links('<a href="before">b</a><base href="/other/dir/"><a href="after">a</a><a href="/abs">c</a>'),
+      ['http://127.0.0.1:8080/other/dir/before', 'http://127.0.0.1:8080/other/dir/after', 'http://127.0.0.1:8080/abs'],
+    );
   });
 
   test('the first base wins', () => {
-    assert.deepEqual(links('<base href="http://example.com/one/"><base href="http://example.org/two/"><a href="x">x</a>'), [
-      'http://example.com/one/x',
-    ]);
+    assert.deepEqual(
+      links('<base href="http://example.com/one/"><base href="http://example.org/two/"><a href="x">x</a>'),
+      ['http://example.com/one/x'],
+    );
   });
 
   test('a base without href is skipped; the next one with href counts', () => {
@@ -262,7 +269,10 @@ describe('title', () => {
   }
 
   test('entities decoded, whitespace collapsed', () => {
-    assert.equal(title('<title>\n  Tom &amp; Jerry &mdash;\t the   &lt;show&gt;  \n</title>'), 'Tom & Jerry \u2014 the <show>');
+    assert.equal(
+      title('<title>\n  Tom &amp; Jerry &mdash;\t the   &lt;show&gt;  \n</title>'),
+      'Tom & Jerry \u2014 the <show>',
+    );
   });
 
   test('no-break spaces are kept (only ASCII whitespace is collapsed)', () => {
@@ -320,7 +330,9 @@ describe('charsets', () => {
   test('a windows-1252 page declared by <meta http-equiv="Content-Type">', () => {
     const body = Buffer.concat([
       Buffer.from('<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'),
-      Buffer.from([0x3c, 0x74, 0x69, 0x74, 0x6c, 0x65, 0x3e, 0x93, 0x71, 0x94, 0x3c, 0x2f, 0x74, 0x69, 0x74, 0x6c, 0x65, 0x3e]),
+      Buffer.from([
+        0x3c, 0x74, 0x69, 0x74, 0x6c, 0x65, 0x3e, 0x93, 0x71, 0x94, 0x3c, 0x2f, 0x74, 0x69, 0x74, 0x6c, 0x65, 0x3e,
+      ]),
     ]);
     const result = extractLinks(body, 'text/html', PAGE);
     assert.equal(result.charset, 'windows-1252');
@@ -335,11 +347,17 @@ describe('charsets', () => {
   });
 
   test('a byte order mark wins over both', () => {
-    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('<meta charset="latin1"><title>\u00e9</title>')]);
+    const body = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from('<meta charset="latin1"><title>\u00e9</title>'),
+    ]);
     const result = extractLinks(body, 'text/html; charset=latin1', PAGE);
     assert.equal(result.charset, 'utf-8');
     assert.equal(result.title, '\u00e9');
-    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<title>\u00e9</title><a href="/u">', 'utf16le')]);
+    const utf16 = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('<title>\u00e9</title><a href="/u">', 'utf16le'),
+    ]);
     const result16 = extractLinks(utf16, 'text/html', PAGE);
     assert.equal(result16.charset, 'utf-16le');
     assert.equal(result16.title, '\u00e9');
@@ -349,7 +367,10 @@ describe('charsets', () => {
   test('meta prescan: the first 1024 bytes only, comments skipped, utf-16 means utf-8', () => {
     assert.equal(sniffMetaCharset(Buffer.from(`${' '.repeat(1100)}<meta charset="latin1">`)), undefined);
     assert.equal(sniffMetaCharset(Buffer.from(`${' '.repeat(900)}<meta charset="latin1">`)), 'latin1');
-    assert.equal(sniffMetaCharset(Buffer.from('<!-- <meta charset="koi8-r"> --><meta charset=\'Shift_JIS\'>')), 'shift_jis');
+    assert.equal(
+      sniffMetaCharset(Buffer.from('<!-- <meta charset="koi8-r"> --><meta charset=\'Shift_JIS\'>')),
+      'shift_jis',
+    );
     assert.equal(sniffMetaCharset(Buffer.from('<META CHARSET=KOI8-R>')), 'koi8-r');
     assert.equal(sniffMetaCharset(Buffer.from('<meta charset="utf-16le">')), 'utf-8');
     assert.equal(sniffMetaCharset(Buffer.from('<meta name="x" content="y"><p>charset=latin1</p>')), undefined);
@@ -357,12 +378,18 @@ describe('charsets', () => {
   });
 
   test('malformed bytes are replaced, not fatal', () => {
-    const result = extractLinks(Buffer.from([0x3c, 0x74, 0x69, 0x74, 0x6c, 0x65, 0x3e, 0xff, 0xfe, 0x41]), 'text/html', PAGE);
+    const result = extractLinks(
+      Buffer.from([0x3c, 0x74, 0x69, 0x74, 0x6c, 0x65, 0x3e, 0xff, 0xfe, 0x41]),
+      'text/html',
+      PAGE,
+    );
     assert.equal(result.title, '\ufffd\ufffdA');
   });
 
   test('an unknown meta charset throws UnknownCharsetError from decodeBody', () => {
-    const body = Buffer.from('<html><head><meta charset="x-coroscope-unknown"><title>t</title></head><a href="/x">x</a>');
+    const body = Buffer.from(
+      '<html><head><meta charset="x-coroscope-unknown"><title>t</title></head><a href="/x">x</a>',
+    );
     const url = 'http://127.0.0.1:8080/bad-charset.html';
     assert.throws(
       () => extractLinks(body, 'text/html', url),
@@ -421,7 +448,46 @@ describe('LinkResolver', () => {
   ];
 
   test('agrees with WHATWG URL on generated references', () => {
-    const pieces = ['a', 'b.html', '.', '..', '/', '//', '?', '?x=1', '&y=2', '#', '#frag', '%2e', '%2E', '%41', '%', ':', 'c:d', '~', '-', '_', ' ', '\\', "'", '"', '\u00e9', '@', ';', '=', '+', '|', '{', '\t', 'http:', 'HTTP://h/', '..%2f', '.hidden', 'x..', '...'];
+    const pieces = [
+      'a',
+      'b.html',
+      '.',
+      '..',
+      '/',
+      '//',
+      '?',
+      '?x=1',
+      '&y=2',
+      '#',
+      '#frag',
+      '%2e',
+      '%2E',
+      '%41',
+      '%',
+      ':',
+      'c:d',
+      '~',
+      '-',
+      '_',
+      ' ',
+      '\\',
+      "'",
+      '"',
+      '\u00e9',
+      '@',
+      ';',
+      '=',
+      '+',
+      '|',
+      '{',
+      '\t',
+      'http:',
+      'HTTP://h/',
+      '..%2f',
+      '.hidden',
+      'x..',
+      '...',
+    ];
     let state = 12345;
     const random = (n: number): number => {
       state = (state * 1103515245 + 12345) & 0x7fffffff;
@@ -442,10 +508,34 @@ describe('LinkResolver', () => {
   });
 
   test('common reference shapes', () => {
-    const hrefs = ['', '#x', '?', '?a', 'a', 'a/', 'a/..', 'a/.', './', '../', '../../..', '/', '/..', '/./a/../b', '/a//b', 'a?b/../c', '/a?b#c', 'x:y', '/x:y', 'a/b:c', 'mailto:x', '//h/p'];
+    const hrefs = [
+      '',
+      '#x',
+      '?',
+      '?a',
+      'a',
+      'a/',
+      'a/..',
+      'a/.',
+      './',
+      '../',
+      '../../..',
+      '/',
+      '/..',
+      '/./a/../b',
+      '/a//b',
+      'a?b/../c',
+      '/a?b#c',
+      'x:y',
+      '/x:y',
+      'a/b:c',
+      'mailto:x',
+      '//h/p',
+    ];
     for (const base of bases) {
       const resolver = new LinkResolver(base);
-      for (const href of hrefs) assert.equal(resolver.resolve(href), reference(href, base), `href ${JSON.stringify(href)} against ${base}`);
+      for (const href of hrefs)
+        assert.equal(resolver.resolve(href), reference(href, base), `href ${JSON.stringify(href)} against ${base}`);
     }
   });
 

@@ -47,6 +47,8 @@ export async function rawSite(t: TestContext, answer: (path: string, socket: net
  */
 export function page(socket: net.Socket, body: string | Buffer, status = '200 OK', type = 'text/html'): void {
   const bytes = Buffer.from(body);
-  socket.write(`HTTP/1.1 ${status}\r\nContent-Type: ${type}\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`);
+  socket.write(
+    `HTTP/1.1 ${status}\r\nContent-Type: ${type}\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`,
+  );
   socket.end(bytes);
 }

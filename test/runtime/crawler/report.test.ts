@@ -32,10 +32,27 @@ const stats: FetchStatistic[] = [
   stat({ url: `${BASE}/old`, status: 301, nextUrl: `${BASE}/new`, size: 0, contentType: null, encoding: null }),
   stat({ url: `${BASE}/logo.png`, size: 5000, contentType: 'image/png', encoding: null }),
   stat({ url: `${BASE}/missing`, status: 404, size: 120, numUrls: 1, numNewUrls: 0 }),
-  stat({ url: `${BASE}/slow`, status: null, exception: 'TimeoutError: timed out after 5 s', contentType: null, encoding: null }),
-  stat({ url: `${BASE}/bad-charset.html`, status: 200, exception: 'UnknownCharsetError: unknown charset "x-coroscope-unknown" declared by http://127.0.0.1:8080/bad-charset.html', size: 88 }),
+  stat({
+    url: `${BASE}/slow`,
+    status: null,
+    exception: 'TimeoutError: timed out after 5 s',
+    contentType: null,
+    encoding: null,
+  }),
+  stat({
+    url: `${BASE}/bad-charset.html`,
+    status: 200,
+    exception:
+      'UnknownCharsetError: unknown charset "x-coroscope-unknown" declared by http://127.0.0.1:8080/bad-charset.html',
+    size: 88,
+  }),
   stat({ url: `${BASE}/boom`, status: 500, size: 42, contentType: 'text/plain', encoding: 'utf-8' }),
-  stat({ url: `${BASE}/refused`, status: null, exception: 'Error: connect ECONNREFUSED 127.0.0.1:9', contentType: null }),
+  stat({
+    url: `${BASE}/refused`,
+    status: null,
+    exception: 'Error: connect ECONNREFUSED 127.0.0.1:9',
+    contentType: null,
+  }),
   stat({ url: `${BASE}/slow2`, status: null, exception: 'TimeoutError: timed out after 5 s', contentType: null }),
 ];
 
@@ -57,7 +74,10 @@ describe('per-URL lines', () => {
   });
 
   test('missing status and content type print as -', () => {
-    assert.equal(formatStatisticLine(stat({ url: 'http://x/', status: null, contentType: null, size: 3 })), 'http://x/ - - 3');
+    assert.equal(
+      formatStatisticLine(stat({ url: 'http://x/', status: null, contentType: null, size: 3 })),
+      'http://x/ - - 3',
+    );
   });
 });
 
@@ -82,7 +102,10 @@ describe('formatReport', () => {
   test('then the counters', () => {
     const counters = lines.slice(lines.indexOf('*** Counters ***') + 1);
     const has = (count: number, label: string): void => {
-      assert.ok(counters.includes(`${String(count).padStart(10)} ${label}`), `missing counter "${count} ${label}" in\n${report}`);
+      assert.ok(
+        counters.includes(`${String(count).padStart(10)} ${label}`),
+        `missing counter "${count} ${label}" in\n${report}`,
+      );
     };
     has(10, 'urls');
     has(5, 'pages');
@@ -165,7 +188,9 @@ describe('summarize', () => {
   });
 
   test('a page without a content type is counted as unknown', () => {
-    assert.deepEqual(summarize([stat({ url: 'http://x/', contentType: null, size: 9 })]).byContentType, { unknown: { count: 1, bytes: 9 } });
+    assert.deepEqual(summarize([stat({ url: 'http://x/', contentType: null, size: 9 })]).byContentType, {
+      unknown: { count: 1, bytes: 9 },
+    });
   });
 });
 

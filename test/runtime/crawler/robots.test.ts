@@ -51,7 +51,8 @@ describe('groups', () => {
   });
 
   test('groups for the same agent are combined', () => {
-    const text2 = 'User-agent: coroscope\nDisallow: /a\n\nUser-agent: x\nDisallow: /\n\nUser-agent: Coroscope\nDisallow: /b\n';
+    const text2 =
+      'User-agent: coroscope\nDisallow: /a\n\nUser-agent: x\nDisallow: /\n\nUser-agent: Coroscope\nDisallow: /b\n';
     assert.equal(allowed(text2, '/a'), false);
     assert.equal(allowed(text2, '/b'), false);
     assert.equal(allowed(text2, '/c'), true);
@@ -137,10 +138,18 @@ describe('precedence', () => {
 
   test('a prefix rule covers files, folders and queries', () => {
     const text = 'User-agent: *\nDisallow: /fish\n';
-    for (const path of ['/fish', '/fish.html', '/fish/salmon.html', '/fishheads', '/fishheads/yummy.html', '/fish.php?id=anything']) {
+    for (const path of [
+      '/fish',
+      '/fish.html',
+      '/fish/salmon.html',
+      '/fishheads',
+      '/fishheads/yummy.html',
+      '/fish.php?id=anything',
+    ]) {
       assert.equal(allowed(text, path), false, path);
     }
-    for (const path of ['/Fish.asp', '/catfish', '/?id=fish', '/desert/fish']) assert.equal(allowed(text, path), true, path);
+    for (const path of ['/Fish.asp', '/catfish', '/?id=fish', '/desert/fish'])
+      assert.equal(allowed(text, path), true, path);
   });
 
   test('the query is part of the path', () => {
@@ -155,7 +164,14 @@ describe('precedence', () => {
 describe('wildcards', () => {
   test('* matches any sequence, including none', () => {
     const text = 'User-agent: *\nDisallow: /*.php\n';
-    for (const path of ['/index.php', '/filename.php', '/folder/filename.php', '/folder/filename.php?parameters', '/folder/any.php.file.html', '/filename.php/']) {
+    for (const path of [
+      '/index.php',
+      '/filename.php',
+      '/folder/filename.php',
+      '/folder/filename.php?parameters',
+      '/folder/any.php.file.html',
+      '/filename.php/',
+    ]) {
       assert.equal(allowed(text, path), false, path);
     }
     for (const path of ['/', '/windows.PHP', '/php']) assert.equal(allowed(text, path), true, path);
@@ -265,7 +281,8 @@ describe('paths given to isAllowed', () => {
 
 describe('syntax', () => {
   test('comments, BOM, CRLF and CR line ends, spacing, field-name case', () => {
-    const text = '\ufeffUSER-AGENT : coroscope # our crawler\r\n  disallow:/a   # no a\r\nALLOW:   /a/b\rDisAllow: /c\n# Disallow: /d\n';
+    const text =
+      '\ufeffUSER-AGENT : coroscope # our crawler\r\n  disallow:/a   # no a\r\nALLOW:   /a/b\rDisAllow: /c\n# Disallow: /d\n';
     const rules = parseRobots(text);
     assert.equal(rules.isAllowed('/a/x'), false);
     assert.equal(rules.isAllowed('/a/b'), true);
@@ -281,7 +298,10 @@ describe('syntax', () => {
 
   test('unknown fields and lines without a field are ignored', () => {
     assert.equal(allowed('User-agent: *\nNoindex: /a\nHost: example.com\njust some words\nDisallow: /b\n', '/a'), true);
-    assert.equal(allowed('User-agent: *\nNoindex: /a\nHost: example.com\njust some words\nDisallow: /b\n', '/b'), false);
+    assert.equal(
+      allowed('User-agent: *\nNoindex: /a\nHost: example.com\njust some words\nDisallow: /b\n', '/b'),
+      false,
+    );
   });
 
   test('an HTML error page served as robots.txt allows everything', () => {
@@ -340,7 +360,30 @@ describe('fallbacks and robustness', () => {
       state = (state * 1103515245 + 12345) & 0x7fffffff;
       return state % n;
     };
-    const alphabet = ['User-agent:', 'Disallow:', 'Allow:', 'Crawl-delay:', '*', '$', '%', '%4', '%zz', '#', '\n', '\r', ' ', ':', '/', '\ud800', '\u0000', '\ufeff', 'a', '\u30c4', '?', '*$'];
+    const alphabet = [
+      'User-agent:',
+      'Disallow:',
+      'Allow:',
+      'Crawl-delay:',
+      '*',
+      '$',
+      '%',
+      '%4',
+      '%zz',
+      '#',
+      '\n',
+      '\r',
+      ' ',
+      ':',
+      '/',
+      '\ud800',
+      '\u0000',
+      '\ufeff',
+      'a',
+      '\u30c4',
+      '?',
+      '*$',
+    ];
     for (let i = 0; i < 500; i++) {
       let text = '';
       const n = random(60);

@@ -23,6 +23,10 @@ test('other schemes and malformed URLs are refused with a clear error, not turne
     ['', /an empty root URL/],
   ];
   for (const [root, message] of cases) {
-    assert.throws(() => parseRoot(root), (e: unknown) => e instanceof InvalidUrlError && e.url === root && message.test(e.message), root);
+    assert.throws(
+      () => parseRoot(root),
+      (e: unknown) => e instanceof InvalidUrlError && e.url === root && message.test(e.message),
+      root,
+    );
   }
 });

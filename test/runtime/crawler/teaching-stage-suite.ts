@@ -62,7 +62,11 @@ export function errorOf(result: TeachingCrawlResult, url: string): Error {
 }
 
 /** Runs the suite; `checkBrokenPageTrace` gets the broken page's error for the stage's own checks. */
-export function teachingStageSuite(name: string, crawl: StageCrawl, checkBrokenPageTrace: (error: Error) => void): void {
+export function teachingStageSuite(
+  name: string,
+  crawl: StageCrawl,
+  checkBrokenPageTrace: (error: Error) => void,
+): void {
   describe(`${name}: the demo site`, () => {
     let site: DemoSite;
     let result: TeachingCrawlResult;
@@ -147,7 +151,8 @@ export function teachingStageSuite(name: string, crawl: StageCrawl, checkBrokenP
         '/short-body': 'HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nonly this',
         '/empty': '',
         '/bad-header': 'HTTP/1.1 200 OK\r\nno colon here\r\n\r\n',
-        '/ok': 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n',
+        '/ok':
+          'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n',
       });
       try {
         const base = `http://127.0.0.1:${port(server)}`;
@@ -177,7 +182,10 @@ export function teachingStageSuite(name: string, crawl: StageCrawl, checkBrokenP
       try {
         const base = `http://127.0.0.1:${port(server)}`;
         const limited = await within(crawl([`${base}/r1`], { maxRedirect: 1 }));
-        assert.deepEqual(limited.stats.map((s) => s.url), [`${base}/r1`, `${base}/r2`]);
+        assert.deepEqual(
+          limited.stats.map((s) => s.url),
+          [`${base}/r1`, `${base}/r2`],
+        );
         assert.equal(statOf(limited, `${base}/r1`).nextUrl, `${base}/r2`, 'fragment dropped');
         const r2 = statOf(limited, `${base}/r2`);
         assert.equal(r2.status, 302);
@@ -186,11 +194,14 @@ export function teachingStageSuite(name: string, crawl: StageCrawl, checkBrokenP
         assert.ok(errorOf(limited, `${base}/r2`) instanceof RedirectLimitError);
 
         const followed = await within(crawl([`${base}/r1`], { maxRedirect: 2 }));
-        assert.deepEqual(followed.stats.map((s) => [s.url, s.status, s.exception]), [
-          [`${base}/r1`, 302, null],
-          [`${base}/r2`, 302, null],
-          [`${base}/r3`, 200, null],
-        ]);
+        assert.deepEqual(
+          followed.stats.map((s) => [s.url, s.status, s.exception]),
+          [
+            [`${base}/r1`, 302, null],
+            [`${base}/r2`, 302, null],
+            [`${base}/r3`, 200, null],
+          ],
+        );
       } finally {
         await closeServer(server);
       }
@@ -206,7 +217,10 @@ export function teachingStageSuite(name: string, crawl: StageCrawl, checkBrokenP
         const result = await within(crawl([site.url], { exclude: /\/fault\/stall$/, maxResponseBytes: 1 << 20 }));
         const expected = site.model.expectedOutcomes(site.url);
         assert.deepEqual(result.excluded, [stall]);
-        assert.deepEqual(result.stats.map((s) => s.url).sort(), [...expected.keys()].filter((url) => url !== stall).sort());
+        assert.deepEqual(
+          result.stats.map((s) => s.url).sort(),
+          [...expected.keys()].filter((url) => url !== stall).sort(),
+        );
         const failed = (path: string): string => statOf(result, at(path)).exception ?? '';
         assert.match(failed('/fault/reset'), /^ConnectionResetError: /);
         assert.match(failed('/fault/bad-chunk'), /^MalformedResponseError: malformed chunk-size line/);
@@ -305,7 +319,8 @@ function answerRawRequests(socket: net.Socket, responses: Readonly<Record<string
     if (!head.includes('\r\n\r\n')) return;
     const path = /^GET (\S+) HTTP\/1\.0\r\n/.exec(head)?.[1] ?? '';
     // The teaching stages' request: HTTP/1.0, Host, Connection: close (a 400 fails the test).
-    const wellFormed = path !== '' && /\r\nHost: 127\.0\.0\.1:\d+\r\n/.test(head) && /\r\nConnection: close\r\n/.test(head);
+    const wellFormed =
+      path !== '' && /\r\nHost: 127\.0\.0\.1:\d+\r\n/.test(head) && /\r\nConnection: close\r\n/.test(head);
     if (!wellFormed) socket.end('HTTP/1.0 400 Bad Request\r\n\r\n');
     else socket.end(responses[path] ?? 'HTTP/1.0 404 Not Found\r\n\r\n', 'latin1');
   });

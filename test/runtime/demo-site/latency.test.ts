@@ -4,7 +4,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { REALISTIC_TRANSPORT, SiteModel, demoSiteOptions, isDemoLatency, startDemoSite } from '../../../runtime/demo-site';
+import {
+  REALISTIC_TRANSPORT,
+  SiteModel,
+  demoSiteOptions,
+  isDemoLatency,
+  startDemoSite,
+} from '../../../runtime/demo-site';
 
 function get(url: string): Promise<{ ms: number; bytes: number }> {
   const t0 = performance.now();
@@ -40,7 +46,11 @@ test('realistic: every response 100-800 ms late, content pages of 24 KiB; instan
       get(`${instant.url}page/1/`).then((r) => (arrived.push('instant'), r)),
       get(`${realistic.url}page/1/`).then((r) => (arrived.push('realistic'), r)),
     ]);
-    assert.deepEqual(arrived, ['instant', 'realistic'], `an instant response took ${fast.ms.toFixed(0)} ms, a realistic one ${peer.ms.toFixed(0)} ms`);
+    assert.deepEqual(
+      arrived,
+      ['instant', 'realistic'],
+      `an instant response took ${fast.ms.toFixed(0)} ms, a realistic one ${peer.ms.toFixed(0)} ms`,
+    );
     assert.ok(fast.bytes < 4096);
   } finally {
     await realistic.close();

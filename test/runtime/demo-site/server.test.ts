@@ -30,7 +30,12 @@ function request(url: string, options: { agent?: http.Agent; method?: string } =
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', reject);
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), reusedSocket: req.reusedSocket }),
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks),
+          reusedSocket: req.reusedSocket,
+        }),
       );
     });
     req.on('error', reject);
@@ -151,12 +156,18 @@ test('bodies: redirects, binary, robots.txt, JSON, broken charset, escaped title
     assert.equal(binary.body.length, BINARY_BYTES);
     assert.ok(new Set(binary.body).size > 200, 'bytes look random');
 
-    assert.equal((await request(`${site.url}robots.txt`)).body.toString(), '# Coroscope demo site\nUser-agent: *\nDisallow: /private/\n');
+    assert.equal(
+      (await request(`${site.url}robots.txt`)).body.toString(),
+      '# Coroscope demo site\nUser-agent: *\nDisallow: /private/\n',
+    );
 
     const json: unknown = await (await fetch(`${site.url}api/pages.json`)).json();
     assert.ok(typeof json === 'object' && json !== null && 'pages' in json && 'links' in json);
     assert.equal(json.pages, 20);
-    assert.deepEqual(json.links, Array.from({ length: 20 }, (_, i) => `/page/${i + 1}/`));
+    assert.deepEqual(
+      json.links,
+      Array.from({ length: 20 }, (_, i) => `/page/${i + 1}/`),
+    );
 
     const broken = (await request(`${site.url}broken/`)).body.toString('latin1');
     assert.match(broken, /<meta charset="x-coroscope-unknown">/);
@@ -164,7 +175,12 @@ test('bodies: redirects, binary, robots.txt, JSON, broken charset, escaped title
 
     const titled = (await request(`${site.url}titles/markup/`)).body.toString();
     assert.match(titled, /<title>&lt;img src=x onerror=alert\(1\)&gt; &amp; &quot;quotes&quot;<\/title>/);
-    const decoded = /<title>(.*)<\/title>/.exec(titled)?.[1]?.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+    const decoded = /<title>(.*)<\/title>/
+      .exec(titled)?.[1]
+      ?.replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, '&');
     assert.equal(decoded, MARKUP_TITLE_TEXT);
 
     const head = await request(`${site.url}page/1/`, { method: 'HEAD' });
@@ -184,10 +200,17 @@ test('served hrefs are exactly the model links, and pages are pageBytes long', a
       const reply = await request(`${site.url}page/${n}/`);
       assert.equal(reply.body.length, 3000);
       const hrefs = [...reply.body.toString().matchAll(/href="([^"]*)"/g)].map((m) => m[1]);
-      assert.deepEqual(hrefs, site.model.linksOf(n).map((l) => l.href), `page ${n}`);
+      assert.deepEqual(
+        hrefs,
+        site.model.linksOf(n).map((l) => l.href),
+        `page ${n}`,
+      );
     }
     const home = (await request(site.url)).body.toString();
-    assert.deepEqual([...home.matchAll(/href="([^"]*)"/g)].map((m) => m[1]), site.model.homeLinks().map((l) => l.href));
+    assert.deepEqual(
+      [...home.matchAll(/href="([^"]*)"/g)].map((m) => m[1]),
+      site.model.homeLinks().map((l) => l.href),
+    );
   });
 });
 
@@ -197,7 +220,16 @@ test('same options give byte-identical responses; another seed gives other pages
   const c = await startDemoSite({ seed: 4 });
   try {
     assert.notEqual(a.port, b.port);
-    for (const path of ['', 'page/1/', 'page/150/', 'page/9', 'files/data.bin', 'slow/1/', 'missing/3', 'api/pages.json']) {
+    for (const path of [
+      '',
+      'page/1/',
+      'page/150/',
+      'page/9',
+      'files/data.bin',
+      'slow/1/',
+      'missing/3',
+      'api/pages.json',
+    ]) {
       const [ra, rb] = await Promise.all([request(a.url + path), request(b.url + path)]);
       assert.equal(ra.status, rb.status, path);
       assert.deepEqual(ra.headers, rb.headers, path);
@@ -247,7 +279,10 @@ test('jitterMs adds a pseudo-random share to each response: at least latencyMs, 
     for (let i = 0; i < 8; i++) delays.push((await timed(() => request(`${site.url}page/1/`)))[1]);
   });
   for (const ms of delays) assert.ok(ms >= 28 && ms < 30 + 120 + 500, `delay ${ms.toFixed(0)} ms`);
-  assert.ok(Math.max(...delays) - Math.min(...delays) >= 20, `no jitter: ${delays.map((d) => d.toFixed(0)).join(', ')}`);
+  assert.ok(
+    Math.max(...delays) - Math.min(...delays) >= 20,
+    `no jitter: ${delays.map((d) => d.toFixed(0)).join(', ')}`,
+  );
 });
 
 test('close() returns promptly with idle keep-alive sockets and pending delayed responses', async () => {
@@ -340,7 +375,10 @@ test('a crawler ignoring robots.txt gets 200 at /private/secret/ and no new link
   await withSite({ pages: 10 }, async (site) => {
     const reply = await request(`${site.url}private/secret/`);
     assert.equal(reply.status, 200);
-    assert.deepEqual([...reply.body.toString().matchAll(/href="([^"]*)"/g)].map((m) => m[1]), ['/']);
+    assert.deepEqual(
+      [...reply.body.toString().matchAll(/href="([^"]*)"/g)].map((m) => m[1]),
+      ['/'],
+    );
   });
 });
 
@@ -390,7 +428,10 @@ test('fault routes: each one breaks the exchange the way it says', async () => {
     assert.equal(wrongLength.headers['content-length'], '4096');
     assert.equal(wrongLength.bytes, 2048);
     assert.equal(wrongLength.error, 'ECONNRESET'); // node:http's "aborted"
-    await assert.rejects(fetch(`${site.url}fault/wrong-length`).then((r) => r.arrayBuffer()), TypeError);
+    await assert.rejects(
+      fetch(`${site.url}fault/wrong-length`).then((r) => r.arrayBuffer()),
+      TypeError,
+    );
 
     // The site still serves normally after all that.
     assert.equal((await request(`${site.url}page/1/`)).status, 200);

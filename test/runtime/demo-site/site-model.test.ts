@@ -167,7 +167,11 @@ test('expectedOutcomes: every page reachable, with redirects, 404s, specials and
   assert.equal(outcomes.get(`${ORIGIN}/slow/1/`)?.kind, 'page');
   assert.equal(outcomes.get(`${ORIGIN}/slow/2/`)?.kind, 'page');
   assert.equal(outcomes.get(`${ORIGIN}/titles/markup/`)?.kind, 'page');
-  assert.deepEqual(outcomes.get(`${ORIGIN}/broken/`), { kind: 'broken', status: 200, contentType: BROKEN_CONTENT_TYPE });
+  assert.deepEqual(outcomes.get(`${ORIGIN}/broken/`), {
+    kind: 'broken',
+    status: 200,
+    contentType: BROKEN_CONTENT_TYPE,
+  });
   assert.deepEqual(outcomes.get(`${ORIGIN}/private/secret/`), {
     kind: 'excluded-by-robots',
     status: 200,
@@ -186,7 +190,8 @@ test('expectedOutcomes: every page reachable, with redirects, 404s, specials and
     }
   }
   assert.ok(slashless.size > 0 && missing.size > 0);
-  for (const url of slashless) assert.deepEqual(outcomes.get(url), { kind: 'redirect', status: 301, location: `${url}/` });
+  for (const url of slashless)
+    assert.deepEqual(outcomes.get(url), { kind: 'redirect', status: 301, location: `${url}/` });
   for (const url of missing) {
     assert.deepEqual(outcomes.get(url), { kind: 'missing', status: 404, contentType: 'text/html; charset=utf-8' });
   }

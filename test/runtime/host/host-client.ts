@@ -18,8 +18,16 @@ import type { HostAndReplayHostMethods } from '../../../protocol/replay-host-pro
 export const ROOT = join(__dirname, '..', '..', '..');
 export const HOST_SOURCE = join(ROOT, 'runtime', 'host', 'main-thread', 'main.ts');
 
-/** The tests' client: the public host protocol, and the replay-host methods a live host's worker asks (protocol/replay-host-protocol.ts), which some tests ask as it does. */
-export type ClientEndpoint = RpcEndpoint<HostAndReplayHostMethods, Record<string, never>, HostEvents, Record<string, never>>;
+/**
+ * The tests' client: the public host protocol, and the replay-host methods a live host's worker asks
+ * (protocol/replay-host-protocol.ts), which some tests ask as it does.
+ */
+export type ClientEndpoint = RpcEndpoint<
+  HostAndReplayHostMethods,
+  Record<string, never>,
+  HostEvents,
+  Record<string, never>
+>;
 
 export interface RecordedEvent {
   readonly event: string;
@@ -39,7 +47,10 @@ export class HostClient {
     // Started with a client pipe (fd 4): the protocol goes over it, one JSON message a line.
     const pipe = child.stdio[4];
     const piped = pipe !== undefined && pipe !== null && 'write' in pipe ? new StreamTransport(pipe as Duplex) : null;
-    const incoming: Transport['onMessage'] = piped !== null ? (receive) => piped.onMessage(receive) : (receive) => child.on('message', (m: unknown) => receive(m));
+    const incoming: Transport['onMessage'] =
+      piped !== null
+        ? (receive) => piped.onMessage(receive)
+        : (receive) => child.on('message', (m: unknown) => receive(m));
     const transport: Transport = {
       send: (m) => {
         if (piped !== null) piped.send(m);
@@ -69,13 +80,21 @@ export class HostClient {
   }
 
   /** Waits for an event (recorded after index `from`) satisfying `match`. */
-  async waitFor<E extends keyof HostEvents & string>(event: E, match: (body: HostEvents[E]) => boolean = () => true, timeoutMs = 20000, from = 0): Promise<HostEvents[E]> {
+  async waitFor<E extends keyof HostEvents & string>(
+    event: E,
+    match: (body: HostEvents[E]) => boolean = () => true,
+    timeoutMs = 20000,
+    from = 0,
+  ): Promise<HostEvents[E]> {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       const found = this.events.slice(from).find((e) => e.event === event && match(e.body as HostEvents[E]));
       if (found !== undefined) return found.body as HostEvents[E];
       const left = deadline - performance.now();
-      if (left <= 0) throw new Error(`no ${event} event within ${timeoutMs} ms (events: ${this.events.map((e) => e.event).join(', ')})`);
+      if (left <= 0)
+        throw new Error(
+          `no ${event} event within ${timeoutMs} ms (events: ${this.events.map((e) => e.event).join(', ')})`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -93,7 +112,10 @@ export class HostClient {
       const index = this.events.findIndex((e, i) => i >= from && kinds.includes(e.event));
       if (index >= 0) return { ...this.events[index]!, index };
       const left = deadline - performance.now();
-      if (left <= 0) throw new Error(`no ${kinds.join(' or ')} event within ${timeoutMs} ms (events: ${this.events.map((e) => e.event).join(', ')})`);
+      if (left <= 0)
+        throw new Error(
+          `no ${kinds.join(' or ')} event within ${timeoutMs} ms (events: ${this.events.map((e) => e.event).join(', ')})`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -146,7 +168,8 @@ export class HostClient {
  * `pipe`: speak over a client pipe (the host's line debugger serves it), not the IPC channel.
  */
 export function forkHost(options: { bundle?: string; pipe?: boolean; cwd?: string } = {}): HostClient {
-  const stdio: StdioOptions = options.pipe === true ? ['ignore', 'ignore', 'inherit', 'ipc', 'pipe'] : ['ignore', 'ignore', 'inherit', 'ipc'];
+  const stdio: StdioOptions =
+    options.pipe === true ? ['ignore', 'ignore', 'inherit', 'ipc', 'pipe'] : ['ignore', 'ignore', 'inherit', 'ipc'];
   const args = options.pipe === true ? ['--client-fd=4'] : [];
   const child =
     options.bundle !== undefined
@@ -155,12 +178,16 @@ export function forkHost(options: { bundle?: string; pipe?: boolean; cwd?: strin
   return new HostClient(child);
 }
 
-/** CPU milliseconds (user + system, all threads) a process has used so far, from /proc; null where there is no /proc. `thread`: only that thread's (its id; the main thread's is the pid). */
+/**
+ * CPU milliseconds (user + system, all threads) a process has used so far, from /proc; null where there is no
+ * /proc. `thread`: only that thread's (its id; the main thread's is the pid).
+ */
 export function processCpuMs(pid: number, thread?: number): number | null {
   try {
     const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields 14 and 15 of stat (utime, stime) are the 12th and 13th after the command name, in clock ticks (100 per second on Linux).
+    // Fields 14 and 15 of stat (utime, stime) are the 12th and 13th after the command name, in clock ticks
+    // (100 per second on Linux).
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
     return null;
@@ -178,7 +205,10 @@ export function median(xs: readonly number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-/** A breakpoint search's or a past step's landing that must be on a line (else the test fails, printing what it was). */
+/**
+ * A breakpoint search's or a past step's landing that must be on a line (else the test fails, printing what
+ * it was).
+ */
 export function landedOnLine(landing: BreakpointHitLanding): Extract<BreakpointHitLanding, { landed: 'line' }> {
   assert.equal(landing.landed, 'line', JSON.stringify(landing));
   return landing as Extract<BreakpointHitLanding, { landed: 'line' }>;

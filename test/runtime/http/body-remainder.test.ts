@@ -4,7 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StreamReader } from '../../../runtime/streams';
-import { BODY_INCOMPLETE, BODY_UNSKIPPABLE, DRAIN_LIMIT, measureBufferedBody } from '../../../runtime/http/body-remainder';
+import {
+  BODY_INCOMPLETE,
+  BODY_UNSKIPPABLE,
+  DRAIN_LIMIT,
+  measureBufferedBody,
+} from '../../../runtime/http/body-remainder';
 import type { BodyFraming } from '../../../runtime/http/response-head';
 
 const CHUNKED: BodyFraming = { kind: 'chunked' };
@@ -34,7 +39,8 @@ test('measuring consumes nothing', () => {
 
 test('a chunked body cut anywhere before its blank line has not arrived whole', () => {
   const body = '3\r\nabc\r\n0\r\nT: 1\r\n\r\n';
-  for (let cut = 1; cut < body.length; cut++) assert.equal(measureBufferedBody(fed(body.slice(0, cut)), CHUNKED), BODY_INCOMPLETE, `cut at ${cut}`);
+  for (let cut = 1; cut < body.length; cut++)
+    assert.equal(measureBufferedBody(fed(body.slice(0, cut)), CHUNKED), BODY_INCOMPLETE, `cut at ${cut}`);
 });
 
 test('a malformed chunked body is not skipped', () => {
@@ -45,17 +51,27 @@ test('a malformed chunked body is not skipped', () => {
 
 test('a chunked body longer than DRAIN_LIMIT is not skipped, even whole', () => {
   const size = DRAIN_LIMIT + 1;
-  const whole = Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`), Buffer.alloc(size, 0x61), Buffer.from('\r\n0\r\n\r\n')]);
+  const whole = Buffer.concat([
+    Buffer.from(`${size.toString(16)}\r\n`),
+    Buffer.alloc(size, 0x61),
+    Buffer.from('\r\n0\r\n\r\n'),
+  ]);
   assert.equal(measureBufferedBody(fed(whole), CHUNKED), BODY_UNSKIPPABLE);
   // Announced but not here yet: known too long at once.
   assert.equal(measureBufferedBody(fed(`${size.toString(16)}\r\nabc`), CHUNKED), BODY_UNSKIPPABLE);
   // Endless trailers.
-  assert.equal(measureBufferedBody(fed(Buffer.concat([Buffer.from('0\r\n'), Buffer.alloc(DRAIN_LIMIT + 10, 0x61)])), CHUNKED), BODY_UNSKIPPABLE);
+  assert.equal(
+    measureBufferedBody(fed(Buffer.concat([Buffer.from('0\r\n'), Buffer.alloc(DRAIN_LIMIT + 10, 0x61)])), CHUNKED),
+    BODY_UNSKIPPABLE,
+  );
 });
 
 test('Content-Length: here already (whatever its size), small and still coming, or too long to wait for', () => {
   assert.equal(measureBufferedBody(fed('hello world'), { kind: 'length', length: 5 }), 5);
-  assert.equal(measureBufferedBody(fed(Buffer.alloc(DRAIN_LIMIT * 2)), { kind: 'length', length: DRAIN_LIMIT * 2 }), DRAIN_LIMIT * 2);
+  assert.equal(
+    measureBufferedBody(fed(Buffer.alloc(DRAIN_LIMIT * 2)), { kind: 'length', length: DRAIN_LIMIT * 2 }),
+    DRAIN_LIMIT * 2,
+  );
   assert.equal(measureBufferedBody(fed('hel'), { kind: 'length', length: 5 }), BODY_INCOMPLETE);
   assert.equal(measureBufferedBody(fed('hel'), { kind: 'length', length: DRAIN_LIMIT + 1 }), BODY_UNSKIPPABLE);
 });

@@ -46,7 +46,12 @@ function track(server: net.Server, sockets: Set<net.Socket>, counter: { accepted
   });
 }
 
-function listen(server: net.Server, sockets: Set<net.Socket>, counter: { accepted: number }, scheme: string): Promise<TestServer> {
+function listen(
+  server: net.Server,
+  sockets: Set<net.Socket>,
+  counter: { accepted: number },
+  scheme: string,
+): Promise<TestServer> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
@@ -67,7 +72,11 @@ function listen(server: net.Server, sockets: Set<net.Socket>, counter: { accepte
 }
 
 /** A node:http server; `setup` may tune it (keepAliveTimeout, ...). */
-async function httpServer(t: TestContext, handler: http.RequestListener, setup?: (server: http.Server) => void): Promise<TestServer> {
+async function httpServer(
+  t: TestContext,
+  handler: http.RequestListener,
+  setup?: (server: http.Server) => void,
+): Promise<TestServer> {
   const server = http.createServer(handler);
   setup?.(server);
   return serveTracked(t, server);
@@ -84,7 +93,11 @@ async function serveTracked(t: TestContext, server: net.Server): Promise<TestSer
 }
 
 /** A raw TCP server: `onRequest` gets each request head (path, index on its connection) and the socket. */
-async function rawServer(t: TestContext, onRequest: (path: string, socket: net.Socket, nth: number) => void, onConnect?: (socket: net.Socket) => void): Promise<TestServer> {
+async function rawServer(
+  t: TestContext,
+  onRequest: (path: string, socket: net.Socket, nth: number) => void,
+  onConnect?: (socket: net.Socket) => void,
+): Promise<TestServer> {
   const server = net.createServer((socket) => {
     onConnect?.(socket);
     let pending = Buffer.alloc(0);
@@ -144,7 +157,10 @@ function withSession<T>(options: ClientSessionOptions, body: (session: ClientSes
 }
 
 /** GET and read the body as text. */
-const fetchText = coroutine(function* fetchText(session: ClientSession, url: string): Coroutine<{ response: ClientResponse; text: string }> {
+const fetchText = coroutine(function* fetchText(
+  session: ClientSession,
+  url: string,
+): Coroutine<{ response: ClientResponse; text: string }> {
   const response = yield* session.get(url);
   const text = yield* response.text();
   return { response, text };
@@ -167,7 +183,10 @@ const caught = coroutine(function* caught(coro: Coroutine<unknown>): Coroutine<u
 
 /** Asserts `e` is an instance of `cls`, names `url` and matches `pattern`. */
 function assertHttpError(e: unknown, cls: new (...args: never[]) => HttpError, url: string, pattern: RegExp): void {
-  assert.ok(e instanceof cls, `expected ${cls.name}, got ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+  assert.ok(
+    e instanceof cls,
+    `expected ${cls.name}, got ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`,
+  );
   assert.ok(e instanceof HttpError);
   assert.equal(e.url, url);
   assert.ok(e.message.includes(url), `the message names the URL: ${e.message}`);
@@ -186,7 +205,11 @@ const SHORT = { connect: 2, read: 2, total: 5 };
 test('Content-Length body: status, headers, content type and charset', async (t) => {
   const server = await httpServer(t, (req, res) => {
     const body = Buffer.from(`hello ${req.url}`);
-    res.writeHead(200, 'Fine', { 'Content-Type': 'Text/Plain; Charset="ISO-8859-1"', 'Content-Length': body.length, 'X-Multi': ['a', 'b'] });
+    res.writeHead(200, 'Fine', {
+      'Content-Type': 'Text/Plain; Charset="ISO-8859-1"',
+      'Content-Length': body.length,
+      'X-Multi': ['a', 'b'],
+    });
     res.end(body);
   });
   const got = await withSession({ timeout: SHORT }, function* (session) {
@@ -255,7 +278,13 @@ test('chunked body with trailers is read whole and the connection is reused afte
 
 test('raw chunked body with extensions, LF-only lines and several trailers', async (t) => {
   const server = await rawServer(t, (_path, socket) => {
-    socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n' + '5;name=value\r\nhello\r\n' + '1\nX\n' + 'A\r\n0123456789\r\n' + '0\r\nX-T1: 1\r\nX-T2: 2\n\r\n');
+    socket.write(
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n' +
+        '5;name=value\r\nhello\r\n' +
+        '1\nX\n' +
+        'A\r\n0123456789\r\n' +
+        '0\r\nX-T1: 1\r\nX-T2: 2\n\r\n',
+    );
   });
   const got = await withSession({ timeout: SHORT }, function* (session) {
     const a = yield* fetchText(session, server.url('/a'));
@@ -352,14 +381,23 @@ test('HEAD, 204 and 304 have no body; the connection stays in sync for the next 
 test('a sloppy server: LF-only lines, interim 1xx responses, mixed line ends', async (t) => {
   const server = await rawServer(t, (path, socket) => {
     if (path === '/lf') socket.write('HTTP/1.1 200 OK\nContent-Length: 3\nX-A: 1\n\nabc');
-    else if (path === '/interim') socket.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ndef');
+    else if (path === '/interim')
+      socket.write(
+        'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ndef',
+      );
     else socket.write('HTTP/1.1 200 OK\nContent-Length: 3\n\r\nghi');
   });
   const got = await withSession({ timeout: SHORT }, function* (session) {
     const lf = yield* fetchText(session, server.url('/lf'));
     const interim = yield* fetchText(session, server.url('/interim'));
     const mixed = yield* fetchText(session, server.url('/mixed'));
-    return { lf: lf.text, a: lf.response.headers.get('x-a'), interim: [interim.response.status, interim.text], mixed: mixed.text, opened: session.pool.openedCount() };
+    return {
+      lf: lf.text,
+      a: lf.response.headers.get('x-a'),
+      interim: [interim.response.status, interim.text],
+      mixed: mixed.text,
+      opened: session.pool.openedCount(),
+    };
   });
   assert.equal(got.lf, 'abc');
   assert.equal(got.a, '1');
@@ -553,7 +591,8 @@ test('release() without reading: a body already here keeps the connection, a big
   const big = Buffer.alloc(1 << 20, 0x62);
   const server = await rawServer(t, (path, socket) => {
     if (path === '/small') socket.write('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nsmall');
-    else if (path === '/big') socket.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${big.length}\r\n\r\n`), big]));
+    else if (path === '/big')
+      socket.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${big.length}\r\n\r\n`), big]));
     else socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
   });
   const got = await withSession({ timeout: SHORT }, function* (session) {
@@ -569,7 +608,15 @@ test('release() without reading: a body already here keeps the connection, a big
     const readAfterRelease = yield* caught(bigResponse.read());
     const statsAfterBig = session.pool.stats();
     const last = (yield* fetchText(session, server.url('/last'))).text;
-    return { afterSmall, afterNext, statsAfterBig, readSkipped, readAfterRelease, last, opened: session.pool.openedCount() };
+    return {
+      afterSmall,
+      afterNext,
+      statsAfterBig,
+      readSkipped,
+      readAfterRelease,
+      last,
+      opened: session.pool.openedCount(),
+    };
   });
   assert.equal(got.afterSmall, 1);
   assert.equal(got.afterNext, 1, 'the small body was skipped and the connection reused');
@@ -634,7 +681,14 @@ test('release() before a small body has arrived drains it in a task and reuses t
     while (session.pool.stats().active > 0) yield* sleep(0.05);
     const drainGaveUpAfter = elapsedSince(t0);
     const last = (yield* fetchText(session, server.url('/last'))).text;
-    return { out, openedBefore, drainGaveUpAfter, last, opened: session.pool.openedCount(), stats: session.pool.stats() };
+    return {
+      out,
+      openedBefore,
+      drainGaveUpAfter,
+      last,
+      opened: session.pool.openedCount(),
+      stats: session.pool.stats(),
+    };
   });
   // While the rest is on its way the connection keeps its slot; then it is idle in the pool.
   assert.deepEqual(got.out, [
@@ -644,7 +698,10 @@ test('release() before a small body has arrived drains it in a task and reuses t
     { active: 0, idle: 1 },
   ]);
   assert.equal(got.openedBefore, 1, 'both slow bodies were drained and their connection reused');
-  assert.ok(got.drainGaveUpAfter >= 0.9 && got.drainGaveUpAfter < 5, `a body that never ends is given up after about a second: ${got.drainGaveUpAfter}`);
+  assert.ok(
+    got.drainGaveUpAfter >= 0.9 && got.drainGaveUpAfter < 5,
+    `a body that never ends is given up after about a second: ${got.drainGaveUpAfter}`,
+  );
   assert.equal(got.last, 'ok');
   assert.equal(got.opened, 2, 'the never-ending response dropped its connection');
   await allClosed(server);
@@ -741,11 +798,23 @@ test('allowRedirects false returns the redirect itself; a 3xx without Location i
   });
   const got = await withSession({ timeout: SHORT }, function* (session) {
     const r = yield* session.get(server.url('/moved'), { allowRedirects: false });
-    const body = (yield* r.text());
+    const body = yield* r.text();
     const nowhere = yield* fetchText(session, server.url('/nowhere'));
-    return { status: r.status, location: r.headers.get('location'), body, history: r.history.length, nowhere: [nowhere.response.status, nowhere.text] };
+    return {
+      status: r.status,
+      location: r.headers.get('location'),
+      body,
+      history: r.history.length,
+      nowhere: [nowhere.response.status, nowhere.text],
+    };
   });
-  assert.deepEqual(got, { status: 302, location: '/target', body: 'moved', history: 0, nowhere: [301, '<p>moved, but where?</p>'] });
+  assert.deepEqual(got, {
+    status: 302,
+    location: '/target',
+    body: 'moved',
+    history: 0,
+    nowhere: [301, '<p>moved, but where?</p>'],
+  });
 });
 
 test('too many redirects: TooManyRedirectsError after maxRedirects, no connection left behind', async (t) => {
@@ -784,7 +853,8 @@ test('maxBodyBytes: Content-Length, chunked and close-delimited bodies over the 
     const body = 'y'.repeat(5000);
     const chunk = '400\r\n' + 'c'.repeat(1024) + '\r\n'; // 5 chunks of 1 KiB: over 4 KiB at the 4th
     if (path === '/length') socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-    else if (path === '/chunked') socket.write(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${chunk.repeat(5)}0\r\n\r\n`);
+    else if (path === '/chunked')
+      socket.write(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${chunk.repeat(5)}0\r\n\r\n`);
     else socket.end(`HTTP/1.1 200 OK\r\n\r\n${body}`);
   });
   const errors = await withSession({ timeout: SHORT, maxBodyBytes: 4096 }, function* (session) {
@@ -837,8 +907,18 @@ test('an endless body is stopped by maxBodyBytes (chunked and close-delimited)',
     return { e1, e2, seconds: elapsedSince(t0), framing: response.headers.get('transfer-encoding') };
   });
   assert.equal(got.framing, 'chunked');
-  assertHttpError(got.e1, HttpTooLargeError, chunked.url('/endless'), /^chunked body exceeds the limit of 1048576 bytes/);
-  assertHttpError(got.e2, HttpTooLargeError, closeDelimited.url('/endless'), /^body exceeds the limit of 1048576 bytes/);
+  assertHttpError(
+    got.e1,
+    HttpTooLargeError,
+    chunked.url('/endless'),
+    /^chunked body exceeds the limit of 1048576 bytes/,
+  );
+  assertHttpError(
+    got.e2,
+    HttpTooLargeError,
+    closeDelimited.url('/endless'),
+    /^body exceeds the limit of 1048576 bytes/,
+  );
   assert.ok(got.seconds < 10);
   await allClosed(chunked);
   await allClosed(closeDelimited);
@@ -880,7 +960,9 @@ test('maxHeaderBytes is configurable: a 10 kB head fails at 4 kB and passes at t
 
 test('a bad chunk size is an HttpProtocolError', async (t) => {
   const server = await rawServer(t, (_path, socket) => {
-    socket.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\nzz-not-a-chunk-size\r\ngarbage\r\n0\r\n\r\n');
+    socket.end(
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\nzz-not-a-chunk-size\r\ngarbage\r\n0\r\n\r\n',
+    );
   });
   const url = server.url('/bad-chunk');
   const e = await withSession({ timeout: SHORT }, function* (session) {
@@ -938,7 +1020,8 @@ test('a connection reset mid-body is an HttpConnectionError', async (t) => {
   });
   // Usually ECONNRESET; but a reset that arrives while the received bytes are still unread
   // (a busy loop) is reported by libuv as a plain EOF (POLLHUP after a partial read).
-  if (e instanceof HttpProtocolError) assertHttpError(e, HttpProtocolError, url, /body ended after 50000 of 100000 bytes/);
+  if (e instanceof HttpProtocolError)
+    assertHttpError(e, HttpProtocolError, url, /body ended after 50000 of 100000 bytes/);
   else assertHttpError(e, HttpConnectionError, url, /ECONNRESET.*reading the body/);
   await allClosed(server);
 });
@@ -1052,11 +1135,14 @@ test('total timeout spans redirects; a per-request timeout overrides the session
     }, 100);
   });
   const url = server.url('/hop/0');
-  const got = await withSession({ timeout: { connect: 5, read: 5, total: 30 }, maxRedirects: 100 }, function* (session) {
-    const t0 = getRunningLoop().time();
-    const e = yield* caught(session.get(url, { timeout: { total: 1 } }));
-    return { e, seconds: elapsedSince(t0) };
-  });
+  const got = await withSession(
+    { timeout: { connect: 5, read: 5, total: 30 }, maxRedirects: 100 },
+    function* (session) {
+      const t0 = getRunningLoop().time();
+      const e = yield* caught(session.get(url, { timeout: { total: 1 } }));
+      return { e, seconds: elapsedSince(t0) };
+    },
+  );
   assert.ok(got.e instanceof HttpTimeoutError, `got ${String(got.e)}`);
   assert.match(got.e.url, /\/hop\/[1-9]\d*$/, 'it failed on a later hop');
   assertHttpError(got.e, HttpTimeoutError, got.e.url, /timed out reading the response head/);
@@ -1137,7 +1223,12 @@ function oid(dotted: string): Buffer {
 
 function utcTime(d: Date): Buffer {
   const s = d.toISOString(); // 2024-01-02T03:04:05.678Z
-  return der(0x17, Buffer.from(`${s.slice(2, 4)}${s.slice(5, 7)}${s.slice(8, 10)}${s.slice(11, 13)}${s.slice(14, 16)}${s.slice(17, 19)}Z`));
+  return der(
+    0x17,
+    Buffer.from(
+      `${s.slice(2, 4)}${s.slice(5, 7)}${s.slice(8, 10)}${s.slice(11, 13)}${s.slice(14, 16)}${s.slice(17, 19)}Z`,
+    ),
+  );
 }
 
 /** A self-signed P-256 certificate for 127.0.0.1 / localhost, made with node:crypto alone. */
@@ -1155,7 +1246,15 @@ function selfSignedCertificate(): { key: string; cert: string } {
     seq(utcTime(new Date(now - 3600_000)), utcTime(new Date(now + 24 * 3600_000))),
     name,
     publicKey.export({ type: 'spki', format: 'der' }),
-    der(0xa3, seq(seq(oid('2.5.29.17'), der(0x04, seq(der(0x87, Buffer.from([127, 0, 0, 1])), der(0x82, Buffer.from('localhost'))))))),
+    der(
+      0xa3,
+      seq(
+        seq(
+          oid('2.5.29.17'),
+          der(0x04, seq(der(0x87, Buffer.from([127, 0, 0, 1])), der(0x82, Buffer.from('localhost')))),
+        ),
+      ),
+    ),
   );
   const signature = crypto.sign('sha256', tbs, privateKey);
   const certDer = seq(tbs, ecdsaSha256, der(0x03, Buffer.from([0]), signature));
@@ -1227,7 +1326,7 @@ test('the request target of a normal-form URL is read without new URL, and agree
     'https://example.com:443/',
     'http://example.com/a/../b',
     'http://example.com/.well-known/x',
-    'http://example.com/it\'s',
+    "http://example.com/it's",
     'http://[::1]:9000/v6',
     'http://user:pw@example.com/auth',
     'http://example.com/a b',
@@ -1239,7 +1338,15 @@ test('the request target of a normal-form URL is read without new URL, and agree
     const tls = u.protocol === 'https:';
     const port = u.port === '' ? (tls ? 443 : 80) : Number(u.port);
     const host = u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname;
-    assert.deepEqual(t, { origin: { key: `${u.protocol}//${host}:${port}`, host, port, tls }, hostHeader: u.host, path: u.pathname + u.search }, url);
+    assert.deepEqual(
+      t,
+      {
+        origin: { key: `${u.protocol}//${host}:${port}`, host, port, tls },
+        hostHeader: u.host,
+        path: u.pathname + u.search,
+      },
+      url,
+    );
   }
   assert.throws(() => requestTargetOf('ftp://example.com/'), /unsupported scheme/);
   assert.throws(() => requestTargetOf('not a url'), /invalid URL/);
@@ -1249,10 +1356,15 @@ test('the request target of a normal-form URL is read without new URL, and agree
 
 /** A server that accepts connections and never reads from them (its receive buffer fills up). */
 async function deafServer(t: TestContext): Promise<TestServer> {
-  return serveTracked(t, net.createServer((socket) => socket.pause()));
+  return serveTracked(
+    t,
+    net.createServer((socket) => socket.pause()),
+  );
 }
 
-test('sending a request is under the deadline: a 16 MB request to a server that never reads times out', { timeout: 30_000 }, async (t) => {
+test('sending a request is under the deadline: a 16 MB request to a server that never reads times out', {
+  timeout: 30_000,
+}, async (t) => {
   const server = await deafServer(t);
   const url = server.url('/deaf');
   const got = await withSession({ timeout: { connect: 2, read: 0.5, total: 5 } }, function* (session) {
@@ -1267,7 +1379,9 @@ test('sending a request is under the deadline: a 16 MB request to a server that 
   assert.deepEqual(got.stats, { active: 0, idle: 0, waiting: 0 }, 'the connection was dropped');
 });
 
-test('an endless stream of 100 Continue is a protocol error, and another server is served meanwhile', { timeout: 30_000 }, async (t) => {
+test('an endless stream of 100 Continue is a protocol error, and another server is served meanwhile', {
+  timeout: 30_000,
+}, async (t) => {
   const interim = Buffer.from('HTTP/1.1 100 Continue\r\n\r\n'.repeat(1000));
   const storm = await rawServer(t, (_path, socket) => {
     // As fast as the client takes them, until it goes away.
@@ -1298,9 +1412,12 @@ test('an endless stream of 100 Continue is a protocol error, and another server 
     const e = yield* stormTask;
     return { e, calmSeconds, slowest: Math.max(...slowest), stormSeconds: loop.time() - t0 };
   });
-  assertHttpError(got.e, HttpProtocolError, storm.url("/storm"), /more than \d+ interim \(1xx\) responses/);
+  assertHttpError(got.e, HttpProtocolError, storm.url('/storm'), /more than \d+ interim \(1xx\) responses/);
   assert.ok(got.stormSeconds < 5, `the storm ended after ${got.stormSeconds} s`);
-  assert.ok(got.calmSeconds < 2, `10 requests to the calm server took ${got.calmSeconds} s during the storm (slowest ${got.slowest} s)`);
+  assert.ok(
+    got.calmSeconds < 2,
+    `10 requests to the calm server took ${got.calmSeconds} s during the storm (slowest ${got.slowest} s)`,
+  );
   await allClosed(storm);
 });
 
@@ -1316,7 +1433,10 @@ test('an 8 MB URL is an InvalidUrlError naming the limit, not a stack overflow; 
   });
   assert.ok(got.e instanceof InvalidUrlError, `got ${String(got.e)}`);
   assert.equal(got.e.url, huge);
-  assert.match(got.e.message, new RegExp(`URL of ${huge.length} characters is longer than the limit of ${MAX_URL_LENGTH}`));
+  assert.match(
+    got.e.message,
+    new RegExp(`URL of ${huge.length} characters is longer than the limit of ${MAX_URL_LENGTH}`),
+  );
   assert.ok(got.e.message.length < 2200, `the message is ${got.e.message.length} characters`);
   assert.ok(got.e2 instanceof HttpConnectionError, `a URL at the limit is fetched: ${String(got.e2)}`);
 });

@@ -6,23 +6,34 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildCorpus, formatReport, generateInput, runFuzz } from '../../../bench/fuzz-response-parser';
 
-test('2,000 fuzzed responses: each ends in a response or a typed HttpError, none hangs', { timeout: 120_000 }, async () => {
+test('2,000 fuzzed responses: each ends in a response or a typed HttpError, none hangs', {
+  timeout: 120_000,
+}, async () => {
   // A generous per-input budget: CI machines may be loaded (the slowest input takes ~60 ms alone).
   const report = await runFuzz({ count: 2000, seed: 1, budgetMs: 10_000 });
   assert.equal(report.inputs, 2000);
   assert.deepEqual(report.violations, [], formatReport(report, 1));
   const labels = [...report.outcomes.keys()];
-  const count = (prefix: string): number => labels.filter((l) => l.startsWith(prefix)).reduce((n, l) => n + report.outcomes.get(l)!, 0);
+  const count = (prefix: string): number =>
+    labels.filter((l) => l.startsWith(prefix)).reduce((n, l) => n + report.outcomes.get(l)!, 0);
   // The inputs reach every part of the read path.
-  for (const framing of ['length', 'chunked', 'close', 'none']) assert.ok(count(`response (${framing})`) > 0, `some responses are ${framing}-framed`);
-  for (const kind of ['HttpProtocolError', 'HttpTooLargeError', 'HttpTimeoutError']) assert.ok(count(kind) > 0, `some inputs end in ${kind}`);
+  for (const framing of ['length', 'chunked', 'close', 'none'])
+    assert.ok(count(`response (${framing})`) > 0, `some responses are ${framing}-framed`);
+  for (const kind of ['HttpProtocolError', 'HttpTooLargeError', 'HttpTimeoutError'])
+    assert.ok(count(kind) > 0, `some inputs end in ${kind}`);
   assert.ok(count('HttpProtocolError: cannot decode') > 0, 'some bodies fail to decompress');
   assert.ok(count('HttpProtocolError: invalid chunk size') > 0, 'some chunk sizes are bad');
   assert.equal(count('untyped'), 0);
 });
 
 test('a second seed, with bigger limits: still no violation', { timeout: 120_000 }, async () => {
-  const report = await runFuzz({ count: 2000, seed: 20240601, maxBodyBytes: 1 << 20, maxHeaderBytes: 64 * 1024, budgetMs: 10_000 });
+  const report = await runFuzz({
+    count: 2000,
+    seed: 20240601,
+    maxBodyBytes: 1 << 20,
+    maxHeaderBytes: 64 * 1024,
+    budgetMs: 10_000,
+  });
   assert.deepEqual(report.violations, [], formatReport(report, 20240601));
 });
 
@@ -41,11 +52,16 @@ test('inputs are reproducible from (seed, index), and --only replays one', async
   assert.ok(whole.outcomes.has(label), `the replayed input ends as in the full run (${label})`);
 });
 
-test('fuzzed responses from a loopback server to a real ClientSession: typed errors only', { timeout: 120_000 }, async () => {
+test('fuzzed responses from a loopback server to a real ClientSession: typed errors only', {
+  timeout: 120_000,
+}, async () => {
   const report = await runFuzz({ count: 1, seed: 3, loopback: 80, budgetMs: 10_000 });
   assert.ok(report.loopback !== null);
   assert.equal(report.loopback.inputs, 80);
   assert.deepEqual(report.violations, [], formatReport(report, 3));
   assert.ok((report.loopback.outcomes.get('response') ?? 0) > 0, 'some responses are read whole');
-  assert.ok([...report.loopback.outcomes.keys()].some((l) => l.startsWith('HttpProtocolError')), 'some fail as protocol errors');
+  assert.ok(
+    [...report.loopback.outcomes.keys()].some((l) => l.startsWith('HttpProtocolError')),
+    'some fail as protocol errors',
+  );
 });

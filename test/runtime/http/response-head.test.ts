@@ -3,7 +3,14 @@
 // framing rules of RFC 9112 §6.3, keep-alive rules and chunk-size lines. No sockets.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bodyFraming, keepsAlive, parseChunkSize, parseResponseHead, type BodyFraming, type ResponseHead } from '../../../runtime/http/response-head';
+import {
+  bodyFraming,
+  keepsAlive,
+  parseChunkSize,
+  parseResponseHead,
+  type BodyFraming,
+  type ResponseHead,
+} from '../../../runtime/http/response-head';
 import { HttpError, HttpProtocolError } from '../../../runtime/http/errors';
 
 const URL_ = 'http://example.test/page';
@@ -114,7 +121,10 @@ test('header values are trimmed; names keep their case; lookup ignores it', () =
   assert.equal(h.headers.get('content-type'), 'text/html; charset=utf-8');
   assert.equal(h.headers.get('CONTENT-TYPE'), 'text/html; charset=utf-8');
   assert.equal(h.headers.get('x-empty'), '');
-  assert.deepEqual([...h.headers].map(([k]) => k), ['Content-TYPE', 'X-Empty']);
+  assert.deepEqual(
+    [...h.headers].map(([k]) => k),
+    ['Content-TYPE', 'X-Empty'],
+  );
 });
 
 test('repeated fields are all kept, in order, and joined by get()', () => {
@@ -151,9 +161,15 @@ test('the parser stops at the blank line', () => {
 test('Content-Length gives length framing; equal repeats are one value', () => {
   assert.deepEqual(framing('HTTP/1.1 200 OK\r\nContent-Length: 42\r\n\r\n'), { kind: 'length', length: 42 });
   assert.deepEqual(framing('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n'), { kind: 'length', length: 0 });
-  assert.deepEqual(framing('HTTP/1.1 200 OK\r\nContent-Length: 7\r\nContent-Length: 7\r\n\r\n'), { kind: 'length', length: 7 });
+  assert.deepEqual(framing('HTTP/1.1 200 OK\r\nContent-Length: 7\r\nContent-Length: 7\r\n\r\n'), {
+    kind: 'length',
+    length: 7,
+  });
   assert.deepEqual(framing('HTTP/1.1 200 OK\r\nContent-Length: 7, 7\r\n\r\n'), { kind: 'length', length: 7 });
-  assert.deepEqual(framing('HTTP/1.1 200 OK\r\nContent-Length: 999999999999999\r\n\r\n'), { kind: 'length', length: 999999999999999 });
+  assert.deepEqual(framing('HTTP/1.1 200 OK\r\nContent-Length: 999999999999999\r\n\r\n'), {
+    kind: 'length',
+    length: 999999999999999,
+  });
 });
 
 function framingRejects(text: string, pattern: RegExp, method = 'GET'): void {
@@ -164,7 +180,10 @@ function framingRejects(text: string, pattern: RegExp, method = 'GET'): void {
 }
 
 test('conflicting Content-Length values are refused', () => {
-  framingRejects('HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n', /conflicting Content-Length values \["5","6"\]/);
+  framingRejects(
+    'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n',
+    /conflicting Content-Length values \["5","6"\]/,
+  );
   framingRejects('HTTP/1.1 200 OK\r\nContent-Length: 5, 6\r\n\r\n', /conflicting Content-Length/);
 });
 
@@ -192,10 +211,17 @@ test('chunked when chunked is the last transfer coding; it wins over Content-Len
   assert.deepEqual(framing('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'), { kind: 'chunked' });
   assert.deepEqual(framing('HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n'), { kind: 'chunked' });
   assert.deepEqual(framing('HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n'), { kind: 'chunked' });
-  assert.deepEqual(framing('HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n'), { kind: 'chunked' });
-  assert.deepEqual(framing('HTTP/1.1 200 OK\r\nContent-Length: 10\r\nTransfer-Encoding: chunked\r\n\r\n'), { kind: 'chunked' });
+  assert.deepEqual(framing('HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n'), {
+    kind: 'chunked',
+  });
+  assert.deepEqual(framing('HTTP/1.1 200 OK\r\nContent-Length: 10\r\nTransfer-Encoding: chunked\r\n\r\n'), {
+    kind: 'chunked',
+  });
   // Transfer-Encoding makes even a conflicting Content-Length irrelevant.
-  assert.deepEqual(framing('HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n'), { kind: 'chunked' });
+  assert.deepEqual(
+    framing('HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n'),
+    { kind: 'chunked' },
+  );
 });
 
 test('a transfer coding other than chunked last, or no length at all, reads until close', () => {
@@ -224,7 +250,10 @@ test('keep-alive: HTTP/1.1 by default, HTTP/1.0 only when asked for', () => {
 test('keep-alive: never after Connection: close, a close-delimited body, or a 101', () => {
   assert.equal(alive('HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'), false);
   assert.equal(alive('HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: Keep-Alive, Close\r\n\r\n'), false);
-  assert.equal(alive('HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: upgrade\r\nConnection: close\r\n\r\n'), false);
+  assert.equal(
+    alive('HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: upgrade\r\nConnection: close\r\n\r\n'),
+    false,
+  );
   assert.equal(alive('HTTP/1.1 200 OK\r\n\r\n'), false);
   assert.equal(alive('HTTP/1.0 200 OK\r\nConnection: keep-alive\r\n\r\n'), false);
   assert.equal(alive('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n'), false);
@@ -248,10 +277,21 @@ test('chunk-size lines: hex, either case, with extensions, CRLF or LF', () => {
 });
 
 test('bad chunk-size lines are protocol errors quoting the line', () => {
-  for (const bad of ['zz\r\n', '\r\n', '-1\r\n', '0x10\r\n', '1 2\r\n', ';ext\r\n', '1000000000000\r\n', 'g\r\n', '+5\r\n']) {
+  for (const bad of [
+    'zz\r\n',
+    '\r\n',
+    '-1\r\n',
+    '0x10\r\n',
+    '1 2\r\n',
+    ';ext\r\n',
+    '1000000000000\r\n',
+    'g\r\n',
+    '+5\r\n',
+  ]) {
     assert.throws(
       () => chunk(bad),
-      (e: unknown) => e instanceof HttpProtocolError && /invalid chunk size/.test(e.message) && e.message.includes(URL_),
+      (e: unknown) =>
+        e instanceof HttpProtocolError && /invalid chunk size/.test(e.message) && e.message.includes(URL_),
       `expected ${JSON.stringify(bad)} to be refused`,
     );
   }
@@ -261,6 +301,9 @@ test('bad chunk-size lines are protocol errors quoting the line', () => {
 test('every parser failure is an HttpError with the URL', () => {
   const inputs = ['garbage', 'HTTP/1.1 200 OK\r\nx y: z\r\n\r\n', 'HTTP/3.0 200 OK\r\n\r\n'];
   for (const input of inputs) {
-    assert.throws(() => head(input), (e: unknown) => e instanceof HttpError && e.url === URL_);
+    assert.throws(
+      () => head(input),
+      (e: unknown) => e instanceof HttpError && e.url === URL_,
+    );
   }
 });

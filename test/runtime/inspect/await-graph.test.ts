@@ -8,7 +8,19 @@
 // while a timer can still make progress.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventLoop, VirtualClock, Event, Lock, Queue, coroutine, gather, sleep, type Coroutine, type Future, type Task } from '../../../runtime/index';
+import {
+  EventLoop,
+  VirtualClock,
+  Event,
+  Lock,
+  Queue,
+  coroutine,
+  gather,
+  sleep,
+  type Coroutine,
+  type Future,
+  type Task,
+} from '../../../runtime/index';
 import { inspect } from '../../../runtime/inspection';
 import { buildAwaitGraph } from '../../../runtime/inspect/await-graph';
 import { resourceIdOf } from '../../../runtime/inspect/resource-ids';
@@ -52,7 +64,10 @@ describe('the await graph', () => {
     assert.equal(edge.kind, 'awaits');
     assert.equal(g.nodes.find((n) => n.id === edge.to)?.label, 'gather 2 awaitables');
     for (const k of kids) {
-      assert.ok(g.edges.some((e) => e.from === edge.to && e.to === `task:${k.id}` && e.kind === 'awaits'), `gather → ${k.name}`);
+      assert.ok(
+        g.edges.some((e) => e.from === edge.to && e.to === `task:${k.id}` && e.kind === 'awaits'),
+        `gather → ${k.name}`,
+      );
       const getter = g.edges.find((e) => e.from === `task:${k.id}`)!;
       assert.equal(g.nodes.find((n) => n.id === getter.to)?.label, 'queue.get');
       assert.ok(g.edges.some((e) => e.from === getter.to && e.to === resourceIdOf(q) && e.kind === 'waitsOn'));
@@ -96,7 +111,10 @@ describe('the await graph', () => {
     const g = buildAwaitGraph(loop);
     assert.equal(g.deadlocks.length, 1, JSON.stringify(g.deadlocks));
     const d = g.deadlocks[0]!;
-    assert.match(d.reason, /cycle of tasks awaiting each other: Task #\d+ "A" → Task #\d+ "B" → Task #\d+ "A"|cycle of tasks awaiting each other: Task #\d+ "B" → Task #\d+ "A" → Task #\d+ "B"/);
+    assert.match(
+      d.reason,
+      /cycle of tasks awaiting each other: Task #\d+ "A" → Task #\d+ "B" → Task #\d+ "A"|cycle of tasks awaiting each other: Task #\d+ "B" → Task #\d+ "A" → Task #\d+ "B"/,
+    );
     assert.match(d.reason, /"watcher" awaits/);
     assert.deepEqual(new Set(d.nodes), new Set([tasks.a, tasks.b, w].map((t) => `task:${t.id}`)));
     assert.ok(!d.nodes.includes(`task:${ticker.id}`));
@@ -128,7 +146,10 @@ describe('the await graph', () => {
       const g = buildAwaitGraph(loop);
       assert.ok(g.edges.some((e) => e.from === `task:${h.id}` && e.to === resourceIdOf(lock) && e.kind === 'holds'));
       assert.equal(g.deadlocks.length, 1, JSON.stringify(g.deadlocks));
-      assert.match(g.deadlocks[0]!.reason, /Lock locked.* is held by Task #\d+ "forgetful", which returned without releasing it/);
+      assert.match(
+        g.deadlocks[0]!.reason,
+        /Lock locked.* is held by Task #\d+ "forgetful", which returned without releasing it/,
+      );
       assert.ok(g.deadlocks[0]!.nodes.includes(`task:${p.id}`));
       // Released by hand: no holder, no deadlock.
       lock.release();
@@ -161,8 +182,14 @@ describe('the await graph', () => {
     const g = buildAwaitGraph(loop);
     assert.equal(g.deadlocks.length, 1, JSON.stringify(g.deadlocks));
     const d = g.deadlocks[0]!;
-    assert.match(d.reason, /^lock-order cycle: each task holds what the next one waits for: Task #\d+ "(AB|BA)" \(waiting for <Lock locked/);
-    assert.deepEqual(new Set(d.nodes), new Set([`task:${a.id}`, `task:${b.id}`, resourceIdOf(first), resourceIdOf(second)]));
+    assert.match(
+      d.reason,
+      /^lock-order cycle: each task holds what the next one waits for: Task #\d+ "(AB|BA)" \(waiting for <Lock locked/,
+    );
+    assert.deepEqual(
+      new Set(d.nodes),
+      new Set([`task:${a.id}`, `task:${b.id}`, resourceIdOf(first), resourceIdOf(second)]),
+    );
     assert.ok(g.edges.some((e) => e.from === `task:${a.id}` && e.to === resourceIdOf(first) && e.kind === 'holds'));
     assert.ok(g.edges.some((e) => e.from === `task:${b.id}` && e.to === resourceIdOf(second) && e.kind === 'holds'));
     loop.setExceptionHandler(() => undefined);
@@ -188,9 +215,12 @@ describe('the await graph', () => {
     });
     const a = loop.createTask(left(), { name: 'left' });
     const b = loop.createTask(right(), { name: 'right' });
-    const watcher = loop.createTask(coroutine(function* watcher(): Coroutine<void> {
-      yield* a;
-    })(), { name: 'watcher' });
+    const watcher = loop.createTask(
+      coroutine(function* watcher(): Coroutine<void> {
+        yield* a;
+      })(),
+      { name: 'watcher' },
+    );
     // While a timer is pending, a callback it runs could complete either future: nothing said.
     const ticker = loop.createTask(sleep(5), { name: 'ticker' });
     await ticks(loop, 2);
@@ -201,7 +231,10 @@ describe('the await graph', () => {
     const g = buildAwaitGraph(loop);
     assert.equal(g.deadlocks.length, 1, JSON.stringify(g.deadlocks));
     const d = g.deadlocks[0]!;
-    assert.match(d.reason, /^future cycle: each task awaits a future only the next one would complete: Task #\d+ "(left|right)" \(awaiting a future only #\d+ would complete\)/);
+    assert.match(
+      d.reason,
+      /^future cycle: each task awaits a future only the next one would complete: Task #\d+ "(left|right)" \(awaiting a future only #\d+ would complete\)/,
+    );
     assert.match(d.reason, /"watcher" awaits/);
     const futureIds = g.nodes.filter((n) => n.kind === 'future').map((n) => n.id);
     assert.deepEqual(new Set(d.nodes), new Set([`task:${a.id}`, `task:${b.id}`, `task:${watcher.id}`, ...futureIds]));

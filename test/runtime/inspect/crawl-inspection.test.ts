@@ -12,7 +12,16 @@ import { basename } from 'node:path';
 import { EventLoop, setCoroutineTracking, type Task } from '../../../runtime/index';
 import { startDemoSite, type DemoSite } from '../../../runtime/demo-site/index';
 import { Crawler } from '../../../runtime/crawler/crawler';
-import { TaskRecorder, formatPsTable, formatPsTree, snapshotTasks, taskFrames, generatorReader, type TaskFrame, type TaskSummary } from '../../../runtime/inspect/index';
+import {
+  TaskRecorder,
+  formatPsTable,
+  formatPsTree,
+  snapshotTasks,
+  taskFrames,
+  generatorReader,
+  type TaskFrame,
+  type TaskSummary,
+} from '../../../runtime/inspect/index';
 
 const SOCKET_KINDS = new Set(['socket.read', 'socket.write', 'socket.connect', 'socket.drain', 'stream.read']);
 
@@ -52,7 +61,11 @@ function assertLinesAreYieldsIntoNext(frames: TaskFrame[]): void {
     assert.equal(f.mapped, true, `${f.functionName} was mapped through a source map`);
     assert.match(f.file, /\.ts$/, `${f.functionName} is in a TypeScript file: ${f.file}`);
     const text = sourceLine(f.file, f.line);
-    assert.match(text, /yield\*/, `${basename(f.file)}:${f.line} of ${f.functionName} is a yield*: ${JSON.stringify(text.trim())}`);
+    assert.match(
+      text,
+      /yield\*/,
+      `${basename(f.file)}:${f.line} of ${f.functionName} is a yield*: ${JSON.stringify(text.trim())}`,
+    );
     const next = frames[i + 1];
     if (next !== undefined) {
       const tokens = callTokens(f, next);
@@ -90,7 +103,8 @@ describe('inspecting a demo-site crawl', () => {
   });
 
   const workers = (): Task<unknown>[] => loop.allTasks().filter((t) => t.name.startsWith('worker-'));
-  const summaryOf = (task: Task<unknown>): TaskSummary => snapshotTasks(loop, { recorder }).tasks.find((s) => s.id === task.id)!;
+  const summaryOf = (task: Task<unknown>): TaskSummary =>
+    snapshotTasks(loop, { recorder }).tasks.find((s) => s.id === task.id)!;
 
   test('at the start: the crawl awaits the queue join, nine idle workers wait in queue.get', async () => {
     // Tick 1 runs crawl() (creates the workers); tick 2 runs each worker's first step.
@@ -131,7 +145,8 @@ describe('inspecting a demo-site crawl', () => {
   });
 
   test('mid-crawl: busy workers read work → fetch → … → a socket wait, with TypeScript lines and the URL in fetch', async () => {
-    const busyOnSockets = (): Task<unknown>[] => workers().filter((w) => w.awaiting() !== null && SOCKET_KINDS.has(w.awaiting()![inspect]().kind));
+    const busyOnSockets = (): Task<unknown>[] =>
+      workers().filter((w) => w.awaiting() !== null && SOCKET_KINDS.has(w.awaiting()![inspect]().kind));
     await tickUntil(loop, () => crawler.done.length >= 20 && busyOnSockets().length >= 3);
     const busy = busyOnSockets();
     assert.ok(busy.length >= 3);
@@ -144,7 +159,11 @@ describe('inspecting a demo-site crawl', () => {
       assert.deepEqual(names.slice(0, 2), ['work', 'fetch'], `${w.name}: ${names.join(' > ')}`);
       assert.ok(names.includes('request'), `${w.name} is inside the HTTP client: ${names.join(' > ')}`);
       const last = frames[frames.length - 1]!;
-      assert.match(last.functionName, /^(waitReadable|waitWritable|sockConnect|drain|_fill)$/, `${w.name} ends in a socket wait: ${names.join(' > ')}`);
+      assert.match(
+        last.functionName,
+        /^(waitReadable|waitWritable|sockConnect|drain|_fill)$/,
+        `${w.name} ends in a socket wait: ${names.join(' > ')}`,
+      );
       assert.ok(frames.every((f) => f.state === 'suspended'));
       const files = new Set(frames.map((f) => basename(f.file!)));
       assert.ok(files.has('crawler.ts') && files.has('client-session.ts'), [...files].join(', '));
@@ -162,7 +181,10 @@ describe('inspecting a demo-site crawl', () => {
       assert.equal(requested?.value.text, url.value.text, 'request() was called with the URL fetch() holds');
       const work = frames[0]!;
       const item = work.locals?.find((l) => l.name === 'item');
-      assert.ok(item?.value.text.includes(JSON.stringify(fetchedUrl).slice(0, 40)), `work's item is the same URL: ${item?.value.text}`);
+      assert.ok(
+        item?.value.text.includes(JSON.stringify(fetchedUrl).slice(0, 40)),
+        `work's item is the same URL: ${item?.value.text}`,
+      );
       const self = fetch.locals?.find((l) => l.name === 'this');
       assert.match(self?.value.text ?? '', /^Crawler \{/);
       // The Crawler behind `this` expands into its fields.
@@ -215,7 +237,10 @@ describe('inspecting a demo-site crawl', () => {
       for (let i = 0; i < frames.length; i++) {
         const f = frames[i]!;
         const expected = `${f.functionName} ${basename(f.file!)}:${f.line}`;
-        assert.ok(treeLines[at + 1 + i]!.endsWith(expected), `line ${at + 1 + i}: ${JSON.stringify(treeLines[at + 1 + i])} ends with ${expected}`);
+        assert.ok(
+          treeLines[at + 1 + i]!.endsWith(expected),
+          `line ${at + 1 + i}: ${JSON.stringify(treeLines[at + 1 + i])} ends with ${expected}`,
+        );
       }
       assert.match(treeLines[at + 1 + frames.length]!, /awaits (socket\.|stream\.read)/);
     }
@@ -255,7 +280,10 @@ describe('100 workers: idle ones collapse, busy ones are shown in full', () => {
       assert.match(table, /^×99\s+#\d+ worker-2 … #\d+ worker-100\s+suspended\s+1\s+queue\.get/m);
       assert.match(table, /get < work$/m);
       // Nothing collapses when asked not to.
-      assert.equal(formatPsTable(loop, { recorder, collapse: 'none' }).trimEnd().split('\n').length, 2 + loop.liveTaskCount());
+      assert.equal(
+        formatPsTable(loop, { recorder, collapse: 'none' }).trimEnd().split('\n').length,
+        2 + loop.liveTaskCount(),
+      );
       await loop.runUntilComplete(crawlTask);
     } finally {
       recorder.detach();

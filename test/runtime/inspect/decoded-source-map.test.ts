@@ -22,20 +22,43 @@ function assertAnswersAsNode(payload: SourceMapPayload): DecodedSourceMap {
   for (let i = 0; i < ours.length; i++) for (const d of [-1, 0, 1]) asked.push([ours.genLine[i]!, ours.genCol[i]! + d]);
   for (let l = 0; l < lines; l++) asked.push([l, 0], [l, 1_000_000]);
   asked.push([-1, 0]);
-  for (const [line, col] of asked) assert.deepStrictEqual(ours.findEntry(line, col), node.findEntry(line, col), `at ${line}:${col}`);
+  for (const [line, col] of asked)
+    assert.deepStrictEqual(ours.findEntry(line, col), node.findEntry(line, col), `at ${line}:${col}`);
   return ours;
 }
 
 test("the runtime host's bundle map: every position answered as Node's SourceMap answers it", async () => {
-  const out = await build({ entryPoints: [join(ROOT, 'runtime', 'host', 'main-thread', 'main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', sourcemap: true, keepNames: true, write: false, outfile: join(ROOT, 'dist', 'runtime-host.js'), logLevel: 'silent', absWorkingDir: ROOT });
+  const out = await build({
+    entryPoints: [join(ROOT, 'runtime', 'host', 'main-thread', 'main.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    sourcemap: true,
+    keepNames: true,
+    write: false,
+    outfile: join(ROOT, 'dist', 'runtime-host.js'),
+    logLevel: 'silent',
+    absWorkingDir: ROOT,
+  });
   const map = out.outputFiles.find((f) => f.path.endsWith('.map'))!;
   const decoded = assertAnswersAsNode(JSON.parse(map.text) as SourceMapPayload);
   assert.ok(decoded.length > 10_000, `${decoded.length} segments`);
 });
 
 test('segments naming no source, names, and segments out of column order (sorted as Node sorts them)', () => {
-  // Line 0: a source segment with a name, a column-only one, one more with a name; line 2: columns 10, then 4 three times (out of order, and equal: the last of them is found), the string's last segment without a name (Node reads it one anyway).
-  const payload: SourceMapPayload = { version: 3, file: 'x.js', sourceRoot: '', sources: ['a.ts', 'b.ts'], sourcesContent: [], names: ['first', 'second'], mappings: 'AAAAA,E,ECCCC;;UDCA,NAAA,AAEA,ACAA' };
+  // Line 0: a source segment with a name, a column-only one, one more with a name; line 2: columns 10, then 4
+  // three times (out of order, and equal: the last of them is found), the string's last segment without a
+  // name (Node reads it one anyway).
+  const payload: SourceMapPayload = {
+    version: 3,
+    file: 'x.js',
+    sourceRoot: '',
+    sources: ['a.ts', 'b.ts'],
+    sourcesContent: [],
+    names: ['first', 'second'],
+    mappings: 'AAAAA,E,ECCCC;;UDCA,NAAA,AAEA,ACAA',
+  };
   const decoded = assertAnswersAsNode(payload);
   assert.deepEqual([...decoded.genCol], [0, 2, 4, 4, 4, 4, 10]);
   assert.deepEqual([...decoded.source], [0, -1, 1, 0, 0, 1, 0]);
@@ -44,7 +67,15 @@ test('segments naming no source, names, and segments out of column order (sorted
 
 test('a source line maps to its first generated position (the reverse index, GeneratedPositions)', () => {
   // a.ts line 1 at generated 0:0 and 0:8, line 2 at 1:4 and 1:2 (out of order), b.ts line 1 at 2:0.
-  const payload: SourceMapPayload = { version: 3, file: 'x.js', sourceRoot: '', sources: ['a.ts', 'b.ts'], sourcesContent: [], names: [], mappings: 'AAAA,QAAA;IACA,FAAA;ACDA' };
+  const payload: SourceMapPayload = {
+    version: 3,
+    file: 'x.js',
+    sourceRoot: '',
+    sources: ['a.ts', 'b.ts'],
+    sourcesContent: [],
+    names: [],
+    mappings: 'AAAA,QAAA;IACA,FAAA;ACDA',
+  };
   const positions = new GeneratedPositions({ map: new DecodedSourceMap(payload), base: 'file:///p/x.js.map' });
   assert.ok(positions.covers('/p/a.ts') && positions.covers('/p/b.ts'));
   assert.deepEqual(positions.positionOf('/p/a.ts', 1), { line0: 0, column0: 0 });

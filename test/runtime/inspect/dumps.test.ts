@@ -34,7 +34,8 @@ test('the tree and the table name who asked for a cancellation: the CLI, a task,
   cancelTaskAs(byCli, 'cli', 'interrupted');
   // The cancels are requested; byTask and byCli have not run since, byTimer's time has not come.
   let tree = formatPsTree(loop, { paths: 'basename' });
-  const line = (name: string): string => tree.split('\n').find((l) => l.includes(` ${name} [`)) ?? `(no line for ${name})`;
+  const line = (name: string): string =>
+    tree.split('\n').find((l) => l.includes(` ${name} [`)) ?? `(no line for ${name})`;
   assert.match(line('by-cli'), /\[suspended, \d+ steps?, cancel requested by the CLI\]$/);
   assert.match(line('by-task'), new RegExp(`, cancel requested by #${canceller.id} canceller\\]$`));
   assert.doesNotMatch(line('untouched'), /cancel/);
@@ -46,7 +47,10 @@ test('the tree and the table name who asked for a cancellation: the CLI, a task,
   assert.ok(byCli.cancelled() && byTask.cancelled());
   tree = formatPsTree(loop, { paths: 'basename', tasks: [byCli, byTimer, untouched] });
   assert.match(line('by-cli'), /\[cancelled, \d+ steps?, cancelled by the CLI\]$/);
-  assert.match(line('by-timer'), /\[cancelled, \d+ steps?, cancelled by unknown \(outside any task: a callback or a timer\)\]$/);
+  assert.match(
+    line('by-timer'),
+    /\[cancelled, \d+ steps?, cancelled by unknown \(outside any task: a callback or a timer\)\]$/,
+  );
   canceller.cancel();
   untouched.cancel();
   loop.close();

@@ -8,11 +8,26 @@ import { lineOf } from '../../source-line';
 
 describe('firstStatementLine', () => {
   test('a one-line header', () => {
-    const lines = ['export const main = coroutine(function* main(): Coroutine<void> {', '  const q = new Queue();', '});'];
+    const lines = [
+      'export const main = coroutine(function* main(): Coroutine<void> {',
+      '  const q = new Queue();',
+      '});',
+    ];
     assert.equal(firstStatementLine(lines, 1), 2);
   });
   test('parameters over several lines, then comments and blank lines', () => {
-    const lines = ['const f = coroutine(function* f(', '  a: number,', '  b: { x: number },', '): Coroutine<void> {', '', '  // why', '  /* more', '     of it */', '  yield* sleep(a);', '});'];
+    const lines = [
+      'const f = coroutine(function* f(',
+      '  a: number,',
+      '  b: { x: number },',
+      '): Coroutine<void> {',
+      '',
+      '  // why',
+      '  /* more',
+      '     of it */',
+      '  yield* sleep(a);',
+      '});',
+    ];
     assert.equal(firstStatementLine(lines, 1), 9);
   });
   test('no body brace found: the definition line', () => {

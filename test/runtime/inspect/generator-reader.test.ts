@@ -5,7 +5,13 @@
 // fields included) until released; nothing is left in the global slot or the handle table.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { GeneratorReader, HandleTable, inspectorSession, type GeneratorFrame, type LocalVariable } from '../../../runtime/inspect/index';
+import {
+  GeneratorReader,
+  HandleTable,
+  inspectorSession,
+  type GeneratorFrame,
+  type LocalVariable,
+} from '../../../runtime/inspect/index';
 
 const reader = new GeneratorReader(inspectorSession(), new HandleTable());
 
@@ -40,7 +46,11 @@ describe('InspectorSession', () => {
     const result = session.withObjectGroup((group) => session.objectIdOf({ a: 1 }, group));
     assert.equal(typeof result, 'string', 'the objectId is there when the call returns');
     assert.ok(session.calls > before);
-    assert.equal((globalThis as unknown as Record<string, unknown>).__coroscopeInspectorSlot, undefined, 'the slot is emptied');
+    assert.equal(
+      (globalThis as unknown as Record<string, unknown>).__coroscopeInspectorSlot,
+      undefined,
+      'the slot is emptied',
+    );
   });
 
   test('script URLs come from one debugger scan, and are cached', () => {

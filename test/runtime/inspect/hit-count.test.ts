@@ -6,7 +6,15 @@
 // that a scan given that offset lets through the same hits the live count did.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { countedFrom, HitCount, hitConditionOf, HitsSince, parseHitCondition, scanCount, scanCounting } from '../../../runtime/inspect/hit-count';
+import {
+  countedFrom,
+  HitCount,
+  hitConditionOf,
+  HitsSince,
+  parseHitCondition,
+  scanCount,
+  scanCounting,
+} from '../../../runtime/inspect/hit-count';
 
 describe('hit conditions', () => {
   test('the DAP forms: N (>=N), >=N, >N, ==N, =N, <N, <=N, %N', () => {
@@ -27,7 +35,9 @@ describe('hit conditions', () => {
     assert.deepEqual(hitConditionOf('  '), { test: null });
     const ok = hitConditionOf('%3');
     assert.ok('test' in ok && ok.test !== null && ok.test(6));
-    assert.deepEqual(hitConditionOf('often'), { refused: 'hit condition "often" is not one of N, >=N, >N, ==N, <N, <=N, %N' });
+    assert.deepEqual(hitConditionOf('often'), {
+      refused: 'hit condition "often" is not one of N, >=N, >N, ==N, <N, <=N, %N',
+    });
   });
 });
 
@@ -109,7 +119,10 @@ describe('a search of the past counts as the live run did', () => {
     assert.equal(countedFrom([armed], 5), 3);
     const scan = scanCount(counting, counting.before);
     const stoppedInScan = hitTicks.filter((t) => t > 3).filter((t) => scan.count(t) !== null);
-    assert.deepEqual(stoppedInScan, stoppedLive.filter((t) => t > 3));
+    assert.deepEqual(
+      stoppedInScan,
+      stoppedLive.filter((t) => t > 3),
+    );
     assert.deepEqual(stoppedInScan, [5, 6]);
   });
 

@@ -6,7 +6,17 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { basename } from 'node:path';
-import { EventLoop, Lock, Queue, VirtualClock, coroutine, sleep, type Coroutine, type Future, type Task } from '../../../runtime/index';
+import {
+  EventLoop,
+  Lock,
+  Queue,
+  VirtualClock,
+  coroutine,
+  sleep,
+  type Coroutine,
+  type Future,
+  type Task,
+} from '../../../runtime/index';
 import { CoroutineHooksHub } from '../../../runtime/inspect/coroutine-hooks';
 import { LintCollector } from '../../../runtime/inspect/lints';
 import { ObserverFanout } from '../../../runtime/observer-fanout';
@@ -22,10 +32,23 @@ function busyWait(ms: number): void {
 
 const hub = new CoroutineHooksHub();
 
-function linted(options: { debug?: boolean; virtual?: boolean; now?: () => number } = {}): { loop: EventLoop; lints: LintCollector; seen: Lint[]; done: () => void } {
-  const loop = new EventLoop({ clock: options.virtual === false ? undefined : new VirtualClock(), debug: options.debug ?? false, logger: { warn: () => undefined, error: () => undefined } });
+function linted(options: { debug?: boolean; virtual?: boolean; now?: () => number } = {}): {
+  loop: EventLoop;
+  lints: LintCollector;
+  seen: Lint[];
+  done: () => void;
+} {
+  const loop = new EventLoop({
+    clock: options.virtual === false ? undefined : new VirtualClock(),
+    debug: options.debug ?? false,
+    logger: { warn: () => undefined, error: () => undefined },
+  });
   const seen: Lint[] = [];
-  const lints = new LintCollector(loop, { onLint: (l) => seen.push(l), neverAwaitedSeconds: 0, ...(options.now !== undefined ? { now: options.now } : {}) });
+  const lints = new LintCollector(loop, {
+    onLint: (l) => seen.push(l),
+    neverAwaitedSeconds: 0,
+    ...(options.now !== undefined ? { now: options.now } : {}),
+  });
   loop.setObserver(new ObserverFanout([lints]));
   const remove = hub.add({ created: (g, f) => lints.created(g, f), started: (f) => lints.started(f) });
   hub.enable(true);
@@ -122,7 +145,11 @@ describe('lints', () => {
     const loop = new EventLoop({ clock, logger: { warn: () => undefined, error: () => undefined } });
     const seen: Lint[] = [];
     // Wall time follows the virtual clock: the program sleeps 1.6 s, the threshold is 1 s.
-    const lints = new LintCollector(loop, { onLint: (l) => seen.push(l), neverAwaitedSeconds: 1, now: () => loop.time() * 1000 });
+    const lints = new LintCollector(loop, {
+      onLint: (l) => seen.push(l),
+      neverAwaitedSeconds: 1,
+      now: () => loop.time() * 1000,
+    });
     loop.setObserver(new ObserverFanout([lints]));
     const remove = hub.add({ created: (g, f) => lints.created(g, f), started: (f) => lints.started(f) });
     hub.enable(true);
@@ -176,7 +203,10 @@ describe('lints', () => {
     lints.checkDeadlocks(true);
     const dead = seen.filter((l) => l.kind === 'deadlock');
     assert.equal(dead.length, 1, JSON.stringify(dead));
-    assert.match(dead[0]!.message, /nothing can run: .*"consumer" waits on queue\.get jobs \(Queue, lints\.test\.ts:\d+\); no live task is left to wake them, and Task #\d+ "producer" failed \(Error: boom\) earlier/);
+    assert.match(
+      dead[0]!.message,
+      /nothing can run: .*"consumer" waits on queue\.get jobs \(Queue, lints\.test\.ts:\d+\); no live task is left to wake them, and Task #\d+ "producer" failed \(Error: boom\) earlier/,
+    );
     assert.equal(dead[0]!.position?.line, lineOf(__filename, 'const jobs = new Queue<number>();'));
     loop.close();
     done();
@@ -241,9 +271,17 @@ describe('lints', () => {
     lints.checkDeadlocks(true);
     dead = seen.filter((l) => l.kind === 'deadlock');
     assert.equal(dead.length, 3, JSON.stringify(dead));
-    assert.ok(dead.some((l) => /^deadlock: future cycle: each task awaits a future only the next one would complete/.test(l.message)));
+    assert.ok(
+      dead.some((l) =>
+        /^deadlock: future cycle: each task awaits a future only the next one would complete/.test(l.message),
+      ),
+    );
     // The lock is named as the test names it, with its holder and the line where it took it; the lint points there.
-    const mixed = dead.find((l) => /^deadlock: cycle of tasks awaiting each other and the resources they hold: .*"needsLock" \(waiting for lock \(Lock, lints\.test\.ts:\d+\), held by Task #\d+ "holder" since lints\.test\.ts:\d+\)/.test(l.message));
+    const mixed = dead.find((l) =>
+      /^deadlock: cycle of tasks awaiting each other and the resources they hold: .*"needsLock" \(waiting for lock \(Lock, lints\.test\.ts:\d+\), held by Task #\d+ "holder" since lints\.test\.ts:\d+\)/.test(
+        l.message,
+      ),
+    );
     assert.ok(mixed !== undefined, JSON.stringify(dead));
     assert.equal(mixed.position?.line, lineOf(__filename, 'yield* lock.acquire();'));
     loop.close();
@@ -292,7 +330,14 @@ describe('lints', () => {
     );
     await loop.runOnce();
     lints.checkWakeups();
-    assert.ok(seen.some((l) => l.kind === 'lostWakeup' && /lists Task #\d+ "waiter" as a waiter, but that task is suspended on/.test(l.message)), JSON.stringify(seen));
+    assert.ok(
+      seen.some(
+        (l) =>
+          l.kind === 'lostWakeup' &&
+          /lists Task #\d+ "waiter" as a waiter, but that task is suspended on/.test(l.message),
+      ),
+      JSON.stringify(seen),
+    );
     // A future completed without waking its task.
     fut.setResult(1);
     lints.checkWakeups();

@@ -28,8 +28,11 @@ test('a parse failure and a throw are told apart, and strict mode is on when ask
   assert.match(errorText(!run.ok ? run.error : null), /^ReferenceError: missing is not defined/);
   const sloppy = evaluateOverLocals('(function () { return this === undefined; })()', []);
   const strict = evaluateOverLocals('(function () { return this === undefined; })()', [], { strict: true });
-  assert.deepEqual([sloppy, strict], [
-    { ok: true, value: false },
-    { ok: true, value: true },
-  ]);
+  assert.deepEqual(
+    [sloppy, strict],
+    [
+      { ok: true, value: false },
+      { ok: true, value: true },
+    ],
+  );
 });

@@ -88,11 +88,16 @@ describe('loop control on a demo crawl', () => {
       assert.equal(loop.isPaused(), true);
       assert.deepEqual(pauses.at(-1), { reason: 'step', tick, description: `Stepped tick ${tick}` });
       const entries = controller.eventLog().filter((e) => e.seq > lastSeq);
-      assert.ok(entries.every((e) => e.tick === tick), 'every entry belongs to this tick');
+      assert.ok(
+        entries.every((e) => e.tick === tick),
+        'every entry belongs to this tick',
+      );
       assert.equal(entries[0]?.kind, 'tickStart');
       assert.equal(entries.at(-1)?.kind, 'tickEnd');
       // The steps: exactly the ready queue's tasks, in its order.
-      const stepped = entries.filter((e) => e.kind === 'stepStart').map((e) => (e.kind === 'stepStart' ? e.taskId : -1));
+      const stepped = entries
+        .filter((e) => e.kind === 'stepStart')
+        .map((e) => (e.kind === 'stepStart' ? e.taskId : -1));
       assert.deepEqual(
         stepped,
         predicted.map((t) => t.id),
@@ -111,7 +116,11 @@ describe('loop control on a demo crawl', () => {
         if (predicted.includes(t)) continue;
         const was = before.get(t);
         if (was !== undefined) assert.equal(taskState(t), was, `#${t.id} ${t.name} did not step and kept its state`);
-        else assert.ok(entries.some((e) => e.kind === 'created' && e.taskId === t.id), `#${t.id} was created in this tick`);
+        else
+          assert.ok(
+            entries.some((e) => e.kind === 'created' && e.taskId === t.id),
+            `#${t.id} was created in this tick`,
+          );
       }
       for (const [t] of before) if (t.done()) assert.ok(predicted.includes(t), `#${t.id} finished, so it stepped`);
     }
@@ -141,7 +150,9 @@ describe('loop control on a demo crawl', () => {
     let worker: Task<unknown> | undefined;
     for (let i = 0; i < 2000 && worker === undefined; i++) {
       await controller.stepTick();
-      worker = workers().find((w) => (w._frames?.length ?? 0) >= 4 && w._frames![1]!.fn.name === 'fetch' && w._waiter !== null);
+      worker = workers().find(
+        (w) => (w._frames?.length ?? 0) >= 4 && w._frames![1]!.fn.name === 'fetch' && w._waiter !== null,
+      );
     }
     assert.ok(worker !== undefined, 'a worker deep in fetch');
     const frame = worker._frames![2]!;
@@ -154,7 +165,10 @@ describe('loop control on a demo crawl', () => {
   test('a line breakpoint stops a task suspending at that line; a condition selects by locals', async () => {
     // `yield* this.fetch(...)` in work: every worker suspends there while its fetch waits.
     const fetchCall = lineOf('yield* this.fetch(item.url');
-    const status = controller.setBreakpoints(CRAWLER_TS, [{ file: CRAWLER_TS, line: fetchCall }, { file: CRAWLER_TS, line: 1 }]);
+    const status = controller.setBreakpoints(CRAWLER_TS, [
+      { file: CRAWLER_TS, line: fetchCall },
+      { file: CRAWLER_TS, line: 1 },
+    ]);
     assert.deepEqual(
       status.map((s) => s.verified),
       [true, false],
@@ -175,13 +189,18 @@ describe('loop control on a demo crawl', () => {
 
     // In fetch, only for content pages (a condition on its locals), from the second such hit on.
     const fetchLine = lineOf('response = yield* this.session.get(url');
-    controller.setBreakpoints(CRAWLER_TS, [{ file: CRAWLER_TS, line: fetchLine, condition: "url.includes('/page/') && depth >= 1", hitCondition: '2' }]);
+    controller.setBreakpoints(CRAWLER_TS, [
+      { file: CRAWLER_TS, line: fetchLine, condition: "url.includes('/page/') && depth >= 1", hitCondition: '2' },
+    ]);
     const m = pauses.length;
     const doneBefore = crawler.progress().done;
     controller.continue();
     while (pauses.length === m && !crawlTask.done()) await new Promise((r) => setTimeout(r, 5));
     const cond = pauses[m];
-    assert.ok(cond !== undefined, `the conditional breakpoint hit (crawl done: ${crawlTask.done()}, ${doneBefore} pages done before)`);
+    assert.ok(
+      cond !== undefined,
+      `the conditional breakpoint hit (crawl done: ${crawlTask.done()}, ${doneBefore} pages done before)`,
+    );
     assert.equal(cond.reason, 'breakpoint', cond.description);
     const t2 = loop.allTasks().find((t) => t.id === cond.taskId)!;
     const fetchFrame = taskFrames(t2, { locals: true }).find((f) => f.functionName === 'fetch')!;

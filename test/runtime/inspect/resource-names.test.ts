@@ -6,7 +6,17 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { basename } from 'node:path';
-import { Condition, Event, EventLoop, Lock, Queue, Semaphore, VirtualClock, coroutine, type Coroutine } from '../../../runtime/index';
+import {
+  Condition,
+  Event,
+  EventLoop,
+  Lock,
+  Queue,
+  Semaphore,
+  VirtualClock,
+  coroutine,
+  type Coroutine,
+} from '../../../runtime/index';
 import { setCoroutineTracking } from '../../../runtime/coroutine';
 import { bindingNameAt, heldSinceOf, resourceLabel, resourceNamingOf } from '../../../runtime/inspect/resource-names';
 import { lineOf } from '../../source-line';
@@ -73,7 +83,10 @@ describe('resources made with coroutine tracking on', () => {
         assert.equal(n.createdAt?.file, here, needle);
         assert.equal(n.createdAt?.line, lineOf(here, needle, from), needle);
       }
-      assert.equal(resourceLabel(ledger), `ledger (Lock, ${basename(here)}:${lineOf(here, 'const ledger = new Lock();', from)})`);
+      assert.equal(
+        resourceLabel(ledger),
+        `ledger (Lock, ${basename(here)}:${lineOf(here, 'const ledger = new Lock();', from)})`,
+      );
     } finally {
       setCoroutineTracking(false);
     }

@@ -16,7 +16,9 @@ const FIXTURE = resolve(__dirname, 'fixtures/suspended-chain.ts');
 
 /** The 1-based line of this file holding `marker`. */
 function lineOf(file: string, marker: string): number {
-  const i = readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes(marker));
+  const i = readFileSync(file, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes(marker));
   assert.ok(i >= 0, `marker ${marker} in ${file}`);
   return i + 1;
 }
@@ -62,7 +64,12 @@ describe('tsx-transpiled modules', () => {
       writeFileSync(file, 'function* g() {\n  yield 1;\n}\n');
       const pos = new SourcePositionMapper().map(pathToFileURL(file).href, 1, 2);
       assert.deepEqual(pos, { file, line: 2, column: 3, mapped: false });
-      assert.deepEqual(new SourcePositionMapper().map('node:internal/whatever', 0, 0), { file: 'node:internal/whatever', line: 1, column: 1, mapped: false });
+      assert.deepEqual(new SourcePositionMapper().map('node:internal/whatever', 0, 0), {
+        file: 'node:internal/whatever',
+        line: 1,
+        column: 1,
+        mapped: false,
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -70,7 +77,10 @@ describe('tsx-transpiled modules', () => {
 
   test('sourceMappingUrlOf finds the last annotation', () => {
     assert.equal(sourceMappingUrlOf('x\n//# sourceMappingURL=a.js.map\n'), 'a.js.map');
-    assert.equal(sourceMappingUrlOf('//# sourceMappingURL=old.map\ny\n//# sourceMappingURL=data:application/json;base64,e30=\n'), 'data:application/json;base64,e30=');
+    assert.equal(
+      sourceMappingUrlOf('//# sourceMappingURL=old.map\ny\n//# sourceMappingURL=data:application/json;base64,e30=\n'),
+      'data:application/json;base64,e30=',
+    );
     assert.equal(sourceMappingUrlOf('no map here'), null);
   });
 });
@@ -85,7 +95,15 @@ describe('an esbuild bundle, as dist/ is built', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'coroscope-bundle-'));
-    const common = { entryPoints: [FIXTURE], bundle: true, platform: 'node' as const, format: 'cjs' as const, target: 'node20', keepNames: true, logLevel: 'silent' as const };
+    const common = {
+      entryPoints: [FIXTURE],
+      bundle: true,
+      platform: 'node' as const,
+      format: 'cjs' as const,
+      target: 'node20',
+      keepNames: true,
+      logLevel: 'silent' as const,
+    };
     await build({ ...common, outfile: join(dir, 'external.js'), sourcemap: true });
     await build({ ...common, outfile: join(dir, 'inline.js'), sourcemap: 'inline' });
     await build({ ...common, outfile: join(dir, 'minified.js'), sourcemap: true, minify: true });

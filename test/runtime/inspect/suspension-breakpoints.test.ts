@@ -9,7 +9,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventLoop, Queue, VirtualClock, coroutine, sleep, type Coroutine, type Task } from '../../../runtime/index';
 import { CoroutineHooksHub } from '../../../runtime/inspect/coroutine-hooks';
-import { SuspensionBreakpoints, checkBreakpoints, evaluateCondition } from '../../../runtime/inspect/suspension-breakpoints';
+import {
+  SuspensionBreakpoints,
+  checkBreakpoints,
+  evaluateCondition,
+} from '../../../runtime/inspect/suspension-breakpoints';
 import { parseHitCondition } from '../../../runtime/inspect/hit-count';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -18,7 +22,9 @@ const QUEUE_TS = join(ROOT, 'runtime', 'queue.ts');
 
 /** The 1-based line of `file` containing `text`. */
 function lineIn(file: string, text: string): number {
-  const i = readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes(text));
+  const i = readFileSync(file, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes(text));
   assert.ok(i >= 0, `${file} has a line with ${text}`);
   return i + 1;
 }
@@ -37,23 +43,31 @@ const outer = coroutine(function* outer(): Coroutine<number> {
   const got = yield* inner(); // outer's call
   return got;
 });
-const OUTER_CALL = lineIn(__filename, 'const got = yield* inner(); // outer\'s call');
+const OUTER_CALL = lineIn(__filename, "const got = yield* inner(); // outer's call");
 
 describe('SuspensionBreakpoints on a loop', () => {
   const hub = new CoroutineHooksHub();
   before(() => hub.enable(true));
   after(() => hub.enable(false));
 
-  /** A consumer that takes two items a producer puts one virtual second apart, with a breakpoint in queue.get; `stops`: what the owner answers a hit. */
+  /**
+   * A consumer that takes two items a producer puts one virtual second apart, with a breakpoint in queue.get;
+   * `stops`: what the owner answers a hit.
+   */
   async function hitsOf(stops: boolean): Promise<string[]> {
     const loop = new EventLoop({ clock: new VirtualClock() });
     const said: string[] = [];
     const check = new SuspensionBreakpoints((bp, task, description) => {
       assert.equal(bp.line, GETTER);
-      said.push(description.replace(/ at .*queue\.ts:/, ' at queue.ts:').replace(/ from .*queue\.ts:/, ' from queue.ts:'));
+      said.push(
+        description.replace(/ at .*queue\.ts:/, ' at queue.ts:').replace(/ from .*queue\.ts:/, ' from queue.ts:'),
+      );
       return stops;
     });
-    assert.deepEqual(check.set(QUEUE_TS, [{ file: QUEUE_TS, line: GETTER }]).map((s) => s.verified), [true]);
+    assert.deepEqual(
+      check.set(QUEUE_TS, [{ file: QUEUE_TS, line: GETTER }]).map((s) => s.verified),
+      [true],
+    );
     loop.addObserver({ taskStepStart: (t) => check.stepStarted(t), taskStepEnd: (t) => check.stepEnded(t) });
     const q = new Queue<number>();
     const consumer = coroutine(function* consumer(): Coroutine<number> {
@@ -76,11 +90,19 @@ describe('SuspensionBreakpoints on a loop', () => {
   }
 
   test('a hit where the consumer arrives at the line in each get; its resume is its own step onwards once it stopped there', async () => {
-    assert.deepEqual(await hitsOf(true), [`"consumer" suspended at queue.ts:${GETTER} in get`, `"consumer" suspended at queue.ts:${GETTER} in get`]);
+    assert.deepEqual(await hitsOf(true), [
+      `"consumer" suspended at queue.ts:${GETTER} in get`,
+      `"consumer" suspended at queue.ts:${GETTER} in get`,
+    ]);
   });
 
   test('when a hit does not stop (a hit condition said no), the resume from the line is a hit too', async () => {
-    assert.deepEqual(await hitsOf(false), [`"consumer" suspended at queue.ts:${GETTER} in get`, `"consumer" resumed from queue.ts:${GETTER} in get`, `"consumer" suspended at queue.ts:${GETTER} in get`, `"consumer" resumed from queue.ts:${GETTER} in get`]);
+    assert.deepEqual(await hitsOf(false), [
+      `"consumer" suspended at queue.ts:${GETTER} in get`,
+      `"consumer" resumed from queue.ts:${GETTER} in get`,
+      `"consumer" suspended at queue.ts:${GETTER} in get`,
+      `"consumer" resumed from queue.ts:${GETTER} in get`,
+    ]);
   });
 
   test('set while a frame already waits on the line (inside a call it made there): no hit until a frame newly arrives', async () => {
@@ -91,7 +113,10 @@ describe('SuspensionBreakpoints on a loop', () => {
       assert.match(description, / suspended at .*suspension-breakpoints\.test\.ts:\d+ in outer$/);
       return true;
     });
-    const observer = { taskStepStart: (t: Task<unknown>) => check.stepStarted(t), taskStepEnd: (t: Task<unknown>) => check.stepEnded(t) };
+    const observer = {
+      taskStepStart: (t: Task<unknown>) => check.stepStarted(t),
+      taskStepEnd: (t: Task<unknown>) => check.stepEnded(t),
+    };
     let arrivals = 0;
     const main = coroutine(function* main(): Coroutine<void> {
       yield* outer();
@@ -134,8 +159,22 @@ describe('breakpoint helpers', () => {
   });
 
   test('conditions see the primitive locals; a throwing condition counts as a hit', () => {
-    const local = (name: string, type: 'number' | 'string' | 'object', text: string) => ({ name, scope: 'local' as const, value: { type, text, className: type === 'object' ? 'Object' : null, size: type === 'string' ? JSON.parse(text).length : null, handle: null } });
-    const locals = [local('n', 'number', '4'), local('url', 'string', '"http://x/page/3/"'), local('obj', 'object', '{}')];
+    const local = (name: string, type: 'number' | 'string' | 'object', text: string) => ({
+      name,
+      scope: 'local' as const,
+      value: {
+        type,
+        text,
+        className: type === 'object' ? 'Object' : null,
+        size: type === 'string' ? JSON.parse(text).length : null,
+        handle: null,
+      },
+    });
+    const locals = [
+      local('n', 'number', '4'),
+      local('url', 'string', '"http://x/page/3/"'),
+      local('obj', 'object', '{}'),
+    ];
     assert.deepEqual(evaluateCondition('n > 3 && url.endsWith("/3/")', locals), { value: true, error: null });
     assert.deepEqual(evaluateCondition('n === 5', locals), { value: false, error: null });
     assert.equal(evaluateCondition('obj === undefined', locals).value, true);
@@ -157,4 +196,3 @@ describe('breakpoint helpers', () => {
     );
   });
 });
-

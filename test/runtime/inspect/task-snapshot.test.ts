@@ -22,7 +22,15 @@ import {
   type LoopObserver,
   type Task,
 } from '../../../runtime/index';
-import { TaskRecorder, formatPsTable, formatPsTree, snapshotTasks, taskFrames, generatorReader, type TaskSummary } from '../../../runtime/inspect/index';
+import {
+  TaskRecorder,
+  formatPsTable,
+  formatPsTree,
+  snapshotTasks,
+  taskFrames,
+  generatorReader,
+  type TaskSummary,
+} from '../../../runtime/inspect/index';
 
 afterEach(() => setCoroutineTracking(false));
 
@@ -42,7 +50,11 @@ function summary(loop: EventLoop, task: Task<unknown>, recorder: TaskRecorder | 
 
 /** The 1-based line of this file holding `marker`. */
 function lineOf(marker: string): number {
-  return readFileSync(__filename, 'utf8').split('\n').findIndex((l) => l.includes(marker)) + 1;
+  return (
+    readFileSync(__filename, 'utf8')
+      .split('\n')
+      .findIndex((l) => l.includes(marker)) + 1
+  );
 }
 
 describe('states', () => {
@@ -173,10 +185,13 @@ describe('awaits and awaited by', () => {
     loop.close();
   });
 
-  test('the recorder joins the loop\'s observers beside the one already there, and leaves it on detach', async () => {
+  test("the recorder joins the loop's observers beside the one already there, and leaves it on detach", async () => {
     const loop = virtualLoop();
     const seen: string[] = [];
-    const previous: LoopObserver = { taskCreated: (t) => seen.push(`created ${t.name}`), taskDone: (t) => seen.push(`done ${t.name}`) };
+    const previous: LoopObserver = {
+      taskCreated: (t) => seen.push(`created ${t.name}`),
+      taskDone: (t) => seen.push(`done ${t.name}`),
+    };
     loop.setObserver(previous);
     const recorder = TaskRecorder.attach(loop);
     assert.equal(TaskRecorder.of(loop), recorder);
@@ -305,7 +320,8 @@ describe('cost', () => {
       yield* ev.wait();
     });
     const tasks: Task<void>[] = [];
-    for (let i = 0; i < 10_000; i++) tasks.push(loop.createTask(i % 2 === 0 ? consumer() : sleeper(), { name: `t${i}` }));
+    for (let i = 0; i < 10_000; i++)
+      tasks.push(loop.createTask(i % 2 === 0 ? consumer() : sleeper(), { name: `t${i}` }));
     await ticks(loop, 1);
     snapshotTasks(loop); // warm up
     const times: number[] = [];
@@ -319,7 +335,9 @@ describe('cost', () => {
     const t0 = performance.now();
     const table = formatPsTable(loop);
     const tableMs = performance.now() - t0;
-    console.log(`# summary snapshot of 10k suspended tasks: best ${best.toFixed(1)} ms, median ${times.sort((a, b) => a - b)[2]!.toFixed(1)} ms; ps table ${tableMs.toFixed(1)} ms`);
+    console.log(
+      `# summary snapshot of 10k suspended tasks: best ${best.toFixed(1)} ms, median ${times.sort((a, b) => a - b)[2]!.toFixed(1)} ms; ps table ${tableMs.toFixed(1)} ms`,
+    );
     assert.ok(best < 250, `${best} ms`);
     assert.ok(table.split('\n').length < 10, 'the 10k look-alikes collapse');
     for (let i = 0; i < 5_000; i++) q.putNowait(i);
@@ -335,7 +353,10 @@ describe('cost', () => {
     const ev = new Event();
     // The recursion goes through the coroutine() wrapper (a named function expression's
     // own name would call the raw generator, which the runtime does not track).
-    const level: (n: number, payload: { n: number; text: string }) => Coroutine<number> = coroutine(function* level(n: number, payload: { n: number; text: string }): Coroutine<number> {
+    const level: (n: number, payload: { n: number; text: string }) => Coroutine<number> = coroutine(function* level(
+      n: number,
+      payload: { n: number; text: string },
+    ): Coroutine<number> {
       const mine = { depth: n, note: payload.text.slice(0, 10) };
       if (n === 0) yield* ev.wait();
       else yield* deeper(n - 1, { n: n - 1, text: payload.text });
@@ -358,7 +379,9 @@ describe('cost', () => {
     }
     times.sort((a, b) => a - b);
     const median = times[10]!;
-    console.log(`# frames with locals, one task of ${frameCount} frames: median ${median.toFixed(2)} ms (${((median * 1000) / frameCount).toFixed(0)} µs per frame), best ${times[0]!.toFixed(2)} ms`);
+    console.log(
+      `# frames with locals, one task of ${frameCount} frames: median ${median.toFixed(2)} ms (${((median * 1000) / frameCount).toFixed(0)} µs per frame), best ${times[0]!.toFixed(2)} ms`,
+    );
     assert.equal(frameCount, 11);
     assert.ok(median < 50, `${median} ms`);
     ev.set();

@@ -7,9 +7,24 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { EventLoop, VirtualClock, coroutine, sleep, setCoroutineTracking, type Coroutine, type Task } from '../../../runtime/index';
+import {
+  EventLoop,
+  VirtualClock,
+  coroutine,
+  sleep,
+  setCoroutineTracking,
+  type Coroutine,
+  type Task,
+} from '../../../runtime/index';
 import { startDemoSite, type DemoSite } from '../../../runtime/demo-site/index';
-import { ExceptionTracer, demoTracePair, formatTracePair, parseStack, tracePair, wakingTasks } from '../../../runtime/inspect/traces';
+import {
+  ExceptionTracer,
+  demoTracePair,
+  formatTracePair,
+  parseStack,
+  tracePair,
+  wakingTasks,
+} from '../../../runtime/inspect/traces';
 import type { TraceFrame, TracePair } from '../../../protocol/host-protocol';
 
 function line(frame: TraceFrame): string {
@@ -17,7 +32,8 @@ function line(frame: TraceFrame): string {
   return readFileSync(frame.position.file, 'utf8').split('\n')[frame.position.line - 1] ?? '';
 }
 
-const program = (frames: readonly TraceFrame[]): TraceFrame[] => frames.filter((f) => f.kind === 'coroutine' || f.kind === 'callback');
+const program = (frames: readonly TraceFrame[]): TraceFrame[] =>
+  frames.filter((f) => f.kind === 'coroutine' || f.kind === 'callback');
 
 describe('the broken page in both styles', () => {
   let site: DemoSite;
@@ -54,7 +70,9 @@ describe('the broken page in both styles', () => {
     // The loop is below the chain: the task's step, the ready queue, the tick.
     const loopNames = pair.coroutine.frames.filter((f) => f.kind === 'loop').map((f) => f.name);
     assert.ok(loopNames.includes('Task._step') && loopNames.includes('EventLoop._tick'), loopNames.join(', '));
-    assert.ok(pair.coroutine.frames.indexOf(frames[0]!) > pair.coroutine.frames.findIndex((f) => f.name === 'Task._step'));
+    assert.ok(
+      pair.coroutine.frames.indexOf(frames[0]!) > pair.coroutine.frames.findIndex((f) => f.name === 'Task._step'),
+    );
   });
 
   test('the callback traceback is ripped: loop → readResponse → parse, without the coroutine frames', () => {
@@ -69,7 +87,10 @@ describe('the broken page in both styles', () => {
     assert.ok(frames.every((f) => f.kind === 'callback'));
     const loopFrame = pair.callback.frames.find((f) => f.kind === 'loop');
     assert.equal(loopFrame?.name, 'runCallbackLoop');
-    assert.ok(pair.callback.frames.indexOf(loopFrame) < pair.callback.frames.indexOf(frames[0]!), 'the loop is the bottom of the callback’s stack');
+    assert.ok(
+      pair.callback.frames.indexOf(loopFrame) < pair.callback.frames.indexOf(frames[0]!),
+      'the loop is the bottom of the callback’s stack',
+    );
   });
 
   test('each trace marks the frames the other lacks; the text is Python-style', () => {

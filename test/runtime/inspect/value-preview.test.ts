@@ -4,7 +4,14 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventLoop, VirtualClock } from '../../../runtime/index';
-import { HandleTable, childrenOf, classNameOf, previewValue, valueOfPreview, type HandleSink } from '../../../runtime/inspect/index';
+import {
+  HandleTable,
+  childrenOf,
+  classNameOf,
+  previewValue,
+  valueOfPreview,
+  type HandleSink,
+} from '../../../runtime/inspect/index';
 
 function sink(): HandleSink {
   const table = new HandleTable();
@@ -37,7 +44,10 @@ describe('previewValue', () => {
     class Shape {}
     assert.equal(text(plain), 'ƒ plain()');
     assert.equal(text(gen), 'ƒ* gen()');
-    assert.equal(text(async () => 1), 'async ƒ (anonymous)()');
+    assert.equal(
+      text(async () => 1),
+      'async ƒ (anonymous)()',
+    );
     assert.equal(text(Shape), 'class Shape');
   });
 
@@ -49,7 +59,10 @@ describe('previewValue', () => {
       ) {}
     }
     assert.equal(text(new Point(1, 2)), 'Point {x: 1, y: 2}');
-    assert.equal(text({ a: { b: { c: 1 } }, list: [1, 2], p: new Point(0, 0), s: 'y'.repeat(100) }), `{a: {…}, list: Array(2), p: Point, s: "${'y'.repeat(40)}…"}`);
+    assert.equal(
+      text({ a: { b: { c: 1 } }, list: [1, 2], p: new Point(0, 0), s: 'y'.repeat(100) }),
+      `{a: {…}, list: Array(2), p: Point, s: "${'y'.repeat(40)}…"}`,
+    );
     assert.equal(text(Object.create(null) as object), '{}');
     assert.equal(text([1, 'two', [3], { four: 4 }]), 'Array(4) [1, "two", Array(1), {…}]');
     assert.equal(text(new Array(3)), 'Array(3) [empty, empty, empty]');
@@ -166,7 +179,13 @@ describe('handles and children', () => {
         ['2', '"c"'],
       ],
     );
-    const m = childrenOf(new Map<unknown, unknown>([['k', 1], [{ o: 1 }, 2]]), s);
+    const m = childrenOf(
+      new Map<unknown, unknown>([
+        ['k', 1],
+        [{ o: 1 }, 2],
+      ]),
+      s,
+    );
     assert.equal(m.total, 2);
     assert.deepEqual(
       m.children.map((c) => [c.name, c.kind, c.value.text]),
@@ -194,7 +213,23 @@ describe('valueOfPreview', () => {
   const back = (v: unknown): { value: unknown; cut: boolean } => valueOfPreview(previewValue(v, null));
 
   test('a primitive comes back whole from its preview', () => {
-    for (const v of [undefined, null, true, false, 0, -0, 1.5, -7, NaN, Infinity, 12n, -3n, '', 'a"b\\c\n', 'é'.repeat(200)]) {
+    for (const v of [
+      undefined,
+      null,
+      true,
+      false,
+      0,
+      -0,
+      1.5,
+      -7,
+      NaN,
+      Infinity,
+      12n,
+      -3n,
+      '',
+      'a"b\\c\n',
+      'é'.repeat(200),
+    ]) {
       const r = back(v);
       assert.equal(r.cut, false, String(v));
       assert.ok(Object.is(r.value, v), `${String(v)} came back as ${String(r.value)}`);
@@ -207,7 +242,8 @@ describe('valueOfPreview', () => {
   });
 
   test('objects, functions and symbols are not in their preview: undefined, marked cut', () => {
-    for (const v of [{ a: 1 }, [1, 2], new Map(), function f(): void {}, Symbol('s')]) assert.deepEqual(back(v), { value: undefined, cut: true });
+    for (const v of [{ a: 1 }, [1, 2], new Map(), function f(): void {}, Symbol('s')])
+      assert.deepEqual(back(v), { value: undefined, cut: true });
     // A preview made with handles reads back the same: the handle is the caller's to follow.
     assert.deepEqual(valueOfPreview(previewValue({ a: 1 }, sink())), { value: undefined, cut: true });
   });

@@ -35,7 +35,10 @@ test('reading past the end or an overlong varint is a RecordingFormatError namin
   const w = new ByteWriter();
   w.uint(2 ** 40);
   const cut = w.bytes().subarray(0, 2);
-  assert.throws(() => new ByteReader(cut, 'the log of x.corotrace').uint(), (e: unknown) => e instanceof RecordingFormatError && /the log of x\.corotrace is truncated/.test(e.message));
+  assert.throws(
+    () => new ByteReader(cut, 'the log of x.corotrace').uint(),
+    (e: unknown) => e instanceof RecordingFormatError && /the log of x\.corotrace is truncated/.test(e.message),
+  );
   assert.throws(() => new ByteReader(Buffer.alloc(3), 's').f64(), RecordingFormatError);
   assert.throws(() => new ByteReader(Buffer.alloc(3), 's').raw(4), RecordingFormatError);
   assert.throws(() => new ByteReader(Buffer.alloc(12, 0xff), 's').uint(), /too long/);

@@ -10,7 +10,13 @@ import { join } from 'node:path';
 import { EventLoop } from '../../../runtime/loop';
 import { RunRecorder } from '../../../runtime/record/run-recorder';
 import { RecordingFormatError } from '../../../runtime/record/recording-errors';
-import { bytesSince, GrowingRecording, readGrowthFile, writeGrowthFile, type StreamMark } from '../../../runtime/record/recording-growth';
+import {
+  bytesSince,
+  GrowingRecording,
+  readGrowthFile,
+  writeGrowthFile,
+  type StreamMark,
+} from '../../../runtime/record/recording-growth';
 import { readRunLog } from '../../../runtime/record/run-log';
 import { startDemoSite, demoSiteOptions } from '../../../runtime/demo-site/index';
 import { startMain } from '../../../runtime/host/main-thread/launch-programs';
@@ -43,7 +49,10 @@ test('a live recording handed over as a copy, then its growths between ticks: gr
     const read = readGrowthFile(path, path);
     assert.deepEqual(read.head, { to });
     handed += read.bytes.events.length + read.bytes.gaps.length + read.bytes.payload.length;
-    assert.ok(size < read.bytes.events.length + read.bytes.gaps.length + read.bytes.payload.length + 100, `a growth file is its new bytes (${size})`);
+    assert.ok(
+      size < read.bytes.events.length + read.bytes.gaps.length + read.bytes.payload.length + 100,
+      `a growth file is its new bytes (${size})`,
+    );
     grown!.append(mark!, read.bytes, rec.markSoFar().counts);
     mark = to;
   };
@@ -95,19 +104,31 @@ test('a growth that does not start where the recording ends, or is not a valid c
     const { bytes } = bytesSince(rec.soFar(), mark);
     const grown = new GrowingRecording(copy, 'the copy');
     const before = grown.mark();
-    assert.throws(() => grown.append({ ...mark!, events: mark!.events + 1 }, bytes, counts), (e: Error) => e instanceof RecordingFormatError && /does not fit a recording that ends at/.test(e.message));
-    assert.throws(() => grown.append(mark!, bytes, { ...counts, ticks: counts.ticks + 1 }), (e: Error) => e instanceof RecordingFormatError && /says \d+ ticks, its event log \d+/.test(e.message));
+    assert.throws(
+      () => grown.append({ ...mark!, events: mark!.events + 1 }, bytes, counts),
+      (e: Error) => e instanceof RecordingFormatError && /does not fit a recording that ends at/.test(e.message),
+    );
+    assert.throws(
+      () => grown.append(mark!, bytes, { ...counts, ticks: counts.ticks + 1 }),
+      (e: Error) => e instanceof RecordingFormatError && /says \d+ ticks, its event log \d+/.test(e.message),
+    );
     assert.deepEqual(grown.mark(), before, 'nothing appended');
     assert.throws(() => grown.append(mark!, bytes, counts), /refused a growth before/);
     // A cut growth, on a fresh copy: refused too.
     const again = new GrowingRecording(copy, 'the copy');
-    assert.throws(() => again.append(mark!, { ...bytes, events: bytes.events.subarray(0, bytes.events.length - 1) }, counts), RecordingFormatError);
+    assert.throws(
+      () => again.append(mark!, { ...bytes, events: bytes.events.subarray(0, bytes.events.length - 1) }, counts),
+      RecordingFormatError,
+    );
     assert.deepEqual(again.mark(), before);
     // A growth file cut short is refused by its reader.
     const path = join(dir, 'cut');
     writeGrowthFile(path, {}, bytes);
     writeFileSync(path, readFileSync(path).subarray(0, 30));
-    assert.throws(() => readGrowthFile(path, 'cut'), (e: Error) => e instanceof RecordingFormatError && /cut short/.test(e.message));
+    assert.throws(
+      () => readGrowthFile(path, 'cut'),
+      (e: Error) => e instanceof RecordingFormatError && /cut short/.test(e.message),
+    );
   } finally {
     rec.detach();
     loop.close();

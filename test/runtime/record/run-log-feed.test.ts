@@ -69,7 +69,10 @@ test('one decode tells both readers every record once, whichever reader asks', a
   assert.equal(tasks.ticks, streams.ticks);
   tasks.update(streams.events);
   assert.equal(feed.decodes, 1);
-  assert.deepEqual(told, Array.from({ length: streams.ticks }, (_, i) => i + 1));
+  assert.deepEqual(
+    told,
+    Array.from({ length: streams.ticks }, (_, i) => i + 1),
+  );
   // The same as readers decoding on their own.
   const ownTimeline = new RunTimeline('x');
   const ownTasks = new RecordedTasks('x');

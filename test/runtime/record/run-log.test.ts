@@ -4,7 +4,14 @@
 // records are decoded at each reading, and the last reading equals a reading of the whole.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RunLogReader, RunLogWriter, readRunLog, wholeRecording, type RecordingSoFar, type RunLog } from '../../../runtime/record/run-log';
+import {
+  RunLogReader,
+  RunLogWriter,
+  readRunLog,
+  wholeRecording,
+  type RecordingSoFar,
+  type RunLog,
+} from '../../../runtime/record/run-log';
 import { RunRecorder } from '../../../runtime/record/run-recorder';
 import { EventLoop } from '../../../runtime/loop';
 import { coroutine } from '../../../runtime/coroutine';
@@ -32,7 +39,13 @@ test('a cancel between ticks is an input of the next tick, in its place among th
   const events = w.events.bytes();
   const log = readRunLog(events, w.gaps.bytes(), Buffer.concat(w.payloads), 'test.corotrace');
   // noTask: its index among the cancels by no task (the one inside tick 1 is the first), for its asked cancel.
-  assert.deepEqual(log.cancelsBefore, [[], [{ task: 1, afterInputs: 1, noTask: 1 }, { task: 2, afterInputs: 2, noTask: 2 }]]);
+  assert.deepEqual(log.cancelsBefore, [
+    [],
+    [
+      { task: 1, afterInputs: 1, noTask: 1 },
+      { task: 2, afterInputs: 2, noTask: 2 },
+    ],
+  ]);
   assert.equal(log.inputsBefore[1]!.length, 2);
 });
 
@@ -41,7 +54,15 @@ function contents(log: RunLog): unknown {
   const ticks = log.times.length;
   return {
     times: [...log.times],
-    inputs: log.inputsBefore.slice(0, ticks).map((list) => list.map((i) => [i.socket, i.kind, Buffer.isBuffer(i.payload) ? i.payload.toString('latin1') : String(i.payload)])),
+    inputs: log.inputsBefore
+      .slice(0, ticks)
+      .map((list) =>
+        list.map((i) => [
+          i.socket,
+          i.kind,
+          Buffer.isBuffer(i.payload) ? i.payload.toString('latin1') : String(i.payload),
+        ]),
+      ),
     cancels: log.cancelsBefore.slice(0, ticks),
     gaps: Array.from({ length: ticks }, (_, i) => [...(log.gapReadsBefore[i] ?? [])]),
     sockets: log.sockets,
@@ -55,9 +76,11 @@ function contents(log: RunLog): unknown {
 
 test('a live recording read as it grows: each reading decodes only the records added since the last, and the last one equals a reading of the whole', async () => {
   // A server that answers each line with a few chunks: socket bytes arrive between ticks.
-  const server = createServer((sock) => sock.on('data', (d) => {
-    for (let i = 0; i < 3; i++) sock.write(`${d.toString().trim()}-${i};`);
-  }));
+  const server = createServer((sock) =>
+    sock.on('data', (d) => {
+      for (let i = 0; i < 3; i++) sock.write(`${d.toString().trim()}-${i};`);
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const rec = new RunRecorder();
@@ -72,7 +95,11 @@ test('a live recording read as it grows: each reading decodes only the records a
     // What an earlier reading decoded is never read again: blank it out in a copy.
     const events = Buffer.from(soFar.events);
     if (shown !== null) events.fill(0xff, 0, shown.events.length);
-    const given: RecordingSoFar = { events, gaps: soFar.gaps, payloadFrom: (from) => (asked.push(from), soFar.payloadFrom(from)) };
+    const given: RecordingSoFar = {
+      events,
+      gaps: soFar.gaps,
+      payloadFrom: (from) => (asked.push(from), soFar.payloadFrom(from)),
+    };
     shown = soFar;
     readings.push({ ticks: rec.ticks, log: reader.read(given) });
   };
@@ -98,9 +125,16 @@ test('a live recording read as it grows: each reading decodes only the records a
   const whole = readRunLog(streams.events, streams.gaps, streams.payload, 'whole');
   const last = reader.read(wholeRecording(streams));
   assert.deepEqual(contents(last), contents(whole));
-  // Each reading holds its ticks (all but the one running when read), asked for the socket bytes from where the one before stopped.
+  // Each reading holds its ticks (all but the one running when read), asked for the socket bytes from where
+  // the one before stopped.
   for (const r of readings) assert.equal(r.log.times.length, r.ticks);
-  assert.ok(asked.length === readings.length && asked[0] === 0 && asked.every((from, i) => i === 0 || from >= asked[i - 1]!) && asked[asked.length - 1]! > 0, `payload asked from ${asked.join(', ')}`);
+  assert.ok(
+    asked.length === readings.length &&
+      asked[0] === 0 &&
+      asked.every((from, i) => i === 0 || from >= asked[i - 1]!) &&
+      asked[asked.length - 1]! > 0,
+    `payload asked from ${asked.join(', ')}`,
+  );
   // Earlier readings stay as they were read (the lists grew, their ticks did not change).
   const firstTicks = readings[0]!.log.times.length;
   assert.deepEqual([...readings[0]!.log.times], [...whole.times.subarray(0, firstTicks)]);

@@ -20,7 +20,9 @@ const NOT_REPLAYABLE: Record<string, string> = {
 
 type Measured = Map<string, number>;
 
-async function recordSample(sample: Sample): Promise<{ outcome: SampleOutcome; streams: RecordedStreams; siteUrl: string; measured: Measured }> {
+async function recordSample(
+  sample: Sample,
+): Promise<{ outcome: SampleOutcome; streams: RecordedStreams; siteUrl: string; measured: Measured }> {
   const site = await startDemoSite({ pages: 30 });
   const rec = new RunRecorder();
   const loop = new EventLoop({ clock: rec.clock });
@@ -41,8 +43,17 @@ async function recordSample(sample: Sample): Promise<{ outcome: SampleOutcome; s
   }
 }
 
-async function replaySample(sample: Sample, streams: RecordedStreams, siteUrl: string, kept: Measured): Promise<SampleOutcome> {
-  const replay = new RunReplay(readRunLog(streams.events, streams.gaps, streams.payload, sample.id), streams.events, `${sample.id}.corotrace`);
+async function replaySample(
+  sample: Sample,
+  streams: RecordedStreams,
+  siteUrl: string,
+  kept: Measured,
+): Promise<SampleOutcome> {
+  const replay = new RunReplay(
+    readRunLog(streams.events, streams.gaps, streams.payload, sample.id),
+    streams.events,
+    `${sample.id}.corotrace`,
+  );
   const loop = new EventLoop({ clock: replay.clock });
   replay.attach(loop);
   try {
@@ -58,9 +69,13 @@ async function replaySample(sample: Sample, streams: RecordedStreams, siteUrl: s
 
 const onLoop = SAMPLES.filter((s) => !s.ownLoop);
 
-test('there are samples on the runtime\'s loop to replay', () => {
+test("there are samples on the runtime's loop to replay", () => {
   assert.ok(onLoop.length >= 5, onLoop.map((s) => s.id).join(', '));
-  for (const id of Object.keys(NOT_REPLAYABLE)) assert.ok(onLoop.some((s) => s.id === id), `${id} is a sample on the loop`);
+  for (const id of Object.keys(NOT_REPLAYABLE))
+    assert.ok(
+      onLoop.some((s) => s.id === id),
+      `${id} is a sample on the loop`,
+    );
 });
 
 for (const sample of onLoop.filter((s) => !(s.id in NOT_REPLAYABLE))) {

@@ -49,7 +49,10 @@ async function replay<T>(streams: RecordedStreams, program: Program<T>): Promise
   }
 }
 
-/** A line server: answers each line with the line's length and the server's own counter (state the replay cannot see). */
+/**
+ * A line server: answers each line with the line's length and the server's own counter (state the replay
+ * cannot see).
+ */
 function startLineServer(): Promise<{ server: Server; port: number }> {
   let served = 0;
   const server = createServer((conn) => {
@@ -65,7 +68,9 @@ function startLineServer(): Promise<{ server: Server; port: number }> {
       }
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as { port: number }).port })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as { port: number }).port })),
+  );
 }
 
 const talk = coroutine(function* talk(port: number, who: string, lines: number): Coroutine<string[]> {
@@ -102,7 +107,7 @@ const clients = (port: number, extraSleep = 0): Program<string[]> =>
     } catch (e) {
       if (!(e instanceof CancelledError)) throw e;
     }
-    return [...results.flat(), `left ${(deadline - loop.time()) > 0}`];
+    return [...results.flat(), `left ${deadline - loop.time() > 0}`];
   });
 
 test('a run of clients on loopback sockets replays with the server gone: same results, same event log', async () => {
@@ -114,7 +119,10 @@ test('a run of clients on loopback sockets replays with the server gone: same re
     await new Promise((resolve) => server.close(resolve));
   }
   assert.equal(recorded.result.length, 6 + 4 + 5 + 3 + 1);
-  assert.ok(recorded.streams.ticks > 10 && recorded.streams.steps > 20 && recorded.streams.sockets === 3, JSON.stringify({ ...recorded.streams, events: undefined, payload: undefined, gaps: undefined }));
+  assert.ok(
+    recorded.streams.ticks > 10 && recorded.streams.steps > 20 && recorded.streams.sockets === 3,
+    JSON.stringify({ ...recorded.streams, events: undefined, payload: undefined, gaps: undefined }),
+  );
   for (let i = 0; i < 2; i++) {
     const replayed = await replay(recorded.streams, clients(port));
     assert.deepEqual(replayed.result, recorded.result);
@@ -152,7 +160,10 @@ test('a replay of another program fails with ReplayDivergedError, never hangs', 
     await new Promise((resolve) => server.close(resolve));
   }
   // The same program, but one more timer at the end: it asks for ticks the recording lacks.
-  await assert.rejects(replay(recorded.streams, clients(port, 0.05)), (e: unknown) => e instanceof ReplayDivergedError && /test\.corotrace/.test(e.message));
+  await assert.rejects(
+    replay(recorded.streams, clients(port, 0.05)),
+    (e: unknown) => e instanceof ReplayDivergedError && /test\.corotrace/.test(e.message),
+  );
   // A program that opens no socket at all: its log differs from the first tick on.
   const quiet: Program<string[]> = coroutine(function* quiet(): Coroutine<string[]> {
     for (let i = 0; i < 3; i++) yield* sleep(0.001);
@@ -217,7 +228,10 @@ test('a crawl of the demo site replays with the site stopped to the identical re
   const replayed = await replay(recorded.streams, crawl(root));
   assert.equal(replayed.result, recorded.result);
   // Cheap enough to keep on: a few bytes of event log per task step (the bodies apart).
-  assert.ok(recorded.streams.events.length / recorded.streams.steps < 40, `${recorded.streams.events.length} bytes for ${recorded.streams.steps} steps`);
+  assert.ok(
+    recorded.streams.events.length / recorded.streams.steps < 40,
+    `${recorded.streams.events.length} bytes for ${recorded.streams.steps} steps`,
+  );
 });
 
 test('one recording per loop, several loops at once; detach gives the loop its observer back', async () => {
@@ -269,7 +283,10 @@ test('a recording taken mid-tick (openTick) replays its open tick too: the input
   assert.equal(mid.streams.openTick, true);
   assert.equal(mid.streams.ticks, mid.tick);
   // Without its flag the open tick is a corrupt log; with it, the tick is there to replay.
-  assert.throws(() => readRunLog(mid.streams.events, mid.streams.gaps, mid.streams.payload, 'mid.corotrace'), /the last tick never ends/);
+  assert.throws(
+    () => readRunLog(mid.streams.events, mid.streams.gaps, mid.streams.payload, 'mid.corotrace'),
+    /the last tick never ends/,
+  );
   const log = readRunLog(mid.streams.events, mid.streams.gaps, mid.streams.payload, 'mid.corotrace', true);
   assert.equal(log.times.length, mid.tick);
   assert.equal(log.tickEnds.length, mid.tick - 1);
@@ -315,9 +332,16 @@ test('a cancel asked from outside the loop between ticks (a signal, a tool, a st
     loop.close();
     await site.close();
   }
-  assert.ok(recorded.crawler.interrupted !== null && recorded.crawler.interrupted.inFlight.length > 0, 'cancelled mid-crawl');
+  assert.ok(
+    recorded.crawler.interrupted !== null && recorded.crawler.interrupted.inFlight.length > 0,
+    'cancelled mid-crawl',
+  );
   const log = readRunLog(streams.events, streams.gaps, streams.payload, 'cancel.corotrace');
-  assert.deepEqual(log.cancelsBefore.flat().map((c) => c.task), [1], 'one cancel from outside: the crawl task (log number 1)');
+  assert.deepEqual(
+    log.cancelsBefore.flat().map((c) => c.task),
+    [1],
+    'one cancel from outside: the crawl task (log number 1)',
+  );
 
   const r = new RunReplay(log, streams.events, 'cancel.corotrace');
   const again = new EventLoop({ clock: r.clock });
@@ -367,8 +391,11 @@ test('a crawl paused mid-run for longer than its request timeout: no request tim
   assert.ok(inFlightAtPause > 0, `requests were in flight when the loop was paused (${inFlightAtPause})`);
   const timedOut = report.split('\n').filter((l) => /Timeout/.test(l));
   assert.deepEqual(timedOut, [], 'no request timed out');
-  assert.match(report, /^\s+1 failures$/m, 'the site\'s one broken page');
-  assert.ok(recorded.crawler.elapsed() < wall - 1.4, `the crawl's ${recorded.crawler.elapsed().toFixed(3)} s of loop time leave out the 1.5 s pause (${wall.toFixed(3)} s of wall time)`);
+  assert.match(report, /^\s+1 failures$/m, "the site's one broken page");
+  assert.ok(
+    recorded.crawler.elapsed() < wall - 1.4,
+    `the crawl's ${recorded.crawler.elapsed().toFixed(3)} s of loop time leave out the 1.5 s pause (${wall.toFixed(3)} s of wall time)`,
+  );
 
   const log = readRunLog(streams.events, streams.gaps, streams.payload, 'paused.corotrace');
   const r = new RunReplay(log, streams.events, 'paused.corotrace');

@@ -91,11 +91,18 @@ test('lanes say who woke whom at which tick; cancels and failures are marked; ti
   assert.equal(consumer.parentId, mainTask.id);
   const waited = consumer.segments.find((s) => s.state === 'suspended' && s.awaiting === 'queue.get')!;
   assert.equal(waited.wokenBy, mainTask.id);
-  assert.ok(main.segments.some((s) => s.state === 'running' && s.fromTick <= waited.wokenTick! && waited.wokenTick! <= s.toTick));
+  assert.ok(
+    main.segments.some(
+      (s) => s.state === 'running' && s.fromTick <= waited.wokenTick! && waited.wokenTick! <= s.toTick,
+    ),
+  );
   assert.equal(consumer.endState, 'done');
   // doomed was cancelled by main, in the same tick main put 7.
   const doomed = lane(t, 'doomed');
-  assert.deepEqual([doomed.cancelledBy, doomed.cancelledTick, doomed.endState], [{ kind: 'task', taskId: mainTask.id }, waited.wokenTick, 'cancelled']);
+  assert.deepEqual(
+    [doomed.cancelledBy, doomed.cancelledTick, doomed.endState],
+    [{ kind: 'task', taskId: mainTask.id }, waited.wokenTick, 'cancelled'],
+  );
   assert.ok(t.marks.some((m) => m.kind === 'cancel' && m.taskId === doomed.taskId && m.tick === doomed.cancelledTick));
   const failing = lane(t, 'failing');
   assert.equal(failing.endState, 'failed');
@@ -106,7 +113,8 @@ test('lanes say who woke whom at which tick; cancels and failures are marked; ti
   assert.ok(only.marks.length > 0 && only.marks.every((m) => m.taskId === doomed.taskId));
   // Segments are in order, and none of a finished task is open.
   for (const l of t.lanes) {
-    for (let i = 1; i < l.segments.length; i++) assert.ok(l.segments[i]!.fromTick >= l.segments[i - 1]!.toTick, `${l.name} in order`);
+    for (let i = 1; i < l.segments.length; i++)
+      assert.ok(l.segments[i]!.fromTick >= l.segments[i - 1]!.toTick, `${l.name} in order`);
     assert.ok(l.segments.every((s) => s.open !== true));
   }
 });
@@ -120,7 +128,13 @@ function merge(into: Timeline, next: Timeline): Timeline {
     assert.equal(kept.length, l.segmentsFrom, `${l.name}: the client has the segments before the new ones`);
     lanes.set(l.taskId, { ...l, segmentsFrom: 0, segments: [...kept, ...l.segments] });
   }
-  return { ...next, sinceTick: 0, lanes: [...lanes.values()], marks: [...into.marks, ...next.marks], tickTimes: [...into.tickTimes, ...next.tickTimes] };
+  return {
+    ...next,
+    sinceTick: 0,
+    lanes: [...lanes.values()],
+    marks: [...into.marks, ...next.marks],
+    tickTimes: [...into.tickTimes, ...next.tickTimes],
+  };
 }
 
 test('a timeline fed tick by tick, fetched with sinceTick, merges to the whole one', async () => {
@@ -147,13 +161,16 @@ test('a timeline fed tick by tick, fetched with sinceTick, merges to the whole o
   assert.deepEqual(merged.tickTimes, full.tickTimes);
 });
 
-test('with the recorder\'s await details, each suspended segment says what it awaited in the task table\'s words (the summarizer\'s AwaitInfo)', async () => {
+test("with the recorder's await details, each suspended segment says what it awaited in the task table's words (the summarizer's AwaitInfo)", async () => {
   const rec = new RunRecorder({ clock: new VirtualClock(), awaitDetails: true });
   const loop = new EventLoop({ clock: rec.clock });
   rec.attach(loop);
   // What the task table said at each suspension, task by task, in order.
   const said = new Map<number, string[]>();
-  loop.addObserver({ taskSuspended: (t, fut) => void (said.get(t.id) ?? said.set(t.id, []).get(t.id)!).push(awaitingText(awaitInfoOf(fut))) });
+  loop.addObserver({
+    taskSuspended: (t, fut) =>
+      void (said.get(t.id) ?? said.set(t.id, []).get(t.id)!).push(awaitingText(awaitInfoOf(fut))),
+  });
   let streams: RecordedStreams;
   try {
     await loop.runUntilComplete(loop.createTask(main(), { name: 'main' }));
@@ -166,11 +183,17 @@ test('with the recorder\'s await details, each suspended segment says what it aw
   t.update(streams.events, streams.events.length, rec.awaitDetails);
   const tl = t.timeline(1, 0, false);
   const byName = (name: string): TimelineLane => tl.lanes.find((l) => l.name === name)!;
-  const suspended = (lane: TimelineLane): string[] => lane.segments.filter((s) => s.state === 'suspended').map((s) => awaitingText({ kind: s.awaiting!, detail: s.awaitDetail ?? '' }));
+  const suspended = (lane: TimelineLane): string[] =>
+    lane.segments
+      .filter((s) => s.state === 'suspended')
+      .map((s) => awaitingText({ kind: s.awaiting!, detail: s.awaitDetail ?? '' }));
   assert.deepEqual(suspended(byName('doomed')), ['sleep 100s']);
   assert.deepEqual(suspended(byName('failing')), ['sleep 0.5s']);
   const consumer = byName('consumer');
-  assert.match(suspended(byName('main')).join(' | '), new RegExp(`^sleep 1s \\| .*task Task #${consumer.taskId} "consumer"`));
+  assert.match(
+    suspended(byName('main')).join(' | '),
+    new RegExp(`^sleep 1s \\| .*task Task #${consumer.taskId} "consumer"`),
+  );
   for (const lane of tl.lanes) assert.deepEqual(suspended(lane), said.get(lane.taskId) ?? [], lane.name);
   // Without them, the kind alone (as a recording opened from a file).
   const bare = new RunTimeline('main');
@@ -202,8 +225,14 @@ const caller = coroutine(function* caller(): Coroutine<void> {
   yield* again(true);
 });
 
-/** Records `main()` as a task named `name` with its frames (coroutine tracking on from before it is called): its timeline, and the task's id. */
-async function recordWithFrames(main: () => Coroutine<void>, name: string): Promise<{ tl: RunTimeline; taskId: number }> {
+/**
+ * Records `main()` as a task named `name` with its frames (coroutine tracking on from before it is called):
+ * its timeline, and the task's id.
+ */
+async function recordWithFrames(
+  main: () => Coroutine<void>,
+  name: string,
+): Promise<{ tl: RunTimeline; taskId: number }> {
   const rec = new RunRecorder({ clock: new VirtualClock(), frames: true });
   const loop = new EventLoop({ clock: rec.clock });
   setCoroutineTracking(true);
@@ -238,7 +267,8 @@ test('a call that returned before a step that did not suspend is not counted as 
 
 test('a one-task timeline of a run recorded with frames gives each suspension its frame chain and the calls kept since the previous one; the whole timeline does not', async () => {
   const { tl, taskId } = await recordWithFrames(outer, 'outer');
-  const suspended = (l: TimelineLane): Array<[string[] | undefined, number | undefined]> => l.segments.filter((s) => s.state === 'suspended').map((s) => [s.frames, s.framesKept]);
+  const suspended = (l: TimelineLane): Array<[string[] | undefined, number | undefined]> =>
+    l.segments.filter((s) => s.state === 'suspended').map((s) => [s.frames, s.framesKept]);
   // framesKept: the calls going since the previous suspension (the first: none).
   assert.deepEqual(suspended(lane(tl.timeline(1, 0, false, taskId), 'outer')), [
     [['outer', 'middle', 'inner', 'sleep'], 0],
@@ -258,33 +288,45 @@ test('lanes and the past name the cancel in effect: the one that ended the task,
   const rec = new RunRecorder({ clock: new VirtualClock() });
   const loop = new EventLoop({ clock: rec.clock });
   rec.attach(loop);
-  const swallows = loop.createTask(coroutine(function* swallows(): Coroutine<void> {
-    try {
+  const swallows = loop.createTask(
+    coroutine(function* swallows(): Coroutine<void> {
+      try {
+        yield* sleep(10);
+      } catch {
+        // Swallowed: A's request still counts.
+      }
       yield* sleep(10);
-    } catch {
-      // Swallowed: A's request still counts.
-    }
-    yield* sleep(10);
-  })(), { name: 'swallows' });
-  const forgiven = loop.createTask(coroutine(function* forgiven(): Coroutine<string> {
-    try {
-      yield* sleep(10);
-    } catch {
-      getRunningLoop().currentTask()!.uncancel();
-    }
-    yield* sleep(1);
-    return 'carried on';
-  })(), { name: 'forgiven' });
-  const a = loop.createTask(coroutine(function* a(): Coroutine<void> {
-    yield* sleep(0.1);
-    swallows.cancel('a');
-    forgiven.cancel('a');
-  })(), { name: 'a' });
-  const b = loop.createTask(coroutine(function* b(): Coroutine<void> {
-    yield* sleep(0.5);
-    swallows.cancel('b');
-    yield* sleep(2);
-  })(), { name: 'b' });
+    })(),
+    { name: 'swallows' },
+  );
+  const forgiven = loop.createTask(
+    coroutine(function* forgiven(): Coroutine<string> {
+      try {
+        yield* sleep(10);
+      } catch {
+        getRunningLoop().currentTask()!.uncancel();
+      }
+      yield* sleep(1);
+      return 'carried on';
+    })(),
+    { name: 'forgiven' },
+  );
+  const a = loop.createTask(
+    coroutine(function* a(): Coroutine<void> {
+      yield* sleep(0.1);
+      swallows.cancel('a');
+      forgiven.cancel('a');
+    })(),
+    { name: 'a' },
+  );
+  const b = loop.createTask(
+    coroutine(function* b(): Coroutine<void> {
+      yield* sleep(0.5);
+      swallows.cancel('b');
+      yield* sleep(2);
+    })(),
+    { name: 'b' },
+  );
   try {
     await loop.runUntilComplete(b);
   } finally {
@@ -298,8 +340,14 @@ test('lanes and the past name the cancel in effect: the one that ended the task,
   const tl = new RunTimeline('test.corotrace');
   tl.update(streams.events);
   const t = tl.timeline(9, 0, false);
-  assert.deepEqual([lane(t, 'swallows').endState, lane(t, 'swallows').cancelledBy], ['cancelled', { kind: 'task', taskId: b.id }]);
-  assert.deepEqual([lane(t, 'forgiven').endState, lane(t, 'forgiven').cancelledBy, lane(t, 'forgiven').cancelledTick], ['done', undefined, undefined]);
+  assert.deepEqual(
+    [lane(t, 'swallows').endState, lane(t, 'swallows').cancelledBy],
+    ['cancelled', { kind: 'task', taskId: b.id }],
+  );
+  assert.deepEqual(
+    [lane(t, 'forgiven').endState, lane(t, 'forgiven').cancelledBy, lane(t, 'forgiven').cancelledTick],
+    ['done', undefined, undefined],
+  );
   const past = new RecordedTasks('test.corotrace');
   past.update(streams.events);
   const rows = past.tableAt(streams.ticks, 100).rows;

@@ -4,7 +4,13 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { builtSourcesPath, bundleSources, checkSources, fileSources, programSources } from '../../../runtime/record/source-hashes';
+import {
+  builtSourcesPath,
+  bundleSources,
+  checkSources,
+  fileSources,
+  programSources,
+} from '../../../runtime/record/source-hashes';
 import { RecordingSourceMismatchError } from '../../../runtime/record/recording-errors';
 
 test('fileSources hashes files by relative path; checkSources names every changed and removed file and the recording, and lets a file the run never ran be', () => {
@@ -13,23 +19,35 @@ test('fileSources hashes files by relative path; checkSources names every change
     writeFileSync(join(dir, 'a.ts'), 'one');
     writeFileSync(join(dir, 'b.ts'), 'two');
     const before = fileSources([join(dir, 'b.ts'), join(dir, 'a.ts')], dir);
-    assert.deepEqual(before.map((s) => s.path), ['a.ts', 'b.ts']);
+    assert.deepEqual(
+      before.map((s) => s.path),
+      ['a.ts', 'b.ts'],
+    );
     checkSources(before, fileSources([join(dir, 'a.ts'), join(dir, 'b.ts')], dir), 'run.corotrace');
     writeFileSync(join(dir, 'a.ts'), 'one, edited');
     writeFileSync(join(dir, 'c.ts'), 'three');
     const after = fileSources([join(dir, 'a.ts'), join(dir, 'c.ts')], dir);
     assert.throws(
       () => checkSources(before, after, 'run.corotrace'),
-      (e: unknown) => e instanceof RecordingSourceMismatchError && /^run\.corotrace was recorded from sources that have changed since: a\.ts, b\.ts \(removed\)\. /.test(e.message) && e.changed.length === 2,
+      (e: unknown) =>
+        e instanceof RecordingSourceMismatchError &&
+        /^run\.corotrace was recorded from sources that have changed since: a\.ts, b\.ts \(removed\)\. /.test(
+          e.message,
+        ) &&
+        e.changed.length === 2,
     );
     // A file the recording never ran (c.ts) is no change: the host's bundle holds more than the CLI's.
-    checkSources(fileSources([join(dir, 'b.ts')], dir), fileSources([join(dir, 'b.ts'), join(dir, 'c.ts')], dir), 'run.corotrace');
+    checkSources(
+      fileSources([join(dir, 'b.ts')], dir),
+      fileSources([join(dir, 'b.ts'), join(dir, 'c.ts')], dir),
+      'run.corotrace',
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test('the program\'s sources (run from TypeScript: the runtime\'s files) leave out the tools that only watch a run and the demo site', () => {
+test("the program's sources (run from TypeScript: the runtime's files) leave out the tools that only watch a run and the demo site", () => {
   const sources = programSources();
   const paths = sources.map((s) => s.path);
   assert.ok(paths.includes('runtime/loop.ts'), paths.slice(0, 5).join(', '));
@@ -45,17 +63,40 @@ test("a bundle's sources come from the hashes its build wrote beside it, when th
   try {
     const bundle = join(dir, 'host.js');
     writeFileSync(bundle, 'console.log(1);\n//# sourceMappingURL=host.js.map\n');
-    writeFileSync(`${bundle}.map`, JSON.stringify({ version: 3, sources: ['../runtime/loop.ts', '../runtime/host/run.ts'], sourcesContent: ['loop', 'run'], mappings: '' }));
+    writeFileSync(
+      `${bundle}.map`,
+      JSON.stringify({
+        version: 3,
+        sources: ['../runtime/loop.ts', '../runtime/host/run.ts'],
+        sourcesContent: ['loop', 'run'],
+        mappings: '',
+      }),
+    );
     const fromMap = [{ path: 'runtime/loop.ts', sha256: sha('loop') }];
     assert.deepEqual(bundleSources(bundle), fromMap);
     // Hashes the map does not give: which of the two was read shows.
-    const built = (bundleSha256: string): string => JSON.stringify({ bundleSha256, sources: [{ path: '../runtime/loop.ts', sha256: sha('as built') }, { path: '../runtime/host/run.ts', sha256: sha('run') }] });
+    const built = (bundleSha256: string): string =>
+      JSON.stringify({
+        bundleSha256,
+        sources: [
+          { path: '../runtime/loop.ts', sha256: sha('as built') },
+          { path: '../runtime/host/run.ts', sha256: sha('run') },
+        ],
+      });
     writeFileSync(builtSourcesPath(bundle), built(sha('console.log(1);\n//# sourceMappingURL=host.js.map\n')));
     assert.deepEqual(bundleSources(bundle), [{ path: 'runtime/loop.ts', sha256: sha('as built') }]);
     // The bundle built again (without its hashes written again): they are another build's.
     writeFileSync(bundle, 'console.log(2);\n//# sourceMappingURL=host.js.map\n');
     assert.deepEqual(bundleSources(bundle), fromMap);
-    for (const garbled of ['{"bundleSha256":', 'null', '[]', JSON.stringify({ bundleSha256: sha('console.log(2);\n//# sourceMappingURL=host.js.map\n'), sources: [{ path: '../runtime/loop.ts', sha256: 'not a hash' }] })]) {
+    for (const garbled of [
+      '{"bundleSha256":',
+      'null',
+      '[]',
+      JSON.stringify({
+        bundleSha256: sha('console.log(2);\n//# sourceMappingURL=host.js.map\n'),
+        sources: [{ path: '../runtime/loop.ts', sha256: 'not a hash' }],
+      }),
+    ]) {
       writeFileSync(builtSourcesPath(bundle), garbled);
       assert.deepEqual(bundleSources(bundle), fromMap, garbled);
     }
@@ -66,14 +107,22 @@ test("a bundle's sources come from the hashes its build wrote beside it, when th
 
 const HOST_BUNDLE = join(__dirname, '..', '..', '..', 'dist', 'runtime-host.js');
 
-/** Why the build's hashes beside the host bundle cannot be checked: none, or of another build (the bundle built again alone, as the adapter tests build it from changed sources); null: they can. */
+/**
+ * Why the build's hashes beside the host bundle cannot be checked: none, or of another build (the bundle
+ * built again alone, as the adapter tests build it from changed sources); null: they can.
+ */
 function unbuilt(): string | null {
   if (!existsSync(builtSourcesPath(HOST_BUNDLE))) return 'no bundle: run npm run build';
-  const built = (JSON.parse(readFileSync(builtSourcesPath(HOST_BUNDLE), 'utf8')) as { bundleSha256?: unknown }).bundleSha256;
-  return built === createHash('sha256').update(readFileSync(HOST_BUNDLE)).digest('hex') ? null : 'dist/runtime-host.js was built again without its sources\' hashes: npm run build writes both';
+  const built = (JSON.parse(readFileSync(builtSourcesPath(HOST_BUNDLE), 'utf8')) as { bundleSha256?: unknown })
+    .bundleSha256;
+  return built === createHash('sha256').update(readFileSync(HOST_BUNDLE)).digest('hex')
+    ? null
+    : "dist/runtime-host.js was built again without its sources' hashes: npm run build writes both";
 }
 
-test("the build's hashes of the host bundle's sources (esbuild.mjs) are the ones its source map gives", { skip: unbuilt() ?? false }, () => {
+test("the build's hashes of the host bundle's sources (esbuild.mjs) are the ones its source map gives", {
+  skip: unbuilt() ?? false,
+}, () => {
   const dir = mkdtempSync(join(tmpdir(), 'coroscope-src-'));
   try {
     const copy = join(dir, 'runtime-host.js');

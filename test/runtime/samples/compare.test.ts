@@ -9,7 +9,14 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { APPROACHES, EVENT_LOOP_APPROACHES, compareApproaches, formatComparison, type ApproachName, type ComparisonRow } from '../../../runtime/samples/compare';
+import {
+  APPROACHES,
+  EVENT_LOOP_APPROACHES,
+  compareApproaches,
+  formatComparison,
+  type ApproachName,
+  type ComparisonRow,
+} from '../../../runtime/samples/compare';
 
 test('10 pages, 100 ms latency: blocking and busy slowest, the event-loop approaches fastest', async () => {
   const rows = await compareApproaches({ pages: 10, latencyMs: 100, threads: 2, processes: 2 });
@@ -31,7 +38,8 @@ test('10 pages, 100 ms latency: blocking and busy slowest, the event-loop approa
     assert.ok(seconds(a) >= 1.0, `${a} takes ten round trips: ${seconds(a)}`);
   }
   const slowest = Math.min(...sequential.map(seconds));
-  for (const a of [...pools, ...EVENT_LOOP_APPROACHES]) assert.ok(seconds(a) < slowest, `${a} (${seconds(a)} s) beats the sequential approaches (${slowest} s)`);
+  for (const a of [...pools, ...EVENT_LOOP_APPROACHES])
+    assert.ok(seconds(a) < slowest, `${a} (${seconds(a)} s) beats the sequential approaches (${slowest} s)`);
   const fastestPool = Math.min(...pools.map(seconds));
   for (const a of pools) assert.equal(by.get(a)!.concurrency, 2);
   for (const a of EVENT_LOOP_APPROACHES) {
@@ -39,15 +47,25 @@ test('10 pages, 100 ms latency: blocking and busy slowest, the event-loop approa
     assert.ok(seconds(a) < fastestPool, `${a} (${seconds(a)} s) beats the pools (${fastestPool} s)`);
   }
   // Memory per concurrent fetch: a process or a thread costs megabytes, a suspended fetch on the loop kilobytes.
-  for (const a of [...pools, ...EVENT_LOOP_APPROACHES]) assert.ok((by.get(a)!.memoryPerFetchBytes ?? 0) > 0, `${a} has a memory figure`);
+  for (const a of [...pools, ...EVENT_LOOP_APPROACHES])
+    assert.ok((by.get(a)!.memoryPerFetchBytes ?? 0) > 0, `${a} has a memory figure`);
   for (const a of pools) assert.ok(by.get(a)!.memoryPerFetchBytes! > 1024 * 1024, `${a}: over a megabyte per fetch`);
-  for (const a of EVENT_LOOP_APPROACHES) assert.ok(by.get(a)!.memoryPerFetchBytes! < 100 * 1024, `${a}: well under 100 KB per fetch`);
+  for (const a of EVENT_LOOP_APPROACHES)
+    assert.ok(by.get(a)!.memoryPerFetchBytes! < 100 * 1024, `${a}: well under 100 KB per fetch`);
   for (const a of pools) assert.ok(by.get(a)!.startupSeconds! > 0);
   assert.ok(by.get('busy-nonblocking')!.wastedTries! > 10);
 
   const table = formatComparison(rows);
   assert.match(table, /^10 pages, 100 ms latency per response\n/);
-  for (const label of ['blocking (sequential)', 'processes (pool)', 'threads (pool)', 'busy non-blocking', 'callbacks (selector loop)', 'generator coroutines', 'runtime (ClientSession + tasks)']) {
+  for (const label of [
+    'blocking (sequential)',
+    'processes (pool)',
+    'threads (pool)',
+    'busy non-blocking',
+    'callbacks (selector loop)',
+    'generator coroutines',
+    'runtime (ClientSession + tasks)',
+  ]) {
     assert.ok(table.includes(label), label);
   }
 });
@@ -63,7 +81,11 @@ test('formatComparison: aligned columns, speed-up against blocking, notes', () =
     failures: 0,
     ...extra,
   });
-  const table = formatComparison([row('blocking', 2), row('threads', 0.5, { concurrency: 8, memoryPerFetchBytes: 8 * 1024 * 1024, startupSeconds: 0.25 }), row('runtime', 0.1, { concurrency: 10, memoryPerFetchBytes: 6144, failures: 1 })]);
+  const table = formatComparison([
+    row('blocking', 2),
+    row('threads', 0.5, { concurrency: 8, memoryPerFetchBytes: 8 * 1024 * 1024, startupSeconds: 0.25 }),
+    row('runtime', 0.1, { concurrency: 10, memoryPerFetchBytes: 6144, failures: 1 }),
+  ]);
   const lines = table.split('\n');
   assert.equal(lines[0], '10 pages, 50 ms latency per response');
   assert.match(lines[1]!, /^approach +in flight +seconds +pages\/s +vs blocking +memory\/fetch +notes$/);
@@ -82,11 +104,19 @@ test('compareApproaches checks its options before starting anything', async () =
   await assert.rejects(compareApproaches({ pages: 0, latencyMs: 10 }), /pages must be an integer >= 1/);
   await assert.rejects(compareApproaches({ pages: 2, latencyMs: -1 }), /latencyMs must be a finite number >= 0/);
   await assert.rejects(compareApproaches({ pages: 2, latencyMs: 10, threads: 0 }), /threads must be an integer >= 1/);
-  await assert.rejects(compareApproaches({ pages: 2, latencyMs: 10, approaches: ['carrier-pigeon' as ApproachName] }), /unknown approach "carrier-pigeon"/);
+  await assert.rejects(
+    compareApproaches({ pages: 2, latencyMs: 10, approaches: ['carrier-pigeon' as ApproachName] }),
+    /unknown approach "carrier-pigeon"/,
+  );
 });
 
 test('a subset of approaches, from a running site', async () => {
-  const rows = await compareApproaches({ pages: 3, latencyMs: 20, approaches: ['runtime', 'callbacks'], memory: false });
+  const rows = await compareApproaches({
+    pages: 3,
+    latencyMs: 20,
+    approaches: ['runtime', 'callbacks'],
+    memory: false,
+  });
   assert.deepEqual(
     rows.map((r) => r.approach),
     ['runtime', 'callbacks'],

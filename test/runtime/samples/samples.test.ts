@@ -36,7 +36,10 @@ const EXPECTED: Readonly<Record<string, readonly RegExp[]>> = {
     /^3 worker threads, one fetch at a time each: 6 pages in /,
     /^3 child processes, one fetch at a time each: 6 pages in /,
   ],
-  'busy-nonblocking': [/^busy fetch \/page\/1\/: 200, \d+ bytes, .*, \d+ tries found the socket not ready$/, /^4 pages, one at a time, in .*; \d+ wasted tries in all$/],
+  'busy-nonblocking': [
+    /^busy fetch \/page\/1\/: 200, \d+ bytes, .*, \d+ tries found the socket not ready$/,
+    /^4 pages, one at a time, in .*; \d+ wasted tries in all$/,
+  ],
   callbacks: [
     /^callback crawl from http:\/\/127\.0\.0\.1:\d+\/: 12 URLs \(12 pages 200\)/,
     /^callback fetch of .*\/broken\/: UnknownCharsetError/,
@@ -59,15 +62,33 @@ const EXPECTED: Readonly<Record<string, readonly RegExp[]>> = {
     /failed: .*\/broken\/: UnknownCharsetError/,
     /crawl\(\) then cancelled its 10 workers, all idle in q\.get\(\): 10 of them have ended$/,
   ],
-  'fib-threads': [/^computing fib\(\d+\), fib\(\d+\), fib\(\d+\) on a worker thread/, /^fib\(\d+\) = \d+, computed on a worker thread in /, /the loop stayed free$/],
+  'fib-threads': [
+    /^computing fib\(\d+\), fib\(\d+\), fib\(\d+\) on a worker thread/,
+    /^fib\(\d+\) = \d+, computed on a worker thread in /,
+    /the loop stayed free$/,
+  ],
   'fib-loop': [
     /^fib\(\d+\) = \d+, computed on the loop in /,
     /^loop warning: Executing step of <Task .*name="fib"> took \d+\.\d{3} seconds$/,
     /^tick 2 at \+\d\.\d\d s \(0\.[1-9]\d s late\)$|^tick 2 at \+\d\.\d\d s \([1-9]\.\d\d s late\)$/,
     /the loop was busy computing$/,
   ],
-  'timers-loop': [/ hello 1$/, / timer a /, / timer b /, / timer c /, / hello 2$/, / input arrived: fib\(22\) = 17711$/, / hello 3$/, / hello 4$/],
-  trampoline: [/^fib\(24\) starts$/, /^tick 2 at /, /^fib\(24\) = 46368 at .* deepest stack: 24 waiting callers$/, /^caught at the top of the explicit stack: "failure two calls down"$/],
+  'timers-loop': [
+    / hello 1$/,
+    / timer a /,
+    / timer b /,
+    / timer c /,
+    / hello 2$/,
+    / input arrived: fib\(22\) = 17711$/,
+    / hello 3$/,
+    / hello 4$/,
+  ],
+  trampoline: [
+    /^fib\(24\) starts$/,
+    /^tick 2 at /,
+    /^fib\(24\) = 46368 at .* deepest stack: 24 waiting callers$/,
+    /^caught at the top of the explicit stack: "failure two calls down"$/,
+  ],
   'exception-chain': [/^C caught: Something went wrong in A$/, /^coroutine frames in its trace: A <- B <- C$/],
   'gather-vs-ascompleted': [
     /^asCompleted/,
@@ -77,7 +98,12 @@ const EXPECTED: Readonly<Record<string, readonly RegExp[]>> = {
     /^gather/,
     /^ {2}results: URL1 \(0\.12 s\), URL2 \(0\.04 s\), URL3 \(0\.08 s\)$/,
   ],
-  'json-fetch': [/^status: 200 OK \(HTTP\/1\.1\)$/, /^ {2}content-type: application\/json$/, /^ {2}content-length: \d+$/, /^JSON: 40 pages, first \/page\/1\/, \/page\/2\/, \/page\/3\/$/],
+  'json-fetch': [
+    /^status: 200 OK \(HTTP\/1\.1\)$/,
+    /^ {2}content-type: application\/json$/,
+    /^ {2}content-length: \d+$/,
+    /^JSON: 40 pages, first \/page\/1\/, \/page\/2\/, \/page\/3\/$/,
+  ],
 };
 
 /** Lines that must appear, wherever (their order against the others depends on timing). */
@@ -115,8 +141,13 @@ for (const sample of SAMPLES) {
     assert.ok(outcome.ok, `not ok:\n${outcome.lines.join('\n')}`);
     assert.ok(!outcome.lines.some((l) => l.startsWith('CHECK FAILED')));
     assertLinesInOrder(outcome.lines, EXPECTED[sample.id]!);
-    for (const pattern of ANYWHERE[sample.id] ?? []) assert.ok(outcome.lines.some((l) => pattern.test(l)), `no line matching ${String(pattern)}:\n${outcome.lines.join('\n')}`);
-    for (const [name, value] of Object.entries(outcome.numbers)) assert.ok(Number.isFinite(value), `${name} = ${value}`);
+    for (const pattern of ANYWHERE[sample.id] ?? [])
+      assert.ok(
+        outcome.lines.some((l) => pattern.test(l)),
+        `no line matching ${String(pattern)}:\n${outcome.lines.join('\n')}`,
+      );
+    for (const [name, value] of Object.entries(outcome.numbers))
+      assert.ok(Number.isFinite(value), `${name} = ${value}`);
   });
 }
 
@@ -158,16 +189,31 @@ const MAIN_COROUTINE: Readonly<Record<string, { file: string; name: string }>> =
 
 test("a runtime sample's task on a loop handed in carries the name its text gives its coroutine, not Task-N", async () => {
   const onRuntimeLoop = SAMPLES.filter((s) => !s.ownLoop).map((s) => s.id);
-  assert.deepEqual([...onRuntimeLoop].sort(), Object.keys(MAIN_COROUTINE).sort(), 'every sample on the runtime loop is listed');
+  assert.deepEqual(
+    [...onRuntimeLoop].sort(),
+    Object.keys(MAIN_COROUTINE).sort(),
+    'every sample on the runtime loop is listed',
+  );
   for (const id of onRuntimeLoop) {
     const { file, name } = MAIN_COROUTINE[id]!;
-    assert.match(readFileSync(join(__dirname, '..', '..', '..', 'runtime', 'samples', file), 'utf8'), new RegExp(`function\\* ${name}\\(`), `${file} defines ${name}`);
+    assert.match(
+      readFileSync(join(__dirname, '..', '..', '..', 'runtime', 'samples', file), 'utf8'),
+      new RegExp(`function\\* ${name}\\(`),
+      `${file} defines ${name}`,
+    );
     const loop = new EventLoop();
     loop.pause();
     const running = runSample(id, { loop });
     while (!loop.isRunning()) await new Promise<void>((resolve) => setImmediate(resolve));
     const first = loop.allTasks().sort((a, b) => a.id - b.id)[0];
-    assert.equal(first?.name, name, `${id}: ${loop.allTasks().map((t) => t.name).join(', ')}`);
+    assert.equal(
+      first?.name,
+      name,
+      `${id}: ${loop
+        .allTasks()
+        .map((t) => t.name)
+        .join(', ')}`,
+    );
     loop.resume();
     // Run to its end so the loop closes clean; whether the sample's own checks pass (fib-threads
     // times its ticks, which a loaded machine can make late) is the "runs, is ok" tests' question.

@@ -14,7 +14,9 @@ import { forkHost, ROOT, type HostClient } from '../host-client';
 const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
 
 for (const from of ['source', 'bundle'] as const) {
-  describe(`host compare (${from})`, { skip: from === 'bundle' && !existsSync(BUNDLE) ? 'no bundle: run npm run build' : false }, () => {
+  describe(`host compare (${from})`, {
+    skip: from === 'bundle' && !existsSync(BUNDLE) ? 'no bundle: run npm run build' : false,
+  }, () => {
     let host: HostClient;
     before(() => {
       host = from === 'bundle' ? forkHost({ bundle: BUNDLE }) : forkHost();
@@ -25,7 +27,10 @@ for (const from of ['source', 'bundle'] as const) {
 
     test('measures every approach, in order, with memory per fetch for the pools and the loops', async () => {
       const { rows } = await host.rpc.request('compare', { pages: 4, latencyMs: 20 });
-      assert.deepEqual(rows.map((r) => r.approach), [...APPROACHES]);
+      assert.deepEqual(
+        rows.map((r) => r.approach),
+        [...APPROACHES],
+      );
       for (const r of rows) {
         assert.equal(r.pages, 4, r.approach);
         assert.equal(r.failures, 0, r.approach);
@@ -38,8 +43,17 @@ for (const from of ['source', 'bundle'] as const) {
     });
 
     test('refuses pages and latencies out of bounds', async () => {
-      for (const params of [{ pages: 0, latencyMs: 10 }, { pages: 1.5, latencyMs: 10 }, { pages: 100000, latencyMs: 10 }, { pages: 3, latencyMs: -1 }]) {
-        await assert.rejects(host.rpc.request('compare', params), (e: unknown) => e instanceof RemoteError && e.code === 'badRequest', JSON.stringify(params));
+      for (const params of [
+        { pages: 0, latencyMs: 10 },
+        { pages: 1.5, latencyMs: 10 },
+        { pages: 100000, latencyMs: 10 },
+        { pages: 3, latencyMs: -1 },
+      ]) {
+        await assert.rejects(
+          host.rpc.request('compare', params),
+          (e: unknown) => e instanceof RemoteError && e.code === 'badRequest',
+          JSON.stringify(params),
+        );
       }
     });
   });

@@ -5,17 +5,40 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EventLoop } from '../../../../runtime/loop';
-import { readRecordedProgram, recordedProgram, startReplayed } from '../../../../runtime/host/main-thread/launch-programs';
+import {
+  readRecordedProgram,
+  recordedProgram,
+  startReplayed,
+} from '../../../../runtime/host/main-thread/launch-programs';
 import { RecordingError } from '../../../../runtime/record/recording-errors';
 import type { SampleOutcome } from '../../../../runtime/samples/index';
 
 test("a recording's program keeps the numbers its sample measured; a corrupt set is refused", () => {
-  const written = recordedProgram({ target: { kind: 'sample', id: 'fib-loop' }, options: {}, siteUrl: 'http://127.0.0.1:1/', frames: true, inputs: { fibN: 27 } });
+  const written = recordedProgram({
+    target: { kind: 'sample', id: 'fib-loop' },
+    options: {},
+    siteUrl: 'http://127.0.0.1:1/',
+    frames: true,
+    inputs: { fibN: 27 },
+  });
   const read = readRecordedProgram(JSON.parse(JSON.stringify(written)) as typeof written, 'x.corotrace');
   assert.deepEqual(read.inputs, { fibN: 27 });
   // None measured: none written.
-  assert.equal('inputs' in recordedProgram({ target: { kind: 'sample', id: 'generators' }, options: {}, siteUrl: null, frames: true, inputs: {} }), false);
-  assert.throws(() => readRecordedProgram({ ...written, inputs: { fibN: 'many' } }, 'x.corotrace'), (e: unknown) => e instanceof RecordingError && /numbers its sample measured/.test(e.message));
+  assert.equal(
+    'inputs' in
+      recordedProgram({
+        target: { kind: 'sample', id: 'generators' },
+        options: {},
+        siteUrl: null,
+        frames: true,
+        inputs: {},
+      }),
+    false,
+  );
+  assert.throws(
+    () => readRecordedProgram({ ...written, inputs: { fibN: 'many' } }, 'x.corotrace'),
+    (e: unknown) => e instanceof RecordingError && /numbers its sample measured/.test(e.message),
+  );
 });
 
 test('a replay of a sample runs by the number its run measured, not one measured again', async () => {
@@ -25,5 +48,8 @@ test('a replay of a sample runs by the number its run measured, not one measured
   const outcome = (await completion) as SampleOutcome;
   loop.close();
   assert.equal(outcome.numbers.n, 25);
-  assert.ok(outcome.lines.some((l) => l.startsWith('fib(25) = 75025')), outcome.lines.join('\n'));
+  assert.ok(
+    outcome.lines.some((l) => l.startsWith('fib(25) = 75025')),
+    outcome.lines.join('\n'),
+  );
 });

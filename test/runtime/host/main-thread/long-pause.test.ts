@@ -19,7 +19,10 @@ import { forkHost, ROOT } from '../host-client';
 const HOST_BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
 const PAUSE_MS = 60_000;
 
-/** The same crawl either way but for its site's port, its time and the order pages were crawled in (which page first found a link: its "new" count). */
+/**
+ * The same crawl either way but for its site's port, its time and the order pages were crawled in (which page
+ * first found a link: its "new" count).
+ */
 function comparable(report: string): string {
   return report
     .replace(/http:\/\/127\.0\.0\.1:\d+/g, 'SITE')
@@ -27,18 +30,30 @@ function comparable(report: string): string {
     .replace(/^Finished (\d+) urls in .*$/m, 'Finished $1 urls');
 }
 
-test('a realistic demo crawl paused 60 s and continued: the report of an unpaused crawl, every URL fetched on its first try', { timeout: 150_000 }, async (ctx) => {
+test('a realistic demo crawl paused 60 s and continued: the report of an unpaused crawl, every URL fetched on its first try', {
+  timeout: 150_000,
+}, async (ctx) => {
   const host = forkHost({ bundle: HOST_BUNDLE });
   try {
     await host.rpc.request('hello', { client: 'test', protocolVersion: PROTOCOL_VERSION });
-    const crawl = async (pauseMs: number): Promise<{ report: string; inFlightAtPause: number; elapsed: number; wall: number }> => {
+    const crawl = async (
+      pauseMs: number,
+    ): Promise<{ report: string; inFlightAtPause: number; elapsed: number; wall: number }> => {
       const from = host.events.length;
       const t0 = performance.now();
-      const run = await host.rpc.request('launch', { target: { kind: 'demo', pages: 40, latency: 'realistic' }, options: { maxTasks: 10, maxTries: 1 } });
+      const run = await host.rpc.request('launch', {
+        target: { kind: 'demo', pages: 40, latency: 'realistic' },
+        options: { maxTasks: 10, maxTries: 1 },
+      });
       let inFlightAtPause = 0;
       if (pauseMs > 0) {
         // Paused once the workers are fetching pages (not while the crawl reads robots.txt).
-        for (let polls = 0; polls < 400 && ((await host.rpc.request('snapshot', {})).progress?.inFlight ?? 0) < 5; polls++) await new Promise((r) => setTimeout(r, 25));
+        for (
+          let polls = 0;
+          polls < 400 && ((await host.rpc.request('snapshot', {})).progress?.inFlight ?? 0) < 5;
+          polls++
+        )
+          await new Promise((r) => setTimeout(r, 25));
         await host.rpc.request('pause', {});
         inFlightAtPause = (await host.rpc.request('snapshot', {})).progress?.inFlight ?? 0;
         await new Promise((r) => setTimeout(r, pauseMs));
@@ -59,15 +74,23 @@ test('a realistic demo crawl paused 60 s and continued: the report of an unpause
     const unpaused = await crawl(0);
     const paused = await crawl(PAUSE_MS);
     assert.match(unpaused.report, /^Finished [1-9]\d+ urls/m);
-    assert.ok(paused.inFlightAtPause >= 5, `requests were in flight when the crawl was paused (${paused.inFlightAtPause})`);
+    assert.ok(
+      paused.inFlightAtPause >= 5,
+      `requests were in flight when the crawl was paused (${paused.inFlightAtPause})`,
+    );
     assert.deepEqual(
       paused.report.split('\n').filter((l) => /Timeout|timed out|tries/.test(l)),
       [],
       'no request timed out or was tried again',
     );
     assert.equal(comparable(paused.report), comparable(unpaused.report));
-    assert.ok(paused.elapsed < paused.wall - PAUSE_MS / 1000 + 0.5, `the crawl's ${paused.elapsed} s leave out the ${PAUSE_MS / 1000} s pause (${paused.wall.toFixed(3)} s of wall time)`);
-    ctx.diagnostic(`unpaused: ${unpaused.elapsed} s; paused ${PAUSE_MS / 1000} s with ${paused.inFlightAtPause} requests in flight: ${paused.elapsed} s of crawl in ${paused.wall.toFixed(1)} s of wall time, the same report`);
+    assert.ok(
+      paused.elapsed < paused.wall - PAUSE_MS / 1000 + 0.5,
+      `the crawl's ${paused.elapsed} s leave out the ${PAUSE_MS / 1000} s pause (${paused.wall.toFixed(3)} s of wall time)`,
+    );
+    ctx.diagnostic(
+      `unpaused: ${unpaused.elapsed} s; paused ${PAUSE_MS / 1000} s with ${paused.inFlightAtPause} requests in flight: ${paused.elapsed} s of crawl in ${paused.wall.toFixed(1)} s of wall time, the same report`,
+    );
   } finally {
     await host.close();
   }

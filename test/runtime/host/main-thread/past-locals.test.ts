@@ -103,12 +103,21 @@ interface CliTask {
   state: string;
   steps: number;
   awaiting: TaskSummary['awaiting'];
-  frames: Array<{ function: string; file: string | null; line: number | null; locals: Array<{ name: string; value: string }> }>;
+  frames: Array<{
+    function: string;
+    file: string | null;
+    line: number | null;
+    locals: Array<{ name: string; value: string }>;
+  }>;
 }
 
 /** `coroscope replay FILE --dump-tasks-at-tick N --json`, as TaskDumps. */
 function cliDump(file: string, tick: number): TaskDump[] {
-  const r = spawnSync(process.execPath, [CLI, 'replay', file, '--dump-tasks-at-tick', String(tick), '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [CLI, 'replay', file, '--dump-tasks-at-tick', String(tick), '--json'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(r.status, 0, `replay --dump-tasks-at-tick ${tick}: ${r.stderr}`);
   const dump = JSON.parse(r.stdout) as { tick: number; tasks: CliTask[] };
   assert.equal(dump.tick, tick);
@@ -120,7 +129,12 @@ function cliDump(file: string, tick: number): TaskDump[] {
       state: t.state,
       steps: t.steps,
       awaiting: awaitText(t),
-      frames: t.frames.map((f) => ({ fn: f.function, file: f.file, line: f.line, locals: f.locals.map((l) => [l.name, sameMomentText(l.value)] as const) })),
+      frames: t.frames.map((f) => ({
+        fn: f.function,
+        file: f.file,
+        line: f.line,
+        locals: f.locals.map((l) => [l.name, sameMomentText(l.value)] as const),
+      })),
     }));
 }
 
@@ -134,7 +148,11 @@ function assertSameMoment(past: readonly TaskDump[], live: readonly TaskDump[], 
   for (let i = 0; i < live.length; i++) {
     const l = live[i]!;
     const p = past[i]!;
-    assert.deepEqual([p.state, p.steps, p.awaiting], [l.state, l.steps, l.awaiting], `${what}: task #${l.id}'s state, steps and await`);
+    assert.deepEqual(
+      [p.state, p.steps, p.awaiting],
+      [l.state, l.steps, l.awaiting],
+      `${what}: task #${l.id}'s state, steps and await`,
+    );
     assert.deepEqual(
       p.frames.map((f) => `${f.fn} ${f.file}:${f.line}`),
       l.frames.map((f) => `${f.fn} ${f.file}:${f.line}`),
@@ -146,12 +164,17 @@ function assertSameMoment(past: readonly TaskDump[], live: readonly TaskDump[], 
   }
 }
 
-test('a recorded demo crawl: at sampled ticks the past (host replay, CLI replay) shows the tasks, frames and locals the live run held', { timeout: 240_000 }, async (ctx) => {
+test('a recorded demo crawl: at sampled ticks the past (host replay, CLI replay) shows the tasks, frames and locals the live run held', {
+  timeout: 240_000,
+}, async (ctx) => {
   const dir = mkdtempSync(join(tmpdir(), 'coroscope-past-locals-'));
   const host = forkHost({ bundle: HOST_BUNDLE });
   try {
     await host.rpc.request('hello', { client: 'test', protocolVersion: PROTOCOL_VERSION });
-    const run = await host.rpc.request('launch', { target: { kind: 'demo', latency: 'instant', pages: 600 }, options: { stopOnEntry: true, maxTasks: 10, record: true } });
+    const run = await host.rpc.request('launch', {
+      target: { kind: 'demo', latency: 'instant', pages: 600 },
+      options: { stopOnEntry: true, maxTasks: 10, record: true },
+    });
     await host.waitFor('paused', (p) => p.reason === 'entry');
     const live = new Map<number, TaskDump[]>();
     let tick = 0;
@@ -165,7 +188,11 @@ test('a recorded demo crawl: at sampled ticks the past (host replay, CLI replay)
     for (const t of waiting) {
       const frame = t.frames.find((f) => f.fn === 'waitReadable')!;
       const locals = new Map(frame.locals);
-      assert.match(locals.get('fut') ?? '', /^<Future (pending socket\.read|finished)/, `live: task #${t.id}'s waitReadable fut`);
+      assert.match(
+        locals.get('fut') ?? '',
+        /^<Future (pending socket\.read|finished)/,
+        `live: task #${t.id}'s waitReadable fut`,
+      );
       assert.equal(locals.get('kind'), '"socket.read"', `live: task #${t.id}'s waitReadable kind`);
     }
 
@@ -184,9 +211,12 @@ test('a recorded demo crawl: at sampled ticks the past (host replay, CLI replay)
     // The CLI's, in a process of its own, from the saved recording.
     const file = join(dir, 'crawl.corotrace');
     await host.rpc.request('saveRecording', { path: file });
-    for (const [at, dump] of live) assertSameMoment(cliDump(file, at), dump, `coroscope replay --dump-tasks-at-tick ${at}`);
+    for (const [at, dump] of live)
+      assertSameMoment(cliDump(file, at), dump, `coroscope replay --dump-tasks-at-tick ${at}`);
     const frames = [...live.values()].flat().flatMap((task) => task.frames);
-    ctx.diagnostic(`ticks ${[...live.keys()].join(', ')}: ${[...live.values()].flat().length} tasks, ${frames.length} frames, ${frames.reduce((n, f) => n + f.locals.length, 0)} locals, each the same live, in the host's past and in the CLI's`);
+    ctx.diagnostic(
+      `ticks ${[...live.keys()].join(', ')}: ${[...live.values()].flat().length} tasks, ${frames.length} frames, ${frames.reduce((n, f) => n + f.locals.length, 0)} locals, each the same live, in the host's past and in the CLI's`,
+    );
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });

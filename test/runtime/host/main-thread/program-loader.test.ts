@@ -13,7 +13,14 @@ import { after, before, describe, test } from 'node:test';
 import { forkHost, ROOT, type HostClient } from '../host-client';
 import { lineOf } from '../../../source-line';
 
-const BUNDLES = ['runtime-host.js', 'runtime-host.js.map', 'runtime-host.js.sources.json', 'line-debug-worker.js', 'line-debug-worker.js.map', 'typescript-transpiler.js'];
+const BUNDLES = [
+  'runtime-host.js',
+  'runtime-host.js.map',
+  'runtime-host.js.sources.json',
+  'line-debug-worker.js',
+  'line-debug-worker.js.map',
+  'typescript-transpiler.js',
+];
 const built = BUNDLES.every((b) => existsSync(join(ROOT, 'dist', b)));
 
 const PROGRAM = [
@@ -49,7 +56,10 @@ const PROGRAM = [
   '',
 ].join('\n');
 
-describe('a .ts program from a folder with nothing installed, in the installed extension\'s host', { skip: built ? false : 'no bundle: run npm run build', timeout: 90_000 }, () => {
+describe("a .ts program from a folder with nothing installed, in the installed extension's host", {
+  skip: built ? false : 'no bundle: run npm run build',
+  timeout: 90_000,
+}, () => {
   let root = '';
   let hostScript = '';
   const hosts: HostClient[] = [];
@@ -74,18 +84,28 @@ describe('a .ts program from a folder with nothing installed, in the installed e
     await host.rpc.request('launch', { target: { kind: 'program', path: program }, options: { stopOnEntry: true } });
     const line = lineOf(program, 'const doubled: number = job.id * 2;');
     const set = await host.rpc.request('setBreakpoints', { file: program, breakpoints: [{ file: program, line }] });
-    assert.deepEqual(set.breakpoints.map((b) => b.verified), [true]);
+    assert.deepEqual(
+      set.breakpoints.map((b) => b.verified),
+      [true],
+    );
     await host.rpc.request('continue', {});
     const stop = await host.waitFor('paused', (b) => b.line !== undefined, 20000);
     assert.equal(stop.reason, 'breakpoint');
     assert.equal(stop.line?.file, program);
     assert.equal(stop.line?.line, line);
     const stack = await host.rpc.request('lineStack', {});
-    assert.deepEqual(stack.frames.slice(0, 2).map((f) => [f.name, f.position?.file, f.position?.line]), [['worker', program, line], ['main', program, lineOf(program, "return yield* worker(jobs, new Lock(), 'worker');")]]);
+    assert.deepEqual(
+      stack.frames.slice(0, 2).map((f) => [f.name, f.position?.file, f.position?.line]),
+      [
+        ['worker', program, line],
+        ['main', program, lineOf(program, "return yield* worker(jobs, new Lock(), 'worker');")],
+      ],
+    );
     // The frame's names, scope by scope (the try block's, the loop's, the function's).
     const names = new Map<string, string>();
     for (const scope of stack.frames[0]!.scopes) {
-      for (const v of (await host.rpc.request('lineVariables', { handle: scope.handle })).variables) if (!names.has(v.name)) names.set(v.name, v.value);
+      for (const v of (await host.rpc.request('lineVariables', { handle: scope.handle })).variables)
+        if (!names.has(v.name)) names.set(v.name, v.value);
     }
     assert.equal(names.get('label'), '"worker"', [...names.keys()].join(', '));
     assert.equal(names.get('done'), '0');
@@ -109,15 +129,23 @@ describe('a .ts program from a folder with nothing installed, in the installed e
     writeFileSync(program, 'export const main = 1;\nconst total: number = ;\n');
     const host = forkHost({ bundle: hostScript, pipe: true, cwd: folder });
     hosts.push(host);
-    await assert.rejects(host.rpc.request('launch', { target: { kind: 'program', path: program }, options: {} }), (e: unknown) => {
-      const text = e instanceof Error ? e.message : String(e);
-      assert.match(text, new RegExp(`cannot compile ${program.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:23: Unexpected token: fix it and launch again$`));
-      assert.equal(text.split(program).length, 2, `the file named once: ${text}`);
-      return true;
-    });
+    await assert.rejects(
+      host.rpc.request('launch', { target: { kind: 'program', path: program }, options: {} }),
+      (e: unknown) => {
+        const text = e instanceof Error ? e.message : String(e);
+        assert.match(
+          text,
+          new RegExp(
+            `cannot compile ${program.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:23: Unexpected token: fix it and launch again$`,
+          ),
+        );
+        assert.equal(text.split(program).length, 2, `the file named once: ${text}`);
+        return true;
+      },
+    );
   });
 
-  test("a folder with its own TypeScript: transpileModule loads it, lines as written", async () => {
+  test('a folder with its own TypeScript: transpileModule loads it, lines as written', async () => {
     const folder = join(root, 'with-typescript');
     mkdirSync(join(folder, 'node_modules'), { recursive: true });
     symlinkSync(join(ROOT, 'node_modules', 'typescript'), join(folder, 'node_modules', 'typescript'), 'dir');

@@ -59,7 +59,7 @@ describe('choosing the compiler of a .ts program', () => {
     assert.deepEqual(chooseTranspiler(program, false), { kind: 'bundled', module: bundledTranspilerPath() });
   });
 
-  test("a folder with TypeScript gets its TypeScript; with tsx, its tsx (before its TypeScript)", () => {
+  test('a folder with TypeScript gets its TypeScript; with tsx, its tsx (before its TypeScript)', () => {
     const withTs = workspace('with-typescript', ['typescript']);
     const ts = chooseTranspiler(withTs, false);
     assert.equal(ts.kind, 'typescript');
@@ -105,7 +105,11 @@ describe('the bundled transpiler', () => {
     const map = new SourceMap(payload as ConstructorParameters<typeof SourceMap>[0]);
     const doubledLine = source.findIndex((l) => l.includes('const doubled'));
     const column = generated[doubledLine]!.indexOf('doubled');
-    const entry = map.findEntry(doubledLine, column) as { originalSource?: string; originalLine?: number; originalColumn?: number };
+    const entry = map.findEntry(doubledLine, column) as {
+      originalSource?: string;
+      originalLine?: number;
+      originalColumn?: number;
+    };
     assert.equal(entry.originalSource, pathToFileURL(path).href);
     assert.equal(entry.originalLine, doubledLine);
     assert.equal(entry.originalColumn, source[doubledLine]!.indexOf('doubled'));
@@ -115,7 +119,10 @@ describe('the bundled transpiler', () => {
     const broken = 'export const x = 1;\nconst y: number = ;\n';
     assert.throws(
       () => transpileTypeScript(broken, path),
-      (e: unknown) => e instanceof TranspileError && e.message === `${path}:2:19: Unexpected token` && e.message.split(path).length === 2,
+      (e: unknown) =>
+        e instanceof TranspileError &&
+        e.message === `${path}:2:19: Unexpected token` &&
+        e.message.split(path).length === 2,
     );
   });
 });

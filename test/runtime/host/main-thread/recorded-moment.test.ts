@@ -45,7 +45,12 @@ interface Recorded {
 }
 
 /** Records `run` on a fresh loop with frames and the table notes, as the host records a run. */
-async function record(what: string, run: (loop: EventLoop) => Promise<unknown>, program: ReplayableProgram, virtual = false): Promise<Recorded> {
+async function record(
+  what: string,
+  run: (loop: EventLoop) => Promise<unknown>,
+  program: ReplayableProgram,
+  virtual = false,
+): Promise<Recorded> {
   const rec = new RunRecorder({ frames: true, awaitDetails: true, ...(virtual ? { clock: new VirtualClock() } : {}) });
   const loop = new EventLoop({ clock: rec.clock, debug: true });
   rec.attach(loop);
@@ -99,9 +104,16 @@ async function everyTickAgrees(r: Recorded): Promise<number> {
         const da = replayed.taskDetail(t.id, false);
         const db = fromLog.taskDetail(t.id);
         assert.deepEqual(logged(db.task), logged(da.task), `${r.what}: task #${t.id}'s detail at tick ${tick}`);
-        assert.deepEqual(db.frames.map((f) => f.name), da.frames.map((f) => f.name), `${r.what}: task #${t.id}'s frames at tick ${tick}`);
+        assert.deepEqual(
+          db.frames.map((f) => f.name),
+          da.frames.map((f) => f.name),
+          `${r.what}: task #${t.id}'s frames at tick ${tick}`,
+        );
         assert.deepEqual(db.awaitChain, da.awaitChain, `${r.what}: task #${t.id}'s await chain at tick ${tick}`);
-        assert.ok(db.frames.every((f) => f.position === null && f.locals.length === 0), 'no positions nor locals from the log');
+        assert.ok(
+          db.frames.every((f) => f.position === null && f.locals.length === 0),
+          'no positions nor locals from the log',
+        );
         compared++;
       }
     }
@@ -117,7 +129,9 @@ test('a recorded demo crawl: at every tick the log-derived task table and detail
   const options: LaunchOptions = { maxTasks: 3, record: true };
   let r: Recorded;
   try {
-    r = await record('demo crawl', (loop) => loop.runUntilComplete(startMain(loop, target, options, site.url).task), { start: (loop) => startReplayed(loop, target, options, site.url) });
+    r = await record('demo crawl', (loop) => loop.runUntilComplete(startMain(loop, target, options, site.url).task), {
+      start: (loop) => startReplayed(loop, target, options, site.url),
+    });
   } finally {
     await site.close();
   }
@@ -132,7 +146,9 @@ for (const id of ['exception-chain', 'gather-vs-ascompleted']) {
     const site = await startDemoSite({ pages: 30 });
     let r: Recorded;
     try {
-      r = await record(id, (loop) => sample.run({ siteUrl: site.url, log: () => undefined, loop }), { start: (loop) => ({ crawler: null, completion: sample.run({ siteUrl: site.url, log: () => undefined, loop }) }) });
+      r = await record(id, (loop) => sample.run({ siteUrl: site.url, log: () => undefined, loop }), {
+        start: (loop) => ({ crawler: null, completion: sample.run({ siteUrl: site.url, log: () => undefined, loop }) }),
+      });
     } finally {
       await site.close();
     }
@@ -175,7 +191,8 @@ const tangle = coroutine(function* tangle(): Coroutine<number> {
 });
 
 test('a tangle of awaits and cancels: at every tick the log-derived task table and details are the replayed ones', async () => {
-  const start = (loop: EventLoop): Promise<unknown> => loop.runUntilComplete(loop.createTask(tangle(), { name: 'tangle' }));
+  const start = (loop: EventLoop): Promise<unknown> =>
+    loop.runUntilComplete(loop.createTask(tangle(), { name: 'tangle' }));
   const r = await record('tangle', start, { start: (loop) => ({ crawler: null, completion: start(loop) }) }, true);
   await everyTickAgrees(r);
 });
@@ -226,8 +243,14 @@ const cancelsTakenBack = coroutine(function* cancelsTakenBack(): Coroutine<void>
 
 test('cancels taken back: at every tick the log-derived task table and details are the replayed ones, naming the cancel in effect', async () => {
   let main: Task<void> | null = null;
-  const start = (loop: EventLoop): Promise<unknown> => loop.runUntilComplete((main = loop.createTask(cancelsTakenBack(), { name: 'crawl' })));
-  const r = await record('cancels taken back', start, { start: (loop) => ({ crawler: null, completion: start(loop) }) }, true);
+  const start = (loop: EventLoop): Promise<unknown> =>
+    loop.runUntilComplete((main = loop.createTask(cancelsTakenBack(), { name: 'crawl' })));
+  const r = await record(
+    'cancels taken back',
+    start,
+    { start: (loop) => ({ crawler: null, completion: start(loop) }) },
+    true,
+  );
   await everyTickAgrees(r);
   const past = new RecordedTasks(r.what);
   past.update(r.streams.events, r.streams.events.length, r.notes);
@@ -251,7 +274,10 @@ test('cancels asked by tools between ticks: at every tick the log-derived table 
   const target: LaunchTarget = { kind: 'demo', pages: 24, latency: 'instant' };
   const options: LaunchOptions = { maxTasks: 3, record: true };
   let asked: ReturnType<RunRecorder['tableNotes']> = null;
-  const program: ReplayableProgram = { start: (loop) => startReplayed(loop, target, options, site.url), cancelFromOutside: outsideCanceller(() => asked?.cancels, null) };
+  const program: ReplayableProgram = {
+    start: (loop) => startReplayed(loop, target, options, site.url),
+    cancelFromOutside: outsideCanceller(() => asked?.cancels, null),
+  };
   let r: Recorded;
   const cancelled: string[] = [];
   try {
@@ -274,7 +300,10 @@ test('cancels asked by tools between ticks: at every tick the log-derived table 
     await site.close();
   }
   asked = r.notes;
-  assert.deepEqual(r.notes.cancels, [{ by: 'inspector', message: 'cancelled by the inspector' }, { by: 'debugger', message: 'enough of this one' }]);
+  assert.deepEqual(r.notes.cancels, [
+    { by: 'inspector', message: 'cancelled by the inspector' },
+    { by: 'debugger', message: 'enough of this one' },
+  ]);
   const past = new RecordedTasks(r.what);
   past.update(r.streams.events, r.streams.events.length, r.notes);
   const end = new RecordedMoment(1, r.streams.ticks, past, () => []).snapshot();
@@ -289,13 +318,18 @@ test("a view's cancelTask in a recorded run: the replayed moment and the timelin
   const host = forkHost();
   try {
     await host.rpc.request('hello', { client: 'test', protocolVersion: PROTOCOL_VERSION });
-    const run = await host.rpc.request('launch', { target: { kind: 'demo', latency: 'instant', pages: 40 }, options: { stopOnEntry: true, maxTasks: 3, record: true } });
+    const run = await host.rpc.request('launch', {
+      target: { kind: 'demo', latency: 'instant', pages: 40 },
+      options: { stopOnEntry: true, maxTasks: 3, record: true },
+    });
     await host.waitFor('paused', (p) => p.reason === 'entry');
     for (let i = 0; i < 5; i++) await host.rpc.request('stepTick', {});
     const workers = (await host.rpc.request('snapshot', {})).tasks.filter((t) => t.name.startsWith('worker-'));
     const [a, b] = workers as [TaskSummary, TaskSummary];
     assert.deepEqual(await host.rpc.request('cancelTask', { taskId: a.id, by: 'inspector' }), { cancelled: true });
-    assert.deepEqual(await host.rpc.request('cancelTask', { taskId: b.id, by: 'debugger', message: 'enough of b' }), { cancelled: true });
+    assert.deepEqual(await host.rpc.request('cancelTask', { taskId: b.id, by: 'debugger', message: 'enough of b' }), {
+      cancelled: true,
+    });
     let tick = 0;
     let live: TaskSummary[] = [];
     for (let i = 0; i < 50; i++) {
@@ -305,7 +339,10 @@ test("a view's cancelTask in a recorded run: the replayed moment and the timelin
       if (live.every((t) => t.state !== 'suspended' && t.state !== 'scheduled' && t.state !== 'running')) break;
     }
     const said = (rows: TaskSummary[]): unknown[] => rows.map((t) => [t.id, t.state, t.cancelledBy, t.outcome]);
-    assert.deepEqual(live.map((t) => t.cancelledBy), [{ kind: 'inspector' }, { kind: 'debugger' }]);
+    assert.deepEqual(
+      live.map((t) => t.cancelledBy),
+      [{ kind: 'inspector' }, { kind: 'debugger' }],
+    );
     await host.rpc.request('continue', {});
     await host.waitFor('finished', (f) => f.runId === run.runId);
     // The replayed moment of the tick the live run was paused at says what the live run said.
@@ -320,7 +357,11 @@ test("a view's cancelTask in a recorded run: the replayed moment and the timelin
       [{ kind: 'inspector' }, { kind: 'debugger' }],
     );
     const marks = timeline.marks.filter((m) => m.kind === 'cancel').map((m) => m.detail);
-    assert.ok(marks.includes(`cancel of ${a.name} asked by the inspector`) && marks.includes(`cancel of ${b.name} asked by the debugger`), marks.join('; '));
+    assert.ok(
+      marks.includes(`cancel of ${a.name} asked by the inspector`) &&
+        marks.includes(`cancel of ${b.name} asked by the debugger`),
+      marks.join('; '),
+    );
   } finally {
     await host.close();
   }

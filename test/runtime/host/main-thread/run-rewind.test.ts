@@ -51,7 +51,10 @@ describe('host: the recorded past of a run', () => {
 
   test('a finished recorded crawl: timeline, seek back and forth, every view at the past tick, then the present', async () => {
     const from = host.events.length;
-    const launched = await host.rpc.request('launch', { target: { kind: 'demo', pages: 40, latency: 'instant' }, options: { record: true, maxTasks: 4 } });
+    const launched = await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: 40, latency: 'instant' },
+      options: { record: true, maxTasks: 4 },
+    });
     await host.waitFor('finished', (f) => f.runId === launched.runId, 30000, from);
     const present = await host.rpc.request('snapshot', {});
     const tl = await host.rpc.request('timeline', {});
@@ -81,7 +84,10 @@ describe('host: the recorded past of a run', () => {
     const snap = await host.rpc.request('snapshot', {});
     assert.equal(snap.tick, viewed);
     assert.ok(snap.paused && snap.full);
-    assert.ok(snap.progress !== null && snap.progress.done < present.progress!.done, 'fewer pages done at the past tick');
+    assert.ok(
+      snap.progress !== null && snap.progress.done < present.progress!.done,
+      'fewer pages done at the past tick',
+    );
     const fetch = detail.frames.find((f) => f.name === 'fetch')!;
     const url = fetch.locals.find((l) => l.name === 'url');
     assert.ok(url !== undefined && /127\.0\.0\.1/.test(url.value), JSON.stringify(fetch.locals.map((l) => l.name)));
@@ -89,7 +95,8 @@ describe('host: the recorded past of a run', () => {
     const lane = tl.lanes.find((l) => l.taskId === detail!.task.id)!;
     const segment = lane.segments.find((s) => s.state === 'suspended' && s.fromTick <= viewed && viewed <= s.toTick);
     assert.ok(segment !== undefined);
-    // In the task table's words, as the table at that tick says it: its socket's file number too (the replay numbers its sockets as the run did).
+    // In the task table's words, as the table at that tick says it: its socket's file number too (the replay
+    // numbers its sockets as the run did).
     const awaited = detail.task.awaiting!;
     assert.deepEqual([segment.awaiting, segment.awaitDetail], [awaited.kind, awaited.detail]);
     assert.ok(awaited.detail !== '', 'a fetching worker awaits something with a detail');
@@ -98,7 +105,10 @@ describe('host: the recorded past of a run', () => {
     const { lints } = await host.rpc.request('lints', {});
     assert.ok(lints.every((l) => l.tick <= viewed));
     const ev = await host.rpc.request('evaluate', { expression: 'tasks.length' });
-    assert.equal(ev.value, String(snap.tasks.filter((t) => t.state !== 'done' && t.state !== 'failed' && t.state !== 'cancelled').length));
+    assert.equal(
+      ev.value,
+      String(snap.tasks.filter((t) => t.state !== 'done' && t.state !== 'failed' && t.state !== 'cancelled').length),
+    );
 
     // Back to an early tick (a new replay), forward again (the same one goes on).
     const early = await host.rpc.request('seekTick', { tick: 3 });
@@ -106,18 +116,32 @@ describe('host: the recorded past of a run', () => {
     assert.equal((await host.rpc.request('snapshot', {})).tick, 3);
     await host.rpc.request('seekTick', { tick: viewed });
     const again = await fetchingWorker(host);
-    assert.ok(again !== null && again.frames.find((f) => f.name === 'fetch')!.locals.find((l) => l.name === 'url')!.value === url.value, 'the same moment, the same locals');
+    assert.ok(
+      again !== null &&
+        again.frames.find((f) => f.name === 'fetch')!.locals.find((l) => l.name === 'url')!.value === url.value,
+      'the same moment, the same locals',
+    );
 
     // Each seek: the moment from the log, then (for the tick still viewed) the replay landed.
     const told = host.eventsOf('viewedTick').filter((v) => v.runId === launched.runId);
-    assert.deepEqual(told.filter((v) => v.replayed === false).map((v) => v.tick).slice(-2), [3, viewed]);
+    assert.deepEqual(
+      told
+        .filter((v) => v.replayed === false)
+        .map((v) => v.tick)
+        .slice(-2),
+      [3, viewed],
+    );
     assert.deepEqual(told.at(-1), { runId: launched.runId, tick: viewed, ticks: tl.ticks, replayed: true });
     const back = await host.rpc.request('seekTick', { tick: null });
     assert.equal(back.tick, null);
     assert.equal(host.eventsOf('viewedTick').at(-1)!.tick, null);
     assert.equal((await host.rpc.request('snapshot', {})).tick, present.tick);
 
-    await rejectsWith(host.rpc.request('seekTick', { tick: 0 }), 'badTick', new RegExp(`has ticks 1\\.\\.${tl.ticks} recorded, not 0`));
+    await rejectsWith(
+      host.rpc.request('seekTick', { tick: 0 }),
+      'badTick',
+      new RegExp(`has ticks 1\\.\\.${tl.ticks} recorded, not 0`),
+    );
     await rejectsWith(host.rpc.request('seekTick', { tick: tl.ticks + 1 }), 'badTick', /recorded, not/);
     await rejectsWith(host.rpc.request('seekTick', { tick: 1.5 } as never), 'badRequest', /integer/);
 
@@ -132,26 +156,39 @@ describe('host: the recorded past of a run', () => {
     const shown = await host.waitFor('viewedTick', (v) => v.runId === opened.runId, 20000, fromOpen);
     assert.deepEqual(shown, { runId: opened.runId, tick: tl.ticks, ticks: tl.ticks, replayed: false });
     const tl2 = await host.rpc.request('timeline', {});
-    assert.deepEqual({ ...tl2, runId: 0, lanes: tl2.lanes.map((l) => ({ ...l, createdSite: undefined })) }, { ...tl, runId: 0, lanes: tl.lanes.map((l) => ({ ...l, createdSite: undefined })) });
+    assert.deepEqual(
+      { ...tl2, runId: 0, lanes: tl2.lanes.map((l) => ({ ...l, createdSite: undefined })) },
+      { ...tl, runId: 0, lanes: tl.lanes.map((l) => ({ ...l, createdSite: undefined })) },
+    );
     // The crawl's progress comes with the replay (the log's table has none).
     await host.waitFor('viewedTick', (v) => v.runId === opened.runId && v.replayed === true, 60000, fromOpen);
     assert.equal((await host.rpc.request('snapshot', {})).progress!.done, present.progress!.done);
-    assert.deepEqual((await host.rpc.request('lints', {})).lints, runLints.filter((l) => l.tick <= tl.ticks));
+    assert.deepEqual(
+      (await host.rpc.request('lints', {})).lints,
+      runLints.filter((l) => l.tick <= tl.ticks),
+    );
     await host.rpc.request('seekTick', { tick: viewed });
     const replayed = await fetchingWorker(host);
     assert.ok(replayed !== null && replayed.task.id === again.task.id);
-    assert.equal(replayed.frames.find((f) => f.name === 'fetch')!.locals.find((l) => l.name === 'url')!.value, url.value);
+    assert.equal(
+      replayed.frames.find((f) => f.name === 'fetch')!.locals.find((l) => l.name === 'url')!.value,
+      url.value,
+    );
   });
 
-  test('fast scrubs right after opening a recording: each seek answers from the log at once, only the tick still viewed is told replayed, and locals asked meanwhile are that tick\'s', async () => {
+  test("fast scrubs right after opening a recording: each seek answers from the log at once, only the tick still viewed is told replayed, and locals asked meanwhile are that tick's", async () => {
     const from = host.events.length;
-    const launched = await host.rpc.request('launch', { target: { kind: 'demo', pages: 60, latency: 'instant' }, options: { record: true, maxTasks: 4 } });
+    const launched = await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: 60, latency: 'instant' },
+      options: { record: true, maxTasks: 4 },
+    });
     await host.waitFor('finished', (f) => f.runId === launched.runId, 30000, from);
     const file = join(dir, 'scrub.corotrace');
     await host.rpc.request('saveRecording', { path: file });
     const opened = await host.rpc.request('openRecording', { path: file });
     const scrubFrom = host.events.length;
-    // Forward (a replay under way is taken on to the later tick), then back (a queued one is dropped unreplayed), then forward.
+    // Forward (a replay under way is taken on to the later tick), then back (a queued one is dropped
+    // unreplayed), then forward.
     const asked = [0.5, 0.7, 0.9, 0.3, 0.8].map((f) => Math.max(1, Math.floor(opened.ticks * f)));
     for (const tick of asked) {
       const moment = await host.rpc.request('seekTick', { tick });
@@ -164,29 +201,56 @@ describe('host: the recorded past of a run', () => {
     const crawl = snap.tasks.find((t) => t.name === 'crawl')!;
     const detail = await host.rpc.request('taskDetail', { taskId: crawl.id, locals: true });
     assert.equal(detail.fromLog, undefined);
-    assert.ok(detail.frames.length > 0 && detail.frames.every((f) => f.position !== null), 'positions come with the replay');
-    assert.ok(detail.frames.some((f) => f.locals.length > 0), 'and locals');
-    assert.equal((await host.rpc.request('snapshot', {})).fromLog, undefined, 'once landed, the table is the replayed one');
+    assert.ok(
+      detail.frames.length > 0 && detail.frames.every((f) => f.position !== null),
+      'positions come with the replay',
+    );
+    assert.ok(
+      detail.frames.some((f) => f.locals.length > 0),
+      'and locals',
+    );
+    assert.equal(
+      (await host.rpc.request('snapshot', {})).fromLog,
+      undefined,
+      'once landed, the table is the replayed one',
+    );
     // Never stale: a tick is told replayed only while it is the one viewed, and the last one is.
-    const told = host.eventsOf('viewedTick').slice(0).filter((v) => v.runId === opened.runId);
-    const since = host.events.slice(scrubFrom).filter((e) => e.event === 'viewedTick').map((e) => e.body as { tick: number | null; replayed?: boolean });
+    const told = host
+      .eventsOf('viewedTick')
+      .slice(0)
+      .filter((v) => v.runId === opened.runId);
+    const since = host.events
+      .slice(scrubFrom)
+      .filter((e) => e.event === 'viewedTick')
+      .map((e) => e.body as { tick: number | null; replayed?: boolean });
     let viewing: number | null = null;
     for (const v of since) {
       if (v.replayed === false) viewing = v.tick;
-      else assert.equal(v.tick, viewing, `told replayed at tick ${String(v.tick)} while tick ${String(viewing)} was viewed`);
+      else
+        assert.equal(
+          v.tick,
+          viewing,
+          `told replayed at tick ${String(v.tick)} while tick ${String(viewing)} was viewed`,
+        );
     }
     assert.deepEqual(told.at(-1), { runId: opened.runId, tick: last, ticks: opened.ticks, replayed: true });
   });
 
   test('a run not recorded is refused; a live run is viewed in the past while it goes on', async () => {
     let from = host.events.length;
-    const plain = await host.rpc.request('launch', { target: { kind: 'demo', pages: 10, latency: 'instant' }, options: { maxTasks: 4 } });
+    const plain = await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: 10, latency: 'instant' },
+      options: { maxTasks: 4 },
+    });
     await host.waitFor('finished', (f) => f.runId === plain.runId, 30000, from);
     await rejectsWith(host.rpc.request('timeline', {}), 'notRecorded', /was not recorded/);
     await rejectsWith(host.rpc.request('seekTick', { tick: 1 }), 'notRecorded', /was not recorded/);
 
     from = host.events.length;
-    const live = await host.rpc.request('launch', { target: { kind: 'demo', pages: 200 }, options: { record: true, maxTasks: 4 } });
+    const live = await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: 200 },
+      options: { record: true, maxTasks: 4 },
+    });
     let tl = await host.rpc.request('timeline', {});
     for (let i = 0; i < 200 && tl.ticks < 30; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -258,7 +322,12 @@ function rewindOfSource(streams: RecordedStreams, program = pipeline): Construct
     debug: false,
     recording: () => wholeRecording(streams),
     ticks: () => streams.ticks,
-    program: { start: (loop) => ({ crawler: null, completion: loop.runUntilComplete(loop.createTask(program(), { name: 'pipeline' })) }) },
+    program: {
+      start: (loop) => ({
+        crawler: null,
+        completion: loop.runUntilComplete(loop.createTask(program(), { name: 'pipeline' })),
+      }),
+    },
     lints: () => [],
   };
 }
@@ -276,7 +345,8 @@ test('checkpoints: replays get parked along the run between seeks, and a seek fr
     // Built in the background between seeks, a slice at a time: waited for up to 120 s of wall
     // time (a full suite on a loaded 2-core machine took over 30 s), ending as soon as three are parked.
     const deadline = Date.now() + 120_000;
-    while (rewind.parkedTicks().length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (rewind.parkedTicks().length < 3 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     const parked = rewind.parkedTicks();
     assert.ok(parked.length >= 3, `replays parked at ${parked.join(', ')}`);
     for (const tick of [Math.floor(streams.ticks / 3), Math.floor(streams.ticks / 3) + 7, 2, streams.ticks - 1]) {
@@ -284,7 +354,8 @@ test('checkpoints: replays get parked along the run between seeks, and a seek fr
       const fresh = rewindOf(streams);
       const fromStart = (await fresh.seek(tick)).snapshot();
       fresh.close();
-      const shape = (s: typeof viaCheckpoint): unknown => s.tasks.map((t) => [t.id, t.name, t.state, t.steps, t.awaiting?.kind ?? null]).sort();
+      const shape = (s: typeof viaCheckpoint): unknown =>
+        s.tasks.map((t) => [t.id, t.name, t.state, t.steps, t.awaiting?.kind ?? null]).sort();
       assert.equal(viaCheckpoint.tick, tick);
       assert.deepEqual(shape(viaCheckpoint), shape(fromStart), `tick ${tick}`);
     }
@@ -314,11 +385,15 @@ test('a seek no longer wanted when its turn comes is dropped unreplayed; a repla
       await new Promise((resolve) => setImmediate(resolve));
       viewing = 4;
       const later = fresh.seek(3 * quarter, () => viewing === 4);
-      const outcome = await first.then(() => 'landed', (e: unknown) => (e instanceof ProtocolError ? e.code : String(e)));
+      const outcome = await first.then(
+        () => 'landed',
+        (e: unknown) => (e instanceof ProtocolError ? e.code : String(e)),
+      );
       const moment = await later;
       assert.equal(moment.tick, 3 * quarter);
       assert.equal(moment.snapshot().tick, 3 * quarter);
-      if (outcome === 'superseded') assert.ok(!fresh.parkedTicks().includes(2 * quarter), 'the replay went on past the tick no longer wanted');
+      if (outcome === 'superseded')
+        assert.ok(!fresh.parkedTicks().includes(2 * quarter), 'the replay went on past the tick no longer wanted');
       else assert.equal(outcome, 'landed', 'it had landed before the next seek was asked');
     } finally {
       fresh.close();
@@ -330,13 +405,15 @@ test('a seek no longer wanted when its turn comes is dropped unreplayed; a repla
 
 test('scrubbing back while a replay goes forward: the back seek does not wait for it (stopped where it is, parked there), and lands after replaying only its own ticks', async () => {
   const streams = await recordPipeline(longPipeline);
-  // No checkpoints built between seeks (a gap wider than the run): each seek replays from a parked replay or from tick 0.
+  // No checkpoints built between seeks (a gap wider than the run): each seek replays from a parked replay or
+  // from tick 0.
   const rewind = new RunRewind(rewindOfSource(streams, longPipeline), 1e9);
   try {
     let viewing = 1;
     const far = streams.ticks;
     const forward = rewind.seek(far, () => viewing === 1);
-    // Under way: its replay has run some ticks (the loop's driver runs them in slices of a few milliseconds, and yields to Node between).
+    // Under way: its replay has run some ticks (the loop's driver runs them in slices of a few milliseconds,
+    // and yields to Node between).
     // (50 ticks at least: the replay's speed is then learnt from it, and no checkpoint is built between the seeks.)
     while (rewind.ticksReplayed() < 50) await new Promise((resolve) => setImmediate(resolve));
     const stoppedAt = rewind.ticksReplayed();
@@ -349,18 +426,33 @@ test('scrubbing back while a replay goes forward: the back seek does not wait fo
     // Its own ticks only, from tick 0: none more of the forward replay's.
     assert.equal(rewind.ticksReplayed() - stoppedAt, early, 'ticks replayed from the back seek asked to its landing');
     assert.equal(back.tick, early);
-    await assert.rejects(forward, (e: unknown) => e instanceof ProtocolError && e.code === 'superseded' && new RegExp(`stopped at tick ${stoppedAt}\\b`).test(e.message));
-    assert.deepEqual(rewind.parkedTicks().sort((a, b) => a - b), [early, stoppedAt], 'the forward replay parked where it stopped');
-    // The moment is exact: what a replay from the start shows; and the stopped replay is a checkpoint a later seek goes on from.
+    await assert.rejects(
+      forward,
+      (e: unknown) =>
+        e instanceof ProtocolError &&
+        e.code === 'superseded' &&
+        new RegExp(`stopped at tick ${stoppedAt}\\b`).test(e.message),
+    );
+    assert.deepEqual(
+      rewind.parkedTicks().sort((a, b) => a - b),
+      [early, stoppedAt],
+      'the forward replay parked where it stopped',
+    );
+    // The moment is exact: what a replay from the start shows; and the stopped replay is a checkpoint a later
+    // seek goes on from.
     const fresh = new RunRewind(rewindOfSource(streams, longPipeline), 1e9);
     try {
-      const shape = (m: Awaited<ReturnType<RunRewind['seek']>>): unknown => m.snapshot().tasks.map((t) => [t.id, t.state, t.steps]);
+      const shape = (m: Awaited<ReturnType<RunRewind['seek']>>): unknown =>
+        m.snapshot().tasks.map((t) => [t.id, t.state, t.steps]);
       assert.deepEqual(shape(back), shape(await fresh.seek(early)));
       const t1 = performance.now();
       await fresh.seek(far);
       const wholeMs = performance.now() - t1;
       // Wall time only as a generous bound: the back seek took less than a replay of the whole run.
-      assert.ok(backMs < wholeMs, `back seek ${backMs.toFixed(0)} ms, a replay to tick ${far} ${wholeMs.toFixed(0)} ms`);
+      assert.ok(
+        backMs < wholeMs,
+        `back seek ${backMs.toFixed(0)} ms, a replay to tick ${far} ${wholeMs.toFixed(0)} ms`,
+      );
       const before = rewind.ticksReplayed();
       viewing = 3;
       const later = stoppedAt + 10;
@@ -369,7 +461,8 @@ test('scrubbing back while a replay goes forward: the back seek does not wait fo
     } finally {
       fresh.close();
     }
-    // Asked for a tick it has not replayed yet, a forward replay stops there instead (retargeted earlier), for the later seek.
+    // Asked for a tick it has not replayed yet, a forward replay stops there instead (retargeted earlier),
+    // for the later seek.
     const from = rewind.ticksReplayed();
     viewing = 4;
     const ahead = rewind.seek(far, () => viewing === 4);
@@ -377,28 +470,41 @@ test('scrubbing back while a replay goes forward: the back seek does not wait fo
     const between = stoppedAt + 10 + (rewind.ticksReplayed() - from) + 100;
     viewing = 5;
     assert.equal((await rewind.seek(between, () => viewing === 5)).tick, between);
-    await assert.rejects(ahead, (e: unknown) => e instanceof ProtocolError && e.code === 'superseded' && new RegExp(`stopped at tick ${between}\\b`).test(e.message));
-    assert.equal(rewind.ticksReplayed() - from, between - (stoppedAt + 10), 'one replay, from the checkpoint to the tick asked last');
+    await assert.rejects(
+      ahead,
+      (e: unknown) =>
+        e instanceof ProtocolError &&
+        e.code === 'superseded' &&
+        new RegExp(`stopped at tick ${between}\\b`).test(e.message),
+    );
+    assert.equal(
+      rewind.ticksReplayed() - from,
+      between - (stoppedAt + 10),
+      'one replay, from the checkpoint to the tick asked last',
+    );
   } finally {
     rewind.close();
   }
 });
 
-test('a traced stretch of whole ticks (a breakpoint search\'s) stays parked at its end as a checkpoint; a traced open tick would not', async () => {
+test("a traced stretch of whole ticks (a breakpoint search's) stays parked at its end as a checkpoint; a traced open tick would not", async () => {
   const streams = await recordPipeline();
   const rewind = rewindOf(streams);
   try {
     const traced: Array<number | null> = [];
     const to = Math.floor(streams.ticks / 2);
     await rewind.traceTick(to, (loop) => traced.push(loop === null ? null : loop.tickCount()), to - 5);
-    assert.deepEqual(traced, [to - 5, null], 'the loop was given at the stretch\'s start, taken back after it');
+    assert.deepEqual(traced, [to - 5, null], "the loop was given at the stretch's start, taken back after it");
     assert.ok(rewind.parkedTicks().includes(to), `parked at ${rewind.parkedTicks().join(', ')}`);
     // And a seek there is served from it, what a replay from the start shows.
     const viaTrace = (await rewind.seek(to)).snapshot();
     const fresh = rewindOf(streams);
     const fromStart = (await fresh.seek(to)).snapshot();
     fresh.close();
-    assert.deepEqual(viaTrace.tasks.map((t) => [t.id, t.state, t.steps]), fromStart.tasks.map((t) => [t.id, t.state, t.steps]));
+    assert.deepEqual(
+      viaTrace.tasks.map((t) => [t.id, t.state, t.steps]),
+      fromStart.tasks.map((t) => [t.id, t.state, t.steps]),
+    );
   } finally {
     rewind.close();
   }
@@ -423,11 +529,37 @@ test('a live run: checkpoints are built in its idle time as it is recorded, so w
   const loop = new EventLoop({ clock: rec.clock });
   rec.attach(loop);
   let live = true;
-  const program = { start: (l: EventLoop) => ({ crawler: null, completion: l.runUntilComplete(l.createTask(bursts(), { name: 'bursts' })) }) };
-  const source = (what: string, recording: () => RecordingSoFar, ticks: () => number, isLive: () => boolean): ConstructorParameters<typeof RunRewind>[0] => ({
-    runId: 1, what, frames: false, debug: false, recording, ticks, live: () => (isLive() ? { busy: loop.readyCount() > 0 } : null), program, lints: () => [],
+  const program = {
+    start: (l: EventLoop) => ({
+      crawler: null,
+      completion: l.runUntilComplete(l.createTask(bursts(), { name: 'bursts' })),
+    }),
+  };
+  const source = (
+    what: string,
+    recording: () => RecordingSoFar,
+    ticks: () => number,
+    isLive: () => boolean,
+  ): ConstructorParameters<typeof RunRewind>[0] => ({
+    runId: 1,
+    what,
+    frames: false,
+    debug: false,
+    recording,
+    ticks,
+    live: () => (isLive() ? { busy: loop.readyCount() > 0 } : null),
+    program,
+    lints: () => [],
   });
-  const rewind = new RunRewind(source('bursts', () => rec.soFar(), () => rec.ticks, () => live), 1);
+  const rewind = new RunRewind(
+    source(
+      'bursts',
+      () => rec.soFar(),
+      () => rec.ticks,
+      () => live,
+    ),
+    1,
+  );
   rewind.follow();
   let finished: RecordedStreams;
   try {
@@ -440,14 +572,26 @@ test('a live run: checkpoints are built in its idle time as it is recorded, so w
   }
   try {
     const parked = rewind.parkedTicks();
-    assert.ok(parked.length >= 1, `checkpoints parked while the run went: ${parked.join(', ')} of ${finished.ticks} ticks`);
+    assert.ok(
+      parked.length >= 1,
+      `checkpoints parked while the run went: ${parked.join(', ')} of ${finished.ticks} ticks`,
+    );
     assert.ok(parked.every((t) => t < finished.ticks));
     for (const tick of [finished.ticks - 2, Math.max(...parked) + 1, Math.floor(finished.ticks / 2)]) {
       const viaCheckpoint = (await rewind.seek(tick)).snapshot();
-      const fresh = new RunRewind(source('bursts (finished)', () => wholeRecording(finished), () => finished.ticks, () => false), 1);
+      const fresh = new RunRewind(
+        source(
+          'bursts (finished)',
+          () => wholeRecording(finished),
+          () => finished.ticks,
+          () => false,
+        ),
+        1,
+      );
       const fromStart = (await fresh.seek(tick)).snapshot();
       fresh.close();
-      const shape = (s: typeof viaCheckpoint): unknown => s.tasks.map((t) => [t.id, t.name, t.state, t.steps, t.awaiting?.kind ?? null]).sort();
+      const shape = (s: typeof viaCheckpoint): unknown =>
+        s.tasks.map((t) => [t.id, t.name, t.state, t.steps, t.awaiting?.kind ?? null]).sort();
       assert.deepEqual(shape(viaCheckpoint), shape(fromStart), `tick ${tick}`);
     }
   } finally {
@@ -468,45 +612,77 @@ const drowsy = coroutine(function* drowsy(): Coroutine<number> {
 });
 
 test("leaders: replays are kept parked a little short of the recording's end, first of all, and follow a live recording as it grows", async () => {
-  // A finished recording: the first two replays parked are the leaders, within a lag short of the end, before any checkpoint mid-run.
+  // A finished recording: the first two replays parked are the leaders, within a lag short of the end, before
+  // any checkpoint mid-run.
   const streams = await recordPipeline();
   const lead = { count: 2, lag: 5, share: 0.5 };
   const finished = new RunRewind(rewindOfSource(streams), 2, lead);
   try {
     finished.follow();
     const deadline = Date.now() + 60_000;
-    while (finished.parkedTicks().length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (finished.parkedTicks().length < 2 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     const first = finished.parkedTicks().slice(0, 2);
-    assert.deepEqual(first, [streams.ticks - lead.lag, streams.ticks - lead.lag], `parked first: ${finished.parkedTicks().join(', ')} of ${streams.ticks} ticks`);
+    assert.deepEqual(
+      first,
+      [streams.ticks - lead.lag, streams.ticks - lead.lag],
+      `parked first: ${finished.parkedTicks().join(', ')} of ${streams.ticks} ticks`,
+    );
     // A seek to the tick before the end goes on from a leader: what a replay from the start shows.
     const viaLeader = (await finished.seek(streams.ticks - 1)).snapshot();
     const fresh = rewindOf(streams);
     const fromStart = (await fresh.seek(streams.ticks - 1)).snapshot();
     fresh.close();
-    assert.deepEqual(viaLeader.tasks.map((t) => [t.id, t.state, t.steps]), fromStart.tasks.map((t) => [t.id, t.state, t.steps]));
+    assert.deepEqual(
+      viaLeader.tasks.map((t) => [t.id, t.state, t.steps]),
+      fromStart.tasks.map((t) => [t.id, t.state, t.steps]),
+    );
   } finally {
     finished.close();
   }
 
-  // A live recording: the leaders go on as it grows (at their share of the time), so when it ends they are near its end.
+  // A live recording: the leaders go on as it grows (at their share of the time), so when it ends they are
+  // near its end.
   const rec = new RunRecorder();
   const loop = new EventLoop({ clock: rec.clock });
   rec.attach(loop);
   let live = true;
-  const program = { start: (l: EventLoop) => ({ crawler: null, completion: l.runUntilComplete(l.createTask(bursts(), { name: 'bursts' })) }) };
-  const rewind = new RunRewind({ runId: 1, what: 'bursts', frames: false, debug: false, recording: () => rec.soFar(), ticks: () => rec.ticks, live: () => (live ? { busy: false } : null), program, lints: () => [] }, 1000, lead);
+  const program = {
+    start: (l: EventLoop) => ({
+      crawler: null,
+      completion: l.runUntilComplete(l.createTask(bursts(), { name: 'bursts' })),
+    }),
+  };
+  const rewind = new RunRewind(
+    {
+      runId: 1,
+      what: 'bursts',
+      frames: false,
+      debug: false,
+      recording: () => rec.soFar(),
+      ticks: () => rec.ticks,
+      live: () => (live ? { busy: false } : null),
+      program,
+      lints: () => [],
+    },
+    1000,
+    lead,
+  );
   rewind.follow();
   let ticks = 0;
   try {
     await loop.runUntilComplete(loop.createTask(bursts(), { name: 'bursts' }));
     ticks = rec.ticks;
-    // The run has ended: the leaders catch up with its last stretch at full speed (waited for up to 120 s on a loaded machine).
+    // The run has ended: the leaders catch up with its last stretch at full speed (waited for up to 120 s on
+    // a loaded machine).
     live = false;
     const deadline = Date.now() + 120_000;
-    const near = (): number => rewind.parkedTicks().filter((t) => t >= ticks - 2 * lead.lag && t <= ticks - lead.lag).length;
+    const near = (): number =>
+      rewind.parkedTicks().filter((t) => t >= ticks - 2 * lead.lag && t <= ticks - lead.lag).length;
     while (near() < lead.count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.equal(near(), lead.count, `parked at ${rewind.parkedTicks().join(', ')} of ${ticks} ticks`);
-    // No checkpoint mid-run was built while it went (a gap of 1 s of replaying): every replay parked is a leader near the end or one left behind.
+    // No checkpoint mid-run was built while it went (a gap of 1 s of replaying): every replay parked is a
+    // leader near the end or one left behind.
     assert.ok(rewind.parkedTicks().length <= lead.count + 2, `parked at ${rewind.parkedTicks().join(', ')}`);
   } finally {
     live = false;
@@ -520,7 +696,8 @@ test('a seek whose replay is not the recorded run is refused, never shown', asyn
   const streams = await recordPipeline();
   const rewind = rewindOf(streams, drowsy);
   try {
-    const refused = (e: unknown): boolean => e instanceof Error && /seekTick: .*(differs from the recorded one|not the run that was recorded)/.test(e.message);
+    const refused = (e: unknown): boolean =>
+      e instanceof Error && /seekTick: .*(differs from the recorded one|not the run that was recorded)/.test(e.message);
     await assert.rejects(rewind.seek(Math.floor(streams.ticks / 2)), refused);
     // Checkpoints built meanwhile are checked when a seek uses them.
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -537,7 +714,9 @@ test('a seek whose replay is not the recorded run is refused, never shown', asyn
  */
 const NOT_REPLAYABLE = new Set(['fib-threads']);
 
-describe('host: every sample launched recorded is seekable (each replay checked against the recording)', { timeout: 300_000 }, () => {
+describe('host: every sample launched recorded is seekable (each replay checked against the recording)', {
+  timeout: 300_000,
+}, () => {
   let host: HostClient;
   before(() => {
     host = forkHost();
@@ -549,25 +728,46 @@ describe('host: every sample launched recorded is seekable (each replay checked 
   for (const sample of SAMPLES) {
     test(`${sample.id}: ${sample.ownLoop ? 'refused (a loop of its own)' : NOT_REPLAYABLE.has(sample.id) ? 'refused (inputs the loop cannot see)' : 'its middle and last ticks'}`, async () => {
       const from = host.events.length;
-      const launched = await host.rpc.request('launch', { target: { kind: 'sample', id: sample.id }, options: { record: true } });
+      const launched = await host.rpc.request('launch', {
+        target: { kind: 'sample', id: sample.id },
+        options: { record: true },
+      });
       await host.waitFor('finished', (f) => f.runId === launched.runId, 120_000, from);
       const { ticks } = await host.rpc.request('timeline', {});
       if (sample.ownLoop) {
         if (ticks === 0) return;
-        await rejectsWith(host.rpc.request('seekTick', { tick: ticks, replayed: true }), 'replayFailed', /runs a loop of its own/);
+        await rejectsWith(
+          host.rpc.request('seekTick', { tick: ticks, replayed: true }),
+          'replayFailed',
+          /runs a loop of its own/,
+        );
         return;
       }
       assert.ok(ticks > 0, `${sample.id} ran ticks`);
       if (NOT_REPLAYABLE.has(sample.id)) {
-        await rejectsWith(host.rpc.request('seekTick', { tick: ticks, replayed: true }), 'replayFailed', /not the run that was recorded|differs from the recorded one/);
-        // Asked without waiting: the table from the log at once, then the views are told why there are no locals; what needs the replay is refused with it.
+        await rejectsWith(
+          host.rpc.request('seekTick', { tick: ticks, replayed: true }),
+          'replayFailed',
+          /not the run that was recorded|differs from the recorded one/,
+        );
+        // Asked without waiting: the table from the log at once, then the views are told why there are no
+        // locals; what needs the replay is refused with it.
         const seen = host.events.length;
         const moment = await host.rpc.request('seekTick', { tick: ticks - 1 });
         assert.deepEqual([moment.tick, moment.replayed], [ticks - 1, false]);
         assert.equal((await host.rpc.request('snapshot', {})).fromLog, true);
-        const failed = await host.waitFor('viewedTick', (v) => v.tick === ticks - 1 && v.replayError !== undefined, 60_000, seen);
+        const failed = await host.waitFor(
+          'viewedTick',
+          (v) => v.tick === ticks - 1 && v.replayError !== undefined,
+          60_000,
+          seen,
+        );
         assert.match(failed.replayError!, /not the run that was recorded|differs from the recorded one/);
-        await rejectsWith(host.rpc.request('graph', {}), 'replayFailed', /graph: .*(not the run that was recorded|differs from the recorded one)/);
+        await rejectsWith(
+          host.rpc.request('graph', {}),
+          'replayFailed',
+          /graph: .*(not the run that was recorded|differs from the recorded one)/,
+        );
         return;
       }
       for (const tick of [Math.ceil(ticks / 2), ticks]) {

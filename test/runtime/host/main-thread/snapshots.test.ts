@@ -8,7 +8,19 @@ import { SnapshotTracker } from '../../../../runtime/host/main-thread/snapshots'
 import type { TaskSummary } from '../../../../protocol/host-protocol';
 
 function task(id: number, patch: Partial<TaskSummary> = {}): TaskSummary {
-  return { id, name: `t${id}`, state: 'suspended', steps: 1, busyMs: 0, sinceResumedMs: 0, createdBy: null, awaiting: null, awaitedBy: [], frames: ['f'], ...patch };
+  return {
+    id,
+    name: `t${id}`,
+    state: 'suspended',
+    steps: 1,
+    busyMs: 0,
+    sinceResumedMs: 0,
+    createdBy: null,
+    awaiting: null,
+    awaitedBy: [],
+    frames: ['f'],
+    ...patch,
+  };
 }
 const info = { tick: 1, paused: false, progress: null };
 
@@ -32,7 +44,10 @@ test('deltas by version', () => {
   );
   assert.deepEqual(s3.removed, [3]);
   // A client that saw s3 gets nothing new; one still at s1 gets the same delta as s3.
-  assert.deepEqual(tr.snapshot(s3.version, [task(1), task(2, { steps: 2, frames: ['f', 'g'] }), task(4)], info).tasks, []);
+  assert.deepEqual(
+    tr.snapshot(s3.version, [task(1), task(2, { steps: 2, frames: ['f', 'g'] }), task(4)], info).tasks,
+    [],
+  );
   const again = tr.snapshot(s1.version, [task(1), task(2, { steps: 2, frames: ['f', 'g'] }), task(4)], info);
   assert.deepEqual(
     again.tasks.map((t) => t.id),

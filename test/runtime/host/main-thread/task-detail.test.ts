@@ -54,8 +54,17 @@ interface Seen {
 function look(worker: Task<unknown>, recorder: TaskRecorder, variables: VariableStore): Seen {
   const loop = worker.getLoop();
   const summary = summarizeTasks([worker], { recorder })[0]!;
-  const detail = liveTaskDetail(worker, { recorder, index: new AwaitIndex(loop.allTasks()), variables, locals: false, createdAt: null }).task;
-  const table = formatPsTable(loop, { recorder }).split('\n').find((line) => line.includes('worker')) ?? '';
+  const detail = liveTaskDetail(worker, {
+    recorder,
+    index: new AwaitIndex(loop.allTasks()),
+    variables,
+    locals: false,
+    createdAt: null,
+  }).task;
+  const table =
+    formatPsTable(loop, { recorder })
+      .split('\n')
+      .find((line) => line.includes('worker')) ?? '';
   return { tick: loop.tickCount(), summary, detail, table };
 }
 
@@ -111,7 +120,10 @@ test('a worker whose read timeout was taken back and that the crawl cancelled la
   const timeline = tl.timeline(1, 0, false);
   const lane = timeline.lanes.find((l) => l.name === 'worker')!;
   assert.deepEqual([lane.endState, lane.cancelledBy, lane.cancelledTick], ['cancelled', byCrawl, seen.asked!.tick]);
-  assert.ok(timeline.marks.some((m) => m.kind === 'cancel' && m.taskId === w.id && /taken back/.test(m.detail)), 'the taken-back cancel is marked');
+  assert.ok(
+    timeline.marks.some((m) => m.kind === 'cancel' && m.taskId === w.id && /taken back/.test(m.detail)),
+    'the taken-back cancel is marked',
+  );
 
   // The recorded past: right after the tick before the one it was seen retrying in (the
   // crawl's cancel comes later in that tick), nothing cancels it; right after the crawl's
@@ -134,7 +146,9 @@ test('a worker whose read timeout was taken back and that the crawl cancelled la
 // stalled and endless bodies time out, each timeout's cancel is taken back and the URL tried
 // again; at the end the crawl task cancels its workers. A worker whose read timed out and was
 // retried reads "cancelled by #<crawl>" everywhere, not the timeout's 'unknown'.
-test('a demo crawl: workers whose read timeout fired and was retried are cancelled by the crawl task, in every view', { timeout: 60_000 }, async () => {
+test('a demo crawl: workers whose read timeout fired and was retried are cancelled by the crawl task, in every view', {
+  timeout: 60_000,
+}, async () => {
   const site = await startDemoSite({ ...demoSiteOptions('instant', 12), faults: true });
   const target: LaunchTarget = { kind: 'demo', pages: 12, latency: 'instant' };
   const options: LaunchOptions = { maxTasks: 4, maxTries: 2, timeout: 0.3, record: true };
@@ -147,7 +161,8 @@ test('a demo crawl: workers whose read timeout fired and was retried are cancell
   const takenBack = new Map<Task<unknown>, CancelRequest[]>();
   const watcher = {
     taskCreated: (task: Task<unknown>) => void (task.name.startsWith('worker-') && workers.push(task)),
-    taskUncancelled: (task: Task<unknown>, request: CancelRequest) => void takenBack.set(task, [...(takenBack.get(task) ?? []), request]),
+    taskUncancelled: (task: Task<unknown>, request: CancelRequest) =>
+      void takenBack.set(task, [...(takenBack.get(task) ?? []), request]),
   };
   loop.addObserver(watcher);
   let crawl: Task<unknown> | null = null;
@@ -168,7 +183,10 @@ test('a demo crawl: workers whose read timeout fired and was retried are cancell
   const crawlTask = crawl as Task<unknown> | null;
   assert.ok(crawlTask !== null && crawlTask.done() && !crawlTask.cancelled());
   assert.ok(timeouts >= 1, `a fetch timed out after its retry (${timeouts})`);
-  assert.ok(workers.length === options.maxTasks && workers.every((w) => w.done()), `${workers.length} workers, all finished`);
+  assert.ok(
+    workers.length === options.maxTasks && workers.every((w) => w.done()),
+    `${workers.length} workers, all finished`,
+  );
   const byCrawl: CancelOrigin = { kind: 'task', taskId: crawlTask.id };
   const tl = new RunTimeline('demo crawl');
   tl.update(streams.events, streams.events.length, notes?.details ?? null, notes?.cancels ?? null);
@@ -180,21 +198,46 @@ test('a demo crawl: workers whose read timeout fired and was retried are cancell
   for (const w of workers) {
     const summary = summarizeTasks([w], { recorder })[0]!;
     // (A worker takes the crawl's cancel and returns: it ends done, its cancel still asked by the crawl.)
-    assert.deepEqual([summary.state, summary.cancelledBy], [w.cancelled() ? 'cancelled' : 'done', byCrawl], `${w.name}: the snapshot`);
-    const detail = liveTaskDetail(w, { recorder, index: new AwaitIndex([]), variables: new VariableStore(generatorReader()), locals: false, createdAt: null });
+    assert.deepEqual(
+      [summary.state, summary.cancelledBy],
+      [w.cancelled() ? 'cancelled' : 'done', byCrawl],
+      `${w.name}: the snapshot`,
+    );
+    const detail = liveTaskDetail(w, {
+      recorder,
+      index: new AwaitIndex([]),
+      variables: new VariableStore(generatorReader()),
+      locals: false,
+      createdAt: null,
+    });
     assert.deepEqual(detail.task.cancelledBy, byCrawl, `${w.name}: the task detail`);
     const lane = lanes.find((l) => l.taskId === w.id)!;
     assert.deepEqual([lane.endState, lane.cancelledBy], [summary.state, byCrawl], `${w.name}: the timeline's lane`);
-    const lastTakenBack = Math.max(0, ...marks.filter((m) => m.taskId === w.id && /taken back/.test(m.detail)).map((m) => m.tick));
+    const lastTakenBack = Math.max(
+      0,
+      ...marks.filter((m) => m.taskId === w.id && /taken back/.test(m.detail)).map((m) => m.tick),
+    );
     if (takenBack.has(w)) {
-      assert.ok(takenBack.get(w)!.every((r) => r.by === null), `${w.name}: the timeouts' cancels were a timer's`);
+      assert.ok(
+        takenBack.get(w)!.every((r) => r.by === null),
+        `${w.name}: the timeouts' cancels were a timer's`,
+      );
       assert.ok(lastTakenBack > 0, `${w.name}: its timeouts' cancels are marked taken back`);
     }
-    assert.ok(lane.cancelledTick !== undefined && lane.cancelledTick > lastTakenBack && lane.endTick !== null && lane.cancelledTick >= lane.endTick - 1, `${w.name}: "Cancelled by" jumps to the crawl's cancel at the end (tick ${lane.cancelledTick}, ended ${lane.endTick}, last timeout taken back at ${lastTakenBack})`);
+    assert.ok(
+      lane.cancelledTick !== undefined &&
+        lane.cancelledTick > lastTakenBack &&
+        lane.endTick !== null &&
+        lane.cancelledTick >= lane.endTick - 1,
+      `${w.name}: "Cancelled by" jumps to the crawl's cancel at the end (tick ${lane.cancelledTick}, ended ${lane.endTick}, last timeout taken back at ${lastTakenBack})`,
+    );
     assert.deepEqual(end.taskDetail(w.id).task.cancelledBy, byCrawl, `${w.name}: the recorded past`);
     assert.equal(w.cancelInEffect()?.by, crawlTask, `${w.name}: the runtime's cancel in effect`);
   }
   const retried = workers.filter((w) => takenBack.has(w));
-  assert.ok(retried.length >= 1, `a worker's read timed out and was retried (${takenBack.size} tasks had a cancel taken back)`);
+  assert.ok(
+    retried.length >= 1,
+    `a worker's read timed out and was retried (${takenBack.size} tasks had a cancel taken back)`,
+  );
   loop.close();
 });

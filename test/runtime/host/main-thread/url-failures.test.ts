@@ -5,8 +5,18 @@ import assert from 'node:assert/strict';
 import { UrlFailures, savedUrlFailures, urlFailedDescription } from '../../../../runtime/host/main-thread/url-failures';
 
 describe('UrlFailures', () => {
-  const a = { tick: 3, taskId: 2, url: 'http://a/', description: urlFailedDescription('Task #2 "worker-1"', 'http://a/', 'Error: x') };
-  const b = { tick: 9, taskId: 4, url: 'http://b/', description: urlFailedDescription('Task #4 "worker-3"', 'http://b/', 'Error: y') };
+  const a = {
+    tick: 3,
+    taskId: 2,
+    url: 'http://a/',
+    description: urlFailedDescription('Task #2 "worker-1"', 'http://a/', 'Error: x'),
+  };
+  const b = {
+    tick: 9,
+    taskId: 4,
+    url: 'http://b/',
+    description: urlFailedDescription('Task #4 "worker-3"', 'http://b/', 'Error: y'),
+  };
 
   test('the live stop words a failure with the worker, the URL and the error', () => {
     assert.equal(a.description, 'Task #2 "worker-1" failed to fetch http://a/: Error: x');
@@ -26,6 +36,15 @@ describe('UrlFailures', () => {
     assert.deepEqual(savedUrlFailures(JSON.parse(JSON.stringify([a, b]))), [a, b]);
     assert.deepEqual(savedUrlFailures(undefined), []);
     assert.deepEqual(savedUrlFailures({ tick: 1 }), []);
-    assert.deepEqual(savedUrlFailures([null, 7, { tick: 1.5, url: 'u', description: 'd' }, { tick: 2, url: 'u' }, { tick: 2, url: 'u', description: 'd', taskId: 'x' }]), [{ tick: 2, url: 'u', description: 'd' }]);
+    assert.deepEqual(
+      savedUrlFailures([
+        null,
+        7,
+        { tick: 1.5, url: 'u', description: 'd' },
+        { tick: 2, url: 'u' },
+        { tick: 2, url: 'u', description: 'd', taskId: 'x' },
+      ]),
+      [{ tick: 2, url: 'u', description: 'd' }],
+    );
   });
 });

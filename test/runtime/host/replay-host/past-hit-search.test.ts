@@ -27,7 +27,10 @@ const PARSED = lineOf(CRAWLER, 'const { stat, links } = parsed;');
 /** fetch's GET: a suspension point (the loop's own breakpoint), where fetch's frame arrives once per try. */
 const GET = lineOf(CRAWLER, 'response = yield* this.session.get(url, NO_REDIRECTS);');
 const EVENT = join(ROOT, 'runtime', 'event.ts');
-/** Event.wait's wait: the innermost frame of the crawl task in q.join (it arrives there at the start and resumes from it at the end). */
+/**
+ * Event.wait's wait: the innermost frame of the crawl task in q.join (it arrives there at the start and
+ * resumes from it at the end).
+ */
 const EVENT_WAIT = lineOf(EVENT, 'yield* fut;');
 const QUEUE = join(ROOT, 'runtime', 'queue.ts');
 /** queue.get's wait: the innermost frame of a worker waiting for a URL, which arrives there and resumes from it. */
@@ -36,14 +39,19 @@ const GETTER = lineOf(QUEUE, 'yield* getter;');
 const NEVER = lineOf(CRAWLER, 'this.recordFailure(url, new HttpProtocolError(url, `invalid Location');
 
 async function armed(host: HostClient, breakpoints: Array<Omit<Breakpoint, 'file'>>): Promise<void> {
-  await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: breakpoints.map((b) => ({ file: CRAWLER, ...b })) });
+  await host.rpc.request('setBreakpoints', {
+    file: CRAWLER,
+    breakpoints: breakpoints.map((b) => ({ file: CRAWLER, ...b })),
+  });
 }
 
-/** The views show right after `tick` (null: the run's end), as the scrubber or a step would (a past hit shown is left). */
+/**
+ * The views show right after `tick` (null: the run's end), as the scrubber or a step would (a past hit shown
+ * is left).
+ */
 async function shows(host: HostClient, tick: number | null): Promise<void> {
   await host.rpc.request('seekTick', { tick });
 }
-
 
 /** A stop at a breakpoint on a suspension point: after its tick, on its task, in the loop's words. */
 interface LoopStop {
@@ -57,7 +65,11 @@ async function aWorkerConnectingInGet(host: HostClient): Promise<boolean> {
   for (const t of (await host.rpc.request('snapshot', {})).tasks) {
     if (!t.name.startsWith('worker')) continue;
     const frames = (await host.rpc.request('taskDetail', { taskId: t.id })).frames;
-    if (frames.some((f) => f.name === 'fetch' && f.position?.line === GET) && frames.some((f) => f.name === 'openConnection')) return true;
+    if (
+      frames.some((f) => f.name === 'fetch' && f.position?.line === GET) &&
+      frames.some((f) => f.name === 'openConnection')
+    )
+      return true;
   }
   return false;
 }
@@ -68,11 +80,20 @@ async function aWorkerConnectingInGet(host: HostClient): Promise<boolean> {
  * goes: held at entry, stepped tick by tick until a worker is connecting in fetch's GET (a frame
  * the breakpoint's line holds since an earlier step), set there.
  */
-async function liveStops(host: HostClient, file: string, breakpoints: Array<Omit<Breakpoint, 'file'>>, run: { pages?: number; setMidRun?: boolean } = {}): Promise<{ stops: LoopStop[]; ticks: number; setAt: number }> {
-  const set = (): Promise<unknown> => host.rpc.request('setBreakpoints', { file, breakpoints: breakpoints.map((b) => ({ file, ...b })) });
+async function liveStops(
+  host: HostClient,
+  file: string,
+  breakpoints: Array<Omit<Breakpoint, 'file'>>,
+  run: { pages?: number; setMidRun?: boolean } = {},
+): Promise<{ stops: LoopStop[]; ticks: number; setAt: number }> {
+  const set = (): Promise<unknown> =>
+    host.rpc.request('setBreakpoints', { file, breakpoints: breakpoints.map((b) => ({ file, ...b })) });
   if (run.setMidRun !== true) await set();
   let from = host.events.length;
-  await host.rpc.request('launch', { target: { kind: 'demo', pages: run.pages ?? 12, latency: 'instant' }, options: { maxTasks: 2, record: true, stopOnEntry: run.setMidRun === true } });
+  await host.rpc.request('launch', {
+    target: { kind: 'demo', pages: run.pages ?? 12, latency: 'instant' },
+    options: { maxTasks: 2, record: true, stopOnEntry: run.setMidRun === true },
+  });
   let setAt = 0;
   if (run.setMidRun === true) {
     await host.waitFor('paused', () => true, 30_000, from);
@@ -97,7 +118,10 @@ async function liveStops(host: HostClient, file: string, breakpoints: Array<Omit
   return { stops, ticks: (await host.rpc.request('timeline', {})).ticks, setAt };
 }
 
-/** Every hit the search finds in the past, one search after the other from `tick` in `direction`: where each lands, in its words. */
+/**
+ * Every hit the search finds in the past, one search after the other from `tick` in `direction`: where each
+ * lands, in its words.
+ */
 async function pastStops(host: HostClient, direction: 'back' | 'forward', tick: number): Promise<LoopStop[]> {
   const out: LoopStop[] = [];
   for (let at = tick; ; ) {
@@ -110,12 +134,18 @@ async function pastStops(host: HostClient, direction: 'back' | 'forward', tick: 
   }
 }
 
-describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 180_000 }, () => {
+describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle)', {
+  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
+  timeout: 180_000,
+}, () => {
   let host: HostClient;
   let ticks = 0;
   before(async () => {
     host = forkHost({ bundle: BUNDLE, pipe: true });
-    await host.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, record: true } });
+    await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: 12, latency: 'instant' },
+      options: { maxTasks: 2, record: true },
+    });
     await host.waitFor('finished', () => true, 60_000);
     ticks = (await host.rpc.request('timeline', {})).ticks;
   });
@@ -196,7 +226,10 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
   test('at a live line stop: the hit before it in the replayed past (the stop itself not), with its locals; continue goes on live', async () => {
     const live = forkHost({ bundle: BUNDLE, pipe: true });
     try {
-      await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+      await live.rpc.request('launch', {
+        target: { kind: 'demo', pages: 12, latency: 'instant' },
+        options: { maxTasks: 2, stopOnEntry: true, record: true },
+      });
       await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: PARSED }] });
       const stop = async (): Promise<{ tick: number; url: string }> => {
         const paused = await live.continueToLineStop();
@@ -209,7 +242,10 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
       assert.ok(hit.tick <= second.tick, `${hit.tick} <= ${second.tick}`);
       assert.equal((await live.lineLocals()).get('url'), first.url);
       // Nothing before the first hit: none, and the hit stays shown.
-      assert.equal((await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: second.tick })).landed, 'none');
+      assert.equal(
+        (await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: second.tick })).landed,
+        'none',
+      );
       assert.equal((await live.rpc.request('lineEvaluate', { expression: 'url' })).value, first.url);
       // Continue: the live stop goes on, to the next live hit.
       const third = await stop();
@@ -224,7 +260,10 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
   test("at a live line stop: Continue from a hit shown finds a later one (another breakpoint, a later tick): every view is that moment's, the task table too", async () => {
     const live = forkHost({ bundle: BUNDLE, pipe: true });
     try {
-      await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+      await live.rpc.request('launch', {
+        target: { kind: 'demo', pages: 12, latency: 'instant' },
+        options: { maxTasks: 2, stopOnEntry: true, record: true },
+      });
       await armed(live, [{ line: PARSED }]);
       const stop = async (): Promise<number> => {
         return (await live.continueToLineStop()).tick;
@@ -236,55 +275,81 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
       const second = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: first.tick }));
       assert.ok(second.tick < first.tick, `${second.tick} < ${first.tick}`);
       assert.equal((await live.rpc.request('snapshot', {})).tick, second.tick);
-      // Another breakpoint, hit in fetch before each page is parsed: forward from the hit shown, the first later hit (a tick of its own, found by a scan).
+      // Another breakpoint, hit in fetch before each page is parsed: forward from the hit shown, the first
+      // later hit (a tick of its own, found by a scan).
       const DECL = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
       await armed(live, [{ line: DECL }]);
       // (Hits in the shown hit's own tick first, maybe: on to the first in a later one.)
       let from = live.events.length;
-      let later = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'forward', tick: second.tick, ceiling: third - 1 }));
+      let later = landedOnLine(
+        await live.rpc.request('pastBreakpointHit', { direction: 'forward', tick: second.tick, ceiling: third - 1 }),
+      );
       for (let i = 0; i < 4 && later.tick === second.tick; i++) {
         from = live.events.length;
-        later = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'forward', tick: later.tick, ceiling: third - 1 }));
+        later = landedOnLine(
+          await live.rpc.request('pastBreakpointHit', { direction: 'forward', tick: later.tick, ceiling: third - 1 }),
+        );
       }
       assert.ok(later.tick > second.tick && later.tick < third, `${second.tick} < ${later.tick} < ${third}`);
       assert.equal(later.line?.line, DECL);
-      const told = live.events.slice(from).filter((e) => e.event === 'viewedTick').map((e) => (e.body as { tick: number | null }).tick);
+      const told = live.events
+        .slice(from)
+        .filter((e) => e.event === 'viewedTick')
+        .map((e) => (e.body as { tick: number | null }).tick);
       assert.deepEqual(told, [later.tick]);
       // The task table the views fetch now is that moment's: its tick, the hit's task running.
       const snap = await live.rpc.request('snapshot', {});
       assert.equal(snap.tick, later.tick);
-      assert.equal(snap.tasks.find((t) => t.id === later.taskId)?.state, 'running', JSON.stringify(snap.tasks.map((t) => [t.id, t.state])));
+      assert.equal(
+        snap.tasks.find((t) => t.id === later.taskId)?.state,
+        'running',
+        JSON.stringify(snap.tasks.map((t) => [t.id, t.state])),
+      );
       await live.rpc.request('stop', {});
     } finally {
       await live.close();
     }
   });
 
-  test("a hit condition set while the run went counts the hits since, in the past as live: Reverse Continue from the end lands on the hit the live run stopped at", async () => {
+  test('a hit condition set while the run went counts the hits since, in the past as live: Reverse Continue from the end lands on the hit the live run stopped at', async () => {
     const live = forkHost({ bundle: BUNDLE, pipe: true });
     try {
-      await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+      await live.rpc.request('launch', {
+        target: { kind: 'demo', pages: 12, latency: 'instant' },
+        options: { maxTasks: 2, stopOnEntry: true, record: true },
+      });
       const stop = async (): Promise<{ tick: number; url: string }> => {
         const paused = await live.continueToLineStop();
         return { tick: paused.tick, url: (await live.rpc.request('lineEvaluate', { expression: 'url' })).value };
       };
-      // Set at the run's start: the 4th page parsed; then, set there (a line stop in the run), the 3rd page parsed since.
-      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: PARSED, hitCondition: '==4' }] });
+      // Set at the run's start: the 4th page parsed; then, set there (a line stop in the run), the 3rd page
+      // parsed since.
+      await live.rpc.request('setBreakpoints', {
+        file: CRAWLER,
+        breakpoints: [{ file: CRAWLER, line: PARSED, hitCondition: '==4' }],
+      });
       const fourth = await stop();
-      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: PARSED, hitCondition: '==3' }] });
+      await live.rpc.request('setBreakpoints', {
+        file: CRAWLER,
+        breakpoints: [{ file: CRAWLER, line: PARSED, hitCondition: '==3' }],
+      });
       const thirdSince = await stop();
       assert.ok(thirdSince.tick > fourth.tick);
       const from = live.events.length;
       await live.rpc.request('continue', {});
       await live.waitFor('finished', () => true, 60_000, from);
       const end = (await live.rpc.request('timeline', {})).ticks;
-      // The same breakpoint, searched for in the past: the hit the live run stopped at (the 3rd since it was set), not the run's 3rd.
+      // The same breakpoint, searched for in the past: the hit the live run stopped at (the 3rd since it was
+      // set), not the run's 3rd.
       const hit = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: end }));
       assert.equal(hit.tick, thirdSince.tick);
       assert.equal((await live.lineLocals()).get('url'), thirdSince.url);
       // Set again now that the run has finished: the whole past counts, from the run's start.
       await live.rpc.request('seekTick', { tick: end });
-      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: PARSED, hitCondition: '==4' }] });
+      await live.rpc.request('setBreakpoints', {
+        file: CRAWLER,
+        breakpoints: [{ file: CRAWLER, line: PARSED, hitCondition: '==4' }],
+      });
       const again = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: end }));
       assert.equal(again.tick, fourth.tick);
       assert.equal((await live.lineLocals()).get('url'), fourth.url);
@@ -296,21 +361,32 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
   test('a run not recorded is refused with the reason', async () => {
     const other = forkHost({ bundle: BUNDLE, pipe: true });
     try {
-      await other.rpc.request('launch', { target: { kind: 'demo', pages: 3, latency: 'instant' }, options: { maxTasks: 1 } });
+      await other.rpc.request('launch', {
+        target: { kind: 'demo', pages: 3, latency: 'instant' },
+        options: { maxTasks: 1 },
+      });
       await other.waitFor('finished', () => true, 60_000);
       await other.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: PARSED }] });
-      await assert.rejects(other.rpc.request('pastBreakpointHit', { direction: 'back', tick: 1 }), (e: unknown) => e instanceof RemoteError && e.code === 'notRecorded');
+      await assert.rejects(
+        other.rpc.request('pastBreakpointHit', { direction: 'back', tick: 1 }),
+        (e: unknown) => e instanceof RemoteError && e.code === 'notRecorded',
+      );
     } finally {
       await other.close();
     }
   });
 
-  // A breakpoint on a suspension point (the loop's own): the past's hits are the live run's stops. These launch runs of their own on the host, last.
+  // A breakpoint on a suspension point (the loop's own): the past's hits are the live run's stops. These
+  // launch runs of their own on the host, last.
   test("a yield* line in fetch: every live stop found again, backwards from the end and forwards from the start, each on its worker with the loop's words", async () => {
     await host.rpc.request('setBreakpoints', { file: QUEUE, breakpoints: [] });
     const { stops, ticks } = await liveStops(host, CRAWLER, [{ line: GET }]);
     assert.ok(stops.length >= 10, JSON.stringify(stops));
-    for (const s of stops) assert.match(s.description, new RegExp(`^Task #${s.taskId} "worker-\\d+" suspended at .*crawler\\.ts:${GET} in fetch$`));
+    for (const s of stops)
+      assert.match(
+        s.description,
+        new RegExp(`^Task #${s.taskId} "worker-\\d+" suspended at .*crawler\\.ts:${GET} in fetch$`),
+      );
     assert.deepEqual(await pastStops(host, 'back', ticks), stops);
     assert.deepEqual(await pastStops(host, 'forward', 0), stops);
   });
@@ -326,19 +402,31 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
     const { stops, ticks } = await liveStops(host, QUEUE, [{ line: GETTER, hitCondition: '%2' }]);
     assert.ok(stops.length >= 2, JSON.stringify(stops));
-    // worker-2 waits at the start (the queue holds the root only), not stopped there (its 1st hit): its resume is the 2nd hit, a stop.
-    assert.ok(stops.some((s) => / resumed from .*queue\.ts:\d+ in get$/.test(s.description)), JSON.stringify(stops));
+    // worker-2 waits at the start (the queue holds the root only), not stopped there (its 1st hit): its
+    // resume is the 2nd hit, a stop.
+    assert.ok(
+      stops.some((s) => / resumed from .*queue\.ts:\d+ in get$/.test(s.description)),
+      JSON.stringify(stops),
+    );
     assert.deepEqual(await pastStops(host, 'back', ticks), stops);
     // From a moment in the middle: only the stops before it.
     const mid = stops[Math.floor(stops.length / 2)]!;
-    assert.deepEqual(await pastStops(host, 'back', mid.tick), stops.filter((s) => s.tick < mid.tick));
+    assert.deepEqual(
+      await pastStops(host, 'back', mid.tick),
+      stops.filter((s) => s.tick < mid.tick),
+    );
   });
 
   test('set while the run went, with a hit condition (a worker already on the line then, inside its GET): the stops the live run made since, counted alike', async () => {
     await host.rpc.request('setBreakpoints', { file: QUEUE, breakpoints: [] });
-    const { stops, ticks, setAt } = await liveStops(host, CRAWLER, [{ line: GET, hitCondition: '%2' }], { setMidRun: true });
+    const { stops, ticks, setAt } = await liveStops(host, CRAWLER, [{ line: GET, hitCondition: '%2' }], {
+      setMidRun: true,
+    });
     assert.ok(stops.length >= 4, JSON.stringify(stops));
-    assert.ok(stops.every((s) => s.tick > setAt), `${setAt}: ${JSON.stringify(stops)}`);
+    assert.ok(
+      stops.every((s) => s.tick > setAt),
+      `${setAt}: ${JSON.stringify(stops)}`,
+    );
     assert.deepEqual(await pastStops(host, 'back', ticks), stops);
     assert.deepEqual(await pastStops(host, 'forward', setAt), stops);
   });
@@ -375,7 +463,10 @@ test('a search replays the ticks before each stretch with its scan breakpoints r
     isStopped: (): boolean => false,
     resume: async (): Promise<void> => undefined,
   };
-  const scanTicks = async (params: { from: number; to: number }): Promise<{ hits: []; marked: null; stopped: false; tickHits: [] }> => {
+  const scanTicks = async (params: {
+    from: number;
+    to: number;
+  }): Promise<{ hits: []; marked: null; stopped: false; tickHits: [] }> => {
     asked.push(`scan ${params.from}..${params.to}`);
     return { hits: [], marked: null, stopped: false, tickHits: [] };
   };

@@ -13,7 +13,12 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { BreakpointHitLanding, HostEvents, HostMethods, PastLineLanding } from '../../../../protocol/host-protocol';
+import type {
+  BreakpointHitLanding,
+  HostEvents,
+  HostMethods,
+  PastLineLanding,
+} from '../../../../protocol/host-protocol';
 import { forkHost, landedOnLine, ROOT, type HostClient } from '../host-client';
 import { lineOf } from '../../../source-line';
 import { PastLineWalk } from '../../../../runtime/host/replay-host/past-line-walk';
@@ -44,17 +49,29 @@ async function shown(host: HostClient): Promise<{ names: string[]; file: string;
 }
 
 /** A line move from the hit shown, and the `paused` of the line it lands on (none when it leaves the lines). */
-async function move(host: HostClient, ask: 'back' | HostMethods['lineStep']['params']['kind']): Promise<{ landing: PastLineLanding; paused: HostEvents['paused'] | null }> {
+async function move(
+  host: HostClient,
+  ask: 'back' | HostMethods['lineStep']['params']['kind'],
+): Promise<{ landing: PastLineLanding; paused: HostEvents['paused'] | null }> {
   const from = host.events.length;
-  const landing = ask === 'back' ? await host.rpc.request('lineStepBack', {}) : (await host.rpc.request('lineStep', { kind: ask })).landing;
+  const landing =
+    ask === 'back'
+      ? await host.rpc.request('lineStepBack', {})
+      : (await host.rpc.request('lineStep', { kind: ask })).landing;
   assert.ok(landing !== undefined, 'a step at a hit says where it landed');
-  const paused = landing.landed === 'line' ? await host.waitFor('paused', (b) => b.pastLine === true, 30_000, from) : null;
+  const paused =
+    landing.landed === 'line' ? await host.waitFor('paused', (b) => b.pastLine === true, 30_000, from) : null;
   return { landing, paused };
 }
 
-
-/** From the run's end, Reverse Continue to fetch's last hit at DECL (the breakpoint then cleared), then over to its GET line. */
-async function lastHitThenOverToGet(host: HostClient, ticks: number): Promise<Extract<BreakpointHitLanding, { landed: 'line' }> & { atGet: Awaited<ReturnType<typeof move>> }> {
+/**
+ * From the run's end, Reverse Continue to fetch's last hit at DECL (the breakpoint then cleared), then over
+ * to its GET line.
+ */
+async function lastHitThenOverToGet(
+  host: HostClient,
+  ticks: number,
+): Promise<Extract<BreakpointHitLanding, { landed: 'line' }> & { atGet: Awaited<ReturnType<typeof move>> }> {
   await host.rpc.request('seekTick', { tick: null });
   await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: DECL }] });
   const hit = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
@@ -65,12 +82,18 @@ async function lastHitThenOverToGet(host: HostClient, ticks: number): Promise<Ex
   return { ...hit, atGet };
 }
 
-describe('line steps from a breakpoint hit in the recorded past (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 240_000 }, () => {
+describe('line steps from a breakpoint hit in the recorded past (bundle)', {
+  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
+  timeout: 240_000,
+}, () => {
   let host: HostClient;
   let ticks = 0;
   before(async () => {
     host = forkHost({ bundle: BUNDLE, pipe: true });
-    await host.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, record: true } });
+    await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: 12, latency: 'instant' },
+      options: { maxTasks: 2, record: true },
+    });
     await host.waitFor('finished', () => true, 60_000);
     ticks = (await host.rpc.request('timeline', {})).ticks;
   });
@@ -114,13 +137,20 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
     at = await move(host, 'back');
     assert.equal(at.paused?.line?.line, DECL);
     assert.equal((await host.lineLocals()).get('response'), 'undefined');
-    // Back again past the task's first line of the step: the last line of its step before (an earlier tick, where it suspended), replayed.
-    for (let i = 0; i < 10 && at.landing.landed === 'line' && at.paused?.tick === hit.tick; i++) at = await move(host, 'back');
+    // Back again past the task's first line of the step: the last line of its step before (an earlier tick,
+    // where it suspended), replayed.
+    for (let i = 0; i < 10 && at.landing.landed === 'line' && at.paused?.tick === hit.tick; i++)
+      at = await move(host, 'back');
     assert.equal(at.landing.landed, 'line', JSON.stringify(at.landing));
     const before = at.paused!;
     assert.ok(before.tick < hit.tick, `${before.tick} < ${hit.tick}`);
     assert.equal(before.taskId, hit.taskId);
-    assert.match(before.description, new RegExp(`on a past line at .*crawler\\.ts:\\d+ \\(tick ${before.tick}, replayed\\): the last line of its step at tick ${before.tick}, before its step at tick ${hit.tick}`));
+    assert.match(
+      before.description,
+      new RegExp(
+        `on a past line at .*crawler\\.ts:\\d+ \\(tick ${before.tick}, replayed\\): the last line of its step at tick ${before.tick}, before its step at tick ${hit.tick}`,
+      ),
+    );
     const then = await shown(host);
     assert.equal(then.file, CRAWLER, JSON.stringify(then));
     assert.equal(then.names[then.names.length - 1], 'work', JSON.stringify(then));
@@ -158,7 +188,10 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
     at = await move(host, 'over');
     const third = await shown(host);
     assert.equal(third.names[0], 'request', JSON.stringify(third));
-    assert.ok(third.line > second.line && second.line > inRequest.line, `${inRequest.line} < ${second.line} < ${third.line}`);
+    assert.ok(
+      third.line > second.line && second.line > inRequest.line,
+      `${inRequest.line} < ${second.line} < ${third.line}`,
+    );
     // Back: the line before in the callee, twice; the locals of then.
     at = await move(host, 'back');
     assert.deepEqual(await shown(host), second);
@@ -218,7 +251,10 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
       at = await move(host, 'back');
     }
     assert.equal(at.landing.landed, 'line', JSON.stringify(at.landing));
-    assert.equal(at.landing.landed === 'line' ? at.landing.note : '', `the start of the task: its step at tick ${hit.tick} is its first, nothing of it ran before`);
+    assert.equal(
+      at.landing.landed === 'line' ? at.landing.note : '',
+      `the start of the task: its step at tick ${hit.tick} is its first, nothing of it ran before`,
+    );
     assert.equal(at.paused?.line?.line, lines[lines.length - 1] ?? hit.line?.line, 'the first line, shown again');
     assert.match(at.paused?.description ?? '', /: the start of the task: its step at tick \d+ is its first/);
   });
@@ -226,9 +262,13 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
   test("at a live line stop, back before the task's first line of its step: the line it suspended at in the functions on the stop's frames (the GET), passing over its steps spent inside that call, every view at that tick; over from there is the live stop again", async () => {
     const live = forkHost({ bundle: BUNDLE, pipe: true });
     try {
-      await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+      await live.rpc.request('launch', {
+        target: { kind: 'demo', pages: 12, latency: 'instant' },
+        options: { maxTasks: 2, stopOnEntry: true, record: true },
+      });
       await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: BREAK }] });
-      // The second worker's first page: its GET opens a connection of its own (the first worker's reuses robots.txt's), so it suspends more than once inside the session.
+      // The second worker's first page: its GET opens a connection of its own (the first worker's reuses
+      // robots.txt's), so it suspends more than once inside the session.
       const firstWorker = await live.continueToLineStop();
       let stop = firstWorker;
       for (let i = 0; i < 4 && stop.taskId === firstWorker.taskId; i++) stop = await live.continueToLineStop();
@@ -252,17 +292,35 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
       assert.equal((await shown(live)).names[0], 'fetch');
       assert.equal((await live.lineLocals()).get('response'), 'null');
       // The steps inside the GET (connecting, sending, reading) are passed over, by their recorded frames.
-      assert.match(before.description, new RegExp(`the last line of its step at tick ${before.tick}, before its step at tick ${stop.tick} \\(its (step|\\d+ steps) between ran no line of these frames' functions\\)`));
-      assert.deepEqual(live.eventsOf('viewedTick').slice(-1).map((v) => [v.tick, v.line]), [[before.tick, true]]);
+      assert.match(
+        before.description,
+        new RegExp(
+          `the last line of its step at tick ${before.tick}, before its step at tick ${stop.tick} \\(its (step|\\d+ steps) between ran no line of these frames' functions\\)`,
+        ),
+      );
+      assert.deepEqual(
+        live
+          .eventsOf('viewedTick')
+          .slice(-1)
+          .map((v) => [v.tick, v.line]),
+        [[before.tick, true]],
+      );
       assert.equal((await live.rpc.request('snapshot', {})).tick, before.tick);
-      // Over the GET from there: the task's next line once resumed, in the stop's tick: the live stop again (the present).
+      // Over the GET from there: the task's next line once resumed, in the stop's tick: the live stop again
+      // (the present).
       const from = live.events.length;
       const over = await live.rpc.request('lineStep', { kind: 'over' });
       assert.deepEqual(over.landing, { landed: 'present' });
       const again = await live.waitFor('paused', () => true, 30_000, from);
       assert.equal(again.pastLine, undefined);
       assert.deepEqual(again.line, stop.line);
-      assert.deepEqual(live.eventsOf('viewedTick').slice(-1).map((v) => v.tick), [null]);
+      assert.deepEqual(
+        live
+          .eventsOf('viewedTick')
+          .slice(-1)
+          .map((v) => v.tick),
+        [null],
+      );
       await live.rpc.request('stop', {});
     } finally {
       await live.close();
@@ -272,8 +330,14 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
   test("at a live line stop, back before the task's first line of its step, past any number of its steps in a call as deep as the stop's that ran none of its frames' functions (by the recorded chains' names): the line that made the call, then on back to the start of the task", async () => {
     const live = forkHost({ bundle: BUNDLE, pipe: true });
     try {
-      await live.rpc.request('launch', { target: { kind: 'program', path: HELPER_PROGRAM }, options: { stopOnEntry: true, record: true } });
-      await live.rpc.request('setBreakpoints', { file: HELPER_PROGRAM, breakpoints: [{ file: HELPER_PROGRAM, line: IN_INNER }] });
+      await live.rpc.request('launch', {
+        target: { kind: 'program', path: HELPER_PROGRAM },
+        options: { stopOnEntry: true, record: true },
+      });
+      await live.rpc.request('setBreakpoints', {
+        file: HELPER_PROGRAM,
+        breakpoints: [{ file: HELPER_PROGRAM, line: IN_INNER }],
+      });
       const stop = await live.continueToLineStop();
       assert.equal(stop.line?.line, IN_INNER);
       let at = await move(live, 'back');
@@ -282,7 +346,8 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
         at = await move(live, 'back');
         seen.push(JSON.stringify(at.landing));
       }
-      // helper's five steps (its last one the stop's own step before) are passed over: main's line that called it, an earlier tick.
+      // helper's five steps (its last one the stop's own step before) are passed over: main's line that
+      // called it, an earlier tick.
       assert.equal(at.landing.landed, 'line', seen.join(' | '));
       assert.equal(at.paused?.line?.line, CALLS_HELPER, at.paused?.description);
       assert.ok((at.paused?.tick ?? stop.tick) < stop.tick);
@@ -294,7 +359,10 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
       }
       assert.equal(at.landing.landed, 'line', seen.join(' | '));
       assert.equal(at.paused?.line?.line, MAIN_FIRST, seen.join(' | '));
-      assert.match(at.paused?.description ?? '', /the start of the task: its step at tick \d+ is its first, nothing of it ran before/);
+      assert.match(
+        at.paused?.description ?? '',
+        /the start of the task: its step at tick \d+ is its first, nothing of it ran before/,
+      );
       await live.rpc.request('stop', {});
     } finally {
       await live.close();
@@ -304,13 +372,20 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
   test("at a live line stop, a hit of its own task in an earlier tick: over goes on into the stop's tick, through the task's lines there before the stop (replayed), to the stop itself, the present", async () => {
     const live = forkHost({ bundle: BUNDLE, pipe: true });
     try {
-      await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+      await live.rpc.request('launch', {
+        target: { kind: 'demo', pages: 12, latency: 'instant' },
+        options: { maxTasks: 2, stopOnEntry: true, record: true },
+      });
       const callLine = lineOf(CRAWLER, 'if (isRedirect(response)) {', GET);
       await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: callLine }] });
       const stop = await live.continueToLineStop();
       const url = (await live.lineLocals()).get('url')!;
-      // Its own fetch of that URL, in an earlier tick (a breakpoint whose condition names the URL), then over to the GET.
-      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: FOR, condition: `url === ${url}` }] });
+      // Its own fetch of that URL, in an earlier tick (a breakpoint whose condition names the URL), then over
+      // to the GET.
+      await live.rpc.request('setBreakpoints', {
+        file: CRAWLER,
+        breakpoints: [{ file: CRAWLER, line: FOR, condition: `url === ${url}` }],
+      });
       const hit = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: stop.tick }));
       await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
       assert.equal(hit.taskId, stop.taskId);
@@ -318,7 +393,8 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
       let at = await move(live, 'over');
       assert.equal(at.paused?.line?.line, GET, JSON.stringify(at.landing));
       assert.equal(at.paused?.tick, hit.tick);
-      // Over the GET, which suspends: the task's next line once resumed, in the live stop's tick, replayed (before the stop).
+      // Over the GET, which suspends: the task's next line once resumed, in the live stop's tick, replayed
+      // (before the stop).
       at = await move(live, 'over');
       assert.equal(at.paused?.line?.line, BREAK, JSON.stringify(at.landing));
       assert.equal(at.paused?.tick, stop.tick);
@@ -339,18 +415,28 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
   test("at a live line stop: every view follows to the hit before it, over goes to the hit task's next line, back to the hit's line, and continue goes on live, the views back at the present", async () => {
     const live = forkHost({ bundle: BUNDLE, pipe: true });
     try {
-      await live.rpc.request('launch', { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+      await live.rpc.request('launch', {
+        target: { kind: 'demo', pages: 12, latency: 'instant' },
+        options: { maxTasks: 2, stopOnEntry: true, record: true },
+      });
       await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: DECL }] });
       const stop = (): Promise<HostEvents['paused']> => live.continueToLineStop();
       await stop();
       await stop();
       const second = await stop();
-      const viewed = (since: number): Array<HostEvents['viewedTick']> => live.events.slice(since).filter((e) => e.event === 'viewedTick').map((e) => e.body as HostEvents['viewedTick']);
+      const viewed = (since: number): Array<HostEvents['viewedTick']> =>
+        live.events
+          .slice(since)
+          .filter((e) => e.event === 'viewedTick')
+          .map((e) => e.body as HostEvents['viewedTick']);
       const before = live.events.length;
       const hit = landedOnLine(await live.rpc.request('pastBreakpointHit', { direction: 'back', tick: second.tick }));
       assert.ok(hit.tick < second.tick, `${hit.tick} < ${second.tick}`);
       // Every view follows to the hit's tick (a line within it): the task table is that moment's, not the live stop's.
-      assert.deepEqual(viewed(before).map((v) => [v.tick, v.line]), [[hit.tick, true]]);
+      assert.deepEqual(
+        viewed(before).map((v) => [v.tick, v.line]),
+        [[hit.tick, true]],
+      );
       assert.equal((await live.rpc.request('snapshot', {})).tick, hit.tick);
       let at = await move(live, 'over');
       assert.equal(at.paused?.line?.line, FOR, JSON.stringify(at));
@@ -363,7 +449,10 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', { ski
       const going = live.events.length;
       const third = await stop();
       assert.ok(third.tick >= second.tick);
-      assert.deepEqual(viewed(going).map((v) => v.tick), [null]);
+      assert.deepEqual(
+        viewed(going).map((v) => v.tick),
+        [null],
+      );
       await live.rpc.request('stop', {});
     } finally {
       await live.close();
@@ -395,12 +484,27 @@ test("a walk replays the ticks before its own with none of its breakpoints set (
     asked.push(`traced ${tick}`);
     throw new Error('no traced tick here');
   };
-  const print = { frames: [], locals: [], locations: [{ url: 'file:///a.js', line: 3, column: 0 }, { url: 'file:///a.js', line: 4, column: 2 }] };
+  const print = {
+    frames: [],
+    locals: [],
+    locations: [
+      { url: 'file:///a.js', line: 3, column: 0 },
+      { url: 'file:///a.js', line: 4, column: 2 },
+    ],
+  };
   const walk = new PastLineWalk(dbg as unknown as LineDebugger, replayTick, seekTo, 10, 1, print);
   for (let i = 0; i < 2; i++) await assert.rejects(walk.move('back'), /no traced tick here/);
   const planted = ['setBreakpointByUrl', 'setBreakpointByUrl'];
   const removed = ['removeBreakpoint', 'removeBreakpoint'];
-  const walkOf = (before: string[]): string[] => [...before, 'setBreakpointsActive', 'seek 9', 'landed 9', ...planted, 'setBreakpointsActive', 'traced 10'];
+  const walkOf = (before: string[]): string[] => [
+    ...before,
+    'setBreakpointsActive',
+    'seek 9',
+    'landed 9',
+    ...planted,
+    'setBreakpointsActive',
+    'traced 10',
+  ];
   const release = ['setBreakpointsActive'];
   assert.deepEqual(asked, [...walkOf([]), ...release, ...walkOf(removed), ...release]);
 });

@@ -34,7 +34,9 @@ describe('ArmedLoopBreakpoints', () => {
   test('a hit condition set while the run went counts from that tick (told now or later); a new run counts from its start', async () => {
     const armed = new ArmedLoopBreakpoints();
     armed.set(FILE, [{ file: FILE, line: 10, hitCondition: '3' }], [ok(10)], { tick: 40 });
-    assert.deepEqual(armed.armed(), [{ file: FILE, line: 10, atSuspension: true, hitCondition: '3', hitsSince: { tick: 40, before: 0 } }]);
+    assert.deepEqual(armed.armed(), [
+      { file: FILE, line: 10, atSuspension: true, hitCondition: '3', hitsSince: { tick: 40, before: 0 } },
+    ]);
     armed.newRun();
     assert.deepEqual(armed.armed(), [{ file: FILE, line: 10, atSuspension: true, hitCondition: '3' }]);
     const told = Promise.resolve(57);

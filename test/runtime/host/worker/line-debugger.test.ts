@@ -18,7 +18,10 @@ const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
 const CALLBACKS = join(ROOT, 'runtime', 'crawler', 'callback-fetcher.ts');
 
-async function stepTo(host: HostClient, kind: 'over' | 'into' | 'out'): Promise<{ line: number; file: string; taskId: number | undefined; frames: string[] }> {
+async function stepTo(
+  host: HostClient,
+  kind: 'over' | 'into' | 'out',
+): Promise<{ line: number; file: string; taskId: number | undefined; frames: string[] }> {
   const from = host.events.length;
   await host.rpc.request('lineStep', { kind });
   const p = await host.waitFor('paused', () => true, 15000, from);
@@ -27,7 +30,10 @@ async function stepTo(host: HostClient, kind: 'over' | 'into' | 'out'): Promise<
   return { line: p.line.line, file: p.line.file, taskId: p.taskId, frames: stack.frames.map((f) => f.name) };
 }
 
-describe('line debugger (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 60_000 }, () => {
+describe('line debugger (bundle)', {
+  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
+  timeout: 60_000,
+}, () => {
   let host: HostClient;
   before(() => {
     host = forkHost({ bundle: BUNDLE, pipe: true });
@@ -37,10 +43,16 @@ describe('line debugger (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bund
   });
 
   test('stops on an ordinary line of the crawler fetch, shows frames and locals, steps over, into a yield* and out', async () => {
-    await host.rpc.request('launch', { target: { kind: 'demo', pages: 20 }, options: { maxTasks: 1, stopOnEntry: true } });
+    await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: 20 },
+      options: { maxTasks: 1, stopOnEntry: true },
+    });
     const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
     const set = await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
-    assert.deepEqual(set.breakpoints.map((b) => b.verified), [true]);
+    assert.deepEqual(
+      set.breakpoints.map((b) => b.verified),
+      [true],
+    );
     await host.rpc.request('continue', {});
     const stop = await host.waitFor('paused', (b) => b.line !== undefined, 15000);
     assert.equal(stop.reason, 'breakpoint');
@@ -50,7 +62,10 @@ describe('line debugger (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bund
 
     const stack = await host.rpc.request('lineStack', {});
     assert.equal(stack.taskId, stop.taskId);
-    assert.deepEqual(stack.frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+    assert.deepEqual(
+      stack.frames.slice(0, 2).map((f) => f.name),
+      ['fetch', 'work'],
+    );
     const locals = await host.rpc.request('lineVariables', { handle: stack.frames[0]!.scopes[0]!.handle });
     const url = locals.variables.find((v) => v.name === 'url');
     assert.match(url?.value ?? '', /^"http:\/\/127\.0\.0\.1:\d+\/"$/);
@@ -60,7 +75,10 @@ describe('line debugger (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bund
     // The ordinary queries are answered while the main thread is stopped.
     const snap = await host.rpc.request('snapshot', {});
     assert.ok(snap.tasks.some((t) => t.id === stop.taskId && t.state === 'running'));
-    await assert.rejects(host.rpc.request('stepTick', {}), (e: unknown) => e instanceof RemoteError && e.code === 'stoppedOnLine');
+    await assert.rejects(
+      host.rpc.request('stepTick', {}),
+      (e: unknown) => e instanceof RemoteError && e.code === 'stoppedOnLine',
+    );
 
     // next, line by line (the declaration, the retry loop's head), to the body line with the yield*.
     const getLine = lineOf(CRAWLER, 'response = yield* this.session.get(url, NO_REDIRECTS);');
@@ -68,7 +86,10 @@ describe('line debugger (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bund
     assert.equal(atGet.line, line + 1);
     for (let i = 0; i < 2 && atGet.line !== getLine; i++) {
       const next = await stepTo(host, 'over');
-      assert.ok(next.line > atGet.line && next.line <= getLine, `a step over goes down fetch's lines: ${atGet.line} → ${next.line}`);
+      assert.ok(
+        next.line > atGet.line && next.line <= getLine,
+        `a step over goes down fetch's lines: ${atGet.line} → ${next.line}`,
+      );
       atGet = next;
     }
     assert.equal(atGet.line, getLine);
@@ -105,9 +126,18 @@ describe('line debugger (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bund
     assert.equal(stop.taskId, undefined);
     const stack = await host.rpc.request('lineStack', {});
     assert.equal(stack.frames[0]?.name, 'connected');
-    assert.ok(stack.frames.some((f) => f.name === 'runCallbackLoop'), stack.frames.map((f) => f.name).join(' < '));
+    assert.ok(
+      stack.frames.some((f) => f.name === 'runCallbackLoop'),
+      stack.frames.map((f) => f.name).join(' < '),
+    );
     // `try {` has no code of its own: the step goes from unregister to the line after it.
-    for (const next of ['this.crawl.selector.unregister(key.fd);', 'const failure = sock.error();', 'if (failure !== null) throw failure;', 'let sent = 0;', 'sent = sock.send(this.unsent);']) {
+    for (const next of [
+      'this.crawl.selector.unregister(key.fd);',
+      'const failure = sock.error();',
+      'if (failure !== null) throw failure;',
+      'let sent = 0;',
+      'sent = sock.send(this.unsent);',
+    ]) {
       assert.equal((await stepTo(host, 'over')).line, lineOf(CALLBACKS, next, line));
     }
     const inner = await stepTo(host, 'into');
@@ -138,16 +168,25 @@ describe('line debugger (TypeScript source through tsx)', { timeout: 60_000 }, (
   test('the worker starts, serves the pipe and stops on an ordinary line of the crawler', async () => {
     const hello = await host.rpc.request('hello', { client: 'tests', protocolVersion: PROTOCOL_VERSION });
     assert.equal(hello.pid, host.child.pid);
-    await host.rpc.request('launch', { target: { kind: 'demo', pages: 20, latency: 'instant' }, options: { maxTasks: 1, stopOnEntry: true } });
+    await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: 20, latency: 'instant' },
+      options: { maxTasks: 1, stopOnEntry: true },
+    });
     const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
     const set = await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
-    assert.deepEqual(set.breakpoints.map((b) => b.verified), [true]);
+    assert.deepEqual(
+      set.breakpoints.map((b) => b.verified),
+      [true],
+    );
     await host.rpc.request('continue', {});
     const stop = await host.waitFor('paused', (b) => b.line !== undefined, 15000);
     assert.equal(stop.line?.file, CRAWLER);
     assert.equal(stop.line?.line, line);
     const stack = await host.rpc.request('lineStack', {});
-    assert.deepEqual(stack.frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+    assert.deepEqual(
+      stack.frames.slice(0, 2).map((f) => f.name),
+      ['fetch', 'work'],
+    );
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
     const from = host.events.length;
     await host.rpc.request('continue', {});
@@ -158,7 +197,10 @@ describe('line debugger (TypeScript source through tsx)', { timeout: 60_000 }, (
 // The hand-made loops' own state at a line stop (programLoops, runtime/program-loops.ts): each
 // sample that runs a loop, threads or processes of its own, stopped on a line of its own code,
 // shows that loop's sockets and callbacks, ready list, timers, or threads and processes.
-describe('program loops at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 120_000 }, () => {
+describe('program loops at a line stop (bundle)', {
+  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
+  timeout: 120_000,
+}, () => {
   let host: HostClient;
   before(() => {
     host = forkHost({ bundle: BUNDLE, pipe: true });
@@ -169,7 +211,14 @@ describe('program loops at a line stop (bundle)', { skip: existsSync(BUNDLE) ? f
 
   const R = join(ROOT, 'runtime');
   // holdMs: how long the test stays at the stop before it goes on, as a person reading it does.
-  const cases: Array<{ sample: string; file: string; needle: string; check: (loops: ProgramLoopState[]) => void; holdMs?: number; hitCondition?: string }> = [
+  const cases: Array<{
+    sample: string;
+    file: string;
+    needle: string;
+    check: (loops: ProgramLoopState[]) => void;
+    holdMs?: number;
+    hitCondition?: string;
+  }> = [
     {
       sample: 'callbacks',
       file: CALLBACKS,
@@ -177,8 +226,17 @@ describe('program loops at a line stop (bundle)', { skip: existsSync(BUNDLE) ? f
       check: ([loop]) => {
         assert.equal(loop?.kind, 'selector');
         assert.match(loop.running ?? '', /^fd \d+ writable: bound connected$/);
-        assert.ok(loop.sockets.some((s) => s.callback === 'bound connected' && s.events === 'write' && /raddr=127\.0\.0\.1:\d+/.test(s.socket)), JSON.stringify(loop.sockets));
-        assert.ok(loop.timers.some((t) => /^timeout of the fetch of http:\/\/127\.0\.0\.1:\d+\/$/.test(t.callback) && t.dueInMs > 0));
+        assert.ok(
+          loop.sockets.some(
+            (s) => s.callback === 'bound connected' && s.events === 'write' && /raddr=127\.0\.0\.1:\d+/.test(s.socket),
+          ),
+          JSON.stringify(loop.sockets),
+        );
+        assert.ok(
+          loop.timers.some(
+            (t) => /^timeout of the fetch of http:\/\/127\.0\.0\.1:\d+\/$/.test(t.callback) && t.dueInMs > 0,
+          ),
+        );
       },
     },
     {
@@ -199,9 +257,15 @@ describe('program loops at a line stop (bundle)', { skip: existsSync(BUNDLE) ? f
         assert.equal(loop?.kind, 'timers');
         assert.equal(loop.running, 'hello');
         assert.equal(loop.timers.length, 4);
-        assert.deepEqual([...loop.timers].sort((a, b) => a.dueInMs - b.dueInMs), loop.timers);
+        assert.deepEqual(
+          [...loop.timers].sort((a, b) => a.dueInMs - b.dueInMs),
+          loop.timers,
+        );
         // Each timer by its own name (they are closures of one helper), soonest first.
-        assert.deepEqual(loop.timers.map((t) => t.callback), ['timer a', 'timer b', 'timer c', 'input']);
+        assert.deepEqual(
+          loop.timers.map((t) => t.callback),
+          ['timer a', 'timer b', 'timer c', 'input'],
+        );
       },
     },
     {
@@ -211,7 +275,10 @@ describe('program loops at a line stop (bundle)', { skip: existsSync(BUNDLE) ? f
       check: ([loop]) => {
         assert.equal(loop?.kind, 'trampoline');
         assert.match(loop.running ?? '', /^task 1: /);
-        assert.deepEqual(loop.ready.map((r) => r.split(':')[0]), ['task 2']);
+        assert.deepEqual(
+          loop.ready.map((r) => r.split(':')[0]),
+          ['task 2'],
+        );
       },
     },
     {
@@ -233,7 +300,10 @@ describe('program loops at a line stop (bundle)', { skip: existsSync(BUNDLE) ? f
         assert.ok(pool, JSON.stringify(loops.map((l) => l.title)));
         assert.equal(pool.workers.length, 3);
         assert.ok(pool.workers.every((w) => w.kind === 'thread' && /^thread \d+$/.test(w.name)));
-        assert.ok(pool.workers.some((w) => /^fetching \/page\/\d+\//.test(w.state)), JSON.stringify(pool.workers));
+        assert.ok(
+          pool.workers.some((w) => /^fetching \/page\/\d+\//.test(w.state)),
+          JSON.stringify(pool.workers),
+        );
         assert.ok(loops.some((l) => l.workers.some((w) => w.name === 'this thread')));
       },
       // Longer than the blocking fetches take: the sample's check that the pools were faster
@@ -249,8 +319,17 @@ describe('program loops at a line stop (bundle)', { skip: existsSync(BUNDLE) ? f
     test(`${c.sample}: stopped on ${c.needle}`, async () => {
       const line = lineOf(c.file, c.needle);
       await host.rpc.request('launch', { target: { kind: 'sample', id: c.sample }, options: { stopOnEntry: true } });
-      assert.deepEqual((await host.rpc.request('programLoops', {})).loops, [], 'held at entry: nothing of the sample runs yet');
-      await host.rpc.request('setBreakpoints', { file: c.file, breakpoints: [{ file: c.file, line, ...(c.hitCondition === undefined ? {} : { hitCondition: c.hitCondition }) }] });
+      assert.deepEqual(
+        (await host.rpc.request('programLoops', {})).loops,
+        [],
+        'held at entry: nothing of the sample runs yet',
+      );
+      await host.rpc.request('setBreakpoints', {
+        file: c.file,
+        breakpoints: [
+          { file: c.file, line, ...(c.hitCondition === undefined ? {} : { hitCondition: c.hitCondition }) },
+        ],
+      });
       const from = host.events.length;
       await host.rpc.request('continue', {});
       const stop = await host.waitFor('paused', (b) => b.line !== undefined, 20000, from);
@@ -260,13 +339,28 @@ describe('program loops at a line stop (bundle)', { skip: existsSync(BUNDLE) ? f
       await host.rpc.request('setBreakpoints', { file: c.file, breakpoints: [] });
       await host.rpc.request('continue', {});
       const finished = await host.waitFor('finished', () => true, 60000, from);
-      assert.equal(finished.ok, true, `the sample's own checks failed: ${host.eventsOf('output').map((o) => o.text).filter((t) => /CHECK FAILED/.test(t)).join('')}`);
-      assert.deepEqual((await host.rpc.request('programLoops', {})).loops, [], 'every loop withdrawn once the sample ended');
+      assert.equal(
+        finished.ok,
+        true,
+        `the sample's own checks failed: ${host
+          .eventsOf('output')
+          .map((o) => o.text)
+          .filter((t) => /CHECK FAILED/.test(t))
+          .join('')}`,
+      );
+      assert.deepEqual(
+        (await host.rpc.request('programLoops', {})).loops,
+        [],
+        'every loop withdrawn once the sample ended',
+      );
     });
   }
 });
 
-describe('line breakpoints and a replay of the past (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 60_000 }, () => {
+describe('line breakpoints and a replay of the past (bundle)', {
+  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
+  timeout: 60_000,
+}, () => {
   let host: HostClient;
   before(() => {
     host = forkHost({ bundle: BUNDLE, pipe: true });
@@ -276,12 +370,21 @@ describe('line breakpoints and a replay of the past (bundle)', { skip: existsSyn
   });
 
   test('a seek replays the crawl through a line with a breakpoint without stopping or evaluating it there', async () => {
-    const launched = await host.rpc.request('launch', { target: { kind: 'demo', pages: 10, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+    const launched = await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: 10, latency: 'instant' },
+      options: { maxTasks: 2, stopOnEntry: true, record: true },
+    });
     const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
     // The condition counts its evaluations and never stops.
     const condition = '(globalThis.__rewindLineHits = (globalThis.__rewindLineHits ?? 0) + 1, false)';
-    const set = await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line, condition }] });
-    assert.deepEqual(set.breakpoints.map((b) => b.verified), [true]);
+    const set = await host.rpc.request('setBreakpoints', {
+      file: CRAWLER,
+      breakpoints: [{ file: CRAWLER, line, condition }],
+    });
+    assert.deepEqual(
+      set.breakpoints.map((b) => b.verified),
+      [true],
+    );
     const from = host.events.length;
     await host.rpc.request('continue', {});
     await host.waitFor('finished', (f) => f.runId === launched.runId, 30000, from);
@@ -290,13 +393,19 @@ describe('line breakpoints and a replay of the past (bundle)', { skip: existsSyn
     const { ticks } = await host.rpc.request('timeline', {});
     const moment = await host.rpc.request('seekTick', { tick: ticks });
     assert.equal(moment.tick, ticks);
-    assert.equal(Number((await host.rpc.request('evaluate', { expression: 'globalThis.__rewindLineHits' })).value), hits);
+    assert.equal(
+      Number((await host.rpc.request('evaluate', { expression: 'globalThis.__rewindLineHits' })).value),
+      hits,
+    );
     assert.ok(!host.eventsOf('paused').some((p) => p.line !== undefined), 'no stop on a line');
   });
 
   test("stopped on a line, a seek is served by the stop's replay host (the thread the stop holds replays nothing)", async () => {
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
-    const launched = await host.rpc.request('launch', { target: { kind: 'demo', pages: 10, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+    const launched = await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: 10, latency: 'instant' },
+      options: { maxTasks: 2, stopOnEntry: true, record: true },
+    });
     const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
     const from = host.events.length;
@@ -312,7 +421,10 @@ describe('line breakpoints and a replay of the past (bundle)', { skip: existsSyn
   });
 });
 
-describe('time held on a line is not time the loop was blocked (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 60_000 }, () => {
+describe('time held on a line is not time the loop was blocked (bundle)', {
+  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
+  timeout: 60_000,
+}, () => {
   let host: HostClient;
   before(() => {
     host = forkHost({ bundle: BUNDLE, pipe: true });
@@ -329,7 +441,10 @@ describe('time held on a line is not time the loop was blocked (bundle)', { skip
   const HOLD_MS = 1500;
 
   test('a step held on a breakpoint is not reported slow for the hold, and its busy time leaves the hold out', async () => {
-    const launched = await host.rpc.request('launch', { target: { kind: 'demo', pages: 10, latency: 'instant' }, options: { maxTasks: 1, stopOnEntry: true } });
+    const launched = await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: 10, latency: 'instant' },
+      options: { maxTasks: 1, stopOnEntry: true },
+    });
     const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
     const from = host.events.length;
@@ -345,19 +460,29 @@ describe('time held on a line is not time the loop was blocked (bundle)', { skip
     await host.waitFor('finished', (f) => f.runId === launched.runId, 30000, from);
     const slow = host.eventsOf('lint').filter((l) => l.lint.kind === 'slowCallback' || l.lint.kind === 'neverYields');
     const heldIn = slow.filter((l) => (l.lint.seconds ?? 0) * 1000 >= HOLD_MS);
-    assert.deepEqual(heldIn.map((l) => l.lint.message), [], 'no step was reported blocked for the time it was held');
+    assert.deepEqual(
+      heldIn.map((l) => l.lint.message),
+      [],
+      'no step was reported blocked for the time it was held',
+    );
     const worker = (await host.rpc.request('snapshot', {})).tasks.find((t) => t.id === stop.taskId);
     assert.ok(worker !== undefined && worker.busyMs < HOLD_MS, `the held worker's busy time: ${worker?.busyMs} ms`);
   });
 
-  test('a realistic crawl stopped on a line longer than its request timeout: no request times out, the crawl\'s time leaves the stop out', async () => {
+  test("a realistic crawl stopped on a line longer than its request timeout: no request times out, the crawl's time leaves the stop out", async () => {
     // Each request may take 3 s in all and is tried once (a timeout is a failure in the
     // report); the main thread is held 5 s on a line of a worker's fetch once the crawl is
     // fetching pages (the others' requests in flight).
     const t0 = performance.now();
-    const launched = await host.rpc.request('launch', { target: { kind: 'demo', pages: 30, latency: 'realistic' }, options: { maxTasks: 10, timeout: 3, maxTries: 1, stopOnEntry: true } });
+    const launched = await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: 30, latency: 'realistic' },
+      options: { maxTasks: 10, timeout: 3, maxTries: 1, stopOnEntry: true },
+    });
     const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
-    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line, condition: "url.endsWith('/page/9/')" }] });
+    await host.rpc.request('setBreakpoints', {
+      file: CRAWLER,
+      breakpoints: [{ file: CRAWLER, line, condition: "url.endsWith('/page/9/')" }],
+    });
     const from = host.events.length;
     await host.rpc.request('continue', {});
     await host.waitFor('paused', (b) => b.line !== undefined, 30000, from);
@@ -367,12 +492,23 @@ describe('time held on a line is not time the loop was blocked (bundle)', { skip
     await host.rpc.request('continue', {});
     const finished = await host.waitFor('finished', (f) => f.runId === launched.runId, 60000, from);
     const wall = (performance.now() - t0) / 1000;
-    const out = host.events.slice(from).filter((e) => e.event === 'output' && (e.body as { category: string }).category === 'stdout').map((e) => (e.body as { text: string }).text).join('');
+    const out = host.events
+      .slice(from)
+      .filter((e) => e.event === 'output' && (e.body as { category: string }).category === 'stdout')
+      .map((e) => (e.body as { text: string }).text)
+      .join('');
     const report = out.slice(out.indexOf('*** Report ***'));
     assert.ok(inFlight >= 2, `requests in flight at the stop: ${inFlight}`);
-    assert.deepEqual(report.split('\n').filter((l) => /Timeout/.test(l)), [], 'no request timed out');
-    assert.match(report, /^\s+1 failures$/m, 'the site\'s one broken page only');
+    assert.deepEqual(
+      report.split('\n').filter((l) => /Timeout/.test(l)),
+      [],
+      'no request timed out',
+    );
+    assert.match(report, /^\s+1 failures$/m, "the site's one broken page only");
     const elapsed = Number(/^Finished \d+ urls in ([\d.]+) secs/m.exec(report)?.[1]);
-    assert.ok(elapsed < wall - 4.5, `the crawl's ${elapsed} s leave out the 5 s stop (${wall.toFixed(3)} s of wall time); ${finished.summary}`);
+    assert.ok(
+      elapsed < wall - 4.5,
+      `the crawl's ${elapsed} s leave out the 5 s stop (${wall.toFixed(3)} s of wall time); ${finished.summary}`,
+    );
   });
 });

@@ -32,25 +32,33 @@ function childrenOf(pid: number): number[] {
   } catch {
     // ps exits 1 when there are none.
   }
-  return out.split('\n').map((l) => Number(l.trim())).filter((n) => n > 0);
+  return out
+    .split('\n')
+    .map((l) => Number(l.trim()))
+    .filter((n) => n > 0);
 }
 
 /** The host's children once it has one (within `ms`). */
 async function childrenWithin(host: HostClient, ms: number): Promise<number[]> {
   const deadline = Date.now() + ms;
-  while (childrenOf(host.child.pid!).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (childrenOf(host.child.pid!).length === 0 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   return childrenOf(host.child.pid!);
 }
 
 /** Waits until the host has no child process left (within 10 s). */
 async function noChildren(host: HostClient): Promise<void> {
   const deadline = Date.now() + 10_000;
-  while (childrenOf(host.child.pid!).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (childrenOf(host.child.pid!).length > 0 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   assert.deepEqual(childrenOf(host.child.pid!), []);
 }
 
 async function stopAtBreakpoint(host: HostClient, record: boolean): Promise<HostEvents['paused']> {
-  await host.rpc.request('launch', { target: { kind: 'demo', pages: 20 }, options: { maxTasks: 2, stopOnEntry: true, record } });
+  await host.rpc.request('launch', {
+    target: { kind: 'demo', pages: 20 },
+    options: { maxTasks: 2, stopOnEntry: true, record },
+  });
   const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
   await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
   const stop = await host.continueToLineStop(15_000);
@@ -65,7 +73,10 @@ async function moved(host: HostClient, ask: () => Promise<unknown>): Promise<Hos
   return host.waitFor('paused', () => true, 15000, from);
 }
 
-describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 120_000 }, () => {
+describe('Step Back at a line stop (bundle)', {
+  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
+  timeout: 120_000,
+}, () => {
   let host: HostClient;
   before(() => {
     host = forkHost({ bundle: BUNDLE, pipe: true });
@@ -77,18 +88,34 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
   test('back line by line with the locals of then, forward to the live stop again, a past tick at the first line, continue keeps the replay host until the run ends', async () => {
     const first = await stopAtBreakpoint(host, true);
     const bpLine = first.line!.line;
-    // The breakpoint's line is the task's first line of this step (fetch resumed from its robots.txt wait): a step back goes to
-    // the last line it ran in its step before, an earlier tick (the `yield*` it suspended at), replayed, every view there.
+    // The breakpoint's line is the task's first line of this step (fetch resumed from its robots.txt wait): a
+    // step back goes to
+    // the last line it ran in its step before, an earlier tick (the `yield*` it suspended at), replayed,
+    // every view there.
     let from = host.events.length;
     const into = await host.rpc.request('lineStepBack', {});
     assert.equal(into.landed, 'line', JSON.stringify(into));
     let p = await host.waitFor('paused', (b) => b.pastLine === true, 15000, from);
     assert.ok(p.tick < first.tick, `${p.tick} < ${first.tick}`);
     assert.equal(p.taskId, first.taskId);
-    assert.match(p.description, new RegExp(`on a past line at .*crawler\\.ts:\\d+ \\(tick ${p.tick}, replayed\\): the last line of its step at tick ${p.tick}, before its step at tick ${first.tick}`));
+    assert.match(
+      p.description,
+      new RegExp(
+        `on a past line at .*crawler\\.ts:\\d+ \\(tick ${p.tick}, replayed\\): the last line of its step at tick ${p.tick}, before its step at tick ${first.tick}`,
+      ),
+    );
     assert.match(readFileSync(CRAWLER, 'utf8').split('\n')[p.line!.line - 1] ?? '', /yield\*/);
-    assert.deepEqual((await host.rpc.request('lineStack', {})).frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
-    assert.deepEqual(host.eventsOf('viewedTick').slice(-1).map((v) => [v.tick, v.line]), [[p.tick, true]]);
+    assert.deepEqual(
+      (await host.rpc.request('lineStack', {})).frames.slice(0, 2).map((f) => f.name),
+      ['fetch', 'work'],
+    );
+    assert.deepEqual(
+      host
+        .eventsOf('viewedTick')
+        .slice(-1)
+        .map((v) => [v.tick, v.line]),
+      [[p.tick, true]],
+    );
     assert.equal((await host.rpc.request('snapshot', {})).tick, p.tick);
     const replayHosts = childrenOf(host.child.pid!);
     assert.equal(replayHosts.length, 1, 'one replay host for the stop');
@@ -97,14 +124,26 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     p = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
     assert.doesNotMatch(p.description, /past line/);
     assert.deepEqual(p.line, first.line);
-    assert.deepEqual(host.eventsOf('viewedTick').slice(-1).map((v) => v.tick), [null]);
+    assert.deepEqual(
+      host
+        .eventsOf('viewedTick')
+        .slice(-1)
+        .map((v) => v.tick),
+      [null],
+    );
     assert.equal((await host.rpc.request('snapshot', {})).tick, first.tick);
-    // next, to the line of the `yield*` that gets the page (the retry loop's head between): `response` was assigned null since.
+    // next, to the line of the `yield*` that gets the page (the retry loop's head between): `response` was
+    // assigned null since.
     const getLine = lineOf(CRAWLER, 'response = yield* this.session.get(url, NO_REDIRECTS);');
     let live = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
-    for (let i = 0; i < 2 && live.line!.line !== getLine; i++) live = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
+    for (let i = 0; i < 2 && live.line!.line !== getLine; i++)
+      live = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
     assert.equal(live.line!.line, getLine);
-    assert.equal((await host.lineLocals()).get('response') ?? (await host.rpc.request('lineEvaluate', { expression: 'response' })).value, 'null');
+    assert.equal(
+      (await host.lineLocals()).get('response') ??
+        (await host.rpc.request('lineEvaluate', { expression: 'response' })).value,
+      'null',
+    );
 
     // Back: the line before in fetch, replayed (the task's, in the same tick).
     from = host.events.length;
@@ -118,7 +157,10 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     // Line steps in the same tick keep the tick's replay host (its recording through the tick's start still holds).
     assert.deepEqual(childrenOf(host.child.pid!), replayHosts);
     const stack = await host.rpc.request('lineStack', {});
-    assert.deepEqual(stack.frames.slice(0, 2).map((f) => f.name), ['fetch', 'work']);
+    assert.deepEqual(
+      stack.frames.slice(0, 2).map((f) => f.name),
+      ['fetch', 'work'],
+    );
     // Back again: the breakpoint's line, where `response` was not assigned yet.
     from = host.events.length;
     assert.equal((await host.rpc.request('lineStepBack', {})).landed, 'line');
@@ -137,9 +179,14 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     p = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
     assert.doesNotMatch(p.description, /past line/);
     assert.deepEqual(p.line, live.line);
-    assert.equal((await host.lineLocals()).get('response') ?? (await host.rpc.request('lineEvaluate', { expression: 'response' })).value, 'null');
+    assert.equal(
+      (await host.lineLocals()).get('response') ??
+        (await host.rpc.request('lineEvaluate', { expression: 'response' })).value,
+      'null',
+    );
 
-    // Back to the breakpoint's line, once more into the step before, and on back line by line there: the lines before its `yield*` (work's call of fetch).
+    // Back to the breakpoint's line, once more into the step before, and on back line by line there: the
+    // lines before its `yield*` (work's call of fetch).
     for (let i = 0; i < 3; i++) p = await moved(host, () => host.rpc.request('lineStepBack', {}));
     assert.ok(p.tick < live.tick, `${p.tick} < ${live.tick}`);
     const earlier = p.line!;
@@ -149,7 +196,13 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     assert.equal(p.tick, live.tick);
     assert.equal(p.line!.line, bpLine);
     assert.equal((await host.lineLocals()).get('response'), 'undefined');
-    assert.deepEqual(host.eventsOf('viewedTick').slice(-1).map((v) => [v.tick, v.line]), [[live.tick, true]]);
+    assert.deepEqual(
+      host
+        .eventsOf('viewedTick')
+        .slice(-1)
+        .map((v) => [v.tick, v.line]),
+      [[live.tick, true]],
+    );
     // Back into the step before again, and once more there.
     p = await moved(host, () => host.rpc.request('lineStepBack', {}));
     assert.deepEqual(p.line, earlier);
@@ -165,7 +218,10 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     assert.equal(told.tick, live.tick - 1);
     const snap = await host.rpc.request('snapshot', {});
     assert.equal(snap.tick, live.tick - 1);
-    assert.ok(snap.tasks.some((t) => t.id === live.taskId && t.state === 'suspended'), JSON.stringify(snap.tasks.map((t) => [t.id, t.state])));
+    assert.ok(
+      snap.tasks.some((t) => t.id === live.taskId && t.state === 'suspended'),
+      JSON.stringify(snap.tasks.map((t) => [t.id, t.state])),
+    );
     const present = await host.rpc.request('seekTick', { tick: null });
     assert.equal(present.tick, null);
     assert.equal((await host.rpc.request('snapshot', {})).tick, live.tick);
@@ -179,7 +235,10 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
 
   test("the run's replay host is forked ahead of its first stop, kept across its stops in later ticks, ended with the run", async () => {
     const from = host.events.length;
-    await host.rpc.request('launch', { target: { kind: 'demo', pages: 300, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+    await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: 300, latency: 'instant' },
+      options: { maxTasks: 2, stopOnEntry: true, record: true },
+    });
     const line = lineOf(CRAWLER, 'let response: ClientResponse | null = null;');
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
     await host.rpc.request('continue', {});
@@ -189,8 +248,12 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     assert.equal(forked.length, 1, 'one replay host, forked ahead of the first stop');
     await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
     assert.equal((await host.rpc.request('lineStepBack', {})).landed, 'line');
-    // Continue to a stop in a later tick, past tick 200 (the replay host's checkpoints are replays of it with frames recorded, as the run's).
-    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line, hitCondition: '==200' }] });
+    // Continue to a stop in a later tick, past tick 200 (the replay host's checkpoints are replays of it with
+    // frames recorded, as the run's).
+    await host.rpc.request('setBreakpoints', {
+      file: CRAWLER,
+      breakpoints: [{ file: CRAWLER, line, hitCondition: '==200' }],
+    });
     const again = await moved(host, () => host.rpc.request('continue', {}));
     assert.ok(again.tick > 200 && again.tick > first.tick, `stopped at tick ${again.tick}`);
     await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
@@ -206,7 +269,10 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
   test("a debugged recorded run: its replay host is forked at once and follows it; when the run has finished it is the run's hit replay host", async () => {
     // No line breakpoint left by the tests before (a new run counts their hits from its start again).
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
-    await host.rpc.request('launch', { target: { kind: 'demo', pages: 300, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+    await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: 300, latency: 'instant' },
+      options: { maxTasks: 2, stopOnEntry: true, record: true },
+    });
     // A debugger sets its breaks (none on a line here): the replay host is forked now, before any stop on a line.
     await host.rpc.request('setExceptionBreaks', { taskFailed: true, taskCancelled: false });
     const forked = await childrenWithin(host, 15_000);
@@ -219,7 +285,10 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     await new Promise((resolve) => setTimeout(resolve, 500));
     assert.deepEqual(childrenOf(host.child.pid!), forked, 'the same replay host, kept');
     const ticks = (await host.rpc.request('timeline', {})).ticks;
-    await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: lineOf(CRAWLER, 'const { stat, links } = parsed;') }] });
+    await host.rpc.request('setBreakpoints', {
+      file: CRAWLER,
+      breakpoints: [{ file: CRAWLER, line: lineOf(CRAWLER, 'const { stat, links } = parsed;') }],
+    });
     const hit = await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks });
     assert.equal(hit.landed, 'line');
     assert.deepEqual(childrenOf(host.child.pid!), forked, 'the search ran in it, no other started');
@@ -229,39 +298,59 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
 
   test('at a past line the other tasks are as they were then (the replay host answers the task table), and as they are again at the live stop', async () => {
     const from = host.events.length;
-    await host.rpc.request('launch', { target: { kind: 'demo', pages: 20, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
+    await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: 20, latency: 'instant' },
+      options: { maxTasks: 2, stopOnEntry: true, record: true },
+    });
     // Just after crawl() has created its workers.
     const line = lineOf(CRAWLER, 'let finished = false;');
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
     await host.rpc.request('continue', {});
     await host.waitFor('paused', (b) => b.line !== undefined, 15000, from);
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
-    const workers = async (): Promise<string[]> => (await host.rpc.request('snapshot', {})).tasks.filter((t) => /^worker-/.test(t.name)).map((t) => `${t.name} ${t.state}`);
+    const workers = async (): Promise<string[]> =>
+      (await host.rpc.request('snapshot', {})).tasks
+        .filter((t) => /^worker-/.test(t.name))
+        .map((t) => `${t.name} ${t.state}`);
     const present = await workers();
     assert.deepEqual(present, ['worker-1 scheduled', 'worker-2 scheduled']);
     // Back to the loop that creates them, before it ran: no worker yet.
-    const viewed = (since: number): Array<HostEvents['viewedTick']> => host.events.slice(since).filter((e) => e.event === 'viewedTick').map((e) => e.body as HostEvents['viewedTick']);
+    const viewed = (since: number): Array<HostEvents['viewedTick']> =>
+      host.events
+        .slice(since)
+        .filter((e) => e.event === 'viewedTick')
+        .map((e) => e.body as HostEvents['viewedTick']);
     const before = host.events.length;
     const back = await moved(host, () => host.rpc.request('lineStepBack', {}));
     assert.equal(back.pastLine, true);
     assert.equal(back.line!.line, line - 1);
     assert.deepEqual(await workers(), []);
     // Every view is told: the panel's cursor goes to that tick (a line within it), its table is that moment's.
-    assert.deepEqual(viewed(before).map((v) => [v.tick, v.line]), [[back.tick, true]]);
+    assert.deepEqual(
+      viewed(before).map((v) => [v.tick, v.line]),
+      [[back.tick, true]],
+    );
     // Forward to the live stop: the present's table again, and the views back at the present.
     const forward = host.events.length;
     const again = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
     assert.notEqual(again.pastLine, true);
     assert.equal(again.line!.line, line);
     assert.deepEqual(await workers(), present);
-    assert.deepEqual(viewed(forward).map((v) => v.tick), [null]);
+    assert.deepEqual(
+      viewed(forward).map((v) => v.tick),
+      [null],
+    );
     await host.rpc.request('stop', {});
   });
 
   test("step in at a past line enters the call that line makes (a helper not on the live stop's frames), steps on from inside it, and the live stop is the present again", async () => {
     const from = host.events.length;
-    await host.rpc.request('launch', { target: { kind: 'demo', pages: 20, latency: 'instant' }, options: { maxTasks: 2, stopOnEntry: true, record: true } });
-    // A stop on the line that calls `isRedirect(response)`, then a line step: the live stop is after the call returned (the page is no redirect).
+    await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: 20, latency: 'instant' },
+      options: { maxTasks: 2, stopOnEntry: true, record: true },
+    });
+    // A stop on the line that calls `isRedirect(response)`, then a line step: the live stop is after the call
+    // returned (the page is no redirect).
     const callLine = lineOf(CRAWLER, 'if (isRedirect(response)) {');
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: callLine }] });
     await host.rpc.request('continue', {});
@@ -275,9 +364,15 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
     // Step in: inside isRedirect, as it ran then (its frames and locals are the replay's).
     const inside = await moved(host, () => host.rpc.request('lineStep', { kind: 'into' }));
     assert.equal(inside.pastLine, true, inside.description);
-    assert.equal(inside.line!.line, lineOf(CRAWLER, 'return isRedirectStatus(response.status) && response.headers.has('));
+    assert.equal(
+      inside.line!.line,
+      lineOf(CRAWLER, 'return isRedirectStatus(response.status) && response.headers.has('),
+    );
     const stack = await host.rpc.request('lineStack', {});
-    assert.deepEqual(stack.frames.slice(0, 2).map((f) => f.name), ['isRedirect', 'fetch']);
+    assert.deepEqual(
+      stack.frames.slice(0, 2).map((f) => f.name),
+      ['isRedirect', 'fetch'],
+    );
     assert.ok((await host.lineLocals()).has('response'));
     assert.equal((await host.rpc.request('lineEvaluate', { expression: 'response.status' })).value, '200');
     // Over, out of it: back in fetch (past lines), then the live stop, the present.
@@ -306,13 +401,22 @@ describe('Step Back at a line stop (bundle)', { skip: existsSync(BUNDLE) ? false
 
   test('a run not recorded is refused with the reason', async () => {
     await stopAtBreakpoint(host, false);
-    await assert.rejects(host.rpc.request('lineStepBack', {}), (e: unknown) => e instanceof RemoteError && e.code === 'notRecorded' && /Step Back needs a recorded run: launch with record/.test(e.message));
+    await assert.rejects(
+      host.rpc.request('lineStepBack', {}),
+      (e: unknown) =>
+        e instanceof RemoteError &&
+        e.code === 'notRecorded' &&
+        /Step Back needs a recorded run: launch with record/.test(e.message),
+    );
     assert.deepEqual(childrenOf(host.child.pid!), [], 'no replay host for a run not recorded');
     await host.rpc.request('stop', {});
   });
 });
 
-test("a feed of the followed run's recording asked just before its first line stop is withdrawn: the main thread never writes it, not when the program goes on either (bundle)", { skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build', timeout: 120_000 }, async () => {
+test("a feed of the followed run's recording asked just before its first line stop is withdrawn: the main thread never writes it, not when the program goes on either (bundle)", {
+  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
+  timeout: 120_000,
+}, async () => {
   // The host writes each recording it hands its replay host to a temporary file: in a folder of its own here, watched.
   const dir = mkdtempSync(join(tmpdir(), 'coroscope-feeds-'));
   const written = new Set<string>();
@@ -320,17 +424,30 @@ test("a feed of the followed run's recording asked just before its first line st
     // (The program's own TypeScript loader keeps a cache there too.)
     if (name !== null && /^coroscope-line-replay-|^sentinel$/.test(name)) written.add(String(name));
   });
-  const child = fork(BUNDLE, ['--client-fd=4'], { cwd: ROOT, execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc', 'pipe'], env: { ...process.env, TMPDIR: dir } });
+  const child = fork(BUNDLE, ['--client-fd=4'], {
+    cwd: ROOT,
+    execArgv: [],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc', 'pipe'],
+    env: { ...process.env, TMPDIR: dir },
+  });
   const host = new HostClient(child);
   try {
-    // A debugger's breaks, then a recorded launch held at entry: the run is followed, its first feed (the whole recording so far) written meanwhile.
+    // A debugger's breaks, then a recorded launch held at entry: the run is followed, its first feed (the
+    // whole recording so far) written meanwhile.
     await host.rpc.request('setExceptionBreaks', { taskFailed: false, taskCancelled: false });
-    await host.rpc.request('launch', { target: { kind: 'program', path: BUSY_PROGRAM }, options: { stopOnEntry: true, record: true } });
+    await host.rpc.request('launch', {
+      target: { kind: 'program', path: BUSY_PROGRAM },
+      options: { stopOnEntry: true, record: true },
+    });
     const deadline = Date.now() + 30_000;
     while (written.size === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.ok(written.size > 0, 'the first feed was written');
-    await host.rpc.request('setBreakpoints', { file: BUSY_PROGRAM, breakpoints: [{ file: BUSY_PROGRAM, line: STOP_LINE }] });
-    // The first step holds the main thread for seconds (the next feed, asked meanwhile, waits unread), then stops on the line.
+    await host.rpc.request('setBreakpoints', {
+      file: BUSY_PROGRAM,
+      breakpoints: [{ file: BUSY_PROGRAM, line: STOP_LINE }],
+    });
+    // The first step holds the main thread for seconds (the next feed, asked meanwhile, waits unread), then
+    // stops on the line.
     let from = host.events.length;
     await host.rpc.request('continue', {});
     const stop = await host.waitFor('paused', (b) => b.line !== undefined, 30_000, from);

@@ -38,7 +38,8 @@ describe('the task detail at a line stop reads the real frames', { timeout: 90_0
     // What the debugger's Variables shows: the innermost real frame's first scope.
     const stack = await host.rpc.request('lineStack', {});
     assert.equal(stack.frames[0]!.name, 'generatorTour');
-    const variables = (await host.rpc.request('lineVariables', { handle: stack.frames[0]!.scopes[0]!.handle })).variables;
+    const variables = (await host.rpc.request('lineVariables', { handle: stack.frames[0]!.scopes[0]!.handle }))
+      .variables;
     assert.ok(variables.length >= 10, variables.map((v) => v.name).join(', '));
 
     // What the panel shows (extension/inspector-panel.ts asks it so).
@@ -54,7 +55,9 @@ describe('the task detail at a line stop reads the real frames', { timeout: 90_0
     const transcript = inner.locals.find((v) => v.name === 't')!;
     assert.ok(transcript.handle > 0);
     const panelChildren = (await host.rpc.request('variables', { handle: transcript.handle })).variables;
-    const lineChildren = (await host.rpc.request('lineVariables', { handle: variables.find((v) => v.name === 't')!.handle })).variables;
+    const lineChildren = (
+      await host.rpc.request('lineVariables', { handle: variables.find((v) => v.name === 't')!.handle })
+    ).variables;
     assert.deepEqual(
       panelChildren.map((v) => [v.name, v.value]),
       lineChildren.map((v) => [v.name, v.value]),

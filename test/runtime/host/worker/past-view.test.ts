@@ -14,7 +14,14 @@ import { LIVE } from '../../../../runtime/host/worker/worker-position';
 const AT = { file: '/src/app.ts', line: 7, column: 1 };
 const stopLine: PastLineLanding = { landed: 'line', line: AT };
 const earlierLine: PastLineLanding = { landed: 'line', line: AT, tick: 4, taskId: 2 };
-const hit: BreakpointHitLanding = { landed: 'line', tick: 3, taskId: 2, line: AT, breakpoint: { file: AT.file, line: AT.line }, description: 'hit' };
+const hit: BreakpointHitLanding = {
+  landed: 'line',
+  tick: 3,
+  taskId: 2,
+  line: AT,
+  breakpoint: { file: AT.file, line: AT.line },
+  description: 'hit',
+};
 const none: BreakpointHitLanding = { landed: 'none', breakpoints: [], from: 0, to: 9 };
 
 /** A replay host answering from a script; `asked` lists the requests made. */
@@ -56,7 +63,13 @@ class ScriptedHost implements PastHost {
   }
 }
 
-const PARAMS: ReplayHostMethods['pastHit']['params'] = { direction: 'back', bound: { tick: 9 }, floor: 0, ceiling: 9, breakpoints: [] };
+const PARAMS: ReplayHostMethods['pastHit']['params'] = {
+  direction: 'back',
+  bound: { tick: 9 },
+  floor: 0,
+  ceiling: 9,
+  breakpoints: [],
+};
 
 describe('PastView', () => {
   test("Step Back twice (into the step before), forward into the stop's step, forward to the present", async () => {
@@ -118,7 +131,7 @@ describe('PastView', () => {
     assert.equal(view.position, LIVE);
   });
 
-  test("a replay host dropped takes only what it showed; a newer stop leaves a tick viewed", async () => {
+  test('a replay host dropped takes only what it showed; a newer stop leaves a tick viewed', async () => {
     const view = new PastView();
     const r = new ScriptedHost();
     r.searches = [hit];

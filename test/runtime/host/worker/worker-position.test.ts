@@ -26,11 +26,27 @@ const stopLine: PastLineLanding = { landed: 'line', line: AT };
 const earlierLine: PastLineLanding = { landed: 'line', line: AT, tick: 4, taskId: 2 };
 const present: PastLineLanding = { landed: 'present' };
 const suspension: PastLineLanding = { landed: 'suspension', why: 'its first step' };
-const hit: BreakpointHitLanding = { landed: 'line', tick: 3, taskId: 2, line: AT, breakpoint: { file: AT.file, line: AT.line }, description: 'hit' };
+const hit: BreakpointHitLanding = {
+  landed: 'line',
+  tick: 3,
+  taskId: 2,
+  line: AT,
+  breakpoint: { file: AT.file, line: AT.line },
+  description: 'hit',
+};
 const none: BreakpointHitLanding = { landed: 'none', breakpoints: [{ file: AT.file, line: AT.line }], from: 0, to: 9 };
-const tickHit: BreakpointHitLanding = { landed: 'tick', tick: 5, taskId: 2, breakpoint: { file: AT.file, line: AT.line }, description: 'suspended' };
+const tickHit: BreakpointHitLanding = {
+  landed: 'tick',
+  tick: 5,
+  taskId: 2,
+  breakpoint: { file: AT.file, line: AT.line },
+  description: 'suspended',
+};
 
-/** What the worker reads of a position: [host showing it, a line shown, moves walk from a hit, the moment's queries the stop replay host's]. */
+/**
+ * What the worker reads of a position: [host showing it, a line shown, moves walk from a hit, the moment's
+ * queries the stop replay host's].
+ */
 function reads(pos: WorkerPosition): [string | null, boolean, boolean, boolean] {
   return [hostOf(pos), showsLine(pos), walksFromHit(pos), momentReplayed(pos)];
 }
@@ -70,7 +86,10 @@ describe('WorkerPosition', () => {
 
   test("a search: a hit is shown on the searching host; none found, the line shown stays (its moment no longer the replay's); a loop breakpoint's hit leaves it", () => {
     assert.deepEqual(afterSearch(LIVE, 'search', hit), { kind: 'pastHit', on: 'search' });
-    assert.deepEqual(afterSearch({ kind: 'pastLine', replayedMoment: true }, 'stop', hit), { kind: 'pastHit', on: 'stop' });
+    assert.deepEqual(afterSearch({ kind: 'pastLine', replayedMoment: true }, 'stop', hit), {
+      kind: 'pastHit',
+      on: 'stop',
+    });
     assert.equal(afterSearch(LIVE, 'stop', none), LIVE);
     const searchedFromLine = afterSearch({ kind: 'pastLine', replayedMoment: true }, 'stop', none);
     assert.deepEqual(searchedFromLine, { kind: 'pastLine', replayedMoment: false });
@@ -97,7 +116,12 @@ describe('WorkerPosition', () => {
     const onSearch: WorkerPosition = { kind: 'pastHit', on: 'search' };
     assert.equal(dropped(onSearch, 'stop'), onSearch);
     assert.equal(dropped(onSearch, 'search'), LIVE);
-    for (const pos of [{ kind: 'pastTick', tick: 2 }, { kind: 'pastLine', replayedMoment: false }, { kind: 'stepBefore' }, { kind: 'pastHit', on: 'stop' }] as WorkerPosition[]) {
+    for (const pos of [
+      { kind: 'pastTick', tick: 2 },
+      { kind: 'pastLine', replayedMoment: false },
+      { kind: 'stepBefore' },
+      { kind: 'pastHit', on: 'stop' },
+    ] as WorkerPosition[]) {
       assert.equal(dropped(pos, 'stop'), LIVE, pos.kind);
       assert.equal(dropped(pos, 'search'), pos, pos.kind);
     }
