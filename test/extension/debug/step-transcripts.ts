@@ -142,9 +142,9 @@ export const STEP_TRANSCRIPTS: readonly StepTranscript[] = [
       'crawlWithCallbacks@callback-fetcher.ts:208',
       'CallbackCrawl@callback-fetcher.ts:46',
       '<instance_members_initializer>@teaching-crawl.ts:156',
-      '<instance_members_initializer>@selector.ts:100',
-      '<instance_members_initializer>@selector.ts:101',
-      '<instance_members_initializer>@selector.ts:102',
+      '<instance_members_initializer>@selector.ts:105',
+      '<instance_members_initializer>@selector.ts:106',
+      '<instance_members_initializer>@selector.ts:107',
     ],
   },
   {
