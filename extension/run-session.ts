@@ -380,9 +380,15 @@ export class RunSession {
     );
   }
 
-  /** A launch answered: the status from the pause kept meanwhile (or running), then a poll. */
+  /**
+   * A launch answered: the status from the run's stop (or running), then a poll. The Run every view shares is
+   * the one word on whether it is paused (its `lastPause`): a stop told before this session followed the run
+   * (another view's launch) is its stop all the same; the pause this session kept is only for a run it heard
+   * before the Run had one.
+   */
   private settleLaunch(runId: number, title: string): void {
-    const pause = this.pendingPause;
+    const run = this.current;
+    const pause = run !== null && run.phase === 'paused' && run.lastPause !== null ? run.lastPause : this.pendingPause;
     this.pendingPause = null;
     const base: RunStatus = { phase: 'running', runId, title, detail: 'Running', tick: 0 };
     if (this.current?.recorded === true) base.recorded = true;

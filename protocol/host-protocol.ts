@@ -520,11 +520,20 @@ export type PastLineLanding =
    * A past line, replayed: a `paused` event (reason 'step') shows it; lineStack, lineVariables,
    * lineEvaluate answer for it. From a breakpoint hit (pastHitLine) it may be in another tick:
    * `tick`, and the task that runs it (`taskId`, named `task`); `note` says why it is there
-   * when that is not plain (the last line of the task's step before the one stepped back from).
+   * when that is not plain (the last line of the task's step before the one stepped back from). `said`: what a
+   * forward line step printed on its way there, as live (its task's suspension, what the loop ran meanwhile).
    */
-  | { landed: 'line'; line: SourcePosition | null; tick?: number; taskId?: number; task?: string; note?: string }
+  | {
+      landed: 'line';
+      line: SourcePosition | null;
+      tick?: number;
+      taskId?: number;
+      task?: string;
+      note?: string;
+      said?: string[];
+    }
   /** The live stop again (the present); from a breakpoint hit, a step that found no later line in the recording. */
-  | { landed: 'present' }
+  | { landed: 'present'; said?: string[] }
   /**
    * Before the task's first line of this step: its previous suspension (seekTick goes there); `why` its lines
    * before cannot be shown, when they were looked for.

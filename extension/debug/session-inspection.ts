@@ -92,8 +92,12 @@ export class SessionInspection {
 
   private nextVarRef = 1;
 
-  /** The names of the tasks listed as threads (a past line's table may lack its own task). */
+  /**
+   * The names of the tasks listed as threads (a past line's table may lack its own task), of run `namesOf`
+   * only: task ids start over in a new run (a restart, a relaunch), so its names are not the run before's.
+   */
   private readonly threadNames = new Map<number, string>();
+  private namesOf: number | null = null;
 
   threadsRequest(response: DebugProtocol.ThreadsResponse): void {
     this.core.serve(response, async () => {
@@ -107,6 +111,10 @@ export class SessionInspection {
       // At a finished run's end every task has ended: they are listed as they ended, to step back from.
       if (this.core.atTheEnd()) for (const t of this.core.tasks.allTasks()) include.add(t.id);
       const stop = this.core.currentStop;
+      if (this.namesOf !== this.core.runId) {
+        this.threadNames.clear();
+        this.namesOf = this.core.runId;
+      }
       for (const t of this.core.tasks.allTasks()) this.threadNames.set(t.id, t.name);
       // The line's task may be missing from the table shown (a past line's is the tick boundary before):
       // named as last listed.

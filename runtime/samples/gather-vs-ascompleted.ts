@@ -29,13 +29,13 @@ const compareWaits = coroutine(function* compareWaits(t: Transcript): Coroutine<
   const start = loop.time();
   t.log('asCompleted: each result as soon as it is in');
   const completed: string[] = [];
-  for (const next of asCompleted(DOWNLOADS.map(([url, s]) => getUrl(t, url, s)))) {
+  for (const next of asCompleted(DOWNLOADS.map(([url, s]) => loop.createTask(getUrl(t, url, s), { name: url })))) {
     const [url] = yield* next;
     completed.push(url);
     t.log(`  handled ${url} at +${(loop.time() - start).toFixed(2)} s`);
   }
   t.log('gather: every result at once, in the order asked');
-  const results = yield* gather(...DOWNLOADS.map(([url, s]) => getUrl(t, url, s)));
+  const results = yield* gather(...DOWNLOADS.map(([url, s]) => loop.createTask(getUrl(t, url, s), { name: url })));
   const gathered = results.map(([url]) => url);
   t.log(`  results: ${results.map(([url, s]) => `${url} (${s.toFixed(2)} s)`).join(', ')}`);
   return { completed, gathered };
@@ -51,7 +51,8 @@ export const gatherVsAsCompletedSample: Sample = {
     'asCompleted hands back awaitables in the order the downloads finish, so the fastest is handled first: URL2, URL3, URL1. ' +
     'gather waits for all of them and gives the results in the order they were passed, URL1, URL2, URL3, whatever the order they finished in. ' +
     'Both run the three concurrently: the whole wait is the longest download, not the sum. ' +
-    'Step through it and watch three tasks suspended in sleep at the same time.',
+    'Each download runs as a task named after its URL (createTask with a name, as asyncio.create_task(name=...)): ' +
+    'step through it and watch URL1, URL2 and URL3 suspended in sleep at the same time.',
   async run(ctx) {
     const t = new Transcript(ctx);
     const { completed, gathered } = await runOnLoop(ctx.loop, compareWaits(t), compareWaits.name);

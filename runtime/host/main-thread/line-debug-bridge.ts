@@ -212,19 +212,24 @@ export class LineDebugBridge implements Transport {
       // replay host that a line stop made needless): true when it was not read yet, and never will be.
       withdraw: (id: number): boolean => this.withdraw(id),
       // Each live task's steps run so far (id, name, steps): a line step across a suspension tells from two
-      // of these which tasks ran meanwhile.
-      stepCounts: (): Array<[number, string, number]> =>
-        (currentRun()?.liveTasks() ?? []).map((t): [number, string, number] => [t.id, t.name, t.steps()]),
+      // of these which tasks ran meanwhile. Of the loop the stop is in: in a line replay host, the traced
+      // replay's, so that a step in the past says what the live one said.
+      stepCounts: (): Array<[number, string, number]> => {
+        const loop = loopNow();
+        return loop === null || loop.isClosed()
+          ? []
+          : loop.allTasks().map((t): [number, string, number] => [t.id, t.name, t.steps()]);
+      },
       suspension: (taskId: number, yielded: unknown): string => {
-        const run = currentRun();
-        const task = run?.liveTasks().find((t) => t.id === taskId);
-        if (run === undefined || run === null || task === undefined) return `task #${taskId} ended`;
+        const loop = loopNow();
+        const task = loop === null || loop.isClosed() ? undefined : loop.allTasks().find((t) => t.id === taskId);
+        if (loop === null || task === undefined) return `task #${taskId} ended`;
         // Called just after the task's step returned: what it yielded is what it will wait on.
         const awaiting = isFuture(yielded) ? awaitInfoOf(yielded) : (summarizeTasks([task])[0]?.awaiting ?? null);
         const on =
           awaiting === null ? 'the loop' : `${awaiting.kind}${awaiting.detail !== '' ? ` (${awaiting.detail})` : ''}`;
         // The next task step the loop will run: where "follow the loop" lands.
-        const following = run.loop[inspect]()
+        const following = loop[inspect]()
           .scheduledSteps()
           .find((step) => step.task.id !== taskId);
         const next =

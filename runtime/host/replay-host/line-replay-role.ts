@@ -39,12 +39,30 @@ export class LineReplayRole {
   private stopWalk: PastLineWalk | null = null;
   /** The breakpoint searches (past-hit-search.ts). */
   private hits: PastHitSearch | null = null;
+  /**
+   * What this host's line debugger printed during the move under way: a forward line step's words on its
+   * task's suspension and what the loop ran meanwhile, which the live host prints as its own (`said`).
+   */
+  private said: string[] = [];
 
   constructor(
     private readonly lineDebugger: LineDebugger,
     /** Asks this host's main thread. */
     private readonly askMain: (method: string, params: unknown) => Promise<unknown>,
   ) {}
+
+  /** This host's line debugger printed `text` (its output event). */
+  heard(text: string): void {
+    this.said.push(text);
+  }
+
+  /** A forward step's landing with the words its line step printed on the way, as the live one prints them. */
+  private withWords(move: string, landing: PastLineLanding): PastLineLanding {
+    const said = this.said;
+    this.said = [];
+    if (said.length === 0 || move === 'back' || move === 'leave' || landing.landed === 'suspension') return landing;
+    return { ...landing, said };
+  }
 
   /** pastHit: a breakpoint search of the opened recording, from the past line shown if any. */
   async pastHit(params: unknown): Promise<unknown> {
@@ -76,7 +94,8 @@ export class LineReplayRole {
    */
   async pastHitLine(params: unknown): Promise<MomentEcho<PastLineLanding>> {
     const p = parseReplayHostRequest('pastHitLine', params);
-    return { ...(await this.hitLine(p)), ...idOf(p.moment) };
+    this.said = [];
+    return { ...this.withWords(p.move, await this.hitLine(p)), ...idOf(p.moment) };
   }
 
   private async hitLine(p: ReplayHostMethods['pastHitLine']['params']): Promise<PastLineLanding> {
@@ -129,7 +148,8 @@ export class LineReplayRole {
   /** pastLine: a move through the replayed lines of the live host's stop. */
   async pastLine(params: unknown): Promise<MomentEcho<PastLineLanding>> {
     const p = parseReplayHostRequest('pastLine', params);
-    return { ...(await this.stopLine(p)), ...idOf(p.moment) };
+    this.said = [];
+    return { ...this.withWords(p.move, await this.stopLine(p)), ...idOf(p.moment) };
   }
 
   private async stopLine(p: ReplayHostMethods['pastLine']['params']): Promise<PastLineLanding> {

@@ -96,6 +96,7 @@ export class ClientViews {
    * of the task too), or the live stop again.
    */
   showLanding(landing: PastLineLanding, r: LineReplayHost, moment?: string): void {
+    this.say(landing);
     if (landing.landed === 'present' && this.livePaused !== null) {
       this.tellViewed(r, null, moment);
       this.showLiveStop(moment);
@@ -105,7 +106,7 @@ export class ClientViews {
     if (landing.tick !== undefined) {
       // In an earlier step (a walk anchored there, as at a hit): the views follow to its tick.
       this.tellViewed(r, landing.tick, moment);
-      return this.showHitLanding(landing, moment);
+      return this.showHitLine(landing, moment);
     }
     this.tellViewed(r, r.stop.tick, moment);
     const who = this.livePaused?.description.split(' stopped on a line')[0] ?? `task #${r.stop.taskId}`;
@@ -128,6 +129,19 @@ export class ClientViews {
    * are the client's to show).
    */
   showHitLanding(landing: PastLineLanding, moment?: string): void {
+    this.say(landing);
+    this.showHitLine(landing, moment);
+  }
+
+  /** What the replay host's line step printed on its way to `landing`, said as the live step says it. */
+  private say(landing: PastLineLanding): void {
+    if (landing.landed === 'suspension') return;
+    for (const text of landing.said ?? [])
+      this.client.send({ kind: 'event', event: 'output', body: { category: 'log', text } });
+  }
+
+  /** The `paused` of a past line in a tick of its own (from a hit, or a step before the live stop's). */
+  private showHitLine(landing: PastLineLanding, moment?: string): void {
     if (landing.landed !== 'line' || landing.tick === undefined) return;
     const who = landing.task ?? (landing.taskId !== undefined ? `task #${landing.taskId}` : 'the main thread');
     const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;

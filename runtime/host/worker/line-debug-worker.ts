@@ -32,7 +32,7 @@
 import { Session } from 'node:inspector';
 import { Socket } from 'node:net';
 import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import type { BreakpointHitLanding, HitBound, PastLineLanding } from '../../../protocol/host-protocol';
+import type { BreakpointHitLanding, HitBound, HostEvents, PastLineLanding } from '../../../protocol/host-protocol';
 import { parseHostRequest } from '../../../protocol/host-requests';
 import { idOf } from '../../../protocol/moment-ids';
 import type { ReplayHostMethods } from '../../../protocol/replay-host-protocol';
@@ -152,7 +152,11 @@ class LineDebugWorker {
     this.dbg = new LineDebugger(this.session, {
       heldTime,
       replayOnly: isLineReplay,
-      emit: (event, body) => this.client.event(event, body),
+      // As a line replay host, what its line steps print is said by the live host with their landing.
+      emit: (event, body) =>
+        isLineReplay && event === 'output'
+          ? this.replayRole.heard((body as HostEvents['output']).text)
+          : this.client.event(event, body),
       stopped: () => this.onLineStop(),
     });
     this.replayRole = new LineReplayRole(this.dbg, (method, params) => this.main.ask(method, params));

@@ -583,6 +583,18 @@ export class LineDebugger {
         // Into a script of no source map (Node's own: what an `error.stack` read runs): out of
         // it, as js-debug's skipFiles does.
         if (step.kind === 'into' && !this.scripts.has(top.location.scriptId)) return this.stepRaw('out');
+        // A call the machinery makes of its own (createTask's Task, the recorder's and inspector's hooks), under
+        // the line stepped from: out of it, back to the machinery frame that made it. Only the program's own
+        // code is stepped into, and a task made with a name would otherwise take hundreds of steps.
+        const caller = ev.callFrames[1];
+        if (
+          step.kind === 'into' &&
+          caller !== undefined &&
+          this.scripts.has(caller.location.scriptId) &&
+          this.isMachinery(caller) &&
+          ev.callFrames.some((f) => !this.isMachinery(f) && functionKey(f) === step.originFunction)
+        )
+          return this.stepRaw('out');
         // Into a call through the runtime's machinery (the coroutine wrapper): go on into.
         if (step.kind === 'into' || step.kind === 'follow' || step.kind === 'followInto' || step.kind === 'followOut')
           return this.stepRaw('into');

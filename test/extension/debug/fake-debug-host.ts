@@ -2,6 +2,7 @@
 // extension/debug/debug-host.ts served in this process, no fork. Each test gives the answers
 // of the host requests it expects (`serve`); a request with no answer given fails (the test
 // sees which), every request is logged, and `emit` sends a host event to the session.
+// A run made `launchable` is the one a launch starts (its `launch` asked of the fake host as well).
 // seekTick is served as the real host does (runtime/host/main-thread/run.ts): the viewedTick
 // event (replayed: false) before the answer, an opened recording's present is its last tick;
 // the seek's moment id echoed on both.
@@ -119,8 +120,13 @@ export class FakeRun implements DebuggedRun {
   attach(_view: string): () => void {
     return () => undefined;
   }
-  launch(_target: LaunchTarget, _options: LaunchOptions, _by: string): Promise<HostMethods['launch']['result']> {
-    return Promise.reject(new Error('fake run: attach only'));
+  /** A launch (a session's own run: launch, restart) is the host's `launch` answer; its runId becomes the run's. */
+  async launch(target: LaunchTarget, options: LaunchOptions, _by: string): Promise<HostMethods['launch']['result']> {
+    const r = await this.endpoint.request('launch', { target, options });
+    this.runId = r.runId;
+    this.target = target;
+    this.phase = 'running';
+    return r;
   }
   async stop(): Promise<void> {
     this.host.alive = false;
@@ -130,9 +136,13 @@ export class FakeRun implements DebuggedRun {
 }
 
 export class FakeRuns implements DebugRuns<FakeRun> {
-  constructor(readonly run: FakeRun) {}
+  /** `launchable`: a session may launch on the run (its host is the one started); else attach only. */
+  constructor(
+    readonly run: FakeRun,
+    private readonly launchable = false,
+  ) {}
   start(): Promise<FakeRun> {
-    return Promise.reject(new Error('fake runs: attach only'));
+    return this.launchable ? Promise.resolve(this.run) : Promise.reject(new Error('fake runs: attach only'));
   }
   get(key: number): FakeRun | undefined {
     return key === this.run.key ? this.run : undefined;

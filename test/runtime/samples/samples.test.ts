@@ -221,3 +221,19 @@ test("a runtime sample's task on a loop handed in carries the name its text give
     loop.close();
   }
 });
+
+test('every task a runtime sample makes carries a name its text uses, none the default Task-N', async () => {
+  // gather and asCompleted wrap a coroutine in a task named Task-N, as asyncio's ensure_future does: a sample
+  // names the tasks it hands them (createTask's name, asyncio's create_task(name=)), so that the thread
+  // labels, the panel's table and the console's "meanwhile" say which download, worker or page each is.
+  for (const id of SAMPLES.filter((s) => !s.ownLoop).map((s) => s.id)) {
+    const loop = new EventLoop();
+    const names: string[] = [];
+    loop.addObserver({ taskCreated: (task) => names.push(task.getName()) });
+    await runSample(id, { loop });
+    loop.close();
+    assert.ok(names.length > 0, `${id} made tasks`);
+    const unnamed = names.filter((n) => /^Task-\d+$/.test(n));
+    assert.deepEqual(unnamed, [], `${id}: ${names.join(', ')}`);
+  }
+});
