@@ -103,6 +103,15 @@ export class CoroscopeServices implements vscode.Disposable {
       if (o.category === 'log') output.hostLog(o.text);
       else output.append(o.text);
     });
+    // A deadlock in a run that goes on (run from the panel, no debugger to stop it): the window says it, and
+    // the Exceptions tab holds its tasks, what each waits for, who holds that and since which line.
+    s.onDeadlock.on((entry) => {
+      void vscode.window
+        .showWarningMessage(`Coroscope: deadlock in the run: ${entry.deadlock?.summary ?? ''}`, 'Show Exceptions')
+        .then((pick) => {
+          if (pick === 'Show Exceptions') this.showPanel({ view: 'exceptions', taskId: entry.taskId });
+        });
+    });
     s.onFinished.on((f) =>
       output.line(`[coroscope] run ${f.runId} finished: ${f.summary}${f.error !== undefined ? ` (${f.error})` : ''}`),
     );

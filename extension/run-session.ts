@@ -96,6 +96,8 @@ export class RunSession {
   /** `point` is null when the report adds nothing to the chart. */
   readonly onProgress = new Emitter<{ point: ProgressPoint | null; progress: CrawlProgress }>();
   readonly onException = new Emitter<ExceptionEntry>();
+  /** A deadlock found in a run that goes on (no debugger, or its Deadlock filter off): the notification's. */
+  readonly onDeadlock = new Emitter<ExceptionEntry>();
   readonly onLint = new Emitter<Lint>();
   readonly onOutput = new Emitter<HostEvents['output']>();
   readonly onFinished = new Emitter<HostEvents['finished']>();
@@ -590,9 +592,12 @@ export class RunSession {
         if (this.status.phase === 'starting' || typeof b !== 'object' || b === null || typeof b.taskId !== 'number')
           return;
         const entry: ExceptionEntry = { taskId: b.taskId, traceback: b.traceback };
+        if (b.deadlock !== undefined) entry.deadlock = b.deadlock;
         this.exceptions.push(entry);
         if (this.exceptions.length > MAX_EXCEPTIONS) this.exceptions.shift();
         this.onException.fire(entry);
+        // A deadlock the run goes on with (no debugger stopped it, which would have said it): the window says it.
+        if (b.deadlock !== undefined && !b.deadlock.stopped) this.onDeadlock.fire(entry);
       }),
       ep.on('lint', (b) => {
         if (this.status.phase === 'starting' || typeof b !== 'object' || b === null) return;

@@ -699,6 +699,12 @@ export interface ProgramLoopState {
 
 export type StopReason = 'entry' | 'pause' | 'step' | 'breakpoint' | 'exception' | 'cancelled';
 
+/** A deadlock the host reported as an exception: its one-line summary, and whether the run stopped for it. */
+export interface DeadlockReport {
+  summary: string;
+  stopped: boolean;
+}
+
 /**
  * A stop of the Deadlock break (setExceptionBreaks' `deadlock`, reason 'exception'): live tasks
  * that nothing can wake (runtime/host/main-thread/deadlock-stop.ts).
@@ -908,7 +914,12 @@ export interface HostMethods {
 export interface HostEvents {
   taskCreated: { task: TaskSummary };
   taskFinished: { task: TaskSummary };
-  exception: { taskId: number; traceback: Traceback };
+  /**
+   * A task failed; or, with `deadlock`, live tasks are deadlocked (the traceback names each task, what it
+   * waits for and who holds that since which line): `stopped` when the Deadlock break stopped the run for it
+   * (the paused event says it too), false when the run goes on (no debugger, or its filter off).
+   */
+  exception: { taskId: number; traceback: Traceback; deadlock?: DeadlockReport };
   lint: { lint: Lint };
   /** `line`: stopped on this line by the line debugger (the loop is mid-tick). */
   /**

@@ -17,6 +17,7 @@ import type {
   ComparisonRowInfo,
   CrawledPage,
   CrawlProgress,
+  DeadlockReport,
   Lint,
   ProgramLoopState,
   Snapshot,
@@ -88,6 +89,8 @@ export interface RunStatus {
 export interface ExceptionEntry {
   taskId: number;
   traceback: Traceback;
+  /** A deadlock, not a task's failure (the host's exception event's `deadlock`). */
+  deadlock?: DeadlockReport;
 }
 
 /** One point of the dashboard's rate chart. */
@@ -422,7 +425,11 @@ export function isTraceback(v: unknown): v is Traceback {
 
 export function narrowException(v: unknown): ExceptionEntry | null {
   if (!isObj(v) || !isInt(v.taskId) || !isTraceback(v.traceback)) return null;
-  return { taskId: v.taskId, traceback: v.traceback };
+  const entry: ExceptionEntry = { taskId: v.taskId, traceback: v.traceback };
+  const d = v.deadlock;
+  if (isObj(d) && typeof d.summary === 'string' && typeof d.stopped === 'boolean')
+    entry.deadlock = { summary: d.summary, stopped: d.stopped };
+  return entry;
 }
 
 function isStringArray(v: unknown): v is string[] {

@@ -44,10 +44,10 @@ export interface ResourceInspection {
   /** The tasks holding it (a Lock's owner, a Semaphore's slot holders; null: taken outside any task). */
   holders(): Array<Task<unknown> | null>;
   /**
-   * A Lock's: the stack captured where its holder took it (null: not held, or taken while coroutine tracking
-   * was off).
+   * Where each holder took it, in holders()' order (a Lock's one holder, a Semaphore's slot holders): the
+   * stack captured then (null: taken while coroutine tracking was off).
    */
-  heldSince?(): CapturedStack | null;
+  heldSince?(): Array<CapturedStack | null>;
 }
 
 /** How a future ended, read without marking an exception as retrieved. */

@@ -62,7 +62,7 @@ export class Lock implements Inspectable {
       description: () => this.toString(),
       waiters: () => Array.from(this._waiters).filter((f) => !f.done()),
       holders: () => (this._locked ? [this._holder] : []),
-      heldSince: () => (this._locked ? this._takenAt : null),
+      heldSince: () => (this._locked ? [this._takenAt] : []),
     };
   }
 

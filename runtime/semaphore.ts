@@ -2,12 +2,15 @@
 // in arrival order while there is none; release() gives one back and wakes the next
 // waiter. A waiter woken and then cancelled gives its slot back, so none is lost.
 // BoundedSemaphore refuses a release above its initial value.
+//
+// Invariant: _holders and _holderSites are parallel (a slot's holder and where it took the
+// slot, captured only while coroutine tracking is on, as a Lock's _takenAt).
 
 import { coroutine } from './coroutine';
 import { CancelledError, ValueError } from './errors';
 import { Fifo } from './fifo';
 import type { Future } from './future';
-import { noteCreationSite } from './creation-sites';
+import { captureSite, noteCreationSite, type CapturedStack } from './creation-sites';
 import { inspect, type Inspectable, type ResourceInspection } from './inspection';
 import { getRunningLoop, runningLoopOrNull } from './running-loop';
 import type { Coroutine, Task } from './task';
@@ -20,6 +23,8 @@ export class Semaphore implements Inspectable {
    * semaphore has no owner: a release by a task holding no slot frees the oldest holder's.
    */
   private _holders: Array<Task<unknown> | null> = [];
+  /** Where each holder of _holders took its slot (null: taken while coroutine tracking was off). */
+  private _holderSites: Array<CapturedStack | null> = [];
 
   constructor(value = 1) {
     if (!Number.isInteger(value) || value < 0)
@@ -67,18 +72,22 @@ export class Semaphore implements Inspectable {
       description: () => this.toString(),
       waiters: () => Array.from(this._waiters).filter((f) => !f.done()),
       holders: () => this._holders.slice(),
+      heldSince: () => this._holderSites.slice(),
     };
   }
 
-  /** @internal The running task took a slot. */
+  /** @internal The running task took a slot (called by semaphoreTake: the frames above it end at the program's line). */
   _addHolder(): void {
     this._holders.push(runningLoopOrNull()?.currentTask() ?? null);
+    this._holderSites.push(captureSite(semaphoreTake, ACQUIRE_FRAMES));
   }
 
   private _dropHolder(): void {
     if (this._holders.length === 0) return;
     const i = this._holders.indexOf(runningLoopOrNull()?.currentTask() ?? null);
-    this._holders.splice(i >= 0 ? i : 0, 1);
+    const at = i >= 0 ? i : 0;
+    this._holders.splice(at, 1);
+    this._holderSites.splice(at, 1);
   }
 
   /** @internal */
@@ -125,10 +134,18 @@ export class BoundedSemaphore extends Semaphore {
   }
 }
 
+/** Frames captured where a slot is taken (acquire, its tracking wrapper, the program's frame, and a spare). */
+const ACQUIRE_FRAMES = 5;
+
+/** The frame captureSite starts above: the acquire coroutine's frame, then the program's line that acquired. */
+function semaphoreTake(sem: Semaphore): void {
+  sem._addHolder();
+}
+
 const semaphoreAcquire = coroutine(function* acquire(sem: Semaphore): Coroutine<boolean> {
   if (!sem.locked()) {
     sem._adjust(-1);
-    sem._addHolder();
+    semaphoreTake(sem);
     return true;
   }
   const fut = getRunningLoop().createFuture<boolean>();
@@ -148,6 +165,6 @@ const semaphoreAcquire = coroutine(function* acquire(sem: Semaphore): Coroutine<
     // Others may have queued behind us while slots were free: wake as many as allowed.
     while (sem.value() > 0) if (!sem._wakeUpNext()) break;
   }
-  sem._addHolder();
+  semaphoreTake(sem);
   return true;
 });

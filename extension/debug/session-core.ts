@@ -359,6 +359,11 @@ export class SessionCore<R extends DebuggedRun = DebuggedRun> {
   }
 
   onException(b: HostEvents['exception']): void {
+    // A deadlock no task raised: the Debug Console says it, unless the stop for it said it already.
+    if (b.deadlock !== undefined) {
+      if (!b.deadlock.stopped) this.output(b.traceback.text, 'stderr');
+      return;
+    }
     // Task ids start at 1: 0 (or less) is a failure outside any task (a callback's).
     if (b.taskId <= 0) this.callbackFailure = b.traceback;
     this.exceptions.set(b.taskId, b.traceback);

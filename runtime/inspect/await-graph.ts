@@ -106,15 +106,23 @@ function resourceText(res: Inspectable): string {
   return resourceLabel(res) ?? describeTarget(res) ?? resourceKind(res);
 }
 
+/** Holders named in a resource's text (a Semaphore may have many). */
+const HOLDERS_SHOWN = 3;
+
 /**
- * A resource waited for, with its sole holder and where it took it: `auditLog (Lock, buggy.ts:9), held by
- * Task #3 "audit" since buggy.ts:26`.
+ * A resource waited for, with its holders and where each took it: `auditLog (Lock, buggy.ts:9), held by
+ * Task #3 "audit" since buggy.ts:26` (a Semaphore's: `…, held by Task #4 "a" since x.ts:7 and Task #5 "b" since
+ * x.ts:7`).
  */
-function heldResourceText(res: Inspectable): string {
-  const holder = soleHolder(res);
-  if (holder === null) return resourceText(res);
-  const since = heldSinceOf(res);
-  return `${resourceText(res)}, held by ${describeTask(holder)}${since !== null ? ` since ${shortSite(since)}` : ''}`;
+export function heldResourceText(res: Inspectable): string {
+  const holders = (inspectResource(res)?.holders() ?? []).filter((h): h is Task<unknown> => h !== null);
+  if (holders.length === 0) return resourceText(res);
+  const named = holders.slice(0, HOLDERS_SHOWN).map((h) => {
+    const since = heldSinceOf(res, h);
+    return `${describeTask(h)}${since !== null ? ` since ${shortSite(since)}` : ''}`;
+  });
+  const more = holders.length > HOLDERS_SHOWN ? ` and ${holders.length - HOLDERS_SHOWN} more` : '';
+  return `${resourceText(res)}, held by ${named.join(' and ')}${more}`;
 }
 
 /** Adds a resource node; returns its id. */
@@ -243,6 +251,11 @@ function deadlockPosition(resources: readonly Inspectable[]): SourcePosition | u
   return undefined;
 }
 
+/** ` since buggy.ts:26`, or '' (not known). */
+function sinceText(at: SourcePosition | null): string {
+  return at === null ? '' : ` since ${shortSite(at)}`;
+}
+
 /** A resource in a one-line summary: the program's name for it, else its class. */
 function shortName(res: Inspectable): string {
   const n = resourceNamingOf(res);
@@ -316,7 +329,7 @@ export function buildAwaitGraph(loop: EventLoop, options: AwaitGraphOptions = {}
     for (const holder of holders) {
       if (holder === null) continue;
       addNode(b, taskNode(holder));
-      const since = heldSinceOf(res);
+      const since = heldSinceOf(res, holder);
       addEdge(b, `task:${holder.id}`, addResource(b, res), 'holds', since ?? undefined);
     }
   }
@@ -390,7 +403,7 @@ export function buildAwaitGraph(loop: EventLoop, options: AwaitGraphOptions = {}
       summary: `${shortName(res)} held by ${holder.name}, which ended without releasing it; ${taskNames(waiters)} wait forever`,
       ...(position !== undefined ? { position } : {}),
       nodes: [resourceIdOf(res), ...finished.map((h) => `task:${h.id}`), ...waiters.map((t) => `task:${t.id}`)],
-      reason: `${resourceText(res)} is held by ${describeTask(holder)}, which ${taskState(holder) === 'done' ? 'returned' : taskState(holder) === 'failed' ? 'failed' : 'was cancelled'} without releasing it; ${waiters.map((t) => `#${t.id}`).join(', ')} wait for it forever`,
+      reason: `${resourceText(res)} is held by ${describeTask(holder)}${sinceText(heldSinceOf(res, holder))}, which ${taskState(holder) === 'done' ? 'returned' : taskState(holder) === 'failed' ? 'failed' : 'was cancelled'} without releasing it; ${waiters.map((t) => `#${t.id}`).join(', ')} wait for it forever`,
     });
   }
   // Rule 2: tasks awaiting only deadlocked tasks join them.

@@ -33,7 +33,7 @@ import type { SourcePositionMapper } from './source-positions';
 import { framesOfTasks, type TaskFrame } from './task-snapshot';
 import { awaitedTasks, cancelOriginOf, describeTarget, describeTask, summarizeTasks } from './task-summaries';
 import { TaskRecorder } from './task-recorder';
-import { buildAwaitGraph } from './await-graph';
+import { buildAwaitGraph, heldResourceText } from './await-graph';
 import { cancelOriginLabel } from '../../protocol/cancel-origin-label';
 
 /** Await kinds of a task parked waiting for work: candidates for collapsing. */
@@ -77,7 +77,8 @@ export interface DumpOptions {
 
 /**
  * What a live task awaits, as text: the awaited task; or the await's kind, then what it
- * belongs to (the resource's own description) or the tasks it stands for (gather's
+ * belongs to (the resource as the program names it, with its holders and where they took it,
+ * as the panel and the deadlock stop say it; else its own description) or the tasks it stands for (gather's
  * children), then its detail. Read from the task itself: a summary names a resource by id.
  */
 function awaitText(task: Task<unknown>): string {
@@ -92,7 +93,7 @@ function awaitText(task: Task<unknown>): string {
   else {
     const target =
       view.resource !== null
-        ? describeTarget(view.resource)
+        ? heldResourceText(view.resource)
         : inner.length === 1
           ? describeTarget(inner[0])
           : view.kind === 'future'
@@ -232,7 +233,7 @@ export function formatPsTable(loop: EventLoop, options: DumpOptions = {}): strin
     'coroutine stack (innermost first)',
   ];
   const widths = header.map((h, c) =>
-    c === header.length - 1 ? 0 : Math.min(c === 4 ? 70 : 48, Math.max(h.length, ...rows.map((r) => r[c]!.length))),
+    c === header.length - 1 ? 0 : Math.min(c === 4 ? 120 : 48, Math.max(h.length, ...rows.map((r) => r[c]!.length))),
   );
   const clipCell = (v: string, c: number): string =>
     c < header.length - 1 && v.length > widths[c]! ? `${v.slice(0, widths[c]! - 1)}…` : v;
@@ -250,9 +251,18 @@ export function formatPsTable(loop: EventLoop, options: DumpOptions = {}): strin
  * Lays out rows under a header, columns padded to their widest cell (at most `maxWidth`, clipped with …), the
  * last one unpadded.
  */
-function tableText(header: readonly string[], rows: readonly string[][], maxWidth = 48): string {
+function tableText(
+  header: readonly string[],
+  rows: readonly string[][],
+  maxWidth: number | readonly number[] = 48,
+): string {
   const widths = header.map((h, c) =>
-    c === header.length - 1 ? 0 : Math.min(maxWidth, Math.max(h.length, ...rows.map((r) => r[c]!.length))),
+    c === header.length - 1
+      ? 0
+      : Math.min(
+          typeof maxWidth === 'number' ? maxWidth : (maxWidth[c] ?? 48),
+          Math.max(h.length, ...rows.map((r) => r[c]!.length)),
+        ),
   );
   const clipCell = (v: string, c: number): string =>
     c < header.length - 1 && v.length > widths[c]! ? `${v.slice(0, widths[c]! - 1)}…` : v;
@@ -314,7 +324,12 @@ export function formatTaskTable(loop: EventLoop, options: DumpOptions = {}): str
       innermost(tasks[i]!, s),
     ];
   });
-  return tableText(['task id', 'task name', 'state', 'awaiting', 'awaited by', 'innermost frame'], rows, 60);
+  // The awaiting column is wider: a resource there carries its name, creation site, holders and their lines.
+  return tableText(
+    ['task id', 'task name', 'state', 'awaiting', 'awaited by', 'innermost frame'],
+    rows,
+    [60, 60, 60, 120, 60],
+  );
 }
 
 /** The await graph's deadlocks, one `cycle: …` (or `deadlock: …`) line each; '' when there is none. */

@@ -1,8 +1,9 @@
 // A resource named as the program names it: a Lock, Queue, Event, Semaphore, Condition or
 // Barrier is shown by the variable or attribute it was created into (`ledger`, `this.auditLog`
 // → `auditLog`), read from the program's source line where it was made, with that creation
-// site; a Lock's holder is shown with the line where it took the lock. The stacks come from
-// the core (runtime/creation-sites.ts: captured while coroutine tracking is on).
+// site; a Lock's holder (and each of a Semaphore's slot holders) is shown with the line where
+// it took it. The stacks come from the core (runtime/creation-sites.ts: captured while
+// coroutine tracking is on).
 //
 // How the name is read (bindingNameAt): on the creation line, the `new <Class>` expression at
 // the stack's column (else the only one of that class on the line), and what stands just
@@ -19,6 +20,7 @@ import { basename, dirname, join, sep } from 'node:path';
 import type { SourcePosition } from '../../protocol/host-protocol';
 import { creationStackOf, type CapturedStack } from '../creation-sites';
 import { inspectResource } from '../inspection';
+import type { Task } from '../task';
 import { sourcePositions } from './source-positions';
 import { parseStack } from './traces';
 
@@ -157,9 +159,15 @@ export function resourceLabel(resource: object): string | null {
   return null;
 }
 
-/** Where the holder of a Lock took it (the program's line), or null (not held, or not known). */
-export function heldSinceOf(resource: object): SourcePosition | null {
+/**
+ * Where `holder` took `resource` (a Lock, a Semaphore's slot: the program's line), or, without a holder,
+ * where its sole holder took it; null when not held so, or not known.
+ */
+export function heldSinceOf(resource: object, holder?: Task<unknown> | null): SourcePosition | null {
   const view = inspectResource(resource);
   if (view === null || view.heldSince === undefined) return null;
-  return programSiteOf(view.heldSince());
+  const sites = view.heldSince();
+  if (holder === undefined) return sites.length === 1 ? programSiteOf(sites[0]!) : null;
+  const i = view.holders().indexOf(holder);
+  return i < 0 ? null : programSiteOf(sites[i] ?? null);
 }

@@ -1,10 +1,11 @@
 // The extension's run session on the run registry, against the real runtime host
 // (dist/runtime-host.js, built by `npm test` before the tests run): lazy start, launch, pause
 // at entry, step, continue to the end, a host killed mid-run, following a run another view
-// launched, and a launch that leaves another view's run alone; a Deadlock stop said in the status; time
-// travel: a seek of a
-// recorded run, Save Recording, and a recording opened as a run; the past lines and breakpoint
-// hits of a line stop the debugger holds, which every view follows.
+// launched, and a launch that leaves another view's run alone; a Deadlock stop said in the
+// status, and a deadlock of a run with no debugger reported as an exception (both locks and
+// their lines) with a notification; time travel: a seek of a recorded run, Save Recording,
+// and a recording opened as a run; the past lines and breakpoint hits of a line stop the
+// debugger holds, which every view follows.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,6 +72,53 @@ describe('RunSession on the RunRegistry with the real runtime host', {
     for (let i = 1; i < pts.length; i++) assert.ok(pts[i]!.t > pts[i - 1]!.t);
     assert.ok(session.lastProgress !== null && session.lastProgress.done > 10);
     assert.ok(phases.includes('starting') && phases.includes('running') && phases.includes('finished'));
+  });
+
+  // Before any test sets the host's exception breaks (a debugger's filter): this host never had them.
+  it('a run from the panel only (no debugger) reports a deadlock: an exception naming both locks and their lines', async () => {
+    const program = join(__dirname, 'debug', 'fixtures', 'lock-order-deadlock.ts');
+    const file = 'lock-order-deadlock\\.ts';
+    const at = (text: string): string => `${file}:${lineOf(program, text)}`;
+    const notified: string[] = [];
+    const listener = session.onDeadlock.on((e) => notified.push(e.deadlock?.summary ?? ''));
+    try {
+      await session.launch({ kind: 'program', path: program }, {});
+      const entry = await until(
+        'the deadlock in the exceptions',
+        () => session.exceptions.find((e) => e.deadlock?.stopped === false) ?? false,
+        20_000,
+      );
+      // It goes on (nothing stops it), and the notification is asked for once.
+      assert.equal(session.status.phase, 'running');
+      assert.equal(entry.deadlock?.stopped, false);
+      assert.match(
+        entry.traceback.error,
+        /^Deadlock: lock-order cycle: \w+ → \w+ → \w+ over (ledger, auditLog|auditLog, ledger)$/,
+      );
+      assert.deepEqual(notified, [entry.deadlock?.summary]);
+      // One frame per task: the lock it waits for (its variable, where it was made), its holder and the line
+      // where that took it; at the line where the task waits.
+      const frame = (task: string) =>
+        entry.traceback.frames.find((f) => f.name.includes(`"${task}" waits`)) ?? assert.fail(task);
+      assert.match(
+        frame('transfer').name,
+        new RegExp(
+          `waits on lock auditLog \\(Lock, ${at('const auditLog = new Lock();')}\\), held by Task #\\d+ "audit" since ${at('// audit takes the audit log')}$`,
+        ),
+      );
+      assert.match(
+        frame('audit').name,
+        new RegExp(
+          `waits on lock ledger \\(Lock, ${at('const ledger = new Lock();')}\\), held by Task #\\d+ "transfer" since ${at('// transfer takes the ledger')}$`,
+        ),
+      );
+      assert.equal(frame('transfer').position?.line, lineOf(program, '// transfer waits for the audit log'));
+      assert.equal(frame('audit').position?.line, lineOf(program, '// audit waits for the ledger'));
+      assert.match(entry.traceback.text, /^Deadlock: lock-order cycle/);
+    } finally {
+      listener();
+      await session.stopRun();
+    }
   });
 
   it("a Deadlock stop (a debugger's filter) is said in the panel's status: the cycle and both locks", async () => {

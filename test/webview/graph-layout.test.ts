@@ -33,6 +33,19 @@ describe('await graph layout', () => {
     assert.equal(seen.size, l.nodes.length);
   });
 
+  it("keeps a holder's acquire line on its 'holds' edge (the graph's tooltip says it)", () => {
+    const at = { file: '/w/buggy.ts', line: 26, column: 3 };
+    const held: AwaitGraph = {
+      nodes: [
+        { id: 'task:3', kind: 'task', label: '#3 audit' },
+        { id: 'resource:lock:1', kind: 'resource', label: 'auditLog (Lock, buggy.ts:9)' },
+      ],
+      edges: [{ from: 'task:3', to: 'resource:lock:1', kind: 'holds', at }],
+      deadlocks: [],
+    };
+    assert.deepEqual(layoutGraph(held).edges[0]!.at, at);
+  });
+
   it('lays out a deadlock cycle without looping and marks it', () => {
     const cyc: AwaitGraph = {
       nodes: [

@@ -7,7 +7,7 @@
 // Invariants: cycles (deadlocks) do not loop: a node's layer is fixed when first reached
 // by the depth-first walk; every node gets a position; output is deterministic.
 
-import type { AwaitGraph, GraphNode } from '../../protocol/host-protocol';
+import type { AwaitGraph, GraphNode, SourcePosition } from '../../protocol/host-protocol';
 
 export interface PlacedNode {
   node: GraphNode;
@@ -19,7 +19,8 @@ export interface PlacedNode {
 
 export interface GraphLayout {
   nodes: PlacedNode[];
-  edges: Array<{ from: PlacedNode; to: PlacedNode; kind: string; inDeadlock: boolean }>;
+  /** `at`: a 'holds' edge's line where the holder took the resource. */
+  edges: Array<{ from: PlacedNode; to: PlacedNode; kind: string; inDeadlock: boolean; at?: SourcePosition }>;
   width: number;
   height: number;
   truncated: number;
@@ -99,6 +100,7 @@ export function layoutGraph(g: AwaitGraph, maxNodes = 800): GraphLayout {
       to: placed.get(e.to)!,
       kind: e.kind,
       inDeadlock: deadlocked.has(e.from) && deadlocked.has(e.to),
+      ...(e.at !== undefined ? { at: e.at } : {}),
     })),
     width: PAD * 2 + Math.max(1, columns.length) * NODE_W + Math.max(0, columns.length - 1) * COL_GAP,
     height: Math.max(height, PAD * 2 + NODE_H),

@@ -8,6 +8,7 @@ import type { AwaitGraph } from '../../protocol/host-protocol';
 import { isAwaitGraph } from '../../protocol/webview-protocol';
 import { errorText, type AppContext } from '../app-context';
 import { h, icon, iconButton, replace, svg, svgText } from '../dom';
+import { baseName } from '../state/format';
 import { layoutGraph, NODE_H, NODE_W } from '../state/graph-layout';
 
 const REFRESH_MS = 1000;
@@ -175,7 +176,9 @@ export class AwaitGraphView {
         class: `edge edge-${e.kind}${e.inDeadlock ? ' deadlock' : ''}`,
         'marker-end': e.inDeadlock ? 'url(#arrow-dead)' : 'url(#arrow)',
       });
-      path.appendChild(svgText(`${e.from.node.label} ${e.kind} ${e.to.node.label}`, {}));
+      // A holder's edge says where it took the resource (as the deadlock's reason does).
+      const since = e.at !== undefined ? ` since ${baseName(e.at.file)}:${e.at.line}` : '';
+      path.appendChild(svgText(`${e.from.node.label} ${e.kind} ${e.to.node.label}${since}`, {}));
       edgeLayer.appendChild(path);
     }
     const nodeLayer = svg('g', { class: 'nodes' });

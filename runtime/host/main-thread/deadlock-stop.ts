@@ -13,11 +13,16 @@
 // Not once the run's main task has ended: the loop is stopping, and a worker it left waiting
 // on a queue is no hang.
 //
-// Invariants: each deadlock stops the run once (the lint collector reports each set of tasks
+// Each deadlock found is also reported as an `exception` event (deadlockReportOf), stopped or
+// not: a run with no debugger (the panel's own), or whose Deadlock filter is off, goes on, and
+// the panel's Exceptions tab and a notification say it; its traceback has one frame per task
+// (what it waits for, who holds that since which line; at the line where the task waits).
+//
+// Invariants: each deadlock stops the run (break on) or is reported (always) once (the lint collector reports each set of tasks
 // and resources once, and the stop is made from what it reports); nothing is computed at a
 // tick's end unless the break is on, the loop is quiet and some task is live.
 
-import type { AwaitGraph, DeadlockStop } from '../../../protocol/host-protocol';
+import type { AwaitGraph, DeadlockStop, HostEvents, SourcePosition, Traceback } from '../../../protocol/host-protocol';
 import type { EventLoop } from '../../loop';
 import type { Task } from '../../task';
 import { describeWaitOf, loopIsQuiescent } from '../../inspect/await-graph';
@@ -33,18 +38,29 @@ function taskIdsOf(d: Deadlock): number[] {
   return d.nodes.filter((id) => id.startsWith('task:')).map((id) => Number(id.slice('task:'.length)));
 }
 
-/** Where a task is suspended: its innermost frame with a position. */
-function suspendedAt(t: Task<unknown>): string {
+/** Where a task is suspended: its innermost frame with a position (the program's, when it has one). */
+function suspendedPosition(t: Task<unknown>): SourcePosition | null {
   try {
     const frames = taskFrames(t).filter((f) => f.file !== null && f.line !== null);
     const own = frames.filter((f) => !/[\\/]runtime[\\/][^\\/]+\.[cm]?[tj]s$/.test(f.file!));
     const inner = own[own.length - 1] ?? frames[frames.length - 1];
-    return inner === undefined
-      ? ''
-      : ` at ${shortSite({ file: inner.file!, line: inner.line!, column: inner.column ?? 1 })}`;
+    return inner === undefined ? null : { file: inner.file!, line: inner.line!, column: inner.column ?? 1 };
   } catch {
-    return '';
+    return null;
   }
+}
+
+/** ` at buggy.ts:12`, or '' (not known). */
+function suspendedAt(t: Task<unknown>): string {
+  const at = suspendedPosition(t);
+  return at === null ? '' : ` at ${shortSite(at)}`;
+}
+
+/** The deadlock's tasks that are known. */
+function tasksOf(d: Deadlock, taskById: (id: number) => Task<unknown> | undefined): Task<unknown>[] {
+  return taskIdsOf(d)
+    .map(taskById)
+    .filter((t): t is Task<unknown> => t !== undefined);
 }
 
 /** The stop a deadlock makes. */
@@ -52,9 +68,7 @@ export function deadlockStopOf(
   d: Deadlock,
   taskById: (id: number) => Task<unknown> | undefined,
 ): Omit<PauseInfo, 'tick'> {
-  const tasks = taskIdsOf(d)
-    .map(taskById)
-    .filter((t): t is Task<unknown> => t !== undefined);
+  const tasks = tasksOf(d, taskById);
   const summary = d.summary ?? d.reason.slice(0, 160);
   const details = [
     `Deadlock: ${d.reason}`,
@@ -69,7 +83,29 @@ export function deadlockStopOf(
   return info;
 }
 
-/** Watches a run's loop for deadlocks and makes the Deadlock stop. */
+/**
+ * A deadlock as an `exception` event: the first live task's id, a traceback whose frames are its tasks (each
+ * named by what it waits for, at the line where it waits) and whose text is the stop's details.
+ */
+export function deadlockReportOf(
+  d: Deadlock,
+  taskById: (id: number) => Task<unknown> | undefined,
+  stopped: boolean,
+): HostEvents['exception'] {
+  const tasks = tasksOf(d, taskById);
+  const stop = deadlockStopOf(d, taskById);
+  const summary = stop.deadlock!.summary;
+  const traceback: Traceback = {
+    title: `Deadlock: ${summary}`,
+    error: `Deadlock: ${summary}`,
+    frames: tasks.map((t) => ({ name: describeWaitOf(t), position: suspendedPosition(t), kind: 'coroutine' })),
+    text: stop.deadlock!.details,
+  };
+  const first = tasks.find((t) => !t.done()) ?? tasks[0];
+  return { taskId: first?.id ?? 0, traceback, deadlock: { summary, stopped } };
+}
+
+/** Watches a run's loop for deadlocks: makes the Deadlock stop (when on) and reports each one. */
 export class DeadlockWatch {
   on = false;
 
@@ -79,6 +115,8 @@ export class DeadlockWatch {
     private readonly taskById: (id: number) => Task<unknown> | undefined,
     /** The run's main task has ended: the loop is stopping, and tasks it left waiting are not a hang. */
     private readonly ending: () => boolean = () => false,
+    /** Says a deadlock found (the host's `exception` event), whether it stops the run or not. */
+    private readonly report: (event: HostEvents['exception']) => void = () => undefined,
   ) {}
 
   /** At a tick's end (LoopController.watchAtTickEnd): a stop when the loop is quiet and a deadlock is new. */
@@ -87,9 +125,10 @@ export class DeadlockWatch {
     return this.stopFor(this.lints.checkDeadlocks(true));
   }
 
-  /** The periodic check's new deadlocks (between ticks): a stop, or null. */
+  /** New deadlocks (the periodic check's, between ticks; or at a tick's end): each reported; a stop when on, or null. */
   stopFor(fresh: AwaitGraph['deadlocks']): Omit<PauseInfo, 'tick'> | null {
-    if (!this.on || fresh.length === 0 || this.ending()) return null;
-    return deadlockStopOf(fresh[0]!, this.taskById);
+    if (fresh.length === 0 || this.ending()) return null;
+    fresh.forEach((d, i) => this.report(deadlockReportOf(d, this.taskById, this.on && i === 0)));
+    return this.on ? deadlockStopOf(fresh[0]!, this.taskById) : null;
   }
 }

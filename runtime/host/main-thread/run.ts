@@ -278,6 +278,7 @@ export class Run {
       this.lints,
       (id) => this.live.get(id),
       () => this.finished || (this.mainTask !== null && this.mainTask.done()),
+      (report) => this.services.emit('exception', report),
     );
     this.controller.setExceptionBreaks(options.breakOnTaskFailed ?? false, options.breakOnTaskCancelled ?? false);
     const feed: LoopObserver = {

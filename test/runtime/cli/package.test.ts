@@ -2,13 +2,14 @@
 // installs (offline, from the npm cache: its one dependency, htmlparser2, is there after
 // `npm ci`), whose `coroscope` import runs with plain Node (CommonJS and ESM), type-checks
 // through the package's declarations (exports '.' types) with the user's own TypeScript, and
-// whose `coroscope` bin runs the same program (`npx coroscope run`). Needs `npm run build`
+// whose `coroscope` bin runs the same program (`npx coroscope run`), and whose `coroscope ps` and
+// `pstree` print the tasks of a running `coroscope run --inspect` (issue 27's "Done when"). Needs `npm run build`
 // first (the bundles); the declarations are emitted here (`npm run build:types`, which
 // `npm pack` runs as prepack), and the pack skips the scripts so the bundles other tests use
 // are not rebuilt under them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,9 +66,49 @@ const main = coroutine(function* main(): Coroutine<number> {
 run(main()).then((n: number) => console.log('ts returned ' + n));
 `;
 
+/** Two tasks that take two Locks in opposite order, then hang; `ready` once both wait. */
+const HANGING_JS = `const { run, sleep, coroutine, Lock, getRunningLoop } = require('coroscope');
+const ledger = new Lock();
+const auditLog = new Lock();
+const transfer = coroutine(function* transfer(first, second) {
+  yield* first.acquire();
+  yield* sleep(0.01);
+  yield* second.acquire();
+});
+const main = coroutine(function* main() {
+  getRunningLoop().createTask(transfer(ledger, auditLog), { name: 'debit' });
+  getRunningLoop().createTask(transfer(auditLog, ledger), { name: 'credit' });
+  yield* sleep(0.05);
+  console.log('ready');
+  yield* sleep(600);
+});
+run(main());
+`;
+
+/** Starts `args` in `cwd` and resolves once its stdout has said `ready`. */
+function startUntilReady(args: string[], cwd: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready in time: ${out}`)), 60_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (/ready/.test(out)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code} before it was ready: ${out}`));
+    });
+  });
+}
+
 test('npm pack gives a tarball that a new project installs and runs with plain node, its TypeScript and npx coroscope run', {
   timeout: 600_000,
-}, () => {
+}, async () => {
   assert.ok(
     existsSync(join(root, 'dist', 'cli.js')) && existsSync(join(root, 'dist', 'runtime', 'index.js')),
     'run npm run build first',
@@ -110,6 +151,34 @@ test('npm pack gives a tarball that a new project installs and runs with plain n
     const viaCli = sh(npm, ['exec', '--offline', '--', 'coroscope', 'run', 'program.js'], app);
     assert.equal(viaCli.status, 0, viaCli.stderr);
     assert.equal(viaCli.stdout, 'consumed 1,2,3\nmain returned 3\n');
+
+    // The installed bin's `run --inspect`, asked by the installed bin's `ps` and `pstree` from another process:
+    // its tasks, each lock by its variable, and the cycle.
+    writeFileSync(join(app, 'hanging.js'), HANGING_JS);
+    const hanging = await startUntilReady(
+      [join(app, 'node_modules', 'coroscope', 'bin', 'coroscope.js'), 'run', '--inspect', 'hanging.js'],
+      app,
+    );
+    try {
+      const ps = sh(npm, ['exec', '--offline', '--', 'coroscope', 'ps', String(hanging.pid)], app);
+      assert.equal(ps.status, 0, ps.stderr);
+      assert.match(
+        ps.stdout,
+        /^\d+\s+debit\s+suspended\s+lock auditLog \(Lock, hanging\.js:3\), held by Task #\d+ "credit"/m,
+      );
+      assert.match(
+        ps.stdout,
+        /^\d+\s+credit\s+suspended\s+lock ledger \(Lock, hanging\.js:2\), held by Task #\d+ "debit"/m,
+      );
+      assert.match(ps.stdout, /^cycle: lock-order cycle: /m);
+      const tree = sh(npm, ['exec', '--offline', '--', 'coroscope', 'pstree', String(hanging.pid)], app);
+      assert.equal(tree.status, 0, tree.stderr);
+      assert.match(tree.stdout, /^Tasks at loop time [\d.]+ s, tick \d+: 3 live tasks$/m);
+      assert.match(tree.stdout, /\(T\) #\d+ debit \[suspended/);
+      assert.match(tree.stdout, /transfer hanging\.js:7:\d+/);
+    } finally {
+      hanging.kill('SIGKILL');
+    }
 
     // The user's own TypeScript (here the project's compiler, as a user's devDependency) finds the
     // package's types. skipLibCheck as `tsc --init` sets it: the declarations, emitted with

@@ -1,6 +1,7 @@
 // `coroscope ps PID` and `coroscope pstree PID` against real processes: a `coroscope run
 // --inspect` program whose tasks wait (on a Queue, an Event, a long sleep, and two Locks
-// taken in opposite order: a cycle), a `coroscope crawl --demo --inspect`, and refusals (a
+// taken in opposite order: a cycle, each lock named by its variable with its holder's
+// acquire line, as the panel names it), a `coroscope crawl --demo --inspect`, and refusals (a
 // process without --inspect, a dead PID, bad arguments). The inspected processes are killed
 // by the tests. Needs `npm run build` first.
 import { test } from 'node:test';
@@ -10,6 +11,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspectSocketPath } from '../../../runtime/cli/inspect-socket-path';
+import { lineOf } from '../../source-line';
 
 const root = join(__dirname, '..', '..', '..');
 const cli = join(root, 'bin', 'coroscope.js');
@@ -94,10 +96,31 @@ test('ps and pstree print the tasks of a running coroscope run --inspect, the lo
     assert.match(rows[1]!, /^task id\s+task name\s+state\s+awaiting\s+awaited by\s+innermost frame$/);
     const row = (name: string): string =>
       rows.find((r) => new RegExp(`^\\d+\\s+${name}\\s`).test(r)) ?? assert.fail(`no row for ${name}:\n${ps.stdout}`);
-    assert.match(row('consumer'), /suspended\s+queue\.get <Queue/);
-    assert.match(row('waiter'), /suspended\s+event <Event unset/);
-    assert.match(row('debit'), /suspended\s+lock <Lock locked/);
-    assert.match(row('credit'), /suspended\s+lock <Lock locked/);
+    // A resource with no variable (made as an argument) by its class and creation line, as the panel shows it.
+    const line = (text: string): number => lineOf(join(dir, 'waiting.js'), text);
+    assert.match(
+      row('consumer'),
+      new RegExp(`suspended\\s+queue\\.get Queue made at waiting\\.js:${line('consumer(new Queue())')}\\s`),
+    );
+    assert.match(
+      row('waiter'),
+      new RegExp(`suspended\\s+event Event made at waiting\\.js:${line('waiter(new Event())')}\\s`),
+    );
+    // Each lock named as the program names it (its variable, the line that made it), with its holder and the line
+    // where the holder took it: as the panel's await graph and the deadlock stop say it.
+    const made = (name: string): string =>
+      `waiting\\.js:${lineOf(join(dir, 'waiting.js'), `const ${name} = new Lock()`)}`;
+    const took = `waiting\\.js:${lineOf(join(dir, 'waiting.js'), 'yield* first.acquire();')}`;
+    assert.match(
+      row('debit'),
+      new RegExp(
+        `suspended\\s+lock auditLog \\(Lock, ${made('auditLog')}\\), held by Task #\\d+ "credit" since ${took}\\s`,
+      ),
+    );
+    assert.match(
+      row('credit'),
+      new RegExp(`suspended\\s+lock ledger \\(Lock, ${made('ledger')}\\), held by Task #\\d+ "debit" since ${took}\\s`),
+    );
     assert.match(row('Task-\\d+'), /suspended\s+sleep .*\s+\S*sleep\.ts:\d+ sleep/);
     assert.match(
       ps.stdout,
@@ -112,7 +135,7 @@ test('ps and pstree print the tasks of a running coroscope run --inspect, the lo
     assert.match(tree.stdout, /└── \(T\) #\d+ Task-\d+ \[suspended/);
     assert.match(
       tree.stdout,
-      /├── \(T\) #\d+ debit \[suspended, 2 steps\]\n\s*│\s+transfer waiting\.js:9:\d+ \(no source map\)\n\s*│\s+acquire \S*lock\.ts:\d+\n\s*│\s+awaits lock <Lock locked/,
+      /├── \(T\) #\d+ debit \[suspended, 2 steps\]\n\s*│\s+transfer waiting\.js:9:\d+ \(no source map\)\n\s*│\s+acquire \S*lock\.ts:\d+\n\s*│\s+awaits lock auditLog \(Lock, waiting\.js:3\), held by Task #\d+ "credit" since waiting\.js:7\n/,
     );
     assert.match(tree.stdout, /consumer waiting\.js:4:\d+/);
     assert.match(tree.stdout, /^cycle: lock-order cycle: .*"debit".*"credit"/m);

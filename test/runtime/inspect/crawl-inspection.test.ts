@@ -210,7 +210,7 @@ describe('inspecting a demo-site crawl', () => {
     assert.match(lines[0]!, /^task id\s+task name\s+state\s+steps\s+awaiting\s+awaited by\s+coroutine stack/);
     const crawlRow = lines.find((l) => /^\d+\s+crawl\s/.test(l));
     assert.ok(crawlRow !== undefined, table);
-    assert.match(crawlRow, /queue\.join <Queue /);
+    assert.match(crawlRow, /queue\.join q \(Queue, crawler\.ts:\d+\) /);
     assert.match(crawlRow, /wait < join < crawl$/);
     const busy = workers().filter((w) => w.awaiting() !== null && SOCKET_KINDS.has(w.awaiting()![inspect]().kind));
     assert.ok(busy.length > 0);
@@ -227,7 +227,7 @@ describe('inspecting a demo-site crawl', () => {
     assert.ok(crawlAt >= 0, tree);
     assert.match(treeLines[crawlAt]!, /^└── \(T\) /, 'the crawl task is the root');
     assert.match(tree, /crawl crawler\.ts:\d+\n/);
-    assert.match(tree, /awaits queue\.join <Queue /);
+    assert.match(tree, /awaits queue\.join q \(Queue, crawler\.ts:\d+\)\n/);
     for (const w of busy) {
       const at = treeLines.findIndex((l) => l.includes(`#${w.id} ${w.name} [`));
       assert.ok(at > crawlAt, `${w.name} is under the crawl task`);
@@ -273,7 +273,10 @@ describe('100 workers: idle ones collapse, busy ones are shown in full', () => {
       assert.match(collapsed[0]!, /#\d+ worker-2, #\d+ worker-3, #\d+ worker-4, #\d+ worker-5, … #\d+ worker-100/);
       assert.ok(lines.length < 40, `the tree stays short:\n${tree}`);
       assert.match(collapsed[0]!, /^ {4}[├└]── /, 'the idle workers are under the crawl task');
-      assert.match(tree, /work crawler\.ts:\d+\n.*get queue\.ts:\d+\n.*awaits queue\.get <Queue /);
+      assert.match(
+        tree,
+        /work crawler\.ts:\d+\n.*get queue\.ts:\d+\n.*awaits queue\.get q \(Queue, crawler\.ts:\d+\)\n/,
+      );
       const table = formatPsTable(loop, { recorder });
       const tableLines = table.trimEnd().split('\n');
       assert.ok(tableLines.length <= 6, table);
