@@ -188,7 +188,7 @@ export class LineDebugBridge implements Transport {
       },
       // A breakpoint search's scan breakpoints (hit-scan.ts): the breakpoints of `location` whose condition
       // held; true pauses here.
-      scanHit: (location: number, met: boolean[]): boolean => {
+      scanHit: (location: number, met: Array<boolean | string>): boolean => {
         const scan = currentRun()?.hitScan ?? null;
         return scan !== null && runningLoopOrNull() === scan.loop && scan.hit(location, met);
       },

@@ -52,6 +52,7 @@ import { GeneratedPositions } from '../../inspect/generated-positions';
 import { HitCount, hitConditionOf, HitsSince, type BreakpointsSetAt } from '../../inspect/hit-count';
 import { addHeldTime, holdBegan } from '../../held-time';
 import type { StopFrame } from './stop-place';
+import { logpointTemplate } from './logpoint-message';
 
 /** The CDP shapes used here (node:inspector's own protocol types, narrowed to what is read). */
 interface CdpLocation {
@@ -1210,10 +1211,6 @@ function liveOnly(condition: string | null): string {
 function conditionOf(bp: Breakpoint): string | null {
   const cond = bp.condition !== undefined && bp.condition.trim() !== '' ? bp.condition : null;
   if (bp.logMessage === undefined || bp.logMessage === '') return cond;
-  const template = bp.logMessage
-    .replace(/[`\\]/g, (c) => `\\${c}`)
-    .replace(/\$(?!\{)/g, '\\$')
-    .replace(/\{([^}]+)\}/g, '${$1}');
-  const log = `(console.log(\`${template}\`), false)`;
+  const log = `(console.log(${logpointTemplate(bp.logMessage)}), false)`;
   return cond === null ? log : `(${cond}) && ${log}`;
 }
