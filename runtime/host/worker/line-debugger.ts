@@ -1207,10 +1207,18 @@ function liveOnly(condition: string | null): string {
   return condition === null ? live : `${live} && (${condition})`;
 }
 
+/** The key of the next logpoint with a hit condition set (its hits counted from 0 by the main thread). */
+let nextLogpointKey = 1;
+
 /** A V8 breakpoint condition for a breakpoint: its own condition, and a logpoint's printing (which never stops). */
 function conditionOf(bp: Breakpoint): string | null {
   const cond = bp.condition !== undefined && bp.condition.trim() !== '' ? bp.condition : null;
   if (bp.logMessage === undefined || bp.logMessage === '') return cond;
-  const log = `(console.log(${logpointTemplate(bp.logMessage)}), false)`;
+  // A hit condition: counted on the main thread, for this logpoint as set (a new key each time it is set).
+  const hits =
+    bp.hitCondition !== undefined && bp.hitCondition.trim() !== ''
+      ? `globalThis.__coroscopeLine.logHit(${nextLogpointKey++}, ${JSON.stringify(bp.hitCondition)}) && `
+      : '';
+  const log = `${hits}(console.log(${logpointTemplate(bp.logMessage)}), false)`;
   return cond === null ? log : `(${cond}) && ${log}`;
 }
