@@ -559,6 +559,30 @@ export interface ArmedBreakpoint {
    * stopped at after that tick (not on the line, mid-tick).
    */
   atSuspension?: boolean;
+  /**
+   * A logpoint (pastLogpointHits, or a hit of it gone to): its message is evaluated at each hit (a hit whose
+   * expression throws is none, as the live logpoint prints nothing then).
+   */
+  logMessage?: string;
+}
+
+/**
+ * One execution of a logpoint's line in the recorded past (pastLogpointHits): logpoint `logpoint` (its index
+ * in the request) hit in tick `tick` by task `taskId`, printing `message` (the text the live logpoint prints).
+ */
+export interface LogpointHit {
+  logpoint: number;
+  file: string;
+  line: number;
+  tick: number;
+  /** Which of this logpoint's hits of its tick it is (0: the first): pastBreakpointHit's `logpointHit` goes there. */
+  ordinal: number;
+  taskId: number | null;
+  /** The task's name (null: outside any task). */
+  task: string | null;
+  /** Milliseconds since the first tick at which its tick began (the timeline's tickTimes). */
+  time: number;
+  message: string;
 }
 
 /** Where a search of the recorded past for a line breakpoint's hit landed (pastBreakpointHit, pastHit). */
@@ -598,6 +622,9 @@ export interface ScanHit {
   count: number;
   /** A suspension breakpoint's hit (ScanTicksResult.tickHits), as the live stop says it. */
   description?: string;
+  /** A logpoint's hit: its message, and the name of the task that ran it. */
+  message?: string;
+  taskName?: string;
 }
 
 /**
@@ -855,8 +882,32 @@ export interface HostMethods {
    * Refused (notRecorded) for a run not recorded; a replay that diverges, with its message.
    */
   pastBreakpointHit: {
-    params: { direction: 'back' | 'forward'; tick: number; floor?: number; ceiling?: number; moment?: string };
+    params: {
+      direction: 'back' | 'forward';
+      tick: number;
+      floor?: number;
+      ceiling?: number;
+      moment?: string;
+      /**
+       * Instead of a search: the hit of a logpoint that pastLogpointHits listed (its `ordinal`th in tick `tick`),
+       * stopped on as a breakpoint hit is (`direction` and the bounds are then not read).
+       */
+      logpointHit?: { logpoint: Breakpoint; tick: number; ordinal: number };
+    };
     result: BreakpointHitLanding;
+  };
+  /**
+   * Logpoints in the past: every execution, over the whole recorded run, of the lines of
+   * `logpoints` (each with its `logMessage`, a condition and a hit condition if given, counted
+   * from the run's start), with the message each printed, in the order the run ran them: a
+   * replay of the recording (a line replay host), so the network is never used and the run is
+   * not changed. `ticks`: the recorded ticks the replay covered (a live run's recording so far;
+   * at a line stop, the ticks before it). Refused (notRecorded) for a run not recorded, and
+   * (badState) while a past line found by a search is shown (its replay host is held there).
+   */
+  pastLogpointHits: {
+    params: { logpoints: Breakpoint[]; tick?: number };
+    result: { hits: LogpointHit[]; ticks: number };
   };
   /** Writes the finished run's recording (launched with options.record) to `path`, a .corotrace file. */
   saveRecording: { params: { path: string }; result: RecordingInfo };

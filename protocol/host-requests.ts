@@ -160,6 +160,24 @@ function parseBreakpoints(p: Params, file: string): Breakpoint[] {
   });
 }
 
+/** Logpoints (pastLogpointHits): breakpoints each with its file and a non-empty logMessage. */
+function parseLogpoints(method: string, p: Params): Breakpoint[] {
+  return objectsOf(method, 'logpoints', p, 'logpoints').map((b, i) => {
+    const where = nested(method, `logpoints[${i}]`);
+    const bp: Breakpoint = {
+      file: requireString(where, b, 'file'),
+      line: requireNumber(where, b, 'line', 'integer'),
+      logMessage: requireString(where, b, 'logMessage'),
+    };
+    if (bp.logMessage === '') throw new ProtocolError(`${where}: params.logMessage must not be empty`);
+    const condition = optionalString(where, b, 'condition');
+    const hitCondition = optionalString(where, b, 'hitCondition');
+    if (condition !== undefined) bp.condition = condition;
+    if (hitCondition !== undefined) bp.hitCondition = hitCondition;
+    return bp;
+  });
+}
+
 export function parseDirection(method: string, p: Params): 'back' | 'forward' {
   const direction = requireString(method, p, 'direction');
   if (direction !== 'back' && direction !== 'forward')
@@ -344,7 +362,24 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     const ceiling = optionalNumber('pastBreakpointHit', p, 'ceiling', 'id');
     if (floor !== undefined) out.floor = floor;
     if (ceiling !== undefined) out.ceiling = ceiling;
+    if (p.logpointHit !== undefined) {
+      const h = requireObject('pastBreakpointHit', p, 'logpointHit');
+      const where = nested('pastBreakpointHit', 'logpointHit');
+      const [logpoint] = parseLogpoints(where, { logpoints: [h.logpoint] });
+      out.logpointHit = {
+        logpoint: logpoint!,
+        tick: requireNumber(where, h, 'tick', 'id'),
+        ordinal: requireNumber(where, h, 'ordinal', 'id'),
+      };
+    }
     return withMoment(out, optionalMomentId('pastBreakpointHit', p));
+  },
+  pastLogpointHits: (raw) => {
+    const p = paramsOf('pastLogpointHits', raw);
+    const out: HostParams<'pastLogpointHits'> = { logpoints: parseLogpoints('pastLogpointHits', p) };
+    const tick = optionalNumber('pastLogpointHits', p, 'tick', 'id');
+    if (tick !== undefined) out.tick = tick;
+    return out;
   },
   timeline: (raw) => {
     const p = paramsOf('timeline', raw);

@@ -24,6 +24,7 @@ import type {
   LineStopPrint,
   PastLineLanding,
   RecordingMark,
+  ScanHit,
   ScanTicksParams,
   ScanTicksResult,
 } from './host-protocol';
@@ -78,9 +79,16 @@ export interface ReplayHostMethods {
       shown?: boolean;
       until?: HitBound;
       moment?: string;
+      /** Not a search: the `ordinal`th hit of tick `tick` of the one breakpoint armed (a logpoint's hit listed). */
+      nth?: { tick: number; ordinal: number };
     };
     result: MomentEcho<BreakpointHitLanding>;
   };
+  /**
+   * A line replay host's own (asked by the live host's worker): every hit in ticks 1 .. `ceiling` of the
+   * logpoints armed (each with its logMessage), with its message, in replay order (past-hit-search.ts).
+   */
+  pastLog: { params: { logpoints: ArmedBreakpoint[]; ceiling: number }; result: { hits: ScanHit[] } };
   /**
    * The live host's main thread (asked by its worker, for a line replay host): writes the run's recording so
    * far to `path` (recordings.ts: writeReplayCopy); `writeMs`: the main thread's time writing it; `mark`:

@@ -80,9 +80,13 @@ function parseLineStopPrint(p: Params, method = 'pastLine', path = 'stop'): Line
   return print;
 }
 
-function parseArmedBreakpoints(p: Params): ArmedBreakpoint[] {
-  return objectsOf('pastHit', 'breakpoints', { breakpoints: p.breakpoints }, 'breakpoints').map((b, i) => {
-    const where = nested('pastHit', `breakpoints[${i}]`);
+function parseArmedBreakpoints(
+  p: Params,
+  method: 'pastHit' | 'pastLog' = 'pastHit',
+  key: 'breakpoints' | 'logpoints' = 'breakpoints',
+): ArmedBreakpoint[] {
+  return objectsOf(method, key, { [key]: p[key] }, key).map((b, i) => {
+    const where = nested(method, `${key}[${i}]`);
     const bp: ArmedBreakpoint = {
       file: requireString(where, b, 'file'),
       line: requireNumber(where, b, 'line', 'integer'),
@@ -97,6 +101,8 @@ function parseArmedBreakpoints(p: Params): ArmedBreakpoint[] {
       bp.hitsSince = { tick: requireNumber(at, s, 'tick', 'id'), before: requireNumber(at, s, 'before', 'id') };
     }
     if (optionalBoolean(where, b, 'atSuspension') === true) bp.atSuspension = true;
+    const logMessage = optionalString(where, b, 'logMessage');
+    if (logMessage !== undefined) bp.logMessage = logMessage;
     return bp;
   });
 }
@@ -229,7 +235,19 @@ export const REPLAY_HOST_PARAMS_PARSERS: { readonly [M in ReplayHostMethodName]:
     if (p.until !== undefined) out.until = parseHitBound(p, 'until');
     const moment = optionalMomentId('pastHit', p);
     if (moment !== undefined) out.moment = moment;
+    if (p.nth !== undefined) {
+      const n = requireObject('pastHit', p, 'nth');
+      const where = nested('pastHit', 'nth');
+      out.nth = { tick: requireNumber(where, n, 'tick', 'id'), ordinal: requireNumber(where, n, 'ordinal', 'id') };
+    }
     return out;
+  },
+  pastLog: (raw) => {
+    const p = paramsOf('pastLog', raw);
+    return {
+      logpoints: parseArmedBreakpoints(p, 'pastLog', 'logpoints'),
+      ceiling: requireNumber('pastLog', p, 'ceiling', 'id'),
+    };
   },
   scanTicks: parseScanTicks,
   writeReplayCopy: (raw) => ({ path: requireString('writeReplayCopy', paramsOf('writeReplayCopy', raw), 'path') }),

@@ -23,6 +23,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { Run } from '../runs/run';
 import type { DebuggedRun } from './debug-host';
 import { LINE_STEP_MODE_REQUEST, TASKS_REQUEST, TRACES_REQUEST } from './custom-requests';
+import { LOGPOINT_HIT_REQUEST, PastLogpoints } from './past-logpoints';
 import { ERR_UNSUPPORTED, SessionCore, type CoroscopeSessionOptions } from './session-core';
 import { SessionLifecycle } from './session-lifecycle';
 import { SessionInspection } from './session-inspection';
@@ -67,6 +68,7 @@ const SUPPORTED_REQUESTS: ReadonlySet<string> = new Set([
   TASKS_REQUEST,
   TRACES_REQUEST,
   LINE_STEP_MODE_REQUEST,
+  LOGPOINT_HIT_REQUEST,
 ]);
 
 /** Why an unsupported request is refused: a reason for those a client may well send, else a general one. */
@@ -90,6 +92,7 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
   private readonly breakpoints: SessionBreakpoints;
   private readonly sourceFiles: LoadedSources;
   private readonly moves: SessionMoves;
+  private readonly logpoints: PastLogpoints;
 
   constructor(options: CoroscopeSessionOptions<R>) {
     super();
@@ -113,7 +116,10 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
     this.sourceFiles = new LoadedSources(core);
     this.inspection = new SessionInspection(core, this.breakpoints, this.sourceFiles);
     const positionEvents = new PositionEvents(core);
-    this.moves = new SessionMoves(core, this.breakpoints, new PastSearch(core, this.breakpoints), positionEvents);
+    const past = new PastSearch(core, this.breakpoints);
+    this.moves = new SessionMoves(core, this.breakpoints, past, positionEvents);
+    this.logpoints = new PastLogpoints(core, past, positionEvents, options.logpointHitLink ?? null);
+    this.breakpoints.onLogpointsSet = (file, bps) => this.logpoints.list(file, bps);
     this.lifecycle = new SessionLifecycle(core, this.breakpoints, positionEvents, () => this.shutdown());
   }
 
@@ -233,7 +239,8 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
     this.inspection.terminateThreadsRequest(response, args);
   }
   protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
-    if (!this.inspection.customRequest(command, response, args)) super.customRequest(command, response, args);
+    if (command === LOGPOINT_HIT_REQUEST) this.logpoints.goTo(response, args);
+    else if (!this.inspection.customRequest(command, response, args)) super.customRequest(command, response, args);
   }
 
   // --- moves ---

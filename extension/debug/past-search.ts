@@ -5,7 +5,7 @@
 // Invariants: asks only (no events); a search is a move under way (debug-position.ts
 // 'moving', waiting for the hit's tick) until it answers, then the position it left.
 
-import type { BreakpointHitLanding, TimelineLane } from '../../protocol/host-protocol';
+import type { BreakpointHitLanding, HostMethods, TimelineLane } from '../../protocol/host-protocol';
 import { LOOP_THREAD_ID } from './dap-mapping';
 import { forwardFrom, presentStop, refused, settled, startMove } from './debug-position';
 import type { SessionCore, PastStop } from './session-core';
@@ -108,7 +108,11 @@ export class PastSearch {
   async searchHit(
     direction: 'back' | 'forward',
     tick: number,
-    bounds: { floor?: number; ceiling?: number },
+    bounds: {
+      floor?: number;
+      ceiling?: number;
+      logpointHit?: HostMethods['pastBreakpointHit']['params']['logpointHit'];
+    },
   ): Promise<BreakpointHitLanding> {
     // The search is a move under way: the views may follow it to the hit's tick (its viewedTick), the stop
     // shown stays until it answers.

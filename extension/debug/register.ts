@@ -16,6 +16,7 @@ import * as vscode from 'vscode';
 import type { Run } from '../runs/run';
 import type { RunRegistry } from '../runs/run-registry';
 import { CoroscopeSession } from './coroscope-session';
+import { logpointHitLink, registerLogpointHitLinks } from './logpoint-hit-links';
 import { TASKS_REQUEST, narrowTasksBody } from './custom-requests';
 import {
   COROUTINES_VIEW_ID,
@@ -112,6 +113,8 @@ class CoroscopeConfigurationProvider implements vscode.DebugConfigurationProvide
 class CoroscopeAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
   /** The adapter of each live debug session (by vscode.DebugSession.id). */
   private readonly adapters = new Map<string, CoroscopeSession>();
+  /** The debug sessions of those adapters (a logpoint hit's link names one). */
+  private readonly sessions = new Map<string, vscode.DebugSession>();
 
   constructor(
     private readonly hostScriptPath: string,
@@ -124,10 +127,17 @@ class CoroscopeAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
       hostScript: this.hostScriptPath,
       runs: this.runs,
       viewName: `debug session "${session.name}"`,
+      logpointHitLink: (index) => logpointHitLink(session.id, index),
       ...(cwd !== undefined ? { cwd } : {}),
     });
     this.adapters.set(session.id, adapter);
+    this.sessions.set(session.id, session);
     return new vscode.DebugAdapterInlineImplementation(adapter);
+  }
+
+  /** A debug session of ours, by id. */
+  sessionOf(id: string): vscode.DebugSession | null {
+    return this.sessions.get(id) ?? null;
   }
 
   /** The run a debug session debugs, when it is one of ours. */
@@ -137,6 +147,7 @@ class CoroscopeAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
 
   ended(session: vscode.DebugSession): void {
     this.adapters.delete(session.id);
+    this.sessions.delete(session.id);
   }
 }
 
@@ -182,6 +193,7 @@ export function registerDebugger(
     vscode.debug.onDidTerminateDebugSession((s) => factory.ended(s)),
     watchCallStackSelection(factory, stackWatch),
     watchDeadlockStops(DEBUG_TYPE),
+    registerLogpointHitLinks((id) => factory.sessionOf(id)),
     vscode.debug.registerDebugConfigurationProvider(
       DEBUG_TYPE,
       new CoroscopeConfigurationProvider(false, runs),

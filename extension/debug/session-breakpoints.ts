@@ -7,7 +7,7 @@
 
 import { resolve } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { HostMethods } from '../../protocol/host-protocol';
+import type { Breakpoint, HostMethods } from '../../protocol/host-protocol';
 import { DEADLOCK_FILTER } from './dap-mapping';
 import type { SessionCore } from './session-core';
 
@@ -52,6 +52,12 @@ export class SessionBreakpoints {
 
   private nextBreakpointId = 1;
 
+  /** The breakpoints of each file as the host was last given them. */
+  private readonly setIn = new Map<string, Breakpoint[]>();
+
+  /** Told the breakpoints of a file once set on a running host (past-logpoints.ts lists its logpoints' past). */
+  onLogpointsSet: ((file: string, breakpoints: readonly Breakpoint[]) => Promise<void>) | null = null;
+
   exceptionBreaks: ExceptionBreaksParams = { taskFailed: true, taskCancelled: false, urlFailed: false, deadlock: true };
 
   setBreakPointsRequest(
@@ -91,6 +97,9 @@ export class SessionBreakpoints {
       }
       response.body = { breakpoints: await this.applyBreakpoints(args, ids) };
       this.core.sendResponse(response);
+      // Logpoints set on a recorded run shown: their past hits listed (past-logpoints.ts), after the answer.
+      const file = resolve(this.core.convertClientPathToDebugger(path));
+      void this.onLogpointsSet?.(file, this.setIn.get(file) ?? []).catch(() => undefined);
     });
   }
 
@@ -112,6 +121,7 @@ export class SessionBreakpoints {
       if (b.logMessage !== undefined && b.logMessage !== '') bp.logMessage = b.logMessage;
       return bp;
     });
+    this.setIn.set(file, breakpoints);
     // A breakpoint on a `yield*` line stops before the line runs, as on any line (issue 26).
     const r = await this.core
       .requireHost()

@@ -48,6 +48,11 @@ export interface CoroscopeSessionOptions<R extends DebuggedRun = DebuggedRun> {
    * (default MOVE_LANDING_MS).
    */
   moveLandingMs?: number;
+  /**
+   * The link a past logpoint hit's Debug Console line carries (past-logpoints.ts): a URI the extension handles
+   * by going to hit `index` (none: no link).
+   */
+  logpointHitLink?: (index: number) => string;
 }
 
 /**

@@ -112,6 +112,10 @@ Replay (offline: the recorded inputs are fed back, the network is never used):
                                          (--json: the crawl's JSON object, as crawl --json)
   coroscope replay FILE --dump-tasks-at-tick N [--json]
                                          the tasks, their coroutine stacks and locals at tick N
+  coroscope replay FILE --log FILE:LINE[:"message {expr}"] [--log ...] [--json]
+                                         logpoints in the past: every execution of each line
+                                         over the whole run, in order (tick, time, task, the
+                                         message with {expr} evaluated there), by replay
   Ctrl-C or SIGTERM stops a replay where it is (exit 130 or 143): it says at which tick, and
   prints no report or dump (a replay cut short is not the recorded run).
 `;

@@ -9,6 +9,8 @@
 // - Without --dump-tasks-at-tick: prints what the recorded crawl printed (the report, or
 //   its JSON object; --json: the JSON object either way), after checking that the replay
 //   re-ran the same run.
+// - With --log FILE:LINE[:"message {expr}"] (repeatable): every hit of those logpoints over
+//   the whole run, in order (replay-logpoints.ts; --json: one JSON object).
 // - With --dump-tasks-at-tick N: re-executes up to tick N and prints the tree of tasks
 //   with their coroutine stacks and the locals of every frame as they were then (--json:
 //   one JSON object on stdout).
@@ -27,7 +29,7 @@ import type { EventLoop } from '../loop';
 import { formatPsTree, IDLE_KINDS } from '../inspect/dumps';
 import { framesOfTasks, type TaskFrame } from '../inspect/task-snapshot';
 import { summarizeTasks } from '../inspect/task-summaries';
-import type { TaskSummary } from '../../protocol/host-protocol';
+import type { Breakpoint, TaskSummary } from '../../protocol/host-protocol';
 import { RecordingError } from '../record/recording-errors';
 import { readRecordingFile, readRecordingLog, type Recording } from '../record/recording-file';
 import { RunReplay } from '../record/run-replay';
@@ -35,15 +37,18 @@ import { checkSources, programSources } from '../record/source-hashes';
 import { outsideCanceller, readRecordedProgram, type RecordedProgram } from '../host/main-thread/launch-programs';
 import { unpackAskedCancels } from '../record/await-details';
 import { isRunRecording, replayRunRecording } from './program-replay';
+import { parseLogOption, replayLogpoints } from './replay-logpoints';
 
 interface ReplayArgs {
   file: string;
   dumpAtTick: number | null;
   json: boolean;
+  /** --log FILE:LINE[:MESSAGE]: logpoints listed over the recorded run instead of a replay (replay-logpoints.ts). */
+  logpoints: Breakpoint[];
 }
 
 function parseReplayArgs(args: readonly string[]): ReplayArgs {
-  const out: ReplayArgs = { file: '', dumpAtTick: null, json: false };
+  const out: ReplayArgs = { file: '', dumpAtTick: null, json: false, logpoints: [] };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--dump-tasks-at-tick') {
@@ -52,12 +57,19 @@ function parseReplayArgs(args: readonly string[]): ReplayArgs {
       if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < 1)
         throw new UsageError(`--dump-tasks-at-tick needs a tick number (1 or more), got ${JSON.stringify(v)}`);
       out.dumpAtTick = Number(v);
-    } else if (a === '--json') out.json = true;
+    } else if (a === '--log') {
+      const v = args[++i];
+      if (v === undefined) throw new UsageError('--log needs FILE:LINE or FILE:LINE:"message {expression}" after it');
+      out.logpoints.push(parseLogOption(v));
+    } else if (a.startsWith('--log=')) out.logpoints.push(parseLogOption(a.slice('--log='.length)));
+    else if (a === '--json') out.json = true;
     else if (a.startsWith('-')) throw new UsageError(`unknown option ${a} for replay (see coroscope --help)`);
     else if (out.file !== '') throw new UsageError('replay takes one recording file');
     else out.file = a;
   }
   if (out.file === '') throw new UsageError('replay needs the .corotrace file to replay');
+  if (out.logpoints.length > 0 && out.dumpAtTick !== null)
+    throw new UsageError('--log and --dump-tasks-at-tick do not go together');
   return out;
 }
 
@@ -100,6 +112,7 @@ function interruptions(): { readonly signal: Promise<NodeJS.Signals>; remove(): 
 
 export async function runReplayCommand(argv: readonly string[]): Promise<number> {
   const args = parseReplayArgs(argv);
+  if (args.logpoints.length > 0) return replayLogpoints(args.file, args.logpoints, args.json);
   const interrupt = interruptions();
   try {
     return await replayFile(args, interrupt.signal);

@@ -181,12 +181,38 @@ test('the breakpoint search of the past: pastBreakpointHit; openRecording of a r
   );
 });
 
+test('logpoints in the past: pastLogpointHits, and pastBreakpointHit going to one of their hits', () => {
+  const logpoint = { file: '/a.ts', line: 3, logMessage: 'n={n}', hitCondition: '%2' };
+  assert.deepEqual(parseHostRequest('pastLogpointHits', { logpoints: [logpoint], tick: 40 }), {
+    logpoints: [logpoint],
+    tick: 40,
+  });
+  refused(
+    () => parseHostRequest('pastLogpointHits', { logpoints: [{ file: '/a.ts', line: 3 }] }),
+    'badRequest',
+    /logMessage must be a string/,
+  );
+  refused(
+    () => parseHostRequest('pastLogpointHits', { logpoints: [{ file: '/a.ts', line: 3, logMessage: '' }] }),
+    'badRequest',
+    /logMessage must not be empty/,
+  );
+  assert.deepEqual(
+    parseHostRequest('pastBreakpointHit', {
+      direction: 'back',
+      tick: 40,
+      logpointHit: { logpoint, tick: 12, ordinal: 1 },
+    }),
+    { direction: 'back', tick: 40, logpointHit: { logpoint, tick: 12, ordinal: 1 } },
+  );
+});
+
 test('an unknown method is refused as unknown, and only the protocol methods are known', () => {
   refused(() => parseHostRequest('snapshto', {}), 'unknownMethod', /unknown method "snapshto"/);
   refused(() => parseHostRequest('toString', {}), 'unknownMethod', /unknown method "toString"/);
   assert.equal(isHostMethodName('snapshot'), true);
   assert.equal(isHostMethodName('__proto__'), false);
-  assert.equal(Object.keys(HOST_PARAMS_PARSERS).length, 33);
+  assert.equal(Object.keys(HOST_PARAMS_PARSERS).length, 34);
   // The internal replay-host methods are a protocol of their own (protocol/replay-host-requests.ts).
   for (const internal of [
     'pastLine',

@@ -34,6 +34,7 @@ import { inspect } from '../../inspection';
 import { HELD_TIME_BYTES, shareHeldTime } from '../../held-time';
 import type { EventLoop } from '../../loop';
 import { writeReplayCopy } from './recordings';
+import { parseHitCondition } from '../../inspect/hit-count';
 import { isBridgeControl, type BridgeControl } from '../shared/bridge-control';
 
 /** The id of a request the worker sends of its own (negative, never a client's), else null. */
@@ -186,9 +187,19 @@ export class LineDebugBridge implements Transport {
           recorded: currentRun()?.recorded === true,
         };
       },
+      // A live logpoint with a hit condition (line-debugger.ts): its hits counted here, per run, since it was
+      // set (`key`: one per logpoint set); true: this hit prints.
+      logHit: (key: number, hitCondition: string): boolean => {
+        const run = currentRun();
+        if (run === null) return false;
+        if (this.logCounts.run !== run.id) this.logCounts = { run: run.id, counts: new Map() };
+        const n = (this.logCounts.counts.get(key) ?? 0) + 1;
+        this.logCounts.counts.set(key, n);
+        return parseHitCondition(hitCondition)?.(n) ?? true;
+      },
       // A breakpoint search's scan breakpoints (hit-scan.ts): the breakpoints of `location` whose condition
       // held; true pauses here.
-      scanHit: (location: number, met: boolean[]): boolean => {
+      scanHit: (location: number, met: Array<boolean | string>): boolean => {
         const scan = currentRun()?.hitScan ?? null;
         return scan !== null && runningLoopOrNull() === scan.loop && scan.hit(location, met);
       },
@@ -239,6 +250,9 @@ export class LineDebugBridge implements Transport {
     };
     (globalThis as Record<string, unknown>).__coroscopeLine = handle;
   }
+
+  /** The live logpoints' hit counts (logHit), of one run. */
+  private logCounts: { run: number; counts: Map<number, number> } = { run: -1, counts: new Map() };
 
   /** Drops the worker's request `id` unread, if this thread has not read it yet (true then). */
   private withdraw(id: number): boolean {

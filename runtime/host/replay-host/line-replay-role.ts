@@ -64,6 +64,28 @@ export class LineReplayRole {
     return { ...landing, said };
   }
 
+  /** The breakpoint searches, made at the first. */
+  private search(): PastHitSearch {
+    this.hits ??= new PastHitSearch(
+      this.lineDebugger,
+      async (ps) => (await this.askMain('scanTicks', ps)) as ScanTicksResult,
+      (tick) => this.askMain('seekTick', { tick, replayed: true }),
+    );
+    return this.hits;
+  }
+
+  /**
+   * pastLog: every hit of the logpoints in the opened recording through `ceiling`, with its message (a walk or
+   * a hit shown is left).
+   */
+  async pastLog(params: unknown): Promise<ReplayHostMethods['pastLog']['result']> {
+    const p = parseReplayHostRequest('pastLog', params);
+    await this.walk?.dispose();
+    this.walk = null;
+    this.stopWalk = null;
+    return { hits: await this.search().logHits(p.logpoints, p.ceiling) };
+  }
+
   /** pastHit: a breakpoint search of the opened recording, from the past line shown if any. */
   async pastHit(params: unknown): Promise<unknown> {
     const d = this.lineDebugger;
@@ -77,13 +99,17 @@ export class LineReplayRole {
     await this.walk?.dispose();
     this.walk = null;
     this.stopWalk = null;
-    this.hits ??= new PastHitSearch(
-      d,
-      async (ps) => (await this.askMain('scanTicks', ps)) as ScanTicksResult,
-      (tick) => this.askMain('seekTick', { tick, replayed: true }),
-    );
     return {
-      ...(await this.hits.find(p.direction, bound, p.floor, p.ceiling, p.breakpoints, shown, p.until ?? null)),
+      ...(await this.search().find(
+        p.direction,
+        bound,
+        p.floor,
+        p.ceiling,
+        p.breakpoints,
+        shown,
+        p.until ?? null,
+        p.nth ?? null,
+      )),
       ...idOf(p.moment),
     };
   }

@@ -56,6 +56,7 @@ import type { CdpPaused, LineDebugger } from '../worker/line-debugger';
 import { isAtStop } from './past-line-walk';
 import { FIRST_STRETCH } from '../shared/hit-scan';
 import { countedFrom, scanCounting } from '../../inspect/hit-count';
+import { loggedMessageExpression } from '../worker/logpoint-message';
 
 type ScanResult = ScanTicksResult;
 
@@ -113,6 +114,7 @@ export class PastHitSearch {
     breakpoints: readonly ArmedBreakpoint[],
     shown = false,
     until: HitBound | null = null,
+    nth: { tick: number; ordinal: number } | null = null,
   ): Promise<BreakpointHitLanding> {
     await this.release();
     const ending =
@@ -139,7 +141,15 @@ export class PastHitSearch {
     this.known = null;
     const planted = await this.plant(breakpoints, bound, ending);
     try {
-      if (breakpoints.length > 0)
+      if (nth !== null && breakpoints.length > 0)
+        landing = await this.stopAt(
+          { bp: 0, tick: nth.tick, taskId: null, count: 0 },
+          nth.ordinal,
+          countedFrom(breakpoints, nth.tick - 1),
+          breakpoints,
+          planted,
+        );
+      else if (breakpoints.length > 0)
         landing =
           direction === 'back'
             ? await this.back(bound, floor, breakpoints, planted, key, known)
@@ -150,6 +160,33 @@ export class PastHitSearch {
     } catch (e) {
       await this.release();
       throw e;
+    }
+  }
+
+  /**
+   * Logpoints in the past: every hit of `logpoints` (each with its logMessage) in ticks 1 .. `ceiling`, with
+   * its message, in replay order: one scan of the whole stretch, no stop (the thread is released after).
+   */
+  async logHits(logpoints: readonly ArmedBreakpoint[], ceiling: number): Promise<ScanHit[]> {
+    await this.release();
+    this.known = null;
+    this.print = null;
+    this.untilPrint = null;
+    if (logpoints.length === 0 || ceiling < 1) return [];
+    const planted = await this.plant(logpoints, { tick: 0 });
+    try {
+      const from = countedFrom(logpoints, 0);
+      const r = await this.scan({
+        from,
+        to: ceiling,
+        breakpoints: this.scanBreakpoints(logpoints),
+        counts: this.countsOf(logpoints),
+        locations: planted.locations,
+      });
+      if (r === 'stopped') throw new ProtocolError('pastLog: the scan stopped on no hit asked for', 'replayFailed');
+      return r.hits;
+    } finally {
+      await this.release();
     }
   }
 
@@ -562,10 +599,13 @@ export class PastHitSearch {
           line0: at.line0,
           column0: at.column0,
           bp: i,
+          // A logpoint's is its message where its condition holds (logpoint-message.ts).
           condition:
-            b.condition === undefined
-              ? 'true'
-              : `(() => { try { return !!(${b.condition}); } catch { return false; } })()`,
+            b.logMessage !== undefined && b.logMessage !== ''
+              ? loggedMessageExpression(b.logMessage, b.condition)
+              : b.condition === undefined
+                ? 'true'
+                : `(() => { try { return !!(${b.condition}); } catch { return false; } })()`,
         });
       }
     }

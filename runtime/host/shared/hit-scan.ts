@@ -5,7 +5,8 @@
 // (past-hit-search.ts) plants one V8 breakpoint per generated location of the user's line
 // breakpoints; its condition evaluates each breakpoint's own condition in the frame and calls
 // `__coroscopeLine.scanHit(location, [met...])`, which lands here: a hit is recorded (the
-// breakpoint, the tick, the task, its count) and the thread goes on. It pauses only where the
+// breakpoint, the tick, the task, its count; a logpoint's `met` is its message, recorded with it)
+// and the thread goes on. It pauses only where the
 // worker must look (a real V8 stop): at the `marker` (the moment the search starts from, a
 // line stop: the worker compares its frames and locals, then says scanMarked), and at the hit
 // asked for (`stop`: the nth hit of a tick, the first hit after the marker, or the marker).
@@ -44,6 +45,12 @@ import type { Breakpoint, ScanHit, ScanTicksParams, ScanTicksResult } from '../.
  */
 export const FIRST_STRETCH = 64;
 
+/** A breakpoint whose condition held at a moment (`message`: a logpoint's, evaluated there). */
+interface Held {
+  bp: number;
+  message?: string;
+}
+
 export class HitScan {
   /** The replay's loop running the stretch (set once its replay is paused before it). */
   loop: EventLoop | null = null;
@@ -70,7 +77,7 @@ export class HitScan {
    */
   private readonly counters: HitCount[];
   /** At a pause for the marker: the hits met at that moment, recorded only if it is not the marker. */
-  private pending: Array<{ bp: number }> | null = null;
+  private pending: Held[] | null = null;
   /**
    * Told the tick of the hit asked for when the scan stops there (a forward search's first hit: its moment
    * becomes the viewed one).
@@ -150,7 +157,7 @@ export class HitScan {
    * A scan breakpoint's condition: the breakpoints of that location whose condition held (`met`); true pauses
    * the thread.
    */
-  hit(location: number, met: readonly boolean[]): boolean {
+  hit(location: number, met: ReadonlyArray<boolean | string>): boolean {
     const loop = this.loop;
     if (loop === null || this.stopped) return false;
     const tick = loop.tickCount();
@@ -159,7 +166,13 @@ export class HitScan {
     if (tick <= this.params.from) return false;
     const taskId = loop.currentTask()?.id ?? null;
     const bps = this.params.locations[location] ?? [];
-    const held = bps.filter((_, i) => met[i] === true).map((bp) => ({ bp }));
+    // A logpoint's condition is its message (a string) when it held (logpoint-message.ts).
+    const held: Held[] = [];
+    bps.forEach((bp, i) => {
+      const m = met[i];
+      if (m === true) held.push({ bp });
+      else if (typeof m === 'string') held.push({ bp, message: m });
+    });
     if (this.untilReached) return false;
     const m = this.params.marker;
     if (m !== undefined && this.marked === null && m.location === location && m.tick === tick && m.taskId === taskId) {
@@ -220,9 +233,9 @@ export class HitScan {
    * Records the hits of one moment (those their hit condition lets through); true: the hit asked for is among
    * them (pause).
    */
-  private record(held: ReadonlyArray<{ bp: number }>, tick: number, taskId: number | null): boolean {
+  private record(held: readonly Held[], tick: number, taskId: number | null): boolean {
     let stop = false;
-    for (const { bp } of held) {
+    for (const { bp, message } of held) {
       const count = this.counters[bp]!.count(tick);
       if (count === null) continue;
       if (tick !== this.lastTick) {
@@ -230,7 +243,11 @@ export class HitScan {
         this.inTick = 0;
       }
       const ordinal = this.inTick++;
-      this.hits.push({ bp, tick, taskId, count });
+      if (message === undefined) this.hits.push({ bp, tick, taskId, count });
+      else {
+        const task = this.loop?.currentTask() ?? null;
+        this.hits.push({ bp, tick, taskId, count, message, taskName: task === null ? '' : `${task.name}` });
+      }
       if (this.isAsked(tick, ordinal)) stop = true;
     }
     if (stop) {

@@ -32,7 +32,17 @@
 import { Session } from 'node:inspector';
 import { Socket } from 'node:net';
 import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import type { BreakpointHitLanding, HitBound, HostEvents, PastLineLanding } from '../../../protocol/host-protocol';
+import type {
+  ArmedBreakpoint,
+  Breakpoint,
+  BreakpointHitLanding,
+  HitBound,
+  HostEvents,
+  HostMethods,
+  LogpointHit,
+  PastLineLanding,
+  Timeline,
+} from '../../../protocol/host-protocol';
 import { parseHostRequest } from '../../../protocol/host-requests';
 import { idOf } from '../../../protocol/moment-ids';
 import type { ReplayHostMethods } from '../../../protocol/replay-host-protocol';
@@ -52,6 +62,15 @@ import { ReplayHosts } from './replay-hosts';
 import { hostOf, momentReplayed, showsLine, walksFromHit } from './worker-position';
 
 export type { HostStart } from './line-replay-host';
+
+/** A logpoint as a replay of the past arms it (its hit condition counted from the run's start). */
+function armedLogpoint(b: Breakpoint): ArmedBreakpoint {
+  const out: ArmedBreakpoint = { file: b.file, line: b.line };
+  if (b.condition !== undefined && b.condition.trim() !== '') out.condition = b.condition;
+  if (b.hitCondition !== undefined && b.hitCondition.trim() !== '') out.hitCondition = b.hitCondition;
+  if (b.logMessage !== undefined && b.logMessage !== '') out.logMessage = b.logMessage;
+  return out;
+}
 
 /** Queries that are safe to answer twice (through the synchronous call, then late by message). */
 const READ_ONLY = new Set([
@@ -358,6 +377,11 @@ class LineDebugWorker {
       }
       case 'pastBreakpointHit':
         return this.client.respond(m.id, await this.pastBreakpointHit(m.params));
+      case 'pastLogpointHits':
+        return this.client.respond(m.id, await this.pastLogpointHits(m.params));
+      case 'pastLog':
+        // As a line replay host: its replay role's.
+        return this.client.respond(m.id, await this.replayRole.pastLog(m.params));
       case 'pastHit':
       case 'pastHitLine':
       case 'pastLine': {
@@ -401,7 +425,9 @@ class LineDebugWorker {
   private async pastBreakpointHit(params: unknown): Promise<BreakpointHitLanding> {
     const d = this.dbg;
     const p = parseHostRequest('pastBreakpointHit', params);
-    const armed = this.breakpoints.armed();
+    // A logpoint's hit listed (pastLogpointHits): that one logpoint armed, its nth hit of the tick gone to.
+    const armed: ArmedBreakpoint[] =
+      p.logpointHit !== undefined ? [armedLogpoint(p.logpointHit.logpoint)] : this.breakpoints.armed();
     // Nothing armed: nothing to replay for (a past line shown stays shown).
     if (armed.length === 0) return { landed: 'none', breakpoints: [], from: p.floor ?? 0, to: p.tick };
     const pos = this.view.position;
@@ -433,7 +459,14 @@ class LineDebugWorker {
       breakpoints: armed,
       ...idOf(p.moment),
     };
-    if (live !== null && p.direction === 'forward' && ceiling === live.tick)
+    if (p.logpointHit !== undefined) {
+      if (p.logpointHit.tick > end)
+        throw new ProtocolError(
+          `pastBreakpointHit: tick ${p.logpointHit.tick} is not in the recording replayed (ticks 1..${end})`,
+          'badTick',
+        );
+      search.nth = { tick: p.logpointHit.tick, ordinal: p.logpointHit.ordinal };
+    } else if (live !== null && p.direction === 'forward' && ceiling === live.tick)
       search.until = { tick: live.tick, taskId: live.taskId, print: live.print };
     const landing = await this.view.findHit(r, held ? 'stop' : 'search', search);
     // The views follow to the hit's tick (the live host's own seek; while a line stop holds its main thread,
@@ -441,6 +474,48 @@ class LineDebugWorker {
     if (landing.landed === 'line' && d.isStopped()) this.client.tellViewed(r, landing.tick, p.moment);
     else if (landing.landed === 'line') await this.main.ask('seekTick', { tick: landing.tick, ...idOf(p.moment) });
     return landing;
+  }
+
+  /**
+   * Logpoints in the past: every hit of the logpoints over the recording so far (at a line stop, the ticks
+   * before it), replayed in the line stop's replay host, else the hit replay host; with each hit's task, the
+   * time its tick began and its message.
+   */
+  private async pastLogpointHits(params: unknown): Promise<HostMethods['pastLogpointHits']['result']> {
+    const p = parseHostRequest('pastLogpointHits', params);
+    const pos = this.view.position;
+    const held = this.dbg.isStopped();
+    const on = held ? 'stop' : 'search';
+    // The replay host holds a line shown there (its frames are the views'): a scan would leave it.
+    if (showsLine(pos) && hostOf(pos) === on)
+      throw new ProtocolError(
+        'pastLogpointHits: a past line is shown; its replay is held there (go back to the present or the end first)',
+        'badState',
+      );
+    const r = held ? await this.replays.ofStop('pastLogpointHits') : await this.replays.hitsFrom(p.tick ?? 0);
+    const ticks = r.hasLiveStop() ? r.stop.tick - 1 : r.ticks;
+    const logpoints = p.logpoints.map(armedLogpoint);
+    const found = (await r.request('pastLog', { logpoints, ceiling: ticks })) as ReplayHostMethods['pastLog']['result'];
+    const times = ticks > 0 ? ((await r.request('timeline', {})) as Timeline).tickTimes : [];
+    const ordinals = new Map<string, number>();
+    const hits = found.hits.map((h): LogpointHit => {
+      const lp = p.logpoints[h.bp]!;
+      const key = `${h.bp}:${h.tick}`;
+      const ordinal = ordinals.get(key) ?? 0;
+      ordinals.set(key, ordinal + 1);
+      return {
+        logpoint: h.bp,
+        file: lp.file,
+        line: lp.line,
+        tick: h.tick,
+        ordinal,
+        taskId: h.taskId,
+        task: h.taskName === undefined || h.taskName === '' ? null : h.taskName,
+        time: times[h.tick - 1] ?? 0,
+        message: h.message ?? '',
+      };
+    });
+    return { hits, ticks };
   }
 
   /** A line reached from a breakpoint hit, in another tick maybe: the views follow to its tick (as to the hit's). */

@@ -52,6 +52,7 @@ import { GeneratedPositions } from '../../inspect/generated-positions';
 import { HitCount, hitConditionOf, HitsSince, type BreakpointsSetAt } from '../../inspect/hit-count';
 import { addHeldTime, holdBegan } from '../../held-time';
 import type { StopFrame } from './stop-place';
+import { logpointTemplate } from './logpoint-message';
 
 /** The CDP shapes used here (node:inspector's own protocol types, narrowed to what is read). */
 interface CdpLocation {
@@ -1218,14 +1219,18 @@ function liveOnly(condition: string | null): string {
   return condition === null ? live : `${live} && (${condition})`;
 }
 
+/** The key of the next logpoint with a hit condition set (its hits counted from 0 by the main thread). */
+let nextLogpointKey = 1;
+
 /** A V8 breakpoint condition for a breakpoint: its own condition, and a logpoint's printing (which never stops). */
 function conditionOf(bp: Breakpoint): string | null {
   const cond = bp.condition !== undefined && bp.condition.trim() !== '' ? bp.condition : null;
   if (bp.logMessage === undefined || bp.logMessage === '') return cond;
-  const template = bp.logMessage
-    .replace(/[`\\]/g, (c) => `\\${c}`)
-    .replace(/\$(?!\{)/g, '\\$')
-    .replace(/\{([^}]+)\}/g, '${$1}');
-  const log = `(console.log(\`${template}\`), false)`;
+  // A hit condition: counted on the main thread, for this logpoint as set (a new key each time it is set).
+  const hits =
+    bp.hitCondition !== undefined && bp.hitCondition.trim() !== ''
+      ? `globalThis.__coroscopeLine.logHit(${nextLogpointKey++}, ${JSON.stringify(bp.hitCondition)}) && `
+      : '';
+  const log = `${hits}(console.log(${logpointTemplate(bp.logMessage)}), false)`;
   return cond === null ? log : `(${cond}) && ${log}`;
 }

@@ -1,0 +1,85 @@
+// `coroscope replay FILE --log FILE:LINE[:"message {expr}"]` (repeatable): logpoints in the
+// past from the command line. Every execution of each logpoint's line over the whole recorded
+// run, in the order the run ran them: tick, time since the first tick, task, place and message
+// (`{expr}` evaluated in the frame, as a VS Code logpoint's; no message: the place alone).
+// The hits are found as VS Code finds them (pastLogpointHits): a runtime host (the bundle beside
+// this one, dist/runtime-host.js) opens the recording and replays it with the logpoints armed in
+// its line replay host, so the network is never used and the recording is not changed.
+//
+// Invariants: the host forked is ended before the command returns; a FILE:LINE that is not one
+// is a usage error (exit 2); a recording the host refuses is exit 1 with its reason.
+
+import { fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import type { Duplex } from 'node:stream';
+import type { Breakpoint, HostEvents, HostMethods, LogpointHit } from '../../protocol/host-protocol';
+import { RpcEndpoint } from '../../protocol/rpc';
+import { StreamTransport } from '../../protocol/stream-transport';
+import { UsageError } from './args';
+
+/** A `--log` value: FILE:LINE, optionally followed by :MESSAGE (the message may hold colons). */
+export function parseLogOption(value: string, cwd = process.cwd()): Breakpoint {
+  const m = /^(.+?):(\d+)(?::(.*))?$/s.exec(value);
+  if (m === null)
+    throw new UsageError(
+      `--log needs FILE:LINE or FILE:LINE:MESSAGE (a line number after the file), got ${JSON.stringify(value)}`,
+    );
+  const line = Number(m[2]);
+  if (!Number.isSafeInteger(line) || line < 1) throw new UsageError(`--log: line ${m[2]} is not a line number`);
+  const file = resolve(cwd, m[1]!);
+  let message = m[3] ?? '';
+  // A message quoted as a whole (the shell left the quotes): the text inside.
+  if (/^".*"$/s.test(message) || /^'.*'$/s.test(message)) message = message.slice(1, -1);
+  return { file, line, logMessage: message === '' ? `${basename(file)}:${line}` : message };
+}
+
+/** The runtime host's bundle: beside the CLI's (dist/), or dist/ from the sources. */
+function hostScript(): string {
+  const beside = join(__dirname, 'runtime-host.js');
+  if (existsSync(beside)) return beside;
+  const built = join(__dirname, '..', '..', 'dist', 'runtime-host.js');
+  if (existsSync(built)) return built;
+  throw new Error(`the runtime host bundle is missing (${beside}): run npm run build`);
+}
+
+/** One hit as a line: tick, time, task, place, message. */
+export function formatLogpointHit(h: LogpointHit): string {
+  const who = h.taskId === null ? 'no task' : `${h.task ?? 'task'} (#${h.taskId})`;
+  return `tick ${h.tick}  +${h.time.toFixed(1)} ms  ${who}  ${basename(h.file)}:${h.line}  ${h.message}`;
+}
+
+/** Lists the logpoints' hits in `file`'s recorded run on stdout (`json`: one JSON object); the exit code. */
+export async function replayLogpoints(file: string, logpoints: Breakpoint[], json: boolean): Promise<number> {
+  const child = fork(hostScript(), ['--client-fd=4'], {
+    execArgv: [],
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc', 'pipe'],
+  });
+  const pipe = child.stdio[4] as Duplex;
+  const endpoint = new RpcEndpoint<HostMethods, Record<string, never>, Record<string, never>, HostEvents>(
+    new StreamTransport(pipe),
+  );
+  try {
+    await endpoint.request('openRecording', { path: resolve(file) });
+    const { hits, ticks } = await endpoint.request('pastLogpointHits', { logpoints });
+    if (json) process.stdout.write(`${JSON.stringify({ ticks, hits })}\n`);
+    else {
+      for (const h of hits) process.stdout.write(`${formatLogpointHit(h)}\n`);
+      const places = logpoints.map((l) => `${basename(l.file)}:${l.line}`).join(', ');
+      process.stderr.write(
+        `${hits.length} hit${hits.length === 1 ? '' : 's'} of ${places} in ${ticks} ticks (replayed)\n`,
+      );
+    }
+    return 0;
+  } catch (e) {
+    process.stderr.write(`coroscope replay: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  } finally {
+    endpoint.close('done');
+    if (child.connected) child.disconnect();
+    const exited = new Promise((r) => child.once('exit', r));
+    const timer = setTimeout(() => child.kill(), 3000);
+    await exited;
+    clearTimeout(timer);
+  }
+}

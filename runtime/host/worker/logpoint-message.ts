@@ -1,0 +1,29 @@
+// Runs on the line debugger's worker thread (a live host's and a line replay host's).
+//
+// A logpoint's message (DAP `logMessage`, `{expression}` parts evaluated in the frame) as the
+// JavaScript a V8 breakpoint condition evaluates: the live line debugger prints it
+// (line-debugger.ts), a search of the recorded past records it with each hit
+// (past-hit-search.ts). One template for both, so the past prints the text the live run printed.
+//
+// Invariants: the text outside `{...}` is taken literally (backticks, backslashes and `$` are
+// escaped); each `{expression}` is interpolated as a template literal does (String(value)); a
+// message whose expression throws prints nothing, live (the condition throws: V8 does not
+// pause, and console.log is not reached) and in the past (no hit recorded).
+
+/** The message as the source of a JavaScript template literal, backticks included. */
+export function logpointTemplate(logMessage: string): string {
+  const body = logMessage
+    .replace(/[`\\]/g, (c) => `\\${c}`)
+    .replace(/\$(?!\{)/g, '\\$')
+    .replace(/\{([^}]+)\}/g, '${$1}');
+  return `\`${body}\``;
+}
+
+/**
+ * An expression evaluating to the message (a string), or to false when the logpoint's `condition` does not
+ * hold or an expression throws: what a scan breakpoint passes on for the hit (hit-scan.ts).
+ */
+export function loggedMessageExpression(logMessage: string, condition?: string): string {
+  const held = condition === undefined || condition.trim() === '' ? 'true' : `!!(${condition})`;
+  return `(() => { try { return ${held} && ${logpointTemplate(logMessage)}; } catch { return false; } })()`;
+}

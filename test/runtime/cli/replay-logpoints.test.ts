@@ -1,0 +1,91 @@
+// `coroscope replay FILE --log FILE:LINE[:"message {expr}"]` as a user runs it (the bundled CLI
+// in a child process): a demo crawl recorded by a runtime host and saved (as VS Code saves
+// one), then listed from the command line: every hit of the logpoint in the crawler's fetch, in
+// order, the same as the host's pastLogpointHits (tick, task, message); the text form one line
+// per hit; a FILE:LINE that is not one is a usage error (exit 2).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { LogpointHit } from '../../../protocol/host-protocol';
+import { forkHost, ROOT, type HostClient } from '../host/host-client';
+import { lineOf } from '../../source-line';
+
+const CLI = join(ROOT, 'bin', 'coroscope.js');
+const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
+const PARSED = lineOf(CRAWLER, 'const { stat, links } = parsed;');
+
+function coroscope(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('coroscope replay --log (bundle)', {
+  skip: existsSync(BUNDLE) && existsSync(join(ROOT, 'dist', 'cli.js')) ? false : 'no bundle: run npm run build',
+  timeout: 300_000,
+}, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'coroscope-replay-log-'));
+  const file = join(dir, 'crawl.corotrace');
+  let host: HostClient;
+  let hits: LogpointHit[] = [];
+  before(async () => {
+    host = forkHost({ bundle: BUNDLE, pipe: true });
+    await host.rpc.request('launch', {
+      target: { kind: 'demo', pages: 12, latency: 'instant' },
+      options: { maxTasks: 2, record: true },
+    });
+    await host.waitFor('finished', () => true, 60_000);
+    await host.rpc.request('saveRecording', { path: file });
+    hits = (
+      await host.rpc.request('pastLogpointHits', {
+        logpoints: [{ file: CRAWLER, line: PARSED, logMessage: 'fetched {url} at depth {depth}' }],
+      })
+    ).hits;
+  });
+  after(async () => {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('--json: every hit, in order, as the host lists them', () => {
+    const r = coroscope([
+      'replay',
+      file,
+      '--log',
+      `${relative(ROOT, CRAWLER)}:${PARSED}:fetched {url} at depth {depth}`,
+      '--json',
+    ]);
+    assert.equal(r.status, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { hits: LogpointHit[] };
+    assert.ok(hits.length >= 12);
+    assert.deepEqual(
+      out.hits.map((h) => [h.tick, h.taskId, h.task, h.message]),
+      hits.map((h) => [h.tick, h.taskId, h.task, h.message]),
+    );
+  });
+
+  test('text: one line per hit (tick, time, task, place, message), a quoted message unquoted', () => {
+    const r = coroscope(['replay', file, '--log', `${CRAWLER}:${PARSED}:"fetched {url} at depth {depth}"`]);
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.trim().split('\n');
+    assert.equal(lines.length, hits.length);
+    for (const [i, l] of lines.entries()) {
+      const h = hits[i]!;
+      assert.match(
+        l,
+        new RegExp(`^tick ${h.tick}  \\+\\d+\\.\\d ms  ${h.task} \\(#${h.taskId}\\)  crawler\\.ts:${PARSED}  `),
+      );
+      assert.ok(l.endsWith(h.message), l);
+    }
+    assert.match(r.stderr, new RegExp(`${hits.length} hits of crawler\\.ts:${PARSED} in \\d+ ticks`));
+  });
+
+  test('a FILE:LINE that is not one: a usage error', () => {
+    const r = coroscope(['replay', file, '--log', 'crawler.ts']);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--log needs FILE:LINE/);
+  });
+});
