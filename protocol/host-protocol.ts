@@ -63,8 +63,11 @@ export interface TaskSummary {
   name: string;
   state: TaskState;
   steps: number;
-  /** Milliseconds spent running steps. */
-  busyMs: number;
+  /**
+   * Milliseconds spent running steps; null when not known: a past moment's (a replay's steps run in
+   * another process, and recordings do not keep the run's), or a task created before the inspector.
+   */
+  busyMs: number | null;
   /** Milliseconds since it last resumed (null if never). */
   sinceResumedMs: number | null;
   /** Task that created it (null for the root). */
@@ -244,7 +247,7 @@ export interface Snapshot {
   /**
    * Answered from a recording's event log while the replay to the past tick viewed is under
    * way (ViewedMoment.replayed false): every row as the replay will say it, except busyMs
-   * (not in the log: 0) and an await's resourceId (absent); no crawl progress (null). Asked
+   * (not in the log: null, as the replay says it too) and an await's resourceId (absent); no crawl progress (null). Asked
    * again once the replay has landed, it is the replayed moment's.
    */
   fromLog?: true;

@@ -308,7 +308,7 @@ export function isTaskSummary(v: unknown): v is TaskSummary {
     typeof v.state === 'string' &&
     TASK_STATES.has(v.state) &&
     typeof v.steps === 'number' &&
-    typeof v.busyMs === 'number' &&
+    (typeof v.busyMs === 'number' || v.busyMs === null) &&
     Array.isArray(v.frames) &&
     Array.isArray(v.awaitedBy) &&
     (v.awaiting === null ||

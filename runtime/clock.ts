@@ -10,8 +10,15 @@
 // recording writes, RecordingClock sits above this clock) is the time it ran. What goes on
 // outside the loop meanwhile goes on: a server may close an idle keep-alive connection.
 //
+// A debugger's hold on a line is left out exactly: the held thread cannot count it itself, and
+// what its debugger counts misses the pause and resume machinery (tens of ms a line step under
+// load), so the first reading after one or more line holds gives the last reading before them,
+// and everything between the two readings is left out (the code that ran there ran between
+// holds: a line step's own code, a few µs of the loop's time), never the creep of the misses.
+//
 // Invariant: now() never goes backwards (a reading made inside a hold counts from the hold's
-// start; one made while the debugger's hold is under way gives the last reading).
+// start; one made while the debugger's hold is under way, or the first one after it, gives the
+// last reading).
 
 import { heldMs, holdStamp } from './held-time';
 
@@ -48,10 +55,13 @@ export class MonotonicClock implements Clock {
   /** holdStamp() and heldMs() as last read: the counter is read again only when the stamp moved. */
   private stamp = holdStamp();
   private lineMs = this.lineHeldAtStart;
+  /** Milliseconds left out around line holds beyond what their debugger counted (the misses: above). */
+  private missedMs = 0;
 
   now(): number {
     const stamp = holdStamp();
-    if (stamp !== this.stamp) {
+    const lineHeldSince = stamp !== this.stamp;
+    if (lineHeldSince) {
       this.stamp = stamp;
       this.lineMs = heldMs();
     }
@@ -60,7 +70,12 @@ export class MonotonicClock implements Clock {
     const line = this.lineMs;
     // A debugger's hold inside a pause() hold is in both: count it once.
     const paused = this.holds > 0 ? wall - this.holdStart - (line - this.holdStartLineMs) : 0;
-    const t = (wall - (line - this.lineHeldAtStart) - this.loopHeldMs - paused) / 1000;
+    const t = (wall - (line - this.lineHeldAtStart) - this.loopHeldMs - paused - this.missedMs) / 1000;
+    // The first reading since a line hold: where the clock was before it, what its count missed left out.
+    if (lineHeldSince && t > this.last) {
+      this.missedMs += (t - this.last) * 1000;
+      return this.last;
+    }
     if (t > this.last) this.last = t;
     return this.last;
   }

@@ -363,6 +363,14 @@ export class EventLoop implements TimerCancelListener {
     return this._callbackSource;
   }
 
+  /**
+   * True while a replay feeds the ticks (setTickFeed): the steps run now are the replay process's, so their
+   * CPU time is not the recorded run's (the task recorder leaves a replayed task's busy time unknown).
+   */
+  isReplayed(): boolean {
+    return this._tickFeed !== null;
+  }
+
   /** @internal Ends what setTickFeed(feed) began; a no-op when another feed (or none) is in place. */
   clearTickFeed(feed: TickFeed): void {
     if (this._tickFeed === feed) this._tickFeed = null;

@@ -417,7 +417,7 @@ export function taskScopeVariables(
     v('created by', t.createdBy === null ? 'outside any task' : taskLabel(t.createdBy, nameOf)),
   ];
   if (detail !== null) out.push(v('created at', where(detail.createdAt)));
-  out.push(v('busy', ms(t.busyMs)), v('since resumed', ms(t.sinceResumedMs)));
+  out.push(v('busy', t.busyMs === null ? 'not recorded' : ms(t.busyMs)), v('since resumed', ms(t.sinceResumedMs)));
   if (t.frames.length > 0) out.push(v('coroutine chain', t.frames.join(' → ')));
   if (detail !== null && detail.awaitChain.length > 0)
     out.push(v('await chain', detail.awaitChain.map((id) => taskLabel(id, nameOf)).join(', ')));

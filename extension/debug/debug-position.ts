@@ -106,7 +106,12 @@ export type Move =
    * Back from a past line to the live line stop held (seekTick to the present): its `paused` shows it, in its
    * own reason.
    */
-  | { waits: 'liveStop'; live: PositionStop };
+  | { waits: 'liveStop'; live: PositionStop }
+  /**
+   * A line step of the live program held on a line (lineStep at liveLine): the program runs on, its next
+   * live `paused` lands it (however long it runs: Pause may ask for it meanwhile).
+   */
+  | { waits: 'liveLine' };
 
 export type DebugPosition =
   | { kind: 'running' }
@@ -462,6 +467,7 @@ export function answersMove(pos: DebugPosition, answer: MoveAnswer): boolean {
       // Another past line, or the live stop again (a step forward off the last past line).
       return answer.event === 'paused';
     case 'liveStop':
+    case 'liveLine':
       return answer.event === 'paused' && !answer.pastLine;
   }
 }

@@ -78,8 +78,9 @@ export class SessionMoves {
     // A seek is answered after its viewedTick (the host's order): one still waited for was not this session's
     // to show (another run's, or a phase that shows none).
     if (pos.kind === 'moving' && pos.move.waits === 'seek') this.core.moveTo(refused(pos));
-    // A line move's `paused` follows its answer: waited for, but not forever.
-    else if (pos.kind === 'moving') this.boundLanding(response.command, pos);
+    // A line move's `paused` follows its answer: waited for, but not forever (a live line step's program
+    // runs on as long as it runs: its `paused`, Pause's or the step's, lands it).
+    else if (pos.kind === 'moving' && pos.move.waits !== 'liveLine') this.boundLanding(response.command, pos);
     const held = outer ? [] : (this.core.heldEvents ?? []);
     if (!outer) this.core.heldEvents = null;
     this.core.sendResponse(response);
@@ -436,6 +437,28 @@ export class SessionMoves {
     response: DebugProtocol.ReverseContinueResponse,
     args: DebugProtocol.ReverseContinueArguments,
   ): void {
+    const pos = this.core.position;
+    switch (pos.kind) {
+      case 'moving':
+        this.refuseDuringMove(response, pos);
+        return;
+      case 'running':
+      case 'paused':
+      case 'liveLine':
+      case 'pastTick':
+      case 'pastLine':
+      case 'pastHit':
+      case 'end':
+      case 'recording':
+        // Back from the moment shown (the live run's is its last recorded tick while it runs).
+        this.reverseContinueFrom(response, args.threadId);
+        return;
+    }
+  }
+
+  /** Reverse Continue from the moment shown: a search of the recorded past (answered once moved). */
+  private reverseContinueFrom(response: DebugProtocol.ReverseContinueResponse, threadId: number): void {
+    const args = { threadId };
     this.core.serve(response, async () => {
       const now = await this.past.momentShown();
       const candidates = await this.past.stopCandidates();
@@ -534,8 +557,29 @@ export class SessionMoves {
   }
 
   pauseRequest(response: DebugProtocol.PauseResponse, args: DebugProtocol.PauseArguments): void {
-    if (this.refusedAtEnd(response, 'Pause')) return;
-    this.execute(response, args.threadId, (h) => h.endpoint.request('pause', {}), false);
+    const pos = this.core.position;
+    const pause = (): void => this.execute(response, args.threadId, (h) => h.endpoint.request('pause', {}), false);
+    switch (pos.kind) {
+      case 'moving':
+        // A live line step runs the program on: Pause holds it (its `paused` lands the step); any other move
+        // is answered by the host's landing alone.
+        if (pos.move.waits === 'liveLine') pause();
+        else this.refuseDuringMove(response, pos);
+        return;
+      case 'end':
+      case 'recording':
+        if (!this.refusedAtEnd(response, 'Pause')) pause();
+        return;
+      case 'running':
+      case 'paused':
+      case 'liveLine':
+      case 'pastTick':
+      case 'pastLine':
+      case 'pastHit':
+        // The live program is held (or is already: the host answers its tick).
+        pause();
+        return;
+    }
   }
 
   /**
@@ -578,13 +622,28 @@ export class SessionMoves {
         else live();
         return;
       case 'liveLine':
-        this.execute(response, threadId, (h) => h.endpoint.request('lineStep', { kind }), true);
+        this.stepLiveLine(response, threadId, kind);
         return;
       case 'running':
       case 'paused':
         live();
         return;
     }
+  }
+
+  /**
+   * A line step of the live program held on a line: a move (the position `moving` until the live stop it
+   * comes to), answered once the host has taken it (before its `paused`, held meanwhile).
+   */
+  private stepLiveLine(response: DebugProtocol.Response, threadId: number, kind: 'over' | 'into' | 'out'): void {
+    this.core.serve(response, async () => {
+      const host = this.core.requireHost();
+      this.core.requestedThread = threadId === CALLBACK_THREAD_ID ? LOOP_THREAD_ID : threadId;
+      const moment = this.startMove({ waits: 'liveLine' });
+      await this.answerOnceMoved(response, async () => {
+        await host.endpoint.request('lineStep', { kind, moment });
+      });
+    });
   }
 
   /**

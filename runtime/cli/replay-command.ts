@@ -29,7 +29,7 @@ import type { EventLoop } from '../loop';
 import { formatPsTree, IDLE_KINDS } from '../inspect/dumps';
 import { framesOfTasks, type TaskFrame } from '../inspect/task-snapshot';
 import { summarizeTasks } from '../inspect/task-summaries';
-import type { Breakpoint, TaskSummary } from '../../protocol/host-protocol';
+import type { Breakpoint } from '../../protocol/host-protocol';
 import { RecordingError } from '../record/recording-errors';
 import { readRecordingFile, readRecordingLog, type Recording } from '../record/recording-file';
 import { RunReplay } from '../record/run-replay';
@@ -239,11 +239,6 @@ function frameText(f: TaskFrame): string {
   return `${f.functionName || '(anonymous)'} ${f.file === null ? '(no location)' : `${f.file}:${f.line}`}`;
 }
 
-function withoutBusyTime(summary: TaskSummary): Omit<TaskSummary, 'busyMs'> {
-  const { busyMs: _replayTime, ...rest } = summary;
-  return rest;
-}
-
 /** The task tree, then the locals of every frame of each task that is not parked waiting for work. */
 function dumpText(loop: EventLoop, tick: number): string {
   const out = [
@@ -269,8 +264,8 @@ function dumpText(loop: EventLoop, tick: number): string {
 
 /**
  * The --json form of the dump: every live task, its await, and its frames with locals. The
- * same at every replay of the tick: a task's busy time (busyMs), the replay's own CPU time and
- * not the recorded run's, is left out.
+ * same at every replay of the tick: a task's busy time (busyMs) is null, not known (the replay's
+ * own CPU time is not the recorded run's, and the recording does not keep it).
  */
 function tasksAtTick(loop: EventLoop, tick: number): unknown {
   const tasks = loop.allTasks();
@@ -280,7 +275,7 @@ function tasksAtTick(loop: EventLoop, tick: number): unknown {
     tick,
     time: loop.time(),
     tasks: tasks.map((task, i) => ({
-      ...withoutBusyTime(summaries[i]!),
+      ...summaries[i]!,
       frames: (frames.get(task) ?? []).map((f) => ({
         function: f.functionName,
         file: f.file,

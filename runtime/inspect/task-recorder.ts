@@ -11,6 +11,8 @@
 // - `TaskRecorder.of(loop)` is the loop's attached recorder: snapshots and dumps use it
 //   when not given one.
 // - Records live in a WeakMap keyed by the task: nothing is kept alive by the recorder.
+// - A task created on a replayed loop (loop.isReplayed()) has no busy time (null): the replay's
+//   own CPU time is a value the recorded run never held.
 // - Costs per step: one WeakMap lookup and two performance.now() calls (busy time); the
 //   loop time of a resume is sampled once per tick. Nothing per step when no recorder is
 //   attached (the loop tests its observer for null).
@@ -32,8 +34,11 @@ export interface TaskRecord {
   readonly createdBy: Task<unknown> | null;
   /** Loop time at creation, seconds. */
   readonly createdAt: number;
-  /** Time spent running its steps, seconds (wall clock). */
-  busySeconds: number;
+  /**
+   * Time spent running its steps, seconds (wall clock); null when not known: a task of a replayed loop
+   * (its steps run in the replay, whose CPU time is not the recorded run's, and recordings do not keep it).
+   */
+  busySeconds: number | null;
   /** Loop time of the tick of its last resume, or null if it never ran. */
   lastResumedAt: number | null;
 }
@@ -85,7 +90,7 @@ export class TaskRecorder implements LoopObserver {
     this.records.set(task, {
       createdBy: this.loop.currentTask(),
       createdAt: this.loop.time(),
-      busySeconds: 0,
+      busySeconds: this.loop.isReplayed() ? null : 0,
       lastResumedAt: null,
     });
   }
@@ -99,7 +104,7 @@ export class TaskRecorder implements LoopObserver {
 
   taskStepEnd(task: Task<unknown>): void {
     const r = this.stepping;
-    if (r !== undefined) r.busySeconds += (runningNow() - this.stepStart) / 1000;
+    if (r !== undefined && r.busySeconds !== null) r.busySeconds += (runningNow() - this.stepStart) / 1000;
     this.stepping = undefined;
   }
 

@@ -225,7 +225,7 @@ export function summarizeTasks(tasks: readonly Task<unknown>[], options: Summary
       name: t.name,
       state: taskState(t),
       steps: t.steps(),
-      busyMs: rec === undefined ? 0 : round2(rec.busySeconds * 1000),
+      busyMs: rec === undefined || rec.busySeconds === null ? null : round2(rec.busySeconds * 1000),
       sinceResumedMs:
         rec === undefined || rec.lastResumedAt === null ? null : Math.round((now - rec.lastResumedAt) * 1000),
       createdBy: rec?.createdBy?.id ?? null,

@@ -20,7 +20,7 @@
 // that asked a cancel by no task (asked-cancels.ts), or the CLI's signal, as the timeline and
 // the replay say it), sinceResumedMs (against the
 // time the tick began: a past moment's clock, PastMoment passes the same). What it does not:
-// busyMs (wall time of the recorded steps, never logged: 0 here, `Snapshot.fromLog` says so),
+// busyMs (wall time of the recorded steps, never logged: null here, not known, as a replay says),
 // an await's resourceId (the await graph's numbering belongs to the replay), a rename after
 // creation (the log keeps the name a task was created with).
 //
@@ -388,7 +388,7 @@ export class RecordedTasks implements RunLogVisitor {
       name: t.name,
       state,
       steps: s.steps,
-      busyMs: 0,
+      busyMs: null,
       sinceResumedMs: s.steps === 0 ? null : Math.round((now - this.times[t.stepTicks[s.steps - 1]! - 1]!) * 1000),
       createdBy: t.parentId,
       awaiting,
@@ -410,7 +410,7 @@ export class RecordedTasks implements RunLogVisitor {
       name: t.name,
       state,
       steps: t.stepTicks.length,
-      busyMs: 0,
+      busyMs: null,
       sinceResumedMs: last === null ? null : Math.round((this.times[end - 1]! - this.times[last - 1]!) * 1000),
       createdBy: t.parentId,
       awaiting: null,

@@ -84,7 +84,8 @@ function compare(a: TaskSummary, b: TaskSummary, key: SortKey): number {
     case 'steps':
       return a.steps - b.steps;
     case 'busy':
-      return a.busyMs - b.busyMs;
+      // Not known (a past moment's) sorts first, as no time.
+      return (a.busyMs ?? -1) - (b.busyMs ?? -1);
     case 'createdBy':
       return (a.createdBy ?? -1) - (b.createdBy ?? -1);
   }

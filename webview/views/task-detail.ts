@@ -144,7 +144,7 @@ export class TaskDetailView {
       facts.append(h('dt', null, label), h('dd', null, ...value));
     };
     fact('Steps', formatCount(live.steps));
-    fact('Busy', formatMs(live.busyMs));
+    fact('Busy', live.busyMs === null ? 'not recorded' : formatMs(live.busyMs));
     if (live.sinceResumedMs !== null) fact('Since resumed', formatMs(live.sinceResumedMs));
     if (live.createdBy !== null) fact('Created by', this.taskLink(live.createdBy));
     if (d?.createdAt) fact('Created at', this.positionLink(d.createdAt));

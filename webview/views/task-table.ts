@@ -205,7 +205,9 @@ export class TaskTable {
     s.cells[3]!.textContent = aw !== '' ? aw : (t.outcome ?? '');
     s.cells[3]!.title = aw !== '' ? aw : (t.outcome ?? '');
     s.cells[4]!.textContent = formatCount(t.steps);
-    s.cells[5]!.textContent = formatMs(t.busyMs);
+    // Not known at a past moment (the replay's CPU time is not the run's): said, never a made-up figure.
+    s.cells[5]!.textContent = t.busyMs === null ? '—' : formatMs(t.busyMs);
+    s.cells[5]!.title = t.busyMs === null ? 'not recorded' : '';
     s.cells[6]!.textContent = t.createdBy === null ? '' : `#${t.createdBy}`;
   }
 

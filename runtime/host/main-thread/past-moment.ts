@@ -35,7 +35,11 @@ export class PastMoment {
     /** The tick this moment is right after. */
     readonly tick: number,
     readonly loop: EventLoop,
-    readonly crawler: Crawler | null,
+    /**
+     * The replayed crawl's crawler (null: none, or not started yet: a moment made before the program starts,
+     * for a line stop in its first tick, reads it when asked).
+     */
+    private readonly crawlerOf: () => Crawler | null,
     private readonly recorder: TaskRecorder | null,
     /** Tasks finished by this tick (their summaries). */
     private readonly finished: TaskHistory<TaskSummary>,
@@ -52,6 +56,10 @@ export class PastMoment {
     /** Where the replay created each task (the live run's creation sites, as the replay runs the same code). */
     private readonly creationSites: CreationSites,
   ) {}
+
+  get crawler(): Crawler | null {
+    return this.crawlerOf();
+  }
 
   liveTasks(): Task<unknown>[] {
     return this.loop.allTasks();
@@ -71,8 +79,8 @@ export class PastMoment {
   snapshot(): Snapshot {
     const tasks = summarizeTasks(this.liveTasks(), { recorder: this.recorder, now: this.now });
     for (const s of this.finished.list()) tasks.push(s);
-    const progress =
-      this.crawler === null ? null : new CrawlProgressCounter(this.crawler).progress(this.crawler.elapsed());
+    const crawler = this.crawler;
+    const progress = crawler === null ? null : new CrawlProgressCounter(crawler).progress(crawler.elapsed());
     return this.snapshots.snapshot(undefined, tasks, { tick: this.tick, paused: true, progress });
   }
 

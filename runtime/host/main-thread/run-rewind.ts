@@ -138,12 +138,15 @@ class ReplaySession {
    */
   readonly creationSites = new CreationSites();
 
-  /** `beforeStart`: called with the replay's loop before the program starts on it (before its first tick). */
+  /**
+   * `beforeStart`: called with the replay's loop and session before the program starts on it (before its
+   * first tick).
+   */
   static start(
     source: RewindSource,
     reading: LogReading,
     tick: number,
-    beforeStart?: (loop: EventLoop) => void,
+    beforeStart?: (loop: EventLoop, session: ReplaySession) => void,
     onTick?: () => void,
   ): { session: ReplaySession; reached: Promise<void> } {
     let session: ReplaySession | null = null;
@@ -179,7 +182,7 @@ class ReplaySession {
     s.sliceStart = performance.now();
     let program: ReturnType<ReplayableProgram['start']>;
     try {
-      beforeStart?.(loop);
+      beforeStart?.(loop, s);
       program = source.program.start(loop);
     } catch (e) {
       s.fail(e);
@@ -503,10 +506,13 @@ export class RunRewind {
       tracing(session.loop, this.momentOf(session, tick), (within) => this.momentOf(session, within));
       reached = session.advance(tick);
     } else {
-      const started = this.startReplay(this.read(), tick, (loop) => tracing(loop, null));
+      // The moment is the traced tick's from before the program starts: a line stop in its first tick (a task's
+      // first step) may come before start() returns, and its queries are the moment's (the tasks then).
+      const started = this.startReplay(this.read(), tick, (loop, s) =>
+        tracing(loop, this.momentOf(s, tick), (within) => this.momentOf(s, within)),
+      );
       session = started.session;
       reached = started.reached;
-      tracing(session.loop, this.momentOf(session, tick), (within) => this.momentOf(session, within));
     }
     this.sessions = this.sessions.filter((s) => s !== session);
     let keep = false;
@@ -556,7 +562,7 @@ export class RunRewind {
   private startReplay(
     reading: LogReading,
     tick: number,
-    beforeStart?: (loop: EventLoop) => void,
+    beforeStart?: (loop: EventLoop, session: ReplaySession) => void,
   ): ReturnType<typeof ReplaySession.start> {
     return ReplaySession.start(this.source, reading, tick, beforeStart, () => void this.ticksRun++);
   }
@@ -628,7 +634,7 @@ export class RunRewind {
       this.source.runId,
       tick,
       session.loop,
-      session.crawler,
+      () => session.crawler,
       session.recorder,
       session.finished,
       () => this.source.lints(),

@@ -28,8 +28,8 @@ const LATER = 160;
 
 /**
  * A task scope's timings, left out of the comparison: `busy` is the wall time of the task's
- * steps, which the recording does not log (a replayed moment shows the replay's own, as the
- * CLI's dump leaves it out: replay-command.ts), and `since resumed` counts to the moment's
+ * steps, which the recording does not log (a replayed moment says "not recorded", as the
+ * CLI's dump says null: replay-command.ts), and `since resumed` counts to the moment's
  * "now", which a past moment takes as the recorded time its tick began and the live hold as the
  * loop's time when it stopped. Both are measurements of time, not the program's state.
  */

@@ -351,6 +351,15 @@ describe('the Task scope', () => {
     assert.equal(byName.get('created by'), 'outside any task');
     assert.equal(byName.has('created at'), false);
   });
+
+  it("says a past task's busy time is not recorded, never a number the run did not hold", () => {
+    const past = new Map(
+      taskScopeVariables(summary({ id: 1, name: 'main', busyMs: null }), null).map((v) => [v.name, v.value]),
+    );
+    assert.equal(past.get('busy'), 'not recorded');
+    const live = new Map(taskScopeVariables(summary({ id: 1, name: 'main' }), null).map((v) => [v.name, v.value]));
+    assert.equal(live.get('busy'), '1.5 ms');
+  });
 });
 
 describe('awaits and exceptions', () => {

@@ -163,7 +163,7 @@ describe('awaits and awaited by', () => {
     assert.equal(get('kid-1').createdBy, p.id);
     assert.equal(get('inner').createdBy, wf.id);
     assert.equal(get('parent').createdBy, null, 'created outside any task');
-    assert.ok(get('holder').busyMs >= 0 && get('holder').sinceResumedMs !== null);
+    assert.ok((get('holder').busyMs ?? -1) >= 0 && get('holder').sinceResumedMs !== null);
 
     // The tree puts gather's children under the gathering task, and that under its awaiter.
     const tree = formatPsTree(loop, { recorder, paths: 'basename' });

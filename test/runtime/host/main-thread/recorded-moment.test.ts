@@ -2,7 +2,8 @@
 // of two samples (one with failing tasks, one gathering tasks), the rows the event log and
 // its table notes give (runtime/record/recorded-tasks.ts, served by recorded-moment.ts) equal
 // the snapshot of a replay paused right after that tick (past-moment.ts) on every field the
-// log says: all but busyMs and the await's resourceId. A task's detail without locals too:
+// log says: all but the await's resourceId; busyMs is not known on either side (null: the replay's CPU
+// time is not the run's, and the log does not keep it). A task's detail without locals too:
 // its summary (awaitedBy from the await index), its frames' function names, its await chain.
 // Cancels a view asked (the host's cancelTask) read as the live run said them: in the log's
 // table, the timeline and the replayed moment.
@@ -64,9 +65,9 @@ async function record(
   }
 }
 
-/** The fields of a row the log says (busyMs and resourceId are the replay's alone). */
+/** The fields of a row the log says (resourceId is the replay's alone). */
 function logged(s: TaskSummary): unknown {
-  const { busyMs: _busy, awaiting, location: _location, ...rest } = s;
+  const { awaiting, location: _location, ...rest } = s;
   if (awaiting === null) return { ...rest, awaiting };
   const { resourceId: _resource, ...await_ } = awaiting;
   return { ...rest, awaiting: await_ };
@@ -100,6 +101,12 @@ async function everyTickAgrees(r: Recorded): Promise<number> {
       assert.equal(b.tick, tick);
       assert.deepEqual(rowsOf(b), rowsOf(a), `${r.what}: the task table right after tick ${tick}`);
       assert.deepEqual(b.counts, a.counts, `${r.what}: counts at tick ${tick}`);
+      // The replay's own CPU time is a value the run never held: a past task's busy time is not known.
+      assert.deepEqual(
+        a.tasks.filter((t) => t.busyMs !== null).map((t) => `#${t.id} ${t.busyMs} ms`),
+        [],
+        `${r.what}: busy times at tick ${tick}`,
+      );
       for (const t of a.tasks) {
         const da = replayed.taskDetail(t.id, false);
         const db = fromLog.taskDetail(t.id);

@@ -1,0 +1,37 @@
+// A stand-in for a line replay host process (runtime/host/replay-host/), forked by
+// LineReplayHost.fork in line-replay-host-moments.test.ts: it speaks the host's RPC framing (one
+// JSON message a line on fd 4) and answers every move with a moment id. A move whose id starts
+// with "honest" is echoed; any other move (one with no id too) is answered with another asker's
+// id, as a confused or stale replay host would.
+import { createReadStream, createWriteStream } from 'node:fs';
+
+const fd = Number(process.argv.find((a) => a.startsWith('--client-fd='))?.slice('--client-fd='.length) ?? 4);
+const input = createReadStream('', { fd, autoClose: false });
+const output = createWriteStream('', { fd, autoClose: false });
+const send = (m) => output.write(`${JSON.stringify(m)}\n`);
+
+const MOVES = new Set(['seekTick', 'pastLine', 'pastHitLine', 'pastHit']);
+const LINE = { file: '/src/app.ts', line: 7, column: 1 };
+
+function answer(method, params) {
+  if (!MOVES.has(method)) return {};
+  const asked = params?.moment;
+  const moment = typeof asked === 'string' && asked.startsWith('honest') ? asked : 'someone-else:1';
+  if (method === 'seekTick') return { runId: 1, tick: params.tick, ticks: 9, moment };
+  if (method === 'pastHit') return { landed: 'none', breakpoints: [], from: 0, to: 9, moment };
+  return { landed: 'line', line: LINE, moment };
+}
+
+let buffered = '';
+input.on('data', (chunk) => {
+  buffered += chunk.toString('utf8');
+  let nl;
+  while ((nl = buffered.indexOf('\n')) >= 0) {
+    const line = buffered.slice(0, nl);
+    buffered = buffered.slice(nl + 1);
+    if (line.trim() === '') continue;
+    const m = JSON.parse(line);
+    if (m.kind === 'request') send({ kind: 'response', id: m.id, ok: true, result: answer(m.method, m.params) });
+  }
+});
+process.on('disconnect', () => process.exit(0));
