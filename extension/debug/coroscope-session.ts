@@ -22,7 +22,13 @@ import { LoggingDebugSession, Response } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { Run } from '../runs/run';
 import type { DebuggedRun } from './debug-host';
-import { LINE_STEP_MODE_REQUEST, TASKS_REQUEST, TRACES_REQUEST } from './custom-requests';
+import {
+  FOLLOW_TASK_REQUEST,
+  LINE_STEP_MODE_REQUEST,
+  TASKS_REQUEST,
+  TRACES_REQUEST,
+  narrowFollowTask,
+} from './custom-requests';
 import { ERR_UNSUPPORTED, SessionCore, type CoroscopeSessionOptions } from './session-core';
 import { SessionLifecycle } from './session-lifecycle';
 import { SessionInspection } from './session-inspection';
@@ -31,6 +37,8 @@ import { LoadedSources } from './session-sources';
 import { PositionEvents } from './position-events';
 import { PastSearch } from './past-search';
 import { SessionMoves } from './session-moves';
+
+import { LAST_CHANGE_REQUEST, NEXT_CHANGE_REQUEST, SessionChanges } from './session-changes';
 
 export type { CoroscopeSessionOptions } from './session-core';
 export { EXCEPTION_FILTERS } from './session-breakpoints';
@@ -64,9 +72,14 @@ const SUPPORTED_REQUESTS: ReadonlySet<string> = new Set([
   'terminateThreads',
   'restart',
   'disconnect',
+  'dataBreakpointInfo',
+  'setDataBreakpoints',
   TASKS_REQUEST,
   TRACES_REQUEST,
   LINE_STEP_MODE_REQUEST,
+  LAST_CHANGE_REQUEST,
+  NEXT_CHANGE_REQUEST,
+  FOLLOW_TASK_REQUEST,
 ]);
 
 /** Why an unsupported request is refused: a reason for those a client may well send, else a general one. */
@@ -90,6 +103,7 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
   private readonly breakpoints: SessionBreakpoints;
   private readonly sourceFiles: LoadedSources;
   private readonly moves: SessionMoves;
+  private readonly changes: SessionChanges;
 
   constructor(options: CoroscopeSessionOptions<R>) {
     super();
@@ -114,6 +128,7 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
     this.inspection = new SessionInspection(core, this.breakpoints, this.sourceFiles);
     const positionEvents = new PositionEvents(core);
     this.moves = new SessionMoves(core, this.breakpoints, new PastSearch(core, this.breakpoints), positionEvents);
+    this.changes = new SessionChanges(core, this.inspection, this.moves);
     this.lifecycle = new SessionLifecycle(core, this.breakpoints, positionEvents, () => this.shutdown());
   }
 
@@ -233,12 +248,54 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
     this.inspection.terminateThreadsRequest(response, args);
   }
   protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
+    if (command === FOLLOW_TASK_REQUEST) {
+      const task = narrowFollowTask(args);
+      if (task === undefined) {
+        this.core.fail(
+          response,
+          ERR_UNSUPPORTED,
+          `${FOLLOW_TASK_REQUEST}: "threadId" must be a task's thread id or null`,
+        );
+        return;
+      }
+      this.moves.followedTask = task;
+      this.core.output(
+        task === null
+          ? 'Coroscope: no task followed: Continue, Reverse Continue and Step Over move every task again'
+          : `Coroscope: following ${this.core.nameOf(task) ?? `task #${task}`}: Continue, Reverse Continue and Step Over go to its next (previous) line or suspension, whatever other tasks run meanwhile`,
+      );
+      this.core.sendResponse(response);
+      return;
+    }
+    if (this.changes.customRequest(command, response, args)) return;
     if (!this.inspection.customRequest(command, response, args)) super.customRequest(command, response, args);
   }
 
+  // --- where a value was set ---
+  protected override dataBreakpointInfoRequest(
+    response: DebugProtocol.DataBreakpointInfoResponse,
+    args: DebugProtocol.DataBreakpointInfoArguments,
+  ): void {
+    this.changes.dataBreakpointInfoRequest(response, args);
+  }
+  protected override setDataBreakpointsRequest(
+    response: DebugProtocol.SetDataBreakpointsResponse,
+    args: DebugProtocol.SetDataBreakpointsArguments,
+  ): void {
+    this.changes.setDataBreakpointsRequest(response, args);
+  }
+
   // --- moves ---
-  protected override continueRequest(response: DebugProtocol.ContinueResponse): void {
-    this.moves.continueRequest(response);
+  protected override continueRequest(
+    response: DebugProtocol.ContinueResponse,
+    args: DebugProtocol.ContinueArguments,
+  ): void {
+    if (this.moves.oneTaskOf(args) === null && this.changes.takesMove()) {
+      response.body = { allThreadsContinued: true };
+      this.changes.moveToChange(response, args.threadId, 'forward');
+      return;
+    }
+    this.moves.continueRequest(response, args);
   }
   protected override nextRequest(response: DebugProtocol.NextResponse, args: DebugProtocol.NextArguments): void {
     this.moves.nextRequest(response, args);
@@ -262,6 +319,10 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
     response: DebugProtocol.ReverseContinueResponse,
     args: DebugProtocol.ReverseContinueArguments,
   ): void {
+    if (this.moves.oneTaskOf(args) === null && this.changes.takesMove()) {
+      this.changes.moveToChange(response, args.threadId, 'back');
+      return;
+    }
     this.moves.reverseContinueRequest(response, args);
   }
   protected override pauseRequest(response: DebugProtocol.PauseResponse, args: DebugProtocol.PauseArguments): void {
