@@ -186,6 +186,14 @@ export class SessionChanges {
         );
       const now = await this.read(watched);
       const changed = watched.findIndex((_, i) => !sameReading(now[i]!, later[i]!));
+      // Walking back, a change on the line just before is the one the line shown first sees: already here.
+      if (changed >= 0 && direction === 'back' && lines === 1) {
+        this.core.output(
+          `Coroscope: ${what}: ${watched[changed]!.expression} was set by the line just before the one shown (${readingText(now[changed]!)} → ${readingText(later[changed]!)}): looking further back`,
+        );
+        later = now;
+        continue;
+      }
       if (changed < 0) {
         later = now;
         continue;
@@ -200,6 +208,7 @@ export class SessionChanges {
       // This line wrote it: the line after it, where the new value is first seen, is where it was set.
       const writer = await this.lineHere();
       const writerTick = stop?.tick;
+      await this.core.refreshTasks().catch(() => undefined);
       const task =
         stop?.taskId === undefined ? 'the main thread' : (this.core.nameOf(stop.taskId) ?? `task #${stop.taskId}`);
       const back = await step(now[changed]!.reachable ? 'over' : 'into');

@@ -40,6 +40,19 @@ import { message, stoppedEventOf, type StopInfo } from './stop-events';
 /** One line move of a walk (SessionMoves.walkLines): 'line' once landed on a line, else where it could not go. */
 export type LineWalkStep = (kind: 'back' | 'over' | 'into') => Promise<'line' | 'present' | 'suspension' | 'off'>;
 
+/** How long a walk's line move waits for its landing's `paused` (the host sends it right after its answer). */
+const LINE_LANDING_MS = 10_000;
+
+/** How a past line landed on is said in the console (position-events.ts): a walk's lines on the way are not. */
+const SAYS_PAST_LINE = /^Coroscope: .* on a past line at /;
+
+function outputOf(e: DebugProtocol.Event): string {
+  const body: unknown = e.body;
+  return e.event === 'output' && typeof body === 'object' && body !== null && 'output' in body
+    ? String(body.output)
+    : '';
+}
+
 /** Whether the position shows a stop on a line (live, a past line, a hit's). */
 function shownLineOf(pos: Exclude<DebugPosition, { kind: 'running' | 'moving' }>): boolean {
   return pos.kind !== 'paused' && pos.stop !== null && pos.stop.line !== undefined;
@@ -592,7 +605,9 @@ export class SessionMoves {
   private async lineWalkStep(kind: 'back' | 'over' | 'into'): Promise<'line' | 'present' | 'suspension' | 'off'> {
     // The stops of the steps before are not shown: only the walk's end is.
     if (this.core.heldEvents !== null)
-      this.core.heldEvents = this.core.heldEvents.filter((e) => e.event !== 'stopped' && e.event !== 'continued');
+      this.core.heldEvents = this.core.heldEvents.filter(
+        (e) => e.event !== 'stopped' && e.event !== 'continued' && !SAYS_PAST_LINE.test(outputOf(e)),
+      );
     const host = this.core.requireHost();
     const pos = this.core.position;
     const onLine =
@@ -620,7 +635,15 @@ export class SessionMoves {
       if (this.core.position.kind === 'moving') this.core.moveTo(refused(this.core.position));
       return landing.landed;
     }
-    await this.settle(() => this.core.position.kind !== 'moving');
+    // The start of the task: the walk stops on its first line again (said in the landing's note), nothing before.
+    const atStart = landing?.landed === 'line' && landing.note !== undefined && /start of the task/.test(landing.note);
+    try {
+      await this.settle(() => this.core.position.kind !== 'moving', atStart ? 2_000 : LINE_LANDING_MS);
+    } catch (e) {
+      if (!atStart) throw e;
+    }
+    if (this.core.position.kind === 'moving') this.core.moveTo(refused(this.core.position));
+    if (atStart) return 'suspension';
     return this.core.currentStop?.line !== undefined ? 'line' : 'off';
   }
 
