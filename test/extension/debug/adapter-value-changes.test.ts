@@ -271,5 +271,14 @@ describe('where a value was set, and one task in both directions', { timeout: 24
     stopped = await dap.waitForEvent('stopped', { from: mark });
     assert.equal(Number(stopped.body.threadId), a);
     assert.equal(await stepsOf(), now - 1, "on to counter-a's next suspension");
+    // Follow This Task: a Reverse Continue without singleThread moves the task followed alone too.
+    await dap.request('coroscope/followTask', { threadId: a });
+    const back = dap.mark();
+    await dap.request('reverseContinue', { threadId: a });
+    stopped = await dap.waitForEvent('stopped', { from: back });
+    assert.equal(Number(stopped.body.threadId), a);
+    assert.equal(await stepsOf(), now - 2, 'the task followed goes back to its previous suspension');
+    await dap.request('coroscope/followTask', { threadId: null });
+    assert.match(await refusal(dap, 'coroscope/followTask', { threadId: 'x' }), /"threadId"/);
   });
 });
