@@ -6,14 +6,15 @@
 // to the line after `response = yield* this.session.get(...)`. Timed from the request to its
 // `stopped`; the ticks between the stop and the landing are printed beside it (how far back the
 // write was). Median of rounds, each round a fresh adapter and run.
-// Usage: npm run bench:last-change [-- pages tasks hit rounds] (default 2000 100 300 5).
+// Pressed `idle` ms after the stop (default 1000: a user reading it; 0: at once).
+// Usage: npm run bench:last-change [-- pages tasks hit rounds idle] (default 2000 100 300 5 1000).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from '../test/extension/debug/build-adapter';
 import { DapClient, stackOf } from '../test/extension/debug/dap-client';
 
-const [pages, tasks, hit, rounds] = [2000, 100, 300, 5].map((d, i) => Number(process.argv[2 + i] ?? d));
+const [pages, tasks, hit, rounds, idleMs] = [2000, 100, 300, 5, 1000].map((d, i) => Number(process.argv[2 + i] ?? d));
 const CRAWLER = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 const LINE =
   readFileSync(CRAWLER, 'utf8')
@@ -60,6 +61,8 @@ async function round(): Promise<{ ms: number; stopTick: number; setTick: number 
     const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId: frames[0]!.id });
     const locals = scopes.find((s) => s.name === 'Locals')!;
     await dap.request('variables', { variablesReference: locals.variablesReference });
+    // A user reading the stop before asking (the line replay host gets the stop's recording meanwhile).
+    if (idleMs > 0) await new Promise((r) => setTimeout(r, idleMs));
     const mark = dap.mark();
     const t0 = performance.now();
     await dap.request(
@@ -76,6 +79,7 @@ async function round(): Promise<{ ms: number; stopTick: number; setTick: number 
       .join('');
     const m = /response was set by \S+ \(tick (\d+),/.exec(said);
     if (m === null) throw new Error(`no landing said: ${said}`);
+    if (process.env.BENCH_VERBOSE === "1") console.log(said);
     return { ms, stopTick, setTick: Number(m[1]) };
   } finally {
     await dap.close();

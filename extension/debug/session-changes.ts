@@ -179,7 +179,10 @@ export class SessionChanges {
       throw new Error(`${what}: ${names} cannot be read here (${later.map(readingText).join('; ')})`);
     const started = Date.now();
     for (let lines = 1; lines <= MAX_LINES; lines++) {
+      const stepStart = Date.now();
       const landed = await step(direction === 'back' ? 'back' : 'over');
+      if (process.env.COROSCOPE_TRACE_WALK === '1')
+        this.core.output(`walk step ${lines}: ${landed} in ${Date.now() - stepStart} ms`);
       if (landed !== 'line')
         throw new Error(
           `${what}: no ${direction === 'back' ? 'earlier' : 'later'} change of ${names} in the task's lines (${lines - 1} walked, then ${landed === 'suspension' ? 'the start of what the recording can replay by line' : landed === 'present' ? 'the present' : 'no further line'}): the line reached is shown`,
@@ -216,8 +219,11 @@ export class SessionChanges {
         throw new Error(
           `${what}: the line after the change (at ${writer}, tick ${writerTick}) could not be shown again`,
         );
+      // A `yield*` line writes when it resumes: the tick the new value is first seen is the write's.
+      const setTick = this.core.currentStop?.tick ?? writerTick;
+      const began = writerTick !== undefined && writerTick !== setTick ? `; that line began at tick ${writerTick}` : '';
       this.core.output(
-        `Coroscope: ${what}: ${watched[changed]!.expression} was set by ${writer} (tick ${writerTick ?? '?'}, ${task}): ${readingText(now[changed]!)} → ${readingText(later[changed]!)}; shown where the new value is first seen (${lines} line(s) walked in ${Date.now() - started} ms)`,
+        `Coroscope: ${what}: ${watched[changed]!.expression} was set by ${writer} (tick ${setTick ?? '?'}, ${task}${began}): ${readingText(now[changed]!)} → ${readingText(later[changed]!)}; shown where the new value is first seen (${lines} line(s) walked in ${Date.now() - started} ms)`,
       );
       return;
     }
