@@ -79,7 +79,7 @@ async function round(): Promise<{ ms: number; stopTick: number; setTick: number 
       .join('');
     const m = /response was set by \S+ \(tick (\d+),/.exec(said);
     if (m === null) throw new Error(`no landing said: ${said}`);
-    if (process.env.BENCH_VERBOSE === "1") console.log(said);
+    if (process.env.BENCH_VERBOSE === '1') console.log(said);
     return { ms, stopTick, setTick: Number(m[1]) };
   } finally {
     await dap.close();
