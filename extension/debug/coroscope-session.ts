@@ -22,8 +22,14 @@ import { LoggingDebugSession, Response } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { Run } from '../runs/run';
 import type { DebuggedRun } from './debug-host';
-import { LINE_STEP_MODE_REQUEST, TASKS_REQUEST, TRACES_REQUEST } from './custom-requests';
 import { LOGPOINT_HIT_REQUEST, PastLogpoints } from './past-logpoints';
+import {
+  FOLLOW_TASK_REQUEST,
+  LINE_STEP_MODE_REQUEST,
+  TASKS_REQUEST,
+  TRACES_REQUEST,
+  narrowFollowTask,
+} from './custom-requests';
 import { ERR_UNSUPPORTED, SessionCore, type CoroscopeSessionOptions } from './session-core';
 import { SessionLifecycle } from './session-lifecycle';
 import { SessionInspection } from './session-inspection';
@@ -32,6 +38,8 @@ import { LoadedSources } from './session-sources';
 import { PositionEvents } from './position-events';
 import { PastSearch } from './past-search';
 import { SessionMoves } from './session-moves';
+
+import { LAST_CHANGE_REQUEST, NEXT_CHANGE_REQUEST, SessionChanges } from './session-changes';
 
 export type { CoroscopeSessionOptions } from './session-core';
 export { EXCEPTION_FILTERS } from './session-breakpoints';
@@ -65,10 +73,15 @@ const SUPPORTED_REQUESTS: ReadonlySet<string> = new Set([
   'terminateThreads',
   'restart',
   'disconnect',
+  'dataBreakpointInfo',
+  'setDataBreakpoints',
   TASKS_REQUEST,
   TRACES_REQUEST,
   LINE_STEP_MODE_REQUEST,
   LOGPOINT_HIT_REQUEST,
+  LAST_CHANGE_REQUEST,
+  NEXT_CHANGE_REQUEST,
+  FOLLOW_TASK_REQUEST,
 ]);
 
 /** Why an unsupported request is refused: a reason for those a client may well send, else a general one. */
@@ -93,6 +106,7 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
   private readonly sourceFiles: LoadedSources;
   private readonly moves: SessionMoves;
   private readonly logpoints: PastLogpoints;
+  private readonly changes: SessionChanges;
 
   constructor(options: CoroscopeSessionOptions<R>) {
     super();
@@ -120,6 +134,7 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
     this.moves = new SessionMoves(core, this.breakpoints, past, positionEvents);
     this.logpoints = new PastLogpoints(core, past, positionEvents, options.logpointHitLink ?? null);
     this.breakpoints.onLogpointsSet = (file, bps) => this.logpoints.list(file, bps);
+    this.changes = new SessionChanges(core, this.inspection, this.moves);
     this.lifecycle = new SessionLifecycle(core, this.breakpoints, positionEvents, () => this.shutdown());
   }
 
@@ -239,13 +254,58 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
     this.inspection.terminateThreadsRequest(response, args);
   }
   protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
-    if (command === LOGPOINT_HIT_REQUEST) this.logpoints.goTo(response, args);
-    else if (!this.inspection.customRequest(command, response, args)) super.customRequest(command, response, args);
+    if (command === LOGPOINT_HIT_REQUEST) {
+      this.logpoints.goTo(response, args);
+      return;
+    }
+    if (command === FOLLOW_TASK_REQUEST) {
+      const task = narrowFollowTask(args);
+      if (task === undefined) {
+        this.core.fail(
+          response,
+          ERR_UNSUPPORTED,
+          `${FOLLOW_TASK_REQUEST}: "threadId" must be a task's thread id or null`,
+        );
+        return;
+      }
+      this.moves.followedTask = task;
+      this.core.output(
+        task === null
+          ? 'Coroscope: no task followed: Continue, Reverse Continue and Step Over move every task again'
+          : `Coroscope: following ${this.core.nameOf(task) ?? `task #${task}`}: Continue, Reverse Continue and Step Over go to its next (previous) line or suspension, whatever other tasks run meanwhile`,
+      );
+      this.core.sendResponse(response);
+      return;
+    }
+    if (this.changes.customRequest(command, response, args)) return;
+    if (!this.inspection.customRequest(command, response, args)) super.customRequest(command, response, args);
+  }
+
+  // --- where a value was set ---
+  protected override dataBreakpointInfoRequest(
+    response: DebugProtocol.DataBreakpointInfoResponse,
+    args: DebugProtocol.DataBreakpointInfoArguments,
+  ): void {
+    this.changes.dataBreakpointInfoRequest(response, args);
+  }
+  protected override setDataBreakpointsRequest(
+    response: DebugProtocol.SetDataBreakpointsResponse,
+    args: DebugProtocol.SetDataBreakpointsArguments,
+  ): void {
+    this.changes.setDataBreakpointsRequest(response, args);
   }
 
   // --- moves ---
-  protected override continueRequest(response: DebugProtocol.ContinueResponse): void {
-    this.moves.continueRequest(response);
+  protected override continueRequest(
+    response: DebugProtocol.ContinueResponse,
+    args: DebugProtocol.ContinueArguments,
+  ): void {
+    if (this.moves.oneTaskOf(args) === null && this.changes.takesMove()) {
+      response.body = { allThreadsContinued: true };
+      this.changes.moveToChange(response, args.threadId, 'forward');
+      return;
+    }
+    this.moves.continueRequest(response, args);
   }
   protected override nextRequest(response: DebugProtocol.NextResponse, args: DebugProtocol.NextArguments): void {
     this.moves.nextRequest(response, args);
@@ -269,6 +329,10 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
     response: DebugProtocol.ReverseContinueResponse,
     args: DebugProtocol.ReverseContinueArguments,
   ): void {
+    if (this.moves.oneTaskOf(args) === null && this.changes.takesMove()) {
+      this.changes.moveToChange(response, args.threadId, 'back');
+      return;
+    }
     this.moves.reverseContinueRequest(response, args);
   }
   protected override pauseRequest(response: DebugProtocol.PauseResponse, args: DebugProtocol.PauseArguments): void {

@@ -5,3 +5,8 @@
 export const COROUTINES_VIEW_ID = 'coroscope.coroutines';
 export const REFRESH_COMMAND = 'coroscope.debug.refreshCoroutines';
 export const REVEAL_TASK_COMMAND = 'coroscope.debug.revealTask';
+/** On a Variables item at a line stop: back (forward) to where the value was last (next) set. */
+export const LAST_CHANGE_COMMAND = 'coroscope.debug.goToLastChange';
+export const NEXT_CHANGE_COMMAND = 'coroscope.debug.goToNextChange';
+/** On a thread of the Call Stack: Continue, Reverse Continue and Step Over move that task alone. */
+export const FOLLOW_TASK_COMMAND = 'coroscope.debug.followTask';

@@ -24,6 +24,18 @@ export const TASKS_CHANGED_EVENT = 'coroscope/tasksChanged';
 export const DEADLOCK_EVENT = 'coroscope/deadlock';
 export const TRACES_REQUEST = 'coroscope/traces';
 export const LINE_STEP_MODE_REQUEST = 'coroscope/setLineStepMode';
+/**
+ * Request `coroscope/followTask` {threadId: number | null}: "Follow This Task": Continue, Reverse Continue and
+ * Step Over move that task alone (as with `singleThread`) until followed no more (null).
+ */
+export const FOLLOW_TASK_REQUEST = 'coroscope/followTask';
+
+/** The task a `coroscope/followTask` body names (null: none), or undefined when it names nothing valid. */
+export function narrowFollowTask(v: unknown): number | null | undefined {
+  const id = isRecord(v) ? v.threadId : undefined;
+  if (id === null) return null;
+  return typeof id === 'number' && Number.isInteger(id) && id > 0 ? id : undefined;
+}
 
 /** The mode of a `coroscope/setLineStepMode` request, or null when its body names none. */
 export function narrowLineStepMode(v: unknown): LineStepMode | null {

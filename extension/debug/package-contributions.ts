@@ -11,7 +11,14 @@
 // package.json is up to date.
 
 import { PICK_RUN_COMMAND, debuggerContribution } from './debug-configurations';
-import { COROUTINES_VIEW_ID, REFRESH_COMMAND, REVEAL_TASK_COMMAND } from './coroutines-view-ids';
+import {
+  COROUTINES_VIEW_ID,
+  FOLLOW_TASK_COMMAND,
+  LAST_CHANGE_COMMAND,
+  NEXT_CHANGE_COMMAND,
+  REFRESH_COMMAND,
+  REVEAL_TASK_COMMAND,
+} from './coroutines-view-ids';
 
 type Json = Record<string, unknown>;
 
@@ -28,6 +35,9 @@ export const DEBUG_COMMANDS = [
     icon: '$(go-to-file)',
   },
   { command: PICK_RUN_COMMAND, title: 'Pick a Run to Debug', category: 'Coroscope' },
+  { command: LAST_CHANGE_COMMAND, title: 'Go to Last Change', category: 'Coroscope' },
+  { command: NEXT_CHANGE_COMMAND, title: 'Go to Next Change', category: 'Coroscope' },
+  { command: FOLLOW_TASK_COMMAND, title: 'Follow This Task', category: 'Coroscope' },
 ];
 
 export const DEBUG_MENUS: Record<string, Json[]> = {
@@ -39,7 +49,21 @@ export const DEBUG_MENUS: Record<string, Json[]> = {
       group: 'inline',
     },
   ],
+  'debug/variables/context': [
+    { command: LAST_CHANGE_COMMAND, when: 'debugType == coroscope', group: 'navigation@90' },
+    { command: NEXT_CHANGE_COMMAND, when: 'debugType == coroscope', group: 'navigation@91' },
+  ],
+  'debug/callstack/context': [
+    {
+      command: FOLLOW_TASK_COMMAND,
+      when: "debugType == coroscope && callStackItemType == 'thread'",
+      group: 'navigation',
+    },
+  ],
   commandPalette: [
+    { command: LAST_CHANGE_COMMAND, when: 'false' },
+    { command: NEXT_CHANGE_COMMAND, when: 'false' },
+    { command: FOLLOW_TASK_COMMAND, when: 'false' },
     { command: REFRESH_COMMAND, when: 'debugType == coroscope' },
     { command: REVEAL_TASK_COMMAND, when: 'false' },
     // Used by attach configurations (`${command:coroscope.pickRun}`); "Debug This Run" is the palette's way.

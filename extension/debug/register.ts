@@ -17,7 +17,9 @@ import type { Run } from '../runs/run';
 import type { RunRegistry } from '../runs/run-registry';
 import { CoroscopeSession } from './coroscope-session';
 import { logpointHitLink, registerLogpointHitLinks } from './logpoint-hit-links';
-import { TASKS_REQUEST, narrowTasksBody } from './custom-requests';
+import { FOLLOW_TASK_REQUEST, TASKS_REQUEST, narrowTasksBody } from './custom-requests';
+import { FOLLOW_TASK_COMMAND, LAST_CHANGE_COMMAND, NEXT_CHANGE_COMMAND } from './coroutines-view-ids';
+import { LAST_CHANGE_REQUEST, NEXT_CHANGE_REQUEST } from './session-changes';
 import {
   COROUTINES_VIEW_ID,
   CoroutinesTreeProvider,
@@ -212,6 +214,49 @@ export function registerDebugger(
     }),
     vscode.commands.registerCommand(REFRESH_COMMAND, () => tree.refresh()),
     vscode.commands.registerCommand(REVEAL_TASK_COMMAND, (task: unknown) => revealTask(task)),
+    vscode.commands.registerCommand(LAST_CHANGE_COMMAND, (item: unknown) => goToChange(LAST_CHANGE_REQUEST, item)),
+    vscode.commands.registerCommand(NEXT_CHANGE_COMMAND, (item: unknown) => goToChange(NEXT_CHANGE_REQUEST, item)),
+    vscode.commands.registerCommand(FOLLOW_TASK_COMMAND, (item: unknown) => followTask(item)),
   );
   tree.refresh();
+}
+
+/**
+ * "Go to Last (Next) Change" on a Variables item: VS Code passes {container, variable}; the adapter walks to
+ * the change (session-changes.ts) and says where, or why not.
+ */
+async function goToChange(request: string, item: unknown): Promise<void> {
+  const session = vscode.debug.activeDebugSession;
+  const it = typeof item === 'object' && item !== null ? (item as Record<string, unknown>) : {};
+  const container =
+    typeof it.container === 'object' && it.container !== null ? (it.container as Record<string, unknown>) : {};
+  const variable =
+    typeof it.variable === 'object' && it.variable !== null ? (it.variable as Record<string, unknown>) : {};
+  if (
+    session?.type !== DEBUG_TYPE ||
+    typeof container.variablesReference !== 'number' ||
+    typeof variable.name !== 'string'
+  ) {
+    void vscode.window.showWarningMessage(
+      'Coroscope: choose a local or a field in Variables, at a stop of a Coroscope session',
+    );
+    return;
+  }
+  try {
+    await session.customRequest(request, { variablesReference: container.variablesReference, name: variable.name });
+  } catch (e) {
+    void vscode.window.showWarningMessage(`Coroscope: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** "Follow This Task" on a thread of the Call Stack ({sessionId, threadId}): the adapter's moves follow it. */
+async function followTask(item: unknown): Promise<void> {
+  const session = vscode.debug.activeDebugSession;
+  const threadId = typeof item === 'object' && item !== null ? (item as Record<string, unknown>).threadId : undefined;
+  if (session?.type !== DEBUG_TYPE || typeof threadId !== 'number') return;
+  try {
+    await session.customRequest(FOLLOW_TASK_REQUEST, { threadId });
+  } catch (e) {
+    void vscode.window.showWarningMessage(`Coroscope: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }

@@ -45,13 +45,14 @@ import { ERR_EVALUATE, ERR_NOT_RUNNING, type SessionCore } from './session-core'
 import type { SessionBreakpoints } from './session-breakpoints';
 import type { LoadedSources } from './session-sources';
 import { message } from './stop-events';
+import { childExpression, type WatchedValue } from './value-changes';
 
 const CREATION_DEPTH = 4;
 
 type VarRef =
   | { kind: 'locals'; taskId: number; frameIndex: number }
   /** A scope or value of a line stop (the host's lineVariables handle). */
-  | { kind: 'line'; handle: number }
+  | { kind: 'line'; handle: number; watch?: { frameIndex: number; expression: string } }
   | { kind: 'host'; handle: number }
   | { kind: 'task'; taskId: number }
   | { kind: 'loop' }
@@ -71,6 +72,7 @@ export class SessionInspection {
       this.stacks = new Map();
       this.frameRefs.clear();
       this.varRefs.clear();
+      this.watchables.clear();
     });
   }
 
@@ -293,6 +295,29 @@ export class SessionInspection {
     return id;
   }
 
+  /**
+   * The values of a line stop's Variables that can be watched (a local of a frame, a field of one), by their
+   * container's reference and name: where Go to Last Change and data breakpoints read them.
+   */
+  private readonly watchables = new Map<string, { frameIndex: number; expression: string }>();
+
+  /**
+   * The watched value of a Variables item (its container's reference and its name), or why it cannot be
+   * watched.
+   */
+  async watchedValueOf(variablesReference: number, name: string): Promise<WatchedValue | string> {
+    const stop = this.core.currentStop;
+    if (stop?.line === undefined)
+      return "only a value shown at a stop on a line (a breakpoint, a step, a past line) can be followed: between ticks the locals are a suspended frame's copy";
+    const at = this.watchables.get(`${variablesReference}\u0000${name}`);
+    if (at === undefined)
+      return `"${name}" is not a local or a field the line stop shows (the Locals and closure scopes of a frame, and what they hold)`;
+    const { frames } = await this.lineFrames();
+    const frame = frames[at.frameIndex];
+    if (frame === undefined) return `the frame of "${name}" is no longer on the stack`;
+    return { expression: at.expression, functionName: frame.name, depth: frames.length - 1 - at.frameIndex };
+  }
+
   private varRef(ref: VarRef): number {
     const id = this.nextVarRef++;
     this.varRefs.set(id, ref);
@@ -307,7 +332,10 @@ export class SessionInspection {
         const frame = (await this.lineFrames()).frames[ref.frameIndex];
         const lineScopes: DebugProtocol.Scope[] = (frame?.scopes ?? []).map((sc, i) => ({
           name: sc.name,
-          variablesReference: sc.handle > 0 ? this.varRef({ kind: 'line', handle: sc.handle }) : 0,
+          variablesReference:
+            sc.handle > 0
+              ? this.varRef({ kind: 'line', handle: sc.handle, watch: { frameIndex: ref.frameIndex, expression: '' } })
+              : 0,
           expensive: i > 0,
           ...(i === 0 ? { presentationHint: 'locals' as const } : {}),
         }));
@@ -372,12 +400,30 @@ export class SessionInspection {
         variables = (frame?.locals ?? []).map((l) => this.variableOf(l, l.name));
       } else if (ref.kind === 'line') {
         const r = await this.core.requireHost().endpoint.request('lineVariables', { handle: ref.handle });
-        variables = r.variables.map((l) => ({
-          name: l.name,
-          value: l.value,
-          type: l.type,
-          variablesReference: l.handle > 0 ? this.varRef({ kind: 'line', handle: l.handle }) : 0,
-        }));
+        const watch = ref.watch;
+        variables = r.variables.map((l) => {
+          const expression = watch === undefined ? '' : childExpression(watch.expression, l.name);
+          const child =
+            expression === '' || watch === undefined ? undefined : { frameIndex: watch.frameIndex, expression };
+          const v: DebugProtocol.Variable = {
+            name: l.name,
+            value: l.value,
+            type: l.type,
+            variablesReference:
+              l.handle > 0
+                ? this.varRef(
+                    child === undefined
+                      ? { kind: 'line', handle: l.handle }
+                      : { kind: 'line', handle: l.handle, watch: child },
+                  )
+                : 0,
+          };
+          if (child !== undefined) {
+            v.evaluateName = expression;
+            this.watchables.set(`${args.variablesReference}\u0000${l.name}`, child);
+          }
+          return v;
+        });
       } else if (ref.kind === 'host') {
         const r = await this.core.requireHost().endpoint.request('variables', { handle: ref.handle });
         variables = r.variables.map((l) => this.variableOf(l));

@@ -60,6 +60,10 @@ export class SessionLifecycle {
       supportsDelayedStackTraceLoading: true,
       // A recorded run (extension launches record by default) is replayed to a past tick.
       supportsStepBack: true,
+      // Continue, Reverse Continue and the steps limited to one task (session-moves.ts oneTask).
+      supportsSingleThreadExecutionRequests: true,
+      // On a local or a field at a line stop: Continue / Reverse Continue to its next / previous change.
+      supportsDataBreakpoints: true,
       // disconnect honours terminateDebuggee: end the run (default for a launch) or leave it to the other
       // views (default for an attach).
       supportTerminateDebuggee: true,

@@ -37,6 +37,27 @@ import type { PastSearch } from './past-search';
 import type { PositionEvents } from './position-events';
 import { message, stoppedEventOf, type StopInfo } from './stop-events';
 
+/** One line move of a walk (SessionMoves.walkLines): 'line' once landed on a line, else where it could not go. */
+export type LineWalkStep = (kind: 'back' | 'over' | 'into') => Promise<'line' | 'present' | 'suspension' | 'off'>;
+
+/** How long a walk's line move waits for its landing's `paused` (the host sends it right after its answer). */
+const LINE_LANDING_MS = 10_000;
+
+/** How a past line landed on is said in the console (position-events.ts): a walk's lines on the way are not. */
+const SAYS_PAST_LINE = /^Coroscope: .* on a past line at /;
+
+function outputOf(e: DebugProtocol.Event): string {
+  const body: unknown = e.body;
+  return e.event === 'output' && typeof body === 'object' && body !== null && 'output' in body
+    ? String(body.output)
+    : '';
+}
+
+/** Whether the position shows a stop on a line (live, a past line, a hit's). */
+function shownLineOf(pos: Exclude<DebugPosition, { kind: 'running' | 'moving' }>): boolean {
+  return pos.kind !== 'paused' && pos.stop !== null && pos.stop.line !== undefined;
+}
+
 export class SessionMoves {
   constructor(
     private readonly core: SessionCore,
@@ -187,7 +208,42 @@ export class SessionMoves {
     });
   }
 
-  continueRequest(response: DebugProtocol.ContinueResponse): void {
+  /**
+   * The task "Follow This Task" follows (coroscope/followTask): Continue, Reverse Continue and Step Over
+   * move it alone, as with `singleThread` (null: none).
+   */
+  followedTask: number | null = null;
+
+  /** The task a move with these arguments is limited to (singleThread, or the task followed), or null. */
+  oneTaskOf(args: { threadId: number; singleThread?: boolean }): number | null {
+    if (args.singleThread === true && args.threadId < LOOP_THREAD_ID) return args.threadId;
+    return this.followedTask;
+  }
+
+  /**
+   * One task, both directions: on (or back) until that task's next (previous) line, at a line stop, or its
+   * next (previous) suspension between ticks, whatever other tasks run meanwhile (their breakpoints
+   * included). Forward: Step Over at a line (the task's next line, across its suspensions), else Step Into
+   * (its next step: the live host's stepTask, the recording's next suspension); back: Step Back.
+   */
+  oneTask(response: DebugProtocol.Response, taskId: number, direction: 'forward' | 'back'): void {
+    if (direction === 'back') {
+      this.stepBackRequest(response, { threadId: taskId });
+      return;
+    }
+    const pos = this.core.position;
+    const onLine = pos.kind !== 'running' && pos.kind !== 'moving' && shownLineOf(pos);
+    if (onLine) this.nextRequest(response, { threadId: taskId });
+    else this.stepInRequest(response, { threadId: taskId });
+  }
+
+  continueRequest(response: DebugProtocol.ContinueResponse, args?: DebugProtocol.ContinueArguments): void {
+    const task = args === undefined ? this.followedTask : this.oneTaskOf(args);
+    if (task !== null) {
+      response.body = { allThreadsContinued: false };
+      this.oneTask(response, task, 'forward');
+      return;
+    }
     response.body = { allThreadsContinued: true };
     const pos = this.core.position;
     switch (pos.kind) {
@@ -335,7 +391,7 @@ export class SessionMoves {
     });
   }
 
-  stepBackRequest(response: DebugProtocol.StepBackResponse, args: DebugProtocol.StepBackArguments): void {
+  stepBackRequest(response: DebugProtocol.Response, args: DebugProtocol.StepBackArguments): void {
     const threadId = args.threadId;
     const pos = this.core.position;
     switch (pos.kind) {
@@ -386,7 +442,7 @@ export class SessionMoves {
    * there is none, its previous suspension (a seek, as from a tick). The run must be recorded:
    * asked first (its timeline), so a refusal is this request's error.
    */
-  private stepBackAtLine(response: DebugProtocol.StepBackResponse, threadId: number): void {
+  private stepBackAtLine(response: DebugProtocol.Response, threadId: number): void {
     this.core.serve(response, async () => {
       const stop = this.core.currentStop!;
       const host = this.core.requireHost();
@@ -451,14 +507,21 @@ export class SessionMoves {
       case 'end':
       case 'recording':
         // Back from the moment shown (the live run's is its last recorded tick while it runs).
-        this.reverseContinueFrom(response, args.threadId);
+        this.reverseContinueFrom(response, args);
         return;
     }
   }
 
   /** Reverse Continue from the moment shown: a search of the recorded past (answered once moved). */
-  private reverseContinueFrom(response: DebugProtocol.ReverseContinueResponse, threadId: number): void {
-    const args = { threadId };
+  private reverseContinueFrom(
+    response: DebugProtocol.ReverseContinueResponse,
+    args: DebugProtocol.ReverseContinueArguments,
+  ): void {
+    const task = this.oneTaskOf(args);
+    if (task !== null) {
+      this.oneTask(response, task, 'back');
+      return;
+    }
     this.core.serve(response, async () => {
       const now = await this.past.momentShown();
       const candidates = await this.past.stopCandidates();
@@ -542,6 +605,80 @@ export class SessionMoves {
         await host.endpoint.request('seekTick', { tick, replayed: true, moment: seek });
       });
     });
+  }
+
+  /**
+   * A move made of line moves (a value's change looked for line by line, session-changes.ts): `walk` moves
+   * through `step`, each landed before the next, and the views show only where it ends (the stops on the
+   * way are dropped). Answered once it has ended; a refusal it throws is the request's error, the line it
+   * had reached shown.
+   */
+  walkLines(response: DebugProtocol.Response, threadId: number, walk: (step: LineWalkStep) => Promise<void>): void {
+    const pos = this.core.position;
+    if (pos.kind === 'moving') {
+      this.refuseDuringMove(response, pos);
+      return;
+    }
+    this.core.serve(response, async () => {
+      this.core.requireHost();
+      this.core.requestedThread = threadId;
+      await this.answerOnceMoved(response, () => walk((kind) => this.lineWalkStep(kind)));
+    });
+  }
+
+  /** One line move of a walk (walkLines): where it landed, once the position has settled there. */
+  private async lineWalkStep(kind: 'back' | 'over' | 'into'): Promise<'line' | 'present' | 'suspension' | 'off'> {
+    // The stops of the steps before are not shown: only the walk's end is.
+    if (this.core.heldEvents !== null)
+      this.core.heldEvents = this.core.heldEvents.filter(
+        (e) => e.event !== 'stopped' && e.event !== 'continued' && !SAYS_PAST_LINE.test(outputOf(e)),
+      );
+    const host = this.core.requireHost();
+    const pos = this.core.position;
+    const onLine =
+      pos.kind === 'liveLine' || pos.kind === 'pastLine' || pos.kind === 'pastHit' || pos.kind === 'recording';
+    if (!onLine || pos.stop?.line === undefined) return 'off';
+    if (pos.kind === 'liveLine' && kind !== 'back') {
+      // The live run goes on by one line of the task: its `paused` says where.
+      const epoch = this.core.epoch;
+      this.core.resumed();
+      this.core.moveTo(onContinued(pos));
+      await host.endpoint.request('lineStep', { kind });
+      await this.settle(() => this.core.position.kind !== 'running' && this.core.epoch > epoch + 1);
+      return this.core.position.kind === 'liveLine' && this.core.currentStop?.line !== undefined ? 'line' : 'off';
+    }
+    const moment = this.startMove({
+      waits: pos.kind === 'liveLine' || pos.kind === 'pastLine' ? 'pastLine' : 'hitLine',
+    });
+    const landing =
+      kind === 'back'
+        ? await host.endpoint.request('lineStepBack', { moment })
+        : (await host.endpoint.request('lineStep', { kind, moment })).landing;
+    if (landing !== undefined && landing.landed !== 'line') {
+      // Off the task's lines (before its first, or past its last): where it was.
+      if (landing.landed === 'present') await this.settle(() => this.core.position.kind !== 'moving', 2_000);
+      if (this.core.position.kind === 'moving') this.core.moveTo(refused(this.core.position));
+      return landing.landed;
+    }
+    // The start of the task: the walk stops on its first line again (said in the landing's note), nothing before.
+    const atStart = landing?.landed === 'line' && landing.note !== undefined && /start of the task/.test(landing.note);
+    try {
+      await this.settle(() => this.core.position.kind !== 'moving', atStart ? 2_000 : LINE_LANDING_MS);
+    } catch (e) {
+      if (!atStart) throw e;
+    }
+    if (this.core.position.kind === 'moving') this.core.moveTo(refused(this.core.position));
+    if (atStart) return 'suspension';
+    return this.core.currentStop?.line !== undefined ? 'line' : 'off';
+  }
+
+  /** Waits (at most `ms`) until `done` holds: a landing's event follows its request's answer. */
+  private async settle(done: () => boolean, ms = MOVE_LANDING_MS): Promise<void> {
+    const until = Date.now() + ms;
+    while (!done()) {
+      if (Date.now() > until) throw new Error('the host answered a line move but never showed where it landed');
+      await new Promise((r) => setTimeout(r, 2));
+    }
   }
 
   /** Refuses a forward step at a finished run's end (nothing comes after it); true when refused. */
@@ -661,7 +798,14 @@ export class SessionMoves {
     });
   }
 
-  nextRequest(response: DebugProtocol.NextResponse, args: DebugProtocol.NextArguments): void {
+  nextRequest(response: DebugProtocol.Response, args: DebugProtocol.NextArguments): void {
+    const task = this.oneTaskOf(args);
+    const pos = this.core.position;
+    // Limited to one task between ticks: its next step, not the loop's next tick.
+    if (task !== null && pos.kind !== 'moving' && pos.kind !== 'running' && !shownLineOf(pos)) {
+      this.stepInRequest(response, { threadId: task });
+      return;
+    }
     this.stepForward(
       response,
       args.threadId,
@@ -675,7 +819,7 @@ export class SessionMoves {
     );
   }
 
-  stepInRequest(response: DebugProtocol.StepInResponse, args: DebugProtocol.StepInArguments): void {
+  stepInRequest(response: DebugProtocol.Response, args: DebugProtocol.StepInArguments): void {
     const taskId = args.threadId;
     this.stepForward(
       response,

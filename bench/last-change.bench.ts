@@ -1,0 +1,110 @@
+// "Go to Last Change" (issue 28) on a recorded demo crawl, through the standalone debug adapter
+// with real DAP messages: a crawl of `pages` pages on the instant demo site with `tasks`
+// workers, stopped on the crawler fetch's `this.record(stat)` line at its `hit`th run (a
+// breakpoint with a hit condition), then Go to Last Change on fetch's local `response`: the
+// adapter walks the worker's lines back through the line replay (extension/debug/session-changes.ts)
+// to the line after `response = yield* this.session.get(...)`. Timed from the request to its
+// `stopped`; the ticks between the stop and the landing are printed beside it (how far back the
+// write was). Median of rounds, each round a fresh adapter and run.
+// Pressed `idle` ms after the stop (default 1000: a user reading it; 0: at once).
+// Usage: npm run bench:last-change [-- pages tasks hit rounds idle] (default 2000 100 300 5 1000).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from '../test/extension/debug/build-adapter';
+import { DapClient, stackOf } from '../test/extension/debug/dap-client';
+
+const [pages, tasks, hit, rounds, idleMs] = [2000, 100, 300, 5, 1000].map((d, i) => Number(process.argv[2 + i] ?? d));
+const CRAWLER = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
+const LINE =
+  readFileSync(CRAWLER, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes('this.record(stat);')) + 1;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+async function round(): Promise<{ ms: number; stopTick: number; setTick: number }> {
+  const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
+  try {
+    await dap.request('initialize', {
+      clientID: 'bench',
+      adapterID: 'coroscope',
+      linesStartAt1: true,
+      pathFormat: 'path',
+    });
+    const from = dap.mark();
+    const launch = dap.request('launch', {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'bench',
+      crawl: 'demo',
+      pages,
+      demoLatency: 'instant',
+      maxTasks: tasks,
+    });
+    await dap.waitForEvent('initialized', { from });
+    await dap.request('setBreakpoints', {
+      source: { path: CRAWLER },
+      breakpoints: [{ line: LINE, hitCondition: String(hit) }],
+    });
+    await dap.request('setExceptionBreakpoints', { filters: [] });
+    await dap.request('configurationDone');
+    await launch;
+    const stopped = await dap.waitForEvent('stopped', { from, timeoutMs: 120_000 });
+    const thread = Number(stopped.body.threadId);
+    await dap.request('setBreakpoints', { source: { path: CRAWLER }, breakpoints: [] });
+    const stopTick = (await dap.request<{ tick: number }>('coroscope/tasks')).tick;
+    const frames = await stackOf(dap, thread);
+    const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId: frames[0]!.id });
+    const locals = scopes.find((s) => s.name === 'Locals')!;
+    await dap.request('variables', { variablesReference: locals.variablesReference });
+    // A user reading the stop before asking (the line replay host gets the stop's recording meanwhile).
+    if (idleMs > 0) await new Promise((r) => setTimeout(r, idleMs));
+    const mark = dap.mark();
+    const t0 = performance.now();
+    await dap.request(
+      'coroscope/lastChange',
+      { variablesReference: locals.variablesReference, name: 'response' },
+      60_000,
+    );
+    await dap.waitForEvent('stopped', { from: mark, timeoutMs: 60_000 });
+    const ms = performance.now() - t0;
+    const said = dap.events
+      .slice(mark)
+      .filter((e) => e.event === 'output')
+      .map((e) => String(e.body.output))
+      .join('');
+    const m = /response was set by \S+ \(tick (\d+),/.exec(said);
+    if (m === null) throw new Error(`no landing said: ${said}`);
+    if (process.env.BENCH_VERBOSE === '1') console.log(said);
+    return { ms, stopTick, setTick: Number(m[1]) };
+  } finally {
+    await dap.close();
+  }
+}
+
+async function main(): Promise<void> {
+  await buildAdapterAndHost();
+  const times: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const r = await round();
+    times.push(r.ms);
+    console.log(
+      `round ${i + 1}: Go to Last Change of fetch's response ${r.ms.toFixed(0)} ms, stop at tick ${r.stopTick}, set at tick ${r.setTick} (${r.stopTick - r.setTick} ticks back)`,
+    );
+  }
+  console.log(
+    `Go to Last Change (${pages} pages, ${tasks} workers, ${hit}th record): median ${median(times).toFixed(0)} ms over ${rounds} rounds (target ≤ 1000 ms)`,
+  );
+}
+
+void main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

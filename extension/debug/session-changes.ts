@@ -1,0 +1,232 @@
+// SessionChanges: where a value was set. "Go to Last Change" / "Go to Next Change" on a local
+// or a field shown in Variables at a line stop (the custom requests coroscope/lastChange and
+// coroscope/nextChange, sent by the extension's commands on a Variables item), and DAP data
+// breakpoints on them (dataBreakpointInfo, setDataBreakpoints): Continue stops at the next
+// change of one, Reverse Continue at the previous one.
+//
+// How: the value is read (value-changes.ts: an expression in one frame, found by its depth
+// from the stack's root) at every line of its task, walking them with the line moves the
+// adapter has: back through the recording (the line replay, lineStepBack), forward through
+// the past (lineStep there) or the live run (a live line step). A change is a line whose
+// reading differs from the one after it (walking back) or before it (forward). The landing is
+// the first line where the new value is seen (where a live data breakpoint stops: after the
+// write), and the console names the line that wrote it, its tick and task.
+//
+// Invariants: asked only at a line stop (else refused with the reason, nothing moved); a walk
+// that finds no change is refused saying how far it went (the line it reached is shown);
+// only the landing's stop is shown (SessionMoves.walkLines).
+
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { ERR_HOST, type SessionCore } from './session-core';
+import type { LineWalkStep, SessionMoves } from './session-moves';
+import type { SessionInspection } from './session-inspection';
+import { message } from './stop-events';
+import {
+  dataIdOf,
+  frameIndexOf,
+  parseDataId,
+  readingText,
+  sameReading,
+  type Reading,
+  type WatchedValue,
+} from './value-changes';
+
+export const LAST_CHANGE_REQUEST = 'coroscope/lastChange';
+export const NEXT_CHANGE_REQUEST = 'coroscope/nextChange';
+
+/** At most this many lines are walked for one change (each may replay a tick). */
+const MAX_LINES = 5_000;
+
+/** The body of a coroscope/lastChange or coroscope/nextChange request: a Variables item. */
+export function narrowChangeArgs(v: unknown): { variablesReference: number; name: string } | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const r = v as Record<string, unknown>;
+  return typeof r.variablesReference === 'number' && typeof r.name === 'string'
+    ? { variablesReference: r.variablesReference, name: r.name }
+    : null;
+}
+
+export class SessionChanges {
+  /** The data breakpoints set (their watched values). */
+  private watched: WatchedValue[] = [];
+
+  constructor(
+    private readonly core: SessionCore,
+    private readonly inspection: SessionInspection,
+    private readonly moves: SessionMoves,
+  ) {}
+
+  /** Whether a Continue / Reverse Continue here is a data breakpoints' walk (set, and at a line stop). */
+  takesMove(): boolean {
+    return this.watched.length > 0 && this.core.currentStop?.line !== undefined;
+  }
+
+  dataBreakpointInfoRequest(
+    response: DebugProtocol.DataBreakpointInfoResponse,
+    args: DebugProtocol.DataBreakpointInfoArguments,
+  ): void {
+    this.core.serve(response, async () => {
+      const w =
+        args.variablesReference === undefined
+          ? 'a data breakpoint is set on a local or a field in Variables'
+          : await this.inspection.watchedValueOf(args.variablesReference, args.name);
+      response.body =
+        typeof w === 'string'
+          ? { dataId: null, description: w }
+          : {
+              dataId: dataIdOf(w),
+              description: `${w.expression} in ${w.functionName}`,
+              accessTypes: ['write'],
+              canPersist: false,
+            };
+      this.core.sendResponse(response);
+    });
+  }
+
+  setDataBreakpointsRequest(
+    response: DebugProtocol.SetDataBreakpointsResponse,
+    args: DebugProtocol.SetDataBreakpointsArguments,
+  ): void {
+    const watched: WatchedValue[] = [];
+    const breakpoints: DebugProtocol.Breakpoint[] = args.breakpoints.map((b) => {
+      const w = parseDataId(b.dataId);
+      if (w === null) return { verified: false, message: `not a value this debugger can watch: ${b.dataId}` };
+      if (b.accessType !== undefined && b.accessType !== 'write')
+        return { verified: false, message: 'only writes are watched (a change of the value)' };
+      if (b.condition !== undefined || b.hitCondition !== undefined)
+        return { verified: false, message: 'a data breakpoint takes no condition' };
+      watched.push(w);
+      return { verified: true, message: `stops where ${w.expression} (in ${w.functionName}) changes` };
+    });
+    this.watched = watched;
+    response.body = { breakpoints };
+    this.core.sendResponse(response);
+  }
+
+  /** Continue (forward) or Reverse Continue (back) with data breakpoints set: to the next / previous change. */
+  moveToChange(response: DebugProtocol.Response, threadId: number, direction: 'back' | 'forward'): void {
+    const watched = [...this.watched];
+    const what = direction === 'back' ? 'Reverse Continue' : 'Continue';
+    this.moves.walkLines(response, threadId, (step) => this.walk(what, watched, direction, step));
+  }
+
+  /** Answers coroscope/lastChange and coroscope/nextChange; false: not one of them. */
+  customRequest(command: string, response: DebugProtocol.Response, args: unknown): boolean {
+    if (command !== LAST_CHANGE_REQUEST && command !== NEXT_CHANGE_REQUEST) return false;
+    const direction = command === LAST_CHANGE_REQUEST ? 'back' : 'forward';
+    const what = direction === 'back' ? 'Go to Last Change' : 'Go to Next Change';
+    const a = narrowChangeArgs(args);
+    if (a === null) {
+      this.core.fail(response, ERR_HOST, `${command}: "variablesReference" (number) and "name" (string) are needed`);
+      return true;
+    }
+    if (direction === 'forward' && this.core.position.kind === 'liveLine') {
+      this.core.fail(
+        response,
+        ERR_HOST,
+        `${what}: the live run has no recorded future; set a data breakpoint on it and Continue`,
+        true,
+      );
+      return true;
+    }
+    this.core.serve(response, async () => {
+      const w = await this.inspection.watchedValueOf(a.variablesReference, a.name);
+      if (typeof w === 'string') throw new Error(`${what}: ${w}`);
+      const threadId = this.core.currentStop?.threadId ?? 0;
+      this.moves.walkLines(response, threadId, (step) => this.walk(what, [w], direction, step));
+    });
+    return true;
+  }
+
+  /** Reads each watched value at the line the host stands on. */
+  private async read(watched: readonly WatchedValue[]): Promise<Reading[]> {
+    const host = this.core.requireHost();
+    const { frames } = await host.endpoint.request('lineStack', {});
+    const names = frames.map((f) => f.name);
+    const out: Reading[] = [];
+    for (const w of watched) {
+      const frameIndex = frameIndexOf(w, names);
+      if (frameIndex === null) {
+        out.push({ reachable: false, why: `no frame of ${w.functionName} at depth ${w.depth}` });
+        continue;
+      }
+      try {
+        const r = await host.endpoint.request('lineEvaluate', { expression: w.expression, frameIndex });
+        out.push({ reachable: true, value: r.value, type: r.type });
+      } catch (e) {
+        out.push({ reachable: false, why: message(e) });
+      }
+    }
+    return out;
+  }
+
+  /** Where the host stands: the innermost frame's line. */
+  private async lineHere(): Promise<string> {
+    const { frames } = await this.core.requireHost().endpoint.request('lineStack', {});
+    const p = frames[0]?.position;
+    return p === undefined || p === null ? 'a line without source' : `${p.file}:${p.line}`;
+  }
+
+  private async walk(
+    what: string,
+    watched: readonly WatchedValue[],
+    direction: 'back' | 'forward',
+    step: LineWalkStep,
+  ): Promise<void> {
+    const names = watched.map((w) => w.expression).join(', ');
+    let later = await this.read(watched);
+    if (watched.every((_, i) => !later[i]!.reachable))
+      throw new Error(`${what}: ${names} cannot be read here (${later.map(readingText).join('; ')})`);
+    const started = Date.now();
+    for (let lines = 1; lines <= MAX_LINES; lines++) {
+      const stepStart = Date.now();
+      const landed = await step(direction === 'back' ? 'back' : 'over');
+      if (process.env.COROSCOPE_TRACE_WALK === '1')
+        this.core.output(`walk step ${lines}: ${landed} in ${Date.now() - stepStart} ms`);
+      if (landed !== 'line')
+        throw new Error(
+          `${what}: no ${direction === 'back' ? 'earlier' : 'later'} change of ${names} in the task's lines (${lines - 1} walked, then ${landed === 'suspension' ? 'the start of what the recording can replay by line' : landed === 'present' ? 'the present' : 'no further line'}): the line reached is shown`,
+        );
+      const now = await this.read(watched);
+      const changed = watched.findIndex((_, i) => !sameReading(now[i]!, later[i]!));
+      // Walking back, a change on the line just before is the one the line shown first sees: already here.
+      if (changed >= 0 && direction === 'back' && lines === 1) {
+        this.core.output(
+          `Coroscope: ${what}: ${watched[changed]!.expression} was set by the line just before the one shown (${readingText(now[changed]!)} → ${readingText(later[changed]!)}): looking further back`,
+        );
+        later = now;
+        continue;
+      }
+      if (changed < 0) {
+        later = now;
+        continue;
+      }
+      const stop = this.core.currentStop;
+      if (direction === 'forward') {
+        this.core.output(
+          `Coroscope: ${what}: ${watched[changed]!.expression} changed: ${readingText(later[changed]!)} → ${readingText(now[changed]!)}, first seen here (tick ${stop?.tick ?? '?'}, ${lines} line(s) walked in ${Date.now() - started} ms)`,
+        );
+        return;
+      }
+      // This line wrote it: the line after it, where the new value is first seen, is where it was set.
+      const writer = await this.lineHere();
+      const writerTick = stop?.tick;
+      await this.core.refreshTasks().catch(() => undefined);
+      const task =
+        stop?.taskId === undefined ? 'the main thread' : (this.core.nameOf(stop.taskId) ?? `task #${stop.taskId}`);
+      const back = await step(now[changed]!.reachable ? 'over' : 'into');
+      if (back !== 'line')
+        throw new Error(
+          `${what}: the line after the change (at ${writer}, tick ${writerTick}) could not be shown again`,
+        );
+      // A `yield*` line writes when it resumes: the tick the new value is first seen is the write's.
+      const setTick = this.core.currentStop?.tick ?? writerTick;
+      const began = writerTick !== undefined && writerTick !== setTick ? `; that line began at tick ${writerTick}` : '';
+      this.core.output(
+        `Coroscope: ${what}: ${watched[changed]!.expression} was set by ${writer} (tick ${setTick ?? '?'}, ${task}${began}): ${readingText(now[changed]!)} → ${readingText(later[changed]!)}; shown where the new value is first seen (${lines} line(s) walked in ${Date.now() - started} ms)`,
+      );
+      return;
+    }
+    throw new Error(`${what}: no change of ${names} within ${MAX_LINES} lines: the line reached is shown`);
+  }
+}

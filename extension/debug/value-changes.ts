@@ -1,0 +1,80 @@
+// Value changes: the pure pieces of "Go to Last Change" / "Go to Next Change" and of the data
+// breakpoints on a local or a field (session-changes.ts walks the task's lines with them).
+//
+// A watched value is an expression (a local's name, then `.field` / `[key]` down to the
+// field) read in one frame of a line stop's task, that frame named by its function and its
+// depth from the stack's root (a line step moves the innermost frames; the root stays). A
+// change is a reading that differs from the one before: another primitive, another type, or
+// an object shown otherwise (the line replay answers each line in a replay of its own, so
+// objects of two readings are compared by what they show, not by identity), or the value
+// becoming unreachable (its frame returned, or not yet entered, walking back).
+//
+// Invariants: pure (no host, no DAP state); a data breakpoint's id round-trips through
+// dataIdOf / parseDataId and anything else parses to null.
+
+/** A value read in one frame of a task's line stop. */
+export interface WatchedValue {
+  /** The expression read in the frame (a local's name, then fields). */
+  readonly expression: string;
+  /** The frame's function name. */
+  readonly functionName: string;
+  /** The frame's depth from the stack's root (0: the outermost frame shown). */
+  readonly depth: number;
+}
+
+/** One reading of a watched value. */
+export type Reading =
+  | { readonly reachable: true; readonly value: string; readonly type: string }
+  | { readonly reachable: false; readonly why: string };
+
+/** The expression of `name` inside the value `parent` evaluates to (`parent.name`, `parent[3]`, `parent["a b"]`). */
+export function childExpression(parent: string, name: string): string {
+  if (parent === '') return name;
+  if (/^[A-Za-z_$][\w$]*$/.test(name)) return `${parent}.${name}`;
+  if (/^(0|[1-9]\d*)$/.test(name)) return `${parent}[${name}]`;
+  // A Map entry, a symbol or a getter shown by a label: no expression reads it back.
+  if (/^\[.*\]$/.test(name) || name.includes('→') || name.startsWith('Symbol(')) return '';
+  return `${parent}[${JSON.stringify(name)}]`;
+}
+
+/** Whether two readings show the same value (a change is a pair that does not). */
+export function sameReading(a: Reading, b: Reading): boolean {
+  if (a.reachable !== b.reachable) return false;
+  if (!a.reachable || !b.reachable) return true;
+  return a.value === b.value && a.type === b.type;
+}
+
+/** How a reading is said in the console. */
+export function readingText(r: Reading): string {
+  return r.reachable ? r.value : `(not reachable: ${r.why})`;
+}
+
+/** The index of the frame a watched value lives in, in a stack of `count` frames innermost first (null: gone). */
+export function frameIndexOf(w: WatchedValue, names: readonly string[]): number | null {
+  const index = names.length - 1 - w.depth;
+  if (index < 0 || index >= names.length) return null;
+  return names[index] === w.functionName ? index : null;
+}
+
+const DATA_ID_PREFIX = 'coroscope-value:';
+
+/** The DAP dataId of a data breakpoint on a watched value. */
+export function dataIdOf(w: WatchedValue): string {
+  return `${DATA_ID_PREFIX}${JSON.stringify([w.expression, w.functionName, w.depth])}`;
+}
+
+/** The watched value a dataId names, or null when it is not one of this adapter's. */
+export function parseDataId(id: string): WatchedValue | null {
+  if (!id.startsWith(DATA_ID_PREFIX)) return null;
+  let v: unknown;
+  try {
+    v = JSON.parse(id.slice(DATA_ID_PREFIX.length));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(v) || v.length !== 3) return null;
+  const [expression, functionName, depth] = v as unknown[];
+  if (typeof expression !== 'string' || expression === '' || typeof functionName !== 'string') return null;
+  if (typeof depth !== 'number' || !Number.isInteger(depth) || depth < 0) return null;
+  return { expression, functionName, depth };
+}

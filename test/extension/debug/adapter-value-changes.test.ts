@@ -1,0 +1,284 @@
+// "Where was this set?" and one task in both directions (issue 28), in the standalone debug
+// adapter with real DAP messages, on a program of two counters (fixtures/value-changes.ts).
+// A live data breakpoint on counter-a's `total` stops where each write is first seen; at the
+// counter's `return`, Go to Last Change goes back through the recording to the same places,
+// in reverse, with the same values and ticks, and is refused before the first. Refusals: a
+// value at a stop between ticks, an unknown item, Go to Next Change on the live run. Moves
+// with `singleThread` land on that task's lines only, and between ticks on its suspensions.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
+import { TASKS_REQUEST, type TasksBody } from '../../../extension/debug/custom-requests';
+import { DapClient, stackOf } from './dap-client';
+import { lineOf } from '../../source-line';
+
+const PROGRAM = join(__dirname, 'fixtures', 'value-changes.ts');
+const BOX_LINE = lineOf(PROGRAM, 'const box = { count: 0 };');
+const COUNT_LINE = lineOf(PROGRAM, 'box.count = total;');
+const RETURN_LINE = lineOf(PROGRAM, 'return total;');
+const LOG_LINE = lineOf(PROGRAM, 'log.push(');
+
+async function start(): Promise<DapClient> {
+  const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
+  const init = await dap.request<DebugProtocol.Capabilities>('initialize', {
+    clientID: 'coroscope-tests',
+    adapterID: 'coroscope',
+    linesStartAt1: true,
+    columnsStartAt1: true,
+    pathFormat: 'path',
+    supportsVariableType: true,
+  });
+  assert.equal(init.supportsDataBreakpoints, true);
+  assert.equal(init.supportsSingleThreadExecutionRequests, true);
+  return dap;
+}
+
+async function setLineBreakpoint(dap: DapClient, line: number | null, condition?: string): Promise<void> {
+  const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
+    source: { path: PROGRAM },
+    breakpoints: line === null ? [] : [condition === undefined ? { line } : { line, condition }],
+  });
+  if (line !== null) assert.equal(set.breakpoints[0]!.verified, true, set.breakpoints[0]!.message);
+}
+
+async function launchTo(dap: DapClient, line: number, condition: string): Promise<number> {
+  const from = dap.mark();
+  const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'changes', program: PROGRAM });
+  await dap.waitForEvent('initialized', { from });
+  await setLineBreakpoint(dap, line, condition);
+  await dap.request('setExceptionBreakpoints', { filters: [] });
+  await dap.request('configurationDone');
+  await launch;
+  const stopped = await dap.waitForEvent('stopped', { from });
+  assert.equal(stopped.body.reason, 'breakpoint');
+  return Number(stopped.body.threadId);
+}
+
+/** The Locals scope of the thread's top frame: its reference and its variables. */
+async function topLocals(
+  dap: DapClient,
+  threadId: number,
+): Promise<{ ref: number; variables: Map<string, DebugProtocol.Variable> }> {
+  const frames = await stackOf(dap, threadId);
+  const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId: frames[0]!.id });
+  const locals = scopes.find((s) => s.name === 'Locals');
+  assert.ok(locals !== undefined, `a Locals scope among ${scopes.map((s) => s.name).join(', ')}`);
+  const { variables } = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', {
+    variablesReference: locals.variablesReference,
+  });
+  return { ref: locals.variablesReference, variables: new Map(variables.map((v) => [v.name, v])) };
+}
+
+async function tickNow(dap: DapClient): Promise<number> {
+  return (await dap.request<TasksBody>(TASKS_REQUEST)).tick;
+}
+
+interface Seen {
+  line: number;
+  tick: number;
+  total: string;
+}
+
+async function seenAt(dap: DapClient, threadId: number): Promise<Seen> {
+  const frames = await stackOf(dap, threadId);
+  assert.equal(frames[0]!.name, 'counter');
+  const { variables } = await topLocals(dap, threadId);
+  return { line: frames[0]!.line, tick: await tickNow(dap), total: variables.get('total')?.value ?? '(none)' };
+}
+
+/** The text of the error response of a request. */
+async function refusal(dap: DapClient, command: string, args: unknown): Promise<string> {
+  const r = await dap.requestRaw(command, args);
+  assert.equal(r.success, false, `${command} is refused`);
+  return r.message ?? '';
+}
+
+describe('where a value was set, and one task in both directions', { timeout: 240_000 }, () => {
+  let dap: DapClient;
+  let thread = 0;
+  const writes: Seen[] = [];
+
+  before(async () => {
+    await buildAdapterAndHost();
+    dap = await start();
+  });
+  after(async () => {
+    await dap?.close();
+  });
+
+  it('a live data breakpoint on a local stops where each write is first seen', async () => {
+    thread = await launchTo(dap, BOX_LINE, "name === 'a'");
+    await setLineBreakpoint(dap, null);
+    const { ref } = await topLocals(dap, thread);
+    const info = await dap.request<DebugProtocol.DataBreakpointInfoResponse['body']>('dataBreakpointInfo', {
+      variablesReference: ref,
+      name: 'total',
+    });
+    assert.ok(info.dataId !== null, info.description);
+    const set = await dap.request<DebugProtocol.SetDataBreakpointsResponse['body']>('setDataBreakpoints', {
+      breakpoints: [{ dataId: info.dataId, accessType: 'write' }],
+    });
+    assert.equal(set.breakpoints[0]!.verified, true);
+    for (const expected of ['1', '5', '12']) {
+      const from = dap.mark();
+      await dap.request('continue', { threadId: thread });
+      const stopped = await dap.waitForEvent('stopped', { from });
+      assert.equal(Number(stopped.body.threadId), thread, 'the data breakpoint stops in its own task');
+      const seen = await seenAt(dap, thread);
+      assert.deepEqual([seen.line, seen.total], [COUNT_LINE, expected], 'the line after the write, the new value');
+      writes.push(seen);
+    }
+    assert.ok(writes[0]!.tick < writes[1]!.tick && writes[1]!.tick < writes[2]!.tick, JSON.stringify(writes));
+    await dap.request('setDataBreakpoints', { breakpoints: [] });
+  });
+
+  it('Go to Last Change goes back to where the live data breakpoint stopped, each write in turn', async () => {
+    await setLineBreakpoint(dap, RETURN_LINE, "name === 'a'");
+    let from = dap.mark();
+    await dap.request('continue', { threadId: thread });
+    await dap.waitForEvent('stopped', { from });
+    await setLineBreakpoint(dap, null);
+    const at = await seenAt(dap, thread);
+    assert.deepEqual([at.line, at.total], [RETURN_LINE, '12']);
+    for (const expected of [...writes].reverse()) {
+      const { ref } = await topLocals(dap, thread);
+      from = dap.mark();
+      await dap.request('coroscope/lastChange', { variablesReference: ref, name: 'total' });
+      const stopped = await dap.waitForEvent('stopped', { from });
+      assert.equal(Number(stopped.body.threadId), thread);
+      assert.deepEqual(await seenAt(dap, thread), expected, 'the same line, tick and value as the live stop');
+      const said = dap.events
+        .slice(from)
+        .filter((e) => e.event === 'output')
+        .map((e) => String(e.body.output))
+        .join('');
+      assert.match(said, new RegExp(`total was set by \\S+:${COUNT_LINE - 1} \\(tick ${expected.tick}, counter-a\\)`));
+    }
+  });
+
+  it('refuses what it cannot answer, with the reason', async () => {
+    assert.match(await refusal(dap, 'coroscope/lastChange', { name: 'total' }), /"variablesReference"/);
+    const { ref } = await topLocals(dap, thread);
+    assert.match(
+      await refusal(dap, 'coroscope/lastChange', { variablesReference: ref, name: 'nothing-here' }),
+      /not a local or a field/,
+    );
+    const bad = await dap.request<DebugProtocol.SetDataBreakpointsResponse['body']>('setDataBreakpoints', {
+      breakpoints: [{ dataId: 'someone-else:x' }],
+    });
+    assert.equal(bad.breakpoints[0]!.verified, false);
+  });
+
+  it('Go to Next Change forwards through the recording, on a field too; and Last Change stops at the first', async () => {
+    // Where `total` first became 1 (shown in the past): the next change of box.count (a field) is a line later.
+    const locals = await topLocals(dap, thread);
+    const box = locals.variables.get('box');
+    assert.ok(box !== undefined && box.variablesReference > 0);
+    await dap.request('variables', { variablesReference: box.variablesReference });
+    let from = dap.mark();
+    await dap.request('coroscope/nextChange', { variablesReference: box.variablesReference, name: 'count' });
+    await dap.waitForEvent('stopped', { from });
+    const seen = await seenAt(dap, thread);
+    assert.deepEqual([seen.line, seen.tick], [LOG_LINE, writes[0]!.tick], 'box.count is first 1 a line later');
+    // The next change of `total`: the second write, where the live data breakpoint stopped.
+    const now = await topLocals(dap, thread);
+    from = dap.mark();
+    await dap.request('coroscope/nextChange', { variablesReference: now.ref, name: 'total' });
+    await dap.waitForEvent('stopped', { from });
+    assert.deepEqual(await seenAt(dap, thread), writes[1]);
+    // Back: Last Change twice goes to the first write, then to `let total = 0`'s.
+    for (let i = 0; i < 2; i++) {
+      const { ref } = await topLocals(dap, thread);
+      from = dap.mark();
+      await dap.request('coroscope/lastChange', { variablesReference: ref, name: 'total' });
+      await dap.waitForEvent('stopped', { from });
+    }
+    // Before the first write: `let total = 0` sets it (first seen on the next line), and nothing before that.
+    const first = await seenAt(dap, thread);
+    assert.deepEqual([first.line, first.total], [BOX_LINE, '0']);
+    const again = await topLocals(dap, thread);
+    assert.match(
+      await refusal(dap, 'coroscope/lastChange', { variablesReference: again.ref, name: 'total' }),
+      /no earlier change of total/,
+    );
+  });
+
+  it('singleThread steps stay on one task', async () => {
+    // One task: Continue and Step Over with singleThread go to that task's next lines, whatever else runs.
+    for (let i = 0; i < 6; i++) {
+      const mark = dap.mark();
+      await dap.request(i % 2 === 0 ? 'continue' : 'next', { threadId: thread, singleThread: true });
+      const stopped = await dap.waitForEvent('stopped', { from: mark });
+      assert.equal(Number(stopped.body.threadId), thread);
+      const frames = await stackOf(dap, thread);
+      assert.equal(frames[0]!.name, 'counter', `a line of counter-a (${frames[0]!.name}:${frames[0]!.line})`);
+    }
+  });
+
+  it("between ticks, a value cannot be followed; singleThread moves go by that task's suspensions", async () => {
+    await dap.request('disconnect', {});
+    await dap.close();
+    dap = await start();
+    const from = dap.mark();
+    const launch = dap.request('launch', {
+      type: 'coroscope',
+      request: 'launch',
+      name: 'ticks',
+      program: PROGRAM,
+      stopOnEntry: true,
+    });
+    await dap.waitForEvent('initialized', { from });
+    await dap.request('setExceptionBreakpoints', { filters: [] });
+    await dap.request('configurationDone');
+    await launch;
+    const entry = await dap.waitForEvent('stopped', { from });
+    // Tick by tick until counter-a has made a few steps.
+    let a = 0;
+    for (let i = 0; i < 50 && a === 0; i++) {
+      const body = await dap.request<TasksBody>(TASKS_REQUEST);
+      const row = body.tasks.find((t) => t.name === 'counter-a');
+      if (row !== undefined && row.steps >= 4) a = row.id;
+      else {
+        const mark = dap.mark();
+        await dap.request('next', { threadId: Number(entry.body.threadId) });
+        await dap.waitForEvent('stopped', { from: mark });
+      }
+    }
+    assert.ok(a > 0, 'counter-a made 4 steps');
+    const stepsOf = async (): Promise<number> =>
+      (await dap.request<TasksBody>(TASKS_REQUEST)).tasks.find((t) => t.id === a)!.steps;
+    const frames = await stackOf(dap, a);
+    const scopes = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId: frames[0]!.id });
+    const info = await dap.request<DebugProtocol.DataBreakpointInfoResponse['body']>('dataBreakpointInfo', {
+      variablesReference: scopes.scopes[0]!.variablesReference,
+      name: 'total',
+    });
+    assert.equal(info.dataId, null);
+    assert.match(info.description, /stop on a line/);
+    const now = await stepsOf();
+    let stopped = entry;
+    for (const expected of [now - 1, now - 2]) {
+      const mark = dap.mark();
+      await dap.request('reverseContinue', { threadId: a, singleThread: true });
+      stopped = await dap.waitForEvent('stopped', { from: mark });
+      assert.equal(Number(stopped.body.threadId), a);
+      assert.equal(await stepsOf(), expected, "back to counter-a's previous suspension");
+    }
+    const mark = dap.mark();
+    await dap.request('continue', { threadId: a, singleThread: true });
+    stopped = await dap.waitForEvent('stopped', { from: mark });
+    assert.equal(Number(stopped.body.threadId), a);
+    assert.equal(await stepsOf(), now - 1, "on to counter-a's next suspension");
+    // Follow This Task: a Reverse Continue without singleThread moves the task followed alone too.
+    await dap.request('coroscope/followTask', { threadId: a });
+    const back = dap.mark();
+    await dap.request('reverseContinue', { threadId: a });
+    stopped = await dap.waitForEvent('stopped', { from: back });
+    assert.equal(Number(stopped.body.threadId), a);
+    assert.equal(await stepsOf(), now - 2, 'the task followed goes back to its previous suspension');
+    await dap.request('coroscope/followTask', { threadId: null });
+    assert.match(await refusal(dap, 'coroscope/followTask', { threadId: 'x' }), /"threadId"/);
+  });
+});
