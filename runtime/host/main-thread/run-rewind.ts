@@ -400,7 +400,7 @@ export class RunRewind {
 
   /**
    * The recording read through its open tick (a line stop's, RecordedStreams.openTick) has
-   * grown past it (the same run at a later stop: Run.growOpened): it is read again whole, and
+   * grown past it (the same run at a later stop: ReplayHostServices.growOpened): it is read again whole, and
    * the replays parked along it go on into the longer one at their next seek.
    */
   regrow(): void {
