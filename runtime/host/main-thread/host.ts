@@ -205,19 +205,19 @@ export class RuntimeHost {
       this.launching = job.catch(() => undefined);
       return job;
     });
-    serve('timeline', (p) => this.requireRun('timeline').timeline(p.sinceTick ?? 0, p.taskId));
-    serve('seekTick', (p) => this.requireRun('seekTick').seekTick(p.tick, p.replayed ?? false, p.moment));
+    serve('timeline', (p) => this.requireRun('timeline').recording.timeline(p.sinceTick ?? 0, p.taskId));
+    serve('seekTick', (p) => this.requireRun('seekTick').past.seekTick(p.tick, p.replayed ?? false, p.moment));
     // The replay-host protocol's methods this thread answers (its worker, or a live host's worker, asks them).
     const serveReplay = this.serveReplayMethod.bind(this);
-    serveReplay('replayLineTick', (p) => this.requireRun('replayLineTick').replayLineTick(p.tick));
-    serveReplay('scanTicks', (p) => this.requireRun('scanTicks').scanTicks(p));
+    serveReplay('replayLineTick', (p) => this.requireRun('replayLineTick').replayHost.replayLineTick(p.tick));
+    serveReplay('scanTicks', (p) => this.requireRun('scanTicks').replayHost.scanTicks(p));
     serveReplay('writeReplayCopy', (p) => writeReplayCopy(this.requireRun('writeReplayCopy'), p.path));
     serveReplay('writeRecordingGrowth', (p) =>
       writeRecordingGrowth(this.requireRun('writeRecordingGrowth'), p.path, p.from),
     );
     serveReplay('growRecording', (p) => {
       const growth = readRecordingGrowth(p.path);
-      return { ticks: this.requireRun('growRecording').growInPlace(growth, p.live) };
+      return { ticks: this.requireRun('growRecording').replayHost.growInPlace(growth, p.live) };
     });
 
     serve('compare', async (p) => {
@@ -294,13 +294,13 @@ export class RuntimeHost {
     // once; what needs the replayed program waits for it.
     serve('snapshot', (p) => {
       const run = this.requireRun('snapshot');
-      return run.momentNow()?.snapshot() ?? run.snapshot(p.since);
+      return run.past.momentNow()?.snapshot() ?? run.snapshot(p.since);
     });
 
     serve('taskDetail', (p) => {
       const run = this.requireRun('taskDetail');
       const locals = (p.locals ?? true) && run.inspect;
-      const now = run.momentNow();
+      const now = run.past.momentNow();
       // A past moment knows no creation sites: the run's (the same at every moment), so each view of the task
       // says the same.
       const sited = (d: TaskDetail): TaskDetail =>
@@ -320,7 +320,7 @@ export class RuntimeHost {
 
     serve('lints', () => {
       const run = this.requireRun('lints');
-      const past = run.momentNow();
+      const past = run.past.momentNow();
       if (past !== null) return { lints: past.lints() };
       if (!run.loop.isClosed()) {
         run.lints.sweep();
@@ -408,7 +408,7 @@ export class RuntimeHost {
     // A line replay host given the same live run's recording again (followed, at a stop, at its end): its run
     // grows, its checkpoints kept.
     const current = this.run;
-    if ((midTick || unshown) && current !== null && current.growOpened(opened, live))
+    if ((midTick || unshown) && current !== null && current.replayHost.growOpened(opened, live))
       return { ...opened.info, runId: current.id };
     await this.stopRun();
     await this.run?.release();
@@ -419,7 +419,7 @@ export class RuntimeHost {
     this.run = run;
     // A mid-tick recording (a line replay's) is walked line by line, a replay host's copy searched: neither
     // is shown at a tick.
-    if (opened.info.ticks > 0 && !midTick && !unshown) await run.seekTick(null);
+    if (opened.info.ticks > 0 && !midTick && !unshown) await run.past.seekTick(null);
     return { ...opened.info, runId: run.id };
   }
 

@@ -150,7 +150,7 @@ export class LineDebugBridge implements Transport {
     const loopNow = (): EventLoop | null => {
       const run = currentRun();
       const running = runningLoopOrNull();
-      return running !== null && running === run?.tracedLoop ? running : (run?.loop ?? null);
+      return running !== null && running === run?.replayHost.tracedLoop ? running : (run?.loop ?? null);
     };
     const handle = {
       serve: (json: string): string => {
@@ -170,12 +170,14 @@ export class LineDebugBridge implements Transport {
       live: (): boolean => {
         const running = runningLoopOrNull();
         const run = currentRun();
-        return running === null || running === run?.loop || running === run?.tracedLoop;
+        return running === null || running === run?.loop || running === run?.replayHost.tracedLoop;
       },
       // The line replay's walk (past-line-walk.ts): task `taskId` runs in the traced tick.
       traced: (taskId: number): boolean => {
         const running = runningLoopOrNull();
-        return running !== null && running === currentRun()?.tracedLoop && running.currentTask()?.id === taskId;
+        return (
+          running !== null && running === currentRun()?.replayHost.tracedLoop && running.currentTask()?.id === taskId
+        );
       },
       where: (): { taskId: number | null; taskName: string | null; tick: number; recorded: boolean } => {
         const loop = loopNow();
@@ -184,7 +186,7 @@ export class LineDebugBridge implements Transport {
           taskId: task?.id ?? null,
           taskName: task === null ? null : `${task.name}`,
           tick: loop?.tickCount() ?? 0,
-          recorded: currentRun()?.recorded === true,
+          recorded: currentRun()?.recording.recorded === true,
         };
       },
       // A live logpoint with a hit condition (line-debugger.ts): its hits counted here, per run, since it was
@@ -200,14 +202,14 @@ export class LineDebugBridge implements Transport {
       // A breakpoint search's scan breakpoints (hit-scan.ts): the breakpoints of `location` whose condition
       // held; true pauses here.
       scanHit: (location: number, met: Array<boolean | string>): boolean => {
-        const scan = currentRun()?.hitScan ?? null;
+        const scan = currentRun()?.replayHost.hitScan ?? null;
         return scan !== null && runningLoopOrNull() === scan.loop && scan.hit(location, met);
       },
       // Why the scan paused here ('marker', 'stop'), and the worker's verdict on a marker pause (true: stop here).
-      scanPause: (): string | null => currentRun()?.hitScan?.pausedFor ?? null,
-      scanMarked: (matched: boolean): boolean => currentRun()?.hitScan?.markerSeen(matched) ?? false,
+      scanPause: (): string | null => currentRun()?.replayHost.hitScan?.pausedFor ?? null,
+      scanMarked: (matched: boolean): boolean => currentRun()?.replayHost.hitScan?.markerSeen(matched) ?? false,
       // ... and on a pause where a forward search ends (true: the live line stop, nothing after it counts).
-      scanUntil: (reached: boolean): boolean => currentRun()?.hitScan?.untilSeen(reached) ?? false,
+      scanUntil: (reached: boolean): boolean => currentRun()?.replayHost.hitScan?.untilSeen(reached) ?? false,
       // The line replay (line-replay-host.ts): the run's recording through the start of the tick stopped in,
       // for the replay host.
       writeMidTick: (path: string): { runId: number; ticks: number; midTick: boolean } | { refused: string } => {

@@ -12,7 +12,7 @@
 // run, a paused one) it writes the recording so far, opened as any recording, and says where it
 // ends (its mark): writeRecordingGrowth then writes only what the recording gained since a
 // mark, for the line replay host following the run to grow its copy in place
-// (readRecordingGrowth, Run.growInPlace).
+// (readRecordingGrowth, ReplayHostServices.growInPlace).
 
 import { statSync } from 'node:fs';
 import type { Lint, LintKind, RecordingInfo, RecordingMark, UrlFailureMark } from '../../../protocol/host-protocol';
@@ -60,7 +60,7 @@ function metaOf(run: Run, streams: RecordedStreams): RecordingMeta {
       options: run.options,
       siteUrl: run.siteUrl ?? null,
       frames: run.inspect,
-      ...(run.openedSignal !== null ? { signal: run.openedSignal } : {}),
+      ...(run.recording.openedSignal !== null ? { signal: run.recording.openedSignal } : {}),
       inputs: run.sampleInputs,
     }),
     sources: programSources(),
@@ -71,9 +71,9 @@ function metaOf(run: Run, streams: RecordedStreams): RecordingMeta {
     recordedAt: new Date().toISOString(),
     lints: run.lints.lints(),
   };
-  const failed = run.urlFailures.all();
+  const failed = run.recording.urlFailures.all();
   if (failed.length > 0) meta = { ...meta, urlFailures: failed };
-  const notes = run.tableNotes();
+  const notes = run.recording.tableNotes();
   if (notes !== null) meta = { ...meta, ...packTableNotes(notes) };
   return streams.openTick === true ? { ...meta, openTick: true } : meta;
 }
@@ -84,7 +84,7 @@ export function saveRecording(run: Run, path: string): RecordingInfo {
       `saveRecording: run ${run.id} is still going: its recording is saved once it has finished`,
       'badState',
     );
-  const streams = run.recording;
+  const streams = run.recording.streams;
   if (streams === null)
     throw new ProtocolError(
       `saveRecording: run ${run.id} was not recorded: launch it with options.record`,
@@ -120,7 +120,7 @@ export function writeReplayCopy(
   path: string,
 ): { runId: number; ticks: number; midTick: boolean; writeMs: number; mark?: RecordingMark } {
   const t0 = performance.now();
-  const streams = run.recording ?? run.streamsMidTick();
+  const streams = run.recording.streams ?? run.recording.streamsMidTick();
   if (streams === null)
     throw new ProtocolError(
       `Step Back needs a recorded run: launch with record (run ${run.id} was not recorded)`,
@@ -152,7 +152,7 @@ export function writeReplayCopy(
 
 /** Where run's recording ends, streams at `streams`: its table notes' and lints' entries too. */
 function recordingMarkOf(run: Run, streams: StreamMark): RecordingMark {
-  const notes = run.tableNotes();
+  const notes = run.recording.tableNotes();
   return {
     ...streams,
     details: notes?.details?.length ?? 0,
@@ -175,9 +175,9 @@ export function writeRecordingGrowth(
   from: RecordingMark,
 ): { runId: number; ticks: number; to: RecordingMark; bytes: number; writeMs: number } {
   const t0 = performance.now();
-  const now = run.recordingNow();
+  const now = run.recording.recordingNow();
   if (now === null) throw new ProtocolError(`writeRecordingGrowth: run ${run.id} was not recorded`, 'notRecorded');
-  const notes = run.tableNotes();
+  const notes = run.recording.tableNotes();
   const lints = run.lints.lints();
   const to = recordingMarkOf(run, now.mark);
   if ((Object.keys(to) as Array<keyof RecordingMark>).some((k) => from[k] > to[k]) || from.payload > now.mark.payload) {
@@ -216,7 +216,7 @@ export function writeRecordingGrowth(
   return { runId: run.id, ticks: now.counts.ticks, to, bytes, writeMs: performance.now() - t0 };
 }
 
-/** A growth file read back (readRecordingGrowth): checked, for Run.growInPlace. */
+/** A growth file read back (readRecordingGrowth): checked, for ReplayHostServices.growInPlace. */
 export interface ReadGrowth {
   readonly from: RecordingMark;
   readonly to: RecordingMark;

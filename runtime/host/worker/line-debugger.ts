@@ -53,14 +53,15 @@ import { HitCount, hitConditionOf, HitsSince, type BreakpointsSetAt } from '../.
 import { addHeldTime, holdBegan } from '../../held-time';
 import type { StopFrame } from './stop-place';
 import { logpointTemplate } from './logpoint-message';
+import { LineSteps, liveOnly } from './line-steps';
 
 /** The CDP shapes used here (node:inspector's own protocol types, narrowed to what is read). */
-interface CdpLocation {
+export interface CdpLocation {
   scriptId: string;
   lineNumber: number;
   columnNumber?: number;
 }
-interface CdpRemoteObject {
+export interface CdpRemoteObject {
   type: string;
   subtype?: string;
   className?: string;
@@ -113,15 +114,6 @@ export interface WalkFrame {
 /** Sources whose frames are the runtime's machinery: stepped through, not shown. */
 const MACHINERY =
   /[\\/]runtime[\\/](coroutine|running-loop|task|loop|handle|ready-queue|future|fifo|timer-heap|shape-anchors|observer-fanout|wakeup-callback)\.ts$|[\\/]runtime[\\/](inspect|host|record)[\\/]|[\\/]protocol[\\/]/;
-/** Task._step's comment on the line before its resume of the task: "follow the loop" steps into it. */
-const RESUME_MARK = /The resume \(the line debugger's "follow the loop"/;
-/**
- * The callee of a `yield*` of a call on a line (`yield* middle(log)`, `yield* this.session.get(url)`): a name
- * or a chain of property reads.
- */
-const DELEGATED_CALL = /yield\*\s*((?:this|[A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)*)\s*\(/;
-/** Auto steps through machinery before giving up on a step. */
-const MAX_AUTO_STEPS = 400;
 const MAX_VALUE = 200;
 
 interface LineBreakpointEntry {
@@ -148,26 +140,6 @@ export type { BreakpointsSetAt } from '../../inspect/hit-count';
  */
 const LIBRARY = /[\\/]runtime[\\/][^\\/]+\.ts$/;
 
-interface StepState {
-  /**
-   * 'follow': waiting for `_step` to resume the next task; 'followInto': going into it; 'followOut': coming
-   * out of the runtime's library into the program.
-   */
-  kind: LineStepKind | 'follow' | 'followInto' | 'followOut';
-  /** The task the step belongs to (null: outside any task). */
-  taskId: number | null;
-  /** The frame the step started in (its function and line), for "the yield* resumed". */
-  originFunction: string | null;
-  /** The source line the step started on (lineOf: a whole module may be one generated line). */
-  originLine: string | null;
-  autoSteps: number;
-  /**
-   * A step over that was resumed inside a callee of its line and stepped out of it: back on that line, it
-   * steps over the rest.
-   */
-  outOfCallee?: boolean;
-}
-
 export interface LineDebuggerHost {
   /** Sends an event to the client. */
   emit<E extends 'paused' | 'continued' | 'output'>(event: E, body: HostEvents[E]): void;
@@ -191,13 +163,8 @@ export class LineDebugger {
   private readonly scripts = new Map<string, { url: string; sourceMapURL: string }>();
   private readonly reverse = new Map<string, GeneratedPositions | null>();
   private readonly mapper = new SourcePositionMapper();
-  private readonly sourceLines = new Map<string, string[]>();
   private readonly wanted = new Map<string, LineBreakpointEntry[]>();
   private readonly byCdpId = new Map<string, LineBreakpointEntry>();
-  private temps = new Set<string>();
-  /** Breakpoints in `_step` after it resumed the stepped task: the first one hit says the task gave the thread back. */
-  private markers = new Set<string>();
-  private step: StepState | null = null;
   private current: CdpPaused | null = null;
   private stopTaskId: number | null = null;
   private stopTick = 0;
@@ -214,16 +181,29 @@ export class LineDebugger {
     hook: (paused: CdpPaused) => Promise<WalkVerdict>;
     stopped: () => void;
   } | null = null;
-  /**
-   * The line step under way crossed a suspension of its task: the tick and every task's steps then (what ran
-   * meanwhile is said where it lands).
-   */
-  private meanwhile: { taskId: number; tick: number; steps: Map<number, [string, number]> } | null = null;
+  /** The line step under way, its temporary breakpoints (line-steps.ts). */
+  private readonly steps: LineSteps;
 
   constructor(
     private readonly session: Session,
     private readonly host: LineDebuggerHost,
   ) {
+    this.steps = new LineSteps({
+      post: <T>(method: string, params: object) => this.post<T>(method, params),
+      callMain: (expression) => this.callMain(expression),
+      resume: (announce) => this.resume(announce),
+      stop: (reason) => this.stop(reason),
+      stepRaw: (kind) => this.stepRaw(kind),
+      log: (text) => this.log(text),
+      emit: (event, body) => this.host.emit(event, body),
+      mode: () => this.mode,
+      stopTick: () => this.stopTick,
+      hasScript: (scriptId) => this.scripts.has(scriptId),
+      positionOf: (loc) => this.positionOf(loc),
+      lineOf: (frame) => this.lineOf(frame),
+      isLibrary: (frame) => this.isLibrary(frame),
+      isMachinery: (frame) => this.isMachinery(frame),
+    });
     session.on('Debugger.scriptParsed', (m: { params: { scriptId: string; url: string; sourceMapURL?: string } }) =>
       this.onScript(m.params),
     );
@@ -526,38 +506,11 @@ export class LineDebugger {
       if (verdict === 'resume') return this.resume(false);
       if (verdict === 'stop') return this.stop('step');
     }
-    const step = this.step;
+    const step = this.steps.step;
     // The stepped task suspended: say so, then run until it resumes (or follow the loop).
-    if (hits.some((id) => this.markers.has(id))) {
-      for (const id of this.markers) await this.removeBreakpoint(id);
-      this.markers = new Set();
-      if (step !== null && step.taskId !== null) {
-        // In `_step`, `r` is the resume's result (esbuild keeps the name): its value is the future the task waits on.
-        const note = await this.callMain(
-          `suspension(${step.taskId}, typeof r === 'object' && r !== null ? r.value : undefined)`,
-        ).catch(() => null);
-        if (typeof note === 'string') this.host.emit('output', { category: 'log', text: `${note}\n` });
-        if (this.meanwhile === null) {
-          const counts = await this.callMain('stepCounts()').catch(() => null);
-          const w = (await this.callMain('where()').catch(() => null)) as { tick?: unknown } | null;
-          if (Array.isArray(counts) && typeof w?.tick === 'number')
-            this.meanwhile = {
-              taskId: step.taskId,
-              tick: w.tick,
-              steps: new Map(stepCountsOf(counts).map(([id, name, n]) => [id, [name, n]])),
-            };
-        }
-        if (this.mode === 'followLoop') {
-          await this.clearTemps();
-          const stepFrame = ev.callFrames.find((f) => f.functionName === '_step' && this.isMachinery(f));
-          if (stepFrame !== undefined) await this.plantResumeOfAnyTask(stepFrame);
-          this.step = { kind: 'follow', taskId: null, originFunction: null, originLine: null, autoSteps: 0 };
-        }
-      }
-      return this.resume(false);
-    }
+    if (hits.some((id) => this.steps.isMarker(id))) return this.steps.suspended(ev, step);
     const userHits = hits.map((id) => this.byCdpId.get(id)).filter((e): e is LineBreakpointEntry => e !== undefined);
-    const tempHit = hits.some((id) => this.temps.has(id));
+    const tempHit = hits.some((id) => this.steps.isTemp(id));
     if (userHits.length > 0) {
       let stop = false;
       for (const e of userHits) {
@@ -568,119 +521,7 @@ export class LineDebugger {
       if (stop) return this.stop('breakpoint');
       if (step === null) return this.resume(false);
     }
-    if (step !== null) {
-      if (step.kind === 'follow' && tempHit) {
-        // At `_step` about to resume a task: step into it.
-        await this.clearTemps();
-        this.step = { ...step, kind: 'followInto', autoSteps: 0 };
-        return this.stepRaw('into');
-      }
-      if (this.isMachinery(top) || ev.callFrames.every((f) => this.isMachinery(f))) {
-        if (++step.autoSteps > MAX_AUTO_STEPS) {
-          this.log('line debugger: the step ran too long in the runtime machinery; continuing');
-          this.step = null;
-          return this.resume(false);
-        }
-        // Into a script of no source map (Node's own: what an `error.stack` read runs): out of
-        // it, as js-debug's skipFiles does.
-        if (step.kind === 'into' && !this.scripts.has(top.location.scriptId)) return this.stepRaw('out');
-        // A call the machinery makes of its own (createTask's Task, the recorder's and inspector's hooks), under
-        // the line stepped from: out of it, back to the machinery frame that made it. Only the program's own
-        // code is stepped into, and a task made with a name would otherwise take hundreds of steps.
-        const caller = ev.callFrames[1];
-        if (
-          step.kind === 'into' &&
-          caller !== undefined &&
-          this.scripts.has(caller.location.scriptId) &&
-          this.isMachinery(caller) &&
-          ev.callFrames.some((f) => !this.isMachinery(f) && functionKey(f) === step.originFunction)
-        )
-          return this.stepRaw('out');
-        // Into a call through the runtime's machinery (the coroutine wrapper): go on into.
-        if (step.kind === 'into' || step.kind === 'follow' || step.kind === 'followInto' || step.kind === 'followOut')
-          return this.stepRaw('into');
-        // Out of the task's root (its generator returned) or of a callback: the temporaries
-        // stay planted for "stay with this task"; otherwise run on.
-        return this.resume(false);
-      }
-      if (this.positionOf(top.location).position === null && ++step.autoSteps <= MAX_AUTO_STEPS) {
-        // The bundler's own glue (esbuild's __name, __publicField, a module's export getter):
-        // no line of the program; a step into goes on through it, any other step out of it.
-        return this.stepRaw(step.kind === 'into' ? 'into' : 'out');
-      }
-      const fnKey = functionKey(top);
-      if (step.kind === 'followInto' || step.kind === 'followOut') {
-        if (this.isLibrary(top) && ++step.autoSteps <= MAX_AUTO_STEPS) {
-          // Resumed inside the runtime's library (the queue.get it waited on, the program's
-          // frame below it): over its lines, back to the program. Library code `_step` itself
-          // calls before it resumes the task is stepped out of, going on into the task after.
-          const stepAt = ev.callFrames.findIndex((f) => f.functionName === '_step' && this.isMachinery(f));
-          const inTask = ev.callFrames
-            .slice(1, stepAt < 0 ? undefined : stepAt)
-            .some((f) => !this.isMachinery(f) && !this.isLibrary(f));
-          if (!inTask) return this.stepRaw('out');
-          step.kind = 'followOut';
-          return this.stepRaw('over');
-        }
-        // Back in the program: the task's first line after the `yield*` it resumed from.
-      }
-      if (
-        step.kind === 'into' &&
-        step.taskId !== null &&
-        this.isLibrary(top) &&
-        functionKey(ev.callFrames.slice(1).find((f) => !this.isMachinery(f) && !this.isLibrary(f)) ?? top) ===
-          step.originFunction &&
-        ++step.autoSteps <= MAX_AUTO_STEPS
-      ) {
-        // Into the runtime's own library from a task's line (`yield* sleep(0.01)`, `q.get()`):
-        // stepped over as my code only, so a line that suspends lands on the task's next line
-        // once resumed (the suspension said in the output).
-        step.kind = 'over';
-        step.outOfCallee = true;
-        return this.stepRaw('out');
-      }
-      if (
-        step.kind === 'over' &&
-        !tempHit &&
-        fnKey !== step.originFunction &&
-        ev.callFrames.slice(1).some((f) => !this.isMachinery(f) && functionKey(f) === step.originFunction) &&
-        ++step.autoSteps <= MAX_AUTO_STEPS
-      ) {
-        // Resumed inside a callee of the line stepped over: V8 breaks where the generator a
-        // `yield*` delegated to resumes (sleep's bare `yield`), which no step over stops in.
-        // Out of it, and on over the rest of the line (the temporaries catch it there too).
-        step.outOfCallee = true;
-        return this.stepRaw('out');
-      }
-      if (
-        step.kind === 'over' &&
-        step.outOfCallee === true &&
-        fnKey === step.originFunction &&
-        this.lineOf(top) === step.originLine &&
-        ++step.autoSteps <= MAX_AUTO_STEPS
-      ) {
-        step.outOfCallee = false;
-        return this.stepRaw('over');
-      }
-      if (
-        step.kind === 'into' &&
-        fnKey === step.originFunction &&
-        this.lineOf(top) === step.originLine &&
-        ++step.autoSteps <= MAX_AUTO_STEPS
-      ) {
-        // Back on the line from a call that only made a generator (the coroutine wrapper):
-        // go on into, to where `yield*` runs it.
-        return this.stepRaw('into');
-      }
-      if (tempHit && step.kind === 'over' && fnKey === step.originFunction && this.lineOf(top) === step.originLine) {
-        // The `yield*` the step started on resumed: step over the rest of it.
-        if (++step.autoSteps > MAX_AUTO_STEPS) return this.stop('step');
-        await this.clearTemps();
-        for (const f of this.chainOf(ev.callFrames)) await this.plantStay(f, ev.callFrames, step.taskId);
-        return this.stepRaw('over');
-      }
-      return this.stop('step');
-    }
+    if (step !== null) return this.steps.stepped(ev, step, top, tempHit);
     if (this.host.replayOnly === true) return this.resume(false);
     return this.stop(ev.reason === 'other' ? 'pause' : 'breakpoint');
   }
@@ -695,8 +536,8 @@ export class LineDebugger {
   }
 
   private async stop(reason: 'breakpoint' | 'step' | 'pause'): Promise<void> {
-    await this.clearTemps();
-    this.step = null;
+    await this.steps.clearTemps();
+    this.steps.step = null;
     this.handles = new Map();
     const where = await this.callMain('where()').catch(() => null);
     const w = (typeof where === 'object' && where !== null ? where : {}) as {
@@ -708,12 +549,13 @@ export class LineDebugger {
     this.stopTaskId = typeof w.taskId === 'number' ? w.taskId : null;
     this.stopTick = typeof w.tick === 'number' ? w.tick : 0;
     this.stopInRecorded = w.recorded === true;
-    if (this.meanwhile !== null && reason === 'step' && this.meanwhile.taskId === this.stopTaskId)
-      await this.sayMeanwhile(
-        this.meanwhile,
-        typeof w.taskName === 'string' ? w.taskName : `task #${this.meanwhile.taskId}`,
+    const meanwhile = this.steps.meanwhile;
+    if (meanwhile !== null && reason === 'step' && meanwhile.taskId === this.stopTaskId)
+      await this.steps.sayMeanwhile(
+        meanwhile,
+        typeof w.taskName === 'string' ? w.taskName : `task #${meanwhile.taskId}`,
       );
-    this.meanwhile = null;
+    this.steps.meanwhile = null;
     await this.host.stopped();
     const top = this.current!.callFrames.find((f) => !this.isMachinery(f)) ?? this.current!.callFrames[0]!;
     const pos = this.positionOf(top.location);
@@ -725,33 +567,6 @@ export class LineDebugger {
     if (line !== null) body.line = line;
     this.host.emit('paused', body);
     this.walk?.stopped();
-  }
-
-  /**
-   * Says, at a step's landing across a suspension of its task, when the task was resumed and which other
-   * tasks the loop ran meanwhile.
-   */
-  private async sayMeanwhile(
-    since: { taskId: number; tick: number; steps: Map<number, [string, number]> },
-    task: string,
-  ): Promise<void> {
-    const counts = await this.callMain('stepCounts()').catch(() => null);
-    if (!Array.isArray(counts)) return;
-    const now = stepCountsOf(counts);
-    const ran = now
-      .filter(([id]) => id !== since.taskId)
-      .map(([id, name, n]) => [name, n - (since.steps.get(id)?.[1] ?? 0)] as const)
-      .filter(([, n]) => n > 0)
-      .map(([name, n]) => `${name} (${n} step${n === 1 ? '' : 's'})`);
-    // A task live at the suspension and gone now ran to its end meanwhile.
-    for (const [id, [name]] of since.steps)
-      if (id !== since.taskId && !now.some(([nowId]) => nowId === id)) ran.push(`${name} (to its end)`);
-    const ticks = this.stopTick - since.tick;
-    const when = `${task} resumed at tick ${this.stopTick}, ${ticks} tick${ticks === 1 ? '' : 's'} after it suspended`;
-    this.host.emit('output', {
-      category: 'log',
-      text: `${when}; meanwhile the loop ran ${ran.length === 0 ? 'no other task' : ran.join(', ')}\n`,
-    });
   }
 
   // --- execution --------------------------------------------------------------------------------
@@ -769,9 +584,9 @@ export class LineDebugger {
     this.current = null;
     this.handles = new Map();
     if (announce) {
-      await this.clearTemps();
-      this.step = null;
-      this.meanwhile = null;
+      await this.steps.clearTemps();
+      this.steps.step = null;
+      this.steps.meanwhile = null;
     }
     this.countHold();
     await this.post('Debugger.resume', {});
@@ -783,8 +598,8 @@ export class LineDebugger {
    * the step stopped).
    */
   async dropStep(): Promise<void> {
-    this.step = null;
-    await this.clearTemps();
+    this.steps.step = null;
+    await this.steps.clearTemps();
   }
 
   /** Lets the program run with breakpoints off (a stop or a new launch while stopped); `on` turns them back. */
@@ -792,6 +607,7 @@ export class LineDebugger {
     await this.post('Debugger.setBreakpointsActive', { active: on });
   }
 
+  /** One V8 step (over, into, out) from the current pause. */
   private async stepRaw(kind: LineStepKind): Promise<void> {
     this.current = null;
     this.countHold();
@@ -805,186 +621,10 @@ export class LineDebugger {
   async lineStep(kind: LineStepKind): Promise<void> {
     const paused = this.current;
     if (paused === null) throw new Error('lineStep: the program is not stopped on a line');
-    const frames = paused.callFrames;
-    const userIndex = frames.findIndex((f) => !this.isMachinery(f));
-    const top = frames[Math.max(0, userIndex)]!;
-    const taskId = this.stopTaskId;
-    this.step = { kind, taskId, originFunction: functionKey(top), originLine: this.lineOf(top), autoSteps: 0 };
-    this.meanwhile = null;
-    // The task's frames below the top one, innermost first: where the step lands when the top
-    // one returns, or when an exception leaves it and travels up the `yield*` chain.
-    const callers = this.chainOf(frames).filter((f) => f !== top && functionKey(f) !== functionKey(top));
-    if (taskId !== null) {
-      if (kind === 'out') {
-        const parent = callers[0];
-        if (parent !== undefined) {
-          this.step.originFunction = functionKey(parent);
-          this.step.originLine = this.lineOf(parent);
-          this.step.kind = 'over';
-          for (const f of callers) await this.plantStay(f, frames, taskId);
-        }
-      } else {
-        await this.plantStay(top, frames, taskId);
-        for (const f of callers) await this.plantStay(f, frames, taskId);
-      }
-    }
-    // V8 does not step into the first run of a plain generator a `yield*` delegates to (it
-    // starts inside the builtin `next`): its first line is planted.
-    if (kind === 'into') await this.plantDelegate(top, taskId);
+    await this.steps.plan(kind, paused.callFrames, this.stopTaskId);
     this.host.emit('continued', { tick: this.stopTick });
     this.handles = new Map();
     await this.stepRaw(kind);
-  }
-
-  /**
-   * The program's frames of a stop down to the Task._step that resumed them (walkFrames), innermost first,
-   * one per function.
-   */
-  private chainOf(frames: readonly CdpCallFrame[]): CdpCallFrame[] {
-    const out: CdpCallFrame[] = [];
-    const seen = new Set<string | null>();
-    for (const f of frames) {
-      if (f.functionName === '_step' && this.isMachinery(f)) break;
-      if (this.isMachinery(f) || seen.has(functionKey(f))) continue;
-      seen.add(functionKey(f));
-      out.push(f);
-    }
-    return out;
-  }
-
-  /**
-   * Step into a `yield*` of a generator call (`yield* middle(log)`): temporary breakpoints on
-   * every break location of the called generator function, read without side effects in the
-   * stopped frame, so its first line stops. A coroutine's wrapper (machinery) is left to V8,
-   * which steps through it into the coroutine.
-   */
-  private async plantDelegate(frame: CdpCallFrame, taskId: number | null): Promise<void> {
-    const callee = DELEGATED_CALL.exec(this.sourceText(frame.location))?.[1];
-    if (callee === undefined) return;
-    const r = await this.post<{ result: CdpRemoteObject; exceptionDetails?: unknown }>('Debugger.evaluateOnCallFrame', {
-      callFrameId: frame.callFrameId,
-      expression: callee,
-      silent: true,
-      throwOnSideEffect: true,
-    }).catch(() => null);
-    if (
-      r === null ||
-      r.exceptionDetails !== undefined ||
-      r.result.type !== 'function' ||
-      r.result.objectId === undefined
-    )
-      return;
-    const props = await this.post<{ internalProperties?: Array<{ name: string; value?: { value?: unknown } }> }>(
-      'Runtime.getProperties',
-      { objectId: r.result.objectId, ownProperties: true },
-    ).catch(() => null);
-    const at = props?.internalProperties?.find((p) => p.name === '[[FunctionLocation]]')?.value?.value as
-      | CdpLocation
-      | undefined;
-    if (at === undefined || typeof at.scriptId !== 'string') return;
-    const probe: CdpCallFrame = {
-      callFrameId: '',
-      functionName: '',
-      functionLocation: at,
-      location: at,
-      scopeChain: [],
-    };
-    // A coroutine's wrapper is left to V8; the runtime's library, in a task, is stepped over.
-    if (this.isMachinery(probe) || (taskId !== null && this.isLibrary(probe))) return;
-    const condition = taskId === null ? null : `globalThis.__coroscopeLine.current() === ${taskId}`;
-    const locations = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
-      start: at,
-      restrictToFunction: true,
-    }).catch(() => ({ locations: [] }));
-    for (const loc of locations.locations) await this.plant(loc, condition);
-  }
-
-  /**
-   * "Stay with this task": temporary breakpoints on every break location of `frame`'s
-   * function, taken only while `taskId` runs, and a marker where `_step` gets the thread
-   * back from the task (it suspended).
-   */
-  private async plantStay(frame: CdpCallFrame, frames: readonly CdpCallFrame[], taskId: number | null): Promise<void> {
-    if (taskId === null || frame.functionLocation === undefined) return;
-    const condition = `globalThis.__coroscopeLine.current() === ${taskId}`;
-    const r = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
-      start: frame.functionLocation,
-      restrictToFunction: true,
-    });
-    for (const loc of r.locations) await this.plant(loc, condition);
-    const stepFrame = frames.find((f) => f.functionName === '_step' && this.isMachinery(f));
-    if (stepFrame !== undefined && this.markers.size === 0) {
-      for (const after of await this.locationsAfter(stepFrame)) {
-        const id = await this.plant(after, `this.id === ${taskId}`);
-        if (id !== null) {
-          this.temps.delete(id);
-          this.markers.add(id);
-        }
-      }
-    }
-  }
-
-  /** "Follow the loop": a temporary breakpoint where `_step` resumes whichever task comes next. */
-  private async plantResumeOfAnyTask(stepFrame: CdpCallFrame): Promise<void> {
-    if (stepFrame.functionLocation === undefined) return;
-    const r = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
-      start: stepFrame.functionLocation,
-      restrictToFunction: true,
-    });
-    const resumes = r.locations.filter((loc) => RESUME_MARK.test(this.sourceText(loc, -1)));
-    // Without the source (no map): from the start of `_step`, stepping into the resume.
-    for (const loc of resumes.length > 0 ? resumes : r.locations.slice(0, 1)) await this.plant(loc, null);
-  }
-
-  /** The TypeScript line at a generated location, or `offset` lines from it ('' when unmapped or unreadable). */
-  private sourceText(loc: CdpLocation, offset = 0): string {
-    const p = this.positionOf(loc).position;
-    if (p === null) return '';
-    let lines = this.sourceLines.get(p.file);
-    if (lines === undefined) {
-      try {
-        lines = readFileSync(p.file, 'utf8').split('\n');
-      } catch {
-        lines = [];
-      }
-      this.sourceLines.set(p.file, lines);
-    }
-    return lines[p.line - 1 + offset] ?? '';
-  }
-
-  /** The break locations of `frame`'s function after where it is (the normal path and the error path of a resume). */
-  private async locationsAfter(frame: CdpCallFrame): Promise<CdpLocation[]> {
-    const at = frame.location;
-    const r = await this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
-      start: { scriptId: at.scriptId, lineNumber: at.lineNumber, columnNumber: (at.columnNumber ?? 0) + 1 },
-      restrictToFunction: true,
-    });
-    return r.locations;
-  }
-
-  private async plant(location: CdpLocation, condition: string | null): Promise<string | null> {
-    try {
-      const r = await this.post<{ breakpointId: string }>('Debugger.setBreakpoint', {
-        location,
-        condition: liveOnly(condition),
-      });
-      this.temps.add(r.breakpointId);
-      return r.breakpointId;
-    } catch {
-      return null;
-    }
-  }
-
-  private async removeBreakpoint(id: string): Promise<void> {
-    await this.post('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
-  }
-
-  private async clearTemps(): Promise<void> {
-    const ids = [...this.temps];
-    this.temps = new Set();
-    ids.push(...this.markers);
-    this.markers = new Set();
-    for (const id of ids) await this.removeBreakpoint(id);
   }
 
   // --- the line replay (line-replay-host.ts, past-line-walk.ts) ---------------------------------
@@ -1177,20 +817,6 @@ export class LineDebugger {
   }
 }
 
-/** The main thread's stepCounts() answer, narrowed: [task id, name, steps] rows. */
-function stepCountsOf(rows: unknown[]): Array<[number, string, number]> {
-  return rows.filter(
-    (r): r is [number, string, number] =>
-      Array.isArray(r) && typeof r[0] === 'number' && typeof r[1] === 'string' && typeof r[2] === 'number',
-  );
-}
-
-/** Identifies a function by where it starts. */
-function functionKey(frame: CdpCallFrame): string | null {
-  const l = frame.functionLocation;
-  return l === undefined ? null : `${l.scriptId}:${l.lineNumber}:${l.columnNumber ?? 0}`;
-}
-
 function scopeName(s: CdpScope): string {
   switch (s.type) {
     case 'local':
@@ -1208,15 +834,6 @@ function scopeName(s: CdpScope): string {
     default:
       return s.type;
   }
-}
-
-/**
- * A breakpoint's V8 condition, true only on the run's own loop: a replay of its past (seekTick) runs the same
- * lines, and never stops on them.
- */
-function liveOnly(condition: string | null): string {
-  const live = 'globalThis.__coroscopeLine.live()';
-  return condition === null ? live : `${live} && (${condition})`;
 }
 
 /** The key of the next logpoint with a hit condition set (its hits counted from 0 by the main thread). */

@@ -1,0 +1,125 @@
+// Runs on a line replay host's main thread (a host started with --line-replay; a live host's
+// run never serves these).
+//
+// ReplayHostServices: what a line replay host's run (an opened copy of a live run,
+// line-replay-host.ts) does for the replay host's worker, over the replay-host protocol:
+// replayLineTick runs one tick of a replay once more with the line debugger on in it,
+// scanTicks runs a stretch of ticks counting a breakpoint search's hits (hit-scan.ts), and the
+// copy grows as the live run goes on (growOpened, growInPlace: run-recording.ts).
+//
+// Invariants:
+// - `tracedLoop` is the replay's loop only while a traced tick (or stretch) runs, null
+//   otherwise: the line debugger stops only in it (line-debug-bridge.ts); `hitScan` likewise
+//   only while a stretch runs.
+// - Traced ticks are served in turn with the seeks (RunPast.inTurn), and the moment they show
+//   is no seek's (no moment id names it).
+
+import type { ScanTicksParams, ScanTicksResult } from '../../../protocol/host-protocol';
+import { ProtocolError } from '../../../protocol/rpc';
+import type { EventLoop } from '../../loop';
+import { HitScan } from '../shared/hit-scan';
+import type { ReadGrowth } from './recordings';
+import type { RunPast } from './run-past';
+import type { RunRecording, SavedRecording } from './run-recording';
+
+export class ReplayHostServices {
+  /** The replay's loop running a tick for the line replay (replayLineTick): the line debugger may stop in it. */
+  tracedLoop: EventLoop | null = null;
+  /** A breakpoint search's stretch under way (scanTicks): its hits. */
+  hitScan: HitScan | null = null;
+
+  constructor(
+    private readonly runId: number,
+    private readonly recording: RunRecording,
+    private readonly past: RunPast,
+  ) {}
+
+  /**
+   * The line replay (an opened recording, line-replay-host.ts: a mid-tick one's open tick, or
+   * the tick of a breakpoint hit and those after it): runs tick `tick` of a replay once more,
+   * with `tracedLoop` set to its loop meanwhile and its moment the viewed one (a past line
+   * shown: the other tasks, the graph, the lints as they were on it); resolves once it has run.
+   */
+  async replayLineTick(tick: number): Promise<{ tick: number }> {
+    const streams = this.recording.streams;
+    const ticks = streams?.ticks ?? 0;
+    if (this.recording.openedFrom === null || streams === null || tick < 1 || tick > ticks)
+      throw new ProtocolError(
+        `replayLineTick: run ${this.runId} is not an opened recording with tick ${tick}`,
+        'badTick',
+      );
+    const rewind = this.past.rewindOf();
+    await this.past.inTurn(() =>
+      rewind.traceTick(tick, (loop, moment) => {
+        this.tracedLoop = loop;
+        // A moment no seek made (a traced tick): no seek's id names it.
+        this.past.showTraced(moment);
+      }),
+    );
+    return { tick };
+  }
+
+  /**
+   * A breakpoint search's stretch in a line replay host (hit-scan.ts): replays ticks from+1 ..
+   * to once more with `hitScan` counting the hits on its loop (`tracedLoop`, so the line
+   * debugger may stop in it); resolves once it has run, with the hits.
+   */
+  async scanTicks(params: ScanTicksParams): Promise<ScanTicksResult> {
+    const ticks = this.recording.streams?.ticks ?? 0;
+    if (this.recording.openedFrom === null || params.from >= params.to || params.to > ticks)
+      throw new ProtocolError(
+        `scanTicks: run ${this.runId} is not an opened recording with ticks ${params.from + 1}..${params.to}`,
+        'badTick',
+      );
+    const scan = new HitScan(params);
+    const rewind = this.past.rewindOf();
+    await this.past.inTurn(() =>
+      rewind.traceTick(
+        params.to,
+        (loop, moment, momentAt) => {
+          // The suspension breakpoints' check runs on the stretch's loop only.
+          if (scan.observer !== null) {
+            if (loop !== null) loop.addObserver(scan.observer);
+            else scan.loop?.removeObserver(scan.observer);
+          }
+          this.tracedLoop = loop;
+          scan.loop = loop;
+          this.hitScan = loop === null ? null : scan;
+          // A scan that stops at a hit of tick `to` (or the line shown again): the moment's queries answer
+          // for it there (the other tasks as they were on it).
+          if (params.stop?.kind === 'nth' || params.stop?.kind === 'marker') {
+            this.past.showTraced(moment);
+          } else if (params.stop?.kind === 'first') {
+            // A forward search's first hit: its tick is known once the scan stops there, and its moment is
+            // the viewed one from then (until the stretch has run).
+            if (loop === null && scan.stopped) this.past.viewed = null;
+            scan.onStop =
+              loop === null || momentAt === undefined ? null : (tick) => this.past.showTraced(momentAt(tick));
+          }
+        },
+        params.from,
+        scan.observer === null
+          ? undefined
+          : (loop) =>
+              scan.warmUpFrom(loop, (taskId) => this.recording.recordedTasksNow().lastStepBy(taskId, params.from)),
+      ),
+    );
+    return scan.result();
+  }
+
+  /**
+   * The same live run's recording taken later (RunRecording.growOpened): read from now on, the
+   * replays parked along the shorter one (its checkpoints) going on into it rather than starting
+   * again. False, nothing changed, when it is not this run's recording grown.
+   */
+  growOpened(opened: SavedRecording, following = false): boolean {
+    if (!this.recording.growOpened(opened, following)) return false;
+    this.past.regrow();
+    return true;
+  }
+
+  /** The copy grown in place by what the live run's recording gained (RunRecording.growInPlace); its ticks now. */
+  growInPlace(growth: ReadGrowth, following: boolean): number {
+    return this.recording.growInPlace(growth, following);
+  }
+}

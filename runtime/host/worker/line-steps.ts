@@ -1,0 +1,488 @@
+// Runs on a runtime host's line debugger worker thread (live or line replay host), stepping the main thread
+// through node:inspector.
+//
+// LineSteps: the line step under way of a LineDebugger (line-debugger.ts), moved out of it
+// as it was: the step's state, the temporary breakpoints that keep it with its task ("stay
+// with this task": every break location of the task's functions, conditioned on the task
+// running; markers in `_step` that report the task suspended; with "follow the loop", where
+// `_step` resumes the next task), a plain generator's first line for a step into through
+// `yield*`, and what each pause during the step means (machinery and glue stepped through,
+// the runtime's library stepped over, the landing). The LineDebugger owns the session and
+// the stop; this asks it through a StepPort.
+//
+// Invariants: temporary breakpoints and markers are removed at every stop and every continue
+// (clearTemps, called by the LineDebugger); a step gives up after MAX_AUTO_STEPS automatic
+// steps; "meanwhile" (what ran while the stepped task was suspended) is said once, at the
+// step's landing in that task.
+
+import { readFileSync } from 'node:fs';
+import type { HostEvents, LineStepKind, LineStepMode, SourcePosition } from '../../../protocol/host-protocol';
+import type { CdpCallFrame, CdpLocation, CdpPaused, CdpRemoteObject } from './line-debugger';
+
+/** Task._step's comment on the line before its resume of the task: "follow the loop" steps into it. */
+const RESUME_MARK = /The resume \(the line debugger's "follow the loop"/;
+/**
+ * The callee of a `yield*` of a call on a line (`yield* middle(log)`, `yield* this.session.get(url)`): a name
+ * or a chain of property reads.
+ */
+const DELEGATED_CALL = /yield\*\s*((?:this|[A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)*)\s*\(/;
+/** Auto steps through machinery before giving up on a step. */
+const MAX_AUTO_STEPS = 400;
+
+/** A line step under way. */
+export interface StepState {
+  /**
+   * 'follow': waiting for `_step` to resume the next task; 'followInto': going into it; 'followOut': coming
+   * out of the runtime's library into the program.
+   */
+  kind: LineStepKind | 'follow' | 'followInto' | 'followOut';
+  /** The task the step belongs to (null: outside any task). */
+  taskId: number | null;
+  /** The frame the step started in (its function and line), for "the yield* resumed". */
+  originFunction: string | null;
+  /** The source line the step started on (lineOf: a whole module may be one generated line). */
+  originLine: string | null;
+  autoSteps: number;
+  /**
+   * A step over that was resumed inside a callee of its line and stepped out of it: back on that line, it
+   * steps over the rest.
+   */
+  outOfCallee?: boolean;
+}
+
+/** What a line step needs of its LineDebugger: its session, its stop, and how it reads frames. */
+export interface StepPort {
+  post<T>(method: string, params: object): Promise<T>;
+  /** Calls the main thread's host handle in the stopped frame (LineDebugger.callMain). */
+  callMain(expression: string): Promise<unknown>;
+  resume(announce?: boolean): Promise<void>;
+  stop(reason: 'breakpoint' | 'step' | 'pause'): Promise<void>;
+  /** One V8 step (over, into, out) from the current pause. */
+  stepRaw(kind: LineStepKind): Promise<void>;
+  log(text: string): void;
+  emit(event: 'output', body: HostEvents['output']): void;
+  mode(): LineStepMode;
+  /** The tick of the current (or last) stop. */
+  stopTick(): number;
+  /** The debugger knows a parsed script of this id (LineDebugger's scripts). */
+  hasScript(scriptId: string): boolean;
+  positionOf(loc: CdpLocation): { position: SourcePosition | null; generated: SourcePosition | null };
+  lineOf(frame: CdpCallFrame): string;
+  isLibrary(frame: CdpCallFrame): boolean;
+  isMachinery(frame: CdpCallFrame): boolean;
+}
+
+export class LineSteps {
+  /** The line step under way; null: none. */
+  step: StepState | null = null;
+  private temps = new Set<string>();
+  /** Breakpoints in `_step` after it resumed the stepped task: the first one hit says the task gave the thread back. */
+  private markers = new Set<string>();
+  /**
+   * The line step under way crossed a suspension of its task: the tick and every task's steps then (what ran
+   * meanwhile is said where it lands).
+   */
+  meanwhile: { taskId: number; tick: number; steps: Map<number, [string, number]> } | null = null;
+
+  /** TypeScript sources read for their lines (sourceText), by file. */
+  private readonly sourceLines = new Map<string, string[]>();
+
+  constructor(private readonly d: StepPort) {}
+
+  /** A temporary breakpoint of the step under way. */
+  isTemp(id: string): boolean {
+    return this.temps.has(id);
+  }
+
+  /** A marker in `_step`: the stepped task gave the thread back. */
+  isMarker(id: string): boolean {
+    return this.markers.has(id);
+  }
+
+  /**
+   * The stepped task suspended (a marker in `_step` was hit): say so, then run until it resumes
+   * (or, following the loop, until `_step` resumes the next task).
+   */
+  async suspended(ev: CdpPaused, step: StepState | null): Promise<void> {
+    for (const id of this.markers) await this.removeBreakpoint(id);
+    this.markers = new Set();
+    if (step !== null && step.taskId !== null) {
+      // In `_step`, `r` is the resume's result (esbuild keeps the name): its value is the future the task waits on.
+      const note = await this.d
+        .callMain(`suspension(${step.taskId}, typeof r === 'object' && r !== null ? r.value : undefined)`)
+        .catch(() => null);
+      if (typeof note === 'string') this.d.emit('output', { category: 'log', text: `${note}\n` });
+      if (this.meanwhile === null) {
+        const counts = await this.d.callMain('stepCounts()').catch(() => null);
+        const w = (await this.d.callMain('where()').catch(() => null)) as { tick?: unknown } | null;
+        if (Array.isArray(counts) && typeof w?.tick === 'number')
+          this.meanwhile = {
+            taskId: step.taskId,
+            tick: w.tick,
+            steps: new Map(stepCountsOf(counts).map(([id, name, n]) => [id, [name, n]])),
+          };
+      }
+      if (this.d.mode() === 'followLoop') {
+        await this.clearTemps();
+        const stepFrame = ev.callFrames.find((f) => f.functionName === '_step' && this.d.isMachinery(f));
+        if (stepFrame !== undefined) await this.plantResumeOfAnyTask(stepFrame);
+        this.step = { kind: 'follow', taskId: null, originFunction: null, originLine: null, autoSteps: 0 };
+      }
+    }
+    return this.d.resume(false);
+  }
+
+  /** A pause while a line step is under way: on through machinery and glue, or the step's landing. */
+  async stepped(ev: CdpPaused, step: StepState, top: CdpCallFrame, tempHit: boolean): Promise<void> {
+    if (step.kind === 'follow' && tempHit) {
+      // At `_step` about to resume a task: step into it.
+      await this.clearTemps();
+      this.step = { ...step, kind: 'followInto', autoSteps: 0 };
+      return this.d.stepRaw('into');
+    }
+    if (this.d.isMachinery(top) || ev.callFrames.every((f) => this.d.isMachinery(f))) {
+      if (++step.autoSteps > MAX_AUTO_STEPS) {
+        this.d.log('line debugger: the step ran too long in the runtime machinery; continuing');
+        this.step = null;
+        return this.d.resume(false);
+      }
+      // Into a script of no source map (Node's own: what an `error.stack` read runs): out of
+      // it, as js-debug's skipFiles does.
+      if (step.kind === 'into' && !this.d.hasScript(top.location.scriptId)) return this.d.stepRaw('out');
+      // A call the machinery makes of its own (createTask's Task, the recorder's and inspector's hooks), under
+      // the line stepped from: out of it, back to the machinery frame that made it. Only the program's own
+      // code is stepped into, and a task made with a name would otherwise take hundreds of steps.
+      const caller = ev.callFrames[1];
+      if (
+        step.kind === 'into' &&
+        caller !== undefined &&
+        this.d.hasScript(caller.location.scriptId) &&
+        this.d.isMachinery(caller) &&
+        ev.callFrames.some((f) => !this.d.isMachinery(f) && functionKey(f) === step.originFunction)
+      )
+        return this.d.stepRaw('out');
+      // Into a call through the runtime's machinery (the coroutine wrapper): go on into.
+      if (step.kind === 'into' || step.kind === 'follow' || step.kind === 'followInto' || step.kind === 'followOut')
+        return this.d.stepRaw('into');
+      // Out of the task's root (its generator returned) or of a callback: the temporaries
+      // stay planted for "stay with this task"; otherwise run on.
+      return this.d.resume(false);
+    }
+    if (this.d.positionOf(top.location).position === null && ++step.autoSteps <= MAX_AUTO_STEPS) {
+      // The bundler's own glue (esbuild's __name, __publicField, a module's export getter):
+      // no line of the program; a step into goes on through it, any other step out of it.
+      return this.d.stepRaw(step.kind === 'into' ? 'into' : 'out');
+    }
+    const fnKey = functionKey(top);
+    if (step.kind === 'followInto' || step.kind === 'followOut') {
+      if (this.d.isLibrary(top) && ++step.autoSteps <= MAX_AUTO_STEPS) {
+        // Resumed inside the runtime's library (the queue.get it waited on, the program's
+        // frame below it): over its lines, back to the program. Library code `_step` itself
+        // calls before it resumes the task is stepped out of, going on into the task after.
+        const stepAt = ev.callFrames.findIndex((f) => f.functionName === '_step' && this.d.isMachinery(f));
+        const inTask = ev.callFrames
+          .slice(1, stepAt < 0 ? undefined : stepAt)
+          .some((f) => !this.d.isMachinery(f) && !this.d.isLibrary(f));
+        if (!inTask) return this.d.stepRaw('out');
+        step.kind = 'followOut';
+        return this.d.stepRaw('over');
+      }
+      // Back in the program: the task's first line after the `yield*` it resumed from.
+    }
+    if (
+      step.kind === 'into' &&
+      step.taskId !== null &&
+      this.d.isLibrary(top) &&
+      functionKey(ev.callFrames.slice(1).find((f) => !this.d.isMachinery(f) && !this.d.isLibrary(f)) ?? top) ===
+        step.originFunction &&
+      ++step.autoSteps <= MAX_AUTO_STEPS
+    ) {
+      // Into the runtime's own library from a task's line (`yield* sleep(0.01)`, `q.get()`):
+      // stepped over as my code only, so a line that suspends lands on the task's next line
+      // once resumed (the suspension said in the output).
+      step.kind = 'over';
+      step.outOfCallee = true;
+      return this.d.stepRaw('out');
+    }
+    if (
+      step.kind === 'over' &&
+      !tempHit &&
+      fnKey !== step.originFunction &&
+      ev.callFrames.slice(1).some((f) => !this.d.isMachinery(f) && functionKey(f) === step.originFunction) &&
+      ++step.autoSteps <= MAX_AUTO_STEPS
+    ) {
+      // Resumed inside a callee of the line stepped over: V8 breaks where the generator a
+      // `yield*` delegated to resumes (sleep's bare `yield`), which no step over stops in.
+      // Out of it, and on over the rest of the line (the temporaries catch it there too).
+      step.outOfCallee = true;
+      return this.d.stepRaw('out');
+    }
+    if (
+      step.kind === 'over' &&
+      step.outOfCallee === true &&
+      fnKey === step.originFunction &&
+      this.d.lineOf(top) === step.originLine &&
+      ++step.autoSteps <= MAX_AUTO_STEPS
+    ) {
+      step.outOfCallee = false;
+      return this.d.stepRaw('over');
+    }
+    if (
+      step.kind === 'into' &&
+      fnKey === step.originFunction &&
+      this.d.lineOf(top) === step.originLine &&
+      ++step.autoSteps <= MAX_AUTO_STEPS
+    ) {
+      // Back on the line from a call that only made a generator (the coroutine wrapper):
+      // go on into, to where `yield*` runs it.
+      return this.d.stepRaw('into');
+    }
+    if (tempHit && step.kind === 'over' && fnKey === step.originFunction && this.d.lineOf(top) === step.originLine) {
+      // The `yield*` the step started on resumed: step over the rest of it.
+      if (++step.autoSteps > MAX_AUTO_STEPS) return this.d.stop('step');
+      await this.clearTemps();
+      for (const f of this.chainOf(ev.callFrames)) await this.plantStay(f, ev.callFrames, step.taskId);
+      return this.d.stepRaw('over');
+    }
+    return this.d.stop('step');
+  }
+
+  /**
+   * Sets up one line step from a stop in `frames` (task `taskId`, null: outside any task): its
+   * state, and the temporary breakpoints that keep it with the task. The caller then steps V8.
+   */
+  async plan(kind: LineStepKind, frames: readonly CdpCallFrame[], taskId: number | null): Promise<void> {
+    const userIndex = frames.findIndex((f) => !this.d.isMachinery(f));
+    const top = frames[Math.max(0, userIndex)]!;
+    this.step = { kind, taskId, originFunction: functionKey(top), originLine: this.d.lineOf(top), autoSteps: 0 };
+    this.meanwhile = null;
+    // The task's frames below the top one, innermost first: where the step lands when the top
+    // one returns, or when an exception leaves it and travels up the `yield*` chain.
+    const callers = this.chainOf(frames).filter((f) => f !== top && functionKey(f) !== functionKey(top));
+    if (taskId !== null) {
+      if (kind === 'out') {
+        const parent = callers[0];
+        if (parent !== undefined) {
+          this.step.originFunction = functionKey(parent);
+          this.step.originLine = this.d.lineOf(parent);
+          this.step.kind = 'over';
+          for (const f of callers) await this.plantStay(f, frames, taskId);
+        }
+      } else {
+        await this.plantStay(top, frames, taskId);
+        for (const f of callers) await this.plantStay(f, frames, taskId);
+      }
+    }
+    // V8 does not step into the first run of a plain generator a `yield*` delegates to (it
+    // starts inside the builtin `next`): its first line is planted.
+    if (kind === 'into') await this.plantDelegate(top, taskId);
+  }
+
+  /**
+   * Says, at a step's landing across a suspension of its task, when the task was resumed and which other
+   * tasks the loop ran meanwhile.
+   */
+  async sayMeanwhile(
+    since: { taskId: number; tick: number; steps: Map<number, [string, number]> },
+    task: string,
+  ): Promise<void> {
+    const counts = await this.d.callMain('stepCounts()').catch(() => null);
+    if (!Array.isArray(counts)) return;
+    const now = stepCountsOf(counts);
+    const ran = now
+      .filter(([id]) => id !== since.taskId)
+      .map(([id, name, n]) => [name, n - (since.steps.get(id)?.[1] ?? 0)] as const)
+      .filter(([, n]) => n > 0)
+      .map(([name, n]) => `${name} (${n} step${n === 1 ? '' : 's'})`);
+    // A task live at the suspension and gone now ran to its end meanwhile.
+    for (const [id, [name]] of since.steps)
+      if (id !== since.taskId && !now.some(([nowId]) => nowId === id)) ran.push(`${name} (to its end)`);
+    const ticks = this.d.stopTick() - since.tick;
+    const when = `${task} resumed at tick ${this.d.stopTick()}, ${ticks} tick${ticks === 1 ? '' : 's'} after it suspended`;
+    this.d.emit('output', {
+      category: 'log',
+      text: `${when}; meanwhile the loop ran ${ran.length === 0 ? 'no other task' : ran.join(', ')}\n`,
+    });
+  }
+
+  /**
+   * The program's frames of a stop down to the Task._step that resumed them (walkFrames), innermost first,
+   * one per function.
+   */
+  private chainOf(frames: readonly CdpCallFrame[]): CdpCallFrame[] {
+    const out: CdpCallFrame[] = [];
+    const seen = new Set<string | null>();
+    for (const f of frames) {
+      if (f.functionName === '_step' && this.d.isMachinery(f)) break;
+      if (this.d.isMachinery(f) || seen.has(functionKey(f))) continue;
+      seen.add(functionKey(f));
+      out.push(f);
+    }
+    return out;
+  }
+
+  /**
+   * Step into a `yield*` of a generator call (`yield* middle(log)`): temporary breakpoints on
+   * every break location of the called generator function, read without side effects in the
+   * stopped frame, so its first line stops. A coroutine's wrapper (machinery) is left to V8,
+   * which steps through it into the coroutine.
+   */
+  private async plantDelegate(frame: CdpCallFrame, taskId: number | null): Promise<void> {
+    const callee = DELEGATED_CALL.exec(this.sourceText(frame.location))?.[1];
+    if (callee === undefined) return;
+    const r = await this.d
+      .post<{ result: CdpRemoteObject; exceptionDetails?: unknown }>('Debugger.evaluateOnCallFrame', {
+        callFrameId: frame.callFrameId,
+        expression: callee,
+        silent: true,
+        throwOnSideEffect: true,
+      })
+      .catch(() => null);
+    if (
+      r === null ||
+      r.exceptionDetails !== undefined ||
+      r.result.type !== 'function' ||
+      r.result.objectId === undefined
+    )
+      return;
+    const props = await this.d
+      .post<{ internalProperties?: Array<{ name: string; value?: { value?: unknown } }> }>('Runtime.getProperties', {
+        objectId: r.result.objectId,
+        ownProperties: true,
+      })
+      .catch(() => null);
+    const at = props?.internalProperties?.find((p) => p.name === '[[FunctionLocation]]')?.value?.value as
+      | CdpLocation
+      | undefined;
+    if (at === undefined || typeof at.scriptId !== 'string') return;
+    const probe: CdpCallFrame = {
+      callFrameId: '',
+      functionName: '',
+      functionLocation: at,
+      location: at,
+      scopeChain: [],
+    };
+    // A coroutine's wrapper is left to V8; the runtime's library, in a task, is stepped over.
+    if (this.d.isMachinery(probe) || (taskId !== null && this.d.isLibrary(probe))) return;
+    const condition = taskId === null ? null : `globalThis.__coroscopeLine.current() === ${taskId}`;
+    const locations = await this.d
+      .post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
+        start: at,
+        restrictToFunction: true,
+      })
+      .catch(() => ({ locations: [] }));
+    for (const loc of locations.locations) await this.plant(loc, condition);
+  }
+
+  /**
+   * "Stay with this task": temporary breakpoints on every break location of `frame`'s
+   * function, taken only while `taskId` runs, and a marker where `_step` gets the thread
+   * back from the task (it suspended).
+   */
+  private async plantStay(frame: CdpCallFrame, frames: readonly CdpCallFrame[], taskId: number | null): Promise<void> {
+    if (taskId === null || frame.functionLocation === undefined) return;
+    const condition = `globalThis.__coroscopeLine.current() === ${taskId}`;
+    const r = await this.d.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
+      start: frame.functionLocation,
+      restrictToFunction: true,
+    });
+    for (const loc of r.locations) await this.plant(loc, condition);
+    const stepFrame = frames.find((f) => f.functionName === '_step' && this.d.isMachinery(f));
+    if (stepFrame !== undefined && this.markers.size === 0) {
+      for (const after of await this.locationsAfter(stepFrame)) {
+        const id = await this.plant(after, `this.id === ${taskId}`);
+        if (id !== null) {
+          this.temps.delete(id);
+          this.markers.add(id);
+        }
+      }
+    }
+  }
+
+  /** "Follow the loop": a temporary breakpoint where `_step` resumes whichever task comes next. */
+  private async plantResumeOfAnyTask(stepFrame: CdpCallFrame): Promise<void> {
+    if (stepFrame.functionLocation === undefined) return;
+    const r = await this.d.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
+      start: stepFrame.functionLocation,
+      restrictToFunction: true,
+    });
+    const resumes = r.locations.filter((loc) => RESUME_MARK.test(this.sourceText(loc, -1)));
+    // Without the source (no map): from the start of `_step`, stepping into the resume.
+    for (const loc of resumes.length > 0 ? resumes : r.locations.slice(0, 1)) await this.plant(loc, null);
+  }
+
+  /** The TypeScript line at a generated location, or `offset` lines from it ('' when unmapped or unreadable). */
+  private sourceText(loc: CdpLocation, offset = 0): string {
+    const p = this.d.positionOf(loc).position;
+    if (p === null) return '';
+    let lines = this.sourceLines.get(p.file);
+    if (lines === undefined) {
+      try {
+        lines = readFileSync(p.file, 'utf8').split('\n');
+      } catch {
+        lines = [];
+      }
+      this.sourceLines.set(p.file, lines);
+    }
+    return lines[p.line - 1 + offset] ?? '';
+  }
+
+  /** The break locations of `frame`'s function after where it is (the normal path and the error path of a resume). */
+  private async locationsAfter(frame: CdpCallFrame): Promise<CdpLocation[]> {
+    const at = frame.location;
+    const r = await this.d.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
+      start: { scriptId: at.scriptId, lineNumber: at.lineNumber, columnNumber: (at.columnNumber ?? 0) + 1 },
+      restrictToFunction: true,
+    });
+    return r.locations;
+  }
+
+  private async plant(location: CdpLocation, condition: string | null): Promise<string | null> {
+    try {
+      const r = await this.d.post<{ breakpointId: string }>('Debugger.setBreakpoint', {
+        location,
+        condition: liveOnly(condition),
+      });
+      this.temps.add(r.breakpointId);
+      return r.breakpointId;
+    } catch {
+      return null;
+    }
+  }
+
+  private async removeBreakpoint(id: string): Promise<void> {
+    await this.d.post('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
+  }
+
+  /** Removes the temporary breakpoints and markers (at every stop and every continue). */
+  async clearTemps(): Promise<void> {
+    const ids = [...this.temps];
+    this.temps = new Set();
+    ids.push(...this.markers);
+    this.markers = new Set();
+    for (const id of ids) await this.removeBreakpoint(id);
+  }
+}
+
+/** The main thread's stepCounts() answer, narrowed: [task id, name, steps] rows. */
+function stepCountsOf(rows: unknown[]): Array<[number, string, number]> {
+  return rows.filter(
+    (r): r is [number, string, number] =>
+      Array.isArray(r) && typeof r[0] === 'number' && typeof r[1] === 'string' && typeof r[2] === 'number',
+  );
+}
+
+/** Identifies a function by where it starts. */
+function functionKey(frame: CdpCallFrame): string | null {
+  const l = frame.functionLocation;
+  return l === undefined ? null : `${l.scriptId}:${l.lineNumber}:${l.columnNumber ?? 0}`;
+}
+
+/**
+ * A breakpoint's V8 condition, true only on the run's own loop: a replay of its past (seekTick) runs the same
+ * lines, and never stops on them.
+ */
+export function liveOnly(condition: string | null): string {
+  const live = 'globalThis.__coroscopeLine.live()';
+  return condition === null ? live : `${live} && (${condition})`;
+}
