@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { distBundle } from '../../dist-bundles';
 
 const root = join(__dirname, '..', '..', '..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -68,10 +69,7 @@ run(main()).then((n: number) => console.log('ts returned ' + n));
 test('npm pack gives a tarball that a new project installs and runs with plain node, its TypeScript and npx coroscope run', {
   timeout: 600_000,
 }, () => {
-  assert.ok(
-    existsSync(join(root, 'dist', 'cli.js')) && existsSync(join(root, 'dist', 'runtime', 'index.js')),
-    'run npm run build first',
-  );
+  assert.ok(existsSync(distBundle('cli.js')) && existsSync(distBundle('runtime/index.js')));
   const work = mkdtempSync(join(tmpdir(), 'coroscope-pack-'));
   try {
     const types = sh(npm, ['run', 'build:types'], root);

@@ -10,7 +10,7 @@
 // the hit again. Runs against the bundle (the line debugger's worker and the replay
 // host run the bundle).
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type {
@@ -23,8 +23,9 @@ import { forkHost, landedOnLine, ROOT, type HostClient } from '../host-client';
 import { lineOf } from '../../../source-line';
 import { PastLineWalk } from '../../../../runtime/host/replay-host/past-line-walk';
 import type { LineDebugger } from '../../../../runtime/host/worker/line-debugger';
+import { distBundle } from '../../../dist-bundles';
 
-const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const BUNDLE = distBundle('runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
 const SESSION = join(ROOT, 'runtime', 'http', 'client-session.ts');
 
@@ -83,7 +84,6 @@ async function lastHitThenOverToGet(
 }
 
 describe('line steps from a breakpoint hit in the recorded past (bundle)', {
-  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
   timeout: 240_000,
 }, () => {
   let host: HostClient;
