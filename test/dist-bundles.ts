@@ -77,7 +77,8 @@ function takeLock(): boolean {
 
 /** Builds every bundle when `names` are missing or stale (one build at a time); throws when the build fails. */
 export function ensureBundles(names: readonly string[] = ALL_BUNDLES): void {
-  for (;;) {
+  // A source saved while the build ran leaves a bundle older than it: built again, a few times at most.
+  for (let builds = 0; ; ) {
     const why = whyRebuild(names);
     if (why === null) return;
     if (!takeLock()) {
@@ -92,8 +93,8 @@ export function ensureBundles(names: readonly string[] = ALL_BUNDLES): void {
       if (r.status !== 0)
         throw new Error(`${still}, and \`node esbuild.mjs\` failed (status ${r.status}):\n${r.stdout}${r.stderr}`);
       const after = whyRebuild(names);
-      if (after !== null) throw new Error(`\`node esbuild.mjs\` ran, yet ${after}`);
-      return;
+      if (after === null) return;
+      if (++builds === 3) throw new Error(`\`node esbuild.mjs\` ran ${builds} times, yet ${after}`);
     } finally {
       rmdirSync(LOCK);
     }
