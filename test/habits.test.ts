@@ -103,8 +103,6 @@ const LONG_HEADERS: ReadonlySet<string> = new Set([
   'runtime/record/run-log.ts',
   'runtime/record/source-hashes.ts',
   'runtime/shape-anchors.ts',
-  'runtime/socket.ts',
-  'runtime/streams.ts',
   'runtime/task-group.ts',
   'runtime/task.ts',
   'runtime/timeout.ts',
