@@ -27,7 +27,8 @@ export interface GatherOptions {
 
 /** The Future gather() returns; cancelling it cancels its children. */
 export class GatheringFuture<T extends unknown[]> extends Future<T> implements CompletionRecorder {
-  /** @internal The child at each argument position (a future passed twice appears twice). */ _children: Future<unknown>[];
+  /** @internal The child at each argument position (a future passed twice appears twice). */
+  _children: Future<unknown>[];
   /** @internal */ _cancelRequested = false;
   /** @internal Children that have completed so far. */ _finished = 0;
   /** @internal */ readonly _returnExceptions: boolean;

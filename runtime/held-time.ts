@@ -1,32 +1,14 @@
 // The time this thread has spent held by a debugger (stopped on a line through node:inspector),
-// and the clocks that leave it out: how long code *ran* (runningNow) and the event
-// loop's MonotonicClock (clock.ts), which stands still while a person looks.
-// A task step stopped on a breakpoint for five seconds did not block the loop for five
-// seconds, so a task's busy time measures with runningNow(), not performance.now(), the
-// slow-step report and the never-yields lint do not time a held step at all (below), and no
-// timer of the loop expires because of the stop.
+// and the clocks that leave it out: how long code *ran* (runningNow) and the event loop's
+// MonotonicClock (clock.ts), which stands still while a person looks. The debugger counts each
+// hold from its own thread into a counter in shared memory (shareHeldTime, holdBegan,
+// addHeldTime); what a hold misses, measured, is in docs/design/held-time.md.
 //
-// The debugger holding the thread cannot tell it anything while it is held, so it counts from
-// its own thread: shareHeldTime() gives this thread a counter in shared memory (written with
-// Atomics) that the debugger marks when a hold begins (holdBegan) and adds each hold to,
-// in microseconds, before it lets the thread go on (addHeldTime). Without a shared counter
-// nothing is held and runningNow() is performance.now().
-//
-// A hold is counted from the moment the debugger hears of it to the moment it asks the thread
-// to go on; what it misses is not small when a line step goes through a task: each step
-// through the runtime's machinery is a hold, V8 runs stepped code with its break checks, and
-// the pauses and resumes travel between the threads as messages (measured on the demo crawl,
-// 12 line steps: 0.42 s of a task step's 1.2 s not counted over its 16 holds, 0.48 s of another's
-// 0.65 s over 5, one gap of 0.37 s between a resume and the next stop). A callback during which the thread
-// was held has no
-// duration of its own to tell, so holds are counted too (holdCount) and such a callback is
-// not timed (the slow-callback report, the never-yields lint).
-//
-// Invariants: heldMs() and holdCount() never decrease, so a duration measured with
-// runningNow() is never more than the same duration measured with performance.now(), and
-// never negative; holdUnderWay() is true only between holdBegan() and the addHeldTime() that
-// ends that hold, and holdStamp() changes at both (the thread runs in that window only for what the debugger
-// evaluates in it).
+// Invariants: heldMs() and holdCount() never decrease, so a duration measured with runningNow()
+// is never more than the same one measured with performance.now(), and never negative; a
+// callback during which the thread was held is not timed (slow steps, never-yields);
+// holdUnderWay() is true only between holdBegan() and the addHeldTime() that ends that hold,
+// and holdStamp() changes at both. Without a shared counter runningNow() is performance.now().
 
 let held: BigInt64Array | null = null;
 let stamps: Int32Array | null = null;

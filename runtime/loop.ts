@@ -168,8 +168,8 @@ export class EventLoop implements TimerCancelListener {
   private _liveCount = 0;
   private _unretrieved = new Set<Future<unknown>>();
   private _tickCount = 0;
-  /** @internal The slot the hot path tests: the one observer, or a fanout of several. */ _observer: LoopObserver | null =
-    null;
+  /** @internal The slot the hot path tests: the one observer, or a fanout of several. */
+  _observer: LoopObserver | null = null;
   private _observers: LoopObserver[] = [];
   /** Set by a replay (setTickFeed): ticks come from the recording, never from waiting. */
   private _tickFeed: TickFeed | null = null;

@@ -1,25 +1,13 @@
-// Socket: a non-blocking TCP (or TLS) socket in the shape of Python's socket module, over
-// node:net and node:tls, as the chapter uses it:
+// Socket: a non-blocking TCP (or TLS) socket in the shape of Python's socket module, over node:net
+// and node:tls, as the chapter uses it: connect() throws BlockingIOError (EINPROGRESS), recv(n)
+// and send(bytes) throw BlockingIOError (EAGAIN) when they cannot proceed. The calls, one by one,
+// are in docs/design/socket-and-streams.md.
 //
-//   const sock = new Socket(); sock.setBlocking(false);
-//   try { sock.connect(['127.0.0.1', 8080]); } catch (e) { if (!(e instanceof BlockingIOError)) throw e; }
-//   selector.register(sock.fileno(), EVENT_WRITE, connected);
-//
-// - connect() starts connecting and throws BlockingIOError (EINPROGRESS); the socket turns
-//   writable when connected, or readable and writable when the attempt failed, and the
-//   next recv()/send() throws the failure (ConnectionRefusedError, ...).
-// - recv(n) returns up to n bytes that have arrived, an empty Buffer at EOF, or throws
-//   BlockingIOError (EAGAIN) when nothing has arrived yet.
-// - send(bytes) returns how many bytes it accepted (all of them unless Node's send buffer
-//   is full: then a part, or BlockingIOError when none fit).
-// Node reads eagerly; bytes wait in the socket's buffer until recv() takes them. Reading
-// pauses while more than RECV_HIGH_WATER bytes wait, so a slow reader bounds memory.
-// Blocking mode (the default, as in Python) is refused with a clear error: a blocking call
-// would freeze the single-threaded loop.
-// File numbers are counted per loop, from 3 as in a fresh process, by the loop running when
-// the socket is made (sockets made outside any loop's tick share one count): a replay of a
-// run, on a loop of its own, makes its sockets in the same order and so numbers them as the
-// run did (runtime/record), while the run's own sockets keep theirs.
+// Invariants: blocking mode (Python's default) is refused with a clear error (a blocking call
+// would freeze the loop). Node reads eagerly, and reading pauses while more than RECV_HIGH_WATER
+// bytes wait, so a slow reader bounds memory. File numbers are counted per loop, from 3, by the
+// loop running when the socket is made, so a replay on a loop of its own numbers its sockets as
+// the run did (runtime/record).
 
 import * as net from 'node:net';
 import * as tls from 'node:tls';

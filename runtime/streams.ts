@@ -1,25 +1,14 @@
-// Streams: asyncio's openConnection, StreamReader and StreamWriter over a non-blocking Socket.
+// Streams: asyncio's openConnection, StreamReader and StreamWriter over a non-blocking Socket. The
+// reader pulls (a read that needs bytes waits for the socket to be readable), so a task blocked
+// on the network shows its whole chain down to the wait; a reader can also be fed by hand
+// (feedData/feedEof). The errors of each read and write, as asyncio's, and the fairness rule
+// (FAIR_SHARE, READ_COST) are in docs/design/socket-and-streams.md.
 //
-// The reader pulls: when a read needs more bytes it waits for the socket to be readable
-// (through the selector) and takes what arrived. So a task blocked on the network shows a
-// complete chain of frames down to the wait: read → _fill → waitReadable. The socket keeps
-// at most about 1 MiB unread, which bounds memory for a slow consumer.
-// A reader can also be fed by hand (feedData/feedEof) for parsers and tests.
-//
-// Invariants: reads return Buffers; an empty Buffer only at EOF. A read that needs more than
-// `limit` bytes before a separator throws LimitOverrunError and leaves the bytes buffered;
-// readline instead drops the overlong line (or, without its newline in sight, the whole
-// buffer) and throws ValueError, so a loop that catches it makes progress, as asyncio's.
-// readexactly at EOF throws IncompleteReadError with the partial bytes. Only one coroutine
-// at a time may wait for incoming data, on both the socket and the hand-fed path; a second
-// one gets RuntimeError. Writes never throw for a lost connection: the failure is raised by
-// the next drain(), as in asyncio; drain() on a closed connection throws
-// ConnectionResetError('Connection lost'). writeEof() half-closes: the peer reads EOF and we
-// can still read its data.
-// Fairness: a socket reader that keeps finding bytes ready (a fast server, an endless stream
-// of tiny chunks or interim responses) gives up the loop for one tick, at the start of a read,
-// once it has served FAIR_SHARE of work without waiting (each read counts READ_COST plus its
-// bytes), so a parse loop over what one connection sends cannot hold the loop for longer.
+// Invariants: reads return Buffers, an empty one only at EOF; a read over `limit` leaves the bytes
+// buffered (readline drops the overlong line: a catching loop makes progress). One coroutine at a
+// time waits for incoming data (a second gets RuntimeError). Writes never throw for a lost
+// connection: the next drain() does. A reader finding bytes always ready gives up the loop for
+// a tick after FAIR_SHARE of work, so one connection cannot hold the loop.
 
 import { coroutine } from './coroutine';
 import {

@@ -1,48 +1,12 @@
 // The await graph of a loop, and deadlock detection, read through the runtime's inspection
 // interface (runtime/inspection.ts): nothing here knows any primitive by name.
+// Nodes: live tasks, the futures they are suspended on, the resources those futures belong to;
+// edges: awaits, waitsOn, holds. The five deadlock rules are in docs/design/lints-and-deadlocks.md.
 //
-// Nodes: every live task (`task:<id>`), every future a task is suspended on that is not a
-// task itself (`future:<n>`: a queue getter, a sleep, gather's future, a socket wait, ...),
-// and the resources those futures belong to (`resource:<kind>:<n>`: the Queue, Lock, Event,
-// Semaphore, socket, connection pool, stream, timer its inspection names).
-// Edges: task → what it awaits ('awaits': a future or a task); future → the futures it
-// stands for ('awaits': gather's children, waitFor's and shield's inner awaitable);
-// future → its resource ('waitsOn'); task → a resource it holds ('holds': a Lock's owner, a
-// Semaphore's slot holders).
-// Done tasks appear only when something live awaits or holds something. Ids are stable for
-// the life of the objects (WeakMap-numbered), so a client can diff two graphs.
-//
-// Deadlocks: only what is certain is reported.
-// 1. A cycle of tasks waiting for each other: awaiting a task (directly, or through gather /
-//    waitFor / shield), or waiting on a resource that exactly one task holds (two tasks
-//    taking two Locks in opposite order): none of them can go on before the others, so none
-//    ever does.
-// 2. A task waiting only for deadlocked tasks (a single task, a gather/waitFor/shield whose
-//    tasks are all deadlocked, a resource whose sole holder is deadlocked) is deadlocked with
-//    them (it joins their report).
-// 3. Nothing left that can run: the ready queue is empty, no timer is pending, no socket is
-//    registered, and every live task is suspended on a future only the loop's own code
-//    completes (its inspection says wokenBy 'loop': a queue, lock, event, semaphore, a task,
-//    a gather): then every live task waits forever. A future of unknown origin (a bare
-//    createFuture()) may be completed by code outside the loop (a Node callback, a worker
-//    thread), so its presence makes this rule say nothing.
-// 4. A resource held by a task that has finished, with tasks waiting for it: a finished task
-//    will never release it, so (under the discipline that only the holder releases) its
-//    waiters wait forever.
-// 5. Future cycles (part of rule 1's cycles): a task suspended on a bare future (one made by
-//    loop.createFuture() with no origin: not a sleep, a queue's getter, a gather, ...) waits
-//    for the task that made it (its inspection's createdBy) when all of this holds: that task
-//    is live and is not the waiter; and nothing of the loop but tasks can run (no ready
-//    callback, no pending timer, no watched socket), so no callback the maker scheduled can
-//    complete it. The rule assumes that a future a task made is completed by tasks of this
-//    loop (the maker, or a task it handed the future to), not by code outside the loop (a
-//    Node callback, a worker thread); under that assumption and a quiet loop every task is
-//    suspended, so a cycle through such futures is certain. Futures made outside any task,
-//    or by a task that has finished, give no edge (whoever completes them is unknown). A
-//    cycle may mix all three kinds of edge: a task awaiting a task, waiting on a lock the
-//    next task holds, or awaiting a future the next task made.
-// Anything else (a queue.get while some producer still runs, a sleep, a socket) is not
-// reported: some live task, timer or socket might still complete it.
+// Invariants: only what is certain is reported (a queue.get while a producer still runs, a
+// sleep, a socket: never). Done tasks appear only when something live awaits or holds
+// something. Ids are stable for the life of the objects (WeakMap-numbered), so a client can
+// diff two graphs.
 
 import type { AwaitGraph, GraphEdge, GraphNode, SourcePosition } from '../../protocol/host-protocol';
 import type { Future } from '../future';

@@ -1,48 +1,12 @@
-// Lints: the mistakes asyncio's debug mode and tokio-console point out, as protocol `Lint`s.
+// Lints: the mistakes asyncio's debug mode and tokio-console point out, as protocol `Lint`s:
+// slowCallback, neverAwaited, destroyedPending, neverYields, lostWakeup and deadlock (the await
+// graph's). When each is reported, and why so, is in docs/design/lints-and-deadlocks.md.
 //
-// - slowCallback: the loop ran one callback (or one task step) longer than the loop's
-//   slowCallbackDuration (debug mode times every callback): what it was, how long, and for a
-//   task step where the task is now suspended (its innermost frame outside the runtime core).
-// - neverAwaited: a coroutine was created (coroutine tracking's `created`) and never started:
-//   not `yield*`-ed, not wrapped in a task. It is first seen at the end of the tick that
-//   made it (or by a sweep), and reported, at a tick's end or a sweep, once it has stayed
-//   unstarted for `neverAwaitedSeconds` of wall time since and no task's first step can still
-//   start it: a whole tick has ended since it was first seen (a task's first step runs in
-//   the tick after its creation), or the ready queue is empty (the loop is waiting for time
-//   or I/O: every task made so far has stepped). So a forgotten coroutine is reported within
-//   a tick or a sweep of that wall time, even while the loop sleeps in one long tick; a
-//   paused loop reports nothing; every one still unstarted when the loop closes is reported
-//   then.
-//   A task cancelled before its first step never starts its coroutine: not a lint (asyncio
-//   is silent there too). Tasks are matched to the coroutine created just before them (the
-//   `createTask(work())` pattern).
-// - destroyedPending: the loop closed while a task was pending (the loop reports it through
-//   its exception handler: "Task was destroyed but it is pending!").
-// - neverYields: a task finished within its first step and that step took at least the slow
-//   threshold: it held the loop from start to end without a single suspension (a blocking
-//   computation or blocking I/O dressed as a coroutine). A step that long is also a
-//   slowCallback; this one says the task never gave the loop back at all. A step during
-//   which a debugger held the thread is not timed (held-time.ts), as the loop does not time
-//   such a callback.
-// - lostWakeup (checkWakeups, between ticks): a task suspended on a pending future that does
-//   not have the task among its waiters (completing it will not wake the task); a task
-//   suspended on a future already done whose wake-up is not on the ready queue; a pending
-//   future whose waiters include a task that is suspended on something else (completing it
-//   would resume that task at the wrong suspension point).
-// - deadlock (checkDeadlocks, between ticks): each deadlock the await graph finds
-//   (runtime/inspect/await-graph.ts: task cycles, lock-order cycles, future cycles, mixed
-//   ones, resources held by finished tasks, nothing left that can run), once per set of
-//   tasks and resources involved. Building the graph costs ~0.1-0.4 s for 10k tasks, so
-//   the periodic check waits 50 times its last cost before the next (at most 2% of the
-//   loop's time); a check asked for (the lints request) always runs. A lint says where to
-//   look (a holder's acquire line, else a resource's creation line) and, for a loop where
-//   nothing can run, the tasks that failed just before (a starved queue's dead producer).
-//
-// Invariants: every lint is reported once (`onLint`) and kept (bounded: MAX_LINTS, and at
-// most PER_KEY per kind and function/task); per-step cost is one field test and, for a
-// task's first step only, one clock read and one counter read; per tick, two field tests while no coroutine
-// waits unstarted; a coroutine started right after its creation costs two field writes,
-// one created earlier one Map insert and one delete.
+// Invariants: every lint is reported once (`onLint`) and kept (bounded: MAX_LINTS, and at most
+// PER_KEY per kind and function/task). A step costs one field test (a task's first step also one
+// clock read and one counter read); a tick two field tests while no coroutine waits unstarted. A
+// step during which a debugger held the thread is not timed (held-time.ts). The periodic deadlock
+// check waits 50 times its last cost before the next (at most 2% of the loop's time).
 
 import type { AwaitGraph, Lint, LintKind, SourcePosition as ProtocolPosition } from '../../protocol/host-protocol';
 import type { CoroutineFrame, CoroutineTrackingHooks } from '../coroutine';

@@ -1,32 +1,14 @@
-// LoopController: a debugger's control over an EventLoop: pause after the current tick, step
-// exactly one tick, step until a task resumes and suspends again (or finishes), step out of
-// a frame, continue; line breakpoints on suspension points; breaks when a task fails or is
-// cancelled. It is a LoopObserver (install it through an ObserverFanout) and listens to the
-// coroutine tracking hooks (`finished`, for step out).
+// LoopController: a debugger's control over an EventLoop: pause after the current tick, step one
+// tick, step a task (until it resumes and suspends again, or finishes), step out of a frame,
+// continue; line breakpoints on suspension points (SuspensionBreakpoints, with hit conditions);
+// breaks when a task fails or is cancelled; an event log for deterministic stepping. A
+// LoopObserver (install it through an ObserverFanout). How stopping, breakpoints and the log
+// work is in docs/design/loop-control.md.
 //
-// How stopping works: the loop only stops between ticks (loop.pause() holds it after the
-// current tick). A condition met inside a tick (a breakpoint, a failed task, the stepped
-// task's step ending) calls loop.pause() and records why; at the tick's end the controller
-// announces the stop (`paused` event) and settles the pending step request. Requests come in
-// between macrotasks, never inside a tick, so pause() from a client is immediate.
-//
-// Line breakpoints (TypeScript file:line): a task can only stop where it suspends, so a
-// breakpoint must be on a line with `yield` (verified against the file's text). When one hits
-// (newly arrived at the line at the end of a step, or resuming from it; `condition` over the
-// frame's primitive locals) is SuspensionBreakpoints' check (suspension-breakpoints.ts, which a
-// breakpoint search of the recorded past runs on a replay's loop too); here a hit counts (since
-// the file's breakpoints were set) and stops the loop after its tick when its `hitCondition`
-// lets it: `N` or `>=N` (from the Nth hit on), `>N`, `==N` / `=N`, `<N`, `<=N`, `%N`. Nothing
-// at all is checked while no breakpoint is set.
-//
-// Event log (deterministic stepping): with `enableEventLog()`, every tick start and end, step
-// start and end, task creation, cancel request and the state each step left its task in are
-// appended in order. A tick steps exactly the tasks that were on the ready queue when it
-// began, in queue order (`readyTasks(loop)` lists them), and the log lets a test check it.
-//
-// Invariants: nothing per step beyond a few field tests while no breakpoint, step or log is
-// active; the controller never resumes or throws into a task; every step request settles
-// (at the stop, on continue/pause, or when the run ends).
+// Invariants: the loop stops only between ticks (a condition met inside a tick calls pause()
+// and the stop is announced at the tick's end); nothing per step beyond a few field tests while
+// no breakpoint, step or log is active; the controller never resumes or throws into a task;
+// every step request settles (at the stop, on continue/pause, or when the run ends).
 
 import type { Breakpoint, BreakpointStatus, DeadlockStop, StopReason } from '../../protocol/host-protocol';
 import type { CoroutineFrame, CoroutineTrackingHooks } from '../coroutine';

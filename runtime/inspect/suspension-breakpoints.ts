@@ -1,33 +1,14 @@
 // SuspensionBreakpoints: the line breakpoints a task can stop at only where it suspends (a line
-// with `yield`), checked against one loop's task steps. The live run's LoopController stops
-// the loop on them (loop-control.ts); a breakpoint search of the recorded past runs the same
-// check on a replay's loop (hit-scan.ts), so the hits it finds are the ones the live run stops
-// at: one implementation of when such a breakpoint hits.
+// with `yield`), checked against one loop's task steps: by the live LoopController
+// (loop-control.ts) and by a search of the recorded past (hit-scan.ts), so a search finds the
+// hits the live run stops at. When a step hits is in docs/design/suspension-breakpoints.md.
 //
-// When it hits:
-// - at the end of a step, one of the task's frames has newly arrived at the line (it is new in
-//   this step, or it made another call in it, or its line changed during it), innermost first,
-//   the first one only;
-// - at the start of a step, the task resumes from the line (its innermost frame is suspended
-//   there) and it did not already stop there when it suspended at the end of its step before
-//   (resuming is then the user's own step onwards).
-// So whether a step hits depends on that step alone, and on whether the task's step before
-// stopped where it resumes: not on when the check began to look (a breakpoint set while the
-// run went, a replay's stretch scanned from a checkpoint: hit-scan.ts) nor on the steps before.
-// A frame's line at the start of a step is its line when it last suspended: kept from the last
-// look, read at the step's start when never looked at (once per frame), and a frame whose
-// callee is the same call as at the step's start is still in that `yield*`, unmoved, unread.
-// A hit whose `condition` (a JS expression over the frame's primitive locals) is false is none;
-// one whose condition throws is a hit (its description says so, so a typo is noticed). What a
-// hit counts for (the hit condition) and whether it stops is the owner's `hit` callback: the
-// loop controller counts and stops, a scan counts and records.
-//
-// Invariants: nothing is read while no breakpoint is set; only frames whose generator function
-// is defined in a file with breakpoints have their suspended position read (FunctionLocations,
-// one inspector read per function; GeneratorReader), and in a step only the frames that may have
-// moved (the innermost one whose callee changed, the new ones) or were never read; the lines
-// kept are every file's since the check last began looking at a file (a file armed anew forgets
-// them: its frames may have moved unseen); the check never resumes or throws into a task.
+// Invariants: whether a step hits depends on that step alone and on whether the task's step
+// before stopped where it resumes, never on when the check began to look. A false `condition`
+// is no hit, a throwing one is a hit (said so). Nothing is read while no breakpoint is set; only
+// frames of functions in files with breakpoints are read, and in a step only those that may have
+// moved or were never read; a file armed anew forgets its lines; the check never resumes or
+// throws into a task.
 
 import { readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';

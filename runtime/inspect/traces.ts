@@ -1,30 +1,12 @@
-// Exception traces: the coroutine traceback of a failure (every generator frame of the
-// `yield*` chain, with TypeScript positions) and, for the same failure in the callback stage,
-// the "ripped" trace a plain stack gives (loop → callback → parse), as protocol Tracebacks
-// (data and Python-style text) and side by side (TracePair, `formatTracePair` for the CLI).
+// Exception traces: the coroutine traceback of a failure (every generator frame of the `yield*`
+// chain, with TypeScript positions) and, for the same failure in the callback stage, the
+// "ripped" trace a plain stack gives, as protocol Tracebacks (data and Python-style text) and
+// side by side (TracePair, `formatTracePair` for the CLI). Where the frames come from and the
+// frame kinds (coroutine, loop, native, callback) are in docs/design/traces.md.
 //
-// Where the frames come from:
-// - An error's own stack, captured by V8 where it was thrown: during a task's step every
-//   generator of its chain has a real frame on the machine stack (V8 prints each as
-//   `at fetch` followed by `at fetch.next (<anonymous>)`), so a failure raised inside the
-//   chain lists the whole chain. Error.stackTraceLimit must be high enough (inspection sets
-//   it to STACK_LIMIT; 10, Node's default, cuts a crawler chain short).
-// - An exception that reaches a task from a future (an awaited task failed, a cancellation)
-//   surfaces at `yield* fut`; runtime/future.ts calls the await-throw hook there, with the
-//   receiving chain on the stack. ExceptionTracer captures that stack (with the task), so
-//   a failed task's traceback reads: its own chain down to the await, then the frames where
-//   the error was raised (in the task it awaited), as Python prints `await other_task`.
-//
-// Frame kinds: 'coroutine' (a generator frame: V8 lists its `.next` right after it),
-// 'loop' (the runtime's machinery: loop, task, future, ready queue, handles, the callback
-// stages' loops), 'native' (node: internals, <anonymous>), 'callback' (any other plain
-// function: a callback the loop called, or a function a coroutine called). coroutine()'s
-// tracking wrapper (`trackedFrame`) and the generator resume markers are dropped. Positions
-// in .js files are mapped through source maps (SourcePositionMapper); .ts positions are
-// already original (tsx, or Node's --enable-source-maps rewrote them).
-//
-// Invariants: building a trace runs no program code (it reads `stack`, V8's text); captures
-// are kept in a WeakMap keyed by the error, so they live exactly as long as the error.
+// Invariants: building a trace runs no program code (it reads `stack`, V8's text); captures are
+// kept in a WeakMap keyed by the error, so they live exactly as long as the error;
+// Error.stackTraceLimit must be at least STACK_LIMIT (inspection sets it) or a chain is cut short.
 
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';

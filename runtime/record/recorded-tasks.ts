@@ -1,32 +1,13 @@
-// RecordedTasks: the task table of any tick of a recorded run, read from its event log
-// (run-log.ts) and the table notes kept beside it (await-details.ts TableNotes), with no
-// replay: the log-side rows of the one model of a task (protocol TaskSummary), as the
-// summarizer (runtime/inspect/task-summaries.ts) gives them for a replay paused right after
-// that tick (past-moment.ts), and the await index of a task's detail (who awaits it, its
-// await chain). test/runtime/host/main-thread/recorded-moment.test.ts checks, for every tick of recorded
-// runs, that these rows equal the replayed moment's on every field the log says.
+// RecordedTasks: the task table of any tick of a recorded run, read from its event log (run-log.ts)
+// and the table notes beside it, with no replay: the log-side rows of protocol TaskSummary, as the
+// summarizer gives them for a replay paused after that tick, and a task's await index. Fed
+// incrementally: `update(events, upTo, notes)` decodes only what was added since the last call.
+// Which fields the log gives exactly and which it cannot (busyMs, resourceId, renames) is in
+// docs/design/recorded-tasks.md; recorded-moment.test.ts checks every tick against the replay.
 //
-// Fed incrementally like the timeline: `update(events, upTo, notes)` decodes only what was
-// added since the last call, keeping per task the ticks of its steps, its suspension sites
-// (each with its await's notes), its wakes, its end and its cancels (asked, taken back, the
-// one that ended it: logged-cancels.ts).
-//
-// What the log says exactly: id, name, state, steps, createdBy, awaiting (kind; detail and
-// the awaited task with the notes), awaitedBy (with the notes' awaited task ids), frames
-// (function names, with a recording made with frames), outcome (its words with the notes,
-// else 'returned' / 'failed' / 'cancelled'), cancelledBy (the cancel in effect, never one
-// taken back by uncancel(); a cancel asked outside any task
-// reads 'unknown', as a replay says it, unless the recording names who asked it: the tool
-// that asked a cancel by no task (asked-cancels.ts), or the CLI's signal, as the timeline and
-// the replay say it), sinceResumedMs (against the
-// time the tick began: a past moment's clock, PastMoment passes the same). What it does not:
-// busyMs (wall time of the recorded steps, never logged: null here, not known, as a replay says),
-// an await's resourceId (the await graph's numbering belongs to the replay), a rename after
-// creation (the log keeps the name a task was created with).
-//
-// Invariants: records outside a tick (a cancel asked from outside, tasks created before the
-// first tick) count for the next tick, as a replay feeds them before it; rows name tasks by
-// the run's ids (the CREATED records' ids), never the log's numbers.
+// Invariants: records outside a tick (a cancel asked from outside, tasks created before the first
+// tick) count for the next tick, as a replay feeds them before it; rows name tasks by the run's
+// ids (the CREATED records'), never the log's numbers.
 
 import type { AwaitInfo, TaskState, TaskSummary } from '../../protocol/host-protocol';
 import { Outcome, siteChain, siteKind, type RunLogVisitor } from './run-log';

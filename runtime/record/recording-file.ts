@@ -1,37 +1,14 @@
-// The .corotrace file: a recorded run as one compact, versioned file.
+// The .corotrace file: a recorded run as one compact, versioned file: the magic, a version byte,
+// a CRC32 of everything after it, then gzip of the metadata, event log and clock readings, then
+// brotli of the bytes the sockets received. The layout and the choice of settings (brotli's
+// window and quality, the `fast` setting for a line replay's copy) are in
+// docs/design/recording-file.md.
 //
-//   "COROTRACE\n"  (10 bytes, the magic)
-//   version        (1 byte; this build writes FORMAT_VERSION, reads it and OLDEST_READABLE_VERSION on)
-//   crc32          (4 bytes, little-endian: of every byte after it)
-//   u32 n          (the length of the gzip that follows)
-//   gzip of:       [u32 n][n bytes: metadata JSON]   what ran, the hashes of its sources, counts
-//                  [u32 n][n bytes: event log]        (run-log.ts)
-//                  [u32 n][n bytes: clock readings between ticks]
-//   brotli of:     the bytes the sockets received (the rest of the file)
-//
-// The socket bytes (page bodies, mostly) are most of a recording: brotli with a window of
-// 16 MiB finds what repeats from page to page of a site (its header, menus, footer) far
-// apart, which gzip's 32 KiB window cannot. A file to keep (`coroscope crawl --record`, Save
-// Recording) takes brotli's quality 8 (`npm run bench:recording-size`: on the demo site 0.87
-// the size of format 3's one gzip in 1.3 times its time; quality 9 gave 0.82 in 2.2 times,
-// and 5 times on nginx's pages, which arrive gzipped and do not shrink at all); one written to
-// be read at once by another process (a line replay's recording through a stopped tick) the
-// fast setting (`fast`: quality 1, gzip 1 for the log).
-//
-// The metadata also says how many socket bytes there are and their CRC32 (`payload`, written
-// by encodeRecording, checked and taken off by decodeRecording; a file written before it was
-// added has none): brotli has no check of its own, so without it a corrupt payload that still
-// decompresses (about half of the single-byte changes to it do) would be fed to a replay.
-//
-// Invariants: the CRC covers everything after it (gzip's and brotli's own checks cover only
-// the uncompressed bytes, not their framing), so a truncated or altered file is refused with
-// a RecordingFormatError naming it (never another exception); behind it each part refuses
-// garbage by itself too (a file altered with its CRC made again): gzip's check of the log, the
-// payload's length and CRC, every section length against what holds it; nothing is inflated
-// past a bound (the log past MAX_LOG_BYTES, the socket bytes past the length the metadata
-// says), so a bogus length or a compression bomb never allocates gigabytes; the metadata is
-// checked field by field before anything trusts it; a file of another version is refused
-// naming both.
+// Invariants: a truncated or altered file is refused with a RecordingFormatError naming it (never
+// another exception): the CRC covers the framing, and each part refuses garbage by itself too
+// (gzip's check, the payload's length and CRC, every section length). Nothing is inflated past
+// a bound, so a bogus length or a compression bomb never allocates gigabytes; the metadata is
+// checked field by field before anything trusts it; a file of another version is refused naming both.
 
 import {
   accessSync,

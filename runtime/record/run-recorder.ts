@@ -1,43 +1,14 @@
-// RunRecorder: records a run of an event loop as a RunLog (run-log.ts): every tick with
-// its time, each task step and the suspension it ended at, tasks created (by whom, with
-// what id and name), finished and cancelled (by whom), the completion of each future a task
-// awaits (by which task, or an I/O callback, a timer, another callback), timers fired, the
-// sockets opened and every input they received (connected, bytes, EOF, errors), and the
-// clock readings made between ticks.
-// Those inputs are everything from outside that a run of the loop depends on, so a replay
-// (run-replay.ts) can feed them back and re-execute the run exactly.
+// RunRecorder: records a run of an event loop as a RunLog (run-log.ts): its ticks, task steps and
+// suspensions, tasks created, finished and cancelled, who completed each awaited future, timers,
+// socket inputs and clock readings: everything from outside the run depends on, so a replay
+// (run-replay.ts) re-executes it exactly. Use: `const rec = new RunRecorder(); const loop = new
+// EventLoop({ clock: rec.clock }); rec.attach(loop); ... rec.finish()`.
 //
-// Use: `const rec = new RunRecorder(); const loop = new EventLoop({ clock: rec.clock });
-// rec.attach(loop); ... rec.finish()`. The loop must be built on `rec.clock`.
-//
-// Invariants:
-// - Costs nothing when not attached (the loop tests its observer and the socket module its
-//   tap for null). Attached, a step costs one WeakMap lookup and a few bytes; a tick one
-//   clock sample.
-// - A step's record is written when it starts; where it suspended is only known after the
-//   Task has handled what the coroutine yielded, so that SITE record is written just before
-//   the next record of any kind (records stay in the order things happened).
-// - One recorder per loop (sockets report to the tap of the loop that opened them): attach
-//   refuses a second on the same loop; a live run's recording and a replay of it can run
-//   side by side.
-// - Who woke a task is heard from the loop's observer (taskWoken, when the future it awaits
-//   queues its step): nothing is added to the run, which is the same with and without a
-//   recording.
-// - finish() detaches and cuts the log after the last complete tick: inputs that arrived
-//   after it could not change the run.
-// - With `awaitDetails`, what each suspension awaited is also kept in the task table's words
-//   (the summarizer's AwaitInfo detail: a socket, a delay, the awaited task), one entry per
-//   SITE record, beside the log: never in it (the log is the same with or without them,
-//   which a replay's must be to compare, and stays small). With them go the ids of the
-//   tasks each await stands for (awaitTasks, per SITE) and how each task ended in the task
-//   table's words (outcomes, per DONE record): with the log, the whole task table of any
-//   tick without a replay (recorded-tasks.ts); and who asked each cancel by no task
-//   (askedCancels, per such CANCEL record: asked-cancels.ts).
-// - With frames, a SITE record's chain ('a>b|c>d', root first) puts '|' after the frames
-//   that are the same calls as at the task's previous SITE record (still going since): a
-//   chain is a stack, so those are the ones written before, and a frame written once that is
-//   gone never comes back. A Step Out through the past tells a frame returned and called
-//   again from the same one by it.
+// Invariants: free when not attached; attached, a step costs one WeakMap lookup. Records stay in
+// the order things happened (a step's SITE record just before the next record). One recorder per
+// loop. Recording adds nothing to the run. finish() cuts the log after the last complete tick.
+// Await details and frame chains ride beside the log, never in it. The details of each rule are
+// in docs/design/run-recorder.md.
 
 import type { Clock } from '../clock';
 import { MonotonicClock } from '../clock';

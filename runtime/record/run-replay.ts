@@ -1,32 +1,15 @@
-// RunReplay: re-executes a recorded run. The program is run again on a loop built on the
-// replay's clock; the replay feeds it, tick by tick, the recorded clock readings and the
-// recorded socket inputs (sockets get stand-in connections, so the network is never
-// touched), and records the replayed run again so it can check that it is the same run.
+// RunReplay: re-executes a recorded run: the program runs again on a loop built on the replay's
+// clock, fed tick by tick the recorded clock readings, socket inputs (stand-in connections: the
+// network is never touched) and cancels asked from outside, and recorded again to check it is
+// the same run. Use: `const replay = new RunReplay(log, recordedEvents, 'run.corotrace'); const
+// loop = new EventLoop({ clock: replay.clock }); replay.attach(loop);`, run the program, then
+// `replay.verify()`. Pausing at a tick, growing a live run's replay and mid-tick recordings are
+// in docs/design/run-replay.md.
 //
-// Use: `const replay = new RunReplay(log, recordedEvents, 'run.corotrace');
-// const loop = new EventLoop({ clock: replay.clock }); replay.attach(loop);` then run the
-// program as it was recorded; `replay.verify()` at the end. `stopAfterTick` pauses the loop
-// after that tick (to show the past moment); the program's run then stays pending, and
-// `continueTo(later)` takes it on to a later tick. A replay of a live run's recording so far
-// can be given the longer recording later (`extend`) and go on into its new ticks.
-//
-// A recording taken mid-tick (RecordedStreams.openTick, a live run stopped on a line) ends
-// with the start of that tick: the replay runs it too, and checks the events up to the last
-// tick that ended.
-//
-// Invariants:
-// - The loop never waits while replayed: it asks the replay for each tick (loop.TickFeed).
-//   Asked for a tick the recording does not have, the replay throws ReplayDivergedError,
-//   which ends the run: a replay of the wrong program fails, it never hangs.
-// - Inputs are fed just before the tick they arrived before, in their order; so are the cancels
-//   asked from outside the loop between ticks (a signal, a tool's cancelTask, a stop: the
-//   log's `cancelsBefore`), in their order among the socket inputs. Their origin (which tool) is not
-//   in the log: in a replay such a cancel has no requester ('unknown'), unless the tool that
-//   replays knows it (options.cancelFromOutside: the CLI's replay and the host's, from the
-//   recording's asked cancels, asked-cancels.ts, or a CLI recording's signal). A cancel that
-//   cancels in turn what its task awaits (another task) was logged as several: it is made once.
-// - verify() compares the replayed event log with the recorded one byte for byte and names
-//   the first tick where they differ.
+// Invariants: the loop never waits while replayed (it asks the replay for each tick); asked for a
+// tick the recording does not have, the replay throws ReplayDivergedError: a replay of the wrong
+// program fails, never hangs. Inputs are fed just before the tick they arrived before, in their
+// order. verify() compares the event logs byte for byte and names the first tick that differs.
 
 import type { EventLoop, TickFeed } from '../loop';
 import type { Socket } from '../socket';

@@ -1,28 +1,14 @@
 // RunTimeline: a recorded run's event log (run-log.ts) read as lanes over ticks, one per task
-// (created, its segments running / suspended on what / scheduled, who woke it and when, how
-// it ended, who cancelled it: the cancel in effect, never one taken back by uncancel()), marks (I/O that
-// arrived, timers fired, failures, cancels) and
-// the time each tick began: the protocol's Timeline.
+// (its segments running, suspended on what, scheduled; who woke it; how it ended; who cancelled
+// it), marks (I/O, timers, failures, cancels) and each tick's start: the protocol's Timeline. Fed
+// incrementally (`update(events, upTo)`: only the new records). Await details and cancels asked
+// from outside are told in docs/design/run-timeline.md.
 //
-// Fed incrementally: `update(events, upTo)` decodes what a live run's recorder wrote since
-// the last call (upTo ends a tick), so a growing timeline costs only its new records. Given
-// the recorder's await details (RunRecorder.awaitDetails, one per SITE record), a suspended
-// segment also says what it awaited in the task table's words.
-//
-// A cancel asked from outside the loop between ticks (no requesting task, outside a tick) is
-// the recorded tool's: the log does not say which tool, so it reads as 'unknown' unless the
-// timeline is told (`outsideCancels`: the CLI's signal, which a CLI recording names).
-//
-// Invariants:
-// - Lanes and marks name tasks by the run's own task ids (the ids the CREATED records
-//   carry), never by the log's numbers.
-// - A lane's segments are in tick order and do not overlap except at their ends (a suspended
-//   segment ends at the tick its await was completed; the next running one is the tick after).
-// - timeline(since) gives every lane that changed after `since` (or is still open), with the
-//   segments that changed after it: a suffix of the lane's segments, from index segmentsFrom.
-// - A suspended segment keeps the SITE record it began with (the decoder's interned string,
-//   nothing copied); its frame chain goes out as `frames` (with `framesKept`, the calls going
-//   since the task's previous suspension) only in one task's timeline (`taskId`).
+// Invariants: lanes and marks name tasks by the run's own ids, never the log's numbers; a lane's
+// segments are in tick order and overlap only at their ends; timeline(since) gives every lane
+// that changed after `since` (or is open), a suffix of its segments; a suspended segment keeps
+// its SITE record's interned string (nothing copied), its frames going out only in one task's
+// timeline.
 
 import type {
   CancelOrigin,

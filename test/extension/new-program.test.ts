@@ -6,7 +6,7 @@
 // against the shipped types: test/package/vsix.test.ts, on the packaged extension.)
 
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -18,6 +18,7 @@ import {
   withLaunchConfiguration,
 } from '../../extension/new-program';
 import { forkHost, ROOT, type HostClient } from '../runtime/host/host-client';
+import { ensureBundles } from '../dist-bundles';
 
 describe('New Coroutine Program: the launch configuration and the file name', () => {
   it("adds its launch configuration once, after the folder's own, keeping them", () => {
@@ -61,9 +62,9 @@ const BUNDLES = [
   'line-debug-worker.js.map',
   'typescript-transpiler.js',
 ];
+ensureBundles();
 
 describe('New Coroutine Program: the starter program in an empty folder', {
-  skip: BUNDLES.every((b) => existsSync(join(ROOT, 'dist', b))) ? false : 'no bundle: run npm run build',
   timeout: 60_000,
 }, () => {
   let root = '';

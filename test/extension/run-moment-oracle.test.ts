@@ -8,7 +8,7 @@
 // line is within its tick: the panel and the debugger both say so, with the same tick.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -30,9 +30,10 @@ import { TimelineModel } from '../../webview/state/timeline-model';
 import { readRecordingFile, readRecordingLog } from '../../runtime/record/recording-file';
 import { lineOf } from '../source-line';
 import { until } from './wait-until';
+import { distBundle } from '../dist-bundles';
 
 const ROOT = join(__dirname, '..', '..');
-const HOST = join(ROOT, 'dist', 'runtime-host.js');
+const HOST = distBundle('runtime-host.js');
 const CLI = join(ROOT, 'bin', 'coroscope.js');
 
 /** The panel's models as app.ts feeds them: the session's status, its table's snapshot, its progress. */
@@ -56,7 +57,6 @@ function panelOf(
 }
 
 describe('every view states the same moment of a recorded demo crawl', {
-  skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)',
   timeout: 120_000,
 }, () => {
   let runs: RunRegistry;
@@ -223,7 +223,6 @@ describe('every view states the same moment of a recorded demo crawl', {
 });
 
 describe('a stop on a line: every view says the tick it stands in', {
-  skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)',
   timeout: 120_000,
 }, () => {
   let runs: RunRegistry;
@@ -284,7 +283,6 @@ describe('a stop on a line: every view says the tick it stands in', {
 });
 
 describe("paused time is in no view's clock", {
-  skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)',
   timeout: 120_000,
 }, () => {
   let runs: RunRegistry;

@@ -5,7 +5,6 @@
 // line stop the debugger holds, the host answers a seek before telling it (the line stop's
 // worker): before moment ids the panel counted its own seek as two moments.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RunRegistry } from '../../extension/runs/run-registry';
@@ -14,11 +13,11 @@ import { MomentIds } from '../../protocol/moment-ids';
 import type { ViewedMoment } from '../../protocol/host-protocol';
 import { lineOf } from '../source-line';
 import { until } from './wait-until';
+import { distBundle } from '../dist-bundles';
 
-const HOST = join(__dirname, '..', '..', 'dist', 'runtime-host.js');
+const HOST = distBundle('runtime-host.js');
 
 describe('RunSession knows its own moments by id', {
-  skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)',
   timeout: 120_000,
 }, () => {
   let runs: RunRegistry;

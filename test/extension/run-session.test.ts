@@ -7,7 +7,7 @@
 // and a recording opened as a run; the past lines and breakpoint hits of a line stop the
 // debugger holds, which every view follows.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -17,11 +17,11 @@ import { RunSession } from '../../extension/run-session';
 import { until } from './wait-until';
 import type { BreakpointHitLanding } from '../../protocol/host-protocol';
 import { lineOf } from '../source-line';
+import { distBundle } from '../dist-bundles';
 
-const HOST = join(__dirname, '..', '..', 'dist', 'runtime-host.js');
+const HOST = distBundle('runtime-host.js');
 
 describe('RunSession on the RunRegistry with the real runtime host', {
-  skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)',
   timeout: 60_000,
 }, () => {
   let runs: RunRegistry;
@@ -230,7 +230,6 @@ describe('RunSession on the RunRegistry with the real runtime host', {
 });
 
 describe('RunSession time travel on the real runtime host: seek, save, open a recording', {
-  skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)',
   timeout: 120_000,
 }, () => {
   let runs: RunRegistry;

@@ -9,24 +9,23 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { STARTER_PROGRAM, starterTsconfig } from '../../extension/new-program';
+import { ensureBundles } from '../dist-bundles';
 
 const ROOT = join(__dirname, '..', '..');
 const MAX_BYTES = 3_000_000;
-const built = ['extension.js', 'runtime-host.js', 'debugAdapter.js', 'typescript-transpiler.js'].every((b) =>
-  existsSync(join(ROOT, 'dist', b)),
-);
+ensureBundles();
 
 function run(command: string, args: readonly string[], cwd: string): { status: number | null; output: string } {
   const r = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   return { status: r.status, output: `${r.stdout}${r.stderr}` };
 }
 
-describe('the packaged .vsix', { skip: built ? false : 'no bundles: run npm run build', timeout: 600_000 }, () => {
+describe('the packaged .vsix', { timeout: 600_000 }, () => {
   let dir = '';
   let vsix = '';
   let entries: string[] = [];

@@ -26,6 +26,7 @@ import { RuntimeHost, type HostEndpoint } from './host';
 import { LineDebugBridge, lineDebugWorkerScript } from './line-debug-bridge';
 import { runLineDebugWorkerAsAsked } from '../worker/line-debug-worker';
 import { keepSuspendedLocals } from '../../suspended-locals';
+import { removeLineReplayFiles } from '../shared/line-replay-files';
 
 /** How long the host waits for the current run to stop before exiting anyway. */
 const EXIT_GRACE_MS = 1500;
@@ -62,6 +63,8 @@ function main(): void {
   bridge?.attach(endpoint, () => host.currentRun());
   endpoint.onProtocolError = (problem) => host.log(`protocol: ${problem}`);
 
+  // The copies its line debugger's worker wrote for replay hosts and had not removed yet (the host ended meanwhile).
+  process.on('exit', removeLineReplayFiles);
   let exiting = false;
   const exit = (code: number): void => {
     if (exiting) return;

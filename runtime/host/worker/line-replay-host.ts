@@ -41,8 +41,6 @@
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { unlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import {
   PROTOCOL_VERSION,
@@ -57,17 +55,14 @@ import type { HostAndReplayHostMethods, ReplayHostMethods } from '../../../proto
 import { idOf } from '../../../protocol/moment-ids';
 import { ProtocolError, RpcEndpoint } from '../../../protocol/rpc';
 import { StreamTransport } from '../../../protocol/stream-transport';
+import { lineReplayFile } from '../shared/line-replay-files';
+
+export { lineReplayFile };
 
 /** The fd of the replay host's client pipe (as the extension starts a host). */
 const CLIENT_FD = 4;
 /** The argument that makes a runtime host a line replay host (line-debug-worker.ts reads it). */
 export const LINE_REPLAY_ARG = '--line-replay';
-let files = 0;
-
-/** A temporary file for a recording a replay host opens (LineReplayHost.open). */
-export function lineReplayFile(): string {
-  return join(tmpdir(), `coroscope-line-replay-${process.pid}-${++files}.corotrace`);
-}
 
 /** Queries answered for the viewed past tick while one is viewed. */
 export const MOMENT_QUERIES: ReadonlySet<string> = new Set([

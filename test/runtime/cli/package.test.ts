@@ -13,6 +13,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { distBundle } from '../../dist-bundles';
 
 const root = join(__dirname, '..', '..', '..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -109,10 +110,7 @@ function startUntilReady(args: string[], cwd: string): Promise<ChildProcess> {
 test('npm pack gives a tarball that a new project installs and runs with plain node, its TypeScript and npx coroscope run', {
   timeout: 600_000,
 }, async () => {
-  assert.ok(
-    existsSync(join(root, 'dist', 'cli.js')) && existsSync(join(root, 'dist', 'runtime', 'index.js')),
-    'run npm run build first',
-  );
+  assert.ok(existsSync(distBundle('cli.js')) && existsSync(distBundle('runtime/index.js')));
   const work = mkdtempSync(join(tmpdir(), 'coroscope-pack-'));
   try {
     const types = sh(npm, ['run', 'build:types'], root);

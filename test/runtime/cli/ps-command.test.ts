@@ -53,13 +53,15 @@ function startInspected(args: string[], cwd: string, ready: RegExp | 'socket'): 
   });
 }
 
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
+/** Kills `child`, and removes the inspect socket a killed process leaves (no exit handler runs). */
+async function stop(child: ChildProcess): Promise<void> {
+  await new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.removeAllListeners('exit');
     child.once('exit', () => resolve());
     child.kill('SIGKILL');
   });
+  if (child.pid !== undefined) rmSync(inspectSocketPath(child.pid), { force: true });
 }
 
 const WAITING = `const { run, sleep, coroutine, Queue, Event, Lock, getRunningLoop } = require('coroscope');

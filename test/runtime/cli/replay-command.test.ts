@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,7 @@ import {
   spread,
   type CorruptCopy,
 } from '../record/corrupt-recordings';
+import { distBundle } from '../../dist-bundles';
 
 const root = join(__dirname, '..', '..', '..');
 const cli = join(root, 'bin', 'coroscope.js');
@@ -331,11 +332,9 @@ test("--dump-tasks-at-tick: out of range, not a number, negative or missing is r
   }
 });
 
-test('replay --dump-tasks-at-tick of a recording whose tasks a view cancelled: the dump says who, as the live run did', {
-  skip: existsSync(join(root, 'dist', 'runtime-host.js')) ? false : 'no bundle: run npm run build',
-}, async () => {
+test('replay --dump-tasks-at-tick of a recording whose tasks a view cancelled: the dump says who, as the live run did', async () => {
   const saved = join(dir, 'cancelled.corotrace');
-  const host = forkHost({ bundle: join(root, 'dist', 'runtime-host.js') });
+  const host = forkHost({ bundle: distBundle('runtime-host.js') });
   let tick = 0;
   let live: Array<{ id: number; cancelledBy?: unknown; outcome?: string }> = [];
   try {

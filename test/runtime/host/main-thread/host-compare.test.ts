@@ -4,19 +4,16 @@
 // TypeScript source and against the bundle the extension ships (its worker threads and child
 // processes are started from there).
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { RemoteError } from '../../../../protocol/rpc';
 import { APPROACHES } from '../../../../runtime/samples/index';
-import { forkHost, ROOT, type HostClient } from '../host-client';
+import { forkHost, type HostClient } from '../host-client';
+import { distBundle } from '../../../dist-bundles';
 
-const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const BUNDLE = distBundle('runtime-host.js');
 
 for (const from of ['source', 'bundle'] as const) {
-  describe(`host compare (${from})`, {
-    skip: from === 'bundle' && !existsSync(BUNDLE) ? 'no bundle: run npm run build' : false,
-  }, () => {
+  describe(`host compare (${from})`, {}, () => {
     let host: HostClient;
     before(() => {
       host = from === 'bundle' ? forkHost({ bundle: BUNDLE }) : forkHost();

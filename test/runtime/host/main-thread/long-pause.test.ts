@@ -11,12 +11,12 @@
 // The demo site is small (40 pages) so the two crawls and the pause take about 70 s.
 
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { PROTOCOL_VERSION, type HostEvents } from '../../../../protocol/host-protocol';
-import { forkHost, ROOT } from '../host-client';
+import { forkHost } from '../host-client';
+import { distBundle } from '../../../dist-bundles';
 
-const HOST_BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const HOST_BUNDLE = distBundle('runtime-host.js');
 const PAUSE_MS = 60_000;
 
 /**

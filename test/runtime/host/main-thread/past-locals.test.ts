@@ -20,8 +20,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROTOCOL_VERSION, type TaskSummary } from '../../../../protocol/host-protocol';
 import { forkHost, ROOT, type HostClient } from '../host-client';
+import { distBundle } from '../../../dist-bundles';
 
-const HOST_BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const HOST_BUNDLE = distBundle('runtime-host.js');
 const CLI = join(ROOT, 'bin', 'coroscope.js');
 
 /** Ticks the live run is dumped at (held there by stepTick), spread over its first part. */

@@ -6,12 +6,13 @@
 // The same with the folder's own TypeScript linked in: its transpileModule loads the program.
 
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { forkHost, ROOT, type HostClient } from '../host-client';
 import { lineOf } from '../../../source-line';
+import { ensureBundles } from '../../../dist-bundles';
 
 const BUNDLES = [
   'runtime-host.js',
@@ -21,7 +22,7 @@ const BUNDLES = [
   'line-debug-worker.js.map',
   'typescript-transpiler.js',
 ];
-const built = BUNDLES.every((b) => existsSync(join(ROOT, 'dist', b)));
+ensureBundles();
 
 const PROGRAM = [
   "import { coroutine, sleep, Queue, Lock, type Coroutine } from 'coroscope';",
@@ -57,7 +58,6 @@ const PROGRAM = [
 ].join('\n');
 
 describe("a .ts program from a folder with nothing installed, in the installed extension's host", {
-  skip: built ? false : 'no bundle: run npm run build',
   timeout: 90_000,
 }, () => {
   let root = '';

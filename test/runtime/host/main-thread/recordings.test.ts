@@ -22,6 +22,7 @@ import {
   spread,
   type CorruptCopy,
 } from '../../record/corrupt-recordings';
+import { distBundle } from '../../../dist-bundles';
 
 async function rejectsWith(p: Promise<unknown>, code: string, message: RegExp): Promise<void> {
   await assert.rejects(p, (e: unknown) => e instanceof RemoteError && e.code === code && message.test(e.message));
@@ -271,7 +272,7 @@ describe('host: recordings written by the coroscope CLI', () => {
   const dir = mkdtempSync(join(tmpdir(), 'coroscope-cli-rec-'));
 
   before(() => {
-    host = forkHost({ bundle: join(ROOT, 'dist', 'runtime-host.js') });
+    host = forkHost({ bundle: distBundle('runtime-host.js') });
   });
   after(async () => {
     await host.close();

@@ -9,7 +9,6 @@
 // condition, a task resuming from the line). Runs against the bundle (the line debugger's worker and the replay host
 // run the bundle).
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Breakpoint, HostEvents } from '../../../../protocol/host-protocol';
@@ -18,8 +17,9 @@ import { forkHost, landedOnLine, ROOT, type HostClient } from '../host-client';
 import { lineOf } from '../../../source-line';
 import { PastHitSearch } from '../../../../runtime/host/replay-host/past-hit-search';
 import type { LineDebugger } from '../../../../runtime/host/worker/line-debugger';
+import { distBundle } from '../../../dist-bundles';
 
-const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const BUNDLE = distBundle('runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
 
 /** fetch's line after the page's links are parsed: once per page fetched, `url` its URL. */
@@ -135,7 +135,6 @@ async function pastStops(host: HostClient, direction: 'back' | 'forward', tick: 
 }
 
 describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle)', {
-  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
   timeout: 180_000,
 }, () => {
   let host: HostClient;

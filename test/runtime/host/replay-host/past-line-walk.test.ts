@@ -10,7 +10,7 @@
 // the hit again. Runs against the bundle (the line debugger's worker and the replay
 // host run the bundle).
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type {
@@ -23,8 +23,9 @@ import { forkHost, landedOnLine, ROOT, type HostClient } from '../host-client';
 import { lineOf } from '../../../source-line';
 import { PastLineWalk } from '../../../../runtime/host/replay-host/past-line-walk';
 import type { LineDebugger } from '../../../../runtime/host/worker/line-debugger';
+import { distBundle } from '../../../dist-bundles';
 
-const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const BUNDLE = distBundle('runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
 const SESSION = join(ROOT, 'runtime', 'http', 'client-session.ts');
 
@@ -33,8 +34,32 @@ const FOR = lineOf(CRAWLER, 'for (let tries = 1; ; tries++) {', DECL);
 const GET = lineOf(CRAWLER, 'response = yield* this.session.get(url, NO_REDIRECTS);');
 const BREAK = lineOf(CRAWLER, 'break;', GET);
 /** In the session's request coroutine: the send, which suspends, and its next line. */
-const SEND = lineOf(SESSION, 'const response = yield* send(session, method, target');
+const SEND = lineOf(SESSION, 'const response = yield* send(');
 const LOCATION = lineOf(SESSION, "const location = response.headers.get('location');", SEND);
+/** The session's get, and its request coroutine's first line. */
+const GET_CALL = lineOf(SESSION, "return sessionRequest(this, 'GET', url, options);");
+const REQUEST_FIRST = lineOf(
+  SESSION,
+  "if (session.isClosed()) throw new HttpConnectionError(url, 'the session is closed');",
+);
+/** The request coroutine's lines after its first, through the send: each a line step over (`for (;;) {` is none). */
+const REQUEST_TO_SEND = Array.from({ length: SEND - REQUEST_FIRST }, (_, i) => REQUEST_FIRST + 1 + i).filter(
+  (l) => readFileSync(SESSION, 'utf8').split('\n')[l - 1]?.trim() !== 'for (;;) {',
+);
+/** fetch's first line; work's lines that call it, after the queue's item is taken, and its `finally`. */
+const FETCH_FIRST = lineOf(CRAWLER, 'if (this.respectRobots && !(this.robotsAllowNow(url)');
+const WORK_GET = lineOf(CRAWLER, 'const item = yield* this.q.get();');
+const WORK_CALLS = [
+  lineOf(CRAWLER, 'yield* this.fetch(item.url, item.maxRedirect, item.depth);'),
+  lineOf(CRAWLER, 'this.fetching.add(item.url);', WORK_GET),
+  lineOf(CRAWLER, 'this.busy++;', WORK_GET),
+  WORK_GET,
+];
+const WORK_FINALLY_BACK = [
+  lineOf(CRAWLER, 'this.q.taskDone();', WORK_GET),
+  lineOf(CRAWLER, 'this.fetching.delete(item.url);', WORK_GET),
+  lineOf(CRAWLER, 'this.busy--;', WORK_GET),
+];
 /** A program whose main calls a helper that suspends five times, then inner, where the stop is. */
 const HELPER_PROGRAM = join(ROOT, 'test', 'fixtures', 'helper-steps.ts');
 const IN_INNER = lineOf(HELPER_PROGRAM, 'const inInner = 2;');
@@ -76,14 +101,14 @@ async function lastHitThenOverToGet(
   await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: DECL }] });
   const hit = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
   await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
-  let atGet = await move(host, 'over');
-  if (atGet.paused?.line?.line !== GET) atGet = await move(host, 'over');
-  assert.equal(atGet.paused?.line?.line, GET);
+  const atFor = await move(host, 'over');
+  assert.equal(atFor.paused?.line?.line, FOR, JSON.stringify(atFor.landing));
+  const atGet = await move(host, 'over');
+  assert.equal(atGet.paused?.line?.line, GET, JSON.stringify(atGet.landing));
   return { ...hit, atGet };
 }
 
 describe('line steps from a breakpoint hit in the recorded past (bundle)', {
-  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
   timeout: 240_000,
 }, () => {
   let host: HostClient;
@@ -139,8 +164,17 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
     assert.equal((await host.lineLocals()).get('response'), 'undefined');
     // Back again past the task's first line of the step: the last line of its step before (an earlier tick,
     // where it suspended), replayed.
-    for (let i = 0; i < 10 && at.landing.landed === 'line' && at.paused?.tick === hit.tick; i++)
+    // In the hit's tick: fetch's first line, work's lines that called it; and, when the queue had an item as the
+    // task asked (so its step began in the previous item's `finally`), those lines too. Then the step before.
+    const inHitTick: number[] = [];
+    for (
       at = await move(host, 'back');
+      at.landing.landed === 'line' && at.paused?.tick === hit.tick && inHitTick.length < 12;
+      at = await move(host, 'back')
+    )
+      inHitTick.push(at.paused?.line?.line ?? 0);
+    const fromFinally = inHitTick.length > 5;
+    assert.deepEqual(inHitTick, [FETCH_FIRST, ...WORK_CALLS, ...(fromFinally ? WORK_FINALLY_BACK : [])]);
     assert.equal(at.landing.landed, 'line', JSON.stringify(at.landing));
     const before = at.paused!;
     assert.ok(before.tick < hit.tick, `${before.tick} < ${hit.tick}`);
@@ -156,10 +190,12 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
     assert.equal(then.names[then.names.length - 1], 'work', JSON.stringify(then));
     // A line with a `yield*`: where the task suspended.
     assert.match(readFileSync(CRAWLER, 'utf8').split('\n')[then.line - 1] ?? '', /yield\*/);
+    // The previous fetch's GET (its step then began in the `finally`), else the queue's get.
+    assert.deepEqual([then.names[0], then.line], fromFinally ? ['fetch', GET] : ['work', WORK_GET]);
     // Forward from there: on to the step of the hit, its first line (the same task, resumed).
     at = await move(host, 'over');
-    assert.equal(at.landing.landed, 'line');
-    assert.ok((at.paused?.tick ?? 0) >= hit.tick, JSON.stringify(at.paused));
+    assert.equal(at.paused?.line?.line, fromFinally ? BREAK : WORK_CALLS[2], JSON.stringify(at.landing));
+    assert.equal(at.paused?.tick, hit.tick);
     assert.equal(at.paused?.taskId, hit.taskId);
   });
 
@@ -173,32 +209,26 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
     assert.deepEqual(first.names.slice(0, 3), ['get', 'fetch', 'work']);
     assert.equal(at.paused?.tick, hit.tick);
     // Into again: the request coroutine get hands the GET to (it runs in fetch's yield*).
-    const lines: string[] = [`${first.names[0]}:${first.line}`];
-    for (let i = 0; i < 3; i++) {
-      at = await move(host, 'into');
-      const s = await shown(host);
-      lines.push(`${s.names[0]}:${s.line}`);
-      if (s.file === SESSION && s.names[0] === 'request') break;
-    }
+    assert.equal(first.line, GET_CALL);
+    at = await move(host, 'into');
     const inRequest = await shown(host);
-    assert.equal(inRequest.names[0], 'request', lines.join(', '));
+    assert.deepEqual([inRequest.names[0], inRequest.file, inRequest.line], ['request', SESSION, REQUEST_FIRST]);
     // Over, twice, inside the request coroutine.
     at = await move(host, 'over');
     const second = await shown(host);
     at = await move(host, 'over');
     const third = await shown(host);
     assert.equal(third.names[0], 'request', JSON.stringify(third));
-    assert.ok(
-      third.line > second.line && second.line > inRequest.line,
-      `${inRequest.line} < ${second.line} < ${third.line}`,
-    );
+    assert.deepEqual([second.line, third.line], REQUEST_TO_SEND.slice(0, 2));
     // Back: the line before in the callee, twice; the locals of then.
     at = await move(host, 'back');
     assert.deepEqual(await shown(host), second);
     at = await move(host, 'back');
     assert.deepEqual(await shown(host), inRequest);
     // Back from the steps' first line in the calls: the lines that led there, to the calling line.
-    for (let i = 0; i < 5 && (await shown(host)).names[0] !== 'fetch'; i++) at = await move(host, 'back');
+    at = await move(host, 'back');
+    assert.deepEqual((await shown(host)).line, GET_CALL);
+    at = await move(host, 'back');
     const calling = await shown(host);
     assert.equal(calling.names[0], 'fetch');
     assert.equal(calling.line, GET);
@@ -207,14 +237,16 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
   test("inside a yield* coroutine entered by a step in (not on the hit's frames): over its own yield* that suspends to its next line once resumed, and back", async () => {
     const hit = await lastHitThenOverToGet(host, ticks);
     let at = hit.atGet;
-    for (let i = 0; i < 4 && (await shown(host)).names[0] !== 'request'; i++) at = await move(host, 'into');
-    assert.equal((await shown(host)).names[0], 'request');
-    const lines: string[] = [];
-    for (let i = 0; i < 12 && (await shown(host)).line !== SEND; i++) {
+    at = await move(host, 'into');
+    assert.equal((await shown(host)).line, GET_CALL);
+    at = await move(host, 'into');
+    assert.deepEqual([(await shown(host)).names[0], (await shown(host)).line], ['request', REQUEST_FIRST]);
+    const lines: number[] = [];
+    for (const _ of REQUEST_TO_SEND) {
       at = await move(host, 'over');
-      lines.push(String((await shown(host)).line));
+      lines.push((await shown(host)).line);
     }
-    assert.equal((await shown(host)).line, SEND, lines.join(', '));
+    assert.deepEqual(lines, REQUEST_TO_SEND);
     assert.equal(at.paused?.tick, hit.tick);
     // Over the send, which suspends the task: request's next line once resumed, a later tick, the same task.
     at = await move(host, 'over');
@@ -235,7 +267,8 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
     at = await move(host, 'out');
     const out = await shown(host);
     assert.equal(out.names[0], 'fetch', JSON.stringify(out));
-    assert.ok(out.line === GET || out.line === BREAK, `${out.line}`);
+    assert.equal(out.line, BREAK);
+    assert.ok((at.paused?.tick ?? 0) > hit.tick, `${at.paused?.tick} > ${hit.tick}`);
   });
 
   test("before the first line of a task's first step there is no step before: the start of the task, its first line shown again, saying so", async () => {
@@ -244,12 +277,23 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: first }] });
     const hit = landedOnLine(await host.rpc.request('pastBreakpointHit', { direction: 'back', tick: ticks }));
     await host.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
-    let at = await move(host, 'back');
+    // crawl's lines before it, back to its first: each a line of the step, none saying more.
+    const crawl = lineOf(CRAWLER, '*crawl(): Coroutine<void> {');
+    const expected = [
+      'for (let i = 0; i < this.maxTasks; i++) this.workers.push(',
+      'this.workers = [];',
+      'this.t0 = loop.time();',
+      'this.clock = loop;',
+      'const loop = getRunningLoop();',
+    ].map((text) => lineOf(CRAWLER, text, crawl));
     const lines: number[] = [];
-    for (let i = 0; i < 10 && at.landing.landed === 'line' && at.landing.note === undefined; i++) {
+    let at = await move(host, 'back');
+    for (const _ of expected) {
+      assert.equal(at.landing.landed === 'line' ? at.landing.note : 'left', undefined, JSON.stringify(at.landing));
       lines.push(at.paused?.line?.line ?? 0);
       at = await move(host, 'back');
     }
+    assert.deepEqual(lines, expected);
     assert.equal(at.landing.landed, 'line', JSON.stringify(at.landing));
     assert.equal(
       at.landing.landed === 'line' ? at.landing.note : '',
@@ -276,14 +320,9 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
       await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
       assert.equal(stop.line?.line, BREAK);
       assert.match((await live.lineLocals()).get('response') ?? '', /ClientResponse/);
-      // Back, line by line, until the task's step before (an earlier tick).
-      let at = await move(live, 'back');
-      const lines: string[] = [JSON.stringify(at.landing)];
-      for (let i = 0; i < 6 && at.landing.landed === 'line' && at.paused?.tick === stop.tick; i++) {
-        at = await move(live, 'back');
-        lines.push(JSON.stringify(at.landing));
-      }
-      assert.equal(at.landing.landed, 'line', lines.join(' | '));
+      // Back once: the stop is its step's first line (the GET resumed), so the task's step before (an earlier tick).
+      const at = await move(live, 'back');
+      assert.equal(at.landing.landed, 'line', JSON.stringify(at.landing));
       const before = at.paused!;
       assert.ok(before.tick < stop.tick, `${before.tick} < ${stop.tick}`);
       assert.equal(before.taskId, stop.taskId);
@@ -340,12 +379,13 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
       });
       const stop = await live.continueToLineStop();
       assert.equal(stop.line?.line, IN_INNER);
+      // Back: main's line that made the call, in the stop's tick (inner's first step ran in it).
       let at = await move(live, 'back');
       const seen: string[] = [JSON.stringify(at.landing)];
-      for (let i = 0; i < 6 && at.landing.landed === 'line' && at.paused?.tick === stop.tick; i++) {
-        at = await move(live, 'back');
-        seen.push(JSON.stringify(at.landing));
-      }
+      assert.equal(at.paused?.line?.line, lineOf(HELPER_PROGRAM, 'return yield* inner();'), seen.join(' | '));
+      assert.equal(at.paused?.tick, stop.tick);
+      at = await move(live, 'back');
+      seen.push(JSON.stringify(at.landing));
       // helper's five steps (its last one the stop's own step before) are passed over: main's line that
       // called it, an earlier tick.
       assert.equal(at.landing.landed, 'line', seen.join(' | '));
@@ -353,10 +393,12 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
       assert.ok((at.paused?.tick ?? stop.tick) < stop.tick);
       assert.match(at.paused?.description ?? '', /\(its 4 steps between ran no line of these frames' functions\)/);
       // On back: main's first step, and before its first line the start of the task (that line again, saying so).
-      for (let i = 0; i < 6 && at.landing.landed === 'line' && at.landing.note?.startsWith('the start') !== true; i++) {
-        at = await move(live, 'back');
-        seen.push(JSON.stringify(at.landing));
-      }
+      at = await move(live, 'back');
+      seen.push(JSON.stringify(at.landing));
+      assert.equal(at.paused?.line?.line, MAIN_FIRST, seen.join(' | '));
+      assert.match(at.paused?.description ?? '', /the last line of its step at tick \d+, before its step at tick \d+/);
+      at = await move(live, 'back');
+      seen.push(JSON.stringify(at.landing));
       assert.equal(at.landing.landed, 'line', seen.join(' | '));
       assert.equal(at.paused?.line?.line, MAIN_FIRST, seen.join(' | '));
       assert.match(
@@ -398,14 +440,9 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
       at = await move(live, 'over');
       assert.equal(at.paused?.line?.line, BREAK, JSON.stringify(at.landing));
       assert.equal(at.paused?.tick, stop.tick);
-      // On: the live stop itself, the present (not its line replayed, nor what its tick ran after it).
-      const lines: string[] = [];
-      for (let i = 0; i < 4 && at.landing.landed === 'line'; i++) {
-        at = await move(live, 'over');
-        lines.push(JSON.stringify(at.landing));
-      }
-      assert.deepEqual(at.landing, { landed: 'present' }, lines.join(' | '));
-      assert.ok(lines.length <= 2, lines.join(' | '));
+      // On: the live stop itself (the next line), the present (not its line replayed, nor what its tick ran after it).
+      at = await move(live, 'over');
+      assert.deepEqual(at.landing, { landed: 'present' });
       await live.rpc.request('stop', {});
     } finally {
       await live.close();

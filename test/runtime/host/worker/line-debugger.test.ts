@@ -6,15 +6,15 @@
 // continued, steps the same way.
 // Runs against the bundle (the line debugger's worker runs the bundle's own script).
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { RemoteError } from '../../../../protocol/rpc';
 import { PROTOCOL_VERSION, type ProgramLoopState } from '../../../../protocol/host-protocol';
 import { forkHost, ROOT, type HostClient } from '../host-client';
 import { lineOf } from '../../../source-line';
+import { distBundle } from '../../../dist-bundles';
 
-const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const BUNDLE = distBundle('runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
 const CALLBACKS = join(ROOT, 'runtime', 'crawler', 'callback-fetcher.ts');
 
@@ -31,7 +31,6 @@ async function stepTo(
 }
 
 describe('line debugger (bundle)', {
-  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
   timeout: 60_000,
 }, () => {
   let host: HostClient;
@@ -198,7 +197,6 @@ describe('line debugger (TypeScript source through tsx)', { timeout: 60_000 }, (
 // sample that runs a loop, threads or processes of its own, stopped on a line of its own code,
 // shows that loop's sockets and callbacks, ready list, timers, or threads and processes.
 describe('program loops at a line stop (bundle)', {
-  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
   timeout: 120_000,
 }, () => {
   let host: HostClient;
@@ -358,7 +356,6 @@ describe('program loops at a line stop (bundle)', {
 });
 
 describe('line breakpoints and a replay of the past (bundle)', {
-  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
   timeout: 60_000,
 }, () => {
   let host: HostClient;
@@ -422,7 +419,6 @@ describe('line breakpoints and a replay of the past (bundle)', {
 });
 
 describe('time held on a line is not time the loop was blocked (bundle)', {
-  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
   timeout: 60_000,
 }, () => {
   let host: HostClient;

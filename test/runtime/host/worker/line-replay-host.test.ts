@@ -10,7 +10,7 @@
 // Runs against the bundle (the line debugger's worker and the replay host run the bundle).
 import assert from 'node:assert/strict';
 import { execFileSync, fork } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -18,8 +18,9 @@ import type { HostEvents } from '../../../../protocol/host-protocol';
 import { RemoteError } from '../../../../protocol/rpc';
 import { forkHost, HostClient, ROOT } from '../host-client';
 import { lineOf } from '../../../source-line';
+import { distBundle } from '../../../dist-bundles';
 
-const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const BUNDLE = distBundle('runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
 const BUSY_PROGRAM = join(ROOT, 'test', 'fixtures', 'busy-first-step.ts');
 const STOP_LINE = lineOf(BUSY_PROGRAM, 'const stoppedHere = 1;');
@@ -74,7 +75,6 @@ async function moved(host: HostClient, ask: () => Promise<unknown>): Promise<Hos
 }
 
 describe('Step Back at a line stop (bundle)', {
-  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
   timeout: 120_000,
 }, () => {
   let host: HostClient;
@@ -414,7 +414,6 @@ describe('Step Back at a line stop (bundle)', {
 });
 
 test("a feed of the followed run's recording asked just before its first line stop is withdrawn: the main thread never writes it, not when the program goes on either (bundle)", {
-  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
   timeout: 120_000,
 }, async () => {
   // The host writes each recording it hands its replay host to a temporary file: in a folder of its own here, watched.

@@ -12,8 +12,9 @@ import { after, before, describe, test } from 'node:test';
 import { buildAdapterAndHost } from '../../../extension/debug/build-adapter';
 import { forkHost, ROOT, type HostClient } from '../host-client';
 import { lineOf } from '../../../source-line';
+import { distBundle } from '../../../dist-bundles';
 
-const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const BUNDLE = distBundle('runtime-host.js');
 const GENERATORS = join(ROOT, 'runtime', 'samples', 'generators.ts');
 
 describe('the task detail at a line stop reads the real frames', { timeout: 90_000 }, () => {

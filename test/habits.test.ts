@@ -1,0 +1,197 @@
+// The habits CONTRIBUTING.md states, checked: commit subjects of at most 72 characters (the commits
+// after the one that set the rule), file headers that state a role in a few lines, and comment
+// lines within the formatter's 120 columns (Biome wraps code, not comments).
+//
+// Invariants: the files checked are the git-tracked .ts under runtime/ extension/ webview/
+// protocol/, less what the formatter leaves out (runtime/samples, runtime/crawler: their layout
+// is part of the lesson). LONG_HEADERS only shrinks: a header condensed leaves the list (the test
+// says so), a new file's header never joins it.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+const ROOT = join(__dirname, '..');
+/** The commit that set the rules (Biome, the 72-character subject): the subjects after it are checked. */
+const RULES_SET = '9820ad8';
+const SUBJECT_MAX = 72;
+const HEADER_MAX = 12;
+const COMMENT_COLUMNS = 120;
+
+/** Headers longer than HEADER_MAX lines when the rule came, still to condense (never added to). */
+const LONG_HEADERS: ReadonlySet<string> = new Set([
+  'extension/context-keys.ts',
+  'extension/debug/coroscope-session.ts',
+  'extension/debug/custom-requests.ts',
+  'extension/debug/dap-mapping.ts',
+  'extension/debug/debug-position.ts',
+  'extension/debug/launch-arguments.ts',
+  'extension/debug/session-core.ts',
+  'extension/debug/session-moves.ts',
+  'extension/debug/time-travel.ts',
+  'extension/focus-safe-quick-pick.ts',
+  'extension/inspector-panel.ts',
+  'extension/run-session.ts',
+  'extension/runs/run-registry.ts',
+  'extension/runs/run.ts',
+  'extension/walkthrough.ts',
+  'protocol/coalescing-poll.ts',
+  'protocol/host-protocol.ts',
+  'protocol/replay-host-protocol.ts',
+  'protocol/run-moment.ts',
+  'runtime/cancel-request.ts',
+  'runtime/cli/crawl-command.ts',
+  'runtime/cli/inspect-endpoint.ts',
+  'runtime/cli/replay-command.ts',
+  'runtime/cli/run-command.ts',
+  'runtime/cli/user-program.ts',
+  'runtime/clock.ts',
+  'runtime/coroutine.ts',
+  'runtime/demo-site/faults.ts',
+  'runtime/demo-site/pages.ts',
+  'runtime/demo-site/server.ts',
+  'runtime/demo-site/site-model.ts',
+  'runtime/future.ts',
+  'runtime/gather.ts',
+  'runtime/host/main-thread/bundled-transpiler.ts',
+  'runtime/host/main-thread/deadlock-stop.ts',
+  'runtime/host/main-thread/host.ts',
+  'runtime/host/main-thread/launch-programs.ts',
+  'runtime/host/main-thread/line-debug-bridge.ts',
+  'runtime/host/main-thread/main.ts',
+  'runtime/host/main-thread/program-loader.ts',
+  'runtime/host/main-thread/program-transpiler.ts',
+  'runtime/host/main-thread/recordings.ts',
+  'runtime/host/main-thread/run-rewind.ts',
+  'runtime/host/main-thread/run.ts',
+  'runtime/host/main-thread/variables.ts',
+  'runtime/host/replay-host/line-replay-role.ts',
+  'runtime/host/replay-host/past-hit-search.ts',
+  'runtime/host/replay-host/past-line-walk.ts',
+  'runtime/host/shared/hit-scan.ts',
+  'runtime/host/worker/armed-loop-breakpoints.ts',
+  'runtime/host/worker/breakpoint-split.ts',
+  'runtime/host/worker/client-views.ts',
+  'runtime/host/worker/line-debug-worker.ts',
+  'runtime/host/worker/line-debugger.ts',
+  'runtime/host/worker/line-replay-host.ts',
+  'runtime/host/worker/line-task-detail.ts',
+  'runtime/host/worker/main-thread-link.ts',
+  'runtime/host/worker/past-lines.ts',
+  'runtime/host/worker/replay-hosts.ts',
+  'runtime/host/worker/stop-place.ts',
+  'runtime/host/worker/worker-position.ts',
+  'runtime/http/client-session.ts',
+  'runtime/inspect/decoded-source-map.ts',
+  'runtime/inspect/dumps.ts',
+  'runtime/inspect/generator-reader.ts',
+  'runtime/inspect/hit-count.ts',
+  'runtime/inspect/inspector-session.ts',
+  'runtime/inspect/resource-names.ts',
+  'runtime/inspect/source-positions.ts',
+  'runtime/inspect/task-recorder.ts',
+  'runtime/inspect/task-summaries.ts',
+  'runtime/inspect/value-preview.ts',
+  'runtime/inspection.ts',
+  'runtime/loop.ts',
+  'runtime/ready-queue.ts',
+  'runtime/record/asked-cancels.ts',
+  'runtime/record/record-clocks.ts',
+  'runtime/record/recording-growth.ts',
+  'runtime/record/run-log-feed.ts',
+  'runtime/record/run-log.ts',
+  'runtime/record/source-hashes.ts',
+  'runtime/shape-anchors.ts',
+  'runtime/task-group.ts',
+  'runtime/task.ts',
+  'runtime/timeout.ts',
+  'webview/state/seek-queue.ts',
+  'webview/state/timeline-model.ts',
+  'webview/views/timeline.ts',
+]);
+
+function git(args: readonly string[]): { ok: boolean; out: string } {
+  const r = spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
+  return { ok: r.status === 0 && r.error === undefined, out: r.stdout ?? '' };
+}
+
+/** Why commit subjects cannot be checked here (no git, no history, a shallow clone without RULES_SET), or null. */
+function noHistory(): string | null {
+  if (!git(['rev-parse', '--git-dir']).ok) return 'no git history here (not a git checkout, or no git)';
+  if (!git(['cat-file', '-e', `${RULES_SET}^{commit}`]).ok)
+    return `commit ${RULES_SET} (where the rule starts) is not in this history (a shallow clone?)`;
+  return null;
+}
+
+function sourceFiles(): string[] {
+  const listed = git(['ls-files', '-z', '--', 'runtime', 'extension', 'webview', 'protocol']);
+  assert.ok(listed.ok, 'git ls-files lists the sources');
+  return listed.out
+    .split('\0')
+    .filter((f) => f.endsWith('.ts') && !f.startsWith('runtime/samples/') && !f.startsWith('runtime/crawler/'));
+}
+
+/** The leading comment block: the `//` lines the file starts with. */
+export function headerLines(text: string): number {
+  const lines = text.split('\n');
+  const end = lines.findIndex((l) => !l.startsWith('//'));
+  return end === -1 ? lines.length : end;
+}
+
+/** Commit subjects over SUBJECT_MAX characters in `log` (git log's `%h %s` lines). */
+export function longSubjects(log: string): string[] {
+  return log
+    .split('\n')
+    .filter((l) => l !== '')
+    .filter((l) => l.slice(l.indexOf(' ') + 1).length > SUBJECT_MAX);
+}
+
+/** Comment lines (`//`, `/*`, ` *`) longer than COMMENT_COLUMNS in `text`, as `line: length`. */
+export function longCommentLines(text: string): string[] {
+  return text
+    .split('\n')
+    .flatMap((l, i) =>
+      l.length > COMMENT_COLUMNS && /^\s*(\/\/|\/\*|\*)/.test(l) ? [`${i + 1}: ${l.length} columns`] : [],
+    );
+}
+
+test('the checks tell a long subject, a long header and a long comment line', () => {
+  assert.deepEqual(longSubjects(`abc1234 ${'s'.repeat(72)}\ndef5678 ${'s'.repeat(73)}\n`), [
+    `def5678 ${'s'.repeat(73)}`,
+  ]);
+  assert.equal(headerLines('// a\n// b\n\nimport x;\n// not the header\n'), 2);
+  assert.equal(headerLines(`${'// x\n'.repeat(13)}code`), 13);
+  assert.deepEqual(longCommentLines(`const x = 1;\n  // ${'c'.repeat(120)}\n${'y'.repeat(130)}\n`), ['2: 125 columns']);
+});
+
+test(`commit subjects after ${RULES_SET} are at most ${SUBJECT_MAX} characters`, (t) => {
+  const why = noHistory();
+  if (why !== null) return t.skip(why);
+  const log = git(['log', '--format=%h %s', `${RULES_SET}..HEAD`]);
+  assert.ok(log.ok, 'git log');
+  assert.deepEqual(longSubjects(log.out), [], 'subjects over 72 characters (git commit --amend, or rebase -i: reword)');
+});
+
+test(`file headers state a role in at most ${HEADER_MAX} lines`, () => {
+  const files = sourceFiles();
+  assert.ok(files.length > 100, `${files.length} files`);
+  const long = files.filter((f) => headerLines(readFileSync(join(ROOT, f), 'utf8')) > HEADER_MAX);
+  assert.deepEqual(
+    long.filter((f) => !LONG_HEADERS.has(f)),
+    [],
+    `headers over ${HEADER_MAX} lines: keep the role and the invariants; how it works goes to docs/design/`,
+  );
+  assert.deepEqual(
+    [...LONG_HEADERS].filter((f) => !long.includes(f)),
+    [],
+    'condensed (or gone): remove these from LONG_HEADERS in test/habits.test.ts',
+  );
+});
+
+test(`comment lines are at most ${COMMENT_COLUMNS} columns`, () => {
+  const long = sourceFiles().flatMap((f) =>
+    longCommentLines(readFileSync(join(ROOT, f), 'utf8')).map((l) => `${f}:${l}`),
+  );
+  assert.deepEqual(long, []);
+});
