@@ -247,7 +247,8 @@ export interface Snapshot {
   /**
    * Answered from a recording's event log while the replay to the past tick viewed is under
    * way (ViewedMoment.replayed false): every row as the replay will say it, except busyMs
-   * (not in the log: null, as the replay says it too) and an await's resourceId (absent); no crawl progress (null). Asked
+   * (not in the log: null, as the replay says it too) and an await's resourceId (absent); no crawl progress
+   * (null). Asked
    * again once the replay has landed, it is the replayed moment's.
    */
   fromLog?: true;

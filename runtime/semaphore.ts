@@ -76,7 +76,10 @@ export class Semaphore implements Inspectable {
     };
   }
 
-  /** @internal The running task took a slot (called by semaphoreTake: the frames above it end at the program's line). */
+  /**
+   * @internal The running task took a slot (called by semaphoreTake: the frames above it end at the program's
+   * line).
+   */
   _addHolder(): void {
     this._holders.push(runningLoopOrNull()?.currentTask() ?? null);
     this._holderSites.push(captureSite(semaphoreTake, ACQUIRE_FRAMES));

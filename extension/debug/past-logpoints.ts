@@ -1,18 +1,12 @@
-// PastLogpoints: logpoints in the past. A logpoint set (VS Code's logpoint UI: setBreakpoints
-// with `logMessage`, a condition and a hit condition if given) while the session shows a
-// recorded run that is not running (a finished run, an opened recording, a live run paused)
-// lists every execution of its line over the whole recorded run (the host's pastLogpointHits:
-// a replay, the network never used): one Debug Console line per hit, in the run's order, with
-// its tick, time, task and the message (the text the live logpoint prints), its `source` and
-// `line`, and, where the extension handles it, a link that goes to that moment
-// (`coroscope/goToLogpointHit` {hit}: the host's pastBreakpointHit with `logpointHit`, shown as a
-// breakpoint hit in the past: the debugger and the panel go there). The hits are also sent as
-// the event `coroscope/logpointHits` (the panel's timeline marks).
+// PastLogpoints: logpoints in the past. A logpoint set while the session shows a recorded run
+// that is not running (a finished run, an opened recording, a paused live run) lists every
+// execution of its line over the whole run (the host's pastLogpointHits, a replay): one Debug
+// Console line per hit in run order (tick, time, task, the live logpoint's text, source/line,
+// a link to that moment: coroscope/goToLogpointHit), and the event coroscope/logpointHits.
 //
-// Invariants: listing never changes the run (a replay of its recording); a logpoint is listed
-// once per run as set (the same file set again lists only the logpoints new or changed); the hits
-// a link names are those of the session's current run (a new run forgets them); a list refused
-// (a run not recorded, a past line held) says why in the console, once per logpoint.
+// Invariants: listing never changes the run; a logpoint is listed once per run as set (a file
+// set again lists only new or changed ones); a link names a hit of the session's current run; a
+// refused list (not recorded, a past line held) says why in the console, once per logpoint.
 
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { Event } from '@vscode/debugadapter';

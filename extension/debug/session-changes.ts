@@ -1,20 +1,12 @@
-// SessionChanges: where a value was set. "Go to Last Change" / "Go to Next Change" on a local
-// or a field shown in Variables at a line stop (the custom requests coroscope/lastChange and
-// coroscope/nextChange, sent by the extension's commands on a Variables item), and DAP data
-// breakpoints on them (dataBreakpointInfo, setDataBreakpoints): Continue stops at the next
-// change of one, Reverse Continue at the previous one.
+// SessionChanges: where a value was set. "Go to Last/Next Change" on a local or a field in
+// Variables at a line stop (custom requests coroscope/lastChange, coroscope/nextChange) and DAP
+// data breakpoints on them (Continue: next change; Reverse Continue: previous one). The value is
+// read (value-changes.ts) at every line of its task, walking with the adapter's line moves;
+// the landing is the first line showing the new value (where a live data breakpoint stops), and
+// the console names the writing line, its tick and task.
 //
-// How: the value is read (value-changes.ts: an expression in one frame, found by its depth
-// from the stack's root) at every line of its task, walking them with the line moves the
-// adapter has: back through the recording (the line replay, lineStepBack), forward through
-// the past (lineStep there) or the live run (a live line step). A change is a line whose
-// reading differs from the one after it (walking back) or before it (forward). The landing is
-// the first line where the new value is seen (where a live data breakpoint stops: after the
-// write), and the console names the line that wrote it, its tick and task.
-//
-// Invariants: asked only at a line stop (else refused with the reason, nothing moved); a walk
-// that finds no change is refused saying how far it went (the line it reached is shown);
-// only the landing's stop is shown (SessionMoves.walkLines).
+// Invariants: asked only at a line stop (else refused, nothing moved); a walk finding no change
+// is refused saying how far it went; only the landing's stop is shown (SessionMoves.walkLines).
 
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ERR_HOST, type SessionCore } from './session-core';

@@ -1,13 +1,9 @@
-// Value changes: the pure pieces of "Go to Last Change" / "Go to Next Change" and of the data
-// breakpoints on a local or a field (session-changes.ts walks the task's lines with them).
-//
-// A watched value is an expression (a local's name, then `.field` / `[key]` down to the
-// field) read in one frame of a line stop's task, that frame named by its function and its
-// depth from the stack's root (a line step moves the innermost frames; the root stays). A
-// change is a reading that differs from the one before: another primitive, another type, or
-// an object shown otherwise (the line replay answers each line in a replay of its own, so
-// objects of two readings are compared by what they show, not by identity), or the value
-// becoming unreachable (its frame returned, or not yet entered, walking back).
+// Value changes: the pure pieces of "Go to Last/Next Change" and of data breakpoints on a local or
+// a field (session-changes.ts walks the task's lines with them). A watched value is an expression
+// (a local, then `.field` / `[key]`) read in one frame named by its function and its depth from
+// the stack's root. A change is a reading that differs from the one before (another primitive or
+// type, an object shown otherwise: two replays never share objects), or the value becoming
+// unreachable.
 //
 // Invariants: pure (no host, no DAP state); a data breakpoint's id round-trips through
 // dataIdOf / parseDataId and anything else parses to null.

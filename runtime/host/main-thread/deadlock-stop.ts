@@ -18,7 +18,8 @@
 // the panel's Exceptions tab and a notification say it; its traceback has one frame per task
 // (what it waits for, who holds that since which line; at the line where the task waits).
 //
-// Invariants: each deadlock stops the run (break on) or is reported (always) once (the lint collector reports each set of tasks
+// Invariants: each deadlock stops the run (break on) or is reported (always) once (the lint collector reports
+// each set of tasks
 // and resources once, and the stop is made from what it reports); nothing is computed at a
 // tick's end unless the break is on, the loop is quiet and some task is live.
 
@@ -125,7 +126,10 @@ export class DeadlockWatch {
     return this.stopFor(this.lints.checkDeadlocks(true));
   }
 
-  /** New deadlocks (the periodic check's, between ticks; or at a tick's end): each reported; a stop when on, or null. */
+  /**
+   * New deadlocks (the periodic check's, between ticks; or at a tick's end): each reported; a stop when on,
+   * or null.
+   */
   stopFor(fresh: AwaitGraph['deadlocks']): Omit<PauseInfo, 'tick'> | null {
     if (fresh.length === 0 || this.ending()) return null;
     fresh.forEach((d, i) => this.report(deadlockReportOf(d, this.taskById, this.on && i === 0)));

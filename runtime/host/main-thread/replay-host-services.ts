@@ -1,18 +1,12 @@
-// Runs on a line replay host's main thread (a host started with --line-replay; a live host's
-// run never serves these).
+// Runs on a line replay host's main thread (a live host's run never serves these).
 //
-// ReplayHostServices: what a line replay host's run (an opened copy of a live run,
-// line-replay-host.ts) does for the replay host's worker, over the replay-host protocol:
-// replayLineTick runs one tick of a replay once more with the line debugger on in it,
-// scanTicks runs a stretch of ticks counting a breakpoint search's hits (hit-scan.ts), and the
-// copy grows as the live run goes on (growOpened, growInPlace: run-recording.ts).
+// ReplayHostServices: what a line replay host's run does for its worker over the replay-host
+// protocol: replayLineTick (one tick again with the line debugger on), scanTicks (a stretch of
+// ticks counting a breakpoint search's hits, hit-scan.ts), and growing the copy as the live run
+// goes on (growOpened, growInPlace: run-recording.ts).
 //
-// Invariants:
-// - `tracedLoop` is the replay's loop only while a traced tick (or stretch) runs, null
-//   otherwise: the line debugger stops only in it (line-debug-bridge.ts); `hitScan` likewise
-//   only while a stretch runs.
-// - Traced ticks are served in turn with the seeks (RunPast.inTurn), and the moment they show
-//   is no seek's (no moment id names it).
+// Invariants: `tracedLoop` (and `hitScan`) is set only while a traced tick (stretch) runs; traced
+// ticks are served in turn with the seeks (RunPast.inTurn), and no moment id names their moment.
 
 import type { ScanTicksParams, ScanTicksResult } from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';

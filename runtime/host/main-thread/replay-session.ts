@@ -1,16 +1,11 @@
 // Runs on a runtime host's main thread (a live host's, and a line replay host's).
 //
-// ReplaySession: one replay of a recorded run (runtime/record's RunReplay) on a loop of its
-// own, the recorded inputs fed back, paused right after a tick; what RunRewind (run-rewind.ts)
-// keeps parked as checkpoints, builds in the background and takes on to a seek's tick. Also
-// what a rewind needs of its run (RewindSource) and of its program (ReplayableProgram).
+// ReplaySession: one replay of a recorded run on a loop of its own, the recorded inputs fed back,
+// paused right after a tick: what RunRewind keeps parked as checkpoints and takes on to a seek's
+// tick. Also RewindSource and ReplayableProgram, what a rewind needs of its run and program.
 //
-// Invariants:
-// - A session is parked (paused right after `stoppedAt`, its wait resolved) or failed, or
-//   going on to its tick: never two at once; a failure rejects its wait and sticks.
-// - Held (a seek needs the process) or resting (a paced slice over) it runs nothing; it goes on
-//   only when neither holds and it is neither parked nor failed.
-// - Its loop logs nothing: what the replayed program logs was logged by the run already.
+// Invariants: a session is parked, failed (a failure sticks), or going on to its tick, never two
+// at once; held or resting it runs nothing; its loop logs nothing (the run logged it already).
 
 import type { Lint, TaskSummary } from '../../../protocol/host-protocol';
 import { EventLoop } from '../../loop';

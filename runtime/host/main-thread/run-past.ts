@@ -1,19 +1,13 @@
 // Runs on a runtime host's main thread (a live host's run, and a line replay host's).
 //
-// RunPast: a recorded Run's seeks into its past and the moment its views show. seekTick moves
-// the viewed moment to right after a tick (or back to the present); the tick is known at once
-// from the log (a RecordedMoment) while its replay (run-rewind.ts) goes on, and becomes a
-// PastMoment once that lands. Every answer and `viewedTick` event carries the moment id of the
-// seek that made it (protocol/moment-ids.ts), so no client guesses which request it answers.
+// RunPast: a recorded Run's seeks into its past and the moment its views show. seekTick moves the
+// viewed moment to right after a tick (or back to the present): known at once from the log (a
+// RecordedMoment), a PastMoment once its replay lands. Every answer and `viewedTick` event carries
+// the moment id of the seek that made it (protocol/moment-ids.ts).
 //
-// Invariants:
-// - Seeks, and the replay host's traced ticks (replay-host-services.ts, through inTurn), are
-//   served one at a time, in the order asked.
-// - A moment is shown only for the tick asked: a replay that lands after the views moved on is
-//   never shown, and what waits for it (withReplayed) is refused (superseded), never answered
-//   for another tick.
-// - `shownMoment` is the id of the seek that made the moment viewed now; a moment no seek made
-//   (a traced tick) has none.
+// Invariants: seeks and traced ticks are served one at a time, in order; a moment is shown only
+// for the tick asked (a late replay is never shown, its waiters refused as superseded);
+// `shownMoment` is the id of the seek that made the moment viewed now.
 
 import type { LaunchOptions, LaunchTarget, ViewedMoment } from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';

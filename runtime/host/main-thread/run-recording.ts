@@ -1,18 +1,12 @@
 // Runs on a runtime host's main thread (a live host's run, and a line replay host's opened copy).
 //
-// RunRecording: a Run's recording and what is read from it. A live run launched with
-// options.record grows it as it goes (its RunRecorder, attached to the run's loop by run.ts;
-// its streams once the run has finished); an opened recording holds the file's streams and
-// what was saved beside them (lints, table notes, failed URLs, the CLI's signal). One decode
-// of the log (RunLogFeed) feeds the run's timeline and its task table by tick, each read only
-// as far as is new since the last reading. A line replay host's opened copy of a live run
-// grows: replaced by a longer copy (growOpened) or extended in place (growInPlace).
+// RunRecording: a Run's recording and what is read from it: grown by a live run's RunRecorder,
+// or an opened file's streams with what was saved beside them. One decode of the log (RunLogFeed)
+// feeds the timeline and the task table by tick, each read only as far as is new. A line replay
+// host's copy grows (growOpened, growInPlace).
 //
-// Invariants:
-// - A mid-tick recording's open tick is never counted as a tick (recordedTicks) nor read.
-// - A growth is taken only when it continues this recording exactly (a prefix, the same
-//   program, or starting where it ends); otherwise nothing changes (false, or a ProtocolError).
-// - The table notes' and lints' lists only grow in place (their readers hold them).
+// Invariants: a mid-tick recording's open tick is never counted nor read; a growth is taken only
+// when it continues this recording exactly, else nothing changes; notes and lints only grow.
 
 import type { LaunchTarget, Lint, RecordingMark, SourcePosition, Timeline } from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';

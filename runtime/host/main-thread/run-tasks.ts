@@ -1,18 +1,12 @@
-// Runs on a runtime host's main thread (a live host's run; an opened recording's run never fills it).
+// Runs on a runtime host's main thread (a live host's run; an opened recording's never fills it).
 //
-// RunTasks: a live run's task table as its loop tells it (run.ts feeds it the loop's
-// taskCreated / taskDone): the tasks alive now by id, the finished ones (the history, with the
-// tracebacks of those that failed), where each was created, and the task events the clients
-// are sent (taskCreated, taskFinished, exception).
+// RunTasks: a live run's task table as its loop tells it: live tasks by id, the finished ones
+// (history, with failed ones' tracebacks), creation sites, and the task events sent to clients.
 //
-// Invariants:
-// - A task is in `live` from its creation to its end, then in the history only (ids are never
-//   reused, so never in both).
-// - Task events (taskCreated/taskFinished) are only sent with inspection on, at most
-//   TASK_EVENTS_PER_SECOND of each per second (the rest are coalesced into snapshots);
-//   `exception` events at most EXCEPTION_EVENTS_PER_SECOND, a crawl's URL failures included
-//   (crawl-events.ts asks the same limit).
-// - A failed task's traceback is kept as long as the history keeps the task.
+// Invariants: a task is in `live` from creation to end, then in the history only (ids never
+// reused); task events go only with inspection on, rate-limited (TASK_EVENTS_PER_SECOND,
+// EXCEPTION_EVENTS_PER_SECOND, the rest coalesced into snapshots); a failed task's traceback
+// is kept as long as the history keeps the task.
 
 import type { SourcePosition, TaskDetail, TaskSummary, Traceback } from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';

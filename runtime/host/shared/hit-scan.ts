@@ -1,4 +1,5 @@
-// Shared: runs on a line replay host's main thread (ReplayHostServices.scanTicks); its worker thread reads FIRST_STRETCH.
+// Shared: runs on a line replay host's main thread (ReplayHostServices.scanTicks); its worker thread reads
+// FIRST_STRETCH.
 //
 // HitScan: in a line replay host's main thread, the breakpoint hits of one replayed stretch of
 // the run (scanTicks: ticks from+1 .. to of a replay, run on a loop of its own). The worker

@@ -8,7 +8,8 @@
 // recorded run, else at its first stop on a line), follows the run while it goes (given its
 // recording so far now and then: open with `live`, the replays it keeps near the end advanced),
 // (the whole recording once, then each time only its growth since: recording-growth.ts, grown
-// in place there, ReplayHostServices.growInPlace) and serves that run's stops until the run goes away: at a stop's first use
+// in place there, ReplayHostServices.growInPlace) and serves that run's stops until the run goes away: at a
+// stop's first use
 // the live main
 // thread writes the run's recording through the start of the stopped tick
 // (`__coroscopeLine.writeMidTick`, recordings.ts) to a temporary file and the replay host opens

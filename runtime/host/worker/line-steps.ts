@@ -1,19 +1,13 @@
-// Runs on a runtime host's line debugger worker thread (live or line replay host), stepping the main thread
-// through node:inspector.
+// Runs on a runtime host's line debugger worker thread (live or line replay host).
 //
-// LineSteps: the line step under way of a LineDebugger (line-debugger.ts), moved out of it
-// as it was: the step's state, the temporary breakpoints that keep it with its task ("stay
-// with this task": every break location of the task's functions, conditioned on the task
-// running; markers in `_step` that report the task suspended; with "follow the loop", where
-// `_step` resumes the next task), a plain generator's first line for a step into through
-// `yield*`, and what each pause during the step means (machinery and glue stepped through,
-// the runtime's library stepped over, the landing). The LineDebugger owns the session and
-// the stop; this asks it through a StepPort.
+// LineSteps: the line step under way of a LineDebugger: its state, the temporary breakpoints that
+// keep it with its task (its functions' break locations conditioned on the task running, markers
+// in `_step`), and what each pause during the step means (machinery and glue stepped through, the
+// runtime's library stepped over, the landing). The LineDebugger owns the session and the stop;
+// this asks it through a StepPort.
 //
-// Invariants: temporary breakpoints and markers are removed at every stop and every continue
-// (clearTemps, called by the LineDebugger); a step gives up after MAX_AUTO_STEPS automatic
-// steps; "meanwhile" (what ran while the stepped task was suspended) is said once, at the
-// step's landing in that task.
+// Invariants: temporaries are removed at every stop and continue; a step gives up after
+// MAX_AUTO_STEPS automatic steps; "meanwhile" is said once, at the landing in the stepped task.
 
 import { readFileSync } from 'node:fs';
 import type { HostEvents, LineStepKind, LineStepMode, SourcePosition } from '../../../protocol/host-protocol';
