@@ -306,7 +306,18 @@ test("--dump-tasks-at-tick: out of range, not a number, negative or missing is r
   assert.ok(typeof dump.time === 'number' && dump.time > 0);
   const tasks = dump.tasks as Array<Record<string, unknown>>;
   assert.ok(Array.isArray(tasks) && tasks.length > 1);
-  const always = ['awaitedBy', 'awaiting', 'createdBy', 'frames', 'id', 'name', 'sinceResumedMs', 'state', 'steps'];
+  const always = [
+    'awaitedBy',
+    'awaiting',
+    'busyMs',
+    'createdBy',
+    'frames',
+    'id',
+    'name',
+    'sinceResumedMs',
+    'state',
+    'steps',
+  ];
   const sometimes = new Set(['location', 'outcome', 'cancelledBy']);
   for (const t of tasks) {
     const keys = Object.keys(t);
@@ -318,6 +329,8 @@ test("--dump-tasks-at-tick: out of range, not a number, negative or missing is r
     );
     assert.ok(t.createdBy === null || Number.isSafeInteger(t.createdBy));
     assert.ok(t.sinceResumedMs === null || typeof t.sinceResumedMs === 'number');
+    // A task's busy time is never logged: a replay says it does not know it, never a number of its own.
+    assert.equal(t.busyMs, null);
     assert.ok(Array.isArray(t.awaitedBy) && (t.awaitedBy as unknown[]).every((x) => Number.isSafeInteger(x)));
     const awaiting = t.awaiting as Record<string, unknown> | null;
     assert.ok(awaiting === null || (typeof awaiting.kind === 'string' && typeof awaiting.detail === 'string'));
