@@ -61,6 +61,16 @@ describe('LogpointMarks', () => {
     assert.equal(marks.near(8, 9, 15, 10)?.hit, 4, 'only the lane pointed at');
   });
 
+  it('finds the next hit of a lane after a tick, back to its first past the last', () => {
+    const marks = new LogpointMarks();
+    marks.replace([hit({ hit: 0, tick: 4 }), hit({ hit: 1, tick: 9 }), hit({ hit: 2, tick: 9, taskId: 5 })]);
+    assert.equal(marks.nextAfter(3, 0)?.hit, 0);
+    assert.equal(marks.nextAfter(3, 4)?.hit, 1);
+    assert.equal(marks.nextAfter(3, 9)?.hit, 0);
+    assert.equal(marks.nextAfter(5, 20)?.hit, 2);
+    assert.equal(marks.nextAfter(6, 0), null);
+  });
+
   it('replaces every mark with each list (a removed logpoint loses its marks) and clears for a new run', () => {
     const marks = new LogpointMarks();
     marks.replace([hit({ hit: 0, tick: 3 }), hit({ hit: 1, tick: 4, line: 50 })]);

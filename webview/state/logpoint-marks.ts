@@ -66,6 +66,13 @@ export class LogpointMarks {
     return out;
   }
 
+  /** The first mark of task `taskId`'s lane after tick `tick` (the lane's first again past its last), null: none. */
+  nextAfter(taskId: number, tick: number): LogpointMark | null {
+    const lane = this.byTask.get(taskId);
+    if (lane === undefined || lane.length === 0) return null;
+    return lane[firstAtOrAfter(lane, tick + 1)] ?? lane[0]!;
+  }
+
   /**
    * The mark of task `taskId`'s lane under the pointer: of those with a tick in [from, to] (the ticks a few
    * pixels either side of it), the one nearest `at`; the earliest hit of that tick. Null: none there.

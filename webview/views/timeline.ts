@@ -625,7 +625,7 @@ export class TimelineView {
     const sel = this.app.ui().selectedTask;
     const lane = sel !== null ? this.app.timeline.lane(sel) : undefined;
     const tick = this.app.shownTick();
-    const key = `${sel}|${tick}|${this.app.timeline.version}`;
+    const key = `${sel}|${tick}|${this.app.timeline.version}|${this.app.logpointMarks.version}`;
     if (key === this.detailKey) return;
     this.detailKey = key;
     if (lane === undefined) {
@@ -645,6 +645,17 @@ export class TimelineView {
       () => this.app.showTask(lane.taskId),
       { text: 'Show stack', id: 'tl-show-stack' },
     );
+    // The lane's next logpoint hit, for the keyboard (the marks themselves are on the canvas).
+    const next = this.app.logpointMarks.nextAfter(lane.taskId, tick);
+    const nextHit =
+      next === null
+        ? null
+        : iconButton(
+            'debug-breakpoint-log',
+            `${logpointMarkTitle(next).split('\n')[0]}: go there`,
+            () => this.app.goToLogpointHit(next.hit),
+            { text: `Logpoint hit at tick ${next.tick}`, id: 'tl-next-logpoint-hit' },
+          );
     replace(
       this.laneDetail,
       icon('symbol-class'),
@@ -652,6 +663,7 @@ export class TimelineView {
       h('span', { class: 'tl-detail-what' }, ` at tick ${tick}: ${this.describeAt(lane, tick)}`),
       timelineJumps(this.app, lane.taskId),
       showStack,
+      ...(nextHit !== null ? [nextHit] : []),
     );
   }
 }
