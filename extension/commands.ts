@@ -16,6 +16,7 @@ import { ContextKeys } from './context-keys';
 import { showCrawlProgress } from './crawl-progress';
 import { InspectorPanel, type PanelDependencies } from './inspector-panel';
 import { CoroscopeOutput } from './output';
+import { LogpointMarksRelay } from './logpoint-marks-relay';
 import { RunSession } from './run-session';
 import { describeTarget, type Run } from './runs/run';
 import type { RunRegistry } from './runs/run-registry';
@@ -51,6 +52,8 @@ export class CoroscopeServices implements vscode.Disposable {
   readonly output: CoroscopeOutput;
   readonly runs: RunRegistry;
   readonly session: RunSession;
+  /** The hits of the logpoints a debug session sets over the run shown, for the panel's timeline. */
+  readonly logpointMarks: LogpointMarksRelay;
   readonly statusBar = new CoroscopeStatusBar();
   readonly contextKeys = new ContextKeys();
   readonly decorations: SuspensionDecorations;
@@ -64,6 +67,8 @@ export class CoroscopeServices implements vscode.Disposable {
     this.output = output;
     this.runs = runs;
     this.session = new RunSession(runs, { snapshotRate: () => snapshotRate(settings()) });
+    this.logpointMarks = new LogpointMarksRelay(this.session);
+    this.disposables.push({ dispose: () => this.logpointMarks.dispose() });
     this.decorations = new SuspensionDecorations(this.session, context.extensionUri);
     const s = this.session;
     const refreshBar = (): void => this.statusBar.update(s.status, s.moment(), s.shownProgress(), s.mirror.counts);
@@ -170,6 +175,7 @@ export class CoroscopeServices implements vscode.Disposable {
     return {
       extensionUri: this.context.extensionUri,
       session: this.session,
+      logpointMarks: this.logpointMarks,
       openSource: (position) => this.openSourceFromPanel(position),
       runCommand: async (command: PanelCommand) => {
         const id = {

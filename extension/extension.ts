@@ -101,7 +101,14 @@ export function activate(context: vscode.ExtensionContext): void {
       shown: (run, detail) => getServices().stackShown(run.target, run.phase, detail),
     };
     if (debuggerDeclared(context))
-      (require('./debug/register') as typeof DebugRegister).registerDebugger(context, hostScript, runs, stackWatch);
+      (require('./debug/register') as typeof DebugRegister).registerDebugger(
+        context,
+        hostScript,
+        runs,
+        stackWatch,
+        // A logpoint's hits over a recorded run: marks on the panel's timeline when it shows that run.
+        (run, body, goTo) => services?.logpointMarks.received(run, body, goTo),
+      );
   } catch (e) {
     output.note(`[coroscope] registering the debugger failed: ${e instanceof Error ? e.message : String(e)}`);
   }

@@ -27,6 +27,7 @@ import {
   type ViewId,
   type WebviewMethods,
 } from '../protocol/webview-protocol';
+import type { LogpointMarksRelay } from './logpoint-marks-relay';
 import type { RunSession } from './run-session';
 import { panelHtml } from './webview-html';
 
@@ -40,6 +41,8 @@ type PanelEndpoint = RpcEndpoint<WebviewMethods, PanelMethods, Record<string, ne
 export interface PanelDependencies {
   extensionUri: vscode.Uri;
   session: RunSession;
+  /** The logpoint hits over the run shown (its timeline's marks), and the way to go to one. */
+  logpointMarks: LogpointMarksRelay;
   /** Opens a TypeScript position in an editor. */
   openSource(position: { file: string; line: number; column: number }): Promise<boolean>;
   /** Runs one of the extension's commands for the panel's buttons. */
@@ -219,6 +222,7 @@ export class InspectorPanel {
       s.onLint.on((lint) => emit('lint', { lint })),
       s.onComparison.on((c) => emit('comparison', c)),
       s.onProgramLoops.on((loops) => emit('programLoops', { loops })),
+      this.deps.logpointMarks.onMarks.on((hits) => emit('logpointHits', { hits })),
     );
   }
 
@@ -281,6 +285,7 @@ export class InspectorPanel {
         lastProgress: s.lastProgress,
         comparison: s.comparison,
         programLoops: s.programLoops,
+        logpointHits: this.deps.logpointMarks.current(),
       };
     });
     ep.handle('taskDetail', async (raw) => {
@@ -332,6 +337,10 @@ export class InspectorPanel {
       const { tick, moment } = narrow('seek', raw);
       const shown = await s.seek(tick, moment);
       return moment === undefined ? { tick: shown } : { tick: shown, moment };
+    });
+    ep.handle('goToLogpointHit', async (raw) => {
+      await this.deps.logpointMarks.goToHit(narrow('goToLogpointHit', raw).hit);
+      return {};
     });
     ep.handle('command', async (raw) => {
       await this.deps.runCommand(narrow('command', raw).command);

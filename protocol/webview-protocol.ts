@@ -113,6 +113,27 @@ export interface Comparison {
   error?: string;
 }
 
+/**
+ * One hit of a logpoint set over the run shown (extension/debug/past-logpoints.ts's `coroscope/logpointHits`),
+ * as the timeline marks it on its task's lane. `hit` is its index for `coroscope/goToLogpointHit` in the debug
+ * session that listed it; `message` is the logpoint's text (untrusted: shown as text only).
+ */
+export interface LogpointMark {
+  hit: number;
+  tick: number;
+  /** Null: the line ran outside any task (no lane to mark). */
+  taskId: number | null;
+  task: string | null;
+  /** Milliseconds since the first tick at which its tick began. */
+  time: number;
+  message: string;
+  file: string;
+  line: number;
+}
+
+/** At most this many logpoint marks are kept (the rest dropped): the timeline draws at most one per pixel anyway. */
+export const MAX_LOGPOINT_MARKS = 20_000;
+
 export interface PanelInit {
   protocolVersion: number;
   status: RunStatus;
@@ -129,6 +150,8 @@ export interface PanelInit {
   comparison?: Comparison | null;
   /** The loops, threads and processes the program runs itself (a sample's hand-made loop), as of now. */
   programLoops?: ProgramLoopState[];
+  /** The hits of the logpoints set over the run shown (none: empty or absent). */
+  logpointHits?: LogpointMark[];
 }
 
 export type ControlAction = 'pause' | 'continue' | 'stepTick' | 'stepTask' | 'stop';
@@ -163,6 +186,8 @@ export type PanelMethods = {
    * and as `RunStatus.momentId` once the status shows that moment (before the answer comes).
    */
   seek: { params: { tick: number | null; moment?: string }; result: { tick: number | null; moment?: string } };
+  /** Goes to a logpoint's hit (LogpointMark.hit): the debug session that listed it moves there, and the panel. */
+  goToLogpointHit: { params: { hit: number }; result: Record<string, never> };
 };
 export type PanelMethod = keyof PanelMethods & string;
 
@@ -190,6 +215,8 @@ export type PanelEvents = {
    * empty: none).
    */
   programLoops: { loops: ProgramLoopState[] };
+  /** The hits of the logpoints set over the run shown, all of them: they replace the marks before (empty: none). */
+  logpointHits: { hits: LogpointMark[] };
 };
 export type PanelEvent = { [E in keyof PanelEvents & string]: { event: E; body: PanelEvents[E] } }[keyof PanelEvents &
   string];
@@ -294,6 +321,9 @@ export function parsePanelRequest(method: string, params: unknown): PanelRequest
         return `seek: moment must be an id of 1..${MAX_MOMENT_ID_LENGTH} characters`;
       return { method, params: { tick: p.tick, moment: p.moment } };
     }
+    case 'goToLogpointHit':
+      if (!isInt(p.hit) || p.hit < 0) return 'goToLogpointHit: hit must be a hit index (an integer >= 0)';
+      return { method, params: { hit: p.hit } };
     default:
       return `unknown method ${JSON.stringify(method)}`;
   }
@@ -511,7 +541,34 @@ export function narrowPanelInit(v: unknown): PanelInit | null {
     lastProgress: narrowProgress(v.lastProgress),
     comparison: narrowComparison(v.comparison),
     programLoops: Array.isArray(v.programLoops) ? (v.programLoops as unknown[]).filter(isProgramLoopState) : [],
+    logpointHits: narrowLogpointMarks(v.logpointHits),
   };
+}
+
+/**
+ * Logpoint hits as the panel accepts them (a `coroscope/logpointHits` body's `hits`, the `logpointHits` event's,
+ * PanelInit's): the fields a mark needs copied, malformed entries dropped, at most MAX_LOGPOINT_MARKS.
+ */
+export function narrowLogpointMarks(v: unknown): LogpointMark[] {
+  const out: LogpointMark[] = [];
+  if (!Array.isArray(v)) return out;
+  for (const x of v as unknown[]) {
+    if (out.length >= MAX_LOGPOINT_MARKS) break;
+    if (!isObj(x) || !isInt(x.hit) || x.hit < 0 || !isInt(x.tick) || x.tick < 0) continue;
+    if (x.taskId !== null && !isInt(x.taskId)) continue;
+    if (typeof x.message !== 'string') continue;
+    out.push({
+      hit: x.hit,
+      tick: x.tick,
+      taskId: x.taskId,
+      task: typeof x.task === 'string' ? x.task : null,
+      time: isFiniteNumber(x.time) && x.time >= 0 ? x.time : 0,
+      message: x.message,
+      file: typeof x.file === 'string' ? x.file : '',
+      line: isInt(x.line) ? x.line : 0,
+    });
+  }
+  return out;
 }
 
 function isFiniteNumber(v: unknown): v is number {

@@ -7,6 +7,7 @@ import type { RunMoment } from '../protocol/run-moment';
 import type { Comparison, ExceptionEntry, ProgressPoint, RunStatus } from '../protocol/webview-protocol';
 import type { PanelClient } from './host-bridge';
 import type { TaskTableModel } from './state/task-query';
+import type { LogpointMarks } from './state/logpoint-marks';
 import type { TimelineModel } from './state/timeline-model';
 import type { UiAction, UiState } from './state/ui-state';
 
@@ -32,6 +33,8 @@ export interface AppContext {
   readonly data: RunData;
   /** The run's timeline (empty when the run is not recorded). */
   readonly timeline: TimelineModel;
+  /** The hits of the logpoints set over the run, marked on the timeline's lanes. */
+  readonly logpointMarks: LogpointMarks;
   ui(): UiState;
   dispatch(action: UiAction): void;
   /** Shows a task in the tasks view. */
@@ -43,6 +46,8 @@ export interface AppContext {
   invalidate(): void;
   /** Moves the run's viewed moment to `tick` (null: back to the present); every view follows. */
   seek(tick: number | null): void;
+  /** Goes to a logpoint's hit (the debug session that listed it moves there, and with it every view). */
+  goToLogpointHit(hit: number): void;
   /**
    * The moment the views show (protocol/run-moment.ts): the one asked for by a seek under way, the viewed
    * past tick, or the present.

@@ -18,6 +18,7 @@ import {
   isProgramLoopState,
   narrowPanelInit,
   narrowProgress,
+  narrowLogpointMarks,
   narrowProgressPoint,
   narrowRunStatus,
   narrowSnapshot,
@@ -35,6 +36,7 @@ import { connect, vscodeApi, type PanelClient } from './host-bridge';
 import { SeekQueue } from './state/seek-queue';
 import { MomentIds } from '../protocol/moment-ids';
 import { TaskTableModel } from './state/task-query';
+import { LogpointMarks } from './state/logpoint-marks';
 import { TimelineModel } from './state/timeline-model';
 import { TimelineFeed } from './timeline-feed';
 import { restoreUi, uiReducer, type UiAction, type UiState } from './state/ui-state';
@@ -72,6 +74,7 @@ export class App implements AppContext {
   readonly client: PanelClient;
   readonly model = new TaskTableModel();
   readonly timeline = new TimelineModel();
+  readonly logpointMarks = new LogpointMarks();
   /** The chart's points and the crawled pages, trimmed as the extension trims its copy; `data` shows its lists. */
   private readonly history = new ProgressHistory();
   /** Where "now" is and the crawl's numbers of the moment shown (protocol/run-moment.ts). */
@@ -230,6 +233,12 @@ export class App implements AppContext {
     this.messageTimer = window.setTimeout(() => replace(this.message), kind === 'error' ? 10_000 : 4_000);
   }
 
+  goToLogpointHit(hit: number): void {
+    this.client
+      .request('goToLogpointHit', { hit })
+      .catch((e: unknown) => this.notify(`Could not go to the logpoint's hit: ${errorText(e)}`, 'error'));
+  }
+
   seek(tick: number | null): void {
     this.seeks.ask(tick);
     this.invalidate();
@@ -285,6 +294,7 @@ export class App implements AppContext {
       this.data.lastProgress = init.lastProgress;
       this.data.comparison = init.comparison ?? null;
       this.data.programLoops = init.programLoops ?? [];
+      this.logpointMarks.replace(init.logpointHits ?? []);
       this.model.clear();
       if (init.snapshot !== null) {
         this.snapshotReceivedAt = received;
@@ -331,6 +341,7 @@ export class App implements AppContext {
       this.moments.reset();
       this.seeks.reset();
       this.data.programLoops = [];
+      this.logpointMarks.clear();
       if (s !== null) {
         this.data.status = s;
         this.feed.status(s);
@@ -391,6 +402,11 @@ export class App implements AppContext {
     c.on('programLoops', (raw) => {
       const loops = typeof raw === 'object' && raw !== null ? (raw as { loops?: unknown }).loops : undefined;
       this.data.programLoops = Array.isArray(loops) ? loops.filter(isProgramLoopState) : [];
+      this.invalidate();
+    });
+    c.on('logpointHits', (raw) => {
+      const hits = typeof raw === 'object' && raw !== null ? (raw as { hits?: unknown }).hits : undefined;
+      this.logpointMarks.replace(narrowLogpointMarks(hits));
       this.invalidate();
     });
     c.on('reveal', (raw) => {

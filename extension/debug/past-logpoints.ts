@@ -2,7 +2,8 @@
 // that is not running (a finished run, an opened recording, a paused live run) lists every
 // execution of its line over the whole run (the host's pastLogpointHits, a replay): one Debug
 // Console line per hit in run order (tick, time, task, the live logpoint's text, source/line,
-// a link to that moment: coroscope/goToLogpointHit), and the event coroscope/logpointHits.
+// a link to that moment: coroscope/goToLogpointHit), and the event coroscope/logpointHits with every hit
+// of the logpoints set now (the panel's timeline marks: a logpoint removed sends the list without its hits).
 //
 // Invariants: listing never changes the run; a logpoint is listed once per run as set (a file
 // set again lists only new or changed ones); a link names a hit of the session's current run; a
@@ -20,7 +21,10 @@ import { message } from './stop-events';
 export const LOGPOINT_HIT_REQUEST = 'coroscope/goToLogpointHit';
 export const LOGPOINT_HITS_EVENT = 'coroscope/logpointHits';
 
-/** The body of `coroscope/logpointHits`: the hits listed, each with its index for `coroscope/goToLogpointHit`. */
+/**
+ * The body of `coroscope/logpointHits`: every hit listed of the logpoints set now (in this run), each with its
+ * index for `coroscope/goToLogpointHit`. Each event replaces the one before.
+ */
 export interface LogpointHitsBody {
   hits: Array<LogpointHit & { hit: number }>;
 }
@@ -69,15 +73,23 @@ export class PastLogpoints {
     const now = new Set(logpoints.map(keyOf));
     this.listed.set(file, now);
     const fresh = logpoints.filter((b) => !before.has(keyOf(b)));
-    if (fresh.length === 0 || !this.listable()) return;
+    const removed = [...before].some((k) => !now.has(k));
+    if (fresh.length === 0 || !this.listable()) {
+      if (removed) this.sendHits();
+      return;
+    }
     const host = this.core.host;
-    if (host === null || !host.isAlive()) return;
+    if (host === null || !host.isAlive()) {
+      if (removed) this.sendHits();
+      return;
+    }
     let found: { hits: LogpointHit[]; ticks: number };
     try {
       found = await host.endpoint.request('pastLogpointHits', { logpoints: fresh });
     } catch (e) {
       const why = message(e);
       if (!/not recorded/.test(why)) this.core.output(`Coroscope: the logpoint's past hits cannot be listed: ${why}`);
+      if (removed) this.sendHits();
       return;
     }
     for (const [i, lp] of fresh.entries()) {
@@ -86,11 +98,9 @@ export class PastLogpoints {
         `Coroscope: logpoint at ${basename(lp.file)}:${lp.line} ran ${mine.length} time${mine.length === 1 ? '' : 's'} in the recorded run (ticks 1..${found.ticks}, replayed)${mine.length > 0 ? ':' : ''}`,
       );
     }
-    const body: LogpointHitsBody = { hits: [] };
     for (const h of found.hits) {
       const index = this.hits.length;
       this.hits.push({ hit: h, logpoint: fresh[h.logpoint]! });
-      body.hits.push({ ...h, hit: index });
       const link = this.linkOf?.(index);
       const out: DebugProtocol.OutputEvent = {
         seq: 0,
@@ -105,6 +115,14 @@ export class PastLogpoints {
       };
       this.core.sendEvent(out);
     }
+    this.sendHits();
+  }
+
+  /** `coroscope/logpointHits` with every hit listed of the logpoints set now (a removed one's left out). */
+  private sendHits(): void {
+    const body: LogpointHitsBody = { hits: [] };
+    for (const [index, { hit, logpoint }] of this.hits.entries())
+      if (this.listed.get(logpoint.file)?.has(keyOf(logpoint)) === true) body.hits.push({ ...hit, hit: index });
     this.core.sendEvent(new Event(LOGPOINT_HITS_EVENT, body));
   }
 

@@ -17,6 +17,7 @@ import type { Run } from '../runs/run';
 import type { RunRegistry } from '../runs/run-registry';
 import { CoroscopeSession } from './coroscope-session';
 import { logpointHitLink, registerLogpointHitLinks } from './logpoint-hit-links';
+import { LOGPOINT_HIT_REQUEST, LOGPOINT_HITS_EVENT } from './past-logpoints';
 import { FOLLOW_TASK_REQUEST, TASKS_REQUEST, narrowTasksBody } from './custom-requests';
 import { FOLLOW_TASK_COMMAND, LAST_CHANGE_COMMAND, NEXT_CHANGE_COMMAND } from './coroutines-view-ids';
 import { LAST_CHANGE_REQUEST, NEXT_CHANGE_REQUEST } from './session-changes';
@@ -180,11 +181,18 @@ export interface StackWatch {
   shown(run: Run, detail: { task: { name: string }; frames: readonly string[] }): void;
 }
 
+/**
+ * Hears the hits a debug session lists for its logpoints over a recorded run (`coroscope/logpointHits`):
+ * the run it debugs, the event's body, and how to go to one of its hits in that session.
+ */
+export type LogpointHitsListener = (run: Run | null, body: unknown, goTo: (hit: number) => Thenable<unknown>) => void;
+
 export function registerDebugger(
   context: vscode.ExtensionContext,
   hostScriptPath: string,
   runs: RunRegistry,
   stackWatch: StackWatch,
+  onLogpointHits: LogpointHitsListener = () => {},
 ): void {
   const tree = new CoroutinesTreeProvider();
   const view = vscode.window.createTreeView(COROUTINES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
@@ -196,6 +204,10 @@ export function registerDebugger(
     watchCallStackSelection(factory, stackWatch),
     watchDeadlockStops(DEBUG_TYPE),
     registerLogpointHitLinks((id) => factory.sessionOf(id)),
+    vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => {
+      if (e.session.type !== DEBUG_TYPE || e.event !== LOGPOINT_HITS_EVENT) return;
+      onLogpointHits(factory.runOf(e.session), e.body, (hit) => e.session.customRequest(LOGPOINT_HIT_REQUEST, { hit }));
+    }),
     vscode.debug.registerDebugConfigurationProvider(
       DEBUG_TYPE,
       new CoroscopeConfigurationProvider(false, runs),

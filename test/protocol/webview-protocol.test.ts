@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   isProgramLoopState,
+  MAX_LOGPOINT_MARKS,
+  narrowLogpointMarks,
   narrowPanelInit,
   narrowProgress,
   narrowRunStatus,
@@ -248,5 +250,69 @@ describe('panel protocol: time travel (timeline, seek, the viewed tick)', () => 
     assert.deepEqual(t.tickTimes, [0, 0, 0, 2]);
     assert.equal(t.runId, 4);
     assert.equal(narrowTimeline({ lanes: [] }), null);
+  });
+});
+
+describe('panel protocol: logpoint marks', () => {
+  const good = {
+    hit: 4,
+    logpoint: 0,
+    ordinal: 0,
+    tick: 12,
+    taskId: 3,
+    task: 'worker-1',
+    time: 2.5,
+    message: 'url=/a',
+    file: '/w/a.ts',
+    line: 7,
+  };
+
+  it('narrows a hits list to the fields a mark needs, dropping malformed entries', () => {
+    const marks = narrowLogpointMarks([
+      good,
+      { ...good, hit: 5, taskId: null, task: null },
+      { ...good, hit: -1 },
+      { ...good, tick: '12' },
+      { ...good, taskId: 'x' },
+      { ...good, message: 3 },
+      null,
+      'hit',
+    ]);
+    assert.deepEqual(marks, [
+      { hit: 4, tick: 12, taskId: 3, task: 'worker-1', time: 2.5, message: 'url=/a', file: '/w/a.ts', line: 7 },
+      { hit: 5, tick: 12, taskId: null, task: null, time: 2.5, message: 'url=/a', file: '/w/a.ts', line: 7 },
+    ]);
+    assert.deepEqual(narrowLogpointMarks({ hits: [good] }), [], 'a list, not a body');
+    assert.deepEqual(narrowLogpointMarks(undefined), []);
+  });
+
+  it('keeps at most MAX_LOGPOINT_MARKS', () => {
+    const many = Array.from({ length: MAX_LOGPOINT_MARKS + 5 }, (_, i) => ({ ...good, hit: i }));
+    assert.equal(narrowLogpointMarks(many).length, MAX_LOGPOINT_MARKS);
+  });
+
+  it('carries the marks in the initial state', () => {
+    const init = narrowPanelInit({
+      protocolVersion: PANEL_PROTOCOL_VERSION,
+      status: { phase: 'finished', runId: 1, title: 't', detail: '', tick: 20 },
+      snapshot: null,
+      progress: [],
+      exceptions: [],
+      lints: [],
+      pages: [],
+      lastProgress: null,
+      logpointHits: [good, { bad: true }],
+    });
+    assert.equal(init?.logpointHits?.length, 1);
+    assert.equal(init?.logpointHits?.[0]?.hit, 4);
+  });
+
+  it('narrows goToLogpointHit to a hit index', () => {
+    assert.deepEqual(parsePanelRequest('goToLogpointHit', { hit: 3 }), {
+      method: 'goToLogpointHit',
+      params: { hit: 3 },
+    });
+    for (const hit of [-1, 1.5, '3', undefined])
+      assert.equal(typeof parsePanelRequest('goToLogpointHit', { hit }), 'string');
   });
 });

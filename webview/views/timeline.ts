@@ -1,9 +1,11 @@
 // The timeline view: the run's tasks as lanes over ticks (or wall time), each stretch drawn
 // by what the task did then (running, ready, or awaiting I/O, a timer, a queue or lock,
 // another task), with the I/O, timer, exception and cancel marks on the axis and on their
-// task's lane, and a cursor at the tick every view shows. A click or a drag on the lanes
-// seeks the run there (and selects the lane's task); the selected lane's detail offers the
-// jumps ("Who woke this?", "Created here", "Cancelled by") and its stack in the tasks view.
+// task's lane, the hits of the logpoints set over the run (state/logpoint-marks.ts) as diamonds
+// on their task's lane, and a cursor at the tick every view shows. A click or a drag on the lanes
+// seeks the run there (and selects the lane's task); a click on a logpoint mark goes to that hit
+// (the debugger and every view move there), hovering one says what it printed. The selected
+// lane's detail offers the jumps ("Who woke this?", "Created here", "Cancelled by") and its stack.
 //
 // Invariants:
 // - Virtualised both ways: only the lanes in view are drawn (a pool of label rows, one
@@ -16,9 +18,11 @@
 // - While the window is "fit", it follows a live run's growth; a zoom or a pan fixes it.
 
 import type { TimelineLane, TimelineMark } from '../../protocol/host-protocol';
+import type { LogpointMark } from '../../protocol/webview-protocol';
 import type { AppContext } from '../app-context';
 import { h, icon, iconButton, replace } from '../dom';
 import { STATE_LABELS, awaitingText } from '../state/format';
+import { logpointMarkTitle } from '../state/logpoint-marks';
 import { FIRST_TICK, SEGMENT_KINDS, SEGMENT_LABELS, type SegmentKind } from '../state/timeline-model';
 import {
   wholeRun,
@@ -37,9 +41,11 @@ import { timelineJumps, wakerText } from './timeline-jumps';
 
 export const LANE_HEIGHT = 18;
 const AXIS_HEIGHT = 30;
+/** How far (CSS px) either side of a logpoint mark a click or a hover still finds it. */
+const MARK_SLOP_PX = 4;
 
 type Palette = Record<
-  SegmentKind | 'cursor' | 'grid' | 'text' | 'selected' | `mark-${TimelineMarkKind}` | 'border',
+  SegmentKind | 'cursor' | 'grid' | 'text' | 'selected' | `mark-${TimelineMarkKind}` | 'mark-logpoint' | 'border',
   string
 >;
 
@@ -180,6 +186,7 @@ export class TimelineView {
       c.addEventListener('pointerdown', (e) => this.onPointer(e, c, true));
       c.addEventListener('pointermove', (e) => {
         if (this.dragging) this.onPointer(e, c, false);
+        else if (c === this.lanesCanvas) this.hover(e);
       });
       c.addEventListener('pointerup', () => {
         this.dragging = false;
@@ -244,11 +251,47 @@ export class TimelineView {
     const r = canvas.getBoundingClientRect();
     const tick = this.scale().tickAtX(e.clientX - r.left);
     if (down && canvas === this.lanesCanvas) {
-      const lanes = this.lanes();
-      const lane = lanes[Math.floor((e.clientY - r.top + this.scroller.scrollTop) / LANE_HEIGHT)];
+      const lane = this.laneAt(e.clientY - r.top);
       if (lane !== undefined) this.app.dispatch({ type: 'selectTask', id: lane.taskId });
+      const mark = this.markAt(e);
+      if (mark !== null) {
+        // The debugger goes there, and the panel with it (its status says the moment).
+        this.dragging = false;
+        this.app.goToLogpointHit(mark.hit);
+        return;
+      }
     }
     this.app.seek(tick);
+  }
+
+  private laneAt(canvasY: number): TimelineLane | undefined {
+    return this.lanes()[Math.floor((canvasY + this.scroller.scrollTop) / LANE_HEIGHT)];
+  }
+
+  /** The logpoint mark under the pointer on the lanes canvas, if any. */
+  private markAt(e: PointerEvent): LogpointMark | null {
+    const marks = this.app.logpointMarks;
+    if (marks.size === 0) return null;
+    const r = this.lanesCanvas.getBoundingClientRect();
+    const lane = this.laneAt(e.clientY - r.top);
+    if (lane === undefined) return null;
+    const scale = this.scale();
+    const x = e.clientX - r.left;
+    return marks.near(
+      lane.taskId,
+      scale.tickAtX(Math.max(0, x - MARK_SLOP_PX)),
+      scale.tickAtX(x + MARK_SLOP_PX),
+      scale.tickAtX(x),
+    );
+  }
+
+  /** Hovering a logpoint mark: its title says the hit (as text: a title is never parsed). */
+  private hover(e: PointerEvent): void {
+    if (!this.app.timeline.hasTicks) return;
+    const mark = this.markAt(e);
+    const title = mark === null ? '' : logpointMarkTitle(mark);
+    if (this.lanesCanvas.title !== title) this.lanesCanvas.title = title;
+    this.lanesCanvas.style.cursor = mark === null ? '' : 'pointer';
   }
 
   private onWheel(e: WheelEvent): void {
@@ -351,6 +394,7 @@ export class TimelineView {
     const p = {} as Palette;
     for (const k of SEGMENT_KINDS) p[k] = v(`--tl-${k}`, '#888');
     for (const m of MARK_KINDS) p[`mark-${m}`] = v(`--tl-mark-${m}`, '#888');
+    p['mark-logpoint'] = v('--tl-mark-logpoint', '#888');
     p.cursor = v('--tl-cursor', '#f00');
     p.grid = v('--tl-grid', 'rgba(128,128,128,0.3)');
     p.text = v('--tl-text', '#888');
@@ -442,6 +486,29 @@ export class TimelineView {
       ctx.lineTo(x + 3, y);
       ctx.lineTo(x, y + 4);
       ctx.fill();
+    }
+    // Logpoint hits on their task's lane: a diamond at its foot (as VS Code draws a logpoint), one per pixel.
+    if (this.app.logpointMarks.size > 0) {
+      ctx.fillStyle = p['mark-logpoint'];
+      ctx.strokeStyle = p.border;
+      for (let i = range.start; i < range.end; i++) {
+        const lane = lanes[i]!;
+        const y = i * LANE_HEIGHT - top + LANE_HEIGHT - 5;
+        let lastX = Number.NaN;
+        for (const m of this.app.logpointMarks.inLane(lane.taskId, scale.window.from, scale.window.to)) {
+          const x = Math.floor(scale.xOf(m.tick) + Math.max(1, scale.xOf(m.tick + 1) - scale.xOf(m.tick)) / 2) + 0.5;
+          if (x === lastX) continue;
+          lastX = x;
+          ctx.beginPath();
+          ctx.moveTo(x, y - 4);
+          ctx.lineTo(x + 4, y);
+          ctx.lineTo(x, y + 4);
+          ctx.lineTo(x - 4, y);
+          ctx.closePath();
+          ctx.fill();
+          ctx.stroke();
+        }
+      }
     }
     ctx.strokeStyle = p.cursor;
     ctx.lineWidth = 1;
@@ -558,7 +625,7 @@ export class TimelineView {
     const sel = this.app.ui().selectedTask;
     const lane = sel !== null ? this.app.timeline.lane(sel) : undefined;
     const tick = this.app.shownTick();
-    const key = `${sel}|${tick}|${this.app.timeline.version}`;
+    const key = `${sel}|${tick}|${this.app.timeline.version}|${this.app.logpointMarks.version}`;
     if (key === this.detailKey) return;
     this.detailKey = key;
     if (lane === undefined) {
@@ -578,6 +645,17 @@ export class TimelineView {
       () => this.app.showTask(lane.taskId),
       { text: 'Show stack', id: 'tl-show-stack' },
     );
+    // The lane's next logpoint hit, for the keyboard (the marks themselves are on the canvas).
+    const next = this.app.logpointMarks.nextAfter(lane.taskId, tick);
+    const nextHit =
+      next === null
+        ? null
+        : iconButton(
+            'debug-breakpoint-log',
+            `${logpointMarkTitle(next).split('\n')[0]}: go there`,
+            () => this.app.goToLogpointHit(next.hit),
+            { text: `Logpoint hit at tick ${next.tick}`, id: 'tl-next-logpoint-hit' },
+          );
     replace(
       this.laneDetail,
       icon('symbol-class'),
@@ -585,6 +663,7 @@ export class TimelineView {
       h('span', { class: 'tl-detail-what' }, ` at tick ${tick}: ${this.describeAt(lane, tick)}`),
       timelineJumps(this.app, lane.taskId),
       showStack,
+      ...(nextHit !== null ? [nextHit] : []),
     );
   }
 }

@@ -104,5 +104,14 @@ describe('Logpoints in the past (standalone adapter)', { timeout: 240_000 }, () 
       await new Promise((r) => setTimeout(r, 100));
     assert.match(dap.outputText(), /logpoint's past hits cannot be listed: .*past line is shown/);
     assert.equal(dap.events.slice(again).filter((e) => e.event === 'coroscope/logpointHits').length, 0, 'listed again');
+
+    // The first logpoint removed (the second kept): the panel hears the hits of those still set, none (its marks go).
+    const removed = dap.mark();
+    await dap.request('setBreakpoints', {
+      source: { path: CRAWLER_TS },
+      breakpoints: [{ line: DECL, logMessage: 'try {url}' }],
+    });
+    const left = await dap.waitForEvent('coroscope/logpointHits', { from: removed, timeoutMs: 30_000 });
+    assert.deepEqual((left.body as unknown as LogpointHitsBody).hits, []);
   });
 });
