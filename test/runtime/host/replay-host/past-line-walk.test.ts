@@ -349,7 +349,14 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
       // (the present).
       const from = live.events.length;
       const over = await live.rpc.request('lineStep', { kind: 'over' });
-      assert.deepEqual(over.landing, { landed: 'present' });
+      // The step over the GET suspends the task, as live: the landing carries the words the live step says.
+      const landing = over.landing;
+      assert.ok(landing !== undefined && landing.landed === 'present', JSON.stringify(landing));
+      assert.equal(landing.said?.length, 1, JSON.stringify(landing));
+      assert.match(
+        landing.said?.[0] ?? '',
+        /^\S+ suspended on socket\.\w+ \(<Socket .*>\); the loop waits for I\/O or a timer\n$/,
+      );
       const again = await live.waitFor('paused', () => true, 30_000, from);
       assert.equal(again.pastLine, undefined);
       assert.deepEqual(again.line, stop.line);
