@@ -14,6 +14,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { distBundle } from '../../dist-bundles';
+import { inspectSocketPath } from '../../../runtime/cli/inspect-socket-path';
 
 const root = join(__dirname, '..', '..', '..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -176,6 +177,8 @@ test('npm pack gives a tarball that a new project installs and runs with plain n
       assert.match(tree.stdout, /transfer hanging\.js:7:\d+/);
     } finally {
       hanging.kill('SIGKILL');
+      // A killed process runs no exit handler: its inspect socket is removed here (the temp-folder check).
+      if (hanging.pid !== undefined) rmSync(inspectSocketPath(hanging.pid), { force: true });
     }
 
     // The user's own TypeScript (here the project's compiler, as a user's devDependency) finds the
