@@ -6,17 +6,15 @@
 // while the debugger's Call Stack said paused. Against the real runtime host.
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RunRegistry } from '../../extension/runs/run-registry';
 import { RunSession } from '../../extension/run-session';
 import { until } from './wait-until';
+import { distBundle } from '../dist-bundles';
 
-const HOST = join(__dirname, '..', '..', 'dist', 'runtime-host.js');
+const HOST = distBundle('runtime-host.js');
 
 describe('the panel follows the stop of a run another view launched', {
-  skip: existsSync(HOST) ? false : 'dist/runtime-host.js is not built (npm run build)',
   timeout: 60_000,
 }, () => {
   let runs: RunRegistry;

@@ -5,16 +5,18 @@
 // per hit; a FILE:LINE that is not one is a usage error (exit 2).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { LogpointHit } from '../../../protocol/host-protocol';
 import { forkHost, ROOT, type HostClient } from '../host/host-client';
 import { lineOf } from '../../source-line';
+import { distBundle } from '../../dist-bundles';
 
 const CLI = join(ROOT, 'bin', 'coroscope.js');
-const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const BUNDLE = distBundle('runtime-host.js');
+distBundle('cli.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
 const PARSED = lineOf(CRAWLER, 'const { stat, links } = parsed;');
 
@@ -24,7 +26,6 @@ function coroscope(args: string[]): { status: number | null; stdout: string; std
 }
 
 describe('coroscope replay --log (bundle)', {
-  skip: existsSync(BUNDLE) && existsSync(join(ROOT, 'dist', 'cli.js')) ? false : 'no bundle: run npm run build',
   timeout: 300_000,
 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'coroscope-replay-log-'));

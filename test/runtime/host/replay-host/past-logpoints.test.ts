@@ -8,7 +8,7 @@
 // recording is the same bytes before and after); a hit listed is gone to (pastBreakpointHit's
 // logpointHit: the replay stopped on it, its locals those of the message). Runs against the bundle.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -16,8 +16,9 @@ import type { Breakpoint, HostEvents, LogpointHit } from '../../../../protocol/h
 import { readRecordingFile } from '../../../../runtime/record/recording-file';
 import { forkHost, landedOnLine, ROOT, type HostClient } from '../host-client';
 import { lineOf } from '../../../source-line';
+import { distBundle } from '../../../dist-bundles';
 
-const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const BUNDLE = distBundle('runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
 const SAMPLES = join(ROOT, 'runtime', 'samples');
 
@@ -102,7 +103,6 @@ function parseLive(line: string): { tick: number; taskId: number | null; message
 }
 
 describe('Logpoints in the past: every hit of the recorded run, as the live logpoint printed it (bundle)', {
-  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
   timeout: 600_000,
 }, () => {
   let host: HostClient;

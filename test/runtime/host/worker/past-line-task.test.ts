@@ -3,20 +3,19 @@
 // task's facts there (taskDetail, as the debugger's Task scope and the panel ask them) are the task's
 // as it ran that line, and the moment's table lists it.
 // Runs against the bundle (the line debugger's worker and the replay host run the bundle).
-import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { forkHost, HostClient, ROOT } from '../host-client';
 import { lineOf } from '../../../source-line';
+import { distBundle } from '../../../dist-bundles';
 
-const BUNDLE = join(ROOT, 'dist', 'runtime-host.js');
+const BUNDLE = distBundle('runtime-host.js');
 const PROGRAM = join(ROOT, 'test', 'fixtures', 'first-step-lines.ts');
 const SECOND = lineOf(PROGRAM, 'const second = first + 1;');
 const FIRST = lineOf(PROGRAM, 'const first = 1;');
 
 describe("a past line in a task's first step (bundle)", {
-  skip: existsSync(BUNDLE) ? false : 'no bundle: run npm run build',
   timeout: 60_000,
 }, () => {
   let host: HostClient;
