@@ -8,7 +8,7 @@
 //   a certain one (a cycle) while other tasks still run.
 // The stop names the deadlock in one line (the Call Stack's description), its full reason,
 // and one line per task: where it is suspended, what it waits for, who holds that and since
-// which line (the exceptionInfo's details).
+// which line (the exceptionInfo's details), for its first DEADLOCK_TASKS_LISTED tasks, the rest counted.
 //
 // Not once the run's main task has ended: the loop is stopping, and a worker it left waiting
 // on a queue is no hang.
@@ -51,17 +51,63 @@ function suspendedPosition(t: Task<unknown>): SourcePosition | null {
   }
 }
 
-/** ` at buggy.ts:12`, or '' (not known). */
-function suspendedAt(t: Task<unknown>): string {
-  const at = suspendedPosition(t);
-  return at === null ? '' : ` at ${shortSite(at)}`;
+/**
+ * How many of a deadlock's tasks its stop and report name one by one. Reading where a task is suspended goes
+ * through the inspector (about a fifth of a millisecond each): ten thousand tasks stuck on one Event would
+ * cost seconds of the loop's time and a traceback nobody reads; the rest are counted.
+ */
+export const DEADLOCK_TASKS_LISTED = 20;
+
+/** A deadlock's tasks as its stop and report show them: each named by its wait, the first ones with where. */
+interface DeadlockTasks {
+  readonly listed: readonly { task: Task<unknown>; wait: string; position: SourcePosition | null }[];
+  /** Known tasks of the deadlock beyond the listed ones. */
+  readonly more: number;
+  /** Its first live task, or its first task. */
+  readonly first: Task<unknown> | undefined;
 }
 
-/** The deadlock's tasks that are known. */
-function tasksOf(d: Deadlock, taskById: (id: number) => Task<unknown> | undefined): Task<unknown>[] {
-  return taskIdsOf(d)
+function deadlockTasks(d: Deadlock, taskById: (id: number) => Task<unknown> | undefined): DeadlockTasks {
+  const tasks = taskIdsOf(d)
     .map(taskById)
     .filter((t): t is Task<unknown> => t !== undefined);
+  const listed = tasks.slice(0, DEADLOCK_TASKS_LISTED).map((task) => ({
+    task,
+    wait: describeWaitOf(task),
+    position: task.done() ? null : suspendedPosition(task),
+  }));
+  return { listed, more: tasks.length - listed.length, first: tasks.find((t) => !t.done()) ?? tasks[0] };
+}
+
+/** The stop a deadlock makes, from its tasks as shown. */
+function stopOf(d: Deadlock, tasks: DeadlockTasks): Omit<PauseInfo, 'tick'> {
+  const summary = d.summary ?? d.reason.slice(0, 160);
+  const details = [
+    `Deadlock: ${d.reason}`,
+    '',
+    ...tasks.listed.map(
+      ({ task, wait, position }) =>
+        `  ${wait}${task.done() ? '' : `, suspended${position === null ? '' : ` at ${shortSite(position)}`}`}`,
+    ),
+    ...(tasks.more > 0 ? [`  … and ${tasks.more} more task${tasks.more === 1 ? '' : 's'} of this deadlock`] : []),
+  ].join('\n');
+  const deadlock: DeadlockStop = { summary, reason: d.reason, details };
+  if (d.position !== undefined) deadlock.position = d.position;
+  const info: Omit<PauseInfo, 'tick'> = { reason: 'exception', description: `Deadlock: ${summary}`, deadlock };
+  if (tasks.first !== undefined && !tasks.first.done()) info.taskId = tasks.first.id;
+  return info;
+}
+
+/** A deadlock as an `exception` event, from its tasks as shown and its stop. */
+function reportOf(tasks: DeadlockTasks, stop: Omit<PauseInfo, 'tick'>, stopped: boolean): HostEvents['exception'] {
+  const summary = stop.deadlock!.summary;
+  const traceback: Traceback = {
+    title: `Deadlock: ${summary}`,
+    error: `Deadlock: ${summary}`,
+    frames: tasks.listed.map(({ wait, position }) => ({ name: wait, position, kind: 'coroutine' })),
+    text: stop.deadlock!.details,
+  };
+  return { taskId: tasks.first?.id ?? 0, traceback, deadlock: { summary, stopped } };
 }
 
 /** The stop a deadlock makes. */
@@ -69,19 +115,7 @@ export function deadlockStopOf(
   d: Deadlock,
   taskById: (id: number) => Task<unknown> | undefined,
 ): Omit<PauseInfo, 'tick'> {
-  const tasks = tasksOf(d, taskById);
-  const summary = d.summary ?? d.reason.slice(0, 160);
-  const details = [
-    `Deadlock: ${d.reason}`,
-    '',
-    ...tasks.map((t) => `  ${describeWaitOf(t)}${t.done() ? '' : `, suspended${suspendedAt(t)}`}`),
-  ].join('\n');
-  const deadlock: DeadlockStop = { summary, reason: d.reason, details };
-  if (d.position !== undefined) deadlock.position = d.position;
-  const info: Omit<PauseInfo, 'tick'> = { reason: 'exception', description: `Deadlock: ${summary}`, deadlock };
-  const first = tasks.find((t) => !t.done());
-  if (first !== undefined) info.taskId = first.id;
-  return info;
+  return stopOf(d, deadlockTasks(d, taskById));
 }
 
 /**
@@ -93,17 +127,8 @@ export function deadlockReportOf(
   taskById: (id: number) => Task<unknown> | undefined,
   stopped: boolean,
 ): HostEvents['exception'] {
-  const tasks = tasksOf(d, taskById);
-  const stop = deadlockStopOf(d, taskById);
-  const summary = stop.deadlock!.summary;
-  const traceback: Traceback = {
-    title: `Deadlock: ${summary}`,
-    error: `Deadlock: ${summary}`,
-    frames: tasks.map((t) => ({ name: describeWaitOf(t), position: suspendedPosition(t), kind: 'coroutine' })),
-    text: stop.deadlock!.details,
-  };
-  const first = tasks.find((t) => !t.done()) ?? tasks[0];
-  return { taskId: first?.id ?? 0, traceback, deadlock: { summary, stopped } };
+  const tasks = deadlockTasks(d, taskById);
+  return reportOf(tasks, stopOf(d, tasks), stopped);
 }
 
 /** Watches a run's loop for deadlocks: makes the Deadlock stop (when on) and reports each one. */
@@ -132,7 +157,12 @@ export class DeadlockWatch {
    */
   stopFor(fresh: AwaitGraph['deadlocks']): Omit<PauseInfo, 'tick'> | null {
     if (fresh.length === 0 || this.ending()) return null;
-    fresh.forEach((d, i) => this.report(deadlockReportOf(d, this.taskById, this.on && i === 0)));
-    return this.on ? deadlockStopOf(fresh[0]!, this.taskById) : null;
+    const stops = fresh.map((d, i) => {
+      const tasks = deadlockTasks(d, this.taskById);
+      const stop = stopOf(d, tasks);
+      this.report(reportOf(tasks, stop, this.on && i === 0));
+      return stop;
+    });
+    return this.on ? stops[0]! : null;
   }
 }

@@ -7,12 +7,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { basename } from 'node:path';
-import { EventLoop, Semaphore, VirtualClock, coroutine, sleep, type Coroutine } from '../../../../runtime/index';
+import { Event, EventLoop, Semaphore, VirtualClock, coroutine, sleep, type Coroutine } from '../../../../runtime/index';
 import { setCoroutineTracking } from '../../../../runtime/coroutine';
 import { buildAwaitGraph, describeWaitOf } from '../../../../runtime/inspect/await-graph';
 import { heldSinceOf } from '../../../../runtime/inspect/resource-names';
 import { resourceIdOf } from '../../../../runtime/inspect/resource-ids';
-import { deadlockStopOf } from '../../../../runtime/host/main-thread/deadlock-stop';
+import {
+  DEADLOCK_TASKS_LISTED,
+  deadlockReportOf,
+  deadlockStopOf,
+} from '../../../../runtime/host/main-thread/deadlock-stop';
 import { lineOf } from '../../../source-line';
 
 const HERE = basename(__filename);
@@ -116,6 +120,38 @@ describe('Semaphore holders and the deadlock stop', () => {
       slots.release(); // outside any task: frees the oldest holder's slot
       assert.equal(heldSinceOf(slots, a), null);
       assert.equal(heldSinceOf(slots, b)?.line, lineOf(__filename, '// second takes a slot'));
+    } finally {
+      for (const t of loop.allTasks()) t.cancel();
+      await ticks(loop, 3);
+      loop.close();
+      setCoroutineTracking(false);
+    }
+  });
+
+  test('a deadlock of many tasks names the first ones with where each waits and counts the rest', async () => {
+    setCoroutineTracking(true);
+    const loop = new EventLoop({ clock: new VirtualClock() });
+    try {
+      const never = new Event(); // nothing sets it
+      const waiter = coroutine(function* waiter(): Coroutine<void> {
+        yield* never.wait(); // each waiter waits here
+      });
+      const n = 3 * DEADLOCK_TASKS_LISTED;
+      const waiters = Array.from({ length: n }, (_, i) => loop.createTask(waiter(), { name: `waiter-${i}` }));
+      await ticks(loop, 3);
+      const d = buildAwaitGraph(loop).deadlocks.find((x) => x.nodes.includes(`task:${waiters[0]!.id}`));
+      assert.ok(d !== undefined, 'the waiters are a deadlock');
+      const byId = (id: number) => loop.allTasks().find((t) => t.id === id);
+      const report = deadlockReportOf(d, byId, false);
+      assert.equal(report.traceback.frames.length, DEADLOCK_TASKS_LISTED);
+      for (const f of report.traceback.frames)
+        assert.equal(f.position?.line, lineOf(__filename, '// each waiter waits here'));
+      const named = d.nodes.filter((id) => id.startsWith('task:')).length;
+      assert.ok(named >= n, `${named} tasks in the deadlock`);
+      const details = deadlockStopOf(d, byId).deadlock?.details ?? '';
+      assert.equal(details.split('\n').filter((l) => l.includes(', suspended at ')).length, DEADLOCK_TASKS_LISTED);
+      assert.ok(details.endsWith(`… and ${named - DEADLOCK_TASKS_LISTED} more tasks of this deadlock`), details);
+      assert.equal(report.taskId, waiters[0]!.id);
     } finally {
       for (const t of loop.allTasks()) t.cancel();
       await ticks(loop, 3);

@@ -23,6 +23,7 @@ import {
   type TaskSummary,
 } from '../../../../protocol/host-protocol';
 import { forkHost, median, ownCpuMs, processCpuMs, ROOT, HOST_SOURCE, type HostClient } from '../host-client';
+import { DEADLOCK_TASKS_LISTED } from '../../../../runtime/host/main-thread/deadlock-stop';
 
 const SOCKET_WAITS = /^(socket\.|stream\.read)/;
 const FIXTURES = join(__dirname, '..', 'fixtures');
@@ -765,9 +766,9 @@ describe('runtime host over IPC (from source)', () => {
   });
 });
 
-// The measurement on a host of its own: its CPU bound counts the host's whole process, and a shared host can
-// still be busy with what the file's earlier tests left (seen in CI: about 1.2 s of CPU per idle second after
-// them, under investigation), which is not the snapshot's cost.
+// The measurement on a host of its own: its CPU bound counts the host's whole process, so nothing of the file's
+// earlier runs may be in it. The 10k waiters on an Event nobody sets are a deadlock, and its report once read
+// where each of them waits (3.4 s of the host's CPU, right when the snapshots were measured): now the first few.
 describe('runtime host over IPC (from source), measured on a host of its own', () => {
   let host: HostClient;
   async function launch(params: HostMethods['launch']['params']): Promise<HostMethods['launch']['result']> {
@@ -792,6 +793,11 @@ describe('runtime host over IPC (from source), measured on a host of its own', (
       snap = await host.rpc.request('snapshot', {});
     }
     assert.equal(snap.counts.suspended, 10001, JSON.stringify(snap.counts));
+    // The 10k waiters are a deadlock, reported with where its first tasks wait, the rest counted: where each
+    // of them waited was once read through the inspector, seconds of the host's CPU.
+    const report = await host.waitFor('exception', (e) => e.deadlock !== undefined, 20000, from);
+    assert.equal(report.traceback.frames.length, DEADLOCK_TASKS_LISTED);
+    assert.match(report.traceback.text ?? '', /… and 99\d\d more tasks of this deadlock$/);
     for (let i = 0; i < 3; i++) await host.rpc.request('snapshot', {}); // warm-up (JIT)
     const full: number[] = [];
     const rounds = 9;
