@@ -440,7 +440,10 @@ export class SessionLifecycle {
     });
   }
 
-  /** Leaves the run to its other views: drops this session's breakpoints and lets a paused run go. */
+  /**
+   * Leaves the run to its other views: drops this session's breakpoints and exception breaks (a task failure
+   * or a deadlock must not stop a run nobody debugs) and lets a paused run go.
+   */
   private async detach(): Promise<void> {
     const run = this.core.run;
     const detachRun = this.core.detachRun;
@@ -449,6 +452,9 @@ export class SessionLifecycle {
     const ep = run.endpoint;
     for (const file of this.breakpoints.breakpointLines.keys())
       await ep.request('setBreakpoints', { file, breakpoints: [] }).catch(() => undefined);
+    await ep
+      .request('setExceptionBreaks', { taskFailed: false, taskCancelled: false, urlFailed: false, deadlock: false })
+      .catch(() => undefined);
     if (run.phase === 'paused') await ep.request('continue', {}).catch(() => undefined);
     this.core.detachRun = null;
     detachRun();

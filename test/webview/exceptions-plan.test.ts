@@ -2,7 +2,7 @@
 // first and the demonstration only behind its button, offered only while the run has none.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { planExceptions, type ExceptionsFacts } from '../../webview/state/exceptions-plan';
+import { exceptionGroups, planExceptions, type ExceptionsFacts } from '../../webview/state/exceptions-plan';
 
 const base: ExceptionsFacts = {
   taskFailures: 0,
@@ -63,5 +63,13 @@ describe('planExceptions', () => {
       demoButton: false,
     });
     assert.equal(planExceptions({ ...base, urlFailures: 1, fetching: true }).fetchPair, false);
+  });
+});
+
+describe('exceptionGroups', () => {
+  it('puts deadlocks in a list of their own, apart from the tasks that failed, each by its index', () => {
+    const deadlock = { summary: 'lock-order cycle: a → b → a', stopped: false };
+    assert.deepEqual(exceptionGroups([{}, { deadlock }, {}, { deadlock }]), { deadlocks: [1, 3], failures: [0, 2] });
+    assert.deepEqual(exceptionGroups([]), { deadlocks: [], failures: [] });
   });
 });

@@ -42,3 +42,17 @@ export function planExceptions(f: ExceptionsFacts): ExceptionsPlan {
     demoButton: !runFailed && !f.demoAsked,
   };
 }
+
+/**
+ * The run's exception entries in the tab's two lists, by their index in the run's list (the selection's): the
+ * deadlocks (no task failed: they wait forever) and the tasks that failed.
+ */
+export function exceptionGroups(entries: readonly { readonly deadlock?: unknown }[]): {
+  readonly deadlocks: number[];
+  readonly failures: number[];
+} {
+  const deadlocks: number[] = [];
+  const failures: number[] = [];
+  entries.forEach((e, i) => (e.deadlock === undefined ? failures : deadlocks).push(i));
+  return { deadlocks, failures };
+}

@@ -14,7 +14,7 @@ import { isTracePair } from '../../protocol/webview-protocol';
 import { errorText, type AppContext } from '../app-context';
 import { h, icon, iconButton, replace } from '../dom';
 import { baseName, isOpenable } from '../state/format';
-import { planExceptions } from '../state/exceptions-plan';
+import { exceptionGroups, planExceptions } from '../state/exceptions-plan';
 
 const KIND_LABEL: Record<TraceFrame['kind'], string> = {
   coroutine: 'coroutine',
@@ -157,9 +157,36 @@ export class ExceptionsView {
       replace(this.pairHost);
     }
     const list = this.app.data.exceptions;
+    const groups = exceptionGroups(list);
+    const deadlocks =
+      groups.deadlocks.length === 0
+        ? []
+        : [
+            h('h3', { class: 'section-title deadlocks-title' }, `Deadlocks in this run (${groups.deadlocks.length})`),
+            this.exceptionList(groups.deadlocks, 'lock'),
+          ];
+    replace(
+      this.listHost,
+      ...this.failedUrls(),
+      ...deadlocks,
+      h('h3', { class: 'section-title' }, `Tasks that failed in this run (${groups.failures.length})`),
+      groups.failures.length === 0
+        ? h(
+            'p',
+            { class: 'muted' },
+            "No task has failed in this run (a crawler's worker catches the error of a URL and goes on).",
+          )
+        : this.exceptionList(groups.failures, 'error'),
+    );
+  }
+
+  /** The run's exception entries at these indexes, each opening to its traceback. */
+  private exceptionList(indexes: readonly number[], iconName: string): HTMLElement {
+    const list = this.app.data.exceptions;
     const items = h('ol', { class: 'exception-list' });
     const sel = this.app.ui().selectedException;
-    list.forEach((x, i) => {
+    for (const i of indexes) {
+      const x = list[i]!;
       const open = sel === i;
       const li = h(
         'li',
@@ -177,7 +204,7 @@ export class ExceptionsView {
             },
           },
           icon(open ? 'chevron-down' : 'chevron-right'),
-          icon('error', 'state-failed'),
+          icon(iconName, 'state-failed'),
           h(
             'a',
             {
@@ -198,19 +225,8 @@ export class ExceptionsView {
       );
       if (open) li.appendChild(this.traceColumn(x.traceback, 'coroutine', false));
       items.appendChild(li);
-    });
-    replace(
-      this.listHost,
-      ...this.failedUrls(),
-      h('h3', { class: 'section-title' }, `Tasks that failed in this run (${list.length})`),
-      list.length === 0
-        ? h(
-            'p',
-            { class: 'muted' },
-            "No task has failed in this run (a crawler's worker catches the error of a URL and goes on).",
-          )
-        : items,
-    );
+    }
+    return items;
   }
 
   /** The URLs that failed in this run: the dashboard's error count, and those of the latest pages. */

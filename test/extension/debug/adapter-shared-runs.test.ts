@@ -9,6 +9,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { join } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
 import { RunSession } from '../../../extension/run-session';
@@ -34,11 +35,11 @@ async function initialize(dap: DapClient): Promise<void> {
 }
 
 /** An attach as VS Code does it: attach, initialized, configurationDone, the attach's response. */
-async function attach(dap: DapClient, args: Record<string, unknown>): Promise<void> {
+async function attach(dap: DapClient, args: Record<string, unknown>, filters: string[] = []): Promise<void> {
   const from = dap.mark();
   const attached = dap.request('attach', { type: 'coroscope', request: 'attach', name: 'attach', ...args });
   await dap.waitForEvent('initialized', { from });
-  await dap.request('setExceptionBreakpoints', { filters: [] });
+  await dap.request('setExceptionBreakpoints', { filters });
   await dap.request('configurationDone');
   await attached;
 }
@@ -207,6 +208,30 @@ describe("a debug session that detaches from the panel's run", { timeout: 120_00
     } finally {
       await second.close();
     }
+  });
+  it("takes its exception breaks with it: a deadlock after it left is said, and the panel's run goes on", async () => {
+    await panel.launch(
+      { kind: 'program', path: join(__dirname, 'fixtures', 'posting-deadlock.ts') },
+      { stopOnEntry: true },
+    );
+    await until('the pause at entry', () => panel.status.phase === 'paused');
+    const run = panel.run;
+    assert.ok(run !== null);
+    const dap = inlineAdapter(runs, 'debug 3');
+    try {
+      await initialize(dap);
+      await attach(dap, {}, ['taskFailed', 'deadlock']);
+      await dap.waitForEvent('stopped');
+      await dap.request('disconnect', {});
+    } finally {
+      await dap.close();
+    }
+    await until('the deadlock said to the panel', () => panel.exceptions.some((e) => e.deadlock !== undefined), 30_000);
+    const deadlock = panel.exceptions.find((e) => e.deadlock !== undefined)!;
+    assert.equal(deadlock.deadlock?.stopped, false, 'no debugger is there to stop it');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.notEqual(panel.status.phase, 'paused', `the panel's run was stopped: ${panel.status.pauseReason ?? ''}`);
+    await panel.stopRun();
   });
 });
 
