@@ -59,7 +59,8 @@ function metaOf(run: Run, streams: RecordedStreams): RecordingMeta {
       target: run.target,
       options: run.options,
       siteUrl: run.siteUrl ?? null,
-      frames: run.inspect,
+      // As its streams were recorded: an opened recording is inspected whatever it was made with.
+      frames: run.recording.framesRecorded,
       ...(run.recording.openedSignal !== null ? { signal: run.recording.openedSignal } : {}),
       inputs: run.sampleInputs,
     }),

@@ -90,3 +90,42 @@ describe('coroscope replay --log (bundle)', {
     assert.match(r.stderr, /--log needs FILE:LINE/);
   });
 });
+
+// A recording `coroscope crawl --record` made without --inspect has no frame chains: its line replays must
+// record as it did (they once recorded frames, since an opened recording is inspected, and every logpoint
+// failed with "the replayed run differs from the recorded one at tick 1").
+describe('coroscope replay --log of a crawl the CLI recorded (bundle)', { timeout: 300_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'coroscope-replay-log-cli-'));
+  const file = join(dir, 'cli-crawl.corotrace');
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("every page the crawl parsed, once each, in the order of the recording's ticks", () => {
+    const crawl = coroscope([
+      'crawl',
+      '--demo',
+      '--instant',
+      '--pages',
+      '12',
+      '--max-tasks',
+      '2',
+      '--json',
+      '--quiet',
+      '--record',
+      file,
+    ]);
+    assert.equal(crawl.status, 0, crawl.stderr);
+    const report = JSON.parse(crawl.stdout) as { results: { url: string; nextUrl?: string; error?: string }[] };
+    // The line runs for each answer that is not a redirect and whose links could be read.
+    const parsed = report.results.filter((r) => r.nextUrl === undefined && r.error === undefined).map((r) => r.url);
+    assert.ok(parsed.length >= 12, `${parsed.length} pages parsed`);
+    const r = coroscope(['replay', file, '--log', `${CRAWLER}:${PARSED}:{url}`, '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { hits: LogpointHit[] };
+    assert.deepEqual(out.hits.map((h) => h.message).sort(), [...parsed].sort());
+    const ticks = out.hits.map((h) => h.tick);
+    assert.deepEqual(
+      ticks,
+      [...ticks].sort((a, b) => a - b),
+    );
+  });
+});
