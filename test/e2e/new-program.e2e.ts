@@ -20,6 +20,7 @@ import { describe } from 'node:test';
 import { STARTER_FIRST_LINE } from '../../extension/new-program';
 import { debugViewRows, runCommand, screenshot, until, waitForNotification } from './support/browser';
 import { editorOf, focusEditor, waitForCurrentLine } from './support/line-debugging';
+import { inspectorPanel } from './support/inspector-panel';
 import { useWorkbenchSuite } from './support/workbench-suite';
 
 const PROGRAM = 'coroutines.ts';
@@ -242,6 +243,19 @@ describe('New Coroutine Program from an empty folder (code-server)', { timeout: 
         30_000,
       );
       await screenshot(page(), 'new-program-deadlock');
+      // The panel's Exceptions tab lists it among the run's deadlocks, not among the tasks that failed.
+      await runCommand(page(), 'Coroscope: Open Inspector');
+      const panel = await inspectorPanel(page());
+      await panel.locator('.tab[data-view="exceptions"]').click();
+      await panel
+        .locator('.deadlocks-title', { hasText: 'Deadlocks in this run (1)' })
+        .waitFor({ state: 'visible', timeout: 30_000 });
+      assert.match(await panel.locator('.exception-list-host .exception-error').first().innerText(), cycle);
+      assert.equal(
+        await panel.locator('.exception-list-host .section-title', { hasText: /^Tasks that failed/ }).textContent(),
+        'Tasks that failed in this run (0)',
+      );
+      await screenshot(page(), 'new-program-deadlock-exceptions');
       await page().keyboard.press('Shift+F5');
       await page().locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 30_000 });
     },

@@ -82,7 +82,8 @@ export async function openWorkbench(browser: Browser, url: string, options: Work
     void dialog.dismiss();
   });
   try {
-    await page.goto(url);
+    // The first load compiles the workbench's scripts: on a loaded machine it outlasts an action's timeout.
+    await page.goto(url, { timeout: options.timeoutMs ?? WORKBENCH_TIMEOUT_MS });
     await waitForWorkbench(page, options.timeoutMs ?? WORKBENCH_TIMEOUT_MS);
   } catch (error) {
     await context.close();
@@ -385,7 +386,7 @@ export async function runExtensionTests(
       log.push(`[${String(type)}] ${parts.join(' ')}`);
     });
     await page.exposeFunction('codeAutomationExit', (code: unknown) => reportExit(typeof code === 'number' ? code : 1));
-    await page.goto(url);
+    await page.goto(url, { timeout: WORKBENCH_TIMEOUT_MS });
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(
