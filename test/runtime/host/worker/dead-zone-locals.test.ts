@@ -39,6 +39,19 @@ async function waiterFrames(host: HostClient): Promise<Array<[string, Record<str
   return detail.frames.map((f) => [f.name, Object.fromEntries(f.locals.map((l) => [l.name, l.value]))]);
 }
 
+/** Evaluating `expression` in the `waiter` task's own frame: its value, or the error it threw. */
+async function inWaiter(host: HostClient, expression: string): Promise<string> {
+  const snapshot = await host.rpc.request('snapshot', {});
+  const taskId = snapshot.tasks.find((t) => t.name === 'waiter')!.id;
+  const detail = await host.rpc.request('taskDetail', { taskId });
+  const frameIndex = detail.frames.findIndex((f) => f.name === 'waiter');
+  try {
+    return (await host.rpc.request('evaluate', { expression, taskId, frameIndex })).value;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
 /** A move and the `paused` it shows. */
 async function moved(host: HostClient, ask: () => Promise<unknown>): Promise<HostEvents['paused']> {
   const from = host.events.length;
@@ -93,6 +106,10 @@ describe('bindings in their temporal dead zone, live and past (bundle)', { timeo
       },
     );
 
+    // Evaluated there, a binding in its dead zone throws as in the frame; one declared without a value is undefined.
+    assert.match(await inWaiter(host, 'got + 1'), /ReferenceError: Cannot access 'got' before initialization/);
+    assert.equal(await inWaiter(host, 'String(empty) + before'), '"undefined1"');
+
     // Over the line, then back to it: the stop replayed in the line replay host shows the same.
     const over = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
     assert.notEqual(over.line?.line, STOP);
@@ -109,6 +126,7 @@ describe('bindings in their temporal dead zone, live and past (bundle)', { timeo
     const pastTick = await waiterFrames(host);
     assert.equal(pastTick.find(([name]) => name === 'waiter')?.[1].got, '<uninitialized>');
     assert.equal(pastTick.find(([name]) => name === 'waiter')?.[1].empty, 'undefined');
+    assert.match(await inWaiter(host, 'got + 1'), /ReferenceError: Cannot access 'got' before initialization/);
     await host.rpc.request('seekTick', { tick: null });
   });
 });
