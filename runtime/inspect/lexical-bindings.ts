@@ -20,7 +20,7 @@ export interface ScriptToken {
   readonly kind: string;
   readonly start: number;
   readonly end: number;
-  /** A binding a block-scoped declaration makes (a `let`/`const`/`class` name, a catch parameter). */
+  /** A name a declaration binds (a `let`/`const`/`class` name, a catch parameter; at a script's top, any). */
   readonly declares: boolean;
   /** On a `=`: the index of the token after its right-hand side. */
   readonly rhsEnd: number | null;
@@ -67,6 +67,8 @@ const WRAPPERS: ReadonlyArray<readonly [string, string]> = [
   ['(', ')'],
   ['({', '})'],
 ];
+/** The longest script parsed whole for its top-level code, in characters. */
+const MAX_PROGRAM = 200_000;
 const OPENERS = new Set(['(', '[', '{', '${']);
 const CLOSERS = new Set([')', ']', '}']);
 
@@ -111,6 +113,17 @@ export class FunctionBindings {
       if (fn === null) continue;
       const scopes = parsed.scopes.filter((s) => s.start >= fn.start && s.end <= fn.end);
       return new FunctionBindings(tokens, scopes, fn, declarationsIn(code, tokens, scopes, fn), shift);
+    }
+    // A CommonJS module's own code (its Local scope is the whole script): the program is the function. A
+    // bundle's own is not parsed whole (a second or more; its top level declares with `var`).
+    if (text.length > MAX_PROGRAM) return null;
+    try {
+      const { tokens, scopes } = parse(text);
+      const program = scopes.find((s) => s.isFunction && s.start === 0 && s.end >= tokens.length - 1);
+      if (program !== undefined)
+        return new FunctionBindings(tokens, scopes, program, declarationsIn(text, tokens, scopes, program), 0);
+    } catch {
+      // Not a program either: no answer.
     }
     return null;
   }

@@ -29,7 +29,13 @@ interface SucraseParser {
 }
 const { parse } = require('sucrase/dist/parser') as SucraseParser;
 const { IdentifierRole } = require('sucrase/dist/parser/tokenizer') as {
-  IdentifierRole: { BlockScopedDeclaration: number; ObjectShorthandBlockScopedDeclaration: number };
+  IdentifierRole: Record<
+    | 'BlockScopedDeclaration'
+    | 'ObjectShorthandBlockScopedDeclaration'
+    | 'TopLevelDeclaration'
+    | 'ObjectShorthandTopLevelDeclaration',
+    number
+  >;
 };
 const { formatTokenType } = require('sucrase/dist/parser/tokenizer/types') as {
   formatTokenType(type: number): string;
@@ -42,9 +48,12 @@ export function parseScript(code: string): ParsedScript {
       kind: formatTokenType(t.type),
       start: t.start,
       end: t.end,
+      // A script's own top level is Sucrase's "top level" (a CommonJS module's code: its function's Local scope).
       declares:
         t.identifierRole === IdentifierRole.BlockScopedDeclaration ||
-        t.identifierRole === IdentifierRole.ObjectShorthandBlockScopedDeclaration,
+        t.identifierRole === IdentifierRole.ObjectShorthandBlockScopedDeclaration ||
+        t.identifierRole === IdentifierRole.TopLevelDeclaration ||
+        t.identifierRole === IdentifierRole.ObjectShorthandTopLevelDeclaration,
       rhsEnd: t.rhsEndIndex,
       contextId: t.contextId,
       isExpression: t.isExpression,

@@ -147,3 +147,16 @@ describe('FunctionBindings', () => {
     assert.equal(FunctionBindings.of('(a) { let = = ; }', parseScript), null);
   });
 });
+
+describe('FunctionBindings of a CommonJS module’s own code (its Local scope is the whole script)', () => {
+  test('its top-level let and const after the position are uninitialized; its var and functions never', () => {
+    const text = 'var v = 1;\nconst a = 1;\nfoo();\nlet b = 2;\nfunction foo() {}\nclass K {}\n';
+    const bindings = FunctionBindings.of(text, parseScript);
+    assert.ok(bindings !== null);
+    const at = text.indexOf('foo();');
+    assert.deepEqual(
+      ['v', 'a', 'b', 'foo', 'K'].map((n) => bindings.stateOf(at, n, 'local')),
+      [null, 'initialized', 'uninitialized', null, 'uninitialized'],
+    );
+  });
+});
