@@ -140,9 +140,10 @@ export class FunctionBindings {
     range: readonly [number, number] | null = null,
   ): BindingState | null {
     if (kind === 'catch') return null;
-    const around = this.statesAt(offset + this.shift).filter(
-      (s) => s.local === (kind === 'local') && s.names.has(name),
-    );
+    const declaring = this.statesAt(offset + this.shift).filter((s) => s.names.has(name));
+    // V8 reads a function's body as a Block of its own when its parameters have defaults: then the body's.
+    const blocks = declaring.filter((s) => !s.local);
+    const around = kind === 'local' || blocks.length === 0 ? declaring.filter((s) => s.local) : blocks;
     if (around.length === 0) return null;
     if (kind === 'local' || range === null) return around[0]!.names.get(name)!;
     const [from, to] = [range[0] + this.shift, range[1] + this.shift];

@@ -160,3 +160,12 @@ describe('FunctionBindings of a CommonJS module’s own code (its Local scope is
     );
   });
 });
+
+test('a body V8 reads as a Block (parameters with defaults) is the function’s own', () => {
+  function* f(n = 1): Generator<number> {
+    m('@body');
+    const later = n;
+    yield later;
+  }
+  assert.deepEqual(statesAt(f, 'body', ['later'], 'block'), { later: 'uninitialized' });
+});
