@@ -74,7 +74,6 @@ const LONG_HEADERS: ReadonlySet<string> = new Set([
   'runtime/host/worker/breakpoint-split.ts',
   'runtime/host/worker/client-views.ts',
   'runtime/host/worker/line-debug-worker.ts',
-  'runtime/host/worker/line-debugger.ts',
   'runtime/host/worker/line-replay-host.ts',
   'runtime/host/worker/line-task-detail.ts',
   'runtime/host/worker/main-thread-link.ts',

@@ -19,10 +19,14 @@
 // - Every objectId is released before a read returns; only the handle table keeps values,
 //   until the caller releases the handle group.
 // - Reading does not resume, stop or otherwise change the generator or the loop.
+// - A `let`/`const`/`class` binding in its temporal dead zone at the suspension reads UNINITIALIZED_TEXT, never
+//   `undefined` (lexical-bindings.ts, from the generator function's text).
 
 import { types } from 'node:util';
 import type { Runtime } from 'node:inspector';
 import { inspectorSession, type InspectorSession } from './inspector-session';
+import { FunctionBindings, UNINITIALIZED_TEXT } from './lexical-bindings';
+import { scriptParser } from './script-parser';
 import {
   childrenOf,
   HandleTable,
@@ -137,9 +141,21 @@ function primitiveOf(r: Runtime.RemoteObject): unknown {
   return r.value;
 }
 
+/** A binding in its temporal dead zone (lexical-bindings.ts). */
+const UNINITIALIZED: ValuePreview = {
+  type: 'uninitialized',
+  text: UNINITIALIZED_TEXT,
+  className: null,
+  size: null,
+  handle: null,
+};
+
 export class GeneratorReader {
   readonly handles: HandleTable;
   private readonly session: InspectorSession;
+  /** By generator function ([[FunctionLocation]]): its declarations, and its text. */
+  private readonly bindings = new Map<string, FunctionBindings | null>();
+  private readonly functionTexts = new Map<string, string>();
 
   constructor(session: InspectorSession = inspectorSession(), handles: HandleTable = new HandleTable()) {
     this.session = session;
@@ -196,6 +212,7 @@ export class GeneratorReader {
     let state: GeneratorState = 'unknown';
     let scopesId: string | undefined;
     let receiver: Runtime.RemoteObject | undefined;
+    let functionId: string | undefined;
     for (const p of props.internalProperties ?? []) {
       const v = p.value;
       if (v === undefined) continue;
@@ -221,11 +238,15 @@ export class GeneratorReader {
         case '[[GeneratorReceiver]]':
           receiver = v;
           break;
+        case '[[GeneratorFunction]]':
+          functionId = v.objectId;
+          break;
       }
     }
     let locals: LocalVariable[] | null = null;
     if (wantLocals && scopesId !== undefined && state !== 'running') {
-      locals = this.readLocals(scopesId, receiver, sink);
+      const at = location === null || functionId === undefined ? null : { location, functionId };
+      locals = this.readLocals(scopesId, receiver, sink, at);
     }
     return { functionName, state, location, locals };
   }
@@ -234,12 +255,66 @@ export class GeneratorReader {
     scopesId: string,
     receiver: Runtime.RemoteObject | undefined,
     sink: HandleSink | null,
+    at: { location: GeneratorLocation; functionId: string } | null,
   ): LocalVariable[] {
-    return this.rawLocals(scopesId, receiver).map(([name, scope, value]) => ({
+    const raw = this.rawLocals(scopesId, receiver);
+    // V8 reads a binding in its temporal dead zone as undefined: only then is the function's text looked at.
+    const dead =
+      at !== null && raw.some(([, scope, value]) => value === undefined && scope !== 'this')
+        ? this.deadZoneAt(at.location, at.functionId)
+        : null;
+    return raw.map(([name, scope, value]) => ({
       name,
       scope,
-      value: previewValue(value, sink),
+      value:
+        dead !== null && value === undefined && scope !== 'this' && dead(name, scope)
+          ? UNINITIALIZED
+          : previewValue(value, sink),
     }));
+  }
+
+  /**
+   * Which bindings are uninitialized where the generator is suspended: its function's text (toString) from its
+   * [[FunctionLocation]] (its parameters' `(`) on, line by line, to the suspension. Null when it cannot be told.
+   */
+  private deadZoneAt(
+    location: GeneratorLocation,
+    functionId: string,
+  ): ((name: string, scope: 'block' | 'catch' | 'local') => boolean) | null {
+    const parse = scriptParser();
+    if (parse === null) return null;
+    const props = this.session.getProperties({ objectId: functionId, ownProperties: true });
+    const start = props.internalProperties?.find((p) => p.name === '[[FunctionLocation]]')?.value?.value;
+    if (!isLocationValue(start)) return null;
+    const key = `${start.scriptId}:${start.lineNumber}:${start.columnNumber}`;
+    let bindings = this.bindings.get(key);
+    let text = this.functionTexts.get(key);
+    if (bindings === undefined || text === undefined) {
+      const fn = this.session.valuesOf(functionId, []).self;
+      if (typeof fn !== 'function') return null;
+      text = Function.prototype.toString.call(fn);
+      bindings = FunctionBindings.of(text, parse);
+      if (this.bindings.size > 512) {
+        this.bindings.clear();
+        this.functionTexts.clear();
+      }
+      this.bindings.set(key, bindings);
+      this.functionTexts.set(key, text);
+    }
+    if (bindings === null || bindings.paramsAt < 0) return null;
+    let offset = bindings.paramsAt;
+    if (location.line0 === start.lineNumber) offset += location.column0 - start.columnNumber;
+    else {
+      for (let line = start.lineNumber; line < location.line0; line++) {
+        offset = text.indexOf('\n', offset);
+        if (offset < 0) return null;
+        offset++;
+      }
+      offset += location.column0;
+    }
+    if (offset < 0 || offset >= text.length) return null;
+    const b = bindings;
+    return (name, scope) => b.stateOf(offset, name, scope) === 'uninitialized';
   }
 
   /** The frame's variables as JS values (see the header for which scopes count). */

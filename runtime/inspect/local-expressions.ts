@@ -6,7 +6,8 @@
 // body returns the expression. Invariants: a binding is passed only under a name that can be
 // a parameter (an identifier, not a reserved word, first of its name: the innermost local
 // wins); the expression is wrapped so a trailing `// comment` cannot swallow the closing
-// parenthesis; a parse failure and a throw are told apart, never thrown at the caller.
+// parenthesis; a parse failure and a throw are told apart, never thrown at the caller. A local in its temporal
+// dead zone (bound to IN_DEAD_ZONE) throws V8's own ReferenceError when read, as in the frame itself.
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const RESERVED = new Set([
@@ -60,6 +61,9 @@ const RESERVED = new Set([
   'extends',
 ]);
 
+/** The value of a binding that is in its temporal dead zone (lexical-bindings.ts): reading it throws. */
+export const IN_DEAD_ZONE: unique symbol = Symbol('in its temporal dead zone');
+
 export type LocalsEvaluation =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly stage: 'parse' | 'run'; readonly error: unknown };
@@ -79,16 +83,23 @@ export function evaluateOverLocals(
 ): LocalsEvaluation {
   const names: string[] = [];
   const values: unknown[] = [];
+  const dead: string[] = [];
   for (const [name, value] of bindings) {
-    if (!IDENTIFIER.test(name) || RESERVED.has(name) || names.includes(name)) continue;
-    names.push(name);
-    values.push(value);
+    if (!IDENTIFIER.test(name) || RESERVED.has(name) || names.includes(name) || dead.includes(name)) continue;
+    if (value === IN_DEAD_ZONE) dead.push(name);
+    else {
+      names.push(name);
+      values.push(value);
+    }
   }
+  // Declared after the return: the expression runs in their dead zone, as the frame did.
+  const deadZone = dead.length === 0 ? '' : ` let ${dead.join(', ')};`;
   let fn: (...args: unknown[]) => unknown;
   try {
-    fn = new Function(...names, `${options.strict === true ? '"use strict"; ' : ''}return (${expression}\n);`) as (
-      ...args: unknown[]
-    ) => unknown;
+    fn = new Function(
+      ...names,
+      `${options.strict === true ? '"use strict"; ' : ''}return (${expression}\n);${deadZone}`,
+    ) as (...args: unknown[]) => unknown;
   } catch (error) {
     return { ok: false, stage: 'parse', error };
   }

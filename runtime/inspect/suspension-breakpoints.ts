@@ -19,7 +19,7 @@ import { inspect } from '../inspection';
 import type { Task } from '../task';
 import { FunctionLocations, functionLocations } from './function-locations';
 import { HitCount, hitConditionOf } from './hit-count';
-import { errorText, evaluateOverLocals } from './local-expressions';
+import { errorText, evaluateOverLocals, IN_DEAD_ZONE } from './local-expressions';
 import { generatorReader, type GeneratorReader, type LocalVariable } from './generator-reader';
 import { sourcePositions, type SourcePositionMapper } from './source-positions';
 import { valueOfPreview } from './value-preview';
@@ -41,6 +41,7 @@ export function evaluateCondition(
   locals: readonly LocalVariable[],
 ): { value: boolean; error: string | null } {
   const bindings = locals.map((l): readonly [string, unknown] => {
+    if (l.value.type === 'uninitialized') return [l.name, IN_DEAD_ZONE];
     const v = valueOfPreview(l.value);
     return [l.name, v.cut ? undefined : v.value];
   });

@@ -38,7 +38,9 @@ export type ValueType =
   | 'string'
   | 'symbol'
   | 'function'
-  | 'object';
+  | 'object'
+  /** A `let`/`const`/`class` binding in its temporal dead zone (lexical-bindings.ts): no value yet. */
+  | 'uninitialized';
 
 /** One value as a variables pane shows it. */
 export interface ValuePreview {

@@ -68,3 +68,6 @@ export function transpileTypeScript(source: string, path: string): string {
   const payload = { ...map, sources: [pathToFileURL(path).href] };
   return `${result.code}\n//# sourceMappingURL=data:application/json;charset=utf-8;base64,${Buffer.from(JSON.stringify(payload)).toString('base64')}\n`;
 }
+
+// The bundle is Coroscope's one copy of Sucrase: its parser serves the temporal dead zone's analysis too.
+export { parseScript } from '../../inspect/sucrase-tokens';

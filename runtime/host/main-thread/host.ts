@@ -39,6 +39,7 @@ import { CoroutineHooksHub } from '../../inspect/coroutine-hooks';
 import { ExceptionTracer, failingPageOf, tracePair } from '../../inspect/traces';
 import { LoopControlError } from '../../inspect/loop-control';
 import { checkBreakpoints } from '../../inspect/suspension-breakpoints';
+import { IN_DEAD_ZONE } from '../../inspect/local-expressions';
 import { taskFrames } from '../../inspect/task-snapshot';
 import { cancelTaskAs } from '../../inspect/task-recorder';
 import { RecordedMoment } from './recorded-moment';
@@ -358,6 +359,10 @@ export class RuntimeHost {
         let self: unknown = undefined;
         const cut: string[] = [];
         for (const l of frame.locals ?? []) {
+          if (l.value.type === 'uninitialized') {
+            bindings.push([l.name, IN_DEAD_ZONE]);
+            continue;
+          }
           const v = run.variables.valueOfLocal(l);
           if (v.cut) cut.push(l.name);
           if (l.name === 'this') self = v.value;

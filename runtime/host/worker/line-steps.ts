@@ -11,7 +11,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { HostEvents, LineStepKind, LineStepMode, SourcePosition } from '../../../protocol/host-protocol';
-import type { CdpCallFrame, CdpLocation, CdpPaused, CdpRemoteObject } from './line-debugger';
+import type { CdpCallFrame, CdpLocation, CdpPaused, CdpRemoteObject } from './cdp-shapes';
 
 /** Task._step's comment on the line before its resume of the task: "follow the loop" steps into it. */
 const RESUME_MARK = /The resume \(the line debugger's "follow the loop"/;

@@ -136,7 +136,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       assert.equal(frames[0]!.source?.path, CRAWLER_TS);
       const locals = await localsOf(dap, frames[0]!.id);
       assert.match(locals.get('url') ?? '', /^"http:\/\/127\.0\.0\.1:\d+\/"$/);
-      assert.equal(locals.get('response'), 'undefined');
+      assert.equal(locals.get('response'), '<uninitialized>');
       const ev = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', {
         expression: 'depth + 1',
         frameId: frames[0]!.id,
@@ -228,7 +228,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       for (let i = lines.length - 3; i >= 0; i--) frames = await stepBack(threadId);
       assert.equal(frames[0]!.line, line);
       const then = await localsOf(dap, frames[0]!.id);
-      assert.equal(then.get('response'), 'undefined', 'response as it was before its line ran');
+      assert.equal(then.get('response'), '<uninitialized>', 'response as it was before its line ran');
       assert.match(then.get('url') ?? '', /^"http:\/\/127\.0\.0\.1:\d+\/"$/);
       const ev = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', {
         expression: 'depth + 1',
@@ -272,7 +272,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       // Next from there: the task's next line once resumed, the live stop (the present) again.
       at = await step(dap, 'next', threadId);
       assert.equal(at.frames[0]!.line, line);
-      assert.equal((await localsOf(dap, at.frames[0]!.id)).get('response'), 'undefined');
+      assert.equal((await localsOf(dap, at.frames[0]!.id)).get('response'), '<uninitialized>');
       // Still a past line (the first of the stop's step): Continue comes back to the live stop, then runs on.
       await backToLiveStop(dap, threadId);
       await continueToEnd(dap, CRAWLER_TS);

@@ -263,4 +263,51 @@ describe('GeneratorReader', () => {
     });
     reader.releaseHandles(group);
   });
+
+  test('a let, const or class in its temporal dead zone reads <uninitialized>, a declared one undefined', () => {
+    const seen: string[] = [];
+    class Box {
+      *take(label: string): Generator<number, number, number> {
+        var counted = label.length;
+        let before = 1;
+        let empty: number | undefined;
+        const got = yield before;
+        for (let turn = 0; turn < 1; turn++) {
+          const inLoop = yield turn;
+          const afterInLoop = inLoop;
+          seen.push(String(afterInLoop));
+        }
+        class Late {}
+        const after = got + counted + (empty ?? 0);
+        return after + (Late === undefined ? 0 : 1);
+      }
+    }
+    const gen = new Box().take('w');
+    gen.next();
+    const texts = (): Record<string, string> =>
+      Object.fromEntries(
+        reader
+          .readGenerator(gen, { locals: true })
+          .locals!.filter((l) => l.name !== 'this')
+          .map((l) => [l.name, l.value.text]),
+      );
+    // Suspended inside `got`'s declaration: got, after and Late are not initialized yet; empty is undefined.
+    assert.deepEqual(texts(), {
+      label: '"w"',
+      counted: '1',
+      before: '1',
+      empty: 'undefined',
+      got: '<uninitialized>',
+      after: '<uninitialized>',
+      Late: '<uninitialized>',
+    });
+    gen.next(5);
+    // In the loop's block, inside inLoop's declaration: the turn's bindings after it are not yet.
+    const inTurn = texts();
+    assert.equal(inTurn.turn, '0');
+    assert.equal(inTurn.inLoop, '<uninitialized>');
+    assert.equal(inTurn.afterInLoop, '<uninitialized>');
+    assert.equal(inTurn.got, '5');
+    assert.equal(inTurn.after, '<uninitialized>');
+  });
 });

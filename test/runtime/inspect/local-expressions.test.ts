@@ -2,7 +2,7 @@
 // frame's locals (breakpoint conditions and the debugger's evaluate).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { errorText, evaluateOverLocals } from '../../../runtime/inspect/local-expressions';
+import { errorText, evaluateOverLocals, IN_DEAD_ZONE } from '../../../runtime/inspect/local-expressions';
 
 test('binds the locals as variables; the innermost of two same names wins; reserved and odd names are skipped', () => {
   const r = evaluateOverLocals('x * 2 + y', [
@@ -34,5 +34,24 @@ test('a parse failure and a throw are told apart, and strict mode is on when ask
       { ok: true, value: false },
       { ok: true, value: true },
     ],
+  );
+});
+
+test('a local in its temporal dead zone throws when read, as in its frame; an outer one of its name stays hidden', () => {
+  const read = evaluateOverLocals('late + 1', [
+    ['late', IN_DEAD_ZONE],
+    ['late', 5],
+  ]);
+  assert.equal(!read.ok && read.stage, 'run');
+  assert.match(errorText(!read.ok ? read.error : null), /^ReferenceError: Cannot access 'late' before initialization/);
+  assert.deepEqual(
+    evaluateOverLocals('typeof early', [
+      ['late', IN_DEAD_ZONE],
+      ['early', 1],
+    ]),
+    {
+      ok: true,
+      value: 'number',
+    },
   );
 });

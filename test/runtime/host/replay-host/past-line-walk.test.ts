@@ -161,7 +161,7 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
     assert.equal(at.paused?.line?.line, FOR);
     at = await move(host, 'back');
     assert.equal(at.paused?.line?.line, DECL);
-    assert.equal((await host.lineLocals()).get('response'), 'undefined');
+    assert.equal((await host.lineLocals()).get('response'), '<uninitialized>');
     // Back again past the task's first line of the step: the last line of its step before (an earlier tick,
     // where it suspended), replayed.
     // In the hit's tick: fetch's first line, work's lines that called it; and, when the queue had an item as the
@@ -488,7 +488,7 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
       assert.equal((await live.rpc.request('snapshot', {})).tick, hit.tick);
       at = await move(live, 'back');
       assert.equal(at.paused?.line?.line, DECL, JSON.stringify(at));
-      assert.equal((await live.lineLocals()).get('response'), 'undefined');
+      assert.equal((await live.lineLocals()).get('response'), '<uninitialized>');
       // Continue: the views back at the present, the live stop goes on, to the next live hit.
       const going = live.events.length;
       const third = await stop();

@@ -68,7 +68,8 @@ describe('line debugger (bundle)', {
     const locals = await host.rpc.request('lineVariables', { handle: stack.frames[0]!.scopes[0]!.handle });
     const url = locals.variables.find((v) => v.name === 'url');
     assert.match(url?.value ?? '', /^"http:\/\/127\.0\.0\.1:\d+\/"$/);
-    assert.equal(locals.variables.find((v) => v.name === 'response')?.value, 'undefined');
+    // Stopped before its declaration ran: in its temporal dead zone, not undefined.
+    assert.equal(locals.variables.find((v) => v.name === 'response')?.value, '<uninitialized>');
     const ev = await host.rpc.request('lineEvaluate', { expression: 'maxRedirect + 1' });
     assert.equal(ev.value, '11');
     // The ordinary queries are answered while the main thread is stopped.

@@ -161,13 +161,13 @@ describe('Step Back at a line stop (bundle)', {
       stack.frames.slice(0, 2).map((f) => f.name),
       ['fetch', 'work'],
     );
-    // Back again: the breakpoint's line, where `response` was not assigned yet.
+    // Back again: the breakpoint's line, before `response` is declared (in its dead zone: `<uninitialized>`).
     from = host.events.length;
     assert.equal((await host.rpc.request('lineStepBack', {})).landed, 'line');
     p = await host.waitFor('paused', () => true, 15000, from);
     assert.equal(p.line!.line, bpLine);
     const then = await host.lineLocals();
-    assert.equal(then.get('response'), 'undefined');
+    assert.equal(then.get('response'), '<uninitialized>');
     assert.match(then.get('url') ?? '', /^"http:\/\/127\.0\.0\.1:\d+\/"$/);
     assert.equal((await host.rpc.request('lineEvaluate', { expression: 'depth + 1' })).value, '1');
     assert.ok(childrenOf(host.child.pid!).length >= 1, 'a replay host runs');
@@ -195,7 +195,7 @@ describe('Step Back at a line stop (bundle)', {
     assert.equal(p.pastLine, true);
     assert.equal(p.tick, live.tick);
     assert.equal(p.line!.line, bpLine);
-    assert.equal((await host.lineLocals()).get('response'), 'undefined');
+    assert.equal((await host.lineLocals()).get('response'), '<uninitialized>');
     assert.deepEqual(
       host
         .eventsOf('viewedTick')
