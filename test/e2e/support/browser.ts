@@ -82,7 +82,8 @@ export async function openWorkbench(browser: Browser, url: string, options: Work
     void dialog.dismiss();
   });
   try {
-    await page.goto(url);
+    // The workbench's own time, not an action's: on a loaded machine its first load takes longer than 15 s.
+    await page.goto(url, { timeout: options.timeoutMs ?? WORKBENCH_TIMEOUT_MS });
     await waitForWorkbench(page, options.timeoutMs ?? WORKBENCH_TIMEOUT_MS);
   } catch (error) {
     await context.close();
