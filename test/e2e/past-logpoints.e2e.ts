@@ -208,10 +208,12 @@ describe('questions over the past in VS Code (code-server): logpoints, their hit
     async () => {
       const p = page();
       await addLogpoint(p, PARSED_LINE, '{url}');
+      const added = Date.now();
       // The list ends the console (it shows its last rows): its header is found through the console's filter.
       await consoleRows(p, /⟲ tick/)
         .first()
         .waitFor({ timeout: TIMEOUT_MS });
+      console.log(`--- the hits shown ${Date.now() - added} ms after the logpoint was added`);
       await filterConsole(p, `logpoint at crawler.ts:${PARSED_LINE} ran`);
       const header = consoleRows(
         p,
@@ -220,6 +222,7 @@ describe('questions over the past in VS Code (code-server): logpoints, their hit
         ),
       ).first();
       await header.waitFor({ timeout: TIMEOUT_MS });
+      console.log(`--- listed: ${(await header.innerText()).replace(/\s+/g, ' ')}`);
       const said = /ran (\d+) times/.exec(await header.innerText());
       const count = Number(said?.[1]);
       // The demo site's pages parsed: about 270 (the default site), each its own URL.
@@ -286,6 +289,7 @@ describe('questions over the past in VS Code (code-server): logpoints, their hit
         .click();
       const said = consoleRows(p, /Go to Last Change: response was set by/).first();
       await said.waitFor({ timeout: TIMEOUT_MS });
+      console.log(`--- ${(await said.innerText()).replace(/\s+/g, ' ')}`);
       const m = /was set by \S*crawler\.ts:(\d+) \(tick (\d+), ([^,;)]+)/.exec(await said.innerText());
       assert.ok(m !== null, await said.innerText());
       change = { line: Number(m[1]), tick: Number(m[2]), task: m[3]! };
