@@ -17,6 +17,7 @@ import { showCrawlProgress } from './crawl-progress';
 import { InspectorPanel, type PanelDependencies } from './inspector-panel';
 import { CoroscopeOutput } from './output';
 import { LogpointMarksRelay } from './logpoint-marks-relay';
+import { DebuggedRun } from './debugged-run';
 import { RunSession } from './run-session';
 import { describeTarget, type Run } from './runs/run';
 import type { RunRegistry } from './runs/run-registry';
@@ -54,6 +55,8 @@ export class CoroscopeServices implements vscode.Disposable {
   readonly session: RunSession;
   /** The hits of the logpoints a debug session sets over the run shown, for the panel's timeline. */
   readonly logpointMarks: LogpointMarksRelay;
+  /** Whether a debug session debugs the run shown, for the panel's "Follow This Task". */
+  readonly debuggedRun: DebuggedRun;
   readonly statusBar = new CoroscopeStatusBar();
   readonly contextKeys = new ContextKeys();
   readonly decorations: SuspensionDecorations;
@@ -68,7 +71,11 @@ export class CoroscopeServices implements vscode.Disposable {
     this.runs = runs;
     this.session = new RunSession(runs, { snapshotRate: () => snapshotRate(settings()) });
     this.logpointMarks = new LogpointMarksRelay(this.session);
-    this.disposables.push({ dispose: () => this.logpointMarks.dispose() });
+    this.debuggedRun = new DebuggedRun(this.session);
+    this.disposables.push(
+      { dispose: () => this.logpointMarks.dispose() },
+      { dispose: () => this.debuggedRun.dispose() },
+    );
     this.decorations = new SuspensionDecorations(this.session, context.extensionUri);
     const s = this.session;
     const refreshBar = (): void => this.statusBar.update(s.status, s.moment(), s.shownProgress(), s.mirror.counts);
@@ -176,6 +183,7 @@ export class CoroscopeServices implements vscode.Disposable {
       extensionUri: this.context.extensionUri,
       session: this.session,
       logpointMarks: this.logpointMarks,
+      debuggedRun: this.debuggedRun,
       openSource: (position) => this.openSourceFromPanel(position),
       runCommand: async (command: PanelCommand) => {
         const id = {

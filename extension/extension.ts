@@ -27,6 +27,8 @@ const modulesEvaluated = performance.now();
 
 let services: Commands.CoroscopeServices | null = null;
 let registry: RunRegistry | null = null;
+/** The debug sessions whose run is known, as register.ts last told them. */
+let debugSessions: DebugRegister.DebuggedRunSession[] = [];
 
 /** Milliseconds the last activation took: evaluating the bundle's modules, then activate(). */
 export let activationMs = -1;
@@ -64,7 +66,10 @@ export function activate(context: vscode.ExtensionContext): void {
   });
   registry = runs;
   const getServices = (): Commands.CoroscopeServices => {
-    if (services === null) services = new (commandsModule().CoroscopeServices)(context, output, runs);
+    if (services === null) {
+      services = new (commandsModule().CoroscopeServices)(context, output, runs);
+      services.debuggedRun.sessionsChanged(debugSessions);
+    }
     return services;
   };
   // A run launched from Run and Debug shows in the panel too (one run, every view).
@@ -107,7 +112,12 @@ export function activate(context: vscode.ExtensionContext): void {
         runs,
         stackWatch,
         // A logpoint's hits over a recorded run: marks on the panel's timeline when it shows that run.
-        (run, body, goTo) => services?.logpointMarks.received(run, body, goTo),
+        (run, body, session) => services?.logpointMarks.received(run, body, session),
+        // Which runs are debugged: the panel's "Follow This Task" (kept for services made later).
+        (sessions) => {
+          debugSessions = sessions;
+          services?.debuggedRun.sessionsChanged(sessions);
+        },
       );
   } catch (e) {
     output.note(`[coroscope] registering the debugger failed: ${e instanceof Error ? e.message : String(e)}`);

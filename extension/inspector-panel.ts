@@ -28,6 +28,7 @@ import {
   type WebviewMethods,
 } from '../protocol/webview-protocol';
 import type { LogpointMarksRelay } from './logpoint-marks-relay';
+import type { DebuggedRun } from './debugged-run';
 import type { RunSession } from './run-session';
 import { panelHtml } from './webview-html';
 
@@ -43,6 +44,8 @@ export interface PanelDependencies {
   session: RunSession;
   /** The logpoint hits over the run shown (its timeline's marks), and the way to go to one. */
   logpointMarks: LogpointMarksRelay;
+  /** Whether a debug session debugs the run shown, and its "Follow This Task". */
+  debuggedRun: DebuggedRun;
   /** Opens a TypeScript position in an editor. */
   openSource(position: { file: string; line: number; column: number }): Promise<boolean>;
   /** Runs one of the extension's commands for the panel's buttons. */
@@ -133,6 +136,8 @@ export class InspectorPanel {
   private snapshotTimer: NodeJS.Timeout | null = null;
   private pendingReveal: { view: ViewId; taskId?: number } | null = null;
   private booted = false;
+  /** Hidden after `ready` was answered: shown again, the page is sent everything (`resync`). */
+  private hiddenAfterBoot = false;
   private bootWatch: NodeJS.Timeout | null = null;
   private isDisposed = false;
 
@@ -154,7 +159,17 @@ export class InspectorPanel {
     this.disposables.push(
       panel.onDidDispose(() => this.disposed()),
       panel.onDidChangeViewState((e) => {
-        if (!e.webviewPanel.visible) this.booted = false;
+        if (!e.webviewPanel.visible) {
+          this.hiddenAfterBoot ||= this.booted;
+          this.booted = false;
+        } else if (this.hiddenAfterBoot) {
+          // Shown again: a page VS Code kept (it may count a panel hidden without unloading it) missed the
+          // events of meanwhile, and gets everything again; a page loaded anew asks `ready` itself.
+          this.hiddenAfterBoot = false;
+          this.booted = true;
+          this.pendingSnapshot = null;
+          this.endpoint.emit('resync', this.panelInit());
+        }
         deps.onVisibilityChanged(e.webviewPanel.visible);
       }),
     );
@@ -223,6 +238,7 @@ export class InspectorPanel {
       s.onComparison.on((c) => emit('comparison', c)),
       s.onProgramLoops.on((loops) => emit('programLoops', { loops })),
       this.deps.logpointMarks.onMarks.on((hits) => emit('logpointHits', { hits })),
+      this.deps.debuggedRun.onDebugged.on((debugged) => emit('debugged', { debugged })),
     );
   }
 
@@ -251,6 +267,25 @@ export class InspectorPanel {
     }, COALESCE_MS);
   }
 
+  /** Everything the panel shows, as `ready` answers it (and `resync` sends it again). */
+  private panelInit(): PanelInit {
+    const s = this.deps.session;
+    return {
+      protocolVersion: PANEL_PROTOCOL_VERSION,
+      status: s.status,
+      snapshot: s.mirror.version >= 0 ? s.mirror.toFullSnapshot() : null,
+      progress: s.progressPoints.slice(),
+      exceptions: s.exceptions.slice(-100),
+      lints: s.lints.slice(),
+      pages: s.pages.slice(),
+      lastProgress: s.lastProgress,
+      comparison: s.comparison,
+      programLoops: s.programLoops,
+      logpointHits: this.deps.logpointMarks.current(),
+      debugged: this.deps.debuggedRun.debugged(),
+    };
+  }
+
   // --- requests from the webview ---------------------------------------------------------
 
   private serve(): void {
@@ -270,23 +305,12 @@ export class InspectorPanel {
     ep.handle('ready', (raw): PanelInit => {
       narrow('ready', raw);
       this.booted = true;
+      this.hiddenAfterBoot = false;
       this.pendingSnapshot = null;
       const reveal = this.pendingReveal;
       this.pendingReveal = null;
       if (reveal !== null) setTimeout(() => this.endpoint.emit('reveal', reveal), 0);
-      return {
-        protocolVersion: PANEL_PROTOCOL_VERSION,
-        status: s.status,
-        snapshot: s.mirror.version >= 0 ? s.mirror.toFullSnapshot() : null,
-        progress: s.progressPoints.slice(),
-        exceptions: s.exceptions.slice(-100),
-        lints: s.lints.slice(),
-        pages: s.pages.slice(),
-        lastProgress: s.lastProgress,
-        comparison: s.comparison,
-        programLoops: s.programLoops,
-        logpointHits: this.deps.logpointMarks.current(),
-      };
+      return this.panelInit();
     });
     ep.handle('taskDetail', async (raw) => {
       // At a past tick still being replayed: the stack by function names from the log at once (the panel asks
@@ -340,6 +364,10 @@ export class InspectorPanel {
     });
     ep.handle('goToLogpointHit', async (raw) => {
       await this.deps.logpointMarks.goToHit(narrow('goToLogpointHit', raw).hit);
+      return {};
+    });
+    ep.handle('followTask', async (raw) => {
+      await this.deps.debuggedRun.followTask(narrow('followTask', raw).taskId);
       return {};
     });
     ep.handle('command', async (raw) => {

@@ -152,6 +152,8 @@ export interface PanelInit {
   programLoops?: ProgramLoopState[];
   /** The hits of the logpoints set over the run shown (none: empty or absent). */
   logpointHits?: LogpointMark[];
+  /** Whether a debug session debugs the run shown (its "Follow This Task"); absent: no. */
+  debugged?: boolean;
 }
 
 export type ControlAction = 'pause' | 'continue' | 'stepTick' | 'stepTask' | 'stop';
@@ -188,6 +190,11 @@ export type PanelMethods = {
   seek: { params: { tick: number | null; moment?: string }; result: { tick: number | null; moment?: string } };
   /** Goes to a logpoint's hit (LogpointMark.hit): the debug session that listed it moves there, and the panel. */
   goToLogpointHit: { params: { hit: number }; result: Record<string, never> };
+  /**
+   * "Follow This Task": the debug session of the run shown follows task `taskId` (Continue, Reverse Continue
+   * and the steps move it alone), as the Call Stack's thread menu asks.
+   */
+  followTask: { params: { taskId: number }; result: Record<string, never> };
 };
 export type PanelMethod = keyof PanelMethods & string;
 
@@ -217,6 +224,13 @@ export type PanelEvents = {
   programLoops: { loops: ProgramLoopState[] };
   /** The hits of the logpoints set over the run shown, all of them: they replace the marks before (empty: none). */
   logpointHits: { hits: LogpointMark[] };
+  /** A debug session debugs the run shown now, or none does any more. */
+  debugged: { debugged: boolean };
+  /**
+   * Everything the extension holds, as `ready` answers it: sent when the panel shows again, since VS Code
+   * may count a panel hidden without reloading its page (the events of meanwhile were not sent).
+   */
+  resync: PanelInit;
 };
 export type PanelEvent = { [E in keyof PanelEvents & string]: { event: E; body: PanelEvents[E] } }[keyof PanelEvents &
   string];
@@ -281,6 +295,7 @@ export function parsePanelRequest(method: string, params: unknown): PanelRequest
       return { method, params: {} };
     case 'taskDetail':
     case 'cancelTask':
+    case 'followTask':
       if (!isInt(p.taskId) || p.taskId < 0) return `${method}: taskId must be a task id`;
       return { method, params: { taskId: p.taskId } };
     case 'variables':
@@ -542,6 +557,7 @@ export function narrowPanelInit(v: unknown): PanelInit | null {
     comparison: narrowComparison(v.comparison),
     programLoops: Array.isArray(v.programLoops) ? (v.programLoops as unknown[]).filter(isProgramLoopState) : [],
     logpointHits: narrowLogpointMarks(v.logpointHits),
+    debugged: v.debugged === true,
   };
 }
 

@@ -25,6 +25,8 @@ export interface RunData {
   comparison: Comparison | null;
   /** The loops, threads and processes the program runs itself, as they are now (empty: none). */
   programLoops: ProgramLoopState[];
+  /** Whether a debug session debugs the run shown (the task detail's "Follow This Task"). */
+  debugged: boolean;
 }
 
 export interface AppContext {
@@ -48,6 +50,8 @@ export interface AppContext {
   seek(tick: number | null): void;
   /** Goes to a logpoint's hit (the debug session that listed it moves there, and with it every view). */
   goToLogpointHit(hit: number): void;
+  /** "Follow This Task": the debug session of the run follows task `taskId` (as from the Call Stack). */
+  followTask(taskId: number): void;
   /**
    * The moment the views show (protocol/run-moment.ts): the one asked for by a seek under way, the viewed
    * past tick, or the present.

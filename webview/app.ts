@@ -34,6 +34,7 @@ import { errorText, type AppContext, type RunData } from './app-context';
 import { h, icon, iconButton, replace } from './dom';
 import { connect, vscodeApi, type PanelClient } from './host-bridge';
 import { SeekQueue } from './state/seek-queue';
+import { askAgain } from './state/ask-again';
 import { MomentIds } from '../protocol/moment-ids';
 import { TaskTableModel } from './state/task-query';
 import { LogpointMarks } from './state/logpoint-marks';
@@ -50,6 +51,10 @@ import { TaskDetailView } from './views/task-detail';
 import { Scrubber } from './views/scrubber';
 import { TaskTable } from './views/task-table';
 import { TimelineView } from './views/timeline';
+
+/** `ready` is asked again this often while unanswered, at most READY_TRIES times. */
+const READY_AGAIN_MS = 3_000;
+const READY_TRIES = 10;
 
 const VIEW_LABELS: Record<ViewId, { label: string; icon: string }> = {
   tasks: { label: 'Tasks', icon: 'list-flat' },
@@ -88,6 +93,7 @@ export class App implements AppContext {
     pages: this.history.pages,
     comparison: null,
     programLoops: [],
+    debugged: false,
   };
   private state: UiState;
   private frame: number | null = null;
@@ -239,6 +245,13 @@ export class App implements AppContext {
       .catch((e: unknown) => this.notify(`Could not go to the logpoint's hit: ${errorText(e)}`, 'error'));
   }
 
+  followTask(taskId: number): void {
+    this.client.request('followTask', { taskId }).then(
+      () => this.notify(`The debugger follows task #${taskId}: Continue, Reverse Continue and the steps move it alone`),
+      (e: unknown) => this.notify(`Could not follow the task: ${errorText(e)}`, 'error'),
+    );
+  }
+
   seek(tick: number | null): void {
     this.seeks.ask(tick);
     this.invalidate();
@@ -279,32 +292,39 @@ export class App implements AppContext {
 
   private async boot(): Promise<void> {
     try {
-      const raw: unknown = await this.client.request('ready', {});
-      const received = performance.now();
-      const init = narrowPanelInit(raw);
-      if (init === null) throw new Error('the extension sent a malformed initial state');
-      this.data.status = init.status;
-      // A selection kept (setState) from another run than this one shows nothing of it.
-      this.dispatch({ type: 'run', runId: init.status.runId });
-      this.moments.reset(init.lastProgress);
-      this.feed.status(init.status);
-      this.history.reset(init.progress, init.pages);
-      this.data.exceptions = init.exceptions;
-      this.data.lints = init.lints;
-      this.data.lastProgress = init.lastProgress;
-      this.data.comparison = init.comparison ?? null;
-      this.data.programLoops = init.programLoops ?? [];
-      this.logpointMarks.replace(init.logpointHits ?? []);
-      this.model.clear();
-      if (init.snapshot !== null) {
-        this.snapshotReceivedAt = received;
-        this.model.apply(init.snapshot);
-        this.moments.snapshot(init.snapshot, init.status.viewedTick !== undefined || isRecordingRun(init.status));
-      }
-      this.invalidate();
+      // Asked again while unanswered: an answer posted while VS Code counted the panel hidden is lost.
+      const raw: unknown = await askAgain(() => this.client.request('ready', {}), READY_AGAIN_MS, READY_TRIES);
+      this.applyInit(raw, performance.now());
     } catch (e) {
       this.notify(`The panel could not load the run: ${errorText(e)}`, 'error');
     }
+  }
+
+  /** Everything the extension holds (the answer to `ready`, or a `resync`): the panel shows it, as new. */
+  private applyInit(raw: unknown, received: number): void {
+    const init = narrowPanelInit(raw);
+    if (init === null) throw new Error('the extension sent a malformed initial state');
+    this.data.status = init.status;
+    // A selection kept (setState) from another run than this one shows nothing of it.
+    this.dispatch({ type: 'run', runId: init.status.runId });
+    this.moments.reset(init.lastProgress);
+    this.feed.status(init.status);
+    this.history.reset(init.progress, init.pages);
+    this.data.exceptions = init.exceptions;
+    this.data.lints = init.lints;
+    this.data.lastProgress = init.lastProgress;
+    this.data.comparison = init.comparison ?? null;
+    this.data.programLoops = init.programLoops ?? [];
+    this.logpointMarks.replace(init.logpointHits ?? []);
+    this.data.debugged = init.debugged === true;
+    this.model.clear();
+    if (init.snapshot !== null) {
+      this.snapshotReceivedAt = received;
+      this.model.apply(init.snapshot);
+      this.moments.snapshot(init.snapshot, init.status.viewedTick !== undefined || isRecordingRun(init.status));
+    }
+    this.detail.taskChanged();
+    this.invalidate();
   }
 
   private listen(): void {
@@ -407,6 +427,18 @@ export class App implements AppContext {
     c.on('logpointHits', (raw) => {
       const hits = typeof raw === 'object' && raw !== null ? (raw as { hits?: unknown }).hits : undefined;
       this.logpointMarks.replace(narrowLogpointMarks(hits));
+      this.invalidate();
+    });
+    c.on('resync', (raw) => {
+      try {
+        this.applyInit(raw, performance.now());
+      } catch (e) {
+        this.notify(`The panel could not load the run: ${errorText(e)}`, 'error');
+      }
+    });
+    c.on('debugged', (raw) => {
+      this.data.debugged = typeof raw === 'object' && raw !== null && (raw as { debugged?: unknown }).debugged === true;
+      this.detail.taskChanged();
       this.invalidate();
     });
     c.on('reveal', (raw) => {

@@ -22,7 +22,8 @@ import {
 
 type Json = Record<string, unknown>;
 
-export const ACTIVATION_EVENTS = ['onDebugResolve:coroscope', 'onDebugDynamicConfigurations:coroscope'];
+// onUri: a logpoint hit's link in the Debug Console (debug/logpoint-hit-links.ts) is the extension's URI.
+export const ACTIVATION_EVENTS = ['onDebugResolve:coroscope', 'onDebugDynamicConfigurations:coroscope', 'onUri'];
 
 export const COROUTINES_VIEW = { id: COROUTINES_VIEW_ID, name: 'Coroutines', when: 'debugType == coroscope' };
 

@@ -148,6 +148,18 @@ class CoroscopeAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
     return this.adapters.get(session.id)?.debuggedRun ?? null;
   }
 
+  /** Our live debug sessions whose run is known. */
+  debuggedRuns(): DebuggedRunSession[] {
+    const out: DebuggedRunSession[] = [];
+    for (const [id, adapter] of this.adapters) {
+      const run = adapter.debuggedRun;
+      const session = this.sessions.get(id);
+      if (run === null || session === undefined) continue;
+      out.push({ run, followTask: (taskId) => session.customRequest(FOLLOW_TASK_REQUEST, { threadId: taskId }) });
+    }
+    return out;
+  }
+
   ended(session: vscode.DebugSession): void {
     this.adapters.delete(session.id);
     this.sessions.delete(session.id);
@@ -183,9 +195,22 @@ export interface StackWatch {
 
 /**
  * Hears the hits a debug session lists for its logpoints over a recorded run (`coroscope/logpointHits`):
- * the run it debugs, the event's body, and how to go to one of its hits in that session.
+ * the run it debugs, the event's body, and that session: how to go to one of its hits, whether it ended.
  */
-export type LogpointHitsListener = (run: Run | null, body: unknown, goTo: (hit: number) => Thenable<unknown>) => void;
+export type LogpointHitsListener = (
+  run: Run | null,
+  body: unknown,
+  session: { goTo(hit: number): Thenable<unknown>; ended(): boolean },
+) => void;
+
+/** Hears which debug sessions debug which run (each change: all of them), with how to follow a task there. */
+export type DebugSessionsListener = (sessions: DebuggedRunSession[]) => void;
+
+/** A debug session of ours whose run is known: "Follow This Task" there (coroscope/followTask). */
+export interface DebuggedRunSession {
+  readonly run: Run;
+  followTask(taskId: number): Thenable<unknown>;
+}
 
 export function registerDebugger(
   context: vscode.ExtensionContext,
@@ -193,20 +218,33 @@ export function registerDebugger(
   runs: RunRegistry,
   stackWatch: StackWatch,
   onLogpointHits: LogpointHitsListener = () => {},
+  onDebugSessions: DebugSessionsListener = () => {},
 ): void {
   const tree = new CoroutinesTreeProvider();
   const view = vscode.window.createTreeView(COROUTINES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
   tree.view = view;
   const factory = new CoroscopeAdapterFactory(hostScriptPath, runs);
+  // A session's run is known once it has launched or attached: told again at each change of the stack shown.
+  const tellSessions = (): void => onDebugSessions(factory.debuggedRuns());
   context.subscriptions.push(
     vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, factory),
-    vscode.debug.onDidTerminateDebugSession((s) => factory.ended(s)),
+    vscode.debug.onDidTerminateDebugSession((s) => {
+      factory.ended(s);
+      tellSessions();
+    }),
+    vscode.debug.onDidStartDebugSession(tellSessions),
+    vscode.debug.onDidChangeActiveDebugSession(tellSessions),
+    vscode.debug.onDidChangeActiveStackItem(tellSessions),
     watchCallStackSelection(factory, stackWatch),
     watchDeadlockStops(DEBUG_TYPE),
     registerLogpointHitLinks((id) => factory.sessionOf(id)),
     vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => {
       if (e.session.type !== DEBUG_TYPE || e.event !== LOGPOINT_HITS_EVENT) return;
-      onLogpointHits(factory.runOf(e.session), e.body, (hit) => e.session.customRequest(LOGPOINT_HIT_REQUEST, { hit }));
+      const session = e.session;
+      onLogpointHits(factory.runOf(session), e.body, {
+        goTo: (hit) => session.customRequest(LOGPOINT_HIT_REQUEST, { hit }),
+        ended: () => factory.sessionOf(session.id) === null,
+      });
     }),
     vscode.debug.registerDebugConfigurationProvider(
       DEBUG_TYPE,

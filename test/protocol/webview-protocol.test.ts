@@ -315,4 +315,23 @@ describe('panel protocol: logpoint marks', () => {
     for (const hit of [-1, 1.5, '3', undefined])
       assert.equal(typeof parsePanelRequest('goToLogpointHit', { hit }), 'string');
   });
+
+  it('narrows followTask to a task id, and PanelInit.debugged to a boolean', () => {
+    assert.deepEqual(parsePanelRequest('followTask', { taskId: 7 }), { method: 'followTask', params: { taskId: 7 } });
+    for (const taskId of [-1, 1.5, '7', undefined])
+      assert.equal(typeof parsePanelRequest('followTask', { taskId }), 'string');
+    const init = {
+      protocolVersion: PANEL_PROTOCOL_VERSION,
+      status: { phase: 'finished', runId: 1, title: 't', detail: '', tick: 3 },
+      snapshot: null,
+      progress: [],
+      exceptions: [],
+      lints: [],
+      pages: [],
+      lastProgress: null,
+    };
+    assert.equal(narrowPanelInit({ ...init, debugged: true })?.debugged, true);
+    assert.equal(narrowPanelInit({ ...init, debugged: 'yes' })?.debugged, false);
+    assert.equal(narrowPanelInit(init)?.debugged, false);
+  });
 });

@@ -14,6 +14,7 @@ import { isTaskDetail, isVariableList } from '../../protocol/webview-protocol';
 import { errorText, type AppContext } from '../app-context';
 import { h, icon, iconButton, replace, type Child } from '../dom';
 import { timelineJumps } from './timeline-jumps';
+import { taskActions, type TaskAction } from '../state/task-actions';
 import {
   baseName,
   formatCount,
@@ -108,29 +109,14 @@ export class TaskDetailView {
       return;
     }
     const d = this.detailFor === id ? this.detail : null;
-    const paused = this.app.data.status.phase === 'paused' && !this.app.viewingPast();
-    const isLive = live.state === 'suspended' || live.state === 'scheduled' || live.state === 'running';
     const actions = h('div', { class: 'detail-actions' });
-    if (isLive && paused) {
-      actions.appendChild(
-        iconButton(
-          'debug-step-into',
-          `Step task #${live.id}: run until it suspends again`,
-          () => this.control(() => this.app.client.request('control', { action: 'stepTask', taskId: live.id })),
-          { text: 'Step Task', id: 'step-task' },
-        ),
-      );
-    }
-    if (isLive && !this.app.viewingPast() && (this.app.data.status.phase === 'running' || paused)) {
-      actions.appendChild(
-        iconButton(
-          'circle-slash',
-          `Cancel task #${live.id}`,
-          () => this.control(() => this.app.client.request('cancelTask', { taskId: live.id })),
-          { text: 'Cancel', id: 'cancel-task' },
-        ),
-      );
-    }
+    const offered = taskActions({
+      state: live.state,
+      phase: this.app.data.status.phase,
+      viewingPast: this.app.viewingPast(),
+      debugged: this.app.data.debugged,
+    });
+    for (const action of offered) actions.appendChild(this.actionButton(action, live));
     const header = h(
       'div',
       { class: 'detail-header' },
@@ -193,6 +179,32 @@ export class TaskDetailView {
         ),
       );
     replace(this.element, ...parts);
+  }
+
+  private actionButton(action: TaskAction, task: TaskSummary): HTMLButtonElement {
+    switch (action) {
+      case 'stepTask':
+        return iconButton(
+          'debug-step-into',
+          `Step task #${task.id}: run until it suspends again`,
+          () => this.control(() => this.app.client.request('control', { action: 'stepTask', taskId: task.id })),
+          { text: 'Step Task', id: 'step-task' },
+        );
+      case 'cancel':
+        return iconButton(
+          'circle-slash',
+          `Cancel task #${task.id}`,
+          () => this.control(() => this.app.client.request('cancelTask', { taskId: task.id })),
+          { text: 'Cancel', id: 'cancel-task' },
+        );
+      case 'follow':
+        return iconButton(
+          'debug-step-over',
+          `Follow task #${task.id} in the debugger: Continue, Reverse Continue and the steps move it alone`,
+          () => this.app.followTask(task.id),
+          { text: 'Follow This Task', id: 'follow-task' },
+        );
+    }
   }
 
   private control(fn: () => Promise<unknown>): void {

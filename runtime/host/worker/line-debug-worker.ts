@@ -487,13 +487,30 @@ class LineDebugWorker {
     const held = this.dbg.isStopped();
     const on = held ? 'stop' : 'search';
     // The replay host holds a line shown there (its frames are the views'): a scan would leave it.
-    if (showsLine(pos) && hostOf(pos) === on)
-      throw new ProtocolError(
-        'pastLogpointHits: a past line is shown; its replay is held there (go back to the present or the end first)',
-        'badState',
-      );
+    if (showsLine(pos) && hostOf(pos) === on) {
+      if (held)
+        throw new ProtocolError(
+          'pastLogpointHits: a past line is shown; its replay is held there (go back to the present or the end first)',
+          'badState',
+        );
+      // A finished run or a recording: the whole run is scanned by a replay host of its own, the line stays shown.
+      const scan = await this.replays.scanHost('pastLogpointHits');
+      try {
+        return await this.logHits(scan, p, scan.ticks);
+      } finally {
+        scan.close();
+      }
+    }
     const r = held ? await this.replays.ofStop('pastLogpointHits') : await this.replays.hitsFrom(p.tick ?? 0);
-    const ticks = r.hasLiveStop() ? r.stop.tick - 1 : r.ticks;
+    return this.logHits(r, p, r.hasLiveStop() ? r.stop.tick - 1 : r.ticks);
+  }
+
+  /** Every hit of `p.logpoints` replayed by `r` up to tick `ticks`, in order. */
+  private async logHits(
+    r: LineReplayHost,
+    p: HostMethods['pastLogpointHits']['params'],
+    ticks: number,
+  ): Promise<HostMethods['pastLogpointHits']['result']> {
     const logpoints = p.logpoints.map(armedLogpoint);
     const found = (await r.request('pastLog', { logpoints, ceiling: ticks })) as ReplayHostMethods['pastLog']['result'];
     const times = ticks > 0 ? ((await r.request('timeline', {})) as Timeline).tickTimes : [];

@@ -223,6 +223,21 @@ export class ReplayHosts {
     }
   }
 
+  /**
+   * A replay host of its own over the whole recording, for one scan while the hit replay host holds a line
+   * shown (pastLogpointHits): not kept, the caller closes it.
+   */
+  scanHost(method: string): Promise<LineReplayHost> {
+    if (this.hostStart === null)
+      throw new ProtocolError(`${method}: this host cannot start a replay host`, 'replayFailed');
+    return LineReplayHost.start(
+      this.hostStart,
+      null,
+      async (path) =>
+        (await this.main.ask('writeReplayCopy', { path })) as { runId: number; ticks: number; midTick: boolean },
+    );
+  }
+
   private async ofStopNow(method: string): Promise<LineReplayHost> {
     const d = this.lineDebugger();
     const replay = this.replay;

@@ -85,6 +85,8 @@ describe('coroscope debug configurations', () => {
     );
     assert.ok((pkg.activationEvents as string[]).includes('onDebugResolve:coroscope'));
     assert.ok((pkg.activationEvents as string[]).includes('onDebugDynamicConfigurations:coroscope'));
+    // A logpoint hit's link (the extension's URI) reaches its handler, the extension active or not.
+    assert.ok((pkg.activationEvents as string[]).includes('onUri'));
   });
 
   it('"create a launch.json file" writes each configuration once (package.json\'s initial ones, then the provider\'s)', () => {
