@@ -123,6 +123,8 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown>, Ins
   /** @internal */ _loop: EventLoop;
   /** @internal */ _state: FutureState = PENDING;
   /** @internal */ _result: T | undefined = undefined;
+  // The exception it failed with; for a cancelled task, the CancelledError that ended it,
+  // kept until read so its trace survives (_makeCancelledError): one field for both.
   /** @internal */ _exception: unknown = undefined;
   // The first callback is kept apart: most futures have exactly one (the awaiting task).
   private _cb0: StoredCallback | null = null;
@@ -134,8 +136,6 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown>, Ins
   /** @internal asyncio's _asyncio_future_blocking: set by `yield*`, cleared by the Task. */
   _blocking = false;
   /** @internal */ _cancelMessage: string | undefined = undefined;
-  /** @internal The CancelledError that cancelled it, reused so its trace survives. */
-  _cancelledExc: CancelledError | null = null;
   /** @internal What this future stands for (inspection). */
   _origin: FutureOrigin | null = null;
   /**
@@ -324,9 +324,9 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown>, Ins
 
   /** @internal The CancelledError to raise for a cancelled future (the original one if known). */
   _makeCancelledError(): CancelledError {
-    if (this._cancelledExc !== null) {
-      const exc = this._cancelledExc;
-      this._cancelledExc = null;
+    if (this._state === CANCELLED && this._exception !== undefined) {
+      const exc = this._exception as CancelledError;
+      this._exception = undefined;
       return exc;
     }
     return new CancelledError(this._cancelMessage ?? '');

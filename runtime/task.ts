@@ -297,7 +297,7 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
       this._steps++;
       loop._leaveTask(this as Task<unknown>, previous);
       if (e instanceof CancelledError) {
-        this._cancelledExc = e;
+        this._exception = e; // the CancelledError it ends with (Future._makeCancelledError)
         super.cancel();
       } else {
         super.setException(e);

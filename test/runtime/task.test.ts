@@ -190,6 +190,30 @@ describe('memory', () => {
     loop.close();
   });
 
+  test('a cancelled task keeps the CancelledError it let out as its exception, in no field of its own', async () => {
+    const loop = virtualLoop();
+    let raised: unknown = null;
+    const work = coroutine(function* work(): Coroutine<void> {
+      try {
+        yield* sleep(10);
+      } catch (e) {
+        raised = e;
+        throw e;
+      }
+    });
+    const task = loop.createTask(work());
+    await loop.runOnce();
+    task.cancel('stop');
+    await assert.rejects(loop.runUntilComplete(task), (e: unknown) => e === raised);
+    assert.ok(raised instanceof CancelledError);
+    assert.equal(task.cancelled(), true);
+    assert.ok(
+      !Object.keys(task).includes('_cancelledExc'),
+      'no field on every future for what only cancelled ones hold',
+    );
+    loop.close();
+  });
+
   test('cancelling() counts the pending requests without a counter of its own', async () => {
     const loop = virtualLoop();
     const work = coroutine(function* work(): Coroutine<string> {
