@@ -16,7 +16,9 @@
 // native form, whose executor captures nothing per call. Every figure is measured in paired
 // rounds (ours, then native, back to back); printed are the medians of each side and the
 // median of the rounds' ratios (sleep(0): the best of each side).
-// Run: npm run bench:runtime  (node --expose-gc dist/bench/runtime.bench.js [--quick] [--json])
+// --tracking turns coroutine tracking on first (as `coroscope run --inspect` and the extension's
+// host do): every figure then includes the frames the inspector reads.
+// Run: npm run bench:runtime  (node --expose-gc dist/bench/runtime.bench.js [--quick] [--json] [--tracking])
 
 import {
   EventLoop,
@@ -24,6 +26,7 @@ import {
   gather,
   getRunningLoop,
   run,
+  setCoroutineTracking,
   sleep,
   type Coroutine,
   type Future,
@@ -32,6 +35,9 @@ import {
 
 const quick = process.argv.includes('--quick');
 const asJson = process.argv.includes('--json');
+const tracking = process.argv.includes('--tracking');
+// Before any coroutine is called: tracking applies to the coroutines created from then on.
+if (tracking) setCoroutineTracking(true);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) {
   console.error('run with node --expose-gc');
@@ -474,9 +480,10 @@ async function main(): Promise<void> {
     pairedRow('  chain of 3: heap', 'parent_heap_d3_bytes', bytes, '<= 1.00'),
   ];
   console.log(
-    'Coroscope runtime vs native async/await (same run; medians of %d paired rounds, sleep(0): best of %d)',
+    'Coroscope runtime vs native async/await (same run; medians of %d paired rounds, sleep(0): best of %d)%s',
     pairedRounds,
     rounds,
+    tracking ? '; coroutine tracking on' : '',
   );
   const line = (cells: string[]): string =>
     cells

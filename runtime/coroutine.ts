@@ -87,11 +87,7 @@ function* trackedFrame<R>(gen: Coroutine<R>, fn: (...args: never[]) => Coroutine
   let parent: CoroutineFrame | null = null;
   if (task !== null) {
     frames = framesOfTasks.get(task) ?? null;
-    if (frames === null) {
-      frames = [];
-      framesOfTasks.set(task, frames);
-    }
-    parent = frames.length > 0 ? frames[frames.length - 1]! : null;
+    parent = frames !== null && frames.length > 0 ? frames[frames.length - 1]! : null;
   }
   const frame: CoroutineFrame = {
     gen: gen as Coroutine<unknown>,
@@ -100,7 +96,12 @@ function* trackedFrame<R>(gen: Coroutine<R>, fn: (...args: never[]) => Coroutine
     parent,
     depth: parent === null ? 0 : parent.depth + 1,
   };
-  frames?.push(frame);
+  if (frames !== null) frames.push(frame);
+  else if (task !== null) {
+    // Made with its first frame in it: `[]` then push() would reserve room for 17 frames.
+    frames = [frame];
+    framesOfTasks.set(task, frames);
+  }
   hooks?.started?.(frame);
   try {
     return yield* gen;
