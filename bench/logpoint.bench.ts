@@ -7,15 +7,18 @@
 //    host forked and the recording opened there on the way) and the next ones (the same logpoint
 //    listed again, then another message on the same line), to the full list (target ≤ 2 s;
 //    medians of rounds). Each list's length is checked against the pages the crawl fetched.
+//    Then as in a debug session: a host opens the recording and the debugger's exception breaks are
+//    set (as the adapter does at configurationDone: the hit replay host is started then, ahead of
+//    need), and the logpoint is listed `idle` ms later (a user setting it).
 // 2. That a logpoint costs nothing when none is set is the crawl benchmark's on/off rate ratio
 //    (npm run bench:crawl -- --record): the recorder's path has no logpoint code.
-// Usage: npm run bench:logpoint [-- pages rounds] (default 2000 5). COROSCOPE_HOST_BUNDLE: another
+// Usage: npm run bench:logpoint [-- pages rounds idle] (default 2000 5 1000). COROSCOPE_HOST_BUNDLE: another
 // host bundle to run.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { forkHost, median, ROOT } from '../test/runtime/host/host-client';
+import { forkHost, type HostClient, median, ROOT } from '../test/runtime/host/host-client';
 import { lineOf } from '../test/source-line';
 
 const BUNDLE = process.env.COROSCOPE_HOST_BUNDLE ?? join(ROOT, 'dist', 'runtime-host.js');
@@ -24,6 +27,7 @@ const PARSED = lineOf(CRAWLER, 'const { stat, links } = parsed;');
 
 const pages = Number(process.argv[2] ?? 2000);
 const rounds = Number(process.argv[3] ?? 5);
+const idleMs = Number(process.argv[4] ?? 1000);
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'coroscope-logpoint-bench-'));
@@ -42,14 +46,16 @@ async function main(): Promise<void> {
     const first: number[] = [];
     const next: number[] = [];
     const other: number[] = [];
+    const debugged: number[] = [];
     let hits = 0;
     for (let round = 0; round < rounds; round++) {
       const host = forkHost({ bundle: BUNDLE, pipe: true });
+      let session: HostClient | null = null;
       try {
         await host.rpc.request('openRecording', { path: file });
-        const list = async (logMessage: string): Promise<number> => {
+        const list = async (logMessage: string, on = host): Promise<number> => {
           const t0 = performance.now();
-          const r = await host.rpc.request('pastLogpointHits', {
+          const r = await on.rpc.request('pastLogpointHits', {
             logpoints: [{ file: CRAWLER, line: PARSED, logMessage }],
           });
           const ms = performance.now() - t0;
@@ -60,15 +66,22 @@ async function main(): Promise<void> {
         first.push(await list('{url}'));
         next.push(await list('{url}'));
         other.push(await list('{url} at depth {depth}'));
+        await host.close();
+        session = forkHost({ bundle: BUNDLE, pipe: true });
+        await session.rpc.request('openRecording', { path: file });
+        await session.rpc.request('setExceptionBreaks', { taskFailed: false, taskCancelled: false });
+        await new Promise((r) => setTimeout(r, idleMs));
+        debugged.push(await list('{url}', session));
       } finally {
         await host.close();
+        await session?.close();
       }
       console.log(
-        `round ${round + 1}: first ${first[round]!.toFixed(0)} ms, again ${next[round]!.toFixed(0)} ms, another message ${other[round]!.toFixed(0)} ms`,
+        `round ${round + 1}: first ${first[round]!.toFixed(0)} ms, again ${next[round]!.toFixed(0)} ms, another message ${other[round]!.toFixed(0)} ms; in a debug session ${debugged[round]!.toFixed(0)} ms`,
       );
     }
     console.log(
-      `every hit of a logpoint in fetch (${hits} hits, ${ticks} ticks), to the full list: first ${median(first).toFixed(0)} ms, next ${median(next).toFixed(0)} ms, another message ${median(other).toFixed(0)} ms (medians of ${rounds}; target ≤ 2000 ms)`,
+      `every hit of a logpoint in fetch (${hits} hits, ${ticks} ticks), to the full list: first ${median(first).toFixed(0)} ms, next ${median(next).toFixed(0)} ms, another message ${median(other).toFixed(0)} ms; first in a debug session (set ${idleMs} ms after its breaks) ${median(debugged).toFixed(0)} ms (medians of ${rounds}; target ≤ 2000 ms)`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
