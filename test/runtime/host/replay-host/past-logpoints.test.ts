@@ -140,6 +140,22 @@ describe('Logpoints in the past: every hit of the recorded run, as the live logp
     });
   }
 
+  test('a message that throws at some hits: no hit there, live and past alike', async () => {
+    const c = CASES[0]!;
+    const logpoint: Breakpoint = {
+      file: c.file,
+      line: lineOf(c.file, c.needle),
+      logMessage: `${WHERE}{url.length % 2 === 0 ? url : undefined.x}`,
+    };
+    const live = (await liveRun(host, c, logpoint)).map(parseLive);
+    await host.rpc.request('setBreakpoints', { file: c.file, breakpoints: [] });
+    const past = await host.rpc.request('pastLogpointHits', { logpoints: [logpoint] });
+    // Some hits print (the even-length URLs), some do not (the odd-length ones throw).
+    const all = await host.rpc.request('pastLogpointHits', { logpoints: [{ ...logpoint, logMessage: '{url}' }] });
+    assert.ok(live.length >= 2 && live.length < all.hits.length, `${live.length} of ${all.hits.length} hits`);
+    assert.deepEqual(past.hits.map(asLive), live);
+  });
+
   test('a condition and a hit condition count as live; asking the past does not change the run', async () => {
     const c = CASES[0]!;
     const line = lineOf(c.file, c.needle);
