@@ -131,8 +131,30 @@ describe('Logpoints in the past: every hit of the recorded run, as the live logp
       }
       // In time order.
       for (let i = 1; i < past.hits.length; i++) assert.ok(past.hits[i]!.time >= past.hits[i - 1]!.time);
+      // Each hit's time is when its tick began on the run's timeline (the live host's own).
+      const { tickTimes } = await host.rpc.request('timeline', {});
+      assert.deepEqual(
+        past.hits.map((h) => [h.tick, h.time]),
+        past.hits.map((h) => [h.tick, tickTimes[h.tick - 1]]),
+      );
     });
   }
+
+  test('a message that throws at some hits: no hit there, live and past alike', async () => {
+    const c = CASES[0]!;
+    const logpoint: Breakpoint = {
+      file: c.file,
+      line: lineOf(c.file, c.needle),
+      logMessage: `${WHERE}{url.length % 2 === 0 ? url : undefined.x}`,
+    };
+    const live = (await liveRun(host, c, logpoint)).map(parseLive);
+    await host.rpc.request('setBreakpoints', { file: c.file, breakpoints: [] });
+    const past = await host.rpc.request('pastLogpointHits', { logpoints: [logpoint] });
+    // Some hits print (the even-length URLs), some do not (the odd-length ones throw).
+    const all = await host.rpc.request('pastLogpointHits', { logpoints: [{ ...logpoint, logMessage: '{url}' }] });
+    assert.ok(live.length >= 2 && live.length < all.hits.length, `${live.length} of ${all.hits.length} hits`);
+    assert.deepEqual(past.hits.map(asLive), live);
+  });
 
   test('a condition and a hit condition count as live; asking the past does not change the run', async () => {
     const c = CASES[0]!;
