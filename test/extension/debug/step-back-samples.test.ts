@@ -18,9 +18,10 @@ import assert from 'node:assert/strict';
 import { isAbsolute, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient, localsOf, stackOf } from './dap-client';
 import { lineOf } from '../../source-line';
+import { PROJECT_ROOT } from './build-adapter';
+import type { DapClient } from './dap-client';
+import { localsOf, stackOf, startAdapter } from './adapter-harness';
 
 const SAMPLES_DIR = join(PROJECT_ROOT, 'runtime', 'samples');
 
@@ -208,19 +209,6 @@ interface Position {
   locals: [string, string][];
 }
 
-async function start(): Promise<DapClient> {
-  const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-  await dap.request('initialize', {
-    clientID: 'coroscope-tests',
-    adapterID: 'coroscope',
-    linesStartAt1: true,
-    columnsStartAt1: true,
-    pathFormat: 'path',
-    supportsVariableType: true,
-  });
-  return dap;
-}
-
 async function positionOf(dap: DapClient, threadId: number): Promise<Position> {
   const frames = await stackOf(dap, threadId);
   const top = frames[0];
@@ -255,15 +243,13 @@ async function move(
 }
 
 describe('Step Back and Reverse Continue at a line in every tutorial sample', { timeout: 420_000 }, () => {
-  before(async () => {
-    await buildAdapterAndHost();
-  });
+  before(async () => {});
 
   for (const c of [...CASES, ...PROGRAM_CASES]) {
     describe(c.sample, () => {
       let dap: DapClient;
       before(async () => {
-        dap = await start();
+        dap = await startAdapter({ supportsVariableType: true });
       });
       after(async () => {
         await dap?.close();

@@ -9,10 +9,11 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient, stackOf } from './dap-client';
 import { STEP_TRANSCRIPTS } from './step-transcripts';
 import { lineOf } from '../../source-line';
+import { PROJECT_ROOT } from './build-adapter';
+import type { DapClient } from './dap-client';
+import { stackOf, startAdapter } from './adapter-harness';
 
 const SAMPLES_DIR = join(PROJECT_ROOT, 'runtime', 'samples');
 /**
@@ -20,19 +21,6 @@ const SAMPLES_DIR = join(PROJECT_ROOT, 'runtime', 'samples');
  * ran until it resumed.
  */
 const SUSPENDED = /suspended on [^]*resumed at tick \d+, \d+ ticks? after it suspended; meanwhile the loop ran /;
-
-async function start(): Promise<DapClient> {
-  const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-  await dap.request('initialize', {
-    clientID: 'coroscope-tests',
-    adapterID: 'coroscope',
-    linesStartAt1: true,
-    columnsStartAt1: true,
-    pathFormat: 'path',
-    supportsVariableType: true,
-  });
-  return dap;
-}
 
 /** The top frame as a transcript writes it: `function:line` in the sample's file, else `function@file.ts:line`. */
 async function positionOf(dap: DapClient, threadId: number, sampleFile: string): Promise<string> {
@@ -43,9 +31,7 @@ async function positionOf(dap: DapClient, threadId: number, sampleFile: string):
 }
 
 describe('golden step transcripts: F11 from the first line of each sample', { timeout: 600_000 }, () => {
-  before(async () => {
-    await buildAdapterAndHost();
-  });
+  before(async () => {});
 
   it('covers the 13 samples', async () => {
     const { SAMPLES } = await import('../../../runtime/samples/index');
@@ -56,7 +42,7 @@ describe('golden step transcripts: F11 from the first line of each sample', { ti
     it(`${t.sample} from "${t.start}": ${t.why}`, async () => {
       const file = join(SAMPLES_DIR, t.file);
       const line = lineOf(file, t.start);
-      const dap = await start();
+      const dap = await startAdapter({ supportsVariableType: true });
       try {
         const from = dap.mark();
         const launch = dap.request('launch', {
