@@ -116,6 +116,19 @@ export async function launchToStop(
   return dap.waitForEvent('stopped', { from, timeoutMs: STOP_TIMEOUT_MS, failOn: ['terminated'] });
 }
 
+/** Sets one breakpoint in a file (the file's others removed); the adapter's answer for it. */
+export async function setBreakpoint(
+  dap: DapClient,
+  file: string,
+  breakpoint: DebugProtocol.SourceBreakpoint,
+): Promise<DebugProtocol.Breakpoint> {
+  const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
+    source: { path: file },
+    breakpoints: [breakpoint],
+  });
+  return set.breakpoints[0]!;
+}
+
 /** A request that moves (a step, continue, reverse continue...), then the `stopped` it causes. */
 export async function moveToStop(
   dap: DapClient,

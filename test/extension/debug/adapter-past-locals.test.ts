@@ -19,7 +19,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { TASKS_REQUEST, type TasksBody } from '../../../extension/debug/custom-requests';
 import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
 import type { DapClient } from './dap-client';
-import { startAdapter } from './adapter-harness';
+import { demoCrawl, launchToStop, startAdapter } from './adapter-harness';
 
 /** Ticks the live run is read at, over its first part (the workers on their sockets). */
 const SAMPLED = [12, 40, 75, 110, 150];
@@ -172,23 +172,9 @@ describe("a recorded demo crawl: at sampled ticks, the debugger's past frames an
   });
 
   it('reads threads, stacks, scopes and variables live at each sampled tick, and the same after Step Back to it', async (ctx) => {
-    const from = dap.mark();
-    const launch = dap.request('launch', {
-      type: 'coroscope',
-      request: 'launch',
-      name: 'demo',
-      crawl: 'demo',
-      pages: 600,
-      demoLatency: 'instant',
-      maxTasks: 10,
-      stopOnEntry: true,
-      record: true,
+    const entry = await launchToStop(dap, demoCrawl({ pages: 600, maxTasks: 10, stopOnEntry: true, record: true }), {
+      exceptionFilters: [],
     });
-    await dap.waitForEvent('initialized', { from });
-    await dap.request('setExceptionBreakpoints', { filters: [] });
-    await dap.request('configurationDone');
-    await launch;
-    const entry = await dap.waitForEvent('stopped', { from, timeoutMs: 60_000 });
     assert.equal(entry.body.reason, 'entry');
 
     // Live: held after each tick, read at the sampled ones.

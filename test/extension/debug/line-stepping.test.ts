@@ -20,7 +20,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { lineOf } from '../../source-line';
 import { PROJECT_ROOT } from './build-adapter';
 import type { DapClient } from './dap-client';
-import { continueThroughEnd, localsOf, stackOf, startAdapter } from './adapter-harness';
+import { continueThroughEnd, launchToStop, localsOf, setBreakpoint, stackOf, startAdapter } from './adapter-harness';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 const CALLBACKS_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'callback-fetcher.ts');
@@ -33,19 +33,18 @@ async function launchWithBreakpoint(
   line: number,
   condition?: string,
 ): Promise<{ threadId: number }> {
-  const from = dap.mark();
-  const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'line', ...args });
-  await dap.waitForEvent('initialized', { from });
-  const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
-    source: { path: file },
-    breakpoints: [condition === undefined ? { line } : { line, condition }],
-  });
-  assert.equal(set.breakpoints[0]!.verified, true, set.breakpoints[0]!.message);
-  assert.equal(set.breakpoints[0]!.line, line);
-  await dap.request('setExceptionBreakpoints', { filters: [] });
-  await dap.request('configurationDone');
-  await launch;
-  let stopped = await dap.waitForEvent('stopped', { from });
+  let stopped = await launchToStop(
+    dap,
+    { type: 'coroscope', request: 'launch', name: 'line', ...args },
+    {
+      configure: async (d) => {
+        const set = await setBreakpoint(d, file, condition === undefined ? { line } : { line, condition });
+        assert.equal(set.verified, true, set.message);
+        assert.equal(set.line, line);
+      },
+      exceptionFilters: [],
+    },
+  );
   if (args.stopOnEntry === true) {
     assert.equal(stopped.body.reason, 'entry');
     const go = dap.mark();

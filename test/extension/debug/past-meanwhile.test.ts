@@ -13,7 +13,7 @@ import { before, describe, it } from 'node:test';
 import { lineOf } from '../../source-line';
 import { PROJECT_ROOT } from './build-adapter';
 import type { DapClient } from './dap-client';
-import { stackOf, startAdapter } from './adapter-harness';
+import { launchToStop, setBreakpoint, stackOf, startAdapter } from './adapter-harness';
 
 const SAMPLES_DIR = join(PROJECT_ROOT, 'runtime', 'samples');
 /** The console's words about a task's suspension and its resume (a step's landing across one). */
@@ -58,19 +58,11 @@ describe('a step across a suspension says the same in the past as live', { timeo
       const line = lineOf(file, c.start);
       const dap = await startAdapter();
       try {
-        const from = dap.mark();
-        const launch = dap.request('launch', {
-          type: 'coroscope',
-          request: 'launch',
-          name: c.sample,
-          sample: c.sample,
-        });
-        await dap.waitForEvent('initialized', { from });
-        await dap.request('setBreakpoints', { source: { path: file }, breakpoints: [{ line }] });
-        await dap.request('setExceptionBreakpoints', { filters: [] });
-        await dap.request('configurationDone');
-        await launch;
-        const stopped = await dap.waitForEvent('stopped', { from, timeoutMs: 60_000 });
+        const stopped = await launchToStop(
+          dap,
+          { type: 'coroscope', request: 'launch', name: c.sample, sample: c.sample },
+          { configure: (d) => setBreakpoint(d, file, { line }).then(() => undefined), exceptionFilters: [] },
+        );
         let thread = Number(stopped.body.threadId);
         const first = (await stackOf(dap, thread))[0];
         const startAt = `${first?.name}:${first?.line}`;

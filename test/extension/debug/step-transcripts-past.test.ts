@@ -10,12 +10,11 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import type { DebugProtocol } from '@vscode/debugprotocol';
 import { STEP_TRANSCRIPTS } from './step-transcripts';
 import { lineOf } from '../../source-line';
 import { PROJECT_ROOT } from './build-adapter';
 import type { DapClient } from './dap-client';
-import { stackOf, startAdapter } from './adapter-harness';
+import { launchToStop, setBreakpoint, stackOf, startAdapter } from './adapter-harness';
 
 const SAMPLES_DIR = join(PROJECT_ROOT, 'runtime', 'samples');
 
@@ -64,22 +63,11 @@ describe('golden step transcripts in the past: Step Back N, then F11 N lands as 
       const line = lineOf(file, t.start);
       const dap = await startAdapter();
       try {
-        const from = dap.mark();
-        const launch = dap.request('launch', {
-          type: 'coroscope',
-          request: 'launch',
-          name: t.sample,
-          sample: t.sample,
-        });
-        await dap.waitForEvent('initialized', { from });
-        await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
-          source: { path: file },
-          breakpoints: [{ line }],
-        });
-        await dap.request('setExceptionBreakpoints', { filters: [] });
-        await dap.request('configurationDone');
-        await launch;
-        const stopped = await dap.waitForEvent('stopped', { from, timeoutMs: 60_000 });
+        const stopped = await launchToStop(
+          dap,
+          { type: 'coroscope', request: 'launch', name: t.sample, sample: t.sample },
+          { configure: (d) => setBreakpoint(d, file, { line }).then(() => undefined), exceptionFilters: [] },
+        );
         let thread = Number(stopped.body.threadId);
         const live = [await positionOf(dap, thread, file)];
         for (let i = 0; i < c.steps; i++) {

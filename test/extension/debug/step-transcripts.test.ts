@@ -8,12 +8,11 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import type { DebugProtocol } from '@vscode/debugprotocol';
 import { STEP_TRANSCRIPTS } from './step-transcripts';
 import { lineOf } from '../../source-line';
 import { PROJECT_ROOT } from './build-adapter';
 import type { DapClient } from './dap-client';
-import { stackOf, startAdapter } from './adapter-harness';
+import { launchToStop, setBreakpoint, stackOf, startAdapter } from './adapter-harness';
 
 const SAMPLES_DIR = join(PROJECT_ROOT, 'runtime', 'samples');
 /**
@@ -44,27 +43,17 @@ describe('golden step transcripts: F11 from the first line of each sample', { ti
       const line = lineOf(file, t.start);
       const dap = await startAdapter({ supportsVariableType: true });
       try {
-        const from = dap.mark();
-        const launch = dap.request('launch', {
-          type: 'coroscope',
-          request: 'launch',
-          name: t.sample,
-          sample: t.sample,
-        });
-        await dap.waitForEvent('initialized', { from });
-        const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
-          source: { path: file },
-          breakpoints: [{ line }],
-        });
-        assert.deepEqual(
-          [set.breakpoints[0]!.verified, set.breakpoints[0]!.line],
-          [true, line],
-          set.breakpoints[0]!.message,
+        const stopped = await launchToStop(
+          dap,
+          { type: 'coroscope', request: 'launch', name: t.sample, sample: t.sample },
+          {
+            configure: async (d) => {
+              const set = await setBreakpoint(d, file, { line });
+              assert.deepEqual([set.verified, set.line], [true, line], set.message);
+            },
+            exceptionFilters: [],
+          },
         );
-        await dap.request('setExceptionBreakpoints', { filters: [] });
-        await dap.request('configurationDone');
-        await launch;
-        const stopped = await dap.waitForEvent('stopped', { from, timeoutMs: 60_000 });
         assert.equal(stopped.body.reason, 'breakpoint');
         let thread = Number(stopped.body.threadId);
         const visited = [await positionOf(dap, thread, file)];
