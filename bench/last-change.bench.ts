@@ -12,7 +12,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from '../test/extension/debug/build-adapter';
-import { DapClient, stackOf } from '../test/extension/debug/dap-client';
+import { DapClient } from '../test/extension/debug/dap-client';
+import { stackOf } from '../test/extension/debug/adapter-harness';
 
 const [pages, tasks, hit, rounds, idleMs] = [2000, 100, 300, 5, 1000].map((d, i) => Number(process.argv[2 + i] ?? d));
 const CRAWLER = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');

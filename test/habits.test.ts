@@ -28,7 +28,6 @@ const LONG_HEADERS: ReadonlySet<string> = new Set([
   'extension/debug/debug-position.ts',
   'extension/debug/launch-arguments.ts',
   'extension/debug/session-core.ts',
-  'extension/debug/session-moves.ts',
   'extension/debug/time-travel.ts',
   'extension/focus-safe-quick-pick.ts',
   'extension/inspector-panel.ts',

@@ -7,11 +7,13 @@
 // This class only wires its rooms, one concern each (their headers say the rules):
 //   session-core.ts        shared state (run, phase, stop shown, position), DAP sink, plumbing
 //   session-lifecycle.ts   initialize, launch, attach, end of run, restart, terminate, disconnect
-//   session-inspection.ts  threads, stacks, scopes, variables, evaluate, exceptionInfo, custom requests
+//   session-threads.ts     threads, stacks, exceptionInfo, Terminate Thread (stop-cache.ts: per stop)
+//   session-variables.ts   scopes, variables, evaluate; coroutines-view-requests.ts: the view's requests
 //   session-breakpoints.ts line breakpoints and exception filters
 //   session-sources.ts     loaded sources
 //   position-events.ts     the host's paused / continued / viewedTick, shown as stops
-//   session-moves.ts       continue, next, step in / out / back, reverse continue, pause
+//   session-moves.ts       continue, next, step in / out / back, reverse continue, pause: by position
+//   move-answers.ts, past-travel.ts, line-moves.ts, line-walks.ts: how moves answer, go, walk
 //   past-search.ts         what moves in time ask of the recording
 //   debug-host.ts          the port to the host and run (a test gives a fake one)
 //
@@ -32,12 +34,19 @@ import {
 } from './custom-requests';
 import { ERR_UNSUPPORTED, SessionCore, type CoroscopeSessionOptions } from './session-core';
 import { SessionLifecycle } from './session-lifecycle';
-import { SessionInspection } from './session-inspection';
+import { StopCache } from './stop-cache';
+import { SessionThreads } from './session-threads';
+import { SessionVariables } from './session-variables';
+import { CoroutinesViewRequests } from './coroutines-view-requests';
 import { SessionBreakpoints } from './session-breakpoints';
 import { LoadedSources } from './session-sources';
 import { PositionEvents } from './position-events';
 import { PastSearch } from './past-search';
 import { SessionMoves } from './session-moves';
+import { MoveAnswers } from './move-answers';
+import { PastTravel } from './past-travel';
+import { LineMoves } from './line-moves';
+import { LineWalks } from './line-walks';
 
 import { LAST_CHANGE_REQUEST, NEXT_CHANGE_REQUEST, SessionChanges } from './session-changes';
 
@@ -101,7 +110,9 @@ function refusalOf(command: string): string {
 export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugSession {
   private readonly core: SessionCore<R>;
   private readonly lifecycle: SessionLifecycle;
-  private readonly inspection: SessionInspection;
+  private readonly threads: SessionThreads;
+  private readonly variables: SessionVariables;
+  private readonly coroutinesView: CoroutinesViewRequests;
   private readonly breakpoints: SessionBreakpoints;
   private readonly sourceFiles: LoadedSources;
   private readonly moves: SessionMoves;
@@ -128,13 +139,18 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
     const core: SessionCore = this.core;
     this.breakpoints = new SessionBreakpoints(core);
     this.sourceFiles = new LoadedSources(core);
-    this.inspection = new SessionInspection(core, this.breakpoints, this.sourceFiles);
+    const stopCache = new StopCache(core);
+    this.threads = new SessionThreads(core, stopCache, this.breakpoints, this.sourceFiles);
+    this.variables = new SessionVariables(core, stopCache);
+    this.coroutinesView = new CoroutinesViewRequests(core);
     const positionEvents = new PositionEvents(core);
     const past = new PastSearch(core, this.breakpoints);
-    this.moves = new SessionMoves(core, this.breakpoints, past, positionEvents);
+    const answers = new MoveAnswers(core);
+    const pastTravel = new PastTravel(core, this.breakpoints, past, positionEvents, answers);
+    this.moves = new SessionMoves(core, past, answers, pastTravel, new LineMoves(core, past, answers));
     this.logpoints = new PastLogpoints(core, past, positionEvents, options.logpointHitLink ?? null);
     this.breakpoints.onLogpointsSet = (file, bps) => this.logpoints.list(file, bps);
-    this.changes = new SessionChanges(core, this.inspection, this.moves);
+    this.changes = new SessionChanges(core, this.variables, new LineWalks(core, answers));
     this.lifecycle = new SessionLifecycle(core, this.breakpoints, positionEvents, () => this.shutdown());
   }
 
@@ -218,40 +234,40 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
 
   // --- what a stop shows ---
   protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
-    this.inspection.threadsRequest(response);
+    this.threads.threadsRequest(response);
   }
   protected override stackTraceRequest(
     response: DebugProtocol.StackTraceResponse,
     args: DebugProtocol.StackTraceArguments,
   ): void {
-    this.inspection.stackTraceRequest(response, args);
+    this.threads.stackTraceRequest(response, args);
   }
   protected override scopesRequest(response: DebugProtocol.ScopesResponse, args: DebugProtocol.ScopesArguments): void {
-    this.inspection.scopesRequest(response, args);
+    this.variables.scopesRequest(response, args);
   }
   protected override variablesRequest(
     response: DebugProtocol.VariablesResponse,
     args: DebugProtocol.VariablesArguments,
   ): void {
-    this.inspection.variablesRequest(response, args);
+    this.variables.variablesRequest(response, args);
   }
   protected override evaluateRequest(
     response: DebugProtocol.EvaluateResponse,
     args: DebugProtocol.EvaluateArguments,
   ): void {
-    this.inspection.evaluateRequest(response, args);
+    this.variables.evaluateRequest(response, args);
   }
   protected override exceptionInfoRequest(
     response: DebugProtocol.ExceptionInfoResponse,
     args: DebugProtocol.ExceptionInfoArguments,
   ): void {
-    this.inspection.exceptionInfoRequest(response, args);
+    this.threads.exceptionInfoRequest(response, args);
   }
   protected override terminateThreadsRequest(
     response: DebugProtocol.TerminateThreadsResponse,
     args: DebugProtocol.TerminateThreadsArguments,
   ): void {
-    this.inspection.terminateThreadsRequest(response, args);
+    this.threads.terminateThreadsRequest(response, args);
   }
   protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
     if (command === LOGPOINT_HIT_REQUEST) {
@@ -278,7 +294,7 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
       return;
     }
     if (this.changes.customRequest(command, response, args)) return;
-    if (!this.inspection.customRequest(command, response, args)) super.customRequest(command, response, args);
+    if (!this.coroutinesView.customRequest(command, response, args)) super.customRequest(command, response, args);
   }
 
   // --- where a value was set ---

@@ -6,12 +6,12 @@
 // the console names the writing line, its tick and task.
 //
 // Invariants: asked only at a line stop (else refused, nothing moved); a walk finding no change
-// is refused saying how far it went; only the landing's stop is shown (SessionMoves.walkLines).
+// is refused saying how far it went; only the landing's stop is shown (LineWalks.walkLines).
 
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ERR_HOST, type SessionCore } from './session-core';
-import type { LineWalkStep, SessionMoves } from './session-moves';
-import type { SessionInspection } from './session-inspection';
+import type { LineWalkStep, LineWalks } from './line-walks';
+import type { SessionVariables } from './session-variables';
 import { message } from './stop-events';
 import {
   dataIdOf,
@@ -44,8 +44,8 @@ export class SessionChanges {
 
   constructor(
     private readonly core: SessionCore,
-    private readonly inspection: SessionInspection,
-    private readonly moves: SessionMoves,
+    private readonly variables: SessionVariables,
+    private readonly walks: LineWalks,
   ) {}
 
   /** Whether a Continue / Reverse Continue here is a data breakpoints' walk (set, and at a line stop). */
@@ -61,7 +61,7 @@ export class SessionChanges {
       const w =
         args.variablesReference === undefined
           ? 'a data breakpoint is set on a local or a field in Variables'
-          : await this.inspection.watchedValueOf(args.variablesReference, args.name);
+          : await this.variables.watchedValueOf(args.variablesReference, args.name);
       response.body =
         typeof w === 'string'
           ? { dataId: null, description: w }
@@ -99,7 +99,7 @@ export class SessionChanges {
   moveToChange(response: DebugProtocol.Response, threadId: number, direction: 'back' | 'forward'): void {
     const watched = [...this.watched];
     const what = direction === 'back' ? 'Reverse Continue' : 'Continue';
-    this.moves.walkLines(response, threadId, (step) => this.walk(what, watched, direction, step));
+    this.walks.walkLines(response, threadId, (step) => this.walk(what, watched, direction, step));
   }
 
   /** Answers coroscope/lastChange and coroscope/nextChange; false: not one of them. */
@@ -122,10 +122,10 @@ export class SessionChanges {
       return true;
     }
     this.core.serve(response, async () => {
-      const w = await this.inspection.watchedValueOf(a.variablesReference, a.name);
+      const w = await this.variables.watchedValueOf(a.variablesReference, a.name);
       if (typeof w === 'string') throw new Error(`${what}: ${w}`);
       const threadId = this.core.currentStop?.threadId ?? 0;
-      this.moves.walkLines(response, threadId, (step) => this.walk(what, [w], direction, step));
+      this.walks.walkLines(response, threadId, (step) => this.walk(what, [w], direction, step));
     });
     return true;
   }

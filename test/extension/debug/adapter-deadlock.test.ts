@@ -9,20 +9,20 @@ import assert from 'node:assert/strict';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient } from './dap-client';
+import type { DapClient } from './dap-client';
+import { initialize, spawnAdapter, startDebugging } from './adapter-harness';
 import { lineOf } from '../../source-line';
 
 const PROGRAM = join(__dirname, 'fixtures', 'lock-order-deadlock.ts');
 const NAME = basename(PROGRAM);
 
 async function launch(dap: DapClient, filters: string[] | null): Promise<void> {
-  const from = dap.mark();
-  const launched = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'deadlock', program: PROGRAM });
-  await dap.waitForEvent('initialized', { from });
-  if (filters !== null) await dap.request('setExceptionBreakpoints', { filters });
-  await dap.request('configurationDone');
-  await launched;
+  await startDebugging(
+    dap,
+    'launch',
+    { type: 'coroscope', request: 'launch', name: 'deadlock', program: PROGRAM },
+    filters === null ? {} : { exceptionFilters: filters },
+  );
 }
 
 describe('the Deadlock exception filter', { timeout: 90_000 }, () => {
@@ -30,15 +30,8 @@ describe('the Deadlock exception filter', { timeout: 90_000 }, () => {
   let capabilities: DebugProtocol.Capabilities;
 
   before(async () => {
-    await buildAdapterAndHost();
-    dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-    capabilities = await dap.request<DebugProtocol.Capabilities>('initialize', {
-      clientID: 'coroscope-tests',
-      adapterID: 'coroscope',
-      linesStartAt1: true,
-      columnsStartAt1: true,
-      pathFormat: 'path',
-    });
+    dap = await spawnAdapter();
+    capabilities = await initialize(dap);
   });
 
   after(async () => {

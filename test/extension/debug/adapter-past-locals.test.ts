@@ -16,10 +16,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
 import { TASKS_REQUEST, type TasksBody } from '../../../extension/debug/custom-requests';
 import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
-import { DapClient } from './dap-client';
+import type { DapClient } from './dap-client';
+import { demoCrawl, launchToStop, startAdapter } from './adapter-harness';
 
 /** Ticks the live run is read at, over its first part (the workers on their sockets). */
 const SAMPLED = [12, 40, 75, 110, 150];
@@ -67,19 +67,6 @@ function sameMomentText(text: string): string {
     .replace(/_state: "connect(ing|ed)"/g, '_state: <connecting or connected>')
     .replace(/_chunks: Array\(\d+\), _chunkHead: \d+/g, '_chunks: <received>, _chunkHead: <received>')
     .replace(/clock: [A-Za-z]+Clock/g, 'clock: <clock>');
-}
-
-async function start(): Promise<DapClient> {
-  const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-  await dap.request('initialize', {
-    clientID: 'coroscope-tests',
-    adapterID: 'coroscope',
-    linesStartAt1: true,
-    columnsStartAt1: true,
-    pathFormat: 'path',
-    supportsVariableType: true,
-  });
-  return dap;
 }
 
 /** The tick every view shows now (the Coroutines view's request). */
@@ -178,31 +165,16 @@ describe("a recorded demo crawl: at sampled ticks, the debugger's past frames an
 }, () => {
   let dap: DapClient;
   before(async () => {
-    await buildAdapterAndHost();
-    dap = await start();
+    dap = await startAdapter({ supportsVariableType: true });
   });
   after(async () => {
     await dap?.close();
   });
 
   it('reads threads, stacks, scopes and variables live at each sampled tick, and the same after Step Back to it', async (ctx) => {
-    const from = dap.mark();
-    const launch = dap.request('launch', {
-      type: 'coroscope',
-      request: 'launch',
-      name: 'demo',
-      crawl: 'demo',
-      pages: 600,
-      demoLatency: 'instant',
-      maxTasks: 10,
-      stopOnEntry: true,
-      record: true,
+    const entry = await launchToStop(dap, demoCrawl({ pages: 600, maxTasks: 10, stopOnEntry: true, record: true }), {
+      exceptionFilters: [],
     });
-    await dap.waitForEvent('initialized', { from });
-    await dap.request('setExceptionBreakpoints', { filters: [] });
-    await dap.request('configurationDone');
-    await launch;
-    const entry = await dap.waitForEvent('stopped', { from, timeoutMs: 60_000 });
     assert.equal(entry.body.reason, 'entry');
 
     // Live: held after each tick, read at the sampled ones.

@@ -10,8 +10,9 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient, localsOf, stackOf } from './dap-client';
+import { PROJECT_ROOT } from './build-adapter';
+import type { DapClient } from './dap-client';
+import { demoCrawl, launchToStop, localsOf, stackOf, startAdapter } from './adapter-harness';
 import { lineOf } from '../../source-line';
 import type { LogpointHitsBody } from '../../../extension/debug/past-logpoints';
 
@@ -23,30 +24,8 @@ describe('Logpoints in the past (standalone adapter)', { timeout: 240_000 }, () 
   let dap: DapClient;
 
   before(async () => {
-    await buildAdapterAndHost();
-    dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-    await dap.request('initialize', {
-      clientID: 'coroscope-tests',
-      adapterID: 'coroscope',
-      linesStartAt1: true,
-      columnsStartAt1: true,
-      pathFormat: 'path',
-    });
-    const from = dap.mark();
-    const launched = dap.request('launch', {
-      type: 'coroscope',
-      request: 'launch',
-      name: 'demo',
-      crawl: 'demo',
-      pages: 12,
-      demoLatency: 'instant',
-      maxTasks: 3,
-    });
-    await dap.waitForEvent('initialized');
-    await dap.request('setExceptionBreakpoints', { filters: [] });
-    await dap.request('configurationDone');
-    await launched;
-    const end = await dap.waitForEvent('stopped', { from, timeoutMs: 60_000, failOn: ['terminated'] });
+    dap = await startAdapter();
+    const end = await launchToStop(dap, demoCrawl(), { exceptionFilters: [] });
     assert.equal(end.body.reason, 'end');
   });
   after(async () => {

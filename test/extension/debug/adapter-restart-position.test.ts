@@ -6,27 +6,18 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient, localsOf, stackOf } from './dap-client';
+import { PROJECT_ROOT } from './build-adapter';
+import type { DapClient } from './dap-client';
+import { demoCrawl, launchToStop, localsOf, moveToStop, stackOf, startAdapter, stoppedBodyOf } from './adapter-harness';
 import { lineOf } from '../../source-line';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 /** fetch's line after the page's links are parsed: once per page. */
 const PARSED = lineOf(CRAWLER_TS, 'const { stat, links } = parsed;');
-const LAUNCH = {
-  type: 'coroscope',
-  request: 'launch',
-  name: 'demo',
-  crawl: 'demo',
-  pages: 12,
-  demoLatency: 'instant',
-  maxTasks: 3,
-};
+const LAUNCH = demoCrawl();
 
 async function moved(dap: DapClient, command: string, threadId: number): Promise<DebugProtocol.StoppedEvent['body']> {
-  const from = dap.mark();
-  await dap.request(command, { threadId });
-  return (await dap.waitForEvent('stopped', { from, timeoutMs: 60_000 })).body as DebugProtocol.StoppedEvent['body'];
+  return stoppedBodyOf(await moveToStop(dap, command, { threadId }));
 }
 
 async function urlAt(dap: DapClient, threadId: number): Promise<string> {
@@ -40,22 +31,8 @@ describe('restart after a hit found in the past (standalone adapter)', { timeout
   let endThread = 0;
 
   before(async () => {
-    await buildAdapterAndHost();
-    dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-    await dap.request('initialize', {
-      clientID: 'coroscope-tests',
-      adapterID: 'coroscope',
-      linesStartAt1: true,
-      columnsStartAt1: true,
-      pathFormat: 'path',
-    });
-    const from = dap.mark();
-    const launched = dap.request('launch', LAUNCH);
-    await dap.waitForEvent('initialized');
-    await dap.request('setExceptionBreakpoints', { filters: [] });
-    await dap.request('configurationDone');
-    await launched;
-    const end = await dap.waitForEvent('stopped', { from, timeoutMs: 60_000, failOn: ['terminated'] });
+    dap = await startAdapter();
+    const end = await launchToStop(dap, LAUNCH, { exceptionFilters: [] });
     assert.equal(end.body.reason, 'end');
     endThread = Number(end.body.threadId);
   });

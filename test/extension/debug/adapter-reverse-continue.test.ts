@@ -15,10 +15,22 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient, localsOf, stackOf } from './dap-client';
 import { lineOf } from '../../source-line';
 import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
+import { PROJECT_ROOT } from './build-adapter';
+import type { DapClient } from './dap-client';
+import {
+  demoCrawl,
+  launchToStop,
+  localsOf,
+  moveToStop,
+  outputSince,
+  stackOf,
+  startAdapter,
+  stoppedBodyOf,
+  tasksOf,
+  threadsOf,
+} from './adapter-harness';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 const SESSION_TS = join(PROJECT_ROOT, 'runtime', 'http', 'client-session.ts');
@@ -41,9 +53,7 @@ async function breakpoints(dap: DapClient, bps: DebugProtocol.SourceBreakpoint[]
 
 /** Sends a move and waits for its `stopped`. */
 async function moved(dap: DapClient, command: string, threadId: number): Promise<DebugProtocol.StoppedEvent['body']> {
-  const from = dap.mark();
-  await dap.request(command, { threadId });
-  return (await dap.waitForEvent('stopped', { from, timeoutMs: 60_000 })).body as DebugProtocol.StoppedEvent['body'];
+  return stoppedBodyOf(await moveToStop(dap, command, { threadId }));
 }
 
 /** Continues until the run's end is shown again. */
@@ -82,30 +92,8 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
   let endThread = 0;
 
   before(async () => {
-    await buildAdapterAndHost();
-    dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-    await dap.request('initialize', {
-      clientID: 'coroscope-tests',
-      adapterID: 'coroscope',
-      linesStartAt1: true,
-      columnsStartAt1: true,
-      pathFormat: 'path',
-    });
-    const from = dap.mark();
-    const launched = dap.request('launch', {
-      type: 'coroscope',
-      request: 'launch',
-      name: 'demo',
-      crawl: 'demo',
-      pages: 12,
-      demoLatency: 'instant',
-      maxTasks: 3,
-    });
-    await dap.waitForEvent('initialized');
-    await dap.request('setExceptionBreakpoints', { filters: [] });
-    await dap.request('configurationDone');
-    await launched;
-    const end = await dap.waitForEvent('stopped', { from, timeoutMs: 60_000, failOn: ['terminated'] });
+    dap = await startAdapter();
+    const end = await launchToStop(dap, demoCrawl(), { exceptionFilters: [] });
     assert.equal(end.body.reason, 'end');
     endThread = Number(end.body.threadId);
   });
@@ -147,12 +135,9 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
       back = await moved(dap, 'stepBack', last.threadId);
       assert.equal(back.reason, 'step');
       assert.equal(Number(back.threadId), last.threadId);
-      said = dap.events
-        .slice(from)
-        .filter((e) => e.event === 'output')
-        .map((e) => String(e.body.output))
-        .join('');
-      assert.match(said, /on a past line at .*crawler\.ts:\d+ \(tick \d+, replayed\)/);
+      said = outputSince(dap, from);
+      // On a past line: the task's real frame, on a line of crawler.ts (the stack's top frame says where).
+      assert.equal((await stackOf(dap, last.threadId))[0]!.source?.path, CRAWLER_TS);
     }
     assert.match(said, /the last line of its step at tick \d+, before its step at tick \d+/);
     frames = await stackOf(dap, last.threadId);
@@ -194,21 +179,15 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     frames = await stepped('next');
     assert.equal(frames[0]!.line, GET);
     assert.equal((await localsOf(dap, frames[0]!.id)).get('response'), 'null');
+    const getTick = (await tasksOf(dap)).tick;
     // Over the GET, which suspends the task: its next line once resumed (the same task, a later tick).
-    const said = dap.mark();
     frames = await stepped('next');
     assert.equal(frames[0]!.line, BREAK);
     const locals = await localsOf(dap, frames[0]!.id);
     assert.match(locals.get('response') ?? '', /ClientResponse/);
     assert.equal(locals.get('url'), url);
-    assert.match(
-      dap.events
-        .slice(said)
-        .filter((e) => e.event === 'output')
-        .map((e) => String(e.body.output))
-        .join(''),
-      /on a past line at .*crawler\.ts:\d+ \(tick \d+, replayed\)/,
-    );
+    const resumedTick = (await tasksOf(dap)).tick;
+    assert.ok(resumedTick > getTick, `resumed at tick ${resumedTick}, after the GET's tick ${getTick}`);
     // Back across the suspension: the GET's line, before its response.
     frames = await stepped('stepBack');
     assert.equal(frames[0]!.line, GET);
@@ -393,78 +372,47 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
 describe('Continue from a past hit at a live line stop (standalone adapter)', { timeout: 180_000 }, () => {
   let dap: DapClient;
   before(async () => {
-    await buildAdapterAndHost();
-    dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-    await dap.request('initialize', {
-      clientID: 'coroscope-tests',
-      adapterID: 'coroscope',
-      linesStartAt1: true,
-      columnsStartAt1: true,
-      pathFormat: 'path',
-    });
+    dap = await startAdapter();
   });
   after(async () => {
     await dap?.close();
   });
 
   it("a later hit of another breakpoint, in a later tick: the Threads are that moment's (its task running)", async () => {
-    const from = dap.mark();
-    const launched = dap.request('launch', {
-      type: 'coroscope',
-      request: 'launch',
-      name: 'demo',
-      crawl: 'demo',
-      pages: 12,
-      demoLatency: 'instant',
-      maxTasks: 2,
-    });
-    await dap.waitForEvent('initialized');
-    await breakpoints(dap, [{ line: PARSED }]);
-    await dap.request('setExceptionBreakpoints', { filters: [] });
-    await dap.request('configurationDone');
-    await launched;
     // The third page parsed, live: a line stop holding the run.
-    let live = (await dap.waitForEvent('stopped', { from, timeoutMs: 60_000, failOn: ['terminated'] }))
-      .body as DebugProtocol.StoppedEvent['body'];
+    let live = stoppedBodyOf(
+      await launchToStop(dap, demoCrawl({ maxTasks: 2 }), {
+        configure: (d) => breakpoints(d, [{ line: PARSED }]),
+        exceptionFilters: [],
+      }),
+    );
     for (let i = 0; i < 2; i++) live = await moved(dap, 'continue', Number(live.threadId));
     assert.equal(live.reason, 'breakpoint');
     assert.doesNotMatch(dap.outputText(), /on a past line/);
     // Reverse Continue twice: the first page's hit, in the past; then another breakpoint and Continue, until
     // a hit in a later tick than it.
-    let said = dap.mark();
     let back = await moved(dap, 'reverseContinue', Number(live.threadId));
     assert.equal(back.reason, 'breakpoint');
-    said = dap.mark();
     back = await moved(dap, 'reverseContinue', Number(back.threadId));
     assert.equal(back.reason, 'breakpoint');
-    const tickOf = (since: number): number => {
-      const all = [
-        ...dap.events
-          .slice(since)
-          .filter((e) => e.event === 'output')
-          .map((e) => String(e.body.output))
-          .join('')
-          .matchAll(/hit a breakpoint on a past line at [^\n]*\(tick (\d+), replayed\)/g),
-      ];
-      return Number(all[all.length - 1]?.[1] ?? NaN);
-    };
-    const backTick = tickOf(said);
+    // The tick of the hit shown: the task table's (every view shows the hit's moment).
+    const tickOf = async (): Promise<number> => (await tasksOf(dap)).tick;
+    const backTick = await tickOf();
     assert.ok(backTick > 0, dap.outputText());
     await breakpoints(dap, [{ line: DECL }]);
     let later = back;
     let laterTick = backTick;
     for (let i = 0; i < 5 && laterTick === backTick; i++) {
-      const mark = dap.mark();
       later = await moved(dap, 'continue', Number(later.threadId));
       assert.equal(later.reason, 'breakpoint', JSON.stringify(later));
-      laterTick = tickOf(mark);
+      laterTick = await tickOf();
     }
     assert.ok(laterTick > backTick, `${laterTick} > ${backTick}`);
     const frames = await stackOf(dap, Number(later.threadId));
     assert.equal(frames[0]!.line, DECL);
     // The Threads (the task table every view reads) are of the hit's moment: its task is the one running, on
     // the hit's line.
-    const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
+    const threads = await threadsOf(dap);
     const hitThread = threads.find((t) => t.id === Number(later.threadId));
     assert.match(hitThread?.name ?? '', new RegExp(`\\[running: line ${DECL}\\]$`), JSON.stringify(threads));
     assert.ok(threads.filter((t) => /^worker-\d+ \[/.test(t.name)).length >= 2, JSON.stringify(threads));

@@ -22,9 +22,10 @@ import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
 import { TASKS_REQUEST, type TasksBody } from '../../../extension/debug/custom-requests';
 import { RunSession } from '../../../extension/run-session';
 import { RunRegistry } from '../../../extension/runs/run-registry';
+import { until } from '../wait-until';
 import { ADAPTER_SCRIPT, HOST_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
 import { DapClient } from './dap-client';
-import { until } from '../wait-until';
+import { initialize, startDebugging } from './adapter-harness';
 
 const DEMO = {
   type: 'coroscope',
@@ -37,32 +38,14 @@ const DEMO = {
 };
 const END = /^Finished at tick (\d+)$/;
 
-async function initialize(dap: DapClient): Promise<void> {
-  await dap.request('initialize', {
-    clientID: 'coroscope-tests',
-    adapterID: 'coroscope',
-    linesStartAt1: true,
-    columnsStartAt1: true,
-    pathFormat: 'path',
-  });
-}
-
-/** A launch as VS Code does it: launch, initialized, configurationDone, the launch's response. */
+/** A launch as VS Code does it, no exception filter set. */
 async function launch(dap: DapClient, args: Record<string, unknown>): Promise<void> {
-  const launched = dap.request('launch', args);
-  await dap.waitForEvent('initialized');
-  await dap.request('setExceptionBreakpoints', { filters: [] });
-  await dap.request('configurationDone');
-  await launched;
+  await startDebugging(dap, 'launch', args, { exceptionFilters: [] });
 }
 
 /** An attach as VS Code does it. */
 async function attach(dap: DapClient, run: number): Promise<void> {
-  const from = dap.mark();
-  const attached = dap.request('attach', { type: 'coroscope', request: 'attach', name: 'attach', run });
-  await dap.waitForEvent('initialized', { from });
-  await dap.request('configurationDone');
-  await attached;
+  await startDebugging(dap, 'attach', { type: 'coroscope', request: 'attach', name: 'attach', run });
 }
 
 /** The end stop after event index `from`, and the tick it names. */

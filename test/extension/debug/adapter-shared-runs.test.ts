@@ -10,13 +10,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { join } from 'node:path';
-import type { DebugProtocol } from '@vscode/debugprotocol';
 import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
 import { RunSession } from '../../../extension/run-session';
 import { RunRegistry } from '../../../extension/runs/run-registry';
+import { until } from '../wait-until';
 import { HOST_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
 import { DapClient, processExists } from './dap-client';
-import { until } from '../wait-until';
+import { initialize, startDebugging, threadsOf } from './adapter-harness';
 
 function inlineAdapter(runs: RunRegistry, name: string): DapClient {
   return DapClient.inProcess(
@@ -24,29 +24,18 @@ function inlineAdapter(runs: RunRegistry, name: string): DapClient {
   );
 }
 
-async function initialize(dap: DapClient): Promise<void> {
-  await dap.request('initialize', {
-    clientID: 'coroscope-tests',
-    adapterID: 'coroscope',
-    linesStartAt1: true,
-    columnsStartAt1: true,
-    pathFormat: 'path',
-  });
-}
-
-/** An attach as VS Code does it: attach, initialized, configurationDone, the attach's response. */
+/** An attach as VS Code does it, with these exception filters (none by default). */
 async function attach(dap: DapClient, args: Record<string, unknown>, filters: string[] = []): Promise<void> {
-  const from = dap.mark();
-  const attached = dap.request('attach', { type: 'coroscope', request: 'attach', name: 'attach', ...args });
-  await dap.waitForEvent('initialized', { from });
-  await dap.request('setExceptionBreakpoints', { filters });
-  await dap.request('configurationDone');
-  await attached;
+  await startDebugging(
+    dap,
+    'attach',
+    { type: 'coroscope', request: 'attach', name: 'attach', ...args },
+    { exceptionFilters: filters },
+  );
 }
 
 async function threadIds(dap: DapClient): Promise<Map<number, string>> {
-  const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
-  return new Map(threads.map((t) => [t.id, t.name]));
+  return new Map((await threadsOf(dap)).map((t) => [t.id, t.name]));
 }
 
 describe("the debug adapter attached to the panel's run (one run, two views)", { timeout: 120_000 }, () => {

@@ -12,9 +12,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { TASKS_REQUEST, type TasksBody } from '../../../extension/debug/custom-requests';
-import { DapClient } from './dap-client';
+import { PROJECT_ROOT } from './build-adapter';
+import type { DapClient } from './dap-client';
+import { launchToStop, moveToStop, outputSince, stackOf, startAdapter, tasksOf, threadsOf } from './adapter-harness';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 
@@ -23,18 +23,6 @@ function fetchLine(): number {
   const i = lines.findIndex((l) => l.includes('response = yield* this.session.get('));
   assert.ok(i >= 0);
   return i + 1;
-}
-
-async function start(): Promise<DapClient> {
-  const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-  await dap.request('initialize', {
-    clientID: 'coroscope-tests',
-    adapterID: 'coroscope',
-    linesStartAt1: true,
-    columnsStartAt1: true,
-    pathFormat: 'path',
-  });
-  return dap;
 }
 
 /** The tick the adapter said it shows (its console line for a replayed tick) after event index `from`. */
@@ -53,30 +41,20 @@ function shownTick(dap: DapClient, from: number): number {
 
 /** The tick the views show and the steps the thread's task had made by then (the Coroutines view's request). */
 async function moment(dap: DapClient, taskId: number): Promise<{ tick: number; steps: number }> {
-  const body = await dap.request<TasksBody>(TASKS_REQUEST);
+  const body = await tasksOf(dap);
   const task = body.tasks.find((t) => t.id === taskId);
   assert.ok(task !== undefined, `task #${taskId} is listed`);
   return { tick: body.tick, steps: task.steps };
 }
 
-async function stackOf(dap: DapClient, threadId: number): Promise<DebugProtocol.StackFrame[]> {
-  return (
-    await dap.request<DebugProtocol.StackTraceResponse['body']>('stackTrace', { threadId, startFrame: 0, levels: 100 })
-  ).stackFrames;
-}
-
-/** The Debug Console's text since event index `from`. */
-function outputSince(dap: DapClient, from: number): string {
-  return dap.events
-    .slice(from)
-    .filter((e) => e.event === 'output')
-    .map((e) => String(e.body.output))
-    .join('');
+/** A thread's whole stack (up to 100 frames). */
+async function fullStackOf(dap: DapClient, threadId: number): Promise<DebugProtocol.StackFrame[]> {
+  return stackOf(dap, threadId, 100);
 }
 
 /** The task the adapter lists with the most steps whose name starts with `prefix`. */
 async function busiest(dap: DapClient, prefix: string): Promise<{ id: number; steps: number } | null> {
-  const body = await dap.request<TasksBody>(TASKS_REQUEST);
+  const body = await tasksOf(dap);
   const rows = body.tasks.filter((t) => t.name.startsWith(prefix)).sort((a, b) => b.steps - a.steps);
   return rows[0] === undefined ? null : { id: rows[0].id, steps: rows[0].steps };
 }
@@ -86,8 +64,7 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
   const line = fetchLine();
 
   before(async () => {
-    await buildAdapterAndHost();
-    dap = await start();
+    dap = await startAdapter();
   });
   after(async () => {
     await dap?.close();
@@ -98,19 +75,11 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
   let loopThread = 0;
 
   it('advertises Step Back; stepping the loop thread from the entry stop stops between ticks', async () => {
-    const launch = dap.request('launch', {
-      type: 'coroscope',
-      request: 'launch',
-      name: 'demo',
-      crawl: 'demo',
-      maxTasks: 3,
-      stopOnEntry: true,
-    });
-    await dap.waitForEvent('initialized');
-    await dap.request('setExceptionBreakpoints', { filters: [] });
-    await dap.request('configurationDone');
-    await launch;
-    let stopped = await dap.waitForEvent('stopped');
+    let stopped = await launchToStop(
+      dap,
+      { type: 'coroscope', request: 'launch', name: 'demo', crawl: 'demo', maxTasks: 3, stopOnEntry: true },
+      { exceptionFilters: [] },
+    );
     loopThread = Number(stopped.body.threadId);
     // Tick by tick (Step Over on the loop thread: the host's stepTick), until a worker has a few suspensions behind it.
     for (let i = 0; i < 200; i++) {
@@ -119,14 +88,12 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
         thread = w.id;
         break;
       }
-      const from = dap.mark();
-      await dap.request('next', { threadId: loopThread });
-      stopped = await dap.waitForEvent('stopped', { from });
+      stopped = await moveToStop(dap, 'next', { threadId: loopThread });
       assert.equal(stopped.body.reason, 'step');
     }
     assert.ok(thread > 0, 'a worker made 6 steps');
     // Between ticks: the worker is suspended (its innermost frame awaits), no line stop holds it.
-    const frames = await stackOf(dap, thread);
+    const frames = await fullStackOf(dap, thread);
     assert.match(frames[0]!.name, /^awaiting /);
     present = await moment(dap, thread);
     assert.ok(present.steps >= 6, `worker #${thread} made ${present.steps} steps`);
@@ -144,9 +111,9 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
     const then = await moment(dap, thread);
     assert.equal(then.tick, pastTick);
     assert.equal(then.steps, present.steps - 1, `${then.steps} steps then, ${present.steps} now`);
-    const frames = await stackOf(dap, thread);
+    const frames = await fullStackOf(dap, thread);
     assert.match(frames[0]!.name, /^awaiting /);
-    const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
+    const threads = await threadsOf(dap);
     assert.ok(
       threads.some((t) => t.id === thread),
       'the worker is a thread at the past tick',
@@ -154,17 +121,12 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
   });
 
   it('Step Back again goes further back; Next moves forward one tick', async () => {
-    let from = dap.mark();
-    await dap.request('stepBack', { threadId: thread });
-    await dap.waitForEvent('stopped', { from, predicate: (b) => b.reason === 'step' });
-    const earlier = shownTick(dap, from);
-    assert.ok(earlier < pastTick, `${earlier} < ${pastTick}`);
-    assert.equal((await moment(dap, thread)).steps, present.steps - 2);
-    from = dap.mark();
-    await dap.request('next', { threadId: thread });
-    await dap.waitForEvent('stopped', { from, predicate: (b) => b.reason === 'step' });
-    assert.equal(shownTick(dap, from), earlier + 1);
-    assert.equal((await moment(dap, thread)).tick, earlier + 1);
+    await moveToStop(dap, 'stepBack', { threadId: thread }, { predicate: (b) => b.reason === 'step' });
+    const earlier = await moment(dap, thread);
+    assert.ok(earlier.tick < pastTick, `${earlier.tick} < ${pastTick}`);
+    assert.equal(earlier.steps, present.steps - 2);
+    await moveToStop(dap, 'next', { threadId: thread }, { predicate: (b) => b.reason === 'step' });
+    assert.equal((await moment(dap, thread)).tick, earlier.tick + 1);
   });
 
   it('Continue from the past returns to the present stop between ticks', async () => {
@@ -189,8 +151,8 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
     await dap.request('continue', { threadId: loopThread });
     const stopped = await dap.waitForEvent('stopped', { from });
     assert.equal(stopped.body.reason, 'breakpoint');
-    firstHit = { thread: Number(stopped.body.threadId), tick: (await dap.request<TasksBody>(TASKS_REQUEST)).tick };
-    const frames = await stackOf(dap, firstHit.thread);
+    firstHit = { thread: Number(stopped.body.threadId), tick: (await tasksOf(dap)).tick };
+    const frames = await fullStackOf(dap, firstHit.thread);
     assert.deepEqual([frames[0]!.name, frames[0]!.line], ['fetch', line], 'stopped on the line itself, before it runs');
     // Step Back: the line the worker ran before, replayed within the stop's tick (not a previous suspension).
     from = dap.mark();
@@ -201,7 +163,7 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
     assert.ok(m !== null, `a past line was announced: ${said}`);
     assert.deepEqual([m[1], Number(m[3])], [CRAWLER_TS, firstHit.tick]);
     assert.ok(Number(m[2]) < line, `the line before the breakpoint's (${m[2]} < ${line})`);
-    const back = await stackOf(dap, firstHit.thread);
+    const back = await fullStackOf(dap, firstHit.thread);
     assert.deepEqual([back[0]!.name, back[0]!.line], ['fetch', Number(m[2])]);
     // Continue: nothing stops between that line and the live stop: the live stop again, as it was.
     from = dap.mark();
@@ -209,7 +171,7 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
     const again = await dap.waitForEvent('stopped', { from });
     assert.deepEqual([again.body.reason, again.body.threadId], ['breakpoint', firstHit.thread]);
     assert.match(outputSince(dap, from), /back to the live stop/);
-    const live = await stackOf(dap, firstHit.thread);
+    const live = await fullStackOf(dap, firstHit.thread);
     assert.deepEqual([live[0]!.name, live[0]!.line], ['fetch', line]);
   });
 
@@ -217,37 +179,34 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
     let from = dap.mark();
     await dap.request('continue', { threadId: firstHit.thread });
     const second = await dap.waitForEvent('stopped', { from, predicate: (b) => b.reason === 'breakpoint' });
-    const secondTick = (await dap.request<TasksBody>(TASKS_REQUEST)).tick;
+    const secondTick = (await tasksOf(dap)).tick;
     assert.ok(secondTick >= firstHit.tick, `${secondTick} >= ${firstHit.tick}`);
     from = dap.mark();
     await dap.request('reverseContinue', { threadId: Number(second.body.threadId) });
     const rewound = await dap.waitForEvent('stopped', { from });
     assert.equal(rewound.body.reason, 'breakpoint');
     assert.equal(rewound.body.threadId, firstHit.thread);
-    const frames = await stackOf(dap, firstHit.thread);
+    const frames = await fullStackOf(dap, firstHit.thread);
     assert.deepEqual(
       [frames[0]!.name, frames[0]!.line],
       ['fetch', line],
       'at the first hit the worker is at the breakpoint line again',
     );
-    assert.equal((await dap.request<TasksBody>(TASKS_REQUEST)).tick, firstHit.tick);
+    assert.equal((await tasksOf(dap)).tick, firstHit.tick);
     assert.ok(outputSince(dap, from).includes(`crawler.ts:${line}`), "the console names the hit's line");
     // From the hit found in the past, Step Back goes by lines too: the line its worker ran before.
-    from = dap.mark();
-    await dap.request('stepBack', { threadId: firstHit.thread });
-    await dap.waitForEvent('stopped', { from, predicate: (b) => b.reason === 'step' });
-    const m = /on a past line at \S+:(\d+) \(tick (\d+), replayed\)/.exec(outputSince(dap, from));
-    assert.ok(m !== null, `a past line was announced: ${outputSince(dap, from)}`);
-    assert.ok(Number(m[1]) < line && Number(m[2]) === firstHit.tick, `line ${m[1]} < ${line} at tick ${m[2]}`);
-    const before = await stackOf(dap, firstHit.thread);
-    assert.deepEqual([before[0]!.name, before[0]!.line], ['fetch', Number(m[1])]);
+    await moveToStop(dap, 'stepBack', { threadId: firstHit.thread }, { predicate: (b) => b.reason === 'step' });
+    const before = await fullStackOf(dap, firstHit.thread);
+    assert.deepEqual([before[0]!.name, before[0]!.source?.path], ['fetch', CRAWLER_TS]);
+    const tick = (await tasksOf(dap)).tick;
+    assert.ok(before[0]!.line < line && tick === firstHit.tick, `line ${before[0]!.line} < ${line} at tick ${tick}`);
   });
 
   it('Step Back in a run launched with record: false says it was not recorded', async () => {
     await dap.request('disconnect', {});
     await dap.close();
-    dap = await start();
-    const launch = dap.request('launch', {
+    dap = await startAdapter();
+    const stopped = await launchToStop(dap, {
       type: 'coroscope',
       request: 'launch',
       name: 'demo',
@@ -256,10 +215,6 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
       record: false,
       stopOnEntry: true,
     });
-    await dap.waitForEvent('initialized');
-    await dap.request('configurationDone');
-    await launch;
-    const stopped = await dap.waitForEvent('stopped');
     const r = await dap.requestRaw('stepBack', { threadId: Number(stopped.body.threadId) });
     assert.equal(r.success, false);
     assert.match(JSON.stringify(r.body), /was not recorded/);

@@ -5,9 +5,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient, stackOf } from './dap-client';
+import type { DapClient } from './dap-client';
+import { launchToStop, stackOf, startAdapter, threadsOf } from './adapter-harness';
 import { lineOf } from '../../source-line';
 
 const PROGRAM = join(__dirname, 'fixtures', 'queue-workers.ts');
@@ -16,15 +15,7 @@ describe('stopOnEntry on a user program', { timeout: 90_000 }, () => {
   let dap: DapClient;
 
   before(async () => {
-    await buildAdapterAndHost();
-    dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-    await dap.request('initialize', {
-      clientID: 'coroscope-tests',
-      adapterID: 'coroscope',
-      linesStartAt1: true,
-      columnsStartAt1: true,
-      pathFormat: 'path',
-    });
+    dap = await startAdapter();
   });
 
   after(async () => {
@@ -33,20 +24,16 @@ describe('stopOnEntry on a user program', { timeout: 90_000 }, () => {
 
   it("shows main's frame at the program's first line", async () => {
     const from = dap.mark();
-    const launched = dap.request('launch', {
+    const stopped = await launchToStop(dap, {
       type: 'coroscope',
       request: 'launch',
       name: 'entry',
       program: PROGRAM,
       stopOnEntry: true,
     });
-    await dap.waitForEvent('initialized', { from });
-    await dap.request('configurationDone');
-    await launched;
-    const stopped = await dap.waitForEvent('stopped', { from, failOn: ['terminated'] });
     assert.equal(stopped.body.reason, 'entry');
     const threadId = Number(stopped.body.threadId);
-    const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
+    const threads = await threadsOf(dap);
     assert.ok(
       threads.some((t) => t.id === threadId && /main/.test(t.name)),
       JSON.stringify(threads),

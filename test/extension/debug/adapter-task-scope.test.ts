@@ -7,63 +7,39 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient, stackOf } from './dap-client';
+import type { DapClient } from './dap-client';
+import { launchToStop, moveToStop, scopeOf, stackOf, startAdapter, threadsOf } from './adapter-harness';
 import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
 
 describe('the Task scope at a past tick', { timeout: 120_000 }, () => {
   let dap: DapClient;
   before(async () => {
-    await buildAdapterAndHost();
-    dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-    await dap.request('initialize', {
-      clientID: 'coroscope-tests',
-      adapterID: 'coroscope',
-      linesStartAt1: true,
-      columnsStartAt1: true,
-      pathFormat: 'path',
-    });
+    dap = await startAdapter();
   });
   after(async () => {
     await dap?.close();
   });
 
   async function move(command: string): Promise<void> {
-    const from = dap.mark();
-    await dap.request(command, { threadId: LOOP_THREAD_ID }, 60_000);
-    await dap.waitForEvent('stopped', { from, timeoutMs: 60_000 });
+    await moveToStop(dap, command, { threadId: LOOP_THREAD_ID });
   }
 
   /** The Task scope of the task's top frame, by name; and the names of its stack's frames. */
   async function taskScope(taskId: number): Promise<{ vars: Map<string, string>; frames: string[] }> {
     const frames = await stackOf(dap, taskId);
-    const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId: frames[0]!.id });
-    const task = scopes.find((s) => s.name === 'Task');
-    assert.ok(task !== undefined, scopes.map((s) => s.name).join(', '));
-    const { variables } = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', {
-      variablesReference: task.variablesReference,
-    });
-    return { vars: new Map(variables.map((v) => [v.name, v.value])), frames: frames.map((f) => f.name) };
+    const { variables } = await scopeOf(dap, frames[0]!.id, 'Task');
+    return { vars: new Map([...variables].map(([n, v]) => [n, v.value])), frames: frames.map((f) => f.name) };
   }
 
   it('says the creation site live and replayed alike', async () => {
-    const from = dap.mark();
-    const launch = dap.request('launch', {
-      type: 'coroscope',
-      request: 'launch',
-      name: 'task scope',
-      sample: 'generators',
-      stopOnEntry: true,
-    });
-    await dap.waitForEvent('initialized', { from });
-    await dap.request('setExceptionBreakpoints', { filters: [] });
-    await dap.request('configurationDone');
-    await launch;
-    await dap.waitForEvent('stopped', { from });
+    await launchToStop(
+      dap,
+      { type: 'coroscope', request: 'launch', name: 'task scope', sample: 'generators', stopOnEntry: true },
+      { exceptionFilters: [] },
+    );
     await move('next');
     await move('next');
-    const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
+    const threads = await threadsOf(dap);
     const taskId = threads.find((t) => t.id !== LOOP_THREAD_ID)!.id;
     const live = await taskScope(taskId);
     const site = live.vars.get('created at') ?? '';

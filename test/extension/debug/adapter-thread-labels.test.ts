@@ -10,10 +10,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
+import { PROJECT_ROOT } from './build-adapter';
 import { ClientThreadStates } from './client-thread-states';
-import { DapClient, stackOf, type DapEvent } from './dap-client';
+import type { DapClient, DapEvent } from './dap-client';
+import { initialize, launchToStop, moveToStop, spawnAdapter, stackOf, threadsOf } from './adapter-harness';
 import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
 import { lineOf } from '../../source-line';
 
@@ -25,16 +25,9 @@ describe('thread labels agree with the stops (generators sample)', { timeout: 18
   let dap: DapClient;
   let states: ClientThreadStates;
   before(async () => {
-    await buildAdapterAndHost();
-    dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
+    dap = await spawnAdapter();
     states = new ClientThreadStates(dap);
-    await dap.request('initialize', {
-      clientID: 'coroscope-tests',
-      adapterID: 'coroscope',
-      linesStartAt1: true,
-      columnsStartAt1: true,
-      pathFormat: 'path',
-    });
+    await initialize(dap);
   });
   after(async () => {
     await dap?.close();
@@ -42,9 +35,7 @@ describe('thread labels agree with the stops (generators sample)', { timeout: 18
 
   /** Sends a move; its stop (a relabel of the loop's row does not count). */
   async function move(command: string, threadId: number): Promise<DapEvent> {
-    const from = dap.mark();
-    await dap.request(command, { threadId }, 60_000);
-    return dap.waitForEvent('stopped', { from, timeoutMs: 60_000 });
+    return moveToStop(dap, command, { threadId });
   }
 
   /** Checks the stop, the threads listed and their names; returns the stopped thread's name. */
@@ -57,7 +48,7 @@ describe('thread labels agree with the stops (generators sample)', { timeout: 18
     const threadId = Number(stopped.body.threadId);
     // Whatever came with the stop (the loop's relabel) has arrived before VS Code lists the threads.
     await new Promise((r) => setTimeout(r, 200));
-    const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
+    const threads = await threadsOf(dap);
     states.listed(threads);
     const said = threads.map((t) => `${t.id}: ${t.name} (${states.stateOf(t.id)})`).join(' | ');
     const stoppedThread = threads.find((t) => t.id === threadId);
@@ -90,19 +81,11 @@ describe('thread labels agree with the stops (generators sample)', { timeout: 18
   }
 
   it('between ticks, on a line live and replayed, at the end and at a past tick', async () => {
-    const from = dap.mark();
-    const launch = dap.request('launch', {
-      type: 'coroscope',
-      request: 'launch',
-      name: 'labels',
-      sample: 'generators',
-      stopOnEntry: true,
-    });
-    await dap.waitForEvent('initialized', { from });
-    await dap.request('setExceptionBreakpoints', { filters: [] });
-    await dap.request('configurationDone');
-    await launch;
-    const entry = await dap.waitForEvent('stopped', { from });
+    const entry = await launchToStop(
+      dap,
+      { type: 'coroscope', request: 'launch', name: 'labels', sample: 'generators', stopOnEntry: true },
+      { exceptionFilters: [] },
+    );
     assert.equal(entry.body.reason, 'entry');
     await check('betweenTicks', entry);
 

@@ -12,9 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient, continueThroughEnd, stackOf } from './dap-client';
 import { lineOf } from '../../source-line';
+import { PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
+import { DapClient } from './dap-client';
+import { continueThroughEnd, initialize, stackOf } from './adapter-harness';
 
 const BUNDLES = [
   'debugAdapter.js',
@@ -69,13 +70,7 @@ describe('the debug adapter installed as the extension is, on a .ts program in a
       cwd: join(root, 'workspace'),
       env,
     });
-    await dap.request('initialize', {
-      clientID: 'coroscope-tests',
-      adapterID: 'coroscope',
-      linesStartAt1: true,
-      columnsStartAt1: true,
-      pathFormat: 'path',
-    });
+    await initialize(dap);
   });
 
   after(async () => {

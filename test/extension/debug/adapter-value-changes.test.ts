@@ -9,10 +9,18 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { TASKS_REQUEST, type TasksBody } from '../../../extension/debug/custom-requests';
-import { DapClient, stackOf } from './dap-client';
 import { lineOf } from '../../source-line';
+import type { DapClient } from './dap-client';
+import {
+  initialize,
+  launchToStop,
+  moveToStop,
+  refusalOf,
+  scopeOf,
+  spawnAdapter,
+  stackOf,
+  tasksOf,
+} from './adapter-harness';
 
 const PROGRAM = join(__dirname, 'fixtures', 'value-changes.ts');
 const BOX_LINE = lineOf(PROGRAM, 'const box = { count: 0 };');
@@ -21,15 +29,8 @@ const RETURN_LINE = lineOf(PROGRAM, 'return total;');
 const LOG_LINE = lineOf(PROGRAM, 'log.push(');
 
 async function start(): Promise<DapClient> {
-  const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-  const init = await dap.request<DebugProtocol.Capabilities>('initialize', {
-    clientID: 'coroscope-tests',
-    adapterID: 'coroscope',
-    linesStartAt1: true,
-    columnsStartAt1: true,
-    pathFormat: 'path',
-    supportsVariableType: true,
-  });
+  const dap = await spawnAdapter();
+  const init = await initialize(dap, { supportsVariableType: true });
   assert.equal(init.supportsDataBreakpoints, true);
   assert.equal(init.supportsSingleThreadExecutionRequests, true);
   return dap;
@@ -44,14 +45,11 @@ async function setLineBreakpoint(dap: DapClient, line: number | null, condition?
 }
 
 async function launchTo(dap: DapClient, line: number, condition: string): Promise<number> {
-  const from = dap.mark();
-  const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'changes', program: PROGRAM });
-  await dap.waitForEvent('initialized', { from });
-  await setLineBreakpoint(dap, line, condition);
-  await dap.request('setExceptionBreakpoints', { filters: [] });
-  await dap.request('configurationDone');
-  await launch;
-  const stopped = await dap.waitForEvent('stopped', { from });
+  const stopped = await launchToStop(
+    dap,
+    { type: 'coroscope', request: 'launch', name: 'changes', program: PROGRAM },
+    { configure: (d) => setLineBreakpoint(d, line, condition), exceptionFilters: [] },
+  );
   assert.equal(stopped.body.reason, 'breakpoint');
   return Number(stopped.body.threadId);
 }
@@ -62,17 +60,11 @@ async function topLocals(
   threadId: number,
 ): Promise<{ ref: number; variables: Map<string, DebugProtocol.Variable> }> {
   const frames = await stackOf(dap, threadId);
-  const { scopes } = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId: frames[0]!.id });
-  const locals = scopes.find((s) => s.name === 'Locals');
-  assert.ok(locals !== undefined, `a Locals scope among ${scopes.map((s) => s.name).join(', ')}`);
-  const { variables } = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', {
-    variablesReference: locals.variablesReference,
-  });
-  return { ref: locals.variablesReference, variables: new Map(variables.map((v) => [v.name, v])) };
+  return scopeOf(dap, frames[0]!.id, 'Locals');
 }
 
 async function tickNow(dap: DapClient): Promise<number> {
-  return (await dap.request<TasksBody>(TASKS_REQUEST)).tick;
+  return (await tasksOf(dap)).tick;
 }
 
 interface Seen {
@@ -90,9 +82,7 @@ async function seenAt(dap: DapClient, threadId: number): Promise<Seen> {
 
 /** The text of the error response of a request. */
 async function refusal(dap: DapClient, command: string, args: unknown): Promise<string> {
-  const r = await dap.requestRaw(command, args);
-  assert.equal(r.success, false, `${command} is refused`);
-  return r.message ?? '';
+  return (await refusalOf(dap, command, args)).message ?? '';
 }
 
 describe('where a value was set, and one task in both directions', { timeout: 240_000 }, () => {
@@ -101,7 +91,6 @@ describe('where a value was set, and one task in both directions', { timeout: 24
   const writes: Seen[] = [];
 
   before(async () => {
-    await buildAdapterAndHost();
     dap = await start();
   });
   after(async () => {
@@ -208,9 +197,10 @@ describe('where a value was set, and one task in both directions', { timeout: 24
   it('singleThread steps stay on one task', async () => {
     // One task: Continue and Step Over with singleThread go to that task's next lines, whatever else runs.
     for (let i = 0; i < 6; i++) {
-      const mark = dap.mark();
-      await dap.request(i % 2 === 0 ? 'continue' : 'next', { threadId: thread, singleThread: true });
-      const stopped = await dap.waitForEvent('stopped', { from: mark });
+      const stopped = await moveToStop(dap, i % 2 === 0 ? 'continue' : 'next', {
+        threadId: thread,
+        singleThread: true,
+      });
       assert.equal(Number(stopped.body.threadId), thread);
       const frames = await stackOf(dap, thread);
       assert.equal(frames[0]!.name, 'counter', `a line of counter-a (${frames[0]!.name}:${frames[0]!.line})`);
@@ -221,34 +211,23 @@ describe('where a value was set, and one task in both directions', { timeout: 24
     await dap.request('disconnect', {});
     await dap.close();
     dap = await start();
-    const from = dap.mark();
-    const launch = dap.request('launch', {
-      type: 'coroscope',
-      request: 'launch',
-      name: 'ticks',
-      program: PROGRAM,
-      stopOnEntry: true,
-    });
-    await dap.waitForEvent('initialized', { from });
-    await dap.request('setExceptionBreakpoints', { filters: [] });
-    await dap.request('configurationDone');
-    await launch;
-    const entry = await dap.waitForEvent('stopped', { from });
+    const entry = await launchToStop(
+      dap,
+      { type: 'coroscope', request: 'launch', name: 'ticks', program: PROGRAM, stopOnEntry: true },
+      { exceptionFilters: [] },
+    );
     // Tick by tick until counter-a has made a few steps.
     let a = 0;
     for (let i = 0; i < 50 && a === 0; i++) {
-      const body = await dap.request<TasksBody>(TASKS_REQUEST);
+      const body = await tasksOf(dap);
       const row = body.tasks.find((t) => t.name === 'counter-a');
       if (row !== undefined && row.steps >= 4) a = row.id;
       else {
-        const mark = dap.mark();
-        await dap.request('next', { threadId: Number(entry.body.threadId) });
-        await dap.waitForEvent('stopped', { from: mark });
+        await moveToStop(dap, 'next', { threadId: Number(entry.body.threadId) });
       }
     }
     assert.ok(a > 0, 'counter-a made 4 steps');
-    const stepsOf = async (): Promise<number> =>
-      (await dap.request<TasksBody>(TASKS_REQUEST)).tasks.find((t) => t.id === a)!.steps;
+    const stepsOf = async (): Promise<number> => (await tasksOf(dap)).tasks.find((t) => t.id === a)!.steps;
     const frames = await stackOf(dap, a);
     const scopes = await dap.request<DebugProtocol.ScopesResponse['body']>('scopes', { frameId: frames[0]!.id });
     const info = await dap.request<DebugProtocol.DataBreakpointInfoResponse['body']>('dataBreakpointInfo', {
@@ -260,22 +239,16 @@ describe('where a value was set, and one task in both directions', { timeout: 24
     const now = await stepsOf();
     let stopped = entry;
     for (const expected of [now - 1, now - 2]) {
-      const mark = dap.mark();
-      await dap.request('reverseContinue', { threadId: a, singleThread: true });
-      stopped = await dap.waitForEvent('stopped', { from: mark });
+      stopped = await moveToStop(dap, 'reverseContinue', { threadId: a, singleThread: true });
       assert.equal(Number(stopped.body.threadId), a);
       assert.equal(await stepsOf(), expected, "back to counter-a's previous suspension");
     }
-    const mark = dap.mark();
-    await dap.request('continue', { threadId: a, singleThread: true });
-    stopped = await dap.waitForEvent('stopped', { from: mark });
+    stopped = await moveToStop(dap, 'continue', { threadId: a, singleThread: true });
     assert.equal(Number(stopped.body.threadId), a);
     assert.equal(await stepsOf(), now - 1, "on to counter-a's next suspension");
     // Follow This Task: a Reverse Continue without singleThread moves the task followed alone too.
     await dap.request('coroscope/followTask', { threadId: a });
-    const back = dap.mark();
-    await dap.request('reverseContinue', { threadId: a });
-    stopped = await dap.waitForEvent('stopped', { from: back });
+    stopped = await moveToStop(dap, 'reverseContinue', { threadId: a });
     assert.equal(Number(stopped.body.threadId), a);
     assert.equal(await stepsOf(), now - 2, 'the task followed goes back to its previous suspension');
     await dap.request('coroscope/followTask', { threadId: null });

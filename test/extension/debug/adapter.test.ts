@@ -14,8 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient, continueThroughEnd, processExists } from './dap-client';
+import { PROJECT_ROOT } from './build-adapter';
+import { processExists, type DapClient, type DapEvent } from './dap-client';
+import { continueThroughEnd, initialize, launchToStop, spawnAdapter } from './adapter-harness';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 const MAX_TASKS = 10;
@@ -29,20 +30,9 @@ function fetchLine(): number {
   return i + 1;
 }
 
-function startAdapter(): DapClient {
-  return DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-}
-
-async function initialize(dap: DapClient): Promise<DebugProtocol.Capabilities> {
-  return dap.request<DebugProtocol.Capabilities>('initialize', {
-    clientID: 'coroscope-tests',
-    adapterID: 'coroscope',
-    linesStartAt1: true,
-    columnsStartAt1: true,
-    pathFormat: 'path',
-    supportsVariableType: true,
-    supportsProgressReporting: true,
-  });
+/** VS Code's client: variable types and progress reports. */
+function initializeAsVsCode(dap: DapClient): Promise<DebugProtocol.Capabilities> {
+  return initialize(dap, { supportsVariableType: true, supportsProgressReporting: true });
 }
 
 describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { timeout: 120_000 }, () => {
@@ -55,9 +45,8 @@ describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { 
   const figures: Record<string, number> = {};
 
   before(async () => {
-    await buildAdapterAndHost();
     line = fetchLine();
-    dap = startAdapter();
+    dap = await spawnAdapter();
   });
 
   after(async () => {
@@ -66,7 +55,7 @@ describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { 
   });
 
   it('initializes with the capabilities and exception filters', async () => {
-    const caps = await initialize(dap);
+    const caps = await initializeAsVsCode(dap);
     assert.equal(caps.supportsConfigurationDoneRequest, true);
     assert.equal(caps.supportsConditionalBreakpoints, true);
     assert.equal(caps.supportsHitConditionalBreakpoints, true);
@@ -312,9 +301,8 @@ describe('the standalone debug adapter: entry, stepping, evaluate, views, restar
   let workerThread = 0;
 
   before(async () => {
-    await buildAdapterAndHost();
-    dap = startAdapter();
-    await initialize(dap);
+    dap = await spawnAdapter();
+    await initializeAsVsCode(dap);
   });
 
   after(async () => {
@@ -322,13 +310,7 @@ describe('the standalone debug adapter: entry, stepping, evaluate, views, restar
   });
 
   async function launchHeld(args: Record<string, unknown>): Promise<DapEvent> {
-    const from = dap.mark();
-    const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 't', ...args });
-    await dap.waitForEvent('initialized', { from });
-    await dap.request('setExceptionBreakpoints', { filters: [] });
-    await dap.request('configurationDone');
-    await launch;
-    return dap.waitForEvent('stopped', { from });
+    return launchToStop(dap, { type: 'coroscope', request: 'launch', name: 't', ...args }, { exceptionFilters: [] });
   }
 
   it('refuses a launch that names nothing to run', async () => {
@@ -484,10 +466,9 @@ describe('the standalone debug adapter: conditions, hit counts, 120 workers, ins
   let line = 0;
 
   before(async () => {
-    await buildAdapterAndHost();
     line = fetchLine();
-    dap = startAdapter();
-    await initialize(dap);
+    dap = await spawnAdapter();
+    await initializeAsVsCode(dap);
   });
 
   after(async () => {
@@ -577,7 +558,6 @@ describe("the standalone debug adapter on a user's program", { timeout: 60_000 }
   let dir = '';
 
   before(async () => {
-    await buildAdapterAndHost();
     dir = mkdtempSync(join(tmpdir(), 'coroscope-dap-program-'));
     writeFileSync(
       join(dir, 'main.ts'),
@@ -598,8 +578,8 @@ describe("the standalone debug adapter on a user's program", { timeout: 60_000 }
         '',
       ].join('\n'),
     );
-    dap = startAdapter();
-    await initialize(dap);
+    dap = await spawnAdapter();
+    await initializeAsVsCode(dap);
   });
 
   after(async () => {
@@ -608,8 +588,7 @@ describe("the standalone debug adapter on a user's program", { timeout: 60_000 }
   });
 
   it("runs the module's main coroutine: its tasks are threads with the module's frames and locals", async () => {
-    const from = dap.mark();
-    const launch = dap.request('launch', {
+    const entry = await launchToStop(dap, {
       type: 'coroscope',
       request: 'launch',
       name: 'p',
@@ -617,10 +596,6 @@ describe("the standalone debug adapter on a user's program", { timeout: 60_000 }
       cwd: dir,
       stopOnEntry: true,
     });
-    await dap.waitForEvent('initialized', { from });
-    await dap.request('configurationDone');
-    await launch;
-    const entry = await dap.waitForEvent('stopped', { from });
     assert.equal(entry.body.reason, 'entry');
     const mainThread = Number(entry.body.threadId);
     let mark = dap.mark();
@@ -650,8 +625,6 @@ describe("the standalone debug adapter on a user's program", { timeout: 60_000 }
   });
 });
 
-type DapEvent = Awaited<ReturnType<DapClient['waitForEvent']>>;
-
 describe('the standalone debug adapter: what it does not support, failed launches, entry for every sample', {
   timeout: 120_000,
 }, () => {
@@ -659,7 +632,6 @@ describe('the standalone debug adapter: what it does not support, failed launche
   const clients: DapClient[] = [];
 
   before(async () => {
-    await buildAdapterAndHost();
     dir = mkdtempSync(join(tmpdir(), 'coroscope-dap-refusals-'));
     writeFileSync(join(dir, 'async-main.ts'), 'export async function main(): Promise<number> {\n  return 1;\n}\n');
   });
@@ -670,14 +642,14 @@ describe('the standalone debug adapter: what it does not support, failed launche
   });
 
   async function started(): Promise<DapClient> {
-    const dap = startAdapter();
+    const dap = await spawnAdapter();
     clients.push(dap);
     return dap;
   }
 
   it('advertises no request it does not answer, refuses goto and the others with a reason, and finds no run to attach to when standalone', async () => {
     const dap = await started();
-    const caps = await initialize(dap);
+    const caps = await initializeAsVsCode(dap);
     assert.equal(caps.supportsStepBack, true);
     // Data breakpoints on a local or a field, and moves of one task (issue 28): answered, so advertised.
     assert.equal(caps.supportsDataBreakpoints, true);
@@ -715,7 +687,7 @@ describe('the standalone debug adapter: what it does not support, failed launche
 
   it('ends the session with the reason when the launch fails (a main that is an async function)', async () => {
     const dap = await started();
-    await initialize(dap);
+    await initializeAsVsCode(dap);
     const r = await dap.requestRaw('launch', {
       type: 'coroscope',
       request: 'launch',
@@ -737,7 +709,7 @@ describe('the standalone debug adapter: what it does not support, failed launche
 
   it('ends the session with the reason when the launch arguments are wrong', async () => {
     const dap = await started();
-    await initialize(dap);
+    await initializeAsVsCode(dap);
     const r = await dap.requestRaw('launch', { type: 'coroscope', request: 'launch', name: 'bad', crawl: 42 });
     assert.equal(r.success, false);
     await dap.waitForEvent('terminated');
@@ -747,18 +719,14 @@ describe('the standalone debug adapter: what it does not support, failed launche
   for (const sample of ['exception-chain', 'trampoline']) {
     it(`stops on entry for the ${sample} sample (${sample === 'trampoline' ? 'a loop of its own, not started yet' : "tasks on the runtime's loop"}), and holds it there`, async () => {
       const dap = await started();
-      await initialize(dap);
-      const launch = dap.request('launch', {
+      await initializeAsVsCode(dap);
+      const stopped = await launchToStop(dap, {
         type: 'coroscope',
         request: 'launch',
         name: 's',
         sample,
         stopOnEntry: true,
       });
-      await dap.waitForEvent('initialized');
-      await dap.request('configurationDone');
-      await launch;
-      const stopped = await dap.waitForEvent('stopped');
       assert.equal(stopped.body.reason, 'entry');
       await new Promise((r) => setTimeout(r, 500));
       assert.equal(dap.events.filter((e) => e.event === 'terminated').length, 0, 'the held sample ran anyway');

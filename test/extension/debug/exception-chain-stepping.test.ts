@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient, continueThroughEnd, stackOf } from './dap-client';
 import { lineOf } from '../../source-line';
+import { PROJECT_ROOT } from './build-adapter';
+import type { DapClient } from './dap-client';
+import { continueThroughEnd, launchToStop, stackOf, startAdapter } from './adapter-harness';
 
 const FILE = join(PROJECT_ROOT, 'runtime', 'samples', 'exception-chain.ts');
 const C_YIELD = lineOf(FILE, 'const b = yield* passThroughB();');
@@ -20,37 +21,26 @@ const C_CATCH = lineOf(FILE, 'const e = error as Error;');
 
 /** Launches the sample with one breakpoint and waits for its stop there; the adapter is closed by `run`. */
 async function stoppedAt(line: number, run: (dap: DapClient, threadId: number) => Promise<void>): Promise<void> {
-  const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
+  const dap = await startAdapter({ supportsVariableType: true });
   try {
-    await dap.request('initialize', {
-      clientID: 'coroscope-tests',
-      adapterID: 'coroscope',
-      linesStartAt1: true,
-      columnsStartAt1: true,
-      pathFormat: 'path',
-      supportsVariableType: true,
-    });
-    const from = dap.mark();
-    const launch = dap.request('launch', {
-      type: 'coroscope',
-      request: 'launch',
-      name: 'exception-chain',
-      sample: 'exception-chain',
-    });
-    await dap.waitForEvent('initialized', { from });
-    const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
-      source: { path: FILE },
-      breakpoints: [{ line }],
-    });
-    assert.deepEqual(
-      [set.breakpoints[0]!.verified, set.breakpoints[0]!.line],
-      [true, line],
-      set.breakpoints[0]!.message,
+    const stopped = await launchToStop(
+      dap,
+      { type: 'coroscope', request: 'launch', name: 'exception-chain', sample: 'exception-chain' },
+      {
+        configure: async (d) => {
+          const set = await d.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
+            source: { path: FILE },
+            breakpoints: [{ line }],
+          });
+          assert.deepEqual(
+            [set.breakpoints[0]!.verified, set.breakpoints[0]!.line],
+            [true, line],
+            set.breakpoints[0]!.message,
+          );
+        },
+        exceptionFilters: [],
+      },
     );
-    await dap.request('setExceptionBreakpoints', { filters: [] });
-    await dap.request('configurationDone');
-    await launch;
-    const stopped = await dap.waitForEvent('stopped', { from, timeoutMs: 60_000 });
     assert.equal(stopped.body.reason, 'breakpoint');
     await run(dap, Number(stopped.body.threadId));
     await dap.request('setBreakpoints', { source: { path: FILE }, breakpoints: [] });
@@ -83,9 +73,7 @@ const at = (frames: readonly DebugProtocol.StackFrame[], n: number): string[] =>
   frames.slice(0, n).map((f) => `${f.name}:${f.line}`);
 
 describe('exception-chain: stepping follows the yield* chain and the error up it', { timeout: 120_000 }, () => {
-  before(async () => {
-    await buildAdapterAndHost();
-  });
+  before(async () => {});
 
   it("a breakpoint on C's yield* line stops before the line runs: C on top, b not yet assigned, nothing suspended", async () => {
     await stoppedAt(C_YIELD, async (dap, threadId) => {

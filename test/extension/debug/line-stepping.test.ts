@@ -17,26 +17,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient, continueThroughEnd, localsOf, stackOf } from './dap-client';
 import { lineOf } from '../../source-line';
+import { PROJECT_ROOT } from './build-adapter';
+import type { DapClient } from './dap-client';
+import { continueThroughEnd, launchToStop, localsOf, setBreakpoint, stackOf, startAdapter } from './adapter-harness';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 const CALLBACKS_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'callback-fetcher.ts');
 const QUEUE_WORKERS_TS = join(__dirname, 'fixtures', 'queue-workers.ts');
-
-async function start(): Promise<DapClient> {
-  const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-  await dap.request('initialize', {
-    clientID: 'coroscope-tests',
-    adapterID: 'coroscope',
-    linesStartAt1: true,
-    columnsStartAt1: true,
-    pathFormat: 'path',
-    supportsVariableType: true,
-  });
-  return dap;
-}
 
 async function launchWithBreakpoint(
   dap: DapClient,
@@ -45,19 +33,18 @@ async function launchWithBreakpoint(
   line: number,
   condition?: string,
 ): Promise<{ threadId: number }> {
-  const from = dap.mark();
-  const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'line', ...args });
-  await dap.waitForEvent('initialized', { from });
-  const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
-    source: { path: file },
-    breakpoints: [condition === undefined ? { line } : { line, condition }],
-  });
-  assert.equal(set.breakpoints[0]!.verified, true, set.breakpoints[0]!.message);
-  assert.equal(set.breakpoints[0]!.line, line);
-  await dap.request('setExceptionBreakpoints', { filters: [] });
-  await dap.request('configurationDone');
-  await launch;
-  let stopped = await dap.waitForEvent('stopped', { from });
+  let stopped = await launchToStop(
+    dap,
+    { type: 'coroscope', request: 'launch', name: 'line', ...args },
+    {
+      configure: async (d) => {
+        const set = await setBreakpoint(d, file, condition === undefined ? { line } : { line, condition });
+        assert.equal(set.verified, true, set.message);
+        assert.equal(set.line, line);
+      },
+      exceptionFilters: [],
+    },
+  );
   if (args.stopOnEntry === true) {
     assert.equal(stopped.body.reason, 'entry');
     const go = dap.mark();
@@ -111,14 +98,12 @@ async function continueToEnd(dap: DapClient, file: string): Promise<void> {
 }
 
 describe('line stepping through the standalone debug adapter', { timeout: 480_000 }, () => {
-  before(async () => {
-    await buildAdapterAndHost();
-  });
+  before(async () => {});
 
   describe('in the crawler', () => {
     let dap: DapClient;
     before(async () => {
-      dap = await start();
+      dap = await startAdapter({ supportsVariableType: true });
     });
     after(async () => {
       await dap?.close();
@@ -186,7 +171,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
   describe('Step Back at a line (a recorded launch, the default)', () => {
     let dap: DapClient;
     before(async () => {
-      dap = await start();
+      dap = await startAdapter({ supportsVariableType: true });
     });
     after(async () => {
       await dap?.close();
@@ -280,7 +265,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
 
     it("continue from a past line: to a breakpoint's hit between it and the live stop (replayed, in the live stop's own tick), then to the live stop again, held as it was; from a past line with nothing before the live stop, the live stop at once", async () => {
       await dap.close();
-      dap = await start();
+      dap = await startAdapter({ supportsVariableType: true });
       const line = lineOf(CRAWLER_TS, 'let response: ClientResponse | null = null;');
       const forLine = lineOf(CRAWLER_TS, 'for (let tries = 1; ; tries++) {', line);
       const getLine = lineOf(CRAWLER_TS, 'response = yield* this.session.get(url, NO_REDIRECTS);', line);
@@ -380,7 +365,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
 
     it("at a past line the Threads are that moment's: stepBack before crawl() created its workers lists none, next back to the live stop lists them again", async () => {
       await dap.close();
-      dap = await start();
+      dap = await startAdapter({ supportsVariableType: true });
       const line = lineOf(CRAWLER_TS, 'let finished = false;');
       const { threadId } = await launchWithBreakpoint(dap, { crawl: 'demo', pages: 20, maxTasks: 2 }, CRAWLER_TS, line);
       const workers = async (): Promise<string[]> =>
@@ -399,7 +384,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
 
     it("step in at a past line enters the call it makes (isRedirect, not on the live stop's frames): its frame and locals, next out of it, on to the live stop (the present)", async () => {
       await dap.close();
-      dap = await start();
+      dap = await startAdapter({ supportsVariableType: true });
       const callLine = lineOf(CRAWLER_TS, 'if (isRedirect(response)) {');
       const { threadId } = await launchWithBreakpoint(
         dap,
@@ -453,7 +438,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
 
     it("step back inside a call entered by step in at a past line goes to the callee's line before; from its first line, to the calling line", async () => {
       await dap.close();
-      dap = await start();
+      dap = await startAdapter({ supportsVariableType: true });
       const recordLine = lineOf(
         CRAWLER_TS,
         'this.record(stat);',
@@ -493,7 +478,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
 
     it('a run not recorded refuses Step Back at a line with the reason', async () => {
       await dap.close();
-      dap = await start();
+      dap = await startAdapter({ supportsVariableType: true });
       const line = lineOf(CRAWLER_TS, 'let response: ClientResponse | null = null;');
       const { threadId } = await launchWithBreakpoint(
         dap,
@@ -513,7 +498,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
   describe("in the callbacks sample's hand-made loop", () => {
     let dap: DapClient;
     before(async () => {
-      dap = await start();
+      dap = await startAdapter({ supportsVariableType: true });
     });
     after(async () => {
       await dap?.close();
@@ -602,7 +587,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
     }
 
     it("stayWithTask: lands on the same worker's next line once the loop resumes it", async () => {
-      const dap = await start();
+      const dap = await startAdapter({ supportsVariableType: true });
       try {
         const worker3 = await toSecondGet(dap, 'stayWithTask');
         const landed = await step(dap, 'next', worker3);
@@ -619,7 +604,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
     });
 
     it('followLoop: lands on the next line the loop runs, in worker-5', async () => {
-      const dap = await start();
+      const dap = await startAdapter({ supportsVariableType: true });
       try {
         const worker3 = await toSecondGet(dap, 'followLoop');
         const landed = await step(dap, 'next', worker3);

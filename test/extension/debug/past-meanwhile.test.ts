@@ -10,9 +10,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient, stackOf } from './dap-client';
 import { lineOf } from '../../source-line';
+import { PROJECT_ROOT } from './build-adapter';
+import type { DapClient } from './dap-client';
+import { launchToStop, setBreakpoint, stackOf, startAdapter } from './adapter-harness';
 
 const SAMPLES_DIR = join(PROJECT_ROOT, 'runtime', 'samples');
 /** The console's words about a task's suspension and its resume (a step's landing across one). */
@@ -27,18 +28,6 @@ const CASES: readonly { sample: string; file: string; start: string; steps: numb
   },
   { sample: 'exception-chain', file: 'exception-chain.ts', start: 'const b = yield* passThroughB();', steps: 4 },
 ];
-
-async function start(): Promise<DapClient> {
-  const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-  await dap.request('initialize', {
-    clientID: 'coroscope-tests',
-    adapterID: 'coroscope',
-    linesStartAt1: true,
-    columnsStartAt1: true,
-    pathFormat: 'path',
-  });
-  return dap;
-}
 
 /** One move; the thread it lands on, its top line, and the suspension words the console printed meanwhile. */
 async function move(
@@ -61,29 +50,19 @@ async function move(
 }
 
 describe('a step across a suspension says the same in the past as live', { timeout: 300_000 }, () => {
-  before(async () => {
-    await buildAdapterAndHost();
-  });
+  before(async () => {});
 
   for (const c of CASES) {
     it(`${c.sample}: ${c.steps} F11 from "${c.start}"`, async () => {
       const file = join(SAMPLES_DIR, c.file);
       const line = lineOf(file, c.start);
-      const dap = await start();
+      const dap = await startAdapter();
       try {
-        const from = dap.mark();
-        const launch = dap.request('launch', {
-          type: 'coroscope',
-          request: 'launch',
-          name: c.sample,
-          sample: c.sample,
-        });
-        await dap.waitForEvent('initialized', { from });
-        await dap.request('setBreakpoints', { source: { path: file }, breakpoints: [{ line }] });
-        await dap.request('setExceptionBreakpoints', { filters: [] });
-        await dap.request('configurationDone');
-        await launch;
-        const stopped = await dap.waitForEvent('stopped', { from, timeoutMs: 60_000 });
+        const stopped = await launchToStop(
+          dap,
+          { type: 'coroscope', request: 'launch', name: c.sample, sample: c.sample },
+          { configure: (d) => setBreakpoint(d, file, { line }).then(() => undefined), exceptionFilters: [] },
+        );
         let thread = Number(stopped.body.threadId);
         const first = (await stackOf(dap, thread))[0];
         const startAt = `${first?.name}:${first?.line}`;

@@ -11,30 +11,21 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
 import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
 import type { HostEvents, SourcePosition } from '../../../protocol/host-protocol';
-import { DapClient, type DapEvent } from './dap-client';
 import { FakeRun, FakeRuns, snapshotAt } from './fake-debug-host';
 import { until } from '../wait-until';
+import type { DapClient, DapEvent } from './dap-client';
+import { attachedInProcess } from './adapter-harness';
 
 const TIMEOUT = 5000;
 const FILE = '/work/prog.ts';
 const at = (line: number): SourcePosition => ({ file: FILE, line, column: 3 });
 
 async function attached(run: FakeRun): Promise<DapClient> {
-  const dap = DapClient.inProcess(
+  return attachedInProcess(
     new CoroscopeSession<FakeRun>({ hostScript: '/nonexistent/runtime-host.js', runs: new FakeRuns(run) }),
+    { run: run.key },
+    { timeoutMs: TIMEOUT },
   );
-  await dap.request('initialize', {
-    clientID: 'coroscope-tests',
-    adapterID: 'coroscope',
-    linesStartAt1: true,
-    columnsStartAt1: true,
-    pathFormat: 'path',
-  });
-  const attach = dap.request('attach', { run: run.key });
-  await dap.waitForEvent('initialized', { timeoutMs: TIMEOUT });
-  await dap.request('configurationDone');
-  await attach;
-  return dap;
 }
 
 function stopped(dap: DapClient, from: number): Promise<DapEvent> {

@@ -11,33 +11,24 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
 import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
 import type { SourcePosition, TimelineLane, ViewedMoment } from '../../../protocol/host-protocol';
-import { DapClient, type DapEvent } from './dap-client';
 import { FakeRun, FakeRuns, serveSeeks, snapshotAt, timelineOf } from './fake-debug-host';
 import { until } from '../wait-until';
+import type { DapClient, DapEvent } from './dap-client';
+import { attachedInProcess } from './adapter-harness';
 
 const TIMEOUT = 5000;
 
 /** Attaches a session to the fake run, as VS Code does (attach, configurationDone, the attach's answer). */
 async function attached(run: FakeRun, moveLandingMs?: number): Promise<DapClient> {
-  const dap = DapClient.inProcess(
+  return attachedInProcess(
     new CoroscopeSession<FakeRun>({
       hostScript: '/nonexistent/runtime-host.js',
       runs: new FakeRuns(run),
       ...(moveLandingMs === undefined ? {} : { moveLandingMs }),
     }),
+    { run: run.key },
+    { timeoutMs: TIMEOUT },
   );
-  await dap.request('initialize', {
-    clientID: 'coroscope-tests',
-    adapterID: 'coroscope',
-    linesStartAt1: true,
-    columnsStartAt1: true,
-    pathFormat: 'path',
-  });
-  const attach = dap.request('attach', { run: run.key });
-  await dap.waitForEvent('initialized', { timeoutMs: TIMEOUT });
-  await dap.request('configurationDone');
-  await attach;
-  return dap;
 }
 
 /** The next `stopped` from `from` on (not a loop row's relabel). */

@@ -17,10 +17,10 @@
 import assert from 'node:assert/strict';
 import { isAbsolute, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient, localsOf, stackOf } from './dap-client';
 import { lineOf } from '../../source-line';
+import { PROJECT_ROOT } from './build-adapter';
+import type { DapClient } from './dap-client';
+import { launchToStop, localsOf, setBreakpoint, stackOf, startAdapter } from './adapter-harness';
 
 const SAMPLES_DIR = join(PROJECT_ROOT, 'runtime', 'samples');
 
@@ -208,19 +208,6 @@ interface Position {
   locals: [string, string][];
 }
 
-async function start(): Promise<DapClient> {
-  const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-  await dap.request('initialize', {
-    clientID: 'coroscope-tests',
-    adapterID: 'coroscope',
-    linesStartAt1: true,
-    columnsStartAt1: true,
-    pathFormat: 'path',
-    supportsVariableType: true,
-  });
-  return dap;
-}
-
 async function positionOf(dap: DapClient, threadId: number): Promise<Position> {
   const frames = await stackOf(dap, threadId);
   const top = frames[0];
@@ -255,15 +242,13 @@ async function move(
 }
 
 describe('Step Back and Reverse Continue at a line in every tutorial sample', { timeout: 420_000 }, () => {
-  before(async () => {
-    await buildAdapterAndHost();
-  });
+  before(async () => {});
 
   for (const c of [...CASES, ...PROGRAM_CASES]) {
     describe(c.sample, () => {
       let dap: DapClient;
       before(async () => {
-        dap = await start();
+        dap = await startAdapter({ supportsVariableType: true });
       });
       after(async () => {
         await dap?.close();
@@ -276,23 +261,17 @@ describe('Step Back and Reverse Continue at a line in every tutorial sample', { 
         async () => {
           const file = isAbsolute(c.file) ? c.file : join(SAMPLES_DIR, c.file);
           const line = lineOf(file, c.needle);
-          const from = dap.mark();
-          const launch = dap.request('launch', {
-            type: 'coroscope',
-            request: 'launch',
-            name: c.sample,
-            ...(c.launch ?? { sample: c.sample }),
-          });
-          await dap.waitForEvent('initialized', { from });
-          const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
-            source: { path: file },
-            breakpoints: [{ line }],
-          });
-          assert.equal(set.breakpoints[0]!.verified, true, set.breakpoints[0]!.message);
-          await dap.request('setExceptionBreakpoints', { filters: [] });
-          await dap.request('configurationDone');
-          await launch;
-          const stopped = await dap.waitForEvent('stopped', { from, timeoutMs: 60_000 });
+          const stopped = await launchToStop(
+            dap,
+            { type: 'coroscope', request: 'launch', name: c.sample, ...(c.launch ?? { sample: c.sample }) },
+            {
+              configure: async (d) => {
+                const set = await setBreakpoint(d, file, { line });
+                assert.equal(set.verified, true, set.message);
+              },
+              exceptionFilters: [],
+            },
+          );
           assert.equal(stopped.body.reason, 'breakpoint');
           const threadId = Number(stopped.body.threadId);
           const hit = await positionOf(dap, threadId);

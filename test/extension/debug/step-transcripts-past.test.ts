@@ -10,11 +10,11 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient, stackOf } from './dap-client';
 import { STEP_TRANSCRIPTS } from './step-transcripts';
 import { lineOf } from '../../source-line';
+import { PROJECT_ROOT } from './build-adapter';
+import type { DapClient } from './dap-client';
+import { launchToStop, setBreakpoint, stackOf, startAdapter } from './adapter-harness';
 
 const SAMPLES_DIR = join(PROJECT_ROOT, 'runtime', 'samples');
 
@@ -29,18 +29,6 @@ const PAST_CASES: readonly { sample: string; start: string; steps: number }[] = 
   { sample: 'generators', start: "t.log('1. Values sent in", steps: 8 },
   { sample: 'gather-vs-ascompleted', start: 'const loop = getRunningLoop();', steps: 12 },
 ];
-
-async function start(): Promise<DapClient> {
-  const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-  await dap.request('initialize', {
-    clientID: 'coroscope-tests',
-    adapterID: 'coroscope',
-    linesStartAt1: true,
-    columnsStartAt1: true,
-    pathFormat: 'path',
-  });
-  return dap;
-}
 
 async function positionOf(dap: DapClient, threadId: number, sampleFile: string): Promise<string> {
   const top = (await stackOf(dap, threadId))[0];
@@ -65,9 +53,7 @@ async function move(
 }
 
 describe('golden step transcripts in the past: Step Back N, then F11 N lands as live', { timeout: 600_000 }, () => {
-  before(async () => {
-    await buildAdapterAndHost();
-  });
+  before(async () => {});
 
   for (const c of PAST_CASES) {
     const t = STEP_TRANSCRIPTS.find((x) => x.sample === c.sample && x.start === c.start);
@@ -75,24 +61,13 @@ describe('golden step transcripts in the past: Step Back N, then F11 N lands as 
     it(`${t.sample} from "${t.start}", ${c.steps} steps`, async () => {
       const file = join(SAMPLES_DIR, t.file);
       const line = lineOf(file, t.start);
-      const dap = await start();
+      const dap = await startAdapter();
       try {
-        const from = dap.mark();
-        const launch = dap.request('launch', {
-          type: 'coroscope',
-          request: 'launch',
-          name: t.sample,
-          sample: t.sample,
-        });
-        await dap.waitForEvent('initialized', { from });
-        await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
-          source: { path: file },
-          breakpoints: [{ line }],
-        });
-        await dap.request('setExceptionBreakpoints', { filters: [] });
-        await dap.request('configurationDone');
-        await launch;
-        const stopped = await dap.waitForEvent('stopped', { from, timeoutMs: 60_000 });
+        const stopped = await launchToStop(
+          dap,
+          { type: 'coroscope', request: 'launch', name: t.sample, sample: t.sample },
+          { configure: (d) => setBreakpoint(d, file, { line }).then(() => undefined), exceptionFilters: [] },
+        );
         let thread = Number(stopped.body.threadId);
         const live = [await positionOf(dap, thread, file)];
         for (let i = 0; i < c.steps; i++) {

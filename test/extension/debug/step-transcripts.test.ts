@@ -8,11 +8,11 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import type { DebugProtocol } from '@vscode/debugprotocol';
-import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
-import { DapClient, stackOf } from './dap-client';
 import { STEP_TRANSCRIPTS } from './step-transcripts';
 import { lineOf } from '../../source-line';
+import { PROJECT_ROOT } from './build-adapter';
+import type { DapClient } from './dap-client';
+import { launchToStop, setBreakpoint, stackOf, startAdapter } from './adapter-harness';
 
 const SAMPLES_DIR = join(PROJECT_ROOT, 'runtime', 'samples');
 /**
@@ -20,19 +20,6 @@ const SAMPLES_DIR = join(PROJECT_ROOT, 'runtime', 'samples');
  * ran until it resumed.
  */
 const SUSPENDED = /suspended on [^]*resumed at tick \d+, \d+ ticks? after it suspended; meanwhile the loop ran /;
-
-async function start(): Promise<DapClient> {
-  const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
-  await dap.request('initialize', {
-    clientID: 'coroscope-tests',
-    adapterID: 'coroscope',
-    linesStartAt1: true,
-    columnsStartAt1: true,
-    pathFormat: 'path',
-    supportsVariableType: true,
-  });
-  return dap;
-}
 
 /** The top frame as a transcript writes it: `function:line` in the sample's file, else `function@file.ts:line`. */
 async function positionOf(dap: DapClient, threadId: number, sampleFile: string): Promise<string> {
@@ -43,9 +30,7 @@ async function positionOf(dap: DapClient, threadId: number, sampleFile: string):
 }
 
 describe('golden step transcripts: F11 from the first line of each sample', { timeout: 600_000 }, () => {
-  before(async () => {
-    await buildAdapterAndHost();
-  });
+  before(async () => {});
 
   it('covers the 13 samples', async () => {
     const { SAMPLES } = await import('../../../runtime/samples/index');
@@ -56,29 +41,19 @@ describe('golden step transcripts: F11 from the first line of each sample', { ti
     it(`${t.sample} from "${t.start}": ${t.why}`, async () => {
       const file = join(SAMPLES_DIR, t.file);
       const line = lineOf(file, t.start);
-      const dap = await start();
+      const dap = await startAdapter({ supportsVariableType: true });
       try {
-        const from = dap.mark();
-        const launch = dap.request('launch', {
-          type: 'coroscope',
-          request: 'launch',
-          name: t.sample,
-          sample: t.sample,
-        });
-        await dap.waitForEvent('initialized', { from });
-        const set = await dap.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
-          source: { path: file },
-          breakpoints: [{ line }],
-        });
-        assert.deepEqual(
-          [set.breakpoints[0]!.verified, set.breakpoints[0]!.line],
-          [true, line],
-          set.breakpoints[0]!.message,
+        const stopped = await launchToStop(
+          dap,
+          { type: 'coroscope', request: 'launch', name: t.sample, sample: t.sample },
+          {
+            configure: async (d) => {
+              const set = await setBreakpoint(d, file, { line });
+              assert.deepEqual([set.verified, set.line], [true, line], set.message);
+            },
+            exceptionFilters: [],
+          },
         );
-        await dap.request('setExceptionBreakpoints', { filters: [] });
-        await dap.request('configurationDone');
-        await launch;
-        const stopped = await dap.waitForEvent('stopped', { from, timeoutMs: 60_000 });
         assert.equal(stopped.body.reason, 'breakpoint');
         let thread = Number(stopped.body.threadId);
         const visited = [await positionOf(dap, thread, file)];

@@ -9,8 +9,9 @@ import { describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
 import type { Snapshot, TaskSummary } from '../../../protocol/host-protocol';
-import { DapClient } from './dap-client';
 import { FakeRun, FakeRuns, snapshotAt } from './fake-debug-host';
+import { DapClient } from './dap-client';
+import { initialize, startDebugging } from './adapter-harness';
 
 const TIMEOUT = 5000;
 const FILE = '/work/prog.ts';
@@ -59,17 +60,13 @@ describe('thread names across a restart', () => {
       new CoroscopeSession<FakeRun>({ hostScript: '/nonexistent/runtime-host.js', runs: new FakeRuns(run, true) }),
     );
     try {
-      await dap.request('initialize', {
-        clientID: 'coroscope-tests',
-        adapterID: 'coroscope',
-        linesStartAt1: true,
-        columnsStartAt1: true,
-        pathFormat: 'path',
-      });
-      const launch = dap.request('launch', { type: 'coroscope', request: 'launch', name: 'x', sample: 'generators' });
-      await dap.waitForEvent('initialized', { timeoutMs: TIMEOUT });
-      await dap.request('configurationDone');
-      await launch;
+      await initialize(dap);
+      await startDebugging(
+        dap,
+        'launch',
+        { type: 'coroscope', request: 'launch', name: 'x', sample: 'generators' },
+        { timeoutMs: TIMEOUT },
+      );
 
       let from = dap.mark();
       ep.emit('paused', {

@@ -1,0 +1,149 @@
+// LineMoves: the moves by line: a step of the live program held on a line (the worker's lineStep),
+// steps through the past lines of that stop (the line replay), Step Back at a line, and steps by
+// line from a breakpoint hit shown in the past (pastHitLine). The line landed on is shown by the
+// host's `paused` of the move's moment (position-events.ts).
+//
+// Invariants: each is a move in time answered once moved (move-answers.ts); off the task's lines
+// (before its first line, after its last) the move goes on as a seek (retargetMove) to the task's
+// previous suspension or the present, said in the console; a run not recorded is refused.
+
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import type { TimelineLane } from '../../protocol/host-protocol';
+import { previousSuspension } from './time-travel';
+import { CALLBACK_THREAD_ID, LOOP_THREAD_ID } from './dap-mapping';
+import type { SessionCore } from './session-core';
+import type { PastSearch } from './past-search';
+import type { MoveAnswers } from './move-answers';
+import { message } from './stop-events';
+
+export class LineMoves {
+  constructor(
+    private readonly core: SessionCore,
+    private readonly past: PastSearch,
+    private readonly answers: MoveAnswers,
+  ) {}
+
+  /**
+   * A line step of the live program held on a line: a move (the position `moving` until the live stop it
+   * comes to), answered once the host has taken it (before its `paused`, held meanwhile).
+   */
+  stepLiveLine(response: DebugProtocol.Response, threadId: number, kind: 'over' | 'into' | 'out'): void {
+    this.core.serve(response, async () => {
+      const host = this.core.requireHost();
+      this.core.requestedThread = threadId === CALLBACK_THREAD_ID ? LOOP_THREAD_ID : threadId;
+      const moment = this.answers.startMove({ waits: 'liveLine' });
+      await this.answers.answerOnceMoved(response, async () => {
+        await host.endpoint.request('lineStep', { kind, moment });
+      });
+    });
+  }
+
+  /**
+   * Through the past lines of the live line stop (the replay host's lineStep, answered once landed): a move
+   * in time.
+   */
+  stepPastLine(response: DebugProtocol.Response, threadId: number, kind: 'over' | 'into' | 'out'): void {
+    this.core.serve(response, async () => {
+      const host = this.core.requireHost();
+      this.core.requestedThread = threadId;
+      const moment = this.answers.startMove({ waits: 'pastLine' });
+      await this.answers.answerOnceMoved(response, async () => {
+        await host.endpoint.request('lineStep', { kind, moment });
+      });
+    });
+  }
+
+  /**
+   * At a stop on a line (a live one, or a past line shown): the line the task ran before,
+   * replayed by the host's line replay (lineStepBack; its `paused` shows it); before the task's
+   * first line of this step, the last line it ran of these frames' functions in an earlier step
+   * (the host's walk into the step before, as from a hit: its `paused` too), and only when
+   * there is none, its previous suspension (a seek, as from a tick). The run must be recorded:
+   * asked first (its timeline), so a refusal is this request's error.
+   */
+  stepBackAtLine(response: DebugProtocol.Response, threadId: number): void {
+    this.core.serve(response, async () => {
+      const stop = this.core.currentStop!;
+      const host = this.core.requireHost();
+      const taskId = stop.taskId ?? threadId;
+      // The task's lane: for its previous suspension, at its first line of this step (a task whose first step
+      // this is has none yet: its lines replay all the same).
+      let lane: TimelineLane | null;
+      try {
+        lane = await this.past.laneOf(taskId, 'Step Back');
+      } catch (e) {
+        if (/not recorded/.test(message(e)))
+          throw new Error(`Step Back needs a recorded run: launch with record (${message(e)})`);
+        if (!/is not in the recording/.test(message(e))) throw e;
+        lane = null;
+      }
+      // From the live stop itself, it is kept while its past lines are shown (debug-position.ts onPaused:
+      // pastLine's `live`; Continue comes back to it).
+      this.core.requestedThread = threadId;
+      const moment = this.answers.startMove({ waits: 'pastLine' });
+      await this.answers.answerOnceMoved(response, async () => {
+        const landing = await host.endpoint.request('lineStepBack', { moment });
+        if (landing.landed !== 'suspension') return;
+        const tick = lane === null ? null : previousSuspension(lane, stop.tick);
+        // The first line of the task's first step: nothing of it ran before (as Step Back between suspensions
+        // says at its first).
+        if (tick === null && lane !== null)
+          throw new Error(
+            `Step Back: ${lane.name} (#${taskId}) is at its start (created at tick ${lane.createdTick}): ${landing.why ?? 'nothing of it ran before'}`,
+          );
+        if (tick === null) throw new Error(`Step Back: task #${taskId} has no earlier suspension in the recording`);
+        if (landing.why !== undefined)
+          this.core.output(
+            `Coroscope: before ${this.core.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick} (${landing.why})`,
+          );
+        const seek = this.answers.retargetMove({ waits: 'seek', reason: 'step', threadId });
+        await host.endpoint.request('seekTick', { tick, replayed: true, moment: seek });
+      });
+    });
+  }
+
+  /**
+   * At a breakpoint hit shown in the past (or a line reached from it): steps by line through
+   * its task's replayed lines (the host's lineStep / lineStepBack there, pastHitLine): back to
+   * the line before, over / into / out forward past the hit, across the task's suspensions
+   * (its next line once resumed). The line is shown by its `paused`; before the task's first
+   * line of the step, its previous suspension (a seek); with no later line in the recording,
+   * the present.
+   */
+  stepAtHit(response: DebugProtocol.Response, threadId: number, move: 'back' | 'over' | 'into' | 'out'): void {
+    this.core.serve(response, async () => {
+      const stop = this.core.currentStop!;
+      const host = this.core.requireHost();
+      const taskId = stop.taskId ?? threadId;
+      const lane =
+        move === 'back' && taskId < LOOP_THREAD_ID
+          ? await this.past.laneOf(taskId, 'Step Back').catch(() => null)
+          : null;
+      this.core.requestedThread = stop.threadId;
+      const moment = this.answers.startMove({ waits: 'hitLine' });
+      await this.answers.answerOnceMoved(response, async () => {
+        const landing =
+          move === 'back'
+            ? await host.endpoint.request('lineStepBack', { moment })
+            : (await host.endpoint.request('lineStep', { kind: move, moment })).landing;
+        if (landing === undefined || landing.landed === 'line') return;
+        let tick: number | null = null;
+        if (landing.landed === 'suspension') {
+          tick = lane === null ? null : previousSuspension(lane, stop.tick);
+          if (tick === null)
+            throw new Error(
+              `${this.core.nameOf(taskId) ?? `task #${taskId}`} has no earlier suspension in the recording${landing.why !== undefined ? ` (${landing.why})` : ''}`,
+            );
+          this.core.output(
+            `Coroscope: before ${this.core.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick}${landing.why !== undefined ? ` (${landing.why})` : ''}`,
+          );
+        } else {
+          this.core.output('Coroscope: the recording has no later line of this task: back to the present');
+        }
+        // Off the lines: a past tick, or the present.
+        const seek = this.answers.retargetMove({ waits: 'seek', reason: 'step', threadId: stop.threadId });
+        await host.endpoint.request('seekTick', { tick, replayed: true, moment: seek });
+      });
+    });
+  }
+}
