@@ -201,7 +201,7 @@ export class LineDebugBridge implements Transport {
       },
       // A breakpoint search's scan breakpoints (hit-scan.ts): the breakpoints of `location` whose condition
       // held; true pauses here.
-      scanHit: (location: number, met: Array<boolean | string>): boolean => {
+      scanHit: (location: number, met: Array<boolean | string | null>): boolean => {
         const scan = currentRun()?.replayHost.hitScan ?? null;
         return scan !== null && runningLoopOrNull() === scan.loop && scan.hit(location, met);
       },

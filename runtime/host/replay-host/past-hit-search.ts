@@ -56,7 +56,7 @@ import type { CdpPaused, LineDebugger } from '../worker/line-debugger';
 import { isAtStop } from './past-line-walk';
 import { FIRST_STRETCH } from '../shared/hit-scan';
 import { countedFrom, scanCounting } from '../../inspect/hit-count';
-import { loggedMessageExpression, loggedMessageOrThrow } from '../worker/logpoint-message';
+import { loggedMessageCounted, loggedMessageExpression, loggedMessageOrThrow } from '../worker/logpoint-message';
 
 type ScanResult = ScanTicksResult;
 
@@ -604,7 +604,9 @@ export class PastHitSearch {
           // A logpoint's is its message where its condition holds (logpoint-message.ts).
           condition:
             b.logMessage !== undefined && b.logMessage !== ''
-              ? loggedMessageExpression(b.logMessage, b.condition)
+              ? (b.hitCondition ?? '').trim() === ''
+                ? loggedMessageExpression(b.logMessage, b.condition)
+                : loggedMessageCounted(b.logMessage, b.condition)
               : b.condition === undefined
                 ? 'true'
                 : `(() => { try { return !!(${b.condition}); } catch { return false; } })()`,

@@ -50,6 +50,8 @@ export const FIRST_STRETCH = 64;
 interface Held {
   bp: number;
   message?: string;
+  /** A logpoint's hit whose message threw: counted (as live), not recorded. */
+  silent?: true;
 }
 
 export class HitScan {
@@ -162,7 +164,7 @@ export class HitScan {
    * A scan breakpoint's condition: the breakpoints of that location whose condition held (`met`); true pauses
    * the thread.
    */
-  hit(location: number, met: ReadonlyArray<boolean | string>): boolean {
+  hit(location: number, met: ReadonlyArray<boolean | string | null>): boolean {
     const loop = this.loop;
     if (loop === null || this.stopped) return false;
     const tick = loop.tickCount();
@@ -171,12 +173,14 @@ export class HitScan {
     if (tick <= this.params.from) return false;
     const taskId = loop.currentTask()?.id ?? null;
     const bps = this.params.locations[location] ?? [];
-    // A logpoint's condition is its message (a string) when it held (logpoint-message.ts).
+    // A logpoint's condition is its message (a string) when it held, null when its message threw where a hit
+    // condition counts it (logpoint-message.ts).
     const held: Held[] = [];
     bps.forEach((bp, i) => {
       const m = met[i];
       if (m === true) held.push({ bp });
       else if (typeof m === 'string') held.push({ bp, message: m });
+      else if (m === null) held.push({ bp, silent: true });
     });
     if (this.untilReached) return false;
     const m = this.params.marker;
@@ -240,9 +244,9 @@ export class HitScan {
    */
   private record(held: readonly Held[], tick: number, taskId: number | null): boolean {
     let stop = false;
-    for (const { bp, message } of held) {
+    for (const { bp, message, silent } of held) {
       const count = this.counters[bp]!.count(tick);
-      if (count === null) continue;
+      if (count === null || silent === true) continue;
       if (tick !== this.lastTick) {
         this.lastTick = tick;
         this.inTick = 0;

@@ -8,7 +8,8 @@
 // Invariants: the text outside `{...}` is taken literally (backticks, backslashes and `$` are
 // escaped); each `{expression}` is interpolated as a template literal does (String(value)); a
 // message whose expression throws prints nothing, live (the condition throws: V8 does not
-// pause, and console.log is not reached) and in the past (no hit recorded).
+// pause, and console.log is not reached) and in the past (no hit recorded); with a hit condition
+// it still counts, live (counted before the message) and in the past (loggedMessageCounted).
 
 /** The message as the source of a JavaScript template literal, backticks included. */
 export function logpointTemplate(logMessage: string): string {
@@ -31,4 +32,14 @@ export function loggedMessageOrThrow(logMessage: string, condition?: string): st
  */
 export function loggedMessageExpression(logMessage: string, condition?: string): string {
   return `(() => { try { return ${loggedMessageOrThrow(logMessage, condition)}; } catch { return false; } })()`;
+}
+
+/**
+ * As loggedMessageExpression, for a logpoint with a hit condition: null where its condition held but an
+ * expression of its message threw. The live logpoint counts that hit before its message throws, so the past
+ * counts it too, and records nothing for it (hit-scan.ts).
+ */
+export function loggedMessageCounted(logMessage: string, condition?: string): string {
+  const held = condition === undefined || condition.trim() === '' ? 'true' : `!!(${condition})`;
+  return `(() => { try { if (!(${held})) return false; } catch { return false; } try { return ${logpointTemplate(logMessage)}; } catch { return null; } })()`;
 }

@@ -156,6 +156,25 @@ describe('Logpoints in the past: every hit of the recorded run, as the live logp
     assert.deepEqual(past.hits.map(asLive), live);
   });
 
+  test('a hit condition counts a hit whose message throws, as live: the same hits print after it', async () => {
+    const c = CASES[0]!;
+    const logpoint: Breakpoint = {
+      file: c.file,
+      line: lineOf(c.file, c.needle),
+      logMessage: `${WHERE}{url.length % 2 === 0 ? url : undefined.x}`,
+      hitCondition: '%2',
+    };
+    const live = (await liveRun(host, c, logpoint)).map(parseLive);
+    await host.rpc.request('setBreakpoints', { file: c.file, breakpoints: [] });
+    const past = await host.rpc.request('pastLogpointHits', { logpoints: [logpoint] });
+    // Every second hit prints, unless its message throws (an odd-length URL): live counts that hit all the
+    // same, so the past must, or every later print moves by one. The second hits' even-length URLs print.
+    const all = await host.rpc.request('pastLogpointHits', { logpoints: [{ ...logpoint, logMessage: '{url}' }] });
+    const printable = all.hits.filter((h) => h.message.length % 2 === 0).length;
+    assert.ok(live.length >= 2 && live.length === printable, `${live.length} printed, ${printable} could`);
+    assert.deepEqual(past.hits.map(asLive), live);
+  });
+
   test('a condition and a hit condition count as live; asking the past does not change the run', async () => {
     const c = CASES[0]!;
     const line = lineOf(c.file, c.needle);
