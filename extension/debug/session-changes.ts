@@ -8,6 +8,7 @@
 // Invariants: asked only at a line stop (else refused, nothing moved); a walk finding no change
 // is refused saying how far it went; only the landing's stop is shown (LineWalks.walkLines).
 
+import { readFileSync } from 'node:fs';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ERR_HOST, type SessionCore } from './session-core';
 import type { LineWalkStep, LineWalks } from './line-walks';
@@ -20,6 +21,7 @@ import {
   readingText,
   sameReading,
   type Reading,
+  mayAssign,
   type WatchedValue,
 } from './value-changes';
 
@@ -152,11 +154,18 @@ export class SessionChanges {
     return out;
   }
 
-  /** Where the host stands: the innermost frame's line. */
-  private async lineHere(): Promise<string> {
+  /** Where the host stands: the innermost frame's line, and its text where the file can be read. */
+  private async lineHere(): Promise<{ at: string; text: string | null }> {
     const { frames } = await this.core.requireHost().endpoint.request('lineStack', {});
     const p = frames[0]?.position;
-    return p === undefined || p === null ? 'a line without source' : `${p.file}:${p.line}`;
+    if (p === undefined || p === null) return { at: 'a line without source', text: null };
+    let text: string | null = null;
+    try {
+      text = readFileSync(p.file, 'utf8').split('\n')[p.line - 1] ?? null;
+    } catch {
+      // Not readable here: the line is taken to write it.
+    }
+    return { at: `${p.file}:${p.line}`, text };
   }
 
   private async walk(
@@ -201,7 +210,7 @@ export class SessionChanges {
         return;
       }
       // This line wrote it: the line after it, where the new value is first seen, is where it was set.
-      const writer = await this.lineHere();
+      const { at: writer, text: writerText } = await this.lineHere();
       const writerTick = stop?.tick;
       await this.core.refreshTasks().catch(() => undefined);
       const task =
@@ -213,6 +222,15 @@ export class SessionChanges {
         );
       // A `yield*` line writes when it resumes: the tick the new value is first seen is the write's.
       const setTick = this.core.currentStop?.tick ?? writerTick;
+      const expression = watched[changed]!.expression;
+      // A field that changed over a line the task waited on, and that the line does not assign: code that ran
+      // meanwhile wrote it (another task, a callback, or this task's callee); the recording does not say which.
+      if (writerTick !== undefined && writerTick !== setTick && !mayAssign(writerText, expression)) {
+        this.core.output(
+          `Coroscope: ${what}: ${expression} changed while ${writer} ran (ticks ${writerTick} to ${setTick ?? '?'}, ${task}), which does not assign it: the write was made by code that ran while ${task} waited there (another task, a callback, or a function it awaited); ${readingText(now[changed]!)} → ${readingText(later[changed]!)}; shown where ${task} first sees the new value (${lines} line(s) walked in ${Date.now() - started} ms)`,
+        );
+        return;
+      }
       const began = writerTick !== undefined && writerTick !== setTick ? `; that line began at tick ${writerTick}` : '';
       this.core.output(
         `Coroscope: ${what}: ${watched[changed]!.expression} was set by ${writer} (tick ${setTick ?? '?'}, ${task}${began}): ${readingText(now[changed]!)} → ${readingText(later[changed]!)}; shown where the new value is first seen (${lines} line(s) walked in ${Date.now() - started} ms)`,

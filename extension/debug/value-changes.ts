@@ -74,3 +74,20 @@ export function parseDataId(id: string): WatchedValue | null {
   if (typeof depth !== 'number' || !Number.isInteger(depth) || depth < 0) return null;
   return { expression, functionName, depth };
 }
+
+/**
+ * Whether a line's text may assign the watched expression: always for a local (only its frame writes it), and
+ * for a field where the text assigns (or increments) a property of its name; true when the text is not known.
+ */
+export function mayAssign(text: string | null, expression: string): boolean {
+  if (text === null || !/[.[]/.test(expression)) return true;
+  const last = /(?:\.([A-Za-z_$][\w$]*)|\[([^\]]*)\])$/.exec(expression);
+  if (last === null) return true;
+  const name = (last[1] ?? last[2] ?? '').replace(/^["']|["']$/g, '');
+  const n = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const assigned = new RegExp(
+    `(?:\\.${n}\\b|\\[\\s*["']?${n}["']?\\s*\\])\\s*(?:(?:\\*\\*|<<|>>>?|&&|\\|\\||\\?\\?|[-+*/%&|^])?=(?!=)|\\+\\+|--)|(?:\\+\\+|--)\\s*[\\w$.]*\\.${n}\\b`,
+  );
+  // A destructuring assignment into it: `({ a: state.status } = x)`, `[state.status] = x`.
+  return assigned.test(text) || new RegExp(`\\b${n}\\s*[,}\\]][^=;]*=(?!=)`).test(text);
+}

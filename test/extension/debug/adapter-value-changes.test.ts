@@ -255,3 +255,55 @@ describe('where a value was set, and one task in both directions', { timeout: 24
     assert.match(await refusal(dap, 'coroscope/followTask', { threadId: 'x' }), /"threadId"/);
   });
 });
+
+const SHARED = join(__dirname, 'fixtures', 'shared-writes.ts');
+
+describe('where a field was set by code that ran while the task waited', { timeout: 240_000 }, () => {
+  let dap: DapClient;
+  before(async () => {
+    dap = await start();
+  });
+  after(async () => {
+    await dap?.close();
+  });
+
+  it("names the line it waited on and says the write is not on it, not the reader's line as the writer", async () => {
+    const stopped = await launchToStop(
+      dap,
+      { type: 'coroscope', request: 'launch', name: 'shared', program: SHARED },
+      {
+        configure: async (d) => {
+          await d.request('setBreakpoints', {
+            source: { path: SHARED },
+            breakpoints: [{ line: lineOf(SHARED, 'return seen;') }],
+          });
+        },
+        exceptionFilters: [],
+      },
+    );
+    const thread = Number(stopped.body.threadId);
+    const frames = await stackOf(dap, thread);
+    const { variables } = await scopeOf(dap, frames[0]!.id, 'Locals');
+    const state = variables.get('state');
+    assert.ok(state !== undefined && state.variablesReference > 0);
+    await dap.request('variables', { variablesReference: state.variablesReference });
+    const from = dap.mark();
+    await dap.request('coroscope/lastChange', { variablesReference: state.variablesReference, name: 'status' });
+    await dap.waitForEvent('stopped', { from });
+    // Shown where the reader first sees the new value: the line after its wait.
+    const landed = await stackOf(dap, thread);
+    assert.equal(landed[0]!.line, lineOf(SHARED, 'seen.push(state.status);', lineOf(SHARED, '// the reader waits')));
+    const said = dap.events
+      .slice(from)
+      .filter((e) => e.event === 'output')
+      .map((e) => String(e.body.output))
+      .join('');
+    const waited = lineOf(SHARED, '// the reader waits');
+    assert.match(
+      said,
+      new RegExp(`state\\.status changed while \\S+:${waited} ran \\(ticks \\d+ to \\d+, reader\\)`),
+      said,
+    );
+    assert.doesNotMatch(said, /state\.status was set by/, said);
+  });
+});

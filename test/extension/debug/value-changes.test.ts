@@ -6,6 +6,7 @@ import {
   childExpression,
   dataIdOf,
   frameIndexOf,
+  mayAssign,
   parseDataId,
   sameReading,
 } from '../../../extension/debug/value-changes';
@@ -44,5 +45,36 @@ describe('value changes', () => {
     assert.equal(parseDataId('other:1'), null);
     assert.equal(parseDataId('coroscope-value:not json'), null);
     assert.equal(parseDataId('coroscope-value:["x","f",-1]'), null);
+  });
+});
+
+describe('mayAssign', () => {
+  it('a local: any line may assign it (only its frame writes it)', () => {
+    assert.equal(mayAssign('yield* sleep(1);', 'total'), true);
+  });
+  it('a field: the lines that assign, increment or destructure into it, and no other', () => {
+    for (const text of [
+      'state.status = "busy";',
+      'this.state.status += 1;',
+      'box.count++;',
+      '--box.count;',
+      'state["status"] = x;',
+      'state.status ??= "idle";',
+      '({ a: state.status } = next);',
+      '[state.status] = pair;',
+      'state.status = yield* fetchStatus();',
+    ])
+      assert.equal(mayAssign(text, text.includes('count') ? 'box.count' : 'state.status'), true, text);
+    for (const text of [
+      'yield* sleep(0.01); // the reader waits',
+      'if (state.status === "busy") return;',
+      'seen.push(state.status);',
+      'const statusText = state.statusText;',
+      'yield* helper(state);',
+    ])
+      assert.equal(mayAssign(text, 'state.status'), false, text);
+  });
+  it('a line whose text is not known may assign it', () => {
+    assert.equal(mayAssign(null, 'state.status'), true);
   });
 });
