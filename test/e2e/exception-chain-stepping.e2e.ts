@@ -181,9 +181,9 @@ describe("exception-chain: F11 from C's yield* to C's catch in VS Code (code-ser
       await callStackShows([['C', C_CATCH]]);
       await noFrameOf('A');
       await noFrameOf('B');
-      // `e` is not assigned yet (the line has not run); the caught error is in the Catch scope,
-      // which VS Code shows collapsed: opened with a click, as a user does.
-      await debugViewRows(p, 'debug-variables', /^\s*e\s*[:=]\s*undefined/)
+      // `const e` is in its dead zone (the line has not run): uninitialized, not undefined. The caught
+      // error is in the Catch scope, which VS Code shows collapsed: opened with a click, as a user does.
+      await debugViewRows(p, 'debug-variables', /^\s*e\s*[:=]\s*<uninitialized>/)
         .first()
         .waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });
       const catchScope = debugViewRows(p, 'debug-variables', /^\s*Catch\s*$/).first();

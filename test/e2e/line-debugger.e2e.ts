@@ -124,7 +124,8 @@ describe('line-by-line debugging in VS Code (code-server)', { timeout: 400_000 }
       await debugViewRows(p, 'debug-variables', /^\s*url\s*[:=]\s*"http:\/\/127\.0\.0\.1:\d+\//)
         .first()
         .waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });
-      await debugViewRows(p, 'debug-variables', /^\s*response\s*[:=]\s*undefined/)
+      // `let response` has not run: in its dead zone, uninitialized (not undefined).
+      await debugViewRows(p, 'debug-variables', /^\s*response\s*[:=]\s*<uninitialized>/)
         .first()
         .waitFor({ state: 'visible' });
       const panel = await inspectorPanel(p);

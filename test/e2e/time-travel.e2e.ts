@@ -450,11 +450,12 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
       await p.locator('.debug-toolbar .action-item .codicon-debug-reverse-continue').first().click();
       await waitForCurrentLine(p, 'crawler.ts', PARSED_LINE, STEP_TIMEOUT_MS);
       await until("the Call Stack on fetch's line", () => fetchOnTop(PARSED_LINE), STEP_TIMEOUT_MS);
-      // The Variables of that moment (replayed): the page parsed, its destructuring not run yet.
+      // The Variables of that moment (replayed): the page parsed, its destructuring not run yet (`stat` in its
+      // dead zone: uninitialized, not undefined).
       await debugViewRows(p, 'debug-variables', /^\s*parsed\s*[:=]\s*Object/)
         .first()
         .waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-      await debugViewRows(p, 'debug-variables', /^\s*stat\s*[:=]\s*undefined/)
+      await debugViewRows(p, 'debug-variables', /^\s*stat\s*[:=]\s*<uninitialized>/)
         .first()
         .waitFor({ state: 'visible' });
       // Every view follows to the hit's tick.
@@ -478,7 +479,7 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
       await p.locator('.debug-toolbar .action-item .codicon-debug-step-back').first().click();
       await waitForCurrentLine(p, 'crawler.ts', PARSED_LINE, STEP_TIMEOUT_MS);
       await until("the Call Stack on the hit's line again", () => fetchOnTop(PARSED_LINE), STEP_TIMEOUT_MS);
-      await debugViewRows(p, 'debug-variables', /^\s*stat\s*[:=]\s*undefined/)
+      await debugViewRows(p, 'debug-variables', /^\s*stat\s*[:=]\s*<uninitialized>/)
         .first()
         .waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
       await toggleBreakpointInGutter(p, 'crawler.ts', PARSED_LINE, 'removed');
