@@ -452,10 +452,11 @@ export class SessionLifecycle {
     const ep = run.endpoint;
     for (const file of this.breakpoints.breakpointLines.keys())
       await ep.request('setBreakpoints', { file, breakpoints: [] }).catch(() => undefined);
-    await ep
+    if (run.phase === 'paused') await ep.request('continue', {}).catch(() => undefined);
+    // Not waited for: a host held on a line (a past line shown) answers it only once the line is left.
+    void ep
       .request('setExceptionBreaks', { taskFailed: false, taskCancelled: false, urlFailed: false, deadlock: false })
       .catch(() => undefined);
-    if (run.phase === 'paused') await ep.request('continue', {}).catch(() => undefined);
     this.core.detachRun = null;
     detachRun();
   }

@@ -283,10 +283,13 @@ describe('questions over the past in VS Code (code-server): logpoints, their hit
       const h = hit;
       const response = await localRow(p, 'response\\s*[:=]');
       await response.click({ button: 'right' });
-      await p
-        .locator('.monaco-menu .action-item', { hasText: /Go to Last Change/ })
-        .first()
-        .click();
+      const item = p.locator('.monaco-menu .action-item', { hasText: /Go to Last Change/ }).first();
+      await item.waitFor({ state: 'visible', timeout: TIMEOUT_MS });
+      // As a person does: the pointer on the item a moment before the click (a click at the very moment the
+      // menu appears can be taken for the right button's release, and ignored).
+      await item.hover();
+      await p.waitForTimeout(500);
+      await item.click();
       const said = consoleRows(p, /Go to Last Change: response was set by/).first();
       await said.waitFor({ timeout: TIMEOUT_MS });
       console.log(`--- ${(await said.innerText()).replace(/\s+/g, ' ')}`);
