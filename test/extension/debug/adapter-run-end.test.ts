@@ -25,17 +25,9 @@ import { RunRegistry } from '../../../extension/runs/run-registry';
 import { until } from '../wait-until';
 import { ADAPTER_SCRIPT, HOST_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
 import { DapClient } from './dap-client';
-import { initialize, startDebugging } from './adapter-harness';
+import { demoCrawl, initialize, startDebugging } from './adapter-harness';
 
-const DEMO = {
-  type: 'coroscope',
-  request: 'launch',
-  name: 'demo',
-  crawl: 'demo',
-  pages: 12,
-  demoLatency: 'instant',
-  maxTasks: 3,
-};
+const DEMO = demoCrawl();
 const END = /^Finished at tick (\d+)$/;
 
 /** A launch as VS Code does it, no exception filter set. */
