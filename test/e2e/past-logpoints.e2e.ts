@@ -135,10 +135,13 @@ describe('questions over the past in VS Code (code-server): logpoints, their hit
   /** A logpoint on `line` of crawler.ts printing `message`, as a person adds it: gutter menu, the widget, Enter. */
   async function addLogpoint(p: Page, line: number, message: string): Promise<void> {
     const y = await gutterContextMenu(p, 'crawler.ts', line);
-    await p
-      .locator('.monaco-menu .action-item', { hasText: /Add Logpoint/ })
-      .first()
-      .click();
+    const item = p.locator('.monaco-menu .action-item', { hasText: /Add Logpoint/ }).first();
+    await item.waitFor({ state: 'visible' });
+    // As a person does: the pointer on the item a moment before the click (a click at the very moment the
+    // menu appears can be taken for the right button's release, and ignored).
+    await item.hover();
+    await p.waitForTimeout(500);
+    await item.click();
     const widget = p.locator('.breakpoint-widget');
     await widget.waitFor({ state: 'visible' });
     await p.keyboard.type(message);
@@ -324,9 +327,9 @@ describe('questions over the past in VS Code (code-server): logpoints, their hit
     const h = hit;
     await filterConsole(p, `logpoint at crawler.ts:${AFTER_GET_LINE} ran`);
     await addLogpoint(p, AFTER_GET_LINE, '{url}');
-    await consoleRows(p, new RegExp(`logpoint at crawler\\.ts:${AFTER_GET_LINE} ran \\d+ times`))
-      .first()
-      .waitFor({ timeout: TIMEOUT_MS });
+    const header = consoleRows(p, new RegExp(`logpoint at crawler\\.ts:${AFTER_GET_LINE} ran \\d+ times`)).first();
+    await header.waitFor({ timeout: TIMEOUT_MS });
+    console.log(`--- listed: ${(await header.innerText()).replace(/\s+/g, ' ')}`);
     // Only the rows of that URL: its hit on the parsed line, and its runs of the line after the write.
     await filterConsole(p, h.url);
     const ofUrl = await until(
@@ -338,7 +341,12 @@ describe('questions over the past in VS Code (code-server): logpoints, their hit
         return listed.some((x) => x.hit !== h.hit) ? listed : undefined;
       },
       TIMEOUT_MS,
-    );
+    ).catch(async (e: unknown) => {
+      // What the console showed instead: the failure's evidence in CI's log.
+      const rows = await consoleRows(p, /./).allInnerTexts();
+      console.log(`--- ${rows.length} console rows shown:\n${rows.slice(0, 12).join('\n')}`);
+      throw e;
+    });
     const written = ofUrl.filter((x) => x.hit !== h.hit && x.taskId === h.taskId && x.tick <= h.tick);
     assert.ok(written.length > 0, `no run of line ${AFTER_GET_LINE} for ${h.url}: ${JSON.stringify(ofUrl)}`);
     assert.equal(change.tick, written.at(-1)!.tick, `the recording ran line ${AFTER_GET_LINE} at that tick`);
