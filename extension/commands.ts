@@ -76,7 +76,7 @@ export class CoroscopeServices implements vscode.Disposable {
       { dispose: () => this.logpointMarks.dispose() },
       { dispose: () => this.debuggedRun.dispose() },
     );
-    this.decorations = new SuspensionDecorations(this.session, context.extensionUri);
+    this.decorations = new SuspensionDecorations(this.session);
     const s = this.session;
     const refreshBar = (): void => this.statusBar.update(s.status, s.moment(), s.shownProgress(), s.mirror.counts);
     s.onStatus.on((status) => {

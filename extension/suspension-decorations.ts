@@ -1,4 +1,4 @@
-// Editor decorations on the lines where tasks are suspended now: a gutter mark, a short
+// Editor decorations on the lines where tasks are suspended now: a line highlight, a short
 // count after the line ("‖ 20 tasks suspended here") and a hover listing the tasks, for every frame of
 // every suspended task's `yield*` chain (the innermost frame is where it waits; the outer
 // ones are where it delegates).
@@ -28,10 +28,7 @@ export class SuspensionDecorations implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly unsubscribe: Array<() => void> = [];
 
-  constructor(
-    private readonly session: RunSession,
-    private readonly extensionUri: vscode.Uri,
-  ) {
+  constructor(private readonly session: RunSession) {
     this.unsubscribe.push(
       session.onSnapshot.on(() => this.schedule(false)),
       session.onStatus.on((s) => {
@@ -56,8 +53,8 @@ export class SuspensionDecorations implements vscode.Disposable {
   private decorationType(): vscode.TextEditorDecorationType {
     if (this.type === null) {
       this.type = vscode.window.createTextEditorDecorationType({
-        gutterIconPath: vscode.Uri.joinPath(this.extensionUri, 'media', 'suspended.svg'),
-        gutterIconSize: 'contain',
+        // No gutter icon: VS Code does not toggle a breakpoint by a click on a line whose glyph margin
+        // holds another extension's icon, and these lines are where users want breakpoints.
         isWholeLine: true,
         backgroundColor: new vscode.ThemeColor('editor.rangeHighlightBackground'),
         overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.infoForeground'),

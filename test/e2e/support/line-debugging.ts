@@ -61,35 +61,20 @@ export async function toggleBreakpointInGutter(
   line: number,
   expect: 'set' | 'removed',
 ): Promise<void> {
+  const number = await lineNumber(page, fileName, line);
   const editor = editorOf(page, fileName);
-  // As a person does: a click the editor missed (taken while it scrolled to a stop, say) is made again, from
-  // where the line is now; a toggle shows within seconds, so a second click never undoes a first one.
-  for (let attempt = 1; ; attempt++) {
-    const number = await lineNumber(page, fileName, line);
-    const box = await number.boundingBox();
-    const margin = await editor.locator('.margin').first().boundingBox();
-    if (box === null || margin === null) throw new Error(`line ${line} is not shown`);
-    const y = box.y + box.height / 2;
-    await page.mouse.click(margin.x + 8, y);
-    const shown = async (): Promise<boolean> => {
-      // Any breakpoint glyph (verified or not, or drawn with the current line's arrow).
-      const found = (await spans(editor.locator('[class*="codicon-debug-breakpoint"]'))).some(
-        ([top, bottom]) => y >= top && y < bottom,
-      );
-      return expect === 'set' ? found : !found;
-    };
-    if (attempt === 3) {
-      await until(`the breakpoint on line ${line} to be ${expect}`, shown);
-      return;
-    }
-    if (
-      await until(`the breakpoint on line ${line} to be ${expect}`, shown, 10_000).then(
-        () => true,
-        () => false,
-      )
-    )
-      return;
-  }
+  const box = await number.boundingBox();
+  const margin = await editor.locator('.margin').first().boundingBox();
+  if (box === null || margin === null) throw new Error(`line ${line} is not shown`);
+  const y = box.y + box.height / 2;
+  await page.mouse.click(margin.x + 8, y);
+  await until(`the breakpoint on line ${line} to be ${expect}`, async () => {
+    // Any breakpoint glyph (verified or not, or drawn with the current line's arrow).
+    const found = (await spans(editor.locator('[class*="codicon-debug-breakpoint"]'))).some(
+      ([top, bottom]) => y >= top && y < bottom,
+    );
+    return expect === 'set' ? found : !found;
+  });
 }
 
 /** The line the debugger shows as the current one in `editor` (its top-stack-frame line highlight), null when none. */
