@@ -28,6 +28,7 @@ import {
   until,
 } from './support/browser';
 import { startDemoCrawl, waitForPanelPhase } from './support/inspector-panel';
+import { answerOpenFileDialog } from './support/file-dialog';
 import { editorOf, threadTopFrameTexts, waitForCurrentLine } from './support/line-debugging';
 import { useWorkbenchSuite } from './support/workbench-suite';
 import { lineOf } from '../source-line';
@@ -85,24 +86,10 @@ describe('questions over the past in VS Code (code-server): logpoints, their hit
     return Number(await frame.locator('.scrubber-track').getAttribute('aria-valuenow'));
   }
 
-  /** VS Code's simple file dialog (a quick input with a path): types `path` and accepts it. */
+  /** "File: Open File..." and VS Code's own file dialog answered with `path`. */
   async function openFile(p: Page, path: string): Promise<void> {
     await runCommand(p, 'File: Open File...');
-    const input = p.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible', timeout: TIMEOUT_MS });
-    await until('the dialog to show its folder', async () => (await input.inputValue()) !== '', TIMEOUT_MS);
-    const name = path.slice(path.lastIndexOf('/') + 1);
-    for (let attempt = 0; attempt < 5 && (await input.isVisible()); attempt++) {
-      if ((await input.inputValue()) !== path) await input.fill(path);
-      await p
-        .locator('.quick-input-widget .monaco-list-row', { hasText: name })
-        .first()
-        .waitFor({ state: 'visible', timeout: TIMEOUT_MS });
-      if ((await input.inputValue()) !== path) continue;
-      await p.keyboard.press('Enter');
-      await input.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
-    }
-    await input.waitFor({ state: 'hidden', timeout: TIMEOUT_MS });
+    await answerOpenFileDialog(p, path, TIMEOUT_MS);
   }
 
   /** Right-clicks the gutter beside `line` of the editor of `fileName` (brought into view by Go to Line). */

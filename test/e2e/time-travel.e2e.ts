@@ -56,6 +56,7 @@ import {
   waitForCurrentLine,
 } from './support/line-debugging';
 import { runtimeHostPids, startCodeServer, type CodeServer } from './support/code-server';
+import { answerOpenFileDialog } from './support/file-dialog';
 
 const projectRoot = resolve(__dirname, '..', '..');
 const VSIX = join(projectRoot, 'coroscope.vsix');
@@ -180,10 +181,8 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     await frame.locator(`.tab.active[data-view="${view}"]`).waitFor();
   }
 
-  /** VS Code's own file dialog (the web's: a quick input with a path): types `path` into it
-   *  (or keeps the path it proposes, when it ends with `.corotrace`) and accepts it. The
-   *  dialog fills its input itself once it has read the folder: typing waits for that, and a
-   *  path it put back is typed again. */
+  /** VS Code's own file dialog (the web's: a quick input with a path): answered with `path`, or
+   *  with the path it proposes (null: a `.corotrace` to save). */
   async function answerFileDialog(p: Page, path: string | null): Promise<void> {
     const input = p.locator('.quick-input-widget .quick-input-box input');
     await input.waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
@@ -196,18 +195,7 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
       );
       await p.keyboard.press('Enter');
     } else {
-      const name = path.slice(path.lastIndexOf('/') + 1);
-      for (let attempt = 0; attempt < 5 && (await input.isVisible()); attempt++) {
-        if ((await input.inputValue()) !== path) await input.fill(path);
-        // The dialog lists the file once it has taken the path.
-        await p
-          .locator('.quick-input-widget .monaco-list-row', { hasText: name })
-          .first()
-          .waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-        if ((await input.inputValue()) !== path) continue;
-        await p.keyboard.press('Enter');
-        await input.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
-      }
+      await answerOpenFileDialog(p, path, STEP_TIMEOUT_MS);
     }
     await input.waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
   }

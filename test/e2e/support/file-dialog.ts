@@ -1,0 +1,38 @@
+/**
+ * VS Code's own file dialog in the browser (a quick input holding a path, listing one folder), answered
+ * as a person does: the folder's path first, until the dialog lists that folder, then the file's name
+ * typed, then Enter once the dialog holds exactly the path. Filling the whole path at once races the
+ * dialog's own navigation (it can list a parent folder and ignore the rest).
+ */
+import { dirname, basename } from 'node:path';
+import type { Page } from 'playwright-core';
+import { until } from './browser';
+
+/** Types `path` (of an existing file) into the open file dialog and accepts it. */
+export async function answerOpenFileDialog(page: Page, path: string, timeoutMs: number): Promise<void> {
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor({ state: 'visible', timeout: timeoutMs });
+  await until('the dialog to show its folder', async () => (await input.inputValue()) !== '', timeoutMs);
+  const folder = `${dirname(path)}/`;
+  const name = basename(path);
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first();
+  const deadline = Date.now() + timeoutMs;
+  while (await input.isVisible()) {
+    if (Date.now() > deadline) throw new Error(`the file dialog did not take ${path}`);
+    await input.fill(folder);
+    // The dialog lists the folder once it has gone there (its rows then include the file).
+    const listed = await row.waitFor({ state: 'visible', timeout: 15_000 }).then(
+      () => true,
+      () => false,
+    );
+    if (!listed || (await input.inputValue()) !== folder) continue;
+    await input.press('End');
+    await page.keyboard.type(name);
+    const typed = await until('the dialog to hold the path', async () => (await input.inputValue()) === path, 5_000)
+      .then(() => true)
+      .catch(() => false);
+    if (!typed) continue;
+    await page.keyboard.press('Enter');
+    await input.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+  }
+}
