@@ -21,18 +21,6 @@ const COMMENT_COLUMNS = 120;
 
 /** Headers longer than HEADER_MAX lines when the rule came, still to condense (never added to). */
 const LONG_HEADERS: ReadonlySet<string> = new Set([
-  'runtime/host/main-thread/bundled-transpiler.ts',
-  'runtime/host/main-thread/deadlock-stop.ts',
-  'runtime/host/main-thread/host.ts',
-  'runtime/host/main-thread/launch-programs.ts',
-  'runtime/host/main-thread/line-debug-bridge.ts',
-  'runtime/host/main-thread/main.ts',
-  'runtime/host/main-thread/program-loader.ts',
-  'runtime/host/main-thread/program-transpiler.ts',
-  'runtime/host/main-thread/recordings.ts',
-  'runtime/host/main-thread/run-rewind.ts',
-  'runtime/host/main-thread/run.ts',
-  'runtime/host/main-thread/variables.ts',
   'runtime/host/replay-host/line-replay-role.ts',
   'runtime/host/replay-host/past-hit-search.ts',
   'runtime/host/replay-host/past-line-walk.ts',
