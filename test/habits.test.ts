@@ -4,8 +4,8 @@
 //
 // Invariants: the files checked are the git-tracked .ts under runtime/ extension/ webview/
 // protocol/, less what the formatter leaves out (runtime/samples, runtime/crawler: their layout
-// is part of the lesson). LONG_HEADERS only shrinks: a header condensed leaves the list (the test
-// says so), a new file's header never joins it.
+// is part of the lesson). No file is exempt from the header limit (the allow-list of headers
+// that predated the rule is empty and gone).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -18,23 +18,6 @@ const RULES_SET = '9820ad8';
 const SUBJECT_MAX = 72;
 const HEADER_MAX = 12;
 const COMMENT_COLUMNS = 120;
-
-/** Headers longer than HEADER_MAX lines when the rule came, still to condense (never added to). */
-const LONG_HEADERS: ReadonlySet<string> = new Set([
-  'runtime/host/replay-host/line-replay-role.ts',
-  'runtime/host/replay-host/past-hit-search.ts',
-  'runtime/host/replay-host/past-line-walk.ts',
-  'runtime/inspect/decoded-source-map.ts',
-  'runtime/inspect/dumps.ts',
-  'runtime/inspect/generator-reader.ts',
-  'runtime/inspect/hit-count.ts',
-  'runtime/inspect/inspector-session.ts',
-  'runtime/inspect/resource-names.ts',
-  'runtime/inspect/source-positions.ts',
-  'runtime/inspect/task-recorder.ts',
-  'runtime/inspect/task-summaries.ts',
-  'runtime/inspect/value-preview.ts',
-]);
 
 function git(args: readonly string[]): { ok: boolean; out: string } {
   const r = spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
@@ -103,14 +86,9 @@ test(`file headers state a role in at most ${HEADER_MAX} lines`, () => {
   assert.ok(files.length > 100, `${files.length} files`);
   const long = files.filter((f) => headerLines(readFileSync(join(ROOT, f), 'utf8')) > HEADER_MAX);
   assert.deepEqual(
-    long.filter((f) => !LONG_HEADERS.has(f)),
+    long,
     [],
     `headers over ${HEADER_MAX} lines: keep the role and the invariants; how it works goes to docs/design/`,
-  );
-  assert.deepEqual(
-    [...LONG_HEADERS].filter((f) => !long.includes(f)),
-    [],
-    'condensed (or gone): remove these from LONG_HEADERS in test/habits.test.ts',
   );
 });
 
