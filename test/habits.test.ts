@@ -1,5 +1,5 @@
-// The habits CONTRIBUTING.md states, checked: commit subjects of at most 72 characters (the commits
-// after the one that set the rule), file headers that state a role in a few lines, and comment
+// The habits CONTRIBUTING.md states, checked: commit subjects of at most 72 characters with a body
+// (the commits after the one that set the rule), file headers that state a role in a few lines, and comment
 // lines within the formatter's 120 columns (Biome wraps code, not comments).
 //
 // Invariants: the files checked are the git-tracked .ts under runtime/ extension/ webview/
@@ -17,6 +17,8 @@ const ROOT = join(__dirname, '..');
 const RULES_SET = '9820ad8';
 const SUBJECT_MAX = 72;
 const HEADER_MAX = 12;
+/** Commits after RULES_SET made with no body before the body was checked (never added to). */
+const BODILESS_BEFORE_CHECK: ReadonlySet<string> = new Set(['d160311b396d7ff05ff7b7409e74e6b9255cf06b']);
 const COMMENT_COLUMNS = 120;
 
 function git(args: readonly string[]): { ok: boolean; out: string } {
@@ -55,6 +57,15 @@ export function longSubjects(log: string): string[] {
     .filter((l) => l.slice(l.indexOf(' ') + 1).length > SUBJECT_MAX);
 }
 
+/** Commits with no body in `log` (git log's `%H%x00%s%x00%b%x1e` records), as `hash subject`. */
+export function bodilessCommits(log: string): string[] {
+  return log
+    .split('\x1e')
+    .map((r) => r.replace(/^\n+/, '').split('\0'))
+    .filter((f) => f.length === 3 && f[0] !== '' && f[2]?.trim() === '')
+    .map(([hash, subject]) => `${hash} ${subject}`);
+}
+
 /** Comment lines (`//`, `/*`, ` *`) longer than COMMENT_COLUMNS in `text`, as `line: length`. */
 export function longCommentLines(text: string): string[] {
   return text
@@ -68,6 +79,7 @@ test('the checks tell a long subject, a long header and a long comment line', ()
   assert.deepEqual(longSubjects(`abc1234 ${'s'.repeat(72)}\ndef5678 ${'s'.repeat(73)}\n`), [
     `def5678 ${'s'.repeat(73)}`,
   ]);
+  assert.deepEqual(bodilessCommits('aaa\0with body\0why it was done\n\x1e\nbbb\0no body\0\n\x1e\n'), ['bbb no body']);
   assert.equal(headerLines('// a\n// b\n\nimport x;\n// not the header\n'), 2);
   assert.equal(headerLines(`${'// x\n'.repeat(13)}code`), 13);
   assert.deepEqual(longCommentLines(`const x = 1;\n  // ${'c'.repeat(120)}\n${'y'.repeat(130)}\n`), ['2: 125 columns']);
@@ -79,6 +91,18 @@ test(`commit subjects after ${RULES_SET} are at most ${SUBJECT_MAX} characters`,
   const log = git(['log', '--format=%h %s', `${RULES_SET}..HEAD`]);
   assert.ok(log.ok, 'git log');
   assert.deepEqual(longSubjects(log.out), [], 'subjects over 72 characters (git commit --amend, or rebase -i: reword)');
+});
+
+test(`commits after ${RULES_SET} have a body saying why`, (t) => {
+  const why = noHistory();
+  if (why !== null) return t.skip(why);
+  const log = git(['log', '--no-merges', '--format=%H%x00%s%x00%b%x1e', `${RULES_SET}..HEAD`]);
+  assert.ok(log.ok, 'git log');
+  assert.deepEqual(
+    bodilessCommits(log.out).filter((c) => !BODILESS_BEFORE_CHECK.has(c.slice(0, c.indexOf(' ')))),
+    [],
+    'commits with no body (git commit --amend, or rebase -i: reword; say why in the body)',
+  );
 });
 
 test(`file headers state a role in at most ${HEADER_MAX} lines`, () => {
