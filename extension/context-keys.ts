@@ -1,17 +1,9 @@
-// The `when`-clause context keys of Coroscope, set from the RunSession's status:
-//   coroscope.hostRunning  the runtime host process is up
-//   coroscope.running      a run is live (running or paused)
-//   coroscope.paused       the live run's loop is paused
-//   coroscope.inspectorVisible  the inspector panel is visible
-//   coroscope.recordingSavable  the run shown has finished and was recorded (Save Recording…)
-//   coroscope.debuggable   a debugger can attach to the run shown (Debug This Run): it is live,
-//                          or it has finished and was recorded (an opened recording too)
-//   coroscope.stepped.<sample>  that tutorial sample ran paused and was stepped at least once,
-//                               or ran to its end with no task on the loop to step (the
-//                               walkthrough's completionEvents; see walkthrough.ts)
-//   coroscope.workerStackShown  the panel showed a crawl worker's stack while the crawl was
-//                               paused (the walkthrough's first step)
-// Only changes are sent (setContext goes to the renderer).
+// The `when`-clause context keys of Coroscope, set from the RunSession's status: hostRunning,
+// running, paused, inspectorVisible, recordingSavable (the run shown finished and was recorded),
+// debuggable (live, or finished and recorded), stepped.<sample> (the walkthrough's completion
+// events; see walkthrough.ts) and workerStackShown (the walkthrough's first step).
+//
+// Invariant: only changes are sent (setContext goes to the renderer).
 
 import * as vscode from 'vscode';
 import type { SteppedContextKey, WORKER_STACK_SHOWN_KEY } from './walkthrough';

@@ -1,22 +1,10 @@
 // A quick pick that survives the focus VS Code's Welcome page takes back right after a command
-// ran from the palette.
+// ran from the palette (the walkthrough's step re-focuses itself ~250 ms after Enter's keyup).
+// A hide within STOLEN_FOCUS_MS of showing, before the user typed or moved, is taken to be that
+// stolen focus and the pick is shown again, once; Escape and a click elsewhere still close it.
 //
-// Why: with the Welcome page or a walkthrough open (VS Code's first start), the command
-// palette hands the focus back to the walkthrough's expanded step when Enter runs a command;
-// the *keyup* of that Enter then reaches the step button, whose handler re-selects the step
-// and focuses it again 250 ms later (gettingStarted's `selectTask` with its animation delay).
-// A quick pick shown in between (ours: the first command also activates the extension, which
-// takes about that long) loses the focus and hides at once, and the command ends as if the
-// user had pressed Escape. Measured in code-server 4.100.3 (VS Code 1.100), 5 of 5 tries.
-//
-// What it does: a hide that comes within STOLEN_FOCUS_MS of showing, before the user typed or
-// moved through the items, is taken to be that stolen focus, and the pick is shown again,
-// which takes the focus back (once: a second early hide is the user's). Nothing else changes:
-// Escape and a click elsewhere still close it.
-//
-// Invariant: an Enter is never lost. The outcome says whether the user accepted, even when no
-// item was active at that moment (a pick shown again can come back without its active item),
-// so that the caller can act on the typed value, as a plain Enter asks it to.
+// Invariant: an Enter is never lost: the outcome says whether the user accepted, even when no
+// item was active then, so the caller can act on the typed value.
 
 import * as vscode from 'vscode';
 

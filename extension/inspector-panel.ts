@@ -1,17 +1,12 @@
-// InspectorPanel: the webview panel that shows the run (webview/), and its serializer.
-// It serves the panel's requests (protocol/webview-protocol.ts) with the RunSession and the
-// host, and pushes the session's changes to it as events.
+// InspectorPanel: the webview panel that shows the run (webview/), and its serializer. It serves
+// the panel's requests (protocol/webview-protocol.ts) with the RunSession and the host, and
+// pushes the session's changes to it as events.
 //
 // Invariants:
-// - One panel at a time (Open Inspector reveals it). The webview's own state (view, sort,
-//   filter, selection, scroll) lives in the webview (vscode.setState) and survives hiding
-//   and reloads; its data comes from the extension on `ready` each time the webview boots,
-//   so no retainContextWhenHidden is needed.
-// - Nothing is posted to a hidden panel (it would be dropped anyway): on becoming visible
-//   the webview boots again and asks `ready`.
+// - One panel at a time. The webview's own state lives in the webview (vscode.setState); its
+//   data comes on `ready` each boot, so no retainContextWhenHidden. Nothing is posted while hidden.
 // - Every request's params are narrowed (parsePanelRequest) before use.
-// - Snapshot deltas are coalesced: at most one `snapshot` event per animation-sized window
-//   (the session already polls at the configured rate; this merges bursts after steps).
+// - Snapshot deltas are coalesced: at most one `snapshot` event per animation-sized window.
 
 import * as vscode from 'vscode';
 import type { HostMethods, Snapshot, TaskDetail } from '../protocol/host-protocol';

@@ -1,36 +1,14 @@
-// RunSession: the extension's view of one run (a Run of the RunRegistry: one runtime host
-// process): the run the inspector panel, the status bar, the decorations, the progress
-// notification and the context keys show. It launches targets on a Run of its own (or
-// follows a run a debug session launched: show()), listens to the host's events, pulls
-// snapshot deltas at the configured rate into the Run's task table (Run.tasks, the one every
-// view of the run reads: a debug session's refreshes show here too), keeps the run's status, its
-// progress history, exceptions and lints, and tells its listeners about each change. Pause,
-// step and continue go to the run's host, so every other view of that run (a debug
-// session) moves with it. No `vscode` import: tested as it is.
+// RunSession: the extension's view of one run (a Run of the RunRegistry), the one the panel, status
+// bar, decorations and context keys show. It launches or follows a run, pulls snapshot deltas into
+// Run.tasks, keeps status, progress, exceptions and lints, and sends pause/step/continue to the host.
+// No `vscode` import: tested as it is. Viewed moments: docs/design/time-travel-and-positions.md.
 //
 // Invariants:
-// - It is attached (as the view 'panel') to at most one Run at a time; following another
-//   run detaches it from the previous one (whose host ends if no other view holds it).
-// - A launch reuses the current Run only when no other view is attached to it; otherwise
-//   it starts a new Run, so a debug session's run is never replaced under it.
-// - One poll in flight at a time (the shared CoalescingPoll); polling runs while a run is
-//   live (faster while running, slower while paused) and stops after the finished run's last snapshot.
-// - A host that dies turns the status into 'hostDied' with its last lines; every request
-//   in flight has failed by then (the endpoint closed), so no caller waits forever.
-// - Events of a run being replaced (between a launch request and its answer) are ignored;
-//   only a pause that arrives then is kept and applied once the launch answers.
-// - The run's viewed moment (a past tick, set by a seek from any view: the panel's scrubber,
-//   the debugger's Step Back) is the host's: the status says it (`viewedTick`) as the host's
-//   `viewedTick` event or a seek's answer tells it, and each change refetches the whole task
-//   table, so every view of the session (panel, status bar, decorations) shows that tick.
-//   Its seeks carry moment ids (protocol/moment-ids.ts): the host's events that echo one are
-//   its answer, whatever their order. A seek's answer counts only when its own `viewedTick`
-//   has not been heard (the host tells it before answering, except at a line stop, where the
-//   answer comes first): a replay that lands at once may have said "landed" meanwhile. A
-//   moment with the id of the one shown is that moment (its landing, its event after its
-//   answer); any other word of the tick shown is another moment in it (a breakpoint hit or a
-//   past line of another task or line, another view's seek): `viewedMoment` counts it and the
-//   table is fetched again. `status.momentId` says whose request made the moment shown.
+// - Attached (as view 'panel') to at most one Run; a launch reuses it only when no other view is
+//   attached, so a debug session's run is never replaced under it.
+// - One poll in flight at a time; a dead host turns the status into 'hostDied', every request failed.
+// - Events of a run being replaced are ignored (a pause then is applied once the launch answers).
+// - The viewed moment is the host's: each change refetches the whole task table for every view.
 
 import type {
   CancelRequester,

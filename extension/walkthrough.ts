@@ -1,23 +1,11 @@
-// The "Coroscope: Coroutines step by step" walkthrough (package.json
-// `contributes.walkthroughs`, id coroscope.tutorial). Its first step is what a new user does
-// first (README "Your first minutes"): crawl, pause, look. Its button runs
-// `coroscope.crawlStep`, which opens the crawler's source beside the walkthrough and runs the
-// demo crawl (never held at entry: pausing it is the user's move); the step completes once the
-// coroutine stack of one of a paused crawl's workers has been shown, in the inspector panel or
-// in the debugger's Call Stack (context key WORKER_STACK_SHOWN_KEY, see showsPausedWorkerStack).
-// Then one step per tutorial sample, in the chapter's order. A step's button runs
-// `coroscope.openSampleStep` with the sample's id, which opens the sample's source beside the
-// walkthrough and runs it paused in the inspector; the step completes (`completionEvents:
-// onContext:<key>`) once that sample has been stepped, or, for the samples that put no task
-// on the inspector's loop (they drive sockets, threads or a loop of their own), once it has
-// run to its end.
+// The "Coroscope: Coroutines step by step" walkthrough (package.json `contributes.walkthroughs`):
+// the names both sides agree on. Its first step runs the demo crawl and completes once a paused
+// worker's coroutine stack was shown (WORKER_STACK_SHOWN_KEY); then one step per tutorial sample,
+// complete once the sample was stepped (or ran to its end, for samples with no task on the loop).
+// No vscode import, so test/extension/walkthrough.test.ts checks package.json against it.
 //
-// This module holds the names both sides agree on and no vscode import, so that a unit test
-// can check package.json against it (test/extension/walkthrough.test.ts).
-//
-// Invariant: a context key is made of the sample id with its hyphens turned into camel case
-// (`busy-nonblocking` → `coroscope.stepped.busyNonblocking`), so that a `when` expression
-// reads it as one identifier.
+// Invariant: a context key is the sample id in camel case (`busy-nonblocking` →
+// `coroscope.stepped.busyNonblocking`), so a `when` expression reads it as one identifier.
 
 export const WALKTHROUGH_ID = 'coroscope.tutorial';
 

@@ -1,17 +1,11 @@
-// CoalescingPoll: the one polling loop of a client of the host (the extension's RunSession
-// pulls snapshots with it, the panel's TimelineFeed the timeline). A poll is one async
-// request; the loop runs at most one at a time, and asks for it again as the caller says.
+// CoalescingPoll: the one polling loop of a client of the host (RunSession's snapshots, the
+// panel's timeline). Pure: no DOM, no node, no vscode; the timers are given.
 //
 // Invariants:
-// - At most one poll in flight; `schedule(0)` asked while one is in flight runs exactly one
-//   more right after it (any number of such asks coalesce into that one).
-// - At most one timer pending; `schedule(ms)` with a timer already pending keeps the pending
-//   one unless `ms` is 0 (then it polls now instead). A due poll is never put off.
-// - After a poll, the loop polls again after the delay the poll answered (null: it stops until
-//   asked), unless a `schedule(0)` came meanwhile. A poll that throws counts as null.
-// - `cancel()` clears the pending timer and any coalesced ask; a poll in flight finishes, and
-//   its answer still decides what follows (the caller's poll answers null for a stale run).
-// Pure: no DOM, no node, no vscode; the timers are given (a fake clock in tests).
+// - At most one poll in flight; any number of `schedule(0)` asked meanwhile run exactly one more.
+// - At most one timer pending; a due poll is never put off (`schedule(0)` polls now).
+// - After a poll, the next comes after the delay it answered (null: stops until asked); a poll
+//   that throws counts as null. `cancel()` clears the timer and any coalesced ask.
 
 export interface PollTimers {
   setTimeout(fn: () => void, ms: number): unknown;

@@ -1,26 +1,14 @@
-// The runtime host protocol: what the runtime host process (runtime/host) serves to its
-// clients (the extension, the debug adapter, the CLI, tests). One file, imported by every
-// side; messages travel through protocol/rpc.ts. Versioned: a client says the version it
-// speaks in `hello` and the host refuses a different major version. The host's internal
-// methods, which serve its line replay host, are a protocol of their own
-// (protocol/replay-host-protocol.ts), not under this version.
+// The runtime host protocol: what the host process (runtime/host) serves to its clients (the
+// extension, the debug adapter, the CLI, tests), over protocol/rpc.ts. The host's internal
+// methods for its line replay host are protocol/replay-host-protocol.ts, not under this version.
 //
-// The version rule: PROTOCOL_VERSION goes up by one, in the same commit, whenever a message
-// a peer of the previous version sends or reads stops meaning the same: a param becomes
-// required, a field is removed, renamed or retyped, a method or an event changes what it
-// does. Additions such a peer never meets (a new method or event, an optional param, a new
-// result field) keep the version. PROTOCOL_HISTORY says what each version changed; the host's
-// refusal quotes it.
-//
-// Moment ids (protocol/moment-ids.ts): a move of the viewed moment (seekTick, lineStep,
-// lineStepBack, pastBreakpointHit) may carry `moment`, an id its asker chose (unique per
-// asker); the host echoes it on the moment that request made (ViewedMoment.moment on the
-// answer and on every `viewedTick` event it causes, `paused.moment` on the past line it
-// shows), and on nothing else. An optional param and new fields: the version stays.
-//
-// Design rules: summaries are cheap and incremental (snapshot deltas by version number, so
-// 10k tasks stay fluid); details (frames with locals, variables, graphs, traces) are only
-// computed on request. Every position is a TypeScript position when a source map allows.
+// Invariants:
+// - PROTOCOL_VERSION goes up by one, in the same commit, whenever a message an older peer sends
+//   or reads stops meaning the same; additions it never meets keep it. PROTOCOL_HISTORY says why.
+// - A move of the viewed moment may carry `moment` (protocol/moment-ids.ts); the host echoes it on
+//   the moment that request made, and on nothing else.
+// - Summaries are cheap and incremental (snapshot deltas); details only on request. Positions
+//   are TypeScript positions when a source map allows.
 
 export const PROTOCOL_VERSION = 2;
 

@@ -1,19 +1,12 @@
-// The replay-host protocol: the runtime host's internal methods, those that serve a line
-// replay host and are no public host client's. They are asked between the places a host's code
-// runs (runtime/host/): a live host's worker asks its main thread for copies and growths of the
-// run's recording (writeReplayCopy, writeRecordingGrowth) and asks its line replay host, a
-// runtime host process of its own (runtime/host/worker/line-replay-host.ts), to walk and search
-// the replayed past (pastLine, pastHitLine, pastHit, growRecording); the replay host's worker
-// asks its own main thread to run ticks again (replayLineTick, scanTicks).
+// The replay-host protocol: the host's internal methods that serve a line replay host (copies
+// and growths of the recording; pastLine, pastHitLine, pastHit, growRecording; replayLineTick,
+// scanTicks), asked between the places a host's code runs (runtime/host/).
 //
-// Invariants: a runtime host answers these beside HostMethods, over the same endpoint and
-// framing, as it did when they were listed there (the wire is unchanged); no method name is in
-// both tables. They are not under PROTOCOL_VERSION: a line replay host is forked from the live
-// host's own script, so both ends are always the same build, and a public client (the
-// extension, the CLI) never asks them. Their params are narrowed by protocol/replay-host-requests.ts.
-// The moves of a past line (pastLine, pastHitLine, pastHit) carry the moment id of the public
-// request they serve (lineStep, lineStepBack, pastBreakpointHit: protocol/moment-ids.ts), and the
-// replay host echoes it on its answer, so the id rides there and back.
+// Invariants: answered beside HostMethods over the same endpoint; no method name is in both
+// tables. Not under PROTOCOL_VERSION: a line replay host is forked from the live host's own
+// script (same build), and no public client asks them. Params are narrowed by
+// protocol/replay-host-requests.ts. Past-line moves carry the moment id of the public request
+// they serve, and the replay host echoes it on its answer.
 
 import type {
   ArmedBreakpoint,

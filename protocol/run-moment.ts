@@ -1,24 +1,12 @@
-// One clock and one count: the moment of a run every view states (the panel's header,
-// scrubber and dashboard, the status bar, the debugger's loop thread, the CLI replay), defined
-// once here so that they cannot disagree on when "now" is.
+// One clock and one count: the moment of a run every view states (panel, status bar, the
+// debugger's loop thread, the CLI replay), defined once so they cannot disagree on "now".
+// See docs/design/time-travel-and-positions.md.
 //
-// - The tick shown is the loop's tick count at the moment: the last tick begun (0 before the
-//   first). Between ticks it has completed ("after tick N"); on a line (a line stop, live or
-//   replayed) it is still under way ("in tick N"). The present's is the newest count any
-//   source has reported for the run (the status, a snapshot of the present, the timeline's
-//   ticks): within one run they only grow, and each source lags the others at times.
-// - The run's elapsed time at tick N is its clock as the program read it in that tick: when
-//   tick N began, from the recorded tick times, since tick 1 began (every reading within a
-//   tick gives its start). A crawl's report measures the same clock from its first tick to
-//   its last, so a replay reports what the live run did. Paused time is not in it once the
-//   loop's clock leaves holds out (runtime/clock: a paused or line-held loop's clock stands).
-// - The crawl's numbers shown at a moment are that moment's: a past tick's are the past
-//   snapshot's (unknown, null, until it says them), never the live totals; the present's
-//   are the newest live ones.
-// - An opened recording has no present: its moments are "tick N of M", never "past", and
-//   nothing goes "back to the present".
-//
-// Pure: no I/O; read by the extension, the webview and the CLI.
+// Invariants: the tick shown is the last tick begun ("after tick N" between ticks, "in tick N" on
+// a line); the present's is the newest count any source reported. Elapsed time at tick N is
+// the run's clock when tick N began (paused time excluded). A past tick's crawl numbers are that
+// snapshot's (null until known), never the live totals. An opened recording has no present.
+// Pure: no I/O.
 
 import type { CrawlProgress } from './host-protocol';
 import type { RunStatus } from './webview-protocol';

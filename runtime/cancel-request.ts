@@ -1,23 +1,13 @@
 // CancelRequest: one call of Task.cancel() that counted (the task was not done), kept by the
-// task until it ends or the request is taken back (uncancel()). asyncio only counts these
-// (Task.cancelling()); the runtime keeps each, so that "who cancelled this task" can name
-// the cancel that took effect instead of the first one ever asked: a timeout that expired
-// and took its cancel back (an HTTP read timeout that was retried, a TaskGroup's cancel of
-// its parent) does not cancel the task, a later cancel by another party does.
+// task until it ends or uncancel() takes it back, so "who cancelled this task" names the cancel
+// that took effect, not a timeout's that was taken back. See docs/design/runtime-core.md.
 //
 // Invariants:
-// - A task's pending requests are exactly those counted by cancelling(): cancel() adds one,
-//   uncancel() removes one (pending.length === cancelling()).
-// - A withdrawal removes a given request (a Timeout's or a TaskGroup's own, which they keep)
-//   or, for a plain uncancel(), the request whose CancelledError was delivered when it is
-//   still pending (the handler takes back the cancel it caught), else the oldest pending.
-// - `delivered` is the last request whose cancel() started delivering a CancelledError into
-//   the task (cancelling its awaited future, or marking it to throw at its next step); a
-//   request arriving while an earlier one's cancelled future is still to be read does not
-//   replace it (that future's CancelledError is the one the task gets).
+// - A task's pending requests are exactly those counted by cancelling().
+// - `delivered` is the last request whose CancelledError went into the task; a later one never
+//   replaces it while its cancelled future is still to be read.
 // - The cancel in effect: for a task that ended cancelled, the delivered request if still
-//   pending (its CancelledError ended the task), else the oldest pending; for any other task,
-//   the oldest pending; null when none is pending (never asked, or every request withdrawn).
+//   pending, else the oldest pending (also for any other task); null when none is pending.
 
 import type { Task } from './task';
 

@@ -1,24 +1,11 @@
-// Where the event loop reads time. Seconds, monotonic, like asyncio's loop.time().
-// The VirtualClock is the fake clock for tests (trio's autojump clock): when the loop has
-// nothing ready and no socket in flight, it jumps straight to the next timer instead of
-// waiting in real time, so timer tests are exact and instant.
+// Where the event loop reads time: seconds, monotonic, like asyncio's loop.time(). The
+// VirtualClock (tests) jumps to the next timer when nothing is ready and no socket is in flight.
+// The MonotonicClock stands still while a view holds the loop (hold()/release()) and while a
+// debugger holds the thread on a line (held-time.ts; docs/design/held-time.md), so no timer
+// expires because a person was looking.
 //
-// Looking never changes the program: the MonotonicClock stands still while a view holds its
-// loop (the loop's pause(), told by hold()/release()) and while a debugger holds the thread
-// on a line (held-time.ts: holds counted in shared memory by the debugger's thread). So no
-// timer or timeout expires because a person was looking, and the time a run reads (and a
-// recording writes, RecordingClock sits above this clock) is the time it ran. What goes on
-// outside the loop meanwhile goes on: a server may close an idle keep-alive connection.
-//
-// A debugger's hold on a line is left out exactly: the held thread cannot count it itself, and
-// what its debugger counts misses the pause and resume machinery (tens of ms a line step under
-// load), so the first reading after one or more line holds gives the last reading before them,
-// and everything between the two readings is left out (the code that ran there ran between
-// holds: a line step's own code, a few µs of the loop's time), never the creep of the misses.
-//
-// Invariant: now() never goes backwards (a reading made inside a hold counts from the hold's
-// start; one made while the debugger's hold is under way, or the first one after it, gives the
-// last reading).
+// Invariant: now() never goes backwards; the first reading after line holds gives the last
+// reading before them.
 
 import { heldMs, holdStamp } from './held-time';
 

@@ -1,17 +1,12 @@
-// coroutine(): marks a generator function as a coroutine, as @asyncio.coroutine did, and
-// is how the inspector reaches every frame of a `yield*` chain.
+// coroutine(): marks a generator function as a coroutine, as @asyncio.coroutine did, and is how
+// the inspector reaches every frame of a `yield*` chain (which hides inner generators).
 //
-// `yield*` hides the inner generator from everything but the engine, so the runtime keeps
-// its own record of each task's chain. Invariants:
-// - With tracking off (the default) a call costs one extra function call and one flag test:
-//   the generator is returned as is, and steps cost nothing extra.
-// - With tracking on, the returned generator delegates to the real one through a small
-//   frame generator that, when it first runs, records {generator, function, task, parent}
-//   on the running task's frame stack and pops it when the generator returns or throws.
-//   Recording happens at the first resume (not at creation) so a coroutine created in one
-//   task and handed to another (createTask, gather) lands in the task that runs it.
-// - Turning tracking on also makes V8 keep every local of a suspended generator in its
-//   optimized code (suspended-locals.ts), so frames read hot show what they hold.
+// Invariants:
+// - Tracking off (the default): one extra call and flag test; the generator is returned as is.
+// - Tracking on: a frame generator records {generator, function, task, parent} on the running
+//   task's frame stack at the first resume (so a coroutine handed to another task lands in the
+//   task that runs it) and pops it on return or throw; V8 keeps suspended locals
+//   (suspended-locals.ts).
 
 import { runningLoopOrNull } from './running-loop';
 import { keepSuspendedLocals } from './suspended-locals';

@@ -1,16 +1,12 @@
 // Future: a result that is not ready yet, asyncio's Future with its exact rules.
 //
 // Invariants:
-// - A future completes once: setResult, setException or cancel; a second completion throws
-//   InvalidStateError (cancel() on a done future just returns false).
-// - Done callbacks never run synchronously: completion puts each one on the loop's ready
-//   queue (asyncio's call_soon), in the order they were added.
-// - `yield* fut` suspends the calling coroutine until the future is done, then evaluates to
-//   its result or throws its exception at that point. The future is its own iterator: the
-//   first next() yields the future itself with `blocking` set (asyncio's
-//   _asyncio_future_blocking), so the driving Task can tell `yield*` from a bare `yield fut`.
-// - An exception that nobody retrieves (result() or exception()) is reported by the loop
-//   when it closes: "Future exception was never retrieved" ("Task ..." for a task).
+// - A future completes once (setResult, setException, cancel); a second completion throws
+//   InvalidStateError (cancel() on a done future returns false).
+// - Done callbacks never run synchronously: each goes on the loop's ready queue, in order.
+// - `yield* fut` suspends until done, then gives the result or throws; the first next() yields
+//   the future with `blocking` set, so the Task tells `yield*` from a bare `yield fut`.
+// - An exception nobody retrieved is reported when the loop closes ("... was never retrieved").
 
 import { CancelledError, InvalidStateError, RuntimeError } from './errors';
 import {

@@ -1,19 +1,10 @@
 // gather(): run awaitables concurrently and collect their results in argument order, as
-// asyncio.gather. The result is a Future, awaited with `yield*`.
-// - Without returnExceptions the first failure (or a child's cancellation) fails the
-//   gather at once; the other children keep running, as in asyncio.
-// - With returnExceptions failures take their place in the results array.
-// - Cancelling the gather cancels every child that is not done; the gather then ends
-//   cancelled (as a CancelledError) once the children have finished.
+// asyncio.gather; the result is a Future, awaited with `yield*`.
 //
-// Invariants: the GatheringFuture is registered once per argument position on that
-// position's child, as a CompletionRecorder: it counts each completion the moment it
-// happens (no closure or record is allocated per child: with 100k children that would cost
-// more than the resumes themselves). What asyncio's done callback would do on the next tick
-// (failing or finishing the gather) is scheduled on the loop at that moment, so the gather
-// completes on the same tick as asyncio's does. Results are recorded in argument order
-// while children complete in that order (each read while it is still in cache); the rest
-// are read from the children when the gather finishes.
+// Invariants (asyncio's): without returnExceptions the first failure or child cancellation fails
+// the gather at once, the others keep running; with it, failures take their place in the results.
+// Cancelling the gather cancels every child not done, and it ends cancelled once they finish.
+// It completes on the same tick as asyncio's; no closure per child (docs/design/runtime-core.md).
 
 import { CancelledError } from './errors';
 import { Future, type CompletionRecorder } from './future';

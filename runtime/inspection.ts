@@ -1,23 +1,13 @@
-// The inspection interface of the runtime core: what the inspector (runtime/inspect) and the
-// runtime host (runtime/host) may know about futures, tasks and the primitives tasks wait on,
-// without reading any private field.
-//
-// Each primitive describes itself by implementing `Inspectable` (one method under the
-// `inspect` symbol, off the public API's names): a Future says what it stands for (its kind,
-// the resource it belongs to, the futures it waits on in turn) and who waits on it; a Task
-// adds what it awaits, its frames and its step count; a resource (Queue, Lock, Event,
-// Semaphore, socket, stream, timer, connection pool, ...) says who waits on it and who holds
-// it. A new primitive implements the method and needs no edit in the inspector.
+// The inspection interface of the runtime core: what the inspector (runtime/inspect) and the host
+// may know about futures, tasks and resources without reading a private field. Each primitive
+// implements `Inspectable` (one method under the `inspect` symbol), so a new primitive needs no
+// edit in the inspector.
 //
 // Invariants:
-// - Inspection never changes what it looks at: reading an outcome does not mark an
-//   exception as retrieved, listing waiters does not reorder them.
-// - It costs nothing while nobody inspects: the methods live on prototypes and build their
-//   answer only when called (so they are for the inspector, never for the hot path).
-// - `wokenBy` is what deadlock detection relies on: 'loop' means only the loop's own code
-//   (another task's put, release, set; a child's completion) completes the waiters, so when
-//   nothing of the loop can run, they wait forever; 'outside' means I/O, a timer or code
-//   outside the loop may still complete them.
+// - Inspection never changes what it looks at (no exception marked retrieved, no reordering).
+// - It costs nothing while nobody inspects: answers are built only when called, never hot.
+// - `wokenBy` is what deadlock detection relies on: 'loop' means only the loop's own code can
+//   complete the waiters; 'outside' means I/O, a timer or foreign code still may.
 
 import type { CoroutineFrame } from './coroutine';
 import type { Future } from './future';

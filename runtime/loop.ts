@@ -1,19 +1,11 @@
-// EventLoop: asyncio's event loop, run as a guest on top of Node's own loop.
+// EventLoop: asyncio's event loop, run as a guest on top of Node's own loop. One tick (runOnce)
+// is asyncio's _run_once: poll sockets without blocking, move due timers, then run exactly the
+// callbacks ready when the tick began. Ticks run back to back for at most SLICE_MS, then it
+// yields to Node (setImmediate); with nothing ready it sleeps until a timer or socket wakes it.
+// How the guest run works: docs/design/runtime-core.md.
 //
-// One tick (runOnce) is asyncio's _run_once: poll the selector for ready sockets without
-// blocking, move due timers to the ready queue, then run exactly the callbacks that were
-// ready when the tick began. Callbacks added meanwhile wait for the next tick.
-//
-// Guest run: Node delivers socket events only between its own macrotasks, so the loop
-// cannot block in select(). While there is work it runs ticks back to back in one
-// macrotask for at most SLICE_MS, then yields to Node with setImmediate so sockets are
-// polled at least that often. With nothing ready it suspends: a Node timer for its next
-// timer, and a wake-up from the selector when a socket changes state or from callSoon
-// when a foreign Node callback schedules work. A VirtualClock (tests) is jumped to the
-// next timer instead of waiting, whenever no socket is in flight.
-//
-// Invariants: callbacks never run re-entrantly (one tick at a time); stop() lets the
-// current tick finish; a closed loop runs nothing and refuses new work.
+// Invariants: callbacks never run re-entrantly (one tick at a time); stop() lets the current
+// tick finish; a closed loop runs nothing and refuses new work.
 
 import { MonotonicClock, type Clock } from './clock';
 import { RuntimeError, ValueError } from './errors';

@@ -1,18 +1,9 @@
-// The loop's queue of callbacks ready to run, as a FIFO of (fn, a, b) triples.
-// Internal wake-ups (a task's next step, a future's done callbacks) are pushed without
-// allocating a Handle; public callSoon pushes a Handle runner. One tick runs exactly the
-// entries present when it began, as asyncio's _run_once does: entries pushed while the tick
-// runs wait for the next tick.
+// The loop's queue of callbacks ready to run, as a FIFO of (fn, a, b) triples: internal wake-ups
+// push no Handle, callSoon pushes a Handle runner. One tick runs exactly the entries present when
+// it began. Stored as pooled fixed-size segments (why: docs/design/runtime-core.md).
 //
-// Storage is a chain of fixed-size segments rather than one growing array: a burst of 100k
-// wake-ups would otherwise regrow a multi-megabyte array (each copy a fresh large-object
-// allocation, page faults included) on every burst. Emptied segments go to a pool shared by
-// every loop of the process, so a later burst reuses segments that already sit in the old
-// generation instead of allocating young ones that the next scavenge must copy.
-//
-// Invariants: entries run in push order; `count` is the number of entries waiting; a slot
-// that was run is cleared so the queue keeps nothing alive; the head segment is never
-// recycled while it still holds entries.
+// Invariants: entries run in push order; `count` is the number waiting; a run slot is cleared so
+// the queue keeps nothing alive; the head segment is never recycled while it holds entries.
 
 import { holdCount } from './held-time';
 

@@ -1,20 +1,10 @@
-// Shape anchors: one inert instance of each hot runtime class, kept alive for the life of
-// the process so V8 never forgets their hidden classes.
+// Shape anchors: one inert instance of each hot runtime class, alive for the process's life, so
+// V8 never forgets their hidden classes between runs (why and measurements:
+// docs/design/runtime-core.md).
 //
-// Why: V8 builds a class instance's hidden class (map) by transitions from the
-// constructor's initial map, one per field, and holds those transitions weakly. When a
-// full GC finds no instance of a class alive (a program runs a loop to completion, drops
-// it, and later runs another, as run() does every time), the maps die with the instances;
-// the next instances get new maps, and every optimized function specialized for the old
-// ones deoptimizes and runs unoptimized until V8 re-learns the types. Measured on the
-// resume round of bench/runtime.bench.ts (100k tasks, a full GC between rounds, 40 rounds):
-// ~415 deoptimizations and ~360 ns per resume without anchors; ~20 (the warm-up's) and
-// ~150-260 ns with them.
-//
-// Invariants: the anchors belong to a loop of their own that never runs, is never the
-// running loop and is never closed, so they are never stepped, scheduled or reported; they
-// hold nothing of any other loop; the anchor task has id 0 and uses up no task number, so a
-// program's first task is #1 ("Task-1"), as in asyncio. Anchoring happens once, when the
+// Invariants: the anchors belong to a loop of their own that never runs, is never the running
+// loop and is never closed; they hold nothing of any other loop; the anchor task has id 0 and
+// uses up no task number (a program's first task is "Task-1"). Anchoring happens once, when the
 // first EventLoop is built.
 
 import type { EventLoop } from './loop';

@@ -1,22 +1,13 @@
-// TaskGroup: asyncio 3.11's TaskGroup, structured concurrency for coroutines. `run(body)`
-// is the `async with asyncio.TaskGroup() as tg:` block: the body runs in the current (the
-// parent) task and starts children with tg.createTask(); the block ends only when every
-// child has finished.
+// TaskGroup: asyncio 3.11's TaskGroup. `run(body)` is the `async with TaskGroup() as tg:` block:
+// the body runs in the parent task, starts children with tg.createTask(), and the block ends
+// only when every child has finished.
 //
-//   yield* new TaskGroup().run(function* (tg) { tg.createTask(a()); tg.createTask(b()); });
-//
-// Semantics (asyncio 3.11's, state for state):
-// - The first child to fail (with anything but CancelledError) aborts the group: every
-//   other child is cancelled, and so is the parent task, once, so that the body stops at
-//   its suspension point. That cancel request is taken back (uncancel) when the block
-//   exits, so a parent that catches the group's error carries no cancellation on.
-// - The body failing aborts the group too; the parent task being cancelled from outside
-//   cancels the children and the block then ends with that CancelledError.
-// - When all children are done, the errors collected (the children's, then the body's)
-//   are thrown together as one ExceptionGroup('unhandled errors in a TaskGroup'); a
-//   CancelledError of the parent's own is thrown only if there are no such errors.
-// - A group runs once; createTask() is refused before the block, after it, and while the
-//   group is shutting down (RuntimeError).
+// Invariants (asyncio 3.11's, state for state):
+// - The first child failure (not CancelledError), or the body's, aborts the group: the others
+//   and the parent (once, taken back at exit) are cancelled.
+// - The errors collected are thrown as one ExceptionGroup('unhandled errors in a TaskGroup'); the
+//   parent's own CancelledError only when there are none.
+// - A group runs once; createTask() before, after or while shutting down is a RuntimeError.
 
 import { coroutine } from './coroutine';
 import { CancelledError, RuntimeError } from './errors';

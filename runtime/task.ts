@@ -1,21 +1,12 @@
 // Task: a Future that drives a generator coroutine, asyncio's Task.
 //
 // Invariants (asyncio's step/wakeup rules):
-// - The first step is scheduled with the loop's ready queue, never run in the constructor.
-// - A task is either scheduled to step, running a step, or suspended on exactly one future
-//   (`_waiter`); the future's completion schedules the next step. Nothing else resumes it.
-// - One step = one resume of the coroutine: `next()` (or `throw(exc)` to deliver an error),
-//   running until the innermost generator of the `yield*` chain yields a Future (suspend),
-//   yields undefined (a bare yield: run again next tick, as sleep(0) does) or returns.
-// - cancel(msg) cancels the awaited future, which wakes the task and makes the pending
-//   `yield*` throw CancelledError at the suspension point, so try/finally blocks run. If the
-//   task is not suspended, CancelledError is thrown in at its next step. The task ends up
-//   cancelled only if the coroutine lets the CancelledError out.
-// - Each counted cancel() is kept as a CancelRequest until uncancel() takes it back
-//   (cancel-request.ts): cancelRequests() are as many as cancelling(), and cancelInEffect()
-//   names the one that took effect (never one taken back), for the inspector's "cancelled by".
-// - Anything else yielded (a value, a Future yielded without `yield*`, a generator) is an
-//   error thrown into the coroutine at its next step, with a message saying what was wrong.
+// - The first step is scheduled on the ready queue, never run in the constructor.
+// - A task is scheduled, running a step, or suspended on exactly one future (`_waiter`), whose
+//   completion schedules the next step; nothing else resumes it. A bare yield runs it next tick.
+// - cancel(msg) makes the pending `yield*` throw CancelledError at the suspension point; the task
+//   ends cancelled only if the coroutine lets it out. Each counted cancel is a CancelRequest.
+// - Anything else yielded is an error thrown into the coroutine at its next step.
 
 import { CancelledError, InvalidStateError, RuntimeError } from './errors';
 import { Future, FutureView, NO_EXCEPTION, describeValue, type FutureWaiter } from './future';

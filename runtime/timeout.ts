@@ -1,16 +1,12 @@
-// Deadlines on a block of code run in the current task, as Python 3.11's
-// `async with asyncio.timeout(delay)` / `asyncio.timeout_at(when)`: withTimeout(delay, body)
-// and timeoutAt(when, body), both driven by a Timeout, the handle asyncio's context manager
-// gives (when(), reschedule(), expired()). When the deadline passes the task is cancelled
-// at its suspension point; the CancelledError that comes out is turned into TimeoutError.
-// Unlike waitFor it starts no new task, so the body's frames stay in the caller's chain
-// (what the inspector shows) and nothing runs behind the caller's back.
+// Deadlines on a block run in the current task, as Python 3.11's asyncio.timeout / timeout_at:
+// withTimeout(delay, body), timeoutAt(when, body), driven by a Timeout (when(), reschedule(),
+// expired()). At the deadline the task is cancelled and the CancelledError becomes TimeoutError.
+// No new task is started, so the body's frames stay in the caller's chain.
 //
-// Invariants (asyncio's states: created → active → expiring → expired, or → finished):
+// Invariants (created → active → expiring → expired, or → finished):
 // - A Timeout runs one block, once; reschedule() only while it runs.
-// - Once expired, its cancel request is always taken back (uncancel) when the block ends;
-//   the error becomes TimeoutError only if it is a CancelledError and no other
-//   cancellation of the task is pending (a cancel from elsewhere stays a CancelledError).
+// - Once expired, its cancel is always taken back when the block ends; the error becomes
+//   TimeoutError only if no other cancellation of the task is pending.
 // - A deadline already passed cancels at the next tick (call_soon), not through a timer.
 
 import { coroutine } from './coroutine';

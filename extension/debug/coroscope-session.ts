@@ -1,21 +1,9 @@
-// CoroscopeSession: the debug adapter of debug type `coroscope`. It speaks the Debug Adapter
-// Protocol to its client (VS Code through DebugAdapterInlineImplementation, or any DAP client
-// over stdio through standalone.ts) and the runtime host protocol to the host of its run (a
-// Run of the registry it is given, launched or attached to; every view of a run talks to the
-// same host, so a move asked by the panel reaches this session as the host's events).
-//
-// This class only wires its rooms, one concern each (their headers say the rules):
-//   session-core.ts        shared state (run, phase, stop shown, position), DAP sink, plumbing
-//   session-lifecycle.ts   initialize, launch, attach, end of run, restart, terminate, disconnect
-//   session-threads.ts     threads, stacks, exceptionInfo, Terminate Thread (stop-cache.ts: per stop)
-//   session-variables.ts   scopes, variables, evaluate; coroutines-view-requests.ts: the view's requests
-//   session-breakpoints.ts line breakpoints and exception filters
-//   session-sources.ts     loaded sources
-//   position-events.ts     the host's paused / continued / viewedTick, shown as stops
-//   session-moves.ts       continue, next, step in / out / back, reverse continue, pause: by position
-//   move-answers.ts, past-travel.ts, line-moves.ts, line-walks.ts: how moves answer, go, walk
-//   past-search.ts         what moves in time ask of the recording
-//   debug-host.ts          the port to the host and run (a test gives a fake one)
+// CoroscopeSession: the debug adapter of debug type `coroscope`. It speaks DAP to its client
+// (VS Code inline, or stdio through standalone.ts) and the host protocol to its run's host;
+// every view of a run shares that host, so a move asked by the panel arrives here as host events.
+// This class only wires its rooms (session-core, session-lifecycle, session-threads,
+// session-variables, session-breakpoints, session-sources, position-events, session-moves and
+// their helpers), one concern each; see docs/ARCHITECTURE.md for the table.
 //
 // Invariants: only the requests in SUPPORTED_REQUESTS are answered and advertised; any other
 // is refused with its reason (never a silent success). Every request gets exactly one response.

@@ -1,17 +1,8 @@
-// The custom DAP requests and events the `coroscope` debug adapter adds to the protocol, for
-// the extension's own views (the "Coroutines" tree in Run and Debug): their names, their
-// bodies, and the narrowing of a body received through `DebugSession.customRequest` (which
-// VS Code types as `any`: it stays `unknown` until narrowed here).
+// The custom DAP requests and events the `coroscope` adapter adds for the extension's own views
+// (`coroscope/tasks`, `coroscope/tasksChanged`, `coroscope/traces`, `coroscope/setLineStepMode`):
+// their names, their bodies, and the narrowing of a body received through customRequest.
 //
-// - request `coroscope/tasks` → TasksBody: every task the adapter knows (live ones and the
-//   host's recent history), the loop's tick and whether it is paused.
-// - event `coroscope/tasksChanged` (no body): the tasks changed; ask again. Throttled by the
-//   adapter (at most a few per second), sent on every stop and continue.
-// - request `coroscope/traces` {url?} → the host's TracePair (coroutine and callback traces
-//   of the demo site's failing page, or of `url`).
-// - request `coroscope/setLineStepMode` {mode: 'stayWithTask' | 'followLoop'}: where the next
-//   line steps over a suspending `yield*` land (the launch attribute `lineStepMode` sets the
-//   first mode).
+// Invariant: a body received stays `unknown` until narrowed here (VS Code types it as `any`).
 
 import type { AwaitInfo, LineStepMode, TaskState, TaskSummary } from '../../protocol/host-protocol';
 

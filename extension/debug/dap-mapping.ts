@@ -1,28 +1,12 @@
-// How Coroscope's runtime shows up in the Debug Adapter Protocol: pure functions from the
-// host's data (TaskSummary, TaskDetail, Traceback) to DAP threads, stack frames, variables
-// and exception info. No I/O here, so every rule is unit-tested.
+// How Coroscope's runtime shows up in DAP: pure functions from the host's data (TaskSummary,
+// TaskDetail, Traceback) to threads, stack frames, variables and exception info.
+// A thread is a task (its name says its state and what it awaits), plus the event loop's thread,
+// always first. A task's stack is its `yield*` chain innermost first, a label frame for what it
+// awaits above it and its creation chain ("created by <task>") below; a finished task or a
+// callback-stage failure shows its traceback instead.
 //
-// The mapping:
-// - A thread is a task. Its name carries its state and what it awaits
-//   ("worker-3 [suspended: socket.read]"), since VS Code shows thread names as they are; at
-//   a stop on a line, the task that runs it says so ("worker-3 [running: line 228]").
-//   One extra thread, the event loop itself, is always listed first: stops without a task
-//   (a paused tick, a callback-stage failure) land on it, and it is where one steps ticks.
-// - At a stop on an error a task raised and caught (a crawler's failed URL), the error's
-//   traceback comes first (so the client shows where it was raised), then the chain as it
-//   is now.
-// - A task's stack is its reconstructed `yield*` chain, innermost first as DAP wants, with
-//   TypeScript positions. Above the innermost frame, a label frame says what the chain is
-//   suspended on (the awaited future is where the innermost frame "is"). Below the root, the
-//   task's creation: a label "created by <task>" and the creator's frame at the place where
-//   it created this task (recursively, up to the root task), as IntelliJ shows a coroutine's
-//   creation stack. So a crawler worker reads: awaiting → … → fetch → work → crawl.
-// - A finished task, or a failure outside any task (the callback stage), shows the
-//   traceback's frames instead: for callbacks, the ripped stack as it really is (loop →
-//   callback → parse), the runtime's machinery marked subtle. At a stop on a crawl's failed
-//   URL, one more thread shows the same failure in the callback-stage fetcher, so the two
-//   stacks are side by side in the Call Stack view.
-// - Frames are drafts with a FrameRef (what the frame stands for); the session numbers them.
+// Invariants: no I/O here, so every rule is unit-tested; frames are drafts with a FrameRef
+// (what the frame stands for) and the session numbers them.
 
 import { basename, isAbsolute } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';

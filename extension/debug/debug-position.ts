@@ -1,53 +1,13 @@
-// DebugPosition: where a debug view of a run stands, as one value. The debug adapter stores
-// one (session-core.ts) and answers each DAP move by a `switch` on it (session-moves.ts); the
-// host's events and this session's own moves become transitions here (pure functions: event
-// or request in, next position out), so the rules are tested apart from the adapter and its host.
+// DebugPosition: where a debug view of a run stands, as one value (running, paused, liveLine,
+// pastTick, pastLine, pastHit, end, recording, moving). The adapter stores one (session-core.ts)
+// and answers each DAP move by a `switch` on it (session-moves.ts); host events and the session's
+// own moves are pure transitions here. The kinds and the transition table are in
+// docs/design/time-travel-and-positions.md. answersMove is the one place that decides whether a
+// host event answers this session's move (by its moment id, protocol/moment-ids.ts, else by kind).
 //
-//   kind       where                                      carries
-//   ---------  -----------------------------------------  -----------------------------------
-//   running    the live run goes on                       -
-//   paused     live, held between ticks                   the stop (tick, thread, reason)
-//   liveLine   live, held on a line (mid-tick)            the stop, with its line
-//   pastTick   a recorded tick before the present         tick, stop shown, present
-//   pastLine   a replayed line of the live line stop      the line shown, the live stop held
-//   pastHit    a breakpoint hit found in the past         tick, the hit's stop, present
-//   end        the end of a finished recorded run         the end's stop (its last tick)
-//   recording  a tick of an opened recording              tick, ticks, stop shown (no present)
-//   moving     this session's move under way              the move (what it waits for), from, stop shown
-//
-// `present` is where a move forward out of the past comes back to: the live run going on, a
-// live stop held (between ticks or on a line), or the end of a finished run.
-//
-//   from                   event / request                to
-//   ---------------------  -----------------------------  ----------------------------------
-//   running/paused/line    onPaused(stop)                 paused, or liveLine (stop on a line)
-//   liveLine/pastLine      onPaused(stop, pastLine)       pastLine (live stop kept)
-//   pastHit                onPaused(stop, pastLine)       pastHit at that line's tick
-//   pastTick/pastHit       onPaused(stop)                 same view, present := stopped(stop)
-//   live                   onContinued                    running
-//   pastTick/pastHit       onContinued                    same view, present := running
-//   any but recording      onViewedTick(tick)             pastTick (present kept)
-//   past                   onViewedTick(null)             backToPresent
-//   finished run           onViewedTick(last tick)        end (a recording: recording at last)
-//   live                   onFinished (stays at end)      end
-//   pastTick/pastHit       onFinished (stays at end)      same view, present := end
-//   any                    landedInPast(hit)              pastHit (present kept)
-//   pastTick/pastHit/line  backToPresent                  present's position
-//   any                    onLaunched (launch, restart)   running: nothing of the last run kept
-//   any but moving         startMove(move)                moving (from: the position left)
-//   moving                 an event answersMove           the landing (a transition above, from `from`)
-//   moving                 refused (the host said no)     from: the position left, unchanged
-//   moving                 other events                   moving, `from` updated by that event
-//
-// answersMove is the one place that decides whether a host event is the answer to this
-// session's move: each move names itself with a moment id (protocol/moment-ids.ts) the host
-// echoes on the events it causes; an event that carries an id answers only the move of that
-// id (another view's move never lands this one), and of its events the kind the move waits
-// for; an event without one (a host that does not echo ids) is judged by that kind alone.
-//
-// Invariants: a past position always knows its present, except `recording` (an opened
-// recording has none: its last tick is its end); `pastLine.live` is the live line stop the
-// program is held at (null only when it was not known); a transition never invents a stop.
+// Invariants: a past position always knows its present, except `recording` (an opened recording
+// has none); `pastLine.live` is the live line stop held (null only when not known); a transition
+// never invents a stop.
 
 import type { DeadlockStop, SourcePosition, StopReason } from '../../protocol/host-protocol';
 import { LOOP_THREAD_ID } from './dap-mapping';

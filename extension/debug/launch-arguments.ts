@@ -1,20 +1,12 @@
-// The launch arguments of a `coroscope` debug configuration (and the run an attach names), narrowed from what
-// the client
-// sent (launch.json is user-written JSON: every field is `unknown` until checked here) and
-// turned into the runtime host's LaunchTarget and LaunchOptions.
+// The launch arguments of a `coroscope` debug configuration (and the run an attach names),
+// narrowed from launch.json and turned into the host's LaunchTarget and LaunchOptions.
 //
 // Invariants:
-// - Exactly one of `crawl`, `sample`, `program` names the target; anything else is an error
-//   message naming the field, never a guess.
-// - `crawl: "demo"` is the embedded demo site; any other string (or list of strings) is a
-//   list of root URLs, passed to the host unchanged (the crawler normalizes `example.com`).
-// - `program` is made absolute against `cwd` (or the adapter's working directory), since
-//   the host process may run elsewhere.
-// - The host is always launched held at entry (`stopOnEntry: true` in the host's options):
-//   the adapter lets it go after configurationDone, once breakpoints are in place;
-//   `stopOnEntry` here is only whether the user wants to see that first stop.
-// - `stopAtEnd` (default: on) holds only for a recorded run: an unrecorded one has no past
-//   to look at once it has finished, so it ends its session as it finishes.
+// - Every field is `unknown` until checked; exactly one of `crawl`, `sample`, `program` names the
+//   target, anything else is an error naming the field, never a guess.
+// - `program` is made absolute against `cwd`; the host is always launched held at entry (the
+//   adapter lets it go after configurationDone), `stopOnEntry` only says whether to show that stop.
+// - `stopAtEnd` (default on) holds only for a recorded run: an unrecorded one has no past to show.
 
 import { isAbsolute, resolve } from 'node:path';
 import { crawlOptionProblem, type CrawlOptionName } from '../../protocol/crawl-option-bounds';

@@ -1,17 +1,12 @@
-// SessionCore: what every room of the debug adapter shares (coroscope-session.ts wires the
-// rooms): the run and its host (through the port of debug-host.ts), the session's phase, the
-// stop shown and where the debugger stands in time, the task mirror, the DAP sink (events,
-// responses) and the plumbing around it (errors, console output, thread events, progress).
+// SessionCore: what every room of the debug adapter shares: the run and its host (debug-host.ts),
+// the phase, the stop shown, the position in time, the task mirror, the DAP sink and its plumbing.
 //
 // Invariants:
-// - Every DAP request gets exactly one response (serve: anything thrown is its error response;
-//   a refused move is shown to the user).
+// - Every DAP request gets exactly one response (anything thrown is its error response).
 // - Events are held while a move is under way (holdEvents), so its answer goes first; the
 //   session's end (`terminated`, `exited`) is never held.
 // - Frame ids and variables references are valid for one stop only: invalidate() drops every
-//   per-stop cache (its listeners) on any resume or new stop.
-// - Threads come from the host's snapshot (incremental); while running, thread events are
-//   coalesced (at most one batch per THREAD_EVENTS_MS).
+//   per-stop cache on any resume or new stop. Thread events are coalesced while running.
 
 import {
   Event,

@@ -1,20 +1,10 @@
-// Where the debugger's steps through a recorded run land (stepBack, reverseContinue, and the
-// forward steps taken from a past tick), computed from a task's timeline lane and the ticks
-// of the stops: pure functions, so the rules are tested apart from the adapter.
+// Where the debugger's steps through a recorded run land (stepBack, reverseContinue, forward
+// steps from a past tick, Step Out), from a task's timeline lane and the ticks of the stops:
+// pure functions. A task's suspension points are the fromTick of its suspended segments; Step Out
+// reads the frame chains (`frames`, `framesKept`) a one-task timeline carries.
 //
-// A task's suspension points are the ticks whose step suspended it: the fromTick of each of
-// its suspended segments (the moment right after that tick shows it suspended there, with
-// its stack and locals). Invariants: a step back lands strictly before the suspension the
-// task is in (or before `tick` when it is not suspended), a step forward strictly after
-// `tick`; null when the recording has no such tick.
-//
-// Step Out uses the frame chains a one-task timeline carries (`frames`, function names root
-// first, recorded at each suspension, with `framesKept`: how many are the same calls as at
-// the task's previous suspension): the current frame has returned at the first later
-// suspension by which the calls kept all along are fewer than the current chain. A recording
-// without `framesKept` is read by names: there the frame has returned where the chain no
-// longer starts with the current one, and a call returned and made again by the same frame
-// before the task suspends cannot be told from the first.
+// Invariants: a step back lands strictly before the suspension the task is in (or before `tick`),
+// a step forward strictly after `tick`; null when the recording has no such tick.
 
 import type { TimelineLane } from '../../protocol/host-protocol';
 

@@ -1,16 +1,12 @@
 // RunRegistry: every run of the extension, each on a runtime host process of its own (Run).
-// Views find runs here: the inspector panel (RunSession) starts or follows one, a debug
-// session launches one or attaches to one (by its key, or the only one it can: live, or
-// finished and recorded), the "Debug This Run" command and the attach configuration's pick
-// list list them. Nothing starts
-// until a view asks (start()).
+// Views find runs here: the panel's RunSession starts or follows one, a debug session launches
+// or attaches to one, "Debug This Run" and the attach pick list list them. Nothing starts until
+// a view asks (start()).
 //
 // Invariants:
-// - One host process per Run; a Run leaves the registry when its host process exits (asked
-//   or not), and listeners of onDidEnd hear it with the exit (its last lines when it died).
-// - Concurrent start() calls start one host each (a view that wants to share a start keeps
-//   the promise itself).
-// - dispose() ends every host and refuses new starts.
+// - One host process per Run; a Run leaves the registry when its host exits (asked or not),
+//   and onDidEnd hears it with the exit (its last lines when it died).
+// - Concurrent start() calls start one host each; dispose() ends every host and refuses starts.
 // - No `vscode` import: the debug adapter (inline and standalone) and tests use it as it is.
 
 import { Emitter } from '../emitter';

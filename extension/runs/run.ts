@@ -1,26 +1,14 @@
-// Run: one runtime host process and the run it carries (a crawl, a sample, a user's program),
-// shared by every view attached to it: the inspector panel (through RunSession, which also
-// feeds the status bar and the editor decorations) and any number of debug sessions
-// (CoroscopeSession, tasks as threads). The views talk to the same HostProcess endpoint, so
-// the host's events (paused, continued, finished, ...) reach all of them: a pause, a step or
-// a continue asked by one view moves every view.
+// Run: one runtime host process and the run it carries, shared by every view attached to it
+// (the panel's RunSession, any number of debug sessions): they talk to the same endpoint, so a
+// pause, step or continue asked by one view moves every view.
 //
 // Invariants:
-// - One Run = one HostProcess for its whole life; a launch on it replaces its previous run
-//   (the host holds one run at a time), so a Run is relaunched only by the view that owns it
-//   alone (RunSession checks `viewers()`).
-// - `phase` follows the host's events for the current run only (a `finished` of a replaced
-//   run is ignored); `lastPause` is the stop in force while `phase` is 'paused', so a view
-//   attaching mid-run shows the same stop as the others; `viewedTick` is the past tick every
-//   view shows (the host's last `viewedTick` event of the current run), so a view attaching
-//   shows that moment too.
-// - One task table per Run in the extension process (`tasks`, a SnapshotMirror): every view
-//   of the run (the panel's RunSession, each debug session) reads it and refreshes it through
-//   refreshTasks(), which keeps one snapshot request in flight (a view asking meanwhile joins
-//   it) and tells every view what changed (onTasks). A delta asked before a view cleared the
-//   table (a new moment shown) is not applied to it: a full table is asked instead.
-// - When the last view detaches, the host process ends (nobody could see or stop it).
-// - stop() ends the run and the host for every view; views hear `onDidEnd`.
+// - One Run = one HostProcess for life; a launch replaces its run, only by a view that owns it alone.
+// - `phase`, `lastPause` and `viewedTick` follow the current run's host events only, so a view
+//   attaching mid-run shows the same stop and moment as the others.
+// - One task table per Run (`tasks`): refreshTasks() keeps one snapshot request in flight and
+//   tells every view (onTasks); a delta asked before the table was cleared is never applied.
+// - The host ends when the last view detaches; stop() ends it for every view (onDidEnd).
 // - No `vscode` import: the debug adapter (inline and standalone) and tests use it as it is.
 
 import type {

@@ -1,17 +1,11 @@
-// `coroscope crawl`: runs one of the crawler's three stages from the command line.
-// stdout gets the report (or, with --json, exactly one JSON object); stderr gets the live
-// progress line (only on a terminal), notices and errors. Exit codes: 0 crawled, 1 no root
-// could be crawled (unreachable, failed, or kept out by robots.txt: stderr says which and
-// why), 2 bad arguments (see main.ts), 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM, 124
-// cut by --deadline. Interrupted or cut, the report of what was done is still printed, with
-// every URL that was being fetched or still queued; a signal cancels the crawl as the CLI, the
-// deadline (a timer on the crawl's loop) as the crawl deadline: cancel origins the task recorder
-// keeps and stderr and the dump name; a --dump-tasks-after dump not taken yet is taken at that
-// moment; a --record file is still written, naming the signal (a replay of it ends as this
-// crawl did: the cancel the CLI's, the same exit code). With --record FILE the run is recorded
-// (runtime/record) and written to FILE, naming its program as the host names a launch
-// (launch-programs.ts): `coroscope replay FILE` (replay-command.ts) re-runs it offline through
-// the same crawlWithCoroutines, and VS Code's "Coroscope: Open Recording…" opens it.
+// `coroscope crawl`: runs one of the crawler's three stages from the command line. stdout gets
+// the report (or, with --json, exactly one JSON object); stderr the live progress line, notices
+// and errors. With --record FILE the run is recorded (runtime/record) for `coroscope replay`.
+// Exit codes and interruption: docs/design/cli-and-demo-site.md.
+//
+// Invariants: interrupted (SIGINT 130, SIGTERM 143) or cut by --deadline (124), the report of
+// what was done is still printed, a pending --dump-tasks-after dump is taken, and a --record file
+// is still written naming the cancel's origin, so its replay ends as this crawl did.
 
 import type { LaunchOptions } from '../../protocol/host-protocol';
 import type { Clock } from '../clock';

@@ -1,24 +1,13 @@
-// The inspect endpoint of a process started with `--inspect` (`coroscope run --inspect`,
-// `coroscope crawl --inspect`): a Unix domain socket in the per-user directory
-// (inspect-socket-path.ts) on which `coroscope ps PID` and `coroscope pstree PID` ask for the
-// task table or the task tree of the loops the process watches.
-//
-// The exchange: the client sends one JSON line `{"command":"ps"|"pstree"}`, the endpoint
-// answers one JSON line `{"ok":true,"text":…}` or `{"ok":false,"error":…}` and closes.
+// The inspect endpoint of a process started with `--inspect`: a Unix domain socket in the
+// per-user directory (inspect-socket-path.ts) on which `coroscope ps PID` / `pstree PID` ask
+// for the task table or tree. One JSON line asked (`{"command":"ps"|"pstree"}`), one answered.
 //
 // Invariants:
-// - An answer is taken between ticks, never in the middle of a task step: the endpoint runs
-//   in Node's callbacks, which the loop lets run only between its slices of ticks (loop.ts:
-//   the guest run); one that found a tick running would wait for the next turn of Node's loop.
-// - It does not change what the program does: it reads the loop through the public inspection
-//   interface only (dumps.ts, await-graph.ts, task-snapshot.ts), schedules nothing on the
-//   loop, and never reads the loop's clock between ticks (a recorded run logs such a reading):
-//   the time it shows is its last tick's, read at that tick's start. Its server and its
-//   connections are unref'd, so they never keep the process alive.
-// - Only the process's owner can connect: the directory is 0700 and the socket 0600.
-// - The socket file is removed when the process exits normally; a stale one left by a killed
-//   process is replaced by the next process with that PID, and removed by a client that finds
-//   its process gone.
+// - An answer is taken between ticks, never mid-step (it runs in Node's callbacks).
+// - It does not change the program: public inspection only, nothing scheduled, no clock read
+//   between ticks; server and connections are unref'd.
+// - Only the owner can connect (directory 0700, socket 0600); the socket file is removed on a
+//   normal exit, and a stale one is replaced or removed by a client that finds its process gone.
 
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket as NetSocket } from 'node:net';

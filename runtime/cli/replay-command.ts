@@ -1,26 +1,12 @@
-// `coroscope replay FILE [--dump-tasks-at-tick N] [--json]`: re-runs a recorded crawl
-// offline (runtime/record): the recorded clock readings and socket inputs are fed back, the
-// network is never used, and the replayed run is checked against the recording. A crawl
-// recorded by the CLI or saved by VS Code (a crawl or demo-crawl launch) replays alike: the
-// recording names its program as a launch (launch-programs.ts); a program recorded by
-// `coroscope run --record` is run again (program-replay.ts); samples and the programs VS Code
-// ran are for VS Code's "Coroscope: Open Recording…".
+// `coroscope replay FILE [--dump-tasks-at-tick N] [--log FILE:LINE[:"msg"]] [--json]`: re-runs a
+// recorded crawl or `coroscope run` program offline (runtime/record), feeding back the recorded
+// clock readings and socket inputs, and checks the replay against the recording. It prints what
+// the run printed, the hits of logpoints, or the task tree at tick N. Exit codes:
+// docs/design/cli-and-demo-site.md.
 //
-// - Without --dump-tasks-at-tick: prints what the recorded crawl printed (the report, or
-//   its JSON object; --json: the JSON object either way), after checking that the replay
-//   re-ran the same run.
-// - With --log FILE:LINE[:"message {expr}"] (repeatable): every hit of those logpoints over
-//   the whole run, in order (replay-logpoints.ts; --json: one JSON object).
-// - With --dump-tasks-at-tick N: re-executes up to tick N and prints the tree of tasks
-//   with their coroutine stacks and the locals of every frame as they were then (--json:
-//   one JSON object on stdout).
-// - A replay sent SIGINT (Ctrl-C) or SIGTERM stops where it is and says so on stderr ("replay
-//   interrupted by SIGTERM at tick N of M"), and prints no report nor dump: a replay cut short
-//   is not the recorded run, and what it had reached is not what the recording says.
-// Exit codes: as crawl's for a full replay (a crawl a signal interrupted: 130 or 143, the
-// cancel named as the CLI's, as the recording says); 0 for a dump; 1 for a recording refused
-// (not one, corrupt, changed sources) or a replay that diverged; 2 for bad arguments; 130 or
-// 143 (128 + the signal's number) for a replay interrupted by a signal.
+// Invariants: the network is never used; a replay cut by a signal prints no report nor dump (it
+// is not the recorded run) and says where it stopped on stderr; a refused or diverged recording
+// exits 1.
 
 import { constants as osConstants } from 'node:os';
 import { parseArgs as parseCommandLine, UsageError, type CrawlCommand } from './args';

@@ -1,20 +1,10 @@
 // `coroscope run FILE [--record OUT] [--inspect] [--export NAME] [-- ARGS…]`: runs a user's
-// program (a .js or .ts module, user-program.ts) on the runtime from the command line.
+// program (user-program.ts) on the runtime from the command line; --inspect opens the inspect
+// socket, --record records the first run() for `coroscope replay`.
 //
-// - Output: the program's own, untouched. Exit status: the program's (process.exitCode, or
-//   process.exit), 1 when its first run() failed: then its coroutine traceback
-//   (inspect/traces.ts: every frame of the failing task's `yield*` chain and of the tasks the
-//   error passed through) is printed on stderr, as Python prints an uncaught exception. A
-//   program that handles run()'s rejection itself prints what it likes.
-// - A program whose loop waits for something nothing can complete (no timer, no socket, no
-//   task ready) would let Node exit in silence: that is said on stderr with the task tree and
-//   the await graph's cycles, and the exit status is 1.
-// - --inspect: tracks every coroutine frame and opens the inspect socket (inspect-endpoint.ts)
-//   on which `coroscope ps PID` / `pstree PID` read the tasks from another terminal.
-// - --record OUT: records the first run() (runtime/record) to OUT, naming the program as a
-//   launch names it (`program` target) with `cli: 'run'` and its arguments; `coroscope replay
-//   OUT` re-runs it through the same steps (replay-command.ts).
-// Exit 2 for bad arguments or a program that cannot be loaded is refused with why (exit 1).
+// Invariants: the program's output is untouched and its exit status is its own; a failed first
+// run() prints its coroutine traceback on stderr and exits 1; a loop waiting on what nothing can
+// complete says so (task tree, await cycles) and exits 1; bad arguments exit 2.
 
 import { resolve } from 'node:path';
 import { CancelledError } from '../errors';

@@ -1,17 +1,11 @@
-// A user's program run by the CLI (`coroscope run`, and `coroscope replay` of its recording):
-// loaded with the program loader (runtime/host/main-thread/program-loader.ts: .js as is, .ts through its
-// transpiler; `import … from "coroscope"` gets the CLI's own runtime), under a run driver
-// (runtime/run-driver.ts) that builds and watches the loop of every run() the program makes.
+// A user's program run by the CLI (`coroscope run`, and `coroscope replay` of its recording),
+// loaded with program-loader.ts under a run driver (runtime/run-driver.ts) that builds and
+// watches every run()'s loop. A program that calls `run(main())` itself and one that only
+// exports its main coroutine run alike; the first run() is "the run" recorded and replayed.
 //
-// Two shapes of program run alike: one that calls `run(main())` itself when loaded (as with
-// plain `node program.js`), and one that only exports its main coroutine function (`main`, or
-// the export named), which is then run with run() here. Either way the program's first run()
-// is "the run": the one a recording records and a replay re-runs, whose failure is printed.
-//
-// Invariants: the driver is installed before the program is loaded and stays for the life of
-// the process (a program may call run() later, from a timer); the same steps (setup.newLoop
-// for the n-th run(), then the main task noted) happen in a run and in its replay, so a replay
-// meets its recording's clock readings and tasks in the same order.
+// Invariants: the driver is installed before the program loads and stays for the process's
+// life; the same steps happen in a run and its replay, so a replay meets its recording's clock
+// readings and tasks in the same order.
 
 import { resolve } from 'node:path';
 import type { EventLoop, EventLoopOptions } from '../loop';

@@ -1,19 +1,11 @@
-// Fault routes of the demo website: responses that break the HTTP exchange itself, so that
-// clients, crawlers and their tracebacks can be tested against hostile servers on loopback.
-//
-// Served only when the site is started with `faults: true` (the model routes `/fault/*` to
-// not-found otherwise). The redirect loop is not here: it is two ordinary 301s of the model.
+// Fault routes of the demo website (`/fault/*`, only with `faults: true`): responses that break
+// the HTTP exchange itself, so clients and their tracebacks are tested against hostile servers.
 //
 // Invariants:
-// - Every fault ends by itself or when the connection goes away; none keeps the server from
-//   closing: the server destroys every socket on close(), the endless body stops writing as
-//   soon as its response closes, and delayed steps go through the server's `schedule`, whose
-//   timers close() cancels.
-// - Raw responses (bad-chunk, wrong-length) are written straight on the socket, bypassing
-//   node:http's framing, and end the connection (`Connection: close`) since the stream is no
-//   longer in a state where another request could follow.
-// - The endless body respects backpressure: it writes only while `write()` returns true and
-//   waits for 'drain' otherwise, so a slow reader never makes the server buffer without bound.
+// - Every fault ends by itself or when its connection goes; none keeps the server from closing
+//   (delays go through the server's `schedule`, which close() cancels).
+// - Raw responses (bad-chunk, wrong-length) bypass node:http's framing and close the connection.
+// - The endless body respects backpressure (writes only while write() returns true).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FAULT_BEHAVIOUR, HTML_CONTENT_TYPE, type StreamFault } from './site-model';

@@ -2,16 +2,11 @@
 // the JSON API, the binary file) from the SiteModel.
 //
 // Invariants:
-// - Pure and deterministic: a body depends only on the model's options and its arguments, so
-//   the same options give byte-identical pages (no dates, no host, no port in any body).
-// - The hrefs of an HTML page are exactly the model's links for that route (`linksAt`), in the
-//   same order, each written once as `<a href="...">` (double quotes, no entities). Nothing
-//   else in a page looks like a link: no `<link>`, `<base>`, `<script>`, `src` or comments
-//   with hrefs, so a regex extractor and an HTML parser see the same links.
-// - A content page body is exactly `pageBytes` bytes (UTF-8) when its content fits, padded
-//   with generated prose and, for the last few bytes, spaces; otherwise it is just its content.
-// - Bodies that are not 200 HTML pages (404, redirects) carry no links other than a redirect's
-//   own target, which the model already counts.
+// - Pure and deterministic: no dates, host or port in any body.
+// - An HTML page's hrefs are exactly the model's `linksAt` for the route, in order, each once as
+//   `<a href="...">`; nothing else looks like a link (a regex and a parser see the same links).
+// - A content page is exactly `pageBytes` bytes (UTF-8) when its content fits, padded.
+// - Non-200 bodies carry no links but a redirect's own target.
 
 import {
   BINARY_BYTES,

@@ -1,19 +1,11 @@
-// The embedded demo website: a loopback HTTP/1.1 server (node:http only) that serves the
-// SiteModel, so the crawler's main job runs offline and tests get deterministic, hostile and
-// instructive pages.
+// The embedded demo website: a loopback HTTP/1.1 server (node:http only) serving the SiteModel,
+// so the crawler runs offline and tests get deterministic, hostile and instructive pages.
 //
 // Invariants:
-// - Routing is the model's (`model.route(pathname)`): what the server answers at a path is
-//   what `model.expectedOutcomes()` predicts. Bodies come from pages.ts and faults.ts.
-// - Every non-fault response has Content-Length and keeps the connection alive (HTTP/1.1);
-//   HTML pages are `text/html; charset=utf-8` (except `/broken/`, whose charset is the point).
-//   No Date header, so the same request always gets byte-identical bytes back.
-// - `latencyMs` delays every response, plus a pseudo-random `jitterMs` share drawn from a
-//   generator seeded by the site's seed (the same sequence of delays on every run); slow
-//   pages add `slowMs`. Delays are timers the server owns: close() cancels them.
-// - close() resolves promptly whatever is in flight: it stops listening, cancels the pending
-//   timers and destroys every socket, idle keep-alive ones and those stuck in a stalled or
-//   endless fault response included.
+// - Routing is the model's: what it answers at a path is what `expectedOutcomes()` predicts.
+// - Non-fault responses have Content-Length, keep-alive, and no Date header (byte-identical).
+// - Delays (`latencyMs`, seeded `jitterMs`, `slowMs`) are timers the server owns.
+// - close() resolves promptly: stops listening, cancels timers, destroys every socket.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';

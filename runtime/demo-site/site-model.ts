@@ -1,28 +1,13 @@
-// The demo website as data: a pure, deterministic model of every URL the embedded demo site
-// serves, every link on every HTML page, and the outcome a crawler starting at `/` must see.
-//
-// Role: the single source of truth for the site. The server routes requests through
-// `route()`, the renderers in pages.ts draw each page's links from `linksOf()` / `homeLinks()`
-// / `linksAt()`, and tests and the CLI compare crawls against `expectedOutcomes()`.
+// The demo website as data: a pure, deterministic model of every URL the site serves, every
+// link on every page, and the outcome a crawler starting at `/` must see: the single source of
+// truth that the server, pages.ts, the tests and the CLI all read. Link mix and reachability
+// rules: docs/design/cli-and-demo-site.md.
 //
 // Invariants:
-// - Pure and deterministic: the same options give the same routes, links and outcomes on every
-//   machine and run. Randomness comes only from the seeded integer hash below (no Math.random,
-//   no clock, no environment).
-// - Every content page `/page/N/` (1 <= N <= pages) is reachable from `/`: the first link of
-//   page N is always `/page/N+1/` (the last page links back to `/page/1/`), and the home page
-//   links to `/page/1/`.
-// - Links carry no origin (root-relative, relative or to the `.invalid` external hosts), so the
-//   pages are byte-identical whatever host and port the server listens on.
-// - Every href is double-quoted, inside an `<a>` element, free of entities and whitespace, so a
-//   regex link extractor (the chapter's `href=["']([^\s"'<>]+)`) and an HTML parser find
-//   exactly the same links.
-// - Link kinds on content pages follow exact fractions: over every 20 consecutive non-first
-//   links (in page order) there are 11 plain `/page/M/`, 2 slash-less `/page/M`, 3 relative
-//   `../M/`, 2 with a `#fragment`, 1 `/missing/K` and 1 external; the order inside each block of
-//   20 is a seed-dependent permutation. Targets M and K are seeded pseudo-random.
-// - `expectedOutcomes()` is a breadth-first walk of this model with WHATWG URL resolution and
-//   defragmentation, following links only on same-origin HTML pages that a crawler can parse.
+// - The same options give the same routes, links and outcomes everywhere (seeded hash only).
+// - Every `/page/N/` is reachable from `/`; links carry no origin, hrefs are double-quoted and
+//   free of entities, so a regex extractor and an HTML parser find the same links.
+// - `expectedOutcomes()` is a breadth-first walk of this model with WHATWG URL resolution.
 
 /** Options of the site's content (the server adds transport options on top). */
 export interface SiteModelOptions {

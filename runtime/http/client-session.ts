@@ -1,22 +1,13 @@
-// ClientSession: the keep-alive HTTP/1.1 client the crawler uses, shaped like aiohttp's.
+// ClientSession: the keep-alive HTTP/1.1 client the crawler uses, shaped like aiohttp's
+// (`yield* session.get(url)`, `yield* response.read()`), coroutines all the way down so the
+// inspector sees every frame of a request.
 //
-//   const session = new ClientSession();
-//   const response = yield* session.get(url, { allowRedirects: false });
-//   const body = yield* response.read();   // or response.release()
-//   session.close();
-//
-// Coroutines all the way down, so the inspector sees every frame of a request:
-// get → request → send → acquire/openConnection → readHead → readuntil → _fill → waitReadable.
 // Invariants:
 // - Every failure is a typed HttpError subclass with the URL in its message.
-// - A request that fails on a reused keep-alive connection before any byte of the
-//   response arrived (the server closed it while idle) is retried once on a fresh one.
-// - Timeouts: `connect` for getting a connection, `read` for sending the request and reading
-//   the head, and again for the body, `total` for everything including redirects; all in
-//   seconds. No step of an exchange waits outside a deadline (a server that never reads a
-//   large request times out like one that never answers).
-// - Bounded whatever the server sends: URLs up to MAX_URL_LENGTH characters, at most
-//   MAX_INTERIM_RESPONSES 1xx responses before the final one.
+// - A request that fails on a reused connection before any response byte is retried once.
+// - Timeouts (seconds): `connect`, `read` (request and head, then the body), `total`; no step of
+//   an exchange waits outside a deadline.
+// - Bounded: URLs up to MAX_URL_LENGTH, at most MAX_INTERIM_RESPONSES 1xx responses.
 
 import { coroutine } from '../coroutine';
 import { CancelledError, IncompleteReadError, OSError } from '../errors';

@@ -1,16 +1,10 @@
-// DecodedSourceMap: a source map (v3, not an index map) decoded once into flat typed arrays
-// that serve both directions: generated → original (`findEntry`, the answers of Node's own
-// `SourceMap.findEntry`, which SourcePositionMapper used) and original → generated
-// (GeneratedPositions, for line breakpoints). Node's SourceMap builds a six-element array per
-// segment and the reverse index decoded the `mappings` again into objects: for the runtime
-// host's bundle (2 MB of map, 120,000 segments) that was about a quarter of a second of a line
-// debugger's first breakpoint or a line replay host's start, most of it garbage; one pass into
-// typed arrays takes a fraction of it.
+// DecodedSourceMap: a source map (v3, not an index map) decoded once into flat typed arrays that
+// serve both directions: generated → original (`findEntry`, as Node's SourceMap.findEntry) and
+// original → generated (GeneratedPositions, for line breakpoints). Why: docs/design/inspection.md.
 //
-// Invariants: segments are kept in generated order (line, then column); a `mappings` string
-// whose segments are not in that order is sorted stably, as Node sorts its own, so `findEntry`
-// answers exactly what Node's does for every position (test/runtime/inspect/decoded-source-map.test.ts
-// compares them on the host's bundle). Lines and columns are 0-based, as in the map.
+// Invariants: segments are kept in generated order (line, then column); unordered `mappings` are
+// sorted stably as Node sorts its own, so `findEntry` answers exactly what Node's does
+// (decoded-source-map.test.ts compares them on the host's bundle). Lines and columns are 0-based.
 
 import type { SourceMapPayload, SourceMapping } from 'node:module';
 

@@ -1,27 +1,11 @@
-// Text dumps of a loop's tasks, modelled on Python 3.14's `python -m asyncio ps` and
-// `pstree`.
+// Text dumps of a loop's tasks, modelled on Python 3.14's `python -m asyncio ps` and `pstree`:
+// formatPsTable (a row per live task, its stack as names innermost first), formatPsTree (tasks
+// under who awaits or created them, frames mapped to TypeScript), formatTaskTable (`coroscope ps
+// PID`) and formatAwaitCycles (the deadlocks, task by task). See docs/design/inspection.md.
 //
-// formatPsTable: one row per live task (id, name, state, steps, what it awaits, who awaits
-// it) and its coroutine stack as function names, innermost first: `get < work` reads
-// "get, called from work" (Python prints the same order joined by `->`). No node:inspector:
-// cheap even for 10k tasks.
-//
-// formatPsTree: the tasks as a tree (a task under the task that awaits it, else under the
-// task that created it when a TaskRecorder knows, else at the top), each with its frames
-// one per line, root first and innermost last, as `function file.ts:line`, then what it
-// awaits. Both say who asked for a task's cancellation when a TaskRecorder knows (a task,
-// the inspector, the debugger, the CLI: protocol/cancel-origin-label.ts words it). Frames are read with
-// node:inspector and mapped to TypeScript.
-//
-// formatTaskTable: `coroscope ps PID`'s table: one row per live task (id, name, state, what it
-// awaits, who awaits it, its innermost frame as `file:line function`), none collapsed.
-// formatAwaitCycles: the deadlocks of the await graph (a cycle named task by task), printed
-// under either dump: a cyclic graph is shown, never refused.
-//
-// Both collapse groups of tasks that look the same and are parked waiting for work
-// (default: same parent, same frames, same await on the same object, awaiting one of
-// IDLE_KINDS) into one entry `× 97 …`, so 100 workers stay readable; a busy task (one
-// waiting on its own socket, say) never looks like another and is always shown in full.
+// Invariants: ps and the task table read no frames through node:inspector; groups of identical
+// idle tasks collapse into one `× N` entry, a busy task is always shown in full; a cyclic graph
+// is shown, never refused; who cancelled a task is named when a TaskRecorder knows.
 
 import { isAbsolute, relative, basename } from 'node:path';
 import type { AwaitInfo, CancelOrigin, TaskSummary } from '../../protocol/host-protocol';

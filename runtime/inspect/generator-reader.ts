@@ -1,26 +1,13 @@
-// GeneratorReader: reads the frame of a suspended generator in-process with node:inspector,
-// the equivalent of Python's gi_frame (f_code.co_name, f_lasti, f_locals).
-//
-// What one generator costs (see InspectorSession for the tricks):
-// - its objectId: one evaluate + one getProperties for a whole batch of generators, which
-//   also gives each one's function name (the className of a generator object);
-// - location and state: one `Runtime.getProperties` (internal properties
-//   [[GeneratorLocation]], [[GeneratorState]], [[Scopes]], [[GeneratorReceiver]]);
-// - locals: one `Runtime.callFunctionOn` on the [[Scopes]] list, which brings the scope
-//   objects V8 materialises ({description, object}) and the receiver (`this`) back into JS,
-//   where value-preview.ts makes bounded previews without another protocol round trip.
-// Script URLs come from InspectorSession.scriptInfo (Debugger.scriptParsed, learned once).
+// GeneratorReader: reads the frame of a suspended generator in-process with node:inspector, the
+// equivalent of Python's gi_frame (name, location, locals). What each read costs:
+// docs/design/inspection.md, "Reading frames in-process".
 //
 // Invariants:
-// - Locals are the variables of the frame's own scopes at the suspension point: the
-//   innermost Block and Catch scopes first, then the function's Local scope, each name once
-//   (an inner `let` shadows an outer one). Closure, Script, Module and Global scopes are
-//   not locals. `this` is listed first when the generator has an object receiver.
-// - Every objectId is released before a read returns; only the handle table keeps values,
-//   until the caller releases the handle group.
+// - Locals are the frame's own scopes at the suspension point (Block and Catch innermost first,
+//   then Local; each name once), not Closure/Script/Module/Global; `this` first when an object.
+// - Every objectId is released before a read returns; only the handle table keeps values.
 // - Reading does not resume, stop or otherwise change the generator or the loop.
-// - A `let`/`const`/`class` binding in its temporal dead zone at the suspension reads UNINITIALIZED_TEXT, never
-//   `undefined` (lexical-bindings.ts, from the generator function's text).
+// - A lexical binding in its temporal dead zone reads UNINITIALIZED_TEXT, never `undefined`.
 
 import { types } from 'node:util';
 import type { Runtime } from 'node:inspector';

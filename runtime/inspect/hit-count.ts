@@ -1,22 +1,11 @@
-// HitCount: the one implementation of a breakpoint's hit condition and of the hits it counts,
-// for every place that counts them: the loop's suspension breakpoints (loop-control.ts), the
-// line debugger's V8 breakpoints (runtime/host/worker/line-debugger.ts), a replay's scan of the
-// past for hits (runtime/host/shared/hit-scan.ts) and the search that arms it
-// (runtime/host/replay-host/past-hit-search.ts, with the loop's breakpoints kept by
-// armed-loop-breakpoints.ts).
-//
-// A hit condition is DAP's: N (the same as >=N), >=N, >N, ==N (=N), <N, <=N, %N (every Nth).
-// A breakpoint set while the run went counts the hits since then, so a search of the past
-// counts as the live run did: HitsSince keeps the tick it was set in (told later for one set
-// while the main thread ran) and the ticks of the hits counted live while they may still be
-// in that tick; its offset is the ArmedBreakpoint's `hitsSince` ({ tick, before }), which a
-// scan turns back into a HitCount (scanCounting: hits in ticks up to `tick` not counted, the
-// count going on from `before`).
+// HitCount: the one implementation of a breakpoint's hit condition (DAP's: N, >=N, >N, ==N, <N,
+// <=N, %N) and of the hits it counts, for every place that counts them: the loop's suspension
+// breakpoints, the line debugger's V8 breakpoints, a replay's scan and the search that arms it.
+// HitsSince keeps the tick a breakpoint was set in, so a search of the past counts as live did.
 //
 // Invariants: a hit counts only after the tick its breakpoint was set in (`since`; 0: from the
-// run's start); the count goes up at every hit counted, whether the hit condition lets it
-// through or not; a blank hit condition is none; one that does not parse is refused, never
-// read as none.
+// run's start); the count goes up at every hit counted, whether the condition lets it through or
+// not; a blank hit condition is none; one that does not parse is refused, never read as none.
 
 /** Whether a hit whose count is `count` stops (or is recorded). */
 export type HitTest = (count: number) => boolean;

@@ -1,22 +1,11 @@
-// InspectorSession: the process's own node:inspector session, used synchronously, the way
-// the inspector reads suspended generators without stopping the loop.
+// InspectorSession: the process's own node:inspector session, used synchronously, the way the
+// inspector reads suspended generators without stopping the loop (the facts it relies on:
+// docs/design/inspection.md, "Reading frames in-process").
 //
-// Facts this relies on (checked on Node 20, and at run time by `post`):
-// - A Session connected with `connect()` answers `post(method, params, callback)`
-//   synchronously: the callback has run when post returns. `post` throws if it has not, so
-//   a Node that changed this fails loudly instead of returning half-read frames.
-// - Remote objects need an objectId. The cheapest way to get one for a JS value is one
-//   `Runtime.evaluate` of a global slot holding it (or an array of many: one getProperties
-//   on the array then gives an objectId per element). Every objectId lives in an object
-//   group that is released at the end of the read that made it (`withObjectGroup`).
-// - `Debugger.scriptParsed` is the only way to learn a scriptId's URL and source map URL.
-//   The debugger is enabled just long enough to hear about every script (the events arrive
-//   synchronously inside `Debugger.enable`) and disabled again: nothing stays switched on
-//   while the program runs. A scriptId not known yet (a module loaded later) triggers one
-//   more enable/disable.
-//
-// Invariants: one Session per process (`inspectorSession()`); the global slot is empty
-// between calls, so the inspector never keeps a program object alive.
+// Invariants: one Session per process (`inspectorSession()`); `post` throws if an answer did not
+// come synchronously; every objectId's group is released at the end of its read; the debugger is
+// on only while learning scripts; the global slot is empty between calls, so the inspector never
+// keeps a program object alive.
 
 import { Session, type Debugger, type Runtime } from 'node:inspector';
 

@@ -1,19 +1,11 @@
 // A resource named as the program names it: a Lock, Queue, Event, Semaphore, Condition or
-// Barrier is shown by the variable or attribute it was created into (`ledger`, `this.auditLog`
-// → `auditLog`), read from the program's source line where it was made, with that creation
-// site; a Lock's holder (and each of a Semaphore's slot holders) is shown with the line where
-// it took it. The stacks come from the core (runtime/creation-sites.ts: captured while
-// coroutine tracking is on).
-//
-// How the name is read (bindingNameAt): on the creation line, the `new <Class>` expression at
-// the stack's column (else the only one of that class on the line), and what stands just
-// before it: `const|let|var x [: T] =`, `obj.x =` / `this.x =` / `this.#x =`, a class field
-// (`private readonly x [: T] =`), an object literal's `x:`, or a plain `x =`. Anything else
-// (an argument, a return, an array element) gives no name: the creation site stands for it.
+// Barrier shown by the variable or attribute it was created into (`this.auditLog` → `auditLog`),
+// read from its creation line (bindingNameAt), with that creation site; a holder with the line
+// where it took it. Stacks come from runtime/creation-sites.ts (tracking on).
 //
 // Invariants: nothing here changes the program; each resource is named once (WeakMap) and each
-// source file read once (bounded cache); a missing file or an unparsable line gives a null
-// name, never an error.
+// source file read once (bounded cache); anything but a binding (an argument, a return) gives no
+// name; a missing file or an unparsable line gives a null name, never an error.
 
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';

@@ -1,21 +1,10 @@
-// SourcePositionMapper: maps a position in generated JavaScript (a dist/ bundle built by
-// esbuild, or a .ts module transpiled in memory by tsx) to the TypeScript file, line and
-// column it came from, through the script's source map.
+// SourcePositionMapper: maps a position in generated JavaScript (a dist/ bundle, or a .ts module
+// transpiled by tsx) to the TypeScript file, line and column, through the script's source map
+// (where it is looked for: docs/design/inspection.md, "Reading frames in-process").
 //
-// Where the map comes from, first found wins, once per script (cached, misses too):
-// 1. `module.findSourceMap(path)`: Node keeps the map of every module it loaded while
-//    source maps were enabled (`--enable-source-maps`, or tsx, which turns them on);
-// 2. the script's sourceMappingURL as V8 reported it (Debugger.scriptParsed): a data: URL
-//    (tsx's inline maps) or a path relative to the script;
-// 3. the `//# sourceMappingURL=` comment at the end of the script file on disk (a bundle
-//    run without --enable-source-maps: `dist/x.js` → `dist/x.js.map`).
-// The map is decoded once into typed arrays that serve both directions (decoded-source-map.ts,
-// answering as Node's own `SourceMap` does; an index map is Node's); no source-map package.
-//
-// Conventions: input line and column are 0-based, as V8 and source maps count; output line
-// and column are 1-based, as editors and `file.ts:line` show them. `file` is an absolute
-// path for file: URLs, else the URL as given. A position no map covers comes back as the
-// generated position itself with `mapped: false`.
+// Invariants: one lookup per script (misses cached too); no source-map package. Input line and
+// column are 0-based (as V8), output 1-based (as editors); `file` is an absolute path for file:
+// URLs, else the URL as given; a position no map covers comes back as itself with `mapped: false`.
 
 import { readFileSync } from 'node:fs';
 import { findSourceMap, SourceMap, type SourceMapPayload } from 'node:module';

@@ -1,27 +1,14 @@
-// TaskRecorder: what the inspector learns about tasks from the loop's observer hooks and
-// cannot read afterwards: which task created which, when, how long each has run, when it
-// last resumed, and which tool asked a cancel from outside any task (the inspector, the
-// debugger, the CLI): with the task's cancel in effect (Task.cancelInEffect(), which names the
-// task that asked), who cancelled it.
+// TaskRecorder: what the inspector learns about tasks from the loop's observer hooks and cannot
+// read afterwards: who created which task and when, how long each ran, when it last resumed, and
+// which tool asked a cancel from outside any task (so who cancelled a task can be named).
 //
 // Invariants:
-// - Attached with `TaskRecorder.attach(loop)`: added as the loop's first observer (the
-//   loop's addObserver, its one way of sharing the observer slot), so the others' hooks
-//   already find the record of a task just created; `detach()` removes it.
-// - `TaskRecorder.of(loop)` is the loop's attached recorder: snapshots and dumps use it
-//   when not given one.
+// - attach(loop) adds it as the loop's first observer; `of(loop)` is the attached one.
 // - Records live in a WeakMap keyed by the task: nothing is kept alive by the recorder.
-// - A task created on a replayed loop (loop.isReplayed()) has no busy time (null): the replay's
-//   own CPU time is a value the recorded run never held.
-// - Costs per step: one WeakMap lookup and two performance.now() calls (busy time); the
-//   loop time of a resume is sampled once per tick. Nothing per step when no recorder is
-//   attached (the loop tests its observer for null).
-// - A cancellation requested outside any task is attributed to the requester named by the
-//   innermost `cancelAs` running it, else to nobody (null: a callback, a timer).
-// - Who cancelled a task is the asker of its cancel in effect, read when asked: a cancel
-//   taken back (uncancel(): an expired timeout that was handled) is never named.
-// - While cancelTaskAs runs, `cancelAskedNow()` says who asks and with what message (a run's
-//   recorder keeps it beside its log, so a replay makes the cancel again as it was asked).
+// - A replayed loop's task has no busy time (null). Per step: one WeakMap lookup and two
+//   performance.now(); nothing when no recorder is attached.
+// - Who cancelled is the asker of the cancel in effect (never one taken back); an outside cancel
+//   is the innermost `cancelAs`'s, else nobody's. cancelAskedNow() says who asks during it.
 
 import type { LoopObserver, EventLoop } from '../loop';
 import type { Task } from '../task';

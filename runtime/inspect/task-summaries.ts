@@ -1,20 +1,10 @@
-// Task summaries: the one summarizer of the runtime's tasks, in the protocol's shape
-// (TaskState, TaskSummary, AwaitInfo of protocol/host-protocol.ts, the one model of a task
-// every view shares): state, steps, timings in milliseconds, the await as AwaitInfo (with the
-// resource id the await graph uses, and the awaited task), awaited-by, the chain's function
-// names, the outcome of finished tasks and who cancelled them. Also how the inspector names
-// a task, a resource and the tasks a future stands for, and the AwaitIndex of who awaits whom.
+// Task summaries: the one summarizer of the runtime's tasks in the protocol's shape (TaskState,
+// TaskSummary, AwaitInfo), the one model of a task every view shares; also how the inspector
+// names tasks and resources, and the AwaitIndex of who awaits whom ("awaits" follows what a
+// future stands for: gather's children, waitFor's inner task). Read through runtime/inspection.ts.
 //
-// Everything is read through the runtime's inspection interface (runtime/inspection.ts).
-// "Awaits" edges, from a task X suspended on future F: F is a Task: X awaits F; F stands for
-// other futures (gather's children, nested gathers; waitFor's or shield's inner awaitable):
-// X awaits every task among them. "Awaited by" is the reverse, plus every Task registered as
-// a waiter of the task's own future.
-//
-// Invariants: no node:inspector here (summaries stay cheap: a 10k-task snapshot has a 50 ms
-// budget, so there is no intermediate summary and no per-task description of shared
-// resources: a resource is named by its id); reading an outcome never marks an exception as
-// retrieved (the inspection's outcome is read, not exception()).
+// Invariants: no node:inspector here (a 10k-task snapshot has a 50 ms budget: no intermediate
+// summary, a resource named by its id); reading an outcome never marks an exception retrieved.
 
 import type { AwaitInfo, CancelCause, CancelOrigin, TaskState, TaskSummary } from '../../protocol/host-protocol';
 import { describeValue, Future } from '../future';

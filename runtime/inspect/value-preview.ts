@@ -1,20 +1,13 @@
-// Bounded previews of JS values, the handle table that lets a client expand them later, and
-// the value a preview stands for (valueOfPreview: a primitive local read back from its preview).
-//
-// A preview is what a variables pane shows on one line: a string cut at PREVIEW_STRING
-// characters, an object as `ClassName {a: 1, b: "x", …}` one level deep, an array as
-// `Array(n) [1, 2, …]`, a Map as `Map(n) {k => v, …}`. The text never exceeds
-// PREVIEW_TEXT characters, however big the value.
+// Bounded previews of JS values (one line, at most PREVIEW_TEXT characters: `ClassName {a: 1, …}`,
+// `Array(n) [...]`, `Map(n) {k => v}`), the handle table that lets a client expand them, and the
+// value a preview stands for (valueOfPreview).
 //
 // Invariants:
-// - Making a preview or listing children runs no program code: no getter, no toString, no
-//   Proxy trap (a Proxy previews as `Proxy` and has no children). Maps and Sets are read
-//   through the built-in Map.prototype.entries / Set.prototype.values, never an overridden
-//   iterator. The only other methods called are the runtime's own Future/Task toString,
-//   built-ins (Date, RegExp, URL's href) and, when an Error is expanded, V8's `stack`.
-// - An expandable value gets a handle: an opaque string naming the value in a handle group.
-//   The table holds the value strongly until the group is released, so a client must
-//   release what it asked for (`HandleTable.release(group)`).
+// - A preview or a child list runs no program code: no getter, toString or Proxy trap (a Proxy
+//   previews as `Proxy`); Maps and Sets read through the built-in iterators; only the runtime's
+//   own toString, built-ins and V8's Error `stack` are called.
+// - An expandable value gets a handle in a handle group; the table holds it strongly until the
+//   group is released (`HandleTable.release(group)`).
 
 import { types } from 'node:util';
 import { Future } from '../future';

@@ -1,16 +1,10 @@
-// Who asked the cancels no task asked: a recorded run's CANCEL records by no task (a view's
-// cancelTask or Stop, the CLI's signal, the crawl's deadline, or a callback) say nothing of
-// who asked, so the recorder keeps, beside the log and one per such record in log order, the
-// AskedCancel that cancelTaskAs was making then (who, and its message), or null (a plain
-// cancel from a callback). A recording file keeps them in its metadata (`askedCancels`,
-// await-details.ts packs them with the other table notes); the
-// log-side task table and the timeline name the tool from them, and a replay makes each such
-// cancel asked between ticks again as it was asked (launch-programs.ts outsideCanceller), so
-// the replayed moment says what the live run said.
+// Who asked the cancels no task asked: for each CANCEL record by no task (a view's cancel or
+// Stop, the CLI's signal, the crawl's deadline, a callback), the AskedCancel being made then
+// (who, its message) or null, kept beside the log and saved in the recording's metadata
+// (`askedCancels`); a replay asks each again between ticks (docs/design/run-recorder.md).
 //
-// Invariants: the list is beside the log, never in it (the log, which a replay's must equal
-// byte for byte, is the same with or without it); a recording without it (made before it was
-// kept) reads its cancels by no task as its signal says, else 'unknown'.
+// Invariants: the list is beside the log, never in it (the log is byte-identical with or
+// without it); a recording without it reads such cancels as its signal says, else 'unknown'.
 
 import type { CancelOrigin } from '../../protocol/host-protocol';
 import { cancelOriginLabel } from '../../protocol/cancel-origin-label';

@@ -1,24 +1,11 @@
-// The two clocks of a recorded run.
+// The two clocks of a recorded run. RecordingClock wraps the loop's clock: within a tick every
+// reading gives the tick's start (one sample, written in the tick's record); readings between
+// ticks are live and written to the log's side stream. ReplayClock gives back what was
+// recorded, then repeats the last reading of a gap (extra readings by an inspector are harmless).
 //
-// RecordingClock wraps the loop's real clock while a run is recorded. Within a tick every
-// reading gives the time sampled when the tick began (one sample per tick, written in the
-// tick's record), so a tick's callbacks agree on "now" and observers that read the clock
-// (an inspector) cannot change what the run sees. Between ticks readings are live (the
-// loop's driver needs them to wait for timers) and each one is written to the log's side
-// stream, so a program's reading made before the loop runs (a callLater at start-up)
-// replays to the same value. Real time is rounded up to the microsecond grid so it is
-// written exactly in a few bytes.
-//
-// ReplayClock gives back what was recorded: the feed sets each tick's time before the
-// tick; between ticks it hands out that gap's recorded readings in order, then repeats the
-// last one (readings the replay makes and the recording did not, an inspector's, are
-// harmless; readings it skips are dropped at the next tick).
-//
-// A pause of the loop (hold/release) goes through the RecordingClock to the clock it wraps:
-// the real clock stands still while the loop is held (clock.ts), so what is written is the
-// time the run saw, holds left out; a ReplayClock ignores holds (its time is the recording's).
-//
-// Invariants: both clocks never go backwards; neither ever sleeps.
+// Invariants: both clocks never go backwards and never sleep; real time is rounded up to the
+// microsecond grid; holds pass through to the wrapped clock (what is written is the time the
+// run saw), and a ReplayClock ignores them.
 
 import type { Clock } from '../clock';
 

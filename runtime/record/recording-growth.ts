@@ -1,24 +1,13 @@
-// A recording's growth: what a live run's recording gained since a mark (bytes of its event
-// log, clock readings and socket bytes), handed to another process as one file, and the
-// recording it grows there, in place. A line replay host follows a live run so
-// (line-debug-worker.ts): given the whole recording once, then each feed only what is new,
-// so a feed costs what was added since the last one, never the whole recording again.
-//
-// The growth file: "COROGROW\n", then four sections, each a u32 length and its bytes: the
-// host's header (JSON: the marks, the counts, the table notes and lints added, recordings.ts),
-// the event log's new bytes, the clock readings' new bytes, the socket bytes' new bytes. Not
-// compressed: it is read at once by a process on the same machine, then removed.
+// A recording's growth: what a live run's recording gained since a mark, handed to a line
+// replay host as one file and grown there in place, so a feed costs what was added, never the
+// whole recording. File format: docs/design/recording-file.md.
 //
 // Invariants:
-// - A growth goes from a mark to a mark of the same streams: it is appended only to a
-//   recording that ends exactly at its `from` (else refused, and the follower hands the
-//   whole recording over again); the streams' bytes already written never change.
-// - What is appended is checked before it is kept (every new record decoded, each tick ended,
-//   every socket byte an input's, the tick count the growth's): a bad growth is refused with a
-//   RecordingFormatError and leaves the recording as it was; a recording that refused one
-//   refuses every later one (its decoder's state is gone), until it is made again whole.
-// - The grown streams are views of buffers that grow by doubling: a reading of them (a
-//   replay's RunLogReader, the timeline) goes on from where it was, as over a live run's.
+// - A growth is appended only to a recording that ends exactly at its `from` (else refused:
+//   the whole recording is handed over again); bytes already written never change.
+// - What is appended is checked first; a bad growth is a RecordingFormatError and leaves the
+//   recording as it was, and every later growth is refused until it is made whole again.
+// - The grown streams grow by doubling; a reader goes on from where it was.
 
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { ByteWriter } from './byte-log';

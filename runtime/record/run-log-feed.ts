@@ -1,17 +1,10 @@
-// RunLogFeed: one decode of a recorded run's event log (run-log.ts RunLogDecoder) feeding every
-// reader of it: the timeline (run-timeline.ts) and the task table by tick (recorded-tasks.ts)
-// read the same records, so one decoder checks each record once and tells both. Fed
-// incrementally like them: `update(events, upTo)` decodes what was added since the last call,
-// whichever reader asked.
+// RunLogFeed: one decode of a recorded run's event log feeding every reader of it (the timeline
+// and the task table by tick), incrementally: `update(events, upTo)` decodes what was added.
+// A reader joining late reads the records decoded before on its own once, then goes on.
 //
-// A reader may join after the feed has decoded some of the log (a run's timeline asked for
-// first, its past task table later): it reads the records decoded before on its own once, at
-// the next update, then goes on with the others.
-//
-// Invariants: every reader joined has been told every record up to the feed's position, in
-// log order, exactly once; the socket bytes are never decoded (data inputs carry null: both
-// readers need only their lengths); a record that does not check is a RecordingFormatError
-// for the reader that asked, and the feed goes no further.
+// Invariants: every reader joined is told every record up to the feed's position, in log order,
+// exactly once; socket bytes are never decoded (inputs carry null); a record that does not check
+// is a RecordingFormatError for the reader that asked, and the feed goes no further.
 
 import { RunLogDecoder, type RunLogVisitor } from './run-log';
 

@@ -1,22 +1,14 @@
-// The event log of a recorded run: one byte stream of records in the order they happened
-// (ticks with their clock reading, task steps and where each suspended, tasks created (with
-// the id and name they had), done and cancelled, cancels asked and taken back (uncancel), the futures tasks
-// awaited completing (and
-// by whom: a task, an I/O callback, a timer or another callback), timers fired, sockets
-// opened and every input they received), a side stream of the
-// clock readings made between ticks, and the bytes the sockets received (kept apart, so
-// the event stream stays small and the bytes compress together).
+// The event log of a recorded run: one byte stream of records in the order they happened (ticks,
+// task steps and suspensions, tasks created/done/cancelled, cancels and uncancels, completions
+// and by whom, timers, sockets and their inputs), a side stream of clock readings between ticks,
+// and the sockets' bytes kept apart (so the event stream stays small).
 //
 // Invariants:
-// - The writer is append-only; strings (task names, suspension sites, hosts, error texts)
-//   are interned: written once as a STRING record, then referred to by number.
-// - Tasks and sockets are numbered by the log in creation order (1, 2, ...), not by their
-//   process-wide ids, so a replay in another process (or later in this one) numbers them
-//   the same and its log can be compared byte for byte.
-// - Times are written exactly: as a varint delta in microseconds when the value lies on
-//   the microsecond grid (the recording clock puts real time there), else as a float64.
-// - The reader (readRunLog) checks every record; anything malformed is a
-//   RecordingFormatError naming the file, never an exception of another kind.
+// - Append-only; strings are interned (a STRING record once, then by number).
+// - Tasks and sockets are numbered by the log in creation order, so a replay's log compares
+//   byte for byte.
+// - Times are exact: a varint µs delta on the microsecond grid, else a float64.
+// - readRunLog checks every record; anything malformed is a RecordingFormatError naming the file.
 
 import { ByteReader, ByteWriter } from './byte-log';
 import { RecordingFormatError } from './recording-errors';

@@ -1,23 +1,11 @@
-// The hashes of the sources a recorded run executed, so that a replay refuses a recording
-// whose program has changed since (it could not re-execute the same run).
+// The hashes of the sources a recorded run executed, so a replay refuses a recording whose
+// program changed since. From a bundle's source map (sourcesContent, hashed once by the build
+// into `x.js.sources.json`), or from the .ts files on disk when unbundled. The watching tools
+// (CLI, inspector, host, recorder, protocol) and the demo site are left out.
 //
-// A bundled program (dist/cli.js) carries its sources in its source map
-// (sourcesContent): each one's hash is taken from there, which is exactly the code that
-// ran, whatever the files on disk say now; the build hashes them once and writes them beside
-// the bundle (`x.js.sources.json`, with the bundle's own hash: a stale or garbled one is
-// ignored, the map read instead). Unbundled (tests, tsx), the runtime's .ts files
-// on disk are hashed (or the files a caller names). Sources of the tools watching the run (the CLI, the
-// inspector, the runtime host,
-// the recorder, the protocol they speak) and the demo site (a server outside the run: what it
-// answered is recorded) are left out: changing them does not change the run.
-//
-// A recording is replayable where every source it ran is present with the same hash. A
-// source the recording never ran does not count: the CLI's bundle and the runtime host's hold
-// different sets (the host has the samples' primitives), and either replays the other's
-// recordings; a new file a run would load is reached only through a file that changed.
-//
-// Invariants: paths are relative with '/' separators, sorted; a mismatch lists every
-// changed and removed file and names the recording.
+// Invariants: a recording is replayable where every source it ran is present with the same hash
+// (a source it never ran does not count); paths are relative with '/' separators, sorted; a
+// mismatch lists every changed and removed file and names the recording.
 
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import * as zlib from 'node:zlib';
 import { startLinkFarm } from '../../bench/sites/link-farm-site';
 import { crawlWithUndici } from '../../bench/peers/undici-crawler';
+import { skipUnlessInstalled } from '../real-servers';
 
 interface RawResponse {
   status: number;
@@ -146,7 +147,7 @@ const PYTHON = '/usr/bin/python3';
 const hasAiohttp = spawnSync(PYTHON, ['-c', 'import aiohttp'], { stdio: 'ignore' }).status === 0;
 
 test('the aiohttp peer sees the same counts by status', {
-  skip: hasAiohttp ? false : 'no aiohttp for /usr/bin/python3',
+  skip: skipUnlessInstalled(hasAiohttp, 'no aiohttp for /usr/bin/python3 (apt-get install python3-aiohttp)'),
 }, async () => {
   const farm = await startLinkFarm({ pages: 200 });
   try {

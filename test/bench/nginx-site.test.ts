@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import http from 'node:http';
 import * as zlib from 'node:zlib';
 import { nginxAvailable, startNginxSite } from '../../bench/sites/nginx-site';
+import { skipUnlessInstalled } from '../real-servers';
 
 function get(url: string, agent: http.Agent): Promise<{ res: http.IncomingMessage; body: Buffer }> {
   return new Promise((resolve, reject) => {
@@ -24,7 +25,7 @@ function get(url: string, agent: http.Agent): Promise<{ res: http.IncomingMessag
 }
 
 test('nginx serves the Python docs with keep-alive and gzip, counts connections, and cleans up', {
-  skip: !nginxAvailable() && 'nginx-light or python3.11-doc not installed',
+  skip: skipUnlessInstalled(nginxAvailable(), 'nginx-light or python3.11-doc not installed'),
 }, async () => {
   const site = await startNginxSite();
   assert.ok(fs.existsSync(`${site.directory}/nginx.conf`));

@@ -1,18 +1,11 @@
-// Coalesces the scrubber's seeks: a drag asks for a tick per pointer move, the host answers
-// each in some milliseconds, so at most one seek is in flight and only the latest tick asked
-// meanwhile follows it (the ticks in between are never sent). Each seek carries a moment id
-// of this queue's own (protocol/moment-ids.ts), so the panel knows its own answer by id: the
-// status naming that id (`RunStatus.momentId`, said before the seek's answer comes) is its
-// seek shown; a status of another id is another view's move (the debugger's Step Back).
-// Pure: the sending is given.
+// Coalesces the scrubber's seeks: at most one seek in flight, and only the latest tick asked
+// meanwhile follows it. Each seek carries a moment id of its own (protocol/moment-ids.ts), so the
+// panel tells its own answer from another view's move. Pure: the sending is given.
 //
 // Invariants: after the last ask settles, the last tick sent is the last tick asked; a failed
-// seek is reported once and does not stop the next one; `wanted` is what the scrubber shows
-// while the host catches up: it stays until the status has shown the last seek's own moment
-// (or the seek failed, or its answer carries no id: a host that does not echo ids), never
-// ended by another view's moment, and never waited for longer than SHOWN_WAIT_MS after the
-// answer came (a status naming it that never comes, dropped or coalesced: the answer is then
-// all there is, as for a host without ids).
+// seek is reported once and does not stop the next; `wanted` (what the scrubber shows) stays until
+// the status shows the last seek's own moment, the seek failed or carried no id, and never
+// longer than SHOWN_WAIT_MS after the answer; another view's moment never ends it.
 
 import { MomentIds } from '../../protocol/moment-ids';
 

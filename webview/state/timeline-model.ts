@@ -1,17 +1,12 @@
-// The panel's copy of the run's timeline (tasks as lanes over ticks, I/O and timer marks,
-// wall time per tick) and the questions the timeline view and the jumps ask of it. Pure (no
-// DOM), so it is unit-tested without a browser.
+// The panel's copy of the run's timeline (tasks as lanes over ticks, I/O and timer marks, wall
+// time per tick) and the questions the timeline view asks of it. Pure (no DOM).
 //
 // Invariants:
 // - Ticks are the host's: 1 .. lastTick; a task created before the first tick has createdTick 0.
-// - A segment covers the ticks fromTick <= t <= toTick (inclusive; neighbours share their end
-//   tick, the later one is the state right after that tick). A lane's segments are in tick
-//   order; applying an update cuts, for each lane it carries, the list to the update's
-//   `segmentsFrom` entries, then appends its segments (the host's merging rule), so applying
-//   the same update twice is harmless.
+// - A segment covers fromTick <= t <= toTick (neighbours share their end tick). An update cuts
+//   each lane it carries to its `segmentsFrom` entries and appends, so applying it twice is harmless.
 // - Marks are sorted by tick; an update replaces the marks after its sinceTick.
-// - msAt(t) is the wall time at which tick t began, since the first tick (the host's
-//   tickTimes); beyond the last tick it is extrapolated at the run's mean tick time.
+// - msAt(t) is the wall time tick t began; beyond the last tick, extrapolated at the mean.
 
 import type { Timeline, TimelineLane, TimelineMark, TimelineSegment, Waker } from '../../protocol/host-protocol';
 

@@ -1,21 +1,12 @@
-// The timeline view: the run's tasks as lanes over ticks (or wall time), each stretch drawn
-// by what the task did then (running, ready, or awaiting I/O, a timer, a queue or lock,
-// another task), with the I/O, timer, exception and cancel marks on the axis and on their
-// task's lane, the hits of the logpoints set over the run (state/logpoint-marks.ts) as diamonds
-// on their task's lane, and a cursor at the tick every view shows. A click or a drag on the lanes
-// seeks the run there (and selects the lane's task); a click on a logpoint mark goes to that hit
-// (the debugger and every view move there), hovering one says what it printed. The selected
-// lane's detail offers the jumps ("Who woke this?", "Created here", "Cancelled by") and its stack.
+// The timeline view: the run's tasks as lanes over ticks (or wall time), drawn by what each task
+// did, with I/O, timer, exception, cancel and logpoint-hit marks and a cursor at the tick shown.
+// A click or drag seeks the run there; a click on a logpoint mark goes to that hit.
 //
 // Invariants:
-// - Virtualised both ways: only the lanes in view are drawn (a pool of label rows, one
-//   canvas), and each lane draws at most one rectangle per pixel (timeline-scale laneRuns),
-//   so thousands of tasks over tens of thousands of ticks redraw in a few milliseconds.
-// - Colours are the theme's (chart colours and foregrounds read from CSS variables, again
-//   when the theme changes); the state is also told by shape (running bars full height,
-//   waits inset), so it reads in high contrast and without colour. Task names are drawn as
-//   text only (label rows' textContent).
-// - While the window is "fit", it follows a live run's growth; a zoom or a pan fixes it.
+// - Virtualised both ways: only lanes in view are drawn, at most one rectangle per pixel per
+//   lane (timeline-scale laneRuns), so thousands of tasks redraw in a few milliseconds.
+// - Colours are the theme's, and state is also told by shape, so it reads without colour.
+// - Task names are drawn as text only (textContent). While "fit", it follows a live run's growth.
 
 import type { TimelineLane, TimelineMark } from '../../protocol/host-protocol';
 import type { LogpointMark } from '../../protocol/webview-protocol';

@@ -1,15 +1,7 @@
-// Runs on a runtime host's main thread, from its own bundle (dist/typescript-transpiler.js), loaded for a .ts program.
-//
-// The TypeScript transpiler Coroscope brings for a user's program when the program's folder has
-// neither tsx nor TypeScript: Sucrase's TypeScript and ES-module transforms, built by esbuild
-// into a bundle of its own (dist/typescript-transpiler.js, minified, loaded only when a .ts
-// program is launched), so the runtime host's bundle does not carry it.
-//
-// Why Sucrase (docs/design/runs-and-programs.md, "A user's program"): pure JavaScript (esbuild's transform
-// needs a native binary per platform; TypeScript's transpileModule is a 9 MB file), about
-// 300 kB minified, maintained, and it keeps every line where it was, so a breakpoint on a
-// TypeScript line is on the same generated line; its source map (inline, as tsx's) maps the
-// columns too.
+// Runs on a runtime host's main thread, from its own bundle (dist/typescript-transpiler.js),
+// loaded only for a .ts program. The TypeScript transpiler Coroscope brings when the program's
+// folder has neither tsx nor TypeScript: Sucrase's TypeScript and ES-module transforms (why
+// Sucrase: docs/design/runs-and-programs.md, "A user's program").
 //
 // Invariants: the output is CommonJS with one generated line per source line; the map names
 // the source by its file: URL; a syntax error is thrown as TranspileError with the file, line

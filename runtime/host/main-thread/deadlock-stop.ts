@@ -1,27 +1,11 @@
-// Runs on a runtime host's main thread. The Deadlock break (setExceptionBreaks' `deadlock`):
-// the run stops, reason 'exception', when live tasks wait for what nothing can give them:
-// - at a tick's end after which nothing of the loop can run (no ready callback, no timer, no
-//   watched socket) and the await graph finds a deadlock (a lock-order or await cycle, a
-//   resource held by a finished task, every live task waiting on what only the loop's own
-//   code completes: a queue starved by a producer that died);
-// - or when the periodic deadlock check (every second, at most 2% of the loop's time) finds
-//   a certain one (a cycle) while other tasks still run.
-// The stop names the deadlock in one line (the Call Stack's description), its full reason,
-// and one line per task: where it is suspended, what it waits for, who holds that and since
-// which line (the exceptionInfo's details), for its first DEADLOCK_TASKS_LISTED tasks, the rest counted.
+// Runs on a runtime host's main thread. The Deadlock break (setExceptionBreaks' `deadlock`): the
+// run stops (reason 'exception') when live tasks wait for what nothing can give them, at a quiet
+// tick's end or when the periodic check finds a cycle; every deadlock is also reported as an
+// `exception` event, stopped or not. The stop lists its first DEADLOCK_TASKS_LISTED tasks and
+// counts the rest. Not once the main task has ended. See docs/design/inspection.md.
 //
-// Not once the run's main task has ended: the loop is stopping, and a worker it left waiting
-// on a queue is no hang.
-//
-// Each deadlock found is also reported as an `exception` event (deadlockReportOf), stopped or
-// not: a run with no debugger (the panel's own), or whose Deadlock filter is off, goes on, and
-// the panel's Exceptions tab and a notification say it; its traceback has one frame per task
-// (what it waits for, who holds that since which line; at the line where the task waits).
-//
-// Invariants: each deadlock stops the run (break on) or is reported (always) once (the lint collector reports
-// each set of tasks
-// and resources once, and the stop is made from what it reports); nothing is computed at a
-// tick's end unless the break is on, the loop is quiet and some task is live.
+// Invariants: each deadlock stops the run (break on) or is reported (always) once; nothing is
+// computed at a tick's end unless the break is on, the loop is quiet and some task is live.
 
 import type { AwaitGraph, DeadlockStop, HostEvents, SourcePosition, Traceback } from '../../../protocol/host-protocol';
 import type { EventLoop } from '../../loop';

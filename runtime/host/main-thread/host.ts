@@ -1,22 +1,12 @@
 // Runs on a runtime host's main thread (a live host's, and a line replay host's).
-//
 // RuntimeHost: serves protocol/host-protocol.ts over an RpcEndpoint. It holds the current Run
-// (one launch at a time: a new launch stops the previous run first), the breakpoints and
-// exception breaks (kept across runs), and the inspector's process-wide parts: the
-// coroutine tracking hooks hub and the exception tracer (await-throw hook).
+// (a new launch stops the previous one first), the breakpoints and exception breaks (kept
+// across runs), and the inspector's process-wide hooks (coroutine tracking, exception tracer).
 //
-// setExceptionBreaks' optional filters (`urlFailed`: stop where the crawler records a URL as
-// failed; `deadlock`) are part of protocol/host-protocol.ts like every other param.
-//
-// Every request's params are narrowed by protocol/host-requests.ts's table before its handler
-// runs, and a bad one is answered with a ProtocolError naming the method and the field; a request that needs
-// a run when there is none, or a
-// paused loop when it runs, is answered with a ProtocolError too (codes: badRequest,
-// noRun, notPaused, unknownTask, taskFinished, ...).
-//
-// Invariants: requests are answered in any state (a paused loop answers every query); the
-// host never blocks its own event loop for longer than one request's work; shutdown answers
-// before the process exits.
+// Invariants: every request's params are narrowed (protocol/host-requests.ts) before its handler
+// runs, a bad one or one in the wrong state is a ProtocolError naming why; requests are answered
+// in any state (a paused loop answers every query); the host never blocks its loop longer than
+// one request's work; shutdown answers before the process exits.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

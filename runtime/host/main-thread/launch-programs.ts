@@ -1,25 +1,14 @@
-// Runs on a runtime host's main thread (live or line replay), and in the CLI's process (runtime/cli).
-//
-// The programs a launch names (the protocol's LaunchTarget and LaunchOptions), started on a
-// loop: one registry for every door a program comes in by. The host's runs (Run.start), their
-// replays (RunRewind, for a live run and for an opened recording) and the CLI's crawl and
-// replay all start their program here, so a recording made by one is started again, exactly,
-// by the other. It also says how a recording names its program (the metadata's `program`):
-// written by recordedProgram, read back by readRecordedProgram, for the host and the CLI alike.
+// Runs on a runtime host's main thread (live or line replay), and in the CLI's process. The
+// programs a launch names (LaunchTarget, LaunchOptions), started on a loop: one registry for the
+// host's runs, their replays (RunRewind) and the CLI's crawl and replay, so a recording made by
+// one is started again exactly by the other. It also writes and reads how a recording names its
+// program (recordedProgram, readRecordedProgram).
 //
 // Invariants:
-// - The same target and options give the same program: the same Crawler options, the same
-//   main task name, the same deadline timer, whoever starts it (a replay is exact only so).
-// - A crawl's deadline (options.deadline) is a timer on the program's own loop, so a replay
-//   re-runs it at the same tick; its cancel is attributed to the deadline, never 'unknown'.
-//   So is the CLI's task dump (options.dumpTasksAfter): its timer is part of the recorded run
-//   (it fires in a tick), so every replay arms it too, and only the CLI's hook prints. Both
-//   timers are cancelled when the main task ends (inside a tick: replayed alike).
-// - A recording whose program cannot be started here gets a RecordingError that says why
-//   (no launch named, a corrupt one, a sample that runs a loop of its own).
-// - A CLI crawl a signal interrupted names the signal (`program.signal`): its cancel from
-//   outside the loop is made again by every replay as the CLI made it (cancelOnSignal), so
-//   the CLI's replay and the host's views of an opened recording say the CLI cancelled it.
+// - The same target and options give the same program (options, main task name, timers).
+// - A crawl's deadline and the CLI's dump are timers on the program's own loop, replayed alike;
+//   a CLI crawl a signal interrupted is cancelled again the same way by every replay.
+// - A recording whose program cannot be started here gets a RecordingError saying why.
 
 import type { LaunchOptions, LaunchTarget } from '../../../protocol/host-protocol';
 import { HOST_PARAMS_PARSERS } from '../../../protocol/host-requests';

@@ -1,25 +1,13 @@
-// Runs on a runtime host's main thread: its end of the bridge to the line debugger's worker thread.
+// Runs on a runtime host's main thread: its end of the bridge to the line debugger's worker.
+// LineDebugBridge is the host endpoint's Transport to the worker (line-debug-worker.ts) that
+// owns the client pipe and debugs this thread, and installs `globalThis.__coroscopeLine`, what
+// the worker calls (Debugger.evaluateOnCallFrame) while this thread is stopped on a line:
+// serve(json), current(), where(), live(), traced(id), writeMidTick(path), withdraw(id), the scan
+// calls (hit-scan.ts) and suspension(id). See docs/design/line-debugging.md.
 //
-// LineDebugBridge: the main thread's side of a runtime host started with a client pipe.
-// The pipe belongs to a worker thread (line-debug-worker.ts) that also debugs this thread
-// through node:inspector; this bridge is the host endpoint's Transport to that worker
-// (postMessage while this thread runs) and installs `globalThis.__coroscopeLine`, what the
-// worker calls through `Debugger.evaluateOnCallFrame` while this thread is stopped on a line:
-// - serve(json): serves one protocol message synchronously and returns, as a JSON array,
-//   everything the endpoint sent meanwhile (its response, events);
-// - current(): the id of the task running now (null: none); where(): it, its name and the
-//   loop's tick (in a line replay host, of the traced replay's loop while it runs a tick);
-//   live(): whether a line breakpoint may stop now; traced(id): the line replay's walk;
-//   writeMidTick(path): the run's recording through the running tick, for a line replay host;
-//   withdraw(id): drops a request of the worker's own it sent before this thread stopped, unread
-//   (a feed of the line replay host, needless once stopped on a line);
-//   scanHit, scanPause, scanMarked, scanUntil: a breakpoint search's scan of the replayed past (hit-scan.ts);
-//   suspension(id): a sentence on what that task now waits on and which task
-//   step the loop runs next ("worker-3 suspended on queue.get; the loop runs worker-5").
-//
-// Invariants: while serve() runs, nothing the endpoint sends goes to the worker by message
-// (it is returned instead, in order); disconnect() disconnects the worker's inspector session
-// before the process exits (else node waits for the debugger to disconnect).
+// Invariants: while serve() runs, nothing the endpoint sends goes to the worker by message (it
+// is returned instead, in order); disconnect() disconnects the worker's inspector session
+// before the process exits (else node waits for the debugger).
 
 import { runningLoopOrNull } from '../../running-loop';
 import { createRequire } from 'node:module';

@@ -1,22 +1,11 @@
-// Runs on a runtime host's main thread: the host process's entry (and its worker's script where
-// dist/line-debug-worker.js is missing).
+// Runs on a runtime host's main thread: the host process's entry (dist/runtime-host.js), and its
+// worker's script where dist/line-debug-worker.js is missing. Forked with an IPC channel, it
+// serves the host protocol over it; with `--client-fd=N`, over that pipe through a worker thread
+// that also line-debugs this thread, the IPC channel then only telling when the client goes.
 //
-// The runtime host process (bundled to dist/runtime-host.js): forked by a client with an IPC
-// channel (child_process.fork), it serves the runtime host protocol over that channel.
-//
-// - Transport: process.send / process 'message' (IpcTransport). Without an IPC channel the
-//   host says so on stderr and exits with code 2. Started with `--client-fd=N` (a pipe the
-//   client opened as that fd), the protocol goes over the pipe instead, served by a worker
-//   thread that also line-debugs this thread (line-debug-worker.ts, bundled on its own to
-//   dist/line-debug-worker.js: a worker loads only what it runs; this file is that worker's
-//   script where that bundle is missing), and the IPC channel only tells when the client goes
-//   away.
-// - What the program prints (process.stdout / stderr writes, console.*) is also sent to the
-//   client as `output` events (and still written through to the inherited streams).
-// - An uncaught exception or unhandled rejection is reported as an `output` stderr event and
-//   the host stays up: one bad callback in a user's program must not take the session down.
-// - The client going away (the channel disconnects) stops the current run and exits with 0;
-//   `shutdown` does the same after answering.
+// Invariants: no IPC channel: says so on stderr, exits 2. The program's output is also sent as
+// `output` events. An uncaught exception or unhandled rejection is reported and the host stays
+// up. The client going away stops the run and exits 0; `shutdown` does so after answering.
 
 import { RpcEndpoint } from '../../../protocol/rpc';
 import type { HostEvents } from '../../../protocol/host-protocol';

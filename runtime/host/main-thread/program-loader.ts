@@ -1,21 +1,12 @@
-// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+// Runs on a runtime host's main thread (a live host's, and a line replay host's). Loads a user's
+// program for `launch {kind: 'program'}`: a module exporting a main coroutine function, loaded
+// with require() (.ts through program-transpiler.ts's choice), so it runs from an empty folder.
+// One runtime: a program importing the public entry (`runtime/index`, `coroscope`) is handed the
+// host's own runtime module, never a second copy; deep imports would load one.
 //
-// Loads a user's program for `launch {kind: 'program'}`: a module exporting a main coroutine
-// function (`main`, or the export named), loaded with require(): .js/.cjs as is, .ts/.mts/
-// .cts/.tsx through the compiler program-transpiler.ts chooses (the program's own tsx or
-// TypeScript, else the transpiler Coroscope brings), so a program runs from an empty folder.
-//
-// One runtime: the program must run on the host's runtime (its loop, Future and Task
-// classes, its coroutine tracking). When the host runs from the bundle (dist/), a program
-// importing the runtime's public entry (`runtime/index`, `dist/runtime/index.js`, or the
-// package name `coroscope`) is handed the host's own runtime module instead of a second
-// copy (any checkout's `runtime/index`, recognised by the runtime's coroutine module beside
-// it). Deep imports of other runtime files would load a second copy: use the public entry.
-// When the host runs from source (tsx), the program's imports are the host's modules anyway.
-//
-// Invariants: a program is loaded once per launch (its module cache entry is dropped first,
-// so an edited program is reloaded); the aliasing hook is installed once and only maps
-// those public-entry requests; errors say which file and which export went wrong.
+// Invariants: a program is loaded once per launch (its cache entry dropped first, so an edit
+// reloads); the aliasing hook is installed once and maps only those public-entry requests;
+// errors say which file and which export went wrong.
 
 import Module, { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';

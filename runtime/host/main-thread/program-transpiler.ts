@@ -1,18 +1,11 @@
-// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+// Runs on a runtime host's main thread (a live host's, and a line replay host's). Which
+// TypeScript compiler loads a user's .ts program, registered as the require() hook; first found
+// wins: the host's own (under tsx), the program's tsx, its TypeScript, else the bundled one
+// (bundled-transpiler.ts). Every choice gives source maps, for the line debugger.
 //
-// Which TypeScript compiler loads a user's .ts program, and its registration as the require()
-// hook for .ts/.mts/.cts/.tsx. In order, first found wins:
-//   1. `host`: .ts files can already be required (the host runs from source under tsx);
-//   2. `tsx`: the program's own tsx (`tsx/cjs/api`, resolved from the program's folder up);
-//   3. `typescript`: the program's own TypeScript (`transpileModule`, CommonJS, inline map);
-//   4. `bundled`: the transpiler Coroscope brings (bundled-transpiler.ts, Sucrase), so a
-//      program in an empty folder runs with nothing installed.
-// Every choice gives source maps, so the line debugger stops on the program's TypeScript lines.
-//
-// Invariants: one hook per process (the first registration stays; a later program reuses it);
-// a workspace compiler that fails to load falls through to the next one, with its reason kept
-// for the log; the only error left is the bundled transpiler missing from the build, said once
-// with what to do.
+// Invariants: one hook per process (the first registration stays); a workspace compiler that
+// fails to load falls through to the next, its reason kept for the log; the only error left is
+// the bundled transpiler missing from the build, said once with what to do.
 
 import Module, { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';

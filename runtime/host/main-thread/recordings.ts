@@ -1,18 +1,12 @@
-// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+// Runs on a runtime host's main thread (a live host's, and a line replay host's). The host's
+// recording files: saveRecording writes a finished recorded run as a .corotrace; openRecording
+// reads one and checks it whole (format, checksum, log, source hashes, a program the host can
+// start). writeReplayCopy writes a live run for a line replay host (mid-tick at a line stop,
+// else the recording so far and its mark); writeRecordingGrowth writes what it gained since.
 //
-// The host's recording files: saveRecording writes a finished run's recording (a run
-// launched with options.record) as a .corotrace; openRecording reads one and checks it whole
-// (format, checksum, event log, that the sources it ran are this host's, and that it records
-// a program the host can start again: launch-programs.ts, which reads the CLI's recordings
-// too), for the host to make it a run (Run.opened). Every refusal
-// is a ProtocolError that says why: nothing is answered "saved" or "opened" that was not.
-// writeReplayCopy writes a live run stopped on a line, through the start of its running tick,
-// for a line replay host (line-replay-host.ts) to open (openRecording midTick): such a file is
-// refused by the ordinary open, and a saved file by the mid-tick one; between ticks (a finished
-// run, a paused one) it writes the recording so far, opened as any recording, and says where it
-// ends (its mark): writeRecordingGrowth then writes only what the recording gained since a
-// mark, for the line replay host following the run to grow its copy in place
-// (readRecordingGrowth, ReplayHostServices.growInPlace).
+// Invariants: every refusal is a ProtocolError saying why: nothing is answered "saved" or
+// "opened" that was not; a mid-tick copy is refused by the ordinary open, a saved file by the
+// mid-tick one.
 
 import { statSync } from 'node:fs';
 import type { Lint, LintKind, RecordingInfo, RecordingMark, UrlFailureMark } from '../../../protocol/host-protocol';

@@ -1,48 +1,14 @@
-// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+// Runs on a runtime host's main thread (a live host's, and a line replay host's). RunRewind: a
+// recorded run's past on demand: to show tick N it re-executes the run on a loop of its own with
+// the recorded inputs (ReplaySession), pauses after tick N and wraps it as a PastMoment. Replays
+// are parked as checkpoints along the run, built in the background (in the idle time of a live
+// run), and leaders are kept near a growing recording's end; traceTick re-runs one tick for the
+// line replay. See docs/design/recording-and-replay.md, line-replay-and-breakpoint-search.md.
 //
-// RunRewind: a recorded run's past, on demand. To show tick N it re-executes the run on a
-// loop of its own with the recorded inputs fed back (a ReplaySession, replay-session.ts:
-// runtime/record's RunReplay, the recorded clock, the recorded socket inputs, the network never
-// touched), pauses that loop right after tick N and wraps it as a PastMoment (past-moment.ts).
-// The run itself (a live one still going, paused or not) is not touched.
-//
-// Checkpoints: replays are kept parked at ticks along the run. A seek takes the replay
-// nearest at or before the tick, parked or still being built, and goes on from it (only the
-// ticks between are re-executed); the replay it leaves is parked where the seek ended. One
-// replay at a time is built in the background, held while a seek runs, each parked in the
-// middle of the widest stretch of the run with no replay parked in it, until no stretch is
-// wider than CHECKPOINT_GAP_MS of replaying: so a seek anywhere costs at most about that
-// much replay. Building starts with the run (`follow`): while the run is live a checkpoint
-// replay runs only a slice at a time in the run's idle time (LIVE_SHARE of the wall time at
-// most, none while the run's loop has work ready), so when the run ends its past is already
-// parked along it and the first seeks are short.
-//
-// Leaders (`lead`, a line replay host's opened copy of a live run, line-replay-host.ts): a few
-// replays are kept parked a little short of the recording's end (`lag` ticks), advanced as it
-// grows, before any checkpoint in the middle of a stretch. What the line replay and the
-// breakpoint search ask first is right there: a step back replays to the tick before a line
-// stop, and a Reverse Continue from the end scans the last stretch, then replays the hit's tick
-// again (each consumes a replay parked before its tick: hence more than one leader).
-//
-// traceTick runs one tick once more for the line replay (past-line-walk.ts): from a replay
-// paused right before it, with the replay host's line debugger on in that tick only (or a
-// stretch of ticks, for a breakpoint search: hit-scan.ts).
-//
-// Invariants:
-// - Seeks (and traced ticks) are served one at a time, in the order asked; a seek never waits for a checkpoint
-//   being built (it holds it, or goes on with it when it is at or before its tick), nor for the
-//   replay of a seek whose tick is no longer viewed (a scrub): that replay (run by the loop's
-//   driver in slices, between which the seek is asked) stops at the new tick instead when it has
-//   not replayed it yet, else at once where it is, between two ticks; either way it is parked (a
-//   checkpoint) and its seek refused as superseded.
-// - A replay that diverges from the recording, or ends before the tick, fails the seek with
-//   the replay's own message; nothing is answered for a moment that was not reached, nor for
-//   one whose replayed events differ from the recorded ones (checked at every seek).
-// - A live run's recording is read up to its last complete tick, incrementally: each reading
-//   decodes only the records added since the one before (RunLogReader over views of the
-//   recorder's append-only streams, nothing copied), so reading it as it grows costs its
-//   length once, not once per checkpoint. A replay over a shorter reading is given the longer
-//   one (RunReplay.extend) when a seek takes it past its end.
+// Invariants: the run itself is never touched; seeks and traced ticks are served one at a time in
+// order, never waiting for a checkpoint being built, and a scrub's stale seek stops, is parked and
+// refused `superseded`; a replay that diverges or ends early fails the seek with its message,
+// nothing is answered for a moment not reached; a live recording is read incrementally.
 
 import { ProtocolError } from '../../../protocol/rpc';
 import type { EventLoop } from '../../loop';

@@ -1,28 +1,13 @@
-// Runs on a runtime host's main thread: a live host's run, and a line replay host's (an opened
-// copy of a live run: its replay-host services, replay-host-services.ts).
-//
-// A Run: one launch in the runtime host. It owns the loop, everything the inspector attaches
-// to it (task recorder, loop controller, lints, finished-task history, snapshots), and what
-// the target needs (a crawler, the embedded demo site, a sample, a user's program). The
-// host (host.ts) routes requests to the current run. This file is the live run (launch,
-// pause/continue through its controller, its end) and its present; the rest is in parts
-// it composes, each with one role:
-//   tasks        (run-tasks.ts)            the task table: live tasks, history, task events
-//   crawlEvents  (crawl-events.ts)         a crawl's progress events and failed URLs
-//   recording    (run-recording.ts)        the recording as it grows (or opened), its timeline
-//   past         (run-past.ts)             seeks into the past, the moment the views show
-//   replayHost   (replay-host-services.ts) what only a line replay host's run serves
-//
-// Lifecycle: created → started (the main coroutine's task or the sample is running, or held
-// before its first tick with stopOnEntry) → finished (the main task ended, or stop(): every
-// task cancelled) → the loop is closed; the run still answers snapshots (its history) and
-// traces until the next launch replaces it, so its demo site stays up until then (release()),
-// for the callback stage to fetch the page that failed in this run.
+// Runs on a runtime host's main thread: a live host's run, and a line replay host's. A Run: one
+// launch in the host. It owns the loop, what the inspector attaches to it and what the target
+// needs; this file is the live run and its present, composed of run-tasks, crawl-events,
+// run-recording, run-past and replay-host-services (one role each). Lifecycle: created →
+// started → finished (main task ended, or stop()) → loop closed; it still answers snapshots and
+// traces until the next launch replaces it (its demo site stays up till release()).
 //
 // Invariants:
-// - Everything attached to the loop is detached and every timer of the run cleared when it
-//   finishes, so a finished run keeps nothing running in the host.
-// - `finished` is emitted exactly once per run, after the report (`output`) of a crawl.
+// - Everything attached to the loop is detached and every timer cleared when it finishes.
+// - `finished` is emitted exactly once per run, after a crawl's report (`output`).
 // - A crawl sends `progress` every PROGRESS_MS while it changes (crawl-events.ts).
 
 import type {

@@ -1,18 +1,11 @@
-// Runs on a runtime host's main thread (a live host's, and a line replay host's).
+// Runs on a runtime host's main thread (a live host's, and a line replay host's). Variables as
+// the protocol shows them: numeric handles for the inspector's string handles (HandleTable),
+// locals and children as VariableInfo, and `evaluate` (with a frame: its locals bound as
+// variables and `this` as its receiver; without: `loop`, `tasks`, `task(id)`, `crawler`).
 //
-// Variables as the protocol shows them: numeric handles for the inspector's string handles
-// (value-preview.ts's HandleTable), locals and children as VariableInfo, and `evaluate`.
-//
-// Handle lifetime: every taskDetail / evaluate makes one handle group; the last GROUPS_KEPT
-// groups stay valid, older ones are released (the values behind them become collectable).
-// A client that keeps a handle longer gets an error reply saying it expired.
-//
-// evaluate: with a task and frame, the frame's locals are bound as variables of the
-// expression (local-expressions.ts, the evaluator breakpoint conditions use too) and `this`
-// as the frame's receiver;
-// objects are the real objects (through their handles), primitives come from their
-// previews (a string longer than the preview limit is passed cut; the result says so).
-// Without a frame, `loop`, `tasks` (the live tasks), `task(id)` and `crawler` are bound.
+// Invariants: each taskDetail / evaluate makes one handle group, the last GROUPS_KEPT stay valid
+// and an older handle is an error saying it expired; objects are the real objects, primitives
+// come from their previews (a string cut at the preview limit says so).
 
 import { ProtocolError } from '../../../protocol/rpc';
 import type { VariableInfo } from '../../../protocol/host-protocol';

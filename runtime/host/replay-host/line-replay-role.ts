@@ -1,17 +1,12 @@
-// Runs on a line replay host's worker thread (a host started with --line-replay): its replay role.
+// Runs on a line replay host's worker thread (a host started with --line-replay): its replay
+// role. LineReplayRole: what it answers its live host (line-replay-host.ts): pastLine walks the
+// live stop's tick (past-line-walk.ts, with replayLineTick), and before its first line into the
+// step before; pastHit searches the past for a breakpoint's hit (past-hit-search.ts);
+// pastHitLine walks the hit's task's lines from there.
 //
-// LineReplayRole: what a line replay host's worker answers its live host (line-replay-host.ts
-// is the other end): pastLine walks the live host's stop (past-line-walk.ts), asking this
-// host's main thread to replay the tick (replayLineTick), and before the task's first line of
-// the step into its step before (intoStepBefore, as from a hit); pastHit searches the replayed
-// past for a line breakpoint's hit (past-hit-search.ts, with scanTicks); pastHitLine walks the
-// lines of the hit's task from there (a walk anchored at the hit, on through the ticks after it
-// while a step is under way).
-//
-// Invariants: one walk at a time (`walk`, disposed before another is made); `stopWalk` is the
-// live stop's walk only while `walk` is in an earlier step of its task (a step forward out of
-// that step goes on in it); a search releases the walk, a walk releases the search's stop;
-// every answer echoes the moment id of its request (protocol/replay-host-protocol.ts).
+// Invariants: one walk at a time (disposed before another is made); `stopWalk` is the live
+// stop's walk only while `walk` is in an earlier step of its task; a search releases the walk,
+// a walk releases the search's stop; every answer echoes its request's moment id.
 
 import type {
   HitBound,

@@ -1,46 +1,15 @@
 // Runs only on a line replay host's worker thread (a runtime host started with --line-replay).
+// PastHitSearch: the search of the recorded past for the hits of the user's line breakpoints
+// (pastHit: Reverse Continue's last hit before the moment shown, or Continue's first after it):
+// the run is replayed with the breakpoints armed (hit-scan.ts), stretch by stretch backwards
+// each twice as long, then the hit's tick once more up to the hit, where the thread stops. The
+// last stretch's hits are kept for the next move. See
+// docs/design/line-replay-and-breakpoint-search.md.
 //
-// PastHitSearch: in a line replay host (a runtime host the live host's worker started,
-// line-replay-host.ts, with the live run's recording opened), the search of the recorded
-// past for the hits of the user's line breakpoints: Reverse Continue's last hit strictly
-// before the moment shown, or Continue's first hit after it (pastHit).
-//
-// How: the recording holds where tasks suspended, not which lines ran, so the run is replayed
-// with the breakpoints armed. One V8 breakpoint per generated location of the breakpoints;
-// its condition evaluates each breakpoint's own condition in the frame and tells the main
-// thread (hit-scan.ts: `__coroscopeLine.scanHit`), which records the hit and goes on, so a
-// stretch of the run replays with no stop of the thread. Backwards, the stretch right before
-// the moment is scanned first (from a checkpoint, RunRewind), then earlier ones, each twice
-// as long, until one has a hit: the common case replays only a short stretch. Then that
-// tick is replayed once more up to that hit (the nth of its tick), where the thread stops:
-// its real frames and locals are served (lineStack, lineVariables, lineEvaluate). When the
-// moment is a line stop (the live one, or a past line shown), the marker, a breakpoint where
-// that stop is, pauses when its task runs it in its tick, and its frames and locals say
-// whether it is that stop: the hits before it count, the others not. The hits of the stretch
-// last scanned are kept: Reverse Continue (or Continue) again from the hit shown, with the same
-// breakpoints, stops on its neighbour there with one replay of that tick, no scan.
-//
-// A breakpoint on a line with `yield` (`atSuspension`) is the loop's own: the live run stops
-// at it after the tick where a task newly arrived at the line or resumed from it, and so does
-// the search: no V8 breakpoint is planted for it, the scan runs the live loop's check on the
-// replay (hit-scan.ts), and a hit of it lands on its tick (`landed: 'tick'`: the caller seeks
-// there, the task's frames as they were after that tick), the first of its tick as the live
-// stop is. Whether a step hits depends on that step alone but for where its task stopped
-// before, so a stretch starts from a checkpoint as with line breakpoints (the main thread
-// begins it a little earlier when a task waits on such a line: HitScan.warmUpFrom), and a
-// line hit and a suspension hit of the same tick are ordered as the live run meets them: the
-// line hit first (the loop's stop comes at the tick's end).
-//
-// Invariants:
-// - Exact or refused: a landing is answered only once the main thread is stopped on the hit;
-//   a replay that does not reach the moment searched from, or not the same hit twice, is
-//   refused with the reason (it is not the run that was recorded).
-// - Hit conditions count as the live debugger does, since the breakpoint was set: from the run's
-//   start (set before it started, or once it had finished) or from the tick it was set in
-//   (`hitsSince`, the live count up to it given): with one armed, every stretch starts there
-//   (a suspension breakpoint's too: the loop's check forgets nothing that matters before it).
-// - The scan breakpoints exist only during a search and while stopped on its hit; release()
-//   lets the thread go and waits for its tick to end before another search or walk starts.
+// Invariants: exact or refused (a landing is answered only once stopped on the hit; a replay
+// that misses the moment or the hit is refused with the reason); hit conditions count as the
+// live debugger does, since set; scan breakpoints exist only during a search and on its hit,
+// and release() waits for the tick to end before another search or walk.
 
 import { readFileSync } from 'node:fs';
 import type {

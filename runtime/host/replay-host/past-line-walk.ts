@@ -1,56 +1,15 @@
 // Runs only on a line replay host's worker thread (a runtime host started with --line-replay).
+// PastLineWalk: the lines task `taskId` ran in tick `tick` up to the live stop, replayed: the
+// main thread runs the tick again (replayLineTick) with breakpoints on the stop chain's
+// functions, planted once the tick before has landed. The first walk learns the entries
+// (past-lines.ts); steps walk again. A walk may be anchored at a hit (`ceiling`) or at the last
+// line of an earlier step (`lastOfTick`); a step in is the replay host's own line step.
+// See docs/design/line-replay-and-breakpoint-search.md.
 //
-// PastLineWalk: in a line replay host (a runtime host the live host's worker started for one
-// stop on a line, line-replay-host.ts), the lines task `taskId` ran in tick `tick` up to that
-// live stop, replayed. The replay host has opened the live run's recording through the start
-// of that tick; each walk has its main thread run the tick once more (replayLineTick: from a
-// checkpoint to the tick before, then that tick, `traced`), stopping on breakpoints at every
-// break location of the functions on the live stop's chain, taken only while the task runs in
-// the traced tick (and not set at all while the ticks before are replayed: a function with a
-// breakpoint runs unoptimized and traps at each break location, so they are planted once the
-// seek to the tick before has landed). Each stop is a line of the step (past-lines.ts makes them entries).
-//
-// The first walk learns the entries, up to the live stop: matched by its frames' functions
-// and positions and by the innermost frame's locals (a line that runs again in a loop is the
-// live stop only with the same locals), and runs on to the tick's end. A step back walks again
-// and stops the main thread on the entry before (past-lines.ts: previousLine); from there, a
-// step forward goes on in the same walk to the next entry, or to the live stop: the present.
-//
-// A step in from a past line is the replay host's own line step (LineDebugger.lineStep): it
-// enters whatever call the line makes, a function the walk has no breakpoints in (the lines of
-// those are not entries) included; there, steps (in, over, out) are line steps too, until one
-// stops on a line of the walk's functions: an entry again (the line that made the call, or a
-// later one), checked against the first walk's like any other, and the live stop's is the
-// present. A step back from inside such a call goes to the line before in it: the walk keeps
-// the line steps taken since the line that made the call (`path`) and replays them but the
-// last (from the call's first line, the line that made it).
-//
-// A walk may also be anchored at a breakpoint hit the replay host found in the past
-// (past-hit-search.ts; `ceiling` set): the hit is then the walk's "live" entry, learnt alike,
-// but it is no present: forward steps go on past it by the replay host's own line step, and
-// the traced replay runs on tick after tick (through `ceiling`) while a step is under way, so
-// a step over a `yield*` that suspends lands on the task's next line once it is resumed (as
-// the live line debugger's stayWithTask does). Entries past the hit are learnt as walks first
-// reach them, and checked like the others after. Running out of the recording is the present.
-// Before the task's first line of a hit's step (or of the live stop's), a step back goes into
-// the task's step before (line-debug-worker.ts): a walk anchored at the last line the task ran
-// in that earlier tick (`lastOfTick`: its entries learnt by running the whole tick, then walked
-// to the last one), which goes on like a hit's; a step forward out of it into the live stop's
-// step goes to that step's first line (enterFirst), the live stop's walk again. A hit's walk of
-// the task of a live line stop held (`present`) runs on into the stop's tick, through the
-// task's lines there before it, and reaching the stop is the present; so does the walk of the
-// live stop's task's step before (line-replay-role.ts), so a step across the suspension lands
-// on the task's next line as live, in a function off the live stop's frames too. The live
-// stop's entry is the present only at the stop itself (its frames and locals): a line run
-// before a call and again after it, the live stop, is one entry, and a step in stops on both.
-//
-// Invariants:
-// - Exact or refused: an entry is shown only when the walk reached it, and each walk must pass
-//   the same entries as the first (else the replay diverged, and the move is refused with the
-//   reason); a tick that ends before the live stop is refused likewise.
-// - One walk at a time: the main thread is let go (breakpoints off) and its tick has ended
-//   before another walk starts.
-// - A landing is answered only once the main thread is stopped there (its frames are served).
+// Invariants: exact or refused (an entry is shown only when reached, and every walk must pass
+// the first walk's entries, else the move is refused with the reason); one walk at a time (the
+// main thread let go and its tick ended first); a landing is answered only once the main thread
+// is stopped there.
 
 import type {
   HitBound,

@@ -1,38 +1,13 @@
-// Shared: runs on a line replay host's main thread (ReplayHostServices.scanTicks); its worker thread reads
-// FIRST_STRETCH.
+// Shared: runs on a line replay host's main thread (ReplayHostServices.scanTicks); its worker
+// reads FIRST_STRETCH. HitScan: the breakpoint hits of one replayed stretch (ticks from+1 .. to).
+// The worker's V8 breakpoints call `__coroscopeLine.scanHit`, which records the hit and goes on;
+// it pauses only where the worker must look (the `marker`, the hit asked for, the live stop
+// `until`). Breakpoints on `yield` lines run the loop's own check, after a warm-up from
+// `warmUpFrom`. See docs/design/line-replay-and-breakpoint-search.md.
 //
-// HitScan: in a line replay host's main thread, the breakpoint hits of one replayed stretch of
-// the run (scanTicks: ticks from+1 .. to of a replay, run on a loop of its own). The worker
-// (past-hit-search.ts) plants one V8 breakpoint per generated location of the user's line
-// breakpoints; its condition evaluates each breakpoint's own condition in the frame and calls
-// `__coroscopeLine.scanHit(location, [met...])`, which lands here: a hit is recorded (the
-// breakpoint, the tick, the task, its count; a logpoint's `met` is its message, recorded with it)
-// and the thread goes on. It pauses only where the
-// worker must look (a real V8 stop): at the `marker` (the moment the search starts from, a
-// line stop: the worker compares its frames and locals, then says scanMarked), and at the hit
-// asked for (`stop`: the nth hit of a tick, the first hit after the marker, or the marker).
-// A forward search from a past line of a live line stop ends at that stop (`until`, in its
-// tick: the worker compares its frames and locals, then says scanUntil): from there on the
-// tick is the live run's present, not its past, and no hit is recorded.
-//
-// A breakpoint on a line with `yield` (`atSuspension`) is the loop's own, not a V8 one: the
-// scan runs the live loop's check on its loop (SuspensionBreakpoints, `observer`: a task
-// newly arrived at the line at the end of a step, or resuming from it, its condition over the
-// frame's locals), so its hits (`tickHits`) are the ones the live run stops at, after their
-// tick. Whether a step hits depends on that step alone (its frames' lines are read where the
-// check has not looked yet), but for one thing the check remembers: where a task stopped when it
-// suspended, so that resuming from there is no hit. So a stretch starting at a checkpoint
-// begins earlier (`warmUpFrom`: the last step of each task then waiting on a breakpoint's line),
-// and its ticks up to `from` run the check with nothing counted nor recorded (a warm-up).
-//
-// Invariants: hits are recorded in the order the replay runs them; only the scan's own loop
-// records (a checkpoint replay or any other loop runs the same lines untouched); a hit
-// condition counts the hits whose condition held, from `counts` (the hits before the stretch,
-// so a stretch from tick 0 counts from the run's start; or the live debugger's count of a
-// breakpoint set while the run went, whose hits in ticks up to `since`, the tick it was set
-// in, are neither counted nor recorded: hits since set); the hits of the marker's own moment
-// are neither before nor after it, and are not recorded; nothing of a warm-up tick (up to
-// `from`) is counted or recorded.
+// Invariants: hits are recorded in replay order, only on the scan's own loop; a hit condition
+// counts from `counts` (hits before the stretch, or since the breakpoint was set); the marker's
+// own moment's hits are neither before nor after it; nothing of a warm-up tick is counted.
 
 import { resolve as resolvePath } from 'node:path';
 import type { EventLoop, LoopObserver } from '../../loop';

@@ -1,16 +1,11 @@
 // Runs on a runtime host's line debugger worker thread (live or line replay host).
+// ArmedLoopBreakpoints: the line breakpoints on `yield` lines the worker sends on to the loop,
+// kept as a breakpoint search of the past arms them (ArmedBreakpoint.atSuspension), beside the
+// line debugger's own.
 //
-// ArmedLoopBreakpoints: the line breakpoints the host's worker sends on to the loop (lines with
-// `yield`: the LoopController stops after the tick where a task newly arrives at the line or
-// resumes from it), kept as a breakpoint search of the recorded past arms them
-// (ArmedBreakpoint.atSuspension, past-hit-search.ts), beside the line debugger's own
-// (LineDebugger.armedBreakpoints).
-//
-// Invariants: a file's breakpoints are replaced whole, as the loop's are; logpoints are left out
-// (they never stop); a hit condition counts as the loop's does: from the run's start when set
-// before it started or once it had finished (or in an opened recording), else the hits of the
-// ticks after the one it was set in (the loop's count starts again at each set of the file:
-// `hitsSince.before` is 0); a new run (newRun) counts from its start again.
+// Invariants: a file's breakpoints are replaced whole, as the loop's are; logpoints are left out;
+// a hit condition counts as the loop's does (from the run's start when set before it or after it
+// ended, else from the tick after it was set); a new run (newRun) counts from its start again.
 
 import { resolve as resolvePath } from 'node:path';
 import type { ArmedBreakpoint, Breakpoint, BreakpointStatus } from '../../../protocol/host-protocol';

@@ -1,18 +1,11 @@
-// Runs on a runtime host's line debugger worker thread (live or line replay host): a client's setBreakpoints,
-// split in two.
+// Runs on a runtime host's line debugger worker thread (live or line replay host).
+// BreakpointSplit: a client's setBreakpoints split by line: those on a `yield` line go to the
+// main thread (the loop stops where a task suspends) unless the client asks
+// `yieldLines: 'before'`, and are kept for searches of the past (ArmedLoopBreakpoints); the
+// others are V8 breakpoints. `setAt` says when they were set, for hit conditions.
 //
-// BreakpointSplit: a file's breakpoints, split by line: those on a line with `yield` go to the
-// main thread (the loop stops where a task suspends, runtime/inspect/loop-control.ts), unless
-// the client asks `yieldLines: 'before'` (the debug adapter does: they stop before the line
-// runs, as on any line), and are
-// kept as a search of the past arms them (ArmedLoopBreakpoints); the others are the line
-// debugger's (V8 breakpoints). The two answers are merged in the client's order. When they
-// are set counts for their hit conditions (hits since set, as a search of the past counts
-// them too): setAt.
-//
-// Invariants: one answer per request, in the order the client gave the breakpoints; a request
-// the worker cannot split (no file, no list) goes to the main thread whole, whose checks word
-// the refusal.
+// Invariants: one answer per request, merged in the client's order; a request the worker cannot
+// split (no file, no list) goes to the main thread whole, whose checks word the refusal.
 
 import { readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';

@@ -1,16 +1,11 @@
-// Runs on a runtime host's line debugger worker thread (live or line replay host): what it tells its client.
+// Runs on a runtime host's line debugger worker thread (live or line replay host). ClientViews:
+// the worker's side of the client pipe (one JSON message per line): answers, events, and what
+// the views are told of the past shown while a line stop holds the main thread (`viewedTick`,
+// a `paused` with `pastLine`), or the live stop again.
 //
-// ClientViews: the worker's side of the client pipe (StreamTransport, one JSON message per
-// line): answers (respond, refuse), events, and what the views are told of the past the
-// replay hosts show while a line stop holds the main thread: the moment (`viewedTick`: the
-// panel's cursor, table and stacks follow the debugger's past lines and hits, and come back
-// with it) and the past line shown (a `paused` with `pastLine`), or the live stop again.
-//
-// Invariants: every landing on a past line is told, in the same tick too (another line,
-// another task: another moment); the present is told once (toldPast null: told already); the
-// live stop shown again is its own last `paused` (livePaused), as a step. A move's moment id
-// (protocol/moment-ids.ts) is echoed on every `viewedTick` and past line `paused` it causes;
-// what no move asked for (the run going on, a live stop) carries none.
+// Invariants: every landing on a past line is told, in the same tick too; the present is told
+// once (toldPast null: told already); the live stop shown again is its own last `paused`. A
+// move's moment id is echoed on every event it causes; what no move asked for carries none.
 
 import type { HostEvents, PastLineLanding, ViewedMoment } from '../../../protocol/host-protocol';
 import { idOf } from '../../../protocol/moment-ids';

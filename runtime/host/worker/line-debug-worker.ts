@@ -1,33 +1,15 @@
-// Runs on a runtime host's line debugger worker thread, in either role: a live host's, or a line replay
-// host's (--line-replay).
+// Runs on a runtime host's line debugger worker thread, a live host's or a line replay host's
+// (--line-replay). The host's worker when started with a client pipe: it owns the pipe and the
+// LineDebugger, and routes every client request in one place (LineDebugWorker.route): line
+// requests are its own, setBreakpoints is split (breakpoint-split.ts), moves into the past go to
+// the line replay hosts (replay-hosts.ts), a replay host's own methods to its role
+// (line-replay-role.ts), everything else to the main thread (main-thread-link.ts).
+// See docs/design/line-debugging.md.
 //
-// The runtime host's worker thread when it is started with a client pipe: it owns the pipe and
-// the LineDebugger, and routes the client's requests in one place (LineDebugWorker.route):
-// - the line requests (lineStep, lineStack, lineVariables, lineEvaluate, setLineStepMode)
-//   and `continue` / `pause` while stopped on a line are its own;
-// - `setBreakpoints`: lines with `yield` go to the main thread, the others are line
-//   breakpoints, here (breakpoint-split.ts);
-// - everything else goes to the main thread (main-thread-link.ts): by message while it runs,
-//   through the line debugger's synchronous call while it is stopped. A run-changing request
-//   (launch, stop, shutdown) while stopped first lets the thread go with breakpoints off, and
-//   turns them back on once answered.
-// - Step Back at a line stop (lineStepBack), every seek while stopped on a line, and
-//   pastBreakpointHit (Reverse Continue to a breakpoint's hit) go to the run's line replay
-//   hosts (replay-hosts.ts); what they show is the worker's position (worker-position.ts,
-//   moved by past-view.ts): while a past line is shown the line requests and line steps are
-//   its replay host's, while a past tick (or a past line whose moment it replayed) is viewed
-//   the moment's queries are; the views follow (client-views.ts).
-// - As a line replay host itself: pastLine, pastHit, pastHitLine are its replay role's
-//   (replay-host/line-replay-role.ts).
-// Whatever the main thread sends (responses, events) goes to the client as it is.
-// A move's moment id (protocol/moment-ids.ts: seekTick, lineStep, lineStepBack,
-// pastBreakpointHit) rides to the replay host and back, and comes out on its answer, the
-// `viewedTick` events and the `paused` of the past line it shows (client-views.ts).
-//
-// Invariants: every client request gets one response; a forwarded query the main thread had
-// not read when it stopped is answered through the synchronous call, and a continue or loop
-// step it had not answered yet is answered with the stop's tick (late answers dropped), so no
-// client waits on a stopped thread; the pipe closing ends the host.
+// Invariants: every client request gets one response; a forwarded request the main thread had
+// not read when it stopped is answered through the synchronous call, a continue or step with the
+// stop's tick (late answers dropped), so no client waits on a stopped thread; a run-changing
+// request while stopped lets the thread go with breakpoints off; the pipe closing ends the host.
 
 import { Session } from 'node:inspector';
 import { Socket } from 'node:net';

@@ -1,44 +1,14 @@
-// Runs on a live runtime host's line debugger worker thread: the client of the line replay host process it forks.
+// Runs on a live runtime host's line debugger worker thread: the client of the line replay host
+// process it forks (this host's script with `--line-replay`), which replays the past of the
+// live run's line stops while the live main thread is held mid-tick. It follows the run (its
+// recording, then growths), opens the stopped tick's mid-tick copy at a stop's first use, and
+// answers walks (pastLine, pastHitLine), searches (pastHit) and seeks. What it shows is the
+// worker's position (worker-position.ts). See docs/design/line-replay-and-breakpoint-search.md.
 //
-// LineReplayHost: the past of a live run's stops on a line, in the live runtime host's worker
-// (line-debug-worker.ts). The live main thread is held mid-tick on a line, so its past is
-// replayed elsewhere: a runtime host process of its own (this host's script, started with a
-// client pipe, so it has its own line debugger, and `--line-replay`: it reads its source maps
-// at once). The run's replay host is forked ahead of need (when a debugger sets its breaks on a
-// recorded run, else at its first stop on a line), follows the run while it goes (given its
-// recording so far now and then: open with `live`, the replays it keeps near the end advanced),
-// (the whole recording once, then each time only its growth since: recording-growth.ts, grown
-// in place there, ReplayHostServices.growInPlace) and serves that run's stops until the run goes away: at a
-// stop's first use
-// the live main
-// thread writes the run's recording through the start of the stopped tick
-// (`__coroscopeLine.writeMidTick`, recordings.ts) to a temporary file and the replay host opens
-// it (openRecording midTick: the same run grown keeps the replays it parked along the run, its
-// checkpoints); then it walks the stopped task's lines of that tick to the live stop (pastLine,
-// past-line-walk.ts), stopping on the line asked for. Once the run has finished it is the run's
-// hit replay host, given the whole recording.
-//
-// A replay host also serves Reverse Continue to a line breakpoint's earlier hit (findHit:
-// pastHit, past-hit-search.ts): of a line stop's past (this host), or, with no line stop (a
-// finished run, a loop-level stop), of the whole recording so far (the worker's hit replay,
-// started at the first search, whose copy is the run's recording between ticks).
-//
-// It answers moves through the past: the live stop's walk (walkStop: pastLine, stepping back
-// from the task's first line of this step into its step before, an earlier tick), a walk
-// anchored at a hit (walkFromHit: pastHitLine), a seek to a past tick (seekPast), and the
-// line and moment queries while the past is shown (request); what it shows is the worker's
-// position (PastView, worker-position.ts), not kept here. Its `viewedTick` is told in the
-// live run's id.
-//
-// Invariants: the live worker keeps one line stop replay host per run at most, ended with the
-// run (a run-changing request, the run finishing) and when the client goes away; a replay host
-// also ends when this process does (its IPC channel closes). Its past is of one stopped tick at
-// a time (`stop`): forgotten when the run goes on (continue, a stop in another tick; a line step
-// that stops again in the same tick keeps it: the recording through the start of the tick
-// still holds). A replay host given no recording yet replays nothing (it only loads the
-// program). The network is never touched (the replay feeds the recorded inputs). The temporary
-// file is removed once the replay host has read it. A move's moment id rides each walk, search
-// and seek to the replay host, and its answer must echo it (else the move fails: replayFailed).
+// Invariants: at most one line stop replay host per run, ended with the run, the client or this
+// process; its past is of one stopped tick at a time, forgotten when the run goes on; the network
+// is never touched; the temporary file is removed once read; a move's moment id must be echoed
+// on its answer (else the move fails: replayFailed).
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { unlinkSync } from 'node:fs';

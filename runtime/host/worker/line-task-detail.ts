@@ -1,19 +1,11 @@
 // Runs on a runtime host's line debugger worker thread (a live host's, and a line replay host's).
+// At a stop on a line, the taskDetail of the task running the line: a running generator's frame
+// cannot be read as a suspended one, so the chain's frames take the line and locals of the
+// stopped thread's real frames, and the panel and Variables show the same locals.
 //
-// At a stop on a line, the detail of the task that runs the line, as the panel asks for it
-// (taskDetail): the main thread builds it from the task's coroutine chain, but a running
-// generator's frame cannot be read as a suspended one (no locals: "No locals" in the panel,
-// while the debugger's Variables lists them from the real frames). The chain's frames are real
-// frames of the stopped thread then: each takes the line and the locals of its real frame
-// (lineStack's, the innermost scope as Variables shows it first), so the panel and Variables
-// show the same locals on the same line.
-//
-// Invariants:
-// - Frames are matched innermost first, by function name and file, each real frame used once
-//   and in order (a chain frame with no real frame keeps what the main thread read).
-// - Handles of the line debugger (lineVariables') are given out shifted by LINE_HANDLE_BASE,
-//   so that a `variables` request can tell them from the main thread's VariableStore handles
-//   (which never come near it) and serve them from the stop; they are valid while the stop is.
+// Invariants: frames are matched innermost first, by function name and file, each real frame
+// used once and in order (an unmatched chain frame keeps what the main thread read); the line
+// debugger's handles are shifted by LINE_HANDLE_BASE, valid while the stop is.
 
 import type { LineFrameInfo, TaskDetail, VariableInfo } from '../../../protocol/host-protocol';
 

@@ -1,17 +1,10 @@
-// Runs on a runtime host's line debugger worker thread (live or line replay host): its channel to the host's
-// main thread.
+// Runs on a runtime host's line debugger worker thread (live or line replay host). MainThreadLink:
+// how the worker reaches the main thread: by message while it runs (forward, ask with negative
+// ids, askMerge for setBreakpoints parts), through the synchronous call while a line stop holds
+// it (serveStopped). Anything else the main thread sends goes to the client as it is.
 //
-// MainThreadLink: the two ways the worker reaches the host's main thread, and what comes back.
-// While it runs, by message over the worker's port: a client's request forwarded (forward),
-// or a request of the worker's own (ask: negative ids, never a client's), and a setBreakpoints
-// part whose answer is merged before the client sees it (askMerge). While a line stop holds it,
-// through the line debugger's synchronous call (serveStopped: `__coroscopeLine.serve`).
-// Whatever the main thread sends that is none of these goes on to the client as it is.
-//
-// Invariants: a forwarded request is answered once (its late answer, after the stop answered
-// it through the synchronous call, is dropped: `forwarded` no longer has it); a feed's request
-// the main thread had not read when it stopped on a line is withdrawn unread (withdrawFeeds)
-// and answered 'superseded'.
+// Invariants: a forwarded request is answered once (a late answer is dropped); a feed the main
+// thread had not read when it stopped is withdrawn unread (withdrawFeeds), answered 'superseded'.
 
 import type { MessagePort } from 'node:worker_threads';
 import type { BreakpointStatus } from '../../../protocol/host-protocol';

@@ -1,29 +1,12 @@
-// Runs on a runtime host's line debugger worker thread: a live host's step back, and a line replay host's walk.
+// Runs on a runtime host's line debugger worker thread: a live host's step back, and a line
+// replay host's walk. The lines of one task step as the walk sees them (its frame chain and the
+// innermost frame's line, only functions on the stop's chain), and where a step lands: pure
+// functions. Before the step's first line, stepsBefore finds the last line of an earlier step
+// by the recorded frame chains (docs/design/line-replay-and-breakpoint-search.md).
 //
-// The lines of one task step, as the line replay walks them (past-line-walk.ts), and where a
-// step through them lands: pure functions over the walk's entries, so the rules are tested
-// apart from the replay.
-//
-// An entry is a line the task ran: its frame chain (the functions of its frames outside the
-// runtime's machinery, outermost first) and the source line of the innermost frame. The
-// walk only sees lines of the functions on the live stop's chain, so a call to any other
-// function is stepped over (a step in is the replay host's own line step instead, which enters
-// it: past-line-walk.ts); consecutive stops on the same line of the same chain are one
-// entry.
-//
-// Before the task's first line of a step, a step back goes to the last line of these functions
-// it ran in an earlier step (stepsBefore): the reverse of a step over, which goes across every
-// suspension of the call a line makes (the `yield*`) to the task's next line once resumed; so
-// steps spent wholly inside that call (reading a response's body, socket read after socket
-// read) are passed over, found by the recorded frame chains without replaying them.
-//
-// Invariants: a step back lands strictly before `from`, on a line of the same frame or of a
-// caller (an entry whose chain is `from`'s or a prefix of it), null when the step has none (the
-// task's first line of this step: before it is the task's previous suspension); a step forward
-// lands strictly after `from`, and never past the live stop (`live`, the last entry). A step
-// passed over by stepsBefore ran no line of the stop's frames (their calls and the innermost
-// one's callee all kept across it, or none of the calls it ran is of their functions, by
-// name); in doubt (no frames recorded) a step is kept.
+// Invariants: a step back lands strictly before `from`, on a line of the same frame or a caller,
+// null when none; a step forward lands strictly after `from` and never past the live stop; a
+// step passed over ran no line of the stop's frames, and in doubt (no frames recorded) it is kept.
 
 import type { TimelineSegment } from '../../../protocol/host-protocol';
 

@@ -1,23 +1,12 @@
-// Runs on a live runtime host's line debugger worker thread: the run's line replay hosts, from fork to end.
+// Runs on a live runtime host's line debugger worker thread. ReplayHosts: the run's two line
+// replay hosts and when each is started, fed and ended: the stop's (forked at a recorded run's
+// launch or first line stop, following the run by paced growths) and the hit replay host
+// (breakpoint searches with no line stop, started at the first search or handed on at the end).
 //
-// ReplayHosts: the current run's two line replay hosts (line-replay-host.ts) and when each is
-// started, given a recording, and ended.
-// - The stop's replay host (`stop`): forked at the launch of a recorded run a debugger uses,
-//   else at its first stop on a line; given the stop's past at its first use (ofStop). A
-//   recorded run launched here is followed: its recording so far is handed to that replay host
-//   now and then (paced: writing it takes at most a share of the main thread), so the replays
-//   parked near its end are there when it stops on a line; the whole recording once, then only
-//   what was added since (a growth, appended there in place), so a feed costs what is new.
-// - The hit replay host (`hits`): breakpoint searches with no line stop (a finished run, a
-//   loop-level stop), over the recording as it was written; started at the first search
-//   (hitsFrom), or, for a followed run that finished, the stop's replay host handed on, given
-//   the rest of the recording.
-//
-// Invariants: at most one of each per run, both ended with the run (newRun, runEnded, a
-// run-changing request) and when the client goes away (endAll); what an ended or forgetting
-// replay host showed is dropped from the worker's position (PastView.drop); uses that give the
-// stop's replay host a recording run one at a time (inQueue); a recording handed over is
-// never shorter than the one the replay host holds, nor one of another run.
+// Invariants: at most one of each per run, both ended with the run and when the client goes; what
+// an ended replay host showed is dropped from the worker's position (PastView.drop); uses that
+// give the stop's host a recording run one at a time (inQueue); a recording handed over is never
+// shorter than the one it holds, nor of another run.
 
 import { stopPlace } from './stop-place';
 import { unlinkSync } from 'node:fs';

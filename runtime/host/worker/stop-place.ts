@@ -1,13 +1,7 @@
-// Runs on a runtime host's line debugger worker thread (pure: no inspector, no I/O).
-//
-// Where a line stop is that no task of the runtime's loop runs, said to the user (a refused
-// Step Back or Reverse Continue: the recording holds the loop's tasks, not this code). Every
-// stop of the line debugger is on the host's main thread, the one the runtime's loop runs on
-// and the debugger shows as its "event loop" thread (worker threads and processes of the
-// program are never stopped); what differs is who runs the code there: the runtime's loop, in
-// a callback of its tick; Node's own event loop, for a message from one of the program's
-// worker threads; or Node's event loop otherwise (a loop of the program's own, a Node timer or
-// I/O handler, the program's code around the runtime's loop).
+// Runs on a runtime host's line debugger worker thread (pure: no inspector, no I/O). Where a line
+// stop is that no task of the runtime's loop runs, said to the user (a refused Step Back or
+// Reverse Continue): in a callback of the loop's tick, a message from one of the program's
+// worker threads, or Node's event loop otherwise.
 //
 // Invariant: the sentence names the thread and says who runs the stopped code, from the stop's
 // call frames only (innermost first); the stopped frame is the first one of the program's code.

@@ -1,36 +1,11 @@
-// Runs on a live runtime host's line debugger worker thread: where the worker stands, as one value.
-//
-// WorkerPosition: what of the past the worker's line replay hosts show, the host-side mirror of
-// the adapter's DebugPosition (extension/debug/debug-position.ts), with only the kinds the worker
-// tells apart. Whether the live thread is held on a line is the line debugger's own
-// (LineDebugger.isStopped), not kept twice here: `live` is the adapter's running, paused and
-// liveLine alike.
-//
-//   kind        shows                                          adapter's kind   on replay host
-//   ----------  ---------------------------------------------  ---------------  --------------
-//   live        nothing of the past: the live run              running/paused/  -
-//                                                              liveLine
-//   pastTick    a tick before the live line stop (seekTick)    pastTick         the stop's
-//   pastLine    a replayed line of the live line stop's walk   pastLine         the stop's
-//   stepBefore  a line of an earlier step of the stop's task   pastLine/pastHit the stop's
-//   pastHit     a breakpoint hit found, or a line reached      pastHit          `on`: the stop's,
-//               from it by line moves                                           or the searches'
-//
-//   from                     move (pure function below)          to
-//   -----------------------  ----------------------------------  -------------------------------
-//   pastTick                 leaveTick (a line move, a restop)   live
-//   live/pastLine/pastTick   afterStopWalk(landing)              pastLine, stepBefore (a line of
-//                                                                an earlier tick), else live
-//   stepBefore/pastHit       afterHitWalk(landing)               same kind on a line; stepBefore
-//                                                                into the stop's step: pastLine
-//   any                      afterSearch(from, on, landing)      pastHit on a hit; the line shown
-//                                                                before when none; else live
-//   any                      afterSeek(from, tick)               pastTick, or (null) from, off tick
-//   any on host h            dropped(h) (forgotten, ended)       live
+// Runs on a live runtime host's line debugger worker thread. WorkerPosition: what of the past the
+// worker's line replay hosts show (live, pastTick, pastLine, stepBefore, pastHit), the host-side
+// mirror of the adapter's DebugPosition; whether the thread is held is LineDebugger.isStopped.
+// Kinds and transitions: docs/design/line-debugging.md, "The worker's position".
 //
 // Invariants: a position on the stop's replay host (all but `live` and pastHit on 'search') has
-// that host holding a live stop (it is dropped when the stop's past is forgotten); the hit
-// replay host (no line stop) only ever shows pastHit; transitions are pure.
+// that host holding a live stop (dropped when the stop's past is forgotten); the hit replay host
+// only ever shows pastHit; transitions are pure.
 
 import type { BreakpointHitLanding, PastLineLanding } from '../../../protocol/host-protocol';
 

@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NGINX_BINARY, PYTHON_DOCS, startNginxSite } from '../../../bench/sites/nginx-site';
+import { skipUnlessInstalled } from '../../real-servers';
 
 const root = join(__dirname, '..', '..', '..');
 const cli = join(root, 'bin', 'coroscope.js');
@@ -123,7 +124,10 @@ test('node:http (chunked pages, redirects without Content-Length, bodies ended b
 });
 
 test('nginx serving the Python documentation: a recorded crawl replays with nginx stopped to the identical report', {
-  skip: existsSync(NGINX_BINARY) ? false : `nginx is not installed (${NGINX_BINARY}): apt-get install nginx-light`,
+  skip: skipUnlessInstalled(
+    existsSync(NGINX_BINARY),
+    `nginx is not installed (${NGINX_BINARY}): apt-get install nginx-light`,
+  ),
 }, async () => {
   assert.ok(
     existsSync(join(PYTHON_DOCS, 'index.html')),

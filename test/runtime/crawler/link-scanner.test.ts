@@ -12,6 +12,7 @@ import { Parser, type Handler } from 'htmlparser2';
 import { scanLinks, type RawAttribute, type ScannedLinks } from '../../../runtime/crawler/link-scanner';
 import { extractLinks } from '../../../runtime/crawler/links';
 import { seededRandom, startLinkFarm } from '../../../bench/sites/link-farm-site';
+import { skipUnlessInstalled } from '../../real-servers';
 
 /** What htmlparser2's Parser reports: hrefs of a/area/link, the first base href, the title. */
 class ReferenceCollector implements Partial<Handler> {
@@ -241,7 +242,7 @@ test('the link-farm pages of both styles: the same hrefs as htmlparser2', async 
 const PYTHON_DOCS = '/usr/share/doc/python3.11/html';
 
 test('every page of the Python 3.11 documentation (python3.11-doc): the same hrefs, base and title', {
-  skip: !fs.existsSync(PYTHON_DOCS) && 'python3.11-doc not installed',
+  skip: skipUnlessInstalled(fs.existsSync(PYTHON_DOCS), 'python3.11-doc not installed'),
 }, () => {
   const files: string[] = [];
   const walk = (dir: string): void => {
