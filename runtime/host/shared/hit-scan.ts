@@ -6,7 +6,7 @@
 // (past-hit-search.ts) plants one V8 breakpoint per generated location of the user's line
 // breakpoints; its condition evaluates each breakpoint's own condition in the frame and calls
 // `__coroscopeLine.scanHit(location, [met...])`, which lands here: a hit is recorded (the
-// breakpoint, the tick, the task, its count; a logpoint's `met` is its message, recorded with it)
+// breakpoint, the tick, the task, its count; a logpoint's `met` is its message, recorded with it and its tick's time)
 // and the thread goes on. It pauses only where the
 // worker must look (a real V8 stop): at the `marker` (the moment the search starts from, a
 // line stop: the worker compares its frames and locals, then says scanMarked), and at the hit
@@ -94,7 +94,11 @@ export class HitScan {
   /** The suspension breakpoints' check (null: none armed). */
   private readonly check: SuspensionBreakpoints | null = null;
 
-  constructor(private readonly params: ScanTicksParams) {
+  constructor(
+    private readonly params: ScanTicksParams,
+    /** When a tick began (the timeline's tickTimes), recorded with a logpoint's hit; null: not recorded. */
+    private readonly tickTime: ((tick: number) => number) | null = null,
+  ) {
     this.counters = params.breakpoints.map((b, i) => scanCount(b, params.counts?.[i] ?? 0));
     const index = new Map<string, number>();
     const byFile = new Map<string, Breakpoint[]>();
@@ -251,7 +255,9 @@ export class HitScan {
       if (message === undefined) this.hits.push({ bp, tick, taskId, count });
       else {
         const task = this.loop?.currentTask() ?? null;
-        this.hits.push({ bp, tick, taskId, count, message, taskName: task === null ? '' : `${task.name}` });
+        const hit: ScanHit = { bp, tick, taskId, count, message, taskName: task === null ? '' : `${task.name}` };
+        if (this.tickTime !== null) hit.time = this.tickTime(tick);
+        this.hits.push(hit);
       }
       if (this.isAsked(tick, ordinal)) stop = true;
     }
