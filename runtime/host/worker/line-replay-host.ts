@@ -171,7 +171,8 @@ export class LineReplayHost {
 
   /**
    * Writes the live run's recording (`writeCopy(path)`: a ProtocolError when the run was not
-   * recorded), then forks a replay host and opens it there.
+   * recorded) while a replay host is forked (the two take about as long: side by side, not one after the
+   * other), then opens it there; the replay host is closed if the copy is refused.
    */
   static async start(
     host: HostStart,
@@ -180,8 +181,15 @@ export class LineReplayHost {
   ): Promise<LineReplayHost> {
     const path = lineReplayFile();
     try {
-      const written = await writeCopy(path);
-      const replay = await LineReplayHost.fork(host);
+      const forking = LineReplayHost.fork(host);
+      let written: ReplayCopy;
+      try {
+        written = await writeCopy(path);
+      } catch (e) {
+        void forking.then((r) => r.close()).catch(() => undefined);
+        throw e;
+      }
+      const replay = await forking;
       try {
         await replay.open(stop, path, written);
       } catch (e) {
