@@ -512,7 +512,7 @@ class LineDebugWorker {
     ticks: number,
   ): Promise<HostMethods['pastLogpointHits']['result']> {
     const logpoints = p.logpoints.map(armedLogpoint);
-    const found = (await r.request('pastLog', { logpoints, ceiling: ticks })) as ReplayHostMethods['pastLog']['result'];
+    const found = { hits: await r.logHits(logpoints, ticks) };
     // Each hit's time comes with it (its tick's in the replay host's timeline); asked whole only if one lacks it.
     const times =
       ticks > 0 && found.hits.some((h) => h.time === undefined)

@@ -51,6 +51,8 @@ import {
   type LineStepKind,
   type LineStopPrint,
   type PastLineLanding,
+  type ArmedBreakpoint,
+  type ScanHit,
 } from '../../../protocol/host-protocol';
 import type { HostAndReplayHostMethods, ReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import { idOf } from '../../../protocol/moment-ids';
@@ -128,6 +130,13 @@ export class LineReplayHost {
    */
   private liveStop: LiveLineStop | null = null;
   private closed = false;
+  /** Recordings given so far (open, grow): an answer over an earlier one is not kept. */
+  private given = 0;
+  /**
+   * The last logpoints listed (logHits) over the recording held, and their hits: the same logpoints through
+   * the same tick list the same hits, so they are not replayed again; forgotten with that recording.
+   */
+  private logged: { key: string; given: number; hits: ScanHit[] } | null = null;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -233,6 +242,7 @@ export class LineReplayHost {
   async open(stop: Omit<LiveLineStop, 'runId'> | null, path: string, written: ReplayCopy, live = false): Promise<void> {
     this.forget();
     this.mark = null;
+    this.given++;
     try {
       await this.endpoint.request(
         'openRecording',
@@ -262,6 +272,7 @@ export class LineReplayHost {
    */
   async grow(path: string, written: ReplayGrowth, live: boolean): Promise<void> {
     this.forget();
+    this.given++;
     const mark = this.mark;
     this.mark = null;
     if (mark === null)
@@ -349,6 +360,22 @@ export class LineReplayHost {
     // Replayed before it answers (no second viewedTick reaches the views from here); the asker's id rides
     // there and back.
     echoed(await this.endpoint.request('seekTick', { tick, replayed: true, ...idOf(moment) }), moment);
+  }
+
+  /**
+   * Every hit of `logpoints` in the recording held through tick `ceiling` (pastLog), in order: the last list
+   * again when asked again with the same logpoints and ceiling over the same recording.
+   */
+  async logHits(logpoints: readonly ArmedBreakpoint[], ceiling: number): Promise<ScanHit[]> {
+    const key = JSON.stringify({ logpoints, ceiling });
+    const given = this.given;
+    if (this.logged !== null && this.logged.key === key && this.logged.given === given) return this.logged.hits;
+    const { hits } = (await this.endpoint.request('pastLog', {
+      logpoints: [...logpoints],
+      ceiling,
+    })) as ReplayHostMethods['pastLog']['result'];
+    if (this.given === given) this.logged = { key, given, hits };
+    return hits;
   }
 
   /** Asks the replay host (a line query at a past line, a moment's query at a past tick). */
