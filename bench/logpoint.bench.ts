@@ -7,15 +7,18 @@
 //    host forked and the recording opened there on the way) and the next ones (the same logpoint
 //    listed again, then another message on the same line), to the full list (target ≤ 2 s;
 //    medians of rounds). Each list's length is checked against the pages the crawl fetched.
+//    Then as in a debug session: a host opens the recording and the debugger's exception breaks are
+//    set (as the adapter does at configurationDone: the hit replay host is started then, ahead of
+//    need), and the logpoint is listed `idle` ms later (a user setting it).
 // 2. That a logpoint costs nothing when none is set is the crawl benchmark's on/off rate ratio
 //    (npm run bench:crawl -- --record): the recorder's path has no logpoint code.
-// Usage: npm run bench:logpoint [-- pages rounds] (default 2000 5). COROSCOPE_HOST_BUNDLE: another
+// Usage: npm run bench:logpoint [-- pages rounds idle] (default 2000 5 1000). COROSCOPE_HOST_BUNDLE: another
 // host bundle to run.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { forkHost, median, ROOT } from '../test/runtime/host/host-client';
+import { forkHost, type HostClient, median, processCpuMs, ROOT } from '../test/runtime/host/host-client';
 import { lineOf } from '../test/source-line';
 
 const BUNDLE = process.env.COROSCOPE_HOST_BUNDLE ?? join(ROOT, 'dist', 'runtime-host.js');
@@ -24,6 +27,25 @@ const PARSED = lineOf(CRAWLER, 'const { stat, links } = parsed;');
 
 const pages = Number(process.argv[2] ?? 2000);
 const rounds = Number(process.argv[3] ?? 5);
+const idleMs = Number(process.argv[4] ?? 1000);
+
+/** The processes `pid` started (its replay hosts), from /proc: their children lists, every thread's. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((t) =>
+      readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/** CPU ms of the host and of its replay hosts so far (a loaded machine's wall time says little alone). */
+function cpuOf(host: HostClient): { host: number; replay: number } {
+  const pid = host.child.pid ?? 0;
+  const replay = childrenOf(pid).reduce((sum, child) => sum + (processCpuMs(child) ?? 0), 0);
+  return { host: processCpuMs(pid) ?? 0, replay };
+}
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'coroscope-logpoint-bench-'));
@@ -42,33 +64,60 @@ async function main(): Promise<void> {
     const first: number[] = [];
     const next: number[] = [];
     const other: number[] = [];
+    const debugged: number[] = [];
+    const firstCpu: number[] = [];
+    const nextCpu: number[] = [];
     let hits = 0;
     for (let round = 0; round < rounds; round++) {
       const host = forkHost({ bundle: BUNDLE, pipe: true });
+      let session: HostClient | null = null;
+      let firstReplayCpu = 0;
       try {
         await host.rpc.request('openRecording', { path: file });
-        const list = async (logMessage: string): Promise<number> => {
+        let cpu = 0;
+        let replayCpu = 0;
+        const list = async (logMessage: string, on = host): Promise<number> => {
+          const c0 = cpuOf(on);
           const t0 = performance.now();
-          const r = await host.rpc.request('pastLogpointHits', {
+          const r = await on.rpc.request('pastLogpointHits', {
             logpoints: [{ file: CRAWLER, line: PARSED, logMessage }],
           });
           const ms = performance.now() - t0;
+          const c1 = cpuOf(on);
+          cpu = c1.host - c0.host + c1.replay - c0.replay;
+          replayCpu = c1.replay - c0.replay;
           if (r.hits.length < pages) throw new Error(`${r.hits.length} hits for ${pages} pages`);
           hits = r.hits.length;
           return ms;
         };
         first.push(await list('{url}'));
+        firstCpu.push(cpu);
+        firstReplayCpu = replayCpu;
         next.push(await list('{url}'));
+        nextCpu.push(cpu);
         other.push(await list('{url} at depth {depth}'));
+        await host.close();
+        session = forkHost({ bundle: BUNDLE, pipe: true });
+        await session.rpc.request('openRecording', { path: file });
+        await session.rpc.request('setExceptionBreaks', { taskFailed: false, taskCancelled: false });
+        await new Promise((r) => setTimeout(r, idleMs));
+        debugged.push(await list('{url}', session));
       } finally {
         await host.close();
+        await session?.close();
       }
       console.log(
-        `round ${round + 1}: first ${first[round]!.toFixed(0)} ms, again ${next[round]!.toFixed(0)} ms, another message ${other[round]!.toFixed(0)} ms`,
+        `round ${round + 1}: CPU of the host and its replay host: first ${firstCpu[round]!.toFixed(0)} ms (the replay host's ${firstReplayCpu.toFixed(0)} ms), again ${nextCpu[round]!.toFixed(0)} ms`,
+      );
+      console.log(
+        `round ${round + 1}: first ${first[round]!.toFixed(0)} ms, again ${next[round]!.toFixed(0)} ms, another message ${other[round]!.toFixed(0)} ms; in a debug session ${debugged[round]!.toFixed(0)} ms`,
       );
     }
     console.log(
-      `every hit of a logpoint in fetch (${hits} hits, ${ticks} ticks), to the full list: first ${median(first).toFixed(0)} ms, next ${median(next).toFixed(0)} ms, another message ${median(other).toFixed(0)} ms (medians of ${rounds}; target ≤ 2000 ms)`,
+      `every hit of a logpoint in fetch (${hits} hits, ${ticks} ticks), to the full list: first ${median(first).toFixed(0)} ms, next ${median(next).toFixed(0)} ms, another message ${median(other).toFixed(0)} ms; first in a debug session (set ${idleMs} ms after its breaks) ${median(debugged).toFixed(0)} ms (medians of ${rounds}; target ≤ 2000 ms)`,
+    );
+    console.log(
+      `CPU of the host and its replay hosts during the list (medians; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}): first ${median(firstCpu).toFixed(0)} ms, next ${median(nextCpu).toFixed(0)} ms`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -617,6 +617,8 @@ export interface ScanHit {
   /** A logpoint's hit: its message, and the name of the task that ran it. */
   message?: string;
   taskName?: string;
+  /** A logpoint's hit: when its tick began (ms after the run's first tick: the timeline's `tickTimes`). */
+  time?: number;
 }
 
 /**

@@ -25,6 +25,14 @@ import { LoggedCancels } from './logged-cancels';
 import { RunLogFeed } from './run-log-feed';
 
 /**
+ * When tick `tick` (1 ..) began, in ms after the run's first tick (microsecond precision), from the clock readings
+ * of the ticks in order (`times[i - 1]`: tick i's): a Timeline's `tickTimes`, and a logpoint hit's time.
+ */
+export function tickTimeMs(times: ArrayLike<number>, tick: number): number {
+  return Math.round(((times[tick - 1] ?? 0) - (times[0] ?? 0)) * 1e6) / 1e3;
+}
+
+/**
  * A segment as built: a suspended one keeps the SITE record it began with ('queue.get @
  * a>b|c', frames root first, '|' after those going since the task's previous SITE), and how
  * many frames have been going since its previous suspension (a SITE between them, a 'ready'
@@ -141,9 +149,8 @@ export class RunTimeline implements RunLogVisitor {
     }
     let m = this.marks.length;
     while (m > 0 && this.marks[m - 1]!.tick > since) m--;
-    const t0 = this.times[0] ?? 0;
     const tickTimes: number[] = [];
-    for (let t = since; t < this.lastTick; t++) tickTimes.push(Math.round((this.times[t]! - t0) * 1e6) / 1e3);
+    for (let t = since; t < this.lastTick; t++) tickTimes.push(tickTimeMs(this.times, t + 1));
     const marks = this.marks.slice(m);
     return {
       runId,

@@ -33,6 +33,7 @@ import { IN_DEAD_ZONE } from '../../inspect/local-expressions';
 import { taskFrames } from '../../inspect/task-snapshot';
 import { cancelTaskAs } from '../../inspect/task-recorder';
 import { RecordedMoment } from './recorded-moment';
+import { programSources } from '../../record/source-hashes';
 import { Run, type RunServices } from './run';
 import { openRecording, readRecordingGrowth, saveRecording, writeRecordingGrowth, writeReplayCopy } from './recordings';
 import { compareApproaches, listSamples } from '../../samples/index';
@@ -182,6 +183,9 @@ export class RuntimeHost {
           'versionMismatch',
         );
       }
+      // A line replay host opens a recording next, and checks its sources against the program's then: hashed
+      // now, while its client writes the copy it opens (line-replay-host.ts), not after.
+      if (p.client === 'line replay') setImmediate(() => programSources());
       return { protocolVersion: PROTOCOL_VERSION, hostVersion: hostVersion(), pid: process.pid };
     });
 

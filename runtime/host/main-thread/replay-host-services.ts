@@ -11,6 +11,7 @@
 import type { ScanTicksParams, ScanTicksResult } from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';
 import type { EventLoop } from '../../loop';
+import { tickTimeMs } from '../../record/run-timeline';
 import { HitScan } from '../shared/hit-scan';
 import type { ReadGrowth } from './recordings';
 import type { RunPast } from './run-past';
@@ -65,8 +66,8 @@ export class ReplayHostServices {
         `scanTicks: run ${this.runId} is not an opened recording with ticks ${params.from + 1}..${params.to}`,
         'badTick',
       );
-    const scan = new HitScan(params);
     const rewind = this.past.rewindOf();
+    const scan = new HitScan(params, (tick) => tickTimeMs(rewind.tickTimes(), tick));
     await this.past.inTurn(() =>
       rewind.traceTick(
         params.to,

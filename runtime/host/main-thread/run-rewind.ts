@@ -210,6 +210,11 @@ export class RunRewind {
     }
   }
 
+  /** The clock reading of each tick of the recording as read now (tick i's: `[i - 1]`). */
+  tickTimes(): Float64Array {
+    return this.read().log.times;
+  }
+
   /** Ticks run by every replay of this run so far (for tests and the bench). */
   ticksReplayed(): number {
     return this.ticksRun;

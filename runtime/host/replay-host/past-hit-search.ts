@@ -25,7 +25,7 @@ import type { CdpPaused, LineDebugger } from '../worker/line-debugger';
 import { isAtStop } from './past-line-walk';
 import { FIRST_STRETCH } from '../shared/hit-scan';
 import { countedFrom, scanCounting } from '../../inspect/hit-count';
-import { loggedMessageCounted, loggedMessageExpression } from '../worker/logpoint-message';
+import { loggedMessageCounted, loggedMessageExpression, loggedMessageOrThrow } from '../worker/logpoint-message';
 
 type ScanResult = ScanTicksResult;
 
@@ -552,6 +552,8 @@ export class PastHitSearch {
       column0: number;
       bp: number | 'marker' | 'until';
       condition: string;
+      /** A logpoint's message that throws where the condition's `false` would be (null: none). */
+      throwing: string | null;
     }> = [];
     for (const [i, b] of breakpoints.entries()) {
       // The loop's own (its hits are the scan's check on the replay's loop): nothing to plant.
@@ -577,15 +579,20 @@ export class PastHitSearch {
               : b.condition === undefined
                 ? 'true'
                 : `(() => { try { return !!(${b.condition}); } catch { return false; } })()`,
+          // Without a hit condition: a hit whose message throws counts for nothing either way.
+          throwing:
+            b.logMessage !== undefined && b.logMessage !== '' && (b.hitCondition ?? '').trim() === ''
+              ? loggedMessageOrThrow(b.logMessage, b.condition)
+              : null,
         });
       }
     }
     const top = bound.print?.frames[0];
     if (top !== undefined)
-      wanted.push({ url: top.url, line0: top.line, column0: top.column, bp: 'marker', condition: '' });
+      wanted.push({ url: top.url, line0: top.line, column0: top.column, bp: 'marker', condition: '', throwing: null });
     const end = ending?.print?.frames[0];
     if (end !== undefined)
-      wanted.push({ url: end.url, line0: end.line, column0: end.column, bp: 'until', condition: '' });
+      wanted.push({ url: end.url, line0: end.line, column0: end.column, bp: 'until', condition: '', throwing: null });
     // Where V8 puts each (a requested column slides to a break location): the markers and a breakpoint at one
     // place are one breakpoint.
     const byPlace = new Map<
@@ -596,6 +603,7 @@ export class PastHitSearch {
         column0: number;
         bps: number[];
         conditions: string[];
+        throwing: Array<string | null>;
         marker: boolean;
         until: boolean;
       }
@@ -629,6 +637,7 @@ export class PastHitSearch {
             column0: at?.columnNumber ?? w.column0,
             bps: [],
             conditions: [],
+            throwing: [],
             marker: false,
             until: false,
           }),
@@ -638,6 +647,7 @@ export class PastHitSearch {
       else if (!place.bps.includes(w.bp)) {
         place.bps.push(w.bp);
         place.conditions.push(w.condition);
+        place.throwing.push(w.throwing);
       }
     }
     const ids = new Set<string>();
@@ -650,7 +660,11 @@ export class PastHitSearch {
       locations.push(place.bps);
       if (place.marker) markerLocation = index;
       if (place.until) untilLocation = index;
-      const condition = `globalThis.__coroscopeLine.scanHit(${index}, [${place.conditions.join(', ')}])`;
+      // A logpoint alone at its place: its message unwrapped (a closure evaluated at every hit costs V8 about
+      // as much again as the break itself). Where it throws, no scanHit is made: no hit, nothing counted, as
+      // its `false` does; a marker or another breakpoint at the place needs the call whatever it throws.
+      const alone = place.bps.length === 1 && !place.marker && !place.until ? place.throwing[0] : null;
+      const condition = `globalThis.__coroscopeLine.scanHit(${index}, [${alone ?? place.conditions.join(', ')}])`;
       try {
         const at = { url: place.url, lineNumber: place.line0, columnNumber: place.column0, condition };
         places.push(at);

@@ -5,7 +5,8 @@
 // `until`). Breakpoints on `yield` lines run the loop's own check, after a warm-up from
 // `warmUpFrom`. See docs/design/line-replay-and-breakpoint-search.md.
 //
-// Invariants: hits are recorded in replay order, only on the scan's own loop; a hit condition
+// Invariants: hits are recorded in replay order (a logpoint's with its message and its tick's
+// time), only on the scan's own loop; a hit condition
 // counts from `counts` (hits before the stretch, or since the breakpoint was set); the marker's
 // own moment's hits are neither before nor after it; nothing of a warm-up tick is counted.
 
@@ -69,7 +70,11 @@ export class HitScan {
   /** The suspension breakpoints' check (null: none armed). */
   private readonly check: SuspensionBreakpoints | null = null;
 
-  constructor(private readonly params: ScanTicksParams) {
+  constructor(
+    private readonly params: ScanTicksParams,
+    /** When a tick began (the timeline's tickTimes), recorded with a logpoint's hit; null: not recorded. */
+    private readonly tickTime: ((tick: number) => number) | null = null,
+  ) {
     this.counters = params.breakpoints.map((b, i) => scanCount(b, params.counts?.[i] ?? 0));
     const index = new Map<string, number>();
     const byFile = new Map<string, Breakpoint[]>();
@@ -226,7 +231,9 @@ export class HitScan {
       if (message === undefined) this.hits.push({ bp, tick, taskId, count });
       else {
         const task = this.loop?.currentTask() ?? null;
-        this.hits.push({ bp, tick, taskId, count, message, taskName: task === null ? '' : `${task.name}` });
+        const hit: ScanHit = { bp, tick, taskId, count, message, taskName: task === null ? '' : `${task.name}` };
+        if (this.tickTime !== null) hit.time = this.tickTime(tick);
+        this.hits.push(hit);
       }
       if (this.isAsked(tick, ordinal)) stop = true;
     }

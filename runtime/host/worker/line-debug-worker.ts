@@ -494,8 +494,12 @@ class LineDebugWorker {
     ticks: number,
   ): Promise<HostMethods['pastLogpointHits']['result']> {
     const logpoints = p.logpoints.map(armedLogpoint);
-    const found = (await r.request('pastLog', { logpoints, ceiling: ticks })) as ReplayHostMethods['pastLog']['result'];
-    const times = ticks > 0 ? ((await r.request('timeline', {})) as Timeline).tickTimes : [];
+    const found = { hits: await r.logHits(logpoints, ticks) };
+    // Each hit's time comes with it (its tick's in the replay host's timeline); asked whole only if one lacks it.
+    const times =
+      ticks > 0 && found.hits.some((h) => h.time === undefined)
+        ? ((await r.request('timeline', {})) as Timeline).tickTimes
+        : [];
     const ordinals = new Map<string, number>();
     const hits = found.hits.map((h): LogpointHit => {
       const lp = p.logpoints[h.bp]!;
@@ -510,7 +514,7 @@ class LineDebugWorker {
         ordinal,
         taskId: h.taskId,
         task: h.taskName === undefined || h.taskName === '' ? null : h.taskName,
-        time: times[h.tick - 1] ?? 0,
+        time: h.time ?? times[h.tick - 1] ?? 0,
         message: h.message ?? '',
       };
     });

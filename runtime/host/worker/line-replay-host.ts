@@ -21,6 +21,8 @@ import {
   type LineStepKind,
   type LineStopPrint,
   type PastLineLanding,
+  type ArmedBreakpoint,
+  type ScanHit,
 } from '../../../protocol/host-protocol';
 import type { HostAndReplayHostMethods, ReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import { idOf } from '../../../protocol/moment-ids';
@@ -98,6 +100,13 @@ export class LineReplayHost {
    */
   private liveStop: LiveLineStop | null = null;
   private closed = false;
+  /** Recordings given so far (open, grow): an answer over an earlier one is not kept. */
+  private given = 0;
+  /**
+   * The last logpoints listed (logHits) over the recording held, and their hits: the same logpoints through
+   * the same tick list the same hits, so they are not replayed again; forgotten with that recording.
+   */
+  private logged: { key: string; given: number; hits: ScanHit[] } | null = null;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -141,7 +150,8 @@ export class LineReplayHost {
 
   /**
    * Writes the live run's recording (`writeCopy(path)`: a ProtocolError when the run was not
-   * recorded), then forks a replay host and opens it there.
+   * recorded) while a replay host is forked (the two take about as long: side by side, not one after the
+   * other), then opens it there; the replay host is closed if the copy is refused.
    */
   static async start(
     host: HostStart,
@@ -150,8 +160,15 @@ export class LineReplayHost {
   ): Promise<LineReplayHost> {
     const path = lineReplayFile();
     try {
-      const written = await writeCopy(path);
-      const replay = await LineReplayHost.fork(host);
+      const forking = LineReplayHost.fork(host);
+      let written: ReplayCopy;
+      try {
+        written = await writeCopy(path);
+      } catch (e) {
+        void forking.then((r) => r.close()).catch(() => undefined);
+        throw e;
+      }
+      const replay = await forking;
       try {
         await replay.open(stop, path, written);
       } catch (e) {
@@ -195,6 +212,7 @@ export class LineReplayHost {
   async open(stop: Omit<LiveLineStop, 'runId'> | null, path: string, written: ReplayCopy, live = false): Promise<void> {
     this.forget();
     this.mark = null;
+    this.given++;
     try {
       await this.endpoint.request(
         'openRecording',
@@ -224,6 +242,7 @@ export class LineReplayHost {
    */
   async grow(path: string, written: ReplayGrowth, live: boolean): Promise<void> {
     this.forget();
+    this.given++;
     const mark = this.mark;
     this.mark = null;
     if (mark === null)
@@ -311,6 +330,22 @@ export class LineReplayHost {
     // Replayed before it answers (no second viewedTick reaches the views from here); the asker's id rides
     // there and back.
     echoed(await this.endpoint.request('seekTick', { tick, replayed: true, ...idOf(moment) }), moment);
+  }
+
+  /**
+   * Every hit of `logpoints` in the recording held through tick `ceiling` (pastLog), in order: the last list
+   * again when asked again with the same logpoints and ceiling over the same recording.
+   */
+  async logHits(logpoints: readonly ArmedBreakpoint[], ceiling: number): Promise<ScanHit[]> {
+    const key = JSON.stringify({ logpoints, ceiling });
+    const given = this.given;
+    if (this.logged !== null && this.logged.key === key && this.logged.given === given) return this.logged.hits;
+    const { hits } = (await this.endpoint.request('pastLog', {
+      logpoints: [...logpoints],
+      ceiling,
+    })) as ReplayHostMethods['pastLog']['result'];
+    if (this.given === given) this.logged = { key, given, hits };
+    return hits;
   }
 
   /** Asks the replay host (a line query at a past line, a moment's query at a past tick). */

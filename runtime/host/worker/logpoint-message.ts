@@ -20,13 +20,18 @@ export function logpointTemplate(logMessage: string): string {
   return `\`${body}\``;
 }
 
+/** The message where the logpoint's `condition` holds, else false; it throws when an expression throws. */
+export function loggedMessageOrThrow(logMessage: string, condition?: string): string {
+  const held = condition === undefined || condition.trim() === '' ? 'true' : `!!(${condition})`;
+  return `${held} && ${logpointTemplate(logMessage)}`;
+}
+
 /**
  * An expression evaluating to the message (a string), or to false when the logpoint's `condition` does not
  * hold or an expression throws: what a scan breakpoint passes on for the hit (hit-scan.ts).
  */
 export function loggedMessageExpression(logMessage: string, condition?: string): string {
-  const held = condition === undefined || condition.trim() === '' ? 'true' : `!!(${condition})`;
-  return `(() => { try { return ${held} && ${logpointTemplate(logMessage)}; } catch { return false; } })()`;
+  return `(() => { try { return ${loggedMessageOrThrow(logMessage, condition)}; } catch { return false; } })()`;
 }
 
 /**

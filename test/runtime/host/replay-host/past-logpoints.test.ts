@@ -131,6 +131,12 @@ describe('Logpoints in the past: every hit of the recorded run, as the live logp
       }
       // In time order.
       for (let i = 1; i < past.hits.length; i++) assert.ok(past.hits[i]!.time >= past.hits[i - 1]!.time);
+      // Each hit's time is when its tick began on the run's timeline (the live host's own).
+      const { tickTimes } = await host.rpc.request('timeline', {});
+      assert.deepEqual(
+        past.hits.map((h) => [h.tick, h.time]),
+        past.hits.map((h) => [h.tick, tickTimes[h.tick - 1]]),
+      );
     });
   }
 

@@ -1,6 +1,6 @@
 // A stand-in for a line replay host process (runtime/host/replay-host/), forked by
-// LineReplayHost.fork in line-replay-host-moments.test.ts: it speaks the host's RPC framing (one
-// JSON message a line on fd 4) and answers every move with a moment id. A move whose id starts
+// LineReplayHost.fork in line-replay-host-moments.test.ts (and -start, -log-hits): it speaks the
+// host's RPC framing (one JSON message a line on fd 4) and answers every move with a moment id. A move whose id starts
 // with "honest" is echoed; any other move (one with no id too) is answered with another asker's
 // id, as a confused or stale replay host would.
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -13,7 +13,11 @@ const send = (m) => output.write(`${JSON.stringify(m)}\n`);
 const MOVES = new Set(['seekTick', 'pastLine', 'pastHitLine', 'pastHit']);
 const LINE = { file: '/src/app.ts', line: 7, column: 1 };
 
+/** Logpoint lists replayed (pastLog): each answer's one hit is in tick n for the nth (line-replay-host-log-hits). */
+let logs = 0;
+
 function answer(method, params) {
+  if (method === 'pastLog') return { hits: [{ bp: 0, tick: ++logs, taskId: 1, count: 1, message: 'listed' }] };
   if (!MOVES.has(method)) return {};
   const asked = params?.moment;
   const moment = typeof asked === 'string' && asked.startsWith('honest') ? asked : 'someone-else:1';
