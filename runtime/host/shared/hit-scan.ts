@@ -6,9 +6,9 @@
 // `warmUpFrom`. See docs/design/line-replay-and-breakpoint-search.md.
 //
 // Invariants: hits are recorded in replay order (a logpoint's with its message and its tick's
-// time), only on the scan's own loop; a hit condition
-// counts from `counts` (hits before the stretch, or since the breakpoint was set); the marker's
-// own moment's hits are neither before nor after it; nothing of a warm-up tick is counted.
+// time), only on the scan's own loop; a hit condition counts from `counts` (hits before the
+// stretch, or since the breakpoint was set); the marker's own moment's hits are neither before
+// nor after it; nothing of a warm-up tick is counted.
 
 import { resolve as resolvePath } from 'node:path';
 import type { EventLoop, LoopObserver } from '../../loop';
