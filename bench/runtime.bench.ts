@@ -3,18 +3,22 @@
 //   1. the sleep(0) task switch vs `await new Promise(r => setImmediate(r))`, with the
 //      longest gap between Node I/O polls seen while our loop spins;
 //   2. resuming 100k tasks whose futures were resolved (then gather) vs 100k async
-//      functions awaiting resolved promises (then Promise.all), ratio = median of paired rounds;
-//      once driven from outside the loop, once from a main coroutine inside run();
+//      functions awaiting resolved promises (then Promise.all);
 //   3. heap bytes per suspended task (100k) vs per suspended async function, and
 //      1,000,000 suspended tasks alive at once.
-// The tasks have the shape a user writes: one generator per task that makes its own future
-// and awaits it (`const f = loop.createFuture(); futures[i] = f; return yield* f`), against one
-// async function per task that makes its own promise and awaits it (`await new Promise((r) =>
-// { resolvers[i] = r; })`); memory also against the leanest native form, whose executor
-// captures nothing per call (`new Promise((r) => { shared[next++] = r; })`). Memory and
-// resume are measured in paired rounds (ours, then native), the ratio reported is the median
-// of the rounds' ratios.
-// Run: npm run bench:runtime  (node --expose-gc dist/bench/runtime.bench.js [--quick] [--json])
+// Two shapes of task. The users' shape (what a program writes): a parent task makes a
+// future, hands it to a child task it creates (`createTask(child(fut))`, the child does
+// `return yield* fut`) and later sets its result, against an async function awaiting a
+// promise its caller made (`child(new Promise(...))`); and the same with the child a chain
+// of 3 coroutines (`yield*` of a coroutine of a coroutine) against 3 nested async functions.
+// The lighter shape measured first: a task that makes its own future and awaits it, against
+// an async function that makes its own promise and awaits it; memory also against the leanest
+// native form, whose executor captures nothing per call. Every figure is measured in paired
+// rounds (ours, then native, back to back); printed are the medians of each side and the
+// median of the rounds' ratios (sleep(0): the best of each side).
+// --tracking turns coroutine tracking on first (as `coroscope run --inspect` and the extension's
+// host do): every figure then includes the frames the inspector reads.
+// Run: npm run bench:runtime  (node --expose-gc dist/bench/runtime.bench.js [--quick] [--json] [--tracking])
 
 import {
   EventLoop,
@@ -22,6 +26,7 @@ import {
   gather,
   getRunningLoop,
   run,
+  setCoroutineTracking,
   sleep,
   type Coroutine,
   type Future,
@@ -30,6 +35,9 @@ import {
 
 const quick = process.argv.includes('--quick');
 const asJson = process.argv.includes('--json');
+const tracking = process.argv.includes('--tracking');
+// Before any coroutine is called: tracking applies to the coroutines created from then on.
+if (tracking) setCoroutineTracking(true);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) {
   console.error('run with node --expose-gc');
@@ -161,6 +169,117 @@ const resumeInside = coroutine(function* resumeInside(n: number): Coroutine<numb
   return elapsed / n;
 });
 
+// --- the users' shape: a future its parent made, a chain of coroutines -------------------
+
+/** A child task awaiting the future its parent made and will complete. */
+const awaitParentFuture = coroutine(function* awaitParentFuture(fut: Future<number>): Coroutine<number> {
+  return yield* fut;
+});
+
+// A chain of 3 coroutines: the task runs outer, which `yield*`s middle, which `yield*`s inner.
+const chainInner = coroutine(function* chainInner(fut: Future<number>): Coroutine<number> {
+  return yield* fut;
+});
+const chainMiddle = coroutine(function* chainMiddle(fut: Future<number>): Coroutine<number> {
+  return yield* chainInner(fut);
+});
+const chainOuter = coroutine(function* chainOuter(fut: Future<number>): Coroutine<number> {
+  return yield* chainMiddle(fut);
+});
+
+/** Native's: an async function awaiting the promise its caller made. */
+async function awaitCallerPromise(p: Promise<number>): Promise<number> {
+  return await p;
+}
+async function nativeInner(p: Promise<number>): Promise<number> {
+  return await p;
+}
+async function nativeMiddle(p: Promise<number>): Promise<number> {
+  return await nativeInner(p);
+}
+async function nativeOuter(p: Promise<number>): Promise<number> {
+  return await nativeMiddle(p);
+}
+
+type Depth = 1 | 3;
+
+/**
+ * The parent, a task inside run(): makes n futures, a child task for each, lets them suspend.
+ * `measure` 'resume': times "set every result, then gather the children" (ns per child);
+ * 'heap': the heap bytes per suspended child (its future, task and generators).
+ */
+const parentOfChildren = coroutine(function* parentOfChildren(
+  n: number,
+  depth: Depth,
+  measure: 'resume' | 'heap',
+): Coroutine<number> {
+  const loop = getRunningLoop();
+  const futures: Future<number>[] = new Array<Future<number>>(n);
+  const children: Task<number>[] = new Array<Task<number>>(n);
+  collect();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < n; i++) {
+    const fut = loop.createFuture<number>();
+    futures[i] = fut;
+    children[i] = loop.createTask(depth === 1 ? awaitParentFuture(fut) : chainOuter(fut));
+  }
+  yield* sleep(0); // every child takes its first step and suspends on its future
+  collect();
+  const bytes = (process.memoryUsage().heapUsed - before) / n;
+  const t0 = nowNs();
+  for (let i = 0; i < n; i++) futures[i]!.setResult(i);
+  const results = yield* gather(...children);
+  const elapsed = nowNs() - t0;
+  if (results.length !== n || results[n - 1] !== n - 1) throw new Error('parent benchmark: wrong results');
+  return measure === 'resume' ? elapsed / n : bytes;
+});
+
+/** Native's parent: an async function making n promises, calling a child with each. */
+async function nativeParentOfChildren(n: number, depth: Depth, measure: 'resume' | 'heap'): Promise<number> {
+  const resolvers: Array<(v: number) => void> = new Array<(v: number) => void>(n);
+  const children: Promise<number>[] = new Array<Promise<number>>(n);
+  collect();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < n; i++) {
+    const p = new Promise<number>((resolve) => {
+      resolvers[i] = resolve;
+    });
+    children[i] = depth === 1 ? awaitCallerPromise(p) : nativeOuter(p);
+  }
+  await new Promise<void>((r) => setImmediate(r));
+  collect();
+  const bytes = (process.memoryUsage().heapUsed - before) / n;
+  const t0 = nowNs();
+  for (let i = 0; i < n; i++) resolvers[i]!(i);
+  const results = await Promise.all(children);
+  const elapsed = nowNs() - t0;
+  if (results.length !== n || results[n - 1] !== n - 1) throw new Error('parent benchmark: wrong results');
+  return measure === 'resume' ? elapsed / n : bytes;
+}
+
+/** The medians of paired rounds: each side's, and of the rounds' ratios (ours / native). */
+interface Paired {
+  ours: number;
+  native: number;
+  ratio: number;
+}
+
+async function paired(rounds: number, ours: () => Promise<number>, native: () => Promise<number>): Promise<Paired> {
+  const o: number[] = [];
+  const x: number[] = [];
+  const ratios: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const a = await ours();
+    collect();
+    const b = await native();
+    collect();
+    o.push(a);
+    x.push(b);
+    ratios.push(a / b);
+  }
+  return { ours: median(o), native: median(x), ratio: median(ratios) };
+}
+
 // --- 3. memory of suspended tasks ---------------------------------------------------------
 
 async function ourHeapPerTask(n: number): Promise<{ bytes: number; loop: EventLoop; futures: Future<number>[] }> {
@@ -211,6 +330,7 @@ async function main(): Promise<void> {
   const switches = quick ? 200_000 : 2_000_000;
   const resumeN = 100_000;
   const rounds = quick ? 1 : 5;
+  const pairedRounds = quick ? 3 : 7;
   const results: Record<string, number> = {};
 
   // Warm both sides up, then keep the best of a few rounds (least disturbed by the machine).
@@ -236,42 +356,49 @@ async function main(): Promise<void> {
   for (let w = 0; w < 3; w++) {
     await ourResume(10_000);
     await nativeResume(10_000);
+    await run(parentOfChildren(10_000, 3, 'resume'));
+    await nativeParentOfChildren(10_000, 3, 'resume');
   }
-  // The machine's load drifts: each round times both sides back to back, and the ratio
-  // printed is the median of the rounds' ratios (the best of each side is printed too).
-  let ourR = Infinity;
-  let natR = Infinity;
-  const resumeRatios: number[] = [];
-  for (let r = 0; r < rounds + 2; r++) {
-    const o = await ourResume(resumeN);
-    collect();
-    const x = await nativeResume(resumeN);
-    collect();
-    ourR = Math.min(ourR, o);
-    natR = Math.min(natR, x);
-    resumeRatios.push(o / x);
+  const record = (key: string, p: Paired): void => {
+    results[`${key}`] = p.ours;
+    results[`${key}_native`] = p.native;
+    results[`${key}_ratio`] = p.ratio;
+  };
+  // The machine's load drifts: each round times both sides back to back.
+  record(
+    'resume_ns',
+    await paired(
+      pairedRounds,
+      () => ourResume(resumeN),
+      () => nativeResume(resumeN),
+    ),
+  );
+  record(
+    'resume_inside_ns',
+    await paired(
+      pairedRounds,
+      () => run(resumeInside(resumeN)),
+      () => nativeResume(resumeN),
+    ),
+  );
+  for (const depth of [1, 3] as const) {
+    record(
+      `parent_resume_d${depth}_ns`,
+      await paired(
+        pairedRounds,
+        () => run(parentOfChildren(resumeN, depth, 'resume')),
+        () => nativeParentOfChildren(resumeN, depth, 'resume'),
+      ),
+    );
+    record(
+      `parent_heap_d${depth}_bytes`,
+      await paired(
+        pairedRounds,
+        () => run(parentOfChildren(resumeN, depth, 'heap')),
+        () => nativeParentOfChildren(resumeN, depth, 'heap'),
+      ),
+    );
   }
-  resumeRatios.sort((a, b) => a - b);
-  results.resume_ns = ourR;
-  results.resume_native_ns = natR;
-  results.resume_ratio = resumeRatios[resumeRatios.length >> 1]!;
-
-  let ourI = Infinity;
-  let natI = Infinity;
-  const insideRatios: number[] = [];
-  for (let r = 0; r < rounds + 2; r++) {
-    const o = await run(resumeInside(resumeN));
-    collect();
-    const x = await nativeResume(resumeN);
-    collect();
-    ourI = Math.min(ourI, o);
-    natI = Math.min(natI, x);
-    insideRatios.push(o / x);
-  }
-  insideRatios.sort((a, b) => a - b);
-  results.resume_inside_ns = ourI;
-  results.resume_inside_native_ns = natI;
-  results.resume_inside_ratio = insideRatios[insideRatios.length >> 1]!;
 
   // Paired rounds: heap is steadier than time, but what else the process holds drifts.
   const heapRatios: number[] = [];
@@ -312,48 +439,59 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(results));
     return;
   }
-  const rows: Array<[string, string, string, string, string]> = [
+  const ns = (v: number): string => `${v.toFixed(0)} ns`;
+  const bytes = (v: number): string => `${v.toFixed(0)} B`;
+  const pairedRow = (label: string, key: string, unit: (v: number) => string, target: string): string[] => [
+    label,
+    unit(results[key]!),
+    unit(results[`${key}_native`]!),
+    results[`${key}_ratio`]!.toFixed(2),
+    target,
+  ];
+  const rows: string[][] = [
+    ['the lighter shape: a task awaiting a future it made'],
     [
-      'sleep(0) switch',
-      `${results.sleep0_ns!.toFixed(0)} ns`,
-      `${results.sleep0_native_ns!.toFixed(0)} ns`,
+      'sleep(0) switch (best)',
+      ns(results.sleep0_ns!),
+      ns(results.sleep0_native_ns!),
       ratio(results.sleep0_ns!, results.sleep0_native_ns!),
       '<= 0.50',
     ],
-    [
-      'resume 100k resolved',
-      `${results.resume_ns!.toFixed(0)} ns`,
-      `${results.resume_native_ns!.toFixed(0)} ns`,
-      results.resume_ratio!.toFixed(2),
-      '<= 1.50',
-    ],
-    [
-      '  same, inside run()',
-      `${results.resume_inside_ns!.toFixed(0)} ns`,
-      `${results.resume_inside_native_ns!.toFixed(0)} ns`,
-      results.resume_inside_ratio!.toFixed(2),
-      '<= 1.50',
-    ],
+    pairedRow('resume 100k resolved', 'resume_ns', ns, '<= 1.00'),
+    pairedRow('  same, inside run()', 'resume_inside_ns', ns, '<= 1.00'),
     [
       'heap per suspended task',
-      `${results.heap_bytes_per_task!.toFixed(0)} B`,
-      `${results.heap_bytes_per_native!.toFixed(0)} B`,
+      bytes(results.heap_bytes_per_task!),
+      bytes(results.heap_bytes_per_native!),
       results.heap_ratio!.toFixed(2),
       '<= 1.00',
     ],
     [
       '  vs the leanest native',
-      `${results.heap_bytes_per_task!.toFixed(0)} B`,
-      `${results.heap_bytes_per_native_lean!.toFixed(0)} B`,
+      bytes(results.heap_bytes_per_task!),
+      bytes(results.heap_bytes_per_native_lean!),
       results.heap_ratio_lean!.toFixed(2),
       '<= 1.00',
     ],
+    ["the users' shape: a child task awaiting a future its parent made"],
+    pairedRow('resume 100k children', 'parent_resume_d1_ns', ns, '<= 1.00'),
+    pairedRow('heap per suspended child', 'parent_heap_d1_bytes', bytes, '<= 1.00'),
+    pairedRow('  chain of 3: resume', 'parent_resume_d3_ns', ns, '<= 1.00'),
+    pairedRow('  chain of 3: heap', 'parent_heap_d3_bytes', bytes, '<= 1.00'),
   ];
-  console.log('Coroscope runtime vs native async/await (same run, best of %d)', rounds);
   console.log(
-    ['measure', 'coroscope', 'native', 'ratio', 'target'].map((s, i) => s.padEnd(i === 0 ? 26 : 12)).join(''),
+    'Coroscope runtime vs native async/await (same run; medians of %d paired rounds, sleep(0): best of %d)%s',
+    pairedRounds,
+    rounds,
+    tracking ? '; coroutine tracking on' : '',
   );
-  for (const row of rows) console.log(row.map((s, i) => s.padEnd(i === 0 ? 26 : 12)).join(''));
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(i === 0 ? 28 : 12))
+      .join('')
+      .trimEnd();
+  console.log(line(['measure', 'coroscope', 'native', 'ratio', 'target']));
+  for (const row of rows) console.log(row.length === 1 ? `-- ${row[0]}` : line(row));
   console.log(
     `gap between Node I/O polls while switching: p99 ${results.p99_io_poll_gap_ms!.toFixed(1)} ms, longest ${results.max_io_poll_gap_ms!.toFixed(1)} ms (slice 2 ms)`,
   );

@@ -65,13 +65,24 @@ export function unwrapCoroutineFunction(fn: unknown): unknown {
 }
 const ORIGINAL = Symbol.for('coroscope.originalFunction');
 
+/**
+ * Each tracked task's frame stack, innermost last, made at its first tracked frame. Kept
+ * beside the tasks, not in a field of Task: a task without tracking would carry it for nothing.
+ */
+const framesOfTasks = new WeakMap<Task<unknown>, CoroutineFrame[]>();
+
+/** @internal The frames of `task`'s `yield*` chain (Task._frames), null if none was tracked. */
+export function trackedFramesOf(task: Task<unknown>): CoroutineFrame[] | null {
+  return framesOfTasks.get(task) ?? null;
+}
+
 function* trackedFrame<R>(gen: Coroutine<R>, fn: (...args: never[]) => Coroutine<unknown>): Coroutine<R> {
   const task = runningLoopOrNull()?.currentTask() ?? null;
   let frames: CoroutineFrame[] | null = null;
   let parent: CoroutineFrame | null = null;
   if (task !== null) {
-    frames = task._frames ??= [];
-    parent = frames.length > 0 ? frames[frames.length - 1]! : null;
+    frames = framesOfTasks.get(task) ?? null;
+    parent = frames !== null && frames.length > 0 ? frames[frames.length - 1]! : null;
   }
   const frame: CoroutineFrame = {
     gen: gen as Coroutine<unknown>,
@@ -80,7 +91,12 @@ function* trackedFrame<R>(gen: Coroutine<R>, fn: (...args: never[]) => Coroutine
     parent,
     depth: parent === null ? 0 : parent.depth + 1,
   };
-  frames?.push(frame);
+  if (frames !== null) frames.push(frame);
+  else if (task !== null) {
+    // Made with its first frame in it: `[]` then push() would reserve room for 17 frames.
+    frames = [frame];
+    framesOfTasks.set(task, frames);
+  }
   hooks?.started?.(frame);
   try {
     return yield* gen;

@@ -5,7 +5,8 @@
 //   InvalidStateError (cancel() on a done future returns false).
 // - Done callbacks never run synchronously: each goes on the loop's ready queue, in order.
 // - `yield* fut` suspends until done, then gives the result or throws; the first next() yields
-//   the future with `blocking` set, so the Task tells `yield*` from a bare `yield fut`.
+//   the future with `blocking` set, so the Task tells `yield*` from a bare `yield fut`; next()
+//   answers with one of two shared result objects, read at once (the loop empties them each tick).
 // - An exception nobody retrieved is reported when the loop closes ("... was never retrieved").
 
 import { CancelledError, InvalidStateError, RuntimeError } from './errors';
@@ -86,6 +87,22 @@ export function setAwaitThrowHook(hook: AwaitThrowHook | null): void {
   awaitThrowHook = hook;
 }
 
+// The results Future.next() answers with, one for "suspend on me" and one for "here is my
+// outcome": `yield*` reads a result the moment next() returns (passing a pending one up the
+// chain as is, to the Task), so one object of each kind serves every future. A fresh
+// {value, done} per call was 40 B allocated per suspension and per resume, and one more held
+// by each generator suspended in a chain of `yield*`. The loop empties both at the end of
+// each tick (releaseStepResults), so they keep no future or result alive past its tick; not
+// in Task._step, where the line debugger reads the step's result `r` after the resume.
+const SUSPEND_STEP: { value: unknown; done: false } = { value: undefined, done: false };
+const OUTCOME_STEP: { value: unknown; done: true } = { value: undefined, done: true };
+
+/** @internal Forgets the future and the outcome last passed through the shared step results. */
+export function releaseStepResults(): void {
+  SUSPEND_STEP.value = undefined;
+  OUTCOME_STEP.value = undefined;
+}
+
 function runDoneCallback(cb: unknown, fut: unknown): void {
   (cb as DoneCallback<unknown>)(fut as Future<unknown>);
 }
@@ -101,6 +118,8 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown>, Ins
   /** @internal */ _loop: EventLoop;
   /** @internal */ _state: FutureState = PENDING;
   /** @internal */ _result: T | undefined = undefined;
+  // The exception it failed with; for a cancelled task, the CancelledError that ended it,
+  // kept until read so its trace survives (_makeCancelledError): one field for both.
   /** @internal */ _exception: unknown = undefined;
   // The first callback is kept apart: most futures have exactly one (the awaiting task).
   private _cb0: StoredCallback | null = null;
@@ -112,8 +131,6 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown>, Ins
   /** @internal asyncio's _asyncio_future_blocking: set by `yield*`, cleared by the Task. */
   _blocking = false;
   /** @internal */ _cancelMessage: string | undefined = undefined;
-  /** @internal The CancelledError that cancelled it, reused so its trace survives. */
-  _cancelledExc: CancelledError | null = null;
   /** @internal What this future stands for (inspection). */
   _origin: FutureOrigin | null = null;
   /**
@@ -302,9 +319,9 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown>, Ins
 
   /** @internal The CancelledError to raise for a cancelled future (the original one if known). */
   _makeCancelledError(): CancelledError {
-    if (this._cancelledExc !== null) {
-      const exc = this._cancelledExc;
-      this._cancelledExc = null;
+    if (this._state === CANCELLED && this._exception !== undefined) {
+      const exc = this._exception as CancelledError;
+      this._exception = undefined;
       return exc;
     }
     return new CancelledError(this._cancelMessage ?? '');
@@ -341,21 +358,24 @@ export class Future<T = unknown> implements Iterator<Future<T>, T, unknown>, Ins
       // (a Task clears the flag), so nothing waited for completion (asyncio's __await__).
       if (this._blocking) throw new RuntimeError("await wasn't used with future");
       this._blocking = true;
-      return { value: this, done: false };
+      SUSPEND_STEP.value = this;
+      return SUSPEND_STEP as IteratorResult<Future<T>, T>;
     }
     if (awaitThrowHook !== null && (this._state === CANCELLED || this._exception !== undefined)) {
       // The exception surfaces here, at the suspension point, with every generator of the
       // `yield*` chain on the stack: let the inspector capture that chain.
       let err: unknown;
       try {
-        return { value: this.result(), done: true };
+        OUTCOME_STEP.value = this.result();
+        return OUTCOME_STEP as IteratorResult<Future<T>, T>;
       } catch (e) {
         err = e;
       }
       awaitThrowHook(this as Future<unknown>, err);
       throw err;
     }
-    return { value: this.result(), done: true };
+    OUTCOME_STEP.value = this.result();
+    return OUTCOME_STEP as IteratorResult<Future<T>, T>;
   }
 
   /** A throw() forwarded by `yield*` (a task cancelled or failed at this suspension point). */

@@ -9,7 +9,7 @@
 
 import { MonotonicClock, type Clock } from './clock';
 import { RuntimeError, ValueError } from './errors';
-import { Future, NO_EXCEPTION, describeValue } from './future';
+import { Future, NO_EXCEPTION, describeValue, releaseStepResults } from './future';
 import { Handle, TimerHandle, type TimerCancelListener } from './handle';
 import { inspect, type LoopInspection, type ScheduledStep } from './inspection';
 import { ObserverFanout } from './observer-fanout';
@@ -781,6 +781,8 @@ export class EventLoop implements TimerCancelListener {
     }
     const count = this._ready.length;
     this._ready.run(count, this._onCallbackError, this._debug ? this._timeCallback : null);
+    // The last future and outcome a `yield*` read stay no longer than their tick (future.ts).
+    releaseStepResults();
     // What this tick's callbacks sent leaves now, not at the end of the whole batch of ticks.
     flushWrites();
     this._observer?.tickEnd?.(tick, count);

@@ -12,7 +12,7 @@ import { CancelledError, InvalidStateError, RuntimeError } from './errors';
 import { Future, FutureView, NO_EXCEPTION, describeValue, type FutureWaiter } from './future';
 import { inspect, type TaskInspection, type WokenBy } from './inspection';
 import type { EventLoop } from './loop';
-import { isTrackingWrapper, type CoroutineFrame } from './coroutine';
+import { isTrackingWrapper, trackedFramesOf, type CoroutineFrame } from './coroutine';
 import { addWakeupCallback, overridesAddDoneCallback, removeWakeup } from './wakeup-callback';
 import { CancelRequests, type CancelRequest } from './cancel-request';
 
@@ -53,6 +53,13 @@ export function uncountedTask<T>(build: () => Task<T>): Task<T> {
 
 const NO_REQUESTS: readonly CancelRequest[] = Object.freeze([]);
 
+/**
+ * The tasks whose cancel() is passing the cancel on to the future they await: a cancel that
+ * comes back to one of them has gone round a cycle of tasks awaiting each other. Kept here,
+ * not as a flag on every task: it holds a task only during such a call.
+ */
+const tasksInCancel = new Set<Task<unknown>>();
+
 function taskStep(task: unknown, exc: unknown): void {
   (task as Task<unknown>)._step(exc);
 }
@@ -68,14 +75,11 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
   _waiter: Future<unknown> | null = null;
   /** @internal A cancel() arrived while not suspended: deliver at the next step. */
   _mustCancel = false;
-  private _numCancelsRequested = 0;
-  /** @internal Its counted cancel requests (cancel-request.ts), from its first one. */
-  _cancelRequests: CancelRequests | null = null;
-  private _inCancel = false;
+  // Its counted cancel requests (cancel-request.ts), from its first one: as many pending as
+  // cancelling() counts, so the count is not kept apart (one field less on every task).
+  /** @internal */ _cancelRequests: CancelRequests | null = null;
   /** @internal Completed steps (resumes) so far. */
   _steps = 0;
-  /** @internal Frames of the `yield*` chain, innermost last (only with coroutine tracking on). */
-  _frames: CoroutineFrame[] | null = null;
   /** @internal Links of the loop's list of live tasks. */
   _prevLive: Task<unknown> | null = null;
   /** @internal */ _nextLive: Task<unknown> | null = null;
@@ -104,6 +108,14 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
   /** The coroutine this task drives. */
   getCoro(): Coroutine<T> {
     return this._coro;
+  }
+
+  /**
+   * @internal Frames of the `yield*` chain, innermost last (only with coroutine tracking on):
+   * kept beside the task (coroutine.ts), not in a field every task would carry.
+   */
+  get _frames(): CoroutineFrame[] | null {
+    return trackedFramesOf(this as Task<unknown>);
   }
 
   /** The task's name: the one it was given, or `Task-N` (N counts the tasks created without one). */
@@ -148,13 +160,12 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
   override cancel(msg?: string): boolean {
     this._loop._exceptionRetrieved(this as Task<unknown>);
     if (this._state !== 0) return false;
-    this._numCancelsRequested++;
     const requests = (this._cancelRequests ??= new CancelRequests());
     const request = requests.ask(this._loop._current, msg);
     this._loop._taskCancelRequested(this as Task<unknown>, request);
     // Tasks awaiting each other in a cycle would pass the cancel round forever. When it
     // comes back here, stop waiting and take the CancelledError at a step of our own.
-    if (this._waiter !== null && this._inCancel) {
+    if (this._waiter !== null && tasksInCancel.has(this as Task<unknown>)) {
       removeWakeup(this._waiter, this as Task<unknown>);
       this._waiter = null;
       this._mustCancel = true;
@@ -165,7 +176,7 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
     }
     const waiter = this._waiter;
     if (waiter !== null) {
-      this._inCancel = true;
+      tasksInCancel.add(this as Task<unknown>);
       try {
         // Keep _waiter: it may be a task that swallows the cancellation and must be cancelled again.
         if (waiter.cancel(msg)) {
@@ -173,7 +184,7 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
           return true;
         }
       } finally {
-        this._inCancel = false;
+        tasksInCancel.delete(this as Task<unknown>);
       }
     }
     this._mustCancel = true;
@@ -205,7 +216,7 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
 
   /** Number of pending cancellation requests (asyncio's Task.cancelling()). */
   cancelling(): number {
-    return this._numCancelsRequested;
+    return this._cancelRequests === null ? 0 : this._cancelRequests.pending.length;
   }
 
   /** Decrements the pending cancellation requests; returns the new count. */
@@ -218,13 +229,13 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
    * back (null: the cancel in flight, else the oldest; cancel-request.ts).
    */
   _withdrawCancel(request: CancelRequest | null): number {
-    if (this._numCancelsRequested > 0) {
-      this._numCancelsRequested--;
-      if (this._numCancelsRequested === 0) this._mustCancel = false;
-      const withdrawn = this._cancelRequests?.withdraw(request) ?? null;
-      if (withdrawn !== null) this._loop._taskUncancelled(this as Task<unknown>, withdrawn);
-    }
-    return this._numCancelsRequested;
+    const requests = this._cancelRequests;
+    if (requests === null || requests.pending.length === 0) return 0;
+    // With one pending at least, a withdrawal always takes one back (cancel-request.ts).
+    const withdrawn = requests.withdraw(request);
+    if (requests.pending.length === 0) this._mustCancel = false;
+    if (withdrawn !== null) this._loop._taskUncancelled(this as Task<unknown>, withdrawn);
+    return requests.pending.length;
   }
 
   /**
@@ -277,7 +288,7 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
       this._steps++;
       loop._leaveTask(this as Task<unknown>, previous);
       if (e instanceof CancelledError) {
-        this._cancelledExc = e;
+        this._exception = e; // the CancelledError it ends with (Future._makeCancelledError)
         super.cancel();
       } else {
         super.setException(e);

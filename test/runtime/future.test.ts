@@ -276,6 +276,45 @@ describe('yield* fut', () => {
     loop.close();
   });
 
+  test('next() answers with shared results: a suspension or a resume allocates none', () => {
+    const loop = virtualLoop();
+    const a = loop.createFuture<number>();
+    const b = loop.createFuture<number>();
+    const suspendA = a.next();
+    const suspendB = b.next();
+    assert.equal(suspendA, suspendB, 'one result object for every suspension');
+    assert.deepEqual({ ...suspendB }, { value: b, done: false });
+    a.setResult(1);
+    b.setResult(2);
+    const outcomeA = a.next();
+    assert.deepEqual({ ...outcomeA }, { value: 1, done: true });
+    assert.equal(b.next(), outcomeA, 'one result object for every outcome');
+    assert.equal(outcomeA.value, 2);
+    loop.close();
+  });
+
+  test('the shared results keep no future or result past the tick that read it', async () => {
+    const loop = virtualLoop();
+    const fut = loop.createFuture<object>();
+    const payload = { big: 'result' };
+    fut.setResult(payload);
+    const probe = loop.createFuture<number>();
+    probe.setResult(0);
+    const outcome = probe.next(); // the shared outcome result
+    const seen: unknown[] = [];
+    const reader = coroutine(function* reader(): Coroutine<object> {
+      const got = yield* fut;
+      seen.push(outcome.value);
+      return got;
+    });
+    const task = loop.createTask(reader());
+    await loop.runOnce();
+    assert.equal(task.result(), payload);
+    assert.deepEqual(seen, [payload], 'the `yield*` read the result through the shared object');
+    assert.equal(outcome.value, undefined, 'emptied when the tick ended');
+    loop.close();
+  });
+
   test('many coroutines can wait on one future; they resume in the order they waited', async () => {
     const loop = virtualLoop();
     const fut = loop.createFuture<number>();
