@@ -131,6 +131,11 @@ describe('questions over the past in VS Code (code-server): logpoints, their hit
     await item.click();
     const widget = p.locator('.breakpoint-widget');
     await widget.waitFor({ state: 'visible' });
+    // Typed once the widget has the keyboard (it takes it a moment after it shows): before, the keys go to
+    // the editor, which then holds `{url}` and a plain breakpoint.
+    await until('the logpoint widget to have the focus', () =>
+      widget.evaluate((w) => w.contains(w.ownerDocument.activeElement)),
+    );
     await p.keyboard.type(message);
     // No suggestion open (Enter would take it instead of the message).
     await widget
