@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
+import type { LogpointHitsBody } from '../../../extension/debug/past-logpoints';
 import { RunSession } from '../../../extension/run-session';
 import { RunRegistry } from '../../../extension/runs/run-registry';
 import { lineOf } from '../../source-line';
@@ -168,6 +169,29 @@ describe('the panel and the debugger show the same moment within a tick (samples
       stop = await moveToStop(dap!, 'stepBack', { threadId: Number(stop.body.threadId) });
       await agree(`back to hit ${i + 1}`, stop, present, true);
     }
+    await dap!.request('disconnect', { terminateDebuggee: true });
+  });
+
+  it("gather-vs-ascompleted: a past logpoint's hit gone to from a live line stop, and a step back", async () => {
+    const file = join(SAMPLES, 'gather-vs-ascompleted.ts');
+    const done = lineOf(file, 't.log(`  done: ${url} took');
+    let stop = await launch('gather-vs-ascompleted', file, done);
+    for (let i = 0; i < 2; i++) stop = await moveToStop(dap!, 'continue', { threadId: Number(stop.body.threadId) });
+    const present = (await debuggerSees(stop, 0, false)).tick;
+    const from = dap!.mark();
+    await dap!.request('setBreakpoints', {
+      source: { path: file },
+      breakpoints: [{ line: done }, { line: done + 1, logMessage: 'returns {url}' }],
+    });
+    const listed = await dap!.waitForEvent('coroscope/logpointHits', { from, timeoutMs: 120_000 });
+    const { hits } = listed.body as unknown as LogpointHitsBody;
+    assert.equal(hits.length, 2, 'URL2 and URL3 returned before the live stop');
+    const at = dap!.mark();
+    await dap!.request('coroscope/goToLogpointHit', { hit: hits[0]!.hit });
+    stop = await dap!.waitForEvent('stopped', { from: at, timeoutMs: 60_000 });
+    await agree('the first hit gone to', stop, present, true);
+    stop = await moveToStop(dap!, 'stepBack', { threadId: Number(stop.body.threadId) });
+    await agree('a step back from it', stop, present, true);
     await dap!.request('disconnect', { terminateDebuggee: true });
   });
 });
