@@ -98,6 +98,8 @@ export class RunSession {
   private starting: Promise<Run> | null = null;
   private readonly polls = new CoalescingPoll(() => this.poll());
   private pendingPause: HostEvents['paused'] | null = null;
+  /** The live run's latest stop (a `paused` not of a past line): what the status says again back in the present. */
+  private livePause: HostEvents['paused'] | null = null;
   /** A past line is shown (the host's `paused` said pastLine): the task table is of that moment. */
   private onPastLine = false;
   private finishedRun: number | null = null;
@@ -193,6 +195,7 @@ export class RunSession {
     this.lastProgress = null;
     this.momentProgress = null;
     this.pendingPause = null;
+    this.livePause = null;
     this.finishedRun = null;
     this.programLoops = [];
     this.status = status;
@@ -321,9 +324,27 @@ export class RunSession {
     if (tick === null) {
       delete s.viewedTick;
       delete s.viewedMoment;
+      delete s.viewedLine;
+      // Back in the present: its own stop is what the status says again (a past line's words were the past's).
+      const live = this.livePause;
+      if (s.phase === 'paused' && live !== null && now !== null) {
+        s.detail = live.description;
+        s.pauseReason = live.reason;
+        if (typeof live.taskId === 'number') s.pausedTaskId = live.taskId;
+        else delete s.pausedTaskId;
+      }
     } else {
       s.viewedTick = tick;
       if (newInTick) s.viewedMoment = (s.viewedMoment ?? 0) + 1;
+      // A line within the tick (a past line, a hit found in the past), as the debugger shows it; a hit says its stop.
+      if (moment.line === true) s.viewedLine = true;
+      else if (!same) delete s.viewedLine;
+      if (moment.line === true && moment.stop !== undefined) {
+        s.detail = moment.stop.description;
+        s.pauseReason = moment.stop.reason;
+        if (moment.stop.taskId !== undefined) s.pausedTaskId = moment.stop.taskId;
+        else delete s.pausedTaskId;
+      }
     }
     if (replaying && error === undefined) s.viewedReplaying = true;
     else delete s.viewedReplaying;
@@ -536,6 +557,7 @@ export class RunSession {
           this.pendingPause = b;
           return;
         }
+        if (b.pastLine !== true) this.livePause = b;
         if (this.status.phase === 'running' || this.status.phase === 'paused') this.applyPause(b, this.status);
         // Onto a past line or back from one (the line replay): a whole table of that moment, not a delta of another.
         if ((b.pastLine === true) !== this.onPastLine) {
@@ -546,6 +568,7 @@ export class RunSession {
       }),
       ep.on('continued', (b) => {
         if (this.status.phase === 'starting') this.pendingPause = null;
+        this.livePause = null;
         if (this.onPastLine) {
           this.onPastLine = false;
           this.mirror.clear();
@@ -636,8 +659,13 @@ export class RunSession {
     const s: RunStatus = { ...base, phase: 'paused', detail: b.description, tick: b.tick, pauseReason: b.reason };
     if (typeof b.taskId === 'number') s.pausedTaskId = b.taskId;
     else delete s.pausedTaskId;
+    if (b.pastLine === true) {
+      // A past line is the moment viewed (its viewedTick came first), within its tick; the present's tick and
+      // stop stand behind it.
+      s.tick = base.tick;
+      if (s.viewedTick !== undefined) s.viewedLine = true;
+    } else if (b.line !== undefined) s.onLine = true;
     // On a line the loop is within its tick, not after it.
-    if (b.line !== undefined) s.onLine = true;
     else delete s.onLine;
     this.setStatus(s);
   }

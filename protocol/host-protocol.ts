@@ -462,6 +462,11 @@ export interface ViewedMoment {
    * when no request with an id made it (a live stop, the run going on, an anonymous seek).
    */
   moment?: string;
+  /**
+   * With `line`, a breakpoint hit found in the past: its stop as its `paused` would say it (a past line reached
+   * by a step says it by its own `paused`), so every view names the same task.
+   */
+  stop?: { reason: StopReason; taskId?: number; description: string };
 }
 
 export interface Breakpoint {

@@ -63,8 +63,14 @@ export function runMoment(status: RunStatus, sources: MomentSources = {}): RunMo
       onLine: status.onLine === true,
     };
   }
-  // A past line of a live line stop is in the stop's own tick, not complete yet: "tick N of N", never "of N-1".
-  return { kind: recording ? 'recording' : 'past', tick: viewed, lastTick: Math.max(present, viewed), onLine: false };
+  // A past line (of a live line stop, or a breakpoint hit found in the past) is within its tick, as the debugger's
+  // loop thread says it ("stopped on a line in tick N"); a live line stop's own tick is "of N", never "of N-1".
+  return {
+    kind: recording ? 'recording' : 'past',
+    tick: viewed,
+    lastTick: Math.max(present, viewed),
+    onLine: sources.wantedTick === undefined && status.viewedLine === true,
+  };
 }
 
 /** Whether a view offers "Back to present": only a past tick of a run that has a present. */
@@ -72,15 +78,17 @@ export function offersPresent(m: RunMoment): boolean {
   return m.kind === 'past';
 }
 
-/** "tick 71", "in tick 4 (on a line)", "tick 71 of 724 (past)", "tick 71 of 724" (a recording). */
+/** "tick 71", "in tick 4 (on a line)", "tick 71 of 724 (past)", "in tick 8 of 12 (past, on a line)" and the like. */
 export function tickText(m: RunMoment): string {
   switch (m.kind) {
     case 'present':
       return m.onLine ? `in tick ${m.tick} (on a line)` : `tick ${m.tick}`;
     case 'past':
-      return `tick ${m.tick} of ${m.lastTick} (past)`;
+      return m.onLine
+        ? `in tick ${m.tick} of ${m.lastTick} (past, on a line)`
+        : `tick ${m.tick} of ${m.lastTick} (past)`;
     case 'recording':
-      return `tick ${m.tick} of ${m.lastTick}`;
+      return m.onLine ? `in tick ${m.tick} of ${m.lastTick} (on a line)` : `tick ${m.tick} of ${m.lastTick}`;
   }
 }
 

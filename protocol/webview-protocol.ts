@@ -62,6 +62,8 @@ export interface RunStatus {
   onLine?: boolean;
   /** The past tick every view shows (the run's one viewed moment, set by a seek); absent: the present. */
   viewedTick?: number;
+  /** The past moment shown is a line within viewedTick (a past line or a breakpoint hit, replayed), not after it. */
+  viewedLine?: boolean;
   /**
    * The past tick shown is known from the recording's log, its replay under way: stacks by function name,
    * positions and locals once it lands.
@@ -449,6 +451,7 @@ export function narrowRunStatus(v: unknown): RunStatus | null {
   if (isInt(v.pausedTaskId)) s.pausedTaskId = v.pausedTaskId;
   if (v.onLine === true) s.onLine = true;
   if (isInt(v.viewedTick) && v.viewedTick >= 0) s.viewedTick = v.viewedTick;
+  if (s.viewedTick !== undefined && v.viewedLine === true) s.viewedLine = true;
   if (s.viewedTick !== undefined && v.viewedReplaying === true) s.viewedReplaying = true;
   if (s.viewedTick !== undefined && typeof v.viewedReplayError === 'string') s.viewedReplayError = v.viewedReplayError;
   if (s.viewedTick !== undefined && isInt(v.viewedMoment)) s.viewedMoment = v.viewedMoment;

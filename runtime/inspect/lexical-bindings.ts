@@ -11,6 +11,8 @@
 
 /** The words every view shows for a binding in its temporal dead zone. */
 export const UNINITIALIZED_TEXT = '<uninitialized>';
+/** The words for a binding V8 reads `undefined` that may be in its dead zone (a `let` of a `case` a jump skipped). */
+export const UNDECIDED_TEXT = '<uninitialized or undefined>';
 
 export type BindingState = 'uninitialized' | 'initialized' | 'unknown';
 

@@ -48,6 +48,14 @@ describe('the moment the views show', () => {
     assert.equal(loopTickText(9, { paused: false }), 'running, tick 9');
   });
 
+  it('a past line (a step back, a hit found in the past): within its tick, as the debugger says it', () => {
+    const m = runMoment(status({ phase: 'paused', tick: 12, onLine: true, viewedTick: 8, viewedLine: true }));
+    assert.deepEqual(m, { kind: 'past', tick: 8, lastTick: 12, onLine: true });
+    assert.equal(tickText(m), 'in tick 8 of 12 (past, on a line)');
+    // A seek under way to a tick is not on a line.
+    assert.equal(runMoment(status({ tick: 12, viewedTick: 8, viewedLine: true }), { wantedTick: 5 }).onLine, false);
+  });
+
   it('a past tick of a live or finished run: "of" the present, with the way back', () => {
     const m = runMoment(status({ phase: 'finished', tick: 724, viewedTick: 290 }));
     assert.deepEqual(m, { kind: 'past', tick: 290, lastTick: 724, onLine: false });

@@ -50,7 +50,7 @@ export class ClientViews {
    * The views move to the moment `tick` of replay host `r` (null: the present, told once), made by the move
    * named `moment`.
    */
-  tellViewed(r: LineReplayHost, tick: number | null, moment?: string): void {
+  tellViewed(r: LineReplayHost, tick: number | null, moment?: string, stop?: ViewedMoment['stop']): void {
     if (tick === null && this.toldPast === null) return;
     this.toldPast = tick;
     const body: ViewedMoment = {
@@ -60,6 +60,7 @@ export class ClientViews {
       line: true,
       ...idOf(moment),
     };
+    if (stop !== undefined && tick !== null) body.stop = stop;
     this.client.send({ kind: 'event', event: 'viewedTick', body });
   }
 

@@ -453,7 +453,12 @@ class LineDebugWorker {
     const landing = await this.view.findHit(r, held ? 'stop' : 'search', search);
     // The views follow to the hit's tick (the live host's own seek; while a line stop holds its main thread,
     // the replay host's moment).
-    if (landing.landed === 'line' && d.isStopped()) this.client.tellViewed(r, landing.tick, p.moment);
+    if (landing.landed === 'line' && d.isStopped())
+      this.client.tellViewed(r, landing.tick, p.moment, {
+        reason: 'breakpoint',
+        description: landing.description,
+        ...(landing.taskId !== null ? { taskId: landing.taskId } : {}),
+      });
     else if (landing.landed === 'line') await this.main.ask('seekTick', { tick: landing.tick, ...idOf(p.moment) });
     return landing;
   }

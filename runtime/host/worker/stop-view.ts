@@ -3,11 +3,12 @@
 // StopView: what a stop on a line shows: its real frames (the machinery left out, a task's frames ending at the
 // Task._step that resumed it), each frame's scopes and their variables, an expression evaluated in a frame.
 // Invariants: handles are valid during one stop only (forget() at every stop, step and resume); a `let`,
-// `const` or `class` binding V8 reads `undefined` in its temporal dead zone shows UNINITIALIZED_TEXT
-// (frame-dead-zones.ts), in the Variables, in the locals the line replay compares (localsOf) and in the past alike.
+// `const` or `class` binding V8 reads `undefined` in its temporal dead zone shows UNINITIALIZED_TEXT, one that may
+// be (a skipped `case`'s) UNDECIDED_TEXT (frame-dead-zones.ts), in the Variables, in the locals the line replay
+// compares (localsOf) and in the past alike.
 
 import type { LineFrameInfo, VariableInfo } from '../../../protocol/host-protocol';
-import { UNINITIALIZED_TEXT } from '../../inspect/lexical-bindings';
+import { UNDECIDED_TEXT, UNINITIALIZED_TEXT } from '../../inspect/lexical-bindings';
 import type { CdpCallFrame, CdpPaused, CdpPropertyDescriptor, CdpRemoteObject, CdpScope } from './cdp-shapes';
 import { FrameDeadZones } from './frame-dead-zones';
 import type { LoadedScripts } from './loaded-scripts';
@@ -117,16 +118,26 @@ export class StopView {
       (p): p is CdpPropertyDescriptor & { value: CdpRemoteObject } => p.value !== undefined,
     );
     const dead =
-      handled.frame !== null && handled.scope !== null && shown.some((p) => p.value.type === 'undefined')
-        ? await this.deadZones.judge(handled.frame, handled.scope)
+      handled.frame !== null && handled.scope !== null
+        ? await this.deadZones.statesOf(
+            handled.frame,
+            handled.scope,
+            shown.filter((p) => p.value.type === 'undefined').map((p) => p.name),
+          )
         : null;
-    return shown.map((p) =>
-      dead !== null && p.value.type === 'undefined' && dead(p.name)
-        ? { name: p.name, value: UNINITIALIZED_TEXT, type: 'uninitialized', handle: 0 }
-        : withHandles
-          ? this.variableOf(p.name, p.value)
-          : { name: p.name, value: this.valueText(p.value), type: '', handle: 0 },
-    );
+    return shown.map((p) => {
+      const state = p.value.type === 'undefined' ? dead?.get(p.name) : undefined;
+      if (state !== undefined)
+        return {
+          name: p.name,
+          value: state === 'uninitialized' ? UNINITIALIZED_TEXT : UNDECIDED_TEXT,
+          type: state === 'uninitialized' ? 'uninitialized' : 'undefined',
+          handle: 0,
+        };
+      return withHandles
+        ? this.variableOf(p.name, p.value)
+        : { name: p.name, value: this.valueText(p.value), type: '', handle: 0 };
+    });
   }
 
   async evaluate(expression: string, frameIndex: number): Promise<{ value: string; type: string; handle: number }> {

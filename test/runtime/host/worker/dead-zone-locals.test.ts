@@ -4,7 +4,9 @@
 // Variables show them `<uninitialized>`, and so does the suspended coroutine's frame (taskDetail of `waiter`,
 // suspended inside its `got` declaration), while a binding declared without a value reads `undefined`. The same
 // stop seen again in the past (a step over, then Step Back: replayed in the line replay host) and the tick's
-// past moment (seekTick, replayed) show the same. Runs against the bundle (worker and replay host run it).
+// past moment (seekTick, replayed) show the same. Bindings of an enclosing function (a Closure scope) and of a
+// `switch` whose `case` a jump skipped (held in a context) read the same, decided by V8 itself at the stop:
+// `<uninitialized>` in their dead zone, their value once set; a skipped case's stack slot says it cannot tell. Runs against the bundle (worker and replay host run it).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -16,14 +18,19 @@ import { distBundle } from '../../../dist-bundles';
 const BUNDLE = distBundle('runtime-host.js');
 const PROGRAM = join(ROOT, 'test', 'fixtures', 'dead-zone.ts');
 const STOP = lineOf(PROGRAM, 'const inLoop = turn + early;');
+const PEEK = lineOf(PROGRAM, 'const seen = early;');
+const IN_CASE = lineOf(PROGRAM, 'const inCase = kind + 1;');
 
-/** The stop's top frame, scope by scope: each variable's value text by name. */
-async function lineScopes(host: HostClient): Promise<Record<string, Record<string, string>>> {
+/** The stop's top frame, scope by scope (Locals and Blocks, or `named` ones): each variable's value by name. */
+async function lineScopes(
+  host: HostClient,
+  named: RegExp = /^(Locals|Block)$/,
+): Promise<Record<string, Record<string, string>>> {
   const stack = await host.rpc.request('lineStack', {});
   const top = stack.frames[0]!;
   const out: Record<string, Record<string, string>> = {};
   for (const [i, scope] of top.scopes.entries()) {
-    if (scope.name !== 'Locals' && scope.name !== 'Block') continue;
+    if (!named.test(scope.name)) continue;
     const { variables } = await host.rpc.request('lineVariables', { handle: scope.handle });
     out[`${scope.name} ${i}`] = Object.fromEntries(variables.map((v) => [v.name, v.value]));
   }
@@ -128,5 +135,89 @@ describe('bindings in their temporal dead zone, live and past (bundle)', { timeo
     assert.equal(pastTick.find(([name]) => name === 'waiter')?.[1].empty, 'undefined');
     assert.match(await inWaiter(host, 'got + 1'), /ReferenceError: Cannot access 'got' before initialization/);
     await host.rpc.request('seekTick', { tick: null });
+  });
+});
+
+describe('bindings of a closure and of a skipped `case` in their dead zone, live and past (bundle)', {
+  timeout: 120_000,
+}, () => {
+  let host: HostClient;
+  before(() => {
+    host = forkHost({ bundle: BUNDLE, pipe: true });
+  });
+  after(async () => {
+    await host.close();
+  });
+
+  /** Every scope of the stop's top frame but the module's own: the names read in it, by scope. */
+  const seenAt = async (): Promise<Record<string, Record<string, string>>> =>
+    lineScopes(host, /^(Locals|Block|Closure.*)$/);
+  /** The one scope holding `name`: its variables. */
+  const holding = (scopes: Record<string, Record<string, string>>, name: string): Record<string, string> => {
+    const found = Object.values(scopes).filter((s) => name in s);
+    assert.equal(found.length, 1, `one scope holds ${name}: ${JSON.stringify(scopes)}`);
+    return found[0]!;
+  };
+  const next = async (line: number): Promise<HostEvents['paused']> => {
+    const stop = await host.continueToLineStop(30_000);
+    assert.equal(stop.line?.line, line);
+    return stop;
+  };
+
+  test('a closure reads <uninitialized> before the binding is set, its value after; a skipped case too', async () => {
+    await host.rpc.request('launch', {
+      target: { kind: 'program', path: PROGRAM },
+      options: { stopOnEntry: true, record: true },
+    });
+    await host.rpc.request('setBreakpoints', {
+      file: PROGRAM,
+      breakpoints: [
+        { file: PROGRAM, line: PEEK },
+        { file: PROGRAM, line: IN_CASE },
+      ],
+    });
+
+    // peek(false): `late` of main (its Closure scope here) is in its dead zone; `early` holds its value.
+    await next(PEEK);
+    const first = await seenAt();
+    const closure = holding(first, 'late');
+    assert.equal(closure.late, '<uninitialized>');
+    assert.match(closure.early ?? '', /^\d+$/);
+    assert.equal(holding(first, 'seen').seen, '<uninitialized>');
+    // Over the line and back: the past stop (line replay host) shows the same.
+    const over = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
+    assert.notEqual(over.line?.line, PEEK);
+    assert.equal(holding(await seenAt(), 'late').late, '<uninitialized>');
+    const back = await moved(host, () => host.rpc.request('lineStepBack', {}));
+    assert.equal(back.line?.line, PEEK);
+    assert.equal(back.pastLine, true);
+    assert.deepEqual(await seenAt(), first);
+
+    // caseJump(1): the jump to `case 1` skipped `case 0`'s declarations: `skipped` (in a context) reads
+    // uninitialized; `fell`, a stack slot V8 reads `undefined` whether it ran or not, says it may be either.
+    await next(IN_CASE);
+    const jumped = holding(await seenAt(), 'skipped');
+    assert.deepEqual(
+      { skipped: jumped.skipped, fell: jumped.fell, inCase: jumped.inCase },
+      { skipped: '<uninitialized>', fell: '<uninitialized or undefined>', inCase: '<uninitialized>' },
+    );
+    // caseJump(0): fallen into `case 1`: `skipped` ran; `fell`, declared without a value, is undefined: not told.
+    await next(IN_CASE);
+    const fellInto = holding(await seenAt(), 'skipped');
+    assert.deepEqual(
+      { skipped: fellInto.skipped, fell: fellInto.fell, inCase: fellInto.inCase },
+      { skipped: '5', fell: '<uninitialized or undefined>', inCase: '<uninitialized>' },
+    );
+    const overCase = await moved(host, () => host.rpc.request('lineStep', { kind: 'over' }));
+    assert.notEqual(overCase.line?.line, IN_CASE);
+    const backCase = await moved(host, () => host.rpc.request('lineStepBack', {}));
+    assert.equal(backCase.line?.line, IN_CASE);
+    assert.equal(backCase.pastLine, true);
+    assert.deepEqual(holding(await seenAt(), 'skipped'), fellInto);
+
+    // peek(true): `late` is set now, its value shown.
+    await next(PEEK);
+    assert.match(holding(await seenAt(), 'late').late ?? '', /^\d+$/);
+    await host.rpc.request('setBreakpoints', { file: PROGRAM, breakpoints: [] });
   });
 });
