@@ -119,10 +119,11 @@ function runTimerHandle(h: unknown, loop: unknown): void {
 
 /**
  * @internal How a replay gives its tasks the ids and names the recorded run's had: asked at
- * each task's creation; null (beyond the recording) leaves the process-wide numbering.
+ * each task's creation (`named`: given a name by its creator); null (beyond the recording)
+ * leaves the process-wide numbering.
  */
 export interface TaskNumbering {
-  next(): { readonly id: number; readonly name: string } | null;
+  next(named: boolean): { readonly id: number; readonly name: string } | null;
 }
 
 interface IoCallbacks {

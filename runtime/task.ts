@@ -37,6 +37,22 @@ export function isCoroutine(v: unknown): v is Coroutine<unknown> {
   );
 }
 
+/** The process-wide task counters: the id the next task gets, and the last `Task-N` number used. */
+export interface TaskCounters {
+  readonly nextId: number;
+  readonly unnamed: number;
+}
+
+/** @internal The id the next task created (outside a replay) gets. */
+export function nextTaskIdNow(): number {
+  return nextTaskId;
+}
+
+/** @internal The last `Task-N` number given to a task created without a name. */
+export function unnamedTasksNow(): number {
+  return unnamedTasks;
+}
+
 /**
  * @internal Builds a task that uses up no id and no name number (shape-anchors.ts's inert
  * task): it gets id 0, so a program's first task is #1 and `Task-1`, as in asyncio.
@@ -91,7 +107,7 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
         `a coroutine was expected, got ${describeValue(coro)}: call the generator function (createTask(work()), not createTask(work))`,
       );
     }
-    const given = loop._taskNumbering === null ? null : loop._taskNumbering.next();
+    const given = loop._taskNumbering === null ? null : loop._taskNumbering.next(name !== undefined);
     if (given === null) {
       this.id = nextTaskId++;
       this._name = name ?? ++unnamedTasks;

@@ -84,6 +84,8 @@ export interface RecordingMeta {
    * replay; never a saved file.
    */
   readonly openTick?: boolean;
+  /** With openTick: RecordedStreams.openTickTasks. */
+  readonly openTickTasks?: { readonly nextId: number; readonly unnamed: number };
 }
 
 /**
@@ -233,6 +235,18 @@ function checkMeta(raw: unknown, name: string): { meta: RecordingMeta; payloadCh
   }
   if (typeof m.recordedAt !== 'string') bad('date');
   if (m.openTick !== undefined && typeof m.openTick !== 'boolean') bad('open tick flag');
+  if (m.openTickTasks !== undefined) {
+    const c = m.openTickTasks as Record<string, unknown> | null;
+    if (
+      typeof c !== 'object' ||
+      c === null ||
+      !Number.isSafeInteger(c.nextId) ||
+      (c.nextId as number) < 1 ||
+      !Number.isSafeInteger(c.unnamed) ||
+      (c.unnamed as number) < 0
+    )
+      bad("open tick's task counters");
+  }
   let payloadCheck: PayloadCheck | null = null;
   if (payload !== undefined) {
     const p = payload as Record<string, unknown> | null;
@@ -257,7 +271,7 @@ function checkMeta(raw: unknown, name: string): { meta: RecordingMeta; payloadCh
  * a seek trusts), one at least (a run recorded before its first tick has nothing to replay).
  */
 export function readRecordingLog(rec: Recording, name: string): RunLog {
-  const log = readRunLog(rec.events, rec.gaps, rec.payload, name, rec.meta.openTick === true);
+  const log = readRunLog(rec.events, rec.gaps, rec.payload, name, rec.meta.openTick === true, rec.meta.openTickTasks);
   if (log.times.length === 0)
     throw new RecordingFormatError(`${name} records no tick of its run: there is nothing to replay`);
   if (log.times.length !== rec.meta.ticks)

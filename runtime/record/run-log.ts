@@ -275,6 +275,8 @@ export interface RunLog {
   /** The id and name of each task created, in log order (a replay gives its tasks the same). */
   readonly taskIds: readonly number[];
   readonly taskNames: readonly string[];
+  /** An open last tick's task counters: the ids and names of the tasks it creates (none is logged). */
+  readonly openTickTasks?: OpenTickTasks;
   readonly steps: number;
   readonly tasks: number;
 }
@@ -566,6 +568,14 @@ export interface RecordingSoFar {
   payloadFrom(from: number): readonly Buffer[];
   /** The last tick is open (RecordedStreams.openTick): the streams cannot grow any more. */
   readonly openTick?: boolean;
+  /** With openTick: the task counters when it began (RecordedStreams.openTickTasks). */
+  readonly openTickTasks?: OpenTickTasks;
+}
+
+/** The process's task counters when an open tick began (task.ts TaskCounters, as recorded). */
+export interface OpenTickTasks {
+  readonly nextId: number;
+  readonly unnamed: number;
 }
 
 /** The whole streams of a finished recording, read as a RecordingSoFar. */
@@ -574,12 +584,14 @@ export function wholeRecording(streams: {
   readonly gaps: Uint8Array;
   readonly payload: Buffer;
   readonly openTick?: boolean;
+  readonly openTickTasks?: OpenTickTasks;
 }): RecordingSoFar {
   return {
     events: streams.events,
     gaps: streams.gaps,
     payloadFrom: (from) => [streams.payload.subarray(from)],
     openTick: streams.openTick === true,
+    ...(streams.openTickTasks !== undefined ? { openTickTasks: streams.openTickTasks } : {}),
   };
 }
 
@@ -688,6 +700,7 @@ export class RunLogReader {
       tickEnds: this.ends.view(),
       taskIds: this.taskIds,
       taskNames: this.taskNames,
+      ...(openTick && streams.openTickTasks !== undefined ? { openTickTasks: streams.openTickTasks } : {}),
       steps: this.steps,
       tasks: this.taskIds.length,
     };
@@ -732,8 +745,15 @@ export function readRunLog(
   payload: Buffer,
   what: string,
   openTick = false,
+  openTickTasks?: OpenTickTasks,
 ): RunLog {
   return new RunLogReader(what).read(
-    wholeRecording({ events: Buffer.from(events.buffer, events.byteOffset, events.length), gaps, payload, openTick }),
+    wholeRecording({
+      events: Buffer.from(events.buffer, events.byteOffset, events.length),
+      gaps,
+      payload,
+      openTick,
+      ...(openTickTasks !== undefined ? { openTickTasks } : {}),
+    }),
   );
 }

@@ -15,7 +15,7 @@ import { MonotonicClock } from '../clock';
 import type { EventLoop, LoopObserver } from '../loop';
 import { setSocketIoTap, type Socket, type SocketConnection, type SocketInputKind, type SocketIoTap } from '../socket';
 import { exceptionOf, inspect } from '../inspection';
-import type { Task } from '../task';
+import { nextTaskIdNow, unnamedTasksNow, type Task, type TaskCounters } from '../task';
 import type { CancelRequest } from '../cancel-request';
 import type { CoroutineFrame } from '../coroutine';
 import type { Future } from '../future';
@@ -60,6 +60,12 @@ export interface RecordedStreams {
    * line, mid-tick), and only its time and the inputs before it are in them, none of its events.
    */
   readonly openTick?: boolean;
+  /**
+   * With openTick: the process's task counters when the open tick began, so that a replay gives
+   * the tasks that tick creates (none of its CREATED records is in the streams) the live run's
+   * ids and names.
+   */
+  readonly openTickTasks?: TaskCounters;
 }
 
 const loopsRecorded = new WeakSet<EventLoop>();
@@ -97,6 +103,9 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   private ticksDone = 0;
   /** While a tick runs: where its TICK record ends, and the payload bytes then (streamsWithOpenTick). */
   private tickOpenedAt = -1;
+  /** The task counters when the open tick began (two numbers, no object per tick). */
+  private nextIdAtTickOpen = 0;
+  private unnamedAtTickOpen = 0;
   private payloadAtTickOpen = 0;
   private attached = false;
   private readonly connections: RunRecorderOptions['connections'];
@@ -213,6 +222,7 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
       tasks: this.taskCount,
       sockets: this.socketCount,
       openTick: true,
+      openTickTasks: { nextId: this.nextIdAtTickOpen, unnamed: this.unnamedAtTickOpen },
     };
   }
 
@@ -291,6 +301,8 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     this.log.tick(this.clock.startTick());
     this.tickOpenedAt = this.log.events.length;
     this.payloadAtTickOpen = this.log.payloadBytes;
+    this.nextIdAtTickOpen = nextTaskIdNow();
+    this.unnamedAtTickOpen = unnamedTasksNow();
   }
 
   tickEnd(_tick: number, callbacksRun: number): void {

@@ -149,13 +149,20 @@ export class RunReplay implements TickFeed {
     this.loop = loop;
     this.recorder.attach(loop);
     loop.setTickFeed(this);
-    // Its tasks get the ids and names the recorded run's had, so every view names them alike.
+    // Its tasks get the ids and names the recorded run's had, so every view names them alike; those an
+    // open last tick creates (not logged) continue the counters the live run had when it began.
     let created = 0;
+    let nextId = 0;
+    let unnamed = 0;
     loop.setTaskNumbering({
-      next: () => {
+      next: (named) => {
         const i = created++;
-        const { taskIds, taskNames } = this.log;
-        return i < taskIds.length ? { id: taskIds[i]!, name: taskNames[i]! } : null;
+        const { taskIds, taskNames, openTickTasks } = this.log;
+        if (i < taskIds.length) return { id: taskIds[i]!, name: taskNames[i]! };
+        if (openTickTasks === undefined) return null;
+        if (i === taskIds.length) ({ nextId, unnamed } = openTickTasks);
+        const id = nextId++;
+        return { id, name: named ? '' : `Task-${++unnamed}` };
       },
     });
     return this;

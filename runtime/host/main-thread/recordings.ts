@@ -70,7 +70,10 @@ function metaOf(run: Run, streams: RecordedStreams): RecordingMeta {
   if (failed.length > 0) meta = { ...meta, urlFailures: failed };
   const notes = run.recording.tableNotes();
   if (notes !== null) meta = { ...meta, ...packTableNotes(notes) };
-  return streams.openTick === true ? { ...meta, openTick: true } : meta;
+  if (streams.openTick !== true) return meta;
+  return streams.openTickTasks === undefined
+    ? { ...meta, openTick: true }
+    : { ...meta, openTick: true, openTickTasks: streams.openTickTasks };
 }
 
 export function saveRecording(run: Run, path: string): RecordingInfo {
@@ -366,6 +369,7 @@ export function openRecording(path: string, midTick = false): OpenedRecording {
       tasks: rec.meta.tasks,
       sockets: rec.meta.sockets,
       openTick: open,
+      ...(rec.meta.openTickTasks !== undefined ? { openTickTasks: rec.meta.openTickTasks } : {}),
     };
     return {
       info: infoOf(path, statSync(path).size, rec.meta),

@@ -206,6 +206,8 @@ interface Position {
   line: number;
   frame: string;
   locals: [string, string][];
+  /** The Call Stack's threads (the loop's and its tasks'): the past names each task as the live run did. */
+  threads: string[];
 }
 
 async function positionOf(dap: DapClient, threadId: number): Promise<Position> {
@@ -213,7 +215,14 @@ async function positionOf(dap: DapClient, threadId: number): Promise<Position> {
   const top = frames[0];
   assert.ok(top !== undefined, `thread ${threadId} has frames`);
   const locals = await localsOf(dap, top.id);
-  return { source: top.source?.path ?? '', line: top.line, frame: top.name, locals: [...locals.entries()] };
+  const { threads } = await dap.request<{ threads: Array<{ id: number; name: string }> }>('threads', {});
+  return {
+    source: top.source?.path ?? '',
+    line: top.line,
+    frame: top.name,
+    locals: [...locals.entries()],
+    threads: threads.map((t) => `${t.id} ${t.name}`),
+  };
 }
 
 /** A move in time: success only with a `stopped` after it; a refusal (success false) moves nothing. */

@@ -411,3 +411,62 @@ test('a crawl paused mid-run for longer than its request timeout: no request tim
     again.close();
   }
 });
+
+test("the tasks an open tick creates get the live run's ids and names in its replay, whatever the process counted since", async () => {
+  // Mid-tick (a line stop), after the tick made three tasks: none of their CREATED records is in the streams.
+  const made: Array<{ id: number; name: string }> = [];
+  let taken: RecordedStreams | null = null;
+  const idle = coroutine(function* idle(): Coroutine<void> {
+    yield* sleep(0);
+  });
+  const program = coroutine(function* program(): Coroutine<void> {
+    yield* sleep(0);
+    const loop = getRunningLoop();
+    for (const name of [undefined, 'named', undefined]) {
+      const t = loop.createTask(idle(), name === undefined ? {} : { name });
+      made.push({ id: t.id, name: t.getName() });
+    }
+    onMid();
+    yield* sleep(0);
+  });
+  let onMid: () => void = () => undefined;
+  const rec = new RunRecorder();
+  const loop = new EventLoop({ clock: rec.clock });
+  rec.attach(loop);
+  onMid = () => (taken ??= rec.streamsWithOpenTick());
+  try {
+    await loop.runUntilComplete(program());
+  } finally {
+    rec.detach();
+    loop.close();
+  }
+  const mid = taken!;
+  assert.ok(mid.openTickTasks !== undefined);
+  const live = made.splice(0);
+  // The process goes on counting (another run, a replay host's earlier replays).
+  const elsewhere = new EventLoop();
+  for (let i = 0; i < 3; i++) elsewhere.createTask(idle());
+  await elsewhere.runUntilComplete(idle());
+  elsewhere.close();
+
+  const log = readRunLog(mid.events, mid.gaps, mid.payload, 'mid.corotrace', true, mid.openTickTasks);
+  const r = new RunReplay(log, mid.events, 'mid.corotrace', { stopAfterTick: mid.ticks });
+  const again = new EventLoop({ clock: r.clock });
+  r.attach(again);
+  onMid = () => undefined;
+  void again.runUntilComplete(program()).catch(() => undefined);
+  await new Promise<void>((resolve) => {
+    const check = setInterval(() => {
+      if (made.length === 3) {
+        clearInterval(check);
+        resolve();
+      }
+    }, 1);
+  });
+  r.detach();
+  assert.deepEqual(made, live);
+  assert.deepEqual(
+    live.map((t) => t.name),
+    [`Task-${mid.openTickTasks.unnamed + 1}`, 'named', `Task-${mid.openTickTasks.unnamed + 2}`],
+  );
+});
