@@ -25,6 +25,7 @@ import {
 import type { LogpointMarksRelay } from './logpoint-marks-relay';
 import type { DebuggedRun } from './debugged-run';
 import type { RunSession } from './run-session';
+import { PanelDelivery } from './panel-delivery';
 import { panelHtml } from './webview-html';
 
 export { PANEL_VIEW_TYPE } from './command-ids';
@@ -130,9 +131,8 @@ export class InspectorPanel {
   private pendingSnapshot: Snapshot | null = null;
   private snapshotTimer: NodeJS.Timeout | null = null;
   private pendingReveal: { view: ViewId; taskId?: number } | null = null;
-  private booted = false;
-  /** Hidden after `ready` was answered: shown again, the page is sent everything (`resync`). */
-  private hiddenAfterBoot = false;
+  /** Whether posts reach the page: loading, current, or missed while hidden (then resynced when shown). */
+  private readonly delivery = new PanelDelivery();
   private bootWatch: NodeJS.Timeout | null = null;
   private isDisposed = false;
 
@@ -154,16 +154,13 @@ export class InspectorPanel {
     this.disposables.push(
       panel.onDidDispose(() => this.disposed()),
       panel.onDidChangeViewState((e) => {
-        if (!e.webviewPanel.visible) {
-          this.hiddenAfterBoot ||= this.booted;
-          this.booted = false;
-        } else if (this.hiddenAfterBoot) {
+        if (!e.webviewPanel.visible) this.delivery.hidden();
+        else if (this.delivery.shown()) {
           // Shown again: a page VS Code kept (it may count a panel hidden without unloading it) missed the
           // events of meanwhile, and gets everything again; a page loaded anew asks `ready` itself.
-          this.hiddenAfterBoot = false;
-          this.booted = true;
           this.pendingSnapshot = null;
           this.endpoint.emit('resync', this.panelInit());
+          this.flushReveal();
         }
         deps.onVisibilityChanged(e.webviewPanel.visible);
       }),
@@ -178,6 +175,7 @@ export class InspectorPanel {
    */
   private loadHtml(attempt = 1): void {
     const webview = this.panel.webview;
+    this.delivery.loading();
     const root = vscode.Uri.joinPath(this.deps.extensionUri, 'dist', 'webview');
     webview.html = panelHtml({
       cspSource: webview.cspSource,
@@ -189,18 +187,25 @@ export class InspectorPanel {
     if (attempt >= 3) return;
     this.bootWatch = setTimeout(() => {
       this.bootWatch = null;
-      if (this.isDisposed || this.booted) return;
+      if (this.isDisposed || this.delivery.booted) return;
       if (this.panel.visible) this.loadHtml(attempt + 1);
     }, 5_000);
   }
 
   reveal(r: { view: ViewId; taskId?: number }): void {
-    if (this.booted) this.endpoint.emit('reveal', r);
+    if (this.delivery.deliverable && this.panel.visible) this.endpoint.emit('reveal', r);
     else this.pendingReveal = r;
   }
 
   dispose(): void {
     this.panel.dispose();
+  }
+
+  /** A reveal asked while the page could not hear it, told now. */
+  private flushReveal(): void {
+    const reveal = this.pendingReveal;
+    this.pendingReveal = null;
+    if (reveal !== null) this.endpoint.emit('reveal', reveal);
   }
 
   private disposed(): void {
@@ -218,7 +223,7 @@ export class InspectorPanel {
   private subscribe(): void {
     const s = this.deps.session;
     const emit = <E extends keyof PanelEvents & string>(event: E, body: PanelEvents[E]): void => {
-      if (this.booted && this.panel.visible) this.endpoint.emit(event, body);
+      if (this.delivery.deliverable && this.panel.visible) this.endpoint.emit(event, body);
     };
     this.unsubscribe.push(
       s.onReset.on((status) => {
@@ -239,7 +244,7 @@ export class InspectorPanel {
 
   /** Merges deltas that arrive within COALESCE_MS into one event. */
   private queueSnapshot(s: Snapshot): void {
-    if (!this.booted || !this.panel.visible) return;
+    if (!this.delivery.deliverable || !this.panel.visible) return;
     const prev = this.pendingSnapshot;
     if (prev === null || s.full) this.pendingSnapshot = s;
     else {
@@ -258,7 +263,7 @@ export class InspectorPanel {
       this.snapshotTimer = null;
       const pending = this.pendingSnapshot;
       this.pendingSnapshot = null;
-      if (pending !== null && this.booted && this.panel.visible) this.endpoint.emit('snapshot', pending);
+      if (pending !== null && this.delivery.deliverable && this.panel.visible) this.endpoint.emit('snapshot', pending);
     }, COALESCE_MS);
   }
 
@@ -299,12 +304,10 @@ export class InspectorPanel {
 
     ep.handle('ready', (raw): PanelInit => {
       narrow('ready', raw);
-      this.booted = true;
-      this.hiddenAfterBoot = false;
+      // Answered while hidden, the answer itself may be lost: the page is resynced once shown.
+      this.delivery.answered(this.panel.visible);
       this.pendingSnapshot = null;
-      const reveal = this.pendingReveal;
-      this.pendingReveal = null;
-      if (reveal !== null) setTimeout(() => this.endpoint.emit('reveal', reveal), 0);
+      if (this.delivery.deliverable) setTimeout(() => this.flushReveal(), 0);
       return this.panelInit();
     });
     ep.handle('taskDetail', async (raw) => {

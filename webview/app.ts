@@ -54,7 +54,7 @@ import { TimelineView } from './views/timeline';
 
 /** `ready` is asked again this often while unanswered, at most READY_TRIES times. */
 const READY_AGAIN_MS = 3_000;
-const READY_TRIES = 10;
+const READY_TRIES = 40;
 
 const VIEW_LABELS: Record<ViewId, { label: string; icon: string }> = {
   tasks: { label: 'Tasks', icon: 'list-flat' },
