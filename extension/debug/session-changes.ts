@@ -256,7 +256,10 @@ export class SessionChanges {
       await this.core.refreshTasks().catch(() => undefined);
       const task =
         stop?.taskId === undefined ? 'the main thread' : (this.core.nameOf(stop.taskId) ?? `task #${stop.taskId}`);
+      const forthStart = Date.now();
       const back = await step(now[changed]!.reachable ? 'over' : 'into');
+      if (process.env.COROSCOPE_TRACE_WALK === '1')
+        this.core.output(`walk step forth to the landing: ${back} in ${Date.now() - forthStart} ms`);
       if (back !== 'line')
         throw new Error(
           `${what}: the line after the change (at ${writer}, tick ${writerTick}) could not be shown again`,
