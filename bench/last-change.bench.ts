@@ -4,8 +4,8 @@
 // breakpoint with a hit condition), then Go to Last Change on fetch's local `response`: the
 // adapter walks the worker's lines back through the line replay (extension/debug/session-changes.ts)
 // to the line after `response = yield* this.session.get(...)`. Timed from the request to its
-// `stopped`; the ticks between the stop and the landing are printed beside it (how far back the
-// write was). Median of rounds, each round a fresh adapter and run.
+// `stopped` and the console's words on the landing; the ticks between the stop and the landing
+// are printed beside it (how far back the write was). Median of rounds, each a fresh adapter and run.
 // Pressed `idle` ms after the stop (default 1000: a user reading it; 0: at once).
 // Usage: npm run bench:last-change [-- pages tasks hit rounds idle] (default 2000 100 300 5 1000).
 import { readFileSync } from 'node:fs';
@@ -72,6 +72,12 @@ async function round(): Promise<{ ms: number; stopTick: number; setTick: number 
       60_000,
     );
     await dap.waitForEvent('stopped', { from: mark, timeoutMs: 60_000 });
+    // The console's words on the landing may follow its `stopped`: the time is to both.
+    await dap.waitForEvent('output', {
+      from: mark,
+      predicate: (b) => /response was set by /.test(String(b.output)),
+      timeoutMs: 60_000,
+    });
     const ms = performance.now() - t0;
     const said = dap.events
       .slice(mark)

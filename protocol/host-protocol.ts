@@ -511,6 +511,17 @@ export interface LineStopPrint {
   names?: string[];
 }
 
+/** A value watched for a change (lineValuesBack): an expression read in the frame of a function at a depth. */
+export interface LineWatched {
+  expression: string;
+  functionName: string;
+  /** The frame's depth from the stack's root (0: the outermost frame shown). */
+  depth: number;
+}
+
+/** One reading of a watched value at a line (lineValuesBack). */
+export type LineReading = { reachable: true; value: string; type: string } | { reachable: false; why: string };
+
 /** Where a move through the replayed lines of a task's step landed (pastLine, lineStepBack). */
 export type PastLineLanding =
   /**
@@ -868,7 +879,17 @@ export interface HostMethods {
    * goes forward through the replayed lines to the live stop again, and continue goes on
    * from the live stop. Refused (notRecorded) for a run not recorded.
    */
-  lineStepBack: { params: { moment?: string }; result: PastLineLanding };
+  lineStepBack: { params: { moment?: string; lines?: number }; result: PastLineLanding };
+  /**
+   * Stopped on a line of the live stop's task (live, or a past line of its step, not inside a call stepped
+   * into): the watched values read, in one replay of the stop's tick, at each line a step back would land on
+   * in turn within that tick (the first: the line before the one shown); `lineStepBack` with `lines: k` then
+   * lands on the kth in one replay. Null with `why` where this cannot be answered (walk line by line).
+   */
+  lineValuesBack: {
+    params: { watched: LineWatched[] };
+    result: { readings: LineReading[][] | null; why?: string };
+  };
   /**
    * Reverse Continue (and Continue from a past hit) to a line breakpoint's hit in the recorded
    * past: the host's line breakpoints (conditions, hit conditions counted from the run's

@@ -16,6 +16,7 @@ import {
   type LaunchOptions,
   type LaunchTarget,
   type LineStepKind,
+  type LineWatched,
 } from './host-protocol';
 import {
   nested,
@@ -157,6 +158,20 @@ function parseBreakpoints(p: Params, file: string): Breakpoint[] {
     if (hitCondition !== undefined) bp.hitCondition = hitCondition;
     if (logMessage !== undefined) bp.logMessage = logMessage;
     return bp;
+  });
+}
+
+/** The values watched (lineValuesBack, pastLineValues): a non-empty expression, its frame's function and depth. */
+export function parseLineWatched(method: string, p: Params): LineWatched[] {
+  return objectsOf(method, 'watched', p, 'watched').map((w, i) => {
+    const where = nested(method, `watched[${i}]`);
+    const expression = requireString(where, w, 'expression');
+    if (expression.trim() === '') throw new ProtocolError(`${where}: params.expression must not be empty`);
+    return {
+      expression,
+      functionName: requireString(where, w, 'functionName'),
+      depth: requireNumber(where, w, 'depth', 'id'),
+    };
   });
 }
 
@@ -351,7 +366,13 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     if (live !== undefined) out.live = live;
     return out;
   },
-  lineStepBack: (raw) => withMoment({}, optionalMomentId('lineStepBack', paramsOf('lineStepBack', raw))),
+  lineStepBack: (raw) => {
+    const p = paramsOf('lineStepBack', raw);
+    const lines = optionalNumber('lineStepBack', p, 'lines', 'id');
+    if (lines !== undefined && lines < 1) throw new ProtocolError('lineStepBack: params.lines must be 1 or more');
+    return withMoment(lines === undefined ? {} : { lines }, optionalMomentId('lineStepBack', p));
+  },
+  lineValuesBack: (raw) => ({ watched: parseLineWatched('lineValuesBack', paramsOf('lineValuesBack', raw)) }),
   pastBreakpointHit: (raw) => {
     const p = paramsOf('pastBreakpointHit', raw);
     const out: HostParams<'pastBreakpointHit'> = {

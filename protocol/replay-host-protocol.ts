@@ -13,8 +13,10 @@ import type {
   BreakpointHitLanding,
   HitBound,
   HostMethods,
+  LineReading,
   LineStepKind,
   LineStopPrint,
+  LineWatched,
   PastLineLanding,
   RecordingMark,
   ScanHit,
@@ -39,9 +41,20 @@ export interface ReplayHostMethods {
       taskId: number;
       stop: LineStopPrint;
       move: 'back' | 'leave' | LineStepKind;
+      /** A move back of this many lines within the tick, in one replay (default 1). */
+      lines?: number;
       moment?: string;
     };
     result: MomentEcho<PastLineLanding>;
+  };
+  /**
+   * A line replay host's own: the watched values read, in one replay of tick `tick`, at each line of task
+   * `taskId` a step back from the line shown (the live stop `stop`, or the past line of its step shown)
+   * would land on in turn within the tick; null when the line shown is not one of that walk's entries.
+   */
+  pastLineValues: {
+    params: { tick: number; taskId: number; stop: LineStopPrint; watched: LineWatched[] };
+    result: { readings: LineReading[][] | null; why?: string };
   };
   /**
    * A line replay host's own (asked by the live host's worker): a move through the lines of the

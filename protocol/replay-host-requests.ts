@@ -17,7 +17,7 @@ import type {
   RecordingMark,
   ScanTicksParams,
 } from './host-protocol';
-import { objectsOf, optionalMomentId, parseDirection } from './host-requests';
+import { objectsOf, optionalMomentId, parseDirection, parseLineWatched } from './host-requests';
 import {
   nested,
   optionalBoolean,
@@ -206,9 +206,21 @@ export const REPLAY_HOST_PARAMS_PARSERS: { readonly [M in ReplayHostMethodName]:
       stop: parseLineStopPrint(requireObject('pastLine', p, 'stop')),
       move: parsePastLineMove('pastLine', p),
     };
+    const lines = optionalNumber('pastLine', p, 'lines', 'id');
+    if (lines !== undefined && lines < 1) throw new ProtocolError('pastLine: params.lines must be 1 or more');
+    if (lines !== undefined) out.lines = lines;
     const moment = optionalMomentId('pastLine', p);
     if (moment !== undefined) out.moment = moment;
     return out;
+  },
+  pastLineValues: (raw) => {
+    const p = paramsOf('pastLineValues', raw);
+    return {
+      tick: requireNumber('pastLineValues', p, 'tick', 'integer'),
+      taskId: requireNumber('pastLineValues', p, 'taskId', 'id'),
+      stop: parseLineStopPrint(requireObject('pastLineValues', p, 'stop'), 'pastLineValues'),
+      watched: parseLineWatched('pastLineValues', p),
+    };
   },
   pastHitLine: (raw) => {
     const p = paramsOf('pastHitLine', raw);

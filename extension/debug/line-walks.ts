@@ -12,8 +12,14 @@ import { onContinued, refused } from './debug-position';
 import { MOVE_LANDING_MS, type SessionCore } from './session-core';
 import type { MoveAnswers } from './move-answers';
 
-/** One line move of a walk (LineWalks.walkLines): 'line' once landed on a line, else where it could not go. */
-export type LineWalkStep = (kind: 'back' | 'over' | 'into') => Promise<'line' | 'present' | 'suspension' | 'off'>;
+/**
+ * One line move of a walk (LineWalks.walkLines): 'line' once landed on a line, else where it could not go;
+ * `lines` back in one replay (the host's lineStepBack `lines`: from the live stop's step only).
+ */
+export type LineWalkStep = (
+  kind: 'back' | 'over' | 'into',
+  lines?: number,
+) => Promise<'line' | 'present' | 'suspension' | 'off'>;
 
 /** How long a walk's line move waits for its landing's `paused` (the host sends it right after its answer). */
 const LINE_LANDING_MS = 10_000;
@@ -49,12 +55,15 @@ export class LineWalks {
     this.core.serve(response, async () => {
       this.core.requireHost();
       this.core.requestedThread = threadId;
-      await this.answers.answerOnceMoved(response, () => walk((kind) => this.lineWalkStep(kind)));
+      await this.answers.answerOnceMoved(response, () => walk((kind, lines) => this.lineWalkStep(kind, lines)));
     });
   }
 
   /** One line move of a walk (walkLines): where it landed, once the position has settled there. */
-  private async lineWalkStep(kind: 'back' | 'over' | 'into'): Promise<'line' | 'present' | 'suspension' | 'off'> {
+  private async lineWalkStep(
+    kind: 'back' | 'over' | 'into',
+    lines = 1,
+  ): Promise<'line' | 'present' | 'suspension' | 'off'> {
     // The stops of the steps before are not shown: only the walk's end is.
     if (this.core.heldEvents !== null)
       this.core.heldEvents = this.core.heldEvents.filter(
@@ -79,7 +88,7 @@ export class LineWalks {
     });
     const landing =
       kind === 'back'
-        ? await host.endpoint.request('lineStepBack', { moment })
+        ? await host.endpoint.request('lineStepBack', lines > 1 ? { moment, lines } : { moment })
         : (await host.endpoint.request('lineStep', { kind, moment })).landing;
     if (landing !== undefined && landing.landed !== 'line') {
       // Off the task's lines (before its first, or past its last): where it was.

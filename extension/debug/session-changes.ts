@@ -154,6 +154,42 @@ export class SessionChanges {
     return out;
   }
 
+  /**
+   * Going back from `later` (the readings where the walk starts): the readings at each line a step back lands
+   * on within the stop's tick, read in one replay (host lineValuesBack), give the number of lines the walk
+   * goes back at once (to the first change, the line just before excepted as the line-by-line walk does; else
+   * past the tick's lines) and the readings at the line before that; null: not answered here (line by line).
+   */
+  private async planBack(
+    what: string,
+    watched: readonly WatchedValue[],
+    later: Reading[],
+  ): Promise<{ lines: number; later: Reading[] } | null> {
+    const kind = this.core.position.kind;
+    // COROSCOPE_CHANGES_LINE_BY_LINE=1: the line-by-line walk only (the oracle the tests compare this with).
+    if ((kind !== 'liveLine' && kind !== 'pastLine') || process.env.COROSCOPE_CHANGES_LINE_BY_LINE === '1') return null;
+    const t0 = Date.now();
+    const { readings } = await this.core
+      .requireHost()
+      .endpoint.request('lineValuesBack', { watched: [...watched] })
+      .catch(() => ({ readings: null }));
+    if (process.env.COROSCOPE_TRACE_WALK === '1')
+      this.core.output(`walk values: ${readings?.length ?? 'none'} line(s) read in ${Date.now() - t0} ms`);
+    if (readings === null) return null;
+    let before = later;
+    for (let j = 1; j <= readings.length; j++) {
+      const now = readings[j - 1]!;
+      const changed = watched.findIndex((_, i) => !sameReading(now[i]!, before[i]!));
+      if (changed >= 0 && j === 1) {
+        this.core.output(
+          `Coroscope: ${what}: ${watched[changed]!.expression} was set by the line just before the one shown (${readingText(now[changed]!)} → ${readingText(before[changed]!)}): looking further back`,
+        );
+      } else if (changed >= 0) return { lines: j, later: before };
+      before = now;
+    }
+    return { lines: readings.length + 1, later: before };
+  }
+
   /** Where the host stands: the innermost frame's line, and its text where the file can be read. */
   private async lineHere(): Promise<{ at: string; text: string | null }> {
     const { frames } = await this.core.requireHost().endpoint.request('lineStack', {});
@@ -179,9 +215,14 @@ export class SessionChanges {
     if (watched.every((_, i) => !later[i]!.reachable))
       throw new Error(`${what}: ${names} cannot be read here (${later.map(readingText).join('; ')})`);
     const started = Date.now();
-    for (let lines = 1; lines <= MAX_LINES; lines++) {
+    // Back: the readings at the lines a step back lands on within the stop's tick, in one replay, say how many
+    // lines to go back at once (to the change, or past the tick's lines); the walk goes on line by line there.
+    const plan = direction === 'back' ? await this.planBack(what, watched, later) : null;
+    const first = plan?.lines ?? 1;
+    if (plan !== null) later = plan.later;
+    for (let lines = first; lines <= MAX_LINES; lines++) {
       const stepStart = Date.now();
-      const landed = await step(direction === 'back' ? 'back' : 'over');
+      const landed = await (direction === 'back' ? step('back', lines === first ? first : 1) : step('over'));
       if (process.env.COROSCOPE_TRACE_WALK === '1')
         this.core.output(`walk step ${lines}: ${landed} in ${Date.now() - stepStart} ms`);
       if (landed !== 'line')
@@ -215,7 +256,10 @@ export class SessionChanges {
       await this.core.refreshTasks().catch(() => undefined);
       const task =
         stop?.taskId === undefined ? 'the main thread' : (this.core.nameOf(stop.taskId) ?? `task #${stop.taskId}`);
+      const forthStart = Date.now();
       const back = await step(now[changed]!.reachable ? 'over' : 'into');
+      if (process.env.COROSCOPE_TRACE_WALK === '1')
+        this.core.output(`walk step forth to the landing: ${back} in ${Date.now() - forthStart} ms`);
       if (back !== 'line')
         throw new Error(
           `${what}: the line after the change (at ${writer}, tick ${writerTick}) could not be shown again`,

@@ -207,15 +207,35 @@ test('logpoints in the past: pastLogpointHits, and pastBreakpointHit going to on
   );
 });
 
+test('lineStepBack takes a number of lines, lineValuesBack the values watched', () => {
+  assert.deepEqual(parseHostRequest('lineStepBack', { lines: 4, moment: 'm1' }), { lines: 4, moment: 'm1' });
+  assert.deepEqual(parseHostRequest('lineStepBack', {}), {});
+  refused(() => parseHostRequest('lineStepBack', { lines: 0 }), 'badRequest', /lines must be 1 or more/);
+  refused(() => parseHostRequest('lineStepBack', { lines: 1.5 }), 'badRequest', /lines/);
+  const watched = [{ expression: 'box.n', functionName: 'worker', depth: 0 }];
+  assert.deepEqual(parseHostRequest('lineValuesBack', { watched }), { watched });
+  refused(
+    () => parseHostRequest('lineValuesBack', { watched: [{ expression: ' ', functionName: 'f', depth: 0 }] }),
+    'badRequest',
+    /must not be empty/,
+  );
+  refused(
+    () => parseHostRequest('lineValuesBack', { watched: [{ expression: 'a', functionName: 'f', depth: -1 }] }),
+    'badRequest',
+    /depth/,
+  );
+});
+
 test('an unknown method is refused as unknown, and only the protocol methods are known', () => {
   refused(() => parseHostRequest('snapshto', {}), 'unknownMethod', /unknown method "snapshto"/);
   refused(() => parseHostRequest('toString', {}), 'unknownMethod', /unknown method "toString"/);
   assert.equal(isHostMethodName('snapshot'), true);
   assert.equal(isHostMethodName('__proto__'), false);
-  assert.equal(Object.keys(HOST_PARAMS_PARSERS).length, 34);
+  assert.equal(Object.keys(HOST_PARAMS_PARSERS).length, 35);
   // The internal replay-host methods are a protocol of their own (protocol/replay-host-requests.ts).
   for (const internal of [
     'pastLine',
+    'pastLineValues',
     'pastHitLine',
     'pastHit',
     'scanTicks',

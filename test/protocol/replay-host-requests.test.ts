@@ -139,12 +139,13 @@ test('the replay-host methods narrow their params as the host did', () => {
   );
 });
 
-test('the replay-host protocol holds the nine internal methods, none of the public ones', () => {
+test('the replay-host protocol holds the ten internal methods, none of the public ones', () => {
   assert.deepEqual(Object.keys(REPLAY_HOST_PARAMS_PARSERS).sort(), [
     'growRecording',
     'pastHit',
     'pastHitLine',
     'pastLine',
+    'pastLineValues',
     'pastLog',
     'replayLineTick',
     'scanTicks',

@@ -173,6 +173,23 @@ export class LineReplayRole {
     return { ...this.withWords(p.move, await this.stopLine(p)), ...idOf(p.moment) };
   }
 
+  /**
+   * pastLineValues: the watched values at each line a step back from the line shown lands on within the live
+   * stop's tick, in one replay (null: that line is not the stop walk's, e.g. in an earlier step).
+   */
+  async pastLineValues(params: unknown): Promise<ReplayHostMethods['pastLineValues']['result']> {
+    const p = parseReplayHostRequest('pastLineValues', params);
+    await this.hits?.release();
+    let walk = this.walk;
+    if (walk !== null && (this.stopWalk !== null || !walk.isOf(p.tick, p.taskId, p.stop)))
+      return { readings: null, why: "the line shown is not in the live stop's step" };
+    if (walk === null) walk = this.walk = this.walkOf(p.tick, p.taskId, p.stop);
+    const readings = await walk.valuesBack(p.watched);
+    return readings === null
+      ? { readings, why: 'not on a line of the walk (inside a call stepped into)' }
+      : { readings };
+  }
+
   private async stopLine(p: ReplayHostMethods['pastLine']['params']): Promise<PastLineLanding> {
     await this.hits?.release();
     let walk = this.walk;
@@ -181,7 +198,7 @@ export class LineReplayRole {
       this.stopWalk = null;
       walk = this.walk = this.walkOf(p.tick, p.taskId, p.stop);
     }
-    const landing = await walk.move(p.move);
+    const landing = await walk.move(p.move, p.lines ?? 1);
     if (landing.landed !== 'suspension' || p.move !== 'back') return landing;
     // Before the task's first line of this step: the last line of its step before (a walk anchored there, as
     // from a hit's). It runs on

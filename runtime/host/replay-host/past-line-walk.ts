@@ -13,7 +13,9 @@
 
 import type {
   HitBound,
+  LineReading,
   LineStepKind,
+  LineWatched,
   LineStopPrint,
   PastLineLanding,
   SourcePosition,
@@ -61,6 +63,10 @@ export class PastLineWalk {
   private walking: Walking | null = null;
   /** The traced tick under way (replayLineTick), until it has run to its end. */
   private tickRun: Promise<unknown> | null = null;
+  /** A walk reading watched values (valuesBack): what, and the readings at each entry, by index. */
+  private reading: { readonly watched: readonly LineWatched[]; readonly at: Map<number, LineReading[]> } | null = null;
+  /** The entry shown before valuesBack let the thread go: the next step back starts there. */
+  private backFrom: number | null = null;
 
   constructor(
     private readonly dbg: LineDebugger,
@@ -128,7 +134,57 @@ export class PastLineWalk {
     );
   }
 
-  async move(move: 'back' | 'leave' | LineStepKind): Promise<PastLineLanding> {
+  /**
+   * The watched values read at each line a step back from the line shown lands on in turn within this tick
+   * (the first: the line before it), in one replay; null inside a call stepped into (not an entry). The
+   * thread is let go; the next move back starts from the line shown (backFrom).
+   */
+  async valuesBack(watched: readonly LineWatched[]): Promise<LineReading[][] | null> {
+    if (this.inCall !== null || this.ceiling !== null || this.lastOfTick) return null;
+    const shown = this.at ?? this.backFrom;
+    await this.release();
+    const at = new Map<number, LineReading[]>();
+    this.reading = { watched, at };
+    try {
+      if ((await this.walk({ kind: 'live' })) === 'end') return null;
+      await this.release();
+    } finally {
+      this.reading = null;
+    }
+    const trace = this.trace!;
+    const out: LineReading[][] = [];
+    for (let i = previousLine(trace, shown ?? this.live); i !== null; i = previousLine(trace, i)) {
+      const r = at.get(i);
+      if (r === undefined) return null;
+      out.push(r);
+    }
+    this.backFrom = shown;
+    return out;
+  }
+
+  /** The watched values read in the paused frames (the frame found by function and depth from the root). */
+  private async readWatched(watched: readonly LineWatched[]): Promise<LineReading[]> {
+    const names = this.dbg.stack().frames.map((f) => f.name);
+    const out: LineReading[] = [];
+    for (const w of watched) {
+      const index = names.length - 1 - w.depth;
+      if (index < 0 || index >= names.length || names[index] !== w.functionName) {
+        out.push({ reachable: false, why: `no frame of ${w.functionName} at depth ${w.depth}` });
+        continue;
+      }
+      try {
+        const r = await this.dbg.evaluate(w.expression, index);
+        out.push({ reachable: true, value: r.value, type: r.type });
+      } catch (e) {
+        out.push({ reachable: false, why: e instanceof Error ? e.message : String(e) });
+      }
+    }
+    return out;
+  }
+
+  async move(move: 'back' | 'leave' | LineStepKind, lines = 1): Promise<PastLineLanding> {
+    const backFrom = this.backFrom;
+    this.backFrom = null;
     if (move === 'leave') {
       await this.release();
       return { landed: 'present' };
@@ -142,8 +198,11 @@ export class PastLineWalk {
     }
     const trace = this.trace!;
     if (move === 'back') {
-      if (this.inCall !== null && this.path.length > 1) return this.backInCall();
-      const to = this.inCall ?? previousLine(trace, this.at ?? this.live);
+      if (this.inCall !== null && this.path.length > 1 && lines === 1) return this.backInCall();
+      if (this.inCall !== null && lines > 1)
+        throw new ProtocolError('pastLine: a move back of several lines from inside a call', 'badState');
+      let to = this.inCall ?? previousLine(trace, this.at ?? backFrom ?? this.live);
+      for (let k = 1; k < lines && to !== null; k++) to = previousLine(trace, to);
       await this.release();
       if (to === null) return { landed: 'suspension' };
       if ((await this.walk({ kind: 'entry', index: to })) === 'end') return this.ranOut();
@@ -429,6 +488,8 @@ export class PastLineWalk {
         this.walking = null;
         return 'resume';
       }
+      // Reading watched values (valuesBack): at each entry as first reached, where a step back stops.
+      if (this.reading !== null) this.reading.at.set(index, await this.readWatched(this.reading.watched));
       if (walking.target.kind === 'step' || (walking.target.kind === 'entry' && walking.target.index === index)) {
         this.at = index;
         const p = this.dbg.positionOfFrame(top.frame);

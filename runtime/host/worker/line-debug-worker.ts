@@ -342,8 +342,10 @@ class LineDebugWorker {
         return;
       }
       case 'lineStepBack': {
-        const { moment } = parseHostRequest('lineStepBack', m.params);
+        const { moment, lines = 1 } = parseHostRequest('lineStepBack', m.params);
         if (past !== null && walksFromHit(this.view.position)) {
+          if (lines > 1)
+            throw new ProtocolError("lineStepBack: a move back of several lines is of the live stop's step only");
           const beforeStop = this.view.position.kind === 'stepBefore';
           const landing = await this.view.moveAtHit(past, 'back', moment);
           await this.followHitLine(landing, past, moment);
@@ -353,14 +355,25 @@ class LineDebugWorker {
             : this.client.showHitLanding(landing, moment);
         }
         const r = await this.replays.ofStop('lineStepBack');
-        const landing = await this.view.move(r, 'back', moment);
+        const landing = await this.view.move(r, 'back', moment, lines);
         this.client.respond(m.id, landing);
         return this.client.showLanding(landing, r, moment);
+      }
+      case 'lineValuesBack': {
+        const { watched } = parseHostRequest('lineValuesBack', m.params);
+        // From a hit, or a line of an earlier step: the line-by-line walk answers.
+        if (past !== null && walksFromHit(this.view.position))
+          return this.client.respond(m.id, { readings: null, why: 'a line walked from a hit or an earlier step' });
+        const r = await this.replays.ofStop('lineValuesBack');
+        return this.client.respond(m.id, await r.valuesBack(watched));
       }
       case 'pastBreakpointHit':
         return this.client.respond(m.id, await this.pastBreakpointHit(m.params));
       case 'pastLogpointHits':
         return this.client.respond(m.id, await this.pastLogpointHits(m.params));
+      case 'pastLineValues':
+        // As a line replay host: its replay role's.
+        return this.client.respond(m.id, await this.replayRole.pastLineValues(m.params));
       case 'pastLog':
         // As a line replay host: its replay role's.
         return this.client.respond(m.id, await this.replayRole.pastLog(m.params));

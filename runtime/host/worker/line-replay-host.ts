@@ -23,6 +23,7 @@ import {
   type PastLineLanding,
   type ArmedBreakpoint,
   type ScanHit,
+  type LineWatched,
 } from '../../../protocol/host-protocol';
 import type { HostAndReplayHostMethods, ReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import { idOf } from '../../../protocol/moment-ids';
@@ -283,17 +284,28 @@ export class LineReplayHost {
    * A move of the live stop's walk through its task's replayed lines (pastLine): back, forward ('over',
    * 'into', 'out'), or 'leave'.
    */
-  async walkStop(move: 'back' | 'leave' | LineStepKind, moment?: string): Promise<PastLineLanding> {
+  async walkStop(move: 'back' | 'leave' | LineStepKind, moment?: string, lines = 1): Promise<PastLineLanding> {
     return echoed(
       await this.endpoint.request('pastLine', {
         tick: this.stop.tick,
         taskId: this.stop.taskId,
         stop: this.stop.print,
         move,
+        ...(lines > 1 ? { lines } : {}),
         ...idOf(moment),
       }),
       moment,
     );
+  }
+
+  /** The watched values at each line a step back lands on in turn within the live stop's tick (pastLineValues). */
+  valuesBack(watched: LineWatched[]): Promise<ReplayHostMethods['pastLineValues']['result']> {
+    return this.endpoint.request('pastLineValues', {
+      tick: this.stop.tick,
+      taskId: this.stop.taskId,
+      stop: this.stop.print,
+      watched,
+    });
   }
 
   /**

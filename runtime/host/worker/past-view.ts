@@ -50,11 +50,11 @@ export class PastView {
    * A move through the past lines on `r`, the stop's replay host: back, forward ('over', 'into', 'out'), or
    * 'leave' (the present again).
    */
-  async move(r: PastHost, move: PastMove, moment?: string): Promise<PastLineLanding> {
+  async move(r: PastHost, move: PastMove, moment?: string, lines = 1): Promise<PastLineLanding> {
     if (move === 'leave' && !showsLine(this.pos)) return { landed: 'present' };
     if (walksFromHit(this.pos)) return this.moveAtHit(r, move, moment);
     this.pos = leaveTick(this.pos);
-    const landing = await r.walkStop(move, moment);
+    const landing = await r.walkStop(move, moment, lines);
     this.pos = afterStopWalk(landing);
     return landing;
   }
