@@ -336,6 +336,25 @@ describe("attaching to a finished run (inline adapter, the panel's runs)", { tim
     await dap.request('disconnect', {});
   });
 
+  it("Disconnect after Step Back, with VS Code's default exception filters, ends the session at once", async () => {
+    const dap = await adapter('debug disconnect');
+    const from = await startDebugging(
+      dap,
+      'attach',
+      { type: 'coroscope', request: 'attach', name: 'attach', run: key },
+      { exceptionFilters: ['taskFailed', 'deadlock'] },
+    );
+    await endStop(dap, from);
+    const worker = await worker1(dap);
+    const first = await stepBack(dap, worker);
+    assert.ok((await stepBack(dap, worker)) < first);
+    const t0 = performance.now();
+    await dap.request('disconnect', { restart: false, terminateDebuggee: false }, 10_000);
+    const ms = performance.now() - t0;
+    assert.ok(ms < 3_000, `disconnect answered in ${ms.toFixed(0)} ms`);
+    assert.ok(panel.run?.isAlive(), 'the run stays, for the panel');
+  });
+
   it('attaches to an opened recording, stopped at its end, and steps back', async () => {
     const file = join(dir, 'crawl.corotrace');
     await panel.run!.endpoint.request('saveRecording', { path: file });
