@@ -41,7 +41,7 @@ import { isLineHandle, lineHandleOf, shiftedVariables, withLineFrames } from './
 import { isTaskDetail } from '../../../protocol/webview-protocol';
 import { PastView } from './past-view';
 import { ReplayHosts } from './replay-hosts';
-import { hostOf, momentReplayed, showsLine, walksFromHit } from './worker-position';
+import { hostOf, momentReplayed, showsLine, walksFromHit, type ReplayRole } from './worker-position';
 
 export type { HostStart } from './line-replay-host';
 
@@ -322,7 +322,10 @@ class LineDebugWorker {
           // From a line of an earlier step of the live stop's task, a step that comes to the present shows
           // the live stop (a hit's client shows the present itself).
           const beforeStop = this.view.position.kind === 'stepBefore';
-          const landing = await this.view.moveAtHit(past, kind, moment);
+          const on = hostOf(this.view.position) ?? 'search';
+          let landing = await this.view.moveAtHit(past, kind, moment);
+          if (landing.landed === 'present' && landing.ranOnFrom !== undefined)
+            landing = await this.ranOnToHit(past, on, landing, moment);
           await this.followHitLine(landing, past, moment);
           this.client.respond(m.id, { landing });
           return beforeStop
@@ -527,6 +530,40 @@ class LineDebugWorker {
   }
 
   /** A line reached from a breakpoint hit, in another tick maybe: the views follow to its tick (as to the hit's). */
+  /**
+   * A forward step from a past line ran on past its task's lines (its coroutine returned): as the live step
+   * runs on, it stops at the first breakpoint hit after the line it left, before the live stop (or the
+   * recording's end); none, the present.
+   */
+  private async ranOnToHit(
+    r: LineReplayHost,
+    on: ReplayRole,
+    ran: Extract<PastLineLanding, { landed: 'present' }>,
+    moment: string | undefined,
+  ): Promise<PastLineLanding> {
+    const { ranOnFrom, ...present } = ran;
+    const armed = this.breakpoints.armed();
+    if (ranOnFrom === undefined || armed.length === 0) return present;
+    const live = r.hasLiveStop() ? r.stop : null;
+    const ceiling = live !== null ? live.tick : r.ticks;
+    const search: ReplayHostMethods['pastHit']['params'] = {
+      direction: 'forward',
+      bound: ranOnFrom,
+      floor: 0,
+      ceiling,
+      breakpoints: armed,
+      ...idOf(moment),
+    };
+    if (live !== null && ceiling === live.tick)
+      search.until = { tick: live.tick, taskId: live.taskId, print: live.print };
+    const hit = await this.view.findHit(r, on, search);
+    if (hit.landed !== 'line') return present;
+    const landing: PastLineLanding = { landed: 'line', line: hit.line, tick: hit.tick, breakpoint: hit.description };
+    if (hit.taskId !== null) landing.taskId = hit.taskId;
+    if (present.said !== undefined) landing.said = present.said;
+    return landing;
+  }
+
   private async followHitLine(landing: PastLineLanding, r: LineReplayHost, moment: string | undefined): Promise<void> {
     if (landing.landed !== 'line' || landing.tick === undefined) return;
     if (this.dbg.isStopped()) this.client.tellViewed(r, landing.tick, moment);
