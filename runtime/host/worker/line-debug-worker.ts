@@ -24,6 +24,7 @@ import type {
   LogpointHit,
   PastLineLanding,
   Timeline,
+  ViewedMoment,
 } from '../../../protocol/host-protocol';
 import { parseHostRequest } from '../../../protocol/host-requests';
 import { idOf } from '../../../protocol/moment-ids';
@@ -233,6 +234,20 @@ class LineDebugWorker {
       // The views move (a seek, the run going on): the hit shown is left; a new run drops its replay.
       this.view.drop('search');
       if (RUN_CHANGING.has(m.method)) this.replays.endHits();
+    }
+    const searched = this.replays.hits;
+    const pos = this.view.position;
+    if (
+      !d.isStopped() &&
+      searched !== null &&
+      showsLine(pos) &&
+      hostOf(pos) === 'search' &&
+      MOMENT_QUERIES.has(m.method)
+    ) {
+      // A hit (or a line from it) the search's replay host shows, no live line stop holding the run: the
+      // moment's queries are that host's, stopped on the line within its tick (as the debugger's frames).
+      parseHostRequest(m.method, m.params);
+      return this.client.respond(m.id, await searched.request(m.method, m.params));
     }
     if (!d.isStopped()) return this.forward(m);
     if (m.method === 'continue') {
@@ -462,7 +477,12 @@ class LineDebugWorker {
         description: landing.description,
         ...(landing.taskId !== null ? { taskId: landing.taskId } : {}),
       });
-    else if (landing.landed === 'line') await this.main.ask('seekTick', { tick: landing.tick, ...idOf(p.moment) });
+    else if (landing.landed === 'line')
+      this.viewSearchLine(r, landing.tick, p.moment, {
+        reason: 'breakpoint',
+        description: landing.description,
+        ...(landing.taskId !== null ? { taskId: landing.taskId } : {}),
+      });
     return landing;
   }
 
@@ -567,7 +587,22 @@ class LineDebugWorker {
   private async followHitLine(landing: PastLineLanding, r: LineReplayHost, moment: string | undefined): Promise<void> {
     if (landing.landed !== 'line' || landing.tick === undefined) return;
     if (this.dbg.isStopped()) this.client.tellViewed(r, landing.tick, moment);
-    else await this.main.ask('seekTick', { tick: landing.tick, ...idOf(moment) });
+    else this.viewSearchLine(r, landing.tick, moment);
+  }
+
+  /**
+   * No live line stop holds the run: the views are told a line the search's replay host `r` shows, within its
+   * tick (with its `stop`), as while a line stop holds it; the moment's queries are `r`'s (route), stopped
+   * there, not the main thread's (which would show the tick's end). Leaving it (a seek, the run going on) is
+   * the main thread's again.
+   */
+  private viewSearchLine(
+    r: LineReplayHost,
+    tick: number,
+    moment: string | undefined,
+    stop?: ViewedMoment['stop'],
+  ): void {
+    this.client.tellViewed(r, tick, moment, stop);
   }
 
   /** A client's request for the main thread, while it runs. */
