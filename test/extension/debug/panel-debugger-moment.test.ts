@@ -66,8 +66,11 @@ describe('the panel and the debugger show the same moment within a tick (samples
     await runs?.dispose();
   });
 
-  /** Launches `sample` with a breakpoint on `line` (null: none, it runs to its end); its first stop. */
-  async function launch(sample: string, file: string, line: number | null): Promise<DapEvent> {
+  /**
+   * Launches `sample` with a breakpoint on `line` (null: none, it runs to its end, or with `stopOnEntry` is held
+   * before its first tick); its first stop.
+   */
+  async function launch(sample: string, file: string, line: number | null, stopOnEntry = false): Promise<DapEvent> {
     await dap?.close();
     dap = DapClient.inProcess(
       new CoroscopeSession({ hostScript: HOST_SCRIPT, runs, viewName: 'debug', cwd: PROJECT_ROOT }),
@@ -77,7 +80,7 @@ describe('the panel and the debugger show the same moment within a tick (samples
     const from = await startDebugging(
       d,
       'launch',
-      { type: 'coroscope', request: 'launch', name: sample, sample },
+      { type: 'coroscope', request: 'launch', name: sample, sample, stopOnEntry },
       { configure: async () => void (line === null ? undefined : await setBreakpoint(d, file, { line })) },
     );
     return d.waitForEvent('stopped', { from, timeoutMs: 60_000, failOn: ['terminated'] });
@@ -212,6 +215,20 @@ describe('the panel and the debugger show the same moment within a tick (samples
       m = panel.moment();
     }
     assert.deepEqual([m.kind, m.onLine, stop.body.reason], ['present', false, 'end'], 'back at the end');
+    await dap!.request('disconnect', { terminateDebuggee: true });
+  });
+
+  it('gather-vs-ascompleted, paused between ticks: Reverse Continue to a hit, a step from it', async () => {
+    const file = join(SAMPLES, 'gather-vs-ascompleted.ts');
+    let stop = await launch('gather-vs-ascompleted', file, null, true);
+    // Tick by tick (the loop's Step Over) past URL2's and URL3's `done`: held between ticks, no line stop.
+    for (let i = 0; i < 10; i++) stop = await moveToStop(dap!, 'next', { threadId: Number(stop.body.threadId) });
+    const present = panel.moment().lastTick;
+    await setBreakpoint(dap!, file, { line: lineOf(file, 't.log(`  done: ${url} took') });
+    stop = await moveToStop(dap!, 'reverseContinue', { threadId: Number(stop.body.threadId) });
+    await agree('reverse continue to the last hit', stop, present, true);
+    stop = await moveToStop(dap!, 'next', { threadId: Number(stop.body.threadId) });
+    await agree('a step from it', stop, present, true);
     await dap!.request('disconnect', { terminateDebuggee: true });
   });
 
