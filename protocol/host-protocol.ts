@@ -539,9 +539,18 @@ export type PastLineLanding =
       task?: string;
       note?: string;
       said?: string[];
+      /**
+       * A breakpoint's hit the step stopped at on its way (its description), as the live step stops at one: a
+       * step from a hit's line that ran on past its task's lines (its coroutine returned).
+       */
+      breakpoint?: string;
     }
-  /** The live stop again (the present); from a breakpoint hit, a step that found no later line in the recording. */
-  | { landed: 'present'; said?: string[] }
+  /**
+   * The live stop again (the present); from a breakpoint hit, a step that found no later line in the recording.
+   * `ranOnFrom` (a replay host's answer to the worker): the line the forward step left, for the breakpoint hits
+   * after it that the step, run on as live, stops at first.
+   */
+  | { landed: 'present'; said?: string[]; ranOnFrom?: HitBound }
   /**
    * Before the task's first line of this step: its previous suspension (seekTick goes there); `why` its lines
    * before cannot be shown, when they were looked for.

@@ -270,9 +270,11 @@ export class PositionEvents {
     this.core.tasks.paused = true;
     this.core.output(`Coroscope: ${b.description}`);
     this.core.flushThreadEvents();
-    this.core.sendEvent(stoppedEvent('step', stop.threadId));
+    // A breakpoint's hit a step from the hit stopped at on its way (it ran on past its task's lines).
+    const reason = b.reason === 'breakpoint' ? 'breakpoint' : 'step';
+    this.core.sendEvent(stoppedEvent(reason, stop.threadId));
     if (stop.threadId !== LOOP_THREAD_ID)
-      this.core.sendEvent(loopStoppedEvent('step', pastTickLabel(b.tick, this.core.recordedTicks)));
+      this.core.sendEvent(loopStoppedEvent(reason, pastTickLabel(b.tick, this.core.recordedTicks)));
     this.core.tasksChanged();
   }
 }

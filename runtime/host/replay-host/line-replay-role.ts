@@ -121,8 +121,11 @@ export class LineReplayRole {
 
   private async hitLine(p: ReplayHostMethods['pastHitLine']['params']): Promise<PastLineLanding> {
     const d = this.lineDebugger;
+    // A forward step: the line it leaves, where a step that runs on past the task's lines goes on from.
+    const forward = p.move !== 'back' && p.move !== 'leave';
+    const left = forward && d.isStopped() ? await d.stopPrint().catch(() => null) : null;
     if (this.hits?.isStopped() === true) {
-      const at = await d.stopPrint();
+      const at = left ?? (await d.stopPrint());
       if (at.taskId === null)
         throw new ProtocolError(
           'pastHitLine: the hit shown is outside any task; its lines are walked through a task',
@@ -162,6 +165,8 @@ export class LineReplayRole {
       this.stopWalk = null;
       landing = await walk.enterFirst();
     }
+    if (landing.landed === 'present' && left !== null && left.taskId !== null)
+      return { ...landing, ranOnFrom: { tick: left.tick, taskId: left.taskId, print: left.print } };
     // Before the task's first line of this step: the last line of its step before, when it ran one the walk sees.
     return landing.landed === 'suspension' && p.move === 'back' ? this.intoStepBefore(walk, p.ceiling) : landing;
   }

@@ -142,10 +142,11 @@ export class ClientViews {
     const who = landing.task ?? (landing.taskId !== undefined ? `task #${landing.taskId}` : 'the main thread');
     const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
     const note = landing.note === undefined ? '' : `: ${landing.note}`;
+    // A breakpoint's hit the step stopped at on its way (it ran on past its task's lines): said as that hit.
     const body: HostEvents['paused'] = {
-      reason: 'step',
+      reason: landing.breakpoint !== undefined ? 'breakpoint' : 'step',
       tick: landing.tick,
-      description: `${who} on a past line${at} (tick ${landing.tick}, replayed)${note}`,
+      description: landing.breakpoint ?? `${who} on a past line${at} (tick ${landing.tick}, replayed)${note}`,
       pastLine: true,
       ...idOf(moment),
     };

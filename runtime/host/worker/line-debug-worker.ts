@@ -24,6 +24,7 @@ import type {
   LogpointHit,
   PastLineLanding,
   Timeline,
+  ViewedMoment,
 } from '../../../protocol/host-protocol';
 import { parseHostRequest } from '../../../protocol/host-requests';
 import { idOf } from '../../../protocol/moment-ids';
@@ -41,7 +42,7 @@ import { isLineHandle, lineHandleOf, shiftedVariables, withLineFrames } from './
 import { isTaskDetail } from '../../../protocol/webview-protocol';
 import { PastView } from './past-view';
 import { ReplayHosts } from './replay-hosts';
-import { hostOf, momentReplayed, showsLine, walksFromHit } from './worker-position';
+import { hostOf, momentReplayed, showsLine, walksFromHit, type ReplayRole } from './worker-position';
 
 export type { HostStart } from './line-replay-host';
 
@@ -234,6 +235,20 @@ class LineDebugWorker {
       this.view.drop('search');
       if (RUN_CHANGING.has(m.method)) this.replays.endHits();
     }
+    const searched = this.replays.hits;
+    const pos = this.view.position;
+    if (
+      !d.isStopped() &&
+      searched !== null &&
+      showsLine(pos) &&
+      hostOf(pos) === 'search' &&
+      MOMENT_QUERIES.has(m.method)
+    ) {
+      // A hit (or a line from it) the search's replay host shows, no live line stop holding the run: the
+      // moment's queries are that host's, stopped on the line within its tick (as the debugger's frames).
+      parseHostRequest(m.method, m.params);
+      return this.client.respond(m.id, await searched.request(m.method, m.params));
+    }
     if (!d.isStopped()) return this.forward(m);
     if (m.method === 'continue') {
       this.client.respond(m.id, { tick: d.tick() });
@@ -322,7 +337,10 @@ class LineDebugWorker {
           // From a line of an earlier step of the live stop's task, a step that comes to the present shows
           // the live stop (a hit's client shows the present itself).
           const beforeStop = this.view.position.kind === 'stepBefore';
-          const landing = await this.view.moveAtHit(past, kind, moment);
+          const on = hostOf(this.view.position) ?? 'search';
+          let landing = await this.view.moveAtHit(past, kind, moment);
+          if (landing.landed === 'present' && landing.ranOnFrom !== undefined)
+            landing = await this.ranOnToHit(past, on, landing, moment);
           await this.followHitLine(landing, past, moment);
           this.client.respond(m.id, { landing });
           return beforeStop
@@ -472,7 +490,12 @@ class LineDebugWorker {
         description: landing.description,
         ...(landing.taskId !== null ? { taskId: landing.taskId } : {}),
       });
-    else if (landing.landed === 'line') await this.main.ask('seekTick', { tick: landing.tick, ...idOf(p.moment) });
+    else if (landing.landed === 'line')
+      this.viewSearchLine(r, landing.tick, p.moment, {
+        reason: 'breakpoint',
+        description: landing.description,
+        ...(landing.taskId !== null ? { taskId: landing.taskId } : {}),
+      });
     return landing;
   }
 
@@ -540,10 +563,59 @@ class LineDebugWorker {
   }
 
   /** A line reached from a breakpoint hit, in another tick maybe: the views follow to its tick (as to the hit's). */
+  /**
+   * A forward step from a past line ran on past its task's lines (its coroutine returned): as the live step
+   * runs on, it stops at the first breakpoint hit after the line it left, before the live stop (or the
+   * recording's end); none, the present.
+   */
+  private async ranOnToHit(
+    r: LineReplayHost,
+    on: ReplayRole,
+    ran: Extract<PastLineLanding, { landed: 'present' }>,
+    moment: string | undefined,
+  ): Promise<PastLineLanding> {
+    const { ranOnFrom, ...present } = ran;
+    const armed = this.breakpoints.armed();
+    if (ranOnFrom === undefined || armed.length === 0) return present;
+    const live = r.hasLiveStop() ? r.stop : null;
+    const ceiling = live !== null ? live.tick : r.ticks;
+    const search: ReplayHostMethods['pastHit']['params'] = {
+      direction: 'forward',
+      bound: ranOnFrom,
+      floor: 0,
+      ceiling,
+      breakpoints: armed,
+      ...idOf(moment),
+    };
+    if (live !== null && ceiling === live.tick)
+      search.until = { tick: live.tick, taskId: live.taskId, print: live.print };
+    const hit = await this.view.findHit(r, on, search);
+    if (hit.landed !== 'line') return present;
+    const landing: PastLineLanding = { landed: 'line', line: hit.line, tick: hit.tick, breakpoint: hit.description };
+    if (hit.taskId !== null) landing.taskId = hit.taskId;
+    if (present.said !== undefined) landing.said = present.said;
+    return landing;
+  }
+
   private async followHitLine(landing: PastLineLanding, r: LineReplayHost, moment: string | undefined): Promise<void> {
     if (landing.landed !== 'line' || landing.tick === undefined) return;
     if (this.dbg.isStopped()) this.client.tellViewed(r, landing.tick, moment);
-    else await this.main.ask('seekTick', { tick: landing.tick, ...idOf(moment) });
+    else this.viewSearchLine(r, landing.tick, moment);
+  }
+
+  /**
+   * No live line stop holds the run: the views are told a line the search's replay host `r` shows, within its
+   * tick (with its `stop`), as while a line stop holds it; the moment's queries are `r`'s (route), stopped
+   * there, not the main thread's (which would show the tick's end). Leaving it (a seek, the run going on) is
+   * the main thread's again.
+   */
+  private viewSearchLine(
+    r: LineReplayHost,
+    tick: number,
+    moment: string | undefined,
+    stop?: ViewedMoment['stop'],
+  ): void {
+    this.client.tellViewed(r, tick, moment, stop);
   }
 
   /** A client's request for the main thread, while it runs. */

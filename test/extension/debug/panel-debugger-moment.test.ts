@@ -66,7 +66,11 @@ describe('the panel and the debugger show the same moment within a tick (samples
     await runs?.dispose();
   });
 
-  async function launch(sample: string, file: string, line: number): Promise<DapEvent> {
+  /**
+   * Launches `sample` with a breakpoint on `line` (null: none, it runs to its end, or with `stopOnEntry` is held
+   * before its first tick); its first stop.
+   */
+  async function launch(sample: string, file: string, line: number | null, stopOnEntry = false): Promise<DapEvent> {
     await dap?.close();
     dap = DapClient.inProcess(
       new CoroscopeSession({ hostScript: HOST_SCRIPT, runs, viewName: 'debug', cwd: PROJECT_ROOT }),
@@ -76,8 +80,8 @@ describe('the panel and the debugger show the same moment within a tick (samples
     const from = await startDebugging(
       d,
       'launch',
-      { type: 'coroscope', request: 'launch', name: sample, sample },
-      { configure: async () => void (await setBreakpoint(d, file, { line })) },
+      { type: 'coroscope', request: 'launch', name: sample, sample, stopOnEntry },
+      { configure: async () => void (line === null ? undefined : await setBreakpoint(d, file, { line })) },
     );
     return d.waitForEvent('stopped', { from, timeoutMs: 60_000, failOn: ['terminated'] });
   }
@@ -169,6 +173,62 @@ describe('the panel and the debugger show the same moment within a tick (samples
       stop = await moveToStop(dap!, 'stepBack', { threadId: Number(stop.body.threadId) });
       await agree(`back to hit ${i + 1}`, stop, present, true);
     }
+    await dap!.request('disconnect', { terminateDebuggee: true });
+  });
+
+  it('gather-vs-ascompleted, finished: Reverse Continue and a logpoint hit, a step from each', async () => {
+    // No live line stop holds the run: the hits are replayed by the search's replay host, not the stop's.
+    const file = join(SAMPLES, 'gather-vs-ascompleted.ts');
+    const done = lineOf(file, 't.log(`  done: ${url} took');
+    let stop = await launch('gather-vs-ascompleted', file, null);
+    assert.equal(stop.body.reason, 'end');
+    const present = panel.moment().lastTick;
+    await setBreakpoint(dap!, file, { line: done });
+    stop = await moveToStop(dap!, 'reverseContinue', { threadId: Number(stop.body.threadId) });
+    await agree('reverse continue to the last hit', stop, present, true);
+    stop = await moveToStop(dap!, 'next', { threadId: Number(stop.body.threadId) });
+    await agree('a step from it', stop, present, true);
+    const from = dap!.mark();
+    await dap!.request('setBreakpoints', {
+      source: { path: file },
+      breakpoints: [{ line: done }, { line: done + 1, logMessage: 'returns {url}' }],
+    });
+    const listed = await dap!.waitForEvent('coroscope/logpointHits', { from, timeoutMs: 120_000 });
+    const { hits } = listed.body as unknown as LogpointHitsBody;
+    assert.equal(hits.length, 6, 'URL2, URL3, URL1 returned to asCompleted, then all three to gather');
+    const at = dap!.mark();
+    await dap!.request('coroscope/goToLogpointHit', { hit: hits[1]!.hit });
+    stop = await dap!.waitForEvent('stopped', { from: at, timeoutMs: 60_000 });
+    await agree('the second hit gone to', stop, present, true);
+    stop = await moveToStop(dap!, 'stepBack', { threadId: Number(stop.body.threadId) });
+    await agree('a step back from it', stop, present, true);
+    // Continue: forward through the past to the next hit; with no breakpoint left, to the run's end, where the
+    // panel leaves the line too.
+    stop = await moveToStop(dap!, 'continue', { threadId: Number(stop.body.threadId) });
+    assert.equal(stop.body.reason, 'breakpoint');
+    await agree('continue to the next hit', stop, present, true);
+    await dap!.request('setBreakpoints', { source: { path: file }, breakpoints: [] });
+    stop = await moveToStop(dap!, 'continue', { threadId: Number(stop.body.threadId) });
+    let m = panel.moment();
+    for (let i = 0; i < 100 && (m.kind === 'past' || m.onLine); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      m = panel.moment();
+    }
+    assert.deepEqual([m.kind, m.onLine, stop.body.reason], ['present', false, 'end'], 'back at the end');
+    await dap!.request('disconnect', { terminateDebuggee: true });
+  });
+
+  it('gather-vs-ascompleted, paused between ticks: Reverse Continue to a hit, a step from it', async () => {
+    const file = join(SAMPLES, 'gather-vs-ascompleted.ts');
+    let stop = await launch('gather-vs-ascompleted', file, null, true);
+    // Tick by tick (the loop's Step Over) past URL2's and URL3's `done`: held between ticks, no line stop.
+    for (let i = 0; i < 10; i++) stop = await moveToStop(dap!, 'next', { threadId: Number(stop.body.threadId) });
+    const present = panel.moment().lastTick;
+    await setBreakpoint(dap!, file, { line: lineOf(file, 't.log(`  done: ${url} took') });
+    stop = await moveToStop(dap!, 'reverseContinue', { threadId: Number(stop.body.threadId) });
+    await agree('reverse continue to the last hit', stop, present, true);
+    stop = await moveToStop(dap!, 'next', { threadId: Number(stop.body.threadId) });
+    await agree('a step from it', stop, present, true);
     await dap!.request('disconnect', { terminateDebuggee: true });
   });
 

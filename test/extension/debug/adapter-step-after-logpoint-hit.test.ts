@@ -1,0 +1,126 @@
+// Step Over from a past logpoint's hit, as VS Code drives the standalone adapter: gather-vs-ascompleted
+// stopped live on URL1's `done` line (tick 12), a breakpoint there; a logpoint on `return [url, seconds]`
+// lists URL2's and URL3's returns; gone to URL2's (tick 4), Step Over runs on past the task's last line (its
+// coroutine returns) as the live step does, so it stops at the next breakpoint hit, in the past: URL3's `done`
+// line (tick 8), replayed, not the live stop. A live run's Step Over from the same return is the oracle.
+
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { LogpointHitsBody } from '../../../extension/debug/past-logpoints';
+import { lineOf } from '../../source-line';
+import { launchToStop, localsOf, moveToStop, stackOf, startAdapter, threadsOf } from './adapter-harness';
+import { PROJECT_ROOT } from './build-adapter';
+import type { DapClient, DapEvent } from './dap-client';
+
+const FILE = join(PROJECT_ROOT, 'runtime', 'samples', 'gather-vs-ascompleted.ts');
+const DONE = lineOf(FILE, 't.log(`  done: ${url} took');
+const RETURN = lineOf(FILE, 'return [url, seconds];');
+const SAMPLE = { type: 'coroscope', request: 'launch', name: 'gather', sample: 'gather-vs-ascompleted' };
+
+/** Where a stop stands: its reason, the loop's tick, its task's name, top line and `url`. */
+interface Where {
+  reason: string;
+  tick: number;
+  task: string;
+  line: number;
+  url: string;
+}
+
+async function whereOf(dap: DapClient, stop: DapEvent): Promise<Where> {
+  const threadId = Number(stop.body.threadId);
+  const threads = await threadsOf(dap);
+  const loop = threads.find((t) => /^event loop/.test(t.name))?.name ?? '';
+  const tick = /in tick (\d+)/.exec(loop);
+  assert.ok(tick !== null, `the loop thread names the tick: ${loop}`);
+  const top = (await stackOf(dap, threadId))[0]!;
+  const locals = await localsOf(dap, top.id);
+  return {
+    reason: String(stop.body.reason),
+    tick: Number(tick[1]),
+    task: (threads.find((t) => t.id === threadId)?.name ?? '').split(' ')[0]!,
+    line: top.line,
+    url: JSON.parse(locals.get('url') ?? 'null') as string,
+  };
+}
+
+describe('Step Over from a past logpoint hit (standalone adapter)', { timeout: 300_000 }, () => {
+  let dap: DapClient | null = null;
+  let live: Where[] = [];
+
+  before(async () => {
+    // The oracle: the live run stepping over URL2's return, a breakpoint on `done` and one on the return.
+    const d = (dap = await startAdapter());
+    let stop = await launchToStop(d, SAMPLE, {
+      configure: async () =>
+        void (await d.request('setBreakpoints', {
+          source: { path: FILE },
+          breakpoints: [{ line: DONE }, { line: RETURN }],
+        })),
+      exceptionFilters: [],
+    });
+    for (let i = 0; i < 2; i++) {
+      stop = await moveToStop(d, 'next', { threadId: Number(stop.body.threadId) });
+      live.push(await whereOf(d, stop));
+    }
+    await d.close();
+    dap = null;
+  });
+  after(async () => {
+    await dap?.close();
+  });
+
+  it('lands where the live step over lands: the next breakpoint hit, in the past', async () => {
+    assert.deepEqual(
+      live.map((w) => [w.task, w.line, w.tick]),
+      [
+        ['URL2', RETURN, 4],
+        ['URL3', DONE, 8],
+      ],
+      'live: Step Over from URL2 `return` runs on to URL3 `done`',
+    );
+    const d = (dap = await startAdapter());
+    let stop = await launchToStop(d, SAMPLE, {
+      configure: async () =>
+        void (await d.request('setBreakpoints', { source: { path: FILE }, breakpoints: [{ line: DONE }] })),
+      exceptionFilters: [],
+    });
+    for (let i = 0; i < 2; i++) stop = await moveToStop(d, 'continue', { threadId: Number(stop.body.threadId) });
+    const present = await whereOf(d, stop);
+    assert.deepEqual([present.task, present.line], ['URL1', DONE]);
+
+    const from = d.mark();
+    await d.request('setBreakpoints', {
+      source: { path: FILE },
+      breakpoints: [{ line: DONE }, { line: RETURN, logMessage: 'returns {url}' }],
+    });
+    const listed = await d.waitForEvent('coroscope/logpointHits', { from, timeoutMs: 120_000 });
+    const { hits } = listed.body as unknown as LogpointHitsBody;
+    assert.deepEqual(
+      hits.map((h) => [h.task, h.tick]),
+      [
+        ['URL2', 4],
+        ['URL3', 8],
+      ],
+    );
+    const at = d.mark();
+    await d.request('coroscope/goToLogpointHit', { hit: hits[0]!.hit });
+    stop = await d.waitForEvent('stopped', { from: at, timeoutMs: 60_000 });
+    const hit = await whereOf(d, stop);
+    assert.deepEqual([hit.task, hit.line, hit.tick, hit.url], ['URL2', RETURN, 4, 'URL2']);
+
+    stop = await moveToStop(d, 'next', { threadId: Number(stop.body.threadId) });
+    const next = await whereOf(d, stop);
+    const oracle = live[1]!;
+    assert.deepEqual(
+      next,
+      { reason: 'breakpoint', tick: oracle.tick, task: oracle.task, line: oracle.line, url: oracle.url },
+      'Step Over lands on the live step over landing, replayed',
+    );
+    assert.ok(next.tick < present.tick, 'in the past, before the live stop');
+    // Continue from there goes on through the past, to the live stop.
+    stop = await moveToStop(d, 'continue', { threadId: Number(stop.body.threadId) });
+    const back = await whereOf(d, stop);
+    assert.deepEqual([back.task, back.line, back.tick], [present.task, present.line, present.tick]);
+  });
+});
