@@ -182,10 +182,13 @@ describe('line-by-line debugging in VS Code (code-server)', { timeout: 400_000 }
       // Every view follows the debugger there: the panel's scrubber shows that moment (replayed), and the
       // present again with the live stop.
       const panel = await inspectorPanel(p);
-      const label = panel.locator('.scrubber-label').filter({ hasText: /Viewing tick \d+ of \d+ \(past\)/ });
+      // A moment within a tick (on a line, past), as the debugger stands there.
+      const label = panel
+        .locator('.scrubber-label')
+        .filter({ hasText: /Viewing in tick \d+ of \d+ \(past, on a line\)/ });
       await label.waitFor({ timeout: STOP_TIMEOUT_MS });
       // A past line of the live stop's own tick: that tick counts among the run's (it said "tick N of N-1").
-      const [, viewed, of] = /Viewing tick (\d+) of (\d+)/.exec(await label.innerText())!;
+      const [, viewed, of] = /Viewing in tick (\d+) of (\d+)/.exec(await label.innerText())!;
       assert.ok(Number(viewed) <= Number(of), await label.innerText());
       await screenshot(p, 'line-debugger-crawler-step-back');
       await stepTo('crawler.ts', 'F10', (n) => n > back && n <= GET_LINE);

@@ -264,7 +264,7 @@ describe('questions over the past in VS Code (code-server): logpoints, their hit
     const frame = await showInspector(p);
     await frame
       .locator('.scrubber-label')
-      .filter({ hasText: `Viewing tick ${h.tick} of` })
+      .filter({ hasText: `Viewing in tick ${h.tick} of` })
       .waitFor({ timeout: TIMEOUT_MS });
     assert.equal(await shownTick(frame), h.tick);
     await screenshot(p, 'past-logpoints-at-hit');
@@ -307,7 +307,7 @@ describe('questions over the past in VS Code (code-server): logpoints, their hit
       const frame = await showInspector(p);
       await frame
         .locator('.scrubber-label')
-        .filter({ hasText: `Viewing tick ${change.tick} of` })
+        .filter({ hasText: `Viewing in tick ${change.tick} of` })
         .waitFor({ timeout: TIMEOUT_MS });
       await screenshot(p, 'past-logpoints-last-change');
     },

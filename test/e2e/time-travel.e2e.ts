@@ -446,10 +446,10 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
       await debugViewRows(p, 'debug-variables', /^\s*stat\s*[:=]\s*<uninitialized>/)
         .first()
         .waitFor({ state: 'visible' });
-      // Every view follows to the hit's tick.
+      // Every view follows to the hit's moment: within its tick, on its line.
       const frame = await showInspector(p);
       await scrubberLabel(frame)
-        .filter({ hasText: /Viewing tick \d+ of \d+ \(past\)/ })
+        .filter({ hasText: /Viewing in tick \d+ of \d+ \(past, on a line\)/ })
         .waitFor({ timeout: STEP_TIMEOUT_MS });
       await screenshot(p, 'time-travel-reverse-continue-hit');
       // From the hit, F10 goes by line: fetch's next line, replayed (the destructuring has run).
