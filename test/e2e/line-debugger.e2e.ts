@@ -84,13 +84,35 @@ describe('line-by-line debugging in VS Code (code-server)', { timeout: 400_000 }
     logServerOnFailure: true,
   });
 
-  /** The Call Stack shows a frame `name` in `file` (at `line`, when given). */
+  /**
+   * The Call Stack shows a frame `name` in `file` (at `line`, when given). The list is virtualized: a
+   * stopped eleventh worker's frames can sit below its fold, so the pane is scrolled through as a person
+   * would, a few rows at a time, until the frame's row is drawn.
+   */
   async function frameShown(name: string, file: string, line?: number): Promise<void> {
+    const p = page();
     const where = line === undefined ? '\\d+' : String(line);
-    const row = new RegExp(`^\\s*(\\S+\\.)?${name}\\s*${escapeRegExp(file)}\\s*${where}:`);
-    await debugViewRows(page(), 'debug-call-stack', row)
-      .first()
-      .waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });
+    const row = debugViewRows(
+      p,
+      'debug-call-stack',
+      new RegExp(`^\\s*(\\S+\\.)?${name}\\s*${escapeRegExp(file)}\\s*${where}:`),
+    ).first();
+    const list = p.locator('.debug-call-stack .monaco-list').first();
+    let scrolls = 0;
+    await until(
+      `the Call Stack's ${name} frame in ${file}`,
+      async () => {
+        if (await row.isVisible()) return true;
+        const box = await list.boundingBox();
+        if (box !== null) {
+          await p.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+          // Down a few rows at a time; back to the top now and then (a row above the fold is drawn again).
+          await p.mouse.wheel(0, ++scrolls % 10 === 0 ? -5_000 : 60);
+        }
+        return false;
+      },
+      STOP_TIMEOUT_MS,
+    );
   }
 
   step(
