@@ -12,7 +12,6 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
-import type { LogpointHitsBody } from '../../../extension/debug/past-logpoints';
 import { RunSession } from '../../../extension/run-session';
 import { RunRegistry } from '../../../extension/runs/run-registry';
 import { crawlSettings, snapshotRate } from '../../../extension/settings';
@@ -30,6 +29,8 @@ import {
   stackOf,
   startAdapter,
   startDebugging,
+  goToLogpointHit,
+  listLogpointHits,
 } from './adapter-harness';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
@@ -42,19 +43,11 @@ const CHANGE_TIMEOUT_MS = 60_000;
 
 /** Lists the hits of a logpoint on fetch's parsed line, goes to one near the end, and asks Last Change of `response`. */
 async function lastChangeOfResponse(dap: DapClient): Promise<void> {
-  const from = dap.mark();
-  await dap.request('setBreakpoints', {
-    source: { path: CRAWLER_TS },
-    breakpoints: [{ line: PARSED, logMessage: 'fetched {url}' }],
-  });
-  const listed = await dap.waitForEvent('coroscope/logpointHits', { from, timeoutMs: 120_000 });
-  const { hits } = listed.body as unknown as LogpointHitsBody;
+  const hits = await listLogpointHits(dap, CRAWLER_TS, [{ line: PARSED, logMessage: 'fetched {url}' }]);
   assert.ok(hits.length >= 12, `${hits.length} hits`);
   // Late in the run, as the Debug Console shows its last rows (the crawl's end near).
   const pick = hits[Math.max(0, hits.length - 8)]!;
-  const at = dap.mark();
-  await dap.request('coroscope/goToLogpointHit', { hit: pick.hit });
-  const stopped = await dap.waitForEvent('stopped', { from: at, timeoutMs: 60_000 });
+  const stopped = await goToLogpointHit(dap, pick.hit);
   const thread = Number(stopped.body.threadId);
   const frames = await stackOf(dap, thread);
   assert.equal(frames[0]!.line, PARSED);

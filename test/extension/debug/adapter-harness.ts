@@ -10,6 +10,7 @@
 
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { TASKS_REQUEST, type TasksBody } from '../../../extension/debug/custom-requests';
+import type { LogpointHitsBody } from '../../../extension/debug/past-logpoints';
 import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
 import { DapClient, type DapEvent, type InProcessAdapter } from './dap-client';
 
@@ -218,4 +219,23 @@ export async function continueThroughEnd(dap: DapClient, threadId: number, timeo
   from = dap.mark();
   await dap.request('continue', { threadId: Number(end.body.threadId) });
   await dap.waitForEvent('terminated', { from, timeoutMs });
+}
+
+/** Sets `file`'s breakpoints (logpoints among them); the past hits they list (`coroscope/logpointHits`). */
+export async function listLogpointHits(
+  dap: DapClient,
+  file: string,
+  breakpoints: DebugProtocol.SourceBreakpoint[],
+): Promise<LogpointHitsBody['hits']> {
+  const from = dap.mark();
+  await dap.request('setBreakpoints', { source: { path: file }, breakpoints });
+  const listed = await dap.waitForEvent('coroscope/logpointHits', { from, timeoutMs: 120_000 });
+  return (listed.body as unknown as LogpointHitsBody).hits;
+}
+
+/** Goes to a listed hit (`coroscope/goToLogpointHit`); its stop. */
+export async function goToLogpointHit(dap: DapClient, hit: number): Promise<DapEvent> {
+  const at = dap.mark();
+  await dap.request('coroscope/goToLogpointHit', { hit });
+  return dap.waitForEvent('stopped', { from: at, timeoutMs: 60_000 });
 }

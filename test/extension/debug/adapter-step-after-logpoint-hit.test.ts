@@ -7,9 +7,17 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { LogpointHitsBody } from '../../../extension/debug/past-logpoints';
 import { lineOf } from '../../source-line';
-import { launchToStop, localsOf, moveToStop, stackOf, startAdapter, threadsOf } from './adapter-harness';
+import {
+  goToLogpointHit,
+  launchToStop,
+  listLogpointHits,
+  localsOf,
+  moveToStop,
+  stackOf,
+  startAdapter,
+  threadsOf,
+} from './adapter-harness';
 import { PROJECT_ROOT } from './build-adapter';
 import type { DapClient, DapEvent } from './dap-client';
 
@@ -89,13 +97,7 @@ describe('Step Over from a past logpoint hit (standalone adapter)', { timeout: 3
     const present = await whereOf(d, stop);
     assert.deepEqual([present.task, present.line], ['URL1', DONE]);
 
-    const from = d.mark();
-    await d.request('setBreakpoints', {
-      source: { path: FILE },
-      breakpoints: [{ line: DONE }, { line: RETURN, logMessage: 'returns {url}' }],
-    });
-    const listed = await d.waitForEvent('coroscope/logpointHits', { from, timeoutMs: 120_000 });
-    const { hits } = listed.body as unknown as LogpointHitsBody;
+    const hits = await listLogpointHits(d, FILE, [{ line: DONE }, { line: RETURN, logMessage: 'returns {url}' }]);
     assert.deepEqual(
       hits.map((h) => [h.task, h.tick]),
       [
@@ -103,9 +105,7 @@ describe('Step Over from a past logpoint hit (standalone adapter)', { timeout: 3
         ['URL3', 8],
       ],
     );
-    const at = d.mark();
-    await d.request('coroscope/goToLogpointHit', { hit: hits[0]!.hit });
-    stop = await d.waitForEvent('stopped', { from: at, timeoutMs: 60_000 });
+    stop = await goToLogpointHit(d, hits[0]!.hit);
     const hit = await whereOf(d, stop);
     assert.deepEqual([hit.task, hit.line, hit.tick, hit.url], ['URL2', RETURN, 4, 'URL2']);
 

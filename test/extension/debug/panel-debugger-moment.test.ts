@@ -8,13 +8,22 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
-import type { LogpointHitsBody } from '../../../extension/debug/past-logpoints';
 import { RunSession } from '../../../extension/run-session';
 import { RunRegistry } from '../../../extension/runs/run-registry';
 import { lineOf } from '../../source-line';
 import { HOST_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
 import { DapClient, type DapEvent } from './dap-client';
-import { initialize, moveToStop, setBreakpoint, stackOf, startDebugging, tasksOf, threadsOf } from './adapter-harness';
+import {
+  goToLogpointHit,
+  initialize,
+  listLogpointHits,
+  moveToStop,
+  setBreakpoint,
+  stackOf,
+  startDebugging,
+  tasksOf,
+  threadsOf,
+} from './adapter-harness';
 
 const SAMPLES = join(PROJECT_ROOT, 'runtime', 'samples');
 
@@ -188,17 +197,9 @@ describe('the panel and the debugger show the same moment within a tick (samples
     await agree('reverse continue to the last hit', stop, present, true);
     stop = await moveToStop(dap!, 'next', { threadId: Number(stop.body.threadId) });
     await agree('a step from it', stop, present, true);
-    const from = dap!.mark();
-    await dap!.request('setBreakpoints', {
-      source: { path: file },
-      breakpoints: [{ line: done }, { line: done + 1, logMessage: 'returns {url}' }],
-    });
-    const listed = await dap!.waitForEvent('coroscope/logpointHits', { from, timeoutMs: 120_000 });
-    const { hits } = listed.body as unknown as LogpointHitsBody;
+    const hits = await listLogpointHits(dap!, file, [{ line: done }, { line: done + 1, logMessage: 'returns {url}' }]);
     assert.equal(hits.length, 6, 'URL2, URL3, URL1 returned to asCompleted, then all three to gather');
-    const at = dap!.mark();
-    await dap!.request('coroscope/goToLogpointHit', { hit: hits[1]!.hit });
-    stop = await dap!.waitForEvent('stopped', { from: at, timeoutMs: 60_000 });
+    stop = await goToLogpointHit(dap!, hits[1]!.hit);
     await agree('the second hit gone to', stop, present, true);
     stop = await moveToStop(dap!, 'stepBack', { threadId: Number(stop.body.threadId) });
     await agree('a step back from it', stop, present, true);
@@ -238,17 +239,9 @@ describe('the panel and the debugger show the same moment within a tick (samples
     let stop = await launch('gather-vs-ascompleted', file, done);
     for (let i = 0; i < 2; i++) stop = await moveToStop(dap!, 'continue', { threadId: Number(stop.body.threadId) });
     const present = (await debuggerSees(stop, 0, false)).tick;
-    const from = dap!.mark();
-    await dap!.request('setBreakpoints', {
-      source: { path: file },
-      breakpoints: [{ line: done }, { line: done + 1, logMessage: 'returns {url}' }],
-    });
-    const listed = await dap!.waitForEvent('coroscope/logpointHits', { from, timeoutMs: 120_000 });
-    const { hits } = listed.body as unknown as LogpointHitsBody;
+    const hits = await listLogpointHits(dap!, file, [{ line: done }, { line: done + 1, logMessage: 'returns {url}' }]);
     assert.equal(hits.length, 2, 'URL2 and URL3 returned before the live stop');
-    const at = dap!.mark();
-    await dap!.request('coroscope/goToLogpointHit', { hit: hits[0]!.hit });
-    stop = await dap!.waitForEvent('stopped', { from: at, timeoutMs: 60_000 });
+    stop = await goToLogpointHit(dap!, hits[0]!.hit);
     await agree('the first hit gone to', stop, present, true);
     stop = await moveToStop(dap!, 'stepBack', { threadId: Number(stop.body.threadId) });
     await agree('a step back from it', stop, present, true);
