@@ -538,6 +538,11 @@ export type PastLineLanding =
       taskId?: number;
       task?: string;
       note?: string;
+      /**
+       * A step back from the task's very first line (its first step's): nothing of it ran before, the walk is on
+       * that line again, and the move is refused (never a success that did not move).
+       */
+      atStart?: true;
       said?: string[];
       /**
        * A breakpoint's hit the step stopped at on its way (its description), as the live step stops at one: a

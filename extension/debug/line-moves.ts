@@ -8,7 +8,8 @@
 // previous suspension or the present, said in the console; a run not recorded is refused.
 
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { TimelineLane } from '../../protocol/host-protocol';
+import { basename } from 'node:path';
+import type { PastLineLanding, TimelineLane } from '../../protocol/host-protocol';
 import { previousSuspension } from './time-travel';
 import { CALLBACK_THREAD_ID, LOOP_THREAD_ID } from './dap-mapping';
 import type { SessionCore } from './session-core';
@@ -83,6 +84,8 @@ export class LineMoves {
       const moment = this.answers.startMove({ waits: 'pastLine' });
       await this.answers.answerOnceMoved(response, async () => {
         const landing = await host.endpoint.request('lineStepBack', { moment });
+        if (landing.landed === 'line' && landing.atStart === true)
+          throw atStartRefusal(landing.task ?? (await this.core.labelOf(taskId)), landing);
         if (landing.landed !== 'suspension') return;
         const tick = lane === null ? null : previousSuspension(lane, stop.tick);
         // The first line of the task's first step: nothing of it ran before (as Step Back between suspensions
@@ -126,6 +129,8 @@ export class LineMoves {
           move === 'back'
             ? await host.endpoint.request('lineStepBack', { moment })
             : (await host.endpoint.request('lineStep', { kind: move, moment })).landing;
+        if (landing?.landed === 'line' && landing.atStart === true)
+          throw atStartRefusal(landing.task ?? (await this.core.labelOf(taskId)), landing);
         if (landing === undefined || landing.landed === 'line') return;
         let tick: number | null = null;
         if (landing.landed === 'suspension') {
@@ -146,4 +151,15 @@ export class LineMoves {
       });
     });
   }
+}
+
+/**
+ * Step Back from the very first line of a task's first step: nothing of it ran before, so the move is
+ * refused saying so (the host's walk is on that line again; the stop shown stays).
+ */
+function atStartRefusal(task: string, landing: Extract<PastLineLanding, { landed: 'line' }>): Error {
+  const where = landing.line === null ? '' : ` (${basename(landing.line.file)}:${landing.line.line})`;
+  return new Error(
+    `Step Back: ${task} is at its first line${where}: nothing of it ran before. Reverse Continue goes to earlier breakpoint hits`,
+  );
 }

@@ -97,7 +97,7 @@ export class LineWalks {
       return landing.landed;
     }
     // The start of the task: the walk stops on its first line again (said in the landing's note), nothing before.
-    const atStart = landing?.landed === 'line' && landing.note !== undefined && /start of the task/.test(landing.note);
+    const atStart = landing?.landed === 'line' && landing.atStart === true;
     try {
       await this.settle(() => this.core.position.kind !== 'moving', atStart ? 2_000 : LINE_LANDING_MS);
     } catch (e) {

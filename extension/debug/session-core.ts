@@ -318,6 +318,12 @@ export class SessionCore<R extends DebuggedRun = DebuggedRun> {
 
   nameOf = (taskId: number): string | undefined => this.tasks.tasks.get(taskId)?.name;
 
+  /** A task's name for a message, the table asked for first when it is not in it yet (no view asked since the stop). */
+  async labelOf(taskId: number): Promise<string> {
+    if (this.nameOf(taskId) === undefined) await this.refreshTasks().catch(() => undefined);
+    return this.nameOf(taskId) ?? `task #${taskId}`;
+  }
+
   loopState(): LoopState {
     // A finished run's past ticks show its loop as it was then, paused after the tick.
     const running = this.showsRun() && canStepForward(this.stored);

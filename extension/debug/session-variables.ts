@@ -182,6 +182,11 @@ export class SessionVariables {
       } else if (ref.kind === 'task') {
         const detail = await this.cache.detailOf(ref.taskId, false).catch(() => null);
         const summary = detail?.task ?? this.core.tasks.tasks.get(ref.taskId);
+        // The tasks it names (creator, awaiters) by their names, whichever view asked first (the table is
+        // refilled by a Call Stack's threads request, which may not have come yet at this moment).
+        const named = [summary?.createdBy ?? null, ...(summary?.awaitedBy ?? []), ...(detail?.awaitChain ?? [])];
+        if (named.some((id) => id !== null && this.core.nameOf(id) === undefined))
+          await this.core.refreshTasks().catch(() => undefined);
         variables = summary === undefined ? [] : taskScopeVariables(summary, detail, this.core.nameOf);
       } else {
         await this.core.refreshTasks().catch(() => undefined);

@@ -308,7 +308,7 @@ export class LineReplayRole {
   private async startOfTask(from: PastLineWalk): Promise<PastLineLanding> {
     const start = `the start of the task: its step at tick ${from.tick} is its first, nothing of it ran before`;
     const again = await from.enterFirst();
-    if (again.landed === 'line') return { ...again, note: start };
+    if (again.landed === 'line') return { ...again, note: start, atStart: true };
     return { landed: 'suspension', why: start };
   }
 }
