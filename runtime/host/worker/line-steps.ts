@@ -406,7 +406,7 @@ export class LineSteps {
   }
 
   /** The TypeScript line at a generated location, or `offset` lines from it ('' when unmapped or unreadable). */
-  private sourceText(loc: CdpLocation, offset = 0): string {
+  sourceText(loc: CdpLocation, offset = 0): string {
     const p = this.d.positionOf(loc).position;
     if (p === null) return '';
     let lines = this.sourceLines.get(p.file);
