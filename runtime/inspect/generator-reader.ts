@@ -245,18 +245,15 @@ export class GeneratorReader {
     at: { location: GeneratorLocation; functionId: string } | null,
   ): LocalVariable[] {
     const raw = this.rawLocals(scopesId, receiver);
-    // V8 reads a binding in its temporal dead zone as undefined: only then is the function's text looked at.
+    // V8 reads a binding in its temporal dead zone as undefined, or, for a `let`/`const` of a loop's body
+    // suspended before its declaration, as the value the last turn left in its register: the function's text
+    // says which are in their dead zone.
     const dead =
-      at !== null && raw.some(([, scope, value]) => value === undefined && scope !== 'this')
-        ? this.deadZoneAt(at.location, at.functionId)
-        : null;
+      at !== null && raw.some(([, scope]) => scope !== 'this') ? this.deadZoneAt(at.location, at.functionId) : null;
     return raw.map(([name, scope, value]) => ({
       name,
       scope,
-      value:
-        dead !== null && value === undefined && scope !== 'this' && dead(name, scope)
-          ? UNINITIALIZED
-          : previewValue(value, sink),
+      value: dead !== null && scope !== 'this' && dead(name, scope) ? UNINITIALIZED : previewValue(value, sink),
     }));
   }
 
@@ -301,7 +298,10 @@ export class GeneratorReader {
     }
     if (offset < 0 || offset >= text.length) return null;
     const b = bindings;
-    return (name, scope) => b.stateOf(offset, name, scope) === 'uninitialized';
+    // A suspended generator's block bindings held in registers are read among its Local scope's.
+    return (name, scope) =>
+      (b.stateOf(offset, name, scope) ?? (scope === 'local' ? b.stateOf(offset, name, 'block') : null)) ===
+      'uninitialized';
   }
 
   /** The frame's variables as JS values (see the header for which scopes count). */

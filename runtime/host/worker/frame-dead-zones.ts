@@ -29,16 +29,20 @@ export class FrameDeadZones {
 
   /**
    * Which of `names` (read as `undefined` from `scope` of `frame`) are uninitialized there, and which may be
-   * ('unknown'); the others are shown as V8 reads them.
+   * ('unknown'); the others are shown as V8 reads them. `valued` (read with a value): those the function's text
+   * says are in their dead zone, as a `let`/`const` of a loop's body is at each iteration before its
+   * declaration, where V8 reads the register the last iteration left (a value that is not there).
    */
   async statesOf(
     frame: CdpCallFrame,
     scope: CdpScope,
     names: readonly string[],
+    valued: readonly string[] = [],
   ): Promise<Map<string, 'uninitialized' | 'unknown'>> {
     const out = new Map<string, 'uninitialized' | 'unknown'>();
-    if (!LEXICAL.has(scope.type) || names.length === 0) return out;
+    if (!LEXICAL.has(scope.type) || names.length + valued.length === 0) return out;
     const judge = scope.type === 'local' || scope.type === 'block' ? await this.fromText(frame, scope) : null;
+    for (const name of valued) if (judge?.(name) === 'uninitialized') out.set(name, 'uninitialized');
     const asked: string[] = [];
     for (const name of names) {
       const state = judge?.(name) ?? null;

@@ -123,10 +123,11 @@ export class StopView {
             handled.frame,
             handled.scope,
             shown.filter((p) => p.value.type === 'undefined').map((p) => p.name),
+            shown.filter((p) => p.value.type !== 'undefined').map((p) => p.name),
           )
         : null;
     return shown.map((p) => {
-      const state = p.value.type === 'undefined' ? dead?.get(p.name) : undefined;
+      const state = dead?.get(p.name);
       if (state !== undefined)
         return {
           name: p.name,

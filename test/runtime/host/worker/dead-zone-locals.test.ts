@@ -221,3 +221,59 @@ describe('bindings of a closure and of a skipped `case` in their dead zone, live
     await host.rpc.request('setBreakpoints', { file: PROGRAM, breakpoints: [] });
   });
 });
+
+describe("a loop's body bindings at its next turn, live and past (bundle)", { timeout: 120_000 }, () => {
+  let host: HostClient;
+  before(() => {
+    host = forkHost({ bundle: BUNDLE, pipe: true });
+  });
+  after(async () => {
+    await host.close();
+  });
+
+  /** `main`'s suspended frame at the moment shown: its locals' value texts. */
+  async function mainFrame(): Promise<Record<string, string>> {
+    const snapshot = await host.rpc.request('snapshot', {});
+    const main = snapshot.tasks.find((t) => t.name === 'main');
+    assert.ok(main !== undefined, snapshot.tasks.map((t) => t.name).join(', '));
+    const detail = await host.rpc.request('taskDetail', { taskId: main.id });
+    const frame = detail.frames.find((f) => f.name === 'main');
+    assert.ok(frame !== undefined, detail.frames.map((f) => f.name).join(', '));
+    return Object.fromEntries(frame.locals.map((l) => [l.name, l.value]));
+  }
+
+  test("its second turn reads them <uninitialized> before their declarations, not the first turn's values", async () => {
+    await host.rpc.request('launch', {
+      target: { kind: 'program', path: PROGRAM },
+      options: { stopOnEntry: true, record: true },
+    });
+    await host.rpc.request('setBreakpoints', { file: PROGRAM, breakpoints: [{ file: PROGRAM, line: STOP }] });
+    await host.continueToLineStop(30_000);
+    // The second turn: V8's registers still hold the first turn's `inLoop` and `laterInLoop`.
+    const second = await host.continueToLineStop(30_000);
+    assert.equal(second.line?.line, STOP);
+    await host.rpc.request('setBreakpoints', { file: PROGRAM, breakpoints: [] });
+    const body = Object.values(await lineScopes(host)).find((s) => 'inLoop' in s);
+    assert.ok(body !== undefined);
+    assert.deepEqual(
+      { inLoop: body.inLoop, laterInLoop: body.laterInLoop },
+      {
+        inLoop: '<uninitialized>',
+        laterInLoop: '<uninitialized>',
+      },
+    );
+
+    // To the end, then the tick of that stop seen in the past: main is suspended in the second turn's sleep,
+    // its `inLoop` set, its `laterInLoop` not yet (the first turn's value is still in its register).
+    const from = host.events.length;
+    await host.rpc.request('continue', {});
+    await host.waitFor('finished', () => true, 30_000, from);
+    await host.rpc.request('seekTick', { tick: second.tick, replayed: true });
+    const suspended = await mainFrame();
+    // Turn 0: inLoop 0 + 1, laterInLoop 2, early 1 + 2 = 3; turn 1: inLoop 1 + 3 = 4.
+    assert.deepEqual(
+      { early: suspended.early, inLoop: suspended.inLoop, laterInLoop: suspended.laterInLoop },
+      { early: '3', inLoop: '4', laterInLoop: '<uninitialized>' },
+    );
+  });
+});
