@@ -27,12 +27,21 @@ export function isRunRecording(rec: Recording): boolean {
   return rec.meta.program.cli === 'run';
 }
 
-/** Replays a `coroscope run` recording; resolves with the exit code. */
+/** Where a dump replay paused: the loop after tick `tick`; null: the program's first run() ended before it. */
+export type DumpedAt = { tick: number; loop: EventLoop } | null;
+
+/**
+ * Replays a `coroscope run` recording; resolves with the exit code. With `dumpAfterTick`, the replay pauses after
+ * that tick and `dump` is called with the loop there (the program's own output meanwhile goes to stderr, so that
+ * stdout holds only the dump); the replay is checked against the recording up to there.
+ */
 export async function replayRunRecording(
   rec: Recording,
   log: RunLog,
   file: string,
   program: RecordedProgram,
+  dumpAfterTick: number | null = null,
+  dump: (at: DumpedAt) => void = () => undefined,
 ): Promise<number> {
   const target = program.target;
   if (target.kind !== 'program')
@@ -42,11 +51,18 @@ export async function replayRunRecording(
     throw new RecordingError(`${file} is corrupt: the program's arguments it records are not a list of strings`);
   const tracer = new ExceptionTracer();
   tracer.install();
-  if (program.frames) setCoroutineTracking(true);
+  // Frames are tracked for a dump (who created whom, the coroutine stacks): what runs is the same.
+  if (program.frames || dumpAfterTick !== null) setCoroutineTracking(true);
+  let stopped: (loop: EventLoop) => void = () => undefined;
+  const atTick = new Promise<EventLoop>((resolve) => (stopped = resolve));
   const replay = new RunReplay(log, rec.events, file, {
     frames: program.frames,
     cancelFromOutside: outsideCanceller(() => unpackAskedCancels(rec.meta.askedCancels), null),
+    ...(dumpAfterTick !== null
+      ? { stopAfterTick: dumpAfterTick, onStop: (_t: number, loop: EventLoop) => stopped(loop) }
+      : {}),
   });
+  const restoreStdout = dumpAfterTick !== null ? stdoutToStderr() : () => undefined;
   let started;
   try {
     started = startUserProgram(target.path, target.exportName ?? 'main', argvValue, {
@@ -68,10 +84,26 @@ export async function replayRunRecording(
   // The run()'s own rejection is told by firstRun; a program that leaves it unhandled is not failing the replay twice.
   const swallow = (reason: unknown): void => void reason;
   process.on('unhandledRejection', swallow);
+  if (dumpAfterTick !== null) {
+    const reached = await Promise.race([atTick, started.firstRun.then(() => null)]);
+    restoreStdout();
+    replay.verify();
+    dump(reached === null ? null : { tick: dumpAfterTick, loop: reached });
+    return reached === null ? 1 : 0;
+  }
   const { outcome, main } = await started.firstRun;
   replay.verify();
   // The program's own exit status, as `coroscope run` left it to the program.
   if (outcome.ok) return typeof process.exitCode === 'number' ? process.exitCode : 0;
   process.stderr.write(failureText(tracer, outcome.error, main));
   return 1;
+}
+
+/** Until the returned function is called, what is written to stdout goes to stderr (the program's own output). */
+function stdoutToStderr(): () => void {
+  const write = process.stdout.write;
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  return () => {
+    process.stdout.write = write;
+  };
 }

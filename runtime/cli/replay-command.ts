@@ -114,19 +114,33 @@ async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>
     const rec = readRecordingFile(args.file);
     checkSources(rec.meta.sources, programSources(), args.file);
     if (isRunRecording(rec)) {
-      if (args.dumpAtTick !== null || args.json)
+      if (args.json && args.dumpAtTick === null)
         throw new UsageError(
-          `${args.file} records a program run by coroscope run: replay it without --dump-tasks-at-tick and --json`,
+          `${args.file} records a program run by coroscope run: its output is the program's own (--json goes with --dump-tasks-at-tick)`,
         );
       if (rec.meta.openTick === true)
         throw new RecordingError(
           `${args.file} is the recording of a run stopped mid-tick (a line replay's), not a saved recording`,
         );
+      const log = readRecordingLog(rec, args.file);
+      const at = args.dumpAtTick;
+      if (at !== null && at > log.times.length)
+        throw new UsageError(
+          `--dump-tasks-at-tick ${at}: ${args.file} has ${log.times.length} ticks (1 to ${log.times.length})`,
+        );
       return await replayRunRecording(
         rec,
-        readRecordingLog(rec, args.file),
+        log,
         args.file,
         readRecordedProgram(rec.meta.program, args.file),
+        at,
+        (d) => {
+          if (d === null)
+            throw new RecordingError(`${args.file}: the replayed program's run() ended before tick ${at ?? 0}`);
+          process.stdout.write(
+            args.json ? JSON.stringify(tasksAtTick(d.loop, d.tick)) + '\n' : dumpText(d.loop, d.tick),
+          );
+        },
       );
     }
     const recorded = recordedCrawl(rec, args.file);

@@ -168,6 +168,59 @@ test('coroscope run --record: coroscope replay re-runs the program from the reco
   });
 });
 
+test('coroscope replay --dump-tasks-at-tick of a coroscope run recording: the tasks, stacks and locals at that tick', () => {
+  inFolder({ 'program.js': SELF_RUNNING }, (dir) => {
+    const rec = coroscope(['run', 'program.js', '--record', 'run.corotrace'], dir);
+    assert.equal(rec.status, 3, rec.stderr);
+    const ticks = Number(/recorded (\d+) ticks/.exec(rec.stderr)?.[1]);
+    type Dumped = {
+      tick: number;
+      tasks: Array<{
+        name: string;
+        state: string;
+        frames: Array<{ function: string; locals: Array<{ name: string; value: string }> }>;
+      }>;
+    };
+    // Tick 1: main ran its first step, the two workers it created wait on the queue (before their first step).
+    const first = coroscope(['replay', 'run.corotrace', '--dump-tasks-at-tick', '1', '--json'], dir);
+    assert.equal(first.status, 0, first.stderr);
+    const at1 = JSON.parse(first.stdout) as Dumped;
+    assert.equal(at1.tick, 1);
+    assert.deepEqual(at1.tasks.map((t) => t.name).sort(), ['Task-1', 'a', 'b']);
+    // The program's own output goes to stderr, so stdout is the dump alone; every tick in range dumps, the same
+    // at every replay.
+    const last = coroscope(['replay', 'run.corotrace', '--dump-tasks-at-tick', String(ticks), '--json'], dir);
+    assert.equal(last.status, 0, last.stderr);
+    assert.match(last.stderr, /a got 1\nb got 2\nargs \n/);
+    const mid = Math.ceil(ticks / 2);
+    const once = coroscope(['replay', 'run.corotrace', '--dump-tasks-at-tick', String(mid), '--json'], dir);
+    const twice = coroscope(['replay', 'run.corotrace', '--dump-tasks-at-tick', String(mid), '--json'], dir);
+    assert.equal(once.status, 0, once.stderr);
+    assert.equal(once.stdout, twice.stdout);
+    // Tick 2: each worker took its value off the queue and sleeps, its locals as they were.
+    const second = coroscope(['replay', 'run.corotrace', '--dump-tasks-at-tick', '2', '--json'], dir);
+    assert.equal(second.status, 0, second.stderr);
+    const workers = (JSON.parse(second.stdout) as Dumped).tasks
+      .filter((t) => t.name === 'a' || t.name === 'b')
+      .map((t) => {
+        const frame = t.frames.find((f) => f.function === 'worker');
+        const local = (n: string): string | undefined => frame?.locals.find((l) => l.name === n)?.value;
+        return [t.name, t.state, t.frames.map((f) => f.function), local('name'), local('v')];
+      });
+    assert.deepEqual(workers, [
+      ['a', 'suspended', ['worker', 'sleep'], '"a"', '1'],
+      ['b', 'suspended', ['worker', 'sleep'], '"b"', '2'],
+    ]);
+    const text = coroscope(['replay', 'run.corotrace', '--dump-tasks-at-tick', '1'], dir);
+    assert.equal(text.status, 0, text.stderr);
+    assert.match(text.stdout, /^\*\*\* Replayed to tick 1 \*\*\*\n/);
+    const beyond = coroscope(['replay', 'run.corotrace', '--dump-tasks-at-tick', String(ticks + 1)], dir);
+    assert.equal(beyond.status, 2);
+    assert.equal(beyond.stdout, '');
+    assert.match(beyond.stderr, new RegExp(`has ${ticks} ticks`));
+  });
+});
+
 test('coroscope run --inspect in a socket folder others can open: the program runs, ps is said not to answer', () => {
   inFolder({ 'program.js': SELF_RUNNING }, (dir) => {
     mkdirSync(join(dir, 'xdg', 'coroscope'), { recursive: true });
