@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { closeDom } from './dom-env';
 import { fullSnapshot } from './fixtures-tasks';
+import { makeTimeline } from './fixtures-timeline';
 import { openPanel, panelInit, runStatus, type OpenPanel } from './panel-harness';
 
 afterEach(() => closeDom());
@@ -27,7 +28,17 @@ describe('the panel application', () => {
     assert.equal(panel.requests('ready').length, 1);
     assert.equal(panel.one('.run-title').textContent, 'Crawl of the demo site');
     assert.equal(panel.one('.phase-badge').dataset.phase, 'paused');
-    assert.ok(detailFacts(panel).includes('tick 42'), detailFacts(panel).join(' | '));
+    assert.deepEqual(detailFacts(panel), ['Running', 'tick 42', '3 live tasks']);
+  });
+
+  it('says in the header when the views show a past tick', async () => {
+    const panel = await openPanel(
+      panelInit({ status: runStatus({ phase: 'paused', tick: 70, viewedTick: 20 }), snapshot: fullSnapshot(5) }),
+      { timeline: () => makeTimeline(2, 70) },
+    );
+    const facts = detailFacts(panel);
+    assert.ok(facts[1]?.startsWith('viewing tick 20'), facts.join(' | '));
+    assert.deepEqual(enabledControls(panel), ['stop', 'debugRun'], 'the loop controls wait for the present');
   });
 
   it("follows the status events: the header's phase and tick", async () => {

@@ -3,7 +3,8 @@
 // webview API (acquireVsCodeApi) whose postMessage lands in this page's `posted` list.
 //
 // Invariants: one page at a time (openDom closes the one before); acquireVsCodeApi always answers
-// the current page's API, so host-bridge.ts's once-per-module cache never reaches an old page.
+// the current page's API, so host-bridge.ts's once-per-module cache never reaches an old page; the
+// timers are the page's, so a closed page's panel sends nothing more.
 
 import { Window } from 'happy-dom';
 
@@ -41,6 +42,12 @@ const PAGE_GLOBALS = [
   'ResizeObserver',
   'MutationObserver',
   'getComputedStyle',
+  // The page's timers: closing it cancels every timer its panel left (a poll, a question asked
+  // again), so nothing of one test's panel posts into the next test's page.
+  'setTimeout',
+  'clearTimeout',
+  'setInterval',
+  'clearInterval',
 ] as const;
 
 let current: DomPage | null = null;
