@@ -434,6 +434,8 @@ export class TimelineView {
     this.drawAxis(scale, p, cursorX);
     const top = this.scroller.scrollTop;
     const range = visibleRange(top, viewH, LANE_HEIGHT, lanes.length, 2);
+    // The labels are elements, not pixels: drawn even where the canvas has no 2D context.
+    this.drawLabels(lanes, range.start, range.end, top, shown);
     const ctx = this.prepare(this.lanesCanvas, Math.min(viewH, Math.max(total, LANE_HEIGHT)));
     if (ctx === null) return;
     const sel = this.app.ui().selectedTask;
@@ -507,7 +509,6 @@ export class TimelineView {
     ctx.moveTo(cursorX, 0);
     ctx.lineTo(cursorX, viewH);
     ctx.stroke();
-    this.drawLabels(lanes, range.start, range.end, top, shown);
     this.lastDrawMs = performance.now() - t0;
     document.body.dataset.timelineDrawMs = this.lastDrawMs.toFixed(1);
     document.body.dataset.timelineLanes = String(lanes.length);
