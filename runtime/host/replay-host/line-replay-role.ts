@@ -199,15 +199,21 @@ export class LineReplayRole {
     let walk = this.walk;
     if (walk !== null && (this.stopWalk !== null || !walk.isOf(p.tick, p.taskId, p.stop)))
       return { readings: null, why: "the line shown is not in the live stop's step" };
+    // The step before's values are wanted when no change is read back to the step's first line (below). A walk
+    // not replayed yet reads them first: its tick's replay then goes on from that earlier tick, where the other
+    // order replays the ticks before that one twice (from a checkpoint before each).
+    const fresh = walk === null;
     if (walk === null) walk = this.walk = this.walkOf(p.tick, p.taskId, p.stop);
+    const ahead = fresh ? await this.valuesBefore(walk, p) : undefined;
+    this.walk = walk;
     const readings = await walk.valuesBack(p.watched);
     if (readings === null) return { readings, why: 'not on a line of the walk (inside a call stepped into)' };
     // Read back to the step's first line with no change among them: the change is further back, most often at
-    // the last line of the step before (`x = yield* ...`, resumed in this step): its values are read now, in
-    // one replay of that step's tick, without stopping there.
+    // the last line of the step before (`x = yield* ...`, resumed in this step): its values read in one replay
+    // of that step's tick, without stopping there.
     if (readings.length === 0 || !walk.readsToFirst || !readings.every((r) => sameReadings(r, readings[0]!)))
       return { readings };
-    const earlier = await this.valuesBefore(walk, p);
+    const earlier = ahead !== undefined ? ahead : await this.valuesBefore(walk, p);
     this.walk = walk;
     return earlier === null ? { readings } : { readings, earlier };
   }
