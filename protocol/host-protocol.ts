@@ -522,6 +522,16 @@ export interface LineWatched {
 /** One reading of a watched value at a line (lineValuesBack). */
 export type LineReading = { reachable: true; value: string; type: string } | { reachable: false; why: string };
 
+/**
+ * The watched values at the last line the task ran in its step before the stop's (lineValuesBack `earlier`):
+ * that step's tick, the line (null: no source), the readings there.
+ */
+export interface LineReadingBefore {
+  tick: number;
+  line: SourcePosition | null;
+  readings: LineReading[];
+}
+
 /** Where a move through the replayed lines of a task's step landed (pastLine, lineStepBack). */
 export type PastLineLanding =
   /**
@@ -899,10 +909,12 @@ export interface HostMethods {
    * into): the watched values read, in one replay of the stop's tick, at each line a step back would land on
    * in turn within that tick (the first: the line before the one shown); `lineStepBack` with `lines: k` then
    * lands on the kth in one replay. Null with `why` where this cannot be answered (walk line by line).
+   * `earlier`: when the last of them is the task's first line of the step, the values at the last line of
+   * its step before (one more replay, of that step's tick), where a step back from that first line lands.
    */
   lineValuesBack: {
     params: { watched: LineWatched[] };
-    result: { readings: LineReading[][] | null; why?: string };
+    result: { readings: LineReading[][] | null; why?: string; earlier?: LineReadingBefore };
   };
   /**
    * Reverse Continue (and Continue from a past hit) to a line breakpoint's hit in the recorded

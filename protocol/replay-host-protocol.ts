@@ -14,6 +14,7 @@ import type {
   HitBound,
   HostMethods,
   LineReading,
+  LineReadingBefore,
   LineStepKind,
   LineStopPrint,
   LineWatched,
@@ -54,7 +55,7 @@ export interface ReplayHostMethods {
    */
   pastLineValues: {
     params: { tick: number; taskId: number; stop: LineStopPrint; watched: LineWatched[] };
-    result: { readings: LineReading[][] | null; why?: string };
+    result: { readings: LineReading[][] | null; why?: string; earlier?: LineReadingBefore };
   };
   /**
    * A line replay host's own (asked by the live host's worker): a move through the lines of the

@@ -10,6 +10,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { DebugProtocol } from '@vscode/debugprotocol';
+import type { SourcePosition } from '../../protocol/host-protocol';
 import { ERR_HOST, type SessionCore } from './session-core';
 import type { LineWalkStep, LineWalks } from './line-walks';
 import type { SessionVariables } from './session-variables';
@@ -164,15 +165,15 @@ export class SessionChanges {
     what: string,
     watched: readonly WatchedValue[],
     later: Reading[],
-  ): Promise<{ lines: number; later: Reading[] } | null> {
+  ): Promise<{ lines: number; later: Reading[]; writer?: Writer } | null> {
     const kind = this.core.position.kind;
     // COROSCOPE_CHANGES_LINE_BY_LINE=1: the line-by-line walk only (the oracle the tests compare this with).
     if ((kind !== 'liveLine' && kind !== 'pastLine') || process.env.COROSCOPE_CHANGES_LINE_BY_LINE === '1') return null;
     const t0 = Date.now();
-    const { readings } = await this.core
+    const { readings, earlier } = await this.core
       .requireHost()
       .endpoint.request('lineValuesBack', { watched: [...watched] })
-      .catch(() => ({ readings: null }));
+      .catch(() => ({ readings: null, earlier: undefined }));
     if (process.env.COROSCOPE_TRACE_WALK === '1')
       this.core.output(`walk values: ${readings?.length ?? 'none'} line(s) read in ${Date.now() - t0} ms`);
     if (readings === null) return null;
@@ -187,21 +188,25 @@ export class SessionChanges {
       } else if (changed >= 0) return { lines: j, later: before };
       before = now;
     }
+    // The step's first line reached with no change: changed at the last line of the step before (read too),
+    // the new value is first seen on that first line, landed on in one move back (the write said from the
+    // reading there, as the line-by-line walk says it from its stop on that line).
+    if (earlier !== undefined && readings.length >= 1) {
+      const changed = watched.findIndex((_, i) => !sameReading(earlier.readings[i]!, before[i]!));
+      if (changed >= 0 && earlier.readings[changed]!.reachable)
+        return {
+          lines: readings.length,
+          later: before,
+          writer: { changed, now: earlier.readings, tick: earlier.tick, ...lineOf(earlier.line) },
+        };
+    }
     return { lines: readings.length + 1, later: before };
   }
 
   /** Where the host stands: the innermost frame's line, and its text where the file can be read. */
   private async lineHere(): Promise<{ at: string; text: string | null }> {
     const { frames } = await this.core.requireHost().endpoint.request('lineStack', {});
-    const p = frames[0]?.position;
-    if (p === undefined || p === null) return { at: 'a line without source', text: null };
-    let text: string | null = null;
-    try {
-      text = readFileSync(p.file, 'utf8').split('\n')[p.line - 1] ?? null;
-    } catch {
-      // Not readable here: the line is taken to write it.
-    }
-    return { at: `${p.file}:${p.line}`, text };
+    return lineOf(frames[0]?.position ?? null);
   }
 
   private async walk(
@@ -220,6 +225,20 @@ export class SessionChanges {
     const plan = direction === 'back' ? await this.planBack(what, watched, later) : null;
     const first = plan?.lines ?? 1;
     if (plan !== null) later = plan.later;
+    if (plan?.writer !== undefined) {
+      const w = plan.writer;
+      const task = await this.taskOfStop();
+      const stepStart = Date.now();
+      const landed = await step('back', first);
+      if (process.env.COROSCOPE_TRACE_WALK === '1')
+        this.core.output(
+          `walk step ${first} to the landing (written before the step): ${landed} in ${Date.now() - stepStart} ms`,
+        );
+      if (landed !== 'line')
+        throw new Error(`${what}: the line after the change (at ${w.at}, tick ${w.tick}) could not be shown`);
+      this.sayWritten(what, watched[w.changed]!.expression, w, later[w.changed]!, task, first + 1, started);
+      return;
+    }
     for (let lines = first; lines <= MAX_LINES; lines++) {
       const stepStart = Date.now();
       const landed = await (direction === 'back' ? step('back', lines === first ? first : 1) : step('over'));
@@ -253,9 +272,7 @@ export class SessionChanges {
       // This line wrote it: the line after it, where the new value is first seen, is where it was set.
       const { at: writer, text: writerText } = await this.lineHere();
       const writerTick = stop?.tick;
-      await this.core.refreshTasks().catch(() => undefined);
-      const task =
-        stop?.taskId === undefined ? 'the main thread' : (this.core.nameOf(stop.taskId) ?? `task #${stop.taskId}`);
+      const task = await this.taskOfStop();
       const forthStart = Date.now();
       const back = await step(now[changed]!.reachable ? 'over' : 'into');
       if (process.env.COROSCOPE_TRACE_WALK === '1')
@@ -264,23 +281,71 @@ export class SessionChanges {
         throw new Error(
           `${what}: the line after the change (at ${writer}, tick ${writerTick}) could not be shown again`,
         );
-      // A `yield*` line writes when it resumes: the tick the new value is first seen is the write's.
-      const setTick = this.core.currentStop?.tick ?? writerTick;
-      const expression = watched[changed]!.expression;
-      // A field that changed over a line the task waited on, and that the line does not assign: code that ran
-      // meanwhile wrote it (another task, a callback, or this task's callee); the recording does not say which.
-      if (writerTick !== undefined && writerTick !== setTick && !mayAssign(writerText, expression)) {
-        this.core.output(
-          `Coroscope: ${what}: ${expression} changed while ${writer} ran (ticks ${writerTick} to ${setTick ?? '?'}, ${task}), which does not assign it: the write was made by code that ran while ${task} waited there (another task, a callback, or a function it awaited); ${readingText(now[changed]!)} → ${readingText(later[changed]!)}; shown where ${task} first sees the new value (${lines} line(s) walked in ${Date.now() - started} ms)`,
-        );
-        return;
-      }
-      const began = writerTick !== undefined && writerTick !== setTick ? `; that line began at tick ${writerTick}` : '';
-      this.core.output(
-        `Coroscope: ${what}: ${watched[changed]!.expression} was set by ${writer} (tick ${setTick ?? '?'}, ${task}${began}): ${readingText(now[changed]!)} → ${readingText(later[changed]!)}; shown where the new value is first seen (${lines} line(s) walked in ${Date.now() - started} ms)`,
-      );
+      const w = { changed, now, tick: writerTick, at: writer, text: writerText };
+      this.sayWritten(what, watched[changed]!.expression, w, later[changed]!, task, lines, started);
       return;
     }
     throw new Error(`${what}: no change of ${names} within ${MAX_LINES} lines: the line reached is shown`);
   }
+
+  /** The name of the stopped task (the tasks refreshed first). */
+  private async taskOfStop(): Promise<string> {
+    const stop = this.core.currentStop;
+    await this.core.refreshTasks().catch(() => undefined);
+    return stop?.taskId === undefined ? 'the main thread' : (this.core.nameOf(stop.taskId) ?? `task #${stop.taskId}`);
+  }
+
+  /**
+   * The console's words on the landing of a Last Change (shown where the new value is first seen): the line that
+   * wrote it, `w`, and the value there then (`w.now`) and here (`seen`).
+   */
+  private sayWritten(
+    what: string,
+    expression: string,
+    w: Writer,
+    seen: Reading,
+    task: string,
+    lines: number,
+    started: number,
+  ): void {
+    const before = w.now[w.changed]!;
+    // A `yield*` line writes when it resumes: the tick the new value is first seen is the write's.
+    const setTick = this.core.currentStop?.tick ?? w.tick;
+    // A field that changed over a line the task waited on, and that the line does not assign: code that ran
+    // meanwhile wrote it (another task, a callback, or this task's callee); the recording does not say which.
+    if (w.tick !== undefined && w.tick !== setTick && !mayAssign(w.text, expression)) {
+      this.core.output(
+        `Coroscope: ${what}: ${expression} changed while ${w.at} ran (ticks ${w.tick} to ${setTick ?? '?'}, ${task}), which does not assign it: the write was made by code that ran while ${task} waited there (another task, a callback, or a function it awaited); ${readingText(before)} → ${readingText(seen)}; shown where ${task} first sees the new value (${lines} line(s) walked in ${Date.now() - started} ms)`,
+      );
+      return;
+    }
+    const began = w.tick !== undefined && w.tick !== setTick ? `; that line began at tick ${w.tick}` : '';
+    this.core.output(
+      `Coroscope: ${what}: ${expression} was set by ${w.at} (tick ${setTick ?? '?'}, ${task}${began}): ${readingText(before)} → ${readingText(seen)}; shown where the new value is first seen (${lines} line(s) walked in ${Date.now() - started} ms)`,
+    );
+  }
+}
+
+/**
+ * The line that wrote a watched value: the readings there (`now`, `changed` the one that differs), its tick, the
+ * line and its text.
+ */
+interface Writer {
+  readonly changed: number;
+  readonly now: readonly Reading[];
+  readonly tick: number | undefined;
+  readonly at: string;
+  readonly text: string | null;
+}
+
+/** A line as the console names it, and its text where the file can be read. */
+function lineOf(p: SourcePosition | null): { at: string; text: string | null } {
+  if (p === null) return { at: 'a line without source', text: null };
+  let text: string | null = null;
+  try {
+    text = readFileSync(p.file, 'utf8').split('\n')[p.line - 1] ?? null;
+  } catch {
+    // Not readable here: the line is taken to write it.
+  }
+  return { at: `${p.file}:${p.line}`, text };
 }

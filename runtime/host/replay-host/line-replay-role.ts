@@ -10,6 +10,8 @@
 
 import type {
   HitBound,
+  LineReading,
+  LineReadingBefore,
   LineStopPrint,
   PastLineLanding,
   ScanTicksResult,
@@ -23,6 +25,15 @@ import type { LineDebugger } from '../worker/line-debugger';
 import { stepEnds, stepsBefore } from '../worker/past-lines';
 import { PastHitSearch } from './past-hit-search';
 import { PastLineWalk } from './past-line-walk';
+
+/** Two readings of the watched values alike (as the adapter compares them: value-changes.ts sameReading). */
+function sameReadings(a: readonly LineReading[], b: readonly LineReading[]): boolean {
+  return a.every((r, i) => {
+    const o = b[i];
+    if (o === undefined || r.reachable !== o.reachable) return false;
+    return !r.reachable || !o.reachable || (r.value === o.value && r.type === o.type);
+  });
+}
 
 export class LineReplayRole {
   /** The walk through the replayed lines (past-line-walk.ts). */
@@ -188,11 +199,52 @@ export class LineReplayRole {
     let walk = this.walk;
     if (walk !== null && (this.stopWalk !== null || !walk.isOf(p.tick, p.taskId, p.stop)))
       return { readings: null, why: "the line shown is not in the live stop's step" };
+    // The step before's values are wanted when no change is read back to the step's first line (below). A walk
+    // not replayed yet reads them first: its tick's replay then goes on from that earlier tick, where the other
+    // order replays the ticks before that one twice (from a checkpoint before each).
+    const fresh = walk === null;
     if (walk === null) walk = this.walk = this.walkOf(p.tick, p.taskId, p.stop);
+    const ahead = fresh ? await this.valuesBefore(walk, p) : undefined;
+    this.walk = walk;
     const readings = await walk.valuesBack(p.watched);
-    return readings === null
-      ? { readings, why: 'not on a line of the walk (inside a call stepped into)' }
-      : { readings };
+    if (readings === null) return { readings, why: 'not on a line of the walk (inside a call stepped into)' };
+    // Read back to the step's first line with no change among them: the change is further back, most often at
+    // the last line of the step before (`x = yield* ...`, resumed in this step): its values read in one replay
+    // of that step's tick, without stopping there.
+    if (readings.length === 0 || !walk.readsToFirst || !readings.every((r) => sameReadings(r, readings[0]!)))
+      return { readings };
+    const earlier = ahead !== undefined ? ahead : await this.valuesBefore(walk, p);
+    this.walk = walk;
+    return earlier === null ? { readings } : { readings, earlier };
+  }
+
+  /**
+   * The watched values at the last line the task ran in its step before the stop walk's (the step a step back
+   * from its first line goes into: intoStepBefore's), read in a walk of that step's tick let go after; null:
+   * none (the task's first step, or its steps before ran no line of these functions).
+   */
+  private async valuesBefore(
+    from: PastLineWalk,
+    p: ReplayHostMethods['pastLineValues']['params'],
+  ): Promise<LineReadingBefore | null> {
+    const timeline = (await this.askMain('timeline', { taskId: from.taskId })) as Timeline;
+    const segments = timeline.lanes.find((l) => l.taskId === from.taskId)?.segments ?? [];
+    if (stepEnds(segments, from.tick).length === 0) return null;
+    const steps = stepsBefore(segments, from.tick, from.print.frames.length, from.print.names);
+    if (steps.length === 0) return null;
+    // The stop walk's breakpoints off meanwhile (its trace kept: its next move plants them again).
+    await from.dispose();
+    const present = { tick: p.tick, taskId: p.taskId, print: p.stop };
+    for (const step of steps) {
+      const earlier = this.walkOf(step.tick, from.taskId, from.print, p.tick, true, present);
+      try {
+        const last = await earlier.valuesAtLast(p.watched);
+        if (last !== null) return { tick: step.tick, ...last };
+      } finally {
+        await earlier.dispose();
+      }
+    }
+    return null;
   }
 
   private async stopLine(p: ReplayHostMethods['pastLine']['params']): Promise<PastLineLanding> {

@@ -67,6 +67,10 @@ export class PastLineWalk {
   private reading: { readonly watched: readonly LineWatched[]; readonly at: Map<number, LineReading[]> } | null = null;
   /** The entry shown before valuesBack let the thread go: the next step back starts there. */
   private backFrom: number | null = null;
+  /** The last reading valuesBack answered is at the task's first line of the step (entry 0). */
+  readsToFirst = false;
+  /** A walk reading watched values: the position of each entry read, by index. */
+  private readAt = new Map<number, SourcePosition | null>();
 
   constructor(
     private readonly dbg: LineDebugger,
@@ -153,13 +157,40 @@ export class PastLineWalk {
     }
     const trace = this.trace!;
     const out: LineReading[][] = [];
+    let last: number | null = null;
     for (let i = previousLine(trace, shown ?? this.live); i !== null; i = previousLine(trace, i)) {
       const r = at.get(i);
       if (r === undefined) return null;
       out.push(r);
+      last = i;
     }
+    this.readsToFirst = last === 0;
     this.backFrom = shown;
     return out;
+  }
+
+  /**
+   * A walk anchored at the task's last line in its tick (enterLast's): the watched values read there and its
+   * line, in one replay of the tick, without stopping on it (the thread let go); null when the task ran no
+   * line of the walk's functions in that tick.
+   */
+  async valuesAtLast(
+    watched: readonly LineWatched[],
+  ): Promise<{ readings: LineReading[]; line: SourcePosition | null } | null> {
+    if (!this.lastOfTick || this.trace !== null)
+      throw new ProtocolError('pastLine: not a walk to the last line of a step', 'badState');
+    const at = new Map<number, LineReading[]>();
+    this.reading = { watched, at };
+    this.readAt = new Map();
+    try {
+      await this.walk({ kind: 'live' });
+      await this.release();
+    } finally {
+      this.reading = null;
+    }
+    const readings = at.get(this.live);
+    if (this.live < 0 || readings === undefined) return null;
+    return { readings, line: this.readAt.get(this.live) ?? null };
   }
 
   /** The watched values read in the paused frames (the frame found by function and depth from the root). */
@@ -489,7 +520,10 @@ export class PastLineWalk {
         return 'resume';
       }
       // Reading watched values (valuesBack): at each entry as first reached, where a step back stops.
-      if (this.reading !== null) this.reading.at.set(index, await this.readWatched(this.reading.watched));
+      if (this.reading !== null) {
+        this.reading.at.set(index, await this.readWatched(this.reading.watched));
+        this.readAt.set(index, this.dbg.sourcePositionOfFrame(top.frame));
+      }
       if (walking.target.kind === 'step' || (walking.target.kind === 'entry' && walking.target.index === index)) {
         this.at = index;
         const p = this.dbg.positionOfFrame(top.frame);

@@ -427,6 +427,11 @@ export class LineDebugger {
     return position ?? generated;
   }
 
+  /** A frame's TypeScript position as lineStack gives it (null: not mapped to a source). */
+  sourcePositionOfFrame(frame: CdpCallFrame): SourcePosition | null {
+    return this.scripts.positionOf(frame.location).position;
+  }
+
   /** A frame's local variables as shown (name and value). */
   localsOf(frame: CdpCallFrame): Promise<Array<{ name: string; value: string }>> {
     return this.view.localsOf(frame);
