@@ -60,6 +60,8 @@ export class PastHitSearch {
    * with the same breakpoints takes its neighbour from here, without scanning again.
    */
   private known: { key: string; hits: ScanHit[]; from: number; at: number } | null = null;
+  /** The program was replayed once to load it (ensureLoaded): a file still without code is not the program's. */
+  private loaded = false;
 
   constructor(
     private readonly dbg: LineDebugger,
@@ -108,6 +110,7 @@ export class PastHitSearch {
     const known =
       shown && this.known?.key === key && !breakpoints.some((b) => b.atSuspension === true) ? this.known : null;
     this.known = null;
+    if (ceiling >= 1) await this.ensureLoaded(breakpoints);
     const planted = await this.plant(breakpoints, bound, ending);
     try {
       if (nth !== null && breakpoints.length > 0)
@@ -142,6 +145,7 @@ export class PastHitSearch {
     this.print = null;
     this.untilPrint = null;
     if (logpoints.length === 0 || ceiling < 1) return [];
+    await this.ensureLoaded(logpoints);
     const planted = await this.plant(logpoints, { tick: 0 });
     try {
       const from = countedFrom(logpoints, 0);
@@ -503,6 +507,23 @@ export class PastHitSearch {
   }
 
   /**
+   * A fresh replay host has not run the program yet: a user program's files (loaded, and transpiled, only
+   * when a replay starts it) have no code where a breakpoint's line could be found, and a search would plant
+   * nothing and find no hit. Replaying the first tick loads them; their scripts' parse events reach this
+   * thread apart from the seek's answer, so they are waited for (briefly).
+   */
+  private async ensureLoaded(breakpoints: readonly ArmedBreakpoint[]): Promise<void> {
+    const codeless = (): boolean =>
+      breakpoints.some(
+        (b) => b.atSuspension !== true && this.dbg.generatedLocations(b.file, b.line, lineCount(b.file)).length === 0,
+      );
+    if (this.loaded || !codeless()) return;
+    this.loaded = true;
+    await this.seekTo(1);
+    for (let i = 0; i < 100 && codeless(); i++) await new Promise((r) => setTimeout(r, 5));
+  }
+
+  /**
    * Runs one scan: its result when it ran to its end, 'stopped' when the thread stopped on a hit (the scan
    * goes on once released).
    */
@@ -558,13 +579,7 @@ export class PastHitSearch {
     for (const [i, b] of breakpoints.entries()) {
       // The loop's own (its hits are the scan's check on the replay's loop): nothing to plant.
       if (b.atSuspension === true) continue;
-      let lines = 0;
-      try {
-        lines = readFileSync(b.file, 'utf8').split('\n').length;
-      } catch {
-        // Unreadable: no line slides.
-      }
-      for (const at of this.dbg.generatedLocations(b.file, b.line, lines)) {
+      for (const at of this.dbg.generatedLocations(b.file, b.line, lineCount(b.file))) {
         wanted.push({
           url: at.url,
           line0: at.line0,
@@ -706,5 +721,14 @@ export class PastHitSearch {
       print !== null && print !== undefined && (await isAtStop(this.dbg, this.dbg.walkFrames(paused), print));
     const stop = await this.dbg.callMain(`scanMarked(${matched})`).catch(() => false);
     return stop === true ? 'stop' : 'resume';
+  }
+}
+
+/** A file's number of lines, as far as a breakpoint's line may slide (0 when unreadable: no slide). */
+function lineCount(file: string): number {
+  try {
+    return readFileSync(file, 'utf8').split('\n').length;
+  } catch {
+    return 0;
   }
 }
