@@ -4,8 +4,9 @@
 // One runtime: a program importing the public entry (`runtime/index`, `coroscope`) is handed the
 // host's own runtime module, never a second copy; deep imports would load one.
 //
-// Invariants: a program is loaded once per launch (its cache entry dropped first, so an edit
-// reloads); the aliasing hook is installed once and maps only those public-entry requests;
+// Invariants: a program is loaded afresh at each launch and each replay's start, with every module
+// its loading loaded (their cache entries dropped first): module state starts as in a new
+// process, so a replay runs as the recorded run did and an edit reloads; the aliasing hook is installed once and maps only those public-entry requests;
 // errors say which file and which export went wrong.
 
 import Module, { createRequire } from 'node:module';
@@ -27,6 +28,9 @@ interface ModuleInternals {
 }
 
 let aliasInstalled = false;
+
+/** For each program loaded, the modules its loading added to the require cache (dropped at its next load). */
+const loadedWith = new Map<string, readonly string[]>();
 
 /** True when this code runs from a bundle (dist/*.js) rather than from the TypeScript sources. */
 function runningFromBundle(): boolean {
@@ -92,14 +96,22 @@ export function loadProgram(path: string, exportName = 'main'): LoadedProgram {
   }
   installRuntimeAlias();
   const req = createRequire(abs);
+  // A replay starts the program again in the same process: the modules it imports (a helper holding a counter
+  // at its top level) must start as they did, or the past shows values the recorded run never had.
+  for (const key of loadedWith.get(abs) ?? []) delete req.cache[key];
   try {
     delete req.cache[req.resolve(abs)];
   } catch {
     // Not cached yet.
   }
+  const before = new Set(Object.keys(req.cache));
   let mod: unknown;
   try {
     mod = req(abs);
+    loadedWith.set(
+      abs,
+      Object.keys(req.cache).filter((key) => !before.has(key) && !isRuntimeEntry(key)),
+    );
   } catch (e) {
     // A syntax error the transpiler found names its file:line:column already.
     if (e instanceof Error && e.name === 'TranspileError')
