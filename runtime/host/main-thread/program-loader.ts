@@ -116,6 +116,15 @@ export function loadProgram(path: string, exportName = 'main'): LoadedProgram {
     // A syntax error the transpiler found names its file:line:column already.
     if (e instanceof Error && e.name === 'TranspileError')
       throw new ProgramLoadError(`cannot compile ${e.message}: fix it and launch again`);
+    // An ES module's imports go through Node's ESM resolver, which the runtime's alias does not reach.
+    if (
+      e instanceof Error &&
+      (e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
+      /'coroscope'/.test(e.message)
+    )
+      throw new ProgramLoadError(
+        `${abs} is an ES module (.mjs, or .js under "type": "module"), and an ES module cannot import 'coroscope' yet: write the program as TypeScript (.ts) or CommonJS (.cjs, or .js with require)`,
+      );
     throw new ProgramLoadError(`loading ${abs} failed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
   }
   if (typeof mod !== 'object' && typeof mod !== 'function') throw new ProgramLoadError(`${abs} exports nothing`);

@@ -168,6 +168,18 @@ test('coroscope run --record: coroscope replay re-runs the program from the reco
   });
 });
 
+test('coroscope run of an ES module importing coroscope says it cannot yet and what to write instead', () => {
+  const esm =
+    "import { coroutine, sleep } from 'coroscope';\nexport const main = coroutine(function* main() { yield* sleep(0); });\n";
+  inFolder({ 'program.mjs': esm }, (dir) => {
+    const r = coroscope(['run', 'program.mjs'], dir);
+    assert.equal(r.status, 1);
+    assert.equal(r.stdout, '');
+    assert.ok(r.stderr.includes('is an ES module'), r.stderr);
+    assert.ok(r.stderr.includes('write the program as TypeScript (.ts) or CommonJS'), r.stderr);
+  });
+});
+
 test('coroscope replay --dump-tasks-at-tick of a coroscope run recording: the tasks, stacks and locals at that tick', () => {
   inFolder({ 'program.js': SELF_RUNNING }, (dir) => {
     const rec = coroscope(['run', 'program.js', '--record', 'run.corotrace'], dir);
