@@ -15,6 +15,7 @@ import type { DapClient, DapEvent } from './dap-client';
 
 const FILE = join(PROJECT_ROOT, 'runtime', 'samples', 'gather-vs-ascompleted.ts');
 const SLEEP = lineOf(FILE, 'yield* sleep(seconds);');
+const RETURN = lineOf(FILE, 'return [url, seconds];');
 const SAMPLE = { type: 'coroscope', request: 'launch', name: 'gather', sample: 'gather-vs-ascompleted' };
 
 /** Where a stop stands: its reason, the loop's tick, its task's name, top line and `url`. */
@@ -43,11 +44,11 @@ async function whereOf(dap: DapClient, stop: DapEvent): Promise<Where> {
   };
 }
 
-async function launched(): Promise<{ dap: DapClient; stop: DapEvent }> {
+async function launched(lines: readonly number[] = [SLEEP]): Promise<{ dap: DapClient; stop: DapEvent }> {
   const dap = await startAdapter();
+  const breakpoints = lines.map((line) => ({ line }));
   const stop = await launchToStop(dap, SAMPLE, {
-    configure: async () =>
-      void (await dap.request('setBreakpoints', { source: { path: FILE }, breakpoints: [{ line: SLEEP }] })),
+    configure: async () => void (await dap.request('setBreakpoints', { source: { path: FILE }, breakpoints })),
     exceptionFilters: [],
   });
   return { dap, stop };
@@ -109,5 +110,32 @@ describe('A past step stops at a breakpoint hit between its line and its landing
     stop = await moveToStop(run.dap, 'continue', threadOf(stop));
     const onward = await whereOf(run.dap, stop);
     assert.deepEqual([onward.task, onward.line, onward.tick], [present.task, present.line, present.tick]);
+  });
+
+  it("Step Over from the step before a live stop's stops where the live Step Over stops", async () => {
+    // The oracle: live, from URL2's `yield* sleep`, breakpoints there and on `return`.
+    let run = await launched([SLEEP, RETURN]);
+    dap = run.dap;
+    let stop = await moveToStop(run.dap, 'continue', threadOf(run.stop));
+    const from = await whereOf(run.dap, stop);
+    stop = await moveToStop(run.dap, 'next', threadOf(stop));
+    const live = await whereOf(run.dap, stop);
+    assert.deepEqual([live.task, live.line, live.tick], ['URL3', SLEEP, from.tick]);
+    await run.dap.close();
+    dap = null;
+
+    // The past: on to URL2's `return` (a live line stop), two lines back (its `done`, then its step before's
+    // `yield* sleep`), then the same step: into the live stop's step, where URL3's hit came first.
+    run = await launched([SLEEP, RETURN]);
+    dap = run.dap;
+    stop = run.stop;
+    for (let i = 0; i < 3; i++) stop = await moveToStop(run.dap, 'continue', threadOf(stop));
+    const present = await whereOf(run.dap, stop);
+    assert.deepEqual([present.task, present.line], ['URL2', RETURN]);
+    for (let i = 0; i < 2; i++) stop = await moveToStop(run.dap, 'stepBack', threadOf(stop));
+    const back = await whereOf(run.dap, stop);
+    assert.deepEqual([back.task, back.line, back.tick], [from.task, from.line, from.tick]);
+    stop = await moveToStop(run.dap, 'next', threadOf(stop));
+    assert.deepEqual(await whereOf(run.dap, stop), live, 'the past step stops where the live step stopped');
   });
 });
