@@ -110,6 +110,8 @@ describe('A past step stops at a breakpoint hit between its line and its landing
     stop = await moveToStop(run.dap, 'continue', threadOf(stop));
     const onward = await whereOf(run.dap, stop);
     assert.deepEqual([onward.task, onward.line, onward.tick], [present.task, present.line, present.tick]);
+    await run.dap.close();
+    dap = null;
   });
 
   it("Step Over from the step before a live stop's stops where the live Step Over stops", async () => {
@@ -137,5 +139,7 @@ describe('A past step stops at a breakpoint hit between its line and its landing
     assert.deepEqual([back.task, back.line, back.tick], [from.task, from.line, from.tick]);
     stop = await moveToStop(run.dap, 'next', threadOf(stop));
     assert.deepEqual(await whereOf(run.dap, stop), live, 'the past step stops where the live step stopped');
+    await run.dap.close();
+    dap = null;
   });
 });
