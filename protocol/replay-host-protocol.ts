@@ -65,10 +65,17 @@ export interface ReplayHostMethods {
    */
   /**
    * `present`: the live line stop held (a hit's walk of its task goes on into its tick, and reaching it is
-   * the present).
+   * the present). `breakpoints`: those armed (logpoints left out): a forward step landing in a later tick
+   * stops, as live, at the first hit of one between its line and its landing.
    */
   pastHitLine: {
-    params: { move: 'back' | 'leave' | LineStepKind; ceiling: number; present?: HitBound; moment?: string };
+    params: {
+      move: 'back' | 'leave' | LineStepKind;
+      ceiling: number;
+      present?: HitBound;
+      breakpoints?: ArmedBreakpoint[];
+      moment?: string;
+    };
     result: MomentEcho<PastLineLanding>;
   };
   /**

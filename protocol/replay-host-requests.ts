@@ -82,7 +82,7 @@ function parseLineStopPrint(p: Params, method = 'pastLine', path = 'stop'): Line
 
 function parseArmedBreakpoints(
   p: Params,
-  method: 'pastHit' | 'pastLog' = 'pastHit',
+  method: 'pastHit' | 'pastHitLine' | 'pastLog' = 'pastHit',
   key: 'breakpoints' | 'logpoints' = 'breakpoints',
 ): ArmedBreakpoint[] {
   return objectsOf(method, key, { [key]: p[key] }, key).map((b, i) => {
@@ -229,6 +229,7 @@ export const REPLAY_HOST_PARAMS_PARSERS: { readonly [M in ReplayHostMethodName]:
       ceiling: requireNumber('pastHitLine', p, 'ceiling', 'id'),
     };
     if (p.present !== undefined) out.present = parseHitBound(p, 'present', 'pastHitLine');
+    if (p.breakpoints !== undefined) out.breakpoints = parseArmedBreakpoints(p, 'pastHitLine');
     const moment = optionalMomentId('pastHitLine', p);
     if (moment !== undefined) out.moment = moment;
     return out;

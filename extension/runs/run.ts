@@ -5,7 +5,7 @@
 // Invariants:
 // - One Run = one HostProcess for life; a launch replaces its run, only by a view that owns it alone.
 // - `phase`, `lastPause` and `viewedTick` follow the current run's host events only, so a view
-//   attaching mid-run shows the same stop and moment as the others.
+//   attaching mid-run shows the same stop and moment as the others; `lastPause` is the live stop's.
 // - One task table per Run (`tasks`): refreshTasks() keeps one snapshot request in flight and
 //   tells every view (onTasks); a delta asked before the table was cleared is never applied.
 // - The host ends when the last view detaches; stop() ends it for every view (onDidEnd).
@@ -77,7 +77,10 @@ export class Run {
   runId: number | null = null;
   siteUrl: string | undefined;
   phase: RunPhase = 'idle';
-  /** The stop in force while paused (also the hold at entry seen during a launch). */
+  /**
+   * The live run's stop in force while paused (also the hold at entry seen during a launch), never a past line's
+   * `paused` (pastLine): a view that follows the run later shows it as the present.
+   */
   lastPause: HostEvents['paused'] | null = null;
   /** The view that launched the current run. */
   launchedBy: string | null = null;
@@ -105,7 +108,8 @@ export class Run {
   ) {
     const ep = host.endpoint;
     ep.on('paused', (b) => {
-      this.lastPause = b;
+      // A past line's (a step back, a hit replayed): the live run's stop still holds behind it.
+      if (b.pastLine !== true) this.lastPause = b;
       if (this.phase === 'running' || this.phase === 'paused') this.setPhase('paused');
     });
     ep.on('continued', () => {

@@ -9,6 +9,7 @@
 // a walk releases the search's stop; every answer echoes its request's moment id.
 
 import type {
+  ArmedBreakpoint,
   HitBound,
   LineReading,
   LineReadingBefore,
@@ -178,8 +179,45 @@ export class LineReplayRole {
     }
     if (landing.landed === 'present' && left !== null && left.taskId !== null)
       return { ...landing, ranOnFrom: { tick: left.tick, taskId: left.taskId, print: left.print } };
+    if (landing.landed === 'line' && left !== null && left.taskId !== null && (p.breakpoints?.length ?? 0) > 0) {
+      const from: HitBound = { tick: left.tick, taskId: left.taskId, print: left.print };
+      return this.hitOnTheWay(walk, from, landing, p.breakpoints!);
+    }
     // Before the task's first line of this step: the last line of its step before, when it ran one the walk sees.
     return landing.landed === 'suspension' && p.move === 'back' ? this.intoStepBefore(walk, p.ceiling) : landing;
+  }
+
+  /**
+   * A forward step from `from` landed on its task's next line in a later tick: as the live step stops at any
+   * breakpoint's hit on its way (another task's, run in between), it stops at the first hit after `from` and
+   * before the landing, found by a forward search ending at the landing. None: the landing is shown again,
+   * held by the search (a hit's walk goes on from it), or, in the live stop's own step, by its walk.
+   */
+  private async hitOnTheWay(
+    walk: PastLineWalk,
+    from: HitBound,
+    landing: Extract<PastLineLanding, { landed: 'line' }>,
+    breakpoints: readonly ArmedBreakpoint[],
+  ): Promise<PastLineLanding> {
+    const tick = landing.tick ?? walk.tick;
+    if (tick <= from.tick || !this.lineDebugger.isStopped()) return landing;
+    const at = await this.lineDebugger.stopPrint();
+    if (at.taskId === null) return landing;
+    const to: HitBound = { tick, taskId: at.taskId, print: at.print };
+    const stopWalk = landing.tick === undefined ? walk : null;
+    await walk.dispose();
+    if (stopWalk === null) this.walk = null;
+    const hit = await this.search().find('forward', from, 0, tick, breakpoints, false, to);
+    if (hit.landed === 'line') {
+      this.walk = null;
+      this.stopWalk = null;
+      const out: PastLineLanding = { landed: 'line', line: hit.line, tick: hit.tick, breakpoint: hit.description };
+      if (hit.taskId !== null) out.taskId = hit.taskId;
+      return out;
+    }
+    if (stopWalk !== null) return stopWalk.enterFirst();
+    await this.search().stopOn(to, breakpoints);
+    return landing;
   }
 
   /** pastLine: a move through the replayed lines of the live host's stop. */

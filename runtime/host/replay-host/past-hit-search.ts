@@ -163,6 +163,23 @@ export class PastHitSearch {
     }
   }
 
+  /**
+   * Stops on the line `bound` (its tick replayed to a marker there), with `breakpoints` planted, as on a hit
+   * found: a walk from it starts there (a step's landing shown again after a search that found nothing).
+   */
+  async stopOn(bound: HitBound, breakpoints: readonly ArmedBreakpoint[]): Promise<void> {
+    await this.release();
+    this.known = null;
+    this.untilPrint = null;
+    const planted = await this.plant(breakpoints, bound);
+    try {
+      await this.restop(bound, breakpoints, planted);
+    } catch (e) {
+      await this.release();
+      throw e;
+    }
+  }
+
   /** Stops on the line shown before the search again (its tick replayed to the marker). */
   private async restop(bound: HitBound, breakpoints: readonly ArmedBreakpoint[], planted: Planted): Promise<void> {
     const marker = this.markerOf(bound, planted, bound.tick);

@@ -338,7 +338,7 @@ class LineDebugWorker {
           // the live stop (a hit's client shows the present itself).
           const beforeStop = this.view.position.kind === 'stepBefore';
           const on = hostOf(this.view.position) ?? 'search';
-          let landing = await this.view.moveAtHit(past, kind, moment);
+          let landing = await this.view.moveAtHit(past, kind, moment, this.breakpoints.armed());
           if (landing.landed === 'present' && landing.ranOnFrom !== undefined)
             landing = await this.ranOnToHit(past, on, landing, moment);
           await this.followHitLine(landing, past, moment);

@@ -312,13 +312,27 @@ export class LineReplayHost {
    * A move through the lines of the task of the hit shown (pastHitLine): back, forward by line
    * past it (through the last tick before the present), or 'leave'.
    */
-  async walkFromHit(move: 'back' | 'leave' | LineStepKind, moment?: string): Promise<PastLineLanding> {
+  async walkFromHit(
+    move: 'back' | 'leave' | LineStepKind,
+    moment?: string,
+    breakpoints: readonly ArmedBreakpoint[] = [],
+  ): Promise<PastLineLanding> {
     // A live line stop held: a walk of its task goes on into its tick to it, the present (what its tick runs
     // after it is not the past).
     const live = this.liveStop;
     const present = live === null ? {} : { present: { tick: live.tick, taskId: live.taskId, print: live.print } };
+    // A forward step stops at a line breakpoint's hit between its line and its landing (a loop breakpoint's
+    // hits stop the run after their tick: not searched here).
+    const lines = breakpoints.filter((b) => b.atSuspension !== true);
+    const armed = move === 'back' || move === 'leave' || lines.length === 0 ? {} : { breakpoints: lines };
     return echoed(
-      await this.endpoint.request('pastHitLine', { move, ceiling: this.ticks, ...present, ...idOf(moment) }),
+      await this.endpoint.request('pastHitLine', {
+        move,
+        ceiling: this.ticks,
+        ...present,
+        ...armed,
+        ...idOf(moment),
+      }),
       moment,
     );
   }

@@ -11,6 +11,7 @@
 // drops what it showed (dropped).
 
 import type {
+  ArmedBreakpoint,
   BreakpointHitLanding,
   LineStepKind,
   PastLineLanding,
@@ -61,11 +62,16 @@ export class PastView {
 
   /**
    * A move through the lines of the task of the hit shown on `r` (or of an earlier step of the stop's task):
-   * off a line, the hit is no longer shown.
+   * off a line, the hit is no longer shown. `armed`: the breakpoints a forward step stops at on its way.
    */
-  async moveAtHit(r: PastHost, move: PastMove, moment?: string): Promise<PastLineLanding> {
+  async moveAtHit(
+    r: PastHost,
+    move: PastMove,
+    moment?: string,
+    armed: readonly ArmedBreakpoint[] = [],
+  ): Promise<PastLineLanding> {
     const from = this.pos;
-    const landing = await r.walkFromHit(move, moment);
+    const landing = await r.walkFromHit(move, moment, armed);
     this.pos = afterHitWalk(from, landing);
     return landing;
   }

@@ -19,10 +19,10 @@ export type WorkerPosition =
   | { readonly kind: 'live' }
   | { readonly kind: 'pastTick'; readonly tick: number }
   /**
-   * `replayedMoment`: the moment's queries (snapshot, ...) are the replay host's (its traced replay of the
-   * walk); false after a search that found nothing from it.
+   * The moment's queries (snapshot, ...) are the replay host's: its traced replay of the walk, or of a search
+   * from the line that found nothing (which stops on the line again, its moment shown: HitScan's marker stop).
    */
-  | { readonly kind: 'pastLine'; readonly replayedMoment: boolean }
+  | { readonly kind: 'pastLine' }
   | { readonly kind: 'stepBefore' }
   | { readonly kind: 'pastHit'; readonly on: ReplayRole };
 
@@ -61,9 +61,8 @@ export function momentReplayed(pos: WorkerPosition): boolean {
   switch (pos.kind) {
     case 'pastTick':
     case 'stepBefore':
-      return true;
     case 'pastLine':
-      return pos.replayedMoment;
+      return true;
     case 'pastHit':
       return pos.on === 'stop';
     default:
@@ -85,7 +84,7 @@ export function leaveTick(pos: WorkerPosition): WorkerPosition {
  */
 export function afterStopWalk(landing: PastLineLanding): WorkerPosition {
   if (landing.landed !== 'line') return LIVE;
-  return landing.tick !== undefined ? { kind: 'stepBefore' } : { kind: 'pastLine', replayedMoment: true };
+  return landing.tick !== undefined ? { kind: 'stepBefore' } : { kind: 'pastLine' };
 }
 
 /**
@@ -94,18 +93,17 @@ export function afterStopWalk(landing: PastLineLanding): WorkerPosition {
  */
 export function afterHitWalk(from: WorkerPosition, landing: PastLineLanding): WorkerPosition {
   if (landing.landed !== 'line') return LIVE;
-  if (from.kind === 'stepBefore') return landing.tick === undefined ? { kind: 'pastLine', replayedMoment: true } : from;
+  if (from.kind === 'stepBefore') return landing.tick === undefined ? { kind: 'pastLine' } : from;
   return from;
 }
 
 /**
- * A breakpoint search on replay host `on` answered: a hit is shown; none found, the line shown before stays
- * (its moment no longer the replay's); else live.
+ * A breakpoint search on replay host `on` answered: a hit is shown; none found, the line shown before stays,
+ * its moment shown again (the search stopped on it again); else live.
  */
 export function afterSearch(from: WorkerPosition, on: ReplayRole, landing: BreakpointHitLanding): WorkerPosition {
   if (landing.landed === 'line') return { kind: 'pastHit', on };
-  if (landing.landed === 'none' && showsLine(from))
-    return from.kind === 'pastLine' ? { kind: 'pastLine', replayedMoment: false } : from;
+  if (landing.landed === 'none' && showsLine(from)) return from;
   return LIVE;
 }
 

@@ -77,12 +77,12 @@ describe('PastView', () => {
     const r = new ScriptedHost();
     r.walks = [stopLine, earlierLine, stopLine, { landed: 'present' }];
     await view.move(r, 'back');
-    assert.deepEqual(view.position, { kind: 'pastLine', replayedMoment: true });
+    assert.deepEqual(view.position, { kind: 'pastLine' });
     await view.move(r, 'back');
     assert.deepEqual(view.position, { kind: 'stepBefore' });
     // From the step before: a walk from it (as from a hit), into the stop's own step.
     await view.move(r, 'over');
-    assert.deepEqual(view.position, { kind: 'pastLine', replayedMoment: true });
+    assert.deepEqual(view.position, { kind: 'pastLine' });
     await view.move(r, 'over');
     assert.equal(view.position, LIVE);
     assert.deepEqual(r.asked, ['pastLine back', 'pastLine back', 'pastHitLine over', 'pastLine over']);
@@ -97,7 +97,7 @@ describe('PastView', () => {
     await view.move(r, 'back');
     r.searches = [none, hit];
     await view.findHit(r, 'stop', PARAMS);
-    assert.deepEqual(view.position, { kind: 'pastLine', replayedMoment: false });
+    assert.deepEqual(view.position, { kind: 'pastLine' });
     await view.findHit(r, 'stop', PARAMS);
     assert.deepEqual(view.position, { kind: 'pastHit', on: 'stop' });
     // A search on the other replay host does not see the stop's line as shown.
@@ -124,7 +124,7 @@ describe('PastView', () => {
     r.walks = [stopLine, new Error('the replay host exited')];
     await view.move(r, 'back');
     await assert.rejects(view.move(r, 'back'), /exited/);
-    assert.deepEqual(view.position, { kind: 'pastLine', replayedMoment: true });
+    assert.deepEqual(view.position, { kind: 'pastLine' });
     r.walks = [{ landed: 'present' }, new Error('gone')];
     await view.seek(r, 3);
     await assert.rejects(view.move(r, 'back'), /gone/);

@@ -57,7 +57,7 @@ describe('WorkerPosition', () => {
   });
 
   test("the stop's walk: a line of the stop's tick, of an earlier step (its own tick), or off the lines", () => {
-    assert.deepEqual(afterStopWalk(stopLine), { kind: 'pastLine', replayedMoment: true });
+    assert.deepEqual(afterStopWalk(stopLine), { kind: 'pastLine' });
     assert.deepEqual(reads(afterStopWalk(stopLine)), ['stop', true, false, true]);
     assert.deepEqual(afterStopWalk(earlierLine), { kind: 'stepBefore' });
     assert.deepEqual(reads(afterStopWalk(earlierLine)), ['stop', true, true, true]);
@@ -80,23 +80,23 @@ describe('WorkerPosition', () => {
   test("from an earlier step of the stop's task, a line of the stop's own step is the stop's walk again", () => {
     const before: WorkerPosition = { kind: 'stepBefore' };
     assert.deepEqual(afterHitWalk(before, earlierLine), before);
-    assert.deepEqual(afterHitWalk(before, stopLine), { kind: 'pastLine', replayedMoment: true });
+    assert.deepEqual(afterHitWalk(before, stopLine), { kind: 'pastLine' });
     assert.equal(afterHitWalk(before, present), LIVE);
   });
 
-  test("a search: a hit is shown on the searching host; none found, the line shown stays (its moment no longer the replay's); a loop breakpoint's hit leaves it", () => {
+  test("a search: a hit is shown on the searching host; none found, the line shown stays (its moment the replay's: shown again); a loop breakpoint's hit leaves it", () => {
     assert.deepEqual(afterSearch(LIVE, 'search', hit), { kind: 'pastHit', on: 'search' });
-    assert.deepEqual(afterSearch({ kind: 'pastLine', replayedMoment: true }, 'stop', hit), {
+    assert.deepEqual(afterSearch({ kind: 'pastLine' }, 'stop', hit), {
       kind: 'pastHit',
       on: 'stop',
     });
     assert.equal(afterSearch(LIVE, 'stop', none), LIVE);
-    const searchedFromLine = afterSearch({ kind: 'pastLine', replayedMoment: true }, 'stop', none);
-    assert.deepEqual(searchedFromLine, { kind: 'pastLine', replayedMoment: false });
-    assert.deepEqual(reads(searchedFromLine), ['stop', true, false, false]);
+    const searchedFromLine = afterSearch({ kind: 'pastLine' }, 'stop', none);
+    assert.deepEqual(searchedFromLine, { kind: 'pastLine' });
+    assert.deepEqual(reads(searchedFromLine), ['stop', true, false, true]);
     assert.deepEqual(afterSearch({ kind: 'stepBefore' }, 'stop', none), { kind: 'stepBefore' });
     assert.deepEqual(afterSearch({ kind: 'pastHit', on: 'search' }, 'search', none), { kind: 'pastHit', on: 'search' });
-    assert.equal(afterSearch({ kind: 'pastLine', replayedMoment: true }, 'stop', tickHit), LIVE);
+    assert.equal(afterSearch({ kind: 'pastLine' }, 'stop', tickHit), LIVE);
     // A past tick viewed is not a line: a search from it that finds none leaves it.
     assert.equal(afterSearch({ kind: 'pastTick', tick: 3 }, 'stop', none), LIVE);
   });
@@ -108,7 +108,7 @@ describe('WorkerPosition', () => {
     assert.equal(afterSeek(viewed, null), LIVE);
     assert.equal(afterSeek(LIVE, null), LIVE);
     assert.equal(leaveTick(viewed), LIVE);
-    const line: WorkerPosition = { kind: 'pastLine', replayedMoment: true };
+    const line: WorkerPosition = { kind: 'pastLine' };
     assert.equal(leaveTick(line), line);
   });
 
@@ -118,7 +118,7 @@ describe('WorkerPosition', () => {
     assert.equal(dropped(onSearch, 'search'), LIVE);
     for (const pos of [
       { kind: 'pastTick', tick: 2 },
-      { kind: 'pastLine', replayedMoment: false },
+      { kind: 'pastLine' },
       { kind: 'stepBefore' },
       { kind: 'pastHit', on: 'stop' },
     ] as WorkerPosition[]) {
@@ -133,9 +133,9 @@ describe('WorkerPosition', () => {
     pos = afterStopWalk(earlierLine); // Again: the task's step before.
     assert.equal(pos.kind, 'stepBefore');
     pos = afterHitWalk(pos, stopLine); // Forward into the stop's step.
-    assert.deepEqual(pos, { kind: 'pastLine', replayedMoment: true });
-    pos = afterSearch(pos, 'stop', none); // Reverse Continue, nothing found: the line stays.
-    assert.deepEqual(reads(pos), ['stop', true, false, false]);
+    assert.deepEqual(pos, { kind: 'pastLine' });
+    pos = afterSearch(pos, 'stop', none); // Reverse Continue, nothing found: the line stays, its moment shown.
+    assert.deepEqual(reads(pos), ['stop', true, false, true]);
     pos = afterStopWalk(present); // Forward to the live stop.
     assert.equal(pos, LIVE);
   });
