@@ -6,8 +6,8 @@
 //
 // Invariants: a program is loaded afresh at each launch and each replay's start, with every module
 // its loading loaded (their cache entries dropped first): module state starts as in a new
-// process, so a replay runs as the recorded run did and an edit reloads; the aliasing hook is installed once and maps only those public-entry requests;
-// errors say which file and which export went wrong.
+// process, so a replay runs as the recorded run did and an edit reloads; the aliasing hook is
+// installed once and maps only those public-entry requests; errors say which file and export.
 
 import Module, { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
