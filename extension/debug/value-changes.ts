@@ -33,12 +33,7 @@ export function childExpression(parent: string, name: string): string {
   return `${parent}[${JSON.stringify(name)}]`;
 }
 
-/** Whether two readings show the same value (a change is a pair that does not). */
-export function sameReading(a: Reading, b: Reading): boolean {
-  if (a.reachable !== b.reachable) return false;
-  if (!a.reachable || !b.reachable) return true;
-  return a.value === b.value && a.type === b.type;
-}
+export { sameReading } from '../../protocol/line-readings';
 
 /** How a reading is said in the console. */
 export function readingText(r: Reading): string {

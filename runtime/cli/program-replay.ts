@@ -27,13 +27,11 @@ export function isRunRecording(rec: Recording): boolean {
   return rec.meta.program.cli === 'run';
 }
 
-/** Where a dump replay paused: the loop after tick `tick`; null: the program's first run() ended before it. */
-export type DumpedAt = { tick: number; loop: EventLoop } | null;
-
 /**
  * Replays a `coroscope run` recording; resolves with the exit code. With `dumpAfterTick`, the replay pauses after
  * that tick and `dump` is called with the loop there (the program's own output meanwhile goes to stderr, so that
- * stdout holds only the dump); the replay is checked against the recording up to there.
+ * stdout holds only the dump); the replay is checked against the recording up to there, and a run() that ended
+ * before the tick is a RecordingError.
  */
 export async function replayRunRecording(
   rec: Recording,
@@ -41,7 +39,7 @@ export async function replayRunRecording(
   file: string,
   program: RecordedProgram,
   dumpAfterTick: number | null = null,
-  dump: (at: DumpedAt) => void = () => undefined,
+  dump: (loop: EventLoop, tick: number) => void = () => undefined,
 ): Promise<number> {
   const target = program.target;
   if (target.kind !== 'program')
@@ -77,6 +75,7 @@ export async function replayRunRecording(
       },
     });
   } catch (e) {
+    restoreStdout();
     if (e instanceof ProgramLoadError)
       throw new RecordingError(`${file}: the program it records cannot be loaded again: ${e.message}`);
     throw e;
@@ -85,11 +84,17 @@ export async function replayRunRecording(
   const swallow = (reason: unknown): void => void reason;
   process.on('unhandledRejection', swallow);
   if (dumpAfterTick !== null) {
-    const reached = await Promise.race([atTick, started.firstRun.then(() => null)]);
-    restoreStdout();
+    let reached: EventLoop | null;
+    try {
+      reached = await Promise.race([atTick, started.firstRun.then(() => null)]);
+    } finally {
+      restoreStdout();
+    }
     replay.verify();
-    dump(reached === null ? null : { tick: dumpAfterTick, loop: reached });
-    return reached === null ? 1 : 0;
+    if (reached === null)
+      throw new RecordingError(`${file}: the replayed program's run() ended before tick ${dumpAfterTick}`);
+    dump(reached, dumpAfterTick);
+    return 0;
   }
   const { outcome, main } = await started.firstRun;
   replay.verify();

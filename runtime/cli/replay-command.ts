@@ -123,23 +123,15 @@ async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>
           `${args.file} is the recording of a run stopped mid-tick (a line replay's), not a saved recording`,
         );
       const log = readRecordingLog(rec, args.file);
-      const at = args.dumpAtTick;
-      if (at !== null && at > log.times.length)
-        throw new UsageError(
-          `--dump-tasks-at-tick ${at}: ${args.file} has ${log.times.length} ticks (1 to ${log.times.length})`,
-        );
+      checkDumpTick(args, log.times.length);
       return await replayRunRecording(
         rec,
         log,
         args.file,
         readRecordedProgram(rec.meta.program, args.file),
-        at,
-        (d) => {
-          if (d === null)
-            throw new RecordingError(`${args.file}: the replayed program's run() ended before tick ${at ?? 0}`);
-          process.stdout.write(
-            args.json ? JSON.stringify(tasksAtTick(d.loop, d.tick)) + '\n' : dumpText(d.loop, d.tick),
-          );
+        args.dumpAtTick,
+        (loop, tick) => {
+          process.stdout.write(args.json ? JSON.stringify(tasksAtTick(loop, tick)) + '\n' : dumpText(loop, tick));
         },
       );
     }
@@ -151,11 +143,7 @@ async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>
         `${args.file} is the recording of a run stopped mid-tick (a line replay's), not a saved recording`,
       );
     const log = readRecordingLog(rec, args.file);
-    if (args.dumpAtTick !== null && args.dumpAtTick > log.times.length) {
-      throw new UsageError(
-        `--dump-tasks-at-tick ${args.dumpAtTick}: ${args.file} has ${log.times.length} ticks (1 to ${log.times.length})`,
-      );
-    }
+    checkDumpTick(args, log.times.length);
     let stopped: ((loop: EventLoop) => void) | null = null;
     const atTick = new Promise<EventLoop>((resolve) => (stopped = resolve));
     // A crawl the CLI's signal interrupted: its cancel is made again as the CLI made it, and the replay ends
@@ -228,6 +216,12 @@ async function replayFile(args: ReplayArgs, interrupted: Promise<NodeJS.Signals>
     }
     throw e;
   }
+}
+
+/** A dump's tick must be one of the recording's `ticks` (a usage error otherwise). */
+function checkDumpTick(args: ReplayArgs, ticks: number): void {
+  if (args.dumpAtTick !== null && args.dumpAtTick > ticks)
+    throw new UsageError(`--dump-tasks-at-tick ${args.dumpAtTick}: ${args.file} has ${ticks} ticks (1 to ${ticks})`);
 }
 
 /** The replayed loop's log lines, on stderr. */

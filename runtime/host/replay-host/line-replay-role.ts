@@ -8,6 +8,7 @@
 // stop's walk only while `walk` is in an earlier step of its task; a search releases the walk,
 // a walk releases the search's stop; every answer echoes its request's moment id.
 
+import { sameReading } from '../../../protocol/line-readings';
 import type {
   ArmedBreakpoint,
   HitBound,
@@ -27,13 +28,9 @@ import { stepEnds, stepsBefore } from '../worker/past-lines';
 import { PastHitSearch } from './past-hit-search';
 import { PastLineWalk } from './past-line-walk';
 
-/** Two readings of the watched values alike (as the adapter compares them: value-changes.ts sameReading). */
+/** Two readings of the watched values alike, value by value. */
 function sameReadings(a: readonly LineReading[], b: readonly LineReading[]): boolean {
-  return a.every((r, i) => {
-    const o = b[i];
-    if (o === undefined || r.reachable !== o.reachable) return false;
-    return !r.reachable || !o.reachable || (r.value === o.value && r.type === o.type);
-  });
+  return a.every((r, i) => b[i] !== undefined && sameReading(r, b[i]));
 }
 
 export class LineReplayRole {

@@ -530,11 +530,10 @@ export class PastHitSearch {
    * thread apart from the seek's answer, so they are waited for (briefly).
    */
   private async ensureLoaded(breakpoints: readonly ArmedBreakpoint[]): Promise<void> {
-    const codeless = (): boolean =>
-      breakpoints.some(
-        (b) => b.atSuspension !== true && this.dbg.generatedLocations(b.file, b.line, lineCount(b.file)).length === 0,
-      );
-    if (this.loaded || !codeless()) return;
+    if (this.loaded) return;
+    const lines = breakpoints.filter((b) => b.atSuspension !== true).map((b) => [b, lineCount(b.file)] as const);
+    const codeless = (): boolean => lines.some(([b, n]) => this.dbg.generatedLocations(b.file, b.line, n).length === 0);
+    if (!codeless()) return;
     this.loaded = true;
     await this.seekTo(1);
     for (let i = 0; i < 100 && codeless(); i++) await new Promise((r) => setTimeout(r, 5));

@@ -246,7 +246,7 @@ class LineDebugWorker {
     ) {
       // A hit (or a line from it) the search's replay host shows, no live line stop holding the run: the
       // moment's queries are that host's, stopped on the line within its tick (as the debugger's frames).
-      parseHostRequest(m.method, m.params);
+      parseHostRequest(m.method, m.params); // a malformed request is refused here, as the main thread would
       return this.client.respond(m.id, await searched.request(m.method, m.params));
     }
     if (!d.isStopped()) return this.forward(m);
@@ -562,7 +562,6 @@ class LineDebugWorker {
     return { hits, ticks };
   }
 
-  /** A line reached from a breakpoint hit, in another tick maybe: the views follow to its tick (as to the hit's). */
   /**
    * A forward step from a past line ran on past its task's lines (its coroutine returned): as the live step
    * runs on, it stops at the first breakpoint hit after the line it left, before the live stop (or the
@@ -597,6 +596,7 @@ class LineDebugWorker {
     return landing;
   }
 
+  /** A line reached from a breakpoint hit, in another tick maybe: the views follow to its tick (as to the hit's). */
   private async followHitLine(landing: PastLineLanding, r: LineReplayHost, moment: string | undefined): Promise<void> {
     if (landing.landed !== 'line' || landing.tick === undefined) return;
     if (this.dbg.isStopped()) this.client.tellViewed(r, landing.tick, moment);

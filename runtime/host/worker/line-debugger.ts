@@ -257,10 +257,12 @@ export class LineDebugger {
     }
     if (step !== null) return this.steps.stepped(ev, step, top, tempHit);
     if (this.host.replayOnly === true) return this.resume(false);
-    // No breakpoint hit and no step under way: a `debugger` statement stops, as in js-debug. Anything else is
-    // V8 finishing a step given up at a stop (it steps over a generator's `yield` by breaking where that
-    // generator resumes, however much later): nobody's stop, so the program goes on as if not looked at.
-    if (ev.reason === 'other' && hits.length === 0 && !/\bdebugger\b/.test(this.steps.sourceText(top.location)))
+    // No breakpoint hit and no step under way: a `debugger` statement stops, as in js-debug. Anything else in
+    // code whose lines are known is V8 finishing a step given up at a stop (it steps over a generator's `yield`
+    // by breaking where that generator resumes, however much later): nobody's stop, so the program goes on as
+    // if not looked at. Where the line is not known, it stops, as a debugger statement may be there.
+    const at = this.positionOfFrame(top);
+    if (ev.reason === 'other' && hits.length === 0 && at !== null && !/\bdebugger\b/.test(this.steps.lineText(at)))
       return this.resume(false);
     return this.stop(ev.reason === 'other' ? 'pause' : 'breakpoint');
   }

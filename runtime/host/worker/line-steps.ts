@@ -406,9 +406,13 @@ export class LineSteps {
   }
 
   /** The TypeScript line at a generated location, or `offset` lines from it ('' when unmapped or unreadable). */
-  sourceText(loc: CdpLocation, offset = 0): string {
+  private sourceText(loc: CdpLocation, offset = 0): string {
     const p = this.d.positionOf(loc).position;
-    if (p === null) return '';
+    return p === null ? '' : this.lineText(p, offset);
+  }
+
+  /** The text of a file's line at `p`, or `offset` lines from it ('' when unreadable); files read once. */
+  lineText(p: SourcePosition, offset = 0): string {
     let lines = this.sourceLines.get(p.file);
     if (lines === undefined) {
       try {

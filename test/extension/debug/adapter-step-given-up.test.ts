@@ -81,3 +81,16 @@ describe('a step given up at a breakpoint leaves nothing behind', { timeout: 180
     ]);
   });
 });
+
+describe('a debugger statement of a plain JavaScript program (no source map) stops', { timeout: 120_000 }, () => {
+  it('stops there, reason pause', async () => {
+    const program = join(__dirname, 'fixtures', 'debugger-statement.js');
+    const dap = await startAdapter();
+    try {
+      const stop = await launchToStop(dap, { type: 'coroscope', request: 'launch', name: 'js', program });
+      assert.equal(stoppedBodyOf(stop).reason, 'pause');
+    } finally {
+      await dap.close();
+    }
+  });
+});

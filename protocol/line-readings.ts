@@ -1,0 +1,11 @@
+// What a watched value's reading at a line means, once for every side that compares readings: the adapter's
+// Go to Last/Next Change (extension/debug/value-changes.ts) and the replay host reading a step's values
+// (runtime/host/replay-host/line-replay-role.ts). Invariant: two unreachable readings are alike (no value).
+import type { LineReading } from './host-protocol';
+
+/** Whether two readings show the same value (a change is a pair that does not). */
+export function sameReading(a: Readonly<LineReading>, b: Readonly<LineReading>): boolean {
+  if (a.reachable !== b.reachable) return false;
+  if (!a.reachable || !b.reachable) return true;
+  return a.value === b.value && a.type === b.type;
+}
