@@ -48,7 +48,7 @@ export class LineBreakpoints {
   /** A script was parsed: a program loaded after its breakpoints were set gets them now. */
   scriptParsed(scriptId: string): void {
     for (const [file, entries] of this.wanted) {
-      if (entries.some((e) => e.cdpIds.length === 0) && this.scripts.reverseOf(scriptId)?.covers(file))
+      if (entries.some((e) => e.cdpIds.length === 0) && this.scripts.covers(scriptId, file))
         void this.setLineBreakpoints(
           file,
           entries.map((e) => ({ file, line: e.line })),

@@ -167,7 +167,19 @@ export class LineDebugger {
   // --- scripts and breakpoints (loaded-scripts.ts, line-breakpoints.ts) --------------------------
 
   private onScript(p: { scriptId: string; url: string; sourceMapURL?: string }): void {
-    if (this.scripts.add(p)) this.breakpoints.scriptParsed(p.scriptId);
+    const kept = this.scripts.add(p);
+    if (kept === 'mapped') this.breakpoints.scriptParsed(p.scriptId);
+    if (kept !== 'plain') return;
+    // A plain JavaScript file: its lines with code are V8's breakable positions (no map says them).
+    this.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
+      start: { scriptId: p.scriptId, lineNumber: 0, columnNumber: 0 },
+    }).then(
+      (r) => {
+        this.scripts.indexPlain(p.scriptId, r.locations);
+        this.breakpoints.scriptParsed(p.scriptId);
+      },
+      (e: unknown) => this.log(`line debugger: the lines of ${p.url} are unknown: ${String(e)}`),
+    );
   }
 
   /** Sets the line breakpoints of `file` (replacing its previous ones). */

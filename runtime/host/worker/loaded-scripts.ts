@@ -1,10 +1,12 @@
 // Runs on a runtime host's line debugger worker thread (live or line replay host).
 //
-// LoadedScripts: the main thread's scripts that have a source map (Debugger.scriptParsed), read both ways: a
-// generated position to the TypeScript line shown, and a TypeScript file:line to the generated positions a
-// breakpoint is set at (GeneratedPositions). It also says which frames are the runtime's machinery (stepped
-// through, never shown) and its library (queue.ts, lock.ts, ...). Invariants: a script without a map, Node's
-// own, or without a URL is not kept; each map is read once (misses too).
+// LoadedScripts: the main thread's scripts a user reads (Debugger.scriptParsed), read both ways: a generated
+// position to the line shown, and a file:line to the generated positions a breakpoint is set at. A script with a
+// source map is read through it (GeneratedPositions); a plain JavaScript file of the program's (no map, outside
+// node_modules) is its own source, its lines with code learnt from V8 (indexPlain). It also says which frames are
+// the runtime's machinery (stepped through, never shown) and its library (queue.ts, lock.ts, ...).
+// Invariants: Node's own scripts, those without a URL and unmapped ones in node_modules are not kept; each map is
+// read once (misses too); a plain script has no breakpoint position until its lines are indexed.
 
 import type { SourcePosition } from '../../../protocol/host-protocol';
 import { SourcePositionMapper, urlToPath } from '../../inspect/source-positions';
@@ -21,17 +23,60 @@ const MACHINERY =
  */
 const LIBRARY = /[\\/]runtime[\\/][^\\/]+\.ts$/;
 
+/** A plain script's lines with code: 1-based line → the 0-based column of its first breakable position. */
+type CodeLines = ReadonlyMap<number, number>;
+
+/** A kept script: read through its source map, or (plain JavaScript) its own source. */
+type KeptScript =
+  | { readonly kind: 'mapped'; readonly url: string; readonly sourceMapURL: string }
+  | { readonly kind: 'plain'; readonly url: string; readonly path: string; lines: CodeLines | null };
+
+/** How a parsed script was kept (false: not kept). */
+export type ScriptKept = 'mapped' | 'plain' | false;
+
+/** A JavaScript file a program may be written in (ES modules are refused by the program loader). */
+const PLAIN_SOURCE = /\.c?js$/;
+
 export class LoadedScripts {
-  private readonly scripts = new Map<string, { url: string; sourceMapURL: string }>();
+  private readonly scripts = new Map<string, KeptScript>();
   private readonly reverse = new Map<string, GeneratedPositions | null>();
   private readonly mapper = new SourcePositionMapper();
 
-  /** Keeps a parsed script if it has a source map; true when kept. */
-  add(p: { scriptId: string; url: string; sourceMapURL?: string }): boolean {
-    if (p.sourceMapURL === undefined || p.sourceMapURL === '' || p.url === '' || p.url.startsWith('node:'))
-      return false;
-    this.scripts.set(p.scriptId, { url: p.url, sourceMapURL: p.sourceMapURL });
-    return true;
+  /**
+   * Keeps a parsed script a user reads: one with a source map, or a plain JavaScript file of the program's
+   * (indexPlain must then learn its lines before a breakpoint can be placed in it).
+   */
+  add(p: { scriptId: string; url: string; sourceMapURL?: string }): ScriptKept {
+    if (p.url === '' || p.url.startsWith('node:')) return false;
+    if (p.sourceMapURL !== undefined && p.sourceMapURL !== '') {
+      this.scripts.set(p.scriptId, { kind: 'mapped', url: p.url, sourceMapURL: p.sourceMapURL });
+      return 'mapped';
+    }
+    const path = urlToPath(p.url);
+    if (!p.url.startsWith('file:') || !PLAIN_SOURCE.test(path) || /[\\/]node_modules[\\/]/.test(path)) return false;
+    this.scripts.set(p.scriptId, { kind: 'plain', url: p.url, path, lines: null });
+    return 'plain';
+  }
+
+  /** A plain script's breakable positions (Debugger.getPossibleBreakpoints over the whole script). */
+  indexPlain(scriptId: string, locations: readonly CdpLocation[]): void {
+    const s = this.scripts.get(scriptId);
+    if (s?.kind !== 'plain') return;
+    const lines = new Map<number, number>();
+    for (const l of locations) {
+      const line = l.lineNumber + 1;
+      const column0 = l.columnNumber ?? 0;
+      const seen = lines.get(line);
+      if (seen === undefined || column0 < seen) lines.set(line, column0);
+    }
+    s.lines = lines;
+  }
+
+  /** Whether a kept script holds code of `file` (its map covers it, or it is that plain file). */
+  covers(scriptId: string, file: string): boolean {
+    const s = this.scripts.get(scriptId);
+    if (s === undefined) return false;
+    return s.kind === 'plain' ? s.lines !== null && s.path === file : (this.reverseOf(scriptId)?.covers(file) ?? false);
   }
 
   has(scriptId: string): boolean {
@@ -46,6 +91,7 @@ export class LoadedScripts {
   /** Reads the source maps of the scripts kept so far, both ways (LineDebugger.warm says why). */
   warm(): void {
     for (const [scriptId, s] of this.scripts) {
+      if (s.kind !== 'mapped') continue;
       this.mapper.map(s.url, 0, 0, s.sourceMapURL);
       this.reverseOf(scriptId)?.decode();
     }
@@ -56,7 +102,7 @@ export class LoadedScripts {
     let r = this.reverse.get(scriptId);
     if (r === undefined) {
       const s = this.scripts.get(scriptId);
-      const loaded = s === undefined ? null : this.mapper.mapFor(s.url, s.sourceMapURL);
+      const loaded = s?.kind !== 'mapped' ? null : this.mapper.mapFor(s.url, s.sourceMapURL);
       r = loaded === null ? null : new GeneratedPositions(loaded);
       this.reverse.set(scriptId, r);
     }
@@ -74,10 +120,21 @@ export class LoadedScripts {
     fileLines: number,
   ): Array<{ url: string; line0: number; column0: number; line: number }> {
     const out: Array<{ url: string; line0: number; column0: number; line: number }> = [];
+    const last = Math.min(line + 20, Math.max(fileLines, line));
     for (const [scriptId, script] of this.scripts) {
+      if (script.kind === 'plain') {
+        if (script.path !== file || script.lines === null) continue;
+        for (let l = line; l <= last; l++) {
+          const column0 = script.lines.get(l);
+          if (column0 === undefined) continue;
+          out.push({ url: script.url, line0: l - 1, column0, line: l });
+          break;
+        }
+        continue;
+      }
       const rev = this.reverseOf(scriptId);
       if (rev === null || !rev.covers(file)) continue;
-      for (let l = line; l <= Math.min(line + 20, Math.max(fileLines, line)); l++) {
+      for (let l = line; l <= last; l++) {
         const at = rev.positionOf(file, l);
         if (at === null) continue;
         out.push({ url: script.url, line0: at.line0, column0: at.column0, line: l });
@@ -90,13 +147,14 @@ export class LoadedScripts {
   positionOf(loc: CdpLocation): { position: SourcePosition | null; generated: SourcePosition | null } {
     const s = this.scripts.get(loc.scriptId);
     if (s === undefined) return { position: null, generated: null };
-    const m = this.mapper.map(s.url, loc.lineNumber, loc.columnNumber ?? 0, s.sourceMapURL);
     const generated = { file: urlToPath(s.url), line: loc.lineNumber + 1, column: (loc.columnNumber ?? 0) + 1 };
+    if (s.kind === 'plain') return { position: generated, generated };
+    const m = this.mapper.map(s.url, loc.lineNumber, loc.columnNumber ?? 0, s.sourceMapURL);
     return { position: m.mapped ? { file: m.file, line: m.line, column: m.column } : null, generated };
   }
 
   /**
-   * The line a frame is on as the user reads it: its TypeScript line when mapped, else its
+   * The line a frame is on as the user reads it: its source line when mapped (or plain), else its
    * generated line. Generated lines alone do not do: tsx compiles a program's module with
    * its whitespace minified, so all its code may share one generated line.
    */
