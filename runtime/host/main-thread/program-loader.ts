@@ -4,12 +4,12 @@
 // One runtime: a program importing the public entry (`runtime/index`, `coroscope`) is handed the
 // host's own runtime module, never a second copy; deep imports would load one.
 //
-// Invariants: a program is loaded afresh at each launch and each replay's start, with every module
-// its loading loaded (their cache entries dropped first): module state starts as in a new
-// process, so a replay runs as the recorded run did and an edit reloads; the aliasing hook is
-// installed once and maps only those public-entry requests; errors say which file and export.
+// Invariants: each load (a launch, each replay's start) has modules of its own: every module the
+// program required, at its load or later, not the host's; none stays in the require cache, so module
+// state starts as in a new process (a replay runs as recorded, an edit reloads) while a replay parked
+// as a checkpoint keeps its own. The require hook is installed once; errors say which file and export.
 
-import Module, { createRequire } from 'node:module';
+import Module, { createRequire, isBuiltin } from 'node:module';
 import { existsSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import * as runtimeIndex from '../../index';
@@ -27,10 +27,38 @@ interface ModuleInternals {
   _resolveFilename: ResolveFn;
 }
 
-let aliasInstalled = false;
+let hookInstalled = false;
 
-/** For each program loaded, the modules its loading added to the require cache (dropped at its next load). */
-const loadedWith = new Map<string, readonly string[]>();
+/**
+ * One load of a program: the modules it required, at its load or later (a `require` inside a coroutine), by
+ * resolved path. They are its own: kept out of the require cache, so the next load (a replay's start) gets
+ * fresh ones while a replay parked as a checkpoint goes on with its own (run-rewind.ts keeps several).
+ */
+interface ProgramLoad {
+  readonly modules: Map<string, NodeJS.Module>;
+}
+
+/** The load each of a program's modules belongs to (a require from it resolves within that load). */
+const loadOfModule = new WeakMap<object, ProgramLoad>();
+
+/**
+ * Runs `load` (a require) for `owner`: the modules it adds to the require cache become the owner's and leave
+ * the cache (the runtime's entry excepted: one runtime for every load).
+ */
+function loadingFor<T>(owner: ProgramLoad, cache: NodeJS.Dict<NodeJS.Module>, load: () => T): T {
+  const before = new Set(Object.keys(cache));
+  try {
+    return load();
+  } finally {
+    for (const key of Object.keys(cache)) {
+      const m = cache[key];
+      if (before.has(key) || m === undefined || isRuntimeEntry(key)) continue;
+      owner.modules.set(key, m);
+      loadOfModule.set(m, owner);
+      delete cache[key];
+    }
+  }
+}
 
 /** True when this code runs from a bundle (dist/*.js) rather than from the TypeScript sources. */
 function runningFromBundle(): boolean {
@@ -48,23 +76,36 @@ function isRuntimeEntry(path: string): boolean {
   return ['coroutine.ts', 'coroutine.js'].some((f) => existsSync(join(m[1]!, f)));
 }
 
-/** Makes `require` of the runtime's public entry give the host's runtime (bundle mode only). */
-function installRuntimeAlias(): void {
-  if (aliasInstalled || !runningFromBundle()) return;
-  aliasInstalled = true;
+/**
+ * Installs the require hook (once): in bundle mode `require` of the runtime's public entry gives the host's
+ * runtime; a require from a program's module resolves within that module's load (ProgramLoad).
+ */
+function installLoadHook(): void {
+  if (hookInstalled) return;
+  hookInstalled = true;
   const internals = Module as unknown as ModuleInternals;
   const originalLoad = internals._load;
+  const bundle = runningFromBundle();
   internals._load = function (this: unknown, request: string, parent: unknown, isMain: boolean): unknown {
-    if (request === 'coroscope' || request === 'coroscope/runtime') return runtimeIndex;
-    if (request.startsWith('.') || request.startsWith('/')) {
-      try {
-        const path = internals._resolveFilename(request, parent, isMain);
-        if (isRuntimeEntry(path)) return runtimeIndex;
-      } catch {
-        // Not resolvable here: let the original loader report it.
-      }
+    if (bundle && (request === 'coroscope' || request === 'coroscope/runtime')) return runtimeIndex;
+    const owner = typeof parent === 'object' && parent !== null ? loadOfModule.get(parent) : undefined;
+    if (!bundle && owner === undefined) return originalLoad.call(this, request, parent, isMain);
+    if (request.startsWith('node:') || isBuiltin(request)) return originalLoad.call(this, request, parent, isMain);
+    let path: string | null = null;
+    try {
+      path = internals._resolveFilename(request, parent, isMain);
+    } catch {
+      // Not resolvable here: let the original loader report it.
     }
-    return originalLoad.call(this, request, parent, isMain);
+    if (path !== null && bundle && isRuntimeEntry(path)) return runtimeIndex;
+    if (path === null || owner === undefined || isRuntimeEntry(path))
+      return originalLoad.call(this, request, parent, isMain);
+    const own = owner.modules.get(path);
+    if (own !== undefined) return own.exports;
+    // Cached and no load's: the host's own (shared by every load). Else loaded afresh for this load.
+    const cache = Module as unknown as { _cache: NodeJS.Dict<NodeJS.Module> };
+    if (cache._cache[path] !== undefined) return originalLoad.call(this, request, parent, isMain);
+    return loadingFor(owner, cache._cache, () => originalLoad.call(this, request, parent, isMain));
   };
 }
 
@@ -94,24 +135,14 @@ export function loadProgram(path: string, exportName = 'main'): LoadedProgram {
       );
     }
   }
-  installRuntimeAlias();
+  installLoadHook();
   const req = createRequire(abs);
-  // A replay starts the program again in the same process: the modules it imports (a helper holding a counter
-  // at its top level) must start as they did, or the past shows values the recorded run never had.
-  for (const key of loadedWith.get(abs) ?? []) delete req.cache[key];
-  try {
-    delete req.cache[req.resolve(abs)];
-  } catch {
-    // Not cached yet.
-  }
-  const before = new Set(Object.keys(req.cache));
+  // A replay starts the program again in the same process: the modules it requires (a helper holding a counter
+  // at its top level) must start as they did, or the past shows values the recorded run never had. So each
+  // load's modules are its own (ProgramLoad), never left in the require cache for the next load.
   let mod: unknown;
   try {
-    mod = req(abs);
-    loadedWith.set(
-      abs,
-      Object.keys(req.cache).filter((key) => !before.has(key) && !isRuntimeEntry(key)),
-    );
+    mod = loadingFor({ modules: new Map() }, req.cache, () => req(abs));
   } catch (e) {
     // A syntax error the transpiler found names its file:line:column already.
     if (e instanceof Error && e.name === 'TranspileError')
