@@ -176,8 +176,18 @@ function toTraceFrame(c: Classified): TraceFrame {
   };
 }
 
-/** `Name: message` of a thrown value. */
+/** An exception group's sub-exceptions (a BaseExceptionGroup's, or any AggregateError's); null for others. */
+function subExceptionsOf(error: unknown): readonly unknown[] | null {
+  if (!(error instanceof AggregateError)) return null;
+  const subs: unknown = (error as { exceptions?: unknown }).exceptions ?? error.errors;
+  return Array.isArray(subs) && subs.length > 0 ? subs : null;
+}
+
+/** `Name: message` of a thrown value (an exception group's with its count, as Python prints it). */
 export function errorText(error: unknown): string {
+  const subs = subExceptionsOf(error);
+  if (error instanceof Error && subs !== null)
+    return `${error.name}: ${error.message} (${subs.length} sub-exception${subs.length === 1 ? '' : 's'})`;
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   return `${typeof error === 'string' ? 'Error' : 'Exception'}: ${String(error)}`;
 }
@@ -249,6 +259,32 @@ export function formatTraceback(tb: Pick<Traceback, 'frames' | 'error'>, notes: 
   return out.join('\n');
 }
 
+/**
+ * An exception group's sub-exceptions below its traceback, each with its own (where it was raised), numbered
+ * and boxed as Python prints them; a group inside a group is boxed within. '' for an error that is no group.
+ */
+function subExceptionsText(error: unknown, positions: SourcePositionMapper, seen = new Set<unknown>()): string {
+  const subs = subExceptionsOf(error);
+  if (subs === null || seen.has(error)) return '';
+  seen.add(error);
+  const out: string[] = [];
+  subs.forEach((sub, i) => {
+    const label = ` ${i + 1} `;
+    out.push(`${i === 0 ? '+-+' : '  +'}${'-'.repeat(16)}${label}${'-'.repeat(16)}`);
+    const tb = tracebackFromError(sub, '', positions);
+    const inner = subExceptionsText(sub, positions, seen);
+    for (const line of [tb.text, ...(inner === '' ? [] : [inner])].join('\n').split('\n')) out.push(`  | ${line}`);
+  });
+  out.push(`  +${'-'.repeat(36)}`);
+  return out.join('\n');
+}
+
+/** A traceback's text with its error's sub-exceptions below it, when it is an exception group. */
+function withSubExceptions(text: string, error: unknown, positions: SourcePositionMapper): string {
+  const subs = subExceptionsText(error, positions);
+  return subs === '' ? text : `${text}\n${subs}`;
+}
+
 // --- tracebacks ---------------------------------------------------------------------------------
 
 /** The traceback of an error from its own stack (where it was thrown). */
@@ -265,7 +301,7 @@ export function tracebackFromError(
           .reverse()
           .map(toTraceFrame);
   const tb = { title, error: errorText(error), frames, text: '' };
-  tb.text = formatTraceback(tb);
+  tb.text = withSubExceptions(formatTraceback(tb), error, positions);
   return tb;
 }
 
@@ -358,7 +394,7 @@ export class ExceptionTracer {
     if (awaitedBy.length > 0)
       notes.push(`Awaited by: ${awaitedBy.map((t) => `task #${t.id} ${JSON.stringify(t.name)}`).join(', ')}`);
     const tb: Traceback = { title, error: errorText(error), frames: frames.map(toTraceFrame), text: '' };
-    tb.text = `${title}\n${formatTraceback(tb, notes)}`;
+    tb.text = withSubExceptions(`${title}\n${formatTraceback(tb, notes)}`, error, this.positions);
     return tb;
   }
 }

@@ -2,13 +2,16 @@
 // naming every frame of its chain (work → fetch → parseLinks → extractLinks → decodeBody) with
 // TypeScript positions whose source lines are the calls, and the callback stage's ripped
 // trace of the same failure lacks the coroutine frames (loop → readResponse → … → decodeBody);
-// a failed task's traceback follows the error through the task it awaited; V8 stack parsing.
+// a failed task's traceback follows the error through the task it awaited; an exception group's
+// traceback shows each sub-exception's below it, boxed as Python does; V8 stack parsing.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import {
   EventLoop,
+  ExceptionGroup,
+  TaskGroup,
   VirtualClock,
   coroutine,
   sleep,
@@ -23,6 +26,7 @@ import {
   formatTracePair,
   parseStack,
   tracePair,
+  tracebackFromError,
   wakingTasks,
 } from '../../../runtime/inspect/traces';
 import type { TraceFrame, TracePair } from '../../../protocol/host-protocol';
@@ -181,6 +185,60 @@ describe('tracebacks of failed tasks', () => {
       loop.close();
       setCoroutineTracking(false);
     }
+  });
+});
+
+describe('tracebacks of exception groups', () => {
+  const failing = coroutine(function* failing(kind: 'range' | 'type', message: string): Coroutine<void> {
+    yield* sleep(0.1);
+    throw kind === 'range' ? new RangeError(message) : new TypeError(message);
+  });
+  const grouped = coroutine(function* grouped(): Coroutine<void> {
+    yield* new TaskGroup().run(function* (tg) {
+      tg.createTask(failing('range', 'first'));
+      tg.createTask(failing('type', 'second'));
+    });
+  });
+
+  test("a TaskGroup's failure shows each child's exception and where it was raised", async () => {
+    setCoroutineTracking(true);
+    const tracer = new ExceptionTracer();
+    tracer.install();
+    const loop = new EventLoop({ clock: new VirtualClock() });
+    try {
+      const top = loop.createTask(grouped(), { name: 'grouped' });
+      await assert.rejects(loop.runUntilComplete(top), ExceptionGroup);
+      const tb = tracer.tracebackOf(top, top._exception);
+      assert.equal(tb.error, 'ExceptionGroup: unhandled errors in a TaskGroup (2 sub-exceptions)');
+      const lines = tb.text.split('\n');
+      const boxes = lines.filter((l) => /^(\+-\+|  \+)-/.test(l));
+      assert.deepEqual(boxes, [
+        '+-+---------------- 1 ----------------',
+        '  +---------------- 2 ----------------',
+        '  +------------------------------------',
+      ]);
+      const [first, second] = [lines.indexOf(boxes[0]!), lines.indexOf(boxes[1]!)];
+      assert.ok(lines.indexOf('  | RangeError: first') > first && lines.indexOf('  | RangeError: first') < second);
+      assert.ok(lines.indexOf('  | TypeError: second') > second);
+      const raised = lines.slice(first, second).filter((l) => /^ {2}\| {3}File ".*", line \d+, in failing/.test(l));
+      assert.equal(raised.length, 1, tb.text);
+    } finally {
+      tracer.uninstall();
+      loop.close();
+      setCoroutineTracking(false);
+    }
+  });
+
+  test('a group within a group is boxed within its box', () => {
+    const tb = tracebackFromError(
+      new ExceptionGroup('outer', [new ExceptionGroup('inner', [new Error('deepest')])]),
+      'nested',
+    );
+    assert.equal(tb.error, 'ExceptionGroup: outer (1 sub-exception)');
+    const lines = tb.text.split('\n');
+    assert.ok(lines.includes('  | ExceptionGroup: inner (1 sub-exception)'), tb.text);
+    assert.ok(lines.includes('  | +-+---------------- 1 ----------------'), tb.text);
+    assert.ok(lines.includes('  |   | Error: deepest'), tb.text);
   });
 });
 
