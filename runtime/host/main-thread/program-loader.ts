@@ -89,15 +89,17 @@ function installLoadHook(): void {
   internals._load = function (this: unknown, request: string, parent: unknown, isMain: boolean): unknown {
     if (bundle && (request === 'coroscope' || request === 'coroscope/runtime')) return runtimeIndex;
     const owner = typeof parent === 'object' && parent !== null ? loadOfModule.get(parent) : undefined;
-    if (!bundle && owner === undefined) return originalLoad.call(this, request, parent, isMain);
-    if (request.startsWith('node:') || isBuiltin(request)) return originalLoad.call(this, request, parent, isMain);
+    // A path to the runtime's entry (`../runtime/index`) is aliased in bundle mode; a bare name only as above.
+    const aliasable = bundle && (request.startsWith('.') || request.startsWith('/'));
+    if ((owner === undefined && !aliasable) || isBuiltin(request))
+      return originalLoad.call(this, request, parent, isMain);
     let path: string | null = null;
     try {
       path = internals._resolveFilename(request, parent, isMain);
     } catch {
       // Not resolvable here: let the original loader report it.
     }
-    if (path !== null && bundle && isRuntimeEntry(path)) return runtimeIndex;
+    if (path !== null && aliasable && isRuntimeEntry(path)) return runtimeIndex;
     if (path === null || owner === undefined || isRuntimeEntry(path))
       return originalLoad.call(this, request, parent, isMain);
     const own = owner.modules.get(path);
