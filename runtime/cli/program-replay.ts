@@ -20,7 +20,7 @@ import type { Recording } from '../record/recording-file';
 import type { RunLog } from '../record/run-log';
 import { RunReplay } from '../record/run-replay';
 import { failureText } from './run-command';
-import { startUserProgram } from './user-program';
+import { startUserProgram } from '../host/main-thread/user-program';
 
 /** True when the recording was made by `coroscope run --record`. */
 export function isRunRecording(rec: Recording): boolean {

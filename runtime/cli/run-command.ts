@@ -23,7 +23,7 @@ import { packTableNotes } from '../record/await-details';
 import { programSources } from '../record/source-hashes';
 import { UsageError } from './args';
 import { InspectEndpoint } from './inspect-endpoint';
-import { startUserProgram, type RunOutcome } from './user-program';
+import { startUserProgram, type RunOutcome } from '../host/main-thread/user-program';
 
 export interface RunArgs {
   file: string;
@@ -162,11 +162,12 @@ function writeRecording(recorder: RunRecorder, args: RunArgs, outcome: RunOutcom
     options: { inspect: args.inspect, record: true },
     siteUrl: null,
     frames: args.inspect,
+    cliArgv: args.programArgs,
   });
   try {
     writeRecordingFile(file, {
       meta: {
-        program: { ...program, cli: 'run', argv: args.programArgs, failed: !outcome.ok },
+        program: { ...program, failed: !outcome.ok },
         sources: programSources(),
         ticks: streams.ticks,
         steps: streams.steps,

@@ -12,7 +12,7 @@
 
 import type { LaunchOptions, LaunchTarget } from '../../../protocol/host-protocol';
 import { HOST_PARAMS_PARSERS } from '../../../protocol/host-requests';
-import type { EventLoop } from '../../loop';
+import { EventLoop } from '../../loop';
 import type { Task } from '../../task';
 import { Crawler, type CrawlerOptions } from '../../crawler/crawler';
 import { parseRoot } from '../../crawler/roots';
@@ -21,6 +21,7 @@ import { cancelTaskAs, type AskedCancel } from '../../inspect/task-recorder';
 import { RecordingError } from '../../record/recording-errors';
 import { loadProgram } from './program-loader';
 import { findHostSample } from './samples';
+import { startUserProgram } from './user-program';
 
 /** The message a task cancelled by its crawl's deadline gets. */
 export const DEADLINE_MESSAGE = 'crawl deadline';
@@ -133,7 +134,19 @@ export function startReplayed(
   options: LaunchOptions,
   siteUrl: string | null,
   inputs: SampleInputs = {},
+  cliArgv?: readonly string[],
 ): { crawler: Crawler | null; completion: Promise<unknown> } {
+  if (target.kind === 'program' && cliArgv !== undefined) {
+    // As `coroscope run` ran it: its first run() on the replay's loop (later ones on loops of their own).
+    const started = startUserProgram(target.path, target.exportName ?? 'main', cliArgv, {
+      newLoop: (loopOptions, n) => (n === 1 ? loop : new EventLoop(loopOptions)),
+    });
+    const completion = started.firstRun.then(({ outcome }) => {
+      if (!outcome.ok) throw outcome.error;
+      return outcome.value;
+    });
+    return { crawler: null, completion };
+  }
   if (target.kind === 'sample') {
     const sample = findHostSample(target.id);
     if (sample.ownLoop)
@@ -167,6 +180,11 @@ export interface RecordedProgram {
   readonly signal?: CrawlSignal;
   /** A sample's numbers measured outside its loop (SampleInputs): its replays run by the same. */
   readonly inputs?: SampleInputs;
+  /**
+   * A program recorded by `coroscope run`: its arguments. Its replays start it as that command did (its first
+   * run(), main task and shutdown ticks included: startUserProgram), not as a launch does.
+   */
+  readonly cliArgv?: readonly string[];
 }
 
 /** The metadata's `program` for a run of `p` (its kind first: the file's readers list it). */
@@ -179,6 +197,7 @@ export function recordedProgram(p: RecordedProgram): { kind: string; [key: strin
     frames: p.frames,
     ...(p.signal !== undefined ? { signal: p.signal } : {}),
     ...(p.inputs !== undefined && Object.keys(p.inputs).length > 0 ? { inputs: p.inputs } : {}),
+    ...(p.cliArgv !== undefined ? { cli: 'run', argv: p.cliArgv } : {}),
   };
 }
 
@@ -231,6 +250,13 @@ export function readRecordedProgram(
       );
     inputs = { ...(given as Record<string, number>) };
   }
+  let cliArgv: string[] | undefined;
+  if (program.cli === 'run') {
+    const argv: unknown = program.argv;
+    if (launch.target.kind !== 'program' || !Array.isArray(argv) || !argv.every((a) => typeof a === 'string'))
+      throw new RecordingError(`${file} is corrupt: a coroscope run recording names no program or no argument list`);
+    cliArgv = [...(argv as string[])];
+  }
   return {
     target: launch.target,
     options: { ...launch.options, inspect: frames },
@@ -238,5 +264,6 @@ export function readRecordedProgram(
     frames,
     ...(signal !== undefined ? { signal } : {}),
     ...(inputs !== undefined ? { inputs } : {}),
+    ...(cliArgv !== undefined ? { cliArgv } : {}),
   };
 }

@@ -57,6 +57,7 @@ function metaOf(run: Run, streams: RecordedStreams): RecordingMeta {
       frames: run.recording.framesRecorded,
       ...(run.recording.openedSignal !== null ? { signal: run.recording.openedSignal } : {}),
       inputs: run.sampleInputs,
+      ...(run.cliArgv !== undefined ? { cliArgv: run.cliArgv } : {}),
     }),
     sources: programSources(),
     ticks: streams.ticks,

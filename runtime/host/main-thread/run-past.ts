@@ -49,6 +49,7 @@ export interface PastOfRun {
   readonly options: LaunchOptions;
   readonly siteUrl: string | undefined;
   readonly sampleInputs: Record<string, number>;
+  readonly cliArgv: readonly string[] | undefined;
   readonly recording: RunRecording;
 }
 
@@ -272,7 +273,7 @@ export class RunPast {
     const options = run.options;
     const siteUrl = run.siteUrl ?? null;
     return {
-      start: (loop) => startReplayed(loop, t, options, siteUrl, run.sampleInputs),
+      start: (loop) => startReplayed(loop, t, options, siteUrl, run.sampleInputs, run.cliArgv),
       cancelFromOutside: outsideCanceller(() => run.recording.tableNotes()?.cancels, run.recording.openedSignal),
     };
   }

@@ -83,6 +83,8 @@ export class Run {
    * launch-programs' SampleInputs).
    */
   sampleInputs: Record<string, number> = {};
+  /** An opened `coroscope run` recording's program arguments (RecordedProgram.cliArgv): replayed as run. */
+  cliArgv: readonly string[] | undefined = undefined;
   /** Whether start() held the run before its first tick (see the launch result's heldAtEntry). */
   heldAtEntry = false;
   mainTask: Task<unknown> | null = null;
@@ -198,6 +200,7 @@ export class Run {
     const siteUrl = program.siteUrl;
     if (siteUrl !== null) run.siteUrl = siteUrl;
     run.sampleInputs = { ...program.inputs };
+    run.cliArgv = program.cliArgv;
     run.followPast();
     return run;
   }

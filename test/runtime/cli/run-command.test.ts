@@ -233,6 +233,56 @@ test('coroscope replay --dump-tasks-at-tick of a coroscope run recording: the ta
   });
 });
 
+// Two tellers print each amount as they count it: the lines a logpoint there must list, in the same order.
+const TELLERS = `const { run, sleep, coroutine, getRunningLoop } = require('coroscope');
+const teller = coroutine(function* teller(name, amounts) {
+  let total = 0;
+  for (const amount of amounts) {
+    yield* sleep(0.001 * amount);
+    total += amount;
+    console.log(name + ' ' + amount + ' ' + total);
+  }
+  return total;
+});
+const main = coroutine(function* main() {
+  const loop = getRunningLoop();
+  const tasks = [loop.createTask(teller('a', [3, 1]), { name: 'a' }), loop.createTask(teller('b', [2, 2]), { name: 'b' })];
+  for (const t of tasks) yield* t;
+});
+`;
+
+test('coroscope replay --log of a coroscope run recording: the hits are the lines the run printed there', () => {
+  const started = {
+    'runs-itself.js': `${TELLERS}run(main());\n`,
+    'exports-main.js': `${TELLERS}module.exports = { main };\n`,
+  };
+  inFolder(started, (dir) => {
+    for (const program of Object.keys(started)) {
+      const rec = coroscope(['run', program, 'x', '--record', 'run.corotrace'], dir);
+      assert.equal(rec.status, 0, rec.stderr);
+      const printed = rec.stdout.trimEnd().split('\n');
+      assert.equal(printed.length, 4, rec.stdout);
+      const line = TELLERS.split('\n').findIndex((l) => l.includes('console.log(name')) + 1;
+      const logged = coroscope(
+        ['replay', 'run.corotrace', '--log', `${program}:${line}:{name} {amount} {total}`, '--json'],
+        dir,
+      );
+      assert.equal(logged.status, 0, `${program}: ${logged.stderr}`);
+      const { hits } = JSON.parse(logged.stdout) as { hits: Array<{ task: string; line: number; message: string }> };
+      assert.deepEqual(
+        hits.map((h) => h.message),
+        printed,
+        program,
+      );
+      assert.deepEqual(
+        hits.map((h) => [h.task, h.line]),
+        printed.map((p) => [p.split(' ')[0], line]),
+        program,
+      );
+    }
+  });
+});
+
 test('coroscope run --inspect in a socket folder others can open: the program runs, ps is said not to answer', () => {
   inFolder({ 'program.js': SELF_RUNNING }, (dir) => {
     mkdirSync(join(dir, 'xdg', 'coroscope'), { recursive: true });

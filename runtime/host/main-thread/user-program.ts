@@ -8,11 +8,11 @@
 // readings and tasks in the same order.
 
 import { resolve } from 'node:path';
-import type { EventLoop, EventLoopOptions } from '../loop';
-import { run } from '../run';
-import { setRunDriver, type RunDriver } from '../run-driver';
-import type { Task } from '../task';
-import { loadProgram, ProgramLoadError } from '../host/main-thread/program-loader';
+import type { EventLoop, EventLoopOptions } from '../../loop';
+import { run } from '../../run';
+import { setRunDriver, type RunDriver } from '../../run-driver';
+import type { Task } from '../../task';
+import { loadProgram, ProgramLoadError } from './program-loader';
 
 export type RunOutcome =
   | { readonly ok: true; readonly value: unknown }
