@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ERR_HOST, type SessionCore } from './session-core';
+import type { FieldWrites } from './field-writes';
 import type { LineWalkStep, LineWalks } from './line-walks';
 import type { SessionVariables } from './session-variables';
 import { message } from './stop-events';
@@ -48,6 +49,7 @@ export class SessionChanges {
     private readonly core: SessionCore,
     private readonly variables: SessionVariables,
     private readonly walks: LineWalks,
+    private readonly fieldWrites: FieldWrites | null = null,
   ) {}
 
   /** Whether a Continue / Reverse Continue here is a data breakpoints' walk (set, and at a line stop). */
@@ -127,6 +129,12 @@ export class SessionChanges {
       const w = await this.variables.watchedValueOf(a.variablesReference, a.name);
       if (typeof w === 'string') throw new Error(`${what}: ${w}`);
       const threadId = this.core.currentStop?.threadId ?? 0;
+      // A field another task wrote: its last write by any task (field-writes.ts); else the task's lines.
+      const found = direction === 'back' ? await this.fieldWrites?.lastWrite(w) : undefined;
+      if (found?.write != null) {
+        await this.fieldWrites!.goTo(response, what, w, found.write);
+        return;
+      }
       this.walks.walkLines(response, threadId, (step) => this.walk(what, [w], direction, step));
     });
     return true;

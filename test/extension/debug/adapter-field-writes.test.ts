@@ -1,0 +1,102 @@
+// "Where was this set?" for a field another task wrote (issue 28), in the standalone debug adapter over
+// DAP, on fixtures/field-writer.ts: holder-a holds `shared` and `other`; writer-b sets `shared.status`
+// and writer-other `other.status` later, on the same line, while holder-a sleeps. A live breakpoint on
+// that line says where each write ran (task, tick); from holder-a's `return`, Go to Last Change on each
+// field lands there: the writing task's thread selected, on its line, in its tick, and the console names them.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { lineOf } from '../../source-line';
+import type { DapClient } from './dap-client';
+import {
+  initialize,
+  launchToStop,
+  moveToStop,
+  outputSince,
+  scopeOf,
+  spawnAdapter,
+  stackOf,
+  stoppedBodyOf,
+  tasksOf,
+  threadsOf,
+} from './adapter-harness';
+
+const PROGRAM = join(__dirname, 'fixtures', 'field-writer.ts');
+const WRITE_LINE = lineOf(PROGRAM, "target.status = 'written by B';");
+const RETURN_LINE = lineOf(PROGRAM, 'return seen.length');
+
+interface Place {
+  task: string;
+  line: number;
+  tick: number;
+}
+
+async function setLine(dap: DapClient, line: number | null): Promise<void> {
+  await dap.request('setBreakpoints', { source: { path: PROGRAM }, breakpoints: line === null ? [] : [{ line }] });
+}
+
+async function placeOf(dap: DapClient, threadId: number): Promise<Place> {
+  const name = (await threadsOf(dap)).find((t) => t.id === threadId)?.name ?? `(thread ${threadId})`;
+  const frames = await stackOf(dap, threadId);
+  return { task: name.replace(/ [#[].*$/, ''), line: frames[0]!.line, tick: (await tasksOf(dap)).tick };
+}
+
+/** The live run's writes of the line (where a breakpoint on it stopped), then Go to Last Change on `local.status`. */
+async function lastChangeOf(local: 'shared' | 'other'): Promise<{ writes: Place[]; landed: Place; said: string }> {
+  const dap = await spawnAdapter();
+  try {
+    await initialize(dap, { supportsVariableType: true });
+    const first = await launchToStop(
+      dap,
+      { type: 'coroscope', request: 'launch', name: 'field-writer', program: PROGRAM },
+      { configure: (d) => setLine(d, WRITE_LINE), exceptionFilters: [] },
+    );
+    const writes = [await placeOf(dap, Number(stoppedBodyOf(first).threadId))];
+    const second = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(first).threadId });
+    writes.push(await placeOf(dap, Number(stoppedBodyOf(second).threadId)));
+    await setLine(dap, RETURN_LINE);
+    const atReturn = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(second).threadId });
+    await setLine(dap, null);
+    const holder = Number(stoppedBodyOf(atReturn).threadId);
+    const frames = await stackOf(dap, holder);
+    assert.equal(frames[0]!.line, RETURN_LINE);
+    const locals = await scopeOf(dap, frames[0]!.id, 'Locals');
+    const object = locals.variables.get(local);
+    assert.ok(object !== undefined && object.variablesReference > 0, `${local} in Locals`);
+    await dap.request('variables', { variablesReference: object.variablesReference });
+    const from = dap.mark();
+    const stopped = await moveToStop(dap, 'coroscope/lastChange', {
+      variablesReference: object.variablesReference,
+      name: 'status',
+    });
+    const landed = await placeOf(dap, Number(stoppedBodyOf(stopped).threadId));
+    return { writes, landed, said: outputSince(dap, from) };
+  } finally {
+    await dap.close();
+  }
+}
+
+describe('Go to Last Change on a field another task wrote lands on that task line', { timeout: 240_000 }, () => {
+  for (const [local, writer] of [
+    ['shared', 'writer-b'],
+    ['other', 'writer-other'],
+  ] as const) {
+    it(`${local}.status: where the live run's ${writer} wrote it`, async () => {
+      const { writes, landed, said } = await lastChangeOf(local);
+      assert.deepEqual(
+        writes.map((w) => [w.task, w.line]),
+        [
+          ['writer-b', WRITE_LINE],
+          ['writer-other', WRITE_LINE],
+        ],
+        JSON.stringify(writes),
+      );
+      const live = writes.find((w) => w.task === writer)!;
+      assert.deepEqual(landed, live, said);
+      assert.match(
+        said,
+        new RegExp(`set by .*field-writer\\.ts:${WRITE_LINE} \\(tick ${live.tick}, ${writer} #\\d+\\)`),
+      );
+    });
+  }
+});
