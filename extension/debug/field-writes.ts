@@ -63,6 +63,23 @@ export class FieldWrites {
     private readonly positionEvents: PositionEvents,
   ) {}
 
+  /**
+   * Go to Last Change / Reverse Continue on one watched field: lands on its last write by any task (answering
+   * `response`) when one is known; false: not known here (nothing moved, nothing answered).
+   */
+  async landOnLastWrite(
+    response: DebugProtocol.Response,
+    what: string,
+    watched: readonly WatchedValue[],
+  ): Promise<boolean> {
+    const w = watched[0];
+    if (w === undefined || watched.length !== 1) return false;
+    const found = await this.lastWrite(w);
+    if (found.write === null) return false;
+    await this.goTo(response, what, w, found.write);
+    return true;
+  }
+
   /** The last write to the watched field before the stop's tick, by any task; null: not known here (`why`). */
   async lastWrite(w: WatchedValue): Promise<{ write: FieldWrite | null; why: string }> {
     const found = await this.search(w);
@@ -126,6 +143,10 @@ export class FieldWrites {
       return { write: null, why: `the run's writes cannot be scanned: ${message(e)}` };
     }
     const { hits, ticks } = found;
+    // The stop's own tick is not scanned: another task (or a callback) that may have run in it before this one
+    // may have written last; only the tasks woken for it are known (the timeline, through the tick before).
+    const before = await this.otherRunnersOf(taskId, ticks);
+    if (before !== null) return { write: null, why: `${before} may have run in the stop's tick, which is not scanned` };
     if (process.env.COROSCOPE_TRACE_WALK === '1')
       this.core.output(
         `field writes: task ${taskId}, ${JSON.stringify(logpoints.map((l) => l.line))} ${JSON.stringify(hits.map((h) => [h.line, h.tick, h.taskId, h.message]))}`,
@@ -140,6 +161,22 @@ export class FieldWrites {
     // A write after the anchor in the watched task itself is its own line: the task's walk finds it exactly.
     if (last.taskId === taskId) return { write: null, why: 'the last write seen is the watched task own' };
     return { write: { hit: last, logpoint: logpoints[last.logpoint]! }, why: '' };
+  }
+
+  /**
+   * A task other than `taskId` that may run in the tick after `ticks` (scheduled, running or woken by then), or
+   * a timer or I/O mark of that tick; null: none.
+   */
+  private async otherRunnersOf(taskId: number, ticks: number): Promise<string | null> {
+    const timeline = await this.core.requireHost().endpoint.request('timeline', {});
+    if (timeline.ticks !== ticks) return `the timeline (ticks 1..${timeline.ticks}, not ${ticks})`;
+    if (timeline.marks.some((m) => m.tick > ticks && (m.kind === 'timer' || m.kind === 'io'))) return 'a callback';
+    for (const lane of timeline.lanes) {
+      const last = lane.segments.at(-1);
+      if (lane.taskId === taskId || last === undefined || last.toTick < ticks || lane.endTick !== null) continue;
+      if (last.state !== 'suspended' || last.wokenTick !== undefined) return `${lane.name} #${lane.taskId}`;
+    }
+    return null;
   }
 
   /** Lands on a write found by lastWrite (its task's thread, line, tick) and says where it is. */

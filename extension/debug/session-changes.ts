@@ -103,6 +103,15 @@ export class SessionChanges {
   moveToChange(response: DebugProtocol.Response, threadId: number, direction: 'back' | 'forward'): void {
     const watched = [...this.watched];
     const what = direction === 'back' ? 'Reverse Continue' : 'Continue';
+    const fieldWrites = direction === 'back' ? this.fieldWrites : null;
+    if (fieldWrites !== null) {
+      // A field another task wrote: its last write by any task (field-writes.ts); else the task's lines.
+      this.core.serve(response, async () => {
+        if (await fieldWrites.landOnLastWrite(response, what, watched)) return;
+        this.walks.walkLines(response, threadId, (step) => this.walk(what, watched, direction, step));
+      });
+      return;
+    }
     this.walks.walkLines(response, threadId, (step) => this.walk(what, watched, direction, step));
   }
 
@@ -130,11 +139,7 @@ export class SessionChanges {
       if (typeof w === 'string') throw new Error(`${what}: ${w}`);
       const threadId = this.core.currentStop?.threadId ?? 0;
       // A field another task wrote: its last write by any task (field-writes.ts); else the task's lines.
-      const found = direction === 'back' ? await this.fieldWrites?.lastWrite(w) : undefined;
-      if (found?.write != null) {
-        await this.fieldWrites!.goTo(response, what, w, found.write);
-        return;
-      }
+      if (direction === 'back' && (await this.fieldWrites?.landOnLastWrite(response, what, [w])) === true) return;
       this.walks.walkLines(response, threadId, (step) => this.walk(what, [w], direction, step));
     });
     return true;

@@ -2,12 +2,14 @@
 // DAP, on fixtures/field-writer.ts: holder-a holds `shared` and `other`; writer-b sets `shared.status`
 // and writer-other `other.status` later, on the same line, while holder-a sleeps. A live breakpoint on
 // that line says where each write ran (task, tick); from holder-a's `return`, Go to Last Change on each
-// field lands there: the writing task's thread selected, on its line, in its tick, and the console names them.
+// field lands there (and Reverse Continue with a data breakpoint on it): the writing task's thread selected,
+// on its line, in its tick, and the console names them.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { lineOf } from '../../source-line';
-import type { DapClient } from './dap-client';
+import type { DapClient, DapEvent } from './dap-client';
+import type { DebugProtocol } from '@vscode/debugprotocol';
 import {
   initialize,
   launchToStop,
@@ -41,8 +43,14 @@ async function placeOf(dap: DapClient, threadId: number): Promise<Place> {
   return { task: name.replace(/ [#[].*$/, ''), line: frames[0]!.line, tick: (await tasksOf(dap)).tick };
 }
 
-/** The live run's writes of the line (where a breakpoint on it stopped), then Go to Last Change on `local.status`. */
-async function lastChangeOf(local: 'shared' | 'other'): Promise<{ writes: Place[]; landed: Place; said: string }> {
+/**
+ * The live run's writes of the line (where a breakpoint on it stopped), then from holder-a's `return` Go to Last
+ * Change on `local.status`, or Reverse Continue with a data breakpoint on it.
+ */
+async function lastChangeOf(
+  local: 'shared' | 'other',
+  move: 'lastChange' | 'reverseContinue',
+): Promise<{ writes: Place[]; landed: Place; said: string }> {
   const dap = await spawnAdapter();
   try {
     await initialize(dap, { supportsVariableType: true });
@@ -64,11 +72,16 @@ async function lastChangeOf(local: 'shared' | 'other'): Promise<{ writes: Place[
     const object = locals.variables.get(local);
     assert.ok(object !== undefined && object.variablesReference > 0, `${local} in Locals`);
     await dap.request('variables', { variablesReference: object.variablesReference });
+    const item = { variablesReference: object.variablesReference, name: 'status' };
     const from = dap.mark();
-    const stopped = await moveToStop(dap, 'coroscope/lastChange', {
-      variablesReference: object.variablesReference,
-      name: 'status',
-    });
+    let stopped: DapEvent;
+    if (move === 'lastChange') stopped = await moveToStop(dap, 'coroscope/lastChange', item);
+    else {
+      const info = await dap.request<DebugProtocol.DataBreakpointInfoResponse['body']>('dataBreakpointInfo', item);
+      assert.ok(info.dataId !== null, info.description);
+      await dap.request('setDataBreakpoints', { breakpoints: [{ dataId: info.dataId, accessType: 'write' }] });
+      stopped = await moveToStop(dap, 'reverseContinue', { threadId: holder });
+    }
     const landed = await placeOf(dap, Number(stoppedBodyOf(stopped).threadId));
     return { writes, landed, said: outputSince(dap, from) };
   } finally {
@@ -77,12 +90,13 @@ async function lastChangeOf(local: 'shared' | 'other'): Promise<{ writes: Place[
 }
 
 describe('Go to Last Change on a field another task wrote lands on that task line', { timeout: 240_000 }, () => {
-  for (const [local, writer] of [
-    ['shared', 'writer-b'],
-    ['other', 'writer-other'],
+  for (const [local, writer, move] of [
+    ['shared', 'writer-b', 'lastChange'],
+    ['other', 'writer-other', 'lastChange'],
+    ['shared', 'writer-b', 'reverseContinue'],
   ] as const) {
-    it(`${local}.status: where the live run's ${writer} wrote it`, async () => {
-      const { writes, landed, said } = await lastChangeOf(local);
+    it(`${local}.status, ${move}: where the live run's ${writer} wrote it`, async () => {
+      const { writes, landed, said } = await lastChangeOf(local, move);
       assert.deepEqual(
         writes.map((w) => [w.task, w.line]),
         [
