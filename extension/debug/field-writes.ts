@@ -54,6 +54,10 @@ function functionLines(lines: readonly string[], name: string, line: number): nu
 export interface FieldWrite {
   hit: LogpointHit;
   logpoint: Breakpoint;
+  /** The writes to the watched object's field seen, the ticks scanned, and when the search began. */
+  writes: number;
+  ticks: number;
+  started: number;
 }
 
 export class FieldWrites {
@@ -95,6 +99,7 @@ export class FieldWrites {
     if (f === null) return { write: null, why: 'not a field of an object named by a path' };
     if (this.core.position.kind !== 'liveLine') return { write: null, why: 'asked away from a live line stop' };
     const host = this.core.requireHost();
+    const started = Date.now();
     const { taskId, frames } = await host.endpoint.request('lineStack', {});
     const index = frameIndexOf(
       w,
@@ -160,7 +165,10 @@ export class FieldWrites {
     if (last === undefined) return { write: null, why: `no write to ${w.expression} in ticks 1..${ticks}` };
     // A write after the anchor in the watched task itself is its own line: the task's walk finds it exactly.
     if (last.taskId === taskId) return { write: null, why: 'the last write seen is the watched task own' };
-    return { write: { hit: last, logpoint: logpoints[last.logpoint]! }, why: '' };
+    return {
+      write: { hit: last, logpoint: logpoints[last.logpoint]!, writes: writes.length, ticks, started },
+      why: '',
+    };
   }
 
   /**
@@ -189,7 +197,7 @@ export class FieldWrites {
     if (landing.landed !== 'line') throw new Error(`${what}: the write at ${hit.file}:${hit.line} was not found again`);
     const task = hit.taskId === null ? 'a callback outside tasks' : `${hit.task ?? 'task'} #${hit.taskId}`;
     this.core.output(
-      `Coroscope: ${what}: ${w.expression} was set by ${hit.file}:${hit.line} (tick ${hit.tick}, ${task}), another task than the one stopped: shown at that line, before it runs`,
+      `Coroscope: ${what}: ${w.expression} was set by ${hit.file}:${hit.line} (tick ${hit.tick}, ${task}), another task than the one stopped: shown at that line, before it runs (the last of ${write.writes} write(s) to that object's .${fieldOf(w.expression)?.field ?? ''} in ticks 1..${write.ticks}, found in ${Date.now() - write.started} ms)`,
     );
     this.core.sendResponse(response);
     this.positionEvents.showHit(landing, landing.taskId ?? 0);
