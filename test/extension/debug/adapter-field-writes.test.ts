@@ -114,3 +114,53 @@ describe('Go to Last Change on a field another task wrote lands on that task lin
     });
   }
 });
+
+describe('Go to Last Change on a field written again in the stop tick', { timeout: 120_000 }, () => {
+  it('never names the earlier write: the write in the tick not scanned is left to the task walk', async () => {
+    const program = join(__dirname, 'fixtures', 'field-writer-same-tick.ts');
+    const earlyLine = lineOf(program, "target.status = 'early';");
+    const lateLine = lineOf(program, "target.status = 'late';");
+    const dap = await spawnAdapter();
+    try {
+      await initialize(dap, { supportsVariableType: true });
+      const stop = await launchToStop(
+        dap,
+        { type: 'coroscope', request: 'launch', name: 'same-tick', program },
+        {
+          configure: async (d) => {
+            await d.request('setBreakpoints', {
+              source: { path: program },
+              breakpoints: [{ line: lateLine }, { line: lineOf(program, 'return seen.length') }],
+            });
+          },
+          exceptionFilters: [],
+        },
+      );
+      const late = await placeOf(dap, Number(stoppedBodyOf(stop).threadId));
+      const atReturn = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(stop).threadId });
+      const holder = Number(stoppedBodyOf(atReturn).threadId);
+      const at = await placeOf(dap, holder);
+      assert.deepEqual([late.task, at.task, at.tick], ['late-writer', 'holder-a', late.tick], 'one tick');
+      await dap.request('setBreakpoints', { source: { path: program }, breakpoints: [] });
+      const frames = await stackOf(dap, holder);
+      const shared = (await scopeOf(dap, frames[0]!.id, 'Locals')).variables.get('shared')!;
+      await dap.request('variables', { variablesReference: shared.variablesReference });
+      const from = dap.mark();
+      const stopped = await moveToStop(dap, 'coroscope/lastChange', {
+        variablesReference: shared.variablesReference,
+        name: 'status',
+      });
+      const landed = await placeOf(dap, Number(stoppedBodyOf(stopped).threadId));
+      const said = outputSince(dap, from);
+      assert.notEqual(landed.line, earlyLine, said);
+      assert.doesNotMatch(said, /early-writer/);
+      assert.ok(
+        (landed.task === 'late-writer' && landed.line === lateLine) ||
+          /made by code that ran while holder-a/.test(said),
+        said,
+      );
+    } finally {
+      await dap.close();
+    }
+  });
+});
