@@ -1,0 +1,165 @@
+// FieldWriteTrap: the check that makes a field's last write found by its assignment lines (field-writes.ts)
+// exact. In the scan's replay, the logpoints' messages give objects ids and turn the watched field of each
+// object they see into an accessor that counts every write to it, however it is made (Object.assign, a
+// bracketed key, destructuring, a file not on the stack); at the scan's end (hit-scan.ts) the counts since
+// each object's last seen assignment line come back as one hit, and the fields are plain again.
+//
+// Invariants: a write is named only when the trap was on its object before its line ran, its own write
+// changed the value to the one at the stop, and no write after it changed the value again; anything else is
+// a verdict saying why. Pure (the expressions run in the replay; this file only builds and reads them).
+
+import { sameReading } from '../../protocol/line-readings';
+import type { Reading } from './value-changes';
+
+/** What the scan's end says of one object seen by an anchor (its id, as the hits' messages name it). */
+export interface TrapEntry {
+  /** The sequence number of the message that put the trap on (null: never on). */
+  readonly installedAt: number | null;
+  /** Why no trap could be put on (an accessor, a non-writable field); null: none such. */
+  readonly untrappable: string | null;
+  /** The sequence number of the last assignment line's message seen on this object (null: none). */
+  readonly since: number | null;
+  /** The writes since then: how many, the first one's (did it keep the value; its type and text). */
+  readonly writes: number;
+  readonly first: { readonly kept: boolean; readonly type: string; readonly text: string | null } | null;
+  /** Writes after the first that changed the value. */
+  readonly laterChanges: number;
+}
+
+/**
+ * The in-replay state's maker, as source: `token` names one scan (a state from another is replaced), `field`
+ * the watched field, `reportBp` the logpoint whose hit the scan's end report is.
+ */
+function stateSource(token: string, field: string, reportBp: number): string {
+  return `(() => {
+  const g = globalThis, F = ${JSON.stringify(field)};
+  if (g.__coroscopeFieldTrap?.token === ${JSON.stringify(token)}) return g.__coroscopeFieldTrap;
+  const ids = new WeakMap(), seen = new Map(); let n = 0, seq = 0, live = true;
+  const text = (x) => x === null ? ['null', 'null'] : typeof x === 'string' ? ['string', JSON.stringify(x)]
+    : typeof x === 'number' ? ['number', Object.is(x, -0) ? '-0' : String(x)] : typeof x === 'bigint' ? ['bigint', x + 'n']
+    : typeof x === 'boolean' || typeof x === 'symbol' || x === undefined ? [typeof x, String(x)] : [typeof x, null];
+  const put = (o, e) => {
+    const d = Object.getOwnPropertyDescriptor(o, F);
+    if (d === undefined) return;
+    if (!('value' in d) || !d.writable || !d.configurable) { e.bad = 'value' in d ? 'not writable or not configurable' : 'an accessor (a getter or setter)'; return; }
+    let v = d.value;
+    e.undo = () => Object.defineProperty(o, F, { value: v, writable: true, enumerable: d.enumerable, configurable: true });
+    Object.defineProperty(o, F, { configurable: true, enumerable: d.enumerable, get: () => v, set: (x) => {
+      if (live) {
+        const kept = Object.is(x, v);
+        if (e.writes++ === 0) e.first = [kept, ...text(x)]; else if (!kept) e.later++;
+      }
+      v = x;
+    } });
+    e.at = seq;
+  };
+  const see = (o, kind) => {
+    if (o === null || (typeof o !== 'object' && typeof o !== 'function')) return '0';
+    if (!ids.has(o)) ids.set(o, ++n);
+    const id = ids.get(o), s = ++seq;
+    let e = seen.get(id);
+    if (e === undefined) seen.set(id, e = { at: null, bad: null, since: null, writes: 0, first: null, later: 0, anchor: false, undo: null });
+    if (live && e.at === null && e.bad === null) put(o, e);
+    if (kind === 'anchor') e.anchor = true;
+    else { e.since = s; e.writes = 0; e.first = null; e.later = 0; }
+    return id + '@' + s;
+  };
+  const read = () => {
+    live = false;
+    const out = [];
+    for (const [id, e] of seen) {
+      try {
+        e.undo?.();
+      } catch {}
+      if (e.anchor) out.push([id, e.at, e.bad, e.since, e.writes, e.first, e.later]);
+    }
+    seen.clear();
+    return JSON.stringify(out);
+  };
+  g.__coroscopeScanEnd = { bp: ${reportBp}, read };
+  return g.__coroscopeFieldTrap = { token: ${JSON.stringify(token)}, see };
+})()`;
+}
+
+/**
+ * A logpoint's condition that makes the in-replay state (once per scan: `token`), always true: the message
+ * cannot hold it (a logpoint message's `{...}` takes no braces inside).
+ */
+export function trapCondition(token: string, field: string, reportBp: number): string {
+  return `(${stateSource(token, field, reportBp)}, true)`;
+}
+
+/**
+ * A logpoint's message: the id of the object `objectExpression` reads and the message's sequence number
+ * (`id@seq`; `0`: not an object), the trap put on it; `kind` says whether the line assigns the field.
+ */
+export function trapMessage(objectExpression: string, kind: 'write' | 'anchor'): string {
+  return `{globalThis.__coroscopeFieldTrap.see((${objectExpression}), '${kind}')}`;
+}
+
+/** A hit's message split into the object's id and the message's sequence number (null: not an object). */
+export function parseSeen(message: string): { id: string; seq: number } | null {
+  const m = /^(\d+)@(\d+)$/.exec(message);
+  return m === null ? null : { id: m[1]!, seq: Number(m[2]) };
+}
+
+/** The scan's end report (the report hit's message) by object id; null: not a report. */
+export function parseReport(message: string): Map<string, TrapEntry> | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(message);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(v)) return null;
+  const out = new Map<string, TrapEntry>();
+  for (const row of v as unknown[]) {
+    if (!Array.isArray(row) || row.length !== 7) return null;
+    const [id, at, bad, since, writes, first, later] = row as unknown[];
+    if (typeof id !== 'number' || typeof writes !== 'number' || typeof later !== 'number') return null;
+    const f = Array.isArray(first) && first.length === 3 ? (first as unknown[]) : null;
+    out.set(String(id), {
+      installedAt: typeof at === 'number' ? at : null,
+      untrappable: typeof bad === 'string' ? bad : null,
+      since: typeof since === 'number' ? since : null,
+      writes,
+      first:
+        f === null ? null : { kept: f[0] === true, type: String(f[1]), text: typeof f[2] === 'string' ? f[2] : null },
+      laterChanges: later,
+    });
+  }
+  return out;
+}
+
+/** Why a write found is not named: a later write not seen changed the field, or the trap cannot tell. */
+export interface TrapDoubt {
+  readonly kind: 'unseen' | 'unknown';
+  readonly why: string;
+}
+
+/**
+ * Whether the assignment line whose message had sequence number `seq` made the last change of the field, with
+ * the value `atStop` at the stop: null when it did, else the doubt (said to the user).
+ */
+export function trapVerdict(entry: TrapEntry | undefined, seq: number, atStop: Reading): TrapDoubt | null {
+  const unknown = (why: string): TrapDoubt => ({ kind: 'unknown', why });
+  const unseen = (why: string): TrapDoubt => ({ kind: 'unseen', why });
+  if (entry === undefined) return unknown('its object was not watched to the end of the scan');
+  if (entry.untrappable !== null) return unknown(`the field is ${entry.untrappable}: its writes cannot be watched`);
+  if (entry.installedAt === null || entry.installedAt > seq)
+    return unknown('the field did not exist yet when that line ran: the writes after it could not be watched');
+  if (entry.since !== seq) return unknown('a later assignment line ran on that object');
+  if (entry.first === null || entry.writes === 0) return unseen('the line found did not write it');
+  if (entry.laterChanges > 0) return unseen(`${entry.laterChanges} write(s) after that line changed it again`);
+  if (entry.first.kept) return unseen('the line found wrote the value it already held');
+  // The value right after the write (as Variables shows it, for a primitive) against the one at the stop.
+  const after = entry.first;
+  if (!atStop.reachable) return unknown('the field cannot be read at the stop');
+  if (after.text !== null && !sameReading({ reachable: true, value: after.text, type: after.type }, atStop))
+    return unseen(`the value written there, ${after.text}, is not the one at the stop, ${atStop.value}`);
+  if (after.text === null && PRIMITIVE_TYPES.has(atStop.type))
+    return unseen(`an object was written there, the stop shows ${atStop.value}`);
+  return null;
+}
+
+const PRIMITIVE_TYPES = new Set(['string', 'number', 'bigint', 'boolean', 'undefined', 'null', 'symbol']);
