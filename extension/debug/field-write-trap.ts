@@ -59,7 +59,9 @@ function stateSource(token: string, field: string, reportBp: number): string {
     const id = ids.get(o), s = ++seq;
     let e = seen.get(id);
     if (e === undefined) seen.set(id, e = { at: null, bad: null, since: null, writes: 0, first: null, later: 0, anchor: false, undo: null });
-    if (live && e.at === null && e.bad === null) put(o, e);
+    if (live && e.at === null && e.bad === null) {
+      try { put(o, e); } catch (x) { e.bad = 'not one a trap can be put on (' + x + ')'; }
+    }
     if (kind === 'anchor') e.anchor = true;
     else { e.since = s; e.writes = 0; e.first = null; e.later = 0; }
     return id + '@' + s;
@@ -95,6 +97,14 @@ export function trapCondition(token: string, field: string, reportBp: number): s
  */
 export function trapMessage(objectExpression: string, kind: 'write' | 'anchor'): string {
   return `{globalThis.__coroscopeFieldTrap.see((${objectExpression}), '${kind}')}`;
+}
+
+/**
+ * The logpoint a hit found with trapMessage is gone to by (pastBreakpointHit's `logpointHit`): one that holds
+ * where that one held (its object expression read, without the trap), so its hits are counted alike.
+ */
+export function landingMessage(objectExpression: string): string {
+  return `{(${objectExpression}), 0}`;
 }
 
 /** A hit's message split into the object's id and the message's sequence number (null: not an object). */

@@ -17,7 +17,7 @@ import type { PastSearch } from './past-search';
 import type { PositionEvents } from './position-events';
 import type { SessionCore } from './session-core';
 import { message } from './stop-events';
-import { parseReport, parseSeen, trapCondition, trapMessage, trapVerdict } from './field-write-trap';
+import { landingMessage, parseReport, parseSeen, trapCondition, trapMessage, trapVerdict } from './field-write-trap';
 import { frameIndexOf, type Reading, sameReading, type WatchedValue } from './value-changes';
 
 /** A watched field split: the object's expression, the field's name, the root local. */
@@ -55,6 +55,11 @@ export interface FieldWrite {
   writes: number;
   ticks: number;
   started: number;
+}
+
+/** The logpoint a planted line's hit is gone to by. */
+function landingOf(p: { file: string; line: number; object: string }): Breakpoint {
+  return { file: p.file, line: p.line, logMessage: landingMessage(p.object) };
 }
 
 /** What the search found: the write to land on, else why not (`said`: what the user is told of it). */
@@ -207,7 +212,8 @@ export class FieldWrites {
       };
     }
     return {
-      write: { hit: last, logpoint: logpoints[last.logpoint]!, writes: writes.length, ticks, started },
+      // Gone to without the trap (its replay may not be this one): a logpoint whose hits are the same ones.
+      write: { hit: last, logpoint: landingOf(planted[last.logpoint]!), writes: writes.length, ticks, started },
       why: '',
     };
   }

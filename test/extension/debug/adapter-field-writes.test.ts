@@ -50,7 +50,7 @@ async function placeOf(dap: DapClient, threadId: number): Promise<Place> {
 async function lastChangeOf(
   local: 'shared' | 'other',
   move: 'lastChange' | 'reverseContinue',
-): Promise<{ writes: Place[]; landed: Place; said: string }> {
+): Promise<{ writes: Place[]; landed: Place; said: string; status: string | undefined }> {
   const dap = await spawnAdapter();
   try {
     await initialize(dap, { supportsVariableType: true });
@@ -83,7 +83,14 @@ async function lastChangeOf(
       stopped = await moveToStop(dap, 'reverseContinue', { threadId: holder });
     }
     const landed = await placeOf(dap, Number(stoppedBodyOf(stopped).threadId));
-    return { writes, landed, said: outputSince(dap, from) };
+    // The write's object as Variables shows it there, before the write: a plain field (no trap left on it).
+    const landedFrame = (await stackOf(dap, Number(stoppedBodyOf(stopped).threadId)))[0]!;
+    const target = (await scopeOf(dap, landedFrame.id, 'Locals')).variables.get('target')!;
+    const fields = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', {
+      variablesReference: target.variablesReference,
+    });
+    const status = fields.variables.find((v) => v.name === 'status')?.value;
+    return { writes, landed, said: outputSince(dap, from), status };
   } finally {
     await dap.close();
   }
@@ -96,7 +103,8 @@ describe('Go to Last Change on a field another task wrote lands on that task lin
     ['shared', 'writer-b', 'reverseContinue'],
   ] as const) {
     it(`${local}.status, ${move}: where the live run's ${writer} wrote it`, async () => {
-      const { writes, landed, said } = await lastChangeOf(local, move);
+      const { writes, landed, said, status } = await lastChangeOf(local, move);
+      assert.equal(status, local === 'shared' ? '"new"' : '"other"', 'the field before the write, a plain value');
       assert.deepEqual(
         writes.map((w) => [w.task, w.line]),
         [
@@ -106,6 +114,7 @@ describe('Go to Last Change on a field another task wrote lands on that task lin
         JSON.stringify(writes),
       );
       const live = writes.find((w) => w.task === writer)!;
+      process.stdout.write(`# ${local}.status ${move}: ${/found in \d+ ms/.exec(said)?.[0] ?? said}\n`);
       assert.deepEqual(landed, live, said);
       assert.match(
         said,
