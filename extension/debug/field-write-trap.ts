@@ -4,9 +4,9 @@
 // bracketed key, destructuring, a file not on the stack); at the scan's end (hit-scan.ts) the counts since
 // each object's last seen assignment line come back as one hit, and the fields are plain again.
 //
-// Invariants: a write is named only when the trap was on its object before its line ran, its own write
-// changed the value to the one at the stop, and no write after it changed the value again; anything else is
-// a verdict saying why. Pure (the expressions run in the replay; this file only builds and reads them).
+// Invariants: a write is named only when the trap was on its object before its line ran, a write from that
+// line (by the stack) changed the value to the one at the stop, and no write after it changed it again; else
+// a doubt saying why. Pure (the expressions run in the replay; this file only builds and reads them).
 
 import { sameReading } from '../../protocol/line-readings';
 import type { Reading } from './value-changes';
@@ -19,10 +19,13 @@ export interface TrapEntry {
   readonly untrappable: string | null;
   /** The sequence number of the last assignment line's message seen on this object (null: none). */
   readonly since: number | null;
-  /** The writes since then: how many, the first one's (did it keep the value; its type and text). */
+  /**
+   * The writes since then: how many, and the last one made from that line (its file and line in the stack):
+   * did it keep the value, its type and text (null: an object); null: that line made none.
+   */
   readonly writes: number;
-  readonly first: { readonly kept: boolean; readonly type: string; readonly text: string | null } | null;
-  /** Writes after the first that changed the value. */
+  readonly mine: { readonly kept: boolean; readonly type: string; readonly text: string | null } | null;
+  /** Writes after the last one from that line (any, if none) that changed the value. */
   readonly laterChanges: number;
 }
 
@@ -38,32 +41,40 @@ function stateSource(token: string, field: string, reportBp: number): string {
   const text = (x) => x === null ? ['null', 'null'] : typeof x === 'string' ? ['string', JSON.stringify(x)]
     : typeof x === 'number' ? ['number', Object.is(x, -0) ? '-0' : String(x)] : typeof x === 'bigint' ? ['bigint', x + 'n']
     : typeof x === 'boolean' || typeof x === 'symbol' || x === undefined ? [typeof x, String(x)] : [typeof x, null];
+  // Where the code writing (or the line hit) is: the first frame of the stack that is not this trap's code nor
+  // eval'd or builtin code (the logpoint's condition, Object.assign): its file and line, the column left out.
+  const where = function __coroscopeTrapWhere() {
+    const l = String(new Error().stack).split('\\n').slice(1)
+      .find((x) => !x.includes('__coroscopeTrap') && !x.includes('<anonymous>') && !x.includes('eval at'));
+    return l === undefined ? '' : l.trim().replace(/^at\\s+(?:[^(]*\\()?/, '').replace(/:\\d+\\)?$/, '');
+  };
   const put = (o, e) => {
     const d = Object.getOwnPropertyDescriptor(o, F);
     if (d === undefined) return;
     if (!('value' in d) || !d.writable || !d.configurable) { e.bad = 'value' in d ? 'not writable or not configurable' : 'an accessor (a getter or setter)'; return; }
     let v = d.value;
     e.undo = () => Object.defineProperty(o, F, { value: v, writable: true, enumerable: d.enumerable, configurable: true });
-    Object.defineProperty(o, F, { configurable: true, enumerable: d.enumerable, get: () => v, set: (x) => {
-      if (live) {
+    Object.defineProperty(o, F, { configurable: true, enumerable: d.enumerable, get: () => v, set: function __coroscopeTrapSet(x) {
+      if (live && e.since !== null) {
         const kept = Object.is(x, v);
-        if (e.writes++ === 0) e.first = [kept, ...text(x)]; else if (!kept) e.later++;
+        e.writes++;
+        if (e.loc !== '' && where() === e.loc) { e.mine = [kept, ...text(x)]; e.later = 0; } else if (!kept) e.later++;
       }
       v = x;
     } });
     e.at = seq;
   };
-  const see = (o, kind) => {
+  const see = function __coroscopeTrapSee(o, kind) {
     if (o === null || (typeof o !== 'object' && typeof o !== 'function')) return '0';
     if (!ids.has(o)) ids.set(o, ++n);
     const id = ids.get(o), s = ++seq;
     let e = seen.get(id);
-    if (e === undefined) seen.set(id, e = { at: null, bad: null, since: null, writes: 0, first: null, later: 0, anchor: false, undo: null });
+    if (e === undefined) seen.set(id, e = { at: null, bad: null, since: null, loc: '', writes: 0, mine: null, later: 0, anchor: false, undo: null });
     if (live && e.at === null && e.bad === null) {
       try { put(o, e); } catch (x) { e.bad = 'not one a trap can be put on (' + x + ')'; }
     }
     if (kind === 'anchor') e.anchor = true;
-    else { e.since = s; e.writes = 0; e.first = null; e.later = 0; }
+    else { e.since = s; e.loc = where(); e.writes = 0; e.mine = null; e.later = 0; }
     return id + '@' + s;
   };
   const read = () => {
@@ -73,7 +84,7 @@ function stateSource(token: string, field: string, reportBp: number): string {
       try {
         e.undo?.();
       } catch {}
-      if (e.anchor) out.push([id, e.at, e.bad, e.since, e.writes, e.first, e.later]);
+      if (e.anchor) out.push([id, e.at, e.bad, e.since, e.writes, e.mine, e.later]);
     }
     seen.clear();
     return JSON.stringify(out);
@@ -125,15 +136,15 @@ export function parseReport(message: string): Map<string, TrapEntry> | null {
   const out = new Map<string, TrapEntry>();
   for (const row of v as unknown[]) {
     if (!Array.isArray(row) || row.length !== 7) return null;
-    const [id, at, bad, since, writes, first, later] = row as unknown[];
+    const [id, at, bad, since, writes, mine, later] = row as unknown[];
     if (typeof id !== 'number' || typeof writes !== 'number' || typeof later !== 'number') return null;
-    const f = Array.isArray(first) && first.length === 3 ? (first as unknown[]) : null;
+    const f = Array.isArray(mine) && mine.length === 3 ? (mine as unknown[]) : null;
     out.set(String(id), {
       installedAt: typeof at === 'number' ? at : null,
       untrappable: typeof bad === 'string' ? bad : null,
       since: typeof since === 'number' ? since : null,
       writes,
-      first:
+      mine:
         f === null ? null : { kept: f[0] === true, type: String(f[1]), text: typeof f[2] === 'string' ? f[2] : null },
       laterChanges: later,
     });
@@ -159,11 +170,12 @@ export function trapVerdict(entry: TrapEntry | undefined, seq: number, atStop: R
   if (entry.installedAt === null || entry.installedAt > seq)
     return unknown('the field did not exist yet when that line ran: the writes after it could not be watched');
   if (entry.since !== seq) return unknown('a later assignment line ran on that object');
-  if (entry.first === null || entry.writes === 0) return unseen('the line found did not write it');
+  if (entry.mine === null && entry.laterChanges > 0) return unseen('the line found did not write it, other code did');
+  if (entry.mine === null) return unknown('the line found did not write it');
   if (entry.laterChanges > 0) return unseen(`${entry.laterChanges} write(s) after that line changed it again`);
-  if (entry.first.kept) return unseen('the line found wrote the value it already held');
+  if (entry.mine.kept) return unknown('the line found wrote the value it already held: an earlier write changed it');
   // The value right after the write (as Variables shows it, for a primitive) against the one at the stop.
-  const after = entry.first;
+  const after = entry.mine;
   if (!atStop.reachable) return unknown('the field cannot be read at the stop');
   if (after.text !== null && !sameReading({ reachable: true, value: after.text, type: after.type }, atStop))
     return unseen(`the value written there, ${after.text}, is not the one at the stop, ${atStop.value}`);

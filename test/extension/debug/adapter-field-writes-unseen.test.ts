@@ -1,9 +1,9 @@
 // "Where was this set?" for a field whose last write is not a plain assignment (issue 28), in the standalone
 // debug adapter over DAP, on fixtures/field-writer-unseen.ts: writer-b sets `assigned.status` and
-// `keyed.status` plainly, then writer-c by Object.assign and writer-d by a bracketed key. From holder-a's
-// `return`, Go to Last Change (and Reverse Continue on a data breakpoint) must never name writer-b's
-// line: the console says the last write was made by code not seen, and the task's walk shows where
-// holder-a first sees the new value.
+// `keyed.status` plainly, then writer-c by Object.assign and writer-d by a bracketed key (writer-e passes a
+// guarded assignment that does not run, then Object.assign). From holder-a's `return`, Go to Last Change
+// (and Reverse Continue on a data breakpoint) must never name a line seen: the console says the last write
+// was made by code not seen, and the task's walk shows where holder-a first sees the new value.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -23,13 +23,18 @@ import {
 } from './adapter-harness';
 
 const PROGRAM = join(__dirname, 'fixtures', 'field-writer-unseen.ts');
-const PLAIN_LINES = [lineOf(PROGRAM, "a.status = 'written by B';"), lineOf(PROGRAM, "b.status = 'written by B';")];
+const SEEN_LINES = [
+  lineOf(PROGRAM, "a.status = 'written by B';"),
+  lineOf(PROGRAM, "b.status = 'written by B';"),
+  lineOf(PROGRAM, "c.status = 'written by B';"),
+  lineOf(PROGRAM, "if (when) target.status = 'never';"),
+];
 const RETURN_LINE = lineOf(PROGRAM, 'return seen.length');
-const GATHER_LINE = lineOf(PROGRAM, 'yield* gather(b, c, d);');
+const GATHER_LINE = lineOf(PROGRAM, 'yield* gather(b, c, d, e);');
 
 /** From holder-a's `return`, the last change of `local.status`: where it landed and what the console said. */
 async function lastChangeOf(
-  local: 'assigned' | 'keyed',
+  local: 'assigned' | 'keyed' | 'guarded',
   move: 'lastChange' | 'reverseContinue',
 ): Promise<{ task: string; line: number; said: string; ms: number }> {
   const dap = await spawnAdapter();
@@ -78,11 +83,12 @@ describe('Go to Last Change on a field last written by code not seen', { timeout
     ['assigned', 'lastChange'],
     ['keyed', 'lastChange'],
     ['keyed', 'reverseContinue'],
+    ['guarded', 'lastChange'],
   ] as const) {
-    it(`${local}.status, ${move}: never the older plain assignment`, async () => {
+    it(`${local}.status, ${move}: never an assignment line seen`, async () => {
       const { task, line, said, ms } = await lastChangeOf(local, move);
-      assert.ok(!PLAIN_LINES.includes(line), `landed on the plain write: ${said}`);
-      assert.doesNotMatch(said, /set by .*field-writer-unseen\.ts:\d+ \(tick \d+, writer-b/);
+      assert.ok(!SEEN_LINES.includes(line), `landed on an assignment line seen: ${said}`);
+      assert.doesNotMatch(said, /set by .*field-writer-unseen\.ts:\d+ \(tick \d+, writer-[be]/);
       assert.match(said, new RegExp(`the last write to ${local}\\.status was made by code Coroscope did not see`));
       // The task's walk: holder-a first sees the new value on the line after its gather, which does not assign it.
       assert.deepEqual([task, line], ['holder-a', GATHER_LINE + 1], said);
