@@ -8,6 +8,7 @@
 // line (by the stack) changed the value to the one at the stop, and no write after it changed it again; else
 // a doubt saying why. Pure (the expressions run in the replay; this file only builds and reads them).
 
+import { basename } from 'node:path';
 import { sameReading } from '../../protocol/line-readings';
 import type { Reading } from './value-changes';
 
@@ -27,6 +28,8 @@ export interface TrapEntry {
   readonly mine: { readonly kept: boolean; readonly type: string; readonly text: string | null } | null;
   /** Writes after the last one from that line (any, if none) that changed the value. */
   readonly laterChanges: number;
+  /** Whether that line's frame was found in the stack at its hit (else its own writes cannot be told). */
+  readonly located: boolean;
 }
 
 /**
@@ -64,7 +67,7 @@ function stateSource(token: string, field: string, reportBp: number): string {
     } });
     e.at = seq;
   };
-  const see = function __coroscopeTrapSee(o, kind) {
+  const see = function __coroscopeTrapSee(o, kind, file) {
     if (o === null || (typeof o !== 'object' && typeof o !== 'function')) return '0';
     if (!ids.has(o)) ids.set(o, ++n);
     const id = ids.get(o), s = ++seq;
@@ -74,7 +77,10 @@ function stateSource(token: string, field: string, reportBp: number): string {
       try { put(o, e); } catch (x) { e.bad = 'not one a trap can be put on (' + x + ')'; }
     }
     if (kind === 'anchor') e.anchor = true;
-    else { e.since = s; e.loc = where(); e.writes = 0; e.mine = null; e.later = 0; }
+    else {
+      e.since = s; e.loc = where(); e.writes = 0; e.mine = null; e.later = 0;
+      if (file === '' || !e.loc.includes(file)) e.loc = '';
+    }
     return id + '@' + s;
   };
   const read = () => {
@@ -84,7 +90,7 @@ function stateSource(token: string, field: string, reportBp: number): string {
       try {
         e.undo?.();
       } catch {}
-      if (e.anchor) out.push([id, e.at, e.bad, e.since, e.writes, e.mine, e.later]);
+      if (e.anchor) out.push([id, e.at, e.bad, e.since, e.writes, e.mine, e.later, e.loc !== '']);
     }
     seen.clear();
     return JSON.stringify(out);
@@ -104,10 +110,13 @@ export function trapCondition(token: string, field: string, reportBp: number): s
 
 /**
  * A logpoint's message: the id of the object `objectExpression` reads and the message's sequence number
- * (`id@seq`; `0`: not an object), the trap put on it; `kind` says whether the line assigns the field.
+ * (`id@seq`; `0`: not an object), the trap put on it; `kind` says whether the line assigns the field; `file`
+ * is the line's (its frame at the hit, found in the stack, is compared with each write's).
  */
-export function trapMessage(objectExpression: string, kind: 'write' | 'anchor'): string {
-  return `{globalThis.__coroscopeFieldTrap.see((${objectExpression}), '${kind}')}`;
+export function trapMessage(objectExpression: string, kind: 'write' | 'anchor', file: string): string {
+  // The line's frame must be in its file (a message's `{...}` takes no braces: such a name is none).
+  const name = JSON.stringify(/[{}]/.test(file) ? '' : basename(file));
+  return `{globalThis.__coroscopeFieldTrap.see((${objectExpression}), '${kind}', ${name})}`;
 }
 
 /**
@@ -135,8 +144,8 @@ export function parseReport(message: string): Map<string, TrapEntry> | null {
   if (!Array.isArray(v)) return null;
   const out = new Map<string, TrapEntry>();
   for (const row of v as unknown[]) {
-    if (!Array.isArray(row) || row.length !== 7) return null;
-    const [id, at, bad, since, writes, mine, later] = row as unknown[];
+    if (!Array.isArray(row) || row.length !== 8) return null;
+    const [id, at, bad, since, writes, mine, later, located] = row as unknown[];
     if (typeof id !== 'number' || typeof writes !== 'number' || typeof later !== 'number') return null;
     const f = Array.isArray(mine) && mine.length === 3 ? (mine as unknown[]) : null;
     out.set(String(id), {
@@ -147,6 +156,7 @@ export function parseReport(message: string): Map<string, TrapEntry> | null {
       mine:
         f === null ? null : { kept: f[0] === true, type: String(f[1]), text: typeof f[2] === 'string' ? f[2] : null },
       laterChanges: later,
+      located: located === true,
     });
   }
   return out;
@@ -170,6 +180,7 @@ export function trapVerdict(entry: TrapEntry | undefined, seq: number, atStop: R
   if (entry.installedAt === null || entry.installedAt > seq)
     return unknown('the field did not exist yet when that line ran: the writes after it could not be watched');
   if (entry.since !== seq) return unknown('a later assignment line ran on that object');
+  if (!entry.located) return unknown("that line's frame is not in the stack: its own writes cannot be told");
   if (entry.mine === null && entry.laterChanges > 0) return unseen('the line found did not write it, other code did');
   if (entry.mine === null) return unknown('the line found did not write it');
   if (entry.laterChanges > 0) return unseen(`${entry.laterChanges} write(s) after that line changed it again`);

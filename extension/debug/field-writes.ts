@@ -145,7 +145,7 @@ export class FieldWrites {
     const condition = trapCondition(token, f.field, planted.length);
     for (const p of planted) {
       if (p.kind === 'anchor') anchors.add(logpoints.length);
-      logpoints.push({ file: p.file, line: p.line, condition, logMessage: trapMessage(p.object, p.kind) });
+      logpoints.push({ file: p.file, line: p.line, condition, logMessage: trapMessage(p.object, p.kind, p.file) });
     }
     const reportBp = logpoints.length;
     logpoints.push({ file: at.file, line: at.line, condition: 'false', logMessage: '{0}' });

@@ -25,7 +25,7 @@ function scan(): {
 } {
   const context = createContext({ o: { status: 'new', n: 1 } });
   const condition = trapCondition('t1', 'status', 7);
-  const message = (kind: 'write' | 'anchor'): string => trapMessage('o', kind).slice(1, -1);
+  const message = (kind: 'write' | 'anchor'): string => trapMessage('o', kind, '/somewhere/prog.js').slice(1, -1);
   runInContext(
     [
       'function hit(expression, write) { const m = eval(expression); if (write !== undefined) o.status = write; return m; }',
@@ -121,11 +121,14 @@ describe('field write trap', () => {
       writes: 1,
       mine: { kept: true, type: 'string', text: '"a"' },
       laterChanges: 0,
+      located: true,
     };
     assert.equal(trapVerdict(entry, 3, AT_STOP('"a"'))?.kind, 'unknown');
     assert.equal(trapVerdict({ ...entry, mine: null, laterChanges: 1 }, 3, AT_STOP('"a"'))?.kind, 'unseen');
     assert.equal(trapVerdict({ ...entry, installedAt: 4 }, 3, AT_STOP('"a"'))?.kind, 'unknown');
     assert.equal(trapVerdict(undefined, 3, AT_STOP('"a"'))?.kind, 'unknown');
+    const unlocated = { ...entry, mine: null, laterChanges: 1, located: false };
+    assert.match(trapVerdict(unlocated, 3, AT_STOP('"a"'))?.why ?? '', /not in the stack/);
     assert.equal(parseReport('not json'), null);
   });
 });
