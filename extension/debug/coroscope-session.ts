@@ -36,6 +36,7 @@ import { PastTravel } from './past-travel';
 import { LineMoves } from './line-moves';
 import { LineWalks } from './line-walks';
 
+import { FieldWrites } from './field-writes';
 import { LAST_CHANGE_REQUEST, NEXT_CHANGE_REQUEST, SessionChanges } from './session-changes';
 
 export type { CoroscopeSessionOptions } from './session-core';
@@ -138,7 +139,8 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
     this.moves = new SessionMoves(core, past, answers, pastTravel, new LineMoves(core, past, answers));
     this.logpoints = new PastLogpoints(core, past, positionEvents, options.logpointHitLink ?? null);
     this.breakpoints.onLogpointsSet = (file, bps) => this.logpoints.list(file, bps);
-    this.changes = new SessionChanges(core, this.variables, new LineWalks(core, answers));
+    const fieldWrites = new FieldWrites(core, past, positionEvents);
+    this.changes = new SessionChanges(core, this.variables, new LineWalks(core, answers), fieldWrites);
     this.lifecycle = new SessionLifecycle(core, this.breakpoints, positionEvents, () => this.shutdown());
   }
 

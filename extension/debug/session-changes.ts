@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { SourcePosition } from '../../protocol/host-protocol';
 import { ERR_HOST, type SessionCore } from './session-core';
+import type { FieldWrites } from './field-writes';
 import type { LineWalkStep, LineWalks } from './line-walks';
 import type { SessionVariables } from './session-variables';
 import { message } from './stop-events';
@@ -49,6 +50,7 @@ export class SessionChanges {
     private readonly core: SessionCore,
     private readonly variables: SessionVariables,
     private readonly walks: LineWalks,
+    private readonly fieldWrites: FieldWrites | null = null,
   ) {}
 
   /** Whether a Continue / Reverse Continue here is a data breakpoints' walk (set, and at a line stop). */
@@ -102,6 +104,15 @@ export class SessionChanges {
   moveToChange(response: DebugProtocol.Response, threadId: number, direction: 'back' | 'forward'): void {
     const watched = [...this.watched];
     const what = direction === 'back' ? 'Reverse Continue' : 'Continue';
+    const fieldWrites = direction === 'back' ? this.fieldWrites : null;
+    if (fieldWrites !== null) {
+      // A field another task wrote: its last write by any task (field-writes.ts); else the task's lines.
+      this.core.serve(response, async () => {
+        if (await fieldWrites.landOnLastWrite(response, what, watched)) return;
+        this.walks.walkLines(response, threadId, (step) => this.walk(what, watched, direction, step));
+      });
+      return;
+    }
     this.walks.walkLines(response, threadId, (step) => this.walk(what, watched, direction, step));
   }
 
@@ -128,6 +139,8 @@ export class SessionChanges {
       const w = await this.variables.watchedValueOf(a.variablesReference, a.name);
       if (typeof w === 'string') throw new Error(`${what}: ${w}`);
       const threadId = this.core.currentStop?.threadId ?? 0;
+      // A field another task wrote: its last write by any task (field-writes.ts); else the task's lines.
+      if (direction === 'back' && (await this.fieldWrites?.landOnLastWrite(response, what, [w])) === true) return;
       this.walks.walkLines(response, threadId, (step) => this.walk(what, [w], direction, step));
     });
     return true;

@@ -8,7 +8,8 @@
 // Invariants: hits are recorded in replay order (a logpoint's with its message and its tick's
 // time), only on the scan's own loop; a hit condition counts from `counts` (hits before the
 // stretch, or since the breakpoint was set); the marker's own moment's hits are neither before
-// nor after it; nothing of a warm-up tick is counted.
+// nor after it; nothing of a warm-up tick is counted. A scan run to its end adds the report a logpoint's
+// message left in `globalThis.__coroscopeScanEnd` (field-write-trap.ts) as one last hit of its logpoint.
 
 import { resolve as resolvePath } from 'node:path';
 import type { EventLoop, LoopObserver } from '../../loop';
@@ -21,6 +22,9 @@ import type { Breakpoint, ScanHit, ScanTicksParams, ScanTicksResult } from '../.
  * earlier one is twice as long).
  */
 export const FIRST_STRETCH = 64;
+
+/** The global a logpoint's message may leave a report for the scan's end in (field-write-trap.ts). */
+const SCAN_END = '__coroscopeScanEnd';
 
 /** A breakpoint whose condition held at a moment (`message`: a logpoint's, evaluated there). */
 interface Held {
@@ -75,6 +79,7 @@ export class HitScan {
     /** When a tick began (the timeline's tickTimes), recorded with a logpoint's hit; null: not recorded. */
     private readonly tickTime: ((tick: number) => number) | null = null,
   ) {
+    delete (globalThis as Record<string, unknown>)[SCAN_END];
     this.counters = params.breakpoints.map((b, i) => scanCount(b, params.counts?.[i] ?? 0));
     const index = new Map<string, number>();
     const byFile = new Map<string, Breakpoint[]>();
@@ -256,6 +261,7 @@ export class HitScan {
 
   /** What scanTicks answers. */
   result(): ScanTicksResult {
+    if (!this.stopped) this.reportEnd();
     const result: ScanTicksResult = {
       hits: this.hits,
       marked: this.marked,
@@ -264,5 +270,29 @@ export class HitScan {
     };
     if (this.params.until !== undefined) result.untilReached = this.untilReached;
     return result;
+  }
+
+  /**
+   * The scan's end report a logpoint's message left (`{ bp, read }`: its logpoint, a function giving its text),
+   * recorded as that logpoint's last hit, in the stretch's last tick; taken away once read (never seen twice).
+   */
+  private reportEnd(): void {
+    const g = globalThis as Record<string, unknown>;
+    const report = g[SCAN_END];
+    delete g[SCAN_END];
+    if (typeof report !== 'object' || report === null) return;
+    const { bp, read } = report as { bp?: unknown; read?: unknown };
+    if (typeof bp !== 'number' || this.params.breakpoints[bp] === undefined || typeof read !== 'function') return;
+    let message: unknown;
+    try {
+      message = read();
+    } catch {
+      return;
+    }
+    if (typeof message !== 'string') return;
+    const tick = this.params.to;
+    const hit: ScanHit = { bp, tick, taskId: null, count: 0, message, taskName: '' };
+    if (this.tickTime !== null) hit.time = this.tickTime(tick);
+    this.hits.push(hit);
   }
 }

@@ -1,0 +1,252 @@
+// FieldWrites: "Go to Last Change" on an object's field written by ANY task (issue 28). One replay of the
+// run before the stop's tick (the host's pastLogpointHits) runs logpoints that name objects by an identity
+// kept in that replay: on each line of the stack's files assigning `<object>.<field>` (the written object),
+// and on the watched frame's lines that name its root local (the watched task's object). The last write
+// to the watched task's object is landed on (pastBreakpointHit: its task's thread, line and tick), once the
+// trap of that replay (field-write-trap.ts) shows it made the last change, to the value at the stop.
+//
+// Invariants: asked only at a live line stop of a recorded run, for a field (never a local); a write is
+// claimed only when its object is the watched one in the same replay and the trap saw no later change;
+// else the answer is null (said to the user when a write not seen changed it) and the caller walks.
+
+import { readFileSync } from 'node:fs';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { basename } from 'node:path';
+import type { Breakpoint, LogpointHit } from '../../protocol/host-protocol';
+import type { PastSearch } from './past-search';
+import type { PositionEvents } from './position-events';
+import type { SessionCore } from './session-core';
+import { message } from './stop-events';
+import { landingMessage, parseReport, parseSeen, trapCondition, trapMessage, trapVerdict } from './field-write-trap';
+import { frameIndexOf, type Reading, sameReading, type WatchedValue } from './value-changes';
+
+/** A watched field split: the object's expression, the field's name, the root local. */
+export function fieldOf(expression: string): { object: string; field: string; root: string } | null {
+  const m = /^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\.([A-Za-z_$][\w$]*)$/.exec(expression);
+  if (m === null) return null;
+  return { object: m[1]!, field: m[2]!, root: m[1]!.split('.')[0]! };
+}
+
+/** The object expression a line assigns `field` of (`x.y.field = …`, `x.field += …`, `x.field++`), else null. */
+export function assignedObject(text: string, field: string): string | null {
+  const f = field.replace(/\$/g, '\\$');
+  const path = '([A-Za-z_$][\\w$]*(?:\\.[A-Za-z_$][\\w$]*)*)';
+  const ops = '(?:\\*\\*|<<|>>>?|&&|\\|\\||\\?\\?|[-+*/%&|^])?=(?!=)';
+  const m =
+    new RegExp(`${path}\\.${f}\\s*(?:${ops}|\\+\\+|--)`).exec(text) ??
+    new RegExp(`(?:\\+\\+|--)\\s*${path}\\.${f}\\b`).exec(text);
+  return m === null ? null : m[1]!;
+}
+
+/** The lines (1-based) of the function `name` in `lines` up to `line`: from its header to `line`. */
+function functionLines(lines: readonly string[], name: string, line: number): number[] {
+  const header = new RegExp(`\\bfunction\\s*\\*?\\s*${name.replace(/\$/g, '\\$')}\\s*\\(|\\b${name}\\s*\\(`);
+  let start = line;
+  while (start > 1 && !header.test(lines[start - 1] ?? '')) start--;
+  const out: number[] = [];
+  for (let l = start; l <= line; l++) out.push(l);
+  return out;
+}
+
+export interface FieldWrite {
+  hit: LogpointHit;
+  logpoint: Breakpoint;
+  /** The writes to the watched object's field seen, the ticks scanned, and when the search began. */
+  writes: number;
+  ticks: number;
+  started: number;
+}
+
+/** The logpoint a planted line's hit is gone to by. */
+function landingOf(p: { file: string; line: number; object: string }): Breakpoint {
+  return { file: p.file, line: p.line, logMessage: landingMessage(p.object) };
+}
+
+/** What the search found: the write to land on, else why not (`said`: what the user is told of it). */
+interface FoundWrite {
+  write: FieldWrite | null;
+  why: string;
+  said?: string;
+}
+
+export class FieldWrites {
+  constructor(
+    private readonly core: SessionCore,
+    private readonly past: PastSearch,
+    private readonly positionEvents: PositionEvents,
+  ) {}
+
+  /**
+   * Go to Last Change / Reverse Continue on one watched field: lands on its last write by any task (answering
+   * `response`) when one is known; false: not known here (nothing moved, nothing answered).
+   */
+  async landOnLastWrite(
+    response: DebugProtocol.Response,
+    what: string,
+    watched: readonly WatchedValue[],
+  ): Promise<boolean> {
+    const w = watched[0];
+    if (w === undefined || watched.length !== 1) return false;
+    const found = await this.lastWrite(w);
+    if (found.said !== undefined) this.core.output(`Coroscope: ${what}: ${found.said}; the task's lines are walked`);
+    if (found.write === null) return false;
+    await this.goTo(response, what, w, found.write);
+    return true;
+  }
+
+  /** The last write to the watched field before the stop's tick, by any task; null: not known here (`why`). */
+  async lastWrite(w: WatchedValue): Promise<FoundWrite> {
+    const found = await this.search(w);
+    if (process.env.COROSCOPE_TRACE_WALK === '1')
+      this.core.output(
+        `field writes: ${found.write === null ? found.why : `${found.write.hit.file}:${found.write.hit.line}`}`,
+      );
+    return found;
+  }
+
+  private async search(w: WatchedValue): Promise<FoundWrite> {
+    const f = fieldOf(w.expression);
+    if (f === null) return { write: null, why: 'not a field of an object named by a path' };
+    if (this.core.position.kind !== 'liveLine') return { write: null, why: 'asked away from a live line stop' };
+    const host = this.core.requireHost();
+    const started = Date.now();
+    const { taskId, frames } = await host.endpoint.request('lineStack', {});
+    const index = frameIndexOf(
+      w,
+      frames.map((fr) => fr.name),
+    );
+    const at = index === null ? null : frames[index]?.position;
+    if (taskId === null || at === undefined || at === null)
+      return { write: null, why: 'the watched frame has no task or no source' };
+    const files = [...new Set(frames.flatMap((fr) => (fr.position === null ? [] : [fr.position.file])))];
+    // Each logpoint's condition makes the scan's trap state (field-write-trap.ts); the last one never holds: its
+    // index names the report the trap leaves for the scan's end.
+    const token = `${process.pid}-${started}-${Math.random().toString(36).slice(2)}`;
+    const logpoints: Breakpoint[] = [];
+    const anchors = new Set<number>();
+    const planted: Array<{ file: string; line: number; kind: 'write' | 'anchor'; object: string }> = [];
+    for (const file of files) {
+      let lines: string[];
+      try {
+        lines = readFileSync(file, 'utf8').split('\n');
+      } catch {
+        continue;
+      }
+      lines.forEach((text, i) => {
+        const object = assignedObject(text, f.field);
+        if (object !== null) planted.push({ file, line: i + 1, kind: 'write', object });
+      });
+      if (file !== at.file) continue;
+      const rootWord = new RegExp(`\\b${f.root.replace(/\$/g, '\\$')}\\b`);
+      for (const l of functionLines(lines, w.functionName, at.line)) {
+        if (rootWord.test(lines[l - 1] ?? '')) planted.push({ file, line: l, kind: 'anchor', object: f.object });
+      }
+    }
+    const condition = trapCondition(token, f.field, planted.length);
+    for (const p of planted) {
+      if (p.kind === 'anchor') anchors.add(logpoints.length);
+      logpoints.push({ file: p.file, line: p.line, condition, logMessage: trapMessage(p.object, p.kind, p.file) });
+    }
+    const reportBp = logpoints.length;
+    logpoints.push({ file: at.file, line: at.line, condition: 'false', logMessage: '{0}' });
+    const writers = planted.length - anchors.size;
+    if (writers === 0 || anchors.size === 0)
+      return { write: null, why: `no line of ${files.map((p) => basename(p)).join(', ')} assigns .${f.field}` };
+    let found: { hits: LogpointHit[]; ticks: number };
+    let here: Reading;
+    try {
+      // The stop's replay host plants logpoints only in scripts it has loaded: a fresh one has not run the
+      // program yet (its logpoints would see nothing). Reading the values back in the stop's tick runs it.
+      // They also say whether the task itself changed it in this tick (then its lines hold the last write).
+      const now = await host.endpoint.request('lineEvaluate', { expression: w.expression, frameIndex: index ?? 0 });
+      const { readings } = await host.endpoint.request('lineValuesBack', { watched: [w] });
+      here = { reachable: true, value: now.value, type: now.type };
+      const atStop = here;
+      if (readings?.some((r) => r[0] !== undefined && !sameReading(r[0], atStop)) === true)
+        return { write: null, why: "it changed in the task's own lines of this tick" };
+      found = await host.endpoint.request('pastLogpointHits', { logpoints });
+    } catch (e) {
+      return { write: null, why: `the run's writes cannot be scanned: ${message(e)}` };
+    }
+    const { ticks } = found;
+    const report = found.hits.find((h) => h.logpoint === reportBp);
+    const hits = found.hits.filter((h) => h.logpoint !== reportBp);
+    // The stop's own tick is not scanned: another task (or a callback) that may have run in it before this one
+    // may have written last; only the tasks woken for it are known (the timeline, through the tick before).
+    const before = await this.otherRunnersOf(taskId, ticks);
+    if (before !== null) return { write: null, why: `${before} may have run in the stop's tick, which is not scanned` };
+    if (process.env.COROSCOPE_TRACE_WALK === '1')
+      this.core.output(
+        `field writes: task ${taskId}, ${JSON.stringify(logpoints.map((l) => l.line))} ${JSON.stringify(hits.map((h) => [h.line, h.tick, h.taskId, h.message]))} report ${report?.message ?? 'none'}`,
+      );
+    // The watched task's object: the last reading of its path in the watched frame's function, by that task.
+    const anchor = hits
+      .filter((h) => anchors.has(h.logpoint) && h.taskId === taskId && parseSeen(h.message) !== null)
+      .at(-1);
+    const id = anchor === undefined ? null : parseSeen(anchor.message)!.id;
+    if (id === null)
+      return { write: null, why: `${f.object} was not read by the task in ticks 1..${ticks} (replayed)` };
+    const writes = hits.filter((h) => !anchors.has(h.logpoint) && parseSeen(h.message)?.id === id);
+    const last = writes.at(-1);
+    if (last === undefined) return { write: null, why: `no write to ${w.expression} in ticks 1..${ticks}` };
+    // A write after the anchor in the watched task itself is its own line: the task's walk finds it exactly.
+    if (last.taskId === taskId) return { write: null, why: 'the last write seen is the watched task own' };
+    // The check: the trap saw every write to that object's field from before that line ran to the end of the
+    // ticks scanned (the stop's tick is covered above): that line's write is the last change, and to the value
+    // at the stop; else it is not named.
+    const entries = report === undefined ? null : parseReport(report.message);
+    const doubt =
+      entries === null
+        ? { kind: 'unknown' as const, why: "the scan's replay gave no account of the writes" }
+        : trapVerdict(entries.get(id), parseSeen(last.message)!.seq, here);
+    if (doubt !== null) {
+      const task = last.taskId === null ? 'a callback' : `${last.task ?? 'task'} #${last.taskId}`;
+      const at = `${basename(last.file)}:${last.line} (tick ${last.tick}, ${task})`;
+      return {
+        write: null,
+        why: doubt.why,
+        said:
+          doubt.kind === 'unseen'
+            ? `the last write to ${w.expression} was made by code Coroscope did not see (${doubt.why}; the last assignment seen is ${at}, not named)`
+            : `whether ${at} made the last change of ${w.expression} cannot be checked (${doubt.why}): it is not named`,
+      };
+    }
+    return {
+      // Gone to without the trap (its replay may not be this one): a logpoint whose hits are the same ones.
+      write: { hit: last, logpoint: landingOf(planted[last.logpoint]!), writes: writes.length, ticks, started },
+      why: '',
+    };
+  }
+
+  /**
+   * A task other than `taskId` that may run in the tick after `ticks` (scheduled, running or woken by then), or
+   * a timer or I/O mark of that tick; null: none.
+   */
+  private async otherRunnersOf(taskId: number, ticks: number): Promise<string | null> {
+    const timeline = await this.core.requireHost().endpoint.request('timeline', {});
+    if (timeline.ticks !== ticks) return `the timeline (ticks 1..${timeline.ticks}, not ${ticks})`;
+    if (timeline.marks.some((m) => m.tick > ticks && (m.kind === 'timer' || m.kind === 'io'))) return 'a callback';
+    for (const lane of timeline.lanes) {
+      const last = lane.segments.at(-1);
+      if (lane.taskId === taskId || last === undefined || last.toTick < ticks || lane.endTick !== null) continue;
+      if (last.state !== 'suspended' || last.wokenTick !== undefined) return `${lane.name} #${lane.taskId}`;
+    }
+    return null;
+  }
+
+  /** Lands on a write found by lastWrite (its task's thread, line, tick) and says where it is. */
+  async goTo(response: DebugProtocol.Response, what: string, w: WatchedValue, write: FieldWrite): Promise<void> {
+    const now = await this.past.momentShown();
+    const { hit, logpoint } = write;
+    const landing = await this.past.searchHit('back', now, {
+      logpointHit: { logpoint, tick: hit.tick, ordinal: hit.ordinal },
+    });
+    if (landing.landed !== 'line') throw new Error(`${what}: the write at ${hit.file}:${hit.line} was not found again`);
+    const task = hit.taskId === null ? 'a callback outside tasks' : `${hit.task ?? 'task'} #${hit.taskId}`;
+    this.core.output(
+      `Coroscope: ${what}: ${w.expression} was set by ${hit.file}:${hit.line} (tick ${hit.tick}, ${task}), another task than the one stopped: shown at that line, before it runs (the last of ${write.writes} write(s) to that object's .${fieldOf(w.expression)?.field ?? ''} in ticks 1..${write.ticks}, found in ${Date.now() - write.started} ms)`,
+    );
+    this.core.sendResponse(response);
+    this.positionEvents.showHit(landing, landing.taskId ?? 0);
+  }
+}

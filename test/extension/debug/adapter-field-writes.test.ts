@@ -1,0 +1,175 @@
+// "Where was this set?" for a field another task wrote (issue 28), in the standalone debug adapter over
+// DAP, on fixtures/field-writer.ts: holder-a holds `shared` and `other`; writer-b sets `shared.status`
+// and writer-other `other.status` later, on the same line, while holder-a sleeps. A live breakpoint on
+// that line says where each write ran (task, tick); from holder-a's `return`, Go to Last Change on each
+// field lands there (and Reverse Continue with a data breakpoint on it): the writing task's thread selected,
+// on its line, in its tick, and the console names them.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { lineOf } from '../../source-line';
+import type { DapClient, DapEvent } from './dap-client';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import {
+  initialize,
+  launchToStop,
+  moveToStop,
+  outputSince,
+  scopeOf,
+  spawnAdapter,
+  stackOf,
+  stoppedBodyOf,
+  tasksOf,
+  threadsOf,
+} from './adapter-harness';
+
+const PROGRAM = join(__dirname, 'fixtures', 'field-writer.ts');
+const WRITE_LINE = lineOf(PROGRAM, "target.status = 'written by B';");
+const RETURN_LINE = lineOf(PROGRAM, 'return seen.length');
+
+interface Place {
+  task: string;
+  line: number;
+  tick: number;
+}
+
+async function setLine(dap: DapClient, line: number | null): Promise<void> {
+  await dap.request('setBreakpoints', { source: { path: PROGRAM }, breakpoints: line === null ? [] : [{ line }] });
+}
+
+async function placeOf(dap: DapClient, threadId: number): Promise<Place> {
+  const name = (await threadsOf(dap)).find((t) => t.id === threadId)?.name ?? `(thread ${threadId})`;
+  const frames = await stackOf(dap, threadId);
+  return { task: name.replace(/ [#[].*$/, ''), line: frames[0]!.line, tick: (await tasksOf(dap)).tick };
+}
+
+/**
+ * The live run's writes of the line (where a breakpoint on it stopped), then from holder-a's `return` Go to Last
+ * Change on `local.status`, or Reverse Continue with a data breakpoint on it.
+ */
+async function lastChangeOf(
+  local: 'shared' | 'other',
+  move: 'lastChange' | 'reverseContinue',
+): Promise<{ writes: Place[]; landed: Place; said: string; status: string | undefined }> {
+  const dap = await spawnAdapter();
+  try {
+    await initialize(dap, { supportsVariableType: true });
+    const first = await launchToStop(
+      dap,
+      { type: 'coroscope', request: 'launch', name: 'field-writer', program: PROGRAM },
+      { configure: (d) => setLine(d, WRITE_LINE), exceptionFilters: [] },
+    );
+    const writes = [await placeOf(dap, Number(stoppedBodyOf(first).threadId))];
+    const second = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(first).threadId });
+    writes.push(await placeOf(dap, Number(stoppedBodyOf(second).threadId)));
+    await setLine(dap, RETURN_LINE);
+    const atReturn = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(second).threadId });
+    await setLine(dap, null);
+    const holder = Number(stoppedBodyOf(atReturn).threadId);
+    const frames = await stackOf(dap, holder);
+    assert.equal(frames[0]!.line, RETURN_LINE);
+    const locals = await scopeOf(dap, frames[0]!.id, 'Locals');
+    const object = locals.variables.get(local);
+    assert.ok(object !== undefined && object.variablesReference > 0, `${local} in Locals`);
+    await dap.request('variables', { variablesReference: object.variablesReference });
+    const item = { variablesReference: object.variablesReference, name: 'status' };
+    const from = dap.mark();
+    let stopped: DapEvent;
+    if (move === 'lastChange') stopped = await moveToStop(dap, 'coroscope/lastChange', item);
+    else {
+      const info = await dap.request<DebugProtocol.DataBreakpointInfoResponse['body']>('dataBreakpointInfo', item);
+      assert.ok(info.dataId !== null, info.description);
+      await dap.request('setDataBreakpoints', { breakpoints: [{ dataId: info.dataId, accessType: 'write' }] });
+      stopped = await moveToStop(dap, 'reverseContinue', { threadId: holder });
+    }
+    const landed = await placeOf(dap, Number(stoppedBodyOf(stopped).threadId));
+    // The write's object as Variables shows it there, before the write: a plain field (no trap left on it).
+    const landedFrame = (await stackOf(dap, Number(stoppedBodyOf(stopped).threadId)))[0]!;
+    const target = (await scopeOf(dap, landedFrame.id, 'Locals')).variables.get('target')!;
+    const fields = await dap.request<DebugProtocol.VariablesResponse['body']>('variables', {
+      variablesReference: target.variablesReference,
+    });
+    const status = fields.variables.find((v) => v.name === 'status')?.value;
+    return { writes, landed, said: outputSince(dap, from), status };
+  } finally {
+    await dap.close();
+  }
+}
+
+describe('Go to Last Change on a field another task wrote lands on that task line', { timeout: 240_000 }, () => {
+  for (const [local, writer, move] of [
+    ['shared', 'writer-b', 'lastChange'],
+    ['other', 'writer-other', 'lastChange'],
+    ['shared', 'writer-b', 'reverseContinue'],
+  ] as const) {
+    it(`${local}.status, ${move}: where the live run's ${writer} wrote it`, async () => {
+      const { writes, landed, said, status } = await lastChangeOf(local, move);
+      assert.equal(status, local === 'shared' ? '"new"' : '"other"', 'the field before the write, a plain value');
+      assert.deepEqual(
+        writes.map((w) => [w.task, w.line]),
+        [
+          ['writer-b', WRITE_LINE],
+          ['writer-other', WRITE_LINE],
+        ],
+        JSON.stringify(writes),
+      );
+      const live = writes.find((w) => w.task === writer)!;
+      process.stdout.write(`# ${local}.status ${move}: ${/found in \d+ ms/.exec(said)?.[0] ?? said}\n`);
+      assert.deepEqual(landed, live, said);
+      assert.match(
+        said,
+        new RegExp(`set by .*field-writer\\.ts:${WRITE_LINE} \\(tick ${live.tick}, ${writer} #\\d+\\)`),
+      );
+    });
+  }
+});
+
+describe('Go to Last Change on a field written again in the stop tick', { timeout: 120_000 }, () => {
+  it('never names the earlier write: the write in the tick not scanned is left to the task walk', async () => {
+    const program = join(__dirname, 'fixtures', 'field-writer-same-tick.ts');
+    const earlyLine = lineOf(program, "target.status = 'early';");
+    const lateLine = lineOf(program, "target.status = 'late';");
+    const dap = await spawnAdapter();
+    try {
+      await initialize(dap, { supportsVariableType: true });
+      const stop = await launchToStop(
+        dap,
+        { type: 'coroscope', request: 'launch', name: 'same-tick', program },
+        {
+          configure: async (d) => {
+            await d.request('setBreakpoints', {
+              source: { path: program },
+              breakpoints: [{ line: lateLine }, { line: lineOf(program, 'return seen.length') }],
+            });
+          },
+          exceptionFilters: [],
+        },
+      );
+      const late = await placeOf(dap, Number(stoppedBodyOf(stop).threadId));
+      const atReturn = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(stop).threadId });
+      const holder = Number(stoppedBodyOf(atReturn).threadId);
+      const at = await placeOf(dap, holder);
+      assert.deepEqual([late.task, at.task, at.tick], ['late-writer', 'holder-a', late.tick], 'one tick');
+      await dap.request('setBreakpoints', { source: { path: program }, breakpoints: [] });
+      const frames = await stackOf(dap, holder);
+      const shared = (await scopeOf(dap, frames[0]!.id, 'Locals')).variables.get('shared')!;
+      await dap.request('variables', { variablesReference: shared.variablesReference });
+      const from = dap.mark();
+      const stopped = await moveToStop(dap, 'coroscope/lastChange', {
+        variablesReference: shared.variablesReference,
+        name: 'status',
+      });
+      const landed = await placeOf(dap, Number(stoppedBodyOf(stopped).threadId));
+      const said = outputSince(dap, from);
+      assert.notEqual(landed.line, earlyLine, said);
+      assert.doesNotMatch(said, /early-writer/);
+      assert.ok(
+        (landed.task === 'late-writer' && landed.line === lateLine) ||
+          /made by code that ran while holder-a/.test(said),
+        said,
+      );
+    } finally {
+      await dap.close();
+    }
+  });
+});
