@@ -496,8 +496,9 @@ class LineDebugWorker {
         description: landing.description,
         ...(landing.taskId !== null ? { taskId: landing.taskId } : {}),
       });
-      // A logpoint listed while this line is shown is scanned by a replay host of its own: started now.
-      this.replays.prepareScan();
+      // A logpoint's hit followed from its list: another logpoint listed while it is shown is scanned by a replay
+      // host of its own, started now (not for a breakpoint's hit: no logpoint list is under way).
+      if (p.logpointHit !== undefined) this.replays.prepareScan();
     }
     return landing;
   }

@@ -2,7 +2,7 @@
 // hosts and when each is started, fed and ended: the stop's (forked at a recorded run's launch or
 // first line stop, following the run by paced growths), the hit replay host (breakpoint searches
 // with no line stop, started at the first search or handed on at the end) and a finished run's
-// scan replay host (logpoints listed while the hit replay host shows a line: started when it does).
+// scan replay host (logpoints listed while the hit replay host shows a logpoint's hit: started then).
 //
 // Invariants: at most one of each per run, all ended with the run and when the client goes; what
 // an ended replay host showed is dropped from the worker's position (PastView.drop); uses that
@@ -245,7 +245,7 @@ export class ReplayHosts {
   }
 
   /**
-   * A finished run's hit replay host shows a line (a hit gone to): the scan replay host is started now, ahead
+   * A finished run's hit replay host shows a logpoint's hit: the scan replay host is started now, ahead
    * of a logpoint listed meanwhile (scanWith), so that list does not wait for its start.
    */
   prepareScan(): void {
