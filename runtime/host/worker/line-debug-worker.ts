@@ -490,12 +490,16 @@ class LineDebugWorker {
         description: landing.description,
         ...(landing.taskId !== null ? { taskId: landing.taskId } : {}),
       });
-    else if (landing.landed === 'line')
+    else if (landing.landed === 'line') {
       this.viewSearchLine(r, landing.tick, p.moment, {
         reason: 'breakpoint',
         description: landing.description,
         ...(landing.taskId !== null ? { taskId: landing.taskId } : {}),
       });
+      // A logpoint's hit followed from its list: another logpoint listed while it is shown is scanned by a replay
+      // host of its own, started now (not for a breakpoint's hit: no logpoint list is under way).
+      if (p.logpointHit !== undefined) this.replays.prepareScan();
+    }
     return landing;
   }
 
@@ -517,12 +521,7 @@ class LineDebugWorker {
           'badState',
         );
       // A finished run or a recording: the whole run is scanned by a replay host of its own, the line stays shown.
-      const scan = await this.replays.scanHost('pastLogpointHits');
-      try {
-        return await this.logHits(scan, p, scan.ticks);
-      } finally {
-        scan.close();
-      }
+      return this.replays.scanWith('pastLogpointHits', (scan) => this.logHits(scan, p, scan.ticks));
     }
     const r = held ? await this.replays.ofStop('pastLogpointHits') : await this.replays.hitsFrom(p.tick ?? 0);
     return this.logHits(r, p, r.hasLiveStop() ? r.stop.tick - 1 : r.ticks);

@@ -1,9 +1,10 @@
-// Runs on a live runtime host's line debugger worker thread. ReplayHosts: the run's two line
-// replay hosts and when each is started, fed and ended: the stop's (forked at a recorded run's
-// launch or first line stop, following the run by paced growths) and the hit replay host
-// (breakpoint searches with no line stop, started at the first search or handed on at the end).
+// Runs on a live runtime host's line debugger worker thread. ReplayHosts: the run's line replay
+// hosts and when each is started, fed and ended: the stop's (forked at a recorded run's launch or
+// first line stop, following the run by paced growths), the hit replay host (breakpoint searches
+// with no line stop, started at the first search or handed on at the end) and a finished run's
+// scan replay host (logpoints listed while the hit replay host shows a logpoint's hit: started then).
 //
-// Invariants: at most one of each per run, both ended with the run and when the client goes; what
+// Invariants: at most one of each per run, all ended with the run and when the client goes; what
 // an ended replay host showed is dropped from the worker's position (PastView.drop); uses that
 // give the stop's host a recording run one at a time (inQueue); a recording handed over is never
 // shorter than the one it holds, nor of another run.
@@ -45,6 +46,9 @@ export class ReplayHosts {
   private hitReplayStarting: Promise<LineReplayHost> | null = null;
   /** Replay hosts (forked or being forked) handed on from the line stops' role to the hit searches'. */
   private readonly handedOn = new WeakSet<Promise<LineReplayHost>>();
+  /** A finished run's scan replay host (scans while the hit replay host shows a line), kept warm; its uses. */
+  private scanSpare: Promise<LineReplayHost> | null = null;
+  private scanQueue: Promise<unknown> = Promise.resolve();
   // A recorded run launched here and debugged, followed: its replay host is given the recording so far now and then.
   private followTimer: ReturnType<typeof setTimeout> | null = null;
   private followed = false;
@@ -122,8 +126,9 @@ export class ReplayHosts {
     );
   }
 
-  /** The hit replay host ends. */
+  /** The hit replay host ends, and the scan replay host beside it. */
   endHits(): void {
+    this.endScan();
     this.view.drop('search');
     this.hitReplay?.close();
     this.hitReplay = null;
@@ -195,12 +200,7 @@ export class ReplayHosts {
     this.endHits();
     if (this.hostStart === null)
       throw new ProtocolError('pastBreakpointHit: this host cannot start a replay host', 'replayFailed');
-    const starting = (this.hitReplayStarting = LineReplayHost.start(
-      this.hostStart,
-      null,
-      async (path) =>
-        (await this.main.ask('writeReplayCopy', { path })) as { runId: number; ticks: number; midTick: boolean },
-    ));
+    const starting = (this.hitReplayStarting = this.startWhole(this.hostStart));
     try {
       const started = await starting;
       if (this.hitReplayStarting === starting) this.hitReplay = started;
@@ -213,14 +213,71 @@ export class ReplayHosts {
   }
 
   /**
-   * A replay host of its own over the whole recording, for one scan while the hit replay host holds a line
-   * shown (pastLogpointHits): not kept, the caller closes it.
+   * `use` of a replay host of its own over the whole recording, for a scan while the hit replay host holds a
+   * line shown (pastLogpointHits). A finished run's is kept warm for the next scan (started ahead by
+   * prepareScan, its uses one at a time); a run going on (or not recorded) gets one of its own, closed after.
    */
-  scanHost(method: string): Promise<LineReplayHost> {
+  async scanWith<T>(method: string, use: (r: LineReplayHost) => Promise<T>): Promise<T> {
     if (this.hostStart === null)
       throw new ProtocolError(`${method}: this host cannot start a replay host`, 'replayFailed');
+    if (!this.runFinished || !this.runRecorded) {
+      const once = await this.startWhole(this.hostStart);
+      try {
+        return await use(once);
+      } finally {
+        once.close();
+      }
+    }
+    const job = this.scanQueue.then(async () => {
+      let spare = this.scanSpare;
+      // None yet, or one that failed to start or has exited: started now.
+      const ready = spare === null ? null : await spare.catch(() => null);
+      if (ready === null || ready.isClosed) {
+        this.endScan();
+        this.prepareScan();
+        spare = this.scanSpare;
+      }
+      if (spare === null) throw new ProtocolError(`${method}: this host cannot start a replay host`, 'replayFailed');
+      return use(await spare);
+    });
+    this.scanQueue = job.catch(() => undefined);
+    return job;
+  }
+
+  /**
+   * A finished run's hit replay host shows a logpoint's hit: the scan replay host is started now, ahead
+   * of a logpoint listed meanwhile (scanWith), so that list does not wait for its start.
+   */
+  prepareScan(): void {
+    if (this.isLineReplay || this.hostStart === null || !this.runFinished || !this.runRecorded) return;
+    if (this.scanSpare !== null) return;
+    const starting = this.startWhole(this.hostStart);
+    this.scanSpare = starting;
+    starting.then(
+      (r) => {
+        // Ended meanwhile (a new run, the client gone).
+        if (this.scanSpare !== starting) r.close();
+      },
+      () => {
+        if (this.scanSpare === starting) this.scanSpare = null;
+      },
+    );
+  }
+
+  /** The scan replay host ends. */
+  private endScan(): void {
+    const spare = this.scanSpare;
+    this.scanSpare = null;
+    spare?.then(
+      (r) => r.close(),
+      () => undefined,
+    );
+  }
+
+  /** A replay host forked and given the run's whole recording so far. */
+  private startWhole(hostStart: HostStart): Promise<LineReplayHost> {
     return LineReplayHost.start(
-      this.hostStart,
+      hostStart,
       null,
       async (path) =>
         (await this.main.ask('writeReplayCopy', { path })) as { runId: number; ticks: number; midTick: boolean },
