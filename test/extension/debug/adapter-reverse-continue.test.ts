@@ -17,6 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { lineOf } from '../../source-line';
 import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
+import { ERR_HOST } from '../../../extension/debug/session-core';
 import { PROJECT_ROOT } from './build-adapter';
 import type { DapClient } from './dap-client';
 import {
@@ -54,6 +55,17 @@ async function breakpoints(dap: DapClient, bps: DebugProtocol.SourceBreakpoint[]
 /** Sends a move and waits for its `stopped`. */
 async function moved(dap: DapClient, command: string, threadId: number): Promise<DebugProtocol.StoppedEvent['body']> {
   return stoppedBodyOf(await moveToStop(dap, command, { threadId }));
+}
+
+/** The body of a move the host refused, as the client shows it to the user. */
+function refusal(format: string): DebugProtocol.ErrorResponse['body'] {
+  return { error: { id: ERR_HOST, format, showUser: true } };
+}
+
+/** The name a task's thread starts with ("worker-2" of "worker-2 [running: line 219]"). */
+async function taskNameOf(dap: DapClient, threadId: number): Promise<string> {
+  const name = (await threadsOf(dap)).find((t) => t.id === threadId)?.name ?? '';
+  return name.slice(0, name.indexOf(' ['));
 }
 
 /** Continues until the run's end is shown again. */
@@ -103,9 +115,13 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
 
   it('the last hit with its locals, the hit before (another URL), forward to the later hit, then the end', async () => {
     await breakpoints(dap, [{ line: PARSED }]);
+    const from = dap.mark();
     const last = await hitShown(dap, await moved(dap, 'reverseContinue', endThread));
     assert.match(last.url, /^"http:\/\/127\.0\.0\.1:\d+\//);
-    assert.match(dap.outputText(), /hit a breakpoint on a past line .*crawler\.ts:\d+ \(tick \d+, replayed\)/);
+    assert.equal(
+      outputSince(dap, from),
+      `Coroscope: ${await taskNameOf(dap, last.threadId)} hit a breakpoint on a past line at ${CRAWLER_TS}:${PARSED} (tick ${(await tasksOf(dap)).tick}, replayed)\n`,
+    );
     const before = await hitShown(dap, await moved(dap, 'reverseContinue', last.threadId));
     assert.notEqual(before.url, last.url);
     const forward = await hitShown(dap, await moved(dap, 'continue', before.threadId));
@@ -118,6 +134,7 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
   it("Step Back from a hit goes to its task's line before, then (before its first line of the step) to the last line of its step before, in an earlier tick; Reverse Continue from there finds the hit before it", async () => {
     await breakpoints(dap, [{ line: PARSED }]);
     const last = await hitShown(dap, await moved(dap, 'reverseContinue', endThread));
+    const lastTick = (await tasksOf(dap)).tick;
     let back = await moved(dap, 'stepBack', last.threadId);
     assert.equal(back.reason, 'step');
     assert.equal(Number(back.threadId), last.threadId);
@@ -139,9 +156,14 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
       // On a past line: the task's real frame, on a line of crawler.ts (the stack's top frame says where).
       assert.equal((await stackOf(dap, last.threadId))[0]!.source?.path, CRAWLER_TS);
     }
-    assert.match(said, /the last line of its step at tick \d+, before its step at tick \d+/);
     frames = await stackOf(dap, last.threadId);
     assert.equal(frames[0]!.source?.path, CRAWLER_TS);
+    const stepTick = (await tasksOf(dap)).tick;
+    assert.ok(stepTick < lastTick, `${stepTick} < ${lastTick}`);
+    assert.equal(
+      said,
+      `Coroscope: ${await taskNameOf(dap, last.threadId)} on a past line at ${CRAWLER_TS}:${frames[0]!.line} (tick ${stepTick}, replayed): the last line of its step at tick ${stepTick}, before its step at tick ${lastTick}\n`,
+    );
     assert.match(
       readFileSync(CRAWLER_TS, 'utf8').split('\n')[frames[0]!.line - 1] ?? '',
       /yield\*/,
@@ -184,7 +206,7 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     frames = await stepped('next');
     assert.equal(frames[0]!.line, BREAK);
     const locals = await localsOf(dap, frames[0]!.id);
-    assert.match(locals.get('response') ?? '', /ClientResponse/);
+    assert.equal(locals.get('response'), 'ClientResponse');
     assert.equal(locals.get('url'), url);
     const resumedTick = (await tasksOf(dap)).tick;
     assert.ok(resumedTick > getTick, `resumed at tick ${resumedTick}, after the GET's tick ${getTick}`);
@@ -214,11 +236,14 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     await breakpoints(dap, [{ line: PARSED, condition: 'depth === 0' }]);
     const root = await hitShown(dap, await moved(dap, 'reverseContinue', endThread));
     assert.equal(root.depth, '0');
+    const rootTick = (await tasksOf(dap)).tick;
     const r = await dap.requestRaw('reverseContinue', { threadId: root.threadId });
     assert.equal(r.success, false);
-    assert.match(
-      JSON.stringify(r.body),
-      new RegExp(`no hit of the breakpoint at ${CRAWLER_TS.replace(/[.\\/]/g, (c) => `\\${c}`)}:${PARSED} before it`),
+    assert.deepEqual(
+      r.body,
+      refusal(
+        `Reverse Continue: no stop at a breakpoint or an exception before tick ${rootTick} in the recording (exception filters: none), and no hit of the breakpoint at ${CRAWLER_TS}:${PARSED} before it (replayed)`,
+      ),
     );
     // Still at the root's hit.
     assert.equal((await hitShown(dap, { reason: 'breakpoint', threadId: root.threadId })).url, root.url);
@@ -294,13 +319,10 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     const get = await moved(dap, 'reverseContinue', root.threadId);
     assert.equal(get.reason, 'breakpoint', JSON.stringify(get));
     assert.equal(Number(get.threadId), root.threadId);
-    assert.match(
-      dap.events
-        .slice(from)
-        .filter((e) => e.event === 'output')
-        .map((e) => String(e.body.output))
-        .join(''),
-      new RegExp(`hit a breakpoint on a past line at .*crawler\\.ts:${GET} `),
+    const getTick = (await tasksOf(dap)).tick;
+    assert.equal(
+      outputSince(dap, from),
+      `Coroscope: ${await taskNameOf(dap, root.threadId)} hit a breakpoint on a past line at ${CRAWLER_TS}:${GET} (tick ${getTick}, replayed)\n`,
     );
     const fetch = (await stackOf(dap, root.threadId)).find((f) => f.name === 'fetch');
     assert.equal(fetch?.line, GET);
@@ -308,7 +330,12 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     // Nothing before the root's GET.
     const r = await dap.requestRaw('reverseContinue', { threadId: root.threadId });
     assert.equal(r.success, false);
-    assert.match(JSON.stringify(r.body), /no hit of the breakpoints at /);
+    assert.deepEqual(
+      r.body,
+      refusal(
+        `Reverse Continue: no stop at a breakpoint or an exception before tick ${getTick} in the recording (exception filters: none), and no hit of the breakpoints at ${CRAWLER_TS}:${PARSED}, ${CRAWLER_TS}:${GET} before it (replayed)`,
+      ),
+    );
     // Forward: the page parsed, a line stop again with its locals.
     assert.equal((await hitShown(dap, await moved(dap, 'continue', root.threadId))).url, root.url);
     await breakpoints(dap, []);
@@ -352,20 +379,36 @@ describe('Reverse Continue to a breakpoint set after the run ended (standalone a
     // The only failure: nothing before it, and the refusal says what was looked for.
     const r = await dap.requestRaw('reverseContinue', { threadId: failed.threadId });
     assert.equal(r.success, false);
-    assert.match(JSON.stringify(r.body), /no stop at a breakpoint, an exception or a failed URL before tick \d+/);
+    assert.deepEqual(
+      r.body,
+      refusal(
+        `Reverse Continue: no stop at a breakpoint, an exception or a failed URL before tick ${failed.tick} in the recording (exception filters: urlFailed) (no line breakpoint is set)`,
+      ),
+    );
     await dap.request('setExceptionBreakpoints', { filters: [] });
     await toEnd(dap, failed.threadId);
   });
 
   it('a line that never ran: refused, naming it; without any breakpoint: refused, saying none is set', async () => {
     await breakpoints(dap, [{ line: NEVER }]);
+    const endTick = (await tasksOf(dap)).tick;
     let r = await dap.requestRaw('reverseContinue', { threadId: endThread });
     assert.equal(r.success, false);
-    assert.match(JSON.stringify(r.body), new RegExp(`no hit of the breakpoint at .*crawler\\.ts:${NEVER}`));
+    assert.deepEqual(
+      r.body,
+      refusal(
+        `Reverse Continue: no stop at a breakpoint or an exception before tick ${endTick} in the recording (exception filters: none), and no hit of the breakpoint at ${CRAWLER_TS}:${NEVER} before it (replayed)`,
+      ),
+    );
     await breakpoints(dap, []);
     r = await dap.requestRaw('reverseContinue', { threadId: endThread });
     assert.equal(r.success, false);
-    assert.match(JSON.stringify(r.body), /no line breakpoint is set/);
+    assert.deepEqual(
+      r.body,
+      refusal(
+        `Reverse Continue: no stop at a breakpoint or an exception before tick ${endTick} in the recording (exception filters: none) (no line breakpoint is set)`,
+      ),
+    );
   });
 });
 
@@ -414,7 +457,7 @@ describe('Continue from a past hit at a live line stop (standalone adapter)', { 
     // the hit's line.
     const threads = await threadsOf(dap);
     const hitThread = threads.find((t) => t.id === Number(later.threadId));
-    assert.match(hitThread?.name ?? '', new RegExp(`\\[running: line ${DECL}\\]$`), JSON.stringify(threads));
+    assert.equal(hitThread?.name, `${await taskNameOf(dap, Number(later.threadId))} [running: line ${DECL}]`);
     assert.ok(threads.filter((t) => /^worker-\d+ \[/.test(t.name)).length >= 2, JSON.stringify(threads));
     await breakpoints(dap, []);
     await dap.request('disconnect', { terminateDebuggee: true });

@@ -26,6 +26,7 @@ import { until } from '../wait-until';
 import { ADAPTER_SCRIPT, HOST_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
 import { DapClient } from './dap-client';
 import { demoCrawl, initialize, startDebugging } from './adapter-harness';
+import { ERR_NOT_RUNNING } from '../../../extension/debug/session-core';
 
 const DEMO = demoCrawl();
 const END = /^Finished at tick (\d+)$/;
@@ -138,10 +139,20 @@ describe('a recorded launch stops at its end (standalone adapter)', { timeout: 1
     assert.match(dap.outputText(), /Coroscope: crawled \d+ urls/, "the run's summary");
     worker = await worker1(dap);
     assert.match((await threads(dap)).find((t) => t.id === worker)!.name, /\[(cancelled|done)/);
-    for (const command of ['next', 'stepIn', 'stepOut']) {
-      const r = await dap.requestRaw(command, { threadId: worker });
+    for (const [command, label] of [
+      ['next', 'Step Over'],
+      ['stepIn', 'Step Into'],
+      ['stepOut', 'Step Out'],
+    ]) {
+      const r = await dap.requestRaw(command!, { threadId: worker });
       assert.equal(r.success, false, command);
-      assert.match(JSON.stringify(r.body), new RegExp(`the run finished at tick ${end.tick}, nothing comes after it`));
+      assert.deepEqual(r.body, {
+        error: {
+          id: ERR_NOT_RUNNING,
+          format: `${label}: the run finished at tick ${end.tick}, nothing comes after it: Step Back or Reverse Continue go into its past, Continue ends the session`,
+          showUser: true,
+        },
+      });
     }
   });
 

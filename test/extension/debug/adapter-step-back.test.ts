@@ -15,6 +15,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { PROJECT_ROOT } from './build-adapter';
 import type { DapClient } from './dap-client';
 import { launchToStop, moveToStop, outputSince, stackOf, startAdapter, tasksOf, threadsOf } from './adapter-harness';
+import { ERR_HOST } from '../../../extension/debug/session-core';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 
@@ -217,6 +218,13 @@ describe('the debug adapter steps back through a recorded run', { timeout: 180_0
     });
     const r = await dap.requestRaw('stepBack', { threadId: Number(stopped.body.threadId) });
     assert.equal(r.success, false);
-    assert.match(JSON.stringify(r.body), /was not recorded/);
+    assert.deepEqual(r.body, {
+      error: {
+        id: ERR_HOST,
+        format:
+          "timeline: run 1 was not recorded: launch it with options.record (the extension's coroscope.record setting)",
+        showUser: true,
+      },
+    });
   });
 });

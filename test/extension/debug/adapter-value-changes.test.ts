@@ -148,11 +148,14 @@ describe('where a value was set, and one task in both directions', { timeout: 24
   });
 
   it('refuses what it cannot answer, with the reason', async () => {
-    assert.match(await refusal(dap, 'coroscope/lastChange', { name: 'total' }), /"variablesReference"/);
+    assert.equal(
+      await refusal(dap, 'coroscope/lastChange', { name: 'total' }),
+      'coroscope/lastChange: "variablesReference" (number) and "name" (string) are needed',
+    );
     const { ref } = await topLocals(dap, thread);
-    assert.match(
+    assert.equal(
       await refusal(dap, 'coroscope/lastChange', { variablesReference: ref, name: 'nothing-here' }),
-      /not a local or a field/,
+      'Go to Last Change: "nothing-here" is not a local or a field the line stop shows (the Locals and closure scopes of a frame, and what they hold)',
     );
     const bad = await dap.request<DebugProtocol.SetDataBreakpointsResponse['body']>('setDataBreakpoints', {
       breakpoints: [{ dataId: 'someone-else:x' }],
@@ -188,9 +191,9 @@ describe('where a value was set, and one task in both directions', { timeout: 24
     const first = await seenAt(dap, thread);
     assert.deepEqual([first.line, first.total], [BOX_LINE, '0']);
     const again = await topLocals(dap, thread);
-    assert.match(
+    assert.equal(
       await refusal(dap, 'coroscope/lastChange', { variablesReference: again.ref, name: 'total' }),
-      /no earlier change of total/,
+      "Go to Last Change: no earlier change of total in the task's lines (1 walked, then the start of what the recording can replay by line): the line reached is shown",
     );
   });
 
@@ -235,7 +238,10 @@ describe('where a value was set, and one task in both directions', { timeout: 24
       name: 'total',
     });
     assert.equal(info.dataId, null);
-    assert.match(info.description, /stop on a line/);
+    assert.equal(
+      info.description,
+      "only a value shown at a stop on a line (a breakpoint, a step, a past line) can be followed: between ticks the locals are a suspended frame's copy",
+    );
     const now = await stepsOf();
     let stopped = entry;
     for (const expected of [now - 1, now - 2]) {
@@ -252,7 +258,10 @@ describe('where a value was set, and one task in both directions', { timeout: 24
     assert.equal(Number(stopped.body.threadId), a);
     assert.equal(await stepsOf(), now - 2, 'the task followed goes back to its previous suspension');
     await dap.request('coroscope/followTask', { threadId: null });
-    assert.match(await refusal(dap, 'coroscope/followTask', { threadId: 'x' }), /"threadId"/);
+    assert.equal(
+      await refusal(dap, 'coroscope/followTask', { threadId: 'x' }),
+      'coroscope/followTask: "threadId" must be a task\'s thread id or null',
+    );
   });
 });
 

@@ -17,6 +17,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { PROJECT_ROOT } from './build-adapter';
 import { processExists, type DapClient, type DapEvent } from './dap-client';
 import { continueThroughEnd, initialize, launchToStop, spawnAdapter } from './adapter-harness';
+import { ERR_EVALUATE, ERR_HOST, ERR_LAUNCH } from '../../../extension/debug/session-core';
 
 const CRAWLER_TS = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 const MAX_TASKS = 10;
@@ -182,7 +183,7 @@ describe('the standalone debug adapter on the demo crawl (issue 6 scenario)', { 
     });
     const byName = new Map(task.variables.map((v) => [v.name, v.value]));
     assert.equal(byName.get('state'), 'running');
-    assert.match(byName.get('created by') ?? '', /^crawl #\d+$/);
+    assert.equal(byName.get('created by') ?? '', 'crawl #1');
     for (const key of ['awaiting', 'awaited by', 'steps']) assert.ok(byName.has(key), `Task scope lacks ${key}`);
     // An object local expands through the host's handles.
     const expandable = locals.variables.find((v) => v.variablesReference > 0);
@@ -316,7 +317,14 @@ describe('the standalone debug adapter: entry, stepping, evaluate, views, restar
   it('refuses a launch that names nothing to run', async () => {
     const r = await dap.requestRaw('launch', { type: 'coroscope', request: 'launch', name: 'bad', maxTasks: 3 });
     assert.equal(r.success, false);
-    assert.match(JSON.stringify(r.body), /crawl.*sample.*program/);
+    assert.deepEqual(r.body, {
+      error: {
+        id: ERR_LAUNCH,
+        format:
+          'Coroscope: the launch failed: say what to run: "crawl" (a URL or "demo"), "sample" (a tutorial sample id) or "program" (a module exporting a main coroutine)',
+        showUser: true,
+      },
+    });
   });
 
   it('stops on entry, before the first tick', async () => {
@@ -325,7 +333,7 @@ describe('the standalone debug adapter: entry, stepping, evaluate, views, restar
     const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
     const crawl = threads.find((t) => /^crawl \[/.test(t.name));
     assert.ok(crawl, threads.map((t) => t.name).join(', '));
-    assert.match(crawl.name, /\[scheduled\]/);
+    assert.equal(crawl.name, 'crawl [scheduled]');
     crawlThread = crawl.id;
   });
 
@@ -357,7 +365,13 @@ describe('the standalone debug adapter: entry, stepping, evaluate, views, restar
     assert.ok(Number(global.result) >= 4);
     const bad = await dap.requestRaw('evaluate', { expression: 'no_such_name', context: 'repl' });
     assert.equal(bad.success, false);
-    assert.match(JSON.stringify(bad.body), /no_such_name/);
+    assert.deepEqual(bad.body, {
+      error: {
+        id: ERR_EVALUATE,
+        format: 'evaluate: the expression threw ReferenceError: no_such_name is not defined',
+        showUser: false,
+      },
+    });
   });
 
   it('steps into a worker, then out of its innermost frame', async () => {
@@ -384,7 +398,13 @@ describe('the standalone debug adapter: entry, stepping, evaluate, views, restar
     assert.ok(victim, threads.map((t) => t.name).join(', '));
     const loop = await dap.requestRaw('terminateThreads', { threadIds: [LOOP_THREAD_ID] });
     assert.equal(loop.success, false);
-    assert.match(JSON.stringify(loop.body), /not tasks/);
+    assert.deepEqual(loop.body, {
+      error: {
+        id: ERR_HOST,
+        format: 'Terminate Thread: the event loop and its callbacks are not tasks; only a task can be cancelled',
+        showUser: false,
+      },
+    });
     await dap.request('terminateThreads', { threadIds: [victim.id] });
     type Listed = { id: number; state: string; cancelledBy?: unknown };
     let ended: Listed | undefined;
@@ -664,23 +684,26 @@ describe('the standalone debug adapter: what it does not support, failed launche
     ]) {
       assert.notEqual((caps as Record<string, unknown>)[cap], true, `${cap} is advertised`);
     }
-    const refusals: Array<[string, RegExp]> = [
+    const refusals: Array<[string, string]> = [
       // Standalone, the adapter owns its runs: there is none to attach to.
-      ['attach', /no run to attach to/],
+      [
+        'attach',
+        'there is no run to attach to: start one first (Coroscope: Run Crawl, or a sample), or open a recording',
+      ],
       // No run: nothing recorded to step back in.
-      ['stepBack', /the runtime host is not running/],
-      ['goto', /cannot jump/],
-      ['restartFrame', /cannot restart a frame/],
-      ['setVariable', /cannot change/],
-      ['setFunctionBreakpoints', /does not support the "setFunctionBreakpoints" request/],
-      ['source', /does not support the "source" request/],
-      ['completions', /does not support/],
+      ['stepBack', 'the runtime host is not running'],
+      ['goto', 'Coroscope cannot jump to another line: a suspended coroutine resumes only where it yielded'],
+      ['restartFrame', 'Coroscope cannot restart a frame: a suspended coroutine resumes only where it yielded'],
+      ['setVariable', 'Coroscope shows locals but cannot change them'],
+      ['setFunctionBreakpoints', 'Coroscope\'s debugger does not support the "setFunctionBreakpoints" request'],
+      ['source', 'Coroscope\'s debugger does not support the "source" request'],
+      ['completions', 'Coroscope\'s debugger does not support the "completions" request'],
     ];
     for (const [command, reason] of refusals) {
       const r = await dap.requestRaw(command, {});
       assert.equal(r.success, false, `${command} answered success`);
       const format = (r.body as { error?: { format?: string } } | undefined)?.error?.format ?? '';
-      assert.match(format, reason, `${command}: ${JSON.stringify(r.body)}`);
+      assert.equal(format, reason, `${command}: ${JSON.stringify(r.body)}`);
     }
     await dap.request('disconnect', {});
   });
@@ -696,7 +719,13 @@ describe('the standalone debug adapter: what it does not support, failed launche
       stopOnEntry: true,
     });
     assert.equal(r.success, false);
-    assert.match(JSON.stringify(r.body), /did not return a coroutine/);
+    assert.deepEqual(r.body, {
+      error: {
+        id: ERR_LAUNCH,
+        format: `Coroscope: the launch failed: main() of ${join(dir, 'async-main.ts')} did not return a coroutine (a generator object): write it as coroutine(function* main() { ... })`,
+        showUser: true,
+      },
+    });
     await dap.waitForEvent('terminated');
     assert.match(dap.outputText(), /the launch failed: .*did not return a coroutine/);
     const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');

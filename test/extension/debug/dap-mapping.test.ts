@@ -85,7 +85,7 @@ describe('thread names', () => {
     const name = threadName(
       summary({ id: 9, name: 'robots', state: 'failed', outcome: `TimeoutError: ${'slow '.repeat(30)}` }),
     );
-    assert.match(name, /^robots \[failed: TimeoutError: slow slow/);
+    assert.equal(name, 'robots [failed: TimeoutError: slow slow slow slow slow slow slow …]');
     assert.ok(name.length < 80, name);
     assert.equal(threadName(summary({ id: 9, name: 'w', state: 'cancelled', outcome: 'cancelled' })), 'w [cancelled]');
     assert.equal(
@@ -286,7 +286,7 @@ describe('stack frames of a task', () => {
       ['done: result 42'],
     );
     const untracked = taskStackDrafts(detail(summary({ id: 6, name: 'w', state: 'suspended' }), []));
-    assert.match(untracked[0]!.frame.name, /inspection is off/);
+    assert.equal(untracked[0]!.frame.name, 'suspended: no frames (inspection is off, or the task has not started)');
   });
 });
 

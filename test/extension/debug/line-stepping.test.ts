@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { lineOf } from '../../source-line';
+import { ERR_HOST } from '../../../extension/debug/session-core';
 import { PROJECT_ROOT } from './build-adapter';
 import type { DapClient } from './dap-client';
 import { continueThroughEnd, launchToStop, localsOf, setBreakpoint, stackOf, startAdapter } from './adapter-harness';
@@ -153,7 +154,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       assert.equal(at.frames[0]!.line, getLine);
       const inGet = await step(dap, 'stepIn', threadId);
       assert.equal(inGet.threadId, threadId);
-      assert.match(inGet.frames[0]!.source?.path ?? '', /runtime[\\/]http[\\/]client-session\.ts$/);
+      assert.equal(inGet.frames[0]!.source?.path, join(PROJECT_ROOT, 'runtime', 'http', 'client-session.ts'));
       assert.deepEqual(
         inGet.frames.slice(0, 3).map((f) => f.name),
         ['get', 'fetch', 'work'],
@@ -163,7 +164,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       assert.equal(back.frames[0]!.name, 'fetch');
       assert.equal(back.frames[0]!.source?.path, CRAWLER_TS);
       const after = await localsOf(dap, back.frames[0]!.id);
-      assert.match(after.get('response') ?? '', /ClientResponse/);
+      assert.equal(after.get('response'), 'ClientResponse');
       await continueToEnd(dap, CRAWLER_TS);
     });
   });
@@ -312,7 +313,10 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
         .filter((e) => e.event === 'output')
         .map((e) => String(e.body.output))
         .join('');
-      assert.match(said, /back to the present/);
+      assert.equal(
+        said,
+        'Coroscope: the recording has no later line of this task: back to the present\nCoroscope: back to the present\n',
+      );
       assert.doesNotMatch(said, /on a past line/);
       // To the hit again (back to fetch's first line, Continue), then Continue again: no hit before the live
       // stop, so the live stop itself, where the program is held (not run on).
@@ -488,7 +492,14 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       );
       const r = await dap.requestRaw('stepBack', { threadId });
       assert.equal(r.success, false);
-      assert.match(JSON.stringify(r.body), /Step Back needs a recorded run: launch with record/);
+      assert.deepEqual(r.body, {
+        error: {
+          id: ERR_HOST,
+          format:
+            "Step Back needs a recorded run: launch with record (timeline: run 1 was not recorded: launch it with options.record (the extension's coroscope.record setting))",
+          showUser: true,
+        },
+      });
       // The stop is still there.
       assert.equal((await stackOf(dap, threadId))[0]!.line, line);
       await continueToEnd(dap, CRAWLER_TS);
@@ -553,7 +564,7 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       assert.equal(sent.frames[0]!.line, lineOf(CALLBACKS_TS, 'let sent = 0;', line));
       await step(dap, 'next', threadId);
       const inSend = await step(dap, 'stepIn', threadId);
-      assert.match(inSend.frames[0]!.source?.path ?? '', /runtime[\\/]socket\.ts$/);
+      assert.equal(inSend.frames[0]!.source?.path, join(PROJECT_ROOT, 'runtime', 'socket.ts'));
       assert.equal(inSend.frames[1]!.name, 'connected');
       const out = await step(dap, 'stepOut', threadId);
       assert.equal(out.frames[0]!.name, 'connected');

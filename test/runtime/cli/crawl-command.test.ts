@@ -22,7 +22,6 @@ interface Ran {
   status: number | null;
   stdout: string;
   stderr: string;
-  seconds: number;
 }
 
 /** Runs the CLI; `whileRunning` may act on the child (send SIGINT). */
@@ -32,7 +31,6 @@ function coroscope(
   timeoutMs = 60_000,
 ): Promise<Ran> {
   return new Promise((resolve) => {
-    const t0 = performance.now();
     const child = spawn(process.execPath, [cli, ...args], { cwd: root });
     let stdout = '';
     let stderr = '';
@@ -41,7 +39,7 @@ function coroscope(
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('close', (status) => {
       clearTimeout(timer);
-      resolve({ status, stdout, stderr, seconds: (performance.now() - t0) / 1000 });
+      resolve({ status, stdout, stderr });
     });
     whileRunning?.(child, () => stderr);
   });
@@ -130,13 +128,25 @@ test('the teaching stages honour --timeout, --max-depth and robots.txt', async (
       '--json',
     ]);
     assert.equal(r.status, 0, r.stderr);
-    assert.ok(r.seconds < 8, `${stage}: --timeout 1 took ${r.seconds} s (the stage's own default is 10 s)`);
     const j = JSON.parse(r.stdout) as {
       results: Array<{ url: string; error?: string }>;
       excludedUrls: Array<{ url: string; reason: string }>;
+      seconds: number;
     };
-    const stall = j.results.find((x) => x.url === site.url('/stall'));
-    assert.match(stall?.error ?? '', /TimeoutError: no complete response from .* within 1 s/, stage);
+    // Which URL ended how: the stall by the deadline --timeout gave (not the stage's default
+    // of 10 s), fetched once; every other fetched URL answered.
+    assert.deepEqual(
+      j.results.map((x) => [x.url, x.error ?? null]),
+      [
+        [site.url('/'), null],
+        [site.url('/a'), null],
+        [site.url('/stall'), `TimeoutError: no complete response from ${site.url('/stall')} within 1 s`],
+      ],
+      stage,
+    );
+    assert.equal(site.hits.get('/stall'), 1, `${stage}: a stall is not retried`);
+    // Never early, on the crawl's own clock (no upper bound: a hang ends in the 60 s kill, status null).
+    assert.ok(j.seconds >= 1, `${stage}: the crawl ended ${j.seconds} s after it began`);
     assert.equal(site.hits.get('/private/x'), undefined, `${stage}: robots.txt disallows /private/`);
     assert.equal(site.hits.get('/a/deeper'), undefined, `${stage}: depth 2 is beyond --max-depth 1`);
     assert.deepEqual(

@@ -146,9 +146,9 @@ describe('the await graph', () => {
       const g = buildAwaitGraph(loop);
       assert.ok(g.edges.some((e) => e.from === `task:${h.id}` && e.to === resourceIdOf(lock) && e.kind === 'holds'));
       assert.equal(g.deadlocks.length, 1, JSON.stringify(g.deadlocks));
-      assert.match(
+      assert.equal(
         g.deadlocks[0]!.reason,
-        /Lock locked.* is held by Task #\d+ "forgetful", which returned without releasing it/,
+        `<Lock locked waiters=1> is held by Task #${h.id} "forgetful", which returned without releasing it; #${p.id} wait for it forever`,
       );
       assert.ok(g.deadlocks[0]!.nodes.includes(`task:${p.id}`));
       // Released by hand: no holder, no deadlock.

@@ -129,7 +129,10 @@ describe('lints', () => {
     // Reported at a tick's end, the tick after the one that made it (no sweep was asked for).
     const never = seen.filter((l) => l.kind === 'neverAwaited');
     assert.equal(never.length, 1, JSON.stringify(never));
-    assert.match(never[0]!.message, /coroutine job\(\) was never awaited/);
+    assert.equal(
+      never[0]!.message,
+      `coroutine job() was never awaited: created and not started (unstarted since tick ${madeAt}); use yield* job(...) or createTask`,
+    );
     assert.equal(never[0]!.tick, madeAt + 1);
     assert.equal(basename(never[0]!.position?.file ?? ''), 'lints.test.ts');
     // Not reported twice, also not at a sweep or at close.
@@ -300,7 +303,10 @@ describe('lints', () => {
     const d = seen.filter((l) => l.kind === 'destroyedPending');
     assert.equal(d.length, 1);
     assert.equal(d[0]!.taskId, t.id);
-    assert.match(d[0]!.message, /"forever" was destroyed but it is pending in forever → sleep/);
+    assert.equal(
+      d[0]!.message,
+      `Task #${t.id} "forever" was destroyed but it is pending in forever → sleep: the loop closed before it finished`,
+    );
     done();
   });
 
@@ -320,7 +326,10 @@ describe('lints', () => {
     lints.checkWakeups();
     const lost = seen.filter((l) => l.kind === 'lostWakeup');
     assert.equal(lost.length, 1);
-    assert.match(lost[0]!.message, /"waiter" is suspended on <Future pending> but is not among its waiters/);
+    assert.equal(
+      lost[0]!.message,
+      `Task #${t.id} "waiter" is suspended on <Future pending> but is not among its waiters: completing that future will not wake it`,
+    );
     // The stale registration shows once the other future is known (a task waits on it).
     const t2 = loop.createTask(
       coroutine(function* second(): Coroutine<number> {

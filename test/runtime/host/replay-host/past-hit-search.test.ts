@@ -159,7 +159,11 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
     assert.equal(last.line?.line, PARSED);
     assert.equal(last.breakpoint.line, PARSED);
     assert.ok(last.tick >= 1 && last.tick <= ticks, `${last.tick}`);
-    assert.match(last.description, /hit a breakpoint on a past line .*crawler\.ts:\d+ \(tick \d+, replayed\)/);
+    const lastTask = (await host.rpc.request('snapshot', {})).tasks.find((t) => t.id === last.taskId);
+    assert.equal(
+      last.description,
+      `${lastTask?.name} hit a breakpoint on a past line at ${CRAWLER}:${PARSED} (tick ${last.tick}, replayed)`,
+    );
     const stack = await host.rpc.request('lineStack', {});
     assert.equal(stack.frames[0]!.name, 'fetch');
     assert.equal(stack.taskId, last.taskId);
@@ -435,7 +439,10 @@ describe('Reverse Continue to a line breakpoint hit in the recorded past (bundle
     const { stops, ticks } = await liveStops(host, EVENT, [{ line: EVENT_WAIT }], { pages: 120 });
     // Arrived at the start; its resume at the end stops nothing (it stopped there).
     assert.equal(stops.length, 1, JSON.stringify(stops));
-    assert.match(stops[0]!.description, / suspended at .*event\.ts:\d+ in wait$/);
+    assert.equal(
+      stops[0]!.description,
+      `Task #${stops[0]!.taskId} "crawl" suspended at ${EVENT}:${EVENT_WAIT} in wait`,
+    );
     assert.ok(ticks - stops[0]!.tick > 64, `${stops[0]!.tick} of ${ticks}: longer than the first stretch searched`);
     assert.deepEqual(await pastStops(host, 'back', ticks), stops);
     await host.rpc.request('setBreakpoints', { file: EVENT, breakpoints: [] });

@@ -148,7 +148,7 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
     assert.equal(at.paused?.line?.line, BREAK, JSON.stringify(at));
     assert.equal(at.paused?.taskId, hit.taskId);
     assert.ok((at.paused?.tick ?? 0) > hit.tick, `${at.paused?.tick} > ${hit.tick}`);
-    assert.match((await host.lineLocals()).get('response') ?? '', /ClientResponse/);
+    assert.equal((await host.lineLocals()).get('response') ?? '', 'ClientResponse');
     assert.equal((await host.lineLocals()).get('url'), url);
     assert.deepEqual((await shown(host)).names.slice(0, 2), ['fetch', 'work']);
 
@@ -257,7 +257,7 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
     assert.equal(at.paused?.taskId, hit.taskId);
     assert.ok((at.paused?.tick ?? 0) > hit.tick, `${at.paused?.tick} > ${hit.tick}`);
     // (`response` is a block's local there: evaluated in the frame.)
-    assert.match((await host.rpc.request('lineEvaluate', { expression: 'response' })).value, /ClientResponse/);
+    assert.equal((await host.rpc.request('lineEvaluate', { expression: 'response' })).value, 'ClientResponse');
     // Back: the send's line, in the hit's tick, before its response.
     at = await move(host, 'back');
     assert.equal((await shown(host)).line, SEND);
@@ -300,7 +300,10 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
       `the start of the task: its step at tick ${hit.tick} is its first, nothing of it ran before`,
     );
     assert.equal(at.paused?.line?.line, lines[lines.length - 1] ?? hit.line?.line, 'the first line, shown again');
-    assert.match(at.paused?.description ?? '', /: the start of the task: its step at tick \d+ is its first/);
+    assert.equal(
+      at.paused?.description,
+      `crawl on a past line at ${CRAWLER}:${at.paused?.line?.line} (tick ${hit.tick}, replayed): the start of the task: its step at tick ${hit.tick} is its first, nothing of it ran before`,
+    );
   });
 
   test("at a live line stop, back before the task's first line of its step: the line it suspended at in the functions on the stop's frames (the GET), passing over its steps spent inside that call, every view at that tick; over from there is the live stop again", async () => {
@@ -319,7 +322,7 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
       assert.notEqual(stop.taskId, firstWorker.taskId);
       await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
       assert.equal(stop.line?.line, BREAK);
-      assert.match((await live.lineLocals()).get('response') ?? '', /ClientResponse/);
+      assert.equal((await live.lineLocals()).get('response') ?? '', 'ClientResponse');
       // Back once: the stop is its step's first line (the GET resumed), so the task's step before (an earlier tick).
       const at = await move(live, 'back');
       assert.equal(at.landing.landed, 'line', JSON.stringify(at.landing));
@@ -398,19 +401,25 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
       assert.equal(at.landing.landed, 'line', seen.join(' | '));
       assert.equal(at.paused?.line?.line, CALLS_HELPER, at.paused?.description);
       assert.ok((at.paused?.tick ?? stop.tick) < stop.tick);
-      assert.match(at.paused?.description ?? '', /\(its 4 steps between ran no line of these frames' functions\)/);
+      assert.equal(
+        at.paused?.description ?? '',
+        `main on a past line at ${ROOT}/test/fixtures/helper-steps.ts:18 (tick 3, replayed): the last line of its step at tick 3, before its step at tick 13 (its 4 steps between ran no line of these frames' functions)`,
+      );
       // On back: main's first step, and before its first line the start of the task (that line again, saying so).
       at = await move(live, 'back');
       seen.push(JSON.stringify(at.landing));
       assert.equal(at.paused?.line?.line, MAIN_FIRST, seen.join(' | '));
-      assert.match(at.paused?.description ?? '', /the last line of its step at tick \d+, before its step at tick \d+/);
+      assert.equal(
+        at.paused?.description ?? '',
+        `main on a past line at ${ROOT}/test/fixtures/helper-steps.ts:17 (tick 1, replayed): the last line of its step at tick 1, before its step at tick 3`,
+      );
       at = await move(live, 'back');
       seen.push(JSON.stringify(at.landing));
       assert.equal(at.landing.landed, 'line', seen.join(' | '));
       assert.equal(at.paused?.line?.line, MAIN_FIRST, seen.join(' | '));
-      assert.match(
+      assert.equal(
         at.paused?.description ?? '',
-        /the start of the task: its step at tick \d+ is its first, nothing of it ran before/,
+        `main on a past line at ${ROOT}/test/fixtures/helper-steps.ts:17 (tick 1, replayed): the start of the task: its step at tick 1 is its first, nothing of it ran before`,
       );
       await live.rpc.request('stop', {});
     } finally {

@@ -114,7 +114,10 @@ describe('bindings in their temporal dead zone, live and past (bundle)', { timeo
     );
 
     // Evaluated there, a binding in its dead zone throws as in the frame; one declared without a value is undefined.
-    assert.match(await inWaiter(host, 'got + 1'), /ReferenceError: Cannot access 'got' before initialization/);
+    assert.equal(
+      await inWaiter(host, 'got + 1'),
+      "evaluate: the expression threw ReferenceError: Cannot access 'got' before initialization",
+    );
     assert.equal(await inWaiter(host, 'String(empty) + before'), '"undefined1"');
 
     // Over the line, then back to it: the stop replayed in the line replay host shows the same.
@@ -133,7 +136,10 @@ describe('bindings in their temporal dead zone, live and past (bundle)', { timeo
     const pastTick = await waiterFrames(host);
     assert.equal(pastTick.find(([name]) => name === 'waiter')?.[1].got, '<uninitialized>');
     assert.equal(pastTick.find(([name]) => name === 'waiter')?.[1].empty, 'undefined');
-    assert.match(await inWaiter(host, 'got + 1'), /ReferenceError: Cannot access 'got' before initialization/);
+    assert.equal(
+      await inWaiter(host, 'got + 1'),
+      "evaluate: the expression threw ReferenceError: Cannot access 'got' before initialization",
+    );
     await host.rpc.request('seekTick', { tick: null });
   });
 });
