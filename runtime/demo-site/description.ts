@@ -33,5 +33,6 @@ export function describeDemoSite(site: DemoSite, latency: DemoLatency): string {
     latency === 'instant'
       ? 'answering at once (--instant)'
       : `each response ${REALISTIC_TRANSPORT.latencyMs}-${REALISTIC_TRANSPORT.latencyMs + REALISTIC_TRANSPORT.jitterMs} ms late, as over a network (--instant: at once)`;
-  return `${site.model.options.pages} content pages; a crawl from / meets ${crawled} URLs (${parts.join(', ')})${skipped}; ${speed}`;
+  const pages = site.model.options.pages;
+  return `${pages} content page${pages === 1 ? '' : 's'}; a crawl from / meets ${crawled} URLs (${parts.join(', ')})${skipped}; ${speed}`;
 }

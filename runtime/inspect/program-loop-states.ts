@@ -10,9 +10,11 @@ import { programLoops } from '../program-loops';
 
 const LIST_LIMIT = 200;
 
-function bounded<T>(list: T[], what: string, notes: string[]): T[] {
+/** A list cut to LIST_LIMIT, the rest counted in `notes` (`what`: the entry's name, one and many). */
+function bounded<T>(list: T[], what: readonly [string, string], notes: string[]): T[] {
   if (list.length <= LIST_LIMIT) return list;
-  notes.push(`${list.length - LIST_LIMIT} more ${what} not listed`);
+  const more = list.length - LIST_LIMIT;
+  notes.push(`${more} more ${what[more === 1 ? 0 : 1]} not listed`);
   return list.slice(0, LIST_LIMIT);
 }
 
@@ -24,10 +26,10 @@ export function programLoopStates(): ProgramLoopState[] {
       kind: l.kind,
       title: l.title,
       running: l.running(),
-      ready: bounded(l.ready(), 'ready entries', notes),
-      sockets: bounded(l.sockets(), 'sockets', notes),
-      timers: bounded(l.timers(), 'timers', notes),
-      workers: bounded(l.workers(), 'threads or processes', notes),
+      ready: bounded(l.ready(), ['ready entry', 'ready entries'], notes),
+      sockets: bounded(l.sockets(), ['socket', 'sockets'], notes),
+      timers: bounded(l.timers(), ['timer', 'timers'], notes),
+      workers: bounded(l.workers(), ['thread or process', 'threads or processes'], notes),
       notes,
     };
   });

@@ -27,3 +27,9 @@ test('a site with faults counts its broken responses; one of a kind is said in t
     '12 content pages; a crawl from / meets 38 URLs (16 HTML pages, 1 binary file, 1 page in an unknown charset, 6 broken responses, 10 redirects, 4 missing pages (404)), and 1 more disallowed by robots.txt; answering at once (--instant)',
   );
 });
+
+test('a site of one content page says so in the singular', async (t) => {
+  const site = await startDemoSite({ pages: 1 });
+  t.after(() => site.close());
+  assert.ok(describeDemoSite(site, 'instant').startsWith('1 content page; a crawl from / meets '));
+});

@@ -56,7 +56,7 @@ describe('programLoopStates', () => {
     assert.equal(state!.timers[199]!.callback, 't199');
     assert.deepEqual(state!.notes, [
       '3 tries found the socket not ready',
-      '1 more sockets not listed',
+      '1 more socket not listed',
       '250 more timers not listed',
       '800 more threads or processes not listed',
     ]);
