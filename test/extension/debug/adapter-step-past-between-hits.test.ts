@@ -44,8 +44,13 @@ async function whereOf(dap: DapClient, stop: DapEvent): Promise<Where> {
   };
 }
 
+/** The adapter of the launch under way: closed by the next launch and after the tests, even a failed one's. */
+let current: DapClient | null = null;
+
 async function launched(lines: readonly number[] = [SLEEP]): Promise<{ dap: DapClient; stop: DapEvent }> {
+  await current?.close();
   const dap = await startAdapter();
+  current = dap;
   const breakpoints = lines.map((line) => ({ line }));
   const stop = await launchToStop(dap, SAMPLE, {
     configure: async () => void (await dap.request('setBreakpoints', { source: { path: FILE }, breakpoints })),
@@ -57,16 +62,14 @@ async function launched(lines: readonly number[] = [SLEEP]): Promise<{ dap: DapC
 const threadOf = (stop: DapEvent) => ({ threadId: Number(stop.body.threadId) });
 
 describe('A past step stops at a breakpoint hit between its line and its landing', { timeout: 300_000 }, () => {
-  let dap: DapClient | null = null;
   after(async () => {
-    await dap?.close();
+    await current?.close();
   });
 
   it('Step Over from a past hit stops where the live Step Over stops', async () => {
     // The oracle: live, from URL2's `yield* sleep` (URL1's hit, then Continue), in the same run as the past
     // steps below: the sleeps' wake-ups run on the real clock, so another run may count its ticks otherwise.
     const run = await launched();
-    dap = run.dap;
     let stop = await moveToStop(run.dap, 'continue', threadOf(run.stop));
     const from = await whereOf(run.dap, stop);
     assert.deepEqual([from.task, from.line, from.reason], ['URL2', SLEEP, 'breakpoint']);
@@ -107,26 +110,20 @@ describe('A past step stops at a breakpoint hit between its line and its landing
     stop = await moveToStop(run.dap, 'continue', threadOf(stop));
     const onward = await whereOf(run.dap, stop);
     assert.deepEqual([onward.task, onward.line, onward.tick], [present.task, present.line, present.tick]);
-    await run.dap.close();
-    dap = null;
   });
 
   it("Step Over from the step before a live stop's stops where the live Step Over stops", async () => {
     // The oracle: live, from URL2's `yield* sleep`, breakpoints there and on `return`.
     let run = await launched([SLEEP, RETURN]);
-    dap = run.dap;
     let stop = await moveToStop(run.dap, 'continue', threadOf(run.stop));
     const from = await whereOf(run.dap, stop);
     stop = await moveToStop(run.dap, 'next', threadOf(stop));
     const live = await whereOf(run.dap, stop);
     assert.deepEqual([live.task, live.line, live.tick], ['URL3', SLEEP, from.tick]);
-    await run.dap.close();
-    dap = null;
 
     // The past: on to URL2's `return` (a live line stop), two lines back (its `done`, then its step before's
     // `yield* sleep`), then the same step: into the live stop's step, where URL3's hit came first.
     run = await launched([SLEEP, RETURN]);
-    dap = run.dap;
     stop = run.stop;
     for (let i = 0; i < 3; i++) stop = await moveToStop(run.dap, 'continue', threadOf(stop));
     const present = await whereOf(run.dap, stop);
@@ -136,7 +133,5 @@ describe('A past step stops at a breakpoint hit between its line and its landing
     assert.deepEqual([back.task, back.line, back.tick], [from.task, from.line, from.tick]);
     stop = await moveToStop(run.dap, 'next', threadOf(stop));
     assert.deepEqual(await whereOf(run.dap, stop), live, 'the past step stops where the live step stopped');
-    await run.dap.close();
-    dap = null;
   });
 });
