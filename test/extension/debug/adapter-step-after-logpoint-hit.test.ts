@@ -1,12 +1,12 @@
 // Step Over from a past logpoint's hit, as VS Code drives the standalone adapter: gather-vs-ascompleted
-// stopped live on URL1's `done` line (tick 12), a breakpoint there; a logpoint on `return [url, seconds]`
-// lists URL2's and URL3's returns; gone to URL2's (tick 4), Step Over runs on past the task's last line (its
-// coroutine returns) as the live step does, so it stops at the next breakpoint hit, in the past: URL3's `done`
-// line (tick 8), replayed, not the live stop. A live run's Step Over from the same return is the oracle.
+// stopped live on URL1's `done` line, a breakpoint there; a logpoint on `return [url, seconds]` lists URL2's
+// and URL3's returns; gone to URL2's, Step Over runs on past the task's last line (its coroutine returns) as
+// the live step does, so it stops at the next breakpoint hit, in the past: URL3's `done` line, replayed, not
+// the live stop. The same run's live Step Over from that return, taken first, is the oracle.
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { lineOf } from '../../source-line';
 import {
   goToLogpointHit,
@@ -54,10 +54,13 @@ async function whereOf(dap: DapClient, stop: DapEvent): Promise<Where> {
 
 describe('Step Over from a past logpoint hit (standalone adapter)', { timeout: 300_000 }, () => {
   let dap: DapClient | null = null;
-  let live: Where[] = [];
+  after(async () => {
+    await dap?.close();
+  });
 
-  before(async () => {
-    // The oracle: the live run stepping over URL2's return, a breakpoint on `done` and one on the return.
+  it('lands where the live step over landed: the next breakpoint hit, in the past', async () => {
+    // The oracle, in the same run (the sleeps wake on the real clock: another run may count its ticks
+    // otherwise): live, from URL2's `done`, Step Over to its return, then Step Over from the return.
     const d = (dap = await startAdapter());
     let stop = await launchToStop(d, SAMPLE, {
       configure: async () =>
@@ -67,56 +70,43 @@ describe('Step Over from a past logpoint hit (standalone adapter)', { timeout: 3
         })),
       exceptionFilters: [],
     });
+    const first = await whereOf(d, stop);
+    assert.deepEqual([first.task, first.line], ['URL2', DONE]);
+    const live: Where[] = [];
     for (let i = 0; i < 2; i++) {
       stop = await moveToStop(d, 'next', { threadId: Number(stop.body.threadId) });
       live.push(await whereOf(d, stop));
     }
-    await d.close();
-    dap = null;
-  });
-  after(async () => {
-    await dap?.close();
-  });
-
-  it('lands where the live step over lands: the next breakpoint hit, in the past', async () => {
+    const [atReturn, oracle] = [live[0]!, live[1]!];
     assert.deepEqual(
-      live.map((w) => [w.task, w.line, w.tick]),
+      live.map((w) => [w.task, w.line, w.reason]),
       [
-        ['URL2', RETURN, 4],
-        ['URL3', DONE, 8],
+        // The step lands on a line holding a breakpoint: said as that breakpoint's.
+        ['URL2', RETURN, 'breakpoint'],
+        ['URL3', DONE, 'breakpoint'],
       ],
       'live: Step Over from URL2 `return` runs on to URL3 `done`',
     );
-    const d = (dap = await startAdapter());
-    let stop = await launchToStop(d, SAMPLE, {
-      configure: async () =>
-        void (await d.request('setBreakpoints', { source: { path: FILE }, breakpoints: [{ line: DONE }] })),
-      exceptionFilters: [],
-    });
-    for (let i = 0; i < 2; i++) stop = await moveToStop(d, 'continue', { threadId: Number(stop.body.threadId) });
+    assert.ok(oracle.tick > atReturn.tick, 'URL3 wakes in a later tick');
+
+    // On to URL1's `done` (the present), the return's breakpoint gone; a logpoint there lists the returns.
+    await d.request('setBreakpoints', { source: { path: FILE }, breakpoints: [{ line: DONE }] });
+    stop = await moveToStop(d, 'continue', { threadId: Number(stop.body.threadId) });
     const present = await whereOf(d, stop);
     assert.deepEqual([present.task, present.line], ['URL1', DONE]);
-
     const hits = await listLogpointHits(d, FILE, [{ line: DONE }, { line: RETURN, logMessage: 'returns {url}' }]);
     assert.deepEqual(
-      hits.map((h) => [h.task, h.tick]),
-      [
-        ['URL2', 4],
-        ['URL3', 8],
-      ],
+      hits.map((h) => h.task),
+      ['URL2', 'URL3'],
     );
+    assert.equal(hits[0]!.tick, atReturn.tick);
     stop = await goToLogpointHit(d, hits[0]!.hit);
     const hit = await whereOf(d, stop);
-    assert.deepEqual([hit.task, hit.line, hit.tick, hit.url], ['URL2', RETURN, 4, 'URL2']);
+    assert.deepEqual([hit.task, hit.line, hit.tick, hit.url], ['URL2', RETURN, atReturn.tick, 'URL2']);
 
     stop = await moveToStop(d, 'next', { threadId: Number(stop.body.threadId) });
     const next = await whereOf(d, stop);
-    const oracle = live[1]!;
-    assert.deepEqual(
-      next,
-      { reason: 'breakpoint', tick: oracle.tick, task: oracle.task, line: oracle.line, url: oracle.url },
-      'Step Over lands on the live step over landing, replayed',
-    );
+    assert.deepEqual(next, oracle, 'Step Over lands on the live step over landing, replayed');
     assert.ok(next.tick < present.tick, 'in the past, before the live stop');
     // Continue from there goes on through the past, to the live stop.
     stop = await moveToStop(d, 'continue', { threadId: Number(stop.body.threadId) });
