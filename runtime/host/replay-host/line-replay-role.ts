@@ -11,6 +11,7 @@
 import { sameReading } from '../../../protocol/line-readings';
 import type {
   ArmedBreakpoint,
+  BreakpointHitLanding,
   HitBound,
   LineReading,
   LineReadingBefore,
@@ -185,10 +186,11 @@ export class LineReplayRole {
   }
 
   /**
-   * A forward step from `from` landed on its task's next line in a later tick: as the live step stops at any
-   * breakpoint's hit on its way (another task's, run in between), it stops at the first hit after `from` and
-   * before the landing, found by a forward search ending at the landing. None: the landing is shown again,
-   * held by the search (a hit's walk goes on from it), or, in the live stop's own step, by its walk.
+   * A forward step from `from` landed on a line (its task's next, in this tick or a later one, or one in a
+   * call it stepped into): as the live step stops at any breakpoint's hit on its way (in a call the line
+   * makes, or another task's run in between), it stops at the first hit after `from` and before the landing,
+   * found by a forward search ending at the landing. None: the landing is shown again, held by the search (a
+   * hit's walk goes on from it), or, in the live stop's own step, by its walk.
    */
   private async hitOnTheWay(
     walk: PastLineWalk,
@@ -197,24 +199,51 @@ export class LineReplayRole {
     breakpoints: readonly ArmedBreakpoint[],
   ): Promise<PastLineLanding> {
     const tick = landing.tick ?? walk.tick;
-    if (tick <= from.tick || !this.lineDebugger.isStopped()) return landing;
+    if (tick < from.tick || !this.lineDebugger.isStopped()) return landing;
     const at = await this.lineDebugger.stopPrint();
     if (at.taskId === null) return landing;
     const to: HitBound = { tick, taskId: at.taskId, print: at.print };
+    // A line of the live stop's own step (its walk's, not a hit's): that walk shows it again.
     const stopWalk = landing.tick === undefined ? walk : null;
+    const mark = walk.shown();
     await walk.dispose();
     if (stopWalk === null) this.walk = null;
     const hit = await this.search().find('forward', from, 0, tick, breakpoints, false, to);
-    if (hit.landed === 'line') {
-      this.walk = null;
-      this.stopWalk = null;
-      const out: PastLineLanding = { landed: 'line', line: hit.line, tick: hit.tick, breakpoint: hit.description };
-      if (hit.taskId !== null) out.taskId = hit.taskId;
-      return out;
+    if (hit.landed === 'line') return this.atHitOnTheWay(hit);
+    if (stopWalk === null) {
+      await this.search().stopOn(to, breakpoints);
+      return landing;
     }
-    if (stopWalk !== null) return stopWalk.enterFirst();
-    await this.search().stopOn(to, breakpoints);
-    return landing;
+    this.walk = stopWalk;
+    // Into the live stop's step from the step before (enterFirst's landing), or on within it.
+    if (tick > from.tick || mark === null) return stopWalk.enterFirst();
+    return stopWalk.returnTo(mark);
+  }
+
+  /**
+   * A forward step of the live stop's walk from a past line `from` came to the live stop: as live, it stops
+   * at the first breakpoint hit between (found by a forward search ending at the stop); none, the present.
+   */
+  private async hitBeforeStop(
+    from: HitBound,
+    p: ReplayHostMethods['pastLine']['params'],
+    breakpoints: readonly ArmedBreakpoint[],
+  ): Promise<PastLineLanding> {
+    const stop: HitBound = { tick: p.tick, taskId: p.taskId, print: p.stop };
+    await this.walk?.dispose();
+    this.walk = null;
+    this.stopWalk = null;
+    const hit = await this.search().find('forward', from, 0, p.tick, breakpoints, false, stop);
+    return hit.landed === 'line' ? this.atHitOnTheWay(hit) : { landed: 'present' };
+  }
+
+  /** A step stopped at a hit on its way: the search holds it (a hit's walk goes on from it, as from any hit). */
+  private atHitOnTheWay(hit: Extract<BreakpointHitLanding, { landed: 'line' }>): PastLineLanding {
+    this.walk = null;
+    this.stopWalk = null;
+    const out: PastLineLanding = { landed: 'line', line: hit.line, tick: hit.tick, breakpoint: hit.description };
+    if (hit.taskId !== null) out.taskId = hit.taskId;
+    return out;
   }
 
   /** pastLine: a move through the replayed lines of the live host's stop. */
@@ -290,7 +319,15 @@ export class LineReplayRole {
       this.stopWalk = null;
       walk = this.walk = this.walkOf(p.tick, p.taskId, p.stop);
     }
+    // A forward step from a past line: the line it leaves, where a search for a hit on its way starts.
+    const armed = p.move !== 'back' && p.move !== 'leave' ? (p.breakpoints ?? []) : [];
+    const d = this.lineDebugger;
+    const left = armed.length > 0 && d.isStopped() ? await d.stopPrint().catch(() => null) : null;
+    const from: HitBound | null =
+      left === null || left.taskId === null ? null : { tick: left.tick, taskId: left.taskId, print: left.print };
     const landing = await walk.move(p.move, p.lines ?? 1);
+    if (from !== null && landing.landed === 'line') return this.hitOnTheWay(walk, from, landing, armed);
+    if (from !== null && landing.landed === 'present') return this.hitBeforeStop(from, p, armed);
     if (landing.landed !== 'suspension' || p.move !== 'back') return landing;
     // Before the task's first line of this step: the last line of its step before (a walk anchored there, as
     // from a hit's). It runs on

@@ -36,6 +36,12 @@ type Target = { kind: 'live'; stop?: boolean } | { kind: 'entry'; index: number 
  */
 type Outcome = 'reached' | 'end' | Error;
 
+/** A line of the walk shown: its entry, and the line steps taken from there into a call (stepped into). */
+export interface WalkMark {
+  readonly entry: number;
+  readonly path: readonly LineStepKind[];
+}
+
 interface Walking {
   readonly entries: PastLineEntry[];
   target: Target;
@@ -126,6 +132,24 @@ export class PastLineWalk {
     if (this.live <= 0 && this.ceiling === null) return { landed: 'present' };
     if ((await this.walk({ kind: 'entry', index: 0 })) === 'end') return this.ranOut();
     return this.landing();
+  }
+
+  /** The line shown, to come back to after the thread was let go (a search between: returnTo); null: none. */
+  shown(): WalkMark | null {
+    if (this.at === null && this.inCall === null) return null;
+    return { entry: this.inCall ?? this.at!, path: this.inCall !== null ? [...this.path] : [] };
+  }
+
+  /** Back on the line `mark` (shown() before the thread was let go): its entry, and the line steps taken from it. */
+  async returnTo(mark: WalkMark): Promise<PastLineLanding> {
+    await this.release();
+    if ((await this.walk({ kind: 'entry', index: mark.entry })) === 'end') return this.ranOut();
+    let landing = await this.landing();
+    for (const kind of mark.path) {
+      landing = await this.lineStep(kind);
+      if (landing.landed !== 'line') return landing;
+    }
+    return landing;
   }
 
   /** Whether this walk is of that live stop. */
