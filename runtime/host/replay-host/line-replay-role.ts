@@ -34,6 +34,20 @@ function sameReadings(a: readonly LineReading[], b: readonly LineReading[]): boo
   return a.every((r, i) => b[i] !== undefined && sameReading(r, b[i]));
 }
 
+/**
+ * A search for a hit on a step's way within one tick (`sameTick`): a line left or landed on mid-line (back
+ * from a call it made) may be no place V8 stops at by a breakpoint, so the search's marker there is never
+ * reached and the search is refused; its hits are then not searched (null), the walk's landing stands.
+ */
+async function unlessUnmarked<T>(sameTick: boolean, search: () => Promise<T>): Promise<T | null> {
+  try {
+    return await search();
+  } catch (e) {
+    if (!sameTick || !(e instanceof ProtocolError) || e.code !== 'replayFailed') throw e;
+    return null;
+  }
+}
+
 export class LineReplayRole {
   /** The walk through the replayed lines (past-line-walk.ts). */
   private walk: PastLineWalk | null = null;
@@ -189,8 +203,9 @@ export class LineReplayRole {
    * A forward step from `from` landed on a line (its task's next, in this tick or a later one, or one in a
    * call it stepped into): as the live step stops at any breakpoint's hit on its way (in a call the line
    * makes, or another task's run in between), it stops at the first hit after `from` and before the landing,
-   * found by a forward search ending at the landing. None: the landing is shown again, held by the search (a
-   * hit's walk goes on from it), or, in the live stop's own step, by its walk.
+   * found by a forward search ending at the landing. None: the landing is shown again, by its walk in the
+   * same tick (PastLineWalk.returnTo), else held by the search (a hit's walk goes on from it), or, into the
+   * live stop's own step, by that stop's walk.
    */
   private async hitOnTheWay(
     walk: PastLineWalk,
@@ -208,16 +223,25 @@ export class LineReplayRole {
     const mark = walk.shown();
     await walk.dispose();
     if (stopWalk === null) this.walk = null;
-    const hit = await this.search().find('forward', from, 0, tick, breakpoints, false, to);
-    if (hit.landed === 'line') return this.atHitOnTheWay(hit);
-    if (stopWalk === null) {
+    const sameTick = tick === from.tick;
+    const hit = await unlessUnmarked(sameTick, () =>
+      this.search().find('forward', from, 0, tick, breakpoints, false, to),
+    );
+    if (hit?.landed === 'line') return this.atHitOnTheWay(hit);
+    // Into the live stop's step from the step before: enterFirst's landing again.
+    if (stopWalk !== null && (!sameTick || mark === null)) {
+      this.walk = stopWalk;
+      return stopWalk.enterFirst();
+    }
+    // A hit's walk in a later tick: held by the search (a hit's walk goes on from it).
+    if (mark === null || !sameTick) {
       await this.search().stopOn(to, breakpoints);
       return landing;
     }
-    this.walk = stopWalk;
-    // Into the live stop's step from the step before (enterFirst's landing), or on within it.
-    if (tick > from.tick || mark === null) return stopWalk.enterFirst();
-    return stopWalk.returnTo(mark);
+    // In the same tick: its walk shows it again, the way it came (a line run again after a call it made is
+    // reached only by its steps, and may be no place a breakpoint stops at).
+    this.walk = walk;
+    return walk.returnTo(mark);
   }
 
   /**
@@ -233,8 +257,10 @@ export class LineReplayRole {
     await this.walk?.dispose();
     this.walk = null;
     this.stopWalk = null;
-    const hit = await this.search().find('forward', from, 0, p.tick, breakpoints, false, stop);
-    return hit.landed === 'line' ? this.atHitOnTheWay(hit) : { landed: 'present' };
+    const hit = await unlessUnmarked(true, () =>
+      this.search().find('forward', from, 0, p.tick, breakpoints, false, stop),
+    );
+    return hit?.landed === 'line' ? this.atHitOnTheWay(hit) : { landed: 'present' };
   }
 
   /** A step stopped at a hit on its way: the search holds it (a hit's walk goes on from it, as from any hit). */

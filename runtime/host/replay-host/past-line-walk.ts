@@ -65,6 +65,11 @@ export class PastLineWalk {
    * the last).
    */
   private path: LineStepKind[] = [];
+  /**
+   * How the line shown was reached (null: none shown): an entry's first run, then the line steps taken from
+   * it (a line run again after a call it made is that entry's, reached only by stepping).
+   */
+  private route: WalkMark | null = null;
   private landedAt: SourcePosition | null = null;
   private walking: Walking | null = null;
   /** The traced tick under way (replayLineTick), until it has run to its end. */
@@ -136,8 +141,7 @@ export class PastLineWalk {
 
   /** The line shown, to come back to after the thread was let go (a search between: returnTo); null: none. */
   shown(): WalkMark | null {
-    if (this.at === null && this.inCall === null) return null;
-    return { entry: this.inCall ?? this.at!, path: this.inCall !== null ? [...this.path] : [] };
+    return this.at === null && this.inCall === null ? null : this.route;
   }
 
   /** Back on the line `mark` (shown() before the thread was let go): its entry, and the line steps taken from it. */
@@ -323,6 +327,7 @@ export class PastLineWalk {
     this.at = null;
     this.inCall = null;
     this.path = [];
+    this.route = null;
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
     // A line step that has not stopped (the recording ran out under it) is dropped with its temporaries.
     await this.dbg.dropStep();
@@ -471,11 +476,14 @@ export class PastLineWalk {
     walking.target = { kind: 'step' };
     const from = walking.entries.length - 1;
     const path = this.inCall !== null ? this.path : [];
+    const route = this.route;
     this.at = null;
     this.inCall = null;
     this.path = [];
     await this.dbg.lineStep(kind);
     if ((await this.settled(await outcome)) === 'end') return this.ranOut();
+    // Not on a new entry's first run (onHit's route): this step's way from the route it started on.
+    if (this.route === route) this.route = route === null ? null : { entry: route.entry, path: [...route.path, kind] };
     const frames = this.dbg.stoppedFrames();
     const top = frames[0];
     const last = walking.entries[walking.entries.length - 1];
@@ -550,6 +558,7 @@ export class PastLineWalk {
       }
       if (walking.target.kind === 'step' || (walking.target.kind === 'entry' && walking.target.index === index)) {
         this.at = index;
+        this.route = { entry: index, path: [] };
         const p = this.dbg.positionOfFrame(top.frame);
         this.landedAt = p;
         return 'stop';
@@ -563,6 +572,7 @@ export class PastLineWalk {
       this.live = walking.entries.length - 1;
       if (walking.target.stop === true) {
         this.at = this.live;
+        this.route = { entry: this.live, path: [] };
         this.landedAt = this.dbg.positionOfFrame(top.frame);
         return 'stop';
       }
