@@ -203,9 +203,9 @@ export class LineReplayRole {
    * A forward step from `from` landed on a line (its task's next, in this tick or a later one, or one in a
    * call it stepped into): as the live step stops at any breakpoint's hit on its way (in a call the line
    * makes, or another task's run in between), it stops at the first hit after `from` and before the landing,
-   * found by a forward search ending at the landing. None: the landing is shown again, by its walk in the
-   * same tick (PastLineWalk.returnTo), else held by the search (a hit's walk goes on from it), or, into the
-   * live stop's own step, by that stop's walk.
+   * found by a forward search ending at the landing. None: the landing is shown again, held by the search (a
+   * hit's walk goes on from it), else by its walk (PastLineWalk.returnTo: the live stop's own step's, or a
+   * hit's where the search cannot stop), or, into the live stop's own step, by that stop's walk.
    */
   private async hitOnTheWay(
     walk: PastLineWalk,
@@ -233,13 +233,19 @@ export class LineReplayRole {
       this.walk = stopWalk;
       return stopWalk.enterFirst();
     }
-    // A hit's walk in a later tick: held by the search (a hit's walk goes on from it).
-    if (mark === null || !sameTick) {
-      await this.search().stopOn(to, breakpoints);
-      return landing;
-    }
-    // In the same tick: its walk shows it again, the way it came (a line run again after a call it made is
-    // reached only by its steps, and may be no place a breakpoint stops at).
+    // A hit's walk: held by the search (a hit's walk goes on from it, its frames' functions the landing's).
+    // In the same tick only on an entry's first run: a line reached by steps from one (run again after a call
+    // it made, mid-line) may be no place a breakpoint stops at, or stops at its first run instead.
+    const held =
+      stopWalk === null &&
+      (!sameTick || (hit !== null && (mark === null || mark.path.length === 0))) &&
+      (await unlessUnmarked(sameTick, () =>
+        this.search()
+          .stopOn(to, breakpoints)
+          .then(() => true),
+      )) === true;
+    if (held || mark === null) return landing;
+    // The live stop's own step, or a hit's walk not held: its walk shows it again, the way it came.
     this.walk = walk;
     return walk.returnTo(mark);
   }
