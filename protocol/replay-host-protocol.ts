@@ -44,6 +44,11 @@ export interface ReplayHostMethods {
       move: 'back' | 'leave' | LineStepKind;
       /** A move back of this many lines within the tick, in one replay (default 1). */
       lines?: number;
+      /**
+       * Those armed (logpoints and loop breakpoints left out): a forward step stops, as live, at the first hit
+       * of one between its line and its landing (in a call the line makes, in the same tick too).
+       */
+      breakpoints?: ArmedBreakpoint[];
       moment?: string;
     };
     result: MomentEcho<PastLineLanding>;
@@ -65,8 +70,8 @@ export interface ReplayHostMethods {
    */
   /**
    * `present`: the live line stop held (a hit's walk of its task goes on into its tick, and reaching it is
-   * the present). `breakpoints`: those armed (logpoints left out): a forward step landing in a later tick
-   * stops, as live, at the first hit of one between its line and its landing.
+   * the present). `breakpoints`: those armed (logpoints left out): a forward step stops, as live, at the
+   * first hit of one between its line and its landing (in this tick or a later one).
    */
   pastHitLine: {
     params: {

@@ -82,7 +82,7 @@ function parseLineStopPrint(p: Params, method = 'pastLine', path = 'stop'): Line
 
 function parseArmedBreakpoints(
   p: Params,
-  method: 'pastHit' | 'pastHitLine' | 'pastLog' = 'pastHit',
+  method: 'pastHit' | 'pastHitLine' | 'pastLine' | 'pastLog' = 'pastHit',
   key: 'breakpoints' | 'logpoints' = 'breakpoints',
 ): ArmedBreakpoint[] {
   return objectsOf(method, key, { [key]: p[key] }, key).map((b, i) => {
@@ -209,6 +209,7 @@ export const REPLAY_HOST_PARAMS_PARSERS: { readonly [M in ReplayHostMethodName]:
     const lines = optionalNumber('pastLine', p, 'lines', 'id');
     if (lines !== undefined && lines < 1) throw new ProtocolError('pastLine: params.lines must be 1 or more');
     if (lines !== undefined) out.lines = lines;
+    if (p.breakpoints !== undefined) out.breakpoints = parseArmedBreakpoints(p, 'pastLine');
     const moment = optionalMomentId('pastLine', p);
     if (moment !== undefined) out.moment = moment;
     return out;

@@ -11,6 +11,7 @@
 import { sameReading } from '../../../protocol/line-readings';
 import type {
   ArmedBreakpoint,
+  BreakpointHitLanding,
   HitBound,
   LineReading,
   LineReadingBefore,
@@ -31,6 +32,20 @@ import { PastLineWalk } from './past-line-walk';
 /** Two readings of the watched values alike, value by value. */
 function sameReadings(a: readonly LineReading[], b: readonly LineReading[]): boolean {
   return a.every((r, i) => b[i] !== undefined && sameReading(r, b[i]));
+}
+
+/**
+ * A search for a hit on a step's way within one tick (`sameTick`): a line left or landed on mid-line (back
+ * from a call it made) may be no place V8 stops at by a breakpoint, so the search's marker there is never
+ * reached and the search is refused; its hits are then not searched (null), the walk's landing stands.
+ */
+async function unlessUnmarked<T>(sameTick: boolean, search: () => Promise<T>): Promise<T | null> {
+  try {
+    return await search();
+  } catch (e) {
+    if (!sameTick || !(e instanceof ProtocolError) || e.code !== 'replayFailed') throw e;
+    return null;
+  }
 }
 
 export class LineReplayRole {
@@ -185,10 +200,12 @@ export class LineReplayRole {
   }
 
   /**
-   * A forward step from `from` landed on its task's next line in a later tick: as the live step stops at any
-   * breakpoint's hit on its way (another task's, run in between), it stops at the first hit after `from` and
-   * before the landing, found by a forward search ending at the landing. None: the landing is shown again,
-   * held by the search (a hit's walk goes on from it), or, in the live stop's own step, by its walk.
+   * A forward step from `from` landed on a line (its task's next, in this tick or a later one, or one in a
+   * call it stepped into): as the live step stops at any breakpoint's hit on its way (in a call the line
+   * makes, or another task's run in between), it stops at the first hit after `from` and before the landing,
+   * found by a forward search ending at the landing. None: the landing is shown again, held by the search (a
+   * hit's walk goes on from it), else by its walk (PastLineWalk.returnTo: the live stop's own step's, or a
+   * hit's where the search cannot stop), or, into the live stop's own step, by that stop's walk.
    */
   private async hitOnTheWay(
     walk: PastLineWalk,
@@ -197,24 +214,68 @@ export class LineReplayRole {
     breakpoints: readonly ArmedBreakpoint[],
   ): Promise<PastLineLanding> {
     const tick = landing.tick ?? walk.tick;
-    if (tick <= from.tick || !this.lineDebugger.isStopped()) return landing;
+    if (tick < from.tick || !this.lineDebugger.isStopped()) return landing;
     const at = await this.lineDebugger.stopPrint();
     if (at.taskId === null) return landing;
     const to: HitBound = { tick, taskId: at.taskId, print: at.print };
+    // A line of the live stop's own step (its walk's, not a hit's): that walk shows it again.
     const stopWalk = landing.tick === undefined ? walk : null;
+    const mark = walk.shown();
     await walk.dispose();
     if (stopWalk === null) this.walk = null;
-    const hit = await this.search().find('forward', from, 0, tick, breakpoints, false, to);
-    if (hit.landed === 'line') {
-      this.walk = null;
-      this.stopWalk = null;
-      const out: PastLineLanding = { landed: 'line', line: hit.line, tick: hit.tick, breakpoint: hit.description };
-      if (hit.taskId !== null) out.taskId = hit.taskId;
-      return out;
+    const sameTick = tick === from.tick;
+    const hit = await unlessUnmarked(sameTick, () =>
+      this.search().find('forward', from, 0, tick, breakpoints, false, to),
+    );
+    if (hit?.landed === 'line') return this.atHitOnTheWay(hit);
+    // Into the live stop's step from the step before: enterFirst's landing again.
+    if (stopWalk !== null && (!sameTick || mark === null)) {
+      this.walk = stopWalk;
+      return stopWalk.enterFirst();
     }
-    if (stopWalk !== null) return stopWalk.enterFirst();
-    await this.search().stopOn(to, breakpoints);
-    return landing;
+    // A hit's walk: held by the search (a hit's walk goes on from it, its frames' functions the landing's).
+    // In the same tick only on an entry's first run: a line reached by steps from one (run again after a call
+    // it made, mid-line) may be no place a breakpoint stops at, or stops at its first run instead.
+    const held =
+      stopWalk === null &&
+      (!sameTick || (hit !== null && (mark === null || mark.path.length === 0))) &&
+      (await unlessUnmarked(sameTick, () =>
+        this.search()
+          .stopOn(to, breakpoints)
+          .then(() => true),
+      )) === true;
+    if (held || mark === null) return landing;
+    // The live stop's own step, or a hit's walk not held: its walk shows it again, the way it came.
+    this.walk = walk;
+    return walk.returnTo(mark);
+  }
+
+  /**
+   * A forward step of the live stop's walk from a past line `from` came to the live stop: as live, it stops
+   * at the first breakpoint hit between (found by a forward search ending at the stop); none, the present.
+   */
+  private async hitBeforeStop(
+    from: HitBound,
+    p: ReplayHostMethods['pastLine']['params'],
+    breakpoints: readonly ArmedBreakpoint[],
+  ): Promise<PastLineLanding> {
+    const stop: HitBound = { tick: p.tick, taskId: p.taskId, print: p.stop };
+    await this.walk?.dispose();
+    this.walk = null;
+    this.stopWalk = null;
+    const hit = await unlessUnmarked(true, () =>
+      this.search().find('forward', from, 0, p.tick, breakpoints, false, stop),
+    );
+    return hit?.landed === 'line' ? this.atHitOnTheWay(hit) : { landed: 'present' };
+  }
+
+  /** A step stopped at a hit on its way: the search holds it (a hit's walk goes on from it, as from any hit). */
+  private atHitOnTheWay(hit: Extract<BreakpointHitLanding, { landed: 'line' }>): PastLineLanding {
+    this.walk = null;
+    this.stopWalk = null;
+    const out: PastLineLanding = { landed: 'line', line: hit.line, tick: hit.tick, breakpoint: hit.description };
+    if (hit.taskId !== null) out.taskId = hit.taskId;
+    return out;
   }
 
   /** pastLine: a move through the replayed lines of the live host's stop. */
@@ -290,7 +351,15 @@ export class LineReplayRole {
       this.stopWalk = null;
       walk = this.walk = this.walkOf(p.tick, p.taskId, p.stop);
     }
+    // A forward step from a past line: the line it leaves, where a search for a hit on its way starts.
+    const armed = p.move !== 'back' && p.move !== 'leave' ? (p.breakpoints ?? []) : [];
+    const d = this.lineDebugger;
+    const left = armed.length > 0 && d.isStopped() ? await d.stopPrint().catch(() => null) : null;
+    const from: HitBound | null =
+      left === null || left.taskId === null ? null : { tick: left.tick, taskId: left.taskId, print: left.print };
     const landing = await walk.move(p.move, p.lines ?? 1);
+    if (from !== null && landing.landed === 'line') return this.hitOnTheWay(walk, from, landing, armed);
+    if (from !== null && landing.landed === 'present') return this.hitBeforeStop(from, p, armed);
     if (landing.landed !== 'suspension' || p.move !== 'back') return landing;
     // Before the task's first line of this step: the last line of its step before (a walk anchored there, as
     // from a hit's). It runs on

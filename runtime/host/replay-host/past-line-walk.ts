@@ -36,6 +36,12 @@ type Target = { kind: 'live'; stop?: boolean } | { kind: 'entry'; index: number 
  */
 type Outcome = 'reached' | 'end' | Error;
 
+/** A line of the walk shown: its entry, and the line steps taken from there into a call (stepped into). */
+export interface WalkMark {
+  readonly entry: number;
+  readonly path: readonly LineStepKind[];
+}
+
 interface Walking {
   readonly entries: PastLineEntry[];
   target: Target;
@@ -59,6 +65,11 @@ export class PastLineWalk {
    * the last).
    */
   private path: LineStepKind[] = [];
+  /**
+   * How the line shown was reached (null: none shown): an entry's first run, then the line steps taken from
+   * it (a line run again after a call it made is that entry's, reached only by stepping).
+   */
+  private route: WalkMark | null = null;
   private landedAt: SourcePosition | null = null;
   private walking: Walking | null = null;
   /** The traced tick under way (replayLineTick), until it has run to its end. */
@@ -126,6 +137,23 @@ export class PastLineWalk {
     if (this.live <= 0 && this.ceiling === null) return { landed: 'present' };
     if ((await this.walk({ kind: 'entry', index: 0 })) === 'end') return this.ranOut();
     return this.landing();
+  }
+
+  /** The line shown, to come back to after the thread was let go (a search between: returnTo); null: none. */
+  shown(): WalkMark | null {
+    return this.at === null && this.inCall === null ? null : this.route;
+  }
+
+  /** Back on the line `mark` (shown() before the thread was let go): its entry, and the line steps taken from it. */
+  async returnTo(mark: WalkMark): Promise<PastLineLanding> {
+    await this.release();
+    if ((await this.walk({ kind: 'entry', index: mark.entry })) === 'end') return this.ranOut();
+    let landing = await this.landing();
+    for (const kind of mark.path) {
+      landing = await this.lineStep(kind);
+      if (landing.landed !== 'line') return landing;
+    }
+    return landing;
   }
 
   /** Whether this walk is of that live stop. */
@@ -299,6 +327,7 @@ export class PastLineWalk {
     this.at = null;
     this.inCall = null;
     this.path = [];
+    this.route = null;
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
     // A line step that has not stopped (the recording ran out under it) is dropped with its temporaries.
     await this.dbg.dropStep();
@@ -447,11 +476,14 @@ export class PastLineWalk {
     walking.target = { kind: 'step' };
     const from = walking.entries.length - 1;
     const path = this.inCall !== null ? this.path : [];
+    const route = this.route;
     this.at = null;
     this.inCall = null;
     this.path = [];
     await this.dbg.lineStep(kind);
     if ((await this.settled(await outcome)) === 'end') return this.ranOut();
+    // Not on a new entry's first run (onHit's route): this step's way from the route it started on.
+    if (this.route === route) this.route = route === null ? null : { entry: route.entry, path: [...route.path, kind] };
     const frames = this.dbg.stoppedFrames();
     const top = frames[0];
     const last = walking.entries[walking.entries.length - 1];
@@ -526,6 +558,7 @@ export class PastLineWalk {
       }
       if (walking.target.kind === 'step' || (walking.target.kind === 'entry' && walking.target.index === index)) {
         this.at = index;
+        this.route = { entry: index, path: [] };
         const p = this.dbg.positionOfFrame(top.frame);
         this.landedAt = p;
         return 'stop';
@@ -539,6 +572,7 @@ export class PastLineWalk {
       this.live = walking.entries.length - 1;
       if (walking.target.stop === true) {
         this.at = this.live;
+        this.route = { entry: this.live, path: [] };
         this.landedAt = this.dbg.positionOfFrame(top.frame);
         return 'stop';
       }

@@ -348,7 +348,7 @@ class LineDebugWorker {
             : this.client.showHitLanding(landing, moment);
         }
         if (past !== null) {
-          const landing = await this.view.move(past, kind, moment);
+          const landing = await this.view.move(past, kind, moment, 1, this.breakpoints.armed());
           this.client.respond(m.id, {});
           return this.client.showLanding(landing, past, moment);
         }

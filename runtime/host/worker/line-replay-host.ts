@@ -284,7 +284,12 @@ export class LineReplayHost {
    * A move of the live stop's walk through its task's replayed lines (pastLine): back, forward ('over',
    * 'into', 'out'), or 'leave'.
    */
-  async walkStop(move: 'back' | 'leave' | LineStepKind, moment?: string, lines = 1): Promise<PastLineLanding> {
+  async walkStop(
+    move: 'back' | 'leave' | LineStepKind,
+    moment?: string,
+    lines = 1,
+    breakpoints: readonly ArmedBreakpoint[] = [],
+  ): Promise<PastLineLanding> {
     return echoed(
       await this.endpoint.request('pastLine', {
         tick: this.stop.tick,
@@ -292,6 +297,7 @@ export class LineReplayHost {
         stop: this.stop.print,
         move,
         ...(lines > 1 ? { lines } : {}),
+        ...stepBreakpoints(move, breakpoints),
         ...idOf(moment),
       }),
       moment,
@@ -321,16 +327,12 @@ export class LineReplayHost {
     // after it is not the past).
     const live = this.liveStop;
     const present = live === null ? {} : { present: { tick: live.tick, taskId: live.taskId, print: live.print } };
-    // A forward step stops at a line breakpoint's hit between its line and its landing (a loop breakpoint's
-    // hits stop the run after their tick: not searched here).
-    const lines = breakpoints.filter((b) => b.atSuspension !== true);
-    const armed = move === 'back' || move === 'leave' || lines.length === 0 ? {} : { breakpoints: lines };
     return echoed(
       await this.endpoint.request('pastHitLine', {
         move,
         ceiling: this.ticks,
         ...present,
-        ...armed,
+        ...stepBreakpoints(move, breakpoints),
         ...idOf(moment),
       }),
       moment,
@@ -386,6 +388,18 @@ export class LineReplayHost {
     this.endpoint.close('the line replay ended');
     this.child.kill();
   }
+}
+
+/**
+ * What a forward step is given of the breakpoints armed: it stops at a line breakpoint's hit between its line
+ * and its landing (a loop breakpoint's hits stop the run after their tick: not searched here).
+ */
+function stepBreakpoints(
+  move: 'back' | 'leave' | LineStepKind,
+  breakpoints: readonly ArmedBreakpoint[],
+): { breakpoints?: ArmedBreakpoint[] } {
+  const lines = breakpoints.filter((b) => b.atSuspension !== true);
+  return move === 'back' || move === 'leave' || lines.length === 0 ? {} : { breakpoints: lines };
 }
 
 /**

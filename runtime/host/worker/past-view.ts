@@ -49,13 +49,19 @@ export class PastView {
 
   /**
    * A move through the past lines on `r`, the stop's replay host: back, forward ('over', 'into', 'out'), or
-   * 'leave' (the present again).
+   * 'leave' (the present again). `armed`: the breakpoints a forward step stops at on its way.
    */
-  async move(r: PastHost, move: PastMove, moment?: string, lines = 1): Promise<PastLineLanding> {
+  async move(
+    r: PastHost,
+    move: PastMove,
+    moment?: string,
+    lines = 1,
+    armed: readonly ArmedBreakpoint[] = [],
+  ): Promise<PastLineLanding> {
     if (move === 'leave' && !showsLine(this.pos)) return { landed: 'present' };
-    if (walksFromHit(this.pos)) return this.moveAtHit(r, move, moment);
+    if (walksFromHit(this.pos)) return this.moveAtHit(r, move, moment, armed);
     this.pos = leaveTick(this.pos);
-    const landing = await r.walkStop(move, moment, lines);
+    const landing = await r.walkStop(move, moment, lines, armed);
     this.pos = afterStopWalk(landing);
     return landing;
   }

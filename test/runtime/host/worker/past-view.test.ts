@@ -6,7 +6,7 @@
 // whether a line is shown, and a move that fails leaves the position as it stood then.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { BreakpointHitLanding, PastLineLanding } from '../../../../protocol/host-protocol';
+import type { ArmedBreakpoint, BreakpointHitLanding, PastLineLanding } from '../../../../protocol/host-protocol';
 import type { ReplayHostMethods } from '../../../../protocol/replay-host-protocol';
 import { PastView, type PastHost, type PastMove } from '../../../../runtime/host/worker/past-view';
 import { LIVE } from '../../../../runtime/host/worker/worker-position';
@@ -35,15 +35,25 @@ class ScriptedHost implements PastHost {
   /** The moment id each request carried (undefined: none). */
   readonly ids: Array<string | undefined> = [];
 
-  walkStop(move: PastMove, moment?: string): Promise<PastLineLanding> {
+  /** The breakpoints each walk's move was given (a forward step stops at their hits on its way). */
+  readonly armed: string[][] = [];
+
+  walkStop(
+    move: PastMove,
+    moment?: string,
+    _lines = 1,
+    breakpoints: readonly ArmedBreakpoint[] = [],
+  ): Promise<PastLineLanding> {
     this.asked.push(`pastLine ${move}`);
     this.ids.push(moment);
+    this.armed.push(breakpoints.map((b) => `${b.file}:${b.line}`));
     return this.next();
   }
 
-  walkFromHit(move: PastMove, moment?: string): Promise<PastLineLanding> {
+  walkFromHit(move: PastMove, moment?: string, breakpoints: readonly ArmedBreakpoint[] = []): Promise<PastLineLanding> {
     this.asked.push(`pastHitLine ${move}`);
     this.ids.push(moment);
+    this.armed.push(breakpoints.map((b) => `${b.file}:${b.line}`));
     return this.next();
   }
 
@@ -86,6 +96,23 @@ describe('PastView', () => {
     await view.move(r, 'over');
     assert.equal(view.position, LIVE);
     assert.deepEqual(r.asked, ['pastLine back', 'pastLine back', 'pastHitLine over', 'pastLine over']);
+  });
+
+  test("a forward step from the stop's line is given the breakpoints armed; a hit on its way is walked from", async () => {
+    const view = new PastView();
+    const r = new ScriptedHost();
+    const armed: ArmedBreakpoint[] = [{ file: '/src/lib.ts', line: 3 }];
+    // Back to a line of the stop's step, over a call whose breakpoint the replay host's search found in the same
+    // tick (a landing with its tick and the breakpoint), then over from that hit.
+    const onTheWay: PastLineLanding = { landed: 'line', line: AT, tick: 6, taskId: 2, breakpoint: 'hit in lib' };
+    r.walks = [stopLine, onTheWay, stopLine];
+    await view.move(r, 'back', undefined, 1, armed);
+    await view.move(r, 'over', undefined, 1, armed);
+    assert.deepEqual(view.position, { kind: 'stepBefore' });
+    await view.move(r, 'over', undefined, 1, armed);
+    assert.deepEqual(r.asked, ['pastLine back', 'pastLine over', 'pastHitLine over']);
+    // Passed on whatever the move; LineReplayHost gives a move back none (no hit to stop at on its way).
+    assert.deepEqual(r.armed, [['/src/lib.ts:3'], ['/src/lib.ts:3'], ['/src/lib.ts:3']]);
   });
 
   test('leaving with nothing shown asks nothing; a search from a line says it is shown, and finding none keeps it', async () => {
