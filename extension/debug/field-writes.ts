@@ -18,7 +18,8 @@ import type { PositionEvents } from './position-events';
 import type { SessionCore } from './session-core';
 import { message } from './stop-events';
 import { landingMessage, parseReport, parseSeen, trapCondition, trapMessage, trapVerdict } from './field-write-trap';
-import { frameIndexOf, type Reading, sameReading, type WatchedValue } from './value-changes';
+import { sameReading } from '../../protocol/line-readings';
+import { frameIndexOf, type Reading, type WatchedValue } from './value-changes';
 
 /** A watched field split: the object's expression, the field's name, the root local. */
 export function fieldOf(expression: string): { object: string; field: string; root: string } | null {

@@ -15,13 +15,13 @@ import { ERR_HOST, type SessionCore } from './session-core';
 import type { FieldWrites } from './field-writes';
 import type { LineWalkStep, LineWalks } from './line-walks';
 import type { SessionVariables } from './session-variables';
+import { sameReading } from '../../protocol/line-readings';
 import { message } from './stop-events';
 import {
   dataIdOf,
   frameIndexOf,
   parseDataId,
   readingText,
-  sameReading,
   type Reading,
   mayAssign,
   type WatchedValue,

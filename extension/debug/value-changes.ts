@@ -33,8 +33,6 @@ export function childExpression(parent: string, name: string): string {
   return `${parent}[${JSON.stringify(name)}]`;
 }
 
-export { sameReading } from '../../protocol/line-readings';
-
 /** How a reading is said in the console. */
 export function readingText(r: Reading): string {
   return r.reachable ? r.value : `(not reachable: ${r.why})`;

@@ -152,6 +152,29 @@ export async function threadsOf(dap: DapClient): Promise<DebugProtocol.Thread[]>
   return (await dap.request<DebugProtocol.ThreadsResponse['body']>('threads')).threads;
 }
 
+/**
+ * Where a stop stands, as the Call Stack view shows it: its reason, the loop's tick (named by the loop's
+ * thread), its task's name and its top frame.
+ */
+export async function stopPlace(
+  dap: DapClient,
+  stop: DapEvent,
+): Promise<{ reason: string; tick: number; task: string; top: DebugProtocol.StackFrame }> {
+  const threadId = Number(stop.body.threadId);
+  const threads = await threadsOf(dap);
+  const loop = threads.find((t) => /^event loop/.test(t.name))?.name ?? '';
+  const tick = /in tick (\d+)/.exec(loop);
+  if (tick === null) throw new Error(`the loop thread names no tick: ${loop}`);
+  const top = (await stackOf(dap, threadId))[0];
+  if (top === undefined) throw new Error(`thread ${threadId} has no frame`);
+  return {
+    reason: String(stop.body.reason),
+    tick: Number(tick[1]),
+    task: (threads.find((t) => t.id === threadId)?.name ?? '').split(' ')[0]!,
+    top,
+  };
+}
+
 /** A thread's stack, as the Call Stack view asks for it (the first `levels` frames, 20 as VS Code asks). */
 export async function stackOf(dap: DapClient, threadId: number, levels = 20): Promise<DebugProtocol.StackFrame[]> {
   return (

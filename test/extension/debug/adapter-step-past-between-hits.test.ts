@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { lineOf } from '../../source-line';
-import { launchToStop, localsOf, moveToStop, stackOf, startAdapter, threadsOf } from './adapter-harness';
+import { launchToStop, localsOf, moveToStop, startAdapter, stopPlace } from './adapter-harness';
 import { PROJECT_ROOT } from './build-adapter';
 import type { DapClient, DapEvent } from './dap-client';
 
@@ -28,20 +28,9 @@ interface Where {
 }
 
 async function whereOf(dap: DapClient, stop: DapEvent): Promise<Where> {
-  const threadId = Number(stop.body.threadId);
-  const threads = await threadsOf(dap);
-  const loop = threads.find((t) => /^event loop/.test(t.name))?.name ?? '';
-  const tick = /in tick (\d+)/.exec(loop);
-  assert.ok(tick !== null, `the loop thread names the tick: ${loop}`);
-  const top = (await stackOf(dap, threadId))[0]!;
+  const { reason, tick, task, top } = await stopPlace(dap, stop);
   const locals = await localsOf(dap, top.id);
-  return {
-    reason: String(stop.body.reason),
-    tick: Number(tick[1]),
-    task: (threads.find((t) => t.id === threadId)?.name ?? '').split(' ')[0]!,
-    line: top.line,
-    url: JSON.parse(locals.get('url') ?? 'null') as string,
-  };
+  return { reason, tick, task, line: top.line, url: JSON.parse(locals.get('url') ?? 'null') as string };
 }
 
 /** The adapter of the launch under way: closed by the next launch and after the tests, even a failed one's. */

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { basename, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { lineOf } from '../../source-line';
-import { launchToStop, moveToStop, stackOf, startAdapter, threadsOf } from './adapter-harness';
+import { launchToStop, moveToStop, startAdapter, stopPlace } from './adapter-harness';
 import { PROJECT_ROOT } from './build-adapter';
 import type { DapClient, DapEvent } from './dap-client';
 
@@ -80,19 +80,8 @@ interface Where {
 }
 
 async function whereOf(dap: DapClient, stop: DapEvent): Promise<Where> {
-  const threadId = Number(stop.body.threadId);
-  const threads = await threadsOf(dap);
-  const loop = threads.find((t) => /^event loop/.test(t.name))?.name ?? '';
-  const tick = /in tick (\d+)/.exec(loop);
-  assert.ok(tick !== null, `the loop thread names the tick: ${loop}`);
-  const top = (await stackOf(dap, threadId))[0]!;
-  return {
-    reason: String(stop.body.reason),
-    tick: Number(tick[1]),
-    task: (threads.find((t) => t.id === threadId)?.name ?? '').split(' ')[0]!,
-    file: basename(top.source?.path ?? ''),
-    line: top.line,
-  };
+  const { reason, tick, task, top } = await stopPlace(dap, stop);
+  return { reason, tick, task, file: basename(top.source?.path ?? ''), line: top.line };
 }
 
 const threadOf = (stop: DapEvent) => ({ threadId: Number(stop.body.threadId) });

@@ -8,8 +8,8 @@ import {
   frameIndexOf,
   mayAssign,
   parseDataId,
-  sameReading,
 } from '../../../extension/debug/value-changes';
+import { sameReading } from '../../../protocol/line-readings';
 
 describe('value changes', () => {
   it("names a Variables item's value by an expression read in its frame", () => {
