@@ -7,8 +7,8 @@ import {
   TaskTableModel,
   toggleSort,
   type TaskQuery,
-} from '../../webview/state/task-query';
-import { fullSnapshot, makeTask } from './fixtures-tasks';
+} from '../../../webview/state/task-query';
+import { fullSnapshot, makeTask } from '../fixtures-tasks';
 
 describe('task table query (sort, filter, search)', () => {
   const tasks = fullSnapshot(40).tasks;
