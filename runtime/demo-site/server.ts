@@ -57,6 +57,8 @@ export interface DemoSite {
   close(): Promise<void>;
   /** Requests received so far (every method and route, faults included). */
   requestCount(): number;
+  /** Responses begun so far: requests answered after their delay (faults included; a 405 too). */
+  answerCount(): number;
 }
 
 export const DEFAULT_SLOW_MS = 300;
@@ -152,6 +154,7 @@ export function startDemoSite(options: DemoSiteOptions = {}): Promise<DemoSite> 
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let requests = 0;
+  let answers = 0;
   let closing: Promise<void> | null = null;
 
   const schedule = (ms: number, fn: () => void): void => {
@@ -166,6 +169,7 @@ export function startDemoSite(options: DemoSiteOptions = {}): Promise<DemoSite> 
 
   const respond = (req: IncomingMessage, res: ServerResponse, route: SiteRoute): void => {
     if (res.destroyed || req.socket.destroyed) return;
+    answers++;
     try {
       if (route.kind === 'fault') respondWithFault(route.fault, req, res, faultContext);
       else send(res, bodyOf(model, route));
@@ -180,6 +184,7 @@ export function startDemoSite(options: DemoSiteOptions = {}): Promise<DemoSite> 
     requests++;
     res.sendDate = false;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
+      answers++;
       res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': TEXT_CONTENT_TYPE, 'Content-Length': '19' });
       res.end('Method Not Allowed\n');
       return;
@@ -232,6 +237,7 @@ export function startDemoSite(options: DemoSiteOptions = {}): Promise<DemoSite> 
         model,
         close,
         requestCount: () => requests,
+        answerCount: () => answers,
       });
     });
   });

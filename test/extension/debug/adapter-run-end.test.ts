@@ -359,10 +359,9 @@ describe("attaching to a finished run (inline adapter, the panel's runs)", { tim
     const worker = await worker1(dap);
     const first = await stepBack(dap, worker);
     assert.ok((await stepBack(dap, worker)) < first);
-    const t0 = performance.now();
+    // A hang catcher, not a window: the held Disconnect this guards against never answered (an e2e
+    // waited 60 s), an answered one comes in about 100 ms; the request fails past its 10 s timeout.
     await dap.request('disconnect', { restart: false, terminateDebuggee: false }, 10_000);
-    const ms = performance.now() - t0;
-    assert.ok(ms < 3_000, `disconnect answered in ${ms.toFixed(0)} ms`);
     assert.ok(panel.run?.isAlive(), 'the run stays, for the panel');
   });
 

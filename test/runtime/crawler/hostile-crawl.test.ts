@@ -81,7 +81,12 @@ async function closedPort(): Promise<number> {
 }
 
 /** Waits in real time until the site has no open socket; fails after `ms`. */
-async function allClosedWithin(site: Site, ms: number): Promise<void> {
+/**
+ * Waits until the site has no open socket. A hang catcher, not a window: a socket the client closed
+ * is seen closed within milliseconds, one it left open never is, so the deadline is generous enough
+ * for a loaded machine (what a test asserts of the client is its pool, at once).
+ */
+async function allClosed(site: Site, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
   while (site.open() > 0) {
     if (Date.now() > end) assert.fail(`${site.open()} server-side socket(s) still open ${ms} ms after the crawl`);
@@ -374,10 +379,10 @@ test('the crawler survives a hostile site: bounded time, every URL accounted for
     excluded: crawler.excluded.size,
   });
   assert.ok(crawler.excluded.size <= 1);
-  await allClosedWithin(site, 1000);
+  await allClosed(site);
 });
 
-test('cancelling a crawl midway closes every socket within a second; report() still works', {
+test('cancelling a crawl midway closes every socket; report() still works', {
   timeout: 60_000,
 }, async (t) => {
   const site = await startSite(t, (req, res, timers) => {
@@ -404,7 +409,7 @@ test('cancelling a crawl midway closes every socket within a second; report() st
     coroutine(function* main(): Coroutine<{
       cancelled: boolean;
       inFlightAtCancel: number;
-      secondsToClose: number;
+      poolAfterCancel: { active: number; idle: number; waiting: number };
       reportInside: string;
     }> {
       const loop = getRunningLoop();
@@ -421,15 +426,16 @@ test('cancelling a crawl midway closes every socket within a second; report() st
       } catch (e) {
         cancelled = e instanceof CancelledError;
       }
-      const t0 = loop.time();
-      while (site.open() > 0 && loop.time() - t0 < 5) yield* sleep(0.01);
-      return { cancelled, inFlightAtCancel, secondsToClose: loop.time() - t0, reportInside: crawler.report() };
+      // The client's side at once: the cancel dropped every connection (none waits for the 10 s answers).
+      const poolAfterCancel = crawler.session.pool.stats();
+      return { cancelled, inFlightAtCancel, poolAfterCancel, reportInside: crawler.report() };
     })(),
   );
   assert.equal(got.cancelled, true, 'the crawl task ends cancelled');
   assert.ok(got.inFlightAtCancel >= 8, `requests were in flight at the cancel (${got.inFlightAtCancel} sockets)`);
-  assert.equal(site.open(), 0, 'every socket was closed');
-  assert.ok(got.secondsToClose < 1, `sockets closed ${got.secondsToClose.toFixed(3)} s after the cancel`);
+  assert.deepEqual(got.poolAfterCancel, { active: 0, idle: 0, waiting: 0 }, 'the cancel dropped every connection');
+  // The server's side: each socket sees the close (long before the 10 s answers would come).
+  await allClosed(site);
 
   // The report works, inside the loop and after it is closed, and says what was done.
   for (const report of [got.reportInside, crawler.report()]) {
@@ -488,7 +494,7 @@ test('a crawl cancelled the way the CLI runs it (runUntilComplete, then close) l
   loop.close();
   assert.ok(slowRequests >= 4, 'the crawl was cancelled with requests in flight');
   assert.deepEqual(problems, [], 'no task was left pending when the loop closed');
-  await allClosedWithin(site, 1000);
+  await allClosed(site);
   assert.match(crawler.report(), /Todo: 6\nBusy: 4\nDone: 1\n/);
 });
 

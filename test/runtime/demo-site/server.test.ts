@@ -8,12 +8,14 @@ import http from 'node:http';
 import {
   BINARY_BYTES,
   BROKEN_CHARSET,
+  DEFAULT_SLOW_MS,
   MARKUP_TITLE_TEXT,
   startDemoSite,
   type DemoSite,
   type DemoSiteOptions,
   type ExpectedOutcome,
 } from '../../../runtime/demo-site';
+import { heldFor, mockSiteClock, until } from './site-clock';
 
 interface Reply {
   readonly status: number;
@@ -89,12 +91,6 @@ async function withSite(options: DemoSiteOptions, body: (site: DemoSite) => Prom
   } finally {
     await site.close();
   }
-}
-
-async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
-  const start = performance.now();
-  const value = await fn();
-  return [value, performance.now() - start];
 }
 
 test('startDemoSite listens on 127.0.0.1 with an ephemeral port', async () => {
@@ -260,42 +256,51 @@ test('keep-alive: requests reuse one connection', async () => {
   });
 });
 
-test('latencyMs delays every response and slowMs the slow pages', async () => {
+test('latencyMs delays every response and slowMs the slow pages, by the site clock', async (t) => {
+  mockSiteClock(t);
   await withSite({ pages: 5, latencyMs: 80, slowMs: 150 }, async (site) => {
-    const [, fast] = await timed(() => request(`${site.url}page/1/`));
-    assert.ok(fast >= 75, `latency ${fast}ms`);
-    const [, slow] = await timed(() => request(`${site.url}slow/1/`));
-    assert.ok(slow >= 225, `slow page ${slow}ms`);
+    const fast = await heldFor(t, site, () => request(`${site.url}page/1/`), 1000);
+    assert.equal(fast.ms, 80);
+    assert.equal(fast.reply.status, 200);
+    const slow = await heldFor(t, site, () => request(`${site.url}slow/1/`), 1000);
+    assert.equal(slow.ms, 80 + 150);
+    assert.equal(slow.reply.status, 200);
   });
   await withSite({ pages: 5 }, async (site) => {
-    const [, slow] = await timed(() => request(`${site.url}slow/2/`));
-    assert.ok(slow >= 290, `default slowMs ${slow}ms`);
+    assert.equal((await heldFor(t, site, () => request(`${site.url}slow/2/`), 1000)).ms, DEFAULT_SLOW_MS);
+    // No latency: a page is answered with no timer (the mocked clock never moves here).
+    assert.equal((await heldFor(t, site, () => request(`${site.url}page/2/`), 0)).ms, 0);
   });
 });
 
-test('jitterMs adds a pseudo-random share to each response: at least latencyMs, varied', async () => {
+test('jitterMs adds a pseudo-random share to each response: at least latencyMs, varied', async (t) => {
+  mockSiteClock(t);
   const delays: number[] = [];
   await withSite({ pages: 5, latencyMs: 30, jitterMs: 120 }, async (site) => {
-    for (let i = 0; i < 8; i++) delays.push((await timed(() => request(`${site.url}page/1/`)))[1]);
+    for (let i = 0; i < 8; i++) delays.push((await heldFor(t, site, () => request(`${site.url}page/1/`), 1000)).ms);
   });
-  for (const ms of delays) assert.ok(ms >= 28 && ms < 30 + 120 + 500, `delay ${ms.toFixed(0)} ms`);
-  assert.ok(
-    Math.max(...delays) - Math.min(...delays) >= 20,
-    `no jitter: ${delays.map((d) => d.toFixed(0)).join(', ')}`,
-  );
+  // A timer of a fractional delay fires at the next whole millisecond.
+  for (const ms of delays) assert.ok(ms >= 30 && ms <= 30 + 120, `delay ${ms} ms`);
+  assert.ok(Math.max(...delays) - Math.min(...delays) >= 20, `no jitter: ${delays.join(', ')}`);
 });
 
-test('close() returns promptly with idle keep-alive sockets and pending delayed responses', async () => {
+test('close() returns with idle keep-alive sockets and pending delayed responses, their timers cancelled', async (t) => {
   const site = await startDemoSite({ pages: 5, latencyMs: 5000 });
   const agent = new http.Agent({ keepAlive: true });
   const fastSite = await startDemoSite({ pages: 5 });
   await request(fastSite.url, { agent }); // leaves an idle keep-alive socket on fastSite
   await fetch(fastSite.url).then((r) => r.arrayBuffer()); // and one in fetch's own pool
+  // The site's clock stands still from here: a close() that waited for the 5 s delay would hang
+  // (the test's timeout says so), one that waited for an idle socket's timeout too.
+  mockSiteClock(t);
   const pending = probe(`${site.url}page/1/`);
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  const [, ms] = await timed(() => Promise.all([site.close(), fastSite.close()]));
-  assert.ok(ms < 1000, `close took ${ms}ms`);
+  await until(() => site.requestCount() === 1);
+  await Promise.all([site.close(), fastSite.close()]);
   assert.notEqual((await pending).error, null);
+  assert.equal(site.answerCount(), 0, 'the delayed response was never sent');
+  // Its timer was cleared: the clock passing its due time sends nothing.
+  t.mock.timers.tick(10_000);
+  assert.equal(site.answerCount(), 0);
   await site.close(); // idempotent
   agent.destroy();
 });
@@ -438,7 +443,7 @@ test('fault routes: each one breaks the exchange the way it says', async () => {
   });
 });
 
-test('close() returns promptly with a stalled and an endless response in flight', async () => {
+test('close() returns with a stalled and an endless response in flight', async () => {
   const site = await startDemoSite({ pages: 5, faults: true });
   const stalled = probe(`${site.url}fault/stall`);
   // A client that reads nothing: the endless body fills the buffers and waits for 'drain'.
@@ -451,9 +456,10 @@ test('close() returns promptly with a stalled and an endless response in flight'
     endlessRequest.on('error', reject);
   });
   const paused = await endlessResponse;
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  const [, ms] = await timed(() => site.close());
-  assert.ok(ms < 1000, `close took ${ms}ms`);
+  await until(() => site.answerCount() === 2);
+  // No wall-clock window: a close() that waited for the stall or the endless body would never
+  // resolve, which the test's timeout reports.
+  await site.close();
   const stalledReply = await stalled;
   assert.equal(stalledReply.status, 200);
   assert.notEqual(stalledReply.error, null);

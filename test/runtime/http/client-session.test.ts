@@ -142,8 +142,12 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-/** Waits (in real time, outside the runtime) until the server has no open socket; fails after `ms`. */
-async function allClosed(server: TestServer, ms = 2000): Promise<void> {
+/**
+ * Waits (in real time, outside the runtime) until the server has no open socket; fails after `ms`.
+ * A hang catcher, not a window: a socket the client closed is seen closed within milliseconds, one it
+ * left open never is, so the deadline is generous enough for a loaded machine.
+ */
+async function allClosed(server: TestServer, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
   while (server.open() > 0) {
     if (Date.now() > end) assert.fail(`${server.open()} server-side socket(s) still open ${ms} ms later`);
@@ -1435,29 +1439,69 @@ test('the request target of a normal-form URL is read without new URL, and agree
 
 // --- hostile servers: the deadline covers the whole exchange, 1xx storms, huge URLs ------------
 
-/** A server that accepts connections and never reads from them (its receive buffer fills up). */
-async function deafServer(t: TestContext): Promise<TestServer> {
-  return serveTracked(
-    t,
-    net.createServer((socket) => socket.pause()),
-  );
-}
-
-test('sending a request is under the deadline: a 16 MB request to a server that never reads times out', {
+test('sending a request is under the deadline: a 16 MB request to a server that stops reading times out (virtual clock)', {
   timeout: 30_000,
 }, async (t) => {
-  const server = await deafServer(t);
+  // The loop does not jump a virtual clock while a socket is in flight: the test moves it one
+  // step at a time while the loop is idle, once the server has the request's first bytes (the
+  // send began at virtual 0: the clock stood still while connecting), waking the loop with a
+  // callSoon. Past LIMIT it stops and drops the server's sockets, so a send under no deadline
+  // ends too (with the wrong log) rather than hang.
+  const STEP = 1 / 8;
+  const LIMIT = 8;
+  const clock = new VirtualClock();
+  const deafSockets = new Set<net.Socket>();
+  const server = await serveTracked(
+    t,
+    // It reads the first chunk, then never again: its receive buffer fills up.
+    net.createServer((socket) => {
+      deafSockets.add(socket);
+      socket.once('data', () => {
+        socket.pause();
+        if (stepping !== null) stepping.sending = true;
+        queueStep();
+      });
+    }),
+  );
   const url = server.url('/deaf');
-  const got = await withSession({ timeout: { connect: 2, read: 0.5, total: 5 } }, function* (session) {
-    const t0 = getRunningLoop().time();
-    // Far more than loopback's socket buffers take: most of it waits in the writer.
-    const e = yield* caught(session.get(url, { headers: { 'X-Fill': 'x'.repeat(16 << 20) } }));
-    return { e, seconds: elapsedSince(t0), stats: session.pool.stats() };
-  });
+  const log: string[] = [];
+  let clientDone = false;
+  let stepping: { loop: EventLoop; sending: boolean } | null = null;
+  let stepQueued = false;
+  const step = (): void => {
+    stepQueued = false;
+    if (stepping === null || !stepping.sending || clientDone || stepping.loop.isClosed()) return;
+    if (clock.now() >= LIMIT) {
+      log.push(`no deadline fired by @${clock.now()}`);
+      stepping = null;
+      for (const socket of deafSockets) socket.destroy();
+      return;
+    }
+    clock.advance(STEP);
+    stepping.loop.callSoon(() => undefined);
+  };
+  /** One step at a time: the next waits for a tick of the loop on this one. */
+  function queueStep(): void {
+    if (stepQueued) return;
+    stepQueued = true;
+    setImmediate(step);
+  }
+  const got = await withVirtualSession(
+    clock,
+    { timeout: { connect: 2, read: 0.5, total: 5 } },
+    function* (session, loop) {
+      stepping = { loop, sending: false };
+      // Far more than loopback's socket buffers take: most of it waits in the writer.
+      const e = yield* caught(session.get(url, { headers: { 'X-Fill': 'x'.repeat(16 << 20) } }));
+      clientDone = true;
+      log.push(`client failed @${loop.time()}`);
+      return { e, stats: session.pool.stats() };
+    },
+    (loop) => ({ tickEnd: () => void (loop.readyCount() === 0 && queueStep()) }),
+  );
   assertHttpError(got.e, HttpTimeoutError, url, /timed out/);
   // `read` (0.5 s) fired, not `total` (5 s): the deadline of the send's wait for the writer.
-  firedAfter(got.seconds, 0.5);
-  assert.ok(got.seconds < 5, `the 0.5 s timeout fired before the 5 s one (${got.seconds} s)`);
+  assert.deepEqual(log, ['client failed @0.5']);
   // The server does not read, so it cannot see the reset: the client's side is what is checked.
   assert.deepEqual(got.stats, { active: 0, idle: 0, waiting: 0 }, 'the connection was dropped');
 });
@@ -1481,26 +1525,19 @@ test('an endless stream of 100 Continue is a protocol error, and another server 
   const got = await withSession({ timeout: { connect: 2, read: 10, total: 20 } }, function* (session) {
     const loop = getRunningLoop();
     const stormTask = loop.createTask(caught(session.get(storm.url('/storm'))));
-    // Wait until the storm is arriving, then time requests to the calm server.
+    // Wait until the storm is arriving, then ask the calm server.
     for (let i = 0; i < 200 && storm.accepted() === 0; i++) yield* sleep(0.005);
     yield* sleep(0.05);
-    const t0 = loop.time();
-    const slowest: number[] = [];
-    for (let i = 0; i < 10; i++) {
-      const t1 = loop.time();
-      yield* fetchText(session, calm.url(`/calm/${i}`));
-      slowest.push(loop.time() - t1);
-    }
-    const calmSeconds = loop.time() - t0;
+    const answers: string[] = [];
+    for (let i = 0; i < 10; i++) answers.push((yield* fetchText(session, calm.url(`/calm/${i}`))).text);
     const e = yield* stormTask;
-    return { e, calmSeconds, slowest: Math.max(...slowest), stormSeconds: loop.time() - t0 };
+    return { e, answers };
   });
+  // Cut by the count of interim responses (a protocol error), not by a deadline: `total` (20 s)
+  // would have ended an endless storm with an HttpTimeoutError. No wall-clock window: a loaded
+  // machine makes any bound flaky, and the kind of the error is the behaviour.
   assertHttpError(got.e, HttpProtocolError, storm.url('/storm'), /more than \d+ interim \(1xx\) responses/);
-  assert.ok(got.stormSeconds < 5, `the storm ended after ${got.stormSeconds} s`);
-  assert.ok(
-    got.calmSeconds < 2,
-    `10 requests to the calm server took ${got.calmSeconds} s during the storm (slowest ${got.slowest} s)`,
-  );
+  assert.deepEqual(got.answers, Array(10).fill('ok'), 'the calm server answered every request');
   await allClosed(storm);
 });
 

@@ -4,6 +4,7 @@
 // text really is the `yield*` into the next frame; the fetch frame's locals hold the URL
 // being fetched; idle workers wait in the queue's get; the crawl task awaits the queue's
 // join; the ps table and the pstree dump show all of it.
+import { resourceIdOf } from '../../../runtime/inspect/resource-ids';
 import { test, describe, before, after } from 'node:test';
 import { inspect } from '../../../runtime/inspection';
 import assert from 'node:assert/strict';
@@ -113,7 +114,7 @@ describe('inspecting a demo-site crawl', () => {
     const crawl = snap.tasks.find((s) => s.id === crawlTask.id)!;
     assert.equal(crawl.state, 'suspended');
     assert.equal(crawl.awaiting?.kind, 'queue.join');
-    assert.match(crawl.awaiting?.resourceId ?? '', /^resource:queue:\d+$/);
+    assert.equal(crawl.awaiting?.resourceId, resourceIdOf(crawler.q));
     assert.deepEqual(crawl.frames, ['crawl', 'join', 'wait']);
     const ws = snap.tasks.filter((s) => s.name.startsWith('worker-'));
     const idle = ws.filter((s) => s.awaiting?.kind === 'queue.get');

@@ -3,6 +3,7 @@
 // created it, frames of tracked and untracked chains with TypeScript lines and source names
 // of locals, a dump of tasks linked by gather, and the cost of a summary of 10k tasks and of
 // one task's frames with locals (printed, with generous bounds).
+import { resourceIdOf } from '../../../runtime/inspect/resource-ids';
 import { test, describe, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -145,11 +146,11 @@ describe('awaits and awaited by', () => {
     const byName = new Map(snap.tasks.map((s) => [s.name, s]));
     const get = (n: string): TaskSummary => byName.get(n)!;
     assert.equal(get('getter').awaiting?.kind, 'queue.get');
-    assert.match(get('getter').awaiting?.resourceId ?? '', /^resource:queue:\d+$/);
+    assert.equal(get('getter').awaiting?.resourceId, resourceIdOf(q));
     assert.equal(get('holder').awaiting?.kind, 'sleep');
     assert.equal(get('holder').awaiting?.detail, '100s');
     assert.equal(get('locker').awaiting?.kind, 'lock');
-    assert.match(get('locker').awaiting?.resourceId ?? '', /^resource:lock:\d+$/);
+    assert.equal(get('locker').awaiting?.resourceId, resourceIdOf(lock));
     assert.equal(get('waiter').awaiting?.kind, 'event');
     assert.equal(get('parent').awaiting?.kind, 'gather');
     assert.equal(get('parent').awaiting?.detail, '2 awaitables');

@@ -452,20 +452,16 @@ describe('runtime host over IPC (from source)', () => {
     const s1 = (await host.rpc.request('snapshot', {})).progress!;
     await new Promise((r) => setTimeout(r, 1200));
     const s2 = (await host.rpc.request('snapshot', {})).progress!;
-    assert.ok(
-      s2.seconds - s1.seconds < 0.1,
-      `elapsed went on while paused: ${s1.seconds.toFixed(3)} s, then ${s2.seconds.toFixed(3)} s`,
-    );
+    // The loop's clock stands still while a view holds it (runtime/clock.ts): elapsed and rate are
+    // the same numbers, exactly, however long the pause and however loaded the machine.
+    assert.equal(s2.seconds, s1.seconds, 'elapsed went on while paused');
     assert.equal(s2.done, s1.done);
-    assert.ok(
-      Math.abs(s2.rate - s1.rate) < 0.5,
-      `the rate fell while paused: ${s1.rate.toFixed(1)}/s, then ${s2.rate.toFixed(1)}/s`,
-    );
+    assert.equal(s2.rate, s1.rate, 'the rate fell while paused');
     await host.rpc.request('continue', {});
     await new Promise((r) => setTimeout(r, 500));
     const s3 = (await host.rpc.request('snapshot', {})).progress!;
     assert.ok(
-      s3.seconds - s2.seconds >= 0.3,
+      s3.seconds > s2.seconds,
       `elapsed did not go on after continue: ${s2.seconds.toFixed(3)} s, then ${s3.seconds.toFixed(3)} s`,
     );
     await host.rpc.request('stop', {});

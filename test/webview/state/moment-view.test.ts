@@ -2,8 +2,8 @@
 // the dashboard say the same tick, pages and time, whatever order the extension's news comes in.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CrawlProgress, Snapshot } from '../../protocol/host-protocol';
-import type { ProgressPoint, RunStatus } from '../../protocol/webview-protocol';
+import type { CrawlProgress, Snapshot } from '../../../protocol/host-protocol';
+import type { ProgressPoint, RunStatus } from '../../../protocol/webview-protocol';
 import {
   dashboardSeconds,
   headerFacts,
@@ -11,9 +11,9 @@ import {
   pagesUpTo,
   pointsUpTo,
   scrubberText,
-} from '../../webview/state/moment-view';
-import { TimelineModel } from '../../webview/state/timeline-model';
-import { makeTimeline } from './fixtures-timeline';
+} from '../../../webview/state/moment-view';
+import { TimelineModel } from '../../../webview/state/timeline-model';
+import { makeTimeline } from '../fixtures-timeline';
 
 function status(over: Partial<RunStatus> = {}): RunStatus {
   return { phase: 'running', runId: 1, title: 'Crawl', detail: 'Running', tick: 0, ...over };

@@ -1,7 +1,7 @@
 // askAgain (webview/state/ask-again.ts): the panel's `ready` asked again while its answer is lost.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { askAgain } from '../../webview/state/ask-again';
+import { askAgain } from '../../../webview/state/ask-again';
 
 /** A clock run by hand: the functions scheduled, run on `tick()`. */
 class Timers {

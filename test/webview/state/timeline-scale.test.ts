@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { TimelineSegment } from '../../protocol/host-protocol';
-import { TimelineModel } from '../../webview/state/timeline-model';
+import type { TimelineSegment } from '../../../protocol/host-protocol';
+import { TimelineModel } from '../../../webview/state/timeline-model';
 import {
   clampWindow,
   laneRuns,
@@ -13,8 +13,8 @@ import {
   wholeRun,
   windowShowing,
   zoomWindow,
-} from '../../webview/state/timeline-scale';
-import { makeTimeline } from './fixtures-timeline';
+} from '../../../webview/state/timeline-scale';
+import { makeTimeline } from '../fixtures-timeline';
 
 describe('timeline scale', () => {
   it('clamps, zooms around a tick and pans within the run', () => {

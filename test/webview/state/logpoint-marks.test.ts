@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { LogpointMark } from '../../protocol/webview-protocol';
-import { LogpointMarks, logpointMarkTitle, MARK_TITLE_MESSAGE_CHARS } from '../../webview/state/logpoint-marks';
+import type { LogpointMark } from '../../../protocol/webview-protocol';
+import { LogpointMarks, logpointMarkTitle, MARK_TITLE_MESSAGE_CHARS } from '../../../webview/state/logpoint-marks';
 
 function hit(over: Partial<LogpointMark>): LogpointMark {
   return {

@@ -2,7 +2,7 @@
 // first and the demonstration only behind its button, offered only while the run has none.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { exceptionGroups, planExceptions, type ExceptionsFacts } from '../../webview/state/exceptions-plan';
+import { exceptionGroups, planExceptions, type ExceptionsFacts } from '../../../webview/state/exceptions-plan';
 
 const base: ExceptionsFacts = {
   taskFailures: 0,

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AwaitGraph } from '../../protocol/host-protocol';
-import { niceMax, rateChart } from '../../webview/state/chart';
-import { layoutGraph, NODE_W } from '../../webview/state/graph-layout';
+import type { AwaitGraph } from '../../../protocol/host-protocol';
+import { niceMax, rateChart } from '../../../webview/state/chart';
+import { layoutGraph, NODE_W } from '../../../webview/state/graph-layout';
 
 describe('await graph layout', () => {
   const g: AwaitGraph = {

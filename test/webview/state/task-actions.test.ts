@@ -2,7 +2,7 @@
 // debugs the run (past or present, a task ended or not); Step Task and Cancel as before.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { taskActions } from '../../webview/state/task-actions';
+import { taskActions } from '../../../webview/state/task-actions';
 
 describe('taskActions', () => {
   it('offers Follow This Task only while a debug session debugs the run', () => {

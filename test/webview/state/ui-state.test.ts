@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { INITIAL_UI, restoreUi, uiReducer } from '../../webview/state/ui-state';
+import { INITIAL_UI, restoreUi, uiReducer } from '../../../webview/state/ui-state';
 
 describe('panel UI state (reducer and restore)', () => {
   it('switches views and selects tasks; a new task forgets the frame', () => {

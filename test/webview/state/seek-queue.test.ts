@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MomentIds } from '../../protocol/moment-ids';
-import { SeekQueue, SHOWN_WAIT_MS, type SeekTarget } from '../../webview/state/seek-queue';
+import { MomentIds } from '../../../protocol/moment-ids';
+import { SeekQueue, SHOWN_WAIT_MS, type SeekTarget } from '../../../webview/state/seek-queue';
 
 function deferred(): { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } {
   let resolve!: () => void;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Timeline, TimelineLane } from '../../protocol/host-protocol';
-import { awaitCategory, segmentIndexAt, segmentKind, TimelineModel } from '../../webview/state/timeline-model';
-import { makeTimeline } from './fixtures-timeline';
+import type { Timeline, TimelineLane } from '../../../protocol/host-protocol';
+import { awaitCategory, segmentIndexAt, segmentKind, TimelineModel } from '../../../webview/state/timeline-model';
+import { makeTimeline } from '../fixtures-timeline';
 
 function lane(over: Partial<TimelineLane> = {}): TimelineLane {
   return {
