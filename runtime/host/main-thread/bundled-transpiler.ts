@@ -1,7 +1,8 @@
 // Runs on a runtime host's main thread, from its own bundle (dist/typescript-transpiler.js),
-// loaded only for a .ts program. The TypeScript transpiler Coroscope brings when the program's
-// folder has neither tsx nor TypeScript: Sucrase's TypeScript and ES-module transforms (why
-// Sucrase: docs/design/runs-and-programs.md, "A user's program").
+// loaded only for a .ts program or a program's ES module. The TypeScript transpiler Coroscope brings
+// when the program's folder has neither tsx nor TypeScript: Sucrase's TypeScript and ES-module
+// transforms; the ES-module one alone for JavaScript (es-module-programs.ts). Why Sucrase:
+// docs/design/runs-and-programs.md, "A user's program".
 //
 // Invariants: the output is CommonJS with one generated line per source line; the map names
 // the source by its file: URL; a syntax error is thrown as TranspileError with the file, line
@@ -37,13 +38,22 @@ export class TranspileError extends Error {
 /** The transpiled module: CommonJS JavaScript ending in an inline source map. */
 export function transpileTypeScript(source: string, path: string): string {
   const jsx = path.endsWith('.tsx');
+  return transpile(source, path, jsx ? ['typescript', 'imports', 'jsx'] : ['typescript', 'imports']);
+}
+
+/** A JavaScript ES module made CommonJS (its imports and exports only), ending in an inline source map. */
+export function transpileEsModule(source: string, path: string): string {
+  return transpile(source, path, ['imports']);
+}
+
+function transpile(source: string, path: string, transforms: string[]): string {
   let result: ReturnType<Sucrase['transform']>;
   try {
     result = transform(source, {
-      transforms: jsx ? ['typescript', 'imports', 'jsx'] : ['typescript', 'imports'],
+      transforms,
       filePath: path,
       sourceMapOptions: { compiledFilename: path },
-      // A `declare` field or a type-only import is dropped as tsc drops it.
+      // A `declare` field or a type-only import is dropped as tsc drops it; JavaScript is left as written.
       disableESTransforms: true,
     });
   } catch (e) {

@@ -1,6 +1,7 @@
 // Runs on a runtime host's main thread (a live host's, and a line replay host's). Loads a user's
 // program for `launch {kind: 'program'}`: a module exporting a main coroutine function, loaded
-// with require() (.ts through program-transpiler.ts's choice), so it runs from an empty folder.
+// with require() (.ts through program-transpiler.ts's choice, its own ES modules through
+// es-module-programs.ts, both made CommonJS), so it runs from an empty folder.
 // One runtime: a program importing the public entry (`runtime/index`, `coroscope`) is handed the
 // host's own runtime module, never a second copy; deep imports would load one.
 //
@@ -14,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import * as runtimeIndex from '../../index';
 import { isCoroutine, type Coroutine } from '../../task';
+import { installEsModuleLoading } from './es-module-programs';
 import { ensureTypeScript, TS_EXTENSIONS, type TranspilerChoice } from './program-transpiler';
 
 export class ProgramLoadError extends Error {
@@ -28,6 +30,8 @@ interface ModuleInternals {
 }
 
 let hookInstalled = false;
+/** How many program loads are under way (nested: a module a program requires while it loads). */
+let loadsUnderWay = 0;
 
 /**
  * One load of a program: the modules it required, at its load or later (a `require` inside a coroutine), by
@@ -47,9 +51,11 @@ const loadOfModule = new WeakMap<object, ProgramLoad>();
  */
 function loadingFor<T>(owner: ProgramLoad, cache: NodeJS.Dict<NodeJS.Module>, load: () => T): T {
   const before = new Set(Object.keys(cache));
+  loadsUnderWay++;
   try {
     return load();
   } finally {
+    loadsUnderWay--;
     for (const key of Object.keys(cache)) {
       const m = cache[key];
       if (before.has(key) || m === undefined || isRuntimeEntry(key)) continue;
@@ -83,6 +89,8 @@ function isRuntimeEntry(path: string): boolean {
 function installLoadHook(): void {
   if (hookInstalled) return;
   hookInstalled = true;
+  // A program's own ES modules (never a package's) are made CommonJS as they load.
+  installEsModuleLoading((filename) => loadsUnderWay > 0 && !/[\\/]node_modules[\\/]/.test(filename));
   const internals = Module as unknown as ModuleInternals;
   const originalLoad = internals._load;
   const bundle = runningFromBundle();
@@ -149,15 +157,9 @@ export function loadProgram(path: string, exportName = 'main'): LoadedProgram {
     // A syntax error the transpiler found names its file:line:column already.
     if (e instanceof Error && e.name === 'TranspileError')
       throw new ProgramLoadError(`cannot compile ${e.message}: fix it and launch again`);
-    // An ES module's imports go through Node's ESM resolver, which the runtime's alias does not reach.
-    if (
-      e instanceof Error &&
-      (e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
-      /'coroscope'/.test(e.message)
-    )
-      throw new ProgramLoadError(
-        `${abs} is an ES module (.mjs, or .js under "type": "module"), and an ES module cannot import 'coroscope' yet: write the program as TypeScript (.ts) or CommonJS (.cjs, or .js with require)`,
-      );
+    // What an ES module holds that CommonJS cannot says what, where and what to do; a missing transpiler, what to do.
+    if (e instanceof Error && (e.name === 'EsModuleError' || e.name === 'TranspilerUnavailableError'))
+      throw new ProgramLoadError(e.message);
     throw new ProgramLoadError(`loading ${abs} failed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
   }
   if (typeof mod !== 'object' && typeof mod !== 'function') throw new ProgramLoadError(`${abs} exports nothing`);
