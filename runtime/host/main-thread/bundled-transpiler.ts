@@ -9,6 +9,7 @@
 // and column, said once.
 
 import { pathToFileURL } from 'node:url';
+import { withoutCodelessLineStarts } from './codeless-lines';
 
 /**
  * Sucrase's transform, narrowed to what is used. Required, not imported: esbuild bundles it
@@ -67,7 +68,9 @@ function transpile(source: string, path: string, transforms: string[]): string {
   }
   const map = result.sourceMap;
   if (map === undefined) return result.code;
-  const payload = { ...map, sources: [pathToFileURL(path).href] };
+  // A blank or comment line maps nowhere, so a breakpoint there moves to the next line with code.
+  const mappings = withoutCodelessLineStarts({ ...map, sourceRoot: '', sourcesContent: [] }, source);
+  const payload = { ...map, mappings, sources: [pathToFileURL(path).href] };
   return `${result.code}\n//# sourceMappingURL=data:application/json;charset=utf-8;base64,${Buffer.from(JSON.stringify(payload)).toString('base64')}\n`;
 }
 
