@@ -1,9 +1,8 @@
 // Runs on a runtime host's main thread, from its own bundle (dist/typescript-transpiler.js),
-// loaded only for a .ts program or a program's ES module. The TypeScript transpiler Coroscope brings
-// when the program's folder has neither tsx nor TypeScript: Sucrase's TypeScript and ES-module
-// transforms (why Sucrase: docs/design/runs-and-programs.md). A program's own JavaScript ES modules
-// always get the latter alone, never the folder's compiler: it ships with us, so they load alike
-// everywhere, and it keeps every line, so breakpoints and steps map as for a .ts program.
+// loaded only for a .ts program or an ES module. The TypeScript transpiler Coroscope brings when
+// the program's folder has neither tsx nor TypeScript: Sucrase's TypeScript and ES-module transforms
+// (why: docs/design/runs-and-programs.md). A program's own ES modules always get the latter alone, not
+// the folder's compiler: it ships with us (they load alike anywhere) and keeps lines (maps as .ts).
 //
 // Invariants: the output is CommonJS with one generated line per source line; the map names
 // the source by its file: URL and maps no line without code; a syntax error is thrown as
@@ -36,7 +35,7 @@ interface Sucrase {
 }
 const sucrase: unknown = require('sucrase');
 const { transform } = sucrase as Sucrase;
-/** The codec Sucrase writes its maps with (its dependency), required as Sucrase is. */
+/** The codec Sucrase writes its maps with. */
 type Segment = number[];
 const { decode, encode } = require('@jridgewell/sourcemap-codec') as {
   decode(mappings: string): Segment[][];
@@ -107,7 +106,7 @@ function transpile(source: string, path: string, transforms: string[]): string {
       transforms,
       filePath: path,
       sourceMapOptions: { compiledFilename: path },
-      // A `declare` field or a type-only import is dropped as tsc drops it; JavaScript is left as written.
+      // A `declare` field or a type-only import is dropped as tsc drops it.
       disableESTransforms: true,
     });
   } catch (e) {
@@ -128,11 +127,7 @@ function transpile(source: string, path: string, transforms: string[]): string {
 // The bundle is Coroscope's one copy of Sucrase: its parser serves the temporal dead zone's analysis too.
 export { parseScript } from '../../inspect/sucrase-tokens';
 
-/**
- * `mappings` (of a map of `source`) with no segment naming a source line without code: Sucrase maps every line to
- * itself, so a breakpoint on a blank or comment line bound there instead of moving on to the next with code. A
- * block comment counts as code-free only when it opens its line; a line with code keeps its segments.
- */
+/** `mappings` of `source` naming no line without code (Sucrase maps each line), so a breakpoint there moves on. */
 export function withoutCodelessLines(mappings: string, source: string): string {
   let inComment = false;
   const codeless = source.split('\n').map((text) => {

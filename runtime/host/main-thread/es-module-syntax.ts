@@ -21,6 +21,17 @@ export function esModuleSyntax(source: string, parse: ParseScript): { isModule: 
     if (notCommonJs.some((n) => n.what === what)) return;
     notCommonJs.push({ what, line: source.slice(0, tokens[i]!.start).split('\n').length });
   };
+  // `await` as a name (a member, a key, a method, a field, a CommonJS variable) waits for nothing.
+  const waits = (i: number): boolean => {
+    const [prev, next] = [tokens[i - 1]?.kind, tokens[i + 1]?.kind ?? ''];
+    if (prev === '.' || prev === '?.' || ':=,;)}'.includes(next)) return false;
+    let j = i + 1;
+    for (let depth = 0; next === '(' && prev !== 'for' && j < tokens.length; j++) {
+      depth += tokens[j]!.kind === '(' ? 1 : tokens[j]!.kind === ')' ? -1 : 0;
+      if (depth === 0) return tokens[j + 1]?.kind !== '{';
+    }
+    return true;
+  };
   for (let i = 0; i < tokens.length; i++) {
     const kind = tokens[i]!.kind;
     const next = tokens[i + 1]?.kind;
@@ -28,7 +39,7 @@ export function esModuleSyntax(source: string, parse: ParseScript): { isModule: 
     else if ((kind === 'import' || text(i) === 'import') && next === '.') {
       if (text(i + 2) === 'meta') found('import.meta', i);
     } else if (kind === 'import' && next !== '(') isModule = true;
-    else if (kind === 'name' && text(i) === 'await' && !functions.some((s) => s.start <= i && i < s.end))
+    else if (kind === 'name' && text(i) === 'await' && !functions.some((s) => s.start <= i && i < s.end) && waits(i))
       found('top-level await', i);
   }
   return { isModule, notCommonJs };

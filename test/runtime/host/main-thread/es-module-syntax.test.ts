@@ -15,6 +15,9 @@ test('an import declaration, an export or import.meta make a module; a dynamic i
   assert.equal(read('export default 1;\n').isModule, true);
   assert.equal(read("const { sleep } = require('coroscope');\nconst later = import('./x.mjs');\n").isModule, false);
   assert.equal(read('module.exports = { main: 1 };\n').isModule, false);
+  // `await` as a name: a member, a key, a method, a field, a CommonJS variable.
+  const names = 'x.await = 1; x?.await; o = { await: 1, await() {} };\nclass A { static await() {} await = 2 }\n';
+  assert.deepEqual(read(names), { isModule: false, notCommonJs: [] });
 });
 
 test('a top-level await (for await too) and import.meta are named at their first line; an await in a function is not', () => {
