@@ -21,8 +21,8 @@ const entries = [
   // The runtime host's line debugger worker: its own bundle, a seventh of the host's (line-debug-worker-main.ts).
   { in: 'runtime/host/worker/line-debug-worker-main.ts', out: 'dist/line-debug-worker.js', platform: 'node' },
   // The TypeScript transpiler a user's program gets when its folder has none (Sucrase,
-  // program-transpiler.ts): loaded only for a .ts program; `library`: minified, no source map
-  // (nobody steps into it), so the .vsix stays small.
+  // program-transpiler.ts), also the one of a program's ES modules (program-loader.ts): loaded
+  // only for those; `library`: minified, no source map (nobody steps into it), so the .vsix stays small.
   {
     in: 'runtime/host/main-thread/bundled-transpiler.ts',
     out: 'dist/typescript-transpiler.js',

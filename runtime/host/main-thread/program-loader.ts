@@ -1,6 +1,7 @@
 // Runs on a runtime host's main thread (a live host's, and a line replay host's). Loads a user's
 // program for `launch {kind: 'program'}`: a module exporting a main coroutine function, loaded
-// with require() (.ts through program-transpiler.ts's choice), so it runs from an empty folder.
+// with require() (.ts through program-transpiler.ts's choice; its own ES modules, not its packages',
+// by the transpiler's bundle: docs/design/runs-and-programs.md), so it runs from an empty folder.
 // One runtime: a program importing the public entry (`runtime/index`, `coroscope`) is handed the
 // host's own runtime module, never a second copy; deep imports would load one.
 //
@@ -10,11 +11,11 @@
 // as a checkpoint keeps its own. The require hook is installed once; errors say which file and export.
 
 import Module, { createRequire, isBuiltin } from 'node:module';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import * as runtimeIndex from '../../index';
 import { isCoroutine, type Coroutine } from '../../task';
-import { ensureTypeScript, TS_EXTENSIONS, type TranspilerChoice } from './program-transpiler';
+import { bundledTranspilerPath, ensureTypeScript, TS_EXTENSIONS, type TranspilerChoice } from './program-transpiler';
 
 export class ProgramLoadError extends Error {
   override readonly name = 'ProgramLoadError';
@@ -22,12 +23,39 @@ export class ProgramLoadError extends Error {
 
 type LoadFn = (request: string, parent: unknown, isMain: boolean) => unknown;
 type ResolveFn = (request: string, parent: unknown, isMain: boolean, options?: unknown) => string;
+type LoadExtension = (
+  this: unknown,
+  m: { _compile(code: string, file: string, format?: string): unknown },
+  file: string,
+) => void;
 interface ModuleInternals {
   _load: LoadFn;
   _resolveFilename: ResolveFn;
+  _extensions: Record<string, LoadExtension | undefined>;
 }
 
 let hookInstalled = false;
+/** How many program loads are under way (nested: a module a program requires while it loads). */
+let loadsUnderWay = 0;
+let toCommonJs: ((source: string, file: string) => string | null) | undefined;
+/** True while a file is read for the hook: what loads meanwhile (the transpiler's bundle) is Node's. */
+let reading = false;
+
+/** The CommonJS of a program's own ES module file (.cjs, or .js saying none of import/export/await: not one). */
+function esModuleToCommonJs(file: string): string | null {
+  if (reading || loadsUnderWay === 0 || file.endsWith('.cjs') || /[\\/]node_modules[\\/]/.test(file)) return null;
+  reading = true;
+  try {
+    const source = readFileSync(file, 'utf8');
+    if (!file.endsWith('.mjs') && !/\b(?:import|export|await)\b/.test(source)) return null;
+    toCommonJs ??= (
+      createRequire(__filename)(bundledTranspilerPath()) as { programModuleToCommonJs: typeof toCommonJs }
+    ).programModuleToCommonJs;
+    return toCommonJs!(source, file);
+  } finally {
+    reading = false;
+  }
+}
 
 /**
  * One load of a program: the modules it required, at its load or later (a `require` inside a coroutine), by
@@ -47,9 +75,11 @@ const loadOfModule = new WeakMap<object, ProgramLoad>();
  */
 function loadingFor<T>(owner: ProgramLoad, cache: NodeJS.Dict<NodeJS.Module>, load: () => T): T {
   const before = new Set(Object.keys(cache));
+  loadsUnderWay++;
   try {
     return load();
   } finally {
+    loadsUnderWay--;
     for (const key of Object.keys(cache)) {
       const m = cache[key];
       if (before.has(key) || m === undefined || isRuntimeEntry(key)) continue;
@@ -84,6 +114,16 @@ function installLoadHook(): void {
   if (hookInstalled) return;
   hookInstalled = true;
   const internals = Module as unknown as ModuleInternals;
+  const extensions = internals._extensions;
+  const esModuleHook = (node: LoadExtension): LoadExtension =>
+    function (m, file) {
+      const code = esModuleToCommonJs(file);
+      if (code === null) node.call(this, m, file);
+      else m._compile(code, file, 'commonjs');
+    };
+  // Node 20 has no .mjs loader (its .js one refuses an .mjs); later ones may.
+  extensions['.mjs'] = esModuleHook(extensions['.mjs'] ?? extensions['.js']!);
+  extensions['.js'] = esModuleHook(extensions['.js']!);
   const originalLoad = internals._load;
   const bundle = runningFromBundle();
   internals._load = function (this: unknown, request: string, parent: unknown, isMain: boolean): unknown {
@@ -149,15 +189,8 @@ export function loadProgram(path: string, exportName = 'main'): LoadedProgram {
     // A syntax error the transpiler found names its file:line:column already.
     if (e instanceof Error && e.name === 'TranspileError')
       throw new ProgramLoadError(`cannot compile ${e.message}: fix it and launch again`);
-    // An ES module's imports go through Node's ESM resolver, which the runtime's alias does not reach.
-    if (
-      e instanceof Error &&
-      (e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
-      /'coroscope'/.test(e.message)
-    )
-      throw new ProgramLoadError(
-        `${abs} is an ES module (.mjs, or .js under "type": "module"), and an ES module cannot import 'coroscope' yet: write the program as TypeScript (.ts) or CommonJS (.cjs, or .js with require)`,
-      );
+    // What of an ES module CommonJS cannot hold: said with where and what to do.
+    if (e instanceof Error && e.name === 'EsModuleError') throw new ProgramLoadError(e.message);
     throw new ProgramLoadError(`loading ${abs} failed: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
   }
   if (typeof mod !== 'object' && typeof mod !== 'function') throw new ProgramLoadError(`${abs} exports nothing`);

@@ -34,7 +34,7 @@ type KeptScript =
 /** How a parsed script was kept (false: not kept). */
 export type ScriptKept = 'mapped' | 'plain' | false;
 
-/** A JavaScript file a program may be written in (ES modules are refused by the program loader). */
+/** A JavaScript file a program may be written in (its ES modules load made CommonJS, with a map). */
 const PLAIN_SOURCE = /\.c?js$/;
 
 export class LoadedScripts {

@@ -168,15 +168,53 @@ test('coroscope run --record: coroscope replay re-runs the program from the reco
   });
 });
 
-test('coroscope run of an ES module importing coroscope says it cannot yet and what to write instead', () => {
-  const esm =
-    "import { coroutine, sleep } from 'coroscope';\nexport const main = coroutine(function* main() { yield* sleep(0); });\n";
-  inFolder({ 'program.mjs': esm }, (dir) => {
-    const r = coroscope(['run', 'program.mjs'], dir);
-    assert.equal(r.status, 1);
-    assert.equal(r.stdout, '');
-    assert.ok(r.stderr.includes('is an ES module'), r.stderr);
-    assert.ok(r.stderr.includes('write the program as TypeScript (.ts) or CommonJS'), r.stderr);
+// An ES module program: imports, a sibling module with state of its own (a counter), main its default export.
+const ES_MODULE = {
+  'tellers.mjs': `import { coroutine, sleep, gather } from 'coroscope';
+import { counted } from './counter.mjs';
+
+const teller = coroutine(function* teller(name, amounts) {
+  let total = 0;
+  for (const amount of amounts) {
+    yield* sleep(0.001 * amount);
+    total += amount;
+    const n = counted();
+    console.log(name + ' ' + amount + ' ' + total + ' #' + n);
+  }
+  return total;
+});
+
+export default coroutine(function* main() {
+  const totals = yield* gather(teller('a', [5, 3]), teller('b', [2, 2]));
+  console.log('totals ' + totals.join(' '));
+});
+`,
+  'counter.mjs': 'let n = 0;\nexport const counted = () => ++n;\n',
+};
+
+test('coroscope run of an ES module program (.mjs): its output; --record, then replay --log lists its hits', () => {
+  inFolder(ES_MODULE, (dir) => {
+    const r = coroscope(['run', 'tellers.mjs', '--record', 'run.corotrace'], dir);
+    assert.equal(r.status, 0, r.stderr);
+    // The tellers' lines in the order the run printed them (its clock decides), each count once, then the totals.
+    const printed = r.stdout.trimEnd().split('\n');
+    assert.equal(printed.pop(), 'totals 8 4');
+    assert.deepEqual(printed.map((p) => p.replace(/ #\d$/, '')).sort(), ['a 3 8', 'a 5 5', 'b 2 2', 'b 2 4']);
+    assert.deepEqual(
+      printed.map((p) => p.slice(-2)),
+      ['#1', '#2', '#3', '#4'],
+    );
+    const line = ES_MODULE['tellers.mjs'].split('\n').findIndex((l) => l.includes('console.log(name')) + 1;
+    const logged = coroscope(
+      ['replay', 'run.corotrace', '--log', `tellers.mjs:${line}:{name} {amount} {total} #{n}`, '--json'],
+      dir,
+    );
+    assert.equal(logged.status, 0, logged.stderr);
+    const { hits } = JSON.parse(logged.stdout) as { hits: Array<{ task: string; line: number; message: string }> };
+    assert.deepEqual(
+      hits.map((h) => [h.line, h.message]),
+      printed.map((p) => [line, p]),
+    );
   });
 });
 

@@ -152,3 +152,136 @@ describe("a .ts program from a folder with nothing installed, in the installed e
     await stopsOnItsLine(folder);
   });
 });
+
+/** Two cooks on one loop, the program written as an ES module importing `scaled` from its helper `from`. */
+function cooks(from: string): string {
+  return [
+    "import { coroutine, sleep, gather } from 'coroscope';",
+    `import { scaled, servings } from '${from}';`,
+    '',
+    'const cook = coroutine(function* cook(dish, minutes) {',
+    '  let done = 0;',
+    '  for (let i = 0; i < minutes; i++) {',
+    '    yield* sleep(0.001);',
+    '    done = scaled(done + 1);',
+    '  }',
+    '  const plate = `${dish} after ${done} (${servings()})`;',
+    '  return plate;',
+    '});',
+    '',
+    'export default coroutine(function* main() {',
+    "  return yield* gather(cook('soup', 2), cook('rice', 3));",
+    '});',
+    '',
+  ].join('\n');
+}
+
+/** The helper, an ES module with state of its own (how many dishes it scaled). */
+const SCALE =
+  'let served = 0;\nexport function scaled(v) {\n  served++;\n  return v * 10;\n}\nexport const servings = () => served;\n';
+
+describe("a JavaScript ES module program from an empty folder, in the installed extension's host", {
+  timeout: 90_000,
+}, () => {
+  let root = '';
+  let hostScript = '';
+  const hosts: HostClient[] = [];
+
+  before(() => {
+    root = mkdtempSync(join(tmpdir(), 'coroscope-es-module-'));
+    mkdirSync(join(root, 'extension', 'dist'), { recursive: true });
+    for (const b of BUNDLES) copyFileSync(join(ROOT, 'dist', b), join(root, 'extension', 'dist', b));
+    hostScript = join(root, 'extension', 'dist', 'runtime-host.js');
+  });
+  after(async () => {
+    for (const h of hosts) await h.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  /** Writes `files` into a folder of their own; `program` is launched from it. */
+  function folderWith(name: string, files: Record<string, string>): string {
+    const folder = join(root, name);
+    mkdirSync(folder);
+    for (const [file, text] of Object.entries(files)) writeFileSync(join(folder, file), text);
+    return folder;
+  }
+
+  /** Launches `program`, stops on its `const plate` line with soup's locals (its helper's values), runs to its end. */
+  async function stopsOnItsLine(folder: string, program: string): Promise<void> {
+    const path = join(folder, program);
+    const host = forkHost({ bundle: hostScript, pipe: true, cwd: folder });
+    hosts.push(host);
+    await host.rpc.request('launch', { target: { kind: 'program', path }, options: { stopOnEntry: true } });
+    const line = lineOf(path, 'const plate =');
+    const set = await host.rpc.request('setBreakpoints', { file: path, breakpoints: [{ file: path, line }] });
+    assert.deepEqual(
+      set.breakpoints.map((b) => [b.verified, b.line]),
+      [[true, line]],
+    );
+    await host.rpc.request('continue', {});
+    const stop = await host.waitFor('paused', (b) => b.line !== undefined, 20000);
+    assert.equal(stop.reason, 'breakpoint');
+    assert.deepEqual([stop.line?.file, stop.line?.line], [path, line]);
+    const stack = await host.rpc.request('lineStack', {});
+    assert.deepEqual(
+      stack.frames.slice(0, 1).map((f) => [f.name, f.position?.file, f.position?.line]),
+      [['cook', path, line]],
+    );
+    const names = new Map<string, string>();
+    for (const scope of stack.frames[0]!.scopes) {
+      for (const v of (await host.rpc.request('lineVariables', { handle: scope.handle })).variables)
+        if (!names.has(v.name)) names.set(v.name, v.value);
+    }
+    assert.equal(names.get('dish'), '"soup"', [...names.keys()].join(', '));
+    assert.equal(names.get('done'), '110');
+    await host.rpc.request('setBreakpoints', { file: path, breakpoints: [] });
+    const from = host.events.length;
+    await host.rpc.request('continue', {});
+    const done = await host.waitFor('finished', () => true, 20000, from);
+    assert.equal(done.ok, true, done.error);
+  }
+
+  test('an .mjs program importing a sibling .mjs helper, main its default export: it stops on its line', async () => {
+    const folder = folderWith('mjs', { 'cooks.mjs': cooks('./scale.mjs'), 'scale.mjs': SCALE });
+    await stopsOnItsLine(folder, 'cooks.mjs');
+  });
+
+  test('a .js with import syntax and no package.json type is an ES module, as Node detects it', async () => {
+    const folder = folderWith('untyped', { 'cooks.js': cooks('./scale.js'), 'scale.js': SCALE });
+    await stopsOnItsLine(folder, 'cooks.js');
+  });
+
+  test('a .js under "type": "module" importing a sibling .js', async () => {
+    const folder = folderWith('typed', {
+      'package.json': '{ "name": "cooks", "type": "module" }\n',
+      'cooks.js': cooks('./scale.js'),
+      'scale.js': SCALE,
+    });
+    await stopsOnItsLine(folder, 'cooks.js');
+  });
+
+  test('what CommonJS cannot hold is refused: what, in which file at which line, and what to do instead', async () => {
+    const folder = folderWith('refused', {
+      'waits.mjs':
+        "import { coroutine, sleep } from 'coroscope';\n\nawait sleep(0);\nexport const main = coroutine(function* main() {});\n",
+      'where.mjs': "import './here.mjs';\nexport const main = () => null;\n",
+      'here.mjs': 'export const dir = 1;\nexport const url = import.meta.url;\n',
+    });
+    const host = forkHost({ bundle: hostScript, pipe: true, cwd: folder });
+    hosts.push(host);
+    const refusal = async (program: string): Promise<string> => {
+      const path = join(folder, program);
+      try {
+        await host.rpc.request('launch', { target: { kind: 'program', path }, options: {} });
+      } catch (e) {
+        return e instanceof Error ? e.message : String(e);
+      }
+      assert.fail(`${program} was launched`);
+    };
+    const waits = await refusal('waits.mjs');
+    assert.ok(waits.includes(`top-level await at ${join(folder, 'waits.mjs')}:3: move it into main`), waits);
+    // The helper's import.meta is named in the helper, not in the program that imports it.
+    const where = await refusal('where.mjs');
+    assert.ok(where.includes(`import.meta at ${join(folder, 'here.mjs')}:2: use __filename and __dirname`), where);
+  });
+});

@@ -13,7 +13,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { bundledTranspilerPath, chooseTranspiler } from '../../../../runtime/host/main-thread/program-transpiler';
-import { transpileTypeScript, TranspileError } from '../../../../runtime/host/main-thread/bundled-transpiler';
+import {
+  transpileEsModule,
+  transpileTypeScript,
+  TranspileError,
+} from '../../../../runtime/host/main-thread/bundled-transpiler';
 import { ROOT } from '../host-client';
 
 const PROGRAM = [
@@ -124,5 +128,42 @@ describe('the bundled transpiler', () => {
         e.message === `${path}:2:19: Unexpected token` &&
         e.message.split(path).length === 2,
     );
+  });
+
+  test('an ES module: CommonJS on the same lines; a line without code maps nowhere, so a breakpoint moves on', () => {
+    const module = [
+      '/* A block comment',
+      '   on two lines */',
+      "import { coroutine, sleep } from 'coroscope';",
+      '',
+      'export const main = coroutine(function* main() {',
+      '  const label = `at ${1} and ${2}`;',
+      '  // a comment',
+      '',
+      '  yield* sleep(0);',
+      '  /* a comment */ return label;',
+      '});',
+      '',
+    ].join('\n');
+    const esPath = join(tmpdir(), 'coroscope-bundled', 'main.mjs');
+    const out = transpileEsModule(module, esPath);
+    const generated = out.split('\n');
+    assert.match(generated[2]!, /require\('coroscope'\)/);
+    assert.match(generated[8]!, /^ {2}yield\* _coroscope\.sleep\.call\(void 0, 0\);$/);
+    const m = /base64,(\S+)\s*$/.exec(out);
+    assert.ok(m, 'an inline source map');
+    const map = new SourceMap(
+      JSON.parse(Buffer.from(m[1]!, 'base64').toString('utf8')) as ConstructorParameters<typeof SourceMap>[0],
+    );
+    // Each line's first non-blank generated column: the source line it maps to (1-based), or null.
+    const mapped = generated.slice(0, 11).map((text, line0) => {
+      const entry = map.findEntry(line0, Math.max(0, text.search(/\S/))) as {
+        originalLine?: number;
+        originalSource?: string;
+      };
+      return entry.originalSource === pathToFileURL(esPath).href ? entry.originalLine! + 1 : null;
+    });
+    // Lines after a template literal too (Sucrase's columns go astray there, its lines do not).
+    assert.deepEqual(mapped, [null, null, 3, null, 5, 6, null, null, 9, 10, 11]);
   });
 });

@@ -1,0 +1,102 @@
+// A user's program written as an ES module (.mjs, importing a helper module of its own, main its
+// default export) is debugged as a TypeScript one is: the host loads it made CommonJS with a source
+// map, so a line breakpoint binds (a line without code moves to the next with code), the run stops
+// there, steps go forward and back, and Reverse Continue lands on the hit before with the locals
+// the live run showed there. Before, the launch was refused: "an ES module cannot import 'coroscope'".
+//
+// Program: fixtures/esm-kitchen.mjs (two cooks on one loop), a breakpoint on the blank line before
+// `done = nextMinute(done);`.
+
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { lineOf } from '../../source-line';
+import type { DapClient } from './dap-client';
+import {
+  launchToStop,
+  localsOf,
+  moveToStop,
+  setBreakpoint,
+  stackOf,
+  startAdapter,
+  stoppedBodyOf,
+} from './adapter-harness';
+
+const PROGRAM = join(__dirname, 'fixtures', 'esm-kitchen.mjs');
+const COUNT_LINE = lineOf(PROGRAM, 'done = nextMinute(done);');
+const BLANK_LINE = COUNT_LINE - 1;
+const LOOP_LINE = lineOf(PROGRAM, 'for (let i = 0; i < minutes; i++) {');
+
+/** Where a thread stands: its top frame's function, file and line, and its locals. */
+async function standing(dap: DapClient, threadId: number): Promise<{ at: string; locals: Map<string, string> }> {
+  const [top] = await stackOf(dap, threadId);
+  assert.ok(top !== undefined, 'a frame');
+  return { at: `${top.name} ${top.source?.path}:${top.line}`, locals: await localsOf(dap, top.id) };
+}
+
+describe('an ES module program: breakpoints bind, steps and Reverse Continue work', { timeout: 180_000 }, () => {
+  let dap: DapClient;
+  let set: DebugProtocol.Breakpoint | undefined;
+  let threadId = 0;
+  let firstHit: { at: string; locals: Map<string, string> } | undefined;
+
+  before(async () => {
+    dap = await startAdapter();
+    const stop = await launchToStop(
+      dap,
+      { type: 'coroscope', request: 'launch', name: 'esm-kitchen', program: PROGRAM },
+      {
+        configure: async (d) => {
+          set = await setBreakpoint(d, PROGRAM, { line: BLANK_LINE });
+        },
+      },
+    );
+    assert.equal(stoppedBodyOf(stop).reason, 'breakpoint');
+    threadId = Number(stoppedBodyOf(stop).threadId);
+    firstHit = await standing(dap, threadId);
+  });
+
+  after(async () => {
+    await dap?.close();
+  });
+
+  it('the breakpoint on a blank line binds, moved to the next line with code', () => {
+    assert.equal(set?.verified, true, set?.message);
+    assert.equal(set?.line, COUNT_LINE);
+  });
+
+  it("the run stops on that line of the program's own file, with its locals", () => {
+    assert.equal(firstHit?.at, `cook ${PROGRAM}:${COUNT_LINE}`);
+    assert.equal(firstHit?.locals.get('dish'), '"soup"');
+    assert.equal(firstHit?.locals.get('done'), '0');
+  });
+
+  it('Step Over goes to the loop, and Step Back returns to the hit with the same locals', async () => {
+    await moveToStop(dap, 'next', { threadId });
+    const next = await standing(dap, threadId);
+    assert.equal(next.at, `cook ${PROGRAM}:${LOOP_LINE}`);
+    assert.equal(next.locals.get('done'), '1');
+    const back = await moveToStop(dap, 'stepBack', { threadId });
+    assert.equal(Number(stoppedBodyOf(back).threadId), threadId);
+    assert.deepEqual(await standing(dap, threadId), firstHit);
+  });
+
+  it('Continue from the past comes back to the live stop first, on the loop line', async () => {
+    await moveToStop(dap, 'continue', { threadId });
+    const present = await standing(dap, threadId);
+    assert.equal(present.at, `cook ${PROGRAM}:${LOOP_LINE}`);
+    assert.equal(present.locals.get('done'), '1');
+  });
+
+  it('Continue to the next hit, then Reverse Continue lands on the first as the live run showed it', async () => {
+    const hit = await moveToStop(dap, 'continue', { threadId });
+    assert.equal(stoppedBodyOf(hit).reason, 'breakpoint');
+    const second = await standing(dap, Number(stoppedBodyOf(hit).threadId));
+    assert.equal(second.at, `cook ${PROGRAM}:${COUNT_LINE}`);
+    assert.equal(second.locals.get('dish'), '"rice"');
+    const back = await moveToStop(dap, 'reverseContinue', { threadId: Number(stoppedBodyOf(hit).threadId) });
+    assert.equal(stoppedBodyOf(back).reason, 'breakpoint');
+    assert.deepEqual(await standing(dap, Number(stoppedBodyOf(back).threadId)), firstHit);
+  });
+});
