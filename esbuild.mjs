@@ -5,6 +5,7 @@
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -17,9 +18,16 @@ const entries = [
   { in: 'runtime/index.ts', out: 'dist/runtime/index.js', platform: 'node' },
   // `sources`: the bundles that record runs get their sources' hashes written beside them (below).
   { in: 'runtime/cli/main.ts', out: 'dist/cli.js', platform: 'node', sources: true },
-  { in: 'runtime/host/main-thread/main.ts', out: 'dist/runtime-host.js', platform: 'node', sources: true },
+  // The host's and its worker's maps keep their mappings but not the sources' text: the .vsix ships the
+  // sources themselves (runtime/**/*.ts, opened from a frame), and the text twice would not fit its 3 MB.
+  { in: 'runtime/host/main-thread/main.ts', out: 'dist/runtime-host.js', platform: 'node', sources: true, text: false },
   // The runtime host's line debugger worker: its own bundle, a seventh of the host's (line-debug-worker-main.ts).
-  { in: 'runtime/host/worker/line-debug-worker-main.ts', out: 'dist/line-debug-worker.js', platform: 'node' },
+  {
+    in: 'runtime/host/worker/line-debug-worker-main.ts',
+    out: 'dist/line-debug-worker.js',
+    platform: 'node',
+    text: false,
+  },
   // The TypeScript transpiler a user's program gets when its folder has none (Sucrase,
   // program-transpiler.ts), also the one of a program's ES modules (program-loader.ts): loaded
   // only for those; `library`: minified, no source map (nobody steps into it), so the .vsix stays small.
@@ -70,16 +78,18 @@ await Promise.all(
     }),
   ),
 );
-// A recording names the sources it ran by their hashes (runtime/record/source-hashes.ts), taken
-// from the bundle's source map: hashed here once, beside the bundle with the bundle's own hash
-// (a bundle built again without this file is told by it), so that a runtime host does not parse
-// its 2 MB map and hash every source at its first recording copy or open.
+// A recording names the sources it ran by their hashes (runtime/record/source-hashes.ts): the files
+// the bundle's source map names, as they are on disk now (what esbuild just read), hashed here once,
+// beside the bundle with the bundle's own hash (a bundle built again without this file is told by
+// it), so that a runtime host neither parses its 2 MB map nor hashes every source at its first
+// recording copy or open. A source that is no file here (a dependency's map naming a URL) has none.
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
 for (const e of present.filter((x) => x.sources === true)) {
   const map = JSON.parse(readFileSync(`${e.out}.map`, 'utf8'));
-  const sources = map.sources.flatMap((path, i) =>
-    typeof map.sourcesContent?.[i] === 'string' ? [{ path, sha256: sha256(map.sourcesContent[i]) }] : [],
-  );
+  const sources = map.sources.flatMap((path) => {
+    const file = resolvePath(dirname(e.out), path);
+    return existsSync(file) ? [{ path, sha256: sha256(readFileSync(file)) }] : [];
+  });
   const part = `${e.out}.sources.json.${process.pid}.part`;
   writeFileSync(part, JSON.stringify({ bundleSha256: sha256(readFileSync(e.out)), sources }));
   renameSync(part, `${e.out}.sources.json`);
