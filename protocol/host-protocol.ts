@@ -570,6 +570,12 @@ export type PastLineLanding =
    */
   | { landed: 'present'; said?: string[]; printed?: string[]; ranOnFrom?: HitBound }
   /**
+   * A forward step stopped at a loop breakpoint's hit on its way (a task newly at a `yield` line in a tick
+   * before the landing's): the live run stops after that tick, so the client seeks there, on the hit task's
+   * thread, in the live stop's words (`description`).
+   */
+  | { landed: 'tick'; tick: number; taskId: number; description: string; said?: string[]; printed?: string[] }
+  /**
    * Before the task's first line of this step: its previous suspension (seekTick goes there); `why` its lines
    * before cannot be shown, when they were looked for.
    */

@@ -240,6 +240,12 @@ export class LineReplayRole {
       this.search().find('forward', from, 0, tick, breakpoints, false, to),
     );
     if (hit?.landed === 'line') return this.atHitOnTheWay(hit);
+    if (hit?.landed === 'tick') {
+      // A loop breakpoint's hit in a tick before the landing's: the live run stopped after that tick.
+      this.walk = null;
+      this.stopWalk = null;
+      return { landed: 'tick', tick: hit.tick, taskId: hit.taskId, description: hit.description };
+    }
     // The landing itself holds a breakpoint's hit (the search's end, `until`): said as that breakpoint's; the
     // logpoints met on the way (the landing's included) are printed before it.
     const onBreakpoint = (l: PastLineLanding): PastLineLanding => {

@@ -590,6 +590,13 @@ class LineDebugWorker {
       search.until = { tick: live.tick, taskId: live.taskId, print: live.print };
     const hit = await this.view.findHit(r, on, search);
     if (hit.landed === 'none' && hit.printed !== undefined) return { ...present, printed: hit.printed };
+    if (hit.landed === 'tick') {
+      // A loop breakpoint's hit on the way: the live run stopped after its tick (the client seeks there).
+      const { tick, taskId, description } = hit;
+      return present.said === undefined
+        ? { landed: 'tick', tick, taskId, description }
+        : { landed: 'tick', tick, taskId, description, said: present.said };
+    }
     if (hit.landed !== 'line') return present;
     const landing: PastLineLanding = { landed: 'line', line: hit.line, tick: hit.tick, breakpoint: hit.description };
     if (hit.taskId !== null) landing.taskId = hit.taskId;
