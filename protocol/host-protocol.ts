@@ -554,9 +554,12 @@ export type PastLineLanding =
        */
       atStart?: true;
       said?: string[];
+      /** The logpoints' messages a forward step met on its way (its landing's included), printed as live. */
+      printed?: string[];
       /**
        * A breakpoint's hit the step stopped at on its way (its description), as the live step stops at one: a
-       * step from a hit's line that ran on past its task's lines (its coroutine returned).
+       * step from a hit's line that ran on past its task's lines (its coroutine returned); or the landing's own
+       * line holds a breakpoint hit there (the live step says 'breakpoint' there too).
        */
       breakpoint?: string;
     }
@@ -565,7 +568,13 @@ export type PastLineLanding =
    * `ranOnFrom` (a replay host's answer to the worker): the line the forward step left, for the breakpoint hits
    * after it that the step, run on as live, stops at first.
    */
-  | { landed: 'present'; said?: string[]; ranOnFrom?: HitBound }
+  | { landed: 'present'; said?: string[]; printed?: string[]; ranOnFrom?: HitBound }
+  /**
+   * A forward step stopped at a loop breakpoint's hit on its way (a task newly at a `yield` line in a tick
+   * before the landing's): the live run stops after that tick, so the client seeks there, on the hit task's
+   * thread, in the live stop's words (`description`).
+   */
+  | { landed: 'tick'; tick: number; taskId: number; description: string; said?: string[]; printed?: string[] }
   /**
    * Before the task's first line of this step: its previous suspension (seekTick goes there); `why` its lines
    * before cannot be shown, when they were looked for.
@@ -627,14 +636,27 @@ export type BreakpointHitLanding =
       line: SourcePosition | null;
       breakpoint: { file: string; line: number };
       description: string;
+      /** A forward search from a line: the logpoints' messages met on the way there (a step prints them). */
+      printed?: string[];
     }
   /**
    * A breakpoint on a suspension point (atSuspension) hit in tick `tick`: the live run stops after that tick
    * (seekTick shows it); `description` as its live stop says it.
    */
   | { landed: 'tick'; tick: number; taskId: number; breakpoint: { file: string; line: number }; description: string }
-  /** No hit in ticks from+1 .. to (the breakpoints armed named). */
-  | { landed: 'none'; breakpoints: Array<{ file: string; line: number }>; from: number; to: number };
+  /**
+   * No hit in ticks from+1 .. to (the breakpoints armed named). `atUntil`: a forward search's `until` holds a
+   * hit of this breakpoint itself (a step landing there says so, as live).
+   */
+  | {
+      landed: 'none';
+      breakpoints: Array<{ file: string; line: number }>;
+      from: number;
+      to: number;
+      atUntil?: { file: string; line: number };
+      /** A forward search from a line: the logpoints' messages met through its end (`until` included). */
+      printed?: string[];
+    };
 
 /**
  * The moment a search of the past starts from: right after tick `tick`, or (with `print`) the line stop of
@@ -678,6 +700,8 @@ export interface ScanTicksResult {
   tickHits: ScanHit[];
   /** With `until`: the live line stop was reached (the hits stop before it). */
   untilReached?: boolean;
+  /** With `until` reached: a breakpoint (`bp`) hit there, at that moment (a step landing there stops on it). */
+  untilHit?: number;
 }
 
 /** What a line replay host's worker asks its main thread to scan (runtime/host/shared/hit-scan.ts). */

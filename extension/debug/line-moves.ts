@@ -49,9 +49,25 @@ export class LineMoves {
       this.core.requestedThread = threadId;
       const moment = this.answers.startMove({ waits: 'pastLine' });
       await this.answers.answerOnceMoved(response, async () => {
-        await host.endpoint.request('lineStep', { kind, moment });
+        const { landing } = await host.endpoint.request('lineStep', { kind, moment });
+        if (landing?.landed === 'tick') await this.toLoopHit(landing);
       });
     });
+  }
+
+  /**
+   * A forward step stopped at a loop breakpoint's hit on its way: the live run stopped after that tick, on the
+   * hit task's thread, so the views go there (a seek), in the live stop's words.
+   */
+  private async toLoopHit(landing: Extract<PastLineLanding, { landed: 'tick' }>): Promise<void> {
+    const host = this.core.requireHost();
+    const seek = this.answers.retargetMove({
+      waits: 'seek',
+      reason: 'breakpoint',
+      threadId: landing.taskId,
+      said: landing.description,
+    });
+    await host.endpoint.request('seekTick', { tick: landing.tick, replayed: true, moment: seek });
   }
 
   /**
@@ -132,6 +148,7 @@ export class LineMoves {
         if (landing?.landed === 'line' && landing.atStart === true)
           throw atStartRefusal(landing.task ?? (await this.core.labelOf(taskId)), landing);
         if (landing === undefined || landing.landed === 'line') return;
+        if (landing.landed === 'tick') return this.toLoopHit(landing);
         let tick: number | null = null;
         if (landing.landed === 'suspension') {
           tick = lane === null ? null : previousSuspension(lane, stop.tick);

@@ -94,7 +94,8 @@ export class LineWalks {
       // Off the task's lines (before its first, or past its last): where it was.
       if (landing.landed === 'present') await this.settle(() => this.core.position.kind !== 'moving', 2_000);
       if (this.core.position.kind === 'moving') this.core.moveTo(refused(this.core.position));
-      return landing.landed;
+      // A loop breakpoint's hit on the way (the live run stops after its tick): off the lines.
+      return landing.landed === 'tick' ? 'off' : landing.landed;
     }
     // The start of the task: the walk stops on its first line again (said in the landing's note), nothing before.
     const atStart = landing?.landed === 'line' && landing.atStart === true;

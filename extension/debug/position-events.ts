@@ -66,7 +66,10 @@ export class PositionEvents {
     }
     const stop = this.core.stopOf(b);
     const threadId = stop.threadId;
-    if (b.reason === 'breakpoint' && b.line !== undefined) this.core.lineStopTicks.add(b.tick);
+    // A past line's breakpoint is no live stop (the live stops are kept for Reverse Continue).
+    if (pastLine) {
+      // Said below.
+    } else if (b.reason === 'breakpoint' && b.line !== undefined) this.core.lineStopTicks.add(b.tick);
     else if (b.reason === 'breakpoint' || b.reason === 'exception' || b.reason === 'cancelled')
       this.core.stopTicks.set(b.tick, { threadId, reason: b.reason, said: b.description });
     if (!answer && (base.kind === 'pastTick' || base.kind === 'pastHit')) {
@@ -103,7 +106,7 @@ export class PositionEvents {
     }
     // The host's description is long ("Task #2 "worker-1" suspended at …"): VS Code shows a
     // stop's description beside the thread's name, so it goes to the console instead.
-    if (b.reason === 'breakpoint' || b.reason === 'exception' || b.reason === 'cancelled')
+    if (!pastLine && (b.reason === 'breakpoint' || b.reason === 'exception' || b.reason === 'cancelled'))
       this.core.output(`Coroscope: ${b.description}`);
     this.core.flushThreadEvents();
     const stopped = stoppedEvent(stop.reason, threadId, b.deadlock !== undefined ? 'Deadlock' : text);

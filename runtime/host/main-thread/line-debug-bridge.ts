@@ -198,6 +198,8 @@ export class LineDebugBridge implements Transport {
       scanMarked: (matched: boolean): boolean => currentRun()?.replayHost.hitScan?.markerSeen(matched) ?? false,
       // ... and on a pause where a forward search ends (true: the live line stop, nothing after it counts).
       scanUntil: (reached: boolean): boolean => currentRun()?.replayHost.hitScan?.untilSeen(reached) ?? false,
+      // The logpoints' messages the scan met since its marker, stopped on a hit (a step's on its way prints them).
+      scanPrinted: (): string[] => currentRun()?.replayHost.hitScan?.printed() ?? [],
       // The line replay (line-replay-host.ts): the run's recording through the start of the tick stopped in,
       // for the replay host.
       writeMidTick: (path: string): { runId: number; ticks: number; midTick: boolean } | { refused: string } => {

@@ -48,6 +48,17 @@ async function unlessUnmarked<T>(sameTick: boolean, search: () => Promise<T>): P
   }
 }
 
+/** How a step's landing on a line holding a breakpoint's hit is said (its `paused` description). */
+function landedOnBreakpoint(
+  landing: Extract<PastLineLanding, { landed: 'line' }>,
+  tick: number,
+  taskId: number,
+): string {
+  const who = landing.task ?? `task #${landing.taskId ?? taskId}`;
+  const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
+  return `${who} hit a breakpoint on a past line${at} (tick ${tick}, replayed)`;
+}
+
 export class LineReplayRole {
   /** The walk through the replayed lines (past-line-walk.ts). */
   private walk: PastLineWalk | null = null;
@@ -217,7 +228,8 @@ export class LineReplayRole {
     if (tick < from.tick || !this.lineDebugger.isStopped()) return landing;
     const at = await this.lineDebugger.stopPrint();
     if (at.taskId === null) return landing;
-    const to: HitBound = { tick, taskId: at.taskId, print: at.print };
+    const taskId = at.taskId;
+    const to: HitBound = { tick, taskId, print: at.print };
     // A line of the live stop's own step (its walk's, not a hit's): that walk shows it again.
     const stopWalk = landing.tick === undefined ? walk : null;
     const mark = walk.shown();
@@ -228,10 +240,23 @@ export class LineReplayRole {
       this.search().find('forward', from, 0, tick, breakpoints, false, to),
     );
     if (hit?.landed === 'line') return this.atHitOnTheWay(hit);
+    if (hit?.landed === 'tick') {
+      // A loop breakpoint's hit in a tick before the landing's: the live run stopped after that tick.
+      this.walk = null;
+      this.stopWalk = null;
+      return { landed: 'tick', tick: hit.tick, taskId: hit.taskId, description: hit.description };
+    }
+    // The landing itself holds a breakpoint's hit (the search's end, `until`): said as that breakpoint's; the
+    // logpoints met on the way (the landing's included) are printed before it.
+    const onBreakpoint = (l: PastLineLanding): PastLineLanding => {
+      if (hit?.landed !== 'none' || l.landed !== 'line') return l;
+      const out = hit.printed === undefined ? l : { ...l, printed: hit.printed };
+      return hit.atUntil === undefined ? out : { ...out, breakpoint: landedOnBreakpoint(l, tick, taskId) };
+    };
     // Into the live stop's step from the step before: enterFirst's landing again.
     if (stopWalk !== null && (!sameTick || mark === null)) {
       this.walk = stopWalk;
-      return stopWalk.enterFirst();
+      return onBreakpoint(await stopWalk.enterFirst());
     }
     // A hit's walk: held by the search (a hit's walk goes on from it, its frames' functions the landing's).
     // In the same tick only on an entry's first run: a line reached by steps from one (run again after a call
@@ -244,10 +269,10 @@ export class LineReplayRole {
           .stopOn(to, breakpoints)
           .then(() => true),
       )) === true;
-    if (held || mark === null) return landing;
+    if (held || mark === null) return onBreakpoint(landing);
     // The live stop's own step, or a hit's walk not held: its walk shows it again, the way it came.
     this.walk = walk;
-    return walk.returnTo(mark);
+    return onBreakpoint(await walk.returnTo(mark));
   }
 
   /**
@@ -266,7 +291,11 @@ export class LineReplayRole {
     const hit = await unlessUnmarked(true, () =>
       this.search().find('forward', from, 0, p.tick, breakpoints, false, stop),
     );
-    return hit?.landed === 'line' ? this.atHitOnTheWay(hit) : { landed: 'present' };
+    if (hit?.landed === 'line') return this.atHitOnTheWay(hit);
+    // The logpoints met up to the live stop (its own included) print as the live step's did.
+    return hit?.landed === 'none' && hit.printed !== undefined
+      ? { landed: 'present', printed: hit.printed }
+      : { landed: 'present' };
   }
 
   /** A step stopped at a hit on its way: the search holds it (a hit's walk goes on from it, as from any hit). */
@@ -275,6 +304,7 @@ export class LineReplayRole {
     this.stopWalk = null;
     const out: PastLineLanding = { landed: 'line', line: hit.line, tick: hit.tick, breakpoint: hit.description };
     if (hit.taskId !== null) out.taskId = hit.taskId;
+    if (hit.printed !== undefined) out.printed = hit.printed;
     return out;
   }
 

@@ -23,6 +23,7 @@ import type {
 import { ProtocolError } from '../../../protocol/rpc';
 import type { CdpPaused, LineDebugger } from '../worker/line-debugger';
 import { isAtStop } from './past-line-walk';
+import { printedBefore, wayToUntil } from './step-way';
 import { FIRST_STRETCH } from '../shared/hit-scan';
 import { countedFrom, scanCounting } from '../../inspect/hit-count';
 import { loggedMessageCounted, loggedMessageExpression, loggedMessageOrThrow } from '../worker/logpoint-message';
@@ -396,14 +397,14 @@ export class PastHitSearch {
     if (marker !== undefined) params.marker = marker;
     this.endAt(params, ending, planted);
     const r = await this.scan(params);
-    if (r === 'stopped') return this.landing(breakpoints);
+    if (r === 'stopped') return printedBefore(this.dbg, await this.landing(breakpoints));
     if (marker !== undefined && r.marked === null)
       throw new ProtocolError(
         `pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`,
         'replayFailed',
       );
     this.checkEnded(params, r);
-    return none;
+    return wayToUntil(none, r, breakpoints);
   }
 
   /**
@@ -459,11 +460,12 @@ export class PastHitSearch {
       );
     this.checkEnded(params, r);
     let line = -1;
-    for (let i = r.marked ?? 0; i < r.hits.length && line < 0; i++) if (r.hits[i]!.tick > start) line = i;
+    for (let i = r.marked ?? 0; i < r.hits.length && line < 0; i++)
+      if (r.hits[i]!.tick > start && r.hits[i]!.message === undefined) line = i;
     const tickHit = r.tickHits.find((h) => h.tick > start);
     if (tickHit !== undefined && (line < 0 || tickHit.tick < r.hits[line]!.tick))
       return this.tickLanding(tickHit, breakpoints);
-    if (line < 0) return none;
+    if (line < 0) return wayToUntil(none, r, breakpoints);
     const hit = r.hits[line]!;
     return this.stopAt(hit, ordinalOf(r.hits, line), countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
   }
@@ -505,7 +507,11 @@ export class PastHitSearch {
     const tick = typeof w?.tick === 'number' ? w.tick : 0;
     const taskId = typeof w?.taskId === 'number' ? w.taskId : null;
     const who = typeof w?.taskName === 'string' ? w.taskName : 'the main thread';
-    const bp = breakpoints.find((b) => line !== null && b.file === line.file && b.line <= line.line) ?? breakpoints[0]!;
+    const stopping = breakpoints.filter((b) => (b.logMessage ?? '') === '');
+    const bp =
+      stopping.find((b) => line !== null && b.file === line.file && b.line <= line.line) ??
+      stopping[0] ??
+      breakpoints[0]!;
     const at = line === null ? '' : ` at ${line.file}:${line.line}`;
     return {
       landed: 'line',

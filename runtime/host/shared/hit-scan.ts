@@ -55,6 +55,11 @@ export class HitScan {
   /** The live line stop the search ends at (`until`) was reached: nothing after it is the past's. */
   untilReached = false;
   /**
+   * A breakpoint hit where `until` was reached (its condition held, its hit condition let it): a step landing
+   * there stops on it, as the live step does (null: none).
+   */
+  untilHit: number | null = null;
+  /**
    * Per breakpoint: its hits counted (hit-count.ts), from `counts`, those up to the tick it was set in
    * (`since`) not counted.
    */
@@ -184,9 +189,17 @@ export class HitScan {
    * True: stop here (the hit asked for).
    */
   untilSeen(matched: boolean): boolean {
-    return this.paused(matched, () => {
-      // Its own hits are the live stop's, the present's.
+    return this.paused(matched, (held) => {
+      // Its own hits are the live stop's, the present's: not recorded; the first counted is said.
       this.untilReached = true;
+      const loop = this.loop;
+      const tick = loop?.tickCount() ?? -1;
+      for (const { bp, message, silent } of held) {
+        if (silent === true) continue;
+        // A logpoint there prints as the live step lands there.
+        if (message !== undefined) this.record([{ bp, message }], tick, loop?.currentTask()?.id ?? null);
+        else if (this.counters[bp]!.count(tick) !== null && this.untilHit === null) this.untilHit = bp;
+      }
       return false;
     });
   }
@@ -195,11 +208,11 @@ export class HitScan {
    * A pause for the worker's look (the marker, `until`) ends: `matched`, what `atMatch` does (true: stop
    * here); else the hits met there are recorded as every other moment's are.
    */
-  private paused(matched: boolean, atMatch: () => boolean): boolean {
+  private paused(matched: boolean, atMatch: (held: readonly Held[]) => boolean): boolean {
     const held = this.pending ?? [];
     this.pending = null;
     this.pausedFor = null;
-    if (matched) return atMatch();
+    if (matched) return atMatch(held);
     const loop = this.loop;
     if (loop === null) return false;
     return this.record(held, loop.tickCount(), loop.currentTask()?.id ?? null);
@@ -240,7 +253,7 @@ export class HitScan {
         if (this.tickTime !== null) hit.time = this.tickTime(tick);
         this.hits.push(hit);
       }
-      if (this.isAsked(tick, ordinal)) stop = true;
+      if (this.isAsked(tick, ordinal, message !== undefined)) stop = true;
     }
     if (stop) {
       this.stopped = true;
@@ -250,13 +263,20 @@ export class HitScan {
     return stop;
   }
 
-  private isAsked(tick: number, ordinal: number): boolean {
+  private isAsked(tick: number, ordinal: number, logged: boolean): boolean {
     const s = this.params.stop;
     if (s === undefined) return false;
     if (s.kind === 'nth') return s.tick === tick && s.ordinal === ordinal;
-    if (s.kind === 'marker') return false;
+    // A logpoint never stops a search for the first hit (a step's: it prints on the way, printed()).
+    if (s.kind === 'marker' || logged) return false;
     // The first hit after `afterTick` and the marker.
     return tick > s.afterTick && (this.params.marker === undefined || this.marked !== null);
+  }
+
+  /** The logpoints' messages recorded since the marker's moment (all, without a marker), in replay order. */
+  printed(): string[] {
+    if (this.params.marker !== undefined && this.marked === null) return [];
+    return this.hits.slice(this.marked ?? 0).flatMap((h) => (h.message === undefined ? [] : [h.message]));
   }
 
   /** What scanTicks answers. */
@@ -269,6 +289,7 @@ export class HitScan {
       tickHits: this.tickHits,
     };
     if (this.params.until !== undefined) result.untilReached = this.untilReached;
+    if (this.untilHit !== null) result.untilHit = this.untilHit;
     return result;
   }
 

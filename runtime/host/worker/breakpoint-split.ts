@@ -42,6 +42,11 @@ export class BreakpointSplit {
     return [...this.lineDebugger().armedBreakpoints(), ...this.loop.armed()];
   }
 
+  /** What a forward step in the past arms: every breakpoint set, and the logpoints it prints on its way. */
+  stepArmed(): ArmedBreakpoint[] {
+    return [...this.armed(), ...this.lineDebugger().armedLogpoints()];
+  }
+
   async set(m: RequestMessage): Promise<void> {
     const d = this.lineDebugger();
     const p = (typeof m.params === 'object' && m.params !== null ? m.params : {}) as {

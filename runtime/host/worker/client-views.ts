@@ -77,14 +77,10 @@ export class ClientViews {
     this.toldPast = null;
   }
 
-  /** The live stop shown again (its own `paused`, as a step), by the move named `moment`. */
+  /** The live stop shown again (its own `paused`, its reason as the live stop said it), by the move named `moment`. */
   showLiveStop(moment?: string): void {
     if (this.livePaused !== null)
-      this.client.send({
-        kind: 'event',
-        event: 'paused',
-        body: { ...this.livePaused, reason: 'step', ...idOf(moment) },
-      });
+      this.client.send({ kind: 'event', event: 'paused', body: { ...this.livePaused, ...idOf(moment) } });
   }
 
   /**
@@ -108,11 +104,12 @@ export class ClientViews {
     const who = this.livePaused?.description.split(' stopped on a line')[0] ?? `task #${r.stop.taskId}`;
     const at = landing.line === null ? '' : ` at ${landing.line.file}:${landing.line.line}`;
     const note = landing.note === undefined ? '' : `: ${landing.note}`;
+    // A line holding a breakpoint's hit (the step stopped at it, or landed on it): said as that hit, as live.
     const body: HostEvents['paused'] = {
-      reason: 'step',
+      reason: landing.breakpoint !== undefined ? 'breakpoint' : 'step',
       tick: r.stop.tick,
       taskId: r.stop.taskId,
-      description: `${who} on a past line${at} (tick ${r.stop.tick}, replayed)${note}`,
+      description: landing.breakpoint ?? `${who} on a past line${at} (tick ${r.stop.tick}, replayed)${note}`,
       pastLine: true,
       ...idOf(moment),
     };
@@ -132,6 +129,9 @@ export class ClientViews {
   /** What the replay host's line step printed on its way to `landing`, said as the live step says it. */
   private say(landing: PastLineLanding): void {
     if (landing.landed === 'suspension') return;
+    // The logpoints the step met on its way, printed as the live program's console.log prints them.
+    for (const text of landing.printed ?? [])
+      this.client.send({ kind: 'event', event: 'output', body: { category: 'stdout', text: `${text}\n` } });
     for (const text of landing.said ?? [])
       this.client.send({ kind: 'event', event: 'output', body: { category: 'log', text } });
   }

@@ -152,6 +152,11 @@ export class LineBreakpoints {
     }
   }
 
+  /** The logpoints set, as a forward step in the past arms them (armedLogpoints). */
+  armedLogpoints(): ArmedBreakpoint[] {
+    return armedLogpoints([...this.wanted.values()].flat());
+  }
+
   /** The line breakpoints set, as a search of the recorded past arms them: logpoints left out (they never stop). */
   armedBreakpoints(): ArmedBreakpoint[] {
     const out: ArmedBreakpoint[] = [];
@@ -169,6 +174,22 @@ export class LineBreakpoints {
     }
     return out;
   }
+}
+
+/**
+ * The logpoints set, as a forward step in the past arms them (it prints their messages on its way, as the live
+ * step does): a hit condition's count lives on the main thread (logHit), so one with a hit condition is left out.
+ */
+export function armedLogpoints(entries: Iterable<LineBreakpointEntry>): ArmedBreakpoint[] {
+  const out: ArmedBreakpoint[] = [];
+  for (const e of entries) {
+    const log = e.spec.logMessage;
+    if (log === undefined || log === '' || (e.spec.hitCondition ?? '').trim() !== '') continue;
+    const bp: ArmedBreakpoint = { file: e.file, line: e.line, logMessage: log };
+    if (e.spec.condition !== undefined && e.spec.condition.trim() !== '') bp.condition = e.spec.condition;
+    out.push(bp);
+  }
+  return out;
 }
 
 /** The key of the next logpoint with a hit condition set (its hits counted from 0 by the main thread). */

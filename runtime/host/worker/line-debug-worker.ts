@@ -338,7 +338,7 @@ class LineDebugWorker {
           // the live stop (a hit's client shows the present itself).
           const beforeStop = this.view.position.kind === 'stepBefore';
           const on = hostOf(this.view.position) ?? 'search';
-          let landing = await this.view.moveAtHit(past, kind, moment, this.breakpoints.armed());
+          let landing = await this.view.moveAtHit(past, kind, moment, this.breakpoints.stepArmed());
           if (landing.landed === 'present' && landing.ranOnFrom !== undefined)
             landing = await this.ranOnToHit(past, on, landing, moment);
           await this.followHitLine(landing, past, moment);
@@ -348,7 +348,7 @@ class LineDebugWorker {
             : this.client.showHitLanding(landing, moment);
         }
         if (past !== null) {
-          const landing = await this.view.move(past, kind, moment, 1, this.breakpoints.armed());
+          const landing = await this.view.move(past, kind, moment, 1, this.breakpoints.stepArmed());
           this.client.respond(m.id, {});
           return this.client.showLanding(landing, past, moment);
         }
@@ -573,7 +573,8 @@ class LineDebugWorker {
     moment: string | undefined,
   ): Promise<PastLineLanding> {
     const { ranOnFrom, ...present } = ran;
-    const armed = this.breakpoints.armed();
+    // The logpoints too: they print on the way, as the live step's (the live stop's own included).
+    const armed = this.breakpoints.stepArmed();
     if (ranOnFrom === undefined || armed.length === 0) return present;
     const live = r.hasLiveStop() ? r.stop : null;
     const ceiling = live !== null ? live.tick : r.ticks;
@@ -588,9 +589,18 @@ class LineDebugWorker {
     if (live !== null && ceiling === live.tick)
       search.until = { tick: live.tick, taskId: live.taskId, print: live.print };
     const hit = await this.view.findHit(r, on, search);
+    if (hit.landed === 'none' && hit.printed !== undefined) return { ...present, printed: hit.printed };
+    if (hit.landed === 'tick') {
+      // A loop breakpoint's hit on the way: the live run stopped after its tick (the client seeks there).
+      const { tick, taskId, description } = hit;
+      return present.said === undefined
+        ? { landed: 'tick', tick, taskId, description }
+        : { landed: 'tick', tick, taskId, description, said: present.said };
+    }
     if (hit.landed !== 'line') return present;
     const landing: PastLineLanding = { landed: 'line', line: hit.line, tick: hit.tick, breakpoint: hit.description };
     if (hit.taskId !== null) landing.taskId = hit.taskId;
+    if (hit.printed !== undefined) landing.printed = hit.printed;
     if (present.said !== undefined) landing.said = present.said;
     return landing;
   }

@@ -214,6 +214,11 @@ export class LineDebugger {
     return this.breakpoints.armedBreakpoints();
   }
 
+  /** The logpoints set, as a forward step in the past arms them (it prints them on its way). */
+  armedLogpoints(): ArmedBreakpoint[] {
+    return this.breakpoints.armedLogpoints();
+  }
+
   // --- stops -----------------------------------------------------------------------------------
 
   /** Calls the main thread's host handle (globalThis.__coroscopeLine) in the stopped frame. */

@@ -332,7 +332,7 @@ export class LineReplayHost {
         move,
         ceiling: this.ticks,
         ...present,
-        ...stepBreakpoints(move, breakpoints),
+        ...stepBreakpoints(move, breakpoints, true),
         ...idOf(moment),
       }),
       moment,
@@ -392,13 +392,15 @@ export class LineReplayHost {
 
 /**
  * What a forward step is given of the breakpoints armed: it stops at a line breakpoint's hit between its line
- * and its landing (a loop breakpoint's hits stop the run after their tick: not searched here).
+ * and its landing; `loop`: at a loop breakpoint's hit in a tick that ends before its landing too (a step of
+ * the live stop's own walk stays in that stop's tick, whose end is after the stop: none there).
  */
 function stepBreakpoints(
   move: 'back' | 'leave' | LineStepKind,
   breakpoints: readonly ArmedBreakpoint[],
+  loop = false,
 ): { breakpoints?: ArmedBreakpoint[] } {
-  const lines = breakpoints.filter((b) => b.atSuspension !== true);
+  const lines = loop ? [...breakpoints] : breakpoints.filter((b) => b.atSuspension !== true);
   return move === 'back' || move === 'leave' || lines.length === 0 ? {} : { breakpoints: lines };
 }
 

@@ -66,11 +66,12 @@ async function step(
   dap: DapClient,
   command: 'next' | 'stepIn' | 'stepOut',
   threadId: number,
+  reason: 'step' | 'breakpoint' = 'step',
 ): Promise<{ threadId: number; frames: DebugProtocol.StackFrame[] }> {
   const from = dap.mark();
   await dap.request(command, { threadId });
   const stopped = await dap.waitForEvent('stopped', { from });
-  assert.equal(stopped.body.reason, 'step');
+  assert.equal(stopped.body.reason, reason);
   const t = Number(stopped.body.threadId);
   return { threadId: t, frames: await stackOf(dap, t) };
 }
@@ -255,8 +256,9 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       assert.equal(frames[0]!.source?.path, CRAWLER_TS);
       assert.match(readFileSync(CRAWLER_TS, 'utf8').split('\n')[frames[0]!.line - 1] ?? '', /yield\*/);
       assert.match((await localsOf(dap, frames[0]!.id)).get('url') ?? '', /^"http:\/\/127\.0\.0\.1:\d+\/"$/);
-      // Next from there: the task's next line once resumed, the live stop (the present) again.
-      at = await step(dap, 'next', threadId);
+      // Next from there: the task's next line once resumed, the live stop's line (its breakpoint's, said so as
+      // live) again.
+      at = await step(dap, 'next', threadId, 'breakpoint');
       assert.equal(at.frames[0]!.line, line);
       assert.equal((await localsOf(dap, at.frames[0]!.id)).get('response'), '<uninitialized>');
       // Still a past line (the first of the stop's step): Continue comes back to the live stop, then runs on.
@@ -380,7 +382,8 @@ describe('line stepping through the standalone debug adapter', { timeout: 480_00
       const frames = await stepBack(threadId);
       assert.equal(frames[0]!.line, line - 1, 'the loop that creates the workers, before it ran');
       assert.deepEqual(await workers(), [], 'no worker yet at that line');
-      const at = await step(dap, 'next', threadId);
+      // Back to the live stop: in its own reason (its breakpoint's), as it was.
+      const at = await step(dap, 'next', threadId, 'breakpoint');
       assert.equal(at.frames[0]!.line, line);
       assert.equal((await workers()).length, 2);
       await continueToEnd(dap, CRAWLER_TS);

@@ -1,0 +1,37 @@
+// Runs only on a line replay host's worker thread. What a forward step's search (past-hit-search.ts, from the
+// line a step left to its landing, `until`) tells beside a hit on the way: whether the landing itself holds a
+// breakpoint's hit (the live step says 'breakpoint' there), and the logpoints' messages met on the way, which
+// the live step prints (docs/design/breakpoint-search.md, "Continue and steps from a past line").
+//
+// Invariants: messages come in replay order, from the moment the search starts from (its marker) on, the
+// landing's own included; a search stopped on a hit tells those before it only.
+
+import type { ArmedBreakpoint, BreakpointHitLanding, ScanTicksResult } from '../../../protocol/host-protocol';
+import type { LineDebugger } from '../worker/line-debugger';
+
+/**
+ * A search that found no hit before `until`: with the breakpoint hit at `until` itself, if any, and the
+ * logpoints' messages met since the marker.
+ */
+export function wayToUntil(
+  none: BreakpointHitLanding,
+  r: ScanTicksResult,
+  breakpoints: readonly ArmedBreakpoint[],
+): BreakpointHitLanding {
+  if (none.landed !== 'none') return none;
+  const bp = r.untilHit === undefined ? undefined : breakpoints[r.untilHit];
+  const printed = r.hits.slice(r.marked ?? 0).flatMap((h) => (h.message === undefined ? [] : [h.message]));
+  return {
+    ...none,
+    ...(bp === undefined ? {} : { atUntil: { file: bp.file, line: bp.line } }),
+    ...(printed.length === 0 ? {} : { printed }),
+  };
+}
+
+/** A hit the search stopped on: with the logpoints' messages met before it, asked of the scan while it holds. */
+export async function printedBefore(dbg: LineDebugger, hit: BreakpointHitLanding): Promise<BreakpointHitLanding> {
+  const printed = await dbg.callMain('scanPrinted()').catch(() => []);
+  return Array.isArray(printed) && printed.length > 0 && hit.landed === 'line'
+    ? { ...hit, printed: printed.map(String) }
+    : hit;
+}
