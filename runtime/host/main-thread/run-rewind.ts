@@ -115,6 +115,60 @@ export class RunRewind {
   }
 
   /**
+   * Parks a replay right after `tick` ahead of need (a line stop's walks start there: the tick before it, and
+   * before its task's step before), in turn with the seeks: none parked there yet, the nearest parked before it
+   * goes on to it (never the viewed one, nor one parked at a tick of `keep`), else one starts. Not the viewed
+   * moment; true once parked there. `wanted`: checked when its turn comes (a newer stop's warm-up supersedes it).
+   */
+  warm(tick: number, keep: readonly number[] = [], wanted: () => boolean = () => true): Promise<boolean> {
+    this.seeking++;
+    this.building?.hold();
+    const job = this.queue.then(() => (wanted() ? this.warmNow(tick, keep) : false));
+    this.queue = job
+      .catch(() => undefined)
+      .finally(() => {
+        if (--this.seeking === 0) {
+          this.building?.release();
+          this.buildCheckpoints();
+        }
+      });
+    return job;
+  }
+
+  private async warmNow(tick: number, keep: readonly number[]): Promise<boolean> {
+    if (this.closed) return false;
+    const reading = this.read();
+    if (tick < 1 || reading.ticks < tick) return false;
+    const usable = (s: ReplaySession): boolean => s.parked && s.failed === null && s !== this.viewedSession;
+    if (this.sessions.some((s) => usable(s) && s.stoppedAt === tick)) return true;
+    let best: ReplaySession | null = null;
+    for (const s of this.sessions) {
+      if (!usable(s) || s.position > tick || keep.includes(s.stoppedAt)) continue;
+      if (best === null || s.position > best.position) best = s;
+    }
+    let session: ReplaySession;
+    try {
+      if (best !== null) {
+        session = best;
+        session.extend(reading);
+        await session.advance(tick);
+      } else {
+        const started = this.startReplay(reading, tick);
+        session = started.session;
+        this.sessions.push(session);
+        await started.reached;
+      }
+      session.check();
+    } catch {
+      // Not parked: the seek that needs it replays it then, and says why it fails.
+      this.drop((s) => s.failed !== null);
+      return false;
+    }
+    this.learnSpeed(session);
+    return true;
+  }
+
+  /**
    * Builds checkpoints from now on, as the recording grows (a live run: a slice at a time in
    * its idle time), until close().
    */

@@ -210,6 +210,8 @@ class LineDebugWorker {
   /** The one dispatch of the client's requests. */
   private async route(m: RequestMessage): Promise<void> {
     const d = this.dbg;
+    // As a line replay host: a landing held ready by a values walk is let go by any request but a walk's.
+    if (this.replayRole.holding && !m.method.startsWith('past')) await this.replayRole.letGoHeld();
     if (m.method === 'launch' || m.method === 'openRecording') {
       // A new run: the previous one's replay hosts go; a recorded one is prepared for (when debugged).
       this.replays.newRun(
@@ -392,6 +394,9 @@ class LineDebugWorker {
       case 'pastLineValues':
         // As a line replay host: its replay role's.
         return this.client.respond(m.id, await this.replayRole.pastLineValues(m.params));
+      case 'pastWarm':
+        // As a line replay host: its replay role's.
+        return this.client.respond(m.id, await this.replayRole.pastWarm(m.params));
       case 'pastLog':
         // As a line replay host: its replay role's.
         return this.client.respond(m.id, await this.replayRole.pastLog(m.params));
