@@ -60,6 +60,8 @@ export class ReplayHosts {
   /** The warm-up of the current line stop, pending (warmStop); the stops seen so far (a newer one supersedes it). */
   private warmTimer: ReturnType<typeof setTimeout> | null = null;
   private stops = 0;
+  /** The warm-up's hand-over of the stop's recording under way (it asks the held main thread). */
+  private warmOpening: Promise<unknown> | null = null;
 
   constructor(
     private readonly hostStart: HostStart | null,
@@ -192,9 +194,25 @@ export class ReplayHosts {
   private async warmStop(stop: number): Promise<void> {
     this.warmTimer = null;
     if (stop !== this.stops || !this.lineDebugger().isStopped()) return;
-    const r = await this.ofStop('pastWarm');
+    const opening = this.ofStop('pastWarm');
+    this.warmOpening = opening;
+    let r: LineReplayHost;
+    try {
+      r = await opening;
+    } finally {
+      if (this.warmOpening === opening) this.warmOpening = null;
+    }
     if (stop !== this.stops || !r.hasLiveStop()) return;
     await r.warm();
+  }
+
+  /**
+   * Before the live thread moves on from a line stop (a line step, continue): no warm-up starts any more, and
+   * the one asking the held main thread for the stop's recording has done so (a step does not start under it).
+   */
+  async quiet(): Promise<void> {
+    this.cancelWarm();
+    await this.warmOpening?.catch(() => undefined);
   }
 
   private cancelWarm(): void {
