@@ -364,7 +364,7 @@ test('checkpoints: replays get parked along the run between seeks, and a seek fr
   }
 });
 
-test("warm-up: replays parked ahead at a line stop's ticks, none moved from the viewed tick or another warm tick; seeks there replay nothing and show what a replay from the start shows", async () => {
+test("warm-up: replays parked ahead at a line stop's ticks, none moved from the viewed tick or another warm tick, dropped once a seek is asked after; seeks there replay nothing and show what a replay from the start shows", async () => {
   const streams = await recordPipeline();
   // No checkpoints of its own (a gap longer than any replay): only the seeks and warm-ups park replays.
   const rewind = new RunRewind(rewindOfSource(streams), 1e9);
@@ -380,9 +380,15 @@ test("warm-up: replays parked ahead at a line stop's ticks, none moved from the 
       [viewed, before, stop],
       'the viewed replay stays where it is, each warm tick has one of its own',
     );
-    // Superseded before its turn: nothing replayed.
+    // Superseded before its turn, or a seek asked after it (the user moved on): nothing replayed. At the viewed
+    // tick: that replay is the one.
     const ran = rewind.ticksReplayed();
     assert.equal(await rewind.warm(stop + 1, [], () => false), false);
+    const dropped = rewind.warm(stop + 2);
+    const seen = rewind.seek(stop);
+    assert.equal(await dropped, false);
+    await seen;
+    assert.equal(await rewind.warm(stop), true);
     assert.equal(rewind.ticksReplayed(), ran);
     // The walks' seeks land on them at once, and show the run as a replay from the start does.
     for (const tick of [stop, before]) {
