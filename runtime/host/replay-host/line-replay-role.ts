@@ -63,7 +63,10 @@ export class LineReplayRole {
    * task's suspension and what the loop ran meanwhile, which the live host prints as its own (`said`).
    */
   private said: string[] = [];
-  /** Warm-ups asked so far (pastWarm): an older one stops between its ticks. */
+  /**
+   * Warm-ups and moves asked so far: a warm-up (pastWarm) stops between its ticks once another is asked, or a
+   * walk or search (its replays, its breakpoints planted, must not wait for a warm-up nor slow it).
+   */
   private warming = 0;
 
   constructor(
@@ -101,6 +104,7 @@ export class LineReplayRole {
    */
   async pastLog(params: unknown): Promise<ReplayHostMethods['pastLog']['result']> {
     const p = parseReplayHostRequest('pastLog', params);
+    this.warming++;
     await this.walk?.dispose();
     this.walk = null;
     this.stopWalk = null;
@@ -111,6 +115,7 @@ export class LineReplayRole {
   async pastHit(params: unknown): Promise<unknown> {
     const d = this.lineDebugger;
     const p = parseReplayHostRequest('pastHit', params);
+    this.warming++;
     let bound = p.bound;
     const shown = p.shown === true && d.isStopped();
     if (shown) {
@@ -141,6 +146,7 @@ export class LineReplayRole {
    */
   async pastHitLine(params: unknown): Promise<MomentEcho<PastLineLanding>> {
     const p = parseReplayHostRequest('pastHitLine', params);
+    this.warming++;
     this.said = [];
     return { ...this.withWords(p.move, await this.hitLine(p)), ...idOf(p.moment) };
   }
@@ -283,6 +289,7 @@ export class LineReplayRole {
   /** pastLine: a move through the replayed lines of the live host's stop. */
   async pastLine(params: unknown): Promise<MomentEcho<PastLineLanding>> {
     const p = parseReplayHostRequest('pastLine', params);
+    this.warming++;
     this.said = [];
     return { ...this.withWords(p.move, await this.stopLine(p)), ...idOf(p.moment) };
   }
@@ -295,6 +302,7 @@ export class LineReplayRole {
    */
   async pastLineValues(params: unknown): Promise<ReplayHostMethods['pastLineValues']['result']> {
     const p = parseReplayHostRequest('pastLineValues', params);
+    this.warming++;
     await this.hits?.release();
     let walk = this.walk;
     if (walk !== null && (this.stopWalk !== null || !walk.isOf(p.tick, p.taskId, p.stop)))
