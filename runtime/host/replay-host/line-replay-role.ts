@@ -2,7 +2,7 @@
 // role. LineReplayRole: what it answers its live host (line-replay-host.ts): pastLine walks the
 // live stop's tick (past-line-walk.ts, with replayLineTick), and before its first line into the
 // step before; pastHit searches the past for a breakpoint's hit (past-hit-search.ts);
-// pastHitLine walks the hit's task's lines from there.
+// pastHitLine walks the hit's task's lines from there; pastWarm parks replays ahead of a stop's walks.
 //
 // Invariants: one walk at a time (disposed before another is made); `stopWalk` is the live
 // stop's walk only while `walk` is in an earlier step of its task; a search releases the walk,
