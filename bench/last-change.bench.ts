@@ -8,7 +8,7 @@
 // are printed beside it (how far back the write was). Median of rounds, each a fresh adapter and run.
 // Pressed `idle` ms after the stop (default 1000: a user reading it; 0: at once).
 // Usage: npm run bench:last-change [-- pages tasks hit rounds idle] (default 2000 100 300 5 1000).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { ADAPTER_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from '../test/extension/debug/build-adapter';
@@ -22,12 +22,62 @@ const LINE =
     .split('\n')
     .findIndex((l) => l.includes('this.record(stat);')) + 1;
 
+/** CPU ms (user + system) of this bench's line replay hosts (its descendants run with --line-replay); Linux only. */
+function replayHostCpuMs(): number | null {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return null;
+  }
+  const parentOf = new Map<string, string>();
+  const stats = new Map<string, string[]>();
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parentOf.set(pid, fields[1]!);
+      stats.set(pid, fields);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const ours = (pid: string): boolean => {
+    for (let p = parentOf.get(pid); p !== undefined && p !== '0'; p = parentOf.get(p))
+      if (p === String(process.pid)) return true;
+    return false;
+  };
+  const tick = 1000 / 100; // USER_HZ: 100 on Linux
+  let ms = 0;
+  for (const [pid, fields] of stats) {
+    if (!ours(pid)) continue;
+    let cmd = '';
+    try {
+      cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    // utime, stime: fields 14 and 15 of stat (11 and 12 after the pid, name and state).
+    if (cmd.includes('--line-replay')) ms += (Number(fields[11]) + Number(fields[12])) * tick;
+  }
+  return ms;
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
 }
 
-async function round(): Promise<{ ms: number; stopTick: number; setTick: number }> {
+interface Round {
+  ms: number;
+  stopTick: number;
+  setTick: number;
+  /** The replay host's CPU (ms) from the stop to the request (the idle time), and during the request. */
+  cpuIdle: number | null;
+  cpuAsked: number | null;
+}
+
+async function round(): Promise<Round> {
   const dap = DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
   try {
     await dap.request('initialize', {
@@ -56,6 +106,7 @@ async function round(): Promise<{ ms: number; stopTick: number; setTick: number 
     await launch;
     const stopped = await dap.waitForEvent('stopped', { from, timeoutMs: 120_000 });
     const thread = Number(stopped.body.threadId);
+    const cpuAtStop = replayHostCpuMs();
     await dap.request('setBreakpoints', { source: { path: CRAWLER }, breakpoints: [] });
     const stopTick = (await dap.request<{ tick: number }>('coroscope/tasks')).tick;
     const frames = await stackOf(dap, thread);
@@ -65,6 +116,7 @@ async function round(): Promise<{ ms: number; stopTick: number; setTick: number 
     // A user reading the stop before asking (the line replay host gets the stop's recording meanwhile).
     if (idleMs > 0) await new Promise((r) => setTimeout(r, idleMs));
     const mark = dap.mark();
+    const cpuAtAsk = replayHostCpuMs();
     const t0 = performance.now();
     await dap.request(
       'coroscope/lastChange',
@@ -79,6 +131,7 @@ async function round(): Promise<{ ms: number; stopTick: number; setTick: number 
       timeoutMs: 60_000,
     });
     const ms = performance.now() - t0;
+    const cpuAtEnd = replayHostCpuMs();
     const said = dap.events
       .slice(mark)
       .filter((e) => e.event === 'output')
@@ -87,7 +140,9 @@ async function round(): Promise<{ ms: number; stopTick: number; setTick: number 
     const m = /response was set by \S+ \(tick (\d+),/.exec(said);
     if (m === null) throw new Error(`no landing said: ${said}`);
     if (process.env.BENCH_VERBOSE === '1') console.log(said);
-    return { ms, stopTick, setTick: Number(m[1]) };
+    const cpuIdle = cpuAtStop === null || cpuAtAsk === null ? null : cpuAtAsk - cpuAtStop;
+    const cpuAsked = cpuAtAsk === null || cpuAtEnd === null ? null : cpuAtEnd - cpuAtAsk;
+    return { ms, stopTick, setTick: Number(m[1]), cpuIdle, cpuAsked };
   } finally {
     await dap.close();
   }
@@ -100,7 +155,7 @@ async function main(): Promise<void> {
     const r = await round();
     times.push(r.ms);
     console.log(
-      `round ${i + 1}: Go to Last Change of fetch's response ${r.ms.toFixed(0)} ms, stop at tick ${r.stopTick}, set at tick ${r.setTick} (${r.stopTick - r.setTick} ticks back)`,
+      `round ${i + 1}: Go to Last Change of fetch's response ${r.ms.toFixed(0)} ms, stop at tick ${r.stopTick}, set at tick ${r.setTick} (${r.stopTick - r.setTick} ticks back); replay host CPU ${r.cpuIdle ?? '?'} ms while idle at the stop, ${r.cpuAsked ?? '?'} ms for the request`,
     );
   }
   console.log(

@@ -938,7 +938,8 @@ export interface HostMethods {
    */
   lineValuesBack: {
     params: { watched: LineWatched[] };
-    result: { readings: LineReading[][] | null; why?: string; earlier?: LineReadingBefore };
+    /** `held`: the landing a lineStepBack of `held` lines reaches is held ready (that move answers at once). */
+    result: { readings: LineReading[][] | null; why?: string; earlier?: LineReadingBefore; held?: number };
   };
   /**
    * Reverse Continue (and Continue from a past hit) to a line breakpoint's hit in the recorded

@@ -60,7 +60,16 @@ export interface ReplayHostMethods {
    */
   pastLineValues: {
     params: { tick: number; taskId: number; stop: LineStopPrint; watched: LineWatched[] };
-    result: { readings: LineReading[][] | null; why?: string; earlier?: LineReadingBefore };
+    /** `held`: the landing a move back of `held` lines reaches is held ready (that move is then answered at once). */
+    result: { readings: LineReading[][] | null; why?: string; earlier?: LineReadingBefore; held?: number };
+  };
+  /**
+   * A line replay host's own (asked by the live host's worker while its stop is read): replays parked ahead of
+   * the stop's walks (the tick before it, and before its task's step before); the ticks parked at.
+   */
+  pastWarm: {
+    params: { tick: number; taskId: number; stop: LineStopPrint };
+    result: { parked: number[] };
   };
   /**
    * A line replay host's own (asked by the live host's worker): a move through the lines of the
@@ -146,6 +155,11 @@ export interface ReplayHostMethods {
    * after it).
    */
   replayLineTick: { params: { tick: number }; result: { tick: number } };
+  /**
+   * A line replay host's main thread (asked by its worker, pastWarm): a replay parked right after tick `tick`
+   * ahead of need, none moved from a tick of `keep`; whether it is parked there.
+   */
+  warmTick: { params: { tick: number; keep: number[] }; result: { parked: boolean } };
 }
 
 /** What a runtime host answers in all: the public host protocol and its internal replay-host methods. */

@@ -223,6 +223,14 @@ export const REPLAY_HOST_PARAMS_PARSERS: { readonly [M in ReplayHostMethodName]:
       watched: parseLineWatched('pastLineValues', p),
     };
   },
+  pastWarm: (raw) => {
+    const p = paramsOf('pastWarm', raw);
+    return {
+      tick: requireNumber('pastWarm', p, 'tick', 'integer'),
+      taskId: requireNumber('pastWarm', p, 'taskId', 'id'),
+      stop: parseLineStopPrint(requireObject('pastWarm', p, 'stop'), 'pastWarm'),
+    };
+  },
   pastHitLine: (raw) => {
     const p = paramsOf('pastHitLine', raw);
     const out: ReplayHostParams<'pastHitLine'> = {
@@ -285,6 +293,13 @@ export const REPLAY_HOST_PARAMS_PARSERS: { readonly [M in ReplayHostMethodName]:
   growRecording: (raw) => {
     const p = paramsOf('growRecording', raw);
     return { path: requireString('growRecording', p, 'path'), live: requireBoolean('growRecording', p, 'live') };
+  },
+  warmTick: (raw) => {
+    const p = paramsOf('warmTick', raw);
+    const keep = requireArray('warmTick', p, 'keep');
+    if (!keep.every((t) => typeof t === 'number' && Number.isInteger(t)))
+      throw new ProtocolError('warmTick: params.keep must be an array of ticks (integers)');
+    return { tick: requireNumber('warmTick', p, 'tick', 'integer'), keep: keep as number[] };
   },
   replayLineTick: (raw) => ({
     tick: requireNumber('replayLineTick', paramsOf('replayLineTick', raw), 'tick', 'integer'),

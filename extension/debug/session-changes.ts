@@ -183,12 +183,14 @@ export class SessionChanges {
     // COROSCOPE_CHANGES_LINE_BY_LINE=1: the line-by-line walk only (the oracle the tests compare this with).
     if ((kind !== 'liveLine' && kind !== 'pastLine') || process.env.COROSCOPE_CHANGES_LINE_BY_LINE === '1') return null;
     const t0 = Date.now();
-    const { readings, earlier } = await this.core
+    const { readings, earlier, held } = await this.core
       .requireHost()
       .endpoint.request('lineValuesBack', { watched: [...watched] })
-      .catch(() => ({ readings: null, earlier: undefined }));
+      .catch(() => ({ readings: null, earlier: undefined, held: undefined }));
     if (process.env.COROSCOPE_TRACE_WALK === '1')
-      this.core.output(`walk values: ${readings?.length ?? 'none'} line(s) read in ${Date.now() - t0} ms`);
+      this.core.output(
+        `walk values: ${readings?.length ?? 'none'} line(s) read in ${Date.now() - t0} ms${held === undefined ? '' : `, the landing ${held} line(s) back held ready`}`,
+      );
     if (readings === null) return null;
     let before = later;
     for (let j = 1; j <= readings.length; j++) {

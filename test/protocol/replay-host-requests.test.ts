@@ -137,9 +137,15 @@ test('the replay-host methods narrow their params as the host did', () => {
     'badRequest',
     /^replayLineTick: params\.tick must be an integer/,
   );
+  assert.deepEqual(parseReplayHostRequest('warmTick', { tick: 88, keep: [92] }), { tick: 88, keep: [92] });
+  refused(
+    () => parseReplayHostRequest('warmTick', { tick: 88, keep: [1.5] }),
+    'badRequest',
+    /^warmTick: params\.keep must be an array of ticks/,
+  );
 });
 
-test('the replay-host protocol holds the ten internal methods, none of the public ones', () => {
+test('the replay-host protocol holds the twelve internal methods, none of the public ones', () => {
   assert.deepEqual(Object.keys(REPLAY_HOST_PARAMS_PARSERS).sort(), [
     'growRecording',
     'pastHit',
@@ -147,8 +153,10 @@ test('the replay-host protocol holds the ten internal methods, none of the publi
     'pastLine',
     'pastLineValues',
     'pastLog',
+    'pastWarm',
     'replayLineTick',
     'scanTicks',
+    'warmTick',
     'writeRecordingGrowth',
     'writeReplayCopy',
   ]);

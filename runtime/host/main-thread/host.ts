@@ -206,6 +206,7 @@ export class RuntimeHost {
     const serveReplay = this.serveReplayMethod.bind(this);
     serveReplay('replayLineTick', (p) => this.requireRun('replayLineTick').replayHost.replayLineTick(p.tick));
     serveReplay('scanTicks', (p) => this.requireRun('scanTicks').replayHost.scanTicks(p));
+    serveReplay('warmTick', (p) => this.requireRun('warmTick').replayHost.warmTick(p.tick, p.keep));
     serveReplay('writeReplayCopy', (p) => writeReplayCopy(this.requireRun('writeReplayCopy'), p.path));
     serveReplay('writeRecordingGrowth', (p) =>
       writeRecordingGrowth(this.requireRun('writeRecordingGrowth'), p.path, p.from),

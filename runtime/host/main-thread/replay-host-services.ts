@@ -1,7 +1,8 @@
 // Runs on a line replay host's main thread (a live host's run never serves these).
 //
 // ReplayHostServices: what a line replay host's run does for its worker over the replay-host
-// protocol: replayLineTick (one tick again with the line debugger on), scanTicks (a stretch of
+// protocol: replayLineTick (one tick again with the line debugger on), warmTick (a replay parked ahead of a
+// stop's walks), scanTicks (a stretch of
 // ticks counting a breakpoint search's hits, hit-scan.ts), and growing the copy as the live run
 // goes on (growOpened, growInPlace: run-recording.ts).
 //
@@ -52,6 +53,17 @@ export class ReplayHostServices {
       }),
     );
     return { tick };
+  }
+
+  /**
+   * A replay parked right after tick `tick` ahead of a line stop's walks (RunRewind.warm: none moved from a tick
+   * of `keep`), in turn with the seeks; whether it is parked there.
+   */
+  async warmTick(tick: number, keep: readonly number[]): Promise<{ parked: boolean }> {
+    const ticks = this.recording.streams?.ticks ?? 0;
+    if (this.recording.openedFrom === null || tick < 1 || tick > ticks) return { parked: false };
+    const rewind = this.past.rewindOf();
+    return { parked: await this.past.inTurn(() => rewind.warm(tick, keep)) };
   }
 
   /**

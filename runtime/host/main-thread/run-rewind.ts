@@ -54,6 +54,8 @@ export class RunRewind {
   private advancing: { session: ReplaySession; tick: number; wanted: () => boolean; overtaken: boolean } | null = null;
   /** Ticks run by every replay so far (for tests and the bench: the replay work a seek cost). */
   private ticksRun = 0;
+  /** Seeks and traced ticks asked so far: a warm-up asked before one of them is dropped at its turn (warm). */
+  private asked = 0;
   private queue: Promise<unknown> = Promise.resolve();
   private seeking = 0;
   private closed = false;
@@ -92,6 +94,7 @@ export class RunRewind {
    * for a tick no longer wanted is taken on to this later one instead (then refused too).
    */
   seek(tick: number, wanted: () => boolean = () => true): Promise<PastMoment> {
+    this.asked++;
     this.seeking++;
     this.building?.hold();
     const going = this.advancing;
@@ -112,6 +115,65 @@ export class RunRewind {
         }
       });
     return job;
+  }
+
+  /**
+   * Parks a replay right after `tick` ahead of need (a line stop's walks start there: the tick before it, and
+   * before its task's step before), in turn with the seeks: none parked there yet, the nearest parked before it
+   * goes on to it (never the viewed one, nor one parked at a tick of `keep`), else one starts. Not the viewed
+   * moment; true once parked there. Dropped at its turn (false) when `wanted` says no (a newer stop's warm-up)
+   * or a seek or traced tick was asked after it.
+   */
+  warm(tick: number, keep: readonly number[] = [], wanted: () => boolean = () => true): Promise<boolean> {
+    this.seeking++;
+    this.building?.hold();
+    // Dropped once a seek or traced tick is asked after it (the user moved on: what it asks replays its own
+    // ticks, and a walk's breakpoints, planted meanwhile, would slow every tick replayed here).
+    const asked = this.asked;
+    const job = this.queue.then(() => (wanted() && this.asked === asked ? this.warmNow(tick, keep) : false));
+    this.queue = job
+      .catch(() => undefined)
+      .finally(() => {
+        if (--this.seeking === 0) {
+          this.building?.release();
+          this.buildCheckpoints();
+        }
+      });
+    return job;
+  }
+
+  private async warmNow(tick: number, keep: readonly number[]): Promise<boolean> {
+    if (this.closed) return false;
+    const reading = this.read();
+    if (tick < 1 || reading.ticks < tick) return false;
+    const usable = (s: ReplaySession): boolean => s.parked && s.failed === null && s !== this.viewedSession;
+    // One there already (the viewed one too: the next seek there takes it as it is).
+    if (this.sessions.some((s) => s.parked && s.failed === null && s.stoppedAt === tick)) return true;
+    let best: ReplaySession | null = null;
+    for (const s of this.sessions) {
+      if (!usable(s) || s.position > tick || keep.includes(s.stoppedAt)) continue;
+      if (best === null || s.position > best.position) best = s;
+    }
+    let session: ReplaySession;
+    try {
+      if (best !== null) {
+        session = best;
+        session.extend(reading);
+        await session.advance(tick);
+      } else {
+        const started = this.startReplay(reading, tick);
+        session = started.session;
+        this.sessions.push(session);
+        await started.reached;
+      }
+      session.check();
+    } catch {
+      // Not parked: the seek that needs it replays it then, and says why it fails.
+      this.drop((s) => s.failed !== null);
+      return false;
+    }
+    this.learnSpeed(session);
+    return true;
   }
 
   /**
@@ -144,6 +206,7 @@ export class RunRewind {
     from = tick - 1,
     startAt?: (loop: EventLoop) => number,
   ): Promise<void> {
+    this.asked++;
     this.seeking++;
     this.building?.hold();
     const job = this.queue.then(async () => {

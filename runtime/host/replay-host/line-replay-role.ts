@@ -2,7 +2,7 @@
 // role. LineReplayRole: what it answers its live host (line-replay-host.ts): pastLine walks the
 // live stop's tick (past-line-walk.ts, with replayLineTick), and before its first line into the
 // step before; pastHit searches the past for a breakpoint's hit (past-hit-search.ts);
-// pastHitLine walks the hit's task's lines from there.
+// pastHitLine walks the hit's task's lines from there; pastWarm parks replays ahead of a stop's walks.
 //
 // Invariants: one walk at a time (disposed before another is made); `stopWalk` is the live
 // stop's walk only while `walk` is in an earlier step of its task; a search releases the walk,
@@ -74,6 +74,11 @@ export class LineReplayRole {
    * task's suspension and what the loop ran meanwhile, which the live host prints as its own (`said`).
    */
   private said: string[] = [];
+  /**
+   * Warm-ups and moves asked so far: a warm-up (pastWarm) stops between its ticks once another is asked, or a
+   * walk or search (its replays, its breakpoints planted, must not wait for a warm-up nor slow it).
+   */
+  private warming = 0;
 
   constructor(
     private readonly lineDebugger: LineDebugger,
@@ -110,6 +115,7 @@ export class LineReplayRole {
    */
   async pastLog(params: unknown): Promise<ReplayHostMethods['pastLog']['result']> {
     const p = parseReplayHostRequest('pastLog', params);
+    this.warming++;
     await this.walk?.dispose();
     this.walk = null;
     this.stopWalk = null;
@@ -120,6 +126,7 @@ export class LineReplayRole {
   async pastHit(params: unknown): Promise<unknown> {
     const d = this.lineDebugger;
     const p = parseReplayHostRequest('pastHit', params);
+    this.warming++;
     let bound = p.bound;
     const shown = p.shown === true && d.isStopped();
     if (shown) {
@@ -150,6 +157,7 @@ export class LineReplayRole {
    */
   async pastHitLine(params: unknown): Promise<MomentEcho<PastLineLanding>> {
     const p = parseReplayHostRequest('pastHitLine', params);
+    this.warming++;
     this.said = [];
     return { ...this.withWords(p.move, await this.hitLine(p)), ...idOf(p.moment) };
   }
@@ -311,27 +319,27 @@ export class LineReplayRole {
   /** pastLine: a move through the replayed lines of the live host's stop. */
   async pastLine(params: unknown): Promise<MomentEcho<PastLineLanding>> {
     const p = parseReplayHostRequest('pastLine', params);
+    this.warming++;
     this.said = [];
     return { ...this.withWords(p.move, await this.stopLine(p)), ...idOf(p.moment) };
   }
 
   /**
    * pastLineValues: the watched values at each line a step back from the line shown lands on within the live
-   * stop's tick, in one replay (null: that line is not the stop walk's, e.g. in an earlier step).
+   * stop's tick, in one replay (null: that line is not the stop walk's, e.g. in an earlier step). Read back to
+   * the step's first line with no change, the values at the last line of the step before too; changed there,
+   * the landing (that first line, where the new value is first seen) is held ready in the same replay (`held`).
    */
   async pastLineValues(params: unknown): Promise<ReplayHostMethods['pastLineValues']['result']> {
     const p = parseReplayHostRequest('pastLineValues', params);
+    this.warming++;
     await this.hits?.release();
     let walk = this.walk;
     if (walk !== null && (this.stopWalk !== null || !walk.isOf(p.tick, p.taskId, p.stop)))
       return { readings: null, why: "the line shown is not in the live stop's step" };
-    // The step before's values are wanted when no change is read back to the step's first line (below). A walk
-    // not replayed yet reads them first: its tick's replay then goes on from that earlier tick, where the other
-    // order replays the ticks before that one twice (from a checkpoint before each).
-    const fresh = walk === null;
+    // The stop's tick first: its replay starts from the one parked at the tick before (pastWarm, while the stop
+    // was read). The step before's, when needed, goes on from its own tick to the landing (held below).
     if (walk === null) walk = this.walk = this.walkOf(p.tick, p.taskId, p.stop);
-    const ahead = fresh ? await this.valuesBefore(walk, p) : undefined;
-    this.walk = walk;
     const readings = await walk.valuesBack(p.watched);
     if (readings === null) return { readings, why: 'not on a line of the walk (inside a call stepped into)' };
     // Read back to the step's first line with no change among them: the change is further back, most often at
@@ -339,9 +347,55 @@ export class LineReplayRole {
     // of that step's tick, without stopping there.
     if (readings.length === 0 || !walk.readsToFirst || !readings.every((r) => sameReadings(r, readings[0]!)))
       return { readings };
-    const earlier = ahead !== undefined ? ahead : await this.valuesBefore(walk, p);
+    const earlier = await this.valuesBefore(walk, p);
     this.walk = walk;
-    return earlier === null ? { readings } : { readings, earlier };
+    if (earlier === null) return { readings };
+    // Changed there (as the client finds it: the first value that differs, readable there): the client lands on
+    // the step's first line, a move back of all the lines read. That replay goes on from the step before's tick
+    // (parked there just now) to the line and holds it, so the move is answered at once.
+    const first = readings[readings.length - 1]!;
+    const changed = p.watched.findIndex((_, i) => !sameReading(earlier.readings[i]!, first[i]!));
+    if (changed < 0 || !earlier.readings[changed]!.reachable) return { readings, earlier };
+    const held = await walk.hold(readings.length).catch(() => false);
+    return held ? { readings, earlier, held: readings.length } : { readings, earlier };
+  }
+
+  /**
+   * pastWarm: while the live stop is read, replays parked at the ticks its walks start from (the tick before it,
+   * and before its task's step before), so a Step Back or Go to Last Change replays only its own ticks. Skipped
+   * when a walk or search holds the thread; a newer warm-up supersedes this one between its ticks.
+   */
+  async pastWarm(params: unknown): Promise<ReplayHostMethods['pastWarm']['result']> {
+    const p = parseReplayHostRequest('pastWarm', params);
+    const warming = ++this.warming;
+    // An older stop's landing held ready is let go (its stop is gone); this stop's walk has its replays already.
+    if (this.walk !== null && !this.walk.isOf(p.tick, p.taskId, p.stop)) await this.letGoHeld();
+    if (this.lineDebugger.isStopped() || this.walk?.isOf(p.tick, p.taskId, p.stop) === true) return { parked: [] };
+    const ticks = [p.tick - 1];
+    const timeline = (await this.askMain('timeline', { taskId: p.taskId })) as Timeline;
+    const segments = timeline.lanes.find((l) => l.taskId === p.taskId)?.segments ?? [];
+    if (stepEnds(segments, p.tick).length > 0) {
+      const before = stepsBefore(segments, p.tick, p.stop.frames.length, p.stop.names)[0];
+      if (before !== undefined) ticks.push(before.tick - 1);
+    }
+    const parked: number[] = [];
+    for (const tick of ticks) {
+      if (warming !== this.warming || this.lineDebugger.isStopped()) break;
+      if (tick < 1 || parked.includes(tick)) continue;
+      const r = (await this.askMain('warmTick', { tick, keep: parked })) as { parked: boolean };
+      if (r.parked) parked.push(tick);
+    }
+    return { parked };
+  }
+
+  /** A landing held ready by the values walk (pastLineValues) is let go: another request comes. */
+  async letGoHeld(): Promise<void> {
+    if (this.walk?.holding === true) await this.walk.release();
+  }
+
+  /** Whether the stop walk holds a landing ready (the main thread stopped there, not shown). */
+  get holding(): boolean {
+    return this.walk?.holding === true;
   }
 
   /**

@@ -82,6 +82,11 @@ export class PastLineWalk {
   readsToFirst = false;
   /** A walk reading watched values: the position of each entry read, by index. */
   private readAt = new Map<number, SourcePosition | null>();
+  /**
+   * A landing held ready (hold): the main thread stopped on entry `entry`, not shown; a move back to it is
+   * answered at once, any other move lets it go first.
+   */
+  private held: { readonly entry: number; readonly at: SourcePosition | null } | null = null;
 
   constructor(
     private readonly dbg: LineDebugger,
@@ -198,6 +203,31 @@ export class PastLineWalk {
   }
 
   /**
+   * Holds the line a move back of `lines` from the line shown (or the live stop) lands on ready, stopped there in
+   * a replay of its own (the tick before it taken from the nearest replay parked: a values walk's); not shown.
+   * True once held.
+   */
+  async hold(lines: number): Promise<boolean> {
+    if (this.trace === null || this.inCall !== null || this.ceiling !== null || this.lastOfTick) return false;
+    const from = this.at ?? this.backFrom;
+    let to = previousLine(this.trace, from ?? this.live);
+    for (let k = 1; k < lines && to !== null; k++) to = previousLine(this.trace, to);
+    if (to === null) return false;
+    await this.release();
+    if ((await this.walk({ kind: 'entry', index: to })) === 'end') return false;
+    this.held = { entry: to, at: this.landedAt };
+    this.at = null;
+    this.route = null;
+    this.backFrom = from;
+    return true;
+  }
+
+  /** Whether a landing is held ready (hold): the main thread is stopped there. */
+  get holding(): boolean {
+    return this.held !== null;
+  }
+
+  /**
    * A walk anchored at the task's last line in its tick (enterLast's): the watched values read there and its
    * line, in one replay of the tick, without stopping on it (the thread let go); null when the task ran no
    * line of the walk's functions in that tick.
@@ -262,6 +292,15 @@ export class PastLineWalk {
         throw new ProtocolError('pastLine: a move back of several lines from inside a call', 'badState');
       let to = this.inCall ?? previousLine(trace, this.at ?? backFrom ?? this.live);
       for (let k = 1; k < lines && to !== null; k++) to = previousLine(trace, to);
+      const held = this.held;
+      if (held !== null && to === held.entry && this.inCall === null && this.dbg.isStopped()) {
+        // Held ready by the values walk (hold): shown now, no replay.
+        this.held = null;
+        this.at = to;
+        this.route = { entry: to, path: [] };
+        this.landedAt = held.at;
+        return this.landing();
+      }
       await this.release();
       if (to === null) return { landed: 'suspension' };
       if ((await this.walk({ kind: 'entry', index: to })) === 'end') return this.ranOut();
@@ -323,6 +362,7 @@ export class PastLineWalk {
 
   /** Lets the main thread go (breakpoints off) and waits for its traced tick to end. */
   async release(): Promise<void> {
+    this.held = null;
     this.walking = null;
     this.at = null;
     this.inCall = null;
@@ -389,7 +429,8 @@ export class PastLineWalk {
     // To the tick before with none of the walk's breakpoints set (a function with a breakpoint
     // set, active or not, runs unoptimized and traps at each of its break locations: every tick
     // replayed would be many times slower) and any other off, then the walk's planted and the
-    // traced tick run with them on.
+    // traced tick run with them on. A landing held ready is let go first.
+    if (this.held !== null) await this.release();
     await this.unplant();
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
     if (this.tick > 1) await this.seekTo(this.tick - 1);

@@ -210,6 +210,8 @@ class LineDebugWorker {
   /** The one dispatch of the client's requests. */
   private async route(m: RequestMessage): Promise<void> {
     const d = this.dbg;
+    // As a line replay host: a landing held ready by a values walk is let go by any request but a walk's.
+    if (this.replayRole.holding && !m.method.startsWith('past')) await this.replayRole.letGoHeld();
     if (m.method === 'launch' || m.method === 'openRecording') {
       // A new run: the previous one's replay hosts go; a recorded one is prepared for (when debugged).
       this.replays.newRun(
@@ -259,6 +261,7 @@ class LineDebugWorker {
       if (replay !== null && replay.hasLiveStop()) await this.view.move(replay, 'leave').catch(() => undefined);
       this.client.leavePast(replay, shownPast);
       this.replays.forgetStop();
+      await this.replays.quiet();
       return d.resume();
     }
     if (m.method === 'pause') return this.client.respond(m.id, { tick: d.tick() });
@@ -355,6 +358,7 @@ class LineDebugWorker {
         // The live thread goes on; the stop it comes to says whether the tick's past stays.
         const replay = this.replays.stop;
         if (replay !== null && replay.hasLiveStop()) await this.view.move(replay, 'leave').catch(() => undefined);
+        await this.replays.quiet();
         this.client.respond(m.id, {});
         await d.lineStep(kind);
         return;
@@ -392,6 +396,9 @@ class LineDebugWorker {
       case 'pastLineValues':
         // As a line replay host: its replay role's.
         return this.client.respond(m.id, await this.replayRole.pastLineValues(m.params));
+      case 'pastWarm':
+        // As a line replay host: its replay role's.
+        return this.client.respond(m.id, await this.replayRole.pastWarm(m.params));
       case 'pastLog':
         // As a line replay host: its replay role's.
         return this.client.respond(m.id, await this.replayRole.pastLog(m.params));

@@ -26,6 +26,11 @@ const FEED_MS = 500;
  * added since the last: small).
  */
 const FEED_PACE = 20;
+/**
+ * A line stop still shown this long (ms) has its past prepared (its recording handed over, replays parked ahead
+ * of its walks: warmStop); a quicker step on (F10 held) prepares none.
+ */
+const WARM_AFTER_MS = 150;
 
 export class ReplayHosts {
   // The current run as launched or opened here: recorded (its past replayable), finished; and
@@ -52,6 +57,11 @@ export class ReplayHosts {
   // A recorded run launched here and debugged, followed: its replay host is given the recording so far now and then.
   private followTimer: ReturnType<typeof setTimeout> | null = null;
   private followed = false;
+  /** The warm-up of the current line stop, pending (warmStop); the stops seen so far (a newer one supersedes it). */
+  private warmTimer: ReturnType<typeof setTimeout> | null = null;
+  private stops = 0;
+  /** The warm-up's hand-over of the stop's recording under way (it asks the held main thread). */
+  private warmOpening: Promise<unknown> | null = null;
 
   constructor(
     private readonly hostStart: HostStart | null,
@@ -114,6 +124,7 @@ export class ReplayHosts {
 
   /** The stop's replay host ends (and the run is followed no more). */
   endStop(): void {
+    this.cancelWarm();
     this.stopFollowing();
     this.view.drop('stop');
     this.replay?.close();
@@ -137,6 +148,7 @@ export class ReplayHosts {
 
   /** The stop's replay host forgets its stop's past (the run went on, or stopped in another tick). */
   forgetStop(): void {
+    this.cancelWarm();
     this.view.drop('stop');
     this.replay?.forget();
   }
@@ -165,6 +177,48 @@ export class ReplayHosts {
       stopRecorded
     )
       void this.fork().catch(() => undefined);
+    // Its past prepared while it is read, once it has been shown a moment (not at each stop of a quick F10 run).
+    if (!this.isLineReplay && this.hostStart !== null && stopRecorded) {
+      this.cancelWarm();
+      const stop = ++this.stops;
+      this.warmTimer = setTimeout(() => void this.warmStop(stop).catch(() => undefined), WARM_AFTER_MS);
+      this.warmTimer.unref?.();
+    }
+  }
+
+  /**
+   * The line stop `stop` still held: its replay host is given its recording (as at its first use) and parks
+   * replays at the ticks its walks start from (pastWarm), in its own process: the live program, held, is not
+   * touched. Nothing when the run has gone on or stopped again meanwhile.
+   */
+  private async warmStop(stop: number): Promise<void> {
+    this.warmTimer = null;
+    if (stop !== this.stops || !this.lineDebugger().isStopped()) return;
+    const opening = this.ofStop('pastWarm');
+    this.warmOpening = opening;
+    let r: LineReplayHost;
+    try {
+      r = await opening;
+    } finally {
+      if (this.warmOpening === opening) this.warmOpening = null;
+    }
+    if (stop !== this.stops || !r.hasLiveStop()) return;
+    await r.warm();
+  }
+
+  /**
+   * Before the live thread moves on from a line stop (a line step, continue): no warm-up starts any more, and
+   * the one asking the held main thread for the stop's recording has done so (a step does not start under it).
+   */
+  async quiet(): Promise<void> {
+    this.cancelWarm();
+    await this.warmOpening?.catch(() => undefined);
+  }
+
+  private cancelWarm(): void {
+    this.stops++;
+    if (this.warmTimer !== null) clearTimeout(this.warmTimer);
+    this.warmTimer = null;
   }
 
   /**

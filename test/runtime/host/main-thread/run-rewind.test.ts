@@ -364,6 +364,48 @@ test('checkpoints: replays get parked along the run between seeks, and a seek fr
   }
 });
 
+test("warm-up: replays parked ahead at a line stop's ticks, none moved from the viewed tick or another warm tick, dropped once a seek is asked after; seeks there replay nothing and show what a replay from the start shows", async () => {
+  const streams = await recordPipeline();
+  // No checkpoints of its own (a gap longer than any replay): only the seeks and warm-ups park replays.
+  const rewind = new RunRewind(rewindOfSource(streams), 1e9);
+  try {
+    const quarter = Math.floor(streams.ticks / 4);
+    const [viewed, stop, before] = [quarter, 3 * quarter, 2 * quarter];
+    await rewind.seek(viewed);
+    // The tick before a stop, then before its task's step before (kept apart from the first).
+    assert.equal(await rewind.warm(stop), true);
+    assert.equal(await rewind.warm(before, [stop]), true);
+    assert.deepEqual(
+      rewind.parkedTicks().sort((a, b) => a - b),
+      [viewed, before, stop],
+      'the viewed replay stays where it is, each warm tick has one of its own',
+    );
+    // Superseded before its turn, or a seek asked after it (the user moved on): nothing replayed. At the viewed
+    // tick: that replay is the one.
+    const ran = rewind.ticksReplayed();
+    assert.equal(await rewind.warm(stop + 1, [], () => false), false);
+    const dropped = rewind.warm(stop + 2);
+    const seen = rewind.seek(stop);
+    assert.equal(await dropped, false);
+    await seen;
+    assert.equal(await rewind.warm(stop), true);
+    assert.equal(rewind.ticksReplayed(), ran);
+    // The walks' seeks land on them at once, and show the run as a replay from the start does.
+    for (const tick of [stop, before]) {
+      const at = (await rewind.seek(tick)).snapshot();
+      assert.equal(rewind.ticksReplayed(), ran, `tick ${tick} replayed nothing more`);
+      const fresh = rewindOf(streams);
+      const fromStart = (await fresh.seek(tick)).snapshot();
+      fresh.close();
+      const shape = (s: typeof at): unknown =>
+        s.tasks.map((t) => [t.id, t.name, t.state, t.steps, t.awaiting?.kind ?? null]).sort();
+      assert.deepEqual(shape(at), shape(fromStart), `tick ${tick}`);
+    }
+  } finally {
+    rewind.close();
+  }
+});
+
 test('a seek no longer wanted when its turn comes is dropped unreplayed; a replay under way for a tick no longer wanted goes on to the later one asked', async () => {
   const streams = await recordPipeline();
   const rewind = rewindOf(streams);
