@@ -83,6 +83,8 @@ async function control<T>(fn: () => T | Promise<T>): Promise<T> {
 export class RuntimeHost {
   private run: Run | null = null;
   private nextRunId = 1;
+  /** Replay hosts' scans under way (holdCheckpoints): the run builds no checkpoints meanwhile. */
+  private checkpointHolds = 0;
   private readonly breakpoints = new Map<string, Breakpoint[]>();
   private exceptionBreaks: {
     taskFailed: boolean;
@@ -206,6 +208,11 @@ export class RuntimeHost {
     const serveReplay = this.serveReplayMethod.bind(this);
     serveReplay('replayLineTick', (p) => this.requireRun('replayLineTick').replayHost.replayLineTick(p.tick));
     serveReplay('scanTicks', (p) => this.requireRun('scanTicks').replayHost.scanTicks(p));
+    serveReplay('holdCheckpoints', (p) => {
+      this.checkpointHolds = Math.max(0, this.checkpointHolds + (p.hold ? 1 : -1));
+      this.run?.past.holdCheckpoints(this.checkpointHolds > 0);
+      return {};
+    });
     serveReplay('writeReplayCopy', (p) => writeReplayCopy(this.requireRun('writeReplayCopy'), p.path));
     serveReplay('writeRecordingGrowth', (p) =>
       writeRecordingGrowth(this.requireRun('writeRecordingGrowth'), p.path, p.from),

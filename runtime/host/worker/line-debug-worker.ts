@@ -392,9 +392,9 @@ class LineDebugWorker {
         return this.client.respond(m.id, await r.valuesBack(watched));
       }
       case 'pastBreakpointHit':
-        return this.client.respond(m.id, await this.pastBreakpointHit(m.params));
+        return this.client.respond(m.id, await this.whileScanning(() => this.pastBreakpointHit(m.params)));
       case 'pastLogpointHits':
-        return this.client.respond(m.id, await this.pastLogpointHits(m.params));
+        return this.client.respond(m.id, await this.whileScanning(() => this.pastLogpointHits(m.params)));
       case 'pastLineValues':
         // As a line replay host: its replay role's.
         return this.client.respond(m.id, await this.replayRole.pastLineValues(m.params));
@@ -434,6 +434,20 @@ class LineDebugWorker {
           `unknown method ${JSON.stringify(m.method)}: the runtime host has no such method`,
           'unknownMethod',
         );
+    }
+  }
+
+  /**
+   * `scan`, a replay host's scan of the past, with this host's checkpoints not built meanwhile (its main
+   * thread told, not waited for: it may be busy replaying, or held at a line stop).
+   */
+  private async whileScanning<T>(scan: () => Promise<T>): Promise<T> {
+    const hold = (on: boolean): void => void this.main.ask('holdCheckpoints', { hold: on }).catch(() => undefined);
+    hold(true);
+    try {
+      return await scan();
+    } finally {
+      hold(false);
     }
   }
 

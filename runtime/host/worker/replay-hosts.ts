@@ -2,8 +2,8 @@
 // hosts and when each is started, fed and ended: the stop's (forked at a recorded run's launch or
 // first line stop, following the run by paced growths), the hit replay host (breakpoint searches
 // with no line stop: forked with a recording file's open, else started at the first search or handed
-// on at the end) and a finished run's
-// scan replay host (logpoints listed while the hit replay host shows a logpoint's hit: started then).
+// on at the end) and a finished run's scan replay host (logpoints listed while the hit replay host
+// shows a logpoint's hit: started then).
 //
 // Invariants: at most one of each per run, all ended with the run and when the client goes; what
 // an ended replay host showed is dropped from the worker's position (PastView.drop); uses that
