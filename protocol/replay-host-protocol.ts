@@ -160,6 +160,12 @@ export interface ReplayHostMethods {
    * ahead of need, none moved from a tick of `keep`; whether it is parked there.
    */
   warmTick: { params: { tick: number; keep: number[] }; result: { parked: boolean } };
+  /**
+   * A live host's main thread (asked by its worker): a replay host's scan of the past starts (`hold` true) or
+   * has ended (false): the run's checkpoints are not built meanwhile (their replays would take the cores the
+   * scan needs); its seeks go on.
+   */
+  holdCheckpoints: { params: { hold: boolean }; result: Record<string, never> };
 }
 
 /** What a runtime host answers in all: the public host protocol and its internal replay-host methods. */

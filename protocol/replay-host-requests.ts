@@ -304,6 +304,7 @@ export const REPLAY_HOST_PARAMS_PARSERS: { readonly [M in ReplayHostMethodName]:
   replayLineTick: (raw) => ({
     tick: requireNumber('replayLineTick', paramsOf('replayLineTick', raw), 'tick', 'integer'),
   }),
+  holdCheckpoints: (raw) => ({ hold: requireBoolean('holdCheckpoints', paramsOf('holdCheckpoints', raw), 'hold') }),
 };
 
 export function isReplayHostMethodName(method: string): method is ReplayHostMethodName {

@@ -60,7 +60,8 @@ export async function replayLogpoints(file: string, logpoints: Breakpoint[], jso
     new StreamTransport(pipe),
   );
   try {
-    await endpoint.request('openRecording', { path: resolve(file) });
+    // Searched only: the host replays nothing itself; its hit replay host, started with the open, lists.
+    await endpoint.request('openRecording', { path: resolve(file), searchOnly: true });
     const { hits, ticks } = await endpoint.request('pastLogpointHits', { logpoints });
     if (json) process.stdout.write(`${JSON.stringify({ ticks, hits })}\n`);
     else {

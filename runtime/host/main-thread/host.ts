@@ -83,6 +83,8 @@ async function control<T>(fn: () => T | Promise<T>): Promise<T> {
 export class RuntimeHost {
   private run: Run | null = null;
   private nextRunId = 1;
+  /** Replay hosts' scans under way (holdCheckpoints): the run builds no checkpoints meanwhile. */
+  private checkpointHolds = 0;
   private readonly breakpoints = new Map<string, Breakpoint[]>();
   private exceptionBreaks: {
     taskFailed: boolean;
@@ -195,7 +197,7 @@ export class RuntimeHost {
     serve('openRecording', (p) => {
       // Like a launch, it replaces the current run: serialised with launches.
       const job = this.launching.then(() =>
-        this.openRecorded(p.path, p.midTick === true, p.unshown === true, p.live === true),
+        this.openRecorded(p.path, p.midTick === true, p.unshown === true, p.live === true, p.searchOnly === true),
       );
       this.launching = job.catch(() => undefined);
       return job;
@@ -207,6 +209,11 @@ export class RuntimeHost {
     serveReplay('replayLineTick', (p) => this.requireRun('replayLineTick').replayHost.replayLineTick(p.tick));
     serveReplay('scanTicks', (p) => this.requireRun('scanTicks').replayHost.scanTicks(p));
     serveReplay('warmTick', (p) => this.requireRun('warmTick').replayHost.warmTick(p.tick, p.keep));
+    serveReplay('holdCheckpoints', (p) => {
+      this.checkpointHolds = Math.max(0, this.checkpointHolds + (p.hold ? 1 : -1));
+      this.run?.past.holdCheckpoints(this.checkpointHolds > 0);
+      return {};
+    });
     serveReplay('writeReplayCopy', (p) => writeReplayCopy(this.requireRun('writeReplayCopy'), p.path));
     serveReplay('writeRecordingGrowth', (p) =>
       writeRecordingGrowth(this.requireRun('writeRecordingGrowth'), p.path, p.from),
@@ -403,6 +410,7 @@ export class RuntimeHost {
     midTick: boolean,
     unshown = false,
     live = false,
+    searchOnly = false,
   ): Promise<HostMethods['openRecording']['result']> {
     const opened = openRecording(path, midTick);
     // A line replay host given the same live run's recording again (followed, at a stop, at its end): its run
@@ -415,11 +423,11 @@ export class RuntimeHost {
     // An opened recording is always inspected, and its replays (checkpoints start at once) record frames as
     // it did: tracking goes on first.
     this.setInspection(true);
-    const run = await Run.opened(this.nextRunId++, path, opened, this.services, live);
+    const run = await Run.opened(this.nextRunId++, path, opened, this.services, live, searchOnly);
     this.run = run;
-    // A mid-tick recording (a line replay's) is walked line by line, a replay host's copy searched: neither
-    // is shown at a tick.
-    if (opened.info.ticks > 0 && !midTick && !unshown) await run.past.seekTick(null);
+    // A mid-tick recording (a line replay's) is walked line by line, a replay host's copy searched, one opened
+    // only to be searched replays nothing here: none is shown at a tick.
+    if (opened.info.ticks > 0 && !midTick && !unshown && !searchOnly) await run.past.seekTick(null);
     return { ...opened.info, runId: run.id };
   }
 

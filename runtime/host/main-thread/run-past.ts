@@ -247,6 +247,14 @@ export class RunPast {
     this.rewindOf().follow();
   }
 
+  /**
+   * While a replay host scans the past (`held`), no checkpoint is built here (one under way pauses); seeks go
+   * on. Not held, the building goes on.
+   */
+  holdCheckpoints(held: boolean): void {
+    this.rewind?.holdBuilding(held);
+  }
+
   /** The recording was replaced by a longer one (RunRecording.growOpened): the replays go on into it. */
   regrow(): void {
     this.rewind?.regrow();

@@ -58,6 +58,8 @@ export class RunRewind {
   private asked = 0;
   private queue: Promise<unknown> = Promise.resolve();
   private seeking = 0;
+  /** Checkpoints not built meanwhile (a replay host's scan under way: holdBuilding). */
+  private buildingHeld = false;
   private closed = false;
   private reading: LogReading | null = null;
   private reader: RunLogReader;
@@ -109,12 +111,24 @@ export class RunRewind {
     this.queue = job
       .catch(() => undefined)
       .finally(() => {
-        if (--this.seeking === 0) {
-          this.building?.release();
-          this.buildCheckpoints();
-        }
+        if (--this.seeking === 0) this.goOnBuilding();
       });
     return job;
+  }
+
+  /** Checkpoints are not built while `held` (the one under way pauses at its next tick); seeks go on. */
+  holdBuilding(held: boolean): void {
+    if (held === this.buildingHeld) return;
+    this.buildingHeld = held;
+    if (held) this.building?.hold();
+    else if (this.seeking === 0) this.goOnBuilding();
+  }
+
+  /** No seek under way: the checkpoint under way goes on (unless held), or the next one starts. */
+  private goOnBuilding(): void {
+    if (this.buildingHeld) return;
+    this.building?.release();
+    this.buildCheckpoints();
   }
 
   /**
@@ -221,10 +235,7 @@ export class RunRewind {
     this.queue = job
       .catch(() => undefined)
       .finally(() => {
-        if (--this.seeking === 0) {
-          this.building?.release();
-          this.buildCheckpoints();
-        }
+        if (--this.seeking === 0) this.goOnBuilding();
       });
     return job;
   }
@@ -417,7 +428,7 @@ export class RunRewind {
    * runs, until no stretch is wider than a gap (gapMs of replaying) or MAX_SESSIONS are kept.
    */
   private buildCheckpoints(): void {
-    if (this.closed || this.buildFailed || this.building !== null || this.seeking > 0) return;
+    if (this.closed || this.buildFailed || this.building !== null || this.seeking > 0 || this.buildingHeld) return;
     const live = this.source.live?.() ?? null;
     if (live === null && this.following !== null) {
       // The run has ended: its recording is whole; build on at full speed.

@@ -12,6 +12,7 @@
 // request while stopped lets the thread go with breakpoints off; the pipe closing ends the host.
 
 import { Session } from 'node:inspector';
+import { resolve } from 'node:path';
 import { Socket } from 'node:net';
 import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type {
@@ -41,7 +42,7 @@ import { MainThreadLink } from './main-thread-link';
 import { isLineHandle, lineHandleOf, shiftedVariables, withLineFrames } from './line-task-detail';
 import { isTaskDetail } from '../../../protocol/webview-protocol';
 import { PastView } from './past-view';
-import { ReplayHosts } from './replay-hosts';
+import { ReplayHosts, type OpenedHere } from './replay-hosts';
 import { hostOf, momentReplayed, showsLine, walksFromHit, type ReplayRole } from './worker-position';
 
 export type { HostStart } from './line-replay-host';
@@ -221,6 +222,11 @@ class LineDebugWorker {
       );
       d.newRun();
       this.breakpoints.newRun();
+      // A recording file: its hit replay host starts now, beside the open (a malformed request starts none).
+      if (m.method === 'openRecording') {
+        const path = (m.params as { path?: unknown } | null)?.path;
+        if (typeof path === 'string' && path !== '') this.replays.openingRecording(m.id, resolve(path));
+      }
     }
     if (m.method === 'setExceptionBreaks' || m.method === 'setBreakpoints') {
       this.replays.debugged = true;
@@ -390,9 +396,9 @@ class LineDebugWorker {
         return this.client.respond(m.id, await r.valuesBack(watched));
       }
       case 'pastBreakpointHit':
-        return this.client.respond(m.id, await this.pastBreakpointHit(m.params));
+        return this.client.respond(m.id, await this.whileScanning(() => this.pastBreakpointHit(m.params)));
       case 'pastLogpointHits':
-        return this.client.respond(m.id, await this.pastLogpointHits(m.params));
+        return this.client.respond(m.id, await this.whileScanning(() => this.pastLogpointHits(m.params)));
       case 'pastLineValues':
         // As a line replay host: its replay role's.
         return this.client.respond(m.id, await this.replayRole.pastLineValues(m.params));
@@ -435,6 +441,20 @@ class LineDebugWorker {
           `unknown method ${JSON.stringify(m.method)}: the runtime host has no such method`,
           'unknownMethod',
         );
+    }
+  }
+
+  /**
+   * `scan`, a replay host's scan of the past, with this host's checkpoints not built meanwhile (its main
+   * thread told, not waited for: it may be busy replaying, or held at a line stop).
+   */
+  private async whileScanning<T>(scan: () => Promise<T>): Promise<T> {
+    const hold = (on: boolean): void => void this.main.ask('holdCheckpoints', { hold: on }).catch(() => undefined);
+    hold(true);
+    try {
+      return await scan();
+    } finally {
+      hold(false);
     }
   }
 
@@ -667,8 +687,11 @@ class LineDebugWorker {
         // The run is there now: its replays are prepared for (when debugged).
         const id = (w.result as { runId?: unknown } | undefined)?.runId;
         this.replays.runId = typeof id === 'number' ? id : null;
+        if (request.method === 'openRecording')
+          this.replays.recordingOpened(w.id, this.replays.runId === null ? null : (w.result as OpenedHere));
         this.replays.prepare();
       }
+      if (request.method === 'openRecording' && !w.ok) this.replays.recordingOpened(w.id, null);
     }
     // The run ended: its line replay host with it, unless it followed the run: given the whole recording, it
     // is the hit replay host.

@@ -24,6 +24,7 @@ import {
   type ArmedBreakpoint,
   type ScanHit,
   type LineWatched,
+  type RecordingInfo,
 } from '../../../protocol/host-protocol';
 import type { HostAndReplayHostMethods, ReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import { idOf } from '../../../protocol/moment-ids';
@@ -233,6 +234,33 @@ export class LineReplayHost {
     this.ticks = written.midTick ? written.ticks - 1 : written.ticks;
     this.liveStop = stop === null ? null : { ...stop, runId: written.runId };
     this.mark = written.midTick ? null : (written.mark ?? null);
+  }
+
+  /**
+   * Opens the recording file the host is opening itself (openRecording), read here too: nothing is written
+   * for it and the file stays. `opened`: the host's own answer (null: it refused the file); the two must
+   * describe the same recording (a file changed between the two reads is refused), and its run is the host's.
+   */
+  async openSaved(path: string, opened: Promise<(RecordingInfo & { runId: number }) | null>): Promise<void> {
+    this.forget();
+    this.mark = null;
+    this.given++;
+    let mine: RecordingInfo;
+    try {
+      mine = await this.endpoint.request('openRecording', { path, unshown: true });
+    } catch (e) {
+      throw new ProtocolError(
+        `the line replay host cannot replay the run: ${e instanceof Error ? e.message : String(e)}`,
+        'replayFailed',
+      );
+    }
+    const here = await opened;
+    if (here === null) throw new ProtocolError(`the host did not open ${path}`, 'replayFailed');
+    const same: Array<keyof RecordingInfo> = ['bytes', 'program', 'ticks', 'steps', 'tasks', 'sockets', 'recordedAt'];
+    if (same.some((k) => mine[k] !== here[k]))
+      throw new ProtocolError(`${path} changed while the host and its replay host read it`, 'replayFailed');
+    this.runId = here.runId;
+    this.ticks = here.ticks;
   }
 
   /**

@@ -1,8 +1,9 @@
 // Runs on a live runtime host's line debugger worker thread. ReplayHosts: the run's line replay
 // hosts and when each is started, fed and ended: the stop's (forked at a recorded run's launch or
 // first line stop, following the run by paced growths), the hit replay host (breakpoint searches
-// with no line stop, started at the first search or handed on at the end) and a finished run's
-// scan replay host (logpoints listed while the hit replay host shows a logpoint's hit: started then).
+// with no line stop: forked with a recording file's open, else started at the first search or handed
+// on at the end) and a finished run's scan replay host (logpoints listed while the hit replay host
+// shows a logpoint's hit: started then).
 //
 // Invariants: at most one of each per run, all ended with the run and when the client goes; what
 // an ended replay host showed is dropped from the worker's position (PastView.drop); uses that
@@ -11,11 +12,15 @@
 
 import { stopPlace } from './stop-place';
 import { unlinkSync } from 'node:fs';
+import type { RecordingInfo } from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';
 import type { LineDebugger } from './line-debugger';
 import { LineReplayHost, lineReplayFile, type HostStart, type ReplayCopy, type ReplayGrowth } from './line-replay-host';
 import type { MainThreadLink } from './main-thread-link';
 import type { PastView } from './past-view';
+
+/** A recording file this host opened (openRecording's answer). */
+export type OpenedHere = RecordingInfo & { runId: number };
 
 /** A followed run's recording is first handed to its replay host this soon after its launch (ms)... */
 const FIRST_FEED_MS = 100;
@@ -49,6 +54,8 @@ export class ReplayHosts {
   /** The hit replay host (no line stop), and one being started. */
   private hitReplay: LineReplayHost | null = null;
   private hitReplayStarting: Promise<LineReplayHost> | null = null;
+  /** An open of a recording file under way, whose hit replay host was started with it: its request, its answer. */
+  private hostOpen: { requestId: number; answer: (opened: OpenedHere | null) => void } | null = null;
   /** Replay hosts (forked or being forked) handed on from the line stops' role to the hit searches'. */
   private readonly handedOn = new WeakSet<Promise<LineReplayHost>>();
   /** A finished run's scan replay host (scans while the hit replay host shows a line), kept warm; its uses. */
@@ -89,6 +96,49 @@ export class ReplayHosts {
     this.runRecorded = recorded;
     this.runFinished = finished;
     this.runId = null;
+  }
+
+  /**
+   * The client asked this host to open recording file `path` (request `requestId`): its hit replay host is
+   * forked now, beside the host's own open, and opens the same file (recordingOpened: the host's answer), so
+   * a first search or logpoint list finds it loaded. After newRun; ended with the run as any hit replay host.
+   */
+  openingRecording(requestId: number, path: string): void {
+    if (this.isLineReplay || this.hostStart === null) return;
+    let answer: (opened: OpenedHere | null) => void = () => undefined;
+    const opened = new Promise<OpenedHere | null>((resolve) => {
+      answer = resolve;
+    });
+    this.hostOpen = { requestId, answer };
+    const starting = LineReplayHost.fork(this.hostStart).then(async (r) => {
+      try {
+        await r.openSaved(path, opened);
+        return r;
+      } catch (e) {
+        r.close();
+        throw e;
+      }
+    });
+    this.hitReplayStarting = starting;
+    starting.then(
+      (started) => {
+        // Ended meanwhile (a new run, the client gone).
+        if (this.hitReplayStarting !== starting) return started.close();
+        this.hitReplayStarting = null;
+        this.hitReplay = started;
+      },
+      () => {
+        if (this.hitReplayStarting === starting) this.hitReplayStarting = null;
+      },
+    );
+  }
+
+  /** The host answered open request `requestId`: the recording it opened (null: refused). */
+  recordingOpened(requestId: number, opened: OpenedHere | null): void {
+    const open = this.hostOpen;
+    if (open === null || open.requestId !== requestId) return;
+    this.hostOpen = null;
+    open.answer(opened);
   }
 
   /**
@@ -140,6 +190,9 @@ export class ReplayHosts {
   /** The hit replay host ends, and the scan replay host beside it. */
   endHits(): void {
     this.endScan();
+    // One started with an open not answered yet: told it was not opened (it closes itself).
+    this.hostOpen?.answer(null);
+    this.hostOpen = null;
     this.view.drop('search');
     this.hitReplay?.close();
     this.hitReplay = null;

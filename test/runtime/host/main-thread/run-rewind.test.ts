@@ -406,6 +406,35 @@ test("warm-up: replays parked ahead at a line stop's ticks, none moved from the 
   }
 });
 
+test("held (a replay host's scan under way): no checkpoint is built, the one under way pauses, seeks go on; released, building goes on", async () => {
+  const streams = await recordPipeline(longPipeline);
+  const rewind = rewindOf(streams, longPipeline);
+  try {
+    rewind.follow();
+    // The first checkpoint under way: held at its next tick.
+    const deadline = Date.now() + 120_000;
+    while (rewind.ticksReplayed() < 5 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+    rewind.holdBuilding(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const held = rewind.ticksReplayed();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(rewind.ticksReplayed(), held, 'nothing replayed while held');
+    // A seek goes on (from tick 0 or the checkpoint held), and none is built after it while held.
+    const seek = Math.floor(streams.ticks / 4);
+    assert.equal((await rewind.seek(seek)).snapshot().tick, seek);
+    const sought = rewind.ticksReplayed();
+    assert.ok(sought > held, 'the seek replayed');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(rewind.ticksReplayed(), sought, 'no checkpoint built after the seek while held');
+    rewind.holdBuilding(false);
+    while (rewind.ticksReplayed() === sought && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.ok(rewind.ticksReplayed() > sought, 'released: checkpoints are built again');
+  } finally {
+    rewind.close();
+  }
+});
+
 test('a seek no longer wanted when its turn comes is dropped unreplayed; a replay under way for a tick no longer wanted goes on to the later one asked', async () => {
   const streams = await recordPipeline();
   const rewind = rewindOf(streams);
