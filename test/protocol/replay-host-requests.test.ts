@@ -145,9 +145,10 @@ test('the replay-host methods narrow their params as the host did', () => {
   );
 });
 
-test('the replay-host protocol holds the twelve internal methods, none of the public ones', () => {
+test('the replay-host protocol holds the thirteen internal methods, none of the public ones', () => {
   assert.deepEqual(Object.keys(REPLAY_HOST_PARAMS_PARSERS).sort(), [
     'growRecording',
+    'holdCheckpoints',
     'pastHit',
     'pastHitLine',
     'pastLine',
