@@ -148,10 +148,7 @@ export class RunRewind {
     this.queue = job
       .catch(() => undefined)
       .finally(() => {
-        if (--this.seeking === 0) {
-          this.building?.release();
-          this.buildCheckpoints();
-        }
+        if (--this.seeking === 0) this.goOnBuilding();
       });
     return job;
   }

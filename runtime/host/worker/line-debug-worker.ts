@@ -166,13 +166,20 @@ class LineDebugWorker {
     transport.onMessage((raw) => {
       const m = parseWireMessage(raw);
       if (typeof m === 'string' || m.kind !== 'request') return;
-      this.route(m).catch((e: unknown) =>
-        this.client.refuse(
-          m.id,
-          e,
-          e instanceof ProtocolError ? e.code : m.method.startsWith('line') ? 'badRequest' : 'failed',
-        ),
-      );
+      const route = (): Promise<void> =>
+        this.route(m).catch((e: unknown) =>
+          this.client.refuse(
+            m.id,
+            e,
+            e instanceof ProtocolError ? e.code : m.method.startsWith('line') ? 'badRequest' : 'failed',
+          ),
+        );
+      if (READ_ONLY.has(m.method)) return void route();
+      // A warm-up of the stop's past never runs beside a request that may use it (ReplayHosts.beginServing).
+      const served = (): Promise<void> => route().finally(() => this.replays.endServing());
+      const warming = this.replays.beginServing();
+      if (warming === null) void served();
+      else void warming.then(served);
     });
     transport.onClose((reason) => {
       this.replays.endAll();
