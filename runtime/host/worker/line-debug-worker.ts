@@ -274,7 +274,7 @@ class LineDebugWorker {
       if (replay !== null && replay.hasLiveStop()) await this.view.move(replay, 'leave').catch(() => undefined);
       this.client.leavePast(replay, shownPast);
       this.replays.forgetStop();
-      await this.replays.quiet();
+      this.replays.quiet();
       return d.resume();
     }
     if (m.method === 'pause') return this.client.respond(m.id, { tick: d.tick() });
@@ -371,7 +371,7 @@ class LineDebugWorker {
         // The live thread goes on; the stop it comes to says whether the tick's past stays.
         const replay = this.replays.stop;
         if (replay !== null && replay.hasLiveStop()) await this.view.move(replay, 'leave').catch(() => undefined);
-        await this.replays.quiet();
+        this.replays.quiet();
         this.client.respond(m.id, {});
         await d.lineStep(kind);
         return;

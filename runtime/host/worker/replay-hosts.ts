@@ -67,8 +67,6 @@ export class ReplayHosts {
   /** The warm-up of the current line stop, pending (warmStop); the stops seen so far (a newer one supersedes it). */
   private warmTimer: ReturnType<typeof setTimeout> | null = null;
   private stops = 0;
-  /** The warm-up's hand-over of the stop's recording under way (it asks the held main thread). */
-  private warmOpening: Promise<unknown> | null = null;
   /** The warm-up under way, hand-over and replays (warmStop), until it has ended. */
   private warming: Promise<void> | null = null;
   /** Client requests being served (serving): no warm-up starts meanwhile. */
@@ -123,18 +121,7 @@ export class ReplayHosts {
         throw e;
       }
     });
-    this.hitReplayStarting = starting;
-    starting.then(
-      (started) => {
-        // Ended meanwhile (a new run, the client gone).
-        if (this.hitReplayStarting !== starting) return started.close();
-        this.hitReplayStarting = null;
-        this.hitReplay = started;
-      },
-      () => {
-        if (this.hitReplayStarting === starting) this.hitReplayStarting = null;
-      },
-    );
+    this.becomeHitReplay(starting);
   }
 
   /** The host answered open request `requestId`: the recording it opened (null: refused). */
@@ -250,25 +237,17 @@ export class ReplayHosts {
   private async warmStop(stop: number): Promise<void> {
     this.warmTimer = null;
     if (stop !== this.stops || !this.lineDebugger().isStopped()) return;
-    const opening = this.ofStop('pastWarm');
-    this.warmOpening = opening;
-    let r: LineReplayHost;
-    try {
-      r = await opening;
-    } finally {
-      if (this.warmOpening === opening) this.warmOpening = null;
-    }
+    const r = await this.ofStop('pastWarm');
     if (stop !== this.stops || !r.hasLiveStop()) return;
     await r.warm();
   }
 
   /**
-   * Before the live thread moves on from a line stop (a line step, continue): no warm-up starts any more, and
-   * the one asking the held main thread for the stop's recording has done so (a step does not start under it).
+   * Before the live thread moves on from a line stop (a line step, continue): no warm-up starts any more. One
+   * under way has ended already: the request waits for it (beginServing), so a step never starts under it.
    */
-  async quiet(): Promise<void> {
+  quiet(): void {
     this.cancelWarm();
-    await this.warmOpening?.catch(() => undefined);
   }
 
   /**
@@ -509,6 +488,11 @@ export class ReplayHosts {
         throw e;
       }),
     );
+    this.becomeHitReplay(starting);
+  }
+
+  /** `starting` becomes the hit replay host once started, unless ended meanwhile (a new run, the client gone). */
+  private becomeHitReplay(starting: Promise<LineReplayHost>): void {
     this.hitReplayStarting = starting;
     starting.then(
       (started) => {
