@@ -170,6 +170,25 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     return Number(await frame.locator('.scrubber-track').getAttribute('aria-valuenow'));
   }
 
+  /**
+   * The panel's scrubber once its label matches `says` (and `also` holds of its tick): the tick it shows.
+   * The panel is found again on each try: a stop of the debugger opens its source over the panel's tab,
+   * which detaches the frame a one-shot wait held.
+   */
+  function panelTick(p: Page, says: RegExp, also: (tick: number) => boolean = () => true): Promise<number> {
+    return until(
+      `the panel's scrubber to say ${says}`,
+      async () => {
+        const frame = await showInspector(p);
+        const label = (await scrubberLabel(frame).innerText({ timeout: 2_000 })).replace(/\s+/g, ' ');
+        if (!says.test(label)) return undefined;
+        const tick = await shownTick(frame);
+        return also(tick) ? tick : undefined;
+      },
+      STEP_TIMEOUT_MS,
+    );
+  }
+
   /** What worker-1's lane says it does at the shown tick ("suspended, awaiting socket.read …"). */
   async function worker1Doing(frame: Frame): Promise<string> {
     const label = frame.locator('.tl-label', { hasText: /^#\d+ worker-1$/ });
@@ -302,11 +321,7 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     async () => {
       const p = page();
       // The panel's tab forward: the palette's Debug This Run debugs the run it shows.
-      let frame = await showInspector(p);
-      await scrubberLabel(frame)
-        .filter({ hasText: /the present/ })
-        .waitFor({ timeout: STEP_TIMEOUT_MS });
-      const end = await shownTick(frame);
+      const end = await panelTick(p, /the present/);
       const rows = (text: RegExp): Locator => p.locator('.debug-call-stack .monaco-list-row').filter({ hasText: text });
       // Stopped at the end: the loop has finished, every worker is listed as it ended. (A palette
       // whose Enter ran nothing, no session and no message, is asked again; a message fails.)
@@ -383,30 +398,19 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
           .waitFor({ timeout: STEP_TIMEOUT_MS });
         await worker1Row.waitFor({ timeout: STEP_TIMEOUT_MS });
       }
-      frame = await showInspector(p);
-      await scrubberLabel(frame)
-        .filter({ hasText: /Viewing tick \d+ of \d+ \(past\)/ })
-        .waitFor({ timeout: STEP_TIMEOUT_MS });
-      const last = await shownTick(frame);
+      const last = await panelTick(p, /Viewing tick \d+ of \d+ \(past\)/);
       assert.ok(last < end, `worker-1's last suspension (tick ${last}) is before the end (${end})`);
       // Once more (the stop is worker-1's: its thread has the focus): the suspension before it, an earlier
       // tick in every view.
       await stepBack.click();
-      await until(
-        "the views at worker-1's suspension before",
-        async () => (await shownTick(await showInspector(p))) < last,
-        STEP_TIMEOUT_MS,
-      );
+      await panelTick(p, /Viewing tick \d+ of \d+ \(past\)/, (tick) => tick < last);
       assert.match(await label(), /worker-1 \[suspended/);
       await screenshot(p, 'time-travel-debug-finished-run');
       // Detached (an attach's Stop leaves the run), the panel back at the present.
       await runCommand(p, 'Debug: Disconnect');
       await p.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS });
-      frame = await showInspector(p);
-      await frame.locator('[data-action="back-to-present"]').click();
-      await scrubberLabel(frame)
-        .filter({ hasText: /the present/ })
-        .waitFor({ timeout: STEP_TIMEOUT_MS });
+      await (await showInspector(p)).locator('[data-action="back-to-present"]').click();
+      await panelTick(p, /the present/);
     },
   );
 
@@ -435,7 +439,13 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
         .first()
         .waitFor({ timeout: STEP_TIMEOUT_MS });
       await toggleBreakpointInGutter(p, 'crawler.ts', PARSED_LINE, 'set');
-      await p.locator('.debug-toolbar .action-item .codicon-debug-reverse-continue').first().click();
+      // The toolbar offers Reverse Continue once the session has stopped at the end (its threads, named
+      // above, come before that stop).
+      const reverseContinue = p
+        .locator('.debug-toolbar .action-item .codicon-debug-reverse-continue:not(.disabled)')
+        .first();
+      await reverseContinue.waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+      await reverseContinue.click();
       await waitForCurrentLine(p, 'crawler.ts', PARSED_LINE, STEP_TIMEOUT_MS);
       await until("the Call Stack on fetch's line", () => fetchOnTop(PARSED_LINE), STEP_TIMEOUT_MS);
       // The Variables of that moment (replayed): the page parsed, its destructuring not run yet (`stat` in its
@@ -569,7 +579,12 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
     await rows(/crawl \[scheduled\]/)
       .first()
       .waitFor({ timeout: STEP_TIMEOUT_MS });
-    // The crawl task's first step starts the workers.
+    // The crawl task's first step starts the workers (once the session has stopped at entry: its threads,
+    // named above, come before that stop, and the palette offers Step Into only when stopped).
+    await p
+      .locator('.debug-toolbar .action-item .codicon-debug-step-into:not(.disabled)')
+      .first()
+      .waitFor({ timeout: STEP_TIMEOUT_MS });
     await runCommand(p, 'Debug: Step Into');
     await worker1Row.waitFor({ timeout: STEP_TIMEOUT_MS });
     // worker-1's first three suspensions, one Step Into each on its thread (the row's own
@@ -583,11 +598,7 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
       labels.push(await threadLabel(worker1Row));
     }
     // The panel (a tab the debugger's sources may cover: its tab brings it back) says the present.
-    let frame = await showInspector(p);
-    await scrubberLabel(frame)
-      .filter({ hasText: /the present/ })
-      .waitFor({ timeout: STEP_TIMEOUT_MS });
-    const present = await shownTick(frame);
+    const present = await panelTick(p, /the present/);
     const stepBack = p.locator('.debug-toolbar .action-item .codicon-debug-step-back').first();
     await stepBack.waitFor({ timeout: STEP_TIMEOUT_MS });
     await stepBack.click();
@@ -598,11 +609,8 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
       STEP_TIMEOUT_MS,
     );
     // ...and so does every view: the panel shows that past tick.
-    frame = await showInspector(p);
-    await scrubberLabel(frame)
-      .filter({ hasText: /Viewing tick \d+ of \d+ \(past\)/ })
-      .waitFor({ timeout: STEP_TIMEOUT_MS });
-    assert.ok((await shownTick(frame)) < present, `shown ${await shownTick(frame)}, the present ${present}`);
+    const shown = await panelTick(p, /Viewing tick \d+ of \d+ \(past\)/);
+    assert.ok(shown < present, `shown ${shown}, the present ${present}`);
     await screenshot(p, 'time-travel-step-back');
     await runCommand(p, 'Debug: Stop');
   });
