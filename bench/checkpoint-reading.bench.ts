@@ -41,9 +41,9 @@ async function main(): Promise<void> {
   let live = true;
   const reader = new RunLogReader('incremental');
   const readings: Array<{ bytes: number; ticks: number; incrementalMs: number; wholeMs: number }> = [];
-  const crawlOn = (l: EventLoop): { crawler: Crawler; completion: Promise<unknown> } => {
+  const crawlOn = (l: EventLoop): { crawler: Crawler; run: () => Promise<unknown> } => {
     const crawler = new Crawler([site.url], { maxTasks: 10, robots: false });
-    return { crawler, completion: l.runUntilComplete(crawler.crawl()) };
+    return { crawler, run: () => l.runUntilComplete(crawler.crawl()) };
   };
   const rewind = new RunRewind({
     runId: 1,
@@ -73,9 +73,9 @@ async function main(): Promise<void> {
   });
   rewind.follow();
   const t0 = performance.now();
-  const { crawler, completion } = crawlOn(loop);
+  const { crawler, run } = crawlOn(loop);
   try {
-    await completion;
+    await run();
   } finally {
     live = false;
     rewind.close();

@@ -22,6 +22,7 @@ import { RecordingError } from '../../record/recording-errors';
 import { loadProgram } from './program-loader';
 import { findHostSample } from './samples';
 import { startUserProgram } from './user-program';
+import type { StartedReplay } from './replay-session';
 
 /** The message a task cancelled by its crawl's deadline gets. */
 export const DEADLINE_MESSAGE = 'crawl deadline';
@@ -127,7 +128,10 @@ export function startMain(
   }
 }
 
-/** The recorded program started again on a replay's loop, exactly as it was started. */
+/**
+ * The recorded program made again on a replay's loop, exactly as it was started; it runs at `run()` (its crawler
+ * known before any tick replays).
+ */
 export function startReplayed(
   loop: EventLoop,
   target: LaunchTarget,
@@ -135,17 +139,19 @@ export function startReplayed(
   siteUrl: string | null,
   inputs: SampleInputs = {},
   cliArgv?: readonly string[],
-): { crawler: Crawler | null; completion: Promise<unknown> } {
+): StartedReplay {
   if (target.kind === 'program' && cliArgv !== undefined) {
     // As `coroscope run` ran it: its first run() on the replay's loop (later ones on loops of their own).
-    const started = startUserProgram(target.path, target.exportName ?? 'main', cliArgv, {
-      newLoop: (loopOptions, n) => (n === 1 ? loop : new EventLoop(loopOptions)),
-    });
-    const completion = started.firstRun.then(({ outcome }) => {
-      if (!outcome.ok) throw outcome.error;
-      return outcome.value;
-    });
-    return { crawler: null, completion };
+    return {
+      crawler: null,
+      run: () =>
+        startUserProgram(target.path, target.exportName ?? 'main', cliArgv, {
+          newLoop: (loopOptions, n) => (n === 1 ? loop : new EventLoop(loopOptions)),
+        }).firstRun.then(({ outcome }) => {
+          if (!outcome.ok) throw outcome.error;
+          return outcome.value;
+        }),
+    };
   }
   if (target.kind === 'sample') {
     const sample = findHostSample(target.id);
@@ -156,10 +162,13 @@ export function startReplayed(
     // What the run measured outside its loop, as it measured it (a recording from before they were kept:
     // measured again).
     const measured = (name: string, measure: () => number): number => inputs[name] ?? measure();
-    return { crawler: null, completion: sample.run({ siteUrl: siteUrl ?? '', loop, log: () => undefined, measured }) };
+    return {
+      crawler: null,
+      run: () => sample.run({ siteUrl: siteUrl ?? '', loop, log: () => undefined, measured }),
+    };
   }
   const main = startMain(loop, target, options, siteUrl);
-  return { crawler: main.crawler, completion: loop.runUntilComplete(main.task) };
+  return { crawler: main.crawler, run: () => loop.runUntilComplete(main.task) };
 }
 
 /** The numbers a sample's run measured outside its loop and ran by (SampleContext.measured), by name. */

@@ -140,6 +140,8 @@ export class LineDebugBridge implements Transport {
       const running = runningLoopOrNull();
       return running !== null && running === run?.replayHost.tracedLoop ? running : (run?.loop ?? null);
     };
+    /** The walked task's last stop, for traced()'s `line`: in which replay's loop and tick, on which line. */
+    let lastTraced: { loop: EventLoop; tick: number; line: string } | null = null;
     const handle = {
       serve: (json: string): string => {
         const out: unknown[] = [];
@@ -160,12 +162,17 @@ export class LineDebugBridge implements Transport {
         const run = currentRun();
         return running === null || running === run?.loop || running === run?.replayHost.tracedLoop;
       },
-      // The line replay's walk (past-line-walk.ts): task `taskId` runs in the traced tick.
-      traced: (taskId: number): boolean => {
+      // The line replay's walk (past-line-walk.ts): task `taskId` runs in the traced tick. With `line` (the
+      // breakpoint's), not when the task's last stop in this tick of this loop was on that line (a line run again
+      // at once is one entry of the walk: plant's skipRepeats).
+      traced: (taskId: number, line?: string): boolean => {
         const running = runningLoopOrNull();
-        return (
-          running !== null && running === currentRun()?.replayHost.tracedLoop && running.currentTask()?.id === taskId
-        );
+        if (running === null || running !== currentRun()?.replayHost.tracedLoop || running.currentTask()?.id !== taskId)
+          return false;
+        const tick = running.tickCount();
+        const last = lastTraced;
+        lastTraced = line === undefined ? null : { loop: running, tick, line };
+        return line === undefined || last === null || last.loop !== running || last.tick !== tick || last.line !== line;
       },
       where: (): { taskId: number | null; taskName: string | null; tick: number; recorded: boolean } => {
         const loop = loopNow();

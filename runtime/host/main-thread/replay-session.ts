@@ -20,9 +20,19 @@ import { RunReplay } from '../../record/run-replay';
 import { CreationSites } from './creation-sites';
 import { MOMENT_HISTORY } from './recorded-moment';
 
+/**
+ * A recorded program made again on a replay's loop, not run yet: its crawler is known before any tick replays
+ * (a recording's tick feed drives the loop at once, so its ticks, and a line stop in one, come within run()).
+ */
+export interface StartedReplay {
+  readonly crawler: Crawler | null;
+  /** Runs the program on the replay's loop: settles when it ends (a replay pauses before that). */
+  run(): Promise<unknown>;
+}
+
 /** The recorded program, started again on a replay's loop exactly as the run started it. */
 export interface ReplayableProgram {
-  start(loop: EventLoop): { crawler: Crawler | null; completion: Promise<unknown> };
+  start(loop: EventLoop): StartedReplay;
   /**
    * Makes again a cancel asked from outside the loop as the recorded run's tool made it
    * (RunReplayOptions.cancelFromOutside; absent: by no one).
@@ -141,16 +151,17 @@ export class ReplaySession {
     });
     const reached = s.wait();
     s.sliceStart = performance.now();
-    let program: ReturnType<ReplayableProgram['start']>;
+    let completion: Promise<unknown>;
     try {
       beforeStart?.(loop, s);
-      program = source.program.start(loop);
+      const program = source.program.start(loop);
+      s.crawler = program.crawler;
+      completion = program.run();
     } catch (e) {
       s.fail(e);
       return { session: s, reached };
     }
-    s.crawler = program.crawler;
-    program.completion.then(
+    completion.then(
       () =>
         s.fail(
           new RecordingError(`the replay of ${source.what} ended after tick ${replay.ticksReplayed} without pausing`),

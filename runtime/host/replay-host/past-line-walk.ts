@@ -50,6 +50,8 @@ interface Walking {
 
 export class PastLineWalk {
   private ids: Set<string> | null = null;
+  /** The breakpoints planted pass over a line run again at once by the task (plant's `skipRepeats`). */
+  private skipping = false;
   /** The entries of the step up to the live stop (the first walk's), and the live stop's index. */
   private trace: PastLineEntry[] | null = null;
   private live = -1;
@@ -392,15 +394,41 @@ export class PastLineWalk {
     this.ids = null;
   }
 
-  private async plant(): Promise<void> {
+  /**
+   * Whether a walk to `target` may pass over the runs of a line after its first (plant's skipRepeats): a line
+   * the task runs again at once is one entry, so walking to a known entry, or learning a whole tick's lines,
+   * needs its first run only; the live stop learnt, a line step, or a walk that may meet the present (a live
+   * stop on the 57th run of a loop's line) check every run. Within one tick before the present's: a walk of the
+   * live stop's own tick, or of a step before's (lastOfTick) to one of its entries.
+   */
+  private mayPassRepeats(target: Target): boolean {
+    if (this.present !== null && this.present.tick <= this.tick) return false;
+    if (target.kind === 'live') return this.lastOfTick && this.trace === null;
+    if (target.kind !== 'entry') return false;
+    return this.ceiling === null ? this.present === null : this.lastOfTick && target.index <= this.live;
+  }
+
+  /** The walk's breakpoints planted again (the main thread stopped: CDP still answers). */
+  private async plantAgain(skipRepeats: boolean): Promise<void> {
+    await this.unplant();
+    await this.plant(skipRepeats);
+  }
+
+  /**
+   * Plants the walk's breakpoints: each stops when the walked task runs there; with `skipRepeats`, not when the
+   * task's last stop was on the same line (the bridge's traced(), in V8, without a stop): a loop on one line
+   * run a hundred times is one entry, walked past at full speed.
+   */
+  private async plant(skipRepeats: boolean): Promise<void> {
     if (this.ids !== null) return;
     const ids = new Set<string>();
-    const condition = `globalThis.__coroscopeLine.traced(${this.taskId})`;
     const seen = new Set<string>();
     for (const loc of this.print.locations) {
       const key = `${loc.url}:${loc.line}:${loc.column}`;
       if (seen.has(key)) continue;
       seen.add(key);
+      const line = skipRepeats ? this.dbg.lineAt(loc.url, loc.line, loc.column) : null;
+      const condition = `globalThis.__coroscopeLine.traced(${this.taskId}${line === null ? '' : `, ${JSON.stringify(line)}`})`;
       try {
         const r = await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', {
           url: loc.url,
@@ -414,6 +442,7 @@ export class PastLineWalk {
       }
     }
     this.ids = ids;
+    this.skipping = skipRepeats;
     this.dbg.setWalkHook(
       ids,
       (paused) => this.onHit(paused),
@@ -434,7 +463,7 @@ export class PastLineWalk {
     await this.unplant();
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
     if (this.tick > 1) await this.seekTo(this.tick - 1);
-    await this.plant();
+    await this.plant(this.mayPassRepeats(target));
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
     const outcome = new Promise<Outcome>((resolve) => {
       this.walking = { entries: [], target, settle: resolve };
@@ -499,6 +528,7 @@ export class PastLineWalk {
       walking.settle = resolve;
     });
     walking.target = { kind: 'entry', index };
+    if (this.skipping && !this.mayPassRepeats(walking.target)) await this.plantAgain(false);
     this.at = null;
     await this.dbg.resume(false);
     return this.settled(await outcome);
@@ -515,6 +545,8 @@ export class PastLineWalk {
       walking.settle = resolve;
     });
     walking.target = { kind: 'step' };
+    // A line step stops on each run of a line (a step over in a one-line loop stays in it): every run stops.
+    if (this.skipping) await this.plantAgain(false);
     const from = walking.entries.length - 1;
     const path = this.inCall !== null ? this.path : [];
     const route = this.route;

@@ -166,13 +166,20 @@ class LineDebugWorker {
     transport.onMessage((raw) => {
       const m = parseWireMessage(raw);
       if (typeof m === 'string' || m.kind !== 'request') return;
-      this.route(m).catch((e: unknown) =>
-        this.client.refuse(
-          m.id,
-          e,
-          e instanceof ProtocolError ? e.code : m.method.startsWith('line') ? 'badRequest' : 'failed',
-        ),
-      );
+      const route = (): Promise<void> =>
+        this.route(m).catch((e: unknown) =>
+          this.client.refuse(
+            m.id,
+            e,
+            e instanceof ProtocolError ? e.code : m.method.startsWith('line') ? 'badRequest' : 'failed',
+          ),
+        );
+      if (READ_ONLY.has(m.method)) return void route();
+      // A warm-up of the stop's past never runs beside a request that may use it (ReplayHosts.beginServing).
+      const served = (): Promise<void> => route().finally(() => this.replays.endServing());
+      const warming = this.replays.beginServing();
+      if (warming === null) void served();
+      else void warming.then(served);
     });
     transport.onClose((reason) => {
       this.replays.endAll();
@@ -267,6 +274,7 @@ class LineDebugWorker {
       if (replay !== null && replay.hasLiveStop()) await this.view.move(replay, 'leave').catch(() => undefined);
       this.client.leavePast(replay, shownPast);
       this.replays.forgetStop();
+      this.replays.quiet();
       return d.resume();
     }
     if (m.method === 'pause') return this.client.respond(m.id, { tick: d.tick() });
@@ -363,6 +371,7 @@ class LineDebugWorker {
         // The live thread goes on; the stop it comes to says whether the tick's past stays.
         const replay = this.replays.stop;
         if (replay !== null && replay.hasLiveStop()) await this.view.move(replay, 'leave').catch(() => undefined);
+        this.replays.quiet();
         this.client.respond(m.id, {});
         await d.lineStep(kind);
         return;

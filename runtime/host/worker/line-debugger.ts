@@ -446,6 +446,11 @@ export class LineDebugger {
     return position ?? generated;
   }
 
+  /** The line (as a walk's entries name it) of a break location by URL and generated position; null: unknown. */
+  lineAt(url: string, line: number, column: number): string | null {
+    return this.scripts.lineAt(url, line, column);
+  }
+
   /** A frame's TypeScript position as lineStack gives it (null: not mapped to a source). */
   sourcePositionOfFrame(frame: CdpCallFrame): SourcePosition | null {
     return this.scripts.positionOf(frame.location).position;

@@ -343,6 +343,18 @@ export class LineReplayHost {
   }
 
   /**
+   * Replays parked ahead of the live stop's walks while it is read (pastWarm); the ticks parked at. Best effort:
+   * a newer warm-up supersedes it, and a move asked meanwhile waits at most for the replay under way.
+   */
+  warm(): Promise<ReplayHostMethods['pastWarm']['result']> {
+    return this.endpoint.request('pastWarm', {
+      tick: this.stop.tick,
+      taskId: this.stop.taskId,
+      stop: this.stop.print,
+    });
+  }
+
+  /**
    * A move through the lines of the task of the hit shown (pastHitLine): back, forward by line
    * past it (through the last tick before the present), or 'leave'.
    */

@@ -159,9 +159,23 @@ export class LoadedScripts {
    * its whitespace minified, so all its code may share one generated line.
    */
   lineOf(frame: CdpCallFrame): string {
-    const { position, generated } = this.positionOf(frame.location);
+    return this.lineOfLocation(frame.location);
+  }
+
+  private lineOfLocation(loc: CdpLocation): string {
+    const { position, generated } = this.positionOf(loc);
     const at = position ?? generated;
-    return at === null ? `${frame.location.scriptId}:${frame.location.lineNumber}` : `${at.file}:${at.line}`;
+    return at === null ? `${loc.scriptId}:${loc.lineNumber}` : `${at.file}:${at.line}`;
+  }
+
+  /**
+   * The line (as lineOf says it) of a break location given by its script's URL and generated position; null
+   * when no kept script has that URL.
+   */
+  lineAt(url: string, lineNumber: number, columnNumber: number): string | null {
+    for (const [scriptId, s] of this.scripts)
+      if (s.url === url) return this.lineOfLocation({ scriptId, lineNumber, columnNumber });
+    return null;
   }
 
   isLibrary(frame: CdpCallFrame): boolean {

@@ -26,6 +26,7 @@ async function momentOf(ep: HostEndpoint, taskId: number): Promise<unknown> {
   const lints = await ep.request('lints', {});
   return {
     tick: snap.tick,
+    fromLog: snap.fromLog ?? false,
     tasks: snap.tasks.map((t) => [t.id, t.name, t.state]).sort((a, b) => Number(a[0]) - Number(b[0])),
     counts: snap.counts,
     progress: snap.progress,

@@ -44,8 +44,8 @@ test("a recording's program keeps the numbers its sample measured; a corrupt set
 test('a replay of a sample runs by the number its run measured, not one measured again', async () => {
   const loop = new EventLoop();
   // 25 is the smallest n the sample would choose, never what a machine measures for 0.45 s of fib.
-  const { completion } = startReplayed(loop, { kind: 'sample', id: 'fib-loop' }, {}, null, { fibN: 25 });
-  const outcome = (await completion) as SampleOutcome;
+  const replay = startReplayed(loop, { kind: 'sample', id: 'fib-loop' }, {}, null, { fibN: 25 });
+  const outcome = (await replay.run()) as SampleOutcome;
   loop.close();
   assert.equal(outcome.numbers.n, 25);
   assert.ok(

@@ -154,7 +154,7 @@ for (const id of ['exception-chain', 'gather-vs-ascompleted']) {
     let r: Recorded;
     try {
       r = await record(id, (loop) => sample.run({ siteUrl: site.url, log: () => undefined, loop }), {
-        start: (loop) => ({ crawler: null, completion: sample.run({ siteUrl: site.url, log: () => undefined, loop }) }),
+        start: (loop) => ({ crawler: null, run: () => sample.run({ siteUrl: site.url, log: () => undefined, loop }) }),
       });
     } finally {
       await site.close();
@@ -200,7 +200,7 @@ const tangle = coroutine(function* tangle(): Coroutine<number> {
 test('a tangle of awaits and cancels: at every tick the log-derived task table and details are the replayed ones', async () => {
   const start = (loop: EventLoop): Promise<unknown> =>
     loop.runUntilComplete(loop.createTask(tangle(), { name: 'tangle' }));
-  const r = await record('tangle', start, { start: (loop) => ({ crawler: null, completion: start(loop) }) }, true);
+  const r = await record('tangle', start, { start: (loop) => ({ crawler: null, run: () => start(loop) }) }, true);
   await everyTickAgrees(r);
 });
 
@@ -255,7 +255,7 @@ test('cancels taken back: at every tick the log-derived task table and details a
   const r = await record(
     'cancels taken back',
     start,
-    { start: (loop) => ({ crawler: null, completion: start(loop) }) },
+    { start: (loop) => ({ crawler: null, run: () => start(loop) }) },
     true,
   );
   await everyTickAgrees(r);

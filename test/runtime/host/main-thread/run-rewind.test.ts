@@ -325,7 +325,7 @@ function rewindOfSource(streams: RecordedStreams, program = pipeline): Construct
     program: {
       start: (loop) => ({
         crawler: null,
-        completion: loop.runUntilComplete(loop.createTask(program(), { name: 'pipeline' })),
+        run: () => loop.runUntilComplete(loop.createTask(program(), { name: 'pipeline' })),
       }),
     },
     lints: () => [],
@@ -603,7 +603,7 @@ test('a live run: checkpoints are built in its idle time as it is recorded, so w
   const program = {
     start: (l: EventLoop) => ({
       crawler: null,
-      completion: l.runUntilComplete(l.createTask(bursts(), { name: 'bursts' })),
+      run: () => l.runUntilComplete(l.createTask(bursts(), { name: 'bursts' })),
     }),
   };
   const source = (
@@ -721,7 +721,7 @@ test("leaders: replays are kept parked a little short of the recording's end, fi
   const program = {
     start: (l: EventLoop) => ({
       crawler: null,
-      completion: l.runUntilComplete(l.createTask(bursts(), { name: 'bursts' })),
+      run: () => l.runUntilComplete(l.createTask(bursts(), { name: 'bursts' })),
     }),
   };
   const rewind = new RunRewind(
