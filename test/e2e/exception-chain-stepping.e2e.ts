@@ -29,6 +29,7 @@ import { clearNotifications, debugViewRows, runCommand, screenshot, until } from
 import { inspectorPanel, waitForPanelPhase } from './support/inspector-panel';
 import {
   debugKey,
+  debugThisRun,
   editorOf,
   editorPosition,
   threadTopFrameTexts,
@@ -132,7 +133,7 @@ describe("exception-chain: F11 from C's yield* to C's catch in VS Code (code-ser
       await waitForPanelPhase(await inspectorPanel(p), 'paused');
       await editorOf(p, FILE_NAME).waitFor({ state: 'visible' });
       await toggleBreakpointInGutter(p, FILE_NAME, C_YIELD, 'set');
-      await runCommand(p, 'Coroscope: Debug This Run');
+      await debugThisRun(p);
       await debugViewRows(p, 'debug-call-stack', /event loop|Paused/i)
         .first()
         .waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });

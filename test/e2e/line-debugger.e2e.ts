@@ -32,6 +32,7 @@ import { clearNotifications, debugViewRows, escapeRegExp, runCommand, screenshot
 import { inspectorPanel, taskRows, waitForPanelPhase } from './support/inspector-panel';
 import {
   debugKey,
+  debugThisRun,
   editorOf,
   editorPosition,
   toggleBreakpointInGutter,
@@ -130,7 +131,7 @@ describe('line-by-line debugging in VS Code (code-server)', { timeout: 400_000 }
       const crawler = editorOf(p, 'crawler.ts');
       await crawler.waitFor({ state: 'visible' });
       await toggleBreakpointInGutter(p, 'crawler.ts', FETCH_LINE, 'set');
-      await runCommand(p, 'Coroscope: Debug This Run');
+      await debugThisRun(p);
       await waitForCurrentLine(p, 'crawler.ts', FETCH_LINE, STOP_TIMEOUT_MS);
       await frameShown('fetch', 'crawler.ts', FETCH_LINE);
       await screenshot(p, 'line-debugger-crawler-stop');
@@ -264,7 +265,7 @@ describe('line-by-line debugging in VS Code (code-server)', { timeout: 400_000 }
       const callbacks = editorOf(p, 'callbacks.ts');
       await callbacks.waitFor({ state: 'visible' });
       await toggleBreakpointInGutter(p, 'callbacks.ts', START_CRAWL_LINE, 'set');
-      await runCommand(p, 'Coroscope: Debug This Run');
+      await debugThisRun(p);
       await debugViewRows(p, 'debug-call-stack', /event loop|Paused/i)
         .first()
         .waitFor({ state: 'visible', timeout: STOP_TIMEOUT_MS });

@@ -29,7 +29,7 @@ import {
 } from './support/browser';
 import { startDemoCrawl, waitForPanelPhase } from './support/inspector-panel';
 import { answerOpenFileDialog } from './support/file-dialog';
-import { editorOf, threadTopFrameTexts, waitForCurrentLine } from './support/line-debugging';
+import { debugThisRun, editorOf, threadTopFrameTexts, waitForCurrentLine } from './support/line-debugging';
 import { useWorkbenchSuite } from './support/workbench-suite';
 import { lineOf } from '../source-line';
 
@@ -185,7 +185,7 @@ describe('questions over the past in VS Code (code-server): logpoints, their hit
   step('"Coroscope: Debug This Run" stops at its end; crawler.ts opened', async () => {
     const p = page();
     await showInspector(p);
-    await runCommand(p, 'Coroscope: Debug This Run');
+    await debugThisRun(p);
     await debugViewRows(p, 'debug-call-stack', /event loop \[finished\]/)
       .first()
       .waitFor({ timeout: TIMEOUT_MS });

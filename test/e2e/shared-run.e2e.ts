@@ -37,6 +37,7 @@ import {
   startDemoCrawl,
   waitForPanelPhase,
 } from './support/inspector-panel';
+import { debugThisRun } from './support/line-debugging';
 import { useWorkbenchSuite } from './support/workbench-suite';
 
 const MAX_TASKS = 3;
@@ -237,7 +238,7 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
     assert.equal(hosts().length, 1);
     const pid = hosts()[0];
     await focusEditor();
-    await runCommand(p, 'Coroscope: Debug This Run');
+    await debugThisRun(p);
     await debugViewRows(p, 'debug-call-stack', /crawl \[scheduled\]/)
       .first()
       .waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });

@@ -50,6 +50,7 @@ import {
 } from './support/browser';
 import {
   debugKey,
+  debugThisRun,
   editorOf,
   threadTopFrameTexts,
   toggleBreakpointInGutter,
@@ -323,28 +324,8 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
       // The panel's tab forward: the palette's Debug This Run debugs the run it shows.
       const end = await panelTick(p, /the present/);
       const rows = (text: RegExp): Locator => p.locator('.debug-call-stack .monaco-list-row').filter({ hasText: text });
-      // Stopped at the end: the loop has finished, every worker is listed as it ended. (A palette
-      // whose Enter ran nothing, no session and no message, is asked again; a message fails.)
-      const started = async (): Promise<boolean> => {
-        const said = p.locator('.notifications-toasts .notification-toast').filter({ hasText: /Coroscope/ });
-        const seen = await until(
-          'the debug session or a message',
-          async () =>
-            (await rows(/event loop \[finished\]/).count()) > 0
-              ? 'session'
-              : (await said.count()) > 0
-                ? 'message'
-                : undefined,
-          20_000,
-        ).catch(() => 'nothing');
-        if (seen === 'message') assert.fail(`Debug This Run said: ${await said.first().innerText()}`);
-        return seen === 'session';
-      };
-      await runCommand(p, 'Coroscope: Debug This Run');
-      if (!(await started())) {
-        console.log('Debug This Run started nothing: asked again');
-        await runCommand(p, 'Coroscope: Debug This Run');
-      }
+      // Stopped at the end: the loop has finished, every worker is listed as it ended.
+      await debugThisRun(p);
       await rows(/event loop \[finished\]/)
         .first()
         .waitFor({ timeout: STEP_TIMEOUT_MS });
@@ -427,7 +408,7 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
       await runCommand(p, 'File: Open File...');
       await answerFileDialog(p, join(server.extensionsDir, installed, 'runtime', 'crawler', 'crawler.ts'));
       await editorOf(p, 'crawler.ts').waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-      await runCommand(p, 'Coroscope: Debug This Run');
+      await debugThisRun(p);
       const rows = (text: RegExp): Locator => p.locator('.debug-call-stack .monaco-list-row').filter({ hasText: text });
       /**
        * The stopped thread's top frame in the Call Stack is fetch at `line` (no other thread's is: at a past

@@ -6,7 +6,7 @@
  * editor focused.
  */
 import type { Locator, Page } from 'playwright-core';
-import { until } from './browser';
+import { runCommand, until } from './browser';
 
 /** The editor (Monaco) of the editor group whose active tab shows `fileName`. */
 export function editorOf(page: Page, fileName: string): Locator {
@@ -161,4 +161,33 @@ export async function focusEditor(page: Page, fileName: string): Promise<Locator
 export async function debugKey(page: Page, fileName: string, key: string): Promise<void> {
   await focusEditor(page, fileName);
   await page.keyboard.press(key);
+}
+
+/**
+ * "Coroscope: Debug This Run" from the palette, until a debug session has started (the debug toolbar shows):
+ * under load the palette's Enter can run nothing (no session, no message), so it is asked again, at most twice
+ * more, after `waitMs` each; a Coroscope message instead (the command refused) fails with its words.
+ */
+export async function debugThisRun(page: Page, waitMs = 20_000): Promise<void> {
+  // Its refusals (not a crawl's progress, also a Coroscope notification).
+  const said = page
+    .locator('.notifications-toasts .notification-toast')
+    .filter({ hasText: /Coroscope: (no run to debug|Debug This Run)/ });
+  for (let attempt = 1; ; attempt++) {
+    await runCommand(page, 'Coroscope: Debug This Run');
+    const seen = await until(
+      'a debug session or a message',
+      async () =>
+        (await page.locator('.debug-toolbar').isVisible())
+          ? 'session'
+          : (await said.count()) > 0
+            ? 'message'
+            : undefined,
+      waitMs,
+    ).catch(() => 'nothing');
+    if (seen === 'session') return;
+    if (seen === 'message') throw new Error(`Debug This Run said: ${await said.first().innerText()}`);
+    if (attempt >= 3) throw new Error(`Debug This Run started no session in ${attempt} tries`);
+    console.log('Debug This Run started nothing: asked again');
+  }
 }
