@@ -404,7 +404,7 @@ export class PastHitSearch {
         'replayFailed',
       );
     this.checkEnded(params, r);
-    return wayToUntil(none, r, breakpoints);
+    return wayToUntil(none, r, breakpoints, start);
   }
 
   /**
@@ -465,7 +465,7 @@ export class PastHitSearch {
     const tickHit = r.tickHits.find((h) => h.tick > start);
     if (tickHit !== undefined && (line < 0 || tickHit.tick < r.hits[line]!.tick))
       return this.tickLanding(tickHit, breakpoints);
-    if (line < 0) return wayToUntil(none, r, breakpoints);
+    if (line < 0) return wayToUntil(none, r, breakpoints, start);
     const hit = r.hits[line]!;
     return this.stopAt(hit, ordinalOf(r.hits, line), countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
   }

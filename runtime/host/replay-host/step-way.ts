@@ -8,19 +8,21 @@
 
 import type { ArmedBreakpoint, BreakpointHitLanding, ScanTicksResult } from '../../../protocol/host-protocol';
 import type { LineDebugger } from '../worker/line-debugger';
+import { messagesAfter } from '../shared/hit-scan';
 
 /**
  * A search that found no hit before `until`: with the breakpoint hit at `until` itself, if any, and the
- * logpoints' messages met since the marker.
+ * logpoints' messages met since the marker (in ticks after `start`, the tick before the search's moment).
  */
 export function wayToUntil(
   none: BreakpointHitLanding,
   r: ScanTicksResult,
   breakpoints: readonly ArmedBreakpoint[],
+  start: number,
 ): BreakpointHitLanding {
   if (none.landed !== 'none') return none;
   const bp = r.untilHit === undefined ? undefined : breakpoints[r.untilHit];
-  const printed = r.hits.slice(r.marked ?? 0).flatMap((h) => (h.message === undefined ? [] : [h.message]));
+  const printed = messagesAfter(r.hits, r.marked, start);
   return {
     ...none,
     ...(bp === undefined ? {} : { atUntil: { file: bp.file, line: bp.line } }),

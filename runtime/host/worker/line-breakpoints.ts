@@ -178,15 +178,21 @@ export class LineBreakpoints {
 
 /**
  * The logpoints set, as a forward step in the past arms them (it prints their messages on its way, as the live
- * step does): a hit condition's count lives on the main thread (logHit), so one with a hit condition is left out.
+ * step does). A hit condition is counted by the search as the main thread counted it live (logHit): from the
+ * run's start, or since the tick it was set in (`hitsSince`), so the step's scan starts where that count does.
  */
 export function armedLogpoints(entries: Iterable<LineBreakpointEntry>): ArmedBreakpoint[] {
   const out: ArmedBreakpoint[] = [];
   for (const e of entries) {
     const log = e.spec.logMessage;
-    if (log === undefined || log === '' || (e.spec.hitCondition ?? '').trim() !== '') continue;
+    if (log === undefined || log === '') continue;
     const bp: ArmedBreakpoint = { file: e.file, line: e.line, logMessage: log };
     if (e.spec.condition !== undefined && e.spec.condition.trim() !== '') bp.condition = e.spec.condition;
+    if (e.spec.hitCondition !== undefined && e.spec.hitCondition.trim() !== '') {
+      bp.hitCondition = e.spec.hitCondition;
+      const since = e.counting?.offset() ?? null;
+      if (since !== null) bp.hitsSince = since;
+    }
     out.push(bp);
   }
   return out;

@@ -114,6 +114,27 @@ const CASES: Case[] = [
     },
   },
   {
+    // Issue 25, gap 1: a logpoint's hit condition counts the run's hits from its start, as live counted them
+    // (the ticker's polls before the first stop included), not from the moment the past step starts at.
+    name: 'a step prints the logpoints with a hit condition as live, counted from the run start',
+    breakpoints: [
+      { line: line('let total = base;') },
+      { line: line('while (!shared.started)'), logMessage: 'poll at {beats}', hitCondition: '>1' },
+      { line: line('beats += 1;'), logMessage: 'beat {beats}', hitCondition: '%3' },
+      { line: line('const doubled = n * 2;'), logMessage: 'helper of {n}', hitCondition: '==1' },
+    ],
+    steps: ['next', 'next', 'next', 'next', 'next', 'next'],
+    live: (stops) => {
+      const printed = stops.flatMap((s) => s.printed);
+      // The ticker polls before the first stop: its last poll, after it, is past its first and prints.
+      assert.ok(printed.includes('poll at 0\n'), JSON.stringify(stops));
+      assert.ok(printed.includes('helper of 8\n'), JSON.stringify(stops));
+      // Its third hit and every third after (a logpoint prints before its line runs: `beats` one less).
+      const beats = printed.filter((p) => p.startsWith('beat '));
+      assert.ok(beats.length > 0 && beats.every((p) => (Number(p.slice(5)) + 1) % 3 === 0), JSON.stringify(beats));
+    },
+  },
+  {
     // Through the debugger a breakpoint on a `yield*` line stops before the line runs (issue 26: a line
     // breakpoint, not the loop's); the loop's own, set through the host protocol, is
     // past-step-loop-breakpoint.test.ts's.
