@@ -252,7 +252,8 @@ export class LineReplayRole {
       // A loop breakpoint's hit in a tick before the landing's: the live run stopped after that tick.
       this.walk = null;
       this.stopWalk = null;
-      return { landed: 'tick', tick: hit.tick, taskId: hit.taskId, description: hit.description };
+      const out: PastLineLanding = { landed: 'tick', tick: hit.tick, taskId: hit.taskId, description: hit.description };
+      return hit.printed === undefined ? out : { ...out, printed: hit.printed };
     }
     // The landing itself holds a breakpoint's hit (the search's end, `until`): said as that breakpoint's; the
     // logpoints met on the way (the landing's included) are printed before it.

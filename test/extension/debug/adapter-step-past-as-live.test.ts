@@ -14,12 +14,17 @@ import type { DapClient, DapEvent } from './dap-client';
 
 const FIXTURE = join(__dirname, 'fixtures', 'steps-as-live.ts');
 const line = (needle: string): number => lineOf(FIXTURE, needle);
+/** A worker's line calling a plain function twice (a breakpoint in it): out of the first call, mid-line. */
+const MID = join(__dirname, 'fixtures', 'mid-line-steps.ts');
+const midLine = (needle: string): number => lineOf(MID, needle);
 
 interface Case {
   name: string;
+  /** The program (default: steps-as-live.ts). */
+  program?: string;
   breakpoints: DebugProtocol.SourceBreakpoint[];
-  /** The steps from the first stop (the first breakpoint's line). */
-  steps: ReadonlyArray<'next' | 'stepIn' | 'stepOut'>;
+  /** The steps (or Continues) from the first stop (the first breakpoint's line). */
+  steps: ReadonlyArray<'next' | 'stepIn' | 'stepOut' | 'continue'>;
   /**
    * How the test goes back to the first stop: Step Back (default), or Reverse Continue to its breakpoint's hit
    * (the live run went on past the first stop's tick).
@@ -135,6 +140,64 @@ const CASES: Case[] = [
     },
   },
   {
+    // Issue 25: a Continue in the past prints the logpoints it runs through, as the live Continue did: to a
+    // breakpoint's hit in the same tick, then to the live stop in a later tick (another task's meanwhile).
+    name: 'a Continue prints the logpoints on its way, as live',
+    breakpoints: [
+      { line: line('let total = base;') },
+      { line: line('total += 1;'), logMessage: 'worker at one: total={total}' },
+      { line: line('const doubled = n * 2;') },
+      { line: line('return doubled;'), logMessage: 'helper returns {doubled}' },
+      { line: line('beats += 1;'), logMessage: 'beat {beats}', hitCondition: '%4' },
+      { line: line('total += got;') },
+    ],
+    steps: ['continue', 'continue'],
+    back: 'reverseContinue',
+    live: (stops) => {
+      assert.deepEqual(
+        stops.map((s) => [s.line, s.reason]),
+        [
+          [line('const doubled = n * 2;'), 'breakpoint'],
+          [line('total += got;'), 'breakpoint'],
+        ],
+      );
+      assert.deepEqual(stops[0]!.printed, ['worker at one: total=5\n']);
+      assert.equal(stops[1]!.printed.at(-1), 'helper returns 16\n', JSON.stringify(stops[1]));
+      assert.ok(
+        stops[1]!.printed.some((p) => p.startsWith('beat ')),
+        JSON.stringify(stops[1]),
+      );
+    },
+  },
+  {
+    // Issue 25, gap 3: a step from a point mid-line (back from a plain call, in the same tick) prints the
+    // logpoint where it lands, as live.
+    name: 'a step from mid-line (back from a call) prints the logpoints on its way, as live',
+    program: MID,
+    breakpoints: [
+      { line: midLine('let total = base;') },
+      { line: midLine('const h = n / 2;') },
+      { line: midLine('total += 1;'), logMessage: 'after halves {total}' },
+    ],
+    steps: ['next', 'next', 'next', 'next', 'next', 'next', 'next', 'next'],
+    live: (stops) => {
+      assert.deepEqual(
+        stops.map((s) => [s.line, s.reason, s.printed]),
+        [
+          [midLine('total = half('), 'step', []],
+          [midLine('const h = n / 2;'), 'breakpoint', []],
+          [midLine('return h;') + 1, 'step', []],
+          // Back from the first call: mid-line, before the second; the next step stops in that call.
+          [midLine('total = half('), 'step', []],
+          [midLine('const h = n / 2;'), 'breakpoint', []],
+          [midLine('return h;') + 1, 'step', []],
+          [midLine('total += 1;'), 'step', ['after halves 6\n']],
+          [midLine('return total;') + 1, 'step', []],
+        ],
+      );
+    },
+  },
+  {
     // Through the debugger a breakpoint on a `yield*` line stops before the line runs (issue 26: a line
     // breakpoint, not the loop's); the loop's own, set through the host protocol, is
     // past-step-loop-breakpoint.test.ts's.
@@ -179,10 +242,13 @@ describe('A step in the past behaves as the same step did live', { timeout: 600_
       let mark = run.mark();
       let stop = await launchToStop(
         run,
-        { type: 'coroscope', request: 'launch', name: c.name, program: FIXTURE },
+        { type: 'coroscope', request: 'launch', name: c.name, program: c.program ?? FIXTURE },
         {
           configure: async () =>
-            void (await run.request('setBreakpoints', { source: { path: FIXTURE }, breakpoints: c.breakpoints })),
+            void (await run.request('setBreakpoints', {
+              source: { path: c.program ?? FIXTURE },
+              breakpoints: c.breakpoints,
+            })),
           exceptionFilters: [],
         },
       );
