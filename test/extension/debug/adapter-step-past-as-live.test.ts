@@ -170,16 +170,18 @@ const CASES: Case[] = [
     },
   },
   {
-    // Issue 25, gap 3: a step from a point mid-line (back from a plain call, in the same tick) prints the
-    // logpoint where it lands, as live.
+    // Issue 25: a step from a point mid-line (back from a first call, before a second, in the same tick) stops
+    // at a breakpoint in that second call, and prints the logpoints on its way, as live.
     name: 'a step from mid-line (back from a call) prints the logpoints on its way, as live',
     program: MID,
     breakpoints: [
       { line: midLine('let total = base;') },
       { line: midLine('const h = n / 2;') },
+      { line: midLine('const first = n + 1;') },
+      { line: midLine('yield n + 2;'), logMessage: 'second of {n}' },
       { line: midLine('total += 1;'), logMessage: 'after halves {total}' },
     ],
-    steps: ['next', 'next', 'next', 'next', 'next', 'next', 'next', 'next'],
+    steps: ['next', 'next', 'next', 'next', 'next', 'next', 'next', 'next', 'next', 'next', 'next', 'next', 'next'],
     live: (stops) => {
       assert.deepEqual(
         stops.map((s) => [s.line, s.reason, s.printed]),
@@ -191,7 +193,13 @@ const CASES: Case[] = [
           [midLine('total = half('), 'step', []],
           [midLine('const h = n / 2;'), 'breakpoint', []],
           [midLine('return h;') + 1, 'step', []],
-          [midLine('total += 1;'), 'step', ['after halves 6\n']],
+          [midLine('const it = pair'), 'step', []],
+          [midLine('total = it.next()'), 'step', []],
+          [midLine('const first = n + 1;'), 'breakpoint', []],
+          [midLine('yield first;'), 'step', []],
+          // Back from the first `next()`, mid-line: the step runs the second (its logpoint) to the next line.
+          [midLine('total = it.next()'), 'step', []],
+          [midLine('total += 1;'), 'step', ['second of 6\n', 'after halves 21\n']],
           [midLine('return total;') + 1, 'step', []],
         ],
       );
