@@ -23,6 +23,11 @@ const LOGPOINTS = [
   { file: PROGRAM, line: lineOf(PROGRAM, 'beats += 1;'), logMessage: 'beat {beats}' },
 ];
 
+/** Waits (2 s at most) until the host has printed `length` characters on stdout in all. */
+async function printedAtLeast(host: HostClient, length: number): Promise<void> {
+  for (let i = 0; i < 200 && host.output('stdout').length < length; i++) await new Promise((r) => setTimeout(r, 10));
+}
+
 /** A live line step over: the stop it comes to (a line's, or the loop's after a tick). */
 async function liveOver(host: HostClient): Promise<HostEvents['paused']> {
   const from = host.events.length;
@@ -47,10 +52,7 @@ describe('a past step stops at a loop breakpoint hit on its way, as live (bundle
     // No yieldLines: a breakpoint on a `yield` line is the loop's (it stops after the tick a task arrives there).
     const set = await host.rpc.request('setBreakpoints', {
       file: PROGRAM,
-      breakpoints: [
-        { file: PROGRAM, line: FIRST },
-        { file: PROGRAM, line: YIELD },
-      ],
+      breakpoints: [{ file: PROGRAM, line: FIRST }, { file: PROGRAM, line: YIELD }, ...LOGPOINTS],
     });
     assert.ok(
       set.breakpoints.every((b) => b.verified),
@@ -59,7 +61,14 @@ describe('a past step stops at a loop breakpoint hit on its way, as live (bundle
     const first = await host.continueToLineStop();
     assert.equal(first.line?.line, FIRST);
     const live: HostEvents['paused'][] = [];
-    for (let i = 0; i < 5; i++) live.push(await liveOver(host));
+    // What each step printed (the logpoints on its way), live and then in the past.
+    const livePrinted: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const before = host.output('stdout').length;
+      live.push(await liveOver(host));
+      livePrinted.push(host.output('stdout').slice(before));
+    }
+    assert.match(livePrinted[4]!, /^helper of 8\n(beat \d+\n)+$/);
     const loopStop = live[4]!;
     assert.deepEqual(
       live.slice(0, 4).map((p) => [p.reason, p.line?.line, p.tick]),
@@ -77,7 +86,7 @@ describe('a past step stops at a loop breakpoint hit on its way, as live (bundle
     const only = (lines: number[]) =>
       host.rpc.request('setBreakpoints', {
         file: PROGRAM,
-        breakpoints: lines.map((line) => ({ file: PROGRAM, line })),
+        breakpoints: [...lines.map((line) => ({ file: PROGRAM, line })), ...LOGPOINTS],
       });
     await only([FIRST, RETURN]);
     const later = await host.continueToLineStop();
@@ -89,12 +98,18 @@ describe('a past step stops at a loop breakpoint hit on its way, as live (bundle
     assert.deepEqual([hit.line?.line, hit.tick, hit.taskId], [FIRST, first.tick, first.taskId]);
     await only([FIRST, YIELD]);
     const past: PastLineLanding[] = [];
+    const pastPrinted: string[] = [];
     for (let i = 0; i < 5; i++) {
+      const before = host.output('stdout').length;
       const { landing } = await host.rpc.request('lineStep', { kind: 'over' });
       assert.ok(landing !== undefined);
       past.push(landing);
+      // A step's output follows its answer: waited for up to as long as the live step's (then compared whole).
+      await printedAtLeast(host, before + (livePrinted[i]?.length ?? 0));
+      pastPrinted.push(host.output('stdout').slice(before));
       if (landing.landed !== 'line') break;
     }
+    assert.deepEqual(pastPrinted, livePrinted, 'each past step prints what the live one did');
     assert.deepEqual(
       past.slice(0, 4).map((l) => (l.landed === 'line' ? l.line?.line : l.landed)),
       [FIRST + 1, FIRST + 2, FIRST + 3, FIRST + 4],
