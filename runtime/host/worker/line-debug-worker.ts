@@ -683,6 +683,7 @@ class LineDebugWorker {
         this.session.disconnect();
         this.port.postMessage({ bridge: 'disconnected' } satisfies BridgeControl);
       }
+      if (m.bridge === 'logHit') this.dbg.noteLogHit(m.key, m.tick);
       return;
     }
     if (this.main.take(m)) return;

@@ -22,6 +22,8 @@ interface Case {
   name: string;
   /** The program (default: steps-as-live.ts). */
   program?: string;
+  /** The breakpoints set again at the first stop, while the run is held there (their hit counts start then). */
+  atFirstStop?: DebugProtocol.SourceBreakpoint[];
   breakpoints: DebugProtocol.SourceBreakpoint[];
   /** The steps (or Continues) from the first stop (the first breakpoint's line). */
   steps: ReadonlyArray<'next' | 'stepIn' | 'stepOut' | 'continue'>;
@@ -137,6 +139,26 @@ const CASES: Case[] = [
       // Its third hit and every third after (a logpoint prints before its line runs: `beats` one less).
       const beats = printed.filter((p) => p.startsWith('beat '));
       assert.ok(beats.length > 0 && beats.every((p) => (Number(p.slice(5)) + 1) % 3 === 0), JSON.stringify(beats));
+    },
+  },
+  {
+    // A logpoint with a hit condition set while the run is held at a line stop counts, live, from then: its
+    // hits later in that tick too (here the ticker's loop line, once, after its stop), so its count in later
+    // ticks is one more than a count from the next tick's start; the past counts as live did.
+    name: 'a step prints a logpoint with a hit condition set at the stop, counted from then, as live',
+    breakpoints: [{ line: line('beats += 1;') }],
+    atFirstStop: [
+      { line: line('beats += 1;') },
+      { line: lineOf(FIXTURE, 'yield* sleep(0);', line('for (let i')), logMessage: 'beat {beats}', hitCondition: '%2' },
+    ],
+    steps: ['next', 'next', 'next', 'next', 'next', 'next'],
+    back: 'reverseContinue',
+    live: (stops) => {
+      // Its first hit, in the stop's tick, is its count 1: the even counts print, from the next tick on.
+      assert.equal(stops[0]!.line, lineOf(FIXTURE, 'yield* sleep(0);', line('for (let i')), JSON.stringify(stops));
+      assert.deepEqual(stops[0]!.printed, [], JSON.stringify(stops));
+      const beats = stops.flatMap((s) => s.printed);
+      assert.deepEqual(beats, ['beat 2\n'], JSON.stringify(stops));
     },
   },
   {
@@ -260,8 +282,13 @@ describe('A step in the past behaves as the same step did live', { timeout: 600_
           exceptionFilters: [],
         },
       );
-      const first = await stopOf(run, stop, mark);
+      let first = await stopOf(run, stop, mark);
       assert.equal(first.line, c.breakpoints[0]!.line);
+      if (c.atFirstStop !== undefined) {
+        await run.request('setBreakpoints', { source: { path: c.program ?? FIXTURE }, breakpoints: c.atFirstStop });
+        // The same stop, its output since launch left out of the comparison.
+        first = { ...first, printed: [] };
+      }
       const live: Stop[] = [];
       for (const step of c.steps) {
         mark = run.mark();
