@@ -643,7 +643,15 @@ export type BreakpointHitLanding =
    * A breakpoint on a suspension point (atSuspension) hit in tick `tick`: the live run stops after that tick
    * (seekTick shows it); `description` as its live stop says it.
    */
-  | { landed: 'tick'; tick: number; taskId: number; breakpoint: { file: string; line: number }; description: string }
+  | {
+      landed: 'tick';
+      tick: number;
+      taskId: number;
+      breakpoint: { file: string; line: number };
+      description: string;
+      /** A forward search: the logpoints' messages met on the way, through that tick (its Continue prints them). */
+      printed?: string[];
+    }
   /**
    * No hit in ticks from+1 .. to (the breakpoints armed named). `atUntil`: a forward search's `until` holds a
    * hit of this breakpoint itself (a step landing there says so, as live).

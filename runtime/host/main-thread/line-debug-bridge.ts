@@ -190,9 +190,17 @@ export class LineDebugBridge implements Transport {
         const run = currentRun();
         if (run === null) return false;
         if (this.logCounts.run !== run.id) this.logCounts = { run: run.id, counts: new Map() };
-        const n = (this.logCounts.counts.get(key) ?? 0) + 1;
-        this.logCounts.counts.set(key, n);
-        return parseHitCondition(hitCondition)?.(n) ?? true;
+        const tick = loopNow()?.tickCount() ?? 0;
+        const counted = this.logCounts.counts.get(key) ?? { n: 0, firstTick: tick, told: true };
+        counted.n++;
+        this.logCounts.counts.set(key, counted);
+        // Its hits in the tick it was set in count, live, from the moment it was set: the worker learns how many
+        // (a search of the past counts from there). Told while in its first tick, and once after.
+        if (counted.told) {
+          counted.told = tick === counted.firstTick;
+          if (!this.closed) this.worker.postMessage({ bridge: 'logHit', key, tick } satisfies BridgeControl);
+        }
+        return parseHitCondition(hitCondition)?.(counted.n) ?? true;
       },
       // A breakpoint search's scan breakpoints (hit-scan.ts): the breakpoints of `location` whose condition
       // held; true pauses here.
@@ -251,7 +259,11 @@ export class LineDebugBridge implements Transport {
   }
 
   /** The live logpoints' hit counts (logHit), of one run. */
-  private logCounts: { run: number; counts: Map<number, number> } = { run: -1, counts: new Map() };
+  private logCounts: {
+    run: number;
+    /** Per logpoint key: its hits, the tick of its first, and whether the worker is still told its hits' ticks. */
+    counts: Map<number, { n: number; firstTick: number; told: boolean }>;
+  } = { run: -1, counts: new Map() };
 
   /** Drops the worker's request `id` unread, if this thread has not read it yet (true then). */
   private withdraw(id: number): boolean {

@@ -28,24 +28,11 @@ import type { LineDebugger } from '../worker/line-debugger';
 import { stepEnds, stepsBefore } from '../worker/past-lines';
 import { PastHitSearch } from './past-hit-search';
 import { PastLineWalk } from './past-line-walk';
+import { sayingUnsearched, searchTheWay } from './way-unsearched';
 
 /** Two readings of the watched values alike, value by value. */
 function sameReadings(a: readonly LineReading[], b: readonly LineReading[]): boolean {
   return a.every((r, i) => b[i] !== undefined && sameReading(r, b[i]));
-}
-
-/**
- * A search for a hit on a step's way within one tick (`sameTick`): a line left or landed on mid-line (back
- * from a call it made) may be no place V8 stops at by a breakpoint, so the search's marker there is never
- * reached and the search is refused; its hits are then not searched (null), the walk's landing stands.
- */
-async function unlessUnmarked<T>(sameTick: boolean, search: () => Promise<T>): Promise<T | null> {
-  try {
-    return await search();
-  } catch (e) {
-    if (!sameTick || !(e instanceof ProtocolError) || e.code !== 'replayFailed') throw e;
-    return null;
-  }
 }
 
 /** How a step's landing on a line holding a breakpoint's hit is said (its `paused` description). */
@@ -96,7 +83,8 @@ export class LineReplayRole {
     const said = this.said;
     this.said = [];
     if (said.length === 0 || move === 'back' || move === 'leave' || landing.landed === 'suspension') return landing;
-    return { ...landing, said };
+    // Its line step's words first, then what the move itself says (a way not searched).
+    return { ...landing, said: [...said, ...(landing.said ?? [])] };
   }
 
   /** The breakpoint searches, made at the first. */
@@ -244,20 +232,24 @@ export class LineReplayRole {
     await walk.dispose();
     if (stopWalk === null) this.walk = null;
     const sameTick = tick === from.tick;
-    const hit = await unlessUnmarked(sameTick, () =>
+    const way = await searchTheWay(sameTick, tick, () =>
       this.search().find('forward', from, 0, tick, breakpoints, false, to),
     );
+    const hit = 'searched' in way ? way.searched : null;
     if (hit?.landed === 'line') return this.atHitOnTheWay(hit);
     if (hit?.landed === 'tick') {
       // A loop breakpoint's hit in a tick before the landing's: the live run stopped after that tick.
       this.walk = null;
       this.stopWalk = null;
-      return { landed: 'tick', tick: hit.tick, taskId: hit.taskId, description: hit.description };
+      const out: PastLineLanding = { landed: 'tick', tick: hit.tick, taskId: hit.taskId, description: hit.description };
+      return hit.printed === undefined ? out : { ...out, printed: hit.printed };
     }
     // The landing itself holds a breakpoint's hit (the search's end, `until`): said as that breakpoint's; the
-    // logpoints met on the way (the landing's included) are printed before it.
+    // logpoints met on the way (the landing's included) are printed before it. A way not searched (a same-tick
+    // search refused mid-line): the landing says so (way-unsearched.ts).
     const onBreakpoint = (l: PastLineLanding): PastLineLanding => {
-      if (hit?.landed !== 'none' || l.landed !== 'line') return l;
+      if (hit === null) return sayingUnsearched(l, way);
+      if (hit.landed !== 'none' || l.landed !== 'line') return l;
       const out = hit.printed === undefined ? l : { ...l, printed: hit.printed };
       return hit.atUntil === undefined ? out : { ...out, breakpoint: landedOnBreakpoint(l, tick, taskId) };
     };
@@ -272,11 +264,12 @@ export class LineReplayRole {
     const held =
       stopWalk === null &&
       (!sameTick || (hit !== null && (mark === null || mark.path.length === 0))) &&
-      (await unlessUnmarked(sameTick, () =>
+      // Refused mid-line: not held (the walk shows the landing), the way itself was searched.
+      (await searchTheWay(sameTick, tick, () =>
         this.search()
           .stopOn(to, breakpoints)
           .then(() => true),
-      )) === true;
+      ).then((held) => 'searched' in held)) === true;
     if (held || mark === null) return onBreakpoint(landing);
     // The live stop's own step, or a hit's walk not held: its walk shows it again, the way it came.
     this.walk = walk;
@@ -296,12 +289,14 @@ export class LineReplayRole {
     await this.walk?.dispose();
     this.walk = null;
     this.stopWalk = null;
-    const hit = await unlessUnmarked(true, () =>
+    const way = await searchTheWay(true, p.tick, () =>
       this.search().find('forward', from, 0, p.tick, breakpoints, false, stop),
     );
-    if (hit?.landed === 'line') return this.atHitOnTheWay(hit);
+    if (!('searched' in way)) return sayingUnsearched({ landed: 'present' }, way);
+    const hit = way.searched;
+    if (hit.landed === 'line') return this.atHitOnTheWay(hit);
     // The logpoints met up to the live stop (its own included) print as the live step's did.
-    return hit?.landed === 'none' && hit.printed !== undefined
+    return hit.landed === 'none' && hit.printed !== undefined
       ? { landed: 'present', printed: hit.printed }
       : { landed: 'present' };
   }

@@ -23,7 +23,7 @@ import type {
 import { ProtocolError } from '../../../protocol/rpc';
 import type { CdpPaused, LineDebugger } from '../worker/line-debugger';
 import { isAtStop } from './past-line-walk';
-import { printedBefore, wayToUntil } from './step-way';
+import { printedBefore, printedBeforeHit, printedThrough, wayToUntil, withPrinted } from './step-way';
 import { FIRST_STRETCH } from '../shared/hit-scan';
 import { countedFrom, scanCounting } from '../../inspect/hit-count';
 import { loggedMessageCounted, loggedMessageExpression, loggedMessageOrThrow } from '../worker/logpoint-message';
@@ -404,7 +404,7 @@ export class PastHitSearch {
         'replayFailed',
       );
     this.checkEnded(params, r);
-    return wayToUntil(none, r, breakpoints);
+    return wayToUntil(none, r, breakpoints, start);
   }
 
   /**
@@ -464,10 +464,18 @@ export class PastHitSearch {
       if (r.hits[i]!.tick > start && r.hits[i]!.message === undefined) line = i;
     const tickHit = r.tickHits.find((h) => h.tick > start);
     if (tickHit !== undefined && (line < 0 || tickHit.tick < r.hits[line]!.tick))
-      return this.tickLanding(tickHit, breakpoints);
-    if (line < 0) return wayToUntil(none, r, breakpoints);
+      // The loop stops after its tick: the logpoints of that tick print before it, as live.
+      return withPrinted(this.tickLanding(tickHit, breakpoints), printedThrough(r, start, tickHit.tick));
+    if (line < 0) return wayToUntil(none, r, breakpoints, start);
     const hit = r.hits[line]!;
-    return this.stopAt(hit, ordinalOf(r.hits, line), countedFrom(breakpoints, hit.tick - 1), breakpoints, planted);
+    const landing = await this.stopAt(
+      hit,
+      ordinalOf(r.hits, line),
+      countedFrom(breakpoints, hit.tick - 1),
+      breakpoints,
+      planted,
+    );
+    return withPrinted(landing, printedBeforeHit(r, start, line));
   }
 
   /** Replays the hit's tick once more and stops on it (the `ordinal`th hit of its tick). */

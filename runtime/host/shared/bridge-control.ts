@@ -8,7 +8,12 @@
 export type BridgeControl =
   | { bridge: 'closed'; reason: string }
   | { bridge: 'disconnect' }
-  | { bridge: 'disconnected' };
+  | { bridge: 'disconnected' }
+  /**
+   * A live logpoint with a hit condition (`key`, line-breakpoints.ts) counted a hit in tick `tick`: its first
+   * tick's hits and the first after it, so the worker knows how many came in the tick it was set in (HitsSince).
+   */
+  | { bridge: 'logHit'; key: number; tick: number };
 
 export function isBridgeControl(m: unknown): m is BridgeControl {
   return typeof m === 'object' && m !== null && typeof (m as { bridge?: unknown }).bridge === 'string';

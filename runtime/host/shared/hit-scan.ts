@@ -273,10 +273,15 @@ export class HitScan {
     return tick > s.afterTick && (this.params.marker === undefined || this.marked !== null);
   }
 
-  /** The logpoints' messages recorded since the marker's moment (all, without a marker), in replay order. */
+  /**
+   * The logpoints' messages recorded since the marker's moment (without a marker, those after the first hit
+   * search's `afterTick`: a stretch started earlier to count a hit condition prints none before), in replay
+   * order.
+   */
   printed(): string[] {
     if (this.params.marker !== undefined && this.marked === null) return [];
-    return this.hits.slice(this.marked ?? 0).flatMap((h) => (h.message === undefined ? [] : [h.message]));
+    const after = this.params.stop?.kind === 'first' ? this.params.stop.afterTick : -1;
+    return messagesAfter(this.hits, this.marked, after);
   }
 
   /** What scanTicks answers. */
@@ -316,4 +321,12 @@ export class HitScan {
     if (this.tickTime !== null) hit.time = this.tickTime(tick);
     this.hits.push(hit);
   }
+}
+
+/**
+ * The logpoints' messages of `hits` from index `marked` on (null: no marker), in ticks after `afterTick`: what
+ * a forward step prints on its way (its search may start earlier, where a hit condition's count starts).
+ */
+export function messagesAfter(hits: readonly ScanHit[], marked: number | null, afterTick: number): string[] {
+  return hits.slice(marked ?? 0).flatMap((h) => (h.message === undefined || h.tick <= afterTick ? [] : [h.message]));
 }

@@ -126,12 +126,16 @@ export class ClientViews {
     this.showHitLine(landing, moment);
   }
 
+  /** The logpoints' messages a move through the past met on its way, printed as the live console.log prints them. */
+  print(messages: readonly string[]): void {
+    for (const text of messages)
+      this.client.send({ kind: 'event', event: 'output', body: { category: 'stdout', text: `${text}\n` } });
+  }
+
   /** What the replay host's line step printed on its way to `landing`, said as the live step says it. */
   private say(landing: PastLineLanding): void {
     if (landing.landed === 'suspension') return;
-    // The logpoints the step met on its way, printed as the live program's console.log prints them.
-    for (const text of landing.printed ?? [])
-      this.client.send({ kind: 'event', event: 'output', body: { category: 'stdout', text: `${text}\n` } });
+    this.print(landing.printed ?? []);
     for (const text of landing.said ?? [])
       this.client.send({ kind: 'event', event: 'output', body: { category: 'log', text } });
   }

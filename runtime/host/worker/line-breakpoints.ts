@@ -28,11 +28,15 @@ export interface LineBreakpointEntry {
    * past).
    */
   counting: HitsSince | null;
+  /** A logpoint with a hit condition: the key its hits are counted by on the main thread (logHit); else null. */
+  readonly logKey: number | null;
 }
 
 export class LineBreakpoints {
   private readonly wanted = new Map<string, LineBreakpointEntry[]>();
   private readonly byCdpId = new Map<string, LineBreakpointEntry>();
+  /** The logpoints with a hit condition set, by their main thread key (logHit). */
+  private readonly byLogKey = new Map<number, LineBreakpointEntry>();
 
   constructor(
     private readonly post: <T>(method: string, params: object) => Promise<T>,
@@ -66,6 +70,7 @@ export class LineBreakpoints {
   ): Promise<BreakpointStatus[]> {
     await this.enabled;
     for (const old of this.wanted.get(file) ?? []) {
+      if (old.logKey !== null && !(reuse ?? []).includes(old)) this.byLogKey.delete(old.logKey);
       for (const id of old.cdpIds) {
         this.byCdpId.delete(id);
         await this.post('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
@@ -87,15 +92,18 @@ export class LineBreakpoints {
         continue;
       }
       const hit = hitCondition.test;
+      const logKey = isLogpoint(bp) && hit !== null ? nextLogpointKey++ : null;
       const entry: LineBreakpointEntry = reuse?.[i] ?? {
         file,
         line: bp.line,
         spec: bp,
-        condition: conditionOf(bp),
+        condition: conditionOf(bp, logKey),
         hits: new HitCount(hit),
         cdpIds: [],
         counting: hit === null ? null : HitsSince.from(setAt),
+        logKey,
       };
+      if (entry.logKey !== null) this.byLogKey.set(entry.logKey, entry);
       entries.push(entry);
       let placedLine: number | null = null;
       for (const at of this.scripts.generatedLocations(file, bp.line, text.length)) {
@@ -152,6 +160,15 @@ export class LineBreakpoints {
     }
   }
 
+  /**
+   * The main thread counted a hit of logpoint `key` in tick `tick` (its hit condition's count, logHit): noted
+   * while it may be the tick the logpoint was set in, so the past counts its hits as live did (HitsSince).
+   */
+  noteLogHit(key: number, tick: number): void {
+    const counting = this.byLogKey.get(key)?.counting;
+    if (counting?.open === true) counting.noteTick(tick);
+  }
+
   /** The logpoints set, as a forward step in the past arms them (armedLogpoints). */
   armedLogpoints(): ArmedBreakpoint[] {
     return armedLogpoints([...this.wanted.values()].flat());
@@ -178,15 +195,21 @@ export class LineBreakpoints {
 
 /**
  * The logpoints set, as a forward step in the past arms them (it prints their messages on its way, as the live
- * step does): a hit condition's count lives on the main thread (logHit), so one with a hit condition is left out.
+ * step does). A hit condition is counted by the search as the main thread counted it live (logHit): from the
+ * run's start, or since the tick it was set in (`hitsSince`), so the step's scan starts where that count does.
  */
 export function armedLogpoints(entries: Iterable<LineBreakpointEntry>): ArmedBreakpoint[] {
   const out: ArmedBreakpoint[] = [];
   for (const e of entries) {
     const log = e.spec.logMessage;
-    if (log === undefined || log === '' || (e.spec.hitCondition ?? '').trim() !== '') continue;
+    if (log === undefined || log === '') continue;
     const bp: ArmedBreakpoint = { file: e.file, line: e.line, logMessage: log };
     if (e.spec.condition !== undefined && e.spec.condition.trim() !== '') bp.condition = e.spec.condition;
+    if (e.spec.hitCondition !== undefined && e.spec.hitCondition.trim() !== '') {
+      bp.hitCondition = e.spec.hitCondition;
+      const since = e.counting?.offset() ?? null;
+      if (since !== null) bp.hitsSince = since;
+    }
     out.push(bp);
   }
   return out;
@@ -195,14 +218,20 @@ export function armedLogpoints(entries: Iterable<LineBreakpointEntry>): ArmedBre
 /** The key of the next logpoint with a hit condition set (its hits counted from 0 by the main thread). */
 let nextLogpointKey = 1;
 
-/** A V8 breakpoint condition for a breakpoint: its own condition, and a logpoint's printing (which never stops). */
-function conditionOf(bp: Breakpoint): string | null {
+function isLogpoint(bp: Breakpoint): boolean {
+  return bp.logMessage !== undefined && bp.logMessage !== '';
+}
+
+/**
+ * A V8 breakpoint condition for a breakpoint: its own condition, and a logpoint's printing (which never stops);
+ * `logKey`: a logpoint's hit condition is counted on the main thread by that key (a new one each time it is set).
+ */
+function conditionOf(bp: Breakpoint, logKey: number | null): string | null {
   const cond = bp.condition !== undefined && bp.condition.trim() !== '' ? bp.condition : null;
-  if (bp.logMessage === undefined || bp.logMessage === '') return cond;
-  // A hit condition: counted on the main thread, for this logpoint as set (a new key each time it is set).
+  if (!isLogpoint(bp) || bp.logMessage === undefined) return cond;
   const hits =
-    bp.hitCondition !== undefined && bp.hitCondition.trim() !== ''
-      ? `globalThis.__coroscopeLine.logHit(${nextLogpointKey++}, ${JSON.stringify(bp.hitCondition)}) && `
+    logKey !== null && bp.hitCondition !== undefined
+      ? `globalThis.__coroscopeLine.logHit(${logKey}, ${JSON.stringify(bp.hitCondition)}) && `
       : '';
   const log = `${hits}(console.log(${logpointTemplate(bp.logMessage)}), false)`;
   return cond === null ? log : `(${cond}) && ${log}`;

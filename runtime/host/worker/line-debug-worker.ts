@@ -472,9 +472,14 @@ class LineDebugWorker {
   private async pastBreakpointHit(params: unknown): Promise<BreakpointHitLanding> {
     const d = this.dbg;
     const p = parseHostRequest('pastBreakpointHit', params);
-    // A logpoint's hit listed (pastLogpointHits): that one logpoint armed, its nth hit of the tick gone to.
+    // A logpoint's hit listed (pastLogpointHits): that one logpoint armed, its nth hit of the tick gone to. A
+    // Continue (forward) arms the logpoints too: it prints those it runs through, as the live Continue does.
     const armed: ArmedBreakpoint[] =
-      p.logpointHit !== undefined ? [armedLogpoint(p.logpointHit.logpoint)] : this.breakpoints.armed();
+      p.logpointHit !== undefined
+        ? [armedLogpoint(p.logpointHit.logpoint)]
+        : p.direction === 'forward'
+          ? this.breakpoints.stepArmed()
+          : this.breakpoints.armed();
     // Nothing armed: nothing to replay for (a past line shown stays shown).
     if (armed.length === 0) return { landed: 'none', breakpoints: [], from: p.floor ?? 0, to: p.tick };
     const pos = this.view.position;
@@ -516,6 +521,8 @@ class LineDebugWorker {
     } else if (live !== null && p.direction === 'forward' && ceiling === live.tick)
       search.until = { tick: live.tick, taskId: live.taskId, print: live.print };
     const landing = await this.view.findHit(r, held ? 'stop' : 'search', search);
+    // Printed before the views move (to the hit, the loop's stop, or on to a later stop or the present).
+    this.client.print(landing.printed ?? []);
     // The views follow to the hit's tick (the live host's own seek; while a line stop holds its main thread,
     // the replay host's moment).
     if (landing.landed === 'line' && d.isStopped())
@@ -626,10 +633,15 @@ class LineDebugWorker {
     if (hit.landed === 'none' && hit.printed !== undefined) return { ...present, printed: hit.printed };
     if (hit.landed === 'tick') {
       // A loop breakpoint's hit on the way: the live run stopped after its tick (the client seeks there).
-      const { tick, taskId, description } = hit;
-      return present.said === undefined
-        ? { landed: 'tick', tick, taskId, description }
-        : { landed: 'tick', tick, taskId, description, said: present.said };
+      const { tick, taskId, description, printed } = hit;
+      return {
+        landed: 'tick',
+        tick,
+        taskId,
+        description,
+        ...(present.said === undefined ? {} : { said: present.said }),
+        ...(printed === undefined ? {} : { printed }),
+      };
     }
     if (hit.landed !== 'line') return present;
     const landing: PastLineLanding = { landed: 'line', line: hit.line, tick: hit.tick, breakpoint: hit.description };
@@ -680,6 +692,7 @@ class LineDebugWorker {
         this.session.disconnect();
         this.port.postMessage({ bridge: 'disconnected' } satisfies BridgeControl);
       }
+      if (m.bridge === 'logHit') this.dbg.noteLogHit(m.key, m.tick);
       return;
     }
     if (this.main.take(m)) return;

@@ -219,6 +219,11 @@ export class LineDebugger {
     return this.breakpoints.armedLogpoints();
   }
 
+  /** The main thread counted a live logpoint's hit (its hit condition's count) in tick `tick`. */
+  noteLogHit(key: number, tick: number): void {
+    this.breakpoints.noteLogHit(key, tick);
+  }
+
   // --- stops -----------------------------------------------------------------------------------
 
   /** Calls the main thread's host handle (globalThis.__coroscopeLine) in the stopped frame. */

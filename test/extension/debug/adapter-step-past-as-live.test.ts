@@ -14,12 +14,19 @@ import type { DapClient, DapEvent } from './dap-client';
 
 const FIXTURE = join(__dirname, 'fixtures', 'steps-as-live.ts');
 const line = (needle: string): number => lineOf(FIXTURE, needle);
+/** A worker's line calling a plain function twice (a breakpoint in it): out of the first call, mid-line. */
+const MID = join(__dirname, 'fixtures', 'mid-line-steps.ts');
+const midLine = (needle: string): number => lineOf(MID, needle);
 
 interface Case {
   name: string;
+  /** The program (default: steps-as-live.ts). */
+  program?: string;
+  /** The breakpoints set again at the first stop, while the run is held there (their hit counts start then). */
+  atFirstStop?: DebugProtocol.SourceBreakpoint[];
   breakpoints: DebugProtocol.SourceBreakpoint[];
-  /** The steps from the first stop (the first breakpoint's line). */
-  steps: ReadonlyArray<'next' | 'stepIn' | 'stepOut'>;
+  /** The steps (or Continues) from the first stop (the first breakpoint's line). */
+  steps: ReadonlyArray<'next' | 'stepIn' | 'stepOut' | 'continue'>;
   /**
    * How the test goes back to the first stop: Step Back (default), or Reverse Continue to its breakpoint's hit
    * (the live run went on past the first stop's tick).
@@ -114,6 +121,113 @@ const CASES: Case[] = [
     },
   },
   {
+    // Issue 25, gap 1: a logpoint's hit condition counts the run's hits from its start, as live counted them
+    // (the ticker's polls before the first stop included), not from the moment the past step starts at.
+    name: 'a step prints the logpoints with a hit condition as live, counted from the run start',
+    breakpoints: [
+      { line: line('let total = base;') },
+      { line: line('while (!shared.started)'), logMessage: 'poll at {beats}', hitCondition: '>1' },
+      { line: line('beats += 1;'), logMessage: 'beat {beats}', hitCondition: '%3' },
+      { line: line('const doubled = n * 2;'), logMessage: 'helper of {n}', hitCondition: '==1' },
+    ],
+    steps: ['next', 'next', 'next', 'next', 'next', 'next'],
+    live: (stops) => {
+      const printed = stops.flatMap((s) => s.printed);
+      // The ticker polls before the first stop: its last poll, after it, is past its first and prints.
+      assert.ok(printed.includes('poll at 0\n'), JSON.stringify(stops));
+      assert.ok(printed.includes('helper of 8\n'), JSON.stringify(stops));
+      // Its third hit and every third after (a logpoint prints before its line runs: `beats` one less).
+      const beats = printed.filter((p) => p.startsWith('beat '));
+      assert.ok(beats.length > 0 && beats.every((p) => (Number(p.slice(5)) + 1) % 3 === 0), JSON.stringify(beats));
+    },
+  },
+  {
+    // A logpoint with a hit condition set while the run is held at a line stop counts, live, from then: its
+    // hits later in that tick too (here the ticker's loop line, once, after its stop), so its count in later
+    // ticks is one more than a count from the next tick's start; the past counts as live did.
+    name: 'a step prints a logpoint with a hit condition set at the stop, counted from then, as live',
+    breakpoints: [{ line: line('beats += 1;') }],
+    atFirstStop: [
+      { line: line('beats += 1;') },
+      { line: lineOf(FIXTURE, 'yield* sleep(0);', line('for (let i')), logMessage: 'beat {beats}', hitCondition: '%2' },
+    ],
+    steps: ['next', 'next', 'next', 'next', 'next', 'next'],
+    back: 'reverseContinue',
+    live: (stops) => {
+      // Its first hit, in the stop's tick, is its count 1: the even counts print, from the next tick on.
+      assert.equal(stops[0]!.line, lineOf(FIXTURE, 'yield* sleep(0);', line('for (let i')), JSON.stringify(stops));
+      assert.deepEqual(stops[0]!.printed, [], JSON.stringify(stops));
+      const beats = stops.flatMap((s) => s.printed);
+      assert.deepEqual(beats, ['beat 2\n'], JSON.stringify(stops));
+    },
+  },
+  {
+    // Issue 25: a Continue in the past prints the logpoints it runs through, as the live Continue did: to a
+    // breakpoint's hit in the same tick, then to the live stop in a later tick (another task's meanwhile).
+    name: 'a Continue prints the logpoints on its way, as live',
+    breakpoints: [
+      { line: line('let total = base;') },
+      { line: line('total += 1;'), logMessage: 'worker at one: total={total}' },
+      { line: line('const doubled = n * 2;') },
+      { line: line('return doubled;'), logMessage: 'helper returns {doubled}' },
+      { line: line('beats += 1;'), logMessage: 'beat {beats}', hitCondition: '%4' },
+      { line: line('total += got;') },
+    ],
+    steps: ['continue', 'continue'],
+    back: 'reverseContinue',
+    live: (stops) => {
+      assert.deepEqual(
+        stops.map((s) => [s.line, s.reason]),
+        [
+          [line('const doubled = n * 2;'), 'breakpoint'],
+          [line('total += got;'), 'breakpoint'],
+        ],
+      );
+      assert.deepEqual(stops[0]!.printed, ['worker at one: total=5\n']);
+      assert.equal(stops[1]!.printed.at(-1), 'helper returns 16\n', JSON.stringify(stops[1]));
+      assert.ok(
+        stops[1]!.printed.some((p) => p.startsWith('beat ')),
+        JSON.stringify(stops[1]),
+      );
+    },
+  },
+  {
+    // Issue 25: a step from a point mid-line (back from a first call, before a second, in the same tick) stops
+    // at a breakpoint in that second call, and prints the logpoints on its way, as live.
+    name: 'a step from mid-line (back from a call) prints the logpoints on its way, as live',
+    program: MID,
+    breakpoints: [
+      { line: midLine('let total = base;') },
+      { line: midLine('const h = n / 2;') },
+      { line: midLine('const first = n + 1;') },
+      { line: midLine('yield n + 2;'), logMessage: 'second of {n}' },
+      { line: midLine('total += 1;'), logMessage: 'after halves {total}' },
+    ],
+    steps: ['next', 'next', 'next', 'next', 'next', 'next', 'next', 'next', 'next', 'next', 'next', 'next', 'next'],
+    live: (stops) => {
+      assert.deepEqual(
+        stops.map((s) => [s.line, s.reason, s.printed]),
+        [
+          [midLine('total = half('), 'step', []],
+          [midLine('const h = n / 2;'), 'breakpoint', []],
+          [midLine('return h;') + 1, 'step', []],
+          // Back from the first call: mid-line, before the second; the next step stops in that call.
+          [midLine('total = half('), 'step', []],
+          [midLine('const h = n / 2;'), 'breakpoint', []],
+          [midLine('return h;') + 1, 'step', []],
+          [midLine('const it = pair'), 'step', []],
+          [midLine('total = it.next()'), 'step', []],
+          [midLine('const first = n + 1;'), 'breakpoint', []],
+          [midLine('yield first;'), 'step', []],
+          // Back from the first `next()`, mid-line: the step runs the second (its logpoint) to the next line.
+          [midLine('total = it.next()'), 'step', []],
+          [midLine('total += 1;'), 'step', ['second of 6\n', 'after halves 21\n']],
+          [midLine('return total;') + 1, 'step', []],
+        ],
+      );
+    },
+  },
+  {
     // Through the debugger a breakpoint on a `yield*` line stops before the line runs (issue 26: a line
     // breakpoint, not the loop's); the loop's own, set through the host protocol, is
     // past-step-loop-breakpoint.test.ts's.
@@ -158,15 +272,23 @@ describe('A step in the past behaves as the same step did live', { timeout: 600_
       let mark = run.mark();
       let stop = await launchToStop(
         run,
-        { type: 'coroscope', request: 'launch', name: c.name, program: FIXTURE },
+        { type: 'coroscope', request: 'launch', name: c.name, program: c.program ?? FIXTURE },
         {
           configure: async () =>
-            void (await run.request('setBreakpoints', { source: { path: FIXTURE }, breakpoints: c.breakpoints })),
+            void (await run.request('setBreakpoints', {
+              source: { path: c.program ?? FIXTURE },
+              breakpoints: c.breakpoints,
+            })),
           exceptionFilters: [],
         },
       );
-      const first = await stopOf(run, stop, mark);
+      let first = await stopOf(run, stop, mark);
       assert.equal(first.line, c.breakpoints[0]!.line);
+      if (c.atFirstStop !== undefined) {
+        await run.request('setBreakpoints', { source: { path: c.program ?? FIXTURE }, breakpoints: c.atFirstStop });
+        // The same stop, its output since launch left out of the comparison.
+        first = { ...first, printed: [] };
+      }
       const live: Stop[] = [];
       for (const step of c.steps) {
         mark = run.mark();
