@@ -3,10 +3,13 @@
 //
 // Invariants:
 // - Tracking off (the default): one extra call and flag test; the generator is returned as is.
-// - Tracking on: a frame generator records {generator, function, task, parent} on the running
-//   task's frame stack at the first resume (so a coroutine handed to another task lands in the
-//   task that runs it) and pops it on return or throw; V8 keeps suspended locals
-//   (suspended-locals.ts).
+// - Tracking on: a call returns a TrackedFrame, at once the iterator `yield*` drives (every
+//   resume passed on, as `return yield* gen` would) and the frame record the inspector reads. It
+//   joins the running task's frame stack at its first resume and leaves it when its generator
+//   returns or throws. A stack is linked through its frames, its head held by the task's root
+//   frame (a FrameStack beside a task driving a plain generator); V8 keeps suspended locals.
+// - A frame's fields are private: a program's local holding one reads as a generator.
+// How and why: docs/design/runtime-core.md ("Coroutine tracking").
 
 import { runningLoopOrNull } from './running-loop';
 import { keepSuspendedLocals } from './suspended-locals';
@@ -65,59 +68,254 @@ export function unwrapCoroutineFunction(fn: unknown): unknown {
 }
 const ORIGINAL = Symbol.for('coroscope.originalFunction');
 
+/** Where a TrackedFrame is in a generator's life (a generator's own states). */
+const enum FrameState {
+  /** Not resumed yet: not on any stack. */
+  Fresh,
+  /** On its task's stack, its generator suspended. */
+  Suspended,
+  /** Inside a resume of its generator. */
+  Running,
+  /** Its generator returned or threw (or it was closed before it started): off the stack. */
+  Done,
+}
+
 /**
- * Each tracked task's frame stack, innermost last, made at its first tracked frame. Kept
- * beside the tasks, not in a field of Task: a task without tracking would carry it for nothing.
+ * The head of a task's frame stack when no root frame of the task holds it (see the header);
+ * made with the first frame of such a task, kept beside it.
  */
-const framesOfTasks = new WeakMap<Task<unknown>, CoroutineFrame[]>();
-
-/** @internal The frames of `task`'s `yield*` chain (Task._frames), null if none was tracked. */
-export function trackedFramesOf(task: Task<unknown>): CoroutineFrame[] | null {
-  return framesOfTasks.get(task) ?? null;
+class FrameStack {
+  innermost: TrackedFrame | null = null;
 }
 
-function* trackedFrame<R>(gen: Coroutine<R>, fn: (...args: never[]) => Coroutine<unknown>): Coroutine<R> {
-  const task = runningLoopOrNull()?.currentTask() ?? null;
-  let frames: CoroutineFrame[] | null = null;
-  let parent: CoroutineFrame | null = null;
-  if (task !== null) {
-    frames = framesOfTasks.get(task) ?? null;
-    parent = frames !== null && frames.length > 0 ? frames[frames.length - 1]! : null;
+/** The stacks of the tasks whose root is not a TrackedFrame started in them (a plain generator's task). */
+const stacksBesideTasks = new WeakMap<Task<unknown>, FrameStack>();
+
+/**
+ * The frame below each frame that a frame leaving from the middle of its stack relinked (its
+ * parent otherwise); null until the first such leave, so the common path tests one variable.
+ */
+let relinkedBelow: WeakMap<TrackedFrame, TrackedFrame | null> | null = null;
+
+const ALREADY_RUNNING = 'Generator is already running';
+
+/** The iterator a tracked coroutine call returns, and the record of its frame (see the header). */
+class TrackedFrame implements CoroutineFrame, Coroutine<unknown> {
+  readonly #gen: Coroutine<unknown>;
+  readonly #fn: (...args: never[]) => Coroutine<unknown>;
+  #task: Task<unknown> | null = null;
+  #parent: TrackedFrame | null = null;
+  #depth = 0;
+  #state = FrameState.Fresh;
+  /** When this frame is its task's root: the task's innermost frame (the head of its stack). */
+  #innermost: TrackedFrame | null = null;
+
+  constructor(gen: Coroutine<unknown>, fn: (...args: never[]) => Coroutine<unknown>) {
+    this.#gen = gen;
+    this.#fn = fn;
   }
-  const frame: CoroutineFrame = {
-    gen: gen as Coroutine<unknown>,
-    fn,
-    task,
-    parent,
-    depth: parent === null ? 0 : parent.depth + 1,
-  };
-  if (frames !== null) frames.push(frame);
-  else if (task !== null) {
-    // Made with its first frame in it: `[]` then push() would reserve room for 17 frames.
-    frames = [frame];
-    framesOfTasks.set(task, frames);
+
+  static is(x: unknown): x is TrackedFrame {
+    return typeof x === 'object' && x !== null && #state in x;
   }
-  hooks?.started?.(frame);
-  try {
-    return yield* gen;
-  } finally {
-    if (frames !== null) {
-      const i = frames.lastIndexOf(frame);
-      if (i >= 0) frames.splice(i, 1);
+
+  /** The frame that holds `task`'s stack head: its coroutine, when that is a frame started in it; else null. */
+  static rootOf(task: Task<unknown>): TrackedFrame | null {
+    const root = task._coro;
+    return TrackedFrame.is(root) && root.#task === task ? root : null;
+  }
+
+  /** `task`'s innermost frame; undefined when no frame was tracked in it yet. */
+  static innermostOf(task: Task<unknown>): TrackedFrame | null | undefined {
+    const root = TrackedFrame.rootOf(task);
+    return root !== null ? root.#innermost : stacksBesideTasks.get(task)?.innermost;
+  }
+
+  /** The frame below `frame` on its task's stack. */
+  static below(frame: TrackedFrame): TrackedFrame | null {
+    if (relinkedBelow !== null) {
+      const relinked = relinkedBelow.get(frame);
+      if (relinked !== undefined || relinkedBelow.has(frame)) return relinked ?? null;
     }
-    hooks?.finished?.(frame);
+    return frame.#parent;
+  }
+
+  /** The head of a stack once `frame` has left it, from wherever it is in it (`head`: its head now). */
+  static without(head: TrackedFrame | null, frame: TrackedFrame): TrackedFrame | null {
+    if (head === frame) return TrackedFrame.below(frame);
+    let above = head;
+    while (above !== null && TrackedFrame.below(above) !== frame) above = TrackedFrame.below(above);
+    if (above !== null) (relinkedBelow ??= new WeakMap()).set(above, TrackedFrame.below(frame));
+    return head;
+  }
+
+  get gen(): Coroutine<unknown> {
+    return this.#gen;
+  }
+
+  get fn(): (...args: never[]) => Coroutine<unknown> {
+    return this.#fn;
+  }
+
+  get task(): Task<unknown> | null {
+    return this.#task;
+  }
+
+  get parent(): TrackedFrame | null {
+    return this.#parent;
+  }
+
+  get depth(): number {
+    return this.#depth;
+  }
+
+  next(value?: unknown): IteratorResult<unknown, unknown> {
+    if (this.#state !== FrameState.Suspended) {
+      if (this.#state === FrameState.Done) return { value: undefined, done: true };
+      if (this.#state === FrameState.Running) throw new TypeError(ALREADY_RUNNING);
+      this._start();
+      // A generator's first resume takes no value: `yield*` starts the inner one with none.
+      value = undefined;
+    }
+    this.#state = FrameState.Running;
+    let r: IteratorResult<unknown, unknown>;
+    try {
+      r = this.#gen.next(value);
+    } catch (e) {
+      this._finish();
+      throw e;
+    }
+    if (r.done === true) this._finish();
+    else this.#state = FrameState.Suspended;
+    return r;
+  }
+
+  throw(error: unknown): IteratorResult<unknown, unknown> {
+    if (this.#state !== FrameState.Suspended) {
+      if (this.#state === FrameState.Running) throw new TypeError(ALREADY_RUNNING);
+      // Thrown into before it started, it ends without running, as a generator does.
+      this.#state = FrameState.Done;
+      throw error;
+    }
+    this.#state = FrameState.Running;
+    let r: IteratorResult<unknown, unknown>;
+    try {
+      r = this.#gen.throw(error);
+    } catch (e) {
+      this._finish();
+      throw e;
+    }
+    if (r.done === true) this._finish();
+    else this.#state = FrameState.Suspended;
+    return r;
+  }
+
+  return(value: unknown): IteratorResult<unknown, unknown> {
+    if (this.#state !== FrameState.Suspended) {
+      if (this.#state === FrameState.Running) throw new TypeError(ALREADY_RUNNING);
+      // Closed before it started (or after it ended), it ends without running, as a generator does.
+      this.#state = FrameState.Done;
+      return { value, done: true };
+    }
+    this.#state = FrameState.Running;
+    let r: IteratorResult<unknown, unknown>;
+    try {
+      r = this.#gen.return(value);
+    } catch (e) {
+      this._finish();
+      throw e;
+    }
+    if (r.done === true) this._finish();
+    else this.#state = FrameState.Suspended;
+    return r;
+  }
+
+  [Symbol.iterator](): this {
+    return this;
+  }
+
+  /** As Object.prototype.toString names a generator. */
+  get [Symbol.toStringTag](): string {
+    return 'Generator';
+  }
+
+  /** Printed (console.log, util.inspect) as the generator the program wrote. */
+  [Symbol.for('nodejs.util.inspect.custom')](): Coroutine<unknown> {
+    return this.#gen;
+  }
+
+  // _start and _finish are methods, not #private ones: V8 names a #method in a stack without its
+  // class, and traces.ts drops the wrapper's frames by the class name.
+
+  /** @internal First resume: onto the running task's stack, below it the task's innermost frame. */
+  _start(): void {
+    const task = runningLoopOrNull()?.currentTask() ?? null;
+    this.#task = task;
+    if (task !== null) {
+      // Its task's root when the task drives it: then it holds the task's stack head itself.
+      const root = TrackedFrame.rootOf(task);
+      let parent: TrackedFrame | null;
+      if (root !== null) {
+        parent = root.#innermost;
+        root.#innermost = this;
+      } else {
+        let stack = stacksBesideTasks.get(task);
+        if (stack === undefined) {
+          stack = new FrameStack();
+          stacksBesideTasks.set(task, stack);
+        }
+        parent = stack.innermost;
+        stack.innermost = this;
+      }
+      this.#parent = parent;
+      this.#depth = parent === null ? 0 : parent.#depth + 1;
+    }
+    // Done until the hook has returned: a hook that throws ends the coroutine, its frame kept.
+    this.#state = FrameState.Done;
+    hooks?.started?.(this);
+  }
+
+  /** @internal The generator returned or threw: off its task's stack, wherever in it. */
+  _finish(): void {
+    this.#state = FrameState.Done;
+    const task = this.#task;
+    if (task !== null) {
+      const root = TrackedFrame.rootOf(task);
+      if (root !== null) root.#innermost = TrackedFrame.without(root.#innermost, this);
+      else {
+        const stack = stacksBesideTasks.get(task);
+        if (stack !== undefined) stack.innermost = TrackedFrame.without(stack.innermost, this);
+      }
+    }
+    hooks?.finished?.(this);
   }
 }
 
-/** The prototype of every tracking wrapper (the generators trackedFrame makes). */
-const TRACKING_WRAPPER: object = trackedFrame.prototype as object;
+/** @internal The frames of `task`'s `yield*` chain, root first (Task._frames), null if none was tracked. */
+export function trackedFramesOf(task: Task<unknown>): CoroutineFrame[] | null {
+  const innermost = TrackedFrame.innermostOf(task);
+  if (innermost === undefined) return null;
+  let n = 0;
+  for (let f = innermost; f !== null; f = TrackedFrame.below(f)) n++;
+  const frames = new Array<CoroutineFrame>(n);
+  for (let f = innermost; f !== null; f = TrackedFrame.below(f)) frames[--n] = f;
+  return frames;
+}
+
+/**
+ * @internal An inert frame of `gen` (never resumed, on no stack), for shape-anchors.ts: it keeps
+ * the frames' hidden class alive when no tracked coroutine is.
+ */
+export function inertTrackedFrame(gen: Coroutine<unknown>, fn: (...args: never[]) => Coroutine<unknown>): object {
+  return new TrackedFrame(gen, fn);
+}
 
 /**
  * True if `gen` is coroutine()'s tracking wrapper around a generator of the program (the
- * inspector shows the generator it wraps, recorded as a CoroutineFrame, not the wrapper).
+ * inspector shows the generator it wraps, the wrapper being its CoroutineFrame).
  */
 export function isTrackingWrapper(gen: unknown): boolean {
-  return typeof gen === 'object' && gen !== null && Object.getPrototypeOf(gen) === TRACKING_WRAPPER;
+  return TrackedFrame.is(gen);
 }
 
 /**
@@ -136,7 +334,7 @@ export function coroutine<This, A extends unknown[], R>(
     if (!tracking) return gen;
     const anyFn = fn as unknown as (...args: never[]) => Coroutine<unknown>;
     hooks?.created?.(gen as Coroutine<unknown>, anyFn);
-    return trackedFrame(gen, anyFn);
+    return new TrackedFrame(gen as Coroutine<unknown>, anyFn) as unknown as Coroutine<R>;
   } as unknown as GeneratorFunction<This, A, R>;
   Object.defineProperty(wrapped, 'name', { value: fn.name, configurable: true });
   Object.defineProperty(wrapped, 'length', { value: fn.length, configurable: true });

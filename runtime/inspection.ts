@@ -80,7 +80,10 @@ export interface TaskInspection extends FutureInspection {
   readonly awaiting: Future<unknown> | null;
   /** Resumes run so far. */
   readonly steps: number;
-  /** The tracked `yield*` chain, root first (null: tracking off, or never stepped). Not a copy. */
+  /**
+   * The tracked `yield*` chain, root first (null: tracking off, or never stepped). Made at each read from the
+   * runtime's links between the frames: a later read sees a later chain.
+   */
   readonly frames: readonly CoroutineFrame[] | null;
   /** The coroutine the task drives. */
   readonly coroutine: Coroutine<unknown>;

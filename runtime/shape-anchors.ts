@@ -7,6 +7,7 @@
 // uses up no task number (a program's first task is "Task-1"). Anchoring happens once, when the
 // first EventLoop is built.
 
+import { inertTrackedFrame } from './coroutine';
 import type { EventLoop } from './loop';
 import { Future } from './future';
 import { GatheringFuture } from './gather';
@@ -34,7 +35,10 @@ export function anchorShapes(makeInertLoop: () => EventLoop): void {
   const gathering = new GatheringFuture<unknown[]>(loop, [future], false);
   const handle = new Handle(noop, []);
   const timer = new TimerHandle(0, 0, noop, [], null);
-  anchors = [loop, future, task, gathering, handle, timer];
+  // A tracked coroutine's frame (coroutine.ts): its class's fields are added in hidden classes that live only
+  // while an instance does, so the tracked tasks of one run all gone, the next run's code would start over.
+  const frame = inertTrackedFrame(neverStepped(), neverStepped);
+  anchors = [loop, future, task, gathering, handle, timer, frame];
 }
 
 /** @internal The anchored instances (tests). */

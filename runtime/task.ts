@@ -127,8 +127,8 @@ export class Task<T = unknown> extends Future<T> implements FutureWaiter {
   }
 
   /**
-   * @internal Frames of the `yield*` chain, innermost last (only with coroutine tracking on):
-   * kept beside the task (coroutine.ts), not in a field every task would carry.
+   * @internal Frames of the `yield*` chain, innermost last (only with coroutine tracking on), made
+   * at each read: the frames link to each other (coroutine.ts), no field of every task holds them.
    */
   get _frames(): CoroutineFrame[] | null {
     return trackedFramesOf(this as Task<unknown>);

@@ -83,6 +83,8 @@ const INSPECTOR_DIRS = [__dirname, join(__dirname, '..', 'runtime', 'inspect')]
 function isInspectorFile(file: string): boolean {
   return INSPECTOR_DIRS.some((d) => file.startsWith(d));
 }
+/** The methods of coroutine()'s tracking wrapper (coroutine.ts's TrackedFrame; a bundle may number it). */
+const TRACKING_WRAPPER = /^TrackedFrame\d*\./;
 /** Functions of the crawler's teaching stages that are their event loops. */
 const LOOP_FUNCTIONS = new Set([
   'runCallbackLoop',
@@ -144,7 +146,7 @@ function classify(lines: readonly StackLine[], positions: SourcePositionMapper):
     else kind = isGenerator ? 'coroutine' : 'callback';
     // coroutine()'s tracking wrapper sits between every two frames of a tracked chain, and the
     // inspector's own hook frames sit where it captured: neither is the program's.
-    if (/^trackedFrame\d*$/.test(shortName(l.name))) continue;
+    if (TRACKING_WRAPPER.test(qualified)) continue;
     if (file !== null && isInspectorFile(file)) continue;
     // Program frames by their function's name (as Python prints co_name); machinery with its class.
     out.push({

@@ -10,6 +10,7 @@
 //   group is released (`HandleTable.release(group)`).
 
 import { types } from 'node:util';
+import { isTrackingWrapper } from '../coroutine';
 import { Future } from '../future';
 
 /** Longest string shown in a preview, in characters. */
@@ -135,7 +136,8 @@ function ownName(fn: object): string {
 /** The constructor name of an object, read from data properties only. */
 export function classNameOf(obj: object): string {
   if (types.isProxy(obj)) return 'Proxy';
-  if (types.isGeneratorObject(obj)) return 'Generator';
+  // coroutine()'s tracking wrapper stands for the generator it drives, as the program sees it.
+  if (types.isGeneratorObject(obj) || isTrackingWrapper(obj)) return 'Generator';
   const proto: unknown = Object.getPrototypeOf(obj);
   if (proto === null || typeof proto !== 'object') return 'Object';
   const d = Object.getOwnPropertyDescriptor(proto, 'constructor');
@@ -279,7 +281,7 @@ function objectPreview(obj: object, sink: HandleSink | null): ValuePreview {
     return make(`[${classNameOf(obj)}: ${nestedText(obj.valueOf())}]`, classNameOf(obj), null, false);
   if (obj instanceof URL) return make(`URL ${cutString(obj.href, PREVIEW_STRING - 10)}`, 'URL', null);
   const cls = classNameOf(obj);
-  if (types.isGeneratorObject(obj)) return make('Generator', cls, null);
+  if (types.isGeneratorObject(obj) || isTrackingWrapper(obj)) return make('Generator', cls, null);
   const props = propertiesText(obj);
   return make(cls === 'Object' ? props : `${cls} ${props}`, cls, null);
 }

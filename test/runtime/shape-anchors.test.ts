@@ -1,5 +1,5 @@
 // Tests of runtime/shape-anchors.ts: building a loop anchors one inert instance of each hot
-// class, on a loop of its own that never runs; the anchors never show in a user's loop
+// class (a tracked coroutine's frame too), on a loop of its own that never runs; the anchors never show in a user's loop
 // (not stepped, not reported at close, not the running loop, not counted: a program's first
 // task is #1).
 import { test, describe } from 'node:test';
@@ -14,6 +14,7 @@ import {
   VirtualClock,
   coroutine,
   getRunningLoop,
+  isTrackingWrapper,
   sleep,
   type Coroutine,
 } from '../../runtime/index';
@@ -34,6 +35,7 @@ describe('shape anchors', () => {
         `an anchored ${cls.name}`,
       );
     }
+    assert.ok(anchors.some(isTrackingWrapper), "an anchored tracked coroutine's frame (tracking on or off)");
     for (const a of anchors)
       if (a instanceof Future) assert.equal(a.getLoop(), anchorLoop, 'anchors belong to the inert loop');
     const again = new EventLoop();

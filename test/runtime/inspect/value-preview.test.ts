@@ -3,7 +3,7 @@
 // iterators), children pages behind handles, and the value a preview stands for.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventLoop, VirtualClock } from '../../../runtime/index';
+import { EventLoop, VirtualClock, coroutine, setCoroutineTracking, type Coroutine } from '../../../runtime/index';
 import {
   HandleTable,
   childrenOf,
@@ -34,6 +34,26 @@ describe('previewValue', () => {
     const long = previewValue('é'.repeat(5000), null);
     assert.equal(long.size, 5000);
     assert.equal(long.text, `${JSON.stringify('é'.repeat(200) + '…')} (5000 chars)`);
+  });
+
+  test('a tracked coroutine reads as the generator it drives: a Generator, nothing to expand', () => {
+    function* fetchPage(): Coroutine<number> {
+      yield;
+      return 1;
+    }
+    const untracked = fetchPage();
+    setCoroutineTracking(true);
+    try {
+      const tracked = coroutine(fetchPage)();
+      const s = sink();
+      const [a, b] = [previewValue(untracked, s), previewValue(tracked, s)];
+      assert.deepEqual([b.text, b.className], [a.text, a.className]);
+      assert.equal(b.text, 'Generator');
+      assert.equal(classNameOf(tracked), 'Generator');
+      assert.deepEqual(childrenOf(tracked, s), childrenOf(untracked, s));
+    } finally {
+      setCoroutineTracking(false);
+    }
   });
 
   test('functions and classes', () => {
