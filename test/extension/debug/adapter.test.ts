@@ -314,9 +314,13 @@ describe('the standalone debug adapter: entry, stepping, evaluate, views, restar
     return launchToStop(dap, { type: 'coroscope', request: 'launch', name: 't', ...args }, { exceptionFilters: [] });
   }
 
-  it('refuses a launch that names nothing to run', async () => {
+  it('refuses a launch that names nothing to run, and ends that session', async () => {
+    const from = dap.mark();
     const r = await dap.requestRaw('launch', { type: 'coroscope', request: 'launch', name: 'bad', maxTasks: 3 });
     assert.equal(r.success, false);
+    // The refusal's output and `terminated` follow the response, maybe in a later read: the next
+    // test's launch must not take them for its own.
+    await dap.waitForEvent('terminated', { from });
     assert.deepEqual(r.body, {
       error: {
         id: ERR_LAUNCH,
