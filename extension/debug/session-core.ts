@@ -327,8 +327,9 @@ export class SessionCore<R extends DebuggedRun = DebuggedRun> {
   loopState(): LoopState {
     // A finished run's past ticks show its loop as it was then, paused after the tick.
     const running = this.showsRun() && canStepForward(this.stored);
-    // On a line, the tick is the stop's (a past line's table is another moment's, the tick boundary before).
-    const tick = this.currentStop?.line !== undefined ? this.currentStop.tick : this.tasks.tick;
+    // Stopped, the tick is the stop's: on a line, a past line's table is another moment's (the tick boundary
+    // before); between ticks, the table is only refreshed when a view lists the threads.
+    const tick = this.currentStop !== null ? this.currentStop.tick : this.tasks.tick;
     return {
       tick,
       paused: this.currentStop !== null || this.tasks.paused,

@@ -123,3 +123,32 @@ describe('thread labels agree with the stops (generators sample)', { timeout: 18
     await check('betweenTicks', await move('stepBack', LOOP_THREAD_ID));
   });
 });
+
+describe("the loop's frame names the tick shown, whether or not the threads were listed", { timeout: 120_000 }, () => {
+  let dap: DapClient;
+  before(async () => {
+    dap = await spawnAdapter();
+    await initialize(dap);
+  });
+  after(async () => {
+    await dap?.close();
+  });
+
+  it('at the end, and at each past tick Step Back goes to (stackTrace asked first, as a client may)', async () => {
+    const end = await launchToStop(
+      dap,
+      { type: 'coroscope', request: 'launch', name: 'ticks', sample: 'generators' },
+      { exceptionFilters: [] },
+    );
+    assert.equal(end.body.reason, 'end');
+    const ticks = Number(/Finished at tick (\d+)/.exec(String(end.body.description))?.[1]);
+    assert.ok(ticks > 2, String(end.body.description));
+    assert.equal((await stackOf(dap, LOOP_THREAD_ID))[0]?.name, 'event loop: the run has finished');
+    for (const tick of [ticks - 1, ticks - 2]) {
+      const back = await moveToStop(dap, 'stepBack', { threadId: LOOP_THREAD_ID });
+      assert.equal(back.body.description, `At tick ${tick} of ${ticks} (replayed)`);
+      // No threads request since the stop: the frame says the stop's tick, not an older table's.
+      assert.equal((await stackOf(dap, LOOP_THREAD_ID))[0]?.name, `event loop: paused after tick ${tick}`);
+    }
+  });
+});
