@@ -5,7 +5,8 @@
 //
 // Invariants: no IPC channel: says so on stderr, exits 2. The program's output is also sent as
 // `output` events. An uncaught exception or unhandled rejection is reported and the host stays
-// up. The client going away stops the run and exits 0; `shutdown` does so after answering.
+// up. The client going away stops the run and exits 0; `shutdown` does so after answering. What a
+// replay of the past prints is not sent (the run printed it already).
 
 import { RpcEndpoint } from '../../../protocol/rpc';
 import type { HostEvents } from '../../../protocol/host-protocol';
@@ -16,6 +17,7 @@ import { LineDebugBridge, lineDebugWorkerScript } from './line-debug-bridge';
 import { runLineDebugWorkerAsAsked } from '../worker/line-debug-worker';
 import { keepSuspendedLocals } from '../../suspended-locals';
 import { removeLineReplayFiles } from '../shared/line-replay-files';
+import { replayRunsNow } from './replay-session';
 
 /** How long the host waits for the current run to stop before exiting anyway. */
 const EXIT_GRACE_MS = 1500;
@@ -87,7 +89,9 @@ function main(): void {
           : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array
             ? Buffer.from(chunk).toString('utf8')
             : String(chunk);
-      endpoint.emit('output', { category, text });
+      // A replay of the past runs the program's code again: what it prints then was printed by the run
+      // already (looking at the past does not make the program print).
+      if (!replayRunsNow()) endpoint.emit('output', { category, text });
       return write(chunk, ...rest);
     }) as typeof stream.write;
   }

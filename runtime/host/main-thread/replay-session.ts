@@ -5,7 +5,8 @@
 // tick. Also RewindSource and ReplayableProgram, what a rewind needs of its run and program.
 //
 // Invariants: a session is parked, failed (a failure sticks), or going on to its tick, never two
-// at once; held or resting it runs nothing; its loop logs nothing (the run logged it already).
+// at once; held or resting it runs nothing; its loop logs nothing (the run logged it already), and
+// what its program prints is not the run's output (replayRunsNow).
 
 import type { Lint, TaskSummary } from '../../../protocol/host-protocol';
 import { EventLoop } from '../../loop';
@@ -19,6 +20,18 @@ import type { RecordingSoFar, RunLog } from '../../record/run-log';
 import { RunReplay } from '../../record/run-replay';
 import { CreationSites } from './creation-sites';
 import { MOMENT_HISTORY } from './recorded-moment';
+import { runningLoopOrNull } from '../../running-loop';
+
+/** Replays whose program is being made again or started (its module loaded, its first ticks run) right now. */
+let startingNow = 0;
+
+/**
+ * Whether the code running now is a replay's (its program made again, or a tick of a replayed loop): what it
+ * prints was printed by the run already, and is not the program's output now.
+ */
+export function replayRunsNow(): boolean {
+  return startingNow > 0 || runningLoopOrNull()?.isReplayed() === true;
+}
 
 /**
  * A recorded program made again on a replay's loop, not run yet: its crawler is known before any tick replays
@@ -152,6 +165,7 @@ export class ReplaySession {
     const reached = s.wait();
     s.sliceStart = performance.now();
     let completion: Promise<unknown>;
+    startingNow++;
     try {
       beforeStart?.(loop, s);
       const program = source.program.start(loop);
@@ -160,6 +174,8 @@ export class ReplaySession {
     } catch (e) {
       s.fail(e);
       return { session: s, reached };
+    } finally {
+      startingNow--;
     }
     completion.then(
       () =>
