@@ -22,7 +22,7 @@ import type {
 } from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';
 import type { CdpPaused, LineDebugger } from '../worker/line-debugger';
-import { isAtStop } from './past-line-walk';
+import { isAtStop } from './line-stop-match';
 import { printedBefore, printedBeforeHit, printedThrough, wayToUntil, withPrinted } from './step-way';
 import { FIRST_STRETCH } from '../shared/hit-scan';
 import { countedFrom, scanCounting } from '../../inspect/hit-count';

@@ -23,6 +23,7 @@ import type {
 import { ProtocolError } from '../../../protocol/rpc';
 import type { CdpPaused, LineDebugger, WalkFrame, WalkVerdict } from '../worker/line-debugger';
 import { nextLine, previousLine, sameEntry, type PastLineEntry } from '../worker/past-lines';
+import { entryOf, isAtStop } from './line-stop-match';
 
 /**
  * Where a walk is going: to learn the live stop (and stop there: `stop`), to an entry, or wherever the line
@@ -669,37 +670,4 @@ export class PastLineWalk {
   private onStopped(): void {
     this.walking?.settle('reached');
   }
-}
-
-/** The entry of a stop: its frames' functions, outermost first, and the innermost frame's line. */
-function entryOf(frames: readonly WalkFrame[], top: WalkFrame): PastLineEntry {
-  return { chain: frames.map((f) => f.functionKey).reverse(), line: top.line };
-}
-
-/**
- * Whether the paused thread (its frames, the machinery left out) is at the line stop `print`:
- * the same frames at the same generated positions, and the innermost frame's locals the same
- * (a line run again in a loop is that stop only with the same locals).
- */
-export async function isAtStop(
-  dbg: LineDebugger,
-  frames: readonly WalkFrame[],
-  print: LineStopPrint,
-): Promise<boolean> {
-  const live = print.frames;
-  if (frames.length !== live.length) return false;
-  const samePositions = frames.every((f, i) => {
-    const l = live[i]!;
-    const p = f.position;
-    return (
-      p.url === l.url &&
-      p.line === l.line &&
-      p.column === l.column &&
-      p.functionLine === l.functionLine &&
-      p.functionColumn === l.functionColumn
-    );
-  });
-  if (!samePositions) return false;
-  const locals = await dbg.localsOf(frames[0]!.frame);
-  return JSON.stringify(locals) === JSON.stringify(print.locals);
 }
