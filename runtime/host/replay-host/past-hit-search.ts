@@ -1,7 +1,7 @@
 // Runs only on a line replay host's worker thread (a runtime host started with --line-replay).
 // PastHitSearch: the search of the recorded past for the hits of the user's line breakpoints
 // (pastHit: Reverse Continue's last hit before the moment shown, or Continue's first after it):
-// the run is replayed with the breakpoints armed (hit-scan.ts), stretch by stretch backwards
+// the run is replayed with the breakpoints armed (scan-breakpoints.ts), stretch by stretch backwards
 // each twice as long, then the hit's tick once more up to the hit, where the thread stops. The
 // last stretch's hits are kept for the next move. See
 // docs/design/line-replay-and-breakpoint-search.md.
@@ -11,7 +11,6 @@
 // live debugger does, since set; scan breakpoints exist only during a search and on its hit,
 // and release() waits for the tick to end before another search or walk.
 
-import { readFileSync } from 'node:fs';
 import type {
   ArmedBreakpoint,
   BreakpointHitLanding,
@@ -21,12 +20,11 @@ import type {
   ScanTicksResult,
 } from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';
-import type { CdpPaused, LineDebugger } from '../worker/line-debugger';
-import { isAtStop } from './line-stop-match';
+import type { LineDebugger } from '../worker/line-debugger';
 import { printedBefore, printedBeforeHit, printedThrough, wayToUntil, withPrinted } from './step-way';
 import { FIRST_STRETCH } from '../shared/hit-scan';
+import { lineCount, ScanBreakpoints, type Planted } from './scan-breakpoints';
 import { countedFrom, scanCounting } from '../../inspect/hit-count';
-import { loggedMessageCounted, loggedMessageExpression, loggedMessageOrThrow } from '../worker/logpoint-message';
 
 type ScanResult = ScanTicksResult;
 
@@ -37,24 +35,9 @@ function ordinalOf(hits: readonly ScanHit[], index: number): number {
   return index - first;
 }
 
-interface Planted {
-  readonly ids: Set<string>;
-  readonly locations: number[][];
-  readonly markerLocation: number | null;
-  /** Where the live line stop a forward search ends at is (null: none). */
-  readonly untilLocation: number | null;
-  readonly places: Array<{ url: string; lineNumber: number; columnNumber: number; condition: string }>;
-}
-
 export class PastHitSearch {
-  private planted: Planted | null = null;
-  /** The scan under way (scanTicks), until it has run to its end. */
-  private scanRun: Promise<unknown> | null = null;
-  private waiting: ((outcome: 'stopped' | ScanResult | Error) => void) | null = null;
-  /** The line stop the search starts from (the marker's), during a scan. */
-  private print: HitBound['print'] | null = null;
-  /** The live line stop a forward search ends at (the `until` marker's), during a scan. */
-  private untilPrint: HitBound['print'] | null = null;
+  /** The breakpoints planted for a search, and its scans (scan-breakpoints.ts). */
+  private readonly scans: ScanBreakpoints;
   /**
    * The hits of the stretch the last search scanned (ticks from+1 .. its start), with the
    * breakpoints armed then (`key`) and the one stopped on (`at`): the next search from that hit
@@ -67,10 +50,12 @@ export class PastHitSearch {
   constructor(
     private readonly dbg: LineDebugger,
     /** Asks the main thread to scan a stretch (scanTicks). */
-    private readonly scanTicks: (params: ScanTicksParams) => Promise<ScanResult>,
+    scanTicks: (params: ScanTicksParams) => Promise<ScanResult>,
     /** Asks the main thread to replay the run to right after `tick` (a seek, untraced); resolves once it has landed. */
     private readonly seekTo: (tick: number) => Promise<unknown>,
-  ) {}
+  ) {
+    this.scans = new ScanBreakpoints(dbg, scanTicks, seekTo);
+  }
 
   /**
    * The hit before (back) or after (forward) `bound`, within ticks floor+1 .. ceiling; the main
@@ -97,14 +82,14 @@ export class PastHitSearch {
       until.taskId !== undefined
         ? until
         : null;
-    this.untilPrint = ending?.print ?? null;
+    this.scans.untilPrint = ending?.print ?? null;
     let landing: BreakpointHitLanding = {
       landed: 'none',
       breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })),
       from: floor,
       to: bound.tick,
     };
-    this.print = bound.print ?? null;
+    this.scans.print = bound.print ?? null;
     const key = JSON.stringify(breakpoints);
     // A neighbour known from the last scan holds only its line hits: with a suspension breakpoint armed,
     // every search scans.
@@ -112,7 +97,7 @@ export class PastHitSearch {
       shown && this.known?.key === key && !breakpoints.some((b) => b.atSuspension === true) ? this.known : null;
     this.known = null;
     if (ceiling >= 1) await this.ensureLoaded(breakpoints);
-    const planted = await this.plant(breakpoints, bound, ending);
+    const planted = await this.scans.plant(breakpoints, bound, ending);
     try {
       if (nth !== null && breakpoints.length > 0)
         landing = await this.stopAt(
@@ -143,14 +128,14 @@ export class PastHitSearch {
   async logHits(logpoints: readonly ArmedBreakpoint[], ceiling: number): Promise<ScanHit[]> {
     await this.release();
     this.known = null;
-    this.print = null;
-    this.untilPrint = null;
+    this.scans.print = null;
+    this.scans.untilPrint = null;
     if (logpoints.length === 0 || ceiling < 1) return [];
     await this.ensureLoaded(logpoints);
-    const planted = await this.plant(logpoints, { tick: 0 });
+    const planted = await this.scans.plant(logpoints, { tick: 0 });
     try {
       const from = countedFrom(logpoints, 0);
-      const r = await this.scan({
+      const r = await this.scans.scan({
         from,
         to: ceiling,
         breakpoints: this.scanBreakpoints(logpoints),
@@ -171,8 +156,8 @@ export class PastHitSearch {
   async stopOn(bound: HitBound, breakpoints: readonly ArmedBreakpoint[]): Promise<void> {
     await this.release();
     this.known = null;
-    this.untilPrint = null;
-    const planted = await this.plant(breakpoints, bound);
+    this.scans.untilPrint = null;
+    const planted = await this.scans.plant(breakpoints, bound);
     try {
       await this.restop(bound, breakpoints, planted);
     } catch (e) {
@@ -185,8 +170,8 @@ export class PastHitSearch {
   private async restop(bound: HitBound, breakpoints: readonly ArmedBreakpoint[], planted: Planted): Promise<void> {
     const marker = this.markerOf(bound, planted, bound.tick);
     if (marker === undefined) return;
-    this.print = bound.print ?? null;
-    const r = await this.scan({
+    this.scans.print = bound.print ?? null;
+    const r = await this.scans.scan({
       from: bound.tick - 1,
       to: bound.tick,
       breakpoints: this.scanBreakpoints(breakpoints),
@@ -204,17 +189,7 @@ export class PastHitSearch {
 
   /** Lets the main thread go (off the hit), waits for its scan to end, and removes the scan breakpoints. */
   async release(): Promise<void> {
-    this.waiting = null;
-    if (this.dbg.isStopped() && this.planted !== null) await this.dbg.resume(false);
-    const run = this.scanRun;
-    this.scanRun = null;
-    await run?.catch(() => undefined);
-    const planted = this.planted;
-    this.planted = null;
-    if (planted === null) return;
-    this.dbg.setWalkHook(new Set(), null, null);
-    for (const id of planted.ids)
-      await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
+    await this.scans.release();
   }
 
   /**
@@ -228,7 +203,7 @@ export class PastHitSearch {
 
   /** Whether the main thread is stopped on a hit this search found. */
   isStopped(): boolean {
-    return this.planted !== null && this.dbg.isStopped();
+    return this.scans.isStopped();
   }
 
   /**
@@ -308,7 +283,7 @@ export class PastHitSearch {
       };
       const marker = this.markerOf(bound, planted, to);
       if (marker !== undefined) params.marker = marker;
-      const r = await this.scan(params);
+      const r = await this.scans.scan(params);
       if (r === 'stopped') throw new ProtocolError('pastHit: the scan stopped on no hit asked for', 'replayFailed');
       let before = r.hits;
       if (marker !== undefined) {
@@ -396,7 +371,7 @@ export class PastHitSearch {
     const marker = this.markerOf(bound, planted, bound.tick);
     if (marker !== undefined) params.marker = marker;
     this.endAt(params, ending, planted);
-    const r = await this.scan(params);
+    const r = await this.scans.scan(params);
     if (r === 'stopped') return printedBefore(this.dbg, await this.landing(breakpoints));
     if (marker !== undefined && r.marked === null)
       throw new ProtocolError(
@@ -451,7 +426,7 @@ export class PastHitSearch {
     const marker = this.markerOf(bound, planted, bound.tick);
     if (marker !== undefined) params.marker = marker;
     this.endAt(params, ending, planted);
-    const r = await this.scan(params);
+    const r = await this.scans.scan(params);
     if (r === 'stopped') throw new ProtocolError('pastHit: the scan stopped on no hit asked for', 'replayFailed');
     if (marker !== undefined && r.marked === null)
       throw new ProtocolError(
@@ -486,8 +461,8 @@ export class PastHitSearch {
     breakpoints: readonly ArmedBreakpoint[],
     planted: Planted,
   ): Promise<BreakpointHitLanding> {
-    this.print = null;
-    const r = await this.scan({
+    this.scans.print = null;
+    const r = await this.scans.scan({
       from,
       to: hit.tick,
       breakpoints: this.scanBreakpoints(breakpoints),
@@ -551,214 +526,5 @@ export class PastHitSearch {
     this.loaded = true;
     await this.seekTo(1);
     for (let i = 0; i < 100 && codeless(); i++) await new Promise((r) => setTimeout(r, 5));
-  }
-
-  /**
-   * Runs one scan: its result when it ran to its end, 'stopped' when the thread stopped on a hit (the scan
-   * goes on once released).
-   */
-  private async scan(params: ScanTicksParams): Promise<'stopped' | ScanResult> {
-    // The ticks before the stretch replayed without the scan breakpoints (a function with one runs
-    // unoptimized), set again for the stretch.
-    const planted = this.planted;
-    if (params.from > 0 && planted !== null && planted.ids.size > 0) {
-      for (const id of planted.ids)
-        await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
-      planted.ids.clear();
-      await this.seekTo(params.from);
-      for (const place of planted.places)
-        planted.ids.add(
-          (await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', place)).breakpointId,
-        );
-    }
-    const outcome = new Promise<'stopped' | ScanResult | Error>((resolve) => {
-      this.waiting = resolve;
-    });
-    const settle = (o: 'stopped' | ScanResult | Error): void => {
-      const w = this.waiting;
-      this.waiting = null;
-      w?.(o);
-    };
-    this.scanRun = this.scanTicks(params).then(settle, (e: unknown) =>
-      settle(e instanceof Error ? e : new Error(String(e))),
-    );
-    const o = await outcome;
-    if (o instanceof Error)
-      throw o instanceof ProtocolError ? o : new ProtocolError(`pastHit: ${o.message}`, 'replayFailed');
-    return o;
-  }
-
-  /**
-   * One breakpoint per generated location of the breakpoints (and the marker's, where the search starts from
-   * a line stop), merged where V8 puts them at one place.
-   */
-  private async plant(
-    breakpoints: readonly ArmedBreakpoint[],
-    bound: HitBound,
-    ending: HitBound | null = null,
-  ): Promise<Planted> {
-    const wanted: Array<{
-      url: string;
-      line0: number;
-      column0: number;
-      bp: number | 'marker' | 'until';
-      condition: string;
-      /** A logpoint's message that throws where the condition's `false` would be (null: none). */
-      throwing: string | null;
-    }> = [];
-    for (const [i, b] of breakpoints.entries()) {
-      // The loop's own (its hits are the scan's check on the replay's loop): nothing to plant.
-      if (b.atSuspension === true) continue;
-      for (const at of this.dbg.generatedLocations(b.file, b.line, lineCount(b.file))) {
-        wanted.push({
-          url: at.url,
-          line0: at.line0,
-          column0: at.column0,
-          bp: i,
-          // A logpoint's is its message where its condition holds (logpoint-message.ts).
-          condition:
-            b.logMessage !== undefined && b.logMessage !== ''
-              ? (b.hitCondition ?? '').trim() === ''
-                ? loggedMessageExpression(b.logMessage, b.condition)
-                : loggedMessageCounted(b.logMessage, b.condition)
-              : b.condition === undefined
-                ? 'true'
-                : `(() => { try { return !!(${b.condition}); } catch { return false; } })()`,
-          // Without a hit condition: a hit whose message throws counts for nothing either way.
-          throwing:
-            b.logMessage !== undefined && b.logMessage !== '' && (b.hitCondition ?? '').trim() === ''
-              ? loggedMessageOrThrow(b.logMessage, b.condition)
-              : null,
-        });
-      }
-    }
-    const top = bound.print?.frames[0];
-    if (top !== undefined)
-      wanted.push({ url: top.url, line0: top.line, column0: top.column, bp: 'marker', condition: '', throwing: null });
-    const end = ending?.print?.frames[0];
-    if (end !== undefined)
-      wanted.push({ url: end.url, line0: end.line, column0: end.column, bp: 'until', condition: '', throwing: null });
-    // Where V8 puts each (a requested column slides to a break location): the markers and a breakpoint at one
-    // place are one breakpoint.
-    const byPlace = new Map<
-      string,
-      {
-        url: string;
-        line0: number;
-        column0: number;
-        bps: number[];
-        conditions: string[];
-        throwing: Array<string | null>;
-        marker: boolean;
-        until: boolean;
-      }
-    >();
-    for (const w of wanted) {
-      const probe = await this.dbg
-        .cdp<{
-          breakpointId: string;
-          locations: Array<{ scriptId: string; lineNumber: number; columnNumber?: number }>;
-        }>('Debugger.setBreakpointByUrl', {
-          url: w.url,
-          lineNumber: w.line0,
-          columnNumber: w.column0,
-          condition: 'false',
-        })
-        .catch(() => null);
-      if (probe !== null)
-        await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: probe.breakpointId }).catch(() => undefined);
-      const at = probe?.locations[0];
-      const key =
-        at === undefined
-          ? `${w.url}:${w.line0}:${w.column0}`
-          : `${at.scriptId}:${at.lineNumber}:${at.columnNumber ?? 0}`;
-      let place = byPlace.get(key);
-      if (place === undefined)
-        byPlace.set(
-          key,
-          (place = {
-            url: w.url,
-            line0: at?.lineNumber ?? w.line0,
-            column0: at?.columnNumber ?? w.column0,
-            bps: [],
-            conditions: [],
-            throwing: [],
-            marker: false,
-            until: false,
-          }),
-        );
-      if (w.bp === 'marker') place.marker = true;
-      else if (w.bp === 'until') place.until = true;
-      else if (!place.bps.includes(w.bp)) {
-        place.bps.push(w.bp);
-        place.conditions.push(w.condition);
-        place.throwing.push(w.throwing);
-      }
-    }
-    const ids = new Set<string>();
-    const locations: number[][] = [];
-    let markerLocation: number | null = null;
-    const places: Planted['places'] = [];
-    let untilLocation: number | null = null;
-    for (const [key, place] of byPlace) {
-      const index = locations.length;
-      locations.push(place.bps);
-      if (place.marker) markerLocation = index;
-      if (place.until) untilLocation = index;
-      // A logpoint alone at its place: its message unwrapped (a closure evaluated at every hit costs V8 about
-      // as much again as the break itself). Where it throws, no scanHit is made: no hit, nothing counted, as
-      // its `false` does; a marker or another breakpoint at the place needs the call whatever it throws.
-      const alone = place.bps.length === 1 && !place.marker && !place.until ? place.throwing[0] : null;
-      const condition = `globalThis.__coroscopeLine.scanHit(${index}, [${alone ?? place.conditions.join(', ')}])`;
-      try {
-        const at = { url: place.url, lineNumber: place.line0, columnNumber: place.column0, condition };
-        places.push(at);
-        const r = await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', at);
-        ids.add(r.breakpointId);
-      } catch (e) {
-        for (const id of ids)
-          await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
-        throw new ProtocolError(`pastHit: cannot arm ${key}: ${e instanceof Error ? e.message : String(e)}`, 'failed');
-      }
-    }
-    const planted: Planted = { ids, locations, markerLocation, untilLocation, places };
-    this.planted = planted;
-    this.dbg.setWalkHook(
-      ids,
-      (paused) => this.onHit(paused),
-      () => this.waiting?.('stopped'),
-    );
-    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
-    return planted;
-  }
-
-  /**
-   * A scan breakpoint paused the thread: the marker (is it the stop searched from?), the live stop a forward
-   * search ends at, or the hit asked for.
-   */
-  private async onHit(paused: CdpPaused): Promise<'resume' | 'stop'> {
-    const why = await this.dbg.callMain('scanPause()').catch(() => null);
-    if (why === 'stop') return 'stop';
-    if (why === 'until') {
-      const live = this.untilPrint;
-      const reached =
-        live !== null && live !== undefined && (await isAtStop(this.dbg, this.dbg.walkFrames(paused), live));
-      return (await this.dbg.callMain(`scanUntil(${reached})`).catch(() => false)) === true ? 'stop' : 'resume';
-    }
-    if (why !== 'marker') return 'resume';
-    const print = this.print;
-    const matched =
-      print !== null && print !== undefined && (await isAtStop(this.dbg, this.dbg.walkFrames(paused), print));
-    const stop = await this.dbg.callMain(`scanMarked(${matched})`).catch(() => false);
-    return stop === true ? 'stop' : 'resume';
-  }
-}
-
-/** A file's number of lines, as far as a breakpoint's line may slide (0 when unreadable: no slide). */
-function lineCount(file: string): number {
-  try {
-    return readFileSync(file, 'utf8').split('\n').length;
-  } catch {
-    return 0;
   }
 }
