@@ -24,16 +24,10 @@ import type { LineDebugger } from '../worker/line-debugger';
 import { printedBefore, printedBeforeHit, printedThrough, wayToUntil, withPrinted } from './step-way';
 import { FIRST_STRETCH } from '../shared/hit-scan';
 import { lineCount, ScanBreakpoints, type Planted } from './scan-breakpoints';
-import { countedFrom, scanCounting } from '../../inspect/hit-count';
+import { checkEnded, checkMarked, endAt, markerOf, ordinalOf, stretchParams } from './hit-scan-params';
+import { countedFrom } from '../../inspect/hit-count';
 
 type ScanResult = ScanTicksResult;
-
-/** Which hit of its tick `hits[index]` is (0: the first): the hits of a stretch come in replay order. */
-function ordinalOf(hits: readonly ScanHit[], index: number): number {
-  let first = index;
-  while (first > 0 && hits[first - 1]!.tick === hits[index]!.tick) first--;
-  return index - first;
-}
 
 export class PastHitSearch {
   /** The breakpoints planted for a search, and its scans (scan-breakpoints.ts). */
@@ -83,12 +77,7 @@ export class PastHitSearch {
         ? until
         : null;
     this.scans.untilPrint = ending?.print ?? null;
-    let landing: BreakpointHitLanding = {
-      landed: 'none',
-      breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })),
-      from: floor,
-      to: bound.tick,
-    };
+    let landing = noHit(breakpoints, floor, bound.tick);
     this.scans.print = bound.print ?? null;
     const key = JSON.stringify(breakpoints);
     // A neighbour known from the last scan holds only its line hits: with a suspension breakpoint armed,
@@ -103,7 +92,6 @@ export class PastHitSearch {
         landing = await this.stopAt(
           { bp: 0, tick: nth.tick, taskId: null, count: 0 },
           nth.ordinal,
-          countedFrom(breakpoints, nth.tick - 1),
           breakpoints,
           planted,
         );
@@ -135,13 +123,7 @@ export class PastHitSearch {
     const planted = await this.scans.plant(logpoints, { tick: 0 });
     try {
       const from = countedFrom(logpoints, 0);
-      const r = await this.scans.scan({
-        from,
-        to: ceiling,
-        breakpoints: this.scanBreakpoints(logpoints),
-        counts: this.countsOf(logpoints),
-        locations: planted.locations,
-      });
+      const r = await this.scans.scan(stretchParams(logpoints, planted, from, ceiling));
       if (r === 'stopped') throw new ProtocolError('pastLog: the scan stopped on no hit asked for', 'replayFailed');
       return r.hits;
     } finally {
@@ -168,15 +150,11 @@ export class PastHitSearch {
 
   /** Stops on the line shown before the search again (its tick replayed to the marker). */
   private async restop(bound: HitBound, breakpoints: readonly ArmedBreakpoint[], planted: Planted): Promise<void> {
-    const marker = this.markerOf(bound, planted, bound.tick);
+    const marker = markerOf(bound, planted, bound.tick);
     if (marker === undefined) return;
     this.scans.print = bound.print ?? null;
     const r = await this.scans.scan({
-      from: bound.tick - 1,
-      to: bound.tick,
-      breakpoints: this.scanBreakpoints(breakpoints),
-      counts: this.countsOf(breakpoints),
-      locations: planted.locations,
+      ...stretchParams(breakpoints, planted, bound.tick - 1, bound.tick),
       marker,
       stop: { kind: 'marker' },
     });
@@ -206,24 +184,6 @@ export class PastHitSearch {
     return this.scans.isStopped();
   }
 
-  /**
-   * The breakpoints as a scan counts them (hit conditions: hit-count.ts), a suspension breakpoint with what
-   * the loop's check needs.
-   */
-  private scanBreakpoints(breakpoints: readonly ArmedBreakpoint[]): ScanTicksParams['breakpoints'] {
-    return breakpoints.map((b) => {
-      const { hitCondition, since } = scanCounting(b);
-      const out: ScanTicksParams['breakpoints'][number] =
-        hitCondition === undefined ? {} : since === undefined ? { hitCondition } : { hitCondition, since };
-      if (b.atSuspension === true)
-        out.atSuspension =
-          b.condition === undefined
-            ? { file: b.file, line: b.line }
-            : { file: b.file, line: b.line, condition: b.condition };
-      return out;
-    });
-  }
-
   /** A suspension breakpoint's hit, as answered: the caller shows its tick. */
   private tickLanding(hit: ScanHit, breakpoints: readonly ArmedBreakpoint[]): BreakpointHitLanding {
     const bp = breakpoints[hit.bp]!;
@@ -234,11 +194,6 @@ export class PastHitSearch {
       breakpoint: { file: bp.file, line: bp.line },
       description: hit.description ?? `a breakpoint at ${bp.file}:${bp.line}`,
     };
-  }
-
-  /** The hits counted before a stretch, per breakpoint: the live debugger's, for one set while the run went. */
-  private countsOf(breakpoints: readonly ArmedBreakpoint[]): number[] {
-    return breakpoints.map((b) => scanCounting(b).before);
   }
 
   private async back(
@@ -252,20 +207,8 @@ export class PastHitSearch {
     if (known !== null && known.at > 0) {
       // The hit before the one shown was scanned already.
       const hit = known.hits[known.at - 1]!;
-      if (hit.tick <= floor)
-        return {
-          landed: 'none',
-          breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })),
-          from: floor,
-          to: bound.tick,
-        };
-      const landing = await this.stopAt(
-        hit,
-        ordinalOf(known.hits, known.at - 1),
-        countedFrom(breakpoints, hit.tick - 1),
-        breakpoints,
-        planted,
-      );
+      if (hit.tick <= floor) return noHit(breakpoints, floor, bound.tick);
+      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at - 1), breakpoints, planted);
       this.known = { ...known, at: known.at - 1 };
       return landing;
     }
@@ -274,26 +217,13 @@ export class PastHitSearch {
     let stretch = FIRST_STRETCH;
     while (to > floor) {
       const from = countedFrom(breakpoints, Math.max(floor, to - stretch));
-      const params: ScanTicksParams = {
-        from,
-        to,
-        breakpoints: this.scanBreakpoints(breakpoints),
-        counts: this.countsOf(breakpoints),
-        locations: planted.locations,
-      };
-      const marker = this.markerOf(bound, planted, to);
+      const params = stretchParams(breakpoints, planted, from, to);
+      const marker = markerOf(bound, planted, to);
       if (marker !== undefined) params.marker = marker;
       const r = await this.scans.scan(params);
       if (r === 'stopped') throw new ProtocolError('pastHit: the scan stopped on no hit asked for', 'replayFailed');
-      let before = r.hits;
-      if (marker !== undefined) {
-        if (r.marked === null)
-          throw new ProtocolError(
-            `pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`,
-            'replayFailed',
-          );
-        before = before.slice(0, r.marked);
-      }
+      checkMarked(params, r);
+      const before = marker !== undefined && r.marked !== null ? r.hits.slice(0, r.marked) : r.hits;
       // Hits come in replay order: the last one is the latest. A suspension breakpoint's is at its tick's
       // end: after the line hits of its tick; the first of its tick is the stop.
       const last = before.length - 1;
@@ -306,13 +236,7 @@ export class PastHitSearch {
         return this.tickLanding(tickHit, breakpoints);
       if (last >= 0 && before[last]!.tick > floor) {
         const hit = before[last]!;
-        const landing = await this.stopAt(
-          hit,
-          ordinalOf(before, last),
-          countedFrom(breakpoints, hit.tick - 1),
-          breakpoints,
-          planted,
-        );
+        const landing = await this.stopAt(hit, ordinalOf(before, last), breakpoints, planted);
         this.known = { key, hits: before, from, at: last };
         return landing;
       }
@@ -320,12 +244,7 @@ export class PastHitSearch {
       to = from;
       stretch *= 2;
     }
-    return {
-      landed: 'none',
-      breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })),
-      from: floor,
-      to: bound.tick,
-    };
+    return noHit(breakpoints, floor, bound.tick);
   }
 
   private async forward(
@@ -337,23 +256,12 @@ export class PastHitSearch {
     ending: HitBound | null,
   ): Promise<BreakpointHitLanding> {
     const start = bound.print !== undefined ? bound.tick - 1 : bound.tick;
-    const none: BreakpointHitLanding = {
-      landed: 'none',
-      breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })),
-      from: bound.tick,
-      to: ceiling,
-    };
+    const none = noHit(breakpoints, bound.tick, ceiling);
     if (known !== null && known.at + 1 < known.hits.length) {
       // The hit after the one shown was scanned already (no other comes between).
       const hit = known.hits[known.at + 1]!;
       if (hit.tick > ceiling) return none;
-      const landing = await this.stopAt(
-        hit,
-        ordinalOf(known.hits, known.at + 1),
-        countedFrom(breakpoints, hit.tick - 1),
-        breakpoints,
-        planted,
-      );
+      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at + 1), breakpoints, planted);
       this.known = { ...known, at: known.at + 1 };
       return landing;
     }
@@ -361,44 +269,17 @@ export class PastHitSearch {
     if (breakpoints.some((b) => b.atSuspension === true))
       return this.forwardWithTicks(bound, start, ceiling, breakpoints, planted, none, ending);
     const params: ScanTicksParams = {
-      from: countedFrom(breakpoints, start),
-      to: ceiling,
-      breakpoints: this.scanBreakpoints(breakpoints),
-      counts: this.countsOf(breakpoints),
-      locations: planted.locations,
+      ...stretchParams(breakpoints, planted, countedFrom(breakpoints, start), ceiling),
       stop: { kind: 'first', afterTick: start },
     };
-    const marker = this.markerOf(bound, planted, bound.tick);
+    const marker = markerOf(bound, planted, bound.tick);
     if (marker !== undefined) params.marker = marker;
-    this.endAt(params, ending, planted);
+    endAt(params, ending, planted);
     const r = await this.scans.scan(params);
     if (r === 'stopped') return printedBefore(this.dbg, await this.landing(breakpoints));
-    if (marker !== undefined && r.marked === null)
-      throw new ProtocolError(
-        `pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`,
-        'replayFailed',
-      );
-    this.checkEnded(params, r);
+    checkMarked(params, r);
+    checkEnded(params, r);
     return wayToUntil(none, r, breakpoints, start);
-  }
-
-  /**
-   * A forward search from a past line of a live line stop ends at that stop, in its tick (`until`: hits after
-   * it are the present's).
-   */
-  private endAt(params: ScanTicksParams, ending: HitBound | null, planted: Planted): void {
-    if (ending === null || ending.taskId === undefined || planted.untilLocation === null || params.to !== ending.tick)
-      return;
-    params.until = { location: planted.untilLocation, tick: ending.tick, taskId: ending.taskId };
-  }
-
-  /** A scan that was to end at the live line stop ran its tick to the end without reaching it: refused. */
-  private checkEnded(params: ScanTicksParams, r: ScanResult): void {
-    if (params.until !== undefined && r.untilReached !== true)
-      throw new ProtocolError(
-        `pastHit: the replay of tick ${params.until.tick} ran to its end without reaching the live stop: it is not the run that was recorded`,
-        'replayFailed',
-      );
   }
 
   /**
@@ -416,24 +297,14 @@ export class PastHitSearch {
     none: BreakpointHitLanding,
     ending: HitBound | null,
   ): Promise<BreakpointHitLanding> {
-    const params: ScanTicksParams = {
-      from: countedFrom(breakpoints, start),
-      to: ceiling,
-      breakpoints: this.scanBreakpoints(breakpoints),
-      counts: this.countsOf(breakpoints),
-      locations: planted.locations,
-    };
-    const marker = this.markerOf(bound, planted, bound.tick);
+    const params = stretchParams(breakpoints, planted, countedFrom(breakpoints, start), ceiling);
+    const marker = markerOf(bound, planted, bound.tick);
     if (marker !== undefined) params.marker = marker;
-    this.endAt(params, ending, planted);
+    endAt(params, ending, planted);
     const r = await this.scans.scan(params);
     if (r === 'stopped') throw new ProtocolError('pastHit: the scan stopped on no hit asked for', 'replayFailed');
-    if (marker !== undefined && r.marked === null)
-      throw new ProtocolError(
-        `pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`,
-        'replayFailed',
-      );
-    this.checkEnded(params, r);
+    checkMarked(params, r);
+    checkEnded(params, r);
     let line = -1;
     for (let i = r.marked ?? 0; i < r.hits.length && line < 0; i++)
       if (r.hits[i]!.tick > start && r.hits[i]!.message === undefined) line = i;
@@ -443,13 +314,7 @@ export class PastHitSearch {
       return withPrinted(this.tickLanding(tickHit, breakpoints), printedThrough(r, start, tickHit.tick));
     if (line < 0) return wayToUntil(none, r, breakpoints, start);
     const hit = r.hits[line]!;
-    const landing = await this.stopAt(
-      hit,
-      ordinalOf(r.hits, line),
-      countedFrom(breakpoints, hit.tick - 1),
-      breakpoints,
-      planted,
-    );
+    const landing = await this.stopAt(hit, ordinalOf(r.hits, line), breakpoints, planted);
     return withPrinted(landing, printedBeforeHit(r, start, line));
   }
 
@@ -457,17 +322,12 @@ export class PastHitSearch {
   private async stopAt(
     hit: ScanHit,
     ordinal: number,
-    from: number,
     breakpoints: readonly ArmedBreakpoint[],
     planted: Planted,
   ): Promise<BreakpointHitLanding> {
     this.scans.print = null;
     const r = await this.scans.scan({
-      from,
-      to: hit.tick,
-      breakpoints: this.scanBreakpoints(breakpoints),
-      counts: this.countsOf(breakpoints),
-      locations: planted.locations,
+      ...stretchParams(breakpoints, planted, countedFrom(breakpoints, hit.tick - 1), hit.tick),
       stop: { kind: 'nth', tick: hit.tick, ordinal },
     });
     if (r !== 'stopped')
@@ -506,12 +366,6 @@ export class PastHitSearch {
     };
   }
 
-  private markerOf(bound: HitBound, planted: Planted, to: number): ScanTicksParams['marker'] {
-    if (bound.print === undefined || bound.taskId === undefined || planted.markerLocation === null || to !== bound.tick)
-      return undefined;
-    return { location: planted.markerLocation, tick: bound.tick, taskId: bound.taskId };
-  }
-
   /**
    * A fresh replay host has not run the program yet: a user program's files (loaded, and transpiled, only
    * when a replay starts it) have no code where a breakpoint's line could be found, and a search would plant
@@ -527,4 +381,9 @@ export class PastHitSearch {
     await this.seekTo(1);
     for (let i = 0; i < 100 && codeless(); i++) await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/** No hit in ticks from+1 .. to, as answered. */
+function noHit(breakpoints: readonly ArmedBreakpoint[], from: number, to: number): BreakpointHitLanding {
+  return { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from, to };
 }
