@@ -1,7 +1,7 @@
 // Runs only on a line replay host's worker thread (a runtime host started with --line-replay).
 // PastHitSearch: the search of the recorded past for the hits of the user's line breakpoints
 // (pastHit: Reverse Continue's last hit before the moment shown, or Continue's first after it):
-// the run is replayed with the breakpoints armed (hit-scan.ts), stretch by stretch backwards
+// the run is replayed with the breakpoints armed (scan-breakpoints.ts), stretch by stretch backwards
 // each twice as long, then the hit's tick once more up to the hit, where the thread stops. The
 // last stretch's hits are kept for the next move. See
 // docs/design/line-replay-and-breakpoint-search.md.
@@ -11,7 +11,6 @@
 // live debugger does, since set; scan breakpoints exist only during a search and on its hit,
 // and release() waits for the tick to end before another search or walk.
 
-import { readFileSync } from 'node:fs';
 import type {
   ArmedBreakpoint,
   BreakpointHitLanding,
@@ -21,40 +20,18 @@ import type {
   ScanTicksResult,
 } from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';
-import type { CdpPaused, LineDebugger } from '../worker/line-debugger';
-import { isAtStop } from './past-line-walk';
+import type { LineDebugger } from '../worker/line-debugger';
 import { printedBefore, printedBeforeHit, printedThrough, wayToUntil, withPrinted } from './step-way';
 import { FIRST_STRETCH } from '../shared/hit-scan';
-import { countedFrom, scanCounting } from '../../inspect/hit-count';
-import { loggedMessageCounted, loggedMessageExpression, loggedMessageOrThrow } from '../worker/logpoint-message';
+import { lineCount, ScanBreakpoints, type Planted } from './scan-breakpoints';
+import { checkEnded, checkMarked, endAt, markerOf, ordinalOf, stretchParams } from './hit-scan-params';
+import { countedFrom } from '../../inspect/hit-count';
 
 type ScanResult = ScanTicksResult;
 
-/** Which hit of its tick `hits[index]` is (0: the first): the hits of a stretch come in replay order. */
-function ordinalOf(hits: readonly ScanHit[], index: number): number {
-  let first = index;
-  while (first > 0 && hits[first - 1]!.tick === hits[index]!.tick) first--;
-  return index - first;
-}
-
-interface Planted {
-  readonly ids: Set<string>;
-  readonly locations: number[][];
-  readonly markerLocation: number | null;
-  /** Where the live line stop a forward search ends at is (null: none). */
-  readonly untilLocation: number | null;
-  readonly places: Array<{ url: string; lineNumber: number; columnNumber: number; condition: string }>;
-}
-
 export class PastHitSearch {
-  private planted: Planted | null = null;
-  /** The scan under way (scanTicks), until it has run to its end. */
-  private scanRun: Promise<unknown> | null = null;
-  private waiting: ((outcome: 'stopped' | ScanResult | Error) => void) | null = null;
-  /** The line stop the search starts from (the marker's), during a scan. */
-  private print: HitBound['print'] | null = null;
-  /** The live line stop a forward search ends at (the `until` marker's), during a scan. */
-  private untilPrint: HitBound['print'] | null = null;
+  /** The breakpoints planted for a search, and its scans (scan-breakpoints.ts). */
+  private readonly scans: ScanBreakpoints;
   /**
    * The hits of the stretch the last search scanned (ticks from+1 .. its start), with the
    * breakpoints armed then (`key`) and the one stopped on (`at`): the next search from that hit
@@ -67,10 +44,12 @@ export class PastHitSearch {
   constructor(
     private readonly dbg: LineDebugger,
     /** Asks the main thread to scan a stretch (scanTicks). */
-    private readonly scanTicks: (params: ScanTicksParams) => Promise<ScanResult>,
+    scanTicks: (params: ScanTicksParams) => Promise<ScanResult>,
     /** Asks the main thread to replay the run to right after `tick` (a seek, untraced); resolves once it has landed. */
     private readonly seekTo: (tick: number) => Promise<unknown>,
-  ) {}
+  ) {
+    this.scans = new ScanBreakpoints(dbg, scanTicks, seekTo);
+  }
 
   /**
    * The hit before (back) or after (forward) `bound`, within ticks floor+1 .. ceiling; the main
@@ -97,14 +76,9 @@ export class PastHitSearch {
       until.taskId !== undefined
         ? until
         : null;
-    this.untilPrint = ending?.print ?? null;
-    let landing: BreakpointHitLanding = {
-      landed: 'none',
-      breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })),
-      from: floor,
-      to: bound.tick,
-    };
-    this.print = bound.print ?? null;
+    this.scans.untilPrint = ending?.print ?? null;
+    let landing = noHit(breakpoints, floor, bound.tick);
+    this.scans.print = bound.print ?? null;
     const key = JSON.stringify(breakpoints);
     // A neighbour known from the last scan holds only its line hits: with a suspension breakpoint armed,
     // every search scans.
@@ -112,13 +86,12 @@ export class PastHitSearch {
       shown && this.known?.key === key && !breakpoints.some((b) => b.atSuspension === true) ? this.known : null;
     this.known = null;
     if (ceiling >= 1) await this.ensureLoaded(breakpoints);
-    const planted = await this.plant(breakpoints, bound, ending);
+    const planted = await this.scans.plant(breakpoints, bound, ending);
     try {
       if (nth !== null && breakpoints.length > 0)
         landing = await this.stopAt(
           { bp: 0, tick: nth.tick, taskId: null, count: 0 },
           nth.ordinal,
-          countedFrom(breakpoints, nth.tick - 1),
           breakpoints,
           planted,
         );
@@ -143,20 +116,14 @@ export class PastHitSearch {
   async logHits(logpoints: readonly ArmedBreakpoint[], ceiling: number): Promise<ScanHit[]> {
     await this.release();
     this.known = null;
-    this.print = null;
-    this.untilPrint = null;
+    this.scans.print = null;
+    this.scans.untilPrint = null;
     if (logpoints.length === 0 || ceiling < 1) return [];
     await this.ensureLoaded(logpoints);
-    const planted = await this.plant(logpoints, { tick: 0 });
+    const planted = await this.scans.plant(logpoints, { tick: 0 });
     try {
       const from = countedFrom(logpoints, 0);
-      const r = await this.scan({
-        from,
-        to: ceiling,
-        breakpoints: this.scanBreakpoints(logpoints),
-        counts: this.countsOf(logpoints),
-        locations: planted.locations,
-      });
+      const r = await this.scans.scan(stretchParams(logpoints, planted, from, ceiling));
       if (r === 'stopped') throw new ProtocolError('pastLog: the scan stopped on no hit asked for', 'replayFailed');
       return r.hits;
     } finally {
@@ -171,8 +138,8 @@ export class PastHitSearch {
   async stopOn(bound: HitBound, breakpoints: readonly ArmedBreakpoint[]): Promise<void> {
     await this.release();
     this.known = null;
-    this.untilPrint = null;
-    const planted = await this.plant(breakpoints, bound);
+    this.scans.untilPrint = null;
+    const planted = await this.scans.plant(breakpoints, bound);
     try {
       await this.restop(bound, breakpoints, planted);
     } catch (e) {
@@ -183,15 +150,11 @@ export class PastHitSearch {
 
   /** Stops on the line shown before the search again (its tick replayed to the marker). */
   private async restop(bound: HitBound, breakpoints: readonly ArmedBreakpoint[], planted: Planted): Promise<void> {
-    const marker = this.markerOf(bound, planted, bound.tick);
+    const marker = markerOf(bound, planted, bound.tick);
     if (marker === undefined) return;
-    this.print = bound.print ?? null;
-    const r = await this.scan({
-      from: bound.tick - 1,
-      to: bound.tick,
-      breakpoints: this.scanBreakpoints(breakpoints),
-      counts: this.countsOf(breakpoints),
-      locations: planted.locations,
+    this.scans.print = bound.print ?? null;
+    const r = await this.scans.scan({
+      ...stretchParams(breakpoints, planted, bound.tick - 1, bound.tick),
       marker,
       stop: { kind: 'marker' },
     });
@@ -204,17 +167,7 @@ export class PastHitSearch {
 
   /** Lets the main thread go (off the hit), waits for its scan to end, and removes the scan breakpoints. */
   async release(): Promise<void> {
-    this.waiting = null;
-    if (this.dbg.isStopped() && this.planted !== null) await this.dbg.resume(false);
-    const run = this.scanRun;
-    this.scanRun = null;
-    await run?.catch(() => undefined);
-    const planted = this.planted;
-    this.planted = null;
-    if (planted === null) return;
-    this.dbg.setWalkHook(new Set(), null, null);
-    for (const id of planted.ids)
-      await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
+    await this.scans.release();
   }
 
   /**
@@ -228,25 +181,7 @@ export class PastHitSearch {
 
   /** Whether the main thread is stopped on a hit this search found. */
   isStopped(): boolean {
-    return this.planted !== null && this.dbg.isStopped();
-  }
-
-  /**
-   * The breakpoints as a scan counts them (hit conditions: hit-count.ts), a suspension breakpoint with what
-   * the loop's check needs.
-   */
-  private scanBreakpoints(breakpoints: readonly ArmedBreakpoint[]): ScanTicksParams['breakpoints'] {
-    return breakpoints.map((b) => {
-      const { hitCondition, since } = scanCounting(b);
-      const out: ScanTicksParams['breakpoints'][number] =
-        hitCondition === undefined ? {} : since === undefined ? { hitCondition } : { hitCondition, since };
-      if (b.atSuspension === true)
-        out.atSuspension =
-          b.condition === undefined
-            ? { file: b.file, line: b.line }
-            : { file: b.file, line: b.line, condition: b.condition };
-      return out;
-    });
+    return this.scans.isStopped();
   }
 
   /** A suspension breakpoint's hit, as answered: the caller shows its tick. */
@@ -261,11 +196,6 @@ export class PastHitSearch {
     };
   }
 
-  /** The hits counted before a stretch, per breakpoint: the live debugger's, for one set while the run went. */
-  private countsOf(breakpoints: readonly ArmedBreakpoint[]): number[] {
-    return breakpoints.map((b) => scanCounting(b).before);
-  }
-
   private async back(
     bound: HitBound,
     floor: number,
@@ -277,20 +207,8 @@ export class PastHitSearch {
     if (known !== null && known.at > 0) {
       // The hit before the one shown was scanned already.
       const hit = known.hits[known.at - 1]!;
-      if (hit.tick <= floor)
-        return {
-          landed: 'none',
-          breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })),
-          from: floor,
-          to: bound.tick,
-        };
-      const landing = await this.stopAt(
-        hit,
-        ordinalOf(known.hits, known.at - 1),
-        countedFrom(breakpoints, hit.tick - 1),
-        breakpoints,
-        planted,
-      );
+      if (hit.tick <= floor) return noHit(breakpoints, floor, bound.tick);
+      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at - 1), breakpoints, planted);
       this.known = { ...known, at: known.at - 1 };
       return landing;
     }
@@ -299,26 +217,13 @@ export class PastHitSearch {
     let stretch = FIRST_STRETCH;
     while (to > floor) {
       const from = countedFrom(breakpoints, Math.max(floor, to - stretch));
-      const params: ScanTicksParams = {
-        from,
-        to,
-        breakpoints: this.scanBreakpoints(breakpoints),
-        counts: this.countsOf(breakpoints),
-        locations: planted.locations,
-      };
-      const marker = this.markerOf(bound, planted, to);
+      const params = stretchParams(breakpoints, planted, from, to);
+      const marker = markerOf(bound, planted, to);
       if (marker !== undefined) params.marker = marker;
-      const r = await this.scan(params);
+      const r = await this.scans.scan(params);
       if (r === 'stopped') throw new ProtocolError('pastHit: the scan stopped on no hit asked for', 'replayFailed');
-      let before = r.hits;
-      if (marker !== undefined) {
-        if (r.marked === null)
-          throw new ProtocolError(
-            `pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`,
-            'replayFailed',
-          );
-        before = before.slice(0, r.marked);
-      }
+      checkMarked(params, r);
+      const before = marker !== undefined && r.marked !== null ? r.hits.slice(0, r.marked) : r.hits;
       // Hits come in replay order: the last one is the latest. A suspension breakpoint's is at its tick's
       // end: after the line hits of its tick; the first of its tick is the stop.
       const last = before.length - 1;
@@ -331,13 +236,7 @@ export class PastHitSearch {
         return this.tickLanding(tickHit, breakpoints);
       if (last >= 0 && before[last]!.tick > floor) {
         const hit = before[last]!;
-        const landing = await this.stopAt(
-          hit,
-          ordinalOf(before, last),
-          countedFrom(breakpoints, hit.tick - 1),
-          breakpoints,
-          planted,
-        );
+        const landing = await this.stopAt(hit, ordinalOf(before, last), breakpoints, planted);
         this.known = { key, hits: before, from, at: last };
         return landing;
       }
@@ -345,12 +244,7 @@ export class PastHitSearch {
       to = from;
       stretch *= 2;
     }
-    return {
-      landed: 'none',
-      breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })),
-      from: floor,
-      to: bound.tick,
-    };
+    return noHit(breakpoints, floor, bound.tick);
   }
 
   private async forward(
@@ -362,23 +256,12 @@ export class PastHitSearch {
     ending: HitBound | null,
   ): Promise<BreakpointHitLanding> {
     const start = bound.print !== undefined ? bound.tick - 1 : bound.tick;
-    const none: BreakpointHitLanding = {
-      landed: 'none',
-      breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })),
-      from: bound.tick,
-      to: ceiling,
-    };
+    const none = noHit(breakpoints, bound.tick, ceiling);
     if (known !== null && known.at + 1 < known.hits.length) {
       // The hit after the one shown was scanned already (no other comes between).
       const hit = known.hits[known.at + 1]!;
       if (hit.tick > ceiling) return none;
-      const landing = await this.stopAt(
-        hit,
-        ordinalOf(known.hits, known.at + 1),
-        countedFrom(breakpoints, hit.tick - 1),
-        breakpoints,
-        planted,
-      );
+      const landing = await this.stopAt(hit, ordinalOf(known.hits, known.at + 1), breakpoints, planted);
       this.known = { ...known, at: known.at + 1 };
       return landing;
     }
@@ -386,44 +269,17 @@ export class PastHitSearch {
     if (breakpoints.some((b) => b.atSuspension === true))
       return this.forwardWithTicks(bound, start, ceiling, breakpoints, planted, none, ending);
     const params: ScanTicksParams = {
-      from: countedFrom(breakpoints, start),
-      to: ceiling,
-      breakpoints: this.scanBreakpoints(breakpoints),
-      counts: this.countsOf(breakpoints),
-      locations: planted.locations,
+      ...stretchParams(breakpoints, planted, countedFrom(breakpoints, start), ceiling),
       stop: { kind: 'first', afterTick: start },
     };
-    const marker = this.markerOf(bound, planted, bound.tick);
+    const marker = markerOf(bound, planted, bound.tick);
     if (marker !== undefined) params.marker = marker;
-    this.endAt(params, ending, planted);
-    const r = await this.scan(params);
+    endAt(params, ending, planted);
+    const r = await this.scans.scan(params);
     if (r === 'stopped') return printedBefore(this.dbg, await this.landing(breakpoints));
-    if (marker !== undefined && r.marked === null)
-      throw new ProtocolError(
-        `pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`,
-        'replayFailed',
-      );
-    this.checkEnded(params, r);
+    checkMarked(params, r);
+    checkEnded(params, r);
     return wayToUntil(none, r, breakpoints, start);
-  }
-
-  /**
-   * A forward search from a past line of a live line stop ends at that stop, in its tick (`until`: hits after
-   * it are the present's).
-   */
-  private endAt(params: ScanTicksParams, ending: HitBound | null, planted: Planted): void {
-    if (ending === null || ending.taskId === undefined || planted.untilLocation === null || params.to !== ending.tick)
-      return;
-    params.until = { location: planted.untilLocation, tick: ending.tick, taskId: ending.taskId };
-  }
-
-  /** A scan that was to end at the live line stop ran its tick to the end without reaching it: refused. */
-  private checkEnded(params: ScanTicksParams, r: ScanResult): void {
-    if (params.until !== undefined && r.untilReached !== true)
-      throw new ProtocolError(
-        `pastHit: the replay of tick ${params.until.tick} ran to its end without reaching the live stop: it is not the run that was recorded`,
-        'replayFailed',
-      );
   }
 
   /**
@@ -441,24 +297,14 @@ export class PastHitSearch {
     none: BreakpointHitLanding,
     ending: HitBound | null,
   ): Promise<BreakpointHitLanding> {
-    const params: ScanTicksParams = {
-      from: countedFrom(breakpoints, start),
-      to: ceiling,
-      breakpoints: this.scanBreakpoints(breakpoints),
-      counts: this.countsOf(breakpoints),
-      locations: planted.locations,
-    };
-    const marker = this.markerOf(bound, planted, bound.tick);
+    const params = stretchParams(breakpoints, planted, countedFrom(breakpoints, start), ceiling);
+    const marker = markerOf(bound, planted, bound.tick);
     if (marker !== undefined) params.marker = marker;
-    this.endAt(params, ending, planted);
-    const r = await this.scan(params);
+    endAt(params, ending, planted);
+    const r = await this.scans.scan(params);
     if (r === 'stopped') throw new ProtocolError('pastHit: the scan stopped on no hit asked for', 'replayFailed');
-    if (marker !== undefined && r.marked === null)
-      throw new ProtocolError(
-        `pastHit: the replay of tick ${bound.tick} ran to its end without reaching the line shown: it is not the run that was recorded`,
-        'replayFailed',
-      );
-    this.checkEnded(params, r);
+    checkMarked(params, r);
+    checkEnded(params, r);
     let line = -1;
     for (let i = r.marked ?? 0; i < r.hits.length && line < 0; i++)
       if (r.hits[i]!.tick > start && r.hits[i]!.message === undefined) line = i;
@@ -468,13 +314,7 @@ export class PastHitSearch {
       return withPrinted(this.tickLanding(tickHit, breakpoints), printedThrough(r, start, tickHit.tick));
     if (line < 0) return wayToUntil(none, r, breakpoints, start);
     const hit = r.hits[line]!;
-    const landing = await this.stopAt(
-      hit,
-      ordinalOf(r.hits, line),
-      countedFrom(breakpoints, hit.tick - 1),
-      breakpoints,
-      planted,
-    );
+    const landing = await this.stopAt(hit, ordinalOf(r.hits, line), breakpoints, planted);
     return withPrinted(landing, printedBeforeHit(r, start, line));
   }
 
@@ -482,17 +322,12 @@ export class PastHitSearch {
   private async stopAt(
     hit: ScanHit,
     ordinal: number,
-    from: number,
     breakpoints: readonly ArmedBreakpoint[],
     planted: Planted,
   ): Promise<BreakpointHitLanding> {
-    this.print = null;
-    const r = await this.scan({
-      from,
-      to: hit.tick,
-      breakpoints: this.scanBreakpoints(breakpoints),
-      counts: this.countsOf(breakpoints),
-      locations: planted.locations,
+    this.scans.print = null;
+    const r = await this.scans.scan({
+      ...stretchParams(breakpoints, planted, countedFrom(breakpoints, hit.tick - 1), hit.tick),
       stop: { kind: 'nth', tick: hit.tick, ordinal },
     });
     if (r !== 'stopped')
@@ -531,12 +366,6 @@ export class PastHitSearch {
     };
   }
 
-  private markerOf(bound: HitBound, planted: Planted, to: number): ScanTicksParams['marker'] {
-    if (bound.print === undefined || bound.taskId === undefined || planted.markerLocation === null || to !== bound.tick)
-      return undefined;
-    return { location: planted.markerLocation, tick: bound.tick, taskId: bound.taskId };
-  }
-
   /**
    * A fresh replay host has not run the program yet: a user program's files (loaded, and transpiled, only
    * when a replay starts it) have no code where a breakpoint's line could be found, and a search would plant
@@ -552,213 +381,9 @@ export class PastHitSearch {
     await this.seekTo(1);
     for (let i = 0; i < 100 && codeless(); i++) await new Promise((r) => setTimeout(r, 5));
   }
-
-  /**
-   * Runs one scan: its result when it ran to its end, 'stopped' when the thread stopped on a hit (the scan
-   * goes on once released).
-   */
-  private async scan(params: ScanTicksParams): Promise<'stopped' | ScanResult> {
-    // The ticks before the stretch replayed without the scan breakpoints (a function with one runs
-    // unoptimized), set again for the stretch.
-    const planted = this.planted;
-    if (params.from > 0 && planted !== null && planted.ids.size > 0) {
-      for (const id of planted.ids)
-        await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
-      planted.ids.clear();
-      await this.seekTo(params.from);
-      for (const place of planted.places)
-        planted.ids.add(
-          (await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', place)).breakpointId,
-        );
-    }
-    const outcome = new Promise<'stopped' | ScanResult | Error>((resolve) => {
-      this.waiting = resolve;
-    });
-    const settle = (o: 'stopped' | ScanResult | Error): void => {
-      const w = this.waiting;
-      this.waiting = null;
-      w?.(o);
-    };
-    this.scanRun = this.scanTicks(params).then(settle, (e: unknown) =>
-      settle(e instanceof Error ? e : new Error(String(e))),
-    );
-    const o = await outcome;
-    if (o instanceof Error)
-      throw o instanceof ProtocolError ? o : new ProtocolError(`pastHit: ${o.message}`, 'replayFailed');
-    return o;
-  }
-
-  /**
-   * One breakpoint per generated location of the breakpoints (and the marker's, where the search starts from
-   * a line stop), merged where V8 puts them at one place.
-   */
-  private async plant(
-    breakpoints: readonly ArmedBreakpoint[],
-    bound: HitBound,
-    ending: HitBound | null = null,
-  ): Promise<Planted> {
-    const wanted: Array<{
-      url: string;
-      line0: number;
-      column0: number;
-      bp: number | 'marker' | 'until';
-      condition: string;
-      /** A logpoint's message that throws where the condition's `false` would be (null: none). */
-      throwing: string | null;
-    }> = [];
-    for (const [i, b] of breakpoints.entries()) {
-      // The loop's own (its hits are the scan's check on the replay's loop): nothing to plant.
-      if (b.atSuspension === true) continue;
-      for (const at of this.dbg.generatedLocations(b.file, b.line, lineCount(b.file))) {
-        wanted.push({
-          url: at.url,
-          line0: at.line0,
-          column0: at.column0,
-          bp: i,
-          // A logpoint's is its message where its condition holds (logpoint-message.ts).
-          condition:
-            b.logMessage !== undefined && b.logMessage !== ''
-              ? (b.hitCondition ?? '').trim() === ''
-                ? loggedMessageExpression(b.logMessage, b.condition)
-                : loggedMessageCounted(b.logMessage, b.condition)
-              : b.condition === undefined
-                ? 'true'
-                : `(() => { try { return !!(${b.condition}); } catch { return false; } })()`,
-          // Without a hit condition: a hit whose message throws counts for nothing either way.
-          throwing:
-            b.logMessage !== undefined && b.logMessage !== '' && (b.hitCondition ?? '').trim() === ''
-              ? loggedMessageOrThrow(b.logMessage, b.condition)
-              : null,
-        });
-      }
-    }
-    const top = bound.print?.frames[0];
-    if (top !== undefined)
-      wanted.push({ url: top.url, line0: top.line, column0: top.column, bp: 'marker', condition: '', throwing: null });
-    const end = ending?.print?.frames[0];
-    if (end !== undefined)
-      wanted.push({ url: end.url, line0: end.line, column0: end.column, bp: 'until', condition: '', throwing: null });
-    // Where V8 puts each (a requested column slides to a break location): the markers and a breakpoint at one
-    // place are one breakpoint.
-    const byPlace = new Map<
-      string,
-      {
-        url: string;
-        line0: number;
-        column0: number;
-        bps: number[];
-        conditions: string[];
-        throwing: Array<string | null>;
-        marker: boolean;
-        until: boolean;
-      }
-    >();
-    for (const w of wanted) {
-      const probe = await this.dbg
-        .cdp<{
-          breakpointId: string;
-          locations: Array<{ scriptId: string; lineNumber: number; columnNumber?: number }>;
-        }>('Debugger.setBreakpointByUrl', {
-          url: w.url,
-          lineNumber: w.line0,
-          columnNumber: w.column0,
-          condition: 'false',
-        })
-        .catch(() => null);
-      if (probe !== null)
-        await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: probe.breakpointId }).catch(() => undefined);
-      const at = probe?.locations[0];
-      const key =
-        at === undefined
-          ? `${w.url}:${w.line0}:${w.column0}`
-          : `${at.scriptId}:${at.lineNumber}:${at.columnNumber ?? 0}`;
-      let place = byPlace.get(key);
-      if (place === undefined)
-        byPlace.set(
-          key,
-          (place = {
-            url: w.url,
-            line0: at?.lineNumber ?? w.line0,
-            column0: at?.columnNumber ?? w.column0,
-            bps: [],
-            conditions: [],
-            throwing: [],
-            marker: false,
-            until: false,
-          }),
-        );
-      if (w.bp === 'marker') place.marker = true;
-      else if (w.bp === 'until') place.until = true;
-      else if (!place.bps.includes(w.bp)) {
-        place.bps.push(w.bp);
-        place.conditions.push(w.condition);
-        place.throwing.push(w.throwing);
-      }
-    }
-    const ids = new Set<string>();
-    const locations: number[][] = [];
-    let markerLocation: number | null = null;
-    const places: Planted['places'] = [];
-    let untilLocation: number | null = null;
-    for (const [key, place] of byPlace) {
-      const index = locations.length;
-      locations.push(place.bps);
-      if (place.marker) markerLocation = index;
-      if (place.until) untilLocation = index;
-      // A logpoint alone at its place: its message unwrapped (a closure evaluated at every hit costs V8 about
-      // as much again as the break itself). Where it throws, no scanHit is made: no hit, nothing counted, as
-      // its `false` does; a marker or another breakpoint at the place needs the call whatever it throws.
-      const alone = place.bps.length === 1 && !place.marker && !place.until ? place.throwing[0] : null;
-      const condition = `globalThis.__coroscopeLine.scanHit(${index}, [${alone ?? place.conditions.join(', ')}])`;
-      try {
-        const at = { url: place.url, lineNumber: place.line0, columnNumber: place.column0, condition };
-        places.push(at);
-        const r = await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', at);
-        ids.add(r.breakpointId);
-      } catch (e) {
-        for (const id of ids)
-          await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
-        throw new ProtocolError(`pastHit: cannot arm ${key}: ${e instanceof Error ? e.message : String(e)}`, 'failed');
-      }
-    }
-    const planted: Planted = { ids, locations, markerLocation, untilLocation, places };
-    this.planted = planted;
-    this.dbg.setWalkHook(
-      ids,
-      (paused) => this.onHit(paused),
-      () => this.waiting?.('stopped'),
-    );
-    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
-    return planted;
-  }
-
-  /**
-   * A scan breakpoint paused the thread: the marker (is it the stop searched from?), the live stop a forward
-   * search ends at, or the hit asked for.
-   */
-  private async onHit(paused: CdpPaused): Promise<'resume' | 'stop'> {
-    const why = await this.dbg.callMain('scanPause()').catch(() => null);
-    if (why === 'stop') return 'stop';
-    if (why === 'until') {
-      const live = this.untilPrint;
-      const reached =
-        live !== null && live !== undefined && (await isAtStop(this.dbg, this.dbg.walkFrames(paused), live));
-      return (await this.dbg.callMain(`scanUntil(${reached})`).catch(() => false)) === true ? 'stop' : 'resume';
-    }
-    if (why !== 'marker') return 'resume';
-    const print = this.print;
-    const matched =
-      print !== null && print !== undefined && (await isAtStop(this.dbg, this.dbg.walkFrames(paused), print));
-    const stop = await this.dbg.callMain(`scanMarked(${matched})`).catch(() => false);
-    return stop === true ? 'stop' : 'resume';
-  }
 }
 
-/** A file's number of lines, as far as a breakpoint's line may slide (0 when unreadable: no slide). */
-function lineCount(file: string): number {
-  try {
-    return readFileSync(file, 'utf8').split('\n').length;
-  } catch {
-    return 0;
-  }
+/** No hit in ticks from+1 .. to, as answered. */
+function noHit(breakpoints: readonly ArmedBreakpoint[], from: number, to: number): BreakpointHitLanding {
+  return { landed: 'none', breakpoints: breakpoints.map((b) => ({ file: b.file, line: b.line })), from, to };
 }

@@ -1,10 +1,10 @@
 // Runs only on a line replay host's worker thread (a runtime host started with --line-replay).
-// PastLineWalk: the lines task `taskId` ran in tick `tick` up to the live stop, replayed: the
-// main thread runs the tick again (replayLineTick) with breakpoints on the stop chain's
-// functions, planted once the tick before has landed. The first walk learns the entries
+// PastLineWalk: the moves over the lines task `taskId` ran in tick `tick` up to the live stop
+// (a step back, over, into or out, the values read at each line back, a landing held ready), each
+// a walk of the tick replayed (traced-tick-walk.ts). The first walk learns the entries
 // (past-lines.ts); steps walk again. A walk may be anchored at a hit (`ceiling`) or at the last
 // line of an earlier step (`lastOfTick`); a step in is the replay host's own line step.
-// See docs/design/line-replay-and-breakpoint-search.md.
+// See docs/design/line-replay.md.
 //
 // Invariants: exact or refused (an entry is shown only when reached, and every walk must pass
 // the first walk's entries, else the move is refused with the reason); one walk at a time (the
@@ -12,7 +12,6 @@
 // is stopped there.
 
 import type {
-  HitBound,
   LineReading,
   LineStepKind,
   LineWatched,
@@ -21,42 +20,11 @@ import type {
   SourcePosition,
 } from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';
-import type { CdpPaused, LineDebugger, WalkFrame, WalkVerdict } from '../worker/line-debugger';
-import { nextLine, previousLine, sameEntry, type PastLineEntry } from '../worker/past-lines';
+import { nextLine, previousLine, sameEntry } from '../worker/past-lines';
+import { entryOf, isAtStop } from './line-stop-match';
+import { TracedTickWalk, type Outcome, type WalkMark } from './traced-tick-walk';
 
-/**
- * Where a walk is going: to learn the live stop (and stop there: `stop`), to an entry, or wherever the line
- * step under way stops.
- */
-type Target = { kind: 'live'; stop?: boolean } | { kind: 'entry'; index: number } | { kind: 'step' };
-
-/**
- * How a walk's move ended: reached (stopped there, or the live stop learnt), the recording ran out (a hit's
- * walk: the present), or refused.
- */
-type Outcome = 'reached' | 'end' | Error;
-
-/** A line of the walk shown: its entry, and the line steps taken from there into a call (stepped into). */
-export interface WalkMark {
-  readonly entry: number;
-  readonly path: readonly LineStepKind[];
-}
-
-interface Walking {
-  readonly entries: PastLineEntry[];
-  target: Target;
-  settle: (outcome: Outcome) => void;
-}
-
-export class PastLineWalk {
-  private ids: Set<string> | null = null;
-  /** The breakpoints planted pass over a line run again at once by the task (plant's `skipRepeats`). */
-  private skipping = false;
-  /** The entries of the step up to the live stop (the first walk's), and the live stop's index. */
-  private trace: PastLineEntry[] | null = null;
-  private live = -1;
-  /** The entry the main thread is stopped on (null: not stopped by the walk, or inside a call). */
-  private at: number | null = null;
+export class PastLineWalk extends TracedTickWalk {
   /**
    * Stopped inside a call entered by a step in (a line step's stop, not an entry): the entry of the line that
    * made it.
@@ -67,54 +35,10 @@ export class PastLineWalk {
    * the last).
    */
   private path: LineStepKind[] = [];
-  /**
-   * How the line shown was reached (null: none shown): an entry's first run, then the line steps taken from
-   * it (a line run again after a call it made is that entry's, reached only by stepping).
-   */
-  private route: WalkMark | null = null;
-  private landedAt: SourcePosition | null = null;
-  private walking: Walking | null = null;
-  /** The traced tick under way (replayLineTick), until it has run to its end. */
-  private tickRun: Promise<unknown> | null = null;
-  /** A walk reading watched values (valuesBack): what, and the readings at each entry, by index. */
-  private reading: { readonly watched: readonly LineWatched[]; readonly at: Map<number, LineReading[]> } | null = null;
   /** The entry shown before valuesBack let the thread go: the next step back starts there. */
   private backFrom: number | null = null;
   /** The last reading valuesBack answered is at the task's first line of the step (entry 0). */
   readsToFirst = false;
-  /** A walk reading watched values: the position of each entry read, by index. */
-  private readAt = new Map<number, SourcePosition | null>();
-  /**
-   * A landing held ready (hold): the main thread stopped on entry `entry`, not shown; a move back to it is
-   * answered at once, any other move lets it go first.
-   */
-  private held: { readonly entry: number; readonly at: SourcePosition | null } | null = null;
-
-  constructor(
-    private readonly dbg: LineDebugger,
-    /** Asks the main thread to run tick `tick` again, traced (replayLineTick). */
-    private readonly replayTick: (tick: number) => Promise<unknown>,
-    /** Asks the main thread to replay the run to right after `tick` (a seek), untraced; resolves once it has landed. */
-    private readonly seekTo: (tick: number) => Promise<unknown>,
-    readonly tick: number,
-    readonly taskId: number,
-    readonly print: LineStopPrint,
-    /**
-     * Anchored at a breakpoint hit (null: at the live stop, the present): the last tick the walk's replay may
-     * run on to.
-     */
-    readonly ceiling: number | null = null,
-    /**
-     * Anchored at the last line the task ran in `tick` (its step before a hit's), not at `print`'s stop:
-     * enterLast().
-     */
-    private readonly lastOfTick = false,
-    /**
-     * A hit's walk of the task of a live line stop held (that stop; `ceiling` its tick): reaching it is the
-     * present, not a line of the past.
-     */
-    readonly present: HitBound | null = null,
-  ) {}
 
   /**
    * A walk anchored at the task's last line in its tick: learns the lines the task ran there
@@ -253,26 +177,6 @@ export class PastLineWalk {
     return { readings, line: this.readAt.get(this.live) ?? null };
   }
 
-  /** The watched values read in the paused frames (the frame found by function and depth from the root). */
-  private async readWatched(watched: readonly LineWatched[]): Promise<LineReading[]> {
-    const names = this.dbg.stack().frames.map((f) => f.name);
-    const out: LineReading[] = [];
-    for (const w of watched) {
-      const index = names.length - 1 - w.depth;
-      if (index < 0 || index >= names.length || names[index] !== w.functionName) {
-        out.push({ reachable: false, why: `no frame of ${w.functionName} at depth ${w.depth}` });
-        continue;
-      }
-      try {
-        const r = await this.dbg.evaluate(w.expression, index);
-        out.push({ reachable: true, value: r.value, type: r.type });
-      } catch (e) {
-        out.push({ reachable: false, why: e instanceof Error ? e.message : String(e) });
-      }
-    }
-    return out;
-  }
-
   async move(move: 'back' | 'leave' | LineStepKind, lines = 1): Promise<PastLineLanding> {
     const backFrom = this.backFrom;
     this.backFrom = null;
@@ -362,178 +266,6 @@ export class PastLineWalk {
     return landing;
   }
 
-  /** Lets the main thread go (breakpoints off) and waits for its traced tick to end. */
-  async release(): Promise<void> {
-    this.held = null;
-    this.walking = null;
-    this.at = null;
-    this.inCall = null;
-    this.path = [];
-    this.route = null;
-    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
-    // A line step that has not stopped (the recording ran out under it) is dropped with its temporaries.
-    await this.dbg.dropStep();
-    if (this.dbg.isStopped()) await this.dbg.resume(false);
-    const run = this.tickRun;
-    this.tickRun = null;
-    await run;
-  }
-
-  /** Removes the walk's breakpoints (the replay host is ending or walks another stop). */
-  async dispose(): Promise<void> {
-    await this.release().catch(() => undefined);
-    await this.unplant();
-    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
-  }
-
-  /** Removes the walk's breakpoints (planted again by the next walk, once it has replayed the ticks before its own). */
-  private async unplant(): Promise<void> {
-    this.dbg.setWalkHook(new Set(), null, null);
-    for (const id of this.ids ?? [])
-      await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);
-    this.ids = null;
-  }
-
-  /**
-   * Whether a walk to `target` may pass over the runs of a line after its first (plant's skipRepeats): a line
-   * the task runs again at once is one entry, so walking to a known entry, or learning a whole tick's lines,
-   * needs its first run only; the live stop learnt, a line step, or a walk that may meet the present (a live
-   * stop on the 57th run of a loop's line) check every run. Within one tick before the present's: a walk of the
-   * live stop's own tick, or of a step before's (lastOfTick) to one of its entries.
-   */
-  private mayPassRepeats(target: Target): boolean {
-    if (this.present !== null && this.present.tick <= this.tick) return false;
-    if (target.kind === 'live') return this.lastOfTick && this.trace === null;
-    if (target.kind !== 'entry') return false;
-    return this.ceiling === null ? this.present === null : this.lastOfTick && target.index <= this.live;
-  }
-
-  /** The walk's breakpoints planted again (the main thread stopped: CDP still answers). */
-  private async plantAgain(skipRepeats: boolean): Promise<void> {
-    await this.unplant();
-    await this.plant(skipRepeats);
-  }
-
-  /**
-   * Plants the walk's breakpoints: each stops when the walked task runs there; with `skipRepeats`, not when the
-   * task's last stop was on the same line (the bridge's traced(), in V8, without a stop): a loop on one line
-   * run a hundred times is one entry, walked past at full speed.
-   */
-  private async plant(skipRepeats: boolean): Promise<void> {
-    if (this.ids !== null) return;
-    const ids = new Set<string>();
-    const seen = new Set<string>();
-    for (const loc of this.print.locations) {
-      const key = `${loc.url}:${loc.line}:${loc.column}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const line = skipRepeats ? this.dbg.lineAt(loc.url, loc.line, loc.column) : null;
-      const condition = `globalThis.__coroscopeLine.traced(${this.taskId}${line === null ? '' : `, ${JSON.stringify(line)}`})`;
-      try {
-        const r = await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', {
-          url: loc.url,
-          lineNumber: loc.line,
-          columnNumber: loc.column,
-          condition,
-        });
-        ids.add(r.breakpointId);
-      } catch {
-        // A location set twice: one breakpoint does.
-      }
-    }
-    this.ids = ids;
-    this.skipping = skipRepeats;
-    this.dbg.setWalkHook(
-      ids,
-      (paused) => this.onHit(paused),
-      () => this.onStopped(),
-    );
-  }
-
-  /**
-   * Runs the traced tick and walks it to `target`; resolves once reached (stopped there, or the live stop
-   * learnt), or 'end' (a hit's walk ran out of ticks).
-   */
-  private async walk(target: Target): Promise<'reached' | 'end'> {
-    // To the tick before with none of the walk's breakpoints set (a function with a breakpoint
-    // set, active or not, runs unoptimized and traps at each of its break locations: every tick
-    // replayed would be many times slower) and any other off, then the walk's planted and the
-    // traced tick run with them on. A landing held ready is let go first.
-    if (this.held !== null) await this.release();
-    await this.unplant();
-    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
-    if (this.tick > 1) await this.seekTo(this.tick - 1);
-    await this.plant(this.mayPassRepeats(target));
-    await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
-    const outcome = new Promise<Outcome>((resolve) => {
-      this.walking = { entries: [], target, settle: resolve };
-    });
-    const walking = this.walking!;
-    this.tickRun = this.runTicks(walking);
-    return this.settled(await outcome);
-  }
-
-  /**
-   * The traced replay of the walk: tick `tick`, and for a hit's walk the ticks after it, one at
-   * a time, while the move under way has not stopped (through `ceiling`).
-   */
-  private async runTicks(walking: Walking): Promise<void> {
-    for (let tick = this.tick; ; tick++) {
-      try {
-        await this.replayTick(tick);
-      } catch (e) {
-        walking.settle(e instanceof Error ? e : new Error(String(e)));
-        return;
-      }
-      // Let go (released), or the live stop learnt: the walk is over.
-      if (this.walking !== walking) return;
-      if (this.lastOfTick && this.trace === null) {
-        // The whole tick run: its last line is the walk's anchor.
-        this.trace = walking.entries.slice();
-        this.live = this.trace.length - 1;
-        this.walking = null;
-        walking.settle('reached');
-        return;
-      }
-      if (this.ceiling === null) {
-        walking.settle(
-          new ProtocolError(
-            `the replay of tick ${this.tick} ran to its end without reaching ${this.describe(walking.target)}: it is not the run that was recorded`,
-            'replayFailed',
-          ),
-        );
-        return;
-      }
-      if (tick >= this.ceiling) {
-        walking.settle('end');
-        return;
-      }
-    }
-  }
-
-  /** A move's outcome: an error releases the thread and is thrown. */
-  private async settled(r: Outcome): Promise<'reached' | 'end'> {
-    if (r instanceof Error) {
-      await this.release().catch(() => undefined);
-      throw r;
-    }
-    return r;
-  }
-
-  /** From the entry stopped on, on in the same walk to entry `index`. */
-  private async goOn(index: number): Promise<'reached' | 'end'> {
-    const walking = this.walking;
-    if (walking === null) throw new ProtocolError('pastLine: the walk has ended', 'badState');
-    const outcome = new Promise<Outcome>((resolve) => {
-      walking.settle = resolve;
-    });
-    walking.target = { kind: 'entry', index };
-    if (this.skipping && !this.mayPassRepeats(walking.target)) await this.plantAgain(false);
-    this.at = null;
-    await this.dbg.resume(false);
-    return this.settled(await outcome);
-  }
-
   /**
    * From the line stopped on (an entry, or inside a call), the replay host's own line step: it
    * lands on an entry (onHit stops there), or inside a call (the line debugger's stop).
@@ -584,122 +316,10 @@ export class PastLineWalk {
     return this.landing();
   }
 
-  private describe(target: Target): string {
-    if (target.kind === 'entry') return `line ${target.index + 1} of the task's step`;
-    if (target.kind === 'step') return "the line step's stop";
-    const top = this.print.frames[0];
-    return top === undefined
-      ? 'the live stop'
-      : `the live stop (${top.url.replace(/^file:\/\//, '')}, generated line ${top.line + 1})`;
+  /** Lets the main thread go and waits for its traced tick to end; no call stepped into is shown any more. */
+  override async release(): Promise<void> {
+    this.inCall = null;
+    this.path = [];
+    await super.release();
   }
-
-  private async onHit(paused: CdpPaused): Promise<WalkVerdict> {
-    const walking = this.walking;
-    if (walking === null) return 'resume';
-    const frames = this.dbg.walkFrames(paused);
-    const top = frames[0];
-    if (top === undefined) return 'resume';
-    const entry = entryOf(frames, top);
-    if (walking.target.kind !== 'live' && (await this.atPresent(frames))) {
-      // On from a hit to the live line stop held: the present (ranOut), not a line of the past.
-      this.walking = null;
-      walking.settle('end');
-      return 'resume';
-    }
-    const last = walking.entries[walking.entries.length - 1];
-    if (last === undefined || !sameEntry(last, entry)) {
-      const index = walking.entries.length;
-      walking.entries.push(entry);
-      const known = this.trace?.[index];
-      // A hit's walk learns the entries past the hit as it first reaches them.
-      if (this.trace !== null && known === undefined && this.ceiling !== null && index === this.trace.length)
-        this.trace.push(entry);
-      else if (this.trace !== null && (known === undefined || !sameEntry(known, entry))) {
-        walking.settle(
-          new ProtocolError(
-            `the replay of tick ${this.tick} diverged: line ${index + 1} of the task's step was ${known?.line ?? 'none'} and is ${entry.line} now`,
-            'replayFailed',
-          ),
-        );
-        this.walking = null;
-        return 'resume';
-      }
-      // Reading watched values (valuesBack): at each entry as first reached, where a step back stops.
-      if (this.reading !== null) {
-        this.reading.at.set(index, await this.readWatched(this.reading.watched));
-        this.readAt.set(index, this.dbg.sourcePositionOfFrame(top.frame));
-      }
-      if (walking.target.kind === 'step' || (walking.target.kind === 'entry' && walking.target.index === index)) {
-        this.at = index;
-        this.route = { entry: index, path: [] };
-        const p = this.dbg.positionOfFrame(top.frame);
-        this.landedAt = p;
-        return 'stop';
-      }
-    }
-    // The line of the entry the step started from or came back to: the line step goes on or stops (lineStep
-    // sorts out which line it is).
-    if (walking.target.kind === 'step') return 'step';
-    if (walking.target.kind === 'live' && !this.lastOfTick && (await isAtStop(this.dbg, frames, this.print))) {
-      this.trace = walking.entries.slice();
-      this.live = walking.entries.length - 1;
-      if (walking.target.stop === true) {
-        this.at = this.live;
-        this.route = { entry: this.live, path: [] };
-        this.landedAt = this.dbg.positionOfFrame(top.frame);
-        return 'stop';
-      }
-      walking.settle('reached');
-      this.walking = null;
-      await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
-    }
-    return 'resume';
-  }
-
-  /** Whether the paused thread is at the live line stop `present` (its frames and locals, in its tick). */
-  private async atPresent(frames: readonly WalkFrame[]): Promise<boolean> {
-    const present = this.present;
-    if (present === null || present.print === undefined || !(await isAtStop(this.dbg, frames, present.print)))
-      return false;
-    const w = (await this.dbg.callMain('where()').catch(() => null)) as { tick?: unknown } | null;
-    return w?.tick === present.tick;
-  }
-
-  /** The main thread is stopped on the walk's target: the landing is answered now. */
-  private onStopped(): void {
-    this.walking?.settle('reached');
-  }
-}
-
-/** The entry of a stop: its frames' functions, outermost first, and the innermost frame's line. */
-function entryOf(frames: readonly WalkFrame[], top: WalkFrame): PastLineEntry {
-  return { chain: frames.map((f) => f.functionKey).reverse(), line: top.line };
-}
-
-/**
- * Whether the paused thread (its frames, the machinery left out) is at the line stop `print`:
- * the same frames at the same generated positions, and the innermost frame's locals the same
- * (a line run again in a loop is that stop only with the same locals).
- */
-export async function isAtStop(
-  dbg: LineDebugger,
-  frames: readonly WalkFrame[],
-  print: LineStopPrint,
-): Promise<boolean> {
-  const live = print.frames;
-  if (frames.length !== live.length) return false;
-  const samePositions = frames.every((f, i) => {
-    const l = live[i]!;
-    const p = f.position;
-    return (
-      p.url === l.url &&
-      p.line === l.line &&
-      p.column === l.column &&
-      p.functionLine === l.functionLine &&
-      p.functionColumn === l.functionColumn
-    );
-  });
-  if (!samePositions) return false;
-  const locals = await dbg.localsOf(frames[0]!.frame);
-  return JSON.stringify(locals) === JSON.stringify(print.locals);
 }
