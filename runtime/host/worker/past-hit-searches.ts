@@ -270,9 +270,9 @@ export class PastHitSearches {
 
   /**
    * No live line stop holds the run: the views are told a line the search's replay host `r` shows, within its
-   * tick (with its `stop`), as while a line stop holds it; the moment's queries are `r`'s (LineDebugWorker.route), stopped
-   * there, not the main thread's (which would show the tick's end). Leaving it (a seek, the run going on) is
-   * the main thread's again.
+   * tick (with its `stop`), as while a line stop holds it; the moment's queries are `r`'s
+   * (LineDebugWorker.route), stopped there, not the main thread's (which would show the tick's end). Leaving
+   * it (a seek, the run going on) is the main thread's again.
    */
   private viewSearchLine(
     r: LineReplayHost,
