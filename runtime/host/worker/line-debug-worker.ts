@@ -159,9 +159,9 @@ class LineDebugWorker {
           ),
         );
       if (READ_ONLY.has(m.method)) return void route();
-      // A warm-up of the stop's past never runs beside a request that may use it (ReplayHosts.beginServing).
-      const served = (): Promise<void> => route().finally(() => this.replays.endServing());
-      const warming = this.replays.beginServing();
+      // A warm-up of the stop's past never runs beside a request that may use it (LineStopWarmUp.beginServing).
+      const served = (): Promise<void> => route().finally(() => this.replays.warmUp.endServing());
+      const warming = this.replays.warmUp.beginServing();
       if (warming === null) void served();
       else void warming.then(served);
     });
@@ -258,7 +258,7 @@ class LineDebugWorker {
       if (replay !== null && replay.hasLiveStop()) await this.view.move(replay, 'leave').catch(() => undefined);
       this.client.leavePast(replay, shownPast);
       this.replays.forgetStop();
-      this.replays.quiet();
+      this.replays.warmUp.cancel();
       return d.resume();
     }
     if (m.method === 'pause') return this.client.respond(m.id, { tick: d.tick() });

@@ -55,7 +55,7 @@ export class LineMoves {
     // The live thread goes on; the stop it comes to says whether the tick's past stays.
     const replay = this.replays.stop;
     if (replay !== null && replay.hasLiveStop()) await this.view.move(replay, 'leave').catch(() => undefined);
-    this.replays.quiet();
+    this.replays.warmUp.cancel();
     this.client.respond(m.id, {});
     await this.dbg.lineStep(kind);
   }

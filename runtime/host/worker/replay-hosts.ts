@@ -3,7 +3,7 @@
 // first line stop, following the run by paced growths), the hit replay host (breakpoint searches
 // with no line stop: forked with a recording file's open, else started at the first search or handed
 // on at the end) and a finished run's scan replay host (logpoints listed while the hit replay host
-// shows a logpoint's hit: started then).
+// shows a logpoint's hit: started then). A line stop's warm-up: line-stop-warm-up.ts.
 //
 // Invariants: at most one of each per run, all ended with the run and when the client goes; what
 // an ended replay host showed is dropped from the worker's position (PastView.drop); uses that
@@ -17,6 +17,7 @@ import { ProtocolError } from '../../../protocol/rpc';
 import type { LineDebugger } from './line-debugger';
 import { LineReplayHost, lineReplayFile, type HostStart, type ReplayCopy, type ReplayGrowth } from './line-replay-host';
 import type { MainThreadLink } from './main-thread-link';
+import { LineStopWarmUp } from './line-stop-warm-up';
 import type { PastView } from './past-view';
 
 /** A recording file this host opened (openRecording's answer). */
@@ -31,11 +32,6 @@ const FEED_MS = 500;
  * added since the last: small).
  */
 const FEED_PACE = 20;
-/**
- * A line stop still shown this long (ms) has its past prepared (its recording handed over, replays parked ahead
- * of its walks: warmStop); a quicker step on (F10 held) prepares none.
- */
-const WARM_AFTER_MS = 150;
 
 export class ReplayHosts {
   // The current run as launched or opened here: recorded (its past replayable), finished; and
@@ -45,6 +41,12 @@ export class ReplayHosts {
   /** Its id, once the launch or open is answered (null: not yet). */
   runId: number | null = null;
   debugged = false;
+
+  /** The warm-up of the current line stop's past (no more than one at a time, never beside a request). */
+  readonly warmUp = new LineStopWarmUp(
+    (method) => this.ofStop(method),
+    () => this.lineDebugger(),
+  );
 
   /** The stop's replay host (the past of the run's stops on a line), and one being forked. */
   private replay: LineReplayHost | null = null;
@@ -64,13 +66,6 @@ export class ReplayHosts {
   // A recorded run launched here and debugged, followed: its replay host is given the recording so far now and then.
   private followTimer: ReturnType<typeof setTimeout> | null = null;
   private followed = false;
-  /** The warm-up of the current line stop, pending (warmStop); the stops seen so far (a newer one supersedes it). */
-  private warmTimer: ReturnType<typeof setTimeout> | null = null;
-  private stops = 0;
-  /** The warm-up under way, hand-over and replays (warmStop), until it has ended. */
-  private warming: Promise<void> | null = null;
-  /** Client requests being served (serving): no warm-up starts meanwhile. */
-  private routing = 0;
 
   constructor(
     private readonly hostStart: HostStart | null,
@@ -165,7 +160,7 @@ export class ReplayHosts {
 
   /** The stop's replay host ends (and the run is followed no more). */
   endStop(): void {
-    this.cancelWarm();
+    this.warmUp.cancel();
     this.stopFollowing();
     this.view.drop('stop');
     this.replay?.close();
@@ -192,7 +187,7 @@ export class ReplayHosts {
 
   /** The stop's replay host forgets its stop's past (the run went on, or stopped in another tick). */
   forgetStop(): void {
-    this.cancelWarm();
+    this.warmUp.cancel();
     this.view.drop('stop');
     this.replay?.forget();
   }
@@ -222,72 +217,7 @@ export class ReplayHosts {
     )
       void this.fork().catch(() => undefined);
     // Its past prepared while it is read, once it has been shown a moment (not at each stop of a quick F10 run).
-    if (!this.isLineReplay && this.hostStart !== null && stopRecorded) {
-      this.cancelWarm();
-      const stop = ++this.stops;
-      this.scheduleWarm(stop);
-    }
-  }
-
-  /**
-   * The line stop `stop` still held: its replay host is given its recording (as at its first use) and parks
-   * replays at the ticks its walks start from (pastWarm), in its own process: the live program, held, is not
-   * touched. Nothing when the run has gone on or stopped again meanwhile.
-   */
-  private async warmStop(stop: number): Promise<void> {
-    this.warmTimer = null;
-    if (stop !== this.stops || !this.lineDebugger().isStopped()) return;
-    const r = await this.ofStop('pastWarm');
-    if (stop !== this.stops || !r.hasLiveStop()) return;
-    await r.warm();
-  }
-
-  /**
-   * Before the live thread moves on from a line stop (a line step, continue): no warm-up starts any more. One
-   * under way has ended already: the request waits for it (beginServing), so a step never starts under it.
-   */
-  quiet(): void {
-    this.cancelWarm();
-  }
-
-  /**
-   * The warm-up of line stop `stop`, in WARM_AFTER_MS, and never beside a client's request (`routing`): a
-   * warm-up runs alone, as its hand-over asks the held main thread and its replays share the replay host's
-   * queue; a list or walk begun beside it could wait on it forever (seen: a past logpoint list at a line
-   * stop hung 1 run in 10 under load). Put off while a request is served.
-   */
-  private scheduleWarm(stop: number): void {
-    this.warmTimer = setTimeout(() => {
-      this.warmTimer = null;
-      if (stop !== this.stops) return;
-      if (this.routing > 0) return this.scheduleWarm(stop);
-      const warming = this.warmStop(stop).catch(() => undefined);
-      this.warming = warming;
-      void warming.finally(() => {
-        if (this.warming === warming) this.warming = null;
-      });
-    }, WARM_AFTER_MS);
-    this.warmTimer.unref?.();
-  }
-
-  /**
-   * A client's request (not a read-only query) is served from now until endServing: no warm-up starts
-   * meanwhile (scheduleWarm). The warm-up under way, if any, which the request waits for; null: none (the
-   * request is routed at once, in order).
-   */
-  beginServing(): Promise<void> | null {
-    this.routing++;
-    return this.warming;
-  }
-
-  endServing(): void {
-    this.routing--;
-  }
-
-  private cancelWarm(): void {
-    this.stops++;
-    if (this.warmTimer !== null) clearTimeout(this.warmTimer);
-    this.warmTimer = null;
+    if (!this.isLineReplay && this.hostStart !== null && stopRecorded) this.warmUp.schedule();
   }
 
   /**
