@@ -31,7 +31,8 @@ import { isLineHandle, lineHandleOf, shiftedVariables, withLineFrames } from './
 import { isTaskDetail } from '../../../protocol/webview-protocol';
 import { PastHitSearches } from './past-hit-searches';
 import { PastView } from './past-view';
-import { ReplayHosts, type OpenedHere } from './replay-hosts';
+import type { OpenedHere } from './hit-replay-hosts';
+import { ReplayHosts } from './replay-hosts';
 import { hostOf, momentReplayed, showsLine } from './worker-position';
 
 export type { HostStart } from './line-replay-host';
@@ -216,7 +217,7 @@ class LineDebugWorker {
       // A recording file: its hit replay host starts now, beside the open (a malformed request starts none).
       if (m.method === 'openRecording') {
         const path = (m.params as { path?: unknown } | null)?.path;
-        if (typeof path === 'string' && path !== '') this.replays.openingRecording(m.id, resolve(path));
+        if (typeof path === 'string' && path !== '') this.replays.hitHosts.openingRecording(m.id, resolve(path));
       }
     }
     if (m.method === 'setExceptionBreaks' || m.method === 'setBreakpoints') {
@@ -227,14 +228,14 @@ class LineDebugWorker {
       return this.own(m);
     if (m.method === 'setBreakpoints') return this.breakpoints.set(m);
     if (
-      this.replays.hits !== null &&
+      this.replays.hitHosts.hitReplay !== null &&
       (LOOP_MOVES.has(m.method) || m.method === 'pause' || m.method === 'seekTick' || RUN_CHANGING.has(m.method))
     ) {
       // The views move (a seek, the run going on): the hit shown is left; a new run drops its replay.
       this.view.drop('search');
-      if (RUN_CHANGING.has(m.method)) this.replays.endHits();
+      if (RUN_CHANGING.has(m.method)) this.replays.hitHosts.end();
     }
-    const searched = this.replays.hits;
+    const searched = this.replays.hitHosts.hitReplay;
     const pos = this.view.position;
     if (
       !d.isStopped() &&
@@ -318,7 +319,7 @@ class LineDebugWorker {
   private pastShown(): LineReplayHost | null {
     const pos = this.view.position;
     if (!showsLine(pos)) return null;
-    return hostOf(pos) === 'stop' ? this.replays.stop : this.replays.hits;
+    return hostOf(pos) === 'stop' ? this.replays.stop : this.replays.hitHosts.hitReplay;
   }
 
   /** The worker's own requests: the line requests, and the past's. */
@@ -421,10 +422,10 @@ class LineDebugWorker {
         const id = (w.result as { runId?: unknown } | undefined)?.runId;
         this.replays.runId = typeof id === 'number' ? id : null;
         if (request.method === 'openRecording')
-          this.replays.recordingOpened(w.id, this.replays.runId === null ? null : (w.result as OpenedHere));
+          this.replays.hitHosts.recordingOpened(w.id, this.replays.runId === null ? null : (w.result as OpenedHere));
         this.replays.prepare();
       }
-      if (request.method === 'openRecording' && !w.ok) this.replays.recordingOpened(w.id, null);
+      if (request.method === 'openRecording' && !w.ok) this.replays.hitHosts.recordingOpened(w.id, null);
     }
     // The run ended: its line replay host with it, unless it followed the run: given the whole recording, it
     // is the hit replay host.

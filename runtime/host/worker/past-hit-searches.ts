@@ -109,8 +109,11 @@ export class PastHitSearches {
       // A past line shown: the replay host starts from it (it is stopped there).
       bound = { tick: r.stop.tick, taskId: r.stop.taskId, print: r.stop.print };
     } else {
-      const shown = this.replays.hits;
-      r = shown !== null && showsLine(pos) && hostOf(pos) === 'search' ? shown : await this.replays.hitsFrom(p.tick);
+      const shown = this.replays.hitHosts.hitReplay;
+      r =
+        shown !== null && showsLine(pos) && hostOf(pos) === 'search'
+          ? shown
+          : await this.replays.hitHosts.hitsFrom(p.tick);
     }
     // A live line stop's tick is open: forward, the search ends at the live stop in it (its hits after the
     // live stop are the present's, not the past's).
@@ -153,7 +156,7 @@ export class PastHitSearches {
       });
       // A logpoint's hit followed from its list: another logpoint listed while it is shown is scanned by a replay
       // host of its own, started now (not for a breakpoint's hit: no logpoint list is under way).
-      if (p.logpointHit !== undefined) this.replays.prepareScan();
+      if (p.logpointHit !== undefined) this.replays.hitHosts.prepareScan();
     }
     return landing;
   }
@@ -172,9 +175,9 @@ export class PastHitSearches {
           'badState',
         );
       // A finished run or a recording: the whole run is scanned by a replay host of its own, the line stays shown.
-      return this.replays.scanWith('pastLogpointHits', (scan) => this.logHits(scan, p, scan.ticks));
+      return this.replays.hitHosts.scanWith('pastLogpointHits', (scan) => this.logHits(scan, p, scan.ticks));
     }
-    const r = held ? await this.replays.ofStop('pastLogpointHits') : await this.replays.hitsFrom(p.tick ?? 0);
+    const r = held ? await this.replays.ofStop('pastLogpointHits') : await this.replays.hitHosts.hitsFrom(p.tick ?? 0);
     return this.logHits(r, p, r.hasLiveStop() ? r.stop.tick - 1 : r.ticks);
   }
 

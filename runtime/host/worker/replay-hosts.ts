@@ -1,9 +1,8 @@
 // Runs on a live runtime host's line debugger worker thread. ReplayHosts: the run's line replay
 // hosts and when each is started, fed and ended: the stop's (forked at a recorded run's launch or
-// first line stop, following the run by paced growths), the hit replay host (breakpoint searches
-// with no line stop: forked with a recording file's open, else started at the first search or handed
-// on at the end) and a finished run's scan replay host (logpoints listed while the hit replay host
-// shows a logpoint's hit: started then). A line stop's warm-up: line-stop-warm-up.ts.
+// first line stop, following the run by paced growths, handed on at the run's end to be the hit
+// replay host), and through parts of their own the hit replay host and a finished run's scan
+// replay host (hit-replay-hosts.ts) and a line stop's warm-up (line-stop-warm-up.ts).
 //
 // Invariants: at most one of each per run, all ended with the run and when the client goes; what
 // an ended replay host showed is dropped from the worker's position (PastView.drop); uses that
@@ -12,16 +11,13 @@
 
 import { stopPlace } from './stop-place';
 import { unlinkSync } from 'node:fs';
-import type { RecordingInfo } from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';
 import type { LineDebugger } from './line-debugger';
 import { LineReplayHost, lineReplayFile, type HostStart, type ReplayCopy, type ReplayGrowth } from './line-replay-host';
 import type { MainThreadLink } from './main-thread-link';
+import { HitReplayHosts } from './hit-replay-hosts';
 import { LineStopWarmUp } from './line-stop-warm-up';
 import type { PastView } from './past-view';
-
-/** A recording file this host opened (openRecording's answer). */
-export type OpenedHere = RecordingInfo & { runId: number };
 
 /** A followed run's recording is first handed to its replay host this soon after its launch (ms)... */
 const FIRST_FEED_MS = 100;
@@ -42,6 +38,8 @@ export class ReplayHosts {
   runId: number | null = null;
   debugged = false;
 
+  /** The hit replay host and the scan replay host beside it (the past with no line stop). */
+  readonly hitHosts: HitReplayHosts;
   /** The warm-up of the current line stop's past (no more than one at a time, never beside a request). */
   readonly warmUp = new LineStopWarmUp(
     (method) => this.ofStop(method),
@@ -53,16 +51,8 @@ export class ReplayHosts {
   private replayForking: Promise<LineReplayHost> | null = null;
   /** Uses of the stop's replay host that give it a recording, one at a time. */
   private queue: Promise<unknown> = Promise.resolve();
-  /** The hit replay host (no line stop), and one being started. */
-  private hitReplay: LineReplayHost | null = null;
-  private hitReplayStarting: Promise<LineReplayHost> | null = null;
-  /** An open of a recording file under way, whose hit replay host was started with it: its request, its answer. */
-  private hostOpen: { requestId: number; answer: (opened: OpenedHere | null) => void } | null = null;
   /** Replay hosts (forked or being forked) handed on from the line stops' role to the hit searches'. */
   private readonly handedOn = new WeakSet<Promise<LineReplayHost>>();
-  /** A finished run's scan replay host (scans while the hit replay host shows a line), kept warm; its uses. */
-  private scanSpare: Promise<LineReplayHost> | null = null;
-  private scanQueue: Promise<unknown> = Promise.resolve();
   // A recorded run launched here and debugged, followed: its replay host is given the recording so far now and then.
   private followTimer: ReturnType<typeof setTimeout> | null = null;
   private followed = false;
@@ -74,57 +64,25 @@ export class ReplayHosts {
     private readonly main: MainThreadLink,
     private readonly lineDebugger: () => LineDebugger,
     private readonly view: PastView,
-  ) {}
+  ) {
+    this.hitHosts = new HitReplayHosts(hostStart, isLineReplay, main, view, () => ({
+      recorded: this.runRecorded,
+      finished: this.runFinished,
+    }));
+  }
 
   /** The stop's replay host (null: none forked yet). */
   get stop(): LineReplayHost | null {
     return this.replay;
   }
 
-  /** The hit replay host (null: none started). */
-  get hits(): LineReplayHost | null {
-    return this.hitReplay;
-  }
-
   /** A new run (a launch, a recording opened): the previous one's replay hosts go. */
   newRun(recorded: boolean, finished: boolean): void {
     this.endStop();
-    this.endHits();
+    this.hitHosts.end();
     this.runRecorded = recorded;
     this.runFinished = finished;
     this.runId = null;
-  }
-
-  /**
-   * The client asked this host to open recording file `path` (request `requestId`): its hit replay host is
-   * forked now, beside the host's own open, and opens the same file (recordingOpened: the host's answer), so
-   * a first search or logpoint list finds it loaded. After newRun; ended with the run as any hit replay host.
-   */
-  openingRecording(requestId: number, path: string): void {
-    if (this.isLineReplay || this.hostStart === null) return;
-    let answer: (opened: OpenedHere | null) => void = () => undefined;
-    const opened = new Promise<OpenedHere | null>((resolve) => {
-      answer = resolve;
-    });
-    this.hostOpen = { requestId, answer };
-    const starting = LineReplayHost.fork(this.hostStart).then(async (r) => {
-      try {
-        await r.openSaved(path, opened);
-        return r;
-      } catch (e) {
-        r.close();
-        throw e;
-      }
-    });
-    this.becomeHitReplay(starting);
-  }
-
-  /** The host answered open request `requestId`: the recording it opened (null: refused). */
-  recordingOpened(requestId: number, opened: OpenedHere | null): void {
-    const open = this.hostOpen;
-    if (open === null || open.requestId !== requestId) return;
-    this.hostOpen = null;
-    open.answer(opened);
   }
 
   /**
@@ -146,7 +104,7 @@ export class ReplayHosts {
       this.replayForking = null;
     }
     this.endStop();
-    this.endHits();
+    this.hitHosts.end();
     this.runFinished = true;
     if (stopped) this.runRecorded = false;
     if (kept !== null) this.keepForHits(kept);
@@ -155,7 +113,7 @@ export class ReplayHosts {
   /** Both replay hosts end (the client went away). */
   endAll(): void {
     this.endStop();
-    this.endHits();
+    this.hitHosts.end();
   }
 
   /** The stop's replay host ends (and the run is followed no more). */
@@ -171,18 +129,6 @@ export class ReplayHosts {
       (r) => r.close(),
       () => undefined,
     );
-  }
-
-  /** The hit replay host ends, and the scan replay host beside it. */
-  endHits(): void {
-    this.endScan();
-    // One started with an open not answered yet: told it was not opened (it closes itself).
-    this.hostOpen?.answer(null);
-    this.hostOpen = null;
-    this.view.drop('search');
-    this.hitReplay?.close();
-    this.hitReplay = null;
-    this.hitReplayStarting = null;
   }
 
   /** The stop's replay host forgets its stop's past (the run went on, or stopped in another tick). */
@@ -228,7 +174,7 @@ export class ReplayHosts {
     if (this.isLineReplay || this.hostStart === null || !this.debugged || !this.runRecorded || this.runId === null)
       return;
     if (this.runFinished) {
-      if (this.hitReplay === null && this.hitReplayStarting === null) void this.hitsFrom(0).catch(() => undefined);
+      this.hitHosts.startAhead();
       return;
     }
     if (this.followed) return;
@@ -240,101 +186,6 @@ export class ReplayHosts {
   /** The stop's replay host, holding the past of the current line stop (given it at its first use). */
   ofStop(method: string): Promise<LineReplayHost> {
     return this.inQueue(() => this.ofStopNow(method));
-  }
-
-  /**
-   * The hit replay host of breakpoint searches with no line stop, started at the first use (again when the
-   * recording has grown past `tick`).
-   */
-  async hitsFrom(tick: number): Promise<LineReplayHost> {
-    // The followed run's replay host, being given the whole recording as the run finished.
-    if (this.hitReplayStarting !== null) await this.hitReplayStarting.catch(() => undefined);
-    if (this.hitReplay !== null && !this.hitReplay.isClosed && this.hitReplay.ticks >= tick) return this.hitReplay;
-    this.endHits();
-    if (this.hostStart === null)
-      throw new ProtocolError('pastBreakpointHit: this host cannot start a replay host', 'replayFailed');
-    const starting = (this.hitReplayStarting = this.startWhole(this.hostStart));
-    try {
-      const started = await starting;
-      if (this.hitReplayStarting === starting) this.hitReplay = started;
-      else started.close();
-      return started;
-    } catch (e) {
-      if (this.hitReplayStarting === starting) this.hitReplayStarting = null;
-      throw e;
-    }
-  }
-
-  /**
-   * `use` of a replay host of its own over the whole recording, for a scan while the hit replay host holds a
-   * line shown (pastLogpointHits). A finished run's is kept warm for the next scan (started ahead by
-   * prepareScan, its uses one at a time); a run going on (or not recorded) gets one of its own, closed after.
-   */
-  async scanWith<T>(method: string, use: (r: LineReplayHost) => Promise<T>): Promise<T> {
-    if (this.hostStart === null)
-      throw new ProtocolError(`${method}: this host cannot start a replay host`, 'replayFailed');
-    if (!this.runFinished || !this.runRecorded) {
-      const once = await this.startWhole(this.hostStart);
-      try {
-        return await use(once);
-      } finally {
-        once.close();
-      }
-    }
-    const job = this.scanQueue.then(async () => {
-      let spare = this.scanSpare;
-      // None yet, or one that failed to start or has exited: started now.
-      const ready = spare === null ? null : await spare.catch(() => null);
-      if (ready === null || ready.isClosed) {
-        this.endScan();
-        this.prepareScan();
-        spare = this.scanSpare;
-      }
-      if (spare === null) throw new ProtocolError(`${method}: this host cannot start a replay host`, 'replayFailed');
-      return use(await spare);
-    });
-    this.scanQueue = job.catch(() => undefined);
-    return job;
-  }
-
-  /**
-   * A finished run's hit replay host shows a logpoint's hit: the scan replay host is started now, ahead
-   * of a logpoint listed meanwhile (scanWith), so that list does not wait for its start.
-   */
-  prepareScan(): void {
-    if (this.isLineReplay || this.hostStart === null || !this.runFinished || !this.runRecorded) return;
-    if (this.scanSpare !== null) return;
-    const starting = this.startWhole(this.hostStart);
-    this.scanSpare = starting;
-    starting.then(
-      (r) => {
-        // Ended meanwhile (a new run, the client gone).
-        if (this.scanSpare !== starting) r.close();
-      },
-      () => {
-        if (this.scanSpare === starting) this.scanSpare = null;
-      },
-    );
-  }
-
-  /** The scan replay host ends. */
-  private endScan(): void {
-    const spare = this.scanSpare;
-    this.scanSpare = null;
-    spare?.then(
-      (r) => r.close(),
-      () => undefined,
-    );
-  }
-
-  /** A replay host forked and given the run's whole recording so far. */
-  private startWhole(hostStart: HostStart): Promise<LineReplayHost> {
-    return LineReplayHost.start(
-      hostStart,
-      null,
-      async (path) =>
-        (await this.main.ask('writeReplayCopy', { path })) as { runId: number; ticks: number; midTick: boolean },
-    );
   }
 
   private async ofStopNow(method: string): Promise<LineReplayHost> {
@@ -418,22 +269,7 @@ export class ReplayHosts {
         throw e;
       }),
     );
-    this.becomeHitReplay(starting);
-  }
-
-  /** `starting` becomes the hit replay host once started, unless ended meanwhile (a new run, the client gone). */
-  private becomeHitReplay(starting: Promise<LineReplayHost>): void {
-    this.hitReplayStarting = starting;
-    starting.then(
-      (started) => {
-        if (this.hitReplayStarting !== starting) return started.close();
-        this.hitReplayStarting = null;
-        this.hitReplay = started;
-      },
-      () => {
-        if (this.hitReplayStarting === starting) this.hitReplayStarting = null;
-      },
-    );
+    this.hitHosts.becomeHitReplay(starting);
   }
 
   stopFollowing(): void {
