@@ -46,7 +46,8 @@ export class HitReplayHosts {
   /**
    * The client asked this host to open recording file `path` (request `requestId`): its hit replay host is
    * forked now, beside the host's own open, and opens the same file (recordingOpened: the host's answer), so
-   * a first search or logpoint list finds it loaded. After ReplayHosts.newRun; ended with the run as any hit replay host.
+   * a first search or logpoint list finds it loaded. After ReplayHosts.newRun; ended with the run as any hit
+   * replay host.
    */
   openingRecording(requestId: number, path: string): void {
     if (this.isLineReplay || this.hostStart === null) return;
