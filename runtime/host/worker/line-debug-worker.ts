@@ -1,10 +1,10 @@
 // Runs on a runtime host's line debugger worker thread, a live host's or a line replay host's
 // (--line-replay). The host's worker when started with a client pipe: it owns the pipe and the
 // LineDebugger, and routes every client request in one place (LineDebugWorker.route): line
-// requests are its own, setBreakpoints is split (breakpoint-split.ts), moves into the past go to
-// the line replay hosts (replay-hosts.ts), a replay host's own methods to its role
-// (line-replay-role.ts), everything else to the main thread (main-thread-link.ts).
-// See docs/design/line-debugging.md.
+// requests are its own (moves: line-moves.ts; hit searches: past-hit-searches.ts), setBreakpoints
+// is split (breakpoint-split.ts), moves into the past go to the line replay hosts
+// (replay-hosts.ts), a replay host's own methods to its role (line-replay-role.ts), everything
+// else to the main thread (main-thread-link.ts). See docs/design/line-debugging.md.
 //
 // Invariants: every client request gets one response; a forwarded request the main thread had
 // not read when it stopped is answered through the synchronous call, a continue or step with the
@@ -15,21 +15,8 @@ import { Session } from 'node:inspector';
 import { resolve } from 'node:path';
 import { Socket } from 'node:net';
 import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import type {
-  ArmedBreakpoint,
-  Breakpoint,
-  BreakpointHitLanding,
-  HitBound,
-  HostEvents,
-  HostMethods,
-  LogpointHit,
-  PastLineLanding,
-  Timeline,
-  ViewedMoment,
-} from '../../../protocol/host-protocol';
+import type { HostEvents } from '../../../protocol/host-protocol';
 import { parseHostRequest } from '../../../protocol/host-requests';
-import { idOf } from '../../../protocol/moment-ids';
-import type { ReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import { ProtocolError, parseWireMessage, type RequestMessage } from '../../../protocol/rpc';
 import { StreamTransport } from '../../../protocol/stream-transport';
 import { LineReplayRole } from '../replay-host/line-replay-role';
@@ -37,24 +24,18 @@ import { isBridgeControl, type BridgeControl } from '../shared/bridge-control';
 import { BreakpointSplit } from './breakpoint-split';
 import { ClientViews } from './client-views';
 import { LineDebugger } from './line-debugger';
+import { LineMoves } from './line-moves';
 import { LINE_REPLAY_ARG, MOMENT_QUERIES, type HostStart, type LineReplayHost } from './line-replay-host';
 import { MainThreadLink } from './main-thread-link';
 import { isLineHandle, lineHandleOf, shiftedVariables, withLineFrames } from './line-task-detail';
 import { isTaskDetail } from '../../../protocol/webview-protocol';
+import { PastHitSearches } from './past-hit-searches';
 import { PastView } from './past-view';
-import { ReplayHosts, type OpenedHere } from './replay-hosts';
-import { hostOf, momentReplayed, showsLine, walksFromHit, type ReplayRole } from './worker-position';
+import type { OpenedHere } from './hit-replay-hosts';
+import { ReplayHosts } from './replay-hosts';
+import { hostOf, momentReplayed, showsLine } from './worker-position';
 
 export type { HostStart } from './line-replay-host';
-
-/** A logpoint as a replay of the past arms it (its hit condition counted from the run's start). */
-function armedLogpoint(b: Breakpoint): ArmedBreakpoint {
-  const out: ArmedBreakpoint = { file: b.file, line: b.line };
-  if (b.condition !== undefined && b.condition.trim() !== '') out.condition = b.condition;
-  if (b.hitCondition !== undefined && b.hitCondition.trim() !== '') out.hitCondition = b.hitCondition;
-  if (b.logMessage !== undefined && b.logMessage !== '') out.logMessage = b.logMessage;
-  return out;
-}
 
 /** Queries that are safe to answer twice (through the synchronous call, then late by message). */
 const READ_ONLY = new Set([
@@ -120,6 +101,8 @@ class LineDebugWorker {
   private readonly replays: ReplayHosts;
   private readonly breakpoints: BreakpointSplit;
   private readonly dbg: LineDebugger;
+  private readonly hitSearches: PastHitSearches;
+  private readonly lineMoves: LineMoves;
   /** As a line replay host: its replay role (pastLine, pastHit, pastHitLine). */
   private readonly replayRole: LineReplayRole;
   /**
@@ -163,6 +146,8 @@ class LineDebugWorker {
       stopped: () => this.onLineStop(),
     });
     this.replayRole = new LineReplayRole(this.dbg, (method, params) => this.main.ask(method, params));
+    this.hitSearches = new PastHitSearches(this.dbg, this.view, this.replays, this.breakpoints, this.client, this.main);
+    this.lineMoves = new LineMoves(this.dbg, this.view, this.replays, this.breakpoints, this.client, this.hitSearches);
     transport.onMessage((raw) => {
       const m = parseWireMessage(raw);
       if (typeof m === 'string' || m.kind !== 'request') return;
@@ -175,9 +160,9 @@ class LineDebugWorker {
           ),
         );
       if (READ_ONLY.has(m.method)) return void route();
-      // A warm-up of the stop's past never runs beside a request that may use it (ReplayHosts.beginServing).
-      const served = (): Promise<void> => route().finally(() => this.replays.endServing());
-      const warming = this.replays.beginServing();
+      // A warm-up of the stop's past never runs beside a request that may use it (LineStopWarmUp.beginServing).
+      const served = (): Promise<void> => route().finally(() => this.replays.warmUp.endServing());
+      const warming = this.replays.warmUp.beginServing();
       if (warming === null) void served();
       else void warming.then(served);
     });
@@ -232,7 +217,7 @@ class LineDebugWorker {
       // A recording file: its hit replay host starts now, beside the open (a malformed request starts none).
       if (m.method === 'openRecording') {
         const path = (m.params as { path?: unknown } | null)?.path;
-        if (typeof path === 'string' && path !== '') this.replays.openingRecording(m.id, resolve(path));
+        if (typeof path === 'string' && path !== '') this.replays.hitHosts.openingRecording(m.id, resolve(path));
       }
     }
     if (m.method === 'setExceptionBreaks' || m.method === 'setBreakpoints') {
@@ -243,14 +228,14 @@ class LineDebugWorker {
       return this.own(m);
     if (m.method === 'setBreakpoints') return this.breakpoints.set(m);
     if (
-      this.replays.hits !== null &&
+      this.replays.hitHosts.hitReplay !== null &&
       (LOOP_MOVES.has(m.method) || m.method === 'pause' || m.method === 'seekTick' || RUN_CHANGING.has(m.method))
     ) {
       // The views move (a seek, the run going on): the hit shown is left; a new run drops its replay.
       this.view.drop('search');
-      if (RUN_CHANGING.has(m.method)) this.replays.endHits();
+      if (RUN_CHANGING.has(m.method)) this.replays.hitHosts.end();
     }
-    const searched = this.replays.hits;
+    const searched = this.replays.hitHosts.hitReplay;
     const pos = this.view.position;
     if (
       !d.isStopped() &&
@@ -274,7 +259,7 @@ class LineDebugWorker {
       if (replay !== null && replay.hasLiveStop()) await this.view.move(replay, 'leave').catch(() => undefined);
       this.client.leavePast(replay, shownPast);
       this.replays.forgetStop();
-      this.replays.quiet();
+      this.replays.warmUp.cancel();
       return d.resume();
     }
     if (m.method === 'pause') return this.client.respond(m.id, { tick: d.tick() });
@@ -334,7 +319,7 @@ class LineDebugWorker {
   private pastShown(): LineReplayHost | null {
     const pos = this.view.position;
     if (!showsLine(pos)) return null;
-    return hostOf(pos) === 'stop' ? this.replays.stop : this.replays.hits;
+    return hostOf(pos) === 'stop' ? this.replays.stop : this.replays.hitHosts.hitReplay;
   }
 
   /** The worker's own requests: the line requests, and the past's. */
@@ -347,65 +332,16 @@ class LineDebugWorker {
       return this.client.respond(m.id, await past.request(m.method, m.params));
     }
     switch (m.method) {
-      case 'lineStep': {
-        const { kind, moment } = parseHostRequest('lineStep', m.params);
-        if (past !== null && walksFromHit(this.view.position)) {
-          // From a line of an earlier step of the live stop's task, a step that comes to the present shows
-          // the live stop (a hit's client shows the present itself).
-          const beforeStop = this.view.position.kind === 'stepBefore';
-          const on = hostOf(this.view.position) ?? 'search';
-          let landing = await this.view.moveAtHit(past, kind, moment, this.breakpoints.stepArmed());
-          if (landing.landed === 'present' && landing.ranOnFrom !== undefined)
-            landing = await this.ranOnToHit(past, on, landing, moment);
-          await this.followHitLine(landing, past, moment);
-          this.client.respond(m.id, { landing });
-          return beforeStop
-            ? this.client.showLanding(landing, past, moment)
-            : this.client.showHitLanding(landing, moment);
-        }
-        if (past !== null) {
-          const landing = await this.view.move(past, kind, moment, 1, this.breakpoints.stepArmed());
-          this.client.respond(m.id, {});
-          return this.client.showLanding(landing, past, moment);
-        }
-        // The live thread goes on; the stop it comes to says whether the tick's past stays.
-        const replay = this.replays.stop;
-        if (replay !== null && replay.hasLiveStop()) await this.view.move(replay, 'leave').catch(() => undefined);
-        this.replays.quiet();
-        this.client.respond(m.id, {});
-        await d.lineStep(kind);
-        return;
-      }
-      case 'lineStepBack': {
-        const { moment, lines = 1 } = parseHostRequest('lineStepBack', m.params);
-        if (past !== null && walksFromHit(this.view.position)) {
-          if (lines > 1)
-            throw new ProtocolError("lineStepBack: a move back of several lines is of the live stop's step only");
-          const beforeStop = this.view.position.kind === 'stepBefore';
-          const landing = await this.view.moveAtHit(past, 'back', moment);
-          await this.followHitLine(landing, past, moment);
-          this.client.respond(m.id, landing);
-          return beforeStop
-            ? this.client.showLanding(landing, past, moment)
-            : this.client.showHitLanding(landing, moment);
-        }
-        const r = await this.replays.ofStop('lineStepBack');
-        const landing = await this.view.move(r, 'back', moment, lines);
-        this.client.respond(m.id, landing);
-        return this.client.showLanding(landing, r, moment);
-      }
-      case 'lineValuesBack': {
-        const { watched } = parseHostRequest('lineValuesBack', m.params);
-        // From a hit, or a line of an earlier step: the line-by-line walk answers.
-        if (past !== null && walksFromHit(this.view.position))
-          return this.client.respond(m.id, { readings: null, why: 'a line walked from a hit or an earlier step' });
-        const r = await this.replays.ofStop('lineValuesBack');
-        return this.client.respond(m.id, await r.valuesBack(watched));
-      }
+      case 'lineStep':
+        return this.lineMoves.lineStep(m, past);
+      case 'lineStepBack':
+        return this.lineMoves.lineStepBack(m, past);
+      case 'lineValuesBack':
+        return this.lineMoves.lineValuesBack(m, past);
       case 'pastBreakpointHit':
-        return this.client.respond(m.id, await this.whileScanning(() => this.pastBreakpointHit(m.params)));
+        return this.client.respond(m.id, await this.hitSearches.pastBreakpointHit(m.params));
       case 'pastLogpointHits':
-        return this.client.respond(m.id, await this.whileScanning(() => this.pastLogpointHits(m.params)));
+        return this.client.respond(m.id, await this.hitSearches.pastLogpointHits(m.params));
       case 'pastLineValues':
         // As a line replay host: its replay role's.
         return this.client.respond(m.id, await this.replayRole.pastLineValues(m.params));
@@ -451,228 +387,6 @@ class LineDebugWorker {
     }
   }
 
-  /**
-   * `scan`, a replay host's scan of the past, with this host's checkpoints not built meanwhile (its main
-   * thread told, not waited for: it may be busy replaying, or held at a line stop).
-   */
-  private async whileScanning<T>(scan: () => Promise<T>): Promise<T> {
-    const hold = (on: boolean): void => void this.main.ask('holdCheckpoints', { hold: on }).catch(() => undefined);
-    hold(true);
-    try {
-      return await scan();
-    } finally {
-      hold(false);
-    }
-  }
-
-  /**
-   * Reverse Continue (or Continue from a past hit) to a line breakpoint's hit, replayed: the
-   * line stop's replay host, else the hit replay host of the recording so far.
-   */
-  private async pastBreakpointHit(params: unknown): Promise<BreakpointHitLanding> {
-    const d = this.dbg;
-    const p = parseHostRequest('pastBreakpointHit', params);
-    // A logpoint's hit listed (pastLogpointHits): that one logpoint armed, its nth hit of the tick gone to. A
-    // Continue (forward) arms the logpoints too: it prints those it runs through, as the live Continue does.
-    const armed: ArmedBreakpoint[] =
-      p.logpointHit !== undefined
-        ? [armedLogpoint(p.logpointHit.logpoint)]
-        : p.direction === 'forward'
-          ? this.breakpoints.stepArmed()
-          : this.breakpoints.armed();
-    // Nothing armed: nothing to replay for (a past line shown stays shown).
-    if (armed.length === 0) return { landed: 'none', breakpoints: [], from: p.floor ?? 0, to: p.tick };
-    const pos = this.view.position;
-    let r: LineReplayHost;
-    let bound: HitBound = { tick: p.tick };
-    const held = d.isStopped();
-    if (held) {
-      const shown = this.replays.stop;
-      r =
-        shown !== null && showsLine(pos) && hostOf(pos) === 'stop'
-          ? shown
-          : await this.replays.ofStop('pastBreakpointHit');
-      // A past line shown: the replay host starts from it (it is stopped there).
-      bound = { tick: r.stop.tick, taskId: r.stop.taskId, print: r.stop.print };
-    } else {
-      const shown = this.replays.hits;
-      r = shown !== null && showsLine(pos) && hostOf(pos) === 'search' ? shown : await this.replays.hitsFrom(p.tick);
-    }
-    // A live line stop's tick is open: forward, the search ends at the live stop in it (its hits after the
-    // live stop are the present's, not the past's).
-    const live = r.hasLiveStop() ? r.stop : null;
-    const end = live !== null ? live.tick : r.ticks;
-    const ceiling = Math.min(p.ceiling ?? end, end);
-    const search: ReplayHostMethods['pastHit']['params'] = {
-      direction: p.direction,
-      bound,
-      floor: p.floor ?? 0,
-      ceiling,
-      breakpoints: armed,
-      ...idOf(p.moment),
-    };
-    if (p.logpointHit !== undefined) {
-      if (p.logpointHit.tick > end)
-        throw new ProtocolError(
-          `pastBreakpointHit: tick ${p.logpointHit.tick} is not in the recording replayed (ticks 1..${end})`,
-          'badTick',
-        );
-      search.nth = { tick: p.logpointHit.tick, ordinal: p.logpointHit.ordinal };
-    } else if (live !== null && p.direction === 'forward' && ceiling === live.tick)
-      search.until = { tick: live.tick, taskId: live.taskId, print: live.print };
-    const landing = await this.view.findHit(r, held ? 'stop' : 'search', search);
-    // Printed before the views move (to the hit, the loop's stop, or on to a later stop or the present).
-    this.client.print(landing.printed ?? []);
-    // The views follow to the hit's tick (the live host's own seek; while a line stop holds its main thread,
-    // the replay host's moment).
-    if (landing.landed === 'line' && d.isStopped())
-      this.client.tellViewed(r, landing.tick, p.moment, {
-        reason: 'breakpoint',
-        description: landing.description,
-        ...(landing.taskId !== null ? { taskId: landing.taskId } : {}),
-      });
-    else if (landing.landed === 'line') {
-      this.viewSearchLine(r, landing.tick, p.moment, {
-        reason: 'breakpoint',
-        description: landing.description,
-        ...(landing.taskId !== null ? { taskId: landing.taskId } : {}),
-      });
-      // A logpoint's hit followed from its list: another logpoint listed while it is shown is scanned by a replay
-      // host of its own, started now (not for a breakpoint's hit: no logpoint list is under way).
-      if (p.logpointHit !== undefined) this.replays.prepareScan();
-    }
-    return landing;
-  }
-
-  /**
-   * Logpoints in the past: every hit of the logpoints over the recording so far (at a line stop, the ticks
-   * before it), replayed in the line stop's replay host, else the hit replay host; with each hit's task, the
-   * time its tick began and its message.
-   */
-  private async pastLogpointHits(params: unknown): Promise<HostMethods['pastLogpointHits']['result']> {
-    const p = parseHostRequest('pastLogpointHits', params);
-    const pos = this.view.position;
-    const held = this.dbg.isStopped();
-    const on = held ? 'stop' : 'search';
-    // The replay host holds a line shown there (its frames are the views'): a scan would leave it.
-    if (showsLine(pos) && hostOf(pos) === on) {
-      if (held)
-        throw new ProtocolError(
-          'pastLogpointHits: a past line is shown; its replay is held there (go back to the present or the end first)',
-          'badState',
-        );
-      // A finished run or a recording: the whole run is scanned by a replay host of its own, the line stays shown.
-      return this.replays.scanWith('pastLogpointHits', (scan) => this.logHits(scan, p, scan.ticks));
-    }
-    const r = held ? await this.replays.ofStop('pastLogpointHits') : await this.replays.hitsFrom(p.tick ?? 0);
-    return this.logHits(r, p, r.hasLiveStop() ? r.stop.tick - 1 : r.ticks);
-  }
-
-  /** Every hit of `p.logpoints` replayed by `r` up to tick `ticks`, in order. */
-  private async logHits(
-    r: LineReplayHost,
-    p: HostMethods['pastLogpointHits']['params'],
-    ticks: number,
-  ): Promise<HostMethods['pastLogpointHits']['result']> {
-    const logpoints = p.logpoints.map(armedLogpoint);
-    const found = { hits: await r.logHits(logpoints, ticks) };
-    // Each hit's time comes with it (its tick's in the replay host's timeline); asked whole only if one lacks it.
-    const times =
-      ticks > 0 && found.hits.some((h) => h.time === undefined)
-        ? ((await r.request('timeline', {})) as Timeline).tickTimes
-        : [];
-    const ordinals = new Map<string, number>();
-    const hits = found.hits.map((h): LogpointHit => {
-      const lp = p.logpoints[h.bp]!;
-      const key = `${h.bp}:${h.tick}`;
-      const ordinal = ordinals.get(key) ?? 0;
-      ordinals.set(key, ordinal + 1);
-      return {
-        logpoint: h.bp,
-        file: lp.file,
-        line: lp.line,
-        tick: h.tick,
-        ordinal,
-        taskId: h.taskId,
-        task: h.taskName === undefined || h.taskName === '' ? null : h.taskName,
-        time: h.time ?? times[h.tick - 1] ?? 0,
-        message: h.message ?? '',
-      };
-    });
-    return { hits, ticks };
-  }
-
-  /**
-   * A forward step from a past line ran on past its task's lines (its coroutine returned): as the live step
-   * runs on, it stops at the first breakpoint hit after the line it left, before the live stop (or the
-   * recording's end); none, the present.
-   */
-  private async ranOnToHit(
-    r: LineReplayHost,
-    on: ReplayRole,
-    ran: Extract<PastLineLanding, { landed: 'present' }>,
-    moment: string | undefined,
-  ): Promise<PastLineLanding> {
-    const { ranOnFrom, ...present } = ran;
-    // The logpoints too: they print on the way, as the live step's (the live stop's own included).
-    const armed = this.breakpoints.stepArmed();
-    if (ranOnFrom === undefined || armed.length === 0) return present;
-    const live = r.hasLiveStop() ? r.stop : null;
-    const ceiling = live !== null ? live.tick : r.ticks;
-    const search: ReplayHostMethods['pastHit']['params'] = {
-      direction: 'forward',
-      bound: ranOnFrom,
-      floor: 0,
-      ceiling,
-      breakpoints: armed,
-      ...idOf(moment),
-    };
-    if (live !== null && ceiling === live.tick)
-      search.until = { tick: live.tick, taskId: live.taskId, print: live.print };
-    const hit = await this.view.findHit(r, on, search);
-    if (hit.landed === 'none' && hit.printed !== undefined) return { ...present, printed: hit.printed };
-    if (hit.landed === 'tick') {
-      // A loop breakpoint's hit on the way: the live run stopped after its tick (the client seeks there).
-      const { tick, taskId, description, printed } = hit;
-      return {
-        landed: 'tick',
-        tick,
-        taskId,
-        description,
-        ...(present.said === undefined ? {} : { said: present.said }),
-        ...(printed === undefined ? {} : { printed }),
-      };
-    }
-    if (hit.landed !== 'line') return present;
-    const landing: PastLineLanding = { landed: 'line', line: hit.line, tick: hit.tick, breakpoint: hit.description };
-    if (hit.taskId !== null) landing.taskId = hit.taskId;
-    if (hit.printed !== undefined) landing.printed = hit.printed;
-    if (present.said !== undefined) landing.said = present.said;
-    return landing;
-  }
-
-  /** A line reached from a breakpoint hit, in another tick maybe: the views follow to its tick (as to the hit's). */
-  private async followHitLine(landing: PastLineLanding, r: LineReplayHost, moment: string | undefined): Promise<void> {
-    if (landing.landed !== 'line' || landing.tick === undefined) return;
-    if (this.dbg.isStopped()) this.client.tellViewed(r, landing.tick, moment);
-    else this.viewSearchLine(r, landing.tick, moment);
-  }
-
-  /**
-   * No live line stop holds the run: the views are told a line the search's replay host `r` shows, within its
-   * tick (with its `stop`), as while a line stop holds it; the moment's queries are `r`'s (route), stopped
-   * there, not the main thread's (which would show the tick's end). Leaving it (a seek, the run going on) is
-   * the main thread's again.
-   */
-  private viewSearchLine(
-    r: LineReplayHost,
-    tick: number,
-    moment: string | undefined,
-    stop?: ViewedMoment['stop'],
-  ): void {
-    this.client.tellViewed(r, tick, moment, stop);
-  }
-
   /** A client's request for the main thread, while it runs. */
   private forward(m: RequestMessage): void {
     this.main.forward(m);
@@ -708,10 +422,10 @@ class LineDebugWorker {
         const id = (w.result as { runId?: unknown } | undefined)?.runId;
         this.replays.runId = typeof id === 'number' ? id : null;
         if (request.method === 'openRecording')
-          this.replays.recordingOpened(w.id, this.replays.runId === null ? null : (w.result as OpenedHere));
+          this.replays.hitHosts.recordingOpened(w.id, this.replays.runId === null ? null : (w.result as OpenedHere));
         this.replays.prepare();
       }
-      if (request.method === 'openRecording' && !w.ok) this.replays.recordingOpened(w.id, null);
+      if (request.method === 'openRecording' && !w.ok) this.replays.hitHosts.recordingOpened(w.id, null);
     }
     // The run ended: its line replay host with it, unless it followed the run: given the whole recording, it
     // is the hit replay host.

@@ -1,9 +1,8 @@
 // Runs on a live runtime host's line debugger worker thread. ReplayHosts: the run's line replay
 // hosts and when each is started, fed and ended: the stop's (forked at a recorded run's launch or
-// first line stop, following the run by paced growths), the hit replay host (breakpoint searches
-// with no line stop: forked with a recording file's open, else started at the first search or handed
-// on at the end) and a finished run's scan replay host (logpoints listed while the hit replay host
-// shows a logpoint's hit: started then).
+// first line stop, following the run by paced growths, handed on at the run's end to be the hit
+// replay host), and through parts of their own the hit replay host and a finished run's scan
+// replay host (hit-replay-hosts.ts) and a line stop's warm-up (line-stop-warm-up.ts).
 //
 // Invariants: at most one of each per run, all ended with the run and when the client goes; what
 // an ended replay host showed is dropped from the worker's position (PastView.drop); uses that
@@ -12,15 +11,13 @@
 
 import { stopPlace } from './stop-place';
 import { unlinkSync } from 'node:fs';
-import type { RecordingInfo } from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';
 import type { LineDebugger } from './line-debugger';
 import { LineReplayHost, lineReplayFile, type HostStart, type ReplayCopy, type ReplayGrowth } from './line-replay-host';
 import type { MainThreadLink } from './main-thread-link';
+import { HitReplayHosts } from './hit-replay-hosts';
+import { LineStopWarmUp } from './line-stop-warm-up';
 import type { PastView } from './past-view';
-
-/** A recording file this host opened (openRecording's answer). */
-export type OpenedHere = RecordingInfo & { runId: number };
 
 /** A followed run's recording is first handed to its replay host this soon after its launch (ms)... */
 const FIRST_FEED_MS = 100;
@@ -31,11 +28,6 @@ const FEED_MS = 500;
  * added since the last: small).
  */
 const FEED_PACE = 20;
-/**
- * A line stop still shown this long (ms) has its past prepared (its recording handed over, replays parked ahead
- * of its walks: warmStop); a quicker step on (F10 held) prepares none.
- */
-const WARM_AFTER_MS = 150;
 
 export class ReplayHosts {
   // The current run as launched or opened here: recorded (its past replayable), finished; and
@@ -46,31 +38,24 @@ export class ReplayHosts {
   runId: number | null = null;
   debugged = false;
 
+  /** The hit replay host and the scan replay host beside it (the past with no line stop). */
+  readonly hitHosts: HitReplayHosts;
+  /** The warm-up of the current line stop's past (no more than one at a time, never beside a request). */
+  readonly warmUp = new LineStopWarmUp(
+    (method) => this.ofStop(method),
+    () => this.lineDebugger(),
+  );
+
   /** The stop's replay host (the past of the run's stops on a line), and one being forked. */
   private replay: LineReplayHost | null = null;
   private replayForking: Promise<LineReplayHost> | null = null;
   /** Uses of the stop's replay host that give it a recording, one at a time. */
   private queue: Promise<unknown> = Promise.resolve();
-  /** The hit replay host (no line stop), and one being started. */
-  private hitReplay: LineReplayHost | null = null;
-  private hitReplayStarting: Promise<LineReplayHost> | null = null;
-  /** An open of a recording file under way, whose hit replay host was started with it: its request, its answer. */
-  private hostOpen: { requestId: number; answer: (opened: OpenedHere | null) => void } | null = null;
   /** Replay hosts (forked or being forked) handed on from the line stops' role to the hit searches'. */
   private readonly handedOn = new WeakSet<Promise<LineReplayHost>>();
-  /** A finished run's scan replay host (scans while the hit replay host shows a line), kept warm; its uses. */
-  private scanSpare: Promise<LineReplayHost> | null = null;
-  private scanQueue: Promise<unknown> = Promise.resolve();
   // A recorded run launched here and debugged, followed: its replay host is given the recording so far now and then.
   private followTimer: ReturnType<typeof setTimeout> | null = null;
   private followed = false;
-  /** The warm-up of the current line stop, pending (warmStop); the stops seen so far (a newer one supersedes it). */
-  private warmTimer: ReturnType<typeof setTimeout> | null = null;
-  private stops = 0;
-  /** The warm-up under way, hand-over and replays (warmStop), until it has ended. */
-  private warming: Promise<void> | null = null;
-  /** Client requests being served (serving): no warm-up starts meanwhile. */
-  private routing = 0;
 
   constructor(
     private readonly hostStart: HostStart | null,
@@ -79,57 +64,25 @@ export class ReplayHosts {
     private readonly main: MainThreadLink,
     private readonly lineDebugger: () => LineDebugger,
     private readonly view: PastView,
-  ) {}
+  ) {
+    this.hitHosts = new HitReplayHosts(hostStart, isLineReplay, main, view, () => ({
+      recorded: this.runRecorded,
+      finished: this.runFinished,
+    }));
+  }
 
   /** The stop's replay host (null: none forked yet). */
   get stop(): LineReplayHost | null {
     return this.replay;
   }
 
-  /** The hit replay host (null: none started). */
-  get hits(): LineReplayHost | null {
-    return this.hitReplay;
-  }
-
   /** A new run (a launch, a recording opened): the previous one's replay hosts go. */
   newRun(recorded: boolean, finished: boolean): void {
     this.endStop();
-    this.endHits();
+    this.hitHosts.end();
     this.runRecorded = recorded;
     this.runFinished = finished;
     this.runId = null;
-  }
-
-  /**
-   * The client asked this host to open recording file `path` (request `requestId`): its hit replay host is
-   * forked now, beside the host's own open, and opens the same file (recordingOpened: the host's answer), so
-   * a first search or logpoint list finds it loaded. After newRun; ended with the run as any hit replay host.
-   */
-  openingRecording(requestId: number, path: string): void {
-    if (this.isLineReplay || this.hostStart === null) return;
-    let answer: (opened: OpenedHere | null) => void = () => undefined;
-    const opened = new Promise<OpenedHere | null>((resolve) => {
-      answer = resolve;
-    });
-    this.hostOpen = { requestId, answer };
-    const starting = LineReplayHost.fork(this.hostStart).then(async (r) => {
-      try {
-        await r.openSaved(path, opened);
-        return r;
-      } catch (e) {
-        r.close();
-        throw e;
-      }
-    });
-    this.becomeHitReplay(starting);
-  }
-
-  /** The host answered open request `requestId`: the recording it opened (null: refused). */
-  recordingOpened(requestId: number, opened: OpenedHere | null): void {
-    const open = this.hostOpen;
-    if (open === null || open.requestId !== requestId) return;
-    this.hostOpen = null;
-    open.answer(opened);
   }
 
   /**
@@ -151,7 +104,7 @@ export class ReplayHosts {
       this.replayForking = null;
     }
     this.endStop();
-    this.endHits();
+    this.hitHosts.end();
     this.runFinished = true;
     if (stopped) this.runRecorded = false;
     if (kept !== null) this.keepForHits(kept);
@@ -160,12 +113,12 @@ export class ReplayHosts {
   /** Both replay hosts end (the client went away). */
   endAll(): void {
     this.endStop();
-    this.endHits();
+    this.hitHosts.end();
   }
 
   /** The stop's replay host ends (and the run is followed no more). */
   endStop(): void {
-    this.cancelWarm();
+    this.warmUp.cancel();
     this.stopFollowing();
     this.view.drop('stop');
     this.replay?.close();
@@ -178,21 +131,9 @@ export class ReplayHosts {
     );
   }
 
-  /** The hit replay host ends, and the scan replay host beside it. */
-  endHits(): void {
-    this.endScan();
-    // One started with an open not answered yet: told it was not opened (it closes itself).
-    this.hostOpen?.answer(null);
-    this.hostOpen = null;
-    this.view.drop('search');
-    this.hitReplay?.close();
-    this.hitReplay = null;
-    this.hitReplayStarting = null;
-  }
-
   /** The stop's replay host forgets its stop's past (the run went on, or stopped in another tick). */
   forgetStop(): void {
-    this.cancelWarm();
+    this.warmUp.cancel();
     this.view.drop('stop');
     this.replay?.forget();
   }
@@ -222,72 +163,7 @@ export class ReplayHosts {
     )
       void this.fork().catch(() => undefined);
     // Its past prepared while it is read, once it has been shown a moment (not at each stop of a quick F10 run).
-    if (!this.isLineReplay && this.hostStart !== null && stopRecorded) {
-      this.cancelWarm();
-      const stop = ++this.stops;
-      this.scheduleWarm(stop);
-    }
-  }
-
-  /**
-   * The line stop `stop` still held: its replay host is given its recording (as at its first use) and parks
-   * replays at the ticks its walks start from (pastWarm), in its own process: the live program, held, is not
-   * touched. Nothing when the run has gone on or stopped again meanwhile.
-   */
-  private async warmStop(stop: number): Promise<void> {
-    this.warmTimer = null;
-    if (stop !== this.stops || !this.lineDebugger().isStopped()) return;
-    const r = await this.ofStop('pastWarm');
-    if (stop !== this.stops || !r.hasLiveStop()) return;
-    await r.warm();
-  }
-
-  /**
-   * Before the live thread moves on from a line stop (a line step, continue): no warm-up starts any more. One
-   * under way has ended already: the request waits for it (beginServing), so a step never starts under it.
-   */
-  quiet(): void {
-    this.cancelWarm();
-  }
-
-  /**
-   * The warm-up of line stop `stop`, in WARM_AFTER_MS, and never beside a client's request (`routing`): a
-   * warm-up runs alone, as its hand-over asks the held main thread and its replays share the replay host's
-   * queue; a list or walk begun beside it could wait on it forever (seen: a past logpoint list at a line
-   * stop hung 1 run in 10 under load). Put off while a request is served.
-   */
-  private scheduleWarm(stop: number): void {
-    this.warmTimer = setTimeout(() => {
-      this.warmTimer = null;
-      if (stop !== this.stops) return;
-      if (this.routing > 0) return this.scheduleWarm(stop);
-      const warming = this.warmStop(stop).catch(() => undefined);
-      this.warming = warming;
-      void warming.finally(() => {
-        if (this.warming === warming) this.warming = null;
-      });
-    }, WARM_AFTER_MS);
-    this.warmTimer.unref?.();
-  }
-
-  /**
-   * A client's request (not a read-only query) is served from now until endServing: no warm-up starts
-   * meanwhile (scheduleWarm). The warm-up under way, if any, which the request waits for; null: none (the
-   * request is routed at once, in order).
-   */
-  beginServing(): Promise<void> | null {
-    this.routing++;
-    return this.warming;
-  }
-
-  endServing(): void {
-    this.routing--;
-  }
-
-  private cancelWarm(): void {
-    this.stops++;
-    if (this.warmTimer !== null) clearTimeout(this.warmTimer);
-    this.warmTimer = null;
+    if (!this.isLineReplay && this.hostStart !== null && stopRecorded) this.warmUp.schedule();
   }
 
   /**
@@ -298,7 +174,7 @@ export class ReplayHosts {
     if (this.isLineReplay || this.hostStart === null || !this.debugged || !this.runRecorded || this.runId === null)
       return;
     if (this.runFinished) {
-      if (this.hitReplay === null && this.hitReplayStarting === null) void this.hitsFrom(0).catch(() => undefined);
+      this.hitHosts.startAhead();
       return;
     }
     if (this.followed) return;
@@ -310,101 +186,6 @@ export class ReplayHosts {
   /** The stop's replay host, holding the past of the current line stop (given it at its first use). */
   ofStop(method: string): Promise<LineReplayHost> {
     return this.inQueue(() => this.ofStopNow(method));
-  }
-
-  /**
-   * The hit replay host of breakpoint searches with no line stop, started at the first use (again when the
-   * recording has grown past `tick`).
-   */
-  async hitsFrom(tick: number): Promise<LineReplayHost> {
-    // The followed run's replay host, being given the whole recording as the run finished.
-    if (this.hitReplayStarting !== null) await this.hitReplayStarting.catch(() => undefined);
-    if (this.hitReplay !== null && !this.hitReplay.isClosed && this.hitReplay.ticks >= tick) return this.hitReplay;
-    this.endHits();
-    if (this.hostStart === null)
-      throw new ProtocolError('pastBreakpointHit: this host cannot start a replay host', 'replayFailed');
-    const starting = (this.hitReplayStarting = this.startWhole(this.hostStart));
-    try {
-      const started = await starting;
-      if (this.hitReplayStarting === starting) this.hitReplay = started;
-      else started.close();
-      return started;
-    } catch (e) {
-      if (this.hitReplayStarting === starting) this.hitReplayStarting = null;
-      throw e;
-    }
-  }
-
-  /**
-   * `use` of a replay host of its own over the whole recording, for a scan while the hit replay host holds a
-   * line shown (pastLogpointHits). A finished run's is kept warm for the next scan (started ahead by
-   * prepareScan, its uses one at a time); a run going on (or not recorded) gets one of its own, closed after.
-   */
-  async scanWith<T>(method: string, use: (r: LineReplayHost) => Promise<T>): Promise<T> {
-    if (this.hostStart === null)
-      throw new ProtocolError(`${method}: this host cannot start a replay host`, 'replayFailed');
-    if (!this.runFinished || !this.runRecorded) {
-      const once = await this.startWhole(this.hostStart);
-      try {
-        return await use(once);
-      } finally {
-        once.close();
-      }
-    }
-    const job = this.scanQueue.then(async () => {
-      let spare = this.scanSpare;
-      // None yet, or one that failed to start or has exited: started now.
-      const ready = spare === null ? null : await spare.catch(() => null);
-      if (ready === null || ready.isClosed) {
-        this.endScan();
-        this.prepareScan();
-        spare = this.scanSpare;
-      }
-      if (spare === null) throw new ProtocolError(`${method}: this host cannot start a replay host`, 'replayFailed');
-      return use(await spare);
-    });
-    this.scanQueue = job.catch(() => undefined);
-    return job;
-  }
-
-  /**
-   * A finished run's hit replay host shows a logpoint's hit: the scan replay host is started now, ahead
-   * of a logpoint listed meanwhile (scanWith), so that list does not wait for its start.
-   */
-  prepareScan(): void {
-    if (this.isLineReplay || this.hostStart === null || !this.runFinished || !this.runRecorded) return;
-    if (this.scanSpare !== null) return;
-    const starting = this.startWhole(this.hostStart);
-    this.scanSpare = starting;
-    starting.then(
-      (r) => {
-        // Ended meanwhile (a new run, the client gone).
-        if (this.scanSpare !== starting) r.close();
-      },
-      () => {
-        if (this.scanSpare === starting) this.scanSpare = null;
-      },
-    );
-  }
-
-  /** The scan replay host ends. */
-  private endScan(): void {
-    const spare = this.scanSpare;
-    this.scanSpare = null;
-    spare?.then(
-      (r) => r.close(),
-      () => undefined,
-    );
-  }
-
-  /** A replay host forked and given the run's whole recording so far. */
-  private startWhole(hostStart: HostStart): Promise<LineReplayHost> {
-    return LineReplayHost.start(
-      hostStart,
-      null,
-      async (path) =>
-        (await this.main.ask('writeReplayCopy', { path })) as { runId: number; ticks: number; midTick: boolean },
-    );
   }
 
   private async ofStopNow(method: string): Promise<LineReplayHost> {
@@ -488,22 +269,7 @@ export class ReplayHosts {
         throw e;
       }),
     );
-    this.becomeHitReplay(starting);
-  }
-
-  /** `starting` becomes the hit replay host once started, unless ended meanwhile (a new run, the client gone). */
-  private becomeHitReplay(starting: Promise<LineReplayHost>): void {
-    this.hitReplayStarting = starting;
-    starting.then(
-      (started) => {
-        if (this.hitReplayStarting !== starting) return started.close();
-        this.hitReplayStarting = null;
-        this.hitReplay = started;
-      },
-      () => {
-        if (this.hitReplayStarting === starting) this.hitReplayStarting = null;
-      },
-    );
+    this.hitHosts.becomeHitReplay(starting);
   }
 
   stopFollowing(): void {
