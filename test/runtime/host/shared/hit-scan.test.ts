@@ -4,12 +4,17 @@
 // in replay order with their counts (from `counts`, hit conditions, `since`), nothing of a
 // warm-up tick, a logpoint's message with its task and tick time, a silent logpoint counted not
 // recorded, the stops (nth, first, marker), the marker's own hits neither before nor after
-// it, nothing after `until`, and the scan's end report; messagesAfter on its own.
-import { describe, test } from 'node:test';
+// it, nothing after `until`, and the scan's end report; the tick hits of a suspension breakpoint
+// (queue.get's wait, through the scan's observer) with warm-up and `until`; messagesAfter.
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { VirtualClock } from '../../../../runtime/clock';
 import { coroutine } from '../../../../runtime/coroutine';
 import { EventLoop } from '../../../../runtime/loop';
+import { CoroutineHooksHub } from '../../../../runtime/inspect/coroutine-hooks';
+import { Queue } from '../../../../runtime/queue';
 import { sleep } from '../../../../runtime/sleep';
 import type { Coroutine } from '../../../../runtime/task';
 import { HitScan, messagesAfter } from '../../../../runtime/host/shared/hit-scan';
@@ -332,6 +337,87 @@ describe('HitScan end report', () => {
     assert.equal(scan.result().hits.length, 1);
     assert.notEqual(g[SCAN_END], undefined);
     delete g[SCAN_END];
+  });
+});
+
+describe('HitScan suspension breakpoints', () => {
+  const hub = new CoroutineHooksHub();
+  before(() => hub.enable(true));
+  after(() => hub.enable(false));
+  const QUEUE_TS = join(__dirname, '..', '..', '..', '..', 'runtime', 'queue.ts');
+  /** queue.get's wait for an item: where a consumer of an empty queue suspends. */
+  const GETTER =
+    readFileSync(QUEUE_TS, 'utf8')
+      .split('\n')
+      .findIndex((l) => l.includes('yield* getter;')) + 1;
+
+  /**
+   * The scan's tickHits (`tick #count description`) over a consumer taking two items a producer puts one
+   * virtual second apart, with a breakpoint on GETTER; `params` adds to the scan's.
+   */
+  async function tickHitsOf(params: Partial<ScanTicksParams>, hitCondition?: string): Promise<string[]> {
+    const loop = new EventLoop({ clock: new VirtualClock() });
+    const scan = new HitScan({
+      from: 0,
+      to: 100,
+      breakpoints: [{ atSuspension: { file: QUEUE_TS, line: GETTER }, ...(hitCondition ? { hitCondition } : {}) }],
+      locations: [],
+      ...params,
+    });
+    assert.ok(scan.observer !== null);
+    scan.loop = loop;
+    loop.addObserver(scan.observer);
+    const q = new Queue<number>();
+    const consumer = loop.createTask(
+      coroutine(function* consumer(): Coroutine<number> {
+        return (yield* q.get()) + (yield* q.get());
+      })(),
+      { name: 'consumer' },
+    );
+    const producer = coroutine(function* producer(): Coroutine<void> {
+      yield* sleep(1);
+      q.putNowait(1);
+      yield* sleep(1);
+      q.putNowait(2);
+    });
+    try {
+      await loop.runUntilComplete(loop.createTask(producer(), { name: 'producer' }));
+      assert.equal(await loop.runUntilComplete(consumer), 3);
+    } finally {
+      loop.close();
+    }
+    return scan.tickHits.map((h) => {
+      assert.deepEqual([h.bp, h.taskId], [0, consumer.id]);
+      const where = (h.description ?? '')
+        .replace(/^Task #\d+ /, '')
+        .replace(/ (at|from) .*queue\.ts:/, ' $1 queue.ts:');
+      return `${h.tick} #${h.count} ${where}`;
+    });
+  }
+
+  test('each arrival at the line is a tick hit; ticks up to `from` warm up and count nothing; `until` ends them', async () => {
+    const all = await tickHitsOf({});
+    assert.equal(all.length, 2);
+    const [first, second] = all.map((h) => Number(h.split(' ')[0]));
+    assert.deepEqual(all, [
+      `${first} #1 "consumer" suspended at queue.ts:${GETTER} in get`,
+      `${second} #2 "consumer" suspended at queue.ts:${GETTER} in get`,
+    ]);
+    // The first arrival is in a warm-up tick: not counted, but it stopped there live, so its resume is no hit.
+    assert.deepEqual(await tickHitsOf({ from: first! }), [
+      `${second} #1 "consumer" suspended at queue.ts:${GETTER} in get`,
+    ]);
+    // Nothing in or after the live stop's tick.
+    const until = { location: 0, tick: second!, taskId: 0 };
+    assert.deepEqual(await tickHitsOf({ until }), [all[0]]);
+  });
+
+  test('a hit its hit condition lets not through makes the resume from the line a hit, counted on', async () => {
+    const hits = await tickHitsOf({}, '>=2');
+    assert.deepEqual(
+      hits.map((h) => h.slice(h.indexOf(' ') + 1)),
+      [`#2 "consumer" resumed from queue.ts:${GETTER} in get`, `#3 "consumer" suspended at queue.ts:${GETTER} in get`],
+    );
   });
 });
 
