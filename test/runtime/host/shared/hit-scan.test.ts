@@ -5,7 +5,7 @@
 // warm-up tick, a logpoint's message with its task and tick time, a silent logpoint counted not
 // recorded, the stops (nth, first, marker), the marker's own hits neither before nor after
 // it, nothing after `until`, and the scan's end report; the tick hits of a suspension breakpoint
-// (queue.get's wait, through the scan's observer) with warm-up and `until`; messagesAfter.
+// (queue.get's wait, through the scan's observer) with warm-up and `until`, warmUpFrom; messagesAfter.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -410,6 +410,48 @@ describe('HitScan suspension breakpoints', () => {
     // Nothing in or after the live stop's tick.
     const until = { location: 0, tick: second!, taskId: 0 };
     assert.deepEqual(await tickHitsOf({ until }), [all[0]]);
+  });
+
+  test('warmUpFrom: before the last step of each task waiting on a breakpoint line, else `from`', async () => {
+    const loop = new EventLoop({ clock: new VirtualClock() });
+    const q = new Queue<number>();
+    const waiting = loop.createTask(q.get(), { name: 'waiting' });
+    const elsewhere = loop.createTask(
+      coroutine(function* elsewhere(): Coroutine<void> {
+        yield* sleep(50);
+      })(),
+      { name: 'elsewhere' },
+    );
+    try {
+      await loop.runOnce();
+      const atGetter = new HitScan({
+        from: 9,
+        to: 20,
+        breakpoints: [{ atSuspension: { file: QUEUE_TS, line: GETTER } }],
+        locations: [],
+      });
+      const plain = new HitScan({ from: 9, to: 20, breakpoints: [{}], locations: [[0]] });
+      const lastSteps: Record<number, number | null> = { [waiting.id]: 6, [elsewhere.id]: 2 };
+      const asked: number[] = [];
+      const lastStep = (id: number): number | null => {
+        asked.push(id);
+        return lastSteps[id] ?? null;
+      };
+      assert.deepEqual(
+        [atGetter.warmUpFrom(loop, lastStep), asked, plain.warmUpFrom(loop, lastStep)],
+        [5, [waiting.id], 9],
+      );
+      // A last step after `from` (or none) moves nothing.
+      lastSteps[waiting.id] = 12;
+      assert.equal(atGetter.warmUpFrom(loop, lastStep), 9);
+      lastSteps[waiting.id] = null;
+      assert.equal(atGetter.warmUpFrom(loop, lastStep), 9);
+    } finally {
+      waiting.cancel();
+      elsewhere.cancel();
+      await loop.runOnce();
+      loop.close();
+    }
   });
 
   test('a hit its hit condition lets not through makes the resume from the line a hit, counted on', async () => {
