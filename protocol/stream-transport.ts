@@ -4,13 +4,15 @@
 // (runtime/host/main-thread/main.ts), because that pipe stays readable while the host's main thread is
 // stopped on a line, unlike the IPC channel.
 //
-// Invariants: a message is delivered only once its line is complete; a line that is not
-// JSON is reported through `onBadLine` and skipped; sends after close are dropped.
+// Invariants: a message is delivered only once its line is complete; bytes are decoded as one
+// UTF-8 stream (a character split across chunks arrives whole); a line that is not JSON is
+// reported through `onBadLine` and skipped; sends after close are dropped.
 
 /** The parts of a node Duplex stream this needs (protocol/ imports nothing). */
 export interface ByteStream {
   write(chunk: string): unknown;
-  on(event: 'data', listener: (chunk: { toString(encoding: 'utf8'): string }) => void): unknown;
+  /** Bytes (a stream with no encoding set), or text (one that decodes itself). */
+  on(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
   on(event: 'close', listener: () => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
@@ -19,13 +21,17 @@ import type { Transport } from './rpc';
 
 export class StreamTransport implements Transport {
   private buffered = '';
+  /** One decoder for the whole stream: a chunk may end inside a character. */
+  private readonly decoder = new TextDecoder('utf-8');
   private closed = false;
   private readonly receivers: Array<(message: unknown) => void> = [];
   private readonly closers: Array<(reason: string) => void> = [];
   onBadLine: (line: string) => void = () => undefined;
 
   constructor(private readonly stream: ByteStream) {
-    stream.on('data', (chunk) => this.take(chunk.toString('utf8')));
+    stream.on('data', (chunk) =>
+      this.take(typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true })),
+    );
     stream.on('close', () => this.close('the pipe closed'));
     stream.on('error', (e) => this.close(`the pipe failed: ${e.message}`));
   }

@@ -102,6 +102,23 @@ describe('StreamTransport', () => {
     assert.deepEqual(afterEachChunk, [[], [], [{ n: 1 }, { n: 2 }], [{ n: 1 }, { n: 2 }, { n: 3 }]]);
   });
 
+  test('a character whose bytes come in two chunks arrives whole (a crawled title, a program printing é or 🙂)', async (t) => {
+    const { peer, own, received } = transportOnPair();
+    t.after(() => {
+      own.destroy();
+      peer.destroy();
+    });
+    const bytes = Buffer.from('{"text":"café 🙂"}\n', 'utf8');
+    // Cut inside é (2 bytes), then inside the emoji (4 bytes).
+    const e = bytes.indexOf(0xc3);
+    const emoji = bytes.indexOf(0xf0);
+    for (const chunk of [bytes.subarray(0, e + 1), bytes.subarray(e + 1, emoji + 2), bytes.subarray(emoji + 2)]) {
+      peer.write(chunk);
+      await flushed();
+    }
+    assert.deepEqual(received, [{ text: 'café 🙂' }]);
+  });
+
   test('blank lines are skipped; a line that is not JSON is reported and the next ones still arrive', async (t) => {
     const { transport, peer, own, received } = transportOnPair();
     t.after(() => {
