@@ -55,7 +55,8 @@ export function urlFailureNow(
   }
   const task = loop.currentTask();
   const who = task === null ? 'a callback' : `Task #${task.id} ${JSON.stringify(task.name)}`;
-  const description = urlFailedDescription(who, stat.url, errorText(error));
+  // The statistic's text is already the error's words ("HttpProtocolError: bad chunk").
+  const description = urlFailedDescription(who, stat.url, typeof error === 'string' ? error : errorText(error));
   const tick = loop.tickCount();
   return {
     mark: task === null ? { tick, url: stat.url, description } : { tick, taskId: task.id, url: stat.url, description },

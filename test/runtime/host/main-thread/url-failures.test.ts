@@ -2,7 +2,16 @@
 // metadata (checked field by field: what is not a failure is left out, never an exception).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { UrlFailures, savedUrlFailures, urlFailedDescription } from '../../../../runtime/host/main-thread/url-failures';
+import {
+  UrlFailures,
+  savedUrlFailures,
+  urlFailedDescription,
+  urlFailureNow,
+} from '../../../../runtime/host/main-thread/url-failures';
+import { Crawler } from '../../../../runtime/crawler/crawler';
+import { EventLoop } from '../../../../runtime/loop';
+import { VirtualClock } from '../../../../runtime/clock';
+import type { FetchStatistic } from '../../../../runtime/crawler/report';
 
 describe('UrlFailures', () => {
   const a = {
@@ -20,6 +29,28 @@ describe('UrlFailures', () => {
 
   test('the live stop words a failure with the worker, the URL and the error', () => {
     assert.equal(a.description, 'Task #2 "worker-1" failed to fetch http://a/: Error: x');
+  });
+
+  test("a failure whose error the crawler no longer keeps is worded by the statistic's own text", () => {
+    const crawler = new Crawler(['http://a/']);
+    crawler.errors.push({ url: 'http://a/x', error: new Error('kept') });
+    const stat = { url: 'http://a/y', exception: 'HttpProtocolError: bad chunk' } as FetchStatistic & {
+      exception: string;
+    };
+    const loop = new EventLoop({ clock: new VirtualClock() });
+    try {
+      assert.equal(
+        urlFailureNow(stat, crawler, loop).mark.description,
+        'a callback failed to fetch http://a/y: HttpProtocolError: bad chunk',
+      );
+      const kept = { url: 'http://a/x', exception: 'Error: kept' } as FetchStatistic & { exception: string };
+      assert.equal(
+        urlFailureNow(kept, crawler, loop).mark.description,
+        'a callback failed to fetch http://a/x: Error: kept',
+      );
+    } finally {
+      loop.close();
+    }
   });
 
   test('between: after sinceTick, up to toTick, one task', () => {
