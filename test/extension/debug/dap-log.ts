@@ -24,7 +24,7 @@ export interface LoggedError {
 export type LoggedMessage =
   | { response: string; success: true }
   | { response: string; success: false; error: LoggedError }
-  | { event: 'stopped'; reason: string; threadId: number; description: string | null }
+  | { event: 'stopped'; reason: string; threadId: number; description: string | null; relabel?: true }
   | { event: 'continued'; threadId: number; all: boolean }
   | { event: 'output'; category: string; output: string }
   | { event: string };
@@ -36,13 +36,17 @@ export function logMark(dap: DapClient): LogMark {
 
 function eventEntry(event: string, body: Record<string, unknown>): LoggedMessage {
   switch (event) {
-    case 'stopped':
-      return {
+    case 'stopped': {
+      const stop: LoggedMessage = {
         event,
         reason: String(body.reason),
         threadId: Number(body.threadId),
         description: typeof body.description === 'string' ? body.description : null,
       };
+      // A stop that only relabels a thread (the loop's row after a task's stop: focus kept, not every
+      // thread): marked, so a test tells it from a stop of its own (dap-client.ts waitForEvent).
+      return body.preserveFocusHint === true && body.allThreadsStopped !== true ? { ...stop, relabel: true } : stop;
+    }
     case 'continued':
       return { event, threadId: Number(body.threadId), all: body.allThreadsContinued === true };
     case 'output':
