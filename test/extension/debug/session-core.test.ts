@@ -117,7 +117,9 @@ describe('session core', () => {
       run.endpoint.emit('taskFinished', { task: makeTask(11, { state: 'done' }) });
       run.endpoint.emit('taskFinished', { task: makeTask(9, { state: 'done' }) });
       assert.deepEqual(logSince(dap, mark, ['thread', TASKS_CHANGED_EVENT]), [], 'nothing before the coalescing delay');
-      await new Promise((resolve) => setTimeout(resolve, THREAD_EVENTS_MS + 100));
+      const started = performance.now();
+      await dap.waitForEvent(TASKS_CHANGED_EVENT, { from: mark.events, timeoutMs: TIMEOUT });
+      assert.ok(performance.now() - started >= THREAD_EVENTS_MS - 20, 'not before the coalescing delay');
       const events = dap.events
         .slice(mark.events)
         .filter((e) => e.event === 'thread' || e.event === TASKS_CHANGED_EVENT)
