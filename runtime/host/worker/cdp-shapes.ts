@@ -10,6 +10,12 @@ export interface CdpLocation {
   lineNumber: number;
   columnNumber?: number;
 }
+/** A stretch of a script (Debugger.stepOver's skipList): `start` included, `end` not. */
+export interface CdpLocationRange {
+  scriptId: string;
+  start: { lineNumber: number; columnNumber: number };
+  end: { lineNumber: number; columnNumber: number };
+}
 export interface CdpRemoteObject {
   type: string;
   subtype?: string;

@@ -87,6 +87,7 @@ export class LineDebugger {
       hasScript: (scriptId) => this.scripts.has(scriptId),
       positionOf: (loc) => this.scripts.positionOf(loc),
       lineOf: (frame) => this.scripts.lineOf(frame),
+      lineAt: (loc) => this.scripts.lineOfLocation(loc),
       isLibrary: (frame) => this.scripts.isLibrary(frame),
       isMachinery: (frame) => this.scripts.isMachinery(frame),
     });
@@ -374,9 +375,11 @@ export class LineDebugger {
   private async stepRaw(kind: LineStepKind): Promise<void> {
     this.current = null;
     this.countHold();
+    // A step over of a line skips that line's own break locations (LineSteps.skipList).
+    const skipList = kind === 'over' ? this.steps.skipList() : [];
     await this.post(
       kind === 'over' ? 'Debugger.stepOver' : kind === 'into' ? 'Debugger.stepInto' : 'Debugger.stepOut',
-      {},
+      skipList.length > 0 ? { skipList } : {},
     );
   }
 

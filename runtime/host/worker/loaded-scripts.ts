@@ -162,7 +162,8 @@ export class LoadedScripts {
     return this.lineOfLocation(frame.location);
   }
 
-  private lineOfLocation(loc: CdpLocation): string {
+  /** The line of a break location, as lineOf says a frame's. */
+  lineOfLocation(loc: CdpLocation): string {
     const { position, generated } = this.positionOf(loc);
     const at = position ?? generated;
     return at === null ? `${loc.scriptId}:${loc.lineNumber}` : `${at.file}:${at.line}`;

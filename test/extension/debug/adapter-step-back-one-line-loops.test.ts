@@ -2,7 +2,8 @@
 // passed at full speed: past-line-walk.ts's skipRepeats): from a line stop, the live Step Overs are kept (line,
 // tick, locals), then Step Back goes back through each of them in turn to the first stop, across the task's
 // suspensions, each stop equal to the live one; and Go to Last Change of a local set before the loops lands
-// where the live step saw it first.
+// where the live step saw it first. A live Step Over of such a line that turns a thousand times lands on the
+// next line (it gave up on the same line after 400 pauses, 13 s each time), and Step Back from there comes back.
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { launchToStop, localsOf, moveToStop, scopeOf, startAdapter, stopPlace } 
 import type { DapClient, DapEvent } from './dap-client';
 
 const FIXTURE = join(__dirname, 'fixtures', 'one-line-loops.ts');
+const LONG_LOOP = join(__dirname, 'fixtures', 'long-one-line-loop.ts');
 const line = (needle: string): number => lineOf(FIXTURE, needle);
 
 interface Stop {
@@ -91,6 +93,34 @@ describe('Step Back and Go to Last Change over loops on one line', { timeout: 30
       back.push(await stopOf(run, stop));
     }
     assert.deepEqual(back, live.slice(0, -1).reverse(), 'each Step Back stops where the live step before did');
+    await run.close();
+    dap = null;
+  });
+
+  it('a live Step Over of a one-line loop of a thousand turns lands on the next line, and Step Back comes back', async () => {
+    dap = await startAdapter();
+    const run = dap;
+    const at = (needle: string): number => lineOf(LONG_LOOP, needle);
+    let stop = await launchToStop(
+      run,
+      { type: 'coroscope', request: 'launch', name: 'long loop', program: LONG_LOOP },
+      {
+        configure: async () =>
+          void (await run.request('setBreakpoints', {
+            source: { path: LONG_LOOP },
+            breakpoints: [{ line: at('for (const n of items)') }],
+          })),
+        exceptionFilters: [],
+      },
+    );
+    const before = await stopOf(run, stop);
+    assert.equal(before.line, at('for (const n of items)'));
+    assert.equal(before.locals.count, '0');
+    stop = await moveToStop(run, 'next', threadOf(stop));
+    const after = await stopOf(run, stop);
+    assert.deepEqual([after.line, after.locals.count, after.tick], [at('const thirds = count;'), '334', before.tick]);
+    stop = await moveToStop(run, 'stepBack', threadOf(stop));
+    assert.deepEqual(await stopOf(run, stop), before, 'Step Back lands where the live stop was');
     await run.close();
     dap = null;
   });
