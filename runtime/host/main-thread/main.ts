@@ -83,15 +83,17 @@ function main(): void {
   ] as const) {
     const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
     stream.write = ((chunk: unknown, ...rest: unknown[]): boolean => {
-      const text =
-        typeof chunk === 'string'
-          ? chunk
-          : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array
-            ? Buffer.from(chunk).toString('utf8')
-            : String(chunk);
       // A replay of the past runs the program's code again: what it prints then was printed by the run
       // already (looking at the past does not make the program print).
-      if (!replayRunsNow()) endpoint.emit('output', { category, text });
+      if (!replayRunsNow()) {
+        const text =
+          typeof chunk === 'string'
+            ? chunk
+            : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array
+              ? Buffer.from(chunk).toString('utf8')
+              : String(chunk);
+        endpoint.emit('output', { category, text });
+      }
       return write(chunk, ...rest);
     }) as typeof stream.write;
   }

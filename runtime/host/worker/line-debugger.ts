@@ -87,7 +87,7 @@ export class LineDebugger {
       hasScript: (scriptId) => this.scripts.has(scriptId),
       positionOf: (loc) => this.scripts.positionOf(loc),
       lineOf: (frame) => this.scripts.lineOf(frame),
-      lineAt: (loc) => this.scripts.lineOfLocation(loc),
+      lineOfLocation: (loc) => this.scripts.lineOfLocation(loc),
       isLibrary: (frame) => this.scripts.isLibrary(frame),
       isMachinery: (frame) => this.scripts.isMachinery(frame),
     });

@@ -64,7 +64,7 @@ export interface StepPort {
   positionOf(loc: CdpLocation): { position: SourcePosition | null; generated: SourcePosition | null };
   lineOf(frame: CdpCallFrame): string;
   /** The line of a break location, as lineOf says a frame's. */
-  lineAt(loc: CdpLocation): string;
+  lineOfLocation(loc: CdpLocation): string;
   isLibrary(frame: CdpCallFrame): boolean;
   isMachinery(frame: CdpCallFrame): boolean;
 }
@@ -256,8 +256,8 @@ export class LineSteps {
       // The `yield*` the step started on resumed: step over the rest of it. Or, the task not having suspended,
       // its line came round again (a loop on one line): the rest runs with that line skipped (ownLine).
       if (++step.autoSteps > MAX_AUTO_STEPS) return this.d.stop('step');
-      if (!this.crossed && this.ownLine === null)
-        this.ownLine = { key: step.originFunction, line: step.originLine ?? '', ranges: [] };
+      if (!this.crossed && this.ownLine === null && step.originLine !== null)
+        this.ownLine = { key: step.originFunction, line: step.originLine, ranges: [] };
       await this.clearTemps();
       for (const f of this.chainOf(ev.callFrames)) await this.plantStay(f, ev.callFrames, step.taskId);
       return this.d.stepRaw('over');
@@ -407,37 +407,9 @@ export class LineSteps {
       restrictToFunction: true,
     });
     const own = this.ownLine !== null && functionKey(frame) === this.ownLine.key ? this.ownLine : null;
-    const ranges: CdpLocationRange[] = [];
-    r.locations.forEach((loc, i) => {
-      if (own === null || this.d.lineAt(loc) !== own.line) return;
-      // From this location to the function's next one (or the end of its generated line).
-      const next = r.locations[i + 1];
-      const end =
-        next !== undefined && next.scriptId === loc.scriptId
-          ? { lineNumber: next.lineNumber, columnNumber: next.columnNumber ?? 0 }
-          : { lineNumber: loc.lineNumber + 1, columnNumber: 0 };
-      ranges.push({
-        scriptId: loc.scriptId,
-        start: { lineNumber: loc.lineNumber, columnNumber: loc.columnNumber ?? 0 },
-        end,
-      });
-    });
-    // Sorted (as V8 lists them) and merged where they touch: V8 takes no overlapping ranges.
-    const merged: CdpLocationRange[] = [];
-    for (const range of ranges) {
-      const last = merged.at(-1);
-      if (
-        last !== undefined &&
-        last.scriptId === range.scriptId &&
-        last.end.lineNumber === range.start.lineNumber &&
-        last.end.columnNumber === range.start.columnNumber
-      )
-        last.end = range.end;
-      else merged.push(range);
-    }
-    if (own !== null && merged.length > 0) own.ranges = merged;
-    for (const loc of r.locations)
-      if (own === null || this.d.lineAt(loc) !== own.line) await this.plant(loc, condition);
+    const onOwnLine = r.locations.map((loc) => own !== null && this.d.lineOfLocation(loc) === own.line);
+    if (own !== null && onOwnLine.includes(true)) own.ranges = rangesOf(r.locations, onOwnLine);
+    for (const [i, loc] of r.locations.entries()) if (!onOwnLine[i]) await this.plant(loc, condition);
     const stepFrame = frames.find((f) => f.functionName === '_step' && this.d.isMachinery(f));
     if (stepFrame !== undefined && this.markers.size === 0) {
       for (const after of await this.locationsAfter(stepFrame)) {
@@ -540,4 +512,32 @@ function functionKey(frame: CdpCallFrame): string | null {
 export function liveOnly(condition: string | null): string {
   const live = 'globalThis.__coroscopeLine.live()';
   return condition === null ? live : `${live} && (${condition})`;
+}
+
+/**
+ * The stretches of a function's break locations (`locations`, in V8's order) marked in `marked`: each from its
+ * location to the function's next one (or the end of its generated line), merged where they touch, as
+ * Debugger.stepOver's skipList takes them (sorted, none overlapping).
+ */
+function rangesOf(locations: readonly CdpLocation[], marked: readonly boolean[]): CdpLocationRange[] {
+  const out: CdpLocationRange[] = [];
+  for (const [i, loc] of locations.entries()) {
+    if (!marked[i]) continue;
+    const start = { lineNumber: loc.lineNumber, columnNumber: loc.columnNumber ?? 0 };
+    const next = locations[i + 1];
+    const end =
+      next !== undefined && next.scriptId === loc.scriptId
+        ? { lineNumber: next.lineNumber, columnNumber: next.columnNumber ?? 0 }
+        : { lineNumber: loc.lineNumber + 1, columnNumber: 0 };
+    const last = out.at(-1);
+    if (
+      last !== undefined &&
+      last.scriptId === loc.scriptId &&
+      last.end.lineNumber === start.lineNumber &&
+      last.end.columnNumber === start.columnNumber
+    )
+      last.end = end;
+    else out.push({ scriptId: loc.scriptId, start, end });
+  }
+  return out;
 }

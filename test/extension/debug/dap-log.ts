@@ -34,6 +34,17 @@ export function logMark(dap: DapClient): LogMark {
   return { events: dap.events.length, answers: dap.answers.length };
 }
 
+/**
+ * Sends a move (`command` with `args`) and waits for the `stopped` it causes (at most `timeoutMs`); the log's
+ * mark before it, for logSince.
+ */
+export async function markedMove(dap: DapClient, command: string, args: unknown, timeoutMs: number): Promise<LogMark> {
+  const mark = logMark(dap);
+  await dap.requestRaw(command, args);
+  await dap.waitForEvent('stopped', { from: mark.events, timeoutMs });
+  return mark;
+}
+
 function eventEntry(event: string, body: Record<string, unknown>): LoggedMessage {
   switch (event) {
     case 'stopped': {

@@ -16,7 +16,7 @@ import type { HostEvents, PastLineLanding, SourcePosition, TimelineLane } from '
 import { FakeRun, FakeRuns, serveSeeks, snapshotAt, timelineOf } from './fake-debug-host';
 import type { DapClient } from './dap-client';
 import { attachedInProcess } from './adapter-harness';
-import { MOVE_EVENTS, logMark, logSince, type LoggedMessage } from './dap-log';
+import { type LoggedMessage, logMark, logSince, markedMove, MOVE_EVENTS } from './dap-log';
 
 const TIMEOUT = 5000;
 const FILE = '/work/prog.ts';
@@ -170,9 +170,7 @@ describe('line moves', () => {
       await toPastLine(run, dap);
       run.endpoint.serve('lineStep', () => ({ landing: { landed: 'tick', tick: 6, taskId: 3, description: said } }));
       const asked = run.endpoint.requests.length;
-      const mark = logMark(dap);
-      await dap.requestRaw('next', { threadId: 2 });
-      await dap.waitForEvent('stopped', { from: mark.events, timeoutMs: TIMEOUT });
+      const mark = await markedMove(dap, 'next', { threadId: 2 }, TIMEOUT);
       await settle();
       const moves = movesAsked(run, asked) as Array<[string, { moment?: string }]>;
       assert.deepEqual(
@@ -210,9 +208,7 @@ describe('line moves', () => {
     const dap = await attached(run);
     try {
       const asked = run.endpoint.requests.length;
-      const mark = logMark(dap);
-      await dap.requestRaw('stepBack', { threadId: 2 });
-      await dap.waitForEvent('stopped', { from: mark.events, timeoutMs: TIMEOUT });
+      const mark = await markedMove(dap, 'stepBack', { threadId: 2 }, TIMEOUT);
       await settle();
       assert.deepEqual(
         movesAsked(run, asked).map(([m, p]) => [m, (p as { tick?: number | null }).tick]),
@@ -319,13 +315,9 @@ describe('line moves', () => {
     run.endpoint.serve('lineStep', () => ({ landing: { landed: 'present' } }));
     const dap = await attached(run);
     try {
-      let mark = logMark(dap);
-      await dap.requestRaw('reverseContinue', { threadId: 2 });
-      await dap.waitForEvent('stopped', { from: mark.events, timeoutMs: TIMEOUT });
+      let mark = await markedMove(dap, 'reverseContinue', { threadId: 2 }, TIMEOUT);
       const asked = run.endpoint.requests.length;
-      mark = logMark(dap);
-      await dap.requestRaw('next', { threadId: 2 });
-      await dap.waitForEvent('stopped', { from: mark.events, timeoutMs: TIMEOUT });
+      mark = await markedMove(dap, 'next', { threadId: 2 }, TIMEOUT);
       await settle();
       assert.deepEqual(withoutMoments(movesAsked(run, asked)), [
         ['lineStep', { kind: 'over' }],

@@ -16,7 +16,7 @@ import { type FakeRun, FakeRuns } from './fake-debug-host';
 import { WATCHED, lineReplayRun, pastLineWords } from './fake-line-replay';
 import type { DapClient } from './dap-client';
 import { attachedInProcess } from './adapter-harness';
-import { MOVE_EVENTS, logMark, logSince, type LoggedMessage } from './dap-log';
+import { type LoggedMessage, logMark, logSince, markedMove, MOVE_EVENTS } from './dap-log';
 
 const TIMEOUT = 5000;
 
@@ -60,9 +60,7 @@ describe('line walks', () => {
     try {
       await atPastLineWatching(dap);
       const walked = steps();
-      const mark = logMark(dap);
-      await dap.requestRaw('continue', { threadId: 2 });
-      await dap.waitForEvent('stopped', { from: mark.events, timeoutMs: TIMEOUT });
+      const mark = await markedMove(dap, 'continue', { threadId: 2 }, TIMEOUT);
       await new Promise((resolve) => setTimeout(resolve, 30));
       assert.equal(steps() - walked, 3, 'lines 12, 13, 14: each landed before the next');
       assert.deepEqual(normalized(logSince(dap, mark, MOVE_EVENTS)), [
@@ -86,9 +84,7 @@ describe('line walks', () => {
     try {
       await atPastLineWatching(dap);
       const walked = steps();
-      const mark = logMark(dap);
-      await dap.requestRaw('continue', { threadId: 2 });
-      await dap.waitForEvent('stopped', { from: mark.events, timeoutMs: TIMEOUT });
+      const mark = await markedMove(dap, 'continue', { threadId: 2 }, TIMEOUT);
       await new Promise((resolve) => setTimeout(resolve, 30));
       assert.equal(steps() - walked, 3, 'lines 12 and 13, then off the lines');
       assert.deepEqual(logSince(dap, mark, MOVE_EVENTS), [

@@ -16,7 +16,7 @@ import { RemoteError } from '../../../protocol/rpc';
 import { FakeRun, FakeRuns, serveSeeks, snapshotAt, timelineOf } from './fake-debug-host';
 import type { DapClient } from './dap-client';
 import { attachedInProcess } from './adapter-harness';
-import { MOVE_EVENTS, logMark, logSince, type LoggedMessage } from './dap-log';
+import { type LoggedMessage, logMark, logSince, markedMove, MOVE_EVENTS } from './dap-log';
 import { until } from '../wait-until';
 
 const TIMEOUT = 5000;
@@ -165,9 +165,7 @@ describe('move answers', () => {
       return { tick: 6 };
     });
     try {
-      const mark = logMark(dap);
-      await dap.requestRaw('next', { threadId: LOOP_THREAD_ID });
-      await dap.waitForEvent('stopped', { from: mark.events, timeoutMs: TIMEOUT });
+      const mark = await markedMove(dap, 'next', { threadId: LOOP_THREAD_ID }, TIMEOUT);
       assert.deepEqual(answersAtStep, [1], 'answered before the host was asked');
       assert.deepEqual(logSince(dap, mark, ['stopped', 'continued']), [
         { response: 'next', success: true },
@@ -185,9 +183,7 @@ describe('move answers', () => {
     });
     const dap = await attached(run);
     try {
-      const mark = logMark(dap);
-      await dap.requestRaw('next', { threadId: LOOP_THREAD_ID });
-      await dap.waitForEvent('stopped', { from: mark.events, timeoutMs: TIMEOUT });
+      const mark = await markedMove(dap, 'next', { threadId: LOOP_THREAD_ID }, TIMEOUT);
       await settle();
       assert.deepEqual(logSince(dap, mark, MOVE_EVENTS), [
         { response: 'next', success: true },

@@ -14,7 +14,7 @@ import type { BreakpointHitLanding, HostMethods, TimelineMark, UrlFailureMark } 
 import { FakeRun, FakeRuns, serveSeeks, snapshotAt, timelineOf } from './fake-debug-host';
 import type { DapClient } from './dap-client';
 import { attachedInProcess } from './adapter-harness';
-import { MOVE_EVENTS, logMark, logSince, type LoggedMessage } from './dap-log';
+import { type LoggedMessage, logMark, logSince, markedMove, MOVE_EVENTS } from './dap-log';
 import { until } from '../wait-until';
 
 const TIMEOUT = 5000;
@@ -123,9 +123,7 @@ describe('past search', () => {
       const run = pausedRun();
       const dap = await attached(run, c.filters);
       try {
-        const mark = logMark(dap);
-        await dap.requestRaw('reverseContinue', { threadId: LOOP_THREAD_ID });
-        await dap.waitForEvent('stopped', { from: mark.events, timeoutMs: TIMEOUT });
+        const mark = await markedMove(dap, 'reverseContinue', { threadId: LOOP_THREAD_ID }, TIMEOUT);
         await settle();
         assert.deepEqual(seeks(run), [c.tick], `filters ${c.filters.join(', ')}`);
         assert.deepEqual(logSince(dap, mark, MOVE_EVENTS), c.log, `filters ${c.filters.join(', ')}`);
@@ -173,9 +171,7 @@ describe('past search', () => {
     try {
       await dap.request('stepBack', { threadId: LOOP_THREAD_ID });
       const asked = run.endpoint.requests.length;
-      const mark = logMark(dap);
-      await dap.requestRaw('continue', { threadId: LOOP_THREAD_ID });
-      await dap.waitForEvent('stopped', { from: mark.events, timeoutMs: TIMEOUT });
+      const mark = await markedMove(dap, 'continue', { threadId: LOOP_THREAD_ID }, TIMEOUT);
       const search = run.endpoint.requests.slice(asked).find((r) => r.method === 'pastBreakpointHit');
       const { moment: _moment, ...params } = search?.params as SearchParams;
       assert.deepEqual(params, { direction: 'forward', tick: 4, ceiling: 5 }, 'searched up to the present');

@@ -14,7 +14,7 @@ import type { BreakpointHitLanding, HostMethods, SourcePosition, TimelineMark } 
 import { FakeRun, FakeRuns, serveSeeks, snapshotAt, timelineOf } from './fake-debug-host';
 import type { DapClient } from './dap-client';
 import { attachedInProcess } from './adapter-harness';
-import { MOVE_EVENTS, logMark, logSince } from './dap-log';
+import { logMark, logSince, markedMove, MOVE_EVENTS } from './dap-log';
 
 const TIMEOUT = 5000;
 const FILE = '/work/prog.ts';
@@ -78,9 +78,7 @@ describe('past travel', () => {
     const dap = await attached(run);
     try {
       const asked = run.endpoint.requests.length;
-      const mark = logMark(dap);
-      await dap.requestRaw('reverseContinue', { threadId: LOOP_THREAD_ID });
-      await dap.waitForEvent('stopped', { from: mark.events, timeoutMs: TIMEOUT });
+      const mark = await markedMove(dap, 'reverseContinue', { threadId: LOOP_THREAD_ID }, TIMEOUT);
       // The search for a line hit is bounded by the recorded stop (nothing earlier can be the latest).
       assert.deepEqual(travelAsked(run, asked), [
         ['pastBreakpointHit', { direction: 'back', tick: 5, floor: 3 }],
@@ -118,9 +116,7 @@ describe('past travel', () => {
     const dap = await attached(run);
     try {
       const asked = run.endpoint.requests.length;
-      const mark = logMark(dap);
-      await dap.requestRaw('reverseContinue', { threadId: LOOP_THREAD_ID });
-      await dap.waitForEvent('stopped', { from: mark.events, timeoutMs: TIMEOUT });
+      const mark = await markedMove(dap, 'reverseContinue', { threadId: LOOP_THREAD_ID }, TIMEOUT);
       assert.deepEqual(travelAsked(run, asked), [['pastBreakpointHit', { direction: 'back', tick: 5, floor: 2 }]]);
       assert.deepEqual(logSince(dap, mark, MOVE_EVENTS), [
         { response: 'reverseContinue', success: true },
@@ -178,9 +174,7 @@ describe('past travel', () => {
     const dap = await attached(run);
     try {
       let asked = run.endpoint.requests.length;
-      let mark = logMark(dap);
-      await dap.requestRaw('continue', { threadId: LOOP_THREAD_ID });
-      await dap.waitForEvent('stopped', { from: mark.events, timeoutMs: TIMEOUT });
+      let mark = await markedMove(dap, 'continue', { threadId: LOOP_THREAD_ID }, TIMEOUT);
       assert.deepEqual(travelAsked(run, asked), [
         ['pastBreakpointHit', { direction: 'forward', tick: 2, ceiling: 3 }],
         ['seekTick', { tick: 3, replayed: true }],
@@ -198,18 +192,14 @@ describe('past travel', () => {
       ]);
 
       asked = run.endpoint.requests.length;
-      mark = logMark(dap);
-      await dap.requestRaw('continue', { threadId: 3 });
-      await dap.waitForEvent('stopped', { from: mark.events, timeoutMs: TIMEOUT });
+      mark = await markedMove(dap, 'continue', { threadId: 3 }, TIMEOUT);
       assert.deepEqual(travelAsked(run, asked), [
         ['pastBreakpointHit', { direction: 'forward', tick: 3, ceiling: 6 }],
         ['seekTick', { tick: 6, replayed: true }],
       ]);
 
       asked = run.endpoint.requests.length;
-      mark = logMark(dap);
-      await dap.requestRaw('continue', { threadId: 3 });
-      await dap.waitForEvent('stopped', { from: mark.events, timeoutMs: TIMEOUT });
+      mark = await markedMove(dap, 'continue', { threadId: 3 }, TIMEOUT);
       assert.deepEqual(travelAsked(run, asked), [
         ['pastBreakpointHit', { direction: 'forward', tick: 6, ceiling: 10 }],
         ['seekTick', { tick: null, replayed: true }],
@@ -233,9 +223,7 @@ describe('past travel', () => {
     const dap = await attached(run);
     try {
       const asked = run.endpoint.requests.length;
-      const mark = logMark(dap);
-      await dap.requestRaw('continue', { threadId: LOOP_THREAD_ID });
-      await dap.waitForEvent('stopped', { from: mark.events, timeoutMs: TIMEOUT });
+      const mark = await markedMove(dap, 'continue', { threadId: LOOP_THREAD_ID }, TIMEOUT);
       assert.deepEqual(travelAsked(run, asked), [
         ['pastBreakpointHit', { direction: 'forward', tick: 2, ceiling: 8 }],
         ['seekTick', { tick: 4, replayed: true }],

@@ -18,7 +18,7 @@ import { FakeRun, FakeRuns, snapshotAt } from './fake-debug-host';
 import { REPLAYED_FILE, WATCHED, lineReplayRun, pastLineWords } from './fake-line-replay';
 import type { DapClient } from './dap-client';
 import { attachedInProcess } from './adapter-harness';
-import { MOVE_EVENTS, logMark, logSince, type LoggedMessage } from './dap-log';
+import { type LoggedMessage, logMark, logSince, markedMove, MOVE_EVENTS } from './dap-log';
 
 const TIMEOUT = 5000;
 
@@ -81,9 +81,7 @@ describe('session changes', () => {
     try {
       await watch(dap);
       const asked = run.endpoint.requests.length;
-      const mark = logMark(dap);
-      await dap.requestRaw('reverseContinue', { threadId: 2 });
-      await dap.waitForEvent('stopped', { from: mark.events, timeoutMs: TIMEOUT });
+      const mark = await markedMove(dap, 'reverseContinue', { threadId: 2 }, TIMEOUT);
       await new Promise((resolve) => setTimeout(resolve, 30));
       // Back to 14 (2), back to 13 (1: the writer), forth to 14 (where 2 is first seen).
       assert.deepEqual(
