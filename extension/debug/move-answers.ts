@@ -4,9 +4,10 @@
 //
 // Invariants: a move that fails is an error response, the position it left is taken again
 // (debug-position.ts refused) and its stop shown again; no `stopped` or `continued` of it goes
-// out. A move in time is the position `moving` (startMove) under a moment id of the session's
-// own until the host's answer lands it; another move meanwhile is refused (refuseDuringMove).
-// A landing that never comes is given up after moveLandingMs (boundLanding).
+// out, nor anything of a move the session ended during. A move in time is the position `moving`
+// (startMove) under a moment id of the session's own until the host's answer lands it; another
+// move meanwhile is refused (refuseDuringMove). A landing that never comes is given up after
+// moveLandingMs (boundLanding).
 
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { RemoteError } from '../../protocol/rpc';
@@ -33,6 +34,7 @@ export class MoveAnswers {
     try {
       await move();
     } catch (e) {
+      if (this.endedDuringMove(response, outer)) return;
       const held = outer ? [] : (this.core.heldEvents ?? []);
       if (!outer) this.core.heldEvents = null;
       for (const ev of held) if (ev.event !== 'stopped' && ev.event !== 'continued') this.core.emitNow(ev);
@@ -48,6 +50,7 @@ export class MoveAnswers {
         this.core.sendEvent(stoppedEventOf(stop));
       return;
     }
+    if (this.endedDuringMove(response, outer)) return;
     const pos = this.core.position;
     // A seek is answered after its viewedTick (the host's order): one still waited for was not this session's
     // to show (another run's, or a phase that shows none).
@@ -59,6 +62,19 @@ export class MoveAnswers {
     if (!outer) this.core.heldEvents = null;
     this.core.sendResponse(response);
     for (const ev of held) this.core.emitNow(ev);
+  }
+
+  /**
+   * The session ended (`terminated` sent) while the move was under way: the move is refused as ended, and
+   * nothing of it (its landing's words or stop) goes out after `terminated`: what was held before the end
+   * went out ahead of it (SessionCore.sendEvent).
+   */
+  private endedDuringMove(response: DebugProtocol.Response, outer: boolean): boolean {
+    if (!this.core.terminatedSent) return false;
+    if (!outer) this.core.heldEvents = null;
+    if (this.core.position.kind === 'moving') this.refusedMove();
+    this.core.fail(response, ERR_NOT_RUNNING, `${response.command}: the session ended before the move landed`);
+    return true;
   }
 
   /**

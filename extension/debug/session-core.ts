@@ -254,9 +254,14 @@ export class SessionCore<R extends DebuggedRun = DebuggedRun> {
   sendEvent(event: DebugProtocol.Event): void {
     // The session's end is never held behind a move: a move still under way when the user
     // stops would otherwise keep `terminated` from VS Code, and the session open, for good.
+    // What was held before it goes out first (the move's own stop excepted: it will not be shown).
     if (this.heldEvents !== null && event.event !== 'terminated' && event.event !== 'exited') {
       this.heldEvents.push(event);
       return;
+    }
+    if (this.heldEvents !== null) {
+      for (const held of this.heldEvents.splice(0))
+        if (held.event !== 'stopped' && held.event !== 'continued') this.dap.sendEvent(held);
     }
     this.dap.sendEvent(event);
   }

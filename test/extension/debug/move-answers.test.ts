@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
 import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
-import { ERR_HOST } from '../../../extension/debug/session-core';
+import { ERR_HOST, ERR_NOT_RUNNING } from '../../../extension/debug/session-core';
 import type { HostEvents, SourcePosition } from '../../../protocol/host-protocol';
 import { RemoteError } from '../../../protocol/rpc';
 import { FakeRun, FakeRuns, serveSeeks, snapshotAt, timelineOf } from './fake-debug-host';
@@ -308,6 +308,40 @@ describe('move answers', () => {
       assert.deepEqual(logSince(dap, mark, MOVE_EVENTS), [
         { response: 'next', success: true },
         { event: 'stopped', reason: 'step', threadId: 2, description: null },
+      ]);
+    } finally {
+      await dap.close();
+    }
+  });
+  it('a move in time still under way when the session ends: refused as ended, nothing of it after `terminated`', async () => {
+    const run = pausedRun();
+    let land: () => void = () => undefined;
+    run.endpoint.serve('seekTick', async (p) => {
+      await new Promise<void>((resolve) => {
+        land = resolve;
+      });
+      run.endpoint.emit('viewedTick', { runId: 7, tick: p.tick, ticks: 5, replayed: false, moment: p.moment! });
+      return { runId: 7, tick: p.tick, ticks: 5, replayed: true, moment: p.moment! };
+    });
+    run.endpoint.serve('stop', () => ({}));
+    const dap = await attached(run);
+    try {
+      const mark = logMark(dap);
+      const back = dap.requestRaw('stepBack', { threadId: LOOP_THREAD_ID });
+      await until('the seek asked', () => run.endpoint.requests.some((r) => r.method === 'seekTick'), TIMEOUT);
+      await dap.request('terminate', {});
+      await dap.waitForEvent('terminated', { from: mark.events, timeoutMs: TIMEOUT });
+      land();
+      await back;
+      await settle();
+      assert.deepEqual(logSince(dap, mark, [...MOVE_EVENTS, 'terminated']), [
+        { response: 'terminate', success: true },
+        { event: 'terminated' },
+        {
+          response: 'stepBack',
+          success: false,
+          error: { id: ERR_NOT_RUNNING, format: 'stepBack: the session ended before the move landed', showUser: false },
+        },
       ]);
     } finally {
       await dap.close();
