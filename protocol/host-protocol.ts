@@ -600,6 +600,8 @@ export interface ArmedBreakpoint {
    * stopped at after that tick (not on the line, mid-tick).
    */
   atSuspension?: boolean;
+  /** A move limited to one task (lineStep's `task`): only that task's hits of this breakpoint stop it. */
+  task?: number;
   /**
    * A logpoint (pastLogpointHits, or a hit of it gone to): its message is evaluated at each hit (a hit whose
    * expression throws is none, as the live logpoint prints nothing then).
@@ -726,6 +728,8 @@ export interface ScanTicksParams {
     hitCondition?: string;
     since?: number;
     atSuspension?: { file: string; line: number; condition?: string };
+    /** Only this task's hits are asked for (`stop`); the others are counted and recorded all the same. */
+    task?: number;
   }>;
   /**
    * For each planted location (its index in scanHit calls), the breakpoints it holds, in the order of its
@@ -856,7 +860,11 @@ export interface HostMethods {
   /** Runs exactly one loop tick. */
   stepTick: { params: Record<string, never>; result: { tick: number } };
   /** Runs until the task resumes and suspends again (or finishes). */
-  stepTask: { params: { taskId: number }; result: { tick: number } };
+  /**
+   * `oneTask`: limited to that task (DAP `singleThread`): another task's hit of a line breakpoint meanwhile
+   * does not stop it.
+   */
+  stepTask: { params: { taskId: number; oneTask?: boolean }; result: { tick: number } };
   /** Runs until the frame at `depth` of the task's chain returns. */
   stepOut: { params: { taskId: number; depth: number }; result: { tick: number } };
   /**
@@ -917,7 +925,11 @@ export interface HostMethods {
    * goes through the replayed lines (pastHitLine) and `landing` says where it went: a line (its
    * `paused` shows it), or the present when the recording has no later line of the task.
    */
-  lineStep: { params: { kind: LineStepKind; moment?: string }; result: { landing?: PastLineLanding } };
+  /**
+   * `task`: the step is limited to that task (DAP `singleThread`, "Follow This Task"): other tasks run meanwhile,
+   * their breakpoints hit (counted, their logpoints printed) without stopping it.
+   */
+  lineStep: { params: { kind: LineStepKind; moment?: string; task?: number }; result: { landing?: PastLineLanding } };
   /** Stopped on a line: the real frames and the task running them (null: outside any task). */
   lineStack: { params: Record<string, never>; result: { taskId: number | null; frames: LineFrameInfo[] } };
   /** Stopped on a line: the children of a scope or value handle of lineStack / lineEvaluate. */

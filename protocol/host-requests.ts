@@ -247,7 +247,11 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
   pause: none('pause'),
   continue: none('continue'),
   stepTick: none('stepTick'),
-  stepTask: (raw) => ({ taskId: requireNumber('stepTask', paramsOf('stepTask', raw), 'taskId', 'id') }),
+  stepTask: (raw) => {
+    const p = paramsOf('stepTask', raw);
+    const oneTask = optionalBoolean('stepTask', p, 'oneTask');
+    return { taskId: requireNumber('stepTask', p, 'taskId', 'id'), ...(oneTask === true ? { oneTask } : {}) };
+  },
   stepOut: (raw) => {
     const p = paramsOf('stepOut', raw);
     return { taskId: requireNumber('stepOut', p, 'taskId', 'id'), depth: requireNumber('stepOut', p, 'depth', 'id') };
@@ -334,7 +338,11 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
   },
   lineStep: (raw) => {
     const p = paramsOf('lineStep', raw);
-    return withMoment({ kind: parseLineStepKind(p) }, optionalMomentId('lineStep', p));
+    const task = optionalNumber('lineStep', p, 'task', 'id');
+    return withMoment(
+      { kind: parseLineStepKind(p), ...(task === undefined ? {} : { task }) },
+      optionalMomentId('lineStep', p),
+    );
   },
   lineStack: none('lineStack'),
   lineVariables: (raw) => ({ handle: requireNumber('lineVariables', paramsOf('lineVariables', raw), 'handle', 'id') }),

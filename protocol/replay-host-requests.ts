@@ -101,6 +101,8 @@ function parseArmedBreakpoints(
       bp.hitsSince = { tick: requireNumber(at, s, 'tick', 'id'), before: requireNumber(at, s, 'before', 'id') };
     }
     if (optionalBoolean(where, b, 'atSuspension') === true) bp.atSuspension = true;
+    const task = optionalNumber(where, b, 'task', 'id');
+    if (task !== undefined) bp.task = task;
     const logMessage = optionalString(where, b, 'logMessage');
     if (logMessage !== undefined) bp.logMessage = logMessage;
     return bp;
@@ -130,9 +132,11 @@ function parseScanTicks(raw: unknown): ScanTicksParams {
       const where = nested('scanTicks', `breakpoints[${i}]`);
       const hitCondition = optionalString(where, b, 'hitCondition');
       const since = optionalNumber(where, b, 'since', 'id');
+      const task = optionalNumber(where, b, 'task', 'id');
       const out: ScanTicksParams['breakpoints'][number] = {
         ...(hitCondition === undefined ? {} : { hitCondition }),
         ...(since === undefined ? {} : { since }),
+        ...(task === undefined ? {} : { task }),
       };
       if (b.atSuspension !== undefined) {
         const a = requireObject(where, b, 'atSuspension');

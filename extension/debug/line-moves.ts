@@ -28,13 +28,19 @@ export class LineMoves {
    * A line step of the live program held on a line: a move (the position `moving` until the live stop it
    * comes to), answered once the host has taken it (before its `paused`, held meanwhile).
    */
-  stepLiveLine(response: DebugProtocol.Response, threadId: number, kind: 'over' | 'into' | 'out'): void {
+  stepLiveLine(
+    response: DebugProtocol.Response,
+    threadId: number,
+    kind: 'over' | 'into' | 'out',
+    oneTask = false,
+  ): void {
     this.core.serve(response, async () => {
       const host = this.core.requireHost();
+      const task = this.limitedTo(oneTask, threadId);
       this.core.requestedThread = threadId === CALLBACK_THREAD_ID ? LOOP_THREAD_ID : threadId;
       const moment = this.answers.startMove({ waits: 'liveLine' });
       await this.answers.answerOnceMoved(response, async () => {
-        await host.endpoint.request('lineStep', { kind, moment });
+        await host.endpoint.request('lineStep', { kind, moment, ...task });
       });
     });
   }
@@ -43,16 +49,32 @@ export class LineMoves {
    * Through the past lines of the live line stop (the replay host's lineStep, answered once landed): a move
    * in time.
    */
-  stepPastLine(response: DebugProtocol.Response, threadId: number, kind: 'over' | 'into' | 'out'): void {
+  stepPastLine(
+    response: DebugProtocol.Response,
+    threadId: number,
+    kind: 'over' | 'into' | 'out',
+    oneTask = false,
+  ): void {
     this.core.serve(response, async () => {
       const host = this.core.requireHost();
+      const task = this.limitedTo(oneTask, threadId);
       this.core.requestedThread = threadId;
       const moment = this.answers.startMove({ waits: 'pastLine' });
       await this.answers.answerOnceMoved(response, async () => {
-        const { landing } = await host.endpoint.request('lineStep', { kind, moment });
+        const { landing } = await host.endpoint.request('lineStep', { kind, moment, ...task });
         if (landing?.landed === 'tick') await this.toLoopHit(landing);
       });
     });
+  }
+
+  /**
+   * A line move limited to one task (DAP `singleThread`, "Follow This Task"): the task of the line stopped on,
+   * whose step it is (as `lineStep` names it); {} when not limited.
+   */
+  private limitedTo(oneTask: boolean, threadId: number): { task?: number } {
+    if (!oneTask) return {};
+    const task = this.core.currentStop?.taskId ?? threadId;
+    return task < LOOP_THREAD_ID ? { task } : {};
   }
 
   /**
@@ -129,11 +151,17 @@ export class LineMoves {
    * line of the step, its previous suspension (a seek); with no later line in the recording,
    * the present.
    */
-  stepAtHit(response: DebugProtocol.Response, threadId: number, move: 'back' | 'over' | 'into' | 'out'): void {
+  stepAtHit(
+    response: DebugProtocol.Response,
+    threadId: number,
+    move: 'back' | 'over' | 'into' | 'out',
+    oneTask = false,
+  ): void {
     this.core.serve(response, async () => {
       const stop = this.core.currentStop!;
       const host = this.core.requireHost();
       const taskId = stop.taskId ?? threadId;
+      const task = this.limitedTo(oneTask, threadId);
       const lane =
         move === 'back' && taskId < LOOP_THREAD_ID
           ? await this.past.laneOf(taskId, 'Step Back').catch(() => null)
@@ -144,7 +172,7 @@ export class LineMoves {
         const landing =
           move === 'back'
             ? await host.endpoint.request('lineStepBack', { moment })
-            : (await host.endpoint.request('lineStep', { kind: move, moment })).landing;
+            : (await host.endpoint.request('lineStep', { kind: move, moment, ...task })).landing;
         if (landing?.landed === 'line' && landing.atStart === true)
           throw atStartRefusal(landing.task ?? (await this.core.labelOf(taskId)), landing);
         if (landing === undefined || landing.landed === 'line') return;

@@ -57,8 +57,8 @@ export class SessionMoves {
     }
     const pos = this.core.position;
     const onLine = pos.kind !== 'running' && pos.kind !== 'moving' && shownLineOf(pos);
-    if (onLine) this.nextRequest(response, { threadId: taskId });
-    else this.stepInRequest(response, { threadId: taskId });
+    if (onLine) this.nextRequest(response, { threadId: taskId, singleThread: true });
+    else this.stepInRequest(response, { threadId: taskId, singleThread: true });
   }
 
   continueRequest(response: DebugProtocol.ContinueResponse, args?: DebugProtocol.ContinueArguments): void {
@@ -232,6 +232,7 @@ export class SessionMoves {
     what: string,
     fromPast: () => void,
     live: () => void,
+    oneTask = false,
   ): void {
     const pos = this.core.position;
     switch (pos.kind) {
@@ -242,25 +243,25 @@ export class SessionMoves {
       case 'recording':
         // A hit's line in a recording (or a finished run attached to): by line, as from any hit.
         if (pos.kind === 'recording' && pos.stop?.line !== undefined) {
-          this.lineMoves.stepAtHit(response, threadId, kind);
+          this.lineMoves.stepAtHit(response, threadId, kind, oneTask);
           return;
         }
         if (this.refusedAtEnd(response, what)) return;
         fromPast();
         return;
       case 'pastHit':
-        if (pos.stop?.line !== undefined) this.lineMoves.stepAtHit(response, threadId, kind);
+        if (pos.stop?.line !== undefined) this.lineMoves.stepAtHit(response, threadId, kind, oneTask);
         else fromPast();
         return;
       case 'pastTick':
         fromPast();
         return;
       case 'pastLine':
-        if (pos.stop?.line !== undefined) this.lineMoves.stepPastLine(response, threadId, kind);
+        if (pos.stop?.line !== undefined) this.lineMoves.stepPastLine(response, threadId, kind, oneTask);
         else live();
         return;
       case 'liveLine':
-        this.lineMoves.stepLiveLine(response, threadId, kind);
+        this.lineMoves.stepLiveLine(response, threadId, kind, oneTask);
         return;
       case 'running':
       case 'paused':
@@ -274,7 +275,7 @@ export class SessionMoves {
     const pos = this.core.position;
     // Limited to one task between ticks: its next step, not the loop's next tick.
     if (task !== null && pos.kind !== 'moving' && pos.kind !== 'running' && !shownLineOf(pos)) {
-      this.stepInRequest(response, { threadId: task });
+      this.stepInRequest(response, { threadId: task, singleThread: true });
       return;
     }
     this.stepForward(
@@ -287,11 +288,13 @@ export class SessionMoves {
           this.past.towardPresent(this.past.forwardFrom(now) + 1),
         ),
       () => this.answers.execute(response, args.threadId, (h) => h.endpoint.request('stepTick', {}), true),
+      task !== null,
     );
   }
 
   stepInRequest(response: DebugProtocol.Response, args: DebugProtocol.StepInArguments): void {
     const taskId = args.threadId;
+    const oneTask = this.oneTaskOf(args) !== null;
     this.stepForward(
       response,
       taskId,
@@ -310,9 +313,12 @@ export class SessionMoves {
           response,
           taskId,
           (h) =>
-            taskId >= LOOP_THREAD_ID ? h.endpoint.request('stepTick', {}) : h.endpoint.request('stepTask', { taskId }),
+            taskId >= LOOP_THREAD_ID
+              ? h.endpoint.request('stepTick', {})
+              : h.endpoint.request('stepTask', { taskId, ...(oneTask ? { oneTask } : {}) }),
           true,
         ),
+      oneTask,
     );
   }
 
@@ -348,6 +354,7 @@ export class SessionMoves {
           true,
         );
       },
+      this.oneTaskOf(args) !== null,
     );
   }
 }

@@ -43,6 +43,7 @@ function asScanned(breakpoints: readonly ArmedBreakpoint[]): ScanTicksParams['br
     const { hitCondition, since } = scanCounting(b);
     const out: ScanTicksParams['breakpoints'][number] =
       hitCondition === undefined ? {} : since === undefined ? { hitCondition } : { hitCondition, since };
+    if (b.task !== undefined) out.task = b.task;
     if (b.atSuspension === true)
       out.atSuspension =
         b.condition === undefined

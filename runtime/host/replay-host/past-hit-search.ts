@@ -80,10 +80,12 @@ export class PastHitSearch {
     let landing = noHit(breakpoints, floor, bound.tick);
     this.scans.print = bound.print ?? null;
     const key = JSON.stringify(breakpoints);
-    // A neighbour known from the last scan holds only its line hits: with a suspension breakpoint armed,
-    // every search scans.
+    // A neighbour known from the last scan holds only its line hits, of every task: with a suspension
+    // breakpoint armed, or a move limited to one task, every search scans.
     const known =
-      shown && this.known?.key === key && !breakpoints.some((b) => b.atSuspension === true) ? this.known : null;
+      shown && this.known?.key === key && !breakpoints.some((b) => b.atSuspension === true || b.task !== undefined)
+        ? this.known
+        : null;
     this.known = null;
     if (ceiling >= 1) await this.ensureLoaded(breakpoints);
     const planted = await this.scans.plant(breakpoints, bound, ending);
@@ -305,10 +307,15 @@ export class PastHitSearch {
     if (r === 'stopped') throw new ProtocolError('pastHit: the scan stopped on no hit asked for', 'replayFailed');
     checkMarked(params, r);
     checkEnded(params, r);
+    // A move limited to one task stops at that task's hits only (the others count and print all the same).
+    const asks = (h: ScanHit): boolean => {
+      const only = breakpoints[h.bp]?.task;
+      return only === undefined || only === h.taskId;
+    };
     let line = -1;
     for (let i = r.marked ?? 0; i < r.hits.length && line < 0; i++)
-      if (r.hits[i]!.tick > start && r.hits[i]!.message === undefined) line = i;
-    const tickHit = r.tickHits.find((h) => h.tick > start);
+      if (r.hits[i]!.tick > start && r.hits[i]!.message === undefined && asks(r.hits[i]!)) line = i;
+    const tickHit = r.tickHits.find((h) => h.tick > start && asks(h));
     if (tickHit !== undefined && (line < 0 || tickHit.tick < r.hits[line]!.tick))
       // The loop stops after its tick: the logpoints of that tick print before it, as live.
       return withPrinted(this.tickLanding(tickHit, breakpoints), printedThrough(r, start, tickHit.tick));

@@ -253,7 +253,7 @@ export class HitScan {
         if (this.tickTime !== null) hit.time = this.tickTime(tick);
         this.hits.push(hit);
       }
-      if (this.isAsked(tick, ordinal, message !== undefined)) stop = true;
+      if (this.isAsked(tick, ordinal, message !== undefined, bp, taskId)) stop = true;
     }
     if (stop) {
       this.stopped = true;
@@ -263,12 +263,15 @@ export class HitScan {
     return stop;
   }
 
-  private isAsked(tick: number, ordinal: number, logged: boolean): boolean {
+  private isAsked(tick: number, ordinal: number, logged: boolean, bp: number, taskId: number | null): boolean {
     const s = this.params.stop;
     if (s === undefined) return false;
     if (s.kind === 'nth') return s.tick === tick && s.ordinal === ordinal;
-    // A logpoint never stops a search for the first hit (a step's: it prints on the way, printed()).
+    // A logpoint never stops a search for the first hit (a step's: it prints on the way, printed()), nor
+    // another task's hit a move limited to one task (the breakpoint's `task`).
     if (s.kind === 'marker' || logged) return false;
+    const only = this.params.breakpoints[bp]?.task;
+    if (only !== undefined && only !== taskId) return false;
     // The first hit after `afterTick` and the marker.
     return tick > s.afterTick && (this.params.marker === undefined || this.marked !== null);
   }

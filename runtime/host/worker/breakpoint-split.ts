@@ -42,9 +42,13 @@ export class BreakpointSplit {
     return [...this.lineDebugger().armedBreakpoints(), ...this.loop.armed()];
   }
 
-  /** What a forward step in the past arms: every breakpoint set, and the logpoints it prints on its way. */
-  stepArmed(): ArmedBreakpoint[] {
-    return [...this.armed(), ...this.lineDebugger().armedLogpoints()];
+  /**
+   * What a forward step in the past arms: every breakpoint set, and the logpoints it prints on its way. `task`:
+   * the step is limited to that task, only its hits of a breakpoint stop it (the logpoints print all).
+   */
+  stepArmed(task?: number): ArmedBreakpoint[] {
+    const armed = task === undefined ? this.armed() : this.armed().map((b) => ({ ...b, task }));
+    return [...armed, ...this.lineDebugger().armedLogpoints()];
   }
 
   async set(m: RequestMessage): Promise<void> {

@@ -249,7 +249,14 @@ class LineDebugWorker {
       parseHostRequest(m.method, m.params); // a malformed request is refused here, as the main thread would
       return this.client.respond(m.id, await searched.request(m.method, m.params));
     }
-    if (!d.isStopped()) return this.forward(m);
+    if (!d.isStopped()) {
+      // A loop move lets the program run: a task's step limited to it runs on through other tasks' line hits.
+      if (LOOP_MOVES.has(m.method)) {
+        const p = m.method === 'stepTask' ? parseHostRequest('stepTask', m.params) : null;
+        d.limitTo(p?.oneTask === true ? p.taskId : null);
+      }
+      return this.forward(m);
+    }
     if (m.method === 'continue') {
       this.client.respond(m.id, { tick: d.tick() });
       // From a past line or tick too: the live stop goes on, and its past with it (the replay host stays, for

@@ -275,6 +275,11 @@ export class LineDebugger {
         if (e.counting?.open === true) await this.noteHitTick(e.counting);
         if (count !== null) stop = true;
       }
+      // A step limited to one task runs on through another task's hit (counted above): that task's step runs
+      // while the stepped one is suspended, so V8 is not stepping and the program simply goes on.
+      if (stop && step?.oneTask === true && (await this.runningTask()) !== step.taskId) return this.resume(false);
+      if (stop && step === null && this.limited !== null && (await this.runningTask()) !== this.limited)
+        return this.resume(false);
       if (stop) return this.stop('breakpoint');
       if (step === null) return this.resume(false);
     }
@@ -291,6 +296,23 @@ export class LineDebugger {
   }
 
   /**
+   * A task's step between ticks limited to it (stepTask's `oneTask`), until the next loop move or stop: other
+   * tasks' line hits meanwhile are counted, and the program goes on (null: none).
+   */
+  private limited: number | null = null;
+
+  /** The task the next loop move is limited to (null: none). */
+  limitTo(taskId: number | null): void {
+    this.limited = taskId;
+  }
+
+  /** The task running where the thread is paused (null: outside any task, or not known). */
+  private async runningTask(): Promise<number | null> {
+    const w = (await this.callMain('where()').catch(() => null)) as { taskId?: unknown } | null;
+    return typeof w?.taskId === 'number' ? w.taskId : null;
+  }
+
+  /**
    * A hit counted live of a hit condition set while the run went: its tick, while it may be the one the
    * breakpoint was set in.
    */
@@ -300,6 +322,7 @@ export class LineDebugger {
   }
 
   private async stop(reason: 'breakpoint' | 'step' | 'pause'): Promise<void> {
+    this.limited = null;
     await this.steps.clearTemps();
     this.steps.step = null;
     this.view.forget();
@@ -384,10 +407,10 @@ export class LineDebugger {
   }
 
   /** One line step from the current stop. */
-  async lineStep(kind: LineStepKind): Promise<void> {
+  async lineStep(kind: LineStepKind, oneTask = false): Promise<void> {
     const paused = this.current;
     if (paused === null) throw new Error('lineStep: the program is not stopped on a line');
-    await this.steps.plan(kind, paused.callFrames, this.stopTaskId);
+    await this.steps.plan(kind, paused.callFrames, this.stopTaskId, oneTask);
     this.host.emit('continued', { tick: this.stopTick });
     this.view.forget();
     await this.stepRaw(kind);

@@ -34,21 +34,22 @@ export class LineMoves {
    * the live thread steps.
    */
   async lineStep(m: RequestMessage, past: LineReplayHost | null): Promise<void> {
-    const { kind, moment } = parseHostRequest('lineStep', m.params);
+    const { kind, moment, task } = parseHostRequest('lineStep', m.params);
+    const armed = this.breakpoints.stepArmed(task);
     if (past !== null && walksFromHit(this.view.position)) {
       // From a line of an earlier step of the live stop's task, a step that comes to the present shows
       // the live stop (a hit's client shows the present itself).
       const beforeStop = this.view.position.kind === 'stepBefore';
       const on = hostOf(this.view.position) ?? 'search';
-      let landing = await this.view.moveAtHit(past, kind, moment, this.breakpoints.stepArmed());
+      let landing = await this.view.moveAtHit(past, kind, moment, armed);
       if (landing.landed === 'present' && landing.ranOnFrom !== undefined)
-        landing = await this.hitSearches.ranOnToHit(past, on, landing, moment);
+        landing = await this.hitSearches.ranOnToHit(past, on, landing, moment, task);
       await this.hitSearches.followHitLine(landing, past, moment);
       this.client.respond(m.id, { landing });
       return beforeStop ? this.client.showLanding(landing, past, moment) : this.client.showHitLanding(landing, moment);
     }
     if (past !== null) {
-      const landing = await this.view.move(past, kind, moment, 1, this.breakpoints.stepArmed());
+      const landing = await this.view.move(past, kind, moment, 1, armed);
       this.client.respond(m.id, {});
       return this.client.showLanding(landing, past, moment);
     }
@@ -57,7 +58,7 @@ export class LineMoves {
     if (replay !== null && replay.hasLiveStop()) await this.view.move(replay, 'leave').catch(() => undefined);
     this.replays.warmUp.cancel();
     this.client.respond(m.id, {});
-    await this.dbg.lineStep(kind);
+    await this.dbg.lineStep(kind, task !== undefined);
   }
 
   /**

@@ -33,6 +33,11 @@ export interface StepState {
   kind: LineStepKind | 'follow' | 'followInto' | 'followOut';
   /** The task the step belongs to (null: outside any task). */
   taskId: number | null;
+  /**
+   * Limited to its task (DAP `singleThread`, "Follow This Task"): other tasks' breakpoint hits do not stop it,
+   * and it stays with its task in either step mode.
+   */
+  oneTask?: true;
   /** The frame the step started in (its function and line), for "the yield* resumed". */
   originFunction: string | null;
   /** The source line the step started on (lineOf: a whole module may be one generated line). */
@@ -137,7 +142,7 @@ export class LineSteps {
             steps: new Map(stepCountsOf(counts).map(([id, name, n]) => [id, [name, n]])),
           };
       }
-      if (this.d.mode() === 'followLoop') {
+      if (this.d.mode() === 'followLoop' && step.oneTask !== true) {
         await this.clearTemps();
         const stepFrame = ev.callFrames.find((f) => f.functionName === '_step' && this.d.isMachinery(f));
         if (stepFrame !== undefined) await this.plantResumeOfAnyTask(stepFrame);
@@ -269,10 +274,16 @@ export class LineSteps {
    * Sets up one line step from a stop in `frames` (task `taskId`, null: outside any task): its
    * state, and the temporary breakpoints that keep it with the task. The caller then steps V8.
    */
-  async plan(kind: LineStepKind, frames: readonly CdpCallFrame[], taskId: number | null): Promise<void> {
+  async plan(
+    kind: LineStepKind,
+    frames: readonly CdpCallFrame[],
+    taskId: number | null,
+    oneTask = false,
+  ): Promise<void> {
     const userIndex = frames.findIndex((f) => !this.d.isMachinery(f));
     const top = frames[Math.max(0, userIndex)]!;
     this.step = { kind, taskId, originFunction: functionKey(top), originLine: this.d.lineOf(top), autoSteps: 0 };
+    if (oneTask && taskId !== null) this.step.oneTask = true;
     this.meanwhile = null;
     this.ownLine = null;
     this.crossed = false;

@@ -225,10 +225,12 @@ export class PastHitSearches {
     on: ReplayRole,
     ran: Extract<PastLineLanding, { landed: 'present' }>,
     moment: string | undefined,
+    task?: number,
   ): Promise<PastLineLanding> {
     const { ranOnFrom, ...present } = ran;
-    // The logpoints too: they print on the way, as the live step's (the live stop's own included).
-    const armed = this.breakpoints.stepArmed();
+    // The logpoints too: they print on the way, as the live step's (the live stop's own included); a step
+    // limited to one task stops at that task's hits only.
+    const armed = this.breakpoints.stepArmed(task);
     if (ranOnFrom === undefined || armed.length === 0) return present;
     const live = r.hasLiveStop() ? r.stop : null;
     const ceiling = live !== null ? live.tick : r.ticks;

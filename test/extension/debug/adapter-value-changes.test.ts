@@ -211,6 +211,40 @@ describe('where a value was set, and one task in both directions', { timeout: 24
     }
   });
 
+  it("singleThread Step Over runs through the other task's hits of a breakpoint, live and in the past alike", async () => {
+    // A breakpoint both counters hit: a plain Step Over from counter-a stops at counter-b's hit; limited to
+    // counter-a, it goes on to counter-a's next line, live, and the same steps through the past land on the
+    // same lines and ticks.
+    await dap.request('disconnect', {});
+    await dap.close();
+    dap = await start();
+    const a = await launchTo(dap, COUNT_LINE, 'true');
+    const at = async (): Promise<string> => {
+      const frames = await stackOf(dap, a);
+      return `${frames[0]!.name}:${frames[0]!.line} tick ${await tickNow(dap)}`;
+    };
+    const stepOver = async (): Promise<string> => {
+      const stopped = await moveToStop(dap, 'next', { threadId: a, singleThread: true });
+      assert.equal(Number(stopped.body.threadId), a, `a line of counter-a, not of thread ${stopped.body.threadId}`);
+      return `${stopped.body.reason} ${await at()}`;
+    };
+    const live: string[] = [];
+    for (let i = 0; i < 8; i++) live.push(await stepOver());
+    assert.deepEqual(
+      live.map((l) => l.replace(/ tick \d+$/, '')),
+      ['step counter:13', 'step counter:9', 'step counter:10', 'step counter:11', 'breakpoint counter:12'].concat([
+        'step counter:13',
+        'step counter:9',
+        'step counter:10',
+      ]),
+      'counter-a line by line across its suspension, its own hit said as a breakpoint',
+    );
+    for (let i = 0; i < 8; i++) await moveToStop(dap, 'stepBack', { threadId: a });
+    const past: string[] = [];
+    for (let i = 0; i < 8; i++) past.push(await stepOver());
+    assert.deepEqual(past, live);
+  });
+
   it("between ticks, a value cannot be followed; singleThread moves go by that task's suspensions", async () => {
     await dap.request('disconnect', {});
     await dap.close();
@@ -243,6 +277,14 @@ describe('where a value was set, and one task in both directions', { timeout: 24
       info.description,
       "only a value shown at a stop on a line (a breakpoint, a step, a past line) can be followed: between ticks the locals are a suspended frame's copy",
     );
+    // Live, limited to counter-a: counter-b's hit of a line breakpoint meanwhile does not stop it.
+    await setLineBreakpoint(dap, COUNT_LINE, "name === 'b'");
+    const before = await stepsOf();
+    const live = await moveToStop(dap, 'continue', { threadId: a, singleThread: true });
+    assert.equal(Number(live.body.threadId), a, `counter-a's thread, not ${live.body.threadId}`);
+    assert.equal(live.body.reason, 'step');
+    assert.equal(await stepsOf(), before + 1, "on to counter-a's next suspension, past counter-b's hit");
+    await setLineBreakpoint(dap, null);
     const now = await stepsOf();
     let stopped = entry;
     for (const expected of [now - 1, now - 2]) {

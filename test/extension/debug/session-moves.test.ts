@@ -111,9 +111,10 @@ describe('session moves', () => {
       });
       assert.deepEqual(body, { allThreadsContinued: false });
       await dap.waitForEvent('stopped', { from, timeoutMs: TIMEOUT });
-      assert.deepEqual(movesSince(run, asked), [['stepTask', { taskId: 3 }]]);
+      // Limited to the task: another task's line hit meanwhile does not stop it (oneTask).
+      assert.deepEqual(movesSince(run, asked), [['stepTask', { taskId: 3, oneTask: true }]]);
       assert.deepEqual(await move(dap, run, 'next', { threadId: 3, singleThread: true }), [
-        ['stepTask', { taskId: 3 }],
+        ['stepTask', { taskId: 3, oneTask: true }],
       ]);
       // On the loop's thread singleThread names no task: the loop's tick.
       assert.deepEqual(await move(dap, run, 'next', { threadId: LOOP_THREAD_ID, singleThread: true }), [

@@ -3,9 +3,10 @@
 // would, and answer its marker and `until` pauses as the worker does. Checked: hits recorded
 // in replay order with their counts (from `counts`, hit conditions, `since`), nothing of a
 // warm-up tick, a logpoint's message with its task and tick time, a silent logpoint counted not
-// recorded, the stops (nth, first, marker), the marker's own hits neither before nor after
-// it, nothing after `until`, and the scan's end report; the tick hits of a suspension breakpoint
-// (queue.get's wait, through the scan's observer) with warm-up and `until`, warmUpFrom; messagesAfter.
+// recorded, the stops (nth, first, first limited to one task, marker), the marker's own hits
+// neither before nor after it, nothing after `until`, and the scan's end report; the tick hits
+// of a suspension breakpoint (queue.get's wait, through the scan's observer) with warm-up and
+// `until`, warmUpFrom; messagesAfter.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -191,6 +192,26 @@ describe('HitScan stops', () => {
     // Printed: the messages after afterTick.
     assert.deepEqual(scan.printed(), ['printed on the way', 'same moment']);
   });
+});
+
+test("first, limited to one task: another task's hit counts and is recorded, the task's own stops", async () => {
+  const { scan, log, ids, stops } = await replay(
+    [
+      { tick: 1, task: 'B', location: 0, met: [true] },
+      { tick: 2, task: 'A', location: 0, met: [true] },
+      { tick: 3, task: 'B', location: 0, met: [true] },
+    ],
+    (ids) => ({
+      from: 0,
+      to: 4,
+      breakpoints: [{ task: ids.A }],
+      locations: [[0]],
+      stop: { kind: 'first', afterTick: 0 },
+    }),
+  );
+  assert.deepEqual(log, ['1 B L0: go', '2 A L0: pause stop', '3 B L0: go']);
+  assert.deepEqual(stops, [2]);
+  assert.deepEqual(lines(scan.hits, ids), ['bp0@1 B #1', 'bp0@2 A #2']);
 });
 
 describe('HitScan marker', () => {
