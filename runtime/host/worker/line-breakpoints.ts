@@ -85,6 +85,8 @@ export class LineBreakpoints {
     }
     const entries: LineBreakpointEntry[] = [];
     const statuses: BreakpointStatus[] = [];
+    // V8 keeps one breakpoint a position: a line slid onto another's place stops by that one.
+    const placedAt = new Map<string, LineBreakpointEntry>();
     for (const [i, bp] of breakpoints.entries()) {
       const hitCondition = hitConditionOf(bp.hitCondition);
       if ('refused' in hitCondition) {
@@ -106,7 +108,15 @@ export class LineBreakpoints {
       if (entry.logKey !== null) this.byLogKey.set(entry.logKey, entry);
       entries.push(entry);
       let placedLine: number | null = null;
+      let sharedWith: LineBreakpointEntry | null = null;
       for (const at of this.scripts.generatedLocations(file, bp.line, text.length)) {
+        const place = `${at.url}:${at.line0}:${at.column0}`;
+        const other = placedAt.get(place);
+        if (other !== undefined) {
+          sharedWith = other;
+          placedLine = at.line;
+          continue;
+        }
         const params: Record<string, unknown> = { url: at.url, lineNumber: at.line0, columnNumber: at.column0 };
         params.condition = liveOnly(entry.condition);
         try {
@@ -116,12 +126,20 @@ export class LineBreakpoints {
           );
           entry.cdpIds.push(r.breakpointId);
           this.byCdpId.set(r.breakpointId, entry);
+          placedAt.set(place, entry);
           placedLine = at.line;
         } catch {
           // Already set at that position by another entry: keep going.
         }
       }
-      if (placedLine !== null)
+      if (placedLine !== null && entry.cdpIds.length === 0 && sharedWith !== null)
+        statuses.push({
+          file,
+          line: placedLine,
+          verified: true,
+          message: `at the place of line ${sharedWith.line}'s breakpoint, which stops there`,
+        });
+      else if (placedLine !== null)
         statuses.push(
           placedLine === bp.line
             ? { file, line: bp.line, verified: true }
