@@ -37,6 +37,8 @@ export class LineBreakpoints {
   private readonly byCdpId = new Map<string, LineBreakpointEntry>();
   /** The logpoints with a hit condition set, by their main thread key (logHit). */
   private readonly byLogKey = new Map<number, LineBreakpointEntry>();
+  /** Placed without a V8 breakpoint of their own: at the place of another of their file's, which stops there. */
+  private readonly sharing = new Set<LineBreakpointEntry>();
 
   constructor(
     private readonly post: <T>(method: string, params: object) => Promise<T>,
@@ -52,7 +54,7 @@ export class LineBreakpoints {
   /** A script was parsed: a program loaded after its breakpoints were set gets them now. */
   scriptParsed(scriptId: string): void {
     for (const [file, entries] of this.wanted) {
-      if (entries.some((e) => e.cdpIds.length === 0) && this.scripts.covers(scriptId, file))
+      if (entries.some((e) => e.cdpIds.length === 0 && !this.sharing.has(e)) && this.scripts.covers(scriptId, file))
         void this.setLineBreakpoints(
           file,
           entries.map((e) => ({ file, line: e.line })),
@@ -70,6 +72,7 @@ export class LineBreakpoints {
   ): Promise<BreakpointStatus[]> {
     await this.enabled;
     for (const old of this.wanted.get(file) ?? []) {
+      this.sharing.delete(old);
       if (old.logKey !== null && !(reuse ?? []).includes(old)) this.byLogKey.delete(old.logKey);
       for (const id of old.cdpIds) {
         this.byCdpId.delete(id);
@@ -132,14 +135,15 @@ export class LineBreakpoints {
           // Already set at that position by another entry: keep going.
         }
       }
-      if (placedLine !== null && entry.cdpIds.length === 0 && sharedWith !== null)
+      if (placedLine !== null && entry.cdpIds.length === 0 && sharedWith !== null) {
+        this.sharing.add(entry);
         statuses.push({
           file,
           line: placedLine,
           verified: true,
           message: `at the place of line ${sharedWith.line}'s breakpoint, which stops there`,
         });
-      else if (placedLine !== null)
+      } else if (placedLine !== null)
         statuses.push(
           placedLine === bp.line
             ? { file, line: bp.line, verified: true }

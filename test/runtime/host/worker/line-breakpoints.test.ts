@@ -211,6 +211,24 @@ test('a file not loaded yet: unverified, then set once a script holding it is pa
   assert.equal(v8.calls.length, 1);
 });
 
+test('breakpoints sharing a place once their file is loaded: set once, and not set again at each parse', async () => {
+  const scripts = new LoadedScripts();
+  const { v8, breakpoints } = setUp(scripts);
+  await breakpoints.setLineBreakpoints(file, [
+    { file, line: 4 },
+    { file, line: 5 },
+  ]);
+  scripts.add({ scriptId: '8', url });
+  scripts.indexPlain('8', [{ scriptId: '8', lineNumber: 4, columnNumber: 2 }]);
+  breakpoints.scriptParsed('8');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(v8.since(0), [['Debugger.setBreakpointByUrl', '4:2', LIVE]]);
+  // Each placed (one by the other's V8 breakpoint): a script parsed again sets nothing again.
+  breakpoints.scriptParsed('8');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(v8.since(1), []);
+});
+
 test('as a search of the past arms them: logpoints apart, hit conditions with the tick they were set in', async () => {
   const { breakpoints } = setUp();
   await breakpoints.setLineBreakpoints(file, [
