@@ -16,7 +16,7 @@ import { FIRST_STRETCH } from '../shared/hit-scan';
 import { outsideCanceller, startReplayed } from './launch-programs';
 import type { PastMoment } from './past-moment';
 import { RecordedMoment } from './recorded-moment';
-import { RunRewind, type Leaders, type ReplayableProgram } from './run-rewind';
+import { RunRewind, type Leaders, type ReplayableProgram, type RewindSource } from './run-rewind';
 import type { RunRecording } from './run-recording';
 import type { Emit } from './run-services';
 
@@ -38,6 +38,9 @@ interface PastView {
   /** Why the replay failed (the views say so), null while under way. */
   error: Error | null;
 }
+
+/** Makes the run's RunRewind (tests: one whose seeks they hold back, to order them against the views' moves). */
+export type MakeRewind = (source: RewindSource, leaders: Leaders | null) => RunRewind;
 
 /** What the past needs of its run: what the run is, and how to start its program again on a replay's loop. */
 export interface PastOfRun {
@@ -69,6 +72,7 @@ export class RunPast {
   constructor(
     private readonly run: PastOfRun,
     private readonly emit: Emit,
+    private readonly makeRewind: MakeRewind = (source, leaders) => new RunRewind(source, undefined, leaders),
   ) {}
 
   /**
@@ -219,7 +223,7 @@ export class RunPast {
   rewindOf(): RunRewind {
     const run = this.run;
     const recording = run.recording;
-    this.rewind ??= new RunRewind(
+    this.rewind ??= this.makeRewind(
       {
         runId: run.id,
         what: recording.what,
@@ -236,7 +240,6 @@ export class RunPast {
         program: this.replayableProgram(),
         lints: () => recording.lintsThen(),
       },
-      undefined,
       recording.openedFrom !== null ? OPENED_LEADERS : null,
     );
     return this.rewind;

@@ -37,6 +37,8 @@ export class LineBreakpoints {
   private readonly byCdpId = new Map<string, LineBreakpointEntry>();
   /** The logpoints with a hit condition set, by their main thread key (logHit). */
   private readonly byLogKey = new Map<number, LineBreakpointEntry>();
+  /** Placed without a V8 breakpoint of their own: at the place of another of their file's, which stops there. */
+  private readonly sharing = new Set<LineBreakpointEntry>();
 
   constructor(
     private readonly post: <T>(method: string, params: object) => Promise<T>,
@@ -52,7 +54,7 @@ export class LineBreakpoints {
   /** A script was parsed: a program loaded after its breakpoints were set gets them now. */
   scriptParsed(scriptId: string): void {
     for (const [file, entries] of this.wanted) {
-      if (entries.some((e) => e.cdpIds.length === 0) && this.scripts.covers(scriptId, file))
+      if (entries.some((e) => e.cdpIds.length === 0 && !this.sharing.has(e)) && this.scripts.covers(scriptId, file))
         void this.setLineBreakpoints(
           file,
           entries.map((e) => ({ file, line: e.line })),
@@ -70,6 +72,7 @@ export class LineBreakpoints {
   ): Promise<BreakpointStatus[]> {
     await this.enabled;
     for (const old of this.wanted.get(file) ?? []) {
+      this.sharing.delete(old);
       if (old.logKey !== null && !(reuse ?? []).includes(old)) this.byLogKey.delete(old.logKey);
       for (const id of old.cdpIds) {
         this.byCdpId.delete(id);
@@ -85,6 +88,8 @@ export class LineBreakpoints {
     }
     const entries: LineBreakpointEntry[] = [];
     const statuses: BreakpointStatus[] = [];
+    // V8 keeps one breakpoint a position: a line slid onto another's place stops by that one.
+    const placedAt = new Map<string, LineBreakpointEntry>();
     for (const [i, bp] of breakpoints.entries()) {
       const hitCondition = hitConditionOf(bp.hitCondition);
       if ('refused' in hitCondition) {
@@ -106,7 +111,15 @@ export class LineBreakpoints {
       if (entry.logKey !== null) this.byLogKey.set(entry.logKey, entry);
       entries.push(entry);
       let placedLine: number | null = null;
+      let sharedWith: LineBreakpointEntry | null = null;
       for (const at of this.scripts.generatedLocations(file, bp.line, text.length)) {
+        const place = `${at.url}:${at.line0}:${at.column0}`;
+        const other = placedAt.get(place);
+        if (other !== undefined) {
+          sharedWith = other;
+          placedLine = at.line;
+          continue;
+        }
         const params: Record<string, unknown> = { url: at.url, lineNumber: at.line0, columnNumber: at.column0 };
         params.condition = liveOnly(entry.condition);
         try {
@@ -116,12 +129,21 @@ export class LineBreakpoints {
           );
           entry.cdpIds.push(r.breakpointId);
           this.byCdpId.set(r.breakpointId, entry);
+          placedAt.set(place, entry);
           placedLine = at.line;
         } catch {
           // Already set at that position by another entry: keep going.
         }
       }
-      if (placedLine !== null)
+      if (placedLine !== null && entry.cdpIds.length === 0 && sharedWith !== null) {
+        this.sharing.add(entry);
+        statuses.push({
+          file,
+          line: placedLine,
+          verified: true,
+          message: `at the place of line ${sharedWith.line}'s breakpoint, which stops there`,
+        });
+      } else if (placedLine !== null)
         statuses.push(
           placedLine === bp.line
             ? { file, line: bp.line, verified: true }

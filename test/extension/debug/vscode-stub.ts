@@ -1,10 +1,9 @@
-// The few parts of the `vscode` API the Coroutines view (extension/debug/coroutines-view.ts) uses,
-// served to it in this process in place of the editor's module, so its refresh logic is tested
-// against a real adapter session (a CoroscopeSession on the fake host) without an editor. A test
-// imports this module before the view: requiring 'vscode' then answers this stub.
+// The few parts of the `vscode` API the Coroutines view (extension/debug/coroutines-view.ts) and the
+// commands (extension/commands.ts) use, served in this process in place of the editor's module, so their
+// logic is tested without an editor. A test imports this module first: requiring 'vscode' then answers it.
 //
-// Invariants: the stub decides nothing the view shows; it only records what the view sets and
-// hands the view the session and events a test gives (`stubDebug`).
+// Invariants: the stub decides nothing the code under test shows; it only records what is shown or asked
+// (`stubWindow`) and hands over the session, events, settings and answers a test gives (`stubDebug`).
 
 import Module from 'node:module';
 
@@ -43,8 +42,115 @@ export const stubDebug = {
   customEvent: new StubEventEmitter<{ session: StubDebugSession; event: string; body?: unknown }>(),
 };
 
+/** A file or other URI, as the dialogs answer one. */
+export class StubUri {
+  constructor(
+    readonly scheme: string,
+    readonly fsPath: string,
+  ) {}
+  static file(path: string): StubUri {
+    return new StubUri('file', path);
+  }
+  static joinPath(base: StubUri, ...parts: string[]): StubUri {
+    return new StubUri(base.scheme, [base.fsPath, ...parts].join('/'));
+  }
+}
+
+/**
+ * What the window showed and was asked, in order, and the answers a test gives: the settings, the quick
+ * picks' and dialogs' answers (undefined: dismissed).
+ */
+export const stubWindow = {
+  shown: [] as Array<{ kind: 'error' | 'warning' | 'info' | 'progress'; text: string }>,
+  executed: [] as Array<{ command: string; args: unknown[] }>,
+  startedDebugging: [] as unknown[],
+  settings: new Map<string, unknown>(),
+  /** Answers a quick pick: the item accepted, `{ typed }` (text typed, Enter with no item), or undefined (dismissed). */
+  quickPick: undefined as ((items: ReadonlyArray<{ label: string }>) => object | undefined) | undefined,
+  saveDialog: undefined as StubUri | undefined,
+  openDialog: undefined as StubUri[] | undefined,
+  reset(): void {
+    this.shown.length = 0;
+    this.executed.length = 0;
+    this.startedDebugging.length = 0;
+    this.settings.clear();
+    this.quickPick = undefined;
+    this.saveDialog = undefined;
+    this.openDialog = undefined;
+  },
+};
+
+const shows =
+  (kind: 'error' | 'warning' | 'info') =>
+  async (text: string): Promise<undefined> => {
+    stubWindow.shown.push({ kind, text });
+    return undefined;
+  };
+
+/** A quick pick answered, when shown, by `stubWindow.quickPick`. */
+function createQuickPick() {
+  const changedValue = new StubEventEmitter<string>();
+  const accepted = new StubEventEmitter<void>();
+  const hidden = new StubEventEmitter<void>();
+  const qp = {
+    items: [] as Array<{ label: string }>,
+    activeItems: [] as Array<{ label: string }>,
+    selectedItems: [] as Array<{ label: string }>,
+    value: '',
+    title: '',
+    placeholder: '',
+    matchOnDescription: false,
+    matchOnDetail: false,
+    onDidChangeValue: changedValue.event,
+    onDidChangeSelection: new StubEventEmitter<unknown>().event,
+    onDidAccept: accepted.event,
+    onDidHide: hidden.event,
+    show(): void {
+      const answer = stubWindow.quickPick?.(qp.items);
+      if (answer === undefined) hidden.fire();
+      else if ('typed' in answer) {
+        qp.value = String(answer.typed);
+        changedValue.fire(qp.value);
+        qp.activeItems = [];
+        accepted.fire();
+      } else {
+        qp.selectedItems = [answer as { label: string }];
+        accepted.fire();
+      }
+    },
+    dispose(): void {},
+  };
+  return qp;
+}
+
 const stub = {
   EventEmitter: StubEventEmitter,
+  Uri: StubUri,
+  ViewColumn: { Active: -1, Beside: -2, One: 1, Two: 2, Three: 3 },
+  ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
+  window: {
+    showErrorMessage: shows('error'),
+    showWarningMessage: shows('warning'),
+    showInformationMessage: shows('info'),
+    createQuickPick: () => createQuickPick(),
+    showSaveDialog: async () => stubWindow.saveDialog,
+    showOpenDialog: async () => stubWindow.openDialog,
+    withProgress: async <T>(options: { title: string }, task: () => Promise<T>): Promise<T> => {
+      stubWindow.shown.push({ kind: 'progress', text: options.title });
+      return task();
+    },
+    tabGroups: { activeTabGroup: { viewColumn: 1 } },
+  },
+  workspace: {
+    workspaceFolders: undefined,
+    getConfiguration: () => ({ get: (key: string) => stubWindow.settings.get(key) }),
+  },
+  commands: {
+    executeCommand: async (command: string, ...args: unknown[]) => {
+      stubWindow.executed.push({ command, args });
+      return undefined;
+    },
+  },
   TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
   TreeItem: class {
     constructor(
@@ -56,6 +162,10 @@ const stub = {
     constructor(readonly id: string) {}
   },
   debug: {
+    startDebugging: async (_folder: unknown, configuration: unknown) => {
+      stubWindow.startedDebugging.push(configuration);
+      return true;
+    },
     get activeDebugSession(): StubDebugSession | undefined {
       return stubDebug.activeDebugSession;
     },
