@@ -170,7 +170,7 @@ export class SessionChanges {
 
   /**
    * Going back from `later` (the readings where the walk starts): the readings at each line a step back lands
-   * on within the stop's tick, read in one replay (host lineValuesBack), give the number of lines the walk
+   * on within the step of the line shown, read in one replay (host lineValuesBack), give the number of lines the walk
    * goes back at once (to the first change, the line just before excepted as the line-by-line walk does; else
    * past the tick's lines) and the readings at the line before that; null: not answered here (line by line).
    */
@@ -181,7 +181,9 @@ export class SessionChanges {
   ): Promise<{ lines: number; later: Reading[]; writer?: Writer } | null> {
     const kind = this.core.position.kind;
     // COROSCOPE_CHANGES_LINE_BY_LINE=1: the line-by-line walk only (the oracle the tests compare this with).
-    if ((kind !== 'liveLine' && kind !== 'pastLine') || process.env.COROSCOPE_CHANGES_LINE_BY_LINE === '1') return null;
+    // A line shown: the live stop, a past line of its step or of an earlier one, a hit's or a line walked from it.
+    const onLine = kind === 'liveLine' || kind === 'pastLine' || kind === 'pastHit' || kind === 'recording';
+    if (!onLine || process.env.COROSCOPE_CHANGES_LINE_BY_LINE === '1') return null;
     const t0 = Date.now();
     const { readings, earlier, held } = await this.core
       .requireHost()
@@ -242,7 +244,6 @@ export class SessionChanges {
     if (plan !== null) later = plan.later;
     if (plan?.writer !== undefined) {
       const w = plan.writer;
-      const task = await this.taskOfStop();
       const stepStart = Date.now();
       const landed = await step('back', first);
       if (process.env.COROSCOPE_TRACE_WALK === '1')
@@ -251,6 +252,8 @@ export class SessionChanges {
         );
       if (landed !== 'line')
         throw new Error(`${what}: the line after the change (at ${w.at}, tick ${w.tick}) could not be shown`);
+      // Named once landed (the same task): a finished run's table is the one its moves bring, not asked again.
+      const task = await this.taskOfStop();
       this.sayWritten(what, watched[w.changed]!.expression, w, later[w.changed]!, task, first + 1, started);
       return;
     }
