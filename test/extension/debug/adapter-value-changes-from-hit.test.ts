@@ -4,7 +4,8 @@
 // must be exactly where the line-by-line walk (COROSCOPE_CHANGES_LINE_BY_LINE=1, the oracle) lands: the stop's
 // place (reason, tick, task, line), its frames, its locals, the console's words, and where a Step Over and a
 // Step Back from there go; and it must take fewer line moves (the host's traced replays) than the oracle.
-// Two hits: in a finished run (the hit replay host), and before a live line stop (the stop's replay host).
+// Two hits: in a finished run (the hit replay host), and before a live line stop (the stop's replay host). A change
+// further back than the step before is read one step at a time, each step in one replay.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -160,24 +161,36 @@ for (const scene of ['end', 'live'] as const) {
       assert.equal(movesOf(oracle), scene === 'end' ? 5 : 3, oracle.trace.join('\n'));
     });
 
-    if (scene === 'live') return;
-    it("local count, written twice in the hit task's step: the earlier write, one values walk, two moves", async () => {
+    it("local count, written twice in the hit task's step and first in its first step: in one replay per step", async () => {
       const oracle = await fromHit(scene, 'count', true);
       const fast = await fromHit(scene, 'count', false);
-      // `count += 1` just before the hit is passed over (said so): the write before it is the change.
-      assert.equal(oracle.landed.frames[0], `worker:${lineOf(PROGRAM, 'log.push(`${name} ${count}`);')}`);
       assert.deepEqual(fast.hit, oracle.hit);
       assert.deepEqual(fast.landed, oracle.landed);
       assert.deepEqual(fast.said, oracle.said);
       assert.deepEqual(fast.over, oracle.over);
       assert.deepEqual(fast.back, oracle.back);
-      assert.ok(
-        fast.trace.some((t) => /^walk values: \d+ line\(s\) read/.test(t)),
-        fast.trace.join('\n'),
-      );
-      // To the writing line in one move, then forth to the line after it; the oracle one move per line back.
-      assert.equal(movesOf(fast), 2, fast.trace.join('\n'));
-      assert.equal(movesOf(oracle), 4, oracle.trace.join('\n'));
+      if (scene === 'end') {
+        // From the return: `count += 1` just before is passed over (said so), the write before it is the change.
+        assert.equal(oracle.landed.frames[0], `worker:${LOG_LINE}`);
+        assert.ok(
+          fast.trace.some((t) => /^walk values: \d+ line\(s\) read/.test(t)),
+          fast.trace.join('\n'),
+        );
+        // To the writing line in one move, then forth to the line after it; the oracle one move per line back.
+        assert.equal(movesOf(fast), 2, fast.trace.join('\n'));
+        assert.equal(movesOf(oracle), 4, oracle.trace.join('\n'));
+      } else {
+        // From the log line: `count = got.n + 1` just before is passed over; then no change back through its
+        // step, nor its step before, to `let count = 0` in the task's first step: each step read in one values
+        // walk and left in one move; the oracle one move per line back.
+        assert.equal(
+          oracle.landed.frames[0],
+          `worker:${lineOf(PROGRAM, 'yield* sleep(0.001);', lineOf(PROGRAM, 'let count = 0;'))}`,
+        );
+        assert.equal(fast.trace.filter((t) => t.startsWith('walk values')).length, 3, fast.trace.join('\n'));
+        assert.equal(movesOf(fast), 4, fast.trace.join('\n'));
+        assert.equal(movesOf(oracle), 6, oracle.trace.join('\n'));
+      }
     });
   });
 }
