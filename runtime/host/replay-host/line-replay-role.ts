@@ -360,7 +360,14 @@ export class LineReplayRole {
   async pastHitLineValues(params: unknown): Promise<ReplayHostMethods['pastHitLineValues']['result']> {
     const p = parseReplayHostRequest('pastHitLineValues', params);
     this.warming++;
-    const walk = await this.hitWalk('pastHitLineValues', p);
+    let walk: PastLineWalk;
+    try {
+      walk = await this.hitWalk('pastHitLineValues', p);
+    } catch (e) {
+      // No line of a task's walk shown (a hit outside any task, none shown): the line-by-line walk says where.
+      if (!(e instanceof ProtocolError) || e.code !== 'badState') throw e;
+      return { readings: null, why: e.message };
+    }
     // The step before's walks of a walk from a hit run as far as its own (intoStepBefore's bounds).
     return this.valuesBack(walk, p.watched, walk.ceiling ?? p.ceiling, walk.present);
   }
