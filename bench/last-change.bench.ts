@@ -9,6 +9,9 @@
 // Pressed `idle` ms after the stop (default 1000: a user reading it; 0: at once).
 // `case` far: the crawl task's local `loop`, set at its first step, asked from its stop after the queue's join
 // at the crawl's end (hundreds of ticks later; `hit` unused): the walk back over a task suspended meanwhile.
+// `case` hit: the crawl run to its end, a breakpoint on `this.record(stat)` with hit condition `== hit` set then,
+// Reverse Continue to that hit (far back from the end), Go to Last Change of `response` there: from a past hit, on
+// the hit replay host (COROSCOPE_CHANGES_LINE_BY_LINE=1 in the environment: the line-by-line walk, for before).
 // Usage: npm run bench:last-change [-- pages tasks hit rounds idle case] (default 2000 100 300 5 1000 near).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +22,8 @@ import { stackOf } from '../test/extension/debug/adapter-harness';
 
 const [pages, tasks, hit, rounds, idleMs] = [2000, 100, 300, 5, 1000].map((d, i) => Number(process.argv[2 + i] ?? d));
 const far = process.argv[7] === 'far';
+/** From a past hit found by Reverse Continue at the crawl's end, not from the live stop. */
+const fromHit = process.argv[7] === 'hit';
 const CRAWLER = join(PROJECT_ROOT, 'runtime', 'crawler', 'crawler.ts');
 const LINE =
   readFileSync(CRAWLER, 'utf8')
@@ -81,6 +86,8 @@ interface Round {
   /** The replay host's CPU (ms) from the stop to the request (the idle time), and during the request. */
   cpuIdle: number | null;
   cpuAsked: number | null;
+  /** The hit case: the crawl's last tick, where Reverse Continue started. */
+  endTick: number | null;
 }
 
 async function round(): Promise<Round> {
@@ -103,14 +110,22 @@ async function round(): Promise<Round> {
       maxTasks: tasks,
     });
     await dap.waitForEvent('initialized', { from });
-    await dap.request('setBreakpoints', {
-      source: { path: CRAWLER },
-      breakpoints: [{ line: LINE, ...(far ? {} : { hitCondition: String(hit) }) }],
-    });
+    const breakpoints = [{ line: LINE, ...(far ? {} : { hitCondition: fromHit ? `== ${hit}` : String(hit) }) }];
+    if (!fromHit) await dap.request('setBreakpoints', { source: { path: CRAWLER }, breakpoints });
     await dap.request('setExceptionBreakpoints', { filters: [] });
     await dap.request('configurationDone');
     await launch;
-    const stopped = await dap.waitForEvent('stopped', { from, timeoutMs: 120_000 });
+    let stopped = await dap.waitForEvent('stopped', { from, timeoutMs: 120_000 });
+    let endTick: number | null = null;
+    if (fromHit) {
+      endTick = (await dap.request<{ tick: number }>('coroscope/tasks')).tick;
+      // At the crawl's end: the breakpoint set now counts from the run's start; Reverse Continue to its hit.
+      if (stopped.body.reason !== 'end') throw new Error(`stopped for ${String(stopped.body.reason)}, not at the end`);
+      await dap.request('setBreakpoints', { source: { path: CRAWLER }, breakpoints });
+      const back = dap.mark();
+      await dap.request('reverseContinue', { threadId: Number(stopped.body.threadId) }, 120_000);
+      stopped = await dap.waitForEvent('stopped', { from: back, timeoutMs: 120_000 });
+    }
     const thread = Number(stopped.body.threadId);
     const cpuAtStop = replayHostCpuMs();
     await dap.request('setBreakpoints', { source: { path: CRAWLER }, breakpoints: [] });
@@ -144,7 +159,7 @@ async function round(): Promise<Round> {
     if (process.env.BENCH_VERBOSE === '1') console.log(said);
     const cpuIdle = cpuAtStop === null || cpuAtAsk === null ? null : cpuAtAsk - cpuAtStop;
     const cpuAsked = cpuAtAsk === null || cpuAtEnd === null ? null : cpuAtEnd - cpuAtAsk;
-    return { ms, stopTick, setTick: Number(m[1]), cpuIdle, cpuAsked };
+    return { ms, stopTick, setTick: Number(m[1]), cpuIdle, cpuAsked, endTick };
   } finally {
     await dap.close();
   }
@@ -157,11 +172,11 @@ async function main(): Promise<void> {
     const r = await round();
     times.push(r.ms);
     console.log(
-      `round ${i + 1}: Go to Last Change of ${WHAT} ${r.ms.toFixed(0)} ms, stop at tick ${r.stopTick}, set at tick ${r.setTick} (${r.stopTick - r.setTick} ticks back); replay host CPU ${r.cpuIdle ?? '?'} ms while idle at the stop, ${r.cpuAsked ?? '?'} ms for the request`,
+      `round ${i + 1}: Go to Last Change of ${WHAT} ${r.ms.toFixed(0)} ms, ${r.endTick === null ? 'stop' : `hit (${r.endTick - r.stopTick} ticks before the end)`} at tick ${r.stopTick}, set at tick ${r.setTick} (${r.stopTick - r.setTick} ticks back); replay host CPU ${r.cpuIdle ?? '?'} ms while idle at the stop, ${r.cpuAsked ?? '?'} ms for the request`,
     );
   }
   console.log(
-    `Go to Last Change of ${WHAT} (${pages} pages, ${tasks} workers${far ? ", at the crawl's end" : `, ${hit}th record`}): median ${median(times).toFixed(0)} ms over ${rounds} rounds (target ≤ 1000 ms)`,
+    `Go to Last Change of ${WHAT} (${pages} pages, ${tasks} workers${far ? ", at the crawl's end" : `, ${hit}th record${fromHit ? ', a past hit' : ''}`}): median ${median(times).toFixed(0)} ms over ${rounds} rounds (target ≤ 1000 ms)`,
   );
 }
 

@@ -949,10 +949,11 @@ export interface HostMethods {
    */
   lineStepBack: { params: { moment?: string; lines?: number }; result: PastLineLanding };
   /**
-   * Stopped on a line of the live stop's task (live, or a past line of its step, not inside a call stepped
-   * into): the watched values read, in one replay of the stop's tick, at each line a step back would land on
-   * in turn within that tick (the first: the line before the one shown); `lineStepBack` with `lines: k` then
-   * lands on the kth in one replay. Null with `why` where this cannot be answered (walk line by line).
+   * Stopped on a line of a task (the live stop, a past line of its step, a breakpoint hit in the past or a line
+   * walked from it, a line of an earlier step; not inside a call stepped into): the watched values read, in one
+   * replay of that step's tick, at each line a step back would land on in turn within that step (the first: the
+   * line before the one shown); `lineStepBack` with `lines: k` then lands on the kth in one replay. Null with
+   * `why` where this cannot be answered (walk line by line).
    * `earlier`: when the last of them is the task's first line of the step, the values at the last line of
    * its step before (one more replay, of that step's tick), where a step back from that first line lands.
    */

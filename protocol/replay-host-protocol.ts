@@ -64,6 +64,16 @@ export interface ReplayHostMethods {
     result: { readings: LineReading[][] | null; why?: string; earlier?: LineReadingBefore; held?: number };
   };
   /**
+   * A line replay host's own: pastLineValues from the line shown of a walk anchored at a breakpoint hit (the hit
+   * itself, a line reached from it, or a line of an earlier step of its task or of the live stop's task), the
+   * readings at each line a step back (pastHitLine) lands on in turn back to that walk's step's first line, in
+   * one replay; `ceiling` and `present` as pastHitLine's (a walk made from the hit held by a search).
+   */
+  pastHitLineValues: {
+    params: { ceiling: number; present?: HitBound; watched: LineWatched[] };
+    result: { readings: LineReading[][] | null; why?: string; earlier?: LineReadingBefore; held?: number };
+  };
+  /**
    * A line replay host's own (asked by the live host's worker while its stop is read): replays parked ahead of
    * the stop's walks (the tick before it, and before its task's step before); the ticks parked at.
    */
@@ -85,6 +95,8 @@ export interface ReplayHostMethods {
   pastHitLine: {
     params: {
       move: 'back' | 'leave' | LineStepKind;
+      /** A move back of this many lines within the walk's step, in one replay (default 1). */
+      lines?: number;
       ceiling: number;
       present?: HitBound;
       breakpoints?: ArmedBreakpoint[];

@@ -112,7 +112,7 @@ function parseArmedBreakpoints(
 function parseHitBound(
   p: Params,
   key: 'bound' | 'until' | 'present' = 'bound',
-  method: 'pastHit' | 'pastHitLine' = 'pastHit',
+  method: 'pastHit' | 'pastHitLine' | 'pastHitLineValues' = 'pastHit',
 ): HitBound {
   const b = requireObject(method, p, key);
   const where = nested(method, key);
@@ -227,6 +227,15 @@ export const REPLAY_HOST_PARAMS_PARSERS: { readonly [M in ReplayHostMethodName]:
       watched: parseLineWatched('pastLineValues', p),
     };
   },
+  pastHitLineValues: (raw) => {
+    const p = paramsOf('pastHitLineValues', raw);
+    const out: ReplayHostParams<'pastHitLineValues'> = {
+      ceiling: requireNumber('pastHitLineValues', p, 'ceiling', 'id'),
+      watched: parseLineWatched('pastHitLineValues', p),
+    };
+    if (p.present !== undefined) out.present = parseHitBound(p, 'present', 'pastHitLineValues');
+    return out;
+  },
   pastWarm: (raw) => {
     const p = paramsOf('pastWarm', raw);
     return {
@@ -241,6 +250,9 @@ export const REPLAY_HOST_PARAMS_PARSERS: { readonly [M in ReplayHostMethodName]:
       move: parsePastLineMove('pastHitLine', p),
       ceiling: requireNumber('pastHitLine', p, 'ceiling', 'id'),
     };
+    const lines = optionalNumber('pastHitLine', p, 'lines', 'id');
+    if (lines !== undefined && lines < 1) throw new ProtocolError('pastHitLine: params.lines must be 1 or more');
+    if (lines !== undefined) out.lines = lines;
     if (p.present !== undefined) out.present = parseHitBound(p, 'present', 'pastHitLine');
     if (p.breakpoints !== undefined) out.breakpoints = parseArmedBreakpoints(p, 'pastHitLine');
     const moment = optionalMomentId('pastHitLine', p);

@@ -14,7 +14,7 @@ import type { MoveAnswers } from './move-answers';
 
 /**
  * One line move of a walk (LineWalks.walkLines): 'line' once landed on a line, else where it could not go;
- * `lines` back in one replay (the host's lineStepBack `lines`: from the live stop's step only).
+ * `lines` back in one replay (the host's lineStepBack `lines`: within the step of the line shown).
  */
 export type LineWalkStep = (
   kind: 'back' | 'over' | 'into',

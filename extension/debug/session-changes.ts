@@ -1,8 +1,9 @@
 // SessionChanges: where a value was set. "Go to Last/Next Change" on a local or a field in
 // Variables at a line stop (custom requests coroscope/lastChange, coroscope/nextChange) and DAP
 // data breakpoints on them (Continue: next change; Reverse Continue: previous one). The value is
-// read (value-changes.ts) at every line of its task, walking with the adapter's line moves;
-// the landing is the first line showing the new value (where a live data breakpoint stops), and
+// read (value-changes.ts) at every line of its task, back through one step at a time in one replay
+// (host lineValuesBack) where the host can, else walking with the adapter's line moves; the
+// landing is the first line showing the new value (where a live data breakpoint stops), and
 // the console names the writing line, its tick and task.
 //
 // Invariants: asked only at a line stop (else refused, nothing moved); a walk finding no change
@@ -170,7 +171,7 @@ export class SessionChanges {
 
   /**
    * Going back from `later` (the readings where the walk starts): the readings at each line a step back lands
-   * on within the stop's tick, read in one replay (host lineValuesBack), give the number of lines the walk
+   * on within the step of the line shown, read in one replay (host lineValuesBack), give the number of lines the walk
    * goes back at once (to the first change, the line just before excepted as the line-by-line walk does; else
    * past the tick's lines) and the readings at the line before that; null: not answered here (line by line).
    */
@@ -178,10 +179,13 @@ export class SessionChanges {
     what: string,
     watched: readonly WatchedValue[],
     later: Reading[],
-  ): Promise<{ lines: number; later: Reading[]; writer?: Writer } | null> {
+    first: boolean,
+  ): Promise<{ lines: number; later: Reading[]; crosses: boolean; writer?: Writer } | null> {
     const kind = this.core.position.kind;
     // COROSCOPE_CHANGES_LINE_BY_LINE=1: the line-by-line walk only (the oracle the tests compare this with).
-    if ((kind !== 'liveLine' && kind !== 'pastLine') || process.env.COROSCOPE_CHANGES_LINE_BY_LINE === '1') return null;
+    // A line shown: the live stop, a past line of its step or of an earlier one, a hit's or a line walked from it.
+    const onLine = kind === 'liveLine' || kind === 'pastLine' || kind === 'pastHit' || kind === 'recording';
+    if (!onLine || process.env.COROSCOPE_CHANGES_LINE_BY_LINE === '1') return null;
     const t0 = Date.now();
     const { readings, earlier, held } = await this.core
       .requireHost()
@@ -196,11 +200,11 @@ export class SessionChanges {
     for (let j = 1; j <= readings.length; j++) {
       const now = readings[j - 1]!;
       const changed = watched.findIndex((_, i) => !sameReading(now[i]!, before[i]!));
-      if (changed >= 0 && j === 1) {
+      if (changed >= 0 && j === 1 && first) {
         this.core.output(
           `Coroscope: ${what}: ${watched[changed]!.expression} was set by the line just before the one shown (${readingText(now[changed]!)} → ${readingText(before[changed]!)}): looking further back`,
         );
-      } else if (changed >= 0) return { lines: j, later: before };
+      } else if (changed >= 0) return { lines: j, later: before, crosses: false };
       before = now;
     }
     // The step's first line reached with no change: changed at the last line of the step before (read too),
@@ -212,10 +216,12 @@ export class SessionChanges {
         return {
           lines: readings.length,
           later: before,
+          crosses: false,
           writer: { changed, now: earlier.readings, tick: earlier.tick, ...lineOf(earlier.line) },
         };
     }
-    return { lines: readings.length + 1, later: before };
+    // Past the step's first line: onto the last line of its step before (or the start of what can be walked).
+    return { lines: readings.length + 1, later: before, crosses: true };
   }
 
   /** Where the host stands: the innermost frame's line, and its text where the file can be read. */
@@ -235,34 +241,38 @@ export class SessionChanges {
     if (watched.every((_, i) => !later[i]!.reachable))
       throw new Error(`${what}: ${names} cannot be read here (${later.map(readingText).join('; ')})`);
     const started = Date.now();
-    // Back: the readings at the lines a step back lands on within the stop's tick, in one replay, say how many
-    // lines to go back at once (to the change, or past the tick's lines); the walk goes on line by line there.
-    const plan = direction === 'back' ? await this.planBack(what, watched, later) : null;
-    const first = plan?.lines ?? 1;
-    if (plan !== null) later = plan.later;
-    if (plan?.writer !== undefined) {
-      const w = plan.writer;
-      const task = await this.taskOfStop();
+    // Back: the readings at the lines a step back lands on within the step shown, in one replay, say how many
+    // lines to go back at once (to the change, or past the step's lines); past them, on the last line of the
+    // step before, the same again for that step, else the walk goes on line by line.
+    let plan = direction === 'back' ? await this.planBack(what, watched, later, true) : null;
+    /** Lines walked so far, and how many the next move goes (a plan's, else one). */
+    let lines = 0;
+    let move = 1;
+    /** The next move goes past the step's lines read with no change (a plan's): read the step before alike. */
+    let replan = false;
+    while (lines < MAX_LINES) {
+      if (plan !== null) {
+        later = plan.later;
+        if (plan.writer !== undefined) {
+          await this.landBeforeWriter(what, watched, step, plan.writer, plan.lines, lines, later, started);
+          return;
+        }
+        move = plan.lines;
+        replan = plan.crosses;
+        plan = null;
+      }
+      lines += move;
       const stepStart = Date.now();
-      const landed = await step('back', first);
-      if (process.env.COROSCOPE_TRACE_WALK === '1')
-        this.core.output(
-          `walk step ${first} to the landing (written before the step): ${landed} in ${Date.now() - stepStart} ms`,
-        );
-      if (landed !== 'line')
-        throw new Error(`${what}: the line after the change (at ${w.at}, tick ${w.tick}) could not be shown`);
-      this.sayWritten(what, watched[w.changed]!.expression, w, later[w.changed]!, task, first + 1, started);
-      return;
-    }
-    for (let lines = first; lines <= MAX_LINES; lines++) {
-      const stepStart = Date.now();
-      const landed = await (direction === 'back' ? step('back', lines === first ? first : 1) : step('over'));
+      const landed = await (direction === 'back' ? step('back', move) : step('over'));
       if (process.env.COROSCOPE_TRACE_WALK === '1')
         this.core.output(`walk step ${lines}: ${landed} in ${Date.now() - stepStart} ms`);
       if (landed !== 'line')
         throw new Error(
           `${what}: no ${direction === 'back' ? 'earlier' : 'later'} change of ${names} in the task's lines (${lines - 1} walked, then ${landed === 'suspension' ? 'the start of what the recording can replay by line' : landed === 'present' ? 'the present' : 'no further line'}): the line reached is shown`,
         );
+      const crossed = replan;
+      move = 1;
+      replan = false;
       const now = await this.read(watched);
       const changed = watched.findIndex((_, i) => !sameReading(now[i]!, later[i]!));
       // Walking back, a change on the line just before is the one the line shown first sees: already here.
@@ -275,6 +285,8 @@ export class SessionChanges {
       }
       if (changed < 0) {
         later = now;
+        // On the last line of the step before, read with no change: that step's lines in one replay too.
+        if (crossed) plan = await this.planBack(what, watched, later, false);
         continue;
       }
       const stop = this.core.currentStop;
@@ -301,6 +313,33 @@ export class SessionChanges {
       return;
     }
     throw new Error(`${what}: no change of ${names} within ${MAX_LINES} lines: the line reached is shown`);
+  }
+
+  /**
+   * A plan's change at the last line of the step before (`w`): the step's first line, where the new value is first
+   * seen, `back` lines back (held ready by the host), after `walked` lines walked; the console names the writer.
+   */
+  private async landBeforeWriter(
+    what: string,
+    watched: readonly WatchedValue[],
+    step: LineWalkStep,
+    w: Writer,
+    back: number,
+    walked: number,
+    later: Reading[],
+    started: number,
+  ): Promise<void> {
+    const stepStart = Date.now();
+    const landed = await step('back', back);
+    if (process.env.COROSCOPE_TRACE_WALK === '1')
+      this.core.output(
+        `walk step ${walked + back} to the landing (written before the step): ${landed} in ${Date.now() - stepStart} ms`,
+      );
+    if (landed !== 'line')
+      throw new Error(`${what}: the line after the change (at ${w.at}, tick ${w.tick}) could not be shown`);
+    // Named once landed (the same task): a finished run's table is the one its moves bring, not asked again.
+    const task = await this.taskOfStop();
+    this.sayWritten(what, watched[w.changed]!.expression, w, later[w.changed]!, task, walked + back + 1, started);
   }
 
   /** The name of the stopped task (the tasks refreshed first). */

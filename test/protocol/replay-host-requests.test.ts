@@ -84,6 +84,31 @@ test('the replay-host methods narrow their params as the host did', () => {
     'badRequest',
     /^pastHitLine: params\.ceiling must be a number, got nothing/,
   );
+  assert.deepEqual(parseReplayHostRequest('pastHitLine', { move: 'back', lines: 3, ceiling: 40 }), {
+    move: 'back',
+    lines: 3,
+    ceiling: 40,
+  });
+  refused(
+    () => parseReplayHostRequest('pastHitLine', { move: 'back', lines: 0, ceiling: 40 }),
+    'badRequest',
+    /^pastHitLine: params\.lines must be 1 or more/,
+  );
+  const watched = [{ expression: 'got', functionName: 'worker', depth: 0 }];
+  assert.deepEqual(parseReplayHostRequest('pastHitLineValues', { ceiling: 40, watched }), { ceiling: 40, watched });
+  assert.deepEqual(
+    parseReplayHostRequest('pastHitLineValues', { ceiling: 40, watched, present: { tick: 41, taskId: 3 } }),
+    { ceiling: 40, watched, present: { tick: 41, taskId: 3 } },
+  );
+  refused(
+    () =>
+      parseReplayHostRequest('pastHitLineValues', {
+        ceiling: 40,
+        watched: [{ expression: ' ', functionName: 'f', depth: 0 }],
+      }),
+    'badRequest',
+    /^pastHitLineValues: params\.watched\[0\]: params\.expression must not be empty/,
+  );
   assert.deepEqual(parseReplayHostRequest('pastHit', hit), hit);
   refused(
     () =>
@@ -145,12 +170,13 @@ test('the replay-host methods narrow their params as the host did', () => {
   );
 });
 
-test('the replay-host protocol holds the thirteen internal methods, none of the public ones', () => {
+test('the replay-host protocol holds the fourteen internal methods, none of the public ones', () => {
   assert.deepEqual(Object.keys(REPLAY_HOST_PARAMS_PARSERS).sort(), [
     'growRecording',
     'holdCheckpoints',
     'pastHit',
     'pastHitLine',
+    'pastHitLineValues',
     'pastLine',
     'pastLineValues',
     'pastLog',

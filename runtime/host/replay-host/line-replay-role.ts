@@ -16,6 +16,7 @@ import type {
   LineReading,
   LineReadingBefore,
   LineStopPrint,
+  LineWatched,
   PastLineLanding,
   ScanTicksResult,
   Timeline,
@@ -155,32 +156,8 @@ export class LineReplayRole {
     // A forward step: the line it leaves, where a step that runs on past the task's lines goes on from.
     const forward = p.move !== 'back' && p.move !== 'leave';
     const left = forward && d.isStopped() ? await d.stopPrint().catch(() => null) : null;
-    if (this.hits?.isStopped() === true) {
-      const at = left ?? (await d.stopPrint());
-      if (at.taskId === null)
-        throw new ProtocolError(
-          'pastHitLine: the hit shown is outside any task; its lines are walked through a task',
-          'badState',
-        );
-      await this.hits.leaveHit();
-      await this.walk?.dispose();
-      this.stopWalk = null;
-      // A hit of the live line stop's task: its walk goes on into the stop's tick, to the stop (the present).
-      const present =
-        p.present !== undefined && p.present.taskId === at.taskId && p.present.print !== undefined ? p.present : null;
-      this.walk = this.walkOf(
-        at.tick,
-        at.taskId,
-        at.print,
-        present !== null ? Math.max(p.ceiling, present.tick) : p.ceiling,
-        false,
-        present,
-      );
-    } else if (this.walk === null || this.walk.ceiling === null) {
-      throw new ProtocolError('pastHitLine: no breakpoint hit is shown', 'badState');
-    }
-    let walk = this.walk;
-    let landing = await walk.move(p.move);
+    let walk = await this.hitWalk('pastHitLine', p, left);
+    let landing = await walk.move(p.move, p.lines ?? 1);
     if (
       landing.landed === 'present' &&
       p.move !== 'back' &&
@@ -204,6 +181,42 @@ export class LineReplayRole {
     }
     // Before the task's first line of this step: the last line of its step before, when it ran one the walk sees.
     return landing.landed === 'suspension' && p.move === 'back' ? this.intoStepBefore(walk, p.ceiling) : landing;
+  }
+
+  /**
+   * The walk anchored at the hit shown: made from the hit a search holds (`at`: where it stands, when known),
+   * else the walk from a hit (or into an earlier step) under way; refused when neither is shown.
+   */
+  private async hitWalk(
+    method: 'pastHitLine' | 'pastHitLineValues',
+    p: { readonly ceiling: number; readonly present?: HitBound },
+    at: { taskId: number | null; tick: number; print: LineStopPrint } | null = null,
+  ): Promise<PastLineWalk> {
+    if (this.hits?.isStopped() === true) {
+      const hit = at ?? (await this.lineDebugger.stopPrint());
+      if (hit.taskId === null)
+        throw new ProtocolError(
+          `${method}: the hit shown is outside any task; its lines are walked through a task`,
+          'badState',
+        );
+      await this.hits.leaveHit();
+      await this.walk?.dispose();
+      this.stopWalk = null;
+      // A hit of the live line stop's task: its walk goes on into the stop's tick, to the stop (the present).
+      const present =
+        p.present !== undefined && p.present.taskId === hit.taskId && p.present.print !== undefined ? p.present : null;
+      this.walk = this.walkOf(
+        hit.tick,
+        hit.taskId,
+        hit.print,
+        present !== null ? Math.max(p.ceiling, present.tick) : p.ceiling,
+        false,
+        present,
+      );
+    } else if (this.walk === null || this.walk.ceiling === null) {
+      throw new ProtocolError(`${method}: no breakpoint hit is shown`, 'badState');
+    }
+    return this.walk;
   }
 
   /**
@@ -335,21 +348,57 @@ export class LineReplayRole {
     // The stop's tick first: its replay starts from the one parked at the tick before (pastWarm, while the stop
     // was read). The step before's, when needed, goes on from its own tick to the landing (held below).
     if (walk === null) walk = this.walk = this.walkOf(p.tick, p.taskId, p.stop);
-    const readings = await walk.valuesBack(p.watched);
-    if (readings === null) return { readings, why: 'not on a line of the walk (inside a call stepped into)' };
+    return this.valuesBack(walk, p.watched, p.tick, { tick: p.tick, taskId: p.taskId, print: p.stop });
+  }
+
+  /**
+   * pastHitLineValues: pastLineValues from the line shown of a walk anchored at a hit (made from the hit a
+   * search holds), or of a line of an earlier step it or the live stop's walk went into: back to that walk's
+   * step's first line, then the last line of its step before (`earlier`), the landing held ready when changed
+   * there, as from the live stop.
+   */
+  async pastHitLineValues(params: unknown): Promise<ReplayHostMethods['pastHitLineValues']['result']> {
+    const p = parseReplayHostRequest('pastHitLineValues', params);
+    this.warming++;
+    let walk: PastLineWalk;
+    try {
+      walk = await this.hitWalk('pastHitLineValues', p);
+    } catch (e) {
+      // No line of a task's walk shown (a hit outside any task, none shown): the line-by-line walk says where.
+      if (!(e instanceof ProtocolError) || e.code !== 'badState') throw e;
+      return { readings: null, why: e.message };
+    }
+    // The step before's walks of a walk from a hit run as far as its own (intoStepBefore's bounds).
+    return this.valuesBack(walk, p.watched, walk.ceiling ?? p.ceiling, walk.present);
+  }
+
+  /**
+   * The watched values back from the line `walk` shows (PastLineWalk.valuesBack), and when read back to its
+   * step's first line with no change, those at the last line of its step before (walked through `ceiling`, with
+   * `present`, the live stop held, as its present), the landing held ready when changed there.
+   */
+  private async valuesBack(
+    walk: PastLineWalk,
+    watched: readonly LineWatched[],
+    ceiling: number,
+    present: HitBound | null,
+  ): Promise<ReplayHostMethods['pastLineValues']['result']> {
+    const readings = await walk.valuesBack(watched);
+    if (readings === null)
+      return { readings, why: 'not on a line of the walk (inside a call stepped into, or no line known shown)' };
     // Read back to the step's first line with no change among them: the change is further back, most often at
     // the last line of the step before (`x = yield* ...`, resumed in this step): its values read in one replay
     // of that step's tick, without stopping there.
     if (readings.length === 0 || !walk.readsToFirst || !readings.every((r) => sameReadings(r, readings[0]!)))
       return { readings };
-    const earlier = await this.valuesBefore(walk, p);
+    const earlier = await this.valuesBefore(walk, watched, ceiling, present);
     this.walk = walk;
     if (earlier === null) return { readings };
     // Changed there (as the client finds it: the first value that differs, readable there): the client lands on
     // the step's first line, a move back of all the lines read. That replay goes on from the step before's tick
     // (parked there just now) to the line and holds it, so the move is answered at once.
     const first = readings[readings.length - 1]!;
-    const changed = p.watched.findIndex((_, i) => !sameReading(earlier.readings[i]!, first[i]!));
+    const changed = watched.findIndex((_, i) => !sameReading(earlier.readings[i]!, first[i]!));
     if (changed < 0 || !earlier.readings[changed]!.reachable) return { readings, earlier };
     const held = await walk.hold(readings.length).catch(() => false);
     return held ? { readings, earlier, held: readings.length } : { readings, earlier };
@@ -400,7 +449,9 @@ export class LineReplayRole {
    */
   private async valuesBefore(
     from: PastLineWalk,
-    p: ReplayHostMethods['pastLineValues']['params'],
+    watched: readonly LineWatched[],
+    ceiling: number,
+    present: HitBound | null,
   ): Promise<LineReadingBefore | null> {
     const timeline = (await this.askMain('timeline', { taskId: from.taskId })) as Timeline;
     const segments = timeline.lanes.find((l) => l.taskId === from.taskId)?.segments ?? [];
@@ -409,11 +460,10 @@ export class LineReplayRole {
     if (steps.length === 0) return null;
     // The stop walk's breakpoints off meanwhile (its trace kept: its next move plants them again).
     await from.dispose();
-    const present = { tick: p.tick, taskId: p.taskId, print: p.stop };
     for (const step of steps) {
-      const earlier = this.walkOf(step.tick, from.taskId, from.print, p.tick, true, present);
+      const earlier = this.walkOf(step.tick, from.taskId, from.print, ceiling, true, present);
       try {
-        const last = await earlier.valuesAtLast(p.watched);
+        const last = await earlier.valuesAtLast(watched);
         if (last !== null) return { tick: step.tick, ...last };
       } finally {
         await earlier.dispose();

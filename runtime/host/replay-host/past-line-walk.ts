@@ -22,7 +22,7 @@ import type {
 import { ProtocolError } from '../../../protocol/rpc';
 import { nextLine, previousLine, sameEntry } from '../worker/past-lines';
 import { entryOf, isAtStop } from './line-stop-match';
-import { TracedTickWalk, type Outcome, type WalkMark } from './traced-tick-walk';
+import { TracedTickWalk, type Outcome, type Target, type WalkMark } from './traced-tick-walk';
 
 export class PastLineWalk extends TracedTickWalk {
   /**
@@ -98,18 +98,29 @@ export class PastLineWalk extends TracedTickWalk {
   }
 
   /**
-   * The watched values read at each line a step back from the line shown lands on in turn within this tick
-   * (the first: the line before it), in one replay; null inside a call stepped into (not an entry). The
-   * thread is let go; the next move back starts from the line shown (backFrom).
+   * The watched values read at each line a step back from the line shown lands on in turn within this walk's
+   * step (the first: the line before it), in one replay; null inside a call stepped into (not an entry), or
+   * where the walk knows no line shown. The thread is let go; the next move back starts from the line shown
+   * (backFrom).
    */
   async valuesBack(watched: readonly LineWatched[]): Promise<LineReading[][] | null> {
-    if (this.inCall !== null || this.ceiling !== null || this.lastOfTick) return null;
+    if (this.inCall !== null) return null;
     const shown = this.at ?? this.backFrom;
+    // A walk anchored at the live stop, or a hit's not walked yet (the hit is the line shown), reads up to its
+    // anchor (the tick runs on to its end unstopped); any other reads up to the line shown, stopping there (a
+    // step before's walk has no anchor to learn again, a hit's may show a line past the hit).
+    let toAnchor = true;
+    if (this.ceiling !== null) {
+      // Not walked yet, a hit's walk shows the hit; walked, the line shown must be known.
+      if (this.trace === null ? this.lastOfTick : shown === null) return null;
+      toAnchor = !this.lastOfTick && (this.trace === null || shown === this.live);
+    }
     await this.release();
     const at = new Map<number, LineReading[]>();
     this.reading = { watched, at };
     try {
-      if ((await this.walk({ kind: 'live' })) === 'end') return null;
+      const target: Target = toAnchor ? { kind: 'live' } : { kind: 'entry', index: shown ?? this.live };
+      if ((await this.walk(target)) === 'end') return null;
       await this.release();
     } finally {
       this.reading = null;
@@ -134,7 +145,7 @@ export class PastLineWalk extends TracedTickWalk {
    * True once held.
    */
   async hold(lines: number): Promise<boolean> {
-    if (this.trace === null || this.inCall !== null || this.ceiling !== null || this.lastOfTick) return false;
+    if (this.trace === null || this.inCall !== null) return false;
     const from = this.at ?? this.backFrom;
     let to = previousLine(this.trace, from ?? this.live);
     for (let k = 1; k < lines && to !== null; k++) to = previousLine(this.trace, to);

@@ -352,6 +352,9 @@ class LineDebugWorker {
       case 'pastLineValues':
         // As a line replay host: its replay role's.
         return this.client.respond(m.id, await this.replayRole.pastLineValues(m.params));
+      case 'pastHitLineValues':
+        // As a line replay host: its replay role's.
+        return this.client.respond(m.id, await this.replayRole.pastHitLineValues(m.params));
       case 'pastWarm':
         // As a line replay host: its replay role's.
         return this.client.respond(m.id, await this.replayRole.pastWarm(m.params));

@@ -8,7 +8,7 @@
 // thread steps on only after the stop's past has been left and no warm-up of it can start.
 
 import { parseHostRequest } from '../../../protocol/host-requests';
-import { ProtocolError, type RequestMessage } from '../../../protocol/rpc';
+import type { RequestMessage } from '../../../protocol/rpc';
 import type { BreakpointSplit } from './breakpoint-split';
 import type { ClientViews } from './client-views';
 import type { LineDebugger } from './line-debugger';
@@ -68,10 +68,8 @@ export class LineMoves {
   async lineStepBack(m: RequestMessage, past: LineReplayHost | null): Promise<void> {
     const { moment, lines = 1 } = parseHostRequest('lineStepBack', m.params);
     if (past !== null && walksFromHit(this.view.position)) {
-      if (lines > 1)
-        throw new ProtocolError("lineStepBack: a move back of several lines is of the live stop's step only");
       const beforeStop = this.view.position.kind === 'stepBefore';
-      const landing = await this.view.moveAtHit(past, 'back', moment);
+      const landing = await this.view.moveAtHit(past, 'back', moment, [], lines);
       await this.hitSearches.followHitLine(landing, past, moment);
       this.client.respond(m.id, landing);
       return beforeStop ? this.client.showLanding(landing, past, moment) : this.client.showHitLanding(landing, moment);
@@ -82,12 +80,14 @@ export class LineMoves {
     return this.client.showLanding(landing, r, moment);
   }
 
-  /** The watched values back through the live stop's step (none from a line walked from a hit). */
+  /**
+   * The watched values back through the step of the line shown: the live stop's, or, from a hit or a line of an
+   * earlier step, that walk's (by the replay host showing it).
+   */
   async lineValuesBack(m: RequestMessage, past: LineReplayHost | null): Promise<void> {
     const { watched } = parseHostRequest('lineValuesBack', m.params);
-    // From a hit, or a line of an earlier step: the line-by-line walk answers.
     if (past !== null && walksFromHit(this.view.position))
-      return this.client.respond(m.id, { readings: null, why: 'a line walked from a hit or an earlier step' });
+      return this.client.respond(m.id, await past.valuesBackFromHit(watched));
     const r = await this.replays.ofStop('lineValuesBack');
     return this.client.respond(m.id, await r.valuesBack(watched));
   }

@@ -22,6 +22,7 @@ import {
   type LineStopPrint,
   type PastLineLanding,
   type ArmedBreakpoint,
+  type HitBound,
   type ScanHit,
   type LineWatched,
   type RecordingInfo,
@@ -343,6 +344,14 @@ export class LineReplayHost {
   }
 
   /**
+   * The watched values at each line a step back lands on in turn from the line shown of a walk from a hit (or into
+   * an earlier step of the live stop's task), back to its step's first line (pastHitLineValues).
+   */
+  valuesBackFromHit(watched: LineWatched[]): Promise<ReplayHostMethods['pastHitLineValues']['result']> {
+    return this.endpoint.request('pastHitLineValues', { ceiling: this.ticks, ...this.presentOf(), watched });
+  }
+
+  /**
    * Replays parked ahead of the live stop's walks while it is read (pastWarm); the ticks parked at. Best effort:
    * a newer warm-up supersedes it, and a move asked meanwhile waits at most for the replay under way.
    */
@@ -362,21 +371,28 @@ export class LineReplayHost {
     move: 'back' | 'leave' | LineStepKind,
     moment?: string,
     breakpoints: readonly ArmedBreakpoint[] = [],
+    lines = 1,
   ): Promise<PastLineLanding> {
-    // A live line stop held: a walk of its task goes on into its tick to it, the present (what its tick runs
-    // after it is not the past).
-    const live = this.liveStop;
-    const present = live === null ? {} : { present: { tick: live.tick, taskId: live.taskId, print: live.print } };
     return echoed(
       await this.endpoint.request('pastHitLine', {
         move,
+        ...(lines > 1 ? { lines } : {}),
         ceiling: this.ticks,
-        ...present,
+        ...this.presentOf(),
         ...stepBreakpoints(move, breakpoints, true),
         ...idOf(moment),
       }),
       moment,
     );
+  }
+
+  /**
+   * A live line stop held: a walk from a hit of its task goes on into its tick to it, the present (what its tick
+   * runs after it is not the past).
+   */
+  private presentOf(): { present?: HitBound } {
+    const live = this.liveStop;
+    return live === null ? {} : { present: { tick: live.tick, taskId: live.taskId, print: live.print } };
   }
 
   /**

@@ -59,7 +59,7 @@ export class PastView {
     armed: readonly ArmedBreakpoint[] = [],
   ): Promise<PastLineLanding> {
     if (move === 'leave' && !showsLine(this.pos)) return { landed: 'present' };
-    if (walksFromHit(this.pos)) return this.moveAtHit(r, move, moment, armed);
+    if (walksFromHit(this.pos)) return this.moveAtHit(r, move, moment, armed, lines);
     this.pos = leaveTick(this.pos);
     const landing = await r.walkStop(move, moment, lines, armed);
     this.pos = afterStopWalk(landing);
@@ -68,16 +68,18 @@ export class PastView {
 
   /**
    * A move through the lines of the task of the hit shown on `r` (or of an earlier step of the stop's task):
-   * off a line, the hit is no longer shown. `armed`: the breakpoints a forward step stops at on its way.
+   * off a line, the hit is no longer shown. `armed`: the breakpoints a forward step stops at on its way; `lines`:
+   * a move back of several lines in one replay.
    */
   async moveAtHit(
     r: PastHost,
     move: PastMove,
     moment?: string,
     armed: readonly ArmedBreakpoint[] = [],
+    lines = 1,
   ): Promise<PastLineLanding> {
     const from = this.pos;
-    const landing = await r.walkFromHit(move, moment, armed);
+    const landing = await r.walkFromHit(move, moment, armed, lines);
     this.pos = afterHitWalk(from, landing);
     return landing;
   }
