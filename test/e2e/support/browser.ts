@@ -226,7 +226,7 @@ export async function acceptQuickInput(
         }
         return shown;
       },
-      pressed === null ? timeoutMs : ENTER_TAKEN_MS,
+      timeoutMs,
     );
     const before = await quickInputEnters(page);
     await page.keyboard.press('Enter');
