@@ -31,7 +31,7 @@ const STAND_IN = `<!doctype html>
 </div>
 <script>
   const options = new URLSearchParams('MISBEHAVIOUR');
-  const commands = ['Debug: Step Over', 'Debug: Step Into', 'View: Toggle Terminal'];
+  const commands = ['Debug: Step Over', 'Debug: Step Into', 'Developer: Reload Window'];
   const widget = document.querySelector('.quick-input-widget');
   const input = widget.querySelector('input');
   const list = widget.querySelector('.quick-input-list');
@@ -73,6 +73,7 @@ const STAND_IN = `<!doctype html>
     const row = list.querySelector('.focused .label-name');
     if (row === null) return;
     window.accepted++;
+    if (row.textContent === 'Developer: Reload Window') { location.reload(); return; }
     const close = () => { widget.style.display = 'none'; window.ran.push(row.textContent); };
     const slow = Number(options.get('slowAcceptMs') ?? 0);
     if (slow > 0) setTimeout(close, slow); else close();
@@ -89,10 +90,17 @@ describe('palette and quick-input helpers (a stand-in quick input in Chromium)',
     await browser?.close();
   });
 
+  /** Loads of the stand-in page, per page (a reload is one more). */
+  const loads = new WeakMap<Page, number>();
   async function standIn(misbehaviour: string): Promise<Page> {
     assert.ok(browser, 'the browser did not start');
     const page = await browser.newPage();
-    await page.setContent(STAND_IN.replace('MISBEHAVIOUR', misbehaviour));
+    // Served from a URL of its own, so that a reload loads it again.
+    await page.route('http://stand-in.test/', (route) => {
+      loads.set(page, (loads.get(page) ?? 0) + 1);
+      return route.fulfill({ contentType: 'text/html', body: STAND_IN.replace('MISBEHAVIOUR', misbehaviour) });
+    });
+    await page.goto('http://stand-in.test/');
     return page;
   }
   async function ran(page: Page): Promise<string[]> {
@@ -113,6 +121,14 @@ describe('palette and quick-input helpers (a stand-in quick input in Chromium)',
     const page = await standIn('ignoreFirstEnter');
     await runCommand(page, 'Debug: Step Over');
     assert.deepEqual(await ran(page), ['Debug: Step Over']);
+    await page.close();
+  });
+
+  it('takes a command that reloads the window as run (its Enter went into the page it left), once', async () => {
+    const page = await standIn('');
+    await runCommand(page, 'Developer: Reload Window');
+    await page.locator('.monaco-workbench').waitFor();
+    assert.equal(loads.get(page), 2, 'the page loaded, then reloaded once');
     await page.close();
   });
 

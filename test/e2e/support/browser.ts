@@ -162,18 +162,26 @@ function sameStep(a: QuickInputShown, b: QuickInputShown): boolean {
   return a.title === b.title && a.placeholder === b.placeholder && a.value === b.value;
 }
 
+/** The Enter keydowns the quick input's box has received in this document, and which document that is. */
+interface QuickInputEnters {
+  /** A token of the document the count is kept in: another one after the page loaded again. */
+  readonly document: string;
+  readonly enters: number;
+}
+
 /**
- * How many Enter key presses the quick input's box has received in this page (a listener, put on the
- * window the first time, counts the Enter keydowns whose target is inside the quick input widget, in the
- * capture phase: before the workbench handles them). Tells an Enter the quick input got from one that went
- * where the focus had moved to.
+ * Counts the Enter keydowns whose target is inside the quick input widget (a listener on the window, put
+ * there the first time, in the capture phase: before the workbench handles them): tells an Enter the
+ * quick input got from one that went where the focus had moved to. A command that reloads the window
+ * ("Developer: Reload Window") leaves a new document, whose token differs: that Enter was taken too.
  */
-async function quickInputEnters(page: Page): Promise<number> {
-  return page.locator('.monaco-workbench').evaluate((root) => {
+async function quickInputEnters(page: Page): Promise<QuickInputEnters> {
+  return page.locator('.monaco-workbench').evaluate((root, token) => {
     const doc = root.ownerDocument;
     const marks = doc.documentElement.dataset;
     if (marks.e2eQuickInputEnters === undefined) {
       marks.e2eQuickInputEnters = '0';
+      marks.e2eDocument = token;
       doc.defaultView?.addEventListener(
         'keydown',
         (event: { key: string; target: { closest?: (selector: string) => unknown } | null }) => {
@@ -183,8 +191,8 @@ async function quickInputEnters(page: Page): Promise<number> {
         true,
       );
     }
-    return Number(marks.e2eQuickInputEnters);
-  });
+    return { document: String(marks.e2eDocument), enters: Number(marks.e2eQuickInputEnters) };
+  }, `${Date.now()}-${Math.random()}`);
 }
 
 /** How long an Enter the quick input got may take to close it (or show its next step) before it is pressed again. */
@@ -238,7 +246,9 @@ export async function acceptQuickInput(
       },
       ENTER_TAKEN_MS,
     ).catch(() => 'still open' as const);
-    const reached = (await quickInputEnters(page)) > before;
+    // Read again once the page answers (a reload makes it say nothing for a while).
+    const now = await until('the page to answer', () => quickInputEnters(page), timeoutMs);
+    const reached = now.document !== before.document || now.enters > before.enters;
     if (after !== 'still open' && reached) return;
     const why =
       after === 'still open'
