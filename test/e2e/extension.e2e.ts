@@ -366,8 +366,11 @@ describe('Coroscope extension in VS Code (code-server)', { timeout: 420_000 }, (
     // The state is saved after a short debounce: wait until the panel says it is.
     await frame.locator('body[data-ui-state="saved"]').waitFor({ state: 'attached', timeout: 15_000 });
     // As a user reloads: VS Code saves its state (the webview's with it) before it goes.
+    // The load awaited from before the command: runCommand returns once the palette took it, by then the new
+    // page may have loaded.
+    const reloaded = page().waitForEvent('load', { timeout: 30_000 });
     await runCommand(page(), 'Developer: Reload Window');
-    await page().waitForEvent('load', { timeout: 30_000 });
+    await reloaded;
     await waitForWorkbench(page());
     frame = await panel();
     await until('the search to come back', async () => (await frame.locator('input.search').inputValue()) === 'crawl');

@@ -30,13 +30,7 @@ import {
   until,
 } from './support/browser';
 import { runtimeHostPids } from './support/code-server';
-import {
-  inspectorPanel,
-  runDetail,
-  stackFrameNames,
-  startDemoCrawl,
-  waitForPanelPhase,
-} from './support/inspector-panel';
+import { inspectorPanel, panelPhase, runDetail, stackFrameNames, startDemoCrawl } from './support/inspector-panel';
 import { debugThisRun } from './support/line-debugging';
 import { useWorkbenchSuite } from './support/workbench-suite';
 
@@ -87,8 +81,19 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
   function panel(): Promise<Frame> {
     return inspectorPanel(page(), STEP_TIMEOUT_MS);
   }
-  function waitPhase(frame: Frame, wanted: RegExp): Promise<void> {
-    return waitForPanelPhase(frame, wanted, STEP_TIMEOUT_MS);
+  /** Waits for the panel's phase; the panel's frame then (found again when the webview reloaded itself
+   *  meanwhile, as it does once when its first load misses a resource: the frame given is then detached). */
+  async function waitPhase(frame: Frame, wanted: RegExp): Promise<Frame> {
+    let current = frame;
+    await until(
+      `the panel to say ${String(wanted)}`,
+      async () => {
+        if (current.isDetached()) current = await panel();
+        return wanted.test(await panelPhase(current));
+      },
+      STEP_TIMEOUT_MS,
+    );
+    return current;
   }
   /** The keyboard's focus on the README's editor (the first group): out of the panel's webview, whose
    *  key events (F1) VS Code does not always take, and where the debugger then opens its sources. */
@@ -137,8 +142,9 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
     }
     return out;
   }
-  function debugToolbar(action: 'pause' | 'continue'): Locator {
-    return page().locator(`.debug-toolbar .action-item .codicon-debug-${action}`).first();
+  /** The debug toolbar's button of `action`, enabled. */
+  function debugToolbar(action: 'pause' | 'continue' | 'step-over'): Locator {
+    return page().locator(`.debug-toolbar .action-item .codicon-debug-${action}:not(.disabled)`).first();
   }
 
   step('the coroscope launch configuration shows its run in the panel: the same tasks, one host', async () => {
@@ -150,8 +156,7 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
     await debugViewRows(p, 'debug-call-stack', /crawl \[scheduled\]/)
       .first()
       .waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-    const frame = await panel();
-    await waitPhase(frame, /^paused$/);
+    const frame = await waitPhase(await panel(), /^paused$/);
     assert.match(await frame.locator('.run-title').innerText(), /Crawl of the demo site/);
     const tasks = await until('the crawl task in the panel', async () => {
       const t = await panelTasks(frame);
@@ -190,7 +195,14 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
       i++
     ) {
       const before = await panelTick(frame);
-      await debugToolbar('continue').waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+      // The step's precondition: the debugger has taken in the stop at the tick the panel shows (its
+      // loop thread, fetched again at each stop, says that tick) and offers Step Over. The panel hears
+      // of a stop before VS Code has fetched its threads and stack; a Step Over asked meanwhile
+      // finds the palette without it, or the palette closed by the stop's source taking the focus.
+      await debugViewRows(p, 'debug-call-stack', new RegExp(`event loop \\[paused after tick ${before}\\]`))
+        .first()
+        .waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+      await debugToolbar('step-over').waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
       await runCommand(p, 'Debug: Step Over');
       await until("the panel's tick to move with the debugger's step", async () => (await panelTick(frame)) > before);
     }
@@ -232,8 +244,7 @@ describe('one run seen by the panel and the debugger (code-server)', { timeout: 
   step('Run Crawl from the palette, then Debug This Run: the Call Stack lists its tasks, one host', async () => {
     const p = page();
     await focusEditor();
-    const frame = await startDemoCrawl(p, STEP_TIMEOUT_MS);
-    await waitPhase(frame, /^paused$/);
+    const frame = await waitPhase(await startDemoCrawl(p, STEP_TIMEOUT_MS), /^paused$/);
     await until('the crawl task in the panel', async () => [...(await panelTasks(frame)).values()].includes('crawl'));
     assert.equal(hosts().length, 1);
     const pid = hosts()[0];

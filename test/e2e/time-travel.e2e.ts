@@ -58,6 +58,7 @@ import {
 } from './support/line-debugging';
 import { runtimeHostPids, startCodeServer, type CodeServer } from './support/code-server';
 import { answerOpenFileDialog } from './support/file-dialog';
+import { startDemoCrawl } from './support/inspector-panel';
 
 const projectRoot = resolve(__dirname, '..', '..');
 const VSIX = join(projectRoot, 'coroscope.vsix');
@@ -221,12 +222,7 @@ describe('time travel in VS Code (code-server): timeline, scrubber, recordings, 
   }
 
   step('a recorded demo crawl runs to its end and the timeline shows its tasks as lanes', async () => {
-    await runCommand(page(), 'Coroscope: Run Crawl…');
-    await page()
-      .locator('.quick-input-widget input[placeholder*="embedded demo site"]')
-      .waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
-    await page().keyboard.press('Enter');
-    const frame = await findWebviewFrame(page(), PANEL, STEP_TIMEOUT_MS);
+    const frame = await startDemoCrawl(page(), STEP_TIMEOUT_MS);
     await frame.locator('.phase-badge[data-phase="finished"]').waitFor({ timeout: STEP_TIMEOUT_MS });
     await openTab(frame, 'timeline');
     await frame.locator('.tl-label', { hasText: /^#\d+ worker-1$/ }).waitFor({ timeout: STEP_TIMEOUT_MS });

@@ -10,7 +10,8 @@
  *   been applied (the `vscode-theme-*` class appears on .monaco-workbench once the
  *   extension points are handled; before that the workbench shows a default light theme).
  * - Helpers act as a person would: keyboard into the command palette and Quick Open, and
- *   wait for what the screen shows, never for fixed delays.
+ *   wait for what the screen shows, never for fixed delays. Enter goes into a quick input only
+ *   once it shows what was typed with the keyboard in it, and is seen taken (acceptQuickInput).
  * - Screenshots go to <project>/.test-artifacts/e2e/ (git-ignored).
  * - A workbench records the errors its page logs and the dialogs it opens (each dismissed, as
  *   playwright does with no listener), for the tests to assert on.
@@ -131,14 +132,147 @@ function rowsLabelled(page: Page, label: string, focused: boolean): Locator {
     .filter({ has: page.locator('.label-name, .label-description').filter({ hasText: exactly }) });
 }
 
+/** What the open quick input shows, as a person reads it; null while none is shown. */
+interface QuickInputShown {
+  readonly title: string;
+  readonly placeholder: string;
+  readonly value: string;
+  /** The keyboard is in its input box: a key pressed now goes to it. */
+  readonly focused: boolean;
+}
+
+async function quickInputShown(page: Page): Promise<QuickInputShown | null> {
+  const input = quickInput(page);
+  if (!(await input.isVisible())) return null;
+  return input
+    .evaluate((el) => {
+      const widget = el.closest('.quick-input-widget');
+      return {
+        title: widget?.querySelector('.quick-input-title')?.textContent ?? '',
+        placeholder: el.getAttribute('placeholder') ?? '',
+        value: (el as unknown as { value: string }).value,
+        focused: el === el.ownerDocument.activeElement,
+      };
+    })
+    .catch(() => null);
+}
+
+/** The same quick input step: what it asks and holds (a new step of it, or a next pick, differs). */
+function sameStep(a: QuickInputShown, b: QuickInputShown): boolean {
+  return a.title === b.title && a.placeholder === b.placeholder && a.value === b.value;
+}
+
+/** The Enter keydowns the quick input's box has received in this document, and which document that is. */
+interface QuickInputEnters {
+  /** A token of the document the count is kept in: another one after the page loaded again. */
+  readonly document: string;
+  readonly enters: number;
+}
+
+/**
+ * Counts the Enter keydowns whose target is inside the quick input widget (a listener on the window, put
+ * there the first time, in the capture phase: before the workbench handles them): tells an Enter the
+ * quick input got from one that went where the focus had moved to. A command that reloads the window
+ * ("Developer: Reload Window") leaves a new document, whose token differs: that Enter was taken too.
+ */
+async function quickInputEnters(page: Page): Promise<QuickInputEnters> {
+  return page.locator('.monaco-workbench').evaluate((root, token) => {
+    const doc = root.ownerDocument;
+    const marks = doc.documentElement.dataset;
+    if (marks.e2eQuickInputEnters === undefined) {
+      marks.e2eQuickInputEnters = '0';
+      marks.e2eDocument = token;
+      doc.defaultView?.addEventListener(
+        'keydown',
+        (event: { key: string; target: { closest?: (selector: string) => unknown } | null }) => {
+          if (event.key === 'Enter' && event.target?.closest?.('.quick-input-widget'))
+            marks.e2eQuickInputEnters = String(Number(marks.e2eQuickInputEnters) + 1);
+        },
+        true,
+      );
+    }
+    return { document: String(marks.e2eDocument), enters: Number(marks.e2eQuickInputEnters) };
+  }, `${Date.now()}-${Math.random()}`);
+}
+
+/** How long an Enter the quick input got may take to close it (or show its next step) before it is pressed again. */
+const ENTER_TAKEN_MS = 3_000;
+/** Enter presses at most, for one acceptance. */
+const ENTER_PRESSES = 3;
+
+/**
+ * Presses Enter in the open quick input as a careful person does, and returns once it was taken.
+ * First it waits until the input shows `value` (when given) and `ready` holds (the palette: the wanted row
+ * is the focused one), with the keyboard in it (put back there when it is elsewhere). After the key, it
+ * waits for the input to close or to show its next step. Still showing the same step after ENTER_TAKEN_MS,
+ * Enter is pressed again: a quick input that takes Enter closes at once (the palette, then runs the
+ * command) or is disposed by the extension on its first acceptance (focus-safe-quick-pick.ts), so the
+ * step still open means nothing was accepted, and a second Enter cannot run anything twice. Closed while
+ * the key went elsewhere (the focus had moved: a view or a debug stop's source took it), it is pressed
+ * again once the same step is back (a focus-safe pick shows itself again); else this throws, nothing
+ * accepted, for the caller to ask again (runCommand). Each Enter pressed again is logged, with the reason.
+ */
+export async function acceptQuickInput(
+  page: Page,
+  what: string,
+  options: { value?: string; ready?: () => Promise<boolean>; timeoutMs?: number } = {},
+): Promise<void> {
+  const timeoutMs = options.timeoutMs ?? ACTION_TIMEOUT_MS;
+  const input = quickInput(page);
+  let pressed: QuickInputShown | null = null;
+  for (let press = 1; ; press++) {
+    const step: QuickInputShown = await until(
+      `the quick input (${what}) to hold ${JSON.stringify(options.value ?? '')} with the keyboard in it`,
+      async () => {
+        const shown = await quickInputShown(page);
+        if (shown === null || (pressed !== null && !sameStep(shown, pressed))) return null;
+        if (options.value !== undefined && shown.value !== options.value) return null;
+        if (options.ready !== undefined && !(await options.ready())) return null;
+        if (!shown.focused) {
+          await input.focus().catch(() => undefined);
+          return null;
+        }
+        return shown;
+      },
+      timeoutMs,
+    );
+    const before = await quickInputEnters(page);
+    await page.keyboard.press('Enter');
+    const after = await until(
+      `the quick input (${what}) to take Enter`,
+      async () => {
+        const shown = await quickInputShown(page);
+        return shown === null ? 'closed' : sameStep(shown, step) ? undefined : 'next step';
+      },
+      ENTER_TAKEN_MS,
+    ).catch(() => 'still open' as const);
+    // Read again once the page answers (a reload makes it say nothing for a while).
+    const now = await until('the page to answer', () => quickInputEnters(page), timeoutMs);
+    const reached = now.document !== before.document || now.enters > before.enters;
+    if (after !== 'still open' && reached) return;
+    const why =
+      after === 'still open'
+        ? `still open ${ENTER_TAKEN_MS} ms after an Enter that ${reached ? 'reached it' : 'went elsewhere (the focus had moved)'}`
+        : `${after === 'closed' ? 'closed' : 'moved on'} without the Enter, which went elsewhere (the focus had moved)`;
+    if (press >= ENTER_PRESSES) throw new Error(`the quick input (${what}) did not take Enter: ${why}`);
+    console.log(`--- the quick input (${what}) was ${why}: Enter pressed again`);
+    pressed = step;
+  }
+}
+
 /** Waits for a row labelled exactly `label` in the open quick input and takes it: Enter when
  *  it is the focused row, else a click on it (the best fuzzy match is not always first:
  *  "Preferences: Color Theme" sorts after "Preferences: Browse Color Themes in Marketplace";
  *  and arrow keys race the list when it re-renders as commands become enabled). */
-async function acceptRow(page: Page, label: string, timeout?: number): Promise<void> {
+async function acceptRow(page: Page, label: string, typed: string, timeout?: number): Promise<void> {
   await rowsLabelled(page, label, false).first().waitFor({ state: 'visible', timeout });
-  if ((await rowsLabelled(page, label, true).count()) > 0) {
-    await page.keyboard.press('Enter');
+  const focused = async (): Promise<boolean> => (await rowsLabelled(page, label, true).count()) > 0;
+  if (await focused()) {
+    await acceptQuickInput(page, label, {
+      value: typed,
+      ready: focused,
+      ...(timeout === undefined ? {} : { timeoutMs: timeout }),
+    });
     return;
   }
   // A hover the pointer left behind can cover the row: a tab that moved under a still pointer
@@ -168,11 +302,12 @@ export async function pickQuickInputItem(
       : quickInput(page).and(page.locator(`[placeholder*="${cssString(options.placeholder)}"]`));
   await input.waitFor({ state: 'visible' });
   await input.fill(options.filter ?? label);
-  await acceptRow(page, label);
+  await acceptRow(page, label, options.filter ?? label);
 }
 
-/** Runs a command by its palette title (e.g. "View: Toggle Terminal"): F1, type, Enter.
- *  Does not wait for the palette to close: the command may open a quick pick of its own.
+/** Runs a command by its palette title (e.g. "View: Toggle Terminal"): F1, type, Enter, and
+ *  returns once the palette took it (acceptQuickInput: it closed, or the command's own quick pick
+ *  shows). It does not wait for what the command does: the caller checks that.
  *  The palette lists the commands enabled when it opened: one enabled a moment later ("Debug:
  *  Step Into" once VS Code has taken in a stop, which it does after fetching the stopped
  *  thread's stack) shows only in a palette opened again, so, as a person would, this closes
@@ -187,8 +322,9 @@ export async function runCommand(page: Page, title: string): Promise<void> {
       await closeQuickInput(page);
       await openCommandPalette(page);
       await quickInput(page).fill(`>${title}`, { timeout });
-      // A click that times out clicked nothing, so trying again cannot run the command twice.
-      await acceptRow(page, title, timeout);
+      // A click that times out clicked nothing, and an Enter the palette did not take ran nothing
+      // (acceptQuickInput), so trying again cannot run the command twice.
+      await acceptRow(page, title, `>${title}`, timeout);
       return;
     } catch (error) {
       if (timeout === undefined) throw error;
@@ -220,7 +356,7 @@ export async function quickOpen(page: Page, fileName: string): Promise<void> {
   const input = quickInput(page);
   await input.waitFor({ state: 'visible' });
   await input.fill(fileName);
-  await acceptRow(page, fileName);
+  await acceptRow(page, fileName, fileName);
   await page
     .locator(`.tabs-container .tab.active[data-resource-name="${cssString(fileName)}"]`)
     .waitFor({ state: 'visible' });

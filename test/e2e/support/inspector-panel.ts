@@ -9,7 +9,7 @@
  * - The selectors here are the panel's (webview/); a change of its markup is followed here once.
  */
 import type { Frame, Page } from 'playwright-core';
-import { escapeRegExp, findWebviewFrame, runCommand, until } from './browser';
+import { acceptQuickInput, escapeRegExp, findWebviewFrame, runCommand, until } from './browser';
 
 /** The element that tells the panel's frame from other webviews. */
 export const PANEL_SELECTOR = '.task-table';
@@ -91,10 +91,16 @@ export function stackFrameNames(frame: Frame): Promise<string[]> {
   return frame.locator('.stack-section .frame-list .frame .frame-name').allInnerTexts();
 }
 
+/** Enter on the open Run Crawl quick pick, nothing typed (the demo site), checked taken (acceptQuickInput). */
+export async function acceptRunCrawlPick(page: Page, timeoutMs = 30_000): Promise<void> {
+  const runCrawlInput = page.locator(RUN_CRAWL_INPUT);
+  await runCrawlInput.waitFor({ state: 'visible', timeout: timeoutMs });
+  await acceptQuickInput(page, 'Run Crawl', { value: '', ready: () => runCrawlInput.isVisible(), timeoutMs });
+}
+
 /** "Coroscope: Run Crawl…" from the palette, Enter on its quick pick (the demo site); the panel's frame. */
 export async function startDemoCrawl(page: Page, timeoutMs = 30_000): Promise<Frame> {
   await runCommand(page, 'Coroscope: Run Crawl…');
-  await page.locator(RUN_CRAWL_INPUT).waitFor({ state: 'visible', timeout: timeoutMs });
-  await page.keyboard.press('Enter');
+  await acceptRunCrawlPick(page, timeoutMs);
   return inspectorPanel(page, timeoutMs);
 }

@@ -164,30 +164,22 @@ export async function debugKey(page: Page, fileName: string, key: string): Promi
 }
 
 /**
- * "Coroscope: Debug This Run" from the palette, until a debug session has started (the debug toolbar shows):
- * under load the palette's Enter can run nothing (no session, no message), so it is asked again, at most twice
- * more, after `waitMs` each; a Coroscope message instead (the command refused) fails with its words.
+ * "Coroscope: Debug This Run" from the palette (runCommand returns once the palette took it), then
+ * waits for its debug session (the debug toolbar shows) or its refusal (a Coroscope message, which
+ * fails with its words). Asked once: a command the palette took and that started nothing is a bug to
+ * see, and asking again could start a second session.
  */
-export async function debugThisRun(page: Page, waitMs = 20_000): Promise<void> {
+export async function debugThisRun(page: Page, waitMs = 30_000): Promise<void> {
   // Its refusals (not a crawl's progress, also a Coroscope notification).
   const said = page
     .locator('.notifications-toasts .notification-toast')
     .filter({ hasText: /Coroscope: (no run to debug|Debug This Run)/ });
-  for (let attempt = 1; ; attempt++) {
-    await runCommand(page, 'Coroscope: Debug This Run');
-    const seen = await until(
-      'a debug session or a message',
-      async () =>
-        (await page.locator('.debug-toolbar').isVisible())
-          ? 'session'
-          : (await said.count()) > 0
-            ? 'message'
-            : undefined,
-      waitMs,
-    ).catch(() => 'nothing');
-    if (seen === 'session') return;
-    if (seen === 'message') throw new Error(`Debug This Run said: ${await said.first().innerText()}`);
-    if (attempt >= 3) throw new Error(`Debug This Run started no session in ${attempt} tries`);
-    console.log('Debug This Run started nothing: asked again');
-  }
+  await runCommand(page, 'Coroscope: Debug This Run');
+  const seen = await until(
+    'a debug session or a message after Debug This Run',
+    async () =>
+      (await page.locator('.debug-toolbar').isVisible()) ? 'session' : (await said.count()) > 0 ? 'message' : undefined,
+    waitMs,
+  );
+  if (seen === 'message') throw new Error(`Debug This Run said: ${await said.first().innerText()}`);
 }
