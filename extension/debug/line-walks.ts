@@ -74,12 +74,14 @@ export class LineWalks {
     const onLine =
       pos.kind === 'liveLine' || pos.kind === 'pastLine' || pos.kind === 'pastHit' || pos.kind === 'recording';
     if (!onLine || pos.stop?.line === undefined) return 'off';
+    // The walk follows its task: another task's breakpoint hit on the way does not stop its steps.
+    const task = pos.stop.taskId === undefined ? {} : { task: pos.stop.taskId };
     if (pos.kind === 'liveLine' && kind !== 'back') {
       // The live run goes on by one line of the task: its `paused` says where.
       const epoch = this.core.epoch;
       this.core.resumed();
       this.core.moveTo(onContinued(pos));
-      await host.endpoint.request('lineStep', { kind });
+      await host.endpoint.request('lineStep', { kind, ...task });
       await this.settle(() => this.core.position.kind !== 'running' && this.core.epoch > epoch + 1);
       return this.core.position.kind === 'liveLine' && this.core.currentStop?.line !== undefined ? 'line' : 'off';
     }
@@ -89,7 +91,7 @@ export class LineWalks {
     const landing =
       kind === 'back'
         ? await host.endpoint.request('lineStepBack', lines > 1 ? { moment, lines } : { moment })
-        : (await host.endpoint.request('lineStep', { kind, moment })).landing;
+        : (await host.endpoint.request('lineStep', { kind, moment, ...task })).landing;
     if (landing !== undefined && landing.landed !== 'line') {
       // Off the task's lines (before its first, or past its last): where it was.
       if (landing.landed === 'present') await this.settle(() => this.core.position.kind !== 'moving', 2_000);

@@ -101,9 +101,7 @@ async function fromHit(scene: Scene, name: string, lineByLine: boolean): Promise
     stop = await moveToStop(dap, 'reverseContinue', { threadId: Number(stop.body.threadId) });
     const thread = Number(stop.body.threadId);
     const hit = await shown(dap, stop);
-    // The breakpoint gone: the line-by-line walk's step forth to the landing would stop at its hit in another
-    // task on the way (as a live step does), not on the line the value is first seen.
-    await dap.request('setBreakpoints', { source: { path: PROGRAM }, breakpoints: [] });
+    // The breakpoint stays: the walks' steps follow the hit's task, and pass its hit in another task on the way.
     const frames = await stackOf(dap, thread);
     const locals = await scopeOf(dap, frames[0]!.id, 'Locals');
     const start = dap.mark();
