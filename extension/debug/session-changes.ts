@@ -10,6 +10,7 @@
 // is refused saying how far it went; only the landing's stop is shown (LineWalks.walkLines).
 
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { SourcePosition } from '../../protocol/host-protocol';
 import { ERR_HOST, type SessionCore } from './session-core';
@@ -225,6 +226,15 @@ export class SessionChanges {
   }
 
   /** Where the host stands: the innermost frame's line, and its text where the file can be read. */
+  /** Where a walk given up stays, in a refusal's words: the line it reached (its file, line and tick). */
+  private reachedShown(): string {
+    const stop = this.core.currentStop;
+    if (stop === null) return 'the moment reached is shown';
+    return stop.line === undefined
+      ? `tick ${stop.tick}, reached, is shown`
+      : `${basename(stop.line.file)}:${stop.line.line} (tick ${stop.tick}), the line reached, is shown`;
+  }
+
   private async lineHere(): Promise<{ at: string; text: string | null }> {
     const { frames } = await this.core.requireHost().endpoint.request('lineStack', {});
     return lineOf(frames[0]?.position ?? null);
@@ -268,7 +278,7 @@ export class SessionChanges {
         this.core.output(`walk step ${lines}: ${landed} in ${Date.now() - stepStart} ms`);
       if (landed !== 'line')
         throw new Error(
-          `${what}: no ${direction === 'back' ? 'earlier' : 'later'} change of ${names} in the task's lines (${lines - 1} walked, then ${landed === 'suspension' ? 'the start of what the recording can replay by line' : landed === 'present' ? 'the present' : 'no further line'}): the line reached is shown`,
+          `${what}: no ${direction === 'back' ? 'earlier' : 'later'} change of ${names} in the task's lines (${lines - 1} walked, then ${landed === 'suspension' ? 'the start of what the recording can replay by line' : landed === 'present' ? 'the present' : 'no further line'}): ${this.reachedShown()}`,
         );
       const crossed = replan;
       move = 1;
@@ -312,7 +322,7 @@ export class SessionChanges {
       this.sayWritten(what, watched[changed]!.expression, w, later[changed]!, task, lines, started);
       return;
     }
-    throw new Error(`${what}: no change of ${names} within ${MAX_LINES} lines: the line reached is shown`);
+    throw new Error(`${what}: no change of ${names} within ${MAX_LINES} lines: ${this.reachedShown()}`);
   }
 
   /**

@@ -194,7 +194,7 @@ describe('where a value was set, and one task in both directions', { timeout: 24
     const again = await topLocals(dap, thread);
     assert.equal(
       await refusal(dap, 'coroscope/lastChange', { variablesReference: again.ref, name: 'total' }),
-      "Go to Last Change: no earlier change of total in the task's lines (1 walked, then the start of what the recording can replay by line): the line reached is shown",
+      `Go to Last Change: no earlier change of total in the task's lines (1 walked, then the start of what the recording can replay by line): value-changes.ts:${lineOf(PROGRAM, 'let total = 0;')} (tick ${first.tick}), the line reached, is shown`,
     );
   });
 

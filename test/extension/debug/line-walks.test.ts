@@ -94,7 +94,7 @@ describe('line walks', () => {
           error: {
             id: ERR_HOST,
             format:
-              "Continue: no later change of count in the task's lines (2 walked, then no further line): the line reached is shown",
+              "Continue: no later change of count in the task's lines (2 walked, then no further line): prog.ts:13 (tick 7), the line reached, is shown",
             showUser: true,
           },
         },
