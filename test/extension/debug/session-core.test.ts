@@ -1,16 +1,17 @@
 // extension/debug/session-core.ts at the protocol level, against the fake host (fake-debug-host.ts):
 // what every room shares. A request whose handler fails gets exactly one response, the error's
 // text (shown to the user for a move only); events are held while a move is under way and go
-// after its answer, but the session's end (`exited`, `terminated`) is never held; task events
-// while the run goes are coalesced into one `started`, the finished tasks' `exited` and one
-// Coroutines refresh; frame ids hold for one stop only (a move forgets them and the reads behind
-// them). Ordered logs compared whole (dap-log.ts).
+// after its answer, but the session's end (`exited`, `terminated`) is never held (what was held
+// goes out before it, and the move is refused as ended); task events while the run goes are
+// coalesced into one `started`, the finished tasks' `exited` and one Coroutines refresh; frame ids
+// hold for one stop only (a move forgets them and the reads behind them). Ordered logs compared
+// whole (dap-log.ts).
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
 import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
-import { ERR_HOST, THREAD_EVENTS_MS } from '../../../extension/debug/session-core';
+import { ERR_HOST, ERR_NOT_RUNNING, THREAD_EVENTS_MS } from '../../../extension/debug/session-core';
 import { TASKS_CHANGED_EVENT } from '../../../extension/debug/custom-requests';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { TaskDetail, Traceback, ViewedMoment } from '../../../protocol/host-protocol';
@@ -66,7 +67,7 @@ describe('session core', () => {
     }
   });
 
-  it("events during a move go after its answer; the session's end is never held behind it", async () => {
+  it("the session's end is never held behind a move: what the move held goes first, the move is refused as ended", async () => {
     const run = pausedRun();
     let land: (m: ViewedMoment) => void = () => undefined;
     run.endpoint.serve('seekTick', () => new Promise((resolve) => (land = resolve)));
@@ -85,22 +86,25 @@ describe('session core', () => {
       assert.deepEqual(logSince(dap, mark, ['output', 'exited', 'terminated']), [], 'held during the move');
       await dap.request('terminate');
       await dap.waitForEvent('terminated', { from: mark.events, timeoutMs: TIMEOUT });
-      assert.deepEqual(logSince(dap, mark, ['output', 'exited', 'terminated']), [
+      const ended = [
         { response: 'terminate', success: true },
+        { event: 'output', category: 'stderr', output: 'Traceback: task #3 failed\n' },
+        { event: 'output', category: 'console', output: 'Coroscope: stopped\n' },
         { event: 'exited' },
         { event: 'terminated' },
-      ]);
+      ];
+      assert.deepEqual(logSince(dap, mark, ['output', 'exited', 'terminated']), ended);
       land({ runId: 7, tick: 4, ticks: 5 });
       await move;
       await new Promise((resolve) => setTimeout(resolve, 30));
-      // What the move held goes after its answer. (What the session's end said meanwhile, held too, follows: not
-      // this room's to order.)
-      assert.deepEqual(logSince(dap, mark, ['output', 'exited', 'terminated']).slice(0, 5), [
-        { response: 'terminate', success: true },
-        { event: 'exited' },
-        { event: 'terminated' },
-        { response: 'stepBack', success: true },
-        { event: 'output', category: 'stderr', output: 'Traceback: task #3 failed\n' },
+      // The move landed after the end: refused as ended, nothing of it shown.
+      assert.deepEqual(logSince(dap, mark, ['output', 'exited', 'terminated', 'stopped']), [
+        ...ended,
+        {
+          response: 'stepBack',
+          success: false,
+          error: { id: ERR_NOT_RUNNING, format: 'stepBack: the session ended before the move landed', showUser: false },
+        },
       ]);
     } finally {
       await dap.close();
