@@ -5,8 +5,8 @@
 // tick. Also RewindSource and ReplayableProgram, what a rewind needs of its run and program.
 //
 // Invariants: a session is parked, failed (a failure sticks), or going on to its tick, never two
-// at once; held or resting it runs nothing; its loop logs nothing (the run logged it already), and
-// what its program prints is not the run's output (replayRunsNow).
+// at once; held, resting or closed it runs nothing; its loop logs nothing (the run logged it
+// already), and what its program prints is not the run's output (replayRunsNow).
 
 import type { Lint, TaskSummary } from '../../../protocol/host-protocol';
 import { EventLoop } from '../../loop';
@@ -270,6 +270,9 @@ export class ReplaySession {
 
   close(): void {
     this.stopRest();
+    // A replay let go mid-run must not run on: detached from its recording, its loop would go on running the
+    // program on a clock that no longer moves (its timers never due: a busy loop for good).
+    this.loop.pause();
     this.replay.detach();
     this.recorder.detach();
   }
