@@ -275,11 +275,10 @@ export class LineDebugger {
         if (e.counting?.open === true) await this.noteHitTick(e.counting);
         if (count !== null) stop = true;
       }
-      // A step limited to one task runs on through another task's hit (counted above): that task's step runs
-      // while the stepped one is suspended, so V8 is not stepping and the program simply goes on.
-      if (stop && step?.oneTask === true && (await this.runningTask()) !== step.taskId) return this.resume(false);
-      if (stop && step === null && this.limited !== null && (await this.runningTask()) !== this.limited)
-        return this.resume(false);
+      // Limited to one task (a line step's, or a task's step between ticks): another task's hit (counted above)
+      // does not stop it. That task runs while the limited one is suspended, so V8 is not stepping: it goes on.
+      const only = step === null ? this.limited : step.oneTask === true ? step.taskId : null;
+      if (stop && only !== null && (await this.runningTask()) !== only) return this.resume(false);
       if (stop) return this.stop('breakpoint');
       if (step === null) return this.resume(false);
     }
