@@ -89,7 +89,9 @@ export class SessionChanges {
     const watched: WatchedValue[] = [];
     const breakpoints: DebugProtocol.Breakpoint[] = args.breakpoints.map((b) => {
       const w = parseDataId(b.dataId);
-      if (w === null) return { verified: false, message: `not a value this debugger can watch: ${b.dataId}` };
+      // A client may send what dataBreakpointInfo answered with no id (null): refused as any unknown id.
+      if (w === null)
+        return { verified: false, message: `not a value this debugger can watch: ${JSON.stringify(b.dataId)}` };
       if (b.accessType !== undefined && b.accessType !== 'write')
         return { verified: false, message: 'only writes are watched (a change of the value)' };
       if (b.condition !== undefined || b.hitCondition !== undefined)

@@ -53,13 +53,30 @@ export class SessionVariables {
     const stop = this.core.currentStop;
     if (stop?.line === undefined)
       return "only a value shown at a stop on a line (a breakpoint, a step, a past line) can be followed: between ticks the locals are a suspended frame's copy";
-    const at = this.watchables.get(`${variablesReference}\u0000${name}`);
+    const at =
+      this.watchables.get(`${variablesReference}\u0000${name}`) ?? (await this.unlistedChild(variablesReference, name));
     if (at === undefined)
       return `"${name}" is not a local or a field the line stop shows (the Locals and closure scopes of a frame, and what they hold)`;
     const { frames } = await this.cache.lineFrames();
     const frame = frames[at.frameIndex];
     if (frame === undefined) return `the frame of "${name}" is no longer on the stack`;
     return { expression: at.expression, functionName: frame.name, depth: frames.length - 1 - at.frameIndex };
+  }
+
+  /**
+   * A field of a value whose contents Variables has not listed yet (a DAP client may ask dataBreakpointInfo
+   * before expanding it): read from the line stop now; undefined when the value holds no such field.
+   */
+  private async unlistedChild(
+    variablesReference: number,
+    name: string,
+  ): Promise<{ frameIndex: number; expression: string } | undefined> {
+    const ref = this.varRefs.get(variablesReference);
+    if (ref?.kind !== 'line' || ref.watch === undefined) return undefined;
+    const { variables } = await this.core.requireHost().endpoint.request('lineVariables', { handle: ref.handle });
+    if (!variables.some((l) => l.name === name)) return undefined;
+    const expression = childExpression(ref.watch.expression, name);
+    return expression === '' ? undefined : { frameIndex: ref.watch.frameIndex, expression };
   }
 
   private varRef(ref: VarRef): number {

@@ -52,9 +52,9 @@ export function dataIdOf(w: WatchedValue): string {
   return `${DATA_ID_PREFIX}${JSON.stringify([w.expression, w.functionName, w.depth])}`;
 }
 
-/** The watched value a dataId names, or null when it is not one of this adapter's. */
-export function parseDataId(id: string): WatchedValue | null {
-  if (!id.startsWith(DATA_ID_PREFIX)) return null;
+/** The watched value a dataId names, or null when it is not one of this adapter's (or no string at all). */
+export function parseDataId(id: unknown): WatchedValue | null {
+  if (typeof id !== 'string' || !id.startsWith(DATA_ID_PREFIX)) return null;
   let v: unknown;
   try {
     v = JSON.parse(id.slice(DATA_ID_PREFIX.length));

@@ -71,7 +71,9 @@ async function lastChangeOf(
     const locals = await scopeOf(dap, frames[0]!.id, 'Locals');
     const object = locals.variables.get(local);
     assert.ok(object !== undefined && object.variablesReference > 0, `${local} in Locals`);
-    await dap.request('variables', { variablesReference: object.variablesReference });
+    // Go to Last Change is asked as VS Code asks it, on a field shown (its object expanded); the data breakpoint
+    // as a client may ask it, before the object is expanded (the adapter reads the field itself).
+    if (move === 'lastChange') await dap.request('variables', { variablesReference: object.variablesReference });
     const item = { variablesReference: object.variablesReference, name: 'status' };
     const from = dap.mark();
     let stopped: DapEvent;

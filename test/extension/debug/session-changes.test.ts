@@ -53,13 +53,16 @@ describe('session changes', () => {
         breakpoints: [
           { dataId: dataIdOf(WATCHED), accessType: 'write' },
           { dataId: 'x-other-adapter:1' },
+          // What dataBreakpointInfo answers for a value it cannot watch, sent on as it is.
+          { dataId: null as unknown as string },
           { dataId: dataIdOf(WATCHED), accessType: 'read' },
           { dataId: dataIdOf(WATCHED), condition: 'count > 1' },
         ],
       });
       assert.deepEqual(set.breakpoints, [
         { verified: true, message: 'stops where count (in worker) changes' },
-        { verified: false, message: 'not a value this debugger can watch: x-other-adapter:1' },
+        { verified: false, message: 'not a value this debugger can watch: "x-other-adapter:1"' },
+        { verified: false, message: 'not a value this debugger can watch: null' },
         { verified: false, message: 'only writes are watched (a change of the value)' },
         { verified: false, message: 'a data breakpoint takes no condition' },
       ]);

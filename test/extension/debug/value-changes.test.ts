@@ -45,6 +45,8 @@ describe('value changes', () => {
     assert.equal(parseDataId('other:1'), null);
     assert.equal(parseDataId('coroscope-value:not json'), null);
     assert.equal(parseDataId('coroscope-value:["x","f",-1]'), null);
+    assert.equal(parseDataId(null), null);
+    assert.equal(parseDataId(42), null);
   });
 });
 
