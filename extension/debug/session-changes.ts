@@ -14,13 +14,14 @@ import { basename } from 'node:path';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { SourcePosition } from '../../protocol/host-protocol';
 import { ERR_HOST, type SessionCore } from './session-core';
-import type { FieldWrites } from './field-writes';
+import { fieldOf, type FieldWrites } from './field-writes';
 import type { LineWalkStep, LineWalks } from './line-walks';
 import type { SessionVariables } from './session-variables';
 import { sameReading } from '../../protocol/line-readings';
 import { message } from './stop-events';
 import {
   dataIdOf,
+  dataIdPin,
   frameIndexOf,
   parseDataId,
   readingText,
@@ -47,6 +48,8 @@ export function narrowChangeArgs(v: unknown): { variablesReference: number; name
 export class SessionChanges {
   /** The data breakpoints set (their watched values). */
   private watched: WatchedValue[] = [];
+  /** The watched fields' objects as pinned when their data breakpoints were asked (by index in `watched`). */
+  private pins = new Map<number, number>();
 
   constructor(
     private readonly core: SessionCore,
@@ -73,7 +76,7 @@ export class SessionChanges {
         typeof w === 'string'
           ? { dataId: null, description: w }
           : {
-              dataId: dataIdOf(w),
+              dataId: dataIdOf(w, await this.pinOf(w)),
               description: `${w.expression} in ${w.functionName}`,
               accessTypes: ['write'],
               canPersist: false,
@@ -87,6 +90,7 @@ export class SessionChanges {
     args: DebugProtocol.SetDataBreakpointsArguments,
   ): void {
     const watched: WatchedValue[] = [];
+    const pins = new Map<number, number>();
     const breakpoints: DebugProtocol.Breakpoint[] = args.breakpoints.map((b) => {
       const w = parseDataId(b.dataId);
       // A client may send what dataBreakpointInfo answered with no id (null): refused as any unknown id.
@@ -96,10 +100,13 @@ export class SessionChanges {
         return { verified: false, message: 'only writes are watched (a change of the value)' };
       if (b.condition !== undefined || b.hitCondition !== undefined)
         return { verified: false, message: 'a data breakpoint takes no condition' };
+      const pin = dataIdPin(b.dataId);
+      if (pin !== null) pins.set(watched.length, pin);
       watched.push(w);
       return { verified: true, message: `stops where ${w.expression} (in ${w.functionName}) changes` };
     });
     this.watched = watched;
+    this.pins = pins;
     response.body = { breakpoints };
     this.core.sendResponse(response);
   }
@@ -117,7 +124,8 @@ export class SessionChanges {
       });
       return;
     }
-    this.walks.walkLines(response, threadId, (step) => this.walk(what, watched, direction, step));
+    const pins = new Map(this.pins);
+    this.walks.walkLines(response, threadId, (step) => this.walk(what, watched, direction, step, pins));
   }
 
   /** Answers coroscope/lastChange and coroscope/nextChange; false: not one of them. */
@@ -150,26 +158,84 @@ export class SessionChanges {
     return true;
   }
 
-  /** Reads each watched value at the line the host stands on. */
-  private async read(watched: readonly WatchedValue[]): Promise<Reading[]> {
+  /**
+   * Reads each watched value at the line the host stands on. Walking forward (`forward`, from its start): a
+   * pinned field is read on its object, whatever runs; a local only in its own task (elsewhere its reading
+   * stays the one before, as no other task's line writes it).
+   */
+  private async read(watched: readonly WatchedValue[], forward?: ForwardWatch): Promise<Reading[]> {
     const host = this.core.requireHost();
     const { frames } = await host.endpoint.request('lineStack', {});
     const names = frames.map((f) => f.name);
     const out: Reading[] = [];
-    for (const w of watched) {
+    for (const [i, w] of watched.entries()) {
+      const pin = forward?.pins.get(i);
+      if (pin !== undefined) {
+        out.push(await this.evaluated(`globalThis.__coroscopeLine.pinned(${pin.id})[${JSON.stringify(pin.field)}]`, 0));
+        continue;
+      }
+      const before = forward?.previous[i];
+      if (forward !== undefined && before !== undefined && this.core.currentStop?.taskId !== forward.taskId) {
+        out.push(before);
+        continue;
+      }
       const frameIndex = frameIndexOf(w, names);
       if (frameIndex === null) {
         out.push({ reachable: false, why: `no frame of ${w.functionName} at depth ${w.depth}` });
         continue;
       }
-      try {
-        const r = await host.endpoint.request('lineEvaluate', { expression: w.expression, frameIndex });
-        out.push({ reachable: true, value: r.value, type: r.type });
-      } catch (e) {
-        out.push({ reachable: false, why: message(e) });
-      }
+      out.push(await this.evaluated(w.expression, frameIndex));
     }
     return out;
+  }
+
+  /** `expression` read in frame `frameIndex` of the line stop. */
+  private async evaluated(expression: string, frameIndex: number): Promise<Reading> {
+    try {
+      const r = await this.core.requireHost().endpoint.request('lineEvaluate', { expression, frameIndex });
+      return { reachable: true, value: r.value, type: r.type };
+    } catch (e) {
+      return { reachable: false, why: message(e) };
+    }
+  }
+
+  /**
+   * A forward walk's watch: each field's object pinned where the walk starts (its object then, whatever later
+   * lines name by the same path; a write through another name is a write too), and the task whose locals are
+   * watched. A field whose object cannot be pinned is read by its path, as a local is.
+   */
+  private async forwardWatch(
+    watched: readonly WatchedValue[],
+    previous: Reading[],
+    given: ReadonlyMap<number, number>,
+  ): Promise<ForwardWatch> {
+    const pins = new Map<number, { id: number; field: string }>();
+    for (const [i, w] of watched.entries()) {
+      const f = fieldOf(w.expression);
+      if (f === null) continue;
+      // The data breakpoint's own object where this host still holds it; else the path's object here.
+      const kept = given.get(i);
+      const id =
+        kept !== undefined && (await this.evaluated(`globalThis.__coroscopeLine.pinned(${kept})`, 0)).reachable
+          ? kept
+          : await this.pinOf(w);
+      if (id !== null) pins.set(i, { id, field: f.field });
+    }
+    return { pins, taskId: this.core.currentStop?.taskId, previous };
+  }
+
+  /** A watched field's object pinned in the host at this stop (null: not a field, or not an object here). */
+  private async pinOf(w: WatchedValue): Promise<number | null> {
+    const f = fieldOf(w.expression);
+    if (f === null || this.core.currentStop?.line === undefined) return null;
+    const { frames } = await this.core.requireHost().endpoint.request('lineStack', {});
+    const frameIndex = frameIndexOf(
+      w,
+      frames.map((fr) => fr.name),
+    );
+    if (frameIndex === null) return null;
+    const pinned = await this.evaluated(`globalThis.__coroscopeLine.pin(${f.object})`, frameIndex);
+    return pinned.reachable && /^[1-9]\d*$/.test(pinned.value) ? Number(pinned.value) : null;
   }
 
   /**
@@ -247,9 +313,12 @@ export class SessionChanges {
     watched: readonly WatchedValue[],
     direction: 'back' | 'forward',
     step: LineWalkStep,
+    pins: ReadonlyMap<number, number> = new Map(),
   ): Promise<void> {
     const names = watched.map((w) => w.expression).join(', ');
-    let later = await this.read(watched);
+    const forward = direction === 'forward' ? await this.forwardWatch(watched, [], pins) : undefined;
+    let later = await this.read(watched, forward);
+    if (forward !== undefined) forward.previous = later;
     if (watched.every((_, i) => !later[i]!.reachable))
       throw new Error(`${what}: ${names} cannot be read here (${later.map(readingText).join('; ')})`);
     const started = Date.now();
@@ -275,6 +344,7 @@ export class SessionChanges {
       }
       lines += move;
       const stepStart = Date.now();
+      const left = this.core.currentStop;
       const landed = await (direction === 'back' ? step('back', move) : step('over'));
       if (process.env.COROSCOPE_TRACE_WALK === '1')
         this.core.output(`walk step ${lines}: ${landed} in ${Date.now() - stepStart} ms`);
@@ -285,7 +355,8 @@ export class SessionChanges {
       const crossed = replan;
       move = 1;
       replan = false;
-      const now = await this.read(watched);
+      if (forward !== undefined) forward.previous = later;
+      const now = await this.read(watched, forward);
       const changed = watched.findIndex((_, i) => !sameReading(now[i]!, later[i]!));
       // Walking back, a change on the line just before is the one the line shown first sees: already here.
       if (changed >= 0 && direction === 'back' && lines === 1) {
@@ -303,6 +374,16 @@ export class SessionChanges {
       }
       const stop = this.core.currentStop;
       if (direction === 'forward') {
+        // Seen after the task waited on a line that does not write it: written by what ran meanwhile.
+        const waited = left?.line !== undefined && stop !== null && left.tick !== stop.tick ? left : null;
+        const text = waited?.line === undefined ? null : lineOf(waited.line).text;
+        if (waited?.line !== undefined && text !== null && !mayAssign(text, watched[changed]!.expression)) {
+          const task = await this.taskOfStop();
+          this.core.output(
+            `Coroscope: ${what}: ${watched[changed]!.expression} changed while ${lineOf(waited.line).at} ran (ticks ${waited.tick} to ${stop?.tick ?? '?'}, ${task}), which does not assign it: the write was made by code that ran while ${task} waited there (another task, a callback, or a function it awaited); ${readingText(later[changed]!)} → ${readingText(now[changed]!)}, first seen here (${lines} line(s) walked in ${Date.now() - started} ms)`,
+          );
+          return;
+        }
         this.core.output(
           `Coroscope: ${what}: ${watched[changed]!.expression} changed: ${readingText(later[changed]!)} → ${readingText(now[changed]!)}, first seen here (tick ${stop?.tick ?? '?'}, ${lines} line(s) walked in ${Date.now() - started} ms)`,
         );
@@ -390,6 +471,15 @@ export class SessionChanges {
       `Coroscope: ${what}: ${expression} was set by ${w.at} (tick ${setTick ?? '?'}, ${task}${began}): ${readingText(before)} → ${readingText(seen)}; shown where the new value is first seen (${lines} line(s) walked in ${Date.now() - started} ms)`,
     );
   }
+}
+
+/** What a forward walk reads (SessionChanges.forwardWatch): pinned fields, the watched locals' task. */
+interface ForwardWatch {
+  /** By watched value's index: its object's pin and the field's name. */
+  readonly pins: ReadonlyMap<number, { readonly id: number; readonly field: string }>;
+  readonly taskId: number | undefined;
+  /** The readings at the line before (a local away from its task keeps its reading). */
+  previous: Reading[];
 }
 
 /**

@@ -47,13 +47,18 @@ export function frameIndexOf(w: WatchedValue, names: readonly string[]): number 
 
 const DATA_ID_PREFIX = 'coroscope-value:';
 
-/** The DAP dataId of a data breakpoint on a watched value. */
-export function dataIdOf(w: WatchedValue): string {
-  return `${DATA_ID_PREFIX}${JSON.stringify([w.expression, w.functionName, w.depth])}`;
+/**
+ * The DAP dataId of a data breakpoint on a watched value; `pin`: for a field, its object as pinned in the host
+ * where it was asked (the object the breakpoint watches, whatever the path names later).
+ */
+export function dataIdOf(w: WatchedValue, pin: number | null = null): string {
+  const parts: unknown[] = [w.expression, w.functionName, w.depth];
+  if (pin !== null) parts.push(pin);
+  return `${DATA_ID_PREFIX}${JSON.stringify(parts)}`;
 }
 
-/** The watched value a dataId names, or null when it is not one of this adapter's (or no string at all). */
-export function parseDataId(id: unknown): WatchedValue | null {
+/** The parts of one of this adapter's dataIds; null for anything else (no string at all too). */
+function dataIdParts(id: unknown): { value: WatchedValue; pin: number | null } | null {
   if (typeof id !== 'string' || !id.startsWith(DATA_ID_PREFIX)) return null;
   let v: unknown;
   try {
@@ -61,11 +66,22 @@ export function parseDataId(id: unknown): WatchedValue | null {
   } catch {
     return null;
   }
-  if (!Array.isArray(v) || v.length !== 3) return null;
-  const [expression, functionName, depth] = v as unknown[];
+  if (!Array.isArray(v) || (v.length !== 3 && v.length !== 4)) return null;
+  const [expression, functionName, depth, pin] = v as unknown[];
   if (typeof expression !== 'string' || expression === '' || typeof functionName !== 'string') return null;
   if (typeof depth !== 'number' || !Number.isInteger(depth) || depth < 0) return null;
-  return { expression, functionName, depth };
+  if (pin !== undefined && (typeof pin !== 'number' || !Number.isInteger(pin) || pin < 1)) return null;
+  return { value: { expression, functionName, depth }, pin: pin ?? null };
+}
+
+/** The watched value a dataId names, or null when it is not one of this adapter's (or no string at all). */
+export function parseDataId(id: unknown): WatchedValue | null {
+  return dataIdParts(id)?.value ?? null;
+}
+
+/** The pinned object of a dataId's field (null: none, or not one of this adapter's ids). */
+export function dataIdPin(id: unknown): number | null {
+  return dataIdParts(id)?.pin ?? null;
 }
 
 /**

@@ -33,6 +33,8 @@ function workerAskId(m: unknown): number | null {
 }
 
 const CLOSE_WAIT_MS = 500;
+/** Objects pinned for watched fields at most (a walk pins one per field watched): the oldest let go first. */
+const MAX_PINS = 64;
 
 /**
  * Starts the worker on `script`. The bundle is plain JavaScript; a host run from its
@@ -82,6 +84,9 @@ export class LineDebugBridge implements Transport {
   private captured: unknown[] | null = null;
   private disconnected: (() => void) | null = null;
   private closed = false;
+  /** The objects pinned for watched fields (handle.pin), oldest first. */
+  private readonly pins = new Map<number, WeakRef<object>>();
+  private nextPin = 1;
   /**
    * The worker's own requests (negative ids) it withdrew before this thread read them (withdraw: a feed at a
    * line stop): dropped unread.
@@ -154,6 +159,21 @@ export class LineDebugBridge implements Transport {
         return JSON.stringify(out);
       },
       current: (): number | null => loopNow()?.currentTask()?.id ?? null,
+      // A watched field's object (a data breakpoint's walk forward, session-changes.ts), named by an id so that
+      // its field is read at any line, whichever task or frame runs: held weakly, never kept alive by the watch.
+      pin: (object: unknown): number => {
+        if ((typeof object !== 'object' && typeof object !== 'function') || object === null)
+          throw new TypeError(`not an object: ${String(object)}`);
+        const id = this.nextPin++;
+        this.pins.set(id, new WeakRef(object));
+        if (this.pins.size > MAX_PINS) this.pins.delete(this.pins.keys().next().value as number);
+        return id;
+      },
+      pinned: (id: number): object => {
+        const object = this.pins.get(id)?.deref();
+        if (object === undefined) throw new Error('the watched object is gone (collected, or of another replay)');
+        return object;
+      },
       // False while another loop runs a tick: a replay of the run's past (run-rewind.ts) runs the same code,
       // and must not stop on its lines.
       // True in the tick a line replay host traces (replayLineTick): the line replay stops there.
