@@ -311,6 +311,7 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
       this.changes.moveToChange(response, args.threadId, 'forward');
       return;
     }
+    this.changes.sayNotFollowed('Continue');
     this.moves.continueRequest(response, args);
   }
   protected override nextRequest(response: DebugProtocol.NextResponse, args: DebugProtocol.NextArguments): void {
@@ -339,6 +340,7 @@ export class CoroscopeSession<R extends DebuggedRun = Run> extends LoggingDebugS
       this.changes.moveToChange(response, args.threadId, 'back');
       return;
     }
+    this.changes.sayNotFollowed('Reverse Continue');
     this.moves.reverseContinueRequest(response, args);
   }
   protected override pauseRequest(response: DebugProtocol.PauseResponse, args: DebugProtocol.PauseArguments): void {

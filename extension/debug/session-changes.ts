@@ -63,6 +63,18 @@ export class SessionChanges {
     return this.watched.length > 0 && this.core.currentStop?.line !== undefined;
   }
 
+  /**
+   * A Continue or Reverse Continue (`what`) made away from a line with data breakpoints set: it goes as
+   * without them, and the console says why (nothing to read them in), rather than passing them by silently.
+   */
+  sayNotFollowed(what: string): void {
+    if (this.watched.length === 0 || this.core.currentStop?.line !== undefined) return;
+    const names = this.watched.map((w) => w.expression).join(', ');
+    this.core.output(
+      `Coroscope: ${what}: the data breakpoint${this.watched.length > 1 ? 's' : ''} on ${names} ${this.watched.length > 1 ? 'are' : 'is'} followed from a stop on a line; from here (no line, no frame to read ${names} in) it goes to breakpoints and exceptions only`,
+    );
+  }
+
   dataBreakpointInfoRequest(
     response: DebugProtocol.DataBreakpointInfoResponse,
     args: DebugProtocol.DataBreakpointInfoArguments,

@@ -110,7 +110,7 @@ describe('session changes', () => {
     }
   });
 
-  it('away from a line stop, a data breakpoint walks nothing: Continue is the live one', async () => {
+  it('away from a line stop, a data breakpoint walks nothing: Continue is the live one, and says so', async () => {
     const run = new FakeRun('paused');
     run.lastPause = { reason: 'pause', tick: 5, description: 'Paused after tick 5' };
     run.endpoint.serve('snapshot', () => snapshotAt(5, true));
@@ -119,11 +119,21 @@ describe('session changes', () => {
     try {
       await watch(dap);
       const asked = run.endpoint.requests.length;
+      const from = dap.mark();
       await dap.request('continue', { threadId: LOOP_THREAD_ID });
       await new Promise((resolve) => setTimeout(resolve, 30));
       assert.deepEqual(
         run.endpoint.requests.slice(asked).map((r) => r.method),
         ['continue'],
+      );
+      assert.deepEqual(
+        dap.events
+          .slice(from)
+          .filter((e) => e.event === 'output')
+          .map((e) => String(e.body.output)),
+        [
+          'Coroscope: Continue: the data breakpoint on count is followed from a stop on a line; from here (no line, no frame to read count in) it goes to breakpoints and exceptions only\n',
+        ],
       );
     } finally {
       await dap.close();
