@@ -370,8 +370,15 @@ export class SessionChanges {
       if (forward !== undefined) forward.previous = later;
       const now = await this.read(watched, forward);
       const changed = watched.findIndex((_, i) => !sameReading(now[i]!, later[i]!));
-      // Walking back, a change on the line just before is the one the line shown first sees: already here.
-      if (changed >= 0 && direction === 'back' && lines === 1) {
+      // Walking back, a change on the line just before is the one the line shown first sees: already here. Not
+      // so when that move went into the task's step before (the line shown is its step's first) onto a line
+      // that does not assign it: the value changed across the wait between the steps, the change looked for.
+      const justBefore =
+        changed >= 0 &&
+        direction === 'back' &&
+        lines === 1 &&
+        (!crossed || mayAssign((await this.lineHere()).text, watched[changed]!.expression));
+      if (justBefore) {
         this.core.output(
           `Coroscope: ${what}: ${watched[changed]!.expression} was set by the line just before the one shown (${readingText(now[changed]!)} → ${readingText(later[changed]!)}): looking further back`,
         );
@@ -409,7 +416,8 @@ export class SessionChanges {
       const back = await step(now[changed]!.reachable ? 'over' : 'into');
       if (process.env.COROSCOPE_TRACE_WALK === '1')
         this.core.output(`walk step forth to the landing: ${back} in ${Date.now() - forthStart} ms`);
-      if (back !== 'line')
+      // The present: the live stop the walk started from is that line (its step's first).
+      if (back !== 'line' && back !== 'present')
         throw new Error(
           `${what}: the line after the change (at ${writer}, tick ${writerTick}) could not be shown again`,
         );

@@ -1,0 +1,70 @@
+// Where a field was set (issue 28), in the standalone debug adapter over DAP, on
+// fixtures/account-transfers.ts: three tasks transfer between alice and bob in turn, under a Lock. Back from the third task's first line, Go to Last Change on its `to.balance` (alice's, written by the
+// others while it waited for the lock) says so, where the task first sees the value, instead of taking the
+// wait's line for the writer and going on back to a refusal.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { lineOf } from '../../source-line';
+import type { DapClient } from './dap-client';
+import { initialize, launchToStop, scopeOf, spawnAdapter, stackOf, stopPlace } from './adapter-harness';
+
+const PROGRAM = join(__dirname, 'fixtures', 'account-transfers.ts');
+const BEFORE_LINE = lineOf(PROGRAM, 'const before = from.balance;');
+const ACQUIRE_LINE = lineOf(PROGRAM, 'yield* lock.acquire();');
+
+/** A launch stopped at the `hit`th run of the line `const before = ...` (the breakpoint then cleared). */
+async function stoppedAtBefore(dap: DapClient, hit: number): Promise<number> {
+  await initialize(dap, { supportsVariableType: true });
+  const stop = await launchToStop(
+    dap,
+    { type: 'coroscope', request: 'launch', name: 'transfers', program: PROGRAM },
+    {
+      configure: async (d) => {
+        await d.request('setBreakpoints', {
+          source: { path: PROGRAM },
+          breakpoints: [{ line: BEFORE_LINE, hitCondition: `== ${hit}` }],
+        });
+      },
+      exceptionFilters: [],
+    },
+  );
+  await dap.request('setBreakpoints', { source: { path: PROGRAM }, breakpoints: [] });
+  return Number(stop.body.threadId);
+}
+
+/** The reference of a local of the stop's top frame (an object: its fields' container). */
+async function localRef(dap: DapClient, threadId: number, name: string): Promise<number> {
+  const frame = (await stackOf(dap, threadId))[0]!;
+  const local = (await scopeOf(dap, frame.id, 'Locals')).variables.get(name);
+  assert.ok(local !== undefined && local.variablesReference > 0, `${name} in Locals`);
+  return local.variablesReference;
+}
+
+describe('data breakpoints on a field', () => {
+  it('Go to Last Change on a field others wrote while the task waited: said so where it first sees it', async () => {
+    const dap = await spawnAdapter();
+    try {
+      const threadId = await stoppedAtBefore(dap, 3);
+      const to = await localRef(dap, threadId, 'to');
+      const from = dap.mark();
+      const r = await dap.requestRaw('coroscope/lastChange', { variablesReference: to, name: 'balance' });
+      const refusal = (r.body as { error?: { format?: string } } | undefined)?.error?.format;
+      assert.equal(r.success, true, refusal);
+      const stop = await dap.waitForEvent('stopped', { from });
+      const place = await stopPlace(dap, stop);
+      assert.deepEqual([place.task, place.top.line], ['third', BEFORE_LINE]);
+      const said = dap.events
+        .slice(from)
+        .filter((e) => e.event === 'output')
+        .map((e) => String(e.body.output))
+        .find((o) => o.startsWith('Coroscope: Go to Last Change:'));
+      // The console is the only place this answer is given (no DAP field holds it).
+      const wait = `to.balance changed while ${PROGRAM}:${ACQUIRE_LINE} ran (ticks 2 to ${place.tick}, third), which does not assign it`;
+      assert.ok(said?.includes(wait) === true, said);
+      assert.ok(said.includes('100 → 20; shown where third first sees the new value'), said);
+    } finally {
+      await dap.close();
+    }
+  });
+});
