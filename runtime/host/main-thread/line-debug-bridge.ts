@@ -3,7 +3,7 @@
 // owns the client pipe and debugs this thread, and installs `globalThis.__coroscopeLine`, what
 // the worker calls (Debugger.evaluateOnCallFrame) while this thread is stopped on a line:
 // serve(json), current(), where(), live(), traced(id), writeMidTick(path), withdraw(id), the scan
-// calls (hit-scan.ts) and suspension(id). See docs/design/line-debugging.md.
+// calls (hit-scan.ts), suspension(id) and gone(id). See docs/design/line-debugging.md.
 //
 // Invariants: while serve() runs, nothing the endpoint sends goes to the worker by message (it
 // is returned instead, in order); disconnect() disconnects the worker's inspector session
@@ -237,6 +237,12 @@ export class LineDebugBridge implements Transport {
         return loop === null || loop.isClosed()
           ? []
           : loop.allTasks().map((t): [number, string, number] => [t.id, t.name, t.steps()]);
+      },
+      // A move limited to one task (line-steps.ts): that task is not live in the loop a stop is in (it ended): the
+      // limit lapses, and the move goes on as one not limited.
+      gone: (taskId: number): boolean => {
+        const loop = loopNow();
+        return loop === null || loop.isClosed() || !loop.allTasks().some((t) => t.id === taskId);
       },
       suspension: (taskId: number, yielded: unknown): string => {
         const loop = loopNow();

@@ -157,7 +157,7 @@ export class LineReplayRole {
     const forward = p.move !== 'back' && p.move !== 'leave';
     const left = forward && d.isStopped() ? await d.stopPrint().catch(() => null) : null;
     let walk = await this.hitWalk('pastHitLine', p, left);
-    let landing = await walk.move(p.move, p.lines ?? 1);
+    let landing = await walk.move(p.move, p.lines ?? 1, p.oneTask === true);
     if (
       landing.landed === 'present' &&
       p.move !== 'back' &&

@@ -188,7 +188,11 @@ export class PastLineWalk extends TracedTickWalk {
     return { readings, line: this.readAt.get(this.live) ?? null };
   }
 
-  async move(move: 'back' | 'leave' | LineStepKind, lines = 1): Promise<PastLineLanding> {
+  /**
+   * A move of the walk: back `lines`, forward by a line step (`oneTask`: limited to the walk's task, lapsed into
+   * "follow the loop" when it ends, as live: line-steps.ts), or 'leave'.
+   */
+  async move(move: 'back' | 'leave' | LineStepKind, lines = 1, oneTask = false): Promise<PastLineLanding> {
     const backFrom = this.backFrom;
     this.backFrom = null;
     if (move === 'leave') {
@@ -226,7 +230,7 @@ export class PastLineWalk extends TracedTickWalk {
     if (this.at === null && this.inCall === null)
       throw new ProtocolError(`pastLine: ${move}: not on a past line`, 'badState');
     // Past a hit, the walk has learnt no line yet: the replay host's own line step finds the next.
-    if (move === 'into' || this.at === null || (hit && this.at >= this.live)) return this.lineStep(move);
+    if (move === 'into' || this.at === null || (hit && this.at >= this.live)) return this.lineStep(move, oneTask);
     const to = nextLine(trace, this.at, move, this.live);
     if (to >= this.live && !hit) {
       await this.release();
@@ -281,13 +285,16 @@ export class PastLineWalk extends TracedTickWalk {
    * From the line stopped on (an entry, or inside a call), the replay host's own line step: it
    * lands on an entry (onHit stops there), or inside a call (the line debugger's stop).
    */
-  private async lineStep(kind: LineStepKind): Promise<PastLineLanding> {
+  private async lineStep(kind: LineStepKind, oneTask = false): Promise<PastLineLanding> {
     const walking = this.walking;
     if (walking === null) throw new ProtocolError('pastLine: the walk has ended', 'badState');
     const outcome = new Promise<Outcome>((resolve) => {
       walking.settle = resolve;
     });
-    walking.target = { kind: 'step' };
+    // Out of the task's top frame, limited to the task: on to its end, as live (line-steps.ts plants no line of it).
+    const stoppedIn = this.dbg.stoppedFrames();
+    const untilTaskEnds = kind === 'out' && oneTask && new Set(stoppedIn.map((f) => f.functionKey)).size === 1;
+    walking.target = untilTaskEnds ? { kind: 'step', untilTaskEnds } : { kind: 'step' };
     // A line step stops on each run of a line (a step over in a one-line loop stays in it): every run stops.
     if (this.skipping) await this.plantAgain(false);
     const from = walking.entries.length - 1;
@@ -296,7 +303,7 @@ export class PastLineWalk extends TracedTickWalk {
     this.at = null;
     this.inCall = null;
     this.path = [];
-    await this.dbg.lineStep(kind);
+    await this.dbg.lineStep(kind, oneTask);
     if ((await this.settled(await outcome)) === 'end') return this.ranOut();
     // Not on a new entry's first run (onHit's route): this step's way from the route it started on.
     if (this.route === route) this.route = route === null ? null : { entry: route.entry, path: [...route.path, kind] };

@@ -24,9 +24,13 @@ import { entryOf, isAtStop } from './line-stop-match';
 
 /**
  * Where a walk is going: to learn the live stop (and stop there: `stop`), to an entry, or wherever the line
- * step under way stops.
+ * step under way stops (`untilTaskEnds`: a Step Out of the task's top frame limited to it, which no line of the
+ * task stops: the walk's breakpoints learn them and let it go on to the task's end, where the step lapses).
  */
-export type Target = { kind: 'live'; stop?: boolean } | { kind: 'entry'; index: number } | { kind: 'step' };
+export type Target =
+  | { kind: 'live'; stop?: boolean }
+  | { kind: 'entry'; index: number }
+  | { kind: 'step'; untilTaskEnds?: boolean };
 
 /**
  * How a walk's move ended: reached (stopped there, or the live stop learnt), the recording ran out (a hit's
@@ -247,6 +251,7 @@ export abstract class TracedTickWalk {
         this.reading.at.set(index, await this.readWatched(this.reading.watched));
         this.readAt.set(index, this.dbg.sourcePositionOfFrame(top.frame));
       }
+      if (walking.target.kind === 'step' && walking.target.untilTaskEnds === true) return 'resume';
       if (walking.target.kind === 'step' || (walking.target.kind === 'entry' && walking.target.index === index)) {
         this.at = index;
         this.route = { entry: index, path: [] };
@@ -257,7 +262,7 @@ export abstract class TracedTickWalk {
     }
     // The line of the entry the step started from or came back to: the line step goes on or stops (lineStep
     // sorts out which line it is).
-    if (walking.target.kind === 'step') return 'step';
+    if (walking.target.kind === 'step') return walking.target.untilTaskEnds === true ? 'resume' : 'step';
     if (walking.target.kind === 'live' && !this.lastOfTick && (await isAtStop(this.dbg, frames, this.print))) {
       this.trace = walking.entries.slice();
       this.live = walking.entries.length - 1;

@@ -3,8 +3,8 @@
 // LineSteps: the line step under way of a LineDebugger: its state, the temporary breakpoints that
 // keep it with its task (its functions' break locations conditioned on the task running, markers
 // in `_step`), and what each pause during the step means (machinery and glue stepped through, the
-// runtime's library stepped over, the landing). The LineDebugger owns the session and the stop;
-// this asks it through a StepPort.
+// runtime's library stepped over, the landing; a step limited to one task lapses into "follow the
+// loop" once that task ended). The LineDebugger owns the session and the stop; it is asked through a StepPort.
 //
 // Invariants: temporaries are removed at every stop and continue; a step gives up after
 // MAX_AUTO_STEPS automatic steps; "meanwhile" is said once, at the landing in the stepped task; a
@@ -35,7 +35,7 @@ export interface StepState {
   taskId: number | null;
   /**
    * Limited to its task (DAP `singleThread`, "Follow This Task"): other tasks' breakpoint hits do not stop it,
-   * and it stays with its task in either step mode.
+   * and it stays with its task in either step mode, until the task ends (lapse()).
    */
   oneTask?: true;
   /** The frame the step started in (its function and line), for "the yield* resumed". */
@@ -72,6 +72,8 @@ export interface StepPort {
   lineOfLocation(loc: CdpLocation): string;
   isLibrary(frame: CdpCallFrame): boolean;
   isMachinery(frame: CdpCallFrame): boolean;
+  /** The name of the task of the current (or last) stop (null: outside any task, or not known). */
+  stopTaskName(): string | null;
 }
 
 export class LineSteps {
@@ -90,6 +92,11 @@ export class LineSteps {
   private crossed = false;
   /** Breakpoints in `_step` after it resumed the stepped task: the first one hit says the task gave the thread back. */
   private markers = new Set<string>();
+  /**
+   * Temporaries at `_step`'s resume of any task, taken once the task a step is limited to is gone (it ended): the
+   * limit lapses there (lapse()). Also in `temps`.
+   */
+  private lapses = new Set<string>();
   /**
    * The line step under way crossed a suspension of its task: the tick and every task's steps then (what ran
    * meanwhile is said where it lands).
@@ -116,6 +123,28 @@ export class LineSteps {
   /** A marker in `_step`: the stepped task gave the thread back. */
   isMarker(id: string): boolean {
     return this.markers.has(id);
+  }
+
+  /** A temporary where the limit of a step to one task lapses: that task ended, `_step` resumes another. */
+  isLapse(id: string): boolean {
+    return this.lapses.has(id);
+  }
+
+  /**
+   * The task the step under way is limited to ended, and `_step` is about to resume another task: the limit
+   * lapses with it, and the step goes on as "follow the loop" does, into that task, to the next line the loop
+   * runs (as a step from an async function's last line returns to whoever runs next). Nothing is scheduled
+   * otherwise: where it lands is where the program goes anyway.
+   */
+  async lapse(step: StepState): Promise<void> {
+    await this.clearTemps();
+    const name = this.d.stopTaskName() ?? `task #${step.taskId}`;
+    this.d.emit('output', {
+      category: 'log',
+      text: `${name} ended: the step limited to it goes on to the next line the loop runs\n`,
+    });
+    this.step = { kind: 'followInto', taskId: null, originFunction: null, originLine: null, autoSteps: 0 };
+    return this.d.stepRaw('into');
   }
 
   /**
@@ -265,6 +294,7 @@ export class LineSteps {
         this.ownLine = { key: step.originFunction, line: step.originLine, ranges: [] };
       await this.clearTemps();
       for (const f of this.chainOf(ev.callFrames)) await this.plantStay(f, ev.callFrames, step.taskId);
+      if (step.oneTask === true && step.taskId !== null) await this.plantLapse(ev.callFrames, step.taskId);
       return this.d.stepRaw('over');
     }
     return this.d.stop('step');
@@ -307,6 +337,8 @@ export class LineSteps {
     // V8 does not step into the first run of a plain generator a `yield*` delegates to (it
     // starts inside the builtin `next`): its first line is planted.
     if (kind === 'into') await this.plantDelegate(top, taskId);
+    // Limited to its task: where the task's end lets the step go on (a Step Out of its top frame too).
+    if (this.step.oneTask === true && taskId !== null) await this.plantLapse(frames, taskId);
   }
 
   /**
@@ -433,16 +465,35 @@ export class LineSteps {
     }
   }
 
-  /** "Follow the loop": a temporary breakpoint where `_step` resumes whichever task comes next. */
-  private async plantResumeOfAnyTask(stepFrame: CdpCallFrame): Promise<void> {
-    if (stepFrame.functionLocation === undefined) return;
+  /**
+   * "Follow the loop": temporary breakpoints where `_step` resumes whichever task comes next (taken when
+   * `condition` holds, null: always); their ids.
+   */
+  private async plantResumeOfAnyTask(stepFrame: CdpCallFrame, condition: string | null = null): Promise<string[]> {
+    if (stepFrame.functionLocation === undefined) return [];
     const r = await this.d.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
       start: stepFrame.functionLocation,
       restrictToFunction: true,
     });
     const resumes = r.locations.filter((loc) => RESUME_MARK.test(this.sourceText(loc, -1)));
+    const ids: string[] = [];
     // Without the source (no map): from the start of `_step`, stepping into the resume.
-    for (const loc of resumes.length > 0 ? resumes : r.locations.slice(0, 1)) await this.plant(loc, null);
+    for (const loc of resumes.length > 0 ? resumes : r.locations.slice(0, 1)) {
+      const id = await this.plant(loc, condition);
+      if (id !== null) ids.push(id);
+    }
+    return ids;
+  }
+
+  /**
+   * A step limited to task `taskId`: where `_step` (of `frames`, the stop's) resumes any task, taken once that
+   * task is gone (the bridge's gone(): it ended), so the step lapses into "follow the loop" (lapse()).
+   */
+  private async plantLapse(frames: readonly CdpCallFrame[], taskId: number): Promise<void> {
+    const stepFrame = frames.find((f) => f.functionName === '_step' && this.d.isMachinery(f));
+    if (stepFrame === undefined) return;
+    for (const id of await this.plantResumeOfAnyTask(stepFrame, `globalThis.__coroscopeLine.gone(${taskId})`))
+      this.lapses.add(id);
   }
 
   /** The TypeScript line at a generated location, or `offset` lines from it ('' when unmapped or unreadable). */
@@ -496,6 +547,7 @@ export class LineSteps {
   async clearTemps(): Promise<void> {
     const ids = [...this.temps];
     this.temps = new Set();
+    this.lapses = new Set();
     ids.push(...this.markers);
     this.markers = new Set();
     for (const id of ids) await this.removeBreakpoint(id);

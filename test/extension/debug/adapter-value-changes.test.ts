@@ -4,7 +4,9 @@
 // counter's `return`, Go to Last Change goes back through the recording to the same places,
 // in reverse, with the same values and ticks, and is refused before the first. Refusals: a
 // value at a stop between ticks, an unknown item, Go to Next Change on the live run. Moves
-// with `singleThread` land on that task's lines only, and between ticks on its suspensions.
+// with `singleThread` land on that task's lines only, and between ticks on its suspensions; from a
+// task's last line as it ends (fixtures/task-end.ts), the limit lapses: Step Over and Step Out land on
+// the next line the loop runs (its awaiter's), live and through the recording alike.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,13 +17,16 @@ import {
   initialize,
   launchToStop,
   moveToStop,
+  outputSince,
   refusalOf,
   scopeOf,
   spawnAdapter,
   stackOf,
+  stopPlace,
   tasksOf,
   threadsOf,
 } from './adapter-harness';
+import type { DapEvent } from './dap-client';
 
 const PROGRAM = join(__dirname, 'fixtures', 'value-changes.ts');
 const BOX_LINE = lineOf(PROGRAM, 'const box = { count: 0 };');
@@ -357,5 +362,98 @@ describe('where a field was set by another task while the task waited', { timeou
       .join('');
     assert.ok(said.includes(`state.status was set by ${SHARED}:${written} (tick `), said);
     assert.ok(said.includes('another task than the one stopped'), said);
+  });
+});
+
+const TASK_END = join(__dirname, 'fixtures', 'task-end.ts');
+const CHILD_ADD = lineOf(TASK_END, 'sum += i;');
+const CHILD_RETURN = lineOf(TASK_END, 'return sum;');
+const CHILD_END = CHILD_RETURN + 1;
+const AFTER_AWAIT = lineOf(TASK_END, 'log.push(`sum ${sum}`);');
+
+describe('a step limited to one task, from its last line as it ends (issue 28)', { timeout: 240_000 }, () => {
+  let dap: DapClient;
+  after(async () => {
+    await dap?.close();
+  });
+
+  /** Where a stop stands: its reason, task, function and line, the loop's tick. */
+  const placeOf = async (stop: DapEvent): Promise<string> => {
+    const { reason, task, tick, top } = await stopPlace(dap, stop);
+    return `${reason} ${task} ${top.name}:${top.line} tick ${tick}`;
+  };
+  const launchTo = async (line: number): Promise<DapEvent> => {
+    await dap?.close();
+    dap = await start();
+    return launchToStop(
+      dap,
+      { type: 'coroscope', request: 'launch', name: 'task-end', program: TASK_END },
+      {
+        configure: async (d) => {
+          const set = await d.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
+            source: { path: TASK_END },
+            breakpoints: [{ line }],
+          });
+          assert.equal(set.breakpoints[0]!.verified, true, set.breakpoints[0]!.message);
+        },
+        exceptionFilters: [],
+      },
+    );
+  };
+  /**
+   * From the landing (main's line), the live run goes on by main's plain steps, so that the present is not the
+   * landing; then Reverse Continue goes back to the breakpoint's last hit, in child.
+   */
+  const backToHit = async (landing: DapEvent, line: number): Promise<number> => {
+    const main = Number(landing.body.threadId);
+    let stop = landing;
+    for (let i = 0; i < 2; i++) stop = await moveToStop(dap, 'next', { threadId: main });
+    assert.match(await placeOf(stop), /^step main main:\d+ /);
+    stop = await moveToStop(dap, 'reverseContinue', { threadId: main });
+    assert.match(await placeOf(stop), new RegExp(`^breakpoint child child:${line} `));
+    return Number(stop.body.threadId);
+  };
+
+  it("Step Over from child's last line lands on main's line after its `yield* worker`, live and in the past alike", async () => {
+    let stop = await launchTo(CHILD_RETURN);
+    const child = Number(stop.body.threadId);
+    assert.match(await placeOf(stop), new RegExp(`^breakpoint child child:${CHILD_RETURN} `));
+    const said: string[] = [];
+    const steps = async (): Promise<string[]> => {
+      const out: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const from = dap.mark();
+        stop = await moveToStop(dap, 'next', { threadId: child, singleThread: true });
+        out.push(await placeOf(stop));
+        said.push(outputSince(dap, from));
+      }
+      return out;
+    };
+    const live = await steps();
+    // The function's closing brace (its return's break location), then child ends: on to main, which awaited it.
+    assert.deepEqual(
+      live.map((l) => l.replace(/ tick \d+$/, '')),
+      [`step child child:${CHILD_END}`, `step main main:${AFTER_AWAIT}`],
+      'the step does not run the program on to its end',
+    );
+    assert.notEqual(Number(stop.body.threadId), child, "main's thread");
+    assert.match(said[1]!, /child ended: the step limited to it goes on to the next line the loop runs/);
+    assert.equal(await backToHit(stop, CHILD_RETURN), child);
+    assert.deepEqual(await steps(), live, 'the same lines and ticks through the recording');
+    assert.match(said[3]!, /child ended: the step limited to it goes on to the next line the loop runs/);
+  });
+
+  it("Step Out of child's top frame lands there too, live and in the past alike", async () => {
+    let stop = await launchTo(CHILD_ADD);
+    const child = Number(stop.body.threadId);
+    assert.match(await placeOf(stop), new RegExp(`^breakpoint child child:${CHILD_ADD} `));
+    await dap.request('setBreakpoints', { source: { path: TASK_END }, breakpoints: [] });
+    stop = await moveToStop(dap, 'stepOut', { threadId: child, singleThread: true });
+    const live = await placeOf(stop);
+    assert.match(live, new RegExp(`^step main main:${AFTER_AWAIT} `), 'out of child as it ends: on to main');
+    await dap.request('setBreakpoints', { source: { path: TASK_END }, breakpoints: [{ line: CHILD_ADD }] });
+    assert.equal(await backToHit(stop, CHILD_ADD), child);
+    stop = await moveToStop(dap, 'stepOut', { threadId: child, singleThread: true });
+    assert.equal(await placeOf(stop), live, 'the same line and tick through the recording');
   });
 });
