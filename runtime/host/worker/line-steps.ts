@@ -156,9 +156,11 @@ export class LineSteps {
     for (const id of this.markers) await this.removeBreakpoint(id);
     this.markers = new Set();
     if (step !== null && step.taskId !== null) {
-      // In `_step`, `r` is the resume's result (esbuild keeps the name): its value is the future the task waits on.
+      // In `_step`, `r` is the resume's result (esbuild keeps the name): its value is the future the task waits on,
+      // or, done, what its coroutine returned (the task ends).
+      const result = `typeof r === 'object' && r !== null`;
       const note = await this.d
-        .callMain(`suspension(${step.taskId}, typeof r === 'object' && r !== null ? r.value : undefined)`)
+        .callMain(`suspension(${step.taskId}, ${result} ? r.value : undefined, ${result} && r.done === true)`)
         .catch(() => null);
       if (typeof note === 'string') this.d.emit('output', { category: 'log', text: `${note}\n` });
       if (this.meanwhile === null) {

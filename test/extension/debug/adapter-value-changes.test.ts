@@ -366,6 +366,7 @@ describe('where a field was set by another task while the task waited', { timeou
 });
 
 const TASK_END = join(__dirname, 'fixtures', 'task-end.ts');
+const CHILD_FIRST = lineOf(TASK_END, 'let sum = 0;');
 const CHILD_ADD = lineOf(TASK_END, 'sum += i;');
 const CHILD_RETURN = lineOf(TASK_END, 'return sum;');
 const CHILD_END = CHILD_RETURN + 1;
@@ -437,7 +438,10 @@ describe('a step limited to one task, from its last line as it ends (issue 28)',
       'the step does not run the program on to its end',
     );
     assert.notEqual(Number(stop.body.threadId), child, "main's thread");
-    assert.match(said[1]!, /child ended: the step limited to it goes on to the next line the loop runs/);
+    assert.match(
+      said[1]!,
+      /child's coroutine returned: the task ends\n.*child ended: the step limited to it goes on to the next line the loop runs/s,
+    );
     assert.equal(await backToHit(stop, CHILD_RETURN), child);
     assert.deepEqual(await steps(), live, 'the same lines and ticks through the recording');
     assert.match(said[3]!, /child ended: the step limited to it goes on to the next line the loop runs/);
@@ -455,5 +459,21 @@ describe('a step limited to one task, from its last line as it ends (issue 28)',
     assert.equal(await backToHit(stop, CHILD_ADD), child);
     stop = await moveToStop(dap, 'stepOut', { threadId: child, singleThread: true });
     assert.equal(await placeOf(stop), live, 'the same line and tick through the recording');
+  });
+
+  it("back, limited to child at its first line: refused with the reason, not run back to the program's start", async () => {
+    // Nothing of child ran before its first line: the limit would lapse at its creation, but a step back walks one
+    // task's lines (none follows the loop back), so the move is refused, naming the task, and the stop stays.
+    const stop = await launchTo(CHILD_FIRST);
+    const child = Number(stop.body.threadId);
+    const before = await placeOf(stop);
+    assert.match(before, new RegExp(`^breakpoint child child:${CHILD_FIRST} `));
+    const refused = await refusal(dap, 'reverseContinue', { threadId: child, singleThread: true });
+    assert.match(
+      refused,
+      /^Step Back: child \(\\?#\d+\) is at its start \(created at tick \d+\): the start of the task: its step at tick \d+ is its first, nothing of it ran before$/,
+    );
+    const frames = await stackOf(dap, child);
+    assert.equal(frames[0]!.line, CHILD_FIRST, 'the stop shown stays');
   });
 });
