@@ -442,8 +442,18 @@ describe('a step limited to one task, from its last line as it ends (issue 28)',
       said[1]!,
       /child's coroutine returned: the task ends\n.*child ended: the step limited to it goes on to the next line the loop runs/s,
     );
+    // Step Back from the landing: main's line before it (its step before's), and on again to the landing, limited
+    // to main (child's hit of the breakpoint on the way does not stop it).
+    const main = Number(stop.body.threadId);
+    const mainBack = await placeOf(await moveToStop(dap, 'stepBack', { threadId: main }));
+    assert.match(mainBack, /^step main main:\d+ /);
+    assert.equal(await placeOf(await moveToStop(dap, 'next', { threadId: main, singleThread: true })), live[1]);
     assert.equal(await backToHit(stop, CHILD_RETURN), child);
+    // With no breakpoint armed, as with one.
+    await dap.request('setBreakpoints', { source: { path: TASK_END }, breakpoints: [] });
     assert.deepEqual(await steps(), live, 'the same lines and ticks through the recording');
+    // The past landing is main's line as the live one was: Step Back goes to the same line before.
+    assert.equal(await placeOf(await moveToStop(dap, 'stepBack', { threadId: main })), mainBack);
     assert.match(said[3]!, /child ended: the step limited to it goes on to the next line the loop runs/);
   });
 
