@@ -244,12 +244,12 @@ export class LineDebugBridge implements Transport {
         const loop = loopNow();
         return loop === null || loop.isClosed() || !loop.allTasks().some((t) => t.id === taskId);
       },
-      suspension: (taskId: number, yielded: unknown, returned = false): string => {
+      suspension: (taskId: number, yielded: unknown, ended: 'returned' | 'raised' | null = null): string => {
         const loop = loopNow();
         const task = loop === null || loop.isClosed() ? undefined : loop.allTasks().find((t) => t.id === taskId);
         if (loop === null || task === undefined) return `task #${taskId} ended`;
-        // Its coroutine returned (the task is about to be done): it waits on nothing.
-        if (returned) return `${task.name}'s coroutine returned: the task ends`;
+        // Its coroutine returned or raised (the task is about to be done): it waits on nothing.
+        if (ended !== null) return `${task.name}'s coroutine ${ended}: the task ends`;
         // Called just after the task's step returned: what it yielded is what it will wait on.
         const awaiting = isFuture(yielded) ? awaitInfoOf(yielded) : (summarizeTasks([task])[0]?.awaiting ?? null);
         const on =

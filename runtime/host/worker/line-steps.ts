@@ -156,11 +156,12 @@ export class LineSteps {
     for (const id of this.markers) await this.removeBreakpoint(id);
     this.markers = new Set();
     if (step !== null && step.taskId !== null) {
-      // In `_step`, `r` is the resume's result (esbuild keeps the name): its value is the future the task waits on,
-      // or, done, what its coroutine returned (the task ends).
+      // In `_step`, `r` is the resume's result (esbuild keeps the name): its value is the future the task waits on;
+      // done, its coroutine returned; none yet (the resume threw: `_step`'s catch), it raised. The task ends then.
       const result = `typeof r === 'object' && r !== null`;
+      const ended = `${result} ? (r.done === true ? 'returned' : null) : typeof r === 'undefined' ? 'raised' : null`;
       const note = await this.d
-        .callMain(`suspension(${step.taskId}, ${result} ? r.value : undefined, ${result} && r.done === true)`)
+        .callMain(`suspension(${step.taskId}, ${result} ? r.value : undefined, ${ended})`)
         .catch(() => null);
       if (typeof note === 'string') this.d.emit('output', { category: 'log', text: `${note}\n` });
       if (this.meanwhile === null) {
@@ -199,7 +200,8 @@ export class LineSteps {
       }
       // Into a script of no source map (Node's own: what an `error.stack` read runs): out of
       // it, as js-debug's skipFiles does.
-      if (step.kind === 'into' && !this.d.hasScript(top.location.scriptId)) return this.d.stepRaw('out');
+      if ((step.kind === 'into' || step.kind === 'followInto') && !this.d.hasScript(top.location.scriptId))
+        return this.d.stepRaw('out');
       // A call the machinery makes of its own (createTask's Task, the recorder's and inspector's hooks), under
       // the line stepped from: out of it, back to the machinery frame that made it. Only the program's own
       // code is stepped into, and a task made with a name would otherwise take hundreds of steps.

@@ -5,8 +5,9 @@
 // in reverse, with the same values and ticks, and is refused before the first. Refusals: a
 // value at a stop between ticks, an unknown item, Go to Next Change on the live run. Moves
 // with `singleThread` land on that task's lines only, and between ticks on its suspensions; from a
-// task's last line as it ends (fixtures/task-end.ts), the limit lapses: Step Over and Step Out land on
-// the next line the loop runs (its awaiter's), live and through the recording alike.
+// task's last line as it ends (fixtures/task-end.ts, task-raises.ts: it returns or raises), the limit
+// lapses: Step Over and Step Out land on the next line the loop runs (its awaiter's), live and through
+// the recording alike; back, at its first line, the move is refused.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -371,6 +372,9 @@ const CHILD_ADD = lineOf(TASK_END, 'sum += i;');
 const CHILD_RETURN = lineOf(TASK_END, 'return sum;');
 const CHILD_END = CHILD_RETURN + 1;
 const AFTER_AWAIT = lineOf(TASK_END, 'log.push(`sum ${sum}`);');
+const TASK_RAISES = join(__dirname, 'fixtures', 'task-raises.ts');
+const CHILD_THROW = lineOf(TASK_RAISES, 'throw new Error(');
+const MAIN_CATCH = lineOf(TASK_RAISES, 'got = -1;');
 
 describe('a step limited to one task, from its last line as it ends (issue 28)', { timeout: 240_000 }, () => {
   let dap: DapClient;
@@ -383,16 +387,16 @@ describe('a step limited to one task, from its last line as it ends (issue 28)',
     const { reason, task, tick, top } = await stopPlace(dap, stop);
     return `${reason} ${task} ${top.name}:${top.line} tick ${tick}`;
   };
-  const launchTo = async (line: number): Promise<DapEvent> => {
+  const launchTo = async (line: number, program = TASK_END): Promise<DapEvent> => {
     await dap?.close();
     dap = await start();
     return launchToStop(
       dap,
-      { type: 'coroscope', request: 'launch', name: 'task-end', program: TASK_END },
+      { type: 'coroscope', request: 'launch', name: 'task-end', program },
       {
         configure: async (d) => {
           const set = await d.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
-            source: { path: TASK_END },
+            source: { path: program },
             breakpoints: [{ line }],
           });
           assert.equal(set.breakpoints[0]!.verified, true, set.breakpoints[0]!.message);
@@ -468,6 +472,26 @@ describe('a step limited to one task, from its last line as it ends (issue 28)',
     await dap.request('setBreakpoints', { source: { path: TASK_END }, breakpoints: [{ line: CHILD_ADD }] });
     assert.equal(await backToHit(stop, CHILD_ADD), child);
     stop = await moveToStop(dap, 'stepOut', { threadId: child, singleThread: true });
+    assert.equal(await placeOf(stop), live, 'the same line and tick through the recording');
+  });
+
+  it("Step Over from child's `throw` lands in main's `catch`, live and in the past alike", async () => {
+    let stop = await launchTo(CHILD_THROW, TASK_RAISES);
+    const child = Number(stop.body.threadId);
+    assert.match(await placeOf(stop), new RegExp(`^breakpoint child child:${CHILD_THROW} `));
+    const from = dap.mark();
+    stop = await moveToStop(dap, 'next', { threadId: child, singleThread: true });
+    const live = await placeOf(stop);
+    assert.match(live, new RegExp(`^step main main:${MAIN_CATCH} `), 'on to the awaiter, where it catches');
+    assert.match(outputSince(dap, from), /child's coroutine raised: the task ends\n(.|\n)*child ended: the step/);
+    // On past main's sleep (a later tick than the landing's), then back to the hit.
+    const main = Number(stop.body.threadId);
+    for (let i = 0; i < 3; i++) stop = await moveToStop(dap, 'next', { threadId: main });
+    const tickOf = (place: string): string => place.replace(/^.* tick /, '');
+    assert.notEqual(tickOf(await placeOf(stop)), tickOf(live));
+    stop = await moveToStop(dap, 'reverseContinue', { threadId: main });
+    assert.match(await placeOf(stop), new RegExp(`^breakpoint child child:${CHILD_THROW} `));
+    stop = await moveToStop(dap, 'next', { threadId: child, singleThread: true });
     assert.equal(await placeOf(stop), live, 'the same line and tick through the recording');
   });
 
