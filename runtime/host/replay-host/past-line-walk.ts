@@ -22,7 +22,7 @@ import type {
 import { ProtocolError } from '../../../protocol/rpc';
 import { nextLine, previousLine, sameEntry } from '../worker/past-lines';
 import { entryOf, isAtStop } from './line-stop-match';
-import { TracedTickWalk, type Outcome, type Target, type WalkMark } from './traced-tick-walk';
+import { TracedTickWalk, type Outcome, type Target, type WalkMark, type WalkStep } from './traced-tick-walk';
 
 export class PastLineWalk extends TracedTickWalk {
   /**
@@ -34,7 +34,7 @@ export class PastLineWalk extends TracedTickWalk {
    * Inside such a call: the line steps taken from that entry to the line shown (a step back replays them but
    * the last).
    */
-  private path: LineStepKind[] = [];
+  private path: WalkStep[] = [];
   /** The entry shown before valuesBack let the thread go: the next step back starts there. */
   private backFrom: number | null = null;
   /** The last reading valuesBack answered is at the task's first line of the step (entry 0). */
@@ -80,8 +80,8 @@ export class PastLineWalk extends TracedTickWalk {
     await this.release();
     if ((await this.walk({ kind: 'entry', index: mark.entry })) === 'end') return this.ranOut();
     let landing = await this.landing();
-    for (const kind of mark.path) {
-      landing = await this.lineStep(kind);
+    for (const step of mark.path) {
+      landing = await this.lineStep(step.kind, step.oneTask);
       if (landing.landed !== 'line') return landing;
     }
     return landing;
@@ -274,8 +274,8 @@ export class PastLineWalk extends TracedTickWalk {
     await this.release();
     if ((await this.walk({ kind: 'entry', index: from })) === 'end') return this.ranOut();
     let landing: PastLineLanding = { landed: 'line', line: this.landedAt };
-    for (const kind of path) {
-      landing = await this.lineStep(kind);
+    for (const step of path) {
+      landing = await this.lineStep(step.kind, step.oneTask);
       if (landing.landed !== 'line') return landing;
     }
     return landing;
@@ -306,7 +306,8 @@ export class PastLineWalk extends TracedTickWalk {
     await this.dbg.lineStep(kind, oneTask);
     if ((await this.settled(await outcome)) === 'end') return this.ranOut();
     // Not on a new entry's first run (onHit's route): this step's way from the route it started on.
-    if (this.route === route) this.route = route === null ? null : { entry: route.entry, path: [...route.path, kind] };
+    const step: WalkStep = { kind, oneTask };
+    if (this.route === route) this.route = route === null ? null : { entry: route.entry, path: [...route.path, step] };
     const frames = this.dbg.stoppedFrames();
     const top = frames[0];
     const last = walking.entries[walking.entries.length - 1];
@@ -328,7 +329,7 @@ export class PastLineWalk extends TracedTickWalk {
     }
     if (this.at === null) {
       this.inCall = Math.max(0, from);
-      this.path = [...path, kind];
+      this.path = [...path, step];
     }
     this.landedAt = top === undefined ? null : this.dbg.positionOfFrame(top.frame);
     return this.landing();

@@ -38,10 +38,19 @@ export type Target =
  */
 export type Outcome = 'reached' | 'end' | Error;
 
-/** A line of the walk shown: its entry, and the line steps taken from there into a call (stepped into). */
+/** A line step a walk took (`oneTask`: limited to the walk's task, lapsed at its end: line-steps.ts). */
+export interface WalkStep {
+  readonly kind: LineStepKind;
+  readonly oneTask: boolean;
+}
+
+/**
+ * A line of the walk shown: its entry, and the line steps taken from there into a call (stepped into), or into
+ * another task (a step limited to the walk's task that lapsed at its end).
+ */
 export interface WalkMark {
   readonly entry: number;
-  readonly path: readonly LineStepKind[];
+  readonly path: readonly WalkStep[];
 }
 
 /** The walk under way: the entries it has passed, where it is going, and how its move is answered. */
