@@ -5,9 +5,9 @@
 // in reverse, with the same values and ticks, and is refused before the first. Refusals: a
 // value at a stop between ticks, an unknown item, Go to Next Change on the live run. Moves
 // with `singleThread` land on that task's lines only, and between ticks on its suspensions; from a
-// task's last line as it ends (fixtures/task-end.ts, task-raises.ts: it returns or raises), the limit
-// lapses: Step Over and Step Out land on the next line the loop runs (its awaiter's), live and through
-// the recording alike; back, at its first line, the move is refused.
+// task's last line as it ends (fixtures/task-end*.ts, task-raises.ts: it returns or raises), the limit
+// lapses: Step Over and Step Out land on the next line the loop runs (its awaiter's, or a peer's in the
+// same tick), live and through the recording alike; back, at its first line, the move is refused.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -372,6 +372,8 @@ const CHILD_ADD = lineOf(TASK_END, 'sum += i;');
 const CHILD_RETURN = lineOf(TASK_END, 'return sum;');
 const CHILD_END = CHILD_RETURN + 1;
 const AFTER_AWAIT = lineOf(TASK_END, 'log.push(`sum ${sum}`);');
+const TASK_END_PEER = join(__dirname, 'fixtures', 'task-end-peer.ts');
+const PEER_BEAT = lineOf(TASK_END_PEER, 'beats += 1;');
 const TASK_RAISES = join(__dirname, 'fixtures', 'task-raises.ts');
 const CHILD_THROW = lineOf(TASK_RAISES, 'throw new Error(');
 const MAIN_CATCH = lineOf(TASK_RAISES, 'got = -1;');
@@ -473,6 +475,31 @@ describe('a step limited to one task, from its last line as it ends (issue 28)',
     assert.equal(await backToHit(stop, CHILD_ADD), child);
     stop = await moveToStop(dap, 'stepOut', { threadId: child, singleThread: true });
     assert.equal(await placeOf(stop), live, 'the same line and tick through the recording');
+  });
+
+  it("Step Over from child's last line lands on the next line the loop runs, peer's in the same tick, in the past too", async () => {
+    let stop = await launchTo(lineOf(TASK_END_PEER, 'return sum;'), TASK_END_PEER);
+    const child = Number(stop.body.threadId);
+    const live: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      stop = await moveToStop(dap, 'next', { threadId: child, singleThread: true });
+      live.push(await placeOf(stop));
+    }
+    // Not main, its awaiter: peer runs first, as the loop has it (nothing is scheduled otherwise).
+    assert.match(live[1]!, new RegExp(`^step peer peer:${PEER_BEAT} `));
+    const tickOf = (place: string): string => place.replace(/^.* tick /, '');
+    assert.equal(tickOf(live[1]!), tickOf(live[0]!), 'in the tick child ended in');
+    const peerThread = Number(stop.body.threadId);
+    for (let i = 0; i < 3; i++) stop = await moveToStop(dap, 'next', { threadId: peerThread });
+    assert.notEqual(tickOf(await placeOf(stop)), tickOf(live[1]!));
+    stop = await moveToStop(dap, 'reverseContinue', { threadId: peerThread });
+    assert.match(await placeOf(stop), /^breakpoint child child:/);
+    const past: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      stop = await moveToStop(dap, 'next', { threadId: child, singleThread: true });
+      past.push(await placeOf(stop));
+    }
+    assert.deepEqual(past, live, 'the same lines and ticks through the recording');
   });
 
   it("Step Over from child's `throw` lands in main's `catch`, live and in the past alike", async () => {
