@@ -260,7 +260,8 @@ export abstract class TracedTickWalk {
         this.reading.at.set(index, await this.readWatched(this.reading.watched));
         this.readAt.set(index, this.dbg.sourcePositionOfFrame(top.frame));
       }
-      if (walking.target.kind === 'step' && walking.target.untilTaskEnds === true) return 'resume';
+      // Learnt, left to the line step (which lets it go on).
+      if (walking.target.kind === 'step' && walking.target.untilTaskEnds === true) return 'step';
       if (walking.target.kind === 'step' || (walking.target.kind === 'entry' && walking.target.index === index)) {
         this.at = index;
         this.route = { entry: index, path: [] };
@@ -271,7 +272,7 @@ export abstract class TracedTickWalk {
     }
     // The line of the entry the step started from or came back to: the line step goes on or stops (lineStep
     // sorts out which line it is).
-    if (walking.target.kind === 'step') return walking.target.untilTaskEnds === true ? 'resume' : 'step';
+    if (walking.target.kind === 'step') return 'step';
     if (walking.target.kind === 'live' && !this.lastOfTick && (await isAtStop(this.dbg, frames, this.print))) {
       this.trace = walking.entries.slice();
       this.live = walking.entries.length - 1;

@@ -38,6 +38,11 @@ export interface StepState {
    * and it stays with its task in either step mode, until the task ends (lapse()).
    */
   oneTask?: true;
+  /**
+   * A Step Out of its task's top frame limited to the task: no line of the task lands it, it goes on to the task's
+   * end (where the limit lapses). The task's top function (`untilEnd`'s frame) and `_step` (its markers) are kept.
+   */
+  untilEnd?: { readonly top: CdpCallFrame; readonly stepFrame: CdpCallFrame };
   /** The frame the step started in (its function and line), for "the yield* resumed". */
   originFunction: string | null;
   /** The source line the step started on (lineOf: a whole module may be one generated line). */
@@ -93,8 +98,10 @@ export class LineSteps {
   /** Breakpoints in `_step` after it resumed the stepped task: the first one hit says the task gave the thread back. */
   private markers = new Set<string>();
   /**
-   * Temporaries at `_step`'s resume of any task, taken once the task a step is limited to is gone (it ended): the
-   * limit lapses there (lapse()). Also in `temps`.
+   * Temporaries at `_step`'s resume of any task, planted once the task a step is limited to ended (a marker in
+   * `_step` hit as its coroutine returned or raised), taken once it is gone: the limit lapses there (lapse()).
+   * Planted only then: a breakpoint in `_step`, the loop's hottest path, costs every task step meanwhile. Also
+   * in `temps`.
    */
   private lapses = new Set<string>();
   /**
@@ -163,6 +170,13 @@ export class LineSteps {
       const note = await this.d
         .callMain(`suspension(${step.taskId}, ${result} ? r.value : undefined, ${ended})`)
         .catch(() => null);
+      if (step.oneTask === true) {
+        const how = await this.evaluateIn(ev.callFrames[0], ended);
+        // The task ended: where `_step` resumes the next task, the limit lapses. Else, out of its top frame, its
+        // lines are watched for its resume (the markers planted again then).
+        if (how === 'returned' || how === 'raised') await this.plantLapse(ev.callFrames, step.taskId);
+        else if (step.untilEnd !== undefined) await this.plantStay(step.untilEnd.top, [], step.taskId);
+      }
       if (typeof note === 'string') this.d.emit('output', { category: 'log', text: `${note}\n` });
       if (this.meanwhile === null) {
         const counts = await this.d.callMain('stepCounts()').catch(() => null);
@@ -186,6 +200,15 @@ export class LineSteps {
 
   /** A pause while a line step is under way: on through machinery and glue, or the step's landing. */
   async stepped(ev: CdpPaused, step: StepState, top: CdpCallFrame, tempHit: boolean): Promise<void> {
+    if (step.untilEnd !== undefined && step.taskId !== null) {
+      // Out of the task's top frame, limited to it: no pause lands it. Resumed (a line of it): its lines are let
+      // go and the markers planted again, so its next suspension or its end is seen.
+      if (tempHit) {
+        await this.clearTemps();
+        await this.plantMarkers(step.untilEnd.stepFrame, step.taskId);
+      }
+      return this.d.resume(false);
+    }
     if (step.kind === 'follow' && tempHit) {
       // At `_step` about to resume a task: step into it.
       await this.clearTemps();
@@ -298,7 +321,6 @@ export class LineSteps {
         this.ownLine = { key: step.originFunction, line: step.originLine, ranges: [] };
       await this.clearTemps();
       for (const f of this.chainOf(ev.callFrames)) await this.plantStay(f, ev.callFrames, step.taskId);
-      if (step.oneTask === true && step.taskId !== null) await this.plantLapse(ev.callFrames, step.taskId);
       return this.d.stepRaw('over');
     }
     return this.d.stop('step');
@@ -332,6 +354,14 @@ export class LineSteps {
           this.step.originLine = this.d.lineOf(parent);
           this.step.kind = 'over';
           for (const f of callers) await this.plantStay(f, frames, taskId);
+        } else {
+          // Out of the task's top frame, limited to the task: on to its end, where the limit lapses; the markers
+          // see each suspension (and the end) while it runs.
+          const stepFrame = frames.find((f) => f.functionName === '_step' && this.d.isMachinery(f));
+          if (this.step.oneTask === true && stepFrame !== undefined) {
+            this.step.untilEnd = { top, stepFrame };
+            await this.plantMarkers(stepFrame, taskId);
+          }
         }
       } else {
         await this.plantStay(top, frames, taskId);
@@ -341,8 +371,6 @@ export class LineSteps {
     // V8 does not step into the first run of a plain generator a `yield*` delegates to (it
     // starts inside the builtin `next`): its first line is planted.
     if (kind === 'into') await this.plantDelegate(top, taskId);
-    // Limited to its task: where the task's end lets the step go on (a Step Out of its top frame too).
-    if (this.step.oneTask === true && taskId !== null) await this.plantLapse(frames, taskId);
   }
 
   /**
@@ -458,15 +486,33 @@ export class LineSteps {
     if (own !== null && onOwnLine.includes(true)) own.ranges = rangesOf(r.locations, onOwnLine);
     for (const [i, loc] of r.locations.entries()) if (!onOwnLine[i]) await this.plant(loc, condition);
     const stepFrame = frames.find((f) => f.functionName === '_step' && this.d.isMachinery(f));
-    if (stepFrame !== undefined && this.markers.size === 0) {
-      for (const after of await this.locationsAfter(stepFrame)) {
-        const id = await this.plant(after, `this.id === ${taskId}`);
-        if (id !== null) {
-          this.temps.delete(id);
-          this.markers.add(id);
-        }
+    if (stepFrame !== undefined) await this.plantMarkers(stepFrame, taskId);
+  }
+
+  /** The markers where `_step` (`stepFrame`) gets the thread back from task `taskId` (none planted yet). */
+  private async plantMarkers(stepFrame: CdpCallFrame, taskId: number): Promise<void> {
+    if (this.markers.size > 0) return;
+    for (const after of await this.locationsAfter(stepFrame)) {
+      const id = await this.plant(after, `this.id === ${taskId}`);
+      if (id !== null) {
+        this.temps.delete(id);
+        this.markers.add(id);
       }
     }
+  }
+
+  /** An expression's value (by value) in a paused frame (null: it could not be read). */
+  private async evaluateIn(frame: CdpCallFrame | undefined, expression: string): Promise<unknown> {
+    if (frame === undefined) return null;
+    const r = await this.d
+      .post<{ result: CdpRemoteObject; exceptionDetails?: unknown }>('Debugger.evaluateOnCallFrame', {
+        callFrameId: frame.callFrameId,
+        expression,
+        returnByValue: true,
+        silent: true,
+      })
+      .catch(() => null);
+    return r === null || r.exceptionDetails !== undefined ? null : r.result.value;
   }
 
   /**
