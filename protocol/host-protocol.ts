@@ -691,6 +691,11 @@ export interface ScanHit {
   taskName?: string;
   /** A logpoint's hit: when its tick began (ms after the run's first tick: the timeline's `tickTimes`). */
   time?: number;
+  /**
+   * Another task's hit of a breakpoint armed for a move limited to one task (its `task`), that task not live then
+   * (it ended, or is not made yet): the limit has lapsed, and the hit stops the move as any hit would.
+   */
+  lapsed?: true;
 }
 
 /**

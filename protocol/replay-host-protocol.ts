@@ -100,6 +100,11 @@ export interface ReplayHostMethods {
       ceiling: number;
       present?: HitBound;
       breakpoints?: ArmedBreakpoint[];
+      /**
+       * A forward step limited to the walk's task (lineStep's `task`): as live, it lapses into "follow the loop"
+       * when that task ends (line-steps.ts).
+       */
+      oneTask?: boolean;
       moment?: string;
     };
     result: MomentEcho<PastLineLanding>;

@@ -255,6 +255,7 @@ export const REPLAY_HOST_PARAMS_PARSERS: { readonly [M in ReplayHostMethodName]:
     if (lines !== undefined) out.lines = lines;
     if (p.present !== undefined) out.present = parseHitBound(p, 'present', 'pastHitLine');
     if (p.breakpoints !== undefined) out.breakpoints = parseArmedBreakpoints(p, 'pastHitLine');
+    if (optionalBoolean('pastHitLine', p, 'oneTask') === true) out.oneTask = true;
     const moment = optionalMomentId('pastHitLine', p);
     if (moment !== undefined) out.moment = moment;
     return out;

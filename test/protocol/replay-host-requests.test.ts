@@ -74,6 +74,21 @@ test('the replay-host methods narrow their params as the host did', () => {
     /^pastLine: params\.stop\.frames\[0\]\.functionLine must be a number/,
   );
   assert.deepEqual(parseReplayHostRequest('pastHitLine', { move: 'over', ceiling: 40 }), { move: 'over', ceiling: 40 });
+  // A step limited to the walk's task (it lapses when the task ends); false is the same as none.
+  assert.deepEqual(parseReplayHostRequest('pastHitLine', { move: 'out', ceiling: 40, oneTask: true }), {
+    move: 'out',
+    ceiling: 40,
+    oneTask: true,
+  });
+  assert.deepEqual(parseReplayHostRequest('pastHitLine', { move: 'out', ceiling: 40, oneTask: false }), {
+    move: 'out',
+    ceiling: 40,
+  });
+  refused(
+    () => parseReplayHostRequest('pastHitLine', { move: 'over', ceiling: 40, oneTask: 'yes' }),
+    'badRequest',
+    /^pastHitLine: params\.oneTask must be a boolean/,
+  );
   refused(
     () => parseReplayHostRequest('pastHitLine', { move: 'sideways', ceiling: 40 }),
     'badRequest',

@@ -3,7 +3,7 @@
 // owns the client pipe and debugs this thread, and installs `globalThis.__coroscopeLine`, what
 // the worker calls (Debugger.evaluateOnCallFrame) while this thread is stopped on a line:
 // serve(json), current(), where(), live(), traced(id), writeMidTick(path), withdraw(id), the scan
-// calls (hit-scan.ts) and suspension(id). See docs/design/line-debugging.md.
+// calls (hit-scan.ts), suspension(id) and gone(id). See docs/design/line-debugging.md.
 //
 // Invariants: while serve() runs, nothing the endpoint sends goes to the worker by message (it
 // is returned instead, in order); disconnect() disconnects the worker's inspector session
@@ -258,10 +258,18 @@ export class LineDebugBridge implements Transport {
           ? []
           : loop.allTasks().map((t): [number, string, number] => [t.id, t.name, t.steps()]);
       },
-      suspension: (taskId: number, yielded: unknown): string => {
+      // A move limited to one task (line-steps.ts): that task is not live in the loop a stop is in (it ended): the
+      // limit lapses, and the move goes on as one not limited.
+      gone: (taskId: number): boolean => {
+        const loop = loopNow();
+        return loop === null || loop.isClosed() || !loop.allTasks().some((t) => t.id === taskId);
+      },
+      suspension: (taskId: number, yielded: unknown, ended: 'returned' | 'raised' | null = null): string => {
         const loop = loopNow();
         const task = loop === null || loop.isClosed() ? undefined : loop.allTasks().find((t) => t.id === taskId);
         if (loop === null || task === undefined) return `task #${taskId} ended`;
+        // Its coroutine returned or raised (the task is about to be done): it waits on nothing.
+        if (ended !== null) return `${task.name}'s coroutine ${ended}: the task ends`;
         // Called just after the task's step returned: what it yielded is what it will wait on.
         const awaiting = isFuture(yielded) ? awaitInfoOf(yielded) : (summarizeTasks([task])[0]?.awaiting ?? null);
         const on =

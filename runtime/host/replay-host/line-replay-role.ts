@@ -157,7 +157,7 @@ export class LineReplayRole {
     const forward = p.move !== 'back' && p.move !== 'leave';
     const left = forward && d.isStopped() ? await d.stopPrint().catch(() => null) : null;
     let walk = await this.hitWalk('pastHitLine', p, left);
-    let landing = await walk.move(p.move, p.lines ?? 1);
+    let landing = await walk.move(p.move, p.lines ?? 1, p.oneTask === true);
     if (
       landing.landed === 'present' &&
       p.move !== 'back' &&
@@ -175,9 +175,17 @@ export class LineReplayRole {
     }
     if (landing.landed === 'present' && left !== null && left.taskId !== null)
       return { ...landing, ranOnFrom: { tick: left.tick, taskId: left.taskId, print: left.print } };
-    if (landing.landed === 'line' && left !== null && left.taskId !== null && (p.breakpoints?.length ?? 0) > 0) {
+    // A step limited to the walk's task that lapsed at its end landed in another task: held by a search as a
+    // hit, so that a walk of that task goes on from it (as from the live step's landing), breakpoints or none.
+    const lapsed = p.oneTask === true && landing.landed === 'line' && (landing.taskId ?? walk.taskId) !== walk.taskId;
+    if (
+      landing.landed === 'line' &&
+      left !== null &&
+      left.taskId !== null &&
+      ((p.breakpoints?.length ?? 0) > 0 || lapsed)
+    ) {
       const from: HitBound = { tick: left.tick, taskId: left.taskId, print: left.print };
-      return this.hitOnTheWay(walk, from, landing, p.breakpoints!);
+      return this.hitOnTheWay(walk, from, landing, p.breakpoints ?? []);
     }
     // Before the task's first line of this step: the last line of its step before, when it ran one the walk sees.
     return landing.landed === 'suspension' && p.move === 'back' ? this.intoStepBefore(walk, p.ceiling) : landing;

@@ -307,10 +307,11 @@ export class PastHitSearch {
     if (r === 'stopped') throw new ProtocolError('pastHit: the scan stopped on no hit asked for', 'replayFailed');
     checkMarked(params, r);
     checkEnded(params, r);
-    // A move limited to one task stops at that task's hits only (the others count and print all the same).
+    // A move limited to one task stops at that task's hits only (the others count and print all the same),
+    // until the limit lapsed (that task ended).
     const asks = (h: ScanHit): boolean => {
       const only = breakpoints[h.bp]?.task;
-      return only === undefined || only === h.taskId;
+      return only === undefined || only === h.taskId || h.lapsed === true;
     };
     let line = -1;
     for (let i = r.marked ?? 0; i < r.hits.length && line < 0; i++)

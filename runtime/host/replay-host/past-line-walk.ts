@@ -22,7 +22,7 @@ import type {
 import { ProtocolError } from '../../../protocol/rpc';
 import { nextLine, previousLine, sameEntry } from '../worker/past-lines';
 import { entryOf, isAtStop } from './line-stop-match';
-import { TracedTickWalk, type Outcome, type Target, type WalkMark } from './traced-tick-walk';
+import { TracedTickWalk, type Outcome, type Target, type WalkMark, type WalkStep } from './traced-tick-walk';
 
 export class PastLineWalk extends TracedTickWalk {
   /**
@@ -34,7 +34,7 @@ export class PastLineWalk extends TracedTickWalk {
    * Inside such a call: the line steps taken from that entry to the line shown (a step back replays them but
    * the last).
    */
-  private path: LineStepKind[] = [];
+  private path: WalkStep[] = [];
   /** The entry shown before valuesBack let the thread go: the next step back starts there. */
   private backFrom: number | null = null;
   /** The last reading valuesBack answered is at the task's first line of the step (entry 0). */
@@ -80,8 +80,8 @@ export class PastLineWalk extends TracedTickWalk {
     await this.release();
     if ((await this.walk({ kind: 'entry', index: mark.entry })) === 'end') return this.ranOut();
     let landing = await this.landing();
-    for (const kind of mark.path) {
-      landing = await this.lineStep(kind);
+    for (const step of mark.path) {
+      landing = await this.lineStep(step.kind, step.oneTask);
       if (landing.landed !== 'line') return landing;
     }
     return landing;
@@ -188,7 +188,11 @@ export class PastLineWalk extends TracedTickWalk {
     return { readings, line: this.readAt.get(this.live) ?? null };
   }
 
-  async move(move: 'back' | 'leave' | LineStepKind, lines = 1): Promise<PastLineLanding> {
+  /**
+   * A move of the walk: back `lines`, forward by a line step (`oneTask`: limited to the walk's task, lapsed into
+   * "follow the loop" when it ends, as live: line-steps.ts), or 'leave'.
+   */
+  async move(move: 'back' | 'leave' | LineStepKind, lines = 1, oneTask = false): Promise<PastLineLanding> {
     const backFrom = this.backFrom;
     this.backFrom = null;
     if (move === 'leave') {
@@ -226,7 +230,7 @@ export class PastLineWalk extends TracedTickWalk {
     if (this.at === null && this.inCall === null)
       throw new ProtocolError(`pastLine: ${move}: not on a past line`, 'badState');
     // Past a hit, the walk has learnt no line yet: the replay host's own line step finds the next.
-    if (move === 'into' || this.at === null || (hit && this.at >= this.live)) return this.lineStep(move);
+    if (move === 'into' || this.at === null || (hit && this.at >= this.live)) return this.lineStep(move, oneTask);
     const to = nextLine(trace, this.at, move, this.live);
     if (to >= this.live && !hit) {
       await this.release();
@@ -270,8 +274,8 @@ export class PastLineWalk extends TracedTickWalk {
     await this.release();
     if ((await this.walk({ kind: 'entry', index: from })) === 'end') return this.ranOut();
     let landing: PastLineLanding = { landed: 'line', line: this.landedAt };
-    for (const kind of path) {
-      landing = await this.lineStep(kind);
+    for (const step of path) {
+      landing = await this.lineStep(step.kind, step.oneTask);
       if (landing.landed !== 'line') return landing;
     }
     return landing;
@@ -281,13 +285,16 @@ export class PastLineWalk extends TracedTickWalk {
    * From the line stopped on (an entry, or inside a call), the replay host's own line step: it
    * lands on an entry (onHit stops there), or inside a call (the line debugger's stop).
    */
-  private async lineStep(kind: LineStepKind): Promise<PastLineLanding> {
+  private async lineStep(kind: LineStepKind, oneTask = false): Promise<PastLineLanding> {
     const walking = this.walking;
     if (walking === null) throw new ProtocolError('pastLine: the walk has ended', 'badState');
     const outcome = new Promise<Outcome>((resolve) => {
       walking.settle = resolve;
     });
-    walking.target = { kind: 'step' };
+    // Out of the task's top frame, limited to the task: on to its end, as live (line-steps.ts plants no line of it).
+    const stoppedIn = this.dbg.stoppedFrames();
+    const untilTaskEnds = kind === 'out' && oneTask && new Set(stoppedIn.map((f) => f.functionKey)).size === 1;
+    walking.target = untilTaskEnds ? { kind: 'step', untilTaskEnds } : { kind: 'step' };
     // A line step stops on each run of a line (a step over in a one-line loop stays in it): every run stops.
     if (this.skipping) await this.plantAgain(false);
     const from = walking.entries.length - 1;
@@ -296,10 +303,11 @@ export class PastLineWalk extends TracedTickWalk {
     this.at = null;
     this.inCall = null;
     this.path = [];
-    await this.dbg.lineStep(kind);
+    await this.dbg.lineStep(kind, oneTask);
     if ((await this.settled(await outcome)) === 'end') return this.ranOut();
     // Not on a new entry's first run (onHit's route): this step's way from the route it started on.
-    if (this.route === route) this.route = route === null ? null : { entry: route.entry, path: [...route.path, kind] };
+    const step: WalkStep = { kind, oneTask };
+    if (this.route === route) this.route = route === null ? null : { entry: route.entry, path: [...route.path, step] };
     const frames = this.dbg.stoppedFrames();
     const top = frames[0];
     const last = walking.entries[walking.entries.length - 1];
@@ -321,7 +329,7 @@ export class PastLineWalk extends TracedTickWalk {
     }
     if (this.at === null) {
       this.inCall = Math.max(0, from);
-      this.path = [...path, kind];
+      this.path = [...path, step];
     }
     this.landedAt = top === undefined ? null : this.dbg.positionOfFrame(top.frame);
     return this.landing();

@@ -24,9 +24,13 @@ import { entryOf, isAtStop } from './line-stop-match';
 
 /**
  * Where a walk is going: to learn the live stop (and stop there: `stop`), to an entry, or wherever the line
- * step under way stops.
+ * step under way stops (`untilTaskEnds`: a Step Out of the task's top frame limited to it, which no line of the
+ * task stops: the walk's breakpoints learn them and let it go on to the task's end, where the step lapses).
  */
-export type Target = { kind: 'live'; stop?: boolean } | { kind: 'entry'; index: number } | { kind: 'step' };
+export type Target =
+  | { kind: 'live'; stop?: boolean }
+  | { kind: 'entry'; index: number }
+  | { kind: 'step'; untilTaskEnds?: boolean };
 
 /**
  * How a walk's move ended: reached (stopped there, or the live stop learnt), the recording ran out (a hit's
@@ -34,10 +38,19 @@ export type Target = { kind: 'live'; stop?: boolean } | { kind: 'entry'; index: 
  */
 export type Outcome = 'reached' | 'end' | Error;
 
-/** A line of the walk shown: its entry, and the line steps taken from there into a call (stepped into). */
+/** A line step a walk took (`oneTask`: limited to the walk's task, lapsed at its end: line-steps.ts). */
+export interface WalkStep {
+  readonly kind: LineStepKind;
+  readonly oneTask: boolean;
+}
+
+/**
+ * A line of the walk shown: its entry, and the line steps taken from there into a call (stepped into), or into
+ * another task (a step limited to the walk's task that lapsed at its end).
+ */
 export interface WalkMark {
   readonly entry: number;
-  readonly path: readonly LineStepKind[];
+  readonly path: readonly WalkStep[];
 }
 
 /** The walk under way: the entries it has passed, where it is going, and how its move is answered. */
@@ -247,6 +260,8 @@ export abstract class TracedTickWalk {
         this.reading.at.set(index, await this.readWatched(this.reading.watched));
         this.readAt.set(index, this.dbg.sourcePositionOfFrame(top.frame));
       }
+      // Learnt, left to the line step (which lets it go on).
+      if (walking.target.kind === 'step' && walking.target.untilTaskEnds === true) return 'step';
       if (walking.target.kind === 'step' || (walking.target.kind === 'entry' && walking.target.index === index)) {
         this.at = index;
         this.route = { entry: index, path: [] };

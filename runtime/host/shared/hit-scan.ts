@@ -142,7 +142,11 @@ export class HitScan {
     if (until !== undefined && tick >= until.tick) return false;
     const count = counter.count(tick);
     if (count === null) return false;
-    this.tickHits.push({ bp, tick, taskId, count, description });
+    this.tickHits.push(
+      this.lapsedFor(bp, taskId)
+        ? { bp, tick, taskId, count, description, lapsed: true }
+        : { bp, tick, taskId, count, description },
+    );
     return true;
   }
 
@@ -246,14 +250,16 @@ export class HitScan {
         this.inTick = 0;
       }
       const ordinal = this.inTick++;
-      if (message === undefined) this.hits.push({ bp, tick, taskId, count });
+      const lapsed = this.lapsedFor(bp, taskId);
+      if (message === undefined)
+        this.hits.push(lapsed ? { bp, tick, taskId, count, lapsed } : { bp, tick, taskId, count });
       else {
         const task = this.loop?.currentTask() ?? null;
         const hit: ScanHit = { bp, tick, taskId, count, message, taskName: task === null ? '' : `${task.name}` };
         if (this.tickTime !== null) hit.time = this.tickTime(tick);
         this.hits.push(hit);
       }
-      if (this.isAsked(tick, ordinal, message !== undefined, bp, taskId)) stop = true;
+      if (this.isAsked(tick, ordinal, message !== undefined, bp, taskId, lapsed)) stop = true;
     }
     if (stop) {
       this.stopped = true;
@@ -263,17 +269,35 @@ export class HitScan {
     return stop;
   }
 
-  private isAsked(tick: number, ordinal: number, logged: boolean, bp: number, taskId: number | null): boolean {
+  private isAsked(
+    tick: number,
+    ordinal: number,
+    logged: boolean,
+    bp: number,
+    taskId: number | null,
+    lapsed: boolean,
+  ): boolean {
     const s = this.params.stop;
     if (s === undefined) return false;
     if (s.kind === 'nth') return s.tick === tick && s.ordinal === ordinal;
     // A logpoint never stops a search for the first hit (a step's: it prints on the way, printed()), nor
-    // another task's hit a move limited to one task (the breakpoint's `task`).
+    // another task's hit a move limited to one task (the breakpoint's `task`), unless that limit lapsed.
     if (s.kind === 'marker' || logged) return false;
     const only = this.params.breakpoints[bp]?.task;
-    if (only !== undefined && only !== taskId) return false;
+    if (only !== undefined && only !== taskId && !lapsed) return false;
     // The first hit after `afterTick` and the marker.
     return tick > s.afterTick && (this.params.marker === undefined || this.marked !== null);
+  }
+
+  /**
+   * Whether a hit of breakpoint `bp` by `taskId` comes when the limit of its move to one task (the breakpoint's
+   * `task`, another) has lapsed: that task is not live in the scan's loop (it ended, or is not made yet), as the
+   * live move's limit lapses at its task's end (line-steps.ts).
+   */
+  private lapsedFor(bp: number, taskId: number | null): boolean {
+    const only = this.params.breakpoints[bp]?.task;
+    if (only === undefined || only === taskId || this.loop === null) return false;
+    return !this.loop.allTasks().some((t) => t.id === only);
   }
 
   /**

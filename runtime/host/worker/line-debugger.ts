@@ -55,6 +55,8 @@ export class LineDebugger {
   private readonly view: StopView;
   private current: CdpPaused | null = null;
   private stopTaskId: number | null = null;
+  /** The name of the stop's task (null: outside any task, or not known). */
+  private stopTaskName: string | null = null;
   private stopTick = 0;
   /** The run stopped in is recorded (its past can be replayed: line-replay-host.ts). */
   private stopInRecorded = false;
@@ -90,6 +92,7 @@ export class LineDebugger {
       lineOfLocation: (loc) => this.scripts.lineOfLocation(loc),
       isLibrary: (frame) => this.scripts.isLibrary(frame),
       isMachinery: (frame) => this.scripts.isMachinery(frame),
+      stopTaskName: () => this.stopTaskName,
     });
     session.on('Debugger.scriptParsed', (m: { params: { scriptId: string; url: string; sourceMapURL?: string } }) =>
       this.onScript(m.params),
@@ -264,6 +267,8 @@ export class LineDebugger {
     const step = this.steps.step;
     // The stepped task suspended: say so, then run until it resumes (or follow the loop).
     if (hits.some((id) => this.steps.isMarker(id))) return this.steps.suspended(ev, step);
+    // The task the step is limited to ended, and another is resumed: the limit lapses (follow the loop).
+    if (step !== null && hits.some((id) => this.steps.isLapse(id))) return this.steps.lapse(step);
     const userHits = hits
       .map((id) => this.breakpoints.entryOf(id))
       .filter((e): e is LineBreakpointEntry => e !== undefined);
@@ -277,8 +282,10 @@ export class LineDebugger {
       }
       // Limited to one task (a line step's, or a task's step between ticks): another task's hit (counted above)
       // does not stop it. That task runs while the limited one is suspended, so V8 is not stepping: it goes on.
+      // Once the task ended, the limit has lapsed: the hit stops the move as it would stop one not limited.
       const only = step === null ? this.limited : step.oneTask === true ? step.taskId : null;
-      if (stop && only !== null && (await this.runningTask()) !== only) return this.resume(false);
+      if (stop && only !== null && (await this.runningTask()) !== only && !(await this.isGone(only)))
+        return this.resume(false);
       if (stop) return this.stop('breakpoint');
       if (step === null) return this.resume(false);
     }
@@ -303,6 +310,11 @@ export class LineDebugger {
   /** The task the next loop move is limited to (null: none). */
   limitTo(taskId: number | null): void {
     this.limited = taskId;
+  }
+
+  /** Whether task `taskId` is no longer live where the thread is paused (it ended; false: live, or not known). */
+  private async isGone(taskId: number): Promise<boolean> {
+    return (await this.callMain(`gone(${taskId})`).catch(() => false)) === true;
   }
 
   /** The task running where the thread is paused (null: outside any task, or not known). */
@@ -333,6 +345,7 @@ export class LineDebugger {
       recorded?: unknown;
     };
     this.stopTaskId = typeof w.taskId === 'number' ? w.taskId : null;
+    this.stopTaskName = typeof w.taskName === 'string' ? w.taskName : null;
     this.stopTick = typeof w.tick === 'number' ? w.tick : 0;
     this.stopInRecorded = w.recorded === true;
     const meanwhile = this.steps.meanwhile;

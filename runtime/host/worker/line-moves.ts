@@ -41,7 +41,7 @@ export class LineMoves {
       // the live stop (a hit's client shows the present itself).
       const beforeStop = this.view.position.kind === 'stepBefore';
       const on = hostOf(this.view.position) ?? 'search';
-      let landing = await this.view.moveAtHit(past, kind, moment, armed);
+      let landing = await this.view.moveAtHit(past, kind, moment, armed, 1, task !== undefined);
       if (landing.landed === 'present' && landing.ranOnFrom !== undefined)
         landing = await this.hitSearches.ranOnToHit(past, on, landing, moment, task);
       await this.hitSearches.followHitLine(landing, past, moment);

@@ -372,6 +372,7 @@ export class LineReplayHost {
     moment?: string,
     breakpoints: readonly ArmedBreakpoint[] = [],
     lines = 1,
+    oneTask = false,
   ): Promise<PastLineLanding> {
     return echoed(
       await this.endpoint.request('pastHitLine', {
@@ -380,6 +381,7 @@ export class LineReplayHost {
         ceiling: this.ticks,
         ...this.presentOf(),
         ...stepBreakpoints(move, breakpoints, true),
+        ...(oneTask && move !== 'back' && move !== 'leave' ? { oneTask } : {}),
         ...idOf(moment),
       }),
       moment,

@@ -3,8 +3,8 @@
 // LineSteps: the line step under way of a LineDebugger: its state, the temporary breakpoints that
 // keep it with its task (its functions' break locations conditioned on the task running, markers
 // in `_step`), and what each pause during the step means (machinery and glue stepped through, the
-// runtime's library stepped over, the landing). The LineDebugger owns the session and the stop;
-// this asks it through a StepPort.
+// runtime's library stepped over, the landing; a step limited to one task lapses into "follow the
+// loop" once that task ended). The LineDebugger owns the session and the stop; it is asked through a StepPort.
 //
 // Invariants: temporaries are removed at every stop and continue; a step gives up after
 // MAX_AUTO_STEPS automatic steps; "meanwhile" is said once, at the landing in the stepped task; a
@@ -35,9 +35,14 @@ export interface StepState {
   taskId: number | null;
   /**
    * Limited to its task (DAP `singleThread`, "Follow This Task"): other tasks' breakpoint hits do not stop it,
-   * and it stays with its task in either step mode.
+   * and it stays with its task in either step mode, until the task ends (lapse()).
    */
   oneTask?: true;
+  /**
+   * A Step Out of its task's top frame limited to the task: no line of the task lands it, it goes on to the task's
+   * end (where the limit lapses). The task's top function (`untilEnd`'s frame) and `_step` (its markers) are kept.
+   */
+  untilEnd?: { readonly top: CdpCallFrame; readonly stepFrame: CdpCallFrame };
   /** The frame the step started in (its function and line), for "the yield* resumed". */
   originFunction: string | null;
   /** The source line the step started on (lineOf: a whole module may be one generated line). */
@@ -72,6 +77,8 @@ export interface StepPort {
   lineOfLocation(loc: CdpLocation): string;
   isLibrary(frame: CdpCallFrame): boolean;
   isMachinery(frame: CdpCallFrame): boolean;
+  /** The name of the task of the current (or last) stop (null: outside any task, or not known). */
+  stopTaskName(): string | null;
 }
 
 export class LineSteps {
@@ -90,6 +97,13 @@ export class LineSteps {
   private crossed = false;
   /** Breakpoints in `_step` after it resumed the stepped task: the first one hit says the task gave the thread back. */
   private markers = new Set<string>();
+  /**
+   * Temporaries at `_step`'s resume of any task, planted once the task a step is limited to ended (a marker in
+   * `_step` hit as its coroutine returned or raised), taken once it is gone: the limit lapses there (lapse()).
+   * Planted only then: a breakpoint in `_step`, the loop's hottest path, costs every task step meanwhile. Also
+   * in `temps`.
+   */
+  private lapses = new Set<string>();
   /**
    * The line step under way crossed a suspension of its task: the tick and every task's steps then (what ran
    * meanwhile is said where it lands).
@@ -118,6 +132,28 @@ export class LineSteps {
     return this.markers.has(id);
   }
 
+  /** A temporary where the limit of a step to one task lapses: that task ended, `_step` resumes another. */
+  isLapse(id: string): boolean {
+    return this.lapses.has(id);
+  }
+
+  /**
+   * The task the step under way is limited to ended, and `_step` is about to resume another task: the limit
+   * lapses with it, and the step goes on as "follow the loop" does, into that task, to the next line the loop
+   * runs (as a step from an async function's last line returns to whoever runs next). Nothing is scheduled
+   * otherwise: where it lands is where the program goes anyway.
+   */
+  async lapse(step: StepState): Promise<void> {
+    await this.clearTemps();
+    const name = this.d.stopTaskName() ?? `task #${step.taskId}`;
+    this.d.emit('output', {
+      category: 'log',
+      text: `${name} ended: the step limited to it goes on to the next line the loop runs\n`,
+    });
+    this.step = { kind: 'followInto', taskId: null, originFunction: null, originLine: null, autoSteps: 0 };
+    return this.d.stepRaw('into');
+  }
+
   /**
    * The stepped task suspended (a marker in `_step` was hit): say so, then run until it resumes
    * (or, following the loop, until `_step` resumes the next task).
@@ -127,10 +163,20 @@ export class LineSteps {
     for (const id of this.markers) await this.removeBreakpoint(id);
     this.markers = new Set();
     if (step !== null && step.taskId !== null) {
-      // In `_step`, `r` is the resume's result (esbuild keeps the name): its value is the future the task waits on.
+      // In `_step`, `r` is the resume's result (esbuild keeps the name): its value is the future the task waits on;
+      // done, its coroutine returned; none yet (the resume threw: `_step`'s catch), it raised. The task ends then.
+      const result = `typeof r === 'object' && r !== null`;
+      const ended = `${result} ? (r.done === true ? 'returned' : null) : typeof r === 'undefined' ? 'raised' : null`;
       const note = await this.d
-        .callMain(`suspension(${step.taskId}, typeof r === 'object' && r !== null ? r.value : undefined)`)
+        .callMain(`suspension(${step.taskId}, ${result} ? r.value : undefined, ${ended})`)
         .catch(() => null);
+      if (step.oneTask === true) {
+        const how = await this.evaluateIn(ev.callFrames[0], ended);
+        // The task ended: where `_step` resumes the next task, the limit lapses. Else, out of its top frame, its
+        // lines are watched for its resume (the markers planted again then).
+        if (how === 'returned' || how === 'raised') await this.plantLapse(ev.callFrames, step.taskId);
+        else if (step.untilEnd !== undefined) await this.plantStay(step.untilEnd.top, [], step.taskId);
+      }
       if (typeof note === 'string') this.d.emit('output', { category: 'log', text: `${note}\n` });
       if (this.meanwhile === null) {
         const counts = await this.d.callMain('stepCounts()').catch(() => null);
@@ -154,6 +200,15 @@ export class LineSteps {
 
   /** A pause while a line step is under way: on through machinery and glue, or the step's landing. */
   async stepped(ev: CdpPaused, step: StepState, top: CdpCallFrame, tempHit: boolean): Promise<void> {
+    if (step.untilEnd !== undefined && step.taskId !== null) {
+      // Out of the task's top frame, limited to it: no pause lands it. Resumed (a line of it): its lines are let
+      // go and the markers planted again, so its next suspension or its end is seen.
+      if (tempHit) {
+        await this.clearTemps();
+        await this.plantMarkers(step.untilEnd.stepFrame, step.taskId);
+      }
+      return this.d.resume(false);
+    }
     if (step.kind === 'follow' && tempHit) {
       // At `_step` about to resume a task: step into it.
       await this.clearTemps();
@@ -168,7 +223,8 @@ export class LineSteps {
       }
       // Into a script of no source map (Node's own: what an `error.stack` read runs): out of
       // it, as js-debug's skipFiles does.
-      if (step.kind === 'into' && !this.d.hasScript(top.location.scriptId)) return this.d.stepRaw('out');
+      if ((step.kind === 'into' || step.kind === 'followInto') && !this.d.hasScript(top.location.scriptId))
+        return this.d.stepRaw('out');
       // A call the machinery makes of its own (createTask's Task, the recorder's and inspector's hooks), under
       // the line stepped from: out of it, back to the machinery frame that made it. Only the program's own
       // code is stepped into, and a task made with a name would otherwise take hundreds of steps.
@@ -298,6 +354,14 @@ export class LineSteps {
           this.step.originLine = this.d.lineOf(parent);
           this.step.kind = 'over';
           for (const f of callers) await this.plantStay(f, frames, taskId);
+        } else {
+          // Out of the task's top frame, limited to the task: on to its end, where the limit lapses; the markers
+          // see each suspension (and the end) while it runs.
+          const stepFrame = frames.find((f) => f.functionName === '_step' && this.d.isMachinery(f));
+          if (this.step.oneTask === true && stepFrame !== undefined) {
+            this.step.untilEnd = { top, stepFrame };
+            await this.plantMarkers(stepFrame, taskId);
+          }
         }
       } else {
         await this.plantStay(top, frames, taskId);
@@ -422,27 +486,64 @@ export class LineSteps {
     if (own !== null && onOwnLine.includes(true)) own.ranges = rangesOf(r.locations, onOwnLine);
     for (const [i, loc] of r.locations.entries()) if (!onOwnLine[i]) await this.plant(loc, condition);
     const stepFrame = frames.find((f) => f.functionName === '_step' && this.d.isMachinery(f));
-    if (stepFrame !== undefined && this.markers.size === 0) {
-      for (const after of await this.locationsAfter(stepFrame)) {
-        const id = await this.plant(after, `this.id === ${taskId}`);
-        if (id !== null) {
-          this.temps.delete(id);
-          this.markers.add(id);
-        }
+    if (stepFrame !== undefined) await this.plantMarkers(stepFrame, taskId);
+  }
+
+  /** The markers where `_step` (`stepFrame`) gets the thread back from task `taskId` (none planted yet). */
+  private async plantMarkers(stepFrame: CdpCallFrame, taskId: number): Promise<void> {
+    if (this.markers.size > 0) return;
+    for (const after of await this.locationsAfter(stepFrame)) {
+      const id = await this.plant(after, `this.id === ${taskId}`);
+      if (id !== null) {
+        this.temps.delete(id);
+        this.markers.add(id);
       }
     }
   }
 
-  /** "Follow the loop": a temporary breakpoint where `_step` resumes whichever task comes next. */
-  private async plantResumeOfAnyTask(stepFrame: CdpCallFrame): Promise<void> {
-    if (stepFrame.functionLocation === undefined) return;
+  /** An expression's value (by value) in a paused frame (null: it could not be read). */
+  private async evaluateIn(frame: CdpCallFrame | undefined, expression: string): Promise<unknown> {
+    if (frame === undefined) return null;
+    const r = await this.d
+      .post<{ result: CdpRemoteObject; exceptionDetails?: unknown }>('Debugger.evaluateOnCallFrame', {
+        callFrameId: frame.callFrameId,
+        expression,
+        returnByValue: true,
+        silent: true,
+      })
+      .catch(() => null);
+    return r === null || r.exceptionDetails !== undefined ? null : r.result.value;
+  }
+
+  /**
+   * "Follow the loop": temporary breakpoints where `_step` resumes whichever task comes next (taken when
+   * `condition` holds, null: always); their ids.
+   */
+  private async plantResumeOfAnyTask(stepFrame: CdpCallFrame, condition: string | null = null): Promise<string[]> {
+    if (stepFrame.functionLocation === undefined) return [];
     const r = await this.d.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
       start: stepFrame.functionLocation,
       restrictToFunction: true,
     });
     const resumes = r.locations.filter((loc) => RESUME_MARK.test(this.sourceText(loc, -1)));
+    const ids: string[] = [];
     // Without the source (no map): from the start of `_step`, stepping into the resume.
-    for (const loc of resumes.length > 0 ? resumes : r.locations.slice(0, 1)) await this.plant(loc, null);
+    for (const loc of resumes.length > 0 ? resumes : r.locations.slice(0, 1)) {
+      const id = await this.plant(loc, condition);
+      if (id !== null) ids.push(id);
+    }
+    return ids;
+  }
+
+  /**
+   * A step limited to task `taskId`: where `_step` (of `frames`, the stop's) resumes any task, taken once that
+   * task is gone (the bridge's gone(): it ended), so the step lapses into "follow the loop" (lapse()).
+   */
+  private async plantLapse(frames: readonly CdpCallFrame[], taskId: number): Promise<void> {
+    const stepFrame = frames.find((f) => f.functionName === '_step' && this.d.isMachinery(f));
+    if (stepFrame === undefined) return;
+    for (const id of await this.plantResumeOfAnyTask(stepFrame, `globalThis.__coroscopeLine.gone(${taskId})`))
+      this.lapses.add(id);
   }
 
   /** The TypeScript line at a generated location, or `offset` lines from it ('' when unmapped or unreadable). */
@@ -496,6 +597,7 @@ export class LineSteps {
   async clearTemps(): Promise<void> {
     const ids = [...this.temps];
     this.temps = new Set();
+    this.lapses = new Set();
     ids.push(...this.markers);
     this.markers = new Set();
     for (const id of ids) await this.removeBreakpoint(id);

@@ -49,7 +49,8 @@ export class PastView {
 
   /**
    * A move through the past lines on `r`, the stop's replay host: back, forward ('over', 'into', 'out'), or
-   * 'leave' (the present again). `armed`: the breakpoints a forward step stops at on its way.
+   * 'leave' (the present again). `armed`: the breakpoints a forward step stops at on its way; `oneTask`: a
+   * forward step limited to its task (lapsed when the task ends, as live).
    */
   async move(
     r: PastHost,
@@ -57,9 +58,10 @@ export class PastView {
     moment?: string,
     lines = 1,
     armed: readonly ArmedBreakpoint[] = [],
+    oneTask = false,
   ): Promise<PastLineLanding> {
     if (move === 'leave' && !showsLine(this.pos)) return { landed: 'present' };
-    if (walksFromHit(this.pos)) return this.moveAtHit(r, move, moment, armed, lines);
+    if (walksFromHit(this.pos)) return this.moveAtHit(r, move, moment, armed, lines, oneTask);
     this.pos = leaveTick(this.pos);
     const landing = await r.walkStop(move, moment, lines, armed);
     this.pos = afterStopWalk(landing);
@@ -69,7 +71,7 @@ export class PastView {
   /**
    * A move through the lines of the task of the hit shown on `r` (or of an earlier step of the stop's task):
    * off a line, the hit is no longer shown. `armed`: the breakpoints a forward step stops at on its way; `lines`:
-   * a move back of several lines in one replay.
+   * a move back of several lines in one replay; `oneTask`: a forward step limited to the walk's task.
    */
   async moveAtHit(
     r: PastHost,
@@ -77,9 +79,10 @@ export class PastView {
     moment?: string,
     armed: readonly ArmedBreakpoint[] = [],
     lines = 1,
+    oneTask = false,
   ): Promise<PastLineLanding> {
     const from = this.pos;
-    const landing = await r.walkFromHit(move, moment, armed, lines);
+    const landing = await r.walkFromHit(move, moment, armed, lines, oneTask);
     this.pos = afterHitWalk(from, landing);
     return landing;
   }

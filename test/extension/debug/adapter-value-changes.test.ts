@@ -4,7 +4,10 @@
 // counter's `return`, Go to Last Change goes back through the recording to the same places,
 // in reverse, with the same values and ticks, and is refused before the first. Refusals: a
 // value at a stop between ticks, an unknown item, Go to Next Change on the live run. Moves
-// with `singleThread` land on that task's lines only, and between ticks on its suspensions.
+// with `singleThread` land on that task's lines only, and between ticks on its suspensions; from a
+// task's last line as it ends (fixtures/task-end*.ts, task-raises.ts: it returns or raises), the limit
+// lapses: Step Over and Step Out land on the next line the loop runs (its awaiter's, or a peer's in the
+// same tick), live and through the recording alike; back, at its first line, the move is refused.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,13 +18,16 @@ import {
   initialize,
   launchToStop,
   moveToStop,
+  outputSince,
   refusalOf,
   scopeOf,
   spawnAdapter,
   stackOf,
+  stopPlace,
   tasksOf,
   threadsOf,
 } from './adapter-harness';
+import type { DapEvent } from './dap-client';
 
 const PROGRAM = join(__dirname, 'fixtures', 'value-changes.ts');
 const BOX_LINE = lineOf(PROGRAM, 'const box = { count: 0 };');
@@ -357,5 +363,178 @@ describe('where a field was set by another task while the task waited', { timeou
       .join('');
     assert.ok(said.includes(`state.status was set by ${SHARED}:${written} (tick `), said);
     assert.ok(said.includes('another task than the one stopped'), said);
+  });
+});
+
+const TASK_END = join(__dirname, 'fixtures', 'task-end.ts');
+const CHILD_FIRST = lineOf(TASK_END, 'let sum = 0;');
+const CHILD_ADD = lineOf(TASK_END, 'sum += i;');
+const CHILD_RETURN = lineOf(TASK_END, 'return sum;');
+const CHILD_END = CHILD_RETURN + 1;
+const AFTER_AWAIT = lineOf(TASK_END, 'log.push(`sum ${sum}`);');
+const TASK_END_PEER = join(__dirname, 'fixtures', 'task-end-peer.ts');
+const PEER_BEAT = lineOf(TASK_END_PEER, 'beats += 1;');
+const TASK_RAISES = join(__dirname, 'fixtures', 'task-raises.ts');
+const CHILD_THROW = lineOf(TASK_RAISES, 'throw new Error(');
+const MAIN_CATCH = lineOf(TASK_RAISES, 'got = -1;');
+
+describe('a step limited to one task, from its last line as it ends (issue 28)', { timeout: 240_000 }, () => {
+  let dap: DapClient;
+  after(async () => {
+    await dap?.close();
+  });
+
+  /** Where a stop stands: its reason, task, function and line, the loop's tick. */
+  const placeOf = async (stop: DapEvent): Promise<string> => {
+    const { reason, task, tick, top } = await stopPlace(dap, stop);
+    return `${reason} ${task} ${top.name}:${top.line} tick ${tick}`;
+  };
+  const launchTo = async (line: number, program = TASK_END): Promise<DapEvent> => {
+    await dap?.close();
+    dap = await start();
+    return launchToStop(
+      dap,
+      { type: 'coroscope', request: 'launch', name: 'task-end', program },
+      {
+        configure: async (d) => {
+          const set = await d.request<DebugProtocol.SetBreakpointsResponse['body']>('setBreakpoints', {
+            source: { path: program },
+            breakpoints: [{ line }],
+          });
+          assert.equal(set.breakpoints[0]!.verified, true, set.breakpoints[0]!.message);
+        },
+        exceptionFilters: [],
+      },
+    );
+  };
+  /**
+   * From the landing (main's line), the live run goes on by main's plain steps, so that the present is not the
+   * landing; then Reverse Continue goes back to the breakpoint's last hit, in child.
+   */
+  const backToHit = async (landing: DapEvent, line: number): Promise<number> => {
+    const main = Number(landing.body.threadId);
+    let stop = landing;
+    for (let i = 0; i < 2; i++) stop = await moveToStop(dap, 'next', { threadId: main });
+    assert.match(await placeOf(stop), /^step main main:\d+ /);
+    stop = await moveToStop(dap, 'reverseContinue', { threadId: main });
+    assert.match(await placeOf(stop), new RegExp(`^breakpoint child child:${line} `));
+    return Number(stop.body.threadId);
+  };
+
+  it("Step Over from child's last line lands on main's line after its `yield* worker`, live and in the past alike", async () => {
+    let stop = await launchTo(CHILD_RETURN);
+    const child = Number(stop.body.threadId);
+    assert.match(await placeOf(stop), new RegExp(`^breakpoint child child:${CHILD_RETURN} `));
+    const said: string[] = [];
+    const steps = async (): Promise<string[]> => {
+      const out: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const from = dap.mark();
+        stop = await moveToStop(dap, 'next', { threadId: child, singleThread: true });
+        out.push(await placeOf(stop));
+        said.push(outputSince(dap, from));
+      }
+      return out;
+    };
+    const live = await steps();
+    // The function's closing brace (its return's break location), then child ends: on to main, which awaited it.
+    assert.deepEqual(
+      live.map((l) => l.replace(/ tick \d+$/, '')),
+      [`step child child:${CHILD_END}`, `step main main:${AFTER_AWAIT}`],
+      'the step does not run the program on to its end',
+    );
+    assert.notEqual(Number(stop.body.threadId), child, "main's thread");
+    assert.match(
+      said[1]!,
+      /child's coroutine returned: the task ends\n.*child ended: the step limited to it goes on to the next line the loop runs/s,
+    );
+    // Step Back from the landing: main's line before it (its step before's), and on again to the landing, limited
+    // to main (child's hit of the breakpoint on the way does not stop it).
+    const main = Number(stop.body.threadId);
+    const mainBack = await placeOf(await moveToStop(dap, 'stepBack', { threadId: main }));
+    assert.match(mainBack, /^step main main:\d+ /);
+    assert.equal(await placeOf(await moveToStop(dap, 'next', { threadId: main, singleThread: true })), live[1]);
+    assert.equal(await backToHit(stop, CHILD_RETURN), child);
+    // With no breakpoint armed, as with one.
+    await dap.request('setBreakpoints', { source: { path: TASK_END }, breakpoints: [] });
+    assert.deepEqual(await steps(), live, 'the same lines and ticks through the recording');
+    // The past landing is main's line as the live one was: Step Back goes to the same line before.
+    assert.equal(await placeOf(await moveToStop(dap, 'stepBack', { threadId: main })), mainBack);
+    assert.match(said[3]!, /child ended: the step limited to it goes on to the next line the loop runs/);
+  });
+
+  it("Step Out of child's top frame lands there too, live and in the past alike", async () => {
+    let stop = await launchTo(CHILD_ADD);
+    const child = Number(stop.body.threadId);
+    assert.match(await placeOf(stop), new RegExp(`^breakpoint child child:${CHILD_ADD} `));
+    await dap.request('setBreakpoints', { source: { path: TASK_END }, breakpoints: [] });
+    stop = await moveToStop(dap, 'stepOut', { threadId: child, singleThread: true });
+    const live = await placeOf(stop);
+    assert.match(live, new RegExp(`^step main main:${AFTER_AWAIT} `), 'out of child as it ends: on to main');
+    await dap.request('setBreakpoints', { source: { path: TASK_END }, breakpoints: [{ line: CHILD_ADD }] });
+    assert.equal(await backToHit(stop, CHILD_ADD), child);
+    stop = await moveToStop(dap, 'stepOut', { threadId: child, singleThread: true });
+    assert.equal(await placeOf(stop), live, 'the same line and tick through the recording');
+  });
+
+  it("Step Over from child's last line lands on the next line the loop runs, peer's in the same tick, in the past too", async () => {
+    let stop = await launchTo(lineOf(TASK_END_PEER, 'return sum;'), TASK_END_PEER);
+    const child = Number(stop.body.threadId);
+    const live: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      stop = await moveToStop(dap, 'next', { threadId: child, singleThread: true });
+      live.push(await placeOf(stop));
+    }
+    // Not main, its awaiter: peer runs first, as the loop has it (nothing is scheduled otherwise).
+    assert.match(live[1]!, new RegExp(`^step peer peer:${PEER_BEAT} `));
+    const tickOf = (place: string): string => place.replace(/^.* tick /, '');
+    assert.equal(tickOf(live[1]!), tickOf(live[0]!), 'in the tick child ended in');
+    const peerThread = Number(stop.body.threadId);
+    for (let i = 0; i < 3; i++) stop = await moveToStop(dap, 'next', { threadId: peerThread });
+    assert.notEqual(tickOf(await placeOf(stop)), tickOf(live[1]!));
+    stop = await moveToStop(dap, 'reverseContinue', { threadId: peerThread });
+    assert.match(await placeOf(stop), /^breakpoint child child:/);
+    const past: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      stop = await moveToStop(dap, 'next', { threadId: child, singleThread: true });
+      past.push(await placeOf(stop));
+    }
+    assert.deepEqual(past, live, 'the same lines and ticks through the recording');
+  });
+
+  it("Step Over from child's `throw` lands in main's `catch`, live and in the past alike", async () => {
+    let stop = await launchTo(CHILD_THROW, TASK_RAISES);
+    const child = Number(stop.body.threadId);
+    assert.match(await placeOf(stop), new RegExp(`^breakpoint child child:${CHILD_THROW} `));
+    const from = dap.mark();
+    stop = await moveToStop(dap, 'next', { threadId: child, singleThread: true });
+    const live = await placeOf(stop);
+    assert.match(live, new RegExp(`^step main main:${MAIN_CATCH} `), 'on to the awaiter, where it catches');
+    assert.match(outputSince(dap, from), /child's coroutine raised: the task ends\n(.|\n)*child ended: the step/);
+    // On past main's sleep (a later tick than the landing's), then back to the hit.
+    const main = Number(stop.body.threadId);
+    for (let i = 0; i < 3; i++) stop = await moveToStop(dap, 'next', { threadId: main });
+    const tickOf = (place: string): string => place.replace(/^.* tick /, '');
+    assert.notEqual(tickOf(await placeOf(stop)), tickOf(live));
+    stop = await moveToStop(dap, 'reverseContinue', { threadId: main });
+    assert.match(await placeOf(stop), new RegExp(`^breakpoint child child:${CHILD_THROW} `));
+    stop = await moveToStop(dap, 'next', { threadId: child, singleThread: true });
+    assert.equal(await placeOf(stop), live, 'the same line and tick through the recording');
+  });
+
+  it("back, limited to child at its first line: refused with the reason, not run back to the program's start", async () => {
+    // Nothing of child ran before its first line: the limit would lapse at its creation, but a step back walks one
+    // task's lines (none follows the loop back), so the move is refused, naming the task, and the stop stays.
+    const stop = await launchTo(CHILD_FIRST);
+    const child = Number(stop.body.threadId);
+    const before = await placeOf(stop);
+    assert.match(before, new RegExp(`^breakpoint child child:${CHILD_FIRST} `));
+    const refused = await refusal(dap, 'reverseContinue', { threadId: child, singleThread: true });
+    assert.match(
+      refused,
+      /^Step Back: child \(\\?#\d+\) is at its start \(created at tick \d+\): the start of the task: its step at tick \d+ is its first, nothing of it ran before$/,
+    );
+    const frames = await stackOf(dap, child);
+    assert.equal(frames[0]!.line, CHILD_FIRST, 'the stop shown stays');
   });
 });

@@ -3,7 +3,7 @@
 // would, and answer its marker and `until` pauses as the worker does. Checked: hits recorded
 // in replay order with their counts (from `counts`, hit conditions, `since`), nothing of a
 // warm-up tick, a logpoint's message with its task and tick time, a silent logpoint counted not
-// recorded, the stops (nth, first, first limited to one task, marker), the marker's own hits
+// recorded, the stops (nth, first, first limited to one task and lapsed at its end, marker), the marker's own hits
 // neither before nor after it, nothing after `until`, and the scan's end report; the tick hits
 // of a suspension breakpoint (queue.get's wait, through the scan's observer) with warm-up and
 // `until`, warmUpFrom; messagesAfter.
@@ -212,6 +212,33 @@ test("first, limited to one task: another task's hit counts and is recorded, the
   assert.deepEqual(log, ['1 B L0: go', '2 A L0: pause stop', '3 B L0: go']);
   assert.deepEqual(stops, [2]);
   assert.deepEqual(lines(scan.hits, ids), ['bp0@1 B #1', 'bp0@2 A #2']);
+});
+
+test("first, limited to one task: once that task ended, the limit lapses and another task's hit stops", async () => {
+  // A's last step is its hit in tick 2 (its coroutine returns there): B's hit in tick 1 is passed, in tick 3 it stops.
+  const { scan, log, ids, stops } = await replay(
+    [
+      { tick: 1, task: 'B', location: 0, met: [true] },
+      { tick: 2, task: 'A', location: 0, met: [true] },
+      { tick: 3, task: 'B', location: 0, met: [true] },
+      { tick: 4, task: 'B', location: 0, met: [true] },
+    ],
+    (ids) => ({
+      from: 0,
+      to: 5,
+      breakpoints: [{ task: ids.A }],
+      locations: [[0]],
+      stop: { kind: 'first', afterTick: 2 },
+    }),
+  );
+  assert.deepEqual(log, ['1 B L0: go', '2 A L0: go', '3 B L0: pause stop', '4 B L0: go']);
+  assert.deepEqual(stops, [3]);
+  assert.deepEqual(lines(scan.hits, ids), ['bp0@1 B #1', 'bp0@2 A #2', 'bp0@3 B #3']);
+  assert.deepEqual(
+    scan.hits.map((h) => h.lapsed ?? false),
+    [false, false, true],
+    'lapsed only once A is gone',
+  );
 });
 
 describe('HitScan marker', () => {
