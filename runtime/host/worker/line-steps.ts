@@ -138,8 +138,8 @@ export class LineSteps {
   }
 
   /**
-   * The task the step under way is limited to ended, and `_step` is about to resume another task: the limit
-   * lapses with it, and the step goes on as "follow the loop" does, into that task, to the next line the loop
+   * The task the step under way is limited to (or stays with) ended, and `_step` is about to resume another
+   * task: the limit lapses with it, and the step goes on as "follow the loop" does, into that task, to the next line the loop
    * runs (as a step from an async function's last line returns to whoever runs next). Nothing is scheduled
    * otherwise: where it lands is where the program goes anyway.
    */
@@ -148,7 +148,7 @@ export class LineSteps {
     const name = this.d.stopTaskName() ?? `task #${step.taskId}`;
     this.d.emit('output', {
       category: 'log',
-      text: `${name} ended: the step limited to it goes on to the next line the loop runs\n`,
+      text: `${name} ended: the step ${step.oneTask === true ? 'limited to it ' : ''}goes on to the next line the loop runs\n`,
     });
     this.step = { kind: 'followInto', taskId: null, originFunction: null, originLine: null, autoSteps: 0 };
     return this.d.stepRaw('into');
@@ -170,12 +170,15 @@ export class LineSteps {
       const note = await this.d
         .callMain(`suspension(${step.taskId}, ${result} ? r.value : undefined, ${ended})`)
         .catch(() => null);
-      if (step.oneTask === true) {
+      // Following the loop, the next task's resume is planted below whatever became of this one.
+      if (step.oneTask === true || this.d.mode() !== 'followLoop') {
         const how = await this.evaluateIn(ev.callFrames[0], ended);
-        // The task ended: where `_step` resumes the next task, the limit lapses. Else, out of its top frame, its
-        // lines are watched for its resume (the markers planted again then).
+        // The task ended: where `_step` resumes the next task, the step lapses into following the loop (limited
+        // to the task or staying with it, it would wait for a resume that never comes). Else, out of its top
+        // frame, limited to the task, its lines are watched for its resume (the markers planted again then).
         if (how === 'returned' || how === 'raised') await this.plantLapse(ev.callFrames, step.taskId);
-        else if (step.untilEnd !== undefined) await this.plantStay(step.untilEnd.top, [], step.taskId);
+        else if (step.oneTask === true && step.untilEnd !== undefined)
+          await this.plantStay(step.untilEnd.top, [], step.taskId);
       }
       if (typeof note === 'string') this.d.emit('output', { category: 'log', text: `${note}\n` });
       if (this.meanwhile === null) {

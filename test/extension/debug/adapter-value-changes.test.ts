@@ -378,7 +378,7 @@ const TASK_RAISES = join(__dirname, 'fixtures', 'task-raises.ts');
 const CHILD_THROW = lineOf(TASK_RAISES, 'throw new Error(');
 const MAIN_CATCH = lineOf(TASK_RAISES, 'got = -1;');
 
-describe('a step limited to one task, from its last line as it ends (issue 28)', { timeout: 240_000 }, () => {
+describe("a step from a task's last line as it ends, limited to it or not (issue 28)", { timeout: 240_000 }, () => {
   let dap: DapClient;
   after(async () => {
     await dap?.close();
@@ -461,6 +461,33 @@ describe('a step limited to one task, from its last line as it ends (issue 28)',
     // The past landing is main's line as the live one was: Step Back goes to the same line before.
     assert.equal(await placeOf(await moveToStop(dap, 'stepBack', { threadId: main })), mainBack);
     assert.match(said[3]!, /child ended: the step limited to it goes on to the next line the loop runs/);
+  });
+
+  it("Step Over, not limited, from child's last line lands on main's line too, live and in the past alike", async () => {
+    let stop = await launchTo(CHILD_RETURN);
+    const child = Number(stop.body.threadId);
+    const said: string[] = [];
+    const steps = async (): Promise<string[]> => {
+      const out: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const from = dap.mark();
+        stop = await moveToStop(dap, 'next', { threadId: child });
+        out.push(await placeOf(stop));
+        said.push(outputSince(dap, from));
+      }
+      return out;
+    };
+    const live = await steps();
+    // A step staying with its task waited for child's next line, which never comes: it ran the program on.
+    assert.deepEqual(
+      live.map((l) => l.replace(/ tick \d+$/, '')),
+      [`step child child:${CHILD_END}`, `step main main:${AFTER_AWAIT}`],
+      'the step does not run the program on to its end',
+    );
+    assert.ok(said[1]!.includes('child ended: the step goes on to the next line the loop runs'), said[1]);
+    assert.equal(await backToHit(stop, CHILD_RETURN), child);
+    await dap.request('setBreakpoints', { source: { path: TASK_END }, breakpoints: [] });
+    assert.deepEqual(await steps(), live, 'the same lines and ticks through the recording');
   });
 
   it("Step Out of child's top frame lands there too, live and in the past alike", async () => {
