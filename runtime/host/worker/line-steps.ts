@@ -139,9 +139,9 @@ export class LineSteps {
 
   /**
    * The task the step under way is limited to (or stays with) ended, and `_step` is about to resume another
-   * task: the limit lapses with it, and the step goes on as "follow the loop" does, into that task, to the next line the loop
-   * runs (as a step from an async function's last line returns to whoever runs next). Nothing is scheduled
-   * otherwise: where it lands is where the program goes anyway.
+   * task: the limit lapses with it, and the step goes on as "follow the loop" does, into that task, to the next
+   * line the loop runs (as a step from an async function's last line returns to whoever runs next). Nothing is
+   * scheduled otherwise: where it lands is where the program goes anyway.
    */
   async lapse(step: StepState): Promise<void> {
     await this.clearTemps();
