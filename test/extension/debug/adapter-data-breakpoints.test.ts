@@ -1,16 +1,23 @@
-// Where a field was set (issue 28), in the standalone debug adapter over DAP, on
-// fixtures/account-transfers.ts: three tasks transfer between alice and bob in turn, under a Lock. Back from the third task's first line, Go to Last Change on its `to.balance` (alice's, written by the
+// A data breakpoint on a field watches one object (issue 28), in the standalone debug adapter over DAP, on
+// fixtures/account-transfers.ts: three tasks transfer between alice and bob in turn. From the first task's
+// stop, a data breakpoint on `to.balance` (bob's, asked before `to` is expanded) and Continue, again and
+// again: each stop is the line after a write to bob's balance, whichever task made it and by whichever name
+// (`to` in the first two, `from` in the third, whose `to` is alice), then Continue says no write is left.
+// Back from the third task's first line, Go to Last Change on its `to.balance` (alice's, written by the
 // others while it waited for the lock) says so, where the task first sees the value, instead of taking the
 // wait's line for the writer and going on back to a refusal.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import type { DebugProtocol } from '@vscode/debugprotocol';
 import { lineOf } from '../../source-line';
 import type { DapClient } from './dap-client';
-import { initialize, launchToStop, scopeOf, spawnAdapter, stackOf, stopPlace } from './adapter-harness';
+import { initialize, launchToStop, moveToStop, scopeOf, spawnAdapter, stackOf, stopPlace } from './adapter-harness';
 
 const PROGRAM = join(__dirname, 'fixtures', 'account-transfers.ts');
 const BEFORE_LINE = lineOf(PROGRAM, 'const before = from.balance;');
+const TO_LINE = lineOf(PROGRAM, 'to.balance += amount;');
+const RELEASE_LINE = lineOf(PROGRAM, 'lock.release();');
 const ACQUIRE_LINE = lineOf(PROGRAM, 'yield* lock.acquire();');
 
 /** A launch stopped at the `hit`th run of the line `const before = ...` (the breakpoint then cleared). */
@@ -42,6 +49,60 @@ async function localRef(dap: DapClient, threadId: number, name: string): Promise
 }
 
 describe('data breakpoints on a field', () => {
+  it("Continue stops after each write to the watched object's field, by any task and any name", async () => {
+    const dap = await spawnAdapter();
+    try {
+      const threadId = await stoppedAtBefore(dap, 1);
+      assert.equal((await stopPlace(dap, await dap.waitForEvent('stopped', { from: 0 }))).task, 'first');
+      const to = await localRef(dap, threadId, 'to');
+      const info = await dap.request<DebugProtocol.DataBreakpointInfoResponse['body']>('dataBreakpointInfo', {
+        variablesReference: to,
+        name: 'balance',
+      });
+      assert.ok(typeof info.dataId === 'string', info.description);
+      const set = await dap.request<DebugProtocol.SetDataBreakpointsResponse['body']>('setDataBreakpoints', {
+        breakpoints: [{ dataId: info.dataId, accessType: 'write' }],
+      });
+      assert.equal(set.breakpoints[0]?.verified, true);
+
+      const landings: Array<{ task: string; line: number; bob: string; said: string }> = [];
+      for (const name of ['to', 'to', 'from']) {
+        const from = dap.mark();
+        const stop = await moveToStop(dap, 'continue', { threadId });
+        const place = await stopPlace(dap, stop);
+        const bob = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', {
+          expression: `${name}.balance`,
+          frameId: place.top.id,
+          context: 'watch',
+        });
+        const said = dap.events
+          .slice(from)
+          .filter((e) => e.event === 'output')
+          .map((e) => String(e.body.output))
+          .find((o) => o.includes('to.balance changed'));
+        landings.push({
+          task: place.task,
+          line: place.top.line,
+          bob: bob.result,
+          said: said?.split(', first')[0] ?? '',
+        });
+      }
+      assert.deepEqual(landings, [
+        { task: 'first', line: RELEASE_LINE, bob: '130', said: 'Coroscope: Continue: to.balance changed: 100 → 130' },
+        { task: 'second', line: RELEASE_LINE, bob: '180', said: 'Coroscope: Continue: to.balance changed: 130 → 180' },
+        // The third task writes bob's balance as its `from`; its own `to` (alice) is not the watched object.
+        { task: 'third', line: TO_LINE, bob: '170', said: 'Coroscope: Continue: to.balance changed: 180 → 170' },
+      ]);
+
+      const last = await dap.requestRaw('continue', { threadId });
+      assert.equal(last.success, false);
+      const refusal = (last.body as { error?: { format?: string } } | undefined)?.error?.format ?? '';
+      assert.ok(refusal.startsWith('Continue: no later change of to.balance'), refusal);
+    } finally {
+      await dap.close();
+    }
+  });
+
   it('Go to Last Change on a field others wrote while the task waited: said so where it first sees it', async () => {
     const dap = await spawnAdapter();
     try {
