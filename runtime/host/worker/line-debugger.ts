@@ -268,7 +268,7 @@ export class LineDebugger {
     // The stepped task suspended: say so, then run until it resumes (or follow the loop).
     if (hits.some((id) => this.steps.isMarker(id))) return this.steps.suspended(ev, step);
     // The task the step is limited to ended, and another is resumed: the limit lapses (follow the loop).
-    if (step !== null && hits.some((id) => this.steps.isLapse(id))) return this.steps.lapse(step);
+    if (step !== null && hits.some((id) => this.steps.isLapse(id))) return this.steps.lapse(ev, step);
     const userHits = hits
       .map((id) => this.breakpoints.entryOf(id))
       .filter((e): e is LineBreakpointEntry => e !== undefined);

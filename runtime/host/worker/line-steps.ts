@@ -43,6 +43,8 @@ export interface StepState {
    * end (where the limit lapses). The task's top function (`untilEnd`'s frame) and `_step` (its markers) are kept.
    */
   untilEnd?: { readonly top: CdpCallFrame; readonly stepFrame: CdpCallFrame };
+  /** Following the loop into a task: the step has left `_step` for the task's code (a return to it is the end). */
+  entered?: true;
   /** The frame the step started in (its function and line), for "the yield* resumed". */
   originFunction: string | null;
   /** The source line the step started on (lineOf: a whole module may be one generated line). */
@@ -104,6 +106,10 @@ export class LineSteps {
    * in `temps`.
    */
   private lapses = new Set<string>();
+  /** Where `_step` resumes a task, by `_step`'s function location (a script's code does not change). */
+  private readonly resumesOf = new Map<string, CdpLocation[]>();
+  /** `_step`'s frame where the step began to follow the loop (its resumes are planted again from it). */
+  private followFrom: CdpCallFrame | null = null;
   /**
    * The line step under way crossed a suspension of its task: the tick and every task's steps then (what ran
    * meanwhile is said where it lands).
@@ -143,8 +149,9 @@ export class LineSteps {
    * line the loop runs (as a step from an async function's last line returns to whoever runs next). Nothing is
    * scheduled otherwise: where it lands is where the program goes anyway.
    */
-  async lapse(step: StepState): Promise<void> {
+  async lapse(ev: CdpPaused, step: StepState): Promise<void> {
     await this.clearTemps();
+    this.followFrom = ev.callFrames.find((f) => f.functionName === '_step' && this.d.isMachinery(f)) ?? null;
     const name = this.d.stopTaskName() ?? `task #${step.taskId}`;
     this.d.emit('output', {
       category: 'log',
@@ -152,6 +159,14 @@ export class LineSteps {
     });
     this.step = { kind: 'followInto', taskId: null, originFunction: null, originLine: null, autoSteps: 0 };
     return this.d.stepRaw('into');
+  }
+
+  /** Following the loop: on to where `_step` (of `stepFrame`) next resumes a task. */
+  private async refollow(stepFrame: CdpCallFrame): Promise<void> {
+    await this.clearTemps();
+    await this.plantResumeOfAnyTask(stepFrame);
+    this.step = { kind: 'follow', taskId: null, originFunction: null, originLine: null, autoSteps: 0 };
+    return this.d.resume(false);
   }
 
   /**
@@ -215,10 +230,24 @@ export class LineSteps {
     if (step.kind === 'follow' && tempHit) {
       // At `_step` about to resume a task: step into it.
       await this.clearTemps();
+      this.followFrom = ev.callFrames.find((f) => f.functionName === '_step' && this.d.isMachinery(f)) ?? null;
       this.step = { ...step, kind: 'followInto', autoSteps: 0 };
       return this.d.stepRaw('into');
     }
+    const followed = step.kind === 'followInto' || step.kind === 'followOut' ? this.followFrom : null;
+    const atStep = top.functionName === '_step' && this.d.isMachinery(top);
+    if (followed !== null && !atStep) step.entered = true;
     if (this.d.isMachinery(top) || ev.callFrames.every((f) => this.d.isMachinery(f))) {
+      if (
+        followed !== null &&
+        ((atStep && step.entered === true) ||
+          !ev.callFrames.some((f) => f.functionName === '_step' && this.d.isMachinery(f)))
+      ) {
+        // The task followed gave the thread back with no line of the program run (it waited again inside the
+        // runtime's library): the next task `_step` resumes is followed instead, not the loop's machinery
+        // stepped through until the step gives up and the program runs on.
+        return this.refollow(followed);
+      }
       if (++step.autoSteps > MAX_AUTO_STEPS) {
         this.d.log('line debugger: the step ran too long in the runtime machinery; continuing');
         this.step = null;
@@ -262,7 +291,12 @@ export class LineSteps {
         const inTask = ev.callFrames
           .slice(1, stepAt < 0 ? undefined : stepAt)
           .some((f) => !this.d.isMachinery(f) && !this.d.isLibrary(f));
-        if (!inTask) return this.d.stepRaw('out');
+        if (!inTask) {
+          // None of the task's own code under it: the step follows the next resume of a task by `_step` (this
+          // one's, if not passed yet), not this library code's way back through the machinery, line by line.
+          if (followed !== null) return this.refollow(followed);
+          return this.d.stepRaw('out');
+        }
         step.kind = 'followOut';
         return this.d.stepRaw('over');
       }
@@ -346,6 +380,7 @@ export class LineSteps {
     this.meanwhile = null;
     this.ownLine = null;
     this.crossed = false;
+    this.followFrom = null;
     // The task's frames below the top one, innermost first: where the step lands when the top
     // one returns, or when an exception leaves it and travels up the `yield*` chain.
     const callers = this.chainOf(frames).filter((f) => f !== top && functionKey(f) !== functionKey(top));
@@ -523,15 +558,22 @@ export class LineSteps {
    * `condition` holds, null: always); their ids.
    */
   private async plantResumeOfAnyTask(stepFrame: CdpCallFrame, condition: string | null = null): Promise<string[]> {
-    if (stepFrame.functionLocation === undefined) return [];
-    const r = await this.d.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
-      start: stepFrame.functionLocation,
-      restrictToFunction: true,
-    });
-    const resumes = r.locations.filter((loc) => RESUME_MARK.test(this.sourceText(loc, -1)));
+    const at = stepFrame.functionLocation;
+    if (at === undefined) return [];
+    const key = `${at.scriptId}:${at.lineNumber}:${at.columnNumber ?? 0}`;
+    let resumes = this.resumesOf.get(key);
+    if (resumes === undefined) {
+      const r = await this.d.post<{ locations: CdpLocation[] }>('Debugger.getPossibleBreakpoints', {
+        start: at,
+        restrictToFunction: true,
+      });
+      const marked = r.locations.filter((loc) => RESUME_MARK.test(this.sourceText(loc, -1)));
+      // Without the source (no map): from the start of `_step`, stepping into the resume.
+      resumes = marked.length > 0 ? marked : r.locations.slice(0, 1);
+      this.resumesOf.set(key, resumes);
+    }
     const ids: string[] = [];
-    // Without the source (no map): from the start of `_step`, stepping into the resume.
-    for (const loc of resumes.length > 0 ? resumes : r.locations.slice(0, 1)) {
+    for (const loc of resumes) {
       const id = await this.plant(loc, condition);
       if (id !== null) ids.push(id);
     }

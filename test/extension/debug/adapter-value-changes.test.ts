@@ -374,6 +374,9 @@ const CHILD_END = CHILD_RETURN + 1;
 const AFTER_AWAIT = lineOf(TASK_END, 'log.push(`sum ${sum}`);');
 const TASK_END_PEER = join(__dirname, 'fixtures', 'task-end-peer.ts');
 const PEER_BEAT = lineOf(TASK_END_PEER, 'beats += 1;');
+const TASK_END_NAP = join(__dirname, 'fixtures', 'task-end-nap.ts');
+const NAP_RETURN = lineOf(TASK_END_NAP, 'return 1;');
+const NAP_AFTER_AWAIT = lineOf(TASK_END_NAP, 'const doubled = got * 2;');
 const TASK_RAISES = join(__dirname, 'fixtures', 'task-raises.ts');
 const CHILD_THROW = lineOf(TASK_RAISES, 'throw new Error(');
 const MAIN_CATCH = lineOf(TASK_RAISES, 'got = -1;');
@@ -487,6 +490,30 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     assert.ok(said[1]!.includes('child ended: the step goes on to the next line the loop runs'), said[1]);
     assert.equal(await backToHit(stop, CHILD_RETURN), child);
     await dap.request('setBreakpoints', { source: { path: TASK_END }, breakpoints: [] });
+    assert.deepEqual(await steps(), live, 'the same lines and ticks through the recording');
+  });
+
+  it("Step Over from child's last line follows the loop past tasks that run no line, live and in the past alike", async () => {
+    let stop = await launchTo(NAP_RETURN, TASK_END_NAP);
+    const child = Number(stop.body.threadId);
+    const steps = async (): Promise<string[]> => {
+      const out: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        stop = await moveToStop(dap, 'next', { threadId: child });
+        out.push(await placeOf(stop));
+      }
+      return out;
+    };
+    const live = await steps();
+    // The naps child started run first, each giving the thread back inside the runtime: the step followed
+    // each to the next task resumed, not through the loop's machinery until it gave up and the program ran on.
+    assert.deepEqual(
+      live.map((l) => l.replace(/ tick \d+$/, '')),
+      [`step child child:${NAP_RETURN + 1}`, `step main main:${NAP_AFTER_AWAIT}`],
+      'the step does not run the program on to its end',
+    );
+    assert.equal(await backToHit(stop, NAP_RETURN), child);
+    await dap.request('setBreakpoints', { source: { path: TASK_END_NAP }, breakpoints: [] });
     assert.deepEqual(await steps(), live, 'the same lines and ticks through the recording');
   });
 
