@@ -64,6 +64,8 @@ export const stubWindow = {
   shown: [] as Array<{ kind: 'error' | 'warning' | 'info' | 'progress'; text: string }>,
   executed: [] as Array<{ command: string; args: unknown[] }>,
   startedDebugging: [] as unknown[],
+  /** The sources shown in an editor: the file, the editor column, the 0-based line selected. */
+  opened: [] as Array<{ file: string; viewColumn: number | undefined; line: number }>,
   settings: new Map<string, unknown>(),
   /** Answers a quick pick: the item accepted, `{ typed }` (text typed, Enter with no item), or undefined (dismissed). */
   quickPick: undefined as ((items: ReadonlyArray<{ label: string }>) => object | undefined) | undefined,
@@ -73,6 +75,7 @@ export const stubWindow = {
     this.shown.length = 0;
     this.executed.length = 0;
     this.startedDebugging.length = 0;
+    this.opened.length = 0;
     this.settings.clear();
     this.quickPick = undefined;
     this.saveDialog = undefined;
@@ -86,6 +89,11 @@ const shows =
     stubWindow.shown.push({ kind, text });
     return undefined;
   };
+
+/** A range of a document, as an editor's selection (its start only). */
+interface StubRange {
+  readonly line: number;
+}
 
 /** A quick pick answered, when shown, by `stubWindow.quickPick`. */
 function createQuickPick() {
@@ -126,6 +134,13 @@ function createQuickPick() {
 const stub = {
   EventEmitter: StubEventEmitter,
   Uri: StubUri,
+  Range: class {
+    constructor(
+      readonly line: number,
+      readonly character: number,
+    ) {}
+  },
+  TextEditorRevealType: { Default: 0, InCenter: 1, InCenterIfOutsideViewport: 2, AtTop: 3 },
   ViewColumn: { Active: -1, Beside: -2, One: 1, Two: 2, Three: 3 },
   ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
   window: {
@@ -140,6 +155,10 @@ const stub = {
       return task();
     },
     tabGroups: { activeTabGroup: { viewColumn: 1 } },
+    showTextDocument: async (uri: StubUri, options: { viewColumn?: number; selection: StubRange }) => {
+      stubWindow.opened.push({ file: uri.fsPath, viewColumn: options.viewColumn, line: options.selection.line });
+      return { revealRange: () => undefined };
+    },
   },
   workspace: {
     workspaceFolders: undefined,
