@@ -64,6 +64,10 @@ export const stubWindow = {
   shown: [] as Array<{ kind: 'error' | 'warning' | 'info' | 'progress'; text: string }>,
   executed: [] as Array<{ command: string; args: unknown[] }>,
   startedDebugging: [] as unknown[],
+  /** What the progress notifications reported, in order. */
+  reported: [] as Array<{ message?: string; increment?: number }>,
+  /** Cancels the progress notifications shown (their Cancel button). */
+  cancelProgress: new StubEventEmitter<void>(),
   /** The sources shown in an editor: the file, the editor column, the 0-based line selected. */
   opened: [] as Array<{ file: string; viewColumn: number | undefined; line: number }>,
   settings: new Map<string, unknown>(),
@@ -76,6 +80,8 @@ export const stubWindow = {
     this.executed.length = 0;
     this.startedDebugging.length = 0;
     this.opened.length = 0;
+    this.reported.length = 0;
+    this.cancelProgress.dispose();
     this.settings.clear();
     this.quickPick = undefined;
     this.saveDialog = undefined;
@@ -150,9 +156,18 @@ const stub = {
     createQuickPick: () => createQuickPick(),
     showSaveDialog: async () => stubWindow.saveDialog,
     showOpenDialog: async () => stubWindow.openDialog,
-    withProgress: async <T>(options: { title: string }, task: () => Promise<T>): Promise<T> => {
+    withProgress: async <T>(
+      options: { title: string },
+      task: (
+        progress: { report(value: { message?: string; increment?: number }): void },
+        token: { onCancellationRequested: StubEventEmitter<void>['event'] },
+      ) => Promise<T>,
+    ): Promise<T> => {
       stubWindow.shown.push({ kind: 'progress', text: options.title });
-      return task();
+      return task(
+        { report: (value) => stubWindow.reported.push(value) },
+        { onCancellationRequested: stubWindow.cancelProgress.event },
+      );
     },
     tabGroups: { activeTabGroup: { viewColumn: 1 } },
     showTextDocument: async (uri: StubUri, options: { viewColumn?: number; selection: StubRange }) => {
