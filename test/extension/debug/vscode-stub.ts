@@ -68,6 +68,8 @@ export const stubWindow = {
   reported: [] as Array<{ message?: string; increment?: number }>,
   /** Cancels the progress notifications shown (their Cancel button). */
   cancelProgress: new StubEventEmitter<void>(),
+  /** The status bar items made, in order, as they are now. */
+  statusItems: [] as StubStatusBarItem[],
   /** The sources shown in an editor: the file, the editor column, the 0-based line selected. */
   opened: [] as Array<{ file: string; viewColumn: number | undefined; line: number }>,
   settings: new Map<string, unknown>(),
@@ -80,6 +82,7 @@ export const stubWindow = {
     this.executed.length = 0;
     this.startedDebugging.length = 0;
     this.opened.length = 0;
+    this.statusItems.length = 0;
     this.reported.length = 0;
     this.cancelProgress.dispose();
     this.settings.clear();
@@ -95,6 +98,23 @@ const shows =
     stubWindow.shown.push({ kind, text });
     return undefined;
   };
+
+/** A status bar item as the code under test sets it (its other fields are set freely). */
+export interface StubStatusBarItem {
+  readonly id: string;
+  readonly alignment: number;
+  readonly priority: number;
+  name?: string;
+  command?: string;
+  text: string;
+  tooltip?: string;
+  backgroundColor?: { id: string };
+  /** How often show() was called. */
+  shows: number;
+  disposed: boolean;
+  show(): void;
+  dispose(): void;
+}
 
 /** A range of a document, as an editor's selection (its start only). */
 interface StubRange {
@@ -170,6 +190,20 @@ const stub = {
       );
     },
     tabGroups: { activeTabGroup: { viewColumn: 1 } },
+    createStatusBarItem: (id: string, alignment: number, priority: number) => {
+      const item: StubStatusBarItem = {
+        id,
+        alignment,
+        priority,
+        text: '',
+        shows: 0,
+        disposed: false,
+        show: () => void item.shows++,
+        dispose: () => void (item.disposed = true),
+      };
+      stubWindow.statusItems.push(item);
+      return item;
+    },
     showTextDocument: async (uri: StubUri, options: { viewColumn?: number; selection: StubRange }) => {
       stubWindow.opened.push({ file: uri.fsPath, viewColumn: options.viewColumn, line: options.selection.line });
       return { revealRange: () => undefined };
@@ -184,6 +218,10 @@ const stub = {
       stubWindow.executed.push({ command, args });
       return undefined;
     },
+  },
+  StatusBarAlignment: { Left: 1, Right: 2 },
+  ThemeColor: class {
+    constructor(readonly id: string) {}
   },
   TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
   TreeItem: class {
