@@ -47,9 +47,18 @@ export class StubUri {
   constructor(
     readonly scheme: string,
     readonly fsPath: string,
+    readonly query = '',
   ) {}
+  get path(): string {
+    return this.fsPath;
+  }
   static file(path: string): StubUri {
     return new StubUri('file', path);
+  }
+  /** A URI's text: its scheme and path, then its query (the fragment is not read here). */
+  static parse(text: string): StubUri {
+    const url = new URL(text);
+    return new StubUri(url.protocol.replace(/:$/, ''), decodeURIComponent(url.pathname), url.search.replace(/^\?/, ''));
   }
   static joinPath(base: StubUri, ...parts: string[]): StubUri {
     return new StubUri(base.scheme, [base.fsPath, ...parts].join('/'));
@@ -68,6 +77,10 @@ export const stubWindow = {
   reported: [] as Array<{ message?: string; increment?: number }>,
   /** Cancels the progress notifications shown (their Cancel button). */
   cancelProgress: new StubEventEmitter<void>(),
+  /** The URI handler registered (registerUriHandler), if any. */
+  uriHandler: undefined as { handleUri(uri: StubUri): Promise<void> | void } | undefined,
+  /** The output channels made: their name, what was written (append's text, appendLine's with '\n'), shows. */
+  channels: [] as Array<{ name: string; text: string; shows: number; disposed: boolean }>,
   /** The status bar items made, in order, as they are now. */
   statusItems: [] as StubStatusBarItem[],
   /** The sources shown in an editor: the file, the editor column, the 0-based line selected. */
@@ -83,6 +96,8 @@ export const stubWindow = {
     this.startedDebugging.length = 0;
     this.opened.length = 0;
     this.statusItems.length = 0;
+    this.uriHandler = undefined;
+    this.channels.length = 0;
     this.reported.length = 0;
     this.cancelProgress.dispose();
     this.settings.clear();
@@ -190,6 +205,20 @@ const stub = {
       );
     },
     tabGroups: { activeTabGroup: { viewColumn: 1 } },
+    registerUriHandler: (handler: { handleUri(uri: StubUri): Promise<void> | void }) => {
+      stubWindow.uriHandler = handler;
+      return { dispose: () => (stubWindow.uriHandler = undefined) };
+    },
+    createOutputChannel: (name: string) => {
+      const channel = { name, text: '', shows: 0, disposed: false };
+      stubWindow.channels.push(channel);
+      return {
+        append: (text: string) => void (channel.text += text),
+        appendLine: (text: string) => void (channel.text += `${text}\n`),
+        show: () => void channel.shows++,
+        dispose: () => void (channel.disposed = true),
+      };
+    },
     createStatusBarItem: (id: string, alignment: number, priority: number) => {
       const item: StubStatusBarItem = {
         id,
@@ -209,6 +238,7 @@ const stub = {
       return { revealRange: () => undefined };
     },
   },
+  env: { uriScheme: 'vscode-stub' },
   workspace: {
     workspaceFolders: undefined,
     getConfiguration: () => ({ get: (key: string) => stubWindow.settings.get(key) }),
