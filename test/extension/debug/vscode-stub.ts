@@ -5,6 +5,7 @@
 // Invariants: the stub decides nothing the code under test shows; it only records what is shown or asked
 // (`stubWindow`) and hands over the session, events, settings and answers a test gives (`stubDebug`).
 
+import { writeFileSync } from 'node:fs';
 import Module from 'node:module';
 
 type Listener<T> = (value: T) => void;
@@ -77,6 +78,15 @@ export const stubWindow = {
   reported: [] as Array<{ message?: string; increment?: number }>,
   /** Cancels the progress notifications shown (their Cancel button). */
   cancelProgress: new StubEventEmitter<void>(),
+  /** The workspace's folders (undefined: none open). */
+  folders: undefined as Array<{ uri: StubUri; name: string; index: number }> | undefined,
+  /** Answers the workspace folder pick (undefined: dismissed). */
+  folderPick: undefined as { uri: StubUri; name: string; index: number } | undefined,
+  /** The `launch` configuration's values, and its updates in order (key, value, target). */
+  launch: new Map<string, unknown>(),
+  launchUpdates: [] as Array<{ key: string; value: unknown; target: number }>,
+  /** The breakpoints added (debug.addBreakpoints): file and 0-based line. */
+  breakpoints: [] as Array<{ file: string; line: number }>,
   /** The URI handler registered (registerUriHandler), if any. */
   uriHandler: undefined as { handleUri(uri: StubUri): Promise<void> | void } | undefined,
   /** The output channels made: their name, what was written (append's text, appendLine's with '\n'), shows. */
@@ -84,7 +94,7 @@ export const stubWindow = {
   /** The status bar items made, in order, as they are now. */
   statusItems: [] as StubStatusBarItem[],
   /** The sources shown in an editor: the file, the editor column, the 0-based line selected. */
-  opened: [] as Array<{ file: string; viewColumn: number | undefined; line: number }>,
+  opened: [] as Array<{ file: string; viewColumn: number | undefined; line: number | null }>,
   settings: new Map<string, unknown>(),
   /** Answers a quick pick: the item accepted, `{ typed }` (text typed, Enter with no item), or undefined (dismissed). */
   quickPick: undefined as ((items: ReadonlyArray<{ label: string }>) => object | undefined) | undefined,
@@ -97,6 +107,11 @@ export const stubWindow = {
     this.opened.length = 0;
     this.statusItems.length = 0;
     this.uriHandler = undefined;
+    this.folders = undefined;
+    this.folderPick = undefined;
+    this.launch.clear();
+    this.launchUpdates.length = 0;
+    this.breakpoints.length = 0;
     this.channels.length = 0;
     this.reported.length = 0;
     this.cancelProgress.dispose();
@@ -233,15 +248,54 @@ const stub = {
       stubWindow.statusItems.push(item);
       return item;
     },
-    showTextDocument: async (uri: StubUri, options: { viewColumn?: number; selection: StubRange }) => {
-      stubWindow.opened.push({ file: uri.fsPath, viewColumn: options.viewColumn, line: options.selection.line });
+    showTextDocument: async (
+      shown: StubUri | { uri: StubUri },
+      options: { viewColumn?: number; selection?: StubRange },
+    ) => {
+      const uri = shown instanceof StubUri ? shown : shown.uri;
+      stubWindow.opened.push({
+        file: uri.fsPath,
+        viewColumn: options.viewColumn,
+        line: options.selection?.line ?? null,
+      });
       return { revealRange: () => undefined };
     },
+    showWorkspaceFolderPick: async () => stubWindow.folderPick,
   },
   env: { uriScheme: 'vscode-stub' },
   workspace: {
-    workspaceFolders: undefined,
-    getConfiguration: () => ({ get: (key: string) => stubWindow.settings.get(key) }),
+    get workspaceFolders() {
+      return stubWindow.folders;
+    },
+    getConfiguration: (section?: string) =>
+      section === 'launch'
+        ? {
+            get: (key: string) => stubWindow.launch.get(key),
+            update: async (key: string, value: unknown, target: number) => {
+              stubWindow.launchUpdates.push({ key, value, target });
+              stubWindow.launch.set(key, value);
+            },
+          }
+        : { get: (key: string) => stubWindow.settings.get(key) },
+    // Files are written for real (a test's own temp folder): what the code checks with existsSync sees them.
+    fs: { writeFile: async (uri: StubUri, bytes: Uint8Array) => writeFileSync(uri.fsPath, bytes) },
+    openTextDocument: async (uri: StubUri) => ({ uri }),
+  },
+  ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
+  Position: class {
+    constructor(
+      readonly line: number,
+      readonly character: number,
+    ) {}
+  },
+  Location: class {
+    constructor(
+      readonly uri: StubUri,
+      readonly range: { line: number },
+    ) {}
+  },
+  SourceBreakpoint: class {
+    constructor(readonly location: { uri: StubUri; range: { line: number } }) {}
   },
   commands: {
     executeCommand: async (command: string, ...args: unknown[]) => {
@@ -264,6 +318,9 @@ const stub = {
     constructor(readonly id: string) {}
   },
   debug: {
+    addBreakpoints: (added: Array<{ location: { uri: StubUri; range: { line: number } } }>) => {
+      for (const b of added) stubWindow.breakpoints.push({ file: b.location.uri.fsPath, line: b.location.range.line });
+    },
     startDebugging: async (_folder: unknown, configuration: unknown) => {
       stubWindow.startedDebugging.push(configuration);
       return true;
