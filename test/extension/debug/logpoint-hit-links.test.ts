@@ -1,8 +1,8 @@
 // The links of past logpoint hits (extension/debug/logpoint-hit-links.ts) through the stub of the editor's
 // API (vscode-stub.ts): a link names the extension, its path, the session (encoded) and the hit; opened,
 // the session it names is asked to go to that hit (coroscope/goToLogpointHit), never another; a link of a
-// session gone, or with no whole hit number (none or an empty one is not hit 0), says so and asks nothing; a session's refusal is said; a URI
-// of another path is left alone.
+// session gone, or with no whole hit number (none or an empty one is not hit 0), says so and asks nothing;
+// a session's refusal is said; a URI of another path is left alone.
 import { StubUri, stubWindow } from './vscode-stub';
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
