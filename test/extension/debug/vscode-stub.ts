@@ -87,6 +87,8 @@ export const stubWindow = {
   launchUpdates: [] as Array<{ key: string; value: unknown; target: number }>,
   /** The breakpoints added (debug.addBreakpoints): file and 0-based line. */
   breakpoints: [] as Array<{ file: string; line: number }>,
+  /** The button the user presses on a message that offers it (undefined: none, the message dismissed). */
+  pressButton: undefined as string | undefined,
   /** The URI handler registered (registerUriHandler), if any. */
   uriHandler: undefined as { handleUri(uri: StubUri): Promise<void> | void } | undefined,
   /** The output channels made: their name, what was written (append's text, appendLine's with '\n'), shows. */
@@ -107,6 +109,7 @@ export const stubWindow = {
     this.opened.length = 0;
     this.statusItems.length = 0;
     this.uriHandler = undefined;
+    this.pressButton = undefined;
     this.folders = undefined;
     this.folderPick = undefined;
     this.launch.clear();
@@ -124,9 +127,11 @@ export const stubWindow = {
 
 const shows =
   (kind: 'error' | 'warning' | 'info') =>
-  async (text: string): Promise<undefined> => {
+  async (text: string, ...buttons: string[]): Promise<string | undefined> => {
     stubWindow.shown.push({ kind, text });
-    return undefined;
+    // The button a test has the user press, if the message offers it.
+    const pressed = stubWindow.pressButton;
+    return pressed !== undefined && buttons.includes(pressed) ? pressed : undefined;
   };
 
 /** A status bar item as the code under test sets it (its other fields are set freely). */
