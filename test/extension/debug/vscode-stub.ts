@@ -89,6 +89,11 @@ export const stubWindow = {
   breakpoints: [] as Array<{ file: string; line: number }>,
   /** The button the user presses on a message that offers it (undefined: none, the message dismissed). */
   pressButton: undefined as string | undefined,
+  /** The text editors visible (suspension decorations), and the event of their change. */
+  editors: [] as unknown[],
+  editorsChanged: new StubEventEmitter<unknown[]>(),
+  /** Decoration types made, in order (each disposed or not). */
+  decorationTypes: [] as Array<{ disposed: boolean }>,
   /** The URI handler registered (registerUriHandler), if any. */
   uriHandler: undefined as { handleUri(uri: StubUri): Promise<void> | void } | undefined,
   /** The output channels made: their name, what was written (append's text, appendLine's with '\n'), shows. */
@@ -109,6 +114,9 @@ export const stubWindow = {
     this.opened.length = 0;
     this.statusItems.length = 0;
     this.uriHandler = undefined;
+    this.editors = [];
+    this.editorsChanged.dispose();
+    this.decorationTypes.length = 0;
     this.pressButton = undefined;
     this.folders = undefined;
     this.folderPick = undefined;
@@ -265,6 +273,15 @@ const stub = {
       });
       return { revealRange: () => undefined };
     },
+    get visibleTextEditors() {
+      return stubWindow.editors;
+    },
+    onDidChangeVisibleTextEditors: stubWindow.editorsChanged.event,
+    createTextEditorDecorationType: () => {
+      const type = { disposed: false, dispose: () => void (type.disposed = true) };
+      stubWindow.decorationTypes.push(type);
+      return type;
+    },
     showWorkspaceFolderPick: async () => stubWindow.folderPick,
   },
   env: { uriScheme: 'vscode-stub' },
@@ -309,6 +326,21 @@ const stub = {
     },
   },
   StatusBarAlignment: { Left: 1, Right: 2 },
+  OverviewRulerLane: { Left: 1, Center: 2, Right: 4, Full: 7 },
+  /** Markdown as appended: each part `md:` (markdown) or `text:` (escaped text), in order. */
+  MarkdownString: class {
+    readonly parts: string[] = [];
+    isTrusted = false;
+    supportHtml = false;
+    appendMarkdown(md: string): this {
+      this.parts.push(`md:${md}`);
+      return this;
+    }
+    appendText(text: string): this {
+      this.parts.push(`text:${text}`);
+      return this;
+    }
+  },
   ThemeColor: class {
     constructor(readonly id: string) {}
   },
