@@ -24,7 +24,9 @@ export function registerLogpointHitLinks(sessionOf: (id: string) => vscode.Debug
     handleUri: async (uri: vscode.Uri): Promise<void> => {
       if (uri.path !== PATH) return;
       const query = new URLSearchParams(uri.query);
-      const hit = Number(query.get('hit'));
+      // Digits only: Number() would read a link with no hit, or an empty one, as hit 0.
+      const hitText = query.get('hit') ?? '';
+      const hit = /^\d+$/.test(hitText) ? Number(hitText) : Number.NaN;
       const session = sessionOf(query.get('session') ?? '');
       if (session === null || !Number.isSafeInteger(hit)) {
         void vscode.window.showWarningMessage('Coroscope: that logpoint hit belongs to a debug session that has ended');

@@ -1,15 +1,20 @@
 // The commands' handlers (extension/commands.ts) through the stub of the editor's API (debug/vscode-stub.ts)
 // and fake services: how each reads its argument (a command link's or a test's) or asks for it, what it
-// refuses and says (the window's messages, in order), and what it asks of the run (launch, step, cancel, save,
-// open) in order. The run itself is not started: the services record what they are asked.
+// refuses and says (the window's messages, in order), what it asks of the run (launch, step, cancel, save,
+// open) in order, and the sources a sample or walkthrough step opens, in which column. The run itself is not
+// started: the services record what they are asked.
 import { stubWindow, StubUri } from './debug/vscode-stub';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { beforeEach, describe, it } from 'node:test';
 import type { LaunchOptions, LaunchTarget, TaskSummary } from '../../protocol/host-protocol';
 import type { RunStatus } from '../../protocol/webview-protocol';
 import { COMMANDS } from '../../extension/command-ids';
 import { commandHandlers, type CoroscopeServices } from '../../extension/commands';
+import { STATIC_SAMPLES } from '../../extension/sample-catalog';
 import { makeTask } from '../webview/fixtures-tasks';
+
+const EXTENSION = join(__dirname, '..', '..');
 
 /** The crawl options the settings give by default (extension/settings.ts DEFAULTS). */
 const CRAWL_DEFAULTS: LaunchOptions = {
@@ -28,7 +33,7 @@ interface Fake {
   /** What the services were asked, in order. */
   readonly asked: unknown[];
   status: Partial<RunStatus>;
-  run: { phase: string; isDebuggable(): boolean } | null;
+  run: { phase: string; isDebuggable(): boolean; endpoint?: { request(method: string): Promise<unknown> } } | null;
   tasks: TaskSummary[];
   fail: string | null;
   cancelled: boolean;
@@ -46,6 +51,7 @@ function servicesOf(fake: Fake): CoroscopeServices {
     continue: note('continue'),
     stepTick: note('stepTick'),
     stepTask: note('stepTask'),
+    ensureRun: note('ensureRun'),
     cancelTask: async (...args: unknown[]) => {
       fake.asked.push(['cancelTask', ...args]);
       return fake.cancelled;
@@ -70,7 +76,8 @@ function servicesOf(fake: Fake): CoroscopeServices {
   };
   const services = {
     session,
-    context: { extensionUri: { fsPath: '/ext' } },
+    // The installed extension is this checkout: its samples' and crawler's sources are there to open.
+    context: { extensionUri: { fsPath: EXTENSION } },
     output: { show: () => fake.asked.push(['showLog']) },
     showPanel: (reveal?: unknown) => fake.asked.push(['showPanel', reveal ?? null]),
     sourceColumn: () => 1,
@@ -256,5 +263,107 @@ describe('commands', () => {
       },
     ]);
     assert.deepEqual(stubWindow.startedDebugging, []);
+  });
+
+  it('Show Trace: the run made sure of, then the panel on its exceptions; a host that does not start is said', async () => {
+    await run(COMMANDS.showTrace);
+    fake.fail = 'spawn failed';
+    await run(COMMANDS.showTrace);
+    assert.deepEqual(fake.asked, [['ensureRun'], ['showPanel', { view: 'exceptions' }], ['ensureRun']]);
+    assert.deepEqual(stubWindow.shown, [
+      { kind: 'error', text: 'Coroscope: the runtime host did not start: spawn failed' },
+    ]);
+  });
+
+  it("Open Tutorial Sample: the id given or picked; its source opened in the sources' column, then launched", async () => {
+    stubWindow.settings.set('stopOnEntry', true);
+    stubWindow.settings.set('inspection', false);
+    await run(COMMANDS.openSample, 'blocking');
+    // Not in the list: launched all the same (the host says whether it knows it), no source to open.
+    await run(COMMANDS.openSample, 'no-such-sample');
+    let offered: string[] = [];
+    stubWindow.quickPick = (items) => {
+      offered = items.map((i) => (i as { description?: string }).description ?? '');
+      return items[0];
+    };
+    await run(COMMANDS.openSample);
+    stubWindow.quickPick = () => undefined;
+    await run(COMMANDS.openSample);
+    const options = { inspect: false, stopOnEntry: true, record: true };
+    assert.deepEqual(fake.asked, [
+      ['launch', { kind: 'sample', id: 'blocking' }, options],
+      ['launch', { kind: 'sample', id: 'no-such-sample' }, options],
+      ['launch', { kind: 'sample', id: 'generators' }, options],
+    ]);
+    assert.deepEqual(stubWindow.opened, [
+      { file: `${EXTENSION}/runtime/samples/blocking.ts`, viewColumn: 1, line: 0 },
+      { file: `${EXTENSION}/runtime/samples/generators.ts`, viewColumn: 1, line: 0 },
+    ]);
+    assert.deepEqual(
+      offered,
+      STATIC_SAMPLES.map((x) => x.id),
+    );
+  });
+
+  it("Open Tutorial Sample: the host's list when it gives one, the static list when it fails", async () => {
+    const answers: Array<() => unknown> = [
+      () => ({ samples: [{ id: 'host-only', title: 'From the host', chapter: 'c' }] }),
+      () => {
+        throw new Error('unknown method samples');
+      },
+    ];
+    fake.run = {
+      phase: 'paused',
+      isDebuggable: () => true,
+      endpoint: { request: async () => (answers.shift() ?? (() => null))() },
+    };
+    const offered: string[][] = [];
+    stubWindow.quickPick = (items) => {
+      offered.push(items.map((i) => (i as { description?: string }).description ?? ''));
+      return items[0];
+    };
+    await run(COMMANDS.openSample);
+    await run(COMMANDS.openSample);
+    assert.deepEqual(offered, [['host-only'], STATIC_SAMPLES.map((x) => x.id)]);
+    const options = { inspect: true, stopOnEntry: false, record: true };
+    assert.deepEqual(fake.asked, [
+      ['launch', { kind: 'sample', id: 'host-only' }, options],
+      ['launch', { kind: 'sample', id: 'generators' }, options],
+    ]);
+    // The host's sample has no file to open; the static one's is opened.
+    assert.deepEqual(stubWindow.opened, [
+      { file: `${EXTENSION}/runtime/samples/generators.ts`, viewColumn: 1, line: 0 },
+    ]);
+  });
+
+  it("a walkthrough's sample step: held at entry whatever the setting, beside; no id opens the sample pick", async () => {
+    stubWindow.settings.set('stopOnEntry', false);
+    await run(COMMANDS.openSampleStep, { id: 'blocking' });
+    await run(COMMANDS.openSampleStep, {});
+    assert.deepEqual(fake.asked, [
+      ['launch', { kind: 'sample', id: 'blocking' }, { inspect: true, stopOnEntry: true, record: true }],
+    ]);
+    // The walkthrough in column 1: the source beside it, in 2.
+    assert.deepEqual(stubWindow.opened, [{ file: `${EXTENSION}/runtime/samples/blocking.ts`, viewColumn: 2, line: 0 }]);
+    assert.deepEqual(stubWindow.executed, [{ command: COMMANDS.openSample, args: [] }]);
+  });
+
+  it("the walkthrough's crawl step: the crawler's source beside, the demo crawl launched not held at entry", async () => {
+    stubWindow.settings.set('stopOnEntry', true);
+    stubWindow.settings.set('demoPages', 30);
+    await run(COMMANDS.crawlStep);
+    assert.deepEqual(stubWindow.opened, [{ file: `${EXTENSION}/runtime/crawler/crawler.ts`, viewColumn: 2, line: 0 }]);
+    assert.deepEqual(fake.asked, [
+      ['launch', { kind: 'demo', pages: 30, latency: 'realistic' }, { ...CRAWL_DEFAULTS, stopOnEntry: false }],
+    ]);
+  });
+
+  it('Open Inspector, Show Log, Stop, Continue: each asks its one thing', async () => {
+    await run(COMMANDS.openInspector);
+    await run(COMMANDS.showLog);
+    await run(COMMANDS.continue);
+    await run(COMMANDS.stop);
+    assert.deepEqual(fake.asked, [['showPanel', null], ['showLog'], ['continue'], ['stop']]);
+    assert.deepEqual(stubWindow.shown, []);
   });
 });

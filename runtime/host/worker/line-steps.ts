@@ -675,9 +675,9 @@ export function liveOnly(condition: string | null): string {
 /**
  * The stretches of a function's break locations (`locations`, in V8's order) marked in `marked`: each from its
  * location to the function's next one (or the end of its generated line), merged where they touch, as
- * Debugger.stepOver's skipList takes them (sorted, none overlapping).
+ * Debugger.stepOver's skipList takes them (sorted, none overlapping). Exported for its test.
  */
-function rangesOf(locations: readonly CdpLocation[], marked: readonly boolean[]): CdpLocationRange[] {
+export function rangesOf(locations: readonly CdpLocation[], marked: readonly boolean[]): CdpLocationRange[] {
   const out: CdpLocationRange[] = [];
   for (const [i, loc] of locations.entries()) {
     if (!marked[i]) continue;

@@ -5,6 +5,7 @@
 // Invariants: the stub decides nothing the code under test shows; it only records what is shown or asked
 // (`stubWindow`) and hands over the session, events, settings and answers a test gives (`stubDebug`).
 
+import { writeFileSync } from 'node:fs';
 import Module from 'node:module';
 
 type Listener<T> = (value: T) => void;
@@ -47,9 +48,18 @@ export class StubUri {
   constructor(
     readonly scheme: string,
     readonly fsPath: string,
+    readonly query = '',
   ) {}
+  get path(): string {
+    return this.fsPath;
+  }
   static file(path: string): StubUri {
     return new StubUri('file', path);
+  }
+  /** A URI's text: its scheme and path, then its query (the fragment is not read here). */
+  static parse(text: string): StubUri {
+    const url = new URL(text);
+    return new StubUri(url.protocol.replace(/:$/, ''), decodeURIComponent(url.pathname), url.search.replace(/^\?/, ''));
   }
   static joinPath(base: StubUri, ...parts: string[]): StubUri {
     return new StubUri(base.scheme, [base.fsPath, ...parts].join('/'));
@@ -64,6 +74,34 @@ export const stubWindow = {
   shown: [] as Array<{ kind: 'error' | 'warning' | 'info' | 'progress'; text: string }>,
   executed: [] as Array<{ command: string; args: unknown[] }>,
   startedDebugging: [] as unknown[],
+  /** What the progress notifications reported, in order. */
+  reported: [] as Array<{ message?: string; increment?: number }>,
+  /** Cancels the progress notifications shown (their Cancel button). */
+  cancelProgress: new StubEventEmitter<void>(),
+  /** The workspace's folders (undefined: none open). */
+  folders: undefined as Array<{ uri: StubUri; name: string; index: number }> | undefined,
+  /** Answers the workspace folder pick (undefined: dismissed). */
+  folderPick: undefined as { uri: StubUri; name: string; index: number } | undefined,
+  /** The `launch` configuration's values, and its updates in order (key, value, target). */
+  launch: new Map<string, unknown>(),
+  launchUpdates: [] as Array<{ key: string; value: unknown; target: number }>,
+  /** The breakpoints added (debug.addBreakpoints): file and 0-based line. */
+  breakpoints: [] as Array<{ file: string; line: number }>,
+  /** The button the user presses on a message that offers it (undefined: none, the message dismissed). */
+  pressButton: undefined as string | undefined,
+  /** The text editors visible (suspension decorations), and the event of their change. */
+  editors: [] as unknown[],
+  editorsChanged: new StubEventEmitter<unknown[]>(),
+  /** Decoration types made, in order (each disposed or not). */
+  decorationTypes: [] as Array<{ disposed: boolean }>,
+  /** The URI handler registered (registerUriHandler), if any. */
+  uriHandler: undefined as { handleUri(uri: StubUri): Promise<void> | void } | undefined,
+  /** The output channels made: their name, what was written (append's text, appendLine's with '\n'), shows. */
+  channels: [] as Array<{ name: string; text: string; shows: number; disposed: boolean }>,
+  /** The status bar items made, in order, as they are now. */
+  statusItems: [] as StubStatusBarItem[],
+  /** The sources shown in an editor: the file, the editor column, the 0-based line selected. */
+  opened: [] as Array<{ file: string; viewColumn: number | undefined; line: number | null }>,
   settings: new Map<string, unknown>(),
   /** Answers a quick pick: the item accepted, `{ typed }` (text typed, Enter with no item), or undefined (dismissed). */
   quickPick: undefined as ((items: ReadonlyArray<{ label: string }>) => object | undefined) | undefined,
@@ -73,6 +111,21 @@ export const stubWindow = {
     this.shown.length = 0;
     this.executed.length = 0;
     this.startedDebugging.length = 0;
+    this.opened.length = 0;
+    this.statusItems.length = 0;
+    this.uriHandler = undefined;
+    this.editors = [];
+    this.editorsChanged.dispose();
+    this.decorationTypes.length = 0;
+    this.pressButton = undefined;
+    this.folders = undefined;
+    this.folderPick = undefined;
+    this.launch.clear();
+    this.launchUpdates.length = 0;
+    this.breakpoints.length = 0;
+    this.channels.length = 0;
+    this.reported.length = 0;
+    this.cancelProgress.dispose();
     this.settings.clear();
     this.quickPick = undefined;
     this.saveDialog = undefined;
@@ -82,10 +135,34 @@ export const stubWindow = {
 
 const shows =
   (kind: 'error' | 'warning' | 'info') =>
-  async (text: string): Promise<undefined> => {
+  async (text: string, ...buttons: string[]): Promise<string | undefined> => {
     stubWindow.shown.push({ kind, text });
-    return undefined;
+    // The button a test has the user press, if the message offers it.
+    const pressed = stubWindow.pressButton;
+    return pressed !== undefined && buttons.includes(pressed) ? pressed : undefined;
   };
+
+/** A status bar item as the code under test sets it (its other fields are set freely). */
+export interface StubStatusBarItem {
+  readonly id: string;
+  readonly alignment: number;
+  readonly priority: number;
+  name?: string;
+  command?: string;
+  text: string;
+  tooltip?: string;
+  backgroundColor?: { id: string };
+  /** How often show() was called. */
+  shows: number;
+  disposed: boolean;
+  show(): void;
+  dispose(): void;
+}
+
+/** A range of a document, as an editor's selection (its start only). */
+interface StubRange {
+  readonly line: number;
+}
 
 /** A quick pick answered, when shown, by `stubWindow.quickPick`. */
 function createQuickPick() {
@@ -126,6 +203,13 @@ function createQuickPick() {
 const stub = {
   EventEmitter: StubEventEmitter,
   Uri: StubUri,
+  Range: class {
+    constructor(
+      readonly line: number,
+      readonly character: number,
+    ) {}
+  },
+  TextEditorRevealType: { Default: 0, InCenter: 1, InCenterIfOutsideViewport: 2, AtTop: 3 },
   ViewColumn: { Active: -1, Beside: -2, One: 1, Two: 2, Three: 3 },
   ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
   window: {
@@ -135,21 +219,130 @@ const stub = {
     createQuickPick: () => createQuickPick(),
     showSaveDialog: async () => stubWindow.saveDialog,
     showOpenDialog: async () => stubWindow.openDialog,
-    withProgress: async <T>(options: { title: string }, task: () => Promise<T>): Promise<T> => {
+    withProgress: async <T>(
+      options: { title: string },
+      task: (
+        progress: { report(value: { message?: string; increment?: number }): void },
+        token: { onCancellationRequested: StubEventEmitter<void>['event'] },
+      ) => Promise<T>,
+    ): Promise<T> => {
       stubWindow.shown.push({ kind: 'progress', text: options.title });
-      return task();
+      return task(
+        { report: (value) => stubWindow.reported.push(value) },
+        { onCancellationRequested: stubWindow.cancelProgress.event },
+      );
     },
     tabGroups: { activeTabGroup: { viewColumn: 1 } },
+    registerUriHandler: (handler: { handleUri(uri: StubUri): Promise<void> | void }) => {
+      stubWindow.uriHandler = handler;
+      return { dispose: () => (stubWindow.uriHandler = undefined) };
+    },
+    createOutputChannel: (name: string) => {
+      const channel = { name, text: '', shows: 0, disposed: false };
+      stubWindow.channels.push(channel);
+      return {
+        append: (text: string) => void (channel.text += text),
+        appendLine: (text: string) => void (channel.text += `${text}\n`),
+        show: () => void channel.shows++,
+        dispose: () => void (channel.disposed = true),
+      };
+    },
+    createStatusBarItem: (id: string, alignment: number, priority: number) => {
+      const item: StubStatusBarItem = {
+        id,
+        alignment,
+        priority,
+        text: '',
+        shows: 0,
+        disposed: false,
+        show: () => void item.shows++,
+        dispose: () => void (item.disposed = true),
+      };
+      stubWindow.statusItems.push(item);
+      return item;
+    },
+    showTextDocument: async (
+      shown: StubUri | { uri: StubUri },
+      options: { viewColumn?: number; selection?: StubRange },
+    ) => {
+      const uri = shown instanceof StubUri ? shown : shown.uri;
+      stubWindow.opened.push({
+        file: uri.fsPath,
+        viewColumn: options.viewColumn,
+        line: options.selection?.line ?? null,
+      });
+      return { revealRange: () => undefined };
+    },
+    get visibleTextEditors() {
+      return stubWindow.editors;
+    },
+    onDidChangeVisibleTextEditors: stubWindow.editorsChanged.event,
+    createTextEditorDecorationType: () => {
+      const type = { disposed: false, dispose: () => void (type.disposed = true) };
+      stubWindow.decorationTypes.push(type);
+      return type;
+    },
+    showWorkspaceFolderPick: async () => stubWindow.folderPick,
   },
+  env: { uriScheme: 'vscode-stub' },
   workspace: {
-    workspaceFolders: undefined,
-    getConfiguration: () => ({ get: (key: string) => stubWindow.settings.get(key) }),
+    get workspaceFolders() {
+      return stubWindow.folders;
+    },
+    getConfiguration: (section?: string) =>
+      section === 'launch'
+        ? {
+            get: (key: string) => stubWindow.launch.get(key),
+            update: async (key: string, value: unknown, target: number) => {
+              stubWindow.launchUpdates.push({ key, value, target });
+              stubWindow.launch.set(key, value);
+            },
+          }
+        : { get: (key: string) => stubWindow.settings.get(key) },
+    // Files are written for real (a test's own temp folder): what the code checks with existsSync sees them.
+    fs: { writeFile: async (uri: StubUri, bytes: Uint8Array) => writeFileSync(uri.fsPath, bytes) },
+    openTextDocument: async (uri: StubUri) => ({ uri }),
+  },
+  ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
+  Position: class {
+    constructor(
+      readonly line: number,
+      readonly character: number,
+    ) {}
+  },
+  Location: class {
+    constructor(
+      readonly uri: StubUri,
+      readonly range: { line: number },
+    ) {}
+  },
+  SourceBreakpoint: class {
+    constructor(readonly location: { uri: StubUri; range: { line: number } }) {}
   },
   commands: {
     executeCommand: async (command: string, ...args: unknown[]) => {
       stubWindow.executed.push({ command, args });
       return undefined;
     },
+  },
+  StatusBarAlignment: { Left: 1, Right: 2 },
+  OverviewRulerLane: { Left: 1, Center: 2, Right: 4, Full: 7 },
+  /** Markdown as appended: each part `md:` (markdown) or `text:` (escaped text), in order. */
+  MarkdownString: class {
+    readonly parts: string[] = [];
+    isTrusted = false;
+    supportHtml = false;
+    appendMarkdown(md: string): this {
+      this.parts.push(`md:${md}`);
+      return this;
+    }
+    appendText(text: string): this {
+      this.parts.push(`text:${text}`);
+      return this;
+    }
+  },
+  ThemeColor: class {
+    constructor(readonly id: string) {}
   },
   TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
   TreeItem: class {
@@ -162,6 +355,9 @@ const stub = {
     constructor(readonly id: string) {}
   },
   debug: {
+    addBreakpoints: (added: Array<{ location: { uri: StubUri; range: { line: number } } }>) => {
+      for (const b of added) stubWindow.breakpoints.push({ file: b.location.uri.fsPath, line: b.location.range.line });
+    },
     startDebugging: async (_folder: unknown, configuration: unknown) => {
       stubWindow.startedDebugging.push(configuration);
       return true;
