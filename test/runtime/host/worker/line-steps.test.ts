@@ -99,6 +99,7 @@ function fake(): Fake {
     emit: (_event, body) => outputs.push(body.text),
     mode: () => mode,
     stopTick: () => 5,
+    stopTaskName: () => null,
     hasScript: (id) => id !== 'node',
     positionOf: (l) => {
       const file = l.scriptId === 'm' ? MACHINERY : join(dir, `${l.scriptId}.ts`);
@@ -330,7 +331,9 @@ describe('suspended: a marker in `_step` was hit', () => {
   test('stay with the task: the markers go, the suspension is said, the counts kept, the run goes on', async () => {
     const f = fake();
     const steps = new LineSteps(f.port);
-    const suspension = `suspension(7, typeof r === 'object' && r !== null ? r.value : undefined)`;
+    const result = `typeof r === 'object' && r !== null`;
+    const ended = `${result} ? (r.done === true ? 'returned' : null) : typeof r === 'undefined' ? 'raised' : null`;
+    const suspension = `suspension(7, ${result} ? r.value : undefined, ${ended})`;
     f.main.set(suspension, 'a waits on sleep(1)');
     f.main.set('stepCounts()', [[7, 'a', 4], [8, 'b', 2], 'not a row']);
     f.main.set('where()', { tick: 3 });
