@@ -1,8 +1,9 @@
 // Step Over from a past logpoint's hit, as VS Code drives the standalone adapter: gather-vs-ascompleted
 // stopped live on URL1's `done` line, a breakpoint there; a logpoint on `return [url, seconds]` lists URL2's
-// and URL3's returns; gone to URL2's, Step Over runs on past the task's last line (its coroutine returns) as
-// the live step does, so it stops at the next breakpoint hit, in the past: URL3's `done` line, replayed, not
-// the live stop. The same run's live Step Over from that return, taken first, is the oracle.
+// and URL3's returns; gone to URL2's, Step Over goes past the task's last line (its coroutine returns) as the
+// live step does, to the next line the loop runs: compareWaits taking URL2's result from asCompleted,
+// replayed, not the live stop. The same run's live Step Over from that return, taken first, is the oracle.
+// Continue from there meets URL3's `done` breakpoint, in the past, then the live stop.
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -23,6 +24,7 @@ import type { DapClient, DapEvent } from './dap-client';
 const FILE = join(PROJECT_ROOT, 'runtime', 'samples', 'gather-vs-ascompleted.ts');
 const DONE = lineOf(FILE, 't.log(`  done: ${url} took');
 const RETURN = lineOf(FILE, 'return [url, seconds];');
+const HANDLED = lineOf(FILE, 'completed.push(url);');
 const SAMPLE = { type: 'coroscope', request: 'launch', name: 'gather', sample: 'gather-vs-ascompleted' };
 
 /** Where a stop stands: its reason, the loop's tick, its task's name, top line and `url`. */
@@ -46,7 +48,7 @@ describe('Step Over from a past logpoint hit (standalone adapter)', { timeout: 3
     await dap?.close();
   });
 
-  it('lands where the live step over landed: the next breakpoint hit, in the past', async () => {
+  it("lands where the live step over landed: the awaiter's next line, in the past", async () => {
     // The oracle, in the same run (the sleeps wake on the real clock: another run may count its ticks
     // otherwise): live, from URL2's `done`, Step Over to its return, then Step Over from the return.
     const d = (dap = await startAdapter());
@@ -71,14 +73,18 @@ describe('Step Over from a past logpoint hit (standalone adapter)', { timeout: 3
       [
         // The step lands on a line holding a breakpoint: said as that breakpoint's.
         ['URL2', RETURN, 'breakpoint'],
-        ['URL3', DONE, 'breakpoint'],
+        // URL2's task ends: the step lapses to the next line the loop runs, compareWaits handling its result.
+        ['compareWaits', HANDLED, 'step'],
       ],
-      'live: Step Over from URL2 `return` runs on to URL3 `done`',
+      'live: Step Over from URL2 `return` lands on the line taking its result',
     );
-    assert.ok(oracle.tick > atReturn.tick, 'URL3 wakes in a later tick');
 
-    // On to URL1's `done` (the present), the return's breakpoint gone; a logpoint there lists the returns.
+    // On to URL3's `done`, then URL1's (the present), the return's breakpoint gone; a logpoint there lists the
+    // returns.
     await d.request('setBreakpoints', { source: { path: FILE }, breakpoints: [{ line: DONE }] });
+    stop = await moveToStop(d, 'continue', { threadId: Number(stop.body.threadId) });
+    const url3Live = await whereOf(d, stop);
+    assert.deepEqual([url3Live.task, url3Live.line], ['URL3', DONE]);
     stop = await moveToStop(d, 'continue', { threadId: Number(stop.body.threadId) });
     const present = await whereOf(d, stop);
     assert.deepEqual([present.task, present.line], ['URL1', DONE]);
@@ -96,7 +102,10 @@ describe('Step Over from a past logpoint hit (standalone adapter)', { timeout: 3
     const next = await whereOf(d, stop);
     assert.deepEqual(next, oracle, 'Step Over lands on the live step over landing, replayed');
     assert.ok(next.tick < present.tick, 'in the past, before the live stop');
-    // Continue from there goes on through the past, to the live stop.
+    // Continue from there goes on through the past: URL3's `done` breakpoint, then the live stop.
+    stop = await moveToStop(d, 'continue', { threadId: Number(stop.body.threadId) });
+    const url3 = await whereOf(d, stop);
+    assert.deepEqual(url3, url3Live, "URL3's `done` as the live run met it, replayed");
     stop = await moveToStop(d, 'continue', { threadId: Number(stop.body.threadId) });
     const back = await whereOf(d, stop);
     assert.deepEqual([back.task, back.line, back.tick], [present.task, present.line, present.tick]);
