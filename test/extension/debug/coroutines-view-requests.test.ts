@@ -6,7 +6,6 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
 import {
   LINE_STEP_MODE_REQUEST,
   TASKS_REQUEST,
@@ -16,22 +15,8 @@ import {
 import { ERR_HOST } from '../../../extension/debug/session-core';
 import type { TracePair } from '../../../protocol/host-protocol';
 import { makeTask } from '../../webview/fixtures-tasks';
-import { attachedInProcess } from './adapter-harness';
-import type { DapClient } from './dap-client';
 import { logMark, logSince } from './dap-log';
-import { FakeRun, FakeRuns, snapshotAt } from './fake-debug-host';
-
-const TIMEOUT = 5000;
-
-async function attached(run: FakeRun): Promise<DapClient> {
-  const dap = await attachedInProcess(
-    new CoroscopeSession<FakeRun>({ hostScript: '/nonexistent/runtime-host.js', runs: new FakeRuns(run) }),
-    { run: run.key },
-    { timeoutMs: TIMEOUT },
-  );
-  await dap.waitForEvent('stopped', { from: 0, timeoutMs: TIMEOUT });
-  return dap;
-}
+import { FakeRun, snapshotAt, attachedToFake } from './fake-debug-host';
 
 function pausedRun(): FakeRun {
   const run = new FakeRun('paused');
@@ -49,7 +34,7 @@ const trace = (url: string): TracePair => ({
 describe('the Coroutines view requests', () => {
   it("the task table with the loop's tick and state; the last one seen when it cannot be refreshed", async () => {
     const run = pausedRun();
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       const first = await dap.request<TasksBody>(TASKS_REQUEST, {});
       run.endpoint.serve('snapshot', () => {
@@ -77,7 +62,7 @@ describe('the Coroutines view requests', () => {
       if (modes.length > 1) throw new Error('setLineStepMode: refused');
       return {};
     });
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       const mark = logMark(dap);
       await dap.requestRaw(LINE_STEP_MODE_REQUEST, { mode: 'sideways' });
@@ -113,7 +98,7 @@ describe('the Coroutines view requests', () => {
       asked.push(params);
       return trace(params.url ?? 'http://demo/');
     });
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       const bodies = [
         await dap.request<TracePair>(TRACES_REQUEST, { url: 'http://x/' }),

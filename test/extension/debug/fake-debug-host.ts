@@ -21,6 +21,9 @@ import type {
 import type { DebugHost, DebugHostEndpoint, DebuggedRun, DebugRuns } from '../../../extension/debug/debug-host';
 import type { HostExit } from '../../../extension/host-client/host-process';
 import { SnapshotMirror } from '../../../protocol/snapshot-mirror';
+import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
+import { attachedInProcess } from './adapter-harness';
+import type { DapClient } from './dap-client';
 
 type Method = keyof HostMethods & string;
 type Handler<M extends Method> = (
@@ -150,6 +153,17 @@ export class FakeRuns implements DebugRuns<FakeRun> {
   debuggable(): FakeRun[] {
     return this.run.isDebuggable() ? [this.run] : [];
   }
+}
+
+/** A session in this process attached to `run` (no host script to fork), once its first stop is shown. */
+export async function attachedToFake(run: FakeRun, timeoutMs = 5000): Promise<DapClient> {
+  const dap = await attachedInProcess(
+    new CoroscopeSession<FakeRun>({ hostScript: '/nonexistent/runtime-host.js', runs: new FakeRuns(run) }),
+    { run: run.key },
+    { timeoutMs },
+  );
+  await dap.waitForEvent('stopped', { from: 0, timeoutMs });
+  return dap;
 }
 
 /** A snapshot of a loop at `tick` with no task (the adapter lists the loop's thread). */

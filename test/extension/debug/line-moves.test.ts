@@ -9,13 +9,11 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
 import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
 import { ERR_HOST } from '../../../extension/debug/session-core';
 import type { HostEvents, PastLineLanding, SourcePosition, TimelineLane } from '../../../protocol/host-protocol';
-import { FakeRun, FakeRuns, serveSeeks, snapshotAt, timelineOf } from './fake-debug-host';
+import { FakeRun, serveSeeks, snapshotAt, timelineOf, attachedToFake } from './fake-debug-host';
 import type { DapClient } from './dap-client';
-import { attachedInProcess } from './adapter-harness';
 import { type LoggedMessage, logMark, logSince, markedMove, MOVE_EVENTS } from './dap-log';
 
 const TIMEOUT = 5000;
@@ -82,16 +80,6 @@ function lineStopRun(lanes: TimelineLane[] = [lane()]): FakeRun {
   return run;
 }
 
-async function attached(run: FakeRun): Promise<DapClient> {
-  const dap = await attachedInProcess(
-    new CoroscopeSession<FakeRun>({ hostScript: '/nonexistent/runtime-host.js', runs: new FakeRuns(run) }),
-    { run: run.key },
-    { timeoutMs: TIMEOUT },
-  );
-  await dap.waitForEvent('stopped', { from: 0, timeoutMs: TIMEOUT });
-  return dap;
-}
-
 /** The line moves and seeks asked since request `from`, with their params (moment ids as asked). */
 function movesAsked(run: FakeRun, from: number): Array<[string, unknown]> {
   const moves = new Set(['lineStep', 'lineStepBack', 'seekTick', 'continue', 'stepTick', 'stepTask']);
@@ -126,7 +114,7 @@ async function toPastLine(run: FakeRun, dap: DapClient): Promise<void> {
 describe('line moves', () => {
   it('a live line step: lineStep of its kind, answered once the host took it, its stop after the answer', async () => {
     const run = lineStopRun();
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     let answersAtStep = -1;
     run.endpoint.serve('lineStep', (p) => {
       answersAtStep = dap.answers.length;
@@ -165,7 +153,7 @@ describe('line moves', () => {
   it("a past line step that meets a loop breakpoint's hit: a seek to its tick, on the hit task's thread, in its words", async () => {
     const said = 'Task #3 "worker-3" hit a breakpoint at prog.ts:20';
     const run = lineStopRun();
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       await toPastLine(run, dap);
       run.endpoint.serve('lineStep', () => ({ landing: { landed: 'tick', tick: 6, taskId: 3, description: said } }));
@@ -205,7 +193,7 @@ describe('line moves', () => {
   it("Step Back before the task's first line of its step: its previous suspension (a seek), the console says why", async () => {
     const run = lineStopRun();
     run.endpoint.serve('lineStepBack', () => ({ landed: 'suspension', why: 'its lines before were not recorded' }));
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       const asked = run.endpoint.requests.length;
       const mark = await markedMove(dap, 'stepBack', { threadId: 2 }, TIMEOUT);
@@ -279,7 +267,7 @@ describe('line moves', () => {
         return timelineOf(7, 7, p.taskId !== undefined ? { lanes } : {});
       });
       run.endpoint.serve('lineStepBack', () => c.landing);
-      const dap = await attached(run);
+      const dap = await attachedToFake(run);
       try {
         const asked = run.endpoint.requests.length;
         const mark = logMark(dap);
@@ -313,7 +301,7 @@ describe('line moves', () => {
       description: 'Task #2 hit the breakpoint at prog.ts:12 in tick 4 (replayed)',
     }));
     run.endpoint.serve('lineStep', () => ({ landing: { landed: 'present' } }));
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       let mark = await markedMove(dap, 'reverseContinue', { threadId: 2 }, TIMEOUT);
       const asked = run.endpoint.requests.length;

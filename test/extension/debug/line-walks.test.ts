@@ -9,26 +9,14 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
 import { ERR_HOST } from '../../../extension/debug/session-core';
 import { dataIdOf } from '../../../extension/debug/value-changes';
-import { type FakeRun, FakeRuns } from './fake-debug-host';
+import { attachedToFake } from './fake-debug-host';
 import { WATCHED, lineReplayRun, pastLineWords } from './fake-line-replay';
 import type { DapClient } from './dap-client';
-import { attachedInProcess } from './adapter-harness';
 import { type LoggedMessage, logMark, logSince, markedMove, MOVE_EVENTS } from './dap-log';
 
 const TIMEOUT = 5000;
-
-async function attached(run: FakeRun): Promise<DapClient> {
-  const dap = await attachedInProcess(
-    new CoroscopeSession<FakeRun>({ hostScript: '/nonexistent/runtime-host.js', runs: new FakeRuns(run) }),
-    { run: run.key },
-    { timeoutMs: TIMEOUT },
-  );
-  await dap.waitForEvent('stopped', { from: 0, timeoutMs: TIMEOUT });
-  return dap;
-}
 
 /** From the live stop to its past line 11, the data breakpoint on `count` set. */
 async function atPastLineWatching(dap: DapClient): Promise<void> {
@@ -56,7 +44,7 @@ function normalized(log: LoggedMessage[]): LoggedMessage[] {
 describe('line walks', () => {
   it('a walk of line moves: answered once ended, only its end shown (no stop or past-line words on the way)', async () => {
     const { run, steps } = lineReplayRun(12, 20);
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       await atPastLineWatching(dap);
       const walked = steps();
@@ -80,7 +68,7 @@ describe('line walks', () => {
 
   it('a walk that cannot go on: the error says how far it went, the line it reached shown; the next move goes from there', async () => {
     const { run, steps } = lineReplayRun(12, 13);
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       await atPastLineWatching(dap);
       const walked = steps();

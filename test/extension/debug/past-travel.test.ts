@@ -7,13 +7,10 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
 import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
 import { ERR_HOST } from '../../../extension/debug/session-core';
 import type { BreakpointHitLanding, HostMethods, SourcePosition, TimelineMark } from '../../../protocol/host-protocol';
-import { FakeRun, FakeRuns, serveSeeks, snapshotAt, timelineOf } from './fake-debug-host';
-import type { DapClient } from './dap-client';
-import { attachedInProcess } from './adapter-harness';
+import { FakeRun, serveSeeks, snapshotAt, timelineOf, attachedToFake } from './fake-debug-host';
 import { logMark, logSince, markedMove, MOVE_EVENTS } from './dap-log';
 
 const TIMEOUT = 5000;
@@ -22,16 +19,6 @@ type SearchParams = HostMethods['pastBreakpointHit']['params'];
 
 function at(line: number): SourcePosition {
   return { file: FILE, line, column: 3 };
-}
-
-async function attached(run: FakeRun): Promise<DapClient> {
-  const dap = await attachedInProcess(
-    new CoroscopeSession<FakeRun>({ hostScript: '/nonexistent/runtime-host.js', runs: new FakeRuns(run) }),
-    { run: run.key },
-    { timeoutMs: TIMEOUT },
-  );
-  await dap.waitForEvent('stopped', { from: 0, timeoutMs: TIMEOUT });
-  return dap;
 }
 
 /**
@@ -75,7 +62,7 @@ const EXCEPTION_AT_2: TimelineMark = { tick: 2, kind: 'exception', taskId: 4, de
 describe('past travel', () => {
   it("Reverse Continue: the latest recorded failure before the moment shown, on its task's thread", async () => {
     const run = recordedRun(5, 5, [EXCEPTION_AT_2, EXCEPTION_AT_3], noHit());
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       const asked = run.endpoint.requests.length;
       const mark = await markedMove(dap, 'reverseContinue', { threadId: LOOP_THREAD_ID }, TIMEOUT);
@@ -113,7 +100,7 @@ describe('past travel', () => {
           }
         : noHit()(p),
     );
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       const asked = run.endpoint.requests.length;
       const mark = await markedMove(dap, 'reverseContinue', { threadId: LOOP_THREAD_ID }, TIMEOUT);
@@ -145,7 +132,7 @@ describe('past travel', () => {
       ],
     ] as const) {
       const run = recordedRun(5, 5, [], noHit([...armed]));
-      const dap = await attached(run);
+      const dap = await attachedToFake(run);
       try {
         const asked = run.endpoint.requests.length;
         const mark = logMark(dap);
@@ -171,7 +158,7 @@ describe('past travel', () => {
 
   it('Continue from a past tick: to the next recorded stop after it, then to the present (the end)', async () => {
     const run = recordedRun(10, 2, [EXCEPTION_AT_3, { ...EXCEPTION_AT_3, tick: 6 }], noHit());
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       let asked = run.endpoint.requests.length;
       let mark = await markedMove(dap, 'continue', { threadId: LOOP_THREAD_ID }, TIMEOUT);
@@ -220,7 +207,7 @@ describe('past travel', () => {
         ? { landed: 'tick', tick: 4, taskId: 3, breakpoint: { file: FILE, line: 20 }, description: said }
         : noHit()(p),
     );
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       const asked = run.endpoint.requests.length;
       const mark = await markedMove(dap, 'continue', { threadId: LOOP_THREAD_ID }, TIMEOUT);
@@ -251,7 +238,7 @@ describe('past travel', () => {
 
   it('each search and seek of a move is named by a moment id of its own', async () => {
     const run = recordedRun(5, 5, [EXCEPTION_AT_3], noHit());
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       const asked = run.endpoint.requests.length;
       const from = dap.mark();

@@ -9,28 +9,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
 import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
 import { LAST_CHANGE_REQUEST, NEXT_CHANGE_REQUEST } from '../../../extension/debug/session-changes';
 import { ERR_HOST } from '../../../extension/debug/session-core';
 import { dataIdOf } from '../../../extension/debug/value-changes';
-import { FakeRun, FakeRuns, snapshotAt } from './fake-debug-host';
+import { FakeRun, snapshotAt, attachedToFake } from './fake-debug-host';
 import { REPLAYED_FILE, WATCHED, lineReplayRun, pastLineWords } from './fake-line-replay';
 import type { DapClient } from './dap-client';
-import { attachedInProcess } from './adapter-harness';
 import { type LoggedMessage, logMark, logSince, markedMove, MOVE_EVENTS } from './dap-log';
 
 const TIMEOUT = 5000;
-
-async function attached(run: FakeRun): Promise<DapClient> {
-  const dap = await attachedInProcess(
-    new CoroscopeSession<FakeRun>({ hostScript: '/nonexistent/runtime-host.js', runs: new FakeRuns(run) }),
-    { run: run.key },
-    { timeoutMs: TIMEOUT },
-  );
-  await dap.waitForEvent('stopped', { from: 0, timeoutMs: TIMEOUT });
-  return dap;
-}
 
 function watch(dap: DapClient): Promise<DebugProtocol.SetDataBreakpointsResponse['body']> {
   return dap.request('setDataBreakpoints', { breakpoints: [{ dataId: dataIdOf(WATCHED), accessType: 'write' }] });
@@ -47,7 +35,7 @@ function normalized(log: LoggedMessage[]): LoggedMessage[] {
 describe('session changes', () => {
   it('data breakpoints: each verified, or refused saying why', async () => {
     const { run } = lineReplayRun(12, 20);
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       const set = await dap.request<DebugProtocol.SetDataBreakpointsResponse['body']>('setDataBreakpoints', {
         breakpoints: [
@@ -80,7 +68,7 @@ describe('session changes', () => {
 
   it('Reverse Continue with a data breakpoint at a line stop: to where the new value is first seen, its writer named', async () => {
     const { run, steps } = lineReplayRun(15, 20);
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       await watch(dap);
       const asked = run.endpoint.requests.length;
@@ -115,7 +103,7 @@ describe('session changes', () => {
     run.lastPause = { reason: 'pause', tick: 5, description: 'Paused after tick 5' };
     run.endpoint.serve('snapshot', () => snapshotAt(5, true));
     run.endpoint.serve('continue', () => ({ tick: 5 }));
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       await watch(dap);
       const asked = run.endpoint.requests.length;
@@ -142,7 +130,7 @@ describe('session changes', () => {
 
   it('Go to Next Change on the live run and a malformed Go to Last Change: refused, nothing asked of the host', async () => {
     const { run } = lineReplayRun(12, 20);
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       const asked = run.endpoint.requests.length;
       const mark = logMark(dap);

@@ -8,12 +8,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
 import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
 import type { HostEvents, Snapshot, TaskSummary } from '../../../protocol/host-protocol';
-import { FakeRun, FakeRuns, serveSeeks, snapshotAt, timelineOf } from './fake-debug-host';
+import { FakeRun, serveSeeks, snapshotAt, timelineOf, attachedToFake } from './fake-debug-host';
 import type { DapClient } from './dap-client';
-import { attachedInProcess, refusalOf } from './adapter-harness';
+import { refusalOf } from './adapter-harness';
 import { until } from '../wait-until';
 
 const TIMEOUT = 5000;
@@ -35,16 +34,6 @@ function snapshotWithTask(tick: number): Snapshot {
   };
   const s = snapshotAt(tick, true);
   return { ...s, tasks: [task], counts: { ...s.counts, suspended: 1 } };
-}
-
-async function attached(run: FakeRun): Promise<DapClient> {
-  const dap = await attachedInProcess(
-    new CoroscopeSession<FakeRun>({ hostScript: '/nonexistent/runtime-host.js', runs: new FakeRuns(run) }),
-    { run: run.key },
-    { timeoutMs: TIMEOUT },
-  );
-  await dap.waitForEvent('stopped', { from: 0, timeoutMs: TIMEOUT });
-  return dap;
 }
 
 /** A live paused run whose every move is answered, then landed by a `paused` event (as the host does). */
@@ -82,7 +71,7 @@ async function move(dap: DapClient, run: FakeRun, command: string, args: unknown
 describe('session moves', () => {
   it('at a live pause: each move is the host request of its thread', async () => {
     const run = livePausedRun();
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       assert.deepEqual(await move(dap, run, 'next', { threadId: LOOP_THREAD_ID }), [['stepTick', {}]]);
       assert.deepEqual(await move(dap, run, 'stepIn', { threadId: LOOP_THREAD_ID }), [['stepTick', {}]]);
@@ -101,7 +90,7 @@ describe('session moves', () => {
 
   it('singleThread limits Continue and Step Over to the task: its next step', async () => {
     const run = livePausedRun();
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       const asked = run.endpoint.requests.length;
       const from = dap.mark();
@@ -135,7 +124,7 @@ describe('session moves', () => {
       const moment = { runId: 7, tick: p.tick, ticks: 5 };
       return new Promise((resolve) => (land = () => resolve(moment)));
     });
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     // A move through the past is answered once it has landed.
     const stepBack = dap.request('stepBack', { threadId: LOOP_THREAD_ID }).catch(() => undefined);
     try {
@@ -163,7 +152,7 @@ describe('session moves', () => {
     run.endpoint.serve('snapshot', () => snapshotAt(10, true));
     run.endpoint.serve('timeline', () => timelineOf(7, 10));
     serveSeeks(run, 10, true);
-    const dap = await attached(run);
+    const dap = await attachedToFake(run);
     try {
       const asked = run.endpoint.requests.length;
       for (const [command, what] of [
