@@ -173,9 +173,13 @@ export class SessionChanges {
   /**
    * Reads each watched value at the line the host stands on. Walking forward (`forward`, from its start): a
    * pinned field is read on its object, whatever runs; a local only in its own task (elsewhere its reading
-   * stays the one before, as no other task's line writes it).
+   * stays the one before, `previous`, as no other task's line writes it).
    */
-  private async read(watched: readonly WatchedValue[], forward?: ForwardWatch): Promise<Reading[]> {
+  private async read(
+    watched: readonly WatchedValue[],
+    forward?: ForwardWatch,
+    previous: readonly Reading[] = [],
+  ): Promise<Reading[]> {
     const host = this.core.requireHost();
     const { frames } = await host.endpoint.request('lineStack', {});
     const names = frames.map((f) => f.name);
@@ -186,7 +190,7 @@ export class SessionChanges {
         out.push(await this.evaluated(`globalThis.__coroscopeLine.pinned(${pin.id})[${JSON.stringify(pin.field)}]`, 0));
         continue;
       }
-      const before = forward?.previous[i];
+      const before = previous[i];
       if (forward !== undefined && before !== undefined && this.core.currentStop?.taskId !== forward.taskId) {
         out.push(before);
         continue;
@@ -218,7 +222,6 @@ export class SessionChanges {
    */
   private async forwardWatch(
     watched: readonly WatchedValue[],
-    previous: Reading[],
     given: ReadonlyMap<number, number>,
   ): Promise<ForwardWatch> {
     const pins = new Map<number, { id: number; field: string }>();
@@ -233,7 +236,7 @@ export class SessionChanges {
           : await this.pinOf(w);
       if (id !== null) pins.set(i, { id, field: f.field });
     }
-    return { pins, taskId: this.core.currentStop?.taskId, previous };
+    return { pins, taskId: this.core.currentStop?.taskId };
   }
 
   /** A watched field's object pinned in the host at this stop (null: not a field, or not an object here). */
@@ -305,7 +308,6 @@ export class SessionChanges {
     return { lines: readings.length + 1, later: before, crosses: true };
   }
 
-  /** Where the host stands: the innermost frame's line, and its text where the file can be read. */
   /** Where a walk given up stays, in a refusal's words: the line it reached (its file, line and tick). */
   private reachedShown(): string {
     const stop = this.core.currentStop;
@@ -315,6 +317,7 @@ export class SessionChanges {
       : `${basename(stop.line.file)}:${stop.line.line} (tick ${stop.tick}), the line reached, is shown`;
   }
 
+  /** Where the host stands: the innermost frame's line, and its text where the file can be read. */
   private async lineHere(): Promise<{ at: string; text: string | null }> {
     const { frames } = await this.core.requireHost().endpoint.request('lineStack', {});
     return lineOf(frames[0]?.position ?? null);
@@ -328,9 +331,8 @@ export class SessionChanges {
     pins: ReadonlyMap<number, number> = new Map(),
   ): Promise<void> {
     const names = watched.map((w) => w.expression).join(', ');
-    const forward = direction === 'forward' ? await this.forwardWatch(watched, [], pins) : undefined;
+    const forward = direction === 'forward' ? await this.forwardWatch(watched, pins) : undefined;
     let later = await this.read(watched, forward);
-    if (forward !== undefined) forward.previous = later;
     if (watched.every((_, i) => !later[i]!.reachable))
       throw new Error(`${what}: ${names} cannot be read here (${later.map(readingText).join('; ')})`);
     const started = Date.now();
@@ -367,8 +369,7 @@ export class SessionChanges {
       const crossed = replan;
       move = 1;
       replan = false;
-      if (forward !== undefined) forward.previous = later;
-      const now = await this.read(watched, forward);
+      const now = await this.read(watched, forward, later);
       const changed = watched.findIndex((_, i) => !sameReading(now[i]!, later[i]!));
       // Walking back, a change on the line just before is the one the line shown first sees: already here. Not
       // so when that move went into the task's step before (the line shown is its step's first) onto a line
@@ -399,7 +400,7 @@ export class SessionChanges {
         if (waited?.line !== undefined && text !== null && !mayAssign(text, watched[changed]!.expression)) {
           const task = await this.taskOfStop();
           this.core.output(
-            `Coroscope: ${what}: ${watched[changed]!.expression} changed while ${lineOf(waited.line).at} ran (ticks ${waited.tick} to ${stop?.tick ?? '?'}, ${task}), which does not assign it: the write was made by code that ran while ${task} waited there (another task, a callback, or a function it awaited); ${readingText(later[changed]!)} → ${readingText(now[changed]!)}, first seen here (${lines} line(s) walked in ${Date.now() - started} ms)`,
+            `Coroscope: ${what}: ${writtenWhileWaiting(watched[changed]!.expression, lineOf(waited.line).at, waited.tick, stop?.tick, task)}; ${readingText(later[changed]!)} → ${readingText(now[changed]!)}, first seen here (${lines} line(s) walked in ${Date.now() - started} ms)`,
           );
           return;
         }
@@ -482,7 +483,7 @@ export class SessionChanges {
     // meanwhile wrote it (another task, a callback, or this task's callee); the recording does not say which.
     if (w.tick !== undefined && w.tick !== setTick && !mayAssign(w.text, expression)) {
       this.core.output(
-        `Coroscope: ${what}: ${expression} changed while ${w.at} ran (ticks ${w.tick} to ${setTick ?? '?'}, ${task}), which does not assign it: the write was made by code that ran while ${task} waited there (another task, a callback, or a function it awaited); ${readingText(before)} → ${readingText(seen)}; shown where ${task} first sees the new value (${lines} line(s) walked in ${Date.now() - started} ms)`,
+        `Coroscope: ${what}: ${writtenWhileWaiting(expression, w.at, w.tick, setTick, task)}; ${readingText(before)} → ${readingText(seen)}; shown where ${task} first sees the new value (${lines} line(s) walked in ${Date.now() - started} ms)`,
       );
       return;
     }
@@ -498,8 +499,6 @@ interface ForwardWatch {
   /** By watched value's index: its object's pin and the field's name. */
   readonly pins: ReadonlyMap<number, { readonly id: number; readonly field: string }>;
   readonly taskId: number | undefined;
-  /** The readings at the line before (a local away from its task keeps its reading). */
-  previous: Reading[];
 }
 
 /**
@@ -512,6 +511,20 @@ interface Writer {
   readonly tick: number | undefined;
   readonly at: string;
   readonly text: string | null;
+}
+
+/**
+ * The console's words for a change seen across a line the task waited on (`at`, ticks `from` to `to`) that does
+ * not assign it: code that ran meanwhile wrote it, and the recording does not say which.
+ */
+function writtenWhileWaiting(
+  expression: string,
+  at: string,
+  from: number | undefined,
+  to: number | undefined,
+  task: string,
+): string {
+  return `${expression} changed while ${at} ran (ticks ${from ?? '?'} to ${to ?? '?'}, ${task}), which does not assign it: the write was made by code that ran while ${task} waited there (another task, a callback, or a function it awaited)`;
 }
 
 /** A line as the console names it, and its text where the file can be read. */

@@ -151,21 +151,21 @@ export class LineSteps {
    */
   async lapse(ev: CdpPaused, step: StepState): Promise<void> {
     await this.clearTemps();
-    this.followFrom = ev.callFrames.find((f) => f.functionName === '_step' && this.d.isMachinery(f)) ?? null;
+    this.followFrom = this.stepFrameOf(ev.callFrames) ?? null;
     const name = this.d.stopTaskName() ?? `task #${step.taskId}`;
     this.d.emit('output', {
       category: 'log',
       text: `${name} ended: the step ${step.oneTask === true ? 'limited to it ' : ''}goes on to the next line the loop runs\n`,
     });
-    this.step = { kind: 'followInto', taskId: null, originFunction: null, originLine: null, autoSteps: 0 };
+    this.step = following('followInto');
     return this.d.stepRaw('into');
   }
 
-  /** Following the loop: on to where `_step` (of `stepFrame`) next resumes a task. */
-  private async refollow(stepFrame: CdpCallFrame): Promise<void> {
+  /** Following the loop: on to where `_step` (of `stepFrame`, when known) next resumes a task. */
+  private async refollow(stepFrame: CdpCallFrame | undefined): Promise<void> {
     await this.clearTemps();
-    await this.plantResumeOfAnyTask(stepFrame);
-    this.step = { kind: 'follow', taskId: null, originFunction: null, originLine: null, autoSteps: 0 };
+    if (stepFrame !== undefined) await this.plantResumeOfAnyTask(stepFrame);
+    this.step = following('follow');
     return this.d.resume(false);
   }
 
@@ -206,12 +206,8 @@ export class LineSteps {
             steps: new Map(stepCountsOf(counts).map(([id, name, n]) => [id, [name, n]])),
           };
       }
-      if (this.d.mode() === 'followLoop' && step.oneTask !== true) {
-        await this.clearTemps();
-        const stepFrame = ev.callFrames.find((f) => f.functionName === '_step' && this.d.isMachinery(f));
-        if (stepFrame !== undefined) await this.plantResumeOfAnyTask(stepFrame);
-        this.step = { kind: 'follow', taskId: null, originFunction: null, originLine: null, autoSteps: 0 };
-      }
+      if (this.d.mode() === 'followLoop' && step.oneTask !== true)
+        return this.refollow(this.stepFrameOf(ev.callFrames));
     }
     return this.d.resume(false);
   }
@@ -230,19 +226,15 @@ export class LineSteps {
     if (step.kind === 'follow' && tempHit) {
       // At `_step` about to resume a task: step into it.
       await this.clearTemps();
-      this.followFrom = ev.callFrames.find((f) => f.functionName === '_step' && this.d.isMachinery(f)) ?? null;
+      this.followFrom = this.stepFrameOf(ev.callFrames) ?? null;
       this.step = { ...step, kind: 'followInto', autoSteps: 0 };
       return this.d.stepRaw('into');
     }
     const followed = step.kind === 'followInto' || step.kind === 'followOut' ? this.followFrom : null;
-    const atStep = top.functionName === '_step' && this.d.isMachinery(top);
+    const atStep = this.isStepFrame(top);
     if (followed !== null && !atStep) step.entered = true;
     if (this.d.isMachinery(top) || ev.callFrames.every((f) => this.d.isMachinery(f))) {
-      if (
-        followed !== null &&
-        ((atStep && step.entered === true) ||
-          !ev.callFrames.some((f) => f.functionName === '_step' && this.d.isMachinery(f)))
-      ) {
+      if (followed !== null && ((atStep && step.entered === true) || this.stepFrameOf(ev.callFrames) === undefined)) {
         // The task followed gave the thread back with no line of the program run (it waited again inside the
         // runtime's library): the next task `_step` resumes is followed instead, not the loop's machinery
         // stepped through until the step gives up and the program runs on.
@@ -287,7 +279,7 @@ export class LineSteps {
         // Resumed inside the runtime's library (the queue.get it waited on, the program's
         // frame below it): over its lines, back to the program. Library code `_step` itself
         // calls before it resumes the task is stepped out of, going on into the task after.
-        const stepAt = ev.callFrames.findIndex((f) => f.functionName === '_step' && this.d.isMachinery(f));
+        const stepAt = ev.callFrames.findIndex((f) => this.isStepFrame(f));
         const inTask = ev.callFrames
           .slice(1, stepAt < 0 ? undefined : stepAt)
           .some((f) => !this.d.isMachinery(f) && !this.d.isLibrary(f));
@@ -395,7 +387,7 @@ export class LineSteps {
         } else {
           // Out of the task's top frame, limited to the task: on to its end, where the limit lapses; the markers
           // see each suspension (and the end) while it runs.
-          const stepFrame = frames.find((f) => f.functionName === '_step' && this.d.isMachinery(f));
+          const stepFrame = this.stepFrameOf(frames);
           if (this.step.oneTask === true && stepFrame !== undefined) {
             this.step.untilEnd = { top, stepFrame };
             await this.plantMarkers(stepFrame, taskId);
@@ -446,7 +438,7 @@ export class LineSteps {
     const out: CdpCallFrame[] = [];
     const seen = new Set<string | null>();
     for (const f of frames) {
-      if (f.functionName === '_step' && this.d.isMachinery(f)) break;
+      if (this.isStepFrame(f)) break;
       if (this.d.isMachinery(f) || seen.has(functionKey(f))) continue;
       seen.add(functionKey(f));
       out.push(f);
@@ -523,7 +515,7 @@ export class LineSteps {
     const onOwnLine = r.locations.map((loc) => own !== null && this.d.lineOfLocation(loc) === own.line);
     if (own !== null && onOwnLine.includes(true)) own.ranges = rangesOf(r.locations, onOwnLine);
     for (const [i, loc] of r.locations.entries()) if (!onOwnLine[i]) await this.plant(loc, condition);
-    const stepFrame = frames.find((f) => f.functionName === '_step' && this.d.isMachinery(f));
+    const stepFrame = this.stepFrameOf(frames);
     if (stepFrame !== undefined) await this.plantMarkers(stepFrame, taskId);
   }
 
@@ -585,10 +577,20 @@ export class LineSteps {
    * task is gone (the bridge's gone(): it ended), so the step lapses into "follow the loop" (lapse()).
    */
   private async plantLapse(frames: readonly CdpCallFrame[], taskId: number): Promise<void> {
-    const stepFrame = frames.find((f) => f.functionName === '_step' && this.d.isMachinery(f));
+    const stepFrame = this.stepFrameOf(frames);
     if (stepFrame === undefined) return;
     for (const id of await this.plantResumeOfAnyTask(stepFrame, `globalThis.__coroscopeLine.gone(${taskId})`))
       this.lapses.add(id);
+  }
+
+  /** Whether a frame is the runtime's `Task._step`, which resumes a task's coroutine. */
+  private isStepFrame(f: CdpCallFrame): boolean {
+    return f.functionName === '_step' && this.d.isMachinery(f);
+  }
+
+  /** The `Task._step` frame of a stack (undefined: outside any task's step). */
+  private stepFrameOf(frames: readonly CdpCallFrame[]): CdpCallFrame | undefined {
+    return frames.find((f) => this.isStepFrame(f));
   }
 
   /** The TypeScript line at a generated location, or `offset` lines from it ('' when unmapped or unreadable). */
@@ -670,6 +672,11 @@ function functionKey(frame: CdpCallFrame): string | null {
 export function liveOnly(condition: string | null): string {
   const live = 'globalThis.__coroscopeLine.live()';
   return condition === null ? live : `${live} && (${condition})`;
+}
+
+/** A step following the loop: waiting for `_step` to resume a task, or going into the one it resumes. */
+function following(kind: 'follow' | 'followInto'): StepState {
+  return { kind, taskId: null, originFunction: null, originLine: null, autoSteps: 0 };
 }
 
 /**
