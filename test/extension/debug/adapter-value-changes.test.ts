@@ -423,23 +423,28 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     assert.match(await placeOf(stop), new RegExp(`^breakpoint child child:${line} `));
     return Number(stop.body.threadId);
   };
+  /** Two Step Overs from `threadId` (limited to it: `singleThread`): each landing's place, what was said, the last. */
+  const twoSteps = async (
+    threadId: number,
+    singleThread: boolean,
+  ): Promise<{ places: string[]; said: string[]; last: DapEvent }> => {
+    const places: string[] = [];
+    const said: string[] = [];
+    let last: DapEvent | null = null;
+    for (let i = 0; i < 2; i++) {
+      const from = dap.mark();
+      last = await moveToStop(dap, 'next', { threadId, ...(singleThread ? { singleThread } : {}) });
+      places.push(await placeOf(last));
+      said.push(outputSince(dap, from));
+    }
+    return { places, said, last: last! };
+  };
 
   it("Step Over from child's last line lands on main's line after its `yield* worker`, live and in the past alike", async () => {
-    let stop = await launchTo(CHILD_RETURN);
-    const child = Number(stop.body.threadId);
-    assert.match(await placeOf(stop), new RegExp(`^breakpoint child child:${CHILD_RETURN} `));
-    const said: string[] = [];
-    const steps = async (): Promise<string[]> => {
-      const out: string[] = [];
-      for (let i = 0; i < 2; i++) {
-        const from = dap.mark();
-        stop = await moveToStop(dap, 'next', { threadId: child, singleThread: true });
-        out.push(await placeOf(stop));
-        said.push(outputSince(dap, from));
-      }
-      return out;
-    };
-    const live = await steps();
+    const hit = await launchTo(CHILD_RETURN);
+    const child = Number(hit.body.threadId);
+    assert.match(await placeOf(hit), new RegExp(`^breakpoint child child:${CHILD_RETURN} `));
+    const { places: live, said, last: stop } = await twoSteps(child, true);
     // The function's closing brace (its return's break location), then child ends: on to main, which awaited it.
     assert.deepEqual(
       live.map((l) => l.replace(/ tick \d+$/, '')),
@@ -460,27 +465,16 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     assert.equal(await backToHit(stop, CHILD_RETURN), child);
     // With no breakpoint armed, as with one.
     await dap.request('setBreakpoints', { source: { path: TASK_END }, breakpoints: [] });
-    assert.deepEqual(await steps(), live, 'the same lines and ticks through the recording');
+    const past = await twoSteps(child, true);
+    assert.deepEqual(past.places, live, 'the same lines and ticks through the recording');
     // The past landing is main's line as the live one was: Step Back goes to the same line before.
     assert.equal(await placeOf(await moveToStop(dap, 'stepBack', { threadId: main })), mainBack);
-    assert.match(said[3]!, /child ended: the step limited to it goes on to the next line the loop runs/);
+    assert.match(past.said[1]!, /child ended: the step limited to it goes on to the next line the loop runs/);
   });
 
   it("Step Over, not limited, from child's last line lands on main's line too, live and in the past alike", async () => {
-    let stop = await launchTo(CHILD_RETURN);
-    const child = Number(stop.body.threadId);
-    const said: string[] = [];
-    const steps = async (): Promise<string[]> => {
-      const out: string[] = [];
-      for (let i = 0; i < 2; i++) {
-        const from = dap.mark();
-        stop = await moveToStop(dap, 'next', { threadId: child });
-        out.push(await placeOf(stop));
-        said.push(outputSince(dap, from));
-      }
-      return out;
-    };
-    const live = await steps();
+    const child = Number((await launchTo(CHILD_RETURN)).body.threadId);
+    const { places: live, said, last: stop } = await twoSteps(child, false);
     // A step staying with its task waited for child's next line, which never comes: it ran the program on.
     assert.deepEqual(
       live.map((l) => l.replace(/ tick \d+$/, '')),
@@ -490,21 +484,12 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     assert.ok(said[1]!.includes('child ended: the step goes on to the next line the loop runs'), said[1]);
     assert.equal(await backToHit(stop, CHILD_RETURN), child);
     await dap.request('setBreakpoints', { source: { path: TASK_END }, breakpoints: [] });
-    assert.deepEqual(await steps(), live, 'the same lines and ticks through the recording');
+    assert.deepEqual((await twoSteps(child, false)).places, live, 'the same lines and ticks through the recording');
   });
 
   it("Step Over from child's last line follows the loop past tasks that run no line, live and in the past alike", async () => {
-    let stop = await launchTo(NAP_RETURN, TASK_END_NAP);
-    const child = Number(stop.body.threadId);
-    const steps = async (): Promise<string[]> => {
-      const out: string[] = [];
-      for (let i = 0; i < 2; i++) {
-        stop = await moveToStop(dap, 'next', { threadId: child });
-        out.push(await placeOf(stop));
-      }
-      return out;
-    };
-    const live = await steps();
+    const child = Number((await launchTo(NAP_RETURN, TASK_END_NAP)).body.threadId);
+    const { places: live, last: stop } = await twoSteps(child, false);
     // The naps child started run first, each giving the thread back inside the runtime: the step followed
     // each to the next task resumed, not through the loop's machinery until it gave up and the program ran on.
     assert.deepEqual(
@@ -514,7 +499,7 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     );
     assert.equal(await backToHit(stop, NAP_RETURN), child);
     await dap.request('setBreakpoints', { source: { path: TASK_END_NAP }, breakpoints: [] });
-    assert.deepEqual(await steps(), live, 'the same lines and ticks through the recording');
+    assert.deepEqual((await twoSteps(child, false)).places, live, 'the same lines and ticks through the recording');
   });
 
   it("Step Out of child's top frame lands there too, live and in the past alike", async () => {
