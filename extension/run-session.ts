@@ -166,9 +166,10 @@ export class RunSession {
     return this.startRun();
   }
 
-  private startRun(): Promise<Run> {
+  /** A new run's host (`replayAhead`: started to open a recording first thing). */
+  private startRun(replayAhead = false): Promise<Run> {
     if (this.starting !== null) return this.starting;
-    const start = this.registry.start().then(
+    const start = this.registry.start(replayAhead ? { replayAhead } : {}).then(
       (run) => {
         this.starting = null;
         this.bind(run);
@@ -247,7 +248,7 @@ export class RunSession {
     let run: Run;
     try {
       const shown = this.run;
-      run = shown !== null && shown.viewers().every((v) => v === PANEL_VIEW) ? shown : await this.startRun();
+      run = shown !== null && shown.viewers().every((v) => v === PANEL_VIEW) ? shown : await this.startRun(true);
       if (seq !== this.launchSeq) throw new Error('replaced by a newer launch');
       info = await run.openRecording(path, PANEL_VIEW);
     } catch (e) {

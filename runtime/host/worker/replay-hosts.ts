@@ -64,11 +64,17 @@ export class ReplayHosts {
     private readonly main: MainThreadLink,
     private readonly lineDebugger: () => LineDebugger,
     private readonly view: PastView,
+    /** The client opens a recording first thing (REPLAY_AHEAD_ARG): its hit replay host is forked now. */
+    forkAhead = false,
   ) {
-    this.hitHosts = new HitReplayHosts(hostStart, isLineReplay, main, view, () => ({
-      recorded: this.runRecorded,
-      finished: this.runFinished,
-    }));
+    this.hitHosts = new HitReplayHosts(
+      hostStart,
+      isLineReplay,
+      main,
+      view,
+      () => ({ recorded: this.runRecorded, finished: this.runFinished }),
+      forkAhead,
+    );
   }
 
   /** The stop's replay host (null: none forked yet). */
@@ -114,6 +120,7 @@ export class ReplayHosts {
   endAll(): void {
     this.endStop();
     this.hitHosts.end();
+    this.hitHosts.endAhead();
   }
 
   /** The stop's replay host ends (and the run is followed no more). */
