@@ -282,6 +282,9 @@ describe('scan', () => {
     assert.deepStrictEqual(await scan.scan(stretch(0, 36)), hit);
     assert.deepStrictEqual(order.slice(4), ['scan 0..36']);
     assert.deepStrictEqual(f.asked, []);
+    // From tick 1: its one tick before is replayed without them too.
+    await scan.scan(stretch(1, 36));
+    assert.deepStrictEqual(order.slice(5), ['remove bp-3', 'seek 1', 'set bp-4', 'scan 1..36']);
   });
 
   test("a scan that fails is the search's replayFailed; a protocol error stays itself", async () => {
