@@ -1,15 +1,13 @@
 // Tests of runtime/inspect/decoded-source-map.ts: the one decoding of a source map that serves
 // both directions answers every generated position exactly as Node's own SourceMap does (the
 // runtime host's bundle, built here as esbuild.mjs builds it; segments naming no source; names;
-// segments out of column order, which Node sorts), and its reverse index (GeneratedPositions)
-// gives each source line its first generated position.
+// segments out of column order, which Node sorts). Its reverse index: generated-positions.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { DecodedSourceMap } from '../../../runtime/inspect/decoded-source-map';
-import { GeneratedPositions } from '../../../runtime/inspect/generated-positions';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -63,26 +61,4 @@ test('segments naming no source, names, and segments out of column order (sorted
   assert.deepEqual([...decoded.genCol], [0, 2, 4, 4, 4, 4, 10]);
   assert.deepEqual([...decoded.source], [0, -1, 1, 0, 0, 1, 0]);
   assert.deepStrictEqual(new DecodedSourceMap({ ...payload, mappings: '' }).findEntry(0, 0), {});
-});
-
-test('a source line maps to its first generated position (the reverse index, GeneratedPositions)', () => {
-  // a.ts line 1 at generated 0:0 and 0:8, line 2 at 1:4 and 1:2 (out of order), b.ts line 1 at 2:0.
-  const payload: SourceMapPayload = {
-    version: 3,
-    file: 'x.js',
-    sourceRoot: '',
-    sources: ['a.ts', 'b.ts'],
-    sourcesContent: [],
-    names: [],
-    mappings: 'AAAA,QAAA;IACA,FAAA;ACDA',
-  };
-  const positions = new GeneratedPositions({ map: new DecodedSourceMap(payload), base: 'file:///p/x.js.map' });
-  assert.ok(positions.covers('/p/a.ts') && positions.covers('/p/b.ts'));
-  assert.deepEqual(positions.positionOf('/p/a.ts', 1), { line0: 0, column0: 0 });
-  assert.deepEqual(positions.positionOf('/p/a.ts', 2), { line0: 1, column0: 2 });
-  assert.deepEqual(positions.positionOf('/p/b.ts', 1), { line0: 2, column0: 0 });
-  assert.equal(positions.positionOf('/p/a.ts', 3), null);
-  // Node's own map (a module loaded with source maps on) gives the same index.
-  const fromNode = new GeneratedPositions({ map: new SourceMap(payload), base: 'file:///p/x.js.map' });
-  assert.deepEqual(fromNode.positionOf('/p/a.ts', 2), { line0: 1, column0: 2 });
 });
