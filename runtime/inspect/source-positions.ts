@@ -174,7 +174,9 @@ export class SourcePositionMapper {
 /** A map's source name as a path: absolute URLs as they are, relative ones against the map. */
 export function resolveMapSource(source: string, loaded: LoadedMap): string {
   const root = loaded.map.payload.sourceRoot ?? '';
-  const joined = root !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(source) ? `${root.replace(/\/?$/, '/')}${source}` : source;
+  // A source that is a URL or an absolute path already names its file: the root is for relative ones.
+  const absolute = source.startsWith('/') || /^[a-z][a-z0-9+.-]*:/i.test(source);
+  const joined = root !== '' && !absolute ? `${root.replace(/\/?$/, '/')}${source}` : source;
   if (joined.startsWith('/')) return joined;
   try {
     return urlToPath(new URL(joined, loaded.base).href);

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { SourcePositionMapper, sourceMappingUrlOf, generatorReader } from '../../../runtime/inspect/index';
+import { type LoadedMap, resolveMapSource } from '../../../runtime/inspect/source-positions';
 
 const FIXTURE = resolve(__dirname, 'fixtures/suspended-chain.ts');
 
@@ -151,4 +152,19 @@ describe('an esbuild bundle, as dist/ is built', () => {
       assert.ok(leaf.locals.some(([n, v]) => n === 'fut' && v.startsWith('<Future pending')));
     });
   }
+});
+
+describe("a map's source names as paths (resolveMapSource)", () => {
+  /** A map loaded from file:///p/out/app.js.map with `sourceRoot`. */
+  const mapWithRoot = (sourceRoot: string): LoadedMap =>
+    ({ map: { payload: { sourceRoot } }, base: 'file:///p/out/app.js.map' }) as unknown as LoadedMap;
+
+  test('the root is joined to relative names only: an absolute path or a URL already names its file', () => {
+    const src = mapWithRoot('src');
+    assert.deepEqual(
+      ['b.ts', '../lib/c.ts', '/abs/d.ts', 'file:///abs/e.ts'].map((s) => resolveMapSource(s, src)),
+      ['/p/out/src/b.ts', '/p/out/lib/c.ts', '/abs/d.ts', '/abs/e.ts'],
+    );
+    assert.equal(resolveMapSource('b.ts', mapWithRoot('')), '/p/out/b.ts');
+  });
 });
