@@ -45,6 +45,8 @@ export interface StepState {
   untilEnd?: { readonly top: CdpCallFrame; readonly stepFrame: CdpCallFrame };
   /** Following the loop into a task: the step has left `_step` for the task's code (a return to it is the end). */
   entered?: true;
+  /** Following the loop out of the library into a task: that task's own functions hold temporaries. */
+  staysPlanted?: true;
   /** The frame the step started in (its function and line), for "the yield* resumed". */
   originFunction: string | null;
   /** The source line the step started on (lineOf: a whole module may be one generated line). */
@@ -177,6 +179,9 @@ export class LineSteps {
     this.crossed = true;
     for (const id of this.markers) await this.removeBreakpoint(id);
     this.markers = new Set();
+    // Following the loop out of the library into a task, that task gave the thread back with no line of its own
+    // run (it waited again inside the library): the next task `_step` resumes is followed.
+    if (step?.kind === 'followOut' && step.taskId === null) return this.refollow(this.stepFrameOf(ev.callFrames));
     if (step !== null && step.taskId !== null) {
       // In `_step`, `r` is the resume's result (esbuild keeps the name): its value is the future the task waits on;
       // done, its coroutine returned; none yet (the resume threw: `_step`'s catch), it raised. The task ends then.
@@ -290,6 +295,21 @@ export class LineSteps {
           return this.d.stepRaw('out');
         }
         step.kind = 'followOut';
+        // Over the library's lines, back to the task's own. V8's step over does not always come back: out of a
+        // generator the machinery resumed (a sleep ending) it went past the task's next lines, into its next
+        // call, those lines run unseen. So the task's own functions under the library take the temporaries too
+        // (once), and whichever comes first lands the step; a marker says the task gave the thread back first.
+        if (step.staysPlanted !== true) {
+          step.staysPlanted = true;
+          const followedTask = await this.d.callMain('current()').catch(() => null);
+          if (typeof followedTask === 'number') {
+            const own = ev.callFrames
+              .slice(1, stepAt < 0 ? undefined : stepAt)
+              .filter((f) => !this.d.isMachinery(f) && !this.d.isLibrary(f));
+            await this.clearTemps();
+            for (const f of own) await this.plantStay(f, ev.callFrames, followedTask);
+          }
+        }
         return this.d.stepRaw('over');
       }
       // Back in the program: the task's first line after the `yield*` it resumed from.

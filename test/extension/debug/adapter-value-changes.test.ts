@@ -377,6 +377,9 @@ const PEER_BEAT = lineOf(TASK_END_PEER, 'beats += 1;');
 const TASK_END_NAP = join(__dirname, 'fixtures', 'task-end-nap.ts');
 const NAP_RETURN = lineOf(TASK_END_NAP, 'return 1;');
 const NAP_AFTER_AWAIT = lineOf(TASK_END_NAP, 'const doubled = got * 2;');
+const TASK_END_SLEEPER = join(__dirname, 'fixtures', 'task-end-sleeper.ts');
+const SLEEPER_CHILD_RETURN = lineOf(TASK_END_SLEEPER, 'return 2;');
+const SLEEPER_WOKE = lineOf(TASK_END_SLEEPER, "log.push('woke');");
 const TASK_RAISES = join(__dirname, 'fixtures', 'task-raises.ts');
 const CHILD_THROW = lineOf(TASK_RAISES, 'throw new Error(');
 const MAIN_CATCH = lineOf(TASK_RAISES, 'got = -1;');
@@ -414,11 +417,11 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
    * From the landing (main's line), the live run goes on by main's plain steps, so that the present is not the
    * landing; then Reverse Continue goes back to the breakpoint's last hit, in child.
    */
-  const backToHit = async (landing: DapEvent, line: number): Promise<number> => {
+  const backToHit = async (landing: DapEvent, line: number, landed = 'main'): Promise<number> => {
     const main = Number(landing.body.threadId);
     let stop = landing;
     for (let i = 0; i < 2; i++) stop = await moveToStop(dap, 'next', { threadId: main });
-    assert.match(await placeOf(stop), /^step main main:\d+ /);
+    assert.match(await placeOf(stop), new RegExp(`^step ${landed} ${landed}:\\d+ `));
     stop = await moveToStop(dap, 'reverseContinue', { threadId: main });
     assert.match(await placeOf(stop), new RegExp(`^breakpoint child child:${line} `));
     return Number(stop.body.threadId);
@@ -499,6 +502,22 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     );
     assert.equal(await backToHit(stop, NAP_RETURN), child);
     await dap.request('setBreakpoints', { source: { path: TASK_END_NAP }, breakpoints: [] });
+    assert.deepEqual((await twoSteps(child, false)).places, live, 'the same lines and ticks through the recording');
+  });
+
+  it("Step Over from child's last line lands on the next task's line after the sleep it resumes from", async () => {
+    const child = Number((await launchTo(SLEEPER_CHILD_RETURN, TASK_END_SLEEPER)).body.threadId);
+    const { places: live, last: stop } = await twoSteps(child, false);
+    // sleeper woke in child's tick, after it: it resumes inside the runtime's library (its sleep's `finally`),
+    // then runs its next line. Stepped over line by line out of the library, V8 went past that line: the step
+    // ran the program on to its end.
+    assert.deepEqual(
+      live.map((l) => l.replace(/ tick \d+$/, '')),
+      [`step child child:${SLEEPER_CHILD_RETURN + 1}`, `step sleeper sleeper:${SLEEPER_WOKE}`],
+      'the step lands on the line sleeper runs next',
+    );
+    assert.equal(await backToHit(stop, SLEEPER_CHILD_RETURN, 'sleeper'), child);
+    await dap.request('setBreakpoints', { source: { path: TASK_END_SLEEPER }, breakpoints: [] });
     assert.deepEqual((await twoSteps(child, false)).places, live, 'the same lines and ticks through the recording');
   });
 
