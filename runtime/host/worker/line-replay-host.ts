@@ -8,7 +8,7 @@
 // Invariants: at most one line stop replay host per run, ended with the run, the client or this
 // process; its past is of one stopped tick at a time, forgotten when the run goes on; the network
 // is never touched; the temporary file is removed once read; a move's moment id must be echoed
-// on its answer (else the move fails: replayFailed).
+// on its answer (else the move fails: replayFailed); opens, moves and lists reach it one at a time.
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { unlinkSync } from 'node:fs';
@@ -110,6 +110,14 @@ export class LineReplayHost {
    * the same tick list the same hits, so they are not replayed again; forgotten with that recording.
    */
   private logged: { key: string; given: number; hits: ScanHit[] } | null = null;
+  /**
+   * The requests that move its main thread or change what it holds (opens, growths, walks, searches, seeks,
+   * lists, warm-ups), one at a time in the order asked (inTurn): two at once would share its one main thread
+   * and one set of scan breakpoints, and one of them could wait forever on a pause the other took (seen: a
+   * logpoint list asked at one line stop, still replaying when a Reverse Continue's search came, never
+   * answered). Queries (a stop's frames, a past tick's moment) are not held behind them.
+   */
+  private turn: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly child: ChildProcess,
@@ -217,13 +225,15 @@ export class LineReplayHost {
     this.mark = null;
     this.given++;
     try {
-      await this.endpoint.request(
-        'openRecording',
-        written.midTick
-          ? { path, midTick: true }
-          : live
-            ? { path, unshown: true, live: true }
-            : { path, unshown: true },
+      await this.inTurn(() =>
+        this.endpoint.request(
+          'openRecording',
+          written.midTick
+            ? { path, midTick: true }
+            : live
+              ? { path, unshown: true, live: true }
+              : { path, unshown: true },
+        ),
       );
     } catch (e) {
       throw new ProtocolError(
@@ -248,7 +258,7 @@ export class LineReplayHost {
     this.given++;
     let mine: RecordingInfo;
     try {
-      mine = await this.endpoint.request('openRecording', { path, unshown: true });
+      mine = await this.inTurn(() => this.endpoint.request('openRecording', { path, unshown: true }));
     } catch (e) {
       throw new ProtocolError(
         `the line replay host cannot replay the run: ${e instanceof Error ? e.message : String(e)}`,
@@ -278,7 +288,7 @@ export class LineReplayHost {
     if (mark === null)
       throw new ProtocolError('the line replay host holds no recording a growth goes on from', 'badState');
     try {
-      await this.endpoint.request('growRecording', { path, live });
+      await this.inTurn(() => this.endpoint.request('growRecording', { path, live }));
     } catch (e) {
       throw new ProtocolError(
         `the line replay host cannot grow the run's recording: ${e instanceof Error ? e.message : String(e)}`,
@@ -319,28 +329,22 @@ export class LineReplayHost {
     lines = 1,
     breakpoints: readonly ArmedBreakpoint[] = [],
   ): Promise<PastLineLanding> {
-    return echoed(
-      await this.endpoint.request('pastLine', {
-        tick: this.stop.tick,
-        taskId: this.stop.taskId,
-        stop: this.stop.print,
-        move,
-        ...(lines > 1 ? { lines } : {}),
-        ...stepBreakpoints(move, breakpoints),
-        ...idOf(moment),
-      }),
-      moment,
-    );
+    const params = {
+      tick: this.stop.tick,
+      taskId: this.stop.taskId,
+      stop: this.stop.print,
+      move,
+      ...(lines > 1 ? { lines } : {}),
+      ...stepBreakpoints(move, breakpoints),
+      ...idOf(moment),
+    };
+    return echoed(await this.inTurn(() => this.endpoint.request('pastLine', params)), moment);
   }
 
   /** The watched values at each line a step back lands on in turn within the live stop's tick (pastLineValues). */
   valuesBack(watched: LineWatched[]): Promise<ReplayHostMethods['pastLineValues']['result']> {
-    return this.endpoint.request('pastLineValues', {
-      tick: this.stop.tick,
-      taskId: this.stop.taskId,
-      stop: this.stop.print,
-      watched,
-    });
+    const params = { tick: this.stop.tick, taskId: this.stop.taskId, stop: this.stop.print, watched };
+    return this.inTurn(() => this.endpoint.request('pastLineValues', params));
   }
 
   /**
@@ -348,19 +352,17 @@ export class LineReplayHost {
    * an earlier step of the live stop's task), back to its step's first line (pastHitLineValues).
    */
   valuesBackFromHit(watched: LineWatched[]): Promise<ReplayHostMethods['pastHitLineValues']['result']> {
-    return this.endpoint.request('pastHitLineValues', { ceiling: this.ticks, ...this.presentOf(), watched });
+    const params = { ceiling: this.ticks, ...this.presentOf(), watched };
+    return this.inTurn(() => this.endpoint.request('pastHitLineValues', params));
   }
 
   /**
-   * Replays parked ahead of the live stop's walks while it is read (pastWarm); the ticks parked at. Best effort:
-   * a newer warm-up supersedes it, and a move asked meanwhile waits at most for the replay under way.
+   * Replays parked ahead of the live stop's walks while it is read (pastWarm); the ticks parked at. In turn: a
+   * move asked meanwhile waits for it (as the worker's requests wait for a warm-up: line-stop-warm-up.ts).
    */
   warm(): Promise<ReplayHostMethods['pastWarm']['result']> {
-    return this.endpoint.request('pastWarm', {
-      tick: this.stop.tick,
-      taskId: this.stop.taskId,
-      stop: this.stop.print,
-    });
+    const params = { tick: this.stop.tick, taskId: this.stop.taskId, stop: this.stop.print };
+    return this.inTurn(() => this.endpoint.request('pastWarm', params));
   }
 
   /**
@@ -374,18 +376,16 @@ export class LineReplayHost {
     lines = 1,
     oneTask = false,
   ): Promise<PastLineLanding> {
-    return echoed(
-      await this.endpoint.request('pastHitLine', {
-        move,
-        ...(lines > 1 ? { lines } : {}),
-        ceiling: this.ticks,
-        ...this.presentOf(),
-        ...stepBreakpoints(move, breakpoints, true),
-        ...(oneTask && move !== 'back' && move !== 'leave' ? { oneTask } : {}),
-        ...idOf(moment),
-      }),
-      moment,
-    );
+    const params = {
+      move,
+      ...(lines > 1 ? { lines } : {}),
+      ceiling: this.ticks,
+      ...this.presentOf(),
+      ...stepBreakpoints(move, breakpoints, true),
+      ...(oneTask && move !== 'back' && move !== 'leave' ? { oneTask } : {}),
+      ...idOf(moment),
+    };
+    return echoed(await this.inTurn(() => this.endpoint.request('pastHitLine', params)), moment);
   }
 
   /**
@@ -403,7 +403,7 @@ export class LineReplayHost {
    * line requests'; none found, it stops on the line shown again.
    */
   async searchHit(params: ReplayHostMethods['pastHit']['params']): Promise<BreakpointHitLanding> {
-    return echoed(await this.endpoint.request('pastHit', params), params.moment);
+    return echoed(await this.inTurn(() => this.endpoint.request('pastHit', params)), params.moment);
   }
 
   /** Replays past tick `tick` there (its moment's queries are then the replay's, with positions and locals). */
@@ -415,7 +415,10 @@ export class LineReplayHost {
       );
     // Replayed before it answers (no second viewedTick reaches the views from here); the asker's id rides
     // there and back.
-    echoed(await this.endpoint.request('seekTick', { tick, replayed: true, ...idOf(moment) }), moment);
+    echoed(
+      await this.inTurn(() => this.endpoint.request('seekTick', { tick, replayed: true, ...idOf(moment) })),
+      moment,
+    );
   }
 
   /**
@@ -426,15 +429,21 @@ export class LineReplayHost {
     const key = JSON.stringify({ logpoints, ceiling });
     const given = this.given;
     if (this.logged !== null && this.logged.key === key && this.logged.given === given) return this.logged.hits;
-    const { hits } = (await this.endpoint.request('pastLog', {
-      logpoints: [...logpoints],
-      ceiling,
-    })) as ReplayHostMethods['pastLog']['result'];
+    const { hits } = (await this.inTurn(() =>
+      this.endpoint.request('pastLog', { logpoints: [...logpoints], ceiling }),
+    )) as ReplayHostMethods['pastLog']['result'];
     if (this.given === given) this.logged = { key, given, hits };
     return hits;
   }
 
-  /** Asks the replay host (a line query at a past line, a moment's query at a past tick). */
+  /** Runs `ask`, a request of the turn's kind, once those asked before it have been answered. */
+  private inTurn<T>(ask: () => Promise<T>): Promise<T> {
+    const job = this.turn.then(ask);
+    this.turn = job.catch(() => undefined);
+    return job;
+  }
+
+  /** Asks the replay host a query (a line query at a past line, a moment's query at a past tick), out of turn. */
   request(method: string, params: unknown): Promise<unknown> {
     return (this.endpoint.request as (m: string, p: unknown) => Promise<unknown>)(method, params);
   }

@@ -6,8 +6,9 @@
 //
 // Invariants: at most one of each per run, all ended with the run and when the client goes; what
 // an ended replay host showed is dropped from the worker's position (PastView.drop); uses that
-// give the stop's host a recording run one at a time (inQueue); a recording handed over is never
-// shorter than the one it holds, nor of another run.
+// give the stop's host a recording run one at a time (inQueue); the stop's replay host holds the
+// current stop's past (one opened for a stop since left is opened again); a recording handed over
+// is never shorter than the one it holds, nor of another run.
 
 import { stopPlace } from './stop-place';
 import { unlinkSync } from 'node:fs';
@@ -56,6 +57,11 @@ export class ReplayHosts {
   // A recorded run launched here and debugged, followed: its replay host is given the recording so far now and then.
   private followTimer: ReturnType<typeof setTimeout> | null = null;
   private followed = false;
+  /**
+   * The live line stops seen and forgotten so far: a stop's past opened while this changed is of a stop gone
+   * (ofStopNow).
+   */
+  private stopChanges = 0;
 
   constructor(
     private readonly hostStart: HostStart | null,
@@ -140,6 +146,7 @@ export class ReplayHosts {
 
   /** The stop's replay host forgets its stop's past (the run went on, or stopped in another tick). */
   forgetStop(): void {
+    this.stopChanges++;
     this.warmUp.cancel();
     this.view.drop('stop');
     this.replay?.forget();
@@ -153,6 +160,7 @@ export class ReplayHosts {
    * Step Back finds it loaded.
    */
   onLineStop(tick: number, stopRecorded: boolean): void {
+    this.stopChanges++;
     this.stopFollowing();
     const r = this.replay;
     const held = r !== null && r.hasLiveStop() ? r.stop : null;
@@ -200,6 +208,7 @@ export class ReplayHosts {
     const replay = this.replay;
     if (replay !== null && replay.hasLiveStop() && !replay.stale && !replay.isClosed) return replay;
     if (!d.isStopped()) throw new ProtocolError(`${method}: the program is not stopped on a line`, 'badState');
+    const changes = this.stopChanges;
     const { taskId, tick, print } = await d.stopPrint();
     // Code no task of the runtime's loop runs (a loop, thread or process of the program's own, or its code
     // around the loop): the recording holds the loop's ticks only. Said with the thread and who runs the code
@@ -232,6 +241,13 @@ export class ReplayHosts {
       const host = await this.fork();
       this.view.drop('stop');
       await host.open({ tick, taskId, print }, path, { runId: r.runId, ticks: r.ticks, midTick: r.midTick === true });
+      if (this.stopChanges !== changes) {
+        // The live thread went on (and maybe stopped again) while this stop's past was opened (the open waited
+        // for the replay host's fork, or its turn): onLineStop found no stop there to forget, so it is forgotten
+        // now, and the current stop's past opened instead (refused when the thread is not stopped).
+        host.forget();
+        return await this.ofStopNow(method);
+      }
       return host;
     } finally {
       removeFile(path);

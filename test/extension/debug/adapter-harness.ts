@@ -51,15 +51,22 @@ export function initialize(dap: DapClient, support: ClientSupport = {}): Promise
   return dap.request<DebugProtocol.Capabilities>('initialize', { ...CLIENT_ARGUMENTS, ...support });
 }
 
-/** The standalone adapter as a process (`node dist/debugAdapter.js`), its bundles built first, not initialized. */
-export async function spawnAdapter(): Promise<DapClient> {
+/**
+ * The standalone adapter as a process (`node dist/debugAdapter.js`), its bundles built first, not initialized;
+ * `env`: its environment, and its host's (default: this process's).
+ */
+export async function spawnAdapter(env?: NodeJS.ProcessEnv): Promise<DapClient> {
   await buildAdapterAndHost();
-  return DapClient.spawn(process.execPath, [ADAPTER_SCRIPT], { cwd: PROJECT_ROOT });
+  return DapClient.spawn(
+    process.execPath,
+    [ADAPTER_SCRIPT],
+    env === undefined ? { cwd: PROJECT_ROOT } : { cwd: PROJECT_ROOT, env },
+  );
 }
 
-/** The standalone adapter, started and initialized. */
-export async function startAdapter(support: ClientSupport = {}): Promise<DapClient> {
-  const dap = await spawnAdapter();
+/** The standalone adapter, started and initialized (`env`: as spawnAdapter's). */
+export async function startAdapter(support: ClientSupport = {}, env?: NodeJS.ProcessEnv): Promise<DapClient> {
+  const dap = await spawnAdapter(env);
   await initialize(dap, support);
   return dap;
 }

@@ -4,7 +4,8 @@
 // stop is in no task, this host cannot start one, or the main thread refuses or fails to write the
 // recording; the recording's file is removed whatever the outcome; a refused use does not hold up the
 // next; a process that exits before its hello is a failed start (a real fork of a script that exits);
-// and what a new run and a run's end set and drop.
+// and what a new run and a run's end set and drop. A stop's past opened while the live thread stepped on to
+// another stop is of the stop then (a real fork of the stand-in replay host, fake-line-replay-host.mjs).
 
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import type { HostStart } from '../../../../runtime/host/worker/line-replay-host
 import type { MainThreadLink } from '../../../../runtime/host/worker/main-thread-link';
 import type { PastView } from '../../../../runtime/host/worker/past-view';
 import { ReplayHosts } from '../../../../runtime/host/worker/replay-hosts';
+import { ROOT } from '../host-client';
 import type { StopFrame } from '../../../../runtime/host/worker/stop-place';
 
 const dir = mkdtempSync(join(tmpdir(), 'coroscope-replay-hosts-'));
@@ -26,6 +28,9 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const EXITS = join(dir, 'exits.js');
 const FORKS = join(dir, 'forks');
 writeFileSync(EXITS, `require('node:fs').appendFileSync(${JSON.stringify(FORKS)}, 'x');\nprocess.exit(0);\n`);
+
+/** The stand-in line replay host (it says hello and answers an open). */
+const FAKE = join(ROOT, 'test', 'runtime', 'host', 'worker', 'fake-line-replay-host.mjs');
 
 const PRINT: LineStopPrint = { frames: [], locations: [] } as unknown as LineStopPrint;
 
@@ -153,6 +158,36 @@ describe("ofStop: the stop's replay host, refused with a reason", () => {
       ['first refused', 'second refused'],
     );
     assert.equal(asked.main.length, 2);
+  });
+
+  test("the live thread stepped on to another stop while a stop's past was opened: the stop now's past", async () => {
+    const live: Stop = { taskId: 2, tick: 4 };
+    let h: ReplayHosts | null = null;
+    let stepped = false;
+    const made = hosts(live, {
+      hostStart: { script: FAKE, execArgv: [] },
+      written: () => {
+        if (!stepped) {
+          // A line step stops in tick 6 before the replay host (being forked) has opened tick 4's past.
+          stepped = true;
+          live.tick = 6;
+          h?.onLineStop(6, true);
+          h?.warmUp.cancel();
+        }
+        return { runId: 1, ticks: live.tick, midTick: true };
+      },
+    });
+    h = made.hosts;
+    try {
+      const r = await h.ofStop('pastLogpointHits');
+      assert.deepEqual([r.stop.tick, r.ticks], [6, 5]);
+      assert.deepEqual(made.asked.main, ['writeMidTick(<path>)', 'writeMidTick(<path>)']);
+      // The next use at that stop takes it as it is.
+      assert.equal(await h.ofStop('pastBreakpointHit'), r);
+      assert.equal(made.asked.main.length, 2);
+    } finally {
+      h.endAll();
+    }
   });
 
   test('a replay host that exits before its hello: replayFailed, nothing kept, the file removed', async () => {
