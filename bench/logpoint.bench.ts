@@ -8,8 +8,6 @@
 //    listed again, then another message on the same line), to the full list (target ≤ 2 s;
 //    medians of rounds). Each list's length is checked against the pages the crawl fetched.
 //    Then a hit gone to (its line shown), and another message listed `idle` ms later (a scan of its own).
-//    The hosts that open the recording are started as the extension starts one to open a recording
-//    (REPLAY_AHEAD_ARG: the hit replay host the open needs is forked as the host starts).
 //    Then as in a debug session: a host opens the recording and the debugger's exception breaks are
 //    set (as the adapter does at configurationDone: the hit replay host is started then, ahead of
 //    need), and the logpoint is listed `idle` ms later (a user setting it).
@@ -21,16 +19,12 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPLAY_AHEAD_ARG } from '../protocol/host-protocol';
 import { forkHost, type HostClient, median, processCpuMs, ROOT } from '../test/runtime/host/host-client';
 import { lineOf } from '../test/source-line';
 
 const BUNDLE = process.env.COROSCOPE_HOST_BUNDLE ?? join(ROOT, 'dist', 'runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
 const PARSED = lineOf(CRAWLER, 'const { stat, links } = parsed;');
-
-/** A host started to open a recording first thing, as the extension and `coroscope replay --log` start one. */
-const OPENS_RECORDING = [REPLAY_AHEAD_ARG];
 
 const pages = Number(process.argv[2] ?? 2000);
 const rounds = Number(process.argv[3] ?? 5);
@@ -77,7 +71,7 @@ async function main(): Promise<void> {
     const nextCpu: number[] = [];
     let hits = 0;
     for (let round = 0; round < rounds; round++) {
-      const host = forkHost({ bundle: BUNDLE, pipe: true, args: OPENS_RECORDING });
+      const host = forkHost({ bundle: BUNDLE, pipe: true });
       let session: HostClient | null = null;
       let firstReplayCpu = 0;
       try {
@@ -121,7 +115,7 @@ async function main(): Promise<void> {
         await new Promise((r) => setTimeout(r, idleMs));
         shown.push(await list('{depth} {url}'));
         await host.close();
-        session = forkHost({ bundle: BUNDLE, pipe: true, args: OPENS_RECORDING });
+        session = forkHost({ bundle: BUNDLE, pipe: true });
         await session.rpc.request('openRecording', { path: file });
         await session.rpc.request('setExceptionBreaks', { taskFailed: false, taskCancelled: false });
         await new Promise((r) => setTimeout(r, idleMs));

@@ -166,10 +166,9 @@ export class RunSession {
     return this.startRun();
   }
 
-  /** A new run's host (`replayAhead`: started to open a recording first thing). */
-  private startRun(replayAhead = false): Promise<Run> {
+  private startRun(): Promise<Run> {
     if (this.starting !== null) return this.starting;
-    const start = this.registry.start(replayAhead ? { replayAhead } : {}).then(
+    const start = this.registry.start().then(
       (run) => {
         this.starting = null;
         this.bind(run);
@@ -248,7 +247,7 @@ export class RunSession {
     let run: Run;
     try {
       const shown = this.run;
-      run = shown !== null && shown.viewers().every((v) => v === PANEL_VIEW) ? shown : await this.startRun(true);
+      run = shown !== null && shown.viewers().every((v) => v === PANEL_VIEW) ? shown : await this.startRun();
       if (seq !== this.launchSeq) throw new Error('replaced by a newer launch');
       info = await run.openRecording(path, PANEL_VIEW);
     } catch (e) {

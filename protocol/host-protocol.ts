@@ -12,13 +12,6 @@
 
 export const PROTOCOL_VERSION = 2;
 
-/**
- * A host's argument from a client that opens a recording file first thing (Open Recording, `coroscope replay
- * --log`): the hit replay host that open would fork is forked as the host starts, beside its own start, and
- * taken by the open (runtime/host/worker/hit-replay-hosts.ts).
- */
-export const REPLAY_AHEAD_ARG = '--replay-ahead';
-
 /** What each version changed that a peer of the one before would not understand. */
 export const PROTOCOL_HISTORY: Readonly<Record<number, string>> = {
   1: 'the first version',

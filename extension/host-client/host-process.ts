@@ -10,7 +10,7 @@
 // dispose() ends the child (shutdown request, then SIGKILL after a grace period).
 
 import { fork, type ChildProcess } from 'node:child_process';
-import { PROTOCOL_VERSION, REPLAY_AHEAD_ARG, type HostEvents, type HostMethods } from '../../protocol/host-protocol';
+import { PROTOCOL_VERSION, type HostEvents, type HostMethods } from '../../protocol/host-protocol';
 import type { Duplex } from 'node:stream';
 import { RpcEndpoint, type Transport } from '../../protocol/rpc';
 import { StreamTransport } from '../../protocol/stream-transport';
@@ -37,8 +37,6 @@ export interface HostProcessOptions {
   clientName: string;
   /** Receives each line the host writes on stdout/stderr. */
   onLog?: (line: string, stream: 'stdout' | 'stderr') => void;
-  /** The host is started to open a recording first thing: its replay host is forked as it starts. */
-  replayAhead?: boolean;
 }
 
 const KEEP_LINES = 50;
@@ -92,8 +90,7 @@ export class HostProcess {
 
   /** Forks the host and completes the hello handshake. */
   static async start(options: HostProcessOptions): Promise<HostProcess> {
-    const args = [`--client-fd=${CLIENT_FD}`, ...(options.replayAhead === true ? [REPLAY_AHEAD_ARG] : [])];
-    const child = fork(options.hostScript, args, {
+    const child = fork(options.hostScript, [`--client-fd=${CLIENT_FD}`], {
       cwd: options.cwd,
       execArgv: ['--enable-source-maps', ...(options.execArgv ?? [])],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc', 'pipe'],

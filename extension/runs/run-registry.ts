@@ -40,11 +40,8 @@ export class RunRegistry {
 
   constructor(private readonly options: RunRegistryOptions) {}
 
-  /**
-   * Starts a runtime host process for a new run (launch it with Run.launch); `replayAhead`: it opens a recording
-   * first thing.
-   */
-  start(overrides: { cwd?: string; replayAhead?: boolean } = {}): Promise<Run> {
+  /** Starts a runtime host process for a new run (launch it with Run.launch). */
+  start(overrides: { cwd?: string } = {}): Promise<Run> {
     if (this.disposed) return Promise.reject(new Error('the Coroscope extension is shutting down'));
     const key = this.nextKey++;
     let run: Run | null = null;
@@ -54,7 +51,6 @@ export class RunRegistry {
       clientName: this.options.clientName ?? 'coroscope-extension',
       ...(cwd !== undefined ? { cwd } : {}),
       ...(this.options.execArgv !== undefined ? { execArgv: this.options.execArgv } : {}),
-      ...(overrides.replayAhead === true ? { replayAhead: true } : {}),
       onLog: (line, stream) => this.onLog.fire({ run, line, stream }),
     }).then((host) => {
       if (this.disposed) {

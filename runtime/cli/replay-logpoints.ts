@@ -13,13 +13,7 @@ import { fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
-import {
-  REPLAY_AHEAD_ARG,
-  type Breakpoint,
-  type HostEvents,
-  type HostMethods,
-  type LogpointHit,
-} from '../../protocol/host-protocol';
+import type { Breakpoint, HostEvents, HostMethods, LogpointHit } from '../../protocol/host-protocol';
 import { RpcEndpoint } from '../../protocol/rpc';
 import { StreamTransport } from '../../protocol/stream-transport';
 import { UsageError } from './args';
@@ -57,7 +51,7 @@ export function formatLogpointHit(h: LogpointHit): string {
 
 /** Lists the logpoints' hits in `file`'s recorded run on stdout (`json`: one JSON object); the exit code. */
 export async function replayLogpoints(file: string, logpoints: Breakpoint[], json: boolean): Promise<number> {
-  const child = fork(hostScript(), ['--client-fd=4', REPLAY_AHEAD_ARG], {
+  const child = fork(hostScript(), ['--client-fd=4'], {
     execArgv: [],
     stdio: ['ignore', 'ignore', 'ignore', 'ipc', 'pipe'],
   });

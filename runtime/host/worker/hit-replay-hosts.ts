@@ -7,8 +7,7 @@
 //
 // Invariants: at most one of each per run, both ended together (with the run, when the client
 // goes); what the hit replay host showed is dropped from the worker's position when it ends; one
-// started after its end is closed; the scan replay host's uses run one at a time. One forked ahead
-// (REPLAY_AHEAD_ARG) is taken by the first recording opened, or closed when the client goes.
+// started after its end is closed; the scan replay host's uses run one at a time.
 
 import type { RecordingInfo } from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';
@@ -28,8 +27,6 @@ export class HitReplayHosts {
   /** A finished run's scan replay host (scans while the hit replay host shows a line), kept warm; its uses. */
   private scanSpare: Promise<LineReplayHost> | null = null;
   private scanQueue: Promise<unknown> = Promise.resolve();
-  /** Forked as the host started, for the recording its client opens first (null: none, or taken). */
-  private ahead: Promise<LineReplayHost> | null = null;
 
   constructor(
     private readonly hostStart: HostStart | null,
@@ -39,15 +36,7 @@ export class HitReplayHosts {
     private readonly view: PastView,
     /** The current run as launched or opened here: recorded (its past replayable), finished. */
     private readonly run: () => { readonly recorded: boolean; readonly finished: boolean },
-    /** The client opens a recording first thing (REPLAY_AHEAD_ARG): the hit replay host is forked now. */
-    forkAhead = false,
-  ) {
-    if (forkAhead && !isLineReplay && hostStart !== null) {
-      const ahead = LineReplayHost.fork(hostStart);
-      ahead.catch(() => undefined);
-      this.ahead = ahead;
-    }
-  }
+  ) {}
 
   /** The hit replay host (null: none started). */
   get hitReplay(): LineReplayHost | null {
@@ -67,7 +56,7 @@ export class HitReplayHosts {
       answer = resolve;
     });
     this.hostOpen = { requestId, answer };
-    const starting = this.takeAhead(this.hostStart).then(async (r) => {
+    const starting = LineReplayHost.fork(this.hostStart).then(async (r) => {
       try {
         await r.openSaved(path, opened);
         return r;
@@ -85,27 +74,6 @@ export class HitReplayHosts {
     if (open === null || open.requestId !== requestId) return;
     this.hostOpen = null;
     open.answer(opened);
-  }
-
-  /** The one forked ahead, if it started and still runs; else one forked now. */
-  private takeAhead(hostStart: HostStart): Promise<LineReplayHost> {
-    const ahead = this.ahead;
-    this.ahead = null;
-    if (ahead === null) return LineReplayHost.fork(hostStart);
-    return ahead.then(
-      (r) => (r.isClosed ? LineReplayHost.fork(hostStart) : r),
-      () => LineReplayHost.fork(hostStart),
-    );
-  }
-
-  /** The client went: the one forked ahead and never taken is closed. */
-  endAhead(): void {
-    const ahead = this.ahead;
-    this.ahead = null;
-    ahead?.then(
-      (r) => r.close(),
-      () => undefined,
-    );
   }
 
   /** The hit replay host ends, and the scan replay host beside it. */

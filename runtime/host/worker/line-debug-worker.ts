@@ -15,7 +15,7 @@ import { Session } from 'node:inspector';
 import { resolve } from 'node:path';
 import { Socket } from 'node:net';
 import { isMainThread, parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { REPLAY_AHEAD_ARG, type HostEvents } from '../../../protocol/host-protocol';
+import type { HostEvents } from '../../../protocol/host-protocol';
 import { parseHostRequest } from '../../../protocol/host-requests';
 import { ProtocolError, parseWireMessage, type RequestMessage } from '../../../protocol/rpc';
 import { StreamTransport } from '../../../protocol/stream-transport';
@@ -128,14 +128,7 @@ class LineDebugWorker {
       () => this.dbg,
       (m) => this.client.send(m),
     );
-    this.replays = new ReplayHosts(
-      hostStart,
-      isLineReplay,
-      this.main,
-      () => this.dbg,
-      this.view,
-      process.argv.includes(REPLAY_AHEAD_ARG),
-    );
+    this.replays = new ReplayHosts(hostStart, isLineReplay, this.main, () => this.dbg, this.view);
     this.breakpoints = new BreakpointSplit(
       () => this.dbg,
       this.main,

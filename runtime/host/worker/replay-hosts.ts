@@ -70,17 +70,11 @@ export class ReplayHosts {
     private readonly main: MainThreadLink,
     private readonly lineDebugger: () => LineDebugger,
     private readonly view: PastView,
-    /** The client opens a recording first thing (REPLAY_AHEAD_ARG): its hit replay host is forked now. */
-    forkAhead = false,
   ) {
-    this.hitHosts = new HitReplayHosts(
-      hostStart,
-      isLineReplay,
-      main,
-      view,
-      () => ({ recorded: this.runRecorded, finished: this.runFinished }),
-      forkAhead,
-    );
+    this.hitHosts = new HitReplayHosts(hostStart, isLineReplay, main, view, () => ({
+      recorded: this.runRecorded,
+      finished: this.runFinished,
+    }));
   }
 
   /** The stop's replay host (null: none forked yet). */
@@ -126,7 +120,6 @@ export class ReplayHosts {
   endAll(): void {
     this.endStop();
     this.hitHosts.end();
-    this.hitHosts.endAhead();
   }
 
   /** The stop's replay host ends (and the run is followed no more). */

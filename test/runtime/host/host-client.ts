@@ -165,15 +165,12 @@ export class HostClient {
 
 /**
  * Forks the host from its TypeScript source (tsx), or from a bundle when `bundle` is given.
- * `pipe`: speak over a client pipe (the host's line debugger serves it), not the IPC channel. `args`: the host's
- * own arguments besides (e.g. REPLAY_AHEAD_ARG).
+ * `pipe`: speak over a client pipe (the host's line debugger serves it), not the IPC channel.
  */
-export function forkHost(
-  options: { bundle?: string; pipe?: boolean; cwd?: string; args?: readonly string[] } = {},
-): HostClient {
+export function forkHost(options: { bundle?: string; pipe?: boolean; cwd?: string } = {}): HostClient {
   const stdio: StdioOptions =
     options.pipe === true ? ['ignore', 'ignore', 'inherit', 'ipc', 'pipe'] : ['ignore', 'ignore', 'inherit', 'ipc'];
-  const args = [...(options.pipe === true ? ['--client-fd=4'] : []), ...(options.args ?? [])];
+  const args = options.pipe === true ? ['--client-fd=4'] : [];
   const child =
     options.bundle !== undefined
       ? fork(options.bundle, args, { cwd: options.cwd ?? ROOT, execArgv: [], stdio })

@@ -6,12 +6,12 @@
 // replay host is started ahead only for a finished, recorded run, once; a line replay host starts none.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { ProtocolError } from '../../../../protocol/rpc';
-import { HitReplayHosts, type OpenedHere } from '../../../../runtime/host/worker/hit-replay-hosts';
+import { HitReplayHosts } from '../../../../runtime/host/worker/hit-replay-hosts';
 import type { HostStart, LineReplayHost } from '../../../../runtime/host/worker/line-replay-host';
 import type { MainThreadLink } from '../../../../runtime/host/worker/main-thread-link';
 import type { PastView } from '../../../../runtime/host/worker/past-view';
@@ -176,53 +176,5 @@ describe('the scan replay host started ahead', () => {
       { counts, lineReplay: lineReplay.forks(), finished: finished.forks(), code: refused.code },
       { counts: [0, 0], lineReplay: 0, finished: 2, code: 'replayFailed' },
     );
-  });
-});
-
-describe('the hit replay host forked ahead (REPLAY_AHEAD_ARG)', () => {
-  const FAKE = join(__dirname, 'fake-line-replay-host.mjs');
-  /** The processes this one started (from /proc: every thread's children). */
-  const children = (): number[] =>
-    readdirSync('/proc/self/task').flatMap((t) =>
-      readFileSync(`/proc/self/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
-    );
-  /** Waits (at most 10 s) until `done` holds; whether it did. */
-  const within = async (done: () => boolean): Promise<boolean> => {
-    const until = Date.now() + 10_000;
-    while (!done()) {
-      if (Date.now() > until) return false;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    return true;
-  };
-
-  test('forked as the host starts, it is the one the first recording opened takes: no fork at the open', async () => {
-    const before = new Set(children());
-    const f = fakes();
-    const hosts = new HitReplayHosts({ script: FAKE, execArgv: [] }, false, f.main, f.view, FINISHED, true);
-    assert.ok(await within(() => children().some((pid) => !before.has(pid))), 'nothing forked at the start');
-    const ahead = children().filter((pid) => !before.has(pid));
-    hosts.openingRecording(1, join(dir, 'opened.corotrace'));
-    hosts.recordingOpened(1, { runId: 1 } as OpenedHere);
-    assert.ok(await within(() => hosts.hitReplay !== null), 'the open gave no hit replay host');
-    const after = children().filter((pid) => !before.has(pid));
-    hosts.end();
-    // One forked ahead and not taken (it should have been) ends with the test.
-    hosts.endAhead();
-    assert.deepEqual({ ahead: ahead.length, after }, { ahead: 1, after: ahead });
-  });
-
-  test('not asked, none is forked before the open; never taken, it is closed when the client goes', async () => {
-    const before = new Set(children());
-    const f = fakes();
-    new HitReplayHosts({ script: FAKE, execArgv: [] }, false, f.main, f.view, FINISHED);
-    new HitReplayHosts({ script: FAKE, execArgv: [] }, true, f.main, f.view, FINISHED, true);
-    await new Promise((r) => setTimeout(r, 300));
-    const unasked = children().filter((pid) => !before.has(pid)).length;
-    const hosts = new HitReplayHosts({ script: FAKE, execArgv: [] }, false, f.main, f.view, FINISHED, true);
-    assert.ok(await within(() => children().some((pid) => !before.has(pid))), 'nothing forked at the start');
-    hosts.endAhead();
-    const gone = await within(() => children().every((pid) => before.has(pid)));
-    assert.deepEqual({ unasked, gone }, { unasked: 0, gone: true });
   });
 });
