@@ -285,10 +285,11 @@ export class LineSteps {
         // frame below it): over its lines, back to the program. Library code `_step` itself
         // calls before it resumes the task is stepped out of, going on into the task after.
         const stepAt = ev.callFrames.findIndex((f) => this.isStepFrame(f));
-        const inTask = ev.callFrames
+        // The task's own frames under the library code (its program's functions, up to `_step`).
+        const own = ev.callFrames
           .slice(1, stepAt < 0 ? undefined : stepAt)
-          .some((f) => !this.d.isMachinery(f) && !this.d.isLibrary(f));
-        if (!inTask) {
+          .filter((f) => !this.d.isMachinery(f) && !this.d.isLibrary(f));
+        if (own.length === 0) {
           // None of the task's own code under it: the step follows the next resume of a task by `_step` (this
           // one's, if not passed yet), not this library code's way back through the machinery, line by line.
           if (followed !== null) return this.refollow(followed);
@@ -303,9 +304,6 @@ export class LineSteps {
           step.staysPlanted = true;
           const followedTask = await this.d.callMain('current()').catch(() => null);
           if (typeof followedTask === 'number') {
-            const own = ev.callFrames
-              .slice(1, stepAt < 0 ? undefined : stepAt)
-              .filter((f) => !this.d.isMachinery(f) && !this.d.isLibrary(f));
             await this.clearTemps();
             for (const f of own) await this.plantStay(f, ev.callFrames, followedTask);
           }

@@ -442,6 +442,24 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     }
     return { places, said, last: last! };
   };
+  /** Places without their ticks. */
+  const untimed = (places: readonly string[]): string[] => places.map((l) => l.replace(/ tick \d+$/, ''));
+  /**
+   * From the live landing `stop`, back to the last hit of the breakpoint at child's `line` in `program`; then,
+   * its breakpoints cleared, the same two plain Step Overs through the recording land where the live ones did.
+   */
+  const sameInThePast = async (
+    stop: DapEvent,
+    child: number,
+    line: number,
+    program: string,
+    live: readonly string[],
+    landed = 'main',
+  ): Promise<void> => {
+    assert.equal(await backToHit(stop, line, landed), child);
+    await dap.request('setBreakpoints', { source: { path: program }, breakpoints: [] });
+    assert.deepEqual((await twoSteps(child, false)).places, live, 'the same lines and ticks through the recording');
+  };
 
   it("Step Over from child's last line lands on main's line after its `yield* worker`, live and in the past alike", async () => {
     const hit = await launchTo(CHILD_RETURN);
@@ -450,7 +468,7 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     const { places: live, said, last: stop } = await twoSteps(child, true);
     // The function's closing brace (its return's break location), then child ends: on to main, which awaited it.
     assert.deepEqual(
-      live.map((l) => l.replace(/ tick \d+$/, '')),
+      untimed(live),
       [`step child child:${CHILD_END}`, `step main main:${AFTER_AWAIT}`],
       'the step does not run the program on to its end',
     );
@@ -480,14 +498,12 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     const { places: live, said, last: stop } = await twoSteps(child, false);
     // A step staying with its task waited for child's next line, which never comes: it ran the program on.
     assert.deepEqual(
-      live.map((l) => l.replace(/ tick \d+$/, '')),
+      untimed(live),
       [`step child child:${CHILD_END}`, `step main main:${AFTER_AWAIT}`],
       'the step does not run the program on to its end',
     );
     assert.ok(said[1]!.includes('child ended: the step goes on to the next line the loop runs'), said[1]);
-    assert.equal(await backToHit(stop, CHILD_RETURN), child);
-    await dap.request('setBreakpoints', { source: { path: TASK_END }, breakpoints: [] });
-    assert.deepEqual((await twoSteps(child, false)).places, live, 'the same lines and ticks through the recording');
+    await sameInThePast(stop, child, CHILD_RETURN, TASK_END, live);
   });
 
   it("Step Over from child's last line follows the loop past tasks that run no line, live and in the past alike", async () => {
@@ -496,13 +512,11 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     // The naps child started run first, each giving the thread back inside the runtime: the step followed
     // each to the next task resumed, not through the loop's machinery until it gave up and the program ran on.
     assert.deepEqual(
-      live.map((l) => l.replace(/ tick \d+$/, '')),
+      untimed(live),
       [`step child child:${NAP_RETURN + 1}`, `step main main:${NAP_AFTER_AWAIT}`],
       'the step does not run the program on to its end',
     );
-    assert.equal(await backToHit(stop, NAP_RETURN), child);
-    await dap.request('setBreakpoints', { source: { path: TASK_END_NAP }, breakpoints: [] });
-    assert.deepEqual((await twoSteps(child, false)).places, live, 'the same lines and ticks through the recording');
+    await sameInThePast(stop, child, NAP_RETURN, TASK_END_NAP, live);
   });
 
   it("Step Over from child's last line lands on the next task's line after the sleep it resumes from", async () => {
@@ -512,13 +526,11 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     // then runs its next line. Stepped over line by line out of the library, V8 went past that line: the step
     // ran the program on to its end.
     assert.deepEqual(
-      live.map((l) => l.replace(/ tick \d+$/, '')),
+      untimed(live),
       [`step child child:${SLEEPER_CHILD_RETURN + 1}`, `step sleeper sleeper:${SLEEPER_WOKE}`],
       'the step lands on the line sleeper runs next',
     );
-    assert.equal(await backToHit(stop, SLEEPER_CHILD_RETURN, 'sleeper'), child);
-    await dap.request('setBreakpoints', { source: { path: TASK_END_SLEEPER }, breakpoints: [] });
-    assert.deepEqual((await twoSteps(child, false)).places, live, 'the same lines and ticks through the recording');
+    await sameInThePast(stop, child, SLEEPER_CHILD_RETURN, TASK_END_SLEEPER, live, 'sleeper');
   });
 
   it("Step Out of child's top frame lands there too, live and in the past alike", async () => {
