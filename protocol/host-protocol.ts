@@ -999,11 +999,13 @@ export interface HostMethods {
    * from the run's start), with the message each printed, in the order the run ran them: a
    * replay of the recording (a line replay host), so the network is never used and the run is
    * not changed. `ticks`: the recorded ticks the replay covered (a live run's recording so far;
-   * at a line stop, the ticks before it). Refused (notRecorded) for a run not recorded, and
-   * (badState) while a past line found by a search is shown (its replay host is held there).
+   * at a line stop, the ticks before it; `through`: no further than that tick, as a question
+   * asked at a past stop is of the ticks before it). Refused (notRecorded) for a run not
+   * recorded, and (badState) while a past line found by a search is shown (its replay host is
+   * held there).
    */
   pastLogpointHits: {
-    params: { logpoints: Breakpoint[]; tick?: number };
+    params: { logpoints: Breakpoint[]; tick?: number; through?: number };
     result: { hits: LogpointHit[]; ticks: number };
   };
   /** Writes the finished run's recording (launched with options.record) to `path`, a .corotrace file. */

@@ -410,6 +410,8 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     const out: HostParams<'pastLogpointHits'> = { logpoints: parseLogpoints('pastLogpointHits', p) };
     const tick = optionalNumber('pastLogpointHits', p, 'tick', 'id');
     if (tick !== undefined) out.tick = tick;
+    const through = optionalNumber('pastLogpointHits', p, 'through', 'id');
+    if (through !== undefined) out.through = through;
     return out;
   },
   timeline: (raw) => {

@@ -5,14 +5,15 @@
 // to the watched task's object is landed on (pastBreakpointHit: its task's thread, line and tick), once the
 // trap of that replay (field-write-trap.ts) shows it made the last change, to the value at the stop.
 //
-// Invariants: asked only at a live line stop of a recorded run, for a field (never a local); a write is
-// claimed only when its object is the watched one in the same replay and the trap saw no later change;
-// else the answer is null (said to the user when a write not seen changed it) and the caller walks.
+// Invariants: asked only at a live line stop of a recorded run or at a line of an ended run's past (the
+// ticks before the line's own listed), for a field (never a local); a write is claimed only when its object
+// is the watched one in the same replay and the trap saw no later change; else the answer is null (said to
+// the user when a write not seen changed it) and the caller walks.
 
 import { readFileSync } from 'node:fs';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { basename } from 'node:path';
-import type { Breakpoint, LogpointHit } from '../../protocol/host-protocol';
+import type { Breakpoint, LineFrameInfo, LogpointHit } from '../../protocol/host-protocol';
 import type { PastSearch } from './past-search';
 import type { PositionEvents } from './position-events';
 import type { SessionCore } from './session-core';
@@ -20,6 +21,7 @@ import { message } from './stop-events';
 import { landingMessage, parseReport, parseSeen, trapCondition, trapMessage, trapVerdict } from './field-write-trap';
 import { sameReading } from '../../protocol/line-readings';
 import { frameIndexOf, type Reading, type WatchedValue } from './value-changes';
+import { shownStop } from './debug-position';
 
 /** A watched field split: the object's expression, the field's name, the root local. */
 export function fieldOf(expression: string): { object: string; field: string; root: string } | null {
@@ -108,10 +110,27 @@ export class FieldWrites {
   private async search(w: WatchedValue): Promise<FoundWrite> {
     const f = fieldOf(w.expression);
     if (f === null) return { write: null, why: 'not a field of an object named by a path' };
-    if (this.core.position.kind !== 'liveLine') return { write: null, why: 'asked away from a live line stop' };
+    const pos = this.core.position;
+    const stop = shownStop(pos);
+    // Where the run before the line can be listed: a live line stop, or a line of a run that has ended (a finished
+    // run's past, a recording). A live stop's past lines are its replay's, held there: not listed (the walk goes).
+    const listable =
+      pos.kind === 'liveLine' || pos.kind === 'recording' || (pos.kind === 'pastHit' && pos.present.kind === 'end');
+    if (!listable || stop === null || stop.line === undefined)
+      return { write: null, why: 'asked where the run before the line shown cannot be listed' };
+    // A past line: the ticks before its own are scanned (a live line stop's are, as all its replay holds).
+    const through = pos.kind === 'liveLine' ? undefined : stop.tick - 1;
     const host = this.core.requireHost();
     const started = Date.now();
-    const { taskId, frames } = await host.endpoint.request('lineStack', {});
+    // A past line of a live stop's own tick may be shown from its replay's record, the replay let go: no
+    // stack to scan from (its run cannot be listed there either); the task's walk goes there itself.
+    let stack: { taskId: number | null; frames: LineFrameInfo[] };
+    try {
+      stack = await host.endpoint.request('lineStack', {});
+    } catch (e) {
+      return { write: null, why: `the line's stack cannot be read: ${message(e)}` };
+    }
+    const { taskId, frames } = stack;
     const index = frameIndexOf(
       w,
       frames.map((fr) => fr.name),
@@ -165,7 +184,10 @@ export class FieldWrites {
       const atStop = here;
       if (readings?.some((r) => r[0] !== undefined && !sameReading(r[0], atStop)) === true)
         return { write: null, why: "it changed in the task's own lines of this tick" };
-      found = await host.endpoint.request('pastLogpointHits', { logpoints });
+      found = await host.endpoint.request('pastLogpointHits', {
+        logpoints,
+        ...(through === undefined ? {} : { through }),
+      });
     } catch (e) {
       return { write: null, why: `the run's writes cannot be scanned: ${message(e)}` };
     }
@@ -174,7 +196,8 @@ export class FieldWrites {
     const hits = found.hits.filter((h) => h.logpoint !== reportBp);
     // The stop's own tick is not scanned: another task (or a callback) that may have run in it before this one
     // may have written last; only the tasks woken for it are known (the timeline, through the tick before).
-    const before = await this.otherRunnersOf(taskId, ticks);
+    const before =
+      through === undefined ? await this.otherRunnersOf(taskId, ticks) : await this.otherRunnersIn(taskId, stop.tick);
     if (before !== null) return { write: null, why: `${before} may have run in the stop's tick, which is not scanned` };
     if (process.env.COROSCOPE_TRACE_WALK === '1')
       this.core.output(
@@ -231,6 +254,22 @@ export class FieldWrites {
       const last = lane.segments.at(-1);
       if (lane.taskId === taskId || last === undefined || last.toTick < ticks || lane.endTick !== null) continue;
       if (last.state !== 'suspended' || last.wokenTick !== undefined) return `${lane.name} #${lane.taskId}`;
+    }
+    return null;
+  }
+
+  /**
+   * At a past line of tick `tick`: a task other than `taskId` that ran in that tick, or a timer or I/O mark of it
+   * (the recording says who ran in a tick, not in what order); null: none.
+   */
+  private async otherRunnersIn(taskId: number, tick: number): Promise<string | null> {
+    const timeline = await this.core.requireHost().endpoint.request('timeline', {});
+    if (timeline.ticks < tick) return `the timeline (ticks 1..${timeline.ticks}, not ${tick})`;
+    if (timeline.marks.some((m) => m.tick === tick && (m.kind === 'timer' || m.kind === 'io'))) return 'a callback';
+    for (const lane of timeline.lanes) {
+      if (lane.taskId === taskId) continue;
+      if (lane.segments.some((s) => s.state === 'running' && s.fromTick <= tick && tick <= s.toTick))
+        return `${lane.name} #${lane.taskId}`;
     }
     return null;
   }

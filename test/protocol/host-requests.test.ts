@@ -197,6 +197,15 @@ test('logpoints in the past: pastLogpointHits, and pastBreakpointHit going to on
     logpoints: [logpoint],
     tick: 40,
   });
+  assert.deepEqual(parseHostRequest('pastLogpointHits', { logpoints: [logpoint], through: 0 }), {
+    logpoints: [logpoint],
+    through: 0,
+  });
+  refused(
+    () => parseHostRequest('pastLogpointHits', { logpoints: [logpoint], through: -1 }),
+    'badRequest',
+    /through must be >= 0/,
+  );
   refused(
     () => parseHostRequest('pastLogpointHits', { logpoints: [{ file: '/a.ts', line: 3 }] }),
     'badRequest',

@@ -175,10 +175,12 @@ export class PastHitSearches {
           'badState',
         );
       // A finished run or a recording: the whole run is scanned by a replay host of its own, the line stays shown.
-      return this.replays.hitHosts.scanWith('pastLogpointHits', (scan) => this.logHits(scan, p, scan.ticks));
+      return this.replays.hitHosts.scanWith('pastLogpointHits', (scan) =>
+        this.logHits(scan, p, throughAt(scan.ticks, p.through)),
+      );
     }
     const r = held ? await this.replays.ofStop('pastLogpointHits') : await this.replays.hitHosts.hitsFrom(p.tick ?? 0);
-    return this.logHits(r, p, r.hasLiveStop() ? r.stop.tick - 1 : r.ticks);
+    return this.logHits(r, p, throughAt(r.hasLiveStop() ? r.stop.tick - 1 : r.ticks, p.through));
   }
 
   /** Every hit of `p.logpoints` replayed by `r` up to tick `ticks`, in order. */
@@ -287,4 +289,9 @@ export class PastHitSearches {
   ): void {
     this.client.tellViewed(r, tick, moment, stop);
   }
+}
+
+/** The last tick a list covers: the ticks its replay host holds (`held`), no further than the one asked for. */
+function throughAt(held: number, through: number | undefined): number {
+  return through === undefined ? held : Math.min(held, through);
 }

@@ -50,6 +50,7 @@ async function placeOf(dap: DapClient, threadId: number): Promise<Place> {
 async function lastChangeOf(
   local: 'shared' | 'other',
   move: 'lastChange' | 'reverseContinue',
+  askedAt: 'live' | 'finished' = 'live',
 ): Promise<{ writes: Place[]; landed: Place; said: string; status: string | undefined }> {
   const dap = await spawnAdapter();
   try {
@@ -63,7 +64,13 @@ async function lastChangeOf(
     const second = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(first).threadId });
     writes.push(await placeOf(dap, Number(stoppedBodyOf(second).threadId)));
     await setLine(dap, RETURN_LINE);
-    const atReturn = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(second).threadId });
+    let atReturn = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(second).threadId });
+    if (askedAt === 'finished') {
+      // The run goes on to its end; the return is then a hit of its past, found again by Reverse Continue.
+      const end = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(atReturn).threadId });
+      assert.equal(stoppedBodyOf(end).reason, 'end');
+      atReturn = await moveToStop(dap, 'reverseContinue', { threadId: stoppedBodyOf(end).threadId });
+    }
     await setLine(dap, null);
     const holder = Number(stoppedBodyOf(atReturn).threadId);
     const frames = await stackOf(dap, holder);
@@ -122,6 +129,24 @@ describe('Go to Last Change on a field another task wrote lands on that task lin
         said,
         new RegExp(`set by .*field-writer\\.ts:${WRITE_LINE} \\(tick ${live.tick}, ${writer} #\\d+\\)`),
       );
+    });
+  }
+});
+
+describe('Go to Last Change on a field another task wrote, from the past of a finished run', {
+  timeout: 240_000,
+}, () => {
+  for (const [local, writer, move] of [
+    ['shared', 'writer-b', 'lastChange'],
+    ['other', 'writer-other', 'reverseContinue'],
+  ] as const) {
+    it(`${local}.status, ${move} from the return found again: where the live run's ${writer} wrote it`, async () => {
+      const { writes, landed, said, status } = await lastChangeOf(local, move, 'finished');
+      assert.equal(status, local === 'shared' ? '"new"' : '"other"', 'the field before the write, a plain value');
+      const live = writes.find((w) => w.task === writer)!;
+      assert.deepEqual(landed, live, said);
+      // The ticks listed are those before the return's own: the writes after it are not the last change.
+      assert.match(said, new RegExp(`\\(tick ${live.tick}, ${writer} #\\d+\\)`));
     });
   }
 });

@@ -379,6 +379,19 @@ describe('pastLogpointHits', () => {
     ]);
   });
 
+  test('asked through a tick (a question at a past line): no further than it, nor than the replay holds', async () => {
+    const s = setup({ position: { kind: 'pastHit', on: 'search' } });
+    assert.deepStrictEqual((await s.searches.pastLogpointHits({ logpoints, through: 12 })).ticks, 12);
+    assert.deepStrictEqual((await s.searches.pastLogpointHits({ logpoints, through: 99 })).ticks, 40);
+    const held = setup({ stopped: true });
+    held.stopHost.live = true;
+    assert.deepStrictEqual((await held.searches.pastLogpointHits({ logpoints, through: 7 })).ticks, 7);
+    assert.deepStrictEqual(
+      [...s.asked, ...held.asked].filter((a) => a.includes('logHits')),
+      ['scan host logHits 2 through 12', 'scan host logHits 2 through 40', 'stop host logHits 2 through 7'],
+    );
+  });
+
   test('a past line shown while a line stop holds the run: refused', async () => {
     const s = setup({ stopped: true, position: { kind: 'pastLine' } });
     await assert.rejects(
