@@ -9,3 +9,9 @@ export function sameReading(a: Readonly<LineReading>, b: Readonly<LineReading>):
   if (!a.reachable || !b.reachable) return true;
   return a.value === b.value && a.type === b.type;
 }
+
+/**
+ * Why a field of a pinned object (a forward walk's, Go to Next Change and data breakpoints) cannot be read: its
+ * object was collected. Nothing held it, so no code wrote it after: its field keeps the value last read.
+ */
+export const COLLECTED_PIN = 'the watched object was collected: nothing holds it, so no code can write it any more';

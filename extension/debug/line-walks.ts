@@ -85,16 +85,23 @@ export class LineWalks {
       await this.settle(() => this.core.position.kind !== 'running' && this.core.epoch > epoch + 1);
       return this.core.position.kind === 'liveLine' && this.core.currentStop?.line !== undefined ? 'line' : 'off';
     }
-    const moment = this.answers.startMove({
-      waits: pos.kind === 'liveLine' || pos.kind === 'pastLine' ? 'pastLine' : 'hitLine',
-    });
+    const waits = pos.kind === 'liveLine' || pos.kind === 'pastLine' ? 'pastLine' : 'hitLine';
+    const moment = this.answers.startMove({ waits });
     const landing =
       kind === 'back'
         ? await host.endpoint.request('lineStepBack', lines > 1 ? { moment, lines } : { moment })
         : (await host.endpoint.request('lineStep', { kind, moment, ...task })).landing;
     if (landing !== undefined && landing.landed !== 'line') {
       // Off the task's lines (before its first, or past its last): where it was.
-      if (landing.landed === 'present') await this.settle(() => this.core.position.kind !== 'moving', 2_000);
+      if (landing.landed === 'present') {
+        // Past the task's last recorded line from a hit's: the present is sought, as a step from there does
+        // (line-moves.ts); from a live stop's past line, the host shows that stop again itself.
+        if (waits === 'hitLine') {
+          const seek = this.answers.retargetMove({ waits: 'seek', reason: 'step', threadId: pos.stop.threadId });
+          await host.endpoint.request('seekTick', { tick: null, replayed: true, moment: seek });
+        }
+        await this.settle(() => this.core.position.kind !== 'moving', 2_000);
+      }
       if (this.core.position.kind === 'moving') this.core.moveTo(refused(this.core.position));
       // A loop breakpoint's hit on the way (the live run stops after its tick): off the lines.
       return landing.landed === 'tick' ? 'off' : landing.landed;

@@ -17,7 +17,7 @@ import { ERR_HOST, type SessionCore } from './session-core';
 import { fieldOf, type FieldWrites } from './field-writes';
 import type { LineWalkStep, LineWalks } from './line-walks';
 import type { SessionVariables } from './session-variables';
-import { sameReading } from '../../protocol/line-readings';
+import { COLLECTED_PIN, sameReading } from '../../protocol/line-readings';
 import { message } from './stop-events';
 import {
   dataIdOf,
@@ -187,7 +187,10 @@ export class SessionChanges {
     for (const [i, w] of watched.entries()) {
       const pin = forward?.pins.get(i);
       if (pin !== undefined) {
-        out.push(await this.evaluated(`globalThis.__coroscopeLine.pinned(${pin.id})[${JSON.stringify(pin.field)}]`, 0));
+        const r = await this.evaluated(`globalThis.__coroscopeLine.pinned(${pin.id})[${JSON.stringify(pin.field)}]`, 0);
+        // A collected object was written by nothing since: its field reads as before (no change, however far on).
+        const before = previous[i];
+        out.push(!r.reachable && r.why.includes(COLLECTED_PIN) && before !== undefined ? before : r);
         continue;
       }
       const before = previous[i];

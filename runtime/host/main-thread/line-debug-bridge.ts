@@ -9,6 +9,7 @@
 // is returned instead, in order); disconnect() disconnects the worker's inspector session
 // before the process exits (else node waits for the debugger).
 
+import { COLLECTED_PIN } from '../../../protocol/line-readings';
 import { runningLoopOrNull } from '../../running-loop';
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
@@ -169,9 +170,12 @@ export class LineDebugBridge implements Transport {
         if (this.pins.size > MAX_PINS) this.pins.delete(this.pins.keys().next().value as number);
         return id;
       },
+      // A collected object is said apart (COLLECTED_PIN): no code holds it, so none can write its fields any more.
       pinned: (id: number): object => {
-        const object = this.pins.get(id)?.deref();
-        if (object === undefined) throw new Error('the watched object is gone (collected, or of another replay)');
+        const ref = this.pins.get(id);
+        if (ref === undefined) throw new Error('the watched object is not pinned here (another replay, or let go)');
+        const object = ref.deref();
+        if (object === undefined) throw new Error(COLLECTED_PIN);
         return object;
       },
       // False while another loop runs a tick: a replay of the run's past (run-rewind.ts) runs the same code,

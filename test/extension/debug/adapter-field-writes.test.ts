@@ -15,6 +15,7 @@ import {
   launchToStop,
   moveToStop,
   outputSince,
+  refusalOf,
   scopeOf,
   spawnAdapter,
   stackOf,
@@ -149,6 +150,42 @@ describe('Go to Last Change on a field another task wrote, from the past of a fi
       assert.match(said, new RegExp(`\\(tick ${live.tick}, ${writer} #\\d+\\)`));
     });
   }
+});
+
+describe('Go to Next Change past the last change, from the past of a finished run', { timeout: 120_000 }, () => {
+  it("walks on to the run's end, shows it, and is refused saying so, as live", async () => {
+    const dap = await spawnAdapter();
+    try {
+      await initialize(dap, { supportsVariableType: true });
+      const stop = await launchToStop(
+        dap,
+        { type: 'coroscope', request: 'launch', name: 'field-writer', program: PROGRAM },
+        { configure: (d) => setLine(d, RETURN_LINE), exceptionFilters: [] },
+      );
+      const end = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(stop).threadId });
+      const endTick = (await tasksOf(dap)).tick;
+      const atReturn = await moveToStop(dap, 'reverseContinue', { threadId: stoppedBodyOf(end).threadId });
+      await setLine(dap, null);
+      const frames = await stackOf(dap, Number(stoppedBodyOf(atReturn).threadId));
+      const shared = (await scopeOf(dap, frames[0]!.id, 'Locals')).variables.get('shared')!;
+      await dap.request('variables', { variablesReference: shared.variablesReference });
+      const from = dap.mark();
+      const refusal = await refusalOf(dap, 'coroscope/nextChange', {
+        variablesReference: shared.variablesReference,
+        name: 'status',
+      });
+      assert.match(
+        refusal.message ?? '',
+        /no later change of shared\.status in the task's lines \(\d+ walked, then the present\)/,
+      );
+      // The walk's end is shown: the run's end, as a live walk shows it.
+      const shown = await dap.waitForEvent('stopped', { from, timeoutMs: 10_000 });
+      assert.equal(stoppedBodyOf(shown).reason, 'end');
+      assert.equal((await tasksOf(dap)).tick, endTick);
+    } finally {
+      await dap.close();
+    }
+  });
 });
 
 describe('Go to Last Change on a field written again in the stop tick', { timeout: 120_000 }, () => {

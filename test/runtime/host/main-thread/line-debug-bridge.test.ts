@@ -5,6 +5,9 @@
 // calls (`__coroscopeLine`) over a run's loop on the virtual clock: the current task, where, live, traced,
 // the steps counted, a task gone, its suspension in words, a logpoint's hits counted, the pinned objects.
 
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { COLLECTED_PIN } from '../../../../protocol/line-readings';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
@@ -156,9 +159,26 @@ describe('the handle the worker calls', () => {
     );
     assert.equal(handle().pinned(2), objects[1]);
     assert.equal(handle().pinned(65), objects[64]);
-    assert.throws(() => handle().pinned(1), /^Error: the watched object is gone \(collected, or of another replay\)$/);
+    assert.throws(
+      () => handle().pinned(1),
+      /^Error: the watched object is not pinned here \(another replay, or let go\)$/,
+    );
     assert.throws(() => handle().pin(3), /^TypeError: not an object: 3$/);
     assert.throws(() => handle().pin(null), /^TypeError: not an object: null$/);
+  });
+
+  test('a pinned object collected: said apart, as nothing can write it any more', async () => {
+    const b = bridged();
+    b.bridge.attach({ receiveNow: () => undefined }, () => null);
+    const id = (() => handle().pin({ field: 1 }))();
+    // A WeakRef's target lives to the end of the job that made it: collected after, once nothing holds it.
+    await new Promise((r) => setImmediate(r));
+    setFlagsFromString('--expose-gc');
+    (runInNewContext('gc') as () => void)();
+    assert.throws(
+      () => handle().pinned(id),
+      (e: unknown) => e instanceof Error && e.message === COLLECTED_PIN,
+    );
   });
 
   test('with no run: nothing current, nowhere, live, nothing to scan, nothing to write', () => {
