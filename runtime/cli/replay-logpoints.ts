@@ -6,11 +6,12 @@
 // this one, dist/runtime-host.js) opens the recording and replays it with the logpoints armed in
 // its line replay host, so the network is never used and the recording is not changed.
 //
-// Invariants: the host forked is ended before the command returns; a FILE:LINE that is not one
-// is a usage error (exit 2); a recording the host refuses is exit 1 with its reason.
+// Invariants: the host forked is ended before the command returns; a FILE:LINE that is not one (no
+// such file, a line past its end) is a usage error (exit 2); a recording the host refuses is exit 1
+// with its reason.
 
 import { fork } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { Breakpoint, HostEvents, HostMethods, LogpointHit } from '../../protocol/host-protocol';
@@ -28,6 +29,14 @@ export function parseLogOption(value: string, cwd = process.cwd()): Breakpoint {
   const line = Number(m[2]);
   if (!Number.isSafeInteger(line) || line < 1) throw new UsageError(`--log: line ${m[2]} is not a line number`);
   const file = resolve(cwd, m[1]!);
+  // A place no recorded run can pass (no such file, a line past its end) is said at once, not listed as no hits.
+  let lines: number;
+  try {
+    lines = readFileSync(file, 'utf8').split('\n').length;
+  } catch (e) {
+    throw new UsageError(`--log: cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (line > lines) throw new UsageError(`--log: ${file} has ${lines} lines, not ${line}`);
   let message = m[3] ?? '';
   // A message quoted as a whole (the shell left the quotes): the text inside.
   if (/^".*"$/s.test(message) || /^'.*'$/s.test(message)) message = message.slice(1, -1);

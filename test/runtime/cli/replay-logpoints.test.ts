@@ -5,7 +5,7 @@
 // per hit; a FILE:LINE that is not one is a usage error (exit 2).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -13,6 +13,8 @@ import type { LogpointHit } from '../../../protocol/host-protocol';
 import { forkHost, ROOT, type HostClient } from '../host/host-client';
 import { lineOf } from '../../source-line';
 import { distBundle } from '../../dist-bundles';
+import { parseLogOption } from '../../../runtime/cli/replay-logpoints';
+import { UsageError } from '../../../runtime/cli/args';
 
 const CLI = join(ROOT, 'bin', 'coroscope.js');
 const BUNDLE = distBundle('runtime-host.js');
@@ -88,6 +90,40 @@ describe('coroscope replay --log (bundle)', {
     const r = coroscope(['replay', file, '--log', 'crawler.ts']);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /--log needs FILE:LINE/);
+    // A place no run can pass is said, not listed as no hits.
+    const missing = coroscope(['replay', file, '--log', 'no-such-file.ts:3']);
+    assert.deepEqual([missing.status, missing.stdout], [2, '']);
+    assert.match(missing.stderr, /--log: cannot read .*no-such-file\.ts/);
+  });
+});
+
+describe('parseLogOption: a --log value', () => {
+  const lines = readFileSync(CRAWLER, 'utf8').split('\n').length;
+
+  test('FILE:LINE and a message after it, colons and quotes kept as the shell left them', () => {
+    assert.deepEqual(parseLogOption(`${relative(ROOT, CRAWLER)}:${PARSED}`, ROOT), {
+      file: CRAWLER,
+      line: PARSED,
+      logMessage: `crawler.ts:${PARSED}`,
+    });
+    assert.deepEqual(parseLogOption(`${CRAWLER}:${PARSED}:"at {url}: {depth}"`), {
+      file: CRAWLER,
+      line: PARSED,
+      logMessage: 'at {url}: {depth}',
+    });
+    assert.equal(parseLogOption(`${CRAWLER}:${lines}:x`).line, lines);
+  });
+
+  test('no such file, a line past its end or none: usage errors saying which', () => {
+    const refused = (value: string, why: RegExp): void =>
+      assert.throws(
+        () => parseLogOption(value, ROOT),
+        (e: unknown) => e instanceof UsageError && why.test(e.message),
+      );
+    refused('missing.ts:3', /^--log: cannot read .*missing\.ts: ENOENT/);
+    refused(`${CRAWLER}:${lines + 1}`, new RegExp(`has ${lines} lines, not ${lines + 1}$`));
+    refused(`${CRAWLER}:0`, /line 0 is not a line number/);
+    refused(CRAWLER, /needs FILE:LINE/);
   });
 });
 
