@@ -1,5 +1,5 @@
-// The few parts of the `vscode` API the Coroutines view (extension/debug/coroutines-view.ts) and the
-// commands (extension/commands.ts) use, served in this process in place of the editor's module, so their
+// The few parts of the `vscode` API the Coroutines view (extension/debug/coroutines-view.ts), the debugger's
+// registration (extension/debug/register.ts) and the commands (extension/commands.ts) use, served in this process in place of the editor's module, so their
 // logic is tested without an editor. A test imports this module first: requiring 'vscode' then answers it.
 //
 // Invariants: the stub decides nothing the code under test shows; it only records what is shown or asked
@@ -39,8 +39,15 @@ export interface StubDebugSession {
 export const stubDebug = {
   activeDebugSession: undefined as StubDebugSession | undefined,
   changedActive: new StubEventEmitter<StubDebugSession | undefined>(),
+  started: new StubEventEmitter<StubDebugSession>(),
   terminated: new StubEventEmitter<StubDebugSession>(),
   customEvent: new StubEventEmitter<{ session: StubDebugSession; event: string; body?: unknown }>(),
+  /** The thread or frame selected in the Call Stack (undefined: none). */
+  changedStackItem: new StubEventEmitter<{ session: StubDebugSession; threadId: number } | undefined>(),
+  /** The debug adapter factories registered, by debug type. */
+  adapterFactories: new Map<string, unknown>(),
+  /** The debug configuration providers registered, in order: type, provider, trigger kind. */
+  configurationProviders: [] as Array<{ type: string; provider: unknown; trigger: number }>,
 };
 
 /** A file or other URI, as the dialogs answer one. */
@@ -94,6 +101,16 @@ export const stubWindow = {
   editorsChanged: new StubEventEmitter<unknown[]>(),
   /** Decoration types made, in order (each disposed or not). */
   decorationTypes: [] as Array<{ disposed: boolean }>,
+  /** The commands registered (commands.registerCommand), by id, until disposed. */
+  commands: new Map<string, (...args: unknown[]) => unknown>(),
+  /** The webview panel serializers registered, by view type. */
+  serializers: new Map<string, unknown>(),
+  /** The tree views made (window.createTreeView): their id, options and the view as the code sets it. */
+  treeViews: [] as Array<{ id: string; options: unknown; view: { message?: string; description?: string } }>,
+  /** The editor the user types in (window.activeTextEditor; undefined: none). */
+  activeEditor: undefined as { document: { uri: StubUri; languageId: string } } | undefined,
+  /** The quick picks shown (window.showQuickPick): their items and options, in order. */
+  quickPicks: [] as Array<{ items: ReadonlyArray<{ label: string }>; options: unknown }>,
   /** The URI handler registered (registerUriHandler), if any. */
   uriHandler: undefined as { handleUri(uri: StubUri): Promise<void> | void } | undefined,
   /** The output channels made: their name, what was written (append's text, appendLine's with '\n'), shows. */
@@ -114,6 +131,11 @@ export const stubWindow = {
     this.opened.length = 0;
     this.statusItems.length = 0;
     this.uriHandler = undefined;
+    this.commands.clear();
+    this.serializers.clear();
+    this.treeViews.length = 0;
+    this.activeEditor = undefined;
+    this.quickPicks.length = 0;
     this.editors = [];
     this.editorsChanged.dispose();
     this.decorationTypes.length = 0;
@@ -217,6 +239,28 @@ const stub = {
     showWarningMessage: shows('warning'),
     showInformationMessage: shows('info'),
     createQuickPick: () => createQuickPick(),
+    showQuickPick: async <T extends { label: string }>(items: readonly T[], options?: unknown) => {
+      stubWindow.quickPicks.push({ items, options });
+      return stubWindow.quickPick?.(items) as T | undefined;
+    },
+    get activeTextEditor() {
+      return stubWindow.activeEditor;
+    },
+    createTreeView: (id: string, options: unknown) => {
+      const visibility = new StubEventEmitter<{ visible: boolean }>();
+      const view = {
+        message: undefined as string | undefined,
+        description: undefined as string | undefined,
+        onDidChangeVisibility: visibility.event,
+        dispose: () => visibility.dispose(),
+      };
+      stubWindow.treeViews.push({ id, options, view });
+      return view;
+    },
+    registerWebviewPanelSerializer: (viewType: string, serializer: unknown) => {
+      stubWindow.serializers.set(viewType, serializer);
+      return { dispose: () => stubWindow.serializers.delete(viewType) };
+    },
     showSaveDialog: async () => stubWindow.saveDialog,
     showOpenDialog: async () => stubWindow.openDialog,
     withProgress: async <T>(
@@ -320,6 +364,11 @@ const stub = {
     constructor(readonly location: { uri: StubUri; range: { line: number } }) {}
   },
   commands: {
+    registerCommand: (id: string, run: (...args: unknown[]) => unknown) => {
+      if (stubWindow.commands.has(id)) throw new Error(`command '${id}' already exists`);
+      stubWindow.commands.set(id, run);
+      return { dispose: () => stubWindow.commands.delete(id) };
+    },
     executeCommand: async (command: string, ...args: unknown[]) => {
       stubWindow.executed.push({ command, args });
       return undefined;
@@ -354,7 +403,28 @@ const stub = {
   ThemeIcon: class {
     constructor(readonly id: string) {}
   },
+  DebugConfigurationProviderTriggerKind: { Initial: 1, Dynamic: 2 },
+  /** The adapter of a debug session run in the extension host. */
+  DebugAdapterInlineImplementation: class {
+    constructor(readonly implementation: unknown) {}
+  },
   debug: {
+    registerDebugAdapterDescriptorFactory: (type: string, factory: unknown) => {
+      stubDebug.adapterFactories.set(type, factory);
+      return { dispose: () => stubDebug.adapterFactories.delete(type) };
+    },
+    registerDebugConfigurationProvider: (type: string, provider: unknown, trigger = 1) => {
+      const entry = { type, provider, trigger };
+      stubDebug.configurationProviders.push(entry);
+      return {
+        dispose: () => {
+          const i = stubDebug.configurationProviders.indexOf(entry);
+          if (i >= 0) stubDebug.configurationProviders.splice(i, 1);
+        },
+      };
+    },
+    onDidStartDebugSession: stubDebug.started.event,
+    onDidChangeActiveStackItem: stubDebug.changedStackItem.event,
     addBreakpoints: (added: Array<{ location: { uri: StubUri; range: { line: number } } }>) => {
       for (const b of added) stubWindow.breakpoints.push({ file: b.location.uri.fsPath, line: b.location.range.line });
     },
