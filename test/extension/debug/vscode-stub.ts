@@ -1,5 +1,5 @@
 // The few parts of the `vscode` API the Coroutines view (extension/debug/coroutines-view.ts), the debugger's
-// registration (extension/debug/register.ts) and the commands (extension/commands.ts) use, served in this process in place of the editor's module, so their
+// registration (extension/debug/register.ts), the inspector panel and the commands (extension/) use, served in this process in place of the editor's module, so their
 // logic is tested without an editor. A test imports this module first: requiring 'vscode' then answers it.
 //
 // Invariants: the stub decides nothing the code under test shows; it only records what is shown or asked
@@ -73,6 +73,60 @@ export class StubUri {
   }
 }
 
+/** A panel's webview: its HTML sets and posts recorded, the page's messages heard. */
+function webviewOf(htmlLoads: string[], posted: unknown[], onDidReceiveMessage: StubEventEmitter<unknown>['event']) {
+  return {
+    options: undefined as unknown,
+    cspSource: 'stub-csp',
+    asWebviewUri: (uri: StubUri) => uri,
+    onDidReceiveMessage,
+    postMessage: async (message: unknown) => {
+      posted.push(message);
+      return true;
+    },
+    set html(text: string) {
+      htmlLoads.push(text);
+    },
+  };
+}
+
+/**
+ * A webview panel: what is posted to its page and set as its HTML, in order, its reveals; a test makes its
+ * page send a message (`receive`), VS Code count it hidden or shown (`setVisible`), or the user close it.
+ */
+export class StubWebviewPanel {
+  visible = true;
+  disposed = false;
+  iconPath: unknown;
+  /** What was posted to the page, in order. */
+  readonly posted: unknown[] = [];
+  /** Each HTML set, in order (a page loaded anew each). */
+  readonly htmlLoads: string[] = [];
+  readonly reveals: Array<{ viewColumn: unknown; preserveFocus: boolean | undefined }> = [];
+  private readonly received = new StubEventEmitter<unknown>();
+  private readonly closed = new StubEventEmitter<void>();
+  private readonly viewState = new StubEventEmitter<{ webviewPanel: StubWebviewPanel }>();
+  readonly onDidDispose = this.closed.event;
+  readonly onDidChangeViewState = this.viewState.event;
+  readonly webview = webviewOf(this.htmlLoads, this.posted, this.received.event);
+  /** The page sends `message`. */
+  receive(message: unknown): void {
+    this.received.fire(message);
+  }
+  setVisible(visible: boolean): void {
+    this.visible = visible;
+    this.viewState.fire({ webviewPanel: this });
+  }
+  reveal(viewColumn?: unknown, preserveFocus?: boolean): void {
+    this.reveals.push({ viewColumn, preserveFocus });
+  }
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.closed.fire();
+  }
+}
+
 /**
  * What the window showed and was asked, in order, and the answers a test gives: the settings, the quick
  * picks' and dialogs' answers (undefined: dismissed).
@@ -111,6 +165,8 @@ export const stubWindow = {
   activeEditor: undefined as { document: { uri: StubUri; languageId: string } } | undefined,
   /** The quick picks shown (window.showQuickPick): their items and options, in order. */
   quickPicks: [] as Array<{ items: ReadonlyArray<{ label: string }>; options: unknown }>,
+  /** The webview panels made (window.createWebviewPanel), with what they were made with. */
+  webviewPanels: [] as Array<{ viewType: string; title: string; showOptions: unknown; panel: StubWebviewPanel }>,
   /** The URI handler registered (registerUriHandler), if any. */
   uriHandler: undefined as { handleUri(uri: StubUri): Promise<void> | void } | undefined,
   /** The output channels made: their name, what was written (append's text, appendLine's with '\n'), shows. */
@@ -134,6 +190,7 @@ export const stubWindow = {
     this.commands.clear();
     this.serializers.clear();
     this.treeViews.length = 0;
+    this.webviewPanels.length = 0;
     this.activeEditor = undefined;
     this.quickPicks.length = 0;
     this.editors = [];
@@ -256,6 +313,11 @@ const stub = {
       };
       stubWindow.treeViews.push({ id, options, view });
       return view;
+    },
+    createWebviewPanel: (viewType: string, title: string, showOptions: unknown) => {
+      const panel = new StubWebviewPanel();
+      stubWindow.webviewPanels.push({ viewType, title, showOptions, panel });
+      return panel;
     },
     registerWebviewPanelSerializer: (viewType: string, serializer: unknown) => {
       stubWindow.serializers.set(viewType, serializer);
