@@ -206,6 +206,27 @@ describe("the debugger's registration", () => {
     assert.equal(stubWindow.uriHandler, undefined);
   });
 
+  it('the Coroutines view asks the active session for its tasks at start, when shown, and on Refresh', async () => {
+    const active = sessionOf('s1');
+    stubDebug.activeDebugSession = active;
+    register();
+    const tree = stubWindow.treeViews[0];
+    assert.ok(tree !== undefined);
+    assert.deepEqual(tree.options, {
+      treeDataProvider: (tree.options as { treeDataProvider: unknown }).treeDataProvider,
+      showCollapseAll: true,
+    });
+    await settled();
+    tree.visibility.fire({ visible: false });
+    await settled();
+    const hidden = active.asked.length;
+    tree.visibility.fire({ visible: true });
+    await settled();
+    await command(REFRESH_COMMAND)();
+    await settled();
+    assert.deepEqual([hidden, active.asked.map(([c]) => c)], [1, [TASKS_REQUEST, TASKS_REQUEST, TASKS_REQUEST]]);
+  });
+
   it('provides no configuration for a new launch.json, the dynamic ones by the active file', () => {
     register();
     const initial = provider('initial');

@@ -159,8 +159,13 @@ export const stubWindow = {
   commands: new Map<string, (...args: unknown[]) => unknown>(),
   /** The webview panel serializers registered, by view type. */
   serializers: new Map<string, unknown>(),
-  /** The tree views made (window.createTreeView): their id, options and the view as the code sets it. */
-  treeViews: [] as Array<{ id: string; options: unknown; view: { message?: string; description?: string } }>,
+  /** The tree views made (window.createTreeView): their id, options, the view as the code sets it, its visibility. */
+  treeViews: [] as Array<{
+    id: string;
+    options: unknown;
+    view: { message?: string; description?: string };
+    visibility: StubEventEmitter<{ visible: boolean }>;
+  }>,
   /** The editor the user types in (window.activeTextEditor; undefined: none). */
   activeEditor: undefined as { document: { uri: StubUri; languageId: string } } | undefined,
   /** The quick picks shown (window.showQuickPick): their items and options, in order. */
@@ -311,7 +316,7 @@ const stub = {
         onDidChangeVisibility: visibility.event,
         dispose: () => visibility.dispose(),
       };
-      stubWindow.treeViews.push({ id, options, view });
+      stubWindow.treeViews.push({ id, options, view, visibility });
       return view;
     },
     createWebviewPanel: (viewType: string, title: string, showOptions: unknown) => {
