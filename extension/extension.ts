@@ -16,6 +16,7 @@ import * as vscode from 'vscode';
 import { join } from 'node:path';
 import { COMMANDS, PANEL_VIEW_TYPE } from './command-ids';
 import { CoroscopeOutput } from './output';
+import { debuggerDeclared } from './debugger-declared';
 import type * as Commands from './commands';
 import type * as DebugRegister from './debug/register';
 import { PANEL_VIEW } from './runs/run';
@@ -41,17 +42,6 @@ export let activateCallMs = -1;
  */
 function commandsModule(): typeof Commands {
   return require('./commands') as typeof Commands;
-}
-
-function debuggerDeclared(context: vscode.ExtensionContext): boolean {
-  const pkg: unknown = context.extension.packageJSON;
-  const contributes =
-    typeof pkg === 'object' && pkg !== null ? (pkg as Record<string, unknown>).contributes : undefined;
-  return (
-    typeof contributes === 'object' &&
-    contributes !== null &&
-    Array.isArray((contributes as Record<string, unknown>).debuggers)
-  );
 }
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -105,7 +95,7 @@ export function activate(context: vscode.ExtensionContext): void {
       wanted: () => services === null || !services.contextKeys.get(WORKER_STACK_SHOWN_KEY),
       shown: (run, detail) => getServices().stackShown(run.target, run.phase, detail),
     };
-    if (debuggerDeclared(context))
+    if (debuggerDeclared(context.extension.packageJSON))
       (require('./debug/register') as typeof DebugRegister).registerDebugger(
         context,
         hostScript,

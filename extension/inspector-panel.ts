@@ -6,7 +6,8 @@
 // - One panel at a time. The webview's own state lives in the webview (vscode.setState); its
 //   data comes on `ready` each boot, so no retainContextWhenHidden. Nothing is posted while hidden.
 // - Every request's params are narrowed (parsePanelRequest) before use.
-// - Snapshot deltas are coalesced: at most one `snapshot` event per animation-sized window.
+// - Snapshot deltas are coalesced (snapshot-coalescing.ts): at most one `snapshot` event per
+//   animation-sized window.
 
 import * as vscode from 'vscode';
 import type { HostMethods, Snapshot, TaskDetail } from '../protocol/host-protocol';
@@ -26,6 +27,7 @@ import type { LogpointMarksRelay } from './logpoint-marks-relay';
 import type { DebuggedRun } from './debugged-run';
 import type { RunSession } from './run-session';
 import { PanelDelivery } from './panel-delivery';
+import { coalescedSnapshot } from './snapshot-coalescing';
 import { panelHtml } from './webview-html';
 
 export { PANEL_VIEW_TYPE } from './command-ids';
@@ -245,19 +247,7 @@ export class InspectorPanel {
   /** Merges deltas that arrive within COALESCE_MS into one event. */
   private queueSnapshot(s: Snapshot): void {
     if (!this.delivery.deliverable || !this.panel.visible) return;
-    const prev = this.pendingSnapshot;
-    if (prev === null || s.full) this.pendingSnapshot = s;
-    else {
-      const byId = new Map(prev.tasks.map((t) => [t.id, t]));
-      for (const t of s.tasks) byId.set(t.id, t);
-      for (const id of s.removed) byId.delete(id);
-      this.pendingSnapshot = {
-        ...s,
-        full: prev.full,
-        tasks: [...byId.values()],
-        removed: prev.removed.concat(s.removed),
-      };
-    }
+    this.pendingSnapshot = coalescedSnapshot(this.pendingSnapshot, s);
     if (this.snapshotTimer !== null) return;
     this.snapshotTimer = setTimeout(() => {
       this.snapshotTimer = null;

@@ -1,8 +1,8 @@
 // Runs on a runtime host's line debugger worker thread, a live host's or a line replay host's
 // (--line-replay). The host's worker when started with a client pipe: it owns the pipe and the
-// LineDebugger, and routes every client request in one place (LineDebugWorker.route): line
-// requests are its own (moves: line-moves.ts; hit searches: past-hit-searches.ts), setBreakpoints
-// is split (breakpoint-split.ts), moves into the past go to the line replay hosts
+// LineDebugger, and routes every client request in one place (LineDebugWorker.route; which way:
+// request-routes.ts): line requests are its own (moves: line-moves.ts; hit searches: past-hit-searches.ts),
+// setBreakpoints is split (breakpoint-split.ts), moves into the past go to the line replay hosts
 // (replay-hosts.ts), a replay host's own methods to its role (line-replay-role.ts), everything
 // else to the main thread (main-thread-link.ts). See docs/design/line-debugging.md.
 //
@@ -25,7 +25,7 @@ import { BreakpointSplit } from './breakpoint-split';
 import { ClientViews } from './client-views';
 import { LineDebugger } from './line-debugger';
 import { LineMoves } from './line-moves';
-import { LINE_REPLAY_ARG, MOMENT_QUERIES, type HostStart, type LineReplayHost } from './line-replay-host';
+import { LINE_REPLAY_ARG, type HostStart, type LineReplayHost } from './line-replay-host';
 import { MainThreadLink } from './main-thread-link';
 import { isLineHandle, lineHandleOf, shiftedVariables, withLineFrames } from './line-task-detail';
 import { isTaskDetail } from '../../../protocol/webview-protocol';
@@ -34,25 +34,17 @@ import { PastView } from './past-view';
 import type { OpenedHere } from './hit-replay-hosts';
 import { ReplayHosts } from './replay-hosts';
 import { hostOf, momentReplayed, showsLine } from './worker-position';
+import {
+  LOOP_MOVES,
+  RUN_CHANGING,
+  atLineStop,
+  leavesSearchedHit,
+  refusalCode,
+  routeOf,
+  waitsForWarmUp,
+} from './request-routes';
 
 export type { HostStart } from './line-replay-host';
-
-/** Queries that are safe to answer twice (through the synchronous call, then late by message). */
-const READ_ONLY = new Set([
-  'hello',
-  'snapshot',
-  'taskDetail',
-  'variables',
-  'graph',
-  'lints',
-  'samples',
-  'programLoops',
-]);
-/** Requests that change the run: while stopped, the thread goes first (breakpoints off). */
-const RUN_CHANGING = new Set(['launch', 'openRecording', 'stop', 'shutdown']);
-const LOOP_STEPS = new Set(['stepTick', 'stepTask', 'stepOut']);
-/** Requests that let the loop run, answered with a tick. */
-const LOOP_MOVES = new Set(['continue', ...LOOP_STEPS]);
 
 /**
  * Serves the client's pipe as the line debugger's worker when this thread was started as one
@@ -152,14 +144,8 @@ class LineDebugWorker {
       const m = parseWireMessage(raw);
       if (typeof m === 'string' || m.kind !== 'request') return;
       const route = (): Promise<void> =>
-        this.route(m).catch((e: unknown) =>
-          this.client.refuse(
-            m.id,
-            e,
-            e instanceof ProtocolError ? e.code : m.method.startsWith('line') ? 'badRequest' : 'failed',
-          ),
-        );
-      if (READ_ONLY.has(m.method)) return void route();
+        this.route(m).catch((e: unknown) => this.client.refuse(m.id, e, refusalCode(m.method, e)));
+      if (!waitsForWarmUp(m.method)) return void route();
       // A warm-up of the stop's past never runs beside a request that may use it (LineStopWarmUp.beginServing).
       const served = (): Promise<void> => route().finally(() => this.replays.warmUp.endServing());
       const warming = this.replays.warmUp.beginServing();
@@ -188,13 +174,13 @@ class LineDebugWorker {
       // A continue or a loop step the main thread took, whose answer it had not sent before
       // it stopped on a line (the program ran into the breakpoint first): it is answered
       // here, with the tick of the stop, and its late answer dropped.
-      if (!LOOP_MOVES.has(m.method)) continue;
+      if (atLineStop(m.method) !== 'tick') continue;
       forwarded.delete(id);
       this.client.respond(id, { tick: d.tick() });
     }
     // Queries the main thread had not read yet: answer them now.
     for (const [id, m] of forwarded) {
-      if (!READ_ONLY.has(m.method)) continue;
+      if (atLineStop(m.method) !== 'serve') continue;
       forwarded.delete(id);
       await this.main.serveStopped(m).catch((e: unknown) => this.client.refuse(id, e));
     }
@@ -224,102 +210,100 @@ class LineDebugWorker {
       this.replays.debugged = true;
       this.replays.prepare();
     }
-    if (m.method.startsWith('line') || m.method === 'setLineStepMode' || m.method.startsWith('past'))
-      return this.own(m);
-    if (m.method === 'setBreakpoints') return this.breakpoints.set(m);
-    if (
-      this.replays.hitHosts.hitReplay !== null &&
-      (LOOP_MOVES.has(m.method) || m.method === 'pause' || m.method === 'seekTick' || RUN_CHANGING.has(m.method))
-    ) {
+    if (this.replays.hitHosts.hitReplay !== null && leavesSearchedHit(m.method)) {
       // The views move (a seek, the run going on): the hit shown is left; a new run drops its replay.
       this.view.drop('search');
       if (RUN_CHANGING.has(m.method)) this.replays.hitHosts.end();
     }
     const searched = this.replays.hitHosts.hitReplay;
+    const stopReplay = this.replays.stop;
     const pos = this.view.position;
-    if (
-      !d.isStopped() &&
-      searched !== null &&
-      showsLine(pos) &&
-      hostOf(pos) === 'search' &&
-      MOMENT_QUERIES.has(m.method)
-    ) {
-      // A hit (or a line from it) the search's replay host shows, no live line stop holding the run: the
-      // moment's queries are that host's, stopped on the line within its tick (as the debugger's frames).
-      parseHostRequest(m.method, m.params); // a malformed request is refused here, as the main thread would
-      return this.client.respond(m.id, await searched.request(m.method, m.params));
-    }
-    if (!d.isStopped()) {
-      // A loop move lets the program run: a task's step limited to it runs on through other tasks' line hits.
-      if (LOOP_MOVES.has(m.method)) {
-        const p = m.method === 'stepTask' ? parseHostRequest('stepTask', m.params) : null;
-        d.limitTo(p?.oneTask === true ? p.taskId : null);
+    const route = routeOf(m.method, {
+      stopped: d.isStopped(),
+      searchShowsLine: searched !== null && showsLine(pos) && hostOf(pos) === 'search',
+      stopShowsMoment: stopReplay !== null && momentReplayed(pos),
+    });
+    switch (route) {
+      case 'own':
+        return this.own(m);
+      case 'setBreakpoints':
+        return this.breakpoints.set(m);
+      case 'searchReplay':
+      case 'stopReplay': {
+        // A hit (or a line from it) the search's replay host shows, no live line stop holding the run: the
+        // moment's queries are that host's, stopped on the line within its tick (as the debugger's frames).
+        // Held on a line with a past tick viewed, or a past line shown: the stop's replay host's (the other
+        // tasks as they were then).
+        const host = route === 'searchReplay' ? searched : stopReplay;
+        if (host === null) throw new Error(`${m.method}: routed to a replay host that is not there`);
+        parseHostRequest(m.method, m.params); // a malformed request is refused here, as the main thread would
+        return this.client.respond(m.id, await host.request(m.method, m.params));
       }
-      return this.forward(m);
+      case 'forward':
+        // A loop move lets the program run: a task's step limited to it runs on through other tasks' line hits.
+        if (LOOP_MOVES.has(m.method)) {
+          const p = m.method === 'stepTask' ? parseHostRequest('stepTask', m.params) : null;
+          d.limitTo(p?.oneTask === true ? p.taskId : null);
+        }
+        return this.forward(m);
+      case 'continue': {
+        this.client.respond(m.id, { tick: d.tick() });
+        // From a past line or tick too: the live stop goes on, and its past with it (the replay host stays, for
+        // the run's next stops).
+        const shownPast = stopReplay !== null && hostOf(this.view.position) === 'stop';
+        if (stopReplay !== null && stopReplay.hasLiveStop())
+          await this.view.move(stopReplay, 'leave').catch(() => undefined);
+        this.client.leavePast(stopReplay, shownPast);
+        this.replays.forgetStop();
+        this.replays.warmUp.cancel();
+        return d.resume();
+      }
+      case 'pause':
+        return this.client.respond(m.id, { tick: d.tick() });
+      case 'refuseLoopStep':
+        return this.client.refuse(
+          m.id,
+          new Error(`${m.method}: the program is stopped on a line: step by line (lineStep) or continue`),
+          'stoppedOnLine',
+        );
+      case 'seekTick': {
+        // The main thread is held on this line: the past is replayed by the stop's replay host.
+        const { tick, moment: id } = parseHostRequest('seekTick', m.params);
+        // Nothing viewed: the present is what is shown.
+        if (tick === null && (stopReplay === null || !stopReplay.hasLiveStop())) return this.main.serveStopped(m);
+        const r = await this.replays.ofStop('seekTick');
+        const leftLine = tick === null && showsLine(this.view.position) && hostOf(this.view.position) === 'stop';
+        const moment = await this.view.seek(r, tick, id);
+        this.client.respond(m.id, moment);
+        this.client.tellSeek(moment);
+        // Back to the present from a past line (the panel's "Back to present"): the live stop is shown again.
+        if (leftLine) this.client.showLiveStop(id);
+        return;
+      }
+      case 'runChanging':
+        // A launch has ended the previous run's replay hosts already (and forked the next one's).
+        if (m.method !== 'launch') this.replays.endStop();
+        await d.setBreakpointsActive(false);
+        await d.resume();
+        this.forward(m);
+        return;
+      case 'variables': {
+        // The task running the line: its frames' lines and locals are the stopped thread's (line-task-detail.ts),
+        // as Variables shows them.
+        const { handle } = parseHostRequest('variables', m.params);
+        if (isLineHandle(handle))
+          return this.client.respond(m.id, { variables: shiftedVariables(await d.variables(lineHandleOf(handle))) });
+        return this.main.serveStopped(m);
+      }
+      case 'taskDetail': {
+        const locals = parseHostRequest('taskDetail', m.params).locals ?? true;
+        return this.main.serveStopped(m, async (detail) =>
+          isTaskDetail(detail) ? withLineFrames(detail, d.stack(), locals, (h) => d.variables(h)) : detail,
+        );
+      }
+      case 'mainThreadHeld':
+        return this.main.serveStopped(m);
     }
-    if (m.method === 'continue') {
-      this.client.respond(m.id, { tick: d.tick() });
-      // From a past line or tick too: the live stop goes on, and its past with it (the replay host stays, for
-      // the run's next stops).
-      const replay = this.replays.stop;
-      const shownPast = replay !== null && hostOf(this.view.position) === 'stop';
-      if (replay !== null && replay.hasLiveStop()) await this.view.move(replay, 'leave').catch(() => undefined);
-      this.client.leavePast(replay, shownPast);
-      this.replays.forgetStop();
-      this.replays.warmUp.cancel();
-      return d.resume();
-    }
-    if (m.method === 'pause') return this.client.respond(m.id, { tick: d.tick() });
-    if (LOOP_STEPS.has(m.method))
-      return this.client.refuse(
-        m.id,
-        new Error(`${m.method}: the program is stopped on a line: step by line (lineStep) or continue`),
-        'stoppedOnLine',
-      );
-    // The main thread is held on this line: the past is replayed by the stop's replay host.
-    if (m.method === 'seekTick') {
-      const { tick, moment: id } = parseHostRequest('seekTick', m.params);
-      const held = this.replays.stop;
-      // Nothing viewed: the present is what is shown.
-      if (tick === null && (held === null || !held.hasLiveStop())) return this.main.serveStopped(m);
-      const r = await this.replays.ofStop('seekTick');
-      const leftLine = tick === null && showsLine(this.view.position) && hostOf(this.view.position) === 'stop';
-      const moment = await this.view.seek(r, tick, id);
-      this.client.respond(m.id, moment);
-      this.client.tellSeek(moment);
-      // Back to the present from a past line (the panel's "Back to present"): the live stop is shown again.
-      if (leftLine) this.client.showLiveStop(id);
-      return;
-    }
-    // A past tick viewed, or a past line shown: the moment's queries are the replay host's (the other tasks
-    // as they were then).
-    const replay = this.replays.stop;
-    if (replay !== null && momentReplayed(this.view.position) && MOMENT_QUERIES.has(m.method)) {
-      parseHostRequest(m.method, m.params);
-      return this.client.respond(m.id, await replay.request(m.method, m.params));
-    }
-    if (RUN_CHANGING.has(m.method)) {
-      // A launch has ended the previous run's replay hosts already (and forked the next one's).
-      if (m.method !== 'launch') this.replays.endStop();
-      await d.setBreakpointsActive(false);
-      await d.resume();
-      this.forward(m);
-      return;
-    }
-    // The task running the line: its frames' lines and locals are the stopped thread's (line-task-detail.ts),
-    // as Variables shows them.
-    if (m.method === 'variables') {
-      const { handle } = parseHostRequest('variables', m.params);
-      if (isLineHandle(handle))
-        return this.client.respond(m.id, { variables: shiftedVariables(await d.variables(lineHandleOf(handle))) });
-    }
-    if (m.method === 'taskDetail') {
-      const locals = parseHostRequest('taskDetail', m.params).locals ?? true;
-      return this.main.serveStopped(m, async (detail) =>
-        isTaskDetail(detail) ? withLineFrames(detail, d.stack(), locals, (h) => d.variables(h)) : detail,
-      );
-    }
-    return this.main.serveStopped(m);
   }
 
   /** The replay host showing a past line (null: none). */

@@ -1,5 +1,5 @@
-// The few parts of the `vscode` API the Coroutines view (extension/debug/coroutines-view.ts) and the
-// commands (extension/commands.ts) use, served in this process in place of the editor's module, so their
+// The few parts of the `vscode` API the Coroutines view (extension/debug/coroutines-view.ts), the debugger's
+// registration (extension/debug/register.ts), the inspector panel and the commands (extension/) use, served in this process in place of the editor's module, so their
 // logic is tested without an editor. A test imports this module first: requiring 'vscode' then answers it.
 //
 // Invariants: the stub decides nothing the code under test shows; it only records what is shown or asked
@@ -39,8 +39,15 @@ export interface StubDebugSession {
 export const stubDebug = {
   activeDebugSession: undefined as StubDebugSession | undefined,
   changedActive: new StubEventEmitter<StubDebugSession | undefined>(),
+  started: new StubEventEmitter<StubDebugSession>(),
   terminated: new StubEventEmitter<StubDebugSession>(),
   customEvent: new StubEventEmitter<{ session: StubDebugSession; event: string; body?: unknown }>(),
+  /** The thread or frame selected in the Call Stack (undefined: none). */
+  changedStackItem: new StubEventEmitter<{ session: StubDebugSession; threadId: number } | undefined>(),
+  /** The debug adapter factories registered, by debug type. */
+  adapterFactories: new Map<string, unknown>(),
+  /** The debug configuration providers registered, in order: type, provider, trigger kind. */
+  configurationProviders: [] as Array<{ type: string; provider: unknown; trigger: number }>,
 };
 
 /** A file or other URI, as the dialogs answer one. */
@@ -63,6 +70,60 @@ export class StubUri {
   }
   static joinPath(base: StubUri, ...parts: string[]): StubUri {
     return new StubUri(base.scheme, [base.fsPath, ...parts].join('/'));
+  }
+}
+
+/** A panel's webview: its HTML sets and posts recorded, the page's messages heard. */
+function webviewOf(htmlLoads: string[], posted: unknown[], onDidReceiveMessage: StubEventEmitter<unknown>['event']) {
+  return {
+    options: undefined as unknown,
+    cspSource: 'stub-csp',
+    asWebviewUri: (uri: StubUri) => uri,
+    onDidReceiveMessage,
+    postMessage: async (message: unknown) => {
+      posted.push(message);
+      return true;
+    },
+    set html(text: string) {
+      htmlLoads.push(text);
+    },
+  };
+}
+
+/**
+ * A webview panel: what is posted to its page and set as its HTML, in order, its reveals; a test makes its
+ * page send a message (`receive`), VS Code count it hidden or shown (`setVisible`), or the user close it.
+ */
+export class StubWebviewPanel {
+  visible = true;
+  disposed = false;
+  iconPath: unknown;
+  /** What was posted to the page, in order. */
+  readonly posted: unknown[] = [];
+  /** Each HTML set, in order (a page loaded anew each). */
+  readonly htmlLoads: string[] = [];
+  readonly reveals: Array<{ viewColumn: unknown; preserveFocus: boolean | undefined }> = [];
+  private readonly received = new StubEventEmitter<unknown>();
+  private readonly closed = new StubEventEmitter<void>();
+  private readonly viewState = new StubEventEmitter<{ webviewPanel: StubWebviewPanel }>();
+  readonly onDidDispose = this.closed.event;
+  readonly onDidChangeViewState = this.viewState.event;
+  readonly webview = webviewOf(this.htmlLoads, this.posted, this.received.event);
+  /** The page sends `message`. */
+  receive(message: unknown): void {
+    this.received.fire(message);
+  }
+  setVisible(visible: boolean): void {
+    this.visible = visible;
+    this.viewState.fire({ webviewPanel: this });
+  }
+  reveal(viewColumn?: unknown, preserveFocus?: boolean): void {
+    this.reveals.push({ viewColumn, preserveFocus });
+  }
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.closed.fire();
   }
 }
 
@@ -94,6 +155,23 @@ export const stubWindow = {
   editorsChanged: new StubEventEmitter<unknown[]>(),
   /** Decoration types made, in order (each disposed or not). */
   decorationTypes: [] as Array<{ disposed: boolean }>,
+  /** The commands registered (commands.registerCommand), by id, until disposed. */
+  commands: new Map<string, (...args: unknown[]) => unknown>(),
+  /** The webview panel serializers registered, by view type. */
+  serializers: new Map<string, unknown>(),
+  /** The tree views made (window.createTreeView): their id, options, the view as the code sets it, its visibility. */
+  treeViews: [] as Array<{
+    id: string;
+    options: unknown;
+    view: { message?: string; description?: string };
+    visibility: StubEventEmitter<{ visible: boolean }>;
+  }>,
+  /** The editor the user types in (window.activeTextEditor; undefined: none). */
+  activeEditor: undefined as { document: { uri: StubUri; languageId: string } } | undefined,
+  /** The quick picks shown (window.showQuickPick): their items and options, in order. */
+  quickPicks: [] as Array<{ items: ReadonlyArray<{ label: string }>; options: unknown }>,
+  /** The webview panels made (window.createWebviewPanel), with what they were made with. */
+  webviewPanels: [] as Array<{ viewType: string; title: string; showOptions: unknown; panel: StubWebviewPanel }>,
   /** The URI handler registered (registerUriHandler), if any. */
   uriHandler: undefined as { handleUri(uri: StubUri): Promise<void> | void } | undefined,
   /** The output channels made: their name, what was written (append's text, appendLine's with '\n'), shows. */
@@ -114,6 +192,12 @@ export const stubWindow = {
     this.opened.length = 0;
     this.statusItems.length = 0;
     this.uriHandler = undefined;
+    this.commands.clear();
+    this.serializers.clear();
+    this.treeViews.length = 0;
+    this.webviewPanels.length = 0;
+    this.activeEditor = undefined;
+    this.quickPicks.length = 0;
     this.editors = [];
     this.editorsChanged.dispose();
     this.decorationTypes.length = 0;
@@ -217,6 +301,33 @@ const stub = {
     showWarningMessage: shows('warning'),
     showInformationMessage: shows('info'),
     createQuickPick: () => createQuickPick(),
+    showQuickPick: async <T extends { label: string }>(items: readonly T[], options?: unknown) => {
+      stubWindow.quickPicks.push({ items, options });
+      return stubWindow.quickPick?.(items) as T | undefined;
+    },
+    get activeTextEditor() {
+      return stubWindow.activeEditor;
+    },
+    createTreeView: (id: string, options: unknown) => {
+      const visibility = new StubEventEmitter<{ visible: boolean }>();
+      const view = {
+        message: undefined as string | undefined,
+        description: undefined as string | undefined,
+        onDidChangeVisibility: visibility.event,
+        dispose: () => visibility.dispose(),
+      };
+      stubWindow.treeViews.push({ id, options, view, visibility });
+      return view;
+    },
+    createWebviewPanel: (viewType: string, title: string, showOptions: unknown) => {
+      const panel = new StubWebviewPanel();
+      stubWindow.webviewPanels.push({ viewType, title, showOptions, panel });
+      return panel;
+    },
+    registerWebviewPanelSerializer: (viewType: string, serializer: unknown) => {
+      stubWindow.serializers.set(viewType, serializer);
+      return { dispose: () => stubWindow.serializers.delete(viewType) };
+    },
     showSaveDialog: async () => stubWindow.saveDialog,
     showOpenDialog: async () => stubWindow.openDialog,
     withProgress: async <T>(
@@ -320,6 +431,11 @@ const stub = {
     constructor(readonly location: { uri: StubUri; range: { line: number } }) {}
   },
   commands: {
+    registerCommand: (id: string, run: (...args: unknown[]) => unknown) => {
+      if (stubWindow.commands.has(id)) throw new Error(`command '${id}' already exists`);
+      stubWindow.commands.set(id, run);
+      return { dispose: () => stubWindow.commands.delete(id) };
+    },
     executeCommand: async (command: string, ...args: unknown[]) => {
       stubWindow.executed.push({ command, args });
       return undefined;
@@ -354,7 +470,28 @@ const stub = {
   ThemeIcon: class {
     constructor(readonly id: string) {}
   },
+  DebugConfigurationProviderTriggerKind: { Initial: 1, Dynamic: 2 },
+  /** The adapter of a debug session run in the extension host. */
+  DebugAdapterInlineImplementation: class {
+    constructor(readonly implementation: unknown) {}
+  },
   debug: {
+    registerDebugAdapterDescriptorFactory: (type: string, factory: unknown) => {
+      stubDebug.adapterFactories.set(type, factory);
+      return { dispose: () => stubDebug.adapterFactories.delete(type) };
+    },
+    registerDebugConfigurationProvider: (type: string, provider: unknown, trigger = 1) => {
+      const entry = { type, provider, trigger };
+      stubDebug.configurationProviders.push(entry);
+      return {
+        dispose: () => {
+          const i = stubDebug.configurationProviders.indexOf(entry);
+          if (i >= 0) stubDebug.configurationProviders.splice(i, 1);
+        },
+      };
+    },
+    onDidStartDebugSession: stubDebug.started.event,
+    onDidChangeActiveStackItem: stubDebug.changedStackItem.event,
     addBreakpoints: (added: Array<{ location: { uri: StubUri; range: { line: number } } }>) => {
       for (const b of added) stubWindow.breakpoints.push({ file: b.location.uri.fsPath, line: b.location.range.line });
     },
