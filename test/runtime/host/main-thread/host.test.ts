@@ -601,7 +601,7 @@ describe('runtime host over IPC (from source)', () => {
     for (let i = 0; i < 20 && broken === null; i++) {
       const p = await host.waitFor('paused', (x) => x.reason === 'exception', 20000, from);
       from = host.events.length;
-      if (/\/broken\//.test(p.description)) broken = p;
+      if (p.url === `${demoRun.siteUrl}broken/`) broken = p;
       else await host.rpc.request('continue', {});
     }
     assert.ok(broken !== null && broken.taskId !== undefined, 'stopped at the broken page');
