@@ -180,7 +180,7 @@ describe('breakpoint helpers', () => {
     assert.equal(evaluateCondition('obj === undefined', locals).value, true);
     const thrown = evaluateCondition('missing.x', locals);
     assert.equal(thrown.value, true);
-    assert.match(thrown.error ?? '', /ReferenceError/);
+    assert.equal(thrown.error, 'ReferenceError: missing is not defined');
   });
 
   test('checkBreakpoints verifies lines with yield only', () => {
