@@ -1087,6 +1087,8 @@ export interface HostEvents {
     tick: number;
     taskId?: number;
     description: string;
+    /** A stop of the `urlFailed` break: the URL the crawler recorded as failed (the callback stage's trace is its). */
+    url?: string;
     line?: SourcePosition;
     pastLine?: boolean;
     moment?: string;

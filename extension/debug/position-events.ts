@@ -42,9 +42,6 @@ import {
   type StopInfo,
 } from './stop-events';
 
-/** How the host describes a URL-failed stop (runtime/host/main-thread/run.ts, onStatistic). */
-const FAILED_URL = /failed to fetch (\S+?): /;
-
 export class PositionEvents {
   constructor(private readonly core: SessionCore) {}
 
@@ -96,9 +93,8 @@ export class PositionEvents {
     // of its step: and why there), as at a hit's lines.
     if (pastLine) this.core.output(`Coroscope: ${b.description}`);
     this.core.tasks.paused = true;
-    // The host's URL-failed stop says "… failed to fetch <url>: <error>".
-    const failed = b.reason === 'exception' ? FAILED_URL.exec(b.description) : null;
-    this.core.failedUrl = failed !== null ? failed[1]! : null;
+    // A URL-failed stop names its URL (a task's failure does not, whatever its error's words).
+    this.core.failedUrl = b.reason === 'exception' ? (b.url ?? null) : null;
     let text: string | undefined;
     if (b.reason === 'exception' || b.reason === 'cancelled') {
       const tb = b.taskId !== undefined ? this.core.exceptions.get(b.taskId) : this.core.callbackFailure;

@@ -29,6 +29,8 @@ export interface PauseInfo {
   tick: number;
   taskId?: number;
   description: string;
+  /** A stop of the `urlFailed` break: the URL that failed. */
+  url?: string;
   /** A Deadlock stop's report (the host's deadlock watch). */
   deadlock?: DeadlockStop;
 }

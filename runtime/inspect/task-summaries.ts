@@ -112,8 +112,12 @@ export function outcomeOf(task: Task<unknown>): string | undefined {
   switch (outcome.state) {
     case 'pending':
       return undefined;
-    case 'cancelled':
-      return outcome.message ? `cancelled (${outcome.message})` : 'cancelled';
+    case 'cancelled': {
+      // A task cancelled while it waited ends by its waiter's CancelledError, its own future cancelled with no
+      // message (as asyncio's): the why is its cancel request's.
+      const why = outcome.message || task.cancelInEffect()?.message;
+      return why ? `cancelled (${why})` : 'cancelled';
+    }
     case 'exception': {
       const e = outcome.error;
       return e instanceof Error ? `${e.name}: ${e.message}`.slice(0, 200) : `exception ${describeValue(e)}`;

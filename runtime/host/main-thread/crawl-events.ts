@@ -73,7 +73,7 @@ export class CrawlEvents {
     if (!run.breakOnUrlFailed) return;
     const traceback = tracebackFromError(error, `Coroutine traceback of ${who}, fetching ${stat.url}`);
     if (this.exceptionEvents.allow()) this.emit('exception', { taskId: task?.id ?? 0, traceback });
-    const info: Omit<PauseInfo, 'tick'> = { reason: 'exception', description: mark.description };
+    const info: Omit<PauseInfo, 'tick'> = { reason: 'exception', description: mark.description, url: stat.url };
     if (task !== null) info.taskId = task.id;
     run.controller.stopAfterTick(info);
   }

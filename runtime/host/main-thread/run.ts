@@ -409,6 +409,7 @@ export class Run {
   private onPaused(info: PauseInfo): void {
     const body: HostEvents['paused'] = { reason: info.reason, tick: info.tick, description: info.description };
     if (info.taskId !== undefined) body.taskId = info.taskId;
+    if (info.url !== undefined) body.url = info.url;
     if (info.deadlock !== undefined) body.deadlock = info.deadlock;
     this.services.emit('paused', body);
     // A step that ended the main task: let the run finish instead of holding a done loop.

@@ -84,7 +84,8 @@ async function lastChangeOfResponse(dap: DapClient): Promise<void> {
   assert.ok(m !== null, said);
   assert.equal(Number(m[1]), GET_LINE, 'the line that wrote response');
   assert.ok(Number(m[2]) <= pick.tick, `set at tick ${m[2]}, not after the hit's ${pick.tick}`);
-  assert.match(m[3]!, /^worker-\d+$/);
+  // Written by the task itself (fetch's own `response`): the worker of the hit's thread.
+  assert.equal(m[3], (await tasksOf(dap)).tasks.find((t) => t.id === thread)?.name);
   const there = await stackOf(dap, thread);
   assert.deepEqual([there[0]!.name, there[0]!.line], ['fetch', GET_LINE + 1], 'first seen on the next line');
   const landed = await scopeOf(dap, there[0]!.id, 'Locals');

@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { DapClient } from './dap-client';
-import { initialize, spawnAdapter, startDebugging } from './adapter-harness';
+import { initialize, spawnAdapter, stackOf, startDebugging, tasksOf } from './adapter-harness';
 import { lineOf } from '../../source-line';
 
 const PROGRAM = join(__dirname, 'fixtures', 'lock-order-deadlock.ts');
@@ -83,12 +83,16 @@ describe('the Deadlock exception filter', { timeout: 90_000 }, () => {
       ),
       details,
     );
-    assert.match(
-      details,
-      new RegExp(
-        `"transfer" waits on .*suspended at ${NAME.replace('.', '\\.')}:${lineOf(PROGRAM, '// transfer waits for the audit log')}`,
-      ),
-    );
+    // Where each task waits: its own frame at its second acquire, in its thread's stack.
+    const { tasks } = await tasksOf(dap);
+    for (const [task, line] of [
+      ['transfer', lineOf(PROGRAM, '// transfer waits for the audit log')],
+      ['audit', lineOf(PROGRAM, '// audit waits for the ledger')],
+    ] as const) {
+      const id = tasks.find((t) => t.name === task)?.id ?? assert.fail(`no task ${task}`);
+      const own = (await stackOf(dap, id)).find((f) => f.name === task);
+      assert.deepEqual(own && [own.source?.path, own.line], [PROGRAM, line], task);
+    }
     assert.match(dap.outputText(), /Deadlock: lock-order cycle/);
     await dap.request('terminate', {}).catch(() => undefined);
     await dap.waitForEvent('terminated', { from, timeoutMs: 20_000 });

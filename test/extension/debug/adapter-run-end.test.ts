@@ -26,7 +26,7 @@ import { until } from '../wait-until';
 import { ADAPTER_SCRIPT, HOST_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
 import { DapClient } from './dap-client';
 import { demoCrawl, initialize, startDebugging } from './adapter-harness';
-import { ERR_NOT_RUNNING } from '../../../extension/debug/session-core';
+import { ERR_LAUNCH, ERR_NOT_RUNNING } from '../../../extension/debug/session-core';
 
 const DEMO = demoCrawl();
 const END = /^Finished at tick (\d+)$/;
@@ -138,7 +138,8 @@ describe('a recorded launch stops at its end (standalone adapter)', { timeout: 1
     assert.equal(dap.events.slice(from).filter((e) => e.event === 'terminated' || e.event === 'exited').length, 0);
     assert.match(dap.outputText(), /Coroscope: crawled \d+ urls/, "the run's summary");
     worker = await worker1(dap);
-    assert.match((await threads(dap)).find((t) => t.id === worker)!.name, /\[(cancelled|done)/);
+    const ended = (await dap.request<TasksBody>(TASKS_REQUEST)).tasks.find((t) => t.id === worker);
+    assert.ok(ended?.state === 'cancelled' || ended?.state === 'done', JSON.stringify(ended));
     for (const [command, label] of [
       ['next', 'Step Over'],
       ['stepIn', 'Step Into'],
@@ -384,11 +385,13 @@ describe("attaching to a finished run (inline adapter, the panel's runs)", { tim
     const dap = await adapter('debug 4');
     const r = await dap.requestRaw('attach', { type: 'coroscope', request: 'attach', name: 'a', run: unrecorded });
     assert.equal(r.success, false);
-    assert.match(
-      JSON.stringify(r.body),
-      new RegExp(
-        `run ${unrecorded} \\(Crawl of the demo site.*\\) has finished and was not recorded: it has no past to step through`,
-      ),
-    );
+    assert.deepEqual(r.body, {
+      error: {
+        id: ERR_LAUNCH,
+        format: `run ${unrecorded} (${runs.get(unrecorded)?.title}) has finished and was not recorded: it has no past to step through (run it again with recording on: the launch attribute "record", the coroscope.record setting)`,
+        showUser: false,
+      },
+    });
+    assert.match(runs.get(unrecorded)?.title ?? '', /^Crawl of the demo site /);
   });
 });

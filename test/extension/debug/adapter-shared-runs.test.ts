@@ -17,6 +17,7 @@ import { until } from '../wait-until';
 import { HOST_SCRIPT, PROJECT_ROOT, buildAdapterAndHost } from './build-adapter';
 import { DapClient, processExists } from './dap-client';
 import { initialize, startDebugging, threadsOf } from './adapter-harness';
+import { ERR_LAUNCH } from '../../../extension/debug/session-core';
 
 function inlineAdapter(runs: RunRegistry, name: string): DapClient {
   return DapClient.inProcess(
@@ -61,10 +62,24 @@ describe("the debug adapter attached to the panel's run (one run, two views)", {
       await initialize(lone);
       const r = await lone.requestRaw('attach', { type: 'coroscope', request: 'attach', name: 'a' });
       assert.equal(r.success, false);
-      assert.match(JSON.stringify(r.body), /no run to attach to/);
+      assert.deepEqual(r.body, {
+        error: {
+          id: ERR_LAUNCH,
+          format:
+            'there is no run to attach to: start one first (Coroscope: Run Crawl, or a sample), or open a recording',
+          showUser: false,
+        },
+      });
       const bad = await lone.requestRaw('attach', { type: 'coroscope', request: 'attach', name: 'a', run: 'first' });
       assert.equal(bad.success, false);
-      assert.match(JSON.stringify(bad.body), /must be the number of a run/);
+      assert.deepEqual(bad.body, {
+        error: {
+          id: ERR_LAUNCH,
+          format:
+            'Coroscope: "run" must be the number of a run (as "Coroscope: Pick a Run to Debug" gives), got "first"',
+          showUser: true,
+        },
+      });
     } finally {
       await lone.close();
     }
@@ -128,8 +143,16 @@ describe("the debug adapter attached to the panel's run (one run, two views)", {
       await initialize(extra);
       const r = await extra.requestRaw('attach', { type: 'coroscope', request: 'attach', name: 'a' });
       assert.equal(r.success, false);
-      assert.match(JSON.stringify(r.body), /several runs are live/);
-      assert.match(JSON.stringify(r.body), new RegExp(`${other.key}: Sample generators`));
+      // Each live run by its key and title: the panel's crawl, then the sample.
+      const crawl = runs.debuggable().find((run) => run.key !== other.key);
+      assert.ok(crawl !== undefined);
+      assert.deepEqual(r.body, {
+        error: {
+          id: ERR_LAUNCH,
+          format: `several runs are live (or finished and recorded), say which with "run": ${crawl.key}: ${crawl.title}; ${other.key}: Sample generators`,
+          showUser: false,
+        },
+      });
     } finally {
       await extra.close();
       off();

@@ -6,10 +6,15 @@
 // taskDetail serves both), and its stack still ends with its creation.
 
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DapClient } from './dap-client';
 import { launchToStop, moveToStop, scopeOf, stackOf, startAdapter, threadsOf } from './adapter-harness';
 import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
+import { lineOf } from '../../source-line';
+import { PROJECT_ROOT } from './build-adapter';
+
+const GENERATORS_TS = join(PROJECT_ROOT, 'runtime', 'samples', 'generators.ts');
 
 describe('the Task scope at a past tick', { timeout: 120_000 }, () => {
   let dap: DapClient;
@@ -44,7 +49,11 @@ describe('the Task scope at a past tick', { timeout: 120_000 }, () => {
     const live = await taskScope(taskId);
     const site = live.vars.get('created at') ?? '';
     // The sample's own line that starts its task (runOnLoop is the samples' machinery, as the runtime's own files are).
-    assert.match(site, /^generators\.ts:\d+$/, 'the live task says where the sample created it');
+    assert.equal(
+      site,
+      `generators.ts:${lineOf(GENERATORS_TS, 'await runOnLoop(ctx.loop, tour(t), tour.name);')}`,
+      'the live task says where the sample created it',
+    );
 
     await move('stepBack');
     const past = await taskScope(taskId);

@@ -372,11 +372,15 @@ const CHILD_ADD = lineOf(TASK_END, 'sum += i;');
 const CHILD_RETURN = lineOf(TASK_END, 'return sum;');
 const CHILD_END = CHILD_RETURN + 1;
 const AFTER_AWAIT = lineOf(TASK_END, 'log.push(`sum ${sum}`);');
+const AWAIT_CHILD = lineOf(TASK_END, 'const sum = yield* worker;');
+const MAIN_RETURN = lineOf(TASK_END, 'return sum + beats;');
 const TASK_END_PEER = join(__dirname, 'fixtures', 'task-end-peer.ts');
 const PEER_BEAT = lineOf(TASK_END_PEER, 'beats += 1;');
+const PEER_CHILD_RETURN = lineOf(TASK_END_PEER, 'return sum;');
 const TASK_END_NAP = join(__dirname, 'fixtures', 'task-end-nap.ts');
 const NAP_RETURN = lineOf(TASK_END_NAP, 'return 1;');
 const NAP_AFTER_AWAIT = lineOf(TASK_END_NAP, 'const doubled = got * 2;');
+const NAP_SUM = lineOf(TASK_END_NAP, 'const sum = doubled + got;');
 const TASK_END_SLEEPER = join(__dirname, 'fixtures', 'task-end-sleeper.ts');
 const SLEEPER_CHILD_RETURN = lineOf(TASK_END_SLEEPER, 'return 2;');
 const SLEEPER_WOKE = lineOf(TASK_END_SLEEPER, "log.push('woke');");
@@ -391,10 +395,21 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
   });
 
   /** Where a stop stands: its reason, task, function and line, the loop's tick. */
-  const placeOf = async (stop: DapEvent): Promise<string> => {
+  interface Place {
+    reason: string;
+    task: string;
+    fn: string;
+    line: number;
+    tick: number;
+  }
+  const placeOf = async (stop: DapEvent): Promise<Place> => {
     const { reason, task, tick, top } = await stopPlace(dap, stop);
-    return `${reason} ${task} ${top.name}:${top.line} tick ${tick}`;
+    return { reason, task, fn: top.name, line: top.line, tick };
   };
+  /** A place without its tick. */
+  const untimed = ({ tick: _, ...place }: Place): Omit<Place, 'tick'> => place;
+  /** A stop of task `task` in its function of the same name (each task of these fixtures runs one). */
+  const at = (reason: string, task: string, line: number): Omit<Place, 'tick'> => ({ reason, task, fn: task, line });
   const launchTo = async (line: number, program = TASK_END): Promise<DapEvent> => {
     await dap?.close();
     dap = await start();
@@ -417,21 +432,21 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
    * From the landing (main's line), the live run goes on by main's plain steps, so that the present is not the
    * landing; then Reverse Continue goes back to the breakpoint's last hit, in child.
    */
-  const backToHit = async (landing: DapEvent, line: number, landed = 'main'): Promise<number> => {
+  const backToHit = async (landing: DapEvent, line: number, onTo: number, landed = 'main'): Promise<number> => {
     const main = Number(landing.body.threadId);
     let stop = landing;
     for (let i = 0; i < 2; i++) stop = await moveToStop(dap, 'next', { threadId: main });
-    assert.match(await placeOf(stop), new RegExp(`^step ${landed} ${landed}:\\d+ `));
+    assert.deepEqual(untimed(await placeOf(stop)), at('step', landed, onTo));
     stop = await moveToStop(dap, 'reverseContinue', { threadId: main });
-    assert.match(await placeOf(stop), new RegExp(`^breakpoint child child:${line} `));
+    assert.deepEqual(untimed(await placeOf(stop)), at('breakpoint', 'child', line));
     return Number(stop.body.threadId);
   };
   /** Two Step Overs from `threadId` (limited to it: `singleThread`): each landing's place, what was said, the last. */
   const twoSteps = async (
     threadId: number,
     singleThread: boolean,
-  ): Promise<{ places: string[]; said: string[]; last: DapEvent }> => {
-    const places: string[] = [];
+  ): Promise<{ places: Place[]; said: string[]; last: DapEvent }> => {
+    const places: Place[] = [];
     const said: string[] = [];
     let last: DapEvent | null = null;
     for (let i = 0; i < 2; i++) {
@@ -442,8 +457,6 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     }
     return { places, said, last: last! };
   };
-  /** Places without their ticks. */
-  const untimed = (places: readonly string[]): string[] => places.map((l) => l.replace(/ tick \d+$/, ''));
   /**
    * From the live landing `stop`, back to the last hit of the breakpoint at child's `line` in `program`; then,
    * its breakpoints cleared, the same two plain Step Overs through the recording land where the live ones did.
@@ -453,10 +466,11 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     child: number,
     line: number,
     program: string,
-    live: readonly string[],
+    live: readonly Place[],
+    onTo: number,
     landed = 'main',
   ): Promise<void> => {
-    assert.equal(await backToHit(stop, line, landed), child);
+    assert.equal(await backToHit(stop, line, onTo, landed), child);
     await dap.request('setBreakpoints', { source: { path: program }, breakpoints: [] });
     assert.deepEqual((await twoSteps(child, false)).places, live, 'the same lines and ticks through the recording');
   };
@@ -464,12 +478,12 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
   it("Step Over from child's last line lands on main's line after its `yield* worker`, live and in the past alike", async () => {
     const hit = await launchTo(CHILD_RETURN);
     const child = Number(hit.body.threadId);
-    assert.match(await placeOf(hit), new RegExp(`^breakpoint child child:${CHILD_RETURN} `));
+    assert.deepEqual(untimed(await placeOf(hit)), at('breakpoint', 'child', CHILD_RETURN));
     const { places: live, said, last: stop } = await twoSteps(child, true);
     // The function's closing brace (its return's break location), then child ends: on to main, which awaited it.
     assert.deepEqual(
-      untimed(live),
-      [`step child child:${CHILD_END}`, `step main main:${AFTER_AWAIT}`],
+      live.map(untimed),
+      [at('step', 'child', CHILD_END), at('step', 'main', AFTER_AWAIT)],
       'the step does not run the program on to its end',
     );
     assert.notEqual(Number(stop.body.threadId), child, "main's thread");
@@ -481,15 +495,15 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     // to main (child's hit of the breakpoint on the way does not stop it).
     const main = Number(stop.body.threadId);
     const mainBack = await placeOf(await moveToStop(dap, 'stepBack', { threadId: main }));
-    assert.match(mainBack, /^step main main:\d+ /);
-    assert.equal(await placeOf(await moveToStop(dap, 'next', { threadId: main, singleThread: true })), live[1]);
-    assert.equal(await backToHit(stop, CHILD_RETURN), child);
+    assert.deepEqual(untimed(mainBack), at('step', 'main', AWAIT_CHILD));
+    assert.deepEqual(await placeOf(await moveToStop(dap, 'next', { threadId: main, singleThread: true })), live[1]);
+    assert.equal(await backToHit(stop, CHILD_RETURN, MAIN_RETURN), child);
     // With no breakpoint armed, as with one.
     await dap.request('setBreakpoints', { source: { path: TASK_END }, breakpoints: [] });
     const past = await twoSteps(child, true);
     assert.deepEqual(past.places, live, 'the same lines and ticks through the recording');
     // The past landing is main's line as the live one was: Step Back goes to the same line before.
-    assert.equal(await placeOf(await moveToStop(dap, 'stepBack', { threadId: main })), mainBack);
+    assert.deepEqual(await placeOf(await moveToStop(dap, 'stepBack', { threadId: main })), mainBack);
     assert.match(past.said[1]!, /child ended: the step limited to it goes on to the next line the loop runs/);
   });
 
@@ -498,12 +512,12 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     const { places: live, said, last: stop } = await twoSteps(child, false);
     // A step staying with its task waited for child's next line, which never comes: it ran the program on.
     assert.deepEqual(
-      untimed(live),
-      [`step child child:${CHILD_END}`, `step main main:${AFTER_AWAIT}`],
+      live.map(untimed),
+      [at('step', 'child', CHILD_END), at('step', 'main', AFTER_AWAIT)],
       'the step does not run the program on to its end',
     );
     assert.ok(said[1]!.includes('child ended: the step goes on to the next line the loop runs'), said[1]);
-    await sameInThePast(stop, child, CHILD_RETURN, TASK_END, live);
+    await sameInThePast(stop, child, CHILD_RETURN, TASK_END, live, MAIN_RETURN);
   });
 
   it("Step Over from child's last line follows the loop past tasks that run no line, live and in the past alike", async () => {
@@ -512,11 +526,11 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     // The naps child started run first, each giving the thread back inside the runtime: the step followed
     // each to the next task resumed, not through the loop's machinery until it gave up and the program ran on.
     assert.deepEqual(
-      untimed(live),
-      [`step child child:${NAP_RETURN + 1}`, `step main main:${NAP_AFTER_AWAIT}`],
+      live.map(untimed),
+      [at('step', 'child', NAP_RETURN + 1), at('step', 'main', NAP_AFTER_AWAIT)],
       'the step does not run the program on to its end',
     );
-    await sameInThePast(stop, child, NAP_RETURN, TASK_END_NAP, live);
+    await sameInThePast(stop, child, NAP_RETURN, TASK_END_NAP, live, NAP_SUM);
   });
 
   it("Step Over from child's last line lands on the next task's line after the sleep it resumes from", async () => {
@@ -526,45 +540,44 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     // then runs its next line. Stepped over line by line out of the library, V8 went past that line: the step
     // ran the program on to its end.
     assert.deepEqual(
-      untimed(live),
-      [`step child child:${SLEEPER_CHILD_RETURN + 1}`, `step sleeper sleeper:${SLEEPER_WOKE}`],
+      live.map(untimed),
+      [at('step', 'child', SLEEPER_CHILD_RETURN + 1), at('step', 'sleeper', SLEEPER_WOKE)],
       'the step lands on the line sleeper runs next',
     );
-    await sameInThePast(stop, child, SLEEPER_CHILD_RETURN, TASK_END_SLEEPER, live, 'sleeper');
+    await sameInThePast(stop, child, SLEEPER_CHILD_RETURN, TASK_END_SLEEPER, live, SLEEPER_WOKE + 2, 'sleeper');
   });
 
   it("Step Out of child's top frame lands there too, live and in the past alike", async () => {
     let stop = await launchTo(CHILD_ADD);
     const child = Number(stop.body.threadId);
-    assert.match(await placeOf(stop), new RegExp(`^breakpoint child child:${CHILD_ADD} `));
+    assert.deepEqual(untimed(await placeOf(stop)), at('breakpoint', 'child', CHILD_ADD));
     await dap.request('setBreakpoints', { source: { path: TASK_END }, breakpoints: [] });
     stop = await moveToStop(dap, 'stepOut', { threadId: child, singleThread: true });
     const live = await placeOf(stop);
-    assert.match(live, new RegExp(`^step main main:${AFTER_AWAIT} `), 'out of child as it ends: on to main');
+    assert.deepEqual(untimed(live), at('step', 'main', AFTER_AWAIT), 'out of child as it ends: on to main');
     await dap.request('setBreakpoints', { source: { path: TASK_END }, breakpoints: [{ line: CHILD_ADD }] });
-    assert.equal(await backToHit(stop, CHILD_ADD), child);
+    assert.equal(await backToHit(stop, CHILD_ADD, MAIN_RETURN), child);
     stop = await moveToStop(dap, 'stepOut', { threadId: child, singleThread: true });
-    assert.equal(await placeOf(stop), live, 'the same line and tick through the recording');
+    assert.deepEqual(await placeOf(stop), live, 'the same line and tick through the recording');
   });
 
   it("Step Over from child's last line lands on the next line the loop runs, peer's in the same tick, in the past too", async () => {
-    let stop = await launchTo(lineOf(TASK_END_PEER, 'return sum;'), TASK_END_PEER);
+    let stop = await launchTo(PEER_CHILD_RETURN, TASK_END_PEER);
     const child = Number(stop.body.threadId);
-    const live: string[] = [];
+    const live: Place[] = [];
     for (let i = 0; i < 2; i++) {
       stop = await moveToStop(dap, 'next', { threadId: child, singleThread: true });
       live.push(await placeOf(stop));
     }
     // Not main, its awaiter: peer runs first, as the loop has it (nothing is scheduled otherwise).
-    assert.match(live[1]!, new RegExp(`^step peer peer:${PEER_BEAT} `));
-    const tickOf = (place: string): string => place.replace(/^.* tick /, '');
-    assert.equal(tickOf(live[1]!), tickOf(live[0]!), 'in the tick child ended in');
+    assert.deepEqual(untimed(live[1]!), at('step', 'peer', PEER_BEAT));
+    assert.equal(live[1]!.tick, live[0]!.tick, 'in the tick child ended in');
     const peerThread = Number(stop.body.threadId);
     for (let i = 0; i < 3; i++) stop = await moveToStop(dap, 'next', { threadId: peerThread });
-    assert.notEqual(tickOf(await placeOf(stop)), tickOf(live[1]!));
+    assert.notEqual((await placeOf(stop)).tick, live[1]!.tick);
     stop = await moveToStop(dap, 'reverseContinue', { threadId: peerThread });
-    assert.match(await placeOf(stop), /^breakpoint child child:/);
-    const past: string[] = [];
+    assert.deepEqual(untimed(await placeOf(stop)), at('breakpoint', 'child', PEER_CHILD_RETURN));
+    const past: Place[] = [];
     for (let i = 0; i < 2; i++) {
       stop = await moveToStop(dap, 'next', { threadId: child, singleThread: true });
       past.push(await placeOf(stop));
@@ -575,21 +588,20 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
   it("Step Over from child's `throw` lands in main's `catch`, live and in the past alike", async () => {
     let stop = await launchTo(CHILD_THROW, TASK_RAISES);
     const child = Number(stop.body.threadId);
-    assert.match(await placeOf(stop), new RegExp(`^breakpoint child child:${CHILD_THROW} `));
+    assert.deepEqual(untimed(await placeOf(stop)), at('breakpoint', 'child', CHILD_THROW));
     const from = dap.mark();
     stop = await moveToStop(dap, 'next', { threadId: child, singleThread: true });
     const live = await placeOf(stop);
-    assert.match(live, new RegExp(`^step main main:${MAIN_CATCH} `), 'on to the awaiter, where it catches');
+    assert.deepEqual(untimed(live), at('step', 'main', MAIN_CATCH), 'on to the awaiter, where it catches');
     assert.match(outputSince(dap, from), /child's coroutine raised: the task ends\n(.|\n)*child ended: the step/);
     // On past main's sleep (a later tick than the landing's), then back to the hit.
     const main = Number(stop.body.threadId);
     for (let i = 0; i < 3; i++) stop = await moveToStop(dap, 'next', { threadId: main });
-    const tickOf = (place: string): string => place.replace(/^.* tick /, '');
-    assert.notEqual(tickOf(await placeOf(stop)), tickOf(live));
+    assert.notEqual((await placeOf(stop)).tick, live.tick);
     stop = await moveToStop(dap, 'reverseContinue', { threadId: main });
-    assert.match(await placeOf(stop), new RegExp(`^breakpoint child child:${CHILD_THROW} `));
+    assert.deepEqual(untimed(await placeOf(stop)), at('breakpoint', 'child', CHILD_THROW));
     stop = await moveToStop(dap, 'next', { threadId: child, singleThread: true });
-    assert.equal(await placeOf(stop), live, 'the same line and tick through the recording');
+    assert.deepEqual(await placeOf(stop), live, 'the same line and tick through the recording');
   });
 
   it("back, limited to child at its first line: refused with the reason, not run back to the program's start", async () => {
@@ -597,8 +609,7 @@ describe("a step from a task's last line as it ends, limited to it or not (issue
     // task's lines (none follows the loop back), so the move is refused, naming the task, and the stop stays.
     const stop = await launchTo(CHILD_FIRST);
     const child = Number(stop.body.threadId);
-    const before = await placeOf(stop);
-    assert.match(before, new RegExp(`^breakpoint child child:${CHILD_FIRST} `));
+    assert.deepEqual(untimed(await placeOf(stop)), at('breakpoint', 'child', CHILD_FIRST));
     const refused = await refusal(dap, 'reverseContinue', { threadId: child, singleThread: true });
     assert.match(
       refused,

@@ -2,14 +2,15 @@
 // attached to a paused run of the fake host (fake-debug-host.ts): Terminate Thread (the host's
 // cancelTask params, and what it refuses), a task's stack (its frames innermost first, its creator's
 // link, stable frame ids and paging within a stop, one label frame when the stack cannot be read),
-// and exceptionInfo at exception and cancel stops. Answers are compared as DAP bodies.
+// exceptionInfo at exception and cancel stops, and the callback stage's thread of a URL-failed stop (by the
+// stop's `url`, never its words). Answers are compared as DAP bodies.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { CoroscopeSession } from '../../../extension/debug/coroscope-session';
-import { LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
-import type { HostEvents, TaskDetail, TaskSummary } from '../../../protocol/host-protocol';
+import { CALLBACK_THREAD_ID, LOOP_THREAD_ID } from '../../../extension/debug/dap-mapping';
+import type { HostEvents, TaskDetail, TaskSummary, Traceback } from '../../../protocol/host-protocol';
 import { FakeRun, FakeRuns, snapshotAt } from './fake-debug-host';
 import type { DapClient } from './dap-client';
 import { attachedInProcess, refusalOf } from './adapter-harness';
@@ -56,7 +57,10 @@ function detailOf(taskId: number): TaskDetail {
   throw new Error(`task #${taskId} is not in this run`);
 }
 
-async function attachedAt(pause: HostEvents['paused']): Promise<{ run: FakeRun; dap: DapClient }> {
+async function attachedAt(
+  pause: HostEvents['paused'],
+  serveMore: (run: FakeRun) => void = () => undefined,
+): Promise<{ run: FakeRun; dap: DapClient }> {
   const run = new FakeRun('paused');
   run.lastPause = pause;
   const s = snapshotAt(pause.tick, true);
@@ -64,6 +68,7 @@ async function attachedAt(pause: HostEvents['paused']): Promise<{ run: FakeRun; 
   run.endpoint.serve('snapshot', () => ({ ...s, tasks, counts: { ...s.counts, suspended: 2 } }));
   run.endpoint.serve('taskDetail', (p) => detailOf(p.taskId));
   run.endpoint.serve('cancelTask', (p) => ({ cancelled: p.taskId !== 1 }));
+  serveMore(run);
   const dap = await attachedInProcess(
     new CoroscopeSession<FakeRun>({ hostScript: '/nonexistent/runtime-host.js', runs: new FakeRuns(run) }),
     { run: run.key },
@@ -161,6 +166,51 @@ describe('session threads', () => {
     } finally {
       await dap.close();
     }
+  });
+
+  it("a URL-failed stop shows the callback stage's thread of its url; a task failure that mentions a fetch, none", async () => {
+    const URL = 'http://127.0.0.1:9/a';
+    const ripped: Traceback = {
+      title: `Failed URL ${URL}`,
+      error: 'Error: refused',
+      frames: [{ name: 'onReadable', position: { file: FILE, line: 40, column: 3 }, kind: 'callback' }],
+      text: 'Traceback (most recent call last):\nError: refused',
+    };
+    /** The session attached at `pause`: its thread ids and names, and the URLs it asked the callback stage of. */
+    const threadsAt = async (
+      pause: HostEvents['paused'],
+    ): Promise<{ threads: Array<[number, string]>; asked: string[] }> => {
+      const asked: string[] = [];
+      const { dap } = await attachedAt(pause, (run) =>
+        run.endpoint.serve('traces', (p) => {
+          asked.push(String(p.url));
+          return { url: String(p.url), coroutine: { ...ripped, frames: [] }, callback: ripped };
+        }),
+      );
+      try {
+        const { threads } = await dap.request<DebugProtocol.ThreadsResponse['body']>('threads');
+        return { threads: threads.filter((t) => t.id >= LOOP_THREAD_ID).map((t) => [t.id, t.name]), asked };
+      } finally {
+        await dap.close();
+      }
+    };
+    const urlFailed = await threadsAt({
+      reason: 'exception',
+      tick: 4,
+      taskId: 3,
+      url: URL,
+      description: `Task #3 "worker" failed to fetch ${URL}: Error: refused`,
+    });
+    assert.deepEqual(urlFailed.asked, [URL]);
+    assert.deepEqual(urlFailed.threads.slice(1), [[CALLBACK_THREAD_ID, `callback stage: ${URL} [ripped stack]`]]);
+    // A task of the program failed; its error's words look like the crawler's, but no URL failed.
+    const taskFailed = await threadsAt({
+      reason: 'exception',
+      tick: 4,
+      taskId: 3,
+      description: `Task #3 "worker" failed: Error: failed to fetch ${URL}: refused`,
+    });
+    assert.deepEqual(taskFailed, { threads: [urlFailed.threads[0]!], asked: [] });
   });
 
   it('exceptionInfo: an exception stop named from its description, a cancel stop as CancelledError', async () => {

@@ -9,7 +9,7 @@ import { test, describe, before, after } from 'node:test';
 import { inspect } from '../../../runtime/inspection';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { EventLoop, setCoroutineTracking, type Task } from '../../../runtime/index';
 import { startDemoSite, type DemoSite } from '../../../runtime/demo-site/index';
 import { Crawler } from '../../../runtime/crawler/crawler';
@@ -23,6 +23,11 @@ import {
   type TaskFrame,
   type TaskSummary,
 } from '../../../runtime/inspect/index';
+import { lineOf } from '../../source-line';
+
+const RUNTIME = join(__dirname, '..', '..', '..', 'runtime');
+const CRAWLER_TS = join(RUNTIME, 'crawler', 'crawler.ts');
+const QUEUE_TS = join(RUNTIME, 'queue.ts');
 
 const SOCKET_KINDS = new Set(['socket.read', 'socket.write', 'socket.connect', 'socket.drain', 'stream.read']);
 
@@ -128,21 +133,22 @@ describe('inspecting a demo-site crawl', () => {
     const idleTask = loop.allTasks().find((t) => t.id === idle[0]!.id)!;
     const frames = taskFrames(idleTask);
     assert.deepEqual(
-      frames.map((f) => [f.functionName, basename(f.file ?? '')]),
+      frames.map((f) => [f.functionName, f.file, f.line]),
       [
-        ['work', 'crawler.ts'],
-        ['get', 'queue.ts'],
+        ['work', CRAWLER_TS, lineOf(CRAWLER_TS, 'yield* this.q.get()')],
+        ['get', QUEUE_TS, lineOf(QUEUE_TS, 'yield* getter;')],
       ],
     );
-    assert.match(sourceLine(frames[0]!.file!, frames[0]!.line!), /yield\* this\.q\.get\(\)/);
-    assert.match(sourceLine(frames[1]!.file!, frames[1]!.line!), /yield\* getter/);
     // The crawl task's frames end in the Event the join waits on.
     const crawlFrames = taskFrames(crawlTask);
     assert.deepEqual(
       crawlFrames.map((f) => f.functionName),
       ['crawl', 'join', 'wait'],
     );
-    assert.match(sourceLine(crawlFrames[0]!.file!, crawlFrames[0]!.line!), /yield\* this\.q\.join\(\)/);
+    assert.deepEqual(
+      [crawlFrames[0]!.file, crawlFrames[0]!.line],
+      [CRAWLER_TS, lineOf(CRAWLER_TS, 'yield* this.q.join()')],
+    );
   });
 
   test('mid-crawl: busy workers read work → fetch → … → a socket wait, with TypeScript lines and the URL in fetch', async () => {

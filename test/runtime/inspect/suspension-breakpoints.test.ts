@@ -108,9 +108,9 @@ describe('SuspensionBreakpoints on a loop', () => {
   test('set while a frame already waits on the line (inside a call it made there): no hit until a frame newly arrives', async () => {
     const loop = new EventLoop({ clock: new VirtualClock() });
     const said: number[] = [];
-    const check = new SuspensionBreakpoints((_bp, _task, description) => {
+    // Any hit fails the test (`said` stays empty), whatever its words.
+    const check = new SuspensionBreakpoints(() => {
       said.push(loop.tickCount());
-      assert.match(description, / suspended at .*suspension-breakpoints\.test\.ts:\d+ in outer$/);
       return true;
     });
     const observer = {
@@ -180,7 +180,7 @@ describe('breakpoint helpers', () => {
     assert.equal(evaluateCondition('obj === undefined', locals).value, true);
     const thrown = evaluateCondition('missing.x', locals);
     assert.equal(thrown.value, true);
-    assert.match(thrown.error ?? '', /ReferenceError/);
+    assert.equal(thrown.error, 'ReferenceError: missing is not defined');
   });
 
   test('checkBreakpoints verifies lines with yield only', () => {
