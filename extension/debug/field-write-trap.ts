@@ -30,6 +30,11 @@ export interface TrapEntry {
   readonly laterChanges: number;
   /** Whether that line's frame was found in the stack at its hit (else its own writes cannot be told). */
   readonly located: boolean;
+  /**
+   * Writes that changed the value before the last assignment line's message, since the write of the one before
+   * it (all since the trap was put on when that one made none, or when there was none); null: no such message.
+   */
+  readonly changesBefore: number | null;
 }
 
 /**
@@ -58,6 +63,7 @@ function stateSource(token: string, field: string, reportBp: number): string {
     let v = d.value;
     e.undo = () => Object.defineProperty(o, F, { value: v, writable: true, enumerable: d.enumerable, configurable: true });
     Object.defineProperty(o, F, { configurable: true, enumerable: d.enumerable, get: () => v, set: function __coroscopeTrapSet(x) {
+      if (live && e.since === null && !Object.is(x, v)) e.changed++;
       if (live && e.since !== null) {
         const kept = Object.is(x, v);
         e.writes++;
@@ -72,12 +78,13 @@ function stateSource(token: string, field: string, reportBp: number): string {
     if (!ids.has(o)) ids.set(o, ++n);
     const id = ids.get(o), s = ++seq;
     let e = seen.get(id);
-    if (e === undefined) seen.set(id, e = { at: null, bad: null, since: null, loc: '', writes: 0, mine: null, later: 0, anchor: false, undo: null });
+    if (e === undefined) seen.set(id, e = { at: null, bad: null, since: null, loc: '', writes: 0, mine: null, later: 0, changed: 0, before: null, anchor: false, undo: null });
     if (live && e.at === null && e.bad === null) {
       try { put(o, e); } catch (x) { e.bad = 'not one a trap can be put on (' + x + ')'; }
     }
     if (kind === 'anchor') e.anchor = true;
     else {
+      e.before = e.since === null ? e.changed : e.later;
       e.since = s; e.loc = where(); e.writes = 0; e.mine = null; e.later = 0;
       if (file === '' || !e.loc.includes(file)) e.loc = '';
     }
@@ -90,7 +97,7 @@ function stateSource(token: string, field: string, reportBp: number): string {
       try {
         e.undo?.();
       } catch {}
-      if (e.anchor) out.push([id, e.at, e.bad, e.since, e.writes, e.mine, e.later, e.loc !== '']);
+      if (e.anchor) out.push([id, e.at, e.bad, e.since, e.writes, e.mine, e.later, e.loc !== '', e.before]);
     }
     seen.clear();
     return JSON.stringify(out);
@@ -144,8 +151,8 @@ export function parseReport(message: string): Map<string, TrapEntry> | null {
   if (!Array.isArray(v)) return null;
   const out = new Map<string, TrapEntry>();
   for (const row of v as unknown[]) {
-    if (!Array.isArray(row) || row.length !== 8) return null;
-    const [id, at, bad, since, writes, mine, later, located] = row as unknown[];
+    if (!Array.isArray(row) || row.length !== 9) return null;
+    const [id, at, bad, since, writes, mine, later, located, before] = row as unknown[];
     if (typeof id !== 'number' || typeof writes !== 'number' || typeof later !== 'number') return null;
     const f = Array.isArray(mine) && mine.length === 3 ? (mine as unknown[]) : null;
     out.set(String(id), {
@@ -157,6 +164,7 @@ export function parseReport(message: string): Map<string, TrapEntry> | null {
         f === null ? null : { kept: f[0] === true, type: String(f[1]), text: typeof f[2] === 'string' ? f[2] : null },
       laterChanges: later,
       located: located === true,
+      changesBefore: typeof before === 'number' ? before : null,
     });
   }
   return out;

@@ -1,13 +1,13 @@
-// FieldWrites: "Go to Last Change" on an object's field written by ANY task (issue 28). One replay of the
-// run before the stop's tick (the host's pastLogpointHits) runs logpoints that name objects by an identity
-// kept in that replay: on each line of the stack's files assigning `<object>.<field>` (the written object),
-// and on the watched frame's lines that name its root local (the watched task's object). The last write
-// to the watched task's object is landed on (pastBreakpointHit: its task's thread, line and tick), once the
-// trap of that replay (field-write-trap.ts) shows it made the last change, to the value at the stop.
+// FieldWrites: "Go to Last Change" (and Go to Next Change after a wait) on an object's field written by ANY
+// task (issue 28). One replay of the run before the stop's tick (pastLogpointHits) runs logpoints naming
+// objects by an identity kept in that replay: on the lines of the stack's files assigning `<object>.<field>`,
+// and on the watched frame's lines naming its root local. A write found is landed on (pastBreakpointHit: its
+// task's thread, line, tick) once that replay's trap (field-write-trap.ts) shows it made the change asked for.
+// See docs/design/time-travel-and-positions.md.
 //
 // Invariants: asked only at a live line stop of a recorded run or at a line of an ended run's past (the
 // ticks before the line's own listed), for a field (never a local); a write is claimed only when its object
-// is the watched one in the same replay and the trap saw no later change; else the answer is null (said to
+// is the watched one in the same replay and the trap saw no other change; else the answer is null (said to
 // the user when a write not seen changed it) and the caller walks.
 
 import { readFileSync } from 'node:fs';
@@ -16,9 +16,18 @@ import { basename } from 'node:path';
 import type { Breakpoint, LineFrameInfo, LogpointHit } from '../../protocol/host-protocol';
 import type { PastSearch } from './past-search';
 import type { PositionEvents } from './position-events';
+import type { LineWalks } from './line-walks';
 import type { SessionCore } from './session-core';
 import { message } from './stop-events';
-import { landingMessage, parseReport, parseSeen, trapCondition, trapMessage, trapVerdict } from './field-write-trap';
+import {
+  landingMessage,
+  parseReport,
+  parseSeen,
+  type TrapEntry,
+  trapCondition,
+  trapMessage,
+  trapVerdict,
+} from './field-write-trap';
 import { sameReading } from '../../protocol/line-readings';
 import { frameIndexOf, type Reading, type WatchedValue } from './value-changes';
 import { shownStop } from './debug-position';
@@ -72,6 +81,33 @@ interface FoundWrite {
   said?: string;
 }
 
+/** A planted logpoint: a line assigning the field, or one of the watched function's naming its root local. */
+interface Planted {
+  file: string;
+  line: number;
+  kind: 'write' | 'anchor';
+  object: string;
+}
+
+/** What one trap replay saw of the watched task's object (WriteScan's `scanned`), else why there is none. */
+type WriteScan =
+  | { readonly kind: 'none'; readonly why: string }
+  | {
+      readonly kind: 'scanned';
+      readonly taskId: number;
+      /** The assignment lines' hits on the object, in the order they ran. */
+      readonly writes: readonly LogpointHit[];
+      /** The watched task's readings of it (its anchors' hits), in order. */
+      readonly readings: readonly LogpointHit[];
+      /** The trap's account of the object (undefined: none of it; null: no account at all). */
+      readonly entry: TrapEntry | undefined | null;
+      /** The value at the stop; the last tick scanned; when the scan began; the logpoints planted, by index. */
+      readonly here: Reading;
+      readonly ticks: number;
+      readonly started: number;
+      readonly planted: readonly Planted[];
+    };
+
 export class FieldWrites {
   constructor(
     private readonly core: SessionCore,
@@ -107,9 +143,21 @@ export class FieldWrites {
     return found;
   }
 
-  private async search(w: WatchedValue): Promise<FoundWrite> {
+  /**
+   * One replay of the ticks before the stop's with the trap (field-write-trap.ts): the writes to the watched
+   * task's object (its last reading by the task before the stop's tick), the task's readings of it, and the
+   * trap's account of it; else why not (`kind: 'none'`).
+   */
+  private async scan(
+    w: WatchedValue,
+    /**
+     * Whether the task's own lines before the stop in its tick are read for a change (then its walk finds it);
+     * not when the stop is the task's first line since it resumed (a forward walk's, seen after it waited).
+     */
+    ownLinesRead = true,
+  ): Promise<WriteScan> {
     const f = fieldOf(w.expression);
-    if (f === null) return { write: null, why: 'not a field of an object named by a path' };
+    if (f === null) return { kind: 'none', why: 'not a field of an object named by a path' };
     const pos = this.core.position;
     const stop = shownStop(pos);
     // Where the run before the line can be listed: a live line stop, or a line of a run that has ended (a finished
@@ -117,7 +165,7 @@ export class FieldWrites {
     const listable =
       pos.kind === 'liveLine' || pos.kind === 'recording' || (pos.kind === 'pastHit' && pos.present.kind === 'end');
     if (!listable || stop === null || stop.line === undefined)
-      return { write: null, why: 'asked where the run before the line shown cannot be listed' };
+      return { kind: 'none', why: 'asked where the run before the line shown cannot be listed' };
     // A past line: the ticks before its own are scanned (a live line stop's are, as all its replay holds).
     const through = pos.kind === 'liveLine' ? undefined : stop.tick - 1;
     const host = this.core.requireHost();
@@ -128,7 +176,7 @@ export class FieldWrites {
     try {
       stack = await host.endpoint.request('lineStack', {});
     } catch (e) {
-      return { write: null, why: `the line's stack cannot be read: ${message(e)}` };
+      return { kind: 'none', why: `the line's stack cannot be read: ${message(e)}` };
     }
     const { taskId, frames } = stack;
     const index = frameIndexOf(
@@ -137,14 +185,14 @@ export class FieldWrites {
     );
     const at = index === null ? null : frames[index]?.position;
     if (taskId === null || at === undefined || at === null)
-      return { write: null, why: 'the watched frame has no task or no source' };
+      return { kind: 'none', why: 'the watched frame has no task or no source' };
     const files = [...new Set(frames.flatMap((fr) => (fr.position === null ? [] : [fr.position.file])))];
     // Each logpoint's condition makes the scan's trap state (field-write-trap.ts); the last one never holds: its
     // index names the report the trap leaves for the scan's end.
     const token = `${process.pid}-${started}-${Math.random().toString(36).slice(2)}`;
     const logpoints: Breakpoint[] = [];
     const anchors = new Set<number>();
-    const planted: Array<{ file: string; line: number; kind: 'write' | 'anchor'; object: string }> = [];
+    const planted: Planted[] = [];
     for (const file of files) {
       let lines: string[];
       try {
@@ -171,25 +219,27 @@ export class FieldWrites {
     logpoints.push({ file: at.file, line: at.line, condition: 'false', logMessage: '{0}' });
     const writers = planted.length - anchors.size;
     if (writers === 0 || anchors.size === 0)
-      return { write: null, why: `no line of ${files.map((p) => basename(p)).join(', ')} assigns .${f.field}` };
+      return { kind: 'none', why: `no line of ${files.map((p) => basename(p)).join(', ')} assigns .${f.field}` };
     let found: { hits: LogpointHit[]; ticks: number };
     let here: Reading;
     try {
       // The stop's replay host plants logpoints only in scripts it has loaded: a fresh one has not run the
-      // program yet (its logpoints would see nothing). Reading the values back in the stop's tick runs it.
-      // They also say whether the task itself changed it in this tick (then its lines hold the last write).
+      // program yet (its logpoints would see nothing). Reading the value at the stop runs it; the values back in
+      // the stop's tick say whether the task itself changed it there (then its lines hold the last write).
       const now = await host.endpoint.request('lineEvaluate', { expression: w.expression, frameIndex: index ?? 0 });
-      const { readings } = await host.endpoint.request('lineValuesBack', { watched: [w] });
       here = { reachable: true, value: now.value, type: now.type };
       const atStop = here;
-      if (readings?.some((r) => r[0] !== undefined && !sameReading(r[0], atStop)) === true)
-        return { write: null, why: "it changed in the task's own lines of this tick" };
+      if (ownLinesRead) {
+        const { readings } = await host.endpoint.request('lineValuesBack', { watched: [w] });
+        if (readings?.some((r) => r[0] !== undefined && !sameReading(r[0], atStop)) === true)
+          return { kind: 'none', why: "it changed in the task's own lines of this tick" };
+      }
       found = await host.endpoint.request('pastLogpointHits', {
         logpoints,
         ...(through === undefined ? {} : { through }),
       });
     } catch (e) {
-      return { write: null, why: `the run's writes cannot be scanned: ${message(e)}` };
+      return { kind: 'none', why: `the run's writes cannot be scanned: ${message(e)}` };
     }
     const { ticks } = found;
     const report = found.hits.find((h) => h.logpoint === reportBp);
@@ -198,7 +248,8 @@ export class FieldWrites {
     // may have written last; only the tasks woken for it are known (the timeline, through the tick before).
     const before =
       through === undefined ? await this.otherRunnersOf(taskId, ticks) : await this.otherRunnersIn(taskId, stop.tick);
-    if (before !== null) return { write: null, why: `${before} may have run in the stop's tick, which is not scanned` };
+    if (before !== null)
+      return { kind: 'none', why: `${before} may have run in the stop's tick, which is not scanned` };
     if (process.env.COROSCOPE_TRACE_WALK === '1')
       this.core.output(
         `field writes: task ${taskId}, ${JSON.stringify(logpoints.map((l) => l.line))} ${JSON.stringify(hits.map((h) => [h.line, h.tick, h.taskId, h.message]))} report ${report?.message ?? 'none'}`,
@@ -209,8 +260,30 @@ export class FieldWrites {
       .at(-1);
     const id = anchor === undefined ? null : parseSeen(anchor.message)!.id;
     if (id === null)
-      return { write: null, why: `${f.object} was not read by the task in ticks 1..${ticks} (replayed)` };
+      return { kind: 'none', why: `${f.object} was not read by the task in ticks 1..${ticks} (replayed)` };
     const writes = hits.filter((h) => !anchors.has(h.logpoint) && parseSeen(h.message)?.id === id);
+    const entries = report === undefined ? null : parseReport(report.message);
+    const ofTask = hits.filter(
+      (h) => anchors.has(h.logpoint) && h.taskId === taskId && parseSeen(h.message)?.id === id,
+    );
+    return {
+      kind: 'scanned',
+      taskId,
+      writes,
+      readings: ofTask,
+      entry: entries === null ? null : entries.get(id),
+      here,
+      ticks,
+      started,
+      planted,
+    };
+  }
+
+  /** The last write to the watched field before the stop's tick, by another task, verified by the trap. */
+  private async search(w: WatchedValue): Promise<FoundWrite> {
+    const scanned = await this.scan(w);
+    if (scanned.kind === 'none') return { write: null, why: scanned.why };
+    const { taskId, writes, entry, here, ticks, started, planted } = scanned;
     const last = writes.at(-1);
     if (last === undefined) return { write: null, why: `no write to ${w.expression} in ticks 1..${ticks}` };
     // A write after the anchor in the watched task itself is its own line: the task's walk finds it exactly.
@@ -218,11 +291,10 @@ export class FieldWrites {
     // The check: the trap saw every write to that object's field from before that line ran to the end of the
     // ticks scanned (the stop's tick is covered above): that line's write is the last change, and to the value
     // at the stop; else it is not named.
-    const entries = report === undefined ? null : parseReport(report.message);
     const doubt =
-      entries === null
+      entry === null
         ? { kind: 'unknown' as const, why: "the scan's replay gave no account of the writes" }
-        : trapVerdict(entries.get(id), parseSeen(last.message)!.seq, here);
+        : trapVerdict(entry, parseSeen(last.message)!.seq, here);
     if (doubt !== null) {
       const task = last.taskId === null ? 'a callback' : `${last.task ?? 'task'} #${last.taskId}`;
       const at = `${basename(last.file)}:${last.line} (tick ${last.tick}, ${task})`;
@@ -276,6 +348,97 @@ export class FieldWrites {
 
   /** Lands on a write found by lastWrite (its task's thread, line, tick) and says where it is. */
   async goTo(response: DebugProtocol.Response, what: string, w: WatchedValue, write: FieldWrite): Promise<void> {
+    const field = fieldOf(w.expression)?.field ?? '';
+    await this.land(
+      what,
+      write,
+      response,
+      (at) =>
+        `${w.expression} was set by ${at}, another task than the one stopped: shown at that line, before it runs (the last of ${write.writes} write(s) to that object's .${field} in ticks 1..${write.ticks}, found in ${Date.now() - write.started} ms)`,
+    );
+  }
+
+  /**
+   * A forward walk (Go to Next Change, Continue with a data breakpoint) saw the watched field changed where its
+   * task resumed after waiting at a line of tick `waitedTick`: lands on the write that changed it, by another
+   * task, when the trap shows it was the one change since; false: not known here (nothing moved). Not
+   * answered here: the walk answers its request once it has moved.
+   */
+  async landOnWriteWhileWaiting(
+    what: string,
+    w: WatchedValue,
+    waitedTick: number,
+    task: string,
+    /** The walk under way: the line it reached is not shown once the write is gone to. */
+    walk: Pick<LineWalks, 'dropStepsShown'>,
+  ): Promise<boolean> {
+    const found = await this.writeSince(w, waitedTick);
+    if (process.env.COROSCOPE_TRACE_WALK === '1')
+      this.core.output(
+        `field writes since tick ${waitedTick}: ${found.write === null ? found.why : `${found.write.hit.file}:${found.write.hit.line}`}`,
+      );
+    const write = found.write;
+    if (write === null) return false;
+    const field = fieldOf(w.expression)?.field ?? '';
+    walk.dropStepsShown();
+    await this.land(
+      what,
+      write,
+      null,
+      (at) =>
+        `${w.expression} was set by ${at} while ${task} waited: shown at that line, before it runs (the one write to that object's .${field} after tick ${waitedTick}, found in ${Date.now() - write.started} ms)`,
+    );
+    return true;
+  }
+
+  /**
+   * The one write to the watched field after tick `waitedTick` (the task waited there) up to the stop, by another
+   * task, when the trap shows no other change since the task's reading before it waited; null: not known (`why`).
+   */
+  private async writeSince(w: WatchedValue, waitedTick: number): Promise<FoundWrite> {
+    const scanned = await this.scan(w, false);
+    if (scanned.kind === 'none') return { write: null, why: scanned.why };
+    const { taskId, writes, readings, entry, here, ticks, started, planted } = scanned;
+    // A write in the tick the task waited in may have run before its lines there or after (the task's own, in a
+    // call its waiting line made): not told apart.
+    if (writes.some((h) => h.tick === waitedTick)) return { write: null, why: `a write in tick ${waitedTick}` };
+    const after = writes.filter((h) => h.tick > waitedTick);
+    const first = after[0];
+    if (first === undefined) return { write: null, why: `no assignment line wrote it after tick ${waitedTick}` };
+    if (after.length > 1)
+      return { write: null, why: `${after.length} assignment lines wrote it after tick ${waitedTick}` };
+    if (first.taskId === taskId) return { write: null, why: "the write seen is the task's own" };
+    if (entry === null || entry === undefined)
+      return { write: null, why: "the scan's replay gave no account of the writes" };
+    // The trap was on by the task's reading of the object up to the tick it waited in (or before).
+    const installed = entry.installedAt;
+    if (installed === null || !readings.some((h) => h.tick <= waitedTick && parseSeen(h.message)!.seq >= installed))
+      return { write: null, why: 'the trap was put on after the task waited' };
+    // No change between the write before that line's and that line's, and that line's the last one, to the value
+    // where the task resumed: it made the one change since the task read the value before it waited.
+    if (entry.changesBefore !== 0)
+      return {
+        write: null,
+        why: `${entry.changesBefore ?? 'no'} change(s) came before that line, since the one before it`,
+      };
+    const doubt = trapVerdict(entry, parseSeen(first.message)!.seq, here);
+    if (doubt !== null) return { write: null, why: doubt.why };
+    return {
+      write: { hit: first, logpoint: landingOf(planted[first.logpoint]!), writes: 1, ticks, started },
+      why: '',
+    };
+  }
+
+  /**
+   * Goes back to a write found (its task's thread, line and tick) and says `said` of its place; `response`
+   * answered on the way (null: the caller answers it).
+   */
+  private async land(
+    what: string,
+    write: FieldWrite,
+    response: DebugProtocol.Response | null,
+    said: (at: string) => string,
+  ): Promise<void> {
     const now = await this.past.momentShown();
     const { hit, logpoint } = write;
     const landing = await this.past.searchHit('back', now, {
@@ -283,10 +446,8 @@ export class FieldWrites {
     });
     if (landing.landed !== 'line') throw new Error(`${what}: the write at ${hit.file}:${hit.line} was not found again`);
     const task = hit.taskId === null ? 'a callback outside tasks' : `${hit.task ?? 'task'} #${hit.taskId}`;
-    this.core.output(
-      `Coroscope: ${what}: ${w.expression} was set by ${hit.file}:${hit.line} (tick ${hit.tick}, ${task}), another task than the one stopped: shown at that line, before it runs (the last of ${write.writes} write(s) to that object's .${fieldOf(w.expression)?.field ?? ''} in ticks 1..${write.ticks}, found in ${Date.now() - write.started} ms)`,
-    );
-    this.core.sendResponse(response);
+    this.core.output(`Coroscope: ${what}: ${said(`${hit.file}:${hit.line} (tick ${hit.tick}, ${task})`)}`);
+    if (response !== null) this.core.sendResponse(response);
     this.positionEvents.showHit(landing, landing.taskId ?? 0);
   }
 }

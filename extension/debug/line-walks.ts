@@ -64,11 +64,7 @@ export class LineWalks {
     kind: 'back' | 'over' | 'into',
     lines = 1,
   ): Promise<'line' | 'present' | 'suspension' | 'off'> {
-    // The stops of the steps before are not shown: only the walk's end is.
-    if (this.core.heldEvents !== null)
-      this.core.heldEvents = this.core.heldEvents.filter(
-        (e) => e.event !== 'stopped' && e.event !== 'continued' && !SAYS_PAST_LINE.test(outputOf(e)),
-      );
+    this.dropStepsShown();
     const host = this.core.requireHost();
     const pos = this.core.position;
     const onLine =
@@ -116,6 +112,14 @@ export class LineWalks {
     if (this.core.position.kind === 'moving') this.core.moveTo(refused(this.core.position));
     if (atStart) return 'suspension';
     return this.core.currentStop?.line !== undefined ? 'line' : 'off';
+  }
+
+  /** The stops of the walk's steps so far are not shown (only its end is): dropped from the held events. */
+  dropStepsShown(): void {
+    if (this.core.heldEvents !== null)
+      this.core.heldEvents = this.core.heldEvents.filter(
+        (e) => e.event !== 'stopped' && e.event !== 'continued' && !SAYS_PAST_LINE.test(outputOf(e)),
+      );
   }
 
   /** Waits (at most `ms`) until `done` holds: a landing's event follows its request's answer. */

@@ -165,7 +165,7 @@ export class SessionChanges {
       const threadId = this.core.currentStop?.threadId ?? 0;
       // A field another task wrote: its last write by any task (field-writes.ts); else the task's lines.
       if (direction === 'back' && (await this.fieldWrites?.landOnLastWrite(response, what, [w])) === true) return;
-      this.walks.walkLines(response, threadId, (step) => this.walk(what, [w], direction, step));
+      this.walks.walkLines(response, threadId, (step) => this.walk(what, [w], direction, step, new Map(), true));
     });
     return true;
   }
@@ -332,6 +332,11 @@ export class SessionChanges {
     direction: 'back' | 'forward',
     step: LineWalkStep,
     pins: ReadonlyMap<number, number> = new Map(),
+    /**
+     * Go to Next Change: a field another task wrote while the task waited is shown at that write when it is
+     * known (a data breakpoint's Continue stays with the task: its watch reads the task's frames, not the writer's).
+     */
+    toWriter = false,
   ): Promise<void> {
     const names = watched.map((w) => w.expression).join(', ');
     const forward = direction === 'forward' ? await this.forwardWatch(watched, pins) : undefined;
@@ -402,6 +407,10 @@ export class SessionChanges {
         const text = waited?.line === undefined ? null : lineOf(waited.line).text;
         if (waited?.line !== undefined && text !== null && !mayAssign(text, watched[changed]!.expression)) {
           const task = await this.taskOfStop();
+          // A field another task wrote meanwhile: that write, when it is known to be the one change since.
+          const writer = toWriter ? this.fieldWrites : null;
+          const w = watched[changed]!;
+          if (writer !== null && (await writer.landOnWriteWhileWaiting(what, w, waited.tick, task, this.walks))) return;
           this.core.output(
             `Coroscope: ${what}: ${writtenWhileWaiting(watched[changed]!.expression, lineOf(waited.line).at, waited.tick, stop?.tick, task)}; ${readingText(later[changed]!)} → ${readingText(now[changed]!)}, first seen here (${lines} line(s) walked in ${Date.now() - started} ms)`,
           );

@@ -152,6 +152,82 @@ describe('Go to Last Change on a field another task wrote, from the past of a fi
   }
 });
 
+describe('Go to Next Change on a field another task wrote, from the past of a finished run', {
+  timeout: 240_000,
+}, () => {
+  const START_LINE = lineOf(PROGRAM, 'const o = getRunningLoop()');
+
+  /** From holder-a's line before it makes the writers, found again after the run: Go to Next Change on `field`. */
+  async function nextChangeOf(
+    local: 'shared' | 'other',
+    field: 'status' | 'rounds',
+  ): Promise<{ writes: Place[]; landed: Place; said: string }> {
+    const dap = await spawnAdapter();
+    try {
+      await initialize(dap, { supportsVariableType: true });
+      const lines = async (l: number[]): Promise<void> => {
+        await dap.request('setBreakpoints', { source: { path: PROGRAM }, breakpoints: l.map((line) => ({ line })) });
+      };
+      const start = await launchToStop(
+        dap,
+        { type: 'coroscope', request: 'launch', name: 'field-writer', program: PROGRAM },
+        { configure: () => lines([START_LINE, WRITE_LINE]), exceptionFilters: [] },
+      );
+      // The live run's writes of the status line, where a breakpoint on it stops.
+      const writes: Place[] = [];
+      let at = start;
+      for (let i = 0; i < 2; i++) {
+        at = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(at).threadId });
+        writes.push(await placeOf(dap, Number(stoppedBodyOf(at).threadId)));
+      }
+      await lines([START_LINE]);
+      const end = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(at).threadId });
+      assert.equal(stoppedBodyOf(end).reason, 'end');
+      const back = await moveToStop(dap, 'reverseContinue', { threadId: stoppedBodyOf(end).threadId });
+      await lines([]);
+      const frames = await stackOf(dap, Number(stoppedBodyOf(back).threadId));
+      assert.equal(frames[0]!.line, START_LINE);
+      const object = (await scopeOf(dap, frames[0]!.id, 'Locals')).variables.get(local)!;
+      await dap.request('variables', { variablesReference: object.variablesReference });
+      const from = dap.mark();
+      const stopped = await moveToStop(dap, 'coroscope/nextChange', {
+        variablesReference: object.variablesReference,
+        name: field,
+      });
+      return {
+        writes,
+        landed: await placeOf(dap, Number(stoppedBodyOf(stopped).threadId)),
+        said: outputSince(dap, from),
+      };
+    } finally {
+      await dap.close();
+    }
+  }
+
+  for (const [local, writer] of [
+    ['shared', 'writer-b'],
+    ['other', 'writer-other'],
+  ] as const) {
+    it(`${local}.status: lands where the live run's ${writer} wrote it, the one change while holder-a waited`, async () => {
+      const { writes, landed, said } = await nextChangeOf(local, 'status');
+      assert.deepEqual(
+        writes.map((w) => [w.task, w.line]),
+        [
+          ['writer-b', WRITE_LINE],
+          ['writer-other', WRITE_LINE],
+        ],
+      );
+      assert.deepEqual(landed, writes.find((w) => w.task === writer)!, said);
+    });
+  }
+
+  it('shared.rounds, written twice meanwhile: no write named, shown where holder-a first sees the change', async () => {
+    const { landed, said } = await nextChangeOf('shared', 'rounds');
+    assert.deepEqual([landed.task, landed.line], ['holder-a', lineOf(PROGRAM, 'const seen =')], said);
+    assert.match(said, /which does not assign it: the write was made by code that ran while holder-a waited there/);
+  });
+});
+
 describe('Go to Next Change past the last change, from the past of a finished run', { timeout: 120_000 }, () => {
   it("walks on to the run's end, shows it, and is refused saying so, as live", async () => {
     const dap = await spawnAdapter();

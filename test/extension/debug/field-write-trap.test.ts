@@ -113,6 +113,32 @@ describe('field write trap', () => {
     assert.match(doubt?.why ?? '', /accessor/);
   });
 
+  it("counts the changes before the last assignment line, since the one before it wrote (other code's)", () => {
+    const s = scan();
+    const anchor = parseSeen(s.hit('anchor'))!;
+    s.run("o.status = 'unseen'");
+    s.run("o.status = 'unseen'");
+    const first = parseSeen(s.hit('write', 'first'))!;
+    const quiet = parseReport(s.end())!.get(anchor.id)!;
+    assert.deepEqual([quiet.since, quiet.changesBefore], [first.seq, 1], 'one change (a second write kept it)');
+    const t = scan();
+    const seen = parseSeen(t.hit('anchor'))!;
+    t.hit('write', 'first');
+    const second = parseSeen(t.hit('write', 'second'))!;
+    const none = parseReport(t.end())!.get(seen.id)!;
+    assert.deepEqual([none.since, none.changesBefore], [second.seq, 0], "the first line's own write is not counted");
+    const v = scan();
+    const object = parseSeen(v.hit('anchor'))!;
+    v.hit('write', 'first');
+    v.run("o.status = 'unseen'");
+    const third = parseSeen(v.hit('write', 'third'))!;
+    const changed = parseReport(v.end())!.get(object.id)!;
+    assert.deepEqual([changed.since, changed.changesBefore], [third.seq, 1], 'a change after the first line wrote');
+    const u = scan();
+    const alone = parseSeen(u.hit('anchor'))!;
+    assert.equal(parseReport(u.end())!.get(alone.id)!.changesBefore, null, 'no assignment line seen');
+  });
+
   it('judges a report: a write that kept the value, a trap put on too late', () => {
     const entry: TrapEntry = {
       installedAt: 1,
@@ -122,6 +148,7 @@ describe('field write trap', () => {
       mine: { kept: true, type: 'string', text: '"a"' },
       laterChanges: 0,
       located: true,
+      changesBefore: 0,
     };
     assert.equal(trapVerdict(entry, 3, AT_STOP('"a"'))?.kind, 'unknown');
     assert.equal(trapVerdict({ ...entry, mine: null, laterChanges: 1 }, 3, AT_STOP('"a"'))?.kind, 'unseen');
