@@ -232,7 +232,12 @@ describe('CrawlEvents URL failures', () => {
         'HttpProtocolError: the chunk size was zz',
       ],
     );
-    assert.deepEqual(s.log[1]!.body, { reason: 'exception', description, taskId: workerId });
+    assert.deepEqual(s.log[1]!.body, {
+      reason: 'exception',
+      description,
+      url: 'http://demo.test/broken',
+      taskId: workerId,
+    });
     assert.deepEqual(s.urlFailures.all(), [], 'not recorded: the run records nothing');
   });
 
@@ -247,6 +252,7 @@ describe('CrawlEvents URL failures', () => {
         body: {
           reason: 'exception',
           description: 'a callback failed to fetch http://demo.test/broken: HttpProtocolError: bad chunk',
+          url: 'http://demo.test/broken',
         },
       },
     ]);
