@@ -16,7 +16,6 @@ import { basename } from 'node:path';
 import type { Breakpoint, LineFrameInfo, LogpointHit } from '../../protocol/host-protocol';
 import type { PastSearch } from './past-search';
 import type { PositionEvents } from './position-events';
-import type { LineWalks } from './line-walks';
 import type { SessionCore } from './session-core';
 import { message } from './stop-events';
 import {
@@ -359,28 +358,31 @@ export class FieldWrites {
   }
 
   /**
-   * A forward walk (Go to Next Change, Continue with a data breakpoint) saw the watched field changed where its
-   * task resumed after waiting at a line of tick `waitedTick`: lands on the write that changed it, by another
-   * task, when the trap shows it was the one change since; false: not known here (nothing moved). Not
-   * answered here: the walk answers its request once it has moved.
+   * Go to Next Change's walk saw the watched field changed where its task resumed after waiting at a line of tick
+   * `waitedTick`: the write that changed it, by another task, when the trap shows it was the one change since
+   * (null: not known here). Gone to by showWriteWhileWaiting.
    */
-  async landOnWriteWhileWaiting(
-    what: string,
-    w: WatchedValue,
-    waitedTick: number,
-    task: string,
-    /** The walk under way: the line it reached is not shown once the write is gone to. */
-    walk: Pick<LineWalks, 'dropStepsShown'>,
-  ): Promise<boolean> {
+  async writeWhileWaiting(w: WatchedValue, waitedTick: number): Promise<FieldWrite | null> {
     const found = await this.writeSince(w, waitedTick);
     if (process.env.COROSCOPE_TRACE_WALK === '1')
       this.core.output(
         `field writes since tick ${waitedTick}: ${found.write === null ? found.why : `${found.write.hit.file}:${found.write.hit.line}`}`,
       );
-    const write = found.write;
-    if (write === null) return false;
+    return found.write;
+  }
+
+  /**
+   * Goes to a write found by writeWhileWaiting (made while `task` waited after tick `waitedTick`) and says so; not
+   * answered here: the walk answers its request once it has moved.
+   */
+  async showWriteWhileWaiting(
+    what: string,
+    w: WatchedValue,
+    write: FieldWrite,
+    waitedTick: number,
+    task: string,
+  ): Promise<void> {
     const field = fieldOf(w.expression)?.field ?? '';
-    walk.dropStepsShown();
     await this.land(
       what,
       write,
@@ -388,7 +390,6 @@ export class FieldWrites {
       (at) =>
         `${w.expression} was set by ${at} while ${task} waited: shown at that line, before it runs (the one write to that object's .${field} after tick ${waitedTick}, found in ${Date.now() - write.started} ms)`,
     );
-    return true;
   }
 
   /**

@@ -4,7 +4,7 @@
 // host's `paused` of the move's moment (position-events.ts).
 //
 // Invariants: each is a move in time answered once moved (move-answers.ts); off the task's lines
-// (before its first line, after its last) the move goes on as a seek (retargetMove) to the task's
+// (before its first line, after its last) the move goes on as a seek (seekInstead) to the task's
 // previous suspension or the present, said in the console; a run not recorded is refused.
 
 import type { DebugProtocol } from '@vscode/debugprotocol';
@@ -82,14 +82,10 @@ export class LineMoves {
    * hit task's thread, so the views go there (a seek), in the live stop's words.
    */
   private async toLoopHit(landing: Extract<PastLineLanding, { landed: 'tick' }>): Promise<void> {
-    const host = this.core.requireHost();
-    const seek = this.answers.retargetMove({
-      waits: 'seek',
-      reason: 'breakpoint',
-      threadId: landing.taskId,
-      said: landing.description,
-    });
-    await host.endpoint.request('seekTick', { tick: landing.tick, replayed: true, moment: seek });
+    await this.answers.seekInstead(
+      { reason: 'breakpoint', threadId: landing.taskId, said: landing.description },
+      landing.tick,
+    );
   }
 
   /**
@@ -137,8 +133,7 @@ export class LineMoves {
           this.core.output(
             `Coroscope: before ${this.core.nameOf(taskId) ?? `task #${taskId}`}'s first line of its step at tick ${stop.tick}: its previous suspension, at tick ${tick} (${landing.why})`,
           );
-        const seek = this.answers.retargetMove({ waits: 'seek', reason: 'step', threadId });
-        await host.endpoint.request('seekTick', { tick, replayed: true, moment: seek });
+        await this.answers.seekInstead({ reason: 'step', threadId }, tick);
       });
     });
   }
@@ -191,8 +186,7 @@ export class LineMoves {
           this.core.output('Coroscope: the recording has no later line of this task: back to the present');
         }
         // Off the lines: a past tick, or the present.
-        const seek = this.answers.retargetMove({ waits: 'seek', reason: 'step', threadId: stop.threadId });
-        await host.endpoint.request('seekTick', { tick, replayed: true, moment: seek });
+        await this.answers.seekInstead({ reason: 'step', threadId: stop.threadId }, tick);
       });
     });
   }

@@ -92,10 +92,7 @@ export class LineWalks {
       if (landing.landed === 'present') {
         // Past the task's last recorded line from a hit's: the present is sought, as a step from there does
         // (line-moves.ts); from a live stop's past line, the host shows that stop again itself.
-        if (waits === 'hitLine') {
-          const seek = this.answers.retargetMove({ waits: 'seek', reason: 'step', threadId: pos.stop.threadId });
-          await host.endpoint.request('seekTick', { tick: null, replayed: true, moment: seek });
-        }
+        if (waits === 'hitLine') await this.answers.seekInstead({ reason: 'step', threadId: pos.stop.threadId }, null);
         await this.settle(() => this.core.position.kind !== 'moving', 2_000);
       }
       if (this.core.position.kind === 'moving') this.core.moveTo(refused(this.core.position));

@@ -123,11 +123,14 @@ export class MoveAnswers {
     return moment;
   }
 
-  /** The move under way goes on as another (a line move that must seek after all), under a new moment id (returned). */
-  retargetMove(move: Move): string {
+  /**
+   * The move under way goes on as a seek to `tick` (null: the present) under a new moment id: a line move that
+   * lands off its task's lines, shown as `seek` says once the seek's viewedTick lands it.
+   */
+  async seekInstead(seek: Omit<Extract<Move, { waits: 'seek' }>, 'waits'>, tick: number | null): Promise<void> {
     const moment = this.core.momentIds.next();
-    this.core.moveTo(retarget(this.core.position, move, moment));
-    return moment;
+    this.core.moveTo(retarget(this.core.position, { waits: 'seek', ...seek }, moment));
+    await this.core.requireHost().endpoint.request('seekTick', { tick, replayed: true, moment });
   }
 
   /**

@@ -408,9 +408,15 @@ export class SessionChanges {
         if (waited?.line !== undefined && text !== null && !mayAssign(text, watched[changed]!.expression)) {
           const task = await this.taskOfStop();
           // A field another task wrote meanwhile: that write, when it is known to be the one change since.
-          const writer = toWriter ? this.fieldWrites : null;
+          const fieldWrites = toWriter ? this.fieldWrites : null;
           const w = watched[changed]!;
-          if (writer !== null && (await writer.landOnWriteWhileWaiting(what, w, waited.tick, task, this.walks))) return;
+          const write = fieldWrites === null ? null : await fieldWrites.writeWhileWaiting(w, waited.tick);
+          if (fieldWrites !== null && write !== null) {
+            // Only the write is shown, not the line the walk reached.
+            this.walks.dropStepsShown();
+            await fieldWrites.showWriteWhileWaiting(what, w, write, waited.tick, task);
+            return;
+          }
           this.core.output(
             `Coroscope: ${what}: ${writtenWhileWaiting(watched[changed]!.expression, lineOf(waited.line).at, waited.tick, stop?.tick, task)}; ${readingText(later[changed]!)} → ${readingText(now[changed]!)}, first seen here (${lines} line(s) walked in ${Date.now() - started} ms)`,
           );

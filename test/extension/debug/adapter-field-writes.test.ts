@@ -34,8 +34,28 @@ interface Place {
   tick: number;
 }
 
-async function setLine(dap: DapClient, line: number | null): Promise<void> {
-  await dap.request('setBreakpoints', { source: { path: PROGRAM }, breakpoints: line === null ? [] : [{ line }] });
+async function setLines(dap: DapClient, lines: readonly number[]): Promise<void> {
+  await dap.request('setBreakpoints', { source: { path: PROGRAM }, breakpoints: lines.map((line) => ({ line })) });
+}
+
+/** The field writer launched with breakpoints on `lines`: its first stop. */
+function launchWriter(dap: DapClient, lines: readonly number[]): Promise<DapEvent> {
+  return launchToStop(
+    dap,
+    { type: 'coroscope', request: 'launch', name: 'field-writer', program: PROGRAM },
+    { configure: (d) => setLines(d, lines), exceptionFilters: [] },
+  );
+}
+
+/**
+ * From a stop, the run goes on to its end (a stop with reason 'end', at tick `endTick`); the stop is then a hit of
+ * its past, found again by Reverse Continue (`back`), the breakpoints being as they were.
+ */
+async function foundAgainAfterEnd(dap: DapClient, stop: DapEvent): Promise<{ endTick: number; back: DapEvent }> {
+  const end = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(stop).threadId });
+  assert.equal(stoppedBodyOf(end).reason, 'end');
+  const endTick = (await tasksOf(dap)).tick;
+  return { endTick, back: await moveToStop(dap, 'reverseContinue', { threadId: stoppedBodyOf(end).threadId }) };
 }
 
 async function placeOf(dap: DapClient, threadId: number): Promise<Place> {
@@ -56,23 +76,14 @@ async function lastChangeOf(
   const dap = await spawnAdapter();
   try {
     await initialize(dap, { supportsVariableType: true });
-    const first = await launchToStop(
-      dap,
-      { type: 'coroscope', request: 'launch', name: 'field-writer', program: PROGRAM },
-      { configure: (d) => setLine(d, WRITE_LINE), exceptionFilters: [] },
-    );
+    const first = await launchWriter(dap, [WRITE_LINE]);
     const writes = [await placeOf(dap, Number(stoppedBodyOf(first).threadId))];
     const second = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(first).threadId });
     writes.push(await placeOf(dap, Number(stoppedBodyOf(second).threadId)));
-    await setLine(dap, RETURN_LINE);
+    await setLines(dap, [RETURN_LINE]);
     let atReturn = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(second).threadId });
-    if (askedAt === 'finished') {
-      // The run goes on to its end; the return is then a hit of its past, found again by Reverse Continue.
-      const end = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(atReturn).threadId });
-      assert.equal(stoppedBodyOf(end).reason, 'end');
-      atReturn = await moveToStop(dap, 'reverseContinue', { threadId: stoppedBodyOf(end).threadId });
-    }
-    await setLine(dap, null);
+    if (askedAt === 'finished') atReturn = (await foundAgainAfterEnd(dap, atReturn)).back;
+    await setLines(dap, []);
     const holder = Number(stoppedBodyOf(atReturn).threadId);
     const frames = await stackOf(dap, holder);
     assert.equal(frames[0]!.line, RETURN_LINE);
@@ -165,14 +176,7 @@ describe('Go to Next Change on a field another task wrote, from the past of a fi
     const dap = await spawnAdapter();
     try {
       await initialize(dap, { supportsVariableType: true });
-      const lines = async (l: number[]): Promise<void> => {
-        await dap.request('setBreakpoints', { source: { path: PROGRAM }, breakpoints: l.map((line) => ({ line })) });
-      };
-      const start = await launchToStop(
-        dap,
-        { type: 'coroscope', request: 'launch', name: 'field-writer', program: PROGRAM },
-        { configure: () => lines([START_LINE, WRITE_LINE]), exceptionFilters: [] },
-      );
+      const start = await launchWriter(dap, [START_LINE, WRITE_LINE]);
       // The live run's writes of the status line, where a breakpoint on it stops.
       const writes: Place[] = [];
       let at = start;
@@ -180,11 +184,9 @@ describe('Go to Next Change on a field another task wrote, from the past of a fi
         at = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(at).threadId });
         writes.push(await placeOf(dap, Number(stoppedBodyOf(at).threadId)));
       }
-      await lines([START_LINE]);
-      const end = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(at).threadId });
-      assert.equal(stoppedBodyOf(end).reason, 'end');
-      const back = await moveToStop(dap, 'reverseContinue', { threadId: stoppedBodyOf(end).threadId });
-      await lines([]);
+      await setLines(dap, [START_LINE]);
+      const { back } = await foundAgainAfterEnd(dap, at);
+      await setLines(dap, []);
       const frames = await stackOf(dap, Number(stoppedBodyOf(back).threadId));
       assert.equal(frames[0]!.line, START_LINE);
       const object = (await scopeOf(dap, frames[0]!.id, 'Locals')).variables.get(local)!;
@@ -233,15 +235,9 @@ describe('Go to Next Change past the last change, from the past of a finished ru
     const dap = await spawnAdapter();
     try {
       await initialize(dap, { supportsVariableType: true });
-      const stop = await launchToStop(
-        dap,
-        { type: 'coroscope', request: 'launch', name: 'field-writer', program: PROGRAM },
-        { configure: (d) => setLine(d, RETURN_LINE), exceptionFilters: [] },
-      );
-      const end = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(stop).threadId });
-      const endTick = (await tasksOf(dap)).tick;
-      const atReturn = await moveToStop(dap, 'reverseContinue', { threadId: stoppedBodyOf(end).threadId });
-      await setLine(dap, null);
+      const stop = await launchWriter(dap, [RETURN_LINE]);
+      const { endTick, back: atReturn } = await foundAgainAfterEnd(dap, stop);
+      await setLines(dap, []);
       const frames = await stackOf(dap, Number(stoppedBodyOf(atReturn).threadId));
       const shared = (await scopeOf(dap, frames[0]!.id, 'Locals')).variables.get('shared')!;
       await dap.request('variables', { variablesReference: shared.variablesReference });
