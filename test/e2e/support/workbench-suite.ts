@@ -15,7 +15,9 @@
  *   coroscope.vsix exists, or COROSCOPE_VSIX names a file to install as it is; either way it
  *   must fit in 3 MB (it carries the TypeScript transpiler and the types of issue 27).
  * - A failed step's screenshot is `.test-artifacts/e2e/<name>-failed-<step title>.png`, its
- *   logs (code-server's, VS Code's) are kept beside it in `…-logs/`; both paths are printed.
+ *   logs (code-server's, VS Code's) are kept beside it in `…-logs/`; both paths are printed, and
+ *   its error carries the notifications shown and the extension's log tail (CI shows the error).
+ * - The steps tell one story: after a failed step the later ones are skipped, naming it.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -66,7 +68,8 @@ export function packagedVsix(): string {
  * .test-artifacts/e2e/<name>-logs/, prints where, and prints the tail of the extension's own
  * output channel: what a failed CI run leaves to read.
  */
-function keepLogs(server: CodeServer, name: string): void {
+function keepLogs(server: CodeServer, name: string): string {
+  let tails = '';
   try {
     const dir = join(ARTIFACTS_DIR, `${name.replace(/[^\w.-]+/g, '-')}-logs`);
     rmSync(dir, { recursive: true, force: true });
@@ -80,11 +83,23 @@ function keepLogs(server: CodeServer, name: string): void {
           (f) => /coroscope/i.test(basename(f)) && f.endsWith('.log'),
         )
       : [];
-    for (const f of own)
-      console.log(`--- ${f} (tail) ---\n${readFileSync(join(dir, 'vscode', f), 'utf8').slice(-3000)}`);
+    for (const f of own) {
+      const tail = `--- ${f} (tail) ---\n${readFileSync(join(dir, 'vscode', f), 'utf8').slice(-3000)}`;
+      console.log(tail);
+      tails += `${tail}\n`;
+    }
   } catch (e) {
     console.log(`--- the logs could not be kept: ${String(e)}`);
   }
+  return tails;
+}
+
+/** The texts of the notifications the page shows (a refusal, an error), for a failed step's error. */
+async function notificationTexts(page: Page): Promise<string[]> {
+  const toasts = page.locator(
+    '.notifications-toasts .notification-toast, .notifications-center .notification-list-item',
+  );
+  return (await toasts.allInnerTexts().catch(() => [])).map((t) => t.replace(/\s+/g, ' ').trim()).filter(Boolean);
 }
 
 export interface WorkbenchSuiteOptions {
@@ -124,6 +139,8 @@ export function useWorkbenchSuite(options: WorkbenchSuiteOptions): WorkbenchSuit
   let server: CodeServer | undefined;
   let browser: Browser | undefined;
   let workbench: Workbench | undefined;
+  /** The first step that failed (the later ones are skipped). */
+  let failedStep: string | null = null;
 
   before(async () => {
     const vsix = options.installExtension === true ? [packagedVsix()] : [];
@@ -172,19 +189,30 @@ export function useWorkbenchSuite(options: WorkbenchSuiteOptions): WorkbenchSuit
     },
     step(name, body) {
       it(name, async (t) => {
+        if (failedStep !== null) {
+          t.skip(`an earlier step failed: "${failedStep}"`);
+          return;
+        }
         try {
           await body(t);
         } catch (error) {
+          failedStep = name;
+          let evidence = '';
           if (workbench) {
             const shot = await screenshot(workbench.page, `${options.name}-failed-${name}`).catch(
               (e: unknown) => `none (${String(e)})`,
             );
             console.log(`--- step failed: "${name}"; screenshot: ${shot}`);
+            const shown = await notificationTexts(workbench.page);
+            if (shown.length > 0) evidence += `\n--- notifications shown:\n${shown.join('\n')}`;
           }
-          if (server) keepLogs(server, `${options.name}-failed-${name}`);
+          if (server) evidence += `\n${keepLogs(server, `${options.name}-failed-${name}`)}`;
           if (options.logServerOnFailure === true && server)
             console.log(`--- code-server output (tail) ---\n${server.output().slice(-4000)}`);
-          throw error;
+          // CI prints a failure's error, not the whole output: the evidence goes with it (the
+          // error's own stack holds its message as thrown, so a new error carries both).
+          if (evidence.trim() === '') throw error;
+          throw new Error(`${error instanceof Error ? error.message : String(error)}${evidence}`, { cause: error });
         }
       });
     },
