@@ -31,6 +31,8 @@ export async function openSourcePosition(
     preview: true,
     selection: range,
   });
-  editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  // Always centred: a line at the viewport's top edge is inside it for VS Code yet hidden under the
+  // editor's sticky scroll lines (on by default), where the frame clicked would not be seen.
+  editor.revealRange(range, vscode.TextEditorRevealType.InCenter);
   return true;
 }
