@@ -167,9 +167,10 @@ export async function debugKey(page: Page, fileName: string, key: string): Promi
  * "Coroscope: Debug This Run" from the palette (runCommand returns once the palette took it), then
  * waits for its debug session (the debug toolbar shows) or its refusal (a Coroscope message, which
  * fails with its words). Asked once: a command the palette took and that started nothing is a bug to
- * see, and asking again could start a second session.
+ * see, and asking again could start a second session. A minute: what an attach on a loaded machine (CI's
+ * CPU is shared) may need.
  */
-export async function debugThisRun(page: Page, waitMs = 30_000): Promise<void> {
+export async function debugThisRun(page: Page, waitMs = 60_000): Promise<void> {
   // Its refusals (not a crawl's progress, also a Coroscope notification).
   const said = page
     .locator('.notifications-toasts .notification-toast')
