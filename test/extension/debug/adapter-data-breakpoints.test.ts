@@ -5,7 +5,8 @@
 // (`to` in the first two, `from` in the third, whose `to` is alice), then Continue says no write is left.
 // Back from the third task's first line, Go to Last Change on its `to.balance` (alice's, written by the
 // others while it waited for the lock) says so, where the task first sees the value, instead of taking the
-// wait's line for the writer and going on back to a refusal.
+// wait's line for the writer and going on back to a refusal. The same Continues from the first task's line
+// found again in the finished run's past land where the live ones did.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -19,6 +20,14 @@ const BEFORE_LINE = lineOf(PROGRAM, 'const before = from.balance;');
 const TO_LINE = lineOf(PROGRAM, 'to.balance += amount;');
 const RELEASE_LINE = lineOf(PROGRAM, 'lock.release();');
 const ACQUIRE_LINE = lineOf(PROGRAM, 'yield* lock.acquire();');
+
+/** Where the live run's data breakpoint on bob's balance stops, Continue after Continue from the first task's line. */
+const LIVE_LANDINGS = [
+  { task: 'first', line: RELEASE_LINE, bob: '130', said: 'Coroscope: Continue: to.balance changed: 100 → 130' },
+  { task: 'second', line: RELEASE_LINE, bob: '180', said: 'Coroscope: Continue: to.balance changed: 130 → 180' },
+  // The third task writes bob's balance as its `from`; its own `to` (alice) is not the watched object.
+  { task: 'third', line: TO_LINE, bob: '170', said: 'Coroscope: Continue: to.balance changed: 180 → 170' },
+];
 
 /** A launch stopped at the `hit`th run of the line `const before = ...` (the breakpoint then cleared). */
 async function stoppedAtBefore(dap: DapClient, hit: number): Promise<number> {
@@ -48,56 +57,92 @@ async function localRef(dap: DapClient, threadId: number, name: string): Promise
   return local.variablesReference;
 }
 
+/** One Continue's landing with the data breakpoint set: task, line, the watched balance there, the console's words. */
+interface Landing {
+  task: string;
+  line: number;
+  bob: string;
+  said: string;
+}
+
+/**
+ * A data breakpoint on `to.balance` of the stop on `threadId`, then Continue three times (reading bob's
+ * balance by the name the landing task has for it) and once more: the landings and the last refusal.
+ */
+async function continuesOnBobsBalance(
+  dap: DapClient,
+  threadId: number,
+): Promise<{ landings: Landing[]; refusal: string }> {
+  const to = await localRef(dap, threadId, 'to');
+  const info = await dap.request<DebugProtocol.DataBreakpointInfoResponse['body']>('dataBreakpointInfo', {
+    variablesReference: to,
+    name: 'balance',
+  });
+  assert.ok(typeof info.dataId === 'string', info.description);
+  const set = await dap.request<DebugProtocol.SetDataBreakpointsResponse['body']>('setDataBreakpoints', {
+    breakpoints: [{ dataId: info.dataId, accessType: 'write' }],
+  });
+  assert.equal(set.breakpoints[0]?.verified, true);
+  const landings: Landing[] = [];
+  for (const name of ['to', 'to', 'from']) {
+    const from = dap.mark();
+    const stop = await moveToStop(dap, 'continue', { threadId });
+    const place = await stopPlace(dap, stop);
+    const bob = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', {
+      expression: `${name}.balance`,
+      frameId: place.top.id,
+      context: 'watch',
+    });
+    const said = dap.events
+      .slice(from)
+      .filter((e) => e.event === 'output')
+      .map((e) => String(e.body.output))
+      .find((o) => o.includes('to.balance changed'));
+    landings.push({ task: place.task, line: place.top.line, bob: bob.result, said: said?.split(', first')[0] ?? '' });
+  }
+  const last = await dap.requestRaw('continue', { threadId });
+  assert.equal(last.success, false);
+  return { landings, refusal: (last.body as { error?: { format?: string } } | undefined)?.error?.format ?? '' };
+}
+
 describe('data breakpoints on a field', () => {
   it("Continue stops after each write to the watched object's field, by any task and any name", async () => {
     const dap = await spawnAdapter();
     try {
       const threadId = await stoppedAtBefore(dap, 1);
       assert.equal((await stopPlace(dap, await dap.waitForEvent('stopped', { from: 0 }))).task, 'first');
-      const to = await localRef(dap, threadId, 'to');
-      const info = await dap.request<DebugProtocol.DataBreakpointInfoResponse['body']>('dataBreakpointInfo', {
-        variablesReference: to,
-        name: 'balance',
-      });
-      assert.ok(typeof info.dataId === 'string', info.description);
-      const set = await dap.request<DebugProtocol.SetDataBreakpointsResponse['body']>('setDataBreakpoints', {
-        breakpoints: [{ dataId: info.dataId, accessType: 'write' }],
-      });
-      assert.equal(set.breakpoints[0]?.verified, true);
-
-      const landings: Array<{ task: string; line: number; bob: string; said: string }> = [];
-      for (const name of ['to', 'to', 'from']) {
-        const from = dap.mark();
-        const stop = await moveToStop(dap, 'continue', { threadId });
-        const place = await stopPlace(dap, stop);
-        const bob = await dap.request<DebugProtocol.EvaluateResponse['body']>('evaluate', {
-          expression: `${name}.balance`,
-          frameId: place.top.id,
-          context: 'watch',
-        });
-        const said = dap.events
-          .slice(from)
-          .filter((e) => e.event === 'output')
-          .map((e) => String(e.body.output))
-          .find((o) => o.includes('to.balance changed'));
-        landings.push({
-          task: place.task,
-          line: place.top.line,
-          bob: bob.result,
-          said: said?.split(', first')[0] ?? '',
-        });
-      }
-      assert.deepEqual(landings, [
-        { task: 'first', line: RELEASE_LINE, bob: '130', said: 'Coroscope: Continue: to.balance changed: 100 → 130' },
-        { task: 'second', line: RELEASE_LINE, bob: '180', said: 'Coroscope: Continue: to.balance changed: 130 → 180' },
-        // The third task writes bob's balance as its `from`; its own `to` (alice) is not the watched object.
-        { task: 'third', line: TO_LINE, bob: '170', said: 'Coroscope: Continue: to.balance changed: 180 → 170' },
-      ]);
-
-      const last = await dap.requestRaw('continue', { threadId });
-      assert.equal(last.success, false);
-      const refusal = (last.body as { error?: { format?: string } } | undefined)?.error?.format ?? '';
+      const { landings, refusal } = await continuesOnBobsBalance(dap, threadId);
+      assert.deepEqual(landings, LIVE_LANDINGS);
       assert.ok(refusal.startsWith('Continue: no later change of to.balance'), refusal);
+    } finally {
+      await dap.close();
+    }
+  });
+
+  it("in a finished run's past, from the first task's line found again: the live run's landings", async () => {
+    const dap = await spawnAdapter();
+    try {
+      await initialize(dap, { supportsVariableType: true });
+      const end = await launchToStop(
+        dap,
+        { type: 'coroscope', request: 'launch', name: 'transfers', program: PROGRAM },
+        { exceptionFilters: [] },
+      );
+      assert.equal(end.body.reason, 'end');
+      // The first transfer's line, found again by Reverse Continue (the one moving 30), the breakpoint then cleared.
+      await dap.request('setBreakpoints', {
+        source: { path: PROGRAM },
+        breakpoints: [{ line: BEFORE_LINE, condition: 'amount === 30' }],
+      });
+      const hit = await moveToStop(dap, 'reverseContinue', { threadId: Number(end.body.threadId) });
+      const place = await stopPlace(dap, hit);
+      assert.deepEqual([place.task, place.top.line], ['first', BEFORE_LINE]);
+      await dap.request('setBreakpoints', { source: { path: PROGRAM }, breakpoints: [] });
+      const { landings, refusal } = await continuesOnBobsBalance(dap, Number(hit.body.threadId));
+      // Where the live data breakpoint stopped (the test above), by the same task, line and value, in the same words.
+      assert.deepEqual(landings, LIVE_LANDINGS);
+      // The recording ends there: the walk reached the run's end.
+      assert.ok(refusal.startsWith("Continue: no later change of to.balance in the task's lines"), refusal);
     } finally {
       await dap.close();
     }
