@@ -1,8 +1,9 @@
 /**
  * VS Code's own file dialog in the browser (a quick input holding a path, listing one folder), answered
  * as a person does: the folder's path first, until the dialog lists that folder, then the file's name
- * typed, then Enter once the dialog holds exactly the path. Filling the whole path at once races the
- * dialog's own navigation (it can list a parent folder and ignore the rest).
+ * typed, then Enter once the dialog holds exactly the path and its list has moved to that file. Filling
+ * the whole path at once races the dialog's own navigation (it can list a parent folder and ignore the
+ * rest); an Enter before the list follows the typing opens the row it still has (the folder's first).
  */
 import { dirname, basename } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -32,6 +33,17 @@ export async function answerOpenFileDialog(page: Page, path: string, timeoutMs: 
       .then(() => true)
       .catch(() => false);
     if (!typed) continue;
+    // The list's row under the keyboard is the file typed (none: the typed path is taken as it is).
+    const focused = page.locator('.quick-input-widget .monaco-list-row.focused');
+    const onFile = await until(
+      'the dialog to move to the file typed',
+      async () =>
+        (await focused.count()) === 0 || (await focused.first().innerText()).trim().split('\n')[0]?.trim() === name,
+      5_000,
+    )
+      .then(() => true)
+      .catch(() => false);
+    if (!onFile) continue;
     await page.keyboard.press('Enter');
     await input.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
   }
