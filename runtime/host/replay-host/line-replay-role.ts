@@ -445,6 +445,18 @@ export class LineReplayRole {
     if (this.walk?.holding === true) await this.walk.release();
   }
 
+  /**
+   * A line query comes (its stack, variables, an evaluation) after the values walk let the thread go from the
+   * line shown (pastLineValues, pastHitLineValues): the thread is walked back to that line and stopped there
+   * again, so the query reads the line shown, not the landing held ready nor a thread gone on.
+   */
+  async showAgain(): Promise<void> {
+    const walk = this.walk;
+    const from = walk?.letGoFrom ?? null;
+    if (walk === null || from === null) return;
+    await walk.returnTo({ entry: from, path: [] });
+  }
+
   /** Whether the stop walk holds a landing ready (the main thread stopped there, not shown). */
   get holding(): boolean {
     return this.walk?.holding === true;

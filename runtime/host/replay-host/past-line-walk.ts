@@ -159,6 +159,14 @@ export class PastLineWalk extends TracedTickWalk {
     return true;
   }
 
+  /**
+   * The entry shown before valuesBack let the thread go, while no move has come since (the thread is not
+   * stopped on it: a landing held ready, or none); null: none.
+   */
+  get letGoFrom(): number | null {
+    return this.at === null && this.inCall === null ? this.backFrom : null;
+  }
+
   /** Whether a landing is held ready (hold): the main thread is stopped there. */
   get holding(): boolean {
     return this.held !== null;

@@ -190,7 +190,10 @@ class LineDebugWorker {
   private async route(m: RequestMessage): Promise<void> {
     const d = this.dbg;
     // As a line replay host: a landing held ready by a values walk is let go by any request but a walk's.
-    if (this.replayRole.holding && !m.method.startsWith('past')) await this.replayRole.letGoHeld();
+    // A line query is answered on the line shown, walked back to when a values walk let the thread go from it.
+    if (m.method === 'lineStack' || m.method === 'lineVariables' || m.method === 'lineEvaluate')
+      await this.replayRole.showAgain();
+    else if (this.replayRole.holding && !m.method.startsWith('past')) await this.replayRole.letGoHeld();
     if (m.method === 'launch' || m.method === 'openRecording') {
       // A new run: the previous one's replay hosts go; a recorded one is prepared for (when debugged).
       this.replays.newRun(

@@ -7,7 +7,7 @@
 // enters the call the line makes, and a step back inside it goes to its line before (the
 // calling line only from its first line); before the task's first line of the step it is the
 // last line of the task's step before, in an earlier tick, and forward from there the step of
-// the hit again. Runs against the bundle (the line debugger's worker and the replay
+// the hit again. A line shown is read again after a values walk from it. Runs against the bundle (the line debugger's worker and the replay
 // host run the bundle).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -420,6 +420,35 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
         `main on a past line at ${ROOT}/test/fixtures/helper-steps.ts:17 (tick 1, replayed): the start of the task: its step at tick 1 is its first, nothing of it ran before`,
       );
       await live.rpc.request('stop', {});
+    } finally {
+      await live.close();
+    }
+  });
+
+  test('at a live line stop, back a line, the values read back from there (a values walk lets the thread go): the line shown is read again, its stack and its locals', async () => {
+    const live = forkHost({ bundle: BUNDLE, pipe: true });
+    try {
+      await live.rpc.request('launch', {
+        target: { kind: 'demo', pages: 12, latency: 'instant' },
+        options: { maxTasks: 2, stopOnEntry: true, record: true },
+      });
+      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: BREAK }] });
+      await live.continueToLineStop();
+      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
+      const at = await move(live, 'back');
+      assert.equal(at.landing.landed, 'line', JSON.stringify(at.landing));
+      const before = await shown(live);
+      const locals = await live.lineLocals();
+      const { readings } = await live.rpc.request('lineValuesBack', {
+        watched: [{ expression: 'url', functionName: 'fetch', depth: 0 }],
+      });
+      assert.ok(readings !== null && readings.length > 0, 'values read back from the line shown');
+      // Before: "lineStack: the program is not stopped on a line" (the values walk had let the thread go).
+      assert.deepEqual(await shown(live), before);
+      assert.deepEqual(await live.lineLocals(), locals);
+      // And a move back from there goes on from the line shown, as without the values walk.
+      const again = await move(live, 'back');
+      assert.equal(again.landing.landed, 'line', JSON.stringify(again.landing));
     } finally {
       await live.close();
     }
