@@ -167,17 +167,15 @@ export class PastHitSearches {
     const pos = this.view.position;
     const held = this.dbg.isStopped();
     const on = held ? 'stop' : 'search';
-    // The replay host holds a line shown there (its frames are the views'): a scan would leave it.
+    // The replay host holds a line shown there (its frames are the views'): a scan would leave it. The run is
+    // scanned by a replay host of its own instead, and the line stays shown: at a live line stop, one of the
+    // stop's recording (the ticks before the stop's); else (a finished run, a recording) of the whole run.
     if (showsLine(pos) && hostOf(pos) === on) {
-      if (held)
-        throw new ProtocolError(
-          'pastLogpointHits: a past line is shown; its replay is held there (go back to the present or the end first)',
-          'badState',
-        );
-      // A finished run or a recording: the whole run is scanned by a replay host of its own, the line stays shown.
-      return this.replays.hitHosts.scanWith('pastLogpointHits', (scan) =>
-        this.logHits(scan, p, throughAt(scan.ticks, p.through)),
-      );
+      const scan = (r: LineReplayHost): Promise<HostMethods['pastLogpointHits']['result']> =>
+        this.logHits(r, p, throughAt(r.ticks, p.through));
+      return held
+        ? this.replays.besideStop('pastLogpointHits', scan)
+        : this.replays.hitHosts.scanWith('pastLogpointHits', scan);
     }
     const r = held ? await this.replays.ofStop('pastLogpointHits') : await this.replays.hitHosts.hitsFrom(p.tick ?? 0);
     return this.logHits(r, p, throughAt(r.hasLiveStop() ? r.stop.tick - 1 : r.ticks, p.through));

@@ -222,18 +222,10 @@ export class ReplayHosts {
     // The recording first: a run not recorded is refused before any replay host is forked.
     const path = lineReplayFile();
     try {
-      const r = (await d.callMain(`writeMidTick(${JSON.stringify(path)})`)) as {
-        runId?: unknown;
-        ticks?: unknown;
-        midTick?: unknown;
-        refused?: unknown;
-      } | null;
-      if (typeof r?.refused === 'string') throw new ProtocolError(r.refused, 'notRecorded');
-      if (typeof r?.runId !== 'number' || typeof r.ticks !== 'number')
-        throw new ProtocolError(`${method}: the run's recording could not be written`, 'replayFailed');
+      const written = await this.writeStopCopy(method, path);
       const host = await this.fork();
       this.view.drop('stop');
-      await host.open({ tick, taskId, print }, path, { runId: r.runId, ticks: r.ticks, midTick: r.midTick === true });
+      await host.open({ tick, taskId, print }, path, written);
       if (this.stopChanges !== changes) {
         // The live thread went on (and maybe stopped again) while this stop's past was opened (the open waited
         // for the replay host's fork, or its turn): onLineStop found no stop there to forget, so it is forgotten
@@ -244,6 +236,40 @@ export class ReplayHosts {
       return host;
     } finally {
       removeFile(path);
+    }
+  }
+
+  /**
+   * The live line stop's recording (through the start of the tick stopped in) written to `path` by the stopped
+   * thread itself (a message to it would wait for the thread to go on); refused for a run not recorded.
+   */
+  private async writeStopCopy(method: string, path: string): Promise<ReplayCopy> {
+    const r = (await this.lineDebugger().callMain(`writeMidTick(${JSON.stringify(path)})`)) as {
+      runId?: unknown;
+      ticks?: unknown;
+      midTick?: unknown;
+      refused?: unknown;
+    } | null;
+    if (typeof r?.refused === 'string') throw new ProtocolError(r.refused, 'notRecorded');
+    if (typeof r?.runId !== 'number' || typeof r.ticks !== 'number')
+      throw new ProtocolError(`${method}: the run's recording could not be written`, 'replayFailed');
+    return { runId: r.runId, ticks: r.ticks, midTick: r.midTick === true };
+  }
+
+  /**
+   * `use` of a replay host of its own over the live line stop's recording (the ticks before the stop's), closed
+   * after: a scan of the past while the stop's replay host holds a past line shown, which stays shown.
+   */
+  async besideStop<T>(method: string, use: (r: LineReplayHost) => Promise<T>): Promise<T> {
+    if (!this.lineDebugger().isStopped())
+      throw new ProtocolError(`${method}: the program is not stopped on a line`, 'badState');
+    if (this.hostStart === null)
+      throw new ProtocolError(`${method}: this host cannot start a replay host`, 'replayFailed');
+    const once = await LineReplayHost.start(this.hostStart, null, (path) => this.writeStopCopy(method, path));
+    try {
+      return await use(once);
+    } finally {
+      once.close();
     }
   }
 

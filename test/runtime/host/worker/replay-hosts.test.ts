@@ -5,7 +5,8 @@
 // recording; the recording's file is removed whatever the outcome; a refused use does not hold up the
 // next; a process that exits before its hello is a failed start (a real fork of a script that exits);
 // and what a new run and a run's end set and drop. A stop's past opened while the live thread stepped on to
-// another stop is of the stop then (a real fork of the stand-in replay host, fake-line-replay-host.mjs).
+// another stop is of the stop then (a real fork of the stand-in replay host, fake-line-replay-host.mjs). A scan
+// beside the stop (besideStop) gets a host of its own over the stop's copy, closed after; the stop's is untouched.
 
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { after, describe, test } from 'node:test';
 import type { LineStopPrint } from '../../../../protocol/host-protocol';
 import { ProtocolError } from '../../../../protocol/rpc';
 import type { LineDebugger } from '../../../../runtime/host/worker/line-debugger';
-import type { HostStart } from '../../../../runtime/host/worker/line-replay-host';
+import type { HostStart, LineReplayHost } from '../../../../runtime/host/worker/line-replay-host';
 import type { MainThreadLink } from '../../../../runtime/host/worker/main-thread-link';
 import type { PastView } from '../../../../runtime/host/worker/past-view';
 import { ReplayHosts } from '../../../../runtime/host/worker/replay-hosts';
@@ -206,6 +207,56 @@ describe("ofStop: the stop's replay host, refused with a reason", () => {
       asked.paths.filter((p) => existsSync(p)),
       [],
     );
+  });
+});
+
+describe("besideStop: a replay host of its own over the stop's recording, closed after its use", () => {
+  test('no line stop: badState, nothing written, nothing forked', async () => {
+    const { hosts: h, asked } = hosts(null);
+    assert.deepEqual(await refusalOf(h.besideStop('pastLogpointHits', async () => 'used')), {
+      code: 'badState',
+      message: 'pastLogpointHits: the program is not stopped on a line',
+    });
+    assert.deepEqual(asked.main, []);
+  });
+
+  test("the stop's copy, written by the stopped thread, opened in a host of its own; the stop's host untouched", async () => {
+    const { hosts: h, asked } = hosts(
+      { taskId: 2, tick: 6 },
+      { hostStart: { script: FAKE, execArgv: [] }, written: () => ({ runId: 1, ticks: 6, midTick: true }) },
+    );
+    try {
+      let used: LineReplayHost | null = null;
+      const answer = await h.besideStop('pastLogpointHits', async (r) => {
+        used = r;
+        // The ticks before the stop's: the stop's own is open in the copy.
+        assert.equal(r.ticks, 5);
+        assert.equal(r.isClosed, false);
+        return 'used';
+      });
+      assert.equal(answer, 'used');
+      assert.equal(used!.isClosed, true, 'closed after its use');
+      assert.equal(h.stop, null, "the stop's replay host is neither made nor given the copy");
+      assert.deepEqual(asked.main, ['writeMidTick(<path>)']);
+      assert.deepEqual(asked.view, [], 'the view (the line shown) is not touched');
+      assert.deepEqual(
+        asked.paths.filter((p) => existsSync(p)),
+        [],
+      );
+    } finally {
+      h.endAll();
+    }
+  });
+
+  test("the stopped thread's refusal is the answer, and the host forked meanwhile is closed", async () => {
+    const { hosts: h } = hosts(
+      { taskId: 2, tick: 6 },
+      { hostStart: { script: FAKE, execArgv: [] }, written: () => ({ refused: 'the run is not recorded' }) },
+    );
+    assert.deepEqual(await refusalOf(h.besideStop('pastLogpointHits', async () => 'used')), {
+      code: 'notRecorded',
+      message: 'the run is not recorded',
+    });
   });
 });
 
