@@ -5,8 +5,8 @@
 // task's thread, line, tick) once that replay's trap (field-write-trap.ts) shows it made the change asked for.
 // See docs/design/time-travel-and-positions.md.
 //
-// Invariants: asked only at a live line stop of a recorded run or at a line of an ended run's past (the
-// ticks before the line's own listed), for a field (never a local); a write is claimed only when its object
+// Invariants: asked only at a live line stop of a recorded run or at a line of its past or of an ended run's
+// past (the ticks before the line's own listed), for a field (never a local); a write is claimed only when its object
 // is the watched one in the same replay and the trap saw no other change; else the answer is null (said to
 // the user when a write not seen changed it) and the caller walks.
 
@@ -159,10 +159,13 @@ export class FieldWrites {
     if (f === null) return { kind: 'none', why: 'not a field of an object named by a path' };
     const pos = this.core.position;
     const stop = shownStop(pos);
-    // Where the run before the line can be listed: a live line stop, or a line of a run that has ended (a finished
-    // run's past, a recording). A live stop's past lines are its replay's, held there: not listed (the walk goes).
+    // Where the run before the line can be listed: a live line stop, a line of its past (the host scans the ticks
+    // before it beside the replay showing it), or a line of a run that has ended (a finished run's past, a recording).
     const listable =
-      pos.kind === 'liveLine' || pos.kind === 'recording' || (pos.kind === 'pastHit' && pos.present.kind === 'end');
+      pos.kind === 'liveLine' ||
+      pos.kind === 'recording' ||
+      (pos.kind === 'pastLine' && pos.live !== null) ||
+      (pos.kind === 'pastHit' && (pos.present.kind === 'end' || pos.present.kind === 'stopped'));
     if (!listable || stop === null || stop.line === undefined)
       return { kind: 'none', why: 'asked where the run before the line shown cannot be listed' };
     // A past line: the ticks before its own are scanned (a live line stop's are, as all its replay holds).
@@ -245,8 +248,17 @@ export class FieldWrites {
     const hits = found.hits.filter((h) => h.logpoint !== reportBp);
     // The stop's own tick is not scanned: another task (or a callback) that may have run in it before this one
     // may have written last; only the tasks woken for it are known (the timeline, through the tick before).
+    // A past line in the live stop's own tick (still open, so not in the timeline): as at the stop itself.
+    const liveTick =
+      pos.kind === 'pastLine'
+        ? pos.live?.tick
+        : pos.kind === 'pastHit' && pos.present.kind === 'stopped'
+          ? pos.present.stop.tick
+          : undefined;
     const before =
-      through === undefined ? await this.otherRunnersOf(taskId, ticks) : await this.otherRunnersIn(taskId, stop.tick);
+      through === undefined || stop.tick === liveTick
+        ? await this.otherRunnersOf(taskId, ticks)
+        : await this.otherRunnersIn(taskId, stop.tick);
     if (before !== null)
       return { kind: 'none', why: `${before} may have run in the stop's tick, which is not scanned` };
     if (process.env.COROSCOPE_TRACE_WALK === '1')

@@ -6,7 +6,8 @@
 // Back from the third task's first line, Go to Last Change on its `to.balance` (alice's, written by the
 // others while it waited for the lock) says so, where the task first sees the value, instead of taking the
 // wait's line for the writer and going on back to a refusal. The same Continues from the first task's line
-// found again in the finished run's past land where the live ones did.
+// found again in the finished run's past land where the live ones did. Go to Last Change from a line of a live
+// stop's past reads the line shown again after the scan of other tasks' writes read the values back there.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -172,5 +173,67 @@ describe('data breakpoints on a field', () => {
     } finally {
       await dap.close();
     }
+  });
+});
+
+/**
+ * From the second transfer's `to.balance += amount`, stepped back to from its live stop at `lock.release()`: Go
+ * to Last Change on `from.balance`, which the line just before wrote (passed over), and others before the wait.
+ * The scan of other tasks' writes reads the values back first (the task's own write in this tick: not one of
+ * theirs), and the walk then reads the line shown again: where it lands, and what it says.
+ */
+async function lastChangeFromLivePast(lineByLine: boolean): Promise<{ place: [string, number, number]; said: string }> {
+  const dap = await spawnAdapter({ ...process.env, COROSCOPE_CHANGES_LINE_BY_LINE: lineByLine ? '1' : '0' });
+  try {
+    await initialize(dap, { supportsVariableType: true });
+    const live = await launchToStop(
+      dap,
+      { type: 'coroscope', request: 'launch', name: 'transfers', program: PROGRAM },
+      {
+        configure: async (d) => {
+          await d.request('setBreakpoints', {
+            source: { path: PROGRAM },
+            breakpoints: [{ line: RELEASE_LINE, hitCondition: '== 2' }],
+          });
+        },
+        exceptionFilters: [],
+      },
+    );
+    await dap.request('setBreakpoints', { source: { path: PROGRAM }, breakpoints: [] });
+    const back = await moveToStop(dap, 'stepBack', { threadId: Number(live.body.threadId) });
+    const shown = await stopPlace(dap, back);
+    assert.deepEqual([shown.task, shown.top.line], ['second', TO_LINE]);
+    const from = dap.mark();
+    const r = await dap.requestRaw('coroscope/lastChange', {
+      variablesReference: await localRef(dap, Number(back.body.threadId), 'from'),
+      name: 'balance',
+    });
+    const refusal = (r.body as { error?: { format?: string } } | undefined)?.error?.format;
+    assert.equal(r.success, true, refusal);
+    const place = await stopPlace(dap, await dap.waitForEvent('stopped', { from }));
+    const said = dap.events
+      .slice(from)
+      .filter((e) => e.event === 'output')
+      .map((e) => String(e.body.output))
+      .filter((o) => o.startsWith('Coroscope: Go to Last Change:'))
+      .join('')
+      .replace(/ in \d+ ms/g, ' in N ms');
+    return { place: [place.task, place.top.line, place.tick], said };
+  } finally {
+    await dap.close();
+  }
+}
+
+describe("Go to Last Change from a line of a live stop's past", () => {
+  it('on a field the task wrote in that tick: lands where the line-by-line walk does, in its words', async () => {
+    const oracle = await lastChangeFromLivePast(true);
+    const fast = await lastChangeFromLivePast(false);
+    assert.deepEqual(fast.place, oracle.place);
+    // Passed over the write on the line just before; before it, the value alice's balance had when second resumed.
+    assert.deepEqual(oracle.place.slice(0, 2), ['second', BEFORE_LINE]);
+    assert.equal(
+      fast.said.replace(/\d+ line\(s\) walked/, 'N lines walked'),
+      oracle.said.replace(/\d+ line\(s\) walked/, 'N lines walked'),
+    );
   });
 });

@@ -3,7 +3,8 @@
 // and writer-other `other.status` later, on the same line, while holder-a sleeps. A live breakpoint on
 // that line says where each write ran (task, tick); from holder-a's `return`, Go to Last Change on each
 // field lands there (and Reverse Continue with a data breakpoint on it): the writing task's thread selected,
-// on its line, in its tick, and the console names them.
+// on its line, in its tick, and the console names them. So it does from holder-a's line before the return,
+// stepped back to from the live stop (its past, scanned beside the replay that shows the line).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -27,6 +28,7 @@ import {
 const PROGRAM = join(__dirname, 'fixtures', 'field-writer.ts');
 const WRITE_LINE = lineOf(PROGRAM, "target.status = 'written by B';");
 const RETURN_LINE = lineOf(PROGRAM, 'return seen.length');
+const SEEN_LINE = lineOf(PROGRAM, 'const seen =');
 
 interface Place {
   task: string;
@@ -71,7 +73,7 @@ async function placeOf(dap: DapClient, threadId: number): Promise<Place> {
 async function lastChangeOf(
   local: 'shared' | 'other',
   move: 'lastChange' | 'reverseContinue',
-  askedAt: 'live' | 'finished' = 'live',
+  askedAt: 'live' | 'finished' | 'pastOfLive' = 'live',
 ): Promise<{ writes: Place[]; landed: Place; said: string; status: string | undefined }> {
   const dap = await spawnAdapter();
   try {
@@ -84,9 +86,12 @@ async function lastChangeOf(
     let atReturn = await moveToStop(dap, 'continue', { threadId: stoppedBodyOf(second).threadId });
     if (askedAt === 'finished') atReturn = (await foundAgainAfterEnd(dap, atReturn)).back;
     await setLines(dap, []);
+    // A line of the live stop's past: Step Back from the return, to the line that reads the fields.
+    if (askedAt === 'pastOfLive')
+      atReturn = await moveToStop(dap, 'stepBack', { threadId: stoppedBodyOf(atReturn).threadId });
     const holder = Number(stoppedBodyOf(atReturn).threadId);
     const frames = await stackOf(dap, holder);
-    assert.equal(frames[0]!.line, RETURN_LINE);
+    assert.equal(frames[0]!.line, askedAt === 'pastOfLive' ? SEEN_LINE : RETURN_LINE);
     const locals = await scopeOf(dap, frames[0]!.id, 'Locals');
     const object = locals.variables.get(local);
     assert.ok(object !== undefined && object.variablesReference > 0, `${local} in Locals`);
@@ -158,6 +163,24 @@ describe('Go to Last Change on a field another task wrote, from the past of a fi
       const live = writes.find((w) => w.task === writer)!;
       assert.deepEqual(landed, live, said);
       // The ticks listed are those before the return's own: the writes after it are not the last change.
+      assert.match(said, new RegExp(`\\(tick ${live.tick}, ${writer} #\\d+\\)`));
+    });
+  }
+});
+
+describe("Go to Last Change on a field another task wrote, from a line of a live stop's past", {
+  timeout: 240_000,
+}, () => {
+  for (const [local, writer, move] of [
+    ['shared', 'writer-b', 'lastChange'],
+    ['other', 'writer-other', 'reverseContinue'],
+  ] as const) {
+    it(`${local}.status, ${move} after a Step Back from the live return: where the live run's ${writer} wrote it`, async () => {
+      const { writes, landed, said, status } = await lastChangeOf(local, move, 'pastOfLive');
+      assert.equal(status, local === 'shared' ? '"new"' : '"other"', 'the field before the write, a plain value');
+      const live = writes.find((w) => w.task === writer)!;
+      // The ticks before the live stop's are scanned beside the replay showing the line; it stays shown meanwhile.
+      assert.deepEqual(landed, live, said);
       assert.match(said, new RegExp(`\\(tick ${live.tick}, ${writer} #\\d+\\)`));
     });
   }
