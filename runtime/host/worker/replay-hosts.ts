@@ -2,9 +2,10 @@
 // hosts and when each is started, fed and ended: the stop's (forked at a recorded run's launch or
 // first line stop, following the run by paced growths, handed on at the run's end to be the hit
 // replay host), and through parts of their own the hit replay host and a finished run's scan
-// replay host (hit-replay-hosts.ts) and a line stop's warm-up (line-stop-warm-up.ts).
+// replay host (hit-replay-hosts.ts) and a line stop's warm-up (line-stop-warm-up.ts); a scan beside a
+// live stop's past line shown gets one of its own (besideStop), closed after its use.
 //
-// Invariants: at most one of each per run, all ended with the run and when the client goes; what
+// Invariants: at most one of each kept per run, all ended with the run and when the client goes; what
 // an ended replay host showed is dropped from the worker's position (PastView.drop); uses that
 // give the stop's host a recording run one at a time (inQueue); the stop's replay host holds the
 // current stop's past (one opened for a stop since left is opened again); a recording handed over
