@@ -29,7 +29,7 @@ import {
 } from './field-write-trap';
 import { sameReading } from '../../protocol/line-readings';
 import { frameIndexOf, type Reading, type WatchedValue } from './value-changes';
-import { shownStop } from './debug-position';
+import { presentOf, shownStop } from './debug-position';
 
 /** A watched field split: the object's expression, the field's name, the root local. */
 export function fieldOf(expression: string): { object: string; field: string; root: string } | null {
@@ -249,12 +249,8 @@ export class FieldWrites {
     // The stop's own tick is not scanned: another task (or a callback) that may have run in it before this one
     // may have written last; only the tasks woken for it are known (the timeline, through the tick before).
     // A past line in the live stop's own tick (still open, so not in the timeline): as at the stop itself.
-    const liveTick =
-      pos.kind === 'pastLine'
-        ? pos.live?.tick
-        : pos.kind === 'pastHit' && pos.present.kind === 'stopped'
-          ? pos.present.stop.tick
-          : undefined;
+    const present = presentOf(pos);
+    const liveTick = present?.kind === 'stopped' ? present.stop.tick : undefined;
     const before =
       through === undefined || stop.tick === liveTick
         ? await this.otherRunnersOf(taskId, ticks)

@@ -150,41 +150,29 @@ describe('Go to Last Change on a field another task wrote lands on that task lin
   }
 });
 
-describe('Go to Last Change on a field another task wrote, from the past of a finished run', {
-  timeout: 240_000,
-}, () => {
-  for (const [local, writer, move] of [
-    ['shared', 'writer-b', 'lastChange'],
-    ['other', 'writer-other', 'reverseContinue'],
-  ] as const) {
-    it(`${local}.status, ${move} from the return found again: where the live run's ${writer} wrote it`, async () => {
-      const { writes, landed, said, status } = await lastChangeOf(local, move, 'finished');
-      assert.equal(status, local === 'shared' ? '"new"' : '"other"', 'the field before the write, a plain value');
-      const live = writes.find((w) => w.task === writer)!;
-      assert.deepEqual(landed, live, said);
-      // The ticks listed are those before the return's own: the writes after it are not the last change.
-      assert.match(said, new RegExp(`\\(tick ${live.tick}, ${writer} #\\d+\\)`));
-    });
-  }
-});
-
-describe("Go to Last Change on a field another task wrote, from a line of a live stop's past", {
-  timeout: 240_000,
-}, () => {
-  for (const [local, writer, move] of [
-    ['shared', 'writer-b', 'lastChange'],
-    ['other', 'writer-other', 'reverseContinue'],
-  ] as const) {
-    it(`${local}.status, ${move} after a Step Back from the live return: where the live run's ${writer} wrote it`, async () => {
-      const { writes, landed, said, status } = await lastChangeOf(local, move, 'pastOfLive');
-      assert.equal(status, local === 'shared' ? '"new"' : '"other"', 'the field before the write, a plain value');
-      const live = writes.find((w) => w.task === writer)!;
-      // The ticks before the live stop's are scanned beside the replay showing the line; it stays shown meanwhile.
-      assert.deepEqual(landed, live, said);
-      assert.match(said, new RegExp(`\\(tick ${live.tick}, ${writer} #\\d+\\)`));
-    });
-  }
-});
+for (const [askedAt, from] of [
+  ['finished', 'from the return found again'],
+  ['pastOfLive', 'after a Step Back from the live return'],
+] as const) {
+  describe(`Go to Last Change on a field another task wrote, ${askedAt === 'finished' ? 'from the past of a finished run' : "from a line of a live stop's past"}`, {
+    timeout: 240_000,
+  }, () => {
+    for (const [local, writer, move] of [
+      ['shared', 'writer-b', 'lastChange'],
+      ['other', 'writer-other', 'reverseContinue'],
+    ] as const) {
+      it(`${local}.status, ${move} ${from}: where the live run's ${writer} wrote it`, async () => {
+        const { writes, landed, said, status } = await lastChangeOf(local, move, askedAt);
+        assert.equal(status, local === 'shared' ? '"new"' : '"other"', 'the field before the write, a plain value');
+        const live = writes.find((w) => w.task === writer)!;
+        // Listed: the ticks before the line's own (the writes after it are not the last change); beside a live
+        // stop's past line, by a replay of their own, the line staying shown meanwhile.
+        assert.deepEqual(landed, live, said);
+        assert.match(said, new RegExp(`\\(tick ${live.tick}, ${writer} #\\d+\\)`));
+      });
+    }
+  });
+}
 
 describe('Go to Next Change on a field another task wrote, from the past of a finished run', {
   timeout: 240_000,

@@ -90,6 +90,25 @@ async function move(
 }
 
 /**
+ * A live 12-page demo crawl (two workers, recorded), held at entry, with a breakpoint on `line` of the crawler;
+ * the host is closed if the launch fails.
+ */
+async function liveCrawl(line: number): Promise<HostClient> {
+  const live = forkHost({ bundle: BUNDLE, pipe: true });
+  try {
+    await live.rpc.request('launch', {
+      target: { kind: 'demo', pages: 12, latency: 'instant' },
+      options: { maxTasks: 2, stopOnEntry: true, record: true },
+    });
+    await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line }] });
+    return live;
+  } catch (e) {
+    await live.close();
+    throw e;
+  }
+}
+
+/**
  * From the run's end, Reverse Continue to fetch's last hit at DECL (the breakpoint then cleared), then over
  * to its GET line.
  */
@@ -305,13 +324,8 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
   });
 
   test("at a live line stop, back before the task's first line of its step: the line it suspended at in the functions on the stop's frames (the GET), passing over its steps spent inside that call, every view at that tick; over from there is the live stop again", async () => {
-    const live = forkHost({ bundle: BUNDLE, pipe: true });
+    const live = await liveCrawl(BREAK);
     try {
-      await live.rpc.request('launch', {
-        target: { kind: 'demo', pages: 12, latency: 'instant' },
-        options: { maxTasks: 2, stopOnEntry: true, record: true },
-      });
-      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: BREAK }] });
       // The second worker's first page: its GET opens a connection of its own (the first worker's reuses
       // robots.txt's), so it suspends more than once inside the session.
       const firstWorker = await live.continueToLineStop();
@@ -426,13 +440,8 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
   });
 
   test('at a live line stop, back a line, the values read back from there (a values walk lets the thread go): the line shown is read again, its stack and its locals', async () => {
-    const live = forkHost({ bundle: BUNDLE, pipe: true });
+    const live = await liveCrawl(BREAK);
     try {
-      await live.rpc.request('launch', {
-        target: { kind: 'demo', pages: 12, latency: 'instant' },
-        options: { maxTasks: 2, stopOnEntry: true, record: true },
-      });
-      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: BREAK }] });
       await live.continueToLineStop();
       await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [] });
       const at = await move(live, 'back');
@@ -455,14 +464,8 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
   });
 
   test("at a live line stop, a hit of its own task in an earlier tick: over goes on into the stop's tick, through the task's lines there before the stop (replayed), to the stop itself, the present", async () => {
-    const live = forkHost({ bundle: BUNDLE, pipe: true });
+    const live = await liveCrawl(lineOf(CRAWLER, 'if (isRedirect(response)) {', GET));
     try {
-      await live.rpc.request('launch', {
-        target: { kind: 'demo', pages: 12, latency: 'instant' },
-        options: { maxTasks: 2, stopOnEntry: true, record: true },
-      });
-      const callLine = lineOf(CRAWLER, 'if (isRedirect(response)) {', GET);
-      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: callLine }] });
       const stop = await live.continueToLineStop();
       const url = (await live.lineLocals()).get('url')!;
       // Its own fetch of that URL, in an earlier tick (a breakpoint whose condition names the URL), then over
@@ -493,13 +496,8 @@ describe('line steps from a breakpoint hit in the recorded past (bundle)', {
   });
 
   test("at a live line stop: every view follows to the hit before it, over goes to the hit task's next line, back to the hit's line, and continue goes on live, the views back at the present", async () => {
-    const live = forkHost({ bundle: BUNDLE, pipe: true });
+    const live = await liveCrawl(DECL);
     try {
-      await live.rpc.request('launch', {
-        target: { kind: 'demo', pages: 12, latency: 'instant' },
-        options: { maxTasks: 2, stopOnEntry: true, record: true },
-      });
-      await live.rpc.request('setBreakpoints', { file: CRAWLER, breakpoints: [{ file: CRAWLER, line: DECL }] });
       const stop = (): Promise<HostEvents['paused']> => live.continueToLineStop();
       await stop();
       await stop();
