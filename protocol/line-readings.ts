@@ -15,3 +15,11 @@ export function sameReading(a: Readonly<LineReading>, b: Readonly<LineReading>):
  * object was collected. Nothing held it, so no code wrote it after: its field keeps the value last read.
  */
 export const COLLECTED_PIN = 'the watched object was collected: nothing holds it, so no code can write it any more';
+
+/**
+ * Why a pinned object's field is not read at a line of the past: the line shown is in another replay of the run
+ * than the one the object was pinned in, at another tick (its copy there is at another moment), or anywhere else
+ * when read strictly (a walk's first landing, pinned again in its own replay then).
+ */
+export const OTHER_REPLAY_PIN =
+  'the line shown is in another replay of the run than the watched object: its copy there is not the one watched';

@@ -17,7 +17,7 @@ import { ERR_HOST, type SessionCore } from './session-core';
 import { fieldOf, type FieldWrites } from './field-writes';
 import type { LineWalkStep, LineWalks } from './line-walks';
 import type { SessionVariables } from './session-variables';
-import { COLLECTED_PIN, sameReading } from '../../protocol/line-readings';
+import { COLLECTED_PIN, OTHER_REPLAY_PIN, sameReading } from '../../protocol/line-readings';
 import { message } from './stop-events';
 import {
   dataIdOf,
@@ -43,6 +43,13 @@ export function narrowChangeArgs(v: unknown): { variablesReference: number; name
   return typeof r.variablesReference === 'number' && typeof r.name === 'string'
     ? { variablesReference: r.variablesReference, name: r.name }
     : null;
+}
+
+/** A pinned field read at a line of another replay of the run than its object's (OTHER_REPLAY_PIN). */
+class OtherReplayError extends Error {
+  constructor(expression: string) {
+    super(`${expression}: ${OTHER_REPLAY_PIN}`);
+  }
 }
 
 export class SessionChanges {
@@ -179,6 +186,11 @@ export class SessionChanges {
     watched: readonly WatchedValue[],
     forward?: ForwardWatch,
     previous: readonly Reading[] = [],
+    /**
+     * An object pinned by its path at the walk's start line read only in its own replay (else OtherReplayError);
+     * by default, and a data breakpoint's own object always, its copy in that tick too.
+     */
+    strict = false,
   ): Promise<Reading[]> {
     const host = this.core.requireHost();
     const { frames } = await host.endpoint.request('lineStack', {});
@@ -187,7 +199,12 @@ export class SessionChanges {
     for (const [i, w] of watched.entries()) {
       const pin = forward?.pins.get(i);
       if (pin !== undefined) {
-        const r = await this.evaluated(`globalThis.__coroscopeLine.pinned(${pin.id})[${JSON.stringify(pin.field)}]`, 0);
+        const r = await this.evaluated(
+          `globalThis.__coroscopeLine.pinned(${pin.id}, ${strict && pin.here})[${JSON.stringify(pin.field)}]`,
+          0,
+        );
+        // Read in another replay, the object's copy there would seem never written (or written at its own moment).
+        if (!r.reachable && r.why.includes(OTHER_REPLAY_PIN)) throw new OtherReplayError(w.expression);
         // A collected object was written by nothing since: its field reads as before (no change, however far on).
         const before = previous[i];
         out.push(!r.reachable && r.why.includes(COLLECTED_PIN) && before !== undefined ? before : r);
@@ -227,17 +244,18 @@ export class SessionChanges {
     watched: readonly WatchedValue[],
     given: ReadonlyMap<number, number>,
   ): Promise<ForwardWatch> {
-    const pins = new Map<number, { id: number; field: string }>();
+    const pins = new Map<number, { id: number; field: string; here: boolean }>();
     for (const [i, w] of watched.entries()) {
       const f = fieldOf(w.expression);
       if (f === null) continue;
       // The data breakpoint's own object where this host still holds it; else the path's object here.
       const kept = given.get(i);
-      const id =
-        kept !== undefined && (await this.evaluated(`globalThis.__coroscopeLine.pinned(${kept})`, 0)).reachable
-          ? kept
-          : await this.pinOf(w);
-      if (id !== null) pins.set(i, { id, field: f.field });
+      if (kept !== undefined && (await this.evaluated(`globalThis.__coroscopeLine.pinned(${kept})`, 0)).reachable) {
+        pins.set(i, { id: kept, field: f.field, here: false });
+        continue;
+      }
+      const id = await this.pinOf(w);
+      if (id !== null) pins.set(i, { id, field: f.field, here: true });
     }
     return { pins, taskId: this.core.currentStop?.taskId };
   }
@@ -339,7 +357,7 @@ export class SessionChanges {
     toWriter = false,
   ): Promise<void> {
     const names = watched.map((w) => w.expression).join(', ');
-    const forward = direction === 'forward' ? await this.forwardWatch(watched, pins) : undefined;
+    let forward = direction === 'forward' ? await this.forwardWatch(watched, pins) : undefined;
     let later = await this.read(watched, forward);
     if (watched.every((_, i) => !later[i]!.reachable))
       throw new Error(`${what}: ${names} cannot be read here (${later.map(readingText).join('; ')})`);
@@ -377,7 +395,27 @@ export class SessionChanges {
       const crossed = replan;
       move = 1;
       replan = false;
-      const now = await this.read(watched, forward, later);
+      let now: Reading[];
+      try {
+        now = await this.read(watched, forward, later, direction === 'forward' && lines === 1);
+      } catch (e) {
+        if (!(e instanceof OtherReplayError) || direction !== 'forward' || lines !== 1) throw e;
+        // A line found by a search is shown by the search's replay; the first step walks its tick again in another.
+        // Back on the line in that walk's replay, pinned again there, and the step again: the walk stays in it.
+        const back = await step('back', 1);
+        const at = this.core.currentStop;
+        if (
+          back !== 'line' ||
+          at?.tick !== left?.tick ||
+          at?.line?.file !== left?.line?.file ||
+          at?.line?.line !== left?.line?.line
+        )
+          throw new Error(`${what}: the line the walk started from could not be shown again in its replay`);
+        forward = await this.forwardWatch(watched, new Map());
+        const again = await step('over');
+        if (again !== 'line') throw new Error(`${what}: ${e.message}`);
+        now = await this.read(watched, forward, later);
+      }
       const changed = watched.findIndex((_, i) => !sameReading(now[i]!, later[i]!));
       // Walking back, a change on the line just before is the one the line shown first sees: already here. Not
       // so when that move went into the task's step before (the line shown is its step's first) onto a line
@@ -515,7 +553,7 @@ export class SessionChanges {
 /** What a forward walk reads (SessionChanges.forwardWatch): pinned fields, the watched locals' task. */
 interface ForwardWatch {
   /** By watched value's index: its object's pin and the field's name. */
-  readonly pins: ReadonlyMap<number, { readonly id: number; readonly field: string }>;
+  readonly pins: ReadonlyMap<number, { readonly id: number; readonly field: string; readonly here: boolean }>;
   readonly taskId: number | undefined;
 }
 

@@ -9,7 +9,7 @@
 // is returned instead, in order); disconnect() disconnects the worker's inspector session
 // before the process exits (else node waits for the debugger).
 
-import { COLLECTED_PIN } from '../../../protocol/line-readings';
+import { COLLECTED_PIN, OTHER_REPLAY_PIN } from '../../../protocol/line-readings';
 import { runningLoopOrNull } from '../../running-loop';
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
@@ -86,7 +86,7 @@ export class LineDebugBridge implements Transport {
   private disconnected: (() => void) | null = null;
   private closed = false;
   /** The objects pinned for watched fields (handle.pin), oldest first. */
-  private readonly pins = new Map<number, WeakRef<object>>();
+  private readonly pins = new Map<number, { ref: WeakRef<object>; loop: WeakRef<EventLoop> | null }>();
   private nextPin = 1;
   /**
    * The worker's own requests (negative ids) it withdrew before this thread read them (withdraw: a feed at a
@@ -166,15 +166,26 @@ export class LineDebugBridge implements Transport {
         if ((typeof object !== 'object' && typeof object !== 'function') || object === null)
           throw new TypeError(`not an object: ${String(object)}`);
         const id = this.nextPin++;
-        this.pins.set(id, new WeakRef(object));
+        // In a replay of the past (a line replay host's traced tick), that replay is held for the walk: its next
+        // ticks run there, where the object is; another replay's own copy of it is a different object.
+        const loop = loopNow();
+        const run = currentRun();
+        const inReplay = loop !== null && run !== null && run.replayHost.holdReplayOf(loop);
+        this.pins.set(id, { ref: new WeakRef(object), loop: inReplay ? new WeakRef(loop) : null });
         if (this.pins.size > MAX_PINS) this.pins.delete(this.pins.keys().next().value as number);
         return id;
       },
       // A collected object is said apart (COLLECTED_PIN): no code holds it, so none can write its fields any more.
-      pinned: (id: number): object => {
-        const ref = this.pins.get(id);
-        if (ref === undefined) throw new Error('the watched object is not pinned here (another replay, or let go)');
-        const object = ref.deref();
+      // Read at a line of another replay of the run than the object's, it is that replay's copy: refused when the
+      // two are in different ticks (a copy at another moment), or whenever `strict`.
+      pinned: (id: number, strict = false): object => {
+        const pin = this.pins.get(id);
+        if (pin === undefined) throw new Error('the watched object is not pinned here (another replay, or let go)');
+        const pinnedIn = pin.loop?.deref();
+        const now = loopNow();
+        if (pin.loop !== null && pinnedIn !== now && (strict || pinnedIn?.tickCount() !== now?.tickCount()))
+          throw new Error(OTHER_REPLAY_PIN);
+        const object = pin.ref.deref();
         if (object === undefined) throw new Error(COLLECTED_PIN);
         return object;
       },

@@ -46,13 +46,29 @@ export class ReplayHostServices {
       );
     const rewind = this.past.rewindOf();
     await this.past.inTurn(() =>
-      rewind.traceTick(tick, (loop, moment) => {
-        this.tracedLoop = loop;
-        // A moment no seek made (a traced tick): no seek's id names it.
-        this.past.showTraced(moment);
-      }),
+      rewind.traceTick(
+        tick,
+        (loop, moment) => {
+          this.tracedLoop = loop;
+          // A moment no seek made (a traced tick): no seek's id names it.
+          this.past.showTraced(moment);
+        },
+        tick - 1,
+        undefined,
+        true,
+      ),
     );
     return { tick };
+  }
+
+  /**
+   * A forward watch pinned objects of `loop`, the traced tick's replay (line-debug-bridge.ts): the walk's next
+   * traced ticks go on in that replay (RunRewind.holdReplay). False: `loop` is not a replay's here.
+   */
+  holdReplayOf(loop: EventLoop): boolean {
+    if (this.recording.openedFrom === null || loop !== this.tracedLoop) return false;
+    this.past.rewindOf().holdReplay(loop);
+    return true;
   }
 
   /**

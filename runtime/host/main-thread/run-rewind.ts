@@ -68,6 +68,11 @@ export class RunRewind {
   private ticksPerMs: number | null = null;
   /** A checkpoint's replay failed (the run does not replay): none is built any more; seeks say why. */
   private buildFailed = false;
+  /**
+   * The loop of the replay holding objects a forward watch pinned (holdReplay): a walk's traced tick goes on in
+   * it, and nothing else takes it.
+   */
+  private heldLoop: WeakRef<EventLoop> | null = null;
 
   constructor(
     private readonly source: RewindSource,
@@ -157,7 +162,8 @@ export class RunRewind {
     if (this.closed) return false;
     const reading = this.read();
     if (tick < 1 || reading.ticks < tick) return false;
-    const usable = (s: ReplaySession): boolean => s.parked && s.failed === null && s !== this.viewedSession;
+    const usable = (s: ReplaySession): boolean =>
+      s.parked && s.failed === null && s !== this.viewedSession && !this.isHeld(s);
     // One there already (the viewed one too: the next seek there takes it as it is).
     if (this.sessions.some((s) => s.parked && s.failed === null && s.stoppedAt === tick)) return true;
     let best: ReplaySession | null = null;
@@ -188,6 +194,19 @@ export class RunRewind {
   }
 
   /**
+   * The replay running `loop` holds objects a forward watch pinned (line-debug-bridge.ts): the walk's next
+   * traced tick after it (traceTick's `inHeld`) goes on in that replay, so its objects are the ones the walk
+   * reads; no seek, warm-up or scan takes it meanwhile, and it stays parked when traced. A newer one replaces it.
+   */
+  holdReplay(loop: EventLoop): void {
+    this.heldLoop = new WeakRef(loop);
+  }
+
+  private isHeld(s: ReplaySession): boolean {
+    return this.heldLoop !== null && this.heldLoop.deref() === s.loop;
+  }
+
+  /**
    * Builds checkpoints from now on, as the recording grows (a live run: a slice at a time in
    * its idle time), until close().
    */
@@ -209,13 +228,15 @@ export class RunRewind {
    * stretch, hit-scan.ts); `momentAt` is the replay's moment within one of them (a stop in a
    * tick not known before: a forward search's first hit). `startAt`: asked of the replay paused
    * after `from`, the tick the traced ticks must begin after instead (at most `from`: a stretch's
-   * warm-up; the replay at `from` stays parked, a checkpoint).
+   * warm-up; the replay at `from` stays parked, a checkpoint). `inHeld`: a walk's tick, gone on with in the
+   * held replay (holdReplay) when it is parked at or before `from`.
    */
   traceTick(
     tick: number,
     tracing: (loop: EventLoop | null, moment: PastMoment | null, momentAt?: (within: number) => PastMoment) => void,
     from = tick - 1,
     startAt?: (loop: EventLoop) => number,
+    inHeld = false,
   ): Promise<void> {
     this.asked++;
     this.seeking++;
@@ -227,7 +248,7 @@ export class RunRewind {
         start = Math.max(0, Math.min(from, startAt(this.viewedSession!.loop)));
         this.viewedSession = null;
       }
-      return this.traceNow(tick, tracing, start);
+      return this.traceNow(tick, tracing, start, inHeld);
     });
     this.queue = job
       .catch(() => undefined)
@@ -241,11 +262,12 @@ export class RunRewind {
     tick: number,
     tracing: (loop: EventLoop | null, moment: PastMoment | null, momentAt?: (within: number) => PastMoment) => void,
     from: number,
+    inHeld: boolean,
   ): Promise<void> {
     let session: ReplaySession;
     let reached: Promise<void>;
     if (from > 0) {
-      await this.seekNow(from);
+      await this.seekNow(from, undefined, inHeld);
       session = this.viewedSession!;
       this.viewedSession = null;
       tracing(session.loop, this.momentOf(session, tick), (within) => this.momentOf(session, within));
@@ -265,7 +287,8 @@ export class RunRewind {
       await reached;
       // A whole tick of the recording (not an open one), replayed exactly: parked there, a checkpoint for the
       // next seek or stretch.
-      keep = tick <= this.source.ticks() && !this.closed && this.sessions.length < MAX_SESSIONS;
+      keep =
+        tick <= this.source.ticks() && !this.closed && (this.sessions.length < MAX_SESSIONS || this.isHeld(session));
       if (keep) session.check();
     } catch (e) {
       keep = false;
@@ -327,7 +350,7 @@ export class RunRewind {
     return this.reading;
   }
 
-  private async seekNow(tick: number, wanted: () => boolean = () => true): Promise<PastMoment> {
+  private async seekNow(tick: number, wanted: () => boolean = () => true, inHeld = false): Promise<PastMoment> {
     if (this.closed) throw new ProtocolError(`seekTick: run ${this.source.runId} is gone`, 'noRun');
     let session: ReplaySession;
     let overtaken = false;
@@ -335,10 +358,17 @@ export class RunRewind {
       const reading = this.read();
       if (reading.ticks < tick)
         throw new RecordingError(`${this.source.what} has ${reading.ticks} ticks recorded, not ${tick}`);
-      // The nearest replay at or before the tick: parked, or the checkpoint under way.
+      // The nearest replay at or before the tick: parked, or the checkpoint under way; a walk's own (inHeld)
+      // before any other, and another's only where it stands (a step's scan going on from there).
       let best: ReplaySession | null = null;
       for (const s of this.building === null ? this.sessions : [...this.sessions, this.building]) {
         if ((!s.parked && s !== this.building) || s.failed !== null || s.position > tick) continue;
+        const held = this.isHeld(s);
+        if (held && inHeld) {
+          best = s;
+          break;
+        }
+        if (held && s.position !== tick) continue;
         if (best === null || s.position > best.position) best = s;
       }
       if (best !== null) {
@@ -493,7 +523,9 @@ export class RunRewind {
     const lead = this.lead;
     if (lead === null) return false;
     const at = Math.max(1, total - lead.lag);
-    const parked = this.sessions.filter((s) => s.parked && s.failed === null && s !== this.viewedSession);
+    const parked = this.sessions.filter(
+      (s) => s.parked && s.failed === null && s !== this.viewedSession && !this.isHeld(s),
+    );
     if (parked.filter((s) => s.stoppedAt >= at - lead.lag && s.stoppedAt <= at).length >= lead.count) return false;
     const behind = parked
       .filter((s) => s.leader && s.stoppedAt < at - lead.lag)

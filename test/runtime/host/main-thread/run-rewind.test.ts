@@ -581,6 +581,36 @@ test("a traced stretch of whole ticks (a breakpoint search's) stays parked at it
   }
 });
 
+test("a held replay (a forward watch's pinned objects) goes on for the walk's next traced tick, nearer checkpoints and warm-ups aside, and no seek elsewhere takes it", async () => {
+  const streams = await recordPipeline();
+  // No checkpoints of its own: only traced ticks, seeks and warm-ups park replays.
+  const rewind = new RunRewind(rewindOfSource(streams), 1e9);
+  try {
+    const quarter = Math.floor(streams.ticks / 4);
+    const loops: EventLoop[] = [];
+    const trace = (tick: number, inHeld: boolean): Promise<void> =>
+      rewind.traceTick(tick, (loop) => (loop === null ? undefined : loops.push(loop)), tick - 1, undefined, inHeld);
+    await trace(quarter, true);
+    const walked = loops.at(-1)!;
+    rewind.holdReplay(walked);
+    // A replay parked nearer the next tick the walk traces, and a warm-up that would take the nearest one.
+    await rewind.seek(2 * quarter);
+    assert.equal(await rewind.warm(2 * quarter + 2), true);
+    await trace(2 * quarter + 3, true);
+    assert.equal(loops.at(-1), walked, "the walk's tick ran on in the held replay, not the nearer one");
+    assert.ok(rewind.parkedTicks().includes(2 * quarter + 3), `parked at ${rewind.parkedTicks().join(', ')}`);
+    // A seek past it, or a tick traced for anything else (a search's), replays elsewhere: the held one stays.
+    await rewind.seek(3 * quarter);
+    await trace(3 * quarter + 1, false);
+    assert.notEqual(loops.at(-1), walked);
+    await trace(3 * quarter + 2, true);
+    assert.equal(loops.at(-1), walked, 'still there for the walk');
+    assert.equal(walked.tickCount(), 3 * quarter + 2);
+  } finally {
+    rewind.close();
+  }
+});
+
 // A program that waits on a real clock between bursts of work: most of its run the loop is idle.
 const bursts = coroutine(function* bursts(): Coroutine<number> {
   const loop = getRunningLoop();
