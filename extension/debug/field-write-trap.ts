@@ -35,6 +35,17 @@ export interface TrapEntry {
    * it (all since the trap was put on when that one made none, or when there was none); null: no such message.
    */
   readonly changesBefore: number | null;
+  /** The same account of each earlier assignment line's message on this object, oldest first. */
+  readonly earlier: readonly TrapLine[];
+}
+
+/** What the trap saw of one assignment line's message: from it to the next one's (TrapEntry's fields). */
+export interface TrapLine {
+  readonly since: number;
+  readonly mine: TrapEntry['mine'];
+  readonly laterChanges: number;
+  readonly located: boolean;
+  readonly changesBefore: number | null;
 }
 
 /**
@@ -78,12 +89,13 @@ function stateSource(token: string, field: string, reportBp: number): string {
     if (!ids.has(o)) ids.set(o, ++n);
     const id = ids.get(o), s = ++seq;
     let e = seen.get(id);
-    if (e === undefined) seen.set(id, e = { at: null, bad: null, since: null, loc: '', writes: 0, mine: null, later: 0, changed: 0, before: null, anchor: false, undo: null });
+    if (e === undefined) seen.set(id, e = { at: null, bad: null, since: null, loc: '', writes: 0, mine: null, later: 0, changed: 0, before: null, anchor: false, undo: null, past: [] });
     if (live && e.at === null && e.bad === null) {
       try { put(o, e); } catch (x) { e.bad = 'not one a trap can be put on (' + x + ')'; }
     }
     if (kind === 'anchor') e.anchor = true;
     else {
+      if (e.since !== null) e.past.push([e.since, e.mine, e.later, e.loc !== '', e.before]);
       e.before = e.since === null ? e.changed : e.later;
       e.since = s; e.loc = where(); e.writes = 0; e.mine = null; e.later = 0;
       if (file === '' || !e.loc.includes(file)) e.loc = '';
@@ -97,7 +109,7 @@ function stateSource(token: string, field: string, reportBp: number): string {
       try {
         e.undo?.();
       } catch {}
-      if (e.anchor) out.push([id, e.at, e.bad, e.since, e.writes, e.mine, e.later, e.loc !== '', e.before]);
+      if (e.anchor) out.push([id, e.at, e.bad, e.since, e.writes, e.mine, e.later, e.loc !== '', e.before, e.past]);
     }
     seen.clear();
     return JSON.stringify(out);
@@ -151,23 +163,73 @@ export function parseReport(message: string): Map<string, TrapEntry> | null {
   if (!Array.isArray(v)) return null;
   const out = new Map<string, TrapEntry>();
   for (const row of v as unknown[]) {
-    if (!Array.isArray(row) || row.length !== 9) return null;
-    const [id, at, bad, since, writes, mine, later, located, before] = row as unknown[];
-    if (typeof id !== 'number' || typeof writes !== 'number' || typeof later !== 'number') return null;
-    const f = Array.isArray(mine) && mine.length === 3 ? (mine as unknown[]) : null;
+    if (!Array.isArray(row) || row.length !== 10) return null;
+    const [id, at, bad, since, writes, mine, later, located, before, past] = row as unknown[];
+    if (typeof id !== 'number' || typeof writes !== 'number' || typeof later !== 'number' || !Array.isArray(past))
+      return null;
+    const earlier: TrapLine[] = [];
+    for (const p of past as unknown[]) {
+      if (!Array.isArray(p) || p.length !== 5 || typeof p[0] !== 'number' || typeof p[2] !== 'number') return null;
+      earlier.push({
+        since: p[0],
+        mine: mineOf(p[1]),
+        laterChanges: p[2],
+        located: p[3] === true,
+        changesBefore: typeof p[4] === 'number' ? p[4] : null,
+      });
+    }
     out.set(String(id), {
       installedAt: typeof at === 'number' ? at : null,
       untrappable: typeof bad === 'string' ? bad : null,
       since: typeof since === 'number' ? since : null,
       writes,
-      mine:
-        f === null ? null : { kept: f[0] === true, type: String(f[1]), text: typeof f[2] === 'string' ? f[2] : null },
+      mine: mineOf(mine),
       laterChanges: later,
       located: located === true,
       changesBefore: typeof before === 'number' ? before : null,
+      earlier,
     });
   }
   return out;
+}
+
+/** A line's last write as the report gives it (`[kept, type, text]`), null: none. */
+function mineOf(v: unknown): TrapEntry['mine'] {
+  const f = Array.isArray(v) && v.length === 3 ? (v as unknown[]) : null;
+  return f === null ? null : { kept: f[0] === true, type: String(f[1]), text: typeof f[2] === 'string' ? f[2] : null };
+}
+
+/**
+ * The first of the assignment lines whose messages had sequence numbers `seqs` (in order, after the watched task
+ * read the value) that changed the field: its index, when the trap saw no change before it by other code since
+ * the assignment line before it; else the doubt. A line that wrote the value the field held is no change.
+ */
+export function firstChange(entry: TrapEntry, seqs: readonly number[]): { index: number } | TrapDoubt {
+  const unknown = (why: string): TrapDoubt => ({ kind: 'unknown', why });
+  if (entry.untrappable !== null) return unknown(`the field is ${entry.untrappable}: its writes cannot be watched`);
+  const lines = [...entry.earlier];
+  if (entry.since !== null)
+    lines.push({
+      since: entry.since,
+      mine: entry.mine,
+      laterChanges: entry.laterChanges,
+      located: entry.located,
+      changesBefore: entry.changesBefore,
+    });
+  for (const [index, seq] of seqs.entries()) {
+    const line = lines.find((l) => l.since === seq);
+    if (line === undefined) return unknown(`the trap has no account of assignment line ${index + 1}`);
+    if (line.changesBefore !== 0)
+      return {
+        kind: 'unseen',
+        why: `${line.changesBefore ?? 'no'} change(s) by other code came before assignment line ${index + 1}`,
+      };
+    if (!line.located) return unknown(`assignment line ${index + 1}'s frame is not in the stack`);
+    if (line.mine === null) return unknown(`assignment line ${index + 1} did not write it`);
+    if (!line.mine.kept) return { index };
+    // It wrote the value the field held: changes after it by other code come before the next line's.
+  }
+  return unknown('no assignment line seen changed it');
 }
 
 /** Why a write found is not named: a later write not seen changed the field, or the trap cannot tell. */

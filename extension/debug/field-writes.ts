@@ -19,6 +19,7 @@ import type { PositionEvents } from './position-events';
 import type { SessionCore } from './session-core';
 import { message } from './stop-events';
 import {
+  firstChange,
   landingMessage,
   parseReport,
   parseSeen,
@@ -367,8 +368,8 @@ export class FieldWrites {
 
   /**
    * Go to Next Change's walk saw the watched field changed where its task resumed after waiting at a line of tick
-   * `waitedTick`: the write that changed it, by another task, when the trap shows it was the one change since
-   * (null: not known here). Gone to by showWriteWhileWaiting.
+   * `waitedTick`: the write that first changed it meanwhile, by another task, when the trap accounts for every
+   * change since (null: not known here). Gone to by showWriteWhileWaiting.
    */
   async writeWhileWaiting(w: WatchedValue, waitedTick: number): Promise<FieldWrite | null> {
     const found = await this.writeSince(w, waitedTick);
@@ -396,44 +397,41 @@ export class FieldWrites {
       write,
       null,
       (at) =>
-        `${w.expression} was set by ${at} while ${task} waited: shown at that line, before it runs (the one write to that object's .${field} after tick ${waitedTick}, found in ${Date.now() - write.started} ms)`,
+        `${w.expression} was set by ${at} while ${task} waited: shown at that line, before it runs (the first change of that object's .${field} after tick ${waitedTick}, of ${write.writes} assignment(s) seen, found in ${Date.now() - write.started} ms)`,
     );
   }
 
   /**
-   * The one write to the watched field after tick `waitedTick` (the task waited there) up to the stop, by another
-   * task, when the trap shows no other change since the task's reading before it waited; null: not known (`why`).
+   * The first write that changed the watched field after tick `waitedTick` (the task waited there) up to the stop,
+   * by another task, when the trap shows no change by other code before it since the task's reading before it
+   * waited (assignment lines that wrote the value it held are passed); null: not known (`why`).
    */
   private async writeSince(w: WatchedValue, waitedTick: number): Promise<FoundWrite> {
     const scanned = await this.scan(w, false);
     if (scanned.kind === 'none') return { write: null, why: scanned.why };
-    const { taskId, writes, readings, entry, here, ticks, started, planted } = scanned;
+    const { taskId, writes, readings, entry, ticks, started, planted } = scanned;
     // A write in the tick the task waited in may have run before its lines there or after (the task's own, in a
     // call its waiting line made): not told apart.
     if (writes.some((h) => h.tick === waitedTick)) return { write: null, why: `a write in tick ${waitedTick}` };
     const after = writes.filter((h) => h.tick > waitedTick);
-    const first = after[0];
-    if (first === undefined) return { write: null, why: `no assignment line wrote it after tick ${waitedTick}` };
-    if (after.length > 1)
-      return { write: null, why: `${after.length} assignment lines wrote it after tick ${waitedTick}` };
-    if (first.taskId === taskId) return { write: null, why: "the write seen is the task's own" };
+    if (after.length === 0) return { write: null, why: `no assignment line wrote it after tick ${waitedTick}` };
     if (entry === null || entry === undefined)
       return { write: null, why: "the scan's replay gave no account of the writes" };
     // The trap was on by the task's reading of the object up to the tick it waited in (or before).
     const installed = entry.installedAt;
     if (installed === null || !readings.some((h) => h.tick <= waitedTick && parseSeen(h.message)!.seq >= installed))
       return { write: null, why: 'the trap was put on after the task waited' };
-    // No change between the write before that line's and that line's, and that line's the last one, to the value
-    // where the task resumed: it made the one change since the task read the value before it waited.
-    if (entry.changesBefore !== 0)
-      return {
-        write: null,
-        why: `${entry.changesBefore ?? 'no'} change(s) came before that line, since the one before it`,
-      };
-    const doubt = trapVerdict(entry, parseSeen(first.message)!.seq, here);
-    if (doubt !== null) return { write: null, why: doubt.why };
+    // The first of those lines whose write changed it, no change by other code before it since the task read it:
+    // the next change after the task's line.
+    const found = firstChange(
+      entry,
+      after.map((h) => parseSeen(h.message)!.seq),
+    );
+    if ('kind' in found) return { write: null, why: found.why };
+    const first = after[found.index]!;
+    if (first.taskId === taskId) return { write: null, why: "the first change seen is the task's own" };
     return {
-      write: { hit: first, logpoint: landingOf(planted[first.logpoint]!), writes: 1, ticks, started },
+      write: { hit: first, logpoint: landingOf(planted[first.logpoint]!), writes: after.length, ticks, started },
       why: '',
     };
   }

@@ -29,6 +29,8 @@ const PROGRAM = join(__dirname, 'fixtures', 'field-writer.ts');
 const WRITE_LINE = lineOf(PROGRAM, "target.status = 'written by B';");
 const RETURN_LINE = lineOf(PROGRAM, 'return seen.length');
 const SEEN_LINE = lineOf(PROGRAM, 'const seen =');
+/** The writers' first write of `rounds` (each writes it again after setting `status`). */
+const ROUNDS_LINE = lineOf(PROGRAM, 'target.rounds += 1;');
 
 interface Place {
   task: string;
@@ -179,16 +181,20 @@ describe('Go to Next Change on a field another task wrote, from the past of a fi
 }, () => {
   const START_LINE = lineOf(PROGRAM, 'const o = getRunningLoop()');
 
-  /** From holder-a's line before it makes the writers, found again after the run: Go to Next Change on `field`. */
+  /**
+   * From holder-a's line before it makes the writers, found again after the run: Go to Next Change on `field`; and
+   * where a live breakpoint on `line` stopped (the writes there).
+   */
   async function nextChangeOf(
     local: 'shared' | 'other',
     field: 'status' | 'rounds',
+    line = WRITE_LINE,
   ): Promise<{ writes: Place[]; landed: Place; said: string }> {
     const dap = await spawnAdapter();
     try {
       await initialize(dap, { supportsVariableType: true });
-      const start = await launchWriter(dap, [START_LINE, WRITE_LINE]);
-      // The live run's writes of the status line, where a breakpoint on it stops.
+      const start = await launchWriter(dap, [START_LINE, line]);
+      // The live run's writes of the line, where a breakpoint on it stops.
       const writes: Place[] = [];
       let at = start;
       for (let i = 0; i < 2; i++) {
@@ -234,10 +240,17 @@ describe('Go to Next Change on a field another task wrote, from the past of a fi
     });
   }
 
-  it('shared.rounds, written twice meanwhile: no write named, shown where holder-a first sees the change', async () => {
-    const { landed, said } = await nextChangeOf('shared', 'rounds');
-    assert.deepEqual([landed.task, landed.line], ['holder-a', lineOf(PROGRAM, 'const seen =')], said);
-    assert.match(said, /which does not assign it: the write was made by code that ran while holder-a waited there/);
+  it("shared.rounds, written twice meanwhile: lands on the first change, where the live run's writer-b first wrote it", async () => {
+    const { writes, landed, said } = await nextChangeOf('shared', 'rounds', ROUNDS_LINE);
+    assert.deepEqual(
+      writes.map((w) => [w.task, w.line]),
+      [
+        ['writer-other', ROUNDS_LINE],
+        ['writer-b', ROUNDS_LINE],
+      ],
+    );
+    assert.deepEqual(landed, writes.find((w) => w.task === 'writer-b')!, said);
+    assert.match(said, /the first change of that object's \.rounds after tick \d+, of 2 assignment\(s\) seen/);
   });
 });
 

@@ -10,6 +10,7 @@ import {
   type TrapEntry,
   trapCondition,
   trapMessage,
+  firstChange,
   trapVerdict,
 } from '../../../extension/debug/field-write-trap';
 
@@ -139,6 +140,41 @@ describe('field write trap', () => {
     assert.equal(parseReport(u.end())!.get(alone.id)!.changesBefore, null, 'no assignment line seen');
   });
 
+  it('finds the first of several assignment lines that changed the field, each line accounted for', () => {
+    const s = scan();
+    const anchor = parseSeen(s.hit('anchor'))!;
+    const kept = parseSeen(s.hit('write', 'new'))!;
+    const first = parseSeen(s.hit('write', 'first'))!;
+    const second = parseSeen(s.hit('write', 'second'))!;
+    const entry = parseReport(s.end())!.get(anchor.id)!;
+    assert.deepEqual(
+      entry.earlier.map((l) => [l.since, l.mine?.kept, l.changesBefore]),
+      [
+        [kept.seq, true, 0],
+        [first.seq, false, 0],
+      ],
+    );
+    assert.deepEqual(
+      firstChange(entry, [kept.seq, first.seq, second.seq]),
+      { index: 1 },
+      'the same value is no change',
+    );
+    assert.deepEqual(firstChange(entry, [second.seq]), { index: 0 });
+    // Other code changed it between two lines: the first line's write is not the first change seen after it.
+    const t = scan();
+    const seen = parseSeen(t.hit('anchor'))!;
+    const same = parseSeen(t.hit('write', 'new'))!;
+    t.run("o.status = 'unseen'");
+    const after = parseSeen(t.hit('write', 'after'))!;
+    const doubt = firstChange(parseReport(t.end())!.get(seen.id)!, [same.seq, after.seq]);
+    assert.equal('kind' in doubt ? doubt.kind : 'named', 'unseen');
+    const u = scan();
+    const alone = parseSeen(u.hit('anchor'))!;
+    const only = parseSeen(u.hit('write', 'new'))!;
+    const none = firstChange(parseReport(u.end())!.get(alone.id)!, [only.seq]);
+    assert.match('why' in none ? none.why : '', /no assignment line seen changed it/);
+  });
+
   it('judges a report: a write that kept the value, a trap put on too late', () => {
     const entry: TrapEntry = {
       installedAt: 1,
@@ -149,6 +185,7 @@ describe('field write trap', () => {
       laterChanges: 0,
       located: true,
       changesBefore: 0,
+      earlier: [],
     };
     assert.equal(trapVerdict(entry, 3, AT_STOP('"a"'))?.kind, 'unknown');
     assert.equal(trapVerdict({ ...entry, mine: null, laterChanges: 1 }, 3, AT_STOP('"a"'))?.kind, 'unseen');
