@@ -173,7 +173,8 @@ export class InspectorPanel {
    * Sets the webview's HTML and watches that its script boots (says `ready`). In VS Code for
    * the web the resource service worker can miss the first load of main.js/main.css (seen as
    * ERR_NAME_NOT_RESOLVED on the CDN host): a visible panel that has not booted within a few
-   * seconds gets its HTML again, up to three times.
+   * seconds gets its HTML again, up to three times; then the user is told, with Reload Window (a
+   * blank panel says nothing itself).
    */
   private loadHtml(attempt = 1): void {
     const webview = this.panel.webview;
@@ -186,11 +187,22 @@ export class InspectorPanel {
     });
     if (this.bootWatch !== null) clearTimeout(this.bootWatch);
     this.bootWatch = null;
-    if (attempt >= 3) return;
     this.bootWatch = setTimeout(() => {
       this.bootWatch = null;
-      if (this.isDisposed || this.delivery.booted) return;
-      if (this.panel.visible) this.loadHtml(attempt + 1);
+      if (this.isDisposed || this.delivery.booted || !this.panel.visible) return;
+      if (attempt < 3) {
+        this.loadHtml(attempt + 1);
+        return;
+      }
+      const reload = 'Reload Window';
+      void vscode.window
+        .showWarningMessage(
+          `Coroscope: the ${PANEL_TITLE} did not start: its page was loaded ${attempt} times and its script never ran (in VS Code for the web, the webview's service worker did not serve it).`,
+          reload,
+        )
+        .then((choice) => {
+          if (choice === reload) void vscode.commands.executeCommand('workbench.action.reloadWindow');
+        });
     }, 5_000);
   }
 

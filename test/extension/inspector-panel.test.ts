@@ -5,7 +5,7 @@
 // with everything; events only to a page that is current (none while loading or hidden; a page shown
 // again is resynced first); snapshot deltas within 50 ms sent once, merged; a reveal held until the page
 // can hear it; each request narrowed, then served by the dependency it names; a page that never boots
-// loaded again, at most three times; closed, it forgets its listeners and timers.
+// loaded again, at most three times, then the user told; closed, it forgets its listeners and timers.
 import { StubUri, StubWebviewPanel, stubWindow } from './debug/vscode-stub';
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, type TestContext } from 'node:test';
@@ -393,8 +393,9 @@ describe('the inspector panel', () => {
     assert.deepEqual(fakes.calls, []);
   });
 
-  it('a visible page that does not boot within 5 s is loaded again, at most three loads in all', async (t) => {
+  it('a visible page that does not boot within 5 s is loaded again, at most three loads in all, then the user told', async (t) => {
     clock(t);
+    stubWindow.pressButton = 'Reload Window';
     const fakes = fakeDependencies();
     InspectorPanel.show(fakes.deps);
     const panel = stubWindow.webviewPanels[0]?.panel;
@@ -403,9 +404,21 @@ describe('the inspector panel', () => {
     assert.equal(panel.htmlLoads.length, 1);
     t.mock.timers.tick(1);
     assert.equal(panel.htmlLoads.length, 2);
+    const said = (): string[] => stubWindow.shown.map((m) => m.text);
     t.mock.timers.tick(5000);
+    assert.deepEqual(said(), []);
     t.mock.timers.tick(5000);
     assert.equal(panel.htmlLoads.length, 3);
+    t.mock.timers.tick(5000);
+    assert.equal(panel.htmlLoads.length, 3);
+    assert.equal(said().length, 1);
+    assert.match(said()[0]!, /Coroscope Inspector did not start: its page was loaded 3 times/);
+    await Promise.resolve();
+    assert.deepEqual(
+      stubWindow.executed.map((e) => e.command),
+      ['workbench.action.reloadWindow'],
+    );
+    stubWindow.shown.length = 0;
     // A page that boots, or one hidden, is not loaded again.
     InspectorPanel.visiblePanel()?.dispose();
     InspectorPanel.show(fakes.deps);
@@ -420,6 +433,7 @@ describe('the inspector panel', () => {
     hidden.visible = false;
     t.mock.timers.tick(5000);
     assert.deepEqual([booted.htmlLoads.length, hidden.htmlLoads.length], [1, 1]);
+    assert.deepEqual(said(), [], 'nothing said of a page that booted, or of one hidden');
   });
 
   it('closed: it hears the session no more, and its pending snapshot is never sent', async (t) => {

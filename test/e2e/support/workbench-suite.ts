@@ -94,6 +94,24 @@ function keepLogs(server: CodeServer, name: string): string {
   return tails;
 }
 
+/**
+ * Each webview's innermost documents (a blank panel: was its HTML there, its script not run?), for a failed step's
+ * error: the frame's address, its readiness and the start of its body.
+ */
+async function webviewDocuments(page: Page): Promise<string[]> {
+  const out: string[] = [];
+  for (const frame of page.frames()) {
+    if (frame.isDetached() || frame.childFrames().length > 0 || !/\/webview\//.test(frame.parentFrame()?.url() ?? ''))
+      continue;
+    const doc = await frame
+      .locator('html')
+      .evaluate((el) => `${el.ownerDocument.readyState}: ${el.outerHTML.slice(0, 500)}`, undefined, { timeout: 2_000 })
+      .catch((e: unknown) => `(not read: ${String(e).slice(0, 200)})`);
+    out.push(`${frame.url().slice(0, 160)} ${doc}`);
+  }
+  return out;
+}
+
 /** The texts of the notifications the page shows (a refusal, an error), for a failed step's error. */
 async function notificationTexts(page: Page): Promise<string[]> {
   const toasts = page.locator(
@@ -205,6 +223,10 @@ export function useWorkbenchSuite(options: WorkbenchSuiteOptions): WorkbenchSuit
             console.log(`--- step failed: "${name}"; screenshot: ${shot}`);
             const shown = await notificationTexts(workbench.page);
             if (shown.length > 0) evidence += `\n--- notifications shown:\n${shown.join('\n')}`;
+            if (workbench.errors.length > 0)
+              evidence += `\n--- page errors (last 15):\n${workbench.errors.slice(-15).join('\n')}`;
+            const webviews = await webviewDocuments(workbench.page);
+            if (webviews.length > 0) evidence += `\n--- webview documents:\n${webviews.join('\n')}`;
           }
           if (server) evidence += `\n${keepLogs(server, `${options.name}-failed-${name}`)}`;
           if (options.logServerOnFailure === true && server)
