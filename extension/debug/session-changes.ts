@@ -411,7 +411,7 @@ export class SessionChanges {
           at?.line?.line !== left?.line?.line
         )
           throw new Error(`${what}: the line the walk started from could not be shown again in its replay`);
-        forward = await this.forwardWatch(watched, new Map());
+        forward = await this.forwardWatch(watched, pins);
         const again = await step('over');
         if (again !== 'line') throw new Error(`${what}: ${e.message}`);
         now = await this.read(watched, forward, later);
