@@ -51,7 +51,14 @@ export class RunRewind {
    * The seek's replay under way, to `tick`, and whether that tick is still wanted (a later seek may retarget
    * it, or stop it where it is).
    */
-  private advancing: { session: ReplaySession; tick: number; wanted: () => boolean; overtaken: boolean } | null = null;
+  private advancing: {
+    session: ReplaySession;
+    tick: number;
+    wanted: () => boolean;
+    overtaken: boolean;
+    /** A seek for the views (not a traced tick's): paused while checkpoints are held. */
+    holdable: boolean;
+  } | null = null;
   /** Ticks run by every replay so far (for tests and the bench: the replay work a seek cost). */
   private ticksRun = 0;
   /** Seeks and traced ticks asked so far: a warm-up asked before one of them is dropped at its turn (warm). */
@@ -105,13 +112,15 @@ export class RunRewind {
     this.seeking++;
     this.building?.hold();
     const going = this.advancing;
+    // One held for a replay host's scan (holdBuilding) goes on: the views ask again.
+    if (going?.holdable === true) going.session.release();
     // A seek under way for a tick no longer viewed never delays this one: its replay stops at
     // this tick instead (later, or earlier and not begun yet), or else where it is, between two ticks.
     if (going !== null && !going.overtaken && going.tick !== tick && !going.wanted())
       going.overtaken = going.session.retarget(tick) || going.session.interrupt();
     const job = this.queue.then(() => {
       if (!wanted()) throw new ProtocolError(`seekTick: tick ${tick} is no longer viewed`, 'superseded');
-      return this.seekNow(tick, wanted);
+      return this.seekNow(tick, wanted, false, true);
     });
     this.queue = job
       .catch(() => undefined)
@@ -121,12 +130,23 @@ export class RunRewind {
     return job;
   }
 
-  /** Checkpoints are not built while `held` (the one under way pauses at its next tick); seeks go on. */
+  /**
+   * Checkpoints are not built while `held` (the one under way pauses at its next tick), and the replay of a seek
+   * under way for the views pauses too (its moment is shown from the log meanwhile: an opened recording's seek to
+   * its last tick ran beside a replay host's first scan, on the same two cores); a seek asked meanwhile goes on,
+   * and lets that one go on too.
+   */
   holdBuilding(held: boolean): void {
     if (held === this.buildingHeld) return;
     this.buildingHeld = held;
-    if (held) this.building?.hold();
-    else if (this.seeking === 0) this.goOnBuilding();
+    const seek = this.advancing?.holdable === true ? this.advancing.session : null;
+    if (held) {
+      this.building?.hold();
+      seek?.hold();
+      return;
+    }
+    seek?.release();
+    if (this.seeking === 0) this.goOnBuilding();
   }
 
   /** No seek under way: the checkpoint under way goes on (unless held), or the next one starts. */
@@ -350,7 +370,16 @@ export class RunRewind {
     return this.reading;
   }
 
-  private async seekNow(tick: number, wanted: () => boolean = () => true, inHeld = false): Promise<PastMoment> {
+  /**
+   * `inHeld`: a walk's tick, gone on with in the held replay (holdReplay); `holdable`: a seek for the views, paused
+   * while a replay host scans (holdBuilding), never a traced tick's (a scan of this process's own).
+   */
+  private async seekNow(
+    tick: number,
+    wanted: () => boolean = () => true,
+    inHeld = false,
+    holdable = false,
+  ): Promise<PastMoment> {
     if (this.closed) throw new ProtocolError(`seekTick: run ${this.source.runId} is gone`, 'noRun');
     let session: ReplaySession;
     let overtaken = false;
@@ -380,12 +409,12 @@ export class RunRewind {
         }
         session.extend(reading);
         if (!session.parked || session.stoppedAt !== tick)
-          overtaken = await this.timed(session, tick, session.advance(tick), wanted);
+          overtaken = await this.timed(session, tick, session.advance(tick), wanted, holdable);
       } else {
         const started = this.startReplay(reading, tick);
         session = started.session;
         this.sessions.push(session);
-        overtaken = await this.timed(session, tick, started.reached, wanted);
+        overtaken = await this.timed(session, tick, started.reached, wanted, holdable);
       }
       // Exact or refused: the replayed events so far must be the recorded ones.
       session.check();
@@ -432,8 +461,9 @@ export class RunRewind {
     tick: number,
     reached: Promise<void>,
     wanted: () => boolean,
+    holdable: boolean,
   ): Promise<boolean> {
-    const going = { session, tick, wanted, overtaken: false };
+    const going = { session, tick, wanted, overtaken: false, holdable };
     this.advancing = going;
     try {
       await reached;

@@ -435,6 +435,35 @@ test("held (a replay host's scan under way): no checkpoint is built, the one und
   }
 });
 
+test("a seek under way when a replay host's scan begins (the views' seek to an opened recording's end) pauses until it ends; one asked meanwhile lets it go on", async () => {
+  const streams = await recordPipeline(longPipeline);
+  // No checkpoints of its own: only the seeks replay.
+  const rewind = new RunRewind(rewindOfSource(streams, longPipeline), 1e9);
+  try {
+    const end = rewind.seek(streams.ticks);
+    const deadline = Date.now() + 120_000;
+    while (rewind.ticksReplayed() < 5 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+    rewind.holdBuilding(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const held = rewind.ticksReplayed();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(rewind.ticksReplayed(), held, 'the seek under way replays nothing while held');
+    assert.ok(held < streams.ticks, 'it had not landed');
+    rewind.holdBuilding(false);
+    assert.equal((await end).tick, streams.ticks, 'released, it lands');
+    // Held again with a seek under way, then another seek asked: both land, none waits for the scan's end.
+    const first = rewind.seek(1);
+    const second = rewind.seek(Math.floor(streams.ticks / 2));
+    rewind.holdBuilding(true);
+    const third = rewind.seek(streams.ticks - 1);
+    const landed = await Promise.allSettled([first, second, third]);
+    assert.equal(landed[2]?.status, 'fulfilled');
+    rewind.holdBuilding(false);
+  } finally {
+    rewind.close();
+  }
+});
+
 test('a seek no longer wanted when its turn comes is dropped unreplayed; a replay under way for a tick no longer wanted goes on to the later one asked', async () => {
   const streams = await recordPipeline();
   const rewind = rewindOf(streams);
