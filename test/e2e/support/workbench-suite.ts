@@ -105,9 +105,21 @@ async function webviewDocuments(page: Page): Promise<string[]> {
       continue;
     const doc = await frame
       .locator('html')
-      .evaluate((el) => `${el.ownerDocument.readyState}: ${el.outerHTML.slice(0, 500)}`, undefined, { timeout: 2_000 })
+      .evaluate(
+        (el) => {
+          const d = el.ownerDocument;
+          const scripts = [...d.querySelectorAll('script')].map((x) => x.getAttribute('src') ?? 'inline');
+          const body = d.body;
+          return `${d.readyState}; scripts ${JSON.stringify(scripts)}; body ${body?.childElementCount ?? 0} element(s): ${(body?.innerHTML ?? '').slice(0, 300)}`;
+        },
+        undefined,
+        { timeout: 2_000 },
+      )
       .catch((e: unknown) => `(not read: ${String(e).slice(0, 200)})`);
-    out.push(`${frame.url().slice(0, 160)} ${doc}`);
+    // VS Code keeps a webview's shown page in its `active-frame` and loads a new one in a `pending-frame`.
+    const element = await frame.frameElement().catch(() => null);
+    const role = (await element?.getAttribute('id').catch(() => null)) ?? '?';
+    out.push(`${frame.url().slice(0, 160)} [${role}] ${doc}`);
   }
   return out;
 }
