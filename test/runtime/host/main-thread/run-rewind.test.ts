@@ -406,6 +406,20 @@ test("warm-up: replays parked ahead at a line stop's ticks, none moved from the 
   }
 });
 
+/**
+ * Once a replay under way has run a few ticks, a replay host's scan begins (holdBuilding): nothing more is
+ * replayed while it lasts (`what` says what); the ticks replayed when it began.
+ */
+async function heldUnderWay(rewind: RunRewind, deadline: number, what: string): Promise<number> {
+  while (rewind.ticksReplayed() < 5 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+  rewind.holdBuilding(true);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const held = rewind.ticksReplayed();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(rewind.ticksReplayed(), held, what);
+  return held;
+}
+
 test("held (a replay host's scan under way): no checkpoint is built, the one under way pauses, seeks go on; released, building goes on", async () => {
   const streams = await recordPipeline(longPipeline);
   const rewind = rewindOf(streams, longPipeline);
@@ -413,12 +427,7 @@ test("held (a replay host's scan under way): no checkpoint is built, the one und
     rewind.follow();
     // The first checkpoint under way: held at its next tick.
     const deadline = Date.now() + 120_000;
-    while (rewind.ticksReplayed() < 5 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
-    rewind.holdBuilding(true);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const held = rewind.ticksReplayed();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.equal(rewind.ticksReplayed(), held, 'nothing replayed while held');
+    const held = await heldUnderWay(rewind, deadline, 'nothing replayed while held');
     // A seek goes on (from tick 0 or the checkpoint held), and none is built after it while held.
     const seek = Math.floor(streams.ticks / 4);
     assert.equal((await rewind.seek(seek)).snapshot().tick, seek);
@@ -441,13 +450,7 @@ test("a seek under way when a replay host's scan begins (the views' seek to an o
   const rewind = new RunRewind(rewindOfSource(streams, longPipeline), 1e9);
   try {
     const end = rewind.seek(streams.ticks);
-    const deadline = Date.now() + 120_000;
-    while (rewind.ticksReplayed() < 5 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
-    rewind.holdBuilding(true);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const held = rewind.ticksReplayed();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.equal(rewind.ticksReplayed(), held, 'the seek under way replays nothing while held');
+    const held = await heldUnderWay(rewind, Date.now() + 120_000, 'the seek under way replays nothing while held');
     assert.ok(held < streams.ticks, 'it had not landed');
     rewind.holdBuilding(false);
     assert.equal((await end).tick, streams.ticks, 'released, it lands');
