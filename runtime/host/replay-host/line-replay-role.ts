@@ -391,7 +391,11 @@ export class LineReplayRole {
     ceiling: number,
     present: HitBound | null,
   ): Promise<ReplayHostMethods['pastLineValues']['result']> {
+    const T0 = performance.now();
+    const DBG = (w: string) =>
+      require('node:fs').appendFileSync('/tmp/explore/trace.log', `${w} ${(performance.now() - T0).toFixed(0)}\n`);
     const readings = await walk.valuesBack(watched);
+    DBG('valuesBack');
     if (readings === null)
       return { readings, why: 'not on a line of the walk (inside a call stepped into, or no line known shown)' };
     // Read back to the step's first line with no change among them: the change is further back, most often at
@@ -400,6 +404,7 @@ export class LineReplayRole {
     if (readings.length === 0 || !walk.readsToFirst || !readings.every((r) => sameReadings(r, readings[0]!)))
       return { readings };
     const earlier = await this.valuesBefore(walk, watched, ceiling, present);
+    DBG('valuesBefore');
     this.walk = walk;
     if (earlier === null) return { readings };
     // Changed there (as the client finds it: the first value that differs, readable there): the client lands on
@@ -409,6 +414,7 @@ export class LineReplayRole {
     const changed = watched.findIndex((_, i) => !sameReading(earlier.readings[i]!, first[i]!));
     if (changed < 0 || !earlier.readings[changed]!.reachable) return { readings, earlier };
     const held = await walk.hold(readings.length).catch(() => false);
+    DBG('hold');
     return held ? { readings, earlier, held: readings.length } : { readings, earlier };
   }
 
@@ -420,6 +426,8 @@ export class LineReplayRole {
   async pastWarm(params: unknown): Promise<ReplayHostMethods['pastWarm']['result']> {
     const p = parseReplayHostRequest('pastWarm', params);
     const warming = ++this.warming;
+    // The stop's walks end comparing its locals: the script text and parser that takes are read meanwhile too.
+    this.lineDebugger.primeLocalsOf(p.stop);
     // An older stop's landing held ready is let go (its stop is gone); this stop's walk has its replays already.
     if (this.walk !== null && !this.walk.isOf(p.tick, p.taskId, p.stop)) await this.letGoHeld();
     if (this.lineDebugger.isStopped() || this.walk?.isOf(p.tick, p.taskId, p.stop) === true) return { parked: [] };

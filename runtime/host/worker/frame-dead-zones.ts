@@ -60,6 +60,15 @@ export class FrameDeadZones {
     return out;
   }
 
+  /**
+   * Reads script `scriptId`'s text and loads the parser ahead of a stop in it: the first stop's locals are judged
+   * without waiting for either (a replay host's first walk of a stop compares the stop's locals at its end).
+   */
+  prime(scriptId: string): void {
+    void this.sourceOf(scriptId);
+    scriptParser();
+  }
+
   /** The states the function's text tells for a Local or Block scope's bindings; null when it cannot be read. */
   private async fromText(
     frame: CdpCallFrame,

@@ -504,6 +504,11 @@ export class LineDebugger {
     return this.view.localsOf(frame);
   }
 
+  /** Ahead of a walk to line stop `print` (a replay's): what comparing its locals reads is read now. */
+  primeLocalsOf(print: LineStopPrint): void {
+    this.view.primeLocals(print.frames.map((f) => f.url));
+  }
+
   /**
    * The current stop as the line replay matches it (LineStopPrint): frames, the innermost's locals, its
    * functions' break locations.

@@ -174,8 +174,13 @@ export class LoadedScripts {
    * when no kept script has that URL.
    */
   lineAt(url: string, lineNumber: number, columnNumber: number): string | null {
-    for (const [scriptId, s] of this.scripts)
-      if (s.url === url) return this.lineOfLocation({ scriptId, lineNumber, columnNumber });
+    const scriptId = this.scriptIdOf(url);
+    return scriptId === null ? null : this.lineOfLocation({ scriptId, lineNumber, columnNumber });
+  }
+
+  /** The id of the kept script with URL `url` (null: none). */
+  scriptIdOf(url: string): string | null {
+    for (const [scriptId, s] of this.scripts) if (s.url === url) return scriptId;
     return null;
   }
 

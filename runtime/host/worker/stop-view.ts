@@ -99,6 +99,14 @@ export class StopView {
     return this.scopeVariables(handled);
   }
 
+  /** Ahead of a stop in the scripts at `urls`: what judging their locals reads is read now (FrameDeadZones.prime). */
+  primeLocals(urls: Iterable<string>): void {
+    for (const url of new Set(urls)) {
+      const scriptId = this.scripts.scriptIdOf(url);
+      if (scriptId !== null) this.deadZones.prime(scriptId);
+    }
+  }
+
   /** A frame's local variables as shown (name and value), as the line replay compares them. */
   async localsOf(frame: CdpCallFrame): Promise<Array<{ name: string; value: string }>> {
     const local = frame.scopeChain.find((sc) => sc.type === 'local');
