@@ -148,6 +148,8 @@ export class LineDebugBridge implements Transport {
     };
     /** The walked task's last stop, for traced()'s `line`: in which replay's loop and tick, on which line. */
     let lastTraced: { loop: EventLoop; tick: number; line: string } | null = null;
+    // The walk breakpoints planted as generation `everyRunOf` stop at every run of a line from now on.
+    let everyRunOf = 0;
     const handle = {
       serve: (json: string): string => {
         const out: unknown[] = [];
@@ -199,8 +201,10 @@ export class LineDebugBridge implements Transport {
       },
       // The line replay's walk (past-line-walk.ts): task `taskId` runs in the traced tick. With `line` (the
       // breakpoint's), not when the task's last stop in this tick of this loop was on that line (a line run again
-      // at once is one entry of the walk: plant's skipRepeats).
-      traced: (taskId: number, line?: string): boolean => {
+      // at once is one entry of the walk: traced-tick-walk.ts's RepeatsPassed), unless the breakpoints planted as
+      // `generation` were told to stop at every run since (everyRun).
+      traced: (taskId: number, at?: string, generation?: number): boolean => {
+        const line = generation !== undefined && generation === everyRunOf ? undefined : at;
         const running = runningLoopOrNull();
         if (running === null || running !== currentRun()?.replayHost.tracedLoop || running.currentTask()?.id !== taskId)
           return false;
@@ -208,6 +212,11 @@ export class LineDebugBridge implements Transport {
         const last = lastTraced;
         lastTraced = line === undefined ? null : { loop: running, tick, line };
         return line === undefined || last === null || last.loop !== running || last.tick !== tick || last.line !== line;
+      },
+      // The walk breakpoints planted as `generation` stop at every run of their line from now on (asked at a stop:
+      // setting breakpoints again there would lose V8's step from it).
+      everyRun: (generation: number): void => {
+        everyRunOf = generation;
       },
       where: (): { taskId: number | null; taskName: string | null; tick: number; recorded: boolean } => {
         const loop = loopNow();

@@ -304,7 +304,7 @@ export class PastLineWalk extends TracedTickWalk {
     const untilTaskEnds = kind === 'out' && oneTask && new Set(stoppedIn.map((f) => f.functionKey)).size === 1;
     walking.target = untilTaskEnds ? { kind: 'step', untilTaskEnds } : { kind: 'step' };
     // A line step stops on each run of a line (a step over in a one-line loop stays in it): every run stops.
-    if (this.skipping) await this.plantAgain(false);
+    await this.stopAtEveryRun();
     const from = walking.entries.length - 1;
     const path = this.inCall !== null ? this.path : [];
     const route = this.route;

@@ -3,7 +3,7 @@
 // `taskId`'s tick `tick` again (replayLineTick; a hit's walk the ticks after it, through `ceiling`)
 // with a breakpoint on each function of the stop's chain, planted once the tick before has landed;
 // each pause is an entry learnt (past-lines.ts) or the walk's target: the live stop, an entry, or
-// a line step's stop. A line the task runs again at once may be passed at full speed (skipRepeats).
+// a line step's stop. A line the task runs again at once may be passed at full speed (RepeatsPassed).
 //
 // Invariants: every walk passes the first walk's entries, else it is refused ('replayFailed': not
 // the run that was recorded); one walk at a time (release() lets the thread go and waits for its
@@ -38,6 +38,17 @@ export type Target =
  */
 export type Outcome = 'reached' | 'end' | Error;
 
+/**
+ * Which runs of a line after its first (the task running it again at once) the walk's breakpoints pass over
+ * without a stop: none; all but those of the stop's own line (the stop may be its 57th run); all.
+ */
+export type RepeatsPassed = 'none' | 'butStop' | 'all';
+
+const PASSED_RANK: Readonly<Record<RepeatsPassed, number>> = { none: 0, butStop: 1, all: 2 };
+
+/** The walk breakpoints planted so far in this process: each planting's conditions name their generation. */
+let plantings = 0;
+
 /** A line step a walk took (`oneTask`: limited to the walk's task, lapsed at its end: line-steps.ts). */
 export interface WalkStep {
   readonly kind: LineStepKind;
@@ -62,8 +73,9 @@ export interface Walking {
 
 export abstract class TracedTickWalk {
   private ids: Set<string> | null = null;
-  /** The breakpoints planted pass over a line run again at once by the task (plant's `skipRepeats`). */
-  protected skipping = false;
+  /** The runs of a line the breakpoints planted pass over (plant's `passed`), and their generation. */
+  protected passing: RepeatsPassed = 'none';
+  private generation = 0;
   /** The entries of the step up to the live stop (the first walk's), and the live stop's index. */
   protected trace: PastLineEntry[] | null = null;
   protected live = -1;
@@ -152,8 +164,13 @@ export abstract class TracedTickWalk {
     if (this.held !== null) await this.release();
     await this.unplant();
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
+    const TS = performance.now();
     if (this.tick > 1) await this.seekTo(this.tick - 1);
-    await this.plant(this.mayPassRepeats(target));
+    require('node:fs').appendFileSync(
+      '/tmp/explore/trace.log',
+      `  seek ${this.tick - 1} ${(performance.now() - TS).toFixed(1)} at ${performance.now().toFixed(0)}\n`,
+    );
+    await this.plant(this.repeatsPassed(target));
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
     const outcome = new Promise<Outcome>((resolve) => {
       this.walking = { entries: [], target, settle: resolve };
@@ -218,7 +235,7 @@ export abstract class TracedTickWalk {
       walking.settle = resolve;
     });
     walking.target = { kind: 'entry', index };
-    if (this.skipping && !this.mayPassRepeats(walking.target)) await this.plantAgain(false);
+    if (PASSED_RANK[this.passing] > PASSED_RANK[this.repeatsPassed(walking.target)]) await this.stopAtEveryRun();
     this.at = null;
     await this.dbg.resume(false);
     return this.settled(await outcome);
@@ -231,6 +248,10 @@ export abstract class TracedTickWalk {
     const top = frames[0];
     if (top === undefined) return 'resume';
     const entry = entryOf(frames, top);
+    require('node:fs').appendFileSync(
+      '/tmp/explore/trace.log',
+      `    pause L${entry.line.replace(/.*\//, '')} target=${walking.target.kind} tick=${this.tick} passing=${this.passing}\n`,
+    );
     if (walking.target.kind !== 'live' && (await this.atPresent(frames))) {
       // On from a hit to the live line stop held: the present (ranOut), not a line of the past.
       this.walking = null;
@@ -333,40 +354,57 @@ export abstract class TracedTickWalk {
   }
 
   /**
-   * Whether a walk to `target` may pass over the runs of a line after its first (plant's skipRepeats): a line
-   * the task runs again at once is one entry, so walking to a known entry, or learning a whole tick's lines,
-   * needs its first run only; the live stop learnt, a line step, or a walk that may meet the present (a live
-   * stop on the 57th run of a loop's line) check every run. Within one tick before the present's: a walk of the
-   * live stop's own tick, or of a step before's (lastOfTick) to one of its entries.
+   * Which runs of a line after its first a walk to `target` may pass over (plant's `passed`): a line the task runs
+   * again at once is one entry, so walking to a known entry, or learning a whole tick's lines, needs its first run
+   * only; learning the live stop (or a hit's), every run of the stop's own line (the stop may be on the 57th run
+   * of a loop's line), the first of any other. A line step, or a walk that may meet the present (a live stop held,
+   * in a tick the walk runs), checks every run. Within one tick before the present's: a walk of the live stop's
+   * own tick, or of a step before's (lastOfTick) to one of its entries.
    */
-  private mayPassRepeats(target: Target): boolean {
-    if (this.present !== null && this.present.tick <= this.tick) return false;
-    if (target.kind === 'live') return this.lastOfTick && this.trace === null;
-    if (target.kind !== 'entry') return false;
-    return this.ceiling === null ? this.present === null : this.lastOfTick && target.index <= this.live;
-  }
-
-  /** The walk's breakpoints planted again (the main thread stopped: CDP still answers). */
-  protected async plantAgain(skipRepeats: boolean): Promise<void> {
-    await this.unplant();
-    await this.plant(skipRepeats);
+  private repeatsPassed(target: Target): RepeatsPassed {
+    if (this.present !== null && this.present.tick <= this.tick) return 'none';
+    if (target.kind === 'live') return this.lastOfTick && this.trace === null ? 'all' : 'butStop';
+    if (target.kind !== 'entry') return 'none';
+    const all = this.ceiling === null ? this.present === null : this.lastOfTick && target.index <= this.live;
+    return all ? 'all' : 'none';
   }
 
   /**
-   * Plants the walk's breakpoints: each stops when the walked task runs there; with `skipRepeats`, not when the
+   * At a stop: the walk's breakpoints stop at every run of their line from now on (the bridge's everyRun). Not
+   * planted again: a breakpoint removed and set again in the paused function makes V8's step from the stop run on
+   * past the next line.
+   */
+  protected async stopAtEveryRun(): Promise<void> {
+    if (this.passing === 'none') return;
+    if (!this.dbg.isStopped()) {
+      // No stop, no step from it: planted again.
+      await this.unplant();
+      await this.plant('none');
+      return;
+    }
+    await this.dbg.callMain(`everyRun(${this.generation})`);
+    this.passing = 'none';
+  }
+
+  /**
+   * Plants the walk's breakpoints: each stops when the walked task runs there; where `passed` says, not when the
    * task's last stop was on the same line (the bridge's traced(), in V8, without a stop): a loop on one line
    * run a hundred times is one entry, walked past at full speed.
    */
-  private async plant(skipRepeats: boolean): Promise<void> {
+  private async plant(passed: RepeatsPassed): Promise<void> {
     if (this.ids !== null) return;
     const ids = new Set<string>();
     const seen = new Set<string>();
+    const top = this.print.frames[0];
+    const stopLine = passed === 'butStop' && top !== undefined ? this.dbg.lineAt(top.url, top.line, top.column) : null;
+    const generation = ++plantings;
     for (const loc of this.print.locations) {
       const key = `${loc.url}:${loc.line}:${loc.column}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const line = skipRepeats ? this.dbg.lineAt(loc.url, loc.line, loc.column) : null;
-      const condition = `globalThis.__coroscopeLine.traced(${this.taskId}${line === null ? '' : `, ${JSON.stringify(line)}`})`;
+      const at = passed === 'none' ? null : this.dbg.lineAt(loc.url, loc.line, loc.column);
+      const line = at === null || (passed === 'butStop' && (stopLine === null || at === stopLine)) ? null : at;
+      const condition = `globalThis.__coroscopeLine.traced(${this.taskId}${line === null ? '' : `, ${JSON.stringify(line)}, ${generation}`})`;
       try {
         const r = await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', {
           url: loc.url,
@@ -380,10 +418,19 @@ export abstract class TracedTickWalk {
       }
     }
     this.ids = ids;
-    this.skipping = skipRepeats;
+    this.passing = passed;
+    this.generation = generation;
     this.dbg.setWalkHook(
       ids,
-      (paused) => this.onHit(paused),
+      async (paused) => {
+        const t = performance.now();
+        const v = await this.onHit(paused);
+        require('node:fs').appendFileSync(
+          '/tmp/explore/trace.log',
+          `  onHit ${v} ${(performance.now() - t).toFixed(1)} at ${performance.now().toFixed(0)}\n`,
+        );
+        return v;
+      },
       () => this.onStopped(),
     );
   }

@@ -550,6 +550,7 @@ test("a walk replays the ticks before its own with none of its breakpoints set (
     setWalkHook: (): void => undefined,
     dropStep: async (): Promise<void> => undefined,
     isStopped: (): boolean => false,
+    lineAt: (): string | null => null,
     resume: async (): Promise<void> => undefined,
   };
   const seekTo = async (tick: number): Promise<void> => {

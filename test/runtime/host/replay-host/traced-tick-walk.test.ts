@@ -78,7 +78,8 @@ class FakeThread {
         return {};
       }
       if (name === 'setBreakpointByUrl') {
-        this.asked.push(`set ${params.lineNumber} ${params.condition}`);
+        // A planting's generation (each planting's own number) read as G.
+        this.asked.push(`set ${params.lineNumber} ${params.condition?.replace(/, \d+\)$/, ', G)')}`);
         return { breakpointId: `bp-${++this.ids}` };
       }
       this.asked.push(name);
@@ -113,8 +114,10 @@ class FakeThread {
     }),
     lineAt: (_url: string, line: number): string => `/p.ts:${line + 1}`,
     // where(): the tick the main thread is in (a live stop held is the present in its tick only).
-    callMain: async (expression: string): Promise<unknown> =>
-      expression === 'where()' ? { tick: this.whereTick } : null,
+    callMain: async (expression: string): Promise<unknown> => {
+      if (expression.startsWith('everyRun(')) this.asked.push(`main ${expression.replace(/\d+/, 'G')}`);
+      return expression === 'where()' ? { tick: this.whereTick } : null;
+    },
     // The frames shown, innermost first: main called helper.
     stack: () => ({ taskId: 1, frames: [{ name: 'helper' }, { name: 'main' }] }),
     evaluate: async (expression: string, frameIndex: number) => {
@@ -205,7 +208,7 @@ function walkOf(
 }
 
 const traced = (line: number, repeat?: number): string =>
-  `set ${line} globalThis.__coroscopeLine.traced(1${repeat === undefined ? '' : `, "/p.ts:${repeat}"`})`;
+  `set ${line} globalThis.__coroscopeLine.traced(1${repeat === undefined ? '' : `, "/p.ts:${repeat}", G`})`;
 
 describe('a walk anchored at the live stop', () => {
   test("learns the step's entries up to the live stop (a line run again at once is one), then lets the tick run", async () => {
@@ -217,13 +220,14 @@ describe('a walk anchored at the live stop', () => {
       at: null,
       landedAt: null,
     });
-    // Each location once; every run of a line checked (the live stop may be a later run of it).
+    // Each location once; every run of the live stop's line checked (the stop may be a later run of it), the first
+    // run of any other.
     assert.deepStrictEqual(thread.take(), [
       'active false',
       'seek 9',
-      traced(2),
+      traced(2, 3),
       traced(4),
-      traced(6),
+      traced(6, 7),
       'active true',
       'traced 10',
       'active false',
@@ -308,9 +312,9 @@ describe('a walk anchored at the live stop', () => {
     // Tick 1: no tick before it to replay; the breakpoints off again once refused.
     assert.deepStrictEqual(thread.take(), [
       'active false',
-      traced(2),
+      traced(2, 3),
       traced(4),
-      traced(6),
+      traced(6, 7),
       'active true',
       'active false',
     ]);
@@ -387,6 +391,32 @@ describe("a hit's walk (anchored at the last line its task ran in the tick, thro
     assert.deepStrictEqual(
       thread.take().filter((a) => a.startsWith('traced')),
       ['traced 10', 'traced 11', 'traced 12'],
+    );
+    await walk.release();
+  });
+
+  test('on past the hit from a stop before it: every run of a line stops from there, the breakpoints not set again (V8 would run on past the next line)', async () => {
+    const { walk, thread } = walkOf(
+      [
+        [10, tick10()],
+        [11, [pause(7), pause(8)]],
+      ],
+      { ceiling: 11, lastOfTick: true },
+    );
+    await walk.go({ kind: 'live' });
+    await walk.release();
+    thread.take();
+    // Before the hit: each line's first run.
+    assert.equal(await walk.go({ kind: 'entry', index: 1 }), 'reached');
+    assert.deepStrictEqual(
+      thread.take().filter((a) => a.startsWith('set')),
+      [traced(2, 3), traced(4, 5), traced(6, 7)],
+    );
+    assert.equal(await walk.on(5), 'reached');
+    assert.deepStrictEqual([walk.state().at, walk.state().landedAt?.line], [5, 8]);
+    assert.deepStrictEqual(
+      thread.take().filter((a) => a.startsWith('set') || a.startsWith('remove') || a.startsWith('main')),
+      ['main everyRun(G)'],
     );
     await walk.release();
   });
