@@ -24,7 +24,8 @@ interface Handle {
   pin(object: unknown): number;
   pinned(id: number): object;
   live(): boolean;
-  traced(taskId: number, line?: string): boolean;
+  traced(taskId: number, line?: string, generation?: number): boolean;
+  everyRun(generation: number): void;
   where(): { taskId: number | null; taskName: string | null; tick: number; recorded: boolean };
   logHit(key: number, hitCondition: string): boolean;
   scanHit(location: number, met: Array<boolean | string | null>): boolean;
@@ -318,6 +319,31 @@ describe('the handle the worker calls', () => {
       [true, true, false, true, false, false],
       [true, false, true, true],
     ]);
+    traced.close();
+  });
+
+  test("told at a stop, a planting's breakpoints stop at every run of their line from then; another planting's do not", async () => {
+    const b = bridged();
+    const traced = new EventLoop({ clock: new VirtualClock() });
+    const run = {
+      id: 1,
+      loop: new EventLoop({ clock: new VirtualClock() }),
+      replayHost: { tracedLoop: traced, hitScan: null },
+      recording: { recorded: false },
+    } as unknown as Run;
+    b.bridge.attach({ receiveNow: () => undefined }, () => run);
+    const h = handle();
+    const answers: boolean[] = [];
+    let id = 0;
+    const walked = coroutine(function* walked(): Coroutine<void> {
+      answers.push(h.traced(id, 'a', 7), h.traced(id, 'a', 7));
+      h.everyRun(7);
+      answers.push(h.traced(id, 'a', 7), h.traced(id, 'a', 7), h.traced(id, 'b', 8), h.traced(id, 'b', 8));
+      yield;
+    });
+    id = traced.createTask(walked()).id;
+    await traced.runOnce();
+    assert.deepStrictEqual(answers, [true, false, true, true, true, false]);
     traced.close();
   });
 
