@@ -391,11 +391,7 @@ export class LineReplayRole {
     ceiling: number,
     present: HitBound | null,
   ): Promise<ReplayHostMethods['pastLineValues']['result']> {
-    const T0 = performance.now();
-    const DBG = (w: string) =>
-      require('node:fs').appendFileSync('/tmp/explore/trace.log', `${w} ${(performance.now() - T0).toFixed(0)}\n`);
     const readings = await walk.valuesBack(watched);
-    DBG('valuesBack');
     if (readings === null)
       return { readings, why: 'not on a line of the walk (inside a call stepped into, or no line known shown)' };
     // Read back to the step's first line with no change among them: the change is further back, most often at
@@ -404,7 +400,6 @@ export class LineReplayRole {
     if (readings.length === 0 || !walk.readsToFirst || !readings.every((r) => sameReadings(r, readings[0]!)))
       return { readings };
     const earlier = await this.valuesBefore(walk, watched, ceiling, present);
-    DBG('valuesBefore');
     this.walk = walk;
     if (earlier === null) return { readings };
     // Changed there (as the client finds it: the first value that differs, readable there): the client lands on
@@ -414,7 +409,6 @@ export class LineReplayRole {
     const changed = watched.findIndex((_, i) => !sameReading(earlier.readings[i]!, first[i]!));
     if (changed < 0 || !earlier.readings[changed]!.reachable) return { readings, earlier };
     const held = await walk.hold(readings.length).catch(() => false);
-    DBG('hold');
     return held ? { readings, earlier, held: readings.length } : { readings, earlier };
   }
 

@@ -164,12 +164,7 @@ export abstract class TracedTickWalk {
     if (this.held !== null) await this.release();
     await this.unplant();
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
-    const TS = performance.now();
     if (this.tick > 1) await this.seekTo(this.tick - 1);
-    require('node:fs').appendFileSync(
-      '/tmp/explore/trace.log',
-      `  seek ${this.tick - 1} ${(performance.now() - TS).toFixed(1)} at ${performance.now().toFixed(0)}\n`,
-    );
     await this.plant(this.repeatsPassed(target));
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
     const outcome = new Promise<Outcome>((resolve) => {
@@ -248,10 +243,6 @@ export abstract class TracedTickWalk {
     const top = frames[0];
     if (top === undefined) return 'resume';
     const entry = entryOf(frames, top);
-    require('node:fs').appendFileSync(
-      '/tmp/explore/trace.log',
-      `    pause L${entry.line.replace(/.*\//, '')} target=${walking.target.kind} tick=${this.tick} passing=${this.passing}\n`,
-    );
     if (walking.target.kind !== 'live' && (await this.atPresent(frames))) {
       // On from a hit to the live line stop held: the present (ranOut), not a line of the past.
       this.walking = null;
@@ -422,15 +413,7 @@ export abstract class TracedTickWalk {
     this.generation = generation;
     this.dbg.setWalkHook(
       ids,
-      async (paused) => {
-        const t = performance.now();
-        const v = await this.onHit(paused);
-        require('node:fs').appendFileSync(
-          '/tmp/explore/trace.log',
-          `  onHit ${v} ${(performance.now() - t).toFixed(1)} at ${performance.now().toFixed(0)}\n`,
-        );
-        return v;
-      },
+      (paused) => this.onHit(paused),
       () => this.onStopped(),
     );
   }
