@@ -169,9 +169,9 @@ export interface ReplayHostMethods {
   /**
    * A line replay host's main thread (asked by its worker): runs tick `tick` of the opened recording once
    * more, with its line debugger on (a mid-tick recording's open tick, or a breakpoint hit's tick and those
-   * after it).
+   * after it). `gate`: a task whose first step in the tick calls the walk's gate first (walk-gate.ts).
    */
-  replayLineTick: { params: { tick: number }; result: { tick: number } };
+  replayLineTick: { params: { tick: number; gate?: number }; result: { tick: number } };
   /**
    * A line replay host's main thread (asked by its worker, pastWarm): a replay parked right after tick `tick`
    * ahead of need, none moved from a tick of `keep`; whether it is parked there.

@@ -318,9 +318,15 @@ export const REPLAY_HOST_PARAMS_PARSERS: { readonly [M in ReplayHostMethodName]:
       throw new ProtocolError('warmTick: params.keep must be an array of ticks (integers)');
     return { tick: requireNumber('warmTick', p, 'tick', 'integer'), keep: keep as number[] };
   },
-  replayLineTick: (raw) => ({
-    tick: requireNumber('replayLineTick', paramsOf('replayLineTick', raw), 'tick', 'integer'),
-  }),
+  replayLineTick: (raw) => {
+    const p = paramsOf('replayLineTick', raw);
+    const out: ReplayHostMethods['replayLineTick']['params'] = {
+      tick: requireNumber('replayLineTick', p, 'tick', 'integer'),
+    };
+    const gate = optionalNumber('replayLineTick', p, 'gate', 'id');
+    if (gate !== undefined) out.gate = gate;
+    return out;
+  },
   holdCheckpoints: (raw) => ({ hold: requireBoolean('holdCheckpoints', paramsOf('holdCheckpoints', raw), 'hold') }),
 };
 

@@ -206,7 +206,9 @@ export class RuntimeHost {
     serve('seekTick', (p) => this.requireRun('seekTick').past.seekTick(p.tick, p.replayed ?? false, p.moment));
     // The replay-host protocol's methods this thread answers (its worker, or a live host's worker, asks them).
     const serveReplay = this.serveReplayMethod.bind(this);
-    serveReplay('replayLineTick', (p) => this.requireRun('replayLineTick').replayHost.replayLineTick(p.tick));
+    serveReplay('replayLineTick', (p) =>
+      this.requireRun('replayLineTick').replayHost.replayLineTick(p.tick, p.gate ?? null),
+    );
     serveReplay('scanTicks', (p) => this.requireRun('scanTicks').replayHost.scanTicks(p));
     serveReplay('warmTick', (p) => this.requireRun('warmTick').replayHost.warmTick(p.tick, p.keep));
     serveReplay('holdCheckpoints', (p) => {

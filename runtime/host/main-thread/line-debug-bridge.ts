@@ -25,6 +25,7 @@ import type { EventLoop } from '../../loop';
 import { writeReplayCopy } from './recordings';
 import { parseHitCondition } from '../../inspect/hit-count';
 import { isBridgeControl, type BridgeControl } from '../shared/bridge-control';
+import { walkGate } from '../shared/walk-gate';
 
 /** The id of a request the worker sends of its own (negative, never a client's), else null. */
 function workerAskId(m: unknown): number | null {
@@ -218,6 +219,8 @@ export class LineDebugBridge implements Transport {
       everyRun: (generation: number): void => {
         everyRunOf = generation;
       },
+      // The walk's gate (walk-gate.ts), named here for the worker to break on its call.
+      walkGate,
       where: (): { taskId: number | null; taskName: string | null; tick: number; recorded: boolean } => {
         const loop = loopNow();
         const task = loop?.currentTask() ?? null;

@@ -11,9 +11,10 @@
 
 import type { ScanTicksParams, ScanTicksResult } from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';
-import type { EventLoop } from '../../loop';
+import type { EventLoop, LoopObserver } from '../../loop';
 import { tickTimeMs } from '../../record/run-timeline';
 import { HitScan } from '../shared/hit-scan';
+import { walkGate } from '../shared/walk-gate';
 import type { ReadGrowth } from './recordings';
 import type { RunPast } from './run-past';
 import type { RunRecording, SavedRecording } from './run-recording';
@@ -34,9 +35,10 @@ export class ReplayHostServices {
    * The line replay (an opened recording, line-replay-host.ts: a mid-tick one's open tick, or
    * the tick of a breakpoint hit and those after it): runs tick `tick` of a replay once more,
    * with `tracedLoop` set to its loop meanwhile and its moment the viewed one (a past line
-   * shown: the other tasks, the graph, the lints as they were on it); resolves once it has run.
+   * shown: the other tasks, the graph, the lints as they were on it); resolves once it has run. `gate`: a task
+   * whose first step in the tick calls the walk's gate first (walk-gate.ts), where the worker plants the walk.
    */
-  async replayLineTick(tick: number): Promise<{ tick: number }> {
+  async replayLineTick(tick: number, gate: number | null = null): Promise<{ tick: number }> {
     const streams = this.recording.streams;
     const ticks = streams?.ticks ?? 0;
     if (this.recording.openedFrom === null || streams === null || tick < 1 || tick > ticks)
@@ -45,10 +47,22 @@ export class ReplayHostServices {
         'badTick',
       );
     const rewind = this.past.rewindOf();
+    let gated = gate === null;
+    const gateObserver: LoopObserver = {
+      taskStepStart: (task) => {
+        if (gated || task.id !== gate) return;
+        gated = true;
+        walkGate();
+      },
+    };
     await this.past.inTurn(() =>
       rewind.traceTick(
         tick,
         (loop, moment) => {
+          if (gate !== null) {
+            if (loop !== null) loop.addObserver(gateObserver);
+            else this.tracedLoop?.removeObserver(gateObserver);
+          }
           this.tracedLoop = loop;
           // A moment no seek made (a traced tick): no seek's id names it.
           this.past.showTraced(moment);

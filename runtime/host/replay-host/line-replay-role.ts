@@ -537,7 +537,7 @@ export class LineReplayRole {
   ): PastLineWalk {
     return new PastLineWalk(
       this.lineDebugger,
-      (t) => this.askMain('replayLineTick', { tick: t }),
+      (t, gate) => this.askMain('replayLineTick', gate === undefined ? { tick: t } : { tick: t, gate }),
       (t) => this.askMain('seekTick', { tick: t, replayed: true }),
       tick,
       taskId,

@@ -1,7 +1,8 @@
 // Runs only on a line replay host's worker thread (a runtime host started with --line-replay).
 // TracedTickWalk: the replay under a past line walk (past-line-walk.ts): the main thread runs task
 // `taskId`'s tick `tick` again (replayLineTick; a hit's walk the ticks after it, through `ceiling`)
-// with a breakpoint on each function of the stop's chain, planted once the tick before has landed;
+// with a breakpoint on each function of the stop's chain, planted as the task's step begins (at the
+// walk's gate, walk-gate.ts: the other tasks' steps before it run with none) once the tick before has landed;
 // each pause is an entry learnt (past-lines.ts) or the walk's target: the live stop, an entry, or
 // a line step's stop. A line the task runs again at once may be passed at full speed (RepeatsPassed).
 //
@@ -76,6 +77,10 @@ export abstract class TracedTickWalk {
   /** The runs of a line the breakpoints planted pass over (plant's `passed`), and their generation. */
   protected passing: RepeatsPassed = 'none';
   private generation = 0;
+  /** The walk's breakpoints wait for the walk's gate, to be planted there passing these runs (null: not waiting). */
+  private gating: RepeatsPassed | null = null;
+  /** The id of the breakpoint on the walk's gate (null: none set yet, or this main thread has none). */
+  private gateId: string | null = null;
   /** The entries of the step up to the live stop (the first walk's), and the live stop's index. */
   protected trace: PastLineEntry[] | null = null;
   protected live = -1;
@@ -103,8 +108,11 @@ export abstract class TracedTickWalk {
 
   constructor(
     protected readonly dbg: LineDebugger,
-    /** Asks the main thread to run tick `tick` again, traced (replayLineTick). */
-    private readonly replayTick: (tick: number) => Promise<unknown>,
+    /**
+     * Asks the main thread to run tick `tick` again, traced (replayLineTick), calling the walk's gate as task
+     * `gate`'s first step in it begins.
+     */
+    private readonly replayTick: (tick: number, gate?: number) => Promise<unknown>,
     /** Asks the main thread to replay the run to right after `tick` (a seek), untraced; resolves once it has landed. */
     private readonly seekTo: (tick: number) => Promise<unknown>,
     readonly tick: number,
@@ -165,7 +173,18 @@ export abstract class TracedTickWalk {
     await this.unplant();
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: false });
     if (this.tick > 1) await this.seekTo(this.tick - 1);
-    await this.plant(this.repeatsPassed(target));
+    // The breakpoints wait for the walk's gate, as the task's step begins: the other tasks' steps before it do not
+    // have V8 evaluate their conditions. Where the main thread has no gate, they are planted now.
+    const gate = await this.gate();
+    if (gate === null) await this.plant(this.repeatsPassed(target));
+    else {
+      this.gating = this.repeatsPassed(target);
+      this.dbg.setWalkHook(
+        new Set([gate]),
+        (paused) => this.onHit(paused),
+        () => this.onStopped(),
+      );
+    }
     await this.dbg.cdp('Debugger.setBreakpointsActive', { active: true });
     const outcome = new Promise<Outcome>((resolve) => {
       this.walking = { entries: [], target, settle: resolve };
@@ -182,7 +201,7 @@ export abstract class TracedTickWalk {
   private async runTicks(walking: Walking): Promise<void> {
     for (let tick = this.tick; ; tick++) {
       try {
-        await this.replayTick(tick);
+        await this.replayTick(tick, this.gating !== null ? this.taskId : undefined);
       } catch (e) {
         walking.settle(e instanceof Error ? e : new Error(String(e)));
         return;
@@ -237,6 +256,13 @@ export abstract class TracedTickWalk {
   }
 
   private async onHit(paused: CdpPaused): Promise<WalkVerdict> {
+    if (this.gateId !== null && (paused.hitBreakpoints ?? []).includes(this.gateId)) {
+      // The walk's gate: the task's step begins, its breakpoints are planted now (once).
+      const passed = this.gating;
+      this.gating = null;
+      if (passed !== null) await this.plant(passed);
+      return 'resume';
+    }
     const walking = this.walking;
     if (walking === null) return 'resume';
     const frames = this.dbg.walkFrames(paused);
@@ -344,6 +370,16 @@ export abstract class TracedTickWalk {
       : `the live stop (${top.url.replace(/^file:\/\//, '')}, generated line ${top.line + 1})`;
   }
 
+  /** The id of the breakpoint on the main thread's walk gate, set on first use; null where it has none. */
+  private async gate(): Promise<string | null> {
+    try {
+      this.gateId = await this.dbg.walkGate();
+    } catch {
+      this.gateId = null;
+    }
+    return this.gateId;
+  }
+
   /**
    * Which runs of a line after its first a walk to `target` may pass over (plant's `passed`): a line the task runs
    * again at once is one entry, so walking to a known entry, or learning a whole tick's lines, needs its first run
@@ -389,6 +425,7 @@ export abstract class TracedTickWalk {
     const top = this.print.frames[0];
     const stopLine = passed === 'butStop' && top !== undefined ? this.dbg.lineAt(top.url, top.line, top.column) : null;
     const generation = ++plantings;
+    const setting: Array<Promise<void>> = [];
     for (const loc of this.print.locations) {
       const key = `${loc.url}:${loc.line}:${loc.column}`;
       if (seen.has(key)) continue;
@@ -396,23 +433,28 @@ export abstract class TracedTickWalk {
       const at = passed === 'none' ? null : this.dbg.lineAt(loc.url, loc.line, loc.column);
       const line = at === null || (passed === 'butStop' && (stopLine === null || at === stopLine)) ? null : at;
       const condition = `globalThis.__coroscopeLine.traced(${this.taskId}${line === null ? '' : `, ${JSON.stringify(line)}, ${generation}`})`;
-      try {
-        const r = await this.dbg.cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', {
-          url: loc.url,
-          lineNumber: loc.line,
-          columnNumber: loc.column,
-          condition,
-        });
-        ids.add(r.breakpointId);
-      } catch {
-        // A location set twice: one breakpoint does.
-      }
+      // Asked all at once (the main thread may be held at the gate meanwhile), answered in order.
+      setting.push(
+        this.dbg
+          .cdp<{ breakpointId: string }>('Debugger.setBreakpointByUrl', {
+            url: loc.url,
+            lineNumber: loc.line,
+            columnNumber: loc.column,
+            condition,
+          })
+          .then(
+            (r) => void ids.add(r.breakpointId),
+            // A location set twice: one breakpoint does.
+            () => undefined,
+          ),
+      );
     }
+    await Promise.all(setting);
     this.ids = ids;
     this.passing = passed;
     this.generation = generation;
     this.dbg.setWalkHook(
-      ids,
+      this.gateId === null ? ids : new Set([...ids, this.gateId]),
       (paused) => this.onHit(paused),
       () => this.onStopped(),
     );
@@ -420,6 +462,7 @@ export abstract class TracedTickWalk {
 
   /** Removes the walk's breakpoints (planted again by the next walk, once it has replayed the ticks before its own). */
   private async unplant(): Promise<void> {
+    this.gating = null;
     this.dbg.setWalkHook(new Set(), null, null);
     for (const id of this.ids ?? [])
       await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: id }).catch(() => undefined);

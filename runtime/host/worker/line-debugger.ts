@@ -509,6 +509,33 @@ export class LineDebugger {
     this.view.primeLocals(print.frames.map((f) => f.url));
   }
 
+  /** The breakpoint on a call of the main thread's walk gate (walk-gate.ts), set once; its id. */
+  private gate: Promise<string> | null = null;
+
+  /**
+   * The id of the breakpoint that stops the main thread as it calls its walk gate (walk-gate.ts: a traced tick's
+   * `gate`), set on first use and kept; refused where the main thread has no gate (its bridge's handle names none).
+   */
+  walkGate(): Promise<string> {
+    this.gate ??= this.post<{ result: CdpRemoteObject }>('Runtime.evaluate', {
+      expression: 'globalThis.__coroscopeLine?.walkGate',
+      silent: true,
+    }).then(async ({ result }) => {
+      if (result.type !== 'function' || result.objectId === undefined)
+        throw new Error('the main thread has no walk gate');
+      const r = await this.post<{ breakpointId: string }>('Debugger.setBreakpointOnFunctionCall', {
+        objectId: result.objectId,
+      });
+      return r.breakpointId;
+    });
+    const gate = this.gate;
+    // Refused: asked again next time.
+    gate.catch(() => {
+      if (this.gate === gate) this.gate = null;
+    });
+    return gate;
+  }
+
   /**
    * The current stop as the line replay matches it (LineStopPrint): frames, the innermost's locals, its
    * functions' break locations.

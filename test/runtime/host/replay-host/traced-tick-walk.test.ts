@@ -67,7 +67,11 @@ class FakeThread {
   private ids = 0;
   whereTick = 10;
 
-  constructor(readonly ticks: Map<number, Pause[]>) {}
+  constructor(
+    readonly ticks: Map<number, Pause[]>,
+    /** The main thread's walk gate (walk-gate.ts): its breakpoint's id; null: it has none. */
+    private readonly gateId: string | null = null,
+  ) {}
 
   readonly dbg = {
     cdp: async (method: string, params: { active?: boolean; lineNumber?: number; condition?: string }) => {
@@ -94,6 +98,10 @@ class FakeThread {
       this.onStopped = stopped;
     },
     dropStep: async (): Promise<void> => undefined,
+    walkGate: async (): Promise<string> => {
+      if (this.gateId === null) throw new Error('the main thread has no walk gate');
+      return this.gateId;
+    },
     isStopped: (): boolean => this.stopped,
     resume: async (): Promise<void> => {
       this.asked.push('resume');
@@ -126,12 +134,19 @@ class FakeThread {
     },
   };
 
-  /** Runs tick `tick` again, traced: each pause goes to the walk's hook while breakpoints are active. */
-  readonly replayTick = async (tick: number): Promise<void> => {
-    this.asked.push(`traced ${tick}`);
+  /**
+   * Runs tick `tick` again, traced: the walk's gate first (`gate`: the walked task's step begins), then each pause
+   * goes to the walk's hook while breakpoints are active.
+   */
+  readonly replayTick = async (tick: number, gate?: number): Promise<void> => {
+    this.asked.push(gate === undefined ? `traced ${tick}` : `traced ${tick}, gate of task ${gate}`);
+    if (gate !== undefined && this.gateId !== null && this.active && this.hook !== null) {
+      const verdict = await this.hook({ callFrames: [], reason: 'other', hitBreakpoints: [this.gateId] });
+      this.asked.push(`gate ${verdict}`);
+    }
     for (const p of this.ticks.get(tick) ?? []) {
       if (!this.active || this.hook === null) continue;
-      const paused: CdpPaused = { callFrames: p.frames.map((f) => f.frame), reason: 'other' };
+      const paused: CdpPaused = { callFrames: p.frames.map((f) => f.frame), reason: 'other', hitBreakpoints: ['bp'] };
       this.framesOf.set(paused, p.frames);
       this.localsOf.set(p.frames[0]!.frame.callFrameId, p.locals);
       const verdict = await this.hook(paused);
@@ -189,9 +204,9 @@ function tick10(): Pause[] {
 
 function walkOf(
   ticks: Array<[number, Pause[]]>,
-  opts: { ceiling?: number; lastOfTick?: boolean; present?: HitBound } = {},
+  opts: { ceiling?: number; lastOfTick?: boolean; present?: HitBound; gate?: string } = {},
 ): { walk: Walk; thread: FakeThread } {
-  const thread = new FakeThread(new Map(ticks));
+  const thread = new FakeThread(new Map(ticks), opts.gate ?? null);
   const dbg = thread.dbg as unknown as LineDebugger;
   const walk = new Walk(
     dbg,
@@ -291,6 +306,31 @@ describe('a walk anchored at the live stop', () => {
         e.message ===
           'the replay of tick 10 ran to its end without reaching the live stop (/p.js, generated line 5): it is not the run that was recorded',
     );
+  });
+
+  test("with the main thread's walk gate: planted there, as the task's step begins, not before the tick", async () => {
+    const { walk, thread } = walkOf([[10, tick10()]], { gate: 'gate-1' });
+    assert.equal(await walk.go({ kind: 'live' }), 'reached');
+    assert.deepStrictEqual(walk.state().trace, [entry(3), entry(4), entry(5)]);
+    assert.deepStrictEqual(thread.take(), [
+      'active false',
+      'seek 9',
+      'active true',
+      'traced 10, gate of task 1',
+      traced(2, 3),
+      traced(4),
+      traced(6, 7),
+      'gate resume',
+      'active false',
+    ]);
+    await walk.release();
+    // A walk to an entry waits for the gate again; the tick's lines are the same.
+    assert.equal(await walk.go({ kind: 'entry', index: 1 }), 'reached');
+    assert.deepStrictEqual(
+      thread.take().filter((a) => a.startsWith('traced') || a.startsWith('gate')),
+      ['traced 10, gate of task 1', 'gate resume'],
+    );
+    await walk.release();
   });
 
   test("a replay that fails is the move's error, the thread let go", async () => {
