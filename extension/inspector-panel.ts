@@ -28,7 +28,7 @@ import type { DebuggedRun } from './debugged-run';
 import type { RunSession } from './run-session';
 import { PanelDelivery } from './panel-delivery';
 import { coalescedSnapshot } from './snapshot-coalescing';
-import { panelHtml } from './webview-html';
+import { type InlinedResources, panelHtml } from './webview-html';
 
 export { PANEL_VIEW_TYPE } from './command-ids';
 import { PANEL_VIEW_TYPE } from './command-ids';
@@ -171,20 +171,26 @@ export class InspectorPanel {
 
   /**
    * Sets the webview's HTML and watches that its script boots (says `ready`). In VS Code for
-   * the web the resource service worker can miss the first load of main.js/main.css (seen as
-   * ERR_NAME_NOT_RESOLVED on the CDN host): a visible panel that has not booted within a few
-   * seconds gets its HTML again, up to three times; then the user is told, with Reload Window (a
-   * blank panel says nothing itself).
+   * the web the resource service worker can serve none of main.js/main.css (seen as
+   * ERR_NAME_NOT_RESOLVED on the CDN host, the same again when the page is loaded again): a
+   * visible panel that has not booted within a few seconds gets its HTML again with the script
+   * and stylesheet inlined (webview-html.ts), up to three loads in all; then the user is told,
+   * with Reload Window (a blank panel says nothing itself).
    */
   private loadHtml(attempt = 1): void {
     const webview = this.panel.webview;
     this.delivery.loading();
     const root = vscode.Uri.joinPath(this.deps.extensionUri, 'dist', 'webview');
-    webview.html = panelHtml({
+    const page = {
       cspSource: webview.cspSource,
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'main.js')).toString(),
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'main.css')).toString(),
-    });
+    };
+    if (attempt === 1) webview.html = panelHtml(page);
+    else
+      void inlinedResources(root, webview.asWebviewUri(root).toString()).then((inline) => {
+        if (!this.isDisposed) webview.html = panelHtml(inline === null ? page : { ...page, inline });
+      });
     if (this.bootWatch !== null) clearTimeout(this.bootWatch);
     this.bootWatch = null;
     this.bootWatch = setTimeout(() => {
@@ -374,5 +380,22 @@ export class InspectorPanel {
       await this.deps.runCommand(narrow('command', raw).command);
       return {};
     });
+  }
+}
+
+/** The panel's script and stylesheet read as text (null: unreadable: the page loads them instead). */
+async function inlinedResources(root: vscode.Uri, base: string): Promise<InlinedResources | null> {
+  try {
+    const [script, style] = await Promise.all(
+      ['main.js', 'main.css'].map(async (f) =>
+        new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root, f))),
+      ),
+    );
+    // Their source maps' comments name files beside them: named by their webview URI instead.
+    const mapped = (text: string): string =>
+      text.replace(/sourceMappingURL=(?![a-z][a-z0-9+.-]*:)(\S+?\.map)/i, `sourceMappingURL=${base}/$1`);
+    return { script: mapped(script!), style: mapped(style!), base };
+  } catch {
+    return null;
   }
 }

@@ -8,6 +8,9 @@
 // loaded again, at most three times, then the user told; closed, it forgets its listeners and timers.
 import { StubUri, StubWebviewPanel, stubWindow } from './debug/vscode-stub';
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it, type TestContext } from 'node:test';
 import type { Snapshot, TaskDetail } from '../../protocol/host-protocol';
 import type { PanelCommand, RunStatus } from '../../protocol/webview-protocol';
@@ -393,21 +396,40 @@ describe('the inspector panel', () => {
     assert.deepEqual(fakes.calls, []);
   });
 
-  it('a visible page that does not boot within 5 s is loaded again, at most three loads in all, then the user told', async (t) => {
+  it('a visible page that does not boot within 5 s is loaded again with its script inlined, at most three loads in all, then the user told', async (t) => {
     clock(t);
     stubWindow.pressButton = 'Reload Window';
     const fakes = fakeDependencies();
-    InspectorPanel.show(fakes.deps);
+    // The extension's built page: its script and stylesheet, read for a load with them inlined.
+    const ext = mkdtempSync(join(tmpdir(), 'coroscope-panel-ext-'));
+    t.after(() => rmSync(ext, { recursive: true, force: true }));
+    mkdirSync(join(ext, 'dist', 'webview'), { recursive: true });
+    writeFileSync(join(ext, 'dist', 'webview', 'main.js'), 'boot("the panel");\n//# sourceMappingURL=main.js.map');
+    writeFileSync(join(ext, 'dist', 'webview', 'main.css'), '.a { src: url("./codicon.ttf") }');
+    InspectorPanel.show({
+      ...fakes.deps,
+      extensionUri: StubUri.file(ext) as unknown as PanelDependencies['extensionUri'],
+    });
     const panel = stubWindow.webviewPanels[0]?.panel;
     assert.ok(panel !== undefined);
+    const settled = async (): Promise<void> => {
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+    };
     t.mock.timers.tick(4999);
     assert.equal(panel.htmlLoads.length, 1);
+    assert.match(panel.htmlLoads[0]!, /<script nonce="[^"]+" src="[^"]*main\.js"><\/script>/);
     t.mock.timers.tick(1);
+    await settled();
     assert.equal(panel.htmlLoads.length, 2);
+    assert.match(panel.htmlLoads[1]!, /<script nonce="[^"]+">boot\("the panel"\);/);
+    assert.match(panel.htmlLoads[1]!, /sourceMappingURL=\S+\/dist\/webview\/main\.js\.map/);
+    assert.match(panel.htmlLoads[1]!, /<style nonce="[^"]+">\.a \{ src: url\("\S+\/dist\/webview\/codicon\.ttf"\) \}/);
     const said = (): string[] => stubWindow.shown.map((m) => m.text);
     t.mock.timers.tick(5000);
+    await settled();
     assert.deepEqual(said(), []);
     t.mock.timers.tick(5000);
+    await settled();
     assert.equal(panel.htmlLoads.length, 3);
     t.mock.timers.tick(5000);
     assert.equal(panel.htmlLoads.length, 3);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { contentSecurityPolicy, escapeHtml, makeNonce, panelHtml } from '../../extension/webview-html';
+import { contentSecurityPolicy, escapeHtml, makeNonce, panelHtml, rebaseStyleUrls } from '../../extension/webview-html';
 
 describe('inspector panel HTML', () => {
   const html = panelHtml({
@@ -45,5 +45,53 @@ describe('inspector panel HTML', () => {
     const b = makeNonce();
     assert.notEqual(a, b);
     assert.match(a, /^[A-Za-z0-9_-]{20,}$/);
+  });
+
+  describe('loaded again with its script and stylesheet inlined (a service worker that served neither)', () => {
+    const inlined = panelHtml({
+      cspSource: 'https://r',
+      scriptUri: 'https://x/dist/webview/main.js',
+      styleUri: 'https://x/dist/webview/main.css',
+      nonce: 'n0',
+      inline: {
+        script: 'const s = "</script><script>alert(1)</script>"; boot();',
+        style:
+          '@font-face { src: url("./codicon.ttf?v=1") format("truetype"); } .a { background: url(data:image/png;base64,AA) } .b{} </style>',
+        base: 'https://r/ext/dist/webview',
+      },
+    });
+
+    it('binds both to the nonce; nothing else inline, nothing loosened', () => {
+      const csp = (/content="([^"]*)"/.exec(inlined)?.[1] ?? '').replace(/&#39;/g, "'");
+      assert.deepEqual(csp.split('; '), [
+        "default-src 'none'",
+        'img-src https://r data:',
+        "style-src https://r 'nonce-n0'",
+        'font-src https://r',
+        "script-src 'nonce-n0'",
+      ]);
+      assert.equal(inlined.match(/<script nonce/g)?.length, 1);
+      assert.match(inlined, /<script nonce="n0">const s = /);
+      assert.match(inlined, /<style nonce="n0">@font-face/);
+      assert.doesNotMatch(inlined, /<link /);
+      assert.doesNotMatch(inlined, /src="https:\/\/x/);
+    });
+
+    it('cannot be closed early by what the script or stylesheet holds', () => {
+      assert.equal(inlined.match(/<\/script>/g)?.length, 1);
+      assert.equal(inlined.match(/<\/style>/g)?.length, 1);
+      assert.match(inlined, /"<\\\/script><script>alert\(1\)<\\\/script>"/);
+    });
+
+    it("takes the stylesheet's relative URLs from its folder, others as they are", () => {
+      assert.equal(
+        rebaseStyleUrls(
+          'a{src:url("./f.ttf?x")} b{src:url(g.woff)} c{background:url(data:x)} d{src:url(https://h/i)}',
+          'https://r/d/',
+        ),
+        'a{src:url("https://r/d/f.ttf?x")} b{src:url(https://r/d/g.woff)} c{background:url(data:x)} d{src:url(https://h/i)}',
+      );
+      assert.match(inlined, /url\("https:\/\/r\/ext\/dist\/webview\/codicon\.ttf\?v=1"\)/);
+    });
   });
 });

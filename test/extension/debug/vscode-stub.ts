@@ -5,7 +5,7 @@
 // Invariants: the stub decides nothing the code under test shows; it only records what is shown or asked
 // (`stubWindow`) and hands over the session, events, settings and answers a test gives (`stubDebug`).
 
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 
 type Listener<T> = (value: T) => void;
@@ -59,6 +59,10 @@ export class StubUri {
   ) {}
   get path(): string {
     return this.fsPath;
+  }
+  /** As vscode.Uri says itself: scheme, path, query. */
+  toString(): string {
+    return `${this.scheme}://${this.fsPath}${this.query === '' ? '' : `?${this.query}`}`;
   }
   static file(path: string): StubUri {
     return new StubUri('file', path);
@@ -411,7 +415,10 @@ const stub = {
           }
         : { get: (key: string) => stubWindow.settings.get(key) },
     // Files are written for real (a test's own temp folder): what the code checks with existsSync sees them.
-    fs: { writeFile: async (uri: StubUri, bytes: Uint8Array) => writeFileSync(uri.fsPath, bytes) },
+    fs: {
+      writeFile: async (uri: StubUri, bytes: Uint8Array) => writeFileSync(uri.fsPath, bytes),
+      readFile: async (uri: StubUri): Promise<Uint8Array> => readFileSync(uri.fsPath),
+    },
     openTextDocument: async (uri: StubUri) => ({ uri }),
   },
   ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
