@@ -391,10 +391,7 @@ async function inlinedResources(root: vscode.Uri, base: string): Promise<Inlined
         new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(root, f))),
       ),
     );
-    // Their source maps' comments name files beside them: named by their webview URI instead.
-    const mapped = (text: string): string =>
-      text.replace(/sourceMappingURL=(?![a-z][a-z0-9+.-]*:)(\S+?\.map)/i, `sourceMappingURL=${base}/$1`);
-    return { script: mapped(script!), style: mapped(style!), base };
+    return { script: script!, style: style!, base };
   } catch {
     return null;
   }

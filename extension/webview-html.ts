@@ -24,7 +24,7 @@ export interface PanelHtmlInput {
   inline?: InlinedResources;
 }
 
-/** dist/webview/main.js and main.css as text, and the webview URI of their folder (the stylesheet's URLs). */
+/** dist/webview/main.js and main.css as text, and the webview URI of their folder (their relative URLs'). */
 export interface InlinedResources {
   readonly script: string;
   readonly style: string;
@@ -34,6 +34,14 @@ export interface InlinedResources {
 /** Text put inside a `<tag>` element: its closing tag cannot occur in it (`<\/tag` means the same in JS and CSS). */
 function insideElement(text: string, tag: 'script' | 'style'): string {
   return text.replace(new RegExp(`</(${tag})`, 'gi'), '<\\/$1');
+}
+
+/** A script's or stylesheet's source map comment, naming a file beside it, made to name it against `base`. */
+export function rebaseSourceMap(text: string, base: string): string {
+  return text.replace(
+    /sourceMappingURL=(?![a-z][a-z0-9+.-]*:)(\S+?\.map)/i,
+    `sourceMappingURL=${base.replace(/\/$/, '')}/$1`,
+  );
 }
 
 /** The stylesheet's relative URLs (the codicon font) made absolute against `base`, its folder. */
@@ -74,11 +82,11 @@ export function panelHtml(input: PanelHtmlInput): string {
   const style =
     inline === undefined
       ? `<link rel="stylesheet" href="${escapeHtml(input.styleUri)}">`
-      : `<style nonce="${escapeHtml(nonce)}">${insideElement(rebaseStyleUrls(inline.style, inline.base), 'style')}</style>`;
+      : `<style nonce="${escapeHtml(nonce)}">${insideElement(rebaseSourceMap(rebaseStyleUrls(inline.style, inline.base), inline.base), 'style')}</style>`;
   const script =
     inline === undefined
       ? `<script nonce="${escapeHtml(nonce)}" src="${escapeHtml(input.scriptUri)}"></script>`
-      : `<script nonce="${escapeHtml(nonce)}">${insideElement(inline.script, 'script')}</script>`;
+      : `<script nonce="${escapeHtml(nonce)}">${insideElement(rebaseSourceMap(inline.script, inline.base), 'script')}</script>`;
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

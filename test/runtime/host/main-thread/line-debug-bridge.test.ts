@@ -287,7 +287,8 @@ describe('the handle the worker calls', () => {
     other.close();
   });
 
-  test("the traced replay's loop: traced() by task, a line run again at once in a tick only once", async () => {
+  /** A bridge whose current run is a replay host's, its traced tick running on the loop returned. */
+  function tracedReplayLoop(): EventLoop {
     const b = bridged();
     const traced = new EventLoop({ clock: new VirtualClock() });
     const run = {
@@ -297,6 +298,11 @@ describe('the handle the worker calls', () => {
       recording: { recorded: false },
     } as unknown as Run;
     b.bridge.attach({ receiveNow: () => undefined }, () => run);
+    return traced;
+  }
+
+  test("the traced replay's loop: traced() by task, a line run again at once in a tick only once", async () => {
+    const traced = tracedReplayLoop();
     const h = handle();
     const answers: boolean[][] = [];
     let id = 0;
@@ -323,15 +329,7 @@ describe('the handle the worker calls', () => {
   });
 
   test("told at a stop, a planting's breakpoints stop at every run of their line from then; another planting's do not", async () => {
-    const b = bridged();
-    const traced = new EventLoop({ clock: new VirtualClock() });
-    const run = {
-      id: 1,
-      loop: new EventLoop({ clock: new VirtualClock() }),
-      replayHost: { tracedLoop: traced, hitScan: null },
-      recording: { recorded: false },
-    } as unknown as Run;
-    b.bridge.attach({ receiveNow: () => undefined }, () => run);
+    const traced = tracedReplayLoop();
     const h = handle();
     const answers: boolean[] = [];
     let id = 0;
