@@ -11,11 +11,14 @@
 //    Then as in a debug session: a host opens the recording and the debugger's exception breaks are
 //    set (as the adapter does at configurationDone: the hit replay host is started then, ahead of
 //    need), and the logpoint is listed `idle` ms later (a user setting it).
+//    Then as from a terminal: `coroscope replay FILE --log crawler.ts:LINE:{url}` (bin/coroscope.js, the
+//    bundled CLI), from its start to its exit, the list written (target ≤ 2 s as well).
 // 2. That a logpoint costs nothing when none is set is the crawl benchmark's on/off rate ratio
 //    (npm run bench:crawl -- --record): the recorder's path has no logpoint code.
 // Usage: npm run bench:logpoint [-- pages rounds idle] (default 2000 5 1000). COROSCOPE_HOST_BUNDLE: another
 // host bundle to run.
 
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +28,7 @@ import { lineOf } from '../test/source-line';
 const BUNDLE = process.env.COROSCOPE_HOST_BUNDLE ?? join(ROOT, 'dist', 'runtime-host.js');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
 const PARSED = lineOf(CRAWLER, 'const { stat, links } = parsed;');
+const CLI = join(ROOT, 'bin', 'coroscope.js');
 
 const pages = Number(process.argv[2] ?? 2000);
 const rounds = Number(process.argv[3] ?? 5);
@@ -48,6 +52,20 @@ function cpuOf(host: HostClient): { host: number; replay: number } {
   return { host: processCpuMs(pid) ?? 0, replay };
 }
 
+/** `coroscope replay FILE --log` of the logpoint, start to exit (ms); its list must hold `hits` lines. */
+function listFromTheCli(file: string, hits: number): number {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [CLI, 'replay', file, '--log', `${CRAWLER}:${PARSED}:{url}`], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const ms = performance.now() - t0;
+  const lines = r.stdout.split('\n').filter((l) => l !== '').length;
+  if (r.status !== 0 || lines !== hits) throw new Error(`the CLI listed ${lines} hits (exit ${r.status}): ${r.stderr}`);
+  return ms;
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'coroscope-logpoint-bench-'));
   const file = join(dir, 'crawl.corotrace');
@@ -67,6 +85,7 @@ async function main(): Promise<void> {
     const other: number[] = [];
     const debugged: number[] = [];
     const shown: number[] = [];
+    const cli: number[] = [];
     const firstCpu: number[] = [];
     const nextCpu: number[] = [];
     let hits = 0;
@@ -120,6 +139,9 @@ async function main(): Promise<void> {
         await session.rpc.request('setExceptionBreaks', { taskFailed: false, taskCancelled: false });
         await new Promise((r) => setTimeout(r, idleMs));
         debugged.push(await list('{url}', session));
+        await session.close();
+        session = null;
+        cli.push(listFromTheCli(file, hits));
       } finally {
         await host.close();
         await session?.close();
@@ -128,11 +150,11 @@ async function main(): Promise<void> {
         `round ${round + 1}: CPU of the host and its replay host: first ${firstCpu[round]!.toFixed(0)} ms (the replay host's ${firstReplayCpu.toFixed(0)} ms), again ${nextCpu[round]!.toFixed(0)} ms`,
       );
       console.log(
-        `round ${round + 1}: first ${first[round]!.toFixed(0)} ms, again ${next[round]!.toFixed(0)} ms, another message ${other[round]!.toFixed(0)} ms, another while a hit is shown ${shown[round]!.toFixed(0)} ms; in a debug session ${debugged[round]!.toFixed(0)} ms`,
+        `round ${round + 1}: first ${first[round]!.toFixed(0)} ms, again ${next[round]!.toFixed(0)} ms, another message ${other[round]!.toFixed(0)} ms, another while a hit is shown ${shown[round]!.toFixed(0)} ms; in a debug session ${debugged[round]!.toFixed(0)} ms; the CLI ${cli[round]!.toFixed(0)} ms`,
       );
     }
     console.log(
-      `every hit of a logpoint in fetch (${hits} hits, ${ticks} ticks), to the full list: first ${median(first).toFixed(0)} ms, next ${median(next).toFixed(0)} ms, another message ${median(other).toFixed(0)} ms, another while a hit is shown (${idleMs} ms after it) ${median(shown).toFixed(0)} ms; first in a debug session (set ${idleMs} ms after its breaks) ${median(debugged).toFixed(0)} ms (medians of ${rounds}; target ≤ 2000 ms)`,
+      `every hit of a logpoint in fetch (${hits} hits, ${ticks} ticks), to the full list: first ${median(first).toFixed(0)} ms, next ${median(next).toFixed(0)} ms, another message ${median(other).toFixed(0)} ms, another while a hit is shown (${idleMs} ms after it) ${median(shown).toFixed(0)} ms; first in a debug session (set ${idleMs} ms after its breaks) ${median(debugged).toFixed(0)} ms; coroscope replay --log, start to exit, ${median(cli).toFixed(0)} ms (medians of ${rounds}; target ≤ 2000 ms)`,
     );
     console.log(
       `CPU of the host and its replay hosts during the list (medians; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}): first ${median(firstCpu).toFixed(0)} ms, next ${median(nextCpu).toFixed(0)} ms`,

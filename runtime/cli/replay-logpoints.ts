@@ -2,21 +2,24 @@
 // past from the command line. Every execution of each logpoint's line over the whole recorded
 // run, in the order the run ran them: tick, time since the first tick, task, place and message
 // (`{expr}` evaluated in the frame, as a VS Code logpoint's; no message: the place alone).
-// The hits are found as VS Code finds them (pastLogpointHits): a runtime host (the bundle beside
-// this one, dist/runtime-host.js) opens the recording and replays it with the logpoints armed in
-// its line replay host, so the network is never used and the recording is not changed.
+// The hits are found as VS Code finds them: a line replay host (the runtime host bundle beside
+// this one, dist/runtime-host.js, forked as a live host's worker forks its own) opens the
+// recording and lists them (pastLog, the scan of PastHitSearch.logHits), and the list is made of
+// them as the host makes VS Code's (logpoint-hits.ts). The network is never used and the recording
+// is not changed. No host stands between: a list is one process start away, not two.
 //
-// Invariants: the host forked is ended before the command returns; a FILE:LINE that is not one (no
-// such file, a line past its end) is a usage error (exit 2); a recording the host refuses is exit 1
-// with its reason.
+// Invariants: the replay host forked is ended before the command returns; a FILE:LINE that is not
+// one (no such file, a line past its end) is a usage error (exit 2); a recording the replay host
+// refuses is exit 1 with its reason.
 
-import { fork } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { Duplex } from 'node:stream';
-import type { Breakpoint, HostEvents, HostMethods, LogpointHit } from '../../protocol/host-protocol';
+import { PROTOCOL_VERSION, type Breakpoint, type HostEvents, type LogpointHit } from '../../protocol/host-protocol';
+import type { HostAndReplayHostMethods } from '../../protocol/replay-host-protocol';
 import { RpcEndpoint } from '../../protocol/rpc';
 import { StreamTransport } from '../../protocol/stream-transport';
+import { armedLogpoint, hitsNeedTickTimes, logpointHitsOf } from '../host/shared/logpoint-hits';
+import { forkLineReplayHost } from '../host/shared/line-replay-start';
 import { UsageError } from './args';
 
 /** A `--log` value: FILE:LINE, optionally followed by :MESSAGE (the message may hold colons). */
@@ -60,21 +63,27 @@ export function formatLogpointHit(h: LogpointHit): string {
 
 /** Lists the logpoints' hits in `file`'s recorded run on stdout (`json`: one JSON object); the exit code. */
 export async function replayLogpoints(file: string, logpoints: Breakpoint[], json: boolean): Promise<number> {
-  const child = fork(hostScript(), ['--client-fd=4'], {
-    execArgv: [],
-    stdio: ['ignore', 'ignore', 'ignore', 'ipc', 'pipe'],
-  });
-  const pipe = child.stdio[4] as Duplex;
-  const endpoint = new RpcEndpoint<HostMethods, Record<string, never>, Record<string, never>, HostEvents>(
+  const { child, pipe } = forkLineReplayHost(hostScript(), []);
+  const endpoint = new RpcEndpoint<HostAndReplayHostMethods, Record<string, never>, HostEvents, Record<string, never>>(
     new StreamTransport(pipe),
   );
+  const exited = new Promise<void>((resolveExit) =>
+    child.once('exit', () => {
+      endpoint.close('the line replay host exited');
+      resolveExit();
+    }),
+  );
   try {
-    // Searched only: the host replays nothing itself; its hit replay host, started with the open, lists.
-    await endpoint.request('openRecording', { path: resolve(file), searchOnly: true });
-    const { hits, ticks } = await endpoint.request('pastLogpointHits', { logpoints });
+    await endpoint.request('hello', { client: 'line replay', protocolVersion: PROTOCOL_VERSION });
+    // Opened as a live host's worker opens a recording file in its hit replay host: read and checked there.
+    const { ticks } = await endpoint.request('openRecording', { path: resolve(file), unshown: true });
+    const found = (await endpoint.request('pastLog', { logpoints: logpoints.map(armedLogpoint), ceiling: ticks })).hits;
+    const times = ticks > 0 && hitsNeedTickTimes(found) ? (await endpoint.request('timeline', {})).tickTimes : [];
+    const hits = logpointHitsOf(found, logpoints, times);
     if (json) process.stdout.write(`${JSON.stringify({ ticks, hits })}\n`);
     else {
-      for (const h of hits) process.stdout.write(`${formatLogpointHit(h)}\n`);
+      // One write: a line each would be a system call each, for a list of thousands.
+      process.stdout.write(hits.map((h) => `${formatLogpointHit(h)}\n`).join(''));
       const places = logpoints.map((l) => `${basename(l.file)}:${l.line}`).join(', ');
       process.stderr.write(
         `${hits.length} hit${hits.length === 1 ? '' : 's'} of ${places} in ${ticks} ticks (replayed)\n`,
@@ -87,7 +96,6 @@ export async function replayLogpoints(file: string, logpoints: Breakpoint[], jso
   } finally {
     endpoint.close('done');
     if (child.connected) child.disconnect();
-    const exited = new Promise((r) => child.once('exit', r));
     const timer = setTimeout(() => child.kill(), 3000);
     await exited;
     clearTimeout(timer);

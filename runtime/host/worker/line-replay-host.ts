@@ -10,9 +10,8 @@
 // is never touched; the temporary file is removed once read; a move's moment id must be echoed
 // on its answer (else the move fails: replayFailed); opens, moves and lists reach it one at a time.
 
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { unlinkSync } from 'node:fs';
-import type { Duplex } from 'node:stream';
 import {
   PROTOCOL_VERSION,
   type RecordingMark,
@@ -32,13 +31,9 @@ import { idOf } from '../../../protocol/moment-ids';
 import { ProtocolError, RpcEndpoint } from '../../../protocol/rpc';
 import { StreamTransport } from '../../../protocol/stream-transport';
 import { lineReplayFile } from '../shared/line-replay-files';
+import { forkLineReplayHost } from '../shared/line-replay-start';
 
 export { lineReplayFile };
-
-/** The fd of the replay host's client pipe (as the extension starts a host). */
-const CLIENT_FD = 4;
-/** The argument that makes a runtime host a line replay host (line-debug-worker.ts reads it). */
-export const LINE_REPLAY_ARG = '--line-replay';
 
 /** Queries answered for the viewed past tick while one is viewed. */
 export const MOMENT_QUERIES: ReadonlySet<string> = new Set([
@@ -131,17 +126,13 @@ export class LineReplayHost {
 
   /** Forks a replay host: loaded and idle (it replays nothing until a recording is opened in it). */
   static async fork(host: HostStart): Promise<LineReplayHost> {
-    const child = fork(host.script, [`--client-fd=${CLIENT_FD}`, LINE_REPLAY_ARG], {
-      execArgv: [...host.execArgv],
-      stdio: ['ignore', 'ignore', 'ignore', 'ipc', 'pipe'],
-      serialization: 'json',
-    });
+    const { child, pipe } = forkLineReplayHost(host.script, host.execArgv);
     const endpoint = new RpcEndpoint<
       HostAndReplayHostMethods,
       Record<string, never>,
       HostEvents,
       Record<string, never>
-    >(new StreamTransport(child.stdio[CLIENT_FD] as Duplex));
+    >(new StreamTransport(pipe));
     const replay = new LineReplayHost(child, endpoint);
     child.on('exit', () => {
       replay.closed = true;

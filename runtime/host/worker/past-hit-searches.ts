@@ -10,11 +10,9 @@
 
 import type {
   ArmedBreakpoint,
-  Breakpoint,
   BreakpointHitLanding,
   HitBound,
   HostMethods,
-  LogpointHit,
   PastLineLanding,
   Timeline,
   ViewedMoment,
@@ -31,15 +29,7 @@ import type { MainThreadLink } from './main-thread-link';
 import type { PastView } from './past-view';
 import type { ReplayHosts } from './replay-hosts';
 import { hostOf, showsLine, type ReplayRole } from './worker-position';
-
-/** A logpoint as a replay of the past arms it (its hit condition counted from the run's start). */
-function armedLogpoint(b: Breakpoint): ArmedBreakpoint {
-  const out: ArmedBreakpoint = { file: b.file, line: b.line };
-  if (b.condition !== undefined && b.condition.trim() !== '') out.condition = b.condition;
-  if (b.hitCondition !== undefined && b.hitCondition.trim() !== '') out.hitCondition = b.hitCondition;
-  if (b.logMessage !== undefined && b.logMessage !== '') out.logMessage = b.logMessage;
-  return out;
-}
+import { armedLogpoint, hitsNeedTickTimes, logpointHitsOf } from '../shared/logpoint-hits';
 
 export class PastHitSearches {
   constructor(
@@ -187,31 +177,11 @@ export class PastHitSearches {
     p: HostMethods['pastLogpointHits']['params'],
     ticks: number,
   ): Promise<HostMethods['pastLogpointHits']['result']> {
-    const logpoints = p.logpoints.map(armedLogpoint);
-    const found = { hits: await r.logHits(logpoints, ticks) };
+    const found = await r.logHits(p.logpoints.map(armedLogpoint), ticks);
     // Each hit's time comes with it (its tick's in the replay host's timeline); asked whole only if one lacks it.
     const times =
-      ticks > 0 && found.hits.some((h) => h.time === undefined)
-        ? ((await r.request('timeline', {})) as Timeline).tickTimes
-        : [];
-    const ordinals = new Map<string, number>();
-    const hits = found.hits.map((h): LogpointHit => {
-      const lp = p.logpoints[h.bp]!;
-      const key = `${h.bp}:${h.tick}`;
-      const ordinal = ordinals.get(key) ?? 0;
-      ordinals.set(key, ordinal + 1);
-      return {
-        logpoint: h.bp,
-        file: lp.file,
-        line: lp.line,
-        tick: h.tick,
-        ordinal,
-        taskId: h.taskId,
-        task: h.taskName === undefined || h.taskName === '' ? null : h.taskName,
-        time: h.time ?? times[h.tick - 1] ?? 0,
-        message: h.message ?? '',
-      };
-    });
+      ticks > 0 && hitsNeedTickTimes(found) ? ((await r.request('timeline', {})) as Timeline).tickTimes : [];
+    const hits = logpointHitsOf(found, p.logpoints, times);
     return { hits, ticks };
   }
 

@@ -1,8 +1,9 @@
 // A recording file opened (runtime/host/worker/replay-hosts.ts openingRecording): its hit replay host is forked
 // with the open, before any list or search, and reads the same file; the first logpoint list is that
 // process's (no other forked) and lists what the finished run's own replay host listed; it ends with the
-// recording (another opened, a launch) and with a refused open. `searchOnly` (the CLI's open): the host's
-// main thread replays nothing of it (no last tick shown, no checkpoints), the list the same.
+// recording (another opened, a launch) and with a refused open. `searchOnly` (a client that only searches
+// or lists): the host's main thread replays nothing of it (no last tick shown, no checkpoints), the list
+// the same.
 // Runs against the bundle.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
