@@ -2,15 +2,14 @@
 // past from the command line. Every execution of each logpoint's line over the whole recorded
 // run, in the order the run ran them: tick, time since the first tick, task, place and message
 // (`{expr}` evaluated in the frame, as a VS Code logpoint's; no message: the place alone).
-// The hits are found as VS Code finds them: a line replay host (the runtime host bundle beside
-// this one, dist/runtime-host.js, forked as a live host's worker forks its own) opens the
-// recording and lists them (pastLog, the scan of PastHitSearch.logHits), and the list is made of
-// them as the host makes VS Code's (logpoint-hits.ts). The network is never used and the recording
-// is not changed. No host stands between: a list is one process start away, not two.
+// Found as VS Code finds them: a line replay host (dist/runtime-host.js beside this bundle, forked
+// as a live host's worker forks one) opens the recording and scans it (pastLog), and the list is
+// made as the host makes VS Code's (logpoint-hits.ts); no host between the two. See
+// docs/design/past-logpoints.md.
 //
-// Invariants: the replay host forked is ended before the command returns; a FILE:LINE that is not
-// one (no such file, a line past its end) is a usage error (exit 2); a recording the replay host
-// refuses is exit 1 with its reason.
+// Invariants: the network is never used and the recording not changed; the replay host forked is
+// ended before the command returns; a FILE:LINE that is not one (no such file, a line past its
+// end) is a usage error (exit 2); a recording the replay host refuses is exit 1 with its reason.
 
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
