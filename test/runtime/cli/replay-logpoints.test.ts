@@ -5,7 +5,7 @@
 // per hit; a FILE:LINE that is not one is a usage error (exit 2).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -65,9 +65,23 @@ describe('coroscope replay --log (bundle)', {
     const out = JSON.parse(r.stdout) as { hits: LogpointHit[] };
     assert.ok(hits.length >= 12);
     assert.deepEqual(
-      out.hits.map((h) => [h.tick, h.taskId, h.task, h.message]),
-      hits.map((h) => [h.tick, h.taskId, h.task, h.message]),
+      out.hits.map((h) => [h.logpoint, h.line, h.tick, h.ordinal, h.time, h.taskId, h.task, h.message]),
+      hits.map((h) => [h.logpoint, h.line, h.tick, h.ordinal, h.time, h.taskId, h.task, h.message]),
     );
+  });
+
+  test('a file that is not a recording, or none: exit 1 with the reason, nothing listed', () => {
+    const bad = join(dir, 'not-a-recording.corotrace');
+    writeFileSync(bad, 'not a recording\n');
+    for (const [path, why] of [
+      [bad, /is not a Coroscope recording/],
+      [join(dir, 'missing.corotrace'), /no such recording file/],
+    ] as const) {
+      const r = coroscope(['replay', path, '--log', `${CRAWLER}:${PARSED}:{url}`]);
+      assert.deepEqual([r.status, r.stdout], [1, '']);
+      assert.match(r.stderr, /^coroscope replay: openRecording: /);
+      assert.match(r.stderr, why);
+    }
   });
 
   test('text: one line per hit (tick, time, task, place, message), a quoted message unquoted', () => {
