@@ -1,7 +1,8 @@
 /**
  * VS Code's own file dialog in the browser (a quick input holding a path, listing one folder), answered
  * as a person does: the folder's path first, until the dialog lists that folder, then the file's name
- * typed, then Enter once the dialog holds exactly the path and its list has moved to that file. Filling
+ * typed, then Enter once the dialog holds exactly the path and its list has moved to that file (its row
+ * focused, twice in a row). Filling
  * the whole path at once races the dialog's own navigation (it can list a parent folder and ignore the
  * rest); an Enter before the list follows the typing opens the row it still has (the folder's first).
  */
@@ -33,12 +34,14 @@ export async function answerOpenFileDialog(page: Page, path: string, timeoutMs: 
       .then(() => true)
       .catch(() => false);
     if (!typed) continue;
-    // The list's row under the keyboard is the file typed (none: the typed path is taken as it is).
+    // The list's row under the keyboard is the file typed, and stays so: a list with no row focused yet is
+    // one still following the typing (Enter then took the row it had before, the folder's first).
     const focused = page.locator('.quick-input-widget .monaco-list-row.focused');
+    const focusedIsFile = async (): Promise<boolean> =>
+      (await focused.count()) > 0 && (await focused.first().innerText()).trim().split('\n')[0]?.trim() === name;
     const onFile = await until(
       'the dialog to move to the file typed',
-      async () =>
-        (await focused.count()) === 0 || (await focused.first().innerText()).trim().split('\n')[0]?.trim() === name,
+      async () => (await focusedIsFile()) && (await page.waitForTimeout(150).then(focusedIsFile)),
       5_000,
     )
       .then(() => true)
