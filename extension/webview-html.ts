@@ -36,18 +36,22 @@ function insideElement(text: string, tag: 'script' | 'style'): string {
   return text.replace(new RegExp(`</(${tag})`, 'gi'), '<\\/$1');
 }
 
+/** `path`, relative to the folder `base` (a URL, with or without its closing slash). */
+function against(base: string, path: string): string {
+  return `${base.replace(/\/$/, '')}/${path.replace(/^\.\//, '')}`;
+}
+
 /** A script's or stylesheet's source map comment, naming a file beside it, made to name it against `base`. */
-export function rebaseSourceMap(text: string, base: string): string {
-  return text.replace(
-    /sourceMappingURL=(?![a-z][a-z0-9+.-]*:)(\S+?\.map)/i,
-    `sourceMappingURL=${base.replace(/\/$/, '')}/$1`,
-  );
+function rebaseSourceMap(text: string, base: string): string {
+  return text.replace(/sourceMappingURL=(?![a-z][a-z0-9+.-]*:)(\S+?\.map)/i, (_m, file: string) => {
+    return `sourceMappingURL=${against(base, file)}`;
+  });
 }
 
 /** The stylesheet's relative URLs (the codicon font) made absolute against `base`, its folder. */
 export function rebaseStyleUrls(style: string, base: string): string {
   return style.replace(/url\((['"]?)(?![a-z][a-z0-9+.-]*:|\/|#)([^'")]+)\1\)/gi, (_m, q: string, path: string) => {
-    return `url(${q}${base.replace(/\/$/, '')}/${path.replace(/^\.\//, '')}${q})`;
+    return `url(${q}${against(base, path)}${q})`;
   });
 }
 

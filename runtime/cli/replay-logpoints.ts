@@ -13,10 +13,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { PROTOCOL_VERSION, type Breakpoint, type HostEvents, type LogpointHit } from '../../protocol/host-protocol';
-import type { HostAndReplayHostMethods } from '../../protocol/replay-host-protocol';
-import { RpcEndpoint } from '../../protocol/rpc';
-import { StreamTransport } from '../../protocol/stream-transport';
+import { PROTOCOL_VERSION, type Breakpoint, type LogpointHit } from '../../protocol/host-protocol';
 import { armedLogpoint, hitsNeedTickTimes, logpointHitsOf } from '../host/shared/logpoint-hits';
 import { forkLineReplayHost } from '../host/shared/line-replay-start';
 import { UsageError } from './args';
@@ -62,16 +59,8 @@ export function formatLogpointHit(h: LogpointHit): string {
 
 /** Lists the logpoints' hits in `file`'s recorded run on stdout (`json`: one JSON object); the exit code. */
 export async function replayLogpoints(file: string, logpoints: Breakpoint[], json: boolean): Promise<number> {
-  const { child, pipe } = forkLineReplayHost(hostScript(), []);
-  const endpoint = new RpcEndpoint<HostAndReplayHostMethods, Record<string, never>, HostEvents, Record<string, never>>(
-    new StreamTransport(pipe),
-  );
-  const exited = new Promise<void>((resolveExit) =>
-    child.once('exit', () => {
-      endpoint.close('the line replay host exited');
-      resolveExit();
-    }),
-  );
+  const { child, endpoint } = forkLineReplayHost(hostScript(), []);
+  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
   try {
     await endpoint.request('hello', { client: 'line replay', protocolVersion: PROTOCOL_VERSION });
     // Opened as a live host's worker opens a recording file in its hit replay host: read and checked there.

@@ -16,7 +16,6 @@ import {
   PROTOCOL_VERSION,
   type RecordingMark,
   type BreakpointHitLanding,
-  type HostEvents,
   type LineStepKind,
   type LineStopPrint,
   type PastLineLanding,
@@ -26,12 +25,11 @@ import {
   type LineWatched,
   type RecordingInfo,
 } from '../../../protocol/host-protocol';
-import type { HostAndReplayHostMethods, ReplayHostMethods } from '../../../protocol/replay-host-protocol';
+import type { ReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import { idOf } from '../../../protocol/moment-ids';
-import { ProtocolError, RpcEndpoint } from '../../../protocol/rpc';
-import { StreamTransport } from '../../../protocol/stream-transport';
+import { ProtocolError } from '../../../protocol/rpc';
 import { lineReplayFile } from '../shared/line-replay-files';
-import { forkLineReplayHost } from '../shared/line-replay-start';
+import { forkLineReplayHost, type LineReplayEndpoint } from '../shared/line-replay-start';
 
 export { lineReplayFile };
 
@@ -116,27 +114,15 @@ export class LineReplayHost {
 
   private constructor(
     private readonly child: ChildProcess,
-    private readonly endpoint: RpcEndpoint<
-      HostAndReplayHostMethods,
-      Record<string, never>,
-      HostEvents,
-      Record<string, never>
-    >,
+    private readonly endpoint: LineReplayEndpoint,
   ) {}
 
   /** Forks a replay host: loaded and idle (it replays nothing until a recording is opened in it). */
   static async fork(host: HostStart): Promise<LineReplayHost> {
-    const { child, pipe } = forkLineReplayHost(host.script, host.execArgv);
-    const endpoint = new RpcEndpoint<
-      HostAndReplayHostMethods,
-      Record<string, never>,
-      HostEvents,
-      Record<string, never>
-    >(new StreamTransport(pipe));
+    const { child, endpoint } = forkLineReplayHost(host.script, host.execArgv);
     const replay = new LineReplayHost(child, endpoint);
     child.on('exit', () => {
       replay.closed = true;
-      endpoint.close('the line replay host exited');
     });
     try {
       await endpoint.request('hello', { client: 'line replay', protocolVersion: PROTOCOL_VERSION });
