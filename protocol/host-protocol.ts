@@ -1026,11 +1026,9 @@ export interface HostMethods {
    * keep up at a share of the time.
    * A line replay host given the same run's recording again (midTick or unshown, its streams grown) keeps its
    * run and its replays.
-   * `searchOnly`: the client only searches the past or lists logpoints: this host replays nothing of it itself
-   * (not shown at its last tick, no checkpoints); its hit replay host does.
    */
   openRecording: {
-    params: { path: string; midTick?: boolean; unshown?: boolean; live?: boolean; searchOnly?: boolean };
+    params: { path: string; midTick?: boolean; unshown?: boolean; live?: boolean };
     result: RecordingInfo & { runId: number };
   };
   /**

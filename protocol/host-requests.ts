@@ -369,8 +369,6 @@ export const HOST_PARAMS_PARSERS: { readonly [M in HostMethodName]: HostParamsPa
     const midTick = optionalBoolean('openRecording', p, 'midTick');
     const unshown = optionalBoolean('openRecording', p, 'unshown');
     const live = optionalBoolean('openRecording', p, 'live');
-    const searchOnly = optionalBoolean('openRecording', p, 'searchOnly');
-    if (searchOnly !== undefined) out.searchOnly = searchOnly;
     if (midTick !== undefined) out.midTick = midTick;
     if (unshown !== undefined) out.unshown = unshown;
     if (live !== undefined) out.live = live;

@@ -179,16 +179,6 @@ test('the breakpoint search of the past: pastBreakpointHit; openRecording of a r
     'badRequest',
     /^openRecording: params\.unshown must be a boolean/,
   );
-  // The CLI's open: searched only (its host replays nothing itself).
-  assert.deepEqual(parseHostRequest('openRecording', { path: '/tmp/x', searchOnly: true }), {
-    path: '/tmp/x',
-    searchOnly: true,
-  });
-  refused(
-    () => parseHostRequest('openRecording', { path: 'a', searchOnly: 1 }),
-    'badRequest',
-    /^openRecording: params\.searchOnly must be a boolean/,
-  );
 });
 
 test('logpoints in the past: pastLogpointHits, and pastBreakpointHit going to one of their hits', () => {

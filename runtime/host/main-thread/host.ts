@@ -197,7 +197,7 @@ export class RuntimeHost {
     serve('openRecording', (p) => {
       // Like a launch, it replaces the current run: serialised with launches.
       const job = this.launching.then(() =>
-        this.openRecorded(p.path, p.midTick === true, p.unshown === true, p.live === true, p.searchOnly === true),
+        this.openRecorded(p.path, p.midTick === true, p.unshown === true, p.live === true),
       );
       this.launching = job.catch(() => undefined);
       return job;
@@ -412,7 +412,6 @@ export class RuntimeHost {
     midTick: boolean,
     unshown = false,
     live = false,
-    searchOnly = false,
   ): Promise<HostMethods['openRecording']['result']> {
     const opened = openRecording(path, midTick);
     // A line replay host given the same live run's recording again (followed, at a stop, at its end): its run
@@ -425,11 +424,11 @@ export class RuntimeHost {
     // An opened recording is always inspected, and its replays (checkpoints start at once) record frames as
     // it did: tracking goes on first.
     this.setInspection(true);
-    const run = await Run.opened(this.nextRunId++, path, opened, this.services, live, searchOnly);
+    const run = await Run.opened(this.nextRunId++, path, opened, this.services, live);
     this.run = run;
-    // A mid-tick recording (a line replay's) is walked line by line, a replay host's copy searched, one opened
-    // only to be searched replays nothing here: none is shown at a tick.
-    if (opened.info.ticks > 0 && !midTick && !unshown && !searchOnly) await run.past.seekTick(null);
+    // A mid-tick recording (a line replay's) is walked line by line, a replay host's copy searched: neither is
+    // shown at a tick.
+    if (opened.info.ticks > 0 && !midTick && !unshown) await run.past.seekTick(null);
     return { ...opened.info, runId: run.id };
   }
 

@@ -178,8 +178,7 @@ export class Run {
   /**
    * A run made of a recording file (openRecording): finished, never run here, its past
    * replayable. It is inspected (frames and locals at every tick) whether or not the
-   * recording holds frame chains (`framesRecorded`: what its replays record to compare). `searchOnly`: no
-   * checkpoints are built here (its past is searched by the hit replay host only: openRecording's searchOnly).
+   * recording holds frame chains (`framesRecorded`: what its replays record to compare).
    */
   static async opened(
     id: number,
@@ -187,7 +186,6 @@ export class Run {
     opened: SavedRecording,
     services: RunServices,
     following = false,
-    searchOnly = false,
   ): Promise<Run> {
     const { program } = opened;
     const run = new Run(
@@ -203,7 +201,7 @@ export class Run {
     if (siteUrl !== null) run.siteUrl = siteUrl;
     run.sampleInputs = { ...program.inputs };
     run.cliArgv = program.cliArgv;
-    if (!searchOnly) run.followPast();
+    run.followPast();
     return run;
   }
 
