@@ -1,8 +1,8 @@
 // Runs on a runtime host's line debugger worker thread (live or line replay host).
 // BreakpointSplit: a client's setBreakpoints split by line: those on a `yield` line go to the
 // main thread (the loop stops where a task suspends) unless the client asks
-// `yieldLines: 'before'`, and are kept for searches of the past (ArmedLoopBreakpoints); the
-// others are V8 breakpoints. `setAt` says when they were set, for hit conditions.
+// `yieldLines: 'before'` or they are logpoints, and are kept for searches of the past
+// (ArmedLoopBreakpoints); the others are V8 breakpoints. `setAt` says when they were set, for hit conditions.
 //
 // Invariants: one answer per request, merged in the client's order; a request the worker cannot
 // split (no file, no list) goes to the main thread whole, whose checks word the refusal.
@@ -74,11 +74,13 @@ export class BreakpointSplit {
     const all = p.breakpoints as Breakpoint[];
     // With yieldLines 'before', a line with `yield` is a line breakpoint too: it stops before the line runs (issue 26).
     const before = p.yieldLines === 'before';
+    // A logpoint prints at its line and never stops, which only a V8 logpoint does: on a `yield` line too it
+    // is the line debugger's (the loop's stops cannot print a message).
     const suspension = all.filter(
       (b) =>
         typeof b === 'object' &&
         b !== null &&
-        (lines.length === 0 || (!before && isSuspensionLine(lines[(b.line ?? 0) - 1] ?? 'yield'))),
+        (lines.length === 0 || (!before && !isLogpoint(b) && isSuspensionLine(lines[(b.line ?? 0) - 1] ?? 'yield'))),
     );
     const line = all.filter((b) => !suspension.includes(b));
     const lineStatuses = await d.setLineBreakpoints(file, line, null, this.setAt(line));
@@ -116,4 +118,9 @@ export class BreakpointSplit {
     if (d.isStopped()) return { tick: d.tick() };
     return { telling: this.main.ask('snapshot', {}).then((r) => (r as { tick: number }).tick) };
   }
+}
+
+/** A breakpoint with a message to print (DAP `logMessage`). */
+function isLogpoint(b: Breakpoint): boolean {
+  return typeof b.logMessage === 'string' && b.logMessage !== '';
 }

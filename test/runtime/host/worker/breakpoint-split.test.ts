@@ -128,6 +128,23 @@ describe('splitting by line', () => {
     assert.deepEqual(s.armed(), []);
   });
 
+  test('a logpoint on a yield line is a V8 logpoint: the loop cannot print, and a logpoint never stops', async () => {
+    const { split: s, asked } = split();
+    const logpoint = bp(2, { logMessage: 'at {a}' });
+    await s.set(request(5, { file: FILE, breakpoints: [logpoint, bp(4)] }));
+    assert.deepEqual(asked.lineSets, [{ file: FILE, lines: [2], setAt: 'start' }]);
+    assert.deepEqual(asked.mainSets, [{ id: 5, params: { file: FILE, breakpoints: [bp(4)] }, stopped: false }]);
+    assert.deepEqual(
+      (asked.answers[0]?.result as { breakpoints: BreakpointStatus[] }).breakpoints.map((b) => b.message),
+      ['v8', 'loop'],
+    );
+    assert.deepEqual(
+      s.armed().map((a) => a.line),
+      [4],
+      'only the loop breakpoint is armed as one',
+    );
+  });
+
   test('a file the worker cannot read goes to the main thread whole (its checks say why)', async () => {
     const missing = join(dir, 'missing.ts');
     const { split: s, asked } = split();
