@@ -28,6 +28,7 @@ export function saveRefusal(status: RunStatus, hostUp: boolean): string | null {
       break;
   }
   if (status.recordingFile !== undefined) return `this run is the recording ${status.recordingFile} already.`;
+  if (status.notRecorded !== undefined) return `this run was not recorded: ${status.notRecorded}.`;
   if (status.recorded !== true)
     return 'this run was not recorded: turn on the coroscope.record setting and run it again.';
   if (!hostUp) return 'the runtime host of this run has ended: its recording is gone.';

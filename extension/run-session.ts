@@ -393,9 +393,12 @@ export class RunSession {
     this.pendingPause = null;
     const base: RunStatus = { phase: 'running', runId, title, detail: 'Running', tick: 0 };
     if (this.current?.recorded === true) base.recorded = true;
+    if (this.current?.notRecorded != null) base.notRecorded = this.current.notRecorded;
     if (this.finishedRun === runId) {
       // Finished already (the status says so).
       if (base.recorded === true && this.status.recorded !== true) this.setStatus({ ...this.status, recorded: true });
+      else if (base.notRecorded !== undefined && this.status.notRecorded === undefined)
+        this.setStatus({ ...this.status, notRecorded: base.notRecorded });
       return;
     }
     if (pause !== null) this.applyPause(pause, base);
@@ -432,6 +435,7 @@ export class RunSession {
       tick: 0,
     };
     if (run.recorded) base.recorded = true;
+    if (run.notRecorded !== null) base.notRecorded = run.notRecorded;
     if (run.recording !== null) base.recordingFile = run.recording.path;
     this.resetData(base, run.target);
     if (run.phase === 'paused' && run.lastPause !== null) this.applyPause(run.lastPause, base);

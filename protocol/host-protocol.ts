@@ -854,11 +854,12 @@ export interface HostMethods {
   /**
    * `heldAtEntry`: the run waits before its first tick (stopOnEntry): a run on the host's loop
    * is paused there, and a sample with a loop of its own (blocking, callbacks, ...) is not
-   * started until continue or a step. Every sample is held so.
+   * started until continue or a step. Every sample is held so. `notRecorded`: launched with
+   * `record`, the run is not recorded all the same, and why (a sample with a loop of its own).
    */
   launch: {
     params: { target: LaunchTarget; options: LaunchOptions };
-    result: { runId: number; siteUrl?: string; heldAtEntry: boolean };
+    result: { runId: number; siteUrl?: string; heldAtEntry: boolean; notRecorded?: string };
   };
   pause: { params: Record<string, never>; result: { tick: number } };
   continue: { params: Record<string, never>; result: { tick: number } };

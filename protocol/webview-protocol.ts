@@ -83,6 +83,8 @@ export interface RunStatus {
   momentId?: string;
   /** The run is recorded: the timeline can show it and the scrubber seek it. */
   recorded?: boolean;
+  /** Launched with recording on, the run is not recorded all the same, and why (the host's word). */
+  notRecorded?: string;
   /** The run is a recording opened from this file (finished, nothing runs). */
   recordingFile?: string;
 }
@@ -457,6 +459,7 @@ export function narrowRunStatus(v: unknown): RunStatus | null {
   if (s.viewedTick !== undefined && isInt(v.viewedMoment)) s.viewedMoment = v.viewedMoment;
   if (typeof v.momentId === 'string') s.momentId = v.momentId;
   if (v.recorded === true) s.recorded = true;
+  if (typeof v.notRecorded === 'string') s.notRecorded = v.notRecorded;
   if (typeof v.recordingFile === 'string') s.recordingFile = v.recordingFile;
   return s;
 }

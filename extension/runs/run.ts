@@ -73,6 +73,8 @@ export class Run {
   options: LaunchOptions | null = null;
   /** The recording this run shows, when it was opened from a file rather than launched. */
   recording: RecordingInfo | null = null;
+  /** Launched with `record`, the host did not record it, and why (the launch answer's notRecorded); null: not said. */
+  notRecorded: string | null = null;
   /** The host's id of the current run (null before the first launch answers). */
   runId: number | null = null;
   siteUrl: string | undefined;
@@ -153,7 +155,7 @@ export class Run {
 
   /** True when the run is recorded (its timeline can be shown, sought and saved). */
   get recorded(): boolean {
-    return this.recording !== null || this.options?.record === true;
+    return this.recording !== null || (this.options?.record === true && this.notRecorded === null);
   }
 
   /**
@@ -208,6 +210,7 @@ export class Run {
     if (!current) return result;
     this.runId = result.runId;
     this.siteUrl = result.siteUrl;
+    this.notRecorded = result.notRecorded ?? null;
     if (this.phase === 'starting')
       this.setPhase(this.finishedEarly.has(result.runId) ? 'finished' : this.lastPause !== null ? 'paused' : 'running');
     this.finishedEarly.clear();
@@ -247,6 +250,7 @@ export class Run {
     this.target = target;
     this.options = options;
     this.recording = null;
+    this.notRecorded = null;
     this.launchedBy = by;
     this.runId = null;
     this.siteUrl = undefined;

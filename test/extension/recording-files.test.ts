@@ -22,6 +22,11 @@ describe('Save Recording: what can be saved', () => {
     for (const phase of ['starting', 'running', 'paused'] as const)
       assert.match(saveRefusal(status({ phase }), true) ?? '', /still going/);
     assert.match(saveRefusal(status({ recorded: undefined }), true) ?? '', /not recorded.*coroscope\.record/);
+    // Recorded as asked, but the host could not: its reason, not the setting.
+    assert.equal(
+      saveRefusal(status({ recorded: undefined, notRecorded: 'sample callbacks runs a loop of its own' }), true),
+      'this run was not recorded: sample callbacks runs a loop of its own.',
+    );
     assert.match(saveRefusal(status({ phase: 'idle', runId: null }), false) ?? '', /no run/);
     assert.match(saveRefusal(status({ phase: 'hostDied' }), false) ?? '', /host died/);
     assert.match(saveRefusal(status({}), false) ?? '', /has ended/);

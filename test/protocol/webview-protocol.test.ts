@@ -180,6 +180,9 @@ describe('panel protocol: time travel (timeline, seek, the viewed tick)', () => 
     assert.equal(s?.viewedTick, 4);
     assert.equal(s?.recorded, true);
     assert.equal(s?.recordingFile, '/x.corotrace');
+    const own = { phase: 'finished', runId: 3, title: 't', detail: '', tick: 0 };
+    assert.equal(narrowRunStatus({ ...own, notRecorded: 'a loop of its own' })?.notRecorded, 'a loop of its own');
+    assert.equal(narrowRunStatus({ ...own, notRecorded: 7 })?.notRecorded, undefined);
     assert.equal(
       narrowRunStatus({ phase: 'finished', runId: 2, title: 't', detail: '', tick: 9, viewedTick: -1 })?.viewedTick,
       undefined,

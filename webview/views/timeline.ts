@@ -361,7 +361,9 @@ export class TimelineView {
         this.empty,
         this.app.data.status.runId === null
           ? 'Run a crawl or a sample (or open a recording) to see its timeline.'
-          : 'This run is not recorded: turn on the coroscope.record setting and run it again to see its timeline.',
+          : this.app.data.status.notRecorded !== undefined
+            ? `This run is not recorded: ${this.app.data.status.notRecorded}.`
+            : 'This run is not recorded: turn on the coroscope.record setting and run it again to see its timeline.',
       );
     }
     const lanes = this.lanes();

@@ -458,6 +458,7 @@ export class RuntimeHost {
     }
     const result: HostMethods['launch']['result'] = { runId: run.id, heldAtEntry: run.heldAtEntry };
     if (run.siteUrl !== undefined) result.siteUrl = run.siteUrl;
+    if (run.recording.unrecorded !== null) result.notRecorded = run.recording.unrecorded;
     return result;
   }
 

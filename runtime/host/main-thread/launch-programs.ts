@@ -21,6 +21,7 @@ import { cancelTaskAs, type AskedCancel } from '../../inspect/task-recorder';
 import { RecordingError } from '../../record/recording-errors';
 import { loadProgram } from './program-loader';
 import { findHostSample } from './samples';
+import { findSample } from '../../samples/index';
 import { startUserProgram } from './user-program';
 import type { StartedReplay } from './replay-session';
 
@@ -155,10 +156,8 @@ export function startReplayed(
   }
   if (target.kind === 'sample') {
     const sample = findHostSample(target.id);
-    if (sample.ownLoop)
-      throw new RecordingError(
-        `sample ${target.id} runs a loop of its own, which is not recorded: its past cannot be replayed`,
-      );
+    const why = unrecordedWhy(target);
+    if (why !== null) throw new RecordingError(why);
     // What the run measured outside its loop, as it measured it (a recording from before they were kept:
     // measured again).
     const measured = (name: string, measure: () => number): number => inputs[name] ?? measure();
@@ -275,4 +274,13 @@ export function readRecordedProgram(
     ...(inputs !== undefined ? { inputs } : {}),
     ...(cliArgv !== undefined ? { cliArgv } : {}),
   };
+}
+
+/**
+ * Why a run of `target` cannot be recorded (null: it can): a sample with a loop of its own puts no task on
+ * the runtime's loop, whose ticks are all a recording holds, so it is not recorded even when asked.
+ */
+export function unrecordedWhy(target: LaunchTarget): string | null {
+  if (target.kind !== 'sample' || findSample(target.id)?.ownLoop !== true) return null;
+  return `sample ${target.id} runs a loop of its own, which is not recorded: its past cannot be replayed`;
 }

@@ -84,11 +84,7 @@ export function saveRecording(run: Run, path: string): RecordingInfo {
       'badState',
     );
   const streams = run.recording.streams;
-  if (streams === null)
-    throw new ProtocolError(
-      `saveRecording: run ${run.id} was not recorded: launch it with options.record`,
-      'notRecorded',
-    );
+  if (streams === null) throw run.recording.notRecorded('saveRecording');
   const meta = metaOf(run, streams);
   try {
     const { bytes } = writeRecordingFile(path, {
@@ -121,10 +117,12 @@ export function writeReplayCopy(
   const t0 = performance.now();
   const streams = run.recording.streams ?? run.recording.streamsMidTick();
   if (streams === null)
-    throw new ProtocolError(
-      `Step Back needs a recorded run: launch with record (run ${run.id} was not recorded)`,
-      'notRecorded',
-    );
+    throw run.recording.unrecorded !== null
+      ? run.recording.notRecorded('Step Back')
+      : new ProtocolError(
+          `Step Back needs a recorded run: launch with record (run ${run.id} was not recorded)`,
+          'notRecorded',
+        );
   writeRecordingFile(
     path,
     { meta: metaOf(run, streams), events: streams.events, gaps: streams.gaps, payload: streams.payload },
@@ -175,7 +173,7 @@ export function writeRecordingGrowth(
 ): { runId: number; ticks: number; to: RecordingMark; bytes: number; writeMs: number } {
   const t0 = performance.now();
   const now = run.recording.recordingNow();
-  if (now === null) throw new ProtocolError(`writeRecordingGrowth: run ${run.id} was not recorded`, 'notRecorded');
+  if (now === null) throw run.recording.notRecorded('writeRecordingGrowth');
   const notes = run.recording.tableNotes();
   const lints = run.lints.lints();
   const to = recordingMarkOf(run, now.mark);

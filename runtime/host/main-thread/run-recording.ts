@@ -83,6 +83,8 @@ export class RunRecording {
     /** Records the run when launched with options.record (runtime/record); null: not recorded as it runs. */
     readonly recorder: RunRecorder | null,
     frames: boolean,
+    /** Launched with options.record, but its program cannot be recorded, and why (launch-programs.ts unrecordedWhy). */
+    readonly unrecorded: string | null = null,
   ) {
     this.framesRecorded = frames;
   }
@@ -153,8 +155,15 @@ export class RunRecording {
   recordedTicks(method: string): number {
     if (this.current !== null) return this.current.openTick === true ? this.current.ticks - 1 : this.current.ticks;
     if (this.recorder !== null) return this.recorder.ticks;
-    throw new ProtocolError(
-      `${method}: run ${this.run.id} was not recorded: launch it with options.record (the extension's coroscope.record setting)`,
+    throw this.notRecorded(method);
+  }
+
+  /** The refusal of `method` for a run not recorded, and why (a program a recording cannot hold, or not asked). */
+  notRecorded(method: string): ProtocolError {
+    return new ProtocolError(
+      this.unrecorded !== null
+        ? `${method}: run ${this.run.id} was not recorded: ${this.unrecorded}`
+        : `${method}: run ${this.run.id} was not recorded: launch it with options.record (the extension's coroscope.record setting)`,
       'notRecorded',
     );
   }

@@ -41,7 +41,7 @@ import { VariableStore } from './variables';
 import { liveTaskDetail } from './task-detail';
 import type { PastMoment } from './past-moment';
 import { findHostSample, SAMPLE_SITE } from './samples';
-import { startMain } from './launch-programs';
+import { startMain, unrecordedWhy } from './launch-programs';
 import { CrawlEvents } from './crawl-events';
 import { ReplayHostServices } from './replay-host-services';
 import { RunPast } from './run-past';
@@ -111,8 +111,13 @@ export class Run {
       error: (m) => services.emit('output', { category: 'stderr', text: `${m}\n` }),
     };
     this.options = options;
-    const runRecorder = options.record === true ? new RunRecorder({ frames: this.inspect, awaitDetails: true }) : null;
-    this.recording = new RunRecording(this, runRecorder, this.inspect);
+    // Asked to record a program the recording cannot hold: it runs unrecorded, and every request of its past says why.
+    const unrecorded = options.record === true ? unrecordedWhy(target) : null;
+    const runRecorder =
+      options.record === true && unrecorded === null
+        ? new RunRecorder({ frames: this.inspect, awaitDetails: true })
+        : null;
+    this.recording = new RunRecording(this, runRecorder, this.inspect, unrecorded);
     this.loop = new EventLoop({
       logger,
       debug: this.inspect,

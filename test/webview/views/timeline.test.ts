@@ -66,6 +66,19 @@ describe('the timeline view', () => {
       'This run is not recorded: turn on the coroscope.record setting and run it again to see its timeline.',
     );
     assert.equal(labels(unrecorded).length, 0);
+    // Recording was on, and the host said why it did not record the run: that reason, not the setting.
+    const why = 'sample callbacks runs a loop of its own, which is not recorded: its past cannot be replayed';
+    const own = await openPanel(
+      panelInit({ status: runStatus({ phase: 'finished', notRecorded: why }), snapshot: fullSnapshot(1) }),
+      {
+        timeline: () => {
+          throw new Error(`timeline: run 1 was not recorded: ${why}`);
+        },
+      },
+    );
+    own.one('.tab[data-view="timeline"]').click();
+    await own.settle();
+    assert.equal(own.one('.timeline-view .empty-note').textContent, `This run is not recorded: ${why}.`);
   });
 
   it('labels a lane per task with what it does at the tick shown, and counts lanes and ticks', async () => {

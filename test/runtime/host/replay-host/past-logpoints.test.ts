@@ -237,4 +237,32 @@ describe('Logpoints in the past: every hit of the recorded run, as the live logp
     assert.equal((await host.rpc.request('lineEvaluate', { expression: 'url' })).value, JSON.stringify(shown.message));
     await host.rpc.request('seekTick', { tick: null });
   });
+
+  test('a sample with a loop of its own, launched with record, is not recorded: its past says why, not "corrupt"', async () => {
+    const file = join(SAMPLES, 'callbacks.ts');
+    const from = host.events.length;
+    const launched = await host.rpc.request('launch', {
+      target: { kind: 'sample', id: 'callbacks' },
+      options: { record: true },
+    });
+    const why = /runs a loop of its own, which is not recorded: its past cannot be replayed/;
+    assert.match(launched.notRecorded ?? '', why);
+    const finished = await host.waitFor('finished', (f) => f.runId === launched.runId, 120_000, from);
+    assert.equal(finished.ok, true, finished.summary);
+    const logpoint: Breakpoint = { file, line: lineOf(file, 'const ok = crawl.stats.filter('), logMessage: '{ok}' };
+    const asks: Array<[string, () => Promise<unknown>]> = [
+      ['pastLogpointHits', () => host.rpc.request('pastLogpointHits', { logpoints: [logpoint] })],
+      ['timeline', () => host.rpc.request('timeline', {})],
+      ['saveRecording', () => host.rpc.request('saveRecording', { path: join(dir, 'callbacks.corotrace') })],
+    ];
+    for (const [method, ask] of asks)
+      await assert.rejects(ask(), (e: Error) => why.test(e.message) && !/corrupt/.test(e.message), method);
+    // A sample on the runtime's loop is recorded as asked: no such word.
+    const recorded = await host.rpc.request('launch', {
+      target: { kind: 'sample', id: 'generators' },
+      options: { record: true },
+    });
+    assert.equal(recorded.notRecorded, undefined);
+    await host.waitFor('finished', (f) => f.runId === recorded.runId, 120_000, from);
+  });
 });
