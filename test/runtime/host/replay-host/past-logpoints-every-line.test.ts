@@ -1,0 +1,136 @@
+// Logpoints in the past, every line at once: the oracle is the live run. A logpoint on every code line
+// of the samples' files (and of the crawler, for a demo crawl), set as VS Code's adapter sets them
+// (`yieldLines: 'before'`), prints live the tick and task it ran in and its place; once the run has
+// finished, the same logpoints asked of the past list the same lines in the same order with the same
+// ticks and tasks: the replay runs the program's code the way it ran, line for line. Code no task runs
+// (before or after the loop's ticks) is not in the recording, and is left out of the live lines. Not
+// checked (known): code that reads an error's `stack` text (stack-frames.ts) may see other frames below
+// the loop's first slice of ticks in a replay than live. Runs against the bundle.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Breakpoint, HostEvents } from '../../../../protocol/host-protocol';
+import { forkHost, ROOT, type HostClient } from '../host-client';
+import { distBundle } from '../../../dist-bundles';
+
+const BUNDLE = distBundle('runtime-host.js');
+const SAMPLES = join(ROOT, 'runtime', 'samples');
+const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
+
+/** The live loop's tick and task at the hit, then the place. */
+const WHERE = '{globalThis.__coroscopeLine.where().tick}/{globalThis.__coroscopeLine.where().taskId}|';
+const HIT = /^\d+\/(\d+|null)\|/;
+
+/** The lines of `file` with code on them (not blank, a comment or an import). */
+function codeLines(file: string): number[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .flatMap((text, i) => (/^\s*($|\/\/|\/\*|\*|import )/.test(text) ? [] : [i + 1]));
+}
+
+const SAMPLE_FILES = readdirSync(SAMPLES)
+  .filter((f) => f.endsWith('.ts') && f !== 'index.ts')
+  .map((f) => join(SAMPLES, f));
+
+interface Case {
+  name: string;
+  launch: { target: Record<string, unknown>; options: Record<string, unknown> };
+  files: readonly string[];
+  /** At least this many hits in the loop's ticks. */
+  atLeast: number;
+}
+
+const CASES: readonly Case[] = [
+  {
+    name: 'sample generators',
+    launch: { target: { kind: 'sample', id: 'generators' }, options: {} },
+    files: SAMPLE_FILES,
+    atLeast: 100,
+  },
+  {
+    name: 'sample exception-chain',
+    launch: { target: { kind: 'sample', id: 'exception-chain' }, options: {} },
+    // Its frame names are read from an error's `stack` (above).
+    files: SAMPLE_FILES.filter((f) => !f.endsWith('stack-frames.ts')),
+    atLeast: 15,
+  },
+  {
+    name: 'sample gather-vs-ascompleted',
+    launch: { target: { kind: 'sample', id: 'gather-vs-ascompleted' }, options: {} },
+    files: SAMPLE_FILES,
+    atLeast: 60,
+  },
+  {
+    name: 'sample json-fetch',
+    launch: { target: { kind: 'sample', id: 'json-fetch' }, options: {} },
+    files: SAMPLE_FILES,
+    atLeast: 60,
+  },
+  {
+    name: 'a demo crawl',
+    launch: { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 3 } },
+    files: [CRAWLER],
+    atLeast: 1000,
+  },
+];
+
+describe('Logpoints on every line: the past lists what the live run printed, line for line (bundle)', {
+  timeout: 600_000,
+}, () => {
+  let host: HostClient;
+  before(async () => {
+    host = forkHost({ bundle: BUNDLE, pipe: true });
+    // No stop on the samples' failures: the run goes to its end as it prints.
+    await host.rpc.request('setExceptionBreaks', {
+      taskFailed: false,
+      taskCancelled: false,
+      urlFailed: false,
+      deadlock: false,
+    });
+  });
+  after(async () => {
+    await host.close();
+  });
+
+  for (const c of CASES) {
+    test(`${c.name}: every line's hits, in order, with their ticks and tasks`, async () => {
+      const logpoints = new Map<string, Breakpoint[]>(
+        c.files.map((file) => [
+          file,
+          codeLines(file).map((line) => ({ file, line, logMessage: `${WHERE}${file.split('/').pop()}:${line}` })),
+        ]),
+      );
+      for (const [file, breakpoints] of logpoints)
+        await host.rpc.request('setBreakpoints', { file, breakpoints, yieldLines: 'before' });
+      const from = host.events.length;
+      const { runId } = await host.rpc.request('launch', {
+        target: c.launch.target,
+        options: { ...c.launch.options, record: true },
+      } as never);
+      const finished = await host.waitFor('finished', (f) => f.runId === runId, 120_000, from);
+      assert.equal(finished.ok, true, finished.summary);
+      const live = host.events
+        .slice(from)
+        .filter((e) => e.event === 'output' && (e.body as HostEvents['output']).category === 'stdout')
+        .map((e) => (e.body as HostEvents['output']).text)
+        .join('')
+        .split('\n')
+        .filter((l) => HIT.test(l) && !/^\d+\/null\|/.test(l));
+      assert.ok(live.length >= c.atLeast, `${live.length} live hits in tasks`);
+      // The live logpoints go: the past ones are asked alone.
+      for (const file of logpoints.keys()) await host.rpc.request('setBreakpoints', { file, breakpoints: [] });
+      const past = await host.rpc.request('pastLogpointHits', { logpoints: [...logpoints.values()].flat() });
+      const listed = past.hits.map((h) => h.message);
+      const at = listed.findIndex((m, i) => m !== live[i]);
+      assert.deepEqual(
+        { count: listed.length, firstDifference: at === -1 && listed.length === live.length ? null : at },
+        { count: live.length, firstDifference: null },
+        at === -1
+          ? ''
+          : `live ${JSON.stringify(live.slice(at, at + 4))}, past ${JSON.stringify(listed.slice(at, at + 4))}`,
+      );
+      for (const h of past.hits) assert.ok(h.message.startsWith(`${h.tick}/${h.taskId}|`), JSON.stringify(h));
+    });
+  }
+});
