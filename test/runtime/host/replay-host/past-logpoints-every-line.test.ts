@@ -1,5 +1,5 @@
 // Logpoints in the past, every line at once: the oracle is the live run. A logpoint on every code line
-// of the samples' files (and of the crawler, for a demo crawl), set as VS Code's adapter sets them
+// of the samples' files (of the crawler for a demo crawl, of a user's program), set as VS Code's adapter sets them
 // (`yieldLines: 'before'`), prints live the tick and task it ran in and its place; once the run has
 // finished, the same logpoints asked of the past list the same lines in the same order with the same
 // ticks and tasks: the replay runs the program's code the way it ran, line for line. Code no task runs
@@ -17,6 +17,8 @@ import { distBundle } from '../../../dist-bundles';
 const BUNDLE = distBundle('runtime-host.js');
 const SAMPLES = join(ROOT, 'runtime', 'samples');
 const CRAWLER = join(ROOT, 'runtime', 'crawler', 'crawler.ts');
+/** Users' programs, as the debug adapter's tests run them. */
+const PROGRAMS = join(ROOT, 'test', 'extension', 'debug', 'fixtures');
 
 /** The live loop's tick and task at the hit, then the place. */
 const WHERE = '{globalThis.__coroscopeLine.where().tick}/{globalThis.__coroscopeLine.where().taskId}|';
@@ -67,6 +69,14 @@ const CASES: readonly Case[] = [
     files: SAMPLE_FILES,
     atLeast: 60,
   },
+  ...['account-transfers.ts', 'queue-workers.ts', 'steps-as-live.ts', 'value-changes.ts'].map(
+    (name): Case => ({
+      name: `a program, ${name}`,
+      launch: { target: { kind: 'program', path: join(PROGRAMS, name) }, options: {} },
+      files: [join(PROGRAMS, name)],
+      atLeast: 20,
+    }),
+  ),
   {
     name: 'a demo crawl',
     launch: { target: { kind: 'demo', pages: 12, latency: 'instant' }, options: { maxTasks: 3 } },
@@ -101,13 +111,16 @@ describe('Logpoints on every line: the past lists what the live run printed, lin
           codeLines(file).map((line) => ({ file, line, logMessage: `${WHERE}${file.split('/').pop()}:${line}` })),
         ]),
       );
+      // As VS Code's adapter does: launched held at entry, the breakpoints set, then let go.
+      const from = host.events.length;
+      const { runId, heldAtEntry } = await host.rpc.request('launch', {
+        target: c.launch.target,
+        options: { ...c.launch.options, record: true, stopOnEntry: true },
+      } as never);
+      assert.equal(heldAtEntry, true);
       for (const [file, breakpoints] of logpoints)
         await host.rpc.request('setBreakpoints', { file, breakpoints, yieldLines: 'before' });
-      const from = host.events.length;
-      const { runId } = await host.rpc.request('launch', {
-        target: c.launch.target,
-        options: { ...c.launch.options, record: true },
-      } as never);
+      await host.rpc.request('continue', {});
       const finished = await host.waitFor('finished', (f) => f.runId === runId, 120_000, from);
       assert.equal(finished.ok, true, finished.summary);
       const live = host.events
