@@ -393,7 +393,8 @@ export class RunSession {
     this.pendingPause = null;
     const base: RunStatus = { phase: 'running', runId, title, detail: 'Running', tick: 0 };
     if (this.current?.recorded === true) base.recorded = true;
-    if (this.current?.notRecorded != null) base.notRecorded = this.current.notRecorded;
+    const unrecorded = this.current?.notRecorded ?? null;
+    if (unrecorded !== null) base.notRecorded = unrecorded;
     if (this.finishedRun === runId) {
       // Finished already (the status says so).
       if (base.recorded === true && this.status.recorded !== true) this.setStatus({ ...this.status, recorded: true });
