@@ -5,7 +5,8 @@
 // How the guest run works: docs/design/runtime-core.md.
 //
 // Invariants: callbacks never run re-entrantly (one tick at a time); stop() lets the current
-// tick finish; a closed loop runs nothing and refuses new work.
+// tick finish; a closed loop runs nothing and refuses new work; every slice of ticks, the first
+// too, starts from Node's immediates, so a tick's stack below the loop is the same live and replayed.
 
 import { MonotonicClock, type Clock } from './clock';
 import { RuntimeError, ValueError } from './errors';
@@ -273,7 +274,8 @@ export class EventLoop implements TimerCancelListener {
    * Runs the loop until stop() is called. Resolves when it has stopped. Misuse (a closed loop,
    * one already running, another loop running) throws RuntimeError at the call, as asyncio's
    * run_forever raises it: a coroutine that calls it inside a running loop sees the error
-   * where it made the call, and fails with it.
+   * where it made the call, and fails with it. The first tick runs from Node's next immediates,
+   * not within the call: whoever called (a launch, a replay's seek) is not below its frames.
    */
   runForever(): Promise<void> {
     this._checkCanRun();
@@ -282,7 +284,7 @@ export class EventLoop implements TimerCancelListener {
       this._runResolve = resolve;
       this._runReject = reject;
     });
-    this._driveTicks();
+    this._scheduleDrive();
     return done;
   }
 

@@ -607,11 +607,13 @@ describe('guest run on top of Node', () => {
   test('a busy loop yields to Node so that Node callbacks still run', async () => {
     const loop = new EventLoop();
     let flag = false;
-    const immediate = setImmediate(() => {
-      flag = true;
-    });
+    let immediate: NodeJS.Immediate | undefined;
     const spinner = coroutine(function* spinner(): Coroutine<number> {
       let ticks = 0;
+      // Set once the loop runs (its ticks start from Node's immediates too): Node's turn comes after this slice.
+      immediate = setImmediate(() => {
+        flag = true;
+      });
       // Runs as long as Node has not had a turn: it must not starve Node forever.
       while (!flag) {
         yield;
@@ -620,7 +622,7 @@ describe('guest run on top of Node', () => {
       return ticks;
     });
     const ticks = await loop.runUntilComplete(spinner());
-    clearImmediate(immediate);
+    if (immediate !== undefined) clearImmediate(immediate);
     assert.equal(flag, true);
     assert.ok(ticks > 0);
     loop.close();
@@ -630,10 +632,12 @@ describe('guest run on top of Node', () => {
     const loop = new EventLoop();
     let stepsBefore = -1;
     let steps = 0;
-    const immediate = setImmediate(() => {
-      stepsBefore = steps;
-    });
+    let immediate: NodeJS.Immediate | undefined;
     const heavy = coroutine(function* heavy(): Coroutine<void> {
+      // Set once the loop runs, as in the test before.
+      immediate = setImmediate(() => {
+        stepsBefore = steps;
+      });
       // One step = 1 ms of work, as a parse loop's fair share of a fast connection can be.
       for (let i = 0; i < 400 && stepsBefore < 0; i++) {
         const end = performance.now() + 1;
@@ -643,7 +647,7 @@ describe('guest run on top of Node', () => {
       }
     });
     await loop.runUntilComplete(heavy());
-    clearImmediate(immediate);
+    if (immediate !== undefined) clearImmediate(immediate);
     loop.close();
     assert.ok(stepsBefore >= 0, 'Node ran its callback');
     // The 2 ms slice is checked every 8 ticks: Node's turn comes after about 8 steps. Checked
@@ -671,8 +675,11 @@ describe('guest run on top of Node', () => {
       }
     });
     const task = loop.createTask(worker());
-    // runUntilComplete starts ticking synchronously: the first tick has run and paused.
+    // runUntilComplete ticks from Node's next immediates, as every later slice: the first tick has run and
+    // paused by the time Node's immediates queued after the call have.
     const running = loop.runUntilComplete(task);
+    assert.deepEqual(log, []);
+    await new Promise((r) => setImmediate(r));
     assert.equal(loop.isPaused(), true);
     assert.deepEqual(log, ['step 0']);
     await loop.runOnce();

@@ -44,7 +44,7 @@ function virtualLoop(): EventLoop {
   return new EventLoop({ clock: new VirtualClock() });
 }
 
-test('overridesAddDoneCallback: a subclass that overrides it, not a plain future or a task', () => {
+test('overridesAddDoneCallback: a subclass that overrides it, not a plain future or a task', async () => {
   const loop = virtualLoop();
   const task = loop.createTask(
     coroutine(function* () {
@@ -56,7 +56,7 @@ test('overridesAddDoneCallback: a subclass that overrides it, not a plain future
     [true, false, false],
   );
   task.cancel();
-  loop.runUntilComplete(task).catch(() => undefined);
+  await loop.runUntilComplete(task).catch(() => undefined);
   loop.close();
 });
 

@@ -178,11 +178,11 @@ export class ScanBreakpoints {
         .catch(() => null);
       if (probe !== null)
         await this.dbg.cdp('Debugger.removeBreakpoint', { breakpointId: probe.breakpointId }).catch(() => undefined);
+      // By URL, not script: a program's modules are loaded again at each replay's start, so one URL can name
+      // several scripts at once, and V8 takes one breakpoint per URL and place.
       const at = probe?.locations[0];
       const key =
-        at === undefined
-          ? `${w.url}:${w.line0}:${w.column0}`
-          : `${at.scriptId}:${at.lineNumber}:${at.columnNumber ?? 0}`;
+        at === undefined ? `${w.url}:${w.line0}:${w.column0}` : `${w.url}:${at.lineNumber}:${at.columnNumber ?? 0}`;
       let place = byPlace.get(key);
       if (place === undefined)
         byPlace.set(

@@ -3,9 +3,9 @@
 // (`yieldLines: 'before'`), prints live the tick and task it ran in and its place; once the run has
 // finished, the same logpoints asked of the past list the same lines in the same order with the same
 // ticks and tasks: the replay runs the program's code the way it ran, line for line. Code no task runs
-// (before or after the loop's ticks) is not in the recording, and is left out of the live lines. Not
-// checked (known): code that reads an error's `stack` text (stack-frames.ts) may see other frames below
-// the loop's first slice of ticks in a replay than live. Runs against the bundle.
+// (before or after the loop's ticks) is not in the recording, and is left out of the live lines. An
+// error's `stack` text is the same too (the loop's ticks start from Node's immediates, live and replayed).
+// Runs against the bundle.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Breakpoint, HostEvents } from '../../../../protocol/host-protocol';
 import { forkHost, ROOT, type HostClient } from '../host-client';
 import { distBundle } from '../../../dist-bundles';
+import { lineOf } from '../../../source-line';
 
 const BUNDLE = distBundle('runtime-host.js');
 const SAMPLES = join(ROOT, 'runtime', 'samples');
@@ -43,18 +44,24 @@ interface Case {
   atLeast: number;
 }
 
-/** A sample's case: every file of runtime/samples but those `left` out. */
-const sample = (id: string, atLeast: number, left: readonly string[] = []): Case => ({
+/** What a run's logpoints printed live (its lines in tasks), and the past's list of the same logpoints. */
+interface LiveAndPast {
+  live: string[];
+  hits: Array<{ tick: number; taskId: number | null; message: string }>;
+}
+
+/** A sample's case: every file of runtime/samples. */
+const sample = (id: string, atLeast: number): Case => ({
   name: `sample ${id}`,
   launch: { target: { kind: 'sample', id }, options: {} },
-  files: SAMPLE_FILES.filter((f) => !left.some((l) => f.endsWith(l))),
+  files: SAMPLE_FILES,
   atLeast,
 });
 
 const CASES: readonly Case[] = [
   sample('generators', 100),
-  // Its frame names are read from an error's `stack` (above).
-  sample('exception-chain', 15, ['stack-frames.ts']),
+  // Its frame names are read from an error's `stack` (stack-frames.ts).
+  sample('exception-chain', 15),
   sample('gather-vs-ascompleted', 60),
   sample('json-fetch', 60),
   ...['account-transfers.ts', 'queue-workers.ts', 'steps-as-live.ts', 'value-changes.ts'].map(
@@ -91,6 +98,34 @@ describe('Logpoints on every line: the past lists what the live run printed, lin
     await host.close();
   });
 
+  /** Runs `c` with `logpoints` set as the adapter sets them; the live lines printed, then the past's list. */
+  async function liveAndPast(c: Case, logpoints: ReadonlyMap<string, Breakpoint[]>): Promise<LiveAndPast> {
+    // As VS Code's adapter does: launched held at entry, the breakpoints set, then let go.
+    const from = host.events.length;
+    const { runId, heldAtEntry } = await host.rpc.request('launch', {
+      target: c.launch.target,
+      options: { ...c.launch.options, record: true, stopOnEntry: true },
+    } as never);
+    assert.equal(heldAtEntry, true);
+    for (const [file, breakpoints] of logpoints)
+      await host.rpc.request('setBreakpoints', { file, breakpoints, yieldLines: 'before' });
+    await host.rpc.request('continue', {});
+    const finished = await host.waitFor('finished', (f) => f.runId === runId, 120_000, from);
+    assert.equal(finished.ok, true, finished.summary);
+    const live = host.events
+      .slice(from)
+      .filter((e) => e.event === 'output' && (e.body as HostEvents['output']).category === 'stdout')
+      .map((e) => (e.body as HostEvents['output']).text)
+      .join('')
+      .split('\n')
+      .filter((l) => HIT.test(l) && !/^\d+\/null\|/.test(l));
+    assert.ok(live.length >= c.atLeast, `${live.length} live hits in tasks`);
+    // The live logpoints go: the past ones are asked alone.
+    for (const file of logpoints.keys()) await host.rpc.request('setBreakpoints', { file, breakpoints: [] });
+    const past = await host.rpc.request('pastLogpointHits', { logpoints: [...logpoints.values()].flat() });
+    return { live, hits: past.hits };
+  }
+
   for (const c of CASES) {
     test(`${c.name}: every line's hits, in order, with their ticks and tasks`, async () => {
       const logpoints = new Map<string, Breakpoint[]>(
@@ -99,30 +134,8 @@ describe('Logpoints on every line: the past lists what the live run printed, lin
           codeLines(file).map((line) => ({ file, line, logMessage: `${WHERE}${file.split('/').pop()}:${line}` })),
         ]),
       );
-      // As VS Code's adapter does: launched held at entry, the breakpoints set, then let go.
-      const from = host.events.length;
-      const { runId, heldAtEntry } = await host.rpc.request('launch', {
-        target: c.launch.target,
-        options: { ...c.launch.options, record: true, stopOnEntry: true },
-      } as never);
-      assert.equal(heldAtEntry, true);
-      for (const [file, breakpoints] of logpoints)
-        await host.rpc.request('setBreakpoints', { file, breakpoints, yieldLines: 'before' });
-      await host.rpc.request('continue', {});
-      const finished = await host.waitFor('finished', (f) => f.runId === runId, 120_000, from);
-      assert.equal(finished.ok, true, finished.summary);
-      const live = host.events
-        .slice(from)
-        .filter((e) => e.event === 'output' && (e.body as HostEvents['output']).category === 'stdout')
-        .map((e) => (e.body as HostEvents['output']).text)
-        .join('')
-        .split('\n')
-        .filter((l) => HIT.test(l) && !/^\d+\/null\|/.test(l));
-      assert.ok(live.length >= c.atLeast, `${live.length} live hits in tasks`);
-      // The live logpoints go: the past ones are asked alone.
-      for (const file of logpoints.keys()) await host.rpc.request('setBreakpoints', { file, breakpoints: [] });
-      const past = await host.rpc.request('pastLogpointHits', { logpoints: [...logpoints.values()].flat() });
-      const listed = past.hits.map((h) => h.message);
+      const { live, hits } = await liveAndPast(c, logpoints);
+      const listed = hits.map((h) => h.message);
       const at = listed.findIndex((m, i) => m !== live[i]);
       assert.deepEqual(
         { count: listed.length, firstDifference: at === -1 && listed.length === live.length ? null : at },
@@ -131,7 +144,23 @@ describe('Logpoints on every line: the past lists what the live run printed, lin
           ? ''
           : `live ${JSON.stringify(live.slice(at, at + 4))}, past ${JSON.stringify(listed.slice(at, at + 4))}`,
       );
-      for (const h of past.hits) assert.ok(h.message.startsWith(`${h.tick}/${h.taskId}|`), JSON.stringify(h));
+      for (const h of hits) assert.ok(h.message.startsWith(`${h.tick}/${h.taskId}|`), JSON.stringify(h));
     });
   }
+
+  test("an error's stack text, read by the program, is the one the live run read", async () => {
+    // frameNames(stack) reads the trace of the error the exception-chain sample catches: a logpoint prints it whole.
+    const file = join(SAMPLES, 'stack-frames.ts');
+    const line = lineOf(file, 'if (stack === undefined) return [];');
+    const logpoints = new Map([[file, [{ file, line, logMessage: `${WHERE}{JSON.stringify(stack)}` }]]]);
+    const { live, hits } = await liveAndPast(sample('exception-chain', 1), logpoints);
+    assert.ok(
+      live.every((l) => l.includes('Something went wrong')),
+      JSON.stringify(live),
+    );
+    assert.deepEqual(
+      hits.map((h) => h.message),
+      live,
+    );
+  });
 });
