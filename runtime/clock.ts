@@ -8,6 +8,7 @@
 // reading before them.
 
 import { heldMs, holdStamp } from './held-time';
+import { realNow } from './outside-values';
 
 export interface Clock {
   /** Current time in seconds. Never goes backwards. */
@@ -53,7 +54,7 @@ export class MonotonicClock implements Clock {
       this.lineMs = heldMs();
     }
     if ((stamp & 1) === 1) return this.last;
-    const wall = performance.now();
+    const wall = realNow();
     const line = this.lineMs;
     // A debugger's hold inside a pause() hold is in both: count it once.
     const paused = this.holds > 0 ? wall - this.holdStart - (line - this.holdStartLineMs) : 0;
@@ -73,13 +74,13 @@ export class MonotonicClock implements Clock {
 
   hold(): void {
     if (this.holds++ > 0) return;
-    this.holdStart = performance.now();
+    this.holdStart = realNow();
     this.holdStartLineMs = heldMs();
   }
 
   release(): void {
     if (this.holds === 0 || --this.holds > 0) return;
-    this.loopHeldMs += Math.max(0, performance.now() - this.holdStart - (heldMs() - this.holdStartLineMs));
+    this.loopHeldMs += Math.max(0, realNow() - this.holdStart - (heldMs() - this.holdStartLineMs));
   }
 }
 

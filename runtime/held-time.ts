@@ -10,6 +10,14 @@
 // holdUnderWay() is true only between holdBegan() and the addHeldTime() that ends that hold,
 // and holdStamp() changes at both. Without a shared counter runningNow() is performance.now().
 
+/** performance.now() as Node reads it, taken before a program's reads are wrapped (outside-values.ts). */
+const nodeNow = performance.now.bind(performance);
+
+/** performance.now() as Node reads it: for the runtime's own timings, never a program's read. */
+export function realNow(): number {
+  return nodeNow();
+}
+
 let held: BigInt64Array | null = null;
 let stamps: Int32Array | null = null;
 
@@ -84,5 +92,5 @@ export function holdUnderWay(): boolean {
 
 /** performance.now() less the time held: the clock for how long code ran. */
 export function runningNow(): number {
-  return held === null ? performance.now() : performance.now() - heldMs();
+  return held === null ? realNow() : realNow() - heldMs();
 }

@@ -22,6 +22,7 @@ import { Task, isCoroutine, type Coroutine } from './task';
 import type { CancelRequest } from './cancel-request';
 import { TimerHeap } from './timer-heap';
 import { flushWrites } from './write-batch';
+import { realNow } from './outside-values';
 
 /** How long the loop runs ticks back to back before letting Node poll its sockets. */
 const SLICE_MS = 2;
@@ -850,7 +851,7 @@ export class EventLoop implements TimerCancelListener {
     this._driveImmediate = null;
     if (!this._running || this._paused) return;
     const previous = setRunningLoop(this);
-    const sliceEnd = performance.now() + SLICE_MS;
+    const sliceEnd = realNow() + SLICE_MS;
     let work = 0;
     let ticks = 0;
     try {
@@ -876,7 +877,7 @@ export class EventLoop implements TimerCancelListener {
         // callbacks (a parse loop's fair share each) must not keep Node's sockets waiting.
         if (work >= 256 || (++ticks & 7) === 0) {
           work = 0;
-          if (performance.now() >= sliceEnd) {
+          if (realNow() >= sliceEnd) {
             this._scheduleDrive();
             return;
           }

@@ -6,6 +6,7 @@
 // the queue keeps nothing alive; the head segment is never recycled while it holds entries.
 
 import { holdCount } from './held-time';
+import { realNow } from './outside-values';
 
 export type ReadyFn = (a: unknown, b: unknown) => void;
 
@@ -80,14 +81,14 @@ export class ReadyQueue {
       s[h] = s[h + 1] = s[h + 2] = undefined;
       this.headPos = h + 3;
       this.count--;
-      const t0 = timed === null ? 0 : performance.now();
+      const t0 = timed === null ? 0 : realNow();
       const holds = timed === null ? 0 : holdCount();
       try {
         fn(a, b);
       } catch (e) {
         onError(e, fn, a, b);
       }
-      if (timed !== null && holdCount() === holds) timed(fn, a, (performance.now() - t0) / 1000);
+      if (timed !== null && holdCount() === holds) timed(fn, a, (realNow() - t0) / 1000);
     }
     if (this.count === 0 && this.head === this.tail) this.headPos = this.tailPos = 0;
   }

@@ -20,6 +20,7 @@ import { functionLocations, type FunctionLocations } from './function-locations'
 import { taskFrames } from './task-snapshot';
 import { describeTask, resourceOf } from './task-summaries';
 import { holdCount, runningNow } from '../held-time';
+import { realNow } from '../outside-values';
 
 export const MAX_LINTS = 1000;
 /** The runtime core's own files (runtime/*.ts): not where a program's slowness lives. */
@@ -290,10 +291,10 @@ export class LintCollector implements LoopObserver, CoroutineTrackingHooks {
    * Deadlock stop shows them). Call between ticks; `asked`: run even if a periodic check would wait.
    */
   checkDeadlocks(asked = false): AwaitGraph['deadlocks'] {
-    const t0 = performance.now();
+    const t0 = realNow();
     if (!asked && t0 < this.deadlockCheckDue) return [];
     const { deadlocks } = buildAwaitGraph(this.loop, { failed: this.recentFailures });
-    this.deadlockCheckDue = performance.now() + 50 * (performance.now() - t0);
+    this.deadlockCheckDue = realNow() + 50 * (realNow() - t0);
     const fresh: AwaitGraph['deadlocks'] = [];
     for (const d of deadlocks) {
       const key = [...d.nodes].sort().join(' ');

@@ -85,7 +85,7 @@ export interface RecordingMeta {
    */
   readonly openTick?: boolean;
   /** With openTick: RecordedStreams.openTickTasks. */
-  readonly openTickTasks?: { readonly nextId: number; readonly unnamed: number };
+  readonly openTickTasks?: { readonly nextId: number; readonly unnamed: number; readonly reads?: readonly number[] };
 }
 
 /**
@@ -246,6 +246,15 @@ function checkMeta(raw: unknown, name: string): { meta: RecordingMeta; payloadCh
       (c.unnamed as number) < 0
     )
       bad("open tick's task counters");
+    // The values its program read so far: kind (0-3), value, ...
+    const reads = c?.reads;
+    if (
+      reads !== undefined &&
+      (!Array.isArray(reads) ||
+        reads.length % 2 !== 0 ||
+        !reads.every((x, i) => (i % 2 === 0 ? x === 0 || x === 1 || x === 2 || x === 3 : typeof x === 'number')))
+    )
+      bad("open tick's reads");
   }
   let payloadCheck: PayloadCheck | null = null;
   if (payload !== undefined) {

@@ -1,6 +1,7 @@
 // The event log of a recorded run: one byte stream of records in the order they happened (ticks,
 // task steps and suspensions, tasks created/done/cancelled, cancels and uncancels, completions
-// and by whom, timers, sockets and their inputs), a side stream of clock readings between ticks,
+// and by whom, timers, sockets and their inputs, values the program read from outside the loop),
+// a side stream of clock readings between ticks,
 // and the sockets' bytes kept apart (so the event stream stays small).
 //
 // Invariants:
@@ -35,6 +36,8 @@ export const enum Op {
    * written before its DONE.
    */
   CANCEL_EFFECT = 15,
+  /** A value the program read from outside the loop within the tick (outside-values.ts): its kind, then a float64. */
+  READ = 16,
 }
 
 /** Who completed a future a task awaited, as a WAKE record says: a task's log number, or one of these. */
@@ -226,6 +229,13 @@ export class RunLogWriter {
     }
   }
 
+  /** A value the program read within the tick (outside-values.ts OutsideValue `kind`). */
+  read(kind: number, value: number): void {
+    this.events.byte(Op.READ);
+    this.events.byte(kind);
+    this.events.f64(value);
+  }
+
   /** A clock reading between ticks (before tick number `ticks + 1`). */
   gapRead(time: number): void {
     this.gaps.uint(this.ticks);
@@ -266,6 +276,11 @@ export interface RunLog {
    * a replay reads them only before the ticks the reading has.
    */
   readonly gapReadsBefore: ReadonlyArray<readonly number[]>;
+  /**
+   * The values the program read from outside the loop in tick i (index i - 1), in order: kind, value, kind,
+   * value... (outside-values.ts); absent or empty: none.
+   */
+  readonly readsIn: ReadonlyArray<readonly number[]>;
   /** Sockets opened, in order: host and port. */
   readonly sockets: ReadonlyArray<readonly [string, number]>;
   /** Byte offset in the event stream where each tick's record starts (for error messages and the timeline). */
@@ -305,6 +320,8 @@ export interface RunLogVisitor {
   input?(socket: number, kind: SocketInputKind, payload: Buffer | Error | null, bytes: number): void;
   wake?(task: number, by: number): void;
   timer?(): void;
+  /** The program read `value` from outside the loop (outside-values.ts OutsideValue `kind`). */
+  read?(kind: number, value: number): void;
 }
 
 /** Socket bytes given in chunks (a live recording's, one per data input), taken input by input. */
@@ -506,6 +523,14 @@ export class RunLogDecoder {
         case Op.TIMER:
           v.timer?.();
           break;
+        case Op.READ: {
+          if (this.ended === this.ticks) corrupt('a value is read outside a tick');
+          const kind = r.byte();
+          if (kind > MAX_READ_KIND) corrupt('a value read of an unknown kind');
+          const value = r.f64();
+          v.read?.(kind, value);
+          break;
+        }
         case Op.UNCANCEL:
         case Op.CANCEL_EFFECT: {
           const task = taskRef(false);
@@ -540,6 +565,9 @@ export class RunLogDecoder {
   }
 }
 
+/** The last OutsideValue kind a READ record may say. */
+const MAX_READ_KIND = 3;
+
 const NO_INPUTS: readonly RecordedInput[] = [];
 const NO_READS: readonly number[] = [];
 const NO_CANCELS: readonly OutsideCancel[] = [];
@@ -572,10 +600,14 @@ export interface RecordingSoFar {
   readonly openTickTasks?: OpenTickTasks;
 }
 
-/** The process's task counters when an open tick began (task.ts TaskCounters, as recorded). */
+/**
+ * The process's task counters when an open tick began (task.ts TaskCounters, as recorded), and the values its
+ * program read before the streams were taken (kind, value...: none of its READ records is in them).
+ */
 export interface OpenTickTasks {
   readonly nextId: number;
   readonly unnamed: number;
+  readonly reads?: readonly number[];
 }
 
 /** The whole streams of a finished recording, read as a RecordingSoFar. */
@@ -635,6 +667,7 @@ export class RunLogReader {
   private noTaskCancels = 0;
   private inTick = false;
   private readonly gapReadsBefore: Array<readonly number[]> = [];
+  private readonly readsIn: Array<readonly number[]> = [];
   private readonly sockets: Array<[string, number]> = [];
   private readonly taskIds: number[] = [];
   private readonly taskNames: string[] = [];
@@ -666,6 +699,12 @@ export class RunLogReader {
           if (!this.inTick) this.pendingCancels.push({ task, afterInputs: this.pending.length, noTask });
         },
         step: () => this.steps++,
+        read: (kind, value) => {
+          const tick = this.times.view().length - 1;
+          while (this.readsIn.length <= tick) this.readsIn.push(NO_READS);
+          if (this.readsIn[tick] === NO_READS) this.readsIn[tick] = [];
+          (this.readsIn[tick] as number[]).push(kind, value);
+        },
         created: (_task, _parent, name, id) => {
           this.taskIds.push(id);
           this.taskNames.push(name);
@@ -690,11 +729,17 @@ export class RunLogReader {
     this.closed = openTick;
     this.readGaps(streams.gaps);
     const times = this.times.view();
+    const openReads = openTick ? streams.openTickTasks?.reads : undefined;
+    if (openReads !== undefined && openReads.length > 0 && times.length > 0) {
+      while (this.readsIn.length < times.length) this.readsIn.push(NO_READS);
+      this.readsIn[times.length - 1] = openReads;
+    }
     return {
       times,
       inputsBefore: this.inputsBefore,
       cancelsBefore: this.cancelsBefore,
       gapReadsBefore: this.gapReadsBefore,
+      readsIn: this.readsIn,
       sockets: this.sockets,
       tickOffsets: this.offsets.view(),
       tickEnds: this.ends.view(),

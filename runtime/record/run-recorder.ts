@@ -15,13 +15,14 @@ import { MonotonicClock } from '../clock';
 import type { EventLoop, LoopObserver } from '../loop';
 import { setSocketIoTap, type Socket, type SocketConnection, type SocketInputKind, type SocketIoTap } from '../socket';
 import { exceptionOf, inspect } from '../inspection';
-import { nextTaskIdNow, unnamedTasksNow, type Task, type TaskCounters } from '../task';
+import { nextTaskIdNow, unnamedTasksNow, type Task } from '../task';
 import type { CancelRequest } from '../cancel-request';
 import type { CoroutineFrame } from '../coroutine';
 import type { Future } from '../future';
 import type { TimerHandle } from '../handle';
 import { RecordingClock } from './record-clocks';
-import { Outcome, RunLogWriter, WokenBy, type RecordingSoFar } from './run-log';
+import { setOutsideValueTap, wrapGlobals, type OutsideValue, type OutsideValueTap } from '../outside-values';
+import { Outcome, RunLogWriter, WokenBy, type OpenTickTasks, type RecordingSoFar } from './run-log';
 import { RecordingError } from './recording-errors';
 import type { StreamCounts, StreamMark } from './recording-growth';
 import type { TableNotes } from './await-details';
@@ -65,10 +66,13 @@ export interface RecordedStreams {
    * the tasks that tick creates (none of its CREATED records is in the streams) the live run's
    * ids and names.
    */
-  readonly openTickTasks?: TaskCounters;
+  readonly openTickTasks?: OpenTickTasks;
 }
 
 const loopsRecorded = new WeakSet<EventLoop>();
+
+// Before any program this process records or replays is loaded (outside-values.ts wrapGlobals).
+wrapGlobals();
 const NO_TASKS: readonly number[] = [];
 
 /**
@@ -80,7 +84,7 @@ interface SiteTextNode {
   readonly ids: number[];
 }
 
-export class RunRecorder implements LoopObserver, SocketIoTap {
+export class RunRecorder implements LoopObserver, SocketIoTap, OutsideValueTap {
   readonly clock: RecordingClock;
   readonly log = new RunLogWriter();
   private readonly taskNumbers = new WeakMap<Task<unknown>, number>();
@@ -107,6 +111,8 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
   private nextIdAtTickOpen = 0;
   private unnamedAtTickOpen = 0;
   private payloadAtTickOpen = 0;
+  /** The values the program read in the open tick so far (kind, value...): a mid-tick copy's (streamsWithOpenTick). */
+  private openTickReads: number[] = [];
   private attached = false;
   private readonly connections: RunRecorderOptions['connections'];
   private readonly afterTick: RunRecorderOptions['afterTick'];
@@ -171,7 +177,18 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     this.loop = loop;
     loop.addObserver(this, { first: true });
     setSocketIoTap(loop, this);
+    setOutsideValueTap(loop, this);
     return this;
+  }
+
+  /** A value the program reads from outside the loop: written when read within a tick (outside-values.ts). */
+  read(kind: OutsideValue, live: () => number): number {
+    const value = live();
+    if (this.clock.inTick) {
+      this.log.read(kind, value);
+      this.openTickReads.push(kind, value);
+    }
+    return value;
   }
 
   /** Stops recording and returns the streams, cut after the last complete tick. */
@@ -222,7 +239,11 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
       tasks: this.taskCount,
       sockets: this.socketCount,
       openTick: true,
-      openTickTasks: { nextId: this.nextIdAtTickOpen, unnamed: this.unnamedAtTickOpen },
+      openTickTasks: {
+        nextId: this.nextIdAtTickOpen,
+        unnamed: this.unnamedAtTickOpen,
+        ...(this.openTickReads.length > 0 ? { reads: [...this.openTickReads] } : {}),
+      },
     };
   }
 
@@ -285,6 +306,7 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     const loop = this.loop!;
     loopsRecorded.delete(loop);
     setSocketIoTap(loop, null);
+    setOutsideValueTap(loop, null);
     loop.removeObserver(this);
     this.flushStep();
   }
@@ -303,6 +325,7 @@ export class RunRecorder implements LoopObserver, SocketIoTap {
     this.payloadAtTickOpen = this.log.payloadBytes;
     this.nextIdAtTickOpen = nextTaskIdNow();
     this.unnamedAtTickOpen = unnamedTasksNow();
+    if (this.openTickReads.length > 0) this.openTickReads = [];
   }
 
   tickEnd(_tick: number, callbacksRun: number): void {

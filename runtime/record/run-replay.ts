@@ -14,6 +14,7 @@
 import type { EventLoop, TickFeed } from '../loop';
 import type { Socket } from '../socket';
 import type { Task } from '../task';
+import { setOutsideValueTap, type OutsideValue } from '../outside-values';
 import { ReplayClock, type RecordingClock } from './record-clocks';
 import { ReplayConnection } from './replay-connection';
 import { ReplayDivergedError } from './recording-errors';
@@ -55,6 +56,9 @@ export class RunReplay implements TickFeed {
   private replayed: RecordedStreams | null = null;
   /** Bytes of the event log found equal to the recording's so far (compare). */
   private checked = 0;
+  /** The values the program read in the tick being replayed (RunLog.readsIn: kind, value...), and how many given. */
+  private reads: readonly number[] = NO_READS;
+  private readsGiven = 0;
 
   constructor(
     private log: RunLog,
@@ -148,6 +152,9 @@ export class RunReplay implements TickFeed {
   attach(loop: EventLoop): this {
     this.loop = loop;
     this.recorder.attach(loop);
+    // What the program reads from outside the loop is what the recorded run read, in the same order, written
+    // again (a read the recording lacks, or of another kind, is read live: the re-recording then differs).
+    setOutsideValueTap(loop, { read: (kind, live) => this.recorder.read(kind, () => this.recordedRead(kind, live)) });
     loop.setTickFeed(this);
     // Its tasks get the ids and names the recorded run's had, so every view names them alike; those an
     // open last tick creates (not logged) continue the counters the live run had when it began.
@@ -209,7 +216,17 @@ export class RunReplay implements TickFeed {
       sock.replayInput(input.kind, input.payload);
     }
     this.replayClock.setTick(this.log.times[i]!, this.gapBefore(i + 1));
+    this.reads = this.log.readsIn[i] ?? NO_READS;
+    this.readsGiven = 0;
     this.fed = i + 1;
+  }
+
+  /** The value of the tick's next read when it is of `kind`, else the live one. */
+  private recordedRead(kind: OutsideValue, live: () => number): number {
+    const at = this.readsGiven * 2;
+    if (!this.clock.inTick || at >= this.reads.length || this.reads[at] !== kind) return live();
+    this.readsGiven++;
+    return this.reads[at + 1]!;
   }
 
   /**

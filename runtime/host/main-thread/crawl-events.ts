@@ -21,6 +21,7 @@ import { CrawlProgressCounter } from './crawl-progress';
 import type { RunRecording } from './run-recording';
 import type { Emit } from './run-services';
 import { urlFailureNow } from './url-failures';
+import { realNow } from '../../outside-values';
 
 /** Pages listed in one progress event's `recent`. */
 const RECENT_PAGES = 100;
@@ -40,7 +41,7 @@ export class CrawlEvents {
   private lastProgressKey = '';
   private progressCounter: CrawlProgressCounter | null = null;
   private recent: CrawledPage[] = [];
-  private readonly startedAt = performance.now();
+  private readonly startedAt = realNow();
 
   constructor(
     private readonly run: CrawlRun,
@@ -90,7 +91,7 @@ export class CrawlEvents {
     try {
       return this.run.crawler!.elapsed();
     } catch {
-      return (performance.now() - this.startedAt) / 1000;
+      return (realNow() - this.startedAt) / 1000;
     }
   }
 

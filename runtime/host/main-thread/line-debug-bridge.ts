@@ -26,6 +26,7 @@ import { writeReplayCopy } from './recordings';
 import { parseHitCondition } from '../../inspect/hit-count';
 import { isBridgeControl, type BridgeControl } from '../shared/bridge-control';
 import { walkGate } from '../shared/walk-gate';
+import { beginLooking, endLooking } from '../../outside-values';
 
 /** The id of a request the worker sends of its own (negative, never a client's), else null. */
 function workerAskId(m: unknown): number | null {
@@ -251,6 +252,10 @@ export class LineDebugBridge implements Transport {
       },
       // A breakpoint search's scan breakpoints (hit-scan.ts): the breakpoints of `location` whose condition
       // held; true pauses here.
+      // A condition or logpoint message that may read an outside value (a random number, a clock) is evaluated
+      // between these (logpoint-message.ts lookedAt): what it reads is the debugger's, not the recording's.
+      lookIn: beginLooking,
+      lookOut: endLooking,
       scanHit: (location: number, met: Array<boolean | string | null>): boolean => {
         const scan = currentRun()?.replayHost.hitScan ?? null;
         return scan !== null && runningLoopOrNull() === scan.loop && scan.hit(location, met);

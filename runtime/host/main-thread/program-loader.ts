@@ -16,6 +16,7 @@ import { extname, join, resolve } from 'node:path';
 import * as runtimeIndex from '../../index';
 import { isCoroutine, type Coroutine } from '../../task';
 import { bundledTranspilerPath, ensureTypeScript, TS_EXTENSIONS, type TranspilerChoice } from './program-transpiler';
+import { asProgram, beginLooking, endLooking } from '../../outside-values';
 
 export class ProgramLoadError extends Error {
   override readonly name = 'ProgramLoadError';
@@ -76,9 +77,13 @@ const loadOfModule = new WeakMap<object, ProgramLoad>();
 function loadingFor<T>(owner: ProgramLoad, cache: NodeJS.Dict<NodeJS.Module>, load: () => T): T {
   const before = new Set(Object.keys(cache));
   loadsUnderWay++;
+  // What the loader and transpiler read (their clocks) is not the program's; its modules' top levels are
+  // (the _compile hook).
+  beginLooking();
   try {
     return load();
   } finally {
+    endLooking();
     loadsUnderWay--;
     for (const key of Object.keys(cache)) {
       const m = cache[key];
@@ -115,6 +120,12 @@ function installLoadHook(): void {
   hookInstalled = true;
   const internals = Module as unknown as ModuleInternals;
   const extensions = internals._extensions;
+  // A module's code, run by _compile, is the program's: its reads of random numbers and clocks are (loadingFor).
+  const proto = Module.prototype as unknown as { _compile(this: unknown, ...args: unknown[]): unknown };
+  const compile = proto._compile;
+  proto._compile = function (this: unknown, ...args: unknown[]): unknown {
+    return asProgram(() => compile.apply(this, args));
+  };
   const esModuleHook = (node: LoadExtension): LoadExtension =>
     function (m, file) {
       const code = esModuleToCommonJs(file);

@@ -32,6 +32,7 @@ import { checkSources, programSources } from '../../record/source-hashes';
 import { readRecordedProgram, recordedProgram, type RecordedProgram } from './launch-programs';
 import type { Run } from './run';
 import { savedUrlFailures } from './url-failures';
+import { realDateNow, realNow } from '../../outside-values';
 
 function infoOf(path: string, bytes: number, meta: RecordingMeta): RecordingInfo {
   return {
@@ -64,7 +65,7 @@ function metaOf(run: Run, streams: RecordedStreams): RecordingMeta {
     steps: streams.steps,
     tasks: streams.tasks,
     sockets: streams.sockets,
-    recordedAt: new Date().toISOString(),
+    recordedAt: new Date(realDateNow()).toISOString(),
     lints: run.lints.lints(),
   };
   const failed = run.recording.urlFailures.all();
@@ -114,7 +115,7 @@ export function writeReplayCopy(
   run: Run,
   path: string,
 ): { runId: number; ticks: number; midTick: boolean; writeMs: number; mark?: RecordingMark } {
-  const t0 = performance.now();
+  const t0 = realNow();
   const streams = run.recording.streams ?? run.recording.streamsMidTick();
   if (streams === null)
     throw run.recording.unrecorded !== null
@@ -132,7 +133,7 @@ export function writeReplayCopy(
     runId: run.id,
     ticks: streams.ticks,
     midTick: streams.openTick === true,
-    writeMs: performance.now() - t0,
+    writeMs: realNow() - t0,
   };
   // Between ticks, a copy a growth may go on from (writeRecordingGrowth).
   return streams.openTick === true
@@ -171,7 +172,7 @@ export function writeRecordingGrowth(
   path: string,
   from: RecordingMark,
 ): { runId: number; ticks: number; to: RecordingMark; bytes: number; writeMs: number } {
-  const t0 = performance.now();
+  const t0 = realNow();
   const now = run.recording.recordingNow();
   if (now === null) throw run.recording.notRecorded('writeRecordingGrowth');
   const notes = run.recording.tableNotes();
@@ -210,7 +211,7 @@ export function writeRecordingGrowth(
     ...(added !== null ? { notes: packTableNotes(added) } : {}),
   };
   const bytes = writeGrowthFile(path, head, got.bytes);
-  return { runId: run.id, ticks: now.counts.ticks, to, bytes, writeMs: performance.now() - t0 };
+  return { runId: run.id, ticks: now.counts.ticks, to, bytes, writeMs: realNow() - t0 };
 }
 
 /** A growth file read back (readRecordingGrowth): checked, for ReplayHostServices.growInPlace. */

@@ -21,6 +21,7 @@ import { RunReplay } from '../../record/run-replay';
 import { CreationSites } from './creation-sites';
 import { MOMENT_HISTORY } from './recorded-moment';
 import { runningLoopOrNull } from '../../running-loop';
+import { realNow } from '../../outside-values';
 
 /** Replays whose program is being made again or started (its module loaded, its first ticks run) right now. */
 let startingNow = 0;
@@ -158,12 +159,12 @@ export class ReplaySession {
       taskDone: (t) => void s.finished.add(summarizeTasks([t], { recorder })[0]!),
       tickStart: () => {
         s.inTick = true;
-        s.tickStartedAt = performance.now();
+        s.tickStartedAt = realNow();
       },
       tickEnd: () => s.afterTick(),
     });
     const reached = s.wait();
-    s.sliceStart = performance.now();
+    s.sliceStart = realNow();
     let completion: Promise<unknown>;
     startingNow++;
     try {
@@ -246,7 +247,7 @@ export class ReplaySession {
       return reached;
     }
     this.parked = false;
-    this.sliceStart = performance.now();
+    this.sliceStart = realNow();
     this.replay.continueTo(tick);
     return reached;
   }
@@ -279,7 +280,7 @@ export class ReplaySession {
 
   /** After each replayed tick: its time, and a rest when paced and its slice is over. */
   private afterTick(): void {
-    const now = performance.now();
+    const now = realNow();
     this.inTick = false;
     this.busyMs += now - this.tickStartedAt;
     this.onTick?.();
@@ -295,7 +296,7 @@ export class ReplaySession {
 
   /** The milliseconds of this slice so far (a pace decides from it). */
   sliceMs(): number {
-    return performance.now() - this.sliceStart;
+    return realNow() - this.sliceStart;
   }
 
   private stopRest(): void {
@@ -307,7 +308,7 @@ export class ReplaySession {
   /** Runs on unless something holds it: parked, held by a seek, resting, or failed. */
   private goOn(): void {
     if (this.parked || this.held || this.resting !== null || this.failure !== null) return;
-    this.sliceStart = performance.now();
+    this.sliceStart = realNow();
     this.loop.resume();
   }
 

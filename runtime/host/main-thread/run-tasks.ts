@@ -19,6 +19,7 @@ import { wakingTasks } from '../../inspect/traces';
 import { AwaitIndex, summarizeTasks } from '../../inspect/task-summaries';
 import { CreationSites } from './creation-sites';
 import type { RunServices } from './run-services';
+import { realNow } from '../../outside-values';
 
 const TASK_EVENTS_PER_SECOND = 200;
 const EXCEPTION_EVENTS_PER_SECOND = 50;
@@ -31,7 +32,7 @@ class RateLimit {
   dropped = 0;
   constructor(private readonly perSecond: number) {}
   allow(): boolean {
-    const now = performance.now();
+    const now = realNow();
     if (now - this.windowStart >= 1000) {
       this.windowStart = now;
       this.count = 0;

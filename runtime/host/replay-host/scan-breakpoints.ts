@@ -13,7 +13,13 @@ import { readFileSync } from 'node:fs';
 import type { ArmedBreakpoint, HitBound, ScanTicksParams, ScanTicksResult } from '../../../protocol/host-protocol';
 import { ProtocolError } from '../../../protocol/rpc';
 import type { CdpPaused, LineDebugger } from '../worker/line-debugger';
-import { loggedMessageCounted, loggedMessageExpression, loggedMessageOrThrow } from '../worker/logpoint-message';
+import {
+  loggedMessageCounted,
+  loggedMessageExpression,
+  loggedMessageOrThrow,
+  lookedAt,
+  mayReadOutside,
+} from '../worker/logpoint-message';
 import { isAtStop } from './line-stop-match';
 
 type ScanResult = ScanTicksResult;
@@ -220,7 +226,12 @@ export class ScanBreakpoints {
       // as much again as the break itself). Where it throws, no scanHit is made: no hit, nothing counted, as
       // its `false` does; a marker or another breakpoint at the place needs the call whatever it throws.
       const alone = place.bps.length === 1 && !place.marker && !place.until ? place.throwing[0] : null;
-      const condition = `globalThis.__coroscopeLine.scanHit(${index}, [${alone ?? place.conditions.join(', ')}])`;
+      const met = `[${alone ?? place.conditions.join(', ')}]`;
+      // A message or condition that may read a random number or a clock reads it as the debugger (outside-values.ts).
+      const user = place.bps.map((i) => `${breakpoints[i]!.condition ?? ''} ${breakpoints[i]!.logMessage ?? ''}`);
+      const condition = `globalThis.__coroscopeLine.scanHit(${index}, ${
+        mayReadOutside(user.join(' ')) ? lookedAt(met) : met
+      })`;
       try {
         const at = { url: place.url, lineNumber: place.line0, columnNumber: place.column0, condition };
         places.push(at);

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import type { ArmedBreakpoint, Breakpoint, BreakpointStatus } from '../../../protocol/host-protocol';
 import { HitCount, hitConditionOf, HitsSince, type BreakpointsSetAt } from '../../inspect/hit-count';
 import type { CdpLocation } from './cdp-shapes';
-import { logpointTemplate } from './logpoint-message';
+import { logpointTemplate, lookedAt, mayReadOutside } from './logpoint-message';
 import { liveOnly } from './line-steps';
 import type { LoadedScripts } from './loaded-scripts';
 
@@ -256,5 +256,7 @@ function conditionOf(bp: Breakpoint, logKey: number | null): string | null {
       ? `globalThis.__coroscopeLine.logHit(${logKey}, ${JSON.stringify(bp.hitCondition)}) && `
       : '';
   const log = `${hits}(console.log(${logpointTemplate(bp.logMessage)}), false)`;
-  return cond === null ? log : `(${cond}) && ${log}`;
+  const whole = cond === null ? log : `(${cond}) && ${log}`;
+  // Its reads of random numbers and clocks are the debugger's (outside-values.ts), not the recorded program's.
+  return mayReadOutside(`${cond ?? ''} ${bp.logMessage}`) ? lookedAt(whole) : whole;
 }

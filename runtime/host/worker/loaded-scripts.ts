@@ -15,7 +15,7 @@ import type { CdpCallFrame, CdpLocation } from './cdp-shapes';
 
 /** Sources whose frames are the runtime's machinery: stepped through, not shown. */
 const MACHINERY =
-  /[\\/]runtime[\\/](coroutine|running-loop|task|loop|handle|ready-queue|future|fifo|timer-heap|shape-anchors|observer-fanout|wakeup-callback)\.ts$|[\\/]runtime[\\/](inspect|host|record)[\\/]|[\\/]protocol[\\/]/;
+  /[\\/]runtime[\\/](coroutine|running-loop|task|loop|handle|ready-queue|future|fifo|timer-heap|shape-anchors|observer-fanout|wakeup-callback|outside-values|held-time)\.ts$|[\\/]runtime[\\/](inspect|host|record)[\\/]|[\\/]protocol[\\/]/;
 
 /**
  * The runtime's own library (queue.ts, lock.ts, sleep.ts, ...): a task the loop resumes is often

@@ -11,6 +11,24 @@
 // pause, and console.log is not reached) and in the past (no hit recorded); with a hit condition
 // it still counts, live (counted before the message) and in the past (loggedMessageCounted).
 
+/**
+ * Whether a condition or message may read a value from outside the loop (a call, `new`, a tagged template):
+ * it is then evaluated as lookedAt(...). A property read (a getter) is not told.
+ */
+export function mayReadOutside(expression: string): boolean {
+  return /[(`]|\bnew\b/.test(expression);
+}
+
+/**
+ * `expression` evaluated as the debugger's (outside-values.ts beginLooking): its random numbers and clock
+ * readings are neither written to a recording nor taken from it. Its own frame is eval'd code, as the
+ * condition's, so what reads the stack from it (the field write trap) finds the program's frame below.
+ */
+export function lookedAt(expression: string): string {
+  const line = 'globalThis.__coroscopeLine';
+  return `(() => { ${line}.lookIn(); try { return ${expression}; } finally { ${line}.lookOut(); } })()`;
+}
+
 /** The message as the source of a JavaScript template literal, backticks included. */
 export function logpointTemplate(logMessage: string): string {
   const body = logMessage

@@ -321,6 +321,47 @@ test('coroscope replay --log of a coroscope run recording: the hits are the line
   });
 });
 
+// Each teller draws its amounts and stamps them: a replay must read what the run read, or the totals differ.
+const DRAWS = `const { run, sleep, coroutine, getRunningLoop } = require('coroscope');
+const teller = coroutine(function* teller(name) {
+  let total = 0;
+  for (let i = 0; i < 3; i++) {
+    const amount = Math.floor(Math.random() * 100);
+    yield* sleep(amount / 10000);
+    total += amount;
+    console.log(name + ' ' + amount + ' ' + total + ' ' + Date.now() + ' ' + performance.now() + ' ' + new Date().toISOString());
+  }
+});
+const main = coroutine(function* main() {
+  const loop = getRunningLoop();
+  const tasks = [loop.createTask(teller('a'), { name: 'a' }), loop.createTask(teller('b'), { name: 'b' })];
+  for (const t of tasks) yield* t;
+});
+run(main());
+`;
+
+test('coroscope replay --log of a run that read random numbers and clocks: the values the run printed', () => {
+  inFolder({ 'draws.js': DRAWS }, (dir) => {
+    const rec = coroscope(['run', 'draws.js', '--record', 'run.corotrace'], dir);
+    assert.equal(rec.status, 0, rec.stderr);
+    const printed = rec.stdout.trimEnd().split('\n');
+    assert.equal(printed.length, 6, rec.stdout);
+    const line = DRAWS.split('\n').findIndex((l) => l.includes('console.log(name')) + 1;
+    const message = '{name} {amount} {total} {Date.now()} {performance.now()} {new Date().toISOString()}';
+    const logged = coroscope(['replay', 'run.corotrace', '--log', `draws.js:${line}:${message}`, '--json'], dir);
+    assert.equal(logged.status, 0, logged.stderr);
+    const { hits } = JSON.parse(logged.stdout) as { hits: Array<{ message: string }> };
+    // The logpoint's own reads are the debugger's, not the program's: only the program's values are compared.
+    assert.deepEqual(
+      hits.map((h) => h.message.split(' ').slice(0, 3).join(' ')),
+      printed.map((p) => p.split(' ').slice(0, 3).join(' ')),
+    );
+    const replayed = coroscope(['replay', 'run.corotrace'], dir);
+    assert.equal(replayed.status, 0, replayed.stderr);
+    assert.deepEqual(replayed.stdout.trimEnd().split('\n'), printed);
+  });
+});
+
 test('coroscope run --inspect in a socket folder others can open: the program runs, ps is said not to answer', () => {
   inFolder({ 'program.js': SELF_RUNNING }, (dir) => {
     mkdirSync(join(dir, 'xdg', 'coroscope'), { recursive: true });

@@ -470,3 +470,31 @@ test("the tasks an open tick creates get the live run's ids and names in its rep
     [`Task-${mid.openTickTasks.unnamed + 1}`, 'named', `Task-${mid.openTickTasks.unnamed + 2}`],
   );
 });
+
+test('what the program reads from outside the loop (random, clocks, dates) replays as the recorded run read it', async () => {
+  // Read in every task step: a value that did not replay would show in the results, and would make the
+  // replayed run branch otherwise (a sleep of a random length).
+  const program = coroutine(function* reads(): Coroutine<string[]> {
+    const seen: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = Math.random();
+      seen.push(`${r} ${Date.now()} ${performance.now()} ${new Date().toISOString()} ${Date()}`);
+      yield* sleep(r / 100);
+    }
+    return seen;
+  });
+  const { result, streams } = await record(program);
+  assert.equal(readRunLog(streams.events, streams.gaps, streams.payload, 'test.corotrace').readsIn.flat().length, 40);
+  // Time goes on and the generator draws other numbers between the two runs.
+  await new Promise((r) => setTimeout(r, 20));
+  const again = await replay(streams, program);
+  assert.deepEqual(again.result, result);
+  again.replay.verify();
+  // Unrecorded, the program reads Node's own values again.
+  const loop = new EventLoop();
+  try {
+    assert.notDeepEqual(await loop.runUntilComplete(program()), result);
+  } finally {
+    loop.close();
+  }
+});

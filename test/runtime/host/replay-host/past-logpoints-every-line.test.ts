@@ -64,7 +64,7 @@ const CASES: readonly Case[] = [
   sample('exception-chain', 15),
   sample('gather-vs-ascompleted', 60),
   sample('json-fetch', 60),
-  ...['account-transfers.ts', 'queue-workers.ts', 'steps-as-live.ts', 'value-changes.ts'].map(
+  ...['account-transfers.ts', 'queue-workers.ts', 'steps-as-live.ts', 'value-changes.ts', 'dice-rolls.ts'].map(
     (name): Case => ({
       name: `a program, ${name}`,
       launch: { target: { kind: 'program', path: join(PROGRAMS, name) }, options: {} },
@@ -147,6 +147,26 @@ describe('Logpoints on every line: the past lists what the live run printed, lin
       for (const h of hits) assert.ok(h.message.startsWith(`${h.tick}/${h.taskId}|`), JSON.stringify(h));
     });
   }
+
+  test('random numbers and clocks the program read are the ones the live run read; a message reading its own is no matter', async () => {
+    const file = join(PROGRAMS, 'dice-rolls.ts');
+    const line = lineOf(file, 'score += roll;');
+    // The message reads a random number and the clock too (the debugger's reads: neither recorded nor replayed).
+    const logMessage = `${WHERE}{roll} {stamp} {score} {Math.random() < 1} {Date.now() > 0}`;
+    const logpoints = new Map([[file, [{ file, line, logMessage }]]]);
+    const dice: Case = {
+      name: 'dice',
+      launch: { target: { kind: 'program', path: file }, options: {} },
+      files: [file],
+      atLeast: 12,
+    };
+    const { live, hits } = await liveAndPast(dice, logpoints);
+    assert.equal(live.length, 12);
+    assert.deepEqual(
+      hits.map((h) => h.message),
+      live,
+    );
+  });
 
   test("an error's stack text, read by the program, is the one the live run read", async () => {
     // frameNames(stack) reads the trace of the error the exception-chain sample catches: a logpoint prints it whole.

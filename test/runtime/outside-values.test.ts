@@ -1,0 +1,73 @@
+// outside-values.ts: the globals a program reads outside values through. Without a tap on the running
+// loop they read as Node's; with one, only reads within that loop's ticks go through it; Date keeps its
+// behaviour for every other use (arguments, instanceof, statics, subclasses).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EventLoop } from '../../runtime/loop';
+import { coroutine } from '../../runtime/coroutine';
+import type { Coroutine } from '../../runtime/task';
+import { OutsideValue, realDateNow, realNow, setOutsideValueTap } from '../../runtime/outside-values';
+
+test('a tap on the running loop gives the values its program reads; other loops and code outside read live', async () => {
+  const asked: OutsideValue[] = [];
+  const loop = new EventLoop();
+  setOutsideValueTap(loop, {
+    read: (kind) => {
+      asked.push(kind);
+      return kind === OutsideValue.RANDOM ? 0.25 : 86_400_000;
+    },
+  });
+  const reads = coroutine(function* reads(): Coroutine<unknown[]> {
+    yield;
+    return [Math.random(), performance.now(), Date.now(), new Date().toISOString(), Date().slice(0, 15)];
+  });
+  try {
+    const seen = await loop.runUntilComplete(reads());
+    assert.deepEqual(seen, [0.25, 86_400_000, 86_400_000, '1970-01-02T00:00:00.000Z', 'Fri Jan 02 1970']);
+    assert.deepEqual(asked, [
+      OutsideValue.RANDOM,
+      OutsideValue.PERFORMANCE_NOW,
+      OutsideValue.DATE_NOW,
+      OutsideValue.NEW_DATE,
+      OutsideValue.NEW_DATE,
+    ]);
+    // Outside the loop's ticks: Node's own.
+    assert.notEqual(Math.random(), 0.25);
+    assert.ok(Math.abs(Date.now() - realDateNow()) < 1000);
+    assert.ok(Math.abs(performance.now() - realNow()) < 1000);
+    const other = new EventLoop();
+    try {
+      const live = await other.runUntilComplete(reads());
+      assert.notEqual(live[0], 0.25);
+    } finally {
+      other.close();
+    }
+  } finally {
+    setOutsideValueTap(loop, null);
+    loop.close();
+  }
+});
+
+test('Date, wrapped, is still Date: arguments, instanceof, statics, subclasses', () => {
+  // Wrapped once a tap is set (the test above may not have run first).
+  const loop = new EventLoop();
+  setOutsideValueTap(loop, { read: (_kind, live) => live() });
+  setOutsideValueTap(loop, null);
+  loop.close();
+  assert.equal(new Date(0).toISOString(), '1970-01-01T00:00:00.000Z');
+  assert.equal(new Date(2020, 1, 2).getMonth(), 1);
+  assert.equal(new Date('2001-02-03T04:05:06Z').getUTCHours(), 4);
+  assert.ok(new Date() instanceof Date);
+  assert.equal(Object.getPrototypeOf(new Date()), Date.prototype);
+  assert.equal(Date.UTC(2000, 0), 946_684_800_000);
+  assert.equal(Date.parse('1970-01-01T00:00:01Z'), 1000);
+  assert.equal(typeof Date(), 'string');
+  assert.equal(Date.length, 7);
+  class Stamp extends Date {
+    label(): string {
+      return `at ${this.getTime()}`;
+    }
+  }
+  assert.equal(new Stamp(5).label(), 'at 5');
+  assert.ok(new Stamp() instanceof Date);
+});
