@@ -116,6 +116,8 @@ export function wrapGlobals(): void {
   Object.defineProperty(ProgramDate, 'prototype', { value: NodeDate.prototype, writable: false });
   Object.defineProperty(ProgramDate, 'now', { value: dateNow, writable: true, configurable: true });
   Object.defineProperty(ProgramDate, 'length', { value: 7 });
+  // A date's `constructor` is the global Date a program sees (`d.constructor === Date`).
+  Object.defineProperty(NodeDate.prototype, 'constructor', { value: ProgramDate, writable: true, configurable: true });
   NodeDate.now = dateNow;
   globalThis.Date = ProgramDate;
 }

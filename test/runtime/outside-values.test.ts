@@ -59,6 +59,8 @@ test('Date, wrapped, is still Date: arguments, instanceof, statics, subclasses',
   assert.equal(new Date('2001-02-03T04:05:06Z').getUTCHours(), 4);
   assert.ok(new Date() instanceof Date);
   assert.equal(Object.getPrototypeOf(new Date()), Date.prototype);
+  assert.equal(new Date().constructor, Date);
+  assert.equal(new (new Date(3).constructor as DateConstructor)(4).getTime(), 4);
   assert.equal(Date.UTC(2000, 0), 946_684_800_000);
   assert.equal(Date.parse('1970-01-01T00:00:01Z'), 1000);
   assert.equal(typeof Date(), 'string');
