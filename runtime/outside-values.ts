@@ -11,7 +11,7 @@
 // in a tick: its transpile, not its top level) read live, never through the tap: looking adds no
 // reading to the program's.
 
-import { holdUnderWay, realNow } from './held-time';
+import { holdUnderWay, realNow, setProgramNow } from './held-time';
 import type { EventLoop } from './loop';
 import { runningLoopOrNull } from './running-loop';
 
@@ -32,7 +32,7 @@ export interface OutsideValueTap {
 }
 
 const nodeRandom = Math.random;
-const nodePerformanceNow = realNow;
+const nodePerformanceNow = performance.now.bind(performance);
 const nodeDateNow = Date.now;
 const NodeDate = Date;
 /** How many debugger evaluations (beginLooking .. endLooking) are under way. */
@@ -99,9 +99,11 @@ export function wrapGlobals(): void {
   Math.random = function random(): number {
     return read(OutsideValue.RANDOM, nodeRandom);
   };
-  performance.now = function now(): number {
+  const programNow = function now(): number {
     return read(OutsideValue.PERFORMANCE_NOW, nodePerformanceNow);
   };
+  performance.now = programNow;
+  setProgramNow(programNow);
   const dateNow = function now(): number {
     return read(OutsideValue.DATE_NOW, nodeDateNow);
   };
