@@ -228,10 +228,8 @@ export class ScanBreakpoints {
       const alone = place.bps.length === 1 && !place.marker && !place.until ? place.throwing[0] : null;
       const met = `[${alone ?? place.conditions.join(', ')}]`;
       // A message or condition that may read a random number or a clock reads it as the debugger (outside-values.ts).
-      const user = place.bps.map((i) => `${breakpoints[i]!.condition ?? ''} ${breakpoints[i]!.logMessage ?? ''}`);
-      const condition = `globalThis.__coroscopeLine.scanHit(${index}, ${
-        mayReadOutside(user.join(' ')) ? lookedAt(met) : met
-      })`;
+      const reads = place.bps.some((i) => mayReadOutside(breakpoints[i]!.condition, breakpoints[i]!.logMessage));
+      const condition = `globalThis.__coroscopeLine.scanHit(${index}, ${reads ? lookedAt(met) : met})`;
       try {
         const at = { url: place.url, lineNumber: place.line0, columnNumber: place.column0, condition };
         places.push(at);

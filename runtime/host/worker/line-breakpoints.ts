@@ -250,13 +250,14 @@ function isLogpoint(bp: Breakpoint): boolean {
  */
 function conditionOf(bp: Breakpoint, logKey: number | null): string | null {
   const cond = bp.condition !== undefined && bp.condition.trim() !== '' ? bp.condition : null;
-  if (!isLogpoint(bp) || bp.logMessage === undefined) return cond;
+  // Its reads of random numbers and clocks are the debugger's (outside-values.ts), not the recorded program's.
+  if (!isLogpoint(bp) || bp.logMessage === undefined)
+    return cond !== null && mayReadOutside(cond, undefined) ? lookedAt(cond) : cond;
   const hits =
     logKey !== null && bp.hitCondition !== undefined
       ? `globalThis.__coroscopeLine.logHit(${logKey}, ${JSON.stringify(bp.hitCondition)}) && `
       : '';
   const log = `${hits}(console.log(${logpointTemplate(bp.logMessage)}), false)`;
   const whole = cond === null ? log : `(${cond}) && ${log}`;
-  // Its reads of random numbers and clocks are the debugger's (outside-values.ts), not the recorded program's.
-  return mayReadOutside(`${cond ?? ''} ${bp.logMessage}`) ? lookedAt(whole) : whole;
+  return mayReadOutside(bp.condition, bp.logMessage) ? lookedAt(whole) : whole;
 }

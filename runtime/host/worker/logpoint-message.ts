@@ -12,11 +12,13 @@
 // it still counts, live (counted before the message) and in the past (loggedMessageCounted).
 
 /**
- * Whether a condition or message may read a value from outside the loop (a call, `new`, a tagged template):
- * it is then evaluated as lookedAt(...). A property read (a getter) is not told.
+ * Whether a breakpoint's condition or a logpoint message's `{expression}` parts may read a value from outside
+ * the loop (a call, `new`, a tagged template): they are then evaluated as lookedAt(...). A property read (a
+ * getter) is not told.
  */
-export function mayReadOutside(expression: string): boolean {
-  return /[(`]|\bnew\b/.test(expression);
+export function mayReadOutside(condition: string | undefined, logMessage: string | undefined): boolean {
+  const code = [condition ?? '', ...[...(logMessage ?? '').matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!)];
+  return code.some((c) => /[(`]|\bnew\b/.test(c));
 }
 
 /**

@@ -247,7 +247,9 @@ describe('plant', () => {
         { tick: 1 },
       ),
       (e: unknown) =>
-        e instanceof ProtocolError && e.code === 'failed' && e.message === 'pastHit: cannot arm 1:6:0: V8 said no',
+        e instanceof ProtocolError &&
+        e.code === 'failed' &&
+        e.message === `pastHit: cannot arm ${SCRIPT}:6:0: V8 said no`,
     );
     assert.deepStrictEqual(f.asked.slice(-2), ['set bp-3', 'remove bp-3']);
   });
