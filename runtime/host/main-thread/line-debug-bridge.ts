@@ -250,12 +250,12 @@ export class LineDebugBridge implements Transport {
         }
         return parseHitCondition(hitCondition)?.(counted.n) ?? true;
       },
-      // A breakpoint search's scan breakpoints (hit-scan.ts): the breakpoints of `location` whose condition
-      // held; true pauses here.
       // A condition or logpoint message that may read an outside value (a random number, a clock) is evaluated
       // between these (logpoint-message.ts lookedAt): what it reads is the debugger's, not the recording's.
       lookIn: beginLooking,
       lookOut: endLooking,
+      // A breakpoint search's scan breakpoints (hit-scan.ts): the breakpoints of `location` whose condition
+      // held; true pauses here.
       scanHit: (location: number, met: Array<boolean | string | null>): boolean => {
         const scan = currentRun()?.replayHost.hitScan ?? null;
         return scan !== null && runningLoopOrNull() === scan.loop && scan.hit(location, met);
