@@ -23,6 +23,7 @@ export const ALL_BUNDLES = [
   'runtime-host.js',
   'runtime-host.js.map',
   'runtime-host.js.sources.json',
+  'runtime-host-preload.js',
   'cli.js.sources.json',
   'line-debug-worker.js',
   'line-debug-worker.js.map',

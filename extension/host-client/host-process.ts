@@ -12,6 +12,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { PROTOCOL_VERSION, type HostEvents, type HostMethods } from '../../protocol/host-protocol';
 import type { Duplex } from 'node:stream';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { RpcEndpoint, type Transport } from '../../protocol/rpc';
 import { StreamTransport } from '../../protocol/stream-transport';
 
@@ -42,6 +44,16 @@ export interface HostProcessOptions {
 const KEEP_LINES = 50;
 /** The host's end of the client pipe (runtime/host/main-thread/main.ts `--client-fd`). */
 const CLIENT_FD = 4;
+
+/**
+ * The node options that load the host's preload first (dist/runtime-host-preload.js, beside the host's
+ * bundle): it starts the host's line debugger worker while node loads the bundle, so the host says hello
+ * sooner. The runtime's own forks name it alike (runtime/host/shared/host-preload-option.ts).
+ */
+function preloadOf(hostScript: string): string[] {
+  const preload = join(dirname(hostScript), 'runtime-host-preload.js');
+  return existsSync(preload) ? ['--require', preload] : [];
+}
 
 export class HostProcess {
   readonly endpoint: HostEndpoint;
@@ -88,11 +100,11 @@ export class HostProcess {
     });
   }
 
-  /** Forks the host and completes the hello handshake. */
+  /** Forks the host (its preload first: see preloadOf) and completes the hello handshake. */
   static async start(options: HostProcessOptions): Promise<HostProcess> {
     const child = fork(options.hostScript, [`--client-fd=${CLIENT_FD}`], {
       cwd: options.cwd,
-      execArgv: ['--enable-source-maps', ...(options.execArgv ?? [])],
+      execArgv: [...preloadOf(options.hostScript), '--enable-source-maps', ...(options.execArgv ?? [])],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc', 'pipe'],
       serialization: 'json',
     });

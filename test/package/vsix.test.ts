@@ -57,6 +57,8 @@ describe('the packaged .vsix', { timeout: 600_000 }, () => {
     assert.ok(size <= MAX_BYTES, `${size} bytes`);
     for (const e of [
       'extension/dist/typescript-transpiler.js',
+      // The host's preload: the extension forks its host with it (host-process.ts).
+      'extension/dist/runtime-host-preload.js',
       'extension/dist/types/coroscope/runtime/index.d.ts',
       'extension/dist/types/coroscope/runtime/lock.d.ts',
       'extension/dist/types/node_modules/@types/node/index.d.ts',

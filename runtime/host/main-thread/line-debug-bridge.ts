@@ -11,16 +11,14 @@
 
 import { COLLECTED_PIN, OTHER_REPLAY_PIN } from '../../../protocol/line-readings';
 import { runningLoopOrNull } from '../../running-loop';
-import { createRequire } from 'node:module';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { RpcEndpoint, Transport } from '../../../protocol/rpc';
 import type { Run } from './run';
 import { awaitInfoOf, summarizeTasks } from '../../inspect/task-summaries';
 import { isFuture } from '../../future';
 import { inspect } from '../../inspection';
-import { HELD_TIME_BYTES, shareHeldTime } from '../../held-time';
+import { shareHeldTime } from '../../held-time';
+import type { StartedLineDebugWorker } from './line-debug-worker-start';
 import type { EventLoop } from '../../loop';
 import { writeReplayCopy } from './recordings';
 import { parseHitCondition } from '../../inspect/hit-count';
@@ -38,47 +36,6 @@ function workerAskId(m: unknown): number | null {
 const CLOSE_WAIT_MS = 500;
 /** Objects pinned for watched fields at most (a walk pins one per field watched): the oldest let go first. */
 const MAX_PINS = 64;
-
-/**
- * Starts the worker on `script`. The bundle is plain JavaScript; a host run from its
- * TypeScript source (tsx) cannot hand `--import tsx` to a worker on Node 20 (a worker's
- * execArgv takes no module hooks), so that worker first registers tsx's CommonJS hooks itself,
- * found from the script's own node_modules, then loads the script. Without tsx there the
- * worker fails with the reason, and the client's pipe closes with it.
- */
-function startWorker(script: string, options: ConstructorParameters<typeof Worker>[1] & object): Worker {
-  if (!/\.[cm]?ts$/.test(script)) return new Worker(script, options);
-  let tsx: string;
-  try {
-    tsx = createRequire(script).resolve('tsx/cjs/api');
-  } catch {
-    throw new Error(
-      `the line debugger's worker cannot run ${script}: it is TypeScript and tsx is not installed beside it (build the bundle: npm run build)`,
-    );
-  }
-  const boot = `const { register } = require(${JSON.stringify(tsx)}); register(); require(${JSON.stringify(script)});`;
-  return new Worker(boot, {
-    ...options,
-    eval: true,
-    execArgv: (options.execArgv ?? []).filter(
-      (a, i, all) => a !== '--import' && all[i - 1] !== '--import' && !a.startsWith('--import='),
-    ),
-  });
-}
-
-/**
- * The worker's script for host script `hostScript`: the worker's own bundle beside it
- * (dist/line-debug-worker.js, a seventh of the host's: the worker loads only the line debugger
- * and the protocol, not the runtime, the crawler and the samples), or, for a TypeScript source
- * (tsx), its entry in the worker's folder (runtime/host/worker/); the host's own script where neither is
- * there (a host bundled alone).
- */
-export function lineDebugWorkerScript(hostScript: string): string {
-  const own = /\.[cm]?ts$/.test(hostScript)
-    ? join(dirname(hostScript), '..', 'worker', 'line-debug-worker-main.ts')
-    : join(dirname(hostScript), 'line-debug-worker.js');
-  return existsSync(own) ? own : hostScript;
-}
 
 export class LineDebugBridge implements Transport {
   private readonly worker: Worker;
@@ -101,25 +58,10 @@ export class LineDebugBridge implements Transport {
    */
   private lastAskRead = 0;
 
-  /** `host`: the host's script (a line replay host is started from it) and its worker's (lineDebugWorkerScript). */
-  constructor(host: { script: string; worker: string }, fd: number, execArgv: string[]) {
-    // The worker counts the time it holds this thread stopped on a line (see held-time.ts).
-    const held = new SharedArrayBuffer(HELD_TIME_BYTES);
-    shareHeldTime(held);
-    // The host's script, arguments and node options go to the worker too: it starts line replay hosts
-    // (line-replay-host.ts) alike, and knows when it is one.
-    this.worker = startWorker(host.worker, {
-      workerData: {
-        coroscopeLineDebugFd: fd,
-        coroscopeHeldTime: held,
-        coroscopeHostScript: host.script,
-        coroscopeHostExecArgv: execArgv,
-      },
-      execArgv,
-      argv: process.argv.slice(2),
-      stdout: false,
-      stderr: false,
-    });
+  /** `started`: its worker (line-debug-worker-start.ts), which this thread's held-time counter is shared with. */
+  constructor(started: StartedLineDebugWorker) {
+    shareHeldTime(started.heldTime);
+    this.worker = started.worker;
     this.worker.on('message', (m: unknown) => {
       if (isBridgeControl(m)) {
         if (m.bridge === 'closed') this.markClosed(m.reason);

@@ -13,7 +13,13 @@ import type { HostEvents } from '../../../protocol/host-protocol';
 import type { HostAndReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import { IpcTransport } from './ipc-transport';
 import { RuntimeHost, type HostEndpoint } from './host';
-import { LineDebugBridge, lineDebugWorkerScript } from './line-debug-bridge';
+import { LineDebugBridge } from './line-debug-bridge';
+import {
+  clientFdOf,
+  lineDebugWorkerScript,
+  startLineDebugWorker,
+  takeLineDebugWorkerAhead,
+} from './line-debug-worker-start';
 import { runLineDebugWorkerAsAsked } from '../worker/line-debug-worker';
 import { keepSuspendedLocals } from '../../suspended-locals';
 import { removeLineReplayFiles } from '../shared/line-replay-files';
@@ -21,14 +27,6 @@ import { replayRunsNow } from './replay-session';
 
 /** How long the host waits for the current run to stop before exiting anyway. */
 const EXIT_GRACE_MS = 1500;
-
-/** `--client-fd=N`: the client's pipe, served by the line debugger's worker thread. */
-function clientFd(): number | null {
-  const arg = process.argv.find((a) => a.startsWith('--client-fd='));
-  if (arg === undefined) return null;
-  const fd = Number(arg.slice('--client-fd='.length));
-  return Number.isInteger(fd) && fd > 2 ? fd : null;
-}
 
 function main(): void {
   if (typeof process.send !== 'function') {
@@ -38,11 +36,19 @@ function main(): void {
   // Before any program runs here: the host reads suspended frames of the live run and of its
   // replays, which share this isolate's optimized code (suspended-locals.ts).
   keepSuspendedLocals();
-  const fd = clientFd();
+  const fd = clientFdOf(process.argv);
+  // Its worker started ahead by the preload (host-preload.ts), or now.
   const bridge =
     fd === null
       ? null
-      : new LineDebugBridge({ script: __filename, worker: lineDebugWorkerScript(__filename) }, fd, process.execArgv);
+      : new LineDebugBridge(
+          takeLineDebugWorkerAhead(__filename, fd) ??
+            startLineDebugWorker(
+              { script: __filename, worker: lineDebugWorkerScript(__filename) },
+              fd,
+              process.execArgv,
+            ),
+        );
   const transport = bridge ?? new IpcTransport();
   const endpoint: HostEndpoint = new RpcEndpoint<
     Record<string, never>,

@@ -12,6 +12,7 @@ import type { HostEvents } from '../../../protocol/host-protocol';
 import type { HostAndReplayHostMethods } from '../../../protocol/replay-host-protocol';
 import { RpcEndpoint } from '../../../protocol/rpc';
 import { StreamTransport } from '../../../protocol/stream-transport';
+import { withHostPreload } from './host-preload-option';
 
 /** A line replay host's client end: the host's and the replay host's methods asked, its events heard. */
 export type LineReplayEndpoint = RpcEndpoint<
@@ -33,7 +34,7 @@ export function forkLineReplayHost(
   execArgv: readonly string[],
 ): { child: ChildProcess; endpoint: LineReplayEndpoint } {
   const child = fork(script, [`--client-fd=${CLIENT_FD}`, LINE_REPLAY_ARG], {
-    execArgv: [...execArgv],
+    execArgv: withHostPreload(script, execArgv),
     stdio: ['ignore', 'ignore', 'ignore', 'ipc', 'pipe'],
     serialization: 'json',
   });

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RpcEndpoint, type Transport } from '../../../protocol/rpc';
 import { StreamTransport } from '../../../protocol/stream-transport';
+import { withHostPreload } from '../../../runtime/host/shared/host-preload-option';
 import assert from 'node:assert/strict';
 import type { BreakpointHitLanding, HostEvents } from '../../../protocol/host-protocol';
 import type { HostAndReplayHostMethods } from '../../../protocol/replay-host-protocol';
@@ -173,7 +174,12 @@ export function forkHost(options: { bundle?: string; pipe?: boolean; cwd?: strin
   const args = options.pipe === true ? ['--client-fd=4'] : [];
   const child =
     options.bundle !== undefined
-      ? fork(options.bundle, args, { cwd: options.cwd ?? ROOT, execArgv: [], stdio })
+      ? // With a client pipe, as the extension forks it: its preload first (host-preload-option.ts).
+        fork(options.bundle, args, {
+          cwd: options.cwd ?? ROOT,
+          execArgv: options.pipe === true ? withHostPreload(options.bundle, []) : [],
+          stdio,
+        })
       : fork(HOST_SOURCE, args, { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio });
   return new HostClient(child);
 }

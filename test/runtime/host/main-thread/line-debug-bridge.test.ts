@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { LineDebugBridge } from '../../../../runtime/host/main-thread/line-debug-bridge';
+import { startLineDebugWorker } from '../../../../runtime/host/main-thread/line-debug-worker-start';
 import type { Run } from '../../../../runtime/host/main-thread/run';
 import { type Coroutine, coroutine, EventLoop, Future, sleep, VirtualClock } from '../../../../runtime/index';
 
@@ -46,7 +47,7 @@ function handle(): Handle {
 
 /** A bridge to the stand-in worker: what its receivers heard, its close reasons, a wait for a message heard. */
 class Bridged {
-  readonly bridge = new LineDebugBridge({ script: '/host.js', worker: WORKER }, 9, []);
+  readonly bridge = new LineDebugBridge(startLineDebugWorker({ script: '/host.js', worker: WORKER }, 9, []));
   readonly heard: unknown[] = [];
   readonly closed: string[] = [];
   private waiting: Array<() => void> = [];

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { build } from 'esbuild';
-import { lineDebugWorkerScript } from '../../../../runtime/host/main-thread/line-debug-bridge';
+import { lineDebugWorkerScript } from '../../../../runtime/host/main-thread/line-debug-worker-start';
 import { ROOT } from '../host-client';
 
 test("the worker's bundle holds the line debugger and the protocol, none of the host's runtime, crawler, samples or recorder", async () => {
