@@ -1,16 +1,16 @@
 // Values a program reads from outside the loop within a tick: Math.random(), performance.now(),
-// Date.now(), and the time `new Date()` and `Date()` take. A recorded run's recorder writes each
-// one its program reads (run-recorder.ts) and a replay gives them back in the same order
-// (run-replay.ts), so the past shows the values the live run saw. Each loop may have one tap; the
-// globals are wrapped once (wrapGlobals) and ask the running loop's.
+// Date.now(), `new Date()`/`Date()`, crypto's random values, process.hrtime. A recorded run's recorder
+// writes each one its program reads (run-recorder.ts), a replay gives them back in order (run-replay.ts).
+// Each loop may have one tap; the globals are wrapped once (wrapGlobals) and ask the running loop's.
+// See docs/design/recording-and-replay.md.
 //
-// Invariants: without a tap on the running loop, or outside any loop, each reads as Node's own;
-// the runtime's own readings (its slices, clocks and timings) use realNow()/realDateNow(), and a
-// debugger's (an expression evaluated while the thread is held, a condition or logpoint message
-// run between beginLooking and endLooking) and the host's work for the program (a module loaded
-// in a tick: its transpile, not its top level) read live, never through the tap: looking adds no
-// reading to the program's.
+// Invariants: without a tap on the running loop, or outside any loop, each reads as Node's own; a
+// wrapper calls Node's own first (its checks and errors are Node's). The runtime's own readings use
+// realNow()/realDateNow(); a debugger's (held thread, or beginLooking..endLooking) and the host's work
+// for the program (a module's transpile, not its top level) read live, never through the tap.
 
+import type { RandomUUIDOptions, UUID, webcrypto } from 'node:crypto';
+import { syncBuiltinESMExports } from 'node:module';
 import { holdUnderWay, realNow, setProgramNow } from './held-time';
 import type { EventLoop } from './loop';
 import { runningLoopOrNull } from './running-loop';
@@ -24,7 +24,20 @@ export const enum OutsideValue {
   DATE_NOW = 2,
   /** `new Date()` or `Date()`: the time they take. */
   NEW_DATE = 3,
+  /** crypto.randomUUID(): its 128 bits, four 32-bit words. */
+  RANDOM_UUID = 4,
+  /** Random bytes (crypto.getRandomValues, randomBytes, randomFillSync): a 32-bit word (less at the end). */
+  RANDOM_BYTES = 5,
+  /** crypto.randomInt(): the integer. */
+  RANDOM_INT = 6,
+  /** process.hrtime(): its seconds, then its nanoseconds. */
+  HRTIME = 7,
+  /** process.hrtime.bigint(): its high, then its low 32 bits. */
+  HRTIME_BIGINT = 8,
 }
+
+/** The last OutsideValue (a READ record of a higher kind is corrupt). */
+export const LAST_OUTSIDE_VALUE = OutsideValue.HRTIME_BIGINT;
 
 /** A recorder's or a replay's: the value the program reads, given how to read it live. */
 export interface OutsideValueTap {
@@ -88,6 +101,112 @@ function read(kind: OutsideValue, live: () => number): number {
   return tap === undefined || looking > 0 || holdUnderWay() ? live() : tap.read(kind, live);
 }
 
+/** Passes Node's random `bytes[from, to)` through the tap as 32-bit words (the last one shorter), in place. */
+function readBytes(bytes: Uint8Array, from = 0, to = bytes.length): void {
+  for (let at = from; at < to; at += 4) {
+    const end = Math.min(at + 4, to);
+    let word = 0;
+    for (let i = end - 1; i >= at; i--) word = word * 256 + bytes[i]!;
+    let given = read(OutsideValue.RANDOM_BYTES, () => word);
+    for (let i = at; i < end; i++) {
+      bytes[i] = given % 256;
+      given = Math.floor(given / 256);
+    }
+  }
+}
+
+/** The bytes of `view` (any ArrayBufferView), to pass through readBytes. */
+function bytesOf(view: ArrayBufferView): Uint8Array {
+  return new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+}
+
+/** Wraps node:crypto's random values and Web Crypto's getRandomValues (wrapGlobals). */
+function wrapCrypto(): void {
+  // The module object itself (an `import *` would be a copy): a program's `require` and imports see its exports.
+  const nodeCrypto = require('node:crypto') as {
+    -readonly [K in keyof typeof import('node:crypto')]: typeof import('node:crypto')[K];
+  };
+  const nodeRandomUUID = nodeCrypto.randomUUID;
+  nodeCrypto.randomUUID = function randomUUID(options?: RandomUUIDOptions): UUID {
+    const hex = nodeRandomUUID(options).replace(/-/g, '');
+    const words = [0, 1, 2, 3].map((i) => {
+      const live = Number.parseInt(hex.slice(i * 8, i * 8 + 8), 16);
+      return read(OutsideValue.RANDOM_UUID, () => live)
+        .toString(16)
+        .padStart(8, '0');
+    });
+    const given = words.join('');
+    return `${given.slice(0, 8)}-${given.slice(8, 12)}-${given.slice(12, 16)}-${given.slice(16, 20)}-${given.slice(20)}` as UUID;
+  };
+  const nodeRandomBytes = nodeCrypto.randomBytes;
+  nodeCrypto.randomBytes = function randomBytes(size: number, callback?: (e: Error | null, b: Buffer) => void) {
+    // The callback form fills later, outside this call: Node's.
+    if (callback !== undefined) return nodeRandomBytes(size, callback);
+    const bytes = nodeRandomBytes(size);
+    readBytes(bytes);
+    return bytes;
+  } as typeof nodeCrypto.randomBytes;
+  const nodeRandomFillSync = nodeCrypto.randomFillSync;
+  nodeCrypto.randomFillSync = function randomFillSync(
+    buffer: Parameters<typeof nodeRandomFillSync>[0],
+    offset?: number,
+    size?: number,
+  ) {
+    const filled = nodeRandomFillSync(buffer, offset, size);
+    // The bytes Node filled: its offset and size count elements of a typed array, bytes of anything else.
+    const view = ArrayBuffer.isView(buffer) ? bytesOf(buffer) : new Uint8Array(buffer);
+    const element = (buffer as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1;
+    const from = (offset ?? 0) * element;
+    readBytes(view, from, size === undefined ? view.length : from + size * element);
+    return filled;
+  } as typeof nodeCrypto.randomFillSync;
+  const nodeRandomInt = nodeCrypto.randomInt;
+  nodeCrypto.randomInt = function randomInt(...args: unknown[]): number | undefined {
+    const callback = args[args.length - 1];
+    if (typeof callback === 'function') return (nodeRandomInt as (...a: unknown[]) => undefined)(...args);
+    const live = (nodeRandomInt as (...a: unknown[]) => number)(...args);
+    return read(OutsideValue.RANDOM_INT, () => live);
+  } as typeof nodeCrypto.randomInt;
+  // Web Crypto's (globalThis.crypto, and node:crypto's getRandomValues and webcrypto, the same object): its
+  // randomUUID is node:crypto's wrapped one.
+  const web = nodeCrypto.webcrypto as webcrypto.Crypto;
+  const webRandomUUID = nodeCrypto.randomUUID;
+  Object.defineProperty(web, 'randomUUID', {
+    value: function randomUUID(): UUID {
+      return webRandomUUID();
+    },
+    writable: true,
+    configurable: true,
+  });
+  const nodeGetRandomValues = web.getRandomValues.bind(web);
+  Object.defineProperty(web, 'getRandomValues', {
+    value: function getRandomValues(array: Parameters<typeof nodeGetRandomValues>[0]) {
+      const filled = nodeGetRandomValues(array);
+      readBytes(bytesOf(filled));
+      return filled;
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+
+/** Wraps process.hrtime and process.hrtime.bigint (wrapGlobals). */
+function wrapHrtime(): void {
+  const nodeHrtime = process.hrtime;
+  const nodeBigint = process.hrtime.bigint;
+  const hrtime = function hrtime(previous?: [number, number]): [number, number] {
+    const [seconds, nanoseconds] = nodeHrtime(previous);
+    return [read(OutsideValue.HRTIME, () => seconds), read(OutsideValue.HRTIME, () => nanoseconds)];
+  };
+  hrtime.bigint = function bigint(): bigint {
+    const live = nodeBigint();
+    const high = read(OutsideValue.HRTIME_BIGINT, () => Number(live >> 32n));
+    const low = read(OutsideValue.HRTIME_BIGINT, () => Number(live & 0xffffffffn));
+    return (BigInt(high) << 32n) | BigInt(low);
+  };
+  process.hrtime = hrtime;
+}
+
 /**
  * Wraps the globals now (setOutsideValueTap does at the latest). A process that records or replays calls it
  * before it loads a program: a program that keeps a reference (`const { now } = Date`) then holds the wrapper,
@@ -122,4 +241,8 @@ export function wrapGlobals(): void {
   Object.defineProperty(NodeDate.prototype, 'constructor', { value: ProgramDate, writable: true, configurable: true });
   NodeDate.now = dateNow;
   globalThis.Date = ProgramDate;
+  wrapCrypto();
+  wrapHrtime();
+  // A program's ES module imports of node:crypto (`import { randomUUID } from 'node:crypto'`) see the wrappers too.
+  syncBuiltinESMExports();
 }

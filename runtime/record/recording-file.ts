@@ -25,6 +25,7 @@ import { brotliCompressSync, brotliDecompressSync, constants as zlib, crc32, gun
 import { RecordingError, RecordingFormatError } from './recording-errors';
 import { readRunLog, type RunLog } from './run-log';
 import type { SourceHash } from './source-hashes';
+import { LAST_OUTSIDE_VALUE } from '../outside-values';
 
 /**
  * 5: the log may hold UNCANCEL and CANCEL_EFFECT records (who cancelled a task is the cancel in
@@ -252,7 +253,9 @@ function checkMeta(raw: unknown, name: string): { meta: RecordingMeta; payloadCh
       reads !== undefined &&
       (!Array.isArray(reads) ||
         reads.length % 2 !== 0 ||
-        !reads.every((x, i) => (i % 2 === 0 ? x === 0 || x === 1 || x === 2 || x === 3 : typeof x === 'number')))
+        !reads.every((x, i) =>
+          i % 2 === 0 ? Number.isInteger(x) && x >= 0 && x <= LAST_OUTSIDE_VALUE : typeof x === 'number',
+        ))
     )
       bad("open tick's reads");
   }

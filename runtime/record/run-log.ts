@@ -14,6 +14,7 @@
 import { ByteReader, ByteWriter } from './byte-log';
 import { RecordingFormatError } from './recording-errors';
 import type { SocketInputKind } from '../socket';
+import { LAST_OUTSIDE_VALUE } from '../outside-values';
 
 export const enum Op {
   TICK = 1,
@@ -526,7 +527,7 @@ export class RunLogDecoder {
         case Op.READ: {
           if (this.ended === this.ticks) corrupt('a value is read outside a tick');
           const kind = r.byte();
-          if (kind > MAX_READ_KIND) corrupt('a value read of an unknown kind');
+          if (kind > LAST_OUTSIDE_VALUE) corrupt('a value read of an unknown kind');
           const value = r.f64();
           v.read?.(kind, value);
           break;
@@ -564,9 +565,6 @@ export class RunLogDecoder {
       );
   }
 }
-
-/** The last OutsideValue kind a READ record may say. */
-const MAX_READ_KIND = 3;
 
 const NO_INPUTS: readonly RecordedInput[] = [];
 const NO_READS: readonly number[] = [];

@@ -1,6 +1,7 @@
 // outside-values.ts: the globals a program reads outside values through. Without a tap on the running
 // loop they read as Node's; with one, only reads within that loop's ticks go through it; Date keeps its
 // behaviour for every other use (arguments, instanceof, statics, subclasses).
+import crypto = require('node:crypto');
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventLoop } from '../../runtime/loop';
@@ -72,4 +73,77 @@ test('Date, wrapped, is still Date: arguments, instanceof, statics, subclasses',
   }
   assert.equal(new Stamp(5).label(), 'at 5');
   assert.ok(new Stamp() instanceof Date);
+});
+
+test("node:crypto's and Web Crypto's random values and process.hrtime go through the tap, a number at a time", async () => {
+  const asked: OutsideValue[] = [];
+  const loop = new EventLoop();
+  setOutsideValueTap(loop, {
+    read: (kind) => {
+      asked.push(kind);
+      return kind === OutsideValue.RANDOM_INT ? 7 : kind === OutsideValue.HRTIME ? 12 : 0x01020304;
+    },
+  });
+  const reads = coroutine(function* reads(): Coroutine<unknown[]> {
+    yield;
+    return [
+      crypto.randomUUID(),
+      globalThis.crypto.randomUUID(),
+      crypto.randomBytes(5).toString('hex'),
+      Array.from(crypto.getRandomValues(new Uint8Array(2))),
+      crypto.randomInt(10),
+      process.hrtime(),
+      process.hrtime.bigint(),
+    ];
+  });
+  try {
+    assert.deepEqual(await loop.runUntilComplete(reads()), [
+      '01020304-0102-0304-0102-030401020304',
+      '01020304-0102-0304-0102-030401020304',
+      '0403020104',
+      [4, 3],
+      7,
+      [12, 12],
+      (0x01020304n << 32n) | 0x01020304n,
+    ]);
+    assert.deepEqual(asked, [
+      ...Array(8).fill(OutsideValue.RANDOM_UUID),
+      OutsideValue.RANDOM_BYTES,
+      OutsideValue.RANDOM_BYTES,
+      OutsideValue.RANDOM_BYTES,
+      OutsideValue.RANDOM_INT,
+      OutsideValue.HRTIME,
+      OutsideValue.HRTIME,
+      OutsideValue.HRTIME_BIGINT,
+      OutsideValue.HRTIME_BIGINT,
+    ]);
+  } finally {
+    setOutsideValueTap(loop, null);
+    loop.close();
+  }
+});
+
+test("the wrapped crypto and hrtime keep Node's checks, errors and callback forms, and ES module imports see them", async () => {
+  const loop = new EventLoop();
+  setOutsideValueTap(loop, { read: (_kind, live) => live() });
+  setOutsideValueTap(loop, null);
+  loop.close();
+  assert.throws(() => crypto.randomBytes(-1), { code: 'ERR_OUT_OF_RANGE' });
+  assert.throws(() => crypto.randomInt(5, 1), { code: 'ERR_OUT_OF_RANGE' });
+  assert.throws(() => crypto.randomFillSync(Buffer.alloc(2), 3), { code: 'ERR_OUT_OF_RANGE' });
+  assert.throws(() => globalThis.crypto.getRandomValues(new Float64Array(1) as unknown as Uint8Array), {
+    name: 'TypeMismatchError',
+  });
+  assert.throws(() => process.hrtime('no' as unknown as [number, number]), { code: 'ERR_INVALID_ARG_TYPE' });
+  const later = await new Promise<Buffer>((resolve, reject) =>
+    crypto.randomBytes(4, (e, b) => (e === null ? resolve(b) : reject(e))),
+  );
+  assert.equal(later.length, 4);
+  const drawn = await new Promise<number>((resolve, reject) =>
+    crypto.randomInt(3, (e, n) => (e ? reject(e) : resolve(n))),
+  );
+  assert.ok(drawn >= 0 && drawn < 3);
+  const esm = (await import('node:crypto')) as { randomUUID: unknown };
+  assert.equal(esm.randomUUID, crypto.randomUUID);
+  assert.equal(crypto.randomUUID.name, 'randomUUID');
 });

@@ -329,7 +329,8 @@ const teller = coroutine(function* teller(name) {
     const amount = Math.floor(Math.random() * 100);
     yield* sleep(amount / 10000);
     total += amount;
-    console.log(name + ' ' + amount + ' ' + total + ' ' + Date.now() + ' ' + performance.now() + ' ' + new Date().toISOString());
+    const id = require('node:crypto').randomUUID() + ':' + process.hrtime.bigint();
+    console.log(name + ' ' + amount + ' ' + total + ' ' + id + ' ' + Date.now() + ' ' + performance.now() + ' ' + new Date().toISOString());
   }
 });
 const main = coroutine(function* main() {
@@ -340,21 +341,21 @@ const main = coroutine(function* main() {
 run(main());
 `;
 
-test('coroscope replay --log of a run that read random numbers and clocks: the values the run printed', () => {
+test('coroscope replay --log of a run that read random numbers, ids and clocks: the values the run printed', () => {
   inFolder({ 'draws.js': DRAWS }, (dir) => {
     const rec = coroscope(['run', 'draws.js', '--record', 'run.corotrace'], dir);
     assert.equal(rec.status, 0, rec.stderr);
     const printed = rec.stdout.trimEnd().split('\n');
     assert.equal(printed.length, 6, rec.stdout);
     const line = DRAWS.split('\n').findIndex((l) => l.includes('console.log(name')) + 1;
-    const message = '{name} {amount} {total} {Date.now()} {performance.now()} {new Date().toISOString()}';
+    const message = '{name} {amount} {total} {id} {Date.now()} {performance.now()} {new Date().toISOString()}';
     const logged = coroscope(['replay', 'run.corotrace', '--log', `draws.js:${line}:${message}`, '--json'], dir);
     assert.equal(logged.status, 0, logged.stderr);
     const { hits } = JSON.parse(logged.stdout) as { hits: Array<{ message: string }> };
     // The logpoint's own reads are the debugger's, not the program's: only the program's values are compared.
     assert.deepEqual(
-      hits.map((h) => h.message.split(' ').slice(0, 3).join(' ')),
-      printed.map((p) => p.split(' ').slice(0, 3).join(' ')),
+      hits.map((h) => h.message.split(' ').slice(0, 4).join(' ')),
+      printed.map((p) => p.split(' ').slice(0, 4).join(' ')),
     );
     const replayed = coroscope(['replay', 'run.corotrace'], dir);
     assert.equal(replayed.status, 0, replayed.stderr);

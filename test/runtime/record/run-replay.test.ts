@@ -1,6 +1,7 @@
 // Record a run on real loopback sockets and the real clock, take the world away (the server
 // closed), replay it: the replayed run must do and print the same, and its event log must
 // equal the recorded one. A replay of another program fails clearly instead of hanging.
+import { getRandomValues, randomBytes, randomFillSync, randomInt, randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
@@ -491,6 +492,52 @@ test('what the program reads from outside the loop (random, clocks, dates) repla
   assert.deepEqual(again.result, result);
   again.replay.verify();
   // Unrecorded, the program reads Node's own values again.
+  const loop = new EventLoop();
+  try {
+    assert.notDeepEqual(await loop.runUntilComplete(program()), result);
+  } finally {
+    loop.close();
+  }
+});
+
+test("node:crypto's and Web Crypto's random values and process.hrtime replay as the recorded run read them", async () => {
+  // The shapes a program reads them in: ids, tokens, dice, timers, each form of each call.
+  const program = coroutine(function* reads(): Coroutine<string[]> {
+    const seen: string[] = [];
+    let previous = process.hrtime();
+    for (let i = 0; i < 3; i++) {
+      const filled = randomFillSync(Buffer.alloc(7), 1, 5);
+      const words = randomFillSync(new Uint16Array(4), 1, 2);
+      seen.push(
+        [
+          randomUUID(),
+          globalThis.crypto.randomUUID(),
+          randomBytes(6).toString('hex'),
+          Array.from(globalThis.crypto.getRandomValues(new Uint32Array(2))).join(','),
+          Array.from(getRandomValues(new Uint8Array(3))).join(','),
+          filled.toString('hex'),
+          Array.from(words).join(','),
+          randomInt(1000),
+          randomInt(-5, 5),
+          process.hrtime().join(','),
+          process.hrtime(previous).join(','),
+          process.hrtime.bigint(),
+        ].join(' '),
+      );
+      previous = process.hrtime();
+      yield* sleep(randomInt(3) / 1000);
+    }
+    return seen;
+  });
+  const { result, streams } = await record(program);
+  assert.equal(result.length, 3);
+  assert.match(result[0]!, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12} /);
+  assert.match(result[0]!.split(' ')[5]!, /^00[0-9a-f]{10}00$/, 'randomFillSync filled bytes 1 to 5 only');
+  assert.match(result[0]!.split(' ')[6]!, /^0,\d+,\d+,0$/, 'randomFillSync filled elements 1 and 2 only');
+  await new Promise((r) => setTimeout(r, 20));
+  const again = await replay(streams, program);
+  assert.deepEqual(again.result, result);
+  again.replay.verify();
   const loop = new EventLoop();
   try {
     assert.notDeepEqual(await loop.runUntilComplete(program()), result);
