@@ -83,9 +83,9 @@ export async function replayLogpoints(file: string, logpoints: Breakpoint[], jso
     return 1;
   } finally {
     endpoint.close('done');
-    if (child.connected) child.disconnect();
-    const timer = setTimeout(() => child.kill(), 3000);
+    // Ended at once, not wound down (its teardown took about 50 ms): it keeps nothing, writes no file (a line
+    // replay host forks none and copies nothing), and the list is out.
+    child.kill('SIGKILL');
     await exited;
-    clearTimeout(timer);
   }
 }
