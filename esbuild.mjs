@@ -18,6 +18,8 @@ const entries = [
   { in: 'runtime/index.ts', out: 'dist/runtime/index.js', platform: 'node' },
   // `sources`: the bundles that record runs get their sources' hashes written beside them (below).
   { in: 'runtime/cli/main.ts', out: 'dist/cli.js', platform: 'node', sources: true },
+  // `coroscope replay FILE --log ...` alone (bin/coroscope.js runs it): the line replay host forked sooner.
+  { in: 'runtime/cli/replay-log-main.ts', out: 'dist/cli-replay-log.js', platform: 'node' },
   // The host's and its worker's maps keep their mappings but not the sources' text: the .vsix ships the
   // sources themselves (runtime/**/*.ts, opened from a frame), and the text twice would not fit its 3 MB.
   { in: 'runtime/host/main-thread/main.ts', out: 'dist/runtime-host.js', platform: 'node', sources: true, text: false },

@@ -20,6 +20,7 @@ const SOURCES = ['runtime', 'protocol', 'extension', 'webview', 'bench', 'esbuil
 export const ALL_BUNDLES = [
   'runtime/index.js',
   'cli.js',
+  'cli-replay-log.js',
   'runtime-host.js',
   'runtime-host.js.map',
   'runtime-host.js.sources.json',

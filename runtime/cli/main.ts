@@ -1,10 +1,10 @@
-// `coroscope`: the command-line entry (bundled to dist/cli.js, run by bin/coroscope.js).
-// Parses the arguments, runs the command, and exits with its code: 2 for bad arguments,
-// with a message that names the problem. A reader that goes away (`coroscope replay x
-// --dump-tasks-at-tick 60 | head`) ends the command quietly, as it ends any Unix filter:
-// output nobody reads is not an error.
+// `coroscope`: the command-line entry (bundled to dist/cli.js, run by bin/coroscope.js; a replay
+// with --log alone has an entry of its own, replay-log-main.ts). Parses the arguments, runs the
+// command, and exits with its code: 2 for bad arguments, with a message that names the problem
+// (command-exit.ts).
 
 import { parseArgs, UsageError, USAGE } from './args';
+import { runCommand, runEntry } from './command-exit';
 import { runCrawlCommand } from './crawl-command';
 import { runDemoSiteCommand } from './demo-site-command';
 import { runReplayCommand } from './replay-command';
@@ -43,8 +43,8 @@ async function main(argv: string[]): Promise<number | null> {
   }
 }
 
-async function runOther(name: string, args: string[]): Promise<number | null> {
-  try {
+function runOther(name: string, args: string[]): Promise<number | null> {
+  return runCommand(name, async () => {
     switch (name) {
       case 'samples':
         if (args.length > 0) throw new UsageError('samples takes no arguments');
@@ -72,26 +72,7 @@ async function runOther(name: string, args: string[]): Promise<number | null> {
         process.stderr.write(`coroscope: unknown command ${JSON.stringify(name)}\nRun 'coroscope --help' for usage.\n`);
         return 2;
     }
-  } catch (e) {
-    if (e instanceof UsageError) {
-      process.stderr.write(`coroscope ${name}: ${e.message}\n`);
-      return 2;
-    }
-    throw e;
-  }
+  });
 }
 
-process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-  if (e.code !== 'EPIPE') throw e;
-  process.exit(process.exitCode ?? 0);
-});
-
-main(process.argv.slice(2)).then(
-  (code) => {
-    if (code !== null) process.exitCode = code;
-  },
-  (e: unknown) => {
-    process.stderr.write(`coroscope: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    process.exitCode = 1;
-  },
-);
+runEntry(() => main(process.argv.slice(2)));

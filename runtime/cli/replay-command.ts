@@ -15,7 +15,6 @@ import type { EventLoop } from '../loop';
 import { formatPsTree, IDLE_KINDS } from '../inspect/dumps';
 import { framesOfTasks, type TaskFrame } from '../inspect/task-snapshot';
 import { summarizeTasks } from '../inspect/task-summaries';
-import type { Breakpoint } from '../../protocol/host-protocol';
 import { RecordingError } from '../record/recording-errors';
 import { readRecordingFile, readRecordingLog, type Recording } from '../record/recording-file';
 import { RunReplay } from '../record/run-replay';
@@ -23,41 +22,8 @@ import { checkSources, programSources } from '../record/source-hashes';
 import { outsideCanceller, readRecordedProgram, type RecordedProgram } from '../host/main-thread/launch-programs';
 import { unpackAskedCancels } from '../record/await-details';
 import { isRunRecording, replayRunRecording } from './program-replay';
-import { parseLogOption, replayLogpoints } from './replay-logpoints';
-
-interface ReplayArgs {
-  file: string;
-  dumpAtTick: number | null;
-  json: boolean;
-  /** --log FILE:LINE[:MESSAGE]: logpoints listed over the recorded run instead of a replay (replay-logpoints.ts). */
-  logpoints: Breakpoint[];
-}
-
-function parseReplayArgs(args: readonly string[]): ReplayArgs {
-  const out: ReplayArgs = { file: '', dumpAtTick: null, json: false, logpoints: [] };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--dump-tasks-at-tick') {
-      const v = args[++i];
-      if (v === undefined) throw new UsageError('--dump-tasks-at-tick needs a tick number (1 or more) after it');
-      if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < 1)
-        throw new UsageError(`--dump-tasks-at-tick needs a tick number (1 or more), got ${JSON.stringify(v)}`);
-      out.dumpAtTick = Number(v);
-    } else if (a === '--log') {
-      const v = args[++i];
-      if (v === undefined) throw new UsageError('--log needs FILE:LINE or FILE:LINE:"message {expression}" after it');
-      out.logpoints.push(parseLogOption(v));
-    } else if (a.startsWith('--log=')) out.logpoints.push(parseLogOption(a.slice('--log='.length)));
-    else if (a === '--json') out.json = true;
-    else if (a.startsWith('-')) throw new UsageError(`unknown option ${a} for replay (see coroscope --help)`);
-    else if (out.file !== '') throw new UsageError('replay takes one recording file');
-    else out.file = a;
-  }
-  if (out.file === '') throw new UsageError('replay needs the .corotrace file to replay');
-  if (out.logpoints.length > 0 && out.dumpAtTick !== null)
-    throw new UsageError('--log and --dump-tasks-at-tick do not go together');
-  return out;
-}
+import { replayLogpoints } from './replay-logpoints';
+import { parseReplayArgs, type ReplayArgs } from './replay-args';
 
 /** The crawl a recording ran (launch-programs.ts reads it), and the command that prints it as the recording CLI did. */
 function recordedCrawl(rec: Recording, file: string): { program: RecordedProgram; cmd: CrawlCommand } {

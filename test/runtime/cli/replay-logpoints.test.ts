@@ -100,6 +100,32 @@ describe('coroscope replay --log (bundle)', {
     assert.match(r.stderr, new RegExp(`${hits.length} hits of crawler\\.ts:${PARSED} in \\d+ ticks`));
   });
 
+  test("the launcher's entry for --log answers as the whole CLI, the list and every refusal alike", () => {
+    // bin/coroscope.js runs dist/cli-replay-log.js for a replay with --log; dist/cli.js is the whole CLI.
+    const whole = (args: string[]): { status: number | null; stdout: string; stderr: string } => {
+      const r = spawnSync(process.execPath, [distBundle('cli.js'), ...args], { cwd: ROOT, encoding: 'utf8' });
+      return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+    };
+    distBundle('cli-replay-log.js');
+    const place = `${CRAWLER}:${PARSED}:{url}`;
+    for (const args of [
+      ['replay', file, '--log', place],
+      ['replay', file, '--log', place, '--json'],
+      ['replay', `--log=${place}`, file],
+      ['replay', file, '--log', place, '--dump-tasks-at-tick', '3'],
+      ['replay', file, '--log'],
+      ['replay', file, '--log', 'crawler.ts'],
+      ['replay', '--log', place],
+      ['replay', file, file, '--log', place],
+      ['replay', file, '--log', place, '--verbose'],
+      ['replay', join(dir, 'missing.corotrace'), '--log', place],
+    ]) {
+      const [a, b] = [coroscope(args), whole(args)];
+      // A hit's time is its tick's in the recording: both lists are the same text.
+      assert.deepEqual(a, b, args.join(' '));
+    }
+  });
+
   test('a FILE:LINE that is not one: a usage error', () => {
     const r = coroscope(['replay', file, '--log', 'crawler.ts']);
     assert.equal(r.status, 2);
