@@ -24,7 +24,12 @@ const entries = [
   // sources themselves (runtime/**/*.ts, opened from a frame), and the text twice would not fit its 3 MB.
   { in: 'runtime/host/main-thread/main.ts', out: 'dist/runtime-host.js', platform: 'node', sources: true, text: false },
   // Loaded ahead of the host's bundle (`--require`) where a host is forked: starts its worker meanwhile.
-  { in: 'runtime/host/main-thread/host-preload.ts', out: 'dist/runtime-host-preload.js', platform: 'node', text: false },
+  {
+    in: 'runtime/host/main-thread/host-preload.ts',
+    out: 'dist/runtime-host-preload.js',
+    platform: 'node',
+    text: false,
+  },
   // The runtime host's line debugger worker: its own bundle, a seventh of the host's (line-debug-worker-main.ts).
   {
     in: 'runtime/host/worker/line-debug-worker-main.ts',
