@@ -19,7 +19,7 @@
 // host bundle to run.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { forkHost, type HostClient, median, processCpuMs, ROOT } from '../test/runtime/host/host-client';
@@ -43,6 +43,13 @@ function childrenOf(pid: number): number[] {
   } catch {
     return [];
   }
+}
+
+/** Resolves once the processes `pids` have all exited (5 s at most). */
+async function gone(pids: readonly number[]): Promise<void> {
+  const until = performance.now() + 5000;
+  while (pids.some((pid) => existsSync(`/proc/${pid}`)) && performance.now() < until)
+    await new Promise((r) => setTimeout(r, 10));
 }
 
 /** CPU ms of the host and of its replay hosts so far (a loaded machine's wall time says little alone). */
@@ -133,14 +140,18 @@ async function main(): Promise<void> {
         });
         await new Promise((r) => setTimeout(r, idleMs));
         shown.push(await list('{depth} {url}'));
+        const replayHosts = childrenOf(host.child.pid ?? 0);
         await host.close();
         session = forkHost({ bundle: BUNDLE, pipe: true });
         await session.rpc.request('openRecording', { path: file });
         await session.rpc.request('setExceptionBreaks', { taskFailed: false, taskCancelled: false });
         await new Promise((r) => setTimeout(r, idleMs));
         debugged.push(await list('{url}', session));
+        // The CLI measured on a machine as quiet as before the round: the hosts' replay hosts gone too.
+        replayHosts.push(...childrenOf(session.child.pid ?? 0));
         await session.close();
         session = null;
+        await gone(replayHosts);
         cli.push(listFromTheCli(file, hits));
       } finally {
         await host.close();
