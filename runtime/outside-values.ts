@@ -1,6 +1,7 @@
 // Values a program reads from outside the loop within a tick: Math.random(), performance.now(),
-// Date.now(), `new Date()`/`Date()`, crypto's random values, process.hrtime. A recorded run's recorder
-// writes each one its program reads (run-recorder.ts), a replay gives them back in order (run-replay.ts).
+// Date.now(), `new Date()`/`Date()`, crypto's random values, process.hrtime, uptime, cpuUsage and
+// memoryUsage. A recorded run's recorder writes each one its program reads (run-recorder.ts), a
+// replay gives them back in order (run-replay.ts).
 // Each loop may have one tap; the globals are wrapped once (wrapGlobals) and ask the running loop's.
 // See docs/design/recording-and-replay.md.
 //
@@ -34,10 +35,18 @@ export const enum OutsideValue {
   HRTIME = 7,
   /** process.hrtime.bigint(): its high, then its low 32 bits. */
   HRTIME_BIGINT = 8,
+  /** process.uptime(). */
+  UPTIME = 9,
+  /** process.cpuUsage(): its user, then its system microseconds. */
+  CPU_USAGE = 10,
+  /** process.memoryUsage(): rss, heapTotal, heapUsed, external, arrayBuffers. */
+  MEMORY_USAGE = 11,
+  /** process.memoryUsage.rss(). */
+  MEMORY_RSS = 12,
 }
 
 /** The last OutsideValue (a READ record of a higher kind is corrupt). */
-export const LAST_OUTSIDE_VALUE = OutsideValue.HRTIME_BIGINT;
+export const LAST_OUTSIDE_VALUE = OutsideValue.MEMORY_RSS;
 
 /** A recorder's or a replay's: the value the program reads, given how to read it live. */
 export interface OutsideValueTap {
@@ -190,6 +199,38 @@ function wrapCrypto(): void {
   });
 }
 
+/** Wraps process.uptime, cpuUsage and memoryUsage (wrapGlobals): what a program's statistics print. */
+function wrapProcessUsage(): void {
+  const nodeUptime = process.uptime;
+  process.uptime = function uptime(): number {
+    const live = nodeUptime();
+    return read(OutsideValue.UPTIME, () => live);
+  };
+  const nodeCpuUsage = process.cpuUsage;
+  process.cpuUsage = function cpuUsage(previous?: NodeJS.CpuUsage): NodeJS.CpuUsage {
+    const { user, system } = nodeCpuUsage(previous);
+    return { user: read(OutsideValue.CPU_USAGE, () => user), system: read(OutsideValue.CPU_USAGE, () => system) };
+  };
+  const nodeMemoryUsage = process.memoryUsage;
+  const nodeRss = process.memoryUsage.rss;
+  const memoryUsage = function memoryUsage(): NodeJS.MemoryUsage {
+    const live = nodeMemoryUsage();
+    const given = (value: number): number => read(OutsideValue.MEMORY_USAGE, () => value);
+    return {
+      rss: given(live.rss),
+      heapTotal: given(live.heapTotal),
+      heapUsed: given(live.heapUsed),
+      external: given(live.external),
+      arrayBuffers: given(live.arrayBuffers),
+    };
+  };
+  memoryUsage.rss = function rss(): number {
+    const live = nodeRss();
+    return read(OutsideValue.MEMORY_RSS, () => live);
+  };
+  process.memoryUsage = memoryUsage;
+}
+
 /** Wraps process.hrtime and process.hrtime.bigint (wrapGlobals). */
 function wrapHrtime(): void {
   const nodeHrtime = process.hrtime;
@@ -243,6 +284,7 @@ export function wrapGlobals(): void {
   globalThis.Date = ProgramDate;
   wrapCrypto();
   wrapHrtime();
+  wrapProcessUsage();
   // A program's ES module imports of node:crypto (`import { randomUUID } from 'node:crypto'`) see the wrappers too.
   syncBuiltinESMExports();
 }

@@ -75,12 +75,13 @@ test('Date, wrapped, is still Date: arguments, instanceof, statics, subclasses',
   assert.ok(new Stamp() instanceof Date);
 });
 
-test("node:crypto's and Web Crypto's random values and process.hrtime go through the tap, a number at a time", async () => {
+test("crypto's random values and process's clocks and usage go through the tap, a number at a time", async () => {
   const asked: OutsideValue[] = [];
   const loop = new EventLoop();
   setOutsideValueTap(loop, {
     read: (kind) => {
       asked.push(kind);
+      if (kind >= OutsideValue.UPTIME) return 5;
       return kind === OutsideValue.RANDOM_INT ? 7 : kind === OutsideValue.HRTIME ? 12 : 0x01020304;
     },
   });
@@ -94,6 +95,10 @@ test("node:crypto's and Web Crypto's random values and process.hrtime go through
       crypto.randomInt(10),
       process.hrtime(),
       process.hrtime.bigint(),
+      process.uptime(),
+      process.cpuUsage(),
+      process.memoryUsage(),
+      process.memoryUsage.rss(),
     ];
   });
   try {
@@ -105,6 +110,10 @@ test("node:crypto's and Web Crypto's random values and process.hrtime go through
       7,
       [12, 12],
       (0x01020304n << 32n) | 0x01020304n,
+      5,
+      { user: 5, system: 5 },
+      { rss: 5, heapTotal: 5, heapUsed: 5, external: 5, arrayBuffers: 5 },
+      5,
     ]);
     assert.deepEqual(asked, [
       ...Array(8).fill(OutsideValue.RANDOM_UUID),
@@ -116,6 +125,11 @@ test("node:crypto's and Web Crypto's random values and process.hrtime go through
       OutsideValue.HRTIME,
       OutsideValue.HRTIME_BIGINT,
       OutsideValue.HRTIME_BIGINT,
+      OutsideValue.UPTIME,
+      OutsideValue.CPU_USAGE,
+      OutsideValue.CPU_USAGE,
+      ...Array(5).fill(OutsideValue.MEMORY_USAGE),
+      OutsideValue.MEMORY_RSS,
     ]);
   } finally {
     setOutsideValueTap(loop, null);
@@ -123,7 +137,7 @@ test("node:crypto's and Web Crypto's random values and process.hrtime go through
   }
 });
 
-test("the wrapped crypto and hrtime keep Node's checks, errors and callback forms, and ES module imports see them", async () => {
+test("the wrapped crypto and process calls keep Node's checks, errors and callback forms; ES module imports see them", async () => {
   const loop = new EventLoop();
   setOutsideValueTap(loop, { read: (_kind, live) => live() });
   setOutsideValueTap(loop, null);
@@ -135,6 +149,10 @@ test("the wrapped crypto and hrtime keep Node's checks, errors and callback form
     name: 'TypeMismatchError',
   });
   assert.throws(() => process.hrtime('no' as unknown as [number, number]), { code: 'ERR_INVALID_ARG_TYPE' });
+  assert.throws(() => process.cpuUsage({ user: -1, system: 0 }), { code: 'ERR_INVALID_ARG_VALUE' });
+  const since = process.cpuUsage(process.cpuUsage());
+  assert.ok(since.user >= 0 && since.system >= 0);
+  assert.ok(process.memoryUsage.rss() > 0);
   const later = await new Promise<Buffer>((resolve, reject) =>
     crypto.randomBytes(4, (e, b) => (e === null ? resolve(b) : reject(e))),
   );

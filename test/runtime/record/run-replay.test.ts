@@ -500,7 +500,7 @@ test('what the program reads from outside the loop (random, clocks, dates) repla
   }
 });
 
-test("node:crypto's and Web Crypto's random values and process.hrtime replay as the recorded run read them", async () => {
+test("node:crypto's and Web Crypto's random values and process's clocks and usage replay as the run read them", async () => {
   // The shapes a program reads them in: ids, tokens, dice, timers, each form of each call.
   const program = coroutine(function* reads(): Coroutine<string[]> {
     const seen: string[] = [];
@@ -522,6 +522,10 @@ test("node:crypto's and Web Crypto's random values and process.hrtime replay as 
           process.hrtime().join(','),
           process.hrtime(previous).join(','),
           process.hrtime.bigint(),
+          process.uptime(),
+          Object.values(process.cpuUsage()).join(','),
+          Object.values(process.memoryUsage()).join(','),
+          process.memoryUsage.rss(),
         ].join(' '),
       );
       previous = process.hrtime();
