@@ -348,19 +348,22 @@ describe('where a field was set by another task while the task waited', { timeou
     const from = dap.mark();
     await dap.request('coroscope/lastChange', { variablesReference: state.variablesReference, name: 'status' });
     const landing = await dap.waitForEvent('stopped', { from });
+    // What the console has said since the request (where the task's lines were walked instead: why).
+    const saidNow = (): string =>
+      dap.events
+        .slice(from)
+        .filter((e) => e.event === 'output')
+        .map((e) => String(e.body.output))
+        .join('');
     // Shown at the writer's line, in the writer's thread, before it runs: the value there is the old one.
     const writerThread = Number(landing.body.threadId);
-    assert.notEqual(writerThread, thread);
+    assert.notEqual(writerThread, thread, saidNow());
     const threads = await threadsOf(dap);
     assert.equal(threads.find((t) => t.id === writerThread)?.name.split(' ')[0], 'writer');
     const written = lineOf(SHARED, "state.status = 'busy';");
     const landed = await stackOf(dap, writerThread);
     assert.equal(landed[0]!.line, written);
-    const said = dap.events
-      .slice(from)
-      .filter((e) => e.event === 'output')
-      .map((e) => String(e.body.output))
-      .join('');
+    const said = saidNow();
     assert.ok(said.includes(`state.status was set by ${SHARED}:${written} (tick `), said);
     assert.ok(said.includes('another task than the one stopped'), said);
   });
